@@ -1,0 +1,38 @@
+import type { RunnableConfig } from "@langchain/core/runnables";
+
+/**
+ * The `config.configurable` key under which the executor passes each tool call a mutable record.
+ * Tool policies (timeout, retry, cache, ...) write what they measured into it, and the executor
+ * carries that record in the tool call's `step` event as `metadata`.
+ */
+export const STEP_METADATA_KEY = "__agentrx_step_metadata";
+
+/** What tool policies report about one tool call. Policies may add their own fields. */
+export interface StepMetadata {
+  /** Wall time of the tool call in milliseconds, as measured by a policy. */
+  durationMs?: number;
+  /** How many attempts the call took (retry policy). */
+  attempts?: number;
+  /** Whether the result came from a cache (cache policy). */
+  cached?: boolean;
+  /** The error message of the last failed attempt, if any. */
+  error?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * Returns the step-metadata record the executor passed in `config`, or `undefined` when the tool
+ * runs outside an executor.
+ *
+ * @example
+ * ```ts
+ * import { getStepMetadata } from "@agentrx/core";
+ *
+ * const metadata = getStepMetadata({ configurable: { __agentrx_step_metadata: {} } });
+ * if (metadata) metadata.attempts = 2;
+ * ```
+ */
+export function getStepMetadata(config: RunnableConfig | undefined): StepMetadata | undefined {
+  const value = config?.configurable?.[STEP_METADATA_KEY];
+  return typeof value === "object" && value !== null ? (value as StepMetadata) : undefined;
+}

@@ -1,0 +1,22 @@
+export type {
+  AgentAction,
+  AgentFinish,
+  AgentInput,
+  AgentOutput,
+  AgentStep,
+  ToolAgentAction,
+} from "./agent/types";
+export { isAgentAction, isAgentFinish, isToolAgentAction } from "./agent/types";
+export {
+  EARLY_STOP_OUTPUT,
+  EXCEPTION_TOOL_NAME,
+  FORCE_FINAL_ANSWER_INSTRUCTION,
+  invalidToolObservation,
+} from "./agent/constants";
+export { AbortError, AgentRxError, InvalidArgumentError, isAbortError } from "./errors/index";
+export type { AgentRxErrorOptions } from "./errors/index";
+export { fromRunnable } from "./observable/from-runnable";
+export type { FromRunnableOptions } from "./observable/from-runnable";
+export { linkAbortSignal } from "./observable/link-abort-signal";
+export { STEP_METADATA_KEY, getStepMetadata } from "./agent/step-metadata";
+export type { StepMetadata } from "./agent/step-metadata";

@@ -1,0 +1,65 @@
+import type { AgentAction, AgentStep, StepMetadata } from "@agentrx/core";
+import type { BaseMessage, UsageMetadata } from "@langchain/core/messages";
+
+/** Why a run ended. */
+export type StopReason =
+  | "finish"
+  | "return_direct"
+  | "max_iterations"
+  | "max_execution_time"
+  /** A stop condition (`stopWhen`, e.g. a token, tool-call or time budget) ended the run. */
+  | "budget";
+
+/** The agent chose a tool call; emitted before the tool runs. */
+export interface ActionEvent {
+  type: "action";
+  /** The action (a `ToolAgentAction` for tool-calling agents). */
+  action: AgentAction;
+  /** The action's message log, else `[new AIMessage(action.log)]`. */
+  messages: BaseMessage[];
+}
+
+/** A tool call finished (events come in completion order). */
+export interface StepEvent {
+  type: "step";
+  /** The action and its observation. */
+  step: AgentStep;
+  /** The tool-result message (`ToolMessage` for tool calls, else `HumanMessage`). */
+  messages: BaseMessage[];
+  /** Wall time of the tool call in milliseconds. */
+  durationMs: number;
+  /** What tool policies reported about the call (see `STEP_METADATA_KEY`), if anything. */
+  metadata?: StepMetadata;
+}
+
+/** The model streamed text. */
+export interface TokenEvent {
+  type: "token";
+  /** The text delta. */
+  text: string;
+}
+
+/** A model call finished and reported token usage. */
+export interface UsageEvent {
+  type: "usage";
+  /** The usage of that one model call. */
+  usage: UsageMetadata;
+}
+
+/** The run ended; always the last event. */
+export interface OutputEvent {
+  type: "output";
+  /** The final answer (always a string). */
+  output: string;
+  /** All return values of the `AgentFinish` (including `output`). */
+  returnValues: Record<string, unknown>;
+  /** Every step of the run; present only with `returnIntermediateSteps`. */
+  intermediateSteps?: AgentStep[];
+  /** The final message(s): `[new AIMessage(output)]` unless the agent gave a message log. */
+  messages: BaseMessage[];
+  /** Why the run ended. */
+  stopReason: StopReason;
+}
+
+/** An event of `AgentExecutor.stream()`; switch on `type`. */
+export type AgentStreamEvent = ActionEvent | StepEvent | TokenEvent | UsageEvent | OutputEvent;

@@ -1,0 +1,9 @@
+export type {
+  ActionEvent,
+  AgentStreamEvent,
+  OutputEvent,
+  StepEvent,
+  StopReason,
+  TokenEvent,
+  UsageEvent,
+} from "./executor/events";

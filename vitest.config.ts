@@ -1,0 +1,25 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+const src = (path: string) => fileURLToPath(new URL(`./packages/${path}`, import.meta.url));
+
+export default defineConfig({
+  resolve: {
+    alias: [
+      { find: /^@agentrx\/core\/testing$/, replacement: src("core/src/testing/index.ts") },
+      { find: /^@agentrx\/core\/openai$/, replacement: src("core/src/openai/index.ts") },
+      { find: /^@agentrx\/core$/, replacement: src("core/src/index.ts") },
+      { find: /^@agentrx\/agents$/, replacement: src("agents/src/index.ts") },
+      { find: /^@agentrx\/executors$/, replacement: src("executors/src/index.ts") },
+      { find: /^@agentrx\/tools$/, replacement: src("tools/src/index.ts") },
+    ],
+  },
+  test: {
+    include: ["packages/*/src/**/*.test.ts", "examples/**/*.test.ts", "docs/**/*.test.ts", "test/**/*.test.ts"],
+    exclude: ["**/node_modules/**", "**/dist/**"],
+    typecheck: { enabled: true, include: ["packages/*/src/**/*.test-d.ts"], tsconfig: "./tsconfig.json" },
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+    pool: "threads",
+  },
+});
