@@ -7,3 +7,5 @@ export type {
   TokenEvent,
   UsageEvent,
 } from "./executor/events";
+export type { StopCondition } from "./executor/stop-condition";
+export * from "./operators/index";
