@@ -13,6 +13,8 @@ export type StopReason =
 /** The agent chose a tool call; emitted before the tool runs. */
 export interface ActionEvent {
   type: "action";
+  /** 0-based index of the agent call (iteration) this event belongs to. */
+  iteration: number;
   /** The action (a `ToolAgentAction` for tool-calling agents). */
   action: AgentAction;
   /** The action's message log, else `[new AIMessage(action.log)]`. */
@@ -22,6 +24,8 @@ export interface ActionEvent {
 /** A tool call finished (events come in completion order). */
 export interface StepEvent {
   type: "step";
+  /** 0-based index of the agent call (iteration) this event belongs to. */
+  iteration: number;
   /** The action and its observation. */
   step: AgentStep;
   /** The tool-result message (`ToolMessage` for tool calls, else `HumanMessage`). */
@@ -35,6 +39,8 @@ export interface StepEvent {
 /** The model streamed text. */
 export interface TokenEvent {
   type: "token";
+  /** 0-based index of the agent call (iteration) this event belongs to. */
+  iteration: number;
   /** The text delta. */
   text: string;
 }
@@ -42,6 +48,8 @@ export interface TokenEvent {
 /** A model call finished and reported token usage. */
 export interface UsageEvent {
   type: "usage";
+  /** 0-based index of the agent call (iteration) this event belongs to. */
+  iteration: number;
   /** The usage of that one model call. */
   usage: UsageMetadata;
 }
