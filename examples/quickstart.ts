@@ -29,11 +29,10 @@ const weather = tool(
 );
 
 function chooseModel(): BaseChatModel {
-  if (process.env.OPENAI_API_KEY) {
-    const model = process.env.OPENAI_MODEL ?? "gpt-4o-mini";
-    const where = process.env.OPENAI_BASE_URL ?? "https://api.openai.com/v1";
-    console.log(`Model: ${model} at ${where} (OPENAI_API_KEY is set).\n`);
-    return new OpenAIChatModel({ model, streaming: true, temperature: 0 });
+  const real = OpenAIChatModel.fromEnv({ streaming: true, temperature: 0 });
+  if (real) {
+    console.log(`Model: ${real.model} at ${real.baseURL} (from OPENAI_API_KEY / OPENAI_BASE_URL).\n`);
+    return real;
   }
   console.log("Model: ScriptedChatModel, offline (set OPENAI_API_KEY to use a real endpoint).\n");
   return new ScriptedChatModel({

@@ -30,7 +30,7 @@ export class AgentRxError extends Error {
   protected readonly [MARKER_SYMBOL] = true;
 
   /** The underlying error, if any. */
-  override readonly cause?: unknown;
+  declare readonly cause?: unknown;
 
   constructor({ name, message, cause }: AgentRxErrorOptions) {
     super(message);

@@ -8,3 +8,13 @@ export type {
   ScriptedToolCall,
 } from "./scripted-chat-model";
 export { ScriptExhaustedError } from "./script-exhausted-error";
+export { startOpenAICompatibleServer } from "./openai-compatible-server/index";
+export type {
+  LoopbackCompletion,
+  LoopbackHttpError,
+  LoopbackReply,
+  LoopbackRequest,
+  LoopbackToolCall,
+  OpenAICompatibleServer,
+  OpenAICompatibleServerOptions,
+} from "./openai-compatible-server/index";

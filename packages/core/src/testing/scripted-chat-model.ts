@@ -20,6 +20,7 @@ import type { ToolCall } from "@langchain/core/messages/tool";
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import type { Runnable } from "@langchain/core/runnables";
 import { InvalidArgumentError } from "../errors/invalid-argument-error";
+import { assembleToolCalls } from "../openai/from-openai-response";
 import { ScriptExhaustedError } from "./script-exhausted-error";
 import { sleep } from "./sleep";
 
@@ -480,11 +481,14 @@ function countWords(text: string): number {
 
 function toAIMessage(chunk: AIMessageChunk | { content: MessageContent }): AIMessage {
   const source = chunk as AIMessageChunk;
+  // Parse the streamed arguments strictly, as the non-streamed path does: the chunk's own
+  // tool_calls come from a partial-JSON parse that turns truncated arguments into valid ones.
+  const strict = source.tool_call_chunks?.length ? assembleToolCalls(source.tool_call_chunks) : undefined;
   return new AIMessage({
     content: source.content,
     id: source.id,
-    tool_calls: source.tool_calls ?? [],
-    invalid_tool_calls: source.invalid_tool_calls ?? [],
+    tool_calls: strict?.toolCalls ?? source.tool_calls ?? [],
+    invalid_tool_calls: strict?.invalidToolCalls ?? source.invalid_tool_calls ?? [],
     ...(source.usage_metadata ? { usage_metadata: source.usage_metadata } : {}),
     response_metadata: source.response_metadata ?? {},
   });

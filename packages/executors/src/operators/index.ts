@@ -1,1 +1,13 @@
-export {};
+export { finalAnswerTokens } from "./final-answer-tokens";
+export type { FinalAnswerTokensOptions } from "./final-answer-tokens";
+export { tokenBudget } from "./token-budget";
+export type { TokenBudgetOptions } from "./token-budget";
+export { toolCallBudget } from "./tool-call-budget";
+export { timeBudget } from "./time-budget";
+export type { TimeBudgetOptions } from "./time-budget";
+export { stopWhenAny } from "./stop-when-any";
+export type { BudgetKind, BudgetSpent } from "./budget-spent";
+export { renderTrace } from "./render-trace";
+export type { RenderTraceOptions } from "./render-trace";
+export { printTrace } from "./print-trace";
+export type { PrintTraceOptions } from "./print-trace";

@@ -1,0 +1,179 @@
+import {
+  AIMessage,
+  AIMessageChunk,
+  type InvalidToolCall,
+  type ToolCallChunk,
+  type UsageMetadata,
+} from "@langchain/core/messages";
+import type { ToolCall } from "@langchain/core/messages/tool";
+import type OpenAI from "openai";
+
+/** Parses raw tool-call arguments strictly: an empty string is `{}`, anything but a JSON object is invalid. */
+export function parseToolCalls(
+  raw: { id?: string | undefined; name?: string | undefined; args?: string | undefined }[],
+): { toolCalls: ToolCall[]; invalidToolCalls: InvalidToolCall[] } {
+  const toolCalls: ToolCall[] = [];
+  const invalidToolCalls: InvalidToolCall[] = [];
+  for (const { id, name, args = "" } of raw) {
+    try {
+      const parsed: unknown = args.trim() === "" ? {} : JSON.parse(args);
+      if (parsed && typeof parsed === "object" && !Array.isArray(parsed) && name) {
+        toolCalls.push({ id, name, args: parsed as Record<string, unknown>, type: "tool_call" });
+        continue;
+      }
+      invalidToolCalls.push({
+        id,
+        name,
+        args,
+        error: name ? "Tool call arguments must be a JSON object." : "Tool call has no name.",
+        type: "invalid_tool_call",
+      });
+    } catch (error) {
+      invalidToolCalls.push({ id, name, args, error: (error as Error).message, type: "invalid_tool_call" });
+    }
+  }
+  return { toolCalls, invalidToolCalls };
+}
+
+/** Converts Chat Completions usage to `UsageMetadata`. */
+export function toUsageMetadata(usage: OpenAI.CompletionUsage): UsageMetadata {
+  const cached = usage.prompt_tokens_details?.cached_tokens;
+  const reasoning = usage.completion_tokens_details?.reasoning_tokens;
+  return {
+    input_tokens: usage.prompt_tokens,
+    output_tokens: usage.completion_tokens,
+    total_tokens: usage.total_tokens ?? usage.prompt_tokens + usage.completion_tokens,
+    ...(cached !== undefined && cached !== null ? { input_token_details: { cache_read: cached } } : {}),
+    ...(reasoning !== undefined && reasoning !== null ? { output_token_details: { reasoning } } : {}),
+  };
+}
+
+/** Converts a non-streamed completion to an `AIMessage`. */
+export function toAIMessage(completion: OpenAI.Chat.ChatCompletion): AIMessage {
+  const choice = completion.choices[0];
+  const message = choice?.message;
+  const rawToolCalls = (message?.tool_calls ?? []).flatMap((call) =>
+    call.type === "function" ? [{ id: call.id, name: call.function.name, args: call.function.arguments }] : [],
+  );
+  const { toolCalls, invalidToolCalls } = parseToolCalls(rawToolCalls);
+  return new AIMessage({
+    content: message?.content ?? "",
+    id: completion.id,
+    tool_calls: toolCalls,
+    invalid_tool_calls: invalidToolCalls,
+    additional_kwargs: {
+      ...(rawToolCalls.length
+        ? {
+            tool_calls: rawToolCalls.map((call) => ({
+              id: call.id,
+              type: "function" as const,
+              function: { name: call.name, arguments: call.args },
+            })),
+          }
+        : {}),
+      ...(message?.function_call ? { function_call: message.function_call } : {}),
+      ...(message?.refusal ? { refusal: message.refusal } : {}),
+    },
+    ...(completion.usage ? { usage_metadata: toUsageMetadata(completion.usage) } : {}),
+    response_metadata: {
+      model_provider: "openai",
+      model_name: completion.model,
+      finish_reason: choice?.finish_reason,
+      ...(completion.system_fingerprint ? { system_fingerprint: completion.system_fingerprint } : {}),
+    },
+  });
+}
+
+/** Per-stream state: which tool-call ids and names were already sent, so repeats are not concatenated. */
+export type ToolCallHeaders = Map<number, { id?: string; name?: string }>;
+
+/**
+ * Converts one streamed chunk to an `AIMessageChunk`, or `undefined` when it carries nothing.
+ * Tool-call deltas become `tool_call_chunks` keyed by index; the finish reason, model name and
+ * usage ride on the chunks that carry them.
+ */
+export function toMessageChunk(chunk: OpenAI.Chat.ChatCompletionChunk, headers: ToolCallHeaders): AIMessageChunk | undefined {
+  const choice = chunk.choices[0];
+  const delta = choice?.delta;
+  const content = delta?.content ?? "";
+  const toolCallChunks: ToolCallChunk[] = (delta?.tool_calls ?? []).map((call) => {
+    const seen = headers.get(call.index) ?? {};
+    const id = call.id && call.id !== seen.id ? call.id : undefined;
+    const name = call.function?.name && call.function.name !== seen.name ? call.function.name : undefined;
+    headers.set(call.index, { id: seen.id ?? id, name: seen.name ?? name });
+    return {
+      type: "tool_call_chunk",
+      index: call.index,
+      ...(id ? { id } : {}),
+      ...(name ? { name } : {}),
+      args: call.function?.arguments ?? "",
+    };
+  });
+  const functionCall = delta?.function_call;
+  const finishReason = choice?.finish_reason ?? undefined;
+  const usage = chunk.usage ? toUsageMetadata(chunk.usage) : undefined;
+  if (!content && !toolCallChunks.length && !functionCall && !finishReason && !usage) return undefined;
+  return new AIMessageChunk({
+    content,
+    id: chunk.id,
+    tool_call_chunks: toolCallChunks,
+    additional_kwargs: functionCall ? { function_call: { name: functionCall.name ?? "", arguments: functionCall.arguments ?? "" } } : {},
+    ...(usage ? { usage_metadata: usage } : {}),
+    response_metadata: finishReason
+      ? {
+          model_provider: "openai",
+          model_name: chunk.model,
+          finish_reason: finishReason,
+          ...(chunk.system_fingerprint ? { system_fingerprint: chunk.system_fingerprint } : {}),
+        }
+      : {},
+  });
+}
+
+/**
+ * Assembles streamed tool-call chunks (grouped by index) into tool calls, parsing the arguments
+ * strictly. (`AIMessageChunk` itself parses them as partial JSON, which "repairs" truncated
+ * arguments into valid-looking tool calls.)
+ */
+export function assembleToolCalls(chunks: ToolCallChunk[]): {
+  raw: { id?: string; name?: string; args: string }[];
+  toolCalls: ToolCall[];
+  invalidToolCalls: InvalidToolCall[];
+} {
+  const byIndex = new Map<number, { id?: string; name?: string; args: string }>();
+  for (const part of chunks) {
+    const key = part.index ?? byIndex.size;
+    const entry = byIndex.get(key) ?? { args: "" };
+    if (part.id) entry.id = part.id;
+    if (part.name) entry.name = part.name;
+    entry.args += part.args ?? "";
+    byIndex.set(key, entry);
+  }
+  const raw = [...byIndex.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
+  return { raw, ...parseToolCalls(raw) };
+}
+
+/** Turns an aggregate of streamed chunks into the final `AIMessage`, parsing tool calls strictly. */
+export function fromAggregate(chunk: AIMessageChunk): AIMessage {
+  const { raw, toolCalls, invalidToolCalls } = assembleToolCalls(chunk.tool_call_chunks ?? []);
+  return new AIMessage({
+    content: chunk.content,
+    id: chunk.id,
+    tool_calls: toolCalls,
+    invalid_tool_calls: invalidToolCalls,
+    additional_kwargs: {
+      ...chunk.additional_kwargs,
+      ...(raw.length
+        ? {
+            tool_calls: raw.map((call) => ({
+              id: call.id ?? "",
+              type: "function" as const,
+              function: { name: call.name ?? "", arguments: call.args },
+            })),
+          }
+        : {}),
+    },
+    ...(chunk.usage_metadata ? { usage_metadata: chunk.usage_metadata } : {}),
+    response_metadata: chunk.response_metadata ?? {},
+  });
+}

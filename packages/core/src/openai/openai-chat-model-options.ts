@@ -1,0 +1,145 @@
+import type { BaseChatModelParams } from "@langchain/core/language_models/chat_models";
+import type OpenAI from "openai";
+import { InvalidArgumentError } from "../errors/invalid-argument-error";
+
+/** Options of `OpenAIChatModel`. */
+export interface OpenAIChatModelOptions extends BaseChatModelParams {
+  /** The model name, e.g. `"gpt-4o-mini"`, or whatever name your compatible server serves. */
+  model: string;
+  /**
+   * The API key. @default `process.env.OPENAI_API_KEY`; when neither is set but a `baseURL` is
+   * (a local server such as Ollama or llama.cpp), a placeholder key is sent.
+   */
+  apiKey?: string;
+  /** The API's base URL, e.g. `http://localhost:11434/v1`. @default `process.env.OPENAI_BASE_URL`, else OpenAI's */
+  baseURL?: string;
+  /** Retries on 408/409/429/5xx and connection errors, with backoff that honours `Retry-After`. @default 2 */
+  maxRetries?: number;
+  /** Milliseconds before one attempt times out. @default the SDK's (10 minutes) */
+  timeout?: number;
+  /** Sampling temperature, 0 to 2. */
+  temperature?: number;
+  /** Nucleus sampling, 0 to 1. */
+  topP?: number;
+  /** Maximum tokens to generate (`max_tokens`). */
+  maxTokens?: number;
+  /** Stop sequences, merged with the call's. */
+  stop?: string[];
+  /** Seed for reproducible sampling, where the server supports it. */
+  seed?: number;
+  /** Presence penalty, -2 to 2. */
+  presencePenalty?: number;
+  /** Frequency penalty, -2 to 2. */
+  frequencyPenalty?: number;
+  /**
+   * Stream every call: `invoke` uses the streaming endpoint, reports tokens to callbacks, and
+   * assembles the deltas into one message. @default false
+   */
+  streaming?: boolean;
+  /**
+   * Ask for usage in streamed responses (`stream_options.include_usage`). Turn off for a server
+   * that rejects `stream_options`. @default true
+   */
+  streamUsage?: boolean;
+  /** Extra body parameters sent with every request (for server-specific options such as `top_k`). */
+  modelKwargs?: Record<string, unknown>;
+  /** Headers sent with every request. */
+  defaultHeaders?: Record<string, string>;
+  /** The OpenAI organization id. */
+  organization?: string;
+  /** The OpenAI project id. */
+  project?: string;
+  /**
+   * A ready-made `openai` client to use instead of building one (for a custom `fetch`, proxy or
+   * Azure). `apiKey`, `baseURL`, `maxRetries`, `timeout`, `defaultHeaders`, `organization` and
+   * `project` are then ignored, except that `maxRetries` and `timeout` still appear in error
+   * messages.
+   */
+  client?: OpenAI;
+}
+
+/** The placeholder key sent to a compatible server when no key is configured. */
+export const NO_KEY = "no-key";
+
+/** The options after defaults and validation. */
+export interface ResolvedOptions {
+  apiKey: string;
+  baseURL: string;
+  maxRetries: number;
+  timeout: number | undefined;
+}
+
+const OPENAI_BASE_URL = "https://api.openai.com/v1";
+
+function env(name: string): string | undefined {
+  const value = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
+  return value ? value : undefined;
+}
+
+/** Reads the environment, applies defaults and validates every option; throws `InvalidArgumentError`. */
+export function resolveOptions(options: OpenAIChatModelOptions): ResolvedOptions {
+  const fail = (argument: string, value: unknown, expected: string): never => {
+    throw new InvalidArgumentError({
+      argument,
+      value,
+      message: `OpenAIChatModel: \`${argument}\` must be ${expected}, got ${JSON.stringify(value) ?? String(value)}.`,
+    });
+  };
+  if (typeof options !== "object" || options === null) fail("options", options, "an object such as { model: \"gpt-4o-mini\" }");
+  const { model, maxRetries = 2, timeout } = options;
+  if (typeof model !== "string" || !model.trim()) fail("model", model, 'a model name such as "gpt-4o-mini"');
+  if (!Number.isInteger(maxRetries) || maxRetries < 0) fail("maxRetries", maxRetries, "an integer >= 0");
+  if (timeout !== undefined && !(typeof timeout === "number" && timeout > 0)) fail("timeout", timeout, "a number of milliseconds > 0");
+  const ranges: [keyof OpenAIChatModelOptions, number, number][] = [
+    ["temperature", 0, 2],
+    ["topP", 0, 1],
+    ["presencePenalty", -2, 2],
+    ["frequencyPenalty", -2, 2],
+  ];
+  for (const [name, min, max] of ranges) {
+    const value = options[name];
+    if (value !== undefined && !(typeof value === "number" && value >= min && value <= max)) {
+      fail(name, value, `a number from ${min} to ${max}`);
+    }
+  }
+  if (options.maxTokens !== undefined && !(Number.isInteger(options.maxTokens) && options.maxTokens > 0)) {
+    fail("maxTokens", options.maxTokens, "a positive integer");
+  }
+  if (options.seed !== undefined && !Number.isInteger(options.seed)) fail("seed", options.seed, "an integer");
+  if (options.stop !== undefined && !(Array.isArray(options.stop) && options.stop.every((s) => typeof s === "string"))) {
+    fail("stop", options.stop, "an array of strings");
+  }
+  const explicitBaseURL = options.baseURL ?? env("OPENAI_BASE_URL");
+  const baseURL = options.client?.baseURL ?? explicitBaseURL ?? OPENAI_BASE_URL;
+  try {
+    const url = new URL(baseURL);
+    if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("not http");
+  } catch {
+    fail("baseURL", baseURL, 'an http(s) URL such as "http://localhost:11434/v1" (set it or OPENAI_BASE_URL)');
+  }
+  let apiKey = options.apiKey ?? env("OPENAI_API_KEY");
+  if (options.apiKey !== undefined && (typeof options.apiKey !== "string" || !options.apiKey)) {
+    fail("apiKey", options.apiKey, "a non-empty string");
+  }
+  if (!apiKey && !options.client) {
+    if (explicitBaseURL === undefined) {
+      throw new InvalidArgumentError({
+        argument: "apiKey",
+        value: undefined,
+        message:
+          "OpenAIChatModel: no API key. Pass `apiKey`, or set OPENAI_API_KEY; for a local OpenAI-compatible " +
+          "server (vLLM, llama.cpp, Ollama, LM Studio) pass `baseURL` (or set OPENAI_BASE_URL) instead.",
+      });
+    }
+    apiKey = NO_KEY;
+  }
+  return { apiKey: apiKey ?? NO_KEY, baseURL, maxRetries, timeout };
+}
+
+/** The environment-variable fallbacks, for `OpenAIChatModel.fromEnv`. */
+export function environment(): { apiKey?: string; baseURL?: string; model?: string } {
+  const apiKey = env("OPENAI_API_KEY");
+  const baseURL = env("OPENAI_BASE_URL");
+  const model = env("OPENAI_MODEL");
+  return { ...(apiKey ? { apiKey } : {}), ...(baseURL ? { baseURL } : {}), ...(model ? { model } : {}) };
+}

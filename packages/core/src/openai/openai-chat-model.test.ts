@@ -1,0 +1,301 @@
+import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import { AIMessage, type AIMessageChunk, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { InvalidArgumentError } from "../errors/invalid-argument-error";
+import { type OpenAICompatibleServer, startOpenAICompatibleServer } from "../testing/openai-compatible-server/index";
+import type { OpenAICompatibleServerOptions } from "../testing/openai-compatible-server/start-openai-compatible-server";
+import { OpenAIChatModel } from "./openai-chat-model";
+import type { OpenAIChatModelOptions } from "./openai-chat-model-options";
+
+let server: OpenAICompatibleServer | undefined;
+afterEach(async () => {
+  vi.useRealTimers();
+  vi.unstubAllEnvs();
+  await server?.close();
+  server = undefined;
+});
+
+async function setup(serverOptions: OpenAICompatibleServerOptions, modelOptions: Partial<OpenAIChatModelOptions> = {}) {
+  server = await startOpenAICompatibleServer(serverOptions);
+  const model = new OpenAIChatModel({ model: "test-model", baseURL: server.baseURL, apiKey: "test", maxRetries: 0, ...modelOptions });
+  return { server, model };
+}
+
+const search = tool(async ({ query }) => `results for ${query}`, {
+  name: "search",
+  description: "Search the web.",
+  schema: z.object({ query: z.string().describe("What to search for") }),
+});
+const calculator = tool(async ({ expression }) => expression, {
+  name: "calculator",
+  description: "Evaluate an arithmetic expression.",
+  schema: z.object({ expression: z.string() }),
+});
+
+const TOOL_CALLS = [
+  { name: "search", arguments: { query: "weather in Paris, \"today\"", days: [1, 2] }, id: "call_s" },
+  { name: "calculator", arguments: { expression: "{(1 + 2) * 3}" }, id: "call_c" },
+];
+const EXPECTED_TOOL_CALLS = TOOL_CALLS.map(({ name, arguments: args, id }) => ({ name, args, id, type: "tool_call" }));
+
+async function streamAll(model: { stream: OpenAIChatModel["stream"] }, input: string) {
+  const chunks: AIMessageChunk[] = [];
+  for await (const chunk of await model.stream(input)) chunks.push(chunk);
+  return chunks;
+}
+
+async function failure(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error("expected the call to fail");
+}
+
+describe("OpenAIChatModel against the loopback server", () => {
+  it("invokes the completions endpoint and reports content, usage and finish reason", async () => {
+    const { server, model } = await setup({ responses: ["Hello there."] }, { temperature: 0.2, maxTokens: 50 });
+    const message = await model.invoke([new SystemMessage("Be brief."), new HumanMessage("Hi")]);
+    expect(message.content).toBe("Hello there.");
+    expect(message.usage_metadata).toEqual({ input_tokens: 3, output_tokens: 2, total_tokens: 5 });
+    expect(message.response_metadata).toMatchObject({ finish_reason: "stop", model_name: "test-model" });
+    expect(server.chatRequests()[0]).toEqual({
+      model: "test-model",
+      temperature: 0.2,
+      max_tokens: 50,
+      messages: [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: "Hi" },
+      ],
+    });
+    expect(server.requests[0]?.headers.authorization).toBe("Bearer test");
+  });
+
+  it("streams tokens exactly as the server sent them, and reports them to callbacks", async () => {
+    const text = "Streaming, token by token: done!";
+    const { server, model } = await setup({ responses: [text, text], chunkSize: 3 });
+    const chunks = await streamAll(model, "go");
+    const deltas = chunks.map((chunk) => chunk.content).filter(Boolean);
+    expect(deltas).toEqual(text.match(/.{1,3}/gs));
+    const aggregate = chunks.reduce((all, chunk) => all.concat(chunk));
+    expect(aggregate.usage_metadata?.output_tokens).toBe(5);
+    expect(server.chatRequests()[0]).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+
+    const tokens: string[] = [];
+    const handler = BaseCallbackHandler.fromMethods({ handleLLMNewToken: (token: string) => void tokens.push(token) });
+    Object.assign(handler, { lc_prefer_streaming: true });
+    const message = await model.invoke("again", { callbacks: [handler] });
+    expect(tokens).toEqual(deltas);
+    expect(message.content).toBe(text);
+  });
+
+  it("with streaming: true, invoke streams and assembles one message with usage", async () => {
+    const { server, model } = await setup({ responses: [{ content: "Let me check.", toolCalls: TOOL_CALLS }] }, { streaming: true });
+    const message = await model.bindTools([search, calculator]).invoke("weather?");
+    expect(server.chatRequests()[0].stream).toBe(true);
+    expect(message.content).toBe("Let me check.");
+    expect(message.tool_calls).toEqual(EXPECTED_TOOL_CALLS);
+    expect(message.invalid_tool_calls).toEqual([]);
+    expect(message.usage_metadata?.total_tokens).toBeGreaterThan(0);
+    expect(message.response_metadata.finish_reason).toBe("tool_calls");
+  });
+
+  it("assembles parallel tool calls exactly from interleaved argument deltas", async () => {
+    const { model } = await setup({ responses: [{ toolCalls: TOOL_CALLS }], toolCallChunkSize: 3 });
+    const chunks = await streamAll(model.bindTools([search, calculator]), "go");
+    const argumentDeltas = chunks.flatMap((chunk) => chunk.tool_call_chunks ?? []).filter((chunk) => chunk.args);
+    expect(argumentDeltas.length).toBeGreaterThan(10);
+    const aggregate = chunks.reduce((all, chunk) => all.concat(chunk));
+    expect(aggregate.tool_calls).toEqual(EXPECTED_TOOL_CALLS);
+  });
+
+  it("parses tool calls of a non-streamed response, keeping broken arguments as invalid tool calls", async () => {
+    const { model } = await setup({
+      responses: [{ toolCalls: [...TOOL_CALLS, { name: "search", arguments: '{"query": ', id: "call_bad" }] }],
+    });
+    const message = await model.bindTools([search]).invoke("go");
+    expect(message.tool_calls).toEqual(EXPECTED_TOOL_CALLS);
+    expect(message.invalid_tool_calls).toMatchObject([{ name: "search", args: '{"query": ', id: "call_bad" }]);
+  });
+
+  it("sends tools as JSON Schema, with tool choice and parallel_tool_calls", async () => {
+    const { server, model } = await setup({ responses: ["a", "b", "c"] });
+    await model.bindTools([search], { tool_choice: "search", parallel_tool_calls: false }).invoke("x");
+    await model.bindTools([search, calculator], { tool_choice: "any" }).invoke("x");
+    await model.invoke("x", { tool_choice: "auto" });
+    const [first, second, third] = server.chatRequests();
+    expect(first.tools).toEqual([
+      {
+        type: "function",
+        function: {
+          name: "search",
+          description: "Search the web.",
+          parameters: expect.objectContaining({
+            type: "object",
+            properties: { query: { type: "string", description: "What to search for" } },
+            required: ["query"],
+          }),
+        },
+      },
+    ]);
+    expect(first.tool_choice).toEqual({ type: "function", function: { name: "search" } });
+    expect(first.parallel_tool_calls).toBe(false);
+    expect(second.tool_choice).toBe("required");
+    expect(second.tools.map((entry: { function: { name: string } }) => entry.function.name)).toEqual(["search", "calculator"]);
+    expect(third.tools).toBeUndefined();
+    expect(third.tool_choice).toBeUndefined();
+  });
+
+  it("sends tool-call history and tool results in the Chat Completions format", async () => {
+    const { server, model } = await setup({ responses: ["It is sunny."] });
+    await model.invoke([
+      new HumanMessage("weather?"),
+      new AIMessage({ content: "", tool_calls: [{ name: "search", args: { query: "weather" }, id: "call_1" }] }),
+      new ToolMessage({ content: "sunny", tool_call_id: "call_1" }),
+    ]);
+    expect(server.chatRequests()[0].messages).toEqual([
+      { role: "user", content: "weather?" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "call_1", type: "function", function: { name: "search", arguments: '{"query":"weather"}' } }],
+      },
+      { role: "tool", tool_call_id: "call_1", content: "sunny" },
+    ]);
+  });
+
+  it("merges stop sequences and honours them", async () => {
+    const { server, model } = await setup({ responses: ["Thought: x\nObservation: y"] }, { stop: ["STOP"] });
+    const message = await model.invoke("go", { stop: ["\nObservation:"] });
+    expect(server.chatRequests()[0].stop).toEqual(["STOP", "\nObservation:"]);
+    expect(message.content).toBe("Thought: x");
+  });
+
+  it("aborting mid-stream closes the connection and fails with an AbortError", async () => {
+    const { server, model } = await setup({ responses: ["one two three four five six seven eight"], tokenDelayMs: 20 });
+    const controller = new AbortController();
+    const seen: string[] = [];
+    const run = (async () => {
+      for await (const chunk of await model.stream("go", { signal: controller.signal })) {
+        if (chunk.text) seen.push(chunk.text);
+        if (seen.length === 2) controller.abort();
+      }
+    })();
+    const error = await failure(run);
+    expect(error.name).toBe("AbortError");
+    expect(seen.slice(0, 2)).toEqual(["one ", "two "]);
+    expect(seen.length).toBeLessThan(8);
+    await server.requests[0]?.done;
+    expect(server.requests[0]?.clientDisconnected).toBe(true);
+  });
+
+  it("an already aborted signal fails at once with an AbortError", async () => {
+    const { model } = await setup({ responses: ["never"] });
+    const error = await failure(model.invoke("go", { signal: AbortSignal.abort() }));
+    expect(error.name).toBe("AbortError");
+  });
+
+  it("retries a 429 after exactly the wait Retry-After asks for", async () => {
+    const { server, model } = await setup(
+      { responses: [{ status: 429, message: "Rate limited.", retryAfter: 30 }, "finally"] },
+      { maxRetries: 1, timeout: 600_000 },
+    );
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const scheduled = vi.spyOn(globalThis, "setTimeout");
+    const pending = model.invoke("go");
+    // The SDK read the 429 and scheduled its wait: exactly what Retry-After asked for. (Not
+    // vi.waitFor: under fake timers it advances them while polling.)
+    await until(() => scheduled.mock.calls.some(([, ms]) => ms === 30_000));
+    scheduled.mockRestore();
+    await vi.advanceTimersByTimeAsync(29_999);
+    await realPause();
+    expect(server.requests).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect((await pending).content).toBe("finally");
+  });
+
+  it("retries a 5xx after an exponential backoff without Retry-After, then succeeds", async () => {
+    const { server, model } = await setup({ responses: [{ status: 503, message: "Overloaded." }, "ok"] }, { maxRetries: 2 });
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const scheduled = vi.spyOn(globalThis, "setTimeout");
+    const pending = model.invoke("go");
+    const isBackoff = (ms: unknown) => typeof ms === "number" && ms >= 375 && ms <= 500; // 0.5 s minus up to 25 % jitter
+    await until(() => scheduled.mock.calls.some(([, ms]) => isBackoff(ms)));
+    scheduled.mockRestore();
+    expect(server.requests).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(500);
+    expect((await pending).content).toBe("ok");
+    expect(server.requests).toHaveLength(2);
+  });
+});
+
+describe("OpenAIChatModel construction", () => {
+  it("reads OPENAI_API_KEY and OPENAI_BASE_URL", async () => {
+    server = await startOpenAICompatibleServer({ responses: ["from env"], apiKey: "sk-env" });
+    vi.stubEnv("OPENAI_API_KEY", "sk-env");
+    vi.stubEnv("OPENAI_BASE_URL", server.baseURL);
+    const model = new OpenAIChatModel({ model: "m" });
+    expect(model.baseURL).toBe(server.baseURL);
+    expect((await model.invoke("hi")).content).toBe("from env");
+  });
+
+  it("needs no key for a compatible server, but does for OpenAI", () => {
+    vi.stubEnv("OPENAI_API_KEY", "");
+    vi.stubEnv("OPENAI_BASE_URL", "");
+    expect(() => new OpenAIChatModel({ model: "llama3", baseURL: "http://127.0.0.1:11434/v1" })).not.toThrow();
+    expect(() => new OpenAIChatModel({ model: "gpt-4o-mini" })).toThrow(/OPENAI_API_KEY/);
+  });
+
+  it("fromEnv returns undefined without configuration, and a model with it", () => {
+    vi.stubEnv("OPENAI_API_KEY", "");
+    vi.stubEnv("OPENAI_BASE_URL", "");
+    expect(OpenAIChatModel.fromEnv()).toBeUndefined();
+    vi.stubEnv("OPENAI_BASE_URL", "http://127.0.0.1:8080/v1");
+    vi.stubEnv("OPENAI_MODEL", "local-model");
+    expect(OpenAIChatModel.fromEnv()).toMatchObject({ model: "local-model", baseURL: "http://127.0.0.1:8080/v1" });
+  });
+
+  it.each([
+    [{ model: "" }, "model"],
+    [{ model: "m", maxRetries: -1 }, "maxRetries"],
+    [{ model: "m", timeout: 0 }, "timeout"],
+    [{ model: "m", temperature: 3 }, "temperature"],
+    [{ model: "m", topP: -0.1 }, "topP"],
+    [{ model: "m", maxTokens: 1.5 }, "maxTokens"],
+    [{ model: "m", baseURL: "localhost:8080" }, "baseURL"],
+    [{ model: "m", stop: "END" }, "stop"],
+  ])("rejects bad option %#", (options, argument) => {
+    let error: unknown;
+    try {
+      new OpenAIChatModel({ apiKey: "k", ...(options as object) } as OpenAIChatModelOptions);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(InvalidArgumentError.isInstance(error)).toBe(true);
+    expect((error as InvalidArgumentError).argument).toBe(argument);
+    expect((error as Error).message).toContain(`\`${argument}\``);
+  });
+
+  it("keeps the API key out of its serialised form", () => {
+    const model = new OpenAIChatModel({ model: "m", apiKey: "sk-secret", baseURL: "http://127.0.0.1:1/v1" });
+    expect(JSON.stringify(model.toJSON())).not.toContain("sk-secret");
+  });
+});
+
+const realSetTimeout = globalThis.setTimeout;
+
+/** Polls in real time (even under fake timers) until `condition` holds, for at most 10 s. */
+async function until(condition: () => boolean): Promise<void> {
+  for (let waited = 0; !condition(); waited += 5) {
+    if (waited > 10_000) throw new Error("condition not met within 10 s");
+    await new Promise((resolve) => realSetTimeout(resolve, 5));
+  }
+}
+
+/** Lets real I/O (the loopback server and the client) make progress while timers are faked. */
+function realPause(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve)).then(() => new Promise((resolve) => setImmediate(resolve)));
+}

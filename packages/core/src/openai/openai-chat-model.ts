@@ -1,0 +1,254 @@
+import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
+import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
+import {
+  BaseChatModel,
+  type BaseChatModelCallOptions,
+  type BindToolsInput,
+  type LangSmithParams,
+  type ToolChoice,
+} from "@langchain/core/language_models/chat_models";
+import { AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
+import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
+import type { Runnable } from "@langchain/core/runnables";
+import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
+import OpenAI from "openai";
+import { fromAggregate, toAIMessage, toMessageChunk, type ToolCallHeaders } from "./from-openai-response";
+import { environment, resolveOptions, type OpenAIChatModelOptions, type ResolvedOptions } from "./openai-chat-model-options";
+import { toOpenAIChatModelError } from "./to-openai-chat-model-error";
+import { toOpenAIMessages } from "./to-openai-messages";
+
+/** Call options of {@link OpenAIChatModel}. */
+export interface OpenAIChatModelCallOptions extends BaseChatModelCallOptions {
+  /** Tools for this call (set by `bindTools`). */
+  tools?: BindToolsInput[];
+  /** Whether the model may call several tools in one turn. @default the server's (true for OpenAI) */
+  parallel_tool_calls?: boolean;
+  /** `response_format`, e.g. `{ type: "json_object" }`. */
+  response_format?: OpenAI.Chat.ChatCompletionCreateParams["response_format"];
+  /** A seed for this call. */
+  seed?: number;
+}
+
+type CreateParams = OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
+
+/**
+ * A `@langchain/core` chat model on the official `openai` SDK, for OpenAI and any OpenAI-compatible
+ * server (vLLM, llama.cpp, Ollama, LM Studio): tools with tool choice and parallel tool calls,
+ * token streaming with tool-call argument deltas assembled into tool calls, usage (streamed too),
+ * `AbortSignal`, retries with backoff that honour `Retry-After`, and errors that say what went
+ * wrong (`OpenAIAuthenticationError`, `OpenAIBadRequestError`, `OpenAITimeoutError`, ...).
+ *
+ * @example
+ * ```ts
+ * import { OpenAIChatModel } from "@agentrx/core/openai";
+ * import { startOpenAICompatibleServer } from "@agentrx/core/testing";
+ *
+ * const server = await startOpenAICompatibleServer({ responses: ["Paris."] });
+ * const model = new OpenAIChatModel({ model: "gpt-4o-mini", baseURL: server.baseURL, apiKey: "test", streaming: true });
+ * console.log((await model.invoke("Capital of France?")).content); // "Paris."
+ * await server.close();
+ * ```
+ */
+export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, AIMessageChunk> {
+  /** The model name. */
+  readonly model: string;
+  /** The base URL requests go to. */
+  readonly baseURL: string;
+  /** Whether `invoke` streams. */
+  readonly streaming: boolean;
+  /** The `openai` client the model calls. */
+  readonly client: OpenAI;
+
+  private readonly options: OpenAIChatModelOptions;
+  private readonly resolved: ResolvedOptions;
+
+  static override lc_name(): string {
+    return "OpenAIChatModel";
+  }
+
+  override get lc_secrets(): Record<string, string> {
+    return { apiKey: "OPENAI_API_KEY" };
+  }
+
+  /**
+   * A model configured from the environment, or `undefined` when neither `OPENAI_API_KEY` nor
+   * `OPENAI_BASE_URL` is set (so a script can fall back to a scripted model). The model name is
+   * `options.model`, else `OPENAI_MODEL`, else `"gpt-4o-mini"`.
+   *
+   * @example
+   * ```ts
+   * import { OpenAIChatModel } from "@agentrx/core/openai";
+   * import { ScriptedChatModel } from "@agentrx/core/testing";
+   *
+   * const llm = OpenAIChatModel.fromEnv() ?? new ScriptedChatModel({ responses: ["Hello!"] });
+   * console.log(llm instanceof OpenAIChatModel ? "using OpenAI" : "using a scripted model");
+   * ```
+   */
+  static fromEnv(options: Partial<OpenAIChatModelOptions> = {}): OpenAIChatModel | undefined {
+    const env = environment();
+    if (!env.apiKey && !env.baseURL && !options.apiKey && !options.baseURL && !options.client) return undefined;
+    return new OpenAIChatModel({ ...options, model: options.model ?? env.model ?? "gpt-4o-mini" });
+  }
+
+  constructor(options: OpenAIChatModelOptions) {
+    const resolved = resolveOptions(options);
+    const { model: _model, apiKey: _apiKey, baseURL: _baseURL, client: _client, ...params } = options;
+    super(params);
+    this.options = options;
+    this.resolved = resolved;
+    this.model = options.model;
+    this.baseURL = resolved.baseURL;
+    this.streaming = options.streaming ?? false;
+    this.client =
+      options.client ??
+      new OpenAI({
+        apiKey: resolved.apiKey,
+        baseURL: resolved.baseURL,
+        maxRetries: resolved.maxRetries,
+        ...(resolved.timeout !== undefined ? { timeout: resolved.timeout } : {}),
+        ...(options.defaultHeaders ? { defaultHeaders: options.defaultHeaders } : {}),
+        ...(options.organization ? { organization: options.organization } : {}),
+        ...(options.project ? { project: options.project } : {}),
+      });
+  }
+
+  _llmType(): string {
+    return "openai";
+  }
+
+  /**
+   * Binds tools (zod-schema or any `@langchain/core` tools, or OpenAI tool definitions) and
+   * optionally `tool_choice` (`"auto"`, `"none"`, `"required"`/`"any"`, or a tool's name) and
+   * `parallel_tool_calls`.
+   */
+  override bindTools(
+    tools: BindToolsInput[],
+    kwargs?: Partial<OpenAIChatModelCallOptions>,
+  ): Runnable<BaseLanguageModelInput, AIMessageChunk, OpenAIChatModelCallOptions> {
+    return this.withConfig({ ...kwargs, tools } as Partial<OpenAIChatModelCallOptions>);
+  }
+
+  override getLsParams(options: this["ParsedCallOptions"]): LangSmithParams {
+    return {
+      ls_provider: "openai",
+      ls_model_name: this.model,
+      ls_model_type: "chat",
+      ...(this.options.temperature !== undefined ? { ls_temperature: this.options.temperature } : {}),
+      ...(this.options.maxTokens !== undefined ? { ls_max_tokens: this.options.maxTokens } : {}),
+      ...(options.stop ? { ls_stop: options.stop } : {}),
+    };
+  }
+
+  /** The request body (without `messages` and `stream`) for a call with these options. */
+  invocationParams(options?: this["ParsedCallOptions"]): Omit<CreateParams, "messages"> {
+    const o = this.options;
+    const stop = [...(o.stop ?? []), ...(options?.stop ?? [])];
+    const tools = options?.tools?.map((tool) => convertToOpenAITool(tool) as OpenAI.Chat.ChatCompletionTool);
+    const seed = options?.seed ?? o.seed;
+    return {
+      ...o.modelKwargs,
+      model: this.model,
+      ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
+      ...(o.topP !== undefined ? { top_p: o.topP } : {}),
+      ...(o.maxTokens !== undefined ? { max_tokens: o.maxTokens } : {}),
+      ...(o.presencePenalty !== undefined ? { presence_penalty: o.presencePenalty } : {}),
+      ...(o.frequencyPenalty !== undefined ? { frequency_penalty: o.frequencyPenalty } : {}),
+      ...(seed !== undefined ? { seed } : {}),
+      ...(stop.length ? { stop } : {}),
+      ...(tools?.length ? { tools } : {}),
+      ...(tools?.length && options?.tool_choice !== undefined ? { tool_choice: toToolChoice(options.tool_choice) } : {}),
+      ...(tools?.length && options?.parallel_tool_calls !== undefined ? { parallel_tool_calls: options.parallel_tool_calls } : {}),
+      ...(options?.response_format ? { response_format: options.response_format } : {}),
+    } as Omit<CreateParams, "messages">;
+  }
+
+  override async _generate(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): Promise<ChatResult> {
+    if (this.streaming) {
+      let aggregate: ChatGenerationChunk | undefined;
+      for await (const chunk of this._streamResponseChunks(messages, options, runManager)) {
+        aggregate = aggregate ? aggregate.concat(chunk) : chunk;
+      }
+      const message = fromAggregate((aggregate?.message as AIMessageChunk | undefined) ?? emptyChunk());
+      return { generations: [{ text: message.text, message }], llmOutput: tokenUsage(message.usage_metadata) };
+    }
+    const body: CreateParams = { ...this.invocationParams(options), messages: toOpenAIMessages(messages) };
+    let completion: OpenAI.Chat.ChatCompletion;
+    try {
+      completion = await this.client.chat.completions.create(body, options.signal ? { signal: options.signal } : {});
+    } catch (error) {
+      throw this.toError(error, options.signal, undefined);
+    }
+    const message = toAIMessage(completion);
+    return {
+      generations: [{ text: message.text, message, generationInfo: { finish_reason: completion.choices[0]?.finish_reason } }],
+      llmOutput: tokenUsage(message.usage_metadata),
+    };
+  }
+
+  override async *_streamResponseChunks(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatGenerationChunk> {
+    const body: OpenAI.Chat.ChatCompletionCreateParamsStreaming = {
+      ...this.invocationParams(options),
+      messages: toOpenAIMessages(messages),
+      stream: true,
+      ...(this.options.streamUsage !== false ? { stream_options: { include_usage: true } } : {}),
+    };
+    let received: number | undefined;
+    try {
+      const stream = await this.client.chat.completions.create(body, options.signal ? { signal: options.signal } : {});
+      received = 0;
+      const headers: ToolCallHeaders = new Map();
+      for await (const raw of stream) {
+        received++;
+        const message = toMessageChunk(raw, headers);
+        if (!message) continue;
+        const text = typeof message.content === "string" ? message.content : "";
+        const finishReason = message.response_metadata?.finish_reason;
+        const chunk = new ChatGenerationChunk({
+          text,
+          message,
+          ...(finishReason ? { generationInfo: { finish_reason: finishReason } } : {}),
+        });
+        yield chunk;
+        if (text) await runManager?.handleLLMNewToken(text, { prompt: 0, completion: 0 }, undefined, undefined, undefined, { chunk });
+      }
+    } catch (error) {
+      throw this.toError(error, options.signal, received);
+    }
+  }
+
+  private toError(error: unknown, signal: AbortSignal | undefined, chunksReceived: number | undefined): Error {
+    return toOpenAIChatModelError(error, {
+      model: this.model,
+      baseURL: this.baseURL,
+      timeoutMs: this.resolved.timeout,
+      maxRetries: this.resolved.maxRetries,
+      signal,
+      chunksReceived,
+    });
+  }
+}
+
+function toToolChoice(choice: ToolChoice): OpenAI.Chat.ChatCompletionToolChoiceOption {
+  if (choice === "any") return "required";
+  if (choice === "auto" || choice === "none" || choice === "required") return choice;
+  if (typeof choice === "string") return { type: "function", function: { name: choice } };
+  return choice as OpenAI.Chat.ChatCompletionToolChoiceOption;
+}
+
+function tokenUsage(usage: { input_tokens: number; output_tokens: number; total_tokens: number } | undefined) {
+  return usage
+    ? { tokenUsage: { promptTokens: usage.input_tokens, completionTokens: usage.output_tokens, totalTokens: usage.total_tokens } }
+    : {};
+}
+
+function emptyChunk(): AIMessageChunk {
+  return new AIMessageChunk({ content: "" });
+}

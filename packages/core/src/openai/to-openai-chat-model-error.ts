@@ -1,0 +1,127 @@
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import { AbortError, isAbortError } from "../errors/abort-error";
+import { AgentRxError } from "../errors/agentrx-error";
+import {
+  OpenAIAuthenticationError,
+  OpenAIBadRequestError,
+  OpenAIConnectionError,
+  OpenAIRateLimitError,
+  OpenAIResponseError,
+  OpenAIServerError,
+  OpenAITimeoutError,
+} from "./openai-chat-model-error";
+
+/** What the model knew when the call failed. */
+export interface FailureContext {
+  model: string;
+  baseURL: string;
+  timeoutMs: number | undefined;
+  maxRetries: number;
+  signal: AbortSignal | undefined;
+  /** How many SSE chunks had arrived when a streamed response failed; `undefined` before streaming. */
+  chunksReceived: number | undefined;
+}
+
+/**
+ * Turns whatever the `openai` SDK (or the network) threw into an AgentRx error that says what went
+ * wrong and how to fix it. Aborts become `AbortError`s.
+ */
+export function toOpenAIChatModelError(error: unknown, context: FailureContext): Error {
+  if (AgentRxError.isInstance(error)) return error;
+  const { model, baseURL } = context;
+  const base = { model, baseURL, cause: error };
+  if (context.signal?.aborted || error instanceof APIUserAbortError || isAbortError(error)) {
+    const reason = context.signal?.reason;
+    return AbortError.isInstance(reason) ? reason : new AbortError({ reason: reason ?? error });
+  }
+  if (error instanceof APIConnectionTimeoutError) {
+    return new OpenAITimeoutError({
+      ...base,
+      timeoutMs: context.timeoutMs,
+      message:
+        `The request to ${baseURL} for model "${model}" timed out` +
+        `${context.timeoutMs !== undefined ? ` after ${context.timeoutMs} ms` : ""}` +
+        `${context.maxRetries > 0 ? ` (on each of ${context.maxRetries + 1} attempts)` : ""}. ` +
+        "Raise the `timeout` option or check that the server is responsive.",
+    });
+  }
+  if (error instanceof APIConnectionError) {
+    return new OpenAIConnectionError({
+      ...base,
+      message: `Could not connect to ${baseURL}: ${describeCause(error)}. Check \`baseURL\` (or OPENAI_BASE_URL) and that the server is running.`,
+    });
+  }
+  if (error instanceof APIError && typeof error.status === "number") {
+    const status = error.status;
+    const serverMessage = serverMessageOf(error);
+    if (status === 401 || status === 403) {
+      return new OpenAIAuthenticationError({
+        ...base,
+        status,
+        message:
+          `The server at ${baseURL} rejected the API key (${status}): ${serverMessage} ` +
+          "Pass a valid `apiKey` or set OPENAI_API_KEY.",
+      });
+    }
+    if (status === 429) {
+      return new OpenAIRateLimitError({
+        ...base,
+        status,
+        retryAfter: error.headers?.get("retry-after") ?? undefined,
+        message:
+          `The server at ${baseURL} is rate limiting model "${model}" (429) after ${context.maxRetries + 1} ` +
+          `attempt${context.maxRetries === 0 ? "" : "s"}: ${serverMessage} Raise \`maxRetries\` or slow down.`,
+      });
+    }
+    if (status >= 500) {
+      return new OpenAIServerError({
+        ...base,
+        status,
+        message:
+          `The server at ${baseURL} failed (${status}) after ${context.maxRetries + 1} ` +
+          `attempt${context.maxRetries === 0 ? "" : "s"}: ${serverMessage}`,
+      });
+    }
+    const hint = status === 404 ? ` Check \`model\` ("${model}") and \`baseURL\`.` : "";
+    return new OpenAIBadRequestError({
+      ...base,
+      status,
+      message: `The server at ${baseURL} rejected the request for model "${model}" (${status}): ${serverMessage}${hint}`,
+    });
+  }
+  if (context.chunksReceived !== undefined) {
+    if (error instanceof SyntaxError) {
+      return new OpenAIResponseError({
+        ...base,
+        message: `The server at ${baseURL} sent a malformed streaming event after ${context.chunksReceived} chunk(s): ${error.message}`,
+      });
+    }
+    return new OpenAIConnectionError({
+      ...base,
+      midStream: true,
+      message:
+        `The connection to ${baseURL} was lost mid-stream after ${context.chunksReceived} chunk(s) ` +
+        `of the response: ${describeCause(error)}.`,
+    });
+  }
+  if (error instanceof SyntaxError) {
+    return new OpenAIResponseError({ ...base, message: `The server at ${baseURL} sent a response that is not valid JSON: ${error.message}` });
+  }
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+function serverMessageOf(error: APIError): string {
+  const body = error.error as { message?: unknown } | undefined;
+  const message = typeof body?.message === "string" && body.message ? body.message : error.message;
+  return /[.!?]$/.test(message) ? message : `${message}.`;
+}
+
+function describeCause(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current instanceof Error && depth < 4; depth++) {
+    if (current.message && !parts.includes(current.message)) parts.push(current.message);
+    current = current.cause;
+  }
+  return parts.join(": ") || String(error);
+}

@@ -1,0 +1,289 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { InvalidArgumentError } from "../../errors/invalid-argument-error";
+import {
+  completionBody,
+  completionChunks,
+  errorBody,
+  isHttpError,
+  type LoopbackCompletion,
+  type LoopbackHttpError,
+  type LoopbackReply,
+  type LoopbackRequest,
+  prepareCompletion,
+  splitText,
+} from "./server-reply";
+
+/** Options of {@link startOpenAICompatibleServer}. */
+export interface OpenAICompatibleServerOptions {
+  /** The replies to `POST /v1/chat/completions`, played in order, one per request. */
+  responses: LoopbackReply[];
+  /**
+   * What happens when the script runs out: `"error"` answers 500 (with `x-should-retry: false`)
+   * and a message saying so, `"repeat-last"` plays the last reply again, `"cycle"` starts over.
+   * @default "error"
+   */
+  onExhausted?: "error" | "repeat-last" | "cycle";
+  /** How streamed text is split into deltas: `"word"` or a number of characters. @default "word" */
+  chunkSize?: "word" | number;
+  /** Characters of tool-call arguments per streamed delta (small, to split mid-JSON). @default 7 */
+  toolCallChunkSize?: number;
+  /** Milliseconds between streamed SSE events. @default 0 */
+  tokenDelayMs?: number;
+  /** When set, requests whose `Authorization` is not `Bearer <apiKey>` get a 401. */
+  apiKey?: string;
+  /** The models `GET /v1/models` lists. @default ["loopback-model"] */
+  models?: string[];
+}
+
+/** A running loopback server; see {@link startOpenAICompatibleServer}. */
+export interface OpenAICompatibleServer {
+  /** `http://127.0.0.1:<port>`. */
+  readonly url: string;
+  /** `http://127.0.0.1:<port>/v1`: what to pass as `baseURL` to an OpenAI client. */
+  readonly baseURL: string;
+  /** Every request received, in order (chat completions and others). */
+  readonly requests: LoopbackRequest[];
+  /** The chat-completion requests' bodies, in order. */
+  readonly chatRequests: () => any[];
+  /** Stops listening, ends every open connection and pending timer, and resolves once closed. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts an OpenAI-compatible Chat Completions server on `127.0.0.1` (an ephemeral port, never
+ * another interface) that answers from a script, for testing any OpenAI client without a network
+ * or a key. It serves `POST /v1/chat/completions` (JSON, or real server-sent events with
+ * `stream: true`: text deltas, tool-call argument deltas split mid-JSON and interleaved by index,
+ * `finish_reason`, and a usage chunk with `stream_options.include_usage`) and `GET /v1/models`,
+ * plays faults on cue (any HTTP status with an OpenAI error body and `Retry-After`, a slow first
+ * byte, malformed SSE, a connection dropped mid-stream) and records every request.
+ *
+ * @example
+ * ```ts
+ * import { startOpenAICompatibleServer } from "@agentrx/core/testing";
+ * import { OpenAIChatModel } from "@agentrx/core/openai";
+ *
+ * const server = await startOpenAICompatibleServer({ responses: ["Hello from the loopback server."] });
+ * try {
+ *   const model = new OpenAIChatModel({ model: "loopback-model", baseURL: server.baseURL, apiKey: "test" });
+ *   console.log((await model.invoke("Hi")).content); // "Hello from the loopback server."
+ *   console.log(server.chatRequests()[0].messages); // [{ role: "user", content: "Hi" }]
+ * } finally {
+ *   await server.close();
+ * }
+ * ```
+ */
+export async function startOpenAICompatibleServer({
+  responses,
+  onExhausted = "error",
+  chunkSize = "word",
+  toolCallChunkSize = 7,
+  tokenDelayMs = 0,
+  apiKey,
+  models = ["loopback-model"],
+}: OpenAICompatibleServerOptions): Promise<OpenAICompatibleServer> {
+  validate(responses, onExhausted, chunkSize, toolCallChunkSize, tokenDelayMs);
+  const script = [...responses];
+  const requests: LoopbackRequest[] = [];
+  const sockets = new Set<Socket>();
+  const timers = new Set<NodeJS.Timeout>();
+  let chatIndex = 0;
+
+  const wait = (ms: number, res: ServerResponse) =>
+    new Promise<boolean>((resolve) => {
+      if (ms <= 0) return resolve(!res.destroyed);
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        res.off("close", onClose);
+        resolve(!res.destroyed);
+      }, ms);
+      const onClose = () => {
+        clearTimeout(timer);
+        timers.delete(timer);
+        resolve(false);
+      };
+      timers.add(timer);
+      res.once("close", onClose);
+    });
+
+  const replyFor = (index: number): LoopbackReply | undefined => {
+    if (index < script.length) return script[index];
+    if (script.length && onExhausted === "repeat-last") return script[script.length - 1];
+    if (script.length && onExhausted === "cycle") return script[index % script.length];
+    return undefined;
+  };
+
+  const sendError = async (res: ServerResponse, error: LoopbackHttpError) => {
+    if (!(await wait(error.firstByteDelayMs ?? 0, res))) return;
+    const headers: Record<string, string> = { "content-type": "application/json", ...error.headers };
+    if (error.retryAfter !== undefined) headers["retry-after"] = String(error.retryAfter);
+    res.writeHead(error.status, headers).end(errorBody(error));
+  };
+
+  const sendCompletion = async (res: ServerResponse, request: LoopbackRequest, completion: LoopbackCompletion) => {
+    if (!(await wait(completion.firstByteDelayMs ?? 0, res))) return;
+    const prepared = prepareCompletion(completion, request);
+    const body = request.body as { stream?: boolean; stream_options?: { include_usage?: boolean } };
+    if (!body.stream) {
+      res.writeHead(200, { "content-type": "application/json" }).end(completionBody(prepared));
+      return;
+    }
+    const includeUsage = body.stream_options?.include_usage === true;
+    const chunks = completionChunks(prepared, splitText(prepared.content, chunkSize), toolCallChunkSize, includeUsage);
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+    res.flushHeaders();
+    for (const [sent, chunk] of chunks.entries()) {
+      if (sent > 0 && !(await wait(tokenDelayMs, res))) return;
+      if (res.destroyed) return;
+      if (sent === completion.dropAfterChunks) {
+        res.socket?.destroy();
+        return;
+      }
+      if (sent === completion.malformedAfterChunks) {
+        res.end('data: {"id": "chatcmpl-broken", "choices": [{"delta": {"content": "unterminated\n\n');
+        return;
+      }
+      res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+    }
+    res.end("data: [DONE]\n\n");
+  };
+
+  const handleChat = async (res: ServerResponse, request: LoopbackRequest) => {
+    const index = chatIndex++;
+    let reply = replyFor(index);
+    if (reply === undefined) {
+      await sendError(res, {
+        status: 500,
+        message: `Loopback server received chat request #${index + 1} but its script has only ${script.length} responses.`,
+        headers: { "x-should-retry": "false" },
+      });
+      return;
+    }
+    if (typeof reply === "function") reply = await reply(request);
+    if (typeof reply === "string") reply = { content: reply };
+    if (isHttpError(reply)) await sendError(res, reply);
+    else await sendCompletion(res, request, reply);
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const raw = await readBody(req);
+    let body: unknown;
+    try {
+      body = raw ? JSON.parse(raw) : undefined;
+    } catch {
+      body = undefined;
+    }
+    let finish!: () => void;
+    const request: LoopbackRequest = {
+      index: requests.length,
+      method: req.method ?? "GET",
+      path: (req.url ?? "/").split("?")[0] ?? "/",
+      headers: { ...req.headers },
+      body,
+      clientDisconnected: false,
+      done: new Promise<void>((resolve) => {
+        finish = resolve;
+      }),
+    };
+    requests.push(request);
+    res.once("close", () => {
+      if (!res.writableFinished) request.clientDisconnected = true;
+      finish();
+    });
+    if (apiKey !== undefined && req.headers.authorization !== `Bearer ${apiKey}`) {
+      await sendError(res, { status: 401, message: "Incorrect API key provided.", code: "invalid_api_key" });
+      return;
+    }
+    const route = `${request.method} ${request.path}`;
+    if (route === "POST /v1/chat/completions") {
+      if (typeof body !== "object" || body === null) {
+        await sendError(res, { status: 400, message: "The request body must be a JSON object." });
+        return;
+      }
+      await handleChat(res, request);
+    } else if (route === "GET /v1/models") {
+      const data = models.map((id) => ({ id, object: "model", created: 0, owned_by: "agentrx" }));
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "list", data }));
+    } else {
+      await sendError(res, { status: 404, message: `Loopback server has no route ${route}.` });
+    }
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) {
+        res.writeHead(500, { "content-type": "application/json", "x-should-retry": "false" });
+        res.end(errorBody({ status: 500, message: `Loopback server reply failed: ${String(error)}` }));
+      } else {
+        res.destroy();
+      }
+    });
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  let closing: Promise<void> | undefined;
+
+  return {
+    url,
+    baseURL: `${url}/v1`,
+    requests,
+    chatRequests: () => requests.filter((request) => request.path === "/v1/chat/completions").map((request) => request.body),
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        for (const timer of timers) clearTimeout(timer);
+        timers.clear();
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      });
+      return closing;
+    },
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    req.on("data", (part: Buffer) => parts.push(part));
+    req.on("end", () => resolve(Buffer.concat(parts).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function validate(
+  responses: unknown,
+  onExhausted: unknown,
+  chunkSize: unknown,
+  toolCallChunkSize: unknown,
+  tokenDelayMs: unknown,
+): void {
+  const fail = (argument: string, value: unknown, expected: string) => {
+    throw new InvalidArgumentError({
+      argument,
+      value,
+      message: `startOpenAICompatibleServer: \`${argument}\` must be ${expected}, got ${String(value)}.`,
+    });
+  };
+  if (!Array.isArray(responses)) fail("responses", responses, "an array of replies");
+  if (!["error", "repeat-last", "cycle"].includes(onExhausted as string)) {
+    fail("onExhausted", onExhausted, '"error", "repeat-last" or "cycle"');
+  }
+  if (chunkSize !== "word" && !(Number.isInteger(chunkSize) && (chunkSize as number) > 0)) {
+    fail("chunkSize", chunkSize, '"word" or a positive integer');
+  }
+  if (!(Number.isInteger(toolCallChunkSize) && (toolCallChunkSize as number) > 0)) {
+    fail("toolCallChunkSize", toolCallChunkSize, "a positive integer");
+  }
+  if (typeof tokenDelayMs !== "number" || !(tokenDelayMs >= 0)) fail("tokenDelayMs", tokenDelayMs, "a number >= 0");
+}

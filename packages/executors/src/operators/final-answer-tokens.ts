@@ -1,0 +1,207 @@
+import { InvalidArgumentError } from "@agentrx/core";
+import { Observable, type OperatorFunction } from "rxjs";
+import type { AgentStreamEvent } from "../executor/events";
+
+/** Options of {@link finalAnswerTokens}. */
+export interface FinalAnswerTokensOptions {
+  /**
+   * Text that marks the start of the final answer in the model's output, such as
+   * `"Final Answer:"` for ReAct agents. With it, tokens stream live as soon as the prefix has
+   * been seen in a model call (also when the prefix is split across tokens); the prefix and the
+   * whitespace after it are not emitted. Without it, each model call's tokens are held until
+   * the run shows whether that call was the final answer.
+   */
+  answerPrefix?: string;
+}
+
+/**
+ * Keeps only the final answer's tokens of an `AgentExecutor.stream()` run, as strings.
+ *
+ * While a model call streams, nobody knows yet whether it will end in tool calls or in the
+ * answer. So by default the tokens of each model call (iteration) are held back: an `action`
+ * or `step` event of that iteration drops them, and the `output` event releases them, one value
+ * per token, when they end with the output (the tokens are cut where the output starts, and
+ * whitespace the parser trimmed after it is dropped).
+ * Otherwise (a forced stop, a `returnDirect` tool, a model that does not stream, a parser that
+ * rewrites the text) the output is emitted as one value. Either way the values joined are the
+ * whole final answer (nothing is emitted for an empty answer), and the result completes when the
+ * run does. The price of the default is latency: the answer arrives when the run ends.
+ *
+ * With `answerPrefix`, tokens after the prefix stream live. Whitespace at the end of a token is
+ * held back until more text follows, since parsers trim the answer. If the prefix never shows,
+ * the output is emitted as one value at the end; if the output continues what was streamed, the
+ * rest is emitted. A model that writes the prefix and then still calls a tool has already
+ * streamed those tokens: they cannot be taken back, and the real answer follows them.
+ *
+ * Unsubscribing from the result unsubscribes from the run (and so cancels it).
+ *
+ * @example
+ * ```ts
+ * import { finalAnswerTokens, type AgentStreamEvent } from "@agentrx/executors";
+ * import { from } from "rxjs";
+ *
+ * const run = from<AgentStreamEvent[]>([
+ *   { type: "token", iteration: 0, text: "Let me look." },
+ *   { type: "action", iteration: 0, action: { tool: "search", toolInput: {}, log: "" }, messages: [] },
+ *   { type: "token", iteration: 1, text: "It is " },
+ *   { type: "token", iteration: 1, text: "sunny." },
+ *   { type: "output", output: "It is sunny.", returnValues: { output: "It is sunny." }, messages: [], stopReason: "finish" },
+ * ]);
+ * run.pipe(finalAnswerTokens()).subscribe((text) => process.stdout.write(text)); // "It is sunny."
+ * ```
+ */
+export function finalAnswerTokens(
+  options: FinalAnswerTokensOptions = {},
+): OperatorFunction<AgentStreamEvent, string> {
+  const { answerPrefix } = options ?? {};
+  if (answerPrefix !== undefined && (typeof answerPrefix !== "string" || answerPrefix.length === 0)) {
+    throw new InvalidArgumentError({
+      argument: "answerPrefix",
+      value: answerPrefix,
+      message: `finalAnswerTokens: \`answerPrefix\` must be a non-empty string such as "Final Answer:", got ${JSON.stringify(answerPrefix)}.`,
+    });
+  }
+  return (events) =>
+    new Observable<string>((subscriber) => {
+      const tracker = answerPrefix === undefined ? bufferedTracker() : prefixTracker(answerPrefix);
+      return events.subscribe({
+        next: (event) => {
+          switch (event.type) {
+            case "token":
+              tracker.token(event.iteration, event.text, (text) => subscriber.next(text));
+              break;
+            case "action":
+            case "step":
+              tracker.notFinal(event.iteration);
+              break;
+            case "output":
+              for (const text of tracker.output(event.output)) {
+                if (subscriber.closed) return;
+                subscriber.next(text);
+              }
+              break;
+            default:
+              break;
+          }
+        },
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => subscriber.complete(),
+      });
+    });
+}
+
+interface Tracker {
+  token(iteration: number, text: string, emit: (text: string) => void): void;
+  notFinal(iteration: number): void;
+  output(output: string): string[];
+}
+
+/** Holds the latest model call's tokens until the run shows whether they were the answer. */
+function bufferedTracker(): Tracker {
+  let iteration = -1;
+  let tokens: string[] = [];
+  const notFinal = new Set<number>();
+  return {
+    token(at, text) {
+      if (notFinal.has(at)) return;
+      if (at !== iteration) {
+        iteration = at;
+        tokens = [];
+      }
+      tokens.push(text);
+    },
+    notFinal(at) {
+      notFinal.add(at);
+      if (at === iteration) tokens = [];
+    },
+    output(output) {
+      const held = tokens;
+      tokens = [];
+      if (output === "") return [];
+      // The tokens end with the answer, perhaps followed by whitespace the parser trimmed, and
+      // preceded by text that is not part of it (whitespace, a "Final Answer:" marker, or what a
+      // call cut short by a limit streamed before the "generate" call of the same iteration).
+      const joined = held.join("");
+      const end = joined.trimEnd().length;
+      const start = end - output.length;
+      if (start >= 0 && joined.slice(start, end) === output) return sliceTokens(held, start, end);
+      return [output];
+    },
+  };
+}
+
+/** Streams a model call's tokens live once `prefix` has been seen in its text. */
+function prefixTracker(prefix: string): Tracker {
+  let iteration = -1;
+  let seen = ""; // the current call's text, until the prefix shows
+  let live = -1; // the iteration streaming the answer, if any
+  let leading = true; // still skipping whitespace right after the prefix
+  let streamed = ""; // the answer text emitted so far
+  let trailing = ""; // whitespace held back: parsers trim the answer, so it may never belong to it
+  const notFinal = new Set<number>();
+  const send = (text: string, emit: (text: string) => void) => {
+    let rest = trailing + text;
+    if (leading) {
+      rest = rest.replace(/^\s+/, "");
+      if (rest === "") return;
+      leading = false;
+    }
+    const body = rest.replace(/\s+$/, "");
+    trailing = rest.slice(body.length);
+    if (body === "") return;
+    streamed += body;
+    emit(body);
+  };
+  return {
+    token(at, text, emit) {
+      if (notFinal.has(at)) return;
+      if (at === live) {
+        send(text, emit);
+        return;
+      }
+      if (at !== iteration) {
+        iteration = at;
+        seen = "";
+      }
+      seen += text;
+      const index = seen.indexOf(prefix);
+      if (index === -1) return;
+      const after = seen.slice(index + prefix.length);
+      live = at;
+      leading = true;
+      streamed = "";
+      trailing = "";
+      seen = "";
+      send(after, emit);
+    },
+    notFinal(at) {
+      notFinal.add(at);
+      if (at === iteration) seen = "";
+      if (at === live) {
+        live = -1;
+        streamed = "";
+        trailing = "";
+      }
+    },
+    output(output) {
+      if (streamed === "") return output === "" ? [] : [output];
+      const rest = output.startsWith(streamed) ? output.slice(streamed.length) : "";
+      streamed = "";
+      trailing = "";
+      return rest === "" ? [] : [rest];
+    },
+  };
+}
+
+/** The tokens covering characters `start` to `end` of their concatenation, cut at both ends. */
+function sliceTokens(tokens: string[], start: number, end: number): string[] {
+  const sliced: string[] = [];
+  let offset = 0;
+  for (const token of tokens) {
+    const from = Math.max(start - offset, 0);
+    const to = Math.min(end - offset, token.length);
+    if (to > from) sliced.push(token.slice(from, to));
+    offset += token.length;
+  }
+  return sliced;
+}

@@ -1,0 +1,35 @@
+import {
+  finalAnswerTokens,
+  printTrace,
+  renderTrace,
+  stopWhenAny,
+  timeBudget,
+  tokenBudget,
+  toolCallBudget,
+  type AgentStreamEvent,
+  type BudgetSpent,
+  type OutputEvent,
+  type StopCondition,
+} from "@agentrx/executors";
+import type { MonoTypeOperatorFunction, Observable, OperatorFunction } from "rxjs";
+import { describe, expectTypeOf, it } from "vitest";
+
+describe("operator types", () => {
+  it("budgets are stop conditions that emit BudgetSpent", () => {
+    expectTypeOf(tokenBudget(10)).toEqualTypeOf<OperatorFunction<AgentStreamEvent, BudgetSpent>>();
+    expectTypeOf(toolCallBudget(1)).toMatchTypeOf<StopCondition>();
+    expectTypeOf(timeBudget(1)).toMatchTypeOf<StopCondition>();
+    expectTypeOf(stopWhenAny(tokenBudget(10), timeBudget(5))).toEqualTypeOf<StopCondition>();
+    // @ts-expect-error count is "total" | "input" | "output"
+    tokenBudget(10, { count: "prompt" });
+  });
+
+  it("finalAnswerTokens maps events to strings; renderTrace passes events through", () => {
+    expectTypeOf(finalAnswerTokens()).toEqualTypeOf<OperatorFunction<AgentStreamEvent, string>>();
+    expectTypeOf(renderTrace()).toEqualTypeOf<MonoTypeOperatorFunction<AgentStreamEvent>>();
+    expectTypeOf(printTrace).parameter(0).toEqualTypeOf<Observable<AgentStreamEvent>>();
+    expectTypeOf(printTrace).returns.toEqualTypeOf<Promise<OutputEvent>>();
+    // @ts-expect-error colors is a boolean or "auto"
+    renderTrace({ colors: "always" });
+  });
+});

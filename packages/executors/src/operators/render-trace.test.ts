@@ -1,0 +1,227 @@
+import { AbortError, AgentRxError, InvalidArgumentError } from "@agentrx/core";
+import { NEVER, Subject, concat, from, of, throwError, type Observable } from "rxjs";
+import { describe, expect, it, vi } from "vitest";
+import type { AgentStreamEvent } from "../executor/events";
+import { printTrace } from "./print-trace";
+import { autoColors, renderTrace, type RenderTraceOptions } from "./render-trace";
+import { actionEvent, outputEvent, stepEvent, tokenEvent, usageEvent } from "./test-events";
+
+function capture(): { write: (text: string) => void; text: () => string } {
+  let text = "";
+  return { write: (chunk) => void (text += chunk), text: () => text };
+}
+
+function render(events: Observable<AgentStreamEvent>, options: RenderTraceOptions = {}) {
+  const out = capture();
+  const seen: AgentStreamEvent[] = [];
+  let failure: unknown;
+  events.pipe(renderTrace({ write: out.write, ...options })).subscribe({
+    next: (event) => seen.push(event),
+    error: (error: unknown) => (failure = error),
+  });
+  return { text: out.text(), seen, failure };
+}
+
+const run: AgentStreamEvent[] = [
+  tokenEvent(0, "Let me "),
+  tokenEvent(0, "look that up."),
+  actionEvent(0, "search", { query: "weather in Paris" }),
+  actionEvent(0, "calculator", "21 * 9 / 5 + 32"),
+  usageEvent(0, 120, 18),
+  stepEvent(0, "calculator", "69.8", 3),
+  stepEvent(0, "search", "Sunny,\n  21 °C,\n light wind", 1250),
+  tokenEvent(1, "It is sunny "),
+  tokenEvent(1, "and 21 °C\n(69.8 °F)."),
+  outputEvent("It is sunny and 21 °C\n(69.8 °F)."),
+];
+
+describe("renderTrace", () => {
+  it("prints one line per action, step and answer, with the model's text inline", () => {
+    const { text, seen } = render(from(run));
+    expect(text).toMatchInlineSnapshot(`
+      "model   Let me look that up.
+      action  search {"query":"weather in Paris"}
+      action  calculator 21 * 9 / 5 + 32
+      step    calculator (3 ms) 69.8
+      step    search (1.3 s) Sunny, 21 °C, light wind
+      model   It is sunny and 21 °C
+              (69.8 °F).
+      answer  It is sunny and 21 °C
+              (69.8 °F). (finish)
+      "
+    `);
+    expect(seen).toEqual(run);
+  });
+
+  it("starts a new model line for each model call", () => {
+    const { text } = render(
+      of(tokenEvent(0, "First call"), usageEvent(0, 1, 1), tokenEvent(1, "cut "), tokenEvent(2, "third"), outputEvent("third")),
+    );
+    expect(text).toMatchInlineSnapshot(`
+      "model   First call
+      model   cut 
+      model   third
+      answer  third (finish)
+      "
+    `);
+  });
+
+  it("shows usage when asked, hides tokens when asked, and cuts long inputs and observations", () => {
+    const long = "word ".repeat(40);
+    const { text } = render(
+      of(
+        tokenEvent(0, "hidden"),
+        actionEvent(0, "search", long),
+        stepEvent(0, "search", long, 80_000),
+        usageEvent(0, 12, 5),
+        outputEvent("Agent stopped due to iteration limit or time limit.", "max_iterations"),
+      ),
+      { tokens: false, usage: true, maxLength: 24 },
+    );
+    expect(text).toMatchInlineSnapshot(`
+      "action  search word word word word…
+      step    search (1 min 20 s) word word word word…
+      usage   12 in + 5 out = 17 tokens
+      answer  Agent stopped due to iteration limit or time limit. (max_iterations)
+      "
+    `);
+  });
+
+  it("colours the labels with ANSI codes when colours are on", () => {
+    const { text } = render(of(actionEvent(0, "search", { q: 1 }), outputEvent("ok", "budget")), { colors: true });
+    expect(text.replaceAll("\x1b", "␛")).toMatchInlineSnapshot(`
+      "␛[36maction␛[39m  ␛[1msearch␛[22m {"q":1}
+      ␛[1m␛[35manswer␛[39m␛[22m  ok ␛[33m(budget)␛[39m
+      "
+    `);
+    expect(render(of(outputEvent("ok")), { colors: false }).text).not.toContain("\x1b");
+  });
+
+  it("writes an error line, then passes the error on", () => {
+    const boom = new Error("model unreachable");
+    const { text, seen, failure } = render(concat(of(tokenEvent(0, "Thinking")), throwError(() => boom)));
+    expect(text).toMatchInlineSnapshot(`
+      "model   Thinking
+      error   Error: model unreachable
+      "
+    `);
+    expect(seen).toHaveLength(1);
+    expect(failure).toBe(boom);
+  });
+
+  it("passes a failing writer's error down the stream instead of throwing", () => {
+    const broken = new Error("EPIPE");
+    const events = new Subject<AgentStreamEvent>();
+    const error = vi.fn();
+    events
+      .pipe(
+        renderTrace({
+          write: () => {
+            throw broken;
+          },
+        }),
+      )
+      .subscribe({ error });
+    expect(() => events.next(actionEvent(0, "search"))).not.toThrow();
+    expect(error).toHaveBeenCalledWith(broken);
+    expect(events.observed).toBe(false);
+  });
+
+  it("passes the run's error on even when the writer fails too", () => {
+    const boom = new Error("run failed");
+    const error = vi.fn();
+    throwError(() => boom)
+      .pipe(
+        renderTrace({
+          write: () => {
+            throw new Error("EPIPE");
+          },
+        }),
+      )
+      .subscribe({ error });
+    expect(error).toHaveBeenCalledExactlyOnceWith(boom);
+  });
+
+  it("is lazy, and unsubscribing ends the open line and unsubscribes from the run", () => {
+    const out = capture();
+    const events = new Subject<AgentStreamEvent>();
+    const traced = events.pipe(renderTrace({ write: out.write }));
+    expect(events.observed).toBe(false);
+    const subscription = traced.subscribe();
+    events.next(tokenEvent(0, "partial"));
+    subscription.unsubscribe();
+    expect(events.observed).toBe(false);
+    expect(out.text()).toBe("model   partial\n");
+  });
+
+  it("validates its options, naming them", () => {
+    expect(() => renderTrace({ colors: "always" as "auto" })).toThrowError(InvalidArgumentError);
+    expect(() => renderTrace({ colors: "always" as "auto" })).toThrowError(/`colors` must be true, false or "auto"/);
+    expect(() => renderTrace({ maxLength: 3 })).toThrowError(/`maxLength`/);
+    expect(() => renderTrace({ write: "stdout" as never })).toThrowError(/`write`/);
+  });
+});
+
+describe("autoColors", () => {
+  it("colours a TTY unless NO_COLOR is set to something", () => {
+    expect(autoColors({ isTTY: true }, {})).toBe(true);
+    expect(autoColors({ isTTY: true }, { NO_COLOR: "" })).toBe(true);
+    expect(autoColors({ isTTY: true }, { NO_COLOR: "1" })).toBe(false);
+    expect(autoColors({ isTTY: false }, {})).toBe(false);
+    expect(autoColors(undefined, {})).toBe(false);
+  });
+});
+
+describe("printTrace", () => {
+  it("resolves with the output event once the run has been printed", async () => {
+    const out = capture();
+    const result = await printTrace(from(run), { write: out.write });
+    expect(result).toEqual(run.at(-1));
+    expect(out.text()).toContain("answer  It is sunny");
+  });
+
+  it("rejects with the run's error", async () => {
+    const out = capture();
+    const boom = new Error("tool exploded");
+    await expect(printTrace(throwError(() => boom), { write: out.write })).rejects.toBe(boom);
+    expect(out.text()).toBe("error   Error: tool exploded\n");
+  });
+
+  it("rejects clearly when the stream has no output event", async () => {
+    const rejection = printTrace(of(tokenEvent(0, "x")), { write: () => undefined });
+    await expect(rejection).rejects.toSatisfy((error) => AgentRxError.isInstance(error));
+    await expect(rejection).rejects.toThrowError(/executor\.stream/);
+  });
+
+  it("cancels the run when its signal aborts", async () => {
+    const controller = new AbortController();
+    const events = new Subject<AgentStreamEvent>();
+    const printing = printTrace(concat(events, NEVER), { write: () => undefined, signal: controller.signal });
+    expect(events.observed).toBe(true);
+    controller.abort("stop");
+    await expect(printing).rejects.toSatisfy((error) => AbortError.isInstance(error));
+    expect(events.observed).toBe(false);
+    await expect(printTrace(of(outputEvent("x")), { signal: controller.signal })).rejects.toSatisfy((error) =>
+      AbortError.isInstance(error),
+    );
+  });
+
+  it("validates its options before anything runs", () => {
+    const events = new Subject<AgentStreamEvent>();
+    expect(() => printTrace(events, { maxLength: 0 })).toThrowError(/printTrace: `maxLength`/);
+    expect(events.observed).toBe(false);
+  });
+});
+
+describe("line formatting", () => {
+  it("cuts a long text without spaces at the limit, and keeps short texts whole", () => {
+    const { text } = render(of(actionEvent(0, "hash", "x".repeat(50)), stepEvent(0, "hash", "ok", 0.4)), {
+      maxLength: 12,
+    });
+    expect(text).toMatchInlineSnapshot(`
+      "action  hash xxxxxxxxxxx…
+      step    hash (0 ms) ok
+      "
+    `);
+  });
+});

@@ -1,0 +1,110 @@
+import type { AgentStreamEvent, StopReason } from "../executor/events";
+
+/** Styles the trace uses; identity functions when colours are off. */
+export interface TraceStyle {
+  label(kind: "action" | "step" | "model" | "usage" | "answer" | "error", text: string): string;
+  bold(text: string): string;
+  dim(text: string): string;
+  stopReason(reason: StopReason, text: string): string;
+}
+
+const sgr = (open: number, close: number) => (text: string) => `\x1b[${open}m${text}\x1b[${close}m`;
+const bold = sgr(1, 22);
+const dim = sgr(2, 22);
+const COLORS = {
+  action: sgr(36, 39), // cyan
+  step: sgr(32, 39), // green
+  model: sgr(90, 39), // grey
+  usage: sgr(90, 39),
+  answer: (text: string) => bold(sgr(35, 39)(text)), // bold magenta
+  error: sgr(31, 39), // red
+} as const;
+
+export const ANSI_STYLE: TraceStyle = {
+  label: (kind, text) => COLORS[kind](text),
+  bold,
+  dim,
+  stopReason: (reason, text) => (reason === "finish" ? sgr(32, 39)(text) : sgr(33, 39)(text)),
+};
+
+export const PLAIN_STYLE: TraceStyle = {
+  label: (_kind, text) => text,
+  bold: (text) => text,
+  dim: (text) => text,
+  stopReason: (_reason, text) => text,
+};
+
+/** Width of the label column ("action  ", "step    ", ...). */
+export const LABEL_WIDTH = 8;
+export const INDENT = " ".repeat(LABEL_WIDTH);
+
+/** The padded label of a line. */
+export function label(style: TraceStyle, kind: Parameters<TraceStyle["label"]>[0]): string {
+  return `${style.label(kind, kind)}${" ".repeat(LABEL_WIDTH - kind.length)}`;
+}
+
+/**
+ * Text on one line: whitespace runs collapsed, cut to at most `maxLength` characters ending in an
+ * ellipsis, at a word boundary when one is near the end.
+ */
+export function oneLine(text: string, maxLength: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  if (flat.length <= maxLength) return flat;
+  const cut = flat.slice(0, maxLength - 1);
+  const space = cut.lastIndexOf(" ");
+  return `${space > maxLength * 0.6 ? cut.slice(0, space) : cut}…`;
+}
+
+/** Continuation lines of a multi-line text, indented under the label column. */
+export function indentLines(text: string): string {
+  return text.replace(/\r?\n/g, `\n${INDENT}`);
+}
+
+/** A tool input as text: strings as they are, anything else as JSON. */
+export function formatInput(input: unknown): string {
+  if (typeof input === "string") return input;
+  try {
+    return JSON.stringify(input) ?? String(input);
+  } catch {
+    return String(input);
+  }
+}
+
+/** `850 ms`, `1.2 s`, `2 min 5 s`. */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return "? ms";
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const minutes = Math.floor(ms / 60_000);
+  return `${minutes} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+/** The line of an event other than `token` (tokens are written inline), or undefined. */
+export function formatLine(
+  event: Exclude<AgentStreamEvent, { type: "token" }>,
+  style: TraceStyle,
+  maxLength: number,
+  showUsage: boolean,
+): string | undefined {
+  switch (event.type) {
+    case "action": {
+      const { tool, toolInput } = event.action;
+      return `${label(style, "action")}${style.bold(tool)} ${oneLine(formatInput(toolInput), maxLength)}\n`;
+    }
+    case "step": {
+      const { action, observation } = event.step;
+      const took = style.dim(`(${formatDuration(event.durationMs)})`);
+      return `${label(style, "step")}${style.bold(action.tool)} ${took} ${oneLine(formatInput(observation), maxLength)}\n`;
+    }
+    case "usage": {
+      if (!showUsage) return undefined;
+      const { input_tokens: input, output_tokens: output, total_tokens: total } = event.usage;
+      return `${label(style, "usage")}${style.dim(`${input} in + ${output} out = ${total} tokens`)}\n`;
+    }
+    case "output":
+      const answer = event.output === "" ? "" : `${indentLines(event.output)} `;
+      return `${label(style, "answer")}${answer}${style.stopReason(event.stopReason, `(${event.stopReason})`)}\n`;
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,91 @@
+import { InvalidArgumentError } from "@agentrx/core";
+import { describe, expect, it } from "vitest";
+import { createCalculatorTool } from "./calculator-tool";
+import { evaluateExpression } from "./evaluate-expression";
+import { ExpressionError } from "./expression-error";
+
+const calculator = createCalculatorTool();
+
+describe("evaluateExpression", () => {
+  it.each([
+    ["1 + 2 * 3", 7],
+    ["(1 + 2) * 3", 9],
+    ["2 ^ 3 ^ 2", 512],
+    ["-2 ^ 2", -4],
+    ["10 % 3", 1],
+    ["5!", 120],
+    ["2 pi", 2 * Math.PI],
+    ["sqrt(16) + abs(-3)", 7],
+    ["log(8, 2)", 3],
+    ["max(1, 7, 3) - min(4, 2)", 5],
+    ["round(3.14159, 2)", 3.14],
+    ["1e3 / 4", 250],
+  ])("evaluates %s", (expression, expected) => {
+    expect(evaluateExpression(expression)).toBeCloseTo(expected, 10);
+  });
+
+  it.each([
+    ["a.b", /property and index access are not allowed/],
+    ["[1, 2][1]", /not allowed/],
+    ['"abc".length', /property and index access/],
+    ["x = 5", /assignment is not allowed/],
+    ["f(x) = x ^ 2", /defining functions is not allowed/],
+    ["1; 2", /only one expression/],
+    ["{a: 1}", /objects are not allowed/],
+    ["[1, 2, 3]", /matrices and arrays are not allowed/],
+    ["1:10", /ranges are not allowed/],
+    ["1 < 2", /operator "<" is not allowed/],
+    ["1 ? 2 : 3", /conditionals are not allowed/],
+    ['"text"', /only numbers are allowed/],
+    ["true + 1", /only numbers are allowed/],
+    ["x + 1", /unknown name "x"/],
+    ["import({}, {})", /unknown function "import"/],
+    ['evaluate("1+1")', /unknown function "evaluate"/],
+    ['parse("1")', /unknown function "parse"/],
+    ['createUnit("foo")', /unknown function "createUnit"/],
+    ["constructor(1)", /unknown function "constructor"/],
+    ["toString(1)", /unknown function "toString"/],
+    ["2 cm", /unknown name "cm"/],
+    ["sqrt(a.b)", /property and index access/],
+    ["sqrt(1, 2)", /sqrt takes 1 argument\(s\), got 2/],
+    ["1 +", /does not parse/],
+    ["", /the expression is empty/],
+  ])("refuses %s", (expression, message) => {
+    expect(() => evaluateExpression(expression)).toThrow(message);
+    expect(() => evaluateExpression(expression)).toThrow(ExpressionError);
+  });
+
+  it("bounds huge exponents, factorials and inputs instead of hanging", () => {
+    expect(() => evaluateExpression("9 ^ 9 ^ 9 ^ 9")).toThrow(/not a finite number/);
+    expect(() => evaluateExpression("1000000000!")).toThrow(/not a finite number/);
+    expect(() => evaluateExpression("factorial(1e308)")).toThrow(/not a finite number/);
+    expect(() => evaluateExpression("2.5!")).toThrow(/factorial needs a whole number/);
+    expect(() => evaluateExpression("1/0")).toThrow(/not a finite number/);
+    expect(() => evaluateExpression("1+".repeat(300) + "1")).toThrow(/longer than 500 characters/);
+    expect(() => evaluateExpression("1+".repeat(150) + "1")).toThrow(/more than 200 parts/);
+    expect(() => evaluateExpression("(".repeat(240) + "1" + ")".repeat(240))).toThrow(/more than 200 parts/);
+  });
+});
+
+describe("createCalculatorTool", () => {
+  it("answers with the rounded number as text", async () => {
+    await expect(calculator.invoke({ expression: "0.1 + 0.2" })).resolves.toBe("0.3");
+    await expect(calculator.invoke({ expression: "2 ^ 10" })).resolves.toBe("1024");
+  });
+
+  it("rejects missing and wrong-typed arguments", async () => {
+    await expect(calculator.invoke({} as never)).rejects.toThrow(/did not match expected schema/);
+    await expect(calculator.invoke({ expression: 42 } as never)).rejects.toThrow(/did not match expected schema/);
+  });
+
+  it("reports a refused expression with a message for the model", async () => {
+    await expect(calculator.invoke({ expression: "process.exit(1)" })).rejects.toThrow(
+      /Cannot evaluate "process.exit\(1\)": unknown function "process.exit"/,
+    );
+  });
+
+  it("validates its options", () => {
+    expect(() => createCalculatorTool({ precision: 40 })).toThrow(InvalidArgumentError);
+    expect(() => createCalculatorTool({ maxLength: 0 })).toThrow(/maxLength must be an integer >= 1/);
+  });
+});

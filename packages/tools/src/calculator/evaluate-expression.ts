@@ -1,0 +1,198 @@
+import { all, create, type MathNode } from "mathjs";
+import { ExpressionError } from "./expression-error";
+
+// A private mathjs instance used only to parse. Everything that could define, import or evaluate
+// code is replaced by a function that throws, in case anything ever reached it; evaluation below
+// walks the parsed tree itself and knows only numbers, operators and the functions listed here.
+const math = create(all!, { number: "number" });
+const parse = math.parse;
+const disabled = (name: string) => () => {
+  throw new Error(`${name} is disabled in the calculator.`);
+};
+math.import(
+  Object.fromEntries(
+    ["import", "createUnit", "evaluate", "parse", "compile", "simplify", "derivative", "resolve", "reviver", "replacer"].map(
+      (name) => [name, disabled(name)],
+    ),
+  ),
+  { override: true },
+);
+
+const CONSTANTS: Readonly<Record<string, number>> = { pi: Math.PI, PI: Math.PI, e: Math.E, E: Math.E, tau: 2 * Math.PI, phi: (1 + Math.sqrt(5)) / 2 };
+
+type NumberFunction = { arity: [number, number]; apply: (...args: number[]) => number };
+const unary = (apply: (x: number) => number): NumberFunction => ({ arity: [1, 1], apply: (x) => apply(x) });
+
+const MAX_FACTORIAL = 170; // 171! is not a finite double
+function factorial(n: number): number {
+  if (!Number.isInteger(n) || n < 0) throw new RangeError(`factorial needs a whole number >= 0, got ${n}`);
+  if (n > MAX_FACTORIAL) return Number.POSITIVE_INFINITY;
+  let result = 1;
+  for (let i = 2; i <= n; i++) result *= i;
+  return result;
+}
+
+const FUNCTIONS: Readonly<Record<string, NumberFunction>> = {
+  abs: unary(Math.abs),
+  sign: unary(Math.sign),
+  sqrt: unary(Math.sqrt),
+  cbrt: unary(Math.cbrt),
+  exp: unary(Math.exp),
+  log: { arity: [1, 2], apply: (x, base) => (base === undefined ? Math.log(x) : Math.log(x) / Math.log(base)) },
+  log2: unary(Math.log2),
+  log10: unary(Math.log10),
+  sin: unary(Math.sin),
+  cos: unary(Math.cos),
+  tan: unary(Math.tan),
+  asin: unary(Math.asin),
+  acos: unary(Math.acos),
+  atan: unary(Math.atan),
+  atan2: { arity: [2, 2], apply: (y, x) => Math.atan2(y, x ?? 0) },
+  sinh: unary(Math.sinh),
+  cosh: unary(Math.cosh),
+  tanh: unary(Math.tanh),
+  floor: unary(Math.floor),
+  ceil: unary(Math.ceil),
+  round: {
+    arity: [1, 2],
+    apply: (x, digits = 0) => {
+      if (!Number.isInteger(digits) || digits < 0 || digits > 15) throw new RangeError("round's digits must be a whole number from 0 to 15");
+      return Math.round(x * 10 ** digits) / 10 ** digits;
+    },
+  },
+  min: { arity: [1, 100], apply: Math.min },
+  max: { arity: [1, 100], apply: Math.max },
+  hypot: { arity: [1, 100], apply: Math.hypot },
+  pow: { arity: [2, 2], apply: (x, y) => x ** (y ?? 1) },
+  mod: { arity: [2, 2], apply: (x, y) => mod(x, y ?? 1) },
+  factorial: unary(factorial),
+};
+
+const OPERATORS: Readonly<Record<string, (...args: number[]) => number>> = {
+  add: (a, b) => a! + b!,
+  subtract: (a, b) => a! - b!,
+  multiply: (a, b) => a! * b!,
+  divide: (a, b) => a! / b!,
+  pow: (a, b) => a! ** b!,
+  mod: (a, b) => mod(a!, b!),
+  unaryMinus: (a) => -a!,
+  unaryPlus: (a) => a!,
+  factorial: (a) => factorial(a!),
+};
+
+function mod(x: number, y: number): number {
+  return y === 0 ? x : x - y * Math.floor(x / y);
+}
+
+const REFUSED: Readonly<Record<string, string>> = {
+  AccessorNode: "property and index access are not allowed",
+  IndexNode: "property and index access are not allowed",
+  AssignmentNode: "assignment is not allowed",
+  FunctionAssignmentNode: "defining functions is not allowed",
+  BlockNode: "only one expression is allowed (no ';' or newlines)",
+  ObjectNode: "objects are not allowed",
+  ArrayNode: "matrices and arrays are not allowed",
+  RangeNode: "ranges are not allowed",
+  ConditionalNode: "conditionals are not allowed",
+  RelationalNode: "comparisons are not allowed",
+};
+
+/** Options of {@link evaluateExpression}. */
+export interface EvaluateExpressionOptions {
+  /** The longest expression accepted, in characters. @default 500 */
+  maxLength?: number;
+  /** The most operators, numbers and function calls an expression may have. @default 200 */
+  maxNodes?: number;
+}
+
+/**
+ * The names of the functions the calculator knows.
+ *
+ * @example
+ * ```ts
+ * import { CALCULATOR_FUNCTIONS } from "@agentrx/tools";
+ *
+ * console.log(CALCULATOR_FUNCTIONS.includes("sqrt")); // true
+ * ```
+ */
+export const CALCULATOR_FUNCTIONS: readonly string[] = Object.keys(FUNCTIONS);
+
+/**
+ * Evaluates an arithmetic expression without `eval` and without access to anything but numbers,
+ * `+ - * / ^ % !`, parentheses, the constants `pi e tau phi` and the functions in
+ * {@link CALCULATOR_FUNCTIONS}. Throws an {@link ExpressionError} that says what is not allowed.
+ *
+ * @example
+ * ```ts
+ * import { evaluateExpression } from "@agentrx/tools";
+ *
+ * console.log(evaluateExpression("2 * (3 + 4) ^ 2 / sqrt(16)")); // 24.5
+ * ```
+ */
+export function evaluateExpression(expression: string, options: EvaluateExpressionOptions = {}): number {
+  const { maxLength = 500, maxNodes = 200 } = options;
+  const fail = (reason: string, cause?: unknown): never => {
+    throw new ExpressionError({ expression, reason, cause });
+  };
+  if (typeof expression !== "string") fail("the expression must be a string.");
+  if (expression.trim() === "") fail("the expression is empty.");
+  if (expression.length > maxLength) fail(`the expression is longer than ${maxLength} characters.`);
+  let root: MathNode;
+  try {
+    root = parse(expression);
+  } catch (error) {
+    return fail(`it does not parse (${error instanceof Error ? error.message : String(error)}).`, error);
+  }
+  let nodes = 0;
+  const visit = (node: MathNode): number => {
+    nodes += 1;
+    if (nodes > maxNodes) fail(`the expression has more than ${maxNodes} parts.`);
+    const refused = REFUSED[node.type];
+    if (refused) return fail(`${refused}.`);
+    switch (node.type) {
+      case "ConstantNode": {
+        const value = (node as unknown as { value: unknown }).value;
+        return typeof value === "number" ? value : fail(`only numbers are allowed, not ${JSON.stringify(value)}.`);
+      }
+      case "ParenthesisNode":
+        return visit((node as unknown as { content: MathNode }).content);
+      case "SymbolNode": {
+        const name = (node as unknown as { name: string }).name;
+        return CONSTANTS[name] ?? fail(`unknown name "${name}"; the known constants are ${Object.keys(CONSTANTS).join(", ")}.`);
+      }
+      case "OperatorNode": {
+        const { fn, op, args } = node as unknown as { fn: string; op: string; args: MathNode[] };
+        const operator = OPERATORS[fn];
+        if (!operator) return fail(`the operator "${op}" is not allowed; use + - * / ^ % !.`);
+        return operator(...args.map(visit));
+      }
+      case "FunctionNode": {
+        const { fn, args } = node as unknown as { fn: MathNode & { name?: string }; args: MathNode[] };
+        const name = fn.type === "SymbolNode" ? fn.name ?? "" : "";
+        const known = Object.hasOwn(FUNCTIONS, name) ? FUNCTIONS[name] : undefined;
+        if (!known) return fail(`unknown function "${name || fn.toString()}"; allowed: ${CALCULATOR_FUNCTIONS.join(", ")}.`);
+        const [least, most] = known.arity;
+        if (args.length < least || args.length > most) {
+          fail(`${name} takes ${least === most ? least : `${least} to ${most}`} argument(s), got ${args.length}.`);
+        }
+        try {
+          return known.apply(...args.map(visit));
+        } catch (error) {
+          if (ExpressionError.isInstance(error)) throw error;
+          return fail(`${error instanceof Error ? error.message : String(error)}.`, error);
+        }
+      }
+      default:
+        return fail(`${node.type} is not allowed.`);
+    }
+  };
+  let result: number;
+  try {
+    result = visit(root);
+  } catch (error) {
+    if (ExpressionError.isInstance(error)) throw error;
+    return fail(`${error instanceof Error ? error.message : String(error)}.`, error);
+  }
+  if (!Number.isFinite(result)) fail(`the result is not a finite number (${result}).`);
+  return result;
+}

@@ -1,0 +1,43 @@
+import { AgentRxError } from "@agentrx/core";
+
+const MARKER = "agentrx.error.ToolTimeoutError";
+const MARKER_SYMBOL = Symbol.for(MARKER);
+
+/**
+ * A tool call (or an HTTP request made by a tool) took longer than its time limit and was aborted.
+ * It is marked `retryable`, so a retry policy around a timeout policy tries again.
+ *
+ * @example
+ * ```ts
+ * import { ToolTimeoutError } from "@agentrx/tools";
+ *
+ * const error = new ToolTimeoutError({ toolName: "search", timeoutMs: 500 });
+ * console.log(error.message); // Tool "search" timed out after 500 ms.
+ * ```
+ */
+export class ToolTimeoutError extends AgentRxError {
+  protected readonly [MARKER_SYMBOL] = true;
+
+  /** The tool (or operation) that timed out. */
+  readonly toolName: string;
+  /** The limit that was exceeded, in milliseconds. */
+  readonly timeoutMs: number;
+  /** Timeouts are worth retrying: a retry policy treats this error as retryable. */
+  readonly retryable = true;
+
+  constructor({ toolName, timeoutMs, message }: { toolName: string; timeoutMs: number; message?: string }) {
+    super({
+      name: "ToolTimeoutError",
+      message:
+        message ??
+        `Tool "${toolName}" timed out after ${timeoutMs} ms. Try again with a simpler request, or raise the tool's timeout.`,
+    });
+    this.toolName = toolName;
+    this.timeoutMs = timeoutMs;
+  }
+
+  /** Returns true when `error` is a {@link ToolTimeoutError} (from any copy of the package). */
+  static override isInstance(error: unknown): error is ToolTimeoutError {
+    return AgentRxError.hasMarker(error, MARKER);
+  }
+}

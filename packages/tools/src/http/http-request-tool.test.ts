@@ -1,0 +1,59 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { RetryableToolError } from "../errors/retryable-tool-error";
+import { ToolRetriesExhaustedError } from "../errors/tool-retries-exhausted-error";
+import { withRetry } from "../policies/retry-policy";
+import { createHttpRequestTool } from "./http-request-tool";
+import { startTestServer, type TestServer } from "./test-server";
+
+let server: TestServer;
+beforeEach(async () => {
+  server = await startTestServer((request, response) => {
+    if (request.url === "/busy") return void response.writeHead(503, { "retry-after": "0" }).end("overloaded");
+    if (request.url === "/missing") return void response.writeHead(404, { "content-type": "text/plain" }).end("no such page");
+    let body = "";
+    request.on("data", (chunk) => (body += chunk));
+    request.on("end", () => {
+      response.writeHead(200, { "content-type": "text/plain", "x-secret": "hidden" });
+      response.end(`${request.method} ${request.url} ${body}`);
+    });
+  });
+});
+afterEach(() => server.close());
+
+const httpTool = () =>
+  createHttpRequestTool({ allowedHosts: ["127.0.0.1"], allowedAddresses: ["127.0.0.1"], allowedMethods: ["GET", "POST"] });
+
+describe("createHttpRequestTool", () => {
+  it("returns the status line, content type and body", async () => {
+    await expect(httpTool().invoke({ url: `${server.origin}/hello?x=1` })).resolves.toBe("HTTP 200 OK\ncontent-type: text/plain\n\nGET /hello?x=1 ");
+    await expect(httpTool().invoke({ url: `${server.origin}/data`, method: "POST", body: '{"a":1}' })).resolves.toContain('POST /data {"a":1}');
+  });
+
+  it("returns client errors as observations", async () => {
+    await expect(httpTool().invoke({ url: `${server.origin}/missing` })).resolves.toBe("HTTP 404 Not Found\ncontent-type: text/plain\n\nno such page");
+  });
+
+  it("marks overloaded answers retryable, so a retry policy tries again and then gives up", async () => {
+    const error = await httpTool().invoke({ url: `${server.origin}/busy` }).catch((e: unknown) => e);
+    expect(RetryableToolError.isInstance(error)).toBe(true);
+    expect((error as RetryableToolError).message).toMatch(/HTTP 503 Service Unavailable from .*\/busy; try again later/);
+    const retried = withRetry(httpTool(), { maxAttempts: 2, initialDelayMs: 1 });
+    const exhausted = await retried.invoke({ url: `${server.origin}/busy` }).catch((e: unknown) => e);
+    expect(ToolRetriesExhaustedError.isInstance(exhausted)).toBe(true);
+    expect(server.requests.filter((r) => r.url === "/busy")).toHaveLength(3);
+  });
+
+  it("rejects missing, wrong-typed and disallowed arguments with a clear message", async () => {
+    await expect(httpTool().invoke({} as never)).rejects.toThrow(/did not match expected schema/);
+    await expect(httpTool().invoke({ url: 42 } as never)).rejects.toThrow(/did not match expected schema/);
+    await expect(httpTool().invoke({ url: server.origin, method: "DELETE" } as never)).rejects.toThrow(/did not match expected schema/);
+    await expect(httpTool().invoke({ url: "http://metadata.google.internal/" })).rejects.toThrow(
+      /Request refused: the host "metadata.google.internal" is not in allowedHosts/,
+    );
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("describes its hosts and methods to the model", () => {
+    expect(httpTool().description).toContain("Allowed hosts: 127.0.0.1. Allowed methods: GET, POST.");
+  });
+});

@@ -1,0 +1,59 @@
+import { tool } from "@langchain/core/tools";
+import { z } from "zod";
+import { responseToObservation } from "./format-response";
+import { createSafeHttpClient, type SafeHttpOptions } from "./safe-http-client";
+
+/** Options of {@link createHttpRequestTool}: the safe HTTP options plus the tool's own. */
+export interface HttpRequestToolOptions extends SafeHttpOptions {
+  /** The tool's name. @default "http_request" */
+  name?: string;
+  /** The tool's description. @default one that lists the allowed hosts and methods */
+  description?: string;
+  /**
+   * Response statuses that fail the call with a `RetryableToolError` (honouring Retry-After),
+   * so that a retry policy tries again; other statuses are returned as observations. @default [429, 502, 503, 504]
+   */
+  retryableStatuses?: readonly number[];
+}
+
+/**
+ * An HTTP request tool for a model, on the safe HTTP layer ({@link createSafeHttpClient}): only
+ * allowed hosts, only public addresses unless allowed, the address pinned for the connection, limits
+ * on size and time, allowed methods and headers. The observation is the status line, the
+ * content type and the body; a refused request fails with a {@link RequestRefusedError} saying why.
+ *
+ * @example
+ * ```ts
+ * import { createHttpRequestTool } from "@agentrx/tools";
+ *
+ * const http = createHttpRequestTool({
+ *   allowedHosts: ["api.example.com"],
+ *   allowedMethods: ["GET", "POST"],
+ *   headers: { authorization: "Bearer <token>" },
+ * });
+ * console.log(http.name); // http_request
+ * ```
+ */
+export function createHttpRequestTool(options: HttpRequestToolOptions) {
+  const { name = "http_request", description, retryableStatuses = [429, 502, 503, 504], ...httpOptions } = options;
+  const client = createSafeHttpClient(httpOptions);
+  const methods = (httpOptions.allowedMethods ?? ["GET"]).map((m) => m.toUpperCase()) as [string, ...string[]];
+  return tool(
+    async ({ url, method, headers, body }, config) => {
+      const response = await client.request({ url, method, headers, body }, { signal: config?.signal });
+      return responseToObservation(response, retryableStatuses);
+    },
+    {
+      name,
+      description:
+        description ??
+        `Sends an HTTP request and returns the status, content type and body. Allowed hosts: ${httpOptions.allowedHosts.join(", ")}. Allowed methods: ${methods.join(", ")}.`,
+      schema: z.object({
+        url: z.string().describe("The absolute URL, e.g. https://host/path?query."),
+        method: z.enum(methods).optional().describe(`The HTTP method; defaults to GET.`),
+        headers: z.record(z.string(), z.string()).optional().describe("Extra request headers."),
+        body: z.string().optional().describe("The request body, e.g. JSON text."),
+      }),
+    },
+  );
+}

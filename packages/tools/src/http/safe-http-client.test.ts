@@ -1,0 +1,156 @@
+import { InvalidArgumentError } from "@agentrx/core";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { RequestRefusedError } from "../errors/request-refused-error";
+import { ResponseTooLargeError } from "../errors/response-too-large-error";
+import { ToolTimeoutError } from "../errors/tool-timeout-error";
+import { createSafeHttpClient, type SafeHttpOptions } from "./safe-http-client";
+import { startTestServer, type TestServer } from "./test-server";
+
+let server: TestServer;
+let onRequest: () => void = () => undefined;
+
+beforeEach(async () => {
+  onRequest = () => undefined;
+  server = await startTestServer((request, response) => {
+    onRequest();
+    const path = request.url ?? "/";
+    if (path === "/hang") return; // never answers
+    if (path === "/big") return void response.end("x".repeat(5000));
+    if (path === "/stream") {
+      response.writeHead(200, { "content-type": "text/plain" }); // no content-length: chunked
+      for (let i = 0; i < 10; i++) response.write("y".repeat(1000));
+      return void response.end();
+    }
+    if (path === "/redirect") return void response.writeHead(302, { location: "http://10.0.0.1/secret" }).end();
+    if (path === "/local-redirect") return void response.writeHead(302, { location: "/echo" }).end();
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(JSON.stringify({ method: request.method, host: request.headers.host, auth: request.headers.authorization ?? null, accept: request.headers.accept ?? null }));
+  });
+});
+afterEach(async () => {
+  vi.useRealTimers();
+  await server.close();
+});
+
+const local = (extra: Partial<SafeHttpOptions> = {}): SafeHttpOptions => ({ allowedHosts: ["127.0.0.1"], allowedAddresses: ["127.0.0.1"], ...extra });
+const refusal = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as RequestRefusedError);
+
+describe("createSafeHttpClient", () => {
+  it("sends allowed requests to an explicitly allowed loopback server, with fixed headers", async () => {
+    const client = createSafeHttpClient(local({ headers: { Authorization: "Bearer t" } }));
+    const response = await client.request({ url: `${server.origin}/echo`, headers: { Accept: "application/json" } });
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body)).toEqual({ method: "GET", host: `127.0.0.1:${server.port}`, auth: "Bearer t", accept: "application/json" });
+  });
+
+  it("refuses loopback and private addresses unless allowed, before connecting", async () => {
+    const client = createSafeHttpClient({ allowedHosts: ["127.0.0.1", "10.1.2.3", "169.254.169.254", "[::1]"] });
+    for (const url of [`${server.origin}/echo`, "http://10.1.2.3/", "http://169.254.169.254/latest/meta-data", "http://[::1]/"]) {
+      const error = await refusal(client.request({ url }));
+      expect(error?.reason).toBe("address_not_allowed");
+      expect(error?.message).toMatch(/is not a public address; add it to allowedAddresses/);
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("refuses a public name that resolves to a private address (also IPv4-mapped IPv6, also one of many)", async () => {
+    for (const addresses of [["10.0.0.5"], ["93.184.216.34", "192.168.1.1"], ["::ffff:127.0.0.1"], ["fe80::1"]]) {
+      const resolver = vi.fn(async () => addresses);
+      const client = createSafeHttpClient({ allowedHosts: ["api.example.com"], resolver });
+      const error = await refusal(client.request({ url: "https://api.example.com/v1" }));
+      expect(error?.reason).toBe("address_not_allowed");
+      expect(error?.message).toContain('the host "api.example.com" resolves to');
+      expect(resolver).toHaveBeenCalledWith("api.example.com");
+    }
+  });
+
+  it("connects to the address it vetted, resolving the name only once (no DNS rebinding)", async () => {
+    const resolver = vi.fn().mockResolvedValueOnce(["127.0.0.1"]).mockResolvedValue(["10.9.9.9"]);
+    const client = createSafeHttpClient({ allowedHosts: ["service.internal.test"], allowedAddresses: ["127.0.0.1/32"], resolver });
+    const response = await client.request({ url: `http://service.internal.test:${server.port}/echo` });
+    expect(JSON.parse(response.body).host).toBe(`service.internal.test:${server.port}`);
+    expect(resolver).toHaveBeenCalledTimes(1);
+  });
+
+  it("refuses hosts, schemes, methods, headers and URLs it does not allow", async () => {
+    const client = createSafeHttpClient(local());
+    const cases: Array<[Parameters<typeof client.request>[0], string]> = [
+      [{ url: "http://example.com/" }, "host_not_allowed"],
+      [{ url: "http://127.0.0.1.nip.io/" }, "host_not_allowed"],
+      [{ url: "file:///etc/passwd" }, "protocol_not_allowed"],
+      [{ url: "not a url" }, "invalid_url"],
+      [{ url: `http://user:pw@127.0.0.1:${server.port}/` }, "invalid_url"],
+      [{ url: `${server.origin}/`, method: "DELETE" }, "method_not_allowed"],
+      [{ url: `${server.origin}/`, headers: { Host: "evil" } }, "header_not_allowed"],
+      [{ url: `${server.origin}/`, headers: { Cookie: "a=1" } }, "header_not_allowed"],
+      [{ url: `${server.origin}/`, headers: { accept: "a\r\nX-Injected: 1" } }, "header_not_allowed"],
+    ];
+    for (const [request, reason] of cases) {
+      const error = await refusal(client.request(request));
+      expect(RequestRefusedError.isInstance(error), request.url).toBe(true);
+      expect(error?.reason).toBe(reason);
+    }
+    const dnsFailure = createSafeHttpClient({ allowedHosts: ["x.test"], resolver: async () => Promise.reject(new Error("ENOTFOUND")) });
+    expect((await refusal(dnsFailure.request({ url: "http://x.test/" })))?.reason).toBe("dns_failed");
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("stops reading responses larger than maxResponseBytes, with or without content-length", async () => {
+    const client = createSafeHttpClient(local({ maxResponseBytes: 2048 }));
+    await expect(client.request({ url: `${server.origin}/big` })).rejects.toThrow(ResponseTooLargeError);
+    await expect(client.request({ url: `${server.origin}/stream` })).rejects.toThrow(/larger than maxResponseBytes \(2048 bytes\)/);
+  });
+
+  it("times out a request that gets no answer", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const arrived = new Promise<void>((resolve) => (onRequest = resolve));
+    const client = createSafeHttpClient(local({ timeoutMs: 5000 }));
+    const result = client.request({ url: `${server.origin}/hang` });
+    const assertion = expect(result).rejects.toThrow(/timed out after 5000 ms/);
+    await arrived;
+    await vi.advanceTimersByTimeAsync(5000);
+    await assertion;
+    await result.catch((error) => expect(ToolTimeoutError.isInstance(error)).toBe(true));
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("stops waiting for a resolver that never answers", async () => {
+    const hangingResolver = () => new Promise<string[]>(() => undefined);
+    const controller = new AbortController();
+    const aborted = createSafeHttpClient({ allowedHosts: ["slow.test"], resolver: hangingResolver }).request({ url: "http://slow.test/" }, { signal: controller.signal });
+    controller.abort();
+    await expect(aborted).rejects.toMatchObject({ name: "AbortError" });
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const timedOut = createSafeHttpClient({ allowedHosts: ["slow.test"], resolver: hangingResolver, timeoutMs: 1000 }).request({ url: "http://slow.test/" });
+    const assertion = expect(timedOut).rejects.toThrow(ToolTimeoutError);
+    await vi.advanceTimersByTimeAsync(1000);
+    await assertion;
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("aborts the request when the caller's signal aborts", async () => {
+    const arrived = new Promise<void>((resolve) => (onRequest = resolve));
+    const controller = new AbortController();
+    const result = createSafeHttpClient(local()).request({ url: `${server.origin}/hang` }, { signal: controller.signal });
+    await arrived;
+    controller.abort();
+    await expect(result).rejects.toMatchObject({ name: "AbortError" });
+  });
+
+  it("returns redirects as they are by default, and checks every hop it follows", async () => {
+    const plain = await createSafeHttpClient(local()).request({ url: `${server.origin}/redirect` });
+    expect([plain.status, plain.headers.location]).toEqual([302, "http://10.0.0.1/secret"]);
+    const following = createSafeHttpClient(local({ maxRedirects: 2, allowedHosts: ["127.0.0.1", "10.0.0.1"] }));
+    expect((await refusal(following.request({ url: `${server.origin}/redirect` })))?.reason).toBe("address_not_allowed");
+    const followed = await following.request({ url: `${server.origin}/local-redirect` });
+    expect(JSON.parse(followed.body).method).toBe("GET");
+  });
+
+  it("validates its options", () => {
+    expect(() => createSafeHttpClient({} as SafeHttpOptions)).toThrow(/allowedHosts is required/);
+    expect(() => createSafeHttpClient({ allowedHosts: [] })).toThrow(InvalidArgumentError);
+    expect(() => createSafeHttpClient(local({ allowedAddresses: ["localhost"] }))).toThrow(/allowedAddresses holds "localhost"/);
+    expect(() => createSafeHttpClient(local({ maxResponseBytes: 0 }))).toThrow(/maxResponseBytes must be an integer >= 1/);
+    expect(() => createSafeHttpClient(local({ allowedProtocols: ["ftp:" as "http:"] }))).toThrow(/allowedProtocols/);
+  });
+});

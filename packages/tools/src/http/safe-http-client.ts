@@ -1,0 +1,260 @@
+import { lookup } from "node:dns/promises";
+import http from "node:http";
+import https from "node:https";
+import { AbortError, InvalidArgumentError } from "@agentrx/core";
+import { RequestRefusedError, type RequestRefusedReason } from "../errors/request-refused-error";
+import { ResponseTooLargeError } from "../errors/response-too-large-error";
+import { ToolTimeoutError } from "../errors/tool-timeout-error";
+import { checkNumberOption } from "../internal/check-number-option";
+import { raceAbort } from "../internal/race-abort";
+import { ipKind, parseAddressAllowlist, refusedRange } from "./address-allowlist";
+import { hostAllowed } from "./host-allowlist";
+
+/** Resolves a host name to its IP addresses. */
+export type HostResolver = (hostname: string) => Promise<readonly string[]>;
+
+/** Options of {@link createSafeHttpClient}, shared by the HTTP request tool and the OpenAPI toolkit. */
+export interface SafeHttpOptions {
+  /** Hosts that may be called: exact names or IPs, or "*.example.com" for subdomains. Required, not empty. */
+  allowedHosts: readonly string[];
+  /**
+   * Non-public addresses (loopback, private, link-local, ...) that may be connected to anyway, as IPs
+   * or CIDR ranges, e.g. `["127.0.0.1"]` for a local test server. @default [] (only public addresses)
+   */
+  allowedAddresses?: readonly string[];
+  /** URL schemes allowed. @default ["https:", "http:"] */
+  allowedProtocols?: ReadonlyArray<"http:" | "https:">;
+  /** HTTP methods allowed (upper case). @default ["GET"] */
+  allowedMethods?: readonly string[];
+  /** Request headers the caller (the model) may set, case-insensitive. @default ["accept", "content-type"] */
+  allowedRequestHeaders?: readonly string[];
+  /** Headers sent with every request, e.g. authorization; they override the caller's. Not sent after a redirect to another host. */
+  headers?: Readonly<Record<string, string>>;
+  /** The largest response body read, in bytes. @default 1000000 */
+  maxResponseBytes?: number;
+  /** The time limit of one request including redirects, in milliseconds. @default 10000 */
+  timeoutMs?: number;
+  /** Redirects followed (each hop checked like the first request). @default 0 */
+  maxRedirects?: number;
+  /** How host names are resolved; inject one in tests. @default node:dns lookup (all addresses) */
+  resolver?: HostResolver;
+}
+
+/** One request to a {@link SafeHttpClient}. */
+export interface SafeHttpRequest {
+  url: string;
+  /** @default "GET" */
+  method?: string;
+  headers?: Readonly<Record<string, string>>;
+  body?: string;
+}
+
+/** What came back. */
+export interface SafeHttpResponse {
+  /** The URL that answered (after redirects). */
+  url: string;
+  status: number;
+  statusText: string;
+  /** Response headers, names in lower case, repeated values joined with ", ". */
+  headers: Record<string, string>;
+  /** The body decoded as UTF-8. */
+  body: string;
+}
+
+/** An HTTP client that only talks to allowed hosts at vetted addresses; see {@link createSafeHttpClient}. */
+export interface SafeHttpClient {
+  request(request: SafeHttpRequest, options?: { signal?: AbortSignal }): Promise<SafeHttpResponse>;
+}
+
+const FORBIDDEN_HEADERS = new Set(["host", "connection", "content-length", "transfer-encoding", "upgrade", "te", "trailer", "keep-alive", "expect", "proxy-authorization", "proxy-connection"]);
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+async function defaultResolver(hostname: string): Promise<readonly string[]> {
+  const results = await lookup(hostname, { all: true, verbatim: true });
+  return results.map((result) => result.address);
+}
+
+/**
+ * Creates an HTTP client for untrusted requests (a model's tool arguments). Before anything is
+ * sent it checks the scheme, the method, the headers the caller set, and that the host is in
+ * `allowedHosts`; it then resolves the host itself and refuses loopback, private, link-local and
+ * other non-public addresses unless `allowedAddresses` holds them. It connects to the address it
+ * vetted (so a DNS answer that changes between check and connect, "DNS rebinding", cannot move the
+ * request), and limits the response size and the time taken. Refusals throw a
+ * {@link RequestRefusedError}, oversized bodies a {@link ResponseTooLargeError}, timeouts a
+ * {@link ToolTimeoutError}.
+ *
+ * @example
+ * ```ts
+ * import { createSafeHttpClient } from "@agentrx/tools";
+ *
+ * const client = createSafeHttpClient({ allowedHosts: ["api.example.com"], maxResponseBytes: 100_000 });
+ * await client.request({ url: "http://169.254.169.254/latest/meta-data" }).catch((error) => console.log(error.reason)); // host_not_allowed
+ * ```
+ */
+export function createSafeHttpClient(options: SafeHttpOptions): SafeHttpClient {
+  const settings = resolveOptions(options);
+  return {
+    async request(request, { signal } = {}) {
+      if (signal?.aborted) throw new AbortError({ reason: signal.reason });
+      const controller = new AbortController();
+      const timer = setTimeout(() => {
+        controller.abort(new ToolTimeoutError({ toolName: "http", timeoutMs: settings.timeoutMs, message: `The HTTP request to ${request.url} timed out after ${settings.timeoutMs} ms.` }));
+      }, settings.timeoutMs);
+      const onAbort = () => controller.abort(new AbortError({ reason: signal?.reason }));
+      signal?.addEventListener("abort", onAbort, { once: true });
+      try {
+        let current: SafeHttpRequest = request;
+        const firstHost = URL.canParse(request.url) ? new URL(request.url).host : undefined;
+        for (let redirects = 0; ; redirects++) {
+          const response = await sendOnce(current, URL.canParse(current.url) && new URL(current.url).host === firstHost, settings, controller.signal);
+          const location = response.headers.location;
+          if (!REDIRECTS.has(response.status) || !location || redirects >= settings.maxRedirects) return response;
+          const keepsBody = response.status === 307 || response.status === 308;
+          current = {
+            url: new URL(location, current.url).toString(),
+            method: keepsBody ? current.method : "GET",
+            headers: current.headers,
+            body: keepsBody ? current.body : undefined,
+          };
+        }
+      } catch (error) {
+        if (controller.signal.aborted && !RequestRefusedError.isInstance(error)) throw controller.signal.reason;
+        throw error;
+      } finally {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+      }
+    },
+  };
+}
+
+type Settings = Required<Omit<SafeHttpOptions, "allowedAddresses">> & { allowlist: Exclude<ReturnType<typeof parseAddressAllowlist>, string> };
+
+function resolveOptions(options: SafeHttpOptions): Settings {
+  const invalid = (argument: string, value: unknown, message: string) => new InvalidArgumentError({ argument, value, message });
+  if (!options || !Array.isArray(options.allowedHosts) || options.allowedHosts.length === 0 || !options.allowedHosts.every((h) => typeof h === "string" && h.length > 0)) {
+    throw invalid("allowedHosts", options?.allowedHosts, 'allowedHosts is required: a non-empty list of host names the tool may call, e.g. ["api.example.com"].');
+  }
+  const allowlist = parseAddressAllowlist(options.allowedAddresses ?? []);
+  if (typeof allowlist === "string") {
+    throw invalid("allowedAddresses", allowlist, `allowedAddresses holds "${allowlist}", which is not an IP address or CIDR range such as "127.0.0.1" or "10.0.0.0/8".`);
+  }
+  const allowedProtocols = options.allowedProtocols ?? ["https:", "http:"];
+  const badProtocol = allowedProtocols.find((p) => p !== "http:" && p !== "https:");
+  if (badProtocol !== undefined) throw invalid("allowedProtocols", badProtocol, `allowedProtocols may only hold "http:" and "https:", got "${badProtocol}".`);
+  const resolver = options.resolver ?? defaultResolver;
+  if (typeof resolver !== "function") throw invalid("resolver", resolver, "resolver must be a function (hostname) => Promise<string[]>.");
+  return {
+    allowedHosts: options.allowedHosts,
+    allowlist,
+    allowedProtocols,
+    allowedMethods: (options.allowedMethods ?? ["GET"]).map((m) => m.toUpperCase()),
+    allowedRequestHeaders: (options.allowedRequestHeaders ?? ["accept", "content-type"]).map((h) => h.toLowerCase()),
+    headers: options.headers ?? {},
+    maxResponseBytes: checkNumberOption("maxResponseBytes", options.maxResponseBytes ?? 1_000_000, { min: 1, integer: true }),
+    timeoutMs: checkNumberOption("timeoutMs", options.timeoutMs ?? 10_000, { min: 1 }),
+    maxRedirects: checkNumberOption("maxRedirects", options.maxRedirects ?? 0, { min: 0, max: 20, integer: true }),
+    resolver,
+  };
+}
+
+async function sendOnce(request: SafeHttpRequest, sameHost: boolean, settings: Settings, signal: AbortSignal): Promise<SafeHttpResponse> {
+  const refuse = (reason: RequestRefusedReason, message: string, cause?: unknown): never => {
+    throw new RequestRefusedError({ reason, url: request.url, message, cause });
+  };
+  let url: URL;
+  try {
+    url = new URL(request.url);
+  } catch (error) {
+    return refuse("invalid_url", `"${request.url}" is not an absolute URL.`, error);
+  }
+  if (url.username || url.password) refuse("invalid_url", "URLs with credentials are not allowed.");
+  if (!settings.allowedProtocols.includes(url.protocol as "http:")) {
+    refuse("protocol_not_allowed", `the scheme "${url.protocol}" is not allowed; use ${settings.allowedProtocols.join(" or ")}.`);
+  }
+  const method = (request.method ?? "GET").toUpperCase();
+  if (!settings.allowedMethods.includes(method)) refuse("method_not_allowed", `the method ${method} is not allowed; use ${settings.allowedMethods.join(", ")}.`);
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers ?? {})) {
+    const lower = name.toLowerCase();
+    if (FORBIDDEN_HEADERS.has(lower) || !settings.allowedRequestHeaders.includes(lower)) {
+      refuse("header_not_allowed", `the header "${name}" may not be set; allowed: ${settings.allowedRequestHeaders.join(", ") || "none"}.`);
+    }
+    if (/[\r\n]/.test(value)) refuse("header_not_allowed", `the header "${name}" has a line break in its value.`);
+    headers[lower] = value;
+  }
+  if (sameHost) for (const [name, value] of Object.entries(settings.headers)) headers[name.toLowerCase()] = value;
+  const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+  if (!hostAllowed(hostname, settings.allowedHosts)) {
+    refuse("host_not_allowed", `the host "${hostname}" is not in allowedHosts (${settings.allowedHosts.join(", ")}).`);
+  }
+  let addresses: readonly string[];
+  try {
+    // The resolver may ignore cancellation: stop waiting for it when the request is aborted or times out.
+    addresses = ipKind(hostname) ? [hostname] : await raceAbort(Promise.resolve().then(() => settings.resolver(hostname)), signal, () => true);
+  } catch (error) {
+    if (signal.aborted) throw signal.reason;
+    return refuse("dns_failed", `the host "${hostname}" could not be resolved.`, error);
+  }
+  if (addresses.length === 0) refuse("dns_failed", `the host "${hostname}" has no addresses.`);
+  for (const address of addresses) {
+    const range = refusedRange(address, settings.allowlist);
+    if (range) {
+      refuse("address_not_allowed", `the host "${hostname}" resolves to ${address} (${range}), which is not a public address; add it to allowedAddresses to allow it.`);
+    }
+  }
+  if (signal.aborted) throw signal.reason;
+  return send(url, addresses[0]!, method, headers, request.body, settings.maxResponseBytes, signal);
+}
+
+function send(url: URL, address: string, method: string, headers: Record<string, string>, body: string | undefined, maxBytes: number, signal: AbortSignal): Promise<SafeHttpResponse> {
+  return new Promise((resolve, reject) => {
+    const transport = url.protocol === "https:" ? https : http;
+    const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+    const request = transport.request({
+      host: address, // the vetted address: no second DNS lookup
+      port: url.port || undefined,
+      path: `${url.pathname}${url.search}`,
+      method,
+      headers: { ...headers, host: url.host, ...(body === undefined ? {} : { "content-length": String(Buffer.byteLength(body)) }) },
+      servername: ipKind(hostname) ? undefined : hostname,
+      agent: false,
+    });
+    const fail = (error: unknown) => {
+      signal.removeEventListener("abort", onAbort);
+      request.destroy();
+      reject(error);
+    };
+    const onAbort = () => fail(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    request.on("error", fail);
+    request.on("response", (response) => {
+      const tooLarge = () => fail(new ResponseTooLargeError({ url: url.toString(), maxResponseBytes: maxBytes }));
+      if (Number(response.headers["content-length"] ?? 0) > maxBytes) return tooLarge();
+      const chunks: Buffer[] = [];
+      let size = 0;
+      response.on("data", (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > maxBytes) tooLarge();
+        else chunks.push(chunk);
+      });
+      response.on("error", fail);
+      response.on("end", () => {
+        signal.removeEventListener("abort", onAbort);
+        const responseHeaders: Record<string, string> = {};
+        for (const [name, value] of Object.entries(response.headers)) {
+          if (value !== undefined) responseHeaders[name] = Array.isArray(value) ? value.join(", ") : value;
+        }
+        resolve({
+          url: url.toString(),
+          status: response.statusCode ?? 0,
+          statusText: response.statusMessage ?? "",
+          headers: responseHeaders,
+          body: Buffer.concat(chunks).toString("utf8"),
+        });
+      });
+    });
+    request.end(body);
+  });
+}

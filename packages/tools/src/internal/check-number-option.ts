@@ -1,0 +1,25 @@
+import { InvalidArgumentError } from "@agentrx/core";
+
+/** Throws an InvalidArgumentError naming `argument` unless `value` is a number within [min, max] (an integer if asked). */
+export function checkNumberOption(
+  argument: string,
+  value: unknown,
+  { min = 0, max = Number.POSITIVE_INFINITY, integer = false }: { min?: number; max?: number; integer?: boolean } = {},
+): number {
+  const ok =
+    typeof value === "number" &&
+    !Number.isNaN(value) &&
+    value >= min &&
+    value <= max &&
+    (!integer || Number.isInteger(value) || value === Number.POSITIVE_INFINITY);
+  if (!ok) {
+    const kind = integer ? "an integer" : "a number";
+    const range = max === Number.POSITIVE_INFINITY ? `>= ${min}` : `between ${min} and ${max}`;
+    throw new InvalidArgumentError({
+      argument,
+      value,
+      message: `${argument} must be ${kind} ${range}, got ${JSON.stringify(value) ?? String(value)}.`,
+    });
+  }
+  return value;
+}

@@ -1,0 +1,23 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { encodePathParameter } from "./openapi-toolkit";
+
+describe("encodePathParameter", () => {
+  it("keeps any value inside one path segment", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "binary" }), (value) => {
+        fc.pre(value !== "" && value !== "." && value !== "..");
+        const url = new URL(`http://api.example/v1/items/${encodePathParameter("id", value, "")}/details`);
+        const segments = url.pathname.split("/");
+        expect(segments).toHaveLength(5);
+        expect([segments[1], segments[2], segments[4]]).toEqual(["v1", "items", "details"]);
+        expect(decodeURIComponent(segments[3]!)).toBe(value);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("refuses the dot segments and the empty value", () => {
+    for (const value of [".", "..", ""]) expect(() => encodePathParameter("id", value, "u")).toThrow(/may not be/);
+  });
+});

@@ -1,0 +1,107 @@
+import { z } from "zod";
+
+type Schema = Record<string, unknown>;
+
+/** Follows a local JSON pointer such as "#/components/schemas/Pet" inside `document`. */
+export function resolvePointer(document: unknown, ref: string): unknown {
+  if (!ref.startsWith("#/")) throw new Error(`only local references ("#/...") are supported, got "${ref}"`);
+  let current: unknown = document;
+  for (const raw of ref.slice(2).split("/")) {
+    const key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
+    if (typeof current !== "object" || current === null || !Object.hasOwn(current, key)) throw new Error(`the reference "${ref}" points nowhere`);
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current;
+}
+
+/** Resolves `value` while it is a `{ $ref }` object. */
+export function deref<T = Schema>(document: unknown, value: unknown, depth = 0): T {
+  if (depth > 32) throw new Error("too many nested references");
+  if (typeof value === "object" && value !== null && typeof (value as Schema).$ref === "string") {
+    return deref<T>(document, resolvePointer(document, (value as Schema).$ref as string), depth + 1);
+  }
+  return value as T;
+}
+
+const MAX_DEPTH = 12;
+
+/**
+ * Converts the JSON Schema subset OpenAPI 3.0 and 3.1 documents use (types, nullable, enum, const,
+ * properties/required, items, additionalProperties, oneOf/anyOf/allOf, local $refs, string and
+ * number bounds) into a zod schema. Recursive schemas are cut off as `unknown` past a fixed depth.
+ */
+export function jsonSchemaToZod(document: unknown, input: unknown, depth = 0): z.ZodType {
+  if (depth > MAX_DEPTH || input === true || input === undefined) return z.unknown();
+  if (input === false) return z.never();
+  const schema = deref(document, input);
+  if (typeof schema !== "object" || schema === null) return z.unknown();
+  const next = (value: unknown) => jsonSchemaToZod(document, value, depth + 1);
+  let result = convert(schema, next);
+  if (schema.nullable === true) result = result.nullable();
+  if (typeof schema.description === "string") result = result.describe(schema.description);
+  return result;
+}
+
+function convert(schema: Schema, next: (value: unknown) => z.ZodType): z.ZodType {
+  if (Array.isArray(schema.enum)) {
+    const values = schema.enum as unknown[];
+    if (values.length > 0 && values.every((v) => typeof v === "string")) return z.enum(values as [string, ...string[]]);
+    return union(values.map((v) => z.literal(v as string)));
+  }
+  if ("const" in schema) return z.literal(schema.const as string);
+  for (const key of ["oneOf", "anyOf"] as const) {
+    if (Array.isArray(schema[key])) return union((schema[key] as unknown[]).map(next));
+  }
+  if (Array.isArray(schema.allOf)) {
+    const parts = (schema.allOf as unknown[]).map(next);
+    return parts.reduce((left, right) => z.intersection(left, right));
+  }
+  if (Array.isArray(schema.type)) {
+    return union((schema.type as string[]).map((type) => convert({ ...schema, type }, next)));
+  }
+  switch (schema.type) {
+    case "string": {
+      let s = z.string();
+      if (typeof schema.minLength === "number") s = s.min(schema.minLength);
+      if (typeof schema.maxLength === "number") s = s.max(schema.maxLength);
+      return s;
+    }
+    case "integer":
+    case "number": {
+      let n = schema.type === "integer" ? z.number().int() : z.number();
+      if (typeof schema.minimum === "number") n = n.min(schema.minimum);
+      if (typeof schema.maximum === "number") n = n.max(schema.maximum);
+      return n;
+    }
+    case "boolean":
+      return z.boolean();
+    case "null":
+      return z.null();
+    case "array":
+      return z.array(next(schema.items));
+    case "object":
+      return objectSchema(schema, next);
+    default:
+      return schema.properties ? objectSchema(schema, next) : z.unknown();
+  }
+}
+
+function objectSchema(schema: Schema, next: (value: unknown) => z.ZodType): z.ZodType {
+  const properties = (schema.properties ?? {}) as Record<string, unknown>;
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+  const shape: Record<string, z.ZodType> = {};
+  for (const [name, value] of Object.entries(properties)) {
+    shape[name] = required.has(name) ? next(value) : next(value).optional();
+  }
+  const additional = schema.additionalProperties;
+  if (Object.keys(shape).length === 0 && additional !== undefined && additional !== false) {
+    return z.record(z.string(), next(additional));
+  }
+  return z.object(shape);
+}
+
+function union(options: z.ZodType[]): z.ZodType {
+  if (options.length === 0) return z.never();
+  if (options.length === 1) return options[0]!;
+  return z.union(options as [z.ZodType, z.ZodType, ...z.ZodType[]]);
+}

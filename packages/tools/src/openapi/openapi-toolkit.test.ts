@@ -1,0 +1,148 @@
+import { InvalidArgumentError } from "@agentrx/core";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { RequestRefusedError } from "../errors/request-refused-error";
+import { startTestServer, type TestServer } from "../http/test-server";
+import { createOpenApiToolkit } from "./openapi-toolkit";
+
+let server: TestServer;
+beforeEach(async () => {
+  server = await startTestServer((request, response) => {
+    let body = "";
+    request.on("data", (chunk) => (body += chunk));
+    request.on("end", () => {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(JSON.stringify({ method: request.method, url: request.url, auth: request.headers.authorization ?? null, trace: request.headers["x-trace"] ?? null, body }));
+    });
+  });
+});
+afterEach(() => server.close());
+
+const petsDocument = {
+  openapi: "3.0.3",
+  info: { title: "Pets", version: "1" },
+  paths: {
+    "/pets/{petId}": {
+      parameters: [{ name: "petId", in: "path", required: true, schema: { type: "string" }, description: "The pet's id." }],
+      get: {
+        operationId: "getPet",
+        summary: "Get a pet.",
+        parameters: [{ name: "X-Trace", in: "header", schema: { type: "string" } }],
+      },
+    },
+    "/pets": {
+      get: {
+        operationId: "listPets",
+        parameters: [
+          { name: "limit", in: "query", schema: { type: "integer", maximum: 100 } },
+          { name: "tag", in: "query", schema: { type: "array", items: { type: "string" } } },
+        ],
+      },
+      post: {
+        operationId: "createPet",
+        summary: "Create a pet.",
+        requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/NewPet" } } } },
+      },
+    },
+  },
+  components: {
+    schemas: {
+      NewPet: {
+        type: "object",
+        required: ["name"],
+        properties: { name: { type: "string" }, kind: { type: "string", enum: ["cat", "dog"] }, age: { type: "integer", nullable: true } },
+      },
+    },
+  },
+};
+
+const toolkit = (extra: Record<string, unknown> = {}) =>
+  createOpenApiToolkit({ document: petsDocument, baseUrl: `${server.origin}/v1`, allowedAddresses: ["127.0.0.1"], headers: { authorization: "Bearer k" }, ...extra });
+const toolNamed = (name: string, extra?: Record<string, unknown>) => toolkit(extra).getTools().find((t) => t.name === name)!;
+const echoed = (observation: string) => JSON.parse(observation.slice(observation.indexOf("\n\n") + 2)) as Record<string, unknown>;
+
+describe("createOpenApiToolkit", () => {
+  it("builds one described tool per operation", () => {
+    const tools = toolkit().getTools();
+    expect(tools.map((t) => t.name)).toEqual(["getPet", "listPets", "createPet"]);
+    expect(tools[0]?.description).toBe("Get a pet. (GET /pets/{petId})");
+    expect(toolkit({ operations: ["createPet"] }).getTools().map((t) => t.name)).toEqual(["createPet"]);
+  });
+
+  it("calls the operation with path, query and header parameters and the auth header", async () => {
+    const pet = echoed(await toolNamed("getPet").invoke({ petId: "42", "X-Trace": "t1" }));
+    expect(pet).toMatchObject({ method: "GET", url: "/v1/pets/42", auth: "Bearer k", trace: "t1" });
+    const list = echoed(await toolNamed("listPets").invoke({ limit: 2, tag: ["a b", "c"] }));
+    expect(list.url).toBe("/v1/pets?limit=2&tag=a+b&tag=c");
+  });
+
+  it("sends a validated JSON body", async () => {
+    const created = echoed(await toolNamed("createPet").invoke({ body: { name: "Rex", kind: "dog", age: null } }));
+    expect(created).toMatchObject({ method: "POST", url: "/v1/pets" });
+    expect(JSON.parse(created.body as string)).toEqual({ name: "Rex", kind: "dog", age: null });
+  });
+
+  it("rejects missing and wrong-typed arguments", async () => {
+    await expect(toolNamed("getPet").invoke({} as never)).rejects.toThrow(/did not match expected schema/);
+    await expect(toolNamed("listPets").invoke({ limit: "ten" } as never)).rejects.toThrow(/did not match expected schema/);
+    await expect(toolNamed("listPets").invoke({ limit: 1000 } as never)).rejects.toThrow(/did not match expected schema/);
+    await expect(toolNamed("createPet").invoke({} as never)).rejects.toThrow(/did not match expected schema/);
+    await expect(toolNamed("createPet").invoke({ body: { name: "Tom", kind: "cow" } } as never)).rejects.toThrow(/did not match expected schema/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("never lets a path parameter change the path", async () => {
+    const getPet = toolNamed("getPet");
+    expect(echoed(await getPet.invoke({ petId: "../admin" })).url).toBe("/v1/pets/..%2Fadmin");
+    expect(echoed(await getPet.invoke({ petId: "a/b" })).url).toBe("/v1/pets/a%2Fb");
+    expect(echoed(await getPet.invoke({ petId: "%2e%2e" })).url).toBe("/v1/pets/%252e%252e");
+    expect(echoed(await getPet.invoke({ petId: "x?admin=1#y" })).url).toBe("/v1/pets/x%3Fadmin%3D1%23y");
+    for (const petId of ["..", ".", ""]) {
+      const error = await getPet.invoke({ petId }).catch((e: unknown) => e);
+      expect(RequestRefusedError.isInstance(error)).toBe(true);
+      expect((error as RequestRefusedError).reason).toBe("invalid_path_parameter");
+    }
+    expect(server.requests.map((r) => r.url)).not.toContain("/v1/admin");
+  });
+
+  it("goes through the safe HTTP layer: private addresses are refused unless allowed", async () => {
+    const tools = createOpenApiToolkit({
+      document: petsDocument,
+      baseUrl: "https://pets.example.com/v1",
+      resolver: async () => ["192.168.0.10"],
+    }).getTools();
+    await expect(tools[0]!.invoke({ petId: "1" })).rejects.toThrow(/Request refused: the host "pets.example.com" resolves to 192.168.0.10/);
+    const unlisted = toolkit({ allowedAddresses: [] }).getTools();
+    await expect(unlisted[0]!.invoke({ petId: "1" })).rejects.toThrow(/is not a public address/);
+  });
+
+  it("reads YAML documents and takes the base URL from servers", async () => {
+    const yaml = `
+openapi: 3.1.0
+info: { title: Status, version: "1" }
+servers: [{ url: "${server.origin}/api" }]
+paths:
+  /status:
+    get:
+      summary: Service status.
+`;
+    const [status] = createOpenApiToolkit({ document: yaml, allowedAddresses: ["127.0.0.1"] }).getTools();
+    expect(status?.name).toBe("get_status");
+    expect(echoed(await status!.invoke({})).url).toBe("/api/status");
+  });
+
+  it("refuses documents and options it cannot use", () => {
+    expect(() => createOpenApiToolkit({ document: "{ not: [valid" })).toThrow(/neither JSON nor YAML/);
+    expect(() => createOpenApiToolkit({ document: { swagger: "2.0", paths: {} } })).toThrow(/must be an OpenAPI 3 document/);
+    expect(() => createOpenApiToolkit({ document: petsDocument })).toThrow(/baseUrl must be an absolute http\(s\) URL/);
+    expect(() => createOpenApiToolkit({ document: petsDocument, baseUrl: "file:///etc" })).toThrow(InvalidArgumentError);
+    const duplicate = { ...petsDocument, paths: { "/a": { get: { operationId: "same" } }, "/b": { get: { operationId: "same" } } } };
+    expect(() => createOpenApiToolkit({ document: duplicate, baseUrl: "https://x.example" })).toThrow(/both be named "same"/);
+  });
+});
+
+describe("createOpenApiToolkit references", () => {
+  it("names a broken reference at construction", () => {
+    const broken = { openapi: "3.0.0", info: { title: "x", version: "1" }, paths: { "/a": { $ref: "#/components/pathItems/Nope" } } };
+    expect(() => createOpenApiToolkit({ document: broken, baseUrl: "https://x.example" })).toThrow(/the reference "#\/components\/pathItems\/Nope" points nowhere/);
+  });
+});

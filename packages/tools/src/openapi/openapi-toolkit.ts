@@ -1,0 +1,262 @@
+import { InvalidArgumentError } from "@agentrx/core";
+import { BaseToolkit, tool, type StructuredToolInterface } from "@langchain/core/tools";
+import { parse as parseYaml } from "yaml";
+import { z } from "zod";
+import { RequestRefusedError } from "../errors/request-refused-error";
+import { responseToObservation } from "../http/format-response";
+import { createSafeHttpClient, type SafeHttpClient, type SafeHttpOptions } from "../http/safe-http-client";
+import { deref, jsonSchemaToZod } from "./json-schema-to-zod";
+
+/** Options of {@link createOpenApiToolkit}. */
+export interface OpenApiToolkitOptions extends Omit<SafeHttpOptions, "allowedHosts" | "allowedMethods" | "allowedRequestHeaders"> {
+  /** An OpenAPI 3 document, as an object or as JSON or YAML text. */
+  document: Record<string, unknown> | string;
+  /** Where the API lives, e.g. "https://api.example.com/v1". @default the document's first `servers` URL (must be absolute) */
+  baseUrl?: string;
+  /** Hosts the tools may call. @default the host of `baseUrl` */
+  allowedHosts?: readonly string[];
+  /** Only these operations (by operationId or tool name) become tools. @default every operation */
+  operations?: readonly string[];
+  /** Statuses that fail a call with a retryable error (see the HTTP tool). @default [429, 502, 503, 504] */
+  retryableStatuses?: readonly number[];
+}
+
+interface Parameter {
+  name: string;
+  in: "path" | "query" | "header" | "cookie";
+  required?: boolean;
+  description?: string;
+  schema?: unknown;
+}
+
+interface Operation {
+  toolName: string;
+  method: string;
+  path: string;
+  description: string;
+  parameters: Parameter[];
+  body?: { required: boolean; schema: unknown; contentType: string };
+}
+
+const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"] as const;
+
+/**
+ * The tools of an OpenAPI document, one per operation; see {@link createOpenApiToolkit}.
+ *
+ * @example
+ * ```ts
+ * import { createOpenApiToolkit } from "@agentrx/tools";
+ *
+ * const toolkit = createOpenApiToolkit({
+ *   document: { openapi: "3.0.0", info: { title: "Status", version: "1" }, paths: { "/status": { get: { operationId: "status" } } } },
+ *   baseUrl: "https://status.example.com",
+ * });
+ * const tools = toolkit.getTools(); // hand these to an agent and its executor
+ * ```
+ */
+export class OpenApiToolkit extends BaseToolkit {
+  tools: StructuredToolInterface[];
+
+  constructor(tools: StructuredToolInterface[]) {
+    super();
+    this.tools = tools;
+  }
+}
+
+/**
+ * Builds one tool per operation of an OpenAPI 3 document. Each tool is named after the
+ * operationId, described by the summary, and takes the operation's path, query and header
+ * parameters and its JSON request body (as `body`), validated by zod schemas built from the
+ * document. Path parameters are percent-encoded and "." or ".." are refused, so no argument can
+ * change which path is called. Requests go through the safe HTTP layer ({@link createSafeHttpClient}):
+ * allowed hosts only (by default the base URL's), public addresses unless allowed, limits on size and time.
+ *
+ * @example
+ * ```ts
+ * import { createOpenApiToolkit } from "@agentrx/tools";
+ *
+ * const toolkit = createOpenApiToolkit({
+ *   document: `
+ * openapi: 3.0.3
+ * info: { title: Pets, version: "1" }
+ * servers: [{ url: https://pets.example.com/v1 }]
+ * paths:
+ *   /pets/{petId}:
+ *     get:
+ *       operationId: getPet
+ *       summary: Get a pet by id.
+ *       parameters:
+ *         - { name: petId, in: path, required: true, schema: { type: string } }
+ * `,
+ *   headers: { authorization: "Bearer <token>" },
+ * });
+ * console.log(toolkit.getTools().map((t) => t.name)); // ["getPet"]
+ * ```
+ */
+export function createOpenApiToolkit(options: OpenApiToolkitOptions): OpenApiToolkit {
+  const { document: input, baseUrl: baseOption, operations: only, retryableStatuses = [429, 502, 503, 504], ...httpOptions } = options;
+  const document = readDocument(input);
+  const baseUrl = readBaseUrl(document, baseOption);
+  let operations: Operation[];
+  try {
+    operations = readOperations(document);
+  } catch (error) {
+    if (InvalidArgumentError.isInstance(error)) throw error;
+    throw new InvalidArgumentError({ argument: "document", value: undefined, message: `createOpenApiToolkit: the document cannot be read: ${(error as Error).message}.`, cause: error });
+  }
+  if (only) {
+    const wanted = new Set(only);
+    operations = operations.filter((operation) => wanted.has(operation.toolName));
+  }
+  const client = createSafeHttpClient({
+    ...httpOptions,
+    allowedHosts: httpOptions.allowedHosts ?? [baseUrl.hostname],
+    allowedMethods: [...new Set(operations.map((operation) => operation.method))],
+    allowedRequestHeaders: ["accept", "content-type", ...operations.flatMap((o) => o.parameters.filter((p) => p.in === "header").map((p) => p.name))],
+  });
+  return new OpenApiToolkit(operations.map((operation) => operationTool(document, operation, baseUrl, client, retryableStatuses)));
+}
+
+function invalid(argument: string, value: unknown, message: string): InvalidArgumentError {
+  return new InvalidArgumentError({ argument, value, message: `createOpenApiToolkit: ${message}` });
+}
+
+function readDocument(input: Record<string, unknown> | string): Record<string, unknown> {
+  let document: unknown = input;
+  if (typeof input === "string") {
+    try {
+      document = parseYaml(input); // YAML is a superset of JSON
+    } catch (error) {
+      throw new InvalidArgumentError({ argument: "document", value: input.slice(0, 100), message: `createOpenApiToolkit: document is neither JSON nor YAML (${(error as Error).message}).`, cause: error });
+    }
+  }
+  if (typeof document !== "object" || document === null || typeof (document as Record<string, unknown>).openapi !== "string" || !String((document as Record<string, unknown>).openapi).startsWith("3.")) {
+    throw invalid("document", typeof document, 'document must be an OpenAPI 3 document (with "openapi": "3.x" and "paths").');
+  }
+  if (typeof (document as Record<string, unknown>).paths !== "object" || (document as Record<string, unknown>).paths === null) {
+    throw invalid("document", "paths", 'document has no "paths" object.');
+  }
+  return document as Record<string, unknown>;
+}
+
+function readBaseUrl(document: Record<string, unknown>, baseOption: string | undefined): URL {
+  const servers = document.servers as Array<{ url?: unknown }> | undefined;
+  const base = baseOption ?? (Array.isArray(servers) ? servers[0]?.url : undefined);
+  if (typeof base !== "string" || !URL.canParse(base) || !/^https?:$/.test(new URL(base).protocol)) {
+    throw invalid("baseUrl", base, 'baseUrl must be an absolute http(s) URL such as "https://api.example.com/v1" (the document has no absolute servers[0].url to use instead).');
+  }
+  return new URL(base.endsWith("/") ? base.slice(0, -1) : base);
+}
+
+function readOperations(document: Record<string, unknown>): Operation[] {
+  const operations: Operation[] = [];
+  const names = new Set<string>();
+  for (const [path, rawItem] of Object.entries(document.paths as Record<string, unknown>)) {
+    const item = deref<Record<string, unknown>>(document, rawItem);
+    const shared = (item.parameters as unknown[] | undefined) ?? [];
+    for (const method of METHODS) {
+      const operation = item[method] as Record<string, unknown> | undefined;
+      if (!operation) continue;
+      const toolName = sanitizeName(typeof operation.operationId === "string" ? operation.operationId : `${method}_${path}`);
+      if (names.has(toolName)) throw invalid("document", toolName, `two operations would both be named "${toolName}"; give them distinct operationIds.`);
+      names.add(toolName);
+      const byKey = new Map<string, Parameter>();
+      for (const raw of [...shared, ...((operation.parameters as unknown[] | undefined) ?? [])]) {
+        const parameter = deref<Parameter>(document, raw);
+        if (parameter.in !== "cookie") byKey.set(`${parameter.in}:${parameter.name}`, parameter);
+      }
+      const summary = [operation.summary, operation.description].filter((text) => typeof text === "string" && text).join(" ");
+      operations.push({
+        toolName,
+        method: method.toUpperCase(),
+        path,
+        description: `${summary ? `${summary} ` : ""}(${method.toUpperCase()} ${path})`.slice(0, 1024),
+        parameters: [...byKey.values()],
+        body: readBody(document, operation.requestBody),
+      });
+    }
+  }
+  return operations;
+}
+
+function readBody(document: unknown, raw: unknown): Operation["body"] {
+  if (!raw) return undefined;
+  const body = deref<{ required?: boolean; content?: Record<string, { schema?: unknown }> }>(document, raw);
+  const content = body.content ?? {};
+  const contentType = Object.keys(content).find((type) => type.includes("json")) ?? Object.keys(content)[0];
+  if (!contentType) return undefined;
+  const schema = contentType.includes("json") ? content[contentType]?.schema : { type: "string" };
+  return { required: body.required === true, schema, contentType };
+}
+
+function sanitizeName(name: string): string {
+  const cleaned = name.replace(/[^a-zA-Z0-9_-]+/g, "_").replace(/_+/g, "_").replace(/^_+|_+$/g, "");
+  return (cleaned || "operation").slice(0, 64);
+}
+
+function operationTool(document: unknown, operation: Operation, baseUrl: URL, client: SafeHttpClient, retryableStatuses: readonly number[]) {
+  const shape: Record<string, z.ZodType> = {};
+  for (const parameter of operation.parameters) {
+    let schema = jsonSchemaToZod(document, parameter.schema ?? { type: "string" });
+    if (parameter.description) schema = schema.describe(parameter.description);
+    shape[parameter.name] = parameter.in === "path" || parameter.required ? schema : schema.optional();
+  }
+  if (operation.body) {
+    const body = jsonSchemaToZod(document, operation.body.schema).describe(`The request body (${operation.body.contentType}).`);
+    shape.body = operation.body.required ? body : body.optional();
+  }
+  return tool(
+    async (args: Record<string, unknown>, config) => {
+      const url = buildUrl(operation, baseUrl, args);
+      const headers: Record<string, string> = {};
+      for (const parameter of operation.parameters) {
+        if (parameter.in === "header" && args[parameter.name] !== undefined) headers[parameter.name] = String(args[parameter.name]);
+      }
+      let body: string | undefined;
+      if (operation.body && args.body !== undefined) {
+        headers["content-type"] = operation.body.contentType;
+        body = typeof args.body === "string" && !operation.body.contentType.includes("json") ? args.body : JSON.stringify(args.body);
+      }
+      const response = await client.request({ url, method: operation.method, headers, body }, { signal: config?.signal });
+      return responseToObservation(response, retryableStatuses);
+    },
+    { name: operation.toolName, description: operation.description, schema: z.object(shape) },
+  );
+}
+
+/**
+ * Encodes one path parameter so it stays one path segment: every reserved character is
+ * percent-encoded, and ".", ".." and "" are refused with a {@link RequestRefusedError}.
+ *
+ * @example
+ * ```ts
+ * import { encodePathParameter } from "@agentrx/tools";
+ *
+ * console.log(encodePathParameter("petId", "../admin", "https://api.example.com/pets/{petId}")); // ..%2Fadmin
+ * ```
+ */
+export function encodePathParameter(name: string, value: unknown, url: string): string {
+  const text = typeof value === "object" && value !== null ? JSON.stringify(value) : String(value);
+  if (text === "" || text === "." || text === "..") {
+    throw new RequestRefusedError({ reason: "invalid_path_parameter", url, message: `the path parameter "${name}" may not be ${JSON.stringify(text)}.` });
+  }
+  return encodeURIComponent(text);
+}
+
+function buildUrl(operation: Operation, baseUrl: URL, args: Record<string, unknown>): string {
+  const template = `${baseUrl.toString().replace(/\/$/, "")}${operation.path}`;
+  const path = operation.path.replace(/\{([^}]+)\}/g, (_match, name: string) => encodePathParameter(name, args[name], template));
+  const url = new URL(`${baseUrl.toString().replace(/\/$/, "")}${path}`);
+  const expectedSegments = `${baseUrl.pathname.replace(/\/$/, "")}${operation.path}`.split("/").length;
+  if (url.host !== baseUrl.host || url.pathname.split("/").length !== expectedSegments) {
+    throw new RequestRefusedError({ reason: "invalid_path_parameter", url: url.toString(), message: `the path parameters would change the path of ${operation.method} ${operation.path}.` });
+  }
+  for (const parameter of operation.parameters) {
+    const value = args[parameter.name];
+    if (parameter.in !== "query" || value === undefined || value === null) continue;
+    for (const item of Array.isArray(value) ? value : [value]) {
+      url.searchParams.append(parameter.name, typeof item === "object" ? JSON.stringify(item) : String(item));
+    }
+  }
+  return url.toString();
+}

@@ -1,0 +1,87 @@
+import { InvalidArgumentError } from "@agentrx/core";
+import { tool } from "@langchain/core/tools";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { cachePolicy, withCache } from "./cache-policy";
+import { configWithMetadata } from "./test-helpers";
+import { withPolicies } from "./with-policies";
+
+function countingTool(name = "lookup") {
+  const calls: unknown[] = [];
+  const lookup = tool(
+    async (args) => {
+      calls.push(args);
+      if (args.q === "fail") throw new Error("upstream down");
+      return `result ${calls.length}`;
+    },
+    { name, description: "Looks up.", schema: z.object({ q: z.string(), page: z.number().optional() }) },
+  );
+  return { lookup, calls };
+}
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("cachePolicy", () => {
+  it("answers repeated calls from the cache, whatever the key order, and reports it", async () => {
+    const { lookup, calls } = countingTool();
+    const cached = withCache(lookup);
+    const first = configWithMetadata();
+    const second = configWithMetadata();
+    await expect(cached.invoke({ q: "a", page: 1 }, first.config)).resolves.toBe("result 1");
+    await expect(cached.invoke({ page: 1, q: "a" }, second.config)).resolves.toBe("result 1");
+    await expect(cached.invoke({ q: "a", page: 2 })).resolves.toBe("result 2");
+    expect(calls).toHaveLength(2);
+    expect(first.metadata.cached).toBe(false);
+    expect(second.metadata.cached).toBe(true);
+  });
+
+  it("expires results after ttlMs", async () => {
+    const { lookup, calls } = countingTool();
+    const cached = withCache(lookup, { ttlMs: 1000 });
+    await cached.invoke({ q: "a" });
+    vi.advanceTimersByTime(999);
+    await cached.invoke({ q: "a" });
+    expect(calls).toHaveLength(1);
+    vi.advanceTimersByTime(1);
+    await expect(cached.invoke({ q: "a" })).resolves.toBe("result 2");
+  });
+
+  it("evicts the least recently used result beyond maxEntries", async () => {
+    const { lookup, calls } = countingTool();
+    const cache = cachePolicy({ maxEntries: 2 });
+    const cached = withPolicies(lookup, [cache]);
+    await cached.invoke({ q: "a" });
+    await cached.invoke({ q: "b" });
+    await cached.invoke({ q: "a" }); // a is now the most recent
+    await cached.invoke({ q: "c" }); // evicts b
+    expect(cache.size).toBe(2);
+    await cached.invoke({ q: "a" });
+    expect(calls).toHaveLength(3);
+    await cached.invoke({ q: "b" });
+    expect(calls).toHaveLength(4);
+    cache.clear();
+    expect(cache.size).toBe(0);
+  });
+
+  it("does not cache failures and keys on the tool name", async () => {
+    const { lookup, calls } = countingTool();
+    const other = countingTool("other");
+    const cache = cachePolicy();
+    await expect(withPolicies(lookup, [cache]).invoke({ q: "fail" })).rejects.toThrow("upstream down");
+    await expect(withPolicies(lookup, [cache]).invoke({ q: "fail" })).rejects.toThrow("upstream down");
+    expect(calls).toHaveLength(2);
+    await withPolicies(lookup, [cache]).invoke({ q: "x" });
+    await withPolicies(other.lookup, [cache]).invoke({ q: "x" });
+    expect(other.calls).toHaveLength(1);
+  });
+
+  it("refuses bad options at construction", () => {
+    expect(() => cachePolicy({ ttlMs: -1 })).toThrow(InvalidArgumentError);
+    expect(() => cachePolicy({ maxEntries: 1.5 })).toThrow(/cachePolicy maxEntries must be an integer >= 1/);
+  });
+});

@@ -1,0 +1,109 @@
+import { InvalidArgumentError } from "@agentrx/core";
+import type { StructuredToolInterface } from "@langchain/core/tools";
+import { stableStringify } from "./stable-stringify";
+import { checkNumberOption } from "../internal/check-number-option";
+import { withPolicies, type PolicyTool, type ToolPolicy } from "./with-policies";
+
+/** Options of {@link cachePolicy} and {@link withCache}. */
+export interface CachePolicyOptions {
+  /** How long a result stays fresh, in milliseconds (> 0). @default 300000 (5 minutes) */
+  ttlMs?: number;
+  /** The most results kept; the least recently used one goes first (integer >= 1). @default 100 */
+  maxEntries?: number;
+  /**
+   * The cache key of a call. @default the tool name and its arguments as JSON with sorted keys
+   */
+  key?: (toolName: string, args: unknown) => string;
+}
+
+/** A tool-result cache you can inspect or clear; {@link cachePolicy} returns one. */
+export interface ToolResultCache {
+  /** How many results are held (expired ones included until they are next looked up). */
+  readonly size: number;
+  /** Forgets every result. */
+  clear(): void;
+}
+
+interface Entry {
+  value: unknown;
+  expiresAt: number;
+}
+
+/**
+ * A policy that remembers successful results per tool name and arguments (key order does not
+ * matter) for `ttlMs`, holding at most `maxEntries` (least recently used evicted). Failures are not
+ * cached. Reports `cached: true | false` in the step metadata. One policy object is one cache: share
+ * it between tools to share the cache (keys include the tool name).
+ *
+ * @example
+ * ```ts
+ * import { cachePolicy } from "@agentrx/tools";
+ *
+ * const cache = cachePolicy({ ttlMs: 60_000, maxEntries: 500 });
+ * cache.clear();
+ * ```
+ */
+export function cachePolicy(options: CachePolicyOptions = {}): ToolPolicy & ToolResultCache {
+  const { ttlMs = 300_000, maxEntries = 100, key = defaultKey } = options;
+  checkNumberOption("cachePolicy ttlMs", ttlMs, { min: 1 });
+  checkNumberOption("cachePolicy maxEntries", maxEntries, { min: 1, integer: true });
+  if (typeof key !== "function") {
+    throw new InvalidArgumentError({
+      argument: "cachePolicy key",
+      value: key,
+      message: "cachePolicy key must be a function (toolName, args) => string.",
+    });
+  }
+  const entries = new Map<string, Entry>();
+
+  const policy: ToolPolicy = async ({ toolName, args, config, metadata }, next) => {
+    const cacheKey = key(toolName, args);
+    const hit = entries.get(cacheKey);
+    if (hit && hit.expiresAt > Date.now()) {
+      entries.delete(cacheKey); // re-insert: most recently used goes last
+      entries.set(cacheKey, hit);
+      metadata.cached = true;
+      return hit.value;
+    }
+    if (hit) entries.delete(cacheKey);
+    metadata.cached = false;
+    const value = await next(config);
+    entries.set(cacheKey, { value, expiresAt: Date.now() + ttlMs });
+    while (entries.size > maxEntries) {
+      const oldest = entries.keys().next().value as string;
+      entries.delete(oldest);
+    }
+    return value;
+  };
+  Object.defineProperty(policy, "size", { get: () => entries.size });
+  return Object.assign(policy as ToolPolicy & ToolResultCache, { clear: () => entries.clear() });
+}
+
+function defaultKey(toolName: string, args: unknown): string {
+  return `${toolName}\u0000${stableStringify(args)}`;
+}
+
+/**
+ * Returns `tool` with its successful results cached (see {@link cachePolicy}).
+ *
+ * @example
+ * ```ts
+ * import { tool } from "@langchain/core/tools";
+ * import { z } from "zod";
+ * import { withCache } from "@agentrx/tools";
+ *
+ * let calls = 0;
+ * const square = tool(async ({ n }) => String((calls += 1, n * n)), {
+ *   name: "square",
+ *   description: "Squares n.",
+ *   schema: z.object({ n: z.number() }),
+ * });
+ * const cached = withCache(square, { ttlMs: 60_000 });
+ * await cached.invoke({ n: 3 });
+ * await cached.invoke({ n: 3 });
+ * console.log(calls); // 1
+ * ```
+ */
+export function withCache(tool: StructuredToolInterface, options?: CachePolicyOptions): PolicyTool {
+  return withPolicies(tool, [cachePolicy(options)]);
+}

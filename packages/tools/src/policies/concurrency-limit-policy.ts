@@ -1,0 +1,107 @@
+import { AbortError } from "@agentrx/core";
+import type { StructuredToolInterface } from "@langchain/core/tools";
+import { checkNumberOption } from "../internal/check-number-option";
+import { withPolicies, type PolicyTool, type ToolPolicy } from "./with-policies";
+
+/** Options of {@link concurrencyLimitPolicy} and {@link withConcurrencyLimit}. */
+export interface ConcurrencyLimitPolicyOptions {
+  /** How many calls may run at once (integer >= 1). Further callers wait in line, first come first served. */
+  maxConcurrent: number;
+}
+
+/** The state of a concurrency limit, for tests and dashboards. */
+export interface ConcurrencyLimitState {
+  /** Calls running now. */
+  readonly active: number;
+  /** Calls waiting for a slot. */
+  readonly queued: number;
+}
+
+interface Waiter {
+  start: () => void;
+}
+
+/**
+ * A policy that lets at most `maxConcurrent` calls run at once. The limit lives in the policy
+ * object: it is shared by every run, every call and every tool wrapped with this same policy.
+ * A waiting caller whose signal aborts leaves the line at once with an `AbortError`. Reports the
+ * time spent waiting as `queuedMs` in the step metadata.
+ *
+ * @example
+ * ```ts
+ * import { concurrencyLimitPolicy } from "@agentrx/tools";
+ *
+ * const twoAtATime = concurrencyLimitPolicy({ maxConcurrent: 2 });
+ * console.log(twoAtATime.active, twoAtATime.queued); // 0 0
+ * ```
+ */
+export function concurrencyLimitPolicy({ maxConcurrent }: ConcurrencyLimitPolicyOptions): ToolPolicy & ConcurrencyLimitState {
+  checkNumberOption("concurrencyLimitPolicy maxConcurrent", maxConcurrent, { min: 1, integer: true });
+  let active = 0;
+  const line: Waiter[] = [];
+
+  const acquire = (signal: AbortSignal | undefined): Promise<void> => {
+    if (signal?.aborted) return Promise.reject(new AbortError({ reason: signal.reason }));
+    if (active < maxConcurrent) {
+      active += 1;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        const index = line.indexOf(waiter);
+        if (index >= 0) line.splice(index, 1);
+        reject(new AbortError({ reason: signal?.reason }));
+      };
+      const waiter: Waiter = {
+        start: () => {
+          signal?.removeEventListener("abort", onAbort);
+          active += 1;
+          resolve();
+        },
+      };
+      line.push(waiter);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  };
+
+  const release = () => {
+    active -= 1;
+    line.shift()?.start();
+  };
+
+  const policy: ToolPolicy = async ({ config, metadata }, next) => {
+    const start = performance.now();
+    await acquire(config.signal);
+    metadata.queuedMs = performance.now() - start;
+    try {
+      return await next(config);
+    } finally {
+      release();
+    }
+  };
+  Object.defineProperty(policy, "active", { get: () => active });
+  Object.defineProperty(policy, "queued", { get: () => line.length });
+  return policy as ToolPolicy & ConcurrencyLimitState;
+}
+
+/**
+ * Returns `tool` with at most `maxConcurrent` calls running at once (see {@link concurrencyLimitPolicy}).
+ *
+ * @example
+ * ```ts
+ * import { tool } from "@langchain/core/tools";
+ * import { z } from "zod";
+ * import { withConcurrencyLimit } from "@agentrx/tools";
+ *
+ * const fetchPage = tool(async ({ page }) => `page ${page}`, {
+ *   name: "fetch_page",
+ *   description: "Fetches a page.",
+ *   schema: z.object({ page: z.number() }),
+ * });
+ * const limited = withConcurrencyLimit(fetchPage, { maxConcurrent: 1 });
+ * console.log(await Promise.all([limited.invoke({ page: 1 }), limited.invoke({ page: 2 })]));
+ * ```
+ */
+export function withConcurrencyLimit(tool: StructuredToolInterface, options: ConcurrencyLimitPolicyOptions): PolicyTool {
+  return withPolicies(tool, [concurrencyLimitPolicy(options)]);
+}

@@ -1,0 +1,11 @@
+export { PolicyTool, withPolicies } from "./with-policies";
+export type { ToolPolicy, ToolPolicyContext } from "./with-policies";
+export { timeoutPolicy, withTimeout } from "./timeout-policy";
+export type { TimeoutPolicyOptions } from "./timeout-policy";
+export { retryPolicy, withRetry } from "./retry-policy";
+export type { RetryPolicyOptions } from "./retry-policy";
+export { cachePolicy, withCache } from "./cache-policy";
+export type { CachePolicyOptions, ToolResultCache } from "./cache-policy";
+export { concurrencyLimitPolicy, withConcurrencyLimit } from "./concurrency-limit-policy";
+export type { ConcurrencyLimitPolicyOptions, ConcurrencyLimitState } from "./concurrency-limit-policy";
+export { stableStringify } from "./stable-stringify";

@@ -1,0 +1,167 @@
+import { InvalidArgumentError, getStepMetadata, type StepMetadata } from "@agentrx/core";
+import { parseCallbackConfigArg, type CallbackManagerForToolRun } from "@langchain/core/callbacks/manager";
+import { isToolMessage } from "@langchain/core/messages";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { raceAbort } from "../internal/race-abort";
+import { StructuredTool, Tool, type StructuredToolInterface, type ToolRunnableConfig } from "@langchain/core/tools";
+
+/**
+ * What a {@link ToolPolicy} sees of one tool call.
+ *
+ * @example
+ * ```ts
+ * import type { ToolPolicy, ToolPolicyContext } from "@agentrx/tools";
+ *
+ * const tagCalls: ToolPolicy = (context: ToolPolicyContext, next) => {
+ *   context.metadata.tenant = "acme"; // shows up in the executor's step event
+ *   return next(context.config);
+ * };
+ * ```
+ */
+export interface ToolPolicyContext {
+  /** The wrapped tool's name. */
+  readonly toolName: string;
+  /** The call's arguments, validated against the tool's schema. */
+  readonly args: unknown;
+  /** The config this call runs with (signal, callbacks, configurable); policies may pass a changed copy to `next`. */
+  readonly config: RunnableConfig;
+  /**
+   * The executor's step-metadata record for this call (or a private one outside an executor).
+   * Policies write what they measured here; the executor puts it in the `step` event.
+   */
+  readonly metadata: StepMetadata;
+}
+
+/**
+ * A tool policy is middleware around a tool call: it gets the call's context and `next`, which runs
+ * the rest of the chain (the remaining policies, then the tool) with the config it is given.
+ *
+ * @example
+ * ```ts
+ * import type { ToolPolicy } from "@agentrx/tools";
+ *
+ * // Logs every call and how it went.
+ * const logCalls: ToolPolicy = async ({ toolName, args, config }, next) => {
+ *   console.log(`calling ${toolName}`, args);
+ *   return next(config);
+ * };
+ * ```
+ */
+export type ToolPolicy = (context: ToolPolicyContext, next: (config: RunnableConfig) => Promise<unknown>) => Promise<unknown>;
+
+const RAW_INPUT = Symbol("agentrx.tools.rawInput");
+
+function isToolCallShaped(value: unknown): value is { type: "tool_call"; args: unknown; id?: string } {
+  return typeof value === "object" && value !== null && (value as { type?: unknown }).type === "tool_call" && "args" in value;
+}
+
+/**
+ * A tool wrapped in policies. It has the wrapped tool's name, description, schema and
+ * `returnDirect`, so it drops into any agent in its place. Wrapping a `PolicyTool` again adds the
+ * new policies outside the existing ones without a second wrapper. Create one with
+ * {@link withPolicies} or the `withTimeout` / `withRetry` / `withCache` / `withConcurrencyLimit` helpers.
+ *
+ * @example
+ * ```ts
+ * import { createCalculatorTool, timeoutPolicy, withPolicies, type PolicyTool } from "@agentrx/tools";
+ *
+ * const calculator: PolicyTool = withPolicies(createCalculatorTool(), [timeoutPolicy({ ms: 1000 })]);
+ * console.log(calculator.inner.name, calculator.policies.length); // calculator 1
+ * ```
+ */
+export class PolicyTool extends StructuredTool {
+  name: string;
+  description: string;
+  schema: StructuredToolInterface["schema"];
+  /** The tool that does the work. */
+  readonly inner: StructuredToolInterface;
+  /** The policies, outermost first. */
+  readonly policies: readonly ToolPolicy[];
+
+  constructor(inner: StructuredToolInterface, policies: readonly ToolPolicy[]) {
+    const { responseFormat, verboseParsingErrors } = inner as Partial<StructuredTool>;
+    super({ responseFormat, verboseParsingErrors });
+    this.name = inner.name;
+    this.description = inner.description;
+    this.schema = inner.schema;
+    this.returnDirect = inner.returnDirect;
+    this.inner = inner;
+    this.policies = policies;
+  }
+
+  static lc_name(): string {
+    return "PolicyTool";
+  }
+
+  // Keeps the caller's raw input so the inner tool validates (and transforms) it itself.
+  override async call(arg: any, configArg?: any, tags?: string[]): Promise<any> {
+    const raw = isToolCallShaped(arg) ? arg.args : arg;
+    const wrapsStringTool = this.inner instanceof Tool && (typeof arg === "string" || arg == null);
+    const config = { ...parseCallbackConfigArg(configArg) };
+    return super.call(wrapsStringTool ? { input: arg } : arg, { ...config, [RAW_INPUT]: raw } as any, tags);
+  }
+
+  protected async _call(parsed: unknown, runManager?: CallbackManagerForToolRun, parentConfig?: ToolRunnableConfig): Promise<any> {
+    const { toolCall: _toolCall, [RAW_INPUT]: raw, ...rest } = (parentConfig ?? {}) as ToolRunnableConfig & { [RAW_INPUT]?: unknown };
+    const config: RunnableConfig = { ...rest, callbacks: runManager?.getChild() ?? rest.callbacks };
+    const metadata = getStepMetadata(config) ?? {};
+    const context = { toolName: this.name, args: parsed, metadata };
+    const run = (index: number, current: RunnableConfig): Promise<unknown> => {
+      const policy = this.policies[index];
+      if (!policy) return this.invokeInner(raw === undefined ? parsed : raw, current);
+      return policy({ ...context, config: current }, (next) => run(index + 1, next));
+    };
+    const start = performance.now();
+    try {
+      return await raceAbort(run(0, config), config.signal);
+    } catch (error) {
+      metadata.error ??= error instanceof Error ? error.message : String(error);
+      throw error;
+    } finally {
+      metadata.durationMs = performance.now() - start;
+    }
+  }
+
+  private async invokeInner(input: unknown, config: RunnableConfig): Promise<unknown> {
+    if (this.responseFormat !== "content_and_artifact") return this.inner.invoke(input as never, config);
+    const id = `policy-${Math.random().toString(36).slice(2)}`;
+    const result: unknown = await this.inner.invoke({ type: "tool_call", id, name: this.name, args: input } as never, config);
+    return isToolMessage(result as never) ? [(result as { content: unknown }).content, (result as { artifact: unknown }).artifact] : result;
+  }
+}
+
+/**
+ * Wraps `tool` in `policies`, listed from the outermost to the innermost:
+ * `withPolicies(tool, [retryPolicy(), timeoutPolicy({ ms: 1000 })])` retries, and times out
+ * each attempt separately. The result keeps the tool's name, description and schema.
+ *
+ * @example
+ * ```ts
+ * import { tool } from "@langchain/core/tools";
+ * import { z } from "zod";
+ * import { cachePolicy, retryPolicy, timeoutPolicy, withPolicies } from "@agentrx/tools";
+ *
+ * const lookup = tool(async ({ id }) => `item ${id}`, {
+ *   name: "lookup",
+ *   description: "Looks an item up by id.",
+ *   schema: z.object({ id: z.string() }),
+ * });
+ * const robust = withPolicies(lookup, [cachePolicy({ ttlMs: 60_000 }), retryPolicy(), timeoutPolicy({ ms: 2000 })]);
+ * console.log(await robust.invoke({ id: "7" })); // item 7
+ * ```
+ */
+export function withPolicies(tool: StructuredToolInterface, policies: readonly ToolPolicy[]): PolicyTool {
+  if (typeof tool?.invoke !== "function" || typeof tool.name !== "string") {
+    throw new InvalidArgumentError({ argument: "tool", value: tool, message: "withPolicies needs a @langchain/core tool (with a name and invoke) as its first argument." });
+  }
+  const bad = Array.isArray(policies) ? policies.findIndex((policy) => typeof policy !== "function") : -1;
+  if (!Array.isArray(policies) || bad >= 0) {
+    throw new InvalidArgumentError({
+      argument: "policies",
+      value: policies,
+      message: `withPolicies needs an array of policies such as [retryPolicy(), timeoutPolicy({ ms: 1000 })]${bad >= 0 ? `; policies[${bad}] is not a function` : ""}.`,
+    });
+  }
+  if (tool instanceof PolicyTool) return new PolicyTool(tool.inner, [...policies, ...tool.policies]);
+  return new PolicyTool(tool, policies);
+}
