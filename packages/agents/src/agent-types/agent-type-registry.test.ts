@@ -1,0 +1,104 @@
+import { InvalidArgumentError } from "@agentrx/core";
+import { ScriptedChatModel } from "@agentrx/core/testing";
+import { describe, expect, it } from "vitest";
+import { AgentTypeRegistryError } from "../errors/agent-type-registry-error";
+import { createReactAgent } from "../react/create-react-agent";
+import { createReactPrompt } from "../react/react-prompt";
+import { ReActSingleInputOutputParser } from "../react/react-single-input-output-parser";
+import { formatLogToString } from "../format-scratchpad/format-log-to-string";
+import { textOnlyModel } from "../test-utils/text-only-model";
+import { AgentTypeRegistry, createAgentTypeRegistry } from "./agent-type-registry";
+import { builtInAgentTypes, reactAgentType } from "./built-in-agent-types";
+import { defineAgentType, isAgentType } from "./define-agent-type";
+
+const definition = {
+  name: "acme/planner",
+  version: "1.2.0",
+  description: "Plans first.",
+  requires: "text" as const,
+  create: createReactAgent,
+  defaultPrompt: createReactPrompt,
+  createOutputParser: ({ toolNames }: { toolNames: string[] }) => new ReActSingleInputOutputParser({ toolNames }),
+  formatScratchpad: formatLogToString,
+};
+
+describe("defineAgentType", () => {
+  it("creates agents with the default prompt when none is given", async () => {
+    const planner = defineAgentType(definition);
+    expect(isAgentType(planner)).toBe(true);
+    expect(Object.isFrozen(planner)).toBe(true);
+    const llm = textOnlyModel({ responses: ["Final Answer: done"] });
+    const agent = planner.create({ llm, tools: [] });
+    expect(await agent.invoke({ input: "go", steps: [] })).toMatchObject({ returnValues: { output: "done" } });
+    expect(llm.calls[0]?.messages[0]?.text).toContain("Question: go");
+  });
+
+  it("validates the name, version, requirement and functions", () => {
+    expect(() => defineAgentType({ ...definition, name: "Acme Planner" })).toThrow(/`name` must be lowercase/);
+    expect(() => defineAgentType({ ...definition, name: "a/b/c" })).toThrow(InvalidArgumentError);
+    expect(() => defineAgentType({ ...definition, version: "1.0" })).toThrow(/semver/);
+    expect(() => defineAgentType({ ...definition, requires: "vision" as "text" })).toThrow(/"tool-calling" or "text"/);
+    expect(() => defineAgentType({ ...definition, create: undefined as never })).toThrow(/`create` must be a function/);
+  });
+});
+
+describe("AgentTypeRegistry", () => {
+  it("looks agent types up by name and lists them", () => {
+    const planner = defineAgentType(definition);
+    const registry = createAgentTypeRegistry().register(planner);
+    expect(registry.get("acme/planner")).toBe(planner);
+    expect(registry.has("acme/planner")).toBe(true);
+    expect(registry.list().map((info) => info.name)).toEqual([...builtInAgentTypes.map((type) => type.name), "acme/planner"]);
+    expect(registry.list().at(-1)).toEqual({ name: "acme/planner", version: "1.2.0", description: "Plans first.", requires: "text" });
+  });
+
+  it("refuses two registrations of one name", () => {
+    const registry = new AgentTypeRegistry().register(defineAgentType(definition));
+    let error: unknown;
+    try {
+      registry.register(defineAgentType({ ...definition, version: "2.0.0" }));
+    } catch (caught) {
+      error = caught;
+    }
+    expect(AgentTypeRegistryError.isInstance(error)).toBe(true);
+    expect((error as AgentTypeRegistryError).reason).toBe("duplicate");
+    expect((error as Error).message).toContain('"acme/planner" is already registered (version 1.2.0)');
+    expect(() => createAgentTypeRegistry().register(reactAgentType)).toThrow(/"react" is already registered/);
+  });
+
+  it("names the unknown agent type and the registered ones", () => {
+    const registry = new AgentTypeRegistry().register(reactAgentType);
+    expect(() => registry.get("acme/missing" as string)).toThrow('No agent type named "acme/missing" is registered. Registered: "react".');
+  });
+
+  it("refuses values that are not agent types", () => {
+    expect(() => new AgentTypeRegistry().register({ ...definition } as never)).toThrow(/defineAgentType/);
+  });
+
+  it("defines every built-in agent type through defineAgentType", () => {
+    expect(builtInAgentTypes.map((type) => [type.name, type.requires, isAgentType(type)])).toEqual([
+      ["tool-calling", "tool-calling", true],
+      ["openai-tools", "tool-calling", true],
+      ["openai-functions", "tool-calling", true],
+      ["react", "text", true],
+      ["structured-chat", "text", true],
+      ["xml", "text", true],
+      ["self-ask-with-search", "text", true],
+    ]);
+  });
+
+  it("builds every built-in agent type with its default prompt", async () => {
+    for (const agentType of builtInAgentTypes) {
+      const llm = new ScriptedChatModel({ responses: ["x"] });
+      const tools = agentType.name === "self-ask-with-search" ? [intermediateAnswer()] : [];
+      const agent = agentType.create({ llm, tools } as never);
+      expect(typeof agent.invoke).toBe("function");
+      expect(agentType.createOutputParser({ toolNames: [] })).toBeDefined();
+      expect(agentType.formatScratchpad([{ action: { tool: "t", toolInput: "i", log: "l" }, observation: "o" }])).toBeTruthy();
+    }
+  });
+});
+
+function intermediateAnswer() {
+  return { name: "Intermediate Answer", description: "search", schema: {}, invoke: async () => "" } as never;
+}

@@ -1,0 +1,131 @@
+import { formatLogToString } from "../format-scratchpad/format-log-to-string";
+import { createOpenAIFunctionsAgent } from "../openai-functions/create-openai-functions-agent";
+import { formatToOpenAIFunctionMessages } from "../openai-functions/format-to-openai-function-messages";
+import { OpenAIFunctionsAgentOutputParser } from "../openai-functions/openai-functions-agent-output-parser";
+import { createReactAgent } from "../react/create-react-agent";
+import { createReactPrompt } from "../react/react-prompt";
+import { ReActSingleInputOutputParser } from "../react/react-single-input-output-parser";
+import { createSelfAskWithSearchAgent } from "../self-ask/create-self-ask-with-search-agent";
+import { createSelfAskPrompt } from "../self-ask/self-ask-prompt";
+import { SelfAskOutputParser } from "../self-ask/self-ask-output-parser";
+import { createStructuredChatAgent } from "../structured-chat/create-structured-chat-agent";
+import { createStructuredChatPrompt } from "../structured-chat/structured-chat-prompt";
+import { StructuredChatOutputParser } from "../structured-chat/structured-chat-output-parser";
+import { createOpenAIToolsAgent, createToolCallingAgent } from "../tool-calling/create-tool-calling-agent";
+import { formatToToolMessages } from "../tool-calling/format-to-tool-messages";
+import { ToolCallingAgentOutputParser } from "../tool-calling/tool-calling-agent-output-parser";
+import { createToolCallingPrompt } from "../tool-calling/tool-calling-prompt";
+import { createXmlAgent } from "../xml/create-xml-agent";
+import { formatXml } from "../xml/format-xml";
+import { XMLAgentOutputParser } from "../xml/xml-agent-output-parser";
+import { createXmlPrompt } from "../xml/xml-prompt";
+import { defineAgentType } from "./define-agent-type";
+
+/**
+ * The tool-calling agent type (`"tool-calling"`): native tool calls, several per turn.
+ *
+ * @example
+ * ```ts
+ * import { toolCallingAgentType } from "@agentrx/agents";
+ * import { ScriptedChatModel } from "@agentrx/core/testing";
+ *
+ * const agent = toolCallingAgentType.create({ llm: new ScriptedChatModel({ responses: ["Hi!"] }), tools: [] });
+ * console.log(await agent.invoke({ input: "Hello", steps: [] })); // { returnValues: { output: "Hi!" }, log: "Hi!" }
+ * ```
+ */
+export const toolCallingAgentType = /* @__PURE__ */ defineAgentType({
+  name: "tool-calling",
+  version: "1.0.0",
+  description: "Native tool calling through bindTools; several tool calls per turn run in parallel.",
+  requires: "tool-calling",
+  create: createToolCallingAgent,
+  defaultPrompt: () => createToolCallingPrompt(),
+  createOutputParser: () => new ToolCallingAgentOutputParser(),
+  formatScratchpad: formatToToolMessages,
+});
+
+/** The `"openai-tools"` agent type: the tool-calling agent under its older LangChain name. */
+export const openAIToolsAgentType = /* @__PURE__ */ defineAgentType({
+  name: "openai-tools",
+  version: "1.0.0",
+  description: "Alias of the tool-calling agent, for users migrating from LangChain's createOpenAIToolsAgent.",
+  requires: "tool-calling",
+  create: createOpenAIToolsAgent,
+  defaultPrompt: () => createToolCallingPrompt(),
+  createOutputParser: () => new ToolCallingAgentOutputParser(),
+  formatScratchpad: formatToToolMessages,
+});
+
+/** The `"openai-functions"` agent type: function calling, one action per turn. */
+export const openAIFunctionsAgentType = /* @__PURE__ */ defineAgentType({
+  name: "openai-functions",
+  version: "1.0.0",
+  description: "Function calling with one action per turn, for prompts written for OpenAI functions.",
+  requires: "tool-calling",
+  create: createOpenAIFunctionsAgent,
+  defaultPrompt: () => createToolCallingPrompt(),
+  createOutputParser: () => new OpenAIFunctionsAgentOutputParser(),
+  formatScratchpad: formatToOpenAIFunctionMessages,
+});
+
+/** The `"react"` agent type: text ReAct for models without tool calling. */
+export const reactAgentType = /* @__PURE__ */ defineAgentType({
+  name: "react",
+  version: "1.0.0",
+  description: "Text ReAct (Thought / Action / Action Input / Observation) for any text model.",
+  requires: "text",
+  create: createReactAgent,
+  defaultPrompt: createReactPrompt,
+  createOutputParser: ({ toolNames }) => new ReActSingleInputOutputParser({ toolNames }),
+  formatScratchpad: (steps) => formatLogToString(steps),
+});
+
+/** The `"structured-chat"` agent type: a fenced JSON blob per turn, for multi-argument tools. */
+export const structuredChatAgentType = /* @__PURE__ */ defineAgentType({
+  name: "structured-chat",
+  version: "1.0.0",
+  description: "A JSON blob {action, action_input} in a code fence per turn; tools may take several arguments.",
+  requires: "text",
+  create: createStructuredChatAgent,
+  defaultPrompt: createStructuredChatPrompt,
+  createOutputParser: ({ toolNames }) => new StructuredChatOutputParser({ toolNames }),
+  formatScratchpad: (steps) => formatLogToString(steps),
+});
+
+/** The `"xml"` agent type: `<tool>` / `<tool_input>` / `<final_answer>` tags. */
+export const xmlAgentType = /* @__PURE__ */ defineAgentType({
+  name: "xml",
+  version: "1.0.0",
+  description: "XML tags <tool>, <tool_input> and <final_answer>, for models that follow XML prompts well.",
+  requires: "text",
+  create: createXmlAgent,
+  defaultPrompt: createXmlPrompt,
+  createOutputParser: () => new XMLAgentOutputParser(),
+  formatScratchpad: (steps) => formatXml(steps),
+});
+
+/** The `"self-ask-with-search"` agent type: follow-up questions answered by one search tool. */
+export const selfAskWithSearchAgentType = /* @__PURE__ */ defineAgentType({
+  name: "self-ask-with-search",
+  version: "1.0.0",
+  description: 'Self-ask: follow-up questions answered by one tool named "Intermediate Answer".',
+  requires: "text",
+  create: createSelfAskWithSearchAgent,
+  defaultPrompt: createSelfAskPrompt,
+  createOutputParser: () => new SelfAskOutputParser(),
+  formatScratchpad: (steps) => formatLogToString(steps, { observationPrefix: "\nIntermediate answer: ", llmPrefix: "" }),
+});
+
+/** Every built-in agent type, in the order `createAgentTypeRegistry` registers them. */
+export const builtInAgentTypes = [
+  toolCallingAgentType,
+  openAIToolsAgentType,
+  openAIFunctionsAgentType,
+  reactAgentType,
+  structuredChatAgentType,
+  xmlAgentType,
+  selfAskWithSearchAgentType,
+] as const;
+
+/** The built-in agent types by name. */
+export type BuiltInAgentTypes = { [T in (typeof builtInAgentTypes)[number] as T["name"]]: T };

@@ -1,0 +1,93 @@
+import type { AgentInput, AgentOutput } from "@agentrx/core";
+import type { BaseLanguageModel } from "@langchain/core/language_models/base";
+import type { BasePromptTemplate } from "@langchain/core/prompts";
+import type { Runnable } from "@langchain/core/runnables";
+import type { StructuredToolInterface } from "@langchain/core/tools";
+import { reactAgentType, toolCallingAgentType } from "./built-in-agent-types";
+
+/** Options of {@link selectAgentType}. */
+export interface SelectAgentTypeOptions {
+  /** The model the agent will use. */
+  llm: unknown;
+  /**
+   * Whether the model supports tool calling. By default this is read from the model: its
+   * `profile.toolCalling` when the profile says, else whether it has `bindTools`.
+   */
+  toolCalling?: boolean;
+}
+
+/**
+ * Whether a model supports native tool calling: its `profile.toolCalling` when the profile says
+ * so, else whether it has a `bindTools` method.
+ *
+ * @example
+ * ```ts
+ * import { modelSupportsToolCalling } from "@agentrx/agents";
+ * import { ScriptedChatModel } from "@agentrx/core/testing";
+ *
+ * console.log(modelSupportsToolCalling(new ScriptedChatModel({ responses: [] }))); // true
+ * ```
+ */
+export function modelSupportsToolCalling(llm: unknown): boolean {
+  if (typeof llm !== "object" || llm === null) return false;
+  const hasBindTools = typeof (llm as { bindTools?: unknown }).bindTools === "function";
+  let declared: unknown;
+  try {
+    declared = (llm as { profile?: { toolCalling?: unknown } }).profile?.toolCalling;
+  } catch {
+    declared = undefined;
+  }
+  if (typeof declared === "boolean") return declared && hasBindTools;
+  return hasBindTools;
+}
+
+/**
+ * Picks the agent type for a model, as Dify does: the tool-calling agent for a model that
+ * supports tool calling, the ReAct agent otherwise.
+ *
+ * @example
+ * ```ts
+ * import { selectAgentType } from "@agentrx/agents";
+ * import { ScriptedChatModel } from "@agentrx/core/testing";
+ *
+ * const llm = new ScriptedChatModel({ responses: [] });
+ * console.log(selectAgentType({ llm }).name); // "tool-calling"
+ * console.log(selectAgentType({ llm, toolCalling: false }).name); // "react"
+ * ```
+ */
+export function selectAgentType({ llm, toolCalling }: SelectAgentTypeOptions): typeof toolCallingAgentType | typeof reactAgentType {
+  return (toolCalling ?? modelSupportsToolCalling(llm)) ? toolCallingAgentType : reactAgentType;
+}
+
+/** Options of {@link createAgentForModel}. */
+export interface CreateAgentForModelOptions {
+  /** The model. */
+  llm: BaseLanguageModel;
+  /** The tools. */
+  tools: StructuredToolInterface[];
+  /** Prompts per strategy; each defaults to its agent type's default prompt. */
+  prompts?: { toolCalling?: BasePromptTemplate; react?: BasePromptTemplate };
+  /** Overrides the detection of tool-calling support. */
+  toolCalling?: boolean;
+}
+
+/**
+ * Creates the right agent for a model: a tool-calling agent when the model supports tool calling,
+ * a ReAct agent otherwise (see {@link selectAgentType}).
+ *
+ * @example
+ * ```ts
+ * import { createAgentForModel } from "@agentrx/agents";
+ * import { ScriptedChatModel } from "@agentrx/core/testing";
+ *
+ * const agent = createAgentForModel({ llm: new ScriptedChatModel({ responses: ["Hi!"] }), tools: [] });
+ * console.log(await agent.invoke({ input: "Hello", steps: [] })); // { returnValues: { output: "Hi!" }, log: "Hi!" }
+ * ```
+ */
+export function createAgentForModel({ llm, tools, prompts = {}, toolCalling }: CreateAgentForModelOptions): Runnable<AgentInput, AgentOutput> {
+  const agentType = selectAgentType({ llm, ...(toolCalling === undefined ? {} : { toolCalling }) });
+  if (agentType.name === "tool-calling") {
+    return toolCallingAgentType.create({ llm: llm as never, tools, ...(prompts.toolCalling ? { prompt: prompts.toolCalling } : {}) });
+  }
+  return reactAgentType.create({ llm, tools, ...(prompts.react ? { prompt: prompts.react } : {}) });
+}

@@ -1,0 +1,46 @@
+import { InvalidArgumentError, type AgentStep } from "@agentrx/core";
+import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { observationText } from "../shared/observation-text";
+
+/** Options of {@link formatLogToMessages}. */
+export interface FormatLogToMessagesOptions {
+  /**
+   * The text of the message that carries each observation; `{observation}` is replaced by it.
+   * @default "{observation}"
+   */
+  templateToolResponse?: string;
+}
+
+/**
+ * Formats the steps of a text agent as chat messages for a `MessagesPlaceholder` scratchpad: each
+ * action's log as an `AIMessage`, then its observation as a `HumanMessage`.
+ *
+ * @example
+ * ```ts
+ * import { formatLogToMessages } from "@agentrx/agents";
+ *
+ * const messages = formatLogToMessages(
+ *   [{ action: { tool: "search", toolInput: "Paris", log: "Action: search\nAction Input: Paris" }, observation: "Sunny" }],
+ *   { templateToolResponse: "Observation: {observation}" },
+ * );
+ * console.log(messages.map((message) => message.text)); // ["Action: search\nAction Input: Paris", "Observation: Sunny"]
+ * ```
+ */
+export function formatLogToMessages(
+  steps: readonly AgentStep[],
+  { templateToolResponse = "{observation}" }: FormatLogToMessagesOptions = {},
+): BaseMessage[] {
+  if (!templateToolResponse.includes("{observation}")) {
+    throw new InvalidArgumentError({
+      argument: "templateToolResponse",
+      value: templateToolResponse,
+      message: `formatLogToMessages: \`templateToolResponse\` must contain "{observation}", got ${JSON.stringify(templateToolResponse)}.`,
+    });
+  }
+  const messages: BaseMessage[] = [];
+  for (const { action, observation } of steps) {
+    messages.push(new AIMessage(action.log));
+    messages.push(new HumanMessage(templateToolResponse.split("{observation}").join(observationText(observation))));
+  }
+  return messages;
+}

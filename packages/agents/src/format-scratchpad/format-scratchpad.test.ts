@@ -1,0 +1,42 @@
+import type { AgentStep } from "@agentrx/core";
+import { describe, expect, it } from "vitest";
+import { formatLogToMessages } from "./format-log-to-messages";
+import { formatLogToString } from "./format-log-to-string";
+
+const steps: AgentStep[] = [
+  { action: { tool: "search", toolInput: "Paris", log: "Thought: a\nAction: search\nAction Input: Paris" }, observation: "Sunny" },
+  { action: { tool: "calc", toolInput: "1+1", log: "Action: calc\nAction Input: 1+1" }, observation: "2" },
+];
+
+describe("formatLogToString", () => {
+  it("writes each log, then the observation and the next thought prefix", () => {
+    expect(formatLogToString(steps)).toBe(
+      "Thought: a\nAction: search\nAction Input: Paris\nObservation: Sunny\nThought: " +
+        "Action: calc\nAction Input: 1+1\nObservation: 2\nThought: ",
+    );
+    expect(formatLogToString([])).toBe("");
+  });
+
+  it("takes other prefixes", () => {
+    expect(formatLogToString(steps.slice(0, 1), { observationPrefix: "Result: ", llmPrefix: "" })).toBe(
+      "Thought: a\nAction: search\nAction Input: Paris\nResult: Sunny\n",
+    );
+  });
+});
+
+describe("formatLogToMessages", () => {
+  it("turns each step into an AI message with the log and a human message with the observation", () => {
+    const messages = formatLogToMessages(steps, { templateToolResponse: "Observation: {observation}" });
+    expect(messages.map((m) => [m.getType(), m.text])).toEqual([
+      ["ai", steps[0]?.action.log],
+      ["human", "Observation: Sunny"],
+      ["ai", steps[1]?.action.log],
+      ["human", "Observation: 2"],
+    ]);
+    expect(formatLogToMessages(steps)[1]?.text).toBe("Sunny");
+  });
+
+  it("requires {observation} in the template", () => {
+    expect(() => formatLogToMessages(steps, { templateToolResponse: "Result" })).toThrow(/must contain "\{observation\}"/);
+  });
+});

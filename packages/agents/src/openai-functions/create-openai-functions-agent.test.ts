@@ -1,0 +1,46 @@
+import { FORCE_FINAL_ANSWER_INSTRUCTION, type AgentAction } from "@agentrx/core";
+import { ScriptedChatModel } from "@agentrx/core/testing";
+import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
+import { tool } from "@langchain/core/tools";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { UnsupportedModelError } from "../errors/unsupported-model-error";
+import { textOnlyModel } from "../test-utils/text-only-model";
+import { createOpenAIFunctionsAgent } from "./create-openai-functions-agent";
+
+const search = tool(async ({ query }: { query: string }) => `Results for ${query}`, {
+  name: "search",
+  description: "Search the web.",
+  schema: z.object({ query: z.string() }),
+});
+const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], new MessagesPlaceholder("agent_scratchpad")]);
+
+describe("createOpenAIFunctionsAgent", () => {
+  it("binds the tools and returns one action per turn", async () => {
+    const llm = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "search", args: { query: "a" } }, { name: "search", args: { query: "b" } }] }] });
+    const agent = createOpenAIFunctionsAgent({ llm, tools: [search], prompt });
+    const action = (await agent.invoke({ input: "x", steps: [] })) as AgentAction;
+    expect(Array.isArray(action)).toBe(false);
+    expect(action).toMatchObject({ tool: "search", toolInput: { query: "a" } });
+    expect(llm.calls[0]?.toolNames).toEqual(["search"]);
+  });
+
+  it("calls the model without tools on forceFinalAnswer", async () => {
+    const llm = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "search", args: { query: "a" } }] }, "Final"] });
+    const agent = createOpenAIFunctionsAgent({ llm, tools: [search], prompt });
+    const action = (await agent.invoke({ input: "x", steps: [] })) as AgentAction;
+    const output = await agent.invoke({ input: "x", steps: [{ action, observation: "found" }], forceFinalAnswer: true });
+    expect(output).toEqual({ returnValues: { output: "Final" }, log: "Final" });
+    expect(llm.calls[1]?.tools).toEqual([]);
+    expect(llm.calls[1]?.messages.map((m) => m.getType())).toEqual(["human", "ai", "tool", "human"]);
+    expect(llm.calls[1]?.messages.at(-1)?.text).toBe(FORCE_FINAL_ANSWER_INSTRUCTION);
+  });
+
+  it("requires bindTools and a messages placeholder", () => {
+    expect(() => createOpenAIFunctionsAgent({ llm: textOnlyModel({ responses: [] }), tools: [search], prompt })).toThrow(UnsupportedModelError);
+    const llm = new ScriptedChatModel({ responses: [] });
+    expect(() => createOpenAIFunctionsAgent({ llm, tools: [search], prompt: ChatPromptTemplate.fromMessages([["human", "{input}"]]) })).toThrow(
+      /"agent_scratchpad"/,
+    );
+  });
+});

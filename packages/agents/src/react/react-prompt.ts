@@ -1,0 +1,34 @@
+import { PromptTemplate } from "@langchain/core/prompts";
+
+const TEMPLATE = `Answer the question below as well as you can. You can use these tools:
+
+{tools}
+
+Work in this format:
+
+Question: the question you must answer
+Thought: what you should do next, and why
+Action: the tool to use, exactly one of [{tool_names}]
+Action Input: the input for the tool
+Observation: the tool's result
+... (Thought, Action, Action Input and Observation may repeat several times)
+Thought: I now know the final answer
+Final Answer: the final answer to the question
+
+Question: {input}
+Thought: {agent_scratchpad}`;
+
+/**
+ * Returns the default prompt of the ReAct agent: a text prompt with `tools`, `tool_names`,
+ * `input` and `agent_scratchpad`.
+ *
+ * @example
+ * ```ts
+ * import { createReactPrompt } from "@agentrx/agents";
+ *
+ * console.log(createReactPrompt().inputVariables); // ["tools", "tool_names", "input", "agent_scratchpad"]
+ * ```
+ */
+export function createReactPrompt(): PromptTemplate {
+  return PromptTemplate.fromTemplate(TEMPLATE);
+}

@@ -1,0 +1,71 @@
+import type { AgentAction, AgentFinish } from "@agentrx/core";
+import { AgentOutputParser, fixableParserError } from "../shared/agent-output-parser";
+
+/** The name of the one tool a self-ask-with-search agent uses. */
+export const INTERMEDIATE_ANSWER_TOOL = "Intermediate Answer";
+
+/** Options of {@link SelfAskOutputParser}. */
+export interface SelfAskOutputParserOptions {
+  /** The markers of a follow-up question. @default ["Follow up:", "Followup:"] */
+  followUps?: string[];
+  /** The marker of the final answer. @default "So the final answer is:" */
+  finishString?: string;
+}
+
+/**
+ * Parses the output of a self-ask-with-search agent by its last non-empty line: a line with
+ * `Follow up:` (or `Followup:`) is an action for the `Intermediate Answer` tool whose input is
+ * the question after the marker; a line with `So the final answer is:` is the finish, with the
+ * text after the marker as the output. Anything else raises an `OutputParserException` that tells
+ * the model the format.
+ *
+ * @example
+ * ```ts
+ * import { SelfAskOutputParser } from "@agentrx/agents";
+ *
+ * const parser = new SelfAskOutputParser();
+ * console.log(await parser.parse("Are follow up questions needed here: Yes.\nFollow up: Who founded Rome?"));
+ * // { tool: "Intermediate Answer", toolInput: "Who founded Rome?", log: "..." }
+ * ```
+ */
+export class SelfAskOutputParser extends AgentOutputParser<AgentAction | AgentFinish> {
+  readonly followUps: string[];
+  readonly finishString: string;
+
+  static override lc_name(): string {
+    return "SelfAskOutputParser";
+  }
+
+  constructor({ followUps = ["Follow up:", "Followup:"], finishString = "So the final answer is:" }: SelfAskOutputParserOptions = {}) {
+    super();
+    this.followUps = [...followUps];
+    this.finishString = finishString;
+  }
+
+  override getFormatInstructions(): string {
+    return `Ask one follow-up question per line starting with "${this.followUps[0] ?? "Follow up:"}", or finish with "${this.finishString} <answer>".`;
+  }
+
+  protected parseText(text: string): AgentAction | AgentFinish {
+    const trimmed = text.trimEnd();
+    const lastLine = trimmed.slice(trimmed.lastIndexOf("\n") + 1);
+    for (const marker of this.followUps) {
+      const at = lastLine.indexOf(marker);
+      if (at !== -1) {
+        const question = lastLine.slice(at + marker.length).trim();
+        if (!question) break;
+        return { tool: INTERMEDIATE_ANSWER_TOOL, toolInput: question, log: text };
+      }
+    }
+    const finish = lastLine.indexOf(this.finishString);
+    if (finish !== -1) {
+      return { returnValues: { output: lastLine.slice(finish + this.finishString.length).trim() }, log: text };
+    }
+    throw fixableParserError(
+      `Could not parse output: ${text}`,
+      text,
+      `Invalid Format: end with a line "${this.followUps[0] ?? "Follow up:"} <question>" to ask a follow-up question, ` +
+        `or "${this.finishString} <answer>" to finish.`,
+    );
+  }
+}

@@ -1,0 +1,124 @@
+import { InvalidArgumentError, type AgentInput, type AgentOutput, type AgentStep } from "@agentrx/core";
+import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
+import type { BaseOutputParser } from "@langchain/core/output_parsers";
+import type { BasePromptTemplate } from "@langchain/core/prompts";
+import { RunnableLambda, type Runnable, type RunnableConfig } from "@langchain/core/runnables";
+import { assertPrompt } from "./validate-prompt";
+
+/** The parts of an agent built by {@link createAgentRunnable}. */
+export interface CreateAgentRunnableOptions<Scratchpad> {
+  /** The run name shown by tracers, e.g. `"ReactAgent"`. */
+  name: string;
+  /** The prompt; it receives the user's inputs, `variables` and `agent_scratchpad`. */
+  prompt: BasePromptTemplate;
+  /** The model for ordinary turns (with its tools or stop sequences bound). */
+  model: Runnable<BaseLanguageModelInput, unknown>;
+  /**
+   * The model for the `forceFinalAnswer` turn of `"generate"` early stopping: without tools.
+   * @default model
+   */
+  finalAnswerModel?: Runnable<BaseLanguageModelInput, unknown>;
+  /** Turns the steps so far into the value of `agent_scratchpad`. */
+  formatScratchpad: (steps: AgentStep[]) => Scratchpad;
+  /**
+   * Appends `FORCE_FINAL_ANSWER_INSTRUCTION` (from `@agentrx/core`) to a scratchpad, for the
+   * `forceFinalAnswer` turn.
+   */
+  appendFinalAnswerInstruction: (scratchpad: Scratchpad) => Scratchpad;
+  /** Parses the model's output into actions or a finish. */
+  parser: BaseOutputParser<AgentOutput>;
+  /** Extra prompt variables computed once (e.g. `tools`, `tool_names`); user inputs win. */
+  variables?: Record<string, unknown>;
+}
+
+/**
+ * Builds an agent runnable from its parts, the way every built-in agent is built: on each call it
+ * formats the steps into `agent_scratchpad`, fills the prompt, calls the model (inside the
+ * runnable, so the caller's callbacks, signal and streaming handlers reach it) and parses the
+ * reply. On `{ ...inputs, steps, forceFinalAnswer: true }` it calls `finalAnswerModel` instead and
+ * ends the scratchpad with the final-answer instruction. Community agent types can use it too.
+ *
+ * @example
+ * ```ts
+ * import { createAgentRunnable, formatLogToString, ReActSingleInputOutputParser } from "@agentrx/agents";
+ * import { FORCE_FINAL_ANSWER_INSTRUCTION } from "@agentrx/core";
+ * import { ScriptedChatModel } from "@agentrx/core/testing";
+ * import { PromptTemplate } from "@langchain/core/prompts";
+ *
+ * const agent = createAgentRunnable({
+ *   name: "MyAgent",
+ *   prompt: PromptTemplate.fromTemplate("Question: {input}\n{agent_scratchpad}"),
+ *   model: new ScriptedChatModel({ responses: ["Final Answer: 4"] }),
+ *   formatScratchpad: (steps) => formatLogToString(steps),
+ *   appendFinalAnswerInstruction: (text) => `${text}\n\n${FORCE_FINAL_ANSWER_INSTRUCTION}`,
+ *   parser: new ReActSingleInputOutputParser({ toolNames: [] }),
+ * });
+ * const output = await agent.invoke({ input: "2 + 2?", steps: [] });
+ * console.log(output); // { returnValues: { output: "4" }, log: "Final Answer: 4" }
+ * ```
+ */
+export function createAgentRunnable<Scratchpad>({
+  name,
+  prompt,
+  model,
+  finalAnswerModel = model,
+  formatScratchpad,
+  appendFinalAnswerInstruction,
+  parser,
+  variables = {},
+}: CreateAgentRunnableOptions<Scratchpad>): Runnable<AgentInput, AgentOutput> {
+  if (typeof name !== "string" || name === "") {
+    throw new InvalidArgumentError({ argument: "name", value: name, message: "createAgentRunnable: `name` must be a non-empty string." });
+  }
+  assertPrompt(prompt, { agentType: name, constructorName: "createAgentRunnable" });
+  for (const [option, value] of [
+    ["model", model],
+    ["finalAnswerModel", finalAnswerModel],
+    ["parser", parser],
+  ] as const) {
+    if (typeof (value as { invoke?: unknown } | null)?.invoke !== "function") {
+      throw new InvalidArgumentError({
+        argument: option,
+        value,
+        message: `createAgentRunnable(${name}): \`${option}\` must be a @langchain/core Runnable (something with invoke).`,
+      });
+    }
+  }
+  for (const [option, value] of [
+    ["formatScratchpad", formatScratchpad],
+    ["appendFinalAnswerInstruction", appendFinalAnswerInstruction],
+  ] as const) {
+    if (typeof value !== "function") {
+      throw new InvalidArgumentError({ argument: option, value, message: `createAgentRunnable(${name}): \`${option}\` must be a function.` });
+    }
+  }
+  const run = async (input: AgentInput, config?: RunnableConfig): Promise<AgentOutput> => {
+    if (typeof input !== "object" || input === null || Array.isArray(input)) {
+      throw new InvalidArgumentError({
+        argument: "input",
+        value: input,
+        message: `${name}: the agent's input must be an object such as { input, steps }, got ${describe(input)}.`,
+      });
+    }
+    const { steps = [], forceFinalAnswer = false, ...inputs } = input;
+    if (!Array.isArray(steps)) {
+      throw new InvalidArgumentError({
+        argument: "steps",
+        value: steps,
+        message: `${name}: \`steps\` must be an array of AgentSteps, got ${describe(steps)}.`,
+      });
+    }
+    let scratchpad = formatScratchpad(steps);
+    if (forceFinalAnswer) scratchpad = appendFinalAnswerInstruction(scratchpad);
+    const promptValue = await prompt.invoke({ ...variables, ...inputs, agent_scratchpad: scratchpad }, config);
+    const reply = await (forceFinalAnswer ? finalAnswerModel : model).invoke(promptValue, config);
+    return parser.invoke(reply as string, config);
+  };
+  return RunnableLambda.from(run).withConfig({ runName: name });
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value;
+}

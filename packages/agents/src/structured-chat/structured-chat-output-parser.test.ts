@@ -1,0 +1,79 @@
+import { OutputParserException } from "@langchain/core/output_parsers";
+import { describe, expect, it } from "vitest";
+import { assertParserIsTotal, megabyteOf, parseTotally } from "../test-utils/parser-properties";
+import { StructuredChatOutputParser } from "./structured-chat-output-parser";
+
+const parser = new StructuredChatOutputParser({ toolNames: ["add"] });
+const fence = (body: string, tag = "json") => `Thought: go\nAction:\n\`\`\`${tag}\n${body}\n\`\`\``;
+
+async function parseError(text: string): Promise<OutputParserException> {
+  const error = await parser.parse(text).catch((caught: unknown) => caught);
+  expect(error).toBeInstanceOf(OutputParserException);
+  return error as OutputParserException;
+}
+
+describe("StructuredChatOutputParser", () => {
+  it("reads the fenced JSON blob as an action with multi-argument input", async () => {
+    const text = fence('{"action": "add", "action_input": {"a": 1, "b": 2}}');
+    expect(await parser.parse(text)).toEqual({ tool: "add", toolInput: { a: 1, b: 2 }, log: text });
+  });
+
+  it("accepts a fence without a language tag, and uses {} when action_input is absent", async () => {
+    expect(await parser.parse(fence('{"action": "add"}', ""))).toMatchObject({ tool: "add", toolInput: {} });
+  });
+
+  it('treats "Final Answer" as the finish and serialises non-string answers', async () => {
+    const text = fence('{"action": "Final Answer", "action_input": "It is 3."}');
+    expect(await parser.parse(text)).toEqual({ returnValues: { output: "It is 3." }, log: text });
+    expect(await parser.parse(fence('{"action": "Final Answer", "action_input": {"sum": 3}}'))).toMatchObject({
+      returnValues: { output: '{"sum":3}' },
+    });
+  });
+
+  it("uses the first blob of a list and the first fenced block", async () => {
+    const list = fence('[{"action": "add", "action_input": {"a": 1}}, {"action": "Final Answer", "action_input": "x"}]');
+    expect(await parser.parse(list)).toMatchObject({ tool: "add" });
+    const two = `${fence('{"action": "add", "action_input": {}}')}\n${fence('{"action": "Final Answer", "action_input": "x"}')}`;
+    expect(await parser.parse(two)).toMatchObject({ tool: "add" });
+  });
+
+  it("accepts raw newlines inside JSON strings", async () => {
+    const text = fence('{"action": "Final Answer", "action_input": "line 1\nline 2"}');
+    expect(await parser.parse(text)).toMatchObject({ returnValues: { output: "line 1\nline 2" } });
+  });
+
+  it("treats text without a fence as the final answer, and accepts a bare blob", async () => {
+    expect(await parser.parse("Hello there!")).toEqual({ returnValues: { output: "Hello there!" }, log: "Hello there!" });
+    expect(await parser.parse('{"action": "add", "action_input": {"a": 1}}')).toMatchObject({ tool: "add" });
+  });
+
+  it("rejects invalid JSON, a blob without an action, and an unclosed fence, telling the model the format", async () => {
+    const invalid = await parseError(fence('{"action": "add", '));
+    expect(invalid.sendToLLM).toBe(true);
+    expect(invalid.observation).toContain("not valid JSON");
+    expect(invalid.llmOutput).toBe(fence('{"action": "add", '));
+    expect((await parseError(fence('{"tool": "add"}'))).observation).toContain('string "action"');
+    expect((await parseError('```json\n{"action": "add"}')).observation).toContain("not closed");
+    expect((await parseError(fence('{"action": "Final Answer"}'))).observation).toContain("action_input");
+  });
+
+  it("only ever returns an action or a finish, or throws OutputParserException", async () => {
+    await assertParserIsTotal(parser, [
+      "```",
+      "```json\n",
+      '{"action": "add", "action_input": {"a": 1}}',
+      '{"action": "Final Answer", "action_input": "x"}',
+      '"action"',
+      '"action_input"',
+      "[",
+      "]",
+    ]);
+  });
+
+  it("handles one-megabyte adversarial inputs", async () => {
+    for (const text of [megabyteOf("```"), megabyteOf("```json\n{"), `\`\`\`json\n${megabyteOf("[")}\`\`\``, `{"action": ${megabyteOf("[")}`, `\`\`\`json\n${megabyteOf('{"a":')}`, megabyteOf('"\n')]) {
+      const result = await parseTotally(parser, text);
+      expect(result.ok || result.error instanceof OutputParserException).toBe(true);
+    }
+  });
+});

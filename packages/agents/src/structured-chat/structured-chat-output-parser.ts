@@ -1,0 +1,136 @@
+import type { AgentAction, AgentFinish } from "@agentrx/core";
+import { AgentOutputParser, fixableParserError } from "../shared/agent-output-parser";
+import { parseLenientJson } from "./parse-json-blob";
+
+/** The `action` value that marks a structured-chat final answer. */
+export const STRUCTURED_CHAT_FINAL_ANSWER = "Final Answer";
+
+const FENCE = "```";
+const FORMAT_FIX =
+  'Reply with exactly one JSON blob {"action": <tool name or "Final Answer">, "action_input": <input>} ' +
+  "inside a ```json fenced code block.";
+
+/** Options of {@link StructuredChatOutputParser}. */
+export interface StructuredChatOutputParserOptions {
+  /** The tool names, used by the format instructions. @default [] */
+  toolNames?: string[];
+}
+
+/**
+ * Parses the output of a structured-chat agent: a JSON blob `{"action", "action_input"}` in a
+ * markdown code fence (the first fence; a language tag such as `json` is skipped). `"action":
+ * "Final Answer"` is the finish, with `action_input` as the output (non-strings are serialised to
+ * JSON); any other action is a tool call whose input is `action_input` (an object for
+ * multi-argument tools, `{}` when absent). A list of blobs uses the first. Text without any fence
+ * is the final answer itself (a bare JSON blob is also accepted). A fence that is not closed,
+ * JSON that does not parse, or a blob without a string `action` raises an
+ * `OutputParserException` that tells the model the expected format.
+ *
+ * @example
+ * ```ts
+ * import { StructuredChatOutputParser } from "@agentrx/agents";
+ *
+ * const parser = new StructuredChatOutputParser();
+ * const action = await parser.parse('```json\n{"action": "search", "action_input": {"query": "Paris"}}\n```');
+ * console.log(action); // { tool: "search", toolInput: { query: "Paris" }, log: "..." }
+ * ```
+ */
+export class StructuredChatOutputParser extends AgentOutputParser<AgentAction | AgentFinish> {
+  readonly toolNames: string[];
+
+  static override lc_name(): string {
+    return "StructuredChatOutputParser";
+  }
+
+  constructor({ toolNames = [] }: StructuredChatOutputParserOptions = {}) {
+    super();
+    this.toolNames = [...toolNames];
+  }
+
+  override getFormatInstructions(): string {
+    const names = [STRUCTURED_CHAT_FINAL_ANSWER, ...this.toolNames].map((name) => JSON.stringify(name)).join(", ");
+    return `${FORMAT_FIX} "action" must be one of ${names}.`;
+  }
+
+  protected parseText(text: string): AgentAction | AgentFinish {
+    const open = text.indexOf(FENCE);
+    if (open === -1) {
+      const bare = text.trim();
+      if (bare.startsWith("{")) {
+        const blob = tryParse(bare);
+        if (blob.ok && isBlob(blob.value)) return this.toOutput(blob.value, text);
+      }
+      return { returnValues: { output: text.trim() }, log: text };
+    }
+    const bodyStart = skipLanguageTag(text, open + FENCE.length);
+    const close = text.indexOf(FENCE, bodyStart);
+    if (close === -1) {
+      throw fixableParserError(
+        `Could not parse LLM output (the code fence is not closed): ${text}`,
+        text,
+        `Invalid Format: the code fence is not closed. ${FORMAT_FIX}`,
+      );
+    }
+    const parsed = tryParse(text.slice(bodyStart, close).trim());
+    if (!parsed.ok) {
+      throw fixableParserError(
+        `Could not parse LLM output (invalid JSON: ${parsed.error}): ${text}`,
+        text,
+        `Invalid Format: the JSON blob is not valid JSON (${parsed.error}). ${FORMAT_FIX}`,
+      );
+    }
+    const value = Array.isArray(parsed.value) ? parsed.value[0] : parsed.value;
+    if (!isBlob(value)) {
+      throw fixableParserError(
+        `Could not parse LLM output (the JSON blob has no string "action"): ${text}`,
+        text,
+        `Invalid Format: the JSON blob must have a string "action". ${FORMAT_FIX}`,
+      );
+    }
+    return this.toOutput(value, text);
+  }
+
+  private toOutput(blob: Blob, text: string): AgentAction | AgentFinish {
+    if (blob.action === STRUCTURED_CHAT_FINAL_ANSWER) {
+      if (!("action_input" in blob)) {
+        throw fixableParserError(
+          `Could not parse LLM output (the final answer has no "action_input"): ${text}`,
+          text,
+          `Invalid Format: put the final answer in "action_input". ${FORMAT_FIX}`,
+        );
+      }
+      const input = blob.action_input;
+      return { returnValues: { output: typeof input === "string" ? input : JSON.stringify(input) }, log: text };
+    }
+    return { tool: blob.action, toolInput: (blob.action_input ?? {}) as AgentAction["toolInput"], log: text };
+  }
+}
+
+interface Blob {
+  action: string;
+  action_input?: unknown;
+}
+
+function isBlob(value: unknown): value is Blob {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    !Array.isArray(value) &&
+    typeof (value as { action?: unknown }).action === "string"
+  );
+}
+
+function tryParse(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
+  try {
+    return { ok: true, value: parseLenientJson(text) };
+  } catch (error) {
+    return { ok: false, error: (error as Error).message };
+  }
+}
+
+/** Skips a language tag right after an opening fence (letters, digits, `_`, `-`). */
+function skipLanguageTag(text: string, at: number): number {
+  let i = at;
+  while (i < text.length && /[\w-]/.test(text[i] as string)) i++;
+  return i;
+}

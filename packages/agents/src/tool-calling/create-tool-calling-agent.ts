@@ -1,0 +1,148 @@
+import {
+  FORCE_FINAL_ANSWER_INSTRUCTION,
+  InvalidArgumentError,
+  type AgentInput,
+  type AgentOutput,
+} from "@agentrx/core";
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import type { BasePromptTemplate } from "@langchain/core/prompts";
+import type { Runnable } from "@langchain/core/runnables";
+import type { StructuredToolInterface } from "@langchain/core/tools";
+import { createAgentRunnable } from "../shared/create-agent-runnable";
+import { assertToolCallingModel } from "../shared/validate-model";
+import { assertMessagesPlaceholder, assertPrompt, type ValidationContext } from "../shared/validate-prompt";
+import { assertTools } from "../shared/validate-tools";
+import { formatToToolMessages } from "./format-to-tool-messages";
+import { ToolCallingAgentOutputParser } from "./tool-calling-agent-output-parser";
+
+/**
+ * How a tool-calling agent withholds its tools on the `forceFinalAnswer` turn:
+ * `"without-tools"` calls the plain model (no tool definitions at all); `"tool-choice-none"`
+ * binds the tools with `tool_choice: "none"`, for providers that reject a conversation with
+ * tool calls in it when no tools are defined.
+ */
+export type ForceFinalAnswerMode = "without-tools" | "tool-choice-none";
+
+/** Options of {@link createToolCallingAgent}. */
+export interface CreateToolCallingAgentOptions {
+  /** A chat model that supports tool calling (has `bindTools`). */
+  llm: BaseChatModel;
+  /** The tools the model may call; names must be unique. */
+  tools: StructuredToolInterface[];
+  /** A chat prompt with a `MessagesPlaceholder("agent_scratchpad")`. */
+  prompt: BasePromptTemplate;
+  /**
+   * How tools are withheld on the `forceFinalAnswer` turn.
+   * @default "without-tools"
+   */
+  forceFinalAnswerMode?: ForceFinalAnswerMode;
+}
+
+const MODES: readonly ForceFinalAnswerMode[] = ["without-tools", "tool-choice-none"];
+
+/**
+ * Creates an agent that uses the model's native tool calling: the prompt receives the steps so
+ * far as messages in `agent_scratchpad` (see {@link formatToToolMessages}), the model is called
+ * with `llm.bindTools(tools)`, and every tool call of its reply becomes an action (several calls
+ * run in parallel); a reply without tool calls is the final answer. On the `forceFinalAnswer`
+ * turn the model is called without tools and the scratchpad ends with the final-answer
+ * instruction.
+ *
+ * @example
+ * ```ts
+ * import { createToolCallingAgent } from "@agentrx/agents";
+ * import { ScriptedChatModel } from "@agentrx/core/testing";
+ * import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
+ * import { tool } from "@langchain/core/tools";
+ * import { z } from "zod";
+ *
+ * const search = tool(async ({ query }) => `Results for ${query}`, {
+ *   name: "search",
+ *   description: "Search the web.",
+ *   schema: z.object({ query: z.string() }),
+ * });
+ * const agent = createToolCallingAgent({
+ *   llm: new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "search", args: { query: "Paris" } }] }] }),
+ *   tools: [search],
+ *   prompt: ChatPromptTemplate.fromMessages([
+ *     ["system", "You are a helpful assistant."],
+ *     ["human", "{input}"],
+ *     new MessagesPlaceholder("agent_scratchpad"),
+ *   ]),
+ * });
+ * const actions = await agent.invoke({ input: "Weather in Paris?", steps: [] });
+ * console.log(actions); // [{ tool: "search", toolInput: { query: "Paris" }, toolCallId: "call_0_0", ... }]
+ * ```
+ */
+export function createToolCallingAgent(options: CreateToolCallingAgentOptions): Runnable<AgentInput, AgentOutput> {
+  return buildToolCallingAgent(options, {
+    agentType: "tool-calling",
+    constructorName: "createToolCallingAgent",
+    runName: "ToolCallingAgent",
+  });
+}
+
+/**
+ * The same agent as {@link createToolCallingAgent}, kept under LangChain's older name for users
+ * migrating from `@langchain/classic`.
+ *
+ * @example
+ * ```ts
+ * import { createOpenAIToolsAgent } from "@agentrx/agents";
+ * import { ScriptedChatModel } from "@agentrx/core/testing";
+ * import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
+ *
+ * const agent = createOpenAIToolsAgent({
+ *   llm: new ScriptedChatModel({ responses: ["Hello!"] }),
+ *   tools: [],
+ *   prompt: ChatPromptTemplate.fromMessages([["human", "{input}"], new MessagesPlaceholder("agent_scratchpad")]),
+ * });
+ * console.log(await agent.invoke({ input: "Hi", steps: [] })); // { returnValues: { output: "Hello!" }, log: "Hello!" }
+ * ```
+ */
+export function createOpenAIToolsAgent(options: CreateToolCallingAgentOptions): Runnable<AgentInput, AgentOutput> {
+  return buildToolCallingAgent(options, {
+    agentType: "openai-tools",
+    constructorName: "createOpenAIToolsAgent",
+    runName: "OpenAIToolsAgent",
+  });
+}
+
+function buildToolCallingAgent(
+  options: CreateToolCallingAgentOptions,
+  context: ValidationContext & { runName: string },
+): Runnable<AgentInput, AgentOutput> {
+  if (typeof options !== "object" || options === null) {
+    throw new InvalidArgumentError({
+      argument: "options",
+      value: options,
+      message: `${context.constructorName}: pass an options object { llm, tools, prompt }.`,
+    });
+  }
+  const { llm, tools, prompt, forceFinalAnswerMode = "without-tools" } = options;
+  assertToolCallingModel(llm, context);
+  assertTools(tools, context.constructorName);
+  assertPrompt(prompt, context);
+  assertMessagesPlaceholder(prompt, "agent_scratchpad", context);
+  if (!MODES.includes(forceFinalAnswerMode)) {
+    throw new InvalidArgumentError({
+      argument: "forceFinalAnswerMode",
+      value: forceFinalAnswerMode,
+      message: `${context.constructorName}: \`forceFinalAnswerMode\` must be "without-tools" or "tool-choice-none", got ${JSON.stringify(forceFinalAnswerMode)}.`,
+    });
+  }
+  const bindTools = llm.bindTools as NonNullable<BaseChatModel["bindTools"]>;
+  const model = bindTools.call(llm, tools);
+  const finalAnswerModel =
+    forceFinalAnswerMode === "tool-choice-none" ? bindTools.call(llm, tools, { tool_choice: "none" }) : llm;
+  return createAgentRunnable<BaseMessage[]>({
+    name: context.runName,
+    prompt,
+    model,
+    finalAnswerModel,
+    formatScratchpad: formatToToolMessages,
+    appendFinalAnswerInstruction: (messages) => [...messages, new HumanMessage(FORCE_FINAL_ANSWER_INSTRUCTION)],
+    parser: new ToolCallingAgentOutputParser(),
+  });
+}

@@ -1,0 +1,47 @@
+import type { ToolAgentAction } from "@agentrx/core";
+import { AIMessage, ToolMessage } from "@langchain/core/messages";
+import { describe, expect, it } from "vitest";
+import { formatToToolMessages } from "./format-to-tool-messages";
+
+const message = new AIMessage({
+  content: "Checking.",
+  id: "m1",
+  tool_calls: [
+    { id: "a", name: "search", args: { q: 1 } },
+    { id: "b", name: "calc", args: { e: "1" } },
+  ],
+});
+const action = (id: string, tool: string): ToolAgentAction => ({ tool, toolInput: {}, log: "", toolCallId: id, messageLog: [message] });
+
+describe("formatToToolMessages", () => {
+  it("sends the shared message once, then the tool results in order", () => {
+    const messages = formatToToolMessages([
+      { action: action("a", "search"), observation: "found" },
+      { action: action("b", "calc"), observation: "1" },
+    ]);
+    expect(messages.map((m) => m.getType())).toEqual(["ai", "tool", "tool"]);
+    expect(messages[0]).toBe(message);
+    expect((messages[1] as ToolMessage).tool_call_id).toBe("a");
+    expect((messages[2] as ToolMessage).name).toBe("calc");
+  });
+
+  it("drops tool calls whose steps were trimmed away", () => {
+    const messages = formatToToolMessages([{ action: action("b", "calc"), observation: "1" }]);
+    expect((messages[0] as AIMessage).tool_calls?.map((call) => call.id)).toEqual(["b"]);
+    expect(messages[0]?.text).toBe("Checking.");
+    expect(message.tool_calls).toHaveLength(2);
+  });
+
+  it("shows a step that is not a tool call as the raw output and the observation", () => {
+    const messages = formatToToolMessages([{ action: { tool: "_Exception", toolInput: "fix it", log: "bad output" }, observation: "fix it" }]);
+    expect(messages.map((m) => [m.getType(), m.text])).toEqual([
+      ["ai", "bad output"],
+      ["human", "fix it"],
+    ]);
+  });
+
+  it("serialises non-string observations to JSON", () => {
+    const messages = formatToToolMessages([{ action: action("a", "search"), observation: { hits: 2 } as unknown as string }]);
+    expect(messages.at(-1)?.text).toBe('{"hits":2}');
+  });
+});

@@ -1,0 +1,77 @@
+import type { AgentStep } from "@agentrx/core";
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { observationText } from "../shared/observation-text";
+
+/**
+ * Formats the steps of a tool-calling agent as chat messages for its `agent_scratchpad`: each
+ * model message that asked for tools (an action's `messageLog`) once, followed by one
+ * `ToolMessage` per tool call with its observation, in the order of the actions. A step whose
+ * action is not a tool call (a handled parsing error, or a text action) becomes an `AIMessage`
+ * with its log followed by a `HumanMessage` with its observation, so the model sees the fix.
+ *
+ * Several actions of one turn share one `AIMessage` in their `messageLog`; it is emitted once.
+ * When some of its tool calls have no step (trimmed away by `trimIntermediateSteps`), the message
+ * is sent with only the answered calls, since providers reject a tool call without its result.
+ *
+ * @example
+ * ```ts
+ * import { formatToToolMessages } from "@agentrx/agents";
+ * import { AIMessage } from "@langchain/core/messages";
+ *
+ * const message = new AIMessage({
+ *   content: "",
+ *   tool_calls: [{ id: "call_1", name: "search", args: { query: "Paris" } }],
+ * });
+ * const messages = formatToToolMessages([
+ *   {
+ *     action: { tool: "search", toolInput: { query: "Paris" }, log: "", toolCallId: "call_1", messageLog: [message] },
+ *     observation: "Sunny",
+ *   },
+ * ]);
+ * console.log(messages.map((m) => m.getType())); // ["ai", "tool"]
+ * ```
+ */
+export function formatToToolMessages(steps: readonly AgentStep[]): BaseMessage[] {
+  const answered = new Set<string>();
+  for (const { action } of steps) {
+    const toolCallId = (action as { toolCallId?: unknown }).toolCallId;
+    if (typeof toolCallId === "string") answered.add(toolCallId);
+  }
+  const messages: BaseMessage[] = [];
+  const emitted = new Set<BaseMessage>();
+  const emittedIds = new Set<string>();
+  for (const { action, observation } of steps) {
+    const { messageLog, toolCallId } = action as { messageLog?: unknown; toolCallId?: unknown };
+    const content = observationText(observation);
+    if (Array.isArray(messageLog) && typeof toolCallId === "string") {
+      for (const message of messageLog as BaseMessage[]) {
+        const id = message.id;
+        if (emitted.has(message) || (id !== undefined && emittedIds.has(id))) continue;
+        emitted.add(message);
+        if (id !== undefined) emittedIds.add(id);
+        messages.push(onlyAnsweredCalls(message, answered));
+      }
+      messages.push(new ToolMessage({ tool_call_id: toolCallId, content, name: action.tool }));
+    } else {
+      messages.push(new AIMessage(action.log));
+      messages.push(new HumanMessage(content));
+    }
+  }
+  return messages;
+}
+
+function onlyAnsweredCalls(message: BaseMessage, answered: ReadonlySet<string>): BaseMessage {
+  const calls = AIMessage.isInstance(message) ? (message.tool_calls ?? []) : [];
+  if (calls.every((call) => call.id !== undefined && answered.has(call.id))) return message;
+  const ai = message as AIMessage;
+  return new AIMessage({
+    content: ai.content,
+    id: ai.id,
+    name: ai.name,
+    tool_calls: calls.filter((call) => call.id !== undefined && answered.has(call.id)),
+    invalid_tool_calls: [],
+    additional_kwargs: {},
+    response_metadata: ai.response_metadata,
+    ...(ai.usage_metadata ? { usage_metadata: ai.usage_metadata } : {}),
+  });
+}

@@ -1,0 +1,63 @@
+import { AIMessage } from "@langchain/core/messages";
+import { OutputParserException } from "@langchain/core/output_parsers";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { isAgentOutput } from "../test-utils/parser-properties";
+import { ToolCallingAgentOutputParser } from "./tool-calling-agent-output-parser";
+
+const parser = new ToolCallingAgentOutputParser();
+
+describe("ToolCallingAgentOutputParser", () => {
+  it("parses plain text as the final answer", async () => {
+    expect(await parser.parse("Hello")).toEqual({ returnValues: { output: "Hello" }, log: "Hello" });
+  });
+
+  it("reads OpenAI's raw tool calls when the message has no parsed ones", async () => {
+    const message = new AIMessage({
+      content: "",
+      additional_kwargs: {
+        tool_calls: [{ id: "c1", type: "function", function: { name: "search", arguments: '{"q":"x"}' } }],
+      },
+    });
+    expect(await parser.invoke(message)).toMatchObject([{ tool: "search", toolInput: { q: "x" }, toolCallId: "c1" }]);
+    const broken = new AIMessage({
+      content: "",
+      additional_kwargs: { tool_calls: [{ id: "c1", type: "function", function: { name: "search", arguments: "{oops" } }] },
+    });
+    await expect(parser.invoke(broken)).rejects.toThrow(/tool "search".*invalid JSON/);
+  });
+
+  it("gives tool calls without an id a stable one", async () => {
+    const message = new AIMessage({ content: "", id: "m1", tool_calls: [{ name: "a", args: {} }, { name: "b", args: {} }] });
+    const actions = await parser.invoke(message);
+    expect(actions).toMatchObject([{ toolCallId: "m1_0" }, { toolCallId: "m1_1" }]);
+  });
+
+  it("raises OutputParserException for a tool call without a name", async () => {
+    const message = new AIMessage({ content: "", invalid_tool_calls: [{ type: "invalid_tool_call", args: "{}", id: "x", error: "no name" }] });
+    const error = await parser.invoke(message).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OutputParserException);
+    expect((error as OutputParserException).observation).toContain("no tool name");
+  });
+
+  it("only ever returns actions or a finish, or throws OutputParserException, for arbitrary messages", async () => {
+    const toolCall = fc.record({ name: fc.string({ maxLength: 8 }), args: fc.dictionary(fc.string({ maxLength: 4 }), fc.jsonValue()) });
+    const invalidCall = fc.record({ name: fc.option(fc.string({ maxLength: 8 }), { nil: undefined }), args: fc.string({ maxLength: 20 }) });
+    await fc.assert(
+      fc.asyncProperty(fc.string(), fc.array(toolCall, { maxLength: 3 }), fc.array(invalidCall, { maxLength: 2 }), async (text, calls, invalid) => {
+        const message = new AIMessage({
+          content: text,
+          tool_calls: calls.map((call, index) => ({ ...call, id: `c${index}`, type: "tool_call" as const })),
+          invalid_tool_calls: invalid.map((call, index) => ({ ...call, id: `i${index}`, type: "invalid_tool_call" as const })),
+        });
+        try {
+          const output = await parser.invoke(message);
+          expect(isAgentOutput(output)).toBe(true);
+        } catch (error) {
+          expect(error).toBeInstanceOf(OutputParserException);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

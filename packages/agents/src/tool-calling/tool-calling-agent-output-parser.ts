@@ -1,0 +1,127 @@
+import type { AgentFinish, ToolAgentAction } from "@agentrx/core";
+import type { AIMessage, BaseMessage } from "@langchain/core/messages";
+import { OutputParserException } from "@langchain/core/output_parsers";
+import { AgentOutputParser } from "../shared/agent-output-parser";
+
+interface RawToolCall {
+  name: string | undefined;
+  args: unknown;
+  id: string | undefined;
+  /** Set when the arguments could not be read as a JSON object. */
+  problem?: string;
+  rawArgs?: string;
+}
+
+/**
+ * Parses a chat model's message for a tool-calling agent. Every tool call becomes a
+ * `ToolAgentAction` (with `toolCallId` and the message as `messageLog`), so one message with
+ * several tool calls gives several actions, run in parallel. A message without tool calls is the
+ * final answer: an `AgentFinish` whose `output` is the message's text. A tool call whose
+ * arguments are not a valid JSON object raises an `OutputParserException` that names the tool
+ * and the problem, with `sendToLLM` set so the model can retry.
+ *
+ * @example
+ * ```ts
+ * import { ToolCallingAgentOutputParser } from "@agentrx/agents";
+ * import { AIMessage } from "@langchain/core/messages";
+ *
+ * const parser = new ToolCallingAgentOutputParser();
+ * const actions = await parser.invoke(
+ *   new AIMessage({ content: "", tool_calls: [{ id: "call_1", name: "search", args: { query: "Paris" } }] }),
+ * );
+ * console.log(actions); // [{ tool: "search", toolInput: { query: "Paris" }, toolCallId: "call_1", ... }]
+ * ```
+ */
+export class ToolCallingAgentOutputParser extends AgentOutputParser<ToolAgentAction[] | AgentFinish> {
+  static override lc_name(): string {
+    return "ToolCallingAgentOutputParser";
+  }
+
+  override getFormatInstructions(): string {
+    return "Call tools through the model's native tool calling; answer in plain text when done.";
+  }
+
+  /** Plain text has no tool calls: it is the final answer. */
+  protected parseText(text: string): AgentFinish {
+    return { returnValues: { output: text }, log: text };
+  }
+
+  protected override parseMessage(message: BaseMessage, text: string): ToolAgentAction[] | AgentFinish {
+    const calls = readToolCalls(message as AIMessage);
+    if (calls.length === 0) return this.parseText(text);
+    const bad = calls.find((call) => call.problem !== undefined || !call.name);
+    if (bad) throw invalidToolCallError(bad, text);
+    return calls.map((call, index) => {
+      const args = JSON.stringify(call.args);
+      return {
+        tool: call.name as string,
+        toolInput: call.args as Record<string, unknown>,
+        toolCallId: call.id ?? `${message.id ?? "tool_call"}_${index}`,
+        log: `Invoking "${call.name}" with ${args}${text ? `\n${text}` : ""}`,
+        messageLog: [message],
+      };
+    });
+  }
+}
+
+function readToolCalls(message: AIMessage): RawToolCall[] {
+  const calls: RawToolCall[] = [];
+  for (const call of message.tool_calls ?? []) {
+    calls.push({ name: call.name, args: call.args ?? {}, id: call.id });
+  }
+  for (const call of message.invalid_tool_calls ?? []) {
+    calls.push({
+      name: call.name,
+      args: undefined,
+      id: call.id,
+      rawArgs: call.args ?? "",
+      problem: jsonProblem(call.args ?? "") ?? call.error ?? "the arguments are not a JSON object",
+    });
+  }
+  if (calls.length > 0) return calls;
+  // Messages built by hand or by older integrations may carry OpenAI's raw tool calls only.
+  const raw = (message.additional_kwargs as { tool_calls?: unknown } | undefined)?.tool_calls;
+  if (!Array.isArray(raw)) return calls;
+  for (const entry of raw as Array<{ id?: string; function?: { name?: string; arguments?: string } }>) {
+    const rawArgs = entry.function?.arguments || "{}";
+    const problem = jsonProblem(rawArgs);
+    calls.push({
+      name: entry.function?.name,
+      args: problem === undefined ? JSON.parse(rawArgs) : undefined,
+      id: entry.id,
+      rawArgs,
+      ...(problem === undefined ? {} : { problem }),
+    });
+  }
+  return calls;
+}
+
+/** Returns what is wrong with `text` as a JSON object, or undefined when it is one. */
+function jsonProblem(text: string): string | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return `invalid JSON: ${(error as Error).message}`;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return `the arguments must be a JSON object, got ${Array.isArray(value) ? "an array" : value === null ? "null" : typeof value}`;
+  }
+  return undefined;
+}
+
+function invalidToolCallError(call: RawToolCall, text: string): OutputParserException {
+  const rawArgs = truncate(call.rawArgs ?? JSON.stringify(call.args) ?? "");
+  const problem = call.name ? (call.problem ?? "") : "the tool call has no tool name";
+  const tool = call.name ? `tool "${call.name}"` : "a tool";
+  const message = `The model called ${tool} with arguments that cannot be used (${problem}). Arguments: ${rawArgs}`;
+  const observation =
+    `Your call to ${tool} could not be read: ${problem}. ` +
+    `Call the tool again with its arguments as one valid JSON object.`;
+  const llmOutput = text || `Invoking "${call.name ?? ""}" with ${rawArgs}`;
+  return new OutputParserException(message, llmOutput, observation, true);
+}
+
+function truncate(text: string, max = 500): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}

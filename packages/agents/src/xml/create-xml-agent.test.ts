@@ -1,0 +1,42 @@
+import { FORCE_FINAL_ANSWER_INSTRUCTION, type AgentAction } from "@agentrx/core";
+import { ChatPromptTemplate } from "@langchain/core/prompts";
+import { tool } from "@langchain/core/tools";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { textOnlyModel } from "../test-utils/text-only-model";
+import { createXmlAgent } from "./create-xml-agent";
+import { createXmlPrompt } from "./xml-prompt";
+
+const search = tool(async (query: string) => `Results for ${query}`, {
+  name: "search",
+  description: "Search the web.",
+  schema: z.string(),
+});
+
+describe("createXmlAgent", () => {
+  it("stops at the closing tags and parses the cut-off tool input", async () => {
+    const llm = textOnlyModel({ responses: ["<tool>search</tool><tool_input>Paris</tool_input>"] });
+    const agent = createXmlAgent({ llm, tools: [search], prompt: createXmlPrompt() });
+    expect(await agent.invoke({ input: "Weather?", steps: [] })).toMatchObject({ tool: "search", toolInput: "Paris" });
+    expect(llm.calls[0]?.stop).toEqual(["</tool_input>", "</final_answer>"]);
+    expect(llm.calls[0]?.messages[0]?.text).toContain("search: Search the web.");
+  });
+
+  it("formats steps as XML and ends with the instruction on forceFinalAnswer", async () => {
+    const llm = textOnlyModel({ responses: ["<final_answer>Sunny</final_answer>"] });
+    const agent = createXmlAgent({ llm, tools: [search], prompt: createXmlPrompt() });
+    const action: AgentAction = { tool: "search", toolInput: "Paris", log: "" };
+    const output = await agent.invoke({ input: "Weather?", steps: [{ action, observation: "18C" }], forceFinalAnswer: true });
+    expect(output).toMatchObject({ returnValues: { output: "Sunny" } });
+    const text = llm.calls[0]?.messages[0]?.text ?? "";
+    expect(text).toContain("<tool>search</tool><tool_input>Paris</tool_input><observation>18C</observation>");
+    expect(text.endsWith(FORCE_FINAL_ANSWER_INSTRUCTION)).toBe(true);
+  });
+
+  it("names the missing prompt variables", () => {
+    const llm = textOnlyModel({ responses: [] });
+    expect(() => createXmlAgent({ llm, tools: [search], prompt: ChatPromptTemplate.fromMessages([["human", "{input}"]]) })).toThrow(
+      /"tools", "agent_scratchpad"/,
+    );
+  });
+});

@@ -1,0 +1,39 @@
+import type { AgentStep } from "@agentrx/core";
+import { observationText, toolInputText } from "../shared/observation-text";
+import { escapeXmlTags } from "./xml-escape";
+
+/** Options of {@link formatXml}. */
+export interface FormatXmlOptions {
+  /**
+   * `"minimal"` escapes the agent's own tags inside the tool name, input and observation
+   * (`<tool>` as `[[tool]]`, ...), which {@link XMLAgentOutputParser} reverses; `"none"` writes
+   * them as they are.
+   * @default "minimal"
+   */
+  escapeFormat?: "minimal" | "none";
+}
+
+/**
+ * Formats the steps of an XML agent as its `agent_scratchpad`:
+ * `<tool>name</tool><tool_input>input</tool_input><observation>result</observation>` per step.
+ * Object inputs are written as JSON.
+ *
+ * @example
+ * ```ts
+ * import { formatXml } from "@agentrx/agents";
+ *
+ * const text = formatXml([{ action: { tool: "search", toolInput: "Paris", log: "" }, observation: "Sunny" }]);
+ * console.log(text); // "<tool>search</tool><tool_input>Paris</tool_input><observation>Sunny</observation>"
+ * ```
+ */
+export function formatXml(steps: readonly AgentStep[], { escapeFormat = "minimal" }: FormatXmlOptions = {}): string {
+  const escape = escapeFormat === "minimal" ? escapeXmlTags : (text: string) => text;
+  let text = "";
+  for (const { action, observation } of steps) {
+    text +=
+      `<tool>${escape(action.tool)}</tool>` +
+      `<tool_input>${escape(toolInputText(action.toolInput))}</tool_input>` +
+      `<observation>${escape(observationText(observation))}</observation>`;
+  }
+  return text;
+}

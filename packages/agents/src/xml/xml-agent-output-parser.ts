@@ -1,0 +1,88 @@
+import type { AgentAction, AgentFinish } from "@agentrx/core";
+import { AgentOutputParser, fixableParserError } from "../shared/agent-output-parser";
+import { countOccurrences } from "../shared/scan";
+import { unescapeXmlTags } from "./xml-escape";
+
+const FORMAT_FIX =
+  "Reply with <tool>tool name</tool><tool_input>its input</tool_input> to use a tool, " +
+  "or <final_answer>the answer</final_answer> to finish.";
+
+/** Options of {@link XMLAgentOutputParser}. */
+export interface XMLAgentOutputParserOptions {
+  /**
+   * Whether to reverse the `"minimal"` escaping of {@link formatXml} (`[[tool]]` back to `<tool>`).
+   * @default "minimal"
+   */
+  escapeFormat?: "minimal" | "none";
+}
+
+/**
+ * Parses the output of an XML agent. `<tool>name</tool>` (exactly one) with an optional
+ * `<tool_input>input</tool_input>` is an action; `<final_answer>answer</final_answer>` (exactly
+ * one) is the finish. Because the model stops at `</tool_input>` and `</final_answer>`, an
+ * input or answer that runs to the end of the text without its closing tag is accepted. Names,
+ * inputs and answers are trimmed. Several `<tool>` or `<final_answer>` blocks, a `<tool>` without
+ * `</tool>`, or neither form raise an `OutputParserException` that tells the model the format.
+ *
+ * @example
+ * ```ts
+ * import { XMLAgentOutputParser } from "@agentrx/agents";
+ *
+ * const parser = new XMLAgentOutputParser();
+ * console.log(await parser.parse("<tool>search</tool><tool_input>Paris weather"));
+ * // { tool: "search", toolInput: "Paris weather", log: "<tool>search</tool><tool_input>Paris weather" }
+ * ```
+ */
+export class XMLAgentOutputParser extends AgentOutputParser<AgentAction | AgentFinish> {
+  private readonly unescape: (text: string) => string;
+
+  static override lc_name(): string {
+    return "XMLAgentOutputParser";
+  }
+
+  constructor({ escapeFormat = "minimal" }: XMLAgentOutputParserOptions = {}) {
+    super();
+    this.unescape = escapeFormat === "minimal" ? unescapeXmlTags : (text) => text;
+  }
+
+  override getFormatInstructions(): string {
+    return FORMAT_FIX;
+  }
+
+  protected parseText(text: string): AgentAction | AgentFinish {
+    const tools = countOccurrences(text, "<tool>");
+    if (tools > 0) {
+      if (tools > 1) throw malformed(text, `expected exactly one <tool> block, found ${tools}`);
+      const start = text.indexOf("<tool>") + "<tool>".length;
+      const end = text.indexOf("</tool>", start);
+      if (end === -1) throw malformed(text, "the <tool> tag is not closed with </tool>");
+      const tool = this.unescape(text.slice(start, end)).trim();
+      if (!tool) throw malformed(text, "the <tool> block is empty");
+      const inputs = countOccurrences(text, "<tool_input>");
+      if (inputs > 1) throw malformed(text, `expected at most one <tool_input> block, found ${inputs}`);
+      const toolInput = inputs === 1 ? this.unescape(blockContent(text, "tool_input")).trim() : "";
+      return { tool, toolInput, log: text };
+    }
+    const answers = countOccurrences(text, "<final_answer>");
+    if (answers > 1) throw malformed(text, `expected exactly one <final_answer> block, found ${answers}`);
+    if (answers === 1) {
+      return { returnValues: { output: this.unescape(blockContent(text, "final_answer")).trim() }, log: text };
+    }
+    throw malformed(text, "found neither a <tool> block nor a <final_answer> block");
+  }
+}
+
+/** The content of `<tag>`, up to `</tag>` or the end of the text (the model stopped there). */
+function blockContent(text: string, tag: string): string {
+  const start = text.indexOf(`<${tag}>`) + tag.length + 2;
+  const end = text.indexOf(`</${tag}>`, start);
+  return text.slice(start, end === -1 ? text.length : end);
+}
+
+function malformed(text: string, problem: string) {
+  return fixableParserError(
+    `Could not parse LLM output (${problem}): ${text}`,
+    text,
+    `Invalid Format: ${problem}. ${FORMAT_FIX}`,
+  );
+}
