@@ -1,3 +1,4 @@
+import { collectChunks } from "../internal/collect-chunks";
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
 import {
@@ -168,11 +169,7 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
     runManager?: CallbackManagerForLLMRun,
   ): Promise<ChatResult> {
     if (this.streaming) {
-      let aggregate: ChatGenerationChunk | undefined;
-      for await (const chunk of this._streamResponseChunks(messages, options, runManager)) {
-        aggregate = aggregate ? aggregate.concat(chunk) : chunk;
-      }
-      const message = fromAggregate((aggregate?.message as AIMessageChunk | undefined) ?? emptyChunk());
+      const message = fromAggregate(await collectChunks(this._streamResponseChunks(messages, options, runManager)));
       return { generations: [{ text: message.text, message }], llmOutput: tokenUsage(message.usage_metadata) };
     }
     const body: CreateParams = { ...this.invocationParams(options), messages: toOpenAIMessages(messages) };
@@ -249,6 +246,3 @@ function tokenUsage(usage: { input_tokens: number; output_tokens: number; total_
     : {};
 }
 
-function emptyChunk(): AIMessageChunk {
-  return new AIMessageChunk({ content: "" });
-}

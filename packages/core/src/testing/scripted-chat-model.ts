@@ -1,3 +1,4 @@
+import { collectChunks } from "../internal/collect-chunks";
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import {
   BaseChatModel,
@@ -248,11 +249,7 @@ export class ScriptedChatModel extends BaseChatModel<ScriptedChatModelCallOption
     runManager?: CallbackManagerForLLMRun,
   ): Promise<ChatResult> {
     if (this.streaming) {
-      let aggregate: ChatGenerationChunk | undefined;
-      for await (const chunk of this._streamResponseChunks(messages, options, runManager)) {
-        aggregate = aggregate ? aggregate.concat(chunk) : chunk;
-      }
-      const message = aggregate?.message ?? new AIMessageChunk({ content: "" });
+      const message = await collectChunks(this._streamResponseChunks(messages, options, runManager));
       return { generations: [{ text: message.text, message: toAIMessage(message) }] };
     }
     const prepared = await this.next(messages, options, false);
