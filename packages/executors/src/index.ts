@@ -9,3 +9,5 @@ export type {
 } from "./executor/events";
 export type { StopCondition } from "./executor/stop-condition";
 export * from "./operators/index";
+export { AgentExecutor, AgentExecutorRunnable, InvalidAgentOutputError } from "./executor/index";
+export type { AgentExecutorCallConfig, AgentExecutorOptions, AgentExecutorResult } from "./executor/index";

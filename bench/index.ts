@@ -1,0 +1,66 @@
+// `npm run bench` (SPEC §5): the AgentRx executor, @langchain/classic's AgentExecutor and a bare
+// loop (the floor) over one scripted model, agent runnable and tool set, in one run.
+//
+// The bench measures the BUILT packages: it re-runs itself with bench/tsconfig.json (no `paths`
+// to the sources) and with `--expose-gc`, so run `npm run build` first (`npm run bench` does).
+// `npx tsx bench/index.ts per-step tokens` runs only the named scenarios.
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+if (process.env.AGENTRX_BENCH_CHILD !== "1") {
+  const child = spawnSync(process.execPath, ["--expose-gc", ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+    stdio: "inherit",
+    env: {
+      ...process.env,
+      AGENTRX_BENCH_CHILD: "1",
+      // AGENTRX_BENCH_SOURCES=1 measures the sources instead (for working on the executor).
+      ...(process.env.AGENTRX_BENCH_SOURCES === "1" ? {} : { TSX_TSCONFIG_PATH: fileURLToPath(new URL("./tsconfig.json", import.meta.url)) }),
+    },
+  });
+  process.exit(child.status ?? 1);
+}
+
+const { concurrentRuns, linearity, parallelTools, perStepOverhead, tokenStreaming } = await import("./scenarios");
+type Row = import("./scenarios").Row;
+
+const scenarios: Record<string, () => Promise<Row[]>> = {
+  "per-step": perStepOverhead,
+  parallel: parallelTools,
+  linear: linearity,
+  concurrent: concurrentRuns,
+  tokens: tokenStreaming,
+};
+const only = process.argv.slice(2);
+const rows: Row[] = [];
+const started = performance.now();
+for (const [name, run] of Object.entries(scenarios)) {
+  if (only.length > 0 && !only.includes(name)) continue;
+  process.stderr.write(`running ${name}...\n`);
+  rows.push(...(await run()));
+}
+
+const format = (value: number | undefined) =>
+  value === undefined ? "-" : value >= 1000 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(3);
+const header = ["scenario", "metric", "agentrx", "floor", "floor+signal", "classic", "check", "value", "target", "ok"];
+const table = rows.map((row) => [
+  row.scenario,
+  row.metric,
+  format(row.agentrx),
+  format(row.floor),
+  format(row.floorSignal),
+  format(row.classic),
+  row.check.label,
+  row.check.value.toFixed(3),
+  `${row.check.atLeast ? ">=" : "<="} ${row.check.limit}`,
+  (row.check.atLeast ? row.check.value >= row.check.limit : row.check.value <= row.check.limit) ? "yes" : "NO",
+]);
+const widths = header.map((title, column) => Math.max(title.length, ...table.map((cells) => (cells[column] ?? "").length)));
+const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join("  ").trimEnd();
+console.log(line(header));
+console.log(line(widths.map((width) => "-".repeat(width))));
+for (const cells of table) console.log(line(cells));
+console.log(
+  `\nfloor = a bare loop over the same agent and tools (for tokens: reading the model's own stream);` +
+    `\nfloor+signal = the same loop passing an AbortSignal to every call, as any cancellable run must.` +
+    `\nnode ${process.version}, ${(await import("node:os")).cpus().length} CPUs, total ${((performance.now() - started) / 1000).toFixed(1)} s`,
+);

@@ -1,0 +1,112 @@
+import type { AgentStep } from "@agentrx/core";
+import { InvalidArgumentError } from "@agentrx/core";
+import { AgentExecutor, type AgentExecutorOptions } from "@agentrx/executors";
+import { describe, expect, it } from "vitest";
+import { act, collect, echoTool, finish, scriptedAgent } from "./test-helpers";
+
+const { agent } = scriptedAgent([]);
+
+function errorOf(options: Partial<AgentExecutorOptions> & Record<string, unknown>): InvalidArgumentError {
+  try {
+    new AgentExecutor({ agent, tools: [], ...options } as AgentExecutorOptions);
+  } catch (error) {
+    if (InvalidArgumentError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error("expected the constructor to throw");
+}
+
+describe("AgentExecutor constructor validation", () => {
+  it.each([
+    ["maxIterations", -1],
+    ["maxIterations", 1.5],
+    ["maxExecutionTime", -5],
+    ["maxExecutionTime", Number.NaN],
+    ["earlyStoppingMethod", "generat"],
+    ["handleParsingErrors", 3],
+    ["handleToolRuntimeErrors", "yes"],
+    ["trimIntermediateSteps", "all"],
+    ["trimIntermediateSteps", 2.5],
+    ["returnIntermediateSteps", "true"],
+    ["maxConcurrency", 0],
+    ["stopWhen", "budget"],
+  ])("rejects %s = %s, naming the option", (option, value) => {
+    const error = errorOf({ [option]: value });
+    expect(error.argument).toBe(option);
+    expect(error.message).toContain(`\`${option}\``);
+  });
+
+  it("rejects an unknown option, naming it", () => {
+    const error = errorOf({ maxIteration: 3 });
+    expect(error.argument).toBe("maxIteration");
+    expect(error.message).toContain("unknown option `maxIteration`");
+  });
+
+  it("rejects duplicate tool names", () => {
+    const error = errorOf({ tools: [echoTool, echoTool] });
+    expect(error.argument).toBe("tools");
+    expect(error.message).toContain('two tools are named "echo"');
+  });
+
+  it("rejects an agent that is not a runnable and tools that are not tools", () => {
+    expect(errorOf({ agent: (() => undefined) as never }).argument).toBe("agent");
+    expect(errorOf({ tools: [{ name: "x" }] as never }).argument).toBe("tools");
+    expect(errorOf({ tools: "echo" as never }).argument).toBe("tools");
+  });
+
+  it("accepts every documented value", () => {
+    expect(
+      () =>
+        new AgentExecutor({
+          agent,
+          tools: [echoTool],
+          maxIterations: 0,
+          maxExecutionTime: 0,
+          earlyStoppingMethod: "generate",
+          handleParsingErrors: "retry",
+          handleToolRuntimeErrors: () => "x",
+          trimIntermediateSteps: (steps) => steps,
+          returnIntermediateSteps: true,
+          maxConcurrency: Number.POSITIVE_INFINITY,
+          stopWhen: [],
+        }),
+    ).not.toThrow();
+  });
+});
+
+describe("trimIntermediateSteps", () => {
+  const turns = () => [act("echo", { text: "1" }), act("echo", { text: "2" }), act("echo", { text: "3" }), finish("done")];
+  const seen = (inputs: { steps: AgentStep[] }[]) => inputs.map((input) => input.steps.map((step) => step.observation).join(""));
+
+  it("a number N > 0 shows the agent the last N steps only; the result keeps all", async () => {
+    const { agent, inputs } = scriptedAgent(turns());
+    const [result] = await collect(
+      new AgentExecutor({ agent, tools: [echoTool], trimIntermediateSteps: 2, returnIntermediateSteps: true }).invoke({ input: "go" }),
+    );
+    expect(seen(inputs)).toEqual(["", "1", "12", "23"]);
+    expect(result?.intermediateSteps).toHaveLength(3);
+  });
+
+  it.each([0, -1, -7])("%s trims nothing", async (value) => {
+    const { agent, inputs } = scriptedAgent(turns());
+    await collect(new AgentExecutor({ agent, tools: [echoTool], trimIntermediateSteps: value }).invoke({ input: "go" }));
+    expect(seen(inputs)).toEqual(["", "1", "12", "123"]);
+  });
+
+  it("a function is called before every agent call with all steps, the empty list included", async () => {
+    const { agent, inputs } = scriptedAgent(turns());
+    const calls: number[] = [];
+    const executor = new AgentExecutor({
+      agent,
+      tools: [echoTool],
+      trimIntermediateSteps: (steps) => {
+        calls.push(steps.length);
+        return steps.filter((step) => step.observation !== "2");
+      },
+    });
+    const events = await collect(executor.stream({ input: "go" }));
+    expect(calls).toEqual([0, 1, 2, 3]);
+    expect(seen(inputs)).toEqual(["", "1", "1", "13"]);
+    expect(events.filter((event) => event.type === "step")).toHaveLength(3);
+  });
+});

@@ -1,0 +1,111 @@
+import type { AgentAction, AgentOutput, AgentStep } from "@agentrx/core";
+import type { OutputParserException } from "@langchain/core/output_parsers";
+import type { Runnable, RunnableConfig } from "@langchain/core/runnables";
+import type { StructuredToolInterface } from "@langchain/core/tools";
+import type { StopCondition } from "./stop-condition";
+
+/**
+ * Options of {@link AgentExecutor}; validated once, in the constructor.
+ *
+ * @example
+ * ```ts
+ * import type { AgentExecutorOptions } from "@agentrx/executors";
+ * import { RunnableLambda } from "@langchain/core/runnables";
+ *
+ * const options: AgentExecutorOptions = {
+ *   agent: RunnableLambda.from(() => ({ returnValues: { output: "hi" }, log: "" })),
+ *   tools: [],
+ *   maxIterations: 5,
+ *   earlyStoppingMethod: "generate",
+ * };
+ * ```
+ */
+export interface AgentExecutorOptions {
+  /** A runnable that takes `{ ...inputs, steps, forceFinalAnswer? }` and returns `AgentAction | AgentAction[] | AgentFinish`. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  agent: Runnable<any, AgentOutput>;
+  /** The tools the agent may call; names must be unique. */
+  tools: readonly StructuredToolInterface[];
+  /**
+   * Agent calls allowed (an integer >= 0). One iteration is one agent call plus the tools it asked
+   * for; a handled parsing error counts as one. `0` never calls the agent.
+   * @default 15
+   */
+  maxIterations?: number;
+  /**
+   * Wall-clock budget of the whole run in milliseconds (a number >= 0). When it passes, the model
+   * call and tools in flight are aborted through their `AbortSignal`, completed steps are kept and
+   * the run ends through `earlyStoppingMethod` with `stopReason: "max_execution_time"`.
+   * @default undefined (no limit)
+   */
+  maxExecutionTime?: number;
+  /**
+   * What a run cut short by a limit outputs: `"force"` returns `EARLY_STOP_OUTPUT`; `"generate"`
+   * makes one more agent call with `forceFinalAnswer: true` and every step.
+   * @default "force"
+   */
+  earlyStoppingMethod?: "force" | "generate";
+  /**
+   * What to do when the agent throws an `OutputParserException`: `false` fails the run; `true`
+   * sends the exception's `observation` (when `sendToLLM`) or `"Invalid or incomplete response"`
+   * back to the agent; a string is sent as is; a function's return value is sent.
+   * @default false
+   */
+  handleParsingErrors?: boolean | string | ((error: OutputParserException) => string);
+  /**
+   * What to do when a tool throws: `true` makes an observation naming the tool and the error;
+   * a function's return value becomes the observation; `false` fails the run and cancels the
+   * other tools of the turn.
+   * @default true
+   */
+  handleToolRuntimeErrors?: boolean | ((error: Error, action: AgentAction) => string);
+  /**
+   * What the agent sees of the steps so far: a number N > 0 keeps the last N (N <= 0 keeps all),
+   * a function maps all steps to the ones to show. Results, events and "generate" see every step.
+   * @default -1
+   */
+  trimIntermediateSteps?: number | ((steps: AgentStep[]) => AgentStep[]);
+  /** Include `intermediateSteps` in the result and the `output` event. @default false */
+  returnIntermediateSteps?: boolean;
+  /** Tool calls of one turn that run at once (an integer >= 1). @default Infinity */
+  maxConcurrency?: number;
+  /**
+   * Conditions that end a run gracefully (budgets). The executor pipes its own events into each;
+   * the first value any of them emits stops the run through `earlyStoppingMethod` with
+   * `stopReason: "budget"`. Per-call conditions (`config.stopWhen`) are added to these.
+   */
+  stopWhen?: StopCondition | readonly StopCondition[];
+}
+
+/**
+ * The config of one `invoke`/`stream` call: a `RunnableConfig` plus per-call stop conditions.
+ *
+ * @example
+ * ```ts
+ * import type { AgentExecutorCallConfig } from "@agentrx/executors";
+ *
+ * const controller = new AbortController();
+ * const config: AgentExecutorCallConfig = { signal: controller.signal, tags: ["support"], runName: "support-bot" };
+ * ```
+ */
+export interface AgentExecutorCallConfig extends RunnableConfig {
+  /** Stop conditions for this call only, in addition to the executor's own `stopWhen`. */
+  stopWhen?: StopCondition | readonly StopCondition[];
+}
+
+/**
+ * What `invoke` emits: the inputs, the finish's return values, and optionally every step.
+ *
+ * @example
+ * ```ts
+ * import type { AgentExecutorResult } from "@agentrx/executors";
+ *
+ * const result: AgentExecutorResult = { input: "2 + 2?", output: "4", intermediateSteps: [] };
+ * ```
+ */
+export type AgentExecutorResult = Record<string, unknown> & {
+  /** The final answer, always a string. */
+  output: string;
+  /** Every step of the run; present only with `returnIntermediateSteps`. */
+  intermediateSteps?: AgentStep[];
+};

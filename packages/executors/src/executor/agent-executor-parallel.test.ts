@@ -1,0 +1,107 @@
+import { AgentExecutor } from "@agentrx/executors";
+import { tool } from "@langchain/core/tools";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { act, collect, deferred, finish, scriptedAgent } from "./test-helpers";
+
+/** A latch that opens once `count` parties have arrived. */
+function latch(count: number) {
+  let arrived = 0;
+  const open = deferred();
+  return {
+    arrive: () => {
+      arrived++;
+      if (arrived === count) open.resolve();
+      return open.promise;
+    },
+    get arrived() {
+      return arrived;
+    },
+  };
+}
+
+describe("AgentExecutor parallel tools", () => {
+  it("runs the tool calls of one turn concurrently (both reach a shared latch)", async () => {
+    const both = latch(2);
+    const meet = tool(
+      async ({ id }: { id: string }) => {
+        await both.arrive();
+        return `met ${id}`;
+      },
+      { name: "meet", description: "m", schema: z.object({ id: z.string() }) },
+    );
+    const { agent } = scriptedAgent([[act("meet", { id: "a" }), act("meet", { id: "b" })], finish("done")]);
+    // Sequential tools would deadlock here: the first would wait forever for the second.
+    const [result] = await collect(new AgentExecutor({ agent, tools: [meet], returnIntermediateSteps: true }).invoke({ input: "go" }));
+    expect(result?.intermediateSteps?.map((step) => step.observation)).toEqual(["met a", "met b"]);
+  });
+
+  it("keeps steps in action order while step events come in completion order", async () => {
+    const gates = { slow: deferred(), fast: deferred() };
+    const started: string[] = [];
+    const wait = tool(
+      async ({ id }: { id: "slow" | "fast" }) => {
+        started.push(id);
+        if (started.length === 2) gates.fast.resolve();
+        await gates[id].promise;
+        if (id === "fast") gates.slow.resolve();
+        return id;
+      },
+      { name: "wait", description: "w", schema: z.object({ id: z.enum(["slow", "fast"]) }) },
+    );
+    const { agent, inputs } = scriptedAgent([[act("wait", { id: "slow" }), act("wait", { id: "fast" })], finish("done")]);
+    const events = await collect(new AgentExecutor({ agent, tools: [wait] }).stream({ input: "go" }));
+    const stepOrder = events.flatMap((event) => (event.type === "step" ? [event.step.observation] : []));
+    expect(stepOrder).toEqual(["fast", "slow"]);
+    expect(inputs[1]?.steps.map((step) => step.observation)).toEqual(["slow", "fast"]);
+    const actionOrder = events.flatMap((event) => (event.type === "action" ? [event.action.toolInput] : []));
+    expect(actionOrder).toEqual([{ id: "slow" }, { id: "fast" }]);
+  });
+
+  it("runs at most maxConcurrency tool calls at once", async () => {
+    let running = 0;
+    let peak = 0;
+    const busy = tool(
+      async () => {
+        running++;
+        peak = Math.max(peak, running);
+        await new Promise((resolve) => setImmediate(resolve));
+        running--;
+        return "ok";
+      },
+      { name: "busy", description: "b", schema: z.object({}) },
+    );
+    const turn = Array.from({ length: 5 }, () => act("busy"));
+    const { agent } = scriptedAgent([turn, finish("done")]);
+    const [result] = await collect(
+      new AgentExecutor({ agent, tools: [busy], maxConcurrency: 2, returnIntermediateSteps: true }).invoke({ input: "go" }),
+    );
+    expect(peak).toBe(2);
+    expect(result?.intermediateSteps).toHaveLength(5);
+  });
+
+  it("fails the run and aborts the sibling tools when a tool throws with handleToolRuntimeErrors: false", async () => {
+    const siblingAborted = deferred<unknown>();
+    const started = latch(2);
+    const hang = tool(
+      async (_input: Record<string, never>, config) => {
+        config.signal?.addEventListener("abort", () => siblingAborted.resolve(config.signal?.reason));
+        await started.arrive();
+        return new Promise<string>(() => undefined);
+      },
+      { name: "hang", description: "h", schema: z.object({}) },
+    );
+    const boom = tool(
+      async () => {
+        await started.arrive();
+        throw new Error("kaboom");
+      },
+      { name: "boom", description: "b", schema: z.object({}) },
+    );
+    const { agent, inputs } = scriptedAgent([[act("hang"), act("boom")], finish("never")]);
+    const executor = new AgentExecutor({ agent, tools: [hang, boom], handleToolRuntimeErrors: false });
+    await expect(collect(executor.invoke({ input: "go" }))).rejects.toThrow("kaboom");
+    expect(await siblingAborted.promise).toBeInstanceOf(Error);
+    expect(inputs).toHaveLength(1);
+  });
+});

@@ -1,0 +1,33 @@
+import type { AgentExecutorResult, AgentStreamEvent, StopReason } from "@agentrx/executors";
+import { AgentExecutor } from "@agentrx/executors";
+import { RunnableLambda } from "@langchain/core/runnables";
+import type { IterableReadableStream } from "@langchain/core/utils/stream";
+import type { Observable } from "rxjs";
+import { describe, expectTypeOf, it } from "vitest";
+
+const agent = RunnableLambda.from(() => ({ returnValues: { output: "x" }, log: "" }));
+const executor = new AgentExecutor({ agent, tools: [] });
+
+describe("AgentExecutor types", () => {
+  it("invoke emits results and stream emits events", () => {
+    expectTypeOf(executor.invoke({ input: "x" })).toEqualTypeOf<Observable<AgentExecutorResult>>();
+    expectTypeOf(executor.stream({ input: "x" })).toEqualTypeOf<Observable<AgentStreamEvent>>();
+    expectTypeOf<AgentExecutorResult["output"]>().toEqualTypeOf<string>();
+  });
+
+  it("narrows events on type", () => {
+    expectTypeOf<Extract<AgentStreamEvent, { type: "output" }>["stopReason"]>().toEqualTypeOf<StopReason>();
+    expectTypeOf<Extract<AgentStreamEvent, { type: "token" }>["text"]>().toEqualTypeOf<string>();
+  });
+
+  it("asRunnable: Promise invoke, stream of events", () => {
+    const runnable = executor.asRunnable();
+    expectTypeOf(runnable.invoke({ input: "x" })).toEqualTypeOf<Promise<AgentExecutorResult>>();
+    expectTypeOf(runnable.stream({ input: "x" })).toEqualTypeOf<Promise<IterableReadableStream<AgentStreamEvent>>>();
+  });
+
+  it("accepts per-call stop conditions in the config", () => {
+    expectTypeOf<NonNullable<Parameters<typeof executor.stream>[1]>>().toHaveProperty("stopWhen");
+    expectTypeOf<NonNullable<Parameters<typeof executor.invoke>[1]>>().toHaveProperty("signal");
+  });
+});

@@ -1,0 +1,73 @@
+import { EXCEPTION_TOOL_NAME } from "@agentrx/core";
+import type { AgentAction, AgentStep } from "@agentrx/core";
+import { OutputParserException } from "@langchain/core/output_parsers";
+import { ToolInputParsingException } from "@langchain/core/tools";
+import type { ResolvedOptions } from "./validate-options";
+
+/** Turns a tool result into an observation string (non-strings become JSON). @internal */
+export function toObservation(result: unknown): string {
+  if (typeof result === "string") return result;
+  if (result === undefined) return "";
+  if (isMessage(result)) return typeof result.content === "string" ? result.content : safeJson(result.content);
+  return safeJson(result);
+}
+
+function isMessage(value: unknown): value is { content: unknown; _getType: () => string } {
+  return typeof value === "object" && value !== null && "content" in value && typeof (value as { _getType?: unknown })._getType === "function";
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** Returns true for `@langchain/core`'s tool schema validation error. @internal */
+export function isToolInputParsingException(error: unknown): error is ToolInputParsingException {
+  return error instanceof ToolInputParsingException || (error as Error | undefined)?.constructor?.name === "ToolInputParsingException";
+}
+
+/** Returns true for an `OutputParserException` (from any copy of `@langchain/core`). @internal */
+export function isOutputParserException(error: unknown): error is OutputParserException {
+  return (
+    error instanceof OutputParserException ||
+    (typeof error === "object" && error !== null && (error as { lc_error_code?: unknown }).lc_error_code === "OUTPUT_PARSING_FAILURE")
+  );
+}
+
+/** The observation for tool input that failed the tool's schema. @internal */
+export function invalidInputObservation(tool: string, error: Error): string {
+  return `Invalid input for tool "${tool}": ${error.message.trim()}\nFix the arguments and call "${tool}" again.`;
+}
+
+/** The observation for a string given to a tool that takes an object of arguments. @internal */
+export function stringInputObservation(tool: string, input: string): string {
+  const shown = input.length > 200 ? `${input.slice(0, 200)}...` : input;
+  return `Invalid input for tool "${tool}": it takes an object of named arguments, but received the string ${JSON.stringify(shown)}.\nCall "${tool}" again with a JSON object of arguments.`;
+}
+
+/** The observation for a tool that threw, or rethrows when errors are not handled. @internal */
+export function toolErrorObservation(options: ResolvedOptions, error: unknown, action: AgentAction): string {
+  const handle = options.handleToolRuntimeErrors;
+  if (handle === false) throw error;
+  const asError = error instanceof Error ? error : new Error(String(error));
+  if (typeof handle === "function") return handle(asError, action);
+  return `Tool "${action.tool}" failed with error: ${asError.message}`;
+}
+
+/**
+ * The `_Exception` step for a handled `OutputParserException`, or rethrows when parsing errors
+ * are not handled. @internal
+ */
+export function parsingErrorStep(options: ResolvedOptions, error: OutputParserException): AgentStep {
+  const handle = options.handleParsingErrors;
+  if (handle === false) throw error;
+  let observation: string;
+  if (typeof handle === "string") observation = handle;
+  else if (typeof handle === "function") observation = handle(error);
+  else observation = error.sendToLLM && error.observation !== undefined ? error.observation : "Invalid or incomplete response";
+  const log = error.llmOutput !== undefined && error.llmOutput !== "" ? error.llmOutput : error.message;
+  return { action: { tool: EXCEPTION_TOOL_NAME, toolInput: observation, log }, observation };
+}

@@ -1,0 +1,85 @@
+import type { AgentAction, AgentFinish } from "@agentrx/core";
+import { isAgentAction } from "@agentrx/core";
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import type { ActionEvent, OutputEvent, StopReason } from "./events";
+import { InvalidAgentOutputError } from "./invalid-agent-output-error";
+
+// Small pure helpers of the run loop. @internal
+
+/** The config passed on to the agent or the tools: the caller's, with our callbacks and signal. */
+export function passOn(config: RunnableConfig, callbacks: RunnableConfig["callbacks"], signal: AbortSignal): RunnableConfig {
+  const out: RunnableConfig = { signal };
+  if (callbacks !== undefined) out.callbacks = callbacks;
+  else {
+    if (config.tags) out.tags = config.tags;
+    if (config.metadata) out.metadata = config.metadata;
+  }
+  if (config.configurable) out.configurable = config.configurable;
+  if (config.recursionLimit !== undefined) out.recursionLimit = config.recursionLimit;
+  // A per-call timeout applies to each agent and tool call, as @langchain/core passes it to children.
+  if (config.timeout !== undefined) out.timeout = config.timeout;
+  return out;
+}
+
+export function toActions(output: unknown, iteration: number): AgentAction[] {
+  if (Array.isArray(output)) {
+    if (output.length === 0 || !output.every(isAgentAction)) throw new InvalidAgentOutputError({ output, iteration });
+    return output;
+  }
+  if (isAgentAction(output)) return [output];
+  throw new InvalidAgentOutputError({ output, iteration });
+}
+
+export function actionEvent(action: AgentAction, iteration: number): ActionEvent {
+  const log = (action as { messageLog?: unknown }).messageLog;
+  if (Array.isArray(log) && log.length > 0) return { type: "action", iteration, action, messages: log as BaseMessage[] };
+  let messages: BaseMessage[] | undefined;
+  return {
+    type: "action",
+    iteration,
+    action,
+    get messages() {
+      return (messages ??= [new AIMessage(action.log)]);
+    },
+    set messages(value) {
+      messages = value;
+    },
+  };
+}
+
+function finishMessages(finish: AgentFinish, output: string): BaseMessage[] {
+  const log = (finish as { messageLog?: unknown }).messageLog;
+  return Array.isArray(log) && log.length > 0 ? (log as BaseMessage[]) : [new AIMessage(output)];
+}
+
+export function forced(output: string): AgentFinish {
+  return { returnValues: { output }, log: output };
+}
+
+export function toOutputString(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value === undefined || value === null) return "";
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** The `output` event; its `messages` are built on first read (`invoke` never reads them). */
+export function outputEvent(finish: AgentFinish, output: string, stopReason: StopReason): OutputEvent {
+  let messages: BaseMessage[] | undefined;
+  return {
+    type: "output",
+    output,
+    returnValues: { ...finish.returnValues, output },
+    get messages() {
+      return (messages ??= finishMessages(finish, output));
+    },
+    set messages(value) {
+      messages = value;
+    },
+    stopReason,
+  };
+}

@@ -1,0 +1,77 @@
+// Shared helpers for the executor's tests (not exported from the package).
+import type { AgentAction, AgentFinish, AgentInput, AgentOutput } from "@agentrx/core";
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { type AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
+import { RunnableLambda, type RunnableConfig } from "@langchain/core/runnables";
+import { tool } from "@langchain/core/tools";
+import { type Observable, lastValueFrom, toArray } from "rxjs";
+import { z } from "zod";
+
+/** A promise with its resolve/reject exposed. */
+export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void } {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/** An agent that plays `turns` in order (a function of the input, or a fixed output); records its inputs. */
+export function scriptedAgent(turns: (AgentOutput | Error | ((input: AgentInput) => AgentOutput | Promise<AgentOutput>))[]) {
+  const inputs: AgentInput[] = [];
+  const agent = RunnableLambda.from(async (input: AgentInput) => {
+    inputs.push(input);
+    const turn = turns[inputs.length - 1];
+    if (turn === undefined) throw new Error(`scriptedAgent: no turn ${inputs.length - 1}`);
+    if (turn instanceof Error) throw turn;
+    return typeof turn === "function" ? turn(input) : turn;
+  });
+  return { agent, inputs };
+}
+
+export function act(tool: string, toolInput: AgentAction["toolInput"] = {}, log = `calling ${tool}`): AgentAction {
+  return { tool, toolInput, log };
+}
+
+export function toolCall(tool: string, args: Record<string, unknown>, id: string): AgentAction & { toolCallId: string; messageLog: [] } {
+  return { tool, toolInput: args, log: `calling ${tool}`, toolCallId: id, messageLog: [] };
+}
+
+export function finish(output: string): AgentFinish {
+  return { returnValues: { output }, log: output };
+}
+
+/** A tool `echo({ text })` that returns `text`. */
+export const echoTool = tool(async ({ text }: { text: string }) => text, {
+  name: "echo",
+  description: "Returns its input.",
+  schema: z.object({ text: z.string() }),
+});
+
+/** All values of an observable. */
+export function collect<T>(observable: Observable<T>): Promise<T[]> {
+  return lastValueFrom(observable.pipe(toArray()));
+}
+
+/**
+ * A minimal tool-calling agent over a chat model (until `createToolCallingAgent` is used): the
+ * model sees the input and one tool-result message per step; tool calls become ToolAgentActions.
+ */
+export function modelAgent(model: BaseChatModel) {
+  return RunnableLambda.from(async (input: AgentInput, config?: RunnableConfig) => {
+    const messages: BaseMessage[] = [new HumanMessage(String(input["input"]))];
+    for (const step of input.steps) messages.push(new HumanMessage(`${step.action.tool} -> ${step.observation}`));
+    const message = (await model.invoke(messages, config)) as AIMessage;
+    const calls = message.tool_calls ?? [];
+    if (calls.length === 0) return finish(message.text);
+    return calls.map((call) => ({
+      tool: call.name,
+      toolInput: call.args,
+      toolCallId: call.id ?? "",
+      log: `Invoking ${call.name}`,
+      messageLog: [message],
+    }));
+  });
+}

@@ -1,0 +1,66 @@
+import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import type { UsageMetadata } from "@langchain/core/messages";
+import type { LLMResult } from "@langchain/core/outputs";
+
+/** Where the forwarder delivers what the agent's model reports. */
+export interface TokenSink {
+  /** A non-empty text delta of the agent's model. */
+  onToken(text: string): void;
+  /** The usage of one finished model call. */
+  onUsage(usage: UsageMetadata): void;
+}
+
+/**
+ * A callback handler passed (inheritably) to the agent call only, so tool-internal models never
+ * count. `lc_prefer_streaming` makes `BaseChatModel` stream through `_streamResponseChunks` even
+ * under `invoke`; `awaitHandlers` runs the handler inline instead of through LangChain's
+ * background queue, so a token reaches the subscriber before the model yields the next one.
+ *
+ * @internal
+ */
+export class TokenForwarder extends BaseCallbackHandler {
+  name = "agentrx_token_forwarder";
+  readonly lc_prefer_streaming: boolean;
+  override awaitHandlers = true;
+  override raiseError = false;
+  override ignoreChain = true;
+  override ignoreAgent = true;
+  override ignoreRetriever = true;
+  override ignoreCustomEvent = true;
+
+  constructor(
+    private readonly sink: TokenSink,
+    streamTokens: boolean,
+  ) {
+    super();
+    this.lc_prefer_streaming = streamTokens;
+  }
+
+  override handleLLMNewToken(token: string): void {
+    // Tool-call argument deltas arrive as empty tokens: they are not text.
+    if (token.length > 0 && this.lc_prefer_streaming) this.sink.onToken(token);
+  }
+
+  override handleLLMEnd(output: LLMResult): void {
+    const usage = usageOf(output);
+    if (usage) this.sink.onUsage(usage);
+  }
+
+  /** One shared instance per run: copying would detach it from the run's sink. */
+  override copy(): this {
+    return this;
+  }
+}
+
+function usageOf(output: LLMResult): UsageMetadata | undefined {
+  const generation = output.generations[0]?.[0] as { message?: { usage_metadata?: UsageMetadata } } | undefined;
+  const usage = generation?.message?.usage_metadata;
+  if (usage) return usage;
+  const tokenUsage = output.llmOutput?.["tokenUsage"] as
+    | { promptTokens?: number; completionTokens?: number; totalTokens?: number }
+    | undefined;
+  if (!tokenUsage) return undefined;
+  const input = tokenUsage.promptTokens ?? 0;
+  const completion = tokenUsage.completionTokens ?? 0;
+  return { input_tokens: input, output_tokens: completion, total_tokens: tokenUsage.totalTokens ?? input + completion };
+}

@@ -1,0 +1,148 @@
+import { InvalidArgumentError } from "@agentrx/core";
+import type { AgentAction, AgentStep } from "@agentrx/core";
+import type { OutputParserException } from "@langchain/core/output_parsers";
+import { Runnable } from "@langchain/core/runnables";
+import type { StructuredToolInterface } from "@langchain/core/tools";
+import type { AgentExecutorOptions } from "./agent-executor-options";
+import type { StopCondition } from "./stop-condition";
+
+/** Options after validation, with defaults applied. @internal */
+export interface ResolvedOptions {
+  agent: AgentExecutorOptions["agent"];
+  tools: readonly StructuredToolInterface[];
+  toolsByName: ReadonlyMap<string, StructuredToolInterface>;
+  toolNames: readonly string[];
+  maxIterations: number;
+  maxExecutionTime: number | undefined;
+  earlyStoppingMethod: "force" | "generate";
+  handleParsingErrors: false | true | string | ((error: OutputParserException) => string);
+  handleToolRuntimeErrors: boolean | ((error: Error, action: AgentAction) => string);
+  trim: ((steps: AgentStep[]) => AgentStep[]) | undefined;
+  returnIntermediateSteps: boolean;
+  maxConcurrency: number;
+  stopWhen: readonly StopCondition[];
+}
+
+const KNOWN = new Set([
+  "agent",
+  "tools",
+  "maxIterations",
+  "maxExecutionTime",
+  "earlyStoppingMethod",
+  "handleParsingErrors",
+  "handleToolRuntimeErrors",
+  "trimIntermediateSteps",
+  "returnIntermediateSteps",
+  "maxConcurrency",
+  "stopWhen",
+]);
+
+function fail(argument: string, value: unknown, message: string): never {
+  throw new InvalidArgumentError({ argument, value, message: `AgentExecutor: ${message}` });
+}
+
+function show(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "function") return "a function";
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** Validates the constructor options and applies defaults. @internal */
+export function validateOptions(options: AgentExecutorOptions): ResolvedOptions {
+  if (typeof options !== "object" || options === null) {
+    fail("options", options, "expected an options object `{ agent, tools, ...options }`.");
+  }
+  for (const key of Object.keys(options)) {
+    if (!KNOWN.has(key)) {
+      fail(key, (options as unknown as Record<string, unknown>)[key], `unknown option \`${key}\`. Known options: ${[...KNOWN].join(", ")}.`);
+    }
+  }
+  const {
+    agent,
+    tools,
+    maxIterations = 15,
+    maxExecutionTime,
+    earlyStoppingMethod = "force",
+    handleParsingErrors = false,
+    handleToolRuntimeErrors = true,
+    trimIntermediateSteps = -1,
+    returnIntermediateSteps = false,
+    maxConcurrency = Number.POSITIVE_INFINITY,
+    stopWhen,
+  } = options;
+
+  if (!Runnable.isRunnable(agent)) {
+    fail("agent", agent, "`agent` must be a @langchain/core Runnable (e.g. from createToolCallingAgent or RunnableLambda.from).");
+  }
+  if (!Array.isArray(tools)) fail("tools", tools, "`tools` must be an array of @langchain/core tools (use [] for none).");
+  const toolsByName = new Map<string, StructuredToolInterface>();
+  tools.forEach((tool: StructuredToolInterface, index: number) => {
+    if (typeof tool !== "object" || tool === null || typeof tool.name !== "string" || typeof tool.invoke !== "function") {
+      fail("tools", tool, `\`tools[${index}]\` is not a @langchain/core tool (it needs a string \`name\` and an \`invoke\` method).`);
+    }
+    if (toolsByName.has(tool.name)) {
+      fail("tools", tool.name, `two tools are named "${tool.name}"; tool names must be unique.`);
+    }
+    toolsByName.set(tool.name, tool);
+  });
+  if (!Number.isInteger(maxIterations) || maxIterations < 0) {
+    fail("maxIterations", maxIterations, `\`maxIterations\` must be an integer >= 0, got ${show(maxIterations)}.`);
+  }
+  if (maxExecutionTime !== undefined && !(typeof maxExecutionTime === "number" && maxExecutionTime >= 0 && maxExecutionTime < 2 ** 31)) {
+    fail("maxExecutionTime", maxExecutionTime, `\`maxExecutionTime\` must be a number of milliseconds >= 0 (below 2^31), got ${show(maxExecutionTime)}.`);
+  }
+  if (earlyStoppingMethod !== "force" && earlyStoppingMethod !== "generate") {
+    fail("earlyStoppingMethod", earlyStoppingMethod, `\`earlyStoppingMethod\` must be "force" or "generate", got ${show(earlyStoppingMethod)}.`);
+  }
+  if (!["boolean", "string", "function"].includes(typeof handleParsingErrors)) {
+    fail("handleParsingErrors", handleParsingErrors, `\`handleParsingErrors\` must be a boolean, a string or a function, got ${show(handleParsingErrors)}.`);
+  }
+  if (!["boolean", "function"].includes(typeof handleToolRuntimeErrors)) {
+    fail("handleToolRuntimeErrors", handleToolRuntimeErrors, `\`handleToolRuntimeErrors\` must be a boolean or a function, got ${show(handleToolRuntimeErrors)}.`);
+  }
+  let trim: ResolvedOptions["trim"];
+  if (typeof trimIntermediateSteps === "function") trim = trimIntermediateSteps;
+  else if (Number.isInteger(trimIntermediateSteps)) {
+    const keep = trimIntermediateSteps;
+    if (keep > 0) trim = (steps) => (steps.length > keep ? steps.slice(-keep) : steps);
+  } else {
+    fail("trimIntermediateSteps", trimIntermediateSteps, `\`trimIntermediateSteps\` must be an integer or a function, got ${show(trimIntermediateSteps)}.`);
+  }
+  if (typeof returnIntermediateSteps !== "boolean") {
+    fail("returnIntermediateSteps", returnIntermediateSteps, `\`returnIntermediateSteps\` must be a boolean, got ${show(returnIntermediateSteps)}.`);
+  }
+  if (!(maxConcurrency === Number.POSITIVE_INFINITY || (Number.isInteger(maxConcurrency) && maxConcurrency >= 1))) {
+    fail("maxConcurrency", maxConcurrency, `\`maxConcurrency\` must be an integer >= 1 or Infinity, got ${show(maxConcurrency)}.`);
+  }
+  return {
+    agent,
+    tools,
+    toolsByName,
+    toolNames: [...toolsByName.keys()],
+    maxIterations,
+    maxExecutionTime,
+    earlyStoppingMethod,
+    handleParsingErrors,
+    handleToolRuntimeErrors,
+    trim,
+    returnIntermediateSteps,
+    maxConcurrency,
+    stopWhen: normalizeStopWhen(stopWhen, "stopWhen"),
+  };
+}
+
+/** Normalises `stopWhen` (one condition or many) to an array, validating each. @internal */
+export function normalizeStopWhen(value: unknown, argument: string): readonly StopCondition[] {
+  if (value === undefined) return [];
+  const list = Array.isArray(value) ? value : [value];
+  list.forEach((condition, index) => {
+    if (typeof condition !== "function") {
+      fail(argument, condition, `\`${argument}${Array.isArray(value) ? `[${index}]` : ""}\` must be a stop condition (a function from the event observable to an observable), got ${show(condition)}.`);
+    }
+  });
+  return list as StopCondition[];
+}
