@@ -20,3 +20,4 @@ export type { FromRunnableOptions } from "./observable/from-runnable";
 export { linkAbortSignal } from "./observable/link-abort-signal";
 export { STEP_METADATA_KEY, getStepMetadata } from "./agent/step-metadata";
 export type { StepMetadata } from "./agent/step-metadata";
+export { strictToolCalls } from "./messages/strict-tool-calls";

@@ -1,4 +1,5 @@
 import type { AgentAction, AgentFinish, ToolAgentAction } from "@agentrx/core";
+import { strictToolCalls } from "@agentrx/core";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { OutputParserException } from "@langchain/core/output_parsers";
 import { AgentOutputParser } from "../shared/agent-output-parser";
@@ -43,12 +44,14 @@ export class OpenAIFunctionsAgentOutputParser extends AgentOutputParser<Function
 
   protected override parseMessage(message: BaseMessage, text: string): FunctionsAgentAction | AgentFinish {
     const ai = message as AIMessage;
-    const call = ai.tool_calls?.[0];
-    const invalid = ai.invalid_tool_calls?.[0];
+    // Strictly parsed: a streamed message's truncated arguments are an invalid call, not "repaired".
+    const { toolCalls, invalidToolCalls } = strictToolCalls(ai);
+    const call = toolCalls[0];
+    const invalid = invalidToolCalls[0];
     if (!call && invalid) throw badArguments(invalid.name ?? "", invalid.args ?? "", text);
     if (call) {
       const single =
-        (ai.tool_calls?.length ?? 0) > 1 || (ai.invalid_tool_calls?.length ?? 0) > 0
+        toolCalls.length > 1 || invalidToolCalls.length > 0 || ai.tool_calls?.length !== 1
           ? new AIMessage({ content: ai.content, id: ai.id, tool_calls: [call], response_metadata: ai.response_metadata })
           : message;
       const action: ToolAgentAction = {

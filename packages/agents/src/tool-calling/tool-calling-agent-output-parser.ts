@@ -1,4 +1,5 @@
 import type { AgentFinish, ToolAgentAction } from "@agentrx/core";
+import { strictToolCalls } from "@agentrx/core";
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { OutputParserException } from "@langchain/core/output_parsers";
 import { AgentOutputParser } from "../shared/agent-output-parser";
@@ -66,10 +67,12 @@ export class ToolCallingAgentOutputParser extends AgentOutputParser<ToolAgentAct
 
 function readToolCalls(message: AIMessage): RawToolCall[] {
   const calls: RawToolCall[] = [];
-  for (const call of message.tool_calls ?? []) {
+  // Strictly parsed: a streamed message's truncated arguments are an invalid call, not "repaired".
+  const { toolCalls, invalidToolCalls } = strictToolCalls(message);
+  for (const call of toolCalls) {
     calls.push({ name: call.name, args: call.args ?? {}, id: call.id });
   }
-  for (const call of message.invalid_tool_calls ?? []) {
+  for (const call of invalidToolCalls) {
     calls.push({
       name: call.name,
       args: undefined,

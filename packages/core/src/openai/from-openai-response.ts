@@ -1,39 +1,11 @@
 import {
   AIMessage,
   AIMessageChunk,
-  type InvalidToolCall,
   type ToolCallChunk,
   type UsageMetadata,
 } from "@langchain/core/messages";
-import type { ToolCall } from "@langchain/core/messages/tool";
 import type OpenAI from "openai";
-
-/** Parses raw tool-call arguments strictly: an empty string is `{}`, anything but a JSON object is invalid. */
-export function parseToolCalls(
-  raw: { id?: string | undefined; name?: string | undefined; args?: string | undefined }[],
-): { toolCalls: ToolCall[]; invalidToolCalls: InvalidToolCall[] } {
-  const toolCalls: ToolCall[] = [];
-  const invalidToolCalls: InvalidToolCall[] = [];
-  for (const { id, name, args = "" } of raw) {
-    try {
-      const parsed: unknown = args.trim() === "" ? {} : JSON.parse(args);
-      if (parsed && typeof parsed === "object" && !Array.isArray(parsed) && name) {
-        toolCalls.push({ id, name, args: parsed as Record<string, unknown>, type: "tool_call" });
-        continue;
-      }
-      invalidToolCalls.push({
-        id,
-        name,
-        args,
-        error: name ? "Tool call arguments must be a JSON object." : "Tool call has no name.",
-        type: "invalid_tool_call",
-      });
-    } catch (error) {
-      invalidToolCalls.push({ id, name, args, error: (error as Error).message, type: "invalid_tool_call" });
-    }
-  }
-  return { toolCalls, invalidToolCalls };
-}
+import { assembleToolCalls, parseToolCalls } from "../messages/strict-tool-calls";
 
 /** Converts Chat Completions usage to `UsageMetadata`. */
 export function toUsageMetadata(usage: OpenAI.CompletionUsage): UsageMetadata {
@@ -128,29 +100,6 @@ export function toMessageChunk(chunk: OpenAI.Chat.ChatCompletionChunk, headers: 
         }
       : {},
   });
-}
-
-/**
- * Assembles streamed tool-call chunks (grouped by index) into tool calls, parsing the arguments
- * strictly. (`AIMessageChunk` itself parses them as partial JSON, which "repairs" truncated
- * arguments into valid-looking tool calls.)
- */
-export function assembleToolCalls(chunks: ToolCallChunk[]): {
-  raw: { id?: string; name?: string; args: string }[];
-  toolCalls: ToolCall[];
-  invalidToolCalls: InvalidToolCall[];
-} {
-  const byIndex = new Map<number, { id?: string; name?: string; args: string }>();
-  for (const part of chunks) {
-    const key = part.index ?? byIndex.size;
-    const entry = byIndex.get(key) ?? { args: "" };
-    if (part.id) entry.id = part.id;
-    if (part.name) entry.name = part.name;
-    entry.args += part.args ?? "";
-    byIndex.set(key, entry);
-  }
-  const raw = [...byIndex.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
-  return { raw, ...parseToolCalls(raw) };
 }
 
 /** Turns an aggregate of streamed chunks into the final `AIMessage`, parsing tool calls strictly. */

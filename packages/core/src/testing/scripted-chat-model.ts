@@ -21,7 +21,7 @@ import type { ToolCall } from "@langchain/core/messages/tool";
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import type { Runnable } from "@langchain/core/runnables";
 import { InvalidArgumentError } from "../errors/invalid-argument-error";
-import { assembleToolCalls } from "../openai/from-openai-response";
+import { strictToolCalls } from "../messages/strict-tool-calls";
 import { ScriptExhaustedError } from "./script-exhausted-error";
 import { sleep } from "./sleep";
 
@@ -478,14 +478,13 @@ function countWords(text: string): number {
 
 function toAIMessage(chunk: AIMessageChunk | { content: MessageContent }): AIMessage {
   const source = chunk as AIMessageChunk;
-  // Parse the streamed arguments strictly, as the non-streamed path does: the chunk's own
-  // tool_calls come from a partial-JSON parse that turns truncated arguments into valid ones.
-  const strict = source.tool_call_chunks?.length ? assembleToolCalls(source.tool_call_chunks) : undefined;
+  // Parse the streamed arguments strictly, as the non-streamed path does.
+  const { toolCalls, invalidToolCalls } = strictToolCalls(source);
   return new AIMessage({
     content: source.content,
     id: source.id,
-    tool_calls: strict?.toolCalls ?? source.tool_calls ?? [],
-    invalid_tool_calls: strict?.invalidToolCalls ?? source.invalid_tool_calls ?? [],
+    tool_calls: toolCalls,
+    invalid_tool_calls: invalidToolCalls,
     ...(source.usage_metadata ? { usage_metadata: source.usage_metadata } : {}),
     response_metadata: source.response_metadata ?? {},
   });

@@ -57,7 +57,6 @@ describe("AgentExecutor with createToolCallingAgent", () => {
   });
 
   it("turns tool-call arguments that are not valid JSON into an observation through handleParsingErrors", async () => {
-    // Through invoke: when streamed, @langchain/core's chunk merging repairs partial JSON.
     const { model, executor } = setup([{ toolCalls: [{ name: "search", args: '{"query": "Par' }] }, "Done."], {
       handleParsingErrors: true,
       returnIntermediateSteps: true,
@@ -69,6 +68,22 @@ describe("AgentExecutor with createToolCallingAgent", () => {
     expect(step?.observation).toContain("invalid JSON");
     expect(model.calls).toHaveLength(2);
     expect(result?.output).toBe("Done.");
+  });
+
+  it.each([
+    ["a streaming model through stream()", true, "stream"],
+    ["a streaming model through invoke()", true, "invoke"],
+    ["a non-streaming model through stream()", false, "stream"],
+  ] as const)("reports truncated tool-call JSON from %s instead of repairing it", async (_name, streaming, via) => {
+    const model = new ScriptedChatModel({ streaming, responses: [{ toolCalls: [{ name: "search", args: '{"query": "Par' }] }, "Done."] });
+    const agent = createToolCallingAgent({ llm: model, tools: [search], prompt });
+    const executor = new AgentExecutor({ agent, tools: [search], handleParsingErrors: true, returnIntermediateSteps: true });
+    const output = via === "stream" ? (await collect(executor.stream({ input: "Weather?" }))).at(-1) : (await collect(executor.invoke({ input: "Weather?" })))[0];
+    const steps = output && "intermediateSteps" in output ? output.intermediateSteps : undefined;
+    expect(steps).toHaveLength(1);
+    expect(steps?.[0]?.action.tool).toBe("_Exception");
+    expect(steps?.[0]?.observation).toContain("invalid JSON");
+    expect(model.calls).toHaveLength(2);
   });
 
   it("turns schema-invalid tool-call arguments into an observation naming the tool", async () => {
