@@ -1,9 +1,13 @@
+import { createToolCallingAgent } from "@agentrx/agents";
 import { EARLY_STOP_OUTPUT } from "@agentrx/core";
+import { ScriptedChatModel } from "@agentrx/core/testing";
 import type { AgentInput } from "@agentrx/core";
 import { AgentExecutor } from "@agentrx/executors";
 import { OutputParserException } from "@langchain/core/output_parsers";
+import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
+import { filter } from "rxjs";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { act, collect, deferred, echoTool, finish, scriptedAgent } from "./test-helpers";
@@ -145,5 +149,25 @@ describe("maxExecutionTime", () => {
     await vi.advanceTimersByTimeAsync(10);
     const [result] = await done;
     expect(result?.output).toBe(EARLY_STOP_OUTPUT);
+  });
+});
+
+describe("iterations of a run cut short", () => {
+  it("gives the generate call the iteration after the model call a stop condition cut short", async () => {
+    const model = new ScriptedChatModel({
+      streaming: true,
+      responses: ["Thinking about it for a long time", "Short answer."],
+    });
+    const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
+    const agent = createToolCallingAgent({ llm: model, tools: [echoTool], prompt });
+    const executor = new AgentExecutor({ agent, tools: [echoTool], earlyStoppingMethod: "generate" });
+    const events = await collect(
+      executor.stream({ input: "?" }, { stopWhen: (source) => source.pipe(filter((event) => event.type === "token")) }),
+    );
+    const tokens = events.filter((event) => event.type === "token");
+    expect(tokens[0]).toMatchObject({ iteration: 0, text: "Thinking " });
+    expect(tokens.slice(1).every((event) => event.iteration === 1)).toBe(true);
+    expect(tokens.slice(1).map((event) => (event.type === "token" ? event.text : "")).join("")).toBe("Short answer.");
+    expect(events.at(-1)).toMatchObject({ type: "output", output: "Short answer.", stopReason: "budget" });
   });
 });

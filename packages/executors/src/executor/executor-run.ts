@@ -192,7 +192,11 @@ export class ExecutorRun implements TokenSink {
       try {
         output = await this.wait(agent.invoke({ ...inputs, steps: trim ? trim(steps) : steps }, this.agentConfig), true);
       } catch (error) {
-        if (this.interrupted) break;
+        // A call cut short still counts: the "generate" call after it gets the next iteration.
+        if (this.interrupted) {
+          iteration++;
+          break;
+        }
         if (!isOutputParserException(error)) throw error;
         const step = parsingErrorStep(options, error);
         steps = [...steps, step];
@@ -200,7 +204,10 @@ export class ExecutorRun implements TokenSink {
         iteration++;
         continue;
       }
-      if (this.interrupted) break;
+      if (this.interrupted) {
+        iteration++;
+        break;
+      }
       if (isAgentFinish(output)) return this.complete(output, steps, "finish");
       const actions = toActions(output, iteration);
       if (this.observed) {
