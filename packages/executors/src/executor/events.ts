@@ -67,6 +67,11 @@ export interface OutputEvent {
   messages: BaseMessage[];
   /** Why the run ended. */
   stopReason: StopReason;
+  /**
+   * With `stopReason: "budget"`: the value the stop condition emitted (for the built-in budgets a
+   * `BudgetSpent`, saying which budget fired), so callers can tell which condition ended the run.
+   */
+  stoppedBy?: unknown;
 }
 
 /** An event of `AgentExecutor.stream()`; switch on `type`. */

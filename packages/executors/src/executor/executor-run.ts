@@ -48,6 +48,8 @@ export class ExecutorRun implements TokenSink {
   cancelled = false;
   /** The 0-based index of the agent call in progress (for token and usage events). */
   iteration = 0;
+  /** What the stop condition that ended the run emitted (with stopReason "budget"). */
+  private stoppedBy: unknown;
 
   private done = false;
   private rejectWait: ((reason: unknown) => void) | undefined;
@@ -263,6 +265,7 @@ export class ExecutorRun implements TokenSink {
     const output = toOutputString(finish.returnValues["output"]);
     const event = outputEvent(finish, output, stopReason);
     if (this.options.returnIntermediateSteps) event.intermediateSteps = steps;
+    if (stopReason === "budget") event.stoppedBy = this.stoppedBy;
     if (this.chainRun) await this.chainRun.handleChainEnd({ ...event.returnValues, stopReason });
     if (this.subscriber.closed) return;
     this.subscriber.next(event);
@@ -307,7 +310,10 @@ export class ExecutorRun implements TokenSink {
     this.conditionInput = input;
     this.conditionSubscription = subscription;
     const observer = {
-      next: () => this.halt("budget"),
+      next: (value: unknown) => {
+        if (!this.done && this.stopReason === undefined) this.stoppedBy = value;
+        this.halt("budget");
+      },
       error: (error: unknown) => this.fail(error),
     };
     for (const condition of conditions) {

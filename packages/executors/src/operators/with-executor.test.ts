@@ -92,7 +92,11 @@ describe("budgets with the executor", () => {
       stopWhen: toolCallBudget(1),
     });
     const { output } = await lastOutput(executor.stream({ input: "Weather?" }));
-    expect(output).toMatchObject({ output: "Paris is sunny.", stopReason: "budget" });
+    expect(output).toMatchObject({
+      output: "Paris is sunny.",
+      stopReason: "budget",
+      stoppedBy: { budget: "tool_calls", limit: 1, used: 2 },
+    });
     expect(model.calls.map((call) => call.toolNames)).toEqual([["search"], ["search"], []]);
   });
 
