@@ -2,15 +2,9 @@ import { type Runnable, RunnableLambda } from "@langchain/core/runnables";
 import { firstValueFrom, lastValueFrom, take, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { AbortError } from "../errors/abort-error";
+import { deferred } from "../testing/deferred";
 import { fromRunnable } from "./from-runnable";
 
-function deferred<T = void>() {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((done) => {
-    resolve = done;
-  });
-  return { promise, resolve };
-}
 
 describe("fromRunnable", () => {
   it("is cold: nothing runs until subscription, and each subscription is its own call", async () => {

@@ -18,3 +18,5 @@ export type {
   OpenAICompatibleServer,
   OpenAICompatibleServerOptions,
 } from "./openai-compatible-server/index";
+export { deferred, latch } from "./deferred";
+export type { Deferred, Latch } from "./deferred";

@@ -2,23 +2,9 @@ import { AgentExecutor } from "@agentrx/executors";
 import { tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { latch } from "@agentrx/core/testing";
 import { act, collect, deferred, finish, scriptedAgent } from "./test-helpers";
 
-/** A latch that opens once `count` parties have arrived. */
-function latch(count: number) {
-  let arrived = 0;
-  const open = deferred();
-  return {
-    arrive: () => {
-      arrived++;
-      if (arrived === count) open.resolve();
-      return open.promise;
-    },
-    get arrived() {
-      return arrived;
-    },
-  };
-}
 
 describe("AgentExecutor parallel tools", () => {
   it("runs the tool calls of one turn concurrently (both reach a shared latch)", async () => {

@@ -7,16 +7,7 @@ import { tool } from "@langchain/core/tools";
 import { type Observable, lastValueFrom, toArray } from "rxjs";
 import { z } from "zod";
 
-/** A promise with its resolve/reject exposed. */
-export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void } {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
+export { deferred } from "@agentrx/core/testing";
 
 /** An agent that plays `turns` in order (a function of the input, or a fixed output); records its inputs. */
 export function scriptedAgent(turns: (AgentOutput | Error | ((input: AgentInput) => AgentOutput | Promise<AgentOutput>))[]) {
