@@ -1,37 +1,7 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { AbortError } from "../errors/abort-error";
 import { AgentRxError } from "../errors/agentrx-error";
-import { type OpenAICompatibleServer, startOpenAICompatibleServer } from "../testing/openai-compatible-server/index";
-import type { OpenAICompatibleServerOptions } from "../testing/openai-compatible-server/start-openai-compatible-server";
-import { OpenAIChatModel } from "./openai-chat-model";
-import type { OpenAIChatModelOptions } from "./openai-chat-model-options";
-
-let server: OpenAICompatibleServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function setup(serverOptions: OpenAICompatibleServerOptions, modelOptions: Partial<OpenAIChatModelOptions> = {}) {
-  server = await startOpenAICompatibleServer(serverOptions);
-  const model = new OpenAIChatModel({ model: "test-model", baseURL: server.baseURL, apiKey: "test", maxRetries: 0, ...modelOptions });
-  return { server, model };
-}
-
-async function streamAll(model: OpenAIChatModel, input: string) {
-  const chunks: unknown[] = [];
-  for await (const chunk of await model.stream(input)) chunks.push(chunk);
-  return chunks;
-}
-
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error("expected the call to fail");
-}
+import { failure, setup, streamAll } from "./test-helpers";
 
 describe("OpenAIChatModel errors", () => {
   it.each([
@@ -95,11 +65,11 @@ describe("OpenAIChatModel errors", () => {
 
 describe("AbortError mapping", () => {
   it("passes the signal's own AbortError through", async () => {
-    const { model } = await setup({ responses: [{ content: "late", firstByteDelayMs: 30_000 }] });
+    const { model, server } = await setup({ responses: [{ content: "late", firstByteDelayMs: 30_000 }] });
     const reason = new AbortError({ reason: "user stop" });
     const controller = new AbortController();
     const pending = model.invoke("go", { signal: controller.signal });
-    await vi.waitFor(() => expect(server?.requests).toHaveLength(1));
+    await vi.waitFor(() => expect(server.requests).toHaveLength(1));
     controller.abort(reason);
     const error = await failure(pending);
     expect(error.name).toBe("AbortError");

@@ -1,27 +1,17 @@
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
-import { AIMessage, type AIMessageChunk, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { InvalidArgumentError } from "../errors/invalid-argument-error";
-import { type OpenAICompatibleServer, startOpenAICompatibleServer } from "../testing/openai-compatible-server/index";
-import type { OpenAICompatibleServerOptions } from "../testing/openai-compatible-server/start-openai-compatible-server";
 import { OpenAIChatModel } from "./openai-chat-model";
 import type { OpenAIChatModelOptions } from "./openai-chat-model-options";
+import { failure, setup, streamAll } from "./test-helpers";
 
-let server: OpenAICompatibleServer | undefined;
-afterEach(async () => {
+afterEach(() => {
   vi.useRealTimers();
   vi.unstubAllEnvs();
-  await server?.close();
-  server = undefined;
 });
-
-async function setup(serverOptions: OpenAICompatibleServerOptions, modelOptions: Partial<OpenAIChatModelOptions> = {}) {
-  server = await startOpenAICompatibleServer(serverOptions);
-  const model = new OpenAIChatModel({ model: "test-model", baseURL: server.baseURL, apiKey: "test", maxRetries: 0, ...modelOptions });
-  return { server, model };
-}
 
 const search = tool(async ({ query }) => `results for ${query}`, {
   name: "search",
@@ -39,21 +29,6 @@ const TOOL_CALLS = [
   { name: "calculator", arguments: { expression: "{(1 + 2) * 3}" }, id: "call_c" },
 ];
 const EXPECTED_TOOL_CALLS = TOOL_CALLS.map(({ name, arguments: args, id }) => ({ name, args, id, type: "tool_call" }));
-
-async function streamAll(model: { stream: OpenAIChatModel["stream"] }, input: string) {
-  const chunks: AIMessageChunk[] = [];
-  for await (const chunk of await model.stream(input)) chunks.push(chunk);
-  return chunks;
-}
-
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error("expected the call to fail");
-}
 
 describe("OpenAIChatModel against the loopback server", () => {
   it("invokes the completions endpoint and reports content, usage and finish reason", async () => {
@@ -234,7 +209,7 @@ describe("OpenAIChatModel against the loopback server", () => {
 
 describe("OpenAIChatModel construction", () => {
   it("reads OPENAI_API_KEY and OPENAI_BASE_URL", async () => {
-    server = await startOpenAICompatibleServer({ responses: ["from env"], apiKey: "sk-env" });
+    const { server } = await setup({ responses: ["from env"], apiKey: "sk-env" });
     vi.stubEnv("OPENAI_API_KEY", "sk-env");
     vi.stubEnv("OPENAI_BASE_URL", server.baseURL);
     const model = new OpenAIChatModel({ model: "m" });
