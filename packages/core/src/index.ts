@@ -13,7 +13,13 @@ export {
   FORCE_FINAL_ANSWER_INSTRUCTION,
   invalidToolObservation,
 } from "./agent/constants";
-export { AbortError, AgentRxError, InvalidArgumentError, isAbortError } from "./errors/index";
+export {
+  AbortError,
+  AgentRxError,
+  InvalidArgumentError,
+  InvalidToolArgumentsException,
+  isAbortError,
+} from "./errors/index";
 export type { AgentRxErrorOptions } from "./errors/index";
 export { fromRunnable } from "./observable/from-runnable";
 export type { FromRunnableOptions } from "./observable/from-runnable";

@@ -1,4 +1,4 @@
-import { EXCEPTION_TOOL_NAME } from "@agentrx/core";
+import { EXCEPTION_TOOL_NAME, InvalidToolArgumentsException } from "@agentrx/core";
 import { AgentExecutor, type AgentStreamEvent } from "@agentrx/executors";
 import { HumanMessage } from "@langchain/core/messages";
 import { OutputParserException } from "@langchain/core/output_parsers";
@@ -17,6 +17,30 @@ describe("handleParsingErrors", () => {
     await expect(collect(new AgentExecutor({ agent, tools: [] }).invoke({ input: "go" }))).rejects.toBeInstanceOf(
       OutputParserException,
     );
+  });
+
+  it("false: unusable tool-call arguments never fail the run; the model is told what to fix", async () => {
+    const badArguments = () =>
+      new InvalidToolArgumentsException({
+        toolName: "echo",
+        rawArguments: '{"text": "hi',
+        problem: "invalid JSON: Unterminated string",
+        llmOutput: 'Invoking "echo" with {"text": "hi',
+      });
+    const { agent, inputs } = scriptedAgent([badArguments(), finish("fixed")]);
+    const [result] = await collect(new AgentExecutor({ agent, tools: [echoTool] }).invoke({ input: "go" }));
+    expect(result?.output).toBe("fixed");
+    expect(inputs[1]?.steps).toEqual([
+      {
+        action: { tool: EXCEPTION_TOOL_NAME, toolInput: badArguments().observation, log: 'Invoking "echo" with {"text": "hi' },
+        observation: 'Your call to tool "echo" could not be read: invalid JSON: Unterminated string. Call the tool again with its arguments as one valid JSON object.',
+      },
+    ]);
+    const { agent: again } = scriptedAgent([badArguments(), finish("fixed")]);
+    const [custom] = await collect(
+      new AgentExecutor({ agent: again, tools: [echoTool], handleParsingErrors: "Try again.", returnIntermediateSteps: true }).invoke({ input: "go" }),
+    );
+    expect(custom?.intermediateSteps?.[0]?.observation).toBe("Try again.");
   });
 
   it("true: sends the exception's observation when sendToLLM is set", async () => {
@@ -156,6 +180,26 @@ describe("tool input problems", () => {
     expect(inputs[1]?.steps[0]?.observation).toBe(
       'Invalid input for tool "add": it takes an object of named arguments, but received the string "one plus two".\nCall "add" again with a JSON object of arguments.',
     );
+  });
+
+  it("never fails the run over bad input, even with handleToolRuntimeErrors: false", async () => {
+    const { agent, inputs } = scriptedAgent([[act("add", "one plus two"), act("add", '{"a": "x"}'), act("add", { a: 1 })], finish("ok")]);
+    const [result] = await collect(new AgentExecutor({ agent, tools: [add], handleToolRuntimeErrors: false }).invoke({ input: "go" }));
+    expect(result?.output).toBe("ok");
+    const observations = inputs[1]?.steps.map((step) => step.observation) ?? [];
+    expect(observations).toHaveLength(3);
+    for (const observation of observations) expect(observation).toMatch(/^Invalid input for tool "add": /);
+  });
+
+  it.each([
+    ['{"a": 1, "b":', "invalid JSON: "],
+    ["[1, 2]", "got an array"],
+  ])("a string of broken JSON (%s) becomes an observation saying what is wrong with it", async (input, problem) => {
+    const { agent, inputs } = scriptedAgent([act("add", input), finish("ok")]);
+    await collect(new AgentExecutor({ agent, tools: [add], handleToolRuntimeErrors: false }).invoke({ input: "go" }));
+    const observation = inputs[1]?.steps[0]?.observation ?? "";
+    expect(observation).toContain(`Invalid input for tool "add": its arguments are not a valid JSON object (${problem}`);
+    expect(observation).toContain(JSON.stringify(input));
   });
 
   it("a string tool still takes a plain string", async () => {

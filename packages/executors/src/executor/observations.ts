@@ -1,4 +1,4 @@
-import { EXCEPTION_TOOL_NAME } from "@agentrx/core";
+import { EXCEPTION_TOOL_NAME, InvalidToolArgumentsException } from "@agentrx/core";
 import type { AgentAction, AgentStep } from "@agentrx/core";
 import { OutputParserException } from "@langchain/core/output_parsers";
 import { ToolInputParsingException } from "@langchain/core/tools";
@@ -42,10 +42,17 @@ export function invalidInputObservation(tool: string, error: Error): string {
   return `Invalid input for tool "${tool}": ${error.message.trim()}\nFix the arguments and call "${tool}" again.`;
 }
 
-/** The observation for a string given to a tool that takes an object of arguments. @internal */
-export function stringInputObservation(tool: string, input: string): string {
-  const shown = input.length > 200 ? `${input.slice(0, 200)}...` : input;
-  return `Invalid input for tool "${tool}": it takes an object of named arguments, but received the string ${JSON.stringify(shown)}.\nCall "${tool}" again with a JSON object of arguments.`;
+/**
+ * The observation for a string given to a tool that takes an object of arguments; `jsonError` is
+ * why a string that looks like JSON (starts with `{` or `[`) could not be used. @internal
+ */
+export function stringInputObservation(tool: string, input: string, jsonError?: string): string {
+  const shown = JSON.stringify(input.length > 200 ? `${input.slice(0, 200)}...` : input);
+  const problem =
+    jsonError === undefined
+      ? `it takes an object of named arguments, but received the string ${shown}`
+      : `its arguments are not a valid JSON object (${jsonError}): ${shown}`;
+  return `Invalid input for tool "${tool}": ${problem}.\nCall "${tool}" again with a JSON object of arguments.`;
 }
 
 /** The observation for a tool that threw, or rethrows when errors are not handled. @internal */
@@ -63,9 +70,12 @@ export function toolErrorObservation(options: ResolvedOptions, error: unknown, a
  */
 export function parsingErrorStep(options: ResolvedOptions, error: OutputParserException): AgentStep {
   const handle = options.handleParsingErrors;
-  if (handle === false) throw error;
   let observation: string;
-  if (typeof handle === "string") observation = handle;
+  if (handle === false) {
+    // Unusable tool-call arguments are bad tool input, which never fails the run (SPEC §4.5).
+    if (!InvalidToolArgumentsException.isInstance(error) || error.observation === undefined) throw error;
+    observation = error.observation;
+  } else if (typeof handle === "string") observation = handle;
   else if (typeof handle === "function") observation = handle(error);
   else observation = error.sendToLLM && error.observation !== undefined ? error.observation : "Invalid or incomplete response";
   const log = error.llmOutput !== undefined && error.llmOutput !== "" ? error.llmOutput : error.message;
