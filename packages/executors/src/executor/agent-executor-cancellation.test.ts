@@ -1,6 +1,7 @@
 import { AbortError } from "@agentrx/core";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { AgentExecutor } from "@agentrx/executors";
+import type { AgentInput } from "@agentrx/core";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -144,6 +145,81 @@ describe("AgentExecutor cancellation", () => {
     expect(vi.getTimerCount()).toBe(1);
     subscription.unsubscribe();
     await aborted.promise;
+    expect(listeners()).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("aborting config.signal while the model runs aborts the model call, starts no tool and leaves nothing behind", async () => {
+    vi.useFakeTimers();
+    const { signal, controller, listeners } = countingSignal();
+    const model = new ScriptedChatModel({ responses: ["slow"], latencyMs: 60_000 });
+    const modelAborted = deferred<unknown>();
+    let toolCalls = 0;
+    const probe = tool(
+      async () => {
+        toolCalls++;
+        return "ran";
+      },
+      { name: "probe", description: "p", schema: z.object({}) },
+    );
+    const agent = RunnableLambda.from(async (_input: unknown, config) => {
+      config.signal?.addEventListener("abort", () => modelAborted.resolve(config.signal?.reason));
+      await model.invoke("hi", { signal: config.signal });
+      return act("probe");
+    });
+    const executor = new AgentExecutor({ agent, tools: [probe], maxExecutionTime: 120_000 });
+    const result = collect(executor.stream({ input: "go" }, { signal })).catch((caught: unknown) => caught);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(model.calls).toHaveLength(1);
+    expect(listeners()).toBe(1);
+    controller.abort("stop");
+    const error = await result;
+    expect((error as Error).name).toBe("AbortError");
+    expect(AbortError.isInstance(await modelAborted.promise)).toBe(true);
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(toolCalls).toBe(0);
+    expect(listeners()).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("leaves no listener on config.signal and no timer after a failed run", async () => {
+    vi.useFakeTimers();
+    const { signal, listeners } = countingSignal();
+    const broken = tool(
+      async () => {
+        throw new Error("broken tool");
+      },
+      { name: "broken", description: "b", schema: z.object({}) },
+    );
+    const { agent } = scriptedAgent([act("broken"), finish("never")]);
+    const executor = new AgentExecutor({ agent, tools: [broken], handleToolRuntimeErrors: false, maxExecutionTime: 10_000 });
+    await expect(collect(executor.invoke({ input: "go" }, { signal }))).rejects.toThrow("broken tool");
+    expect(listeners()).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("after a time limit, aborting config.signal cancels the generate call and errors with an AbortError", async () => {
+    vi.useFakeTimers();
+    const { signal, controller, listeners } = countingSignal();
+    const generating = deferred();
+    const generateAborted = deferred<unknown>();
+    const agent = RunnableLambda.from(async (input: AgentInput, config) => {
+      if (input.forceFinalAnswer) {
+        config.signal?.addEventListener("abort", () => generateAborted.resolve(config.signal?.reason));
+        generating.resolve();
+      }
+      // Both calls wait for their signal: the first is cut short by the time limit, the second by the user.
+      return new Promise<never>((_resolve, reject) => config.signal?.addEventListener("abort", () => reject(config.signal?.reason)));
+    });
+    const executor = new AgentExecutor({ agent, tools: [], maxExecutionTime: 50, earlyStoppingMethod: "generate" });
+    const result = collect(executor.stream({ input: "go" }, { signal })).catch((caught: unknown) => caught);
+    await vi.advanceTimersByTimeAsync(50);
+    await generating.promise;
+    controller.abort("user gave up");
+    const error = await result;
+    expect(AbortError.isInstance(error)).toBe(true);
+    expect((error as AbortError).reason).toBe("user gave up");
+    expect(AbortError.isInstance(await generateAborted.promise)).toBe(true);
     expect(listeners()).toBe(0);
     expect(vi.getTimerCount()).toBe(0);
   });

@@ -2,7 +2,7 @@ import { STEP_METADATA_KEY, getStepMetadata } from "@agentrx/core";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { AgentExecutor, type AgentStreamEvent } from "@agentrx/executors";
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
-import { Runnable, RunnableLambda } from "@langchain/core/runnables";
+import { Runnable, RunnableLambda, RunnableSequence } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
@@ -94,6 +94,49 @@ describe("config passthrough", () => {
     expect(llms).toHaveLength(2);
     expect(agents.map((run) => run.runId)).toContain(llms[0]?.parentRunId);
     expect(handler.ended).toContain(root?.runId);
+  });
+
+  it.each([
+    ["invoke without callbacks", "invoke", false],
+    ["stream without callbacks", "stream", false],
+    ["invoke with callbacks", "invoke", true],
+    ["stream with callbacks", "stream", true],
+  ] as const)("passes tags and metadata on to the agent's and the tools' config (%s)", async (_name, method, withCallbacks) => {
+    const seen: unknown[] = [];
+    const probe = tool(
+      async (_input: Record<string, never>, config) => {
+        seen.push(["tool", config.tags, config.metadata?.["user"]]);
+        return "ok";
+      },
+      { name: "probe", description: "p", schema: z.object({}) },
+    );
+    const agent = RunnableLambda.from((input: { steps: unknown[] }, config) => {
+      seen.push(["agent", config?.tags, config?.metadata?.["user"]]);
+      return input.steps.length ? finish("done") : act("probe");
+    });
+    const config = { tags: ["t1"], metadata: { user: "u1" }, ...(withCallbacks ? { callbacks: [new RecordingHandler()] } : {}) };
+    const executor = new AgentExecutor({ agent, tools: [probe] });
+    await (method === "invoke" ? collect(executor.invoke({ input: "go" }, config)) : collect(executor.stream({ input: "go" }, config)));
+    expect(seen).toEqual([
+      ["agent", ["t1"], "u1"],
+      ["tool", ["t1"], "u1"],
+      ["agent", ["t1"], "u1"],
+    ]);
+  });
+
+  it("fails the run, rather than hanging, when a raiseError handler throws at the end of the run", async () => {
+    class Refusing extends BaseCallbackHandler {
+      name = "refusing";
+      override raiseError = true;
+      override awaitHandlers = true;
+      override handleChainEnd(_outputs: unknown, _runId: string, parentRunId?: string) {
+        if (parentRunId === undefined) throw new Error("handler refuses the output");
+      }
+    }
+    const { agent } = scriptedAgent([finish("done")]);
+    await expect(
+      collect(new AgentExecutor({ agent, tools: [] }).invoke({ input: "go" }, { callbacks: [new Refusing()] })),
+    ).rejects.toThrow("handler refuses the output");
   });
 
   it("passes configurable on to the agent and the tools", async () => {
@@ -197,6 +240,23 @@ describe("asRunnable", () => {
       if (event.type === "action") break;
     }
     expect(await aborted.promise).toBeDefined();
+  });
+
+  it("streams its events as the last step of a RunnableSequence, as a child run of the sequence", async () => {
+    const handler = new RecordingHandler();
+    const { agent } = scriptedAgent([act("echo", { text: "a" }), finish("done")]);
+    const chain = RunnableSequence.from([
+      RunnableLambda.from((question: string) => ({ input: question })),
+      new AgentExecutor({ agent, tools: [echoTool] }).asRunnable(),
+    ]);
+    const types: string[] = [];
+    for await (const event of await chain.stream("hi", { callbacks: [handler] })) types.push((event as unknown as AgentStreamEvent).type);
+    expect(types).toEqual(["action", "step", "output"]);
+    const sequence = handler.runs.find((run) => run.kind === "chain" && run.parentRunId === undefined);
+    const executorRun = handler.runs.find((run) => run.name === "AgentExecutor");
+    expect(executorRun?.parentRunId).toBe(sequence?.runId);
+    const tools = handler.runs.filter((run) => run.kind === "tool");
+    expect(tools.map((run) => run.parentRunId)).toEqual([executorRun?.runId]);
   });
 
   it("composes in a RunnableSequence", async () => {

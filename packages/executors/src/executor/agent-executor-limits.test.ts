@@ -1,5 +1,5 @@
 import { createToolCallingAgent } from "@agentrx/agents";
-import { EARLY_STOP_OUTPUT } from "@agentrx/core";
+import { AbortError, EARLY_STOP_OUTPUT } from "@agentrx/core";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import type { AgentInput } from "@agentrx/core";
 import { AgentExecutor } from "@agentrx/executors";
@@ -121,6 +121,15 @@ describe("maxExecutionTime", () => {
     expect(result).toMatchObject({ type: "output", stopReason: "max_execution_time", output: EARLY_STOP_OUTPUT });
   });
 
+  it("with 0 and generate makes exactly the one generate call", async () => {
+    const { agent, inputs } = scriptedAgent([finish("generated"), finish("second")]);
+    const [output] = await collect(
+      new AgentExecutor({ agent, tools: [], maxExecutionTime: 0, earlyStoppingMethod: "generate" }).stream({ input: "go" }),
+    );
+    expect(inputs).toEqual([{ input: "go", steps: [], forceFinalAnswer: true }]);
+    expect(output).toMatchObject({ type: "output", output: "generated", stopReason: "max_execution_time" });
+  });
+
   it("aborts an in-flight model call and still allows the one generate call", async () => {
     vi.useFakeTimers();
     const signals: AbortSignal[] = [];
@@ -139,6 +148,32 @@ describe("maxExecutionTime", () => {
     expect(signals).toHaveLength(2);
     expect(signals[0]?.aborted).toBe(true);
     expect(signals[1]?.aborted).toBe(false);
+  });
+
+  it("keeps the steps of a turn's tools that finished before the limit, aborting the others", async () => {
+    vi.useFakeTimers();
+    const aborted = deferred<unknown>();
+    const slow = tool(
+      async (_input: Record<string, never>, config) =>
+        new Promise<string>((_resolve, reject) =>
+          config.signal?.addEventListener("abort", () => {
+            aborted.resolve(config.signal?.reason);
+            reject(config.signal?.reason);
+          }),
+        ),
+      { name: "slow", description: "s", schema: z.object({}) },
+    );
+    const { agent, inputs } = scriptedAgent([[act("slow"), act("echo", { text: "quick" })], finish("never")]);
+    const executor = new AgentExecutor({ agent, tools: [echoTool, slow], maxExecutionTime: 100, returnIntermediateSteps: true });
+    const done = collect(executor.stream({ input: "go" }));
+    await vi.advanceTimersByTimeAsync(100);
+    const events = await done;
+    expect(AbortError.isInstance(await aborted.promise)).toBe(true);
+    const output = events.at(-1);
+    expect(output).toMatchObject({ type: "output", stopReason: "max_execution_time", output: EARLY_STOP_OUTPUT });
+    expect(output?.type === "output" && output.intermediateSteps?.map((step) => step.observation)).toEqual(["quick"]);
+    expect(events.filter((event) => event.type === "step")).toHaveLength(1);
+    expect(inputs).toHaveLength(1);
   });
 
   it("does not wait for a tool that ignores its signal", async () => {

@@ -91,6 +91,16 @@ describe("AgentExecutor loop", () => {
     expect(inputs[1]?.steps[0]?.observation).toBe("serch is not a valid tool, try one of [echo, increment].");
   });
 
+  it("matches tool names exactly (case and whitespace count)", async () => {
+    const { agent, inputs } = scriptedAgent([[act("Echo", { text: "a" }), act(" echo", { text: "b" }), act("echo", { text: "c" })], finish("done")]);
+    await collect(new AgentExecutor({ agent, tools: [echoTool, counter] }).invoke({ input: "go" }));
+    expect(inputs[1]?.steps.map((step) => step.observation)).toEqual([
+      "Echo is not a valid tool, try one of [echo, increment].",
+      " echo is not a valid tool, try one of [echo, increment].",
+      "c",
+    ]);
+  });
+
   it("returns a returnDirect tool's observation as the output", async () => {
     const direct = tool(async () => "direct answer", { name: "direct", description: "d", schema: z.object({}) });
     direct.returnDirect = true;
@@ -159,10 +169,16 @@ describe("AgentExecutor loop", () => {
     });
   });
 
-  it("errors the observable when inputs are not an object", async () => {
+  it.each([
+    ["a string", "hello", "string"],
+    ["null", null, "null"],
+    ["an array", ["hello"], "an array"],
+    ["undefined", undefined, "undefined"],
+  ])("errors the observable when inputs are %s, naming the problem", async (_name, value, shown) => {
     const { agent, inputs } = scriptedAgent([finish("a")]);
     const executor = new AgentExecutor({ agent, tools: [] });
-    await expect(collect(executor.invoke("hello" as never))).rejects.toThrow(/`inputs` must be an object/);
+    await expect(collect(executor.invoke(value as never))).rejects.toThrow(`\`inputs\` must be an object such as { input: "..." }, got ${shown}`);
+    await expect(collect(executor.stream(value as never))).rejects.toMatchObject({ name: "InvalidArgumentError", argument: "inputs" });
     expect(inputs).toHaveLength(0);
   });
 });

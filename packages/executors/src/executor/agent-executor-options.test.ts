@@ -42,6 +42,15 @@ describe("AgentExecutor constructor validation", () => {
     expect(error.message).toContain("unknown option `maxIteration`");
   });
 
+  it.each([undefined, null, "agent"])("rejects options that are not an object (%s)", (value) => {
+    expect(() => new AgentExecutor(value as never)).toThrow("AgentExecutor: expected an options object `{ agent, tools, ...options }`.");
+  });
+
+  it("rejects a missing agent or missing tools, naming them", () => {
+    expect(errorOf({ agent: undefined }).message).toContain("`agent` must be a @langchain/core Runnable");
+    expect(errorOf({ tools: undefined }).message).toContain("`tools` must be an array");
+  });
+
   it("rejects duplicate tool names", () => {
     const error = errorOf({ tools: [echoTool, echoTool] });
     expect(error.argument).toBe("tools");

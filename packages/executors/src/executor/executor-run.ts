@@ -266,7 +266,15 @@ export class ExecutorRun implements TokenSink {
     const event = outputEvent(finish, output, stopReason);
     if (this.options.returnIntermediateSteps) event.intermediateSteps = steps;
     if (stopReason === "budget") event.stoppedBy = this.stoppedBy;
-    if (this.chainRun) await this.chainRun.handleChainEnd({ ...event.returnValues, stopReason });
+    if (this.chainRun) {
+      try {
+        await this.chainRun.handleChainEnd({ ...event.returnValues, stopReason });
+      } catch (error) {
+        // A handler with `raiseError` refused the run's end: the run fails with its error.
+        this.subscriber.error(error);
+        return;
+      }
+    }
     if (this.subscriber.closed) return;
     this.subscriber.next(event);
     this.subscriber.complete();

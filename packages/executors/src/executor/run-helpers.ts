@@ -11,10 +11,10 @@ import { InvalidAgentOutputError } from "./invalid-agent-output-error";
 export function passOn(config: RunnableConfig, callbacks: RunnableConfig["callbacks"], signal: AbortSignal): RunnableConfig {
   const out: RunnableConfig = { signal };
   if (callbacks !== undefined) out.callbacks = callbacks;
-  else {
-    if (config.tags) out.tags = config.tags;
-    if (config.metadata) out.metadata = config.metadata;
-  }
+  // Tags and metadata also when callbacks are given: the agent or tool reads them from its config
+  // (a callback manager carries them only to its handlers); @langchain/core merges the duplicates.
+  if (config.tags) out.tags = config.tags;
+  if (config.metadata) out.metadata = config.metadata;
   if (config.configurable) out.configurable = config.configurable;
   if (config.recursionLimit !== undefined) out.recursionLimit = config.recursionLimit;
   // A per-call timeout applies to each agent and tool call, as @langchain/core passes it to children.

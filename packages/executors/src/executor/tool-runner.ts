@@ -142,6 +142,7 @@ export class ToolRunner {
       if (typeof input !== "string") return invalidInputObservation(action.tool, error);
       // A string given to a tool that takes named arguments: accept it when it is a JSON object.
       const parsed = parseObject(input);
+      if (typeof parsed === "string") return stringInputObservation(action.tool, input, parsed);
       if (parsed === undefined) return stringInputObservation(action.tool, input);
       try {
         return toObservation(await tool.invoke(parsed as never, config));
@@ -155,13 +156,20 @@ export class ToolRunner {
   }
 }
 
-function parseObject(text: string): Record<string, unknown> | undefined {
+/**
+ * The JSON object in `text`; else, when `text` looks like JSON (starts with `{` or `[`), what is
+ * wrong with it; else undefined (plain text).
+ */
+function parseObject(text: string): Record<string, unknown> | string | undefined {
+  const looksLikeJson = /^\s*[[{]/.test(text);
+  let value: unknown;
   try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
+    value = JSON.parse(text);
+  } catch (error) {
+    return looksLikeJson ? `invalid JSON: ${(error as Error).message}` : undefined;
   }
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+  return looksLikeJson ? "got an array" : undefined;
 }
 
 function hasKeys(record: object): boolean {
