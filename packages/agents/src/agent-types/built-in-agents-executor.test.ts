@@ -125,8 +125,12 @@ describe.each(builtInAgentTypes.map((type) => type.name))("%s agent with the Age
     const events = await lastValueFrom(executor.stream({ input: "Weather in Paris?" }).pipe(toArray()));
     const output = events.at(-1);
     expect(output?.type === "output" && [output.output, output.stopReason]).toEqual(["Sunny", "max_iterations"]);
+    expect(llm.calls).toHaveLength(2);
+    // The ordinary turn had the tools bound (tool-calling agents); the forced turn has none.
+    expect(llm.calls[0]?.toolNames).toEqual(scenario.toolCalling ? [scenario.toolName] : []);
     const last = llm.calls[1];
     expect(last?.tools).toEqual([]);
+    expect(last?.toolChoice).toBeUndefined();
     expect(last?.messages.at(-1)?.text.trimEnd().endsWith(FORCE_FINAL_ANSWER_INSTRUCTION)).toBe(true);
   });
 

@@ -36,6 +36,21 @@ describe("createOpenAIFunctionsAgent", () => {
     expect(llm.calls[1]?.messages.at(-1)?.text).toBe(FORCE_FINAL_ANSWER_INSTRUCTION);
   });
 
+  it('binds tool_choice "none" on forceFinalAnswer with forceFinalAnswerMode "tool-choice-none"', async () => {
+    const llm = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "search", args: { query: "a" } }] }, "Final"] });
+    const agent = createOpenAIFunctionsAgent({ llm, tools: [search], prompt, forceFinalAnswerMode: "tool-choice-none" });
+    const action = (await agent.invoke({ input: "x", steps: [] })) as AgentAction;
+    expect(llm.calls[0]?.toolChoice).toBeUndefined();
+    const output = await agent.invoke({ input: "x", steps: [{ action, observation: "found" }], forceFinalAnswer: true });
+    expect(output).toEqual({ returnValues: { output: "Final" }, log: "Final" });
+    expect(llm.calls[1]?.toolNames).toEqual(["search"]);
+    expect(llm.calls[1]?.toolChoice).toBe("none");
+    expect(llm.calls[1]?.messages.at(-1)?.text).toBe(FORCE_FINAL_ANSWER_INSTRUCTION);
+    expect(() =>
+      createOpenAIFunctionsAgent({ llm, tools: [search], prompt, forceFinalAnswerMode: "never" as "without-tools" }),
+    ).toThrow(/forceFinalAnswerMode/);
+  });
+
   it("requires bindTools and a messages placeholder", () => {
     expect(() => createOpenAIFunctionsAgent({ llm: textOnlyModel({ responses: [] }), tools: [search], prompt })).toThrow(UnsupportedModelError);
     const llm = new ScriptedChatModel({ responses: [] });

@@ -1,8 +1,9 @@
+import { InvalidToolArgumentsException } from "@agentrx/core";
 import { AIMessage } from "@langchain/core/messages";
 import { OutputParserException } from "@langchain/core/output_parsers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isAgentOutput } from "../test-utils/parser-properties";
+import { isAgentOutput, megabyteOf } from "../test-utils/parser-properties";
 import { formatToOpenAIFunctionMessages } from "./format-to-openai-function-messages";
 import { OpenAIFunctionsAgentOutputParser, type FunctionsAgentAction } from "./openai-functions-agent-output-parser";
 
@@ -18,6 +19,33 @@ describe("OpenAIFunctionsAgentOutputParser", () => {
       log: 'Invoking "search" with {"query":"Paris"}',
     });
     expect(await parser.invoke(functionCall("search", '{"__arg1":"Paris"}'))).toMatchObject({ toolInput: "Paris" });
+  });
+
+  it("reads empty legacy arguments as {} and accepts raw newlines inside strings, as LangChain Python does", async () => {
+    expect(await parser.invoke(functionCall("now", "  "))).toMatchObject({ tool: "now", toolInput: {} });
+    expect(await parser.invoke(functionCall("python", '{"code": "a = 1\nprint(a)"}'))).toMatchObject({
+      toolInput: { code: "a = 1\nprint(a)" },
+    });
+    const message = new AIMessage({
+      content: "",
+      invalid_tool_calls: [{ type: "invalid_tool_call", id: "c1", name: "python", args: '{"code": "a\tb"}', error: "Bad control character" }],
+    });
+    const action = (await parser.invoke(message)) as FunctionsAgentAction;
+    expect(action).toMatchObject({ tool: "python", toolInput: { code: "a\tb" }, toolCallId: "c1" });
+    expect((action.messageLog[0] as AIMessage).tool_calls?.map((call) => call.id)).toEqual(["c1"]);
+  });
+
+  it("handles one-megabyte adversarial arguments", async () => {
+    for (const args of [megabyteOf("["), megabyteOf('{"a":'), `{"a": "${megabyteOf("\n")}"}`, megabyteOf('"\n')]) {
+      const invalid = new AIMessage({ content: "", invalid_tool_calls: [{ type: "invalid_tool_call", id: "c1", name: "search", args }] });
+      for (const input of [functionCall("search", args), invalid]) {
+        const result = await parser.invoke(input).then(
+          (output) => isAgentOutput(output),
+          (error: unknown) => error instanceof OutputParserException,
+        );
+        expect(result).toBe(true);
+      }
+    }
   });
 
   it("acts on the first of several tool calls, keeping only that call in its message log", async () => {
@@ -47,7 +75,9 @@ describe("OpenAIFunctionsAgentOutputParser", () => {
     expect(await parser.invoke(new AIMessage("Done."))).toEqual({ returnValues: { output: "Done." }, log: "Done." });
     const error = await parser.invoke(functionCall("search", "{bad")).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OutputParserException);
-    expect((error as OutputParserException).message).toContain('function "search"');
+    expect(InvalidToolArgumentsException.isInstance(error)).toBe(true);
+    expect((error as OutputParserException).message).toContain('"search"');
+    expect((error as OutputParserException).observation).toContain('function "search"');
     expect((error as OutputParserException).sendToLLM).toBe(true);
   });
 

@@ -1,8 +1,10 @@
 import type { AgentAction, AgentFinish, ToolAgentAction } from "@agentrx/core";
-import { strictToolCalls } from "@agentrx/core";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
-import { OutputParserException } from "@langchain/core/output_parsers";
+import { InvalidToolArgumentsException } from "@agentrx/core";
 import { AgentOutputParser } from "../shared/agent-output-parser";
+import { lenientToolCalls } from "../shared/lenient-tool-calls";
+import { parseLenientJson } from "../shared/parse-lenient-json";
+import { unwrapSingleArgument } from "../shared/unwrap-single-argument";
 
 /** An action of a function-calling agent: the message it came from, and its tool-call id if any. */
 export type FunctionsAgentAction = AgentAction & { messageLog: BaseMessage[]; toolCallId?: string };
@@ -14,8 +16,9 @@ export type FunctionsAgentAction = AgentAction & { messageLog: BaseMessage[]; to
  * `{"__arg1": value}` (LangChain's encoding of single-input tools) become `value`. A message that
  * asks for several tool calls acts on the first: its `messageLog` holds a copy of the message
  * with only that call, so the conversation stays valid. A message without a call is the final
- * answer (its text). Arguments that are not valid JSON raise an `OutputParserException` naming
- * the function, with `sendToLLM` set.
+ * answer (its text). Empty arguments are `{}` and raw newlines or tabs inside argument strings
+ * are accepted (as LangChain Python accepts them). Arguments that are not valid JSON raise an
+ * `InvalidToolArgumentsException` (an `OutputParserException`) naming the function, with `sendToLLM` set.
  *
  * @example
  * ```ts
@@ -45,13 +48,13 @@ export class OpenAIFunctionsAgentOutputParser extends AgentOutputParser<Function
   protected override parseMessage(message: BaseMessage, text: string): FunctionsAgentAction | AgentFinish {
     const ai = message as AIMessage;
     // Strictly parsed: a streamed message's truncated arguments are an invalid call, not "repaired".
-    const { toolCalls, invalidToolCalls } = strictToolCalls(ai);
+    const { toolCalls, invalidToolCalls, recovered } = lenientToolCalls(ai);
     const call = toolCalls[0];
     const invalid = invalidToolCalls[0];
     if (!call && invalid) throw badArguments(invalid.name ?? "", invalid.args ?? "", text);
     if (call) {
       const single =
-        toolCalls.length > 1 || invalidToolCalls.length > 0 || ai.tool_calls?.length !== 1
+        recovered || toolCalls.length > 1 || invalidToolCalls.length > 0 || ai.tool_calls?.length !== 1
           ? new AIMessage({ content: ai.content, id: ai.id, tool_calls: [call], response_metadata: ai.response_metadata })
           : message;
       const action: ToolAgentAction = {
@@ -66,10 +69,11 @@ export class OpenAIFunctionsAgentOutputParser extends AgentOutputParser<Function
     const functionCall = (ai.additional_kwargs as { function_call?: { name?: string; arguments?: string } } | undefined)
       ?.function_call;
     if (functionCall?.name) {
-      const raw = functionCall.arguments || "{}";
+      // OpenAI sends "" (or whitespace) for a function without arguments.
+      const raw = functionCall.arguments?.trim() ? functionCall.arguments : "{}";
       let args: unknown;
       try {
-        args = JSON.parse(raw);
+        args = parseLenientJson(raw);
       } catch {
         throw badArguments(functionCall.name, raw, text);
       }
@@ -88,22 +92,13 @@ function invocationLog(name: string, args: string, text: string): string {
   return `Invoking "${name}" with ${args}${text ? `\n${text}` : ""}`;
 }
 
-function unwrapSingleArgument(args: unknown): AgentAction["toolInput"] {
-  if (typeof args === "object" && args !== null && !Array.isArray(args)) {
-    const record = args as Record<string, unknown>;
-    const keys = Object.keys(record);
-    if (keys.length === 1 && keys[0] === "__arg1") return record.__arg1 as AgentAction["toolInput"];
-    return record;
-  }
-  return args as AgentAction["toolInput"];
-}
-
-function badArguments(name: string, args: string, text: string): OutputParserException {
+function badArguments(name: string, args: string, text: string): InvalidToolArgumentsException {
   const shown = args.length > 500 ? `${args.slice(0, 500)}…` : args;
-  return new OutputParserException(
-    `Could not parse the arguments of function "${name}": they are not valid JSON. Arguments: ${shown}`,
-    text || `Invoking "${name}" with ${shown}`,
-    `Your call to function "${name}" could not be read: its arguments are not valid JSON. Call it again with one valid JSON object.`,
-    true,
-  );
+  return new InvalidToolArgumentsException({
+    toolName: name || undefined,
+    rawArguments: shown,
+    problem: "its arguments are not valid JSON",
+    llmOutput: text || `Invoking "${name}" with ${shown}`,
+    noun: "function",
+  });
 }

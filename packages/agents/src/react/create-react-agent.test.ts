@@ -64,6 +64,12 @@ describe("createReactAgent", () => {
     });
     const agent = createReactAgent({ llm, tools: [search], prompt: partial });
     expect(await agent.invoke({ input: "x", steps: [] })).toMatchObject({ returnValues: { output: "ok" } });
+    const chatPartial = await ChatPromptTemplate.fromMessages([["human", "{tools} {tool_names} {input} {agent_scratchpad}"]]).partial({
+      tool_names: "search",
+    });
+    expect(() => createReactAgent({ llm, tools: [search], prompt: chatPartial })).not.toThrow();
+    const chatMissing = await ChatPromptTemplate.fromMessages([["human", "{tools} {input}"]]).partial({ tools: "T" });
+    expect(() => createReactAgent({ llm, tools: [search], prompt: chatMissing })).toThrow(/missing the input variables "tool_names", "agent_scratchpad"/);
     const chat = ChatPromptTemplate.fromMessages([["human", "{tools} {tool_names} {input}"], new MessagesPlaceholder("agent_scratchpad")]);
     expect(() => createReactAgent({ llm, tools: [search], prompt: chat })).toThrow(/fills "agent_scratchpad" with text/);
   });

@@ -61,8 +61,11 @@ describe("ReActSingleInputOutputParser", () => {
     expect(error.observation).toBe("Invalid Format: Missing 'Action Input:' after 'Action:'");
   });
 
-  it("rejects an input before its action and an empty tool name", async () => {
-    expect((await parseError("Action Input: x\nAction: search")).message).toContain("Could not parse LLM output");
+  it("rejects an input before its action (telling the model the fix) and an empty tool name", async () => {
+    const reversed = await parseError("Action Input: x\nAction: search");
+    expect(reversed.message).toContain("Could not parse LLM output");
+    expect(reversed.sendToLLM).toBe(true);
+    expect(reversed.observation).toBe(MISSING_ACTION_INPUT_AFTER_ACTION_ERROR_MESSAGE);
     expect((await parseError("Action:\nAction Input: x")).observation).toContain("Missing tool name");
   });
 

@@ -1,5 +1,4 @@
 import type { AgentAction, AgentFinish } from "@agentrx/core";
-import { OutputParserException } from "@langchain/core/output_parsers";
 import { AgentOutputParser, fixableParserError } from "../shared/agent-output-parser";
 import { skipDigits, skipSpace, stripQuotes } from "../shared/scan";
 
@@ -83,13 +82,14 @@ export class ReActSingleInputOutputParser extends AgentOutputParser<AgentAction 
       const output = text.slice(text.lastIndexOf(FINAL_ANSWER_ACTION) + FINAL_ANSWER_ACTION.length).trim();
       return { returnValues: { output }, log: text };
     }
-    if (firstMarker(text, 0, actionMarkerEnd) === undefined) {
-      throw fixableParserError(`Could not parse LLM output: ${text}`, text, MISSING_ACTION_AFTER_THOUGHT_ERROR_MESSAGE);
-    }
-    if (firstMarker(text, 0, actionInputMarkerEnd) === undefined) {
-      throw fixableParserError(`Could not parse LLM output: ${text}`, text, MISSING_ACTION_INPUT_AFTER_ACTION_ERROR_MESSAGE);
-    }
-    throw new OutputParserException(`Could not parse LLM output: ${text}`, text);
+    // No action was found: either there is no `Action:`, or no `Action Input:` follows the first
+    // one (LangChain raises a bare error when an `Action Input:` only comes before it; the fix
+    // to tell the model is the same).
+    const observation =
+      firstMarker(text, 0, actionMarkerEnd) === undefined
+        ? MISSING_ACTION_AFTER_THOUGHT_ERROR_MESSAGE
+        : MISSING_ACTION_INPUT_AFTER_ACTION_ERROR_MESSAGE;
+    throw fixableParserError(`Could not parse LLM output: ${text}`, text, observation);
   }
 }
 

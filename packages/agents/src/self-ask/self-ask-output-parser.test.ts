@@ -17,7 +17,26 @@ describe("SelfAskOutputParser", () => {
     expect(await parser.parse(text)).toEqual({ returnValues: { output: "Johann Ambrosius Bach" }, log: text });
   });
 
-  it("only looks at the last line", async () => {
+  it("reads a final answer that starts on the next line or spans several lines", async () => {
+    const nextLine = "Are follow up questions needed here: No.\nSo the final answer is:\nJohann Sebastian Bach";
+    expect(await parser.parse(nextLine)).toEqual({ returnValues: { output: "Johann Sebastian Bach" }, log: nextLine });
+    const multiLine = "So the final answer is: Bach wrote six concertos.\nThey were dedicated to a margrave.\n";
+    expect(await parser.parse(multiLine)).toMatchObject({
+      returnValues: { output: "Bach wrote six concertos.\nThey were dedicated to a margrave." },
+    });
+    expect(await parser.parse("So the final answer is: Rome\nFollow up: Who founded it?")).toMatchObject({
+      tool: "Intermediate Answer",
+      toolInput: "Who founded it?",
+    });
+  });
+
+  it("rejects an empty final answer", async () => {
+    const error = await parser.parse("So the final answer is:   \n").catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OutputParserException);
+    expect((error as OutputParserException).observation).toContain("So the final answer is:");
+  });
+
+  it("only takes a follow-up question from the last line", async () => {
     const error = await parser.parse("Follow up: Who?\nI am not sure.").catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OutputParserException);
     expect((error as OutputParserException).sendToLLM).toBe(true);
@@ -26,6 +45,7 @@ describe("SelfAskOutputParser", () => {
 
   it("rejects an empty follow-up question", async () => {
     await expect(parser.parse("Follow up:   ")).rejects.toBeInstanceOf(OutputParserException);
+    await expect(parser.parse("So the final answer is: Rome\nFollow up:")).rejects.toBeInstanceOf(OutputParserException);
   });
 
   it("only ever returns an action or a finish, or throws OutputParserException", async () => {

@@ -13,11 +13,11 @@ export interface SelfAskOutputParserOptions {
 }
 
 /**
- * Parses the output of a self-ask-with-search agent by its last non-empty line: a line with
- * `Follow up:` (or `Followup:`) is an action for the `Intermediate Answer` tool whose input is
- * the question after the marker; a line with `So the final answer is:` is the finish, with the
- * text after the marker as the output. Anything else raises an `OutputParserException` that tells
- * the model the format.
+ * Parses the output of a self-ask-with-search agent. When its last non-empty line has
+ * `Follow up:` (or `Followup:`), it is an action for the `Intermediate Answer` tool whose input is
+ * the question after the marker. Otherwise the text after the last `So the final answer is:` is
+ * the finish (the answer may span several lines, or start on the line after the marker). Anything
+ * else (or an empty answer) raises an `OutputParserException` that tells the model the format.
  *
  * @example
  * ```ts
@@ -49,17 +49,23 @@ export class SelfAskOutputParser extends AgentOutputParser<AgentAction | AgentFi
   protected parseText(text: string): AgentAction | AgentFinish {
     const trimmed = text.trimEnd();
     const lastLine = trimmed.slice(trimmed.lastIndexOf("\n") + 1);
+    let followUp = false;
     for (const marker of this.followUps) {
       const at = lastLine.indexOf(marker);
       if (at !== -1) {
         const question = lastLine.slice(at + marker.length).trim();
-        if (!question) break;
-        return { tool: INTERMEDIATE_ANSWER_TOOL, toolInput: question, log: text };
+        if (question) return { tool: INTERMEDIATE_ANSWER_TOOL, toolInput: question, log: text };
+        followUp = true;
+        break;
       }
     }
-    const finish = lastLine.indexOf(this.finishString);
+    // The answer may start on the marker's line and run on (or start on the next line), as chat
+    // models often write it; the text after the last marker is the answer. A last line with an
+    // empty follow-up question is an error, not part of an answer.
+    const finish = followUp ? -1 : text.lastIndexOf(this.finishString);
     if (finish !== -1) {
-      return { returnValues: { output: lastLine.slice(finish + this.finishString.length).trim() }, log: text };
+      const output = text.slice(finish + this.finishString.length).trim();
+      if (output) return { returnValues: { output }, log: text };
     }
     throw fixableParserError(
       `Could not parse output: ${text}`,

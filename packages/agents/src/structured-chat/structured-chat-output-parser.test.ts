@@ -47,6 +47,17 @@ describe("StructuredChatOutputParser", () => {
     expect(await parser.parse('{"action": "add", "action_input": {"a": 1}}')).toMatchObject({ tool: "add" });
   });
 
+  it("skips fenced blocks that are not a JSON blob: code in a final answer, or before the blob", async () => {
+    const answer = "Here is the script:\n```python\nprint('hi')\n```\nRun it with python3.";
+    expect(await parser.parse(answer)).toEqual({ returnValues: { output: answer }, log: answer });
+    const untagged = "Run:\n```\nnpm test\n```";
+    expect(await parser.parse(untagged)).toMatchObject({ returnValues: { output: untagged } });
+    const codeThenBlob = `Thought: I will run\n\`\`\`python\nprint(1)\n\`\`\`\n${fence('{"action": "add", "action_input": {"a": 1}}')}`;
+    expect(await parser.parse(codeThenBlob)).toMatchObject({ tool: "add", toolInput: { a: 1 } });
+    expect(await parser.parse(fence('{"action": "add", "action_input": {}}', "JSON"))).toMatchObject({ tool: "add" });
+    expect((await parseError(fence("not json at all"))).observation).toContain("not valid JSON");
+  });
+
   it("rejects invalid JSON, a blob without an action, and an unclosed fence, telling the model the format", async () => {
     const invalid = await parseError(fence('{"action": "add", '));
     expect(invalid.sendToLLM).toBe(true);
@@ -71,7 +82,7 @@ describe("StructuredChatOutputParser", () => {
   });
 
   it("handles one-megabyte adversarial inputs", async () => {
-    for (const text of [megabyteOf("```"), megabyteOf("```json\n{"), `\`\`\`json\n${megabyteOf("[")}\`\`\``, `{"action": ${megabyteOf("[")}`, `\`\`\`json\n${megabyteOf('{"a":')}`, megabyteOf('"\n')]) {
+    for (const text of [megabyteOf("```"), megabyteOf("```json\n{"), `\`\`\`json\n${megabyteOf("[")}\`\`\``, `{"action": ${megabyteOf("[")}`, `\`\`\`json\n${megabyteOf('{"a":')}`, megabyteOf('"\n'), megabyteOf("```python\n"), megabyteOf("```\n \n"), `\`\`\`${megabyteOf("a")}`]) {
       const result = await parseTotally(parser, text);
       expect(result.ok || result.error instanceof OutputParserException).toBe(true);
     }

@@ -1,6 +1,7 @@
 import type { AgentAction, AgentFinish } from "@agentrx/core";
 import { AgentOutputParser, fixableParserError } from "../shared/agent-output-parser";
-import { parseLenientJson } from "./parse-json-blob";
+import { parseLenientJson } from "../shared/parse-lenient-json";
+import { skipSpace } from "../shared/scan";
 
 /** The `action` value that marks a structured-chat final answer. */
 export const STRUCTURED_CHAT_FINAL_ANSWER = "Final Answer";
@@ -18,11 +19,12 @@ export interface StructuredChatOutputParserOptions {
 
 /**
  * Parses the output of a structured-chat agent: a JSON blob `{"action", "action_input"}` in a
- * markdown code fence (the first fence; a language tag such as `json` is skipped). `"action":
+ * markdown code fence (the first fence tagged `json` or whose content starts with `{` or `[`;
+ * other fenced blocks, such as code in an answer, are skipped). `"action":
  * "Final Answer"` is the finish, with `action_input` as the output (non-strings are serialised to
  * JSON); any other action is a tool call whose input is `action_input` (an object for
- * multi-argument tools, `{}` when absent). A list of blobs uses the first. Text without any fence
- * is the final answer itself (a bare JSON blob is also accepted). A fence that is not closed,
+ * multi-argument tools, `{}` when absent). A list of blobs uses the first. Text without such a
+ * fence is the final answer itself (a bare JSON blob is also accepted). A fence that is not closed,
  * JSON that does not parse, or a blob without a string `action` raises an
  * `OutputParserException` that tells the model the expected format.
  *
@@ -53,8 +55,8 @@ export class StructuredChatOutputParser extends AgentOutputParser<AgentAction | 
   }
 
   protected parseText(text: string): AgentAction | AgentFinish {
-    const open = text.indexOf(FENCE);
-    if (open === -1) {
+    const fence = findBlobFence(text);
+    if (fence === undefined) {
       const bare = text.trim();
       if (bare.startsWith("{")) {
         const blob = tryParse(bare);
@@ -62,16 +64,14 @@ export class StructuredChatOutputParser extends AgentOutputParser<AgentAction | 
       }
       return { returnValues: { output: text.trim() }, log: text };
     }
-    const bodyStart = skipLanguageTag(text, open + FENCE.length);
-    const close = text.indexOf(FENCE, bodyStart);
-    if (close === -1) {
+    if (fence.close === -1) {
       throw fixableParserError(
         `Could not parse LLM output (the code fence is not closed): ${text}`,
         text,
         `Invalid Format: the code fence is not closed. ${FORMAT_FIX}`,
       );
     }
-    const parsed = tryParse(text.slice(bodyStart, close).trim());
+    const parsed = tryParse(text.slice(fence.bodyStart, fence.close).trim());
     if (!parsed.ok) {
       throw fixableParserError(
         `Could not parse LLM output (invalid JSON: ${parsed.error}): ${text}`,
@@ -126,6 +126,26 @@ function tryParse(text: string): { ok: true; value: unknown } | { ok: false; err
   } catch (error) {
     return { ok: false, error: (error as Error).message };
   }
+}
+
+/**
+ * Finds the first fenced block that holds the blob: one tagged `json` (any case), or whose
+ * content starts with `{` or `[`. Other blocks (code in a final answer, say) are skipped, as
+ * LangChain Python's pattern skips them. `close` is -1 when the blob's fence is not closed.
+ * Linear in the length of the text.
+ */
+function findBlobFence(text: string): { bodyStart: number; close: number } | undefined {
+  for (let open = text.indexOf(FENCE); open !== -1; ) {
+    const bodyStart = skipLanguageTag(text, open + FENCE.length);
+    const close = text.indexOf(FENCE, bodyStart);
+    const first = text[skipSpace(text, bodyStart)];
+    if (text.slice(open + FENCE.length, bodyStart).toLowerCase() === "json" || first === "{" || first === "[") {
+      return { bodyStart, close };
+    }
+    if (close === -1) return undefined;
+    open = text.indexOf(FENCE, close + FENCE.length);
+  }
+  return undefined;
 }
 
 /** Skips a language tag right after an opening fence (letters, digits, `_`, `-`). */

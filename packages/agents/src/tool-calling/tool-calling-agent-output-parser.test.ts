@@ -2,7 +2,9 @@ import { AIMessage } from "@langchain/core/messages";
 import { OutputParserException } from "@langchain/core/output_parsers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isAgentOutput } from "../test-utils/parser-properties";
+import type { ToolAgentAction } from "@agentrx/core";
+import { isAgentOutput, megabyteOf } from "../test-utils/parser-properties";
+import { formatToToolMessages } from "./format-to-tool-messages";
 import { ToolCallingAgentOutputParser } from "./tool-calling-agent-output-parser";
 
 const parser = new ToolCallingAgentOutputParser();
@@ -25,6 +27,68 @@ describe("ToolCallingAgentOutputParser", () => {
       additional_kwargs: { tool_calls: [{ id: "c1", type: "function", function: { name: "search", arguments: "{oops" } }] },
     });
     await expect(parser.invoke(broken)).rejects.toThrow(/tool "search".*invalid JSON/);
+  });
+
+  it("unwraps LangChain's single-input encoding {__arg1: value}, as LangChain Python does", async () => {
+    const message = new AIMessage({ content: "", tool_calls: [{ id: "c1", name: "search", args: { __arg1: "Paris" } }] });
+    expect(await parser.invoke(message)).toMatchObject([{ tool: "search", toolInput: "Paris", toolCallId: "c1" }]);
+    const two = new AIMessage({ content: "", tool_calls: [{ id: "c1", name: "search", args: { __arg1: "Paris", lang: "fr" } }] });
+    expect(await parser.invoke(two)).toMatchObject([{ toolInput: { __arg1: "Paris", lang: "fr" } }]);
+  });
+
+  it("reads raw OpenAI tool calls whose arguments are empty or hold raw newlines", async () => {
+    const message = new AIMessage({
+      content: "",
+      additional_kwargs: {
+        tool_calls: [
+          { id: "c1", type: "function", function: { name: "now", arguments: " " } },
+          { id: "c2", type: "function", function: { name: "python", arguments: '{"code": "a = 1\nprint(a)"}' } },
+        ],
+      },
+    });
+    expect(await parser.invoke(message)).toMatchObject([
+      { tool: "now", toolInput: {} },
+      { tool: "python", toolInput: { code: "a = 1\nprint(a)" } },
+    ]);
+  });
+
+  it("accepts tool-call arguments with raw newlines in strings, sending the call back in the message's tool_calls", async () => {
+    const message = new AIMessage({
+      content: "",
+      id: "m1",
+      tool_calls: [{ id: "c1", name: "search", args: { query: "x" } }],
+      invalid_tool_calls: [{ type: "invalid_tool_call", id: "c2", name: "python", args: '{"code": "a = 1\nprint(a)"}', error: "Bad control character" }],
+    });
+    const actions = (await parser.invoke(message)) as ToolAgentAction[];
+    expect(actions).toMatchObject([
+      { tool: "search", toolCallId: "c1" },
+      { tool: "python", toolInput: { code: "a = 1\nprint(a)" }, toolCallId: "c2" },
+    ]);
+    const messages = formatToToolMessages(actions.map((action) => ({ action, observation: "ok" })));
+    expect(messages.map((m) => m.getType())).toEqual(["ai", "tool", "tool"]);
+    expect((messages[0] as AIMessage).tool_calls?.map((call) => call.id)).toEqual(["c1", "c2"]);
+    const truncated = new AIMessage({
+      content: "",
+      invalid_tool_calls: [{ type: "invalid_tool_call", id: "c3", name: "python", args: '{"code": "a = 1\npri', error: "Unterminated string" }],
+    });
+    await expect(parser.invoke(truncated)).rejects.toThrow(/tool "python".*invalid JSON/);
+  });
+
+  it("handles one-megabyte adversarial arguments", async () => {
+    for (const args of [megabyteOf("["), megabyteOf('{"a":'), `{"a": "${megabyteOf("\n")}"}`, megabyteOf('"\n')]) {
+      const message = new AIMessage({
+        content: "",
+        additional_kwargs: { tool_calls: [{ id: "c1", type: "function", function: { name: "search", arguments: args } }] },
+      });
+      const invalid = new AIMessage({ content: "", invalid_tool_calls: [{ type: "invalid_tool_call", id: "c1", name: "search", args }] });
+      for (const input of [message, invalid]) {
+        const result = await parser.invoke(input).then(
+          (output) => isAgentOutput(output),
+          (error: unknown) => error instanceof OutputParserException,
+        );
+        expect(result).toBe(true);
+      }
+    }
   });
 
   it("gives tool calls without an id a stable one", async () => {

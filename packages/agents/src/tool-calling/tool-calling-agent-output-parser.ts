@@ -1,8 +1,10 @@
 import type { AgentFinish, ToolAgentAction } from "@agentrx/core";
-import { strictToolCalls } from "@agentrx/core";
-import type { AIMessage, BaseMessage } from "@langchain/core/messages";
-import { OutputParserException } from "@langchain/core/output_parsers";
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import { InvalidToolArgumentsException } from "@agentrx/core";
 import { AgentOutputParser } from "../shared/agent-output-parser";
+import { lenientToolCalls } from "../shared/lenient-tool-calls";
+import { parseLenientJson } from "../shared/parse-lenient-json";
+import { unwrapSingleArgument } from "../shared/unwrap-single-argument";
 
 interface RawToolCall {
   name: string | undefined;
@@ -17,9 +19,12 @@ interface RawToolCall {
  * Parses a chat model's message for a tool-calling agent. Every tool call becomes a
  * `ToolAgentAction` (with `toolCallId` and the message as `messageLog`), so one message with
  * several tool calls gives several actions, run in parallel. A message without tool calls is the
- * final answer: an `AgentFinish` whose `output` is the message's text. A tool call whose
- * arguments are not a valid JSON object raises an `OutputParserException` that names the tool
- * and the problem, with `sendToLLM` set so the model can retry.
+ * final answer: an `AgentFinish` whose `output` is the message's text. Arguments of the form
+ * `{"__arg1": value}` (LangChain's encoding of a single-input tool) become `value`; empty
+ * arguments are `{}`, and raw newlines or tabs inside argument strings are accepted (as LangChain
+ * Python accepts them). A tool call whose arguments are not a valid JSON object (truncated ones
+ * included) raises an `InvalidToolArgumentsException` (an `OutputParserException`) that names the tool and the problem, with
+ * `sendToLLM` set so the model can retry.
  *
  * @example
  * ```ts
@@ -48,27 +53,42 @@ export class ToolCallingAgentOutputParser extends AgentOutputParser<ToolAgentAct
   }
 
   protected override parseMessage(message: BaseMessage, text: string): ToolAgentAction[] | AgentFinish {
-    const calls = readToolCalls(message as AIMessage);
+    const { calls, recovered } = readToolCalls(message as AIMessage);
     if (calls.length === 0) return this.parseText(text);
     const bad = calls.find((call) => call.problem !== undefined || !call.name);
     if (bad) throw invalidToolCallError(bad, text);
+    // A recovered call is among the message's invalid tool calls: send back a copy that has it.
+    const logged = recovered ? withToolCalls(message as AIMessage, calls) : message;
     return calls.map((call, index) => {
       const args = JSON.stringify(call.args);
       return {
         tool: call.name as string,
-        toolInput: call.args as Record<string, unknown>,
+        toolInput: unwrapSingleArgument(call.args),
         toolCallId: call.id ?? `${message.id ?? "tool_call"}_${index}`,
         log: `Invoking "${call.name}" with ${args}${text ? `\n${text}` : ""}`,
-        messageLog: [message],
+        messageLog: [logged],
       };
     });
   }
 }
 
-function readToolCalls(message: AIMessage): RawToolCall[] {
+function withToolCalls(message: AIMessage, calls: RawToolCall[]): AIMessage {
+  return new AIMessage({
+    content: message.content,
+    id: message.id,
+    name: message.name,
+    tool_calls: calls.map((call) => ({ id: call.id, name: call.name as string, args: call.args as Record<string, unknown>, type: "tool_call" })),
+    invalid_tool_calls: [],
+    additional_kwargs: {},
+    response_metadata: message.response_metadata,
+    ...(message.usage_metadata ? { usage_metadata: message.usage_metadata } : {}),
+  });
+}
+
+function readToolCalls(message: AIMessage): { calls: RawToolCall[]; recovered: boolean } {
   const calls: RawToolCall[] = [];
   // Strictly parsed: a streamed message's truncated arguments are an invalid call, not "repaired".
-  const { toolCalls, invalidToolCalls } = strictToolCalls(message);
+  const { toolCalls, invalidToolCalls, recovered } = lenientToolCalls(message);
   for (const call of toolCalls) {
     calls.push({ name: call.name, args: call.args ?? {}, id: call.id });
   }
@@ -81,29 +101,30 @@ function readToolCalls(message: AIMessage): RawToolCall[] {
       problem: jsonProblem(call.args ?? "") ?? call.error ?? "the arguments are not a JSON object",
     });
   }
-  if (calls.length > 0) return calls;
+  if (calls.length > 0) return { calls, recovered };
   // Messages built by hand or by older integrations may carry OpenAI's raw tool calls only.
   const raw = (message.additional_kwargs as { tool_calls?: unknown } | undefined)?.tool_calls;
-  if (!Array.isArray(raw)) return calls;
+  if (!Array.isArray(raw)) return { calls, recovered };
   for (const entry of raw as Array<{ id?: string; function?: { name?: string; arguments?: string } }>) {
-    const rawArgs = entry.function?.arguments || "{}";
+    // OpenAI sends "" (or whitespace) for a function without arguments.
+    const rawArgs = entry.function?.arguments?.trim() ? entry.function.arguments : "{}";
     const problem = jsonProblem(rawArgs);
     calls.push({
       name: entry.function?.name,
-      args: problem === undefined ? JSON.parse(rawArgs) : undefined,
+      args: problem === undefined ? parseLenientJson(rawArgs) : undefined,
       id: entry.id,
       rawArgs,
       ...(problem === undefined ? {} : { problem }),
     });
   }
-  return calls;
+  return { calls, recovered };
 }
 
 /** Returns what is wrong with `text` as a JSON object, or undefined when it is one. */
 function jsonProblem(text: string): string | undefined {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseLenientJson(text);
   } catch (error) {
     return `invalid JSON: ${(error as Error).message}`;
   }
@@ -113,16 +134,15 @@ function jsonProblem(text: string): string | undefined {
   return undefined;
 }
 
-function invalidToolCallError(call: RawToolCall, text: string): OutputParserException {
-  const rawArgs = truncate(call.rawArgs ?? JSON.stringify(call.args) ?? "");
-  const problem = call.name ? (call.problem ?? "") : "the tool call has no tool name";
-  const tool = call.name ? `tool "${call.name}"` : "a tool";
-  const message = `The model called ${tool} with arguments that cannot be used (${problem}). Arguments: ${rawArgs}`;
-  const observation =
-    `Your call to ${tool} could not be read: ${problem}. ` +
-    `Call the tool again with its arguments as one valid JSON object.`;
-  const llmOutput = text || `Invoking "${call.name ?? ""}" with ${rawArgs}`;
-  return new OutputParserException(message, llmOutput, observation, true);
+function invalidToolCallError(call: RawToolCall, text: string): InvalidToolArgumentsException {
+  const rawArguments = truncate(call.rawArgs ?? JSON.stringify(call.args) ?? "");
+  return new InvalidToolArgumentsException({
+    toolName: call.name || undefined,
+    rawArguments,
+    problem: call.name ? (call.problem ?? "") : "the tool call has no tool name",
+    llmOutput: text || `Invoking "${call.name ?? ""}" with ${rawArguments}`,
+    ...(call.id ? { toolCallId: call.id } : {}),
+  });
 }
 
 function truncate(text: string, max = 500): string {

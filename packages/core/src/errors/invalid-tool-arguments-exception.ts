@@ -44,6 +44,7 @@ export class InvalidToolArgumentsException extends OutputParserException {
     llmOutput,
     toolCallId,
     observation,
+    noun = "tool",
   }: {
     toolName: string | undefined;
     rawArguments: string;
@@ -52,12 +53,14 @@ export class InvalidToolArgumentsException extends OutputParserException {
     toolCallId?: string;
     /** @default a sentence naming the tool and the problem, asking for one valid JSON object */
     observation?: string;
+    /** How messages name what was called (`"function"` for OpenAI function calling). @default "tool" */
+    noun?: "tool" | "function";
   }) {
-    const tool = toolName ? `tool "${toolName}"` : "a tool";
+    const tool = toolName ? `${noun} "${toolName}"` : `a ${noun}`;
     super(
       `The model called ${tool} with arguments that cannot be used (${problem}). Arguments: ${rawArguments}`,
       llmOutput,
-      observation ?? `Your call to ${tool} could not be read: ${problem}. Call the tool again with its arguments as one valid JSON object.`,
+      observation ?? `Your call to ${tool} could not be read: ${problem}. Call the ${noun} again with its arguments as one valid JSON object.`,
       true,
     );
     this.name = "InvalidToolArgumentsException";

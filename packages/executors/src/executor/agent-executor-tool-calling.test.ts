@@ -77,7 +77,8 @@ describe("AgentExecutor with createToolCallingAgent", () => {
   ] as const)("reports truncated tool-call JSON from %s instead of repairing it", async (_name, streaming, via) => {
     const model = new ScriptedChatModel({ streaming, responses: [{ toolCalls: [{ name: "search", args: '{"query": "Par' }] }, "Done."] });
     const agent = createToolCallingAgent({ llm: model, tools: [search], prompt });
-    const executor = new AgentExecutor({ agent, tools: [search], handleParsingErrors: true, returnIntermediateSteps: true });
+    // The default handleParsingErrors (false): bad tool-call arguments still never fail the run.
+    const executor = new AgentExecutor({ agent, tools: [search], returnIntermediateSteps: true });
     const output = via === "stream" ? (await collect(executor.stream({ input: "Weather?" }))).at(-1) : (await collect(executor.invoke({ input: "Weather?" })))[0];
     const steps = output && "intermediateSteps" in output ? output.intermediateSteps : undefined;
     expect(steps).toHaveLength(1);

@@ -158,7 +158,7 @@ export function evaluateExpression(expression: string, options: EvaluateExpressi
         return visit((node as unknown as { content: MathNode }).content);
       case "SymbolNode": {
         const name = (node as unknown as { name: string }).name;
-        return CONSTANTS[name] ?? fail(`unknown name "${name}"; the known constants are ${Object.keys(CONSTANTS).join(", ")}.`);
+        return (Object.hasOwn(CONSTANTS, name) ? CONSTANTS[name] : undefined) ?? fail(`unknown name "${name}"; the known constants are ${Object.keys(CONSTANTS).join(", ")}.`);
       }
       case "OperatorNode": {
         const { fn, op, args } = node as unknown as { fn: string; op: string; args: MathNode[] };

@@ -33,7 +33,9 @@ export function ipKind(host: string): "ipv4" | "ipv6" | undefined {
 /**
  * Checks one resolved address: public unicast addresses pass; loopback, private, link-local,
  * unique-local, carrier-grade NAT, multicast, unspecified and reserved ones pass only when the
- * allowlist holds them. IPv4-mapped IPv6 addresses are judged as the IPv4 address they carry.
+ * allowlist holds them. IPv4-mapped IPv6 addresses are judged as the IPv4 address they carry; other
+ * IPv6 addresses are public only inside 2000::/3 (global unicast), so IPv4-compatible ones such as
+ * `::127.0.0.1` (`::7f00:1`) and unassigned ones are refused.
  * Returns undefined when allowed, else the address's range name.
  */
 export function refusedRange(address: string, allowlist: AddressAllowlist): string | undefined {
@@ -46,8 +48,20 @@ export function refusedRange(address: string, allowlist: AddressAllowlist): stri
   if (parsed.kind() === "ipv6" && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
     parsed = (parsed as ipaddr.IPv6).toIPv4Address();
   }
-  const range = parsed.range();
+  const range = publicRange(parsed);
   if (range === "unicast") return undefined;
   const allowed = allowlist.some(([network, bits]) => network.kind() === parsed.kind() && parsed.match(network, bits));
   return allowed ? undefined : range;
+}
+
+const IPV4_COMPATIBLE = ipaddr.parseCIDR("::/96");
+const GLOBAL_UNICAST = ipaddr.parseCIDR("2000::/3");
+
+// ipaddr.js calls every IPv6 address outside its named ranges "unicast"; only 2000::/3 is routed publicly.
+function publicRange(address: Address): string {
+  const range = address.range();
+  if (range !== "unicast" || address.kind() === "ipv4") return range;
+  const v6 = address as ipaddr.IPv6;
+  if (v6.match(IPV4_COMPATIBLE)) return "ipv4Compatible";
+  return v6.match(GLOBAL_UNICAST) ? "unicast" : "reserved";
 }

@@ -12,6 +12,16 @@ describe("hostAllowed", () => {
       expect(hostAllowed(host, patterns), host).toBe(false);
     }
   });
+
+  it("compares IDN and IP patterns in the form the URL parser gives the host", () => {
+    const host = (url: string) => new URL(url).hostname;
+    expect(hostAllowed(host("http://BÜCHER.example/"), ["bücher.example"])).toBe(true);
+    expect(hostAllowed(host("http://sub.bücher.example/"), ["*.Bücher.example"])).toBe(true);
+    expect(hostAllowed(host("http://[::ffff:127.0.0.1]/"), ["::ffff:127.0.0.1"])).toBe(true);
+    expect(hostAllowed(host("http://127.1/"), ["127.0.0.1"])).toBe(true);
+    expect(hostAllowed(host("http://bucher.example/"), ["bücher.example"])).toBe(false);
+    expect(hostAllowed(host("http://evil-bücher.example/"), ["*.bücher.example"])).toBe(false);
+  });
 });
 
 describe("refusedRange", () => {
@@ -32,6 +42,10 @@ describe("refusedRange", () => {
     expect(refusedRange("fd00::1", none)).toBe("uniqueLocal");
     expect(refusedRange("::ffff:10.0.0.1", none)).toBe("private");
     expect(refusedRange("not-an-ip", none)).toBe("invalid");
+    expect(refusedRange("::7f00:1", none)).toBe("ipv4Compatible"); // [::127.0.0.1]
+    expect(refusedRange("::a00:1", none)).toBe("ipv4Compatible");
+    expect(refusedRange("4000::1", none)).toBe("reserved");
+    expect(refusedRange("64:ff9b::7f00:1", none)).toBe("rfc6052");
   });
 
   it("allows listed addresses and ranges only", () => {

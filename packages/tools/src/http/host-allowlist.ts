@@ -1,7 +1,8 @@
 /**
  * Matches a host name against allowlist patterns: an exact name ("api.example.com", "127.0.0.1"),
  * or "*.example.com" for any subdomain (not example.com itself). Case-insensitive; a trailing dot
- * is ignored; ports are not part of the pattern.
+ * is ignored; names and IPs are compared in the URL parser's canonical form (IDN as punycode, one
+ * spelling per IP); ports are not part of the pattern.
  */
 export function hostAllowed(hostname: string, patterns: readonly string[]): boolean {
   const host = normalise(hostname);
@@ -13,7 +14,23 @@ export function hostAllowed(hostname: string, patterns: readonly string[]): bool
 }
 
 function normalise(host: string): string {
-  const lower = host.toLowerCase();
-  const bare = lower.startsWith("[") && lower.endsWith("]") ? lower.slice(1, -1) : lower;
-  return bare.endsWith(".") ? bare.slice(0, -1) : bare;
+  const wildcard = host.startsWith("*.");
+  const bare = stripDot(unbracket(host.slice(wildcard ? 2 : 0).toLowerCase()));
+  // Canonical form as the URL parser writes hosts: IDN as punycode, IPs in their one spelling
+  // ("::ffff:127.0.0.1" is "::ffff:7f00:1"), so a pattern matches however the model spells the URL.
+  let canonical = bare;
+  try {
+    canonical = stripDot(unbracket(new URL(`http://${bare.includes(":") ? `[${bare}]` : bare}/`).hostname));
+  } catch {
+    // not a valid host: compared as written, so it matches nothing a URL can hold
+  }
+  return wildcard ? `*.${canonical}` : canonical;
+}
+
+function unbracket(host: string): string {
+  return host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
+}
+
+function stripDot(host: string): string {
+  return host.endsWith(".") ? host.slice(0, -1) : host;
 }

@@ -1,3 +1,4 @@
+import { gzipSync } from "node:zlib";
 import { InvalidArgumentError } from "@agentrx/core";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { RequestRefusedError } from "../errors/request-refused-error";
@@ -7,6 +8,7 @@ import { createSafeHttpClient, type SafeHttpOptions } from "./safe-http-client";
 import { startTestServer, type TestServer } from "./test-server";
 
 let server: TestServer;
+let other: TestServer | undefined;
 let onRequest: () => void = () => undefined;
 
 beforeEach(async () => {
@@ -21,6 +23,16 @@ beforeEach(async () => {
       for (let i = 0; i < 10; i++) response.write("y".repeat(1000));
       return void response.end();
     }
+    if (path === "/gzip-bomb") {
+      // 10 MB of zeros, about 10 kB on the wire
+      response.writeHead(200, { "content-type": "text/plain", "content-encoding": "gzip" });
+      return void response.end(gzipSync(Buffer.alloc(10_000_000)));
+    }
+    if (path === "/trickle") {
+      response.writeHead(200, { "content-type": "text/plain" });
+      return void response.write("a"); // then nothing, never the end
+    }
+    if (path === "/cross-redirect") return void response.writeHead(302, { location: `http://127.0.0.1:${other?.port}/echo` }).end();
     if (path === "/redirect") return void response.writeHead(302, { location: "http://10.0.0.1/secret" }).end();
     if (path === "/local-redirect") return void response.writeHead(302, { location: "/echo" }).end();
     response.writeHead(200, { "content-type": "application/json" });
@@ -44,8 +56,9 @@ describe("createSafeHttpClient", () => {
   });
 
   it("refuses loopback and private addresses unless allowed, before connecting", async () => {
-    const client = createSafeHttpClient({ allowedHosts: ["127.0.0.1", "10.1.2.3", "169.254.169.254", "[::1]"] });
-    for (const url of [`${server.origin}/echo`, "http://10.1.2.3/", "http://169.254.169.254/latest/meta-data", "http://[::1]/"]) {
+    const client = createSafeHttpClient({ allowedHosts: ["127.0.0.1", "10.1.2.3", "169.254.169.254", "[::1]", "::ffff:127.0.0.1", "::", "0.0.0.0"] });
+    const sneaky = ["http://[::ffff:7f00:1]/", `http://[::ffff:127.0.0.1]:${server.port}/`, "http://[::]/", "http://0/", "http://2130706433/", "http://0177.0.0.1/", "http://0x7f.1/", "http://127.1/"];
+    for (const url of [`${server.origin}/echo`, "http://10.1.2.3/", "http://169.254.169.254/latest/meta-data", "http://[::1]/", ...sneaky]) {
       const error = await refusal(client.request({ url }));
       expect(error?.reason).toBe("address_not_allowed");
       expect(error?.message).toMatch(/is not a public address; add it to allowedAddresses/);
@@ -84,6 +97,9 @@ describe("createSafeHttpClient", () => {
       [{ url: `${server.origin}/`, headers: { Host: "evil" } }, "header_not_allowed"],
       [{ url: `${server.origin}/`, headers: { Cookie: "a=1" } }, "header_not_allowed"],
       [{ url: `${server.origin}/`, headers: { accept: "a\r\nX-Injected: 1" } }, "header_not_allowed"],
+      [{ url: `${server.origin}/`, headers: { accept: "a\u0000b" } }, "header_not_allowed"],
+      [{ url: `${server.origin}/`, headers: { accept: "text/\u2028html" } }, "header_not_allowed"],
+      [{ url: "http://[::127.0.0.1]/" }, "host_not_allowed"],
     ];
     for (const [request, reason] of cases) {
       const error = await refusal(client.request(request));
@@ -99,6 +115,37 @@ describe("createSafeHttpClient", () => {
     const client = createSafeHttpClient(local({ maxResponseBytes: 2048 }));
     await expect(client.request({ url: `${server.origin}/big` })).rejects.toThrow(ResponseTooLargeError);
     await expect(client.request({ url: `${server.origin}/stream` })).rejects.toThrow(/larger than maxResponseBytes \(2048 bytes\)/);
+  });
+
+  it("never decompresses, so a small compressed body cannot grow past the limit", async () => {
+    const response = await createSafeHttpClient(local({ maxResponseBytes: 100_000 })).request({ url: `${server.origin}/gzip-bomb` });
+    expect(response.headers["content-encoding"]).toBe("gzip");
+    expect(response.body.length).toBeLessThan(100_000);
+    await expect(createSafeHttpClient(local({ maxResponseBytes: 1000 })).request({ url: `${server.origin}/gzip-bomb` })).rejects.toThrow(ResponseTooLargeError);
+  });
+
+  it("times out a response that sends its headers and then stalls", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const arrived = new Promise<void>((resolve) => (onRequest = resolve));
+    const result = createSafeHttpClient(local({ timeoutMs: 5000 })).request({ url: `${server.origin}/trickle` });
+    const assertion = expect(result).rejects.toThrow(ToolTimeoutError);
+    await arrived;
+    await vi.advanceTimersByTimeAsync(5000);
+    await assertion;
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("does not send the fixed headers to another host after a redirect", async () => {
+    other = await startTestServer((request, response) => response.end(JSON.stringify({ auth: request.headers.authorization ?? null })));
+    try {
+      const client = createSafeHttpClient(local({ maxRedirects: 1, headers: { authorization: "Bearer secret" } }));
+      const response = await client.request({ url: `${server.origin}/cross-redirect` });
+      expect(JSON.parse(response.body)).toEqual({ auth: null });
+      expect(other.requests).toHaveLength(1);
+    } finally {
+      await other.close();
+      other = undefined;
+    }
   });
 
   it("times out a request that gets no answer", async () => {
@@ -152,5 +199,9 @@ describe("createSafeHttpClient", () => {
     expect(() => createSafeHttpClient(local({ allowedAddresses: ["localhost"] }))).toThrow(/allowedAddresses holds "localhost"/);
     expect(() => createSafeHttpClient(local({ maxResponseBytes: 0 }))).toThrow(/maxResponseBytes must be an integer >= 1/);
     expect(() => createSafeHttpClient(local({ allowedProtocols: ["ftp:" as "http:"] }))).toThrow(/allowedProtocols/);
+    expect(() => createSafeHttpClient(local({ allowedMethods: [] }))).toThrow(/allowedMethods must be a non-empty list of HTTP tokens/);
+    expect(() => createSafeHttpClient(local({ allowedMethods: ["GET /admin"] }))).toThrow(InvalidArgumentError);
+    expect(() => createSafeHttpClient(local({ allowedRequestHeaders: ["x-a\r\n"] }))).toThrow(/allowedRequestHeaders/);
+    expect(() => createSafeHttpClient(local({ headers: { authorization: "Bearer t\r\nX-Admin: 1" } }))).toThrow(/headers\["authorization"\] is not a valid header/);
   });
 });

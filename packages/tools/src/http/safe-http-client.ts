@@ -5,10 +5,11 @@ import { AbortError, InvalidArgumentError } from "@agentrx/core";
 import { RequestRefusedError, type RequestRefusedReason } from "../errors/request-refused-error";
 import { ResponseTooLargeError } from "../errors/response-too-large-error";
 import { ToolTimeoutError } from "../errors/tool-timeout-error";
-import { checkNumberOption } from "../internal/check-number-option";
+import { checkNumberOption, MAX_TIMER_MS } from "../internal/check-number-option";
 import { raceAbort } from "../internal/race-abort";
 import { ipKind, parseAddressAllowlist, refusedRange } from "./address-allowlist";
 import { hostAllowed } from "./host-allowlist";
+import { keepsFixedHeaders } from "./keeps-fixed-headers";
 
 /** Resolves a host name to its IP addresses. */
 export type HostResolver = (hostname: string) => Promise<readonly string[]>;
@@ -28,7 +29,7 @@ export interface SafeHttpOptions {
   allowedMethods?: readonly string[];
   /** Request headers the caller (the model) may set, case-insensitive. @default ["accept", "content-type"] */
   allowedRequestHeaders?: readonly string[];
-  /** Headers sent with every request, e.g. authorization; they override the caller's. Not sent after a redirect to another host. */
+  /** Headers sent with every request, e.g. authorization; they override the caller's. Not sent after a redirect to another origin (host, port or scheme). */
   headers?: Readonly<Record<string, string>>;
   /** The largest response body read, in bytes. @default 1000000 */
   maxResponseBytes?: number;
@@ -68,6 +69,10 @@ export interface SafeHttpClient {
 
 const FORBIDDEN_HEADERS = new Set(["host", "connection", "content-length", "transfer-encoding", "upgrade", "te", "trailer", "keep-alive", "expect", "proxy-authorization", "proxy-connection"]);
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+// Control characters but tab, and anything outside Latin-1: Node refuses them, and CR/LF would split the header.
+// eslint-disable-next-line no-control-regex
+const BAD_HEADER_VALUE = /[\u0000-\u0008\u000a-\u001f\u007f]|[^\u0000-\u00ff]/;
 
 async function defaultResolver(hostname: string): Promise<readonly string[]> {
   const results = await lookup(hostname, { all: true, verbatim: true });
@@ -105,9 +110,8 @@ export function createSafeHttpClient(options: SafeHttpOptions): SafeHttpClient {
       signal?.addEventListener("abort", onAbort, { once: true });
       try {
         let current: SafeHttpRequest = request;
-        const firstHost = URL.canParse(request.url) ? new URL(request.url).host : undefined;
         for (let redirects = 0; ; redirects++) {
-          const response = await sendOnce(current, URL.canParse(current.url) && new URL(current.url).host === firstHost, settings, controller.signal);
+          const response = await sendOnce(current, redirects === 0 || keepsFixedHeaders(request.url, current.url), settings, controller.signal);
           const location = response.headers.location;
           if (!REDIRECTS.has(response.status) || !location || redirects >= settings.maxRedirects) return response;
           const keepsBody = response.status === 307 || response.status === 308;
@@ -143,6 +147,18 @@ function resolveOptions(options: SafeHttpOptions): Settings {
   const allowedProtocols = options.allowedProtocols ?? ["https:", "http:"];
   const badProtocol = allowedProtocols.find((p) => p !== "http:" && p !== "https:");
   if (badProtocol !== undefined) throw invalid("allowedProtocols", badProtocol, `allowedProtocols may only hold "http:" and "https:", got "${badProtocol}".`);
+  const checkTokens = (argument: string, list: unknown, example: string, allowEmpty: boolean) => {
+    if (!Array.isArray(list) || (!allowEmpty && list.length === 0) || !list.every((item) => typeof item === "string" && HTTP_TOKEN.test(item))) {
+      throw invalid(argument, list, `${argument} must be a ${allowEmpty ? "" : "non-empty "}list of HTTP tokens such as ${example}.`);
+    }
+  };
+  if (options.allowedMethods !== undefined) checkTokens("allowedMethods", options.allowedMethods, '["GET", "POST"]', false);
+  if (options.allowedRequestHeaders !== undefined) checkTokens("allowedRequestHeaders", options.allowedRequestHeaders, '["accept", "content-type"]', true);
+  for (const [name, value] of Object.entries(options.headers ?? {})) {
+    if (!HTTP_TOKEN.test(name) || typeof value !== "string" || BAD_HEADER_VALUE.test(value)) {
+      throw invalid("headers", name, `headers["${name}"] is not a valid header: the name must be an HTTP token and the value a string without line breaks or control characters.`);
+    }
+  }
   const resolver = options.resolver ?? defaultResolver;
   if (typeof resolver !== "function") throw invalid("resolver", resolver, "resolver must be a function (hostname) => Promise<string[]>.");
   return {
@@ -153,13 +169,13 @@ function resolveOptions(options: SafeHttpOptions): Settings {
     allowedRequestHeaders: (options.allowedRequestHeaders ?? ["accept", "content-type"]).map((h) => h.toLowerCase()),
     headers: options.headers ?? {},
     maxResponseBytes: checkNumberOption("maxResponseBytes", options.maxResponseBytes ?? 1_000_000, { min: 1, integer: true }),
-    timeoutMs: checkNumberOption("timeoutMs", options.timeoutMs ?? 10_000, { min: 1 }),
+    timeoutMs: checkNumberOption("timeoutMs", options.timeoutMs ?? 10_000, { min: 1, max: MAX_TIMER_MS }),
     maxRedirects: checkNumberOption("maxRedirects", options.maxRedirects ?? 0, { min: 0, max: 20, integer: true }),
     resolver,
   };
 }
 
-async function sendOnce(request: SafeHttpRequest, sameHost: boolean, settings: Settings, signal: AbortSignal): Promise<SafeHttpResponse> {
+async function sendOnce(request: SafeHttpRequest, sameOrigin: boolean, settings: Settings, signal: AbortSignal): Promise<SafeHttpResponse> {
   const refuse = (reason: RequestRefusedReason, message: string, cause?: unknown): never => {
     throw new RequestRefusedError({ reason, url: request.url, message, cause });
   };
@@ -182,9 +198,10 @@ async function sendOnce(request: SafeHttpRequest, sameHost: boolean, settings: S
       refuse("header_not_allowed", `the header "${name}" may not be set; allowed: ${settings.allowedRequestHeaders.join(", ") || "none"}.`);
     }
     if (/[\r\n]/.test(value)) refuse("header_not_allowed", `the header "${name}" has a line break in its value.`);
+    if (BAD_HEADER_VALUE.test(value)) refuse("header_not_allowed", `the header "${name}" has a control character or a character outside Latin-1 in its value.`);
     headers[lower] = value;
   }
-  if (sameHost) for (const [name, value] of Object.entries(settings.headers)) headers[name.toLowerCase()] = value;
+  if (sameOrigin) for (const [name, value] of Object.entries(settings.headers)) headers[name.toLowerCase()] = value;
   const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
   if (!hostAllowed(hostname, settings.allowedHosts)) {
     refuse("host_not_allowed", `the host "${hostname}" is not in allowedHosts (${settings.allowedHosts.join(", ")}).`);

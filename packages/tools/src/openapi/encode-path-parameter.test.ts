@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { RequestRefusedError } from "../errors/request-refused-error";
 import { encodePathParameter } from "./openapi-toolkit";
 
 describe("encodePathParameter", () => {
@@ -19,5 +20,10 @@ describe("encodePathParameter", () => {
 
   it("refuses the dot segments and the empty value", () => {
     for (const value of [".", "..", ""]) expect(() => encodePathParameter("id", value, "u")).toThrow(/may not be/);
+  });
+
+  it("refuses a missing value and text that is not well-formed UTF-16", () => {
+    for (const value of [undefined, null]) expect(() => encodePathParameter("id", value, "u")).toThrow(/the path parameter "id" is missing/);
+    for (const value of ["\ud800", "a\udc00b"]) expect(() => encodePathParameter("id", value, "u")).toThrow(RequestRefusedError);
   });
 });

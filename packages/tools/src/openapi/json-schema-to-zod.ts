@@ -24,18 +24,23 @@ export function deref<T = Schema>(document: unknown, value: unknown, depth = 0):
 }
 
 const MAX_DEPTH = 12;
+/** The most schema nodes converted for one parameter or body, so that a document whose schemas
+ * fan out (a `$ref` used by many properties, recursively) cannot make the conversion exponential. */
+const MAX_NODES = 2000;
 
 /**
  * Converts the JSON Schema subset OpenAPI 3.0 and 3.1 documents use (types, nullable, enum, const,
  * properties/required, items, additionalProperties, oneOf/anyOf/allOf, local $refs, string and
- * number bounds) into a zod schema. Recursive schemas are cut off as `unknown` past a fixed depth.
+ * number bounds) into a zod schema. Recursive schemas are cut off as `unknown` past a fixed depth,
+ * and so is everything past a fixed number of nodes.
  */
-export function jsonSchemaToZod(document: unknown, input: unknown, depth = 0): z.ZodType {
-  if (depth > MAX_DEPTH || input === true || input === undefined) return z.unknown();
+export function jsonSchemaToZod(document: unknown, input: unknown, depth = 0, budget = { nodes: MAX_NODES }): z.ZodType {
+  if (depth > MAX_DEPTH || budget.nodes <= 0 || input === true || input === undefined) return z.unknown();
+  budget.nodes -= 1;
   if (input === false) return z.never();
   const schema = deref(document, input);
   if (typeof schema !== "object" || schema === null) return z.unknown();
-  const next = (value: unknown) => jsonSchemaToZod(document, value, depth + 1);
+  const next = (value: unknown) => jsonSchemaToZod(document, value, depth + 1, budget);
   let result = convert(schema, next);
   if (schema.nullable === true) result = result.nullable();
   if (typeof schema.description === "string") result = result.describe(schema.description);

@@ -137,6 +137,55 @@ paths:
     expect(() => createOpenApiToolkit({ document: petsDocument, baseUrl: "file:///etc" })).toThrow(InvalidArgumentError);
     const duplicate = { ...petsDocument, paths: { "/a": { get: { operationId: "same" } }, "/b": { get: { operationId: "same" } } } };
     expect(() => createOpenApiToolkit({ document: duplicate, baseUrl: "https://x.example" })).toThrow(/both be named "same"/);
+    expect(() => toolkit({ operations: ["getPett"] })).toThrow(/operations names "getPett", which the document does not have; its operations are getPet, listPets, createPet/);
+    for (const baseUrl of ["https://x.example/v1?key=abc", "https://x.example/v1#top", "https://user:pw@x.example/v1"]) {
+      expect(() => createOpenApiToolkit({ document: petsDocument, baseUrl }), baseUrl).toThrow(/baseUrl may not hold a query, a fragment or credentials/);
+    }
+  });
+});
+
+describe("createOpenApiToolkit with hostile documents and arguments", () => {
+  const doc = (paths: Record<string, unknown>, components: Record<string, unknown> = {}) => ({ openapi: "3.0.0", info: { title: "x", version: "1" }, paths, components });
+
+  it("converts schemas that fan out through references in bounded time", () => {
+    // Tree fans out 8 ways per level and refers to itself: 8^12 nodes if converted naively.
+    const properties = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`child${i}`, { $ref: "#/components/schemas/Tree" }]));
+    const document = doc(
+      { "/trees": { post: { operationId: "plant", requestBody: { content: { "application/json": { schema: { $ref: "#/components/schemas/Tree" } } } } } } },
+      { schemas: { Tree: { type: "object", properties } } },
+    );
+    const [plant] = createOpenApiToolkit({ document, baseUrl: "https://trees.example" }).getTools();
+    expect(plant?.name).toBe("plant");
+  });
+
+  it("names a broken reference inside a schema at construction, as an InvalidArgumentError", () => {
+    const document = doc({ "/a": { get: { operationId: "a", parameters: [{ name: "q", in: "query", schema: { $ref: "#/components/schemas/Missing" } }] } } });
+    let error: unknown;
+    try {
+      createOpenApiToolkit({ document, baseUrl: "https://x.example" });
+    } catch (e) {
+      error = e;
+    }
+    expect(InvalidArgumentError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/the reference "#\/components\/schemas\/Missing" points nowhere/);
+  });
+
+  it("requires path variables the document forgot to declare, instead of sending \"undefined\"", async () => {
+    const document = doc({ "/users/{userId}/files/{fileId}": { get: { operationId: "getFile", parameters: [{ name: "userId", in: "path", required: true }] } } });
+    const [getFile] = createOpenApiToolkit({ document, baseUrl: `${server.origin}/v1`, allowedAddresses: ["127.0.0.1"] }).getTools();
+    await expect(getFile!.invoke({ userId: "u1" } as never)).rejects.toThrow(/did not match expected schema/);
+    expect(server.requests).toHaveLength(0);
+    expect(echoed(await getFile!.invoke({ userId: "u1", fileId: "f 1" } as never)).url).toBe("/v1/users/u1/files/f%201");
+  });
+
+  it("refuses a path parameter that cannot be encoded, and keeps query and header values in their place", async () => {
+    const error = await toolNamed("getPet").invoke({ petId: "\ud800" }).catch((e: unknown) => e);
+    expect((error as RequestRefusedError).reason).toBe("invalid_path_parameter");
+    expect((error as Error).message).toMatch(/lone UTF-16 surrogate/);
+    const header = await toolNamed("getPet").invoke({ petId: "1", "X-Trace": "a\r\nX-Admin: 1" } as never).catch((e: unknown) => e);
+    expect((header as RequestRefusedError).reason).toBe("header_not_allowed");
+    expect(server.requests).toHaveLength(0);
+    expect(echoed(await toolNamed("listPets").invoke({ tag: ["a&admin=1", "b#c"] } as never)).url).toBe("/v1/pets?tag=a%26admin%3D1&tag=b%23c");
   });
 });
 

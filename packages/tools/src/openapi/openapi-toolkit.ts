@@ -15,7 +15,7 @@ export interface OpenApiToolkitOptions extends Omit<SafeHttpOptions, "allowedHos
   baseUrl?: string;
   /** Hosts the tools may call. @default the host of `baseUrl` */
   allowedHosts?: readonly string[];
-  /** Only these operations (by operationId or tool name) become tools. @default every operation */
+  /** Only these operations (by tool name: the operationId, cleaned) become tools; a name the document does not have throws. @default every operation */
   operations?: readonly string[];
   /** Statuses that fail a call with a retryable error (see the HTTP tool). @default [429, 502, 503, 504] */
   retryableStatuses?: readonly number[];
@@ -98,14 +98,21 @@ export function createOpenApiToolkit(options: OpenApiToolkitOptions): OpenApiToo
   const document = readDocument(input);
   const baseUrl = readBaseUrl(document, baseOption);
   let operations: Operation[];
+  const readFailed = (error: unknown): never => {
+    if (InvalidArgumentError.isInstance(error)) throw error;
+    throw new InvalidArgumentError({ argument: "document", value: undefined, message: `createOpenApiToolkit: the document cannot be read: ${(error as Error).message}.`, cause: error });
+  };
   try {
     operations = readOperations(document);
   } catch (error) {
-    if (InvalidArgumentError.isInstance(error)) throw error;
-    throw new InvalidArgumentError({ argument: "document", value: undefined, message: `createOpenApiToolkit: the document cannot be read: ${(error as Error).message}.`, cause: error });
+    return readFailed(error);
   }
   if (only) {
     const wanted = new Set(only);
+    const unknown = [...wanted].filter((name) => !operations.some((operation) => operation.toolName === name));
+    if (unknown.length > 0) {
+      throw invalid("operations", unknown, `operations names ${unknown.map((name) => `"${name}"`).join(", ")}, which the document does not have; its operations are ${operations.map((o) => o.toolName).join(", ")}.`);
+    }
     operations = operations.filter((operation) => wanted.has(operation.toolName));
   }
   const client = createSafeHttpClient({
@@ -114,7 +121,11 @@ export function createOpenApiToolkit(options: OpenApiToolkitOptions): OpenApiToo
     allowedMethods: [...new Set(operations.map((operation) => operation.method))],
     allowedRequestHeaders: ["accept", "content-type", ...operations.flatMap((o) => o.parameters.filter((p) => p.in === "header").map((p) => p.name))],
   });
-  return new OpenApiToolkit(operations.map((operation) => operationTool(document, operation, baseUrl, client, retryableStatuses)));
+  try {
+    return new OpenApiToolkit(operations.map((operation) => operationTool(document, operation, baseUrl, client, retryableStatuses)));
+  } catch (error) {
+    return readFailed(error); // a schema with a broken $ref or a value zod cannot hold
+  }
 }
 
 function invalid(argument: string, value: unknown, message: string): InvalidArgumentError {
@@ -145,7 +156,11 @@ function readBaseUrl(document: Record<string, unknown>, baseOption: string | und
   if (typeof base !== "string" || !URL.canParse(base) || !/^https?:$/.test(new URL(base).protocol)) {
     throw invalid("baseUrl", base, 'baseUrl must be an absolute http(s) URL such as "https://api.example.com/v1" (the document has no absolute servers[0].url to use instead).');
   }
-  return new URL(base.endsWith("/") ? base.slice(0, -1) : base);
+  const url = new URL(base.endsWith("/") ? base.slice(0, -1) : base);
+  if (url.search || url.hash || url.username || url.password) {
+    throw invalid("baseUrl", base, "baseUrl may not hold a query, a fragment or credentials; pass credentials in `headers` instead.");
+  }
+  return url;
 }
 
 function readOperations(document: Record<string, unknown>): Operation[] {
@@ -164,6 +179,10 @@ function readOperations(document: Record<string, unknown>): Operation[] {
       for (const raw of [...shared, ...((operation.parameters as unknown[] | undefined) ?? [])]) {
         const parameter = deref<Parameter>(document, raw);
         if (parameter.in !== "cookie") byKey.set(`${parameter.in}:${parameter.name}`, parameter);
+      }
+      for (const [, name] of path.matchAll(/\{([^}]+)\}/g)) {
+        // A template variable the document forgot to declare is still required: never sent as "undefined".
+        if (!byKey.has(`path:${name}`)) byKey.set(`path:${name}`, { name: name!, in: "path", required: true, schema: { type: "string" } });
       }
       const summary = [operation.summary, operation.description].filter((text) => typeof text === "string" && text).join(" ");
       operations.push({
@@ -226,7 +245,8 @@ function operationTool(document: unknown, operation: Operation, baseUrl: URL, cl
 
 /**
  * Encodes one path parameter so it stays one path segment: every reserved character is
- * percent-encoded, and ".", ".." and "" are refused with a {@link RequestRefusedError}.
+ * percent-encoded, and ".", "..", "", a missing value and text that is not well-formed UTF-16 are
+ * refused with a {@link RequestRefusedError}.
  *
  * @example
  * ```ts
@@ -236,11 +256,17 @@ function operationTool(document: unknown, operation: Operation, baseUrl: URL, cl
  * ```
  */
 export function encodePathParameter(name: string, value: unknown, url: string): string {
-  const text = typeof value === "object" && value !== null ? JSON.stringify(value) : String(value);
-  if (text === "" || text === "." || text === "..") {
-    throw new RequestRefusedError({ reason: "invalid_path_parameter", url, message: `the path parameter "${name}" may not be ${JSON.stringify(text)}.` });
+  const refuse = (message: string): never => {
+    throw new RequestRefusedError({ reason: "invalid_path_parameter", url, message: `the path parameter "${name}" ${message}` });
+  };
+  if (value === undefined || value === null) refuse(`is missing; give it a value.`);
+  const text = typeof value === "object" ? JSON.stringify(value) : String(value);
+  if (text === "" || text === "." || text === "..") refuse(`may not be ${JSON.stringify(text)}.`);
+  try {
+    return encodeURIComponent(text);
+  } catch (error) {
+    throw new RequestRefusedError({ reason: "invalid_path_parameter", url, message: `the path parameter "${name}" holds a lone UTF-16 surrogate, which cannot be put in a URL.`, cause: error });
   }
-  return encodeURIComponent(text);
 }
 
 function buildUrl(operation: Operation, baseUrl: URL, args: Record<string, unknown>): string {

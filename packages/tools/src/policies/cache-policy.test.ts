@@ -3,8 +3,8 @@ import { tool } from "@langchain/core/tools";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { cachePolicy, withCache } from "./cache-policy";
-import { configWithMetadata } from "./test-helpers";
-import { withPolicies } from "./with-policies";
+import { configWithMetadata, deferred } from "./test-helpers";
+import { withPolicies, type ToolPolicy } from "./with-policies";
 
 function countingTool(name = "lookup") {
   const calls: unknown[] = [];
@@ -78,6 +78,64 @@ describe("cachePolicy", () => {
     await withPolicies(lookup, [cache]).invoke({ q: "x" });
     await withPolicies(other.lookup, [cache]).invoke({ q: "x" });
     expect(other.calls).toHaveLength(1);
+  });
+
+  it("does not cache what a call returned after its signal aborted", async () => {
+    let calls = 0;
+    const started = deferred<void>();
+    const slow = tool(
+      () => {
+        calls += 1;
+        if (calls > 1) return "complete";
+        started.resolve();
+        return new Promise<string>(() => undefined);
+      },
+      { name: "slow", description: "Slow the first time.", schema: z.object({ q: z.string() }) },
+    );
+    // A policy inside the cache that turns an abort into a value, as a fallback policy might.
+    const giveUp: ToolPolicy = async ({ config }, next) => {
+      try {
+        return await next(config);
+      } catch (error) {
+        if (config.signal?.aborted) return "partial";
+        throw error;
+      }
+    };
+    const settled = deferred<void>();
+    const watch: ToolPolicy = async ({ config }, next) => {
+      try {
+        return await next(config);
+      } finally {
+        settled.resolve();
+      }
+    };
+    const cache = cachePolicy();
+    const cached = withPolicies(slow, [watch, cache, giveUp]);
+    const controller = new AbortController();
+    const aborted = cached.invoke({ q: "a" }, { signal: controller.signal });
+    await started.promise;
+    controller.abort();
+    await expect(aborted).rejects.toMatchObject({ name: "AbortError" });
+    await settled.promise;
+    expect(cache.size).toBe(0);
+    await expect(cached.invoke({ q: "a" })).resolves.toBe("complete");
+    expect(cache.size).toBe(1);
+  });
+
+  it("keys arguments JSON cannot tell apart on their real values", async () => {
+    const calls: unknown[] = [];
+    const tagged = tool(
+      async ({ tags }) => {
+        calls.push(tags);
+        return [...tags].join("+") || "none";
+      },
+      { name: "tagged", description: "Joins tags.", schema: z.object({ tags: z.array(z.string()).transform((list) => new Set(list)) }) },
+    );
+    const cached = withCache(tagged);
+    await expect(cached.invoke({ tags: ["a"] })).resolves.toBe("a");
+    await expect(cached.invoke({ tags: ["b"] })).resolves.toBe("b");
+    await expect(cached.invoke({ tags: [] })).resolves.toBe("none");
+    expect(calls).toHaveLength(3);
   });
 
   it("refuses bad options at construction", () => {

@@ -31,8 +31,8 @@ interface Entry {
 
 /**
  * A policy that remembers successful results per tool name and arguments (key order does not
- * matter) for `ttlMs`, holding at most `maxEntries` (least recently used evicted). Failures are not
- * cached. Reports `cached: true | false` in the step metadata. One policy object is one cache: share
+ * matter) for `ttlMs`, holding at most `maxEntries` (least recently used evicted). Failures, and
+ * results of calls whose signal aborted, are not cached. Reports `cached: true | false` in the step metadata. One policy object is one cache: share
  * it between tools to share the cache (keys include the tool name).
  *
  * @example
@@ -68,6 +68,8 @@ export function cachePolicy(options: CachePolicyOptions = {}): ToolPolicy & Tool
     if (hit) entries.delete(cacheKey);
     metadata.cached = false;
     const value = await next(config);
+    // A call aborted meanwhile may have resolved with whatever the tool had when it stopped: not a result to reuse.
+    if (config.signal?.aborted) return value;
     entries.set(cacheKey, { value, expiresAt: Date.now() + ttlMs });
     while (entries.size > maxEntries) {
       const oldest = entries.keys().next().value as string;

@@ -1,4 +1,4 @@
-import { tool } from "@langchain/core/tools";
+import { tool, type StructuredToolInterface } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { concurrencyLimitPolicy } from "./concurrency-limit-policy";
@@ -58,6 +58,40 @@ describe("concurrencyLimitPolicy", () => {
     await expect(running).resolves.toBe("done");
     expect(gates).toHaveLength(1);
     expect(limit.active).toBe(0);
+  });
+
+  it("gives the slot back when a running call aborts, even if its tool ignores the abort", async () => {
+    const limit = concurrencyLimitPolicy({ maxConcurrent: 1 });
+    // A tool whose invoke never looks at its signal (a @langchain/core tool() would at least reject on abort).
+    const gates: Array<ReturnType<typeof deferred<string>>> = [];
+    const deaf = {
+      name: "deaf",
+      description: "Ignores aborts.",
+      schema: z.object({ n: z.number() }),
+      returnDirect: false,
+      invoke: () => {
+        const gate = deferred<string>();
+        gates.push(gate);
+        return gate.promise;
+      },
+    } as unknown as StructuredToolInterface;
+    const limited = withPolicies(deaf, [limit]);
+    const controller = new AbortController();
+    const hung = limited.invoke({ n: 1 }, { signal: controller.signal });
+    await tick();
+    expect(limit.active).toBe(1);
+    controller.abort();
+    await expect(hung).rejects.toMatchObject({ name: "AbortError" });
+    await tick();
+    expect(limit.active).toBe(0);
+    const next = limited.invoke({ n: 2 });
+    await tick();
+    expect(gates).toHaveLength(2);
+    gates[1]?.resolve("second");
+    await expect(next).resolves.toBe("second");
+    gates[0]?.resolve("too late");
+    await tick();
+    expect([limit.active, limit.queued]).toEqual([0, 0]);
   });
 
   it("refuses a bad limit at construction", () => {

@@ -1,4 +1,5 @@
 import { AbortError } from "@agentrx/core";
+import { raceAbort } from "../internal/race-abort";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { checkNumberOption } from "../internal/check-number-option";
 import { withPolicies, type PolicyTool, type ToolPolicy } from "./with-policies";
@@ -24,7 +25,9 @@ interface Waiter {
 /**
  * A policy that lets at most `maxConcurrent` calls run at once. The limit lives in the policy
  * object: it is shared by every run, every call and every tool wrapped with this same policy.
- * A waiting caller whose signal aborts leaves the line at once with an `AbortError`. Reports the
+ * A waiting caller whose signal aborts leaves the line at once with an `AbortError`; a running call
+ * whose signal aborts (a timeout, the caller) gives its slot back at once, even if the tool ignores
+ * the abort and keeps running. Reports the
  * time spent waiting as `queuedMs` in the step metadata.
  *
  * @example
@@ -74,7 +77,8 @@ export function concurrencyLimitPolicy({ maxConcurrent }: ConcurrencyLimitPolicy
     await acquire(config.signal);
     metadata.queuedMs = performance.now() - start;
     try {
-      return await next(config);
+      // Settles when the call aborts even if the tool ignores its signal, so a hung tool cannot keep the slot.
+      return await raceAbort(next(config), config.signal, () => true);
     } finally {
       release();
     }

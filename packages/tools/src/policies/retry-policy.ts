@@ -3,7 +3,7 @@ import type { StructuredToolInterface } from "@langchain/core/tools";
 import { isRetryableError } from "../errors/retryable-tool-error";
 import { ToolRetriesExhaustedError } from "../errors/tool-retries-exhausted-error";
 import { abortableDelay } from "../internal/abortable-delay";
-import { checkNumberOption } from "../internal/check-number-option";
+import { checkNumberOption, MAX_TIMER_MS } from "../internal/check-number-option";
 import { withPolicies, type PolicyTool, type ToolPolicy } from "./with-policies";
 
 /** Options of {@link retryPolicy} and {@link withRetry}. */
@@ -49,9 +49,9 @@ export function retryPolicy(options: RetryPolicyOptions = {}): ToolPolicy {
     isRetryable = isRetryableError,
   } = options;
   checkNumberOption("retryPolicy maxAttempts", maxAttempts, { min: 1, integer: true });
-  checkNumberOption("retryPolicy initialDelayMs", initialDelayMs);
+  checkNumberOption("retryPolicy initialDelayMs", initialDelayMs, { max: MAX_TIMER_MS });
   checkNumberOption("retryPolicy factor", factor, { min: 1 });
-  checkNumberOption("retryPolicy maxDelayMs", maxDelayMs);
+  checkNumberOption("retryPolicy maxDelayMs", maxDelayMs, { max: MAX_TIMER_MS });
   if (typeof isRetryable !== "function") {
     throw new InvalidArgumentError({
       argument: "retryPolicy isRetryable",

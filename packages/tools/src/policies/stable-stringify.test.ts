@@ -10,6 +10,32 @@ describe("stableStringify", () => {
     expect(stableStringify(JSON.parse('{"__proto__":{"x":1}}'))).toBe('{"__proto__":{"x":1}}');
   });
 
+  it("never gives two different values the same text, and does not throw on values JSON cannot hold", () => {
+    const distinct = [
+      { m: new Map([["a", 1]]) },
+      { m: new Map([["a", 2]]) },
+      { m: new Map() },
+      { m: {} },
+      { s: new Set([1]) },
+      { s: new Set() },
+      { n: Number.NaN },
+      { n: null },
+      { n: Number.POSITIVE_INFINITY },
+      { n: 1n },
+      { n: 1 },
+      { n: "1" },
+      { a: [undefined] },
+      { a: [null] },
+    ];
+    const texts = distinct.map(stableStringify);
+    expect(new Set(texts).size).toBe(distinct.length);
+    expect(stableStringify(new Map([["b", 1], ["a", 2]]))).toBe(stableStringify(new Map([["a", 2], ["b", 1]])));
+    expect(stableStringify({ when: new Date(0), skip: undefined, f: () => 1 })).toBe('{"when":"1970-01-01T00:00:00.000Z"}');
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    expect(stableStringify(cyclic)).toBe('{"a":1,"self":[Circular]}');
+  });
+
   it("gives the same text for any key order of the same value", () => {
     fc.assert(
       fc.property(fc.dictionary(fc.string(), fc.jsonValue()), (value) => {

@@ -1,6 +1,10 @@
 /**
  * JSON with object keys sorted at every level, so `{ a, b }` and `{ b, a }` give the same text.
- * Values JSON cannot hold (undefined, functions) are dropped as JSON.stringify drops them.
+ * JSON values come out exactly as `JSON.stringify` writes them (keys sorted). Values JSON cannot
+ * hold get unquoted tags that no JSON text contains, so two different values never share a text:
+ * `NaN`, `Infinity`, `-Infinity`, `12n` (bigint), `Map(...)` and `Set(...)` (entries in a stable
+ * order), `undefined` in arrays, `[Circular]`. Properties whose value is undefined, a function or a
+ * symbol are left out, as `JSON.stringify` leaves them out; `toJSON` is honoured.
  *
  * @example
  * ```ts
@@ -10,10 +14,45 @@
  * ```
  */
 export function stableStringify(value: unknown): string {
-  return JSON.stringify(value, (_key, current: unknown) => {
-    if (current === null || typeof current !== "object" || Array.isArray(current)) return current;
-    const sorted: Record<string, unknown> = Object.create(null); // so a "__proto__" key stays a key
-    for (const key of Object.keys(current).sort()) sorted[key] = (current as Record<string, unknown>)[key];
-    return sorted;
-  }) ?? "undefined";
+  return encode(value, new Set()) ?? "undefined";
+}
+
+const sortedTexts = (texts: string[]) => texts.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+
+// Returns undefined for what JSON.stringify leaves out of objects (undefined, functions, symbols).
+function encode(value: unknown, open: Set<object>): string | undefined {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return JSON.stringify(value);
+    case "number":
+      return Number.isFinite(value) ? JSON.stringify(value) : String(value);
+    case "bigint":
+      return `${value}n`;
+    case "undefined":
+    case "function":
+    case "symbol":
+      return undefined;
+  }
+  if (value === null) return "null";
+  const object = value as object;
+  if (typeof (object as { toJSON?: unknown }).toJSON === "function") return encode((object as { toJSON: () => unknown }).toJSON(), open);
+  if (open.has(object)) return "[Circular]";
+  open.add(object);
+  try {
+    if (Array.isArray(object)) return `[${object.map((item) => encode(item, open) ?? "undefined").join(",")}]`;
+    if (object instanceof Map) {
+      const entries = [...object].map(([key, item]) => `[${encode(key, open) ?? "undefined"},${encode(item, open) ?? "undefined"}]`);
+      return `Map(${sortedTexts(entries).join(",")})`;
+    }
+    if (object instanceof Set) return `Set(${sortedTexts([...object].map((item) => encode(item, open) ?? "undefined")).join(",")})`;
+    const members: string[] = [];
+    for (const key of Object.keys(object).sort()) {
+      const text = encode((object as Record<string, unknown>)[key], open);
+      if (text !== undefined) members.push(`${JSON.stringify(key)}:${text}`);
+    }
+    return `{${members.join(",")}}`;
+  } finally {
+    open.delete(object);
+  }
 }

@@ -83,6 +83,9 @@ describe("timeoutPolicy", () => {
 
   it("refuses a bad limit at construction", () => {
     expect(() => timeoutPolicy({ ms: 0 })).toThrow(InvalidArgumentError);
-    expect(() => timeoutPolicy({ ms: Number.NaN })).toThrow(/timeoutPolicy ms must be a number >= 1/);
+    expect(() => timeoutPolicy({ ms: Number.NaN })).toThrow(/timeoutPolicy ms must be a number between 1 and 2147483647/);
+    // setTimeout fires at once for longer delays: "no limit" written as Infinity would time out every call
+    expect(() => timeoutPolicy({ ms: Number.POSITIVE_INFINITY })).toThrow(/timeoutPolicy ms must be a number between 1 and 2147483647, got Infinity/);
+    expect(() => timeoutPolicy({ ms: 2 ** 31 })).toThrow(InvalidArgumentError);
   });
 });

@@ -2,12 +2,12 @@ import { linkAbortSignal } from "@agentrx/core";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { ToolTimeoutError } from "../errors/tool-timeout-error";
 import { raceAbort } from "../internal/race-abort";
-import { checkNumberOption } from "../internal/check-number-option";
+import { checkNumberOption, MAX_TIMER_MS } from "../internal/check-number-option";
 import { withPolicies, type PolicyTool, type ToolPolicy } from "./with-policies";
 
 /** Options of {@link timeoutPolicy} and {@link withTimeout}. */
 export interface TimeoutPolicyOptions {
-  /** The time limit of one call in milliseconds (> 0). */
+  /** The time limit of one call in milliseconds (1 to 2147483647, what setTimeout can wait). */
   ms: number;
 }
 
@@ -24,7 +24,7 @@ export interface TimeoutPolicyOptions {
  * ```
  */
 export function timeoutPolicy({ ms }: TimeoutPolicyOptions): ToolPolicy {
-  checkNumberOption("timeoutPolicy ms", ms, { min: 1 });
+  checkNumberOption("timeoutPolicy ms", ms, { min: 1, max: MAX_TIMER_MS });
   return ({ toolName, config, metadata }, next) => {
     const controller = new AbortController();
     const unlink = linkAbortSignal(config.signal, controller);
