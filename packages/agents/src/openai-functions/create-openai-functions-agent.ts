@@ -1,19 +1,9 @@
-import {
-  FORCE_FINAL_ANSWER_INSTRUCTION,
-  InvalidArgumentError,
-  type AgentInput,
-  type AgentOutput,
-} from "@agentrx/core";
+import type { AgentInput, AgentOutput } from "@agentrx/core";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import type { BasePromptTemplate } from "@langchain/core/prompts";
 import type { Runnable } from "@langchain/core/runnables";
 import type { StructuredToolInterface } from "@langchain/core/tools";
-import { createAgentRunnable } from "../shared/create-agent-runnable";
-import { assertToolCallingModel } from "../shared/validate-model";
-import { assertMessagesPlaceholder, assertPrompt } from "../shared/validate-prompt";
-import { assertTools } from "../shared/validate-tools";
-import type { ForceFinalAnswerMode } from "../tool-calling/create-tool-calling-agent";
+import { buildToolCallingAgent, type ForceFinalAnswerMode } from "../tool-calling/create-tool-calling-agent";
 import { formatToOpenAIFunctionMessages } from "./format-to-openai-function-messages";
 import { OpenAIFunctionsAgentOutputParser } from "./openai-functions-agent-output-parser";
 
@@ -63,34 +53,10 @@ const CONTEXT = { agentType: "openai-functions", constructorName: "createOpenAIF
  * ```
  */
 export function createOpenAIFunctionsAgent(options: CreateOpenAIFunctionsAgentOptions): Runnable<AgentInput, AgentOutput> {
-  if (typeof options !== "object" || options === null) {
-    throw new InvalidArgumentError({
-      argument: "options",
-      value: options,
-      message: `${CONTEXT.constructorName}: pass an options object { llm, tools, prompt }.`,
-    });
-  }
-  const { llm, tools, prompt, forceFinalAnswerMode = "without-tools" } = options;
-  assertToolCallingModel(llm, CONTEXT);
-  assertTools(tools, CONTEXT.constructorName);
-  assertPrompt(prompt, CONTEXT);
-  assertMessagesPlaceholder(prompt, "agent_scratchpad", CONTEXT);
-  if (forceFinalAnswerMode !== "without-tools" && forceFinalAnswerMode !== "tool-choice-none") {
-    throw new InvalidArgumentError({
-      argument: "forceFinalAnswerMode",
-      value: forceFinalAnswerMode,
-      message: `${CONTEXT.constructorName}: \`forceFinalAnswerMode\` must be "without-tools" or "tool-choice-none", got ${JSON.stringify(forceFinalAnswerMode)}.`,
-    });
-  }
-  const bindTools = llm.bindTools as NonNullable<BaseChatModel["bindTools"]>;
-  return createAgentRunnable<BaseMessage[]>({
-    name: "OpenAIFunctionsAgent",
-    prompt,
-    model: bindTools.call(llm, tools),
-    finalAnswerModel:
-      forceFinalAnswerMode === "tool-choice-none" ? bindTools.call(llm, tools, { tool_choice: "none" }) : llm,
+  return buildToolCallingAgent(options, {
+    ...CONTEXT,
+    runName: "OpenAIFunctionsAgent",
     formatScratchpad: formatToOpenAIFunctionMessages,
-    appendFinalAnswerInstruction: (messages) => [...messages, new HumanMessage(FORCE_FINAL_ANSWER_INSTRUCTION)],
     parser: new OpenAIFunctionsAgentOutputParser(),
   });
 }

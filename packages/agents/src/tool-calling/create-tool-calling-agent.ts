@@ -3,9 +3,11 @@ import {
   InvalidArgumentError,
   type AgentInput,
   type AgentOutput,
+  type AgentStep,
 } from "@agentrx/core";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import type { BaseOutputParser } from "@langchain/core/output_parsers";
 import type { BasePromptTemplate } from "@langchain/core/prompts";
 import type { Runnable } from "@langchain/core/runnables";
 import type { StructuredToolInterface } from "@langchain/core/tools";
@@ -80,6 +82,8 @@ export function createToolCallingAgent(options: CreateToolCallingAgentOptions): 
     agentType: "tool-calling",
     constructorName: "createToolCallingAgent",
     runName: "ToolCallingAgent",
+    formatScratchpad: formatToToolMessages,
+    parser: new ToolCallingAgentOutputParser(),
   });
 }
 
@@ -106,12 +110,25 @@ export function createOpenAIToolsAgent(options: CreateToolCallingAgentOptions): 
     agentType: "openai-tools",
     constructorName: "createOpenAIToolsAgent",
     runName: "OpenAIToolsAgent",
+    formatScratchpad: formatToToolMessages,
+    parser: new ToolCallingAgentOutputParser(),
   });
 }
 
-function buildToolCallingAgent(
+/**
+ * Validates the options of a native tool-calling agent and builds it: tools bound for ordinary
+ * turns, withheld (or `tool_choice: "none"`) on the `forceFinalAnswer` turn, a message scratchpad
+ * ending with the final-answer instruction. Shared by the tool-calling and OpenAI-functions agents.
+ *
+ * @internal
+ */
+export function buildToolCallingAgent(
   options: CreateToolCallingAgentOptions,
-  context: ValidationContext & { runName: string },
+  context: ValidationContext & {
+    runName: string;
+    formatScratchpad: (steps: AgentStep[]) => BaseMessage[];
+    parser: BaseOutputParser<AgentOutput>;
+  },
 ): Runnable<AgentInput, AgentOutput> {
   if (typeof options !== "object" || options === null) {
     throw new InvalidArgumentError({
@@ -141,8 +158,8 @@ function buildToolCallingAgent(
     prompt,
     model,
     finalAnswerModel,
-    formatScratchpad: formatToToolMessages,
+    formatScratchpad: context.formatScratchpad,
     appendFinalAnswerInstruction: (messages) => [...messages, new HumanMessage(FORCE_FINAL_ANSWER_INSTRUCTION)],
-    parser: new ToolCallingAgentOutputParser(),
+    parser: context.parser,
   });
 }
