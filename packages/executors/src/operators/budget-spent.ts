@@ -1,4 +1,14 @@
-/** Which budget a {@link BudgetSpent} value reports. */
+/**
+ * Which budget a {@link BudgetSpent} value reports.
+ *
+ * @example
+ * ```ts
+ * import type { BudgetKind, OutputEvent } from "@agentrx/executors";
+ *
+ * declare const output: OutputEvent;
+ * const kind = (output.stoppedBy as { budget?: BudgetKind } | undefined)?.budget; // "tokens" | "tool_calls" | "time"
+ * ```
+ */
 export type BudgetKind = "tokens" | "tool_calls" | "time";
 
 /**

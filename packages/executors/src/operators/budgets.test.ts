@@ -183,11 +183,43 @@ describe("timeBudget", () => {
     subscription.unsubscribe();
   });
 
+  it("0 fires on subscription, before the run emits anything", () => {
+    const run = new Subject<AgentStreamEvent>();
+    const fired = vi.fn();
+    const complete = vi.fn();
+    run.pipe(timeBudget(0)).subscribe({ next: fired, complete });
+    expect(fired).toHaveBeenCalledExactlyOnceWith(spent("time", 0, 0));
+    expect(complete).toHaveBeenCalled();
+    expect(run.observed).toBe(false);
+  });
+
+  it("keeps no state across subscriptions", () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const source = cold<AgentStreamEvent>("u-a-u-a|", {
+        u: usageEvent(0, 30, 20),
+        a: actionEvent(0, "search"),
+      });
+      for (const [condition, value] of [
+        [tokenBudget(50), spent("tokens", 50, 50)],
+        [toolCallBudget(1), spent("tool_calls", 1, 2)],
+        [timeBudget(5), spent("time", 5, 5)],
+        [stopWhenAny(toolCallBudget(1), timeBudget(60_000)), spent("tool_calls", 1, 2)],
+      ] as const) {
+        const budget = source.pipe(condition);
+        const marble = value.budget === "time" ? "-----(x|)" : value.budget === "tokens" ? "--(x|)" : "------(x|)";
+        expectObservable(budget).toBe(marble, { x: value });
+        expectObservable(budget, "--^").toBe(`--${marble}`, { x: value });
+      }
+    });
+  });
+
   it("validates ms", () => {
     for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY]) {
       expect(() => timeBudget(bad)).toThrowError(/timeBudget: `ms` must be a finite number/);
     }
     expect(() => timeBudget(0)).not.toThrow();
+    expect(() => timeBudget(10, { scheduler: 5 as never })).toThrowError(/timeBudget: `scheduler` must be an RxJS scheduler/);
+    expect(() => timeBudget(10, { scheduler: null as never })).toThrowError(InvalidArgumentError);
   });
 });
 

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "@agentrx/core";
+import { EARLY_STOP_OUTPUT, InvalidArgumentError } from "@agentrx/core";
 import { lastValueFrom, of, toArray } from "rxjs";
 import { TestScheduler } from "rxjs/testing";
 import { describe, expect, it } from "vitest";
@@ -29,6 +29,24 @@ describe("finalAnswerTokens (buffered)", () => {
         y: "sunny.",
       });
       expectSubscriptions(source.subscriptions).toBe("^-------------!");
+    });
+  });
+
+  it("keeps no state across subscriptions: each subscription sees its own run", () => {
+    scheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const source = cold<AgentStreamEvent>("a-b-(c|)", {
+        a: tokenEvent(0, "A: It is "),
+        b: tokenEvent(0, "sunny."),
+        c: outputEvent("It is sunny."),
+      });
+      for (const options of [{}, { answerPrefix: "A:" }]) {
+        const answer = source.pipe(finalAnswerTokens(options));
+        const expected = "answerPrefix" in options ? { x: "It is", y: " sunny." } : { x: "It is ", y: "sunny." };
+        const marble = "answerPrefix" in options ? "x-y-|" : "----(xy|)";
+        expectObservable(answer).toBe(marble, expected);
+        expectObservable(answer, "---^").toBe(`---${marble}`, expected);
+      }
+      expectSubscriptions(source.subscriptions).toBe(["^---!", "^---!", "---^---!", "---^---!"]);
     });
   });
 
@@ -141,6 +159,14 @@ describe("finalAnswerTokens (answerPrefix)", () => {
     });
   });
 
+  it("finds the prefix one character at a time after a long text", async () => {
+    const text = `Thought: ${"thinking, ".repeat(50)}Final Answer: Final Paris`;
+    const tokens = [...text].map((char) => tokenEvent(0, char));
+    const answer = await collect([...tokens, outputEvent("Final Paris")], { answerPrefix: "Final Answer:" });
+    expect(answer.join("")).toBe("Final Paris");
+    expect(answer).toHaveLength("Final Paris".length - 1); // live, one value per token ("l" and " " went together)
+  });
+
   it("streams the text after the prefix within the token that completes it", async () => {
     await expect(
       collect([tokenEvent(0, "Final Answer: Paris"), outputEvent("Paris")], { answerPrefix: "Final Answer:" }),
@@ -182,6 +208,27 @@ describe("finalAnswerTokens (answerPrefix)", () => {
         { answerPrefix: "Final Answer:" },
       ),
     ).resolves.toEqual(["maybe", "Sunny."]);
+  });
+
+  it("follows a streamed answer cut short by a budget with the forced output, whole", async () => {
+    // A budget stopped the run while the answer streamed; "force" then replaced it.
+    await expect(
+      collect([tokenEvent(0, "Final Answer: It is"), tokenEvent(0, " sun"), outputEvent("Agent stopped.", "budget")], {
+        answerPrefix: "Final Answer:",
+      }),
+    ).resolves.toEqual(["It is", " sun", "Agent stopped."]);
+    // Even when the streamed part happens to start the forced text.
+    await expect(
+      collect([tokenEvent(0, "Final Answer: A"), outputEvent(EARLY_STOP_OUTPUT, "budget")], {
+        answerPrefix: "Final Answer:",
+      }),
+    ).resolves.toEqual(["A", EARLY_STOP_OUTPUT]);
+    // The "generate" call after the cut answered without the prefix.
+    await expect(
+      collect([tokenEvent(0, "Final Answer: It is"), tokenEvent(1, "Sunny."), outputEvent("Sunny.", "budget")], {
+        answerPrefix: "Final Answer:",
+      }),
+    ).resolves.toEqual(["It is", "Sunny."]);
   });
 
   it("validates answerPrefix", () => {

@@ -1,8 +1,18 @@
-import { InvalidArgumentError } from "@agentrx/core";
+import { EARLY_STOP_OUTPUT, InvalidArgumentError } from "@agentrx/core";
 import { Observable, type OperatorFunction } from "rxjs";
-import type { AgentStreamEvent } from "../executor/events";
+import type { AgentStreamEvent, OutputEvent } from "../executor/events";
 
-/** Options of {@link finalAnswerTokens}. */
+/**
+ * Options of {@link finalAnswerTokens}.
+ *
+ * @example
+ * ```ts
+ * import { finalAnswerTokens, type FinalAnswerTokensOptions } from "@agentrx/executors";
+ *
+ * const react: FinalAnswerTokensOptions = { answerPrefix: "Final Answer:" };
+ * const answerTokens = finalAnswerTokens(react); // streams live after the prefix
+ * ```
+ */
 export interface FinalAnswerTokensOptions {
   /**
    * Text that marks the start of the final answer in the model's output, such as
@@ -30,8 +40,10 @@ export interface FinalAnswerTokensOptions {
  * With `answerPrefix`, tokens after the prefix stream live. Whitespace at the end of a token is
  * held back until more text follows, since parsers trim the answer. If the prefix never shows,
  * the output is emitted as one value at the end; if the output continues what was streamed, the
- * rest is emitted. A model that writes the prefix and then still calls a tool has already
- * streamed those tokens: they cannot be taken back, and the real answer follows them.
+ * rest is emitted. Live tokens cannot be taken back: when they turn out not to be the answer (a
+ * model that writes the prefix and then still calls a tool, or a run cut short by a limit or a
+ * budget while the answer streamed), the real output follows them, whole. So the values joined
+ * end with the output, and equal it whenever the streamed answer was the final one.
  *
  * Unsubscribing from the result unsubscribes from the run (and so cancels it).
  *
@@ -75,7 +87,7 @@ export function finalAnswerTokens(
               tracker.notFinal(event.iteration);
               break;
             case "output":
-              for (const text of tracker.output(event.output)) {
+              for (const text of tracker.output(event)) {
                 if (subscriber.closed) return;
                 subscriber.next(text);
               }
@@ -93,7 +105,7 @@ export function finalAnswerTokens(
 interface Tracker {
   token(iteration: number, text: string, emit: (text: string) => void): void;
   notFinal(iteration: number): void;
-  output(output: string): string[];
+  output(event: OutputEvent): string[];
 }
 
 /** Holds the latest model call's tokens until the run shows whether they were the answer. */
@@ -114,7 +126,7 @@ function bufferedTracker(): Tracker {
       notFinal.add(at);
       if (at === iteration) tokens = [];
     },
-    output(output) {
+    output({ output }) {
       const held = tokens;
       tokens = [];
       if (output === "") return [];
@@ -133,7 +145,7 @@ function bufferedTracker(): Tracker {
 /** Streams a model call's tokens live once `prefix` has been seen in its text. */
 function prefixTracker(prefix: string): Tracker {
   let iteration = -1;
-  let seen = ""; // the current call's text, until the prefix shows
+  let seen = ""; // the end of the current call's text, until the prefix shows
   let live = -1; // the iteration streaming the answer, if any
   let leading = true; // still skipping whitespace right after the prefix
   let streamed = ""; // the answer text emitted so far
@@ -165,7 +177,11 @@ function prefixTracker(prefix: string): Tracker {
       }
       seen += text;
       const index = seen.indexOf(prefix);
-      if (index === -1) return;
+      if (index === -1) {
+        // Only the end of the text can still start the prefix: keep that much, not the whole call.
+        seen = seen.slice(Math.max(seen.length - prefix.length + 1, 0));
+        return;
+      }
       const after = seen.slice(index + prefix.length);
       live = at;
       leading = true;
@@ -183,12 +199,21 @@ function prefixTracker(prefix: string): Tracker {
         trailing = "";
       }
     },
-    output(output) {
-      if (streamed === "") return output === "" ? [] : [output];
-      const rest = output.startsWith(streamed) ? output.slice(streamed.length) : "";
+    output({ output, stopReason }) {
+      const sent = streamed;
       streamed = "";
       trailing = "";
-      return rest === "" ? [] : [rest];
+      if (output === "") return [];
+      // The output goes on from what was streamed (the usual case), or it is another text: the
+      // "force" text or a "generate" call's answer after a call cut short mid-answer. Streamed
+      // tokens cannot be taken back, but the output must not be lost: it follows them whole.
+      // (The "force" text is recognised as such: a streamed "A" must not make it "gent stopped…".)
+      const forcedStop = stopReason !== "finish" && output === EARLY_STOP_OUTPUT;
+      if (sent !== "" && !forcedStop && output.startsWith(sent)) {
+        const rest = output.slice(sent.length);
+        return rest === "" ? [] : [rest];
+      }
+      return [output];
     },
   };
 }

@@ -1,18 +1,34 @@
-import { AbortError, AgentRxError } from "@agentrx/core";
+import { AbortError, AgentRxError, InvalidArgumentError } from "@agentrx/core";
 import type { Observable } from "rxjs";
 import type { AgentStreamEvent, OutputEvent } from "../executor/events";
 import { renderTrace, resolveTraceOptions, type RenderTraceOptions } from "./render-trace";
+import { formatError } from "./trace-format";
 
-/** Options of {@link printTrace}. */
+/**
+ * Options of {@link printTrace}.
+ *
+ * @example
+ * ```ts
+ * import { AgentExecutor, printTrace, type PrintTraceOptions } from "@agentrx/executors";
+ * declare const executor: AgentExecutor;
+ *
+ * const options: PrintTraceOptions = { signal: AbortSignal.timeout(60_000), colors: false };
+ * await printTrace(executor.stream({ input: "Weather in Paris?" }), options);
+ * ```
+ */
 export interface PrintTraceOptions extends RenderTraceOptions {
-  /** Stops printing and cancels the run (unsubscribing from it); the promise rejects with an `AbortError`. */
+  /**
+   * Cancels the run (unsubscribing from it): an `error` line says so, printing stops and the
+   * promise rejects with an `AbortError`.
+   */
   signal?: AbortSignal;
 }
 
 /**
  * Runs a stream to its end while printing it with {@link renderTrace}, for notebook-style
  * scripts: `await` it, and it resolves with the run's `output` event. It rejects with the run's
- * error, with an `AbortError` when `signal` aborts (cancelling the run), or with an
+ * error, with an `AbortError` when `signal` aborts (cancelling the run; the trace ends with an
+ * `error   AbortError: The run was aborted…` line, as when the run's own signal aborts), or with an
  * `AgentRxError` when the stream ends without an `output` event (pass `executor.stream(...)`,
  * not `executor.invoke(...)`).
  *
@@ -29,16 +45,32 @@ export function printTrace(
   options: PrintTraceOptions = {},
 ): Promise<OutputEvent> {
   const { signal, ...traceOptions } = options ?? {};
-  resolveTraceOptions(traceOptions, "printTrace"); // fail fast, before anything runs
+  if (signal !== undefined && !isAbortSignal(signal)) {
+    throw new InvalidArgumentError({
+      argument: "signal",
+      value: signal,
+      message: `printTrace: \`signal\` must be an AbortSignal (e.g. new AbortController().signal), got ${signal === null ? "null" : typeof signal}.`,
+    });
+  }
+  const { write, style, maxLength } = resolveTraceOptions(traceOptions, "printTrace"); // fail fast
+  const cancelled = (reason: unknown): AbortError => {
+    const error = new AbortError({ reason });
+    try {
+      write(formatError(error, style, maxLength));
+    } catch {
+      // The cancellation matters more than the writer's failure.
+    }
+    return error;
+  };
   return new Promise<OutputEvent>((resolve, reject) => {
     if (signal?.aborted) {
-      reject(new AbortError({ reason: signal.reason }));
+      reject(cancelled(signal.reason));
       return;
     }
     let output: OutputEvent | undefined;
     const onAbort = () => {
-      subscription.unsubscribe();
-      reject(new AbortError({ reason: signal?.reason }));
+      subscription.unsubscribe(); // ends an open `model` line first
+      reject(cancelled(signal?.reason));
     };
     const subscription = events.pipe(renderTrace(traceOptions)).subscribe({
       next: (event) => {
@@ -63,4 +95,15 @@ export function printTrace(
     });
     if (!subscription.closed) signal?.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+function isAbortSignal(value: unknown): value is AbortSignal {
+  const signal = value as Partial<AbortSignal> | null;
+  return (
+    typeof signal === "object" &&
+    signal !== null &&
+    typeof signal.aborted === "boolean" &&
+    typeof signal.addEventListener === "function" &&
+    typeof signal.removeEventListener === "function"
+  );
 }

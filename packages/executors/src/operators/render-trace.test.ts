@@ -1,8 +1,8 @@
-import { AbortError, AgentRxError, InvalidArgumentError } from "@agentrx/core";
-import { NEVER, Subject, concat, from, of, throwError, type Observable } from "rxjs";
+import { InvalidArgumentError } from "@agentrx/core";
+import { Subject, concat, from, of, throwError, type Observable } from "rxjs";
+import { TestScheduler } from "rxjs/testing";
 import { describe, expect, it, vi } from "vitest";
 import type { AgentStreamEvent } from "../executor/events";
-import { printTrace } from "./print-trace";
 import { autoColors, renderTrace, type RenderTraceOptions } from "./render-trace";
 import { actionEvent, outputEvent, stepEvent, tokenEvent, usageEvent } from "./test-events";
 
@@ -66,6 +66,31 @@ describe("renderTrace", () => {
     `);
   });
 
+  it("indents the model's continuation lines without blank indented lines or a trailing empty one", () => {
+    const { text } = render(
+      of(
+        tokenEvent(0, "\nThought: two lines.\n"),
+        tokenEvent(0, "Second line.\r\n\r\n"),
+        tokenEvent(0, "After a blank line.\n"),
+        usageEvent(0, 1, 1),
+        tokenEvent(1, "Done.\n\n"),
+        outputEvent("First paragraph.\n\nSecond paragraph."),
+      ),
+    );
+    expect(text).toMatchInlineSnapshot(`
+      "model   Thought: two lines.
+              Second line.
+
+              After a blank line.
+      model   Done.
+      answer  First paragraph.
+
+              Second paragraph. (finish)
+      "
+    `);
+    expect(text).not.toMatch(/^ +$/m); // no line of spaces only
+  });
+
   it("shows usage when asked, hides tokens when asked, and cuts long inputs and observations", () => {
     const long = "word ".repeat(40);
     const { text } = render(
@@ -95,6 +120,19 @@ describe("renderTrace", () => {
       "
     `);
     expect(render(of(outputEvent("ok")), { colors: false }).text).not.toContain("\x1b");
+  });
+
+  it("names the budget that stopped the run", () => {
+    const stopped = (stoppedBy: unknown) => ({ ...outputEvent("Agent stopped.", "budget"), stoppedBy });
+    const { text } = render(
+      of(stopped({ budget: "tool_calls", limit: 1, used: 2 }), stopped("a custom condition's value"), stopped(undefined)),
+    );
+    expect(text).toMatchInlineSnapshot(`
+      "answer  Agent stopped. (budget: tool_calls)
+      answer  Agent stopped. (budget)
+      answer  Agent stopped. (budget)
+      "
+    `);
   });
 
   it("writes an error line, then passes the error on", () => {
@@ -154,6 +192,24 @@ describe("renderTrace", () => {
     expect(out.text()).toBe("model   partial\n");
   });
 
+  it("passes events through in time, unsubscribes on teardown and keeps no state across subscriptions", () => {
+    const out = capture();
+    new TestScheduler((actual, expected) => expect(actual).toEqual(expected)).run(
+      ({ cold, expectObservable, expectSubscriptions }) => {
+        const values = { a: tokenEvent(0, "Hi"), b: tokenEvent(0, " there"), o: outputEvent("Hi there") };
+        const source = cold<AgentStreamEvent>("a-b-(o|)", values);
+        const traced = source.pipe(renderTrace({ write: out.write }));
+        expectObservable(traced).toBe("a-b-(o|)", values);
+        expectObservable(traced, "--^").toBe("--a-b-(o|)", values);
+        expectObservable(traced, "^-!").toBe("a--", values);
+        expectSubscriptions(source.subscriptions).toBe(["^---!", "^-!", "--^---!"]);
+      },
+    );
+    // Each subscription opens its own `model` line (one writer, so the lines interleave).
+    expect(out.text().match(/model {3}Hi/g)).toHaveLength(3);
+    expect(out.text().match(/answer {2}Hi there \(finish\)\n/g)).toHaveLength(2);
+  });
+
   it("validates its options, naming them", () => {
     expect(() => renderTrace({ colors: "always" as "auto" })).toThrowError(InvalidArgumentError);
     expect(() => renderTrace({ colors: "always" as "auto" })).toThrowError(/`colors` must be true, false or "auto"/);
@@ -170,50 +226,63 @@ describe("autoColors", () => {
     expect(autoColors({ isTTY: false }, {})).toBe(false);
     expect(autoColors(undefined, {})).toBe(false);
   });
-});
 
-describe("printTrace", () => {
-  it("resolves with the output event once the run has been printed", async () => {
-    const out = capture();
-    const result = await printTrace(from(run), { write: out.write });
-    expect(result).toEqual(run.at(-1));
-    expect(out.text()).toContain("answer  It is sunny");
+  it("lets FORCE_COLOR decide first: 0 or false turns colours off, anything else on", () => {
+    expect(autoColors({ isTTY: false }, { FORCE_COLOR: "1" })).toBe(true);
+    expect(autoColors({ isTTY: false }, { FORCE_COLOR: "" })).toBe(true);
+    expect(autoColors({ isTTY: false }, { FORCE_COLOR: "3", NO_COLOR: "1" })).toBe(true);
+    expect(autoColors({ isTTY: true }, { FORCE_COLOR: "0" })).toBe(false);
+    expect(autoColors({ isTTY: true }, { FORCE_COLOR: "false" })).toBe(false);
   });
 
-  it("rejects with the run's error", async () => {
-    const out = capture();
-    const boom = new Error("tool exploded");
-    await expect(printTrace(throwError(() => boom), { write: out.write })).rejects.toBe(boom);
-    expect(out.text()).toBe("error   Error: tool exploded\n");
+  it("colours process.stdout under auto only when it is a TTY and NO_COLOR is unset", () => {
+    const written: string[] = [];
+    const write = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    const wasTTY = process.stdout.isTTY;
+    try {
+      vi.stubEnv("FORCE_COLOR", undefined);
+      vi.stubEnv("NO_COLOR", undefined);
+      process.stdout.isTTY = true;
+      of(outputEvent("ok")).pipe(renderTrace()).subscribe();
+      vi.stubEnv("NO_COLOR", "1");
+      of(outputEvent("ok")).pipe(renderTrace()).subscribe();
+      process.stdout.isTTY = false;
+      vi.stubEnv("NO_COLOR", undefined);
+      of(outputEvent("ok")).pipe(renderTrace()).subscribe();
+    } finally {
+      process.stdout.isTTY = wasTTY;
+      write.mockRestore();
+      vi.unstubAllEnvs();
+    }
+    expect(written.map((text) => text.includes("\x1b["))).toEqual([true, false, false]);
   });
 
-  it("rejects clearly when the stream has no output event", async () => {
-    const rejection = printTrace(of(tokenEvent(0, "x")), { write: () => undefined });
-    await expect(rejection).rejects.toSatisfy((error) => AgentRxError.isInstance(error));
-    await expect(rejection).rejects.toThrowError(/executor\.stream/);
-  });
-
-  it("cancels the run when its signal aborts", async () => {
-    const controller = new AbortController();
-    const events = new Subject<AgentStreamEvent>();
-    const printing = printTrace(concat(events, NEVER), { write: () => undefined, signal: controller.signal });
-    expect(events.observed).toBe(true);
-    controller.abort("stop");
-    await expect(printing).rejects.toSatisfy((error) => AbortError.isInstance(error));
-    expect(events.observed).toBe(false);
-    await expect(printTrace(of(outputEvent("x")), { signal: controller.signal })).rejects.toSatisfy((error) =>
-      AbortError.isInstance(error),
-    );
-  });
-
-  it("validates its options before anything runs", () => {
-    const events = new Subject<AgentStreamEvent>();
-    expect(() => printTrace(events, { maxLength: 0 })).toThrowError(/printTrace: `maxLength`/);
-    expect(events.observed).toBe(false);
+  it("keeps a custom writer plain under auto, whatever the environment says", () => {
+    vi.stubEnv("FORCE_COLOR", "1");
+    try {
+      expect(render(of(outputEvent("ok"))).text).toBe("answer  ok (finish)\n");
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 });
 
 describe("line formatting", () => {
+  it("keeps a word that ends exactly at the cut, and never splits an emoji", () => {
+    const { text } = render(
+      of(actionEvent(0, "search", "aaaa bbbb cccc dddd eeee ffff gggg"), stepEvent(0, "search", "abcdefghijklmnopqrstuvw😀xyz", 2)),
+      { maxLength: 25 },
+    );
+    expect(text).toMatchInlineSnapshot(`
+      "action  search aaaa bbbb cccc dddd eeee…
+      step    search (2 ms) abcdefghijklmnopqrstuvw…
+      "
+    `);
+  });
+
   it("cuts a long text without spaces at the limit, and keeps short texts whole", () => {
     const { text } = render(of(actionEvent(0, "hash", "x".repeat(50)), stepEvent(0, "hash", "ok", 0.4)), {
       maxLength: 12,

@@ -4,14 +4,25 @@ import type { AgentStreamEvent } from "../executor/events";
 import {
   ANSI_STYLE,
   PLAIN_STYLE,
+  INDENT,
+  formatError,
   formatLine,
-  indentLines,
   label,
-  oneLine,
   type TraceStyle,
 } from "./trace-format";
 
-/** Options of {@link renderTrace} and {@link printTrace}. */
+/**
+ * Options of {@link renderTrace} and {@link printTrace}.
+ *
+ * @example
+ * ```ts
+ * import { renderTrace, type RenderTraceOptions } from "@agentrx/executors";
+ *
+ * let log = "";
+ * const options: RenderTraceOptions = { write: (text) => (log += text), usage: true, maxLength: 80 };
+ * const trace = renderTrace(options);
+ * ```
+ */
 export interface RenderTraceOptions {
   /**
    * Where the text goes. Called with whole lines, and with pieces of a line while tokens stream.
@@ -19,9 +30,10 @@ export interface RenderTraceOptions {
    */
   write?: (text: string) => void;
   /**
-   * ANSI colours: `true` always, `false` never, `"auto"` when writing to `process.stdout`, it is
-   * a TTY and the `NO_COLOR` environment variable is unset or empty (a custom `write` gets plain
-   * text unless colours are forced).
+   * ANSI colours: `true` always, `false` never. `"auto"` decides for `process.stdout` (a custom
+   * `write` gets plain text): a `FORCE_COLOR` environment variable decides first (`0` or `false`
+   * turns colours off, any other value on, as in Node.js), else a non-empty `NO_COLOR` turns them
+   * off, else they are on when stdout is a TTY.
    * @default "auto"
    */
   colors?: boolean | "auto";
@@ -47,10 +59,12 @@ interface ResolvedTraceOptions {
 
 /**
  * Prints a run as a readable trace while passing its events through unchanged: one line per
- * `action` (tool and input), per `step` (tool, duration, observation) and for the answer with
- * its `stopReason`; the model's streamed text is written inline as it arrives. If the run
- * fails, an `error` line is written before the error is passed on. Nothing is printed until the
- * result is subscribed to, and unsubscribing from it unsubscribes from the run.
+ * `action` (tool and input), per `step` (tool, duration, observation, cut at a word boundary to
+ * `maxLength`) and for the answer with its `stopReason` (and the budget that stopped it, as in
+ * `(budget: tool_calls)`); the model's streamed text is written inline as it arrives, its
+ * continuation lines indented under the label. If the run fails, an `error` line is written
+ * before the error is passed on. Nothing is printed until the result is subscribed to, and
+ * unsubscribing from it unsubscribes from the run (ending an open line).
  *
  * ```text
  * action  search {"query":"weather in Paris"}
@@ -74,10 +88,30 @@ export function renderTrace(options: RenderTraceOptions = {}): MonoTypeOperatorF
       const { write, style, maxLength, tokens, usage } = resolved;
       let tokenLine = false; // a `model` line is open
       let tokenIteration = -1; // the iteration of its tokens
+      let breaks = 0; // line breaks of the model's text not written yet
       const closeTokenLine = () => {
+        breaks = 0;
         if (!tokenLine) return;
         tokenLine = false;
         write("\n");
+      };
+      // Line breaks wait for the text after them: continuation lines are indented under the
+      // label, and breaks before or after the model's text (or blank lines) get no indent.
+      const writeTokens = (text: string) => {
+        let out = "";
+        text
+          .replace(/\r/g, "")
+          .split("\n")
+          .forEach((line, index) => {
+            if (index > 0) breaks++;
+            if (line === "") return;
+            if (!tokenLine) out += label(style, "model");
+            else if (breaks > 0) out += `${"\n".repeat(breaks)}${INDENT}`;
+            out += style.dim(line);
+            tokenLine = true;
+            breaks = 0;
+          });
+        if (out !== "") write(out);
       };
       const print = (run: () => void): boolean => {
         try {
@@ -96,9 +130,7 @@ export function renderTrace(options: RenderTraceOptions = {}): MonoTypeOperatorF
               if (!tokens || event.text === "") return;
               if (event.iteration !== tokenIteration) closeTokenLine();
               tokenIteration = event.iteration;
-              const text = indentLines(event.text);
-              write(tokenLine ? style.dim(text) : `${label(style, "model")}${style.dim(text)}`);
-              tokenLine = true;
+              writeTokens(event.text);
               return;
             }
             if (event.type === "usage") closeTokenLine(); // the model call is over
@@ -112,8 +144,7 @@ export function renderTrace(options: RenderTraceOptions = {}): MonoTypeOperatorF
         error: (error: unknown) => {
           try {
             closeTokenLine();
-            const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-            write(`${label(style, "error")}${style.label("error", oneLine(message, maxLength))}\n`);
+            write(formatError(error, style, maxLength));
           } catch {
             // The run's error matters more than the writer's.
           }
@@ -134,7 +165,11 @@ export function renderTrace(options: RenderTraceOptions = {}): MonoTypeOperatorF
     });
 }
 
-/** Validates and resolves the options once, at construction. */
+/**
+ * Validates and resolves the options once, at construction. Not exported by the package.
+ *
+ * @internal
+ */
 export function resolveTraceOptions(options: RenderTraceOptions, caller: string): ResolvedTraceOptions {
   const { write, colors = "auto", maxLength = 120, tokens = true, usage = false } = options ?? {};
   const fail = (argument: string, value: unknown, expected: string): never => {
@@ -152,7 +187,7 @@ export function resolveTraceOptions(options: RenderTraceOptions, caller: string)
   if (typeof tokens !== "boolean") fail("tokens", tokens, "a boolean");
   if (typeof usage !== "boolean") fail("usage", usage, "a boolean");
   const stdout = write === undefined ? globalThis.process?.stdout : undefined;
-  const useColors = colors === "auto" ? autoColors(stdout, globalThis.process?.env ?? {}) : colors;
+  const useColors = colors !== "auto" ? colors : stdout !== undefined && autoColors(stdout, globalThis.process?.env ?? {});
   return {
     write: write ?? ((text) => void stdout?.write(text)),
     style: useColors ? ANSI_STYLE : PLAIN_STYLE,
@@ -162,8 +197,16 @@ export function resolveTraceOptions(options: RenderTraceOptions, caller: string)
   };
 }
 
-/** Colours for `"auto"`: only on a TTY, and never when `NO_COLOR` is set to a non-empty value. */
+/**
+ * Colours for `"auto"` on `stream`: `FORCE_COLOR` decides when set (`"0"` and `"false"` mean off,
+ * anything else on; it wins over `NO_COLOR`, as in Node.js); otherwise never when `NO_COLOR` is
+ * set to a non-empty value, and only on a TTY. Not exported by the package.
+ *
+ * @internal
+ */
 export function autoColors(stream: { isTTY?: boolean } | undefined, env: Record<string, string | undefined>): boolean {
+  const force = env.FORCE_COLOR;
+  if (force !== undefined) return force !== "0" && force.toLowerCase() !== "false";
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
   return stream?.isTTY === true;
 }

@@ -3,7 +3,18 @@ import { Observable, timer, type OperatorFunction, type SchedulerLike } from "rx
 import type { AgentStreamEvent } from "../executor/events";
 import type { BudgetSpent } from "./budget-spent";
 
-/** Options of {@link timeBudget}. */
+/**
+ * Options of {@link timeBudget}.
+ *
+ * @example
+ * ```ts
+ * import { timeBudget, type TimeBudgetOptions } from "@agentrx/executors";
+ * import { asyncScheduler } from "rxjs";
+ *
+ * const options: TimeBudgetOptions = { scheduler: asyncScheduler }; // the default
+ * const budget = timeBudget(30_000, options);
+ * ```
+ */
 export interface TimeBudgetOptions {
   /**
    * The scheduler of the timer (tests may pass a `TestScheduler`; `vi.useFakeTimers()` works
@@ -20,7 +31,8 @@ export interface TimeBudgetOptions {
  * `stopReason: "budget"`; like it, the run stops through the `earlyStoppingMethod` and what is
  * in flight is cancelled. The timer is cleared when the run ends first.
  *
- * @param ms - A number of milliseconds ≥ 0; `0` stops the run at once.
+ * @param ms - A number of milliseconds ≥ 0; `0` fires on subscription, so the run stops before
+ *   its first agent call (like `maxExecutionTime: 0`).
  * @example
  * ```ts
  * import { AgentExecutor, timeBudget } from "@agentrx/executors";
@@ -41,8 +53,22 @@ export function timeBudget(
     });
   }
   const { scheduler } = options ?? {};
+  if (scheduler !== undefined && typeof (scheduler as Partial<SchedulerLike> | null)?.schedule !== "function") {
+    throw new InvalidArgumentError({
+      argument: "scheduler",
+      value: scheduler,
+      message: `timeBudget: \`scheduler\` must be an RxJS scheduler (such as asyncScheduler or a TestScheduler), got ${String(scheduler)}.`,
+    });
+  }
   return (events) =>
     new Observable<BudgetSpent>((subscriber) => {
+      if (ms === 0) {
+        // Spent before it starts: fire on subscription, so the run stops before its first call
+        // (a timer, even of 0 ms, would let a fast run finish first).
+        subscriber.next({ budget: "time", limit: 0, used: 0 });
+        subscriber.complete();
+        return undefined;
+      }
       const time = (scheduler ? timer(ms, scheduler) : timer(ms)).subscribe(() => {
         subscriber.next({ budget: "time", limit: ms, used: ms });
         subscriber.complete();

@@ -4,7 +4,17 @@ import { filter, map, scan, take, type OperatorFunction } from "rxjs";
 import type { AgentStreamEvent } from "../executor/events";
 import type { BudgetSpent } from "./budget-spent";
 
-/** Options of {@link tokenBudget}. */
+/**
+ * Options of {@link tokenBudget}.
+ *
+ * @example
+ * ```ts
+ * import { tokenBudget, type TokenBudgetOptions } from "@agentrx/executors";
+ *
+ * const completionOnly: TokenBudgetOptions = { count: "output" };
+ * const budget = tokenBudget(1_000, completionOnly);
+ * ```
+ */
 export interface TokenBudgetOptions {
   /**
    * Which tokens count against the budget: the sum of each call's `total_tokens`, only its

@@ -1,3 +1,4 @@
+// Formatting helpers of renderTrace and printTrace (internal: the package does not export them).
 import type { AgentStreamEvent, StopReason } from "../executor/events";
 
 /** Styles the trace uses; identity functions when colours are off. */
@@ -50,14 +51,21 @@ export function label(style: TraceStyle, kind: Parameters<TraceStyle["label"]>[0
 export function oneLine(text: string, maxLength: number): string {
   const flat = text.replace(/\s+/g, " ").trim();
   if (flat.length <= maxLength) return flat;
-  const cut = flat.slice(0, maxLength - 1);
-  const space = cut.lastIndexOf(" ");
-  return `${space > maxLength * 0.6 ? cut.slice(0, space) : cut}…`;
+  let cut = flat.slice(0, maxLength - 1);
+  // The last word that fits stays whole (also when it ends exactly at the cut); a long word is cut.
+  const end = flat[cut.length] === " " ? cut.length : cut.lastIndexOf(" ");
+  if (end > maxLength * 0.6) cut = cut.slice(0, end);
+  // Never leave half of a surrogate pair (an emoji) before the ellipsis.
+  if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
+  return `${cut.trimEnd()}…`;
 }
 
-/** Continuation lines of a multi-line text, indented under the label column. */
+/** Continuation lines of a multi-line text, indented under the label column (blank lines stay empty). */
 export function indentLines(text: string): string {
-  return text.replace(/\r?\n/g, `\n${INDENT}`);
+  return text
+    .split(/\r?\n/)
+    .map((line, index) => (index === 0 || line === "" ? line : `${INDENT}${line}`))
+    .join("\n");
 }
 
 /** A tool input as text: strings as they are, anything else as JSON. */
@@ -101,10 +109,24 @@ export function formatLine(
       const { input_tokens: input, output_tokens: output, total_tokens: total } = event.usage;
       return `${label(style, "usage")}${style.dim(`${input} in + ${output} out = ${total} tokens`)}\n`;
     }
-    case "output":
+    case "output": {
       const answer = event.output === "" ? "" : `${indentLines(event.output)} `;
-      return `${label(style, "answer")}${answer}${style.stopReason(event.stopReason, `(${event.stopReason})`)}\n`;
+      const reason = `(${event.stopReason}${budgetOf(event.stoppedBy)})`;
+      return `${label(style, "answer")}${answer}${style.stopReason(event.stopReason, reason)}\n`;
+    }
     default:
       return undefined;
   }
+}
+
+/** The `error` line of a run that failed or was cancelled. */
+export function formatError(error: unknown, style: TraceStyle, maxLength: number): string {
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return `${label(style, "error")}${style.label("error", oneLine(message, maxLength))}\n`;
+}
+
+/** `: tool_calls` when a built-in budget (a `BudgetSpent`) stopped the run, else nothing. */
+function budgetOf(stoppedBy: unknown): string {
+  const budget = typeof stoppedBy === "object" && stoppedBy !== null ? (stoppedBy as { budget?: unknown }).budget : undefined;
+  return typeof budget === "string" ? `: ${budget}` : "";
 }
