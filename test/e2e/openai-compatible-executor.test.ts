@@ -130,6 +130,24 @@ describe.each(models)("AgentExecutor with %s against the loopback server", (_nam
     expect(server.requests[0]?.clientDisconnected).toBe(true);
   });
 
+  it("aborting config.signal mid-answer errors the run with an AbortError and closes the connection", async () => {
+    const { server, executor } = await executorFor(makeModel, ["one two three four five six seven eight nine ten"], 100);
+    const controller = new AbortController();
+    const error = await new Promise<unknown>((resolve) => {
+      executor.stream({ input: "Count." }, { signal: controller.signal }).subscribe({
+        next: (event) => {
+          if (event.type === "token") controller.abort();
+        },
+        error: resolve,
+        complete: () => resolve(new Error("the run completed")),
+      });
+    });
+    expect((error as Error).name).toBe("AbortError");
+    await server.requests[0]?.done;
+    expect(server.requests[0]?.clientDisconnected).toBe(true);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it("fails the run with the server's error message on a bad request", async () => {
     const { executor } = await executorFor(makeModel, [{ status: 400, message: "Invalid 'tools[0].function.name'." }]);
     await expect(lastValueFrom(executor.invoke({ input: "Hi" }))).rejects.toThrow("Invalid 'tools[0].function.name'.");

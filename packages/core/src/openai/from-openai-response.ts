@@ -82,14 +82,19 @@ export function toMessageChunk(chunk: OpenAI.Chat.ChatCompletionChunk, headers: 
     };
   });
   const functionCall = delta?.function_call;
+  const refusal = delta?.refusal ?? undefined;
   const finishReason = choice?.finish_reason ?? undefined;
   const usage = chunk.usage ? toUsageMetadata(chunk.usage) : undefined;
-  if (!content && !toolCallChunks.length && !functionCall && !finishReason && !usage) return undefined;
+  if (!content && !toolCallChunks.length && !functionCall && !refusal && !finishReason && !usage) return undefined;
   return new AIMessageChunk({
     content,
     id: chunk.id,
     tool_call_chunks: toolCallChunks,
-    additional_kwargs: functionCall ? { function_call: { name: functionCall.name ?? "", arguments: functionCall.arguments ?? "" } } : {},
+    additional_kwargs: {
+      ...(functionCall ? { function_call: { name: functionCall.name ?? "", arguments: functionCall.arguments ?? "" } } : {}),
+      // Refusal deltas concatenate when chunks are merged, as in a non-streamed response.
+      ...(refusal ? { refusal } : {}),
+    },
     ...(usage ? { usage_metadata: usage } : {}),
     response_metadata: finishReason
       ? {

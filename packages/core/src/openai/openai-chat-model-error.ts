@@ -167,7 +167,8 @@ const TIMEOUT = "agentrx.error.OpenAITimeoutError";
 const TIMEOUT_SYMBOL = Symbol.for(TIMEOUT);
 
 /**
- * The request took longer than the model's `timeout` (on every attempt).
+ * The request took longer than the model's `timeout` to answer (on every attempt), or a streamed
+ * response sent nothing for that long.
  *
  * @example
  * ```ts

@@ -1,11 +1,14 @@
+import OpenAI from "openai";
 import { describe, expect, it, vi } from "vitest";
 import { AbortError } from "../errors/abort-error";
 import { AgentRxError } from "../errors/agentrx-error";
+import { OpenAIChatModel } from "./openai-chat-model";
 import { failure, setup, streamAll } from "./test-helpers";
 
 describe("OpenAIChatModel errors", () => {
   it.each([
     [{ status: 401, message: "Incorrect API key provided." }, "OpenAIAuthenticationError", 401, ["Incorrect API key provided.", "OPENAI_API_KEY"]],
+    [{ status: 403, message: "You are not allowed to sample from this model." }, "OpenAIAuthenticationError", 403, ["refused access to model", "not allowed to sample"]],
     [{ status: 400, message: "'messages' must not be empty." }, "OpenAIBadRequestError", 400, ["'messages' must not be empty."]],
     [{ status: 404, message: "The model does not exist." }, "OpenAIBadRequestError", 404, ["does not exist", "`model`"]],
     [{ status: 429, message: "Quota exceeded.", retryAfter: 1 }, "OpenAIRateLimitError", 429, ["Quota exceeded.", "maxRetries"]],
@@ -51,6 +54,17 @@ describe("OpenAIChatModel errors", () => {
     expect(error.name).toBe("OpenAITimeoutError");
     expect(error).toMatchObject({ timeoutMs: 50 });
     expect(error.message).toContain("`timeout`");
+  });
+
+  it("names the timeout of a client passed in", async () => {
+    const { server } = await setup({ responses: [{ content: "late", firstByteDelayMs: 30_000 }] });
+    const client = new OpenAI({ apiKey: "k", baseURL: server.baseURL, timeout: 40, maxRetries: 0 });
+    const model = new OpenAIChatModel({ model: "test-model", client });
+    const error = await failure(model.invoke("go"));
+    expect(error.name).toBe("OpenAITimeoutError");
+    expect(error).toMatchObject({ timeoutMs: 40 });
+    expect(error.message).toContain("after 40 ms");
+    expect(error.message).not.toContain("attempts");
   });
 
   it("reports a server that cannot be reached", async () => {

@@ -15,13 +15,19 @@ export interface OpenAIChatModelOptions extends BaseChatModelParams {
   baseURL?: string;
   /** Retries on 408/409/429/5xx and connection errors, with backoff that honours `Retry-After`. @default 2 */
   maxRetries?: number;
-  /** Milliseconds before one attempt times out. @default the SDK's (10 minutes) */
+  /**
+   * Milliseconds before one attempt times out: waiting for the response, and then between two
+   * chunks of a streamed response (a stalled stream). @default the SDK's (10 minutes)
+   */
   timeout?: number;
   /** Sampling temperature, 0 to 2. */
   temperature?: number;
   /** Nucleus sampling, 0 to 1. */
   topP?: number;
-  /** Maximum tokens to generate (`max_tokens`). */
+  /**
+   * Maximum tokens to generate: sent as `max_tokens`, or as `max_completion_tokens` to OpenAI's
+   * reasoning models (`o1`, `o3`, `o4-mini`, `gpt-5`...), which reject `max_tokens`.
+   */
   maxTokens?: number;
   /** Stop sequences, merged with the call's. */
   stop?: string[];
@@ -52,8 +58,7 @@ export interface OpenAIChatModelOptions extends BaseChatModelParams {
   /**
    * A ready-made `openai` client to use instead of building one (for a custom `fetch`, proxy or
    * Azure). `apiKey`, `baseURL`, `maxRetries`, `timeout`, `defaultHeaders`, `organization` and
-   * `project` are then ignored, except that `maxRetries` and `timeout` still appear in error
-   * messages.
+   * `project` are then ignored: the client's own settings apply (and error messages name them).
    */
   client?: OpenAI;
 }

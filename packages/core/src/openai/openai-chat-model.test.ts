@@ -6,7 +6,7 @@ import { z } from "zod";
 import { InvalidArgumentError } from "../errors/invalid-argument-error";
 import { OpenAIChatModel } from "./openai-chat-model";
 import type { OpenAIChatModelOptions } from "./openai-chat-model-options";
-import { failure, setup, streamAll } from "./test-helpers";
+import { failure, realPause, setup, streamAll, until } from "./test-helpers";
 
 afterEach(() => {
   vi.useRealTimers();
@@ -259,18 +259,3 @@ describe("OpenAIChatModel construction", () => {
     expect(JSON.stringify(model.toJSON())).not.toContain("sk-secret");
   });
 });
-
-const realSetTimeout = globalThis.setTimeout;
-
-/** Polls in real time (even under fake timers) until `condition` holds, for at most 10 s. */
-async function until(condition: () => boolean): Promise<void> {
-  for (let waited = 0; !condition(); waited += 5) {
-    if (waited > 10_000) throw new Error("condition not met within 10 s");
-    await new Promise((resolve) => realSetTimeout(resolve, 5));
-  }
-}
-
-/** Lets real I/O (the loopback server and the client) make progress while timers are faked. */
-function realPause(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve)).then(() => new Promise((resolve) => setImmediate(resolve)));
-}

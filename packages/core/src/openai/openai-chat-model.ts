@@ -6,7 +6,6 @@ import {
   type BaseChatModelCallOptions,
   type BindToolsInput,
   type LangSmithParams,
-  type ToolChoice,
 } from "@langchain/core/language_models/chat_models";
 import { AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
@@ -15,8 +14,11 @@ import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import OpenAI from "openai";
 import { fromAggregate, toAIMessage, toMessageChunk, type ToolCallHeaders } from "./from-openai-response";
 import { environment, resolveOptions, type OpenAIChatModelOptions, type ResolvedOptions } from "./openai-chat-model-options";
+import { OpenAIConnectionError } from "./openai-chat-model-error";
 import { toOpenAIChatModelError } from "./to-openai-chat-model-error";
+import { checkToolChoice, isReasoningModel, toToolChoice } from "./request-params";
 import { toOpenAIMessages } from "./to-openai-messages";
+import { withIdleTimeout } from "./with-idle-timeout";
 
 /** Call options of {@link OpenAIChatModel}. */
 export interface OpenAIChatModelCallOptions extends BaseChatModelCallOptions {
@@ -28,6 +30,8 @@ export interface OpenAIChatModelCallOptions extends BaseChatModelCallOptions {
   response_format?: OpenAI.Chat.ChatCompletionCreateParams["response_format"];
   /** A seed for this call. */
   seed?: number;
+  /** Send the tools with `strict: true` (or `false`): OpenAI's structured outputs for tool arguments. */
+  strict?: boolean;
 }
 
 type CreateParams = OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
@@ -119,8 +123,23 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
 
   /**
    * Binds tools (zod-schema or any `@langchain/core` tools, or OpenAI tool definitions) and
-   * optionally `tool_choice` (`"auto"`, `"none"`, `"required"`/`"any"`, or a tool's name) and
-   * `parallel_tool_calls`.
+   * optionally `tool_choice` (`"auto"`, `"none"`, `"required"`/`"any"`, or a bound tool's name),
+   * `parallel_tool_calls` and `strict`.
+   *
+   * @example
+   * ```ts
+   * import { OpenAIChatModel } from "@agentrx/core/openai";
+   * import { tool } from "@langchain/core/tools";
+   * import { z } from "zod";
+   *
+   * const weather = tool(async ({ city }) => `Sunny in ${city}`, {
+   *   name: "weather",
+   *   description: "Current weather in a city.",
+   *   schema: z.object({ city: z.string() }),
+   * });
+   * const model = new OpenAIChatModel({ model: "gpt-4o-mini", apiKey: "sk-..." });
+   * const withTools = model.bindTools([weather], { tool_choice: "weather", parallel_tool_calls: false });
+   * ```
    */
   override bindTools(
     tools: BindToolsInput[],
@@ -144,14 +163,18 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
   invocationParams(options?: this["ParsedCallOptions"]): Omit<CreateParams, "messages"> {
     const o = this.options;
     const stop = [...(o.stop ?? []), ...(options?.stop ?? [])];
-    const tools = options?.tools?.map((tool) => convertToOpenAITool(tool) as OpenAI.Chat.ChatCompletionTool);
+    const strict = options?.strict;
+    const tools = options?.tools?.map(
+      (tool) => convertToOpenAITool(tool, strict !== undefined ? { strict } : undefined) as OpenAI.Chat.ChatCompletionTool,
+    );
+    if (tools?.length && options?.tool_choice !== undefined) checkToolChoice(options.tool_choice, tools);
     const seed = options?.seed ?? o.seed;
     return {
       ...o.modelKwargs,
       model: this.model,
       ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
       ...(o.topP !== undefined ? { top_p: o.topP } : {}),
-      ...(o.maxTokens !== undefined ? { max_tokens: o.maxTokens } : {}),
+      ...(o.maxTokens !== undefined ? { [isReasoningModel(this.model) ? "max_completion_tokens" : "max_tokens"]: o.maxTokens } : {}),
       ...(o.presencePenalty !== undefined ? { presence_penalty: o.presencePenalty } : {}),
       ...(o.frequencyPenalty !== undefined ? { frequency_penalty: o.frequencyPenalty } : {}),
       ...(seed !== undefined ? { seed } : {}),
@@ -172,7 +195,7 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
       const message = fromAggregate(await collectChunks(this._streamResponseChunks(messages, options, runManager)));
       return { generations: [{ text: message.text, message }], llmOutput: tokenUsage(message.usage_metadata) };
     }
-    const body: CreateParams = { ...this.invocationParams(options), messages: toOpenAIMessages(messages) };
+    const body: CreateParams = { ...this.invocationParams(options), messages: this.toMessages(messages) };
     let completion: OpenAI.Chat.ChatCompletion;
     try {
       completion = await this.client.chat.completions.create(body, options.signal ? { signal: options.signal } : {});
@@ -193,21 +216,25 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
   ): AsyncGenerator<ChatGenerationChunk> {
     const body: OpenAI.Chat.ChatCompletionCreateParamsStreaming = {
       ...this.invocationParams(options),
-      messages: toOpenAIMessages(messages),
+      messages: this.toMessages(messages),
       stream: true,
       ...(this.options.streamUsage !== false ? { stream_options: { include_usage: true } } : {}),
     };
     let received: number | undefined;
+    let finished = false;
     try {
       const stream = await this.client.chat.completions.create(body, options.signal ? { signal: options.signal } : {});
       received = 0;
       const headers: ToolCallHeaders = new Map();
-      for await (const raw of stream) {
+      const idleMs = this.client.timeout ?? this.resolved.timeout;
+      const chunks = idleMs ? withIdleTimeout(stream, idleMs, () => stream.controller.abort()) : stream;
+      for await (const raw of chunks) {
         received++;
         const message = toMessageChunk(raw, headers);
         if (!message) continue;
         const text = typeof message.content === "string" ? message.content : "";
         const finishReason = message.response_metadata?.finish_reason;
+        if (finishReason) finished = true;
         const chunk = new ChatGenerationChunk({
           text,
           message,
@@ -219,25 +246,36 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
     } catch (error) {
       throw this.toError(error, options.signal, received);
     }
+    // The SDK ends the stream quietly when it is aborted, or when the body ends without [DONE].
+    if (options.signal?.aborted) throw this.toError(options.signal.reason, options.signal, received);
+    if (!finished) {
+      throw new OpenAIConnectionError({
+        model: this.model,
+        baseURL: this.baseURL,
+        midStream: true,
+        message:
+          `The stream from ${this.baseURL} for model "${this.model}" ended after ${received ?? 0} chunk(s) without a ` +
+          "finish_reason: the response is incomplete (the connection was closed early, or the server does not " +
+          "follow the Chat Completions streaming format).",
+      });
+    }
+  }
+
+  private toMessages(messages: BaseMessage[]): OpenAI.Chat.ChatCompletionMessageParam[] {
+    return toOpenAIMessages(messages, { systemAsDeveloper: isReasoningModel(this.model) });
   }
 
   private toError(error: unknown, signal: AbortSignal | undefined, chunksReceived: number | undefined): Error {
     return toOpenAIChatModelError(error, {
       model: this.model,
       baseURL: this.baseURL,
-      timeoutMs: this.resolved.timeout,
-      maxRetries: this.resolved.maxRetries,
+      // The client's own settings: the SDK's default timeout, or those of a client passed in.
+      timeoutMs: this.client.timeout ?? this.resolved.timeout,
+      maxRetries: this.client.maxRetries ?? this.resolved.maxRetries,
       signal,
       chunksReceived,
     });
   }
-}
-
-function toToolChoice(choice: ToolChoice): OpenAI.Chat.ChatCompletionToolChoiceOption {
-  if (choice === "any") return "required";
-  if (choice === "auto" || choice === "none" || choice === "required") return choice;
-  if (typeof choice === "string") return { type: "function", function: { name: choice } };
-  return choice as OpenAI.Chat.ChatCompletionToolChoiceOption;
 }
 
 function tokenUsage(usage: { input_tokens: number; output_tokens: number; total_tokens: number } | undefined) {

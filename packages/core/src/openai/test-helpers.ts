@@ -6,15 +6,16 @@ import type { OpenAICompatibleServerOptions } from "../testing/openai-compatible
 import { OpenAIChatModel } from "./openai-chat-model";
 import type { OpenAIChatModelOptions } from "./openai-chat-model-options";
 
-let server: OpenAICompatibleServer | undefined;
+const servers = new Set<OpenAICompatibleServer>();
 afterEach(async () => {
-  await server?.close();
-  server = undefined;
+  await Promise.all([...servers].map((server) => server.close()));
+  servers.clear();
 });
 
 /** Starts a loopback server (closed after the test) and a model pointed at it, without retries. */
 export async function setup(serverOptions: OpenAICompatibleServerOptions, modelOptions: Partial<OpenAIChatModelOptions> = {}) {
-  server = await startOpenAICompatibleServer(serverOptions);
+  const server = await startOpenAICompatibleServer(serverOptions);
+  servers.add(server);
   const model = new OpenAIChatModel({ model: "test-model", baseURL: server.baseURL, apiKey: "test", maxRetries: 0, ...modelOptions });
   return { server, model };
 }
@@ -34,4 +35,19 @@ export async function failure(promise: Promise<unknown>): Promise<Error> {
     return error as Error;
   }
   throw new Error("expected the call to fail");
+}
+
+const realSetTimeout = globalThis.setTimeout;
+
+/** Polls in real time (even under fake timers) until `condition` holds, for at most 10 s. */
+export async function until(condition: () => boolean): Promise<void> {
+  for (let waited = 0; !condition(); waited += 5) {
+    if (waited > 10_000) throw new Error("condition not met within 10 s");
+    await new Promise((resolve) => realSetTimeout(resolve, 5));
+  }
+}
+
+/** Lets real I/O (the loopback server and the client) make progress while timers are faked. */
+export function realPause(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve)).then(() => new Promise((resolve) => setImmediate(resolve)));
 }

@@ -10,6 +10,7 @@ import {
   OpenAIServerError,
   OpenAITimeoutError,
 } from "./openai-chat-model-error";
+import { StreamIdleTimeout } from "./with-idle-timeout";
 
 /** What the model knew when the call failed. */
 export interface FailureContext {
@@ -34,6 +35,15 @@ export function toOpenAIChatModelError(error: unknown, context: FailureContext):
     const reason = context.signal?.reason;
     return AbortError.isInstance(reason) ? reason : new AbortError({ reason: reason ?? error });
   }
+  if (error instanceof StreamIdleTimeout) {
+    return new OpenAITimeoutError({
+      ...base,
+      timeoutMs: error.ms,
+      message:
+        `The stream from ${baseURL} for model "${model}" stalled: nothing arrived for ${error.ms} ms after ` +
+        `${context.chunksReceived ?? 0} chunk(s). Raise the \`timeout\` option or check that the server is responsive.`,
+    });
+  }
   if (error instanceof APIConnectionTimeoutError) {
     return new OpenAITimeoutError({
       ...base,
@@ -54,13 +64,23 @@ export function toOpenAIChatModelError(error: unknown, context: FailureContext):
   if (error instanceof APIError && typeof error.status === "number") {
     const status = error.status;
     const serverMessage = serverMessageOf(error);
-    if (status === 401 || status === 403) {
+    if (status === 401) {
       return new OpenAIAuthenticationError({
         ...base,
         status,
         message:
           `The server at ${baseURL} rejected the API key (${status}): ${serverMessage} ` +
           "Pass a valid `apiKey` or set OPENAI_API_KEY.",
+      });
+    }
+    if (status === 403) {
+      // The key was accepted but may not do this (a model, project or region it has no access to).
+      return new OpenAIAuthenticationError({
+        ...base,
+        status,
+        message:
+          `The server at ${baseURL} refused access to model "${model}" (${status}): ${serverMessage} ` +
+          "Check that the API key's project or organization has access to this model.",
       });
     }
     if (status === 429) {
@@ -90,6 +110,15 @@ export function toOpenAIChatModelError(error: unknown, context: FailureContext):
     });
   }
   if (context.chunksReceived !== undefined) {
+    if (error instanceof APIError) {
+      // An error event in the stream (`data: {"error": {...}}`): the server's own failure, not the network's.
+      return new OpenAIServerError({
+        ...base,
+        message:
+          `The server at ${baseURL} reported an error in the middle of the stream for model "${model}", after ` +
+          `${context.chunksReceived} chunk(s): ${serverMessageOf(error)}`,
+      });
+    }
     if (error instanceof SyntaxError) {
       return new OpenAIResponseError({
         ...base,

@@ -1,21 +1,51 @@
 import type { BaseMessage, MessageContent } from "@langchain/core/messages";
 import type OpenAI from "openai";
+import { InvalidArgumentError } from "../errors/invalid-argument-error";
 
 type MessageParam = OpenAI.Chat.ChatCompletionMessageParam;
 type UserContentPart = OpenAI.Chat.ChatCompletionContentPart;
 
-/** Converts `@langchain/core` messages to Chat Completions messages. */
-export function toOpenAIMessages(messages: BaseMessage[]): MessageParam[] {
-  return messages.map(toOpenAIMessage);
+/** How messages are converted for one model. */
+export interface ToOpenAIMessagesOptions {
+  /** Send system messages with the `developer` role (what OpenAI's reasoning models expect). */
+  systemAsDeveloper?: boolean;
 }
 
-function toOpenAIMessage(message: BaseMessage): MessageParam {
+/**
+ * Converts `@langchain/core` messages to Chat Completions messages. Throws an
+ * `InvalidArgumentError` for a message the API would reject for want of an id (a tool message
+ * without `tool_call_id`, a tool call without `id`), so the caller learns which message is at fault
+ * instead of getting a 400.
+ */
+export function toOpenAIMessages(messages: BaseMessage[], options: ToOpenAIMessagesOptions = {}): MessageParam[] {
+  return messages.map((message, index) => withName(toOpenAIMessage(message, index, options), message));
+}
+
+/** Keeps the message's `name` (a participant's name) on the roles that take one. */
+function withName(param: MessageParam, message: BaseMessage): MessageParam {
+  const name = message.name;
+  if (typeof name !== "string" || !name || param.role === "tool" || "name" in param) return param;
+  return { ...param, name } as MessageParam;
+}
+
+function missingId(index: number, message: BaseMessage, what: string): never {
+  throw new InvalidArgumentError({
+    argument: `messages[${index}]`,
+    value: message,
+    message:
+      `OpenAIChatModel: messages[${index}] (${message.getType()}) ${what}. The Chat Completions API pairs every ` +
+      "tool result with its tool call by id: give each AIMessage tool call an `id` and each ToolMessage the " +
+      "`tool_call_id` of the call it answers.",
+  });
+}
+
+function toOpenAIMessage(message: BaseMessage, index: number, options: ToOpenAIMessagesOptions): MessageParam {
   const type = message.getType();
   switch (type) {
-    case "system":
-      return { role: "system", content: message.text };
-    case "developer":
-      return { role: "developer", content: message.text };
+    case "system": {
+      const developer = options.systemAsDeveloper || message.additional_kwargs?.__openai_role__ === "developer";
+      return { role: developer ? "developer" : "system", content: message.text };
+    }
     case "human":
       return { role: "user", content: userContent(message.content) };
     case "ai": {
@@ -24,9 +54,11 @@ function toOpenAIMessage(message: BaseMessage): MessageParam {
         invalid_tool_calls?: { id?: string; name?: string; args?: string }[];
       };
       const toolCalls = [
-        ...(ai.tool_calls ?? []).map((call) => ({ id: call.id ?? "", name: call.name, args: JSON.stringify(call.args ?? {}) })),
-        ...(ai.invalid_tool_calls ?? []).map((call) => ({ id: call.id ?? "", name: call.name ?? "", args: call.args ?? "" })),
+        ...(ai.tool_calls ?? []).map((call) => ({ id: call.id, name: call.name, args: JSON.stringify(call.args ?? {}) })),
+        ...(ai.invalid_tool_calls ?? []).map((call) => ({ id: call.id, name: call.name ?? "", args: call.args ?? "" })),
       ];
+      const unnamed = toolCalls.find((call) => !call.id);
+      if (unnamed) missingId(index, message, `has a tool call ("${unnamed.name}") without an \`id\``);
       const functionCall = message.additional_kwargs?.function_call as { name: string; arguments: string } | undefined;
       return {
         role: "assistant",
@@ -34,7 +66,7 @@ function toOpenAIMessage(message: BaseMessage): MessageParam {
         ...(toolCalls.length
           ? {
               tool_calls: toolCalls.map((call) => ({
-                id: call.id,
+                id: call.id as string,
                 type: "function" as const,
                 function: { name: call.name, arguments: call.args },
               })),
@@ -43,13 +75,16 @@ function toOpenAIMessage(message: BaseMessage): MessageParam {
         ...(functionCall ? { function_call: { name: functionCall.name, arguments: functionCall.arguments } } : {}),
       };
     }
-    case "tool":
-      return { role: "tool", tool_call_id: (message as BaseMessage & { tool_call_id: string }).tool_call_id, content: message.text };
+    case "tool": {
+      const id = (message as BaseMessage & { tool_call_id?: unknown }).tool_call_id;
+      if (typeof id !== "string" || !id) missingId(index, message, "has no `tool_call_id`");
+      return { role: "tool", tool_call_id: id as string, content: message.text };
+    }
     case "function":
       return { role: "function", name: message.name ?? "", content: message.text };
     case "generic": {
       const role = (message as BaseMessage & { role?: string }).role;
-      if (role === "system" || role === "developer") return { role, content: message.text };
+      if (role === "system" || role === "developer") return { role: options.systemAsDeveloper ? "developer" : role, content: message.text };
       if (role === "assistant" || role === "ai") return { role: "assistant", content: message.text };
       return { role: "user", content: userContent(message.content) };
     }

@@ -27,6 +27,19 @@ export interface LoopbackCompletion {
   dropAfterChunks?: number;
   /** Streaming only: after this many SSE events, send an event that is not valid JSON, then end. */
   malformedAfterChunks?: number;
+  /**
+   * Streaming only: after this many SSE events, send an error event (`data: {"error": {...}}`, as
+   * OpenAI and vLLM do when generation fails mid-stream) with this message, then end.
+   */
+  errorAfterChunks?: number;
+  /** The message of the `errorAfterChunks` event. @default "The server had an error while processing your request." */
+  errorMessage?: string;
+  /** Streaming only: end the response cleanly (no error, no `[DONE]`) after this many SSE events. */
+  endAfterChunks?: number;
+  /** Streaming only: end a complete stream without the final `data: [DONE]`. @default false */
+  omitDone?: boolean;
+  /** A refusal instead of content (`message.refusal`, streamed as `delta.refusal` deltas). */
+  refusal?: string;
 }
 
 /** An HTTP error the loopback server answers with, in OpenAI's error format. */
@@ -39,6 +52,8 @@ export interface LoopbackHttpError {
   type?: string;
   /** `error.code` of the body. @default null */
   code?: string | null;
+  /** `error.param` of the body: the request parameter at fault. @default null */
+  param?: string | null;
   /** The `Retry-After` header: seconds (may be fractional) or an HTTP date. */
   retryAfter?: number | string;
   /** More response headers. */
@@ -91,7 +106,7 @@ export function errorBody(error: LoopbackHttpError): string {
     error: {
       message: error.message ?? `Loopback server answered with status ${error.status}.`,
       type: error.type ?? ERROR_TYPES[error.status] ?? "server_error",
-      param: null,
+      param: error.param ?? null,
       code: error.code ?? null,
     },
   });
@@ -111,6 +126,7 @@ export interface PreparedCompletion {
   content: string;
   toolCalls: ToolCallOut[];
   finishReason: string;
+  refusal: string | null;
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
 }
 
@@ -141,6 +157,7 @@ export function prepareCompletion(completion: LoopbackCompletion, request: Loopb
     content,
     toolCalls,
     finishReason: completion.finishReason ?? (toolCalls.length && !stopped ? "tool_calls" : "stop"),
+    refusal: completion.refusal ?? null,
     usage: {
       prompt_tokens: usage.promptTokens,
       completion_tokens: usage.completionTokens,
@@ -161,8 +178,8 @@ export function completionBody(prepared: PreparedCompletion): string {
         index: 0,
         message: {
           role: "assistant",
-          content: prepared.toolCalls.length && !prepared.content ? null : prepared.content,
-          refusal: null,
+          content: (prepared.toolCalls.length || prepared.refusal) && !prepared.content ? null : prepared.content,
+          refusal: prepared.refusal,
           ...(prepared.toolCalls.length
             ? {
                 tool_calls: prepared.toolCalls.map((call) => ({
@@ -200,6 +217,7 @@ export function completionChunks(
   });
   const chunks: object[] = [chunk({ role: "assistant", content: "", refusal: null })];
   for (const text of textDeltas) chunks.push(chunk({ content: text }));
+  for (const text of splitText(prepared.refusal ?? "", "word")) chunks.push(chunk({ refusal: text }));
   prepared.toolCalls.forEach((call, index) => {
     chunks.push(chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }));
   });

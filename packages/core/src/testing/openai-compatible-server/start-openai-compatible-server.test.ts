@@ -144,7 +144,7 @@ describe("startOpenAICompatibleServer", () => {
     const controller = new AbortController();
     const pending = fetch(`${url}/v1/chat/completions`, {
       method: "POST",
-      body: JSON.stringify({ model: "m", messages: [] }),
+      body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] }),
       signal: controller.signal,
     });
     await expect.poll(() => requests.length).toBe(1);

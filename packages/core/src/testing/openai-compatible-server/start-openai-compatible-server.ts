@@ -1,6 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { InvalidArgumentError } from "../../errors/invalid-argument-error";
 import {
   completionBody,
   completionChunks,
@@ -13,6 +12,8 @@ import {
   prepareCompletion,
   splitText,
 } from "./server-reply";
+import { validateChatRequest } from "./validate-chat-request";
+import { validateServerOptions } from "./validate-server-options";
 
 /** Options of {@link startOpenAICompatibleServer}. */
 export interface OpenAICompatibleServerOptions {
@@ -34,6 +35,13 @@ export interface OpenAICompatibleServerOptions {
   apiKey?: string;
   /** The models `GET /v1/models` lists. @default ["loopback-model"] */
   models?: string[];
+  /**
+   * Reject chat requests the OpenAI API would reject, with its 400 (invalid JSON, no `model` or
+   * `messages`, `stream_options` without `stream`, `tool_choice` or `parallel_tool_calls` without
+   * tools, an unknown role, a tool message without `tool_call_id`, tool calls left without a
+   * result), before they take a reply from the script. @default true
+   */
+  validateRequests?: boolean;
 }
 
 /** A running loopback server; see {@link startOpenAICompatibleServer}. */
@@ -82,8 +90,9 @@ export async function startOpenAICompatibleServer({
   tokenDelayMs = 0,
   apiKey,
   models = ["loopback-model"],
+  validateRequests = true,
 }: OpenAICompatibleServerOptions): Promise<OpenAICompatibleServer> {
-  validate(responses, onExhausted, chunkSize, toolCallChunkSize, tokenDelayMs);
+  validateServerOptions(responses, onExhausted, chunkSize, toolCallChunkSize, tokenDelayMs, validateRequests);
   const script = [...responses];
   const requests: LoopbackRequest[] = [];
   const sockets = new Set<Socket>();
@@ -144,9 +153,18 @@ export async function startOpenAICompatibleServer({
         res.end('data: {"id": "chatcmpl-broken", "choices": [{"delta": {"content": "unterminated\n\n');
         return;
       }
+      if (sent === completion.errorAfterChunks) {
+        const message = completion.errorMessage ?? "The server had an error while processing your request.";
+        res.end(`data: ${errorBody({ status: 500, message })}\n\n`);
+        return;
+      }
+      if (sent === completion.endAfterChunks) {
+        res.end();
+        return;
+      }
       res.write(`data: ${JSON.stringify(chunk)}\n\n`);
     }
-    res.end("data: [DONE]\n\n");
+    res.end(completion.omitDone ? undefined : "data: [DONE]\n\n");
   };
 
   const handleChat = async (res: ServerResponse, request: LoopbackRequest) => {
@@ -169,10 +187,12 @@ export async function startOpenAICompatibleServer({
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const raw = await readBody(req);
     let body: unknown;
+    let parseError: string | undefined;
     try {
       body = raw ? JSON.parse(raw) : undefined;
-    } catch {
+    } catch (error) {
       body = undefined;
+      parseError = (error as Error).message;
     }
     let finish!: () => void;
     const request: LoopbackRequest = {
@@ -197,8 +217,22 @@ export async function startOpenAICompatibleServer({
     }
     const route = `${request.method} ${request.path}`;
     if (route === "POST /v1/chat/completions") {
-      if (typeof body !== "object" || body === null) {
+      if (parseError !== undefined) {
+        await sendError(res, {
+          status: 400,
+          message:
+            `We could not parse the JSON body of your request (${parseError}). The OpenAI API expects a JSON ` +
+            "payload, but what was sent was not valid JSON.",
+        });
+        return;
+      }
+      if (typeof body !== "object" || body === null || Array.isArray(body)) {
         await sendError(res, { status: 400, message: "The request body must be a JSON object." });
+        return;
+      }
+      const invalid = validateRequests ? validateChatRequest(body as Record<string, unknown>) : undefined;
+      if (invalid) {
+        await sendError(res, invalid);
         return;
       }
       await handleChat(res, request);
@@ -259,31 +293,4 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on("end", () => resolve(Buffer.concat(parts).toString("utf8")));
     req.on("error", reject);
   });
-}
-
-function validate(
-  responses: unknown,
-  onExhausted: unknown,
-  chunkSize: unknown,
-  toolCallChunkSize: unknown,
-  tokenDelayMs: unknown,
-): void {
-  const fail = (argument: string, value: unknown, expected: string) => {
-    throw new InvalidArgumentError({
-      argument,
-      value,
-      message: `startOpenAICompatibleServer: \`${argument}\` must be ${expected}, got ${String(value)}.`,
-    });
-  };
-  if (!Array.isArray(responses)) fail("responses", responses, "an array of replies");
-  if (!["error", "repeat-last", "cycle"].includes(onExhausted as string)) {
-    fail("onExhausted", onExhausted, '"error", "repeat-last" or "cycle"');
-  }
-  if (chunkSize !== "word" && !(Number.isInteger(chunkSize) && (chunkSize as number) > 0)) {
-    fail("chunkSize", chunkSize, '"word" or a positive integer');
-  }
-  if (!(Number.isInteger(toolCallChunkSize) && (toolCallChunkSize as number) > 0)) {
-    fail("toolCallChunkSize", toolCallChunkSize, "a positive integer");
-  }
-  if (typeof tokenDelayMs !== "number" || !(tokenDelayMs >= 0)) fail("tokenDelayMs", tokenDelayMs, "a number >= 0");
 }

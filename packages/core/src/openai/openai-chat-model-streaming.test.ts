@@ -1,0 +1,126 @@
+import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import type { AIMessageChunk } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { failure, setup, streamAll } from "./test-helpers";
+
+const lookup = tool(async () => "", {
+  name: "lookup",
+  description: "Look something up.",
+  schema: z.object({ term: z.string() }),
+});
+
+/** The parts of a message both streaming paths must agree on. */
+function essentials(message: AIMessageChunk) {
+  const { tokenUsage: _legacy, ...metadata } = message.response_metadata as Record<string, unknown>;
+  return {
+    id: message.id,
+    content: message.content,
+    tool_calls: message.tool_calls,
+    invalid_tool_calls: message.invalid_tool_calls,
+    usage_metadata: message.usage_metadata,
+    response_metadata: metadata,
+  };
+}
+
+describe("OpenAIChatModel streaming", () => {
+  it("invoke with streaming: true and stream() give the same message (text, tool calls, usage, finish reason)", async () => {
+    const reply = {
+      content: "Looking up.",
+      toolCalls: [
+        { name: "lookup", arguments: { term: "a \"quoted\" {term}" }, id: "call_1" },
+        { name: "lookup", arguments: { term: "b" }, id: "call_2" },
+      ],
+      finishReason: "length" as const,
+      usage: { promptTokens: 11, completionTokens: 7 },
+    };
+    const { model } = await setup({ responses: [reply], onExhausted: "repeat-last", toolCallChunkSize: 2 }, { streaming: true });
+    const bound = model.bindTools([lookup]);
+    const invoked = await bound.invoke("go");
+    const streamed = (await streamAll(bound, "go")).reduce((all, chunk) => all.concat(chunk));
+    expect({ ...essentials(invoked), id: undefined }).toEqual({ ...essentials(streamed), id: undefined });
+    expect(invoked.tool_calls?.map((call) => call.args)).toEqual([{ term: "a \"quoted\" {term}" }, { term: "b" }]);
+    expect(invoked.usage_metadata).toMatchObject({ input_tokens: 11, output_tokens: 7, total_tokens: 18 });
+    expect(invoked.response_metadata).toMatchObject({ finish_reason: "length", model_name: "test-model" });
+  });
+
+  it("reports only text deltas as tokens, each with its chunk", async () => {
+    const { model } = await setup({ responses: [{ content: "Let me look.", toolCalls: [{ name: "lookup", arguments: { term: "x" } }] }] });
+    const tokens: { token: string; chunkText: string | undefined }[] = [];
+    const handler = BaseCallbackHandler.fromMethods({
+      handleLLMNewToken: (token: string, _index, _runId, _parent, _tags, fields) =>
+        void tokens.push({ token, chunkText: (fields?.chunk as { text?: string } | undefined)?.text }),
+    });
+    const chunks = [];
+    for await (const chunk of await model.bindTools([lookup]).stream("go", { callbacks: [handler] })) chunks.push(chunk);
+    expect(chunks.some((chunk) => chunk.tool_call_chunks?.some((part) => part.args))).toBe(true);
+    expect(tokens).toEqual(["Let ", "me ", "look."].map((token) => ({ token, chunkText: token })));
+  });
+
+  it("streams a refusal as a non-streamed response carries it", async () => {
+    const { model } = await setup({ responses: [{ refusal: "I can't help with that." }], onExhausted: "repeat-last" });
+    const plain = await model.invoke("go");
+    const streamed = (await streamAll(model, "go")).reduce((all, chunk) => all.concat(chunk));
+    expect(plain.additional_kwargs.refusal).toBe("I can't help with that.");
+    expect(streamed.additional_kwargs.refusal).toBe("I can't help with that.");
+    expect(streamed.content).toBe("");
+  });
+
+  it("accepts a stream that finished but omitted [DONE]", async () => {
+    const { model } = await setup({ responses: [{ content: "all of it", omitDone: true }] }, { streaming: true });
+    const message = await model.invoke("go");
+    expect(message.content).toBe("all of it");
+    expect(message.response_metadata.finish_reason).toBe("stop");
+  });
+
+  it("fails a stream that ends without a finish_reason, even with streaming: true", async () => {
+    const { model } = await setup({ responses: [{ content: "a b c d e", endAfterChunks: 3 }] }, { streaming: true });
+    const error = await failure(model.invoke("go"));
+    expect(error.name).toBe("OpenAIConnectionError");
+    expect(error).toMatchObject({ midStream: true });
+    expect(error.message).toContain("ended after 3 chunk(s) without a finish_reason");
+  });
+
+  it("reports an error event in the middle of the stream with the server's message", async () => {
+    const { model } = await setup({ responses: [{ content: "a b c d e", errorAfterChunks: 2, errorMessage: "GPU fell over." }] });
+    const error = await failure(streamAll(model, "go"));
+    expect(error.name).toBe("OpenAIServerError");
+    expect(error.message).toContain("GPU fell over.");
+    expect(error.message).toContain("after 2 chunk(s)");
+  });
+
+  it("aborting mid-stream with streaming: true fails with an AbortError and closes the connection", async () => {
+    const { server, model } = await setup({ responses: ["one two three four five six seven eight"], tokenDelayMs: 20 }, { streaming: true });
+    const controller = new AbortController();
+    const tokens: string[] = [];
+    const handler = BaseCallbackHandler.fromMethods({
+      handleLLMNewToken: (token: string) => {
+        tokens.push(token);
+        if (tokens.length === 2) controller.abort();
+      },
+    });
+    const error = await failure(model.invoke("go", { signal: controller.signal, callbacks: [handler] }));
+    expect(error.name).toBe("AbortError");
+    await server.requests[0]?.done;
+    expect(server.requests[0]?.clientDisconnected).toBe(true);
+    expect(tokens.length).toBeLessThan(8);
+  });
+
+  it("fails a stream that stalls mid-way with an OpenAITimeoutError after `timeout` ms, closing the connection", async () => {
+    const { server, model } = await setup({ responses: ["one two three"], tokenDelayMs: 60_000 }, { timeout: 100 });
+    const error = await failure(streamAll(model, "go"));
+    expect(error.name).toBe("OpenAITimeoutError");
+    expect(error).toMatchObject({ timeoutMs: 100 });
+    expect(error.message).toContain("nothing arrived for 100 ms after 1 chunk(s)");
+    await server.requests[0]?.done;
+    expect(server.requests[0]?.clientDisconnected).toBe(true);
+  });
+
+  it("a consumer that stops reading closes the connection", async () => {
+    const { server, model } = await setup({ responses: ["one two three four five"], tokenDelayMs: 20 });
+    for await (const chunk of await model.stream("go")) if (chunk.text) break;
+    await server.requests[0]?.done;
+    expect(server.requests[0]?.clientDisconnected).toBe(true);
+  });
+});

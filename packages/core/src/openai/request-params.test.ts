@@ -1,0 +1,40 @@
+import { tool } from "@langchain/core/tools";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { InvalidArgumentError } from "../errors/invalid-argument-error";
+import { isReasoningModel } from "./request-params";
+import { failure, setup } from "./test-helpers";
+
+const weather = tool(async ({ city }) => `Sunny in ${city}`, {
+  name: "weather",
+  description: "Current weather in a city.",
+  schema: z.object({ city: z.string() }),
+});
+
+describe("OpenAIChatModel tool options", () => {
+  it("sends strict tool schemas when bound with strict: true", async () => {
+    const { server, model } = await setup({ responses: ["a", "b"] });
+    await model.bindTools([weather], { strict: true }).invoke("x");
+    await model.bindTools([weather]).invoke("x");
+    const [strict, plain] = server.chatRequests();
+    expect(strict.tools[0].function.strict).toBe(true);
+    expect(plain.tools[0].function.strict).toBeUndefined();
+  });
+
+  it.each([["wether"], [{ type: "function", function: { name: "wether" } }]])(
+    "fails clearly, sending nothing, when tool_choice names a tool that is not bound (%j)",
+    async (toolChoice) => {
+      const { server, model } = await setup({ responses: ["never"] });
+      const error = await failure(model.bindTools([weather], { tool_choice: toolChoice as never }).invoke("x"));
+      expect(InvalidArgumentError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ argument: "tool_choice" });
+      expect(error.message).toContain('"wether", which is not bound (the bound tools are "weather")');
+      expect(server.requests).toHaveLength(0);
+    },
+  );
+
+  it("tells reasoning models from chat models", () => {
+    expect(["o1", "o3-mini", "o4-mini", "gpt-5", "gpt-5-mini", "gpt-5.1"].filter(isReasoningModel)).toHaveLength(6);
+    expect(["gpt-4o-mini", "gpt-4.1", "gpt-5-chat-latest", "gpt-5.1-chat-latest", "llama3.1", "omni"].filter(isReasoningModel)).toEqual([]);
+  });
+});

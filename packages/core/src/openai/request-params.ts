@@ -1,0 +1,36 @@
+// Request-body helpers of OpenAIChatModel (not exported from the package).
+import type { ToolChoice } from "@langchain/core/language_models/chat_models";
+import type OpenAI from "openai";
+import { InvalidArgumentError } from "../errors/invalid-argument-error";
+
+/**
+ * OpenAI's reasoning models (o1, o3, o4-mini, gpt-5 but not gpt-5-chat) take `max_completion_tokens`
+ * (they reject `max_tokens`) and `developer` rather than `system` messages.
+ */
+export function isReasoningModel(model: string): boolean {
+  return /^o\d/.test(model) || (/^gpt-[5-9]/.test(model) && !/^gpt-\d+(\.\d+)?-chat/.test(model));
+}
+
+/** A `tool_choice` that names a tool must name a bound one (else OpenAI answers 400). */
+export function checkToolChoice(choice: ToolChoice, tools: OpenAI.Chat.ChatCompletionTool[]): void {
+  const name =
+    typeof choice === "string"
+      ? ["auto", "none", "required", "any"].includes(choice) ? undefined : choice
+      : (choice as { function?: { name?: unknown } }).function?.name;
+  const names = tools.flatMap((tool) => (tool.type === "function" ? [tool.function.name] : []));
+  if (typeof name !== "string" || names.includes(name)) return;
+  throw new InvalidArgumentError({
+    argument: "tool_choice",
+    value: choice,
+    message:
+      `OpenAIChatModel: \`tool_choice\` names the tool "${name}", which is not bound (the bound tools are ` +
+      `${names.map((bound) => `"${bound}"`).join(", ")}). Name one of them, or pass "auto", "none" or "required".`,
+  });
+}
+
+export function toToolChoice(choice: ToolChoice): OpenAI.Chat.ChatCompletionToolChoiceOption {
+  if (choice === "any") return "required";
+  if (choice === "auto" || choice === "none" || choice === "required") return choice;
+  if (typeof choice === "string") return { type: "function", function: { name: choice } };
+  return choice as OpenAI.Chat.ChatCompletionToolChoiceOption;
+}

@@ -1,0 +1,74 @@
+import type { LoopbackHttpError } from "./server-reply";
+
+const ROLES = new Set(["system", "developer", "user", "assistant", "tool", "function"]);
+
+/**
+ * Checks a chat-completion request body the way the OpenAI API does for the mistakes a client
+ * library can make (a missing model or messages, `stream_options` without `stream`, `tool_choice` or
+ * `parallel_tool_calls` without tools, an unknown role, a tool message without `tool_call_id`, tool
+ * calls left without a result), and returns the 400 OpenAI would answer, or
+ * `undefined` when the request is acceptable. The messages mimic OpenAI's own.
+ */
+export function validateChatRequest(body: Record<string, unknown>): LoopbackHttpError | undefined {
+  const bad = (message: string, param: string | null = null, code: string | null = null): LoopbackHttpError => ({
+    status: 400,
+    message,
+    ...(param ? { param } : {}),
+    code,
+  });
+  if (typeof body.model !== "string" || !body.model) return bad("you must provide a model parameter", "model");
+  const messages = body.messages;
+  if (!Array.isArray(messages)) return bad("Missing required parameter: 'messages'.", "messages", "missing_required_parameter");
+  if (!messages.length) return bad("Invalid 'messages': empty array. Expected an array with minimum length 1.", "messages", "empty_array");
+  if (body.stream_options != null && body.stream !== true) {
+    return bad("The 'stream_options' parameter is only allowed when 'stream' is enabled.", "stream_options");
+  }
+  const hasTools = Array.isArray(body.tools) && body.tools.length > 0;
+  for (const param of ["tool_choice", "parallel_tool_calls"]) {
+    if (body[param] != null && !hasTools) {
+      return bad(`Invalid value for '${param}': '${param}' is only allowed when 'tools' are specified.`, param);
+    }
+  }
+  const pending = new Map<string, number>();
+  for (const [index, message] of messages.entries()) {
+    const param = `messages.[${index}]`;
+    if (typeof message !== "object" || message === null) return bad(`Invalid type for '${param}': expected an object.`, param);
+    const { role, tool_call_id: toolCallId, tool_calls: toolCalls } = message as Record<string, unknown>;
+    if (typeof role !== "string" || !ROLES.has(role)) {
+      return bad(`Invalid value: '${String(role)}'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'.`, `${param}.role`, "invalid_value");
+    }
+    if (role !== "tool" && pending.size) return unanswered(pending, bad);
+    if (role === "tool") {
+      if (typeof toolCallId !== "string" || !toolCallId) {
+        return bad(`Missing required parameter: '${param}.tool_call_id'.`, `${param}.tool_call_id`, "missing_required_parameter");
+      }
+      if (!pending.delete(toolCallId)) {
+        return bad(
+          "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
+          `${param}.role`,
+        );
+      }
+    }
+    if (role === "assistant" && Array.isArray(toolCalls)) {
+      for (const call of toolCalls as { id?: unknown }[]) {
+        if (typeof call?.id !== "string" || !call.id) {
+          return bad(`Missing required parameter: '${param}.tool_calls.id'.`, `${param}.tool_calls`, "missing_required_parameter");
+        }
+        pending.set(call.id, index);
+      }
+    }
+  }
+  return pending.size ? unanswered(pending, bad) : undefined;
+}
+
+function unanswered(
+  pending: Map<string, number>,
+  bad: (message: string, param?: string | null) => LoopbackHttpError,
+): LoopbackHttpError {
+  const [index] = pending.values();
+  return bad(
+    "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. " +
+      `The following tool_call_ids did not have response messages: ${[...pending.keys()].join(", ")}`,
+    `messages.[${index}].role`,
+  );
+}
