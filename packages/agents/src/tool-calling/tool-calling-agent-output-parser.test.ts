@@ -1,4 +1,4 @@
-import { AIMessage } from "@langchain/core/messages";
+import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { OutputParserException } from "@langchain/core/output_parsers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -95,6 +95,13 @@ describe("ToolCallingAgentOutputParser", () => {
     const message = new AIMessage({ content: "", id: "m1", tool_calls: [{ name: "a", args: {} }, { name: "b", args: {} }] });
     const actions = await parser.invoke(message);
     expect(actions).toMatchObject([{ toolCallId: "m1_0" }, { toolCallId: "m1_1" }]);
+    // The message sent back carries the same ids, so each tool result answers its call.
+    const logged = (actions as { messageLog: AIMessage[] }[])[0]?.messageLog[0];
+    expect(logged?.tool_calls?.map((call) => call.id)).toEqual(["m1_0", "m1_1"]);
+    const scratchpad = formatToToolMessages(
+      (actions as ToolAgentAction[]).map((action) => ({ action, observation: `did ${action.tool}` })),
+    );
+    expect(scratchpad.map((m) => (m instanceof ToolMessage ? m.tool_call_id : m.getType()))).toEqual(["ai", "m1_0", "m1_1"]);
   });
 
   it("raises OutputParserException for a tool call without a name", async () => {

@@ -57,14 +57,22 @@ export class ToolCallingAgentOutputParser extends AgentOutputParser<ToolAgentAct
     if (calls.length === 0) return this.parseText(text);
     const bad = calls.find((call) => call.problem !== undefined || !call.name);
     if (bad) throw invalidToolCallError(bad, text);
+    // A call without an id gets one, and the message sent back must carry the same id so that the
+    // tool result answers it.
+    let missingId = false;
+    calls.forEach((call, index) => {
+      if (call.id) return;
+      call.id = `${message.id ?? "tool_call"}_${index}`;
+      missingId = true;
+    });
     // A recovered call is among the message's invalid tool calls: send back a copy that has it.
-    const logged = recovered ? withToolCalls(message as AIMessage, calls) : message;
-    return calls.map((call, index) => {
+    const logged = recovered || missingId ? withToolCalls(message as AIMessage, calls) : message;
+    return calls.map((call) => {
       const args = JSON.stringify(call.args);
       return {
         tool: call.name as string,
         toolInput: unwrapSingleArgument(call.args),
-        toolCallId: call.id ?? `${message.id ?? "tool_call"}_${index}`,
+        toolCallId: call.id as string,
         log: `Invoking "${call.name}" with ${args}${text ? `\n${text}` : ""}`,
         messageLog: [logged],
       };
