@@ -1,0 +1,222 @@
+// The script of a ScriptedChatModel: what a response may be, what each call records, and how a
+// scripted response becomes an AIMessage and its streamed chunks.
+import type { BindToolsInput, ToolChoice } from "@langchain/core/language_models/chat_models";
+import {
+  AIMessage,
+  type AIMessageChunk,
+  type BaseMessage,
+  type InvalidToolCall,
+  type MessageContent,
+  type ToolCallChunk,
+  type UsageMetadata,
+} from "@langchain/core/messages";
+import type { ToolCall } from "@langchain/core/messages/tool";
+import { strictToolCalls } from "../messages/strict-tool-calls";
+
+/** A tool call in a scripted response. */
+export interface ScriptedToolCall {
+  /** The tool's name. */
+  name: string;
+  /**
+   * The arguments: an object, or raw argument text (which may be invalid JSON, to test how an
+   * agent handles a model that emits broken arguments).
+   * @default {}
+   */
+  args?: Record<string, unknown> | string;
+  /** The tool call's id. @default `call_<call index>_<tool call index>` */
+  id?: string;
+}
+
+/** A scripted assistant message. */
+export interface ScriptedMessage {
+  /** Text (or content blocks) of the message. @default "" */
+  content?: MessageContent;
+  /** Tool calls the message makes. */
+  toolCalls?: ScriptedToolCall[];
+  /** Token usage to report. @default counted from the messages' words and the streamed tokens */
+  usage?: { inputTokens: number; outputTokens: number };
+  /** Latency before this response, overriding the model's `latencyMs`. */
+  latencyMs?: number;
+}
+
+/** What the model records of each call it receives. */
+export interface ScriptedCall {
+  /** 0-based position of the call. */
+  index: number;
+  /** The messages the model received. */
+  messages: BaseMessage[];
+  /** The tools bound for this call (`[]` when called without tools). */
+  tools: BindToolsInput[];
+  /** The names of the bound tools. */
+  toolNames: string[];
+  /** The tool choice bound for this call, if any. */
+  toolChoice: ToolChoice | undefined;
+  /** The stop sequences of this call, if any. */
+  stop: string[] | undefined;
+  /** Whether the response was streamed chunk by chunk. */
+  streamed: boolean;
+}
+
+/**
+ * One entry of a script: text, a scripted message, an `AIMessage`, an `Error` to throw (failing
+ * on cue), or a function of the messages received that returns any of these.
+ */
+export type ScriptedResponse =
+  | string
+  | ScriptedMessage
+  | AIMessage
+  | Error
+  | ((
+      messages: BaseMessage[],
+      call: ScriptedCall,
+    ) => Exclude<ScriptedResponse, Function> | Promise<Exclude<ScriptedResponse, Function>>);
+
+/** @internal */
+export function toolName(tool: BindToolsInput): string {
+  const candidate = tool as { name?: unknown; function?: { name?: unknown } };
+  if (typeof candidate.name === "string") return candidate.name;
+  if (typeof candidate.function?.name === "string") return candidate.function.name;
+  return "<unnamed>";
+}
+
+/** @internal */
+export function toScriptedMessage(entry: Exclude<ScriptedResponse, Function | Error>): ScriptedMessage {
+  if (typeof entry === "string") return { content: entry };
+  if (entry instanceof AIMessage || AIMessage.isInstance?.(entry)) {
+    const message = entry as AIMessage;
+    return {
+      content: message.content,
+      toolCalls: (message.tool_calls ?? []).map((call) => ({
+        name: call.name,
+        args: call.args,
+        ...(call.id ? { id: call.id } : {}),
+      })),
+      ...(message.usage_metadata
+        ? {
+            usage: {
+              inputTokens: message.usage_metadata.input_tokens,
+              outputTokens: message.usage_metadata.output_tokens,
+            },
+          }
+        : {}),
+    };
+  }
+  return entry;
+}
+
+/** @internal */
+export function buildMessage(scripted: ScriptedMessage, index: number, stop: string[] | undefined): AIMessage {
+  let content: MessageContent = scripted.content ?? "";
+  if (typeof content === "string" && stop?.length) content = truncateAtStop(content, stop);
+  const toolCalls: ToolCall[] = [];
+  const invalidToolCalls: InvalidToolCall[] = [];
+  (scripted.toolCalls ?? []).forEach((call, position) => {
+    const id = call.id ?? `call_${index}_${position}`;
+    if (typeof call.args === "string") {
+      try {
+        const parsed: unknown = JSON.parse(call.args);
+        if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) {
+          toolCalls.push({ name: call.name, args: parsed as Record<string, unknown>, id, type: "tool_call" });
+          return;
+        }
+        invalidToolCalls.push({ name: call.name, args: call.args, id, error: "Tool call arguments must be a JSON object.", type: "invalid_tool_call" });
+      } catch (error) {
+        invalidToolCalls.push({ name: call.name, args: call.args, id, error: (error as Error).message, type: "invalid_tool_call" });
+      }
+      return;
+    }
+    toolCalls.push({ name: call.name, args: call.args ?? {}, id, type: "tool_call" });
+  });
+  const usage: UsageMetadata | undefined = scripted.usage
+    ? {
+        input_tokens: scripted.usage.inputTokens,
+        output_tokens: scripted.usage.outputTokens,
+        total_tokens: scripted.usage.inputTokens + scripted.usage.outputTokens,
+      }
+    : undefined;
+  return new AIMessage({
+    content,
+    id: `scripted-${index}`,
+    tool_calls: toolCalls,
+    invalid_tool_calls: invalidToolCalls,
+    ...(usage ? { usage_metadata: usage } : {}),
+    response_metadata: { finish_reason: toolCalls.length || invalidToolCalls.length ? "tool_calls" : "stop" },
+  });
+}
+
+function truncateAtStop(text: string, stop: string[]): string {
+  let end = text.length;
+  for (const sequence of stop) {
+    if (!sequence) continue;
+    const at = text.indexOf(sequence);
+    if (at !== -1 && at < end) end = at;
+  }
+  return text.slice(0, end);
+}
+
+const WORD = /\s*\S+\s*|\s+/g;
+
+/** @internal */
+export function splitText(text: string, chunkSize: "word" | number): string[] {
+  if (!text) return [];
+  if (chunkSize === "word") return text.match(WORD) ?? [text];
+  const tokens: string[] = [];
+  for (let at = 0; at < text.length; at += chunkSize) tokens.push(text.slice(at, at + chunkSize));
+  return tokens;
+}
+
+/** @internal */
+export function toToolCallChunks(message: AIMessage, size: number): ToolCallChunk[] {
+  const chunks: ToolCallChunk[] = [];
+  const all = [
+    ...(message.tool_calls ?? []).map((call) => ({ id: call.id, name: call.name, text: JSON.stringify(call.args) })),
+    ...(message.invalid_tool_calls ?? []).map((call) => ({ id: call.id, name: call.name, text: call.args ?? "" })),
+  ];
+  all.forEach((call, index) => {
+    const text = call.text;
+    for (let at = 0; at === 0 || at < text.length; at += size) {
+      chunks.push({
+        type: "tool_call_chunk",
+        index,
+        ...(at === 0 ? { id: call.id, name: call.name } : {}),
+        args: text.slice(at, at + size),
+      });
+      if (!text) break;
+    }
+  });
+  return chunks;
+}
+
+/** @internal */
+export function estimateUsage(messages: BaseMessage[], outputTokens: number, message: AIMessage): UsageMetadata {
+  let input = 0;
+  for (const received of messages) input += countWords(received.text);
+  const output = outputTokens + (message.tool_calls?.length ?? 0) + (message.invalid_tool_calls?.length ?? 0);
+  return { input_tokens: input, output_tokens: output, total_tokens: input + output };
+}
+
+function countWords(text: string): number {
+  let count = 0;
+  let inWord = false;
+  for (let i = 0; i < text.length; i++) {
+    const space = text.charCodeAt(i) <= 32;
+    if (!space && !inWord) count++;
+    inWord = !space;
+  }
+  return count;
+}
+
+/** @internal */
+export function toAIMessage(chunk: AIMessageChunk | { content: MessageContent }): AIMessage {
+  const source = chunk as AIMessageChunk;
+  // Parse the streamed arguments strictly, as the non-streamed path does.
+  const { toolCalls, invalidToolCalls } = strictToolCalls(source);
+  return new AIMessage({
+    content: source.content,
+    id: source.id,
+    tool_calls: toolCalls,
+    invalid_tool_calls: invalidToolCalls,
+    ...(source.usage_metadata ? { usage_metadata: source.usage_metadata } : {}),
+    response_metadata: source.response_metadata ?? {},
+  });
+}
