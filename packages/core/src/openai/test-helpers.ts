@@ -1,21 +1,13 @@
 // Shared helpers for the OpenAIChatModel tests (not exported from the package).
 import type { AIMessageChunk } from "@langchain/core/messages";
-import { afterEach } from "vitest";
-import { type OpenAICompatibleServer, startOpenAICompatibleServer } from "../testing/openai-compatible-server/index";
 import type { OpenAICompatibleServerOptions } from "../testing/openai-compatible-server/start-openai-compatible-server";
+import { start } from "../testing/openai-compatible-server/test-helpers";
 import { OpenAIChatModel } from "./openai-chat-model";
 import type { OpenAIChatModelOptions } from "./openai-chat-model-options";
 
-const servers = new Set<OpenAICompatibleServer>();
-afterEach(async () => {
-  await Promise.all([...servers].map((server) => server.close()));
-  servers.clear();
-});
-
 /** Starts a loopback server (closed after the test) and a model pointed at it, without retries. */
 export async function setup(serverOptions: OpenAICompatibleServerOptions, modelOptions: Partial<OpenAIChatModelOptions> = {}) {
-  const server = await startOpenAICompatibleServer(serverOptions);
-  servers.add(server);
+  const server = await start(serverOptions);
   const model = new OpenAIChatModel({ model: "test-model", baseURL: server.baseURL, apiKey: "test", maxRetries: 0, ...modelOptions });
   return { server, model };
 }

@@ -1,16 +1,6 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { type OpenAICompatibleServer, startOpenAICompatibleServer } from "./start-openai-compatible-server";
+import { describe, expect, it } from "vitest";
+import { start } from "./test-helpers";
 
-let server: OpenAICompatibleServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function start(options: Parameters<typeof startOpenAICompatibleServer>[0]) {
-  server = await startOpenAICompatibleServer(options);
-  return server;
-}
 
 function chat(url: string, body: Record<string, unknown> = {}) {
   return fetch(`${url}/v1/chat/completions`, {

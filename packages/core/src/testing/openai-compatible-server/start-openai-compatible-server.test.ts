@@ -1,17 +1,8 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../../errors/invalid-argument-error";
-import { type OpenAICompatibleServer, startOpenAICompatibleServer } from "./start-openai-compatible-server";
+import { startOpenAICompatibleServer } from "./start-openai-compatible-server";
+import { start } from "./test-helpers";
 
-let server: OpenAICompatibleServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function start(options: Parameters<typeof startOpenAICompatibleServer>[0]) {
-  server = await startOpenAICompatibleServer(options);
-  return server;
-}
 
 function chat(url: string, body: Record<string, unknown>, headers: Record<string, string> = {}) {
   return fetch(`${url}/v1/chat/completions`, {
@@ -170,7 +161,6 @@ describe("startOpenAICompatibleServer", () => {
     expect(exhausted.status).toBe(500);
     expect(exhausted.headers.get("x-should-retry")).toBe("false");
     expect((await exhausted.json()).error.message).toContain("#2");
-    await server?.close();
     const cycling = await start({ responses: ["a", "b"], onExhausted: "cycle" });
     const contents = [];
     for (let i = 0; i < 3; i++) contents.push((await (await chat(cycling.url, {})).json()).choices[0].message.content);
@@ -184,7 +174,6 @@ describe("startOpenAICompatibleServer", () => {
     await close();
     expect(await pending).toBeInstanceOf(Error);
     await expect(fetch(`${url}/v1/models`)).rejects.toThrow();
-    server = undefined;
   });
 
   it("leaves no server, socket or timer behind once closed", async () => {
@@ -197,7 +186,6 @@ describe("startOpenAICompatibleServer", () => {
     await expect.poll(() => requests.length).toBe(2);
     await close();
     await pending;
-    server = undefined;
     await expect.poll(count).toBe(before);
   });
 

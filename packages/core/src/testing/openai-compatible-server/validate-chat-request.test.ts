@@ -1,17 +1,8 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../../errors/invalid-argument-error";
-import { type OpenAICompatibleServer, startOpenAICompatibleServer } from "./start-openai-compatible-server";
+import { startOpenAICompatibleServer } from "./start-openai-compatible-server";
+import { start } from "./test-helpers";
 
-let server: OpenAICompatibleServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function start(options: Parameters<typeof startOpenAICompatibleServer>[0]) {
-  server = await startOpenAICompatibleServer(options);
-  return server;
-}
 
 function post(url: string, body: string) {
   return fetch(`${url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body });
@@ -83,7 +74,6 @@ describe("the loopback server rejects what the OpenAI API rejects", () => {
     ];
     const { url } = await start({ responses: ["ok"] });
     expect((await post(url, JSON.stringify({ model: "m", messages: complete }))).status).toBe(200);
-    await server?.close();
     const lenient = await start({ responses: ["anything goes"], validateRequests: false });
     const response = await post(lenient.url, JSON.stringify({ messages: [{ role: "tool", content: "x" }] }));
     expect((await response.json()).choices[0].message.content).toBe("anything goes");
