@@ -1,0 +1,137 @@
+import { AgentRxError } from "@agentrx/core";
+
+const STORE_MARKER = "agentrx.error.RunStoreError";
+const NOT_FOUND_MARKER = "agentrx.error.RunNotFoundError";
+const BUSY_MARKER = "agentrx.error.RunBusyError";
+const LEASE_LOST_MARKER = "agentrx.error.RunLeaseLostError";
+const STORE_SYMBOL = Symbol.for(STORE_MARKER);
+const NOT_FOUND_SYMBOL = Symbol.for(NOT_FOUND_MARKER);
+const BUSY_SYMBOL = Symbol.for(BUSY_MARKER);
+const LEASE_LOST_SYMBOL = Symbol.for(LEASE_LOST_MARKER);
+
+/**
+ * A run store could not do what was asked: the database is unreachable, a write failed, a record
+ * is corrupt. `runId` and `operation` name what failed; the driver's error is the `cause`.
+ *
+ * @example
+ * ```ts
+ * import { RunStoreError } from "@agentrx/executors";
+ *
+ * const error = new RunStoreError({ operation: "write", runId: "r1", message: "disk full" });
+ * console.log(RunStoreError.isInstance(error), error.runId); // true "r1"
+ * ```
+ */
+export class RunStoreError extends AgentRxError {
+  protected readonly [STORE_SYMBOL] = true;
+
+  /** The store operation that failed (`createRun`, `write`, `readEvents`, ...). */
+  readonly operation: string;
+  /** The run concerned, when there is one. */
+  readonly runId: string | undefined;
+
+  constructor({ operation, runId, message, cause, name }: { operation: string; runId?: string; message: string; cause?: unknown; name?: string }) {
+    super({ name: name ?? "RunStoreError", message, cause });
+    this.operation = operation;
+    this.runId = runId;
+  }
+
+  /** Returns true when `error` is a {@link RunStoreError} or one of its subclasses (from any copy of the package). */
+  static override isInstance(error: unknown): error is RunStoreError {
+    return AgentRxError.hasMarker(error, STORE_MARKER);
+  }
+}
+
+/**
+ * No run with that id is recorded.
+ *
+ * @example
+ * ```ts
+ * import { RunNotFoundError } from "@agentrx/executors";
+ *
+ * const error = new RunNotFoundError({ operation: "resume", runId: "r404" });
+ * console.log(error.message); // names the run
+ * ```
+ */
+export class RunNotFoundError extends RunStoreError {
+  protected readonly [NOT_FOUND_SYMBOL] = true;
+
+  constructor({ operation, runId }: { operation: string; runId: string }) {
+    super({ name: "RunNotFoundError", operation, runId, message: `Run "${runId}" is not recorded in this store.` });
+  }
+
+  /** Returns true when `error` is a {@link RunNotFoundError} (from any copy of the package). */
+  static override isInstance(error: unknown): error is RunNotFoundError {
+    return AgentRxError.hasMarker(error, NOT_FOUND_MARKER);
+  }
+}
+
+/**
+ * Another process holds the run's lease: it is running there (or died less than a lease ago).
+ *
+ * @example
+ * ```ts
+ * import { RunBusyError } from "@agentrx/executors";
+ *
+ * const error = new RunBusyError({ runId: "r1", owner: "host:42", leaseExpiresAt: Date.now() + 30_000 });
+ * console.log(error.owner); // "host:42"
+ * ```
+ */
+export class RunBusyError extends RunStoreError {
+  protected readonly [BUSY_SYMBOL] = true;
+
+  /** The lease holder. */
+  readonly owner: string | undefined;
+  /** When its lease expires (epoch ms): after that the run can be taken over. */
+  readonly leaseExpiresAt: number | undefined;
+
+  constructor({ runId, owner, leaseExpiresAt }: { runId: string; owner?: string; leaseExpiresAt?: number }) {
+    const until = leaseExpiresAt === undefined ? "" : ` until ${new Date(leaseExpiresAt).toISOString()}`;
+    super({
+      name: "RunBusyError",
+      operation: "claimRun",
+      runId,
+      message: `Run "${runId}" is running in another process (${owner ?? "unknown owner"}), which holds its lease${until}. Wait for it to end, or for the lease to expire if that process died, then resume.`,
+    });
+    this.owner = owner;
+    this.leaseExpiresAt = leaseExpiresAt;
+  }
+
+  /** Returns true when `error` is a {@link RunBusyError} (from any copy of the package). */
+  static override isInstance(error: unknown): error is RunBusyError {
+    return AgentRxError.hasMarker(error, BUSY_MARKER);
+  }
+}
+
+/**
+ * A writer no longer holds the run's lease (it expired and another process took the run over): the
+ * write was refused and the run must stop here.
+ *
+ * @example
+ * ```ts
+ * import { RunLeaseLostError } from "@agentrx/executors";
+ *
+ * const error = new RunLeaseLostError({ runId: "r1", owner: "host:42" });
+ * console.log(RunLeaseLostError.isInstance(error)); // true
+ * ```
+ */
+export class RunLeaseLostError extends RunStoreError {
+  protected readonly [LEASE_LOST_SYMBOL] = true;
+
+  /** The writer that lost the lease. */
+  readonly owner: string;
+
+  constructor({ runId, owner }: { runId: string; owner: string }) {
+    super({
+      name: "RunLeaseLostError",
+      operation: "write",
+      runId,
+      message: `Run "${runId}": this process (${owner}) no longer holds the run's lease (it expired and another process took the run over); the write was refused.`,
+    });
+    this.owner = owner;
+  }
+
+  /** Returns true when `error` is a {@link RunLeaseLostError} (from any copy of the package). */
+  static override isInstance(error: unknown): error is RunLeaseLostError {
+    return AgentRxError.hasMarker(error, LEASE_LOST_MARKER);
+  }
+}

@@ -1,0 +1,180 @@
+import type { UsageMetadata } from "@langchain/core/messages";
+
+/**
+ * Where a run is in its life. `queued`: recorded, not started (a worker queue); `running`: a
+ * process holds its lease; `interrupted`: paused for approval; `finished`: it produced its output;
+ * `failed`: it errored (`error` says why); `cancelled`: its subscriber unsubscribed or its signal
+ * aborted. Every status but `finished` can be resumed.
+ */
+export type RunStatus = "queued" | "running" | "interrupted" | "finished" | "failed" | "cancelled";
+
+/** A JSON value, as a store keeps it. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/** A JSON object. */
+export type JsonObject = { [key: string]: JsonValue };
+
+/**
+ * One event of a run as a store keeps it: the serialized form of an `AgentStreamEvent` (plus the
+ * record-only `model_call` entries), with its 1-based position in the run's record.
+ */
+export interface StoredRunEvent {
+  /** 1-based position in the run's record; consecutive, assigned by the writer. */
+  seq: number;
+  /** The event's `type` (`start`, `action`, `step`, `token`, `usage`, `output`, `model_call`, ...). */
+  type: string;
+  /** When it happened, epoch milliseconds. */
+  at: number;
+  /** The serialized event (what `encodeRunEvent` produced), `type` and `at` included. */
+  data: JsonObject;
+}
+
+/**
+ * The small, fixed-size checkpoint a run writes with each batch of events: what resuming needs
+ * besides the events themselves. Its size does not grow with the run's length.
+ */
+export interface RunCheckpoint {
+  /** The schema of the run state this checkpoint belongs to. */
+  schemaVersion: number;
+  /** Agent calls made so far (iterations), over every segment of the run. */
+  iteration: number;
+  /** Wall time spent running, in milliseconds, over every segment so far. */
+  elapsedMs: number;
+  /** The run's total usage so far, summed over its model calls. */
+  usage?: UsageMetadata;
+  /** The loop's phase at the time of the write. */
+  phase: string;
+}
+
+/** What `getRun` and `listRuns` return about a run. */
+export interface RunInfo {
+  runId: string;
+  /** The conversation the run belongs to, if any. */
+  threadId?: string;
+  status: RunStatus;
+  /** Why the run ended (`finish`, `max_iterations`, ...); set once it has an output. */
+  stopReason?: string;
+  /** The inputs the run started with. */
+  inputs: JsonObject;
+  /** The run's total usage, summed over its model calls; absent when no model reported usage. */
+  usage?: UsageMetadata;
+  /** Why the run failed (status `failed`), or what cannot be read of a corrupt record. */
+  error?: string;
+  /** The last checkpoint written. */
+  checkpoint?: RunCheckpoint;
+  /** Free-form labels given at creation (e.g. the executor's name on a worker). */
+  metadata?: JsonObject;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  /** Epoch milliseconds of the last write. */
+  updatedAt: number;
+  /** How many events are recorded (the `seq` of the last one; 0 when none). */
+  eventCount: number;
+  /** Who holds the run's lease while it is `running` (a process-unique id). */
+  owner?: string;
+  /** When that lease expires, epoch milliseconds. */
+  leaseExpiresAt?: number;
+}
+
+/** Filters of `listRuns`; runs come newest first (by `createdAt`, then `runId`). */
+export interface ListRunsOptions {
+  threadId?: string;
+  status?: RunStatus | readonly RunStatus[];
+  /** Only runs created at or after this time (epoch ms or Date). */
+  since?: number | Date;
+  /** Only runs created before this time (epoch ms or Date). */
+  before?: number | Date;
+  /** At most this many runs (an integer >= 1). @default 100 */
+  limit?: number;
+}
+
+/** A run to create. */
+export interface NewRun {
+  runId: string;
+  threadId?: string;
+  inputs: JsonObject;
+  /** `running` (with `owner` and `leaseMs`) or `queued`. */
+  status: "running" | "queued";
+  /** The process-unique id that takes the lease (with status `running`). */
+  owner?: string;
+  /** Lease length in milliseconds (with status `running`). */
+  leaseMs?: number;
+  metadata?: JsonObject;
+  /** Creation time, epoch ms. */
+  at: number;
+}
+
+/** Changes a write makes to the run's row, next to the events it appends. */
+export interface RunUpdate {
+  status?: RunStatus;
+  stopReason?: string;
+  usage?: UsageMetadata;
+  error?: string;
+  checkpoint?: RunCheckpoint;
+  /** Gives up the lease (with a status other than `running`). */
+  release?: boolean;
+}
+
+/** One write: events to append and changes to the run, applied together or not at all. */
+export interface RunWrite {
+  /** The lease holder; the write fails with `RunLeaseLostError` when it no longer holds the lease. */
+  owner: string;
+  /** Lease length in milliseconds: every write renews the lease to `at + leaseMs`. */
+  leaseMs: number;
+  /** Events to append, `seq` consecutive after the last recorded one. */
+  events: readonly StoredRunEvent[];
+  update?: RunUpdate;
+  /** Time of the write, epoch ms. */
+  at: number;
+}
+
+/** Taking a run's lease to run (or resume) it. */
+export interface ClaimRun {
+  owner: string;
+  leaseMs: number;
+  at: number;
+}
+
+/**
+ * Where runs are recorded. Every store (`MemoryRunStore`, `SqliteRunStore`, `PostgresRunStore` in
+ * `@agentrx/runs`, or your own) implements this interface and passes the conformance suite. Writes
+ * are append-only events plus a small checkpoint on the run's row, so what a step writes does not
+ * grow with the run's length.
+ *
+ * Errors: `RunNotFoundError` for an unknown run where one is required, `RunBusyError` when another
+ * process holds the lease, `RunLeaseLostError` when a writer lost its lease, `RunStoreError` for
+ * everything else (its `runId` and `operation` name what failed; the driver's error is its `cause`).
+ *
+ * @example
+ * ```ts
+ * import type { RunStore } from "@agentrx/executors";
+ *
+ * async function statusOf(store: RunStore, runId: string): Promise<string> {
+ *   return (await store.getRun(runId))?.status ?? "unknown";
+ * }
+ * ```
+ */
+export interface RunStore {
+  /** Records a new run. Rejects with `RunStoreError` when `runId` exists already. */
+  createRun(run: NewRun): Promise<void>;
+  /**
+   * Takes the run's lease (compare-and-set): succeeds when the run is not `running`, its lease has
+   * expired, or `owner` holds it already; the run becomes `running` under `owner`. Resolves with the
+   * run as it was before the claim. Rejects with `RunNotFoundError` or `RunBusyError`.
+   */
+  claimRun(runId: string, claim: ClaimRun): Promise<RunInfo>;
+  /** Appends events and updates the run, atomically; renews the lease. */
+  write(runId: string, write: RunWrite): Promise<void>;
+  /** The run, or `undefined` when unknown. */
+  getRun(runId: string): Promise<RunInfo | undefined>;
+  /** The run's events with `seq > after` (default 0), in order; at most `limit`. */
+  readEvents(runId: string, options?: { after?: number; limit?: number }): Promise<StoredRunEvent[]>;
+  /** Runs matching the filters, newest first. A corrupt row is listed with `error` set, never thrown. */
+  listRuns(options?: ListRunsOptions): Promise<RunInfo[]>;
+  /** Deletes a run and its events; resolves with whether it existed. */
+  deleteRun(runId: string): Promise<boolean>;
+  /** Deletes runs (and their events) last updated before `olderThan` that are not `running`; resolves with how many. */
+  pruneRuns(options: { olderThan: number | Date }): Promise<number>;
+  /** Releases the store's connections or file handles. */
+  close(): Promise<void>;
+}
