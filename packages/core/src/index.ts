@@ -25,5 +25,6 @@ export { fromRunnable } from "./observable/from-runnable";
 export type { FromRunnableOptions } from "./observable/from-runnable";
 export { linkAbortSignal } from "./observable/link-abort-signal";
 export { STEP_METADATA_KEY, getStepMetadata } from "./agent/step-metadata";
+export { attachOutputUsage, getOutputUsage } from "./agent/output-usage";
 export type { StepMetadata } from "./agent/step-metadata";
 export { strictToolCalls } from "./messages/strict-tool-calls";

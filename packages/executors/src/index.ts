@@ -2,6 +2,7 @@ export type {
   ActionEvent,
   AgentStreamEvent,
   OutputEvent,
+  StartEvent,
   StepEvent,
   StopReason,
   TokenEvent,
@@ -10,5 +11,7 @@ export type {
 export type { StopCondition } from "./executor/stop-condition";
 export * from "./operators/index";
 export { AgentExecutor, AgentExecutorRunnable, InvalidAgentOutputError } from "./executor/index";
-export type { AgentExecutorCallConfig, AgentExecutorOptions, AgentExecutorResult } from "./executor/index";
+export type { AgentExecutorCallConfig, AgentExecutorOptions, AgentExecutorResult, ResumeOptions } from "./executor/index";
+export { RUN_STATE_SCHEMA_VERSION } from "./executor/run-state";
+export type { RunPhase, RunState, RunTurn } from "./executor/run-state";
 export * from "./runs/index";

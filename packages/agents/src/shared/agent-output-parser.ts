@@ -1,5 +1,6 @@
+import { attachOutputUsage } from "@agentrx/core";
 import type { AgentOutput } from "@agentrx/core";
-import type { BaseMessage } from "@langchain/core/messages";
+import type { BaseMessage, UsageMetadata } from "@langchain/core/messages";
 import { BaseOutputParser, OutputParserException } from "@langchain/core/output_parsers";
 import type { ChatGeneration, Generation } from "@langchain/core/outputs";
 
@@ -7,7 +8,8 @@ import type { ChatGeneration, Generation } from "@langchain/core/outputs";
  * The base class of every AgentRx agent output parser. It reads a chat message's text through
  * `message.text` (so content given as an array of blocks works), and guarantees that a parser
  * only ever returns an agent output or throws an `OutputParserException` (with `llmOutput` set
- * to the raw text): any other error raised while parsing is wrapped in one.
+ * to the raw text): any other error raised while parsing is wrapped in one. The model call's usage
+ * is attached to what it returns (`getOutputUsage`), so a run's usage adds up without callbacks.
  *
  * Subclasses implement {@link AgentOutputParser.parseText}, and may override
  * {@link AgentOutputParser.parseMessage} to look at more than the text (tool calls).
@@ -44,7 +46,9 @@ export abstract class AgentOutputParser<T extends AgentOutput = AgentOutput> ext
     } catch {
       // A message whose text cannot be read is parsed from the generation's text.
     }
-    return this.guard(text, () => (message ? this.parseMessage(message, text) : this.parseText(text)));
+    const parsed = this.guard(text, () => (message ? this.parseMessage(message, text) : this.parseText(text)));
+    const usage = (message as { usage_metadata?: UsageMetadata } | undefined)?.usage_metadata;
+    return usage === undefined ? parsed : parsed.then((output) => attachOutputUsage(output, usage));
   }
 
   /** Describes the output format the parser accepts. */

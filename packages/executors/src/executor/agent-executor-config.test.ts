@@ -220,7 +220,7 @@ describe("asRunnable", () => {
       expectTypeOf(event).toEqualTypeOf<AgentStreamEvent>();
       events.push(event.type);
     }
-    expect(events).toEqual(["action", "step", "output"]);
+    expect(events).toEqual(["start", "action", "step", "output"]);
     const result = await runnable.invoke({ input: "go" });
     expect(result.output).toBe("again");
   });
@@ -251,7 +251,7 @@ describe("asRunnable", () => {
     ]);
     const types: string[] = [];
     for await (const event of await chain.stream("hi", { callbacks: [handler] })) types.push((event as unknown as AgentStreamEvent).type);
-    expect(types).toEqual(["action", "step", "output"]);
+    expect(types).toEqual(["start", "action", "step", "output"]);
     const sequence = handler.runs.find((run) => run.kind === "chain" && run.parentRunId === undefined);
     const executorRun = handler.runs.find((run) => run.name === "AgentExecutor");
     expect(executorRun?.parentRunId).toBe(sequence?.runId);

@@ -89,8 +89,8 @@ describe("handleParsingErrors", () => {
   it("emits a step event for the _Exception step and no action event", async () => {
     const { agent } = scriptedAgent([badOutput(), finish("ok")]);
     const events = await collect(new AgentExecutor({ agent, tools: [], handleParsingErrors: true }).stream({ input: "go" }));
-    expect(events.map((event) => event.type)).toEqual(["step", "output"]);
-    const step = events[0] as Extract<AgentStreamEvent, { type: "step" }>;
+    expect(events.map((event) => event.type)).toEqual(["start", "step", "output"]);
+    const step = events[1] as Extract<AgentStreamEvent, { type: "step" }>;
     expect(step.iteration).toBe(0);
     expect(step.step.action.tool).toBe("_Exception");
     expect(step.messages[0]).toBeInstanceOf(HumanMessage);

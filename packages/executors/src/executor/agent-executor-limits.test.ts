@@ -116,14 +116,14 @@ describe("maxExecutionTime", () => {
 
   it("with 0 stops immediately without calling the agent", async () => {
     const { agent, inputs } = scriptedAgent([finish("never")]);
-    const [result] = await collect(new AgentExecutor({ agent, tools: [], maxExecutionTime: 0 }).stream({ input: "go" }));
+    const [, result] = await collect(new AgentExecutor({ agent, tools: [], maxExecutionTime: 0 }).stream({ input: "go" }));
     expect(inputs).toHaveLength(0);
     expect(result).toMatchObject({ type: "output", stopReason: "max_execution_time", output: EARLY_STOP_OUTPUT });
   });
 
   it("with 0 and generate makes exactly the one generate call", async () => {
     const { agent, inputs } = scriptedAgent([finish("generated"), finish("second")]);
-    const [output] = await collect(
+    const [, output] = await collect(
       new AgentExecutor({ agent, tools: [], maxExecutionTime: 0, earlyStoppingMethod: "generate" }).stream({ input: "go" }),
     );
     expect(inputs).toEqual([{ input: "go", steps: [], forceFinalAnswer: true }]);

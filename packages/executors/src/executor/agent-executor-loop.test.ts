@@ -50,7 +50,7 @@ describe("AgentExecutor loop", () => {
   it("omits intermediateSteps unless returnIntermediateSteps is set", async () => {
     const { agent } = scriptedAgent([act("echo", { text: "x" }), finish("done")]);
     const [result] = await collect(new AgentExecutor({ agent, tools: [echoTool] }).invoke({ input: "go" }));
-    expect(result).toEqual({ input: "go", output: "done" });
+    expect(result).toEqual({ input: "go", output: "done", runId: expect.any(String) });
   });
 
   it("streams actions, steps and a final output event", async () => {
@@ -58,6 +58,7 @@ describe("AgentExecutor loop", () => {
     const events = await collect(new AgentExecutor({ agent, tools: [echoTool, counter] }).stream({ input: "go" }));
     expect(events.map(summarize)).toMatchInlineSnapshot(`
       [
+        "start",
         "action#0 echo",
         "step#0 echo -> hi",
         "action#1 increment",
@@ -131,8 +132,8 @@ describe("AgentExecutor loop", () => {
     const { agent, inputs } = scriptedAgent([finish("never")]);
     const events = await collect(new AgentExecutor({ agent, tools: [], maxIterations: 0 }).stream({ input: "go" }));
     expect(inputs).toHaveLength(0);
-    expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ type: "output", output: EARLY_STOP_OUTPUT, stopReason: "max_iterations" });
+    expect(events.map((event) => event.type)).toEqual(["start", "output"]);
+    expect(events[1]).toMatchObject({ type: "output", output: EARLY_STOP_OUTPUT, stopReason: "max_iterations" });
     expect(EARLY_STOP_OUTPUT).toBe("Agent stopped due to iteration limit or time limit.");
   });
 
@@ -159,7 +160,7 @@ describe("AgentExecutor loop", () => {
   it("makes a non-string final output a string", async () => {
     const { agent } = scriptedAgent([{ returnValues: { output: { n: 1 }, extra: true }, log: "" }]);
     const [result] = await collect(new AgentExecutor({ agent, tools: [] }).invoke({ input: "go" }));
-    expect(result).toEqual({ input: "go", output: '{"n":1}', extra: true });
+    expect(result).toEqual({ input: "go", output: '{"n":1}', extra: true, runId: expect.any(String) });
   });
 
   it("fails the run when the agent returns something that is not an action or a finish", async () => {

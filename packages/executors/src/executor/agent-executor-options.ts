@@ -1,7 +1,9 @@
 import type { AgentAction, AgentOutput, AgentStep } from "@agentrx/core";
+import type { UsageMetadata } from "@langchain/core/messages";
 import type { OutputParserException } from "@langchain/core/output_parsers";
 import type { Runnable, RunnableConfig } from "@langchain/core/runnables";
 import type { StructuredToolInterface } from "@langchain/core/tools";
+import type { RunStore } from "../runs/run-store";
 import type { StopCondition } from "./stop-condition";
 
 /**
@@ -75,6 +77,19 @@ export interface AgentExecutorOptions {
    * `stopReason: "budget"`. Per-call conditions (`config.stopWhen`) are added to these.
    */
   stopWhen?: StopCondition | readonly StopCondition[];
+  /**
+   * Records every run in this store (`SqliteRunStore`, `PostgresRunStore`, `MemoryRunStore` from
+   * `@agentrx/runs`, or your own `RunStore`), so it can be resumed with `resume` and replayed later.
+   * A call's `config.store` overrides it. See docs/runs.md.
+   * @default undefined (runs are not recorded)
+   */
+  store?: RunStore;
+  /**
+   * How long a recorded run's lease lasts, in milliseconds. A running process renews it while the
+   * run goes on; when the process dies, `resume` may take the run over once the lease has expired.
+   * @default 30000
+   */
+  leaseMs?: number;
 }
 
 /**
@@ -91,6 +106,27 @@ export interface AgentExecutorOptions {
 export interface AgentExecutorCallConfig extends RunnableConfig {
   /** Stop conditions for this call only, in addition to the executor's own `stopWhen`. */
   stopWhen?: StopCondition | readonly StopCondition[];
+  /** The conversation this run belongs to (also read from `configurable.thread_id`). */
+  threadId?: string;
+  /** Records this run in this store (overrides the executor's `store`). */
+  store?: RunStore;
+}
+
+/**
+ * Options of `executor.resume(runId, options)`.
+ *
+ * @example
+ * ```ts
+ * import type { ResumeOptions } from "@agentrx/executors";
+ *
+ * const options: ResumeOptions = { tags: ["resumed"] };
+ * ```
+ */
+export interface ResumeOptions extends Omit<RunnableConfig, "runId"> {
+  /** The store the run is recorded in (defaults to the executor's `store`). */
+  store?: RunStore;
+  /** Stop conditions for the resumed segment (budgets count from the resume on). */
+  stopWhen?: StopCondition | readonly StopCondition[];
 }
 
 /**
@@ -100,12 +136,16 @@ export interface AgentExecutorCallConfig extends RunnableConfig {
  * ```ts
  * import type { AgentExecutorResult } from "@agentrx/executors";
  *
- * const result: AgentExecutorResult = { input: "2 + 2?", output: "4", intermediateSteps: [] };
+ * const result: AgentExecutorResult = { input: "2 + 2?", output: "4", runId: "run-1", intermediateSteps: [] };
  * ```
  */
 export type AgentExecutorResult = Record<string, unknown> & {
   /** The final answer, always a string. */
   output: string;
+  /** The run's id (`config.runId`, else a fresh UUID). */
+  runId: string;
+  /** The run's total usage, summed over its model calls; absent when no model reported usage. */
+  usage?: UsageMetadata;
   /** Every step of the run; present only with `returnIntermediateSteps`. */
   intermediateSteps?: AgentStep[];
 };

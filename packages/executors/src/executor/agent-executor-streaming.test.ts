@@ -18,6 +18,8 @@ function brief(event: AgentStreamEvent): string {
       return `step#${event.iteration} ${event.step.observation}`;
     case "output":
       return `output ${event.stopReason} ${`[${event.output}]`}`;
+    case "start":
+      return "start";
   }
 }
 
@@ -32,6 +34,7 @@ describe("token and usage events", () => {
     const events = await collect(new AgentExecutor({ agent: modelAgent(model), tools: [echoTool] }).stream({ input: "weather?" }));
     expect(events.map(brief)).toMatchInlineSnapshot(`
       [
+        "start",
         "token#0 [Let ]",
         "token#0 [me ]",
         "token#0 [check.]",
@@ -112,6 +115,7 @@ describe("stopWhen", () => {
     expect(inputs).toHaveLength(2);
     expect(events.map(brief)).toMatchInlineSnapshot(`
       [
+        "start",
         "action#0 echo",
         "step#0 safe",
         "action#1 danger",

@@ -1,12 +1,15 @@
 import { InvalidArgumentError } from "@agentrx/core";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { Observable, type OperatorFunction } from "rxjs";
-import type { AgentExecutorCallConfig, AgentExecutorOptions, AgentExecutorResult } from "./agent-executor-options";
+import { openNewRun, openResumedRun, releaseAsCancelled } from "../runs/open-run";
+import { RunRecorder, ownerId } from "../runs/run-recorder";
+import type { AgentExecutorCallConfig, AgentExecutorOptions, AgentExecutorResult, ResumeOptions } from "./agent-executor-options";
 import type { AgentStreamEvent, OutputEvent } from "./events";
 import { AgentExecutorRunnable } from "./agent-executor-runnable";
 import { ExecutorRun } from "./executor-run";
 import type { StopCondition } from "./stop-condition";
-import { type ResolvedOptions, normalizeStopWhen, validateOptions } from "./validate-options";
+import { initialRunState } from "./run-state";
+import { type ResolvedOptions, normalizeStopWhen, validateOptions, validateStore } from "./validate-options";
 
 /**
  * Runs an agent: calls it, runs the tools it asks for (concurrently), feeds the steps back, and
@@ -72,6 +75,74 @@ export class AgentExecutor {
     return new AgentExecutorRunnable(this);
   }
 
+  /**
+   * Continues a recorded run that did not finish (its process died, it was cancelled or it failed),
+   * here or in any other process, from its record: the agent is not called again for a turn whose
+   * actions were recorded, only the tool calls without a recorded result run, and the limits count
+   * over the whole run. The first event is `start` with `resumed: true`; only new events follow
+   * (`replayRun` gives the whole history). A finished run emits its recorded `output` and runs
+   * nothing. A run another process is running fails with `RunBusyError` until its lease expires.
+   *
+   * @param runId the recorded run's id
+   * @param options the store (defaults to the executor's), plus a `RunnableConfig` for this segment
+   */
+  resume(runId: string, options?: ResumeOptions): Observable<AgentStreamEvent> {
+    return new Observable<AgentStreamEvent>((subscriber) => {
+      const { store: given, stopWhen, ...config } = options ?? {};
+      const store = given ?? this.options.store;
+      let conditions: readonly StopCondition[];
+      try {
+        if (typeof runId !== "string" || runId === "") {
+          throw new InvalidArgumentError({ argument: "runId", value: runId, message: `AgentExecutor.resume: \`runId\` must be a non-empty string, got ${JSON.stringify(runId)}.` });
+        }
+        if (store === undefined) {
+          throw new InvalidArgumentError({ argument: "store", value: store, message: "AgentExecutor.resume: no store to resume from; pass `store` to the executor or to resume(runId, { store })." });
+        }
+        validateStore(store, "options.store");
+        conditions = [...this.options.stopWhen, ...normalizeStopWhen(stopWhen, "options.stopWhen")];
+      } catch (error) {
+        subscriber.error(error);
+        return;
+      }
+      const owner = ownerId();
+      const { leaseMs } = this.options;
+      let teardown: (() => void) | undefined;
+      let closed = false;
+      openResumedRun(store, runId, owner, leaseMs).then(
+        (restored) => {
+          if (closed) {
+            if (restored.output === undefined) releaseAsCancelled(store, runId, owner, leaseMs);
+            return;
+          }
+          if (restored.output !== undefined) {
+            subscriber.next(restored.output);
+            subscriber.complete();
+            return;
+          }
+          const run = new ExecutorRun(
+            this.options,
+            {
+              state: restored.state,
+              config,
+              conditions,
+              streamTokens: true,
+              observeModel: true,
+              resumed: true,
+              record: async (run) => new RunRecorder(store, runId, owner, leaseMs, restored.lastSeq, run.recorderHooks()),
+            },
+            subscriber,
+          );
+          teardown = run.start();
+        },
+        (error: unknown) => subscriber.error(error),
+      );
+      return () => {
+        closed = true;
+        teardown?.();
+      };
+    });
+  }
+
   private events(
     inputs: Record<string, unknown>,
     config: AgentExecutorCallConfig | undefined,
@@ -90,20 +161,38 @@ export class AgentExecutor {
       }
       let runConfig: RunnableConfig = config ?? {};
       let conditions: readonly StopCondition[] = this.options.stopWhen;
-      if (config?.stopWhen !== undefined) {
-        const { stopWhen, ...rest } = config;
+      let store = this.options.store;
+      let threadId: string | undefined;
+      if (config !== undefined) {
+        const { stopWhen, store: callStore, threadId: callThread, ...rest } = config;
         runConfig = rest;
         try {
-          conditions = [...conditions, ...normalizeStopWhen(stopWhen, "config.stopWhen")];
+          if (stopWhen !== undefined) conditions = [...conditions, ...normalizeStopWhen(stopWhen, "config.stopWhen")];
+          if (callStore !== undefined) {
+            validateStore(callStore, "config.store");
+            store = callStore;
+          }
+          threadId = threadIdOf(callThread, rest.configurable);
         } catch (error) {
           subscriber.error(error);
           return;
         }
       }
-      const observeModel = streamTokens || conditions.length > 0;
+      const runId = runConfig.runId ?? crypto.randomUUID();
+      const state = initialRunState(runId, threadId, inputs);
+      const recorded = store !== undefined;
+      const observeModel = streamTokens || conditions.length > 0 || recorded;
       const run = new ExecutorRun(
         this.options,
-        { inputs, config: runConfig, conditions, streamTokens, observeModel },
+        {
+          state,
+          config: runConfig,
+          conditions,
+          streamTokens,
+          observeModel,
+          resumed: false,
+          ...(store === undefined ? {} : { record: (run: ExecutorRun) => openNewRun(store, state, this.options.leaseMs, run) }),
+        },
         subscriber,
       );
       return run.start();
@@ -126,7 +215,18 @@ function toResultOf(inputs: Record<string, unknown>): OperatorFunction<AgentStre
 }
 
 function toResult(inputs: Record<string, unknown>, event: OutputEvent): AgentExecutorResult {
-  const result: AgentExecutorResult = { ...inputs, ...event.returnValues, output: event.output };
+  const result: AgentExecutorResult = { ...inputs, ...event.returnValues, output: event.output, runId: event.runId };
   if (event.intermediateSteps) result.intermediateSteps = event.intermediateSteps;
+  if (event.usage) result.usage = event.usage;
   return result;
+}
+
+/** The run's conversation: `config.threadId`, else LangGraph's `configurable.thread_id`. */
+function threadIdOf(threadId: unknown, configurable: Record<string, unknown> | undefined): string | undefined {
+  const value = threadId ?? configurable?.["thread_id"];
+  if (value === undefined) return undefined;
+  if (typeof value !== "string" || value === "") {
+    throw new InvalidArgumentError({ argument: "config.threadId", value, message: `AgentExecutor: \`threadId\` must be a non-empty string, got ${JSON.stringify(value)}.` });
+  }
+  return value;
 }

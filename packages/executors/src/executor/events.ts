@@ -10,11 +10,28 @@ export type StopReason =
   /** A stop condition (`stopWhen`, e.g. a token, tool-call or time budget) ended the run. */
   | "budget";
 
+/** The run started (or a recorded run was resumed); always the first event. */
+export interface StartEvent {
+  type: "start";
+  /** The run's id: `config.runId` when given, else a fresh UUID; `resume` keeps the recorded id. */
+  runId: string;
+  /** The conversation the run belongs to (`config.threadId` or `config.configurable.thread_id`). */
+  threadId?: string;
+  /** The run's inputs. */
+  inputs: Record<string, unknown>;
+  /** Whether this segment continues a recorded run (`executor.resume`). */
+  resumed: boolean;
+  /** When it happened, epoch milliseconds. */
+  at: number;
+}
+
 /** The agent chose a tool call; emitted before the tool runs. */
 export interface ActionEvent {
   type: "action";
   /** 0-based index of the agent call (iteration) this event belongs to. */
   iteration: number;
+  /** When it happened, epoch milliseconds. */
+  at: number;
   /** The action (a `ToolAgentAction` for tool-calling agents). */
   action: AgentAction;
   /** The action's message log, else `[new AIMessage(action.log)]`. */
@@ -26,6 +43,8 @@ export interface StepEvent {
   type: "step";
   /** 0-based index of the agent call (iteration) this event belongs to. */
   iteration: number;
+  /** When it happened, epoch milliseconds. */
+  at: number;
   /** The action and its observation. */
   step: AgentStep;
   /** The tool-result message (`ToolMessage` for tool calls, else `HumanMessage`). */
@@ -41,6 +60,8 @@ export interface TokenEvent {
   type: "token";
   /** 0-based index of the agent call (iteration) this event belongs to. */
   iteration: number;
+  /** When it happened, epoch milliseconds. */
+  at: number;
   /** The text delta. */
   text: string;
 }
@@ -50,6 +71,8 @@ export interface UsageEvent {
   type: "usage";
   /** 0-based index of the agent call (iteration) this event belongs to. */
   iteration: number;
+  /** When it happened, epoch milliseconds. */
+  at: number;
   /** The usage of that one model call. */
   usage: UsageMetadata;
 }
@@ -57,6 +80,10 @@ export interface UsageEvent {
 /** The run ended; always the last event. */
 export interface OutputEvent {
   type: "output";
+  /** The run's id. */
+  runId: string;
+  /** When it happened, epoch milliseconds. */
+  at: number;
   /** The final answer (always a string). */
   output: string;
   /** All return values of the `AgentFinish` (including `output`). */
@@ -72,7 +99,9 @@ export interface OutputEvent {
    * `BudgetSpent`, saying which budget fired), so callers can tell which condition ended the run.
    */
   stoppedBy?: unknown;
+  /** The run's total usage, summed over its model calls (over every segment of a resumed run); absent when no model reported usage. */
+  usage?: UsageMetadata;
 }
 
 /** An event of `AgentExecutor.stream()`; switch on `type`. */
-export type AgentStreamEvent = ActionEvent | StepEvent | TokenEvent | UsageEvent | OutputEvent;
+export type AgentStreamEvent = StartEvent | ActionEvent | StepEvent | TokenEvent | UsageEvent | OutputEvent;

@@ -1,35 +1,44 @@
-import { AbortError, EARLY_STOP_OUTPUT, isAgentAction, isAgentFinish } from "@agentrx/core";
-import type { AgentAction, AgentFinish, AgentOutput, AgentStep } from "@agentrx/core";
+import { AbortError, EARLY_STOP_OUTPUT, getOutputUsage, isAgentAction, isAgentFinish } from "@agentrx/core";
+import type { AgentAction, AgentFinish, AgentOutput, AgentStep, StepMetadata } from "@agentrx/core";
 import { CallbackManager, type CallbackManagerForChainRun } from "@langchain/core/callbacks/manager";
 import type { SerializedNotImplemented } from "@langchain/core/load/serializable";
-import type { UsageMetadata } from "@langchain/core/messages";
+import type { BaseMessage, UsageMetadata } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { Subject, type Subscriber, Subscription } from "rxjs";
+import { digestMessages } from "../runs/digest-messages";
+import type { RecorderHooks, RunRecorder } from "../runs/run-recorder";
 import type { AgentStreamEvent, StopReason } from "./events";
 import { InvalidAgentOutputError } from "./invalid-agent-output-error";
 import { isOutputParserException, parsingErrorStep } from "./observations";
-import { actionEvent, forced, outputEvent, passOn, toActions, toOutputString } from "./run-helpers";
+import { actionEvent, forced, outputEvent, passOn, stepEvent, toActions, toOutputString } from "./run-helpers";
+import { type RunState, type RunTransition, isEnded, pendingActions, transition } from "./run-state";
 import type { StopCondition } from "./stop-condition";
 import { TokenForwarder, type TokenSink } from "./token-forwarder";
-import { ToolRunner } from "./tool-runner";
+import { type ToolRunContext, ToolRunner } from "./tool-runner";
 import type { ResolvedOptions } from "./validate-options";
 
 const SERIALIZED_EXECUTOR: SerializedNotImplemented = { lc: 1, type: "not_implemented", id: ["agentrx", "executors", "AgentExecutor"] };
 
 /** What one subscription needs to run. @internal */
 export interface RunRequest {
-  inputs: Record<string, unknown>;
+  /** The run's state: fresh for a new run, restored from the record for a resumed one. */
+  state: RunState;
   config: RunnableConfig;
   conditions: readonly StopCondition[];
-  /** Forward model tokens (`stream()`), or only usage (`invoke` with stop conditions). */
+  /** Forward model tokens (`stream()`), or only usage (`invoke`). */
   streamTokens: boolean;
-  /** Whether anyone needs token/usage events at all. */
+  /** Whether anyone needs action/step/token/usage events (a stream, stop conditions, a recorder). */
   observeModel: boolean;
+  /** Opens the run's record (creates or claims it); absent when the run is not recorded. */
+  record?: (run: ExecutorRun) => Promise<RunRecorder>;
+  /** Whether this run continues a recorded one. */
+  resumed: boolean;
 }
 
 /**
- * One run of the executor: the state of a single subscription. `execute` is the loop of SPEC §4.1;
- * everything else is its lifecycle (limits, stop conditions, cancellation, callbacks).
+ * One run of the executor: one subscription. Its state is a {@link RunState} that only `dispatch`
+ * changes; `execute` is the loop (see docs/executor-options.md), everything else is lifecycle:
+ * limits, stop conditions, cancellation, callbacks and recording.
  *
  * `work` aborts the loop's calls on cancellation (unsubscribe, `config.signal`, failure) and when a
  * limit or stop condition halts the loop; the "generate" call after a halt runs under its own
@@ -37,23 +46,17 @@ export interface RunRequest {
  *
  * @internal
  */
-export class ExecutorRun implements TokenSink {
+export class ExecutorRun implements TokenSink, ToolRunContext {
   /** Aborts the agent and tool calls of the loop: on cancellation, a limit or a stop condition. */
   readonly work = new AbortController();
   /** Aborts the one "generate" call after a halt: only on cancellation. Created when needed. */
   private final: AbortController | undefined;
-  /** Set once the loop must stop (a limit or a stop condition); the output then comes from early stopping. */
-  stopReason: StopReason | undefined;
-  /** The run was cancelled or failed: nothing more may start or be emitted. */
-  cancelled = false;
-  /** The 0-based index of the agent call in progress (for token and usage events). */
-  iteration = 0;
+  /** The run's state; changed only through `dispatch`. */
+  readonly state: RunState;
   /** What the stop condition that ended the run emitted (with stopReason "budget"). */
   private stoppedBy: unknown;
-
-  private done = false;
-  private rejectWait: ((reason: unknown) => void) | undefined;
-  private waitHalts = false;
+  /** The pending `wait`: how to cut it short, and whether a halt does. */
+  private waiting: { reject: (reason: unknown) => void; halts: boolean } | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private conditionSubscription: Subscription | undefined;
   private conditionInput: Subject<AgentStreamEvent> | undefined;
@@ -61,12 +64,16 @@ export class ExecutorRun implements TokenSink {
   private agentConfig!: RunnableConfig;
   private readonly tools: ToolRunner;
   private onConfigAbort: (() => void) | undefined;
+  private recorder: RunRecorder | undefined;
+  private readonly startedAt = Date.now();
+  onModelCall: TokenSink["onModelCall"];
 
   constructor(
     readonly options: ResolvedOptions,
     private readonly request: RunRequest,
     private readonly subscriber: Subscriber<AgentStreamEvent>,
   ) {
+    this.state = request.state;
     this.tools = new ToolRunner(this);
   }
 
@@ -75,7 +82,7 @@ export class ExecutorRun implements TokenSink {
     const { config, conditions } = this.request;
     const signal = config.signal;
     if (signal?.aborted) {
-      this.done = true;
+      this.dispatch({ type: "cancelled" });
       this.subscriber.error(new AbortError({ reason: signal.reason }));
       return noop;
     }
@@ -84,35 +91,79 @@ export class ExecutorRun implements TokenSink {
       signal.addEventListener("abort", this.onConfigAbort);
     }
     const { maxExecutionTime } = this.options;
-    if (maxExecutionTime === 0) this.stopReason = "max_execution_time";
-    else if (maxExecutionTime !== undefined) this.timer = setTimeout(() => this.halt("max_execution_time"), maxExecutionTime);
+    if (maxExecutionTime !== undefined) {
+      const left = maxExecutionTime - this.state.elapsedMs;
+      if (maxExecutionTime === 0 || left <= 0) this.dispatch({ type: "halted", reason: "max_execution_time" });
+      else this.timer = setTimeout(() => this.halt("max_execution_time"), left);
+    }
     if (conditions.length > 0) this.watch(conditions);
     this.begin().then(noop, (error: unknown) => this.fail(error));
     return () => {
-      if (!this.done) this.cancel(new AbortError({ message: "The run was cancelled: its subscriber unsubscribed." }), false);
+      if (!isEnded(this.state)) this.cancel(new AbortError({ message: "The run was cancelled: its subscriber unsubscribed." }), false);
     };
   }
 
+  /** The one place the run's state changes. */
+  dispatch(event: RunTransition): void {
+    transition(this.state, event);
+  }
+
   /**
-   * Whether anyone sees `action`/`step`/`token`/`usage` events: `stream()` subscribers or stop
-   * conditions. `invoke` without conditions sees only the output, so the loop skips building them.
+   * Whether anyone sees `action`/`step`/`token`/`usage` events: `stream()` subscribers, stop
+   * conditions or a recorder. `invoke` without them sees only the output, so the loop skips building them.
    */
   get observed(): boolean {
     return this.request.observeModel;
   }
 
-  /** Emits an event to the subscriber and to the stop conditions. */
-  emit(event: AgentStreamEvent): void {
+  /** The signal the loop's agent and tool calls listen on. */
+  get signal(): AbortSignal {
+    return this.work.signal;
+  }
+
+  /** Whether the loop must not start or record anything more (halted, ended). */
+  get interrupted(): boolean {
+    const phase = this.state.phase;
+    return phase !== "agent" && phase !== "tools";
+  }
+
+  /** The 0-based iteration of the agent call in progress (for token and usage events). */
+  get iteration(): number {
+    return Math.max(0, this.state.iteration - 1);
+  }
+
+  /** Emits an event to the subscriber, the stop conditions and the recorder. */
+  emit(event: AgentStreamEvent, index?: number): void {
     this.subscriber.next(event);
     this.conditionInput?.next(event);
+    this.recorder?.record(event, index);
   }
 
   onToken(text: string): void {
-    if (!this.done) this.emit({ type: "token", iteration: this.iteration, text });
+    if (!isEnded(this.state) && this.request.streamTokens) this.emit({ type: "token", iteration: this.iteration, text, at: Date.now() });
   }
 
   onUsage(usage: UsageMetadata): void {
-    if (!this.done) this.emit({ type: "usage", iteration: this.iteration, usage });
+    if (isEnded(this.state)) return;
+    this.dispatch({ type: "usageReported", usage });
+    if (this.observed) this.emit({ type: "usage", iteration: this.iteration, usage, at: Date.now() });
+  }
+
+  /** Counts the usage an agent's parser attached to its output (when the model is not watched). */
+  private addOutputUsage(output: AgentOutput): void {
+    const usage = getOutputUsage(output);
+    if (usage !== undefined) this.dispatch({ type: "usageReported", usage });
+  }
+
+  toolFinished(index: number, step: AgentStep, durationMs: number, metadata: StepMetadata | undefined): void {
+    const iteration = this.state.turn?.iteration ?? this.iteration;
+    this.dispatch({ type: "toolFinished", index, step });
+    if (this.observed) {
+      const event = stepEvent(step, iteration, durationMs);
+      if (metadata !== undefined && hasKeys(metadata)) event.metadata = metadata;
+      this.emit(event, index);
+    }
+    this.recorder?.flush();
   }
 
   /**
@@ -121,48 +172,60 @@ export class ExecutorRun implements TokenSink {
    */
   wait<T>(promise: Promise<T>, halts: boolean): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      if (this.cancelled || (halts && this.stopReason !== undefined)) {
+      const phase = this.state.phase;
+      if (phase === "cancelled" || phase === "failed" || (halts && this.state.stopReason !== undefined)) {
         promise.catch(noop);
         reject(this.work.signal.reason);
         return;
       }
-      this.rejectWait = reject;
-      this.waitHalts = halts;
+      this.waiting = { reject, halts };
       promise.then(resolve, reject);
     });
   }
 
-  /** Whether the loop must not start or record anything more. */
-  get interrupted(): boolean {
-    return this.cancelled || this.stopReason !== undefined;
-  }
-
   /** Stops the loop gracefully: in-flight work is aborted and early stopping produces the output. */
   halt(reason: "max_execution_time" | "budget"): void {
-    if (this.done || this.stopReason !== undefined) return;
-    this.stopReason = reason;
+    if (isEnded(this.state) || this.state.stopReason !== undefined) return;
+    this.dispatch({ type: "halted", reason });
     const error = new AbortError({ message: `The run was stopped (${reason}).` });
     this.work.abort(error);
-    if (this.waitHalts) this.rejectWait?.(error);
+    if (this.waiting?.halts) this.waiting.reject(error);
   }
 
   private async begin(): Promise<void> {
-    if (this.done) return; // a stop condition failed on subscription
-    const { config, streamTokens, observeModel, inputs } = this.request;
+    const { config, streamTokens } = this.request;
+    const { inputs, runId } = this.state;
+    if (this.request.record) {
+      const recorder = await this.request.record(this);
+      this.recorder = recorder;
+      if (isEnded(this.state)) {
+        // Cancelled while the record was being opened: the record says so.
+        this.endRecording({ status: this.state.phase === "failed" ? "failed" : "cancelled", error: "The run ended before it started." });
+        return;
+      }
+      recorder.startHeartbeat();
+      this.onModelCall = (input, message, startedAt) => this.recordModelCall(input, message, startedAt);
+    }
+    if (isEnded(this.state)) return; // a stop condition failed on subscription, or the run was cancelled
+    const event: AgentStreamEvent = { type: "start", runId, inputs, resumed: this.request.resumed, at: Date.now() };
+    if (this.state.threadId !== undefined) event.threadId = this.state.threadId;
+    this.emit(event);
     const manager = CallbackManager.configure(config.callbacks, undefined, config.tags, undefined, config.metadata);
     if (manager) {
       this.chainRun = await manager.handleChainStart(
         SERIALIZED_EXECUTOR,
         inputs,
-        config.runId,
+        this.request.resumed ? undefined : runId,
         undefined,
         undefined,
         undefined,
         config.runName ?? "AgentExecutor",
       );
-      if (this.done) return;
+      if (isEnded(this.state)) return;
     }
-    const forwarder = observeModel ? new TokenForwarder(this, streamTokens) : undefined;
+    // Watching the model through callbacks costs @langchain/core a run tree per runnable: only
+    // when someone looks. Otherwise usage comes from what the agent's parser attached to its output.
+    const forwarder = this.observed ? new TokenForwarder(this, streamTokens) : undefined;
     let agentCallbacks: RunnableConfig["callbacks"];
     if (this.chainRun) {
       const child = this.chainRun.getChild();
@@ -176,103 +239,139 @@ export class ExecutorRun implements TokenSink {
     await this.execute();
   }
 
-  /** The loop (SPEC §4.1). */
+  /** The loop: call the agent, run the tools it asked for, feed the steps back, until it finishes. */
   private async execute(): Promise<void> {
-    const { options } = this;
+    const { options, state } = this;
     const { agent, maxIterations, trim } = options;
-    const { inputs } = this.request;
-    let steps: AgentStep[] = [];
-    let iteration = 0;
+    const { inputs } = state;
+    if (state.turn !== undefined && !this.interrupted) {
+      // A resumed run whose last turn has tool calls without a result: run those, then go on.
+      const outcome = await this.runTurn(pendingActions(state));
+      if (outcome !== "continue") return outcome === "stop" ? this.earlyStop() : undefined;
+    }
     for (;;) {
       if (this.interrupted) break;
-      if (iteration >= maxIterations) {
-        this.stopReason = "max_iterations";
+      if (state.iteration >= maxIterations) {
+        this.dispatch({ type: "halted", reason: "max_iterations" });
         break;
       }
-      this.iteration = iteration;
+      this.dispatch({ type: "agentCalled" });
+      const iteration = state.iteration - 1;
       let output: AgentOutput;
       try {
-        output = await this.wait(agent.invoke({ ...inputs, steps: trim ? trim(steps) : steps }, this.agentConfig), true);
+        output = await this.wait(agent.invoke({ ...inputs, steps: trim ? trim(state.steps) : state.steps }, this.agentConfig), true);
       } catch (error) {
         // A call cut short still counts: the "generate" call after it gets the next iteration.
-        if (this.interrupted) {
-          iteration++;
-          break;
-        }
+        if (this.interrupted) break;
         if (!isOutputParserException(error)) throw error;
         const step = parsingErrorStep(options, error);
-        steps = [...steps, step];
-        if (this.observed) this.emit(this.tools.stepEvent(step, iteration, 0));
-        iteration++;
+        this.dispatch({ type: "parsingErrorHandled", step });
+        if (this.observed) this.emit(stepEvent(step, iteration, 0));
+        this.recorder?.flush();
         continue;
       }
-      if (this.interrupted) {
-        iteration++;
-        break;
-      }
-      if (isAgentFinish(output)) return this.complete(output, steps, "finish");
-      const actions = toActions(output, iteration);
-      if (this.observed) {
-        for (const action of actions) this.emit(actionEvent(action, iteration));
-      }
-      iteration++;
       if (this.interrupted) break;
-      let done: AgentStep[];
-      try {
-        done = await this.wait(this.tools.runAll(actions, iteration - 1), true);
-      } catch (error) {
-        if (this.cancelled) return;
-        if (this.stopReason === undefined) throw error;
-        steps = steps.concat(this.tools.completed());
-        break;
+      if (!this.observed) this.addOutputUsage(output);
+      if (isAgentFinish(output)) return this.complete(output, "finish");
+      const actions = toActions(output, iteration);
+      this.dispatch({ type: "turnStarted", actions });
+      if (this.observed) {
+        for (let i = 0; i < actions.length; i++) this.emit(actionEvent(actions[i] as AgentAction, iteration), i);
       }
-      steps = steps.concat(done);
-      if (actions.length === 1 && this.tools.returnsDirect(actions[0] as AgentAction)) {
-        const observation = (done[0] as AgentStep).observation;
-        return this.complete({ returnValues: { output: observation }, log: observation }, steps, "return_direct");
+      if (this.interrupted) break; // a stop condition fired on an action event
+      // The turn's actions are in the record before any tool starts: a resume never asks the agent again.
+      if (this.recorder) {
+        try {
+          await this.wait(this.recorder.flush(), true);
+        } catch {
+          break; // halted meanwhile; a store failure has failed the run
+        }
       }
+      const outcome = await this.runTurn(actions.map((_, index) => index));
+      if (outcome === "stop") break;
+      if (outcome === "done") return;
     }
-    if (this.cancelled) return;
-    return this.earlyStop(steps, iteration);
+    if (isEnded(this.state)) return;
+    return this.earlyStop();
   }
 
-  /** Ends a run cut short by a limit or stop condition (SPEC §4.3). */
-  private async earlyStop(steps: AgentStep[], iteration: number): Promise<void> {
-    const reason = this.stopReason as StopReason;
-    if (this.options.earlyStoppingMethod === "force") return this.complete(forced(EARLY_STOP_OUTPUT), steps, reason);
-    this.iteration = iteration;
+  /**
+   * Runs the tool calls at `indexes` of the current turn. `continue`: the turn ended, go on;
+   * `stop`: a limit halted it; `done`: the run ended (a cancellation, or a tool that returns directly).
+   */
+  private async runTurn(indexes: number[]): Promise<"continue" | "stop" | "done"> {
+    const turn = this.state.turn;
+    if (turn === undefined) return "continue";
+    try {
+      await this.wait(this.tools.runAll(turn.actions, indexes), true);
+    } catch (error) {
+      if (isEnded(this.state)) return "done";
+      if (this.state.stopReason === undefined) throw error;
+      return "stop";
+    }
+    if (this.interrupted) return isEnded(this.state) ? "done" : "stop";
+    if (turn.actions.length === 1 && this.tools.returnsDirect(turn.actions[0] as AgentAction)) {
+      const observation = (turn.results[0] as AgentStep).observation;
+      await this.complete({ returnValues: { output: observation }, log: observation }, "return_direct");
+      return "done";
+    }
+    return "continue";
+  }
+
+  /** Ends a run cut short by a limit or stop condition: the "force" text, or one "generate" call. */
+  private async earlyStop(): Promise<void> {
+    const reason = this.state.stopReason as StopReason;
+    if (this.options.earlyStoppingMethod === "force") return this.complete(forced(EARLY_STOP_OUTPUT), reason);
+    this.dispatch({ type: "agentCalled" });
     this.final = new AbortController();
     const config = { ...this.agentConfig, signal: this.final.signal };
     let output: AgentOutput;
     try {
-      output = await this.wait(this.options.agent.invoke({ ...this.request.inputs, steps, forceFinalAnswer: true }, config), false);
+      output = await this.wait(this.options.agent.invoke({ ...this.state.inputs, steps: this.state.steps, forceFinalAnswer: true }, config), false);
     } catch (error) {
-      if (this.cancelled) return;
+      if (isEnded(this.state)) return;
       if (!isOutputParserException(error)) throw error;
-      return this.complete(forced(error.llmOutput || EARLY_STOP_OUTPUT), steps, reason);
+      return this.complete(forced(error.llmOutput || EARLY_STOP_OUTPUT), reason);
     }
-    if (this.cancelled) return;
-    if (isAgentFinish(output)) return this.complete(output, steps, reason);
+    if (isEnded(this.state)) return;
+    if (!this.observed) this.addOutputUsage(output);
+    if (isAgentFinish(output)) return this.complete(output, reason);
     const first = (Array.isArray(output) ? output[0] : output) as AgentAction | undefined;
-    if (first === undefined || !isAgentAction(first)) throw new InvalidAgentOutputError({ output, iteration });
-    return this.complete(forced(first.log || EARLY_STOP_OUTPUT), steps, reason);
+    if (first === undefined || !isAgentAction(first)) throw new InvalidAgentOutputError({ output, iteration: this.iteration });
+    return this.complete(forced(first.log || EARLY_STOP_OUTPUT), reason);
   }
 
-  private async complete(finish: AgentFinish, steps: AgentStep[], stopReason: StopReason): Promise<void> {
-    if (this.done) return;
-    this.done = true;
+  private async complete(finish: AgentFinish, stopReason: StopReason): Promise<void> {
+    if (isEnded(this.state)) return;
+    this.dispatch({ type: "finished", stopReason });
     this.cleanup();
     const output = toOutputString(finish.returnValues["output"]);
-    const event = outputEvent(finish, output, stopReason);
-    if (this.options.returnIntermediateSteps) event.intermediateSteps = steps;
+    const event = outputEvent(this.state.runId, finish, output, stopReason);
+    if (this.options.returnIntermediateSteps) event.intermediateSteps = this.state.steps;
     if (stopReason === "budget") event.stoppedBy = this.stoppedBy;
+    if (this.state.usage !== undefined) event.usage = this.state.usage;
     if (this.chainRun) {
       try {
         await this.chainRun.handleChainEnd({ ...event.returnValues, stopReason });
       } catch (error) {
         // A handler with `raiseError` refused the run's end: the run fails with its error.
+        this.dispatch({ type: "failed" });
+        this.endRecording({ status: "failed", error: errorMessage(error) });
         this.subscriber.error(error);
         return;
+      }
+    }
+    if (this.recorder) {
+      // The output is in the record before anyone sees it.
+      this.recorder.record(event);
+      try {
+        await this.recorder.flush({ status: "finished", stopReason, release: true });
+      } catch (error) {
+        this.dispatch({ type: "failed" });
+        if (!this.subscriber.closed) this.subscriber.error(error);
+        return;
+      } finally {
+        this.recorder.stop();
       }
     }
     if (this.subscriber.closed) return;
@@ -282,13 +381,10 @@ export class ExecutorRun implements TokenSink {
 
   /** Fails the run: aborts everything in flight, starts nothing more and errors the observable. */
   fail(error: unknown): void {
-    if (this.done) return;
-    this.done = true;
-    this.cancelled = true;
-    this.work.abort(error);
-    this.final?.abort(error);
-    this.rejectWait?.(error);
-    this.cleanup();
+    if (isEnded(this.state)) return;
+    this.dispatch({ type: "failed" });
+    this.abortAll(error);
+    this.endRecording({ status: "failed", error: errorMessage(error) });
     const chainRun = this.chainRun;
     if (chainRun) {
       chainRun.handleChainError(error).then(
@@ -301,15 +397,53 @@ export class ExecutorRun implements TokenSink {
   }
 
   private cancel(error: AbortError, notify: boolean): void {
-    if (this.done) return;
-    this.cancelled = true;
-    this.done = true;
-    this.work.abort(error);
-    this.final?.abort(error);
-    this.rejectWait?.(error);
-    this.cleanup();
+    if (isEnded(this.state)) return;
+    this.dispatch({ type: "cancelled" });
+    this.abortAll(error);
+    this.endRecording({ status: "cancelled", error: error.message });
     this.chainRun?.handleChainError(error).catch(noop);
     if (notify) this.subscriber.error(error);
+  }
+
+  private abortAll(error: unknown): void {
+    this.work.abort(error);
+    this.final?.abort(error);
+    this.waiting?.reject(error);
+    this.cleanup();
+  }
+
+  /** Writes the run's end (failed, cancelled) with what is buffered; nobody is left to tell of a failure. */
+  private endRecording(update: { status: "failed" | "cancelled"; error: string }): void {
+    const recorder = this.recorder;
+    if (!recorder) return;
+    recorder.stop();
+    recorder.flush({ ...update, release: true }).catch(noop);
+  }
+
+  private recordModelCall(input: BaseMessage[], message: BaseMessage, startedAt: number): void {
+    const at = Date.now();
+    this.recorder?.recordModelCall({
+      iteration: this.iteration,
+      at,
+      durationMs: at - startedAt,
+      inputCount: input.length,
+      inputDigest: digestMessages(input),
+      message,
+    });
+  }
+
+  /** What a recorder needs of this run: its checkpoint, and where a store failure goes. */
+  recorderHooks(): RecorderHooks {
+    return {
+      checkpoint: () => ({
+        schemaVersion: this.state.schemaVersion,
+        iteration: this.state.iteration,
+        elapsedMs: this.state.elapsedMs + (Date.now() - this.startedAt),
+        ...(this.state.usage === undefined ? {} : { usage: this.state.usage }),
+        phase: this.state.phase,
+      }),
+      onFailure: (error) => this.fail(error),
+    };
   }
 
   private watch(conditions: readonly StopCondition[]): void {
@@ -319,7 +453,7 @@ export class ExecutorRun implements TokenSink {
     this.conditionSubscription = subscription;
     const observer = {
       next: (value: unknown) => {
-        if (!this.done && this.stopReason === undefined) this.stoppedBy = value;
+        if (!isEnded(this.state) && this.state.stopReason === undefined) this.stoppedBy = value;
         this.halt("budget");
       },
       error: (error: unknown) => this.fail(error),
@@ -335,7 +469,7 @@ export class ExecutorRun implements TokenSink {
   }
 
   private cleanup(): void {
-    this.rejectWait = undefined;
+    this.waiting = undefined;
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.onConfigAbort) this.request.config.signal?.removeEventListener("abort", this.onConfigAbort);
@@ -344,5 +478,13 @@ export class ExecutorRun implements TokenSink {
   }
 }
 
-function noop(): void {}
+function hasKeys(record: object): boolean {
+  for (const _ in record) return true;
+  return false;
+}
 
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+function noop(): void {}

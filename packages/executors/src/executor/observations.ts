@@ -56,7 +56,7 @@ export function stringInputObservation(tool: string, input: string, jsonError?: 
 }
 
 /** The observation for a tool that threw, or rethrows when errors are not handled. @internal */
-export function toolErrorObservation(options: ResolvedOptions, error: unknown, action: AgentAction): string {
+export function toolErrorObservation(options: Pick<ResolvedOptions, "handleToolRuntimeErrors">, error: unknown, action: AgentAction): string {
   const handle = options.handleToolRuntimeErrors;
   if (handle === false) throw error;
   const asError = error instanceof Error ? error : new Error(String(error));
@@ -72,7 +72,7 @@ export function parsingErrorStep(options: ResolvedOptions, error: OutputParserEx
   const handle = options.handleParsingErrors;
   let observation: string;
   if (handle === false) {
-    // Unusable tool-call arguments are bad tool input, which never fails the run (SPEC §4.5).
+    // Unusable tool-call arguments are bad tool input, which never fails the run.
     if (!InvalidToolArgumentsException.isInstance(error) || error.observation === undefined) throw error;
     observation = error.observation;
   } else if (typeof handle === "string") observation = handle;

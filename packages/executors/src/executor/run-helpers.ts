@@ -1,8 +1,8 @@
-import type { AgentAction, AgentFinish } from "@agentrx/core";
-import { isAgentAction } from "@agentrx/core";
-import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import type { AgentAction, AgentFinish, AgentStep } from "@agentrx/core";
+import { isAgentAction, isToolAgentAction } from "@agentrx/core";
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import type { ActionEvent, OutputEvent, StopReason } from "./events";
+import type { ActionEvent, OutputEvent, StepEvent, StopReason } from "./events";
 import { InvalidAgentOutputError } from "./invalid-agent-output-error";
 
 // Small pure helpers of the run loop. @internal
@@ -32,12 +32,14 @@ export function toActions(output: unknown, iteration: number): AgentAction[] {
 }
 
 export function actionEvent(action: AgentAction, iteration: number): ActionEvent {
+  const at = Date.now();
   const log = (action as { messageLog?: unknown }).messageLog;
-  if (Array.isArray(log) && log.length > 0) return { type: "action", iteration, action, messages: log as BaseMessage[] };
+  if (Array.isArray(log) && log.length > 0) return { type: "action", iteration, action, messages: log as BaseMessage[], at };
   let messages: BaseMessage[] | undefined;
   return {
     type: "action",
     iteration,
+    at,
     action,
     get messages() {
       return (messages ??= [new AIMessage(action.log)]);
@@ -68,10 +70,12 @@ export function toOutputString(value: unknown): string {
 }
 
 /** The `output` event; its `messages` are built on first read (`invoke` never reads them). */
-export function outputEvent(finish: AgentFinish, output: string, stopReason: StopReason): OutputEvent {
+export function outputEvent(runId: string, finish: AgentFinish, output: string, stopReason: StopReason): OutputEvent {
   let messages: BaseMessage[] | undefined;
   return {
     type: "output",
+    runId,
+    at: Date.now(),
     output,
     returnValues: { ...finish.returnValues, output },
     get messages() {
@@ -82,4 +86,32 @@ export function outputEvent(finish: AgentFinish, output: string, stopReason: Sto
     },
     stopReason,
   };
+}
+
+/**
+ * The `step` event of a step. Its `messages` (a `ToolMessage` for tool calls, else a
+ * `HumanMessage`) are built on first read: many consumers never look at them.
+ */
+export function stepEvent(step: AgentStep, iteration: number, durationMs: number): StepEvent {
+  let messages: BaseMessage[] | undefined;
+  return {
+    type: "step",
+    iteration,
+    at: Date.now(),
+    step,
+    get messages() {
+      return (messages ??= resultMessages(step));
+    },
+    set messages(value) {
+      messages = value;
+    },
+    durationMs,
+  };
+}
+
+function resultMessages(step: AgentStep): BaseMessage[] {
+  const { action, observation } = step;
+  return isToolAgentAction(action)
+    ? [new ToolMessage({ content: observation, tool_call_id: action.toolCallId })]
+    : [new HumanMessage(observation)];
 }

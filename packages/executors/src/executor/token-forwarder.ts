@@ -1,5 +1,5 @@
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
-import type { UsageMetadata } from "@langchain/core/messages";
+import type { BaseMessage, UsageMetadata } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
 
 /** Where the forwarder delivers what the agent's model reports. */
@@ -8,6 +8,8 @@ export interface TokenSink {
   onToken(text: string): void;
   /** The usage of one finished model call. */
   onUsage(usage: UsageMetadata): void;
+  /** Set when model calls are recorded: each finished chat-model call with what it was sent. */
+  onModelCall?: (input: BaseMessage[], output: BaseMessage, startedAt: number) => void;
 }
 
 /**
@@ -41,9 +43,24 @@ export class TokenForwarder extends BaseCallbackHandler {
     if (token.length > 0 && this.lc_prefer_streaming) this.sink.onToken(token);
   }
 
-  override handleLLMEnd(output: LLMResult): void {
+  private readonly calls = new Map<string, { input: BaseMessage[]; startedAt: number }>();
+
+  override handleChatModelStart(_llm: unknown, messages: BaseMessage[][], runId: string): void {
+    if (this.sink.onModelCall) this.calls.set(runId, { input: messages[0] ?? [], startedAt: Date.now() });
+  }
+
+  override handleLLMEnd(output: LLMResult, runId: string): void {
     const usage = usageOf(output);
     if (usage) this.sink.onUsage(usage);
+    const call = this.calls.get(runId);
+    if (call === undefined) return;
+    this.calls.delete(runId);
+    const message = (output.generations[0]?.[0] as { message?: BaseMessage } | undefined)?.message;
+    if (message) this.sink.onModelCall?.(call.input, message, call.startedAt);
+  }
+
+  override handleLLMError(_error: unknown, runId: string): void {
+    this.calls.delete(runId);
   }
 
   /** One shared instance per run: copying would detach it from the run's sink. */

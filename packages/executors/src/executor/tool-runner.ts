@@ -1,10 +1,8 @@
-import { STEP_METADATA_KEY, invalidToolObservation, isToolAgentAction } from "@agentrx/core";
+import { STEP_METADATA_KEY, invalidToolObservation } from "@agentrx/core";
 import type { AgentAction, AgentStep, StepMetadata } from "@agentrx/core";
-import { type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { StructuredToolInterface } from "@langchain/core/tools";
-import type { StepEvent } from "./events";
-import type { ExecutorRun } from "./executor-run";
+import type { ResolvedOptions } from "./validate-options";
 import {
   invalidInputObservation,
   isToolInputParsingException,
@@ -14,49 +12,65 @@ import {
 } from "./observations";
 
 /**
- * Runs the tool calls of one turn (SPEC §4.5): concurrently up to `maxConcurrency`, steps
- * returned in action order, `step` events emitted in completion order.
+ * What the tool runner needs of its run, and nothing more: the options it reads, the signal its
+ * calls listen on, whether the run was interrupted, and where a finished call goes.
+ *
+ * @internal
+ */
+export interface ToolRunContext {
+  readonly options: Pick<ResolvedOptions, "toolsByName" | "toolNames" | "maxConcurrency" | "handleToolRuntimeErrors">;
+  /** The signal the run's tool calls listen on. */
+  readonly signal: AbortSignal;
+  /** Whether anyone sees `step` events (else they are not built). */
+  readonly observed: boolean;
+  /** Whether the run was halted, cancelled or failed: results are then dropped. */
+  readonly interrupted: boolean;
+  /** A tool call finished: `index` is its action's position in the turn. */
+  toolFinished(index: number, step: AgentStep, durationMs: number, metadata: StepMetadata | undefined): void;
+}
+
+/**
+ * Runs the tool calls of one turn: concurrently up to `maxConcurrency`, each result reported to
+ * the run as it comes (so `step` events come in completion order).
  *
  * @internal
  */
 export class ToolRunner {
   private config: RunnableConfig = {};
-  private pending: (AgentStep | undefined)[] = [];
   private listenersLifted = false;
 
-  constructor(private readonly run: ExecutorRun) {}
+  constructor(private readonly run: ToolRunContext) {}
 
   /** Sets the config every tool call starts from (callbacks, signal, configurable). */
   configure(config: RunnableConfig): void {
     this.config = config;
   }
 
-  /** Runs every action; resolves with the steps in action order. */
-  runAll(actions: AgentAction[], iteration: number): Promise<AgentStep[]> {
-    const count = actions.length;
-    const results = new Array<AgentStep | undefined>(count);
-    this.pending = results;
+  /** Runs the actions at `indexes` of the turn; resolves when all have finished. */
+  runAll(actions: readonly AgentAction[], indexes: readonly number[]): Promise<void> {
+    const count = indexes.length;
     const limit = Math.min(count, this.run.options.maxConcurrency);
     // Each concurrent call listens on the run's signals (the tool, @langchain/core's own race):
     // lift Node's 10-listener leak warning for these short-lived, per-run signals.
     if (limit > 3 && !this.listenersLifted) {
       this.listenersLifted = true;
-      liftListenerLimit(this.run.work.signal);
+      liftListenerLimit(this.run.signal);
     }
     if (count === 1) {
       // The common case, without the scheduling below.
-      return this.runOne(actions[0] as AgentAction, iteration, results, 0).then(() => results as AgentStep[]);
+      const index = indexes[0] as number;
+      return this.runOne(actions[index] as AgentAction, index);
     }
-    return new Promise<AgentStep[]>((resolve, reject) => {
+    return new Promise<void>((resolve, reject) => {
       let next = 0;
       let settled = 0;
       let failed = false;
       const launch = (): void => {
-        const index = next++;
-        this.runOne(actions[index] as AgentAction, iteration, results, index).then(
+        const index = indexes[next++] as number;
+        this.runOne(actions[index] as AgentAction, index).then(
           () => {
             if (failed || this.run.interrupted) return;
-            if (++settled === count) resolve(results as AgentStep[]);
+            if (++settled === count) resolve();
             else if (next < count) launch();
           },
           (error: unknown) => {
@@ -70,43 +84,13 @@ export class ToolRunner {
     });
   }
 
-  /** The steps of the current turn that completed before the loop was halted, in action order. */
-  completed(): AgentStep[] {
-    return this.pending.filter((step): step is AgentStep => step !== undefined);
-  }
-
   /** Whether the action's tool returns its observation directly. */
   returnsDirect(action: AgentAction): boolean {
     return this.run.options.toolsByName.get(action.tool)?.returnDirect === true;
   }
 
-  /**
-   * The `step` event of a step. Its `messages` (a `ToolMessage` for tool calls, else a
-   * `HumanMessage`) are built on first read: many consumers never look at them.
-   */
-  stepEvent(step: AgentStep, iteration: number, durationMs: number): StepEvent {
-    let messages: BaseMessage[] | undefined;
-    return {
-      type: "step",
-      iteration,
-      step,
-      get messages() {
-        return (messages ??= resultMessages(step));
-      },
-      set messages(value) {
-        messages = value;
-      },
-      durationMs,
-    };
-  }
-
-  /** Runs one action; records its step in `results[index]` unless the run was interrupted meanwhile. */
-  private async runOne(
-    action: AgentAction,
-    iteration: number,
-    results: (AgentStep | undefined)[],
-    index: number,
-  ): Promise<void> {
+  /** Runs one action and reports its step, unless the run was interrupted meanwhile. */
+  private async runOne(action: AgentAction, index: number): Promise<void> {
     const { options, observed } = this.run;
     const start = observed ? performance.now() : 0;
     const tool = options.toolsByName.get(action.tool);
@@ -122,14 +106,8 @@ export class ToolRunner {
       };
       observation = await this.invoke(tool, action, config);
     }
-    const step: AgentStep = { action, observation };
     if (this.run.interrupted) return;
-    results[index] = step;
-    if (observed) {
-      const event = this.stepEvent(step, iteration, performance.now() - start);
-      if (metadata !== undefined && hasKeys(metadata)) event.metadata = metadata;
-      this.run.emit(event);
-    }
+    this.run.toolFinished(index, { action, observation }, observed ? performance.now() - start : 0, metadata);
   }
 
   private async invoke(tool: StructuredToolInterface, action: AgentAction, config: RunnableConfig): Promise<string> {
@@ -170,18 +148,6 @@ function parseObject(text: string): Record<string, unknown> | string | undefined
   }
   if (typeof value === "object" && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
   return looksLikeJson ? "got an array" : undefined;
-}
-
-function hasKeys(record: object): boolean {
-  for (const _ in record) return true;
-  return false;
-}
-
-function resultMessages(step: AgentStep): BaseMessage[] {
-  const { action, observation } = step;
-  return isToolAgentAction(action)
-    ? [new ToolMessage({ content: observation, tool_call_id: action.toolCallId })]
-    : [new HumanMessage(observation)];
 }
 
 type SetMaxListeners = (n: number, ...targets: EventTarget[]) => void;

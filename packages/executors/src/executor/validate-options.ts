@@ -4,6 +4,7 @@ import type { OutputParserException } from "@langchain/core/output_parsers";
 import { Runnable } from "@langchain/core/runnables";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { AgentExecutorOptions } from "./agent-executor-options";
+import type { RunStore } from "../runs/run-store";
 import type { StopCondition } from "./stop-condition";
 
 /** Options after validation, with defaults applied. @internal */
@@ -21,6 +22,8 @@ export interface ResolvedOptions {
   returnIntermediateSteps: boolean;
   maxConcurrency: number;
   stopWhen: readonly StopCondition[];
+  store: RunStore | undefined;
+  leaseMs: number;
 }
 
 const KNOWN = new Set([
@@ -35,6 +38,8 @@ const KNOWN = new Set([
   "returnIntermediateSteps",
   "maxConcurrency",
   "stopWhen",
+  "store",
+  "leaseMs",
 ]);
 
 function fail(argument: string, value: unknown, message: string): never {
@@ -73,6 +78,8 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     returnIntermediateSteps = false,
     maxConcurrency = Number.POSITIVE_INFINITY,
     stopWhen,
+    store,
+    leaseMs = 30_000,
   } = options;
 
   if (!Runnable.isRunnable(agent)) {
@@ -118,6 +125,10 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
   if (!(maxConcurrency === Number.POSITIVE_INFINITY || (Number.isInteger(maxConcurrency) && maxConcurrency >= 1))) {
     fail("maxConcurrency", maxConcurrency, `\`maxConcurrency\` must be an integer >= 1 or Infinity, got ${show(maxConcurrency)}.`);
   }
+  validateStore(store, "store");
+  if (!(typeof leaseMs === "number" && Number.isInteger(leaseMs) && leaseMs >= 100 && leaseMs < 2 ** 31)) {
+    fail("leaseMs", leaseMs, `\`leaseMs\` must be an integer number of milliseconds >= 100, got ${show(leaseMs)}.`);
+  }
   return {
     agent,
     tools,
@@ -132,7 +143,20 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     returnIntermediateSteps,
     maxConcurrency,
     stopWhen: normalizeStopWhen(stopWhen, "stopWhen"),
+    store,
+    leaseMs,
   };
+}
+
+const STORE_METHODS = ["createRun", "claimRun", "write", "getRun", "readEvents"] as const;
+
+/** Checks that `store` is a `RunStore` (or undefined). @internal */
+export function validateStore(store: unknown, argument: string): asserts store is RunStore | undefined {
+  if (store === undefined) return;
+  const missing = STORE_METHODS.filter((name) => typeof (store as Record<string, unknown> | null)?.[name] !== "function");
+  if (missing.length > 0) {
+    fail(argument, store, `\`${argument}\` must be a RunStore (e.g. new SqliteRunStore() from @agentrx/runs); it has no ${missing.join(", ")} method.`);
+  }
 }
 
 /** Normalises `stopWhen` (one condition or many) to an array, validating each. @internal */

@@ -11,7 +11,7 @@ import type {
 
 export function actionEvent(iteration: number, tool: string, toolInput: unknown = {}): ActionEvent {
   const action = { tool, toolInput: toolInput as Record<string, unknown>, log: "" };
-  return { type: "action", iteration, action, messages: [new AIMessage("")] };
+  return { type: "action", iteration, action, messages: [new AIMessage("")], at: 0 };
 }
 
 export function stepEvent(
@@ -28,11 +28,12 @@ export function stepEvent(
     step: { action, observation },
     messages: [new ToolMessage({ content: observation, tool_call_id: "call" })],
     durationMs,
+    at: 0,
   };
 }
 
 export function tokenEvent(iteration: number, text: string): TokenEvent {
-  return { type: "token", iteration, text };
+  return { type: "token", iteration, text, at: 0 };
 }
 
 export function usageEvent(iteration: number, input: number, output: number, total = input + output): UsageEvent {
@@ -40,9 +41,10 @@ export function usageEvent(iteration: number, input: number, output: number, tot
     type: "usage",
     iteration,
     usage: { input_tokens: input, output_tokens: output, total_tokens: total },
+    at: 0,
   };
 }
 
 export function outputEvent(output: string, stopReason: StopReason = "finish"): OutputEvent {
-  return { type: "output", output, returnValues: { output }, messages: [new AIMessage(output)], stopReason };
+  return { type: "output", runId: "run", at: 0, output, returnValues: { output }, messages: [new AIMessage(output)], stopReason };
 }

@@ -1,0 +1,179 @@
+import type { AgentAction, AgentStep } from "@agentrx/core";
+import type { UsageMetadata } from "@langchain/core/messages";
+import type { StopReason } from "./events";
+
+/** The version of {@link RunState}'s shape; serialized states and checkpoints carry it. */
+export const RUN_STATE_SCHEMA_VERSION = 1;
+
+/**
+ * Where the loop is: `agent` (calling the agent, or about to), `tools` (running the tool calls of
+ * `turn`), `stopping` (a limit or stop condition halted the loop: early stopping makes the output),
+ * then one of the ends: `done`, `cancelled`, `failed`.
+ */
+export type RunPhase = "agent" | "tools" | "stopping" | "done" | "cancelled" | "failed";
+
+/** The tool calls of the current turn and the results that came back so far (by action index). */
+export interface RunTurn {
+  /** The 0-based iteration (agent call) that asked for these actions. */
+  iteration: number;
+  actions: AgentAction[];
+  /** `results[i]` is the step of `actions[i]` once its tool finished. */
+  results: (AgentStep | undefined)[];
+}
+
+/**
+ * The state of one run: plain data from which the run can be continued, changed only by
+ * {@link transition}. `serializeRunState` turns it into JSON.
+ */
+export interface RunState {
+  schemaVersion: typeof RUN_STATE_SCHEMA_VERSION;
+  runId: string;
+  threadId: string | undefined;
+  inputs: Record<string, unknown>;
+  /** Every completed step, in action order (a turn's steps are appended when the turn ends). */
+  steps: AgentStep[];
+  /** Agent calls made so far: the 0-based iteration of the next agent call. */
+  iteration: number;
+  /** The turn whose tools are running, if any. */
+  turn: RunTurn | undefined;
+  /** Usage summed over the run's model calls; undefined until a model reports usage. */
+  usage: UsageMetadata | undefined;
+  /** Wall time of the run's earlier segments (before a resume), in milliseconds. */
+  elapsedMs: number;
+  phase: RunPhase;
+  /** Why the loop stopped (or will stop, while `phase` is `stopping`). */
+  stopReason: StopReason | undefined;
+}
+
+/** The named transitions of a run; {@link transition} applies them. */
+export type RunTransition =
+  /** The agent is called for `state.iteration` (counts it). */
+  | { type: "agentCalled" }
+  /** The agent asked for `actions`: a turn starts. */
+  | { type: "turnStarted"; actions: AgentAction[] }
+  /** The tool of `turn.actions[index]` finished with `step`; the last one ends the turn. */
+  | { type: "toolFinished"; index: number; step: AgentStep }
+  /** A handled output-parsing error: its step is appended at once. */
+  | { type: "parsingErrorHandled"; step: AgentStep }
+  /** A model call reported usage. */
+  | { type: "usageReported"; usage: UsageMetadata }
+  /** A limit or stop condition halted the loop; steps of a halted turn that finished are kept. */
+  | { type: "halted"; reason: StopReason }
+  /** The run produced its output. */
+  | { type: "finished"; stopReason: StopReason }
+  | { type: "cancelled" }
+  | { type: "failed" };
+
+/** A fresh state for a new run. */
+export function initialRunState(runId: string, threadId: string | undefined, inputs: Record<string, unknown>): RunState {
+  return {
+    schemaVersion: RUN_STATE_SCHEMA_VERSION,
+    runId,
+    threadId,
+    inputs,
+    steps: [],
+    iteration: 0,
+    turn: undefined,
+    usage: undefined,
+    elapsedMs: 0,
+    phase: "agent",
+    stopReason: undefined,
+  };
+}
+
+/** Whether the run has ended (output, cancellation or failure). */
+export function isEnded(state: RunState): boolean {
+  return state.phase === "done" || state.phase === "cancelled" || state.phase === "failed";
+}
+
+/**
+ * The one place a run's state changes. Mutates `state` in place (the loop's hot path); `steps` is
+ * replaced, never mutated, so a step list handed to an agent or a trim function stays as it was.
+ */
+export function transition(state: RunState, event: RunTransition): void {
+  switch (event.type) {
+    case "agentCalled":
+      state.iteration++;
+      return;
+    case "turnStarted":
+      state.turn = { iteration: state.iteration - 1, actions: event.actions, results: new Array(event.actions.length) };
+      state.phase = "tools";
+      return;
+    case "toolFinished": {
+      const turn = state.turn;
+      if (turn === undefined) return;
+      turn.results[event.index] = event.step;
+      for (let i = 0; i < turn.results.length; i++) if (turn.results[i] === undefined) return;
+      state.steps = state.steps.concat(turn.results as AgentStep[]);
+      state.turn = undefined;
+      if (state.phase === "tools") state.phase = "agent";
+      return;
+    }
+    case "parsingErrorHandled":
+      state.steps = state.steps.concat(event.step);
+      return;
+    case "usageReported":
+      state.usage = addUsage(state.usage, event.usage);
+      return;
+    case "halted":
+      if (state.stopReason !== undefined || isEnded(state)) return;
+      state.stopReason = event.reason;
+      state.phase = "stopping";
+      keepFinishedSteps(state);
+      return;
+    case "finished":
+      keepFinishedSteps(state);
+      state.stopReason = event.stopReason;
+      state.phase = "done";
+      return;
+    case "cancelled":
+      if (!isEnded(state)) state.phase = "cancelled";
+      return;
+    case "failed":
+      if (!isEnded(state)) state.phase = "failed";
+      return;
+  }
+}
+
+/** A halted turn ends with the steps that finished, in action order. */
+function keepFinishedSteps(state: RunState): void {
+  const turn = state.turn;
+  if (turn === undefined) return;
+  const done = turn.results.filter((step): step is AgentStep => step !== undefined);
+  if (done.length > 0) state.steps = state.steps.concat(done);
+  state.turn = undefined;
+}
+
+/** The indexes of the current turn's actions that have no result yet. */
+export function pendingActions(state: RunState): number[] {
+  const turn = state.turn;
+  if (turn === undefined) return [];
+  const pending: number[] = [];
+  for (let i = 0; i < turn.actions.length; i++) if (turn.results[i] === undefined) pending.push(i);
+  return pending;
+}
+
+/** Sums two usages (token counts and their details). */
+export function addUsage(total: UsageMetadata | undefined, usage: UsageMetadata): UsageMetadata {
+  if (total === undefined) return { ...usage };
+  const sum: UsageMetadata = {
+    input_tokens: total.input_tokens + usage.input_tokens,
+    output_tokens: total.output_tokens + usage.output_tokens,
+    total_tokens: total.total_tokens + usage.total_tokens,
+  };
+  const input = addDetails(total.input_token_details, usage.input_token_details);
+  if (input) sum.input_token_details = input;
+  const output = addDetails(total.output_token_details, usage.output_token_details);
+  if (output) sum.output_token_details = output;
+  return sum;
+}
+
+function addDetails<T extends object>(a: T | undefined, b: T | undefined): T | undefined {
+  if (a === undefined) return b === undefined ? undefined : { ...b };
+  if (b === undefined) return { ...a };
+  const out: Record<string, number> = { ...(a as Record<string, number>) };
+  for (const [key, value] of Object.entries(b as Record<string, number>)) {
+    if (typeof value === "number") out[key] = (out[key] ?? 0) + value;
+  }
+  return out as T;
+}

@@ -1,0 +1,67 @@
+import { type BaseMessage, isBaseMessage, mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages } from "@langchain/core/messages";
+import type { StoredMessage } from "@langchain/core/messages";
+import type { JsonObject, JsonValue } from "./run-store";
+
+// Values that runs record (inputs, tool inputs, return values) as JSON. Messages go through
+// @langchain/core's own message serialization; everything else follows JSON.stringify's rules
+// (undefined and functions are dropped, Dates become ISO strings), except that a circular
+// reference is an error instead of a crash deep inside a driver.
+
+const TAG = "$agentrx";
+
+/** Converts messages to `@langchain/core`'s stored form. */
+export function encodeMessages(messages: readonly BaseMessage[]): JsonValue[] {
+  return mapChatMessagesToStoredMessages(messages as BaseMessage[]) as unknown as JsonValue[];
+}
+
+/** Converts messages back from `@langchain/core`'s stored form. */
+export function decodeMessages(stored: unknown): BaseMessage[] {
+  if (!Array.isArray(stored)) throw new TypeError("expected an array of stored messages");
+  return mapStoredMessagesToChatMessages(stored as StoredMessage[]);
+}
+
+/**
+ * A JSON value for `value`: messages become `{ $agentrx: "message", message }`, a plain object that
+ * has a `$agentrx` key of its own is wrapped so it decodes as it was.
+ *
+ * @throws TypeError naming the path of a circular reference
+ */
+export function encodeValue(value: unknown, path = "value", seen: Set<object> = new Set()): JsonValue {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return value;
+  if (typeof value === "number") return Number.isFinite(value) ? value : null;
+  if (typeof value === "bigint") return value.toString();
+  if (typeof value !== "object") return null; // undefined, functions, symbols: as JSON.stringify in arrays
+  if (isBaseMessage(value)) return { [TAG]: "message", message: encodeMessages([value])[0] as JsonValue };
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === "function") return encodeValue(toJSON.call(value), path, seen);
+  if (seen.has(value)) throw new TypeError(`${path} contains a circular reference; a recorded run needs JSON-serializable values.`);
+  seen.add(value);
+  try {
+    if (Array.isArray(value)) return value.map((item, index) => encodeValue(item, `${path}[${index}]`, seen));
+    const out: JsonObject = {};
+    for (const key of Object.keys(value)) {
+      const item = (value as Record<string, unknown>)[key];
+      if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
+      out[key] = encodeValue(item, `${path}.${key}`, seen);
+    }
+    return TAG in out ? { [TAG]: "object", value: out } : out;
+  } finally {
+    seen.delete(value);
+  }
+}
+
+/** The value {@link encodeValue} encoded. */
+export function decodeValue(value: JsonValue): unknown {
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map(decodeValue);
+  const tag = value[TAG];
+  if (tag === "message") return decodeMessages([value["message"]])[0];
+  if (tag === "object") return decodeObject(value["value"] as JsonObject);
+  return decodeObject(value);
+}
+
+function decodeObject(value: JsonObject): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) out[key] = decodeValue(value[key] as JsonValue);
+  return out;
+}

@@ -1,0 +1,76 @@
+import type { AgentStep } from "@agentrx/core";
+import type { OutputEvent } from "../executor/events";
+import { type RunState, addUsage, initialRunState } from "../executor/run-state";
+import { decodeValue } from "./json-value";
+import { RunEventDecoder } from "./run-event-codec";
+import type { RunInfo, StoredRunEvent } from "./run-store";
+import { RunStoreError } from "./run-store-errors";
+
+/** A run rebuilt from its record: the state to continue from, or its recorded output. */
+export interface RestoredRun {
+  state: RunState;
+  /** The recorded `output` event, when the run has one. */
+  output: OutputEvent | undefined;
+  /** The `seq` of the last recorded event. */
+  lastSeq: number;
+}
+
+/**
+ * Rebuilds a run's state from its recorded events: the steps of every completed turn, the last
+ * turn's actions with the results recorded so far (the tool calls still to run), the iterations
+ * made, the usage so far and the wall time spent (from the last checkpoint).
+ *
+ * @throws RunStoreError naming the run and the event when the record cannot be read
+ */
+export function restoreRunState(info: RunInfo, events: readonly StoredRunEvent[]): RestoredRun {
+  const { runId } = info;
+  const decoder = new RunEventDecoder(runId);
+  const state = initialRunState(runId, info.threadId, decodeValue(info.inputs) as Record<string, unknown>);
+  let output: OutputEvent | undefined;
+  let lastIteration = -1;
+  let lastTurn = -1;
+  let lastSeq = 0;
+  for (const stored of events) {
+    let event;
+    try {
+      event = decoder.decode(stored);
+    } catch (cause) {
+      throw new RunStoreError({
+        operation: "resume",
+        runId,
+        message: `Run "${runId}": recorded event ${stored.seq} cannot be read: ${(cause as Error).message}`,
+        cause,
+      });
+    }
+    lastSeq = stored.seq;
+    switch (event.type) {
+      case "start":
+        if (stored.seq === 1) state.inputs = event.inputs;
+        break;
+      case "action":
+        lastTurn = Math.max(lastTurn, event.iteration);
+        lastIteration = Math.max(lastIteration, event.iteration);
+        break;
+      case "step":
+        lastIteration = Math.max(lastIteration, event.iteration);
+        break;
+      case "usage":
+        state.usage = addUsage(state.usage, event.usage);
+        break;
+      case "output":
+        output = event;
+        break;
+    }
+  }
+  state.iteration = lastIteration + 1;
+  state.elapsedMs = info.checkpoint?.elapsedMs ?? 0;
+  const actions = lastTurn >= 0 ? decoder.actionsOf(lastTurn) : undefined;
+  const results = lastTurn >= 0 ? decoder.resultsOf(lastTurn) : undefined;
+  const settled = actions !== undefined && results === undefined && decoder.steps.some((step) => step.action === actions[0]);
+  if (output === undefined && actions !== undefined && !settled && lastTurn === lastIteration) {
+    state.turn = { iteration: lastTurn, actions: [...actions], results: results ? [...results] : new Array<AgentStep | undefined>(actions.length) };
+    state.phase = "tools";
+  }
+  state.steps = decoder.steps.slice();
+  return { state, output, lastSeq };
+}

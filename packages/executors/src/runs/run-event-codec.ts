@@ -1,0 +1,231 @@
+import type { AgentAction, AgentStep } from "@agentrx/core";
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage, type UsageMetadata } from "@langchain/core/messages";
+import type { AgentStreamEvent, OutputEvent, StopReason } from "../executor/events";
+import { decodeMessages, decodeValue, encodeMessages, encodeValue } from "./json-value";
+import type { JsonObject, JsonValue, StoredRunEvent } from "./run-store";
+
+/**
+ * A model call as a run records it (not an `AgentStreamEvent`): what `RecordedChatModel` answers
+ * from. The conversation sent is kept as a digest and a count, so what a call writes does not grow
+ * with the run's length.
+ */
+export interface RecordedModelCall {
+  type: "model_call";
+  /** 0-based position of the call in the run. */
+  call: number;
+  /** The iteration (agent call) it belongs to. */
+  iteration: number;
+  /** When the call ended, epoch milliseconds. */
+  at: number;
+  /** How long it took, in milliseconds. */
+  durationMs: number;
+  /** How many messages were sent. */
+  inputCount: number;
+  /** A digest of the messages sent (see `digestMessages`). */
+  inputDigest: string;
+  /** The model's reply. */
+  message: BaseMessage;
+}
+
+/** An action as recorded: its message log in `@langchain/core`'s stored form. */
+export function encodeAction(action: AgentAction): JsonObject {
+  const { messageLog, ...rest } = action as AgentAction & { messageLog?: BaseMessage[] };
+  const out = encodeValue(rest, "action") as JsonObject;
+  if (Array.isArray(messageLog)) out["messageLog"] = encodeMessages(messageLog);
+  return out;
+}
+
+/** The action {@link encodeAction} encoded. */
+export function decodeAction(data: JsonValue | undefined): AgentAction {
+  if (data === null || typeof data !== "object" || Array.isArray(data)) throw new TypeError("expected an encoded action");
+  const { messageLog, ...rest } = data;
+  const action = decodeValue(rest) as AgentAction & { messageLog?: BaseMessage[] };
+  if (typeof action.tool !== "string") throw new TypeError("an encoded action has no tool name");
+  if (messageLog !== undefined) action.messageLog = decodeMessages(messageLog);
+  return action;
+}
+
+/**
+ * The JSON form of an event. A `step` of a tool call refers to its action by `index` in the turn
+ * (the action is in the turn's `action` event); a step without a turn (a handled parsing error)
+ * carries its action.
+ */
+export function encodeRunEvent(event: AgentStreamEvent, index?: number): JsonObject {
+  switch (event.type) {
+    case "start": {
+      const out: JsonObject = { type: "start", at: event.at, runId: event.runId, inputs: encodeValue(event.inputs, "inputs"), resumed: event.resumed };
+      if (event.threadId !== undefined) out["threadId"] = event.threadId;
+      return out;
+    }
+    case "action":
+      return { type: "action", at: event.at, iteration: event.iteration, index: index ?? 0, action: encodeAction(event.action) };
+    case "step": {
+      const out: JsonObject = { type: "step", at: event.at, iteration: event.iteration, observation: event.step.observation, durationMs: event.durationMs };
+      if (index === undefined) out["action"] = encodeAction(event.step.action);
+      else out["index"] = index;
+      if (event.metadata !== undefined) out["metadata"] = encodeValue(event.metadata, "metadata");
+      return out;
+    }
+    case "token":
+      return { type: "token", at: event.at, iteration: event.iteration, text: event.text };
+    case "usage":
+      return { type: "usage", at: event.at, iteration: event.iteration, usage: encodeValue(event.usage, "usage") };
+    case "output": {
+      const out: JsonObject = {
+        type: "output",
+        at: event.at,
+        runId: event.runId,
+        output: event.output,
+        returnValues: encodeValue(event.returnValues, "returnValues"),
+        messages: encodeMessages(event.messages),
+        stopReason: event.stopReason,
+        withSteps: event.intermediateSteps !== undefined,
+      };
+      if (event.stoppedBy !== undefined) out["stoppedBy"] = encodeValue(event.stoppedBy, "stoppedBy");
+      if (event.usage !== undefined) out["usage"] = encodeValue(event.usage, "usage");
+      return out;
+    }
+  }
+}
+
+/** The JSON form of a recorded model call. */
+export function encodeModelCall(call: RecordedModelCall): JsonObject {
+  return {
+    type: "model_call",
+    at: call.at,
+    call: call.call,
+    iteration: call.iteration,
+    durationMs: call.durationMs,
+    inputCount: call.inputCount,
+    inputDigest: call.inputDigest,
+    message: encodeMessages([call.message])[0] as JsonValue,
+  };
+}
+
+/**
+ * Turns a run's recorded events back into `AgentStreamEvent`s (and `RecordedModelCall`s), in order.
+ * Stateful: a step resolves its action from the turn's `action` events, and the output rebuilds
+ * `intermediateSteps` from the steps before it. Feed it every event of a run from the first.
+ */
+export class RunEventDecoder {
+  private readonly turns = new Map<number, AgentAction[]>();
+  private readonly pendingSteps = new Map<number, (AgentStep | undefined)[]>();
+  /** Every completed step so far, in action order. */
+  steps: AgentStep[] = [];
+
+  constructor(private readonly runId: string) {}
+
+  /**
+   * Decodes one recorded event.
+   * @throws TypeError saying what is wrong with the record
+   */
+  decode(stored: StoredRunEvent): AgentStreamEvent | RecordedModelCall {
+    const data = stored.data;
+    const at = typeof data["at"] === "number" ? data["at"] : stored.at;
+    const iteration = data["iteration"] as number;
+    switch (data["type"]) {
+      case "start": {
+        const event: AgentStreamEvent = {
+          type: "start",
+          runId: String(data["runId"] ?? this.runId),
+          inputs: decodeValue(data["inputs"] ?? {}) as Record<string, unknown>,
+          resumed: data["resumed"] === true,
+          at,
+        };
+        if (typeof data["threadId"] === "string") event.threadId = data["threadId"];
+        return event;
+      }
+      case "action": {
+        const action = decodeAction(data["action"]);
+        const index = typeof data["index"] === "number" ? data["index"] : 0;
+        let actions = this.turns.get(iteration);
+        if (actions === undefined) this.turns.set(iteration, (actions = []));
+        actions[index] = action;
+        const log = (action as { messageLog?: BaseMessage[] }).messageLog;
+        const messages = Array.isArray(log) && log.length > 0 ? log : [new AIMessage(action.log)];
+        return { type: "action", iteration, action, messages, at };
+      }
+      case "step": {
+        const observation = String(data["observation"] ?? "");
+        let action: AgentAction;
+        if (typeof data["index"] === "number") {
+          const known = this.turns.get(iteration)?.[data["index"]];
+          if (known === undefined) throw new TypeError(`step ${stored.seq} refers to action ${data["index"]} of iteration ${iteration}, which is not recorded`);
+          action = known;
+          this.settle(iteration, data["index"], { action, observation });
+        } else {
+          action = decodeAction(data["action"]);
+          this.steps.push({ action, observation });
+        }
+        const step: AgentStep = { action, observation };
+        const toolCallId = (action as { toolCallId?: unknown }).toolCallId;
+        const messages: BaseMessage[] =
+          typeof toolCallId === "string" ? [new ToolMessage({ content: observation, tool_call_id: toolCallId })] : [new HumanMessage(observation)];
+        const event: AgentStreamEvent = { type: "step", iteration, step, messages, durationMs: Number(data["durationMs"] ?? 0), at };
+        if (data["metadata"] !== undefined) event.metadata = decodeValue(data["metadata"]) as Record<string, unknown>;
+        return event;
+      }
+      case "token":
+        return { type: "token", iteration, text: String(data["text"] ?? ""), at };
+      case "usage":
+        return { type: "usage", iteration, usage: decodeValue(data["usage"] ?? null) as UsageMetadata, at };
+      case "output": {
+        this.flushPending();
+        const event: OutputEvent = {
+          type: "output",
+          runId: String(data["runId"] ?? this.runId),
+          output: String(data["output"] ?? ""),
+          returnValues: decodeValue(data["returnValues"] ?? {}) as Record<string, unknown>,
+          messages: decodeMessages(data["messages"] ?? []),
+          stopReason: data["stopReason"] as StopReason,
+          at,
+        };
+        if (data["withSteps"] === true) event.intermediateSteps = this.steps.slice();
+        if (data["stoppedBy"] !== undefined) event.stoppedBy = decodeValue(data["stoppedBy"]);
+        if (data["usage"] !== undefined) event.usage = decodeValue(data["usage"]) as UsageMetadata;
+        return event;
+      }
+      case "model_call":
+        return {
+          type: "model_call",
+          call: Number(data["call"]),
+          iteration,
+          at,
+          durationMs: Number(data["durationMs"] ?? 0),
+          inputCount: Number(data["inputCount"] ?? 0),
+          inputDigest: String(data["inputDigest"] ?? ""),
+          message: decodeMessages([data["message"] ?? null])[0] as BaseMessage,
+        };
+      default:
+        throw new TypeError(`event ${stored.seq} has an unknown type ${JSON.stringify(data["type"])}`);
+    }
+  }
+
+  /** The actions recorded for `iteration`, in turn order. */
+  actionsOf(iteration: number): AgentAction[] | undefined {
+    return this.turns.get(iteration);
+  }
+
+  /** The recorded results of `iteration`'s turn so far (by action index), while it is not complete. */
+  resultsOf(iteration: number): (AgentStep | undefined)[] | undefined {
+    return this.pendingSteps.get(iteration);
+  }
+
+  /** Appends a turn's steps once all of its actions have results; steps of a halted turn at the output. */
+  private settle(iteration: number, index: number, step: AgentStep): void {
+    const actions = this.turns.get(iteration) ?? [];
+    let results = this.pendingSteps.get(iteration);
+    if (results === undefined) this.pendingSteps.set(iteration, (results = new Array(actions.length)));
+    results[index] = step;
+    for (let i = 0; i < actions.length; i++) if (results[i] === undefined) return;
+    this.pendingSteps.delete(iteration);
+    this.steps.push(...(results as AgentStep[]));
+  }
+
+  private flushPending(): void {
+    for (const [iteration, results] of [...this.pendingSteps].sort((a, b) => a[0] - b[0])) {
+      for (const step of results) if (step !== undefined) this.steps.push(step);
+      this.pendingSteps.delete(iteration);
+    }
+  }
+}

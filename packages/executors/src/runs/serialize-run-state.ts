@@ -1,0 +1,106 @@
+import type { AgentStep } from "@agentrx/core";
+import { RUN_STATE_SCHEMA_VERSION, type RunPhase, type RunState } from "../executor/run-state";
+import type { StopReason } from "../executor/events";
+import { decodeValue, encodeValue } from "./json-value";
+import { decodeAction, encodeAction } from "./run-event-codec";
+import type { JsonObject, JsonValue } from "./run-store";
+
+/** A {@link RunState} as plain JSON (what `serializeRunState` returns). */
+export interface SerializedRunState {
+  schemaVersion: number;
+  runId: string;
+  threadId?: string;
+  inputs: JsonValue;
+  steps: JsonObject[];
+  iteration: number;
+  turn?: { iteration: number; actions: JsonObject[]; results: (JsonObject | null)[] };
+  usage?: JsonValue;
+  elapsedMs: number;
+  phase: RunPhase;
+  stopReason?: StopReason;
+}
+
+const PHASES: readonly RunPhase[] = ["agent", "tools", "stopping", "done", "cancelled", "failed"];
+
+/**
+ * A run's state as plain JSON, with its `schemaVersion`: messages (a tool-calling action's
+ * `messageLog`, messages in the inputs) in `@langchain/core`'s stored-message form.
+ *
+ * @example
+ * ```ts
+ * import { deserializeRunState, serializeRunState, type RunState } from "@agentrx/executors";
+ *
+ * declare const state: RunState;
+ * const copy = deserializeRunState(JSON.parse(JSON.stringify(serializeRunState(state))));
+ * ```
+ */
+export function serializeRunState(state: RunState): SerializedRunState {
+  const out: SerializedRunState = {
+    schemaVersion: state.schemaVersion,
+    runId: state.runId,
+    inputs: encodeValue(state.inputs, "inputs"),
+    steps: state.steps.map(encodeStep),
+    iteration: state.iteration,
+    elapsedMs: state.elapsedMs,
+    phase: state.phase,
+  };
+  if (state.threadId !== undefined) out.threadId = state.threadId;
+  if (state.turn !== undefined) {
+    out.turn = {
+      iteration: state.turn.iteration,
+      actions: state.turn.actions.map(encodeAction),
+      results: Array.from(state.turn.results, (step) => (step === undefined ? null : { observation: step.observation })),
+    };
+  }
+  if (state.usage !== undefined) out.usage = encodeValue(state.usage, "usage");
+  if (state.stopReason !== undefined) out.stopReason = state.stopReason;
+  return out;
+}
+
+/**
+ * The {@link RunState} that {@link serializeRunState} serialized.
+ *
+ * @throws TypeError saying what is wrong, e.g. an unknown `schemaVersion`
+ */
+export function deserializeRunState(json: unknown): RunState {
+  if (typeof json !== "object" || json === null) throw new TypeError("deserializeRunState: expected a serialized run state object.");
+  const data = json as SerializedRunState;
+  if (data.schemaVersion !== RUN_STATE_SCHEMA_VERSION) {
+    throw new TypeError(`deserializeRunState: schemaVersion ${JSON.stringify(data.schemaVersion)} is not supported (this version of @agentrx/executors reads ${RUN_STATE_SCHEMA_VERSION}).`);
+  }
+  if (typeof data.runId !== "string" || !Array.isArray(data.steps) || !PHASES.includes(data.phase)) {
+    throw new TypeError("deserializeRunState: the state has no runId, steps or known phase.");
+  }
+  const turn = data.turn;
+  const actions = turn?.actions.map(decodeAction);
+  return {
+    schemaVersion: RUN_STATE_SCHEMA_VERSION,
+    runId: data.runId,
+    threadId: data.threadId,
+    inputs: decodeValue(data.inputs) as Record<string, unknown>,
+    steps: data.steps.map(decodeStep),
+    iteration: data.iteration,
+    turn:
+      turn === undefined || actions === undefined
+        ? undefined
+        : {
+            iteration: turn.iteration,
+            actions,
+            results: turn.results.map((result, index) =>
+              result === null ? undefined : { action: actions[index] as AgentStep["action"], observation: String(result["observation"]) },
+            ),
+          },
+    usage: data.usage === undefined ? undefined : (decodeValue(data.usage) as RunState["usage"]),
+    elapsedMs: data.elapsedMs,
+    phase: data.phase,
+    stopReason: data.stopReason,
+  };
+}
+
+function encodeStep(step: AgentStep): JsonObject {
+  return { action: encodeAction(step.action), observation: step.observation };
+}
+
+function decodeStep(data: JsonObject): AgentStep {
+  return { action: decodeAction(data["action"]), observation: String(data["observation"]) };
+}
