@@ -11,6 +11,8 @@ export default defineConfig({
       { find: /^@agentrx\/core$/, replacement: src("core/src/index.ts") },
       { find: /^@agentrx\/agents$/, replacement: src("agents/src/index.ts") },
       { find: /^@agentrx\/executors$/, replacement: src("executors/src/index.ts") },
+      { find: /^@agentrx\/runs\/testing$/, replacement: src("runs/src/testing/index.ts") },
+      { find: /^@agentrx\/runs$/, replacement: src("runs/src/index.ts") },
       { find: /^@agentrx\/tools$/, replacement: src("tools/src/index.ts") },
     ],
   },

@@ -1,0 +1,191 @@
+import { RunStoreError, type JsonObject, type NewRun, type RunInfo, type RunWrite, type StoredRunEvent } from "@agentrx/executors";
+import { isRunStatus, storableText, toJsonText } from "./validate-run-arguments";
+
+/**
+ * A run as a store's table holds it: JSON objects as JSON text, times as epoch milliseconds.
+ * Every store keeps this shape, so every store decodes (and detects corruption) the same way.
+ */
+export interface RunRow {
+  run_id: string;
+  thread_id: string | null;
+  status: string;
+  stop_reason: string | null;
+  inputs: string;
+  usage: string | null;
+  error: string | null;
+  checkpoint: string | null;
+  metadata: string | null;
+  created_at: number;
+  updated_at: number;
+  event_count: number;
+  owner: string | null;
+  lease_expires_at: number | null;
+}
+
+/** An event as a store's table holds it. */
+export interface EventRow {
+  seq: number;
+  type: string;
+  at: number;
+  data: string;
+}
+
+/** The columns of `agentrx_runs`, in table order. */
+export const RUN_COLUMNS =
+  "run_id, thread_id, status, stop_reason, inputs, usage, error, checkpoint, metadata, created_at, updated_at, event_count, owner, lease_expires_at";
+
+/** The row of a new run. */
+export function newRunRow(run: NewRun): RunRow {
+  const running = run.status === "running";
+  return {
+    run_id: run.runId,
+    thread_id: run.threadId ?? null,
+    status: run.status,
+    stop_reason: null,
+    inputs: toJsonText("createRun", "run.inputs", run.inputs),
+    usage: null,
+    error: null,
+    checkpoint: null,
+    metadata: run.metadata === undefined ? null : toJsonText("createRun", "run.metadata", run.metadata),
+    created_at: run.at,
+    updated_at: run.at,
+    event_count: 0,
+    owner: running ? run.owner! : null,
+    lease_expires_at: running ? run.at + run.leaseMs! : null,
+  };
+}
+
+/** The column values a write sets, `null` where it leaves a column as it is. */
+export interface WriteColumns {
+  status: string | null;
+  stop_reason: string | null;
+  usage: string | null;
+  error: string | null;
+  checkpoint: string | null;
+  release: boolean;
+  lease_expires_at: number;
+  updated_at: number;
+  /** The new `event_count`, or null without events. */
+  event_count: number | null;
+}
+
+export function writeColumns(write: RunWrite): WriteColumns {
+  const { update, events } = write;
+  return {
+    status: update?.status ?? null,
+    stop_reason: update?.stopReason ?? null,
+    usage: update?.usage === undefined ? null : toJsonText("write", "write.update.usage", update.usage),
+    error: update?.error === undefined ? null : storableText(update.error),
+    checkpoint: update?.checkpoint === undefined ? null : toJsonText("write", "write.update.checkpoint", update.checkpoint),
+    release: update?.release === true,
+    lease_expires_at: write.at + write.leaseMs,
+    updated_at: write.at,
+    event_count: events.length === 0 ? null : events[events.length - 1]!.seq,
+  };
+}
+
+/** The event rows of a write. */
+export function eventRows(events: readonly StoredRunEvent[]): EventRow[] {
+  return events.map((event, index) => ({
+    seq: event.seq,
+    type: event.type,
+    at: event.at,
+    data: toJsonText("write", `write.events[${index}].data`, event.data),
+  }));
+}
+
+class CorruptField extends Error {}
+
+function parse(column: keyof RunRow, text: string | null): unknown {
+  if (text === null) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (cause) {
+    throw new CorruptField(`its ${column} is not valid JSON (${(cause as Error).message})`);
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new CorruptField(`its ${column} is not a JSON object`);
+  }
+  return value;
+}
+
+function decode(row: RunRow): RunInfo {
+  if (!isRunStatus(row.status)) throw new CorruptField(`its status ${JSON.stringify(row.status)} is not a run status`);
+  const info: RunInfo = {
+    runId: row.run_id,
+    status: row.status,
+    inputs: parse("inputs", row.inputs) as JsonObject,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    eventCount: row.event_count,
+  };
+  if (row.thread_id !== null) info.threadId = row.thread_id;
+  if (row.stop_reason !== null) info.stopReason = row.stop_reason;
+  if (row.usage !== null) info.usage = parse("usage", row.usage) as RunInfo["usage"];
+  if (row.error !== null) info.error = row.error;
+  if (row.checkpoint !== null) info.checkpoint = parse("checkpoint", row.checkpoint) as RunInfo["checkpoint"];
+  if (row.metadata !== null) info.metadata = parse("metadata", row.metadata) as JsonObject;
+  if (row.owner !== null) info.owner = row.owner;
+  if (row.lease_expires_at !== null) info.leaseExpiresAt = row.lease_expires_at;
+  return info;
+}
+
+/** The run a row holds; rejects a corrupt row with a `RunStoreError` naming the run and the column. */
+export function runInfoOf(row: RunRow, store: string, operation: string): RunInfo {
+  try {
+    return decode(row);
+  } catch (error) {
+    if (!(error instanceof CorruptField)) throw error;
+    throw new RunStoreError({
+      operation,
+      runId: row.run_id,
+      message: `${store}: the record of run "${row.run_id}" is corrupt: ${error.message}. Delete the run (deleteRun) or repair the row.`,
+    });
+  }
+}
+
+/** The run a row holds for `listRuns`: a corrupt row becomes a run with `error` saying what cannot be read. */
+export function listedRunInfoOf(row: RunRow): RunInfo {
+  try {
+    return decode(row);
+  } catch (error) {
+    if (!(error instanceof CorruptField)) throw error;
+    const info: RunInfo = {
+      runId: row.run_id,
+      status: isRunStatus(row.status) ? row.status : "failed",
+      inputs: {},
+      error: `Corrupt record: ${error.message}.`,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      eventCount: row.event_count,
+    };
+    if (row.thread_id !== null) info.threadId = row.thread_id;
+    if (row.owner !== null) info.owner = row.owner;
+    if (row.lease_expires_at !== null) info.leaseExpiresAt = row.lease_expires_at;
+    return info;
+  }
+}
+
+/** The event a row holds; rejects a corrupt row with a `RunStoreError` naming the run and the seq. */
+export function storedEventOf(runId: string, row: EventRow, store: string): StoredRunEvent {
+  let data: unknown;
+  try {
+    data = JSON.parse(row.data);
+  } catch (cause) {
+    throw new RunStoreError({
+      operation: "readEvents",
+      runId,
+      message: `${store}: event ${row.seq} of run "${runId}" is corrupt: its data is not valid JSON (${(cause as Error).message}).`,
+      cause,
+    });
+  }
+  if (data === null || typeof data !== "object" || Array.isArray(data)) {
+    throw new RunStoreError({
+      operation: "readEvents",
+      runId,
+      message: `${store}: event ${row.seq} of run "${runId}" is corrupt: its data is not a JSON object.`,
+    });
+  }
+  return { seq: row.seq, type: row.type, at: row.at, data: data as JsonObject };
+}

@@ -1,0 +1,189 @@
+import { InvalidArgumentError } from "@agentrx/core";
+import type { ClaimRun, ListRunsOptions, NewRun, RunStatus, RunWrite } from "@agentrx/executors";
+
+/** Every status a run can have. */
+export const RUN_STATUSES: readonly RunStatus[] = ["queued", "running", "interrupted", "finished", "failed", "cancelled"];
+
+const STATUS_SET: ReadonlySet<string> = new Set(RUN_STATUSES);
+// NUL, or a UTF-16 surrogate without its partner.
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const UNSTORABLE_GLOBAL = new RegExp(UNSTORABLE.source, "g");
+
+function invalid(operation: string, argument: string, value: unknown, expected: string): InvalidArgumentError {
+  const shown = typeof value === "string" ? JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}...` : value) : String(value);
+  return new InvalidArgumentError({ argument, value, message: `RunStore.${operation}: ${argument} must be ${expected}, got ${shown}.` });
+}
+
+/** A string used as a key or label (`runId`, `threadId`, `owner`, an event `type`): non-empty, no NUL, no lone surrogate. */
+export function checkKey(operation: string, argument: string, value: unknown): string {
+  if (typeof value !== "string" || value.length === 0 || UNSTORABLE.test(value)) {
+    throw invalid(operation, argument, value, "a non-empty string without NUL characters or lone surrogates");
+  }
+  return value;
+}
+
+/** A time, epoch milliseconds: a safe integer >= 0. */
+export function checkTime(operation: string, argument: string, value: unknown): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
+    throw invalid(operation, argument, value, "an integer >= 0 (epoch milliseconds)");
+  }
+  return value;
+}
+
+/**
+ * A time filter given as epoch milliseconds or a `Date`, rounded up to a whole millisecond (stored
+ * times are whole milliseconds, so `>= t` and `< t` select the same runs either way).
+ */
+export function checkTimeFilter(operation: string, argument: string, value: unknown): number {
+  const ms = value instanceof Date ? value.getTime() : value;
+  if (typeof ms !== "number" || !Number.isFinite(ms) || Math.abs(ms) > Number.MAX_SAFE_INTEGER) {
+    throw invalid(operation, argument, value, "a valid Date or epoch milliseconds");
+  }
+  return Math.ceil(ms);
+}
+
+function checkPositiveInteger(operation: string, argument: string, value: unknown): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
+    throw invalid(operation, argument, value, "an integer >= 1");
+  }
+  return value;
+}
+
+function checkObject(operation: string, argument: string, value: unknown): void {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw invalid(operation, argument, value, "a plain object");
+  }
+}
+
+/** `value` as JSON text; rejects what JSON cannot hold (a `BigInt`, a cycle). */
+export function toJsonText(operation: string, argument: string, value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch (cause) {
+    throw new InvalidArgumentError({
+      argument,
+      value,
+      message: `RunStore.${operation}: ${argument} must be JSON-serializable (${(cause as Error).message}).`,
+      cause,
+    });
+  }
+}
+
+/**
+ * An error message as every store keeps it: NUL characters and lone surrogates become U+FFFD,
+ * because neither PostgreSQL `text` nor UTF-8 can hold them.
+ */
+export function storableText(text: string): string {
+  return UNSTORABLE.test(text) ? text.replace(UNSTORABLE_GLOBAL, "\ufffd") : text;
+}
+
+export function checkNewRun(run: NewRun): void {
+  if (run === null || typeof run !== "object") throw invalid("createRun", "run", run, "an object");
+  checkKey("createRun", "run.runId", run.runId);
+  if (run.threadId !== undefined) checkKey("createRun", "run.threadId", run.threadId);
+  checkObject("createRun", "run.inputs", run.inputs);
+  if (run.metadata !== undefined) checkObject("createRun", "run.metadata", run.metadata);
+  checkTime("createRun", "run.at", run.at);
+  if (run.status === "running") {
+    checkKey("createRun", "run.owner", run.owner);
+    checkPositiveInteger("createRun", "run.leaseMs", run.leaseMs);
+  } else if (run.status === "queued") {
+    if (run.owner !== undefined) throw invalid("createRun", "run.owner", run.owner, 'absent for a "queued" run (only a "running" run has an owner)');
+    if (run.leaseMs !== undefined) throw invalid("createRun", "run.leaseMs", run.leaseMs, 'absent for a "queued" run');
+  } else {
+    throw invalid("createRun", "run.status", run.status, '"running" or "queued"');
+  }
+}
+
+export function checkClaim(runId: string, claim: ClaimRun): void {
+  checkKey("claimRun", "runId", runId);
+  if (claim === null || typeof claim !== "object") throw invalid("claimRun", "claim", claim, "an object");
+  checkKey("claimRun", "claim.owner", claim.owner);
+  checkPositiveInteger("claimRun", "claim.leaseMs", claim.leaseMs);
+  checkTime("claimRun", "claim.at", claim.at);
+}
+
+/** Checks a write; resolves with the seq the run must have reached before it (undefined without events). */
+export function checkWrite(runId: string, write: RunWrite): number | undefined {
+  checkKey("write", "runId", runId);
+  if (write === null || typeof write !== "object") throw invalid("write", "write", write, "an object");
+  checkKey("write", "write.owner", write.owner);
+  checkPositiveInteger("write", "write.leaseMs", write.leaseMs);
+  checkTime("write", "write.at", write.at);
+  const { events, update } = write;
+  if (!Array.isArray(events)) throw invalid("write", "write.events", events, "an array");
+  for (let index = 0; index < events.length; index++) {
+    const event = events[index]!;
+    const name = `write.events[${index}]`;
+    if (event === null || typeof event !== "object") throw invalid("write", name, event, "an event object");
+    checkPositiveInteger("write", `${name}.seq`, event.seq);
+    if (index > 0 && event.seq !== events[index - 1]!.seq + 1) {
+      throw invalid("write", `${name}.seq`, event.seq, `${events[index - 1]!.seq + 1} (seq is consecutive within a write)`);
+    }
+    checkKey("write", `${name}.type`, event.type);
+    checkTime("write", `${name}.at`, event.at);
+    checkObject("write", `${name}.data`, event.data);
+  }
+  if (update !== undefined) {
+    checkObject("write", "write.update", update);
+    if (update.status !== undefined) checkStatus("write", "write.update.status", update.status);
+    if (update.stopReason !== undefined) checkKey("write", "write.update.stopReason", update.stopReason);
+    if (update.error !== undefined && typeof update.error !== "string") throw invalid("write", "write.update.error", update.error, "a string");
+    if (update.usage !== undefined) checkObject("write", "write.update.usage", update.usage);
+    if (update.checkpoint !== undefined) checkObject("write", "write.update.checkpoint", update.checkpoint);
+    if (update.release !== undefined && typeof update.release !== "boolean") throw invalid("write", "write.update.release", update.release, "a boolean");
+    if (update.release && update.status === "running") {
+      throw invalid("write", "write.update.status", update.status, 'a status other than "running" when the write releases the lease');
+    }
+  }
+  return events.length === 0 ? undefined : events[0]!.seq - 1;
+}
+
+export function checkStatus(operation: string, argument: string, value: unknown): RunStatus {
+  if (typeof value !== "string" || !STATUS_SET.has(value)) throw invalid(operation, argument, value, `one of ${RUN_STATUSES.map((s) => `"${s}"`).join(", ")}`);
+  return value as RunStatus;
+}
+
+/** Whether `value` is a status a store can hold. */
+export function isRunStatus(value: unknown): value is RunStatus {
+  return typeof value === "string" && STATUS_SET.has(value);
+}
+
+/** The filters of `listRuns`, checked and normalized. */
+export interface RunFilter {
+  threadId?: string;
+  statuses?: RunStatus[];
+  since?: number;
+  before?: number;
+  limit: number;
+}
+
+export function checkListOptions(options: ListRunsOptions | undefined): RunFilter {
+  if (options === undefined) return { limit: 100 };
+  if (options === null || typeof options !== "object") throw invalid("listRuns", "options", options, "an object");
+  const filter: RunFilter = { limit: options.limit === undefined ? 100 : checkPositiveInteger("listRuns", "options.limit", options.limit) };
+  if (options.threadId !== undefined) filter.threadId = checkKey("listRuns", "options.threadId", options.threadId);
+  if (options.status !== undefined) {
+    const list = typeof options.status === "string" ? [options.status] : options.status;
+    if (!Array.isArray(list) || list.length === 0) throw invalid("listRuns", "options.status", options.status, "a status or a non-empty array of statuses");
+    filter.statuses = [...new Set(list.map((status, index) => checkStatus("listRuns", `options.status[${index}]`, status)))];
+  }
+  if (options.since !== undefined) filter.since = checkTimeFilter("listRuns", "options.since", options.since);
+  if (options.before !== undefined) filter.before = checkTimeFilter("listRuns", "options.before", options.before);
+  return filter;
+}
+
+export function checkReadOptions(runId: string, options: { after?: number; limit?: number } | undefined): { after: number; limit: number | undefined } {
+  checkKey("readEvents", "runId", runId);
+  if (options === undefined) return { after: 0, limit: undefined };
+  if (options === null || typeof options !== "object") throw invalid("readEvents", "options", options, "an object");
+  const after = options.after ?? 0;
+  if (typeof after !== "number" || !Number.isSafeInteger(after) || after < 0) throw invalid("readEvents", "options.after", after, "an integer >= 0");
+  const limit = options.limit === undefined ? undefined : checkPositiveInteger("readEvents", "options.limit", options.limit);
+  return { after, limit };
+}
+
+export function checkPruneOptions(options: { olderThan: number | Date }): number {
+  if (options === null || typeof options !== "object") throw invalid("pruneRuns", "options", options, "an object");
+  return checkTimeFilter("pruneRuns", "options.olderThan", options.olderThan);
+}

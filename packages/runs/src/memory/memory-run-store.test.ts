@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { runStoreConformance } from "../testing/run-store-conformance";
+import { MemoryRunStore } from "./memory-run-store";
+
+runStoreConformance({ name: "MemoryRunStore", create: async () => new MemoryRunStore() });
+
+describe("MemoryRunStore", () => {
+  it("keeps copies: mutating what went in or came out does not change the record", async () => {
+    const store = new MemoryRunStore();
+    const inputs = { input: "hi", list: [1, 2] };
+    const data = { type: "start", at: 1, nested: { value: "original" } };
+    await store.createRun({ runId: "r1", inputs, status: "running", owner: "w", leaseMs: 1000, at: 1 });
+    await store.write("r1", { owner: "w", leaseMs: 1000, events: [{ seq: 1, type: "start", at: 1, data }], at: 2 });
+    inputs.list.push(3);
+    data.nested.value = "changed";
+    const run = await store.getRun("r1");
+    run!.inputs.input = "mutated";
+    const [event] = await store.readEvents("r1");
+    (event!.data.nested as { value: string }).value = "mutated";
+    expect(await store.getRun("r1")).toMatchObject({ inputs: { input: "hi", list: [1, 2] } });
+    expect((await store.readEvents("r1"))[0]?.data).toEqual({ type: "start", at: 1, nested: { value: "original" } });
+  });
+
+  it("keeps what JSON keeps, as the database stores do", async () => {
+    const store = new MemoryRunStore();
+    await store.createRun({ runId: "r1", inputs: { when: new Date(0), missing: undefined, nan: Number.NaN } as never, status: "queued", at: 1 });
+    expect((await store.getRun("r1"))?.inputs).toStrictEqual({ when: "1970-01-01T00:00:00.000Z", nan: null });
+  });
+});

@@ -1,0 +1,159 @@
+import {
+  RunBusyError,
+  RunLeaseLostError,
+  RunNotFoundError,
+  RunStoreError,
+  type ClaimRun,
+  type ListRunsOptions,
+  type NewRun,
+  type RunInfo,
+  type RunStore,
+  type RunWrite,
+  type StoredRunEvent,
+} from "@agentrx/executors";
+import { eventRows, listedRunInfoOf, newRunRow, runInfoOf, storedEventOf, writeColumns, type EventRow, type RunRow } from "../internal/run-record";
+import { closedStoreError, seqError } from "../internal/store-errors";
+import {
+  checkClaim,
+  checkKey,
+  checkListOptions,
+  checkNewRun,
+  checkPruneOptions,
+  checkReadOptions,
+  checkWrite,
+} from "../internal/validate-run-arguments";
+
+const STORE = "MemoryRunStore";
+
+/** Options of {@link MemoryRunStore}: none yet; the object is there so options can be added without a breaking change. */
+export interface MemoryRunStoreOptions {}
+
+/**
+ * A run store in the process's memory, for tests and short-lived scripts: what it records is gone
+ * when the process exits. It keeps JSON text, like the database stores, so what goes in and comes
+ * out are copies (callers cannot change a record by mutating an object) and values JSON cannot hold
+ * behave as they do in SQLite or PostgreSQL.
+ *
+ * @example
+ * ```ts
+ * import { MemoryRunStore } from "@agentrx/runs";
+ *
+ * const store = new MemoryRunStore();
+ * await store.createRun({ runId: "r1", inputs: { input: "hi" }, status: "queued", at: Date.now() });
+ * console.log((await store.getRun("r1"))?.status); // "queued"
+ * ```
+ */
+export class MemoryRunStore implements RunStore {
+  readonly #runs = new Map<string, RunRow>();
+  readonly #events = new Map<string, EventRow[]>();
+  #closed = false;
+
+  constructor(_options: MemoryRunStoreOptions = {}) {}
+
+  #open(operation: string, runId?: string): void {
+    if (this.#closed) throw closedStoreError(STORE, operation, runId);
+  }
+
+  async createRun(run: NewRun): Promise<void> {
+    this.#open("createRun", run?.runId);
+    checkNewRun(run);
+    if (this.#runs.has(run.runId)) {
+      throw new RunStoreError({ operation: "createRun", runId: run.runId, message: `${STORE}: run "${run.runId}" exists already; run ids must be unique.` });
+    }
+    this.#runs.set(run.runId, newRunRow(run));
+    this.#events.set(run.runId, []);
+  }
+
+  async claimRun(runId: string, claim: ClaimRun): Promise<RunInfo> {
+    this.#open("claimRun", runId);
+    checkClaim(runId, claim);
+    const row = this.#runs.get(runId);
+    if (row === undefined) throw new RunNotFoundError({ operation: "claimRun", runId });
+    const free = row.status !== "running" || row.lease_expires_at === null || row.lease_expires_at <= claim.at || row.owner === claim.owner;
+    if (!free) throw new RunBusyError({ runId, owner: row.owner ?? undefined, leaseExpiresAt: row.lease_expires_at ?? undefined });
+    const before = runInfoOf(row, STORE, "claimRun");
+    this.#runs.set(runId, { ...row, status: "running", owner: claim.owner, lease_expires_at: claim.at + claim.leaseMs, updated_at: claim.at });
+    return before;
+  }
+
+  async write(runId: string, write: RunWrite): Promise<void> {
+    this.#open("write", runId);
+    const expected = checkWrite(runId, write);
+    const columns = writeColumns(write);
+    const rows = eventRows(write.events);
+    const row = this.#runs.get(runId);
+    if (row === undefined) throw new RunNotFoundError({ operation: "write", runId });
+    if (row.owner !== write.owner) throw new RunLeaseLostError({ runId, owner: write.owner });
+    if (expected !== undefined && row.event_count !== expected) throw seqError(STORE, runId, row.event_count, expected + 1);
+    this.#runs.set(runId, {
+      ...row,
+      status: columns.status ?? row.status,
+      stop_reason: columns.stop_reason ?? row.stop_reason,
+      usage: columns.usage ?? row.usage,
+      error: columns.error ?? row.error,
+      checkpoint: columns.checkpoint ?? row.checkpoint,
+      owner: columns.release ? null : row.owner,
+      lease_expires_at: columns.release ? null : columns.lease_expires_at,
+      updated_at: columns.updated_at,
+      event_count: columns.event_count ?? row.event_count,
+    });
+    this.#events.get(runId)!.push(...rows);
+  }
+
+  async getRun(runId: string): Promise<RunInfo | undefined> {
+    this.#open("getRun", runId);
+    checkKey("getRun", "runId", runId);
+    const row = this.#runs.get(runId);
+    return row === undefined ? undefined : runInfoOf(row, STORE, "getRun");
+  }
+
+  async readEvents(runId: string, options?: { after?: number; limit?: number }): Promise<StoredRunEvent[]> {
+    this.#open("readEvents", runId);
+    const { after, limit } = checkReadOptions(runId, options);
+    const events = this.#events.get(runId) ?? [];
+    // Events are kept in seq order, seq n at index n - 1.
+    const selected = events.slice(after, limit === undefined ? undefined : after + limit);
+    return selected.map((event) => storedEventOf(runId, event, STORE));
+  }
+
+  async listRuns(options?: ListRunsOptions): Promise<RunInfo[]> {
+    this.#open("listRuns");
+    const filter = checkListOptions(options);
+    const rows = [...this.#runs.values()].filter(
+      (row) =>
+        (filter.threadId === undefined || row.thread_id === filter.threadId) &&
+        (filter.statuses === undefined || filter.statuses.includes(row.status as never)) &&
+        (filter.since === undefined || row.created_at >= filter.since) &&
+        (filter.before === undefined || row.created_at < filter.before),
+    );
+    rows.sort((a, b) => b.created_at - a.created_at || (a.run_id < b.run_id ? 1 : a.run_id > b.run_id ? -1 : 0));
+    return rows.slice(0, filter.limit).map(listedRunInfoOf);
+  }
+
+  async deleteRun(runId: string): Promise<boolean> {
+    this.#open("deleteRun", runId);
+    checkKey("deleteRun", "runId", runId);
+    this.#events.delete(runId);
+    return this.#runs.delete(runId);
+  }
+
+  async pruneRuns(options: { olderThan: number | Date }): Promise<number> {
+    this.#open("pruneRuns");
+    const olderThan = checkPruneOptions(options);
+    let count = 0;
+    for (const row of [...this.#runs.values()]) {
+      if (row.updated_at < olderThan && row.status !== "running") {
+        this.#runs.delete(row.run_id);
+        this.#events.delete(row.run_id);
+        count++;
+      }
+    }
+    return count;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#runs.clear();
+    this.#events.clear();
+  }
+}

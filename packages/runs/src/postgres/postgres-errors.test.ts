@@ -1,0 +1,28 @@
+import { RunStoreError } from "@agentrx/executors";
+import { describe, expect, it } from "vitest";
+import { describeTarget, wrapPostgresError } from "./postgres-errors";
+
+describe("PostgreSQL errors", () => {
+  it("describes where the store connects without the password", () => {
+    expect(describeTarget("postgres://app:s3cret@db.internal:6543/runs?sslmode=require", undefined)).toBe("db.internal:6543/runs");
+    expect(describeTarget(undefined, { host: "10.0.0.5", port: 5433, database: "prod", password: "s3cret" })).toBe("10.0.0.5:5433/prod");
+    expect(describeTarget(undefined, { connectionString: "postgres://u:p@h/d" })).toBe("h:5432/d");
+  });
+
+  it("says the database is unreachable, also for a refusal of every address of a host", () => {
+    const refused = new AggregateError([Object.assign(new Error("connect ECONNREFUSED ::1:5432"), { code: "ECONNREFUSED" })], "");
+    const error = wrapPostgresError("write", "r1", refused, "localhost:5432/test");
+    expect(RunStoreError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ message: "PostgresRunStore: cannot reach the database at localhost:5432/test (ECONNREFUSED).", operation: "write", runId: "r1", cause: refused });
+  });
+
+  it("says when the server refuses the login, and wraps other errors with their SQLSTATE", () => {
+    const login = Object.assign(new Error('password authentication failed for user "app"'), { code: "28P01" });
+    expect(wrapPostgresError("getRun", "r1", login, "h:5432/d").message).toBe('PostgresRunStore: cannot log in to the database at h:5432/d: password authentication failed for user "app" (28P01).');
+    const other = Object.assign(new Error("value too long"), { code: "22001" });
+    expect(wrapPostgresError("createRun", "r1", other, "h").message).toBe('PostgresRunStore: createRun failed for run "r1": value too long (22001)');
+    expect(wrapPostgresError("listRuns", undefined, new Error("Connection terminated unexpectedly"), "h:1/d").message).toBe(
+      "PostgresRunStore: lost the connection to the database at h:1/d (Connection terminated unexpectedly).",
+    );
+  });
+});

@@ -1,0 +1,95 @@
+import { InvalidArgumentError } from "@agentrx/core";
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/** `schema`, checked as a PostgreSQL identifier, double-quoted. */
+export function quoteSchema(schema: unknown, argument = "schema"): string {
+  if (typeof schema !== "string" || !IDENTIFIER.test(schema)) {
+    throw new InvalidArgumentError({
+      argument,
+      value: schema,
+      message: `PostgresRunStore: ${argument} must be an identifier of letters, digits and underscores that does not start with a digit (at most 63 characters), got ${JSON.stringify(schema)}.`,
+    });
+  }
+  return `"${schema}"`;
+}
+
+/** The PostgreSQL schema of a run store, as versioned steps (in `s`, a quoted schema). Append new steps; never edit one that shipped. */
+export const POSTGRES_MIGRATIONS: readonly { version: number; up: (s: string) => string }[] = [
+  {
+    version: 1,
+    up: (s) => `
+    CREATE TABLE ${s}.agentrx_runs (
+      run_id text PRIMARY KEY,
+      thread_id text,
+      status text NOT NULL,
+      stop_reason text,
+      inputs text NOT NULL,
+      usage text,
+      error text,
+      checkpoint text,
+      metadata text,
+      created_at bigint NOT NULL,
+      updated_at bigint NOT NULL,
+      event_count integer NOT NULL DEFAULT 0,
+      owner text,
+      lease_expires_at bigint
+    );
+    CREATE INDEX agentrx_runs_thread_created ON ${s}.agentrx_runs (thread_id, created_at);
+    CREATE INDEX agentrx_runs_status_created ON ${s}.agentrx_runs (status, created_at);
+    CREATE INDEX agentrx_runs_created ON ${s}.agentrx_runs (created_at);
+    CREATE INDEX agentrx_runs_updated ON ${s}.agentrx_runs (updated_at);
+    CREATE TABLE ${s}.agentrx_run_events (
+      run_id text NOT NULL REFERENCES ${s}.agentrx_runs (run_id) ON DELETE CASCADE,
+      seq integer NOT NULL,
+      type text NOT NULL,
+      at bigint NOT NULL,
+      data text NOT NULL,
+      PRIMARY KEY (run_id, seq)
+    );`,
+  },
+];
+
+/** The latest schema version this package knows. */
+export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.length - 1]!.version;
+
+/**
+ * The SQL that creates or upgrades a run store's tables in `schema`: one transaction, under an
+ * advisory lock (so concurrent runs of it wait for each other), applying only the versions
+ * missing from `agentrx_schema_migrations`. Safe to run again. `PostgresRunStore` runs it at its
+ * first call; run it by hand (`psql -f`) when the application's database user may not create
+ * tables.
+ *
+ * @example
+ * ```ts
+ * import { writeFileSync } from "node:fs";
+ * import { postgresMigrationSql } from "@agentrx/runs";
+ *
+ * writeFileSync("agentrx-runs.sql", postgresMigrationSql("agentrx"));
+ * // then: psql "$DATABASE_URL" -f agentrx-runs.sql
+ * ```
+ */
+export function postgresMigrationSql(schema = "agentrx"): string {
+  const s = quoteSchema(schema);
+  const lock = `agentrx_runs:${schema}`;
+  const steps = POSTGRES_MIGRATIONS.map(
+    ({ version, up }) => `
+  IF NOT EXISTS (SELECT 1 FROM ${s}.agentrx_schema_migrations WHERE version = ${version}) THEN${up(s).replace(/\n/g, "\n  ")}
+    INSERT INTO ${s}.agentrx_schema_migrations (version, applied_at) VALUES (${version}, floor(extract(epoch FROM clock_timestamp()) * 1000));
+  END IF;`,
+  ).join("");
+  return `-- AgentRx run store tables in schema ${s}, up to version ${POSTGRES_SCHEMA_VERSION}. Safe to run again.
+BEGIN;
+SELECT pg_advisory_xact_lock(hashtext('${lock}'));
+CREATE SCHEMA IF NOT EXISTS ${s};
+CREATE TABLE IF NOT EXISTS ${s}.agentrx_schema_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL);
+DO $agentrx$
+BEGIN
+  IF (SELECT max(version) FROM ${s}.agentrx_schema_migrations) > ${POSTGRES_SCHEMA_VERSION} THEN
+    RAISE EXCEPTION 'schema ${schema} has AgentRx run store version %, newer than this version of @agentrx/runs knows (${POSTGRES_SCHEMA_VERSION}): upgrade @agentrx/runs', (SELECT max(version) FROM ${s}.agentrx_schema_migrations);
+  END IF;${steps}
+END
+$agentrx$;
+COMMIT;
+`;
+}

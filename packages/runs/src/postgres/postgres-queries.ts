@@ -1,0 +1,148 @@
+import { RUN_COLUMNS, type EventRow, type RunRow } from "../internal/run-record";
+import type { RunFilter } from "../internal/validate-run-arguments";
+
+/** A query as `pg` takes it; `name` makes `pg` prepare it once per connection. */
+export interface PostgresQuery {
+  name?: string;
+  text: string;
+  values: unknown[];
+}
+
+/** The SQL of one store, for one (quoted) schema, built once. */
+export interface PostgresQueries {
+  insertRun: string;
+  selectRun: string;
+  claim: string;
+  /**
+   * The write of `count` events: one statement, one round trip. Parameters: run id, owner, the
+   * event count the run must have (or null), the nine columns of `writeColumns`, then 4 per event
+   * (seq, type, at, data) up to 16 events, or 4 arrays beyond.
+   */
+  write(count: number): string;
+  writeState: string;
+  readEvents: string;
+  deleteRun: string;
+  pruneRuns: string;
+  version: string;
+  list(filter: RunFilter): PostgresQuery;
+}
+
+export function postgresQueries(s: string): PostgresQueries {
+  const runs = `${s}.agentrx_runs`;
+  const events = `${s}.agentrx_run_events`;
+  const params = RUN_COLUMNS.split(", ").map((_, index) => `$${index + 1}`).join(", ");
+  return {
+    insertRun: `INSERT INTO ${runs} (${RUN_COLUMNS}) VALUES (${params}) ON CONFLICT (run_id) DO NOTHING`,
+    selectRun: `SELECT ${RUN_COLUMNS} FROM ${runs} WHERE run_id = $1`,
+    // One statement: lock the row, take the lease when it is free, return the row as it was.
+    claim: `WITH before AS (
+        SELECT ${RUN_COLUMNS} FROM ${runs} WHERE run_id = $1 FOR UPDATE
+      ), claimed AS (
+        UPDATE ${runs} AS r SET status = 'running', owner = $2, lease_expires_at = $3, updated_at = $4
+        FROM before AS b
+        WHERE r.run_id = b.run_id
+          AND (b.status <> 'running' OR b.lease_expires_at IS NULL OR b.lease_expires_at <= $4 OR b.owner = $2)
+        RETURNING r.run_id
+      )
+      SELECT before.*, EXISTS (SELECT 1 FROM claimed) AS claimed FROM before`,
+    write: (count) => writeSql(runs, events, count),
+    writeState: `SELECT owner, event_count FROM ${runs} WHERE run_id = $1`,
+    readEvents: `SELECT seq, type, at, data FROM ${events} WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+    deleteRun: `DELETE FROM ${runs} WHERE run_id = $1`,
+    pruneRuns: `DELETE FROM ${runs} WHERE updated_at < $1 AND status <> 'running'`,
+    version: `SELECT coalesce(max(version), 0) AS version FROM ${s}.agentrx_schema_migrations`,
+    list(filter) {
+      const where: string[] = [];
+      const values: unknown[] = [];
+      const add = (condition: (n: string) => string, value: unknown) => {
+        values.push(value);
+        where.push(condition(`$${values.length}`));
+      };
+      if (filter.threadId !== undefined) add((n) => `thread_id = ${n}`, filter.threadId);
+      if (filter.statuses !== undefined) add((n) => `status = ANY (${n}::text[])`, filter.statuses);
+      if (filter.since !== undefined) add((n) => `created_at >= ${n}`, filter.since);
+      if (filter.before !== undefined) add((n) => `created_at < ${n}`, filter.before);
+      values.push(filter.limit);
+      const text = `SELECT ${RUN_COLUMNS} FROM ${runs}${where.length ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, run_id COLLATE "C" DESC LIMIT $${values.length}`;
+      return { text, values };
+    },
+  };
+}
+
+/** Events up to this many are inserted from a VALUES list (measured twice as fast as unnest); more from unnest of arrays. */
+export const MAX_VALUES_EVENTS = 16;
+
+function writeSql(runs: string, events: string, count: number): string {
+  // Update the row when the writer holds the lease and the events follow the last recorded one,
+  // then insert the events (only if the row was updated: they select from `run`).
+  const update = `UPDATE ${runs} SET
+          status = coalesce($4::text, status),
+          stop_reason = coalesce($5::text, stop_reason),
+          usage = coalesce($6::text, usage),
+          error = coalesce($7::text, error),
+          checkpoint = coalesce($8::text, checkpoint),
+          owner = CASE WHEN $9::boolean THEN NULL ELSE owner END,
+          lease_expires_at = CASE WHEN $9::boolean THEN NULL ELSE $10::bigint END,
+          updated_at = $11::bigint,
+          event_count = coalesce($12::integer, event_count)
+        WHERE run_id = $1 AND owner = $2 AND ($3::integer IS NULL OR event_count = $3::integer)
+        RETURNING run_id`;
+  if (count === 0) return `WITH run AS (${update}) SELECT count(*)::integer AS updated FROM run`;
+  const rows =
+    count <= MAX_VALUES_EVENTS
+      ? `(VALUES ${Array.from({ length: count }, (_, index) => {
+          const n = 13 + index * 4;
+          return `($${n}::integer, $${n + 1}::text, $${n + 2}::bigint, $${n + 3}::text)`;
+        }).join(", ")})`
+      : "unnest($13::integer[], $14::text[], $15::bigint[], $16::text[])";
+  return `WITH run AS (${update}), added AS (
+        INSERT INTO ${events} (run_id, seq, type, at, data)
+        SELECT run.run_id, e.seq, e.type, e.at, e.data FROM run, ${rows} AS e (seq, type, at, data)
+      )
+      SELECT count(*)::integer AS updated FROM run`;
+}
+
+/** The parameters of the events of a write, laid out as `write(events.length)` expects them. */
+export function writeEventValues(events: readonly EventRow[]): unknown[] {
+  if (events.length > MAX_VALUES_EVENTS) {
+    return [events.map((event) => event.seq), events.map((event) => event.type), events.map((event) => event.at), events.map((event) => event.data)];
+  }
+  const values: unknown[] = [];
+  for (const event of events) values.push(event.seq, event.type, event.at, event.data);
+  return values;
+}
+
+/** A row of `agentrx_runs` as `pg` returns it (`bigint` columns as strings) in the common shape. */
+export function runRowOf(row: Record<string, unknown>): RunRow {
+  return {
+    run_id: row.run_id as string,
+    thread_id: row.thread_id as string | null,
+    status: row.status as string,
+    stop_reason: row.stop_reason as string | null,
+    inputs: row.inputs as string,
+    usage: row.usage as string | null,
+    error: row.error as string | null,
+    checkpoint: row.checkpoint as string | null,
+    metadata: row.metadata as string | null,
+    created_at: Number(row.created_at),
+    updated_at: Number(row.updated_at),
+    event_count: Number(row.event_count),
+    owner: row.owner as string | null,
+    lease_expires_at: row.lease_expires_at === null ? null : Number(row.lease_expires_at),
+  };
+}
+
+/** A row of `agentrx_run_events` as `pg` returns it, in the common shape. */
+export function eventRowOf(row: Record<string, unknown>): EventRow {
+  return { seq: Number(row.seq), type: row.type as string, at: Number(row.at), data: row.data as string };
+}
+
+/** A short, stable name for a prepared statement (at most 63 characters). */
+export function statementName(kind: string, text: string): string {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index++) {
+    hash ^= text.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return `agentrx_${kind}_${(hash >>> 0).toString(16)}`;
+}

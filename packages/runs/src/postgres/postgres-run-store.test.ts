@@ -1,0 +1,156 @@
+import { InvalidArgumentError } from "@agentrx/core";
+import { RunStoreError } from "@agentrx/executors";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { runInAnotherProcess, runManyProcesses } from "../testing/another-process";
+import { rejectionOf } from "../testing/conformance/conformance-context";
+import { postgresTestDatabase } from "../testing/postgres-test-database";
+import { runStoreConformance } from "../testing/run-store-conformance";
+import { postgresMigrationSql } from "./postgres-migrations";
+import { PostgresRunStore } from "./postgres-run-store";
+
+const database = await postgresTestDatabase("PostgresRunStore");
+const { connectionString, schema } = database;
+
+runStoreConformance({
+  name: "PostgresRunStore",
+  skip: database.skip,
+  create: async () => {
+    database.assertReachable();
+    return new PostgresRunStore({ connectionString, schema });
+  },
+  persistent: true,
+  corrupt: async (runId, column) => {
+    if (column === "event") await database.pool().query(`UPDATE "${schema}".agentrx_run_events SET data = '{not json' WHERE run_id = $1 AND seq = 1`, [runId]);
+    else await database.pool().query(`UPDATE "${schema}".agentrx_runs SET ${column} = '{"truncated":' WHERE run_id = $1`, [runId]);
+  },
+  inAnotherProcess: (request) => runInAnotherProcess({ kind: "postgres", connectionString, schema }, request),
+});
+
+/** Schemas the tests below create besides the conformance one; dropped at the end. */
+const extraSchemas: string[] = [];
+const extraSchema = () => {
+  const name = `${schema}_${extraSchemas.length + 1}`;
+  extraSchemas.push(name);
+  return name;
+};
+
+afterAll(async () => {
+  if (!database.skip) for (const name of extraSchemas) await database.pool().query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`);
+  await database.drop();
+});
+
+describe("PostgresRunStore options", () => {
+  it("takes exactly one of pool and connectionString, and a schema that is an identifier", () => {
+    const cases: [unknown, string][] = [
+      [{}, "connectionString"],
+      [{ connectionString: "postgres://x/y", pool: new pg.Pool() }, "pool"],
+      [{ connectionString: "" }, "connectionString"],
+      [{ pool: {} }, "pool"],
+      [{ connectionString: "postgres://x/y", schema: 'bad"; DROP TABLE x; --' }, "schema"],
+      [{ connectionString: "postgres://x/y", schema: "1starts_with_digit" }, "schema"],
+      [{ connectionString: "postgres://x/y", schema: "x".repeat(64) }, "schema"],
+    ];
+    for (const [options, argument] of cases) {
+      let caught: unknown;
+      try {
+        new PostgresRunStore(options as never);
+      } catch (error) {
+        caught = error;
+      }
+      expect(InvalidArgumentError.isInstance(caught), argument).toBe(true);
+      expect(caught).toMatchObject({ argument });
+    }
+  });
+
+  it("says where it cannot connect, without the password, as a RunStoreError", async () => {
+    const store = new PostgresRunStore({ connectionString: "postgres://agent:secret-password@127.0.0.1:1/nowhere", schema: "agentrx" });
+    const error = await rejectionOf(store.getRun("r1"));
+    expect(RunStoreError.isInstance(error)).toBe(true);
+    expect(error.message).toBe("PostgresRunStore: cannot reach the database at 127.0.0.1:1/nowhere (ECONNREFUSED).");
+    expect(error).toMatchObject({ operation: "getRun", runId: "r1" });
+    expect(error.cause).toBeDefined();
+    await store.close();
+  });
+});
+
+describe.skipIf(database.skip)("PostgresRunStore", () => {
+  it("writes with one query, and leaves a pool it was given open on close", async () => {
+    database.assertReachable();
+    const pool = database.pool();
+    let queries = 0;
+    const counting = { query: (config: never) => (queries++, pool.query(config)), connect: () => pool.connect(), end: () => pool.end() };
+    const store = new PostgresRunStore({ pool: counting, schema });
+    await store.createRun({ runId: "one-query", inputs: {}, status: "running", owner: "w", leaseMs: 1000, at: 1 });
+    queries = 0;
+    await store.write("one-query", { owner: "w", leaseMs: 1000, events: [{ seq: 1, type: "start", at: 2, data: { type: "start" } }, { seq: 2, type: "step", at: 3, data: {} }], update: { checkpoint: { schemaVersion: 1, iteration: 1, elapsedMs: 1, phase: "act" } }, at: 3 });
+    expect(queries).toBe(1);
+    await store.close();
+    expect((await pool.query(`SELECT event_count FROM "${schema}".agentrx_runs WHERE run_id = 'one-query'`)).rows).toEqual([{ event_count: 2 }]);
+  });
+
+  it("ends the pool it created from connectionString on close", async () => {
+    database.assertReachable();
+    const app = `agentrx_close_${Math.random().toString(36).slice(2, 8)}`;
+    const url = new URL(connectionString);
+    url.searchParams.set("application_name", app);
+    const store = new PostgresRunStore({ connectionString: url.toString(), schema });
+    await store.listRuns({ limit: 1 });
+    const count = async () => Number((await database.pool().query("SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1", [app])).rows[0].n);
+    expect(await count()).toBeGreaterThan(0);
+    await store.close();
+    for (let attempt = 0; attempt < 50 && (await count()) > 0; attempt++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await count()).toBe(0);
+  });
+
+  it("migrates a new schema once when several stores and processes open it at once", { timeout: 60_000 }, async () => {
+    database.assertReachable();
+    const name = extraSchema();
+    const stores = Array.from({ length: 4 }, () => new PostgresRunStore({ connectionString, schema: name }));
+    const [reports] = await Promise.all([runManyProcesses({ kind: "postgres", connectionString, schema: name }, 2), ...stores.map((store) => store.listRuns())]);
+    await Promise.all(stores.map((store) => store.close()));
+    const { rows } = await database.pool().query(`SELECT version FROM "${name}".agentrx_schema_migrations`);
+    expect(rows).toEqual([{ version: 1 }]);
+    const check = new PostgresRunStore({ pool: database.pool(), schema: name });
+    expect((await check.listRuns()).map((run) => run.runId).sort()).toEqual(reports.map((report) => report.runId).sort());
+    await check.close();
+  });
+
+  it("can be migrated ahead of time, by the static method or by running its SQL (again)", async () => {
+    database.assertReachable();
+    const name = extraSchema();
+    expect(await PostgresRunStore.migrate({ connectionString, schema: name })).toBe(1);
+    await database.pool().query(postgresMigrationSql(name));
+    await database.pool().query(postgresMigrationSql(name));
+    const { rows } = await database.pool().query(`SELECT version FROM "${name}".agentrx_schema_migrations`);
+    expect(rows).toEqual([{ version: 1 }]);
+    const tables = await database.pool().query("SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name", [name]);
+    expect(tables.rows.map((row) => row.table_name)).toEqual(["agentrx_run_events", "agentrx_runs", "agentrx_schema_migrations"]);
+  });
+
+  it("refuses a schema migrated by a newer version", async () => {
+    database.assertReachable();
+    const name = extraSchema();
+    await PostgresRunStore.migrate({ pool: database.pool(), schema: name });
+    await database.pool().query(`INSERT INTO "${name}".agentrx_schema_migrations (version, applied_at) VALUES (7, 0)`);
+    const store = new PostgresRunStore({ pool: database.pool(), schema: name });
+    const error = await rejectionOf(store.listRuns());
+    expect(RunStoreError.isInstance(error)).toBe(true);
+    expect(error.message).toMatch(/version 7, newer/);
+    await store.close();
+  });
+
+  it("wraps a driver error in a RunStoreError with the driver's error as its cause", async () => {
+    database.assertReachable();
+    const name = extraSchema();
+    const store = new PostgresRunStore({ pool: database.pool(), schema: name });
+    await store.createRun({ runId: "r1", inputs: {}, status: "queued", at: 1 });
+    await database.pool().query(`DROP TABLE "${name}".agentrx_run_events`);
+    const error = await rejectionOf(store.readEvents("r1"));
+    expect(RunStoreError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ operation: "readEvents", runId: "r1" });
+    expect(error.message).toMatch(/^PostgresRunStore: readEvents failed for run "r1": .*agentrx_run_events.* \(42P01\)$/);
+    expect((error.cause as { code?: string }).code).toBe("42P01");
+    await store.close();
+  });
+});

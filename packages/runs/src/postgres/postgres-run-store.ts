@@ -1,0 +1,278 @@
+import { InvalidArgumentError } from "@agentrx/core";
+import {
+  RunBusyError,
+  RunLeaseLostError,
+  RunNotFoundError,
+  RunStoreError,
+  type ClaimRun,
+  type ListRunsOptions,
+  type NewRun,
+  type RunInfo,
+  type RunStore,
+  type RunWrite,
+  type StoredRunEvent,
+} from "@agentrx/executors";
+import { eventRows, listedRunInfoOf, newRunRow, RUN_COLUMNS, runInfoOf, storedEventOf, writeColumns } from "../internal/run-record";
+import { closedStoreError, loadDriver, seqError } from "../internal/store-errors";
+import {
+  checkClaim,
+  checkKey,
+  checkListOptions,
+  checkNewRun,
+  checkPruneOptions,
+  checkReadOptions,
+  checkWrite,
+} from "../internal/validate-run-arguments";
+import { describeTarget, wrapPostgresError } from "./postgres-errors";
+import { POSTGRES_SCHEMA_VERSION, postgresMigrationSql, quoteSchema } from "./postgres-migrations";
+import { eventRowOf, MAX_VALUES_EVENTS, postgresQueries, runRowOf, statementName, writeEventValues, type PostgresQueries, type PostgresQuery } from "./postgres-queries";
+import type { PostgresPool, PostgresRunStoreOptions } from "./postgres-run-store-options";
+
+export type {
+  PostgresConnectionStringOptions,
+  PostgresPool,
+  PostgresPoolClient,
+  PostgresPoolOptions,
+  PostgresQueryResult,
+  PostgresRunStoreOptions,
+} from "./postgres-run-store-options";
+
+const STORE = "PostgresRunStore";
+type Rows = Record<string, unknown>[];
+
+/**
+ * A run store in PostgreSQL, through the `pg` package (an optional peer dependency:
+ * `npm install pg`). Its tables live in their own schema (`agentrx` by default), created and
+ * migrated at the first call (or by hand: {@link PostgresRunStore.migrate},
+ * `postgresMigrationSql`). JSON is kept in `text` columns, because `jsonb` cannot hold the NUL
+ * character (`\u0000`) that model output and tool results may contain. A write is one statement,
+ * one round trip.
+ *
+ * @example
+ * ```ts
+ * import { PostgresRunStore } from "@agentrx/runs";
+ *
+ * const store = new PostgresRunStore({ connectionString: process.env.DATABASE_URL!, schema: "agentrx" });
+ * const failed = await store.listRuns({ status: "failed", since: Date.now() - 86_400_000 });
+ * console.log(failed.length);
+ * await store.close();
+ * ```
+ */
+export class PostgresRunStore implements RunStore {
+  /** The schema that holds the store's tables. */
+  readonly schema: string;
+  readonly #connectionString: string | undefined;
+  readonly #ownsPool: boolean;
+  readonly #sql: PostgresQueries;
+  readonly #names: Record<"insertRun" | "selectRun" | "claim" | "readEvents", string>;
+  /** The write statements by number of events, built and named on first use. */
+  readonly #writes = new Map<number, { name: string; text: string }>();
+  #pool: PostgresPool | undefined;
+  #ready: Promise<PostgresPool> | undefined;
+  #closed = false;
+
+  constructor(options: PostgresRunStoreOptions) {
+    if (options === null || typeof options !== "object") {
+      throw new InvalidArgumentError({ argument: "options", value: options, message: "PostgresRunStore: options must be an object with `pool` or `connectionString`." });
+    }
+    const { pool, connectionString, schema = "agentrx" } = options;
+    if ((pool === undefined) === (connectionString === undefined)) {
+      throw new InvalidArgumentError({
+        argument: pool === undefined ? "connectionString" : "pool",
+        value: pool ?? connectionString,
+        message: "PostgresRunStore: give exactly one of `pool` (a pg.Pool you own) or `connectionString` (e.g. process.env.DATABASE_URL), not both and not neither.",
+      });
+    }
+    if (connectionString !== undefined && (typeof connectionString !== "string" || connectionString.length === 0)) {
+      throw new InvalidArgumentError({ argument: "connectionString", value: connectionString, message: "PostgresRunStore: connectionString must be a non-empty string such as postgres://user@host:5432/database." });
+    }
+    if (pool !== undefined && (pool === null || typeof pool.query !== "function" || typeof pool.connect !== "function")) {
+      throw new InvalidArgumentError({ argument: "pool", value: pool, message: "PostgresRunStore: pool must be a pg.Pool (with query() and connect())." });
+    }
+    const quoted = quoteSchema(schema);
+    this.schema = schema;
+    this.#pool = pool;
+    this.#connectionString = connectionString;
+    this.#ownsPool = pool === undefined;
+    this.#sql = postgresQueries(quoted);
+    const name = (kind: "insertRun" | "selectRun" | "claim" | "readEvents") => statementName(kind, this.#sql[kind]);
+    this.#names = { insertRun: name("insertRun"), selectRun: name("selectRun"), claim: name("claim"), readEvents: name("readEvents") };
+  }
+
+  /**
+   * Creates or upgrades the store's tables in `schema` and returns the schema version, without
+   * keeping a store open: for a deploy step that runs migrations before the application starts.
+   *
+   * @example
+   * ```ts
+   * import { PostgresRunStore } from "@agentrx/runs";
+   *
+   * const version = await PostgresRunStore.migrate({ connectionString: process.env.DATABASE_URL!, schema: "agentrx" });
+   * console.log(`run store schema at version ${version}`);
+   * ```
+   */
+  static async migrate(options: PostgresRunStoreOptions): Promise<number> {
+    const store = new PostgresRunStore(options);
+    try {
+      await store.#use("migrate");
+      return POSTGRES_SCHEMA_VERSION;
+    } finally {
+      await store.close();
+    }
+  }
+
+  get #target(): string {
+    return describeTarget(this.#connectionString, (this.#pool as { options?: Record<string, unknown> } | undefined)?.options);
+  }
+
+  async #use(operation: string, runId?: string): Promise<PostgresPool> {
+    if (this.#closed) throw closedStoreError(STORE, operation, runId);
+    this.#ready ??= this.#initialize().catch((error: unknown) => {
+      this.#ready = undefined;
+      throw error;
+    });
+    let pool: PostgresPool;
+    try {
+      pool = await this.#ready;
+    } catch (error) {
+      throw wrapPostgresError(operation, runId, error, this.#target);
+    }
+    if (this.#closed) throw closedStoreError(STORE, operation, runId);
+    return pool;
+  }
+
+  async #initialize(): Promise<PostgresPool> {
+    let pool = this.#pool;
+    if (pool === undefined) {
+      const pg = await loadDriver<{ Pool: new (config: { connectionString: string }) => PostgresPool }>(STORE, "pg", () => import("pg"));
+      pool = new pg.Pool({ connectionString: this.#connectionString! });
+      // An idle connection the server closed must not crash the process; the next query reconnects.
+      pool.on?.("error", () => undefined);
+      this.#pool = pool;
+    }
+    try {
+      const { rows } = await pool.query({ text: this.#sql.version, values: [] });
+      const version = Number(rows[0]?.version ?? 0);
+      if (version === POSTGRES_SCHEMA_VERSION) return pool;
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      // 42P01: no migrations table yet; 3F000: no schema yet.
+      if (code !== "42P01" && code !== "3F000") throw error;
+    }
+    const client = await pool.connect();
+    let failed = false;
+    try {
+      await client.query(postgresMigrationSql(this.schema));
+    } catch (error) {
+      failed = true;
+      throw error;
+    } finally {
+      client.release(failed || undefined);
+    }
+    return pool;
+  }
+
+  async #query(operation: string, runId: string | undefined, query: PostgresQuery): Promise<{ rows: Rows; rowCount: number | null }> {
+    const pool = await this.#use(operation, runId);
+    try {
+      return await pool.query(query);
+    } catch (error) {
+      throw wrapPostgresError(operation, runId, error, this.#target);
+    }
+  }
+
+  async createRun(run: NewRun): Promise<void> {
+    checkNewRun(run);
+    const row = newRunRow(run) as unknown as Record<string, unknown>;
+    const values = RUN_COLUMNS.split(", ").map((column) => row[column]);
+    const { rowCount } = await this.#query("createRun", run.runId, { name: this.#names.insertRun, text: this.#sql.insertRun, values });
+    if (rowCount === 0) {
+      throw new RunStoreError({ operation: "createRun", runId: run.runId, message: `${STORE}: run "${run.runId}" exists already; run ids must be unique.` });
+    }
+  }
+
+  async claimRun(runId: string, claim: ClaimRun): Promise<RunInfo> {
+    checkClaim(runId, claim);
+    const { rows } = await this.#query("claimRun", runId, {
+      name: this.#names.claim,
+      text: this.#sql.claim,
+      values: [runId, claim.owner, claim.at + claim.leaseMs, claim.at],
+    });
+    const row = rows[0];
+    if (row === undefined) throw new RunNotFoundError({ operation: "claimRun", runId });
+    const before = runRowOf(row);
+    if (row.claimed !== true) throw new RunBusyError({ runId, owner: before.owner ?? undefined, leaseExpiresAt: before.lease_expires_at ?? undefined });
+    return runInfoOf(before, STORE, "claimRun");
+  }
+
+  async write(runId: string, write: RunWrite): Promise<void> {
+    const expected = checkWrite(runId, write);
+    const c = writeColumns(write);
+    const events = eventRows(write.events);
+    const count = Math.min(events.length, MAX_VALUES_EVENTS + 1);
+    let statement = this.#writes.get(count);
+    if (statement === undefined) {
+      const text = this.#sql.write(count);
+      this.#writes.set(count, (statement = { name: statementName("write", text), text }));
+    }
+    const { rows } = await this.#query("write", runId, {
+      ...statement,
+      values: [
+        runId, write.owner, expected ?? null,
+        c.status, c.stop_reason, c.usage, c.error, c.checkpoint, c.release, c.lease_expires_at, c.updated_at, c.event_count,
+        ...writeEventValues(events),
+      ],
+    });
+    if (rows[0]?.updated !== 0) return;
+    const state = (await this.#query("write", runId, { text: this.#sql.writeState, values: [runId] })).rows[0];
+    if (state === undefined) throw new RunNotFoundError({ operation: "write", runId });
+    if (state.owner !== write.owner) throw new RunLeaseLostError({ runId, owner: write.owner });
+    const eventCount = Number(state.event_count);
+    throw seqError(STORE, runId, eventCount, (expected ?? eventCount) + 1);
+  }
+
+  async getRun(runId: string): Promise<RunInfo | undefined> {
+    checkKey("getRun", "runId", runId);
+    const { rows } = await this.#query("getRun", runId, { name: this.#names.selectRun, text: this.#sql.selectRun, values: [runId] });
+    return rows[0] === undefined ? undefined : runInfoOf(runRowOf(rows[0]), STORE, "getRun");
+  }
+
+  async readEvents(runId: string, options?: { after?: number; limit?: number }): Promise<StoredRunEvent[]> {
+    const { after, limit } = checkReadOptions(runId, options);
+    const { rows } = await this.#query("readEvents", runId, { name: this.#names.readEvents, text: this.#sql.readEvents, values: [runId, after, limit ?? null] });
+    return rows.map((row) => storedEventOf(runId, eventRowOf(row), STORE));
+  }
+
+  async listRuns(options?: ListRunsOptions): Promise<RunInfo[]> {
+    const query = this.#sql.list(checkListOptions(options));
+    const { rows } = await this.#query("listRuns", undefined, { ...query, name: statementName("list", query.text) });
+    return rows.map((row) => listedRunInfoOf(runRowOf(row)));
+  }
+
+  async deleteRun(runId: string): Promise<boolean> {
+    checkKey("deleteRun", "runId", runId);
+    const { rowCount } = await this.#query("deleteRun", runId, { text: this.#sql.deleteRun, values: [runId] });
+    return (rowCount ?? 0) > 0;
+  }
+
+  async pruneRuns(options: { olderThan: number | Date }): Promise<number> {
+    const olderThan = checkPruneOptions(options);
+    const { rowCount } = await this.#query("pruneRuns", undefined, { text: this.#sql.pruneRuns, values: [olderThan] });
+    return rowCount ?? 0;
+  }
+
+  /**
+   * Ends the pool the store created from `connectionString` (a `pool` you passed stays open: it
+   * is yours). Calls made after it reject with a `RunStoreError`.
+   */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#ready?.catch(() => undefined);
+    if (this.#ownsPool && this.#pool !== undefined) {
+      const pool = this.#pool;
+      this.#pool = undefined;
+      await pool.end();
+    }
+  }
+}

@@ -1,0 +1,2 @@
+export { SqliteRunStore } from "./sqlite-run-store";
+export type { SqliteRunStoreOptions } from "./sqlite-run-store";

@@ -1,0 +1,90 @@
+import { RunStoreError } from "@agentrx/executors";
+import type BetterSqlite3 from "better-sqlite3";
+
+/** One step of the SQLite schema; applied once, in order, inside a transaction. */
+export interface SqliteMigration {
+  version: number;
+  up: string;
+}
+
+/** The SQLite schema of a run store, as versioned steps. Append new steps; never edit one that shipped. */
+export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
+  {
+    version: 1,
+    up: `
+      CREATE TABLE agentrx_runs (
+        run_id TEXT PRIMARY KEY NOT NULL,
+        thread_id TEXT,
+        status TEXT NOT NULL,
+        stop_reason TEXT,
+        inputs TEXT NOT NULL,
+        usage TEXT,
+        error TEXT,
+        checkpoint TEXT,
+        metadata TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        event_count INTEGER NOT NULL DEFAULT 0,
+        owner TEXT,
+        lease_expires_at INTEGER
+      );
+      CREATE INDEX agentrx_runs_thread_created ON agentrx_runs (thread_id, created_at);
+      CREATE INDEX agentrx_runs_status_created ON agentrx_runs (status, created_at);
+      CREATE INDEX agentrx_runs_created ON agentrx_runs (created_at);
+      CREATE INDEX agentrx_runs_updated ON agentrx_runs (updated_at);
+      CREATE TABLE agentrx_run_events (
+        run_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY (run_id, seq)
+      ) WITHOUT ROWID;
+    `,
+  },
+];
+
+const LATEST = SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length - 1]!.version;
+
+function hasTable(db: BetterSqlite3.Database, name: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+}
+
+function currentVersion(db: BetterSqlite3.Database): number {
+  const row = db.prepare("SELECT max(version) AS version FROM agentrx_schema_migrations").get() as { version: number | null };
+  return row.version ?? 0;
+}
+
+/**
+ * Brings the file's schema up to date: creates `agentrx_schema_migrations` and applies the missing
+ * steps in one `BEGIN IMMEDIATE` transaction, so two processes opening a new file at once do not
+ * both apply them (the second waits for the first, then finds nothing to do).
+ */
+export function migrateSqlite(db: BetterSqlite3.Database, path: string, at: number = Date.now()): void {
+  if (hasTable(db, "agentrx_schema_migrations") && currentVersion(db) === LATEST) return;
+  const migrate = db.transaction(() => {
+    if (!hasTable(db, "agentrx_schema_migrations")) {
+      if (hasTable(db, "agentrx_runs")) {
+        throw new RunStoreError({
+          operation: "open",
+          message: `SqliteRunStore: ${path} has an agentrx_runs table but no agentrx_schema_migrations table, so it is not an AgentRx run store (or one damaged by hand). Point \`path\` at another file.`,
+        });
+      }
+      db.exec("CREATE TABLE agentrx_schema_migrations (version INTEGER PRIMARY KEY NOT NULL, applied_at INTEGER NOT NULL)");
+    }
+    const current = currentVersion(db);
+    if (current > LATEST) {
+      throw new RunStoreError({
+        operation: "open",
+        message: `SqliteRunStore: ${path} has schema version ${current}, newer than this version of @agentrx/runs knows (${LATEST}). Upgrade @agentrx/runs.`,
+      });
+    }
+    const record = db.prepare("INSERT INTO agentrx_schema_migrations (version, applied_at) VALUES (?, ?)");
+    for (const migration of SQLITE_MIGRATIONS) {
+      if (migration.version <= current) continue;
+      db.exec(migration.up);
+      record.run(migration.version, at);
+    }
+  });
+  migrate.immediate();
+}

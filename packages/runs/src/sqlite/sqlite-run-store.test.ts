@@ -1,0 +1,181 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { InvalidArgumentError } from "@agentrx/core";
+import { RunStoreError } from "@agentrx/executors";
+import Database from "better-sqlite3";
+import { afterAll, describe, expect, it } from "vitest";
+import { rejectionOf } from "../testing/conformance/conformance-context";
+import { runInAnotherProcess, runManyProcesses } from "../testing/another-process";
+import { runStoreConformance } from "../testing/run-store-conformance";
+import { SqliteRunStore } from "./sqlite-run-store";
+
+const dir = mkdtempSync(join(tmpdir(), "agentrx-sqlite-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const conformancePath = join(dir, "conformance", "runs.db");
+
+runStoreConformance({
+  name: "SqliteRunStore",
+  create: async () => new SqliteRunStore({ path: conformancePath }),
+  persistent: true,
+  corrupt: async (runId, column) => {
+    const db = new Database(conformancePath);
+    try {
+      if (column === "event") db.prepare("UPDATE agentrx_run_events SET data = '{not json' WHERE run_id = ? AND seq = 1").run(runId);
+      else db.prepare(`UPDATE agentrx_runs SET ${column} = '{\"truncated\":' WHERE run_id = ?`).run(runId);
+    } finally {
+      db.close();
+    }
+  },
+  inAnotherProcess: (request) => runInAnotherProcess({ kind: "sqlite", path: conformancePath }, request),
+});
+
+let files = 0;
+const freshPath = () => join(dir, `store-${++files}.db`);
+
+describe("SqliteRunStore", () => {
+  it("defaults to .agentrx/runs.db and opens nothing before the first call", async () => {
+    const store = new SqliteRunStore();
+    expect(store.path).toBe(resolve(".agentrx/runs.db"));
+    await store.close();
+    const nested = join(dir, "a", "b", "runs.db");
+    const lazy = new SqliteRunStore({ path: nested });
+    expect(existsSync(nested)).toBe(false);
+    expect(await lazy.listRuns()).toEqual([]);
+    expect(existsSync(nested)).toBe(true);
+    await lazy.close();
+  });
+
+  it("creates the schema in WAL mode, once, with its migrations recorded", async () => {
+    const path = freshPath();
+    const first = new SqliteRunStore({ path });
+    await first.getRun("x");
+    await first.close();
+    const second = new SqliteRunStore({ path });
+    await second.getRun("x");
+    await second.close();
+    const db = new Database(path, { readonly: true });
+    try {
+      expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
+      const objects = db.prepare("SELECT type, name FROM sqlite_master WHERE name LIKE 'agentrx%' ORDER BY name").all();
+      expect(objects).toEqual([
+        { type: "table", name: "agentrx_run_events" },
+        { type: "table", name: "agentrx_runs" },
+        { type: "index", name: "agentrx_runs_created" },
+        { type: "index", name: "agentrx_runs_status_created" },
+        { type: "index", name: "agentrx_runs_thread_created" },
+        { type: "index", name: "agentrx_runs_updated" },
+        { type: "table", name: "agentrx_schema_migrations" },
+      ]);
+      expect(db.prepare("SELECT version FROM agentrx_schema_migrations").all()).toEqual([{ version: 1 }]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("migrates a new file opened by several processes at once exactly once", { timeout: 60_000 }, async () => {
+    const path = freshPath();
+    const reports = await runManyProcesses({ kind: "sqlite", path }, 3);
+    expect(new Set(reports.map((report) => report.pid)).size).toBe(3);
+    const store = new SqliteRunStore({ path });
+    expect((await store.listRuns()).map((run) => run.runId).sort()).toEqual(reports.map((report) => report.runId).sort());
+    await store.close();
+    const db = new Database(path, { readonly: true });
+    expect(db.prepare("SELECT version FROM agentrx_schema_migrations").all()).toEqual([{ version: 1 }]);
+    db.close();
+  });
+
+  it("adds its tables to an SQLite file that has other tables", async () => {
+    const path = freshPath();
+    const db = new Database(path);
+    db.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('kept')");
+    db.close();
+    const store = new SqliteRunStore({ path });
+    await store.createRun({ runId: "r1", inputs: {}, status: "queued", at: 1 });
+    expect((await store.getRun("r1"))?.status).toBe("queued");
+    await store.close();
+    const check = new Database(path, { readonly: true });
+    expect(check.prepare("SELECT body FROM notes").all()).toEqual([{ body: "kept" }]);
+    check.close();
+  });
+
+  it("refuses a file that is not an SQLite database, naming it", async () => {
+    const path = freshPath();
+    writeFileSync(path, "this is a text file, not a database\n".repeat(200));
+    const store = new SqliteRunStore({ path });
+    const error = await rejectionOf(store.getRun("r1"));
+    expect(RunStoreError.isInstance(error)).toBe(true);
+    expect(error.message).toContain(path);
+    expect(error.message).toMatch(/not an SQLite database/);
+    expect(error.message).toMatch(/run store/);
+    await store.close();
+  });
+
+  it("refuses an SQLite file whose agentrx tables are not a run store's, or come from a newer version", async () => {
+    const foreign = freshPath();
+    const db = new Database(foreign);
+    db.exec("CREATE TABLE agentrx_runs (something_else TEXT)");
+    db.close();
+    const store = new SqliteRunStore({ path: foreign });
+    expect((await rejectionOf(store.listRuns())).message).toMatch(/not an AgentRx run store/);
+    await store.close();
+
+    const newer = freshPath();
+    const seeded = new SqliteRunStore({ path: newer });
+    await seeded.listRuns();
+    await seeded.close();
+    const raw = new Database(newer);
+    raw.prepare("INSERT INTO agentrx_schema_migrations (version, applied_at) VALUES (99, 0)").run();
+    raw.close();
+    const later = new SqliteRunStore({ path: newer });
+    expect((await rejectionOf(later.listRuns())).message).toMatch(/schema version 99, newer/);
+    await later.close();
+  });
+
+  it("keeps runs in memory with \":memory:\"", async () => {
+    const store = new SqliteRunStore({ path: ":memory:" });
+    await store.createRun({ runId: "m1", inputs: { a: 1 }, status: "queued", at: 5 });
+    expect((await store.getRun("m1"))?.inputs).toEqual({ a: 1 });
+    await store.close();
+  });
+
+  it("gives up after busyTimeoutMs when another connection holds the write lock", async () => {
+    const path = freshPath();
+    const store = new SqliteRunStore({ path, busyTimeoutMs: 50 });
+    await store.createRun({ runId: "r1", inputs: {}, status: "running", owner: "w", leaseMs: 1000, at: 1 });
+    const blocker = new Database(path);
+    blocker.exec("BEGIN IMMEDIATE");
+    try {
+      const started = Date.now();
+      const error = await rejectionOf(store.write("r1", { owner: "w", leaseMs: 1000, events: [{ seq: 1, type: "start", at: 2, data: {} }], at: 2 }));
+      expect(Date.now() - started).toBeGreaterThanOrEqual(40);
+      expect(RunStoreError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ operation: "write", runId: "r1" });
+      expect(error.message).toMatch(/SQLITE_BUSY/);
+      expect(error.message).toMatch(/busyTimeoutMs/);
+    } finally {
+      blocker.exec("ROLLBACK");
+      blocker.close();
+    }
+    await store.write("r1", { owner: "w", leaseMs: 1000, events: [{ seq: 1, type: "start", at: 3, data: {} }], at: 3 });
+    expect((await store.getRun("r1"))?.eventCount).toBe(1);
+    await store.close();
+  });
+
+  it("validates its options", () => {
+    for (const [options, argument] of [
+      [{ path: "" }, "path"],
+      [{ busyTimeoutMs: -1 }, "busyTimeoutMs"],
+      [{ busyTimeoutMs: 1.5 }, "busyTimeoutMs"],
+    ] as const) {
+      let caught: unknown;
+      try {
+        new SqliteRunStore(options);
+      } catch (error) {
+        caught = error;
+      }
+      expect(InvalidArgumentError.isInstance(caught)).toBe(true);
+      expect(caught).toMatchObject({ argument });
+    }
+  });
+});

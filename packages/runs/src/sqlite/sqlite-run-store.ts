@@ -1,0 +1,205 @@
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { InvalidArgumentError } from "@agentrx/core";
+import {
+  RunStoreError,
+  type ClaimRun,
+  type ListRunsOptions,
+  type NewRun,
+  type RunInfo,
+  type RunStore,
+  type RunWrite,
+  type StoredRunEvent,
+} from "@agentrx/executors";
+import type BetterSqlite3 from "better-sqlite3";
+import { eventRows, listedRunInfoOf, newRunRow, runInfoOf, storedEventOf, writeColumns } from "../internal/run-record";
+import { closedStoreError, loadDriver, wrapStoreError } from "../internal/store-errors";
+import {
+  checkClaim,
+  checkKey,
+  checkListOptions,
+  checkNewRun,
+  checkPruneOptions,
+  checkReadOptions,
+  checkWrite,
+} from "../internal/validate-run-arguments";
+import { migrateSqlite } from "./sqlite-migrations";
+import { SqliteStatements } from "./sqlite-statements";
+
+const STORE = "SqliteRunStore";
+
+/** Options of {@link SqliteRunStore}. */
+export interface SqliteRunStoreOptions {
+  /**
+   * The database file; its folder is created when missing. `":memory:"` keeps the runs in memory
+   * (gone with the store). Several processes may share one file.
+   * @default ".agentrx/runs.db"
+   */
+  path?: string;
+  /**
+   * How long a statement waits for another connection's write lock (another process writing the
+   * same file) before failing, in milliseconds.
+   * @default 5000
+   */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * A run store in an SQLite file, through the `better-sqlite3` package (an optional peer
+ * dependency: `npm install better-sqlite3`). The file is opened in WAL mode with
+ * `synchronous = NORMAL` at the first call; its schema is created and migrated then. Several
+ * processes can use one file: writes and claims are `BEGIN IMMEDIATE` transactions that wait up
+ * to `busyTimeoutMs` for each other.
+ *
+ * @example
+ * ```ts
+ * import { SqliteRunStore } from "@agentrx/runs";
+ *
+ * const store = new SqliteRunStore({ path: ".agentrx/runs.db" });
+ * const runs = await store.listRuns({ status: ["running", "interrupted"], limit: 10 });
+ * console.log(runs.map((run) => run.runId));
+ * await store.close();
+ * ```
+ */
+export class SqliteRunStore implements RunStore {
+  /** The database file (absolute), or `":memory:"`. */
+  readonly path: string;
+  readonly #busyTimeoutMs: number;
+  #db: BetterSqlite3.Database | undefined;
+  #statements: SqliteStatements | undefined;
+  #opening: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(options: SqliteRunStoreOptions = {}) {
+    const { path = ".agentrx/runs.db", busyTimeoutMs = 5000 } = options;
+    if (typeof path !== "string" || path.length === 0) {
+      throw new InvalidArgumentError({ argument: "path", value: path, message: `SqliteRunStore: path must be a file path or ":memory:", got ${JSON.stringify(path)}.` });
+    }
+    if (typeof busyTimeoutMs !== "number" || !Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
+      throw new InvalidArgumentError({ argument: "busyTimeoutMs", value: busyTimeoutMs, message: `SqliteRunStore: busyTimeoutMs must be an integer >= 0 (milliseconds), got ${String(busyTimeoutMs)}.` });
+    }
+    this.path = path === ":memory:" ? path : resolve(path);
+    this.#busyTimeoutMs = busyTimeoutMs;
+  }
+
+  #open(): Promise<void> {
+    this.#opening ??= this.#openDatabase().catch((error: unknown) => {
+      this.#opening = undefined;
+      throw error;
+    });
+    return this.#opening;
+  }
+
+  async #openDatabase(): Promise<void> {
+    const Database = await loadDriver<typeof BetterSqlite3>(STORE, "better-sqlite3", () => import("better-sqlite3"));
+    if (this.#closed) return;
+    let db: BetterSqlite3.Database | undefined;
+    try {
+      if (this.path !== ":memory:") mkdirSync(dirname(this.path), { recursive: true });
+      db = new Database(this.path, { timeout: this.#busyTimeoutMs });
+      db.pragma("journal_mode = WAL");
+      db.pragma("synchronous = NORMAL");
+      migrateSqlite(db, this.path);
+      this.#statements = new SqliteStatements(db);
+      this.#db = db;
+    } catch (error) {
+      db?.close();
+      throw this.#openError(error);
+    }
+  }
+
+  #openError(error: unknown): RunStoreError {
+    if (RunStoreError.isInstance(error)) return error;
+    const code = (error as { code?: unknown } | null)?.code;
+    const message =
+      code === "SQLITE_NOTADB"
+        ? `${this.path} is not an SQLite database, so it cannot be an AgentRx run store (SQLITE_NOTADB). Point \`path\` at another file.`
+        : `cannot open ${this.path}: ${(error as Error)?.message ?? String(error)}${typeof code === "string" ? ` (${code})` : ""}`;
+    return new RunStoreError({ operation: "open", message: `${STORE}: ${message}`, cause: error });
+  }
+
+  /** Runs `action` on the open database, synchronously once it is open; errors come back as rejections. */
+  #call<T>(operation: string, runId: string | undefined, action: (statements: SqliteStatements) => T): Promise<T> {
+    if (this.#closed) return Promise.reject(closedStoreError(STORE, operation, runId));
+    const statements = this.#statements;
+    if (statements === undefined) return this.#open().then(() => this.#call(operation, runId, action));
+    try {
+      return Promise.resolve(action(statements));
+    } catch (error) {
+      return Promise.reject(this.#wrap(operation, runId, error));
+    }
+  }
+
+  #wrap(operation: string, runId: string | undefined, error: unknown): Error {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code === "SQLITE_BUSY") {
+      return new RunStoreError({
+        operation,
+        runId,
+        message: `${STORE}: ${operation} waited ${this.#busyTimeoutMs} ms for another connection to ${this.path} to finish writing (SQLITE_BUSY). Raise busyTimeoutMs, or find the process holding the file.`,
+        cause: error,
+      });
+    }
+    return wrapStoreError(STORE, operation, runId, error);
+  }
+
+  createRun(run: NewRun): Promise<void> {
+    return this.#call("createRun", run?.runId, (statements) => {
+      checkNewRun(run);
+      if (!statements.insertRun(newRunRow(run))) {
+        throw new RunStoreError({ operation: "createRun", runId: run.runId, message: `${STORE}: run "${run.runId}" exists already; run ids must be unique.` });
+      }
+    });
+  }
+
+  claimRun(runId: string, claim: ClaimRun): Promise<RunInfo> {
+    return this.#call("claimRun", runId, (statements) => {
+      checkClaim(runId, claim);
+      return statements.claim(runId, claim.owner, claim.at + claim.leaseMs, claim.at);
+    });
+  }
+
+  write(runId: string, write: RunWrite): Promise<void> {
+    return this.#call("write", runId, (statements) => {
+      const expected = checkWrite(runId, write);
+      statements.write(runId, write.owner, expected ?? null, writeColumns(write), eventRows(write.events));
+    });
+  }
+
+  getRun(runId: string): Promise<RunInfo | undefined> {
+    return this.#call("getRun", runId, (statements) => {
+      checkKey("getRun", "runId", runId);
+      const row = statements.selectRun(runId);
+      return row === undefined ? undefined : runInfoOf(row, STORE, "getRun");
+    });
+  }
+
+  readEvents(runId: string, options?: { after?: number; limit?: number }): Promise<StoredRunEvent[]> {
+    return this.#call("readEvents", runId, (statements) => {
+      const { after, limit } = checkReadOptions(runId, options);
+      return statements.readEvents(runId, after, limit).map((row) => storedEventOf(runId, row, STORE));
+    });
+  }
+
+  listRuns(options?: ListRunsOptions): Promise<RunInfo[]> {
+    return this.#call("listRuns", undefined, (statements) => statements.listRuns(checkListOptions(options)).map(listedRunInfoOf));
+  }
+
+  deleteRun(runId: string): Promise<boolean> {
+    return this.#call("deleteRun", runId, (statements) => statements.deleteRun(checkKey("deleteRun", "runId", runId)));
+  }
+
+  pruneRuns(options: { olderThan: number | Date }): Promise<number> {
+    return this.#call("pruneRuns", undefined, (statements) => statements.pruneRuns(checkPruneOptions(options)));
+  }
+
+  /** Closes the database file. Calls made after it reject with a `RunStoreError`. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#opening?.catch(() => undefined);
+    this.#statements = undefined;
+    this.#db?.close();
+    this.#db = undefined;
+  }
+}

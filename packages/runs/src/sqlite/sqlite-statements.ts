@@ -1,0 +1,138 @@
+import { RunBusyError, RunLeaseLostError, RunNotFoundError, RunStoreError, type RunInfo } from "@agentrx/executors";
+import type BetterSqlite3 from "better-sqlite3";
+import { RUN_COLUMNS, runInfoOf, type EventRow, type RunRow, type WriteColumns } from "../internal/run-record";
+import { seqError } from "../internal/store-errors";
+import type { RunFilter } from "../internal/validate-run-arguments";
+
+const STORE = "SqliteRunStore";
+
+/**
+ * The prepared statements and transactions of one open SQLite store, prepared once and reused by
+ * every call (a write is one `BEGIN IMMEDIATE` transaction of two or three statements).
+ */
+export class SqliteStatements {
+  readonly #db: BetterSqlite3.Database;
+  readonly #insertRun: BetterSqlite3.Statement;
+  readonly #selectRun: BetterSqlite3.Statement;
+  readonly #claimUpdate: BetterSqlite3.Statement;
+  readonly #writeUpdate: BetterSqlite3.Statement;
+  readonly #writeState: BetterSqlite3.Statement;
+  readonly #insertEvent: BetterSqlite3.Statement;
+  readonly #readEvents: BetterSqlite3.Statement;
+  readonly #deleteEvents: BetterSqlite3.Statement;
+  readonly #deleteRun: BetterSqlite3.Statement;
+  readonly #pruneEvents: BetterSqlite3.Statement;
+  readonly #pruneRuns: BetterSqlite3.Statement;
+  readonly #lists = new Map<string, BetterSqlite3.Statement>();
+  readonly #claim: (runId: string, owner: string, leaseExpiresAt: number, at: number) => RunInfo;
+  readonly #write: (runId: string, owner: string, expected: number | null, columns: WriteColumns, events: readonly EventRow[]) => void;
+  readonly #delete: (runId: string) => boolean;
+  readonly #prune: (olderThan: number) => number;
+
+  constructor(db: BetterSqlite3.Database) {
+    this.#db = db;
+    const params = RUN_COLUMNS.split(", ").map((column) => `@${column}`).join(", ");
+    this.#insertRun = db.prepare(`INSERT INTO agentrx_runs (${RUN_COLUMNS}) VALUES (${params}) ON CONFLICT (run_id) DO NOTHING`);
+    this.#selectRun = db.prepare(`SELECT ${RUN_COLUMNS} FROM agentrx_runs WHERE run_id = ?`);
+    this.#claimUpdate = db.prepare("UPDATE agentrx_runs SET status = 'running', owner = ?, lease_expires_at = ?, updated_at = ? WHERE run_id = ?");
+    this.#writeUpdate = db.prepare(`
+      UPDATE agentrx_runs SET
+        status = coalesce(@status, status),
+        stop_reason = coalesce(@stop_reason, stop_reason),
+        usage = coalesce(@usage, usage),
+        error = coalesce(@error, error),
+        checkpoint = coalesce(@checkpoint, checkpoint),
+        owner = CASE WHEN @release THEN NULL ELSE owner END,
+        lease_expires_at = CASE WHEN @release THEN NULL ELSE @lease_expires_at END,
+        updated_at = @updated_at,
+        event_count = coalesce(@event_count, event_count)
+      WHERE run_id = @run_id AND owner = @owner AND (@expected IS NULL OR event_count = @expected)`);
+    this.#writeState = db.prepare("SELECT owner, event_count FROM agentrx_runs WHERE run_id = ?");
+    this.#insertEvent = db.prepare("INSERT INTO agentrx_run_events (run_id, seq, type, at, data) VALUES (?, ?, ?, ?, ?)");
+    this.#readEvents = db.prepare("SELECT seq, type, at, data FROM agentrx_run_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?");
+    this.#deleteEvents = db.prepare("DELETE FROM agentrx_run_events WHERE run_id = ?");
+    this.#deleteRun = db.prepare("DELETE FROM agentrx_runs WHERE run_id = ?");
+    const prunable = "updated_at < ? AND status <> 'running'";
+    this.#pruneEvents = db.prepare(`DELETE FROM agentrx_run_events WHERE run_id IN (SELECT run_id FROM agentrx_runs WHERE ${prunable})`);
+    this.#pruneRuns = db.prepare(`DELETE FROM agentrx_runs WHERE ${prunable}`);
+
+    const claim = db.transaction((runId: string, owner: string, leaseExpiresAt: number, at: number): RunInfo => {
+      const row = this.#selectRun.get(runId) as RunRow | undefined;
+      if (row === undefined) throw new RunNotFoundError({ operation: "claimRun", runId });
+      const free = row.status !== "running" || row.lease_expires_at === null || row.lease_expires_at <= at || row.owner === owner;
+      if (!free) throw new RunBusyError({ runId, owner: row.owner ?? undefined, leaseExpiresAt: row.lease_expires_at ?? undefined });
+      const before = runInfoOf(row, STORE, "claimRun");
+      this.#claimUpdate.run(owner, leaseExpiresAt, at, runId);
+      return before;
+    });
+    this.#claim = (...args) => claim.immediate(...args);
+
+    const write = db.transaction((runId: string, owner: string, expected: number | null, columns: WriteColumns, events: readonly EventRow[]) => {
+      const { changes } = this.#writeUpdate.run({ ...columns, release: columns.release ? 1 : 0, run_id: runId, owner, expected });
+      if (changes === 0) throw this.#writeRefused(runId, owner, expected);
+      for (const event of events) this.#insertEvent.run(runId, event.seq, event.type, event.at, event.data);
+    });
+    this.#write = (...args) => write.immediate(...args);
+
+    const remove = db.transaction((runId: string): boolean => {
+      this.#deleteEvents.run(runId);
+      return this.#deleteRun.run(runId).changes > 0;
+    });
+    this.#delete = (runId) => remove.immediate(runId);
+
+    const prune = db.transaction((olderThan: number): number => {
+      this.#pruneEvents.run(olderThan);
+      return this.#pruneRuns.run(olderThan).changes;
+    });
+    this.#prune = (olderThan) => prune.immediate(olderThan);
+  }
+
+  #writeRefused(runId: string, owner: string, expected: number | null): RunStoreError {
+    const state = this.#writeState.get(runId) as { owner: string | null; event_count: number } | undefined;
+    if (state === undefined) return new RunNotFoundError({ operation: "write", runId });
+    if (state.owner !== owner) return new RunLeaseLostError({ runId, owner });
+    return seqError(STORE, runId, state.event_count, (expected ?? state.event_count) + 1);
+  }
+
+  /** Inserts a run; false when its id exists already. */
+  insertRun(row: RunRow): boolean {
+    return this.#insertRun.run(row).changes > 0;
+  }
+
+  selectRun(runId: string): RunRow | undefined {
+    return this.#selectRun.get(runId) as RunRow | undefined;
+  }
+
+  claim(runId: string, owner: string, leaseExpiresAt: number, at: number): RunInfo {
+    return this.#claim(runId, owner, leaseExpiresAt, at);
+  }
+
+  write(runId: string, owner: string, expected: number | null, columns: WriteColumns, events: readonly EventRow[]): void {
+    this.#write(runId, owner, expected, columns, events);
+  }
+
+  readEvents(runId: string, after: number, limit: number | undefined): EventRow[] {
+    return this.#readEvents.all(runId, after, limit ?? -1) as EventRow[];
+  }
+
+  listRuns(filter: RunFilter): RunRow[] {
+    const where: string[] = [];
+    const values: unknown[] = [];
+    if (filter.threadId !== undefined) (where.push("thread_id = ?"), values.push(filter.threadId));
+    if (filter.statuses !== undefined) (where.push(`status IN (${filter.statuses.map(() => "?").join(", ")})`), values.push(...filter.statuses));
+    if (filter.since !== undefined) (where.push("created_at >= ?"), values.push(filter.since));
+    if (filter.before !== undefined) (where.push("created_at < ?"), values.push(filter.before));
+    const sql = `SELECT ${RUN_COLUMNS} FROM agentrx_runs${where.length ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, run_id DESC LIMIT ?`;
+    let statement = this.#lists.get(sql);
+    if (statement === undefined) this.#lists.set(sql, (statement = this.#db.prepare(sql)));
+    return statement.all(...values, filter.limit) as RunRow[];
+  }
+
+  deleteRun(runId: string): boolean {
+    return this.#delete(runId);
+  }
+
+  pruneRuns(olderThan: number): number {
+    return this.#prune(olderThan);
+  }
+}
