@@ -1,0 +1,2 @@
+export { replayRun } from "./replay-run";
+export type { ReplayRunOptions, ReplayTiming } from "./replay-run";

@@ -1,0 +1,76 @@
+import { RunNotFoundError, RunStoreError, type RunInfo, type RunStore, type StoredRunEvent } from "@agentrx/executors";
+
+/** How many events one `readEvents` call asks for. */
+export const REPLAY_PAGE_SIZE = 500;
+
+/**
+ * A recorded run's events, page by page (at most `pageSize` per `readEvents` call), in `seq`
+ * order from the first, up to the last event recorded when reading starts: a run still being
+ * recorded ends where its record ended then. Each page is checked (consecutive `seq`, an object
+ * `data`) before it is yielded.
+ *
+ * Rejects with `RunNotFoundError` for an unknown run, and with a `RunStoreError` naming `operation`,
+ * the run and the event for a store failure or a corrupt or missing event (the store's error is the
+ * `cause`).
+ *
+ * @internal
+ */
+export async function* readRecordedEvents(
+  store: RunStore,
+  runId: string,
+  operation: string,
+  pageSize: number = REPLAY_PAGE_SIZE,
+): AsyncGenerator<StoredRunEvent[], void, undefined> {
+  let info: RunInfo | undefined;
+  try {
+    info = await store.getRun(runId);
+  } catch (cause) {
+    throw new RunStoreError({ operation, runId, message: `${operation}: reading run "${runId}" failed: ${messageOf(cause)}`, cause });
+  }
+  if (info === undefined) throw new RunNotFoundError({ operation, runId });
+  const last = info.eventCount;
+  let after = 0;
+  while (after < last) {
+    let page: StoredRunEvent[];
+    try {
+      page = await store.readEvents(runId, { after, limit: Math.min(pageSize, last - after) });
+    } catch (cause) {
+      throw new RunStoreError({
+        operation,
+        runId,
+        message: `${operation}: reading the events of run "${runId}" after event ${after} failed: ${messageOf(cause)}`,
+        cause,
+      });
+    }
+    if (!Array.isArray(page) || page.length === 0) {
+      throw corrupt(operation, runId, after + 1, `it is missing (the run records ${last} events, the store returned none after event ${after})`);
+    }
+    page = page.slice(0, last - after); // a store that returns more than asked for
+    for (const event of page) {
+      const seq = after + 1;
+      if (event === null || typeof event !== "object" || event.seq !== seq) {
+        throw corrupt(operation, runId, seq, `it is missing or out of order (the store returned ${describeSeq(event)} after event ${after})`);
+      }
+      if (event.data === null || typeof event.data !== "object" || Array.isArray(event.data)) {
+        throw corrupt(operation, runId, seq, "its data is not a JSON object");
+      }
+      after = seq;
+    }
+    yield page;
+  }
+}
+
+/** A `RunStoreError` saying that event `seq` of the run is corrupt, and why. @internal */
+export function corrupt(operation: string, runId: string, seq: number, why: string, cause?: unknown): RunStoreError {
+  return new RunStoreError({ operation, runId, message: `${operation}: event ${seq} of run "${runId}" is corrupt: ${why}.`, cause });
+}
+
+/** The message of an error, or the value as text. @internal */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function describeSeq(event: unknown): string {
+  const seq = (event as { seq?: unknown } | null)?.seq;
+  return typeof seq === "number" ? `event ${seq}` : "an event without a seq";
+}
