@@ -10,11 +10,6 @@ export function closedStoreError(store: string, operation: string, runId?: strin
   });
 }
 
-/** Whether `error` is one of ours already (a `RunStoreError` or an `InvalidArgumentError`), to pass on as it is. */
-export function isOwnError(error: unknown): boolean {
-  return RunStoreError.isInstance(error) || InvalidArgumentError.isInstance(error);
-}
-
 /** `error` as a `RunStoreError` naming the store, the operation and the run; the driver's error becomes its `cause`. */
 export function wrapStoreError(store: string, operation: string, runId: string | undefined, error: unknown): RunStoreError | InvalidArgumentError {
   if (RunStoreError.isInstance(error) || InvalidArgumentError.isInstance(error)) return error;

@@ -71,9 +71,8 @@ export class MemoryRunStore implements RunStore {
     if (row === undefined) throw new RunNotFoundError({ operation: "claimRun", runId });
     const free = row.status !== "running" || row.lease_expires_at === null || row.lease_expires_at <= claim.at || row.owner === claim.owner;
     if (!free) throw new RunBusyError({ runId, owner: row.owner ?? undefined, leaseExpiresAt: row.lease_expires_at ?? undefined });
-    const before = runInfoOf(row, STORE, "claimRun");
     this.#runs.set(runId, { ...row, status: "running", owner: claim.owner, lease_expires_at: claim.at + claim.leaseMs, updated_at: claim.at });
-    return before;
+    return runInfoOf(row, STORE, "claimRun");
   }
 
   async write(runId: string, write: RunWrite): Promise<void> {
@@ -126,7 +125,8 @@ export class MemoryRunStore implements RunStore {
         (filter.since === undefined || row.created_at >= filter.since) &&
         (filter.before === undefined || row.created_at < filter.before),
     );
-    rows.sort((a, b) => b.created_at - a.created_at || (a.run_id < b.run_id ? 1 : a.run_id > b.run_id ? -1 : 0));
+    // Ties in run id order by code point (UTF-8 byte order), as SQLite and PostgreSQL (COLLATE "C") sort.
+    rows.sort((a, b) => b.created_at - a.created_at || Buffer.compare(Buffer.from(b.run_id), Buffer.from(a.run_id)));
     return rows.slice(0, filter.limit).map(listedRunInfoOf);
   }
 

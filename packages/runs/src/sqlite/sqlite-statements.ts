@@ -24,7 +24,7 @@ export class SqliteStatements {
   readonly #pruneEvents: BetterSqlite3.Statement;
   readonly #pruneRuns: BetterSqlite3.Statement;
   readonly #lists = new Map<string, BetterSqlite3.Statement>();
-  readonly #claim: (runId: string, owner: string, leaseExpiresAt: number, at: number) => RunInfo;
+  readonly #claim: (runId: string, owner: string, leaseExpiresAt: number, at: number) => RunRow;
   readonly #write: (runId: string, owner: string, expected: number | null, columns: WriteColumns, events: readonly EventRow[]) => void;
   readonly #delete: (runId: string) => boolean;
   readonly #prune: (olderThan: number) => number;
@@ -56,14 +56,13 @@ export class SqliteStatements {
     this.#pruneEvents = db.prepare(`DELETE FROM agentrx_run_events WHERE run_id IN (SELECT run_id FROM agentrx_runs WHERE ${prunable})`);
     this.#pruneRuns = db.prepare(`DELETE FROM agentrx_runs WHERE ${prunable}`);
 
-    const claim = db.transaction((runId: string, owner: string, leaseExpiresAt: number, at: number): RunInfo => {
+    const claim = db.transaction((runId: string, owner: string, leaseExpiresAt: number, at: number): RunRow => {
       const row = this.#selectRun.get(runId) as RunRow | undefined;
       if (row === undefined) throw new RunNotFoundError({ operation: "claimRun", runId });
       const free = row.status !== "running" || row.lease_expires_at === null || row.lease_expires_at <= at || row.owner === owner;
       if (!free) throw new RunBusyError({ runId, owner: row.owner ?? undefined, leaseExpiresAt: row.lease_expires_at ?? undefined });
-      const before = runInfoOf(row, STORE, "claimRun");
       this.#claimUpdate.run(owner, leaseExpiresAt, at, runId);
-      return before;
+      return row;
     });
     this.#claim = (...args) => claim.immediate(...args);
 
@@ -103,8 +102,9 @@ export class SqliteStatements {
     return this.#selectRun.get(runId) as RunRow | undefined;
   }
 
+  /** Takes the lease (one `BEGIN IMMEDIATE` transaction) and returns the run as it was; a corrupt record is reported after the claim, as PostgreSQL does. */
   claim(runId: string, owner: string, leaseExpiresAt: number, at: number): RunInfo {
-    return this.#claim(runId, owner, leaseExpiresAt, at);
+    return runInfoOf(this.#claim(runId, owner, leaseExpiresAt, at), STORE, "claimRun");
   }
 
   write(runId: string, owner: string, expected: number | null, columns: WriteColumns, events: readonly EventRow[]): void {

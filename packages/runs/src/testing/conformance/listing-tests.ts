@@ -27,9 +27,14 @@ export function listingTests(context: ConformanceContext): void {
       const tieB = `${thread}-b`;
       await runWith(tieA, at + 30, "queued", thread);
       await runWith(tieB, at + 30, "queued", thread);
+      // By code point (UTF-8 byte order), not by UTF-16 unit: U+FF5E sorts before U+1F600.
+      const wide = `${thread}-\uff5e`;
+      const astral = `${thread}-\u{1f600}`;
+      await runWith(wide, at + 50, "queued", thread);
+      await runWith(astral, at + 50, "queued", thread);
       await runWith(id("t"), at + 40, "finished", other);
       const runs = await store().listRuns({ threadId: thread });
-      expect(runs.map((run) => run.runId)).toEqual([tieB, tieA, r2, r3, r1]);
+      expect(runs.map((run) => run.runId)).toEqual([astral, wide, tieB, tieA, r2, r3, r1]);
       expect(runs.every((run) => run.threadId === thread)).toBe(true);
     });
 
