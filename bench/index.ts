@@ -1,4 +1,4 @@
-// `npm run bench` (SPEC §5): the AgentRx executor, @langchain/classic's AgentExecutor and a bare
+// `npm run bench` (docs/performance.md): the AgentRx executor, @langchain/classic's AgentExecutor and a bare
 // loop (the floor) over one scripted model, agent runnable and tool set, in one run.
 //
 // The bench measures the BUILT packages: it re-runs itself with bench/tsconfig.json (no `paths`
@@ -21,6 +21,7 @@ if (process.env.AGENTRX_BENCH_CHILD !== "1") {
 }
 
 const { concurrentRuns, linearity, parallelTools, perStepOverhead, tokenStreaming } = await import("./scenarios");
+const { recording } = await import("./recording");
 type Row = import("./scenarios").Row;
 
 const scenarios: Record<string, () => Promise<Row[]>> = {
@@ -29,6 +30,7 @@ const scenarios: Record<string, () => Promise<Row[]>> = {
   linear: linearity,
   concurrent: concurrentRuns,
   tokens: tokenStreaming,
+  recording,
 };
 const only = process.argv.slice(2);
 const rows: Row[] = [];
@@ -61,6 +63,7 @@ console.log(line(widths.map((width) => "-".repeat(width))));
 for (const cells of table) console.log(line(cells));
 console.log(
   `\nfloor = a bare loop over the same agent and tools (for tokens: reading the model's own stream);` +
-    `\nfloor+signal = the same loop passing an AbortSignal to every call, as any cancellable run must.` +
+    `\nfloor+signal = the same loop passing an AbortSignal to every call, as any cancellable run must;` +
+    `\nin the recording rows, floor = the same executor with recording off (bytes: a step's writes at step 10).` +
     `\nnode ${process.version}, ${(await import("node:os")).cpus().length} CPUs, total ${((performance.now() - started) / 1000).toFixed(1)} s`,
 );

@@ -1,4 +1,4 @@
-// The scenarios of SPEC §5. Each returns rows for the table.
+// The scenarios of docs/performance.md. Each returns rows for the table.
 import { createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { AgentExecutor } from "@agentrx/executors";

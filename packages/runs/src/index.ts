@@ -26,3 +26,7 @@ export type {
   RunWrite,
   StoredRunEvent,
 } from "@agentrx/executors";
+export { replayRun } from "./replay/index";
+export type { ReplayRunOptions, ReplayTiming } from "./replay/index";
+export { RecordedChatModel, ReplayDivergenceError } from "./recorded-chat-model/index";
+export type { ModelCallInput, RecordedChatModelCallOptions, RecordedChatModelOptions, ReplayDivergenceReason } from "./recorded-chat-model/index";

@@ -90,6 +90,14 @@ export interface AgentExecutorOptions {
    * @default 30000
    */
   leaseMs?: number;
+  /**
+   * With a `store`: also record each model call (its reply and a digest of the conversation it
+   * was sent), which `RecordedChatModel` replays. Watching the model costs `@langchain/core`'s
+   * callback machinery on every call of an `invoke` run (a `stream` run pays it anyway); turn it
+   * off when you will not re-run recorded runs. Usage is recorded either way.
+   * @default true
+   */
+  recordModelCalls?: boolean;
 }
 
 /**

@@ -127,8 +127,9 @@ export class AgentExecutor {
               conditions,
               streamTokens: true,
               observeModel: true,
+              watchModel: true,
               resumed: true,
-              record: async (run) => new RunRecorder(store, runId, owner, leaseMs, restored.lastSeq, run.recorderHooks()),
+              record: async (run) => new RunRecorder(store, runId, owner, leaseMs, restored.lastSeq, run.recorderHooks(), restored.modelCalls),
             },
             subscriber,
           );
@@ -182,6 +183,7 @@ export class AgentExecutor {
       const state = initialRunState(runId, threadId, inputs);
       const recorded = store !== undefined;
       const observeModel = streamTokens || conditions.length > 0 || recorded;
+      const watchModel = streamTokens || conditions.length > 0 || (recorded && this.options.recordModelCalls);
       const run = new ExecutorRun(
         this.options,
         {
@@ -190,6 +192,7 @@ export class AgentExecutor {
           conditions,
           streamTokens,
           observeModel,
+          watchModel,
           resumed: false,
           ...(store === undefined ? {} : { record: (run: ExecutorRun) => openNewRun(store, state, this.options.leaseMs, run) }),
         },

@@ -29,6 +29,8 @@ export interface RunRequest {
   streamTokens: boolean;
   /** Whether anyone needs action/step/token/usage events (a stream, stop conditions, a recorder). */
   observeModel: boolean;
+  /** Whether to watch the agent's model through callbacks (tokens, usage, recorded model calls). */
+  watchModel: boolean;
   /** Opens the run's record (creates or claims it); absent when the run is not recorded. */
   record?: (run: ExecutorRun) => Promise<RunRecorder>;
   /** Whether this run continues a recorded one. */
@@ -152,7 +154,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
   /** Counts the usage an agent's parser attached to its output (when the model is not watched). */
   private addOutputUsage(output: AgentOutput): void {
     const usage = getOutputUsage(output);
-    if (usage !== undefined) this.dispatch({ type: "usageReported", usage });
+    if (usage !== undefined) this.onUsage(usage);
   }
 
   toolFinished(index: number, step: AgentStep, durationMs: number, metadata: StepMetadata | undefined): void {
@@ -163,7 +165,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
       if (metadata !== undefined && hasKeys(metadata)) event.metadata = metadata;
       this.emit(event, index);
     }
-    this.recorder?.flush();
+    this.recorder?.schedule();
   }
 
   /**
@@ -198,13 +200,13 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
     if (this.request.record) {
       const recorder = await this.request.record(this);
       this.recorder = recorder;
+      this.onModelCall = (input, message, startedAt) => this.recordModelCall(input, message, startedAt);
       if (isEnded(this.state)) {
         // Cancelled while the record was being opened: the record says so.
         this.endRecording({ status: this.state.phase === "failed" ? "failed" : "cancelled", error: "The run ended before it started." });
         return;
       }
       recorder.startHeartbeat();
-      this.onModelCall = (input, message, startedAt) => this.recordModelCall(input, message, startedAt);
     }
     if (isEnded(this.state)) return; // a stop condition failed on subscription, or the run was cancelled
     const event: AgentStreamEvent = { type: "start", runId, inputs, resumed: this.request.resumed, at: Date.now() };
@@ -225,7 +227,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
     }
     // Watching the model through callbacks costs @langchain/core a run tree per runnable: only
     // when someone looks. Otherwise usage comes from what the agent's parser attached to its output.
-    const forwarder = this.observed ? new TokenForwarder(this, streamTokens) : undefined;
+    const forwarder = this.request.watchModel ? new TokenForwarder(this, streamTokens) : undefined;
     let agentCallbacks: RunnableConfig["callbacks"];
     if (this.chainRun) {
       const child = this.chainRun.getChild();
@@ -267,11 +269,11 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
         const step = parsingErrorStep(options, error);
         this.dispatch({ type: "parsingErrorHandled", step });
         if (this.observed) this.emit(stepEvent(step, iteration, 0));
-        this.recorder?.flush();
+        this.recorder?.schedule();
         continue;
       }
       if (this.interrupted) break;
-      if (!this.observed) this.addOutputUsage(output);
+      if (!this.request.watchModel) this.addOutputUsage(output);
       if (isAgentFinish(output)) return this.complete(output, "finish");
       const actions = toActions(output, iteration);
       this.dispatch({ type: "turnStarted", actions });
@@ -279,14 +281,9 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
         for (let i = 0; i < actions.length; i++) this.emit(actionEvent(actions[i] as AgentAction, iteration), i);
       }
       if (this.interrupted) break; // a stop condition fired on an action event
-      // The turn's actions are in the record before any tool starts: a resume never asks the agent again.
-      if (this.recorder) {
-        try {
-          await this.wait(this.recorder.flush(), true);
-        } catch {
-          break; // halted meanwhile; a store failure has failed the run
-        }
-      }
+      // Written as the event loop turns: before any tool that waits on I/O or a timer has finished,
+      // and at the latest with the first result, so a resume never asks the agent for this turn again.
+      this.recorder?.schedule();
       const outcome = await this.runTurn(actions.map((_, index) => index));
       if (outcome === "stop") break;
       if (outcome === "done") return;
@@ -334,7 +331,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
       return this.complete(forced(error.llmOutput || EARLY_STOP_OUTPUT), reason);
     }
     if (isEnded(this.state)) return;
-    if (!this.observed) this.addOutputUsage(output);
+    if (!this.request.watchModel) this.addOutputUsage(output);
     if (isAgentFinish(output)) return this.complete(output, reason);
     const first = (Array.isArray(output) ? output[0] : output) as AgentAction | undefined;
     if (first === undefined || !isAgentAction(first)) throw new InvalidAgentOutputError({ output, iteration: this.iteration });

@@ -24,6 +24,7 @@ export interface ResolvedOptions {
   stopWhen: readonly StopCondition[];
   store: RunStore | undefined;
   leaseMs: number;
+  recordModelCalls: boolean;
 }
 
 const KNOWN = new Set([
@@ -40,6 +41,7 @@ const KNOWN = new Set([
   "stopWhen",
   "store",
   "leaseMs",
+  "recordModelCalls",
 ]);
 
 function fail(argument: string, value: unknown, message: string): never {
@@ -80,6 +82,7 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     stopWhen,
     store,
     leaseMs = 30_000,
+    recordModelCalls = true,
   } = options;
 
   if (!Runnable.isRunnable(agent)) {
@@ -129,6 +132,9 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
   if (!(typeof leaseMs === "number" && Number.isInteger(leaseMs) && leaseMs >= 100 && leaseMs < 2 ** 31)) {
     fail("leaseMs", leaseMs, `\`leaseMs\` must be an integer number of milliseconds >= 100, got ${show(leaseMs)}.`);
   }
+  if (typeof recordModelCalls !== "boolean") {
+    fail("recordModelCalls", recordModelCalls, `\`recordModelCalls\` must be a boolean, got ${show(recordModelCalls)}.`);
+  }
   return {
     agent,
     tools,
@@ -145,6 +151,7 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     stopWhen: normalizeStopWhen(stopWhen, "stopWhen"),
     store,
     leaseMs,
+    recordModelCalls,
   };
 }
 

@@ -1,19 +1,52 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import { encodeMessages } from "./json-value";
 
 /**
- * A short digest of a conversation (FNV-1a, 64 bits, over the messages' stored JSON form): what a
- * recorded model call keeps of its input, so `RecordedChatModel` can tell when a conversation
- * differs from the recording without storing it again for every call.
+ * A short digest of a conversation: two 32-bit FNV-1a-style hashes over each message's type, name,
+ * content, tool calls and tool-call id. It is what a recorded model call keeps of its input, so
+ * `RecordedChatModel` can tell when a conversation differs from the recording without storing the
+ * conversation again for every call. Cheap: it walks the messages once and builds no copies.
+ *
+ * @example
+ * ```ts
+ * import { digestMessages } from "@agentrx/executors";
+ * import { HumanMessage } from "@langchain/core/messages";
+ *
+ * digestMessages([new HumanMessage("hi")]) === digestMessages([new HumanMessage("hi")]); // true
+ * ```
  */
 export function digestMessages(messages: readonly BaseMessage[]): string {
-  const text = JSON.stringify(encodeMessages(messages));
-  let h1 = 0x811c9dc5;
-  let h2 = 0x01000193;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, 0x01000193);
-    h2 = Math.imul(h2 ^ c, 0x5bd1e995);
+  const hash = new Fnv();
+  for (const message of messages) {
+    hash.add(message.getType());
+    hash.add(message.name ?? "");
+    const content = message.content;
+    hash.add(typeof content === "string" ? content : JSON.stringify(content));
+    const calls = (message as { tool_calls?: { name: string; args: unknown; id?: string }[] }).tool_calls;
+    if (calls) for (const call of calls) hash.add(`${call.id ?? ""}\u0001${call.name}\u0001${JSON.stringify(call.args)}`);
+    const callId = (message as { tool_call_id?: string }).tool_call_id;
+    if (callId !== undefined) hash.add(callId);
+    hash.add("\u0002");
   }
-  return (h1 >>> 0).toString(16).padStart(8, "0") + (h2 >>> 0).toString(16).padStart(8, "0");
+  return hash.digest();
+}
+
+class Fnv {
+  private h1 = 0x811c9dc5;
+  private h2 = 0x01000193;
+
+  add(text: string): void {
+    let { h1, h2 } = this;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      h1 = Math.imul(h1 ^ c, 0x01000193);
+      h2 = Math.imul(h2 ^ c, 0x5bd1e995);
+    }
+    // A separator, so ("ab", "c") and ("a", "bc") differ.
+    this.h1 = Math.imul(h1 ^ 0xff, 0x01000193);
+    this.h2 = Math.imul(h2 ^ 0xff, 0x5bd1e995);
+  }
+
+  digest(): string {
+    return (this.h1 >>> 0).toString(16).padStart(8, "0") + (this.h2 >>> 0).toString(16).padStart(8, "0");
+  }
 }

@@ -13,6 +13,8 @@ export interface RestoredRun {
   output: OutputEvent | undefined;
   /** The `seq` of the last recorded event. */
   lastSeq: number;
+  /** How many model calls are recorded (a resumed segment numbers its calls on from there). */
+  modelCalls: number;
 }
 
 /**
@@ -30,6 +32,7 @@ export function restoreRunState(info: RunInfo, events: readonly StoredRunEvent[]
   let lastIteration = -1;
   let lastTurn = -1;
   let lastSeq = 0;
+  let modelCalls = 0;
   for (const stored of events) {
     let event;
     try {
@@ -60,6 +63,9 @@ export function restoreRunState(info: RunInfo, events: readonly StoredRunEvent[]
       case "output":
         output = event;
         break;
+      case "model_call":
+        modelCalls++;
+        break;
     }
   }
   state.iteration = lastIteration + 1;
@@ -72,5 +78,5 @@ export function restoreRunState(info: RunInfo, events: readonly StoredRunEvent[]
     state.phase = "tools";
   }
   state.steps = decoder.steps.slice();
-  return { state, output, lastSeq };
+  return { state, output, lastSeq, modelCalls };
 }

@@ -42,6 +42,7 @@ export class RunRecorder {
   private tokenIteration = -1;
   private tokenAt = 0;
   private modelCalls = 0;
+  private scheduled = false;
 
   constructor(
     readonly store: RunStore,
@@ -50,15 +51,17 @@ export class RunRecorder {
     readonly leaseMs: number,
     eventCount: number,
     private readonly hooks: RecorderHooks,
+    modelCalls = 0,
   ) {
     this.seq = eventCount;
+    this.modelCalls = modelCalls;
   }
 
   /** Starts renewing the lease while the run is quiet. */
   startHeartbeat(): void {
     const every = Math.max(10, Math.floor(this.leaseMs / 3));
     this.heartbeat = setInterval(() => {
-      if (Date.now() - this.lastWrite >= every) this.flush();
+      if (Date.now() - this.lastWrite >= every) this.flush().catch(noop);
     }, every);
     (this.heartbeat as { unref?: () => void }).unref?.();
   }
@@ -91,6 +94,20 @@ export class RunRecorder {
     const write = this.tail.then(() => this.write(update));
     this.tail = write.catch(() => undefined);
     return write;
+  }
+
+  /**
+   * Writes what is buffered once the event loop turns (`setImmediate`): everything a run does in
+   * between (a zero-latency tool, the next agent call) goes into the same write, while anything
+   * that waits on I/O or a timer finds the events before it already written.
+   */
+  schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    defer(() => {
+      this.scheduled = false;
+      this.flush().catch(noop); // a failure has reached onFailure
+    });
   }
 
   /** Stops the heartbeat. */
@@ -132,3 +149,10 @@ export class RunRecorder {
     }
   }
 }
+
+type Defer = (callback: () => void) => void;
+const immediate = (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate;
+/** `setImmediate` where there is one (Node, Deno, Bun), else a zero timeout (browsers). */
+const defer: Defer = immediate ? (callback) => void immediate(callback) : (callback) => void setTimeout(callback, 0);
+
+function noop(): void {}
