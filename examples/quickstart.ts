@@ -1,64 +1,33 @@
 // Quickstart: a tool-calling agent that checks the weather in two cities at once (the two tool
-// calls run in parallel), then streams its final answer.
+// calls run in parallel), then streams its final answer. The run is recorded in the embedded
+// SQLite run store (.agentrx/runs.db), so it can be looked at again, or resumed if cut short.
 //
 //   npx tsx examples/quickstart.ts
 //
 // With OPENAI_API_KEY set (and optionally OPENAI_BASE_URL for an OpenAI-compatible server such as
 // vLLM, llama.cpp, Ollama or LM Studio, and OPENAI_MODEL), it talks to that endpoint. Without it,
-// it runs offline on a ScriptedChatModel and says so.
-import { createToolCallingAgent } from "@agentrx/agents";
-import { OpenAIChatModel } from "@agentrx/core/openai";
-import { ScriptedChatModel } from "@agentrx/core/testing";
-import { AgentExecutor, printTrace } from "@agentrx/executors";
-import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { ChatPromptTemplate } from "@langchain/core/prompts";
-import { tool } from "@langchain/core/tools";
-import { z } from "zod";
+// it runs offline on a ScriptedChatModel and says so. Press Ctrl-C during the run to cancel it:
+// `npx tsx examples/runs.ts resume <runId>` finishes it later.
+import { printTrace } from "@agentrx/executors";
+import { RUNS_DB, runStore, weatherExecutor } from "./lib/weather-agent";
 
-const weather = tool(
-  async ({ city }) => {
-    await new Promise((resolve) => setTimeout(resolve, 300)); // a slow API
-    const reports: Record<string, string> = { paris: "sunny, 21°C", rome: "clear, 26°C" };
-    return reports[city.toLowerCase()] ?? "cloudy, 15°C";
-  },
-  {
-    name: "get_weather",
-    description: "Current weather for a city.",
-    schema: z.object({ city: z.string().describe("The city name, e.g. Paris") }),
-  },
-);
+const store = runStore();
+const executor = weatherExecutor(store);
+const runId = crypto.randomUUID();
 
-function chooseModel(): BaseChatModel {
-  const real = OpenAIChatModel.fromEnv({ streaming: true, temperature: 0 });
-  if (real) {
-    console.log(`Model: ${real.model} at ${real.baseURL} (from OPENAI_API_KEY / OPENAI_BASE_URL).\n`);
-    return real;
-  }
-  console.log("Model: ScriptedChatModel, offline (set OPENAI_API_KEY to use a real endpoint).\n");
-  return new ScriptedChatModel({
-    streaming: true,
-    tokenDelayMs: 15,
-    responses: [
-      {
-        toolCalls: [
-          { name: "get_weather", args: { city: "Paris" } },
-          { name: "get_weather", args: { city: "Rome" } },
-        ],
-      },
-      "Paris is sunny at 21°C, while Rome is clear and warmer at 26°C: pack sunglasses for both.",
-    ],
-  });
-}
-
-const prompt = ChatPromptTemplate.fromMessages([
-  ["system", "You are a concise travel assistant. Use tools for facts; call independent tools together."],
-  ["human", "{input}"],
-  ["placeholder", "{agent_scratchpad}"],
-]);
-
-const agent = createToolCallingAgent({ llm: chooseModel(), tools: [weather], prompt });
-const executor = new AgentExecutor({ agent, tools: [weather], maxIterations: 5 });
+// Ctrl-C cancels the run: the store marks it "cancelled", and it can be resumed at once.
+const controller = new AbortController();
+process.once("SIGINT", () => controller.abort("Ctrl-C"));
 
 const started = Date.now();
-const result = await printTrace(executor.stream({ input: "What's the weather in Paris and in Rome?" }));
-console.log(`\nDone in ${Date.now() - started} ms: stopReason=${result.stopReason}`);
+try {
+  const result = await printTrace(executor.stream({ input: "What's the weather in Paris and in Rome?" }, { runId }), { signal: controller.signal });
+  console.log(`\nDone in ${Date.now() - started} ms: stopReason=${result.stopReason}`);
+  console.log(`Recorded as run ${runId} in ${RUNS_DB}. See it again: npx tsx examples/runs.ts show ${runId}`);
+} catch (error) {
+  if ((error as Error).name !== "AbortError") throw error;
+  while ((await store.getRun(runId))?.status === "running") await new Promise((resolve) => setTimeout(resolve, 10));
+  console.log(`\nCancelled. Finish it with: npx tsx examples/runs.ts resume ${runId}`);
+} finally {
+  await store.close();
+}

@@ -1,21 +1,31 @@
 // The notebook-style scripts of examples/: each runs offline (no OPENAI_API_KEY) to the end of its
 // run and says that it uses the scripted model; `npm run demo` (examples/quickstart.ts) also runs
 // against an OpenAI-compatible endpoint given by the environment, here the loopback server.
-import { execFile } from "node:child_process";
-import { readdirSync } from "node:fs";
+import { execFile, spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { startOpenAICompatibleServer } from "@agentrx/core/testing";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 
 const execute = promisify(execFile);
 const root = join(__dirname, "..", "..");
 const tsx = join(root, "node_modules", ".bin", "tsx");
-const scripts = readdirSync(join(root, "examples")).filter((name) => name.endsWith(".ts"));
+// examples/runs.ts works on what the others recorded: it has its own test below.
+const scripts = readdirSync(join(root, "examples")).filter((name) => name.endsWith(".ts") && name !== "runs.ts");
+// The examples record their runs here, not in the repository's .agentrx/.
+const runsDir = mkdtempSync(join(tmpdir(), "agentrx-examples-"));
+const runsDb = join(runsDir, "runs.db");
+afterAll(() => rmSync(runsDir, { recursive: true, force: true }));
 
-function runExample(script: string, env: Record<string, string> = {}) {
+function exampleEnv(env: Record<string, string>) {
   const { OPENAI_API_KEY: _key, OPENAI_BASE_URL: _url, OPENAI_MODEL: _model, ...rest } = process.env;
-  return execute(tsx, [join("examples", script)], { cwd: root, env: { ...rest, ...env, NO_COLOR: "1" }, timeout: 60_000 });
+  return { ...rest, AGENTRX_RUNS_DB: runsDb, ...env, NO_COLOR: "1" };
+}
+
+function runExample(script: string, env: Record<string, string> = {}, args: string[] = []) {
+  return execute(tsx, [join("examples", script), ...args], { cwd: root, env: exampleEnv(env), timeout: 60_000 });
 }
 
 describe("examples/*.ts offline", () => {
@@ -63,4 +73,35 @@ describe("npm run demo against an endpoint", () => {
       await server.close();
     }
   });
+});
+
+describe("npm run demo records its runs", () => {
+  it("lists and replays a recorded run, and resumes one cancelled with Ctrl-C", async () => {
+    const { stdout } = await runExample("quickstart.ts");
+    const runId = /Recorded as run (\S+) in /.exec(stdout)?.[1];
+    expect(runId).toBeDefined();
+
+    const listed = await runExample("runs.ts");
+    expect(listed.stdout).toMatch(new RegExp(`${runId}\\s+\\S+\\s+finished\\s+finish`));
+    const shown = await runExample("runs.ts", {}, ["show", runId as string]);
+    expect(shown.stdout).toMatch(/action\s+get_weather \{"city":"Paris"\}/);
+    expect(shown.stdout).toMatch(/answer\s+Paris is sunny/);
+
+    // Ctrl-C while the tools run: the run is recorded as cancelled, and resume finishes it.
+    const child = spawn(tsx, [join("examples", "quickstart.ts")], { cwd: root, env: exampleEnv({}) });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      if (/action\s+get_weather/.test(output)) child.kill("SIGINT");
+    });
+    await new Promise((resolve) => child.once("exit", resolve));
+    const cancelled = /resume (\S+)/.exec(output)?.[1];
+    expect(output).toContain("Cancelled. Finish it with");
+    expect(cancelled).toBeDefined();
+    const resumed = await runExample("runs.ts", {}, ["resume", cancelled as string]);
+    expect(resumed.stdout).toMatch(/answer\s+Paris is sunny/);
+    expect(resumed.stdout).toContain("stopReason=finish");
+    expect((await runExample("runs.ts")).stdout).toMatch(new RegExp(`${cancelled}\\s+\\S+\\s+finished`));
+    expect((await runExample("runs.ts", {}, ["show", "no-such-run"]).catch((error: { stderr: string }) => error)).stderr).toMatch(/RunNotFoundError: Run "no-such-run" is not recorded/);
+  }, 120_000);
 });
