@@ -2,10 +2,9 @@ import { AbortError, EARLY_STOP_OUTPUT, getOutputUsage, isAgentAction, isAgentFi
 import type { AgentAction, AgentFinish, AgentOutput, AgentStep, StepMetadata } from "@agentrx/core";
 import { CallbackManager, type CallbackManagerForChainRun } from "@langchain/core/callbacks/manager";
 import type { SerializedNotImplemented } from "@langchain/core/load/serializable";
-import type { BaseMessage, UsageMetadata } from "@langchain/core/messages";
+import type { UsageMetadata } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { Subject, type Subscriber, Subscription } from "rxjs";
-import { digestMessages } from "../runs/digest-messages";
+import type { Subscriber } from "rxjs";
 import type { RecorderHooks, RunRecorder } from "../runs/run-recorder";
 import type { AgentStreamEvent, StopReason } from "./events";
 import { InvalidAgentOutputError } from "./invalid-agent-output-error";
@@ -13,6 +12,8 @@ import { isOutputParserException, parsingErrorStep } from "./observations";
 import { actionEvent, forced, outputEvent, passOn, stepEvent, toActions, toOutputString } from "./run-helpers";
 import { type RunState, type RunTransition, isEnded, pendingActions, transition } from "./run-state";
 import type { StopCondition } from "./stop-condition";
+import { StopConditionWatcher } from "./stop-condition-watcher";
+import { RunWaiter } from "./run-waiter";
 import { TokenForwarder, type TokenSink } from "./token-forwarder";
 import { type ToolRunContext, ToolRunner } from "./tool-runner";
 import type { ResolvedOptions } from "./validate-options";
@@ -57,11 +58,9 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
   readonly state: RunState;
   /** What the stop condition that ended the run emitted (with stopReason "budget"). */
   private stoppedBy: unknown;
-  /** The pending `wait`: how to cut it short, and whether a halt does. */
-  private waiting: { reject: (reason: unknown) => void; halts: boolean } | undefined;
+  private readonly waiter = new RunWaiter();
   private timer: ReturnType<typeof setTimeout> | undefined;
-  private conditionSubscription: Subscription | undefined;
-  private conditionInput: Subject<AgentStreamEvent> | undefined;
+  private conditions: StopConditionWatcher | undefined;
   private chainRun: CallbackManagerForChainRun | undefined;
   private agentConfig!: RunnableConfig;
   private readonly tools: ToolRunner;
@@ -98,7 +97,16 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
       if (maxExecutionTime === 0 || left <= 0) this.dispatch({ type: "halted", reason: "max_execution_time" });
       else this.timer = setTimeout(() => this.halt("max_execution_time"), left);
     }
-    if (conditions.length > 0) this.watch(conditions);
+    if (conditions.length > 0) {
+      this.conditions = new StopConditionWatcher(
+        conditions,
+        (value) => {
+          if (!isEnded(this.state) && this.state.stopReason === undefined) this.stoppedBy = value;
+          this.halt("budget");
+        },
+        (error) => this.fail(error),
+      );
+    }
     this.begin().then(noop, (error: unknown) => this.fail(error));
     return () => {
       if (!isEnded(this.state)) this.cancel(new AbortError({ message: "The run was cancelled: its subscriber unsubscribed." }), false);
@@ -137,7 +145,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
   /** Emits an event to the subscriber, the stop conditions and the recorder. */
   emit(event: AgentStreamEvent, index?: number): void {
     this.subscriber.next(event);
-    this.conditionInput?.next(event);
+    this.conditions?.next(event);
     this.recorder?.record(event, index);
   }
 
@@ -173,16 +181,9 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
    * once, without waiting for work that ignores its signal.
    */
   wait<T>(promise: Promise<T>, halts: boolean): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const phase = this.state.phase;
-      if (phase === "cancelled" || phase === "failed" || (halts && this.state.stopReason !== undefined)) {
-        promise.catch(noop);
-        reject(this.work.signal.reason);
-        return;
-      }
-      this.waiting = { reject, halts };
-      promise.then(resolve, reject);
-    });
+    const phase = this.state.phase;
+    const stopped = phase === "cancelled" || phase === "failed" || (halts && this.state.stopReason !== undefined);
+    return this.waiter.wait(promise, halts, stopped, this.work.signal.reason);
   }
 
   /** Stops the loop gracefully: in-flight work is aborted and early stopping produces the output. */
@@ -191,7 +192,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
     this.dispatch({ type: "halted", reason });
     const error = new AbortError({ message: `The run was stopped (${reason}).` });
     this.work.abort(error);
-    if (this.waiting?.halts) this.waiting.reject(error);
+    this.waiter.rejectHalting(error);
   }
 
   private async begin(): Promise<void> {
@@ -200,7 +201,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
     if (this.request.record) {
       const recorder = await this.request.record(this);
       this.recorder = recorder;
-      this.onModelCall = (input, message, startedAt) => this.recordModelCall(input, message, startedAt);
+      this.onModelCall = (input, message, startedAt) => recorder.recordModelCall(input, message, startedAt, this.iteration);
       if (isEnded(this.state)) {
         // Cancelled while the record was being opened: the record says so.
         this.endRecording({ status: this.state.phase === "failed" ? "failed" : "cancelled", error: "The run ended before it started." });
@@ -405,7 +406,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
   private abortAll(error: unknown): void {
     this.work.abort(error);
     this.final?.abort(error);
-    this.waiting?.reject(error);
+    this.waiter.rejectAll(error);
     this.cleanup();
   }
 
@@ -415,18 +416,6 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
     if (!recorder) return;
     recorder.stop();
     recorder.flush({ ...update, release: true }).catch(noop);
-  }
-
-  private recordModelCall(input: BaseMessage[], message: BaseMessage, startedAt: number): void {
-    const at = Date.now();
-    this.recorder?.recordModelCall({
-      iteration: this.iteration,
-      at,
-      durationMs: at - startedAt,
-      inputCount: input.length,
-      inputDigest: digestMessages(input),
-      message,
-    });
   }
 
   /** What a recorder needs of this run: its checkpoint, and where a store failure goes. */
@@ -443,35 +432,11 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
     };
   }
 
-  private watch(conditions: readonly StopCondition[]): void {
-    const input = new Subject<AgentStreamEvent>();
-    const subscription = new Subscription();
-    this.conditionInput = input;
-    this.conditionSubscription = subscription;
-    const observer = {
-      next: (value: unknown) => {
-        if (!isEnded(this.state) && this.state.stopReason === undefined) this.stoppedBy = value;
-        this.halt("budget");
-      },
-      error: (error: unknown) => this.fail(error),
-    };
-    for (const condition of conditions) {
-      try {
-        subscription.add(condition(input.asObservable()).subscribe(observer));
-      } catch (error) {
-        this.fail(error);
-        return;
-      }
-    }
-  }
-
   private cleanup(): void {
-    this.waiting = undefined;
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.onConfigAbort) this.request.config.signal?.removeEventListener("abort", this.onConfigAbort);
-    this.conditionInput = undefined;
-    this.conditionSubscription?.unsubscribe();
+    this.conditions?.close();
   }
 }
 

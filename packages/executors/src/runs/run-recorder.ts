@@ -1,4 +1,6 @@
+import type { BaseMessage } from "@langchain/core/messages";
 import type { AgentStreamEvent } from "../executor/events";
+import { digestMessages } from "./digest-messages";
 import { type RecordedModelCall, encodeModelCall, encodeRunEvent } from "./run-event-codec";
 import type { JsonObject, RunCheckpoint, RunStore, RunUpdate, StoredRunEvent } from "./run-store";
 import { RunStoreError } from "./run-store-errors";
@@ -79,10 +81,21 @@ export class RunRecorder {
     this.push(encodeRunEvent(event, index), event.at);
   }
 
-  /** Records a model call (for `RecordedChatModel`); `call` is numbered here. */
-  recordModelCall(call: Omit<RecordedModelCall, "call" | "type">): void {
+  /** Records a finished model call (for `RecordedChatModel`): its reply and a digest of what it was sent. */
+  recordModelCall(input: BaseMessage[], message: BaseMessage, startedAt: number, iteration: number): void {
     this.flushTokens();
-    this.push(encodeModelCall({ ...call, type: "model_call", call: this.modelCalls++ }), call.at);
+    const at = Date.now();
+    const call: RecordedModelCall = {
+      type: "model_call",
+      call: this.modelCalls++,
+      iteration,
+      at,
+      durationMs: at - startedAt,
+      inputCount: input.length,
+      inputDigest: digestMessages(input),
+      message,
+    };
+    this.push(encodeModelCall(call), at);
   }
 
   /**
