@@ -16,10 +16,10 @@ import { prompt, stepScript } from "./setup";
 
 const noop = tool(async ({ i }: { i: number }) => `ok ${i}`, { name: "noop", description: "Does nothing.", schema: z.object({ i: z.number() }) });
 
-function executorOf(steps: number, store: RunStore | undefined, latencyMs = 0) {
+function executorOf(steps: number, store: RunStore | undefined, latencyMs = 0, recordModelCalls = true) {
   const model = new ScriptedChatModel({ responses: [stepScript(steps, { tool: "noop" })], onExhausted: "cycle", latencyMs });
   const agent = createToolCallingAgent({ llm: model, tools: [noop], prompt });
-  const executor = new AgentExecutor({ agent, tools: [noop], maxIterations: 1000, ...(store ? { store } : {}) });
+  const executor = new AgentExecutor({ agent, tools: [noop], maxIterations: 1000, recordModelCalls, ...(store ? { store } : {}) });
   const run = async (input = "go") => {
     await lastValueFrom(executor.invoke({ input }));
   };
@@ -79,11 +79,15 @@ export async function recording(): Promise<Row[]> {
     const off = executorOf(20, undefined);
     const onSqlite = executorOf(20, sqlite);
     const onPostgres = postgres ? executorOf(20, postgres.store) : undefined;
+    const eventsOnly = executorOf(20, sqlite, 0, false);
+    const pgEventsOnly = postgres ? executorOf(20, postgres.store, 0, false) : undefined;
     const variants: Record<string, () => Promise<unknown>> = {
       off: async () => (await off.run(), off.reset()),
       sqlite: async () => (await onSqlite.run(), onSqlite.reset()),
+      eventsOnly: async () => (await eventsOnly.run(), eventsOnly.reset()),
     };
     if (onPostgres) variants["postgres"] = async () => (await onPostgres.run(), onPostgres.reset());
+    if (pgEventsOnly) variants["pgEventsOnly"] = async () => (await pgEventsOnly.run(), pgEventsOnly.reset());
     const times = await timeInterleaved(variants, { warmup: 20, runs: 40 });
     const per = (name: string) => (times[name] ?? 0) / 20;
     rows.push({
@@ -93,6 +97,13 @@ export async function recording(): Promise<Row[]> {
       floor: per("off"),
       check: { label: "sqlite/off", value: per("sqlite") / per("off"), limit: 1.5 },
     });
+    rows.push({
+      scenario: "the same, recordModelCalls: false",
+      metric: "ms per step",
+      agentrx: per("eventsOnly"),
+      floor: per("off"),
+      check: { label: "sqlite/off", value: per("eventsOnly") / per("off"), limit: 1.5 },
+    });
     if (onPostgres) {
       rows.push({
         scenario: "20 tool steps, recorded in PostgreSQL",
@@ -100,6 +111,13 @@ export async function recording(): Promise<Row[]> {
         agentrx: per("postgres"),
         floor: per("off"),
         check: { label: "postgres/off", value: per("postgres") / per("off"), limit: 2 },
+      });
+      rows.push({
+        scenario: "the same, recordModelCalls: false",
+        metric: "ms per step",
+        agentrx: per("pgEventsOnly"),
+        floor: per("off"),
+        check: { label: "postgres/off", value: per("pgEventsOnly") / per("off"), limit: 2 },
       });
     }
 

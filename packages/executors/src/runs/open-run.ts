@@ -8,19 +8,29 @@ import { RunNotFoundError, RunStoreError } from "./run-store-errors";
 
 // Opening a run's record: creating it for a new run, claiming and reading it for a resume. @internal
 
-/** Records a new run (status `running`, leased to this process) and returns its recorder. */
+/**
+ * Records a new run (status `running`, leased to this process) and returns its recorder at once:
+ * the run starts while the record is created, and its first write waits for it (a failure, such as
+ * a run id that exists already, fails the run).
+ */
 export async function openNewRun(store: RunStore, state: RunState, leaseMs: number, run: ExecutorRun): Promise<RunRecorder> {
   const owner = ownerId();
-  await guard("createRun", state.runId, () => store.createRun({
-    runId: state.runId,
-    ...(state.threadId === undefined ? {} : { threadId: state.threadId }),
-    inputs: encodeValue(state.inputs, "inputs") as JsonObject,
-    status: "running",
-    owner,
-    leaseMs,
-    at: Date.now(),
-  }));
-  return new RunRecorder(store, state.runId, owner, leaseMs, 0, run.recorderHooks());
+  const inputs = encodeValue(state.inputs, "inputs") as JsonObject;
+  const recorder = new RunRecorder(store, state.runId, owner, leaseMs, 0, run.recorderHooks());
+  recorder.first(() =>
+    guard("createRun", state.runId, () =>
+      store.createRun({
+        runId: state.runId,
+        ...(state.threadId === undefined ? {} : { threadId: state.threadId }),
+        inputs,
+        status: "running",
+        owner,
+        leaseMs,
+        at: Date.now(),
+      }),
+    ),
+  );
+  return recorder;
 }
 
 /**

@@ -59,6 +59,17 @@ export class RunRecorder {
     this.modelCalls = modelCalls;
   }
 
+  /** Runs `step` (creating the record) before any write; its failure fails the run. */
+  first(step: () => Promise<void>): void {
+    const write = this.tail.then(step).catch((error: unknown) => {
+      this.failure = { error };
+      this.stop();
+      this.hooks.onFailure(error);
+      throw error;
+    });
+    this.tail = write.catch(noop);
+  }
+
   /** Starts renewing the lease while the run is quiet. */
   startHeartbeat(): void {
     const every = Math.max(10, Math.floor(this.leaseMs / 3));

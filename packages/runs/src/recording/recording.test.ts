@@ -124,6 +124,15 @@ describe("recording a run", () => {
     expect(log.length).toBeLessThanOrEqual(2);
   });
 
+  it("fails a run whose runId is recorded already, naming it, and leaves the first record alone", async () => {
+    const store = new MemoryRunStore();
+    await lastValueFrom(executorFor({ store }).invoke({ input: "first" }, { runId: "same" }));
+    const error = await lastValueFrom(executorFor({ store }).invoke({ input: "second" }, { runId: "same" })).catch((e: unknown) => e);
+    expect(RunStoreError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/same/);
+    expect(await store.getRun("same")).toMatchObject({ status: "finished", inputs: { input: "first" } });
+  });
+
   it("refuses an object that is not a RunStore, naming the option", () => {
     const agent = createToolCallingAgent({ llm: twoTurnModel(), tools: [weatherTool()], prompt });
     expect(() => new AgentExecutor({ agent, tools: [weatherTool()], store: {} as RunStore })).toThrow(/`store` must be a RunStore.*createRun/);
