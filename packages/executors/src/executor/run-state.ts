@@ -22,8 +22,18 @@ export interface RunTurn {
 }
 
 /**
- * The state of one run: plain data from which the run can be continued, changed only by
- * {@link transition}. `serializeRunState` turns it into JSON.
+ * The state of one run: plain data from which the run can be continued, changed only by named
+ * transitions inside the executor. `serializeRunState` turns it into JSON; `restoreRunState`
+ * rebuilds it from a run's record.
+ *
+ * @example
+ * ```ts
+ * import { serializeRunState, type RunState } from "@agentrx/executors";
+ *
+ * function checkpointOf(state: RunState): string {
+ *   return JSON.stringify(serializeRunState(state));
+ * }
+ * ```
  */
 export interface RunState {
   schemaVersion: typeof RUN_STATE_SCHEMA_VERSION;

@@ -23,6 +23,17 @@ export interface RestoredRun {
  * made, the usage so far and the wall time spent (from the last checkpoint).
  *
  * @throws RunStoreError naming the run and the event when the record cannot be read
+ *
+ * @example
+ * ```ts
+ * import { restoreRunState, type RunStore } from "@agentrx/executors";
+ *
+ * async function stepsSoFar(store: RunStore, runId: string): Promise<number> {
+ *   const info = await store.getRun(runId);
+ *   if (!info) return 0;
+ *   return restoreRunState(info, await store.readEvents(runId)).state.steps.length;
+ * }
+ * ```
  */
 export function restoreRunState(info: RunInfo, events: readonly StoredRunEvent[]): RestoredRun {
   const { runId } = info;

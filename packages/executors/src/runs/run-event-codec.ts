@@ -27,7 +27,17 @@ export interface RecordedModelCall {
   message: BaseMessage;
 }
 
-/** An action as recorded: its message log in `@langchain/core`'s stored form. */
+/**
+ * An action as recorded: its message log in `@langchain/core`'s stored form.
+ *
+ * @example
+ * ```ts
+ * import { decodeAction, encodeAction } from "@agentrx/executors";
+ *
+ * const json = encodeAction({ tool: "search", toolInput: { q: "Paris" }, log: "" });
+ * console.log(decodeAction(JSON.parse(JSON.stringify(json))).toolInput); // { q: "Paris" }
+ * ```
+ */
 export function encodeAction(action: AgentAction): JsonObject {
   const { messageLog, ...rest } = action as AgentAction & { messageLog?: BaseMessage[] };
   const out = encodeValue(rest, "action") as JsonObject;
@@ -35,7 +45,7 @@ export function encodeAction(action: AgentAction): JsonObject {
   return out;
 }
 
-/** The action {@link encodeAction} encoded. */
+/** The action {@link encodeAction} encoded (see its example). */
 export function decodeAction(data: JsonValue | undefined): AgentAction {
   if (data === null || typeof data !== "object" || Array.isArray(data)) throw new TypeError("expected an encoded action");
   const { messageLog, ...rest } = data;
@@ -49,6 +59,14 @@ export function decodeAction(data: JsonValue | undefined): AgentAction {
  * The JSON form of an event. A `step` of a tool call refers to its action by `index` in the turn
  * (the action is in the turn's `action` event); a step without a turn (a handled parsing error)
  * carries its action.
+ *
+ * @example
+ * ```ts
+ * import { encodeRunEvent } from "@agentrx/executors";
+ *
+ * const json = encodeRunEvent({ type: "token", iteration: 0, text: "Hi", at: Date.now() });
+ * console.log(json.type, json.text); // "token" "Hi"
+ * ```
  */
 export function encodeRunEvent(event: AgentStreamEvent, index?: number): JsonObject {
   switch (event.type) {
@@ -106,6 +124,16 @@ export function encodeModelCall(call: RecordedModelCall): JsonObject {
  * Turns a run's recorded events back into `AgentStreamEvent`s (and `RecordedModelCall`s), in order.
  * Stateful: a step resolves its action from the turn's `action` events, and the output rebuilds
  * `intermediateSteps` from the steps before it. Feed it every event of a run from the first.
+ *
+ * @example
+ * ```ts
+ * import { RunEventDecoder, type RunStore } from "@agentrx/executors";
+ *
+ * async function eventTypes(store: RunStore, runId: string): Promise<string[]> {
+ *   const decoder = new RunEventDecoder(runId);
+ *   return (await store.readEvents(runId)).map((stored) => decoder.decode(stored).type);
+ * }
+ * ```
  */
 export class RunEventDecoder {
   private readonly turns = new Map<number, AgentAction[]>();

@@ -60,6 +60,14 @@ export function serializeRunState(state: RunState): SerializedRunState {
 /**
  * The {@link RunState} that {@link serializeRunState} serialized.
  *
+ * @example
+ * ```ts
+ * import { deserializeRunState } from "@agentrx/executors";
+ *
+ * const state = deserializeRunState({ schemaVersion: 1, runId: "r1", inputs: { input: "hi" }, steps: [], iteration: 0, elapsedMs: 0, phase: "agent" });
+ * console.log(state.runId, state.steps.length); // "r1" 0
+ * ```
+ *
  * @throws TypeError saying what is wrong, e.g. an unknown `schemaVersion`
  */
 export function deserializeRunState(json: unknown): RunState {
