@@ -26,5 +26,7 @@ export type { FromRunnableOptions } from "./observable/from-runnable";
 export { linkAbortSignal } from "./observable/link-abort-signal";
 export { STEP_METADATA_KEY, getStepMetadata } from "./agent/step-metadata";
 export { attachOutputUsage, getOutputUsage } from "./agent/output-usage";
+export { getToolApproval, markToolApproval } from "./agent/tool-approval";
+export type { ApprovalContext, ToolApproval } from "./agent/tool-approval";
 export type { StepMetadata } from "./agent/step-metadata";
 export { strictToolCalls } from "./messages/strict-tool-calls";

@@ -1,6 +1,9 @@
 export type {
   ActionEvent,
   AgentStreamEvent,
+  Decision,
+  Interrupt,
+  InterruptEvent,
   OutputEvent,
   StartEvent,
   StepEvent,
@@ -13,5 +16,5 @@ export * from "./operators/index";
 export { AgentExecutor, AgentExecutorRunnable, InvalidAgentOutputError } from "./executor/index";
 export type { AgentExecutorCallConfig, AgentExecutorOptions, AgentExecutorResult, ResumeOptions } from "./executor/index";
 export { RUN_STATE_SCHEMA_VERSION } from "./executor/run-state";
-export type { RunPhase, RunState, RunTurn } from "./executor/run-state";
+export type { PendingInterrupt, RunPhase, RunState, RunTurn } from "./executor/run-state";
 export * from "./runs/index";

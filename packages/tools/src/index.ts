@@ -4,3 +4,4 @@ export * from "./calculator/index";
 export * from "./http/index";
 export * from "./knowledge-base/index";
 export * from "./openapi/index";
+export * from "./approval/index";

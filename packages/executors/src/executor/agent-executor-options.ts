@@ -4,6 +4,7 @@ import type { OutputParserException } from "@langchain/core/output_parsers";
 import type { Runnable, RunnableConfig } from "@langchain/core/runnables";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { RunStore } from "../runs/run-store";
+import type { Decision, Interrupt } from "./events";
 import type { StopCondition } from "./stop-condition";
 
 /**
@@ -98,6 +99,13 @@ export interface AgentExecutorOptions {
    * @default true
    */
   recordModelCalls?: boolean;
+  /**
+   * Which tool calls need a person's approval before they run (besides tools marked with
+   * `withApproval` from `@agentrx/tools`). When the agent asks for such calls, the run runs the
+   * turn's other calls, then pauses: an `interrupt` event, then the `output` event with
+   * `stopReason: "interrupted"`. `resume(runId, { decisions })` continues it. See docs/approval.md.
+   */
+  needsApproval?: (action: AgentAction) => boolean | Promise<boolean>;
 }
 
 /**
@@ -131,6 +139,8 @@ export interface AgentExecutorCallConfig extends RunnableConfig {
  * ```
  */
 export interface ResumeOptions extends Omit<RunnableConfig, "runId"> {
+  /** Decisions on a paused run's interrupts, by interrupt id (only some of them pauses again for the rest). */
+  decisions?: Record<string, Decision>;
   /** The store the run is recorded in (defaults to the executor's `store`). */
   store?: RunStore;
   /** Stop conditions for the resumed segment (budgets count from the resume on). */
@@ -154,6 +164,8 @@ export type AgentExecutorResult = Record<string, unknown> & {
   runId: string;
   /** The run's total usage, summed over its model calls; absent when no model reported usage. */
   usage?: UsageMetadata;
+  /** When the run paused for approval (`output` is then ""): the tool calls waiting for decisions. */
+  interrupts?: Interrupt[];
   /** Every step of the run; present only with `returnIntermediateSteps`. */
   intermediateSteps?: AgentStep[];
 };

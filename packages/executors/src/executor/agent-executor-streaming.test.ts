@@ -20,6 +20,8 @@ function brief(event: AgentStreamEvent): string {
       return `output ${event.stopReason} ${`[${event.output}]`}`;
     case "start":
       return "start";
+    case "interrupt":
+      return `interrupt ${event.interrupts.map((interrupt) => interrupt.tool).join(",")}`;
   }
 }
 

@@ -4,7 +4,7 @@ import { Observable, type OperatorFunction } from "rxjs";
 import { openNewRun, openResumedRun, releaseAsCancelled } from "../runs/open-run";
 import { RunRecorder, ownerId } from "../runs/run-recorder";
 import type { AgentExecutorCallConfig, AgentExecutorOptions, AgentExecutorResult, ResumeOptions } from "./agent-executor-options";
-import type { AgentStreamEvent, OutputEvent } from "./events";
+import type { AgentStreamEvent, Interrupt, OutputEvent } from "./events";
 import { AgentExecutorRunnable } from "./agent-executor-runnable";
 import { ExecutorRun } from "./executor-run";
 import type { StopCondition } from "./stop-condition";
@@ -88,7 +88,7 @@ export class AgentExecutor {
    */
   resume(runId: string, options?: ResumeOptions): Observable<AgentStreamEvent> {
     return new Observable<AgentStreamEvent>((subscriber) => {
-      const { store: given, stopWhen, ...config } = options ?? {};
+      const { store: given, stopWhen, decisions, ...config } = options ?? {};
       const store = given ?? this.options.store;
       let conditions: readonly StopCondition[];
       try {
@@ -108,14 +108,17 @@ export class AgentExecutor {
       const { leaseMs } = this.options;
       let teardown: (() => void) | undefined;
       let closed = false;
-      openResumedRun(store, runId, owner, leaseMs).then(
+      openResumedRun(store, runId, owner, leaseMs, decisions, this.options.toolsByName).then(
         (restored) => {
           if (closed) {
-            if (restored.output === undefined) releaseAsCancelled(store, runId, owner, leaseMs);
+            if (restored.claimed) releaseAsCancelled(store, runId, owner, leaseMs);
             return;
           }
-          if (restored.output !== undefined) {
-            subscriber.next(restored.output);
+          if (!restored.claimed) {
+            // Finished: its output; paused: its pause, again. Nothing runs.
+            if (restored.pause) subscriber.next(restored.pause.interrupt);
+            const output = restored.output ?? restored.pause?.output;
+            if (output) subscriber.next(output);
             subscriber.complete();
             return;
           }
@@ -129,6 +132,8 @@ export class AgentExecutor {
               observeModel: true,
               watchModel: true,
               resumed: true,
+              decisions: restored.decisions,
+              ...(restored.newDecisions ? { newDecisions: restored.newDecisions } : {}),
               record: async (run) => new RunRecorder(store, runId, owner, leaseMs, restored.lastSeq, run.recorderHooks(), restored.modelCalls),
             },
             subscriber,
@@ -206,15 +211,21 @@ export class AgentExecutor {
 /** Keeps the `output` event and maps it to the result (`filter` + `map` in one operator). */
 function toResultOf(inputs: Record<string, unknown>): OperatorFunction<AgentStreamEvent, AgentExecutorResult> {
   return (events) =>
-    new Observable<AgentExecutorResult>((subscriber) =>
-      events.subscribe({
+    new Observable<AgentExecutorResult>((subscriber) => {
+      let interrupts: Interrupt[] | undefined;
+      return events.subscribe({
         next: (event) => {
-          if (event.type === "output") subscriber.next(toResult(inputs, event));
+          if (event.type === "interrupt") interrupts = event.interrupts;
+          if (event.type === "output") {
+            const result = toResult(inputs, event);
+            if (interrupts) result.interrupts = interrupts;
+            subscriber.next(result);
+          }
         },
         error: (error: unknown) => subscriber.error(error),
         complete: () => subscriber.complete(),
-      }),
-    );
+      });
+    });
 }
 
 function toResult(inputs: Record<string, unknown>, event: OutputEvent): AgentExecutorResult {

@@ -8,7 +8,45 @@ export type StopReason =
   | "max_iterations"
   | "max_execution_time"
   /** A stop condition (`stopWhen`, e.g. a token, tool-call or time budget) ended the run. */
-  | "budget";
+  | "budget"
+  /** The run paused for a person's approval of tool calls; `resume(runId, { decisions })` continues it. */
+  | "interrupted";
+
+/** A tool call waiting for a person's decision. */
+export interface Interrupt {
+  /** Identifies the interrupt in `resume(runId, { decisions: { [id]: decision } })`. */
+  id: string;
+  /** The tool call's id, for tool-calling agents. */
+  toolCallId?: string;
+  /** The tool the agent asked for. */
+  tool: string;
+  /** The exact input an approval would run the tool with. */
+  toolInput: unknown;
+  /** The iteration (agent call) that asked for it. */
+  iteration: number;
+  /** The tool call's position among the actions of that turn. */
+  index: number;
+}
+
+/**
+ * A person's decision on an interrupt: approve it (the tool runs with the input shown), reject it
+ * (`message` becomes the tool's observation), or edit its input (validated against the tool's
+ * schema; then the tool runs with it).
+ */
+export type Decision =
+  | "approve"
+  | { type: "approve" }
+  | { type: "reject"; message?: string }
+  | { type: "edit"; toolInput: unknown };
+
+/** The run paused: these tool calls wait for decisions. Comes just before the `output` event with `stopReason: "interrupted"`. */
+export interface InterruptEvent {
+  type: "interrupt";
+  runId: string;
+  interrupts: Interrupt[];
+  /** When it happened, epoch milliseconds. */
+  at: number;
+}
 
 /** The run started (or a recorded run was resumed); always the first event. */
 export interface StartEvent {
@@ -104,4 +142,4 @@ export interface OutputEvent {
 }
 
 /** An event of `AgentExecutor.stream()`; switch on `type`. */
-export type AgentStreamEvent = StartEvent | ActionEvent | StepEvent | TokenEvent | UsageEvent | OutputEvent;
+export type AgentStreamEvent = StartEvent | ActionEvent | StepEvent | TokenEvent | UsageEvent | InterruptEvent | OutputEvent;

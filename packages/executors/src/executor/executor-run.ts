@@ -6,7 +6,8 @@ import type { UsageMetadata } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { Subscriber } from "rxjs";
 import type { RecorderHooks, RunRecorder } from "../runs/run-recorder";
-import type { AgentStreamEvent, StopReason } from "./events";
+import { REJECTED_OBSERVATION, interruptsOf } from "./approvals";
+import type { AgentStreamEvent, Decision, InterruptEvent, StopReason } from "./events";
 import { InvalidAgentOutputError } from "./invalid-agent-output-error";
 import { isOutputParserException, parsingErrorStep } from "./observations";
 import { actionEvent, forced, outputEvent, passOn, stepEvent, toActions, toOutputString } from "./run-helpers";
@@ -36,6 +37,10 @@ export interface RunRequest {
   record?: (run: ExecutorRun) => Promise<RunRecorder>;
   /** Whether this run continues a recorded one. */
   resumed: boolean;
+  /** Checked decisions on the interrupts the resumed run waits for (recorded ones included). */
+  decisions?: Record<string, Decision>;
+  /** Decisions given to this resume (recorded as the segment starts). */
+  newDecisions?: Record<string, Decision>;
 }
 
 /**
@@ -213,6 +218,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
     const event: AgentStreamEvent = { type: "start", runId, inputs, resumed: this.request.resumed, at: Date.now() };
     if (this.state.threadId !== undefined) event.threadId = this.state.threadId;
     this.emit(event);
+    if (this.request.newDecisions) this.recorder?.recordDecisions(this.request.newDecisions);
     const manager = CallbackManager.configure(config.callbacks, undefined, config.tags, undefined, config.metadata);
     if (manager) {
       this.chainRun = await manager.handleChainStart(
@@ -248,7 +254,9 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
     const { agent, maxIterations, trim } = options;
     const { inputs } = state;
     if (state.turn !== undefined && !this.interrupted) {
-      // A resumed run whose last turn has tool calls without a result: run those, then go on.
+      // A resumed run whose last turn has tool calls without a result: run those (and the ones a
+      // person decided on), then go on.
+      this.applyDecisions();
       const outcome = await this.runTurn(pendingActions(state));
       if (outcome !== "continue") return outcome === "stop" ? this.earlyStop() : undefined;
     }
@@ -282,10 +290,22 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
         for (let i = 0; i < actions.length; i++) this.emit(actionEvent(actions[i] as AgentAction, iteration), i);
       }
       if (this.interrupted) break; // a stop condition fired on an action event
+      if (options.approval) {
+        const { runId, threadId } = state;
+        const context = threadId === undefined ? { runId } : { runId, threadId };
+        let interrupts;
+        try {
+          interrupts = await this.wait(interruptsOf(actions, iteration, options.approval, context), true);
+        } catch (error) {
+          if (this.interrupted) break;
+          throw error;
+        }
+        if (interrupts.length > 0) this.dispatch({ type: "approvalRequested", interrupts });
+      }
       // Written as the event loop turns: before any tool that waits on I/O or a timer has finished,
       // and at the latest with the first result, so a resume never asks the agent for this turn again.
       this.recorder?.schedule();
-      const outcome = await this.runTurn(actions.map((_, index) => index));
+      const outcome = await this.runTurn(pendingActions(state));
       if (outcome === "stop") break;
       if (outcome === "done") return;
     }
@@ -300,20 +320,50 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
   private async runTurn(indexes: number[]): Promise<"continue" | "stop" | "done"> {
     const turn = this.state.turn;
     if (turn === undefined) return "continue";
-    try {
-      await this.wait(this.tools.runAll(turn.actions, indexes), true);
-    } catch (error) {
-      if (isEnded(this.state)) return "done";
-      if (this.state.stopReason === undefined) throw error;
-      return "stop";
+    if (indexes.length > 0) {
+      try {
+        await this.wait(this.tools.runAll(turn.actions, indexes), true);
+      } catch (error) {
+        if (isEnded(this.state)) return "done";
+        if (this.state.stopReason === undefined) throw error;
+        return "stop";
+      }
     }
     if (this.interrupted) return isEnded(this.state) ? "done" : "stop";
+    if (this.state.interrupts.length > 0) {
+      await this.pause();
+      return "done";
+    }
     if (turn.actions.length === 1 && this.tools.returnsDirect(turn.actions[0] as AgentAction)) {
       const observation = (turn.results[0] as AgentStep).observation;
       await this.complete({ returnValues: { output: observation }, log: observation }, "return_direct");
       return "done";
     }
     return "continue";
+  }
+
+  /** Applies the decisions this resume brought: rejections become observations, edits change the input. */
+  private applyDecisions(): void {
+    const decisions = this.request.decisions;
+    if (decisions === undefined || this.state.interrupts.length === 0) return;
+    const decided = this.state.interrupts.filter((interrupt) => decisions[interrupt.id] !== undefined);
+    if (decided.length === 0) return;
+    this.dispatch({ type: "decided", ids: decided.map((interrupt) => interrupt.id) });
+    const turn = this.state.turn;
+    for (const interrupt of decided) {
+      const decision = decisions[interrupt.id] as Decision;
+      const action = turn?.actions[interrupt.index];
+      if (action === undefined || typeof decision === "string") continue;
+      if (decision.type === "reject") this.toolFinished(interrupt.index, { action, observation: decision.message ?? REJECTED_OBSERVATION }, 0, undefined);
+      else if (decision.type === "edit") this.dispatch({ type: "inputEdited", index: interrupt.index, toolInput: decision.toolInput });
+    }
+  }
+
+  /** Pauses the run for the interrupts of its turn: recorded first, then the `interrupt` and `output` events. */
+  private pause(): Promise<void> {
+    const interrupts = this.state.interrupts;
+    const event: InterruptEvent = { type: "interrupt", runId: this.state.runId, interrupts, at: Date.now() };
+    return this.complete(forced(""), "interrupted", event);
   }
 
   /** Ends a run cut short by a limit or stop condition: the "force" text, or one "generate" call. */
@@ -339,9 +389,10 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
     return this.complete(forced(first.log || EARLY_STOP_OUTPUT), reason);
   }
 
-  private async complete(finish: AgentFinish, stopReason: StopReason): Promise<void> {
+  /** Ends the run with its output (after `interrupt`, for a pause), recorded before anyone sees it. */
+  private async complete(finish: AgentFinish, stopReason: StopReason, interrupt?: InterruptEvent): Promise<void> {
     if (isEnded(this.state)) return;
-    this.dispatch({ type: "finished", stopReason });
+    this.dispatch(interrupt ? { type: "paused", interrupts: interrupt.interrupts } : { type: "finished", stopReason });
     this.cleanup();
     const output = toOutputString(finish.returnValues["output"]);
     const event = outputEvent(this.state.runId, finish, output, stopReason);
@@ -360,10 +411,11 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
       }
     }
     if (this.recorder) {
-      // The output is in the record before anyone sees it.
+      // The output (and a pause) is in the record before anyone sees it.
+      if (interrupt) this.recorder.record(interrupt);
       this.recorder.record(event);
       try {
-        await this.recorder.flush({ status: "finished", stopReason, release: true });
+        await this.recorder.flush({ status: interrupt ? "interrupted" : "finished", stopReason, release: true });
       } catch (error) {
         this.dispatch({ type: "failed" });
         if (!this.subscriber.closed) this.subscriber.error(error);
@@ -373,6 +425,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
       }
     }
     if (this.subscriber.closed) return;
+    if (interrupt) this.subscriber.next(interrupt);
     this.subscriber.next(event);
     this.subscriber.complete();
   }

@@ -1,6 +1,6 @@
 import type { AgentAction, AgentStep } from "@agentrx/core";
 import type { UsageMetadata } from "@langchain/core/messages";
-import type { StopReason } from "./events";
+import type { Interrupt, StopReason } from "./events";
 
 /** The version of {@link RunState}'s shape; serialized states and checkpoints carry it. */
 export const RUN_STATE_SCHEMA_VERSION = 1;
@@ -10,7 +10,10 @@ export const RUN_STATE_SCHEMA_VERSION = 1;
  * `turn`), `stopping` (a limit or stop condition halted the loop: early stopping makes the output),
  * then one of the ends: `done`, `cancelled`, `failed`.
  */
-export type RunPhase = "agent" | "tools" | "stopping" | "done" | "cancelled" | "failed";
+export type RunPhase = "agent" | "tools" | "stopping" | "done" | "interrupted" | "cancelled" | "failed";
+
+/** A tool call of the current turn waiting for a person's decision. */
+export type PendingInterrupt = Interrupt;
 
 /** The tool calls of the current turn and the results that came back so far (by action index). */
 export interface RunTurn {
@@ -53,6 +56,8 @@ export interface RunState {
   phase: RunPhase;
   /** Why the loop stopped (or will stop, while `phase` is `stopping`). */
   stopReason: StopReason | undefined;
+  /** The current turn's tool calls that wait for a decision (while paused, and on resume). */
+  interrupts: PendingInterrupt[];
 }
 
 /** The named transitions of a run; {@link transition} applies them. */
@@ -71,6 +76,16 @@ export type RunTransition =
   | { type: "halted"; reason: StopReason }
   /** The run produced its output. */
   | { type: "finished"; stopReason: StopReason }
+  /** The run paused: these tool calls of the turn wait for a person's decision. */
+  | { type: "paused"; interrupts: PendingInterrupt[] }
+  /** Decisions came for these interrupts (on resume): they leave the waiting list. */
+  | { type: "decided"; ids: readonly string[] }
+  /** These tool calls of the current turn need a person's approval before they run. */
+  | { type: "approvalRequested"; interrupts: PendingInterrupt[] }
+  /** A person edited the input of the turn's action at `index` before approving it. */
+  | { type: "inputEdited"; index: number; toolInput: unknown }
+  /** A paused run goes on (decisions came). */
+  | { type: "resumed" }
   | { type: "cancelled" }
   | { type: "failed" };
 
@@ -88,12 +103,14 @@ export function initialRunState(runId: string, threadId: string | undefined, inp
     elapsedMs: 0,
     phase: "agent",
     stopReason: undefined,
+    interrupts: [],
   };
 }
 
 /** Whether the run has ended (output, cancellation or failure). */
 export function isEnded(state: RunState): boolean {
-  return state.phase === "done" || state.phase === "cancelled" || state.phase === "failed";
+  const phase = state.phase;
+  return phase === "done" || phase === "interrupted" || phase === "cancelled" || phase === "failed";
 }
 
 /**
@@ -136,6 +153,30 @@ export function transition(state: RunState, event: RunTransition): void {
       state.stopReason = event.stopReason;
       state.phase = "done";
       return;
+    case "paused":
+      state.interrupts = event.interrupts;
+      state.stopReason = "interrupted";
+      state.phase = "interrupted";
+      return;
+    case "approvalRequested":
+      state.interrupts = event.interrupts;
+      return;
+    case "inputEdited": {
+      const turn = state.turn;
+      const action = turn?.actions[event.index];
+      if (turn && action) turn.actions[event.index] = { ...action, toolInput: event.toolInput as AgentAction["toolInput"] };
+      return;
+    }
+    case "resumed":
+      if (state.phase !== "interrupted") return;
+      state.phase = state.turn ? "tools" : "agent";
+      state.stopReason = undefined;
+      return;
+    case "decided": {
+      const ids = new Set(event.ids);
+      state.interrupts = state.interrupts.filter((interrupt) => !ids.has(interrupt.id));
+      return;
+    }
     case "cancelled":
       if (!isEnded(state)) state.phase = "cancelled";
       return;
@@ -154,12 +195,13 @@ function keepFinishedSteps(state: RunState): void {
   state.turn = undefined;
 }
 
-/** The indexes of the current turn's actions that have no result yet. */
+/** The indexes of the current turn's actions that have no result yet and wait for no decision. */
 export function pendingActions(state: RunState): number[] {
   const turn = state.turn;
   if (turn === undefined) return [];
+  const waiting = new Set(state.interrupts.map((interrupt) => interrupt.index));
   const pending: number[] = [];
-  for (let i = 0; i < turn.actions.length; i++) if (turn.results[i] === undefined) pending.push(i);
+  for (let i = 0; i < turn.actions.length; i++) if (turn.results[i] === undefined && !waiting.has(i)) pending.push(i);
   return pending;
 }
 

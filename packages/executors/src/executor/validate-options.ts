@@ -5,6 +5,7 @@ import { Runnable } from "@langchain/core/runnables";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { AgentExecutorOptions } from "./agent-executor-options";
 import type { RunStore } from "../runs/run-store";
+import { type ApprovalCheck, approvalCheck } from "./approvals";
 import type { StopCondition } from "./stop-condition";
 
 /** Options after validation, with defaults applied. @internal */
@@ -25,6 +26,8 @@ export interface ResolvedOptions {
   store: RunStore | undefined;
   leaseMs: number;
   recordModelCalls: boolean;
+  /** Whether an action needs approval; undefined when nothing ever does. */
+  approval: ApprovalCheck | undefined;
 }
 
 const KNOWN = new Set([
@@ -42,6 +45,7 @@ const KNOWN = new Set([
   "store",
   "leaseMs",
   "recordModelCalls",
+  "needsApproval",
 ]);
 
 function fail(argument: string, value: unknown, message: string): never {
@@ -83,6 +87,7 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     store,
     leaseMs = 30_000,
     recordModelCalls = true,
+    needsApproval,
   } = options;
 
   if (!Runnable.isRunnable(agent)) {
@@ -132,6 +137,9 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
   if (!(typeof leaseMs === "number" && Number.isInteger(leaseMs) && leaseMs >= 100 && leaseMs < 2 ** 31)) {
     fail("leaseMs", leaseMs, `\`leaseMs\` must be an integer number of milliseconds >= 100, got ${show(leaseMs)}.`);
   }
+  if (needsApproval !== undefined && typeof needsApproval !== "function") {
+    fail("needsApproval", needsApproval, `\`needsApproval\` must be a function (action) => boolean, got ${show(needsApproval)}.`);
+  }
   if (typeof recordModelCalls !== "boolean") {
     fail("recordModelCalls", recordModelCalls, `\`recordModelCalls\` must be a boolean, got ${show(recordModelCalls)}.`);
   }
@@ -152,6 +160,7 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     store,
     leaseMs,
     recordModelCalls,
+    approval: approvalCheck(toolsByName, needsApproval),
   };
 }
 

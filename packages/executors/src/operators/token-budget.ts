@@ -69,7 +69,7 @@ export function tokenBudget(
     events.pipe(
       scan(
         (state, event) => {
-          if (event.type === "output" || event.type === "start") return state;
+          if (event.type === "output" || event.type === "start" || event.type === "interrupt") return state;
           if (state.spentAt === undefined) {
             if (event.type !== "usage") return state;
             const used = state.used + tokensOf(event.usage, count);

@@ -3,8 +3,13 @@ import type { RunState } from "../executor/run-state";
 import { encodeValue } from "./json-value";
 import { type RestoredRun, restoreRunState } from "./restore-run-state";
 import { RunRecorder, ownerId } from "./run-recorder";
-import type { JsonObject, RunStore } from "./run-store";
+import type { JsonObject, RunStatus, RunStore } from "./run-store";
 import { RunNotFoundError, RunStoreError } from "./run-store-errors";
+import { InvalidArgumentError } from "@agentrx/core";
+import type { StructuredToolInterface } from "@langchain/core/tools";
+import { checkDecisions } from "../executor/approvals";
+import type { Decision } from "../executor/events";
+import { transition } from "../executor/run-state";
 
 // Opening a run's record: creating it for a new run, claiming and reading it for a resume. @internal
 
@@ -33,22 +38,74 @@ export async function openNewRun(store: RunStore, state: RunState, leaseMs: numb
   return recorder;
 }
 
+/** A run opened for `resume`: restored from its record, claimed unless it only re-emits its output or pause. */
+export interface OpenedRun extends RestoredRun {
+  /** Whether this process took the run's lease (and so must run it). */
+  claimed: boolean;
+  /** The decisions to apply: recorded ones not yet carried out, plus the checked new ones. */
+  decisions: Record<string, Decision>;
+  /** The decisions this resume brought (recorded as the segment starts). */
+  newDecisions: Record<string, Decision> | undefined;
+}
+
 /**
- * Reads a run to resume: a finished run comes back with its output (nothing is claimed); any other
- * run is claimed for `owner` (compare-and-set on its lease) and rebuilt from its events.
+ * Reads a run to resume. A finished run comes back with its output, a paused one (without
+ * decisions) with its pause: nothing is claimed. Any other run is claimed for `owner`
+ * (compare-and-set on its lease) and rebuilt from its events; `decisions` are checked against the
+ * interrupts it waits for. A refused resume leaves the run as it was.
  */
-export async function openResumedRun(store: RunStore, runId: string, owner: string, leaseMs: number): Promise<RestoredRun> {
+export async function openResumedRun(
+  store: RunStore,
+  runId: string,
+  owner: string,
+  leaseMs: number,
+  given: unknown,
+  toolsByName: ReadonlyMap<string, StructuredToolInterface>,
+): Promise<OpenedRun> {
   const info = await guard("getRun", runId, () => store.getRun(runId));
   if (info === undefined) throw new RunNotFoundError({ operation: "resume", runId });
   const readEvents = () => guard("readEvents", runId, () => store.readEvents(runId));
-  if (info.status === "finished") return restoreRunState(info, await readEvents());
+  const withDecisions = given !== undefined;
+  const unclaimed = (restored: RestoredRun): OpenedRun => ({ ...restored, claimed: false, decisions: {}, newDecisions: undefined });
+  if (withDecisions && info.status !== "interrupted") throw noPause(runId, info.status);
+  if (info.status === "finished" || (info.status === "interrupted" && !withDecisions)) return unclaimed(restoreRunState(info, await readEvents()));
+
   const claimed = await guard("claimRun", runId, () => store.claimRun(runId, { owner, leaseMs, at: Date.now() }));
-  const restored = restoreRunState(claimed, await readEvents());
-  if (restored.output !== undefined) {
-    // It finished between the read and the claim: give the lease back as it was.
-    await store.write(runId, { owner, leaseMs, events: [], update: { status: "finished", release: true }, at: Date.now() });
+  const giveBack = (status: RunStatus) =>
+    guard("write", runId, () => store.write(runId, { owner, leaseMs, events: [], update: { status, release: true }, at: Date.now() }));
+  let restored: RestoredRun;
+  try {
+    restored = restoreRunState(claimed, await readEvents());
+  } catch (error) {
+    await giveBack(claimed.status).catch(() => undefined);
+    throw error;
   }
-  return restored;
+  if (restored.output !== undefined || (restored.pause !== undefined && !withDecisions)) {
+    // It finished, or paused, between the read and the claim: give the lease back as it was.
+    await giveBack(restored.output !== undefined ? "finished" : "interrupted");
+    if (withDecisions) throw noPause(runId, "finished");
+    return unclaimed(restored);
+  }
+  let newDecisions: Record<string, Decision> | undefined;
+  if (withDecisions) {
+    try {
+      if (restored.pause === undefined) throw noPause(runId, claimed.status);
+      newDecisions = checkDecisions(runId, given, restored.state.interrupts, toolsByName);
+    } catch (error) {
+      await giveBack(claimed.status).catch(() => undefined);
+      throw error;
+    }
+    transition(restored.state, { type: "resumed" });
+  }
+  return { ...restored, claimed: true, decisions: { ...restored.decisions, ...newDecisions }, newDecisions };
+}
+
+function noPause(runId: string, status: string): InvalidArgumentError {
+  return new InvalidArgumentError({
+    argument: "decisions",
+    value: status,
+    message: `AgentExecutor.resume: run "${runId}" is ${status}, not paused for approval: there is nothing to decide (a pause is decided once).`,
+  });
 }
 
 /** Gives up a claimed run whose resume was unsubscribed before it started. */

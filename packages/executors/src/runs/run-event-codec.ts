@@ -1,6 +1,6 @@
 import type { AgentAction, AgentStep } from "@agentrx/core";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage, type UsageMetadata } from "@langchain/core/messages";
-import type { AgentStreamEvent, OutputEvent, StopReason } from "../executor/events";
+import type { AgentStreamEvent, Decision, Interrupt, OutputEvent, StopReason } from "../executor/events";
 import { decodeMessages, decodeValue, encodeMessages, encodeValue } from "./json-value";
 import type { JsonObject, JsonValue, StoredRunEvent } from "./run-store";
 
@@ -88,6 +88,8 @@ export function encodeRunEvent(event: AgentStreamEvent, index?: number): JsonObj
       return { type: "token", at: event.at, iteration: event.iteration, text: event.text };
     case "usage":
       return { type: "usage", at: event.at, iteration: event.iteration, usage: encodeValue(event.usage, "usage") };
+    case "interrupt":
+      return { type: "interrupt", at: event.at, runId: event.runId, interrupts: encodeValue(event.interrupts, "interrupts") };
     case "output": {
       const out: JsonObject = {
         type: "output",
@@ -104,6 +106,23 @@ export function encodeRunEvent(event: AgentStreamEvent, index?: number): JsonObj
       return out;
     }
   }
+}
+
+/**
+ * A person's decisions on a paused run's interrupts, as the run records them when it is resumed
+ * (not an `AgentStreamEvent`: `replayRun` skips it).
+ */
+export interface RecordedDecisions {
+  type: "decisions";
+  /** When the run was resumed with them, epoch milliseconds. */
+  at: number;
+  /** The decision of each interrupt, by interrupt id. */
+  decisions: Record<string, Decision>;
+}
+
+/** The JSON form of recorded decisions. */
+export function encodeDecisions(entry: RecordedDecisions): JsonObject {
+  return { type: "decisions", at: entry.at, decisions: encodeValue(entry.decisions, "decisions") };
 }
 
 /** The JSON form of a recorded model call. */
@@ -147,7 +166,7 @@ export class RunEventDecoder {
    * Decodes one recorded event.
    * @throws TypeError saying what is wrong with the record
    */
-  decode(stored: StoredRunEvent): AgentStreamEvent | RecordedModelCall {
+  decode(stored: StoredRunEvent): AgentStreamEvent | RecordedModelCall | RecordedDecisions {
     const data = stored.data;
     const at = typeof data["at"] === "number" ? data["at"] : stored.at;
     const iteration = data["iteration"] as number;
@@ -198,7 +217,8 @@ export class RunEventDecoder {
       case "usage":
         return { type: "usage", iteration, usage: decodeValue(data["usage"] ?? null) as UsageMetadata, at };
       case "output": {
-        this.flushPending();
+        // A pause is not an end: the paused turn's results stay pending until it goes on.
+        if (data["stopReason"] !== "interrupted") this.flushPending();
         const event: OutputEvent = {
           type: "output",
           runId: String(data["runId"] ?? this.runId),
@@ -213,6 +233,10 @@ export class RunEventDecoder {
         if (data["usage"] !== undefined) event.usage = decodeValue(data["usage"]) as UsageMetadata;
         return event;
       }
+      case "interrupt":
+        return { type: "interrupt", runId: String(data["runId"] ?? this.runId), interrupts: decodeValue(data["interrupts"] ?? []) as Interrupt[], at };
+      case "decisions":
+        return { type: "decisions", at, decisions: decodeValue(data["decisions"] ?? {}) as Record<string, Decision> };
       case "model_call":
         return {
           type: "model_call",

@@ -1,7 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import type { AgentStreamEvent } from "../executor/events";
+import type { AgentStreamEvent, Decision } from "../executor/events";
 import { digestMessages } from "./digest-messages";
-import { type RecordedModelCall, encodeModelCall, encodeRunEvent } from "./run-event-codec";
+import { type RecordedModelCall, encodeDecisions, encodeModelCall, encodeRunEvent } from "./run-event-codec";
 import type { JsonObject, RunCheckpoint, RunStore, RunUpdate, StoredRunEvent } from "./run-store";
 import { RunStoreError } from "./run-store-errors";
 
@@ -90,6 +90,13 @@ export class RunRecorder {
     }
     this.flushTokens();
     this.push(encodeRunEvent(event, index), event.at);
+  }
+
+  /** Records the decisions a resume brought (before their tool calls run). */
+  recordDecisions(decisions: Record<string, Decision>): void {
+    this.flushTokens();
+    const at = Date.now();
+    this.push(encodeDecisions({ type: "decisions", at, decisions }), at);
   }
 
   /** Records a finished model call (for `RecordedChatModel`): its reply and a digest of what it was sent. */

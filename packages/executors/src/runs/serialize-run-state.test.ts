@@ -67,6 +67,7 @@ function stateWith(actions: AgentAction[]): RunState {
     elapsedMs: 1234,
     phase: "tools",
     stopReason: undefined,
+    interrupts: [{ id: "int-1", index: 1, tool: "t", toolInput: { a: 1 }, iteration: 2 }],
   };
 }
 

@@ -18,9 +18,10 @@ export interface SerializedRunState {
   elapsedMs: number;
   phase: RunPhase;
   stopReason?: StopReason;
+  interrupts?: JsonValue;
 }
 
-const PHASES: readonly RunPhase[] = ["agent", "tools", "stopping", "done", "cancelled", "failed"];
+const PHASES: readonly RunPhase[] = ["agent", "tools", "stopping", "done", "interrupted", "cancelled", "failed"];
 
 /**
  * A run's state as plain JSON, with its `schemaVersion`: messages (a tool-calling action's
@@ -54,6 +55,7 @@ export function serializeRunState(state: RunState): SerializedRunState {
   }
   if (state.usage !== undefined) out.usage = encodeValue(state.usage, "usage");
   if (state.stopReason !== undefined) out.stopReason = state.stopReason;
+  if (state.interrupts.length > 0) out.interrupts = encodeValue(state.interrupts, "interrupts");
   return out;
 }
 
@@ -102,6 +104,7 @@ export function deserializeRunState(json: unknown): RunState {
     elapsedMs: data.elapsedMs,
     phase: data.phase,
     stopReason: data.stopReason,
+    interrupts: data.interrupts === undefined ? [] : (decodeValue(data.interrupts) as RunState["interrupts"]),
   };
 }
 

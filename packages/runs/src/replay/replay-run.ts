@@ -93,7 +93,7 @@ export function replayRun(store: RunStore, runId: string, options: ReplayRunOpti
       for await (const page of readRecordedEvents(store, runId, OPERATION)) {
         for (const stored of page) {
           if (closed) return;
-          if (stored.data["type"] === "model_call") continue;
+          if (stored.data["type"] === "model_call" || stored.data["type"] === "decisions") continue; // record-only entries
           const event = decode(decoder, stored, runId);
           if (timing === "original") {
             if (origin === undefined) origin = { at: event.at, now: Date.now() };

@@ -113,6 +113,8 @@ export function comparable(event: AgentStreamEvent): Record<string, unknown> {
         usage: event.usage,
         steps: event.intermediateSteps?.map((step) => [step.action.tool, step.action.toolInput, step.observation]),
       };
+    case "interrupt":
+      return { type: event.type, runId: event.runId, interrupts: event.interrupts };
   }
 }
 

@@ -1,0 +1,107 @@
+import { InvalidArgumentError, getToolApproval } from "@agentrx/core";
+import type { AgentAction } from "@agentrx/core";
+import type { StructuredToolInterface } from "@langchain/core/tools";
+import type { Decision, Interrupt } from "./events";
+
+/** Decides whether an action needs a person's approval. @internal */
+export type ApprovalCheck = (action: AgentAction, context: { runId: string; threadId?: string }) => Promise<boolean>;
+
+/**
+ * The approval check of an executor: a tool marked with `withApproval`, or the executor's
+ * `needsApproval` option; undefined when nothing ever needs approval (the loop then skips it).
+ *
+ * @internal
+ */
+export function approvalCheck(
+  toolsByName: ReadonlyMap<string, StructuredToolInterface>,
+  needsApproval: ((action: AgentAction) => boolean | Promise<boolean>) | undefined,
+): ApprovalCheck | undefined {
+  const marked = [...toolsByName.values()].some((tool) => getToolApproval(tool) !== undefined);
+  if (!marked && needsApproval === undefined) return undefined;
+  return async (action, context) => {
+    const approval = getToolApproval(toolsByName.get(action.tool));
+    if (approval === true) return true;
+    if (typeof approval === "function" && (await approval(action.toolInput, { ...context, action }))) return true;
+    return needsApproval !== undefined && (await needsApproval(action)) === true;
+  };
+}
+
+/** The interrupts of a turn: the actions that need approval, with stable ids. @internal */
+export async function interruptsOf(actions: readonly AgentAction[], iteration: number, check: ApprovalCheck, context: { runId: string; threadId?: string }): Promise<Interrupt[]> {
+  const needs = await Promise.all(actions.map((action) => check(action, context)));
+  const interrupts: Interrupt[] = [];
+  needs.forEach((need, index) => {
+    if (!need) return;
+    const action = actions[index] as AgentAction;
+    const interrupt: Interrupt = { id: `call-${iteration}-${index}`, tool: action.tool, toolInput: action.toolInput, iteration, index };
+    const toolCallId = (action as { toolCallId?: unknown }).toolCallId;
+    if (typeof toolCallId === "string") interrupt.toolCallId = toolCallId;
+    interrupts.push(interrupt);
+  });
+  return interrupts;
+}
+
+/** The observation of a rejected tool call without a message of its own. */
+export const REJECTED_OBSERVATION = "The user rejected this tool call.";
+
+/**
+ * Checks `decisions` against the interrupts waiting for one: every id must be waiting, every
+ * decision well-formed, every edited input valid for its tool's schema.
+ *
+ * @throws InvalidArgumentError naming the interrupt and what is wrong
+ * @internal
+ */
+export function checkDecisions(
+  runId: string,
+  decisions: unknown,
+  waiting: readonly Interrupt[],
+  toolsByName: ReadonlyMap<string, StructuredToolInterface>,
+): Record<string, Decision> {
+  if (typeof decisions !== "object" || decisions === null || Array.isArray(decisions)) {
+    throw invalid(decisions, `\`decisions\` must be an object from interrupt id to decision, got ${Array.isArray(decisions) ? "an array" : String(decisions)}.`);
+  }
+  const byId = new Map(waiting.map((interrupt) => [interrupt.id, interrupt]));
+  const out: Record<string, Decision> = {};
+  for (const [id, decision] of Object.entries(decisions)) {
+    const interrupt = byId.get(id);
+    if (interrupt === undefined) {
+      const ids = [...byId.keys()];
+      throw invalid(decisions, `run "${runId}" has no interrupt "${id}" waiting for a decision (${ids.length ? `waiting: ${ids.join(", ")}` : "none is waiting"}).`);
+    }
+    out[id] = checkDecision(id, decision, interrupt, toolsByName);
+  }
+  return out;
+}
+
+function checkDecision(id: string, decision: unknown, interrupt: Interrupt, toolsByName: ReadonlyMap<string, StructuredToolInterface>): Decision {
+  if (decision === "approve") return decision;
+  const type = (decision as { type?: unknown } | null)?.type;
+  if (type === "approve") return { type };
+  if (type === "reject") {
+    const message = (decision as { message?: unknown }).message;
+    if (message !== undefined && typeof message !== "string") throw invalid(decision, `the reject decision for "${id}" has a \`message\` that is not a string.`);
+    return message === undefined ? { type } : { type, message };
+  }
+  if (type === "edit") {
+    const toolInput = (decision as { toolInput?: unknown }).toolInput;
+    const problem = schemaProblem(toolsByName.get(interrupt.tool), toolInput);
+    if (problem !== undefined) throw invalid(decision, `the edited input for "${id}" (tool "${interrupt.tool}") does not fit the tool's schema: ${problem}. Nothing ran.`);
+    return { type, toolInput };
+  }
+  throw invalid(decision, `the decision for "${id}" must be "approve", { type: "approve" }, { type: "reject", message? } or { type: "edit", toolInput }.`);
+}
+
+/** What is wrong with `input` for the tool's zod schema, if anything (other schemas are checked when the tool runs). */
+function schemaProblem(tool: StructuredToolInterface | undefined, input: unknown): string | undefined {
+  const schema = tool?.schema as { safeParse?: (value: unknown) => { success: boolean; error?: { message?: string; issues?: { path: PropertyKey[]; message: string }[] } } } | undefined;
+  if (typeof schema?.safeParse !== "function") return undefined;
+  const result = schema.safeParse(input);
+  if (result.success) return undefined;
+  const issues = result.error?.issues;
+  if (issues && issues.length > 0) return issues.map((issue) => `${issue.path.map(String).join(".") || "(input)"}: ${issue.message}`).join("; ");
+  return result.error?.message ?? "invalid input";
+}
+
+function invalid(value: unknown, message: string): InvalidArgumentError {
+  return new InvalidArgumentError({ argument: "decisions", value, message: `AgentExecutor.resume: ${message}` });
+}

@@ -1,0 +1,1 @@
+export { withApproval } from "./with-approval";
