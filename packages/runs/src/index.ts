@@ -18,6 +18,8 @@ export type {
   JsonValue,
   ListRunsOptions,
   NewRun,
+  NewThreadMessage,
+  ReadThreadMessagesOptions,
   RunCheckpoint,
   RunInfo,
   RunStatus,
@@ -25,6 +27,7 @@ export type {
   RunUpdate,
   RunWrite,
   StoredRunEvent,
+  StoredThreadMessage,
 } from "@agentrx/executors";
 export { replayRun } from "./replay/index";
 export type { ReplayRunOptions, ReplayTiming } from "./replay/index";

@@ -4,6 +4,8 @@ export type {
   JsonValue,
   ListRunsOptions,
   NewRun,
+  NewThreadMessage,
+  ReadThreadMessagesOptions,
   RunCheckpoint,
   RunInfo,
   RunStatus,
@@ -11,6 +13,7 @@ export type {
   RunUpdate,
   RunWrite,
   StoredRunEvent,
+  StoredThreadMessage,
 } from "./run-store";
 export { RunBusyError, RunLeaseLostError, RunNotFoundError, RunStoreError } from "./run-store-errors";
 export { RunEventDecoder, decodeAction, encodeAction, encodeRunEvent } from "./run-event-codec";

@@ -136,10 +136,57 @@ export interface ClaimRun {
 }
 
 /**
+ * A message to append to a conversation (a thread), as `RunStore.appendThreadMessages` takes it.
+ * `ThreadMemory` (in `@agentrx/runs`) writes these; the store keeps them as given.
+ */
+export interface NewThreadMessage {
+  /** The message, serialized (`ThreadMemory` stores `@langchain/core`'s `StoredMessage` form). */
+  message: JsonObject;
+  /** Its token count, computed once by the writer (an integer >= 0), so reading a window never recounts. */
+  tokens: number;
+  /** The run that produced it, if any. */
+  runId?: string;
+  /** When it was written, epoch ms. */
+  at: number;
+}
+
+/** A message of a thread as a store keeps it: what was appended, plus its position. */
+export interface StoredThreadMessage {
+  /**
+   * 1-based position in the thread, assigned by the store when the message is appended: the
+   * messages of one append get consecutive values, in the order given, after every message
+   * appended before. After `clearThread` the thread starts again at 1.
+   */
+  seq: number;
+  message: JsonObject;
+  tokens: number;
+  runId?: string;
+  at: number;
+}
+
+/**
+ * Which messages of a thread `readThreadMessages` returns: those with `after < seq < before`,
+ * oldest first (or newest first), at most `limit` of them, taken from the end the order starts at.
+ * Reading a long thread from its newest message backwards, a page at a time:
+ * `{ newestFirst: true, limit: 50 }`, then `{ newestFirst: true, limit: 50, before: <smallest seq read> }`.
+ */
+export interface ReadThreadMessagesOptions {
+  /** Only messages with a `seq` greater than this (an integer >= 0). @default 0 */
+  after?: number;
+  /** Only messages with a `seq` smaller than this (an integer >= 1). @default no bound */
+  before?: number;
+  /** At most this many messages (an integer >= 1). @default no limit */
+  limit?: number;
+  /** Newest (highest `seq`) first, and `limit` counts from the newest. @default false */
+  newestFirst?: boolean;
+}
+
+/**
  * Where runs are recorded. Every store (`MemoryRunStore`, `SqliteRunStore`, `PostgresRunStore` in
  * `@agentrx/runs`, or your own) implements this interface and passes the conformance suite. Writes
  * are append-only events plus a small checkpoint on the run's row, so what a step writes does not
- * grow with the run's length.
+ * grow with the run's length. A store also keeps the messages of threads (conversations), which
+ * `ThreadMemory` reads back newest first, a page at a time.
  *
  * Errors: `RunNotFoundError` for an unknown run where one is required, `RunBusyError` when another
  * process holds the lease, `RunLeaseLostError` when a writer lost its lease, `RunStoreError` for
@@ -173,8 +220,26 @@ export interface RunStore {
   listRuns(options?: ListRunsOptions): Promise<RunInfo[]>;
   /** Deletes a run and its events; resolves with whether it existed. */
   deleteRun(runId: string): Promise<boolean>;
-  /** Deletes runs (and their events) last updated before `olderThan` that are not `running`; resolves with how many. */
+  /**
+   * Deletes runs (and their events) last updated before `olderThan` that are not `running`;
+   * resolves with how many. Thread messages are not touched (`clearThread` deletes those).
+   */
   pruneRuns(options: { olderThan: number | Date }): Promise<number>;
+  /**
+   * Appends messages to a thread, atomically (all or none) and in the order given. The store
+   * assigns each its `seq`, so concurrent appenders (other processes included) never collide or
+   * interleave within one call. A thread needs no run: it exists while it has messages. Resolves
+   * with the seqs assigned (consecutive; empty when `messages` is).
+   */
+  appendThreadMessages(threadId: string, messages: readonly NewThreadMessage[]): Promise<number[]>;
+  /**
+   * The thread's messages selected by `options` (see {@link ReadThreadMessagesOptions}); an unknown
+   * thread has none. A message that cannot be read (a corrupt row) rejects with a `RunStoreError`
+   * naming the thread and its seq.
+   */
+  readThreadMessages(threadId: string, options?: ReadThreadMessagesOptions): Promise<StoredThreadMessage[]>;
+  /** Deletes every message of the thread; resolves with how many there were. Runs are not touched. */
+  clearThread(threadId: string): Promise<number>;
   /** Releases the store's connections or file handles. */
   close(): Promise<void>;
 }

@@ -10,12 +10,15 @@ export function closedStoreError(store: string, operation: string, runId?: strin
   });
 }
 
-/** `error` as a `RunStoreError` naming the store, the operation and the run; the driver's error becomes its `cause`. */
-export function wrapStoreError(store: string, operation: string, runId: string | undefined, error: unknown): RunStoreError | InvalidArgumentError {
+/**
+ * `error` as a `RunStoreError` naming the store, the operation and the run (or `subject`, e.g.
+ * `thread "t1"`, for calls about something else); the driver's error becomes its `cause`.
+ */
+export function wrapStoreError(store: string, operation: string, runId: string | undefined, error: unknown, subject?: string): RunStoreError | InvalidArgumentError {
   if (RunStoreError.isInstance(error) || InvalidArgumentError.isInstance(error)) return error;
   const code = (error as { code?: unknown } | null)?.code;
   const detail = `${error instanceof Error ? error.message : String(error)}${typeof code === "string" && code ? ` (${code})` : ""}`;
-  const about = runId === undefined ? "" : ` for run "${runId}"`;
+  const about = subject !== undefined ? ` for ${subject}` : runId === undefined ? "" : ` for run "${runId}"`;
   return new RunStoreError({ operation, runId, message: `${store}: ${operation} failed${about}: ${detail}`, cause: error });
 }
 

@@ -9,7 +9,7 @@ const STATUS_SET: ReadonlySet<string> = new Set(RUN_STATUSES);
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const UNSTORABLE_GLOBAL = new RegExp(UNSTORABLE.source, "g");
 
-function invalid(operation: string, argument: string, value: unknown, expected: string): InvalidArgumentError {
+export function invalid(operation: string, argument: string, value: unknown, expected: string): InvalidArgumentError {
   const shown = typeof value === "string" ? JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}...` : value) : String(value);
   return new InvalidArgumentError({ argument, value, message: `RunStore.${operation}: ${argument} must be ${expected}, got ${shown}.` });
 }
@@ -42,14 +42,14 @@ export function checkTimeFilter(operation: string, argument: string, value: unkn
   return Math.ceil(ms);
 }
 
-function checkPositiveInteger(operation: string, argument: string, value: unknown): number {
+export function checkPositiveInteger(operation: string, argument: string, value: unknown): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
     throw invalid(operation, argument, value, "an integer >= 1");
   }
   return value;
 }
 
-function checkObject(operation: string, argument: string, value: unknown): void {
+export function checkObject(operation: string, argument: string, value: unknown): void {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw invalid(operation, argument, value, "a plain object");
   }

@@ -6,13 +6,17 @@ import {
   type ClaimRun,
   type ListRunsOptions,
   type NewRun,
+  type NewThreadMessage,
+  type ReadThreadMessagesOptions,
   type RunInfo,
   type RunStore,
   type RunWrite,
   type StoredRunEvent,
+  type StoredThreadMessage,
 } from "@agentrx/executors";
 import { eventRows, listedRunInfoOf, newRunRow, runInfoOf, storedEventOf, writeColumns, type EventRow, type RunRow } from "../internal/run-record";
 import { closedStoreError, seqError } from "../internal/store-errors";
+import { checkThreadRead, storedThreadMessageOf, threadMessageRows, type ThreadMessageRow } from "../internal/thread-record";
 import {
   checkClaim,
   checkKey,
@@ -46,6 +50,8 @@ export interface MemoryRunStoreOptions {}
 export class MemoryRunStore implements RunStore {
   readonly #runs = new Map<string, RunRow>();
   readonly #events = new Map<string, EventRow[]>();
+  /** Each thread's messages in seq order, seq n at index n - 1. */
+  readonly #threads = new Map<string, ThreadMessageRow[]>();
   #closed = false;
 
   constructor(_options: MemoryRunStoreOptions = {}) {}
@@ -151,9 +157,42 @@ export class MemoryRunStore implements RunStore {
     return count;
   }
 
+  async appendThreadMessages(threadId: string, messages: readonly NewThreadMessage[]): Promise<number[]> {
+    this.#open("appendThreadMessages");
+    const rows = threadMessageRows(threadId, messages);
+    if (rows.length === 0) return [];
+    let thread = this.#threads.get(threadId);
+    if (thread === undefined) this.#threads.set(threadId, (thread = []));
+    const first = thread.length + 1;
+    thread.push(...rows.map((row, index) => ({ ...row, seq: first + index })));
+    return rows.map((_, index) => first + index);
+  }
+
+  async readThreadMessages(threadId: string, options?: ReadThreadMessagesOptions): Promise<StoredThreadMessage[]> {
+    this.#open("readThreadMessages");
+    const { after, before, limit, newestFirst } = checkThreadRead(threadId, options);
+    const thread = this.#threads.get(threadId) ?? [];
+    // seq n is at index n - 1: after < seq < before is the index range [after, before - 1).
+    const from = Math.min(after, thread.length);
+    const to = Math.max(from, Math.min(before - 1, thread.length));
+    let rows: ThreadMessageRow[];
+    if (!newestFirst) rows = thread.slice(from, limit === undefined ? to : Math.min(to, from + limit));
+    else rows = thread.slice(limit === undefined ? from : Math.max(from, to - limit), to).reverse();
+    return rows.map((row) => storedThreadMessageOf(threadId, row, STORE));
+  }
+
+  async clearThread(threadId: string): Promise<number> {
+    this.#open("clearThread");
+    checkKey("clearThread", "threadId", threadId);
+    const count = this.#threads.get(threadId)?.length ?? 0;
+    this.#threads.delete(threadId);
+    return count;
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     this.#runs.clear();
     this.#events.clear();
+    this.#threads.clear();
   }
 }

@@ -31,7 +31,7 @@ function codeOf(error: unknown): string | undefined {
 }
 
 /** A `pg` error as a `RunStoreError`; connection failures say where the store tried to connect. */
-export function wrapPostgresError(operation: string, runId: string | undefined, error: unknown, target: string): Error {
+export function wrapPostgresError(operation: string, runId: string | undefined, error: unknown, target: string, subject?: string): Error {
   if (RunStoreError.isInstance(error)) return error;
   const code = codeOf(error);
   if (code !== undefined && (UNREACHABLE.has(code) || REFUSED_LOGIN.has(code))) {
@@ -42,5 +42,5 @@ export function wrapPostgresError(operation: string, runId: string | undefined, 
   if (/Connection terminated|connection timeout/i.test(message)) {
     return new RunStoreError({ operation, runId, message: `${STORE}: lost the connection to the database at ${target} (${message}).`, cause: error });
   }
-  return wrapStoreError(STORE, operation, runId, error);
+  return wrapStoreError(STORE, operation, runId, error, subject);
 }

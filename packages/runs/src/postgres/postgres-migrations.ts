@@ -48,6 +48,26 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; up: (s: string) =>
       PRIMARY KEY (run_id, seq)
     );`,
   },
+  {
+    version: 2,
+    // agentrx_threads holds each thread's last seq: an append bumps it (an upsert, which locks the
+    // row) and inserts its messages after it, in one statement, so concurrent appends never collide.
+    up: (s) => `
+    CREATE TABLE ${s}.agentrx_threads (
+      thread_id text PRIMARY KEY,
+      last_seq integer NOT NULL,
+      updated_at bigint NOT NULL
+    );
+    CREATE TABLE ${s}.agentrx_thread_messages (
+      thread_id text NOT NULL,
+      seq integer NOT NULL,
+      run_id text,
+      tokens integer NOT NULL,
+      at bigint NOT NULL,
+      message text NOT NULL,
+      PRIMARY KEY (thread_id, seq)
+    );`,
+  },
 ];
 
 /** The latest schema version this package knows. */

@@ -1,4 +1,5 @@
 import { RUN_COLUMNS, type EventRow, type RunRow } from "../internal/run-record";
+import type { ThreadMessageRow } from "../internal/thread-record";
 import type { RunFilter } from "../internal/validate-run-arguments";
 
 /** A query as `pg` takes it; `name` makes `pg` prepare it once per connection. */
@@ -25,11 +26,25 @@ export interface PostgresQueries {
   pruneRuns: string;
   version: string;
   list(filter: RunFilter): PostgresQuery;
+  /**
+   * Appends messages after the thread's last seq, in one statement. Parameters: thread id, number
+   * of messages, time, then the arrays run_id[], tokens[], at[], message[].
+   */
+  appendThreadMessages: string;
+  /** Parameters: thread id, after, before, limit (or null). */
+  readThreadMessagesOldest: string;
+  readThreadMessagesNewest: string;
+  /** Run in one transaction, in this order: the counter row first (it waits for appends in flight), then the messages. */
+  clearThreadCounter: string;
+  clearThreadMessages: string;
 }
 
 export function postgresQueries(s: string): PostgresQueries {
   const runs = `${s}.agentrx_runs`;
   const events = `${s}.agentrx_run_events`;
+  const threads = `${s}.agentrx_threads`;
+  const messages = `${s}.agentrx_thread_messages`;
+  const readMessages = `SELECT seq, run_id, tokens, at, message FROM ${messages} WHERE thread_id = $1 AND seq > $2::bigint AND seq < $3::bigint ORDER BY seq`;
   const params = RUN_COLUMNS.split(", ").map((_, index) => `$${index + 1}`).join(", ");
   return {
     insertRun: `INSERT INTO ${runs} (${RUN_COLUMNS}) VALUES (${params}) ON CONFLICT (run_id) DO NOTHING`,
@@ -51,6 +66,21 @@ export function postgresQueries(s: string): PostgresQueries {
     deleteRun: `DELETE FROM ${runs} WHERE run_id = $1`,
     pruneRuns: `DELETE FROM ${runs} WHERE updated_at < $1 AND status <> 'running'`,
     version: `SELECT coalesce(max(version), 0) AS version FROM ${s}.agentrx_schema_migrations`,
+    // The upsert locks the thread's counter row until the statement's transaction ends, so a
+    // concurrent append waits, then counts on from the seq this one reached.
+    appendThreadMessages: `WITH counter AS (
+        INSERT INTO ${threads} AS t (thread_id, last_seq, updated_at) VALUES ($1, $2::integer, $3::bigint)
+        ON CONFLICT (thread_id) DO UPDATE SET last_seq = t.last_seq + EXCLUDED.last_seq, updated_at = EXCLUDED.updated_at
+        RETURNING last_seq
+      )
+      INSERT INTO ${messages} (thread_id, seq, run_id, tokens, at, message)
+      SELECT $1, counter.last_seq - $2::integer + m.ord, m.run_id, m.tokens, m.at, m.message
+      FROM counter, unnest($4::text[], $5::integer[], $6::bigint[], $7::text[]) WITH ORDINALITY AS m (run_id, tokens, at, message, ord)
+      RETURNING seq`,
+    readThreadMessagesOldest: `${readMessages} LIMIT $4`,
+    readThreadMessagesNewest: `${readMessages} DESC LIMIT $4`,
+    clearThreadCounter: `DELETE FROM ${threads} WHERE thread_id = $1`,
+    clearThreadMessages: `DELETE FROM ${messages} WHERE thread_id = $1`,
     list(filter) {
       const where: string[] = [];
       const values: unknown[] = [];
@@ -145,4 +175,9 @@ export function statementName(kind: string, text: string): string {
     hash = Math.imul(hash, 0x01000193);
   }
   return `agentrx_${kind}_${(hash >>> 0).toString(16)}`;
+}
+
+/** A row of `agentrx_thread_messages` as `pg` returns it (`bigint` columns as strings), in the common shape. */
+export function threadMessageRowOf(row: Record<string, unknown>): ThreadMessageRow {
+  return { seq: Number(row.seq), run_id: row.run_id as string | null, tokens: Number(row.tokens), at: Number(row.at), message: row.message as string };
 }

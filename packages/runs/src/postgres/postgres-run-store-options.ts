@@ -7,6 +7,7 @@ export interface PostgresQueryResult {
 /** A connection checked out of a pool: the part of `pg`'s `PoolClient` the store uses. */
 export interface PostgresPoolClient {
   query(text: string): Promise<unknown>;
+  query(config: { text: string; values?: unknown[] }): Promise<PostgresQueryResult>;
   release(destroy?: boolean): void;
 }
 

@@ -2,11 +2,11 @@ import { InvalidArgumentError } from "@agentrx/core";
 import { RunStoreError } from "@agentrx/executors";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { runInAnotherProcess, runManyProcesses } from "../testing/another-process";
+import { appendInManyProcesses, runInAnotherProcess, runManyProcesses } from "../testing/another-process";
 import { rejectionOf } from "../testing/conformance/conformance-context";
 import { postgresTestDatabase } from "../testing/postgres-test-database";
 import { runStoreConformance } from "../testing/run-store-conformance";
-import { postgresMigrationSql } from "./postgres-migrations";
+import { POSTGRES_MIGRATIONS, postgresMigrationSql } from "./postgres-migrations";
 import { PostgresRunStore } from "./postgres-run-store";
 
 const database = await postgresTestDatabase("PostgresRunStore");
@@ -23,6 +23,9 @@ runStoreConformance({
   corrupt: async (runId, column) => {
     if (column === "event") await database.pool().query(`UPDATE "${schema}".agentrx_run_events SET data = '{not json' WHERE run_id = $1 AND seq = 1`, [runId]);
     else await database.pool().query(`UPDATE "${schema}".agentrx_runs SET ${column} = '{"truncated":' WHERE run_id = $1`, [runId]);
+  },
+  corruptThreadMessage: async (threadId, seq) => {
+    await database.pool().query(`UPDATE "${schema}".agentrx_thread_messages SET message = '{not json' WHERE thread_id = $1 AND seq = $2`, [threadId, seq]);
   },
   inAnotherProcess: (request) => runInAnotherProcess({ kind: "postgres", connectionString, schema }, request),
 });
@@ -109,8 +112,8 @@ describe.skipIf(database.skip)("PostgresRunStore", () => {
     const stores = Array.from({ length: 4 }, () => new PostgresRunStore({ connectionString, schema: name }));
     const [reports] = await Promise.all([runManyProcesses({ kind: "postgres", connectionString, schema: name }, 2), ...stores.map((store) => store.listRuns())]);
     await Promise.all(stores.map((store) => store.close()));
-    const { rows } = await database.pool().query(`SELECT version FROM "${name}".agentrx_schema_migrations`);
-    expect(rows).toEqual([{ version: 1 }]);
+    const { rows } = await database.pool().query(`SELECT version FROM "${name}".agentrx_schema_migrations ORDER BY version`);
+    expect(rows).toEqual([{ version: 1 }, { version: 2 }]);
     const check = new PostgresRunStore({ pool: database.pool(), schema: name });
     expect((await check.listRuns()).map((run) => run.runId).sort()).toEqual(reports.map((report) => report.runId).sort());
     await check.close();
@@ -119,13 +122,67 @@ describe.skipIf(database.skip)("PostgresRunStore", () => {
   it("can be migrated ahead of time, by the static method or by running its SQL (again)", async () => {
     database.assertReachable();
     const name = extraSchema();
-    expect(await PostgresRunStore.migrate({ connectionString, schema: name })).toBe(1);
+    expect(await PostgresRunStore.migrate({ connectionString, schema: name })).toBe(2);
     await database.pool().query(postgresMigrationSql(name));
     await database.pool().query(postgresMigrationSql(name));
-    const { rows } = await database.pool().query(`SELECT version FROM "${name}".agentrx_schema_migrations`);
-    expect(rows).toEqual([{ version: 1 }]);
+    const { rows } = await database.pool().query(`SELECT version FROM "${name}".agentrx_schema_migrations ORDER BY version`);
+    expect(rows).toEqual([{ version: 1 }, { version: 2 }]);
     const tables = await database.pool().query("SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name", [name]);
-    expect(tables.rows.map((row) => row.table_name)).toEqual(["agentrx_run_events", "agentrx_runs", "agentrx_schema_migrations"]);
+    expect(tables.rows.map((row) => row.table_name)).toEqual(["agentrx_run_events", "agentrx_runs", "agentrx_schema_migrations", "agentrx_thread_messages", "agentrx_threads"]);
+  });
+
+  it("upgrades a schema of version 1 to version 2, keeping its runs", async () => {
+    database.assertReachable();
+    const name = extraSchema();
+    const pool = database.pool();
+    await pool.query(`CREATE SCHEMA "${name}"; CREATE TABLE "${name}".agentrx_schema_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL);`);
+    await pool.query(POSTGRES_MIGRATIONS[0]!.up(`"${name}"`));
+    await pool.query(`INSERT INTO "${name}".agentrx_schema_migrations (version, applied_at) VALUES (1, 0)`);
+    await pool.query(`INSERT INTO "${name}".agentrx_runs (run_id, thread_id, status, inputs, created_at, updated_at) VALUES ('old', 't1', 'finished', '{"input":"hi"}', 1, 2)`);
+    const store = new PostgresRunStore({ pool, schema: name });
+    expect(await store.getRun("old")).toMatchObject({ runId: "old", threadId: "t1", status: "finished", inputs: { input: "hi" } });
+    expect(await store.appendThreadMessages("t1", [{ message: { type: "human", data: { content: "hi" } }, tokens: 5, at: 3 }])).toEqual([1]);
+    await store.close();
+    expect((await pool.query(`SELECT version FROM "${name}".agentrx_schema_migrations ORDER BY version`)).rows).toEqual([{ version: 1 }, { version: 2 }]);
+  });
+
+  it("assigns every seq of a thread once when several processes append to it at once", { timeout: 60_000 }, async () => {
+    database.assertReachable();
+    const name = extraSchema();
+    await PostgresRunStore.migrate({ pool: database.pool(), schema: name });
+    const reports = await appendInManyProcesses({ kind: "postgres", connectionString, schema: name }, "shared", 3, 15, 2);
+    const store = new PostgresRunStore({ pool: database.pool(), schema: name });
+    const messages = await store.readThreadMessages("shared");
+    await store.close();
+    expect(messages.map((message) => message.seq)).toEqual(Array.from({ length: 90 }, (_, index) => index + 1));
+    for (const report of reports) {
+      for (const [append, seqs] of report.seqs.entries()) {
+        expect(seqs[1]).toBe(seqs[0]! + 1);
+        expect(seqs.map((seq) => messages[seq - 1]?.message)).toEqual([{ pid: report.pid, append, index: 0 }, { pid: report.pid, append, index: 1 }]);
+      }
+    }
+  });
+
+  it("clears a thread while appends run, leaving seqs that never collide", async () => {
+    database.assertReachable();
+    const other = new PostgresRunStore({ connectionString, schema });
+    const store = new PostgresRunStore({ connectionString, schema });
+    try {
+      const threadId = `clear-race-${Math.random().toString(36).slice(2, 8)}`;
+      const message = (n: number) => [{ message: { n }, tokens: 1, at: n }];
+      for (let round = 0; round < 10; round++) {
+        await Promise.all([
+          ...Array.from({ length: 5 }, (_, index) => store.appendThreadMessages(threadId, message(round * 10 + index))),
+          other.clearThread(threadId),
+          ...Array.from({ length: 5 }, (_, index) => other.appendThreadMessages(threadId, message(round * 10 + 5 + index))),
+        ]);
+        const seqs = (await store.readThreadMessages(threadId)).map((read) => read.seq);
+        // Whatever survived the clear is numbered 1..n without gaps: the counter restarted with the messages.
+        expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, index) => index + 1));
+      }
+    } finally {
+      await Promise.all([store.close(), other.close()]);
+    }
   });
 
   it("refuses a schema migrated by a newer version", async () => {

@@ -7,13 +7,17 @@ import {
   type ClaimRun,
   type ListRunsOptions,
   type NewRun,
+  type NewThreadMessage,
+  type ReadThreadMessagesOptions,
   type RunInfo,
   type RunStore,
   type RunWrite,
   type StoredRunEvent,
+  type StoredThreadMessage,
 } from "@agentrx/executors";
 import { eventRows, listedRunInfoOf, newRunRow, RUN_COLUMNS, runInfoOf, storedEventOf, writeColumns } from "../internal/run-record";
 import { closedStoreError, loadDriver, seqError } from "../internal/store-errors";
+import { checkThreadRead, storedThreadMessageOf, threadMessageRows, threadSubject } from "../internal/thread-record";
 import {
   checkClaim,
   checkKey,
@@ -25,7 +29,18 @@ import {
 } from "../internal/validate-run-arguments";
 import { describeTarget, wrapPostgresError } from "./postgres-errors";
 import { POSTGRES_SCHEMA_VERSION, postgresMigrationSql, quoteSchema } from "./postgres-migrations";
-import { eventRowOf, MAX_VALUES_EVENTS, postgresQueries, runRowOf, statementName, writeEventValues, type PostgresQueries, type PostgresQuery } from "./postgres-queries";
+import { inTransaction } from "./postgres-transaction";
+import {
+  eventRowOf,
+  MAX_VALUES_EVENTS,
+  postgresQueries,
+  runRowOf,
+  statementName,
+  threadMessageRowOf,
+  writeEventValues,
+  type PostgresQueries,
+  type PostgresQuery,
+} from "./postgres-queries";
 import type { PostgresPool, PostgresRunStoreOptions } from "./postgres-run-store-options";
 
 export type {
@@ -39,6 +54,9 @@ export type {
 
 const STORE = "PostgresRunStore";
 type Rows = Record<string, unknown>[];
+/** The statements prepared once per connection (by name). */
+const STATEMENT_KINDS = ["insertRun", "selectRun", "claim", "readEvents", "appendThreadMessages", "readThreadMessagesOldest", "readThreadMessagesNewest"] as const;
+type StatementKind = (typeof STATEMENT_KINDS)[number];
 
 /**
  * A run store in PostgreSQL, through the `pg` package (an optional peer dependency:
@@ -64,7 +82,7 @@ export class PostgresRunStore implements RunStore {
   readonly #connectionString: string | undefined;
   readonly #ownsPool: boolean;
   readonly #sql: PostgresQueries;
-  readonly #names: Record<"insertRun" | "selectRun" | "claim" | "readEvents", string>;
+  readonly #names: Record<StatementKind, string>;
   /** The write statements by number of events, built and named on first use. */
   readonly #writes = new Map<number, { name: string; text: string }>();
   #pool: PostgresPool | undefined;
@@ -95,8 +113,7 @@ export class PostgresRunStore implements RunStore {
     this.#connectionString = connectionString;
     this.#ownsPool = pool === undefined;
     this.#sql = postgresQueries(quoted);
-    const name = (kind: "insertRun" | "selectRun" | "claim" | "readEvents") => statementName(kind, this.#sql[kind]);
-    this.#names = { insertRun: name("insertRun"), selectRun: name("selectRun"), claim: name("claim"), readEvents: name("readEvents") };
+    this.#names = Object.fromEntries(STATEMENT_KINDS.map((kind) => [kind, statementName(kind, this.#sql[kind])])) as Record<StatementKind, string>;
   }
 
   /**
@@ -172,12 +189,12 @@ export class PostgresRunStore implements RunStore {
     return pool;
   }
 
-  async #query(operation: string, runId: string | undefined, query: PostgresQuery): Promise<{ rows: Rows; rowCount: number | null }> {
+  async #query(operation: string, runId: string | undefined, query: PostgresQuery, subject?: string): Promise<{ rows: Rows; rowCount: number | null }> {
     const pool = await this.#use(operation, runId);
     try {
       return await pool.query(query);
     } catch (error) {
-      throw wrapPostgresError(operation, runId, error, this.#target);
+      throw wrapPostgresError(operation, runId, error, this.#target, subject);
     }
   }
 
@@ -259,6 +276,55 @@ export class PostgresRunStore implements RunStore {
     const olderThan = checkPruneOptions(options);
     const { rowCount } = await this.#query("pruneRuns", undefined, { text: this.#sql.pruneRuns, values: [olderThan] });
     return rowCount ?? 0;
+  }
+
+  async appendThreadMessages(threadId: string, messages: readonly NewThreadMessage[]): Promise<number[]> {
+    const rows = threadMessageRows(threadId, messages);
+    if (rows.length === 0) return [];
+    const { rows: inserted } = await this.#query(
+      "appendThreadMessages",
+      undefined,
+      {
+        name: this.#names.appendThreadMessages,
+        text: this.#sql.appendThreadMessages,
+        values: [
+          threadId, rows.length, rows[rows.length - 1]!.at,
+          rows.map((row) => row.run_id), rows.map((row) => row.tokens), rows.map((row) => row.at), rows.map((row) => row.message),
+        ],
+      },
+      threadSubject(threadId),
+    );
+    return inserted.map((row) => Number(row.seq)).sort((a, b) => a - b);
+  }
+
+  async readThreadMessages(threadId: string, options?: ReadThreadMessagesOptions): Promise<StoredThreadMessage[]> {
+    const read = checkThreadRead(threadId, options);
+    const kind = read.newestFirst ? "readThreadMessagesNewest" : "readThreadMessagesOldest";
+    const { rows } = await this.#query(
+      "readThreadMessages",
+      undefined,
+      { name: this.#names[kind], text: this.#sql[kind], values: [threadId, read.after, read.before, read.limit ?? null] },
+      threadSubject(threadId),
+    );
+    return rows.map((row) => storedThreadMessageOf(threadId, threadMessageRowOf(row), STORE));
+  }
+
+  /**
+   * One transaction: deleting the thread's counter row first waits for an append in flight, so the
+   * messages deleted next (with a fresh snapshot) include that append's, and the next append starts
+   * again at seq 1 without meeting a message left behind.
+   */
+  async clearThread(threadId: string): Promise<number> {
+    checkKey("clearThread", "threadId", threadId);
+    const pool = await this.#use("clearThread");
+    try {
+      return await inTransaction(pool, async (client) => {
+        await client.query({ text: this.#sql.clearThreadCounter, values: [threadId] });
+        return (await client.query({ text: this.#sql.clearThreadMessages, values: [threadId] })).rowCount ?? 0;
+      });
+    } catch (error) {
+      throw wrapPostgresError("clearThread", undefined, error, this.#target, threadSubject(threadId));
+    }
   }
 
   /**

@@ -42,6 +42,22 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 2,
+    // A rowid table (not WITHOUT ROWID): messages can be large, and SQLite keeps large rows better
+    // in a rowid table, with the primary key in its own index.
+    up: `
+      CREATE TABLE agentrx_thread_messages (
+        thread_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        run_id TEXT,
+        tokens INTEGER NOT NULL,
+        at INTEGER NOT NULL,
+        message TEXT NOT NULL,
+        PRIMARY KEY (thread_id, seq)
+      );
+    `,
+  },
 ];
 
 const LATEST = SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length - 1]!.version;

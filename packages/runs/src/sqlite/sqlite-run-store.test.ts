@@ -6,8 +6,9 @@ import { RunStoreError } from "@agentrx/executors";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { rejectionOf } from "../testing/conformance/conformance-context";
-import { runInAnotherProcess, runManyProcesses } from "../testing/another-process";
+import { appendInManyProcesses, runInAnotherProcess, runManyProcesses } from "../testing/another-process";
 import { runStoreConformance } from "../testing/run-store-conformance";
+import { SQLITE_MIGRATIONS } from "./sqlite-migrations";
 import { SqliteRunStore } from "./sqlite-run-store";
 
 const dir = mkdtempSync(join(tmpdir(), "agentrx-sqlite-"));
@@ -23,6 +24,14 @@ runStoreConformance({
     try {
       if (column === "event") db.prepare("UPDATE agentrx_run_events SET data = '{not json' WHERE run_id = ? AND seq = 1").run(runId);
       else db.prepare(`UPDATE agentrx_runs SET ${column} = '{\"truncated\":' WHERE run_id = ?`).run(runId);
+    } finally {
+      db.close();
+    }
+  },
+  corruptThreadMessage: async (threadId, seq) => {
+    const db = new Database(conformancePath);
+    try {
+      db.prepare("UPDATE agentrx_thread_messages SET message = '{not json' WHERE thread_id = ? AND seq = ?").run(threadId, seq);
     } finally {
       db.close();
     }
@@ -66,8 +75,9 @@ describe("SqliteRunStore", () => {
         { type: "index", name: "agentrx_runs_thread_created" },
         { type: "index", name: "agentrx_runs_updated" },
         { type: "table", name: "agentrx_schema_migrations" },
+        { type: "table", name: "agentrx_thread_messages" },
       ]);
-      expect(db.prepare("SELECT version FROM agentrx_schema_migrations").all()).toEqual([{ version: 1 }]);
+      expect(db.prepare("SELECT version FROM agentrx_schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }]);
     } finally {
       db.close();
     }
@@ -81,8 +91,40 @@ describe("SqliteRunStore", () => {
     expect((await store.listRuns()).map((run) => run.runId).sort()).toEqual(reports.map((report) => report.runId).sort());
     await store.close();
     const db = new Database(path, { readonly: true });
-    expect(db.prepare("SELECT version FROM agentrx_schema_migrations").all()).toEqual([{ version: 1 }]);
+    expect(db.prepare("SELECT version FROM agentrx_schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }]);
     db.close();
+  });
+
+  it("upgrades a file of schema version 1 to version 2, keeping its runs", async () => {
+    const path = freshPath();
+    const db = new Database(path);
+    db.exec("CREATE TABLE agentrx_schema_migrations (version INTEGER PRIMARY KEY NOT NULL, applied_at INTEGER NOT NULL)");
+    db.exec(SQLITE_MIGRATIONS[0]!.up);
+    db.prepare("INSERT INTO agentrx_schema_migrations (version, applied_at) VALUES (1, 0)").run();
+    db.prepare("INSERT INTO agentrx_runs (run_id, thread_id, status, inputs, created_at, updated_at) VALUES ('old', 't1', 'finished', '{\"input\":\"hi\"}', 1, 2)").run();
+    db.close();
+    const store = new SqliteRunStore({ path });
+    expect(await store.getRun("old")).toMatchObject({ runId: "old", threadId: "t1", status: "finished", inputs: { input: "hi" } });
+    expect(await store.appendThreadMessages("t1", [{ message: { type: "human", data: { content: "hi" } }, tokens: 5, at: 3 }])).toEqual([1]);
+    await store.close();
+    const check = new Database(path, { readonly: true });
+    expect(check.prepare("SELECT version FROM agentrx_schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }]);
+    check.close();
+  });
+
+  it("assigns every seq of a thread once when several processes append to it at once", { timeout: 60_000 }, async () => {
+    const path = freshPath();
+    const reports = await appendInManyProcesses({ kind: "sqlite", path }, "shared", 3, 15, 2);
+    const store = new SqliteRunStore({ path });
+    const messages = await store.readThreadMessages("shared");
+    await store.close();
+    expect(messages.map((message) => message.seq)).toEqual(Array.from({ length: 90 }, (_, index) => index + 1));
+    for (const report of reports) {
+      for (const [append, seqs] of report.seqs.entries()) {
+        expect(seqs[1]).toBe(seqs[0]! + 1);
+        expect(seqs.map((seq) => messages[seq - 1]?.message)).toEqual([{ pid: report.pid, append, index: 0 }, { pid: report.pid, append, index: 1 }]);
+      }
+    }
   });
 
   it("adds its tables to an SQLite file that has other tables", async () => {

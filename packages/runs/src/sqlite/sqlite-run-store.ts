@@ -6,14 +6,18 @@ import {
   type ClaimRun,
   type ListRunsOptions,
   type NewRun,
+  type NewThreadMessage,
+  type ReadThreadMessagesOptions,
   type RunInfo,
   type RunStore,
   type RunWrite,
   type StoredRunEvent,
+  type StoredThreadMessage,
 } from "@agentrx/executors";
 import type BetterSqlite3 from "better-sqlite3";
 import { eventRows, listedRunInfoOf, newRunRow, runInfoOf, storedEventOf, writeColumns } from "../internal/run-record";
 import { closedStoreError, loadDriver, wrapStoreError } from "../internal/store-errors";
+import { checkThreadRead, storedThreadMessageOf, threadMessageRows, threadSubject } from "../internal/thread-record";
 import {
   checkClaim,
   checkKey,
@@ -118,19 +122,22 @@ export class SqliteRunStore implements RunStore {
     return new RunStoreError({ operation: "open", message: `${STORE}: ${message}`, cause: error });
   }
 
-  /** Runs `action` on the open database, synchronously once it is open; errors come back as rejections. */
-  #call<T>(operation: string, runId: string | undefined, action: (statements: SqliteStatements) => T): Promise<T> {
+  /**
+   * Runs `action` on the open database, synchronously once it is open; errors come back as
+   * rejections. `subject` names what a call that is not about a run concerns (a thread).
+   */
+  #call<T>(operation: string, runId: string | undefined, action: (statements: SqliteStatements) => T, subject?: string): Promise<T> {
     if (this.#closed) return Promise.reject(closedStoreError(STORE, operation, runId));
     const statements = this.#statements;
-    if (statements === undefined) return this.#open().then(() => this.#call(operation, runId, action));
+    if (statements === undefined) return this.#open().then(() => this.#call(operation, runId, action, subject));
     try {
       return Promise.resolve(action(statements));
     } catch (error) {
-      return Promise.reject(this.#wrap(operation, runId, error));
+      return Promise.reject(this.#wrap(operation, runId, error, subject));
     }
   }
 
-  #wrap(operation: string, runId: string | undefined, error: unknown): Error {
+  #wrap(operation: string, runId: string | undefined, error: unknown, subject?: string): Error {
     const code = (error as { code?: unknown } | null)?.code;
     if (code === "SQLITE_BUSY") {
       return new RunStoreError({
@@ -140,7 +147,7 @@ export class SqliteRunStore implements RunStore {
         cause: error,
       });
     }
-    return wrapStoreError(STORE, operation, runId, error);
+    return wrapStoreError(STORE, operation, runId, error, subject);
   }
 
   createRun(run: NewRun): Promise<void> {
@@ -191,6 +198,23 @@ export class SqliteRunStore implements RunStore {
 
   pruneRuns(options: { olderThan: number | Date }): Promise<number> {
     return this.#call("pruneRuns", undefined, (statements) => statements.pruneRuns(checkPruneOptions(options)));
+  }
+
+  appendThreadMessages(threadId: string, messages: readonly NewThreadMessage[]): Promise<number[]> {
+    return this.#call("appendThreadMessages", undefined, (statements) => statements.appendThreadMessages(threadId, threadMessageRows(threadId, messages)), threadSubject(threadId));
+  }
+
+  readThreadMessages(threadId: string, options?: ReadThreadMessagesOptions): Promise<StoredThreadMessage[]> {
+    return this.#call(
+      "readThreadMessages",
+      undefined,
+      (statements) => statements.readThreadMessages(threadId, checkThreadRead(threadId, options)).map((row) => storedThreadMessageOf(threadId, row, STORE)),
+      threadSubject(threadId),
+    );
+  }
+
+  clearThread(threadId: string): Promise<number> {
+    return this.#call("clearThread", undefined, (statements) => statements.clearThread(checkKey("clearThread", "threadId", threadId)), threadSubject(threadId));
   }
 
   /** Closes the database file. Calls made after it reject with a `RunStoreError`. */

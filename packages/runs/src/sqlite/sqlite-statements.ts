@@ -2,6 +2,7 @@ import { RunBusyError, RunLeaseLostError, RunNotFoundError, RunStoreError, type 
 import type BetterSqlite3 from "better-sqlite3";
 import { RUN_COLUMNS, runInfoOf, type EventRow, type RunRow, type WriteColumns } from "../internal/run-record";
 import { seqError } from "../internal/store-errors";
+import type { NewThreadMessageRow, ThreadMessageRow, ThreadRead } from "../internal/thread-record";
 import type { RunFilter } from "../internal/validate-run-arguments";
 
 const STORE = "SqliteRunStore";
@@ -24,6 +25,12 @@ export class SqliteStatements {
   readonly #pruneEvents: BetterSqlite3.Statement;
   readonly #pruneRuns: BetterSqlite3.Statement;
   readonly #lists = new Map<string, BetterSqlite3.Statement>();
+  readonly #lastSeq: BetterSqlite3.Statement;
+  readonly #insertMessage: BetterSqlite3.Statement;
+  readonly #readOldest: BetterSqlite3.Statement;
+  readonly #readNewest: BetterSqlite3.Statement;
+  readonly #clearThread: BetterSqlite3.Statement;
+  readonly #append: (threadId: string, rows: readonly NewThreadMessageRow[]) => number[];
   readonly #claim: (runId: string, owner: string, leaseExpiresAt: number, at: number) => RunRow;
   readonly #write: (runId: string, owner: string, expected: number | null, columns: WriteColumns, events: readonly EventRow[]) => void;
   readonly #delete: (runId: string) => boolean;
@@ -84,6 +91,21 @@ export class SqliteStatements {
       return this.#pruneRuns.run(olderThan).changes;
     });
     this.#prune = (olderThan) => prune.immediate(olderThan);
+
+    this.#lastSeq = db.prepare("SELECT coalesce(max(seq), 0) AS seq FROM agentrx_thread_messages WHERE thread_id = ?");
+    this.#insertMessage = db.prepare("INSERT INTO agentrx_thread_messages (thread_id, seq, run_id, tokens, at, message) VALUES (?, ?, ?, ?, ?, ?)");
+    const read = "SELECT seq, run_id, tokens, at, message FROM agentrx_thread_messages WHERE thread_id = ? AND seq > ? AND seq < ? ORDER BY seq";
+    this.#readOldest = db.prepare(`${read} LIMIT ?`);
+    this.#readNewest = db.prepare(`${read} DESC LIMIT ?`);
+    this.#clearThread = db.prepare("DELETE FROM agentrx_thread_messages WHERE thread_id = ?");
+    // BEGIN IMMEDIATE takes the file's write lock first, so no other connection appends between
+    // reading the last seq and inserting after it.
+    const append = db.transaction((threadId: string, rows: readonly NewThreadMessageRow[]): number[] => {
+      const first = (this.#lastSeq.get(threadId) as { seq: number }).seq + 1;
+      rows.forEach((row, index) => this.#insertMessage.run(threadId, first + index, row.run_id, row.tokens, row.at, row.message));
+      return rows.map((_, index) => first + index);
+    });
+    this.#append = (threadId, rows) => append.immediate(threadId, rows);
   }
 
   #writeRefused(runId: string, owner: string, expected: number | null): RunStoreError {
@@ -134,5 +156,19 @@ export class SqliteStatements {
 
   pruneRuns(olderThan: number): number {
     return this.#prune(olderThan);
+  }
+
+  /** Appends the rows after the thread's last message (one `BEGIN IMMEDIATE` transaction); returns their seqs. */
+  appendThreadMessages(threadId: string, rows: readonly NewThreadMessageRow[]): number[] {
+    return rows.length === 0 ? [] : this.#append(threadId, rows);
+  }
+
+  readThreadMessages(threadId: string, read: ThreadRead): ThreadMessageRow[] {
+    const statement = read.newestFirst ? this.#readNewest : this.#readOldest;
+    return statement.all(threadId, read.after, read.before, read.limit ?? -1) as ThreadMessageRow[];
+  }
+
+  clearThread(threadId: string): number {
+    return this.#clearThread.run(threadId).changes;
   }
 }

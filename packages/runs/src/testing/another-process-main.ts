@@ -1,6 +1,6 @@
 // Test-only: the child process of another-process.ts. Opens the store and either does what the
 // conformance suite's `inAnotherProcess` asks (read the run, claim it, write one event that
-// finishes it) or creates one run; prints a JSON report.
+// finishes it), creates one run, or appends messages to a thread; prints a JSON report.
 import type { RunStore } from "@agentrx/executors";
 import { PostgresRunStore } from "../postgres/postgres-run-store";
 import { SqliteRunStore } from "../sqlite/sqlite-run-store";
@@ -11,7 +11,14 @@ const { target } = job;
 const store: RunStore =
   target.kind === "sqlite" ? new SqliteRunStore({ path: target.path }) : new PostgresRunStore({ connectionString: target.connectionString, schema: target.schema });
 try {
-  if (job.mode === "create") {
+  if (job.mode === "appendThread") {
+    const seqs: number[][] = [];
+    for (let append = 0; append < job.appends; append++) {
+      const messages = Array.from({ length: job.size }, (_, index) => ({ message: { pid: process.pid, append, index }, tokens: index, at: Date.now() }));
+      seqs.push(await store.appendThreadMessages(job.threadId, messages));
+    }
+    process.stdout.write(JSON.stringify({ pid: process.pid, seqs }));
+  } else if (job.mode === "create") {
     const runId = `process-${process.pid}`;
     await store.createRun({ runId, inputs: { pid: process.pid }, status: "queued", at: Date.now() });
     process.stdout.write(JSON.stringify({ pid: process.pid, runId }));

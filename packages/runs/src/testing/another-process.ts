@@ -7,8 +7,17 @@ import type { AnotherProcessReport, AnotherProcessRequest } from "./run-store-co
 /** The records the other process opens. */
 export type AnotherProcessTarget = { kind: "sqlite"; path: string } | { kind: "postgres"; connectionString: string; schema: string };
 
-/** What the child does: the conformance suite's claim-and-write, or open the store and create one run. */
-export type AnotherProcessJob = { mode: "conformance"; target: AnotherProcessTarget; request: AnotherProcessRequest } | { mode: "create"; target: AnotherProcessTarget };
+/** What the child does: the conformance suite's claim-and-write, open the store and create one run, or append to a thread. */
+export type AnotherProcessJob =
+  | { mode: "conformance"; target: AnotherProcessTarget; request: AnotherProcessRequest }
+  | { mode: "create"; target: AnotherProcessTarget }
+  | { mode: "appendThread"; target: AnotherProcessTarget; threadId: string; appends: number; size: number };
+
+/** What a child that appended to a thread reports: the seqs each of its appends got, in order. */
+export interface AppendReport {
+  pid: number;
+  seqs: number[][];
+}
 
 const MAIN = fileURLToPath(new URL("./another-process-main.ts", import.meta.url));
 // The repository root, whose tsconfig.json maps @agentrx/* to their sources.
@@ -35,4 +44,12 @@ export function runInAnotherProcess(target: AnotherProcessTarget, request: Anoth
 /** Starts `count` child processes at once, each opening `target` and creating one run; resolves with their pids and run ids. */
 export function runManyProcesses(target: AnotherProcessTarget, count: number): Promise<{ pid: number; runId: string }[]> {
   return Promise.all(Array.from({ length: count }, () => runChild<{ pid: number; runId: string }>({ mode: "create", target })));
+}
+
+/**
+ * Starts `count` child processes at once, each appending `appends` times `size` messages (labelled
+ * with its pid and their position) to the thread, one append after the other.
+ */
+export function appendInManyProcesses(target: AnotherProcessTarget, threadId: string, count: number, appends: number, size: number): Promise<AppendReport[]> {
+  return Promise.all(Array.from({ length: count }, () => runChild<AppendReport>({ mode: "appendThread", target, threadId, appends, size })));
 }

@@ -7,6 +7,7 @@ import { leaseTests } from "./conformance/lease-tests";
 import { listingTests } from "./conformance/listing-tests";
 import { recordTests } from "./conformance/record-tests";
 import { stringTests } from "./conformance/string-tests";
+import { threadTests } from "./conformance/thread-tests";
 
 /** What the suite asks another process to do with a run (see `inAnotherProcess`). */
 export interface AnotherProcessRequest {
@@ -47,6 +48,11 @@ export interface RunStoreConformanceOptions {
    */
   corrupt?: (runId: string, column: "inputs" | "usage" | "checkpoint" | "metadata" | "event") => Promise<void>;
   /**
+   * Overwrites the stored message of the thread's message `seq` with text that is not JSON,
+   * bypassing the store (with the driver). Enables the test of a corrupt thread message.
+   */
+  corruptThreadMessage?: (threadId: string, seq: number) => Promise<void>;
+  /**
    * Opens the same records in another process, which must: read the run (`getRun`) and its events
    * (`readEvents`), claim it with `request.owner`, write one event (seq `eventCount + 1`, type
    * `note`, data `{ type: "note", at, pid }`) with `update: { status: "finished", stopReason:
@@ -60,7 +66,8 @@ export interface RunStoreConformanceOptions {
 /**
  * Registers the run store conformance tests (vitest `describe`/`it` blocks) for a store: records
  * and events, listing filters, leases and claims, atomic writes, concurrency, large and unusual
- * strings, corrupt records, closed stores and bad arguments. Every store of `@agentrx/runs`
+ * strings, corrupt records, closed stores and bad arguments, and thread messages (order, paging,
+ * concurrent appends, clearing). Every store of `@agentrx/runs`
  * passes it; run it against your own `RunStore` to check that it behaves the same.
  *
  * @example
@@ -94,5 +101,6 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
     concurrencyTests(context);
     stringTests(context);
     failureTests(context);
+    threadTests(context);
   });
 }
