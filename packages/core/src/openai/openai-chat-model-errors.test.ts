@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from "vitest";
 import { AbortError } from "../errors/abort-error";
 import { AgentRxError } from "../errors/agentrx-error";
 import { OpenAIChatModel } from "./openai-chat-model";
+import { OpenAIResponseError } from "./openai-chat-model-error";
 import { failure, setup, streamAll } from "./test-helpers";
 
 describe("OpenAIChatModel errors", () => {
@@ -45,7 +46,13 @@ describe("OpenAIChatModel errors", () => {
     const error = await failure(model.invoke("go"));
     expect(error.name).toBe("OpenAIConnectionError");
     expect(error).toMatchObject({ midStream: true });
-    expect(error.message).toMatch(/lost mid-stream after \d+ chunk\(s\) of the response/);
+    expect(error.message).toContain("lost mid-stream after 3 chunk(s) of the response");
+  });
+
+  it("counts the chunks a dropped stream delivered, even when they all came at once", async () => {
+    const { model } = await setup({ responses: [{ content: "a b c d e f g", dropAfterChunks: 5 }] }, { streaming: true });
+    const error = await failure(model.invoke("go"));
+    expect(error.message).toContain("after 5 chunk(s)");
   });
 
   it("reports a timeout, naming the timeout", async () => {
@@ -77,6 +84,47 @@ describe("OpenAIChatModel errors", () => {
   });
 });
 
+describe("OpenAIChatModel malformed replies", () => {
+  it.each([
+    ["a 200 with an HTML body", { raw: "<html><body>Bad gateway</body></html>", contentType: "text/html" }, ["text/html body", "<html>"]],
+    ["JSON without choices", { raw: JSON.stringify({ id: "x", object: "chat.completion" }) }, ['without a "choices" array', "chat.completion"]],
+    ["choices: []", { raw: JSON.stringify({ id: "x", object: "chat.completion", choices: [] }) }, ['empty "choices" array']],
+    ["a choice without a message", { raw: JSON.stringify({ id: "x", choices: [{ index: 0 }] }) }, ['"choices[0]" without a "message"']],
+  ])("rejects %s with an OpenAIResponseError saying what was wrong", async (_label, reply, fragments) => {
+    const { model } = await setup({ responses: [reply] });
+    const error = await failure(model.invoke("go"));
+    expect(error.name).toBe("OpenAIResponseError");
+    expect(OpenAIResponseError.isInstance(error)).toBe(true);
+    for (const fragment of fragments) expect(error.message).toContain(fragment);
+    expect(error.message).toContain("`baseURL`");
+  });
+
+  it("rejects a stream chunk without choices as an OpenAIResponseError, not a lost connection", async () => {
+    const chunk = (delta: object) => JSON.stringify({ id: "c", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: null }] });
+    const raw = `data: ${chunk({ role: "assistant", content: "" })}\n\ndata: ${chunk({ content: "Hi" })}\n\ndata: {"id":"c","object":"chat.completion.chunk"}\n\n`;
+    const { model } = await setup({ responses: [{ raw, contentType: "text/event-stream" }] }, { streaming: true });
+    const error = await failure(model.invoke("go"));
+    expect(error.name).toBe("OpenAIResponseError");
+    expect(error.message).toContain('a streamed chunk without a "choices" array after 2 chunk(s)');
+  });
+
+  it("fails a non-streamed reply whose body stalls with an OpenAITimeoutError after `timeout`, closing the connection", async () => {
+    const { server, model } = await setup({ responses: [{ content: "never finished", stallAfterBytes: 20 }] }, { timeout: 100 });
+    const error = await failure(model.invoke("go"));
+    expect(error.name).toBe("OpenAITimeoutError");
+    expect(error).toMatchObject({ timeoutMs: 100 });
+    expect(error.message).toContain("timed out after 100 ms");
+    await server.requests[0]?.done;
+    expect(server.requests[0]?.clientDisconnected).toBe(true);
+  });
+
+  it("retries a stalled body like any timeout", async () => {
+    const { server, model } = await setup({ responses: [{ content: "stalled", stallAfterBytes: 10 }, "second try"] }, { timeout: 100, maxRetries: 1 });
+    expect((await model.invoke("go")).content).toBe("second try");
+    expect(server.requests).toHaveLength(2);
+  });
+});
+
 describe("AbortError mapping", () => {
   it("passes the signal's own AbortError through", async () => {
     const { model, server } = await setup({ responses: [{ content: "late", firstByteDelayMs: 30_000 }] });
@@ -87,5 +135,34 @@ describe("AbortError mapping", () => {
     controller.abort(reason);
     const error = await failure(pending);
     expect(error.name).toBe("AbortError");
+  });
+
+  it.each([
+    ["a string", "user pressed stop"],
+    ["an Error", new Error("shutting down")],
+  ])("model.stream() aborted with %s as reason rejects with an AbortError carrying it, as invoke does", async (_label, reason) => {
+    const { model } = await setup({ responses: ["one two three four five six"], tokenDelayMs: 20, onExhausted: "repeat-last" });
+    const controller = new AbortController();
+    const streamed = (async () => {
+      for await (const chunk of await model.stream("go", { signal: controller.signal })) if (chunk.text) controller.abort(reason);
+    })();
+    const fromStream = await failure(streamed);
+    expect(AbortError.isInstance(fromStream)).toBe(true);
+    expect((fromStream as AbortError).reason).toBe(reason);
+
+    const late = new AbortController();
+    const invoked = model.invoke("go", { signal: late.signal });
+    late.abort(reason);
+    const fromInvoke = await failure(invoked);
+    expect(AbortError.isInstance(fromInvoke)).toBe(true);
+    expect((fromInvoke as AbortError).reason).toBe(reason);
+  });
+
+  it("model.stream() with a signal aborted before the call rejects with an AbortError carrying the reason", async () => {
+    const { model, server } = await setup({ responses: ["never"] });
+    const error = await failure(streamAll({ stream: (input, options) => model.stream(input, { ...options, signal: AbortSignal.abort("too late") }) }, "go"));
+    expect(AbortError.isInstance(error)).toBe(true);
+    expect((error as AbortError).reason).toBe("too late");
+    expect(server.requests).toHaveLength(0);
   });
 });

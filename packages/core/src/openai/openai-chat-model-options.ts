@@ -1,6 +1,7 @@
 import type { BaseChatModelParams } from "@langchain/core/language_models/chat_models";
 import type OpenAI from "openai";
 import { InvalidArgumentError } from "../errors/invalid-argument-error";
+import { DEFAULT_MAX_RETRY_DELAY_MS, MAX_TIMER_DELAY_MS } from "./retry-delay";
 
 /** Options of `OpenAIChatModel`. */
 export interface OpenAIChatModelOptions extends BaseChatModelParams {
@@ -13,11 +14,19 @@ export interface OpenAIChatModelOptions extends BaseChatModelParams {
   apiKey?: string;
   /** The API's base URL, e.g. `http://localhost:11434/v1`. @default `process.env.OPENAI_BASE_URL`, else OpenAI's */
   baseURL?: string;
-  /** Retries on 408/409/429/5xx and connection errors, with backoff that honours `Retry-After`. @default 2 */
+  /** Retries on 408/409/429/5xx, connection errors and timeouts, with backoff that honours `Retry-After`. @default 2 */
   maxRetries?: number;
   /**
-   * Milliseconds before one attempt times out: waiting for the response, and then between two
-   * chunks of a streamed response (a stalled stream). @default the SDK's (10 minutes)
+   * The longest wait between two attempts, in milliseconds. A `Retry-After` (or `retry-after-ms`)
+   * header asking for longer, or for an absurd value, waits this long; one that is zero, negative
+   * or a date already past is ignored for the default backoff (0.5 s doubling up to 8 s). Aborting
+   * the call's signal ends the wait at once. @default 60000 (one minute)
+   */
+  maxRetryDelayMs?: number;
+  /**
+   * Milliseconds before one attempt times out: the whole response (headers and body) when it is
+   * not streamed; the headers, and then the wait between two chunks (a stalled stream), when it
+   * is. @default the SDK's (10 minutes)
    */
   timeout?: number;
   /** Sampling temperature, 0 to 2. */
@@ -59,6 +68,8 @@ export interface OpenAIChatModelOptions extends BaseChatModelParams {
    * A ready-made `openai` client to use instead of building one (for a custom `fetch`, proxy or
    * Azure). `apiKey`, `baseURL`, `maxRetries`, `timeout`, `defaultHeaders`, `organization` and
    * `project` are then ignored: the client's own settings apply (and error messages name them).
+   * Retries are still the model's own (the client is asked for one attempt at a time), so
+   * `maxRetryDelayMs` applies.
    */
   client?: OpenAI;
 }
@@ -71,6 +82,7 @@ export interface ResolvedOptions {
   apiKey: string;
   baseURL: string;
   maxRetries: number;
+  maxRetryDelayMs: number;
   timeout: number | undefined;
 }
 
@@ -91,10 +103,15 @@ export function resolveOptions(options: OpenAIChatModelOptions): ResolvedOptions
     });
   };
   if (typeof options !== "object" || options === null) fail("options", options, "an object such as { model: \"gpt-4o-mini\" }");
-  const { model, maxRetries = 2, timeout } = options;
+  const { model, maxRetries = 2, maxRetryDelayMs = DEFAULT_MAX_RETRY_DELAY_MS, timeout } = options;
   if (typeof model !== "string" || !model.trim()) fail("model", model, 'a model name such as "gpt-4o-mini"');
   if (!Number.isInteger(maxRetries) || maxRetries < 0) fail("maxRetries", maxRetries, "an integer >= 0");
-  if (timeout !== undefined && !(typeof timeout === "number" && timeout > 0)) fail("timeout", timeout, "a number of milliseconds > 0");
+  if (!(typeof maxRetryDelayMs === "number" && maxRetryDelayMs >= 0 && maxRetryDelayMs <= MAX_TIMER_DELAY_MS)) {
+    fail("maxRetryDelayMs", maxRetryDelayMs, `a number of milliseconds from 0 to ${MAX_TIMER_DELAY_MS}`);
+  }
+  if (timeout !== undefined && !(typeof timeout === "number" && timeout > 0 && timeout <= MAX_TIMER_DELAY_MS)) {
+    fail("timeout", timeout, `a number of milliseconds from 1 to ${MAX_TIMER_DELAY_MS}`);
+  }
   const ranges: [keyof OpenAIChatModelOptions, number, number][] = [
     ["temperature", 0, 2],
     ["topP", 0, 1],
@@ -138,7 +155,7 @@ export function resolveOptions(options: OpenAIChatModelOptions): ResolvedOptions
     }
     apiKey = NO_KEY;
   }
-  return { apiKey: apiKey ?? NO_KEY, baseURL, maxRetries, timeout };
+  return { apiKey: apiKey ?? NO_KEY, baseURL, maxRetries, maxRetryDelayMs, timeout };
 }
 
 /** The environment-variable fallbacks, for `OpenAIChatModel.fromEnv`. */

@@ -1,5 +1,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { failure, setup, until } from "./test-helpers";
+import OpenAI from "openai";
+import { AbortError } from "../errors/abort-error";
+import { OpenAIChatModel } from "./openai-chat-model";
+import { failure, realPause, setup, until } from "./test-helpers";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -12,12 +15,14 @@ function fakeTimers() {
   return vi.spyOn(globalThis, "setTimeout");
 }
 
-/**
- * How many backoff waits the SDK scheduled: 0.5 s to 8 s with jitter, each resolving a promise
- * (undici's and node:http's own timers, such as a 499 ms `onTick`, are not backoffs).
- */
+/** The waits the model scheduled between attempts (not undici's or node:http's own timers). */
+function waits(scheduled: ReturnType<typeof fakeTimers>): number[] {
+  return scheduled.mock.calls.flatMap(([fn, ms]) => ((fn as { name?: string }).name === "sleepEnded" ? [ms ?? 0] : []));
+}
+
+/** How many backoff waits the model scheduled: 0.5 s to 8 s with jitter. */
 function backoffs(scheduled: ReturnType<typeof fakeTimers>): number {
-  return scheduled.mock.calls.filter(([fn, ms]) => typeof ms === "number" && ms >= 375 && ms <= 8_000 && String(fn).includes("[native code]")).length;
+  return waits(scheduled).filter((ms) => ms >= 375 && ms <= 8_000).length;
 }
 
 describe("OpenAIChatModel retries", () => {
@@ -65,6 +70,72 @@ describe("OpenAIChatModel retries", () => {
     await vi.advanceTimersByTimeAsync(30_000);
     expect((await pending).content).toBe("done");
     expect(server.requests).toHaveLength(2);
+  });
+});
+
+describe("OpenAIChatModel Retry-After cap", () => {
+  it.each([
+    ["an hour", 3600, {}, 60_000],
+    ["an hour, with maxRetryDelayMs: 5000", 3600, { maxRetryDelayMs: 5_000 }, 5_000],
+    ["a value too large for a timer", 99_999_999, {}, 60_000],
+  ])("waits the cap when Retry-After asks for %s", async (_label, retryAfter, options, expected) => {
+    const { server, model } = await setup({ responses: [{ status: 429, message: "Later.", retryAfter }, "done"] }, { maxRetries: 1, ...options });
+    const scheduled = fakeTimers();
+    const pending = model.invoke("go");
+    await until(() => waits(scheduled).length === 1);
+    expect(waits(scheduled)).toEqual([expected]);
+    await vi.advanceTimersByTimeAsync(expected - 1);
+    await realPause();
+    expect(server.requests).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect((await pending).content).toBe("done");
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it.each([
+    ["a negative Retry-After", -30],
+    ["a Retry-After date in the past", new Date(Date.now() - 60_000).toUTCString()],
+  ])("backs off instead of retrying at once on %s", async (_label, retryAfter) => {
+    const { server, model } = await setup({ responses: [{ status: 429, message: "Later.", retryAfter }, "done"] }, { maxRetries: 1 });
+    const scheduled = fakeTimers();
+    const pending = model.invoke("go");
+    await until(() => waits(scheduled).length === 1);
+    expect(backoffs(scheduled)).toBe(1);
+    await realPause();
+    expect(server.requests).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(500);
+    expect((await pending).content).toBe("done");
+  });
+
+  it("aborting during a Retry-After wait rejects at once with the reason, clears the timer and never retries", async () => {
+    const { server, model } = await setup({ responses: [{ status: 429, message: "Later.", retryAfter: 3600 }, "retried"] }, { maxRetries: 2 });
+    const scheduled = fakeTimers();
+    const cleared = vi.spyOn(globalThis, "clearTimeout");
+    const controller = new AbortController();
+    const pending = model.invoke("go", { signal: controller.signal });
+    await until(() => waits(scheduled).length === 1);
+    const index = scheduled.mock.calls.findIndex(([fn]) => (fn as { name?: string }).name === "sleepEnded");
+    const timer = scheduled.mock.results[index]?.value;
+    controller.abort("shutting down");
+    const error = await failure(pending);
+    expect(AbortError.isInstance(error)).toBe(true);
+    expect((error as AbortError).reason).toBe("shutting down");
+    expect(cleared).toHaveBeenCalledWith(timer);
+    await vi.advanceTimersByTimeAsync(3_600_000);
+    await realPause();
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("applies the cap to a client passed in, whose own retry count is used", async () => {
+    const { server } = await setup({ responses: [{ status: 503, message: "Busy.", retryAfter: 3600 }, "done"] });
+    const client = new OpenAI({ apiKey: "k", baseURL: server.baseURL, maxRetries: 1 });
+    const model = new OpenAIChatModel({ model: "test-model", client, maxRetryDelayMs: 1_000 });
+    const scheduled = fakeTimers();
+    const pending = model.invoke("go");
+    await until(() => waits(scheduled).length === 1);
+    expect(waits(scheduled)).toEqual([1_000]);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect((await pending).content).toBe("done");
   });
 });
 

@@ -10,15 +10,20 @@ import {
 import { AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import type { Runnable } from "@langchain/core/runnables";
+import { IterableReadableStream } from "@langchain/core/utils/stream";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import OpenAI from "openai";
 import { fromAggregate, toAIMessage, toMessageChunk, type ToolCallHeaders } from "./from-openai-response";
 import { environment, resolveOptions, type OpenAIChatModelOptions, type ResolvedOptions } from "./openai-chat-model-options";
-import { OpenAIConnectionError } from "./openai-chat-model-error";
+import { AbortError } from "../errors/abort-error";
+import { chunkProblem, completionProblem } from "./check-response";
+import { OpenAIConnectionError, OpenAIResponseError } from "./openai-chat-model-error";
 import { toOpenAIChatModelError } from "./to-openai-chat-model-error";
 import { checkToolChoice, isReasoningModel, toToolChoice } from "./request-params";
+import { startAttempt, type Attempt } from "./start-attempt";
 import { toOpenAIMessages } from "./to-openai-messages";
 import { withIdleTimeout } from "./with-idle-timeout";
+import { withRetries } from "./with-retries";
 
 /** Call options of {@link OpenAIChatModel}. */
 export interface OpenAIChatModelCallOptions extends BaseChatModelCallOptions {
@@ -40,8 +45,10 @@ type CreateParams = OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
  * A `@langchain/core` chat model on the official `openai` SDK, for OpenAI and any OpenAI-compatible
  * server (vLLM, llama.cpp, Ollama, LM Studio): tools with tool choice and parallel tool calls,
  * token streaming with tool-call argument deltas assembled into tool calls, usage (streamed too),
- * `AbortSignal`, retries with backoff that honour `Retry-After`, and errors that say what went
- * wrong (`OpenAIAuthenticationError`, `OpenAIBadRequestError`, `OpenAITimeoutError`, ...).
+ * `AbortSignal`, retries with backoff that honour `Retry-After` up to `maxRetryDelayMs`, a
+ * `timeout` that bounds the whole response, and errors that say what went wrong
+ * (`OpenAIAuthenticationError`, `OpenAIBadRequestError`, `OpenAITimeoutError`,
+ * `OpenAIResponseError`, ...).
  *
  * @example
  * ```ts
@@ -66,6 +73,8 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
 
   private readonly options: OpenAIChatModelOptions;
   private readonly resolved: ResolvedOptions;
+  /** Retries of a failed attempt: the model's own, or those of a client passed in. */
+  private readonly retries: number;
 
   static override lc_name(): string {
     return "OpenAIChatModel";
@@ -104,12 +113,14 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
     this.model = options.model;
     this.baseURL = resolved.baseURL;
     this.streaming = options.streaming ?? false;
+    this.retries = options.client ? options.client.maxRetries : resolved.maxRetries;
     this.client =
       options.client ??
       new OpenAI({
         apiKey: resolved.apiKey,
         baseURL: resolved.baseURL,
-        maxRetries: resolved.maxRetries,
+        // The model retries on its own (see withRetries): the SDK makes one attempt per call.
+        maxRetries: 0,
         ...(resolved.timeout !== undefined ? { timeout: resolved.timeout } : {}),
         ...(options.defaultHeaders ? { defaultHeaders: options.defaultHeaders } : {}),
         ...(options.organization ? { organization: options.organization } : {}),
@@ -198,7 +209,19 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
     const body: CreateParams = { ...this.invocationParams(options), messages: this.toMessages(messages) };
     let completion: OpenAI.Chat.ChatCompletion;
     try {
-      completion = await this.client.chat.completions.create(body, options.signal ? { signal: options.signal } : {});
+      completion = await this.retrying(options.signal, async () => {
+        const attempt = startAttempt(options.signal, this.timeoutMs);
+        try {
+          const { data, response } = await this.client.chat.completions
+            .create(body, { signal: attempt.signal, maxRetries: 0 })
+            .withResponse();
+          return this.checkCompletion(data, response.headers.get("content-type"));
+        } catch (error) {
+          throw attempt.failure(error);
+        } finally {
+          attempt.release();
+        }
+      });
     } catch (error) {
       throw this.toError(error, options.signal, undefined);
     }
@@ -222,13 +245,27 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
     };
     let received: number | undefined;
     let finished = false;
+    let attempt: Attempt | undefined;
     try {
-      const stream = await this.client.chat.completions.create(body, options.signal ? { signal: options.signal } : {});
+      const stream = await this.retrying(options.signal, async () => {
+        attempt = startAttempt(options.signal, this.timeoutMs);
+        try {
+          const started = await this.client.chat.completions.create(body, { signal: attempt.signal, maxRetries: 0 });
+          // The headers arrived: from here the idle timeout bounds the wait for each chunk.
+          attempt.clearDeadline();
+          return started;
+        } catch (error) {
+          attempt.release();
+          throw attempt.failure(error);
+        }
+      });
       received = 0;
       const headers: ToolCallHeaders = new Map();
-      const idleMs = this.client.timeout ?? this.resolved.timeout;
+      const idleMs = this.timeoutMs;
       const chunks = idleMs ? withIdleTimeout(stream, idleMs, () => stream.controller.abort()) : stream;
       for await (const raw of chunks) {
+        const problem = chunkProblem(raw, received);
+        if (problem) throw this.responseError(problem);
         received++;
         const message = toMessageChunk(raw, headers);
         if (!message) continue;
@@ -245,6 +282,8 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
       }
     } catch (error) {
       throw this.toError(error, options.signal, received);
+    } finally {
+      attempt?.release();
     }
     // The SDK ends the stream quietly when it is aborted, or when the body ends without [DONE].
     if (options.signal?.aborted) throw this.toError(options.signal.reason, options.signal, received);
@@ -261,6 +300,50 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
     }
   }
 
+  /**
+   * Streams the response, as every `@langchain/core` chat model does; aborting `options.signal`
+   * rejects the stream with an `AbortError` that carries the signal's reason (as `invoke` does).
+   */
+  override async stream(
+    input: BaseLanguageModelInput,
+    options?: Partial<OpenAIChatModelCallOptions>,
+  ): Promise<IterableReadableStream<AIMessageChunk>> {
+    const signal = options?.signal;
+    if (!signal) return super.stream(input, options);
+    let source: IterableReadableStream<AIMessageChunk>;
+    try {
+      source = await super.stream(input, options);
+    } catch (error) {
+      throw signal.aborted ? abortErrorOf(signal) : error;
+    }
+    return IterableReadableStream.fromAsyncGenerator(rethrowAborts(source, signal));
+  }
+
+  /** The model's `timeout`, or that of a client passed in. */
+  private get timeoutMs(): number | undefined {
+    return this.client.timeout ?? this.resolved.timeout;
+  }
+
+  private retrying<T>(signal: AbortSignal | undefined, attempt: () => Promise<T>): Promise<T> {
+    return withRetries(attempt, { maxRetries: this.retries, maxRetryDelayMs: this.resolved.maxRetryDelayMs, signal });
+  }
+
+  private checkCompletion(data: unknown, contentType: string | null): OpenAI.Chat.ChatCompletion {
+    const problem = completionProblem(data, contentType);
+    if (problem) throw this.responseError(problem);
+    return data as OpenAI.Chat.ChatCompletion;
+  }
+
+  private responseError(problem: string): OpenAIResponseError {
+    return new OpenAIResponseError({
+      model: this.model,
+      baseURL: this.baseURL,
+      message:
+        `The server at ${this.baseURL} answered the request for model "${this.model}" with ${problem}: it is not a ` +
+        "Chat Completions response. Check `baseURL` (it should end in /v1) and that the server implements the Chat Completions API.",
+    });
+  }
+
   private toMessages(messages: BaseMessage[]): OpenAI.Chat.ChatCompletionMessageParam[] {
     return toOpenAIMessages(messages, { systemAsDeveloper: isReasoningModel(this.model) });
   }
@@ -270,11 +353,25 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
       model: this.model,
       baseURL: this.baseURL,
       // The client's own settings: the SDK's default timeout, or those of a client passed in.
-      timeoutMs: this.client.timeout ?? this.resolved.timeout,
-      maxRetries: this.client.maxRetries ?? this.resolved.maxRetries,
+      timeoutMs: this.timeoutMs,
+      maxRetries: this.retries,
       signal,
       chunksReceived,
     });
+  }
+}
+
+/** The `AbortError` for an aborted signal: its reason when that is one, else one carrying it. */
+function abortErrorOf(signal: AbortSignal): AbortError {
+  return AbortError.isInstance(signal.reason) ? signal.reason : new AbortError({ reason: signal.reason });
+}
+
+/** Passes `source` through, turning any failure after `signal` aborted into its `AbortError`. */
+async function* rethrowAborts<T>(source: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T> {
+  try {
+    yield* source;
+  } catch (error) {
+    throw signal.aborted ? abortErrorOf(signal) : error;
   }
 }
 

@@ -10,6 +10,7 @@ import {
   OpenAIServerError,
   OpenAITimeoutError,
 } from "./openai-chat-model-error";
+import { AttemptTimeout } from "./start-attempt";
 import { StreamIdleTimeout } from "./with-idle-timeout";
 
 /** What the model knew when the call failed. */
@@ -44,13 +45,14 @@ export function toOpenAIChatModelError(error: unknown, context: FailureContext):
         `${context.chunksReceived ?? 0} chunk(s). Raise the \`timeout\` option or check that the server is responsive.`,
     });
   }
-  if (error instanceof APIConnectionTimeoutError) {
+  if (error instanceof APIConnectionTimeoutError || error instanceof AttemptTimeout) {
+    const timeoutMs = error instanceof AttemptTimeout ? error.ms : context.timeoutMs;
     return new OpenAITimeoutError({
       ...base,
-      timeoutMs: context.timeoutMs,
+      timeoutMs,
       message:
         `The request to ${baseURL} for model "${model}" timed out` +
-        `${context.timeoutMs !== undefined ? ` after ${context.timeoutMs} ms` : ""}` +
+        `${timeoutMs !== undefined ? ` after ${timeoutMs} ms` : ""}` +
         `${context.maxRetries > 0 ? ` (on each of ${context.maxRetries + 1} attempts)` : ""}. ` +
         "Raise the `timeout` option or check that the server is responsive.",
     });

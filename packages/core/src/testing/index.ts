@@ -12,6 +12,7 @@ export { startOpenAICompatibleServer } from "./openai-compatible-server/index";
 export type {
   LoopbackCompletion,
   LoopbackHttpError,
+  LoopbackRawReply,
   LoopbackReply,
   LoopbackRequest,
   LoopbackToolCall,

@@ -27,7 +27,7 @@ import {
   type ScriptedCall,
   type ScriptedResponse,
 } from "./scripted-response";
-import { sleep } from "./sleep";
+import { sleep } from "../internal/sleep";
 
 export type { ScriptedCall, ScriptedMessage, ScriptedResponse, ScriptedToolCall } from "./scripted-response";
 

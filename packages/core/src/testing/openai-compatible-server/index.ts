@@ -3,6 +3,7 @@ export type { OpenAICompatibleServer, OpenAICompatibleServerOptions } from "./st
 export type {
   LoopbackCompletion,
   LoopbackHttpError,
+  LoopbackRawReply,
   LoopbackReply,
   LoopbackRequest,
   LoopbackToolCall,

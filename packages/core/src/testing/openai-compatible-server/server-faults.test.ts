@@ -2,9 +2,10 @@ import { describe, expect, it } from "vitest";
 import { start } from "./test-helpers";
 
 
-function chat(url: string, body: Record<string, unknown> = {}) {
+function chat(url: string, body: Record<string, unknown> = {}, signal?: AbortSignal) {
   return fetch(`${url}/v1/chat/completions`, {
     method: "POST",
+    ...(signal ? { signal } : {}),
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }], ...body }),
   });
@@ -46,6 +47,46 @@ describe("startOpenAICompatibleServer: addresses, concurrency and exhaustion", (
     const contents = [];
     for (let i = 0; i < 4; i++) contents.push((await (await chat(url)).json()).choices[0].message.content);
     expect(contents).toEqual(["a", "b", "b", "b"]);
+  });
+});
+
+describe("startOpenAICompatibleServer: raw replies and stalls", () => {
+  it("sends a raw reply as is, with its status, content type and headers", async () => {
+    const { url } = await start({ responses: [{ raw: "<html>Bad gateway</html>", contentType: "text/html", headers: { "x-served-by": "proxy" } }] });
+    const response = await chat(url);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/html");
+    expect(response.headers.get("x-served-by")).toBe("proxy");
+    expect(await response.text()).toBe("<html>Bad gateway</html>");
+  });
+
+  it("stalls a non-streamed body after the given bytes until the client gives up", async () => {
+    const { url, requests } = await start({ responses: [{ content: "hello", stallAfterBytes: 12 }] });
+    const controller = new AbortController();
+    const response = await chat(url, {}, controller.signal);
+    const reader = response.body!.getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toBe('{"id":"chatc');
+    controller.abort();
+    await requests[0]?.done;
+    expect(requests[0]?.clientDisconnected).toBe(true);
+  });
+
+  it("delivers every event before a dropped connection", async () => {
+    const { url } = await start({ responses: [{ content: "a b c d e", dropAfterChunks: 3 }] });
+    const response = await chat(url, { stream: true });
+    const reader = response.body!.getReader();
+    let text = "";
+    await expect(
+      (async () => {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) return;
+          text += new TextDecoder().decode(value);
+        }
+      })(),
+    ).rejects.toThrow();
+    expect(text.split("\n\n").filter(Boolean)).toHaveLength(3);
   });
 });
 

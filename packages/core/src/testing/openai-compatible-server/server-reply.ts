@@ -38,6 +38,11 @@ export interface LoopbackCompletion {
   endAfterChunks?: number;
   /** Streaming only: end a complete stream without the final `data: [DONE]`. @default false */
   omitDone?: boolean;
+  /**
+   * Not streamed only: send the status line, the headers and this many bytes of the JSON body,
+   * then nothing more until the client gives up (a body that stalls).
+   */
+  stallAfterBytes?: number;
   /** A refusal instead of content (`message.refusal`, streamed as `delta.refusal` deltas). */
   refusal?: string;
 }
@@ -60,6 +65,22 @@ export interface LoopbackHttpError {
   headers?: Record<string, string>;
   /** Milliseconds to wait before answering. */
   firstByteDelayMs?: number;
+}
+
+/**
+ * A reply sent exactly as given, whatever the request asked for: a body that is not a Chat
+ * Completions response (an HTML error page, JSON without `choices`), or hand-written server-sent
+ * events (with `contentType: "text/event-stream"`).
+ */
+export interface LoopbackRawReply {
+  /** The response body, sent as is. */
+  raw: string;
+  /** The HTTP status. @default 200 */
+  status?: number;
+  /** The `content-type` header. @default "application/json" */
+  contentType?: string;
+  /** More response headers. */
+  headers?: Record<string, string>;
 }
 
 /** What the loopback server records of every request it receives. */
@@ -85,11 +106,17 @@ export type LoopbackReply =
   | string
   | LoopbackCompletion
   | LoopbackHttpError
+  | LoopbackRawReply
   | ((request: LoopbackRequest) => Exclude<LoopbackReply, Function> | Promise<Exclude<LoopbackReply, Function>>);
+
+/** Returns true for a scripted raw reply. */
+export function isRawReply(reply: Exclude<LoopbackReply, Function>): reply is LoopbackRawReply {
+  return typeof reply === "object" && typeof (reply as LoopbackRawReply).raw === "string";
+}
 
 /** Returns true for a scripted HTTP error. */
 export function isHttpError(reply: Exclude<LoopbackReply, Function>): reply is LoopbackHttpError {
-  return typeof reply === "object" && typeof (reply as LoopbackHttpError).status === "number";
+  return typeof reply === "object" && !isRawReply(reply) && typeof (reply as LoopbackHttpError).status === "number";
 }
 
 const ERROR_TYPES: Record<number, string> = {

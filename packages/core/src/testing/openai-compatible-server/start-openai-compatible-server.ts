@@ -5,8 +5,10 @@ import {
   completionChunks,
   errorBody,
   isHttpError,
+  isRawReply,
   type LoopbackCompletion,
   type LoopbackHttpError,
+  type LoopbackRawReply,
   type LoopbackReply,
   type LoopbackRequest,
   prepareCompletion,
@@ -65,7 +67,8 @@ export interface OpenAICompatibleServer {
  * `stream: true`: text deltas, tool-call argument deltas split mid-JSON and interleaved by index,
  * `finish_reason`, and a usage chunk with `stream_options.include_usage`) and `GET /v1/models`,
  * plays faults on cue (any HTTP status with an OpenAI error body and `Retry-After`, a slow first
- * byte, malformed SSE, a connection dropped mid-stream) and records every request.
+ * byte, a body that stalls, malformed SSE, a connection dropped mid-stream, a raw body such as an
+ * HTML page) and records every request.
  *
  * @example
  * ```ts
@@ -135,17 +138,30 @@ export async function startOpenAICompatibleServer({
     const prepared = prepareCompletion(completion, request);
     const body = request.body as { stream?: boolean; stream_options?: { include_usage?: boolean } };
     if (!body.stream) {
-      res.writeHead(200, { "content-type": "application/json" }).end(completionBody(prepared));
+      const json = completionBody(prepared);
+      if (completion.stallAfterBytes === undefined) {
+        res.writeHead(200, { "content-type": "application/json" }).end(json);
+        return;
+      }
+      const head = Buffer.from(json).subarray(0, completion.stallAfterBytes);
+      res.writeHead(200, { "content-type": "application/json", "content-length": String(Buffer.byteLength(json)) });
+      res.write(head);
+      // Nothing more: the connection stays open until the client (or close()) ends it.
+      await new Promise<void>((resolve) => (res.destroyed ? resolve() : res.once("close", () => resolve())));
       return;
     }
     const includeUsage = body.stream_options?.include_usage === true;
     const chunks = completionChunks(prepared, splitText(prepared.content, chunkSize), toolCallChunkSize, includeUsage);
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
     res.flushHeaders();
+    let written = Promise.resolve();
     for (const [sent, chunk] of chunks.entries()) {
       if (sent > 0 && !(await wait(tokenDelayMs, res))) return;
       if (res.destroyed) return;
       if (sent === completion.dropAfterChunks) {
+        // Let the events already written reach the client before the connection drops, so the
+        // client receives exactly `dropAfterChunks` events.
+        await written;
         res.socket?.destroy();
         return;
       }
@@ -162,9 +178,13 @@ export async function startOpenAICompatibleServer({
         res.end();
         return;
       }
-      res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+      written = new Promise<void>((resolve) => res.write(`data: ${JSON.stringify(chunk)}\n\n`, () => resolve()));
     }
     res.end(completion.omitDone ? undefined : "data: [DONE]\n\n");
+  };
+
+  const sendRaw = (res: ServerResponse, reply: LoopbackRawReply) => {
+    res.writeHead(reply.status ?? 200, { "content-type": reply.contentType ?? "application/json", ...reply.headers }).end(reply.raw);
   };
 
   const handleChat = async (res: ServerResponse, request: LoopbackRequest) => {
@@ -180,7 +200,8 @@ export async function startOpenAICompatibleServer({
     }
     if (typeof reply === "function") reply = await reply(request);
     if (typeof reply === "string") reply = { content: reply };
-    if (isHttpError(reply)) await sendError(res, reply);
+    if (isRawReply(reply)) sendRaw(res, reply);
+    else if (isHttpError(reply)) await sendError(res, reply);
     else await sendCompletion(res, request, reply);
   };
 

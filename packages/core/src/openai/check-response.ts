@@ -1,0 +1,40 @@
+// Checks that what the server sent has the shape of a Chat Completions response before it is
+// read, so that a malformed reply fails with an OpenAIResponseError that says what was wrong
+// rather than with a TypeError (or as an empty answer).
+
+/**
+ * What is wrong with a non-streamed reply, or undefined when it is a usable completion.
+ * `contentType` is the response's `content-type`, named when the body is not JSON at all.
+ */
+export function completionProblem(body: unknown, contentType: string | null): string | undefined {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    const type = contentType ? `a ${contentType.split(";")[0]} body` : "a body";
+    return `${type} that is not a Chat Completions JSON object (${preview(body)})`;
+  }
+  const choices = (body as { choices?: unknown }).choices;
+  if (!Array.isArray(choices)) return `a JSON object without a "choices" array (${preview(body)})`;
+  if (choices.length === 0) return `an empty "choices" array: no answer at all`;
+  const message = (choices[0] as { message?: unknown } | null)?.message;
+  if (typeof message !== "object" || message === null) return `"choices[0]" without a "message" object (${preview(body)})`;
+  return undefined;
+}
+
+/** What is wrong with a streamed chunk that came after `received` good ones, or undefined when it can be read. */
+export function chunkProblem(chunk: unknown, received: number): string | undefined {
+  const after = `after ${received} chunk(s)`;
+  if (typeof chunk !== "object" || chunk === null || Array.isArray(chunk)) return `a streamed event that is not a JSON object ${after} (${preview(chunk)})`;
+  if (!Array.isArray((chunk as { choices?: unknown }).choices)) return `a streamed chunk without a "choices" array ${after} (${preview(chunk)})`;
+  return undefined;
+}
+
+/** The start of a body, as text, for an error message. */
+function preview(value: unknown): string {
+  let text: string;
+  try {
+    text = typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
+  } catch {
+    text = Object.prototype.toString.call(value);
+  }
+  text = text.replace(/\s+/g, " ").trim();
+  return JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}…` : text);
+}
