@@ -106,6 +106,13 @@ export interface AgentExecutorOptions {
    * `stopReason: "interrupted"`. `resume(runId, { decisions })` continues it. See docs/approval.md.
    */
   needsApproval?: (action: AgentAction) => boolean | Promise<boolean>;
+  /**
+   * Observations longer than this many characters are truncated, with a note the model can read
+   * ("[Observation truncated: the tool returned N characters; ...]"); the step's `metadata` keeps
+   * the original length as `observationLength`. `Infinity` keeps everything.
+   * @default 100000 (about 25,000 tokens)
+   */
+  maxObservationLength?: number;
 }
 
 /**

@@ -15,6 +15,7 @@ import { type RunState, type RunTransition, isEnded, pendingActions, transition 
 import type { StopCondition } from "./stop-condition";
 import { StopConditionWatcher } from "./stop-condition-watcher";
 import { RunWaiter } from "./run-waiter";
+import { onAbort } from "./shared-abort-listener";
 import { TokenForwarder, type TokenSink } from "./token-forwarder";
 import { type ToolRunContext, ToolRunner } from "./tool-runner";
 import type { ResolvedOptions } from "./validate-options";
@@ -69,7 +70,8 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
   private chainRun: CallbackManagerForChainRun | undefined;
   private agentConfig!: RunnableConfig;
   private readonly tools: ToolRunner;
-  private onConfigAbort: (() => void) | undefined;
+  /** Stops watching the caller's `config.signal`. */
+  private unwatchSignal: (() => void) | undefined;
   private recorder: RunRecorder | undefined;
   private readonly startedAt = Date.now();
   onModelCall: TokenSink["onModelCall"];
@@ -93,8 +95,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
       return noop;
     }
     if (signal) {
-      this.onConfigAbort = () => this.cancel(new AbortError({ reason: signal.reason }), true);
-      signal.addEventListener("abort", this.onConfigAbort);
+      this.unwatchSignal = onAbort(signal, () => this.cancel(new AbortError({ reason: signal.reason }), true));
     }
     const { maxExecutionTime } = this.options;
     if (maxExecutionTime !== undefined) {
@@ -488,7 +489,8 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
   private cleanup(): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.onConfigAbort) this.request.config.signal?.removeEventListener("abort", this.onConfigAbort);
+    this.unwatchSignal?.();
+    this.unwatchSignal = undefined;
     this.conditions?.close();
   }
 }

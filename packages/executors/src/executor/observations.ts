@@ -55,13 +55,72 @@ export function stringInputObservation(tool: string, input: string, jsonError?: 
   return `Invalid input for tool "${tool}": ${problem}.\nCall "${tool}" again with a JSON object of arguments.`;
 }
 
+/**
+ * An observation cut to `max` characters, with a note the model can read (the step's metadata
+ * keeps the original length as `observationLength`). @internal
+ */
+export function truncateObservation(observation: string, max: number): string {
+  let end = max;
+  // Never split a surrogate pair.
+  const last = observation.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return `${observation.slice(0, end)}\n\n[Observation truncated: the tool returned ${observation.length} characters; only the first ${end} are shown.]`;
+}
+
 /** The observation for a tool that threw, or rethrows when errors are not handled. @internal */
 export function toolErrorObservation(options: Pick<ResolvedOptions, "handleToolRuntimeErrors">, error: unknown, action: AgentAction): string {
   const handle = options.handleToolRuntimeErrors;
   if (handle === false) throw error;
-  const asError = error instanceof Error ? error : new Error(String(error));
+  const asError = toError(error);
   if (typeof handle === "function") return handle(asError, action);
   return `Tool "${action.tool}" failed with error: ${asError.message}`;
+}
+
+/**
+ * Any thrown value as an `Error` whose `message` can be read: an `Error` as it is (unless reading
+ * its message throws), anything else (`Object.create(null)`, an object whose `toString` throws, a
+ * symbol) described without calling code that might throw again. @internal
+ */
+export function toError(thrown: unknown): Error {
+  if (thrown instanceof Error) {
+    try {
+      if (typeof thrown.message === "string") return thrown;
+    } catch {
+      // a `message` getter that throws: described below
+    }
+  }
+  return new Error(describeThrown(thrown), { cause: thrown });
+}
+
+function describeThrown(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (typeof value === "symbol") return value.toString();
+  if (value === null || typeof value !== "object") return String(value);
+  try {
+    const message = (value as { message?: unknown }).message;
+    if (typeof message === "string") return message;
+  } catch {
+    // fall through
+  }
+  try {
+    const text = String(value);
+    if (text !== "[object Object]") return text;
+  } catch {
+    // fall through
+  }
+  try {
+    const json = JSON.stringify(value);
+    if (json !== undefined && json !== "{}") return json;
+  } catch {
+    // fall through
+  }
+  let name = "an object";
+  try {
+    name = Object.getPrototypeOf(value) === null ? "an object without a prototype" : `a ${(value as object).constructor?.name ?? "object"}`;
+  } catch {
+    // keep the generic name
+  }
+  return `the tool threw ${name} that cannot be shown as text`;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { ResolvedOptions } from "./validate-options";
 import {
+  truncateObservation,
   invalidInputObservation,
   isToolInputParsingException,
   stringInputObservation,
@@ -18,7 +19,7 @@ import {
  * @internal
  */
 export interface ToolRunContext {
-  readonly options: Pick<ResolvedOptions, "toolsByName" | "toolNames" | "maxConcurrency" | "handleToolRuntimeErrors">;
+  readonly options: Pick<ResolvedOptions, "toolsByName" | "toolNames" | "maxConcurrency" | "handleToolRuntimeErrors" | "maxObservationLength">;
   /** The signal the run's tool calls listen on. */
   readonly signal: AbortSignal;
   /** Whether anyone sees `step` events (else they are not built). */
@@ -105,6 +106,10 @@ export class ToolRunner {
         configurable: { ...this.config.configurable, [STEP_METADATA_KEY]: metadata },
       };
       observation = await this.invoke(tool, action, config);
+      if (observation.length > options.maxObservationLength) {
+        metadata.observationLength = observation.length;
+        observation = truncateObservation(observation, options.maxObservationLength);
+      }
     }
     if (this.run.interrupted) return;
     this.run.toolFinished(index, { action, observation }, observed ? performance.now() - start : 0, metadata);

@@ -26,9 +26,13 @@ export interface ResolvedOptions {
   store: RunStore | undefined;
   leaseMs: number;
   recordModelCalls: boolean;
+  maxObservationLength: number;
   /** Whether an action needs approval; undefined when nothing ever does. */
   approval: ApprovalCheck | undefined;
 }
+
+/** Observations longer than this many characters are truncated unless `maxObservationLength` says otherwise. */
+export const DEFAULT_MAX_OBSERVATION_LENGTH = 100_000;
 
 const KNOWN = new Set([
   "agent",
@@ -46,6 +50,7 @@ const KNOWN = new Set([
   "leaseMs",
   "recordModelCalls",
   "needsApproval",
+  "maxObservationLength",
 ]);
 
 function fail(argument: string, value: unknown, message: string): never {
@@ -88,6 +93,7 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     leaseMs = 30_000,
     recordModelCalls = true,
     needsApproval,
+    maxObservationLength = DEFAULT_MAX_OBSERVATION_LENGTH,
   } = options;
 
   if (!Runnable.isRunnable(agent)) {
@@ -137,6 +143,9 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
   if (!(typeof leaseMs === "number" && Number.isInteger(leaseMs) && leaseMs >= 100 && leaseMs < 2 ** 31)) {
     fail("leaseMs", leaseMs, `\`leaseMs\` must be an integer number of milliseconds >= 100, got ${show(leaseMs)}.`);
   }
+  if (!(maxObservationLength === Number.POSITIVE_INFINITY || (Number.isInteger(maxObservationLength) && maxObservationLength >= 1))) {
+    fail("maxObservationLength", maxObservationLength, `\`maxObservationLength\` must be an integer >= 1 (characters) or Infinity, got ${show(maxObservationLength)}.`);
+  }
   if (needsApproval !== undefined && typeof needsApproval !== "function") {
     fail("needsApproval", needsApproval, `\`needsApproval\` must be a function (action) => boolean, got ${show(needsApproval)}.`);
   }
@@ -161,6 +170,7 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     leaseMs,
     recordModelCalls,
     approval: approvalCheck(toolsByName, needsApproval),
+    maxObservationLength,
   };
 }
 

@@ -1,0 +1,110 @@
+import { AgentExecutor } from "@agentrx/executors";
+import { tool } from "@langchain/core/tools";
+import { lastValueFrom } from "rxjs";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { act, collect, finish, scriptedAgent } from "./test-helpers";
+
+function throwing(value: () => unknown) {
+  return tool(
+    async () => {
+      throw value();
+    },
+    { name: "bad", description: "Throws.", schema: z.object({}) },
+  );
+}
+
+describe("tool errors of every kind become observations", () => {
+  const strange: [string, () => unknown, RegExp][] = [
+    ["an object without a prototype", () => Object.create(null), /failed with error: the tool threw an object without a prototype/],
+    [
+      "an object whose toString throws",
+      () => ({
+        toString() {
+          throw new Error("no");
+        },
+      }),
+      /failed with error: /,
+    ],
+    [
+      "an Error whose message getter throws",
+      () => {
+        const error = new Error("x");
+        Object.defineProperty(error, "message", {
+          get() {
+            throw new Error("no message");
+          },
+        });
+        return error;
+      },
+      /failed with error: /,
+    ],
+    ["a symbol", () => Symbol("odd"), /failed with error: Symbol\(odd\)/],
+    ["a plain object with a message", () => ({ message: "plain" }), /failed with error: plain/],
+  ];
+  it.each(strange)("%s", async (_name, value, expected) => {
+    const { agent, inputs } = scriptedAgent([act("bad"), finish("ok")]);
+    const result = await lastValueFrom(new AgentExecutor({ agent, tools: [throwing(value)] }).invoke({ input: "go" }));
+    expect(result.output).toBe("ok");
+    expect(inputs[1]?.steps[0]?.observation).toMatch(expected);
+  });
+});
+
+describe("maxObservationLength", () => {
+  const big = tool(async () => "x".repeat(250_000), { name: "big", description: "Big.", schema: z.object({}) });
+
+  it("truncates long observations with a note and keeps the original length in the step metadata", async () => {
+    const { agent, inputs } = scriptedAgent([act("big"), finish("ok")]);
+    const events = await collect(new AgentExecutor({ agent, tools: [big] }).stream({ input: "go" }));
+    const observation = inputs[1]?.steps[0]?.observation ?? "";
+    expect(observation.startsWith("x".repeat(100_000))).toBe(true);
+    expect(observation).toMatch(/\[Observation truncated: the tool returned 250000 characters; only the first 100000 are shown\.\]$/);
+    const step = events.find((event) => event.type === "step");
+    expect(step?.type === "step" && step.metadata?.observationLength).toBe(250_000);
+  });
+
+  it("takes a limit, Infinity keeps everything, and a bad value names the option", async () => {
+    const { agent, inputs } = scriptedAgent([act("big"), finish("ok"), act("big"), finish("ok")]);
+    await lastValueFrom(new AgentExecutor({ agent, tools: [big], maxObservationLength: 10 }).invoke({ input: "go" }));
+    expect(inputs[1]?.steps[0]?.observation).toMatch(/^x{10}\n\n\[Observation truncated/);
+    await lastValueFrom(new AgentExecutor({ agent, tools: [big], maxObservationLength: Number.POSITIVE_INFINITY }).invoke({ input: "go" }));
+    expect(inputs[3]?.steps[0]?.observation).toHaveLength(250_000);
+    expect(() => new AgentExecutor({ agent, tools: [big], maxObservationLength: 0 })).toThrow(/maxObservationLength/);
+  });
+});
+
+describe("many runs under one caller signal", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("adds one listener to the signal however many runs watch it, and removes it when they end", async () => {
+    const controller = new AbortController();
+    const add = vi.spyOn(controller.signal, "addEventListener");
+    const remove = vi.spyOn(controller.signal, "removeEventListener");
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on("warning", onWarning);
+    try {
+      const runs = Array.from({ length: 25 }, () => {
+        const { agent } = scriptedAgent([finish("ok")]);
+        return lastValueFrom(new AgentExecutor({ agent, tools: [] }).invoke({ input: "go" }, { signal: controller.signal }));
+      });
+      await Promise.all(runs);
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(add.mock.calls.filter(([type]) => type === "abort")).toHaveLength(1);
+    expect(remove.mock.calls.filter(([type]) => type === "abort")).toHaveLength(1);
+    expect(warnings.filter((warning) => warning.name === "MaxListenersExceededWarning")).toEqual([]);
+  });
+
+  it("still cancels every run when the shared signal aborts", async () => {
+    const controller = new AbortController();
+    const runs = Array.from({ length: 12 }, () => {
+      const { agent } = scriptedAgent([() => new Promise(() => {})]);
+      return lastValueFrom(new AgentExecutor({ agent, tools: [] }).invoke({ input: "go" }, { signal: controller.signal })).catch((error: Error) => error.name);
+    });
+    controller.abort("shutdown");
+    expect(await Promise.all(runs)).toEqual(Array.from({ length: 12 }, () => "AbortError"));
+  });
+});
