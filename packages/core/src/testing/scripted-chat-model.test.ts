@@ -114,6 +114,19 @@ describe("ScriptedChatModel", () => {
     expect(model.calls[0]?.streamed).toBe(true);
   });
 
+  it("streams tool calls whose arguments are nested 10,000 levels deep", async () => {
+    let args: Record<string, unknown> = { leaf: true };
+    for (let level = 0; level < 10_000; level++) args = { next: args };
+    const model = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "search", args }] }], onExhausted: "repeat-last", toolCallChunkSize: 512 });
+    let text = "";
+    for await (const chunk of await model.stream("go")) text += chunk.tool_call_chunks?.map((part) => part.args ?? "").join("") ?? "";
+    expect(text).toBe(`${'{"next":'.repeat(10_000)}{"leaf":true}${"}".repeat(10_000)}`);
+    const streamed = await new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "search", args }] }], streaming: true, toolCallChunkSize: 512 }).invoke("go");
+    let inner: unknown = streamed.tool_calls?.[0]?.args;
+    for (let level = 0; level < 10_000; level++) inner = (inner as { next: unknown }).next;
+    expect(inner).toEqual({ leaf: true });
+  });
+
   it("records the bound tools and tool choice of every call", async () => {
     const model = new ScriptedChatModel({ responses: ["a", "b"] });
     await model.bindTools([search, calculator], { tool_choice: "search" }).invoke("x");

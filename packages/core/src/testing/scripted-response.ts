@@ -11,6 +11,7 @@ import {
   type UsageMetadata,
 } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
+import { stringifyJson } from "../internal/stringify-json";
 import { strictToolCalls } from "../messages/strict-tool-calls";
 
 /** A tool call in a scripted response. */
@@ -169,7 +170,8 @@ export function splitText(text: string, chunkSize: "word" | number): string[] {
 export function toToolCallChunks(message: AIMessage, size: number): ToolCallChunk[] {
   const chunks: ToolCallChunk[] = [];
   const all = [
-    ...(message.tool_calls ?? []).map((call) => ({ id: call.id, name: call.name, text: JSON.stringify(call.args) })),
+    // Arguments of any depth: a test may script ones nested thousands of levels deep.
+    ...(message.tool_calls ?? []).map((call) => ({ id: call.id, name: call.name, text: stringifyJson(call.args) ?? "{}" })),
     ...(message.invalid_tool_calls ?? []).map((call) => ({ id: call.id, name: call.name, text: call.args ?? "" })),
   ];
   all.forEach((call, index) => {
