@@ -1,7 +1,9 @@
 import { InvalidArgumentError } from "@agentrx/core";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { Observable, type OperatorFunction } from "rxjs";
+import { InProcessRunStore } from "../runs/in-process-run-store";
 import { openNewRun, openResumedRun, releaseAsCancelled } from "../runs/open-run";
+import type { RunStore } from "../runs/run-store";
 import { RunRecorder, ownerId } from "../runs/run-recorder";
 import type { AgentExecutorCallConfig, AgentExecutorOptions, AgentExecutorResult, ResumeOptions } from "./agent-executor-options";
 import type { AgentStreamEvent, Interrupt, OutputEvent } from "./events";
@@ -44,6 +46,8 @@ import { type ResolvedOptions, normalizeStopWhen, validateOptions, validateStore
  */
 export class AgentExecutor {
   private readonly options: ResolvedOptions;
+  /** Where runs go without a store when tools need approval: this process only. */
+  private inProcessStore: InProcessRunStore | undefined;
 
   /** @throws InvalidArgumentError naming the option when an option has a value that cannot work. */
   constructor(options: AgentExecutorOptions) {
@@ -89,7 +93,7 @@ export class AgentExecutor {
   resume(runId: string, options?: ResumeOptions): Observable<AgentStreamEvent> {
     return new Observable<AgentStreamEvent>((subscriber) => {
       const { store: given, stopWhen, decisions, ...config } = options ?? {};
-      const store = given ?? this.options.store;
+      const store = given ?? this.defaultStore();
       let conditions: readonly StopCondition[];
       try {
         if (typeof runId !== "string" || runId === "") {
@@ -149,6 +153,12 @@ export class AgentExecutor {
     });
   }
 
+  /** The executor's store; without one, when tools need approval, an in-process store of its own. */
+  private defaultStore(): RunStore | undefined {
+    if (this.options.store !== undefined || this.options.approval === undefined) return this.options.store;
+    return (this.inProcessStore ??= new InProcessRunStore());
+  }
+
   private events(
     inputs: Record<string, unknown>,
     config: AgentExecutorCallConfig | undefined,
@@ -167,7 +177,7 @@ export class AgentExecutor {
       }
       let runConfig: RunnableConfig = config ?? {};
       let conditions: readonly StopCondition[] = this.options.stopWhen;
-      let store = this.options.store;
+      let store = this.defaultStore();
       let threadId: string | undefined;
       if (config !== undefined) {
         const { stopWhen, store: callStore, threadId: callThread, ...rest } = config;

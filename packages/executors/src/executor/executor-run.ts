@@ -74,6 +74,8 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
   private unwatchSignal: (() => void) | undefined;
   private recorder: RunRecorder | undefined;
   private readonly startedAt = Date.now();
+  /** Actions of the current turn a person rejected (their observation is the rejection: never returned directly). */
+  private readonly rejected = new Set<number>();
   onModelCall: TokenSink["onModelCall"];
 
   constructor(
@@ -335,7 +337,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
       await this.pause();
       return "done";
     }
-    if (turn.actions.length === 1 && this.tools.returnsDirect(turn.actions[0] as AgentAction)) {
+    if (turn.actions.length === 1 && !this.rejected.has(0) && this.tools.returnsDirect(turn.actions[0] as AgentAction)) {
       const observation = (turn.results[0] as AgentStep).observation;
       await this.complete({ returnValues: { output: observation }, log: observation }, "return_direct");
       return "done";
@@ -355,6 +357,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
       const decision = decisions[interrupt.id] as Decision;
       const action = turn?.actions[interrupt.index];
       if (action === undefined || typeof decision === "string") continue;
+      if (decision.type === "reject") this.rejected.add(interrupt.index);
       if (decision.type === "reject") this.toolFinished(interrupt.index, { action, observation: decision.message ?? REJECTED_OBSERVATION }, 0, undefined);
       else if (decision.type === "edit") this.dispatch({ type: "inputEdited", index: interrupt.index, toolInput: decision.toolInput });
     }

@@ -1,0 +1,54 @@
+import { AgentExecutor } from "@agentrx/executors";
+import { withApproval } from "@agentrx/tools";
+import { tool } from "@langchain/core/tools";
+import { lastValueFrom } from "rxjs";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { act, collect, finish, scriptedAgent } from "./test-helpers";
+
+const send = (ran: string[], returnDirect = false) =>
+  withApproval(
+    tool(
+      async ({ to }: { to: string }) => {
+        ran.push(to);
+        return `sent to ${to}`;
+      },
+      { name: "send", description: "Sends an email.", schema: z.object({ to: z.string() }), returnDirect },
+    ),
+  );
+
+describe("approval without a store", () => {
+  it("pauses and resumes in the same process, in a store of the executor's own", async () => {
+    const ran: string[] = [];
+    const { agent, inputs } = scriptedAgent([act("send", { to: "ana" }), (input) => finish(`done: ${input.steps[0]?.observation}`)]);
+    const executor = new AgentExecutor({ agent, tools: [send(ran)] });
+    const paused = await lastValueFrom(executor.invoke({ input: "mail ana" }, { runId: "mail" }));
+    expect(paused.interrupts?.[0]).toMatchObject({ id: "call-0-0", tool: "send", toolInput: { to: "ana" } });
+    expect(ran).toEqual([]);
+    const done = await lastValueFrom(executor.resume("mail", { decisions: { "call-0-0": "approve" } }));
+    expect(done).toMatchObject({ type: "output", output: "done: sent to ana", stopReason: "finish" });
+    expect(ran).toEqual(["ana"]);
+    expect(inputs).toHaveLength(2);
+  });
+
+  it("an executor without approval and without a store still cannot resume", async () => {
+    const { agent } = scriptedAgent([finish("ok")]);
+    await expect(lastValueFrom(new AgentExecutor({ agent, tools: [] }).resume("x"))).rejects.toThrow(/no store to resume from/);
+  });
+});
+
+describe("approval and returnDirect", () => {
+  it("an approved returnDirect call returns directly; a rejected one goes back to the model", async () => {
+    const ran: string[] = [];
+    const { agent } = scriptedAgent([act("send", { to: "ana" }), act("send", { to: "bo" }), finish("the model saw the rejection")]);
+    const executor = new AgentExecutor({ agent, tools: [send(ran, true)] });
+    await lastValueFrom(executor.invoke({ input: "mail" }, { runId: "a" }));
+    const approved = await collect(executor.resume("a", { decisions: { "call-0-0": "approve" } }));
+    expect(approved.at(-1)).toMatchObject({ type: "output", stopReason: "return_direct", output: "sent to ana" });
+
+    await lastValueFrom(executor.invoke({ input: "mail" }, { runId: "b" }));
+    const rejected = await lastValueFrom(executor.resume("b", { decisions: { "call-0-0": { type: "reject", message: "no" } } }));
+    expect(rejected).toMatchObject({ stopReason: "finish", output: "the model saw the rejection" });
+    expect(ran).toEqual(["ana"]);
+  });
+});

@@ -1,0 +1,126 @@
+import type { ClaimRun, ListRunsOptions, NewRun, RunInfo, RunStore, RunWrite, StoredRunEvent } from "./run-store";
+import { RunBusyError, RunLeaseLostError, RunNotFoundError, RunStoreError } from "./run-store-errors";
+
+interface Record {
+  info: RunInfo;
+  events: StoredRunEvent[];
+}
+
+/**
+ * The store an executor keeps its runs in when its tools need approval and it was given no store:
+ * in this process only, so a script or a notebook can pause a run and resume it. It holds what
+ * `resume` needs (runs and their events, with the same lease rules as every store) and nothing
+ * more: give the executor a `MemoryRunStore`, `SqliteRunStore` or `PostgresRunStore` (from
+ * `@agentrx/runs`) to list runs, keep threads, or resume in another process.
+ *
+ * @internal
+ */
+export class InProcessRunStore implements RunStore {
+  private readonly runs = new Map<string, Record>();
+
+  async createRun(run: NewRun): Promise<void> {
+    if (this.runs.has(run.runId)) throw new RunStoreError({ operation: "createRun", runId: run.runId, message: `Run "${run.runId}" is recorded already.` });
+    const info: RunInfo = { runId: run.runId, status: run.status, inputs: run.inputs, createdAt: run.at, updatedAt: run.at, eventCount: 0 };
+    if (run.threadId !== undefined) info.threadId = run.threadId;
+    if (run.owner !== undefined) info.owner = run.owner;
+    if (run.leaseMs !== undefined) info.leaseExpiresAt = run.at + run.leaseMs;
+    this.runs.set(run.runId, { info, events: [] });
+  }
+
+  async claimRun(runId: string, claim: ClaimRun): Promise<RunInfo> {
+    const record = this.record(runId, "claimRun");
+    const before = { ...record.info };
+    const { status, owner, leaseExpiresAt } = record.info;
+    if (status === "running" && owner !== claim.owner && (leaseExpiresAt ?? 0) > claim.at) {
+      throw new RunBusyError({ runId, ...(owner === undefined ? {} : { owner }), ...(leaseExpiresAt === undefined ? {} : { leaseExpiresAt }) });
+    }
+    Object.assign(record.info, { status: "running", owner: claim.owner, leaseExpiresAt: claim.at + claim.leaseMs, updatedAt: claim.at });
+    return before;
+  }
+
+  async write(runId: string, write: RunWrite): Promise<void> {
+    const record = this.record(runId, "write");
+    if (record.info.owner !== write.owner) throw new RunLeaseLostError({ runId, owner: write.owner });
+    const first = write.events[0];
+    if (first !== undefined && first.seq !== record.info.eventCount + 1) {
+      throw new RunStoreError({ operation: "write", runId, message: `Run "${runId}": event ${first.seq} does not follow event ${record.info.eventCount}.` });
+    }
+    record.events.push(...write.events);
+    const info = record.info;
+    info.eventCount += write.events.length;
+    info.updatedAt = write.at;
+    info.leaseExpiresAt = write.at + write.leaseMs;
+    const update = write.update ?? {};
+    if (update.status !== undefined) info.status = update.status;
+    if (update.stopReason !== undefined) info.stopReason = update.stopReason;
+    if (update.usage !== undefined) info.usage = update.usage;
+    if (update.error !== undefined) info.error = update.error;
+    if (update.checkpoint !== undefined) info.checkpoint = update.checkpoint;
+    if (update.release) {
+      delete info.owner;
+      delete info.leaseExpiresAt;
+    }
+  }
+
+  async getRun(runId: string): Promise<RunInfo | undefined> {
+    const record = this.runs.get(runId);
+    return record === undefined ? undefined : { ...record.info };
+  }
+
+  async readEvents(runId: string, options: { after?: number; limit?: number } = {}): Promise<StoredRunEvent[]> {
+    const events = this.runs.get(runId)?.events ?? [];
+    const after = options.after ?? 0;
+    return events.slice(after, options.limit === undefined ? undefined : after + options.limit);
+  }
+
+  async listRuns(options: ListRunsOptions = {}): Promise<RunInfo[]> {
+    const statuses = options.status === undefined ? undefined : ([] as string[]).concat(options.status);
+    return [...this.runs.values()]
+      .map((record) => ({ ...record.info }))
+      .filter((info) => (options.threadId === undefined || info.threadId === options.threadId) && (statuses === undefined || statuses.includes(info.status)))
+      .sort((a, b) => b.createdAt - a.createdAt)
+      .slice(0, options.limit ?? 100);
+  }
+
+  async deleteRun(runId: string): Promise<boolean> {
+    return this.runs.delete(runId);
+  }
+
+  async pruneRuns(options: { olderThan: number | Date }): Promise<number> {
+    const limit = typeof options.olderThan === "number" ? options.olderThan : options.olderThan.getTime();
+    let count = 0;
+    for (const [runId, { info }] of this.runs) {
+      if (info.status !== "running" && info.updatedAt < limit) count += this.runs.delete(runId) ? 1 : 0;
+    }
+    return count;
+  }
+
+  appendThreadMessages(): Promise<number[]> {
+    return Promise.reject(this.noThreads("appendThreadMessages"));
+  }
+
+  readThreadMessages(): Promise<never[]> {
+    return Promise.reject(this.noThreads("readThreadMessages"));
+  }
+
+  clearThread(): Promise<number> {
+    return Promise.reject(this.noThreads("clearThread"));
+  }
+
+  async close(): Promise<void> {
+    this.runs.clear();
+  }
+
+  private record(runId: string, operation: string): Record {
+    const record = this.runs.get(runId);
+    if (record === undefined) throw new RunNotFoundError({ operation, runId });
+    return record;
+  }
+
+  private noThreads(operation: string): RunStoreError {
+    return new RunStoreError({
+      operation,
+      message: "The executor's own in-process store keeps paused runs only; give ThreadMemory a store from @agentrx/runs (MemoryRunStore, SqliteRunStore, PostgresRunStore).",
+    });
+  }
+}
