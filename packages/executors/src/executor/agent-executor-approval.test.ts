@@ -52,3 +52,27 @@ describe("approval and returnDirect", () => {
     expect(ran).toEqual(["ana"]);
   });
 });
+
+describe("awaiting a run", () => {
+  it("await invoke subscribes once and resolves with the result; awaiting again does not run it again", async () => {
+    const { agent, inputs } = scriptedAgent([finish("one"), finish("two")]);
+    const run = new AgentExecutor({ agent, tools: [] }).invoke({ input: "go" });
+    const result = await run;
+    expect(result).toMatchObject({ input: "go", output: "one" });
+    expect(await run).toBe(result);
+    expect(inputs).toHaveLength(1);
+    // Subscribing is still a run of its own.
+    expect((await lastValueFrom(run)).output).toBe("two");
+  });
+
+  it("await resume resolves with the result, inputs from the resumed run", async () => {
+    const ran: string[] = [];
+    const { agent } = scriptedAgent([act("send", { to: "cy" }), finish("sent")]);
+    const executor = new AgentExecutor({ agent, tools: [send(ran)] });
+    const paused = await executor.invoke({ input: "mail cy" }, { runId: "m" });
+    expect(paused.interrupts).toHaveLength(1);
+    const result = await executor.resume("m", { decisions: { "call-0-0": "approve" } });
+    expect(result).toMatchObject({ input: "mail cy", output: "sent", runId: "m" });
+    await expect(executor.invoke(null as never)).rejects.toThrow(/inputs/);
+  });
+});

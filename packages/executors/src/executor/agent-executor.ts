@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from "@agentrx/core";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { Observable, type OperatorFunction } from "rxjs";
+import { Observable, type OperatorFunction, lastValueFrom } from "rxjs";
 import { InProcessRunStore } from "../runs/in-process-run-store";
 import { openNewRun, openResumedRun, releaseAsCancelled } from "../runs/open-run";
 import type { RunStore } from "../runs/run-store";
@@ -9,6 +9,7 @@ import type { AgentExecutorCallConfig, AgentExecutorOptions, AgentExecutorResult
 import type { AgentStreamEvent, Interrupt, OutputEvent } from "./events";
 import { AgentExecutorRunnable } from "./agent-executor-runnable";
 import { ExecutorRun } from "./executor-run";
+import { RunObservable } from "./run-observable";
 import type { StopCondition } from "./stop-condition";
 import { initialRunState } from "./run-state";
 import { type ResolvedOptions, normalizeStopWhen, validateOptions, validateStore } from "./validate-options";
@@ -61,8 +62,9 @@ export class AgentExecutor {
    * @param config a `RunnableConfig` (callbacks, tags, metadata, signal, runName, configurable)
    *   plus optional per-call `stopWhen` conditions
    */
-  invoke(inputs: Record<string, unknown>, config?: AgentExecutorCallConfig): Observable<AgentExecutorResult> {
-    return this.events(inputs, config, false).pipe(toResultOf(inputs));
+  invoke(inputs: Record<string, unknown>, config?: AgentExecutorCallConfig): RunObservable<AgentExecutorResult> {
+    const results = this.events(inputs, config, false).pipe(toResultOf(inputs));
+    return new RunObservable<AgentExecutorResult>((subscriber) => results.subscribe(subscriber));
   }
 
   /** Runs the agent and emits the run as events; the last event is always `output`. */
@@ -90,8 +92,8 @@ export class AgentExecutor {
    * @param runId the recorded run's id
    * @param options the store (defaults to the executor's), plus a `RunnableConfig` for this segment
    */
-  resume(runId: string, options?: ResumeOptions): Observable<AgentStreamEvent> {
-    return new Observable<AgentStreamEvent>((subscriber) => {
+  resume(runId: string, options?: ResumeOptions): RunObservable<AgentStreamEvent, AgentExecutorResult> {
+    return new RunObservable<AgentStreamEvent, AgentExecutorResult>((subscriber) => {
       const { store: given, stopWhen, decisions, ...config } = options ?? {};
       const store = given ?? this.defaultStore();
       let conditions: readonly StopCondition[];
@@ -150,7 +152,7 @@ export class AgentExecutor {
         closed = true;
         teardown?.();
       };
-    });
+    }, (run) => lastValueFrom(run.pipe(toResultOf(undefined))));
   }
 
   /** The executor's store; without one, when tools need approval, an in-process store of its own. */
@@ -218,16 +220,21 @@ export class AgentExecutor {
   }
 }
 
-/** Keeps the `output` event and maps it to the result (`filter` + `map` in one operator). */
-function toResultOf(inputs: Record<string, unknown>): OperatorFunction<AgentStreamEvent, AgentExecutorResult> {
+/**
+ * Keeps the `output` event and maps it to the result (`filter` + `map` in one operator). Without
+ * `inputs`, they come from the run's `start` event (a resumed run's).
+ */
+function toResultOf(inputs: Record<string, unknown> | undefined): OperatorFunction<AgentStreamEvent, AgentExecutorResult> {
   return (events) =>
     new Observable<AgentExecutorResult>((subscriber) => {
       let interrupts: Interrupt[] | undefined;
+      let seen = inputs ?? {};
       return events.subscribe({
         next: (event) => {
+          if (event.type === "start" && inputs === undefined) seen = event.inputs;
           if (event.type === "interrupt") interrupts = event.interrupts;
           if (event.type === "output") {
-            const result = toResult(inputs, event);
+            const result = toResult(seen, event);
             if (interrupts) result.interrupts = interrupts;
             subscriber.next(result);
           }

@@ -2,3 +2,4 @@ export { AgentExecutor } from "./agent-executor";
 export type { AgentExecutorCallConfig, AgentExecutorOptions, AgentExecutorResult, ResumeOptions } from "./agent-executor-options";
 export { AgentExecutorRunnable } from "./agent-executor-runnable";
 export { InvalidAgentOutputError } from "./invalid-agent-output-error";
+export { RunObservable } from "./run-observable";
