@@ -88,6 +88,8 @@ export class AgentExecutor {
    * over the whole run. The first event is `start` with `resumed: true`; only new events follow
    * (`replayRun` gives the whole history). A finished run emits its recorded `output` and runs
    * nothing. A run another process is running fails with `RunBusyError` until its lease expires.
+   * A `queued` run (recorded with `createRun({ status: "queued" })`, as a worker queue does) starts
+   * here: its `start` event says `resumed: false`.
    *
    * @param runId the recorded run's id
    * @param options the store (defaults to the executor's), plus a `RunnableConfig` for this segment
@@ -137,7 +139,8 @@ export class AgentExecutor {
               streamTokens: true,
               observeModel: true,
               watchModel: true,
-              resumed: true,
+              // A queued run (recorded, never started) starts here: its first segment.
+              resumed: restored.lastSeq > 0,
               decisions: restored.decisions,
               ...(restored.newDecisions ? { newDecisions: restored.newDecisions } : {}),
               record: async (run) => new RunRecorder(store, runId, owner, leaseMs, restored.lastSeq, run.recorderHooks(), restored.modelCalls),

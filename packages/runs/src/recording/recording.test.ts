@@ -256,3 +256,14 @@ async function vi_waitFor(check: () => Promise<boolean>, timeoutMs = 5_000): Pro
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
+
+describe("queued runs", () => {
+  it("resume starts a run that was recorded as queued: resumed is false, and it runs from its recorded inputs", async () => {
+    const store = new MemoryRunStore();
+    await store.createRun({ runId: "q1", threadId: "t", inputs: { input: "Weather?" }, status: "queued", at: Date.now() });
+    const events = await collect(executorFor({ store }).resume("q1"));
+    expect(events[0]).toMatchObject({ type: "start", runId: "q1", resumed: false, inputs: { input: "Weather?" }, threadId: "t" });
+    expect(events.at(-1)).toMatchObject({ type: "output", output: "Sunny in Paris, rainy in Oslo." });
+    expect(await store.getRun("q1")).toMatchObject({ status: "finished" });
+  });
+});
