@@ -33,3 +33,5 @@ export { replayRun } from "./replay/index";
 export type { ReplayRunOptions, ReplayTiming } from "./replay/index";
 export { RecordedChatModel, ReplayDivergenceError } from "./recorded-chat-model/index";
 export type { ModelCallInput, RecordedChatModelCallOptions, RecordedChatModelOptions, ReplayDivergenceReason } from "./recorded-chat-model/index";
+export { ThreadMemory, estimateMessageTokens, estimateTextTokens } from "./thread-memory/index";
+export type { AddThreadMessagesOptions, ThreadMemoryOptions } from "./thread-memory/index";

@@ -1,0 +1,105 @@
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
+import { describe, expect, it } from "vitest";
+import { estimateMessageTokens } from "./estimate-message-tokens";
+import { estimateTextTokens } from "./estimate-tokens";
+
+const CODE_LOOP = `export async function readAll(store: RunStore, runId: string): Promise<StoredRunEvent[]> {
+  const events: StoredRunEvent[] = [];
+  for (let after = 0; ; ) {
+    const page = await store.readEvents(runId, { after, limit: 500 });
+    if (page.length === 0) return events;
+    events.push(...page);
+    after = page[page.length - 1]!.seq;
+  }
+}
+`;
+const CODE_CALLS = `const weather = tool(async ({ city }) => (city === "Paris" ? "sunny" : "rainy"), {
+  name: "weather", description: "Weather for a city.", schema: z.object({ city: z.string() }),
+});
+const executor = new AgentExecutor({ agent, tools: [weather], store, maxIterations: 10 });
+const result = await lastValueFrom(executor.invoke({ input: "Weather in Paris?" }, { threadId: "support-42" }));
+console.log(result.runId, result.output);
+`;
+
+/**
+ * Texts with their token counts in OpenAI's o200k_base, counted with js-tiktoken 1.0.21
+ * (`new Tiktoken(o200k_base).encode(text).length`), so the estimate's accuracy is checked offline.
+ */
+const MEASURED: [kind: "english" | "code" | "json" | "other", text: string, o200k: number][] = [
+  ["english", "Hi, my name is Ada. What's the weather like in Paris today?", 15],
+  ["english", "Sure! It's currently 21°C and sunny in Paris, with a light breeze from the northwest.", 20],
+  ["english", "TCP is like a phone call: a connection is set up first, and everything you say arrives in order, or the call notices it was lost and repeats it. UDP is like sending postcards: each one travels on its own, quickly, but some may arrive late, out of order, or not at all.", 63],
+  ["english", "I found 3 options: United UA 1549 departing 08:05, $312; JetBlue B6 916 departing 11:30, $289; and Delta DL 2211 departing 22:45 (red-eye), $254.", 53],
+  ["english", "- Q3 budget approved (+5% for engineering)\n- Hiring plan on hold until the new VP starts\n- Weekly sync moves to Tuesday mornings", 29],
+  ["english", "A run normally lives in the memory of the process that started it. Give the executor a run store and every run it executes is recorded as it happens: its inputs, every action, tool result, model reply, token usage and its output.", 49],
+  ["code", CODE_LOOP, 98],
+  ["code", CODE_CALLS, 112],
+  ["code", 'def reverse(text: str) -> str:\n    """Return text reversed."""\n    return text[::-1]\n\nprint(reverse("hello"))\n', 26],
+  ["json", JSON.stringify({ location: "Paris, FR", temperature_c: 21.5, conditions: "sunny", wind: { speed_kmh: 12, direction: "NW" }, forecast: [{ day: "Tue", high: 23, low: 14 }, { day: "Wed", high: 19, low: 12 }] }), 60],
+  ["json", JSON.stringify({ results: [{ title: "Patagonia travel guide", url: "https://example.com/patagonia/guide", snippet: "The best time to visit Patagonia is between November and March." }, { title: "Hiking Torres del Paine", url: "https://example.com/torres-del-paine", snippet: "The W trek takes four to five days." }] }), 73],
+  ["other", "Bonjour ! Je voudrais réserver une table pour quatre personnes samedi soir, vers vingt heures.", 17],
+  ["other", "Könnten Sie mir bitte erklären, wie ich mein Passwort zurücksetzen kann?", 16],
+  ["other", "Привет! Можешь помочь мне перевести этот текст на английский?", 16],
+  ["other", "今天的天气怎么样？我打算下午去公园散步，如果下雨的话就改成去图书馆看书。", 28],
+  ["other", "明日の会議は午前十時から始まります。資料は事前に共有フォルダにアップロードしておいてください。", 31],
+  ["other", "안녕하세요! 내일 오후 세 시에 회의실을 예약하고 싶은데, 가능한지 확인해 주실 수 있나요?", 28],
+  ["other", "مرحبا، أريد أن أعرف مواعيد عمل المكتبة خلال عطلة نهاية الأسبوع", 18],
+];
+
+describe("estimateTextTokens", () => {
+  it("stays within 20% of o200k_base on each English, code and JSON text, and within 5% over all of them", () => {
+    let estimated = 0;
+    let measured = 0;
+    for (const [kind, text, o200k] of MEASURED) {
+      if (kind === "other") continue;
+      const estimate = estimateTextTokens(text);
+      expect(Math.abs(estimate - o200k) / o200k, `${kind}: ${estimate} for ${o200k}: ${text.slice(0, 40)}`).toBeLessThanOrEqual(0.2);
+      estimated += estimate;
+      measured += o200k;
+    }
+    expect(Math.abs(estimated - measured) / measured).toBeLessThanOrEqual(0.05);
+  });
+
+  it("stays within 25% of o200k_base on other languages", () => {
+    for (const [kind, text, o200k] of MEASURED) {
+      if (kind !== "other") continue;
+      const estimate = estimateTextTokens(text);
+      expect(Math.abs(estimate - o200k) / o200k, `${estimate} for ${o200k}: ${text}`).toBeLessThanOrEqual(0.25);
+    }
+  });
+
+  it("counts nothing as 0 and any text as at least 1, and keeps up with a 1 MB text", () => {
+    expect(estimateTextTokens("")).toBe(0);
+    expect(estimateTextTokens("ok")).toBe(1);
+    expect(estimateTextTokens(" ")).toBe(1);
+    expect(estimateTextTokens("🎉")).toBe(1);
+    const big = "tool output line with some text 0123456789\n".repeat(24_000);
+    const started = performance.now();
+    const tokens = estimateTextTokens(big);
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(tokens).toBeGreaterThan(big.length / 6);
+    expect(tokens).toBeLessThan(big.length / 2);
+  });
+});
+
+describe("estimateMessageTokens", () => {
+  it("adds 4 per message, the name, and each tool call's name, arguments and 3 more", () => {
+    const text = "What's the weather like in Paris today?";
+    expect(estimateMessageTokens(new HumanMessage(text))).toBe(4 + estimateTextTokens(text));
+    expect(estimateMessageTokens(new SystemMessage(""))).toBe(4);
+    expect(estimateMessageTokens(new HumanMessage({ content: "hi", name: "ada" }))).toBe(4 + 1 + 1 + 1);
+    const call = new AIMessage({ content: "", tool_calls: [{ id: "c1", name: "weather", args: { city: "Paris" } }] });
+    expect(estimateMessageTokens(call)).toBe(4 + 3 + estimateTextTokens("weather") + estimateTextTokens('{"city":"Paris"}'));
+    expect(estimateMessageTokens(new ToolMessage({ content: "sunny", tool_call_id: "c1" }))).toBe(4 + 1);
+  });
+
+  it("counts the text of content blocks, a fixed 765 per image, and other blocks as JSON", () => {
+    const message = new HumanMessage({
+      content: [
+        { type: "text", text: "What is in this picture?" },
+        { type: "image_url", image_url: { url: `data:image/png;base64,${"A".repeat(100_000)}` } },
+      ],
+    });
+    expect(estimateMessageTokens(message)).toBe(4 + estimateTextTokens("What is in this picture?") + 765);
+  });
+});

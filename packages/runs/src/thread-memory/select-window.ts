@@ -1,0 +1,101 @@
+import type { JsonObject, StoredThreadMessage } from "@agentrx/executors";
+
+/** Reads the thread's messages with a seq below `before` (all when undefined), newest first, at most `limit`. */
+export type ReadOlder = (before: number | undefined, limit: number) => Promise<StoredThreadMessage[]>;
+
+/** What the window selection needs to know about a stored message, read from its JSON. */
+interface MessageShape {
+  type: string | undefined;
+  /** The ids of an AI message's tool calls (`undefined` for a call without one); empty when it has none. */
+  toolCallIds: (string | undefined)[];
+  /** A tool message's `tool_call_id`. */
+  toolCallId: string | undefined;
+}
+
+function shapeOf(stored: StoredThreadMessage): MessageShape {
+  const { type, data } = stored.message as { type?: unknown; data?: unknown };
+  const fields = (data !== null && typeof data === "object" ? data : {}) as JsonObject;
+  const calls = Array.isArray(fields.tool_calls) ? fields.tool_calls : [];
+  return {
+    type: typeof type === "string" ? type : undefined,
+    toolCallIds: calls.map((call) => {
+      const id = call !== null && typeof call === "object" && !Array.isArray(call) ? call.id : undefined;
+      return typeof id === "string" && id !== "" ? id : undefined;
+    }),
+    toolCallId: typeof fields.tool_call_id === "string" ? fields.tool_call_id : undefined,
+  };
+}
+
+const isToolResult = (shape: MessageShape) => shape.type === "tool" || shape.type === "function";
+
+/**
+ * The tool messages (oldest first) that answer an AI message's tool calls, or `undefined` when some
+ * call has no answer. `following` are the tool messages right after it. When every call has an id,
+ * only messages answering one of those ids belong to it (the others are orphans); calls without an
+ * id are answered by position.
+ */
+function resultsOf(ids: (string | undefined)[], following: StoredThreadMessage[]): StoredThreadMessage[] | undefined {
+  if (ids.every((id): id is string => id !== undefined)) {
+    const answered = new Set<string | undefined>(following.map((message) => shapeOf(message).toolCallId));
+    return ids.every((id) => answered.has(id)) ? following.filter((message) => ids.includes(shapeOf(message).toolCallId!)) : undefined;
+  }
+  return following.length >= ids.length ? following : undefined;
+}
+
+/** Page sizes of the backward read: the first page, doubling up to the last. */
+export const FIRST_PAGE = 50;
+const LAST_PAGE = 1000;
+
+/**
+ * The newest messages of a thread whose stored token counts fit in `maxTokens`, oldest first:
+ * read newest first, a page at a time, and stopped at the first message (or tool-call group) that
+ * does not fit, so a long thread costs what its window costs. An AI message with tool calls and
+ * the tool messages that answer them go in together or not at all; tool messages that answer no
+ * call right before them, and AI messages whose calls are not all answered, are left out (chat
+ * APIs reject both). The thread's first message, when it is a system message, is always kept, and
+ * its tokens are counted first.
+ */
+export async function selectWindow(readOlder: ReadOlder, maxTokens: number): Promise<StoredThreadMessage[]> {
+  let page = await readOlder(undefined, FIRST_PAGE);
+  if (page.length === 0) return [];
+  let first = page.at(-1)!.seq === 1 ? page.at(-1) : undefined;
+  first ??= (await readOlder(2, 1))[0];
+  const system = first !== undefined && first.seq === 1 && shapeOf(first).type === "system" ? first : undefined;
+  let budget = maxTokens - (system?.tokens ?? 0);
+  const selected: StoredThreadMessage[] = []; // newest first
+  let pending: StoredThreadMessage[] = []; // tool messages not yet matched to their call, newest first
+  let size = FIRST_PAGE;
+  while (budget >= 0) {
+    for (const message of page) {
+      if (message.seq === system?.seq) return finish(system, selected);
+      const shape = shapeOf(message);
+      if (isToolResult(shape)) {
+        pending.push(message);
+        continue;
+      }
+      const following = pending.reverse();
+      pending = [];
+      let unit: StoredThreadMessage[] = [message];
+      if (shape.type === "ai" && shape.toolCallIds.length > 0) {
+        const results = resultsOf(shape.toolCallIds, following);
+        if (results === undefined) continue; // calls without all their answers: left out, answers too
+        unit = [message, ...results];
+      }
+      const cost = unit.reduce((sum, part) => sum + part.tokens, 0);
+      if (cost > budget) return finish(system, selected);
+      budget -= cost;
+      for (let index = unit.length - 1; index >= 0; index--) selected.push(unit[index]!);
+    }
+    const oldest = page.at(-1)!.seq;
+    if (oldest <= 1) break;
+    size = Math.min(size * 2, LAST_PAGE);
+    page = await readOlder(oldest, size);
+    if (page.length === 0) break;
+  }
+  return finish(system, selected);
+}
+
+function finish(system: StoredThreadMessage | undefined, selected: StoredThreadMessage[]): StoredThreadMessage[] {
+  selected.reverse();
+  return system === undefined ? selected : [system, ...selected];
+}

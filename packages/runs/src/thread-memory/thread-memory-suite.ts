@@ -1,0 +1,298 @@
+// Test-only (not exported by the package): the ThreadMemory tests, run against every store by
+// thread-memory.test.ts, as the run store conformance suite is.
+import { InvalidArgumentError } from "@agentrx/core";
+import { RunStoreError, type RunStore } from "@agentrx/executors";
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { estimateMessageTokens } from "./estimate-message-tokens";
+import { FIRST_PAGE } from "./select-window";
+import { ThreadMemory, type ThreadMemoryOptions } from "./thread-memory";
+
+export interface ThreadMemorySuiteOptions {
+  name: string;
+  create: () => Promise<RunStore>;
+  skip?: boolean;
+}
+
+/** Messages whose token counts the tests choose: each message's id says which one it is. */
+function conversation() {
+  const costs = new Map<string, number>();
+  const cost = <T extends BaseMessage>(message: T, tokens: number): T => (costs.set(message.id!, tokens), message);
+  return {
+    countTokens: (message: BaseMessage) => {
+      const tokens = costs.get(message.id ?? "");
+      if (tokens === undefined) throw new Error(`no cost for message ${message.id}`);
+      return tokens;
+    },
+    human: (id: string, tokens = 10) => cost(new HumanMessage({ id, content: `human ${id}` }), tokens),
+    ai: (id: string, tokens = 10) => cost(new AIMessage({ id, content: `answer ${id}` }), tokens),
+    system: (id: string, tokens = 10) => cost(new SystemMessage({ id, content: `system ${id}` }), tokens),
+    calls: (id: string, callIds: string[], tokens = 5) =>
+      cost(new AIMessage({ id, content: "", tool_calls: callIds.map((callId) => ({ id: callId, name: "lookup", args: { q: callId } })) }), tokens),
+    result: (id: string, callId: string, tokens = 20) => cost(new ToolMessage({ id, content: `result ${callId}`, tool_call_id: callId }), tokens),
+  };
+}
+
+/** A store whose thread reads are counted: calls and rows returned. */
+function countingReads(inner: RunStore) {
+  const reads = { calls: 0, rows: 0 };
+  const store = new Proxy(inner, {
+    get(target, name, receiver) {
+      const value = Reflect.get(target, name, receiver) as unknown;
+      if (name === "readThreadMessages") {
+        return async (...args: Parameters<RunStore["readThreadMessages"]>) => {
+          const rows = await target.readThreadMessages(...args);
+          reads.calls++;
+          reads.rows += rows.length;
+          return rows;
+        };
+      }
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { store, reads };
+}
+
+export function threadMemorySuite(options: ThreadMemorySuiteOptions): void {
+  describe.skipIf(options.skip === true)(`ThreadMemory on ${options.name}`, () => {
+    let opened: RunStore | undefined;
+    let threads = 0;
+    const suite = Math.random().toString(36).slice(2, 8);
+    const thread = () => `memory-${suite}-${++threads}`;
+    const store = () => opened!;
+    const memoryOf = (rest: Omit<ThreadMemoryOptions, "store">, on: RunStore = store()) => new ThreadMemory({ store: on, ...rest });
+    const ids = (messages: BaseMessage[]) => messages.map((message) => message.id);
+
+    beforeAll(async () => {
+      opened = await options.create();
+    });
+    afterAll(async () => {
+      await opened?.close();
+    });
+
+    it("returns the newest messages that fit in maxTokens, oldest first, and stops at the first that does not", async () => {
+      const c = conversation();
+      const threadId = thread();
+      const memory = memoryOf({ maxTokens: 35, countTokens: c.countTokens });
+      expect(await memory.getMessages(threadId)).toEqual([]);
+      await memory.addMessages(threadId, [c.human("h1"), c.ai("a1", 2), c.human("h2", 20), c.ai("a2", 4), c.human("h3", 11), c.ai("a3", 10)]);
+      // a3 + h3 + a2 = 25; h2 (20) does not fit in the 10 left. a1 (2) would, but the window is the newest messages.
+      expect(ids(await memory.getMessages(threadId))).toEqual(["a2", "h3", "a3"]);
+      expect(ids(await memoryOf({ maxTokens: 25, countTokens: c.countTokens }).getMessages(threadId))).toEqual(["a2", "h3", "a3"]);
+      expect(ids(await memoryOf({ maxTokens: 45, countTokens: c.countTokens }).getMessages(threadId))).toEqual(["h2", "a2", "h3", "a3"]);
+      expect(ids(await memoryOf({ maxTokens: 1000, countTokens: c.countTokens }).getMessages(threadId))).toEqual(["h1", "a1", "h2", "a2", "h3", "a3"]);
+      expect(ids(await memoryOf({ maxTokens: 9, countTokens: c.countTokens }).getMessages(threadId))).toEqual([]);
+      const [first] = await memory.getMessages(threadId);
+      expect(first).toBeInstanceOf(AIMessage);
+      expect(first?.text).toBe("answer a2");
+    });
+
+    it("keeps an AI message with tool calls and their results together, or leaves them all out", async () => {
+      const c = conversation();
+      const threadId = thread();
+      const messages = [c.human("h1"), c.calls("a1", ["c1", "c2"]), c.result("t1", "c1"), c.result("t2", "c2"), c.ai("a2"), c.human("h2"), c.ai("a3")];
+      await memoryOf({ maxTokens: 10, countTokens: c.countTokens, includeToolMessages: true }).addMessages(threadId, messages);
+      const window = (maxTokens: number) => memoryOf({ maxTokens, countTokens: c.countTokens, includeToolMessages: true }).getMessages(threadId).then(ids);
+      // a3 + h2 + a2 = 30; the group a1 + t1 + t2 costs 45.
+      expect(await window(74)).toEqual(["a2", "h2", "a3"]);
+      expect(await window(50)).toEqual(["a2", "h2", "a3"]);
+      expect(await window(75)).toEqual(["a1", "t1", "t2", "a2", "h2", "a3"]);
+      expect(await window(84)).toEqual(["a1", "t1", "t2", "a2", "h2", "a3"]);
+      expect(await window(85)).toEqual(["h1", "a1", "t1", "t2", "a2", "h2", "a3"]);
+      const full = await memoryOf({ maxTokens: 85, countTokens: c.countTokens }).getMessages(threadId);
+      expect((full[1] as AIMessage).tool_calls?.map((call) => call.id)).toEqual(["c1", "c2"]);
+      expect((full[2] as ToolMessage).tool_call_id).toBe("c1");
+      expect(full[2]).toBeInstanceOf(ToolMessage);
+    });
+
+    it("never starts on, or includes, a tool message without its call, nor a call without all its results", async () => {
+      const c = conversation();
+      const threadId = thread();
+      const messages = [
+        c.result("t0", "orphan-at-start"),
+        c.human("h1"),
+        c.result("t1", "orphan-in-the-middle"),
+        c.ai("a1"),
+        c.calls("a2", ["c1", "c2"]),
+        c.result("t2", "c1"), // c2 never answered
+        c.human("h2"),
+        c.calls("a3", ["c3"]),
+        c.result("t3", "c3"),
+        c.result("t4", "not-c3"), // answers no call of a3
+        c.ai("a4"),
+      ];
+      await memoryOf({ maxTokens: 10, countTokens: c.countTokens, includeToolMessages: true }).addMessages(threadId, messages);
+      const window = (maxTokens: number) => memoryOf({ maxTokens, countTokens: c.countTokens }).getMessages(threadId).then(ids);
+      expect(await window(1000)).toEqual(["h1", "a1", "h2", "a3", "t3", "a4"]);
+      // a4 (10), then the group a3 + t3 (25): t4 alone (20) would fit in 34, but answers no call.
+      expect(await window(34)).toEqual(["a4"]);
+      expect(await window(35)).toEqual(["a3", "t3", "a4"]);
+      // h2 (10), then a2 and t2 are left out without using the budget, then a1 (10), then h1 (10).
+      expect(await window(45)).toEqual(["h2", "a3", "t3", "a4"]);
+      expect(await window(55)).toEqual(["a1", "h2", "a3", "t3", "a4"]);
+      expect(await window(65)).toEqual(["h1", "a1", "h2", "a3", "t3", "a4"]);
+    });
+
+    it("always keeps the thread's leading system message, counting it first", async () => {
+      const c = conversation();
+      const threadId = thread();
+      const memory = memoryOf({ maxTokens: 55, countTokens: c.countTokens });
+      await memory.addMessages(threadId, [c.system("s", 30), c.human("h1"), c.ai("a1")]);
+      await memory.addMessages(threadId, [c.human("h2"), c.ai("a2")]);
+      expect(ids(await memory.getMessages(threadId))).toEqual(["s", "h2", "a2"]);
+      expect(ids(await memoryOf({ maxTokens: 1000, countTokens: c.countTokens }).getMessages(threadId))).toEqual(["s", "h1", "a1", "h2", "a2"]);
+      // Larger than the budget on its own: kept, alone.
+      expect(ids(await memoryOf({ maxTokens: 20, countTokens: c.countTokens }).getMessages(threadId))).toEqual(["s"]);
+      const [system] = await memory.getMessages(threadId);
+      expect(system).toBeInstanceOf(SystemMessage);
+
+      // Only the first message counts as leading: a later system message is an ordinary one.
+      const other = thread();
+      await memory.addMessages(other, [c.human("x1"), c.system("s2", 30), c.human("x2"), c.ai("x3")]);
+      expect(ids(await memoryOf({ maxTokens: 30, countTokens: c.countTokens }).getMessages(other))).toEqual(["x2", "x3"]);
+    });
+
+    it("finds the leading system message of a thread longer than a page, reading it alone", async () => {
+      const c = conversation();
+      const threadId = thread();
+      const memory = memoryOf({ maxTokens: 40, countTokens: c.countTokens });
+      await memory.addMessages(threadId, [c.system("s", 20)]);
+      await memory.addMessages(threadId, Array.from({ length: 3 * FIRST_PAGE }, (_, index) => c.human(`m${index}`, 1)));
+      const counting = countingReads(store());
+      const window = await memoryOf({ maxTokens: 40, countTokens: c.countTokens }, counting.store).getMessages(threadId);
+      expect(ids(window)).toEqual(["s", ...Array.from({ length: 20 }, (_, index) => `m${3 * FIRST_PAGE - 20 + index}`)]);
+      expect(counting.reads).toEqual({ calls: 2, rows: FIRST_PAGE + 1 });
+    });
+
+    it("reads a bounded number of messages from a 10,000-message thread", { timeout: 60_000 }, async () => {
+      const threadId = thread();
+      const writer = memoryOf({ maxTokens: 1, countTokens: () => 10, includeToolMessages: true });
+      const at = (index: number) => (index % 2 === 0 ? new HumanMessage(`question ${index}`) : new AIMessage(`answer ${index}`));
+      for (let from = 0; from < 10_000; from += 1000) await writer.addMessages(threadId, Array.from({ length: 1000 }, (_, index) => at(from + index)));
+
+      const counting = countingReads(store());
+      const small = await memoryOf({ maxTokens: 200 }, counting.store).getMessages(threadId);
+      expect(small).toHaveLength(20);
+      expect(small.at(-1)?.text).toBe("answer 9999");
+      expect(counting.reads).toEqual({ calls: 2, rows: FIRST_PAGE + 1 });
+
+      // A window of 700 messages reads pages of 50, 100, 200, 400: at most twice the window.
+      counting.reads.calls = counting.reads.rows = 0;
+      const large = await memoryOf({ maxTokens: 7000 }, counting.store).getMessages(threadId);
+      expect(large).toHaveLength(700);
+      expect(large[0]?.text).toBe("question 9300");
+      expect(counting.reads).toEqual({ calls: 5, rows: 50 + 100 + 200 + 400 + 1 });
+    });
+
+    it("counts each message's tokens once, when it is written, and stores the count with it", async () => {
+      const threadId = thread();
+      const countTokens = vi.fn((message: BaseMessage) => message.text.length / 2);
+      const memory = memoryOf({ maxTokens: 100, countTokens });
+      await memory.addMessages(threadId, [new HumanMessage("abc"), new AIMessage("abcdefgh")], { runId: "run-7" });
+      expect(countTokens).toHaveBeenCalledTimes(2);
+      await memory.getMessages(threadId);
+      await memory.getMessages(threadId);
+      expect(countTokens).toHaveBeenCalledTimes(2);
+      const stored = await store().readThreadMessages(threadId);
+      expect(stored.map((message) => [message.tokens, message.runId])).toEqual([[2, "run-7"], [4, "run-7"]]);
+
+      const estimated = thread();
+      const message = new HumanMessage("What's the weather like in Paris today?");
+      await memoryOf({ maxTokens: 100 }).addMessages(estimated, [message]);
+      expect((await store().readThreadMessages(estimated))[0]?.tokens).toBe(estimateMessageTokens(message));
+    });
+
+    it("without includeToolMessages, keeps the user's input and the answers, and what an AI message says besides its calls", async () => {
+      const threadId = thread();
+      const memory = memoryOf({ maxTokens: 10_000 });
+      await memory.addMessages(threadId, [
+        new HumanMessage({ id: "h", content: "Weather in Paris and Rome?" }),
+        new AIMessage({ id: "calls", content: "", tool_calls: [{ id: "c1", name: "weather", args: { city: "Paris" } }] }),
+        new ToolMessage({ id: "t1", content: "sunny", tool_call_id: "c1" }),
+        new AIMessage({
+          id: "says",
+          content: "Paris is sunny; checking Rome.",
+          tool_calls: [{ id: "c2", name: "weather", args: { city: "Rome" } }],
+          additional_kwargs: { tool_calls: [{ id: "c2", type: "function", function: { name: "weather", arguments: '{"city":"Rome"}' } }], other: 1 },
+        }),
+        new ToolMessage({ id: "t2", content: "rainy", tool_call_id: "c2" }),
+        new AIMessage({ id: "answer", content: "Sunny in Paris, rainy in Rome." }),
+      ]);
+      const window = await memory.getMessages(threadId);
+      expect(ids(window)).toEqual(["h", "says", "answer"]);
+      const says = window[1] as AIMessage;
+      expect(says.text).toBe("Paris is sunny; checking Rome.");
+      expect(says.tool_calls ?? []).toEqual([]);
+      expect(says.additional_kwargs).toEqual({ other: 1 });
+      expect(await memory.addMessages(threadId, [new ToolMessage({ content: "x", tool_call_id: "c9" })])).toBeUndefined();
+      expect(await store().readThreadMessages(threadId)).toHaveLength(3);
+    });
+
+    it("clears a thread, and stores messages exactly as @langchain/core serializes them", async () => {
+      const threadId = thread();
+      const memory = memoryOf({ maxTokens: 10_000, includeToolMessages: true });
+      const messages = [
+        new SystemMessage("You are terse."),
+        new HumanMessage({ content: [{ type: "text", text: "NUL \u0000 and 🎉 日本語" }], id: "h" }),
+        new AIMessage({ content: "", tool_calls: [{ id: "c1", name: "lookup", args: { q: "ü" } }], usage_metadata: { input_tokens: 3, output_tokens: 2, total_tokens: 5 } }),
+        new ToolMessage({ content: "found", tool_call_id: "c1", name: "lookup" }),
+      ];
+      await memory.addMessages(threadId, messages);
+      const window = await memory.getMessages(threadId);
+      expect(window.map((message) => message.toDict())).toEqual(JSON.parse(JSON.stringify(messages.map((message) => message.toDict()))));
+      expect(await memory.clear(threadId)).toBe(4);
+      expect(await memory.getMessages(threadId)).toEqual([]);
+    });
+
+    it("names the thread and the seq of a stored message @langchain/core cannot read", async () => {
+      const threadId = thread();
+      const memory = memoryOf({ maxTokens: 1000 });
+      await memory.addMessages(threadId, [new HumanMessage("fine")]);
+      await store().appendThreadMessages(threadId, [{ message: { type: "martian", data: { content: "?" } }, tokens: 1, at: 1 }]);
+      const error = await memory.getMessages(threadId).then(
+        () => undefined,
+        (caught: unknown) => caught as RunStoreError,
+      );
+      expect(RunStoreError.isInstance(error)).toBe(true);
+      expect(error?.message).toContain(`message 2 of thread "${threadId}"`);
+      expect(error?.message).toMatch(/martian/);
+    });
+
+    it("rejects bad options and arguments with an InvalidArgumentError naming them, and writes nothing", async () => {
+      const argumentOf = (make: () => unknown) => {
+        try {
+          make();
+        } catch (error) {
+          expect(InvalidArgumentError.isInstance(error)).toBe(true);
+          return (error as InvalidArgumentError).argument;
+        }
+        return undefined;
+      };
+      expect(argumentOf(() => new ThreadMemory(undefined as never))).toBe("options");
+      expect(argumentOf(() => new ThreadMemory({ store: {} as RunStore, maxTokens: 10 }))).toBe("store");
+      expect(argumentOf(() => new ThreadMemory({ store: null as never, maxTokens: 10 }))).toBe("store");
+      for (const maxTokens of [0, 1.5, -3, "100", Number.NaN]) expect(argumentOf(() => memoryOf({ maxTokens: maxTokens as number }))).toBe("maxTokens");
+      expect(argumentOf(() => memoryOf({ maxTokens: 10, countTokens: "tiktoken" as never }))).toBe("countTokens");
+      expect(argumentOf(() => memoryOf({ maxTokens: 10, includeToolMessages: "yes" as never }))).toBe("includeToolMessages");
+
+      const threadId = thread();
+      const memory = memoryOf({ maxTokens: 10 });
+      const rejected = async (promise: Promise<unknown>) => {
+        const error = await promise.then(() => undefined, (caught: unknown) => caught);
+        expect(InvalidArgumentError.isInstance(error), String(error)).toBe(true);
+        return (error as InvalidArgumentError).argument;
+      };
+      expect(await rejected(memory.getMessages(""))).toBe("threadId");
+      expect(await rejected(memory.addMessages(42 as never, []))).toBe("threadId");
+      expect(await rejected(memory.addMessages(threadId, "hi" as never))).toBe("messages");
+      expect(await rejected(memory.addMessages(threadId, [new HumanMessage("ok"), { role: "user", content: "hi" } as never]))).toBe("messages[1]");
+      expect(await rejected(memory.addMessages(threadId, [], { runId: "" }))).toBe("runId");
+      expect(await rejected(memory.clear(""))).toBe("threadId");
+      for (const bad of [Number.NaN, -1, Number.POSITIVE_INFINITY, "3"]) {
+        const counting = memoryOf({ maxTokens: 10, countTokens: (message) => (message.text === "second" ? (bad as number) : 1) });
+        expect(await rejected(counting.addMessages(threadId, [new HumanMessage("first"), new HumanMessage("second")]))).toBe("countTokens");
+      }
+      expect(await store().readThreadMessages(threadId)).toEqual([]);
+    });
+  });
+}

@@ -1,0 +1,170 @@
+import { InvalidArgumentError } from "@agentrx/core";
+import { RunStoreError, type JsonObject, type NewThreadMessage, type RunStore, type StoredThreadMessage } from "@agentrx/executors";
+import { isBaseMessage, mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages, type BaseMessage, type StoredMessage } from "@langchain/core/messages";
+import { estimateMessageTokens } from "./estimate-message-tokens";
+import { selectWindow } from "./select-window";
+import { withoutToolMessages } from "./without-tool-messages";
+
+/** Options of {@link ThreadMemory}. */
+export interface ThreadMemoryOptions {
+  /** Where each thread's messages are kept: any `RunStore` (`MemoryRunStore`, `SqliteRunStore`, `PostgresRunStore`, or yours). */
+  store: RunStore;
+  /**
+   * The window's budget: `getMessages` returns the newest messages whose token counts add up to
+   * at most this (an integer >= 1). A leading system message is kept even when it alone is larger.
+   */
+  maxTokens: number;
+  /**
+   * Counts a message's tokens. Called once per message, when `addMessages` writes it; the count is
+   * stored with the message and never recomputed (a different function later applies to new
+   * messages only). Must return a finite number >= 0 (rounded up to an integer).
+   * @default estimateMessageTokens (offline; within a few percent of OpenAI's o200k_base on English)
+   */
+  countTokens?: (message: BaseMessage) => number;
+  /**
+   * Whether `addMessages` keeps tool calls and their results. When false, it drops tool messages
+   * and AI messages that only call tools, and keeps what an AI message says without the calls it
+   * makes: the thread holds the user's input and the answers.
+   * @default false
+   */
+  includeToolMessages?: boolean;
+}
+
+/** Options of {@link ThreadMemory.addMessages}. */
+export interface AddThreadMessagesOptions {
+  /** The run that produced the messages, stored with each of them. */
+  runId?: string;
+}
+
+function invalid(argument: string, value: unknown, expected: string): InvalidArgumentError {
+  const shown = typeof value === "function" ? "a function" : typeof value === "string" ? JSON.stringify(value) : String(value);
+  return new InvalidArgumentError({ argument, value, message: `ThreadMemory: ${argument} must be ${expected}, got ${shown}.` });
+}
+
+/**
+ * A conversation's memory on a run store: the messages of each thread, with each message's token
+ * count computed once, when it is written, and `getMessages` for the newest messages that fit in
+ * `maxTokens` (never splitting a tool call from its results, never starting on an orphaned tool
+ * message, always keeping a leading system message). Selecting the window reads the thread from
+ * its newest message backwards, a page at a time, and stops when the budget is spent: its cost
+ * follows the window, not the thread's length.
+ *
+ * @example
+ * ```ts
+ * import { MemoryRunStore, ThreadMemory } from "@agentrx/runs";
+ * import { AIMessage, HumanMessage } from "@langchain/core/messages";
+ *
+ * const memory = new ThreadMemory({ store: new MemoryRunStore(), maxTokens: 2000 });
+ * await memory.addMessages("user-42", [new HumanMessage("Hi, I'm Ada."), new AIMessage("Hello Ada!")]);
+ * const history = await memory.getMessages("user-42");
+ * console.log(history.map((message) => message.text)); // [ "Hi, I'm Ada.", "Hello Ada!" ]
+ * ```
+ */
+export class ThreadMemory {
+  /** The store the messages are kept in. */
+  readonly store: RunStore;
+  /** The window's budget, in tokens. */
+  readonly maxTokens: number;
+  /** Whether tool calls and their results are kept. */
+  readonly includeToolMessages: boolean;
+  readonly #countTokens: (message: BaseMessage) => number;
+
+  constructor(options: ThreadMemoryOptions) {
+    if (options === null || typeof options !== "object") throw invalid("options", options, "an object with store and maxTokens");
+    const { store, maxTokens, countTokens = estimateMessageTokens, includeToolMessages = false } = options;
+    const missing = (["appendThreadMessages", "readThreadMessages", "clearThread"] as const).filter(
+      (method) => typeof (store as Partial<RunStore> | null | undefined)?.[method] !== "function",
+    );
+    if (store === null || typeof store !== "object" || missing.length > 0) {
+      throw new InvalidArgumentError({
+        argument: "store",
+        value: store,
+        message: `ThreadMemory: store must be a RunStore that keeps thread messages (e.g. new SqliteRunStore() from @agentrx/runs)${missing.length > 0 && store !== null && typeof store === "object" ? `; it has no ${missing.join(", ")} method` : ""}.`,
+      });
+    }
+    if (typeof maxTokens !== "number" || !Number.isSafeInteger(maxTokens) || maxTokens < 1) throw invalid("maxTokens", maxTokens, "an integer >= 1 (tokens)");
+    if (typeof countTokens !== "function") throw invalid("countTokens", countTokens, "a function (message) => number");
+    if (typeof includeToolMessages !== "boolean") throw invalid("includeToolMessages", includeToolMessages, "a boolean");
+    this.store = store;
+    this.maxTokens = maxTokens;
+    this.includeToolMessages = includeToolMessages;
+    this.#countTokens = countTokens;
+  }
+
+  /**
+   * The thread's window: its newest messages whose stored token counts add up to at most
+   * `maxTokens`, oldest first, as `@langchain/core` messages. An unknown thread has none.
+   */
+  async getMessages(threadId: string): Promise<BaseMessage[]> {
+    checkThreadId(threadId);
+    const window = await selectWindow(
+      (before, limit) => this.store.readThreadMessages(threadId, { newestFirst: true, limit, ...(before === undefined ? {} : { before }) }),
+      this.maxTokens,
+    );
+    return window.map((stored) => toMessage(threadId, stored));
+  }
+
+  /**
+   * Appends messages to the thread, in order and at once (all or none), each with its token count.
+   * Without `includeToolMessages`, tool calls and results are left out first (see the option).
+   */
+  async addMessages(threadId: string, messages: readonly BaseMessage[], options: AddThreadMessagesOptions = {}): Promise<void> {
+    checkThreadId(threadId);
+    if (!Array.isArray(messages)) throw invalid("messages", messages, "an array of @langchain/core messages");
+    messages.forEach((message, index) => {
+      if (!isBaseMessage(message)) throw invalid(`messages[${index}]`, message, "a @langchain/core message (HumanMessage, AIMessage, ...)");
+    });
+    if (options === null || typeof options !== "object") throw invalid("options", options, "an object");
+    const { runId } = options;
+    if (runId !== undefined && (typeof runId !== "string" || runId === "")) throw invalid("runId", runId, "a non-empty string");
+    const kept = this.includeToolMessages ? [...messages] : withoutToolMessages(messages);
+    if (kept.length === 0) return;
+    const stored = mapChatMessagesToStoredMessages(kept);
+    const at = Date.now();
+    const entries: NewThreadMessage[] = kept.map((message, index) => ({
+      // toDict() copies the message's fields; JSON is what the store keeps.
+      message: stored[index] as unknown as JsonObject,
+      tokens: this.#count(message, index),
+      at,
+      ...(runId === undefined ? {} : { runId }),
+    }));
+    await this.store.appendThreadMessages(threadId, entries);
+  }
+
+  /** Deletes the thread's messages; resolves with how many there were. */
+  async clear(threadId: string): Promise<number> {
+    checkThreadId(threadId);
+    return this.store.clearThread(threadId);
+  }
+
+  #count(message: BaseMessage, index: number): number {
+    const tokens = this.#countTokens(message);
+    if (typeof tokens !== "number" || !Number.isFinite(tokens) || tokens < 0) {
+      throw new InvalidArgumentError({
+        argument: "countTokens",
+        value: tokens,
+        message: `ThreadMemory: countTokens must return a finite number >= 0, got ${String(tokens)} for messages[${index}] (a ${message.type} message).`,
+      });
+    }
+    return Math.ceil(tokens);
+  }
+}
+
+function checkThreadId(threadId: unknown): void {
+  if (typeof threadId !== "string" || threadId === "") throw invalid("threadId", threadId, "a non-empty string");
+}
+
+/** The `@langchain/core` message a stored one holds; a message it cannot read fails naming the thread and the seq. */
+function toMessage(threadId: string, stored: StoredThreadMessage): BaseMessage {
+  try {
+    const { type, data } = stored.message;
+    if (typeof type !== "string" || data === null || typeof data !== "object" || Array.isArray(data)) throw new Error("it has no type and data");
+    return mapStoredMessagesToChatMessages([stored.message as unknown as StoredMessage])[0]!;
+  } catch (cause) {
+    throw new RunStoreError({
+      operation: "readThreadMessages",
+      message: `ThreadMemory: message ${stored.seq} of thread "${threadId}" is not a message @langchain/core can read (${(cause as Error).message}). Clear the thread (clear) or repair the row.`,
+      cause,
+    });
+  }
+}
