@@ -108,3 +108,46 @@ describe("many runs under one caller signal", () => {
     expect(await Promise.all(runs)).toEqual(Array.from({ length: 12 }, () => "AbortError"));
   });
 });
+
+describe("verbose, earlyStopOutput and returnDirect turns", () => {
+  it("verbose prints the run's trace for invoke", async () => {
+    const written: string[] = [];
+    const write = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => (written.push(String(chunk)), true));
+    try {
+      const { agent } = scriptedAgent([act("echo", { text: "hi" }), finish("bye")]);
+      const echo = tool(async ({ text }: { text: string }) => text, { name: "echo", description: "Echo.", schema: z.object({ text: z.string() }) });
+      const result = await lastValueFrom(new AgentExecutor({ agent, tools: [echo], verbose: true }).invoke({ input: "go" }));
+      expect(result.output).toBe("bye");
+    } finally {
+      write.mockRestore();
+    }
+    const trace = written.join("");
+    expect(trace).toMatch(/action\s+echo \{"text":"hi"\}/);
+    expect(trace).toMatch(/answer\s+bye \(finish\)/);
+  });
+
+  it("earlyStopOutput sets the sentence of a run cut short, as a string or per reason", async () => {
+    const { agent } = scriptedAgent([act("echo", { text: "x" }), act("echo", { text: "y" })]);
+    const echo = tool(async () => "ok", { name: "echo", description: "Echo.", schema: z.object({ text: z.string() }) });
+    const fixed = await lastValueFrom(new AgentExecutor({ agent, tools: [echo], maxIterations: 1, earlyStopOutput: "Out of steps." }).invoke({ input: "go" }));
+    expect(fixed.output).toBe("Out of steps.");
+    const perReason = await lastValueFrom(
+      new AgentExecutor({ agent, tools: [echo], maxIterations: 0, earlyStopOutput: (reason) => `stopped: ${reason}` }).invoke({ input: "go" }),
+    );
+    expect(perReason.output).toBe("stopped: max_iterations");
+    expect(() => new AgentExecutor({ agent, tools: [echo], earlyStopOutput: 3 as never })).toThrow(/earlyStopOutput/);
+  });
+
+  it("a turn whose every call is of a returnDirect tool returns directly; a mixed one does not", async () => {
+    const a = tool(async () => "from a", { name: "a", description: "A.", schema: z.object({}), returnDirect: true });
+    const b = tool(async () => "from b", { name: "b", description: "B.", schema: z.object({}), returnDirect: true });
+    const c = tool(async () => "from c", { name: "c", description: "C.", schema: z.object({}) });
+    const { agent, inputs } = scriptedAgent([[act("a"), act("b")], [act("a"), act("c")], finish("after mixed")]);
+    const executor = new AgentExecutor({ agent, tools: [a, b, c] });
+    const events = await collect(executor.stream({ input: "go" }));
+    expect(events.at(-1)).toMatchObject({ type: "output", stopReason: "return_direct", output: "from a\n\nfrom b" });
+    const mixed = await lastValueFrom(executor.invoke({ input: "go" }));
+    expect(mixed.output).toBe("after mixed");
+    expect(inputs).toHaveLength(3);
+  });
+});

@@ -80,11 +80,32 @@ describe("earlyStoppingMethod: generate", () => {
     expect(second?.output).toBe(EARLY_STOP_OUTPUT);
   });
 
-  it("fails the run when the generate call throws another error", async () => {
+  it("ends with a forced answer that says so when the generate call throws another error", async () => {
     const { agent } = scriptedAgent([new Error("model down")]);
-    await expect(
-      collect(new AgentExecutor({ agent, tools: [], maxIterations: 0, earlyStoppingMethod: "generate" }).invoke({ input: "go" })),
-    ).rejects.toThrow("model down");
+    const events = await collect(new AgentExecutor({ agent, tools: [], maxIterations: 0, earlyStoppingMethod: "generate" }).stream({ input: "go" }));
+    expect(events.at(-1)).toMatchObject({
+      type: "output",
+      stopReason: "max_iterations",
+      output: "Agent stopped due to iteration limit or time limit. A final response could not be generated (Error: model down).",
+      generateError: "Error: model down",
+    });
+  });
+
+  it("checks maxExecutionTime before every agent call, so synchronous work cannot outrun it", async () => {
+    const busy = tool(
+      () => {
+        const until = Date.now() + 30;
+        while (Date.now() < until) {
+          // a tool that never yields to the event loop
+        }
+        return "done";
+      },
+      { name: "busy", description: "Blocks.", schema: z.object({}) },
+    );
+    const { agent, inputs } = scriptedAgent([act("busy"), act("busy"), act("busy"), act("busy"), finish("never")]);
+    const [result] = await collect(new AgentExecutor({ agent, tools: [busy], maxExecutionTime: 5 }).invoke({ input: "go" }));
+    expect(inputs).toHaveLength(1);
+    expect(result?.output).toBe(EARLY_STOP_OUTPUT);
   });
 });
 

@@ -4,7 +4,7 @@ import type { OutputParserException } from "@langchain/core/output_parsers";
 import type { Runnable, RunnableConfig } from "@langchain/core/runnables";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { RunStore } from "../runs/run-store";
-import type { Decision, Interrupt } from "./events";
+import type { Decision, Interrupt, StopReason } from "./events";
 import type { StopCondition } from "./stop-condition";
 
 /**
@@ -113,6 +113,19 @@ export interface AgentExecutorOptions {
    * @default 100000 (about 25,000 tokens)
    */
   maxObservationLength?: number;
+  /**
+   * The output of a run cut short with `earlyStoppingMethod: "force"` (and the fallback of
+   * `"generate"`): a sentence, or a function of the stop reason and, for a budget, what it emitted.
+   * @default LangChain's "Agent stopped due to iteration limit or time limit." for the limits;
+   * for a budget, which one was spent ("Agent stopped because its tool-call budget was spent (4 used of 3).")
+   */
+  earlyStopOutput?: string | ((reason: StopReason, stoppedBy: unknown) => string);
+  /**
+   * Print every run's trace to the terminal (what `printTrace` prints), for `invoke` and `stream`
+   * alike: the option LangChain users copy from the classic executor.
+   * @default false
+   */
+  verbose?: boolean;
 }
 
 /**

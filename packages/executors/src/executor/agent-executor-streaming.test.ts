@@ -121,7 +121,7 @@ describe("stopWhen", () => {
         "action#0 echo",
         "step#0 safe",
         "action#1 danger",
-        "output budget [Agent stopped due to iteration limit or time limit.]",
+        "output budget [Agent stopped: a stop condition ended the run.]",
       ]
     `);
   });
@@ -130,7 +130,7 @@ describe("stopWhen", () => {
     const { agent } = scriptedAgent([act("echo", { text: "x" }), finish("done")]);
     const executor = new AgentExecutor({ agent, tools: [echoTool] });
     const [result] = await collect(executor.invoke({ input: "go" }, { stopWhen: [onTool("echo")] }));
-    expect(result?.output).toBe("Agent stopped due to iteration limit or time limit.");
+    expect(result?.output).toBe("Agent stopped: a stop condition ended the run.");
     const second = scriptedAgent([act("echo", { text: "x" }), finish("done")]);
     const [plain] = await collect(new AgentExecutor({ agent: second.agent, tools: [echoTool] }).invoke({ input: "go" }));
     expect(plain?.output).toBe("done");

@@ -10,6 +10,7 @@ import type { AgentStreamEvent, Interrupt, OutputEvent } from "./events";
 import { AgentExecutorRunnable } from "./agent-executor-runnable";
 import { ExecutorRun } from "./executor-run";
 import { RunObservable } from "./run-observable";
+import { renderTrace } from "../operators/render-trace";
 import type { StopCondition } from "./stop-condition";
 import { initialRunState } from "./run-state";
 import { type ResolvedOptions, normalizeStopWhen, validateOptions, validateStore } from "./validate-options";
@@ -169,6 +170,15 @@ export class AgentExecutor {
     config: AgentExecutorCallConfig | undefined,
     streamTokens: boolean,
   ): Observable<AgentStreamEvent> {
+    const run = this.run(inputs, config, streamTokens);
+    return this.options.verbose ? run.pipe(renderTrace()) : run;
+  }
+
+  private run(
+    inputs: Record<string, unknown>,
+    config: AgentExecutorCallConfig | undefined,
+    streamTokens: boolean,
+  ): Observable<AgentStreamEvent> {
     return new Observable<AgentStreamEvent>((subscriber) => {
       if (typeof inputs !== "object" || inputs === null || Array.isArray(inputs)) {
         subscriber.error(
@@ -202,15 +212,17 @@ export class AgentExecutor {
       const runId = runConfig.runId ?? crypto.randomUUID();
       const state = initialRunState(runId, threadId, inputs);
       const recorded = store !== undefined;
-      const observeModel = streamTokens || conditions.length > 0 || recorded;
-      const watchModel = streamTokens || conditions.length > 0 || (recorded && this.options.recordModelCalls);
+      const { verbose } = this.options;
+      const tokens = streamTokens || verbose;
+      const observeModel = tokens || conditions.length > 0 || recorded;
+      const watchModel = tokens || conditions.length > 0 || (recorded && this.options.recordModelCalls);
       const run = new ExecutorRun(
         this.options,
         {
           state,
           config: runConfig,
           conditions,
-          streamTokens,
+          streamTokens: tokens,
           observeModel,
           watchModel,
           resumed: false,

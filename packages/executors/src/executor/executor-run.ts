@@ -1,4 +1,4 @@
-import { AbortError, EARLY_STOP_OUTPUT, getOutputUsage, isAgentAction, isAgentFinish } from "@agentrx/core";
+import { AbortError, getOutputUsage, isAgentAction, isAgentFinish } from "@agentrx/core";
 import type { AgentAction, AgentFinish, AgentOutput, AgentStep, StepMetadata } from "@agentrx/core";
 import { CallbackManager, type CallbackManagerForChainRun } from "@langchain/core/callbacks/manager";
 import type { SerializedNotImplemented } from "@langchain/core/load/serializable";
@@ -64,6 +64,8 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
   readonly state: RunState;
   /** What the stop condition that ended the run emitted (with stopReason "budget"). */
   private stoppedBy: unknown;
+  /** Why the "generate" call failed, when it did. */
+  private generateError: string | undefined;
   private readonly waiter = new RunWaiter();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private conditions: StopConditionWatcher | undefined;
@@ -269,6 +271,12 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
         this.dispatch({ type: "halted", reason: "max_iterations" });
         break;
       }
+      // Checked before each agent call too, as LangChain does: work that never yields to the event
+      // loop (synchronous tools) would otherwise outrun the timer.
+      if (options.maxExecutionTime !== undefined && state.elapsedMs + (Date.now() - this.startedAt) >= options.maxExecutionTime) {
+        this.halt("max_execution_time");
+        break;
+      }
       this.dispatch({ type: "agentCalled" });
       const iteration = state.iteration - 1;
       let output: AgentOutput;
@@ -337,8 +345,10 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
       await this.pause();
       return "done";
     }
-    if (turn.actions.length === 1 && !this.rejected.has(0) && this.tools.returnsDirect(turn.actions[0] as AgentAction)) {
-      const observation = (turn.results[0] as AgentStep).observation;
+    // A turn returns directly when every one of its calls is of a `returnDirect` tool (and no
+    // person rejected one): one call's observation, or several joined by blank lines.
+    if (this.rejected.size === 0 && turn.actions.every((action) => this.tools.returnsDirect(action))) {
+      const observation = turn.results.map((step) => (step as AgentStep).observation).join("\n\n");
       await this.complete({ returnValues: { output: observation }, log: observation }, "return_direct");
       return "done";
     }
@@ -373,7 +383,8 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
   /** Ends a run cut short by a limit or stop condition: the "force" text, or one "generate" call. */
   private async earlyStop(): Promise<void> {
     const reason = this.state.stopReason as StopReason;
-    if (this.options.earlyStoppingMethod === "force") return this.complete(forced(EARLY_STOP_OUTPUT), reason);
+    const stopped = this.options.earlyStopOutput(reason, this.stoppedBy);
+    if (this.options.earlyStoppingMethod === "force") return this.complete(forced(stopped), reason);
     this.dispatch({ type: "agentCalled" });
     this.final = new AbortController();
     const config = { ...this.agentConfig, signal: this.final.signal };
@@ -382,15 +393,17 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
       output = await this.wait(this.options.agent.invoke({ ...this.state.inputs, steps: this.state.steps, forceFinalAnswer: true }, config), false);
     } catch (error) {
       if (isEnded(this.state)) return;
-      if (!isOutputParserException(error)) throw error;
-      return this.complete(forced(error.llmOutput || EARLY_STOP_OUTPUT), reason);
+      if (isOutputParserException(error)) return this.complete(forced(error.llmOutput || stopped), reason);
+      // The model failed on the one extra call: the run still ends with an answer that says so.
+      this.generateError = errorMessage(error);
+      return this.complete(forced(`${stopped} A final response could not be generated (${this.generateError}).`), reason);
     }
     if (isEnded(this.state)) return;
     if (!this.request.watchModel) this.addOutputUsage(output);
     if (isAgentFinish(output)) return this.complete(output, reason);
     const first = (Array.isArray(output) ? output[0] : output) as AgentAction | undefined;
     if (first === undefined || !isAgentAction(first)) throw new InvalidAgentOutputError({ output, iteration: this.iteration });
-    return this.complete(forced(first.log || EARLY_STOP_OUTPUT), reason);
+    return this.complete(forced(first.log || stopped), reason);
   }
 
   /** Ends the run with its output (after `interrupt`, for a pause), recorded before anyone sees it. */
@@ -403,6 +416,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
     if (this.options.returnIntermediateSteps) event.intermediateSteps = this.state.steps;
     if (stopReason === "budget") event.stoppedBy = this.stoppedBy;
     if (this.state.usage !== undefined) event.usage = this.state.usage;
+    if (this.generateError !== undefined) event.generateError = this.generateError;
     if (this.chainRun) {
       try {
         await this.chainRun.handleChainEnd({ ...event.returnValues, stopReason });

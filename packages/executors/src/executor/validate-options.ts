@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "@agentrx/core";
+import { EARLY_STOP_OUTPUT, InvalidArgumentError } from "@agentrx/core";
 import type { AgentAction, AgentStep } from "@agentrx/core";
 import type { OutputParserException } from "@langchain/core/output_parsers";
 import { Runnable } from "@langchain/core/runnables";
@@ -6,6 +6,8 @@ import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { AgentExecutorOptions } from "./agent-executor-options";
 import type { RunStore } from "../runs/run-store";
 import { type ApprovalCheck, approvalCheck } from "./approvals";
+import type { BudgetSpent } from "../operators/budget-spent";
+import type { StopReason } from "./events";
 import type { StopCondition } from "./stop-condition";
 
 /** Options after validation, with defaults applied. @internal */
@@ -27,8 +29,26 @@ export interface ResolvedOptions {
   leaseMs: number;
   recordModelCalls: boolean;
   maxObservationLength: number;
+  /** The output of a run cut short under "force" (and the fallback under "generate"). */
+  earlyStopOutput: (reason: StopReason, stoppedBy: unknown) => string;
+  /** Print every run's trace. */
+  verbose: boolean;
   /** Whether an action needs approval; undefined when nothing ever does. */
   approval: ApprovalCheck | undefined;
+}
+
+/**
+ * The output of a run cut short: LangChain's sentence for the iteration and time limits, and the
+ * budget that was spent for a stop condition. @internal
+ */
+export function defaultEarlyStopOutput(reason: StopReason, stoppedBy: unknown): string {
+  if (reason !== "budget") return EARLY_STOP_OUTPUT;
+  const spent = stoppedBy as Partial<BudgetSpent> | undefined;
+  const names: Record<string, string> = { tokens: "token", tool_calls: "tool-call", time: "time" };
+  const name = spent?.budget === undefined ? undefined : names[spent.budget];
+  if (name === undefined) return "Agent stopped: a stop condition ended the run.";
+  const used = typeof spent?.used === "number" && typeof spent.limit === "number" ? ` (${spent.used} used of ${spent.limit})` : "";
+  return `Agent stopped because its ${name} budget was spent${used}.`;
 }
 
 /** Observations longer than this many characters are truncated unless `maxObservationLength` says otherwise. */
@@ -51,6 +71,8 @@ const KNOWN = new Set([
   "recordModelCalls",
   "needsApproval",
   "maxObservationLength",
+  "earlyStopOutput",
+  "verbose",
 ]);
 
 function fail(argument: string, value: unknown, message: string): never {
@@ -94,6 +116,8 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     recordModelCalls = true,
     needsApproval,
     maxObservationLength = DEFAULT_MAX_OBSERVATION_LENGTH,
+    earlyStopOutput,
+    verbose = false,
   } = options;
 
   if (!Runnable.isRunnable(agent)) {
@@ -146,6 +170,10 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
   if (!(maxObservationLength === Number.POSITIVE_INFINITY || (Number.isInteger(maxObservationLength) && maxObservationLength >= 1))) {
     fail("maxObservationLength", maxObservationLength, `\`maxObservationLength\` must be an integer >= 1 (characters) or Infinity, got ${show(maxObservationLength)}.`);
   }
+  if (earlyStopOutput !== undefined && typeof earlyStopOutput !== "string" && typeof earlyStopOutput !== "function") {
+    fail("earlyStopOutput", earlyStopOutput, `\`earlyStopOutput\` must be a string or a function (reason, stoppedBy) => string, got ${show(earlyStopOutput)}.`);
+  }
+  if (typeof verbose !== "boolean") fail("verbose", verbose, `\`verbose\` must be a boolean, got ${show(verbose)}.`);
   if (needsApproval !== undefined && typeof needsApproval !== "function") {
     fail("needsApproval", needsApproval, `\`needsApproval\` must be a function (action) => boolean, got ${show(needsApproval)}.`);
   }
@@ -171,6 +199,9 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     recordModelCalls,
     approval: approvalCheck(toolsByName, needsApproval),
     maxObservationLength,
+    earlyStopOutput:
+      typeof earlyStopOutput === "string" ? () => earlyStopOutput : typeof earlyStopOutput === "function" ? earlyStopOutput : defaultEarlyStopOutput,
+    verbose,
   };
 }
 

@@ -18,7 +18,8 @@ describe("budgets with the executor", () => {
     const { output, events } = await lastOutput(executor.stream({ input: "Weather?" }, { stopWhen: toolCallBudget(1) }));
     expect(searched).toEqual(["Paris"]);
     expect(output.stopReason).toBe("budget");
-    expect(output.output).toBe(EARLY_STOP_OUTPUT);
+    expect(output.output).toBe("Agent stopped because its tool-call budget was spent (2 used of 1).");
+    expect(output.output).not.toBe(EARLY_STOP_OUTPUT);
     expect(events.filter((event) => event.type === "step")).toHaveLength(1);
   });
 
@@ -90,7 +91,7 @@ describe("budgets with the executor", () => {
     expect(searched).toEqual(["Paris"]);
     await vi.advanceTimersByTimeAsync(1);
     expect(completed).toBe(true);
-    expect(events.at(-1)).toMatchObject({ type: "output", output: EARLY_STOP_OUTPUT, stopReason: "budget" });
+    expect(events.at(-1)).toMatchObject({ type: "output", output: "Agent stopped because its time budget was spent (1500 used of 1500).", stopReason: "budget" });
     expect(searched).toEqual(["Paris"]);
     expect(vi.getTimerCount()).toBe(0);
   });
@@ -133,7 +134,7 @@ describe("budgets with the executor", () => {
     const { executor, model } = setup(["Hello."]);
     const { output } = await lastOutput(executor.stream({ input: "Hi" }, { stopWhen: timeBudget(0) }));
     expect(output).toMatchObject({
-      output: EARLY_STOP_OUTPUT,
+      output: "Agent stopped because its time budget was spent (0 used of 0).",
       stopReason: "budget",
       stoppedBy: { budget: "time", limit: 0, used: 0 },
     });

@@ -96,10 +96,11 @@ describe("finalAnswerTokens with the executor", () => {
       )
       .subscribe((text) => tokens.push(text));
     await vi.advanceTimersByTimeAsync(1_000);
-    expect(output).toMatchObject({ type: "output", output: EARLY_STOP_OUTPUT, stopReason: "budget" });
+    const forcedOutput = "Agent stopped because its time budget was spent (400 used of 400).";
+    expect(output).toMatchObject({ type: "output", output: forcedOutput, stopReason: "budget" });
     // Part of the answer streamed live before the cut; the forced output follows it, whole.
     expect(tokens.length).toBeGreaterThan(2);
-    expect(tokens.at(-1)).toBe(EARLY_STOP_OUTPUT);
+    expect(tokens.at(-1)).toBe(forcedOutput);
     expect("A long answer that streams far too slowly").toContain(tokens.slice(0, -1).join(""));
     expect(tokens.slice(0, -1).join("")).toMatch(/^A long/);
     vi.useRealTimers();
@@ -110,7 +111,7 @@ describe("finalAnswerTokens with the executor", () => {
     const tokens = await all(
       executor.stream({ input: "Weather?" }, { stopWhen: toolCallBudget(0) }).pipe(finalAnswerTokens()),
     );
-    expect(tokens).toEqual([EARLY_STOP_OUTPUT]);
+    expect(tokens).toEqual(["Agent stopped because its tool-call budget was spent (1 used of 0)."]);
   });
 });
 
