@@ -22,6 +22,7 @@ if (process.env.AGENTRX_BENCH_CHILD !== "1") {
 
 const { concurrentRuns, linearity, parallelTools, perStepOverhead, tokenStreaming } = await import("./scenarios");
 const { recording } = await import("./recording");
+const { memory } = await import("./memory");
 type Row = import("./scenarios").Row;
 
 const scenarios: Record<string, () => Promise<Row[]>> = {
@@ -31,6 +32,7 @@ const scenarios: Record<string, () => Promise<Row[]>> = {
   concurrent: concurrentRuns,
   tokens: tokenStreaming,
   recording,
+  memory,
 };
 const only = process.argv.slice(2);
 const rows: Row[] = [];
