@@ -1,0 +1,36 @@
+import { AgentRxError } from "@agentrx/core";
+
+const MARKER = "agentrx.error.CliError";
+const MARKER_SYMBOL = Symbol.for(MARKER);
+
+/** How `agentrx` ended: 1, something failed (an unknown run, an unreachable database); 2, the command line is wrong. */
+export type CliExitCode = 1 | 2;
+
+/**
+ * A failure the `agentrx` command reports as one line on stderr, with its exit code: a usage
+ * mistake (an unknown command or option, a bad value: exit 2) or a run store that cannot be used
+ * (exit 1). The message names what is at fault and how to fix it.
+ *
+ * @internal
+ */
+export class CliError extends AgentRxError {
+  protected readonly [MARKER_SYMBOL] = true;
+
+  /** The process's exit code. */
+  readonly exitCode: CliExitCode;
+
+  constructor({ message, exitCode = 1, cause }: { message: string; exitCode?: CliExitCode; cause?: unknown }) {
+    super({ name: "CliError", message, cause });
+    this.exitCode = exitCode;
+  }
+
+  /** Returns true when `error` is a {@link CliError} (from any copy of the package). */
+  static override isInstance(error: unknown): error is CliError {
+    return AgentRxError.hasMarker(error, MARKER);
+  }
+}
+
+/** A mistake on the command line (exit code 2); the message ends with where to read the usage. */
+export function usageError(message: string): CliError {
+  return new CliError({ message: `${message} (see agentrx --help)`, exitCode: 2 });
+}

@@ -1,0 +1,79 @@
+import type { RunInfo } from "@agentrx/executors";
+import { formatRuntime } from "../trace/page/format-runtime";
+
+const fmt = formatRuntime();
+
+/** Text styles of the terminal: ANSI colours, or none. */
+export interface CliStyle {
+  status(status: string, text: string): string;
+  dim(text: string): string;
+  bold(text: string): string;
+}
+
+const ansi = (code: string) => (text: string) => `\u001b[${code}m${text}\u001b[0m`;
+const STATUS_COLORS: Record<string, (text: string) => string> = {
+  finished: ansi("32"),
+  failed: ansi("31"),
+  cancelled: ansi("33"),
+  interrupted: ansi("33"),
+  running: ansi("35"),
+  queued: ansi("36"),
+};
+
+/** Colours when `colors` is true, plain text otherwise. @internal */
+export function cliStyle(colors: boolean): CliStyle {
+  if (!colors) return { status: (_status, text) => text, dim: (text) => text, bold: (text) => text };
+  return { status: (status, text) => (STATUS_COLORS[status] ?? ((value: string) => value))(text), dim: ansi("2"), bold: ansi("1") };
+}
+
+/**
+ * Whether to colour a stream: `FORCE_COLOR` decides when set (`0` or `false` off, anything else
+ * on); otherwise a non-empty `NO_COLOR` turns colours off; otherwise on for a terminal.
+ * @internal
+ */
+export function wantsColors(stream: { isTTY?: boolean }, env: Record<string, string | undefined>): boolean {
+  const force = env["FORCE_COLOR"];
+  if (force !== undefined) return force !== "0" && force.toLowerCase() !== "false";
+  if (env["NO_COLOR"] !== undefined && env["NO_COLOR"] !== "") return false;
+  return stream.isTTY === true;
+}
+
+/** A run's running time: its checkpoint's (over every segment), else from creation to its last write. @internal */
+export function runDurationMs(run: RunInfo): number {
+  return run.checkpoint?.elapsedMs ?? Math.max(0, run.updatedAt - run.createdAt);
+}
+
+/**
+ * The `agentrx runs` table: one line per run, newest first: id, thread, status, stop reason,
+ * steps (the agent's iterations), tokens, running time and start time (local).
+ *
+ * @internal
+ */
+export function formatRunsTable(runs: readonly RunInfo[], style: CliStyle): string {
+  const header = ["RUN", "THREAD", "STATUS", "STOP", "STEPS", "TOKENS", "DURATION", "STARTED"];
+  const right = new Set([4, 5, 6]);
+  const rows = runs.map((run) => [
+    run.runId,
+    run.threadId ?? "-",
+    run.status,
+    run.error !== undefined && run.status !== "failed" ? "unreadable" : (run.stopReason ?? "-"),
+    run.checkpoint !== undefined ? String(run.checkpoint.iteration) : "-",
+    run.usage?.total_tokens !== undefined ? fmt.count(run.usage.total_tokens) : "-",
+    fmt.duration(runDurationMs(run)),
+    fmt.time(run.createdAt),
+  ]);
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] as string).length)));
+  const line = (cells: string[], decorate: (cell: string, column: number) => string) =>
+    cells
+      .map((cell, column) => {
+        const width = widths[column] as number;
+        const padded = right.has(column) ? cell.padStart(width) : cell.padEnd(width);
+        return decorate(padded, column);
+      })
+      .join("  ")
+      .trimEnd();
+  return [
+    line(header, (cell) => style.dim(cell)),
+    ...rows.map((row, index) => line(row, (cell, column) => (column === 2 ? style.status((runs[index] as RunInfo).status, cell) : cell))),
+  ].join("\n");
+}

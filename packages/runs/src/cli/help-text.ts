@@ -1,0 +1,36 @@
+/** The port `agentrx ui` listens on unless `--port` says otherwise. */
+export const DEFAULT_UI_PORT = 4477;
+
+/** How many runs `agentrx runs` lists unless `--limit` says otherwise. */
+export const DEFAULT_RUNS_LIMIT = 20;
+
+/**
+ * `agentrx --help`.
+ *
+ * @internal
+ */
+export const HELP_TEXT = `agentrx: look at the runs AgentRx recorded
+
+Usage:
+  agentrx runs [--thread T] [--status S] [--limit N] [--json]   the runs, newest first
+  agentrx show <runId> [--json]                                 a run's trace in the terminal
+  agentrx trace <runId> [-o run.html]                           a run's trace as one HTML file
+  agentrx ui [--port N]                                         a local web page of the runs
+
+Where the runs are (every command):
+  --db <file | postgres://...>  the run store. Default: $AGENTRX_RUNS_DB, else $DATABASE_URL
+                                when it is a postgres:// URL, else .agentrx/runs.db
+  --schema <name>               the store's PostgreSQL schema (default agentrx; or ?schema=
+                                in the URL)
+
+Options:
+  --thread <id>       only the runs of this conversation (thread id)
+  --status <s[,s]>    only runs with these statuses: queued, running, interrupted,
+                      finished, failed, cancelled
+  --limit <n>         at most n runs (default ${DEFAULT_RUNS_LIMIT})
+  --json              JSON instead of text (runs, show)
+  -o, --output <file> where trace writes the page (default <runId>.html; - for stdout)
+  --port <n>          the port ui listens on, on 127.0.0.1 (default ${DEFAULT_UI_PORT}; 0: any free one)
+  -h, --help          this help
+  -v, --version       the version of @agentrx/runs
+`;

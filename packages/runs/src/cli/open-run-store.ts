@@ -1,0 +1,131 @@
+import { existsSync, statSync } from "node:fs";
+import { relative, resolve } from "node:path";
+import type { RunStore } from "@agentrx/executors";
+import { loadDriver } from "../internal/store-errors";
+import { PostgresRunStore } from "../postgres/index";
+import { describeTarget, wrapPostgresError } from "../postgres/postgres-errors";
+import { SqliteRunStore } from "../sqlite/index";
+import { CliError, usageError } from "./cli-error";
+
+/** Where the runs are, as the command line and the environment say. */
+export interface RunStoreLocation {
+  /** `--db`: a file path or a `postgres://` URL. */
+  db?: string;
+  /** `--schema`: the PostgreSQL schema. */
+  schema?: string;
+  env: Record<string, string | undefined>;
+  cwd: string;
+}
+
+/** An opened run store and how to name it to a person (never with a password). */
+export interface OpenedRunStore {
+  store: RunStore;
+  /** E.g. `SQLite .agentrx/runs.db`, `PostgreSQL 127.0.0.1:5432/app, schema agentrx`. */
+  label: string;
+}
+
+/** The default SQLite file, relative to the working directory. */
+export const DEFAULT_RUNS_DB = ".agentrx/runs.db";
+
+/** How long connecting to PostgreSQL may take before the server counts as unreachable. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+const POSTGRES_URL = /^postgres(?:ql)?:\/\//i;
+
+/**
+ * Opens the run store the command works on: `--db`, else `AGENTRX_RUNS_DB` (what the examples
+ * record into), else `DATABASE_URL` when it is a `postgres://` URL, else `.agentrx/runs.db`. A
+ * `postgres://` or `postgresql://` URL opens a `PostgresRunStore` in `--schema` (or the URL's
+ * `?schema=`; default `agentrx`); anything else is an SQLite file. A probe checks first that the
+ * store answers and holds AgentRx runs (an `agentrx_runs` table), so a wrong path, an unreachable
+ * server or another application's database is one clear error, and nothing is created or migrated
+ * in a database that is not a run store.
+ *
+ * @internal
+ */
+export async function openRunStore(location: RunStoreLocation): Promise<OpenedRunStore> {
+  const { env, cwd } = location;
+  const fromDatabaseUrl = env["DATABASE_URL"] !== undefined && POSTGRES_URL.test(env["DATABASE_URL"]) ? env["DATABASE_URL"] : undefined;
+  const db = location.db ?? nonEmpty(env["AGENTRX_RUNS_DB"]) ?? fromDatabaseUrl ?? DEFAULT_RUNS_DB;
+  return POSTGRES_URL.test(db) ? openPostgres(db, location.schema) : openSqlite(db, location.schema, cwd);
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === "" ? undefined : value;
+}
+
+async function openPostgres(db: string, schemaFlag: string | undefined): Promise<OpenedRunStore> {
+  let url: URL;
+  try {
+    url = new URL(db);
+  } catch {
+    throw usageError(`--db ${redact(db)} is not a valid postgres:// URL`);
+  }
+  const fromUrl = url.searchParams.get("schema") ?? undefined;
+  if (schemaFlag !== undefined && fromUrl !== undefined && schemaFlag !== fromUrl) {
+    throw usageError(`--schema ${schemaFlag} and the URL's ?schema=${fromUrl} differ; give one`);
+  }
+  url.searchParams.delete("schema");
+  const schema = schemaFlag ?? fromUrl ?? "agentrx";
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(schema)) throw usageError(`--schema must be letters, digits and underscores, not starting with a digit; got ${JSON.stringify(schema)}`);
+  const connectionString = url.toString();
+  const label = `PostgreSQL ${describeTarget(connectionString, undefined)}, schema ${schema}`;
+  await probePostgres(connectionString, schema, label);
+  return { store: new PostgresRunStore({ connectionString, schema }), label };
+}
+
+async function openSqlite(db: string, schema: string | undefined, cwd: string): Promise<OpenedRunStore> {
+  if (schema !== undefined) throw usageError("--schema is for a PostgreSQL store (--db postgres://...); an SQLite file has no schemas");
+  const path = resolve(cwd, db);
+  const shown = relative(cwd, path).startsWith("..") ? path : relative(cwd, path) || path;
+  if (!existsSync(path)) {
+    throw new CliError({
+      message: `no run store at ${shown}: record a run first (npm run demo records into ${DEFAULT_RUNS_DB}), or pass --db <file> or --db postgres://...`,
+    });
+  }
+  if (statSync(path).isDirectory()) throw new CliError({ message: `${shown} is a directory, not an SQLite run store; pass --db <file>` });
+  await probeSqlite(path, shown);
+  return { store: new SqliteRunStore({ path }), label: `SQLite ${shown}` };
+}
+
+/** Fails unless `path` is an SQLite database with a run store's table; opens it read-only. */
+async function probeSqlite(path: string, shown: string): Promise<void> {
+  type Database = { prepare(sql: string): { get(): unknown }; close(): void };
+  const Driver = await loadDriver<new (path: string, options: { readonly: boolean; fileMustExist: boolean }) => Database>("agentrx", "better-sqlite3", () => import("better-sqlite3"));
+  let db: Database | undefined;
+  try {
+    db = new Driver(path, { readonly: true, fileMustExist: true });
+    const table = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'agentrx_runs'").get();
+    if (table === undefined) throw new CliError({ message: `${shown} is an SQLite database without AgentRx runs (no agentrx_runs table); pass the run store's file with --db` });
+  } catch (error) {
+    if (CliError.isInstance(error)) throw error;
+    const code = (error as { code?: unknown }).code;
+    if (code === "SQLITE_NOTADB") throw new CliError({ message: `${shown} is not an SQLite database, so not an AgentRx run store; pass the run store's file with --db`, cause: error });
+    throw new CliError({ message: `cannot open ${shown}: ${(error as Error).message}${typeof code === "string" ? ` (${code})` : ""}`, cause: error });
+  } finally {
+    db?.close();
+  }
+}
+
+/** Fails unless the server answers and `schema` holds a run store's table; creates nothing. */
+async function probePostgres(connectionString: string, schema: string, label: string): Promise<void> {
+  type Client = { connect(): Promise<void>; query(text: string, values: unknown[]): Promise<{ rows: { found: string | null }[] }>; end(): Promise<void>; on(event: "error", listener: () => void): void };
+  const pg = await loadDriver<{ Client: new (config: { connectionString: string; connectionTimeoutMillis: number }) => Client }>("agentrx", "pg", () => import("pg"));
+  const client = new pg.Client({ connectionString, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  client.on("error", () => undefined); // a dropped connection fails the query below
+  try {
+    await client.connect();
+    const { rows } = await client.query("SELECT to_regclass($1)::text AS found", [`"${schema}".agentrx_runs`]);
+    if (!rows[0]?.found) throw new CliError({ message: `${label} has no AgentRx runs (no ${schema}.agentrx_runs table); pick the schema with --schema or ?schema=` });
+  } catch (error) {
+    if (CliError.isInstance(error)) throw error;
+    throw new CliError({ message: wrapPostgresError("open", undefined, error, describeTarget(connectionString, undefined)).message.replace(/^PostgresRunStore: /, ""), cause: error });
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** `text` with the passwords of the connection strings in it replaced by `***`. */
+export function redact(text: string): string {
+  return text.replace(/(postgres(?:ql)?:\/\/[^:/@\s]*:)[^@\s]*@/gi, "$1***@");
+}

@@ -1,0 +1,43 @@
+import { writeFileSync } from "node:fs";
+import { relative, resolve } from "node:path";
+import type { RunStore } from "@agentrx/executors";
+import { tracePageHtml } from "../trace/page/trace-page-html";
+import { readTracePage } from "../trace/read-trace-page";
+import { CliError } from "./cli-error";
+import type { CliIo } from "./cli-io";
+import { requireRun } from "./require-run";
+
+/** What `agentrx trace` is asked for. */
+export interface TraceCommandOptions {
+  /** The file to write; `-` for stdout. @default "<runId>.html" */
+  output?: string;
+  /** How the store is named in the page and in messages. */
+  label: string;
+}
+
+/**
+ * `agentrx trace <runId> -o run.html`: the run's trace page, one self-contained HTML file (inline
+ * CSS and script, no request), to open in a browser or attach to a bug report.
+ *
+ * @internal
+ */
+export async function traceCommand(store: RunStore, runId: string, options: TraceCommandOptions, io: CliIo): Promise<void> {
+  await requireRun(store, runId, options.label);
+  const html = tracePageHtml(await readTracePage(store, runId, { mode: "file", source: options.label }));
+  if (options.output === "-") {
+    io.stdout.write(html);
+    return;
+  }
+  const path = resolve(io.cwd, options.output ?? `${runId.replace(/[^A-Za-z0-9._-]/g, "_")}.html`);
+  try {
+    writeFileSync(path, html);
+  } catch (error) {
+    throw new CliError({ message: `cannot write ${path}: ${(error as Error).message}`, cause: error });
+  }
+  const shown = relative(io.cwd, path).startsWith("..") ? path : relative(io.cwd, path);
+  io.stdout.write(`Wrote ${shown} (${kilobytes(Buffer.byteLength(html))}): the trace of run ${runId}. Open it in a browser.\n`);
+}
+
+function kilobytes(bytes: number): string {
+  return bytes < 1_000_000 ? `${Math.max(1, Math.round(bytes / 1000))} KB` : `${(bytes / 1_000_000).toFixed(1)} MB`;
+}

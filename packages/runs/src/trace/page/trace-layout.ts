@@ -1,0 +1,360 @@
+// Runs in the trace page (serialized with Function.prototype.toString) and in Node: it must use
+// nothing but its own declarations, its parameters and the JavaScript built-ins.
+import type { TraceText } from "../trace-data";
+import type { FormatRuntime } from "./format-runtime";
+import type { TraceIteration, TraceModel, TraceModelCall, TraceToolCall } from "./trace-model";
+
+/** How a bar looks: the state of what it stands for. */
+export type TraceRowState = "ok" | "failed" | "warn" | "cached" | "running" | "inferred" | "none";
+
+/** One line of the tree, with its bar on the timeline. */
+export interface TraceRow {
+  /** Stable over live updates: `run`, `it-0`, `model-0-0`, `tool-0-1`, `step-0-1`, `answer`, `seg-1`, `event-12`. */
+  id: string;
+  parentId?: string;
+  depth: number;
+  kind: "run" | "segment" | "iteration" | "model" | "tool" | "step" | "answer" | "event";
+  label: string;
+  /** A muted preview after the label (a tool's input, an observation). */
+  note: string;
+  /** The bar, when the row has one. */
+  start?: number;
+  end?: number;
+  /** A model call's first token. */
+  firstTokenAt?: number;
+  /** A point in time instead of a bar (a step's end, the answer). */
+  at?: number;
+  state: TraceRowState;
+  /** Short flags: `slowest`, `3 attempts`, `timed out`, `cached`, `failed`, `running`. */
+  badges: string[];
+  childIds: string[];
+  /** Collapsed until opened (a tool call's step). */
+  collapsed: boolean;
+  iteration?: TraceIteration;
+  modelCall?: TraceModelCall;
+  toolCall?: TraceToolCall;
+  /** The index into `model.segments` or `model.others`. */
+  item?: number;
+}
+
+/** The header's figures. */
+export interface TraceSummary {
+  status: string;
+  stopReason?: string;
+  live: boolean;
+  tokens?: { input: number; output: number; total: number };
+  /** Running time, summed over the run's segments. */
+  wallMs: number;
+  iterations: number;
+  modelCalls: number;
+  toolCalls: number;
+  /** Time with a model call, with a tool call (and no model call), and with neither. */
+  modelMs: number;
+  toolMs: number;
+  otherMs: number;
+  slowest?: { id: string; tool: string; input: string; durationMs: number };
+  segments: number;
+}
+
+/** Positions on the timeline: run time to a fraction of its width, ticks, and the gaps cut out. */
+export interface TraceScale {
+  start: number;
+  end: number;
+  x(at: number): number;
+  ticks: { x: number; label: string }[];
+  /** Long pauses between segments, drawn narrow. */
+  breaks: { x: number; width: number; label: string }[];
+}
+
+/** The trace page's layout functions. */
+export type TraceLayoutRuntime = ReturnType<typeof traceLayoutRuntime>;
+
+/**
+ * Lays a {@link TraceModel} out: the tree's rows (run → iterations → model calls and tool calls →
+ * steps), the timeline's scale and the header's summary. `now` is used for what is still running.
+ *
+ * @internal
+ */
+export function traceLayoutRuntime(fmt: FormatRuntime) {
+  function textOf(text: TraceText | undefined): string {
+    if (text === undefined) return "";
+    return typeof text === "string" ? text : text.head;
+  }
+
+  function isLive(model: TraceModel): boolean {
+    return model.run.status === "running" || model.run.status === "queued";
+  }
+
+  function endOf(model: TraceModel, now: number): number {
+    const last = model.segments[model.segments.length - 1];
+    const recorded = Math.max(last?.end ?? model.run.createdAt, model.output?.at ?? 0);
+    return isLive(model) ? Math.max(recorded, now) : recorded;
+  }
+
+  function toolState(tool: TraceToolCall): { state: TraceRowState; badges: string[] } {
+    const badges: string[] = [];
+    const metadata = tool.metadata ?? {};
+    const attempts = typeof metadata["attempts"] === "number" ? metadata["attempts"] : 1;
+    if (tool.stepSeq === undefined) return { state: "running", badges: ["running"] };
+    const failed = /^Tool ".*" failed with error:/s.test(textOf(tool.observation)) || tool.tool === "_Exception";
+    if (failed) badges.push(tool.tool === "_Exception" ? "parsing error" : "failed");
+    if (attempts > 1) badges.push(`${attempts} attempts`);
+    if (metadata["timedOut"] === true) badges.push("timed out");
+    if (metadata["cached"] === true) badges.push("cached");
+    const state: TraceRowState = failed ? "failed" : attempts > 1 || metadata["timedOut"] === true ? "warn" : metadata["cached"] === true ? "cached" : "ok";
+    return { state, badges };
+  }
+
+  /** Where each iteration's work could start: after the previous iteration, inside its segment. */
+  function boundaryBefore(model: TraceModel, index: number, at: number): number {
+    let boundary = model.segments[0]?.start ?? at;
+    for (const segment of model.segments) if (segment.start <= at) boundary = segment.start;
+    const previous = model.iterations[index - 1];
+    if (previous !== undefined) {
+      for (const call of previous.modelCalls) if (call.end <= at) boundary = Math.max(boundary, call.end);
+      for (const tool of previous.tools) if (tool.end !== undefined && tool.end <= at) boundary = Math.max(boundary, tool.end);
+    }
+    return boundary;
+  }
+
+  /** The model calls of an iteration; inferred from its other events when none was recorded. */
+  function modelCallsOf(model: TraceModel, index: number, now: number): { calls: TraceModelCall[]; inferred: boolean; open: boolean } {
+    const iteration = model.iterations[index] as TraceIteration;
+    if (iteration.modelCalls.length > 0) return { calls: iteration.modelCalls, inferred: false, open: false };
+    const firstAction = iteration.tools.reduce((min, tool) => Math.min(min, tool.actionAt ?? tool.start ?? Infinity), Infinity);
+    const isLast = index === model.iterations.length - 1;
+    let end = Number.isFinite(firstAction) ? firstAction : isLast && model.output !== undefined ? model.output.at : undefined;
+    const open = end === undefined && isLive(model) && isLast;
+    if (end === undefined) end = open ? now : iteration.lastAt;
+    const start = Math.min(boundaryBefore(model, index, iteration.firstAt), end);
+    const call: TraceModelCall = { iteration: iteration.n, start, end, tokenChars: iteration.pendingTokenChars };
+    if (iteration.pendingFirstTokenAt !== undefined) call.firstTokenAt = iteration.pendingFirstTokenAt;
+    if (iteration.pendingUsage !== undefined) call.usage = iteration.pendingUsage;
+    return { calls: [call], inferred: true, open };
+  }
+
+  function rows(model: TraceModel, now: number): TraceRow[] {
+    const out: TraceRow[] = [];
+    const live = isLive(model);
+    const runRow: TraceRow = {
+      id: "run",
+      depth: 0,
+      kind: "run",
+      label: "run",
+      note: fmt.oneLine(textOf(model.inputs), 160),
+      start: model.segments[0]?.start ?? model.run.createdAt,
+      end: endOf(model, now),
+      state: live ? "running" : model.run.status === "failed" ? "failed" : "none",
+      badges: [model.run.status],
+      childIds: [],
+      collapsed: false,
+    };
+    out.push(runRow);
+    const child = (row: TraceRow, parent: TraceRow) => {
+      row.parentId = parent.id;
+      parent.childIds.push(row.id);
+      out.push(row);
+      return row;
+    };
+    // Segments, iterations and other events, in time order.
+    const items: { at: number; add: () => void }[] = [];
+    model.segments.forEach((segment, item) => {
+      if (!segment.resumed) return;
+      const gap = segment.start - (model.segments[item - 1]?.end ?? segment.start);
+      items.push({
+        at: segment.start,
+        add: () => child({ id: `seg-${item}`, depth: 1, kind: "segment", label: "resumed", note: `after a pause of ${fmt.duration(gap)}`, at: segment.start, state: "none", badges: [], childIds: [], collapsed: false, item }, runRow),
+      });
+    });
+    model.others.forEach((other, item) => {
+      items.push({
+        at: other.at,
+        add: () =>
+          child({ id: `event-${other.seq}`, depth: 1, kind: "event", label: other.name, note: other.error ?? fmt.oneLine(textOf(other.summary), 120), at: other.at, state: other.error ? "failed" : "none", badges: other.error ? ["unreadable"] : [], childIds: [], collapsed: false, item }, runRow),
+      });
+    });
+    const slowest = slowestTool(model, now);
+    model.iterations.forEach((iteration, index) => {
+      const { calls, inferred, open } = modelCallsOf(model, index, now);
+      items.push({ at: Math.min(iteration.firstAt, calls[0]?.start ?? Infinity), add: () => addIteration(iteration, calls, inferred, open) });
+    });
+    const addIteration = (iteration: TraceIteration, calls: TraceModelCall[], inferred: boolean, open: boolean) => {
+      const n = iteration.n;
+      const itRow = child({ id: `it-${n}`, depth: 1, kind: "iteration", label: `iteration ${n + 1}`, note: "", state: "none", badges: [], childIds: [], collapsed: false, iteration }, runRow);
+      let start = Infinity;
+      let end = -Infinity;
+      calls.forEach((call, k) => {
+        const ttft = call.firstTokenAt !== undefined ? ` · first token ${fmt.duration(call.firstTokenAt - call.start)}` : "";
+        const tokens = call.usage ? ` · ${fmt.count(call.usage.total)} tokens` : "";
+        const reply = call.reply?.toolCalls?.length ? `→ ${call.reply.toolCalls.map((c) => c.name).join(", ")}` : fmt.oneLine(textOf(call.reply?.content), 100);
+        const row: TraceRow = {
+          id: `model-${n}-${k}`,
+          depth: 2,
+          kind: "model",
+          label: "model",
+          note: `${reply}${ttft}${tokens}`.replace(/^ · /, ""),
+          start: call.start,
+          end: open ? now : call.end,
+          state: open ? "running" : inferred ? "inferred" : "ok",
+          badges: open ? ["running"] : inferred ? ["not recorded"] : [],
+          childIds: [],
+          collapsed: false,
+          iteration,
+          modelCall: call,
+        };
+        if (call.firstTokenAt !== undefined) row.firstTokenAt = call.firstTokenAt;
+        child(row, itRow);
+        start = Math.min(start, call.start);
+        end = Math.max(end, row.end as number);
+      });
+      iteration.tools.forEach((tool) => {
+        const key = tool.index === null ? `s${tool.stepSeq}` : String(tool.index);
+        const { state, badges } = toolState(tool);
+        const toolStart = tool.start ?? tool.actionAt ?? iteration.firstAt;
+        const toolEnd = tool.end ?? (live ? now : toolStart);
+        const id = `tool-${n}-${key}`;
+        if (slowest !== undefined && slowest.id === id) badges.unshift("slowest");
+        const toolRow = child(
+          { id, depth: 2, kind: "tool", label: tool.tool === "_Exception" ? "parsing error" : tool.tool, note: fmt.oneLine(textOf(tool.input), 120), start: toolStart, end: toolEnd, state, badges, childIds: [], collapsed: true, iteration, toolCall: tool },
+          itRow,
+        );
+        if (tool.stepSeq !== undefined) {
+          child({ id: `step-${n}-${key}`, depth: 3, kind: "step", label: "result", note: fmt.oneLine(textOf(tool.observation), 140), at: toolEnd, state, badges: [], childIds: [], collapsed: false, iteration, toolCall: tool }, toolRow);
+        }
+        start = Math.min(start, toolStart);
+        end = Math.max(end, toolEnd);
+      });
+      if (Number.isFinite(start)) {
+        itRow.start = start;
+        itRow.end = end;
+        itRow.note = `${calls.length} model call${calls.length === 1 ? "" : "s"}, ${iteration.tools.length} tool call${iteration.tools.length === 1 ? "" : "s"}`;
+      }
+    };
+    items.sort((a, b) => a.at - b.at);
+    for (const item of items) item.add();
+    if (live && needsNextCall(model)) {
+      const n = (model.iterations[model.iterations.length - 1]?.n ?? -1) + 1;
+      const start = Math.min(now, boundaryBefore(model, model.iterations.length, now));
+      const itRow = child({ id: `it-${n}`, depth: 1, kind: "iteration", label: `iteration ${n + 1}`, note: "waiting for the model", start, end: now, state: "none", badges: [], childIds: [], collapsed: false }, runRow);
+      child({ id: `model-${n}-0`, depth: 2, kind: "model", label: "model", note: "waiting for the reply…", start, end: now, state: "running", badges: ["running"], childIds: [], collapsed: false }, itRow);
+    }
+    if (model.output !== undefined) {
+      const usage = model.output.usage ? ` · ${fmt.count(model.output.usage.total)} tokens` : "";
+      child({ id: "answer", depth: 1, kind: "answer", label: "answer", note: `${fmt.oneLine(textOf(model.output.text), 140)} (${model.output.stopReason})${usage}`, at: model.output.at, state: "none", badges: [model.output.stopReason], childIds: [], collapsed: false }, runRow);
+    }
+    return out;
+  }
+
+  /** Whether a live run is between iterations: waiting for a model call not yet recorded. */
+  function needsNextCall(model: TraceModel): boolean {
+    if (model.output !== undefined || model.run.status !== "running") return false;
+    const last = model.iterations[model.iterations.length - 1];
+    if (last === undefined) return model.segments.length > 0;
+    if (last.modelCalls.length === 0) return false; // its call is shown as running
+    return last.tools.every((tool) => tool.stepSeq !== undefined);
+  }
+
+  function slowestTool(model: TraceModel, now: number): TraceSummary["slowest"] {
+    let best: TraceSummary["slowest"];
+    for (const iteration of model.iterations) {
+      for (const tool of iteration.tools) {
+        const duration = tool.durationMs ?? (tool.actionAt !== undefined && isLive(model) ? now - tool.actionAt : undefined);
+        if (duration === undefined || (best !== undefined && best.durationMs >= duration)) continue;
+        const key = tool.index === null ? `s${tool.stepSeq}` : String(tool.index);
+        best = { id: `tool-${iteration.n}-${key}`, tool: tool.tool, input: fmt.oneLine(textOf(tool.input), 80), durationMs: duration };
+      }
+    }
+    return best;
+  }
+
+  /** The total length of the union of intervals. */
+  function covered(intervals: [number, number][]): number {
+    const sorted = intervals.filter(([a, b]) => b > a).sort((a, b) => a[0] - b[0]);
+    let total = 0;
+    let until = -Infinity;
+    for (const [a, b] of sorted) {
+      if (b <= until) continue;
+      total += b - Math.max(a, until);
+      until = b;
+    }
+    return total;
+  }
+
+  function summary(model: TraceModel, rowList: readonly TraceRow[], now: number): TraceSummary {
+    const live = isLive(model);
+    const segments = model.segments.map((segment, index) => segment.end + (live && index === model.segments.length - 1 ? Math.max(0, now - segment.end) : 0) - segment.start);
+    let wallMs = segments.reduce((sum, ms) => sum + ms, 0);
+    if (model.output !== undefined && model.segments.length === 1) wallMs = Math.max(wallMs, model.output.at - (model.segments[0] as { start: number }).start);
+    const bars = (kind: string) => rowList.filter((row) => row.kind === kind && row.start !== undefined).map((row) => [row.start, row.end] as [number, number]);
+    const modelMs = covered(bars("model"));
+    const bothMs = covered([...bars("model"), ...bars("tool")]);
+    const usage = model.run.usage ?? model.output?.usage ?? (model.usage.total > 0 ? model.usage : undefined);
+    const out: TraceSummary = {
+      status: model.run.status,
+      live,
+      wallMs,
+      iterations: model.iterations.length,
+      modelCalls: rowList.filter((row) => row.kind === "model" && row.state !== "inferred").length,
+      toolCalls: rowList.filter((row) => row.kind === "tool").length,
+      modelMs,
+      toolMs: bothMs - modelMs,
+      otherMs: Math.max(0, wallMs - bothMs),
+      segments: model.segments.length,
+    };
+    const stopReason = model.output?.stopReason ?? model.run.stopReason;
+    if (stopReason !== undefined) out.stopReason = stopReason;
+    if (usage !== undefined) out.tokens = usage;
+    const slowest = slowestTool(model, now);
+    if (slowest !== undefined) out.slowest = slowest;
+    return out;
+  }
+
+  /** The timeline's scale; pauses between segments longer than the run's running time are drawn narrow. */
+  function scale(model: TraceModel, now: number): TraceScale {
+    const start = model.segments[0]?.start ?? model.run.createdAt;
+    const end = Math.max(endOf(model, now), start + 1);
+    const pieces: { from: number; to: number; gap: boolean }[] = [];
+    let cursor = start;
+    const active = Math.max(1, model.segments.reduce((sum, segment) => sum + (segment.end - segment.start), 0));
+    model.segments.forEach((segment, index) => {
+      if (index === 0) return;
+      const previousEnd = (model.segments[index - 1] as { end: number }).end;
+      if (segment.start - previousEnd > Math.max(2000, active)) {
+        pieces.push({ from: cursor, to: previousEnd, gap: false }, { from: previousEnd, to: segment.start, gap: true });
+        cursor = segment.start;
+      }
+    });
+    pieces.push({ from: cursor, to: end, gap: false });
+    const gapWidth = active * 0.06;
+    const lengths = pieces.map((piece) => (piece.gap ? gapWidth : piece.to - piece.from));
+    const total = Math.max(1, lengths.reduce((sum, length) => sum + length, 0));
+    const offsets: number[] = [];
+    lengths.reduce((sum, length, index) => ((offsets[index] = sum), sum + length), 0);
+    const x = (at: number): number => {
+      for (let i = 0; i < pieces.length; i++) {
+        const piece = pieces[i] as { from: number; to: number; gap: boolean };
+        if (at <= piece.to || i === pieces.length - 1) {
+          const within = piece.gap ? ((at - piece.from) / Math.max(1, piece.to - piece.from)) * gapWidth : at - piece.from;
+          return Math.min(1, Math.max(0, ((offsets[i] as number) + Math.max(0, within)) / total));
+        }
+      }
+      return 1;
+    };
+    const step = fmt.niceStep(total, 8);
+    const ticks: TraceScale["ticks"] = [];
+    const breaks: TraceScale["breaks"] = [];
+    pieces.forEach((piece, index) => {
+      if (piece.gap) {
+        breaks.push({ x: (offsets[index] as number) / total, width: gapWidth / total, label: `paused ${fmt.duration(piece.to - piece.from)}` });
+        return;
+      }
+      for (let t = Math.ceil((piece.from - start) / step) * step; start + t <= piece.to + 1e-6; t += step) {
+        const position = x(start + t);
+        if (ticks.length === 0 || position - (ticks[ticks.length - 1] as { x: number }).x > 0.04) ticks.push({ x: position, label: fmt.tick(t) });
+      }
+    });
+    return { start, end, x, ticks, breaks };
+  }
+
+  return { rows, summary, scale, textOf, toolState, isLive };
+}
