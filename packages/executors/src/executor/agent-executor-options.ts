@@ -4,6 +4,7 @@ import type { OutputParserException } from "@langchain/core/output_parsers";
 import type { Runnable, RunnableConfig } from "@langchain/core/runnables";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { RunStore } from "../runs/run-store";
+import type { ExecutorMemoryOptions } from "./conversation-memory";
 import type { Decision, Interrupt, StopReason } from "./events";
 import type { StopCondition } from "./stop-condition";
 
@@ -126,6 +127,14 @@ export interface AgentExecutorOptions {
    * @default false
    */
   verbose?: boolean;
+  /**
+   * Conversation memory for runs with a `threadId` (`config.threadId`): before the run, the
+   * thread's history fills the input `historyKey` (`chat_history`, a prompt's messages
+   * placeholder); when the run finishes, its messages (the input, tool calls and results as the
+   * memory keeps them, the answer) are appended. Give it a `ThreadMemory` from `@agentrx/runs`.
+   * See docs/memory.md.
+   */
+  memory?: ExecutorMemoryOptions;
 }
 
 /**

@@ -7,6 +7,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import type { Subscriber } from "rxjs";
 import type { RecorderHooks, RunRecorder } from "../runs/run-recorder";
 import { REJECTED_OBSERVATION, interruptsOf } from "./approvals";
+import { runMessages } from "./conversation-memory";
 import type { AgentStreamEvent, Decision, InterruptEvent, StopReason } from "./events";
 import { InvalidAgentOutputError } from "./invalid-agent-output-error";
 import { isOutputParserException, parsingErrorStep } from "./observations";
@@ -207,6 +208,12 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
 
   private async begin(): Promise<void> {
     const { config, streamTokens } = this.request;
+    const memory = this.options.memory;
+    if (memory && this.state.threadId !== undefined && !this.request.resumed && !(memory.historyKey in this.state.inputs)) {
+      // The thread's history is part of the run's inputs (recorded with them: a resume sees the same).
+      const history = await this.wait(memory.memory.getMessages(this.state.threadId), false);
+      this.dispatch({ type: "inputAdded", key: memory.historyKey, value: history });
+    }
     const { inputs, runId } = this.state;
     if (this.request.record) {
       const recorder = await this.request.record(this);
@@ -425,6 +432,19 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
         this.dispatch({ type: "failed" });
         this.endRecording({ status: "failed", error: errorMessage(error) });
         this.subscriber.error(error);
+        return;
+      }
+    }
+    const memory = this.options.memory;
+    if (memory && !interrupt && this.state.threadId !== undefined) {
+      // The thread remembers the run once it has an answer (not a pause: that waits for the end).
+      try {
+        const messages = runMessages(this.state.inputs, memory.inputKey, this.state.steps, output);
+        await memory.memory.addMessages(this.state.threadId, messages, { runId: this.state.runId });
+      } catch (error) {
+        this.dispatch({ type: "failed" });
+        this.endRecording({ status: "failed", error: `the conversation memory refused the run's messages: ${errorMessage(error)}` });
+        if (!this.subscriber.closed) this.subscriber.error(error);
         return;
       }
     }

@@ -86,6 +86,8 @@ export type RunTransition =
   | { type: "inputEdited"; index: number; toolInput: unknown }
   /** A paused run goes on (decisions came). */
   | { type: "resumed" }
+  /** An input filled in before the run starts (the conversation's history). */
+  | { type: "inputAdded"; key: string; value: unknown }
   | { type: "cancelled" }
   | { type: "failed" };
 
@@ -167,6 +169,9 @@ export function transition(state: RunState, event: RunTransition): void {
       if (turn && action) turn.actions[event.index] = { ...action, toolInput: event.toolInput as AgentAction["toolInput"] };
       return;
     }
+    case "inputAdded":
+      state.inputs = { ...state.inputs, [event.key]: event.value };
+      return;
     case "resumed":
       if (state.phase !== "interrupted") return;
       state.phase = state.turn ? "tools" : "agent";

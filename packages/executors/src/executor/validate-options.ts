@@ -7,6 +7,7 @@ import type { AgentExecutorOptions } from "./agent-executor-options";
 import type { RunStore } from "../runs/run-store";
 import { type ApprovalCheck, approvalCheck } from "./approvals";
 import type { BudgetSpent } from "../operators/budget-spent";
+import type { ExecutorMemoryOptions, ResolvedMemory } from "./conversation-memory";
 import type { StopReason } from "./events";
 import type { StopCondition } from "./stop-condition";
 
@@ -33,6 +34,7 @@ export interface ResolvedOptions {
   earlyStopOutput: (reason: StopReason, stoppedBy: unknown) => string;
   /** Print every run's trace. */
   verbose: boolean;
+  memory: ResolvedMemory | undefined;
   /** Whether an action needs approval; undefined when nothing ever does. */
   approval: ApprovalCheck | undefined;
 }
@@ -73,6 +75,7 @@ const KNOWN = new Set([
   "maxObservationLength",
   "earlyStopOutput",
   "verbose",
+  "memory",
 ]);
 
 function fail(argument: string, value: unknown, message: string): never {
@@ -118,6 +121,7 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     maxObservationLength = DEFAULT_MAX_OBSERVATION_LENGTH,
     earlyStopOutput,
     verbose = false,
+    memory,
   } = options;
 
   if (!Runnable.isRunnable(agent)) {
@@ -173,6 +177,18 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
   if (earlyStopOutput !== undefined && typeof earlyStopOutput !== "string" && typeof earlyStopOutput !== "function") {
     fail("earlyStopOutput", earlyStopOutput, `\`earlyStopOutput\` must be a string or a function (reason, stoppedBy) => string, got ${show(earlyStopOutput)}.`);
   }
+  let resolvedMemory: ResolvedMemory | undefined;
+  if (memory !== undefined) {
+    const given = memory as Partial<ExecutorMemoryOptions> | null;
+    const inner = given?.memory;
+    if (typeof inner?.getMessages !== "function" || typeof inner.addMessages !== "function") {
+      fail("memory", memory, "`memory` must be { memory: ThreadMemory (from @agentrx/runs) or an object with getMessages and addMessages, historyKey?, inputKey? }.");
+    }
+    const { historyKey = "chat_history", inputKey = "input" } = given as ExecutorMemoryOptions;
+    if (typeof historyKey !== "string" || historyKey === "") fail("memory.historyKey", historyKey, "`memory.historyKey` must be a non-empty string.");
+    if (typeof inputKey !== "string" || inputKey === "") fail("memory.inputKey", inputKey, "`memory.inputKey` must be a non-empty string.");
+    resolvedMemory = { memory: inner, historyKey, inputKey };
+  }
   if (typeof verbose !== "boolean") fail("verbose", verbose, `\`verbose\` must be a boolean, got ${show(verbose)}.`);
   if (needsApproval !== undefined && typeof needsApproval !== "function") {
     fail("needsApproval", needsApproval, `\`needsApproval\` must be a function (action) => boolean, got ${show(needsApproval)}.`);
@@ -202,6 +218,7 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     earlyStopOutput:
       typeof earlyStopOutput === "string" ? () => earlyStopOutput : typeof earlyStopOutput === "function" ? earlyStopOutput : defaultEarlyStopOutput,
     verbose,
+    memory: resolvedMemory,
   };
 }
 

@@ -1,0 +1,79 @@
+import type { AgentStep } from "@agentrx/core";
+import { isToolAgentAction } from "@agentrx/core";
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+
+/**
+ * What the executor needs of a conversation memory: `ThreadMemory` from `@agentrx/runs` is one
+ * (token-bounded windows over any run store); any object with these two methods works.
+ *
+ * @example
+ * ```ts
+ * import type { ConversationMemory } from "@agentrx/executors";
+ * import type { BaseMessage } from "@langchain/core/messages";
+ *
+ * // A memory without a bound, in a Map (ThreadMemory is what you want in practice).
+ * const threads = new Map<string, BaseMessage[]>();
+ * const memory: ConversationMemory = {
+ *   getMessages: async (threadId) => threads.get(threadId) ?? [],
+ *   addMessages: async (threadId, messages) => void threads.set(threadId, [...(threads.get(threadId) ?? []), ...messages]),
+ * };
+ * ```
+ */
+export interface ConversationMemory {
+  /** The messages of the thread the prompt's history gets. */
+  getMessages(threadId: string): Promise<BaseMessage[]>;
+  /** Appends a finished run's messages to the thread. */
+  addMessages(threadId: string, messages: readonly BaseMessage[], options?: { runId?: string }): Promise<void>;
+}
+
+/**
+ * The `memory` option of the executor: runs with a `threadId` get the thread's history in the
+ * prompt, and their messages are appended when they finish.
+ *
+ * @example
+ * ```ts
+ * import type { ConversationMemory, ExecutorMemoryOptions } from "@agentrx/executors";
+ *
+ * declare const memory: ConversationMemory; // e.g. new ThreadMemory({ store, maxTokens: 4000 }) from @agentrx/runs
+ * const options: ExecutorMemoryOptions = { memory, historyKey: "chat_history" };
+ * ```
+ */
+export interface ExecutorMemoryOptions {
+  memory: ConversationMemory;
+  /** The input (prompt variable) the history fills. @default "chat_history" */
+  historyKey?: string;
+  /** The input that holds the user's message, appended to the thread as a `HumanMessage`. @default "input" */
+  inputKey?: string;
+}
+
+/** Resolved memory option. @internal */
+export interface ResolvedMemory {
+  memory: ConversationMemory;
+  historyKey: string;
+  inputKey: string;
+}
+
+/**
+ * A finished run's messages for its thread: the user's input, each turn's tool calls and their
+ * results (the memory decides whether it keeps those), and the final answer.
+ *
+ * @internal
+ */
+export function runMessages(inputs: Record<string, unknown>, inputKey: string, steps: readonly AgentStep[], output: string): BaseMessage[] {
+  const messages: BaseMessage[] = [];
+  const input = inputs[inputKey];
+  if (input !== undefined) messages.push(typeof input === "string" ? new HumanMessage(input) : new HumanMessage(JSON.stringify(input)));
+  let lastLog: BaseMessage | undefined;
+  for (const step of steps) {
+    const { action } = step;
+    if (!isToolAgentAction(action)) continue; // text agents' steps are scratchpad, not conversation
+    const log = action.messageLog?.[0];
+    if (log !== undefined && log !== lastLog) {
+      messages.push(log);
+      lastLog = log;
+    }
+    messages.push(new ToolMessage({ content: step.observation, tool_call_id: action.toolCallId, name: action.tool }));
+  }
+  messages.push(new AIMessage(output));
+  return messages;
+}
