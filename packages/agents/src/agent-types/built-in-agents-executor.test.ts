@@ -7,6 +7,7 @@ import { lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MISSING_ACTION_AFTER_THOUGHT_ERROR_MESSAGE } from "../react/react-single-input-output-parser";
+import { nestedArguments } from "../test-utils/parser-properties";
 import { textOnlyModel } from "../test-utils/text-only-model";
 import { builtInAgentTypes, type BuiltInAgentTypes } from "./built-in-agent-types";
 
@@ -144,5 +145,20 @@ describe.each(builtInAgentTypes.map((type) => type.name))("%s agent with the Age
     expect(tokens.join("")).toContain("Sunny");
     const output = events.at(-1);
     expect(output?.type === "output" && output.output).toBe("Sunny");
+  });
+});
+
+describe.each(["tool-calling", "openai-functions"] as const)("%s agent with arguments nested 10,000 levels deep", (name) => {
+  it("does not fail the run: the model is told, and answers", async () => {
+    const llm = new ScriptedChatModel({
+      responses: [{ toolCalls: [{ name: "search", args: { query: nestedArguments(10_000) } }] }, "Sunny"],
+      streaming: true,
+    });
+    const agent = builtInAgentTypes.find((type) => type.name === name)!.create({ llm, tools: [objectSearch] });
+    const executor = new AgentExecutor({ agent, tools: [objectSearch], returnIntermediateSteps: true });
+    const result = await lastValueFrom(executor.invoke({ input: "Weather in Paris?" }));
+    expect(result.output).toBe("Sunny");
+    expect(result.intermediateSteps?.[0]?.action.tool).toBe(EXCEPTION_TOOL_NAME);
+    expect(result.intermediateSteps?.[0]?.observation).toContain("nested more than 100 levels deep");
   });
 });

@@ -3,7 +3,8 @@ import { AIMessage } from "@langchain/core/messages";
 import { OutputParserException } from "@langchain/core/output_parsers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isAgentOutput, megabyteOf } from "../test-utils/parser-properties";
+import { assertParserHandlesAnyGeneration, isAgentOutput, megabyteOf, nestedArguments, nestedArgumentsText } from "../test-utils/parser-properties";
+import { ToolCallingAgentOutputParser } from "../tool-calling/tool-calling-agent-output-parser";
 import { formatToOpenAIFunctionMessages } from "./format-to-openai-function-messages";
 import { OpenAIFunctionsAgentOutputParser, type FunctionsAgentAction } from "./openai-functions-agent-output-parser";
 
@@ -45,6 +46,49 @@ describe("OpenAIFunctionsAgentOutputParser", () => {
         );
         expect(result).toBe(true);
       }
+    }
+  });
+
+  it("refuses a tool call without a name as the tool-calling parser does, instead of an action for tool undefined", async () => {
+    const toolCalling = new ToolCallingAgentOutputParser();
+    const nameless = [
+      new AIMessage({ content: "", tool_calls: [{ id: "c1", name: undefined as unknown as string, args: { query: "x" } }] }),
+      new AIMessage({ content: "", tool_calls: [{ id: "c1", name: "", args: {} }] }),
+      new AIMessage({ content: "", invalid_tool_calls: [{ type: "invalid_tool_call", id: "c1", args: "{}", error: "no name" }] }),
+      new AIMessage({ content: "", additional_kwargs: { tool_calls: [{ id: "c1", type: "function", function: { arguments: "{}" } as never }] } }),
+    ];
+    for (const message of nameless) {
+      const [functions, tools] = await Promise.all([
+        parser.invoke(message).catch((caught: unknown) => caught),
+        toolCalling.invoke(message).catch((caught: unknown) => caught),
+      ]);
+      for (const error of [functions, tools]) {
+        expect(InvalidToolArgumentsException.isInstance(error)).toBe(true);
+        expect(error).toMatchObject({ toolName: undefined, toolCallId: "c1", sendToLLM: true });
+      }
+      expect((functions as InvalidToolArgumentsException).problem).toBe("the function call has no function name");
+      expect((tools as InvalidToolArgumentsException).problem).toBe("the tool call has no tool name");
+    }
+    const legacy = await parser.invoke(functionCall("", '{"query": "x"}')).catch((caught: unknown) => caught);
+    expect((legacy as InvalidToolArgumentsException).problem).toBe("the function call has no function name");
+    // An empty legacy function call is no call: the text is the answer.
+    expect(await parser.invoke(new AIMessage({ content: "Done.", additional_kwargs: { function_call: { name: "", arguments: "" } } }))).toMatchObject({
+      returnValues: { output: "Done." },
+    });
+  });
+
+  it("refuses arguments nested more than 100 levels deep with InvalidToolArgumentsException", async () => {
+    expect(await parser.invoke(new AIMessage({ content: "", tool_calls: [{ id: "c1", name: "search", args: nestedArguments(100) }] }))).toMatchObject({ tool: "search" });
+    const messages = [
+      new AIMessage({ content: "", tool_calls: [{ id: "c1", name: "search", args: nestedArguments(10_000) }] }),
+      functionCall("search", nestedArgumentsText(10_000)),
+      functionCall("search", nestedArgumentsText(101)),
+    ];
+    for (const message of messages) {
+      const error = await parser.invoke(message).catch((caught: unknown) => caught);
+      expect(InvalidToolArgumentsException.isInstance(error)).toBe(true);
+      expect((error as InvalidToolArgumentsException).problem).toBe("the arguments are nested more than 100 levels deep");
+      expect((error as InvalidToolArgumentsException).observation).toContain('function "search"');
     }
   });
 
@@ -93,5 +137,9 @@ describe("OpenAIFunctionsAgentOutputParser", () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it("throws only OutputParserException for any generation: text that is not a string, content blocks of other kinds, throwing objects", async () => {
+    await assertParserHandlesAnyGeneration(parser);
   });
 });

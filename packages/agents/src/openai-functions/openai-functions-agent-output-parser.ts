@@ -1,9 +1,7 @@
 import type { AgentAction, AgentFinish, ToolAgentAction } from "@agentrx/core";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
-import { InvalidToolArgumentsException } from "@agentrx/core";
 import { AgentOutputParser } from "../shared/agent-output-parser";
-import { lenientToolCalls } from "../shared/lenient-tool-calls";
-import { parseLenientJson } from "../shared/parse-lenient-json";
+import { fromText, readToolCalls, toolCallError } from "../shared/read-tool-calls";
 import { unwrapSingleArgument } from "../shared/unwrap-single-argument";
 
 /** An action of a function-calling agent: the message it came from, and its tool-call id if any. */
@@ -17,8 +15,10 @@ export type FunctionsAgentAction = AgentAction & { messageLog: BaseMessage[]; to
  * asks for several tool calls acts on the first: its `messageLog` holds a copy of the message
  * with only that call, so the conversation stays valid. A message without a call is the final
  * answer (its text). Empty arguments are `{}` and raw newlines or tabs inside argument strings
- * are accepted (as LangChain Python accepts them). Arguments that are not valid JSON raise an
- * `InvalidToolArgumentsException` (an `OutputParserException`) naming the function, with `sendToLLM` set.
+ * are accepted (as LangChain Python accepts them). A call without a name, or whose arguments are
+ * not a valid JSON object or are nested more than 100 levels deep, raises an
+ * `InvalidToolArgumentsException` (an `OutputParserException`) naming the function and the
+ * problem, with `sendToLLM` set, as the tool-calling parser does.
  *
  * @example
  * ```ts
@@ -48,41 +48,46 @@ export class OpenAIFunctionsAgentOutputParser extends AgentOutputParser<Function
   protected override parseMessage(message: BaseMessage, text: string): FunctionsAgentAction | AgentFinish {
     const ai = message as AIMessage;
     // Strictly parsed: a streamed message's truncated arguments are an invalid call, not "repaired".
-    const { toolCalls, invalidToolCalls, recovered } = lenientToolCalls(ai);
-    const call = toolCalls[0];
-    const invalid = invalidToolCalls[0];
-    if (!call && invalid) throw badArguments(invalid.name ?? "", invalid.args ?? "", text);
+    const calls = readToolCalls(ai);
+    const call = calls[0];
     if (call) {
+      if (!call.name || call.problem !== undefined) throw toolCallError(call, text, "function");
+      const id = call.id ?? `${typeof ai.id === "string" && ai.id ? ai.id : "call"}_0`;
       const single =
-        recovered || toolCalls.length > 1 || invalidToolCalls.length > 0 || ai.tool_calls?.length !== 1
-          ? new AIMessage({ content: ai.content, id: ai.id, tool_calls: [call], response_metadata: ai.response_metadata })
+        call.recovered || !call.id || calls.length > 1 || !Array.isArray(ai.tool_calls) || ai.tool_calls.length !== 1
+          ? new AIMessage({
+              content: ai.content,
+              id: ai.id,
+              tool_calls: [{ id, name: call.name, args: call.args ?? {}, type: "tool_call" }],
+              response_metadata: ai.response_metadata,
+            })
           : message;
       const action: ToolAgentAction = {
         tool: call.name,
         toolInput: unwrapSingleArgument(call.args),
-        toolCallId: call.id ?? `${message.id ?? "call"}_0`,
-        log: invocationLog(call.name, JSON.stringify(call.args ?? {}), text),
+        toolCallId: id,
+        log: invocationLog(call.name, call.argsText, text),
         messageLog: [single],
       };
       return action;
     }
-    const functionCall = (ai.additional_kwargs as { function_call?: { name?: string; arguments?: string } } | undefined)
-      ?.function_call;
-    if (functionCall?.name) {
-      // OpenAI sends "" (or whitespace) for a function without arguments.
-      const raw = functionCall.arguments?.trim() ? functionCall.arguments : "{}";
-      let args: unknown;
-      try {
-        args = parseLenientJson(raw);
-      } catch {
-        throw badArguments(functionCall.name, raw, text);
+    const functionCall = (ai.additional_kwargs as { function_call?: unknown } | undefined)?.function_call;
+    if (typeof functionCall === "object" && functionCall !== null) {
+      const { name, arguments: raw } = functionCall as { name?: unknown; arguments?: unknown };
+      const blank = (value: unknown) => value === undefined || value === null || (typeof value === "string" && value.trim() === "");
+      // An empty function call (no name, no arguments) is no call at all.
+      if (!(blank(name) && blank(raw))) {
+        const read = fromText(typeof name === "string" && name ? name : undefined, undefined, raw, false);
+        if (!read.name || read.problem !== undefined) throw toolCallError(read, text, "function");
+        // The log keeps the arguments as the model wrote them, as LangChain's does.
+        const written = typeof raw === "string" && raw.trim() ? raw : "{}";
+        return {
+          tool: read.name,
+          toolInput: unwrapSingleArgument(read.args),
+          log: invocationLog(read.name, written, text),
+          messageLog: [message],
+        };
       }
-      return {
-        tool: functionCall.name,
-        toolInput: unwrapSingleArgument(args),
-        log: invocationLog(functionCall.name, raw, text),
-        messageLog: [message],
-      };
     }
     return this.parseText(text);
   }
@@ -90,15 +95,4 @@ export class OpenAIFunctionsAgentOutputParser extends AgentOutputParser<Function
 
 function invocationLog(name: string, args: string, text: string): string {
   return `Invoking "${name}" with ${args}${text ? `\n${text}` : ""}`;
-}
-
-function badArguments(name: string, args: string, text: string): InvalidToolArgumentsException {
-  const shown = args.length > 500 ? `${args.slice(0, 500)}…` : args;
-  return new InvalidToolArgumentsException({
-    toolName: name || undefined,
-    rawArguments: shown,
-    problem: "its arguments are not valid JSON",
-    llmOutput: text || `Invoking "${name}" with ${shown}`,
-    noun: "function",
-  });
 }

@@ -1,7 +1,7 @@
 import { OutputParserException } from "@langchain/core/output_parsers";
 import { AIMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { assertParserIsTotal, megabyteOf, parseTotally } from "../test-utils/parser-properties";
+import { assertParserHandlesAnyGeneration, assertParserIsTotal, megabyteOf, parseTotally } from "../test-utils/parser-properties";
 import {
   MISSING_ACTION_AFTER_THOUGHT_ERROR_MESSAGE,
   MISSING_ACTION_INPUT_AFTER_ACTION_ERROR_MESSAGE,
@@ -96,5 +96,9 @@ describe("ReActSingleInputOutputParser", () => {
       const result = await parseTotally(parser, text);
       expect(result.ok || result.error instanceof OutputParserException).toBe(true);
     }
+  });
+
+  it("throws only OutputParserException for any generation: text that is not a string, content blocks of other kinds, throwing objects", async () => {
+    await assertParserHandlesAnyGeneration(parser);
   });
 });

@@ -1,6 +1,6 @@
 import { OutputParserException } from "@langchain/core/output_parsers";
 import { describe, expect, it } from "vitest";
-import { assertParserIsTotal, megabyteOf, parseTotally } from "../test-utils/parser-properties";
+import { assertParserHandlesAnyGeneration, assertParserIsTotal, megabyteOf, parseTotally } from "../test-utils/parser-properties";
 import { SelfAskOutputParser } from "./self-ask-output-parser";
 
 const parser = new SelfAskOutputParser();
@@ -57,5 +57,9 @@ describe("SelfAskOutputParser", () => {
       const result = await parseTotally(parser, text);
       expect(result.ok || result.error instanceof OutputParserException).toBe(true);
     }
+  });
+
+  it("throws only OutputParserException for any generation: text that is not a string, content blocks of other kinds, throwing objects", async () => {
+    await assertParserHandlesAnyGeneration(parser);
   });
 });

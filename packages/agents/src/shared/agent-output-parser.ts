@@ -1,14 +1,17 @@
 import { attachOutputUsage } from "@agentrx/core";
 import type { AgentOutput } from "@agentrx/core";
-import type { BaseMessage, UsageMetadata } from "@langchain/core/messages";
+import { isBaseMessage, type BaseMessage, type UsageMetadata } from "@langchain/core/messages";
 import { BaseOutputParser, OutputParserException } from "@langchain/core/output_parsers";
 import type { ChatGeneration, Generation } from "@langchain/core/outputs";
+import { describeError, describeValue } from "./describe";
 
 /**
  * The base class of every AgentRx agent output parser. It reads a chat message's text through
  * `message.text` (so content given as an array of blocks works), and guarantees that a parser
  * only ever returns an agent output or throws an `OutputParserException` (with `llmOutput` set
- * to the raw text): any other error raised while parsing is wrapped in one. The model call's usage
+ * to the raw text), whatever it is given: any other error raised while parsing is wrapped in
+ * one, and a generation whose text is not a string (a number, a symbol, content that cannot be
+ * read) is one too. The model call's usage
  * is attached to what it returns (`getOutputUsage`), so a run's usage adds up without callbacks.
  *
  * Subclasses implement {@link AgentOutputParser.parseText}, and may override
@@ -31,29 +34,38 @@ import type { ChatGeneration, Generation } from "@langchain/core/outputs";
 export abstract class AgentOutputParser<T extends AgentOutput = AgentOutput> extends BaseOutputParser<T> {
   lc_namespace = ["agentrx", "agents"];
 
-  /** Parses raw model text. */
+  /** Parses raw model text; anything but a string is an `OutputParserException`. */
   async parse(text: string): Promise<T> {
+    if (typeof text !== "string") throw notText(`the output is ${describeValue(text)}`);
     return this.guard(text, () => this.parseText(text));
   }
 
-  /** Parses a model generation, reading a chat message through `message.text`. */
+  /**
+   * Parses a model generation, reading a chat message through `message.text`. A generation whose
+   * text cannot be read as a string (a number, a symbol, content that cannot be read) is an
+   * `OutputParserException`, like any other malformed output.
+   */
   override async parseResult(generations: Generation[] | ChatGeneration[]): Promise<T> {
-    const first = generations[0];
-    const message = first && "message" in first ? (first as ChatGeneration).message : undefined;
-    let text = first?.text ?? "";
-    try {
-      if (message) text = message.text;
-    } catch {
-      // A message whose text cannot be read is parsed from the generation's text.
-    }
-    const parsed = this.guard(text, () => (message ? this.parseMessage(message, text) : this.parseText(text)));
-    const usage = (message as { usage_metadata?: UsageMetadata } | undefined)?.usage_metadata;
-    return usage === undefined ? parsed : parsed.then((output) => attachOutputUsage(output, usage));
+    const { text, message } = readGeneration(generations);
+    const output = await this.guard(text, () => (message ? this.parseMessage(message, text) : this.parseText(text)));
+    return attachOutputUsage(output, usageOf(message));
   }
 
   /** Describes the output format the parser accepts. */
   getFormatInstructions(): string {
     return "";
+  }
+
+  /**
+   * The text `invoke` gives a message's generation. `parseResult` reads the message itself, so
+   * this only has to never throw (the base class serialises array content to JSON, which can).
+   */
+  protected override _baseMessageToString(message: BaseMessage): string {
+    try {
+      return typeof message.content === "string" ? message.content : "";
+    } catch {
+      return "";
+    }
   }
 
   /**
@@ -72,11 +84,59 @@ export abstract class AgentOutputParser<T extends AgentOutput = AgentOutput> ext
       return Promise.resolve(parse());
     } catch (error) {
       if (error instanceof OutputParserException) return Promise.reject(error);
-      const reason = error instanceof Error ? error.message : String(error);
-      const wrapped = new OutputParserException(`Could not parse LLM output (${reason}): ${text}`, text);
+      const wrapped = new OutputParserException(`Could not parse LLM output (${describeError(error)}): ${text}`, text);
       (wrapped as { cause?: unknown }).cause = error;
       return Promise.reject(wrapped);
     }
+  }
+}
+
+/** An `OutputParserException` for an output that is not text; `llmOutput` is empty. */
+function notText(what: string): OutputParserException {
+  return new OutputParserException(`Could not parse LLM output: ${what}, not text.`, "");
+}
+
+/**
+ * The text of the first generation, and its message when it has one. The message's text comes
+ * from `message.text`, else from the generation's `text`; when neither is a string, or the
+ * generation cannot be read at all, an `OutputParserException` is thrown.
+ */
+function readGeneration(generations: unknown): { text: string; message: BaseMessage | undefined } {
+  let first: { text?: unknown; message?: unknown } | undefined;
+  let message: BaseMessage | undefined;
+  try {
+    first = Array.isArray(generations) ? (generations[0] as typeof first) : undefined;
+    if (first === undefined || first === null) return { text: "", message: undefined };
+    if (typeof first !== "object") throw notText(`the generation is ${describeValue(first)}`);
+    message = isBaseMessage(first.message) ? first.message : undefined;
+  } catch (error) {
+    if (error instanceof OutputParserException) throw error;
+    throw notText("the generation cannot be read");
+  }
+  let text: unknown;
+  try {
+    text = message ? message.text : undefined;
+  } catch {
+    // Content whose text cannot be read: fall back on the generation's text.
+  }
+  if (typeof text !== "string") {
+    try {
+      text = first.text;
+    } catch {
+      text = undefined;
+    }
+  }
+  if (typeof text !== "string") throw notText(message ? "the message's content cannot be read" : `the generation's text is ${describeValue(text)}`);
+  return { text, message };
+}
+
+/** The message's usage, when it is one. */
+function usageOf(message: BaseMessage | undefined): UsageMetadata | undefined {
+  try {
+    const usage = (message as { usage_metadata?: unknown } | undefined)?.usage_metadata as UsageMetadata | undefined;
+    return typeof usage === "object" && usage !== null && typeof usage.total_tokens === "number" ? usage : undefined;
+  } catch {
+    return undefined;
   }
 }
 

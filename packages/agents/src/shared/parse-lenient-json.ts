@@ -12,24 +12,66 @@ export function parseLenientJson(text: string): unknown {
   }
 }
 
-function escapeControlCharactersInStrings(text: string): string {
-  let out = "";
+const HEX = "0123456789abcdef";
+const decoder = new TextDecoder("utf-16le");
+
+/**
+ * Escapes the raw control characters inside the string literals of `text` (JSON text, possibly
+ * malformed) as `\u00XX`; returns `text` itself when there are none. Two scans: one counts, one
+ * writes the escaped text into a buffer of the right size, which becomes one string at the end.
+ * Nothing is allocated per control character, so a megabyte of them costs about as much as a
+ * megabyte of anything else.
+ */
+export function escapeControlCharactersInStrings(text: string): string {
+  const length = text.length;
+  let extra = 0;
+  let surrogates = false;
   let inString = false;
-  let last = 0;
-  for (let i = 0; i < text.length; i++) {
+  for (let i = 0; i < length; i++) {
     const code = text.charCodeAt(i);
-    if (inString && code === 92 /* \ */) {
-      i++;
-      continue;
-    }
-    if (code === 34 /* " */) {
-      inString = !inString;
-      continue;
-    }
-    if (inString && code < 32) {
-      out += text.slice(last, i) + `\\u${code.toString(16).padStart(4, "0")}`;
-      last = i + 1;
+    if (code >= 0xd800 && code <= 0xdfff) surrogates = true;
+    if (!inString) {
+      if (code === 34 /* " */) inString = true;
+    } else if (code === 34 /* " */) {
+      inString = false;
+    } else if (code === 92 /* \ */) {
+      i++; // the escaped character is left as it is, valid or not
+    } else if (code < 32) {
+      extra += 5;
     }
   }
-  return last === 0 ? text : out + text.slice(last);
+  if (extra === 0) return text;
+  const out = new Uint16Array(length + extra);
+  let at = 0;
+  inString = false;
+  for (let i = 0; i < length; i++) {
+    const code = text.charCodeAt(i);
+    if (inString && code < 32) {
+      out[at++] = 92; // \
+      out[at++] = 117; // u
+      out[at++] = 48; // 0
+      out[at++] = 48; // 0
+      out[at++] = HEX.charCodeAt(code >> 4);
+      out[at++] = HEX.charCodeAt(code & 15);
+      continue;
+    }
+    out[at++] = code;
+    if (!inString) {
+      if (code === 34) inString = true;
+    } else if (code === 34) {
+      inString = false;
+    } else if (code === 92 && i + 1 < length) {
+      out[at++] = text.charCodeAt(++i);
+    }
+  }
+  return surrogates ? fromCodeUnits(out) : decoder.decode(out);
+}
+
+/** The string of `units`, lone surrogates included (which `TextDecoder` would replace). */
+function fromCodeUnits(units: Uint16Array): string {
+  const parts: string[] = [];
+  for (let start = 0; start < units.length; start += 8192) {
+    parts.push(String.fromCharCode(...units.subarray(start, start + 8192)));
+  }
+  return parts.join("");
 }

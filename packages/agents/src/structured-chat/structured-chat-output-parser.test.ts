@@ -1,6 +1,7 @@
 import { OutputParserException } from "@langchain/core/output_parsers";
 import { describe, expect, it } from "vitest";
-import { assertParserIsTotal, megabyteOf, parseTotally } from "../test-utils/parser-properties";
+import { InvalidToolArgumentsException } from "@agentrx/core";
+import { assertParserHandlesAnyGeneration, assertParserIsTotal, megabyteOf, nestedArgumentsText, parseTotally } from "../test-utils/parser-properties";
 import { StructuredChatOutputParser } from "./structured-chat-output-parser";
 
 const parser = new StructuredChatOutputParser({ toolNames: ["add"] });
@@ -68,6 +69,17 @@ describe("StructuredChatOutputParser", () => {
     expect((await parseError(fence('{"action": "Final Answer"}'))).observation).toContain("action_input");
   });
 
+  it("refuses an action_input nested more than 100 levels deep: InvalidToolArgumentsException for a tool, a format error for the final answer", async () => {
+    expect(await parser.parse(fence(`{"action": "add", "action_input": ${nestedArgumentsText(100)}}`))).toMatchObject({ tool: "add" });
+    for (const levels of [101, 10_000]) {
+      const error = await parser.parse(fence(`{"action": "add", "action_input": ${nestedArgumentsText(levels)}}`)).catch((caught: unknown) => caught);
+      expect(InvalidToolArgumentsException.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ toolName: "add", problem: "the arguments are nested more than 100 levels deep", sendToLLM: true });
+    }
+    const answer = await parseError(fence(`{"action": "Final Answer", "action_input": ${nestedArgumentsText(10_000)}}`));
+    expect(answer.observation).toContain("nested more than 100 levels deep");
+  });
+
   it("only ever returns an action or a finish, or throws OutputParserException", async () => {
     await assertParserIsTotal(parser, [
       "```",
@@ -86,5 +98,9 @@ describe("StructuredChatOutputParser", () => {
       const result = await parseTotally(parser, text);
       expect(result.ok || result.error instanceof OutputParserException).toBe(true);
     }
+  });
+
+  it("throws only OutputParserException for any generation: text that is not a string, content blocks of other kinds, throwing objects", async () => {
+    await assertParserHandlesAnyGeneration(parser);
   });
 });

@@ -1,5 +1,6 @@
-import type { AgentAction, AgentFinish } from "@agentrx/core";
+import { InvalidToolArgumentsException, type AgentAction, type AgentFinish } from "@agentrx/core";
 import { AgentOutputParser, fixableParserError } from "../shared/agent-output-parser";
+import { MAX_ARGUMENT_DEPTH, nestedDeeperThan } from "../shared/argument-depth";
 import { parseLenientJson } from "../shared/parse-lenient-json";
 import { skipSpace } from "../shared/scan";
 
@@ -26,7 +27,9 @@ export interface StructuredChatOutputParserOptions {
  * multi-argument tools, `{}` when absent). A list of blobs uses the first. Text without such a
  * fence is the final answer itself (a bare JSON blob is also accepted). A fence that is not closed,
  * JSON that does not parse, or a blob without a string `action` raises an
- * `OutputParserException` that tells the model the expected format.
+ * `OutputParserException` that tells the model the expected format; an `action_input` nested more
+ * than 100 levels deep raises an `InvalidToolArgumentsException` (for a tool) or such an
+ * `OutputParserException` (for the final answer).
  *
  * @example
  * ```ts
@@ -60,7 +63,7 @@ export class StructuredChatOutputParser extends AgentOutputParser<AgentAction | 
       const bare = text.trim();
       if (bare.startsWith("{")) {
         const blob = tryParse(bare);
-        if (blob.ok && isBlob(blob.value)) return this.toOutput(blob.value, text);
+        if (blob.ok && isBlob(blob.value)) return this.toOutput(blob.value, text, bare);
       }
       return { returnValues: { output: text.trim() }, log: text };
     }
@@ -71,7 +74,8 @@ export class StructuredChatOutputParser extends AgentOutputParser<AgentAction | 
         `Invalid Format: the code fence is not closed. ${FORMAT_FIX}`,
       );
     }
-    const parsed = tryParse(text.slice(fence.bodyStart, fence.close).trim());
+    const source = text.slice(fence.bodyStart, fence.close).trim();
+    const parsed = tryParse(source);
     if (!parsed.ok) {
       throw fixableParserError(
         `Could not parse LLM output (invalid JSON: ${parsed.error}): ${text}`,
@@ -87,10 +91,11 @@ export class StructuredChatOutputParser extends AgentOutputParser<AgentAction | 
         `Invalid Format: the JSON blob must have a string "action". ${FORMAT_FIX}`,
       );
     }
-    return this.toOutput(value, text);
+    return this.toOutput(value, text, source);
   }
 
-  private toOutput(blob: Blob, text: string): AgentAction | AgentFinish {
+  private toOutput(blob: Blob, text: string, source: string): AgentAction | AgentFinish {
+    const tooDeep = "action_input" in blob && nestedDeeperThan(blob.action_input, MAX_ARGUMENT_DEPTH);
     if (blob.action === STRUCTURED_CHAT_FINAL_ANSWER) {
       if (!("action_input" in blob)) {
         throw fixableParserError(
@@ -99,8 +104,23 @@ export class StructuredChatOutputParser extends AgentOutputParser<AgentAction | 
           `Invalid Format: put the final answer in "action_input". ${FORMAT_FIX}`,
         );
       }
+      if (tooDeep) {
+        throw fixableParserError(
+          `Could not parse LLM output (the final answer is nested more than ${MAX_ARGUMENT_DEPTH} levels deep): ${text}`,
+          text,
+          `Invalid Format: the final answer in "action_input" is nested more than ${MAX_ARGUMENT_DEPTH} levels deep; give it as text. ${FORMAT_FIX}`,
+        );
+      }
       const input = blob.action_input;
       return { returnValues: { output: typeof input === "string" ? input : JSON.stringify(input) }, log: text };
+    }
+    if (tooDeep) {
+      throw new InvalidToolArgumentsException({
+        toolName: blob.action,
+        rawArguments: source.length > 500 ? `${source.slice(0, 500)}…` : source,
+        problem: `the arguments are nested more than ${MAX_ARGUMENT_DEPTH} levels deep`,
+        llmOutput: text,
+      });
     }
     return { tool: blob.action, toolInput: (blob.action_input ?? {}) as AgentAction["toolInput"], log: text };
   }

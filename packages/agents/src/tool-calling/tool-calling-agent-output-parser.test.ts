@@ -1,9 +1,9 @@
-import { AIMessage, ToolMessage } from "@langchain/core/messages";
+import { AIMessage, AIMessageChunk, ToolMessage } from "@langchain/core/messages";
 import { OutputParserException } from "@langchain/core/output_parsers";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
-import type { ToolAgentAction } from "@agentrx/core";
-import { isAgentOutput, megabyteOf } from "../test-utils/parser-properties";
+import { describe, expect, it, vi } from "vitest";
+import { InvalidToolArgumentsException, type ToolAgentAction } from "@agentrx/core";
+import { assertParserHandlesAnyGeneration, isAgentOutput, megabyteOf, nestedArguments, nestedArgumentsText } from "../test-utils/parser-properties";
 import { formatToToolMessages } from "./format-to-tool-messages";
 import { ToolCallingAgentOutputParser } from "./tool-calling-agent-output-parser";
 
@@ -91,6 +91,39 @@ describe("ToolCallingAgentOutputParser", () => {
     }
   });
 
+  it("accepts arguments nested 100 levels deep, and refuses deeper ones with InvalidToolArgumentsException however they arrive", async () => {
+    const accepted = await parser.invoke(new AIMessage({ content: "", tool_calls: [{ id: "c1", name: "search", args: nestedArguments(100) }] }));
+    expect(accepted).toMatchObject([{ tool: "search", toolCallId: "c1" }]);
+    const deep = nestedArgumentsText(10_000);
+    const messages = [
+      new AIMessage({ content: "", tool_calls: [{ id: "c1", name: "search", args: nestedArguments(101) }] }),
+      new AIMessage({ content: "", tool_calls: [{ id: "c1", name: "search", args: nestedArguments(10_000) }] }),
+      new AIMessage({ content: "", additional_kwargs: { tool_calls: [{ id: "c1", type: "function", function: { name: "search", arguments: deep } }] } }),
+      new AIMessage({ content: "", invalid_tool_calls: [{ type: "invalid_tool_call", id: "c1", name: "search", args: deep.replace("{}", '{"x": "a\nb"}') }] }),
+      new AIMessageChunk({ content: "", tool_call_chunks: [{ type: "tool_call_chunk", index: 0, id: "c1", name: "search", args: deep }] }),
+    ];
+    for (const message of messages) {
+      const error = await parser.invoke(message).catch((caught: unknown) => caught);
+      expect(InvalidToolArgumentsException.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ toolName: "search", toolCallId: "c1", sendToLLM: true });
+      expect((error as InvalidToolArgumentsException).problem).toBe("the arguments are nested more than 100 levels deep");
+      expect((error as InvalidToolArgumentsException).rawArguments.length).toBeLessThanOrEqual(501);
+    }
+  });
+
+  it("parses each tool call's argument text once", async () => {
+    const args = `{"code": "${"\u0001\n".repeat(1_000)}"}`;
+    const message = new AIMessage({
+      content: "",
+      additional_kwargs: { tool_calls: [{ id: "c1", type: "function", function: { name: "python", arguments: args } }] },
+    });
+    const parses = vi.spyOn(JSON, "parse");
+    await parser.invoke(message);
+    // One failed strict parse, then one of the escaped text: nothing read twice.
+    expect(parses.mock.calls.filter(([text]) => typeof text === "string" && text.length >= args.length)).toHaveLength(2);
+    parses.mockRestore();
+  });
+
   it("gives tool calls without an id a stable one", async () => {
     const message = new AIMessage({ content: "", id: "m1", tool_calls: [{ name: "a", args: {} }, { name: "b", args: {} }] });
     const actions = await parser.invoke(message);
@@ -130,5 +163,9 @@ describe("ToolCallingAgentOutputParser", () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it("throws only OutputParserException for any generation: text that is not a string, content blocks of other kinds, throwing objects", async () => {
+    await assertParserHandlesAnyGeneration(parser);
   });
 });

@@ -1,6 +1,6 @@
 import { OutputParserException } from "@langchain/core/output_parsers";
 import { describe, expect, it } from "vitest";
-import { assertParserIsTotal, megabyteOf, parseTotally } from "../test-utils/parser-properties";
+import { assertParserHandlesAnyGeneration, assertParserIsTotal, megabyteOf, parseTotally } from "../test-utils/parser-properties";
 import { formatXml } from "./format-xml";
 import { XMLAgentOutputParser } from "./xml-agent-output-parser";
 
@@ -53,5 +53,9 @@ describe("XMLAgentOutputParser", () => {
       const result = await parseTotally(parser, text);
       expect(result.ok || result.error instanceof OutputParserException).toBe(true);
     }
+  });
+
+  it("throws only OutputParserException for any generation: text that is not a string, content blocks of other kinds, throwing objects", async () => {
+    await assertParserHandlesAnyGeneration(parser);
   });
 });

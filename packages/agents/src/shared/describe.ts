@@ -1,0 +1,26 @@
+// Safe descriptions of values and errors for parser messages: whatever a model, a provider or a
+// test hands a parser, describing it must not throw (a symbol, an object whose toString throws, a
+// proxy whose every property read throws).
+
+/** What kind of value `value` is, never its contents: "a number", "an array", "null", ... */
+export function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (value === undefined) return "undefined";
+  try {
+    if (Array.isArray(value)) return "an array";
+  } catch {
+    return "an object";
+  }
+  const type = typeof value;
+  return type === "object" || type === "undefined" ? `an ${type}` : `a ${type}`;
+}
+
+/** The message of an error, or a description of what was thrown when it has none that can be read. */
+export function describeError(error: unknown): string {
+  try {
+    if (error instanceof Error && typeof error.message === "string" && error.message) return error.message;
+  } catch {
+    // a message getter that throws
+  }
+  return `${describeValue(error)} was thrown`;
+}
