@@ -1,5 +1,3 @@
-import { AgentRxError } from "@agentrx/core";
-
 const MARKER = "agentrx.error.CliError";
 const MARKER_SYMBOL = Symbol.for(MARKER);
 
@@ -9,24 +7,26 @@ export type CliExitCode = 1 | 2;
 /**
  * A failure the `agentrx` command reports as one line on stderr, with its exit code: a usage
  * mistake (an unknown command or option, a bad value: exit 2) or a run store that cannot be used
- * (exit 1). The message names what is at fault and how to fix it.
+ * (exit 1). The message names what is at fault and how to fix it. It does not extend
+ * `AgentRxError`, so that a usage mistake is answered without loading `@agentrx/core`.
  *
  * @internal
  */
-export class CliError extends AgentRxError {
+export class CliError extends Error {
   protected readonly [MARKER_SYMBOL] = true;
 
   /** The process's exit code. */
   readonly exitCode: CliExitCode;
 
   constructor({ message, exitCode = 1, cause }: { message: string; exitCode?: CliExitCode; cause?: unknown }) {
-    super({ name: "CliError", message, cause });
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = "CliError";
     this.exitCode = exitCode;
   }
 
   /** Returns true when `error` is a {@link CliError} (from any copy of the package). */
-  static override isInstance(error: unknown): error is CliError {
-    return AgentRxError.hasMarker(error, MARKER);
+  static isInstance(error: unknown): error is CliError {
+    return typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[MARKER_SYMBOL] === true;
   }
 }
 

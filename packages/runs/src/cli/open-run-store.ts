@@ -6,6 +6,7 @@ import { PostgresRunStore } from "../postgres/index";
 import { describeTarget, wrapPostgresError } from "../postgres/postgres-errors";
 import { SqliteRunStore } from "../sqlite/index";
 import { CliError, usageError } from "./cli-error";
+import { redact } from "./redact";
 
 /** Where the runs are, as the command line and the environment say. */
 export interface RunStoreLocation {
@@ -123,9 +124,4 @@ async function probePostgres(connectionString: string, schema: string, label: st
   } finally {
     await client.end().catch(() => undefined);
   }
-}
-
-/** `text` with the passwords of the connection strings in it replaced by `***`. */
-export function redact(text: string): string {
-  return text.replace(/(postgres(?:ql)?:\/\/[^:/@\s]*:)[^@\s]*@/gi, "$1***@");
 }

@@ -1,14 +1,9 @@
 import { parseArgs } from "node:util";
-import type { RunStatus } from "@agentrx/executors";
 import packageJson from "../../package.json";
 import { CliError, usageError } from "./cli-error";
 import type { CliIo } from "./cli-io";
 import { DEFAULT_RUNS_LIMIT, DEFAULT_UI_PORT, HELP_TEXT } from "./help-text";
-import { openRunStore, redact } from "./open-run-store";
-import { runsCommand } from "./runs-command";
-import { showCommand } from "./show-command";
-import { traceCommand } from "./trace-command";
-import { uiCommand } from "./ui-command";
+import { redact } from "./redact";
 
 const OPTIONS = {
   db: { type: "string" },
@@ -32,6 +27,8 @@ const COMMANDS: Record<string, { options: OptionName[]; runId: boolean }> = {
   trace: { options: ["output"], runId: true },
   ui: { options: ["port"], runId: false },
 };
+
+type RunStatus = "queued" | "running" | "interrupted" | "finished" | "failed" | "cancelled";
 
 const STATUSES: readonly RunStatus[] = ["queued", "running", "interrupted", "finished", "failed", "cancelled"];
 
@@ -77,20 +74,22 @@ async function run(argv: readonly string[], io: CliIo): Promise<void> {
   const port = values.port === undefined ? DEFAULT_UI_PORT : parseInteger("--port", values.port, 0, 65_535);
   if (values.output === "") throw usageError("--output needs a file name (or - for stdout)");
 
+  // Loaded once the command line is known to be right: a usage mistake answers at once.
+  const { openRunStore } = await import("./open-run-store");
   const { store, label } = await openRunStore({ db: values.db, schema: values.schema, env: io.env, cwd: io.cwd });
   try {
     switch (command) {
       case "runs":
-        await runsCommand(store, { threadId: values.thread, status, limit, json: values.json === true, label }, io);
+        await (await import("./runs-command")).runsCommand(store, { threadId: values.thread, status, limit, json: values.json === true, label }, io);
         break;
       case "show":
-        await showCommand(store, runId as string, { json: values.json === true, label }, io);
+        await (await import("./show-command")).showCommand(store, runId as string, { json: values.json === true, label }, io);
         break;
       case "trace":
-        await traceCommand(store, runId as string, { output: values.output, label }, io);
+        await (await import("./trace-command")).traceCommand(store, runId as string, { output: values.output, label }, io);
         break;
       case "ui":
-        await uiCommand(store, { port, label }, io);
+        await (await import("./ui-command")).uiCommand(store, { port, label }, io);
         break;
     }
   } finally {

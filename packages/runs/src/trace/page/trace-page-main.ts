@@ -119,7 +119,7 @@ export function tracePageMain(parts: TracePageParts): void {
     dom.append(header, [title, facts, split]);
     if (summary.slowest !== undefined) {
       const slowest = summary.slowest;
-      const button = h("button", { attrs: { type: "button", "data-id": slowest.id } }, `${slowest.tool} ${slowest.input}`);
+      const button = h("button", { attrs: { type: "button", "data-target": slowest.id } }, `${slowest.tool} ${slowest.input}`);
       button.addEventListener("click", () => tree.select(slowest.id, true));
       dom.append(header, [h("div", { class: "slowest", attrs: { "data-fact": "slowest" } }, h("span", { class: "muted" }, "Slowest tool call"), button, h("strong", null, fmt.duration(slowest.durationMs)))]);
     }

@@ -1,0 +1,197 @@
+// The `agentrx` command line against recorded runs in a temporary SQLite file and in a PostgreSQL
+// schema of its own: run as a process (from its sources, through tsx) for the main paths, and
+// in-process (`runCli`, the same code without the process start) for the many variants.
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { RunInfo } from "@agentrx/executors";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PostgresRunStore } from "../postgres/index";
+import { SqliteRunStore } from "../sqlite/index";
+import { postgresTestDatabase } from "../testing/postgres-test-database";
+import { recordTripRun, writeSyntheticRun } from "../trace/trace-test-fixtures";
+import { runCli } from "./run-cli";
+
+const root = resolve(__dirname, "../../../..");
+const dir = mkdtempSync(join(tmpdir(), "agentrx-cli-"));
+const db = join(dir, "runs.db");
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function agentrx(args: string[], env: Record<string, string> = {}): Promise<Result> {
+  const { DATABASE_URL: _url, AGENTRX_RUNS_DB: _db, FORCE_COLOR: _force, ...rest } = process.env;
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      ["--import", "tsx", "packages/runs/src/cli/main.ts", ...args],
+      { cwd: root, env: { ...rest, NO_COLOR: "1", ...env }, timeout: 30_000, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => done({ code: error ? Number((error as { code?: unknown }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+/** `agentrx args` in this process. */
+async function agentrxHere(args: string[], env: Record<string, string> = {}): Promise<Result> {
+  let stdout = "";
+  let stderr = "";
+  const code = await runCli(args, { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) }, env, cwd: root });
+  return { code, stdout, stderr };
+}
+
+/** A failure as it should be: one line on stderr, no stack trace, a non-zero exit. */
+function expectOneLineError(result: Result, code: number, pattern: RegExp): void {
+  expect(result.code).toBe(code);
+  expect(result.stderr.endsWith("\n")).toBe(true);
+  expect(result.stderr.trimEnd().split("\n")).toHaveLength(1);
+  expect(result.stderr).toMatch(/^agentrx: /);
+  expect(result.stderr).not.toMatch(/\n\s+at /);
+  expect(result.stderr.trimEnd()).toMatch(pattern);
+}
+
+beforeAll(async () => {
+  const store = new SqliteRunStore({ path: db });
+  await recordTripRun(store, { scale: 0.02 });
+  await writeSyntheticRun(store, { runId: "synthetic-done", iterations: 2, toolsPerIteration: 2 });
+  await writeSyntheticRun(store, { runId: "synthetic-live", iterations: 1, toolsPerIteration: 1, running: true, start: Date.now() + 60_000 });
+  await store.close();
+  const other = new Database(join(dir, "other.db"));
+  other.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)");
+  other.close();
+  writeFileSync(join(dir, "notes.txt"), "not a database\n".repeat(100));
+}, 60_000);
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("agentrx on an SQLite file", () => {
+  it("lists the runs newest first, as a table and as JSON, filtered by thread, status and limit", async () => {
+    const [table, all, thread, running, limited] = await Promise.all([
+      agentrx(["runs", "--db", db]),
+      agentrxHere(["runs", "--db", db, "--json"]),
+      agentrxHere(["runs", "--db", db, "--json", "--thread", "support-42"]),
+      agentrxHere(["runs", "--db", db, "--json", "--status", "running,failed"]),
+      agentrxHere(["runs", "--db", db, "--json", "--limit", "1"]),
+    ]);
+    expect(table.code).toBe(0);
+    const lines = table.stdout.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^RUN\s+THREAD\s+STATUS\s+STOP\s+STEPS\s+TOKENS\s+DURATION\s+STARTED$/);
+    expect(lines.slice(1, 4).map((line) => line.split(/\s+/)[0])).toEqual(["synthetic-live", "trip-1", "synthetic-done"]);
+    expect(lines[2]).toMatch(/^trip-1\s+support-42\s+finished\s+finish\s+3\s+\d+\s+\S+ m?s\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+    expect(lines[4]).toMatch(/^3 runs in SQLite .*runs\.db\. See one: agentrx show <runId>/);
+    const ids = (result: Result) => (JSON.parse(result.stdout) as RunInfo[]).map((run) => run.runId);
+    expect(ids(all)).toEqual(["synthetic-live", "trip-1", "synthetic-done"]);
+    expect(ids(thread)).toEqual(["trip-1"]);
+    expect(ids(running)).toEqual(["synthetic-live"]);
+    expect(ids(limited)).toEqual(["synthetic-live"]);
+    expect((JSON.parse(all.stdout) as RunInfo[])[1]).toMatchObject({ status: "finished", stopReason: "finish", threadId: "support-42", checkpoint: { iteration: 3 } });
+  });
+
+  it("shows a run's trace in the terminal, or its record as JSON", async () => {
+    const [text, json, live] = await Promise.all([agentrx(["show", "trip-1", "--db", db]), agentrxHere(["show", "trip-1", "--db", db, "--json"]), agentrxHere(["show", "synthetic-live", "--db", db])]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^Run trip-1 · finished \(finish\) · \d+ tokens · .* · 3 iterations · thread support-42 · started /);
+    expect(text.stdout).toMatch(/^action {2}search_flights \{"from":"Paris","to":"Nice","date":"2026-06-12"\}$/m);
+    expect(text.stdout).toMatch(/^step {4}find_hotels \(\d+ ms\) Nice: Hôtel du Port/m);
+    expect(text.stdout).toMatch(/^answer {2}The cheapest flight is AF1680 .* \(finish\)$/m);
+    const record = JSON.parse(json.stdout) as { run: RunInfo; events: { seq: number; type: string }[] };
+    expect(record.run.runId).toBe("trip-1");
+    expect(record.events.map((event) => event.seq)).toEqual(Array.from({ length: record.run.eventCount }, (_, index) => index + 1));
+    expect(record.events.filter((event) => event.type === "step")).toHaveLength(4);
+    expect(live.stdout).toMatch(/\(running; the record ends here for now\)\n$/);
+  });
+
+  it("writes a run's trace page, one self-contained HTML file", async () => {
+    const out = join(dir, "trip.html");
+    const result = await agentrx(["trace", "trip-1", "--db", db, "-o", out]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Wrote .*trip\.html \(\d+ KB\): the trace of run trip-1\. Open it in a browser\.\n$/);
+    const html = readFileSync(out, "utf8");
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).toContain('<script type="application/json" id="agentrx-data">{"run":{"runId":"trip-1"');
+    expect(html).not.toMatch(/<(script|link|img|iframe)[^>]+(src|href)=/i); // nothing is fetched
+    expect(html).toMatch(/connect-src 'none'/);
+  });
+
+  it("finds the store through AGENTRX_RUNS_DB, and ignores a DATABASE_URL that is not postgres://", async () => {
+    const result = await agentrxHere(["runs", "--json", "--limit", "1"], { AGENTRX_RUNS_DB: db, DATABASE_URL: "file:./dev.db" });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toHaveLength(1);
+  });
+
+  it("answers bad input with one line and a non-zero exit, never a stack trace", async () => {
+    const cases: [string[], number, RegExp][] = [
+      [["show", "no-such-run", "--db", db], 1, /^agentrx: no run "no-such-run" in SQLite .*runs\.db; list the runs with: agentrx runs$/],
+      [["trace", "no-such-run", "--db", db], 1, /no run "no-such-run"/],
+      [["runs", "--db", join(dir, "missing.db")], 1, /^agentrx: no run store at .*missing\.db: record a run first/],
+      [["runs", "--db", join(dir, "notes.txt")], 1, /notes\.txt is not an SQLite database, so not an AgentRx run store/],
+      [["runs", "--db", join(dir, "other.db")], 1, /other\.db is an SQLite database without AgentRx runs \(no agentrx_runs table\)/],
+      [["runs", "--db", dir], 1, /is a directory, not an SQLite run store/],
+      [["runs", "--db", "postgres://agentrx:secret@127.0.0.1:1/nowhere"], 1, /^agentrx: cannot reach the database at 127\.0\.0\.1:1\/nowhere \(ECONNREFUSED\)\.$/],
+      [["runs", "--db", "postgres://127.0.0.1/app?schema=a", "--schema", "b"], 2, /--schema b and the URL's \?schema=a differ/],
+      [["runs", "--db", db, "--schema", "agentrx"], 2, /--schema is for a PostgreSQL store/],
+      [["frobnicate"], 2, /^agentrx: unknown command "frobnicate": use runs, show, trace or ui \(see agentrx --help\)$/],
+      [["runs", "--frob"], 2, /^agentrx: unknown option --frob \(see agentrx --help\)$/],
+      [["runs", "--db"], 2, /^agentrx: --db needs a value/],
+      [["show", "trip-1", "--port", "80", "--db", db], 2, /agentrx show does not take --port/],
+      [["show", "trip-1", "extra", "--db", db], 2, /unexpected argument "extra" for agentrx show/],
+      [["runs", "--status", "done"], 2, /--status "done" is not a run status/],
+      [["runs", "--limit", "0"], 2, /--limit must be a whole number from 1 to 10000, got "0"/],
+      [["ui", "--port", "http"], 2, /--port must be a whole number from 0 to 65535/],
+      [["show"], 2, /agentrx show needs a run id/],
+    ];
+    // Three as processes (what a user sees, stack traces included), the rest in this process.
+    const spawned = new Set([0, 3, 10]);
+    const results = await Promise.all(cases.map(([args], index) => (spawned.has(index) ? agentrx(args) : agentrxHere(args))));
+    results.forEach((result, index) => {
+      const [, code, pattern] = cases[index] as [string[], number, RegExp];
+      expectOneLineError(result, code, pattern);
+    });
+    expect(results[6]?.stderr).not.toContain("secret");
+  });
+
+  it("prints its usage with --help", async () => {
+    const result = await agentrxHere(["--help"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("agentrx runs [--thread T] [--status S] [--limit N] [--json]");
+    expect(result.stdout).toContain("--db <file | postgres://...>");
+  });
+});
+
+const database = await postgresTestDatabase("agentrx CLI on PostgreSQL");
+
+describe.skipIf(database.skip)("agentrx on PostgreSQL", () => {
+  let store: PostgresRunStore | undefined;
+  beforeAll(async () => {
+    database.assertReachable();
+    store = new PostgresRunStore({ connectionString: database.connectionString, schema: database.schema });
+    await recordTripRun(store, { scale: 0.02 });
+    await writeSyntheticRun(store, { runId: "synthetic-done", iterations: 1, toolsPerIteration: 2 });
+  }, 60_000);
+  afterAll(async () => {
+    await store?.close();
+    await database.drop();
+  });
+
+  it("picks the schema with --schema or ?schema=, and DATABASE_URL is the default store", async () => {
+    const url = database.connectionString;
+    const withQuery = `${url}${url.includes("?") ? "&" : "?"}schema=${database.schema}`;
+    const [flag, query, env, show, wrong] = await Promise.all([
+      agentrxHere(["runs", "--db", url, "--schema", database.schema, "--json"]),
+      agentrx(["runs", "--db", withQuery]),
+      agentrxHere(["runs", "--schema", database.schema, "--json"], { DATABASE_URL: url }),
+      agentrxHere(["show", "trip-1", "--db", withQuery]),
+      agentrxHere(["runs", "--db", url, "--schema", "agentrx_no_such_schema"]),
+    ]);
+    expect((JSON.parse(flag.stdout) as RunInfo[]).map((run) => run.runId)).toEqual(["trip-1", "synthetic-done"]);
+    expect(query.stdout).toMatch(/^trip-1\s+support-42\s+finished\s+finish\s+3\s/m);
+    expect(query.stdout).toContain(`2 runs in PostgreSQL ${new URL(url).hostname}`);
+    expect((JSON.parse(env.stdout) as RunInfo[]).map((run) => run.runId)).toEqual(["trip-1", "synthetic-done"]);
+    expect(show.stdout).toMatch(/^answer {2}The cheapest flight is AF1680/m);
+    expectOneLineError(wrong, 1, /has no AgentRx runs \(no agentrx_no_such_schema\.agentrx_runs table\); pick the schema with --schema or \?schema=/);
+  });
+});
