@@ -14,7 +14,15 @@ export type {
 export type { StopCondition } from "./executor/stop-condition";
 export * from "./operators/index";
 export { AgentExecutor, AgentExecutorRunnable, InvalidAgentOutputError, RunObservable } from "./executor/index";
-export type { AgentExecutorCallConfig, AgentExecutorOptions, AgentExecutorResult, ConversationMemory, ExecutorMemoryOptions, ResumeOptions } from "./executor/index";
+export type {
+  AgentExecutorCallConfig,
+  AgentExecutorOptions,
+  AgentExecutorResult,
+  AsToolOptions,
+  ConversationMemory,
+  ExecutorMemoryOptions,
+  ResumeOptions,
+} from "./executor/index";
 export { RUN_STATE_SCHEMA_VERSION } from "./executor/run-state";
 export type { PendingInterrupt, RunPhase, RunState, RunTurn } from "./executor/run-state";
 export * from "./runs/index";

@@ -10,6 +10,8 @@ import type { AgentStreamEvent, Interrupt, OutputEvent } from "./events";
 import { AgentExecutorRunnable } from "./agent-executor-runnable";
 import { ExecutorRun } from "./executor-run";
 import { RunObservable } from "./run-observable";
+import { type AsToolOptions, executorTool } from "./executor-tool";
+import type { StructuredToolInterface } from "@langchain/core/tools";
 import { renderTrace } from "../operators/render-trace";
 import type { StopCondition } from "./stop-condition";
 import { initialRunState } from "./run-state";
@@ -71,6 +73,33 @@ export class AgentExecutor {
   /** Runs the agent and emits the run as events; the last event is always `output`. */
   stream(inputs: Record<string, unknown>, config?: AgentExecutorCallConfig): Observable<AgentStreamEvent> {
     return this.events(inputs, config, true);
+  }
+
+  /**
+   * This executor as a `@langchain/core` tool, so a supervisor agent can delegate to it (agents as
+   * tools). Each call is a sub-run of the calling run: its events reach the caller's `stream()`
+   * subscribers with `subRun: [name, ...]` (its own `output` included; the caller's `output`, without
+   * `subRun`, is still the last event), callbacks see it nested under the tool call, cancelling the
+   * caller cancels it, and its usage is added to the caller's. Limits apply to each run separately;
+   * a budget given to the caller sees the sub-runs' events, so it bounds the whole tree.
+   *
+   * @param options `name` and `description` for the model; `schema` (zod) for structured input,
+   *   which then becomes the sub-run's inputs (by default the tool takes `{ input: string }`)
+   * @example
+   * ```ts
+   * import { AgentExecutor } from "@agentrx/executors";
+   * import { RunnableLambda } from "@langchain/core/runnables";
+   *
+   * const researcher = new AgentExecutor({
+   *   agent: RunnableLambda.from((input: { input: string }) => ({ returnValues: { output: `notes on ${input.input}` }, log: "" })),
+   *   tools: [],
+   * });
+   * const research = researcher.asTool({ name: "researcher", description: "Researches a topic." });
+   * console.log(await research.invoke({ input: "tides" })); // "notes on tides"
+   * ```
+   */
+  asTool(options: AsToolOptions): StructuredToolInterface {
+    return executorTool(this, options);
   }
 
   /**

@@ -46,6 +46,8 @@ export interface InterruptEvent {
   interrupts: Interrupt[];
   /** When it happened, epoch milliseconds. */
   at: number;
+  /** Set on the events of a sub-run (an executor called as a tool, `asTool`): the path of tool names to it. */
+  subRun?: string[];
 }
 
 /** The run started (or a recorded run was resumed); always the first event. */
@@ -61,6 +63,8 @@ export interface StartEvent {
   resumed: boolean;
   /** When it happened, epoch milliseconds. */
   at: number;
+  /** Set on the events of a sub-run (an executor called as a tool, `asTool`): the path of tool names to it. */
+  subRun?: string[];
 }
 
 /** The agent chose a tool call; emitted before the tool runs. */
@@ -70,6 +74,8 @@ export interface ActionEvent {
   iteration: number;
   /** When it happened, epoch milliseconds. */
   at: number;
+  /** Set on the events of a sub-run (an executor called as a tool, `asTool`): the path of tool names to it. */
+  subRun?: string[];
   /** The action (a `ToolAgentAction` for tool-calling agents). */
   action: AgentAction;
   /** The action's message log, else `[new AIMessage(action.log)]`. */
@@ -83,6 +89,8 @@ export interface StepEvent {
   iteration: number;
   /** When it happened, epoch milliseconds. */
   at: number;
+  /** Set on the events of a sub-run (an executor called as a tool, `asTool`): the path of tool names to it. */
+  subRun?: string[];
   /** The action and its observation. */
   step: AgentStep;
   /** The tool-result message (`ToolMessage` for tool calls, else `HumanMessage`). */
@@ -100,6 +108,8 @@ export interface TokenEvent {
   iteration: number;
   /** When it happened, epoch milliseconds. */
   at: number;
+  /** Set on the events of a sub-run (an executor called as a tool, `asTool`): the path of tool names to it. */
+  subRun?: string[];
   /** The text delta. */
   text: string;
 }
@@ -111,6 +121,8 @@ export interface UsageEvent {
   iteration: number;
   /** When it happened, epoch milliseconds. */
   at: number;
+  /** Set on the events of a sub-run (an executor called as a tool, `asTool`): the path of tool names to it. */
+  subRun?: string[];
   /** The usage of that one model call. */
   usage: UsageMetadata;
 }
@@ -122,6 +134,8 @@ export interface OutputEvent {
   runId: string;
   /** When it happened, epoch milliseconds. */
   at: number;
+  /** Set on the events of a sub-run (an executor called as a tool, `asTool`): the path of tool names to it. */
+  subRun?: string[];
   /** The final answer (always a string). */
   output: string;
   /** All return values of the `AgentFinish` (including `output`). */

@@ -16,6 +16,7 @@ import { type RunState, type RunTransition, isEnded, pendingActions, transition 
 import type { StopCondition } from "./stop-condition";
 import { StopConditionWatcher } from "./stop-condition-watcher";
 import { RunWaiter } from "./run-waiter";
+import { SUB_RUN_KEY, type SubRunSink } from "./sub-run";
 import { onAbort } from "./shared-abort-listener";
 import { TokenForwarder, type TokenSink } from "./token-forwarder";
 import { type ToolRunContext, ToolRunner } from "./tool-runner";
@@ -170,6 +171,18 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
     if (this.observed) this.emit({ type: "usage", iteration: this.iteration, usage, at: Date.now() });
   }
 
+  /** Receives the events of sub-runs (executors called as tools by this run). */
+  private readonly subRunSink: SubRunSink = {
+    emit: (event) => {
+      if (isEnded(this.state)) return;
+      // A sub-run's model calls count toward this run's usage (its own sub-runs' too: they come through it).
+      if (event.type === "usage") this.dispatch({ type: "usageReported", usage: event.usage });
+      if (!this.observed) return;
+      this.subscriber.next(event);
+      this.conditions?.next(event);
+    },
+  };
+
   /** Counts the usage an agent's parser attached to its output (when the model is not watched). */
   private addOutputUsage(output: AgentOutput): void {
     const usage = getOutputUsage(output);
@@ -256,7 +269,10 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
       agentCallbacks = [forwarder];
     }
     this.agentConfig = passOn(config, agentCallbacks, this.work.signal);
-    this.tools.configure(passOn(config, this.chainRun?.getChild(), this.work.signal));
+    const toolConfig = passOn(config, this.chainRun?.getChild(), this.work.signal);
+    // Tools that are executors (`asTool`) send their sub-run's events here.
+    toolConfig.configurable = { ...toolConfig.configurable, [SUB_RUN_KEY]: this.subRunSink };
+    this.tools.configure(toolConfig);
     await this.execute();
   }
 

@@ -3,4 +3,5 @@ export type { AgentExecutorCallConfig, AgentExecutorOptions, AgentExecutorResult
 export { AgentExecutorRunnable } from "./agent-executor-runnable";
 export { InvalidAgentOutputError } from "./invalid-agent-output-error";
 export { RunObservable } from "./run-observable";
+export type { AsToolOptions } from "./executor-tool";
 export type { ConversationMemory, ExecutorMemoryOptions } from "./conversation-memory";

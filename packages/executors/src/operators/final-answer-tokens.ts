@@ -78,6 +78,7 @@ export function finalAnswerTokens(
       const tracker = answerPrefix === undefined ? bufferedTracker() : prefixTracker(answerPrefix);
       return events.subscribe({
         next: (event) => {
+          if (event.subRun !== undefined) return; // a sub-run's answer is a tool result, not the run's
           switch (event.type) {
             case "token":
               tracker.token(event.iteration, event.text, (text) => subscriber.next(text));

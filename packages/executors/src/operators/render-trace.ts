@@ -126,6 +126,16 @@ export function renderTrace(options: RenderTraceOptions = {}): MonoTypeOperatorF
         next: (event) => {
           if (subscriber.closed) return; // the writer failed while the run emitted synchronously
           const printed = print(() => {
+            if (event.subRun !== undefined) {
+              // A sub-run (an executor called as a tool): its actions, steps and answer, indented
+              // under the tool call and labelled with its path; its streamed text is not shown.
+              if (event.type === "token" || event.type === "usage") return;
+              const line = formatLine(event, style, maxLength, false);
+              if (line === undefined) return;
+              closeTokenLine();
+              write(`${INDENT}${style.dim(`[${event.subRun.join(" > ")}]`)} ${line}`);
+              return;
+            }
             if (event.type === "token") {
               if (!tokens || event.text === "") return;
               if (event.iteration !== tokenIteration) closeTokenLine();

@@ -1,0 +1,78 @@
+import { InvalidArgumentError } from "@agentrx/core";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { type StructuredToolInterface, tool } from "@langchain/core/tools";
+import { lastValueFrom, tap } from "rxjs";
+import { z } from "zod";
+import type { AgentExecutor } from "./agent-executor";
+import type { AgentStreamEvent } from "./events";
+import { SUB_RUN_KEY, subRunSinkOf } from "./sub-run";
+import { STEP_METADATA_KEY } from "@agentrx/core";
+
+/**
+ * Options of `executor.asTool(...)`.
+ *
+ * @example
+ * ```ts
+ * import type { AsToolOptions } from "@agentrx/executors";
+ *
+ * const options: AsToolOptions = { name: "researcher", description: "Researches a topic and reports." };
+ * ```
+ */
+export interface AsToolOptions {
+  /** The tool's name, as the model calls it (letters, digits, `_` and `-`). */
+  name: string;
+  /** What the tool does, for the model. */
+  description: string;
+  /**
+   * A zod object schema for the tool's input; the parsed input is the sub-run's inputs.
+   * @default z.object({ input: z.string() })
+   */
+  schema?: z.ZodType<Record<string, unknown>>;
+}
+
+const DEFAULT_SCHEMA = z.object({ input: z.string().describe("What to ask this agent.") });
+
+/** The executor as a tool: each call streams a sub-run and forwards its events to the calling run. @internal */
+export function executorTool(executor: AgentExecutor, options: AsToolOptions): StructuredToolInterface {
+  const { name, description, schema = DEFAULT_SCHEMA } = (options ?? {}) as AsToolOptions;
+  if (typeof name !== "string" || !/^[A-Za-z0-9_-]{1,64}$/.test(name)) {
+    throw new InvalidArgumentError({ argument: "name", value: name, message: `asTool: \`name\` must be 1-64 letters, digits, "_" or "-", got ${JSON.stringify(name)}.` });
+  }
+  if (typeof description !== "string" || description.trim() === "") {
+    throw new InvalidArgumentError({ argument: "description", value: description, message: "asTool: `description` must be a non-empty string: the model reads it to decide when to call the tool." });
+  }
+  if (typeof (schema as { safeParse?: unknown }).safeParse !== "function") {
+    throw new InvalidArgumentError({ argument: "schema", value: schema, message: "asTool: `schema` must be a zod object schema." });
+  }
+  return tool(
+    async (input: Record<string, unknown>, config?: RunnableConfig) => {
+      const sink = subRunSinkOf(config);
+      const forward = (event: AgentStreamEvent) => sink?.emit({ ...event, subRun: [name, ...(event.subRun ?? [])] });
+      let output: string | undefined;
+      await lastValueFrom(
+        executor.stream(input, childConfig(config)).pipe(
+          tap((event) => {
+            if (event.type === "output" && event.subRun === undefined) output = event.output;
+            forward(event);
+          }),
+        ),
+      );
+      return output ?? "";
+    },
+    { name, description, schema: schema as never },
+  ) as unknown as StructuredToolInterface;
+}
+
+/** The sub-run's config: the call's signal and callbacks (so it nests), without the calling run's own keys. */
+function childConfig(config: RunnableConfig | undefined): RunnableConfig {
+  const out: RunnableConfig = {};
+  if (config?.signal) out.signal = config.signal;
+  if (config?.callbacks) out.callbacks = config.callbacks;
+  if (config?.tags) out.tags = config.tags;
+  if (config?.metadata) out.metadata = config.metadata;
+  if (config?.configurable) {
+    const { [SUB_RUN_KEY]: _sink, [STEP_METADATA_KEY]: _metadata, ...rest } = config.configurable;
+    if (Object.keys(rest).length > 0) out.configurable = rest;
+  }
+  return out;
+}
