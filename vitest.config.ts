@@ -13,6 +13,7 @@ export default defineConfig({
       { find: /^@agentrx\/executors$/, replacement: src("executors/src/index.ts") },
       { find: /^@agentrx\/runs\/testing$/, replacement: src("runs/src/testing/index.ts") },
       { find: /^@agentrx\/runs$/, replacement: src("runs/src/index.ts") },
+      { find: /^@agentrx\/bullmq$/, replacement: src("bullmq/src/index.ts") },
       { find: /^@agentrx\/tools$/, replacement: src("tools/src/index.ts") },
     ],
   },

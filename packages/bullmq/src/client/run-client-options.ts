@@ -1,0 +1,52 @@
+import type { Decision, RunStore } from "@agentrx/executors";
+import type { RunQueueConnection } from "../internal/redis-clients";
+
+/**
+ * Options of {@link RunClient}.
+ *
+ * @example
+ * ```ts
+ * import type { RunClientOptions } from "@agentrx/bullmq";
+ * import { MemoryRunStore } from "@agentrx/runs";
+ *
+ * const options: RunClientOptions = { connection: { url: "redis://127.0.0.1:6379" }, store: new MemoryRunStore() };
+ * ```
+ */
+export interface RunClientOptions {
+  /** How to reach Redis, as BullMQ takes it: ioredis options (or `{ url }`) or an ioredis instance. */
+  connection: RunQueueConnection;
+  /** The run store the workers record in (the same `PostgresRunStore`). */
+  store: RunStore;
+  /** The BullMQ queue (the workers' `queueName`). @default "agentrx-runs" */
+  queueName?: string;
+  /** BullMQ's key prefix (the workers' `prefix`). @default "bull" */
+  prefix?: string;
+  /**
+   * A followed run whose channel has been quiet this long (ms) has its record read again: a safety
+   * net for messages lost while Redis was unreachable. @default 5000
+   */
+  pollIntervalMs?: number;
+}
+
+/** Options of {@link RunClient.submit}. */
+export interface SubmitRunOptions {
+  /** The conversation the run belongs to (as `config.threadId` of the executor). */
+  threadId?: string;
+  /** The run's id. @default a fresh UUID */
+  runId?: string;
+}
+
+/** Options of {@link RunClient.events}. */
+export interface RunEventsOptions {
+  /**
+   * Start after the recorded event with this `seq` (the last one a client received: an SSE
+   * `Last-Event-ID`). @default 0, the run's first event
+   */
+  after?: number;
+}
+
+/** Options of {@link RunClient.resume}. */
+export interface ResumeRunOptions {
+  /** Decisions on a paused run's interrupts, by interrupt id. Without them a cancelled, failed or crashed run continues. */
+  decisions?: Record<string, Decision>;
+}

@@ -1,0 +1,157 @@
+import { RunNotFoundError } from "@agentrx/executors";
+import { lastValueFrom, toArray } from "rxjs";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { RunStoppedError } from "../errors/run-stopped-error";
+import { doublingExecutor } from "../test-helpers/doubling-agent";
+import { type QueueFixture, queueFixture } from "../test-helpers/queue-fixture";
+import { testServers, until } from "../test-helpers/test-servers";
+import type { RunEvent } from "./follow-run";
+
+const servers = await testServers("RunClient");
+
+describe.skipIf(servers.skip)("RunClient with in-process workers (Redis, PostgreSQL)", () => {
+  let fixture: QueueFixture;
+  beforeAll(() => {
+    servers.assertReachable();
+    fixture = queueFixture(servers, "client-test");
+  });
+  beforeEach(() => {
+    fixture.next();
+  });
+  afterAll(async () => {
+    await fixture?.close();
+    await servers.cleanup();
+  });
+
+  it("submits a run, records it as queued at once, and gives its result once a worker ran it", async () => {
+    const client = fixture.client();
+    const runId = await client.submit("double", { input: "double 21" }, { threadId: "thread-1" });
+    expect(await fixture.store.getRun(runId)).toMatchObject({ status: "queued", threadId: "thread-1", metadata: { executor: "double" } });
+    fixture.worker({ double: () => doublingExecutor() });
+    const result = await client.result(runId);
+    expect(result).toMatchObject({ input: "double 21", output: "21 doubled is 42.", runId });
+    expect(await fixture.store.getRun(runId)).toMatchObject({ status: "finished", stopReason: "finish" });
+  });
+
+  it("follows a run from the record, then live: every recorded event once, in seq order, tokens live", async () => {
+    const client = fixture.client();
+    fixture.worker({ slow: () => doublingExecutor({ latencyMs: 40, toolMs: 40 }) });
+    const runId = await client.submit("slow", { input: "double 5" });
+    const early = lastValueFrom(client.events(runId).pipe(toArray()));
+    // A second follower joins once the run is under way: part record, part live.
+    await until(async () => ((await fixture.store.getRun(runId))?.eventCount ?? 0) >= 3, "three recorded events");
+    const late = lastValueFrom(client.events(runId).pipe(toArray()));
+    const [first, second] = await Promise.all([early, late]);
+    for (const events of [first, second]) {
+      const seqs = events.flatMap((event) => (event.seq === undefined ? [] : [event.seq]));
+      expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+      expect(new Set(seqs).size).toBe(seqs.length);
+      expect(events.at(-1)).toMatchObject({ type: "output", output: "5 doubled is 10." });
+      expect(textOf(events)).toBe("Doubling 5.5 doubled is 10.");
+    }
+    // The first follower was there from the start: its tokens came live, one per word.
+    expect(first.filter((event) => event.type === "token" && event.seq === undefined).length).toBeGreaterThan(2);
+    expect(first.map((event) => event.type)).toEqual(["start", ...first.slice(1, -1).map((event) => event.type), "output"]);
+    // Every recorded stream event is there: the record has the same seqs, less the record-only entries.
+    const recorded = (await fixture.store.readEvents(runId)).filter((event) => event.type !== "model_call" && event.type !== "token");
+    expect(first.filter((event) => event.seq !== undefined && event.type !== "token").map((event) => event.seq)).toEqual(recorded.map((event) => event.seq));
+  });
+
+  it("resumes a stream after a given seq with exactly the events after it", async () => {
+    const client = fixture.client();
+    fixture.worker({ double: () => doublingExecutor() });
+    const runId = await client.submit("double", { input: "double 8" });
+    const all = await lastValueFrom(client.events(runId).pipe(toArray()));
+    const cut = all.filter((event) => event.seq !== undefined)[2]?.seq as number;
+    expect(cut).toBeGreaterThan(0);
+    const rest = await lastValueFrom(client.events(runId, { after: cut }).pipe(toArray()));
+    // Read from the record: every stream event after the cut, the answer's text as one token event.
+    const recorded = (await fixture.store.readEvents(runId, { after: cut })).filter((event) => event.type !== "model_call");
+    expect(rest.map((event) => [event.seq, event.type])).toEqual(recorded.map((event) => [event.seq, event.type]));
+    expect(textOf(rest)).toBe("8 doubled is 16.");
+    // After the output: nothing, and the stream completes at once.
+    const output = all.at(-1)?.seq as number;
+    expect(await lastValueFrom(client.events(runId, { after: output }).pipe(toArray()))).toEqual([]);
+  });
+
+  it("cancel reaches the run's AbortSignal on the worker within 100 ms and records it as cancelled", async () => {
+    const client = fixture.client();
+    let abortedAt: number | undefined;
+    let started = false;
+    fixture.worker({
+      hang: () =>
+        doublingExecutor({
+          toolMs: 60_000,
+          onTool: (what) => what === "start" && (started = true),
+          onAbort: () => (abortedAt = Date.now()),
+        }),
+    });
+    const runId = await client.submit("hang", { input: "double 1" });
+    const events = lastValueFrom(client.events(runId).pipe(toArray())).catch((error: unknown) => error);
+    await until(() => started, "the tool to start");
+    const cancelledAt = Date.now();
+    await client.cancel(runId);
+    await until(() => abortedAt !== undefined, "the abort");
+    expect((abortedAt as number) - cancelledAt).toBeLessThan(100);
+    const stopped = await events;
+    expect(RunStoppedError.isInstance(stopped) && stopped.status).toBe("cancelled");
+    await until(async () => (await fixture.store.getRun(runId))?.status === "cancelled", "the cancelled status");
+    await expect(client.result(runId)).rejects.toThrow(/was cancelled/);
+  });
+
+  it("cancels a queued run that no worker has taken: recorded as cancelled, its job removed", async () => {
+    const client = fixture.client();
+    const runId = await client.submit("double", { input: "double 3" });
+    await client.cancel(runId);
+    expect(await fixture.store.getRun(runId)).toMatchObject({ status: "cancelled" });
+    expect(await fixture.queue().getJob(`run-${runId}`)).toBeUndefined();
+    await expect(client.result(runId)).rejects.toSatisfy((error) => RunStoppedError.isInstance(error) && error.status === "cancelled");
+  });
+
+  it("pauses for approval on a worker, and a resume with decisions finishes it on a worker", async () => {
+    const client = fixture.client();
+    const effects: number[] = [];
+    fixture.worker({ approve: () => doublingExecutor({ approval: true, onTool: (what, n) => what === "done" && effects.push(n) }) });
+    const runId = await client.submit("approve", { input: "double 4" });
+    const paused = await client.result(runId);
+    expect(paused).toMatchObject({ output: "", interrupts: [{ id: "call-0-0", tool: "double", toolInput: { n: 4 } }] });
+    expect(effects).toEqual([]);
+    await expect(client.resume(runId, { decisions: { nope: "approve" } })).resolves.toBeUndefined(); // checked by the worker...
+    // ...which refuses it without changing the run; the right decision then goes through.
+    await until(async () => (await fixture.queue().getFailedCount()) >= 1, "the refused resume");
+    expect((await fixture.store.getRun(runId))?.status).toBe("interrupted");
+    const pauseEnd = (await fixture.store.getRun(runId))?.eventCount as number;
+    await client.resume(runId, { decisions: { "call-0-0": "approve" } });
+    // Followed from the pause on: the queued resume keeps the stream open until its output.
+    const events = await lastValueFrom(client.events(runId, { after: pauseEnd }).pipe(toArray()));
+    expect(events[0]).toMatchObject({ type: "start", resumed: true });
+    expect(events.at(-1)).toMatchObject({ type: "output", output: "4 doubled is 8." });
+    expect(effects).toEqual([4]);
+    await expect(client.resume(runId, { decisions: { "call-0-0": "approve" } })).rejects.toThrow(/not paused/);
+  });
+
+  it("fails a run whose executor no worker has, naming the executors it has", async () => {
+    const client = fixture.client();
+    fixture.worker({ double: () => doublingExecutor() });
+    const runId = await client.submit("nope", { input: "double 1" });
+    const error = await client.result(runId).catch((caught: unknown) => caught);
+    expect(RunStoppedError.isInstance(error) && error.status).toBe("failed");
+    expect((error as RunStoppedError).reason).toMatch(/No executor named "nope" on this worker \(it has "double"\)/);
+  });
+
+  it("rejects unknown runs and bad arguments clearly", async () => {
+    const client = fixture.client();
+    await expect(client.result("no-such-run")).rejects.toSatisfy((error) => RunNotFoundError.isInstance(error));
+    await expect(client.cancel("no-such-run")).rejects.toSatisfy((error) => RunNotFoundError.isInstance(error));
+    await expect(client.submit("", { input: "x" })).rejects.toThrow(/`executor` must be/);
+    await expect(client.submit("double", [] as never)).rejects.toThrow(/`inputs` must be an object/);
+    expect(() => client.events("r", { after: -1 })).toThrow(/`after` must be an integer >= 0/);
+    const circular: Record<string, unknown> = {};
+    circular["self"] = circular;
+    await expect(client.submit("double", circular)).rejects.toThrow(/inputs.self contains a circular reference/);
+  });
+});
+
+function textOf(events: RunEvent[]): string {
+  return events.map((event) => (event.type === "token" ? event.text : "")).join("");
+}

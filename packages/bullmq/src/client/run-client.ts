@@ -1,0 +1,276 @@
+import { InvalidArgumentError } from "@agentrx/core";
+import { type AgentExecutorResult, type Decision, RunBusyError, type RunInfo, RunNotFoundError, type RunStore, encodeRunEvent, type JsonObject } from "@agentrx/executors";
+import { type ConnectionOptions, Queue } from "bullmq";
+import { Observable, filter, lastValueFrom, map } from "rxjs";
+import { ChannelHub } from "../internal/channel-hub";
+import { CANCEL_TTL_SECONDS, DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, type QueueNames, queueNames, resumeJobId, startJobId } from "../internal/queue-names";
+import { type RedisClients, type RunQueueConnection, openRedisClients } from "../internal/redis-clients";
+import { RESUME_JOB, type RunJobData, START_JOB } from "../internal/run-job-data";
+import { checkConnection, checkInteger, checkName, checkObject, checkRunId, checkStore, fail } from "../internal/validate";
+import { encodeWire } from "../internal/wire";
+import { ENDED, settleRun } from "../internal/settle-run";
+import { type FollowItem, type RunEvent, followRun } from "./follow-run";
+import type { ResumeRunOptions, RunClientOptions, RunEventsOptions, SubmitRunOptions } from "./run-client-options";
+import { toResult } from "./to-result";
+
+const KNOWN = new Set(["connection", "store", "queueName", "prefix", "pollIntervalMs"]);
+/** Retries of a job whose store failed before its run started (the run itself is never retried blindly). */
+const JOB_ATTEMPTS = { attempts: 5, backoff: { type: "exponential", delay: 1000 } } as const;
+
+const PENDING_STATES = new Set(["waiting", "delayed", "active", "prioritized", "waiting-children"]);
+
+interface Connected {
+  redis: RedisClients;
+  hub: ChannelHub;
+  queue: Queue;
+}
+
+/** How `serveRunEvents` follows a run with the skips that move an SSE id past unshown entries. */
+const followers = new WeakMap<RunClient, (runId: string, after: number) => Observable<FollowItem>>();
+
+/** @internal */
+export function followerOf(client: RunClient): (runId: string, after: number) => Observable<FollowItem> {
+  const follow = followers.get(client);
+  if (follow === undefined) throw new InvalidArgumentError({ argument: "client", value: client, message: "serveRunEvents: `client` must be a RunClient." });
+  return follow;
+}
+
+/**
+ * Submits runs to the workers of a BullMQ queue and follows them: the API side of
+ * `createRunWorker`. The run store (shared with the workers) holds every run; Redis carries the
+ * jobs, the live events and the cancels. Constructing a client opens no connection: the first call
+ * that needs Redis does.
+ *
+ * @example
+ * ```ts
+ * import { RunClient } from "@agentrx/bullmq";
+ * import { PostgresRunStore } from "@agentrx/runs";
+ *
+ * const client = new RunClient({
+ *   connection: { host: "127.0.0.1", port: 6379 },
+ *   store: new PostgresRunStore({ connectionString: "postgres://postgres@127.0.0.1:5432/app" }),
+ * });
+ * async function ask(question: string) {
+ *   const runId = await client.submit("support", { input: question }, { threadId: "customer-42" });
+ *   client.events(runId).subscribe((event) => event.type === "token" && process.stdout.write(event.text));
+ *   return (await client.result(runId)).output;
+ * }
+ * ```
+ */
+export class RunClient {
+  private readonly store: RunStore;
+  private readonly connection: RunQueueConnection;
+  private readonly names: QueueNames;
+  private readonly pollIntervalMs: number;
+  private readonly owner = `client:${process.pid}:${crypto.randomUUID().slice(0, 8)}`;
+  private connected: Connected | undefined;
+  private closed = false;
+
+  /** @throws InvalidArgumentError naming the option when an option cannot work */
+  constructor(options: RunClientOptions) {
+    const where = "RunClient";
+    checkObject(where, "options", options);
+    for (const key of Object.keys(options)) {
+      if (!KNOWN.has(key)) fail(where, key, (options as unknown as Record<string, unknown>)[key], `one of the known options (${[...KNOWN].join(", ")}); remove it`);
+    }
+    const { connection, store, queueName = DEFAULT_QUEUE_NAME, prefix = DEFAULT_PREFIX, pollIntervalMs = 5000 } = options;
+    checkConnection(where, connection);
+    checkStore(where, store);
+    checkName(where, "queueName", queueName);
+    checkName(where, "prefix", prefix);
+    checkInteger(where, "pollIntervalMs", pollIntervalMs, 10);
+    this.connection = connection;
+    this.store = store;
+    this.names = queueNames(queueName, prefix);
+    this.pollIntervalMs = pollIntervalMs;
+    followers.set(this, (runId, after) => this.follow(runId, after));
+  }
+
+  /**
+   * Records a run as `queued` in the store (at once: it can be listed, followed and cancelled from
+   * now on) and queues a job for it. Resolves with the run's id.
+   *
+   * @param executor the name of the executor factory the workers run it with (a key of their `executors`)
+   * @param inputs the executor's inputs, e.g. `{ input: "..." }`
+   * @throws InvalidArgumentError naming the argument when one cannot work (values that are not JSON, a circular reference)
+   */
+  async submit(executor: string, inputs: Record<string, unknown>, options: SubmitRunOptions = {}): Promise<string> {
+    const where = "RunClient.submit";
+    if (typeof executor !== "string" || executor === "") fail(where, "executor", executor, "the name of an executor factory of the workers (a non-empty string)");
+    checkObject(where, "inputs", inputs);
+    checkObject(where, "options", options);
+    const { threadId, runId = crypto.randomUUID() } = options;
+    checkRunId(where, runId);
+    if (threadId !== undefined && (typeof threadId !== "string" || threadId === "")) fail(where, "threadId", threadId, "a non-empty string");
+    const encoded = encodeInputs(inputs, runId);
+    const { queue } = this.connect();
+    await this.store.createRun({
+      runId,
+      ...(threadId === undefined ? {} : { threadId }),
+      inputs: encoded,
+      status: "queued",
+      metadata: { executor },
+      at: Date.now(),
+    });
+    const data: RunJobData = { schemaVersion: 1, kind: "start", runId, executor, inputs: encoded, ...(threadId === undefined ? {} : { threadId }) };
+    try {
+      await queue.add(START_JOB, data, { jobId: startJobId(runId), ...JOB_ATTEMPTS });
+    } catch (error) {
+      const reason = `RunClient.submit could not queue the run: ${(error as Error)?.message ?? String(error)}`;
+      await settleRun(this.store, runId, this.owner, "failed", reason).catch(() => undefined);
+      throw error;
+    }
+    return runId;
+  }
+
+  /**
+   * The run's events: what the store has recorded after `after`, then the live run, with no gap
+   * and no duplicate between the two. Recorded events carry `seq` (their 1-based position in the
+   * record); live `token` events carry none (the record keeps their text coalesced, one `token`
+   * event per model call, which a follower that saw the tokens live does not get again). Completes
+   * after the `output` event (a pause's included); errors with `RunStoppedError` when the run
+   * failed or was cancelled, and with `RunNotFoundError` for an unknown run. Cold: each
+   * subscription follows the run anew; unsubscribing stops following (the run goes on).
+   */
+  events(runId: string, options: RunEventsOptions = {}): Observable<RunEvent> {
+    checkRunId("RunClient.events", runId);
+    checkObject("RunClient.events", "options", options);
+    const { after = 0 } = options;
+    checkInteger("RunClient.events", "after", after, 0);
+    return this.follow(runId, after).pipe(
+      filter((item): item is { event: RunEvent } => "event" in item),
+      map((item) => item.event),
+    );
+  }
+
+  /**
+   * Cancels a run: a queued run is recorded as `cancelled` and its job removed; a running one is
+   * stopped through its `AbortSignal` on whichever worker runs it (a worker that takes the run
+   * later sees the cancel too, for a day). A run that ended is left as it is. Resolves once the
+   * cancel is sent, not once the run has stopped (follow `events` for that).
+   */
+  async cancel(runId: string): Promise<void> {
+    checkRunId("RunClient.cancel", runId);
+    const { redis, queue } = this.connect();
+    const info = await this.runInfo(runId, "cancel");
+    if (ENDED.has(info.status)) return;
+    await redis.command.set(this.names.cancelKey(runId), "1", "EX", CANCEL_TTL_SECONDS);
+    await redis.command.publish(this.names.cancelChannel, runId);
+    const dead = info.status === "running" && (info.leaseExpiresAt ?? 0) < Date.now();
+    if (info.status !== "queued" && info.status !== "interrupted" && !dead) return;
+    try {
+      if (await settleRun(this.store, runId, this.owner, "cancelled", "The run was cancelled (RunClient.cancel) before a worker started it.")) {
+        await redis.command.publish(this.names.runChannel(runId), encodeWire([{ end: { status: "cancelled" } }]));
+      }
+    } catch (error) {
+      if (!RunBusyError.isInstance(error)) throw error; // a worker took it meanwhile: the cancel message reaches it
+    }
+    await queue.remove(startJobId(runId)).catch(() => 0); // an active job is locked: its worker ends it
+  }
+
+  /**
+   * Queues a resume of a run: with `decisions` for a paused run (the worker that takes it applies
+   * them: nobody waits for a person on a worker), without for a run that was cancelled, failed, or
+   * whose worker died. Clears a cancel of the run. Resolves once the job is queued.
+   *
+   * @throws InvalidArgumentError when `decisions` are given for a run that is not paused, or the run was not submitted through a `RunClient`
+   */
+  async resume(runId: string, options: ResumeRunOptions = {}): Promise<void> {
+    const where = "RunClient.resume";
+    checkRunId(where, runId);
+    checkObject(where, "options", options);
+    const decisions = options.decisions as Record<string, Decision> | undefined;
+    if (decisions !== undefined) checkObject(where, "decisions", decisions);
+    const { redis, queue } = this.connect();
+    const info = await this.runInfo(runId, "resume");
+    const executor = info.metadata?.["executor"];
+    if (typeof executor !== "string") {
+      fail(where, "runId", runId, "the id of a run submitted through RunClient.submit (the record names no executor)");
+    }
+    if (decisions !== undefined && info.status !== "interrupted") {
+      throw new InvalidArgumentError({
+        argument: "decisions",
+        value: info.status,
+        message: `${where}: run "${runId}" is ${info.status}, not paused for approval: there is nothing to decide (a pause is decided once).`,
+      });
+    }
+    const data: RunJobData = { schemaVersion: 1, kind: "resume", runId, executor, ...(decisions === undefined ? {} : { decisions }) };
+    const jobId = resumeJobId(runId);
+    // Followers of the run wait for this job rather than end at the pause (or the failure).
+    await redis.command.multi().del(this.names.cancelKey(runId)).set(this.names.resumeKey(runId), jobId, "EX", CANCEL_TTL_SECONDS).exec();
+    await queue.add(RESUME_JOB, data, { jobId, ...JOB_ATTEMPTS });
+  }
+
+  /**
+   * Resolves with the run's result once it has its output (at once for a run that ended), as
+   * `invoke` gives it: a paused run's has `output: ""` and its `interrupts`. Rejects with
+   * `RunStoppedError` when the run failed or was cancelled.
+   */
+  result(runId: string): Promise<AgentExecutorResult> {
+    return lastValueFrom(this.events(runId).pipe(toResult()));
+  }
+
+  /** Closes the client's connections; runs go on on the workers. Streams still open error. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const connected = this.connected;
+    this.connected = undefined;
+    if (connected === undefined) return;
+    connected.hub.closeAll(new Error("RunClient.close() was called while this run was followed."));
+    await connected.queue.close();
+    await connected.redis.close();
+  }
+
+  private follow(runId: string, after: number): Observable<FollowItem> {
+    return new Observable<FollowItem>((subscriber) => {
+      let hub: ChannelHub;
+      try {
+        hub = this.connect().hub;
+      } catch (error) {
+        subscriber.error(error);
+        return;
+      }
+      const context = {
+        store: this.store,
+        hub,
+        channel: this.names.runChannel(runId),
+        pollIntervalMs: this.pollIntervalMs,
+        resumePending: (id: string) => this.resumePending(id),
+      };
+      return followRun(context, runId, after).subscribe(subscriber);
+    });
+  }
+
+  /** Whether the run's latest resume job is still to run (or running). */
+  private async resumePending(runId: string): Promise<boolean> {
+    const { redis, queue } = this.connect();
+    const jobId = await redis.command.get(this.names.resumeKey(runId));
+    const job = jobId === null ? undefined : await queue.getJob(jobId);
+    if (job === undefined) return false;
+    return PENDING_STATES.has(await job.getState());
+  }
+
+  private async runInfo(runId: string, operation: string): Promise<RunInfo> {
+    const info = await this.store.getRun(runId);
+    if (info === undefined) throw new RunNotFoundError({ operation, runId });
+    return info;
+  }
+
+  private connect(): Connected {
+    if (this.closed) throw new Error("RunClient: the client is closed; create a new one.");
+    if (this.connected) return this.connected;
+    const redis = openRedisClients(this.connection);
+    const queue = new Queue(this.names.queueName, { connection: this.connection as ConnectionOptions, prefix: this.names.prefix });
+    queue.on("error", () => undefined); // reconnects on its own; calls report their errors
+    return (this.connected = { redis, hub: new ChannelHub(redis.subscriber), queue });
+  }
+}
+
+/** The inputs in the record's JSON form (messages in `@langchain/core`'s stored form). */
+function encodeInputs(inputs: Record<string, unknown>, runId: string): JsonObject {
+  try {
+    return encodeRunEvent({ type: "start", runId, inputs, resumed: false, at: 0 })["inputs"] as JsonObject;
+  } catch (cause) {
+    throw new InvalidArgumentError({ argument: "inputs", value: inputs, message: `RunClient.submit: \`inputs\` cannot be recorded: ${(cause as Error).message}`, cause });
+  }
+}

@@ -1,0 +1,39 @@
+import type { Decision, JsonObject } from "@agentrx/executors";
+
+/** The BullMQ job name of a run's first job. */
+export const START_JOB = "start";
+/** The BullMQ job name of a resume (after a pause, a cancel or a failure). */
+export const RESUME_JOB = "resume";
+
+/**
+ * What a run job carries: plain JSON, never functions. The run itself (its inputs, its events)
+ * is in the store; the inputs are copied here only so that queue tools show what a job is.
+ *
+ * @internal
+ */
+export interface RunJobData {
+  schemaVersion: 1;
+  /** `start`: the run's first job; `resume`: continue it (with `decisions` for a pause). */
+  kind: "start" | "resume";
+  runId: string;
+  /** The name of the executor factory (a key of the worker's `executors`). */
+  executor: string;
+  /** The run's inputs in the record's JSON form (start jobs). */
+  inputs?: JsonObject;
+  threadId?: string;
+  /** Decisions on a paused run's interrupts, by interrupt id (resume jobs). */
+  decisions?: Record<string, Decision>;
+}
+
+/** The job's data, or a reason it cannot be run. */
+export function readJobData(data: unknown): RunJobData | string {
+  if (data === null || typeof data !== "object") return "its data is not an object";
+  const job = data as Partial<RunJobData>;
+  if (job.kind !== "start" && job.kind !== "resume") return `its kind is ${JSON.stringify(job.kind)}, not "start" or "resume"`;
+  if (typeof job.runId !== "string" || job.runId === "") return "it has no runId";
+  if (typeof job.executor !== "string" || job.executor === "") return "it names no executor";
+  if (job.decisions !== undefined && (job.decisions === null || typeof job.decisions !== "object" || Array.isArray(job.decisions))) {
+    return "its decisions are not an object";
+  }
+  return job as RunJobData;
+}

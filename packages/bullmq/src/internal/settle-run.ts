@@ -1,0 +1,32 @@
+import type { RunStatus, RunStore } from "@agentrx/executors";
+
+/** How long the lease taken to write a run's end lasts (the write gives it up at once). */
+const SETTLE_LEASE_MS = 10_000;
+
+/** Statuses a run does not leave unless someone resumes it. */
+export const ENDED: ReadonlySet<RunStatus> = new Set(["finished", "failed", "cancelled"]);
+
+/**
+ * Records the end of a run that is not running here (cancelled before it started, failed after
+ * too many crashes, or with no executor to run it): takes its lease (compare-and-set, so a process
+ * running it wins) and writes the status and reason. Resolves with `false`, writing nothing, when
+ * the run has ended already; rejects with `RunBusyError` while another process holds its lease.
+ *
+ * @internal
+ */
+export async function settleRun(store: RunStore, runId: string, owner: string, status: "failed" | "cancelled", reason: string): Promise<boolean> {
+  const info = await store.getRun(runId);
+  if (info === undefined || ENDED.has(info.status)) return false;
+  const claimed = await store.claimRun(runId, { owner, leaseMs: SETTLE_LEASE_MS, at: Date.now() });
+  // A run that ended between the read and the claim keeps its status; either way the lease is
+  // given back.
+  const ended = ENDED.has(claimed.status);
+  await store.write(runId, {
+    owner,
+    leaseMs: SETTLE_LEASE_MS,
+    events: [],
+    update: ended ? { status: claimed.status, release: true } : { status, error: reason, release: true },
+    at: Date.now(),
+  });
+  return !ended;
+}

@@ -1,0 +1,79 @@
+// What travels on a run's Redis channel: JSON arrays of items, one PUBLISH per store write (or per
+// live token). Recorded events carry their `seq`; live tokens carry where their text sits in the
+// model call's text, so a client can tell what it has already shown. @internal
+import type { StoredRunEvent } from "@agentrx/executors";
+
+/** A streamed token as it happened, before the record coalesces it. */
+export interface LiveToken {
+  /** The `seq` of the `start` event of the run segment the token belongs to. */
+  segment: number;
+  iteration: number;
+  /** Characters of this model call's text before this token (in this segment). */
+  offset: number;
+  text: string;
+  at: number;
+}
+
+/** A record-only entry (`model_call`, `decisions`): only its position matters to a client. */
+export interface RecordOnlyStub {
+  seq: number;
+  type: string;
+}
+
+/** A worker is done with the run for now (it finished, paused, failed, was cancelled or handed back). */
+export interface RunSettled {
+  status: string;
+}
+
+export type WireItem = StoredRunEvent | RecordOnlyStub | { live: LiveToken } | { end: RunSettled };
+
+/** Entries of the record that are not stream events. */
+export const RECORD_ONLY_TYPES: ReadonlySet<string> = new Set(["model_call", "decisions"]);
+
+export function encodeWire(items: readonly WireItem[]): string {
+  return JSON.stringify(items);
+}
+
+/** The items of a message; anything malformed is dropped (the store, read again, has the truth). */
+export function decodeWire(message: string): WireItem[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(message);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(parsed)) return [];
+  return parsed.filter(isWireItem);
+}
+
+export function isLive(item: WireItem): item is { live: LiveToken } {
+  return "live" in item;
+}
+
+export function isEnd(item: WireItem): item is { end: RunSettled } {
+  return "end" in item;
+}
+
+/** A recorded event with its data (not a stub). */
+export function isStored(item: WireItem): item is StoredRunEvent {
+  return "seq" in item && "data" in item;
+}
+
+function isWireItem(value: unknown): value is WireItem {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+  const item = value as Record<string, unknown>;
+  if ("live" in item) {
+    const live = item["live"] as Partial<LiveToken> | null;
+    return (
+      live !== null &&
+      typeof live === "object" &&
+      typeof live.segment === "number" &&
+      typeof live.iteration === "number" &&
+      typeof live.offset === "number" &&
+      typeof live.text === "string"
+    );
+  }
+  if ("end" in item) return item["end"] !== null && typeof item["end"] === "object";
+  if (typeof item["seq"] !== "number" || !Number.isInteger(item["seq"]) || item["seq"] < 1 || typeof item["type"] !== "string") return false;
+  return !("data" in item) || (item["data"] !== null && typeof item["data"] === "object" && !Array.isArray(item["data"]));
+}

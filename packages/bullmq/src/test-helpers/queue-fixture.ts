@@ -1,0 +1,69 @@
+// Test-only: a queue of this test file's own (its Redis prefix and PostgreSQL schema), with the
+// store, clients and in-process workers a test needs, all closed by `close()`.
+import type { AgentExecutor } from "@agentrx/executors";
+import { PostgresRunStore } from "@agentrx/runs";
+import { Queue } from "bullmq";
+import { RunClient } from "../client/run-client";
+import type { RunClientOptions } from "../client/run-client-options";
+import { type RunWorker, createRunWorker } from "../worker/create-run-worker";
+import type { RunWorkerOptions } from "../worker/run-worker-options";
+import type { TestServers } from "./test-servers";
+
+export interface QueueFixture {
+  store: PostgresRunStore;
+  /** The current queue: `next()` moves to a fresh one, so each test has its own jobs and workers. */
+  queueName: string;
+  next(): string;
+  connection: { url: string };
+  client(options?: Partial<RunClientOptions>): RunClient;
+  worker(executors: Record<string, () => AgentExecutor>, options?: Partial<RunWorkerOptions>): RunWorker;
+  /** The current BullMQ queue, for looking at jobs. */
+  queue(): Queue;
+  close(): Promise<void>;
+}
+
+export function queueFixture(servers: TestServers, name: string): QueueFixture {
+  const postgres = servers.postgres;
+  if (postgres === undefined) throw new Error("queueFixture needs PostgreSQL");
+  const store = new PostgresRunStore({ connectionString: postgres.connectionString, schema: postgres.schema });
+  const connection = { url: servers.redisUrl };
+  const closers: (() => Promise<void>)[] = [];
+  const queues = new Map<string, Queue>();
+  let count = 0;
+  return {
+    store,
+    queueName: `${name}-0`,
+    next() {
+      return (this.queueName = `${name}-${++count}`);
+    },
+    connection,
+    client(options = {}) {
+      const queueName = this.queueName;
+      const client = new RunClient({ connection, store, queueName, prefix: servers.prefix, pollIntervalMs: 500, ...options });
+      closers.push(() => client.close());
+      return client;
+    },
+    worker(executors, options = {}) {
+      const queueName = this.queueName;
+      const worker = createRunWorker({ connection, store, executors, queueName, prefix: servers.prefix, onError: () => undefined, ...options });
+      closers.push(() => worker.close({ gracePeriodMs: 0 }));
+      return worker;
+    },
+    queue() {
+      let queue = queues.get(this.queueName);
+      if (queue === undefined) {
+        const opened = new Queue(this.queueName, { connection, prefix: servers.prefix });
+        queues.set(this.queueName, (queue = opened));
+        closers.push(async () => {
+          await opened.obliterate({ force: true }).catch(() => undefined);
+          await opened.close();
+        });
+      }
+      return queue;
+    },
+    async close() {
+      for (const close of closers.reverse()) await close().catch(() => undefined);
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,159 @@
+import { type ConnectionOptions, Worker } from "bullmq";
+import { ChannelHub } from "../internal/channel-hub";
+import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, queueNames } from "../internal/queue-names";
+import { openRedisClients } from "../internal/redis-clients";
+import { checkConnection, checkInteger, checkName, checkObject, checkStore, fail } from "../internal/validate";
+import { type ActiveRun, type WorkerContext, processRunJob } from "./process-run-job";
+import type { CloseRunWorkerOptions, RunWorkerOptions } from "./run-worker-options";
+
+const WHERE = "createRunWorker";
+const KNOWN = new Set(["connection", "store", "executors", "concurrency", "queueName", "prefix", "maxAttempts", "lockDuration", "stalledInterval", "onError"]);
+
+/** A running worker: see {@link createRunWorker}. */
+export interface RunWorker {
+  /** The BullMQ worker underneath (its events, `pause()`, `isRunning()`...). */
+  readonly worker: Worker;
+  /** Resolves once the worker listens for cancels and takes jobs. */
+  ready(): Promise<void>;
+  /** How many runs are in progress on this worker now. */
+  readonly activeRuns: number;
+  /**
+   * Stops taking jobs, waits up to `gracePeriodMs` for the runs in progress, hands the others back
+   * to the queue (recorded as `queued`, resumed by another worker from their record), and closes
+   * the worker's connections.
+   */
+  close(options?: CloseRunWorkerOptions): Promise<void>;
+}
+
+/**
+ * Starts a worker that takes run jobs from a BullMQ queue and runs them with the named executor,
+ * recording each run in the shared `store` and publishing its events on Redis as they are
+ * recorded (tokens as they stream), for `RunClient.events` to follow.
+ *
+ * - A job carries only JSON: the run id, the executor's name, and for a resume the decisions. The
+ *   run's inputs and history are in the store: the worker continues the run from its record with
+ *   `executor.resume(runId, { store })` (a queued run starts there).
+ * - `RunClient.cancel(runId)` reaches the run's `AbortSignal` on whichever worker runs it.
+ * - A worker that dies (SIGKILL, a crash, OOM) leaves its jobs to BullMQ's stalled-job check:
+ *   another worker takes each, waits for the dead worker's lease on the run to expire (the
+ *   executor's `leaseMs`), and resumes the run; finished tool calls are not repeated. After
+ *   `maxAttempts` dead workers the run is failed, with the reason recorded.
+ *
+ * @example
+ * ```ts
+ * import { createRunWorker } from "@agentrx/bullmq";
+ * import { AgentExecutor } from "@agentrx/executors";
+ * import { PostgresRunStore } from "@agentrx/runs";
+ * declare function supportExecutor(): AgentExecutor;
+ *
+ * const worker = createRunWorker({
+ *   connection: { host: "127.0.0.1", port: 6379 },
+ *   store: new PostgresRunStore({ connectionString: process.env.DATABASE_URL! }),
+ *   executors: { support: supportExecutor },
+ *   concurrency: 20,
+ * });
+ * process.on("SIGTERM", () => void worker.close({ gracePeriodMs: 20_000 }));
+ * ```
+ *
+ * @throws InvalidArgumentError naming the option when an option cannot work
+ */
+export function createRunWorker(options: RunWorkerOptions): RunWorker {
+  checkObject(WHERE, "options", options);
+  for (const key of Object.keys(options)) {
+    if (!KNOWN.has(key)) fail(WHERE, key, (options as unknown as Record<string, unknown>)[key], `one of the known options (${[...KNOWN].join(", ")}); remove it`);
+  }
+  const {
+    connection,
+    store,
+    executors,
+    concurrency = 10,
+    queueName = DEFAULT_QUEUE_NAME,
+    prefix = DEFAULT_PREFIX,
+    maxAttempts = 3,
+    lockDuration = 30_000,
+    stalledInterval = 30_000,
+    onError = (error: unknown) => console.error("@agentrx/bullmq worker:", error),
+  } = options;
+  checkConnection(WHERE, connection);
+  checkStore(WHERE, store);
+  checkObject(WHERE, "executors", executors);
+  for (const [name, factory] of Object.entries(executors)) {
+    if (typeof factory !== "function") fail(WHERE, `executors.${name}`, factory, "a function that returns an AgentExecutor");
+  }
+  checkInteger(WHERE, "concurrency", concurrency, 1);
+  checkName(WHERE, "queueName", queueName);
+  checkName(WHERE, "prefix", prefix);
+  checkInteger(WHERE, "maxAttempts", maxAttempts, 1);
+  checkInteger(WHERE, "lockDuration", lockDuration, 100);
+  checkInteger(WHERE, "stalledInterval", stalledInterval, 100);
+  if (typeof onError !== "function") fail(WHERE, "onError", onError, "a function (error) => void");
+
+  const names = queueNames(queueName, prefix);
+  const redis = openRedisClients(connection);
+  const hub = new ChannelHub(redis.subscriber);
+  const active = new Map<string, ActiveRun>();
+  const context: WorkerContext = {
+    store,
+    executors,
+    names,
+    redis: redis.command,
+    maxAttempts,
+    owner: `worker:${process.pid}:${crypto.randomUUID().slice(0, 8)}`,
+    active,
+    onError,
+  };
+  const worker = new Worker(names.queueName, (job, token) => processRunJob(context, job, token), {
+    connection: connection as ConnectionOptions,
+    prefix,
+    concurrency,
+    lockDuration,
+    stalledInterval,
+    // A run may be handed over this many times by dead workers; the next taker fails it.
+    maxStalledCount: maxAttempts,
+    autorun: false,
+    removeOnComplete: { count: 1000 },
+    removeOnFail: { age: 7 * 24 * 60 * 60 },
+  });
+  worker.on("error", onError);
+
+  const cancelRun = (runId: string) => {
+    const run = active.get(runId);
+    if (run !== undefined && !run.handOff) run.controller.abort(new Error("the run was cancelled (RunClient.cancel)"));
+  };
+  let stopListening: (() => void) | undefined;
+  const ready = (async () => {
+    stopListening = await hub.listen(names.cancelChannel, cancelRun);
+    void worker.run().catch(onError);
+    await worker.waitUntilReady();
+  })();
+  ready.catch(onError);
+
+  let closing: Promise<void> | undefined;
+  const close = async ({ gracePeriodMs = 30_000 }: CloseRunWorkerOptions = {}): Promise<void> => {
+    if (!(typeof gracePeriodMs === "number" && gracePeriodMs >= 0)) fail("RunWorker.close", "gracePeriodMs", gracePeriodMs, "a number of milliseconds >= 0 (or Infinity)");
+    await ready.catch(() => undefined);
+    const handOff = () => {
+      for (const run of active.values()) {
+        run.handOff = true;
+        run.controller.abort(new Error("the worker is shutting down; the run goes back to the queue"));
+      }
+    };
+    const timer = Number.isFinite(gracePeriodMs) ? setTimeout(handOff, gracePeriodMs) : undefined;
+    try {
+      await worker.close();
+    } finally {
+      if (timer !== undefined) clearTimeout(timer);
+      stopListening?.();
+      await redis.close();
+    }
+  };
+
+  return {
+    worker,
+    ready: () => ready,
+    get activeRuns() {
+      return active.size;
+    },
+    close: (closeOptions) => (closing ??= close(closeOptions)),
+  };
+}

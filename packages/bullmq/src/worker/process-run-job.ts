@@ -1,0 +1,150 @@
+import { InvalidArgumentError } from "@agentrx/core";
+import { type AgentExecutor, type Decision, RunBusyError, type RunInfo, RunNotFoundError, type RunStore } from "@agentrx/executors";
+import { DelayedError, type Job, UnrecoverableError } from "bullmq";
+import type { Redis } from "ioredis";
+import type { QueueNames } from "../internal/queue-names";
+import { type RunJobData, readJobData } from "../internal/run-job-data";
+import { type WireItem, encodeWire } from "../internal/wire";
+import { type SegmentOutcome, runSegment } from "./run-segment";
+import { ENDED, settleRun } from "../internal/settle-run";
+
+/** A run this worker is running: how to stop it, and whether a stop hands it back. */
+export interface ActiveRun {
+  controller: AbortController;
+  handOff: boolean;
+}
+
+/** What processing a job needs of its worker. @internal */
+export interface WorkerContext {
+  store: RunStore;
+  executors: Record<string, () => AgentExecutor | Promise<AgentExecutor>>;
+  names: QueueNames;
+  redis: Redis;
+  maxAttempts: number;
+  /** This worker's lease owner id, for the writes it makes itself. */
+  owner: string;
+  /** Runs in progress here, by run id. */
+  active: Map<string, ActiveRun>;
+  onError: (error: unknown) => void;
+}
+
+/** What a job returns (BullMQ keeps it as the job's return value). */
+export interface RunJobResult {
+  runId: string;
+  /** The run's status when the job ended. */
+  status: string;
+}
+
+/** How long to wait before retrying a job whose run is busy and whose lease end is unknown. */
+const BUSY_RETRY_MS = 1000;
+
+/**
+ * Runs one job: checks the run's record and the cancel flag, then runs the next segment of the run
+ * with the named executor (`resume`: a queued run starts there, a crashed one continues from its
+ * record, a paused one takes the job's decisions). A run another process still holds is retried
+ * when that lease expires (the job is delayed, not failed); a run that keeps killing its workers is
+ * failed after `maxAttempts`.
+ *
+ * @internal
+ */
+export async function processRunJob(context: WorkerContext, job: Job, token: string | undefined): Promise<RunJobResult> {
+  const data = readJobData(job.data);
+  if (typeof data === "string") throw new UnrecoverableError(`Job ${job.id} of queue "${context.names.queueName}" cannot be run: ${data}.`);
+  const { runId } = data;
+  if (context.active.has(runId)) return retryLater(job, token, Date.now() + BUSY_RETRY_MS); // a second job of a run running here
+  const active: ActiveRun = { controller: new AbortController(), handOff: false };
+  context.active.set(runId, active);
+  const send = (items: WireItem[]) => {
+    context.redis.publish(context.names.runChannel(runId), encodeWire(items)).catch(context.onError);
+  };
+  let status: string | undefined;
+  try {
+    status = await processRun(context, job, token, data, active, send);
+    return { runId, status };
+  } catch (error) {
+    if (RunBusyError.isInstance(error)) return retryLater(job, token, (error.leaseExpiresAt ?? Date.now() + BUSY_RETRY_MS) + 20);
+    throw error;
+  } finally {
+    context.active.delete(runId);
+    // Followers read the record again: it says how the run stands now.
+    send([{ end: { status: status ?? "unknown" } }]);
+  }
+}
+
+async function processRun(
+  context: WorkerContext,
+  job: Job,
+  token: string | undefined,
+  data: RunJobData,
+  active: ActiveRun,
+  send: (items: WireItem[]) => void,
+): Promise<string> {
+  const { store, owner } = context;
+  const { runId } = data;
+  // Registered as active before this check: a cancel published from here on reaches the run.
+  if ((await context.redis.exists(context.names.cancelKey(runId))) === 1) {
+    await settleRun(store, runId, owner, "cancelled", "The run was cancelled (RunClient.cancel) before a worker started it.");
+    return "cancelled";
+  }
+  const info = await store.getRun(runId);
+  if (info === undefined) throw new UnrecoverableError(new RunNotFoundError({ operation: "run job", runId }).message);
+  if (ENDED.has(info.status) && (data.kind === "start" || info.status === "finished")) return info.status;
+  if (info.status === "interrupted" && data.decisions === undefined && data.kind === "start") return info.status;
+  const crashes = job.stalledCounter ?? 0;
+  if (crashes >= context.maxAttempts) {
+    const reason = `The run's worker stopped ${crashes} times while running it (killed, crashed or out of memory); it was given up after maxAttempts (${context.maxAttempts}) attempts.`;
+    await settleRun(store, runId, owner, "failed", reason);
+    return "failed";
+  }
+  const factory = context.executors[data.executor];
+  if (factory === undefined) {
+    const known = Object.keys(context.executors);
+    const reason = `No executor named "${data.executor}" on this worker (it has ${known.length === 0 ? "none" : known.map((name) => JSON.stringify(name)).join(", ")}); start workers with it in \`executors\`.`;
+    await settleRun(store, runId, owner, "failed", reason);
+    throw new UnrecoverableError(reason);
+  }
+  let executor: AgentExecutor;
+  try {
+    executor = await factory();
+  } catch (error) {
+    const reason = `The executor factory "${data.executor}" threw: ${(error as Error)?.message ?? String(error)}`;
+    await settleRun(store, runId, owner, "failed", reason);
+    throw new UnrecoverableError(reason);
+  }
+  const run = (decisions: Record<string, Decision> | undefined) =>
+    runSegment({ executor, store, runId, decisions, signal: active.controller.signal, handingOff: () => active.handOff, send });
+  let outcome = await run(decisionsFor(data, info));
+  if (outcome.kind === "replayed" && outcome.status === "interrupted" && data.decisions !== undefined && info.status !== "interrupted") {
+    // A resume whose worker died before it recorded the decisions: the run is paused again.
+    outcome = await run(data.decisions);
+  }
+  return finish(outcome, job, token, active);
+}
+
+/** A resume passes its decisions when the run is paused; a run left `running` by a dead worker is resumed first. */
+function decisionsFor(data: RunJobData, info: RunInfo): Record<string, Decision> | undefined {
+  return info.status === "interrupted" ? data.decisions : undefined;
+}
+
+async function finish(outcome: SegmentOutcome, job: Job, token: string | undefined, active: ActiveRun): Promise<string> {
+  if (outcome.kind !== "error") return outcome.status;
+  const { error } = outcome;
+  if (active.handOff) {
+    // Stopped by close(): recorded as queued; the job goes back to the queue for another worker.
+    await retryLater(job, token, Date.now());
+  }
+  if (active.controller.signal.aborted) return "cancelled";
+  if (RunBusyError.isInstance(error)) throw error;
+  if (InvalidArgumentError.isInstance(error) || RunNotFoundError.isInstance(error)) {
+    // Refused (decisions for a run that is not paused, ...): the record is unchanged.
+    throw new UnrecoverableError(error.message);
+  }
+  if (!outcome.started) throw error; // the store failed before the run started: BullMQ retries the job
+  throw new UnrecoverableError((error as Error)?.message ?? String(error)); // the run failed: its record says why
+}
+
+/** Moves the job to the delayed set until `at` and tells BullMQ so (this is not a failure). */
+async function retryLater(job: Job, token: string | undefined, at: number): Promise<never> {
+  await job.moveToDelayed(at, token);
+  throw new DelayedError();
+}

@@ -1,0 +1,61 @@
+import type { AgentStreamEvent, StoredRunEvent } from "@agentrx/executors";
+import { type LiveToken, RECORD_ONLY_TYPES, type WireItem } from "../internal/wire";
+
+/**
+ * Turns one run segment into messages for its channel, in the order the run emitted its events.
+ *
+ * Recorded events are published from the store's writes, once they are in the store, with their
+ * `seq` (so a client never sees an event the record does not have). Live tokens are published as
+ * they stream, without a `seq`, but never ahead of an event emitted before them: a token waits
+ * until every earlier event is written and published. Record-only entries travel as stubs (their
+ * `seq` and type), so a client's position moves past them.
+ *
+ * @internal
+ */
+export class RunEventPublisher {
+  /** Events other than tokens the run emitted so far. */
+  private emittedCount = 0;
+  /** Events other than tokens (and record-only entries) published so far. */
+  private publishedCount = 0;
+  /** The `seq` of this segment's `start` event, once written. */
+  private segment = 0;
+  /** Characters streamed so far per iteration, in this segment. */
+  private readonly offsets = new Map<number, number>();
+  /** Tokens waiting for the events emitted before them (`needs` of them published). */
+  private waiting: { needs: number; token: Omit<LiveToken, "segment"> }[] = [];
+
+  constructor(private readonly send: (items: WireItem[]) => void) {}
+
+  /** An event the run emitted (call for every event, in order). */
+  emitted(event: AgentStreamEvent): void {
+    if (event.type !== "token") {
+      this.emittedCount++;
+      return;
+    }
+    const offset = this.offsets.get(event.iteration) ?? 0;
+    this.offsets.set(event.iteration, offset + event.text.length);
+    const token = { iteration: event.iteration, offset, text: event.text, at: event.at };
+    if (this.waiting.length === 0 && this.publishedCount >= this.emittedCount) this.send([{ live: { segment: this.segment, ...token } }]);
+    else this.waiting.push({ needs: this.emittedCount, token });
+  }
+
+  /** Events a write put in the store (call after each successful write, in order). */
+  written(events: readonly StoredRunEvent[]): void {
+    const items: WireItem[] = [];
+    for (const event of events) {
+      if (RECORD_ONLY_TYPES.has(event.type)) {
+        items.push({ seq: event.seq, type: event.type });
+        continue;
+      }
+      items.push(event);
+      if (event.type === "token") continue;
+      this.publishedCount++;
+      if (event.type === "start") this.segment = event.seq;
+      while (this.waiting.length > 0 && (this.waiting[0]?.needs ?? Infinity) <= this.publishedCount) {
+        const { token } = this.waiting.shift() as { token: Omit<LiveToken, "segment"> };
+        items.push({ live: { segment: this.segment, ...token } });
+      }
+    }
+    if (items.length > 0) this.send(items);
+  }
+}

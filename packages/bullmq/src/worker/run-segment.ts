@@ -1,0 +1,78 @@
+import type { AgentExecutor, AgentStreamEvent, Decision, RunStore, RunUpdate } from "@agentrx/executors";
+import type { WireItem } from "../internal/wire";
+import { RunEventPublisher } from "./run-event-publisher";
+import { tapStore } from "./store-tap";
+
+/** How long to wait for a stopped run's last write (its release) before going on without it. */
+const RELEASE_WAIT_MS = 5000;
+
+/** What one `executor.resume` call did. */
+export type SegmentOutcome =
+  /** It ran, and ended with an output (`finished`) or a pause (`interrupted`). */
+  | { kind: "ended"; status: "finished" | "interrupted" }
+  /** Nothing ran: the run had ended or was paused, and its output (or pause) was emitted again. */
+  | { kind: "replayed"; status: "finished" | "interrupted" }
+  /** It errored; `started` says whether the run had started (claimed its record) first. */
+  | { kind: "error"; error: unknown; started: boolean };
+
+/** One run segment as a worker runs it. */
+export interface SegmentRequest {
+  executor: AgentExecutor;
+  store: RunStore;
+  runId: string;
+  decisions: Record<string, Decision> | undefined;
+  signal: AbortSignal;
+  /** Whether a stop of this run is a hand-off (then its record says `queued`, not `cancelled`). */
+  handingOff: () => boolean;
+  /** Publishes on the run's channel. */
+  send: (items: WireItem[]) => void;
+}
+
+/**
+ * Runs one segment of a run with `executor.resume` (a queued run starts there), publishing its
+ * events as they are recorded and its tokens as they stream. Resolves when the segment is over and,
+ * if it stopped early, once its last write (the one that gives the lease up) is in the store.
+ *
+ * @internal
+ */
+export async function runSegment(request: SegmentRequest): Promise<SegmentOutcome> {
+  const { executor, runId, decisions, signal, send } = request;
+  const publisher = new RunEventPublisher(send);
+  const tap = tapStore(request.store, {
+    written: (events) => publisher.written(events),
+    rewrite: (update) => (request.handingOff() && update.status === "cancelled" ? handedBack(update) : update),
+  });
+  let started = false;
+  let last: AgentStreamEvent | undefined;
+  const outcome = await new Promise<SegmentOutcome>((resolve) => {
+    executor.resume(runId, { store: tap.store, signal, ...(decisions === undefined ? {} : { decisions }) }).subscribe({
+      next: (event) => {
+        if (event.type === "start") started = true;
+        last = event;
+        publisher.emitted(event);
+      },
+      error: (error: unknown) => resolve({ kind: "error", error, started }),
+      complete: () => {
+        const status = last?.type === "output" && last.stopReason === "interrupted" ? "interrupted" : "finished";
+        resolve(started ? { kind: "ended", status } : { kind: "replayed", status });
+      },
+    });
+  });
+  if (outcome.kind === "error" && started) await withTimeout(tap.released, RELEASE_WAIT_MS);
+  return outcome;
+}
+
+function handedBack(update: RunUpdate): RunUpdate {
+  const { error: _error, ...rest } = update;
+  return { ...rest, status: "queued" };
+}
+
+function withTimeout(promise: Promise<void>, ms: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    promise.then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}

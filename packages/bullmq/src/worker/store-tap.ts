@@ -1,0 +1,48 @@
+import type { RunStore, RunUpdate, RunWrite, StoredRunEvent } from "@agentrx/executors";
+
+/** What a worker learns from the writes of the run it runs. */
+export interface StoreTapHooks {
+  /** A write is in the store: its events, in order. */
+  written(events: readonly StoredRunEvent[]): void;
+  /** May change a write's run update before it is sent (a hand-off turns `cancelled` into `queued`). */
+  rewrite?(update: RunUpdate): RunUpdate;
+}
+
+/** The store a worker gives the executor: the same store, with its writes observed. */
+export interface StoreTap {
+  store: RunStore;
+  /** Resolves once a write that gives up the run's lease has been attempted (succeeded or failed). */
+  released: Promise<void>;
+}
+
+/**
+ * Wraps `store` so that every successful `write` is reported, in order (the executor's recorder
+ * has one write in flight at a time). Other methods pass through unchanged.
+ *
+ * @internal
+ */
+export function tapStore(store: RunStore, hooks: StoreTapHooks): StoreTap {
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const write = async (runId: string, given: RunWrite): Promise<void> => {
+    const update = given.update && hooks.rewrite ? hooks.rewrite(given.update) : given.update;
+    const change: RunWrite = update === given.update ? given : { ...given, ...(update ? { update } : {}) };
+    const releases = change.update?.release === true;
+    try {
+      await store.write(runId, change);
+    } catch (error) {
+      if (releases) release();
+      throw error;
+    }
+    hooks.written(change.events);
+    if (releases) release();
+  };
+  const tapped = new Proxy(store, {
+    get(target, name, receiver) {
+      if (name === "write") return write;
+      const value = Reflect.get(target, name, receiver) as unknown;
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { store: tapped, released };
+}
