@@ -13,6 +13,8 @@ describe("evaluateExpression", () => {
     ["2 ^ 3 ^ 2", 512],
     ["-2 ^ 2", -4],
     ["10 % 3", 1],
+    ["-7 % 3", 2],
+    ["mod(7, -3)", -2],
     ["5!", 120],
     ["2 pi", 2 * Math.PI],
     ["sqrt(16) + abs(-3)", 7],
@@ -56,6 +58,31 @@ describe("evaluateExpression", () => {
   ])("refuses %s", (expression, message) => {
     expect(() => evaluateExpression(expression)).toThrow(message);
     expect(() => evaluateExpression(expression)).toThrow(ExpressionError);
+  });
+
+  it("refuses a modulo by zero (it used to give the dividend) and comments (it used to drop what followed)", () => {
+    for (const expression of ["5 % 0", "5 % (2 - 2)", "mod(5, 0)", "-0.5 % -0"]) {
+      expect(() => evaluateExpression(expression), expression).toThrow(/modulo by zero is undefined/);
+    }
+    for (const expression of ["1 # comment", "1 + 2 # + 3", "#", "2 * 3#"]) {
+      expect(() => evaluateExpression(expression), expression).toThrow(/comments \("#"\) are not allowed; send only the expression/);
+    }
+  });
+
+  it("throws an ExpressionError for an expression that is not a string", () => {
+    const throwing = { toString: () => { throw new Error("no"); } };
+    for (const expression of [undefined, null, 42, Symbol("x"), throwing, ["1 + 1"]]) {
+      let error: unknown;
+      try {
+        evaluateExpression(expression as never);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(ExpressionError.isInstance(error), String(typeof expression)).toBe(true);
+      expect((error as ExpressionError).message).toMatch(/: the expression must be a string, got /);
+      expect(typeof (error as ExpressionError).expression).toBe("string");
+    }
+    expect(() => evaluateExpression(undefined as never)).toThrow("Cannot evaluate undefined: the expression must be a string, got undefined.");
   });
 
   it("bounds huge exponents, factorials and inputs instead of hanging", () => {

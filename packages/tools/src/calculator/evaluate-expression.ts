@@ -80,8 +80,10 @@ const OPERATORS: Readonly<Record<string, (...args: number[]) => number>> = {
   factorial: (a) => factorial(a!),
 };
 
+/** Modulo with the sign of the divisor (as mathjs); by zero it is undefined, and refused. */
 function mod(x: number, y: number): number {
-  return y === 0 ? x : x - y * Math.floor(x / y);
+  if (y === 0) throw new RangeError("modulo by zero is undefined");
+  return x - y * Math.floor(x / y);
 }
 
 const REFUSED: Readonly<Record<string, string>> = {
@@ -120,7 +122,9 @@ export const CALCULATOR_FUNCTIONS: readonly string[] = Object.keys(FUNCTIONS);
 /**
  * Evaluates an arithmetic expression without `eval` and without access to anything but numbers,
  * `+ - * / ^ % !`, parentheses, the constants `pi e tau phi` and the functions in
- * {@link CALCULATOR_FUNCTIONS}. Throws an {@link ExpressionError} that says what is not allowed.
+ * {@link CALCULATOR_FUNCTIONS}. Throws an {@link ExpressionError} that says what is not allowed:
+ * also for anything but a string, a comment (`#`), a result that is not a finite number (`1 / 0`)
+ * and a modulo by zero (`5 % 0`, `mod(5, 0)`).
  *
  * @example
  * ```ts
@@ -134,8 +138,10 @@ export function evaluateExpression(expression: string, options: EvaluateExpressi
   const fail = (reason: string, cause?: unknown): never => {
     throw new ExpressionError({ expression, reason, cause });
   };
-  if (typeof expression !== "string") fail("the expression must be a string.");
+  if (typeof expression !== "string") fail(`the expression must be a string, got ${expression === null ? "null" : typeof expression}.`);
   if (expression.trim() === "") fail("the expression is empty.");
+  // mathjs reads "#" as the start of a comment: "1 # + 2" would quietly be 1.
+  if (expression.includes("#")) fail('comments ("#") are not allowed; send only the expression.');
   if (expression.length > maxLength) fail(`the expression is longer than ${maxLength} characters.`);
   let root: MathNode;
   try {

@@ -21,20 +21,30 @@ const MARKER_SYMBOL = Symbol.for(MARKER);
 export class ExpressionError extends AgentRxError {
   protected readonly [MARKER_SYMBOL] = true;
 
-  /** The expression that was refused. */
+  /** The expression that was refused (as text, when it was not a string). */
   readonly expression: string;
 
-  constructor({ expression, reason, cause }: { expression: string; reason: string; cause?: unknown }) {
+  constructor({ expression, reason, cause }: { expression: unknown; reason: string; cause?: unknown }) {
+    const text = asText(expression);
     super({
       name: "ExpressionError",
-      message: `Cannot evaluate ${JSON.stringify(expression.length > 80 ? `${expression.slice(0, 80)}...` : expression)}: ${reason}`,
+      message: `Cannot evaluate ${typeof expression === "string" ? JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}...` : text) : text}: ${reason}`,
       cause,
     });
-    this.expression = expression;
+    this.expression = text;
   }
 
   /** Returns true when `error` is an {@link ExpressionError} (from any copy of the package). */
   static override isInstance(error: unknown): error is ExpressionError {
     return AgentRxError.hasMarker(error, MARKER);
+  }
+}
+
+function asText(value: unknown): string {
+  if (typeof value === "string") return value;
+  try {
+    return String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
   }
 }

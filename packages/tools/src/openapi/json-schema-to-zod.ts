@@ -94,15 +94,48 @@ function convert(schema: Schema, next: (value: unknown) => z.ZodType): z.ZodType
 function objectSchema(schema: Schema, next: (value: unknown) => z.ZodType): z.ZodType {
   const properties = (schema.properties ?? {}) as Record<string, unknown>;
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
-  const shape: Record<string, z.ZodType> = {};
+  const shape = emptyShape();
   for (const [name, value] of Object.entries(properties)) {
+    checkPropertyName(name, "a schema property");
     shape[name] = required.has(name) ? next(value) : next(value).optional();
   }
   const additional = schema.additionalProperties;
   if (Object.keys(shape).length === 0 && additional !== undefined && additional !== false) {
     return z.record(z.string(), next(additional));
   }
-  return z.object(shape);
+  return objectOf(shape);
+}
+
+/** A shape without a prototype, so that a property named like one of `Object.prototype`'s is just a property. */
+export function emptyShape(): Record<string, z.ZodType> {
+  return Object.create(null) as Record<string, z.ZodType>;
+}
+
+/**
+ * `z.object(shape)`, reading only the input's own properties: zod reads `input[key]`, so for an
+ * input without a `constructor` (or `toString`, ...) it would otherwise see the one every object
+ * inherits, and report "received function" instead of a missing value.
+ */
+export function objectOf(shape: Record<string, z.ZodType>): z.ZodType {
+  return z.preprocess(ownProperties, z.object(shape));
+}
+
+function ownProperties(value: unknown): unknown {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+  const own = Object.create(null) as Record<string, unknown>;
+  for (const key of Object.keys(value)) own[key] = (value as Record<string, unknown>)[key];
+  return own;
+}
+
+/**
+ * Refuses the name `__proto__`: no schema can carry it (zod leaves such a key out of what it
+ * validates and returns, and the tool definitions sent to the model drop it), so a required one
+ * could never be given and an optional one would never be sent.
+ */
+export function checkPropertyName(name: string, what: string): void {
+  if (name === "__proto__") {
+    throw new Error(`${what} is named "__proto__", which a tool's arguments cannot carry; rename it in the document`);
+  }
 }
 
 function union(options: z.ZodType[]): z.ZodType {

@@ -147,6 +147,71 @@ paths:
 describe("createOpenApiToolkit with hostile documents and arguments", () => {
   const doc = (paths: Record<string, unknown>, components: Record<string, unknown> = {}) => ({ openapi: "3.0.0", info: { title: "x", version: "1" }, paths, components });
 
+  it("says what is wrong with a document without operations, and with an empty `operations` option", () => {
+    for (const paths of [{}, { "/a": {} }, { "/a": { parameters: [], summary: "nothing" } }]) {
+      const error = (() => {
+        try {
+          createOpenApiToolkit({ document: doc(paths), baseUrl: "https://x.example" });
+        } catch (caught) {
+          return caught;
+        }
+        return undefined;
+      })();
+      expect(InvalidArgumentError.isInstance(error)).toBe(true);
+      expect((error as InvalidArgumentError).argument).toBe("document");
+      expect((error as Error).message).toContain('the document has no operations: its "paths" object holds no path with a get');
+      expect((error as Error).message).not.toMatch(/allowedMethods/);
+    }
+    expect(() => toolkit({ operations: [] })).toThrow(/operations is empty, so no tool would be built; name some of the document's operations \(getPet, listPets, createPet\)/);
+  });
+
+  it("builds shapes without a prototype: parameters named like Object.prototype's properties are plain parameters", async () => {
+    const document = doc({
+      "/items": {
+        post: {
+          operationId: "make",
+          parameters: [
+            { name: "constructor", in: "query", required: true, schema: { type: "string" } },
+            { name: "toString", in: "query", schema: { type: "string" } },
+            { name: "hasOwnProperty", in: "header", schema: { type: "string" } },
+          ],
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: { type: "object", required: ["constructor"], properties: { constructor: { type: "string" }, valueOf: { type: "number" } } } } },
+          },
+        },
+      },
+    });
+    const [make] = createOpenApiToolkit({ document, baseUrl: `${server.origin}/v1`, allowedAddresses: ["127.0.0.1"] }).getTools();
+    const sent = echoed(await make!.invoke({ constructor: "c", body: { constructor: "x" } }));
+    // Optional parameters not given are not sent, although every object has a toString.
+    expect(sent).toMatchObject({ url: "/v1/items?constructor=c", body: '{"constructor":"x"}' });
+    for (const args of [{ body: { constructor: "x" } }, { constructor: "c", body: {} }]) {
+      const error = await make!.invoke(args as never).catch((caught: unknown) => caught);
+      expect(String(error)).toMatch(/expected string, received undefined/);
+      expect(String(error)).not.toMatch(/received function/);
+    }
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("refuses a parameter or a body property named __proto__, which no tool arguments can carry", () => {
+    const withParameter = doc({ "/items": { get: { operationId: "list", parameters: [{ name: "__proto__", in: "query", required: true, schema: { type: "string" } }] } } });
+    const withProperty = doc({
+      "/items": { post: { operationId: "make", requestBody: { content: { "application/json": { schema: { $ref: "#/components/schemas/Item" } } } } } },
+    }, { schemas: { Item: JSON.parse('{"type": "object", "properties": {"__proto__": {"type": "string"}}}') } });
+    for (const document of [withParameter, withProperty]) {
+      let error: unknown;
+      try {
+        createOpenApiToolkit({ document, baseUrl: "https://x.example" });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(InvalidArgumentError.isInstance(error)).toBe(true);
+      expect((error as Error).message).toMatch(/is named "__proto__", which a tool's arguments cannot carry; rename it in the document/);
+    }
+    expect(() => createOpenApiToolkit({ document: withParameter, baseUrl: "https://x.example" })).toThrow(/a parameter of GET \/items is named "__proto__"/);
+  });
+
   it("converts schemas that fan out through references in bounded time", () => {
     // Tree fans out 8 ways per level and refers to itself: 8^12 nodes if converted naively.
     const properties = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`child${i}`, { $ref: "#/components/schemas/Tree" }]));

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { RequestRefusedError } from "../errors/request-refused-error";
 import { responseToObservation } from "../http/format-response";
 import { createSafeHttpClient, type SafeHttpClient, type SafeHttpOptions } from "../http/safe-http-client";
-import { deref, jsonSchemaToZod } from "./json-schema-to-zod";
+import { checkPropertyName, deref, emptyShape, jsonSchemaToZod, objectOf } from "./json-schema-to-zod";
 
 /** Options of {@link createOpenApiToolkit}. */
 export interface OpenApiToolkitOptions extends Omit<SafeHttpOptions, "allowedHosts" | "allowedMethods" | "allowedRequestHeaders"> {
@@ -107,7 +107,17 @@ export function createOpenApiToolkit(options: OpenApiToolkitOptions): OpenApiToo
   } catch (error) {
     return readFailed(error);
   }
+  if (operations.length === 0) {
+    throw invalid(
+      "document",
+      "paths",
+      'the document has no operations: its "paths" object holds no path with a get, put, post, delete, patch, head or options operation, so there is no tool to build.',
+    );
+  }
   if (only) {
+    if (only.length === 0) {
+      throw invalid("operations", only, `operations is empty, so no tool would be built; name some of the document's operations (${operations.map((o) => o.toolName).join(", ")}), or leave it out for all of them.`);
+    }
     const wanted = new Set(only);
     const unknown = [...wanted].filter((name) => !operations.some((operation) => operation.toolName === name));
     if (unknown.length > 0) {
@@ -178,9 +188,12 @@ function readOperations(document: Record<string, unknown>): Operation[] {
       const byKey = new Map<string, Parameter>();
       for (const raw of [...shared, ...((operation.parameters as unknown[] | undefined) ?? [])]) {
         const parameter = deref<Parameter>(document, raw);
+        if (typeof parameter?.name !== "string" || !parameter.name) throw new Error(`${method.toUpperCase()} ${path} has a parameter without a name`);
+        checkPropertyName(parameter.name, `a parameter of ${method.toUpperCase()} ${path}`);
         if (parameter.in !== "cookie") byKey.set(`${parameter.in}:${parameter.name}`, parameter);
       }
       for (const [, name] of path.matchAll(/\{([^}]+)\}/g)) {
+        checkPropertyName(name!, `a path variable of ${path}`);
         // A template variable the document forgot to declare is still required: never sent as "undefined".
         if (!byKey.has(`path:${name}`)) byKey.set(`path:${name}`, { name: name!, in: "path", required: true, schema: { type: "string" } });
       }
@@ -214,7 +227,7 @@ function sanitizeName(name: string): string {
 }
 
 function operationTool(document: unknown, operation: Operation, baseUrl: URL, client: SafeHttpClient, retryableStatuses: readonly number[]) {
-  const shape: Record<string, z.ZodType> = {};
+  const shape = emptyShape();
   for (const parameter of operation.parameters) {
     let schema = jsonSchemaToZod(document, parameter.schema ?? { type: "string" });
     if (parameter.description) schema = schema.describe(parameter.description);
@@ -229,17 +242,19 @@ function operationTool(document: unknown, operation: Operation, baseUrl: URL, cl
       const url = buildUrl(operation, baseUrl, args);
       const headers: Record<string, string> = {};
       for (const parameter of operation.parameters) {
-        if (parameter.in === "header" && args[parameter.name] !== undefined) headers[parameter.name] = String(args[parameter.name]);
+        const value = own(args, parameter.name);
+        if (parameter.in === "header" && value !== undefined) headers[parameter.name] = String(value);
       }
       let body: string | undefined;
-      if (operation.body && args.body !== undefined) {
+      const given = own(args, "body");
+      if (operation.body && given !== undefined) {
         headers["content-type"] = operation.body.contentType;
-        body = typeof args.body === "string" && !operation.body.contentType.includes("json") ? args.body : JSON.stringify(args.body);
+        body = typeof given === "string" && !operation.body.contentType.includes("json") ? given : JSON.stringify(given);
       }
       const response = await client.request({ url, method: operation.method, headers, body }, { signal: config?.signal });
       return responseToObservation(response, retryableStatuses);
     },
-    { name: operation.toolName, description: operation.description, schema: z.object(shape) },
+    { name: operation.toolName, description: operation.description, schema: objectOf(shape) as z.ZodObject },
   );
 }
 
@@ -271,18 +286,23 @@ export function encodePathParameter(name: string, value: unknown, url: string): 
 
 function buildUrl(operation: Operation, baseUrl: URL, args: Record<string, unknown>): string {
   const template = `${baseUrl.toString().replace(/\/$/, "")}${operation.path}`;
-  const path = operation.path.replace(/\{([^}]+)\}/g, (_match, name: string) => encodePathParameter(name, args[name], template));
+  const path = operation.path.replace(/\{([^}]+)\}/g, (_match, name: string) => encodePathParameter(name, own(args, name), template));
   const url = new URL(`${baseUrl.toString().replace(/\/$/, "")}${path}`);
   const expectedSegments = `${baseUrl.pathname.replace(/\/$/, "")}${operation.path}`.split("/").length;
   if (url.host !== baseUrl.host || url.pathname.split("/").length !== expectedSegments) {
     throw new RequestRefusedError({ reason: "invalid_path_parameter", url: url.toString(), message: `the path parameters would change the path of ${operation.method} ${operation.path}.` });
   }
   for (const parameter of operation.parameters) {
-    const value = args[parameter.name];
+    const value = own(args, parameter.name);
     if (parameter.in !== "query" || value === undefined || value === null) continue;
     for (const item of Array.isArray(value) ? value : [value]) {
       url.searchParams.append(parameter.name, typeof item === "object" ? JSON.stringify(item) : String(item));
     }
   }
   return url.toString();
+}
+
+/** `args[name]` when it is the arguments' own property (never one every object inherits, such as `toString`). */
+function own(args: Record<string, unknown>, name: string): unknown {
+  return Object.hasOwn(args, name) ? args[name] : undefined;
 }
