@@ -5,7 +5,7 @@ const MARKER_SYMBOL = Symbol.for(MARKER);
 
 /**
  * An output parser's report that the model called a tool with arguments that cannot be used (not
- * valid JSON, not a JSON object, or no tool name). It is an `OutputParserException` with
+ * valid JSON, not a JSON object, nested too deeply, or no tool name). It is an `OutputParserException` with
  * `sendToLLM` set and an `observation` that names the tool and the problem, and the executor
  * treats it as bad tool input (see docs/executor-options.md): it never fails the run. Even with
  * `handleParsingErrors: false`, the observation goes back to the model as an `_Exception` step
