@@ -13,7 +13,15 @@ export type {
 } from "./executor/events";
 export type { StopCondition } from "./executor/stop-condition";
 export * from "./operators/index";
-export { AgentExecutor, AgentExecutorRunnable, InvalidAgentOutputError, RunObservable } from "./executor/index";
+export {
+  AgentExecutor,
+  AgentExecutorRunnable,
+  FINAL_ANSWER_TOOL,
+  InvalidAgentOutputError,
+  OutputValidationError,
+  RunObservable,
+  finalAnswerTool,
+} from "./executor/index";
 export type {
   AgentExecutorCallConfig,
   AgentExecutorOptions,

@@ -1,5 +1,6 @@
 import type { AgentAction, AgentOutput, AgentStep } from "@agentrx/core";
 import type { UsageMetadata } from "@langchain/core/messages";
+import type { z } from "zod";
 import type { OutputParserException } from "@langchain/core/output_parsers";
 import type { Runnable, RunnableConfig } from "@langchain/core/runnables";
 import type { StructuredToolInterface } from "@langchain/core/tools";
@@ -135,6 +136,15 @@ export interface AgentExecutorOptions {
    * See docs/memory.md.
    */
   memory?: ExecutorMemoryOptions;
+  /**
+   * A zod schema the final answer must fit: `invoke`'s result and the `output` event then carry the
+   * parsed value as `structuredOutput` (typed from the schema), next to the text. A tool-calling
+   * agent answers through `finalAnswerTool(schema)` (bind it with the agent's tools); a text agent
+   * answers with JSON (a fenced block is fine). An answer that does not fit goes back to the model as
+   * an observation naming the problem while iterations are left; then the run fails with an
+   * `OutputValidationError`. See docs/structured-output.md.
+   */
+  outputSchema?: z.ZodType<Record<string, unknown>>;
 }
 
 /**
@@ -186,7 +196,12 @@ export interface ResumeOptions extends Omit<RunnableConfig, "runId"> {
  * const result: AgentExecutorResult = { input: "2 + 2?", output: "4", runId: "run-1", intermediateSteps: [] };
  * ```
  */
-export type AgentExecutorResult = Record<string, unknown> & {
+export type AgentExecutorResult<TStructured = unknown> = Record<string, unknown> & {
+  /**
+   * With `outputSchema`: the final answer, parsed and validated (typed from the schema). Absent when
+   * the run did not finish with an answer of its own (a limit with "force", a pause).
+   */
+  structuredOutput?: TStructured;
   /** The final answer, always a string. */
   output: string;
   /** The run's id (`config.runId`, else a fresh UUID). */

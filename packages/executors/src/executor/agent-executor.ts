@@ -12,6 +12,7 @@ import { ExecutorRun } from "./executor-run";
 import { RunObservable } from "./run-observable";
 import { type AsToolOptions, executorTool } from "./executor-tool";
 import type { StructuredToolInterface } from "@langchain/core/tools";
+import type { z } from "zod";
 import { renderTrace } from "../operators/render-trace";
 import type { StopCondition } from "./stop-condition";
 import { initialRunState } from "./run-state";
@@ -48,13 +49,13 @@ import { type ResolvedOptions, normalizeStopWhen, validateOptions, validateStore
  * console.log(result.output); // "The sum is 5."
  * ```
  */
-export class AgentExecutor {
+export class AgentExecutor<TStructured = unknown> {
   private readonly options: ResolvedOptions;
   /** Where runs go without a store when tools need approval: this process only. */
   private inProcessStore: InProcessRunStore | undefined;
 
   /** @throws InvalidArgumentError naming the option when an option has a value that cannot work. */
-  constructor(options: AgentExecutorOptions) {
+  constructor(options: AgentExecutorOptions & { outputSchema?: z.ZodType<TStructured & Record<string, unknown>> }) {
     this.options = validateOptions(options);
   }
 
@@ -65,9 +66,9 @@ export class AgentExecutor {
    * @param config a `RunnableConfig` (callbacks, tags, metadata, signal, runName, configurable)
    *   plus optional per-call `stopWhen` conditions
    */
-  invoke(inputs: Record<string, unknown>, config?: AgentExecutorCallConfig): RunObservable<AgentExecutorResult> {
-    const results = this.events(inputs, config, false).pipe(toResultOf(inputs));
-    return new RunObservable<AgentExecutorResult>((subscriber) => results.subscribe(subscriber));
+  invoke(inputs: Record<string, unknown>, config?: AgentExecutorCallConfig): RunObservable<AgentExecutorResult<TStructured>> {
+    const results = this.events(inputs, config, false).pipe(toResultOf(inputs)) as Observable<AgentExecutorResult<TStructured>>;
+    return new RunObservable<AgentExecutorResult<TStructured>>((subscriber) => results.subscribe(subscriber));
   }
 
   /** Runs the agent and emits the run as events; the last event is always `output`. */
@@ -99,7 +100,7 @@ export class AgentExecutor {
    * ```
    */
   asTool(options: AsToolOptions): StructuredToolInterface {
-    return executorTool(this, options);
+    return executorTool(this as unknown as AgentExecutor, options);
   }
 
   /**
@@ -124,8 +125,8 @@ export class AgentExecutor {
    * @param runId the recorded run's id
    * @param options the store (defaults to the executor's), plus a `RunnableConfig` for this segment
    */
-  resume(runId: string, options?: ResumeOptions): RunObservable<AgentStreamEvent, AgentExecutorResult> {
-    return new RunObservable<AgentStreamEvent, AgentExecutorResult>((subscriber) => {
+  resume(runId: string, options?: ResumeOptions): RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured>> {
+    return new RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured>>((subscriber) => {
       const { store: given, stopWhen, decisions, ...config } = options ?? {};
       const store = given ?? this.defaultStore();
       let conditions: readonly StopCondition[];
@@ -185,7 +186,7 @@ export class AgentExecutor {
         closed = true;
         teardown?.();
       };
-    }, (run) => lastValueFrom(run.pipe(toResultOf(undefined))));
+    }, (run) => lastValueFrom(run.pipe(toResultOf(undefined))) as Promise<AgentExecutorResult<TStructured>>);
   }
 
   /** The executor's store; without one, when tools need approval, an in-process store of its own. */

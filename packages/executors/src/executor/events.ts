@@ -153,6 +153,8 @@ export interface OutputEvent {
   stoppedBy?: unknown;
   /** The run's total usage, summed over its model calls (over every segment of a resumed run); absent when no model reported usage. */
   usage?: UsageMetadata;
+  /** With the executor's `outputSchema`: the final answer, parsed and validated. */
+  structuredOutput?: unknown;
   /** With `earlyStoppingMethod: "generate"`: why the final-answer call failed, when it did (the output then says so). */
   generateError?: string;
 }

@@ -8,6 +8,7 @@ import type { Subscriber } from "rxjs";
 import type { RecorderHooks, RunRecorder } from "../runs/run-recorder";
 import { REJECTED_OBSERVATION, interruptsOf } from "./approvals";
 import { runMessages } from "./conversation-memory";
+import { OutputValidationError, checkFinalAnswer, finalAnswerCall, invalidAnswerStep } from "./structured-output";
 import type { AgentStreamEvent, Decision, InterruptEvent, StopReason } from "./events";
 import { InvalidAgentOutputError } from "./invalid-agent-output-error";
 import { isOutputParserException, parsingErrorStep } from "./observations";
@@ -317,7 +318,12 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
       }
       if (this.interrupted) break;
       if (!this.request.watchModel) this.addOutputUsage(output);
-      if (isAgentFinish(output)) return this.complete(output, "finish");
+      const answer = isAgentFinish(output) ? output : options.outputSchema ? finalAnswerCall(toActions(output, iteration)) : undefined;
+      if (answer !== undefined) {
+        if (!options.outputSchema) return this.complete(answer, "finish");
+        if ((await this.finishTyped(answer, "finish", iteration)) === "done") return;
+        continue; // the answer went back to the model
+      }
       const actions = toActions(output, iteration);
       this.dispatch({ type: "turnStarted", actions });
       if (this.observed) {
@@ -396,6 +402,29 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
     }
   }
 
+  /**
+   * Ends the run with a final answer that must fit `outputSchema`: validated, it becomes
+   * `structuredOutput`; otherwise it goes back to the model as an observation while an iteration
+   * is left (`retry`), else the run fails with an `OutputValidationError` naming the problem.
+   */
+  private async finishTyped(finish: AgentFinish, stopReason: StopReason, iteration: number | undefined): Promise<"done" | "retry"> {
+    const checked = checkFinalAnswer(this.options.outputSchema as never, finish);
+    if (checked.ok) {
+      const output = finish.returnValues["output"];
+      const text = typeof output === "string" && output !== "" ? output : checked.text;
+      await this.complete({ ...finish, returnValues: { ...finish.returnValues, output: text, structuredOutput: checked.value } }, stopReason);
+      return "done";
+    }
+    if (iteration === undefined || this.state.iteration >= this.options.maxIterations) {
+      throw new OutputValidationError({ output: checked.given, issues: checked.issues });
+    }
+    const step = invalidAnswerStep(checked.issues, checked.given);
+    this.dispatch({ type: "parsingErrorHandled", step });
+    if (this.observed) this.emit(stepEvent(step, iteration, 0));
+    this.recorder?.schedule();
+    return "retry";
+  }
+
   /** Pauses the run for the interrupts of its turn: recorded first, then the `interrupt` and `output` events. */
   private pause(): Promise<void> {
     const interrupts = this.state.interrupts;
@@ -423,7 +452,12 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
     }
     if (isEnded(this.state)) return;
     if (!this.request.watchModel) this.addOutputUsage(output);
-    if (isAgentFinish(output)) return this.complete(output, reason);
+    const answer = isAgentFinish(output) ? output : this.options.outputSchema ? finalAnswerCall(Array.isArray(output) ? output : [output as AgentAction]) : undefined;
+    if (answer !== undefined) {
+      if (this.options.outputSchema) await this.finishTyped(answer, reason, undefined);
+      else await this.complete(answer, reason);
+      return;
+    }
     const first = (Array.isArray(output) ? output[0] : output) as AgentAction | undefined;
     if (first === undefined || !isAgentAction(first)) throw new InvalidAgentOutputError({ output, iteration: this.iteration });
     return this.complete(forced(first.log || stopped), reason);
@@ -440,6 +474,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
     if (stopReason === "budget") event.stoppedBy = this.stoppedBy;
     if (this.state.usage !== undefined) event.usage = this.state.usage;
     if (this.generateError !== undefined) event.generateError = this.generateError;
+    if (finish.returnValues["structuredOutput"] !== undefined) event.structuredOutput = finish.returnValues["structuredOutput"];
     if (this.chainRun) {
       try {
         await this.chainRun.handleChainEnd({ ...event.returnValues, stopReason });

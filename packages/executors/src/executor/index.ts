@@ -4,4 +4,5 @@ export { AgentExecutorRunnable } from "./agent-executor-runnable";
 export { InvalidAgentOutputError } from "./invalid-agent-output-error";
 export { RunObservable } from "./run-observable";
 export type { AsToolOptions } from "./executor-tool";
+export { FINAL_ANSWER_TOOL, OutputValidationError, finalAnswerTool } from "./structured-output";
 export type { ConversationMemory, ExecutorMemoryOptions } from "./conversation-memory";

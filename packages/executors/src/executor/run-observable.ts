@@ -20,21 +20,21 @@ import { Observable, type Subscriber, type TeardownLogic, lastValueFrom } from "
  */
 export class RunObservable<T, R = T> extends Observable<T> implements PromiseLike<R> {
   private result: Promise<R> | undefined;
+  /** How the awaited result comes from the run (stored untyped, so the class stays covariant). */
+  private readonly settle: (run: Observable<never>) => Promise<unknown>;
 
   /**
    * @param subscribe what a subscription does (as for `new Observable`)
    * @param settle how the awaited result comes from the run (by default its last value)
    */
-  constructor(
-    subscribe: (this: Observable<T>, subscriber: Subscriber<T>) => TeardownLogic,
-    private readonly settle: (run: Observable<T>) => Promise<R> = (run) => lastValueFrom(run) as unknown as Promise<R>,
-  ) {
+  constructor(subscribe: (this: Observable<T>, subscriber: Subscriber<T>) => TeardownLogic, settle?: (run: Observable<T>) => Promise<R>) {
     super(subscribe);
+    this.settle = (settle ?? ((run: Observable<T>) => lastValueFrom(run))) as (run: Observable<never>) => Promise<unknown>;
   }
 
   // biome-ignore lint/suspicious/noThenProperty: awaiting a run is the point
   then<A = R, B = never>(onfulfilled?: ((value: R) => A | PromiseLike<A>) | null, onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<A | B> {
-    this.result ??= this.settle(new Observable<T>((subscriber) => this.subscribe(subscriber)));
+    this.result ??= this.settle(new Observable<T>((subscriber) => this.subscribe(subscriber)) as Observable<never>) as Promise<R>;
     return this.result.then(onfulfilled, onrejected);
   }
 }

@@ -35,6 +35,8 @@ export interface ResolvedOptions {
   /** Print every run's trace. */
   verbose: boolean;
   memory: ResolvedMemory | undefined;
+  /** A zod schema the final answer must fit. */
+  outputSchema: { safeParse(value: unknown): unknown } | undefined;
   /** Whether an action needs approval; undefined when nothing ever does. */
   approval: ApprovalCheck | undefined;
 }
@@ -76,6 +78,7 @@ const KNOWN = new Set([
   "earlyStopOutput",
   "verbose",
   "memory",
+  "outputSchema",
 ]);
 
 function fail(argument: string, value: unknown, message: string): never {
@@ -122,6 +125,7 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     earlyStopOutput,
     verbose = false,
     memory,
+    outputSchema,
   } = options;
 
   if (!Runnable.isRunnable(agent)) {
@@ -189,6 +193,9 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     if (typeof inputKey !== "string" || inputKey === "") fail("memory.inputKey", inputKey, "`memory.inputKey` must be a non-empty string.");
     resolvedMemory = { memory: inner, historyKey, inputKey };
   }
+  if (outputSchema !== undefined && typeof (outputSchema as { safeParse?: unknown } | null)?.safeParse !== "function") {
+    fail("outputSchema", outputSchema, "`outputSchema` must be a zod schema (e.g. z.object({ ... })).");
+  }
   if (typeof verbose !== "boolean") fail("verbose", verbose, `\`verbose\` must be a boolean, got ${show(verbose)}.`);
   if (needsApproval !== undefined && typeof needsApproval !== "function") {
     fail("needsApproval", needsApproval, `\`needsApproval\` must be a function (action) => boolean, got ${show(needsApproval)}.`);
@@ -219,6 +226,7 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
       typeof earlyStopOutput === "string" ? () => earlyStopOutput : typeof earlyStopOutput === "function" ? earlyStopOutput : defaultEarlyStopOutput,
     verbose,
     memory: resolvedMemory,
+    outputSchema: outputSchema as ResolvedOptions["outputSchema"],
   };
 }
 

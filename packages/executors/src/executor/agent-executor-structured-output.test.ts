@@ -1,0 +1,75 @@
+import { createReactAgent, createToolCallingAgent } from "@agentrx/agents";
+import { ScriptedChatModel } from "@agentrx/core/testing";
+import { AgentExecutor, OutputValidationError, finalAnswerTool } from "@agentrx/executors";
+import { ChatPromptTemplate, PromptTemplate } from "@langchain/core/prompts";
+import { tool } from "@langchain/core/tools";
+import { describe, expect, expectTypeOf, it } from "vitest";
+import { z } from "zod";
+import { collect } from "./test-helpers";
+
+const Weather = z.object({ city: z.string(), celsius: z.number() });
+const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
+const lookup = tool(async ({ city }: { city: string }) => `${city}: 21 C`, { name: "lookup", description: "Weather.", schema: z.object({ city: z.string() }) });
+
+function toolCalling(responses: ConstructorParameters<typeof ScriptedChatModel>[0]["responses"], maxIterations = 5) {
+  const llm = new ScriptedChatModel({ streaming: true, responses });
+  const tools = [lookup, finalAnswerTool(Weather)];
+  const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools, prompt }), tools: [lookup], outputSchema: Weather, maxIterations });
+  return { executor, llm };
+}
+
+describe("outputSchema", () => {
+  it("a tool-calling model answers through final_answer: the result carries the typed value next to the text", async () => {
+    const { executor, llm } = toolCalling([
+      { toolCalls: [{ name: "lookup", args: { city: "Paris" } }] },
+      { toolCalls: [{ name: "final_answer", args: { city: "Paris", celsius: 21 } }] },
+    ]);
+    const result = await executor.invoke({ input: "Weather in Paris?" });
+    expect(result.structuredOutput).toEqual({ city: "Paris", celsius: 21 });
+    expect(result.output).toBe('{"city":"Paris","celsius":21}');
+    expectTypeOf(result.structuredOutput).toEqualTypeOf<{ city: string; celsius: number } | undefined>();
+    expect(llm.calls[0]?.toolNames).toEqual(["lookup", "final_answer"]);
+  });
+
+  it("an answer that does not fit goes back to the model, naming the problem; the output event carries the value", async () => {
+    const { executor, llm } = toolCalling([
+      { toolCalls: [{ name: "final_answer", args: { city: "Paris", celsius: "warm" } }] },
+      { toolCalls: [{ name: "final_answer", args: { city: "Paris", celsius: 21 } }] },
+    ]);
+    const events = await collect(executor.stream({ input: "Weather in Paris?" }));
+    const step = events.find((event) => event.type === "step");
+    expect(step?.type === "step" && step.step.observation).toMatch(/does not fit the required format: celsius: .*number/i);
+    expect(events.at(-1)).toMatchObject({ type: "output", stopReason: "finish", structuredOutput: { city: "Paris", celsius: 21 } });
+    expect(llm.calls).toHaveLength(2);
+  });
+
+  it("fails with an OutputValidationError naming the problem when no iteration is left", async () => {
+    const { executor } = toolCalling([{ toolCalls: [{ name: "final_answer", args: { city: 3 } }] }], 1);
+    const error = await executor.invoke({ input: "Weather?" }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(OutputValidationError.isInstance(error)).toBe(true);
+    expect((error as OutputValidationError).issues).toMatch(/city/);
+  });
+
+  it("a text agent answers with JSON in its final answer (a fenced block is fine), tokens still stream", async () => {
+    const react = PromptTemplate.fromTemplate("Tools: {tools} ({tool_names})\nQuestion: {input}\n{agent_scratchpad}");
+    const llm = new ScriptedChatModel({
+      streaming: true,
+      responses: ['Thought: done\nFinal Answer: ```json\n{"city": "Rome", "celsius": 26}\n```'],
+    });
+    const executor = new AgentExecutor({ agent: createReactAgent({ llm, tools: [lookup], prompt: react }), tools: [lookup], outputSchema: Weather });
+    const events = await collect(executor.stream({ input: "Rome?" }));
+    expect(events.some((event) => event.type === "token")).toBe(true);
+    expect(events.at(-1)).toMatchObject({ type: "output", structuredOutput: { city: "Rome", celsius: 26 } });
+  });
+
+  it("works with the generate early-stopping call, and refuses a schema that is not one", async () => {
+    const { agent } = { agent: createToolCallingAgent({ llm: new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "lookup", args: { city: "Oslo" } }] }, '{"city": "Oslo", "celsius": 4}'] }), tools: [lookup], prompt }) };
+    const executor = new AgentExecutor({ agent, tools: [lookup], outputSchema: Weather, maxIterations: 1, earlyStoppingMethod: "generate" });
+    const result = await executor.invoke({ input: "Oslo?" });
+    expect(result).toMatchObject({ structuredOutput: { city: "Oslo", celsius: 4 } });
+    expect(() => new AgentExecutor({ agent, tools: [lookup], outputSchema: {} as never })).toThrow(/outputSchema/);
+  });
+});

@@ -1,0 +1,117 @@
+import { AgentRxError, EXCEPTION_TOOL_NAME, type AgentAction, type AgentFinish, type AgentStep } from "@agentrx/core";
+import { tool, type StructuredToolInterface } from "@langchain/core/tools";
+import type { z } from "zod";
+
+/** The name of the tool a tool-calling model answers through when the executor has an `outputSchema`. */
+export const FINAL_ANSWER_TOOL = "final_answer";
+
+const MARKER = "agentrx.error.OutputValidationError";
+const MARKER_SYMBOL = Symbol.for(MARKER);
+
+/**
+ * The run's final answer did not fit the executor's `outputSchema`, and no iteration was left to
+ * ask the model again. `issues` says what was wrong; `output` is the answer as given.
+ *
+ * @example
+ * ```ts
+ * import { OutputValidationError } from "@agentrx/executors";
+ *
+ * const error = new OutputValidationError({ output: "{}", issues: "name: Required" });
+ * console.log(OutputValidationError.isInstance(error), error.issues); // true "name: Required"
+ * ```
+ */
+export class OutputValidationError extends AgentRxError {
+  protected readonly [MARKER_SYMBOL] = true;
+  /** The final answer that did not validate. */
+  readonly output: unknown;
+  /** What the schema found wrong with it. */
+  readonly issues: string;
+
+  constructor({ output, issues }: { output: unknown; issues: string }) {
+    super({ name: "OutputValidationError", message: `The final answer does not fit the executor's outputSchema (${issues}) and no iteration is left to ask the model again.` });
+    this.output = output;
+    this.issues = issues;
+  }
+
+  /** Returns true when `error` is an {@link OutputValidationError} (from any copy of the package). */
+  static override isInstance(error: unknown): error is OutputValidationError {
+    return AgentRxError.hasMarker(error, MARKER);
+  }
+}
+
+/**
+ * The tool a tool-calling agent answers through when its executor has an `outputSchema`: bind it
+ * with the agent's tools (`createToolCallingAgent({ llm, tools: [...tools, finalAnswerTool(schema)], prompt })`);
+ * the executor takes a call of it as the final answer, validated, and never runs it.
+ *
+ * @example
+ * ```ts
+ * import { finalAnswerTool } from "@agentrx/executors";
+ * import { z } from "zod";
+ *
+ * const answer = finalAnswerTool(z.object({ city: z.string(), celsius: z.number() }));
+ * console.log(answer.name); // "final_answer"
+ * ```
+ */
+export function finalAnswerTool(schema: z.ZodType<Record<string, unknown>>): StructuredToolInterface {
+  return tool(async (input) => JSON.stringify(input), {
+    name: FINAL_ANSWER_TOOL,
+    description: "Call this once you have the final answer, with the answer in the required format. Do not answer in plain text.",
+    schema: schema as never,
+  }) as unknown as StructuredToolInterface;
+}
+
+/** What checking a final answer against the schema gives. @internal */
+export type Checked = { ok: true; value: unknown; text: string } | { ok: false; issues: string; given: unknown };
+
+interface SafeParser {
+  safeParse(value: unknown): { success: boolean; data?: unknown; error?: { issues?: { path: PropertyKey[]; message: string }[]; message?: string } };
+}
+
+/**
+ * Checks a finish against the schema: its `returnValues.structuredOutput` (what the final-answer
+ * tool was called with), else its output text as JSON (a fenced code block is accepted).
+ *
+ * @internal
+ */
+export function checkFinalAnswer(schema: SafeParser, finish: AgentFinish): Checked {
+  const values = finish.returnValues;
+  let candidate: unknown = values["structuredOutput"];
+  if (candidate === undefined) {
+    const output = values["output"];
+    if (typeof output === "string") {
+      const parsed = parseJsonAnswer(output);
+      if (!parsed.ok) return { ok: false, issues: parsed.problem, given: output };
+      candidate = parsed.value;
+    } else candidate = output;
+  }
+  const result = schema.safeParse(candidate);
+  if (result.success) return { ok: true, value: result.data, text: JSON.stringify(result.data) };
+  const issues = result.error?.issues?.map((issue) => `${issue.path.map(String).join(".") || "(answer)"}: ${issue.message}`).join("; ");
+  return { ok: false, issues: issues || result.error?.message || "invalid", given: candidate };
+}
+
+/** A finish from a call of the final-answer tool, if the actions contain one. @internal */
+export function finalAnswerCall(actions: readonly AgentAction[]): AgentFinish | undefined {
+  const call = actions.find((action) => action.tool === FINAL_ANSWER_TOOL);
+  if (call === undefined) return undefined;
+  const finish: AgentFinish & { messageLog?: unknown } = { returnValues: { output: "", structuredOutput: call.toolInput }, log: call.log };
+  return finish;
+}
+
+/** The step that sends an invalid final answer back to the model. @internal */
+export function invalidAnswerStep(issues: string, given: unknown): AgentStep {
+  const observation = `Your final answer does not fit the required format: ${issues}. Answer again, in that format.`;
+  const log = typeof given === "string" ? given : JSON.stringify(given) ?? String(given);
+  return { action: { tool: EXCEPTION_TOOL_NAME, toolInput: observation, log }, observation };
+}
+
+function parseJsonAnswer(text: string): { ok: true; value: unknown } | { ok: false; problem: string } {
+  const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(text);
+  const body = (fenced ? fenced[1] : text)?.trim() ?? "";
+  try {
+    return { ok: true, value: JSON.parse(body) };
+  } catch (error) {
+    return { ok: false, problem: `the answer is not JSON (${(error as Error).message})` };
+  }
+}
