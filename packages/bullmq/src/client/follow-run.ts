@@ -2,7 +2,7 @@ import { type AgentStreamEvent, RunEventDecoder, RunNotFoundError, RunStoreError
 import { Observable } from "rxjs";
 import { RunStoppedError } from "../errors/run-stopped-error";
 import type { ChannelHub } from "../internal/channel-hub";
-import { RECORD_ONLY_TYPES, type RecordOnlyStub, type WireItem, decodeWire, isEnd, isLive, isStored } from "../internal/wire";
+import { RECORD_ONLY_TYPES, type RecordOnlyStub, type WireItem, decodeWire, isEnd, isLive, isStored, isSubRun } from "../internal/wire";
 import { TokenMerger } from "./token-merger";
 
 /** An event of a run as a client follows it: recorded events carry their `seq`; live tokens do not. */
@@ -41,6 +41,7 @@ export function followRun(context: FollowContext, runId: string, after: number):
   return new Observable<FollowItem>((subscriber) => {
     const { store, hub, channel, pollIntervalMs } = context;
     const decoder = new RunEventDecoder(runId);
+    const subDecoder = new RunEventDecoder(runId);
     const merger = new TokenMerger();
     const inbox: WireItem[] = [];
     let decoded = 0; // the seq of the last recorded entry taken
@@ -118,6 +119,16 @@ export function followRun(context: FollowContext, runId: string, after: number):
     const handle = async (item: WireItem): Promise<Step> => {
       if (isEnd(item)) {
         recheck = true;
+        return undefined;
+      }
+      if (isSubRun(item)) {
+        let event: AgentStreamEvent;
+        try {
+          event = subDecoder.decode({ seq: 0, type: String(item.sub.data["type"]), at: Number(item.sub.data["at"] ?? 0), data: item.sub.data }) as AgentStreamEvent;
+        } catch {
+          return undefined; // a sub-run event that cannot be read is only a live extra
+        }
+        emit({ event: { ...event, subRun: item.sub.path } });
         return undefined;
       }
       if (isLive(item)) {

@@ -1,7 +1,7 @@
 // What travels on a run's Redis channel: JSON arrays of items, one PUBLISH per store write (or per
 // live token). Recorded events carry their `seq`; live tokens carry where their text sits in the
 // model call's text, so a client can tell what it has already shown. @internal
-import type { StoredRunEvent } from "@agentrx/executors";
+import type { JsonObject, StoredRunEvent } from "@agentrx/executors";
 
 /** A streamed token as it happened, before the record coalesces it. */
 export interface LiveToken {
@@ -20,12 +20,23 @@ export interface RecordOnlyStub {
   type: string;
 }
 
+/**
+ * An event of a sub-run (an executor the run called as a tool): emitted live, never recorded, so it
+ * travels like a live token, without a `seq`.
+ */
+export interface SubRunEvent {
+  /** The `subRun` path (tool names). */
+  path: string[];
+  /** The event in the record's JSON form (`encodeRunEvent`). */
+  data: JsonObject;
+}
+
 /** A worker is done with the run for now (it finished, paused, failed, was cancelled or handed back). */
 export interface RunSettled {
   status: string;
 }
 
-export type WireItem = StoredRunEvent | RecordOnlyStub | { live: LiveToken } | { end: RunSettled };
+export type WireItem = StoredRunEvent | RecordOnlyStub | { live: LiveToken } | { sub: SubRunEvent } | { end: RunSettled };
 
 /** Entries of the record that are not stream events. */
 export const RECORD_ONLY_TYPES: ReadonlySet<string> = new Set(["model_call", "decisions"]);
@@ -50,6 +61,10 @@ export function isLive(item: WireItem): item is { live: LiveToken } {
   return "live" in item;
 }
 
+export function isSubRun(item: WireItem): item is { sub: SubRunEvent } {
+  return "sub" in item;
+}
+
 export function isEnd(item: WireItem): item is { end: RunSettled } {
   return "end" in item;
 }
@@ -72,6 +87,10 @@ function isWireItem(value: unknown): value is WireItem {
       typeof live.offset === "number" &&
       typeof live.text === "string"
     );
+  }
+  if ("sub" in item) {
+    const sub = item["sub"] as Partial<SubRunEvent> | null;
+    return sub !== null && typeof sub === "object" && Array.isArray(sub.path) && sub.data !== null && typeof sub.data === "object";
   }
   if ("end" in item) return item["end"] !== null && typeof item["end"] === "object";
   if (typeof item["seq"] !== "number" || !Number.isInteger(item["seq"]) || item["seq"] < 1 || typeof item["type"] !== "string") return false;

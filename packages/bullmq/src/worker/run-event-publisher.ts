@@ -1,5 +1,5 @@
-import type { AgentStreamEvent, StoredRunEvent } from "@agentrx/executors";
-import { type LiveToken, RECORD_ONLY_TYPES, type WireItem } from "../internal/wire";
+import { type AgentStreamEvent, type StoredRunEvent, encodeRunEvent } from "@agentrx/executors";
+import { type LiveToken, RECORD_ONLY_TYPES, type SubRunEvent, type WireItem } from "../internal/wire";
 
 /**
  * Turns one run segment into messages for its channel, in the order the run emitted its events.
@@ -7,7 +7,8 @@ import { type LiveToken, RECORD_ONLY_TYPES, type WireItem } from "../internal/wi
  * Recorded events are published from the store's writes, once they are in the store, with their
  * `seq` (so a client never sees an event the record does not have). Live tokens are published as
  * they stream, without a `seq`, but never ahead of an event emitted before them: a token waits
- * until every earlier event is written and published. Record-only entries travel as stubs (their
+ * until every earlier event is written and published. Events of sub-runs (executors called as
+ * tools), which the record does not keep, travel the same way as tokens. Record-only entries travel as stubs (their
  * `seq` and type), so a client's position moves past them.
  *
  * @internal
@@ -21,22 +22,26 @@ export class RunEventPublisher {
   private segment = 0;
   /** Characters streamed so far per iteration, in this segment. */
   private readonly offsets = new Map<number, number>();
-  /** Tokens waiting for the events emitted before them (`needs` of them published). */
-  private waiting: { needs: number; token: Omit<LiveToken, "segment"> }[] = [];
+  /** Live items waiting for the events emitted before them (`needs` of them published). */
+  private waiting: { needs: number; item: Omit<LiveToken, "segment"> | { sub: SubRunEvent } }[] = [];
 
   constructor(private readonly send: (items: WireItem[]) => void) {}
 
   /** An event the run emitted (call for every event, in order). */
   emitted(event: AgentStreamEvent): void {
+    if (event.subRun !== undefined) {
+      // A sub-run's events are not recorded: they go live, in order.
+      const { subRun: path, ...own } = event;
+      this.live({ sub: { path, data: encodeRunEvent(own as AgentStreamEvent) } });
+      return;
+    }
     if (event.type !== "token") {
       this.emittedCount++;
       return;
     }
     const offset = this.offsets.get(event.iteration) ?? 0;
     this.offsets.set(event.iteration, offset + event.text.length);
-    const token = { iteration: event.iteration, offset, text: event.text, at: event.at };
-    if (this.waiting.length === 0 && this.publishedCount >= this.emittedCount) this.send([{ live: { segment: this.segment, ...token } }]);
-    else this.waiting.push({ needs: this.emittedCount, token });
+    this.live({ iteration: event.iteration, offset, text: event.text, at: event.at });
   }
 
   /** Events a write put in the store (call after each successful write, in order). */
@@ -52,10 +57,20 @@ export class RunEventPublisher {
       this.publishedCount++;
       if (event.type === "start") this.segment = event.seq;
       while (this.waiting.length > 0 && (this.waiting[0]?.needs ?? Infinity) <= this.publishedCount) {
-        const { token } = this.waiting.shift() as { token: Omit<LiveToken, "segment"> };
-        items.push({ live: { segment: this.segment, ...token } });
+        const { item } = this.waiting.shift() as { item: Omit<LiveToken, "segment"> | { sub: SubRunEvent } };
+        items.push(this.wire(item));
       }
     }
     if (items.length > 0) this.send(items);
+  }
+
+  /** Publishes a live item now, or once the events emitted before it are published. */
+  private live(item: Omit<LiveToken, "segment"> | { sub: SubRunEvent }): void {
+    if (this.waiting.length === 0 && this.publishedCount >= this.emittedCount) this.send([this.wire(item)]);
+    else this.waiting.push({ needs: this.emittedCount, item });
+  }
+
+  private wire(item: Omit<LiveToken, "segment"> | { sub: SubRunEvent }): WireItem {
+    return "sub" in item ? item : { live: { segment: this.segment, ...item } };
   }
 }

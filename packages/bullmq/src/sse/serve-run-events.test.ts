@@ -1,0 +1,96 @@
+import { type Server, createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { RunClient } from "../client/run-client";
+import { doublingExecutor } from "../test-helpers/doubling-agent";
+import { type QueueFixture, queueFixture } from "../test-helpers/queue-fixture";
+import { type SseMessage, readSse } from "../test-helpers/sse-client";
+import { testServers, until } from "../test-helpers/test-servers";
+import { serveRunEvents } from "./serve-run-events";
+
+const servers = await testServers("serveRunEvents");
+
+describe.skipIf(servers.skip)("serveRunEvents over Node's http (Redis, PostgreSQL)", () => {
+  let fixture: QueueFixture;
+  let server: Server;
+  let base: string;
+  let client: RunClient;
+  beforeAll(async () => {
+    servers.assertReachable();
+    fixture = queueFixture(servers, "sse-test");
+    server = createServer((req, res) => {
+      const match = /^\/runs\/([^/]+)\/events$/.exec(req.url ?? "");
+      if (match?.[1]) void serveRunEvents(client, decodeURIComponent(match[1]), req, res, { heartbeatMs: 50 });
+      else res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  beforeEach(() => {
+    fixture.next();
+    client = fixture.client();
+  });
+  afterAll(async () => {
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+    await fixture?.close();
+    await servers.cleanup();
+  });
+
+  const recordedSeqs = async (runId: string) =>
+    (await fixture.store.readEvents(runId)).filter((event) => event.type !== "model_call").map((event) => event.seq);
+  const eventSeqs = (messages: SseMessage[]) => messages.filter((message) => message.hasId).map((message) => Number(message.lastEventId));
+  const textOf = (messages: SseMessage[]) => messages.filter((message) => message.event === "token").map((message) => (JSON.parse(message.data) as { text: string }).text).join("");
+
+  it("streams a run with ids that are its seqs, live tokens without ids, and ends after the output", async () => {
+    fixture.worker({ double: () => doublingExecutor({ latencyMs: 30 }) });
+    const runId = await client.submit("double", { input: "double 7" });
+    const read = await readSse(`${base}/runs/${runId}/events`);
+    expect(read.status).toBe(200);
+    expect(read.messages[0]).toMatchObject({ event: "start", hasId: true, lastEventId: "1" });
+    expect(read.messages.at(-1)).toMatchObject({ event: "output", hasId: true });
+    expect(JSON.parse(read.messages.at(-1)?.data ?? "{}")).toMatchObject({ type: "output", output: "7 doubled is 14.", runId });
+    const seqs = eventSeqs(read.messages);
+    expect(seqs).toEqual([...new Set(seqs)].sort((a, b) => a - b));
+    // Every recorded event but the text is there; the text came live, as tokens without ids.
+    const recordedTokens = (await fixture.store.readEvents(runId)).filter((event) => event.type === "token").map((event) => event.seq);
+    expect(seqs).toEqual((await recordedSeqs(runId)).filter((seq) => !recordedTokens.includes(seq)));
+    expect(read.messages.some((message) => message.event === "token" && !message.hasId)).toBe(true);
+    expect(textOf(read.messages)).toBe("Doubling 7.7 doubled is 14.");
+    // The id moved past every entry, the ones not shown included.
+    expect(read.lastEventId).toBe(String((await fixture.store.getRun(runId))?.eventCount));
+  });
+
+  it("a client that reconnects with Last-Event-ID gets every event after it exactly once", async () => {
+    fixture.worker({ double: () => doublingExecutor({ latencyMs: 30, toolMs: 100 }) });
+    const runId = await client.submit("double", { input: "double 11" });
+    const first = await readSse(`${base}/runs/${runId}/events`, { stopAfter: (message) => message.event === "action" });
+    expect(first.messages.at(-1)?.event).toBe("action");
+    const second = await readSse(`${base}/runs/${runId}/events`, { lastEventId: first.lastEventId });
+    expect(second.status).toBe(200);
+    const messages = [...first.messages, ...second.messages];
+    const seqs = eventSeqs(messages);
+    expect(new Set(seqs).size).toBe(seqs.length);
+    expect(textOf(messages)).toBe("Doubling 11.11 doubled is 22.");
+    expect(messages.at(-1)).toMatchObject({ event: "output" });
+    // Every recorded event but the text, once, in order; the text once (live, or whole from the record).
+    const nonToken = (await fixture.store.readEvents(runId)).filter((event) => event.type !== "model_call" && event.type !== "token");
+    expect(eventSeqs(messages.filter((message) => message.event !== "token"))).toEqual(nonToken.map((event) => event.seq));
+    // Reconnecting after the end: 204, which tells an EventSource to stop.
+    expect((await readSse(`${base}/runs/${runId}/events`, { lastEventId: second.lastEventId })).status).toBe(204);
+  });
+
+  it("ends a cancelled run's stream with an end event, answers 404 for an unknown run and 400 for a bad Last-Event-ID", async () => {
+    let started = false;
+    fixture.worker({ hang: () => doublingExecutor({ toolMs: 60_000, onTool: () => (started = true) }) });
+    const runId = await client.submit("hang", { input: "double 3" });
+    const reading = readSse(`${base}/runs/${runId}/events`);
+    await until(() => started, "the tool to start");
+    await client.cancel(runId);
+    const read = await reading;
+    expect(read.messages.at(-1)?.event).toBe("end");
+    expect(JSON.parse(read.messages.at(-1)?.data ?? "{}")).toMatchObject({ runId, status: "cancelled" });
+    expect((await readSse(`${base}/runs/nope/events`)).status).toBe(404);
+    expect((await readSse(`${base}/runs/${runId}/events`, { lastEventId: "x" })).status).toBe(400);
+  });
+});

@@ -1,0 +1,93 @@
+import { MemoryRunStore } from "@agentrx/runs";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startJobId } from "../internal/queue-names";
+import { doublingExecutor } from "../test-helpers/doubling-agent";
+import { type QueueFixture, queueFixture } from "../test-helpers/queue-fixture";
+import { testServers, until } from "../test-helpers/test-servers";
+import { createRunWorker } from "./create-run-worker";
+
+describe("createRunWorker: options", () => {
+  const base = { connection: { host: "127.0.0.1" }, store: new MemoryRunStore(), executors: {} };
+  it.each([
+    [{ ...base, concurrency: 0 }, /`concurrency` must be an integer >= 1, got 0/],
+    [{ ...base, store: {} }, /`store` must be a RunStore .* it has no createRun, claimRun, write, getRun, readEvents method/],
+    [{ ...base, executors: { support: "nope" } }, /`executors.support` must be a function that returns an AgentExecutor/],
+    [{ ...base, queueName: "a:b" }, /`queueName` must be a non-empty string without `:`/],
+    [{ ...base, maxAttempts: 1.5 }, /`maxAttempts` must be an integer >= 1/],
+    [{ ...base, connection: "redis://x" }, /`connection` must be ioredis options/],
+    [{ ...base, retries: 3 }, /`retries` must be one of the known options/],
+  ])("refuses %#, naming the option", (options, message) => {
+    expect(() => createRunWorker(options as never)).toThrow(message);
+  });
+});
+
+const servers = await testServers("createRunWorker");
+
+describe.skipIf(servers.skip)("createRunWorker (Redis, PostgreSQL)", () => {
+  let fixture: QueueFixture;
+  beforeAll(() => {
+    servers.assertReachable();
+    fixture = queueFixture(servers, "worker-test");
+  });
+  beforeEach(() => {
+    fixture.next();
+  });
+  afterAll(async () => {
+    await fixture?.close();
+    await servers.cleanup();
+  });
+
+  it("close() hands a run in progress back to the queue as queued; another worker finishes it without repeating finished work", async () => {
+    const client = fixture.client();
+    const effects: string[] = [];
+    const executor = () => doublingExecutor({ toolMs: 400, onTool: (what, n) => effects.push(`${what} ${n}`) });
+    const first = fixture.worker({ double: executor });
+    const runId = await client.submit("double", { input: "double 6" });
+    await until(() => effects.includes("start 6"), "the tool to start");
+    await first.close({ gracePeriodMs: 0 });
+    expect(await fixture.store.getRun(runId)).toMatchObject({ status: "queued" });
+    expect(effects).toEqual(["start 6"]);
+    fixture.worker({ double: executor });
+    expect((await client.result(runId)).output).toBe("6 doubled is 12.");
+    expect(effects).toEqual(["start 6", "start 6", "done 6"]); // the call in flight ran again, once
+    const starts = (await fixture.store.readEvents(runId)).filter((event) => event.type === "start").map((event) => event.data["resumed"]);
+    expect(starts).toEqual([false, true]);
+    // The model was not asked again for the turn it had answered: one tool call, two model calls.
+    expect((await fixture.store.readEvents(runId)).filter((event) => event.type === "model_call")).toHaveLength(2);
+  });
+
+  it("close() waits for runs that end within the grace period", async () => {
+    const client = fixture.client();
+    const worker = fixture.worker({ double: () => doublingExecutor({ toolMs: 200 }) });
+    const runId = await client.submit("double", { input: "double 2" });
+    await until(() => worker.activeRuns === 1, "the run to start");
+    await worker.close({ gracePeriodMs: 10_000 });
+    expect(await fixture.store.getRun(runId)).toMatchObject({ status: "finished" });
+  });
+
+  it("waits for the lease of a dead process to expire before resuming its run", async () => {
+    const client = fixture.client();
+    const runId = `dead-${Math.random().toString(36).slice(2, 8)}`;
+    // What a worker that died leaves: a running run under a lease nobody renews.
+    await fixture.store.createRun({ runId, inputs: { input: "double 9" }, status: "running", owner: "dead", leaseMs: 700, metadata: { executor: "double" }, at: Date.now() });
+    const leaseEnd = Date.now() + 700;
+    fixture.worker({ double: () => doublingExecutor() });
+    await client.resume(runId);
+    const result = await client.result(runId);
+    expect(result.output).toBe("9 doubled is 18.");
+    const [start] = await fixture.store.readEvents(runId, { limit: 1 });
+    expect(start?.at).toBeGreaterThanOrEqual(leaseEnd);
+  });
+
+  it("a cancel reaches a run whose job a worker takes later (the cancel is remembered)", async () => {
+    const client = fixture.client();
+    const runId = `late-${Math.random().toString(36).slice(2, 8)}`;
+    await fixture.store.createRun({ runId, inputs: { input: "double 1" }, status: "running", owner: "dead", leaseMs: 500, metadata: { executor: "double" }, at: Date.now() });
+    await client.cancel(runId); // nobody runs it now: the cancel is kept for whoever takes it
+    await fixture.queue().add("start", { schemaVersion: 1, kind: "start", runId, executor: "double" }, { jobId: startJobId(runId) });
+    let ran = false;
+    fixture.worker({ double: () => doublingExecutor({ onTool: () => (ran = true) }) });
+    await until(async () => (await fixture.store.getRun(runId))?.status === "cancelled", "the cancelled status");
+    expect(ran).toBe(false);
+  });
+});
