@@ -102,6 +102,12 @@ export interface AgentExecutorOptions {
    */
   recordModelCalls?: boolean;
   /**
+   * With a `store`: how `token` events are recorded. `"coalesced"` keeps one event per model call
+   * with its whole text (what a replay or a late reader needs); `"each"` keeps every token event.
+   * @default "coalesced"
+   */
+  recordTokens?: "coalesced" | "each";
+  /**
    * Which tool calls need a person's approval before they run (besides tools marked with
    * `withApproval` from `@agentrx/tools`). When the agent asks for such calls, the run runs the
    * turn's other calls, then pauses: an `interrupt` event, then the `output` event with

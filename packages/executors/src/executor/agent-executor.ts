@@ -174,7 +174,7 @@ export class AgentExecutor<TStructured = unknown> {
               resumed: restored.lastSeq > 0,
               decisions: restored.decisions,
               ...(restored.newDecisions ? { newDecisions: restored.newDecisions } : {}),
-              record: async (run) => new RunRecorder(store, runId, owner, leaseMs, restored.lastSeq, run.recorderHooks(), restored.modelCalls),
+              record: async (run) => new RunRecorder(store, runId, owner, leaseMs, restored.lastSeq, run.recorderHooks(), restored.modelCalls, this.options.recordTokens === "coalesced"),
             },
             subscriber,
           );
@@ -256,7 +256,7 @@ export class AgentExecutor<TStructured = unknown> {
           observeModel,
           watchModel,
           resumed: false,
-          ...(store === undefined ? {} : { record: (run: ExecutorRun) => openNewRun(store, state, this.options.leaseMs, run) }),
+          ...(store === undefined ? {} : { record: (run: ExecutorRun) => openNewRun(store, state, this.options.leaseMs, run, this.options.recordTokens === "coalesced") }),
         },
         subscriber,
       );

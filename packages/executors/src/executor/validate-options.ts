@@ -29,6 +29,7 @@ export interface ResolvedOptions {
   store: RunStore | undefined;
   leaseMs: number;
   recordModelCalls: boolean;
+  recordTokens: "coalesced" | "each";
   maxObservationLength: number;
   /** The output of a run cut short under "force" (and the fallback under "generate"). */
   earlyStopOutput: (reason: StopReason, stoppedBy: unknown) => string;
@@ -73,6 +74,7 @@ const KNOWN = new Set([
   "store",
   "leaseMs",
   "recordModelCalls",
+  "recordTokens",
   "needsApproval",
   "maxObservationLength",
   "earlyStopOutput",
@@ -120,6 +122,7 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     store,
     leaseMs = 30_000,
     recordModelCalls = true,
+    recordTokens = "coalesced",
     needsApproval,
     maxObservationLength = DEFAULT_MAX_OBSERVATION_LENGTH,
     earlyStopOutput,
@@ -200,6 +203,9 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
   if (needsApproval !== undefined && typeof needsApproval !== "function") {
     fail("needsApproval", needsApproval, `\`needsApproval\` must be a function (action) => boolean, got ${show(needsApproval)}.`);
   }
+  if (recordTokens !== "coalesced" && recordTokens !== "each") {
+    fail("recordTokens", recordTokens, `\`recordTokens\` must be "coalesced" or "each", got ${show(recordTokens)}.`);
+  }
   if (typeof recordModelCalls !== "boolean") {
     fail("recordModelCalls", recordModelCalls, `\`recordModelCalls\` must be a boolean, got ${show(recordModelCalls)}.`);
   }
@@ -220,6 +226,7 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     store,
     leaseMs,
     recordModelCalls,
+    recordTokens,
     approval: approvalCheck(toolsByName, needsApproval),
     maxObservationLength,
     earlyStopOutput:

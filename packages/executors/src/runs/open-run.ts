@@ -18,10 +18,10 @@ import { transition } from "../executor/run-state";
  * the run starts while the record is created, and its first write waits for it (a failure, such as
  * a run id that exists already, fails the run).
  */
-export async function openNewRun(store: RunStore, state: RunState, leaseMs: number, run: ExecutorRun): Promise<RunRecorder> {
+export async function openNewRun(store: RunStore, state: RunState, leaseMs: number, run: ExecutorRun, coalesceTokens = true): Promise<RunRecorder> {
   const owner = ownerId();
   const inputs = encodeValue(state.inputs, "inputs") as JsonObject;
-  const recorder = new RunRecorder(store, state.runId, owner, leaseMs, 0, run.recorderHooks());
+  const recorder = new RunRecorder(store, state.runId, owner, leaseMs, 0, run.recorderHooks(), 0, coalesceTokens);
   recorder.first(() =>
     guard("createRun", state.runId, () =>
       store.createRun({

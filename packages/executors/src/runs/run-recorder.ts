@@ -54,6 +54,7 @@ export class RunRecorder {
     eventCount: number,
     private readonly hooks: RecorderHooks,
     modelCalls = 0,
+    private readonly coalesceTokens = true,
   ) {
     this.seq = eventCount;
     this.modelCalls = modelCalls;
@@ -81,7 +82,7 @@ export class RunRecorder {
 
   /** Records an event; `index` is the action's position in its turn (`action` and tool `step` events). */
   record(event: AgentStreamEvent, index?: number): void {
-    if (event.type === "token") {
+    if (event.type === "token" && this.coalesceTokens) {
       if (event.iteration !== this.tokenIteration) this.flushTokens();
       if (this.tokenText === "") this.tokenAt = event.at;
       this.tokenIteration = event.iteration;

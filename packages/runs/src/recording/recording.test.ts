@@ -267,3 +267,17 @@ describe("queued runs", () => {
     expect(await store.getRun("q1")).toMatchObject({ status: "finished" });
   });
 });
+
+describe("recordTokens", () => {
+  it('"each" records every token event; the default coalesces them per model call', async () => {
+    const store = new MemoryRunStore();
+    const weather = weatherTool();
+    const agent = createToolCallingAgent({ llm: twoTurnModel(), tools: [weather], prompt });
+    const streamed = await collect(new AgentExecutor({ agent, tools: [weather], store, recordTokens: "each" }).stream({ input: "x" }, { runId: "each" }));
+    const live = streamed.filter((event) => event.type === "token").length;
+    const recorded = (await store.readEvents("each")).filter((event) => event.type === "token");
+    expect(live).toBeGreaterThan(1);
+    expect(recorded).toHaveLength(live);
+    expect(() => new AgentExecutor({ agent, tools: [weather], recordTokens: "some" as never })).toThrow(/recordTokens/);
+  });
+});
