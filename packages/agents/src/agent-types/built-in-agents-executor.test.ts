@@ -148,11 +148,12 @@ describe.each(builtInAgentTypes.map((type) => type.name))("%s agent with the Age
   });
 });
 
-describe.each(["tool-calling", "openai-functions"] as const)("%s agent with arguments nested 10,000 levels deep", (name) => {
+describe.each(["tool-calling", "openai-functions"] as const)("%s agent with arguments nested 100,000 levels deep", (name) => {
   it("does not fail the run: the model is told, and answers", async () => {
     const llm = new ScriptedChatModel({
-      responses: [{ toolCalls: [{ name: "search", args: { query: nestedArguments(10_000) } }] }, "Sunny"],
+      responses: [{ toolCalls: [{ name: "search", args: { query: nestedArguments(100_000) } }] }, "Sunny"],
       streaming: true,
+      toolCallChunkSize: 65_536,
     });
     const agent = builtInAgentTypes.find((type) => type.name === name)!.create({ llm, tools: [objectSearch] });
     const executor = new AgentExecutor({ agent, tools: [objectSearch], returnIntermediateSteps: true });

@@ -112,16 +112,16 @@ describe("ToolCallingAgentOutputParser", () => {
   });
 
   it("parses each tool call's argument text once", async () => {
-    const args = `{"code": "${"\u0001\n".repeat(1_000)}"}`;
-    const message = new AIMessage({
-      content: "",
-      additional_kwargs: { tool_calls: [{ id: "c1", type: "function", function: { name: "python", arguments: args } }] },
-    });
+    // Control characters to escape, and a trailing comma no escaping repairs.
+    const args = `{"code": "${"\u0001\n".repeat(1_000)}",}`;
+    const message = new AIMessage({ content: "", invalid_tool_calls: [{ type: "invalid_tool_call", id: "c1", name: "python", args }] });
     const parses = vi.spyOn(JSON, "parse");
-    await parser.invoke(message);
-    // One failed strict parse, then one of the escaped text: nothing read twice.
-    expect(parses.mock.calls.filter(([text]) => typeof text === "string" && text.length >= args.length)).toHaveLength(2);
+    const error = await parser.invoke(message).catch((caught: unknown) => caught);
+    const long = parses.mock.calls.filter(([text]) => typeof text === "string" && text.length >= args.length);
     parses.mockRestore();
+    expect((error as InvalidToolArgumentsException).problem).toMatch(/^invalid JSON/);
+    // One strict parse, then one of the escaped text: the arguments are not read a second time.
+    expect(long).toHaveLength(2);
   });
 
   it("gives tool calls without an id a stable one", async () => {

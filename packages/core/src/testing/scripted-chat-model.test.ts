@@ -114,16 +114,18 @@ describe("ScriptedChatModel", () => {
     expect(model.calls[0]?.streamed).toBe(true);
   });
 
-  it("streams tool calls whose arguments are nested 10,000 levels deep", async () => {
+  it("streams tool calls whose arguments are nested 100,000 levels deep (too deep for JSON.stringify)", async () => {
+    const levels = 100_000;
     let args: Record<string, unknown> = { leaf: true };
-    for (let level = 0; level < 10_000; level++) args = { next: args };
-    const model = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "search", args }] }], onExhausted: "repeat-last", toolCallChunkSize: 512 });
+    for (let level = 0; level < levels; level++) args = { next: args };
+    expect(() => JSON.stringify(args)).toThrow(RangeError);
+    const model = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "search", args }] }], toolCallChunkSize: 65_536 });
     let text = "";
     for await (const chunk of await model.stream("go")) text += chunk.tool_call_chunks?.map((part) => part.args ?? "").join("") ?? "";
-    expect(text).toBe(`${'{"next":'.repeat(10_000)}{"leaf":true}${"}".repeat(10_000)}`);
-    const streamed = await new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "search", args }] }], streaming: true, toolCallChunkSize: 512 }).invoke("go");
+    expect(text).toBe(`${'{"next":'.repeat(levels)}{"leaf":true}${"}".repeat(levels)}`);
+    const streamed = await new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "search", args }] }], streaming: true, toolCallChunkSize: 65_536 }).invoke("go");
     let inner: unknown = streamed.tool_calls?.[0]?.args;
-    for (let level = 0; level < 10_000; level++) inner = (inner as { next: unknown }).next;
+    for (let level = 0; level < levels; level++) inner = (inner as { next: unknown }).next;
     expect(inner).toEqual({ leaf: true });
   });
 
