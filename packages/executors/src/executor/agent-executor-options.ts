@@ -108,6 +108,16 @@ export interface AgentExecutorOptions {
    */
   recordTokens?: "coalesced" | "each";
   /**
+   * Start each tool call as soon as the model has finished streaming it (the stream moved on to
+   * the next call, or ended), instead of after the model's whole response: `true` for every tool,
+   * or a function of the tool. Such a call runs under its own signal, aborted if the model call
+   * fails, is retried or is cut short; its step is kept only if the agent's answer has the same
+   * call. Tools that need approval never start early. Any agent whose chat model streams tool-call
+   * chunks takes part (the built-in tool-calling agents do). See docs/executor-options.md.
+   * @default false
+   */
+  eagerTools?: boolean | ((tool: StructuredToolInterface) => boolean);
+  /**
    * Which tool calls need a person's approval before they run (besides tools marked with
    * `withApproval` from `@agentrx/tools`). When the agent asks for such calls, the run runs the
    * turn's other calls, then pauses: an `interrupt` event, then the `output` event with

@@ -80,6 +80,8 @@ export interface ActionEvent {
   action: AgentAction;
   /** The action's message log, else `[new AIMessage(action.log)]`. */
   messages: BaseMessage[];
+  /** With `eagerTools`: the tool started while the model still streamed, before this event. */
+  early?: boolean;
 }
 
 /** A tool call finished (events come in completion order). */

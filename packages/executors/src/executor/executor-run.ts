@@ -1,4 +1,4 @@
-import { AbortError, getOutputUsage, isAgentAction, isAgentFinish } from "@agentrx/core";
+import { AbortError, getOutputUsage, getToolApproval, isAgentAction, isAgentFinish, linkAbortSignal } from "@agentrx/core";
 import type { AgentAction, AgentFinish, AgentOutput, AgentStep, StepMetadata } from "@agentrx/core";
 import { CallbackManager, type CallbackManagerForChainRun } from "@langchain/core/callbacks/manager";
 import type { SerializedNotImplemented } from "@langchain/core/load/serializable";
@@ -20,7 +20,7 @@ import { RunWaiter } from "./run-waiter";
 import { SUB_RUN_KEY, type SubRunSink } from "./sub-run";
 import { onAbort } from "./shared-abort-listener";
 import { TokenForwarder, type TokenSink } from "./token-forwarder";
-import { type ToolRunContext, ToolRunner } from "./tool-runner";
+import { type EarlyCall, type ToolRunContext, ToolRunner } from "./tool-runner";
 import type { ResolvedOptions } from "./validate-options";
 
 const SERIALIZED_EXECUTOR: SerializedNotImplemented = { lc: 1, type: "not_implemented", id: ["agentrx", "executors", "AgentExecutor"] };
@@ -79,9 +79,15 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
   private unwatchSignal: (() => void) | undefined;
   private recorder: RunRecorder | undefined;
   private readonly startedAt = Date.now();
+  /** Tool calls started while the model streamed (eager dispatch), by call key, with their model call. */
+  private readonly early = new Map<string, EarlyCall & { modelRun: string; unlink: () => void }>();
+  /** The current turn's early starts, by action index. */
+  private turnEarly: (EarlyCall | undefined)[] | undefined;
   /** Actions of the current turn a person rejected (their observation is the rejection: never returned directly). */
   private readonly rejected = new Set<number>();
   onModelCall: TokenSink["onModelCall"];
+  onToolCallComplete: TokenSink["onToolCallComplete"];
+  onModelError: TokenSink["onModelError"];
 
   constructor(
     readonly options: ResolvedOptions,
@@ -184,6 +190,56 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
     },
   };
 
+  earlyCall(index: number): EarlyCall | undefined {
+    return this.turnEarly?.[index];
+  }
+
+  /** Starts a streamed tool call at once (eager dispatch), when its tool may start early. */
+  private startEarly(modelRun: string, call: { id: string | undefined; name: string; args: string }): void {
+    if (this.interrupted) return;
+    const tool = this.options.toolsByName.get(call.name);
+    if (tool === undefined || !this.options.eager?.(tool) || this.options.approvalOption || getToolApproval(tool) !== undefined) return;
+    let args: unknown;
+    try {
+      args = call.args.trim() === "" ? {} : JSON.parse(call.args);
+    } catch {
+      return; // not valid JSON: the agent's parser reports it, and nothing starts early
+    }
+    if (typeof args !== "object" || args === null || Array.isArray(args)) return;
+    const key = call.id ?? `${call.name}#${JSON.stringify(args)}`;
+    if (this.early.has(key)) return;
+    const action = { tool: call.name, toolInput: args as Record<string, unknown>, log: "", ...(call.id ? { toolCallId: call.id } : {}) };
+    const controller = new AbortController();
+    const unlink = linkAbortSignal(this.work.signal, controller);
+    const started = this.tools.startEarly(action, controller.signal);
+    started.controller = controller;
+    started.result.catch(noop); // awaited by the turn if it keeps the call; dropped otherwise
+    this.early.set(key, { ...started, modelRun, unlink });
+  }
+
+  /** Aborts and forgets the early calls `which` selects. */
+  private dropEarly(which: (entry: { modelRun: string }) => boolean): void {
+    for (const [key, entry] of this.early) {
+      if (!which(entry)) continue;
+      this.early.delete(key);
+      entry.unlink();
+      entry.controller?.abort(new AbortError({ message: "The model's answer did not keep this early tool call." }));
+    }
+  }
+
+  /** The early calls the agent's actions keep (same call id, tool and input), by action index; the rest are aborted. */
+  private matchEarly(actions: readonly AgentAction[]): (EarlyCall | undefined)[] {
+    const kept = actions.map((action) => {
+      const id = (action as { toolCallId?: string }).toolCallId;
+      const entry = this.early.get(id ?? `${action.tool}#${JSON.stringify(action.toolInput)}`);
+      if (entry === undefined || entry.action.tool !== action.tool || JSON.stringify(entry.action.toolInput) !== JSON.stringify(action.toolInput)) return undefined;
+      this.early.delete(id ?? `${action.tool}#${JSON.stringify(action.toolInput)}`);
+      return entry; // still linked to the run's signal: a limit or a cancellation stops it
+    });
+    this.dropEarly(() => true);
+    return kept;
+  }
+
   /** Counts the usage an agent's parser attached to its output (when the model is not watched). */
   private addOutputUsage(output: AgentOutput): void {
     const usage = getOutputUsage(output);
@@ -260,7 +316,13 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
     }
     // Watching the model through callbacks costs @langchain/core a run tree per runnable: only
     // when someone looks. Otherwise usage comes from what the agent's parser attached to its output.
-    const forwarder = this.request.watchModel ? new TokenForwarder(this, streamTokens) : undefined;
+    const eager = this.options.eager !== undefined;
+    if (eager) {
+      this.onToolCallComplete = (modelRun, call) => this.startEarly(modelRun, call);
+      this.onModelError = (modelRun) => this.dropEarly((entry) => entry.modelRun === modelRun);
+    }
+    // With eager dispatch the model streams (for its tool-call chunks) even when nobody wants tokens.
+    const forwarder = this.request.watchModel || eager ? new TokenForwarder(this, streamTokens || eager) : undefined;
     let agentCallbacks: RunnableConfig["callbacks"];
     if (this.chainRun) {
       const child = this.chainRun.getChild();
@@ -303,10 +365,12 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
       }
       this.dispatch({ type: "agentCalled" });
       const iteration = state.iteration - 1;
+      this.turnEarly = undefined;
       let output: AgentOutput;
       try {
         output = await this.wait(agent.invoke({ ...inputs, steps: trim ? trim(state.steps) : state.steps }, this.agentConfig), true);
       } catch (error) {
+        this.dropEarly(() => true); // the model call's early tool calls are not the turn's
         // A call cut short still counts: the "generate" call after it gets the next iteration.
         if (this.interrupted) break;
         if (!isOutputParserException(error)) throw error;
@@ -326,8 +390,13 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
       }
       const actions = toActions(output, iteration);
       this.dispatch({ type: "turnStarted", actions });
+      if (this.early.size > 0) this.turnEarly = this.matchEarly(actions);
       if (this.observed) {
-        for (let i = 0; i < actions.length; i++) this.emit(actionEvent(actions[i] as AgentAction, iteration), i);
+        for (let i = 0; i < actions.length; i++) {
+          const event = actionEvent(actions[i] as AgentAction, iteration);
+          if (this.turnEarly?.[i]) event.early = true;
+          this.emit(event, i);
+        }
       }
       if (this.interrupted) break; // a stop condition fired on an action event
       if (options.approval) {

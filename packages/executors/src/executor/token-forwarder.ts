@@ -10,6 +10,18 @@ export interface TokenSink {
   onUsage(usage: UsageMetadata): void;
   /** Set when model calls are recorded: each finished chat-model call with what it was sent. */
   onModelCall?: (input: BaseMessage[], output: BaseMessage, startedAt: number) => void;
+  /** Set with eager dispatch: a streamed tool call is complete (the stream moved on to the next one, or ended). */
+  onToolCallComplete?: (modelRun: string, call: { id: string | undefined; name: string; args: string }) => void;
+  /** Set with eager dispatch: a model call failed (its early tool calls must stop). */
+  onModelError?: (modelRun: string) => void;
+}
+
+/** A tool call being streamed: its chunks so far. */
+interface StreamingCall {
+  id: string | undefined;
+  name: string;
+  args: string;
+  done: boolean;
 }
 
 /**
@@ -38,9 +50,28 @@ export class TokenForwarder extends BaseCallbackHandler {
     this.lc_prefer_streaming = streamTokens;
   }
 
-  override handleLLMNewToken(token: string): void {
+  /** The tool calls of each streaming model call (eager dispatch only), by tool-call index. */
+  private readonly streaming = new Map<string, StreamingCall[]>();
+
+  override handleLLMNewToken(token: string, _idx: unknown, runId: string, _parent?: string, _tags?: string[], fields?: { chunk?: unknown }): void {
     // Tool-call argument deltas arrive as empty tokens: they are not text.
     if (token.length > 0 && this.lc_prefer_streaming) this.sink.onToken(token);
+    if (this.sink.onToolCallComplete === undefined) return;
+    const chunks = (fields?.chunk as { message?: { tool_call_chunks?: { index?: number; id?: string; name?: string; args?: string }[] } } | undefined)?.message
+      ?.tool_call_chunks;
+    if (!chunks || chunks.length === 0) return;
+    let calls = this.streaming.get(runId);
+    if (calls === undefined) this.streaming.set(runId, (calls = []));
+    for (const chunk of chunks) {
+      const index = chunk.index ?? calls.length - 1;
+      if (index < 0) continue;
+      // A chunk of a later call: every call before it is complete.
+      for (let i = 0; i < index && i < calls.length; i++) this.complete(runId, calls[i] as StreamingCall);
+      const call = (calls[index] ??= { id: undefined, name: "", args: "", done: false });
+      if (chunk.id) call.id = chunk.id;
+      if (chunk.name) call.name += chunk.name;
+      if (chunk.args) call.args += chunk.args;
+    }
   }
 
   private readonly calls = new Map<string, { input: BaseMessage[]; startedAt: number }>();
@@ -50,6 +81,11 @@ export class TokenForwarder extends BaseCallbackHandler {
   }
 
   override handleLLMEnd(output: LLMResult, runId: string): void {
+    const streaming = this.streaming.get(runId);
+    if (streaming) {
+      this.streaming.delete(runId);
+      for (const call of streaming) this.complete(runId, call);
+    }
     const usage = usageOf(output);
     if (usage) this.sink.onUsage(usage);
     const call = this.calls.get(runId);
@@ -61,6 +97,13 @@ export class TokenForwarder extends BaseCallbackHandler {
 
   override handleLLMError(_error: unknown, runId: string): void {
     this.calls.delete(runId);
+    if (this.streaming.delete(runId)) this.sink.onModelError?.(runId);
+  }
+
+  private complete(runId: string, call: StreamingCall): void {
+    if (call.done || call.name === "") return;
+    call.done = true;
+    this.sink.onToolCallComplete?.(runId, { id: call.id, name: call.name, args: call.args });
   }
 
   /** One shared instance per run: copying would detach it from the run's sink. */

@@ -28,6 +28,18 @@ export interface ToolRunContext {
   readonly interrupted: boolean;
   /** A tool call finished: `index` is its action's position in the turn. */
   toolFinished(index: number, step: AgentStep, durationMs: number, metadata: StepMetadata | undefined): void;
+  /** The early start of the turn's action at `index`, if it was dispatched eagerly. */
+  earlyCall(index: number): EarlyCall | undefined;
+}
+
+/** A tool call started while the model still streamed. @internal */
+export interface EarlyCall {
+  action: AgentAction;
+  /** `performance.now()` when it started. */
+  start: number;
+  result: Promise<{ observation: string; metadata: StepMetadata | undefined }>;
+  /** Aborts it (when the model call fails or its answer does not include the call). */
+  controller: AbortController | undefined;
 }
 
 /**
@@ -90,29 +102,39 @@ export class ToolRunner {
     return this.run.options.toolsByName.get(action.tool)?.returnDirect === true;
   }
 
-  /** Runs one action and reports its step, unless the run was interrupted meanwhile. */
+  /**
+   * Starts a tool call before the agent has returned (eager dispatch), under its own signal; the
+   * result is used only if the agent's actions include the same call (see `runAll`'s `early`).
+   */
+  startEarly(action: AgentAction, signal: AbortSignal): EarlyCall {
+    const start = performance.now();
+    const config = { ...this.config, signal };
+    return { action, start, result: this.execute(action, config), controller: undefined };
+  }
+
+  /** Runs one action (or takes the result of its early start) and reports its step, unless the run was interrupted meanwhile. */
   private async runOne(action: AgentAction, index: number): Promise<void> {
-    const { options, observed } = this.run;
-    const start = observed ? performance.now() : 0;
-    const tool = options.toolsByName.get(action.tool);
-    let observation: string;
-    let metadata: StepMetadata | undefined;
-    if (tool === undefined) {
-      observation = invalidToolObservation(action.tool, options.toolNames);
-    } else {
-      metadata = {};
-      const config: RunnableConfig = {
-        ...this.config,
-        configurable: { ...this.config.configurable, [STEP_METADATA_KEY]: metadata },
-      };
-      observation = await this.invoke(tool, action, config);
-      if (observation.length > options.maxObservationLength) {
-        metadata.observationLength = observation.length;
-        observation = truncateObservation(observation, options.maxObservationLength);
-      }
-    }
+    const { observed } = this.run;
+    const early = this.run.earlyCall(index);
+    const start = early ? early.start : observed ? performance.now() : 0;
+    const { observation, metadata } = await (early ? early.result : this.execute(action, this.config));
     if (this.run.interrupted) return;
-    this.run.toolFinished(index, { action, observation }, observed ? performance.now() - start : 0, metadata);
+    this.run.toolFinished(index, { action, observation }, observed || early ? performance.now() - start : 0, metadata);
+  }
+
+  /** Calls the action's tool: its observation (truncated when too long) and what policies reported. */
+  private async execute(action: AgentAction, base: RunnableConfig): Promise<{ observation: string; metadata: StepMetadata | undefined }> {
+    const { options } = this.run;
+    const tool = options.toolsByName.get(action.tool);
+    if (tool === undefined) return { observation: invalidToolObservation(action.tool, options.toolNames), metadata: undefined };
+    const metadata: StepMetadata = {};
+    const config: RunnableConfig = { ...base, configurable: { ...base.configurable, [STEP_METADATA_KEY]: metadata } };
+    let observation = await this.invoke(tool, action, config);
+    if (observation.length > options.maxObservationLength) {
+      metadata.observationLength = observation.length;
+      observation = truncateObservation(observation, options.maxObservationLength);
+    }
+    return { observation, metadata };
   }
 
   private async invoke(tool: StructuredToolInterface, action: AgentAction, config: RunnableConfig): Promise<string> {

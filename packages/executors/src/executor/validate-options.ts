@@ -30,6 +30,10 @@ export interface ResolvedOptions {
   leaseMs: number;
   recordModelCalls: boolean;
   recordTokens: "coalesced" | "each";
+  /** Which tools start while the model still streams; undefined: none. */
+  eager: ((tool: StructuredToolInterface) => boolean) | undefined;
+  /** Whether the executor's own `needsApproval` is set (its calls then never start early). */
+  approvalOption: boolean;
   maxObservationLength: number;
   /** The output of a run cut short under "force" (and the fallback under "generate"). */
   earlyStopOutput: (reason: StopReason, stoppedBy: unknown) => string;
@@ -75,6 +79,7 @@ const KNOWN = new Set([
   "leaseMs",
   "recordModelCalls",
   "recordTokens",
+  "eagerTools",
   "needsApproval",
   "maxObservationLength",
   "earlyStopOutput",
@@ -123,6 +128,7 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     leaseMs = 30_000,
     recordModelCalls = true,
     recordTokens = "coalesced",
+    eagerTools = false,
     needsApproval,
     maxObservationLength = DEFAULT_MAX_OBSERVATION_LENGTH,
     earlyStopOutput,
@@ -203,6 +209,9 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
   if (needsApproval !== undefined && typeof needsApproval !== "function") {
     fail("needsApproval", needsApproval, `\`needsApproval\` must be a function (action) => boolean, got ${show(needsApproval)}.`);
   }
+  if (typeof eagerTools !== "boolean" && typeof eagerTools !== "function") {
+    fail("eagerTools", eagerTools, `\`eagerTools\` must be a boolean or a function (tool) => boolean, got ${show(eagerTools)}.`);
+  }
   if (recordTokens !== "coalesced" && recordTokens !== "each") {
     fail("recordTokens", recordTokens, `\`recordTokens\` must be "coalesced" or "each", got ${show(recordTokens)}.`);
   }
@@ -227,6 +236,8 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     leaseMs,
     recordModelCalls,
     recordTokens,
+    eager: eagerTools === true ? () => true : typeof eagerTools === "function" ? eagerTools : undefined,
+    approvalOption: needsApproval !== undefined,
     approval: approvalCheck(toolsByName, needsApproval),
     maxObservationLength,
     earlyStopOutput:

@@ -1,0 +1,92 @@
+import { createToolCallingAgent } from "@agentrx/agents";
+import { ScriptedChatModel } from "@agentrx/core/testing";
+import { AgentExecutor, type AgentStreamEvent } from "@agentrx/executors";
+import { withApproval } from "@agentrx/tools";
+import { ChatPromptTemplate } from "@langchain/core/prompts";
+import { RunnableLambda } from "@langchain/core/runnables";
+import { tool } from "@langchain/core/tools";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { collect } from "./test-helpers";
+
+const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
+
+function setup(options: { eagerTools?: boolean; approve?: boolean } = {}) {
+  const log: string[] = [];
+  const work = tool(
+    async ({ name }: { name: string }) => {
+      log.push(`start ${name}`);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      return `${name} done`;
+    },
+    { name: "work", description: "Works.", schema: z.object({ name: z.string() }) },
+  );
+  const tools = [options.approve ? withApproval(work) : work];
+  const llm = new ScriptedChatModel({
+    tokenDelayMs: 25,
+    responses: [
+      { toolCalls: [{ name: "work", args: { name: "a" } }, { name: "work", args: { name: "b" } }, { name: "work", args: { name: "c" } }] },
+      "All done.",
+    ],
+  });
+  const inner = createToolCallingAgent({ llm, tools, prompt });
+  // Notes when the agent's answer is back, to see which tools started before it.
+  const agent = RunnableLambda.from(async (input: Record<string, unknown>, config) => {
+    const output = await inner.invoke(input as never, config);
+    log.push("agent returned");
+    return output;
+  });
+  const executor = new AgentExecutor({ agent, tools, ...(options.eagerTools ? { eagerTools: true } : {}) });
+  return { executor, log, llm };
+}
+
+describe("eagerTools", () => {
+  it("starts each tool call as soon as the stream moves on from it, keeps the events' contract", async () => {
+    const { executor, log } = setup({ eagerTools: true });
+    const events = await collect(executor.stream({ input: "go" }));
+    const returned = log.indexOf("agent returned");
+    // a and b were complete (the next call started streaming) before the model's answer was back.
+    expect(log.indexOf("start a")).toBeLessThan(returned);
+    expect(log.indexOf("start b")).toBeLessThan(returned);
+    expect(log.filter((entry) => entry.startsWith("start"))).toHaveLength(3); // each ran once
+    const actions = events.filter((event): event is Extract<AgentStreamEvent, { type: "action" }> => event.type === "action");
+    expect(actions.every((event) => event.early === true)).toBe(true);
+    // Every step comes after its action; the output is last.
+    for (const step of events.filter((event) => event.type === "step")) {
+      const observation = (step as Extract<AgentStreamEvent, { type: "step" }>).step.observation;
+      const action = actions.find((event) => observation.startsWith((event.action.toolInput as { name: string }).name));
+      expect(events.indexOf(action as AgentStreamEvent)).toBeLessThan(events.indexOf(step));
+    }
+    expect(events.at(-1)).toMatchObject({ type: "output", output: "All done." });
+  });
+
+  it("is off by default: tools start after the answer, and invoke does not make the model stream", async () => {
+    const { executor, log, llm } = setup();
+    await executor.invoke({ input: "go" });
+    expect(log.indexOf("start a")).toBeGreaterThan(log.indexOf("agent returned"));
+    expect(llm.calls.every((call) => !call.streamed)).toBe(true);
+  });
+
+  it("never starts a tool that needs approval early", async () => {
+    const { executor, log } = setup({ eagerTools: true, approve: true });
+    const result = await executor.invoke({ input: "go" });
+    expect(result.interrupts).toHaveLength(3);
+    expect(log).toEqual(["agent returned"]);
+  });
+
+  it("aborts the early calls when the run is cancelled mid-stream", async () => {
+    const { executor, log } = setup({ eagerTools: true });
+    const subscription = executor.stream({ input: "go" }).subscribe();
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    subscription.unsubscribe();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(log).not.toContain("agent returned");
+    expect(log.length).toBeLessThanOrEqual(2);
+  });
+
+  it("validates the option", () => {
+    const { executor } = setup();
+    expect(executor).toBeDefined();
+    expect(() => new AgentExecutor({ agent: RunnableLambda.from(() => ({ returnValues: { output: "" }, log: "" })), tools: [], eagerTools: "yes" as never })).toThrow(/eagerTools/);
+  });
+});
