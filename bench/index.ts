@@ -22,6 +22,7 @@ if (process.env.AGENTRX_BENCH_CHILD !== "1") {
 
 const { concurrentRuns, linearity, parallelTools, perStepOverhead, tokenStreaming } = await import("./scenarios");
 const { recording } = await import("./recording");
+const { eagerDispatch } = await import("./eager");
 const { memory } = await import("./memory");
 type Row = import("./scenarios").Row;
 
@@ -32,6 +33,7 @@ const scenarios: Record<string, () => Promise<Row[]>> = {
   concurrent: concurrentRuns,
   tokens: tokenStreaming,
   recording,
+  eager: eagerDispatch,
   memory,
 };
 const only = process.argv.slice(2);
