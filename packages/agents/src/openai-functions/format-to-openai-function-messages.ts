@@ -1,11 +1,12 @@
 import type { AgentStep } from "@agentrx/core";
-import { AIMessage, FunctionMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, FunctionMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { observationText } from "../shared/observation-text";
+import { toolResultMessage } from "../tool-calling/format-to-tool-messages";
 
 /**
  * Formats the steps of a function-calling agent as chat messages for its `agent_scratchpad`:
  * each action's `messageLog` (the model's message), then its observation as a `ToolMessage`
- * (when the action has a `toolCallId`) or a legacy `FunctionMessage`. An action without a message
+ * named after the tool in `name` and `additional_kwargs.name` (when the action has a `toolCallId`) or a legacy `FunctionMessage`. An action without a message
  * log (a handled parsing error) becomes an `AIMessage` with its log and a `HumanMessage` with its
  * observation.
  *
@@ -30,7 +31,7 @@ export function formatToOpenAIFunctionMessages(steps: readonly AgentStep[]): Bas
       messages.push(...(messageLog as BaseMessage[]));
       messages.push(
         typeof toolCallId === "string"
-          ? new ToolMessage({ tool_call_id: toolCallId, content, name: action.tool })
+          ? toolResultMessage(toolCallId, action.tool, content)
           : new FunctionMessage({ content, name: action.tool }),
       );
     } else {

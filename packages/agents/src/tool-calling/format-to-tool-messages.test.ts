@@ -44,4 +44,36 @@ describe("formatToToolMessages", () => {
     const messages = formatToToolMessages([{ action: action("a", "search"), observation: { hits: 2 } as unknown as string }]);
     expect(messages.at(-1)?.text).toBe('{"hits":2}');
   });
+
+  it("names the tool in additional_kwargs of every tool message, over several turns (LangChain's scratchpad case)", () => {
+    const turn = (calls: [string, string][]) =>
+      new AIMessage({ content: "", tool_calls: calls.map(([id, name]) => ({ id, name, args: { a: 3, b: 5 } })) });
+    const first = turn([["call_1", "add"]]);
+    const second = turn([["call_2", "subtract"]]);
+    const third = turn([
+      ["call_3", "multiply"],
+      ["call_4", "divide"],
+    ]);
+    const step = (message: AIMessage, index: number, observation: string) => {
+      const call = message.tool_calls?.[index];
+      const toolAction: ToolAgentAction = { tool: call?.name ?? "", toolInput: call?.args ?? {}, log: "", toolCallId: call?.id ?? "", messageLog: [message] };
+      return { action: toolAction, observation };
+    };
+    const messages = formatToToolMessages([
+      step(first, 0, "observation1"),
+      step(second, 0, "observation2"),
+      step(third, 0, "observation3"),
+      step(third, 1, "observation4"),
+    ]);
+    expect(messages.map((m) => (ToolMessage.isInstance(m) ? [m.tool_call_id, m.name, m.additional_kwargs.name, m.text] : m))).toEqual([
+      first,
+      ["call_1", "add", "add", "observation1"],
+      second,
+      ["call_2", "subtract", "subtract", "observation2"],
+      third,
+      ["call_3", "multiply", "multiply", "observation3"],
+      ["call_4", "divide", "divide", "observation4"],
+    ]);
+    expect(formatToToolMessages([])).toEqual([]);
+  });
 });

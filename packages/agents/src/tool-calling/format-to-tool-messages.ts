@@ -9,6 +9,9 @@ import { observationText } from "../shared/observation-text";
  * action is not a tool call (a handled parsing error, or a text action) becomes an `AIMessage`
  * with its log followed by a `HumanMessage` with its observation, so the model sees the fix.
  *
+ * Each `ToolMessage` carries the tool's name both as `name` and in `additional_kwargs.name`, as
+ * LangChain's formatters do (some providers read it there).
+ *
  * Several actions of one turn share one `AIMessage` in their `messageLog`; it is emitted once.
  * When some of its tool calls have no step (trimmed away by `trimIntermediateSteps`), the message
  * is sent with only the answered calls, since providers reject a tool call without its result.
@@ -51,13 +54,18 @@ export function formatToToolMessages(steps: readonly AgentStep[]): BaseMessage[]
         if (id !== undefined) emittedIds.add(id);
         messages.push(onlyAnsweredCalls(message, answered));
       }
-      messages.push(new ToolMessage({ tool_call_id: toolCallId, content, name: action.tool }));
+      messages.push(toolResultMessage(toolCallId, action.tool, content));
     } else {
       messages.push(new AIMessage(action.log));
       messages.push(new HumanMessage(content));
     }
   }
   return messages;
+}
+
+/** @internal A tool's result for the scratchpad, named in `name` and `additional_kwargs.name`. */
+export function toolResultMessage(toolCallId: string, tool: string, content: string): ToolMessage {
+  return new ToolMessage({ tool_call_id: toolCallId, content, name: tool, additional_kwargs: { name: tool } });
 }
 
 function onlyAnsweredCalls(message: BaseMessage, answered: ReadonlySet<string>): BaseMessage {
