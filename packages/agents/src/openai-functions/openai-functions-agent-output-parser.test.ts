@@ -1,5 +1,5 @@
 import { InvalidToolArgumentsException } from "@agentrx/core";
-import { AIMessage } from "@langchain/core/messages";
+import { AIMessage, AIMessageChunk, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import { OutputParserException } from "@langchain/core/output_parsers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -141,5 +141,39 @@ describe("OpenAIFunctionsAgentOutputParser", () => {
 
   it("throws only OutputParserException for any generation: text that is not a string, content blocks of other kinds, throwing objects", async () => {
     await assertParserHandlesAnyGeneration(parser);
+  });
+
+  it("refuses a message that is not an AI message with OutputParserException, never a final answer (LangChain: not an AI message)", async () => {
+    for (const message of [new SystemMessage("x"), new HumanMessage("x"), new ToolMessage({ content: "x", tool_call_id: "c1" })]) {
+      const error = await parser.invoke(message).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(OutputParserException);
+      expect((error as OutputParserException).message).toMatch(/expected an AI message from the model, got a (system|human|tool) message/);
+      expect((error as OutputParserException).llmOutput).toBe("x");
+    }
+    // A streamed reply (a chunk) is an AI message; plain text stays a final answer.
+    expect(await parser.invoke(new AIMessageChunk("Done."))).toEqual({ returnValues: { output: "Done." }, log: "Done." });
+    expect(await parser.parse("Done.")).toEqual({ returnValues: { output: "Done." }, log: "Done." });
+  });
+
+  it("LangChain's cases: a reply without a call, a call with arguments, with none, old-style __arg1, invalid JSON", async () => {
+    const reply = new AIMessage("Model response.");
+    expect(await parser.invoke(reply)).toEqual({ returnValues: { output: "Model response." }, log: "Model response." });
+    const withThoughts = (args: string) =>
+      new AIMessage({ content: "LLM thoughts.", additional_kwargs: { function_call: { name: "foo", arguments: args } } });
+    const call = withThoughts('{"param": 42}');
+    const action = (await parser.invoke(call)) as FunctionsAgentAction;
+    expect(action).toMatchObject({ tool: "foo", toolInput: { param: 42 }, resultMessageType: "function" });
+    expect(action.messageLog).toEqual([call]);
+    expect(action.log).toBe('Invoking "foo" with {"param": 42}\nLLM thoughts.');
+    expect(await parser.invoke(withThoughts(""))).toMatchObject({ tool: "foo", toolInput: {}, log: 'Invoking "foo" with {}\nLLM thoughts.' });
+    expect(await parser.invoke(withThoughts('{"__arg1": "42"}'))).toMatchObject({ tool: "foo", toolInput: "42" });
+    await expect(parser.invoke(withThoughts("{42]"))).rejects.toBeInstanceOf(OutputParserException);
+  });
+
+  it("marks only legacy function calls for a FunctionMessage result; tool calls keep their id", async () => {
+    const toolCall = (await parser.invoke(new AIMessage({ content: "", tool_calls: [{ id: "c1", name: "search", args: {} }] }))) as FunctionsAgentAction;
+    expect(toolCall.toolCallId).toBe("c1");
+    expect(toolCall.resultMessageType).toBeUndefined();
+    expect(((await parser.invoke(functionCall("search", "{}"))) as FunctionsAgentAction).resultMessageType).toBe("function");
   });
 });

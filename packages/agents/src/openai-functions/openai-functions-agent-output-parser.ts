@@ -1,11 +1,16 @@
 import type { AgentAction, AgentFinish, ToolAgentAction } from "@agentrx/core";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import { OutputParserException } from "@langchain/core/output_parsers";
 import { AgentOutputParser } from "../shared/agent-output-parser";
 import { fromText, readToolCalls, toolCallError } from "../shared/read-tool-calls";
 import { unwrapSingleArgument } from "../shared/unwrap-single-argument";
 
-/** An action of a function-calling agent: the message it came from, and its tool-call id if any. */
-export type FunctionsAgentAction = AgentAction & { messageLog: BaseMessage[]; toolCallId?: string };
+/**
+ * An action of a function-calling agent: the message it came from, and its tool-call id if any.
+ * An action read from a legacy `function_call` (no tool-call id) has `resultMessageType:
+ * "function"`: its result goes back to the model as a `FunctionMessage`, not a `ToolMessage`.
+ */
+export type FunctionsAgentAction = AgentAction & { messageLog: BaseMessage[]; toolCallId?: string; resultMessageType?: "function" };
 
 /**
  * Parses a chat model's message for a function-calling agent: one action per turn. The
@@ -18,7 +23,9 @@ export type FunctionsAgentAction = AgentAction & { messageLog: BaseMessage[]; to
  * are accepted (as LangChain Python accepts them). A call without a name, or whose arguments are
  * not a valid JSON object or are nested more than 100 levels deep, raises an
  * `InvalidToolArgumentsException` (an `OutputParserException`) naming the function and the
- * problem, with `sendToLLM` set, as the tool-calling parser does.
+ * problem, with `sendToLLM` set, as the tool-calling parser does. A chat message that is not an AI
+ * message (a system, human or tool message) is an `OutputParserException` too, never a final
+ * answer; plain text (a generation without a message) is the final answer.
  *
  * @example
  * ```ts
@@ -46,7 +53,15 @@ export class OpenAIFunctionsAgentOutputParser extends AgentOutputParser<Function
   }
 
   protected override parseMessage(message: BaseMessage, text: string): FunctionsAgentAction | AgentFinish {
-    const ai = message as AIMessage;
+    if (!AIMessage.isInstance(message)) {
+      const type = messageType(message);
+      throw new OutputParserException(
+        `OpenAIFunctionsAgentOutputParser expected an AI message from the model, got a ${type} message: ${text}. ` +
+          "Pass the chat model's reply (an AIMessage), or plain text for a final answer.",
+        text,
+      );
+    }
+    const ai = message;
     // Strictly parsed: a streamed message's truncated arguments are an invalid call, not "repaired".
     const calls = readToolCalls(ai);
     const call = calls[0];
@@ -86,10 +101,21 @@ export class OpenAIFunctionsAgentOutputParser extends AgentOutputParser<Function
           toolInput: unwrapSingleArgument(read.args),
           log: invocationLog(read.name, written, text),
           messageLog: [message],
+          resultMessageType: "function",
         };
       }
     }
     return this.parseText(text);
+  }
+}
+
+/** The message's type for an error message (`"system"`, `"human"`, ...), never throwing. */
+function messageType(message: BaseMessage): string {
+  try {
+    const type = message.getType();
+    return typeof type === "string" ? type : "non-AI";
+  } catch {
+    return "non-AI";
   }
 }
 
