@@ -3,7 +3,6 @@
 import { createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { AgentExecutor } from "@agentrx/executors";
-import { withApproval } from "@agentrx/tools";
 import type { BaseMessage } from "@langchain/core/messages";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
@@ -18,7 +17,7 @@ export interface DoublingOptions {
   onTool?: (what: "start" | "done", n: number, callId: string) => void;
   /** Called when the tool's signal aborts. */
   onAbort?: (n: number) => void;
-  /** The tool asks for approval before it runs. */
+  /** Every tool call waits for a person's approval (the executor's `needsApproval`). */
   approval?: boolean;
   leaseMs?: number;
 }
@@ -70,7 +69,7 @@ export function doublingExecutor(options: DoublingOptions = {}): AgentExecutor {
       },
     ],
   });
-  const tools = [approval ? withApproval(double) : double];
+  const tools = [double];
   const agent = createToolCallingAgent({ llm, tools, prompt });
-  return new AgentExecutor({ agent, tools, ...(leaseMs === undefined ? {} : { leaseMs }) });
+  return new AgentExecutor({ agent, tools, ...(approval ? { needsApproval: () => true } : {}), ...(leaseMs === undefined ? {} : { leaseMs }) });
 }
