@@ -70,6 +70,16 @@ describe("MCP tools over Streamable HTTP", () => {
     expect(cancelled).toMatchObject({ tool: "slow_report", reason: expect.stringContaining("the user left") });
   });
 
+  it("cancels the server's request when the stream's subscriber unsubscribes", async () => {
+    const { executor } = scriptedExecutor([{ toolCalls: [{ name: "slow_report", args: { topic: "http-unsubscribe", ms: 20_000 } }] }, "unreachable"], tools);
+    const subscription = executor.stream({ input: "Report" }).subscribe({ error: () => undefined });
+    const started = await waitFor(() => server.events.find((event) => event.type === "started" && event.args.topic === "http-unsubscribe"));
+    subscription.unsubscribe();
+
+    const cancelled = await waitFor(() => server.events.find((event) => event.type === "cancelled" && event.requestId === started.requestId));
+    expect(cancelled).toMatchObject({ reason: "AbortError: The run was cancelled: its subscriber unsubscribed." });
+  });
+
   it("cancels the server's request when maxExecutionTime runs out", async () => {
     const { executor } = scriptedExecutor([{ toolCalls: [{ name: "slow_report", args: { topic: "http-deadline", ms: 20_000 } }] }], tools, { maxExecutionTime: 200 });
     const events = await allEvents(executor.stream({ input: "Report" }));

@@ -44,7 +44,14 @@ export async function startStdioFixture({ extraTools = 0 }: { extraTools?: numbe
       },
     },
   });
-  const tools = await client.getTools();
+  let tools: StructuredToolInterface[];
+  try {
+    tools = await client.getTools();
+  } catch (error) {
+    await client.close(); // never leave the child process behind
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
   return {
     client,
     tools,
