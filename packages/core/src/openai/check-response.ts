@@ -1,6 +1,7 @@
 // Checks that what the server sent has the shape of a Chat Completions response before it is
 // read, so that a malformed reply fails with an OpenAIResponseError that says what was wrong
 // rather than with a TypeError (or as an empty answer).
+import { OpenAIResponseError } from "./openai-chat-model-error";
 
 /**
  * What is wrong with a non-streamed reply, or undefined when it is a usable completion.
@@ -25,6 +26,17 @@ export function chunkProblem(chunk: unknown, received: number): string | undefin
   if (typeof chunk !== "object" || chunk === null || Array.isArray(chunk)) return `a streamed event that is not a JSON object ${after} (${preview(chunk)})`;
   if (!Array.isArray((chunk as { choices?: unknown }).choices)) return `a streamed chunk without a "choices" array ${after} (${preview(chunk)})`;
   return undefined;
+}
+
+/** The `OpenAIResponseError` for a reply with this problem. */
+export function responseError(problem: string, model: string, baseURL: string): OpenAIResponseError {
+  return new OpenAIResponseError({
+    model,
+    baseURL,
+    message:
+      `The server at ${baseURL} answered the request for model "${model}" with ${problem}: it is not a ` +
+      "Chat Completions response. Check `baseURL` (it should end in /v1) and that the server implements the Chat Completions API.",
+  });
 }
 
 /** The start of a body, as text, for an error message. */

@@ -15,15 +15,14 @@ import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import OpenAI from "openai";
 import { fromAggregate, toAIMessage, toMessageChunk, type ToolCallHeaders } from "./from-openai-response";
 import { environment, resolveOptions, type OpenAIChatModelOptions, type ResolvedOptions } from "./openai-chat-model-options";
-import { AbortError } from "../errors/abort-error";
-import { chunkProblem, completionProblem } from "./check-response";
-import { OpenAIConnectionError, OpenAIResponseError } from "./openai-chat-model-error";
+import { chunkProblem, completionProblem, responseError } from "./check-response";
+import { OpenAIConnectionError } from "./openai-chat-model-error";
 import { toOpenAIChatModelError } from "./to-openai-chat-model-error";
 import { checkToolChoice, isReasoningModel, toToolChoice } from "./request-params";
-import { startAttempt, type Attempt } from "./start-attempt";
+import { abortErrorOf, rethrowAborts } from "./rethrow-aborts";
+import { requestCompletion, requestStream, type RequestSettings } from "./send-request";
 import { toOpenAIMessages } from "./to-openai-messages";
 import { withIdleTimeout } from "./with-idle-timeout";
-import { withRetries } from "./with-retries";
 
 /** Call options of {@link OpenAIChatModel}. */
 export interface OpenAIChatModelCallOptions extends BaseChatModelCallOptions {
@@ -209,19 +208,10 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
     const body: CreateParams = { ...this.invocationParams(options), messages: this.toMessages(messages) };
     let completion: OpenAI.Chat.ChatCompletion;
     try {
-      completion = await this.retrying(options.signal, async () => {
-        const attempt = startAttempt(options.signal, this.timeoutMs);
-        try {
-          const { data, response } = await this.client.chat.completions
-            .create(body, { signal: attempt.signal, maxRetries: 0 })
-            .withResponse();
-          return this.checkCompletion(data, response.headers.get("content-type"));
-        } catch (error) {
-          throw attempt.failure(error);
-        } finally {
-          attempt.release();
-        }
-      });
+      const { data, contentType } = await requestCompletion(body, this.requestSettings(options.signal));
+      const problem = completionProblem(data, contentType);
+      if (problem) throw responseError(problem, this.model, this.baseURL);
+      completion = data as OpenAI.Chat.ChatCompletion;
     } catch (error) {
       throw this.toError(error, options.signal, undefined);
     }
@@ -245,27 +235,18 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
     };
     let received: number | undefined;
     let finished = false;
-    let attempt: Attempt | undefined;
+    let release: (() => void) | undefined;
     try {
-      const stream = await this.retrying(options.signal, async () => {
-        attempt = startAttempt(options.signal, this.timeoutMs);
-        try {
-          const started = await this.client.chat.completions.create(body, { signal: attempt.signal, maxRetries: 0 });
-          // The headers arrived: from here the idle timeout bounds the wait for each chunk.
-          attempt.clearDeadline();
-          return started;
-        } catch (error) {
-          attempt.release();
-          throw attempt.failure(error);
-        }
-      });
+      const started = await requestStream(body, this.requestSettings(options.signal));
+      const stream = started.stream;
+      release = started.release;
       received = 0;
       const headers: ToolCallHeaders = new Map();
       const idleMs = this.timeoutMs;
       const chunks = idleMs ? withIdleTimeout(stream, idleMs, () => stream.controller.abort()) : stream;
       for await (const raw of chunks) {
         const problem = chunkProblem(raw, received);
-        if (problem) throw this.responseError(problem);
+        if (problem) throw responseError(problem, this.model, this.baseURL);
         received++;
         const message = toMessageChunk(raw, headers);
         if (!message) continue;
@@ -283,7 +264,7 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
     } catch (error) {
       throw this.toError(error, options.signal, received);
     } finally {
-      attempt?.release();
+      release?.();
     }
     // The SDK ends the stream quietly when it is aborted, or when the body ends without [DONE].
     if (options.signal?.aborted) throw this.toError(options.signal.reason, options.signal, received);
@@ -324,24 +305,8 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
     return this.client.timeout ?? this.resolved.timeout;
   }
 
-  private retrying<T>(signal: AbortSignal | undefined, attempt: () => Promise<T>): Promise<T> {
-    return withRetries(attempt, { maxRetries: this.retries, maxRetryDelayMs: this.resolved.maxRetryDelayMs, signal });
-  }
-
-  private checkCompletion(data: unknown, contentType: string | null): OpenAI.Chat.ChatCompletion {
-    const problem = completionProblem(data, contentType);
-    if (problem) throw this.responseError(problem);
-    return data as OpenAI.Chat.ChatCompletion;
-  }
-
-  private responseError(problem: string): OpenAIResponseError {
-    return new OpenAIResponseError({
-      model: this.model,
-      baseURL: this.baseURL,
-      message:
-        `The server at ${this.baseURL} answered the request for model "${this.model}" with ${problem}: it is not a ` +
-        "Chat Completions response. Check `baseURL` (it should end in /v1) and that the server implements the Chat Completions API.",
-    });
+  private requestSettings(signal: AbortSignal | undefined): RequestSettings {
+    return { client: this.client, timeoutMs: this.timeoutMs, maxRetries: this.retries, maxRetryDelayMs: this.resolved.maxRetryDelayMs, signal };
   }
 
   private toMessages(messages: BaseMessage[]): OpenAI.Chat.ChatCompletionMessageParam[] {
@@ -358,20 +323,6 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
       signal,
       chunksReceived,
     });
-  }
-}
-
-/** The `AbortError` for an aborted signal: its reason when that is one, else one carrying it. */
-function abortErrorOf(signal: AbortSignal): AbortError {
-  return AbortError.isInstance(signal.reason) ? signal.reason : new AbortError({ reason: signal.reason });
-}
-
-/** Passes `source` through, turning any failure after `signal` aborted into its `AbortError`. */
-async function* rethrowAborts<T>(source: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T> {
-  try {
-    yield* source;
-  } catch (error) {
-    throw signal.aborted ? abortErrorOf(signal) : error;
   }
 }
 
