@@ -57,12 +57,13 @@ export abstract class AgentOutputParser<T extends AgentOutput = AgentOutput> ext
   }
 
   /**
-   * The text `invoke` gives a message's generation. `parseResult` reads the message itself, so
-   * this only has to never throw (the base class serialises array content to JSON, which can).
+   * The text `invoke` gives a message's generation (the base class's, which serialises array
+   * content to JSON), or "" when that throws (a `BigInt`, a circular structure): `parseResult`
+   * reads the message itself and only falls back on this text.
    */
   protected override _baseMessageToString(message: BaseMessage): string {
     try {
-      return typeof message.content === "string" ? message.content : "";
+      return super._baseMessageToString(message);
     } catch {
       return "";
     }
