@@ -6,7 +6,8 @@
 //
 // With OPENAI_API_KEY set (and optionally OPENAI_BASE_URL for an OpenAI-compatible server such as
 // vLLM, llama.cpp, Ollama or LM Studio, and OPENAI_MODEL), it talks to that endpoint. Without it,
-// it runs offline on a ScriptedChatModel and says so. Press Ctrl-C during the run to cancel it:
+// it runs offline on a ScriptedChatModel and says so. `npx agentrx runs`, `show`, `trace` and `ui`
+// look at the recorded runs. Press Ctrl-C during the run to cancel it:
 // `npx tsx examples/runs.ts resume <runId>` finishes it later.
 import { printTrace } from "@agentrx/executors";
 import { RUNS_DB, runStore, weatherExecutor } from "./lib/weather-agent";
@@ -23,7 +24,7 @@ const started = Date.now();
 try {
   const result = await printTrace(executor.stream({ input: "What's the weather in Paris and in Rome?" }, { runId }), { signal: controller.signal });
   console.log(`\nDone in ${Date.now() - started} ms: stopReason=${result.stopReason}`);
-  console.log(`Recorded as run ${runId} in ${RUNS_DB}. See it again: npx tsx examples/runs.ts show ${runId}`);
+  console.log(`Recorded as run ${runId} in ${RUNS_DB}. See it again: npx agentrx show ${runId}, or in the browser: npx agentrx ui`);
 } catch (error) {
   if ((error as Error).name !== "AbortError") throw error;
   while ((await store.getRun(runId))?.status === "running") await new Promise((resolve) => setTimeout(resolve, 10));

@@ -1,5 +1,6 @@
 // The runs the examples recorded (.agentrx/runs.db, or AGENTRX_RUNS_DB): list them, replay one as
 // its trace, or resume one that did not finish (cancelled with Ctrl-C, or its process died).
+// To look at runs, the `agentrx` command does more: npx agentrx runs | show | trace | ui.
 //
 //   npx tsx examples/runs.ts                 # the recorded runs, newest first
 //   npx tsx examples/runs.ts show <runId>    # a run's trace, replayed from the record

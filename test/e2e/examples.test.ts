@@ -81,6 +81,12 @@ describe("npm run demo records its runs", () => {
     const runId = /Recorded as run (\S+) in /.exec(stdout)?.[1];
     expect(runId).toBeDefined();
 
+    // What the demo's last line points to: the agentrx command, on the same store (AGENTRX_RUNS_DB).
+    const cli = await execute(process.execPath, ["--import", "tsx", "packages/runs/src/cli/main.ts", "show", runId as string], { cwd: root, env: exampleEnv({}), timeout: 60_000 });
+    expect(stdout).toContain(`See it again: npx agentrx show ${runId}`);
+    expect(cli.stdout).toMatch(new RegExp(`^Run ${runId} · finished \\(finish\\)`));
+    expect(cli.stdout).toMatch(/action\s+get_weather \{"city":"Paris"\}/);
+
     const listed = await runExample("runs.ts");
     expect(listed.stdout).toMatch(new RegExp(`${runId}\\s+\\S+\\s+finished\\s+finish`));
     const shown = await runExample("runs.ts", {}, ["show", runId as string]);

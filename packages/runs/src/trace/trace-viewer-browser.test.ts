@@ -47,7 +47,7 @@ const fact = (page: Page, key: string) => page.locator(`[data-fact="${key}"] dd`
 beforeAll(async () => {
   if (skip) return;
   browser = await launchChromium();
-  await recordTripRun(store, { scale: 0.05 });
+  await recordTripRun(store, { scale: 0.2 }); // the flights call stays the slowest, even on a busy machine
   await recordTripRun(store, { runId: "markup", scale: 0.01, hotelsAnswer: MARKUP });
   tripEvents = await store.readEvents("trip-1");
 }, 60_000);
@@ -65,7 +65,7 @@ describe.skipIf(skip)("a trace file in Chromium", () => {
     expect(await fact(page, "stop-reason")).toBe("finish");
     expect(await fact(page, "tokens")).toBe(String(info?.usage?.total_tokens));
     expect([await fact(page, "iterations"), await fact(page, "model-calls"), await fact(page, "tool-calls")]).toEqual(["3", "3", "4"]);
-    expect(await page.locator('[data-fact="slowest"]').textContent()).toMatch(/^Slowest tool callsearch_flights .*"Paris".*\d+ ms$/);
+    expect(await page.locator('[data-fact="slowest"]').textContent()).toMatch(/^Slowest tool callsearch_flights .*"Paris".*\d+(\.\d+)? m?s$/);
     expect(await visibleIds(page)).toEqual(["run", "it-0", "model-0-0", "tool-0-0", "tool-0-1", "tool-0-2", "it-1", "model-1-0", "tool-1-0", "it-2", "model-2-0", "answer"]);
 
     // Each tool bar spans its recorded call, and the first turn's three calls overlap on screen.

@@ -25,7 +25,7 @@ describe("the trace page's layout of a recorded run", () => {
   const store = new MemoryRunStore();
   let events: StoredRunEvent[] = [];
   beforeAll(async () => {
-    await recordTripRun(store, { scale: 0.02 });
+    await recordTripRun(store, { scale: 0.1 }); // the flights call stays the slowest, even on a busy machine
     events = await store.readEvents("trip-1");
   });
 
@@ -87,7 +87,8 @@ describe("the trace page's layout of a recorded run", () => {
     expect(summary.tokens?.total).toBe(info?.usage?.total_tokens);
     expect(summary.slowest).toMatchObject({ id: "tool-0-0", tool: "search_flights" });
     const [start, end] = [events[0]?.at as number, events[events.length - 1]?.at as number];
-    expect(summary.wallMs).toBe(end - start);
+    expect(summary.wallMs).toBe(info?.checkpoint?.elapsedMs);
+    expect(summary.wallMs).toBeGreaterThanOrEqual(end - start - 5);
     expect(summary.modelMs + summary.toolMs + summary.otherMs).toBeCloseTo(summary.wallMs, 6);
   });
 

@@ -43,7 +43,7 @@ export interface TraceSummary {
   stopReason?: string;
   live: boolean;
   tokens?: { input: number; output: number; total: number };
-  /** Running time, summed over the run's segments. */
+  /** Running time over the run's segments: the executor's measure once the run is over. */
   wallMs: number;
   iterations: number;
   modelCalls: number;
@@ -285,6 +285,8 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
     const segments = model.segments.map((segment, index) => segment.end + (live && index === model.segments.length - 1 ? Math.max(0, now - segment.end) : 0) - segment.start);
     let wallMs = segments.reduce((sum, ms) => sum + ms, 0);
     if (model.output !== undefined && model.segments.length === 1) wallMs = Math.max(wallMs, model.output.at - (model.segments[0] as { start: number }).start);
+    // The executor's own measure (the run's checkpoint), as `agentrx runs` shows it, once the run is over.
+    if (!live && model.run.elapsedMs !== undefined) wallMs = model.run.elapsedMs;
     const bars = (kind: string) => rowList.filter((row) => row.kind === kind && row.start !== undefined).map((row) => [row.start, row.end] as [number, number]);
     const modelMs = covered(bars("model"));
     const bothMs = covered([...bars("model"), ...bars("tool")]);

@@ -1,0 +1,50 @@
+// Records the trip-planning run of the trace viewer's tests (real tools with real delays, a retry
+// and a timeout policy) into a temporary SQLite store, and takes the screenshots of
+// docs/trace-viewer.md with the system's Chromium (/usr/bin/chromium):
+//
+//   npx tsx scripts/trace-viewer-screenshots.ts
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { SqliteRunStore } from "@agentrx/runs";
+import { runCli } from "../packages/runs/src/cli/run-cli";
+import { launchChromium } from "../packages/runs/src/trace/browser-test-helpers";
+import { recordTripRun } from "../packages/runs/src/trace/trace-test-fixtures";
+import { startUiServer } from "../packages/runs/src/ui/start-ui-server";
+
+const dir = mkdtempSync(join(tmpdir(), "agentrx-screenshots-"));
+mkdirSync(join(dir, ".agentrx"));
+const db = join(dir, ".agentrx", "runs.db"); // where the demo records, as seen from its folder
+const docs = join(import.meta.dirname, "..", "docs");
+const store = new SqliteRunStore({ path: db });
+await recordTripRun(store, { runId: "8c1f0b3e-5d2a-4c6e-9a71-3f4b2d9e6a10" });
+await recordTripRun(store, { runId: "2b7d4e91-0c3a-4f58-b6e2-9d1a7c5f3e84", threadId: "support-57", scale: 0.6 });
+const runId = "8c1f0b3e-5d2a-4c6e-9a71-3f4b2d9e6a10";
+
+const html = join(dir, "run.html");
+// `npx agentrx trace <runId> -o run.html`, run in the store's folder.
+const io = { stdout: process.stdout, stderr: process.stderr, env: {}, cwd: dir };
+if ((await runCli(["trace", runId, "-o", html], io)) !== 0) throw new Error("agentrx trace failed");
+
+const browser = await launchChromium();
+const page = await browser.newPage();
+await page.setViewportSize({ width: 1440, height: 720 });
+await page.goto(pathToFileURL(html).href);
+await page.click('[data-fact="slowest"] button');
+await page.screenshot({ path: join(docs, "trace-viewer.png") });
+await page.click('[data-id="tool-1-0"] .label');
+await page.emulateMedia({ colorScheme: "dark" });
+await page.screenshot({ path: join(docs, "trace-viewer-dark.png") });
+
+const server = await startUiServer({ store, source: "SQLite .agentrx/runs.db", port: 0 });
+await page.emulateMedia({ colorScheme: "light" });
+await page.setViewportSize({ width: 1200, height: 260 });
+await page.goto(`${server.url}/`);
+await page.waitForSelector("table.runs tbody tr");
+await page.screenshot({ path: join(docs, "trace-viewer-runs.png") });
+await server.close();
+await browser.closeAll();
+await store.close();
+rmSync(dir, { recursive: true, force: true });
+console.log(`Screenshots written to ${docs}.`);
