@@ -36,8 +36,9 @@ async function run(eagerTools: boolean): Promise<{ wall: number; starts: Record<
   const arrivals: number[] = [];
   let ended: number | undefined;
   const watch = {
-    handleLLMNewToken(_token: string, _idx: unknown, _run: string, _parent?: string, _tags?: string[], fields?: { chunk?: { message?: { tool_call_chunks?: unknown[] } } }) {
-      if (fields?.chunk?.message?.tool_call_chunks?.length) arrivals.push(performance.now() - t0);
+    handleLLMNewToken(_token: string, _idx: unknown, _run: string, _parent?: string, _tags?: string[], fields?: { chunk?: unknown }) {
+      const chunk = fields?.chunk as { message?: { tool_call_chunks?: unknown[] } } | undefined;
+      if (chunk?.message?.tool_call_chunks?.length) arrivals.push(performance.now() - t0);
     },
     handleLLMEnd() {
       ended ??= performance.now() - t0;

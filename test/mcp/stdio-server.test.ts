@@ -192,10 +192,8 @@ describe("MCP tools over stdio", () => {
     });
 
     // docs/approval.md: an edit that does not fit the tool's schema is refused with an
-    // InvalidArgumentError and nothing runs. The executor checks only zod schemas at resume, and MCP
-    // tools have JSON schemas: the edit is accepted, and fails later as an invalid-input observation
-    // (the server is still never called). Remove `.fails` when the executor validates JSON schemas too.
-    it.fails("refuses an edit that does not fit an MCP tool's JSON schema, and nothing runs", async () => {
+    // InvalidArgumentError and nothing runs; MCP tools have JSON schemas, checked like zod ones.
+    it("refuses an edit that does not fit an MCP tool's JSON schema, and nothing runs", async () => {
       const executor = ticketExecutor();
       await lastValueFrom(executor.invoke({ input: "Open an urgent ticket for C-1" }, { runId: "bad-edit-1" }));
       const error = await lastValueFrom(executor.resume("bad-edit-1", { decisions: { "call-0-0": { type: "edit", toolInput: { ...ticket, priority: "whenever" } } } })).catch(

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, getToolApproval } from "@agentrx/core";
 import type { AgentAction } from "@agentrx/core";
 import type { StructuredToolInterface } from "@langchain/core/tools";
+import { Validator } from "@langchain/core/utils/json_schema";
 import type { Decision, Interrupt } from "./events";
 
 /** Decides whether an action needs a person's approval. @internal */
@@ -91,10 +92,16 @@ function checkDecision(id: string, decision: unknown, interrupt: Interrupt, tool
   throw invalid(decision, `the decision for "${id}" must be "approve", { type: "approve" }, { type: "reject", message? } or { type: "edit", toolInput }.`);
 }
 
-/** What is wrong with `input` for the tool's zod schema, if anything (other schemas are checked when the tool runs). */
+/** What is wrong with `input` for the tool's schema (zod, or JSON Schema as MCP tools have), if anything. */
 function schemaProblem(tool: StructuredToolInterface | undefined, input: unknown): string | undefined {
   const schema = tool?.schema as { safeParse?: (value: unknown) => { success: boolean; error?: { message?: string; issues?: { path: PropertyKey[]; message: string }[] } } } | undefined;
-  if (typeof schema?.safeParse !== "function") return undefined;
+  if (typeof schema?.safeParse !== "function") {
+    if (typeof schema !== "object" || schema === null) return undefined;
+    // The validator @langchain/core's own tools use for JSON Schema.
+    const result = new Validator(schema as never, "2019-09", false).validate(input);
+    if (result.valid) return undefined;
+    return result.errors.map((error) => `${error.instanceLocation.replace(/^#\/?/, "").replace(/\//g, ".") || "(input)"}: ${error.error}`).join("; ");
+  }
   const result = schema.safeParse(input);
   if (result.success) return undefined;
   const issues = result.error?.issues;
