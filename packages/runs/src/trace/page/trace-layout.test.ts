@@ -7,8 +7,10 @@ import { recordTripRun, writeSyntheticRun } from "../trace-test-fixtures";
 import { formatRuntime } from "./format-runtime";
 import { traceLayoutRuntime, type TraceRow } from "./trace-layout";
 import { traceModelRuntime } from "./trace-model";
+import { traceSummaryRuntime } from "./trace-summary";
 
 const layout = traceLayoutRuntime(formatRuntime());
+const { summary: summaryOf, scale: scaleOf } = traceSummaryRuntime(formatRuntime(), layout);
 const runtime = traceModelRuntime();
 
 /** The page's model of a run, from its data as the page gets it (JSON). */
@@ -81,7 +83,7 @@ describe("the trace page's layout of a recorded run", () => {
   it("sums up the run for the header", async () => {
     const { model } = await traceOf(store, "trip-1");
     const now = Date.now();
-    const summary = layout.summary(model, layout.rows(model, now), now);
+    const summary = summaryOf(model, layout.rows(model, now), now);
     const info = await store.getRun("trip-1");
     expect(summary).toMatchObject({ status: "finished", stopReason: "finish", live: false, iterations: 3, modelCalls: 3, toolCalls: 4, segments: 1 });
     expect(summary.tokens?.total).toBe(info?.usage?.total_tokens);
@@ -101,7 +103,7 @@ describe("the trace page's layout of a recorded run", () => {
     expect(calls.map((row) => row.state)).toEqual(["inferred", "inferred", "inferred"]);
     const firstAction = events.find((event) => event.type === "action") as StoredRunEvent;
     expect([calls[0]?.start, calls[0]?.end]).toEqual([events[0]?.at, firstAction.at]);
-    expect(layout.summary(model, rows, Date.now()).modelCalls).toBe(0);
+    expect(summaryOf(model, rows, Date.now()).modelCalls).toBe(0);
   });
 });
 
@@ -117,7 +119,7 @@ describe("the layout of a run in progress, and of a resumed one", () => {
     const now = Date.now();
     let rows = layout.rows(model, now);
     expect(rows.find((row) => row.id === "tool-0-1")).toMatchObject({ state: "running", end: now, badges: ["slowest", "running"] });
-    expect(layout.summary(model, rows, now)).toMatchObject({ live: true, status: "running" });
+    expect(summaryOf(model, rows, now)).toMatchObject({ live: true, status: "running" });
     // Both finished: the next model call is running.
     runtime.applyEvents(model, data.events);
     rows = layout.rows(model, now);
@@ -139,7 +141,7 @@ describe("the layout of a run in progress, and of a resumed one", () => {
       { type: "output", seq: data.events.length + 2, at: later + 100, output: "done", stopReason: "finish" },
     ]);
     model.run.status = "finished";
-    const scale = layout.scale(model, Date.now());
+    const scale = scaleOf(model, Date.now());
     expect(scale.breaks).toHaveLength(1);
     expect(scale.breaks[0]?.label).toMatch(/^paused 59 min 59 s$|^paused 1 h 00 min$/);
     expect(scale.x(later)).toBeLessThan(0.8); // the hour takes a sliver, not 99% of the width

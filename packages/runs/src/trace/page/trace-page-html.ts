@@ -6,6 +6,7 @@ import { pageShell } from "./page-shell";
 import { traceDetailRuntime } from "./trace-detail";
 import { traceLayoutRuntime } from "./trace-layout";
 import { traceModelRuntime } from "./trace-model";
+import { traceSummaryRuntime } from "./trace-summary";
 import { tracePageMain } from "./trace-page-main";
 import { traceTreeRuntime } from "./trace-tree";
 
@@ -29,10 +30,11 @@ export function tracePageScript(): string {
     `  var fmt = (${formatRuntime.toString()})();`,
     `  var model = (${traceModelRuntime.toString()})();`,
     `  var layout = (${traceLayoutRuntime.toString()})(fmt);`,
+    `  var summary = (${traceSummaryRuntime.toString()})(fmt, layout);`,
     `  var detail = (${traceDetailRuntime.toString()})(dom, fmt, layout);`,
     `  var tree = (${traceTreeRuntime.toString()})(dom, fmt);`,
     '  var data = JSON.parse(document.getElementById("agentrx-data").textContent);',
-    `  (${tracePageMain.toString()})({ dom: dom, fmt: fmt, model: model, layout: layout, detail: detail, tree: tree, data: data, root: document.getElementById("app") });`,
+    `  (${tracePageMain.toString()})({ dom: dom, fmt: fmt, model: model, layout: layout, summary: summary, detail: detail, tree: tree, data: data, root: document.getElementById("app") });`,
     "})();",
   ].join("\n");
   if (/<\/script/i.test(script)) throw new Error("The trace page's script must not contain </script.");

@@ -4,7 +4,8 @@ import type { TracePageData, TraceUpdate } from "../trace-data";
 import type { DomRuntime } from "./dom-runtime";
 import type { FormatRuntime } from "./format-runtime";
 import type { TraceDetailContext, TraceDetailRuntime } from "./trace-detail";
-import type { TraceLayoutRuntime, TraceRow, TraceSummary } from "./trace-layout";
+import type { TraceLayoutRuntime, TraceRow } from "./trace-layout";
+import type { TraceSummary, TraceSummaryRuntime } from "./trace-summary";
 import type { TraceModelRuntime } from "./trace-model";
 import type { traceTreeRuntime } from "./trace-tree";
 
@@ -14,6 +15,7 @@ export interface TracePageParts {
   fmt: FormatRuntime;
   model: TraceModelRuntime;
   layout: TraceLayoutRuntime;
+  summary: TraceSummaryRuntime;
   detail: TraceDetailRuntime;
   tree: ReturnType<typeof traceTreeRuntime>;
   data: TracePageData;
@@ -128,8 +130,8 @@ export function tracePageMain(parts: TracePageParts): void {
   function render(): void {
     const now = Date.now();
     const rows = layout.rows(trace, now);
-    renderHeader(layout.summary(trace, rows, now));
-    tree.update(rows, layout.scale(trace, now));
+    renderHeader(parts.summary.summary(trace, rows, now));
+    tree.update(rows, parts.summary.scale(trace, now));
     const selected = tree.selected();
     if (selected !== undefined) showDetail(selected, false);
     document.title = `${trace.run.status} · run ${data.run.runId} · AgentRx`;

@@ -2,7 +2,8 @@
 // declarations, its parameters and the browser's built-ins.
 import type { DomRuntime } from "./dom-runtime";
 import type { FormatRuntime } from "./format-runtime";
-import type { TraceRow, TraceScale } from "./trace-layout";
+import type { TraceRow } from "./trace-layout";
+import type { TraceScale } from "./trace-summary";
 
 /** Callbacks of the tree. */
 export interface TraceTreeOptions {
