@@ -1,5 +1,7 @@
 import { FORCE_FINAL_ANSWER_INSTRUCTION, InvalidArgumentError } from "@agentrx/core";
 import { ScriptedChatModel } from "@agentrx/core/testing";
+import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import type { Serialized } from "@langchain/core/load/serializable";
 import { PromptTemplate } from "@langchain/core/prompts";
 import { describe, expect, it } from "vitest";
 import { formatLogToString } from "../format-scratchpad/format-log-to-string";
@@ -60,4 +62,71 @@ describe("createAgentRunnable", () => {
       createAgentRunnable({ name: "X", prompt: {} as never, model, formatScratchpad: () => "", appendFinalAnswerInstruction: () => "", parser: new ReActSingleInputOutputParser() }),
     ).toThrow(/`prompt` must be a @langchain\/core prompt template/);
   });
+
+  it("is a visible pipeline: getGraph() draws scratchpad → prompt → model → parser", () => {
+    const graph = build(new ScriptedChatModel({ responses: [] })).getGraph();
+    expect(Object.values(graph.nodes).map((node) => node.name)).toEqual([
+      "FormatAgentScratchpadInput",
+      "FormatAgentScratchpad",
+      "PromptTemplate",
+      "ScriptedChatModel",
+      "ReActSingleInputOutputParser",
+      "ReActSingleInputOutputParserOutput",
+    ]);
+    expect(graph.edges.map((edge) => `${graph.nodes[edge.source]?.name} -> ${graph.nodes[edge.target]?.name}`).sort()).toEqual([
+      "FormatAgentScratchpad -> PromptTemplate",
+      "FormatAgentScratchpadInput -> FormatAgentScratchpad",
+      "PromptTemplate -> ScriptedChatModel",
+      "ReActSingleInputOutputParser -> ReActSingleInputOutputParserOutput",
+      "ScriptedChatModel -> ReActSingleInputOutputParser",
+    ]);
+  });
+
+  it("traces one run named after the agent, with the four steps as its children (final-answer model on forceFinalAnswer)", async () => {
+    const model = new ScriptedChatModel({ responses: ["Final Answer: a"] });
+    const finalModel = new ScriptedChatModel({ responses: ["Final Answer: b"] });
+    const agent = build(model, finalModel);
+    const trace = async (input: Parameters<typeof agent.invoke>[0], runName?: string) => {
+      const recorder = new RunRecorder();
+      await agent.invoke(input, { callbacks: [recorder], ...(runName ? { runName } : {}) });
+      return recorder.runs;
+    };
+    expect(await trace({ input: "Q", steps: [] })).toEqual([
+      "TestAgent (root)",
+      "FormatAgentScratchpad (child)",
+      "PromptTemplate (child)",
+      "model: ScriptedChatModel (child)",
+      "ReActSingleInputOutputParser (child)",
+    ]);
+    expect(await trace({ input: "Q", steps: [], forceFinalAnswer: true }, "Mine")).toEqual([
+      "Mine (root)",
+      "FormatAgentScratchpad (child)",
+      "PromptTemplate (child)",
+      "model: ScriptedChatModel (child)",
+      "ReActSingleInputOutputParser (child)",
+    ]);
+    expect([model.calls.length, finalModel.calls.length]).toEqual([1, 1]);
+  });
+
+  it("streams its output and keeps input errors as they were", async () => {
+    const agent = build(new ScriptedChatModel({ responses: ["Final Answer: s"] }));
+    const chunks = [];
+    for await (const chunk of await agent.stream({ input: "Q", steps: [] })) chunks.push(chunk);
+    expect(chunks).toEqual([{ returnValues: { output: "s" }, log: "Final Answer: s" }]);
+    await expect(agent.invoke(null as never)).rejects.toThrow(/the agent's input must be an object such as \{ input, steps \}, got null/);
+  });
 });
+
+/** Records each run's name and whether it is the root, in start order. */
+class RunRecorder extends BaseCallbackHandler {
+  name = "RunRecorder";
+  readonly runs: string[] = [];
+
+  override handleChainStart(_chain: Serialized, _inputs: unknown, _runId: string, parentRunId?: string, ...rest: unknown[]): void {
+    this.runs.push(`${String(rest[3])} (${parentRunId ? "child" : "root"})`);
+  }
+
+  override handleChatModelStart(llm: Serialized, _messages: unknown, _runId: string, parentRunId?: string): void {
+    this.runs.push(`model: ${llm.id.at(-1)} (${parentRunId ? "child" : "root"})`);
+  }
+}

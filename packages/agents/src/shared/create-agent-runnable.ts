@@ -2,7 +2,8 @@ import { InvalidArgumentError, type AgentInput, type AgentOutput, type AgentStep
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
 import type { BaseOutputParser } from "@langchain/core/output_parsers";
 import type { BasePromptTemplate } from "@langchain/core/prompts";
-import { RunnableLambda, type Runnable, type RunnableConfig } from "@langchain/core/runnables";
+import { RunnableLambda, RunnableSequence, type Runnable } from "@langchain/core/runnables";
+import { AgentPipeline } from "./agent-pipeline";
 import { assertPrompt } from "./validate-prompt";
 
 /** The parts of an agent built by {@link createAgentRunnable}. */
@@ -31,12 +32,17 @@ export interface CreateAgentRunnableOptions<Scratchpad> {
   variables?: Record<string, unknown>;
 }
 
+/** The name of the first step of every agent pipeline, which fills `agent_scratchpad`. */
+export const FORMAT_SCRATCHPAD_STEP = "FormatAgentScratchpad";
+
 /**
- * Builds an agent runnable from its parts, the way every built-in agent is built: on each call it
- * formats the steps into `agent_scratchpad`, fills the prompt, calls the model (inside the
- * runnable, so the caller's callbacks, signal and streaming handlers reach it) and parses the
- * reply. On `{ ...inputs, steps, forceFinalAnswer: true }` it calls `finalAnswerModel` instead and
- * ends the scratchpad with the final-answer instruction. Community agent types can use it too.
+ * Builds an agent runnable from its parts, the way every built-in agent is built: a pipeline of
+ * four steps, each its own run for tracers (LangSmith) and its own node in `agent.getGraph()`:
+ * `FormatAgentScratchpad` (the steps so far into `agent_scratchpad`, next to the user's inputs and
+ * `variables`) → the prompt → the model → the parser. The caller's callbacks, signal and streaming
+ * handlers reach every step. On `{ ...inputs, steps, forceFinalAnswer: true }` the same pipeline
+ * runs with `finalAnswerModel`, and the scratchpad ends with the final-answer instruction.
+ * Community agent types can use it too.
  *
  * @example
  * ```ts
@@ -92,7 +98,7 @@ export function createAgentRunnable<Scratchpad>({
       throw new InvalidArgumentError({ argument: option, value, message: `createAgentRunnable(${name}): \`${option}\` must be a function.` });
     }
   }
-  const run = async (input: AgentInput, config?: RunnableConfig): Promise<AgentOutput> => {
+  const formatInputs = (input: AgentInput): Record<string, unknown> => {
     if (typeof input !== "object" || input === null || Array.isArray(input)) {
       throw new InvalidArgumentError({
         argument: "input",
@@ -110,11 +116,14 @@ export function createAgentRunnable<Scratchpad>({
     }
     let scratchpad = formatScratchpad(steps);
     if (forceFinalAnswer) scratchpad = appendFinalAnswerInstruction(scratchpad);
-    const promptValue = await prompt.invoke({ ...variables, ...inputs, agent_scratchpad: scratchpad }, config);
-    const reply = await (forceFinalAnswer ? finalAnswerModel : model).invoke(promptValue, config);
-    return parser.invoke(reply as string, config);
+    return { ...variables, ...inputs, agent_scratchpad: scratchpad };
   };
-  return RunnableLambda.from(run).withConfig({ runName: name });
+  const format = RunnableLambda.from(formatInputs);
+  format.name = FORMAT_SCRATCHPAD_STEP;
+  const pipeline = (chatModel: Runnable<BaseLanguageModelInput, unknown>) =>
+    RunnableSequence.from<AgentInput, AgentOutput>([format, prompt, chatModel, parser], { name });
+  const turn = pipeline(model);
+  return new AgentPipeline({ name, turn, finalTurn: finalAnswerModel === model ? turn : pipeline(finalAnswerModel) });
 }
 
 function describe(value: unknown): string {

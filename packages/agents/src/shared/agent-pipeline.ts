@@ -1,0 +1,62 @@
+import type { AgentInput, AgentOutput } from "@agentrx/core";
+import { Runnable, type RunnableConfig, type RunnableSequence } from "@langchain/core/runnables";
+import type { Graph } from "@langchain/core/runnables/graph";
+
+/** The two pipelines of an agent: one for ordinary turns, one for the `forceFinalAnswer` turn. */
+export interface AgentPipelineFields {
+  /** The run name shown by tracers, e.g. `"ToolCallingAgent"`. */
+  name: string;
+  /** scratchpad → prompt → model → parser, for ordinary turns. */
+  turn: RunnableSequence<AgentInput, AgentOutput>;
+  /** The same pipeline with the final-answer model, for `{ forceFinalAnswer: true }`. */
+  finalTurn: RunnableSequence<AgentInput, AgentOutput>;
+}
+
+/**
+ * An agent made of two visible pipelines (scratchpad → prompt → model → parser) that differ only in
+ * their model: `finalTurn` on `{ forceFinalAnswer: true }`, `turn` otherwise. It adds no run of its
+ * own: the chosen pipeline is the agent's run, named after the agent, so tracers (LangSmith) show
+ * its steps directly; `getGraph()` draws the ordinary turn.
+ *
+ * @internal Built by `createAgentRunnable`.
+ */
+export class AgentPipeline extends Runnable<AgentInput, AgentOutput> {
+  lc_namespace = ["agentrx", "agents"];
+
+  readonly turn: RunnableSequence<AgentInput, AgentOutput>;
+  readonly finalTurn: RunnableSequence<AgentInput, AgentOutput>;
+
+  static override lc_name(): string {
+    return "AgentPipeline";
+  }
+
+  constructor({ name, turn, finalTurn }: AgentPipelineFields) {
+    super();
+    this.name = name;
+    this.turn = turn;
+    this.finalTurn = finalTurn;
+  }
+
+  override invoke(input: AgentInput, options?: Partial<RunnableConfig>): Promise<AgentOutput> {
+    return this.pipelineFor(input).invoke(input, this.named(options));
+  }
+
+  override async *_streamIterator(input: AgentInput, options?: Partial<RunnableConfig>): AsyncGenerator<AgentOutput> {
+    yield* this.pipelineFor(input)._streamIterator(input, this.named(options));
+  }
+
+  /** The graph of an ordinary turn: the scratchpad step, the prompt, the model and the parser. */
+  override getGraph(config?: RunnableConfig): Graph {
+    return this.turn.getGraph(config);
+  }
+
+  private pipelineFor(input: AgentInput): RunnableSequence<AgentInput, AgentOutput> {
+    const force = typeof input === "object" && input !== null && Boolean((input as { forceFinalAnswer?: unknown }).forceFinalAnswer);
+    return force ? this.finalTurn : this.turn;
+  }
+
+  /** The caller's config, with the agent's name as the run name unless the caller set one. */
+  private named(options: Partial<RunnableConfig> | undefined): Partial<RunnableConfig> {
+    return options?.runName !== undefined ? options : { ...options, runName: this.name };
+  }
+}
