@@ -56,6 +56,15 @@ export type { FormatXmlOptions } from "./xml/format-xml";
 export { XMLAgentOutputParser } from "./xml/xml-agent-output-parser";
 export type { XMLAgentOutputParserOptions } from "./xml/xml-agent-output-parser";
 
+// JSON chat
+export { createJsonChatAgent, formatJsonChatScratchpad, JSON_CHAT_STOP_SEQUENCES } from "./json-chat/create-json-chat-agent";
+export type { CreateJsonChatAgentOptions } from "./json-chat/create-json-chat-agent";
+export { createJsonChatPrompt, JSON_CHAT_TOOL_RESPONSE } from "./json-chat/json-chat-prompt";
+export { JSON_FINAL_ANSWER_ACTION, JSONAgentOutputParser } from "./json-chat/json-agent-output-parser";
+export type { JSONAgentOutputParserOptions } from "./json-chat/json-agent-output-parser";
+export { ReActJsonSingleInputOutputParser } from "./json-chat/react-json-single-input-output-parser";
+export type { ReActJsonSingleInputOutputParserOptions } from "./json-chat/react-json-single-input-output-parser";
+
 // Self-ask with search
 export { createSelfAskWithSearchAgent, SELF_ASK_STOP_SEQUENCES } from "./self-ask/create-self-ask-with-search-agent";
 export type { CreateSelfAskWithSearchAgentOptions } from "./self-ask/create-self-ask-with-search-agent";
@@ -76,6 +85,7 @@ export type {
 } from "./agent-types/define-agent-type";
 export {
   builtInAgentTypes,
+  jsonChatAgentType,
   openAIFunctionsAgentType,
   openAIToolsAgentType,
   reactAgentType,

@@ -84,6 +84,7 @@ describe("AgentTypeRegistry", () => {
       ["structured-chat", "text", true],
       ["xml", "text", true],
       ["self-ask-with-search", "text", true],
+      ["json-chat", "text", true],
     ]);
   });
 

@@ -1,4 +1,7 @@
 import { formatLogToString } from "../format-scratchpad/format-log-to-string";
+import { createJsonChatAgent, formatJsonChatScratchpad } from "../json-chat/create-json-chat-agent";
+import { createJsonChatPrompt } from "../json-chat/json-chat-prompt";
+import { ReActJsonSingleInputOutputParser } from "../json-chat/react-json-single-input-output-parser";
 import { createOpenAIFunctionsAgent } from "../openai-functions/create-openai-functions-agent";
 import { formatToOpenAIFunctionMessages } from "../openai-functions/format-to-openai-function-messages";
 import { OpenAIFunctionsAgentOutputParser } from "../openai-functions/openai-functions-agent-output-parser";
@@ -116,6 +119,30 @@ export const selfAskWithSearchAgentType = /* @__PURE__ */ defineAgentType({
   formatScratchpad: (steps) => formatLogToString(steps, { observationPrefix: "\nIntermediate answer: ", llmPrefix: "" }),
 });
 
+/**
+ * The `"json-chat"` agent type: a JSON blob per turn from a chat model, with the steps as messages.
+ *
+ * @example
+ * ```ts
+ * import { jsonChatAgentType } from "@agentrx/agents";
+ * import { ScriptedChatModel } from "@agentrx/core/testing";
+ *
+ * const llm = new ScriptedChatModel({ responses: ['```json\n{"action": "Final Answer", "action_input": "Hi!"}\n```'] });
+ * const agent = jsonChatAgentType.create({ llm, tools: [] });
+ * console.log(await agent.invoke({ input: "Hello", steps: [] })); // { returnValues: { output: "Hi!" }, log: "..." }
+ * ```
+ */
+export const jsonChatAgentType = /* @__PURE__ */ defineAgentType({
+  name: "json-chat",
+  version: "1.0.0",
+  description: 'A JSON blob {action, action_input} per turn from a chat model, the steps as messages; "Final Answer:" text accepted.',
+  requires: "text",
+  create: createJsonChatAgent,
+  defaultPrompt: createJsonChatPrompt,
+  createOutputParser: ({ toolNames }) => new ReActJsonSingleInputOutputParser({ toolNames }),
+  formatScratchpad: formatJsonChatScratchpad,
+});
+
 /** Every built-in agent type, in the order `createAgentTypeRegistry` registers them. */
 export const builtInAgentTypes = [
   toolCallingAgentType,
@@ -125,6 +152,7 @@ export const builtInAgentTypes = [
   structuredChatAgentType,
   xmlAgentType,
   selfAskWithSearchAgentType,
+  jsonChatAgentType,
 ] as const;
 
 /** The built-in agent types by name. */

@@ -83,6 +83,15 @@ const scenarios: { [Name in keyof BuiltInAgentTypes]: Scenario } = {
     fix: "So the final answer is:",
     toolName: "Intermediate Answer",
   },
+  "json-chat": {
+    tools: [objectSearch],
+    toolCalling: false,
+    action: 'Thought: look it up\n```json\n{"action": "search", "action_input": {"query": "Paris"}}\n```',
+    finish: "Thought: done\nFinal Answer: Sunny",
+    malformed: "I think it is sunny.",
+    fix: 'neither a JSON blob nor \"Final Answer:\"',
+    toolName: "search",
+  },
 };
 
 function setUp(name: keyof BuiltInAgentTypes, responses: ScriptedResponse[]) {
