@@ -65,6 +65,12 @@ export type { JSONAgentOutputParserOptions } from "./json-chat/json-agent-output
 export { ReActJsonSingleInputOutputParser } from "./json-chat/react-json-single-input-output-parser";
 export type { ReActJsonSingleInputOutputParserOptions } from "./json-chat/react-json-single-input-output-parser";
 
+// Conversational (LangChain's older agents)
+export { ConvoOutputParser } from "./conversational/convo-output-parser";
+export type { ConvoOutputParserOptions } from "./conversational/convo-output-parser";
+export { ChatConversationalAgentOutputParser } from "./conversational/chat-conversational-agent-output-parser";
+export type { ChatConversationalAgentOutputParserOptions } from "./conversational/chat-conversational-agent-output-parser";
+
 // Self-ask with search
 export { createSelfAskWithSearchAgent, SELF_ASK_STOP_SEQUENCES } from "./self-ask/create-self-ask-with-search-agent";
 export type { CreateSelfAskWithSearchAgentOptions } from "./self-ask/create-self-ask-with-search-agent";
