@@ -24,6 +24,7 @@ const { concurrentRuns, linearity, parallelTools, perStepOverhead, tokenStreamin
 const { recording } = await import("./recording");
 const { eagerDispatch } = await import("./eager");
 const { memory } = await import("./memory");
+const { queue } = await import("./queue");
 type Row = import("./scenarios").Row;
 
 const scenarios: Record<string, () => Promise<Row[]>> = {
@@ -35,6 +36,7 @@ const scenarios: Record<string, () => Promise<Row[]>> = {
   recording,
   eager: eagerDispatch,
   memory,
+  queue,
 };
 const only = process.argv.slice(2);
 const rows: Row[] = [];

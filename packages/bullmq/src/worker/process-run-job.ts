@@ -54,9 +54,9 @@ export async function processRunJob(context: WorkerContext, job: Job, token: str
   if (context.active.has(runId)) return retryLater(job, token, Date.now() + BUSY_RETRY_MS); // a second job of a run running here
   const active: ActiveRun = { controller: new AbortController(), handOff: false };
   context.active.set(runId, active);
-  const send = (items: WireItem[]) => {
+  const send = batchedPublisher((items) => {
     context.redis.publish(context.names.runChannel(runId), encodeWire(items)).catch(context.onError);
-  };
+  });
   let status: string | undefined;
   try {
     status = await processRun(context, job, token, data, active, send);
@@ -68,6 +68,7 @@ export async function processRunJob(context: WorkerContext, job: Job, token: str
     context.active.delete(runId);
     // Followers read the record again: it says how the run stands now.
     send([{ end: { status: status ?? "unknown" } }]);
+    send.flush();
   }
 }
 
@@ -82,11 +83,11 @@ async function processRun(
   const { store, owner } = context;
   const { runId } = data;
   // Registered as active before this check: a cancel published from here on reaches the run.
-  if ((await context.redis.exists(context.names.cancelKey(runId))) === 1) {
+  const [cancelled, info] = await Promise.all([context.redis.exists(context.names.cancelKey(runId)), store.getRun(runId)]);
+  if (cancelled === 1) {
     await settleRun(store, runId, owner, "cancelled", "The run was cancelled (RunClient.cancel) before a worker started it.");
     return "cancelled";
   }
-  const info = await store.getRun(runId);
   if (info === undefined) throw new UnrecoverableError(new RunNotFoundError({ operation: "run job", runId }).message);
   if (ENDED.has(info.status) && (data.kind === "start" || info.status === "finished")) return info.status;
   if (info.status === "interrupted" && data.decisions === undefined && data.kind === "start") return info.status;
@@ -141,6 +142,29 @@ async function finish(outcome: SegmentOutcome, job: Job, token: string | undefin
   }
   if (!outcome.started) throw error; // the store failed before the run started: BullMQ retries the job
   throw new UnrecoverableError((error as Error)?.message ?? String(error)); // the run failed: its record says why
+}
+
+/**
+ * Collects what a run publishes while the event loop turns and publishes it as one message (a burst
+ * of tokens, a write's events): fewer Redis commands, the same order.
+ */
+function batchedPublisher(publish: (items: WireItem[]) => void): ((items: WireItem[]) => void) & { flush(): void } {
+  let pending: WireItem[] = [];
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    if (pending.length === 0) return;
+    const items = pending;
+    pending = [];
+    publish(items);
+  };
+  const send = (items: WireItem[]) => {
+    pending.push(...items);
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(flush);
+  };
+  return Object.assign(send, { flush });
 }
 
 /** Moves the job to the delayed set until `at` and tells BullMQ so (this is not a failure). */
