@@ -151,3 +151,15 @@ describe("verbose, earlyStopOutput and returnDirect turns", () => {
     expect(inputs).toHaveLength(3);
   });
 });
+
+describe("step messages", () => {
+  it("a legacy function-call action's step carries a FunctionMessage", async () => {
+    const { FunctionMessage } = await import("@langchain/core/messages");
+    const echo = tool(async () => "pong", { name: "ping", description: "Ping.", schema: z.object({}) });
+    const { agent } = scriptedAgent([{ tool: "ping", toolInput: {}, log: "", messageLog: [], resultMessageType: "function" } as never, finish("ok")]);
+    const events = await collect(new AgentExecutor({ agent, tools: [echo] }).stream({ input: "go" }));
+    const step = events.find((event) => event.type === "step");
+    expect(step?.type === "step" && step.messages[0]).toBeInstanceOf(FunctionMessage);
+    expect(step?.type === "step" && step.messages[0]?.name).toBe("ping");
+  });
+});

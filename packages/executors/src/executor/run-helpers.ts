@@ -1,6 +1,6 @@
 import type { AgentAction, AgentFinish, AgentStep } from "@agentrx/core";
 import { isAgentAction, isToolAgentAction } from "@agentrx/core";
-import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { AIMessage, type BaseMessage, FunctionMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { ActionEvent, OutputEvent, StepEvent, StopReason } from "./events";
 import { InvalidAgentOutputError } from "./invalid-agent-output-error";
@@ -109,9 +109,14 @@ export function stepEvent(step: AgentStep, iteration: number, durationMs: number
   };
 }
 
+/**
+ * The message a step's result is sent back as: a `ToolMessage` for a tool call, a
+ * `FunctionMessage` for a legacy function call (an action marked `resultMessageType: "function"`,
+ * as the OpenAI-functions agent's scratchpad sends it), else a `HumanMessage`.
+ */
 function resultMessages(step: AgentStep): BaseMessage[] {
   const { action, observation } = step;
-  return isToolAgentAction(action)
-    ? [new ToolMessage({ content: observation, tool_call_id: action.toolCallId })]
-    : [new HumanMessage(observation)];
+  if (isToolAgentAction(action)) return [new ToolMessage({ content: observation, tool_call_id: action.toolCallId })];
+  if ((action as { resultMessageType?: unknown }).resultMessageType === "function") return [new FunctionMessage({ content: observation, name: action.tool })];
+  return [new HumanMessage(observation)];
 }
