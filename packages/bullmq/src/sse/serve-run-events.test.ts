@@ -1,5 +1,6 @@
 import { type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RunClient } from "../client/run-client";
 import { doublingExecutor } from "../test-helpers/doubling-agent";
@@ -15,8 +16,10 @@ describe.skipIf(servers.skip)("serveRunEvents over Node's http (Redis, PostgreSQ
   let server: Server;
   let base: string;
   let client: RunClient;
+  let redis: Redis;
   beforeAll(async () => {
     servers.assertReachable();
+    redis = new Redis(servers.redisUrl);
     fixture = queueFixture(servers, "sse-test");
     server = createServer((req, res) => {
       const match = /^\/runs\/([^/]+)\/events$/.exec(req.url ?? "");
@@ -34,6 +37,7 @@ describe.skipIf(servers.skip)("serveRunEvents over Node's http (Redis, PostgreSQ
     server?.closeAllConnections();
     await new Promise((resolve) => server?.close(resolve));
     await fixture?.close();
+    redis?.disconnect();
     await servers.cleanup();
   });
 
@@ -66,6 +70,9 @@ describe.skipIf(servers.skip)("serveRunEvents over Node's http (Redis, PostgreSQ
     const runId = await client.submit("double", { input: "double 11" });
     const first = await readSse(`${base}/runs/${runId}/events`, { stopAfter: (message) => message.event === "action" });
     expect(first.messages.at(-1)?.event).toBe("action");
+    // The server stopped following the run when the client went away.
+    const channel = `${servers.prefix}:${fixture.queueName}:agentrx:run:${runId}`;
+    await until(async () => ((await redis.pubsub("NUMSUB", channel)) as [string, number])[1] === 0, "the server to unsubscribe");
     const second = await readSse(`${base}/runs/${runId}/events`, { lastEventId: first.lastEventId });
     expect(second.status).toBe(200);
     const messages = [...first.messages, ...second.messages];

@@ -51,6 +51,9 @@ export function serveRunEvents(client: RunClient, runId: string, req: IncomingMe
     let ended = false;
     let subscription: Subscription | undefined;
     let heartbeat: ReturnType<typeof setInterval> | undefined;
+    const write = (text: string) => {
+      if (!res.destroyed && !res.writableEnded) res.write(text);
+    };
     const start = () => {
       if (started) return;
       started = true;
@@ -61,7 +64,7 @@ export function serveRunEvents(client: RunClient, runId: string, req: IncomingMe
         "X-Accel-Buffering": "no",
       });
       res.flushHeaders();
-      heartbeat = setInterval(() => res.write(": keep-alive\n\n"), heartbeatMs);
+      heartbeat = setInterval(() => write(": keep-alive\n\n"), heartbeatMs);
     };
     const end = (status?: number, text?: string) => {
       if (ended) return;
@@ -69,13 +72,13 @@ export function serveRunEvents(client: RunClient, runId: string, req: IncomingMe
       if (heartbeat !== undefined) clearInterval(heartbeat);
       subscription?.unsubscribe();
       if (!started && status !== undefined) res.writeHead(status, { "Content-Type": "text/plain; charset=utf-8" });
-      if (!res.writableEnded) res.end(text);
+      if (!res.destroyed && !res.writableEnded) res.end(text);
       resolve();
     };
     subscription = follow(runId, after).subscribe({
       next: (item) => {
         start();
-        res.write(frame(item));
+        write(frame(item));
       },
       complete: () => end(started ? undefined : 204),
       error: (error: unknown) => {
@@ -84,12 +87,13 @@ export function serveRunEvents(client: RunClient, runId: string, req: IncomingMe
         start();
         const stopped = RunStoppedError.isInstance(error);
         const data = { runId, status: stopped ? error.status : "error", reason: stopped ? error.reason : (error as Error)?.message ?? String(error) };
-        res.write(`event: end\ndata: ${JSON.stringify(data)}\n\n`);
+        write(`event: end\ndata: ${JSON.stringify(data)}\n\n`);
         end();
       },
     });
     if (ended) subscription.unsubscribe();
-    req.on("close", () => end());
+    // The client went away (or the response ended): stop following the run.
+    res.on("close", () => end());
   });
 }
 

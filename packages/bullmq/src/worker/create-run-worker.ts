@@ -121,8 +121,11 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     if (run !== undefined && !run.handOff) run.controller.abort(new Error("the run was cancelled (RunClient.cancel)"));
   };
   let stopListening: (() => void) | undefined;
+  let closed = false;
   const ready = (async () => {
-    stopListening = await hub.listen(names.cancelChannel, cancelRun);
+    const stop = await hub.listen(names.cancelChannel, cancelRun);
+    if (closed) return stop();
+    stopListening = stop;
     void worker.run().catch(onError);
     await worker.waitUntilReady();
   })();
@@ -131,7 +134,7 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
   let closing: Promise<void> | undefined;
   const close = async ({ gracePeriodMs = 30_000 }: CloseRunWorkerOptions = {}): Promise<void> => {
     if (!(typeof gracePeriodMs === "number" && gracePeriodMs >= 0)) fail("RunWorker.close", "gracePeriodMs", gracePeriodMs, "a number of milliseconds >= 0 (or Infinity)");
-    await ready.catch(() => undefined);
+    closed = true;
     const handOff = () => {
       for (const run of active.values()) {
         run.handOff = true;
