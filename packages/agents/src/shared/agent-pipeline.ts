@@ -1,5 +1,13 @@
 import type { AgentInput, AgentOutput } from "@agentrx/core";
-import { Runnable, type RunnableConfig, type RunnableSequence } from "@langchain/core/runnables";
+import {
+  ensureConfig,
+  getCallbackManagerForConfig,
+  patchConfig,
+  raceWithSignal,
+  Runnable,
+  type RunnableConfig,
+  type RunnableSequence,
+} from "@langchain/core/runnables";
 import type { Graph } from "@langchain/core/runnables/graph";
 
 /** The two pipelines of an agent: one for ordinary turns, one for the `forceFinalAnswer` turn. */
@@ -37,8 +45,43 @@ export class AgentPipeline extends Runnable<AgentInput, AgentOutput> {
     this.finalTurn = finalTurn;
   }
 
-  override invoke(input: AgentInput, options?: Partial<RunnableConfig>): Promise<AgentOutput> {
-    return this.pipelineFor(input).invoke(input, this.named(options));
+  /**
+   * Runs the pipeline's steps as `RunnableSequence.invoke` does (one run, each step a child run
+   * tagged `seq:step:N`), but races the whole turn against the signal once, as the single-lambda
+   * agent did, instead of each step: a turn costs no more than it used to.
+   */
+  override async invoke(input: AgentInput, options?: Partial<RunnableConfig>): Promise<AgentOutput> {
+    const pipeline = this.pipelineFor(input);
+    const config = ensureConfig(this.named(options));
+    const callbackManager = await getCallbackManagerForConfig(config);
+    const runManager = await callbackManager?.handleChainStart(
+      pipeline.toJSON(),
+      asRecord(input, "input"),
+      config.runId,
+      undefined,
+      undefined,
+      undefined,
+      config.runName,
+    );
+    delete config.runId;
+    const steps = pipeline.steps;
+    const run = async (): Promise<AgentOutput> => {
+      let value: unknown = input;
+      for (let index = 0; index < steps.length; index++) {
+        const step = steps[index] as Runnable;
+        value = await step.invoke(value, patchConfig(config, { callbacks: runManager?.getChild(`seq:step:${index + 1}`) }));
+      }
+      return value as AgentOutput;
+    };
+    let output: AgentOutput;
+    try {
+      output = await raceWithSignal(run(), config.signal);
+    } catch (error) {
+      await runManager?.handleChainError(error);
+      throw error;
+    }
+    await runManager?.handleChainEnd(asRecord(output, "output"));
+    return output;
   }
 
   override async *_streamIterator(input: AgentInput, options?: Partial<RunnableConfig>): AsyncGenerator<AgentOutput> {
@@ -59,4 +102,9 @@ export class AgentPipeline extends Runnable<AgentInput, AgentOutput> {
   private named(options: Partial<RunnableConfig> | undefined): Partial<RunnableConfig> {
     return options?.runName !== undefined ? options : { ...options, runName: this.name };
   }
+}
+
+/** `value` as the record tracers expect: itself when it is a plain object, else `{ [key]: value }`. */
+function asRecord(value: unknown, key: string): Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : { [key]: value };
 }

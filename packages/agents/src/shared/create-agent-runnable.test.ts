@@ -108,6 +108,14 @@ describe("createAgentRunnable", () => {
     expect([model.calls.length, finalModel.calls.length]).toEqual([1, 1]);
   });
 
+  it("stops waiting when the caller's signal aborts during the model call", async () => {
+    const agent = build(new ScriptedChatModel({ responses: ["Final Answer: late"], latencyMs: 1_000 }));
+    const controller = new AbortController();
+    const turn = agent.invoke({ input: "Q", steps: [] }, { signal: controller.signal });
+    setTimeout(() => controller.abort(new Error("stop now")), 5);
+    await expect(turn).rejects.toThrow("stop now");
+  });
+
   it("streams its output and keeps input errors as they were", async () => {
     const agent = build(new ScriptedChatModel({ responses: ["Final Answer: s"] }));
     const chunks = [];

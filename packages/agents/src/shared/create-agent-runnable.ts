@@ -2,8 +2,9 @@ import { InvalidArgumentError, type AgentInput, type AgentOutput, type AgentStep
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
 import type { BaseOutputParser } from "@langchain/core/output_parsers";
 import type { BasePromptTemplate } from "@langchain/core/prompts";
-import { RunnableLambda, RunnableSequence, type Runnable } from "@langchain/core/runnables";
+import { RunnableSequence, type Runnable } from "@langchain/core/runnables";
 import { AgentPipeline } from "./agent-pipeline";
+import { FormatScratchpadStep } from "./format-scratchpad-step";
 import { assertPrompt } from "./validate-prompt";
 
 /** The parts of an agent built by {@link createAgentRunnable}. */
@@ -31,9 +32,6 @@ export interface CreateAgentRunnableOptions<Scratchpad> {
   /** Extra prompt variables computed once (e.g. `tools`, `tool_names`); user inputs win. */
   variables?: Record<string, unknown>;
 }
-
-/** The name of the first step of every agent pipeline, which fills `agent_scratchpad`. */
-export const FORMAT_SCRATCHPAD_STEP = "FormatAgentScratchpad";
 
 /**
  * Builds an agent runnable from its parts, the way every built-in agent is built: a pipeline of
@@ -118,8 +116,7 @@ export function createAgentRunnable<Scratchpad>({
     if (forceFinalAnswer) scratchpad = appendFinalAnswerInstruction(scratchpad);
     return { ...variables, ...inputs, agent_scratchpad: scratchpad };
   };
-  const format = RunnableLambda.from(formatInputs);
-  format.name = FORMAT_SCRATCHPAD_STEP;
+  const format = new FormatScratchpadStep(formatInputs);
   const pipeline = (chatModel: Runnable<BaseLanguageModelInput, unknown>) =>
     RunnableSequence.from<AgentInput, AgentOutput>([format, prompt, chatModel, parser], { name });
   const turn = pipeline(model);
