@@ -60,14 +60,14 @@ async function run(argv: readonly string[], io: CliIo): Promise<void> {
     io.stdout.write(HELP_TEXT);
     return;
   }
-  const spec = COMMANDS[command];
-  if (spec === undefined) throw usageError(`unknown command ${JSON.stringify(command)}: use runs, show, trace or ui`);
+  const accepted = COMMANDS[command];
+  if (accepted === undefined) throw usageError(`unknown command ${JSON.stringify(command)}: use runs, show, trace or ui`);
   for (const name of Object.keys(values) as OptionName[]) {
-    if (name !== "db" && name !== "schema" && !spec.options.includes(name)) throw usageError(`agentrx ${command} does not take --${name}`);
+    if (name !== "db" && name !== "schema" && !accepted.options.includes(name)) throw usageError(`agentrx ${command} does not take --${name}`);
   }
   const runId = rest[0];
-  if (spec.runId && (runId === undefined || runId === "")) throw usageError(`agentrx ${command} needs a run id, as in agentrx ${command} <runId>; agentrx runs lists them`);
-  const extra = rest.slice(spec.runId ? 1 : 0);
+  if (accepted.runId && (runId === undefined || runId === "")) throw usageError(`agentrx ${command} needs a run id, as in agentrx ${command} <runId>; agentrx runs lists them`);
+  const extra = rest.slice(accepted.runId ? 1 : 0);
   if (extra.length > 0) throw usageError(`unexpected argument ${JSON.stringify(extra[0])} for agentrx ${command}`);
   const status = values.status === undefined ? undefined : parseStatus(values.status);
   const limit = values.limit === undefined ? DEFAULT_RUNS_LIMIT : parseInteger("--limit", values.limit, 1, 10_000);

@@ -76,7 +76,7 @@ export type TraceEvent<T = TraceText> =
     })
   | (TraceEventBase & { type: "output"; output: T; stopReason: string; usage?: TraceUsage; stoppedBy?: string })
   /** An event this page has no view of its own for (an approval's interrupt, ...), or one it cannot read (`error`). */
-  | (TraceEventBase & { type: "other"; name: string; summary?: T; error?: string });
+  | (TraceEventBase & { type: "other"; name: string; /** One line about it. */ note?: string; summary?: T; error?: string });
 
 /** The run's row, as the page shows it. */
 export interface TraceRun {

@@ -106,7 +106,7 @@ export class TraceEventConverter {
         };
       }
       default:
-        return { type: "other", seq, at, name: String(decoded.type), ...this.otherSummary(stored) };
+        return { type: "other", seq, at, name: String(decoded.type), ...noteOf(event), ...this.otherSummary(stored) };
     }
   }
 
@@ -138,6 +138,19 @@ export class TraceEventConverter {
     const { type: _type, at: _at, ...rest } = stored.data;
     return Object.keys(rest).length > 0 ? { summary: this.text(jsonText(rest)) } : {};
   }
+}
+
+/** One line about an event the page shows as is: a pause for approval, the decisions that ended it. */
+function noteOf(event: Record<string, any>): { note?: string } {
+  if (event["type"] === "interrupt" && Array.isArray(event["interrupts"])) {
+    const tools = event["interrupts"].map((interrupt: { tool?: unknown }) => String(interrupt?.tool));
+    return { note: `waiting for approval of ${tools.join(", ")}` };
+  }
+  if (event["type"] === "decisions" && event["decisions"] !== null && typeof event["decisions"] === "object") {
+    const kinds = Object.values(event["decisions"] as Record<string, unknown>).map((decision) => (typeof decision === "string" ? decision : String((decision as { type?: unknown })?.type)));
+    return { note: `resumed with ${kinds.length} decision${kinds.length === 1 ? "" : "s"}: ${kinds.join(", ")}` };
+  }
+  return {};
 }
 
 /** A value with its `@langchain/core` messages as `{ role, content, toolCalls? }`, for reading. */

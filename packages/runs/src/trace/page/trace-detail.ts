@@ -87,8 +87,10 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
     }
   }
 
-  function toolSection(model: TraceModel, tool: TraceToolCall, context: TraceDetailContext, withInput: boolean): DomChild[] {
-    const { badges } = layout.toolState(tool);
+  function toolSection(model: TraceModel, row: TraceRow, tool: TraceToolCall, context: TraceDetailContext): DomChild[] {
+    const withInput = row.kind === "tool";
+    // The tool row's chips say what the layout knows (a pause, a missing result); "slowest" is no outcome.
+    const badges = (withInput ? row.badges : layout.toolState(tool).badges).filter((badge) => badge !== "slowest");
     const metadata = tool.metadata ?? {};
     const error = typeof metadata["error"] === "string" ? metadata["error"] : undefined;
     const rest = Object.fromEntries(Object.entries(metadata).filter(([key]) => !["error", "attempts", "timedOut", "cached", "durationMs"].includes(key)));
@@ -97,7 +99,7 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
         ["Tool", tool.tool],
         ["Tool call id", tool.toolCallId],
         ["Started", offset(model, tool.start ?? tool.actionAt)],
-        ["Duration", tool.durationMs !== undefined ? fmt.duration(tool.durationMs) : "running…"],
+        ["Duration", tool.durationMs !== undefined ? fmt.duration(tool.durationMs) : layout.isLive(model) ? "running…" : "–"],
         ["Outcome", badges.length > 0 ? badges.join(", ") : "ok"],
         ["Attempts", typeof metadata["attempts"] === "number" ? String(metadata["attempts"]) : undefined],
         ["Timed out", metadata["timedOut"] === true ? "yes (at least one attempt)" : undefined],
@@ -109,12 +111,18 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
       withInput ? h("h3", null, "Input") : null,
       withInput ? text(tool.input, tool.inputSeq, "toolInput", context) : null,
       h("h3", null, "Observation"),
-      tool.observation !== undefined ? text(tool.observation, tool.stepSeq, "observation", context) : h("p", { class: "muted" }, "Still running."),
+      tool.observation !== undefined ? text(tool.observation, tool.stepSeq, "observation", context) : h("p", { class: "muted" }, missingResult(model)),
       Object.keys(rest).length > 0 ? h("h3", null, "Metadata") : null,
       Object.keys(rest).length > 0 ? h("pre", { class: "payload" }, json(rest)) : null,
       tool.log ? h("h3", null, "Agent log") : null,
       tool.log ? text(tool.log, tool.actionSeq, "log", context) : null,
     ];
+  }
+
+  function missingResult(model: TraceModel): string {
+    if (layout.isLive(model)) return "Still running.";
+    if (model.run.status === "interrupted") return "Not run: the run paused for a person's approval; resume it with decisions.";
+    return "No result recorded: the run ended before the tool returned.";
   }
 
   /** The conversation a model call was sent, rebuilt from the record (the prompt's own messages are not recorded). */
@@ -184,7 +192,7 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
       });
       parts.push(h("h3", null, "Sent"), h("p", { class: "hint" }, "As far as the record keeps it: the run's inputs and the earlier turns. The prompt's own messages (such as a system message) are not recorded."), ...sentMessages(model, call.iteration, context));
     } else if ((row.kind === "tool" || row.kind === "step") && row.toolCall !== undefined) {
-      parts.push(title(row.kind === "tool" ? "tool call" : "result of", row.toolCall.tool), ...toolSection(model, row.toolCall, context, row.kind === "tool"));
+      parts.push(title(row.kind === "tool" ? "tool call" : "result of", row.toolCall.tool), ...toolSection(model, row, row.toolCall, context));
     } else if (row.kind === "answer" && model.output !== undefined) {
       parts.push(
         title("answer", model.output.stopReason),

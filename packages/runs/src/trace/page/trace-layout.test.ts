@@ -1,4 +1,11 @@
-import type { RunStore, StoredRunEvent } from "@agentrx/executors";
+import { createToolCallingAgent } from "@agentrx/agents";
+import { ScriptedChatModel } from "@agentrx/core/testing";
+import { AgentExecutor, type RunStore, type StoredRunEvent } from "@agentrx/executors";
+import { withApproval } from "@agentrx/tools";
+import { ChatPromptTemplate } from "@langchain/core/prompts";
+import { tool } from "@langchain/core/tools";
+import { lastValueFrom } from "rxjs";
+import { z } from "zod";
 import { beforeAll, describe, expect, it } from "vitest";
 import { MemoryRunStore } from "../../memory/index";
 import { readTracePage } from "../read-trace-page";
@@ -147,5 +154,23 @@ describe("the layout of a run in progress, and of a resumed one", () => {
     expect(scale.x(later)).toBeLessThan(0.8); // the hour takes a sliver, not 99% of the width
     expect(scale.x(later + 100)).toBe(1);
     expect(layout.rows(model, Date.now()).map((row) => row.id)).toContain("seg-1");
+  });
+});
+
+describe("the layout of a run paused for approval", () => {
+  it("shows the pause, the tool call waiting for a decision, and the paused answer", async () => {
+    const store = new MemoryRunStore();
+    const remove = withApproval(
+      tool(async ({ path }) => `removed ${path}`, { name: "delete_file", description: "Deletes a file.", schema: z.object({ path: z.string() }) }),
+    );
+    const llm = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "delete_file", args: { path: "/tmp/x" } }] }, "Deleted."] });
+    const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
+    const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [remove], prompt }), tools: [remove], store });
+    await lastValueFrom(executor.stream({ input: "Delete /tmp/x" }, { runId: "paused" }));
+    const { model } = await traceOf(store, "paused");
+    const rows = layout.rows(model, Date.now());
+    expect(rows.find((row) => row.kind === "event")).toMatchObject({ label: "interrupt", note: "waiting for approval of delete_file" });
+    expect(rows.find((row) => row.id === "tool-0-0")).toMatchObject({ state: "none", badges: ["awaiting approval"] });
+    expect(rows.find((row) => row.id === "answer")).toMatchObject({ label: "paused", badges: ["interrupted"] });
   });
 });

@@ -151,7 +151,7 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
       items.push({
         at: other.at,
         add: () =>
-          child({ id: `event-${other.seq}`, depth: 1, kind: "event", label: other.name, note: other.error ?? fmt.oneLine(textOf(other.summary), 120), at: other.at, state: other.error ? "failed" : "none", badges: other.error ? ["unreadable"] : [], childIds: [], collapsed: false, item }, runRow),
+          child({ id: `event-${other.seq}`, depth: 1, kind: "event", label: other.name, note: other.error ?? other.note ?? fmt.oneLine(textOf(other.summary), 120), at: other.at, state: other.error ? "failed" : "none", badges: other.error ? ["unreadable"] : [], childIds: [], collapsed: false, item }, runRow),
       });
     });
     const slowest = slowestTool(model, now);
@@ -190,7 +190,12 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
       });
       iteration.tools.forEach((tool) => {
         const key = tool.index === null ? `s${tool.stepSeq}` : String(tool.index);
-        const { state, badges } = toolState(tool);
+        let { state, badges } = toolState(tool);
+        if (tool.stepSeq === undefined && !live) {
+          // It never returned: the run paused for approval before it, or ended (cancelled, failed, crashed).
+          state = "none";
+          badges = [model.run.status === "interrupted" ? "awaiting approval" : "no result"];
+        }
         const toolStart = tool.start ?? tool.actionAt ?? iteration.firstAt;
         const toolEnd = tool.end ?? (live ? now : toolStart);
         const id = `tool-${n}-${key}`;
@@ -221,7 +226,7 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
     }
     if (model.output !== undefined) {
       const usage = model.output.usage ? ` · ${fmt.count(model.output.usage.total)} tokens` : "";
-      child({ id: "answer", depth: 1, kind: "answer", label: "answer", note: `${fmt.oneLine(textOf(model.output.text), 140)} (${model.output.stopReason})${usage}`, at: model.output.at, state: "none", badges: [model.output.stopReason], childIds: [], collapsed: false }, runRow);
+      child({ id: "answer", depth: 1, kind: "answer", label: model.output.stopReason === "interrupted" ? "paused" : "answer", note: `${fmt.oneLine(textOf(model.output.text), 140)} (${model.output.stopReason})${usage}`, at: model.output.at, state: "none", badges: [model.output.stopReason], childIds: [], collapsed: false }, runRow);
     }
     return out;
   }

@@ -83,6 +83,7 @@ export interface TraceOther {
   seq: number;
   at: number;
   name: string;
+  note?: string;
   summary?: TraceText;
   error?: string;
 }
@@ -245,6 +246,7 @@ export function traceModelRuntime() {
         return;
       case "other": {
         const other: TraceOther = { seq: event.seq, at: event.at, name: event.name };
+        if (event.note !== undefined) other.note = event.note;
         if (event.summary !== undefined) other.summary = event.summary;
         if (event.error !== undefined) other.error = event.error;
         model.others.push(other);

@@ -78,7 +78,7 @@ button:hover { border-color: var(--muted); }
 .bar.model .wait { position: absolute; left: 0; top: 0; bottom: 0; background: var(--model-wait); border-radius: 3px 0 0 3px; }
 .bar.model .ttft { position: absolute; top: -3px; bottom: -3px; width: 2px; background: var(--fg); }
 .bar.tool { background: var(--tool); } .bar.warn { background: repeating-linear-gradient(135deg, var(--warn) 0 6px, color-mix(in srgb, var(--warn) 70%, var(--bg)) 6px 12px); }
-.bar.failed { background: var(--fail); } .bar.cached { background: var(--cached); }
+.bar.failed { background: var(--fail); } .bar.cached, .bar.none { background: var(--cached); }
 .bar.inferred { background: transparent; border: 1.5px dashed var(--model); }
 .bar.running { background: repeating-linear-gradient(90deg, var(--running) 0 8px, color-mix(in srgb, var(--running) 55%, var(--bg)) 8px 16px); background-size: 32px 100%; animation: crawl 1s linear infinite; }
 @keyframes crawl { from { background-position: 0 0; } to { background-position: 32px 0; } }

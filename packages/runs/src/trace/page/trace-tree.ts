@@ -75,7 +75,7 @@ export function traceTreeRuntime(dom: DomRuntime, fmt: FormatRuntime) {
           dom.append(bar, [h("span", { class: "wait", style: { width: pct(wait) } }), h("span", { class: "ttft", attrs: { title: `first token after ${fmt.duration(row.firstTokenAt - row.start)}` }, style: { left: pct(wait) } })]);
         }
         out.push(bar);
-        if (kind !== "span" || row.kind === "run" || row.kind === "iteration") {
+        if ((kind !== "span" || row.kind === "run" || row.kind === "iteration") && !(row.kind === "tool" && row.state === "none")) {
           const label = h("span", { class: slowest ? "dur slowest" : "dur" }, row.state === "running" ? `${fmt.duration(duration)}…` : fmt.duration(duration));
           label.style.left = `calc(${pct(x1)} + 6px)`; // the track keeps room for it on its right
           out.push(label);
