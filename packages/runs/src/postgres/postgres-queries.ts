@@ -35,8 +35,14 @@ export interface PostgresQueries {
   readThreadMessagesOldest: string;
   readThreadMessagesNewest: string;
   /** Run in one transaction, in this order: the counter row first (it waits for appends in flight), then the messages. */
+  clearThreadLock: string;
   clearThreadCounter: string;
   clearThreadMessages: string;
+}
+
+/** The prefix of a thread's advisory-lock key, per schema (a SQL string literal). */
+function threadLockKey(schema: string): string {
+  return `'${schema.replace(/'/g, "''")}.thread:'`;
 }
 
 export function postgresQueries(s: string): PostgresQueries {
@@ -67,9 +73,12 @@ export function postgresQueries(s: string): PostgresQueries {
     pruneRuns: `DELETE FROM ${runs} WHERE updated_at < $1 AND status <> 'running'`,
     version: `SELECT coalesce(max(version), 0) AS version FROM ${s}.agentrx_schema_migrations`,
     // The upsert locks the thread's counter row until the statement's transaction ends, so a
-    // concurrent append waits, then counts on from the seq this one reached.
-    appendThreadMessages: `WITH counter AS (
-        INSERT INTO ${threads} AS t (thread_id, last_seq, updated_at) VALUES ($1, $2::integer, $3::bigint)
+    // concurrent append waits, then counts on from the seq this one reached. Appends share a
+    // per-thread advisory lock that clearThread takes exclusively: a clear never runs between an
+    // append creating the counter row and the clear's own delete of the messages.
+    appendThreadMessages: `WITH lock AS (SELECT pg_advisory_xact_lock_shared(hashtext(${threadLockKey(s)} || $1))),
+      counter AS (
+        INSERT INTO ${threads} AS t (thread_id, last_seq, updated_at) SELECT $1, $2::integer, $3::bigint FROM lock
         ON CONFLICT (thread_id) DO UPDATE SET last_seq = t.last_seq + EXCLUDED.last_seq, updated_at = EXCLUDED.updated_at
         RETURNING last_seq
       )
@@ -79,6 +88,7 @@ export function postgresQueries(s: string): PostgresQueries {
       RETURNING seq`,
     readThreadMessagesOldest: `${readMessages} LIMIT $4`,
     readThreadMessagesNewest: `${readMessages} DESC LIMIT $4`,
+    clearThreadLock: `SELECT pg_advisory_xact_lock(hashtext(${threadLockKey(s)} || $1))`,
     clearThreadCounter: `DELETE FROM ${threads} WHERE thread_id = $1`,
     clearThreadMessages: `DELETE FROM ${messages} WHERE thread_id = $1`,
     list(filter) {

@@ -319,6 +319,7 @@ export class PostgresRunStore implements RunStore {
     const pool = await this.#use("clearThread");
     try {
       return await inTransaction(pool, async (client) => {
+        await client.query({ text: this.#sql.clearThreadLock, values: [threadId] });
         await client.query({ text: this.#sql.clearThreadCounter, values: [threadId] });
         return (await client.query({ text: this.#sql.clearThreadMessages, values: [threadId] })).rowCount ?? 0;
       });
