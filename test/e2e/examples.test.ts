@@ -96,9 +96,14 @@ describe("npm run demo records its runs", () => {
     // Ctrl-C while the tools run: the run is recorded as cancelled, and resume finishes it.
     const child = spawn(tsx, [join("examples", "quickstart.ts")], { cwd: root, env: exampleEnv({}) });
     let output = "";
+    let interrupted = false;
     child.stdout.on("data", (chunk: Buffer) => {
       output += chunk.toString();
-      if (/action\s+get_weather/.test(output)) child.kill("SIGINT");
+      // One Ctrl-C: a second one, from a later chunk, would kill the demo before it says it was cancelled.
+      if (!interrupted && /action\s+get_weather/.test(output)) {
+        interrupted = true;
+        child.kill("SIGINT");
+      }
     });
     await new Promise((resolve) => child.once("exit", resolve));
     const cancelled = /resume (\S+)/.exec(output)?.[1];
