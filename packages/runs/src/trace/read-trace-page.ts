@@ -30,7 +30,7 @@ export async function readTracePage(store: RunStore, runId: string, options: Rea
   const { mode, source, textBudget = TRACE_TEXT_BUDGET } = options;
   const converter = new TraceEventConverter(runId);
   const events: ServerTraceEvent[] = [];
-  for await (const page of readRecordedEvents(store, runId, "agentrx")) for (const stored of page) events.push(converter.convert(stored));
+  for await (const page of readRecordedEvents(store, runId, "agentrx trace")) for (const stored of page) events.push(converter.convert(stored));
   const info = await store.getRun(runId);
   if (info === undefined) throw new RunNotFoundError({ operation: "agentrx", runId });
   capTexts(converter.texts, textBudget);
@@ -45,7 +45,7 @@ export async function readTracePage(store: RunStore, runId: string, options: Rea
  */
 export async function readTraceText(store: RunStore, runId: string, seq: number, field: string): Promise<string | undefined> {
   const converter = new TraceEventConverter(runId);
-  for await (const page of readRecordedEvents(store, runId, "agentrx")) {
+  for await (const page of readRecordedEvents(store, runId, "agentrx ui")) {
     for (const stored of page) {
       const event = converter.convert(stored);
       if (stored.seq !== seq) continue;
