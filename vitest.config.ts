@@ -10,6 +10,7 @@ export default defineConfig({
       { find: /^@agentrx\/core\/openai$/, replacement: src("core/src/openai/index.ts") },
       { find: /^@agentrx\/core$/, replacement: src("core/src/index.ts") },
       { find: /^@agentrx\/agents$/, replacement: src("agents/src/index.ts") },
+      { find: /^@agentrx\/executors\/trace-page$/, replacement: src("executors/src/trace-page/index.ts") },
       { find: /^@agentrx\/executors$/, replacement: src("executors/src/index.ts") },
       { find: /^@agentrx\/runs\/testing$/, replacement: src("runs/src/testing/index.ts") },
       { find: /^@agentrx\/runs$/, replacement: src("runs/src/index.ts") },

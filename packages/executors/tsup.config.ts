@@ -1,7 +1,7 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: {"index": "src/index.ts"},
+  entry: { index: "src/index.ts", "trace-page/index": "src/trace-page/index.ts" },
   format: ["esm", "cjs"],
   dts: true,
   clean: true,

@@ -23,3 +23,4 @@ export { deserializeRunState, serializeRunState } from "./serialize-run-state";
 export type { SerializedRunState } from "./serialize-run-state";
 export { restoreRunState } from "./restore-run-state";
 export type { RestoredRun } from "./restore-run-state";
+export { corrupt as corruptEventError, messageOf as errorMessageOf, readRecordedEvents } from "./read-recorded-events";

@@ -1,5 +1,5 @@
 import type { RunInfo } from "@agentrx/executors";
-import { formatRuntime } from "../trace/page/format-runtime";
+import { formatRuntime } from "@agentrx/executors/trace-page";
 
 const fmt = formatRuntime();
 

@@ -1,8 +1,7 @@
-import { renderTrace, type RunInfo, type RunStore } from "@agentrx/executors";
+import { renderTrace, type RunInfo, type RunStore, readRecordedEvents } from "@agentrx/executors";
 import { lastValueFrom } from "rxjs";
-import { readRecordedEvents } from "../replay/read-recorded-events";
 import { replayRun } from "../replay/index";
-import { formatRuntime } from "../trace/page/format-runtime";
+import { formatRuntime } from "@agentrx/executors/trace-page";
 import type { CliIo } from "./cli-io";
 import { cliStyle, runDurationMs, wantsColors } from "./format-runs-table";
 import { requireRun } from "./require-run";

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from "@agentrx/core";
-import { RunEventDecoder, digestMessages, type RecordedModelCall, type RunStore } from "@agentrx/executors";
+import { RunEventDecoder, digestMessages, type RecordedModelCall, type RunStore, corruptEventError as corrupt, errorMessageOf as messageOf, readRecordedEvents } from "@agentrx/executors";
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
 import {
@@ -12,7 +12,6 @@ import { AIMessage, AIMessageChunk, type AIMessageFields, type BaseMessage } fro
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import type { Runnable } from "@langchain/core/runnables";
 import { checkRunReference } from "../replay/check-run-reference";
-import { corrupt, messageOf, readRecordedEvents } from "../replay/read-recorded-events";
 import { asTracedMessages } from "./as-traced-messages";
 import { ReplayDivergenceError } from "./replay-divergence-error";
 

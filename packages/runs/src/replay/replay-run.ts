@@ -1,8 +1,7 @@
 import { InvalidArgumentError } from "@agentrx/core";
-import { RunEventDecoder, type AgentStreamEvent, type RunStore, type StoredRunEvent } from "@agentrx/executors";
+import { RunEventDecoder, type AgentStreamEvent, type RunStore, type StoredRunEvent, corruptEventError as corrupt, errorMessageOf as messageOf, readRecordedEvents } from "@agentrx/executors";
 import { Observable, timer, type Subscription } from "rxjs";
 import { checkRunReference } from "./check-run-reference";
-import { corrupt, messageOf, readRecordedEvents } from "./read-recorded-events";
 
 /**
  * How {@link replayRun} paces the events: `"instant"` emits them as fast as they are read;

@@ -11,8 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemoryRunStore } from "../memory/index";
 import { startUiServer, type UiServer } from "../ui/start-ui-server";
 import { launchChromium, skipWithoutChromium } from "./browser-test-helpers";
-import { tracePageHtml } from "./page/trace-page-html";
-import { readTracePage } from "./read-trace-page";
+import { readTracePage, tracePageHtml } from "@agentrx/executors/trace-page";
 import { recordTripRun, writeSyntheticRun } from "./trace-test-fixtures";
 
 const skip = skipWithoutChromium("trace viewer (browser)");

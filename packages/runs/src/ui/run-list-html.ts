@@ -1,6 +1,4 @@
-import { domRuntime } from "../trace/page/dom-runtime";
-import { formatRuntime } from "../trace/page/format-runtime";
-import { pageShell } from "../trace/page/page-shell";
+import { domRuntime, formatRuntime, pageShell } from "@agentrx/executors/trace-page";
 import type { RunListData } from "./run-list-data";
 import { runListMain } from "./run-list-main";
 

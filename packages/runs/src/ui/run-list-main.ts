@@ -1,7 +1,6 @@
 // Runs in the page (serialized with Function.prototype.toString): it must use nothing but its own
 // declarations, its parameters and the browser's built-ins.
-import type { DomRuntime } from "../trace/page/dom-runtime";
-import type { FormatRuntime } from "../trace/page/format-runtime";
+import type { DomRuntime, FormatRuntime } from "@agentrx/executors/trace-page";
 import type { RunListData, RunListItem } from "./run-list-data";
 
 /**

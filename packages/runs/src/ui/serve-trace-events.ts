@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RunStore } from "@agentrx/executors";
-import { TraceFollower } from "../trace/trace-follower";
+import { TraceFollower } from "@agentrx/executors/trace-page";
 
 /** Options of {@link serveTraceEvents}. */
 export interface ServeTraceEventsOptions {

@@ -1,9 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { RunStatus, RunStore } from "@agentrx/executors";
-import { escapeHtml } from "../trace/page/page-shell";
-import { tracePageHtml } from "../trace/page/trace-page-html";
-import { readTracePage, readTraceText } from "../trace/read-trace-page";
+import { escapeHtml, readTracePage, readTraceText, tracePageHtml } from "@agentrx/executors/trace-page";
 import { runListHtml } from "./run-list-html";
 import { runListItemOf, type RunListData } from "./run-list-data";
 import { serveTraceEvents } from "./serve-trace-events";

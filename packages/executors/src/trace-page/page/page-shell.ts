@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { TRACE_PAGE_STYLES } from "./trace-page-styles";
 
 /** What {@link pageShell} puts in a page. */
@@ -6,7 +5,7 @@ export interface PageShellOptions {
   title: string;
   /** The page's data, embedded as JSON in a `<script type="application/json" id="agentrx-data">`. */
   data: unknown;
-  /** The page's script (the only one that may run: the page's Content-Security-Policy names its hash). */
+  /** The page's script (the only one that may run: the page's Content-Security-Policy names its nonce). */
   script: string;
   /** Whether the script may talk to the server it came from (the `ui`); a file may not. */
   connect: boolean;
@@ -14,7 +13,9 @@ export interface PageShellOptions {
 
 /**
  * A whole HTML page: inline CSS and one inline script, no external resource, and a
- * Content-Security-Policy that lets only that script run and (in a file) forbids every request.
+ * Content-Security-Policy that lets only that script run (it carries a fresh random nonce, which
+ * recorded text, written before the page, cannot know) and (in a file) forbids every request.
+ * Runtime-neutral: it needs only the Web Crypto `getRandomValues` that Node, Deno, Bun and browsers have.
  * The data is JSON inside a `<script type="application/json">`, with `<` written `\u003c` so no
  * recorded text can end that element; the script reads it with `JSON.parse` and inserts it as text.
  *
@@ -22,10 +23,10 @@ export interface PageShellOptions {
  */
 export function pageShell({ title, data, script, connect }: PageShellOptions): string {
   const json = JSON.stringify(data).replace(/</g, "\\u003c");
-  const hash = createHash("sha256").update(script, "utf8").digest("base64");
+  const nonce = randomNonce();
   const csp = [
     "default-src 'none'",
-    `script-src 'sha256-${hash}'`,
+    `script-src 'nonce-${nonce}'`,
     "style-src 'unsafe-inline'",
     "img-src data:",
     connect ? "connect-src 'self'" : "connect-src 'none'",
@@ -46,7 +47,7 @@ export function pageShell({ title, data, script, connect }: PageShellOptions): s
     "<body>",
     '<div id="app" class="app"><noscript><p class="empty">This page draws the run with JavaScript; enable it to see the trace.</p></noscript></div>',
     `<script type="application/json" id="agentrx-data">${json}</script>`,
-    `<script>${script}</script>`,
+    `<script nonce="${nonce}">${script}</script>`,
     "</body>",
     "</html>",
     "",
@@ -58,3 +59,9 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }
 
+
+/** 18 random bytes, base64: a CSP nonce. */
+function randomNonce(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(18));
+  return btoa(String.fromCharCode(...bytes));
+}

@@ -7,14 +7,17 @@ import { tool } from "@langchain/core/tools";
 import { lastValueFrom } from "rxjs";
 import { z } from "zod";
 import { beforeAll, describe, expect, it } from "vitest";
-import { MemoryRunStore } from "../../memory/index";
-import { readTracePage } from "../read-trace-page";
-import type { TracePageData } from "../trace-data";
-import { recordTripRun, writeSyntheticRun } from "../trace-test-fixtures";
-import { formatRuntime } from "./format-runtime";
-import { traceLayoutRuntime, type TraceRow } from "./trace-layout";
-import { traceModelRuntime } from "./trace-model";
-import { traceSummaryRuntime } from "./trace-summary";
+import {
+  type TracePageData,
+  type TraceRow,
+  formatRuntime,
+  readTracePage,
+  traceLayoutRuntime,
+  traceModelRuntime,
+  traceSummaryRuntime,
+} from "@agentrx/executors/trace-page";
+import { MemoryRunStore } from "../memory/index";
+import { recordTripRun, writeSyntheticRun } from "./trace-test-fixtures";
 
 const layout = traceLayoutRuntime(formatRuntime());
 const { summary: summaryOf, scale: scaleOf } = traceSummaryRuntime(formatRuntime(), layout);

@@ -1,5 +1,5 @@
-import { RunNotFoundError, type RunInfo, type RunStore } from "@agentrx/executors";
-import { readRecordedEvents } from "../replay/read-recorded-events";
+import { RunNotFoundError, type RunInfo, type RunStore } from "../runs/index";
+import { readRecordedEvents } from "../runs/read-recorded-events";
 import { CappedText, capTexts } from "./capped-text";
 import type { TracePageData, TraceRun } from "./trace-data";
 import { TraceEventConverter, type ServerTraceEvent } from "./trace-event-converter";

@@ -1,4 +1,5 @@
-import { RunNotFoundError, RunStoreError, type RunInfo, type RunStore, type StoredRunEvent } from "@agentrx/executors";
+import { RunNotFoundError, RunStoreError } from "./run-store-errors";
+import type { RunInfo, RunStore, StoredRunEvent } from "./run-store";
 
 /** How many events one `readEvents` call asks for. */
 export const REPLAY_PAGE_SIZE = 500;

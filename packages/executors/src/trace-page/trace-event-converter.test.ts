@@ -1,4 +1,4 @@
-import { encodeRunEvent, type StoredRunEvent } from "@agentrx/executors";
+import { encodeRunEvent, type StoredRunEvent } from "../runs/index";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { TraceEventConverter } from "./trace-event-converter";

@@ -1,4 +1,4 @@
-import { RunEventDecoder, type StoredRunEvent } from "@agentrx/executors";
+import { RunEventDecoder, type StoredRunEvent } from "../runs/index";
 import { isBaseMessage, type BaseMessage, type UsageMetadata } from "@langchain/core/messages";
 import { CappedText } from "./capped-text";
 import type { TraceEvent, TraceMessage, TraceUsage } from "./trace-data";

@@ -1,4 +1,4 @@
-import { RunNotFoundError, type RunStore } from "@agentrx/executors";
+import { RunNotFoundError, type RunStore } from "../runs/index";
 import type { TraceUpdate } from "./trace-data";
 import { traceRunOf } from "./read-trace-page";
 import { TraceEventConverter, type ServerTraceEvent } from "./trace-event-converter";
