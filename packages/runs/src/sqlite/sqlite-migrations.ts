@@ -1,5 +1,5 @@
 import { RunStoreError } from "@agentrx/executors";
-import type BetterSqlite3 from "better-sqlite3";
+import type { SqliteConnection } from "./sqlite-driver";
 
 /** One step of the SQLite schema; applied once, in order, inside a transaction. */
 export interface SqliteMigration {
@@ -62,11 +62,11 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
 
 const LATEST = SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length - 1]!.version;
 
-function hasTable(db: BetterSqlite3.Database, name: string): boolean {
+function hasTable(db: SqliteConnection, name: string): boolean {
   return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
 }
 
-function currentVersion(db: BetterSqlite3.Database): number {
+function currentVersion(db: SqliteConnection): number {
   const row = db.prepare("SELECT max(version) AS version FROM agentrx_schema_migrations").get() as { version: number | null };
   return row.version ?? 0;
 }
@@ -76,9 +76,9 @@ function currentVersion(db: BetterSqlite3.Database): number {
  * steps in one `BEGIN IMMEDIATE` transaction, so two processes opening a new file at once do not
  * both apply them (the second waits for the first, then finds nothing to do).
  */
-export function migrateSqlite(db: BetterSqlite3.Database, path: string, at: number = Date.now()): void {
+export function migrateSqlite(db: SqliteConnection, path: string, at: number = Date.now()): void {
   if (hasTable(db, "agentrx_schema_migrations") && currentVersion(db) === LATEST) return;
-  const migrate = db.transaction(() => {
+  const migrate = db.immediate(() => {
     if (!hasTable(db, "agentrx_schema_migrations")) {
       if (hasTable(db, "agentrx_runs")) {
         throw new RunStoreError({
@@ -102,5 +102,5 @@ export function migrateSqlite(db: BetterSqlite3.Database, path: string, at: numb
       record.run(migration.version, at);
     }
   });
-  migrate.immediate();
+  migrate();
 }

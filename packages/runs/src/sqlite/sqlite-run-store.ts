@@ -14,9 +14,8 @@ import {
   type StoredRunEvent,
   type StoredThreadMessage,
 } from "@agentrx/executors";
-import type BetterSqlite3 from "better-sqlite3";
 import { eventRows, listedRunInfoOf, newRunRow, runInfoOf, storedEventOf, writeColumns } from "../internal/run-record";
-import { closedStoreError, loadDriver, wrapStoreError } from "../internal/store-errors";
+import { closedStoreError, wrapStoreError } from "../internal/store-errors";
 import { checkThreadRead, storedThreadMessageOf, threadMessageRows, threadSubject } from "../internal/thread-record";
 import {
   checkClaim,
@@ -27,6 +26,7 @@ import {
   checkReadOptions,
   checkWrite,
 } from "../internal/validate-run-arguments";
+import { defaultSqliteDriver, loadSqliteDriver, SQLITE_DRIVERS, sqliteErrorCode, type SqliteConnection, type SqliteDriver } from "./sqlite-driver";
 import { migrateSqlite } from "./sqlite-migrations";
 import { SqliteStatements } from "./sqlite-statements";
 
@@ -46,11 +46,19 @@ export interface SqliteRunStoreOptions {
    * @default 5000
    */
   busyTimeoutMs?: number;
+  /**
+   * The SQLite binding: `"better-sqlite3"` (the npm package, a native addon for Node.js) or
+   * `"node:sqlite"` (the runtime's built-in module: Deno 2, Bun 1, Node.js 22.13 and later). Both
+   * read and write the same file format and schema.
+   * @default "node:sqlite" under Deno and Bun (they cannot load `better-sqlite3`), else "better-sqlite3"
+   */
+  driver?: SqliteDriver;
 }
 
 /**
- * A run store in an SQLite file, through the `better-sqlite3` package (an optional peer
- * dependency: `npm install better-sqlite3`). The file is opened in WAL mode with
+ * A run store in an SQLite file, through the `better-sqlite3` package under Node.js (an optional
+ * peer dependency: `npm install better-sqlite3`) and the built-in `node:sqlite` module under Deno
+ * and Bun (see the `driver` option). The file is opened in WAL mode with
  * `synchronous = NORMAL` at the first call; its schema is created and migrated then. Several
  * processes can use one file: writes and claims are `BEGIN IMMEDIATE` transactions that wait up
  * to `busyTimeoutMs` for each other.
@@ -68,21 +76,27 @@ export interface SqliteRunStoreOptions {
 export class SqliteRunStore implements RunStore {
   /** The database file (absolute), or `":memory:"`. */
   readonly path: string;
+  /** The SQLite binding the store opens its file with. */
+  readonly driver: SqliteDriver;
   readonly #busyTimeoutMs: number;
-  #db: BetterSqlite3.Database | undefined;
+  #db: SqliteConnection | undefined;
   #statements: SqliteStatements | undefined;
   #opening: Promise<void> | undefined;
   #closed = false;
 
   constructor(options: SqliteRunStoreOptions = {}) {
-    const { path = ".agentrx/runs.db", busyTimeoutMs = 5000 } = options;
+    const { path = ".agentrx/runs.db", busyTimeoutMs = 5000, driver = defaultSqliteDriver() } = options;
     if (typeof path !== "string" || path.length === 0) {
       throw new InvalidArgumentError({ argument: "path", value: path, message: `SqliteRunStore: path must be a file path or ":memory:", got ${JSON.stringify(path)}.` });
     }
     if (typeof busyTimeoutMs !== "number" || !Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
       throw new InvalidArgumentError({ argument: "busyTimeoutMs", value: busyTimeoutMs, message: `SqliteRunStore: busyTimeoutMs must be an integer >= 0 (milliseconds), got ${String(busyTimeoutMs)}.` });
     }
+    if (!SQLITE_DRIVERS.includes(driver)) {
+      throw new InvalidArgumentError({ argument: "driver", value: driver, message: `SqliteRunStore: driver must be ${SQLITE_DRIVERS.map((name) => JSON.stringify(name)).join(" or ")}, got ${JSON.stringify(driver)}.` });
+    }
     this.path = path === ":memory:" ? path : resolve(path);
+    this.driver = driver;
     this.#busyTimeoutMs = busyTimeoutMs;
   }
 
@@ -95,14 +109,14 @@ export class SqliteRunStore implements RunStore {
   }
 
   async #openDatabase(): Promise<void> {
-    const Database = await loadDriver<typeof BetterSqlite3>(STORE, "better-sqlite3", () => import("better-sqlite3"));
+    const openSqlite = await loadSqliteDriver(STORE, this.driver);
     if (this.#closed) return;
-    let db: BetterSqlite3.Database | undefined;
+    let db: SqliteConnection | undefined;
     try {
       if (this.path !== ":memory:") mkdirSync(dirname(this.path), { recursive: true });
-      db = new Database(this.path, { timeout: this.#busyTimeoutMs });
-      db.pragma("journal_mode = WAL");
-      db.pragma("synchronous = NORMAL");
+      db = openSqlite(this.path, this.#busyTimeoutMs);
+      db.exec("PRAGMA journal_mode = WAL");
+      db.exec("PRAGMA synchronous = NORMAL");
       migrateSqlite(db, this.path);
       this.#statements = new SqliteStatements(db);
       this.#db = db;
@@ -114,7 +128,7 @@ export class SqliteRunStore implements RunStore {
 
   #openError(error: unknown): RunStoreError {
     if (RunStoreError.isInstance(error)) return error;
-    const code = (error as { code?: unknown } | null)?.code;
+    const code = sqliteErrorCode(error) ?? (error as { code?: unknown } | null)?.code;
     const message =
       code === "SQLITE_NOTADB"
         ? `${this.path} is not an SQLite database, so it cannot be an AgentRx run store (SQLITE_NOTADB). Point \`path\` at another file.`
@@ -138,8 +152,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   #wrap(operation: string, runId: string | undefined, error: unknown, subject?: string): Error {
-    const code = (error as { code?: unknown } | null)?.code;
-    if (code === "SQLITE_BUSY") {
+    if (sqliteErrorCode(error) === "SQLITE_BUSY") {
       return new RunStoreError({
         operation,
         runId,

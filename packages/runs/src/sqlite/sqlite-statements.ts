@@ -1,9 +1,9 @@
 import { RunBusyError, RunLeaseLostError, RunNotFoundError, RunStoreError, type RunInfo } from "@agentrx/executors";
-import type BetterSqlite3 from "better-sqlite3";
 import { RUN_COLUMNS, runInfoOf, type EventRow, type RunRow, type WriteColumns } from "../internal/run-record";
 import { seqError } from "../internal/store-errors";
 import type { NewThreadMessageRow, ThreadMessageRow, ThreadRead } from "../internal/thread-record";
 import type { RunFilter } from "../internal/validate-run-arguments";
+import type { SqliteConnection, SqliteStatement } from "./sqlite-driver";
 
 const STORE = "SqliteRunStore";
 
@@ -12,31 +12,31 @@ const STORE = "SqliteRunStore";
  * every call (a write is one `BEGIN IMMEDIATE` transaction of two or three statements).
  */
 export class SqliteStatements {
-  readonly #db: BetterSqlite3.Database;
-  readonly #insertRun: BetterSqlite3.Statement;
-  readonly #selectRun: BetterSqlite3.Statement;
-  readonly #claimUpdate: BetterSqlite3.Statement;
-  readonly #writeUpdate: BetterSqlite3.Statement;
-  readonly #writeState: BetterSqlite3.Statement;
-  readonly #insertEvent: BetterSqlite3.Statement;
-  readonly #readEvents: BetterSqlite3.Statement;
-  readonly #deleteEvents: BetterSqlite3.Statement;
-  readonly #deleteRun: BetterSqlite3.Statement;
-  readonly #pruneEvents: BetterSqlite3.Statement;
-  readonly #pruneRuns: BetterSqlite3.Statement;
-  readonly #lists = new Map<string, BetterSqlite3.Statement>();
-  readonly #lastSeq: BetterSqlite3.Statement;
-  readonly #insertMessage: BetterSqlite3.Statement;
-  readonly #readOldest: BetterSqlite3.Statement;
-  readonly #readNewest: BetterSqlite3.Statement;
-  readonly #clearThread: BetterSqlite3.Statement;
+  readonly #db: SqliteConnection;
+  readonly #insertRun: SqliteStatement;
+  readonly #selectRun: SqliteStatement;
+  readonly #claimUpdate: SqliteStatement;
+  readonly #writeUpdate: SqliteStatement;
+  readonly #writeState: SqliteStatement;
+  readonly #insertEvent: SqliteStatement;
+  readonly #readEvents: SqliteStatement;
+  readonly #deleteEvents: SqliteStatement;
+  readonly #deleteRun: SqliteStatement;
+  readonly #pruneEvents: SqliteStatement;
+  readonly #pruneRuns: SqliteStatement;
+  readonly #lists = new Map<string, SqliteStatement>();
+  readonly #lastSeq: SqliteStatement;
+  readonly #insertMessage: SqliteStatement;
+  readonly #readOldest: SqliteStatement;
+  readonly #readNewest: SqliteStatement;
+  readonly #clearThread: SqliteStatement;
   readonly #append: (threadId: string, rows: readonly NewThreadMessageRow[]) => number[];
   readonly #claim: (runId: string, owner: string, leaseExpiresAt: number, at: number) => RunRow;
   readonly #write: (runId: string, owner: string, expected: number | null, columns: WriteColumns, events: readonly EventRow[]) => void;
   readonly #delete: (runId: string) => boolean;
   readonly #prune: (olderThan: number) => number;
 
-  constructor(db: BetterSqlite3.Database) {
+  constructor(db: SqliteConnection) {
     this.#db = db;
     const params = RUN_COLUMNS.split(", ").map((column) => `@${column}`).join(", ");
     this.#insertRun = db.prepare(`INSERT INTO agentrx_runs (${RUN_COLUMNS}) VALUES (${params}) ON CONFLICT (run_id) DO NOTHING`);
@@ -63,7 +63,7 @@ export class SqliteStatements {
     this.#pruneEvents = db.prepare(`DELETE FROM agentrx_run_events WHERE run_id IN (SELECT run_id FROM agentrx_runs WHERE ${prunable})`);
     this.#pruneRuns = db.prepare(`DELETE FROM agentrx_runs WHERE ${prunable}`);
 
-    const claim = db.transaction((runId: string, owner: string, leaseExpiresAt: number, at: number): RunRow => {
+    this.#claim = db.immediate((runId: string, owner: string, leaseExpiresAt: number, at: number): RunRow => {
       const row = this.#selectRun.get(runId) as RunRow | undefined;
       if (row === undefined) throw new RunNotFoundError({ operation: "claimRun", runId });
       const free = row.status !== "running" || row.lease_expires_at === null || row.lease_expires_at <= at || row.owner === owner;
@@ -71,26 +71,22 @@ export class SqliteStatements {
       this.#claimUpdate.run(owner, leaseExpiresAt, at, runId);
       return row;
     });
-    this.#claim = (...args) => claim.immediate(...args);
 
-    const write = db.transaction((runId: string, owner: string, expected: number | null, columns: WriteColumns, events: readonly EventRow[]) => {
+    this.#write = db.immediate((runId: string, owner: string, expected: number | null, columns: WriteColumns, events: readonly EventRow[]) => {
       const { changes } = this.#writeUpdate.run({ ...columns, release: columns.release ? 1 : 0, run_id: runId, owner, expected });
       if (changes === 0) throw this.#writeRefused(runId, owner, expected);
       for (const event of events) this.#insertEvent.run(runId, event.seq, event.type, event.at, event.data);
     });
-    this.#write = (...args) => write.immediate(...args);
 
-    const remove = db.transaction((runId: string): boolean => {
+    this.#delete = db.immediate((runId: string): boolean => {
       this.#deleteEvents.run(runId);
       return this.#deleteRun.run(runId).changes > 0;
     });
-    this.#delete = (runId) => remove.immediate(runId);
 
-    const prune = db.transaction((olderThan: number): number => {
+    this.#prune = db.immediate((olderThan: number): number => {
       this.#pruneEvents.run(olderThan);
       return this.#pruneRuns.run(olderThan).changes;
     });
-    this.#prune = (olderThan) => prune.immediate(olderThan);
 
     this.#lastSeq = db.prepare("SELECT coalesce(max(seq), 0) AS seq FROM agentrx_thread_messages WHERE thread_id = ?");
     this.#insertMessage = db.prepare("INSERT INTO agentrx_thread_messages (thread_id, seq, run_id, tokens, at, message) VALUES (?, ?, ?, ?, ?, ?)");
@@ -100,12 +96,11 @@ export class SqliteStatements {
     this.#clearThread = db.prepare("DELETE FROM agentrx_thread_messages WHERE thread_id = ?");
     // BEGIN IMMEDIATE takes the file's write lock first, so no other connection appends between
     // reading the last seq and inserting after it.
-    const append = db.transaction((threadId: string, rows: readonly NewThreadMessageRow[]): number[] => {
+    this.#append = db.immediate((threadId: string, rows: readonly NewThreadMessageRow[]): number[] => {
       const first = (this.#lastSeq.get(threadId) as { seq: number }).seq + 1;
       rows.forEach((row, index) => this.#insertMessage.run(threadId, first + index, row.run_id, row.tokens, row.at, row.message));
       return rows.map((_, index) => first + index);
     });
-    this.#append = (threadId, rows) => append.immediate(threadId, rows);
   }
 
   #writeRefused(runId: string, owner: string, expected: number | null): RunStoreError {
