@@ -1,7 +1,7 @@
 export { MemoryRunStore } from "./memory/index";
 export type { MemoryRunStoreOptions } from "./memory/index";
 export { SqliteRunStore } from "./sqlite/index";
-export type { SqliteRunStoreOptions } from "./sqlite/index";
+export type { SqliteDriver, SqliteRunStoreOptions } from "./sqlite/index";
 export { PostgresRunStore, postgresMigrationSql } from "./postgres/index";
 export type {
   PostgresConnectionStringOptions,

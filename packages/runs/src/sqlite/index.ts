@@ -1,2 +1,3 @@
 export { SqliteRunStore } from "./sqlite-run-store";
 export type { SqliteRunStoreOptions } from "./sqlite-run-store";
+export type { SqliteDriver } from "./sqlite-driver";

@@ -6,6 +6,14 @@ import { loadDriver } from "../internal/store-errors";
  * The SQLite binding a `SqliteRunStore` opens its file with: the `better-sqlite3` package (a
  * native addon for Node.js), or the runtime's built-in `node:sqlite` module (Deno 2, Bun 1, and
  * Node.js from 22.13).
+ *
+ * @example
+ * ```ts
+ * import { SqliteRunStore, type SqliteDriver } from "@agentrx/runs";
+ *
+ * const driver: SqliteDriver = "node:sqlite"; // no native addon: Deno, Bun, Node.js 22.13+
+ * const store = new SqliteRunStore({ path: ".agentrx/runs.db", driver });
+ * ```
  */
 export type SqliteDriver = "better-sqlite3" | "node:sqlite";
 
