@@ -34,3 +34,6 @@ export type {
 export { RUN_STATE_SCHEMA_VERSION } from "./executor/run-state";
 export type { PendingInterrupt, RunPhase, RunState, RunTurn } from "./executor/run-state";
 export * from "./runs/index";
+export * from "./notebook/index";
+export { renderTracePage } from "./trace-page/render-trace-page";
+export type { RenderTracePageOptions } from "./trace-page/render-trace-page";

@@ -12,13 +12,15 @@ describe("AgentExecutor types", () => {
   it("invoke emits results and stream emits events", () => {
     expectTypeOf(executor.invoke({ input: "x" })).toMatchTypeOf<Observable<AgentExecutorResult>>();
     expectTypeOf(executor.invoke({ input: "x" })).toMatchTypeOf<PromiseLike<AgentExecutorResult>>();
-    expectTypeOf(executor.stream({ input: "x" })).toEqualTypeOf<Observable<AgentStreamEvent>>();
+    expectTypeOf(executor.stream({ input: "x" })).toMatchTypeOf<Observable<AgentStreamEvent>>();
+    expectTypeOf(executor.stream({ input: "x" })).toMatchTypeOf<PromiseLike<AgentExecutorResult>>();
     expectTypeOf<AgentExecutorResult["output"]>().toEqualTypeOf<string>();
   });
 
   it("awaiting invoke or resume gives the result", async () => {
     expectTypeOf(await executor.invoke({ input: "x" })).toEqualTypeOf<AgentExecutorResult>();
     expectTypeOf(await executor.resume("run-1")).toEqualTypeOf<AgentExecutorResult>();
+    expectTypeOf(await executor.stream({ input: "x" })).toEqualTypeOf<AgentExecutorResult>();
     expectTypeOf(executor.resume("run-1")).toMatchTypeOf<Observable<AgentStreamEvent>>();
   });
 

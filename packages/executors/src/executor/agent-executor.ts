@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from "@agentrx/core";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { Observable, type OperatorFunction, lastValueFrom } from "rxjs";
+import { Observable, type OperatorFunction, type Subscriber, type TeardownLogic, lastValueFrom } from "rxjs";
 import { InProcessRunStore } from "../runs/in-process-run-store";
 import { openNewRun, openResumedRun, releaseAsCancelled } from "../runs/open-run";
 import type { RunStore } from "../runs/run-store";
@@ -9,7 +9,7 @@ import type { AgentExecutorCallConfig, AgentExecutorOptions, AgentExecutorResult
 import type { AgentStreamEvent, Interrupt, OutputEvent } from "./events";
 import { AgentExecutorRunnable } from "./agent-executor-runnable";
 import { ExecutorRun } from "./executor-run";
-import { RunObservable } from "./run-observable";
+import { type RunDisplaySource, RunObservable } from "./run-observable";
 import { type AsToolOptions, executorTool } from "./executor-tool";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { z } from "zod";
@@ -68,12 +68,20 @@ export class AgentExecutor<TStructured = unknown> {
    */
   invoke(inputs: Record<string, unknown>, config?: AgentExecutorCallConfig): RunObservable<AgentExecutorResult<TStructured>> {
     const results = this.events(inputs, config, false).pipe(toResultOf(inputs)) as Observable<AgentExecutorResult<TStructured>>;
-    return new RunObservable<AgentExecutorResult<TStructured>>((subscriber) => results.subscribe(subscriber));
+    return new RunObservable<AgentExecutorResult<TStructured>>((subscriber) => results.subscribe(subscriber), undefined, this.displaySource(inputs, config));
   }
 
-  /** Runs the agent and emits the run as events; the last event is always `output`. */
-  stream(inputs: Record<string, unknown>, config?: AgentExecutorCallConfig): Observable<AgentStreamEvent> {
-    return this.events(inputs, config, true);
+  /**
+   * Runs the agent and emits the run as events; the last event is always `output`. Awaiting it
+   * resolves with the result, as for `invoke`.
+   */
+  stream(inputs: Record<string, unknown>, config?: AgentExecutorCallConfig): RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured>> {
+    const events = this.events(inputs, config, true);
+    return new RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured>>(
+      (subscriber) => events.subscribe(subscriber),
+      (run) => lastValueFrom(run.pipe(toResultOf(inputs))) as Promise<AgentExecutorResult<TStructured>>,
+      this.displaySource(inputs, config),
+    );
   }
 
   /**
@@ -126,7 +134,7 @@ export class AgentExecutor<TStructured = unknown> {
    * @param options the store (defaults to the executor's), plus a `RunnableConfig` for this segment
    */
   resume(runId: string, options?: ResumeOptions): RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured>> {
-    return new RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured>>((subscriber) => {
+    const subscribe = (subscriber: Subscriber<AgentStreamEvent>): TeardownLogic => {
       const { store: given, stopWhen, decisions, ...config } = options ?? {};
       const store = given ?? this.defaultStore();
       let conditions: readonly StopCondition[];
@@ -186,7 +194,23 @@ export class AgentExecutor<TStructured = unknown> {
         closed = true;
         teardown?.();
       };
-    }, (run) => lastValueFrom(run.pipe(toResultOf(undefined))) as Promise<AgentExecutorResult<TStructured>>);
+    };
+    const run: RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured>> = new RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured>>(
+      subscribe,
+      (events) => lastValueFrom(events.pipe(toResultOf(undefined))) as Promise<AgentExecutorResult<TStructured>>,
+      { events: () => run, store: options?.store ?? this.defaultStore(), result: toResultOf(undefined) as OperatorFunction<AgentStreamEvent, AgentExecutorResult<TStructured>> },
+    );
+    return run;
+  }
+
+  /** How a notebook display runs `invoke`/`stream`: with tokens, recorded into its store when the run is not recorded anyway. */
+  private displaySource(inputs: Record<string, unknown>, config: AgentExecutorCallConfig | undefined): RunDisplaySource<AgentExecutorResult<TStructured>> {
+    const store = config?.store ?? this.defaultStore();
+    return {
+      store,
+      events: (display) => this.events(inputs, store === undefined && display !== undefined ? { ...config, store: display } : config, true),
+      result: toResultOf(inputs) as OperatorFunction<AgentStreamEvent, AgentExecutorResult<TStructured>>,
+    };
   }
 
   /** The executor's store; without one, when tools need approval, an in-process store of its own. */

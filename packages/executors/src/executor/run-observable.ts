@@ -1,10 +1,40 @@
-import { Observable, type Subscriber, type TeardownLogic, lastValueFrom } from "rxjs";
+import { Observable, type OperatorFunction, type Subscriber, type TeardownLogic, lastValueFrom } from "rxjs";
+import { type RunDisplayBundle, displayRun } from "../notebook/display-run";
+import type { RunStore } from "../runs/run-store";
+import type { AgentStreamEvent } from "./events";
+
+/** The symbol Jupyter kernels for JavaScript look up to display a value (Deno's kernel does). */
+const JUPYTER_DISPLAY: unique symbol = Symbol.for("Jupyter.display") as never;
+
+/**
+ * How a display runs a run: its events (recorded into `store` when the run is not recorded
+ * anyway), where its record is, and how its result comes from its events.
+ *
+ * @internal
+ */
+export interface RunDisplaySource<R> {
+  events(store: RunStore | undefined): Observable<AgentStreamEvent>;
+  /** The store the run is recorded in anyway (the executor's or the call's), if any. */
+  store: RunStore | undefined;
+  result: OperatorFunction<AgentStreamEvent, R>;
+}
+
+const sources = new WeakMap<object, RunDisplaySource<unknown>>();
+
+/** The display source of a run made by an executor. @internal */
+export function runDisplaySource<R>(run: RunObservable<unknown, R>): RunDisplaySource<R> | undefined {
+  return sources.get(run) as RunDisplaySource<R> | undefined;
+}
 
 /**
  * A cold observable of a run that can also be awaited: `await executor.invoke(inputs)` subscribes
  * once and resolves with the result (awaiting it again gives the same result; it does not run the
  * agent again). Everything else is plain RxJS: each `subscribe` is its own run, and `pipe` returns
  * an ordinary `Observable`.
+ *
+ * In a Jupyter notebook (Deno's kernel), a run left as a cell's last expression shows itself: a live
+ * table of its tool calls and answer while it runs, then its trace (see {@link displayRun}); awaiting
+ * it afterwards gives that run's result without running it again.
  *
  * @example
  * ```ts
@@ -26,15 +56,49 @@ export class RunObservable<T, R = T> extends Observable<T> implements PromiseLik
   /**
    * @param subscribe what a subscription does (as for `new Observable`)
    * @param settle how the awaited result comes from the run (by default its last value)
+   * @param source how a notebook display runs it (executors pass it; see {@link displayRun})
    */
-  constructor(subscribe: (this: Observable<T>, subscriber: Subscriber<T>) => TeardownLogic, settle?: (run: Observable<T>) => Promise<R>) {
+  constructor(
+    subscribe: (this: Observable<T>, subscriber: Subscriber<T>) => TeardownLogic,
+    settle?: (run: Observable<T>) => Promise<R>,
+    source?: RunDisplaySource<R>,
+  ) {
     super(subscribe);
     this.settle = (settle ?? ((run: Observable<T>) => lastValueFrom(run))) as (run: Observable<never>) => Promise<unknown>;
+    if (source !== undefined) sources.set(this, source as RunDisplaySource<unknown>);
   }
 
   // biome-ignore lint/suspicious/noThenProperty: awaiting a run is the point
   then<A = R, B = never>(onfulfilled?: ((value: R) => A | PromiseLike<A>) | null, onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<A | B> {
     this.result ??= this.settle(new Observable<T>((subscriber) => this.subscribe(subscriber)) as Observable<never>) as Promise<R>;
     return this.result.then(onfulfilled, onrejected);
+  }
+
+  /**
+   * Jupyter's display protocol: runs the run (unless it was awaited already), showing a live table,
+   * and resolves with its final MIME bundle; awaiting the run afterwards gives this run's result.
+   */
+  [JUPYTER_DISPLAY](): Promise<RunDisplayBundle> {
+    return displayRun(this);
+  }
+
+  /**
+   * The awaited result, when the run was awaited (or displayed) already.
+   *
+   * @internal
+   */
+  awaitedResult(): Promise<R> | undefined {
+    return this.result;
+  }
+
+  /**
+   * Makes `outcome` this run's awaited result, unless it was awaited already (a display does).
+   *
+   * @internal
+   */
+  adoptResult(outcome: Promise<R>): void {
+    if (this.result !== undefined) return;
+    outcome.catch(() => undefined); // a failure shows in the display; awaiting the run rethrows it
+    this.result = outcome;
   }
 }

@@ -1,0 +1,237 @@
+import type { AgentAction } from "@agentrx/core";
+import type { UsageMetadata } from "@langchain/core/messages";
+import type { AgentStreamEvent, Interrupt, StopReason } from "../executor/events";
+import { escapeHtml } from "../trace-page/page/page-shell";
+
+/** Where a run the table shows stands. */
+export type RunTableStatus = "running" | "finished" | "interrupted" | "failed" | "cancelled";
+
+/** One tool call in the table: its action, then (once it ran) its observation. */
+interface ToolRow {
+  iteration: number;
+  /** The sub-run path and the tool, e.g. `researcher › search`. */
+  tool: string;
+  input: string;
+  toolCallId?: string;
+  observation?: string;
+  durationMs?: number;
+}
+
+/** How many characters of a recorded text a cell shows; the trace has the whole text. */
+const CELL_LIMIT = 400;
+
+/**
+ * The live table of a run, for a notebook: its tool calls (action, then observation and duration),
+ * what it paused for, and its answer as it streams. Fed the run's events one at a time; `html()`
+ * and `text()` draw it as it stands. Every recorded text is escaped: it is data, never markup.
+ *
+ * @internal
+ */
+export class RunTable {
+  private readonly rows: ToolRow[] = [];
+  private runId: string | undefined;
+  private answer = "";
+  private interrupts: Interrupt[] = [];
+  private stopReason: StopReason | undefined;
+  private usage: UsageMetadata | undefined;
+  private error: string | undefined;
+  private cancelled = false;
+  private finished = false;
+  private startedAt: number | undefined;
+  private endedAt: number | undefined;
+
+  /** Takes one event of the run (sub-run events add their tool calls, prefixed with their path). */
+  add(event: AgentStreamEvent): void {
+    const prefix = event.subRun === undefined ? "" : `${event.subRun.join(" › ")} › `;
+    switch (event.type) {
+      case "start":
+        if (event.subRun === undefined) {
+          this.runId = event.runId;
+          this.startedAt ??= event.at;
+        }
+        break;
+      case "action":
+        this.rows.push(rowOf(event.action, event.iteration, prefix));
+        break;
+      case "step": {
+        const row = this.rowFor(event.step.action, event.iteration, prefix);
+        row.observation = textOf(event.step.observation);
+        row.durationMs = event.durationMs;
+        break;
+      }
+      case "token":
+        if (event.subRun === undefined) this.answer += event.text;
+        break;
+      case "interrupt":
+        if (event.subRun === undefined) this.interrupts = event.interrupts;
+        break;
+      case "output":
+        if (event.subRun !== undefined) break;
+        this.runId = event.runId;
+        this.answer = event.output;
+        this.stopReason = event.stopReason;
+        this.usage = event.usage;
+        this.finished = true;
+        this.endedAt = event.at;
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** The run failed: the table says so, with the error's message. */
+  fail(error: unknown): void {
+    this.error = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    this.endedAt = Date.now();
+  }
+
+  /** The run was stopped before it ended (the display was torn down). */
+  cancel(): void {
+    this.cancelled = true;
+    this.endedAt = Date.now();
+  }
+
+  /** The run's id, once its `start` or `output` event came. */
+  get id(): string | undefined {
+    return this.runId;
+  }
+
+  /** Where the run stands. */
+  get status(): RunTableStatus {
+    if (this.error !== undefined) return "failed";
+    if (this.finished) return this.stopReason === "interrupted" ? "interrupted" : "finished";
+    return this.cancelled ? "cancelled" : "running";
+  }
+
+  /** A plain summary for the JSON MIME type: counts, answer, stop reason, pauses, error. */
+  summary(): RunTableSummary {
+    const summary: RunTableSummary = {
+      status: this.status,
+      actions: this.rows.length,
+      steps: this.rows.filter((row) => row.observation !== undefined).length,
+    };
+    if (this.runId !== undefined) summary.runId = this.runId;
+    if (this.stopReason !== undefined) summary.stopReason = this.stopReason;
+    if (this.finished) summary.output = this.answer;
+    if (this.interrupts.length > 0) summary.interrupts = this.interrupts.map(({ id, tool, toolInput }) => ({ id, tool, toolInput }));
+    if (this.usage !== undefined) summary.usage = this.usage;
+    if (this.error !== undefined) summary.error = this.error;
+    return summary;
+  }
+
+  /** The table as HTML: a `div.agentrx-run` with its own styles (it lives inside a notebook page). */
+  html(): string {
+    const head = `<div class="agentrx-run-head"><b>${escapeHtml(this.headline())}</b>${this.runId === undefined ? "" : ` <code>${escapeHtml(this.runId)}</code>`}</div>`;
+    const body = this.rows.map((row) => {
+      const state = row.observation === undefined ? (this.status === "running" ? "running…" : "not run") : "";
+      return `<tr><td>${row.iteration}</td><td><code>${escapeHtml(row.tool)}</code></td><td><pre>${escapeHtml(cut(row.input))}</pre></td><td>${row.observation === undefined ? `<i>${state}</i>` : `<pre>${escapeHtml(cut(row.observation))}</pre>`}</td><td>${row.durationMs === undefined ? "" : `${Math.round(row.durationMs)} ms`}</td></tr>`;
+    });
+    for (const pause of this.interrupts) {
+      body.push(`<tr class="agentrx-pause"><td>${pause.iteration}</td><td><code>${escapeHtml(pause.tool)}</code></td><td><pre>${escapeHtml(cut(textOf(pause.toolInput)))}</pre></td><td><i>awaiting approval (<code>${escapeHtml(pause.id)}</code>)</i></td><td></td></tr>`);
+    }
+    const table = body.length === 0 ? '<p class="agentrx-empty">No tool calls yet.</p>' : `<table><thead><tr><th>#</th><th>tool</th><th>input</th><th>observation</th><th>time</th></tr></thead><tbody>${body.join("")}</tbody></table>`;
+    const answer = this.error !== undefined ? `<div class="agentrx-error">${escapeHtml(this.error)}</div>` : this.answer === "" ? "" : `<div class="agentrx-answer"><b>Answer</b><pre>${escapeHtml(this.answer)}</pre></div>`;
+    return `<div class="agentrx-run" data-status="${this.status}"><style>${TABLE_STYLES}</style>${head}${table}${answer}</div>`;
+  }
+
+  /** The table as text (what a front end without HTML shows). */
+  text(): string {
+    const lines = [this.headline() + (this.runId === undefined ? "" : ` ${this.runId}`)];
+    for (const row of this.rows) {
+      const result = row.observation === undefined ? "(running)" : `-> ${oneLine(row.observation)}`;
+      lines.push(`  [${row.iteration}] ${row.tool}(${oneLine(row.input)}) ${result}`);
+    }
+    for (const pause of this.interrupts) lines.push(`  [${pause.iteration}] ${pause.tool}(${oneLine(textOf(pause.toolInput))}) awaiting approval (${pause.id})`);
+    if (this.error !== undefined) lines.push(`  ${this.error}`);
+    else if (this.answer !== "") lines.push(`  Answer: ${this.answer}`);
+    return lines.join("\n");
+  }
+
+  private headline(): string {
+    const elapsed = this.startedAt !== undefined && this.endedAt !== undefined ? `, ${Math.round(this.endedAt - this.startedAt)} ms` : "";
+    const tokens = this.usage?.total_tokens === undefined ? "" : `, ${this.usage.total_tokens} tokens`;
+    const calls = `${this.rows.length} tool call${this.rows.length === 1 ? "" : "s"}`;
+    switch (this.status) {
+      case "running":
+        return `Run running: ${calls}`;
+      case "failed":
+        return `Run failed: ${calls}${elapsed}`;
+      case "cancelled":
+        return `Run cancelled: ${calls}${elapsed}`;
+      case "interrupted":
+        return `Run paused for approval: ${calls}${elapsed}`;
+      default:
+        return `Run finished (${this.stopReason}): ${calls}${elapsed}${tokens}`;
+    }
+  }
+
+  /** The row of `action`: the one with its tool call id, else the first open one of its tool. */
+  private rowFor(action: AgentAction, iteration: number, prefix: string): ToolRow {
+    const callId = toolCallIdOf(action);
+    const tool = `${prefix}${action.tool}`;
+    const row =
+      (callId === undefined ? undefined : this.rows.find((candidate) => candidate.toolCallId === callId && candidate.tool === tool)) ??
+      this.rows.find((candidate) => candidate.observation === undefined && candidate.tool === tool && candidate.iteration === iteration);
+    if (row !== undefined) return row;
+    const added = rowOf(action, iteration, prefix); // a step without its action (a resumed run's)
+    this.rows.push(added);
+    return added;
+  }
+}
+
+/** The JSON a run's display carries (`application/vnd.agentrx.run+json`). */
+export interface RunTableSummary {
+  runId?: string;
+  status: RunTableStatus;
+  stopReason?: StopReason;
+  /** The answer (`""` for a paused run); absent while running or after a failure. */
+  output?: string;
+  /** Tool calls the agent asked for. */
+  actions: number;
+  /** Tool calls that ran (an observation came back). */
+  steps: number;
+  interrupts?: { id: string; tool: string; toolInput: unknown }[];
+  usage?: UsageMetadata;
+  error?: string;
+}
+
+function rowOf(action: AgentAction, iteration: number, prefix: string): ToolRow {
+  const row: ToolRow = { iteration, tool: `${prefix}${action.tool}`, input: textOf(action.toolInput) };
+  const callId = toolCallIdOf(action);
+  if (callId !== undefined) row.toolCallId = callId;
+  return row;
+}
+
+function toolCallIdOf(action: AgentAction): string | undefined {
+  const id = (action as { toolCallId?: unknown }).toolCallId;
+  return typeof id === "string" ? id : undefined;
+}
+
+function textOf(value: unknown): string {
+  if (typeof value === "string") return value;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+function cut(text: string): string {
+  return text.length <= CELL_LIMIT ? text : `${text.slice(0, CELL_LIMIT)}… (${text.length} characters)`;
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length <= 120 ? flat : `${flat.slice(0, 120)}…`;
+}
+
+const TABLE_STYLES = [
+  ".agentrx-run{font:13px/1.4 system-ui,sans-serif;max-width:100%}",
+  ".agentrx-run table{border-collapse:collapse;margin:4px 0;width:100%}",
+  ".agentrx-run th,.agentrx-run td{border-bottom:1px solid rgba(127,127,127,.3);padding:3px 6px;text-align:left;vertical-align:top}",
+  ".agentrx-run pre{margin:0;white-space:pre-wrap;word-break:break-word;font:12px/1.35 ui-monospace,monospace}",
+  ".agentrx-run .agentrx-pause td{background:rgba(255,191,0,.15)}",
+  ".agentrx-run .agentrx-answer{margin-top:4px}",
+  ".agentrx-run .agentrx-error{margin-top:4px;color:#c62828;font-weight:600}",
+  ".agentrx-run[data-status=running] .agentrx-run-head b::after{content:' ⏳'}",
+].join("");
