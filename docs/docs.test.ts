@@ -1,10 +1,12 @@
 // Executes every ```ts code block of README.md and docs/*.md, so the docs cannot rot. Each block
 // is written to .docs-tmp/ and imported as its own module; it passes when it runs to completion
-// without throwing. Blocks see no OPENAI_API_KEY, so they run offline on scripted models.
+// without throwing. Blocks see no OPENAI_API_KEY, so they run offline on scripted models. Blocks
+// whose fence limits them to other runtimes (```ts runtime=deno) are skipped; the runtime matrix
+// (test/runtimes/runtime-matrix.test.ts) runs the blocks under Deno and Bun.
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { root, writeDocBlocks, type DocBlock } from "../scripts/doc-blocks.mjs";
+import { root, runsUnder, writeDocBlocks, type DocBlock } from "../scripts/doc-blocks.mjs";
 
 const tmp = join(root, ".docs-tmp");
 const blocks: DocBlock[] = writeDocBlocks(tmp);
@@ -26,7 +28,7 @@ for (const source of sources) {
   const ofSource = blocks.filter((block) => block.source === source);
   describe(source, () => {
     for (const block of ofSource) {
-      it(`runs code block ${block.index}`, async () => {
+      it.skipIf(!runsUnder(block, "node"))(`runs code block ${block.index}`, async () => {
         const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
         try {
           await import(pathToFileURL(join(tmp, block.fileName)).href);

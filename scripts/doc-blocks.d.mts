@@ -3,8 +3,15 @@ export interface DocBlock {
   source: string;
   index: number;
   fileName: string;
+  /** The runtimes the block is limited to (its fence's `runtime=`), or undefined for all. */
+  runtimes: DocRuntime[] | undefined;
   code: string;
 }
+/** A runtime of the matrix. */
+export type DocRuntime = "node" | "deno" | "bun";
+export declare const RUNTIME_NAMES: Record<DocRuntime, string>;
+export declare function blockRuntimes(info: string, code: string, where: string): DocRuntime[] | undefined;
+export declare function runsUnder(block: DocBlock, runtime: DocRuntime): boolean;
 export declare function docFiles(): string[];
 export declare function docBlocks(file: string): DocBlock[];
 export declare function writeDocBlocks(dir: string): DocBlock[];

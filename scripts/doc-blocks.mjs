@@ -1,12 +1,41 @@
 // Finds the ```ts code blocks of README.md and docs/*.md. Shared by the docs test (which runs
-// every block) and by `npm run typecheck` (which type-checks every block).
+// every block under Node.js), the runtime matrix (which runs them under Deno and Bun) and
+// `npm run typecheck` (which type-checks every block).
+//
+// A block runs under every runtime of the matrix unless its fence names the ones it needs, as in
+// ```ts runtime=node (or runtime=node,bun); its first line must then be a comment that names
+// those runtimes and says why, for readers: // Node.js only: <reason>.
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const root = fileURLToPath(new URL("..", import.meta.url));
 
-const FENCE = /^```(?:ts|typescript)[^\n]*\n([\s\S]*?)^```/gm;
+const FENCE = /^```(?:ts|typescript)([^\n]*)\n([\s\S]*?)^```/gm;
+
+/** The runtimes a block can be limited to, and how its first-line comment names them. */
+export const RUNTIME_NAMES = { node: "Node.js", deno: "Deno", bun: "Bun" };
+
+/**
+ * The runtimes a block's fence info limits it to (`runtime=node` or `runtime=node,bun`), or
+ * undefined when it runs under all of them. Throws when the info names an unknown runtime or the
+ * block does not start with a comment that names each runtime.
+ */
+export function blockRuntimes(info, code, where) {
+  const match = /(?:^|\s)runtime=(\S*)/.exec(info);
+  if (!match) return undefined;
+  const runtimes = (match[1] ?? "").split(",").filter(Boolean);
+  const unknown = runtimes.filter((name) => !(name in RUNTIME_NAMES));
+  if (runtimes.length === 0 || unknown.length > 0) {
+    throw new Error(`${where}: runtime=${match[1]} names ${unknown.length ? `unknown runtime(s) ${unknown.join(", ")}` : "no runtime"}; use ${Object.keys(RUNTIME_NAMES).join(", ")}, separated by commas.`);
+  }
+  const first = code.split("\n", 1)[0] ?? "";
+  const unnamed = runtimes.filter((name) => !first.includes(RUNTIME_NAMES[name]));
+  if (!first.startsWith("//") || unnamed.length > 0) {
+    throw new Error(`${where}: a block limited to runtime=${runtimes.join(",")} starts with a comment that names ${runtimes.map((name) => RUNTIME_NAMES[name]).join(" and ")} and says why (e.g. "// ${RUNTIME_NAMES[runtimes[0]]} only: <reason>"); its first line is ${JSON.stringify(first)}.`);
+  }
+  return runtimes;
+}
 
 /** The markdown files whose blocks run: README.md, then docs/*.md in name order. */
 export function docFiles() {
@@ -20,16 +49,28 @@ export function docFiles() {
   ];
 }
 
-/** The ```ts blocks of one file, each with a file name unique across the repository. */
+/**
+ * The ```ts blocks of one file, each with a file name unique across the repository, and the
+ * runtimes it is limited to (`runtimes`, undefined for all).
+ */
 export function docBlocks(file) {
   const name = relative(root, file);
   const text = readFileSync(file, "utf8");
-  return [...text.matchAll(FENCE)].map((match, index) => ({
-    source: name,
-    index: index + 1,
-    fileName: `${name.replace(/[^\w]+/g, "_")}_${index + 1}.ts`,
-    code: `${match[1] ?? ""}\nexport {};\n`,
-  }));
+  return [...text.matchAll(FENCE)].map((match, index) => {
+    const code = match[2] ?? "";
+    return {
+      source: name,
+      index: index + 1,
+      fileName: `${name.replace(/[^\w]+/g, "_")}_${index + 1}.ts`,
+      runtimes: blockRuntimes(match[1] ?? "", code, `${name} code block ${index + 1}`),
+      code: `${code}\nexport {};\n`,
+    };
+  });
+}
+
+/** Whether `block` runs under `runtime` ("node", "deno" or "bun"). */
+export function runsUnder(block, runtime) {
+  return block.runtimes === undefined || block.runtimes.includes(runtime);
 }
 
 /** Writes every block of every doc file into `dir` (emptied first) and returns the blocks. */

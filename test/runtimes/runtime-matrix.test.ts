@@ -1,0 +1,246 @@
+// The runtime matrix: the same scripts in child processes under Node.js (tsx), Deno (`deno run
+// -A`) and Bun (`bun run`), each on the built packages (dist/, through node_modules, as users get
+// them: tsconfig.dist.json has no `paths` to the sources). The children print JSON lines, which the
+// tests parse. Deno and Bun come from `node scripts/fetch-runtimes.mjs`; without them the tests
+// are skipped with one line saying so, and fail with CI set.
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startOpenAICompatibleServer } from "@agentrx/core/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { docBlocks, docFiles, runsUnder, writeDocBlocks } from "../../scripts/doc-blocks.mjs";
+import { FETCH_RUNTIMES, missingRuntime, REPO_ROOT, runtimeBins, type RuntimeBin } from "./runtime-bins";
+
+const FIXTURES = join(REPO_ROOT, "test", "runtimes", "fixtures");
+const TSCONFIG = join(REPO_ROOT, "test", "runtimes", "tsconfig.dist.json");
+const TSX = join(REPO_ROOT, "node_modules", ".bin", "tsx");
+/** How long one documentation block may take before the runner moves on to the next. */
+const BLOCK_LIMIT_MS = 20_000;
+
+const bins = runtimeBins();
+const absent = bins.filter((bin) => !bin.exists).map((bin) => bin.name);
+if (absent.length > 0 && !process.env.CI) {
+  console.warn(`Runtime matrix: ${absent.join(" and ")} not installed (.cache/runtimes/), so their tests are skipped; \`${FETCH_RUNTIMES}\` installs them.`);
+}
+
+const tmp = mkdtempSync(join(tmpdir(), "agentrx-runtimes-"));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** One JSON line a child printed. */
+type ChildRecord = Record<string, any> & { type: string };
+
+interface ChildResult {
+  records: ChildRecord[];
+  stdout: string;
+  stderr: string;
+  exitCode: number | null;
+}
+
+/** The command line that runs `script` under `bin`'s runtime, on the built packages. */
+function commandLine(bin: RuntimeBin, script: string, args: string[]): [string, string[]] {
+  if (bin.name === "deno") return [bin.path, ["run", "-A", "--sloppy-imports", script, ...args]];
+  if (bin.name === "bun") return [bin.path, ["run", `--tsconfig-override=${TSCONFIG}`, script, ...args]];
+  return [TSX, ["--tsconfig", TSCONFIG, script, ...args]];
+}
+
+/** Runs `script` under `bin`'s runtime with the repository as its folder; resolves however it exits. */
+function runChild(bin: RuntimeBin, script: string, { env = {}, args = [], timeoutMs = 60_000 }: { env?: Record<string, string>; args?: string[]; timeoutMs?: number } = {}): Promise<ChildResult> {
+  const { OPENAI_API_KEY: _key, OPENAI_BASE_URL: _url, OPENAI_MODEL: _model, ...rest } = process.env;
+  const [file, argv] = commandLine(bin, script, args);
+  return new Promise((resolve) => {
+    execFile(
+      file,
+      argv,
+      { cwd: REPO_ROOT, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, env: { ...rest, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1", AGENTRX_RUNS_DB: join(tmp, `${bin.name}.db`), ...env } },
+      (error, stdout, stderr) => {
+        const records = stdout.split("\n").flatMap((line) => {
+          if (!line.startsWith("{")) return [];
+          try {
+            return [JSON.parse(line) as ChildRecord];
+          } catch {
+            return [];
+          }
+        });
+        resolve({ records, stdout, stderr, exitCode: error ? ((error as { code?: unknown }).code as number | null) ?? 1 : 0 });
+      },
+    );
+  });
+}
+
+function only(records: ChildRecord[], type: string): ChildRecord[] {
+  return records.filter((record) => record.type === type);
+}
+
+/** Fails with what the child printed when it did not exit cleanly. */
+function expectClean(result: ChildResult): void {
+  expect(result.exitCode, `the child failed:\n${result.stderr}\n${result.stdout}`).toBe(0);
+}
+
+function expectRuntime(result: ChildResult, bin: RuntimeBin): void {
+  const [runtime] = only(result.records, "runtime");
+  expect(runtime?.runtime).toBe(bin.name);
+  // The built packages, not the sources.
+  expect(runtime?.resolved).toMatch(/\/packages\/[a-z]+\/dist\/.*\.js$/);
+}
+
+for (const bin of bins) {
+  const problem = missingRuntime(bin);
+  describe.skipIf(problem !== undefined && !process.env.CI)(`under ${bin.name}`, () => {
+    if (problem !== undefined) {
+      it("has its runtime installed", () => {
+        throw new Error(problem);
+      });
+      return;
+    }
+
+    describe.concurrent("scenarios", () => {
+      it("the quickstart runs on the scripted model and records the run in SQLite, which a second store reads back", async () => {
+        const result = await runChild(bin, join(FIXTURES, "quickstart.ts"));
+        expectClean(result);
+        expectRuntime(result, bin);
+        const [runtime] = only(result.records, "runtime");
+        // Deno and Bun cannot load better-sqlite3 (a V8-API addon): the store uses their node:sqlite.
+        expect(runtime?.driver).toBe(bin.name === "node" ? "better-sqlite3" : "node:sqlite");
+        expect(result.stdout).toContain("Model: ScriptedChatModel, offline");
+        expect(only(result.records, "action").map((record) => record.input)).toEqual([{ city: "Paris" }, { city: "Rome" }]);
+        expect(only(result.records, "step").map((record) => record.observation).sort()).toEqual(["clear, 26°C", "sunny, 21°C"]);
+        expect(only(result.records, "output")).toEqual([
+          { type: "output", output: "Paris is sunny at 21°C, while Rome is clear and warmer at 26°C: pack sunglasses for both.", stopReason: "finish" },
+        ]);
+        expect(only(result.records, "tokens")[0]?.count).toBeGreaterThan(5);
+        const [recorded] = only(result.records, "recorded");
+        expect(recorded).toMatchObject({ status: "finished", stopReason: "finish" });
+        expect(recorded?.events).toBeGreaterThan(5);
+        expect(recorded?.types).toEqual(expect.arrayContaining(["start", "action", "step", "token", "output"]));
+      });
+
+      it("examples/quickstart.ts itself runs to the end and says where it recorded the run", async () => {
+        const result = await runChild(bin, join(REPO_ROOT, "examples", "quickstart.ts"));
+        expectClean(result);
+        expect(result.stdout).toContain("Model: ScriptedChatModel, offline");
+        expect(result.stdout).toMatch(/answer\s+Paris is sunny at 21°C/);
+        expect(result.stdout).toMatch(/stopReason=finish/);
+        expect(result.stdout).toContain(`Recorded as run `);
+        expect(result.stdout).toContain(join(tmp, `${bin.name}.db`));
+      });
+
+      it("OpenAIChatModel streams a run from the loopback server, then a run cancelled mid-tool aborts the tool's signal", async () => {
+        const server = await startOpenAICompatibleServer({
+          apiKey: "sk-loopback",
+          responses: [
+            { toolCalls: [{ name: "get_weather", arguments: { city: "Paris" } }] },
+            { content: "Paris is sunny today." },
+            { toolCalls: [{ name: "wait_for_abort", arguments: {} }] },
+          ],
+        });
+        try {
+          const result = await runChild(bin, join(FIXTURES, "openai-loopback.ts"), {
+            env: { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "sk-loopback", OPENAI_MODEL: "loopback-model" },
+          });
+          expectClean(result);
+          expectRuntime(result, bin);
+          const streamed = result.records.filter((record) => ["action", "step", "token", "output"].includes(record.type));
+          expect(streamed).toEqual([
+            { type: "action", tool: "get_weather", input: { city: "Paris" } },
+            { type: "step", observation: "sunny in Paris" },
+            { type: "token", text: "Paris " },
+            { type: "token", text: "is " },
+            { type: "token", text: "sunny " },
+            { type: "token", text: "today." },
+            { type: "output", output: "Paris is sunny today.", stopReason: "finish" },
+          ]);
+          expect(only(result.records, "tool-started")).toHaveLength(1);
+          const [cancelled] = only(result.records, "cancelled");
+          expect(cancelled).toMatchObject({ signal: { aborted: true, reason: "AbortError" }, answered: false });
+          expect(cancelled?.seen).toContain("action");
+          expect(cancelled?.seen).not.toContain("step");
+          // Unsubscribing ends the run silently: no error, no completion.
+          expect(only(result.records, "run-error")).toEqual([]);
+          expect(only(result.records, "run-complete")).toEqual([]);
+          // Both runs streamed over SSE; the cancelled one asked the model nothing after its tool call.
+          const requests = server.chatRequests();
+          expect(requests.map((body) => body.stream)).toEqual([true, true, true]);
+          expect(requests[2].tools.map((entry: { function: { name: string } }) => entry.function.name)).toEqual(["wait_for_abort"]);
+        } finally {
+          await server.close();
+        }
+      });
+    });
+
+    if (bin.name === "node") return; // docs/docs.test.ts runs the blocks under Node.js, vitest the suite.
+    it("SqliteRunStore on node:sqlite passes the run store conformance suite (from the sources, in vitest under Deno, bun test under Bun)", async () => {
+      const counts = bin.name === "deno" ? await conformanceUnderDeno(bin) : await conformanceUnderBun(bin);
+      // 48 tests: 46 run; the cross-process test and the "node:sqlite is missing" test are skipped.
+      expect(counts).toEqual({ tests: 48, failed: 0, skipped: 2 });
+    }, 120_000);
+    describeDocBlocks(bin);
+  });
+}
+
+const CONFORMANCE = "packages/runs/src/sqlite/sqlite-run-store-node-sqlite.test.ts";
+
+async function conformanceUnderDeno(bin: RuntimeBin): Promise<{ tests: number; failed: number; skipped: number }> {
+  const report = join(tmp, "conformance-deno.json");
+  const vitest = join(REPO_ROOT, "node_modules", "vitest", "vitest.mjs");
+  const result = await runCommand(bin.path, ["run", "-A", vitest, "run", CONFORMANCE, "--reporter=json", `--outputFile=${report}`]);
+  const json = JSON.parse(readFileSync(report, "utf8")) as { numTotalTests: number; numFailedTests: number; numPendingTests: number };
+  expect(json.numFailedTests, result).toBe(0);
+  return { tests: json.numTotalTests, failed: json.numFailedTests, skipped: json.numPendingTests };
+}
+
+async function conformanceUnderBun(bin: RuntimeBin): Promise<{ tests: number; failed: number; skipped: number }> {
+  const report = join(tmp, "conformance-bun.xml");
+  const result = await runCommand(bin.path, ["test", "--preload", join(FIXTURES, "bun-test-vitest-shim.ts"), "--reporter=junit", `--reporter-outfile=${report}`, `./${CONFORMANCE}`]);
+  const suite = /<testsuites\b[^>]*>/.exec(readFileSync(report, "utf8"))?.[0] ?? "";
+  const count = (name: string) => Number(new RegExp(`\\b${name}="(\\d+)"`).exec(suite)?.[1] ?? Number.NaN);
+  expect(count("failures"), result).toBe(0);
+  return { tests: count("tests"), failed: count("failures") + (count("errors") || 0), skipped: count("skipped") };
+}
+
+/** Runs a command in the repository without the OpenAI variables; resolves with its output. */
+function runCommand(file: string, args: string[]): Promise<string> {
+  const { OPENAI_API_KEY: _key, OPENAI_BASE_URL: _url, ...env } = process.env;
+  return new Promise((resolve) => {
+    execFile(file, args, { cwd: REPO_ROOT, timeout: 110_000, maxBuffer: 64 * 1024 * 1024, env: { ...env, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" } }, (error, stdout, stderr) =>
+      resolve(`${error ? `${error.message}\n` : ""}${stdout}\n${stderr}`.slice(-8000)),
+    );
+  });
+}
+
+/**
+ * Every ```ts block of README.md and docs/*.md, under `bin`'s runtime: one child runs them one
+ * after the other (each with a time limit), and each block is a test that reads its result.
+ */
+function describeDocBlocks(bin: RuntimeBin): void {
+  const blocks = docFiles().flatMap(docBlocks);
+  const runnable = blocks.filter((block) => runsUnder(block, bin.name));
+  let results: Promise<Map<string, ChildRecord>> | undefined;
+  // Inside the repository, so that the blocks' imports resolve through its node_modules.
+  const dir = join(REPO_ROOT, ".cache", "doc-blocks", bin.name);
+
+  beforeAll(() => {
+    writeDocBlocks(dir);
+    const files = runnable.map((block) => join(dir, block.fileName));
+    results = runChild(bin, join(FIXTURES, "run-doc-blocks.ts"), { args: [String(BLOCK_LIMIT_MS), ...files], timeoutMs: 5 * 60_000 }).then((result) => {
+      const done = only(result.records, "done");
+      if (done.length !== 1) throw new Error(`the doc block runner under ${bin.name} stopped early (exit code ${String(result.exitCode)}):\n${result.stderr.slice(-4000)}`);
+      return new Map(only(result.records, "block").map((record) => [record.file as string, record]));
+    });
+    results.catch(() => undefined); // reported by every test below
+  });
+
+  describe("docs code blocks", () => {
+    const sources = [...new Set(blocks.map((block) => block.source))];
+    for (const source of sources) {
+      for (const block of blocks.filter((each) => each.source === source)) {
+        it.skipIf(!runsUnder(block, bin.name))(`${source} block ${block.index}`, async () => {
+          const result = (await results!).get(join(dir, block.fileName));
+          expect(result, `no result for ${block.fileName}`).toBeDefined();
+          expect(result?.error).toBeUndefined();
+          expect(result?.ok).toBe(true);
+        }, 6 * 60_000);
+      }
+    }
+  });
+}
