@@ -14,6 +14,7 @@ import {
   type StoredRunEvent,
   type StoredThreadMessage,
 } from "@agentrx/executors";
+import { compareCodePoints } from "../internal/compare-code-points";
 import { eventRows, listedRunInfoOf, newRunRow, runInfoOf, storedEventOf, writeColumns, type EventRow, type RunRow } from "../internal/run-record";
 import { closedStoreError, seqError } from "../internal/store-errors";
 import { checkThreadRead, storedThreadMessageOf, threadMessageRows, type ThreadMessageRow } from "../internal/thread-record";
@@ -132,7 +133,7 @@ export class MemoryRunStore implements RunStore {
         (filter.before === undefined || row.created_at < filter.before),
     );
     // Ties in run id order by code point (UTF-8 byte order), as SQLite and PostgreSQL (COLLATE "C") sort.
-    rows.sort((a, b) => b.created_at - a.created_at || Buffer.compare(Buffer.from(b.run_id), Buffer.from(a.run_id)));
+    rows.sort((a, b) => b.created_at - a.created_at || compareCodePoints(b.run_id, a.run_id));
     return rows.slice(0, filter.limit).map(listedRunInfoOf);
   }
 
