@@ -65,6 +65,13 @@ export interface OpenAIChatModelOptions extends BaseChatModelParams {
   /** The OpenAI project id. */
   project?: string;
   /**
+   * Lets the `openai` SDK build its client in a browser page, which it otherwise refuses (web
+   * workers and edge functions need no such flag). Any key the page holds can be read by whoever
+   * opens it: point `baseURL` at a route of your own server that adds the real key, and give a
+   * placeholder `apiKey`. See docs/browsers.md. Ignored with `client`. @default false
+   */
+  dangerouslyAllowBrowser?: boolean;
+  /**
    * A ready-made `openai` client to use instead of building one (for a custom `fetch`, proxy or
    * Azure). `apiKey`, `baseURL`, `maxRetries`, `timeout`, `defaultHeaders`, `organization` and
    * `project` are then ignored: the client's own settings apply (and error messages name them).

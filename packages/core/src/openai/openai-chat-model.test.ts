@@ -258,6 +258,19 @@ describe("OpenAIChatModel construction", () => {
     expect((error as Error).message).toContain(`\`${argument}\``);
   });
 
+  it("builds its client in a browser page only with dangerouslyAllowBrowser", () => {
+    vi.stubGlobal("window", { document: {} });
+    vi.stubGlobal("document", {});
+    vi.stubGlobal("navigator", {});
+    try {
+      const options = { model: "m", apiKey: "unused", baseURL: "https://app.example.com/api/llm/v1" };
+      expect(() => new OpenAIChatModel(options)).toThrow(/dangerouslyAllowBrowser/);
+      expect(new OpenAIChatModel({ ...options, dangerouslyAllowBrowser: true }).baseURL).toBe("https://app.example.com/api/llm/v1");
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
   it("keeps the API key out of its serialised form", () => {
     const model = new OpenAIChatModel({ model: "m", apiKey: "sk-secret", baseURL: "http://127.0.0.1:1/v1" });
     expect(JSON.stringify(model.toJSON())).not.toContain("sk-secret");

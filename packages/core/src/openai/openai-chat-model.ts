@@ -105,7 +105,7 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
 
   constructor(options: OpenAIChatModelOptions) {
     const resolved = resolveOptions(options);
-    const { model: _model, apiKey: _apiKey, baseURL: _baseURL, client: _client, ...params } = options;
+    const { model: _model, apiKey: _apiKey, baseURL: _baseURL, client: _client, dangerouslyAllowBrowser: _browser, ...params } = options;
     super(params);
     this.options = options;
     this.resolved = resolved;
@@ -124,6 +124,7 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
         ...(options.defaultHeaders ? { defaultHeaders: options.defaultHeaders } : {}),
         ...(options.organization ? { organization: options.organization } : {}),
         ...(options.project ? { project: options.project } : {}),
+        ...(options.dangerouslyAllowBrowser === true ? { dangerouslyAllowBrowser: true } : {}),
       });
   }
 
