@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { RequestRefusedError } from "../errors/request-refused-error";
-import { encodePathParameter } from "./openapi-toolkit";
+import { encodePathParameter } from "./encode-path-parameter";
 
 describe("encodePathParameter", () => {
   it("keeps any value inside one path segment", () => {

@@ -1,2 +1,3 @@
-export { OpenApiToolkit, createOpenApiToolkit, encodePathParameter } from "./openapi-toolkit";
+export { OpenApiToolkit, createOpenApiToolkit } from "./openapi-toolkit";
 export type { OpenApiToolkitOptions } from "./openapi-toolkit";
+export { encodePathParameter } from "./encode-path-parameter";
