@@ -1,7 +1,11 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: {"index": "src/index.ts"},
+  entry: {
+    index: "src/index.ts",
+    // The `browser` condition of ".": the same without the Node HTTP client and the tools built on it.
+    "index.browser": "src/index.browser.ts",
+  },
   format: ["esm", "cjs"],
   dts: true,
   clean: true,
