@@ -3,7 +3,8 @@ import { cliConfig } from "./tsup.cli.config";
 
 export default defineConfig([
   {
-    entry: { index: "src/index.ts", "testing/index": "src/testing/index.ts" },
+    // index.browser is the `browser` condition of ".": the same without SqliteRunStore and PostgresRunStore.
+    entry: { index: "src/index.ts", "index.browser": "src/index.browser.ts", "testing/index": "src/testing/index.ts" },
     format: ["esm", "cjs"],
     dts: true,
     // dist/cli is the executable's, built by the second config at the same time.
