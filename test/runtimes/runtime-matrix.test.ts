@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startOpenAICompatibleServer } from "@agentrx/core/testing";
+import { SqliteRunStore } from "@agentrx/runs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { docBlocks, docFiles, runsUnder, writeDocBlocks } from "../../scripts/doc-blocks.mjs";
 import { FETCH_RUNTIMES, missingRuntime, REPO_ROOT, runtimeBins, type RuntimeBin } from "./runtime-bins";
@@ -113,6 +114,13 @@ for (const bin of bins) {
         expect(recorded).toMatchObject({ status: "finished", stopReason: "finish" });
         expect(recorded?.events).toBeGreaterThan(5);
         expect(recorded?.types).toEqual(expect.arrayContaining(["start", "action", "step", "token", "output"]));
+        // Both drivers write the same file format: this process (Node.js, better-sqlite3) reads the run.
+        const store = new SqliteRunStore({ path: join(tmp, `${bin.name}.db`), driver: "better-sqlite3" });
+        try {
+          expect(await store.getRun(recorded?.runId)).toMatchObject({ status: "finished", stopReason: "finish", eventCount: recorded?.events });
+        } finally {
+          await store.close();
+        }
       });
 
       it("examples/quickstart.ts itself runs to the end and says where it recorded the run", async () => {
