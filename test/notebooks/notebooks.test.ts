@@ -78,7 +78,7 @@ const jupyter = findJupyter();
 const missing = [
   deno ? missingRuntime(deno) : "runtimeBins() lists no deno",
   jupyter ? undefined : "no `jupyter nbconvert` on PATH or at /usr/bin/jupyter (apt-get install jupyter-nbconvert python3-nbclient python3-ipykernel jupyter-client)",
-].filter((problem): problem is string => problem !== undefined);
+].flatMap((problem) => (problem === undefined ? [] : [problem.replace(/\.$/, "")]));
 const skip = missing.length > 0 && !process.env.CI;
 if (skip) console.warn(`Skipping the notebook tests: ${missing.join("; ")} (with CI set, this fails instead).`);
 
@@ -157,7 +157,7 @@ describe.skipIf(skip)("examples/notebooks on Deno's Jupyter kernel", () => {
   }
 
   beforeAll(async () => {
-    if (missing.length > 0) throw new Error(`The notebook tests need ${missing.join("; ")}.`);
+    if (missing.length > 0) throw new Error(`The notebook tests cannot run: ${missing.join("; ")}.`);
     tmp = mkdtempSync(join(tmpdir(), "agentrx-notebooks-"));
     const { OPENAI_API_KEY: _key, OPENAI_BASE_URL: _url, OPENAI_MODEL: _model, ...rest } = process.env;
     const jupyterDir = join(tmp, "data", "jupyter");
