@@ -31,6 +31,18 @@ describe("approval without a store", () => {
     expect(inputs).toHaveLength(2);
   });
 
+  it("a paused result's intermediateSteps hold the calls of the paused turn that already ran", async () => {
+    const ran: string[] = [];
+    const note = tool(async ({ text }: { text: string }) => `noted ${text}`, { name: "note", description: "Notes.", schema: z.object({ text: z.string() }) });
+    const { agent } = scriptedAgent([[act("note", { text: "a" }), act("send", { to: "ana" })], finish("done")]);
+    const executor = new AgentExecutor({ agent, tools: [note, send(ran)], returnIntermediateSteps: true });
+    const paused = await executor.invoke({ input: "note and mail" }, { runId: "half" });
+    expect(paused.interrupts).toHaveLength(1);
+    expect(paused.intermediateSteps?.map((step) => step.observation)).toEqual(["noted a"]);
+    const done = await executor.resume("half", { decisions: { "call-0-1": "approve" } });
+    expect(done.intermediateSteps?.map((step) => step.observation)).toEqual(["noted a", "sent to ana"]);
+  });
+
   it("an executor without approval and without a store still cannot resume", async () => {
     const { agent } = scriptedAgent([finish("ok")]);
     await expect(lastValueFrom(new AgentExecutor({ agent, tools: [] }).resume("x"))).rejects.toThrow(/no store to resume from/);

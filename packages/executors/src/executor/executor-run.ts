@@ -540,7 +540,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
     this.cleanup();
     const output = toOutputString(finish.returnValues["output"]);
     const event = outputEvent(this.state.runId, finish, output, stopReason);
-    if (this.options.returnIntermediateSteps) event.intermediateSteps = this.state.steps;
+    if (this.options.returnIntermediateSteps) event.intermediateSteps = stepsSoFar(this.state);
     if (stopReason === "budget") event.stoppedBy = this.stoppedBy;
     if (this.state.usage !== undefined) event.usage = this.state.usage;
     if (this.generateError !== undefined) event.generateError = this.generateError;
@@ -663,3 +663,9 @@ function errorMessage(error: unknown): string {
 }
 
 function noop(): void {}
+
+/** The run's steps, and for a paused turn the calls of it that already ran (in the order of its actions). */
+function stepsSoFar(state: RunState): AgentStep[] {
+  const ran = state.turn?.results.filter((step): step is AgentStep => step !== undefined) ?? [];
+  return ran.length === 0 ? state.steps : [...state.steps, ...ran];
+}

@@ -96,6 +96,20 @@ describe("displayRun", () => {
     expect(bundle["text/html"]).toContain("awaiting approval");
   });
 
+  it("shows each call of a paused turn once: run, or awaiting approval", async () => {
+    const { agent } = scriptedAgent([[toolCall("echo", { text: "small" }, "c1"), toolCall("echo", { text: "big" }, "c2"), toolCall("echo", { text: "huge" }, "c3")]]);
+    const needsApproval = (action: { toolInput: unknown }) => (action.toolInput as { text: string }).text !== "small";
+    const executor = new AgentExecutor({ agent, tools: [echoTool], needsApproval });
+    const bundle = await displayRun(executor.invoke({ input: "pay" }), { live: false });
+    expect(bundle[RUN_MIME_TYPE]).toMatchObject({ actions: 3, steps: 1 });
+    const text = bundle["text/plain"];
+    expect(text.split("\n").filter((line) => line.includes("echo("))).toHaveLength(3);
+    expect(text).toContain('echo({"text":"small"}) -> small');
+    expect(text).toMatch(/echo\(\{"text":"big"\}\) awaiting approval \(call-0-1\)/);
+    expect(text).toMatch(/echo\(\{"text":"huge"\}\) awaiting approval \(call-0-2\)/);
+    expect(text).not.toContain("(running)");
+  });
+
   it("shows any observable of run events, with a table but no trace when there is no record", async () => {
     const events = new Observable<AgentStreamEvent>((subscriber) => {
       subscriber.next({ type: "start", runId: "r1", inputs: {}, resumed: false, at: 1 });

@@ -29,6 +29,8 @@ const CELL_LIMIT = 400;
  */
 export class RunTable {
   private readonly rows: ToolRow[] = [];
+  private actions = 0;
+  private steps = 0;
   private runId: string | undefined;
   private answer = "";
   private interrupts: Interrupt[] = [];
@@ -51,9 +53,11 @@ export class RunTable {
         }
         break;
       case "action":
+        this.actions += 1;
         this.rows.push(rowOf(event.action, event.iteration, prefix));
         break;
       case "step": {
+        this.steps += 1;
         const row = this.rowFor(event.step.action, event.iteration, prefix);
         row.observation = textOf(event.step.observation);
         row.durationMs = event.durationMs;
@@ -107,8 +111,8 @@ export class RunTable {
   summary(): RunTableSummary {
     const summary: RunTableSummary = {
       status: this.status,
-      actions: this.rows.length,
-      steps: this.rows.filter((row) => row.observation !== undefined).length,
+      actions: this.actions,
+      steps: this.steps,
     };
     if (this.runId !== undefined) summary.runId = this.runId;
     if (this.stopReason !== undefined) summary.stopReason = this.stopReason;
@@ -122,11 +126,13 @@ export class RunTable {
   /** The table as HTML: a `div.agentrx-run` with its own styles (it lives inside a notebook page). */
   html(): string {
     const head = `<div class="agentrx-run-head"><b>${escapeHtml(this.headline())}</b>${this.runId === undefined ? "" : ` <code>${escapeHtml(this.runId)}</code>`}</div>`;
+    const { waiting, unmatched } = this.pauses();
     const body = this.rows.map((row) => {
-      const state = row.observation === undefined ? (this.status === "running" ? "running…" : "not run") : "";
+      const pause = waiting.get(row);
+      const state = pause !== undefined ? `awaiting approval (<code>${escapeHtml(pause.id)}</code>)` : row.observation === undefined ? (this.status === "running" ? "running…" : "not run") : "";
       return `<tr><td>${row.iteration}</td><td><code>${escapeHtml(row.tool)}</code></td><td><pre>${escapeHtml(cut(row.input))}</pre></td><td>${row.observation === undefined ? `<i>${state}</i>` : `<pre>${escapeHtml(cut(row.observation))}</pre>`}</td><td>${row.durationMs === undefined ? "" : `${Math.round(row.durationMs)} ms`}</td></tr>`;
     });
-    for (const pause of this.interrupts) {
+    for (const pause of unmatched) {
       body.push(`<tr class="agentrx-pause"><td>${pause.iteration}</td><td><code>${escapeHtml(pause.tool)}</code></td><td><pre>${escapeHtml(cut(textOf(pause.toolInput)))}</pre></td><td><i>awaiting approval (<code>${escapeHtml(pause.id)}</code>)</i></td><td></td></tr>`);
     }
     const table = body.length === 0 ? '<p class="agentrx-empty">No tool calls yet.</p>' : `<table><thead><tr><th>#</th><th>tool</th><th>input</th><th>observation</th><th>time</th></tr></thead><tbody>${body.join("")}</tbody></table>`;
@@ -137,20 +143,41 @@ export class RunTable {
   /** The table as text (what a front end without HTML shows). */
   text(): string {
     const lines = [this.headline() + (this.runId === undefined ? "" : ` ${this.runId}`)];
+    const { waiting, unmatched } = this.pauses();
     for (const row of this.rows) {
-      const result = row.observation === undefined ? "(running)" : `-> ${oneLine(row.observation)}`;
+      const pause = waiting.get(row);
+      const result = pause !== undefined ? `awaiting approval (${pause.id})` : row.observation === undefined ? (this.status === "running" ? "(running)" : "(not run)") : `-> ${oneLine(row.observation)}`;
       lines.push(`  [${row.iteration}] ${row.tool}(${oneLine(row.input)}) ${result}`);
     }
-    for (const pause of this.interrupts) lines.push(`  [${pause.iteration}] ${pause.tool}(${oneLine(textOf(pause.toolInput))}) awaiting approval (${pause.id})`);
+    for (const pause of unmatched) lines.push(`  [${pause.iteration}] ${pause.tool}(${oneLine(textOf(pause.toolInput))}) awaiting approval (${pause.id})`);
     if (this.error !== undefined) lines.push(`  ${this.error}`);
     else if (this.answer !== "") lines.push(`  Answer: ${this.answer}`);
     return lines.join("\n");
   }
 
+  /** Which rows wait for approval, and the pauses no row shows (a resumed run's, whose actions came earlier). */
+  private pauses(): { waiting: Map<ToolRow, Interrupt>; unmatched: Interrupt[] } {
+    const waiting = new Map<ToolRow, Interrupt>();
+    const unmatched: Interrupt[] = [];
+    for (const pause of this.interrupts) {
+      const row = this.rows.find(
+        (candidate) =>
+          candidate.observation === undefined &&
+          !waiting.has(candidate) &&
+          candidate.tool === pause.tool &&
+          candidate.iteration === pause.iteration &&
+          (pause.toolCallId === undefined || candidate.toolCallId === undefined || candidate.toolCallId === pause.toolCallId),
+      );
+      if (row === undefined) unmatched.push(pause);
+      else waiting.set(row, pause);
+    }
+    return { waiting, unmatched };
+  }
+
   private headline(): string {
     const elapsed = this.startedAt !== undefined && this.endedAt !== undefined ? `, ${Math.round(this.endedAt - this.startedAt)} ms` : "";
     const tokens = this.usage?.total_tokens === undefined ? "" : `, ${this.usage.total_tokens} tokens`;
-    const calls = `${this.rows.length} tool call${this.rows.length === 1 ? "" : "s"}`;
+    const calls = `${this.actions} tool call${this.actions === 1 ? "" : "s"}`;
     switch (this.status) {
       case "running":
         return `Run running: ${calls}`;
@@ -186,9 +213,9 @@ export interface RunTableSummary {
   stopReason?: StopReason;
   /** The answer (`""` for a paused run); absent while running or after a failure. */
   output?: string;
-  /** Tool calls the agent asked for. */
+  /** Tool calls the agent asked for (`action` events). */
   actions: number;
-  /** Tool calls that ran (an observation came back). */
+  /** Steps that came back (`step` events: tool calls that ran, and parse errors shown to the agent). */
   steps: number;
   interrupts?: { id: string; tool: string; toolInput: unknown }[];
   usage?: UsageMetadata;
