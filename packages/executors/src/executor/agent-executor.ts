@@ -2,6 +2,7 @@ import { InvalidArgumentError } from "@agentrx/core";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { Observable, type OperatorFunction, type Subscriber, type TeardownLogic, lastValueFrom } from "rxjs";
 import { InProcessRunStore } from "../runs/in-process-run-store";
+import { randomUuid } from "../runs/random-uuid";
 import { openNewRun, openResumedRun, releaseAsCancelled } from "../runs/open-run";
 import type { RunStore } from "../runs/run-store";
 import { RunRecorder, ownerId } from "../runs/run-recorder";
@@ -263,7 +264,7 @@ export class AgentExecutor<TStructured = unknown> {
           return;
         }
       }
-      const runId = runConfig.runId ?? crypto.randomUUID();
+      const runId = runConfig.runId ?? randomUuid();
       const state = initialRunState(runId, threadId, inputs);
       const recorded = store !== undefined;
       const { verbose } = this.options;

@@ -2,6 +2,7 @@ import { type Observable, from, lastValueFrom } from "rxjs";
 import type { AgentStreamEvent } from "../executor/events";
 import { type RunObservable, runDisplaySource } from "../executor/run-observable";
 import { InProcessRunStore } from "../runs/in-process-run-store";
+import { randomUuid } from "../runs/random-uuid";
 import type { RunStore } from "../runs/run-store";
 import { escapeHtml } from "../trace-page/page/page-shell";
 import { tracePageHtml } from "../trace-page/page/trace-page-html";
@@ -188,7 +189,7 @@ interface DenoJupyter {
 function denoLiveDisplay(): LiveRunDisplay | undefined {
   const jupyter = (globalThis as { Deno?: { jupyter?: DenoJupyter } }).Deno?.jupyter;
   if (typeof jupyter?.broadcast !== "function") return undefined;
-  const displayId = `agentrx-run-${crypto.randomUUID()}`;
+  const displayId = `agentrx-run-${randomUuid()}`;
   const send = (type: string, bundle: MimeBundle) => jupyter.broadcast(type, { data: bundle, metadata: {}, transient: { display_id: displayId } });
   return { show: (bundle) => send("display_data", bundle), update: (bundle) => send("update_display_data", bundle) };
 }

@@ -1,6 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { AgentStreamEvent, Decision } from "../executor/events";
 import { digestMessages } from "./digest-messages";
+import { randomUuid } from "./random-uuid";
 import { type RecordedModelCall, encodeDecisions, encodeModelCall, encodeRunEvent } from "./run-event-codec";
 import type { JsonObject, RunCheckpoint, RunStore, RunUpdate, StoredRunEvent } from "./run-store";
 import { RunStoreError } from "./run-store-errors";
@@ -21,8 +22,8 @@ let processOwner: string | undefined;
  */
 export function ownerId(): string {
   const pid = (globalThis as { process?: { pid?: number } }).process?.pid;
-  processOwner ??= `${pid === undefined ? "runtime" : `pid:${pid}`}:${crypto.randomUUID().slice(0, 8)}`;
-  return `${processOwner}:${crypto.randomUUID().slice(0, 8)}`;
+  processOwner ??= `${pid === undefined ? "runtime" : `pid:${pid}`}:${randomUuid().slice(0, 8)}`;
+  return `${processOwner}:${randomUuid().slice(0, 8)}`;
 }
 
 /**
