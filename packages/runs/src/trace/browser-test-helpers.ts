@@ -1,9 +1,10 @@
-// Test-only (not exported by the package): headless Chromium for the browser tests, through
-// playwright-core and the system's Chromium (Debian's `chromium` package); no browser download.
+// Test-only (not exported by the package): headless Chromium for the browser tests (these and the
+// repository's test/ ones), through playwright-core and the system's Chromium (Debian's `chromium`
+// package); no browser download.
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type BrowserContext } from "playwright-core";
+import { chromium, type Browser, type BrowserContext } from "playwright-core";
 
 /** Where the tests look for Chromium. */
 export const CHROMIUM = "/usr/bin/chromium";
@@ -46,4 +47,10 @@ export async function launchChromium(options: { colorScheme?: "light" | "dark" }
       rmSync(profile, { recursive: true, force: true });
     },
   });
+}
+
+/** A headless Chromium without a persistent profile (each context is fresh). */
+export async function launchChromiumBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`The browser tests need Chromium at ${CHROMIUM}: apt-get install -y chromium`);
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
 }
