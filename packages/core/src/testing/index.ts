@@ -1,13 +1,6 @@
-export { ScriptedChatModel } from "./scripted-chat-model";
-export type {
-  ScriptedCall,
-  ScriptedChatModelCallOptions,
-  ScriptedChatModelOptions,
-  ScriptedMessage,
-  ScriptedResponse,
-  ScriptedToolCall,
-} from "./scripted-chat-model";
-export { ScriptExhaustedError } from "./script-exhausted-error";
+// The Node build of `@agentrx/core/testing`: the browser build's exports (./index.browser.ts) and
+// the loopback OpenAI-compatible server, a Node HTTP server.
+export * from "./index.browser";
 export { startOpenAICompatibleServer } from "./openai-compatible-server/index";
 export type {
   LoopbackCompletion,
@@ -19,5 +12,3 @@ export type {
   OpenAICompatibleServer,
   OpenAICompatibleServerOptions,
 } from "./openai-compatible-server/index";
-export { deferred, latch } from "./deferred";
-export type { Deferred, Latch } from "./deferred";
