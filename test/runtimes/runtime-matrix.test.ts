@@ -123,6 +123,20 @@ for (const bin of bins) {
         }
       });
 
+      it("the agentrx command lists and shows a run this runtime recorded", async () => {
+        const db = join(tmp, `${bin.name}-cli.db`);
+        const recording = await runChild(bin, join(FIXTURES, "quickstart.ts"), { env: { AGENTRX_RUNS_DB: db } });
+        expectClean(recording);
+        const runId = only(recording.records, "recorded")[0]?.runId as string;
+        const cli = join(REPO_ROOT, "packages", "runs", "dist", "cli", "agentrx.js");
+        const list = await runChild(bin, cli, { args: ["runs", "--db", db] });
+        expectClean(list);
+        expect(list.stdout).toMatch(new RegExp(`${runId}\\s+-\\s+finished\\s+finish`));
+        const show = await runChild(bin, cli, { args: ["show", runId, "--db", db] });
+        expectClean(show);
+        expect(show.stdout).toContain("Paris is sunny at 21°C");
+      });
+
       it("examples/quickstart.ts itself runs to the end and says where it recorded the run", async () => {
         const result = await runChild(bin, join(REPO_ROOT, "examples", "quickstart.ts"));
         expectClean(result);

@@ -5,6 +5,7 @@ import { loadDriver } from "../internal/store-errors";
 import { PostgresRunStore } from "../postgres/index";
 import { describeTarget, wrapPostgresError } from "../postgres/postgres-errors";
 import { SqliteRunStore } from "../sqlite/index";
+import { type SqliteConnection, defaultSqliteDriver, loadSqliteDriver, sqliteErrorCode } from "../sqlite/sqlite-driver";
 import { CliError, usageError } from "./cli-error";
 import { redact } from "./redact";
 
@@ -89,20 +90,23 @@ async function openSqlite(db: string, schema: string | undefined, cwd: string): 
   return { store: new SqliteRunStore({ path }), label: `SQLite ${shown}` };
 }
 
-/** Fails unless `path` is an SQLite database with a run store's table; opens it read-only. */
+/**
+ * Fails unless `path` (an existing file) is an SQLite database with a run store's table. Opens it
+ * with the driver the store will use (`better-sqlite3` under Node.js, `node:sqlite` under Deno and
+ * Bun) and only reads.
+ */
 async function probeSqlite(path: string, shown: string): Promise<void> {
-  type Database = { prepare(sql: string): { get(): unknown }; close(): void };
-  const Driver = await loadDriver<new (path: string, options: { readonly: boolean; fileMustExist: boolean }) => Database>("agentrx", "better-sqlite3", () => import("better-sqlite3"));
-  let db: Database | undefined;
+  const open = await loadSqliteDriver("agentrx", defaultSqliteDriver());
+  let db: SqliteConnection | undefined;
   try {
-    db = new Driver(path, { readonly: true, fileMustExist: true });
+    db = open(path, 1_000);
     const table = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'agentrx_runs'").get();
     if (table === undefined) throw new CliError({ message: `${shown} is an SQLite database without AgentRx runs (no agentrx_runs table); pass the run store's file with --db` });
   } catch (error) {
     if (CliError.isInstance(error)) throw error;
-    const code = (error as { code?: unknown }).code;
+    const code = sqliteErrorCode(error);
     if (code === "SQLITE_NOTADB") throw new CliError({ message: `${shown} is not an SQLite database, so not an AgentRx run store; pass the run store's file with --db`, cause: error });
-    throw new CliError({ message: `cannot open ${shown}: ${(error as Error).message}${typeof code === "string" ? ` (${code})` : ""}`, cause: error });
+    throw new CliError({ message: `cannot open ${shown}: ${(error as Error).message}${code === undefined ? "" : ` (${code})`}`, cause: error });
   } finally {
     db?.close();
   }
