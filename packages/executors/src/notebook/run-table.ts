@@ -130,12 +130,12 @@ export class RunTable {
     const body = this.rows.map((row) => {
       const pause = waiting.get(row);
       const state = pause !== undefined ? `awaiting approval (<code>${escapeHtml(pause.id)}</code>)` : row.observation === undefined ? (this.status === "running" ? "running…" : "not run") : "";
-      return `<tr><td>${row.iteration}</td><td><code>${escapeHtml(row.tool)}</code></td><td><pre>${escapeHtml(cut(row.input))}</pre></td><td>${row.observation === undefined ? `<i>${state}</i>` : `<pre>${escapeHtml(cut(row.observation))}</pre>`}</td><td>${row.durationMs === undefined ? "" : `${Math.round(row.durationMs)} ms`}</td></tr>`;
+      return `<tr${pause === undefined ? "" : ' class="agentrx-pause"'}><td>${row.iteration + 1}</td><td><code>${escapeHtml(row.tool)}</code></td><td><pre>${escapeHtml(cut(row.input))}</pre></td><td>${row.observation === undefined ? `<i>${state}</i>` : `<pre>${escapeHtml(cut(row.observation))}</pre>`}</td><td>${row.durationMs === undefined ? "" : `${Math.round(row.durationMs)} ms`}</td></tr>`;
     });
     for (const pause of unmatched) {
-      body.push(`<tr class="agentrx-pause"><td>${pause.iteration}</td><td><code>${escapeHtml(pause.tool)}</code></td><td><pre>${escapeHtml(cut(textOf(pause.toolInput)))}</pre></td><td><i>awaiting approval (<code>${escapeHtml(pause.id)}</code>)</i></td><td></td></tr>`);
+      body.push(`<tr class="agentrx-pause"><td>${pause.iteration + 1}</td><td><code>${escapeHtml(pause.tool)}</code></td><td><pre>${escapeHtml(cut(textOf(pause.toolInput)))}</pre></td><td><i>awaiting approval (<code>${escapeHtml(pause.id)}</code>)</i></td><td></td></tr>`);
     }
-    const table = body.length === 0 ? '<p class="agentrx-empty">No tool calls yet.</p>' : `<table><thead><tr><th>#</th><th>tool</th><th>input</th><th>observation</th><th>time</th></tr></thead><tbody>${body.join("")}</tbody></table>`;
+    const table = body.length === 0 ? '<p class="agentrx-empty">No tool calls yet.</p>' : `<table><thead><tr><th title="the agent call (iteration) that asked for it, from 1">#</th><th>tool</th><th>input</th><th>observation</th><th>time</th></tr></thead><tbody>${body.join("")}</tbody></table>`;
     const answer = this.error !== undefined ? `<div class="agentrx-error">${escapeHtml(this.error)}</div>` : this.answer === "" ? "" : `<div class="agentrx-answer"><b>Answer</b><pre>${escapeHtml(this.answer)}</pre></div>`;
     return `<div class="agentrx-run" data-status="${this.status}"><style>${TABLE_STYLES}</style>${head}${table}${answer}</div>`;
   }
@@ -147,9 +147,9 @@ export class RunTable {
     for (const row of this.rows) {
       const pause = waiting.get(row);
       const result = pause !== undefined ? `awaiting approval (${pause.id})` : row.observation === undefined ? (this.status === "running" ? "(running)" : "(not run)") : `-> ${oneLine(row.observation)}`;
-      lines.push(`  [${row.iteration}] ${row.tool}(${oneLine(row.input)}) ${result}`);
+      lines.push(`  [${row.iteration + 1}] ${row.tool}(${oneLine(row.input)}) ${result}`);
     }
-    for (const pause of unmatched) lines.push(`  [${pause.iteration}] ${pause.tool}(${oneLine(textOf(pause.toolInput))}) awaiting approval (${pause.id})`);
+    for (const pause of unmatched) lines.push(`  [${pause.iteration + 1}] ${pause.tool}(${oneLine(textOf(pause.toolInput))}) awaiting approval (${pause.id})`);
     if (this.error !== undefined) lines.push(`  ${this.error}`);
     else if (this.answer !== "") lines.push(`  Answer: ${this.answer}`);
     return lines.join("\n");
@@ -252,13 +252,16 @@ function oneLine(text: string): string {
   return flat.length <= 120 ? flat : `${flat.slice(0, 120)}…`;
 }
 
+// Front ends style tables of their own (JupyterLab right-aligns cells and stripes rows): these
+// selectors are specific enough to win, and alignment is marked important.
 const TABLE_STYLES = [
-  ".agentrx-run{font:13px/1.4 system-ui,sans-serif;max-width:100%}",
-  ".agentrx-run table{border-collapse:collapse;margin:4px 0;width:100%}",
-  ".agentrx-run th,.agentrx-run td{border-bottom:1px solid rgba(127,127,127,.3);padding:3px 6px;text-align:left;vertical-align:top}",
-  ".agentrx-run pre{margin:0;white-space:pre-wrap;word-break:break-word;font:12px/1.35 ui-monospace,monospace}",
-  ".agentrx-run .agentrx-pause td{background:rgba(255,191,0,.15)}",
-  ".agentrx-run .agentrx-answer{margin-top:4px}",
-  ".agentrx-run .agentrx-error{margin-top:4px;color:#c62828;font-weight:600}",
-  ".agentrx-run[data-status=running] .agentrx-run-head b::after{content:' ⏳'}",
+  "div.agentrx-run{font:13px/1.4 system-ui,sans-serif;max-width:100%;text-align:left}",
+  "div.agentrx-run table{border-collapse:collapse;margin:4px 0;width:100%;table-layout:auto}",
+  "div.agentrx-run table th,div.agentrx-run table td{border:0;border-bottom:1px solid rgba(127,127,127,.3);padding:3px 6px;text-align:left!important;vertical-align:top;background:none}",
+  "div.agentrx-run table tr{background:none}",
+  "div.agentrx-run pre{margin:0;padding:0;background:none;white-space:pre-wrap;word-break:break-word;font:12px/1.35 ui-monospace,monospace;text-align:left}",
+  "div.agentrx-run table tr.agentrx-pause td{background:rgba(255,191,0,.15)}",
+  "div.agentrx-run .agentrx-answer{margin-top:4px}",
+  "div.agentrx-run .agentrx-error{margin-top:4px;color:#c62828;font-weight:600}",
+  "div.agentrx-run[data-status=running] .agentrx-run-head b::after{content:' ⏳'}",
 ].join("");
