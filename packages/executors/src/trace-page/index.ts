@@ -4,6 +4,8 @@
 export { CappedText, capTexts } from "./capped-text";
 export { TRACE_TEXT_BUDGET, readTracePage, readTraceText, traceRunOf } from "./read-trace-page";
 export type { ReadTracePageOptions } from "./read-trace-page";
+export { ReadableEventReader, isUnreadableRunEvent, readReadableEvents } from "./read-readable-events";
+export type { ReadableRunEntry, UnreadableRunEvent } from "./read-readable-events";
 export type {
   TraceEvent,
   TraceMessage,

@@ -1,5 +1,5 @@
 import { RunNotFoundError, type RunInfo, type RunStore } from "../runs/index";
-import { readRecordedEvents } from "../runs/read-recorded-events";
+import { readReadableEvents } from "./read-readable-events";
 import { CappedText, capTexts } from "./capped-text";
 import type { TracePageData, TraceRun } from "./trace-data";
 import { TraceEventConverter, type ServerTraceEvent } from "./trace-event-converter";
@@ -21,8 +21,10 @@ export interface ReadTracePageOptions {
 }
 
 /**
- * A run's trace page data, read from `store`: its row and every event recorded so far.
- * Rejects with `RunNotFoundError` for an unknown run and a `RunStoreError` for a store failure.
+ * A run's trace page data, read from `store`: its row and every event recorded so far. An event
+ * that cannot be read is in the page as an `other` event with an `error` (see
+ * {@link readReadableEvents}), and the page says how many there are. Rejects with
+ * `RunNotFoundError` for an unknown run and a `RunStoreError` for a store failure.
  *
  * @internal
  */
@@ -30,7 +32,7 @@ export async function readTracePage(store: RunStore, runId: string, options: Rea
   const { mode, source, textBudget = TRACE_TEXT_BUDGET } = options;
   const converter = new TraceEventConverter(runId);
   const events: ServerTraceEvent[] = [];
-  for await (const page of readRecordedEvents(store, runId, "agentrx trace")) for (const stored of page) events.push(converter.convert(stored));
+  for await (const page of readReadableEvents(store, runId, "agentrx trace")) for (const stored of page) events.push(converter.convert(stored));
   const info = await store.getRun(runId);
   if (info === undefined) throw new RunNotFoundError({ operation: "agentrx", runId });
   capTexts(converter.texts, textBudget);
@@ -39,13 +41,14 @@ export async function readTracePage(store: RunStore, runId: string, options: Rea
 
 /**
  * The whole text at `field` (a dotted path such as `observation` or `reply.toolCalls.0.args`) of
- * event `seq` of a run, for a page that holds only its start.
+ * event `seq` of a run, for a page that holds only its start (`undefined` when that event cannot
+ * be read).
  *
  * @internal
  */
 export async function readTraceText(store: RunStore, runId: string, seq: number, field: string): Promise<string | undefined> {
   const converter = new TraceEventConverter(runId);
-  for await (const page of readRecordedEvents(store, runId, "agentrx ui")) {
+  for await (const page of readReadableEvents(store, runId, "agentrx ui")) {
     for (const stored of page) {
       const event = converter.convert(stored);
       if (stored.seq !== seq) continue;

@@ -22,7 +22,10 @@ export interface RenderTracePageOptions {
  * run's model and tool calls, its tree and each call's detail. The same page `agentrx trace`
  * writes; it needs no Node built-in, so a web app, an edge function or a notebook can serve it.
  *
- * Rejects with `RunNotFoundError` for an unknown run and with a `RunStoreError` for a store failure.
+ * A damaged record still gives a page: an event that cannot be read (a corrupt row, a gap in the
+ * record, an event that cannot be decoded, such as a step whose action is unreadable) is a row
+ * that says why, and the header says how many events could not be read. Rejects with
+ * `RunNotFoundError` for an unknown run and with a `RunStoreError` when the store fails.
  *
  * @param store the store the run is recorded in
  * @param runId the run

@@ -26,4 +26,15 @@ describe("TraceEventConverter", () => {
     const corrupt = json(converter.convert(stored(3, { type: "step", iteration: 4, index: 1, observation: "x", durationMs: 1 })));
     expect(corrupt).toEqual({ type: "other", seq: 3, at: 1003, name: "step", error: "step 3 refers to action 1 of iteration 4, which is not recorded" });
   });
+
+  it("marks an event the store could not give, and a later event that depends on an unreadable one", () => {
+    const converter = new TraceEventConverter("r1");
+    converter.convert(stored(1, { type: "start", runId: "r1", resumed: false, inputs: {} }));
+    expect(json(converter.convert({ seq: 2, at: 1001, error: "its data is not valid JSON (Unexpected token)" }))).toEqual({ type: "other", seq: 2, at: 1001, name: "event 2", error: "its data is not valid JSON (Unexpected token)" });
+    const action = json(converter.convert(stored(3, { type: "action", iteration: 0, index: 0, action: "garbage" })));
+    expect(action).toMatchObject({ type: "other", seq: 3, name: "action", error: "expected an encoded action" });
+    const step = json(converter.convert(stored(4, { type: "step", iteration: 0, index: 0, observation: "x", durationMs: 1 })));
+    expect(step).toMatchObject({ type: "other", seq: 4, name: "step", error: "step 4 refers to action 0 of iteration 0, which is not recorded" });
+    expect(json(converter.convert(stored(5, { type: "token", iteration: 1, text: "go on" })))).toMatchObject({ type: "token", seq: 5, chars: 5 });
+  });
 });

@@ -2,6 +2,7 @@ import { RunEventDecoder, type StoredRunEvent } from "../runs/index";
 import { isBaseMessage, type BaseMessage, type UsageMetadata } from "@langchain/core/messages";
 import { CappedText } from "./capped-text";
 import type { TraceEvent, TraceMessage, TraceUsage } from "./trace-data";
+import { isUnreadableRunEvent, type ReadableRunEntry, type UnreadableRunEvent } from "./read-readable-events";
 
 /** A trace event whose texts are {@link CappedText}s (they serialize as `TraceText`). */
 export type ServerTraceEvent = TraceEvent<CappedText>;
@@ -10,7 +11,9 @@ export type ServerTraceEvent = TraceEvent<CappedText>;
  * Turns a run's recorded events into the trace page's events, in order (it decodes them with
  * `RunEventDecoder`, so feed it every event of a run from the first). Every long text it makes is
  * collected in `texts`, for {@link capTexts} to share the page's budget among them. An event it
- * cannot read becomes an `other` event that says why, so one bad event does not hide the run.
+ * cannot read (one the store could not give, see {@link readReadableEvents}, or one the decoder
+ * rejects, such as a step whose action is unreadable) becomes an `other` event with an `error`
+ * that says why, so one bad event does not hide the run.
  *
  * @internal
  */
@@ -23,14 +26,26 @@ export class TraceEventConverter {
     this.decoder = new RunEventDecoder(runId);
   }
 
-  convert(stored: StoredRunEvent): ServerTraceEvent {
-    const { seq } = stored;
-    let decoded: { type: string; at?: number };
+  /** The page's form of an entry of the record: an event, or one that cannot be read. */
+  convert(entry: ReadableRunEntry): ServerTraceEvent {
+    if (isUnreadableRunEvent(entry)) return this.unreadable(entry);
+    const texts = this.texts.length;
     try {
-      decoded = this.decoder.decode(stored) as { type: string; at?: number };
+      return this.convertEvent(entry);
     } catch (error) {
-      return { type: "other", seq, at: stored.at, name: String(stored.type), error: error instanceof Error ? error.message : String(error) };
+      this.texts.length = texts; // the texts of an event given up on
+      return { type: "other", seq: entry.seq, at: entry.at, name: String(entry.type), error: error instanceof Error ? error.message : String(error) };
     }
+  }
+
+  /** An event the store could not give: a row of its own, named by its `seq`. */
+  private unreadable(entry: UnreadableRunEvent): ServerTraceEvent {
+    return { type: "other", seq: entry.seq, at: entry.at, name: `event ${entry.seq}`, error: entry.error };
+  }
+
+  private convertEvent(stored: StoredRunEvent): ServerTraceEvent {
+    const { seq } = stored;
+    const decoded = this.decoder.decode(stored) as { type: string; at?: number };
     const at = typeof decoded.at === "number" ? decoded.at : stored.at;
     const event = decoded as Record<string, any>;
     switch (decoded.type) {

@@ -24,7 +24,7 @@ export interface TracePageParts {
 
 /**
  * The trace page: header (status, stop reason, tokens, wall time, counts, where the time went, the
- * slowest tool call), the waterfall tree, the detail pane and a legend. In the `ui`, a run still in
+ * slowest tool call, a notice naming the events that could not be read), the waterfall tree, the detail pane and a legend. In the `ui`, a run still in
  * progress follows its record through Server-Sent Events.
  *
  * @internal
@@ -119,6 +119,24 @@ export function tracePageMain(parts: TracePageParts): void {
       ),
     );
     dom.append(header, [title, facts, split]);
+    if (summary.unreadable.length > 0) {
+      const count = summary.unreadable.length;
+      const links = summary.unreadable.slice(0, 20).map((seq) => {
+        const button = h("button", { attrs: { type: "button", "data-target": `event-${seq}` } }, `event ${seq}`);
+        button.addEventListener("click", () => tree.select(`event-${seq}`, true));
+        return button;
+      });
+      dom.append(header, [
+        h(
+          "div",
+          { class: "notice", attrs: { role: "status", "data-fact": "unreadable" } },
+          h("strong", null, `${fmt.count(count)} event${count === 1 ? "" : "s"} of this run could not be read`),
+          h("span", { class: "muted" }, "the record is damaged there; the rest is shown as recorded"),
+          ...links,
+          count > links.length ? h("span", { class: "muted" }, `and ${fmt.count(count - links.length)} more`) : null,
+        ),
+      ]);
+    }
     if (summary.slowest !== undefined) {
       const slowest = summary.slowest;
       const button = h("button", { attrs: { type: "button", "data-target": slowest.id } }, `${slowest.tool} ${slowest.input}`);

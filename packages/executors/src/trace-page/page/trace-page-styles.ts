@@ -50,6 +50,9 @@ button:hover { border-color: var(--muted); }
 .slowest { margin-top: 8px; display: flex; align-items: center; gap: 8px; flex-wrap: wrap; }
 .slowest button { border-color: var(--slow); }
 .slowest strong { color: var(--slow); }
+.notice { margin-top: 8px; display: flex; align-items: center; gap: 8px; flex-wrap: wrap; padding: 6px 10px; border-left: 3px solid var(--fail); }
+.notice strong { color: var(--fail); }
+.notice button { border-color: var(--fail); }
 .body { flex: 1; min-height: 0; display: grid; grid-template-columns: minmax(0, 1fr) minmax(320px, 34%); }
 .waterfall { overflow: auto; border-right: 1px solid var(--line); position: relative; }
 .wf-head, .row { display: grid; grid-template-columns: var(--name-width, minmax(280px, 40%)) minmax(0, 1fr); }

@@ -21,6 +21,8 @@ export interface TraceSummary {
   otherMs: number;
   slowest?: TraceSlowest;
   segments: number;
+  /** The `seq` of every event that could not be read (a damaged record), in order. */
+  unreadable: number[];
 }
 
 /** Positions on the timeline: run time to a fraction of its width, ticks, and the gaps cut out. */
@@ -80,6 +82,7 @@ export function traceSummaryRuntime(fmt: FormatRuntime, layout: TraceLayoutRunti
       toolMs: bothMs - modelMs,
       otherMs: Math.max(0, wallMs - bothMs),
       segments: model.segments.length,
+      unreadable: model.others.filter((other) => other.error !== undefined).map((other) => other.seq),
     };
     const stopReason = model.output?.stopReason ?? model.run.stopReason;
     if (stopReason !== undefined) out.stopReason = stopReason;
