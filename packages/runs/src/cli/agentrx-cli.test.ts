@@ -5,14 +5,20 @@ import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import type { RunInfo } from "@agentrx/executors";
+import type { RunInfo, RunStore, StoredRunEvent } from "@agentrx/executors";
 import Database from "better-sqlite3";
+import { lastValueFrom } from "rxjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MemoryRunStore } from "../memory/index";
 import { PostgresRunStore } from "../postgres/index";
+import { replayRun } from "../replay/index";
 import { SqliteRunStore } from "../sqlite/index";
 import { postgresTestDatabase } from "../testing/postgres-test-database";
 import { recordTripRun, writeSyntheticRun } from "../trace/trace-test-fixtures";
+import type { CliIo } from "./cli-io";
 import { runCli } from "./run-cli";
+import { showCommand } from "./show-command";
+import { traceCommand } from "./trace-command";
 
 const root = resolve(__dirname, "../../../..");
 const dir = mkdtempSync(join(tmpdir(), "agentrx-cli-"));
@@ -159,6 +165,97 @@ describe("agentrx on an SQLite file", () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("agentrx runs [--thread T] [--status S] [--limit N] [--json]");
     expect(result.stdout).toContain("--db <file | postgres://...>");
+  });
+});
+
+/** The data of a page's embedded events. */
+function pageEvents(html: string): { seq: number; type: string; name?: string; error?: string }[] {
+  const json = /<script type="application\/json" id="agentrx-data">(.*?)<\/script>/s.exec(html)?.[1] ?? "{}";
+  return (JSON.parse(json) as { events: { seq: number; type: string; name?: string; error?: string }[] }).events;
+}
+
+// A synthetic run (2 turns of 2 tool calls): 1 start, 2 usage, 3 model_call, 4-5 actions, 6-7 steps,
+// 8 usage, 9 model_call, 10-11 actions, 12-13 steps, 14 usage, 15 model_call, 16 output. Damaging
+// action 4 also leaves step 6 (its result) without an action to decode against.
+describe("agentrx on a damaged record", () => {
+  it("shows and traces a run whose SQLite row of event 4 is not JSON: the rest, each unreadable event named, exit 0", async () => {
+    const damaged = join(dir, "damaged.db");
+    const store = new SqliteRunStore({ path: damaged });
+    await writeSyntheticRun(store, { runId: "damaged", iterations: 2, toolsPerIteration: 2 });
+    await store.close();
+    const raw = new Database(damaged);
+    raw.prepare("UPDATE agentrx_run_events SET data = '{\"type\":\"action\",' WHERE run_id = 'damaged' AND seq = 4").run();
+    raw.close();
+
+    const out = join(dir, "damaged.html");
+    const [show, json, trace] = await Promise.all([
+      agentrx(["show", "damaged", "--db", damaged]),
+      agentrxHere(["show", "damaged", "--db", damaged, "--json"]),
+      agentrxHere(["trace", "damaged", "--db", damaged, "-o", out]),
+    ]);
+    expect(show.code).toBe(0);
+    const lines = show.stdout.split("\n");
+    const at = (pattern: RegExp) => lines.findIndex((line) => pattern.test(line));
+    expect(lines[at(/^unreadable event 4: /)]).toMatch(/^unreadable event 4: its data is not valid JSON \(.+\)$/);
+    expect(lines[at(/^unreadable event 6: /)]).toBe("unreadable event 6: it cannot be decoded (step 6 refers to action 0 of iteration 0, which is not recorded)");
+    // Around them, the run as recorded: action 5 and its step 7, the second turn, the answer.
+    expect(at(/^action {2}lookup \{"q":"item 0\.1"\}$/)).toBeGreaterThan(at(/^unreadable event 4: /));
+    expect(at(/^step {4}lookup \(60 ms\) result 0\.1 x+$/)).toBeGreaterThan(at(/^unreadable event 6: /));
+    expect(lines.filter((line) => /^step {4}lookup /.test(line))).toHaveLength(3);
+    expect(show.stdout).toMatch(/^answer {2}done \(finish\)$/m);
+    expect(show.stderr).toBe('agentrx: warning: 2 events of run "damaged" could not be read (4, 6); the rest is shown, each marked "unreadable event" in its place\n');
+
+    expect(json.code).toBe(0);
+    const record = JSON.parse(json.stdout) as { events: StoredRunEvent[]; unreadable: { seq: number; error: string }[] };
+    expect(record.events.map((event) => event.seq)).toEqual([1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]);
+    expect(record.unreadable).toEqual([{ seq: 4, error: expect.stringMatching(/^its data is not valid JSON/) }]);
+    expect(json.stderr).toMatch(/^agentrx: warning: event 4 of run "damaged" could not be read; the rest is shown, the others are listed under "unreadable"\n$/);
+
+    expect(trace.code).toBe(0);
+    expect(trace.stdout).toMatch(/^Wrote .*damaged\.html/);
+    expect(trace.stderr).toBe('agentrx: warning: 2 events of run "damaged" could not be read (4, 6); the rest is shown, each marked unreadable on the page\n');
+    const events = pageEvents(readFileSync(out, "utf8"));
+    expect(events).toHaveLength(16);
+    expect(events[3]).toMatchObject({ seq: 4, type: "other", name: "event 4", error: expect.stringMatching(/^its data is not valid JSON/) });
+    expect(events[5]).toMatchObject({ seq: 6, type: "other", name: "step", error: "step 6 refers to action 0 of iteration 0, which is not recorded" });
+    expect(events.filter((event) => event.type === "step").map((event) => event.seq)).toEqual([7, 12, 13]);
+
+    // Replay (and so resume) still refuses the damaged record.
+    const strict = new SqliteRunStore({ path: damaged });
+    await expect(lastValueFrom(replayRun(strict, "damaged"))).rejects.toThrow(/event 4 of run "damaged" is corrupt/);
+    await strict.close();
+  });
+
+  it("shows and traces a run in a MemoryRunStore whose event 4 cannot be decoded", async () => {
+    const source = new MemoryRunStore();
+    const written = await writeSyntheticRun(source, { runId: "damaged", iterations: 2, toolsPerIteration: 2 });
+    const store = new MemoryRunStore();
+    await store.createRun({ runId: "damaged", inputs: { input: "synthetic" }, status: "running", owner: "w", leaseMs: 60_000, at: written[0]!.at });
+    const events = written.map((event) => (event.seq === 4 ? { ...event, data: { ...event.data, action: "garbage" } } : event));
+    await store.write("damaged", { owner: "w", leaseMs: 60_000, at: written.at(-1)!.at, events, update: { status: "finished", stopReason: "finish", release: true } });
+
+    const run = async (command: (store: RunStore, io: CliIo) => Promise<void>) => {
+      let stdout = "";
+      let stderr = "";
+      await command(store, { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) }, env: { NO_COLOR: "1" }, cwd: dir });
+      return { stdout, stderr };
+    };
+    const show = await run((at, io) => showCommand(at, "damaged", { json: false, label: "MemoryRunStore" }, io));
+    expect(show.stdout).toMatch(/^unreadable event 4: it cannot be decoded \(expected an encoded action\)$/m);
+    expect(show.stdout).toMatch(/^unreadable event 6: it cannot be decoded \(step 6 refers to action 0 of iteration 0, which is not recorded\)$/m);
+    expect(show.stdout).toMatch(/^step {4}lookup \(60 ms\) result 0\.1 x+$/m);
+    expect(show.stdout).toMatch(/^answer {2}done \(finish\)$/m);
+    expect(show.stderr).toMatch(/^agentrx: warning: 2 events of run "damaged" could not be read \(4, 6\)/);
+
+    const trace = await run((at, io) => traceCommand(at, "damaged", { output: "-", label: "MemoryRunStore" }, io));
+    const page = pageEvents(trace.stdout);
+    expect(page.filter((event) => event.error !== undefined).map((event) => [event.seq, event.name, event.error])).toEqual([
+      [4, "action", "expected an encoded action"],
+      [6, "step", "step 6 refers to action 0 of iteration 0, which is not recorded"],
+    ]);
+    expect(page.find((event) => event.seq === 16)).toMatchObject({ type: "output" });
+    expect(trace.stderr).toMatch(/^agentrx: warning: 2 events of run "damaged" could not be read \(4, 6\); the rest is shown, each marked unreadable on the page\n$/);
+    await expect(lastValueFrom(replayRun(store, "damaged"))).rejects.toThrow(/event 4 of run "damaged" is corrupt: it cannot be decoded/);
   });
 });
 

@@ -1,10 +1,11 @@
-import { renderTrace, type RunInfo, type RunStore, readRecordedEvents } from "@agentrx/executors";
+import { renderTrace, type RunInfo, type RunStore, type StoredRunEvent } from "@agentrx/executors";
+import { formatRuntime, isUnreadableRunEvent, readReadableEvents } from "@agentrx/executors/trace-page";
 import { lastValueFrom } from "rxjs";
-import { replayRun } from "../replay/index";
-import { formatRuntime } from "@agentrx/executors/trace-page";
 import type { CliIo } from "./cli-io";
 import { cliStyle, runDurationMs, wantsColors } from "./format-runs-table";
+import { readableRunEvents, type UnreadableEvent } from "./readable-run-events";
 import { requireRun } from "./require-run";
+import { unreadableWarning } from "./unreadable-warning";
 
 const fmt = formatRuntime();
 
@@ -16,28 +17,70 @@ export interface ShowCommandOptions {
 }
 
 /**
- * `agentrx show <runId>`: a summary line, then the run's trace replayed from its record in the
+ * `agentrx show <runId>`: a summary line, then the run's trace decoded from its record in the
  * look of `printTrace` (with usage lines); `--json` prints `{ run, events }` (the store's
  * `RunInfo` and every `StoredRunEvent`).
+ *
+ * A damaged record is shown, not refused: each event that cannot be read or decoded is an
+ * `unreadable event N: why` line in its place (with `--json`, an entry `{ seq, error }` of an
+ * `unreadable` array next to `events`), the rest is shown as recorded, and one warning line on
+ * stderr names those events. The command still succeeds (exit 0): the output is what the record
+ * holds. Replaying or resuming such a run fails, as it should.
  *
  * @internal
  */
 export async function showCommand(store: RunStore, runId: string, options: ShowCommandOptions, io: CliIo): Promise<void> {
   const run = await requireRun(store, runId, options.label);
+  const unreadable: UnreadableEvent[] = [];
   if (options.json) {
-    const events = [];
-    for await (const page of readRecordedEvents(store, runId, "agentrx show")) events.push(...page);
-    io.stdout.write(`${JSON.stringify({ run, events }, null, 2)}\n`);
+    const events: StoredRunEvent[] = [];
+    for await (const page of readReadableEvents(store, runId, "agentrx show")) {
+      for (const entry of page) {
+        if (isUnreadableRunEvent(entry)) unreadable.push({ seq: entry.seq, error: entry.error });
+        else events.push(entry);
+      }
+    }
+    io.stdout.write(`${JSON.stringify({ run, events, ...(unreadable.length > 0 ? { unreadable } : {}) }, null, 2)}\n`);
+    warn(io, runId, unreadable, "the others are listed under \"unreadable\"");
     return;
   }
   const colors = wantsColors(io.stdout, io.env);
   const style = cliStyle(colors);
   io.stdout.write(`${summaryLine(run, style)}\n\n`);
-  await lastValueFrom(replayRun(store, runId).pipe(renderTrace({ write: (text) => void io.stdout.write(text), colors, usage: true })), { defaultValue: undefined });
+  // The trace writes a model's text without a line break until the next event: an unreadable
+  // event's line starts on a line of its own, and the break the trace then writes is not doubled.
+  let lineOpen = false;
+  let skipBreak = false;
+  const write = (text: string) => {
+    if (text === "") return;
+    if (skipBreak && text.startsWith("\n")) text = text.slice(1);
+    skipBreak = false;
+    if (text === "") return;
+    io.stdout.write(text);
+    lineOpen = !text.endsWith("\n");
+  };
+  const onUnreadable = (event: UnreadableEvent) => {
+    unreadable.push(event);
+    if (lineOpen) io.stdout.write("\n");
+    skipBreak = lineOpen;
+    lineOpen = false;
+    io.stdout.write(`${style.status("failed", `unreadable event ${event.seq}`)}: ${event.error}\n`);
+  };
+  await lastValueFrom(readableRunEvents(store, runId, onUnreadable).pipe(renderTrace({ write, colors, usage: true })), { defaultValue: undefined });
   if (run.status !== "finished") {
     const why = run.error !== undefined ? `: ${run.error}` : "";
     io.stdout.write(style.dim(`\n(${run.status}${why}; the record ends here${run.status === "running" ? " for now" : ""})\n`));
   }
+  warn(io, runId, unreadable, "each marked \"unreadable event\" in its place");
+}
+
+function warn(io: CliIo, runId: string, unreadable: readonly UnreadableEvent[], where: string): void {
+  const warning = unreadableWarning(
+    runId,
+    unreadable.map((event) => event.seq),
+    where,
+  );
+  if (warning !== undefined) io.stderr.write(warning);
 }
 
 function summaryLine(run: RunInfo, style: ReturnType<typeof cliStyle>): string {
