@@ -14,7 +14,7 @@ import { PostgresRunStore } from "../postgres/index";
 import { replayRun } from "../replay/index";
 import { SqliteRunStore } from "../sqlite/index";
 import { postgresTestDatabase } from "../testing/postgres-test-database";
-import { recordTripRun, writeSyntheticRun } from "../trace/trace-test-fixtures";
+import { recordTripRun, writeDamagedRun, writeSyntheticRun } from "../trace/trace-test-fixtures";
 import type { CliIo } from "./cli-io";
 import { runCli } from "./run-cli";
 import { showCommand } from "./show-command";
@@ -227,12 +227,8 @@ describe("agentrx on a damaged record", () => {
   });
 
   it("shows and traces a run in a MemoryRunStore whose event 4 cannot be decoded", async () => {
-    const source = new MemoryRunStore();
-    const written = await writeSyntheticRun(source, { runId: "damaged", iterations: 2, toolsPerIteration: 2 });
     const store = new MemoryRunStore();
-    await store.createRun({ runId: "damaged", inputs: { input: "synthetic" }, status: "running", owner: "w", leaseMs: 60_000, at: written[0]!.at });
-    const events = written.map((event) => (event.seq === 4 ? { ...event, data: { ...event.data, action: "garbage" } } : event));
-    await store.write("damaged", { owner: "w", leaseMs: 60_000, at: written.at(-1)!.at, events, update: { status: "finished", stopReason: "finish", release: true } });
+    await writeDamagedRun(store, "damaged");
 
     const run = async (command: (store: RunStore, io: CliIo) => Promise<void>) => {
       let stdout = "";

@@ -118,6 +118,8 @@ export interface SyntheticRunOptions {
   running?: boolean;
   /** The run's first event's time. @default 1_700_000_000_000 */
   start?: number;
+  /** Changes events before they are written (to damage a record, say). @default none */
+  alter?: (event: StoredRunEvent) => StoredRunEvent;
 }
 
 /**
@@ -128,6 +130,7 @@ export interface SyntheticRunOptions {
 export async function writeSyntheticRun(store: RunStore, options: SyntheticRunOptions): Promise<StoredRunEvent[]> {
   const { runId, iterations, toolsPerIteration, observationLength = 30, running = false, start = 1_700_000_000_000 } = options;
   const { firstObservationLength = observationLength } = options;
+  const alter = options.alter ?? ((event: StoredRunEvent) => event);
   const owner = "synthetic:1";
   await store.createRun({ runId, inputs: { input: "synthetic" }, status: "running", owner, leaseMs: 3_600_000, at: start });
   const events: StoredRunEvent[] = [];
@@ -161,9 +164,24 @@ export async function writeSyntheticRun(store: RunStore, options: SyntheticRunOp
       owner,
       leaseMs: 3_600_000,
       at: t,
-      events: events.slice(i, i + 500),
+      events: events.slice(i, i + 500).map(alter),
       ...(last && !running ? { update: { status: "finished" as const, stopReason: "finish", release: true } } : {}),
     });
   }
   return events;
+}
+
+/**
+ * Writes a synthetic run (2 turns of 2 tool calls) whose event 4, the first turn's first action,
+ * cannot be decoded; its step (event 6) then cannot be either. The events: 1 start, 2 usage,
+ * 3 model_call, 4-5 actions, 6-7 steps, 8 usage, 9 model_call, 10-11 actions, 12-13 steps,
+ * 14 usage, 15 model_call, 16 output.
+ */
+export async function writeDamagedRun(store: RunStore, runId: string): Promise<StoredRunEvent[]> {
+  return writeSyntheticRun(store, {
+    runId,
+    iterations: 2,
+    toolsPerIteration: 2,
+    alter: (event) => (event.seq === 4 ? { ...event, data: { ...event.data, action: "garbage" } } : event),
+  });
 }

@@ -5,14 +5,14 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { type AgentStreamEvent, RunEventDecoder, type StoredRunEvent } from "@agentrx/executors";
+import { type AgentStreamEvent, RunEventDecoder, RunStoreError, type RunStore, type StoredRunEvent } from "@agentrx/executors";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemoryRunStore } from "../memory/index";
 import { startUiServer, type UiServer } from "../ui/start-ui-server";
 import { launchChromium, skipWithoutChromium } from "./browser-test-helpers";
 import { readTracePage, tracePageHtml } from "@agentrx/executors/trace-page";
-import { recordTripRun, writeSyntheticRun } from "./trace-test-fixtures";
+import { recordTripRun, writeDamagedRun, writeSyntheticRun } from "./trace-test-fixtures";
 
 const skip = skipWithoutChromium("trace viewer (browser)");
 const dir = mkdtempSync(join(tmpdir(), "agentrx-trace-page-"));
@@ -22,9 +22,9 @@ let browser: Awaited<ReturnType<typeof launchChromium>>;
 const store = new MemoryRunStore();
 let tripEvents: StoredRunEvent[] = [];
 
-async function writePage(runId: string): Promise<string> {
+async function writePage(runId: string, from: RunStore = store): Promise<string> {
   const path = join(dir, `${runId}.html`);
-  writeFileSync(path, tracePageHtml(await readTracePage(store, runId, { mode: "file", source: "MemoryRunStore" })));
+  writeFileSync(path, tracePageHtml(await readTracePage(from, runId, { mode: "file", source: "MemoryRunStore" })));
   return path;
 }
 
@@ -93,6 +93,42 @@ describe.skipIf(skip)("a trace file in Chromium", () => {
     expect(png.subarray(1, 4).toString()).toBe("PNG");
     expect(statSync(join(dir, "trip-1.png")).size).toBeGreaterThan(20_000);
     expect(requests).toEqual([pathToFileURL(join(dir, "trip-1.html")).href]); // nothing but the file itself
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("says which events of a damaged record could not be read, and shows the rest", async () => {
+    await writeDamagedRun(store, "damaged");
+    // Event 8's row cannot be read either: the store rejects any page holding it, as SQLite does a row that is not JSON.
+    const damaged = {
+      getRun: (runId: string) => store.getRun(runId),
+      readEvents: async (runId: string, options?: { after?: number; limit?: number }) => {
+        const page = await store.readEvents(runId, options);
+        if (page.some((event) => event.seq === 8)) throw new RunStoreError({ operation: "readEvents", runId, message: `TestStore: event 8 of run "${runId}" is corrupt: its data is not valid JSON (Unexpected end of JSON input).` });
+        return page;
+      },
+    } as RunStore;
+    const { page, errors } = await open(pathToFileURL(await writePage("damaged", damaged)).href);
+    const notice = page.locator('[data-fact="unreadable"]');
+    expect(await notice.locator("strong").textContent()).toBe("3 events of this run could not be read");
+    expect(await notice.locator("button").allTextContents()).toEqual(["event 4", "event 6", "event 8"]);
+    expect(await page.locator("[data-status]").textContent()).toBe("finished");
+    expect(await page.locator(".bar.tool").count()).toBe(3); // the steps of events 7, 12 and 13
+    expect(await visibleIds(page)).toEqual(expect.arrayContaining(["tool-0-1", "tool-1-0", "tool-1-1", "event-4", "event-6", "event-8", "answer"]));
+    expect(await page.locator('[data-id="event-4"] .chip').allTextContents()).toEqual(["unreadable"]);
+
+    await notice.locator("button", { hasText: "event 8" }).click();
+    expect(await page.locator('[role="treeitem"][aria-selected="true"]').getAttribute("data-id")).toBe("event-8");
+    const detail = page.locator(".detail");
+    expect(await detail.textContent()).toContain("Could not be read");
+    expect(await detail.locator(".error-text").textContent()).toBe("its data is not valid JSON (Unexpected end of JSON input)");
+    await notice.locator("button", { hasText: "event 6" }).click();
+    expect(await detail.locator(".error-text").textContent()).toBe("step 6 refers to action 0 of iteration 0, which is not recorded");
+    await page.screenshot({ path: join(dir, "damaged.png") });
+
+    const healthy = await open(pathToFileURL(await writePage("trip-1")).href);
+    expect(await healthy.page.locator('[data-fact="unreadable"]').count()).toBe(0);
+    await healthy.page.close();
     expect(errors).toEqual([]);
     await page.close();
   });
@@ -260,6 +296,15 @@ describe.skipIf(skip)("agentrx ui in Chromium", () => {
     await page.click('[data-id="tool-0-0"] .label');
     await page.click("text=Show all");
     await expect.poll(() => page.locator('.detail [data-field="observation"]').evaluate((element) => element.textContent?.length)).toBe(300_000);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("serves a damaged record's page with its notice", async () => {
+    if ((await store.getRun("damaged")) === undefined) await writeDamagedRun(store, "damaged");
+    const { page, errors } = await open(`${server.url}/runs/damaged`);
+    expect(await page.locator('[data-fact="unreadable"] strong').textContent()).toBe("2 events of this run could not be read");
+    expect(await page.locator('[data-id="event-4"] .chip').allTextContents()).toEqual(["unreadable"]);
     expect(errors).toEqual([]);
     await page.close();
   });
