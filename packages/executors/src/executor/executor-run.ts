@@ -1,4 +1,4 @@
-import { AbortError, getOutputUsage, getToolApproval, isAgentAction, isAgentFinish, linkAbortSignal } from "@agentrx/core";
+import { AbortError, getOutputUsage, isAgentAction, isAgentFinish } from "@agentrx/core";
 import type { AgentAction, AgentFinish, AgentOutput, AgentStep, StepMetadata } from "@agentrx/core";
 import { CallbackManager, type CallbackManagerForChainRun } from "@langchain/core/callbacks/manager";
 import type { SerializedNotImplemented } from "@langchain/core/load/serializable";
@@ -6,8 +6,9 @@ import type { UsageMetadata } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { Subscriber } from "rxjs";
 import type { RecorderHooks, RunRecorder } from "../runs/run-recorder";
-import { REJECTED_OBSERVATION, interruptsOf } from "./approvals";
+import { ApprovalGate } from "./approval-gate";
 import { runMessages } from "./conversation-memory";
+import { EagerDispatch } from "./eager-dispatch";
 import { OutputValidationError } from "./output-validation-error";
 import { checkFinalAnswer, finalAnswerCall, invalidAnswerStep } from "./structured-output";
 import type { AgentStreamEvent, Decision, InterruptEvent, StopReason } from "./events";
@@ -80,12 +81,10 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
   private unwatchSignal: (() => void) | undefined;
   private recorder: RunRecorder | undefined;
   private readonly startedAt = Date.now();
-  /** Tool calls started while the model streamed (eager dispatch), by call key, with their model call. */
-  private readonly early = new Map<string, EarlyCall & { modelRun: string; unlink: () => void }>();
-  /** The current turn's early starts, by action index. */
-  private turnEarly: (EarlyCall | undefined)[] | undefined;
-  /** Actions of the current turn a person rejected (their observation is the rejection: never returned directly). */
-  private readonly rejected = new Set<number>();
+  /** Tool calls started while the model streams (`eagerTools`). */
+  private readonly eager: EagerDispatch;
+  /** Approval checks, pauses and the decisions of a resume. */
+  private readonly approvals: ApprovalGate;
   onModelCall: TokenSink["onModelCall"];
   onToolCallComplete: TokenSink["onToolCallComplete"];
   onModelError: TokenSink["onModelError"];
@@ -97,6 +96,23 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
   ) {
     this.state = request.state;
     this.tools = new ToolRunner(this);
+    // Each collaborator gets only what it needs of the run (callbacks made here, once per run).
+    const run = this;
+    this.eager = new EagerDispatch({
+      options,
+      signal: this.work.signal,
+      get interrupted() { return run.interrupted; },
+      startCall: (action, signal) => this.tools.startEarly(action, signal),
+    });
+    this.approvals = new ApprovalGate({
+      state: this.state,
+      approval: options.approval,
+      decisions: request.decisions,
+      dispatch: (event) => this.dispatch(event),
+      wait: (promise, halts) => this.wait(promise, halts),
+      toolFinished: (index, step, durationMs, metadata) => this.toolFinished(index, step, durationMs, metadata),
+      complete: (finish, stopReason, interrupt) => this.complete(finish, stopReason, interrupt),
+    });
   }
 
   /** Starts the run; returns the teardown for the subscription. */
@@ -192,53 +208,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
   };
 
   earlyCall(index: number): EarlyCall | undefined {
-    return this.turnEarly?.[index];
-  }
-
-  /** Starts a streamed tool call at once (eager dispatch), when its tool may start early. */
-  private startEarly(modelRun: string, call: { id: string | undefined; name: string; args: string }): void {
-    if (this.interrupted) return;
-    const tool = this.options.toolsByName.get(call.name);
-    if (tool === undefined || !this.options.eager?.(tool) || this.options.approvalOption || getToolApproval(tool) !== undefined) return;
-    let args: unknown;
-    try {
-      args = call.args.trim() === "" ? {} : JSON.parse(call.args);
-    } catch {
-      return; // not valid JSON: the agent's parser reports it, and nothing starts early
-    }
-    if (typeof args !== "object" || args === null || Array.isArray(args)) return;
-    const key = call.id ?? `${call.name}#${JSON.stringify(args)}`;
-    if (this.early.has(key)) return;
-    const action = { tool: call.name, toolInput: args as Record<string, unknown>, log: "", ...(call.id ? { toolCallId: call.id } : {}) };
-    const controller = new AbortController();
-    const unlink = linkAbortSignal(this.work.signal, controller);
-    const started = this.tools.startEarly(action, controller.signal);
-    started.controller = controller;
-    started.result.catch(noop); // awaited by the turn if it keeps the call; dropped otherwise
-    this.early.set(key, { ...started, modelRun, unlink });
-  }
-
-  /** Aborts and forgets the early calls `which` selects. */
-  private dropEarly(which: (entry: { modelRun: string }) => boolean): void {
-    for (const [key, entry] of this.early) {
-      if (!which(entry)) continue;
-      this.early.delete(key);
-      entry.unlink();
-      entry.controller?.abort(new AbortError({ message: "The model's answer did not keep this early tool call." }));
-    }
-  }
-
-  /** The early calls the agent's actions keep (same call id, tool and input), by action index; the rest are aborted. */
-  private matchEarly(actions: readonly AgentAction[]): (EarlyCall | undefined)[] {
-    const kept = actions.map((action) => {
-      const id = (action as { toolCallId?: string }).toolCallId;
-      const entry = this.early.get(id ?? `${action.tool}#${JSON.stringify(action.toolInput)}`);
-      if (entry === undefined || entry.action.tool !== action.tool || JSON.stringify(entry.action.toolInput) !== JSON.stringify(action.toolInput)) return undefined;
-      this.early.delete(id ?? `${action.tool}#${JSON.stringify(action.toolInput)}`);
-      return entry; // still linked to the run's signal: a limit or a cancellation stops it
-    });
-    this.dropEarly(() => true);
-    return kept;
+    return this.eager.call(index);
   }
 
   /** Counts the usage an agent's parser attached to its output (when the model is not watched). */
@@ -319,8 +289,8 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
     // when someone looks. Otherwise usage comes from what the agent's parser attached to its output.
     const eager = this.options.eager !== undefined;
     if (eager) {
-      this.onToolCallComplete = (modelRun, call) => this.startEarly(modelRun, call);
-      this.onModelError = (modelRun) => this.dropEarly((entry) => entry.modelRun === modelRun);
+      this.onToolCallComplete = (modelRun, call) => this.eager.start(modelRun, call);
+      this.onModelError = (modelRun) => this.eager.dropModelCall(modelRun);
     }
     // With eager dispatch the model streams (for its tool-call chunks) even when nobody wants tokens.
     const forwarder = this.request.watchModel || eager ? new TokenForwarder(this, streamTokens || eager) : undefined;
@@ -348,7 +318,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
     if (state.turn !== undefined && !this.interrupted) {
       // A resumed run whose last turn has tool calls without a result: run those (and the ones a
       // person decided on), then go on.
-      this.applyDecisions();
+      this.approvals.applyDecisions();
       const outcome = await this.runTurn(pendingActions(state));
       if (outcome !== "continue") return outcome === "stop" ? this.earlyStop() : undefined;
     }
@@ -366,12 +336,12 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
       }
       this.dispatch({ type: "agentCalled" });
       const iteration = state.iteration - 1;
-      this.turnEarly = undefined;
+      this.eager.resetTurn();
       let output: AgentOutput;
       try {
         output = await this.wait(agent.invoke({ ...inputs, steps: trim ? trim(state.steps) : state.steps }, this.agentConfig), true);
       } catch (error) {
-        this.dropEarly(() => true); // the model call's early tool calls are not the turn's
+        this.eager.dropAll(); // the model call's early tool calls are not the turn's
         // A call cut short still counts: the "generate" call after it gets the next iteration.
         if (this.interrupted) break;
         if (!isOutputParserException(error)) throw error;
@@ -391,26 +361,24 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
       }
       const actions = toActions(output, iteration);
       this.dispatch({ type: "turnStarted", actions });
-      if (this.early.size > 0) this.turnEarly = this.matchEarly(actions);
+      this.eager.matchTurn(actions);
       if (this.observed) {
         for (let i = 0; i < actions.length; i++) {
           const event = actionEvent(actions[i] as AgentAction, iteration);
-          if (this.turnEarly?.[i]) event.early = true;
+          if (this.eager.call(i)) event.early = true;
           this.emit(event, i);
         }
       }
       if (this.interrupted) break; // a stop condition fired on an action event
-      if (options.approval) {
-        const { runId, threadId } = state;
-        const context = threadId === undefined ? { runId } : { runId, threadId };
+      if (this.approvals.enabled) {
         let interrupts;
         try {
-          interrupts = await this.wait(interruptsOf(actions, iteration, options.approval, context), true);
+          interrupts = await this.approvals.interruptsOf(actions, iteration);
         } catch (error) {
           if (this.interrupted) break;
           throw error;
         }
-        if (interrupts.length > 0) this.dispatch({ type: "approvalRequested", interrupts });
+        this.approvals.requested(interrupts);
       }
       // Written as the event loop turns: before any tool that waits on I/O or a timer has finished,
       // and at the latest with the first result, so a resume never asks the agent for this turn again.
@@ -441,35 +409,17 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
     }
     if (this.interrupted) return isEnded(this.state) ? "done" : "stop";
     if (this.state.interrupts.length > 0) {
-      await this.pause();
+      await this.approvals.pause();
       return "done";
     }
     // A turn returns directly when every one of its calls is of a `returnDirect` tool (and no
     // person rejected one): one call's observation, or several joined by blank lines.
-    if (this.rejected.size === 0 && turn.actions.every((action) => this.tools.returnsDirect(action))) {
+    if (!this.approvals.anyRejected && turn.actions.every((action) => this.tools.returnsDirect(action))) {
       const observation = turn.results.map((step) => (step as AgentStep).observation).join("\n\n");
       await this.complete({ returnValues: { output: observation }, log: observation }, "return_direct");
       return "done";
     }
     return "continue";
-  }
-
-  /** Applies the decisions this resume brought: rejections become observations, edits change the input. */
-  private applyDecisions(): void {
-    const decisions = this.request.decisions;
-    if (decisions === undefined || this.state.interrupts.length === 0) return;
-    const decided = this.state.interrupts.filter((interrupt) => decisions[interrupt.id] !== undefined);
-    if (decided.length === 0) return;
-    this.dispatch({ type: "decided", ids: decided.map((interrupt) => interrupt.id) });
-    const turn = this.state.turn;
-    for (const interrupt of decided) {
-      const decision = decisions[interrupt.id] as Decision;
-      const action = turn?.actions[interrupt.index];
-      if (action === undefined || typeof decision === "string") continue;
-      if (decision.type === "reject") this.rejected.add(interrupt.index);
-      if (decision.type === "reject") this.toolFinished(interrupt.index, { action, observation: decision.message ?? REJECTED_OBSERVATION }, 0, undefined);
-      else if (decision.type === "edit") this.dispatch({ type: "inputEdited", index: interrupt.index, toolInput: decision.toolInput });
-    }
   }
 
   /**
@@ -493,13 +443,6 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
     if (this.observed) this.emit(stepEvent(step, iteration, 0));
     this.recorder?.schedule();
     return "retry";
-  }
-
-  /** Pauses the run for the interrupts of its turn: recorded first, then the `interrupt` and `output` events. */
-  private pause(): Promise<void> {
-    const interrupts = this.state.interrupts;
-    const event: InterruptEvent = { type: "interrupt", runId: this.state.runId, interrupts, at: Date.now() };
-    return this.complete(forced(""), "interrupted", event);
   }
 
   /** Ends a run cut short by a limit or stop condition: the "force" text, or one "generate" call. */
