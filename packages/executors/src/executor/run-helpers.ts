@@ -1,11 +1,52 @@
 import type { AgentAction, AgentFinish, AgentStep } from "@agentrx/core";
 import { isAgentAction, isToolAgentAction } from "@agentrx/core";
 import { AIMessage, type BaseMessage, FunctionMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { CallbackManager, type CallbackManagerForChainRun } from "@langchain/core/callbacks/manager";
+import type { SerializedNotImplemented } from "@langchain/core/load/serializable";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { ActionEvent, OutputEvent, StepEvent, StopReason } from "./events";
 import { InvalidAgentOutputError } from "./invalid-agent-output-error";
+import { SUB_RUN_KEY, type SubRunSink } from "./sub-run";
+import type { TokenForwarder } from "./token-forwarder";
 
-// Small pure helpers of the run loop. @internal
+// Small helpers of the run loop. @internal
+
+const SERIALIZED_EXECUTOR: SerializedNotImplemented = { lc: 1, type: "not_implemented", id: ["agentrx", "executors", "AgentExecutor"] };
+
+/**
+ * Starts the run's chain run in the caller's callbacks (`config.callbacks`, tags, metadata);
+ * undefined when there are none. `runId` names it (undefined for a resumed run: a new one).
+ */
+export function startChainRun(config: RunnableConfig, inputs: Record<string, unknown>, runId: string | undefined): Promise<CallbackManagerForChainRun> | undefined {
+  const manager = CallbackManager.configure(config.callbacks, undefined, config.tags, undefined, config.metadata);
+  return manager?.handleChainStart(SERIALIZED_EXECUTOR, inputs, runId, undefined, undefined, undefined, config.runName ?? "AgentExecutor");
+}
+
+/**
+ * The configs of the run's agent calls and tool calls: the caller's `config` with `signal`, under
+ * the chain run's callbacks (the agent's also with `forwarder`, which watches its model); tools
+ * that are executors (`asTool`) send their sub-run's events to `subRuns`.
+ */
+export function callConfigs(
+  config: RunnableConfig,
+  chainRun: CallbackManagerForChainRun | undefined,
+  forwarder: TokenForwarder | undefined,
+  signal: AbortSignal,
+  subRuns: SubRunSink,
+): { agent: RunnableConfig; tools: RunnableConfig } {
+  let agentCallbacks: RunnableConfig["callbacks"];
+  if (chainRun) {
+    const child = chainRun.getChild();
+    if (forwarder) child.addHandler(forwarder, true);
+    agentCallbacks = child;
+  } else if (forwarder) {
+    agentCallbacks = [forwarder];
+  }
+  const agent = passOn(config, agentCallbacks, signal);
+  const tools = passOn(config, chainRun?.getChild(), signal);
+  tools.configurable = { ...tools.configurable, [SUB_RUN_KEY]: subRuns };
+  return { agent, tools };
+}
 
 /** The config passed on to the agent or the tools: the caller's, with our callbacks and signal. */
 export function passOn(config: RunnableConfig, callbacks: RunnableConfig["callbacks"], signal: AbortSignal): RunnableConfig {
@@ -119,4 +160,9 @@ function resultMessages(step: AgentStep): BaseMessage[] {
   if (isToolAgentAction(action)) return [new ToolMessage({ content: observation, tool_call_id: action.toolCallId })];
   if ((action as { resultMessageType?: unknown }).resultMessageType === "function") return [new FunctionMessage({ content: observation, name: action.tool })];
   return [new HumanMessage(observation)];
+}
+
+/** An error as one line for a record or an answer: `Name: message`, or the value as a string. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }

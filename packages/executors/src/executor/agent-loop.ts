@@ -1,0 +1,270 @@
+import { getOutputUsage, isAgentAction, isAgentFinish } from "@agentrx/core";
+import type { AgentAction, AgentFinish, AgentOutput, AgentStep, StepMetadata } from "@agentrx/core";
+import type { UsageMetadata } from "@langchain/core/messages";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import type { ApprovalGate } from "./approval-gate";
+import type { EagerDispatch } from "./eager-dispatch";
+import type { AgentStreamEvent, StopReason } from "./events";
+import { InvalidAgentOutputError } from "./invalid-agent-output-error";
+import { isOutputParserException, parsingErrorStep } from "./observations";
+import { OutputValidationError } from "./output-validation-error";
+import { actionEvent, errorMessage, forced, stepEvent, toActions } from "./run-helpers";
+import { type RunState, type RunTransition, isEnded, pendingActions } from "./run-state";
+import { checkFinalAnswer, finalAnswerCall, invalidAnswerStep } from "./structured-output";
+import type { ToolRunner } from "./tool-runner";
+import type { ResolvedOptions } from "./validate-options";
+
+/**
+ * What the loop needs of its run: the options and state it reads, the transitions, waits, events
+ * and ends it asks for, and the collaborators that run a turn's tools, its early calls and its
+ * approvals. Lifecycle (limits, cancellation, callbacks, recording) stays with the run.
+ *
+ * @internal
+ */
+export interface AgentLoopContext {
+  readonly options: ResolvedOptions;
+  /** The run's state (read only: it changes through `dispatch`). */
+  readonly state: RunState;
+  /** Whether anyone sees `action`/`step` events (else they are not built). */
+  readonly observed: boolean;
+  /** Whether the agent's model is watched through callbacks (else usage comes from its output). */
+  readonly watchModel: boolean;
+  /** `Date.now()` when this segment of the run started. */
+  readonly startedAt: number;
+  /** Whether the loop must not start or record anything more (halted, ended). */
+  readonly interrupted: boolean;
+  /** The 0-based iteration of the agent call in progress. */
+  readonly iteration: number;
+  /** What the stop condition that ended the run emitted. */
+  readonly stoppedBy: unknown;
+  readonly tools: Pick<ToolRunner, "runAll" | "returnsDirect">;
+  readonly eager: Pick<EagerDispatch, "dropAll" | "resetTurn" | "matchTurn" | "call">;
+  readonly approvals: Pick<ApprovalGate, "enabled" | "anyRejected" | "interruptsOf" | "requested" | "applyDecisions" | "pause">;
+  /** Changes the run's state. */
+  dispatch(event: RunTransition): void;
+  /** Awaits `promise` unless the run is cancelled or (when `halts`) halted first. */
+  wait<T>(promise: Promise<T>, halts: boolean): Promise<T>;
+  /** Emits an event to the subscriber, the stop conditions and the recorder. */
+  emit(event: AgentStreamEvent, index?: number): void;
+  /** Stops the loop gracefully. */
+  halt(reason: "max_execution_time" | "budget"): void;
+  /** Counts a model call's usage. */
+  onUsage(usage: UsageMetadata): void;
+  /** Asks the recorder (if any) to write what it buffered. */
+  schedule(): void;
+  /** The signal of the one "generate" call after a halt (only cancellation aborts it). */
+  finalSignal(): AbortSignal;
+  /** The "generate" call failed with `message` (the output says so). */
+  generateFailed(message: string): void;
+  /** Ends the run with its output. */
+  complete(finish: AgentFinish, stopReason: StopReason): Promise<void>;
+}
+
+/**
+ * The executor's loop (see docs/executor-options.md): call the agent, run the tools it asked for,
+ * feed the steps back, until it finishes; then, for a run cut short, early stopping.
+ *
+ * @internal
+ */
+export class AgentLoop {
+  private agentConfig!: RunnableConfig;
+
+  constructor(private readonly run: AgentLoopContext) {}
+
+  /** Runs the loop to the run's end, calling the agent with `agentConfig`. */
+  async execute(agentConfig: RunnableConfig): Promise<void> {
+    this.agentConfig = agentConfig;
+    const { run } = this;
+    const { options, state, eager, approvals } = run;
+    const { agent, maxIterations, trim } = options;
+    const { inputs } = state;
+    if (state.turn !== undefined && !run.interrupted) {
+      // A resumed run whose last turn has tool calls without a result: run those (and the ones a
+      // person decided on), then go on.
+      approvals.applyDecisions();
+      const outcome = await this.runTurn(pendingActions(state));
+      if (outcome !== "continue") return outcome === "stop" ? this.earlyStop() : undefined;
+    }
+    for (;;) {
+      if (run.interrupted) break;
+      if (state.iteration >= maxIterations) {
+        run.dispatch({ type: "halted", reason: "max_iterations" });
+        break;
+      }
+      // Checked before each agent call too, as LangChain does: work that never yields to the event
+      // loop (synchronous tools) would otherwise outrun the timer.
+      if (options.maxExecutionTime !== undefined && state.elapsedMs + (Date.now() - run.startedAt) >= options.maxExecutionTime) {
+        run.halt("max_execution_time");
+        break;
+      }
+      run.dispatch({ type: "agentCalled" });
+      const iteration = state.iteration - 1;
+      eager.resetTurn();
+      let output: AgentOutput;
+      try {
+        output = await run.wait(agent.invoke({ ...inputs, steps: trim ? trim(state.steps) : state.steps }, agentConfig), true);
+      } catch (error) {
+        eager.dropAll(); // the model call's early tool calls are not the turn's
+        // A call cut short still counts: the "generate" call after it gets the next iteration.
+        if (run.interrupted) break;
+        if (!isOutputParserException(error)) throw error;
+        const step = parsingErrorStep(options, error);
+        run.dispatch({ type: "parsingErrorHandled", step });
+        if (run.observed) run.emit(stepEvent(step, iteration, 0));
+        run.schedule();
+        continue;
+      }
+      if (run.interrupted) break;
+      if (!run.watchModel) this.addOutputUsage(output);
+      const answer = isAgentFinish(output) ? output : options.outputSchema ? finalAnswerCall(toActions(output, iteration)) : undefined;
+      if (answer !== undefined) {
+        if (!options.outputSchema) return run.complete(answer, "finish");
+        if ((await this.finishTyped(answer, "finish", iteration)) === "done") return;
+        continue; // the answer went back to the model
+      }
+      const actions = toActions(output, iteration);
+      run.dispatch({ type: "turnStarted", actions });
+      eager.matchTurn(actions);
+      if (run.observed) {
+        for (let i = 0; i < actions.length; i++) {
+          const event = actionEvent(actions[i] as AgentAction, iteration);
+          if (eager.call(i)) event.early = true;
+          run.emit(event, i);
+        }
+      }
+      if (run.interrupted) break; // a stop condition fired on an action event
+      if (approvals.enabled) {
+        let interrupts;
+        try {
+          interrupts = await approvals.interruptsOf(actions, iteration);
+        } catch (error) {
+          if (run.interrupted) break;
+          throw error;
+        }
+        approvals.requested(interrupts);
+      }
+      // Written as the event loop turns: before any tool that waits on I/O or a timer has finished,
+      // and at the latest with the first result, so a resume never asks the agent for this turn again.
+      run.schedule();
+      const outcome = await this.runTurn(pendingActions(state));
+      if (outcome === "stop") break;
+      if (outcome === "done") return;
+    }
+    if (isEnded(state)) return;
+    return this.earlyStop();
+  }
+
+  /** A tool call of the current turn finished: its step joins the turn, and is emitted and recorded. */
+  toolFinished(index: number, step: AgentStep, durationMs: number, metadata: StepMetadata | undefined): void {
+    const { run } = this;
+    const iteration = run.state.turn?.iteration ?? run.iteration;
+    run.dispatch({ type: "toolFinished", index, step });
+    if (run.observed) {
+      const event = stepEvent(step, iteration, durationMs);
+      if (metadata !== undefined && hasKeys(metadata)) event.metadata = metadata;
+      run.emit(event, index);
+    }
+    run.schedule();
+  }
+
+  /**
+   * Runs the tool calls at `indexes` of the current turn. `continue`: the turn ended, go on;
+   * `stop`: a limit halted it; `done`: the run ended (a cancellation, or a tool that returns directly).
+   */
+  private async runTurn(indexes: number[]): Promise<"continue" | "stop" | "done"> {
+    const { run } = this;
+    const { state, tools } = run;
+    const turn = state.turn;
+    if (turn === undefined) return "continue";
+    if (indexes.length > 0) {
+      try {
+        await run.wait(tools.runAll(turn.actions, indexes), true);
+      } catch (error) {
+        if (isEnded(state)) return "done";
+        if (state.stopReason === undefined) throw error;
+        return "stop";
+      }
+    }
+    if (run.interrupted) return isEnded(state) ? "done" : "stop";
+    if (state.interrupts.length > 0) {
+      await run.approvals.pause();
+      return "done";
+    }
+    // A turn returns directly when every one of its calls is of a `returnDirect` tool (and no
+    // person rejected one): one call's observation, or several joined by blank lines.
+    if (!run.approvals.anyRejected && turn.actions.every((action) => tools.returnsDirect(action))) {
+      const observation = turn.results.map((step) => (step as AgentStep).observation).join("\n\n");
+      await run.complete({ returnValues: { output: observation }, log: observation }, "return_direct");
+      return "done";
+    }
+    return "continue";
+  }
+
+  /**
+   * Ends the run with a final answer that must fit `outputSchema`: validated, it becomes
+   * `structuredOutput`; otherwise it goes back to the model as an observation while an iteration
+   * is left (`retry`), else the run fails with an `OutputValidationError` naming the problem.
+   */
+  private async finishTyped(finish: AgentFinish, stopReason: StopReason, iteration: number | undefined): Promise<"done" | "retry"> {
+    const { run } = this;
+    const checked = checkFinalAnswer(run.options.outputSchema as never, finish);
+    if (checked.ok) {
+      const output = finish.returnValues["output"];
+      const text = typeof output === "string" && output !== "" ? output : checked.text;
+      await run.complete({ ...finish, returnValues: { ...finish.returnValues, output: text, structuredOutput: checked.value } }, stopReason);
+      return "done";
+    }
+    if (iteration === undefined || run.state.iteration >= run.options.maxIterations) {
+      throw new OutputValidationError({ output: checked.given, issues: checked.issues });
+    }
+    const step = invalidAnswerStep(checked.issues, checked.given);
+    run.dispatch({ type: "parsingErrorHandled", step });
+    if (run.observed) run.emit(stepEvent(step, iteration, 0));
+    run.schedule();
+    return "retry";
+  }
+
+  /** Ends a run cut short by a limit or stop condition: the "force" text, or one "generate" call. */
+  private async earlyStop(): Promise<void> {
+    const { run } = this;
+    const { options, state } = run;
+    const reason = state.stopReason as StopReason;
+    const stopped = options.earlyStopOutput(reason, run.stoppedBy);
+    if (options.earlyStoppingMethod === "force") return run.complete(forced(stopped), reason);
+    run.dispatch({ type: "agentCalled" });
+    const config = { ...this.agentConfig, signal: run.finalSignal() };
+    let output: AgentOutput;
+    try {
+      output = await run.wait(options.agent.invoke({ ...state.inputs, steps: state.steps, forceFinalAnswer: true }, config), false);
+    } catch (error) {
+      if (isEnded(state)) return;
+      if (isOutputParserException(error)) return run.complete(forced(error.llmOutput || stopped), reason);
+      // The model failed on the one extra call: the run still ends with an answer that says so.
+      const message = errorMessage(error);
+      run.generateFailed(message);
+      return run.complete(forced(`${stopped} A final response could not be generated (${message}).`), reason);
+    }
+    if (isEnded(state)) return;
+    if (!run.watchModel) this.addOutputUsage(output);
+    const answer = isAgentFinish(output) ? output : options.outputSchema ? finalAnswerCall(Array.isArray(output) ? output : [output as AgentAction]) : undefined;
+    if (answer !== undefined) {
+      if (options.outputSchema) await this.finishTyped(answer, reason, undefined);
+      else await run.complete(answer, reason);
+      return;
+    }
+    const first = (Array.isArray(output) ? output[0] : output) as AgentAction | undefined;
+    if (first === undefined || !isAgentAction(first)) throw new InvalidAgentOutputError({ output, iteration: run.iteration });
+    return run.complete(forced(first.log || stopped), reason);
+  }
+
+  /** Counts the usage an agent's parser attached to its output (when the model is not watched). */
+  private addOutputUsage(output: AgentOutput): void {
+    const usage = getOutputUsage(output);
+    if (usage !== undefined) this.run.onUsage(usage);
+  }
+}
+
+function hasKeys(record: object): boolean {
+  for (const _ in record) return true;
+  return false;
+}

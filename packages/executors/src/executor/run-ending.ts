@@ -1,0 +1,150 @@
+import type { AbortError, AgentFinish, AgentStep } from "@agentrx/core";
+import type { CallbackManagerForChainRun } from "@langchain/core/callbacks/manager";
+import type { Subscriber } from "rxjs";
+import type { RunRecorder } from "../runs/run-recorder";
+import { runMessages } from "./conversation-memory";
+import type { AgentStreamEvent, InterruptEvent, StopReason } from "./events";
+import { errorMessage, outputEvent, toOutputString } from "./run-helpers";
+import { type RunState, type RunTransition, isEnded } from "./run-state";
+import type { ResolvedOptions } from "./validate-options";
+
+/**
+ * What ending a run needs of it: the state and options it reads, where the end goes (the
+ * subscriber, the callbacks' chain run, the recorder, the conversation memory), what the output
+ * reports besides the answer, and the transitions, aborts and cleanup it asks for.
+ *
+ * @internal
+ */
+export interface RunEndingContext {
+  /** The run's state (read only: it changes through `dispatch`). */
+  readonly state: RunState;
+  readonly options: Pick<ResolvedOptions, "returnIntermediateSteps" | "memory">;
+  readonly subscriber: Subscriber<AgentStreamEvent>;
+  /** The run's chain run in the callbacks, once started. */
+  readonly chainRun: CallbackManagerForChainRun | undefined;
+  /** The run's recorder, once opened. */
+  readonly recorder: RunRecorder | undefined;
+  /** What the stop condition that ended the run emitted (with stopReason "budget"). */
+  readonly stoppedBy: unknown;
+  /** Why the "generate" call failed, when it did. */
+  readonly generateError: string | undefined;
+  /** Changes the run's state. */
+  dispatch(event: RunTransition): void;
+  /** Stops the run's timer, signal watch and stop conditions. */
+  cleanup(): void;
+  /** Aborts everything in flight and stops the timer, the signal watch and the stop conditions. */
+  abortAll(error: unknown): void;
+}
+
+/**
+ * The ways a run ends: with its output or a pause (`complete`: the callbacks, the conversation
+ * memory and the recorder are told, then the subscriber; any of the first three that refuses fails
+ * the run instead), with a failure (`fail`) or a cancellation (`cancel`).
+ *
+ * @internal
+ */
+export class RunEnding {
+  constructor(private readonly run: RunEndingContext) {}
+
+  /** Ends the run with its output (after `interrupt`, for a pause), recorded before anyone sees it. */
+  async complete(finish: AgentFinish, stopReason: StopReason, interrupt?: InterruptEvent): Promise<void> {
+    const { run } = this;
+    if (isEnded(run.state)) return;
+    run.dispatch(interrupt ? { type: "paused", interrupts: interrupt.interrupts } : { type: "finished", stopReason });
+    run.cleanup();
+    const output = toOutputString(finish.returnValues["output"]);
+    const event = outputEvent(run.state.runId, finish, output, stopReason);
+    if (run.options.returnIntermediateSteps) event.intermediateSteps = stepsSoFar(run.state);
+    if (stopReason === "budget") event.stoppedBy = run.stoppedBy;
+    if (run.state.usage !== undefined) event.usage = run.state.usage;
+    if (run.generateError !== undefined) event.generateError = run.generateError;
+    if (finish.returnValues["structuredOutput"] !== undefined) event.structuredOutput = finish.returnValues["structuredOutput"];
+    if (run.chainRun) {
+      try {
+        await run.chainRun.handleChainEnd({ ...event.returnValues, stopReason });
+      } catch (error) {
+        // A handler with `raiseError` refused the run's end: the run fails with its error.
+        run.dispatch({ type: "failed" });
+        this.endRecording({ status: "failed", error: errorMessage(error) });
+        run.subscriber.error(error);
+        return;
+      }
+    }
+    const memory = run.options.memory;
+    if (memory && !interrupt && run.state.threadId !== undefined) {
+      // The thread remembers the run once it has an answer (not a pause: that waits for the end).
+      try {
+        const messages = runMessages(run.state.inputs, memory.inputKey, run.state.steps, output);
+        await memory.memory.addMessages(run.state.threadId, messages, { runId: run.state.runId });
+      } catch (error) {
+        run.dispatch({ type: "failed" });
+        this.endRecording({ status: "failed", error: `the conversation memory refused the run's messages: ${errorMessage(error)}` });
+        if (!run.subscriber.closed) run.subscriber.error(error);
+        return;
+      }
+    }
+    if (run.recorder) {
+      // The output (and a pause) is in the record before anyone sees it.
+      if (interrupt) run.recorder.record(interrupt);
+      run.recorder.record(event);
+      try {
+        await run.recorder.flush({ status: interrupt ? "interrupted" : "finished", stopReason, release: true });
+      } catch (error) {
+        run.dispatch({ type: "failed" });
+        if (!run.subscriber.closed) run.subscriber.error(error);
+        return;
+      } finally {
+        run.recorder.stop();
+      }
+    }
+    if (run.subscriber.closed) return;
+    if (interrupt) run.subscriber.next(interrupt);
+    run.subscriber.next(event);
+    run.subscriber.complete();
+  }
+
+  /** Fails the run: aborts everything in flight, starts nothing more and errors the observable. */
+  fail(error: unknown): void {
+    const { run } = this;
+    if (isEnded(run.state)) return;
+    run.dispatch({ type: "failed" });
+    run.abortAll(error);
+    this.endRecording({ status: "failed", error: errorMessage(error) });
+    const chainRun = run.chainRun;
+    if (chainRun) {
+      chainRun.handleChainError(error).then(
+        () => run.subscriber.error(error),
+        () => run.subscriber.error(error),
+      );
+    } else {
+      run.subscriber.error(error);
+    }
+  }
+
+  /** Cancels the run: aborts everything in flight; `notify` errors the observable (not after an unsubscribe). */
+  cancel(error: AbortError, notify: boolean): void {
+    const { run } = this;
+    if (isEnded(run.state)) return;
+    run.dispatch({ type: "cancelled" });
+    run.abortAll(error);
+    this.endRecording({ status: "cancelled", error: error.message });
+    run.chainRun?.handleChainError(error).catch(noop);
+    if (notify) run.subscriber.error(error);
+  }
+
+  /** Writes the run's end (failed, cancelled) with what is buffered; nobody is left to tell of a failure. */
+  endRecording(update: { status: "failed" | "cancelled"; error: string }): void {
+    const recorder = this.run.recorder;
+    if (!recorder) return;
+    recorder.stop();
+    recorder.flush({ ...update, release: true }).catch(noop);
+  }
+}
+
+/** The run's steps, and for a paused turn the calls of it that already ran (in the order of its actions). */
+function stepsSoFar(state: RunState): AgentStep[] {
+  const ran = state.turn?.results.filter((step): step is AgentStep => step !== undefined) ?? [];
+  return ran.length === 0 ? state.steps : [...state.steps, ...ran];
+}
+
+function noop(): void {}

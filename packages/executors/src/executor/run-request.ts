@@ -1,0 +1,28 @@
+import type { RunnableConfig } from "@langchain/core/runnables";
+import type { RunRecorder } from "../runs/run-recorder";
+import type { Decision } from "./events";
+import type { ExecutorRun } from "./executor-run";
+import type { RunState } from "./run-state";
+import type { StopCondition } from "./stop-condition";
+
+/** What one subscription needs to run. @internal */
+export interface RunRequest {
+  /** The run's state: fresh for a new run, restored from the record for a resumed one. */
+  state: RunState;
+  config: RunnableConfig;
+  conditions: readonly StopCondition[];
+  /** Forward model tokens (`stream()`), or only usage (`invoke`). */
+  streamTokens: boolean;
+  /** Whether anyone needs action/step/token/usage events (a stream, stop conditions, a recorder). */
+  observeModel: boolean;
+  /** Whether to watch the agent's model through callbacks (tokens, usage, recorded model calls). */
+  watchModel: boolean;
+  /** Opens the run's record (creates or claims it); absent when the run is not recorded. */
+  record?: (run: ExecutorRun) => Promise<RunRecorder>;
+  /** Whether this run continues a recorded one. */
+  resumed: boolean;
+  /** Checked decisions on the interrupts the resumed run waits for (recorded ones included). */
+  decisions?: Record<string, Decision>;
+  /** Decisions given to this resume (recorded as the segment starts). */
+  newDecisions?: Record<string, Decision>;
+}
