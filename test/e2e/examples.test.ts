@@ -6,7 +6,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { startOpenAICompatibleServer } from "@agentrx/core/testing";
+import { startWeatherEndpoint } from "../fixtures/weather-endpoint";
 import { afterAll, describe, expect, it } from "vitest";
 
 const execute = promisify(execFile);
@@ -42,18 +42,7 @@ describe("examples/*.ts offline", () => {
 
 describe("npm run demo against an endpoint", () => {
   it("uses the endpoint from OPENAI_API_KEY / OPENAI_BASE_URL and prints the trace", async () => {
-    const server = await startOpenAICompatibleServer({
-      apiKey: "sk-loopback",
-      responses: [
-        {
-          toolCalls: [
-            { name: "get_weather", arguments: { city: "Paris" } },
-            { name: "get_weather", arguments: { city: "Rome" } },
-          ],
-        },
-        { content: "Paris is sunny and Rome is clear." },
-      ],
-    });
+    const server = await startWeatherEndpoint();
     try {
       const { stdout } = await runExample("quickstart.ts", {
         OPENAI_API_KEY: "sk-loopback",

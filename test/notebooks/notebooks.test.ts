@@ -10,9 +10,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import { promisify } from "node:util";
-import { type OpenAICompatibleServer, startOpenAICompatibleServer } from "@agentrx/core/testing";
+import type { OpenAICompatibleServer } from "@agentrx/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { missingRuntime, runtimeBins } from "../runtimes/runtime-bins";
+import { startWeatherEndpoint } from "../fixtures/weather-endpoint";
 
 const execute = promisify(execFile);
 const root = join(__dirname, "..", "..");
@@ -180,18 +181,7 @@ describe.skipIf(skip)("examples/notebooks on Deno's Jupyter kernel", () => {
     if (!existsSync(kernelSpec)) throw new Error(`deno jupyter --install wrote no ${kernelSpec}`);
 
     for (const name of NOTEBOOKS) executeNotebook(name, name);
-    endpoint = await startOpenAICompatibleServer({
-      apiKey: "sk-loopback",
-      responses: [
-        {
-          toolCalls: [
-            { name: "get_weather", arguments: { city: "Paris" } },
-            { name: "get_weather", arguments: { city: "Rome" } },
-          ],
-        },
-        { content: "Paris is sunny and Rome is clear." },
-      ],
-    });
+    endpoint = await startWeatherEndpoint();
     executeNotebook("quickstart-endpoint", "quickstart", { OPENAI_API_KEY: "sk-loopback", OPENAI_BASE_URL: endpoint.baseURL, OPENAI_MODEL: "loopback-model" });
   }, 90_000);
 

@@ -22,14 +22,7 @@ export async function* readRecordedEvents(
   operation: string,
   pageSize: number = REPLAY_PAGE_SIZE,
 ): AsyncGenerator<StoredRunEvent[], void, undefined> {
-  let info: RunInfo | undefined;
-  try {
-    info = await store.getRun(runId);
-  } catch (cause) {
-    throw new RunStoreError({ operation, runId, message: `${operation}: reading run "${runId}" failed: ${messageOf(cause)}`, cause });
-  }
-  if (info === undefined) throw new RunNotFoundError({ operation, runId });
-  const last = info.eventCount;
+  const last = (await recordedRunInfo(store, runId, operation)).eventCount;
   let after = 0;
   while (after < last) {
     let page: StoredRunEvent[];
@@ -59,6 +52,23 @@ export async function* readRecordedEvents(
     }
     yield page;
   }
+}
+
+/**
+ * The row of a run whose record is about to be read: rejects with `RunNotFoundError` for an unknown
+ * run and with a `RunStoreError` naming `operation` when the store fails.
+ *
+ * @internal
+ */
+export async function recordedRunInfo(store: RunStore, runId: string, operation: string): Promise<RunInfo> {
+  let info: RunInfo | undefined;
+  try {
+    info = await store.getRun(runId);
+  } catch (cause) {
+    throw new RunStoreError({ operation, runId, message: `${operation}: reading run "${runId}" failed: ${messageOf(cause)}`, cause });
+  }
+  if (info === undefined) throw new RunNotFoundError({ operation, runId });
+  return info;
 }
 
 /** A `RunStoreError` saying that event `seq` of the run is corrupt, and why. @internal */

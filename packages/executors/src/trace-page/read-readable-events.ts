@@ -1,5 +1,5 @@
-import { RunNotFoundError, RunStoreError, type RunInfo, type RunStore, type StoredRunEvent } from "../runs/index";
-import { REPLAY_PAGE_SIZE, messageOf } from "../runs/read-recorded-events";
+import { RunStoreError, type RunInfo, type RunStore, type StoredRunEvent } from "../runs/index";
+import { REPLAY_PAGE_SIZE, messageOf, recordedRunInfo } from "../runs/read-recorded-events";
 
 /**
  * An event of a run's record that cannot be read, in its place: a row the store cannot parse, data
@@ -159,13 +159,7 @@ export async function* readReadableEvents(
   operation: string,
   pageSize: number = REPLAY_PAGE_SIZE,
 ): AsyncGenerator<ReadableRunEntry[], void, undefined> {
-  let info: RunInfo | undefined;
-  try {
-    info = await store.getRun(runId);
-  } catch (cause) {
-    throw new RunStoreError({ operation, runId, message: `${operation}: reading run "${runId}" failed: ${messageOf(cause)}`, cause });
-  }
-  if (info === undefined) throw new RunNotFoundError({ operation, runId });
+  const info = await recordedRunInfo(store, runId, operation);
   const reader = new ReadableEventReader(store, runId, operation, 0, info.createdAt);
   const last = info.eventCount;
   while (reader.after < last) yield await reader.read(last, pageSize);
