@@ -6,7 +6,7 @@
 // With OPENAI_API_KEY set (and optionally OPENAI_BASE_URL, OPENAI_MODEL) it talks to that endpoint;
 // without it, it runs offline on a ScriptedChatModel and says so.
 import { createToolCallingAgent } from "@agentrx/agents";
-import { OpenAIChatModel } from "@agentrx/core/openai";
+import { endpointModel } from "./lib/endpoint-model";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { AgentExecutor } from "@agentrx/executors";
 import { MemoryRunStore, ThreadMemory } from "@agentrx/runs";
@@ -18,12 +18,8 @@ import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 
 function chooseModel(): BaseChatModel {
-  const real = OpenAIChatModel.fromEnv({ temperature: 0 });
-  if (real) {
-    console.log(`Model: ${real.model} at ${real.baseURL} (from OPENAI_API_KEY / OPENAI_BASE_URL).\n`);
-    return real;
-  }
-  console.log("Model: ScriptedChatModel, offline (set OPENAI_API_KEY to use a real endpoint).\n");
+  const real = endpointModel({ temperature: 0 });
+  if (real) return real;
   const nameIn = (messages: BaseMessage[]) => /my name is (\w+)/i.exec(messages.map((message) => message.text).join("\n"))?.[1];
   return new ScriptedChatModel({
     onExhausted: "cycle",

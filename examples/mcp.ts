@@ -9,7 +9,7 @@
 // without it, it runs offline on a ScriptedChatModel and says so.
 import { fileURLToPath } from "node:url";
 import { createToolCallingAgent } from "@agentrx/agents";
-import { OpenAIChatModel } from "@agentrx/core/openai";
+import { endpointModel } from "./lib/endpoint-model";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { AgentExecutor, printTrace, type AgentStreamEvent, type Interrupt } from "@agentrx/executors";
 import { MemoryRunStore } from "@agentrx/runs";
@@ -21,12 +21,8 @@ import { MultiServerMCPClient } from "@langchain/mcp-adapters";
 import { tap } from "rxjs";
 
 function chooseModel(): BaseChatModel {
-  const real = OpenAIChatModel.fromEnv({ temperature: 0 });
-  if (real) {
-    console.log(`Model: ${real.model} at ${real.baseURL} (from OPENAI_API_KEY / OPENAI_BASE_URL).\n`);
-    return real;
-  }
-  console.log("Model: ScriptedChatModel, offline (set OPENAI_API_KEY to use a real endpoint).\n");
+  const real = endpointModel({ temperature: 0 });
+  if (real) return real;
   return new ScriptedChatModel({
     streaming: true,
     responses: [

@@ -6,7 +6,7 @@
 //
 // Uses OPENAI_API_KEY / OPENAI_BASE_URL (and OPENAI_MODEL) when set; a scripted model otherwise.
 import { createReactAgent, createReactPrompt } from "@agentrx/agents";
-import { OpenAIChatModel } from "@agentrx/core/openai";
+import { endpointModel } from "./lib/endpoint-model";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { AgentExecutor, printTrace } from "@agentrx/executors";
 import { createCalculatorTool } from "@agentrx/tools";
@@ -20,12 +20,7 @@ const lookup = tool(async (city) => ({ paris: "2,102,650", lyon: "522,250" })[ci
   schema: z.string(),
 });
 
-const real = OpenAIChatModel.fromEnv({ temperature: 0 });
-console.log(
-  real
-    ? `Model: ${real.model} at ${real.baseURL} (from OPENAI_API_KEY / OPENAI_BASE_URL).\n`
-    : "Model: ScriptedChatModel, offline (set OPENAI_API_KEY to use a real endpoint).\n",
-);
+const real = endpointModel({ temperature: 0 });
 const llm =
   real ??
   new ScriptedChatModel({

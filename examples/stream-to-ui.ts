@@ -6,7 +6,7 @@
 //
 // Uses OPENAI_API_KEY / OPENAI_BASE_URL (and OPENAI_MODEL) when set; a scripted model otherwise.
 import { createToolCallingAgent } from "@agentrx/agents";
-import { OpenAIChatModel } from "@agentrx/core/openai";
+import { endpointModel } from "./lib/endpoint-model";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { AgentExecutor, finalAnswerTokens, toolCallBudget } from "@agentrx/executors";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
@@ -21,12 +21,7 @@ const search = tool(async ({ query }) => `Top result for "${query}": AgentRx str
   schema: z.object({ query: z.string() }),
 });
 
-const real = OpenAIChatModel.fromEnv({ streaming: true, temperature: 0 });
-console.log(
-  real
-    ? `Model: ${real.model} at ${real.baseURL} (from OPENAI_API_KEY / OPENAI_BASE_URL).\n`
-    : "Model: ScriptedChatModel, offline (set OPENAI_API_KEY to use a real endpoint).\n",
-);
+const real = endpointModel({ streaming: true, temperature: 0 });
 const llm: BaseChatModel =
   real ??
   new ScriptedChatModel({

@@ -7,7 +7,7 @@
 // With OPENAI_API_KEY set (and optionally OPENAI_BASE_URL, OPENAI_MODEL) every agent uses that
 // endpoint; without it, they run offline on ScriptedChatModels, and it says so.
 import { createToolCallingAgent } from "@agentrx/agents";
-import { OpenAIChatModel } from "@agentrx/core/openai";
+import { endpointModel } from "./lib/endpoint-model";
 import { ScriptedChatModel, type ScriptedResponse } from "@agentrx/core/testing";
 import { AgentExecutor, printTrace } from "@agentrx/executors";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
@@ -15,12 +15,7 @@ import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 
-const real = OpenAIChatModel.fromEnv({ temperature: 0 });
-console.log(
-  real
-    ? `Model: ${real.model} at ${real.baseURL} (from OPENAI_API_KEY / OPENAI_BASE_URL).\n`
-    : "Model: ScriptedChatModel, offline (set OPENAI_API_KEY to use a real endpoint).\n",
-);
+const real = endpointModel({ temperature: 0 });
 const model = (script: ScriptedResponse[]): BaseChatModel => real ?? new ScriptedChatModel({ streaming: true, responses: script });
 const prompt = (system: string) =>
   ChatPromptTemplate.fromMessages([["system", system], ["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);

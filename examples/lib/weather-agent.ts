@@ -2,7 +2,8 @@
 // agent that checks the weather (a slow tool), on a real endpoint when OPENAI_API_KEY is set and on
 // a ScriptedChatModel otherwise.
 import { createToolCallingAgent } from "@agentrx/agents";
-import { OpenAIChatModel } from "@agentrx/core/openai";
+// With its extension: Deno's notebook kernel imports this file and resolves no extensionless path.
+import { endpointModel } from "./endpoint-model.ts";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { AgentExecutor, type RunStore } from "@agentrx/executors";
 import { SqliteRunStore } from "@agentrx/runs";
@@ -33,12 +34,8 @@ const weather = tool(
 );
 
 export function chooseModel(): BaseChatModel {
-  const real = OpenAIChatModel.fromEnv({ streaming: true, temperature: 0 });
-  if (real) {
-    console.log(`Model: ${real.model} at ${real.baseURL} (from OPENAI_API_KEY / OPENAI_BASE_URL).\n`);
-    return real;
-  }
-  console.log("Model: ScriptedChatModel, offline (set OPENAI_API_KEY to use a real endpoint).\n");
+  const real = endpointModel({ streaming: true, temperature: 0 });
+  if (real) return real;
   return new ScriptedChatModel({
     streaming: true,
     tokenDelayMs: 15,
