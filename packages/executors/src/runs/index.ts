@@ -1,5 +1,6 @@
 export type {
   ClaimRun,
+  ForkOf,
   JsonObject,
   JsonValue,
   ListRunsOptions,
@@ -16,6 +17,7 @@ export type {
   StoredThreadMessage,
 } from "./run-store";
 export { RunBusyError, RunLeaseLostError, RunNotFoundError, RunStoreError } from "./run-store-errors";
+export type { RunStoreErrorReason } from "./run-store-errors";
 export { RunEventDecoder, decodeAction, encodeAction, encodeRunEvent } from "./run-event-codec";
 export type { RecordedDecisions, RecordedModelCall } from "./run-event-codec";
 export { digestMessages } from "./digest-messages";

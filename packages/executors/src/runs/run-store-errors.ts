@@ -9,6 +9,9 @@ const NOT_FOUND_SYMBOL = Symbol.for(NOT_FOUND_MARKER);
 const BUSY_SYMBOL = Symbol.for(BUSY_MARKER);
 const LEASE_LOST_SYMBOL = Symbol.for(LEASE_LOST_MARKER);
 
+/** Why a store call failed (see {@link RunStoreError.reason}). */
+export type RunStoreErrorReason = "timeout" | "gone" | "corrupt" | "error";
+
 /**
  * A run store could not do what was asked: the database is unreachable, a write failed, a record
  * is corrupt. `runId` and `operation` name what failed; the driver's error is the `cause`.
@@ -28,11 +31,23 @@ export class RunStoreError extends AgentRxError {
   readonly operation: string;
   /** The run concerned, when there is one. */
   readonly runId: string | undefined;
+  /**
+   * What kind of failure: `timeout` (the store did not answer within `storeTimeoutMs`), `gone`
+   * (its file was deleted or replaced), `corrupt` (a record that cannot be read or does not hold
+   * together), or `error` (anything else; the driver's error is the `cause`).
+   */
+  readonly reason: RunStoreErrorReason;
 
-  constructor({ operation, runId, message, cause, name }: { operation: string; runId?: string; message: string; cause?: unknown; name?: string }) {
+  constructor({ operation, runId, message, cause, name, reason }: { operation: string; runId?: string; message: string; cause?: unknown; name?: string; reason?: RunStoreErrorReason }) {
     super({ name: name ?? "RunStoreError", message, cause });
     this.operation = operation;
     this.runId = runId;
+    this.reason = reason ?? "error";
+  }
+
+  /** The store operation that failed: the same as {@link RunStoreError.operation}. */
+  get op(): string {
+    return this.operation;
   }
 
   /** Returns true when `error` is a {@link RunStoreError} or one of its subclasses (from any copy of the package). */
@@ -119,15 +134,20 @@ export class RunLeaseLostError extends RunStoreError {
 
   /** The writer that lost the lease. */
   readonly owner: string;
+  /** The writer's epoch (fencing token), when it gave one. */
+  readonly epoch: number | undefined;
 
-  constructor({ runId, owner }: { runId: string; owner: string }) {
+  constructor({ runId, owner, epoch, operation, message }: { runId: string; owner: string; epoch?: number; operation?: string; message?: string }) {
     super({
       name: "RunLeaseLostError",
-      operation: "write",
+      operation: operation ?? "write",
       runId,
-      message: `Run "${runId}": this process (${owner}) no longer holds the run's lease (it expired and another process took the run over); the write was refused.`,
+      message:
+        message ??
+        `Run "${runId}": this process (${owner}${epoch === undefined ? "" : `, epoch ${epoch}`}) no longer holds the run's lease (it expired and another process took the run over); the write was refused and the run stops here.`,
     });
     this.owner = owner;
+    this.epoch = epoch;
   }
 
   /** Returns true when `error` is a {@link RunLeaseLostError} (from any copy of the package). */

@@ -74,6 +74,22 @@ export interface RunInfo {
   owner?: string;
   /** When that lease expires, epoch milliseconds. */
   leaseExpiresAt?: number;
+  /**
+   * The run's fencing token: 1 when it is created, one more at every `claimRun`. On `claimRun`'s
+   * result it is the epoch that claim took (the other fields are the run as it was before the
+   * claim). A write that carries an older epoch is refused with `RunLeaseLostError`. Absent from
+   * stores written before fencing existed.
+   */
+  epoch?: number;
+  /** The run this one was forked from, and at which iteration (see `AgentExecutor.fork`). */
+  forkOf?: ForkOf;
+}
+
+/** Where a forked run came from: the source run and the iteration its copied prefix ends before. */
+export interface ForkOf {
+  runId: string;
+  /** The copied prefix holds the source's iterations `0 .. iteration - 1`. */
+  iteration: number;
 }
 
 /** Filters of `listRuns`; runs come newest first (by `createdAt`, then `runId`). */
@@ -100,6 +116,8 @@ export interface NewRun {
   /** Lease length in milliseconds (with status `running`). */
   leaseMs?: number;
   metadata?: JsonObject;
+  /** The run this one is a fork of (shown by `listRuns` and `getRun`). */
+  forkOf?: ForkOf;
   /** Creation time, epoch ms. */
   at: number;
 }
@@ -121,6 +139,12 @@ export interface RunWrite {
   owner: string;
   /** Lease length in milliseconds: every write renews the lease to `at + leaseMs`. */
   leaseMs: number;
+  /**
+   * The writer's fencing token (from `createRun`: 1, or from its `claimRun`). When given, the store
+   * refuses the write with `RunLeaseLostError` unless it equals the run's current epoch, in the
+   * same statement that appends (compare-and-set): a process that lost the run cannot write to it.
+   */
+  epoch?: number;
   /** Events to append, `seq` consecutive after the last recorded one. */
   events: readonly StoredRunEvent[];
   update?: RunUpdate;
@@ -202,12 +226,13 @@ export interface ReadThreadMessagesOptions {
  * ```
  */
 export interface RunStore {
-  /** Records a new run. Rejects with `RunStoreError` when `runId` exists already. */
+  /** Records a new run (at epoch 1). Rejects with `RunStoreError` when `runId` exists already. */
   createRun(run: NewRun): Promise<void>;
   /**
    * Takes the run's lease (compare-and-set): succeeds when the run is not `running`, its lease has
-   * expired, or `owner` holds it already; the run becomes `running` under `owner`. Resolves with the
-   * run as it was before the claim. Rejects with `RunNotFoundError` or `RunBusyError`.
+   * expired, or `owner` holds it already; the run becomes `running` under `owner` and its `epoch`
+   * goes up by one. Resolves with the run as it was before the claim, except `epoch`, which is the
+   * new one (the claimant's fencing token). Rejects with `RunNotFoundError` or `RunBusyError`.
    */
   claimRun(runId: string, claim: ClaimRun): Promise<RunInfo>;
   /** Appends events and updates the run, atomically; renews the lease. */
