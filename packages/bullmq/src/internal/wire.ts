@@ -1,7 +1,7 @@
 // What travels on a run's Redis channel: JSON arrays of items, one PUBLISH per store write (or per
 // live token). Recorded events carry their `seq`; live tokens carry where their text sits in the
 // model call's text, so a client can tell what it has already shown. @internal
-import type { JsonObject, StoredRunEvent } from "@agentrx/executors";
+import { RECORD_ONLY_EVENT_TYPES, type JsonObject, type StoredRunEvent } from "@agentrx/executors";
 
 /** A streamed token as it happened, before the record coalesces it. */
 export interface LiveToken {
@@ -39,7 +39,7 @@ export interface RunSettled {
 export type WireItem = StoredRunEvent | RecordOnlyStub | { live: LiveToken } | { sub: SubRunEvent } | { end: RunSettled };
 
 /** Entries of the record that are not stream events. */
-export const RECORD_ONLY_TYPES: ReadonlySet<string> = new Set(["model_call", "decisions"]);
+export const RECORD_ONLY_TYPES: ReadonlySet<string> = RECORD_ONLY_EVENT_TYPES;
 
 export function encodeWire(items: readonly WireItem[]): string {
   return JSON.stringify(items);

@@ -1,4 +1,4 @@
-import type { AgentAction, AgentOutput, AgentStep } from "@agentrx/core";
+import type { AgentAction, AgentOutput, AgentStep, InDoubtPolicy } from "@agentrx/core";
 import type { UsageMetadata } from "@langchain/core/messages";
 import type { z } from "zod";
 import type { OutputParserException } from "@langchain/core/output_parsers";
@@ -93,6 +93,23 @@ export interface AgentExecutorOptions {
    * @default 30000
    */
   leaseMs?: number;
+  /**
+   * With a `store`: how long one store call (a write, a claim, a read) may take, in milliseconds.
+   * A call that takes longer fails the run with a `RunStoreError` whose `reason` is `"timeout"`,
+   * and nothing more starts: a run never goes on acting while its record is stuck.
+   * @default 10000
+   */
+  storeTimeoutMs?: number;
+  /**
+   * With a `store`: what `resume` does with a tool call that is *in doubt*: recorded as started,
+   * with no recorded result (the process died, or the run was cancelled, while it ran). `"retry"`
+   * runs it again with the same idempotency key (see `getIdempotencyKey`); `"interrupt"` pauses
+   * the run so a person decides (approve a retry, reject it, or supply the result with
+   * `{ type: "result", observation }`); `"fail"` fails the run. A tool's own policy
+   * (`withInDoubt` in `@agentrx/tools`) wins. See docs/runs.md.
+   * @default "retry"
+   */
+  inDoubt?: InDoubtPolicy;
   /**
    * With a `store`: also record each model call (its reply and a digest of the conversation it
    * was sent), which `RecordedChatModel` replays. Watching the model costs `@langchain/core`'s

@@ -156,7 +156,7 @@ export class AgentExecutor<TStructured = unknown> {
       const { leaseMs } = this.options;
       let teardown: (() => void) | undefined;
       let closed = false;
-      openResumedRun(store, runId, owner, leaseMs, decisions, this.options.toolsByName).then(
+      openResumedRun(store, runId, owner, leaseMs, decisions, this.options.toolsByName, this.options.storeTimeoutMs).then(
         (restored) => {
           if (closed) {
             if (restored.claimed) releaseAsCancelled(store, runId, owner, leaseMs);
@@ -183,7 +183,11 @@ export class AgentExecutor<TStructured = unknown> {
               resumed: restored.lastSeq > 0,
               decisions: restored.decisions,
               ...(restored.newDecisions ? { newDecisions: restored.newDecisions } : {}),
-              record: async (run) => new RunRecorder(store, runId, owner, leaseMs, restored.lastSeq, run.recorderHooks(), restored.modelCalls, this.options.recordTokens === "coalesced"),
+              record: async (run) => {
+                const recorder = new RunRecorder(store, runId, owner, leaseMs, restored.lastSeq, run.recorderHooks(), restored.modelCalls, this.options.recordTokens === "coalesced", this.options.storeTimeoutMs, restored.claimedAt);
+                recorder.epoch = restored.epoch;
+                return recorder;
+              },
             },
             subscriber,
           );
@@ -281,7 +285,7 @@ export class AgentExecutor<TStructured = unknown> {
           observeModel,
           watchModel,
           resumed: false,
-          ...(store === undefined ? {} : { record: (run: ExecutorRun) => openNewRun(store, state, this.options.leaseMs, run, this.options.recordTokens === "coalesced") }),
+          ...(store === undefined ? {} : { record: (run: ExecutorRun) => openNewRun(store, state, this.options.leaseMs, run, this.options.recordTokens === "coalesced", this.options.storeTimeoutMs) }),
         },
         subscriber,
       );

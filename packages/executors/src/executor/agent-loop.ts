@@ -52,6 +52,8 @@ export interface AgentLoopContext {
   onUsage(usage: UsageMetadata): void;
   /** Asks the recorder (if any) to write what it buffered. */
   schedule(): void;
+  /** Resolves once everything recorded so far is durable (at once without a recorder). */
+  barrier(): Promise<void>;
   /** The signal of the one "generate" call after a halt (only cancellation aborts it). */
   finalSignal(): AbortSignal;
   /** The "generate" call failed with `message` (the output says so). */
@@ -82,6 +84,8 @@ export class AgentLoop {
       // A resumed run whose last turn has tool calls without a result: run those (and the ones a
       // person decided on), then go on.
       approvals.applyDecisions();
+      // Write-ahead: the resume's decisions (and the segment's start) are durable before any tool runs.
+      await run.wait(run.barrier(), true);
       const outcome = await this.runTurn(pendingActions(state));
       if (outcome !== "continue") return outcome === "stop" ? this.earlyStop() : undefined;
     }
@@ -97,6 +101,14 @@ export class AgentLoop {
         run.halt("max_execution_time");
         break;
       }
+      // Write-ahead: no model call starts while an earlier write is unacknowledged.
+      try {
+        await run.wait(run.barrier(), true);
+      } catch (error) {
+        if (run.interrupted) break;
+        throw error;
+      }
+      if (run.interrupted) break;
       run.dispatch({ type: "agentCalled" });
       const iteration = state.iteration - 1;
       eager.resetTurn();
@@ -143,9 +155,15 @@ export class AgentLoop {
         }
         approvals.requested(interrupts);
       }
-      // Written as the event loop turns: before any tool that waits on I/O or a timer has finished,
-      // and at the latest with the first result, so a resume never asks the agent for this turn again.
-      run.schedule();
+      // Write-ahead: the turn's actions are durable before any of its tools starts, so a resume
+      // never asks the agent for this turn again and knows which calls may have started.
+      try {
+        await run.wait(run.barrier(), true);
+      } catch (error) {
+        if (run.interrupted) break;
+        throw error;
+      }
+      if (run.interrupted) break;
       const outcome = await this.runTurn(pendingActions(state));
       if (outcome === "stop") break;
       if (outcome === "done") return;
@@ -231,6 +249,8 @@ export class AgentLoop {
     const reason = state.stopReason as StopReason;
     const stopped = options.earlyStopOutput(reason, run.stoppedBy);
     if (options.earlyStoppingMethod === "force") return run.complete(forced(stopped), reason);
+    await run.wait(run.barrier(), false); // write-ahead, as before every model call
+    if (isEnded(state)) return;
     run.dispatch({ type: "agentCalled" });
     const config = { ...this.agentConfig, signal: run.finalSignal() };
     let output: AgentOutput;

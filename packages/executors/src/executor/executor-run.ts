@@ -1,5 +1,6 @@
-import { AbortError } from "@agentrx/core";
-import type { AgentFinish, AgentStep, StepMetadata } from "@agentrx/core";
+import { AbortError, idempotencyKeyOf } from "@agentrx/core";
+import type { AgentAction, AgentFinish, AgentStep, StepMetadata } from "@agentrx/core";
+import { encodeAction } from "../runs/run-event-codec";
 import type { CallbackManagerForChainRun } from "@langchain/core/callbacks/manager";
 import type { UsageMetadata } from "@langchain/core/messages";
 import type { Subscriber } from "rxjs";
@@ -111,6 +112,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
       halt: (reason) => this.halt(reason),
       onUsage: (usage) => this.onUsage(usage),
       schedule: () => this.recorder?.schedule(),
+      barrier: () => (this.recorder === undefined ? RESOLVED : this.recorder.barrier()),
       finalSignal: () => (this.final = new AbortController()).signal,
       generateFailed: (message) => void (this.generateError = message),
     });
@@ -210,6 +212,24 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
 
   earlyCall(index: number): EarlyCall | undefined {
     return this.eager.call(index);
+  }
+
+  beforeToolStart(): void {
+    this.recorder?.checkLease();
+  }
+
+  admitEarly(action: AgentAction): Promise<void> {
+    const recorder = this.recorder;
+    if (recorder === undefined) return RESOLVED;
+    // Write-ahead: the early call is in the record before it starts.
+    return recorder.recordIntent({ type: "tool_intent", iteration: this.iteration, action: encodeAction(action) });
+  }
+
+  idempotencyKey(action: AgentAction, index: number | undefined): string {
+    const id = (action as { toolCallId?: unknown }).toolCallId;
+    const { runId } = this.state;
+    if (typeof id === "string" && id !== "") return `${runId}:${id}`;
+    return idempotencyKeyOf(runId, this.state.turn?.iteration ?? this.iteration, index ?? 0);
   }
 
   /** A tool call of the turn finished (the loop records it). */
@@ -317,3 +337,5 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
 }
 
 function noop(): void {}
+
+const RESOLVED = Promise.resolve();

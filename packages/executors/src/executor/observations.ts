@@ -26,15 +26,23 @@ function safeJson(value: unknown): string {
 
 /** Returns true for `@langchain/core`'s tool schema validation error. @internal */
 export function isToolInputParsingException(error: unknown): error is ToolInputParsingException {
-  return error instanceof ToolInputParsingException || (error as Error | undefined)?.constructor?.name === "ToolInputParsingException";
+  try {
+    return error instanceof ToolInputParsingException || (error as Error | undefined)?.constructor?.name === "ToolInputParsingException";
+  } catch {
+    return false; // a value that cannot be inspected (a revoked proxy): not a parsing exception
+  }
 }
 
 /** Returns true for an `OutputParserException` (from any copy of `@langchain/core`). @internal */
 export function isOutputParserException(error: unknown): error is OutputParserException {
-  return (
-    error instanceof OutputParserException ||
-    (typeof error === "object" && error !== null && (error as { lc_error_code?: unknown }).lc_error_code === "OUTPUT_PARSING_FAILURE")
-  );
+  try {
+    return (
+      error instanceof OutputParserException ||
+      (typeof error === "object" && error !== null && (error as { lc_error_code?: unknown }).lc_error_code === "OUTPUT_PARSING_FAILURE")
+    );
+  } catch {
+    return false; // a value that cannot be inspected (a revoked proxy)
+  }
 }
 
 /** The observation for tool input that failed the tool's schema. @internal */
@@ -82,12 +90,10 @@ export function toolErrorObservation(options: Pick<ResolvedOptions, "handleToolR
  * symbol) described without calling code that might throw again. @internal
  */
 export function toError(thrown: unknown): Error {
-  if (thrown instanceof Error) {
-    try {
-      if (typeof thrown.message === "string") return thrown;
-    } catch {
-      // a `message` getter that throws: described below
-    }
+  try {
+    if (thrown instanceof Error && typeof thrown.message === "string") return thrown;
+  } catch {
+    // a `message` getter that throws, or a revoked proxy: described below
   }
   return new Error(describeThrown(thrown), { cause: thrown });
 }
@@ -95,7 +101,7 @@ export function toError(thrown: unknown): Error {
 function describeThrown(value: unknown): string {
   if (typeof value === "string") return value;
   if (typeof value === "symbol") return value.toString();
-  if (value === null || typeof value !== "object") return String(value);
+  if (value === null || (typeof value !== "object" && typeof value !== "function")) return String(value);
   try {
     const message = (value as { message?: unknown }).message;
     if (typeof message === "string") return message;

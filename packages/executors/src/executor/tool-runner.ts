@@ -1,4 +1,4 @@
-import { STEP_METADATA_KEY, invalidToolObservation } from "@agentrx/core";
+import { IDEMPOTENCY_KEY_METADATA, STEP_METADATA_KEY, invalidToolObservation } from "@agentrx/core";
 import type { AgentAction, AgentStep, StepMetadata } from "@agentrx/core";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { StructuredToolInterface } from "@langchain/core/tools";
@@ -30,6 +30,18 @@ export interface ToolRunContext {
   toolFinished(index: number, step: AgentStep, durationMs: number, metadata: StepMetadata | undefined): void;
   /** The early start of the turn's action at `index`, if it was dispatched eagerly. */
   earlyCall(index: number): EarlyCall | undefined;
+  /**
+   * Called right before a tool call starts: throws when the run must not act any more (a recorded
+   * run that can no longer be sure it holds its lease).
+   */
+  beforeToolStart(): void;
+  /**
+   * Resolves once an early call's intent is durable (a recorded run writes it ahead of the call);
+   * at once when the run is not recorded.
+   */
+  admitEarly(action: AgentAction): Promise<void>;
+  /** The stable idempotency key of the call of `action` at `index` of the current turn. */
+  idempotencyKey(action: AgentAction, index: number | undefined): string;
 }
 
 /** A tool call started while the model still streamed. @internal */
@@ -108,8 +120,13 @@ export class ToolRunner {
    */
   startEarly(action: AgentAction, signal: AbortSignal): EarlyCall {
     const start = performance.now();
-    const config = { ...this.config, signal };
-    return { action, start, result: this.execute(action, config), controller: undefined };
+    const config = withKey({ ...this.config, signal }, this.run.idempotencyKey(action, undefined));
+    const result = this.run.admitEarly(action).then(() => {
+      if (signal.aborted) throw signal.reason;
+      this.run.beforeToolStart();
+      return this.execute(action, config);
+    });
+    return { action, start, result, controller: undefined };
   }
 
   /** Runs one action (or takes the result of its early start) and reports its step, unless the run was interrupted meanwhile. */
@@ -117,7 +134,13 @@ export class ToolRunner {
     const { observed } = this.run;
     const early = this.run.earlyCall(index);
     const start = early ? early.start : observed ? performance.now() : 0;
-    const { observation, metadata } = await (early ? early.result : this.execute(action, this.config));
+    let pending: Promise<{ observation: string; metadata: StepMetadata | undefined }>;
+    if (early) pending = early.result;
+    else {
+      this.run.beforeToolStart();
+      pending = this.execute(action, withKey(this.config, this.run.idempotencyKey(action, index)));
+    }
+    const { observation, metadata } = await pending;
     if (this.run.interrupted) return;
     this.run.toolFinished(index, { action, observation }, observed || early ? performance.now() - start : 0, metadata);
   }
@@ -159,6 +182,11 @@ export class ToolRunner {
       }
     }
   }
+}
+
+/** `config` with the tool call's idempotency key in its metadata (see `getIdempotencyKey`). */
+function withKey(config: RunnableConfig, key: string): RunnableConfig {
+  return { ...config, metadata: { ...config.metadata, [IDEMPOTENCY_KEY_METADATA]: key } };
 }
 
 /**

@@ -1,4 +1,5 @@
-import { EARLY_STOP_OUTPUT, InvalidArgumentError } from "@agentrx/core";
+import { EARLY_STOP_OUTPUT, InvalidArgumentError, isInDoubtPolicy } from "@agentrx/core";
+import type { InDoubtPolicy } from "@agentrx/core";
 import type { AgentAction, AgentStep } from "@agentrx/core";
 import type { OutputParserException } from "@langchain/core/output_parsers";
 import { Runnable } from "@langchain/core/runnables";
@@ -28,6 +29,10 @@ export interface ResolvedOptions {
   stopWhen: readonly StopCondition[];
   store: RunStore | undefined;
   leaseMs: number;
+  /** How long a store call may take before the run fails with a timeout `RunStoreError`. */
+  storeTimeoutMs: number;
+  /** What a resume does with a tool call that was started and has no recorded result. */
+  inDoubt: InDoubtPolicy;
   recordModelCalls: boolean;
   recordTokens: "coalesced" | "each";
   /** Which tools start while the model still streams; undefined: none. */
@@ -77,6 +82,8 @@ const KNOWN = new Set([
   "stopWhen",
   "store",
   "leaseMs",
+  "storeTimeoutMs",
+  "inDoubt",
   "recordModelCalls",
   "recordTokens",
   "eagerTools",
@@ -126,6 +133,8 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     stopWhen,
     store,
     leaseMs = 30_000,
+    storeTimeoutMs = 10_000,
+    inDoubt = "retry",
     recordModelCalls = true,
     recordTokens = "coalesced",
     eagerTools = false,
@@ -184,6 +193,12 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
   if (!(typeof leaseMs === "number" && Number.isInteger(leaseMs) && leaseMs >= 100 && leaseMs < 2 ** 31)) {
     fail("leaseMs", leaseMs, `\`leaseMs\` must be an integer number of milliseconds >= 100, got ${show(leaseMs)}.`);
   }
+  if (!(typeof storeTimeoutMs === "number" && Number.isInteger(storeTimeoutMs) && storeTimeoutMs >= 1 && storeTimeoutMs < 2 ** 31)) {
+    fail("storeTimeoutMs", storeTimeoutMs, `\`storeTimeoutMs\` must be an integer number of milliseconds >= 1, got ${show(storeTimeoutMs)}.`);
+  }
+  if (!isInDoubtPolicy(inDoubt)) {
+    fail("inDoubt", inDoubt, `\`inDoubt\` must be "retry", "interrupt" or "fail", got ${show(inDoubt)}.`);
+  }
   if (!(maxObservationLength === Number.POSITIVE_INFINITY || (Number.isInteger(maxObservationLength) && maxObservationLength >= 1))) {
     fail("maxObservationLength", maxObservationLength, `\`maxObservationLength\` must be an integer >= 1 (characters) or Infinity, got ${show(maxObservationLength)}.`);
   }
@@ -234,6 +249,8 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     stopWhen: normalizeStopWhen(stopWhen, "stopWhen"),
     store,
     leaseMs,
+    storeTimeoutMs,
+    inDoubt,
     recordModelCalls,
     recordTokens,
     eager: eagerTools === true ? () => true : typeof eagerTools === "function" ? eagerTools : undefined,

@@ -18,8 +18,8 @@ export type {
 } from "./run-store";
 export { RunBusyError, RunLeaseLostError, RunNotFoundError, RunStoreError } from "./run-store-errors";
 export type { RunStoreErrorReason } from "./run-store-errors";
-export { RunEventDecoder, decodeAction, encodeAction, encodeRunEvent } from "./run-event-codec";
-export type { RecordedDecisions, RecordedModelCall } from "./run-event-codec";
+export { RECORD_ONLY_EVENT_TYPES, RunEventDecoder, decodeAction, encodeAction, encodeRunEvent } from "./run-event-codec";
+export type { RecordedDecisions, RecordedModelCall, RecordedToolIntent } from "./run-event-codec";
 export { digestMessages } from "./digest-messages";
 export { deserializeRunState, serializeRunState } from "./serialize-run-state";
 export type { SerializedRunState } from "./serialize-run-state";

@@ -5,6 +5,7 @@ import { type RestoredRun, restoreRunState } from "./restore-run-state";
 import { RunRecorder, ownerId } from "./run-recorder";
 import type { JsonObject, RunStatus, RunStore } from "./run-store";
 import { RunNotFoundError, RunStoreError } from "./run-store-errors";
+import { withStoreTimeout } from "./with-store-timeout";
 import { InvalidArgumentError } from "@agentrx/core";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { checkDecisions } from "../executor/approvals";
@@ -18,12 +19,13 @@ import { transition } from "../executor/run-state";
  * the run starts while the record is created, and its first write waits for it (a failure, such as
  * a run id that exists already, fails the run).
  */
-export async function openNewRun(store: RunStore, state: RunState, leaseMs: number, run: ExecutorRun, coalesceTokens = true): Promise<RunRecorder> {
+export async function openNewRun(store: RunStore, state: RunState, leaseMs: number, run: ExecutorRun, coalesceTokens = true, storeTimeoutMs = 10_000): Promise<RunRecorder> {
   const owner = ownerId();
   const inputs = encodeValue(state.inputs, "inputs") as JsonObject;
-  const recorder = new RunRecorder(store, state.runId, owner, leaseMs, 0, run.recorderHooks(), 0, coalesceTokens);
+  const recorder = new RunRecorder(store, state.runId, owner, leaseMs, 0, run.recorderHooks(), 0, coalesceTokens, storeTimeoutMs);
+  recorder.epoch = 1; // a new run's first epoch (see RunInfo.epoch)
   recorder.first(() =>
-    guard("createRun", state.runId, () =>
+    guarded("createRun", state.runId, () =>
       store.createRun({
         runId: state.runId,
         ...(state.threadId === undefined ? {} : { threadId: state.threadId }),
@@ -46,6 +48,10 @@ export interface OpenedRun extends RestoredRun {
   decisions: Record<string, Decision>;
   /** The decisions this resume brought (recorded as the segment starts). */
   newDecisions: Record<string, Decision> | undefined;
+  /** The fencing token this claim took (undefined from a store without epochs, or when not claimed). */
+  epoch: number | undefined;
+  /** When the claim was made (epoch ms): the lease runs from then. */
+  claimedAt: number;
 }
 
 /**
@@ -61,18 +67,22 @@ export async function openResumedRun(
   leaseMs: number,
   given: unknown,
   toolsByName: ReadonlyMap<string, StructuredToolInterface>,
+  storeTimeoutMs = 10_000,
 ): Promise<OpenedRun> {
+  const guard = <T>(operation: string, id: string, call: () => Promise<T>): Promise<T> => guarded(operation, id, () => withStoreTimeout(call(), storeTimeoutMs, operation, id));
   const info = await guard("getRun", runId, () => store.getRun(runId));
   if (info === undefined) throw new RunNotFoundError({ operation: "resume", runId });
   const readEvents = () => guard("readEvents", runId, () => store.readEvents(runId));
   const withDecisions = given !== undefined;
-  const unclaimed = (restored: RestoredRun): OpenedRun => ({ ...restored, claimed: false, decisions: {}, newDecisions: undefined });
+  const unclaimed = (restored: RestoredRun): OpenedRun => ({ ...restored, claimed: false, decisions: {}, newDecisions: undefined, epoch: undefined, claimedAt: 0 });
   if (withDecisions && info.status !== "interrupted") throw noPause(runId, info.status);
   if (info.status === "finished" || (info.status === "interrupted" && !withDecisions)) return unclaimed(restoreRunState(info, await readEvents()));
 
-  const claimed = await guard("claimRun", runId, () => store.claimRun(runId, { owner, leaseMs, at: Date.now() }));
+  const claimedAt = Date.now();
+  const claimed = await guard("claimRun", runId, () => store.claimRun(runId, { owner, leaseMs, at: claimedAt }));
+  const epoch = typeof claimed.epoch === "number" ? claimed.epoch : undefined;
   const giveBack = (status: RunStatus) =>
-    guard("write", runId, () => store.write(runId, { owner, leaseMs, events: [], update: { status, release: true }, at: Date.now() }));
+    guard("write", runId, () => store.write(runId, { owner, leaseMs, events: [], update: { status, release: true }, at: Date.now(), ...(epoch === undefined ? {} : { epoch }) }));
   let restored: RestoredRun;
   try {
     restored = restoreRunState(claimed, await readEvents());
@@ -97,7 +107,7 @@ export async function openResumedRun(
     }
     transition(restored.state, { type: "resumed" });
   }
-  return { ...restored, claimed: true, decisions: { ...restored.decisions, ...newDecisions }, newDecisions };
+  return { ...restored, claimed: true, decisions: { ...restored.decisions, ...newDecisions }, newDecisions, epoch, claimedAt };
 }
 
 function noPause(runId: string, status: string): InvalidArgumentError {
@@ -116,7 +126,7 @@ export function releaseAsCancelled(store: RunStore, runId: string, owner: string
 }
 
 /** Runs a store call; an error that is not a `RunStoreError` (a custom store's) is wrapped in one naming the run. */
-async function guard<T>(operation: string, runId: string, call: () => Promise<T>): Promise<T> {
+async function guarded<T>(operation: string, runId: string, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (cause) {

@@ -112,6 +112,24 @@ export function encodeRunEvent(event: AgentStreamEvent, index?: number): JsonObj
  * A person's decisions on a paused run's interrupts, as the run records them when it is resumed
  * (not an `AgentStreamEvent`: `replayRun` skips it).
  */
+/**
+ * A record-only entry: a tool call about to start before its turn is known (an eager call while
+ * the model still streams), written ahead of the call.
+ */
+export interface RecordedToolIntent {
+  type: "tool_intent";
+  /** The agent call (model call) that streamed it. */
+  iteration: number;
+  at: number;
+  action: AgentAction;
+}
+
+/**
+ * The `type`s of record-only entries: in a run's record, never in its event stream (`replayRun`,
+ * followers and viewers skip them).
+ */
+export const RECORD_ONLY_EVENT_TYPES: ReadonlySet<string> = new Set(["model_call", "decisions", "tool_intent"]);
+
 export interface RecordedDecisions {
   type: "decisions";
   /** When the run was resumed with them, epoch milliseconds. */
@@ -166,7 +184,7 @@ export class RunEventDecoder {
    * Decodes one recorded event.
    * @throws TypeError saying what is wrong with the record
    */
-  decode(stored: StoredRunEvent): AgentStreamEvent | RecordedModelCall | RecordedDecisions {
+  decode(stored: StoredRunEvent): AgentStreamEvent | RecordedModelCall | RecordedDecisions | RecordedToolIntent {
     const data = stored.data;
     const at = typeof data["at"] === "number" ? data["at"] : stored.at;
     const iteration = data["iteration"] as number;
@@ -248,6 +266,8 @@ export class RunEventDecoder {
           inputDigest: String(data["inputDigest"] ?? ""),
           message: decodeMessages([data["message"] ?? null])[0] as BaseMessage,
         };
+      case "tool_intent":
+        return { type: "tool_intent", iteration, at, action: decodeAction(data["action"]) };
       default:
         throw new TypeError(`event ${stored.seq} has an unknown type ${JSON.stringify(data["type"])}`);
     }

@@ -3,8 +3,9 @@ import type { AgentStreamEvent, Decision } from "../executor/events";
 import { digestMessages } from "./digest-messages";
 import { randomUuid } from "./random-uuid";
 import { type RecordedModelCall, encodeDecisions, encodeModelCall, encodeRunEvent } from "./run-event-codec";
-import type { JsonObject, RunCheckpoint, RunStore, RunUpdate, StoredRunEvent } from "./run-store";
-import { RunStoreError } from "./run-store-errors";
+import type { JsonObject, RunCheckpoint, RunStore, RunUpdate, RunWrite, StoredRunEvent } from "./run-store";
+import { RunLeaseLostError, RunStoreError } from "./run-store-errors";
+import { withStoreTimeout } from "./with-store-timeout";
 
 /** How a recorder reaches its run: the checkpoint to write, and where a store failure goes. */
 export interface RecorderHooks {
@@ -46,6 +47,12 @@ export class RunRecorder {
   private tokenAt = 0;
   private modelCalls = 0;
   private scheduled = false;
+  /** Writes handed to the store and not acknowledged yet. */
+  private inFlight = 0;
+  /** Until when the lease is surely ours: when the last acknowledged write was sent, plus `leaseMs`. */
+  private leaseUntil: number;
+  /** The run's fencing token, once known (the store's `createRun` or `claimRun` gives it). */
+  epoch: number | undefined;
 
   constructor(
     readonly store: RunStore,
@@ -56,20 +63,78 @@ export class RunRecorder {
     private readonly hooks: RecorderHooks,
     modelCalls = 0,
     private readonly coalesceTokens = true,
+    /** How long one store call may take before the run fails with a timeout. */
+    readonly storeTimeoutMs = 10_000,
+    /** When the lease this recorder starts with was taken (epoch ms). */
+    leaseTakenAt = Date.now(),
   ) {
     this.seq = eventCount;
     this.modelCalls = modelCalls;
+    this.leaseUntil = leaseTakenAt + leaseMs;
   }
 
   /** Runs `step` (creating the record) before any write; its failure fails the run. */
   first(step: () => Promise<void>): void {
-    const write = this.tail.then(step).catch((error: unknown) => {
-      this.failure = { error };
-      this.stop();
-      this.hooks.onFailure(error);
-      throw error;
-    });
+    const sentAt = Date.now();
+    this.inFlight++;
+    const write = this.tail
+      .then(() => withStoreTimeout(step(), this.storeTimeoutMs, "createRun", this.runId))
+      .then(
+        () => {
+          this.inFlight--;
+          this.leaseUntil = sentAt + this.leaseMs;
+        },
+        (error: unknown) => {
+          this.inFlight--;
+          this.failure = { error };
+          this.stop();
+          this.hooks.onFailure(error);
+          throw error;
+        },
+      );
     this.tail = write.catch(noop);
+  }
+
+  /**
+   * Resolves once everything recorded so far is acknowledged by the store (write-ahead: what the
+   * run does next may rely on it being durable); rejects with the store's failure. Nothing
+   * buffered and nothing in flight: resolves at once, without a write.
+   */
+  barrier(): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure.error);
+    if (this.buffer.length > 0 || this.tokenText !== "") return this.flush();
+    if (this.inFlight === 0) return RESOLVED;
+    return this.tail.then(() => {
+      if (this.failure) throw this.failure.error;
+    });
+  }
+
+  /**
+   * Throws `RunLeaseLostError` when this process cannot be sure it still holds the run's lease (no
+   * write was acknowledged for a whole lease): called before each tool starts, so a process that
+   * was cut off from its store never acts on a run that another process may have taken over.
+   */
+  checkLease(): void {
+    if (this.failure) throw this.failure.error;
+    if (Date.now() < this.leaseUntil) return;
+    const error = new RunLeaseLostError({
+      runId: this.runId,
+      owner: this.owner,
+      ...(this.epoch === undefined ? {} : { epoch: this.epoch }),
+      operation: "toolStart",
+      message: `Run "${this.runId}": this process (${this.owner}) has had no write acknowledged for its whole lease (${this.leaseMs} ms), so another process may have taken the run over; it starts nothing more.`,
+    });
+    this.failure = { error };
+    this.stop();
+    throw error;
+  }
+
+  /** Records an intent (a record-only event such as an early tool call) and resolves once it is durable. */
+  recordIntent(data: JsonObject): Promise<void> {
+    this.flushTokens();
+    const at = Date.now();
+    this.push({ ...data, at }, at);
+    return this.flush();
   }
 
   /** Starts renewing the lease while the run is quiet. */
@@ -169,16 +234,22 @@ export class RunRecorder {
     const checkpoint = this.hooks.checkpoint();
     const change: RunUpdate = update ? { ...update, checkpoint } : { checkpoint };
     if (checkpoint.usage !== undefined && change.usage === undefined) change.usage = checkpoint.usage;
+    const write: RunWrite = { owner: this.owner, leaseMs: this.leaseMs, events, update: change, at };
+    if (this.epoch !== undefined) write.epoch = this.epoch;
+    this.inFlight++;
     try {
-      await this.store.write(this.runId, { owner: this.owner, leaseMs: this.leaseMs, events, update: change, at });
+      await withStoreTimeout(this.store.write(this.runId, write), this.storeTimeoutMs, "write", this.runId);
+      this.leaseUntil = at + this.leaseMs;
     } catch (cause) {
       const error = RunStoreError.isInstance(cause)
         ? cause
-        : new RunStoreError({ operation: "write", runId: this.runId, message: `Run "${this.runId}": recording failed: ${(cause as Error)?.message ?? String(cause)}`, cause });
+        : new RunStoreError({ operation: "write", runId: this.runId, message: `Run "${this.runId}": recording failed: ${errorText(cause)}`, cause });
       this.failure = { error };
       this.stop();
       this.hooks.onFailure(error);
       throw error;
+    } finally {
+      this.inFlight--;
     }
   }
 }
@@ -189,3 +260,14 @@ const immediate = (globalThis as { setImmediate?: (callback: () => void) => unkn
 const defer: Defer = immediate ? (callback) => void immediate(callback) : (callback) => void setTimeout(callback, 0);
 
 function noop(): void {}
+
+const RESOLVED = Promise.resolve();
+
+/** A thrown value's message, whatever was thrown (a revoked proxy included). */
+function errorText(value: unknown): string {
+  try {
+    return value instanceof Error ? value.message : String(value);
+  } catch {
+    return "an unreadable error";
+  }
+}

@@ -1,4 +1,4 @@
-import { RunEventDecoder, type AgentStreamEvent, type RunStore } from "@agentrx/executors";
+import { RECORD_ONLY_EVENT_TYPES, RunEventDecoder, type AgentStreamEvent, type RunStore } from "@agentrx/executors";
 import { isUnreadableRunEvent, readReadableEvents } from "@agentrx/executors/trace-page";
 import { Observable } from "rxjs";
 
@@ -36,7 +36,7 @@ export function readableRunEvents(store: RunStore, runId: string, onUnreadable: 
             onUnreadable({ seq: entry.seq, error: `it cannot be decoded (${error instanceof Error ? error.message : String(error)})` });
             continue;
           }
-          if (event.type !== "model_call" && event.type !== "decisions") subscriber.next(event);
+          if (!RECORD_ONLY_EVENT_TYPES.has(event.type)) subscriber.next(event as AgentStreamEvent);
         }
       }
       if (!closed) subscriber.complete();

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from "@agentrx/core";
-import { RunEventDecoder, type AgentStreamEvent, type RunStore, type StoredRunEvent, corruptEventError as corrupt, errorMessageOf as messageOf, readRecordedEvents } from "@agentrx/executors";
+import { RECORD_ONLY_EVENT_TYPES, RunEventDecoder, type AgentStreamEvent, type RunStore, type StoredRunEvent, corruptEventError as corrupt, errorMessageOf as messageOf, readRecordedEvents } from "@agentrx/executors";
 import { Observable, timer, type Subscription } from "rxjs";
 import { checkRunReference } from "./check-run-reference";
 
@@ -92,7 +92,7 @@ export function replayRun(store: RunStore, runId: string, options: ReplayRunOpti
       for await (const page of readRecordedEvents(store, runId, OPERATION)) {
         for (const stored of page) {
           if (closed) return;
-          if (stored.data["type"] === "model_call" || stored.data["type"] === "decisions") continue; // record-only entries
+          if (RECORD_ONLY_EVENT_TYPES.has(stored.data["type"] as string)) continue; // record-only entries
           const event = decode(decoder, stored, runId);
           if (timing === "original") {
             if (origin === undefined) origin = { at: event.at, now: Date.now() };
