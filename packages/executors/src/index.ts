@@ -17,6 +17,7 @@ export {
   AgentExecutor,
   AgentExecutorRunnable,
   FINAL_ANSWER_TOOL,
+  InDoubtToolCallError,
   InvalidAgentOutputError,
   OutputValidationError,
   RunObservable,
@@ -29,10 +30,13 @@ export type {
   AsToolOptions,
   ConversationMemory,
   ExecutorMemoryOptions,
+  ForkOptions,
   ResumeOptions,
 } from "./executor/index";
-export { RUN_STATE_SCHEMA_VERSION } from "./executor/run-state";
-export type { PendingInterrupt, RunPhase, RunState, RunTurn } from "./executor/run-state";
+export { RUN_STATE_SCHEMA_VERSION, initialRunState } from "./executor/run-state";
+export type { PendingInterrupt, RunPhase, RunState, RunTransition, RunTurn } from "./executor/run-state";
+export { RunEventOrderError, reduceRun } from "./executor/reduce-run";
+export type { RunEvent } from "./executor/reduce-run";
 export * from "./runs/index";
 export * from "./notebook/index";
 export { renderTracePage } from "./trace-page/render-trace-page";

@@ -220,6 +220,32 @@ export interface ResumeOptions extends Omit<RunnableConfig, "runId"> {
 }
 
 /**
+ * Options of `AgentExecutor.fork`: where to cut the source run, what to change, and the new run's
+ * id, store and config.
+ *
+ * @example
+ * ```ts
+ * import type { ForkOptions } from "@agentrx/executors";
+ *
+ * const options: ForkOptions = { at: 1, edit: { observation: "rain, 12°C" } };
+ * ```
+ */
+export interface ForkOptions extends Omit<RunnableConfig, "runId"> {
+  /** The copied prefix holds the source's iterations `0 .. at - 1` (complete turns). @default every complete turn */
+  at?: number;
+  /** Inputs for the fork, merged over the source's. */
+  inputs?: Record<string, unknown>;
+  /** `observation` replaces the last copied step's observation. */
+  edit?: { observation?: string };
+  /** The new run's id. @default a fresh UUID */
+  runId?: string;
+  /** The store the source is recorded in, and the fork is recorded to (defaults to the executor's `store`). */
+  store?: RunStore;
+  /** Stop conditions for the fork's live part. */
+  stopWhen?: StopCondition | readonly StopCondition[];
+}
+
+/**
  * What `invoke` emits: the inputs, the finish's return values, and optionally every step.
  *
  * @example

@@ -3,10 +3,11 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { Observable, type OperatorFunction, type Subscriber, type TeardownLogic, lastValueFrom } from "rxjs";
 import { InProcessRunStore } from "../runs/in-process-run-store";
 import { randomUuid } from "../runs/random-uuid";
-import { openNewRun, openResumedRun, releaseAsCancelled } from "../runs/open-run";
-import type { RunStore } from "../runs/run-store";
+import { openForkedRun } from "../runs/open-fork";
+import { type OpenedRun, openNewRun, openResumedRun, releaseAsCancelled } from "../runs/open-run";
+import type { ForkOf, RunStore } from "../runs/run-store";
 import { RunRecorder, ownerId } from "../runs/run-recorder";
-import type { AgentExecutorCallConfig, AgentExecutorOptions, AgentExecutorResult, ResumeOptions } from "./agent-executor-options";
+import type { AgentExecutorCallConfig, AgentExecutorOptions, AgentExecutorResult, ForkOptions, ResumeOptions } from "./agent-executor-options";
 import type { AgentStreamEvent, Interrupt, OutputEvent } from "./events";
 import { AgentExecutorRunnable } from "./agent-executor-runnable";
 import { ExecutorRun } from "./executor-run";
@@ -135,16 +136,72 @@ export class AgentExecutor<TStructured = unknown> {
    * @param options the store (defaults to the executor's), plus a `RunnableConfig` for this segment
    */
   resume(runId: string, options?: ResumeOptions): RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured>> {
+    const { decisions, ...rest } = options ?? {};
+    return this.continueRun("resume", runId, rest, (store, owner, leaseMs) =>
+      openResumedRun(store, runId, owner, leaseMs, decisions, this.options.toolsByName, this.options.storeTimeoutMs),
+    );
+  }
+
+  /**
+   * Starts a new run from a recorded one: its record begins as a copy of the source's events up to
+   * iteration `at` (by default, every complete turn), then it goes on live, here. The copied prefix
+   * is not executed (no model or tool call is made for it); `inputs` replace the source's inputs and
+   * `edit.observation` changes the last copied step's observation, so "what if the tool had said
+   * this?" is one call. The fork's `start` event and its `listRuns` row carry `forkOf`. The source
+   * run is not changed; a damaged record is refused as `resume` refuses it.
+   *
+   * @param runId the recorded run to fork
+   * @param options where to cut, what to change, the store (defaults to the executor's), the new
+   *   run's id (`runId`, else a fresh UUID) and a `RunnableConfig` for the new run
+   *
+   * @example
+   * ```ts
+   * import { AgentExecutor } from "@agentrx/executors";
+   * import { MemoryRunStore } from "@agentrx/runs";
+   * import { RunnableLambda } from "@langchain/core/runnables";
+   *
+   * const store = new MemoryRunStore();
+   * const agent = RunnableLambda.from((input: { input: string }) => ({ returnValues: { output: `hi ${input.input}` }, log: "" }));
+   * const executor = new AgentExecutor({ agent, tools: [], store });
+   * const first = await executor.invoke({ input: "Ada" });
+   * const fork = await executor.fork(first.runId as string, { at: 0, inputs: { input: "Grace" } });
+   * console.log(fork.output); // "hi Grace"
+   * ```
+   */
+  fork(runId: string, options?: ForkOptions): RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured>> {
+    const { at, inputs, edit, runId: newRunId, ...rest } = options ?? {};
+    if (inputs !== undefined && (typeof inputs !== "object" || inputs === null || Array.isArray(inputs))) {
+      throw new InvalidArgumentError({ argument: "inputs", value: inputs, message: "AgentExecutor.fork: `inputs` must be an object such as { input: \"...\" }." });
+    }
+    if (edit !== undefined && (typeof edit !== "object" || edit === null || (edit.observation !== undefined && typeof edit.observation !== "string"))) {
+      throw new InvalidArgumentError({ argument: "edit", value: edit, message: "AgentExecutor.fork: `edit` must be { observation?: string }." });
+    }
+    if (at !== undefined && !(Number.isInteger(at) && at >= 0)) {
+      throw new InvalidArgumentError({ argument: "at", value: at, message: `AgentExecutor.fork: \`at\` must be an integer >= 0 (an iteration), got ${JSON.stringify(at)}.` });
+    }
+    const request = { ...(at === undefined ? {} : { at }), ...(inputs === undefined ? {} : { inputs }), ...(edit === undefined ? {} : { edit }) };
+    return this.continueRun("fork", runId, rest, (store, owner, leaseMs) =>
+      openForkedRun(store, runId, newRunId ?? randomUuid(), request, owner, leaseMs, this.options.storeTimeoutMs),
+    );
+  }
+
+  /** A recorded run (resumed, or a fork's copy) going on live here: opened by `open`, then run. */
+  private continueRun(
+    operation: "resume" | "fork",
+    runId: string,
+    options: Omit<ResumeOptions, "decisions">,
+    open: (store: RunStore, owner: string, leaseMs: number) => Promise<OpenedRun & { forkOf?: ForkOf }>,
+  ): RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured>> {
     const subscribe = (subscriber: Subscriber<AgentStreamEvent>): TeardownLogic => {
-      const { store: given, stopWhen, decisions, ...config } = options ?? {};
+      const { store: given, stopWhen, ...config } = options;
       const store = given ?? this.defaultStore();
       let conditions: readonly StopCondition[];
       try {
         if (typeof runId !== "string" || runId === "") {
-          throw new InvalidArgumentError({ argument: "runId", value: runId, message: `AgentExecutor.resume: \`runId\` must be a non-empty string, got ${JSON.stringify(runId)}.` });
+          throw new InvalidArgumentError({ argument: "runId", value: runId, message: `AgentExecutor.${operation}: \`runId\` must be a non-empty string, got ${JSON.stringify(runId)}.` });
         }
         if (store === undefined) {
-          throw new InvalidArgumentError({ argument: "store", value: store, message: "AgentExecutor.resume: no store to resume from; pass `store` to the executor or to resume(runId, { store })." });
+          throw new InvalidArgumentError({ argument: "store", value: store, message: `AgentExecutor.${operation}: no store to ${operation} from; pass \`store\` to the executor or to ${operation}(runId, { store }).` });
         }
         validateStore(store, "options.store");
         conditions = [...this.options.stopWhen, ...normalizeStopWhen(stopWhen, "options.stopWhen")];
@@ -156,10 +213,11 @@ export class AgentExecutor<TStructured = unknown> {
       const { leaseMs } = this.options;
       let teardown: (() => void) | undefined;
       let closed = false;
-      openResumedRun(store, runId, owner, leaseMs, decisions, this.options.toolsByName, this.options.storeTimeoutMs).then(
+      open(store, owner, leaseMs).then(
         (restored) => {
+          const recordedId = restored.state.runId;
           if (closed) {
-            if (restored.claimed) releaseAsCancelled(store, runId, owner, leaseMs);
+            if (restored.claimed) releaseAsCancelled(store, recordedId, owner, leaseMs);
             return;
           }
           if (!restored.claimed) {
@@ -183,8 +241,9 @@ export class AgentExecutor<TStructured = unknown> {
               resumed: restored.lastSeq > 0,
               decisions: restored.decisions,
               ...(restored.newDecisions ? { newDecisions: restored.newDecisions } : {}),
+              ...(restored.forkOf ? { forkOf: restored.forkOf } : {}),
               record: async (run) => {
-                const recorder = new RunRecorder(store, runId, owner, leaseMs, restored.lastSeq, run.recorderHooks(), restored.modelCalls, this.options.recordTokens === "coalesced", this.options.storeTimeoutMs, restored.claimedAt);
+                const recorder = new RunRecorder(store, recordedId, owner, leaseMs, restored.lastSeq, run.recorderHooks(), restored.modelCalls, this.options.recordTokens === "coalesced", this.options.storeTimeoutMs, restored.claimedAt);
                 recorder.epoch = restored.epoch;
                 return recorder;
               },
@@ -203,7 +262,7 @@ export class AgentExecutor<TStructured = unknown> {
     const run: RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured>> = new RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured>>(
       subscribe,
       (events) => lastValueFrom(events.pipe(toResultOf(undefined))) as Promise<AgentExecutorResult<TStructured>>,
-      { events: () => run, store: options?.store ?? this.defaultStore(), result: toResultOf(undefined) as OperatorFunction<AgentStreamEvent, AgentExecutorResult<TStructured>> },
+      { events: () => run, store: options.store ?? this.defaultStore(), result: toResultOf(undefined) as OperatorFunction<AgentStreamEvent, AgentExecutorResult<TStructured>> },
     );
     return run;
   }

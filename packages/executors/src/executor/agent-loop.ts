@@ -39,7 +39,9 @@ export interface AgentLoopContext {
   readonly stoppedBy: unknown;
   readonly tools: Pick<ToolRunner, "runAll" | "returnsDirect">;
   readonly eager: Pick<EagerDispatch, "dropAll" | "resetTurn" | "matchTurn" | "call">;
-  readonly approvals: Pick<ApprovalGate, "enabled" | "anyRejected" | "interruptsOf" | "requested" | "applyDecisions" | "pause">;
+  readonly approvals: Pick<ApprovalGate, "enabled" | "rejectedInTurn" | "interruptsOf" | "requested" | "applyDecisions" | "settleInDoubt" | "pause">;
+  /** The ids of the interrupts this resume's own decisions answer (their calls never started). */
+  readonly freshDecisions: ReadonlySet<string>;
   /** Changes the run's state. */
   dispatch(event: RunTransition): void;
   /** Awaits `promise` unless the run is cancelled or (when `halts`) halted first. */
@@ -52,8 +54,8 @@ export interface AgentLoopContext {
   onUsage(usage: UsageMetadata): void;
   /** Asks the recorder (if any) to write what it buffered. */
   schedule(): void;
-  /** Resolves once everything recorded so far is durable (at once without a recorder). */
-  barrier(): Promise<void>;
+  /** Resolves once everything recorded so far is durable; `undefined` when there is nothing to wait for. */
+  barrier(): Promise<void> | undefined;
   /** The signal of the one "generate" call after a halt (only cancellation aborts it). */
   finalSignal(): AbortSignal;
   /** The "generate" call failed with `message` (the output says so). */
@@ -83,9 +85,12 @@ export class AgentLoop {
     if (state.turn !== undefined && !run.interrupted) {
       // A resumed run whose last turn has tool calls without a result: run those (and the ones a
       // person decided on), then go on.
+      // Calls decided by this resume never started; every other call without a result may have.
+      const fresh = new Set(state.interrupts.filter((interrupt) => run.freshDecisions.has(interrupt.id)).map((interrupt) => interrupt.index));
       approvals.applyDecisions();
+      approvals.settleInDoubt(pendingActions(state).filter((index) => !fresh.has(index)));
       // Write-ahead: the resume's decisions (and the segment's start) are durable before any tool runs.
-      await run.wait(run.barrier(), true);
+      await this.durable();
       const outcome = await this.runTurn(pendingActions(state));
       if (outcome !== "continue") return outcome === "stop" ? this.earlyStop() : undefined;
     }
@@ -102,13 +107,7 @@ export class AgentLoop {
         break;
       }
       // Write-ahead: no model call starts while an earlier write is unacknowledged.
-      try {
-        await run.wait(run.barrier(), true);
-      } catch (error) {
-        if (run.interrupted) break;
-        throw error;
-      }
-      if (run.interrupted) break;
+      if (!(await this.durable())) break;
       run.dispatch({ type: "agentCalled" });
       const iteration = state.iteration - 1;
       eager.resetTurn();
@@ -157,13 +156,7 @@ export class AgentLoop {
       }
       // Write-ahead: the turn's actions are durable before any of its tools starts, so a resume
       // never asks the agent for this turn again and knows which calls may have started.
-      try {
-        await run.wait(run.barrier(), true);
-      } catch (error) {
-        if (run.interrupted) break;
-        throw error;
-      }
-      if (run.interrupted) break;
+      if (!(await this.durable())) break;
       const outcome = await this.runTurn(pendingActions(state));
       if (outcome === "stop") break;
       if (outcome === "done") return;
@@ -210,7 +203,7 @@ export class AgentLoop {
     }
     // A turn returns directly when every one of its calls is of a `returnDirect` tool (and no
     // person rejected one): one call's observation, or several joined by blank lines.
-    if (!run.approvals.anyRejected && turn.actions.every((action) => tools.returnsDirect(action))) {
+    if (!run.approvals.rejectedInTurn(turn.iteration) && turn.actions.every((action) => tools.returnsDirect(action))) {
       const observation = turn.results.map((step) => (step as AgentStep).observation).join("\n\n");
       await run.complete({ returnValues: { output: observation }, log: observation }, "return_direct");
       return "done";
@@ -249,7 +242,8 @@ export class AgentLoop {
     const reason = state.stopReason as StopReason;
     const stopped = options.earlyStopOutput(reason, run.stoppedBy);
     if (options.earlyStoppingMethod === "force") return run.complete(forced(stopped), reason);
-    await run.wait(run.barrier(), false); // write-ahead, as before every model call
+    const pending = run.barrier(); // write-ahead, as before every model call
+    if (pending !== undefined) await run.wait(pending, false);
     if (isEnded(state)) return;
     run.dispatch({ type: "agentCalled" });
     const config = { ...this.agentConfig, signal: run.finalSignal() };
@@ -275,6 +269,23 @@ export class AgentLoop {
     const first = (Array.isArray(output) ? output[0] : output) as AgentAction | undefined;
     if (first === undefined || !isAgentAction(first)) throw new InvalidAgentOutputError({ output, iteration: run.iteration });
     return run.complete(forced(first.log || stopped), reason);
+  }
+
+  /**
+   * Waits until everything recorded so far is durable (write-ahead); at once when nothing is
+   * pending. False when the run was halted or ended meanwhile (the loop stops); a store failure throws.
+   */
+  private async durable(): Promise<boolean> {
+    const { run } = this;
+    const pending = run.barrier();
+    if (pending === undefined) return !run.interrupted;
+    try {
+      await run.wait(pending, true);
+    } catch (error) {
+      if (run.interrupted) return false;
+      throw error;
+    }
+    return !run.interrupted;
   }
 
   /** Counts the usage an agent's parser attached to its output (when the model is not watched). */

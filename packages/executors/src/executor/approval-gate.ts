@@ -1,4 +1,5 @@
-import type { AgentAction, AgentFinish, AgentStep, StepMetadata } from "@agentrx/core";
+import type { AgentAction, AgentFinish, AgentStep, InDoubtPolicy, StepMetadata } from "@agentrx/core";
+import { InDoubtToolCallError } from "./in-doubt-tool-call-error";
 import { type ApprovalCheck, REJECTED_OBSERVATION, interruptsOf } from "./approvals";
 import type { Decision, Interrupt, InterruptEvent, StopReason } from "./events";
 import { forced } from "./run-helpers";
@@ -24,6 +25,8 @@ export interface ApprovalGateContext {
   wait<T>(promise: Promise<T>, halts: boolean): Promise<T>;
   /** A tool call of the turn finished (a rejected one: with the rejection as its observation). */
   toolFinished(index: number, step: AgentStep, durationMs: number, metadata: StepMetadata | undefined): void;
+  /** The in-doubt policy for a call of `action` (its tool's, else the executor's). */
+  inDoubtPolicy(action: AgentAction): InDoubtPolicy;
   /** Ends the run with `finish`; with `interrupt`, as a pause. */
   complete(finish: AgentFinish, stopReason: StopReason, interrupt: InterruptEvent): Promise<void>;
 }
@@ -36,8 +39,8 @@ export interface ApprovalGateContext {
  * @internal
  */
 export class ApprovalGate {
-  /** Actions of the current turn a person rejected (their observation is the rejection: never returned directly). */
-  private readonly rejected = new Set<number>();
+  /** The turn (its iteration) in which a person rejected an action: that turn never returns directly. */
+  private rejectedIn: number | undefined;
 
   constructor(private readonly run: ApprovalGateContext) {}
 
@@ -46,9 +49,9 @@ export class ApprovalGate {
     return this.run.approval !== undefined;
   }
 
-  /** Whether a person rejected an action of the current turn. */
-  get anyRejected(): boolean {
-    return this.rejected.size > 0;
+  /** Whether a person rejected an action of the turn of `iteration`. */
+  rejectedInTurn(iteration: number): boolean {
+    return this.rejectedIn === iteration;
   }
 
   /** The interrupts of a turn's `actions` (call only when `enabled`); the wait ends at once on a halt or cancellation. */
@@ -75,10 +78,38 @@ export class ApprovalGate {
       const decision = decisions[interrupt.id] as Decision;
       const action = turn?.actions[interrupt.index];
       if (action === undefined || typeof decision === "string") continue;
-      if (decision.type === "reject") this.rejected.add(interrupt.index);
-      if (decision.type === "reject") this.run.toolFinished(interrupt.index, { action, observation: decision.message ?? REJECTED_OBSERVATION }, 0, undefined);
-      else if (decision.type === "edit") this.run.dispatch({ type: "inputEdited", index: interrupt.index, toolInput: decision.toolInput });
+      if (decision.type === "reject") {
+        this.rejectedIn = interrupt.iteration;
+        this.run.toolFinished(interrupt.index, { action, observation: decision.message ?? REJECTED_OBSERVATION }, 0, undefined);
+      } else if (decision.type === "result") {
+        this.run.toolFinished(interrupt.index, { action, observation: decision.observation }, 0, undefined);
+      } else if (decision.type === "edit") {
+        this.run.dispatch({ type: "inputEdited", index: interrupt.index, toolInput: decision.toolInput });
+      }
     }
+  }
+
+  /**
+   * The calls at `indexes` of a resumed turn are in doubt (recorded as started, no result): each
+   * by its tool's policy (`withInDoubt`), else the executor's `inDoubt`. `retry` leaves it to run
+   * again; `interrupt` makes it wait for a person's decision; `fail` fails the run.
+   */
+  settleInDoubt(indexes: readonly number[]): void {
+    const { state, inDoubtPolicy } = this.run;
+    const turn = state.turn;
+    if (turn === undefined || indexes.length === 0) return;
+    const waiting: Interrupt[] = [];
+    for (const index of indexes) {
+      const action = turn.actions[index] as AgentAction;
+      const policy = inDoubtPolicy(action);
+      if (policy === "retry") continue;
+      if (policy === "fail") throw new InDoubtToolCallError({ runId: state.runId, tool: action.tool, iteration: turn.iteration, index });
+      const interrupt: Interrupt = { id: `call-${turn.iteration}-${index}`, tool: action.tool, toolInput: action.toolInput, iteration: turn.iteration, index, reason: "in_doubt" };
+      const toolCallId = (action as { toolCallId?: unknown }).toolCallId;
+      if (typeof toolCallId === "string") interrupt.toolCallId = toolCallId;
+      waiting.push(interrupt);
+    }
+    if (waiting.length > 0) this.run.dispatch({ type: "approvalRequested", interrupts: [...state.interrupts, ...waiting] });
   }
 
   /** Pauses the run for the interrupts of its turn: recorded first, then the `interrupt` and `output` events. */

@@ -34,7 +34,7 @@ export async function interruptsOf(actions: readonly AgentAction[], iteration: n
   needs.forEach((need, index) => {
     if (!need) return;
     const action = actions[index] as AgentAction;
-    const interrupt: Interrupt = { id: `call-${iteration}-${index}`, tool: action.tool, toolInput: action.toolInput, iteration, index };
+    const interrupt: Interrupt = { id: `call-${iteration}-${index}`, tool: action.tool, toolInput: action.toolInput, iteration, index, reason: "approval" };
     const toolCallId = (action as { toolCallId?: unknown }).toolCallId;
     if (typeof toolCallId === "string") interrupt.toolCallId = toolCallId;
     interrupts.push(interrupt);
@@ -81,15 +81,25 @@ function checkDecision(id: string, decision: unknown, interrupt: Interrupt, tool
   if (type === "reject") {
     const message = (decision as { message?: unknown }).message;
     if (message !== undefined && typeof message !== "string") throw invalid(decision, `the reject decision for "${id}" has a \`message\` that is not a string.`);
+    if (typeof message === "string" && message.length > MAX_DECISION_CHARS) throw invalid(decision, `the reject decision for "${id}" has a message of ${message.length} characters; at most ${MAX_DECISION_CHARS} are accepted.`);
     return message === undefined ? { type } : { type, message };
+  }
+  if (type === "result") {
+    const observation = (decision as { observation?: unknown }).observation;
+    if (typeof observation !== "string") throw invalid(decision, `the result decision for "${id}" needs an \`observation\` string (the tool call's result, as the model will see it).`);
+    if (observation.length > MAX_DECISION_CHARS) throw invalid(decision, `the result decision for "${id}" has an observation of ${observation.length} characters; at most ${MAX_DECISION_CHARS} are accepted.`);
+    return { type, observation };
   }
   if (type === "edit") {
     const toolInput = (decision as { toolInput?: unknown }).toolInput;
+    const size = jsonSize(toolInput);
+    if (size === undefined) throw invalid(decision, `the edited input for "${id}" (tool "${interrupt.tool}") cannot be written as JSON (too deep, or circular). Nothing ran.`);
+    if (size > MAX_DECISION_CHARS) throw invalid(decision, `the edited input for "${id}" (tool "${interrupt.tool}") is ${size} characters of JSON; at most ${MAX_DECISION_CHARS} are accepted. Nothing ran.`);
     const problem = schemaProblem(toolsByName.get(interrupt.tool), toolInput);
     if (problem !== undefined) throw invalid(decision, `the edited input for "${id}" (tool "${interrupt.tool}") does not fit the tool's schema: ${problem}. Nothing ran.`);
     return { type, toolInput };
   }
-  throw invalid(decision, `the decision for "${id}" must be "approve", { type: "approve" }, { type: "reject", message? } or { type: "edit", toolInput }.`);
+  throw invalid(decision, `the decision for "${id}" must be "approve", { type: "approve" }, { type: "reject", message? }, { type: "edit", toolInput } or { type: "result", observation }.`);
 }
 
 /** What is wrong with `input` for the tool's schema (zod, or JSON Schema as MCP tools have), if anything. */
@@ -107,6 +117,18 @@ function schemaProblem(tool: StructuredToolInterface | undefined, input: unknown
   const issues = result.error?.issues;
   if (issues && issues.length > 0) return issues.map((issue) => `${issue.path.map(String).join(".") || "(input)"}: ${issue.message}`).join("; ");
   return result.error?.message ?? "invalid input";
+}
+
+/** The most characters a decision may carry (an edited input's JSON, a result, a rejection message). */
+export const MAX_DECISION_CHARS = 1_000_000;
+
+/** The length of `value` as JSON, or undefined when it cannot be written (too deep, circular). */
+function jsonSize(value: unknown): number | undefined {
+  try {
+    return JSON.stringify(value ?? null).length;
+  } catch {
+    return undefined;
+  }
 }
 
 function invalid(value: unknown, message: string): InvalidArgumentError {

@@ -26,6 +26,13 @@ export interface Interrupt {
   iteration: number;
   /** The tool call's position among the actions of that turn. */
   index: number;
+  /**
+   * Why the run waits: `"approval"` (the call needs a person's approval before it runs) or
+   * `"in_doubt"` (the call was started before a crash or a cancellation and has no recorded
+   * result: approve to run it again, reject it, or supply its result with `{ type: "result" }`).
+   * Absent on interrupts recorded before this field existed (they are approvals).
+   */
+  reason?: "approval" | "in_doubt";
 }
 
 /**
@@ -37,7 +44,8 @@ export type Decision =
   | "approve"
   | { type: "approve" }
   | { type: "reject"; message?: string }
-  | { type: "edit"; toolInput: unknown };
+  | { type: "edit"; toolInput: unknown }
+  | { type: "result"; observation: string };
 
 /** The run paused: these tool calls wait for decisions. Comes just before the `output` event with `stopReason: "interrupted"`. */
 export interface InterruptEvent {
@@ -61,6 +69,8 @@ export interface StartEvent {
   inputs: Record<string, unknown>;
   /** Whether this segment continues a recorded run (`executor.resume`). */
   resumed: boolean;
+  /** On a fork's start: the run it was forked from, and the iteration its copied prefix ends before. */
+  forkOf?: { runId: string; iteration: number };
   /** When it happened, epoch milliseconds. */
   at: number;
   /** Set on the events of a sub-run (an executor called as a tool, `asTool`): the path of tool names to it. */
@@ -76,6 +86,8 @@ export interface ActionEvent {
   at: number;
   /** Set on the events of a sub-run (an executor called as a tool, `asTool`): the path of tool names to it. */
   subRun?: string[];
+  /** The action's position in its turn (set on events read back from a record). */
+  index?: number;
   /** The action (a `ToolAgentAction` for tool-calling agents). */
   action: AgentAction;
   /** The action's message log, else `[new AIMessage(action.log)]`. */
@@ -93,6 +105,11 @@ export interface StepEvent {
   at: number;
   /** Set on the events of a sub-run (an executor called as a tool, `asTool`): the path of tool names to it. */
   subRun?: string[];
+  /**
+   * The position of the step's action in its turn, for a tool call's step read back from a record
+   * (absent for a parsing-error step, which belongs to no turn).
+   */
+  index?: number;
   /** The action and its observation. */
   step: AgentStep;
   /** The tool-result message (`ToolMessage` for tool calls, else `HumanMessage`). */
@@ -148,6 +165,8 @@ export interface OutputEvent {
   messages: BaseMessage[];
   /** Why the run ended. */
   stopReason: StopReason;
+  /** How many agent calls the run had made when it ended (set on an output read back from a record). */
+  iterations?: number;
   /**
    * With `stopReason: "budget"`: the value the stop condition emitted (for the built-in budgets a
    * `BudgetSpent`, saying which budget fired), so callers can tell which condition ended the run.

@@ -1,4 +1,4 @@
-import { AbortError, idempotencyKeyOf } from "@agentrx/core";
+import { AbortError, getToolInDoubt, idempotencyKeyOf } from "@agentrx/core";
 import type { AgentAction, AgentFinish, AgentStep, StepMetadata } from "@agentrx/core";
 import { encodeAction } from "../runs/run-event-codec";
 import type { CallbackManagerForChainRun } from "@langchain/core/callbacks/manager";
@@ -95,6 +95,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
     });
     const approvals = new ApprovalGate({
       state, approval: options.approval, decisions: request.decisions, dispatch, wait, complete,
+      inDoubtPolicy: (action) => getToolInDoubt(options.toolsByName.get(action.tool)) ?? options.inDoubt,
       toolFinished: (index, step, durationMs, metadata) => this.loop.toolFinished(index, step, durationMs, metadata),
     });
     this.loop = new AgentLoop({
@@ -107,12 +108,13 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
       get stoppedBy() { return run.stoppedBy; },
       tools: this.tools,
       eager: this.eager,
+      freshDecisions: new Set(Object.keys(request.newDecisions ?? {})),
       approvals,
       emit: (event, index) => this.emit(event, index),
       halt: (reason) => this.halt(reason),
       onUsage: (usage) => this.onUsage(usage),
       schedule: () => this.recorder?.schedule(),
-      barrier: () => (this.recorder === undefined ? RESOLVED : this.recorder.barrier()),
+      barrier: () => this.recorder?.barrier(),
       finalSignal: () => (this.final = new AbortController()).signal,
       generateFailed: (message) => void (this.generateError = message),
     });
@@ -279,6 +281,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
     if (isEnded(this.state)) return; // a stop condition failed on subscription, or the run was cancelled
     const event: AgentStreamEvent = { type: "start", runId, inputs, resumed: this.request.resumed, at: Date.now() };
     if (this.state.threadId !== undefined) event.threadId = this.state.threadId;
+    if (this.request.forkOf !== undefined) event.forkOf = this.request.forkOf;
     this.emit(event);
     if (this.request.newDecisions) this.recorder?.recordDecisions(this.request.newDecisions);
     const chainStart = startChainRun(config, inputs, this.request.resumed ? undefined : runId);

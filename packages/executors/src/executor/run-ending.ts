@@ -86,7 +86,7 @@ export class RunEnding {
     if (run.recorder) {
       // The output (and a pause) is in the record before anyone sees it.
       if (interrupt) run.recorder.record(interrupt);
-      run.recorder.record(event);
+      run.recorder.record({ ...event, iterations: run.state.iteration });
       try {
         await run.recorder.flush({ status: interrupt ? "interrupted" : "finished", stopReason, release: true });
       } catch (error) {

@@ -23,6 +23,8 @@ export interface RunRequest {
   resumed: boolean;
   /** Checked decisions on the interrupts the resumed run waits for (recorded ones included). */
   decisions?: Record<string, Decision>;
+  /** For a fork: the run and iteration it was forked from (its start event says so). */
+  forkOf?: { runId: string; iteration: number };
   /** Decisions given to this resume (recorded as the segment starts). */
   newDecisions?: Record<string, Decision>;
 }

@@ -135,6 +135,7 @@ export function transition(state: RunState, event: RunTransition): void {
       for (let i = 0; i < turn.results.length; i++) if (turn.results[i] === undefined) return;
       state.steps = state.steps.concat(turn.results as AgentStep[]);
       state.turn = undefined;
+      state.interrupts = []; // every call of the turn has its result: nothing waits any more
       if (state.phase === "tools") state.phase = "agent";
       return;
     }

@@ -73,7 +73,7 @@ export async function recordedRunInfo(store: RunStore, runId: string, operation:
 
 /** A `RunStoreError` saying that event `seq` of the run is corrupt, and why. @internal */
 export function corrupt(operation: string, runId: string, seq: number, why: string, cause?: unknown): RunStoreError {
-  return new RunStoreError({ operation, runId, message: `${operation}: event ${seq} of run "${runId}" is corrupt: ${why}.`, cause });
+  return new RunStoreError({ operation, runId, reason: "corrupt", message: `${operation}: event ${seq} of run "${runId}" is corrupt: ${why}.`, cause });
 }
 
 /** The message of an error, or the value as text. @internal */

@@ -1,6 +1,7 @@
-import type { AgentStep } from "@agentrx/core";
-import type { Decision, Interrupt, InterruptEvent, OutputEvent } from "../executor/events";
-import { type RunState, addUsage, initialRunState } from "../executor/run-state";
+import type { Decision, InterruptEvent, OutputEvent } from "../executor/events";
+import { applyRunEvent } from "../executor/reduce-run";
+import { RUN_STATE_SCHEMA_VERSION, type RunState, initialRunState } from "../executor/run-state";
+import { corrupt } from "./read-recorded-events";
 import { decodeValue } from "./json-value";
 import { RunEventDecoder } from "./run-event-codec";
 import type { RunInfo, StoredRunEvent } from "./run-store";
@@ -24,11 +25,16 @@ export interface RestoredRun {
 }
 
 /**
- * Rebuilds a run's state from its recorded events: the steps of every completed turn, the last
- * turn's actions with the results recorded so far (the tool calls still to run), the iterations
- * made, the usage so far and the wall time spent (from the last checkpoint).
+ * Rebuilds a run's state from its recorded events by folding them through {@link reduceRun}, the
+ * same function the live run changes through: the steps of every completed turn, the last turn's
+ * actions with the results recorded so far (the tool calls still to run), the iterations made,
+ * the usage so far and the wall time spent (from the last checkpoint).
  *
- * @throws RunStoreError naming the run and the event when the record cannot be read
+ * A record with a gap in its `seq`s, an unknown `schemaVersion`, or an event that cannot follow
+ * from the state before it is refused, the same way `replayRun` refuses it: nothing runs from a
+ * damaged record.
+ *
+ * @throws RunStoreError naming the run and the event when the record cannot be read or does not hold together
  *
  * @example
  * ```ts
@@ -41,48 +47,48 @@ export interface RestoredRun {
  * }
  * ```
  */
-export function restoreRunState(info: RunInfo, events: readonly StoredRunEvent[]): RestoredRun {
+export function restoreRunState(info: RunInfo, events: readonly StoredRunEvent[], operation = "resume"): RestoredRun {
   const { runId } = info;
+  const version = info.checkpoint?.schemaVersion;
+  if (version !== undefined && !KNOWN_SCHEMA_VERSIONS.includes(version)) {
+    throw new RunStoreError({
+      operation,
+      runId,
+      reason: "corrupt",
+      message: `${operation}: run "${runId}" was recorded with schemaVersion ${JSON.stringify(version)}, which this version of @agentrx/executors does not know (it reads ${KNOWN_SCHEMA_VERSIONS.join(", ")}); nothing ran.`,
+    });
+  }
   const decoder = new RunEventDecoder(runId);
-  const state = initialRunState(runId, info.threadId, decodeValue(info.inputs) as Record<string, unknown>);
+  let state = initialRunState(runId, info.threadId, decodeValue(info.inputs) as Record<string, unknown>);
   let output: OutputEvent | undefined;
-  let lastIteration = -1;
-  let lastTurn = -1;
   let lastSeq = 0;
   let modelCalls = 0;
-  let interrupts: Interrupt[] = [];
   let interruptSeq: number | undefined;
   let decisions: Record<string, Decision> = {};
   let lastInterrupt: InterruptEvent | undefined;
   let pauseEvents: RestoredRun["pause"];
   for (const stored of events) {
+    const seq = lastSeq + 1;
+    if (stored === null || typeof stored !== "object" || stored.seq !== seq) {
+      throw corrupt(operation, runId, seq, `it is missing or out of order (the record has ${describeSeq(stored)} where event ${seq} belongs)`);
+    }
     let event;
     try {
       event = decoder.decode(stored);
     } catch (cause) {
-      throw new RunStoreError({
-        operation: "resume",
-        runId,
-        message: `Run "${runId}": recorded event ${stored.seq} cannot be read: ${(cause as Error).message}`,
-        cause,
-      });
+      throw corrupt(operation, runId, seq, `it cannot be read: ${(cause as Error).message}`, cause);
     }
-    lastSeq = stored.seq;
+    if (seq === 1 && event.type !== "start") throw corrupt(operation, runId, seq, `a record starts with a "start" event, not "${event.type}"`);
+    try {
+      applyRunEvent(state, event);
+    } catch (cause) {
+      throw corrupt(operation, runId, seq, `it does not follow from the run's state: ${(cause as Error).message}`, cause);
+    }
+    lastSeq = seq;
     switch (event.type) {
       case "start":
-        if (stored.seq === 1) state.inputs = event.inputs;
         pauseEvents = undefined; // a later segment: the pause before it was resumed
         output = undefined;
-        break;
-      case "action":
-        lastTurn = Math.max(lastTurn, event.iteration);
-        lastIteration = Math.max(lastIteration, event.iteration);
-        break;
-      case "step":
-        lastIteration = Math.max(lastIteration, event.iteration);
-        break;
-      case "usage":
-        state.usage = addUsage(state.usage, event.usage);
         break;
       case "output":
         output = event;
@@ -93,7 +99,6 @@ export function restoreRunState(info: RunInfo, events: readonly StoredRunEvent[]
         break;
       case "interrupt":
         lastInterrupt = event;
-        interrupts = event.interrupts;
         interruptSeq = stored.seq;
         decisions = {};
         break;
@@ -102,27 +107,34 @@ export function restoreRunState(info: RunInfo, events: readonly StoredRunEvent[]
         break;
     }
   }
-  state.iteration = lastIteration + 1;
-  state.elapsedMs = info.checkpoint?.elapsedMs ?? 0;
-  const actions = lastTurn >= 0 ? decoder.actionsOf(lastTurn) : undefined;
-  const results = lastTurn >= 0 ? decoder.resultsOf(lastTurn) : undefined;
-  const settled = actions !== undefined && results === undefined && decoder.steps.some((step) => step.action === actions[0]);
-  if ((output === undefined || output.stopReason === "interrupted") && actions !== undefined && !settled && lastTurn === lastIteration) {
-    state.turn = { iteration: lastTurn, actions: [...actions], results: results ? [...results] : new Array<AgentStep | undefined>(actions.length) };
-    state.phase = "tools";
+  if (info.eventCount !== undefined && info.eventCount > lastSeq) {
+    throw corrupt(operation, runId, lastSeq + 1, `it is missing (the run records ${info.eventCount} events, the store returned ${lastSeq})`);
   }
-  state.steps = decoder.steps.slice();
+  state = { ...state, elapsedMs: info.checkpoint?.elapsedMs ?? 0 };
   const turn = state.turn;
-  const waiting = turn === undefined ? [] : interrupts.filter((interrupt) => interrupt.iteration === turn.iteration && turn.results[interrupt.index] === undefined);
-  state.interrupts = waiting;
   const open: Record<string, Decision> = {};
-  for (const interrupt of waiting) if (decisions[interrupt.id] !== undefined) open[interrupt.id] = decisions[interrupt.id] as Decision;
-  if (pauseEvents !== undefined) {
-    state.phase = "interrupted";
-    state.stopReason = "interrupted";
-    output = undefined;
-  } else if (output?.stopReason === "interrupted") {
-    output = undefined;
+  for (const interrupt of state.interrupts) {
+    if (decisions[interrupt.id] !== undefined && turn?.results[interrupt.index] === undefined) open[interrupt.id] = decisions[interrupt.id] as Decision;
   }
-  return { state, output, pause: pauseEvents, lastSeq, modelCalls, decisions: open, interruptSeq };
+  if (state.phase === "interrupted") {
+    output = undefined;
+  } else {
+    pauseEvents = undefined;
+    if (output?.stopReason === "interrupted") output = undefined;
+  }
+  if (state.phase === "done") state.turn = undefined;
+  else if (state.phase !== "interrupted") {
+    // Not ended: it goes on from where the record stops (a halted run is ended by its output).
+    state.phase = state.turn === undefined ? "agent" : "tools";
+    state.stopReason = undefined;
+  }
+  return { state, output: state.phase === "done" ? output : undefined, pause: pauseEvents, lastSeq, modelCalls, decisions: open, interruptSeq };
+}
+
+/** The run state schema versions a record may carry: 1 (no change since). */
+const KNOWN_SCHEMA_VERSIONS: readonly number[] = [RUN_STATE_SCHEMA_VERSION];
+
+function describeSeq(event: unknown): string {
+  const seq = (event as { seq?: unknown } | null)?.seq;
+  return typeof seq === "number" ? `event ${seq}` : "an event without a seq";
 }

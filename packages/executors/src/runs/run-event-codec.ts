@@ -73,6 +73,7 @@ export function encodeRunEvent(event: AgentStreamEvent, index?: number): JsonObj
     case "start": {
       const out: JsonObject = { type: "start", at: event.at, runId: event.runId, inputs: encodeValue(event.inputs, "inputs"), resumed: event.resumed };
       if (event.threadId !== undefined) out["threadId"] = event.threadId;
+      if (event.forkOf !== undefined) out["forkOf"] = { runId: event.forkOf.runId, iteration: event.forkOf.iteration };
       return out;
     }
     case "action":
@@ -101,6 +102,7 @@ export function encodeRunEvent(event: AgentStreamEvent, index?: number): JsonObj
         stopReason: event.stopReason,
         withSteps: event.intermediateSteps !== undefined,
       };
+      if (event.iterations !== undefined) out["iterations"] = event.iterations;
       if (event.stoppedBy !== undefined) out["stoppedBy"] = encodeValue(event.stoppedBy, "stoppedBy");
       if (event.usage !== undefined) out["usage"] = encodeValue(event.usage, "usage");
       return out;
@@ -198,6 +200,8 @@ export class RunEventDecoder {
           at,
         };
         if (typeof data["threadId"] === "string") event.threadId = data["threadId"];
+        const forkOf = data["forkOf"] as { runId?: unknown; iteration?: unknown } | undefined;
+        if (forkOf && typeof forkOf.runId === "string" && typeof forkOf.iteration === "number") event.forkOf = { runId: forkOf.runId, iteration: forkOf.iteration };
         return event;
       }
       case "action": {
@@ -208,7 +212,7 @@ export class RunEventDecoder {
         actions[index] = action;
         const log = (action as { messageLog?: BaseMessage[] }).messageLog;
         const messages = Array.isArray(log) && log.length > 0 ? log : [new AIMessage(action.log)];
-        return { type: "action", iteration, action, messages, at };
+        return { type: "action", iteration, index, action, messages, at };
       }
       case "step": {
         const observation = String(data["observation"] ?? "");
@@ -227,6 +231,7 @@ export class RunEventDecoder {
         const messages: BaseMessage[] =
           typeof toolCallId === "string" ? [new ToolMessage({ content: observation, tool_call_id: toolCallId })] : [new HumanMessage(observation)];
         const event: AgentStreamEvent = { type: "step", iteration, step, messages, durationMs: Number(data["durationMs"] ?? 0), at };
+        if (typeof data["index"] === "number") event.index = data["index"];
         if (data["metadata"] !== undefined) event.metadata = decodeValue(data["metadata"]) as Record<string, unknown>;
         return event;
       }
@@ -247,6 +252,7 @@ export class RunEventDecoder {
           at,
         };
         if (data["withSteps"] === true) event.intermediateSteps = this.steps.slice();
+        if (typeof data["iterations"] === "number") event.iterations = data["iterations"];
         if (data["stoppedBy"] !== undefined) event.stoppedBy = decodeValue(data["stoppedBy"]);
         if (data["usage"] !== undefined) event.usage = decodeValue(data["usage"]) as UsageMetadata;
         return event;

@@ -98,12 +98,12 @@ export class RunRecorder {
   /**
    * Resolves once everything recorded so far is acknowledged by the store (write-ahead: what the
    * run does next may rely on it being durable); rejects with the store's failure. Nothing
-   * buffered and nothing in flight: resolves at once, without a write.
+   * buffered and nothing in flight: `undefined` (nothing to wait for, not even a microtask).
    */
-  barrier(): Promise<void> {
+  barrier(): Promise<void> | undefined {
     if (this.failure) return Promise.reject(this.failure.error);
     if (this.buffer.length > 0 || this.tokenText !== "") return this.flush();
-    if (this.inFlight === 0) return RESOLVED;
+    if (this.inFlight === 0) return undefined;
     return this.tail.then(() => {
       if (this.failure) throw this.failure.error;
     });
@@ -260,8 +260,6 @@ const immediate = (globalThis as { setImmediate?: (callback: () => void) => unkn
 const defer: Defer = immediate ? (callback) => void immediate(callback) : (callback) => void setTimeout(callback, 0);
 
 function noop(): void {}
-
-const RESOLVED = Promise.resolve();
 
 /** A thrown value's message, whatever was thrown (a revoked proxy included). */
 function errorText(value: unknown): string {

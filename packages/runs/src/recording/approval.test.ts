@@ -59,8 +59,8 @@ describe("approval", () => {
     expect(ran).toEqual(["lookup A1"]);
     const interrupt = events[5] as Extract<AgentStreamEvent, { type: "interrupt" }>;
     expect(interrupt.interrupts).toEqual([
-      { id: "call-0-1", toolCallId: "c2", tool: "refund", toolInput: { order: "A1", amount: 30 }, iteration: 0, index: 1 },
-      { id: "call-0-2", toolCallId: "c3", tool: "refund", toolInput: { order: "B2", amount: 500 }, iteration: 0, index: 2 },
+      { id: "call-0-1", toolCallId: "c2", tool: "refund", toolInput: { order: "A1", amount: 30 }, iteration: 0, index: 1, reason: "approval" },
+      { id: "call-0-2", toolCallId: "c3", tool: "refund", toolInput: { order: "B2", amount: 500 }, iteration: 0, index: 2, reason: "approval" },
     ]);
     expect(events[6]).toMatchObject({ type: "output", output: "", stopReason: "interrupted", runId: "r" });
     expect(await store.getRun("r")).toMatchObject({ status: "interrupted", stopReason: "interrupted" });

@@ -29,7 +29,7 @@ describe("restoreRunState", () => {
     const restored = restoreRunState(info!, await store.readEvents("r"));
     expect(restored.state.steps.map((step) => step.observation)).toEqual(result.intermediateSteps?.map((step) => step.observation));
     expect(restored.state.steps.map((step) => step.action.tool)).toEqual(["echo", "echo", "_Exception", "echo"]);
-    expect(restored.state.iteration).toBe(3);
+    expect(restored.state.iteration).toBe(4); // four agent calls, the one that answered included (as the live run counts)
     expect(restored.state.turn).toBeUndefined();
     expect(restored.output).toMatchObject({ type: "output", output: "done", runId: "r" });
     expect(restored.output?.intermediateSteps?.map((step) => step.observation)).toEqual(["one", "two", "Invalid or incomplete response", "three"]);
@@ -62,7 +62,7 @@ describe("restoreRunState", () => {
   it("names the run and the event when a record cannot be read", () => {
     const info = { runId: "r", status: "running" as const, inputs: {}, createdAt: 0, updatedAt: 0, eventCount: 1 };
     expect(() => restoreRunState(info, [{ seq: 1, type: "step", at: 0, data: { type: "step", iteration: 0, index: 3, observation: "x" } }])).toThrow(
-      /Run "r": recorded event 1 cannot be read: step 1 refers to action 3 of iteration 0/,
+      /resume: event 1 of run "r" is corrupt: it cannot be read: step 1 refers to action 3 of iteration 0/,
     );
   });
 });

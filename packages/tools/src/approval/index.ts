@@ -1,1 +1,2 @@
 export { withApproval } from "./with-approval";
+export { withInDoubt } from "./with-in-doubt";

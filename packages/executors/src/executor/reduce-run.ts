@@ -1,0 +1,132 @@
+import type { AgentAction } from "@agentrx/core";
+import type { RecordedDecisions, RecordedModelCall, RecordedToolIntent } from "../runs/run-event-codec";
+import type { AgentStreamEvent } from "./events";
+import { type RunState, type RunTransition, transition } from "./run-state";
+
+/**
+ * What changes a run: the events of its record (what it emitted, plus the record-only entries)
+ * and the loop's own named transitions (an agent call starting, a halt, a cancellation), which
+ * leave no event of their own.
+ */
+export type RunEvent = AgentStreamEvent | RecordedModelCall | RecordedDecisions | RecordedToolIntent;
+
+/** A recorded event that cannot follow from the run's state (a damaged or edited record). */
+export class RunEventOrderError extends TypeError {
+  override readonly name = "RunEventOrderError";
+}
+
+/**
+ * The one function through which a run changes: the state after `event`. Pure: `state` is not
+ * changed (the result shares the unchanged parts). A live run applies each transition and event
+ * through the same code (in place, see {@link applyRunEvent}); `restoreRunState` folds a record
+ * through it, so a restored run equals the live one by construction.
+ *
+ * @throws RunEventOrderError when the event cannot follow from the state (a step for an action
+ *   that was never recorded, decisions without a pause, a turn that starts while another waits
+ *   for results)
+ *
+ * @example
+ * ```ts
+ * import { initialRunState, reduceRun } from "@agentrx/executors";
+ *
+ * let state = initialRunState("run-1", undefined, { input: "hi" });
+ * const action = { tool: "search", toolInput: { q: "hi" }, log: "" };
+ * state = reduceRun(state, { type: "action", iteration: 0, index: 0, action, messages: [], at: 0 });
+ * state = reduceRun(state, { type: "step", iteration: 0, index: 0, step: { action, observation: "found" }, messages: [], durationMs: 1, at: 1 });
+ * console.log(state.steps.length, state.iteration); // 1 1
+ * ```
+ */
+export function reduceRun(state: RunState, event: RunEvent | RunTransition): RunState {
+  const next: RunState = {
+    ...state,
+    turn: state.turn === undefined ? undefined : { ...state.turn, actions: state.turn.actions.slice(), results: state.turn.results.slice() },
+  };
+  applyRunEvent(next, event);
+  return next;
+}
+
+/**
+ * {@link reduceRun} in place: what the live run uses on its hot path (its collaborators share the
+ * state object). `steps` is replaced, never mutated.
+ *
+ * @internal
+ */
+export function applyRunEvent(state: RunState, event: RunEvent | RunTransition): void {
+  switch (event.type) {
+    case "start":
+      // The first segment's start carries the inputs; a later one (a resume) changes nothing itself.
+      if (state.iteration === 0 && state.steps.length === 0 && state.turn === undefined) state.inputs = event.inputs;
+      return;
+    case "action": {
+      const index = event.index ?? 0;
+      let turn = state.turn;
+      if (turn === undefined || turn.iteration !== event.iteration) {
+        if (turn !== undefined && turn.results.some((result, i) => result === undefined && turn?.actions[i] !== undefined)) {
+          throw new RunEventOrderError(`an action of iteration ${event.iteration} starts a turn while the turn of iteration ${turn.iteration} still waits for results`);
+        }
+        if (event.iteration < state.iteration - 1) throw new RunEventOrderError(`an action of iteration ${event.iteration} comes after iteration ${state.iteration - 1}`);
+        turn = { iteration: event.iteration, actions: [], results: [] };
+        state.turn = turn;
+      }
+      turn.actions[index] = event.action;
+      turn.results.length = turn.actions.length;
+      state.iteration = Math.max(state.iteration, event.iteration + 1);
+      if (state.phase === "agent") state.phase = "tools";
+      return;
+    }
+    case "step": {
+      if (event.index === undefined) {
+        // A handled parsing error (or an answer that failed the output schema): its own iteration.
+        transition(state, { type: "parsingErrorHandled", step: event.step });
+        state.iteration = Math.max(state.iteration, event.iteration + 1);
+        return;
+      }
+      const turn = state.turn;
+      if (turn === undefined || turn.iteration !== event.iteration || turn.actions[event.index] === undefined) {
+        throw new RunEventOrderError(`a step of action ${event.index} of iteration ${event.iteration} has no recorded action in the current turn`);
+      }
+      if (turn.results[event.index] !== undefined) throw new RunEventOrderError(`action ${event.index} of iteration ${event.iteration} has two results`);
+      // The turn's action is the authority (a person may have edited its input before it ran).
+      transition(state, { type: "toolFinished", index: event.index, step: { action: turn.actions[event.index] as AgentAction, observation: event.step.observation } });
+      return;
+    }
+    case "usage":
+      transition(state, { type: "usageReported", usage: event.usage });
+      return;
+    case "model_call":
+    case "token":
+      state.iteration = Math.max(state.iteration, event.iteration + 1);
+      return;
+    case "tool_intent":
+      return;
+    case "interrupt": {
+      const turn = state.turn;
+      if (turn === undefined) throw new RunEventOrderError("a pause (interrupt) without a turn waiting for its tools");
+      const waiting = event.interrupts.filter((interrupt) => interrupt.iteration === turn.iteration && turn.results[interrupt.index] === undefined);
+      transition(state, { type: "paused", interrupts: waiting });
+      return;
+    }
+    case "decisions":
+      if (state.phase !== "interrupted" || state.interrupts.length === 0) throw new RunEventOrderError("decisions recorded while the run waits for none");
+      for (const id of Object.keys(event.decisions)) {
+        if (!state.interrupts.some((interrupt) => interrupt.id === id)) throw new RunEventOrderError(`a decision for "${id}", which the run does not wait for`);
+      }
+      transition(state, { type: "resumed" });
+      for (const interrupt of state.interrupts) {
+        const decision = event.decisions[interrupt.id];
+        if (typeof decision === "object" && decision.type === "edit") transition(state, { type: "inputEdited", index: interrupt.index, toolInput: decision.toolInput });
+      }
+      return;
+    case "output":
+      if (event.iterations !== undefined) state.iteration = Math.max(state.iteration, event.iterations);
+      if (event.stopReason === "interrupted") {
+        if (state.phase !== "interrupted") throw new RunEventOrderError("a paused output without its interrupt");
+        return;
+      }
+      if (state.phase === "done") throw new RunEventOrderError("a second output");
+      transition(state, { type: "finished", stopReason: event.stopReason });
+      return;
+    default:
+      transition(state, event);
+  }
+}

@@ -1,0 +1,128 @@
+import { InvalidArgumentError } from "@agentrx/core";
+import { encodeValue } from "./json-value";
+import type { OpenedRun } from "./open-run";
+import { readRecordedEvents, recordedRunInfo } from "./read-recorded-events";
+import { restoreRunState } from "./restore-run-state";
+import type { ForkOf, JsonObject, RunInfo, RunStore, StoredRunEvent } from "./run-store";
+import { withStoreTimeout } from "./with-store-timeout";
+
+/** What to fork, and how the copy differs from its source. */
+export interface ForkRequest {
+  /** The copied prefix holds the source's iterations `0 .. at - 1`; default: every complete turn. */
+  at?: number;
+  /** Inputs that replace the source's (merged over them). */
+  inputs?: Record<string, unknown>;
+  /** Changes to the copy: `observation` replaces the last copied step's observation. */
+  edit?: { observation?: string };
+}
+
+/** The record-only and segment events a fork does not copy: only turns are copied. */
+const NOT_COPIED = new Set(["output", "interrupt", "decisions", "tool_intent"]);
+
+/**
+ * Opens a fork of run `sourceId` as a new run `runId`: reads and checks the source's record
+ * (refused like `resume` refuses a damaged one), copies its events up to iteration `at`, applies
+ * `inputs` and `edit`, and records the copy under a new run whose `start` event carries `forkOf`;
+ * the copy is durable before this resolves (nothing of the fork runs before). The prefix is copied,
+ * never executed: no model or tool call is made for it.
+ *
+ * @internal
+ */
+export async function openForkedRun(
+  store: RunStore,
+  sourceId: string,
+  runId: string,
+  request: ForkRequest,
+  owner: string,
+  leaseMs: number,
+  storeTimeoutMs: number,
+): Promise<OpenedRun & { forkOf: ForkOf }> {
+  const timed = <T>(operation: string, call: Promise<T>): Promise<T> => withStoreTimeout(call, storeTimeoutMs, operation, sourceId);
+  const info = await timed("getRun", recordedRunInfo(store, sourceId, "fork"));
+  const events: StoredRunEvent[] = [];
+  for await (const page of readRecordedEvents(store, sourceId, "fork")) events.push(...page);
+  restoreRunState(info, events, "fork"); // refuses a damaged record
+  const at = request.at ?? lastCompleteTurn(events);
+  const prefix = events.filter((event) => isCopied(event, at));
+  const copied = restoreRunState({ ...info, eventCount: prefix.length }, prefix, "fork");
+  if (!Number.isInteger(at) || at < 0 || copied.state.turn !== undefined || copied.state.iteration < at) {
+    throw new InvalidArgumentError({
+      argument: "at",
+      value: request.at,
+      message: `AgentExecutor.fork: run "${sourceId}" has no complete turn boundary at iteration ${JSON.stringify(at)} (its complete turns end before iteration ${lastCompleteTurn(events)}); pick an \`at\` between 0 and that.`,
+    });
+  }
+  const forkOf: ForkOf = { runId: sourceId, iteration: at };
+  const inputs = { ...copied.state.inputs, ...request.inputs };
+  const encodedInputs = encodeValue(inputs, "inputs") as JsonObject;
+  const copy = renumber(prefix, runId, forkOf, encodedInputs, request.edit);
+  const now = Date.now();
+  await timed(
+    "createRun",
+    store.createRun({
+      runId,
+      ...(info.threadId === undefined ? {} : { threadId: info.threadId }),
+      inputs: encodedInputs,
+      status: "running",
+      owner,
+      leaseMs,
+      forkOf,
+      at: now,
+    }),
+  );
+  const newInfo: RunInfo = { runId, status: "running", inputs: encodedInputs, createdAt: now, updatedAt: now, eventCount: copy.length, forkOf, epoch: 1 };
+  if (info.threadId !== undefined) newInfo.threadId = info.threadId;
+  const restored = restoreRunState(newInfo, copy, "fork");
+  const checkpoint = { schemaVersion: restored.state.schemaVersion, iteration: restored.state.iteration, elapsedMs: 0, phase: restored.state.phase, ...(restored.state.usage ? { usage: restored.state.usage } : {}) };
+  await timed("write", store.write(runId, { owner, leaseMs, epoch: 1, events: copy, update: { checkpoint, ...(restored.state.usage ? { usage: restored.state.usage } : {}) }, at: Date.now() }));
+  return { ...restored, claimed: true, decisions: {}, newDecisions: undefined, epoch: 1, claimedAt: now, forkOf };
+}
+
+/** Whether a source event belongs to the copied prefix of iterations before `at`. */
+function isCopied(event: StoredRunEvent, at: number): boolean {
+  const type = event.data["type"];
+  if (type === "start") return event.seq === 1;
+  if (NOT_COPIED.has(String(type))) return false;
+  const iteration = event.data["iteration"];
+  return typeof iteration === "number" && iteration < at;
+}
+
+/**
+ * The iteration after the run's last complete turn: a turn whose every action has a result, or a
+ * handled parsing error. Every iteration before it is complete too (a run has at most one open turn).
+ */
+function lastCompleteTurn(events: readonly StoredRunEvent[]): number {
+  const actions = new Map<number, number>();
+  const results = new Map<number, number>();
+  let last = 0;
+  for (const { data } of events) {
+    const iteration = data["iteration"];
+    if (typeof iteration !== "number") continue;
+    if (data["type"] === "action") actions.set(iteration, (actions.get(iteration) ?? 0) + 1);
+    if (data["type"] !== "step") continue;
+    if (typeof data["index"] !== "number") {
+      last = Math.max(last, iteration + 1); // a parsing error's step is a whole iteration
+      continue;
+    }
+    results.set(iteration, (results.get(iteration) ?? 0) + 1);
+    if (results.get(iteration) === actions.get(iteration)) last = Math.max(last, iteration + 1);
+  }
+  return last;
+}
+
+/** The prefix as the fork's own record: consecutive seqs, its run id and `forkOf` on the start, the edit applied. */
+function renumber(prefix: readonly StoredRunEvent[], runId: string, forkOf: ForkOf, inputs: JsonObject, edit: ForkRequest["edit"]): StoredRunEvent[] {
+  let lastStep = -1;
+  prefix.forEach((event, i) => {
+    if (event.data["type"] === "step") lastStep = i;
+  });
+  if (edit?.observation !== undefined && lastStep < 0) {
+    throw new InvalidArgumentError({ argument: "edit", value: edit, message: "AgentExecutor.fork: `edit.observation` needs a step to change, and the copied prefix has none (fork at a later iteration)." });
+  }
+  return prefix.map((event, i) => {
+    let data: JsonObject = event.data;
+    if (i === 0) data = { ...data, runId, inputs, resumed: false, forkOf: { runId: forkOf.runId, iteration: forkOf.iteration } };
+    if (i === lastStep && edit?.observation !== undefined) data = { ...data, observation: edit.observation };
+    return { seq: i + 1, type: event.type, at: event.at, data };
+  });
+}

@@ -1,0 +1,332 @@
+import { type AgentAction, type AgentStep, getIdempotencyKey } from "@agentrx/core";
+import { AgentExecutor, type AgentStreamEvent, InDoubtToolCallError, RunLeaseLostError, RunStoreError, type StoredRunEvent, restoreRunState } from "@agentrx/executors";
+import { withApproval, withInDoubt } from "@agentrx/tools";
+import { RunnableLambda } from "@langchain/core/runnables";
+import { tool } from "@langchain/core/tools";
+import { type Observable, lastValueFrom, toArray } from "rxjs";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { MemoryRunStore } from "../memory/index";
+import { delegate, durableFixture, slowStore } from "./durable-test-fixtures";
+
+const collect = <T>(source: Observable<T>) => lastValueFrom(source.pipe(toArray()));
+
+describe("write-ahead", () => {
+  it("records a turn's actions before any of its tools starts, and every result before the next model call, even with a slow store", async () => {
+    const inner = new MemoryRunStore();
+    const store = slowStore(inner, { delayMs: 15 });
+    const { agent, tools, seen } = durableFixture({ turns: 3, width: 3, store: inner });
+    const executor = new AgentExecutor({ agent, tools, store });
+    const result = await executor.invoke({ input: "go" }, { runId: "run" });
+    expect(result.output.split(", ")).toHaveLength(9);
+    expect(seen.started).toHaveLength(9);
+    expect(seen.violations).toEqual([]);
+  });
+
+  it("records the decisions of a resume before the approved tool starts", async () => {
+    const store = new MemoryRunStore();
+    const typesAtStart: string[][] = [];
+    const refund = withApproval(
+      tool(
+        async () => {
+          typesAtStart.push((await store.readEvents("r")).map((event) => event.type));
+          return "refunded";
+        },
+        { name: "refund", description: "Refunds.", schema: z.object({}) },
+      ),
+    );
+    const agent = RunnableLambda.from((input: { steps: AgentStep[] }) =>
+      input.steps.length === 0 ? { tool: "refund", toolInput: {}, log: "", toolCallId: "c1" } : { returnValues: { output: input.steps[0]?.observation }, log: "" },
+    );
+    const executor = new AgentExecutor({ agent, tools: [refund], store });
+    await executor.invoke({ input: "x" }, { runId: "r" });
+    const result = await executor.resume("r", { decisions: { "call-0-0": "approve" } });
+    expect(result.output).toBe("refunded");
+    expect(typesAtStart).toHaveLength(1);
+    expect(typesAtStart[0]?.slice(-2)).toEqual(["start", "decisions"]);
+  });
+});
+
+describe("a store that stops answering, or a lease that is lost", () => {
+  it("fails the run with a timeout RunStoreError within storeTimeoutMs, and starts nothing after the store froze", async () => {
+    const store = slowStore(new MemoryRunStore(), { stuckAfter: 2 });
+    const { agent, tools, seen } = durableFixture({ turns: 5, width: 2 });
+    const executor = new AgentExecutor({ agent, tools, store, storeTimeoutMs: 200 });
+    const startedAt = Date.now();
+    const error = await executor.invoke({ input: "go" }, { runId: "run" }).then(() => undefined, (e: unknown) => e);
+    expect(RunStoreError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ reason: "timeout", op: "write", runId: "run" });
+    expect(Date.now() - startedAt).toBeLessThan(5_000);
+    const startedWhenFailed = seen.started.length;
+    // Writes 1 and 2 (the start, the first turn's actions) were acknowledged: that turn's tools ran, nothing after.
+    expect(startedWhenFailed).toBeLessThanOrEqual(2);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(seen.started).toHaveLength(startedWhenFailed);
+    expect(seen.agentCalls.length).toBeLessThanOrEqual(2);
+  });
+
+  it("stops at once, with RunLeaseLostError, when the store refuses a write because another process took the run over", async () => {
+    const store = slowStore(new MemoryRunStore(), { leaseLostAfter: 3 });
+    const { agent, tools, seen } = durableFixture({ turns: 4, width: 2 });
+    const executor = new AgentExecutor({ agent, tools, store });
+    const error = await executor.invoke({ input: "go" }, { runId: "run" }).then(() => undefined, (e: unknown) => e);
+    expect(RunLeaseLostError.isInstance(error)).toBe(true);
+    const started = seen.started.length;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(seen.started).toHaveLength(started);
+    expect(started).toBeLessThanOrEqual(2);
+  });
+
+  it("starts no tool when no write was acknowledged for a whole lease (a store slower than the lease)", async () => {
+    const store = slowStore(new MemoryRunStore(), { delayMs: 150 });
+    const { agent, tools, seen } = durableFixture({ turns: 1, width: 1 });
+    const executor = new AgentExecutor({ agent, tools, store, leaseMs: 100 });
+    const error = await executor.invoke({ input: "go" }, { runId: "run" }).then(() => undefined, (e: unknown) => e);
+    expect(RunLeaseLostError.isInstance(error)).toBe(true);
+    expect((error as RunLeaseLostError).message).toMatch(/no write acknowledged for its whole lease \(100 ms\)/);
+    expect(seen.started).toEqual([]);
+  });
+});
+
+describe("a damaged record", () => {
+  async function recorded() {
+    const store = new MemoryRunStore();
+    const { agent, tools, seen } = durableFixture({ turns: 2, width: 2 });
+    const executor = new AgentExecutor({ agent, tools, store });
+    const run = executor.invoke({ input: "go" }, { runId: "run" }).subscribe();
+    await new Promise((resolve) => setTimeout(resolve, 2)); // mid-run
+    run.unsubscribe();
+    return { store, executor, seen };
+  }
+
+  it("is refused by resume when an event is missing from the middle, and nothing runs", async () => {
+    const { store, executor, seen } = await recorded();
+    const gappy = delegate(store);
+    gappy.readEvents = async (runId, options) => (await store.readEvents(runId, options)).filter((event) => event.seq !== 2);
+    const before = seen.started.length;
+    const error = await executor.resume("run", { store: gappy }).then(() => undefined, (e: unknown) => e);
+    expect(error).toMatchObject({ name: "RunStoreError", reason: "corrupt" });
+    expect((error as Error).message).toMatch(/resume: event 2 of run "run" is corrupt: it is missing or out of order/);
+    expect(seen.started).toHaveLength(before);
+  });
+
+  it("is refused when its checkpoint has an unknown schemaVersion", async () => {
+    const { store, executor } = await recorded();
+    const future = delegate(store);
+    future.getRun = async (runId) => {
+      const info = await store.getRun(runId);
+      return info && { ...info, checkpoint: { schemaVersion: 999, iteration: 0, elapsedMs: 0, phase: "agent" } };
+    };
+    future.claimRun = async (runId, claim) => ({ ...(await store.claimRun(runId, claim)), checkpoint: { schemaVersion: 999, iteration: 0, elapsedMs: 0, phase: "agent" } });
+    await expect(executor.resume("run", { store: future })).rejects.toThrow(/schemaVersion 999/);
+  });
+
+  it("is refused when an event cannot follow from the state (a step for an action that was never recorded)", () => {
+    const info = { runId: "r", status: "running" as const, inputs: {}, createdAt: 0, updatedAt: 0, eventCount: 2 };
+    const events: StoredRunEvent[] = [
+      { seq: 1, type: "start", at: 0, data: { type: "start", at: 0, runId: "r", inputs: {}, resumed: false } },
+      { seq: 2, type: "decisions", at: 0, data: { type: "decisions", at: 0, decisions: { x: "approve" } } },
+    ];
+    expect(() => restoreRunState(info, events)).toThrow(/event 2 of run "r" is corrupt: it does not follow from the run's state: decisions recorded while the run waits for none/);
+  });
+});
+
+describe("idempotency keys and calls in doubt", () => {
+  /** A run cancelled while its one tool call is in flight: the call is in doubt. */
+  async function cancelledMidTool(options: { inDoubt?: "retry" | "interrupt" | "fail"; toolPolicy?: "retry" | "interrupt" | "fail" } = {}) {
+    const store = new MemoryRunStore();
+    const keys: string[] = [];
+    let release: (() => void) | undefined;
+    const started = new Promise<void>((resolve) => (release = resolve));
+    let charge = tool(
+      async (_input: { cents: number }, config) => {
+        keys.push(getIdempotencyKey(config) ?? "none");
+        release?.();
+        await new Promise((resolve) => setTimeout(resolve, keys.length === 1 ? 10_000 : 1));
+        return "charged";
+      },
+      { name: "charge", description: "Charges.", schema: z.object({ cents: z.number() }) },
+    );
+    if (options.toolPolicy) charge = withInDoubt(charge, options.toolPolicy);
+    const agent = RunnableLambda.from((input: { steps: AgentStep[] }) =>
+      input.steps.length === 0
+        ? ({ tool: "charge", toolInput: { cents: 5 }, log: "", toolCallId: "pay-1" } as AgentAction)
+        : { returnValues: { output: `then: ${input.steps[0]?.observation}` }, log: "" },
+    );
+    const executor = new AgentExecutor({ agent, tools: [charge], store, ...(options.inDoubt ? { inDoubt: options.inDoubt } : {}) });
+    const run = executor.invoke({ input: "pay" }, { runId: "pay" }).subscribe({ error: () => undefined });
+    await started;
+    run.unsubscribe();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    return { store, executor, keys };
+  }
+
+  it("retries a call in doubt by default, with the same idempotency key", async () => {
+    const { executor, keys } = await cancelledMidTool();
+    const result = await executor.resume("pay");
+    expect(result.output).toBe("then: charged");
+    expect(keys).toEqual(["pay:pay-1", "pay:pay-1"]);
+  });
+
+  it('with inDoubt "interrupt" pauses for a person, who can supply the result: the tool does not run again', async () => {
+    const { executor, keys } = await cancelledMidTool({ inDoubt: "interrupt" });
+    const paused = await executor.resume("pay");
+    expect(paused.stopReason ?? "interrupted").toBe("interrupted");
+    expect(paused.interrupts).toEqual([{ id: "call-0-0", toolCallId: "pay-1", tool: "charge", toolInput: { cents: 5 }, iteration: 0, index: 0, reason: "in_doubt" }]);
+    const events = await collect(executor.resume("pay", { decisions: { "call-0-0": { type: "result", observation: "already charged" } } }));
+    expect(events.at(-1)).toMatchObject({ type: "output", output: "then: already charged", stopReason: "finish" });
+    expect(keys).toHaveLength(1);
+  });
+
+  it('with "fail" (here the tool\'s own policy over the executor\'s "retry") fails the run, naming the call', async () => {
+    const { executor, keys } = await cancelledMidTool({ inDoubt: "retry", toolPolicy: "fail" });
+    const error = await executor.resume("pay").then(() => undefined, (e: unknown) => e);
+    expect(InDoubtToolCallError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ tool: "charge", iteration: 0, index: 0, runId: "pay" });
+    expect(keys).toHaveLength(1);
+  });
+
+  it("refuses a decision that is too large or cannot be written as JSON, and runs nothing", async () => {
+    const { executor, keys } = await cancelledMidTool({ inDoubt: "interrupt" });
+    await executor.resume("pay");
+    await expect(executor.resume("pay", { decisions: { "call-0-0": { type: "result", observation: "x".repeat(1_000_001) } } })).rejects.toThrow(/at most 1000000 are accepted/);
+    const deep: Record<string, unknown> = {};
+    let node = deep;
+    for (let i = 0; i < 20_000; i++) node = (node["a"] = {}) as Record<string, unknown>;
+    await expect(executor.resume("pay", { decisions: { "call-0-0": { type: "edit", toolInput: deep } } })).rejects.toThrow(/cannot be written as JSON|does not fit/);
+    expect(keys).toHaveLength(1);
+  });
+});
+
+describe("fork", () => {
+  function weatherRun(store: MemoryRunStore) {
+    const calls: string[] = [];
+    const asked: string[][] = [];
+    const weather = tool(
+      async ({ city }: { city: string }) => {
+        calls.push(city);
+        return city === "Paris" ? "sunny" : "rain";
+      },
+      { name: "weather", description: "Weather.", schema: z.object({ city: z.string() }) },
+    );
+    const agent = RunnableLambda.from((input: { input: string; steps: AgentStep[] }) => {
+      asked.push(input.steps.map((step) => step.observation));
+      const cities = input.input.split(",");
+      const next = cities[input.steps.length];
+      if (next !== undefined) return { tool: "weather", toolInput: { city: next }, log: "", toolCallId: `w${input.steps.length}` } as AgentAction;
+      return { returnValues: { output: input.steps.map((step) => step.observation).join("+") }, log: "" };
+    });
+    return { executor: new AgentExecutor({ agent, tools: [weather], store }), calls, asked };
+  }
+
+  it("copies the recorded turns without running them, changes the last observation, and goes on live", async () => {
+    const store = new MemoryRunStore();
+    const { executor, calls, asked } = weatherRun(store);
+    const first = await executor.invoke({ input: "Paris,Rome" }, { runId: "src" });
+    expect(first.output).toBe("sunny+rain");
+    calls.length = 0;
+    asked.length = 0;
+    const events = await collect(executor.fork("src", { at: 1, edit: { observation: "snow" }, runId: "fork" }));
+    expect(events[0]).toMatchObject({ type: "start", runId: "fork", resumed: true, forkOf: { runId: "src", iteration: 1 } });
+    expect(events.at(-1)).toMatchObject({ type: "output", output: "snow+rain", runId: "fork" });
+    expect(calls).toEqual(["Rome"]); // Paris's call was copied, not run again
+    expect(asked[0]).toEqual(["snow"]);
+    const recorded = await store.readEvents("fork");
+    expect(recorded[0]?.data).toMatchObject({ type: "start", runId: "fork", forkOf: { runId: "src", iteration: 1 }, inputs: { input: "Paris,Rome" } });
+    expect((await store.readEvents("src")).some((event) => JSON.stringify(event.data).includes("snow"))).toBe(false);
+  });
+
+  it("forks at every complete turn by default, at 0 with new inputs, and refuses a cut that is no turn boundary", async () => {
+    const store = new MemoryRunStore();
+    const { executor, calls } = weatherRun(store);
+    await executor.invoke({ input: "Paris,Rome" }, { runId: "src" });
+    calls.length = 0;
+    const whole = await executor.fork("src", { runId: "f1" });
+    expect(whole.output).toBe("sunny+rain");
+    expect(calls).toEqual([]);
+    const fresh = await executor.fork("src", { at: 0, inputs: { input: "Rome" }, runId: "f2" });
+    expect(fresh.output).toBe("rain");
+    await expect(executor.fork("src", { at: 7, runId: "f3" })).rejects.toThrow(/no complete turn boundary at iteration 7/);
+    expect(() => executor.fork("src", { at: -1 })).toThrow(/`at` must be an integer >= 0/);
+  });
+});
+
+describe("one reducer: a run restored from its record equals the live run", () => {
+  const scenarios: [string, () => { executor: AgentExecutor; inputs: Record<string, unknown> }][] = [
+    [
+      "parallel turns",
+      () => {
+        const { agent, tools } = durableFixture({ turns: 3, width: 3 });
+        return { executor: new AgentExecutor({ agent, tools, store: new MemoryRunStore(), returnIntermediateSteps: true }), inputs: { input: "x" } };
+      },
+    ],
+    [
+      "a limit (max_iterations) mid-run",
+      () => {
+        const { agent, tools } = durableFixture({ turns: 5, width: 2 });
+        return { executor: new AgentExecutor({ agent, tools, store: new MemoryRunStore(), maxIterations: 2, returnIntermediateSteps: true }), inputs: { input: "x" } };
+      },
+    ],
+    [
+      "parsing errors",
+      () => {
+        let calls = 0;
+        const agent = RunnableLambda.from(async () => {
+          calls++;
+          if (calls < 3) {
+            const { OutputParserException } = await import("@langchain/core/output_parsers");
+            throw new OutputParserException(`bad ${calls}`, `raw ${calls}`);
+          }
+          return { returnValues: { output: "ok" }, log: "" };
+        });
+        return { executor: new AgentExecutor({ agent, tools: [], store: new MemoryRunStore(), handleParsingErrors: true, returnIntermediateSteps: true }), inputs: { input: "x" } };
+      },
+    ],
+  ];
+  for (const [name, make] of scenarios) {
+    it(name, async () => {
+      const { executor, inputs } = make();
+      const store = (executor as unknown as { options: { store: MemoryRunStore } }).options.store;
+      const events: AgentStreamEvent[] = await collect(executor.stream(inputs, { runId: "live" }));
+      const output = events.at(-1) as Extract<AgentStreamEvent, { type: "output" }>;
+      const info = await store.getRun("live");
+      const restored = restoreRunState(info!, await store.readEvents("live"));
+      expect(restored.state.steps).toEqual(output.intermediateSteps);
+      expect(restored.state.iteration).toBe(info?.checkpoint?.iteration);
+      expect(restored.state.stopReason).toBe(output.stopReason);
+      expect(restored.state.phase).toBe("done");
+      expect(restored.state.turn).toBeUndefined();
+    });
+  }
+});
+
+describe("smaller defects", () => {
+  it("a rejection in one turn does not stop a later returnDirect turn from returning directly", async () => {
+    const store = new MemoryRunStore();
+    const risky = withApproval(tool(async () => "done", { name: "risky", description: "Risky.", schema: z.object({}) }));
+    const lookup = tool(async () => "the answer", { name: "lookup", description: "Looks up.", schema: z.object({}), returnDirect: true });
+    const agent = RunnableLambda.from((input: { steps: AgentStep[] }) =>
+      input.steps.length === 0 ? ({ tool: "risky", toolInput: {}, log: "", toolCallId: "r1" } as AgentAction) : ({ tool: "lookup", toolInput: {}, log: "", toolCallId: "l1" } as AgentAction),
+    );
+    const executor = new AgentExecutor({ agent, tools: [risky, lookup], store });
+    await executor.invoke({ input: "x" }, { runId: "r" });
+    const result = await executor.resume("r", { decisions: { "call-0-0": { type: "reject" } } });
+    expect(result.output).toBe("the answer");
+  });
+
+  it("a tool that throws a revoked Proxy gives an observation, not a failed run", async () => {
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const bad = tool(
+      async () => {
+        throw proxy;
+      },
+      { name: "bad", description: "Throws.", schema: z.object({}) },
+    );
+    const agent = RunnableLambda.from((input: { steps: AgentStep[] }) =>
+      input.steps.length === 0 ? ({ tool: "bad", toolInput: {}, log: "" } as AgentAction) : { returnValues: { output: String(input.steps[0]?.observation) }, log: "" },
+    );
+    const result = await new AgentExecutor({ agent, tools: [bad] }).invoke({ input: "x" });
+    expect(result.output).toMatch(/^Tool "bad" failed with error: /);
+  });
+});

@@ -1,0 +1,61 @@
+// Test-only: one process of the kill-at-the-worst-moment test. It runs (or resumes) a recorded run
+// of three turns of two tool calls; every tool call tells the parent, at its first line, that it
+// started (the parent may SIGKILL this process right then), and every agent call and tool effect
+// is appended to a file, one line each.
+import { appendFileSync } from "node:fs";
+import { type AgentStep, getIdempotencyKey } from "@agentrx/core";
+import { AgentExecutor, RunBusyError, type RunStore } from "@agentrx/executors";
+import { PostgresRunStore, SqliteRunStore } from "@agentrx/runs";
+import { RunnableLambda } from "@langchain/core/runnables";
+import { tool } from "@langchain/core/tools";
+import { z } from "zod";
+
+interface Args {
+  mode: "run" | "resume";
+  runId: string;
+  effects: string;
+  store: { kind: "sqlite"; path: string } | { kind: "postgres"; connectionString: string; schema: string };
+}
+
+const args = JSON.parse(process.argv[2] as string) as Args;
+const effect = (line: string) => appendFileSync(args.effects, `${line}\n`);
+
+const work = tool(
+  async ({ job }: { job: string }, config) => {
+    effect(`start ${job} ${getIdempotencyKey(config)}`);
+    await new Promise<void>((resolve) => (process.send ? process.send({ started: job }, () => resolve()) : resolve()));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    effect(`done ${job}`);
+    return `${job} ok`;
+  },
+  { name: "work", description: "Does a job.", schema: z.object({ job: z.string() }) },
+);
+
+const agent = RunnableLambda.from((input: { steps: AgentStep[] }) => {
+  const turn = input.steps.length / 2;
+  effect(`agent ${turn}`);
+  if (turn >= 3) return { returnValues: { output: input.steps.map((step) => step.observation).join(", ") }, log: "" };
+  return [0, 1].map((i) => ({ tool: "work", toolInput: { job: `t${turn}-${i}` }, log: "", toolCallId: `c${turn}-${i}` }));
+});
+
+const store: RunStore =
+  args.store.kind === "sqlite"
+    ? new SqliteRunStore({ path: args.store.path })
+    : new PostgresRunStore({ connectionString: args.store.connectionString, schema: args.store.schema });
+const executor = new AgentExecutor({ agent, tools: [work], store, leaseMs: 300 });
+
+if (args.mode === "run") {
+  executor.stream({ input: "go" }, { runId: args.runId }).subscribe();
+} else {
+  for (;;) {
+    try {
+      const result = await executor.resume(args.runId);
+      process.stdout.write(JSON.stringify({ output: result.output }));
+      break;
+    } catch (error) {
+      if (!RunBusyError.isInstance(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the killed process's lease has not expired yet
+    }
+  }
+  await store.close();
+}
