@@ -113,7 +113,7 @@ describe.skipIf(database.skip)("PostgresRunStore", () => {
     const [reports] = await Promise.all([runManyProcesses({ kind: "postgres", connectionString, schema: name }, 2), ...stores.map((store) => store.listRuns())]);
     await Promise.all(stores.map((store) => store.close()));
     const { rows } = await database.pool().query(`SELECT version FROM "${name}".agentrx_schema_migrations ORDER BY version`);
-    expect(rows).toEqual([{ version: 1 }, { version: 2 }]);
+    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
     const check = new PostgresRunStore({ pool: database.pool(), schema: name });
     expect((await check.listRuns()).map((run) => run.runId).sort()).toEqual(reports.map((report) => report.runId).sort());
     await check.close();
@@ -122,16 +122,16 @@ describe.skipIf(database.skip)("PostgresRunStore", () => {
   it("can be migrated ahead of time, by the static method or by running its SQL (again)", async () => {
     database.assertReachable();
     const name = extraSchema();
-    expect(await PostgresRunStore.migrate({ connectionString, schema: name })).toBe(2);
+    expect(await PostgresRunStore.migrate({ connectionString, schema: name })).toBe(3);
     await database.pool().query(postgresMigrationSql(name));
     await database.pool().query(postgresMigrationSql(name));
     const { rows } = await database.pool().query(`SELECT version FROM "${name}".agentrx_schema_migrations ORDER BY version`);
-    expect(rows).toEqual([{ version: 1 }, { version: 2 }]);
+    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
     const tables = await database.pool().query("SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name", [name]);
     expect(tables.rows.map((row) => row.table_name)).toEqual(["agentrx_run_events", "agentrx_runs", "agentrx_schema_migrations", "agentrx_thread_messages", "agentrx_threads"]);
   });
 
-  it("upgrades a schema of version 1 to version 2, keeping its runs", async () => {
+  it("upgrades a schema of version 1 to the latest, keeping its runs (at epoch 0, shown without one until claimed)", async () => {
     database.assertReachable();
     const name = extraSchema();
     const pool = database.pool();
@@ -140,10 +140,14 @@ describe.skipIf(database.skip)("PostgresRunStore", () => {
     await pool.query(`INSERT INTO "${name}".agentrx_schema_migrations (version, applied_at) VALUES (1, 0)`);
     await pool.query(`INSERT INTO "${name}".agentrx_runs (run_id, thread_id, status, inputs, created_at, updated_at) VALUES ('old', 't1', 'finished', '{"input":"hi"}', 1, 2)`);
     const store = new PostgresRunStore({ pool, schema: name });
-    expect(await store.getRun("old")).toMatchObject({ runId: "old", threadId: "t1", status: "finished", inputs: { input: "hi" } });
+    const old = await store.getRun("old");
+    expect(old).toMatchObject({ runId: "old", threadId: "t1", status: "finished", inputs: { input: "hi" } });
+    expect(old?.epoch).toBeUndefined();
+    expect(old?.forkOf).toBeUndefined();
+    expect((await store.claimRun("old", { owner: "w", leaseMs: 1000, at: 3 })).epoch).toBe(1);
     expect(await store.appendThreadMessages("t1", [{ message: { type: "human", data: { content: "hi" } }, tokens: 5, at: 3 }])).toEqual([1]);
     await store.close();
-    expect((await pool.query(`SELECT version FROM "${name}".agentrx_schema_migrations ORDER BY version`)).rows).toEqual([{ version: 1 }, { version: 2 }]);
+    expect((await pool.query(`SELECT version FROM "${name}".agentrx_schema_migrations ORDER BY version`)).rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
   });
 
   it("assigns every seq of a thread once when several processes append to it at once", { timeout: 60_000 }, async () => {

@@ -1,7 +1,6 @@
 import { InvalidArgumentError } from "@agentrx/core";
 import {
   RunBusyError,
-  RunLeaseLostError,
   RunNotFoundError,
   RunStoreError,
   type ClaimRun,
@@ -16,7 +15,7 @@ import {
   type StoredThreadMessage,
 } from "@agentrx/executors";
 import { eventRows, listedRunInfoOf, newRunRow, RUN_COLUMNS, runInfoOf, storedEventOf, writeColumns } from "../internal/run-record";
-import { closedStoreError, loadDriver, seqError } from "../internal/store-errors";
+import { closedStoreError, leaseLostError, loadDriver, seqError } from "../internal/store-errors";
 import { checkThreadRead, storedThreadMessageOf, threadMessageRows, threadSubject } from "../internal/thread-record";
 import {
   checkClaim,
@@ -218,8 +217,10 @@ export class PostgresRunStore implements RunStore {
     const row = rows[0];
     if (row === undefined) throw new RunNotFoundError({ operation: "claimRun", runId });
     const before = runRowOf(row);
-    if (row.claimed !== true) throw new RunBusyError({ runId, owner: before.owner ?? undefined, leaseExpiresAt: before.lease_expires_at ?? undefined });
-    return runInfoOf(before, STORE, "claimRun");
+    if (row.claimed_epoch === null || row.claimed_epoch === undefined) {
+      throw new RunBusyError({ runId, owner: before.owner ?? undefined, leaseExpiresAt: before.lease_expires_at ?? undefined });
+    }
+    return { ...runInfoOf(before, STORE, "claimRun"), epoch: Number(row.claimed_epoch) };
   }
 
   async write(runId: string, write: RunWrite): Promise<void> {
@@ -237,13 +238,15 @@ export class PostgresRunStore implements RunStore {
       values: [
         runId, write.owner, expected ?? null,
         c.status, c.stop_reason, c.usage, c.error, c.checkpoint, c.release, c.lease_expires_at, c.updated_at, c.event_count,
+        write.epoch ?? null,
         ...writeEventValues(events),
       ],
     });
     if (rows[0]?.updated !== 0) return;
     const state = (await this.#query("write", runId, { text: this.#sql.writeState, values: [runId] })).rows[0];
     if (state === undefined) throw new RunNotFoundError({ operation: "write", runId });
-    if (state.owner !== write.owner) throw new RunLeaseLostError({ runId, owner: write.owner });
+    const current = { owner: state.owner as string | null, epoch: Number(state.epoch) };
+    if (current.owner !== write.owner || (write.epoch !== undefined && current.epoch !== write.epoch)) throw leaseLostError(STORE, runId, write.owner, write.epoch, current);
     const eventCount = Number(state.event_count);
     throw seqError(STORE, runId, eventCount, (expected ?? eventCount) + 1);
   }

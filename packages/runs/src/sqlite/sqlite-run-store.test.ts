@@ -77,7 +77,7 @@ describe("SqliteRunStore", () => {
         { type: "table", name: "agentrx_schema_migrations" },
         { type: "table", name: "agentrx_thread_messages" },
       ]);
-      expect(db.prepare("SELECT version FROM agentrx_schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }]);
+      expect(db.prepare("SELECT version FROM agentrx_schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
     } finally {
       db.close();
     }
@@ -91,11 +91,11 @@ describe("SqliteRunStore", () => {
     expect((await store.listRuns()).map((run) => run.runId).sort()).toEqual(reports.map((report) => report.runId).sort());
     await store.close();
     const db = new Database(path, { readonly: true });
-    expect(db.prepare("SELECT version FROM agentrx_schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }]);
+    expect(db.prepare("SELECT version FROM agentrx_schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
     db.close();
   });
 
-  it("upgrades a file of schema version 1 to version 2, keeping its runs", async () => {
+  it("upgrades a file of schema version 1 to the latest, keeping its runs (at epoch 0, shown without one until claimed)", async () => {
     const path = freshPath();
     const db = new Database(path);
     db.exec("CREATE TABLE agentrx_schema_migrations (version INTEGER PRIMARY KEY NOT NULL, applied_at INTEGER NOT NULL)");
@@ -104,11 +104,15 @@ describe("SqliteRunStore", () => {
     db.prepare("INSERT INTO agentrx_runs (run_id, thread_id, status, inputs, created_at, updated_at) VALUES ('old', 't1', 'finished', '{\"input\":\"hi\"}', 1, 2)").run();
     db.close();
     const store = new SqliteRunStore({ path });
-    expect(await store.getRun("old")).toMatchObject({ runId: "old", threadId: "t1", status: "finished", inputs: { input: "hi" } });
+    const old = await store.getRun("old");
+    expect(old).toMatchObject({ runId: "old", threadId: "t1", status: "finished", inputs: { input: "hi" } });
+    expect(old?.epoch).toBeUndefined();
+    expect(old?.forkOf).toBeUndefined();
+    expect((await store.claimRun("old", { owner: "w", leaseMs: 1000, at: 3 })).epoch).toBe(1);
     expect(await store.appendThreadMessages("t1", [{ message: { type: "human", data: { content: "hi" } }, tokens: 5, at: 3 }])).toEqual([1]);
     await store.close();
     const check = new Database(path, { readonly: true });
-    expect(check.prepare("SELECT version FROM agentrx_schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }]);
+    expect(check.prepare("SELECT version FROM agentrx_schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
     check.close();
   });
 

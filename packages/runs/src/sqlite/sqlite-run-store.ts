@@ -182,7 +182,7 @@ export class SqliteRunStore implements RunStore {
   write(runId: string, write: RunWrite): Promise<void> {
     return this.#call("write", runId, (statements) => {
       const expected = checkWrite(runId, write);
-      statements.write(runId, write.owner, expected ?? null, writeColumns(write), eventRows(write.events));
+      statements.write(runId, write.owner, write.epoch ?? null, expected ?? null, writeColumns(write), eventRows(write.events));
     });
   }
 
