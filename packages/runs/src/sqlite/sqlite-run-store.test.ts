@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { InvalidArgumentError } from "@agentrx/core";
@@ -199,12 +199,74 @@ describe("SqliteRunStore", () => {
       expect(error).toMatchObject({ operation: "write", runId: "r1" });
       expect(error.message).toMatch(/SQLITE_BUSY/);
       expect(error.message).toMatch(/busyTimeoutMs/);
+      expect(error.reason).toBe("timeout");
     } finally {
       blocker.exec("ROLLBACK");
       blocker.close();
     }
     await store.write("r1", { owner: "w", leaseMs: 1000, events: [{ seq: 1, type: "start", at: 3, data: {} }], at: 3 });
     expect((await store.getRun("r1"))?.eventCount).toBe(1);
+    await store.close();
+  });
+
+  it("waits for another connection's write lock without blocking the event loop, then writes", async () => {
+    const path = freshPath();
+    const store = new SqliteRunStore({ path, busyTimeoutMs: 5000 });
+    await store.createRun({ runId: "r1", inputs: {}, status: "running", owner: "w", leaseMs: 60_000, at: 1 });
+    const blocker = new Database(path);
+    blocker.exec("BEGIN EXCLUSIVE");
+    const ticks: number[] = [];
+    const timer = setInterval(() => ticks.push(performance.now()), 5);
+    try {
+      setTimeout(() => blocker.exec("ROLLBACK"), 600);
+      const started = performance.now();
+      await store.write("r1", { owner: "w", leaseMs: 60_000, events: [{ seq: 1, type: "start", at: 2, data: {} }], at: 2 });
+      const waited = performance.now() - started;
+      expect(waited).toBeGreaterThanOrEqual(550);
+      // The loop kept turning while the store waited: the timer ticked, never more than one
+      // SQLite wait (50 ms) plus scheduling slack apart.
+      const during = ticks.filter((tick) => tick >= started);
+      expect(during.length).toBeGreaterThan(20);
+      const gaps = during.slice(1).map((tick, index) => tick - during[index]!);
+      expect(Math.max(...gaps)).toBeLessThan(250);
+    } finally {
+      clearInterval(timer);
+      blocker.close();
+    }
+    expect((await store.getRun("r1"))?.eventCount).toBe(1);
+    await store.close();
+  });
+
+  it("fails with reason \"gone\" once its file is deleted, rather than writing into the unlinked file", async () => {
+    const path = freshPath();
+    const store = new SqliteRunStore({ path });
+    await store.createRun({ runId: "r1", inputs: {}, status: "running", owner: "w", leaseMs: 60_000, at: 1 });
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
+    const error = await rejectionOf(store.write("r1", { owner: "w", leaseMs: 60_000, events: [{ seq: 1, type: "start", at: 2, data: {} }], at: 2 }));
+    expect(RunStoreError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ reason: "gone", operation: "write", runId: "r1" });
+    expect(error.message).toContain(`${path} was deleted`);
+    // Every later change fails the same way; the path stays free for a new store.
+    expect(await rejectionOf(store.createRun({ runId: "r2", inputs: {}, status: "queued", at: 3 }))).toMatchObject({ reason: "gone" });
+    expect(existsSync(path)).toBe(false);
+    await store.close();
+    const fresh = new SqliteRunStore({ path });
+    expect(await fresh.getRun("r1")).toBeUndefined();
+    await fresh.close();
+  });
+
+  it("fails with reason \"gone\" when its file is replaced by another", async () => {
+    const path = freshPath();
+    const other = freshPath();
+    const store = new SqliteRunStore({ path });
+    await store.createRun({ runId: "r1", inputs: {}, status: "queued", at: 1 });
+    const replacement = new SqliteRunStore({ path: other });
+    await replacement.createRun({ runId: "from-other", inputs: {}, status: "queued", at: 1 });
+    await replacement.close();
+    renameSync(other, path);
+    const error = await rejectionOf(store.claimRun("r1", { owner: "w", leaseMs: 1000, at: 2 }));
+    expect(error).toMatchObject({ reason: "gone", operation: "claimRun" });
+    expect(error.message).toMatch(/replaced by another file/);
     await store.close();
   });
 
