@@ -39,7 +39,16 @@ export function wrapPostgresError(operation: string, runId: string | undefined, 
     return new RunStoreError({ operation, runId, message: `${STORE}: ${reason} (${code}).`, cause: error });
   }
   const message = (error as Error | null)?.message ?? "";
-  if (/Connection terminated|connection timeout/i.test(message)) {
+  if (code === "57014" && /statement timeout/i.test(message)) {
+    return new RunStoreError({ operation, runId, reason: "timeout", message: `${STORE}: ${operation} took longer than statementTimeoutMs at ${target}, and the server cancelled it (${message}).`, cause: error });
+  }
+  if (/Query read timeout/i.test(message)) {
+    return new RunStoreError({ operation, runId, reason: "timeout", message: `${STORE}: the database at ${target} did not answer ${operation} within statementTimeoutMs (${message}).`, cause: error });
+  }
+  if (/timeout exceeded when trying to connect|connection timeout/i.test(message)) {
+    return new RunStoreError({ operation, runId, reason: "timeout", message: `${STORE}: could not connect to the database at ${target} within connectionTimeoutMs (${message}).`, cause: error });
+  }
+  if (/Connection terminated/i.test(message)) {
     return new RunStoreError({ operation, runId, message: `${STORE}: lost the connection to the database at ${target} (${message}).`, cause: error });
   }
   return wrapStoreError(STORE, operation, runId, error, subject);

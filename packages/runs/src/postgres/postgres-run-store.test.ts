@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from "@agentrx/core";
 import { RunStoreError } from "@agentrx/executors";
+import { createServer, type AddressInfo, type Socket } from "node:net";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { appendInManyProcesses, runInAnotherProcess, runManyProcesses } from "../testing/another-process";
@@ -73,6 +74,68 @@ describe("PostgresRunStore options", () => {
     expect(error.message).toBe("PostgresRunStore: cannot reach the database at 127.0.0.1:1/nowhere (ECONNREFUSED).");
     expect(error).toMatchObject({ operation: "getRun", runId: "r1" });
     expect(error.cause).toBeDefined();
+    await store.close();
+  });
+});
+
+describe("PostgresRunStore timeouts", () => {
+  it("validates statementTimeoutMs and connectionTimeoutMs, which only a store that creates its pool takes", () => {
+    const cases: [unknown, string][] = [
+      [{ connectionString: "postgres://x/y", statementTimeoutMs: -1 }, "statementTimeoutMs"],
+      [{ connectionString: "postgres://x/y", connectionTimeoutMs: 1.5 }, "connectionTimeoutMs"],
+      [{ pool: new pg.Pool(), statementTimeoutMs: 100 }, "statementTimeoutMs"],
+    ];
+    for (const [options, argument] of cases) {
+      let caught: unknown;
+      try {
+        new PostgresRunStore(options as never);
+      } catch (error) {
+        caught = error;
+      }
+      expect(InvalidArgumentError.isInstance(caught), argument).toBe(true);
+      expect(caught).toMatchObject({ argument });
+    }
+  });
+
+  it("gives up on a server that accepts the connection but never answers, after connectionTimeoutMs", async () => {
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => void sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const { port } = silent.address() as AddressInfo;
+    const store = new PostgresRunStore({ connectionString: `postgres://agent@127.0.0.1:${port}/silent`, connectionTimeoutMs: 200 });
+    try {
+      const started = Date.now();
+      const error = await rejectionOf(store.getRun("r1"));
+      expect(Date.now() - started).toBeLessThan(3000);
+      expect(RunStoreError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ reason: "timeout", operation: "getRun", runId: "r1" });
+      expect(error.message).toMatch(new RegExp(`127\\.0\\.0\\.1:${port}/silent within connectionTimeoutMs`));
+    } finally {
+      await store.close();
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
+  it.skipIf(database.skip)("fails a statement that waits longer than statementTimeoutMs with reason \"timeout\", and goes on after", async () => {
+    database.assertReachable();
+    const store = new PostgresRunStore({ connectionString, schema, statementTimeoutMs: 300 });
+    const runId = `locked-${Math.random().toString(36).slice(2, 8)}`;
+    await store.createRun({ runId, inputs: {}, status: "queued", at: 1 });
+    const holder = await database.pool().connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query(`SELECT 1 FROM "${schema}".agentrx_runs WHERE run_id = $1 FOR UPDATE`, [runId]);
+      const started = Date.now();
+      const error = await rejectionOf(store.claimRun(runId, { owner: "w", leaseMs: 1000, at: 2 }));
+      expect(Date.now() - started).toBeLessThan(3000);
+      expect(error).toMatchObject({ reason: "timeout", operation: "claimRun", runId });
+      expect(error.message).toMatch(/statementTimeoutMs/);
+    } finally {
+      await holder.query("ROLLBACK");
+      holder.release();
+    }
+    expect((await store.claimRun(runId, { owner: "w", leaseMs: 1000, at: 3 })).epoch).toBe(2);
     await store.close();
   });
 });

@@ -52,6 +52,8 @@ export type {
 } from "./postgres-run-store-options";
 
 const STORE = "PostgresRunStore";
+/** The default of `statementTimeoutMs` and `connectionTimeoutMs`. */
+const DEFAULT_TIMEOUT_MS = 10_000;
 type Rows = Record<string, unknown>[];
 /** The statements prepared once per connection (by name). */
 const STATEMENT_KINDS = ["insertRun", "selectRun", "claim", "readEvents", "appendThreadMessages", "readThreadMessagesOldest", "readThreadMessagesNewest"] as const;
@@ -63,7 +65,9 @@ type StatementKind = (typeof STATEMENT_KINDS)[number];
  * migrated at the first call (or by hand: {@link PostgresRunStore.migrate},
  * `postgresMigrationSql`). JSON is kept in `text` columns, because `jsonb` cannot hold the NUL
  * character (`\u0000`) that model output and tool results may contain. A write is one statement,
- * one round trip.
+ * one round trip. A pool the store creates times statements and connections out after 10 seconds
+ * (`statementTimeoutMs`, `connectionTimeoutMs`): the call fails with a `RunStoreError` whose
+ * `reason` is `"timeout"`.
  *
  * @example
  * ```ts
@@ -84,6 +88,7 @@ export class PostgresRunStore implements RunStore {
   readonly #names: Record<StatementKind, string>;
   /** The write statements by number of events, built and named on first use. */
   readonly #writes = new Map<number, { name: string; text: string }>();
+  readonly #timeouts: { statementTimeoutMs: number; connectionTimeoutMs: number };
   #pool: PostgresPool | undefined;
   #ready: Promise<PostgresPool> | undefined;
   #closed = false;
@@ -92,7 +97,7 @@ export class PostgresRunStore implements RunStore {
     if (options === null || typeof options !== "object") {
       throw new InvalidArgumentError({ argument: "options", value: options, message: "PostgresRunStore: options must be an object with `pool` or `connectionString`." });
     }
-    const { pool, connectionString, schema = "agentrx" } = options;
+    const { pool, connectionString, schema = "agentrx", statementTimeoutMs = DEFAULT_TIMEOUT_MS, connectionTimeoutMs = DEFAULT_TIMEOUT_MS } = options;
     if ((pool === undefined) === (connectionString === undefined)) {
       throw new InvalidArgumentError({
         argument: pool === undefined ? "connectionString" : "pool",
@@ -106,6 +111,15 @@ export class PostgresRunStore implements RunStore {
     if (pool !== undefined && (pool === null || typeof pool.query !== "function" || typeof pool.connect !== "function")) {
       throw new InvalidArgumentError({ argument: "pool", value: pool, message: "PostgresRunStore: pool must be a pg.Pool (with query() and connect())." });
     }
+    for (const [argument, value] of [["statementTimeoutMs", statementTimeoutMs], ["connectionTimeoutMs", connectionTimeoutMs]] as const) {
+      if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
+        throw new InvalidArgumentError({ argument, value, message: `PostgresRunStore: ${argument} must be an integer >= 0 (milliseconds; 0 for none), got ${String(value)}.` });
+      }
+      if (pool !== undefined && options[argument] !== undefined) {
+        throw new InvalidArgumentError({ argument, value, message: `PostgresRunStore: ${argument} applies to the pool the store creates from \`connectionString\`; with \`pool\`, set the timeouts on your pool.` });
+      }
+    }
+    this.#timeouts = { statementTimeoutMs, connectionTimeoutMs };
     const quoted = quoteSchema(schema);
     this.schema = schema;
     this.#pool = pool;
@@ -160,8 +174,15 @@ export class PostgresRunStore implements RunStore {
   async #initialize(): Promise<PostgresPool> {
     let pool = this.#pool;
     if (pool === undefined) {
-      const pg = await loadDriver<{ Pool: new (config: { connectionString: string }) => PostgresPool }>(STORE, "pg", () => import("pg"));
-      pool = new pg.Pool({ connectionString: this.#connectionString! });
+      const pg = await loadDriver<{ Pool: new (config: Record<string, unknown>) => PostgresPool }>(STORE, "pg", () => import("pg"));
+      const { statementTimeoutMs, connectionTimeoutMs } = this.#timeouts;
+      pool = new pg.Pool({
+        connectionString: this.#connectionString!,
+        // The server cancels a statement first (the connection stays usable); the client gives up
+        // on a server that does not answer at all half a second later.
+        ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + 500 } : {}),
+        ...(connectionTimeoutMs > 0 ? { connectionTimeoutMillis: connectionTimeoutMs } : {}),
+      });
       // An idle connection the server closed must not crash the process; the next query reconnects.
       pool.on?.("error", () => undefined);
       this.#pool = pool;
