@@ -187,14 +187,15 @@ describe("SqliteRunStore", () => {
 
   it("gives up after busyTimeoutMs when another connection holds the write lock", async () => {
     const path = freshPath();
-    const store = new SqliteRunStore({ path, busyTimeoutMs: 50 });
+    const store = new SqliteRunStore({ path, busyTimeoutMs: 300 });
     await store.createRun({ runId: "r1", inputs: {}, status: "running", owner: "w", leaseMs: 1000, at: 1 });
     const blocker = new Database(path);
     blocker.exec("BEGIN IMMEDIATE");
     try {
       const started = Date.now();
       const error = await rejectionOf(store.write("r1", { owner: "w", leaseMs: 1000, events: [{ seq: 1, type: "start", at: 2, data: {} }], at: 2 }));
-      expect(Date.now() - started).toBeGreaterThanOrEqual(40);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(280);
+      expect(Date.now() - started).toBeLessThan(2000);
       expect(RunStoreError.isInstance(error)).toBe(true);
       expect(error).toMatchObject({ operation: "write", runId: "r1" });
       expect(error.message).toMatch(/SQLITE_BUSY/);
