@@ -12,18 +12,14 @@ import { ENDED, settleRun } from "../internal/settle-run";
 import { type FollowItem, type RunEvent, followRun } from "./follow-run";
 import type { ReconcileOptions, ReconcileReport, ResumeRunOptions, RunClientOptions, RunEventsOptions, SubmitRunOptions } from "./run-client-options";
 import { RunStoppedError } from "../errors/run-stopped-error";
+import { PENDING_STATES, giveUpRun, reconcileRun } from "./reconcile-run";
 import { toResult } from "./to-result";
 
 const KNOWN = new Set(["connection", "store", "queueName", "prefix", "pollIntervalMs"]);
 /** Retries of a job whose store failed before its run started (the run itself is never retried blindly). */
 const JOB_ATTEMPTS = { attempts: 5, backoff: { type: "exponential", delay: 1000 } } as const;
 
-const PENDING_STATES = new Set(["waiting", "delayed", "active", "prioritized", "waiting-children"]);
-/**
- * A queued run younger than this is left alone by reconciliation: `submit` records the run before
- * it queues its job, and a follower must not queue a second job in between.
- */
-const RECONCILE_GRACE_MS = 1000;
+
 /** How many queued and running runs `reconcile()` looks at by default. */
 const RECONCILE_LIMIT = 1000;
 
@@ -310,42 +306,21 @@ export class RunClient {
     return queue === undefined || queue === this.names.queueName;
   }
 
-  /**
-   * Checks that a queued run, or a running one whose lease expired, has a job that will run it:
-   * queues a resume job when its job is gone; records it as failed (and throws `RunStoppedError`)
-   * when it cannot progress. Resolves with what it did.
-   */
-  private async reconcileRun(info: RunInfo): Promise<"waiting" | "requeued"> {
-    const { runId } = info;
-    const now = Date.now();
-    const stranded = info.status === "queued" ? info.updatedAt + RECONCILE_GRACE_MS <= now : info.status === "running" && (info.leaseExpiresAt ?? 0) < now;
-    if (!stranded) return "waiting";
-    const { redis, queue } = this.connect();
-    const resumeId = await redis.command.get(this.names.resumeKey(runId));
-    const job = (resumeId === null ? undefined : await queue.getJob(resumeId)) ?? (await queue.getJob(startJobId(runId)));
-    const state = job === undefined ? "unknown" : await job.getState();
-    if (PENDING_STATES.has(state)) return "waiting";
-    if (state === "failed") {
-      await this.giveUp(runId, `Its job failed before the run could go on: ${job?.failedReason || "no reason given"}.`);
-    }
-    const executor = info.metadata?.["executor"];
-    if (typeof executor !== "string") {
-      await this.giveUp(runId, "Its BullMQ job is gone (Redis lost it) and it cannot be queued again: its record names no executor (it was not submitted through RunClient.submit).");
-    }
-    await this.queueResume(runId, executor as string);
-    return "requeued";
-  }
-
-  /** Records the run as failed with `reason` (unless it ended meanwhile) and throws `RunStoppedError`. */
-  private async giveUp(runId: string, reason: string): Promise<never> {
-    try {
-      await settleRun(this.store, runId, this.owner, "failed", reason);
-    } catch (error) {
-      if (!RunBusyError.isInstance(error)) throw error;
-    }
-    const info = await this.store.getRun(runId);
-    const status = info?.status === "cancelled" ? "cancelled" : "failed";
-    throw new RunStoppedError({ runId, status, reason: info?.error ?? reason });
+  /** Checks that a stranded run has a job (see `reconcileRun`), through this client's queue and store. */
+  private reconcileRun(info: RunInfo): Promise<"waiting" | "requeued"> {
+    return reconcileRun(
+      {
+        latestJob: async (runId) => {
+          const { redis, queue } = this.connect();
+          const resumeId = await redis.command.get(this.names.resumeKey(runId));
+          const job = (resumeId === null ? undefined : await queue.getJob(resumeId)) ?? (await queue.getJob(startJobId(runId)));
+          return job === undefined ? { state: "unknown" } : { state: await job.getState(), failedReason: job.failedReason };
+        },
+        queueResume: (runId, executor) => this.queueResume(runId, executor),
+        giveUp: (runId, reason) => giveUpRun(this.store, this.owner, runId, reason),
+      },
+      info,
+    );
   }
 
   /** Queues a resume job for the run and remembers it as the run's latest (followers wait for it). */
