@@ -3,9 +3,10 @@ import { MemoryRunStore } from "../memory/index";
 import type { CliIo } from "./cli-io";
 import { cliStyle, formatRunsTable } from "./format-runs-table";
 import { runsCommand } from "./runs-command";
+import { showCommand } from "./show-command";
 
-describe("agentrx runs: lineage", () => {
-  it("shows under a forked run which run and iteration it came from", async () => {
+describe("agentrx runs and show: lineage", () => {
+  it("shows under a forked run, and in its summary, which run and iteration it came from", async () => {
     const store = new MemoryRunStore();
     const at = Date.UTC(2026, 0, 2, 3, 4, 5);
     await store.createRun({ runId: "source", inputs: {}, status: "queued", at });
@@ -22,6 +23,10 @@ describe("agentrx runs: lineage", () => {
     let json = "";
     await runsCommand(store, { limit: 10, json: true, label: "memory" }, { ...io, stdout: { write: (text: string) => (json += text) } });
     expect(JSON.parse(json)[0]).toMatchObject({ runId: "fork-1", forkOf: { runId: "source", iteration: 2 } });
+
+    let shown = "";
+    await showCommand(store, "fork-1", { json: false, label: "memory" }, { ...io, stdout: { write: (text: string) => (shown += text) } });
+    expect(shown.split("\n")[0]).toMatch(/^Run fork-1 · queued · .* · fork of source@2 · started /);
     await store.close();
   });
 
