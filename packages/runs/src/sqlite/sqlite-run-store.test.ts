@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -233,6 +234,33 @@ describe("SqliteRunStore", () => {
     } finally {
       clearInterval(timer);
       blocker.close();
+    }
+    expect((await store.getRun("r1"))?.eventCount).toBe(1);
+    await store.close();
+  });
+
+  it("waits for a write lock another process holds, without blocking the event loop", { timeout: 30_000 }, async () => {
+    const path = freshPath();
+    const store = new SqliteRunStore({ path });
+    await store.createRun({ runId: "r1", inputs: {}, status: "running", owner: "w", leaseMs: 60_000, at: 1 });
+    // The other process takes the write lock, says so, and lets go 700 ms later.
+    const script = `const db = new (require("better-sqlite3"))(process.argv[1]); db.exec("BEGIN EXCLUSIVE"); process.stdout.write("locked\\n"); setTimeout(() => { db.exec("ROLLBACK"); db.close(); }, 700);`;
+    const child = spawn(process.execPath, ["-e", script, path], { cwd: resolve(__dirname, "../../../.."), stdio: ["ignore", "pipe", "inherit"] });
+    const exited = new Promise((resolve) => child.on("exit", resolve));
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on("data", (data: Buffer) => data.toString().includes("locked") && resolve());
+      child.on("exit", (code) => reject(new Error(`the locking process exited (${code}) before it locked`)));
+    });
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 10);
+    try {
+      const started = performance.now();
+      await store.write("r1", { owner: "w", leaseMs: 60_000, events: [{ seq: 1, type: "start", at: 2, data: {} }], at: 2 });
+      expect(performance.now() - started).toBeGreaterThan(300);
+      expect(ticks).toBeGreaterThan(10);
+    } finally {
+      clearInterval(timer);
+      await exited;
     }
     expect((await store.getRun("r1"))?.eventCount).toBe(1);
     await store.close();
