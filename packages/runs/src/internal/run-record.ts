@@ -157,6 +157,7 @@ export function runInfoOf(row: RunRow, store: string, operation: string): RunInf
   } catch (error) {
     if (!(error instanceof CorruptField)) throw error;
     throw new RunStoreError({
+      reason: "corrupt",
       operation,
       runId: row.run_id,
       message: `${store}: the record of run "${row.run_id}" is corrupt: ${error.message}. Delete the run (deleteRun) or repair the row.`,
@@ -194,6 +195,7 @@ export function storedEventOf(runId: string, row: EventRow, store: string): Stor
     data = JSON.parse(row.data);
   } catch (cause) {
     throw new RunStoreError({
+      reason: "corrupt",
       operation: "readEvents",
       runId,
       message: `${store}: event ${row.seq} of run "${runId}" is corrupt: its data is not valid JSON (${(cause as Error).message}).`,
@@ -202,6 +204,7 @@ export function storedEventOf(runId: string, row: EventRow, store: string): Stor
   }
   if (data === null || typeof data !== "object" || Array.isArray(data)) {
     throw new RunStoreError({
+      reason: "corrupt",
       operation: "readEvents",
       runId,
       message: `${store}: event ${row.seq} of run "${runId}" is corrupt: its data is not a JSON object.`,
