@@ -141,6 +141,21 @@ describe.skipIf(database.skip)("PostgresRunStore", () => {
     expect((await pool.query(`SELECT event_count FROM "${schema}".agentrx_runs WHERE run_id = 'one-query'`)).rows).toEqual([{ event_count: 2 }]);
   });
 
+  it("fails with reason \"gone\" when its tables were dropped after it opened them", async () => {
+    database.assertReachable();
+    const name = extraSchema();
+    const store = new PostgresRunStore({ connectionString, schema: name });
+    await store.createRun({ runId: "r1", inputs: {}, status: "queued", at: 1 });
+    await database.pool().query(`DROP SCHEMA "${name}" CASCADE`);
+    const error = await rejectionOf(store.getRun("r1"));
+    expect(error).toMatchObject({ reason: "gone", operation: "getRun", runId: "r1" });
+    expect(error.message).toMatch(/tables gone/);
+    await store.close();
+    const fresh = new PostgresRunStore({ connectionString, schema: name });
+    expect(await fresh.getRun("r1")).toBeUndefined();
+    await fresh.close();
+  });
+
   it("ends the pool it created from connectionString on close", async () => {
     database.assertReachable();
     const app = `agentrx_close_${Math.random().toString(36).slice(2, 8)}`;
@@ -250,7 +265,7 @@ describe.skipIf(database.skip)("PostgresRunStore", () => {
     await store.close();
   });
 
-  it("wraps a driver error in a RunStoreError with the driver's error as its cause", async () => {
+  it("wraps a driver error in a RunStoreError with the driver's error as its cause (a dropped table: reason \"gone\")", async () => {
     database.assertReachable();
     const name = extraSchema();
     const store = new PostgresRunStore({ pool: database.pool(), schema: name });
@@ -258,8 +273,8 @@ describe.skipIf(database.skip)("PostgresRunStore", () => {
     await database.pool().query(`DROP TABLE "${name}".agentrx_run_events`);
     const error = await rejectionOf(store.readEvents("r1"));
     expect(RunStoreError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ operation: "readEvents", runId: "r1" });
-    expect(error.message).toMatch(/^PostgresRunStore: readEvents failed for run "r1": .*agentrx_run_events.* \(42P01\)$/);
+    expect(error).toMatchObject({ operation: "readEvents", runId: "r1", reason: "gone" });
+    expect(error.message).toMatch(/^PostgresRunStore: readEvents found the store's tables gone at .*: .*agentrx_run_events.* \(42P01\); they were dropped/);
     expect((error.cause as { code?: string }).code).toBe("42P01");
     await store.close();
   });
