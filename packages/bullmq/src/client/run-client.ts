@@ -18,8 +18,6 @@ import { toResult } from "./to-result";
 const KNOWN = new Set(["connection", "store", "queueName", "prefix", "pollIntervalMs"]);
 /** Retries of a job whose store failed before its run started (the run itself is never retried blindly). */
 const JOB_ATTEMPTS = { attempts: 5, backoff: { type: "exponential", delay: 1000 } } as const;
-
-
 /** How many queued and running runs `reconcile()` looks at by default. */
 const RECONCILE_LIMIT = 1000;
 

@@ -194,9 +194,11 @@ export class SqliteRunStore implements RunStore {
 
   /**
    * Runs `action` on the open database, synchronously once it is open; errors come back as
-   * rejections. `subject` names what a call that is not about a run concerns (a thread).
+   * rejections. A call that finds the file locked (SQLITE_BUSY) is run again after a timer, until
+   * `busyTimeoutMs` has passed. `subject` names what a call that is not about a run concerns (a
+   * thread); `changes` says the call writes, so the file is checked first.
    */
-  async #call<T>(operation: string, runId: string | undefined, action: (statements: SqliteStatements) => T, subject?: string, changes = false): Promise<T> {
+  async #call<T>(operation: string, runId: string | undefined, action: (statements: SqliteStatements) => T, { subject, changes = false }: { subject?: string; changes?: boolean } = {}): Promise<T> {
     let deadline: number | undefined;
     for (let delay = FIRST_RETRY_DELAY_MS; ; delay = Math.min(delay * 2, MAX_RETRY_DELAY_MS)) {
       if (this.#closed) throw closedStoreError(STORE, operation, runId);
@@ -207,7 +209,7 @@ export class SqliteRunStore implements RunStore {
         if (changes) this.#checkFile(operation, runId);
         return action(statements);
       } catch (error) {
-        if (sqliteErrorCode(error) !== "SQLITE_BUSY") throw this.#wrap(operation, runId, error, subject);
+        if (sqliteErrorCode(error) !== "SQLITE_BUSY") throw wrapStoreError(STORE, operation, runId, error, subject);
         // Another connection holds the write lock: wait without blocking the event loop, then retry
         // (a busy statement or transaction applied nothing).
         deadline ??= Date.now() + this.#busyTimeoutMs - Math.min(this.#busyTimeoutMs, DRIVER_BUSY_MS);
@@ -228,31 +230,27 @@ export class SqliteRunStore implements RunStore {
     });
   }
 
-  #wrap(operation: string, runId: string | undefined, error: unknown, subject?: string): Error {
-    return wrapStoreError(STORE, operation, runId, error, subject);
-  }
-
   createRun(run: NewRun): Promise<void> {
     return this.#call("createRun", run?.runId, (statements) => {
       checkNewRun(run);
       if (!statements.insertRun(newRunRow(run))) {
         throw new RunStoreError({ operation: "createRun", runId: run.runId, message: `${STORE}: run "${run.runId}" exists already; run ids must be unique.` });
       }
-    }, undefined, true);
+    }, { changes: true });
   }
 
   claimRun(runId: string, claim: ClaimRun): Promise<RunInfo> {
     return this.#call("claimRun", runId, (statements) => {
       checkClaim(runId, claim);
       return statements.claim(runId, claim.owner, claim.at + claim.leaseMs, claim.at);
-    }, undefined, true);
+    }, { changes: true });
   }
 
   write(runId: string, write: RunWrite): Promise<void> {
     return this.#call("write", runId, (statements) => {
       const expected = checkWrite(runId, write);
       statements.write(runId, write.owner, write.epoch ?? null, expected ?? null, writeColumns(write), eventRows(write.events));
-    }, undefined, true);
+    }, { changes: true });
   }
 
   getRun(runId: string): Promise<RunInfo | undefined> {
@@ -275,15 +273,15 @@ export class SqliteRunStore implements RunStore {
   }
 
   deleteRun(runId: string): Promise<boolean> {
-    return this.#call("deleteRun", runId, (statements) => statements.deleteRun(checkKey("deleteRun", "runId", runId)), undefined, true);
+    return this.#call("deleteRun", runId, (statements) => statements.deleteRun(checkKey("deleteRun", "runId", runId)), { changes: true });
   }
 
   pruneRuns(options: { olderThan: number | Date }): Promise<number> {
-    return this.#call("pruneRuns", undefined, (statements) => statements.pruneRuns(checkPruneOptions(options)), undefined, true);
+    return this.#call("pruneRuns", undefined, (statements) => statements.pruneRuns(checkPruneOptions(options)), { changes: true });
   }
 
   appendThreadMessages(threadId: string, messages: readonly NewThreadMessage[]): Promise<number[]> {
-    return this.#call("appendThreadMessages", undefined, (statements) => statements.appendThreadMessages(threadId, threadMessageRows(threadId, messages)), threadSubject(threadId), true);
+    return this.#call("appendThreadMessages", undefined, (statements) => statements.appendThreadMessages(threadId, threadMessageRows(threadId, messages)), { subject: threadSubject(threadId), changes: true });
   }
 
   readThreadMessages(threadId: string, options?: ReadThreadMessagesOptions): Promise<StoredThreadMessage[]> {
@@ -291,12 +289,12 @@ export class SqliteRunStore implements RunStore {
       "readThreadMessages",
       undefined,
       (statements) => statements.readThreadMessages(threadId, checkThreadRead(threadId, options)).map((row) => storedThreadMessageOf(threadId, row, STORE)),
-      threadSubject(threadId),
+      { subject: threadSubject(threadId) },
     );
   }
 
   clearThread(threadId: string): Promise<number> {
-    return this.#call("clearThread", undefined, (statements) => statements.clearThread(checkKey("clearThread", "threadId", threadId)), threadSubject(threadId), true);
+    return this.#call("clearThread", undefined, (statements) => statements.clearThread(checkKey("clearThread", "threadId", threadId)), { subject: threadSubject(threadId), changes: true });
   }
 
   /** Closes the database file. Calls made after it reject with a `RunStoreError`. */
