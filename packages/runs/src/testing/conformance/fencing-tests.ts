@@ -5,6 +5,11 @@ import { rejectionOf, someCheckpoint, someEvents, type ConformanceContext } from
 
 const LEASE = 1000;
 
+/**
+ * The conformance tests of fencing and lineage: epochs start at 1 and rise with every claim, a
+ * write with a stale epoch is refused with `RunLeaseLostError` and applies nothing (also when two
+ * claimants race), and `forkOf` round-trips through `getRun` and `listRuns`.
+ */
 export function fencingTests(context: ConformanceContext): void {
   const { id, window, options } = context;
   const store = () => context.store();
