@@ -2,7 +2,7 @@ export { createRunWorker } from "./worker/create-run-worker";
 export type { RunWorker } from "./worker/create-run-worker";
 export type { CloseRunWorkerOptions, RunWorkerOptions } from "./worker/run-worker-options";
 export { RunClient } from "./client/run-client";
-export type { ResumeRunOptions, RunClientOptions, RunEventsOptions, SubmitRunOptions } from "./client/run-client-options";
+export type { ReconcileOptions, ReconcileReport, ResumeRunOptions, RunClientOptions, RunEventsOptions, SubmitRunOptions } from "./client/run-client-options";
 export type { RunEvent } from "./client/follow-run";
 export { serveRunEvents } from "./sse/serve-run-events";
 export type { ServeRunEventsOptions } from "./sse/serve-run-events";

@@ -1,4 +1,4 @@
-import { type AgentStreamEvent, RunEventDecoder, RunNotFoundError, RunStoreError, type RunStore, type StoredRunEvent } from "@agentrx/executors";
+import { type AgentStreamEvent, RunEventDecoder, type RunInfo, RunNotFoundError, RunStoreError, type RunStore, type StoredRunEvent } from "@agentrx/executors";
 import { Observable } from "rxjs";
 import { RunStoppedError } from "../errors/run-stopped-error";
 import type { ChannelHub } from "../internal/channel-hub";
@@ -20,6 +20,11 @@ export interface FollowContext {
   pollIntervalMs: number;
   /** Whether a resume of the run is queued or running. */
   resumePending(runId: string): Promise<boolean>;
+  /**
+   * Makes sure a queued (or abandoned running) run has a job: queues it again when Redis lost it;
+   * rejects with `RunStoppedError` when the run can no longer progress.
+   */
+  reconcile(info: RunInfo): Promise<void>;
 }
 
 const PAGE = 500;
@@ -109,6 +114,10 @@ export function followRun(context: FollowContext, runId: string, after: number):
       if ((await readStore()) === "done") return "done";
       if (decoded !== info.eventCount) return undefined; // the run moved on since: the channel will say
       if (info.status === "finished") return "done"; // its output is at or before `after`
+      if (info.status === "queued" || info.status === "running") {
+        await context.reconcile(info); // a job Redis lost is queued again
+        return undefined;
+      }
       if (info.status !== "interrupted" && info.status !== "failed" && info.status !== "cancelled") return undefined;
       if (await context.resumePending(runId)) return undefined;
       if (info.status === "interrupted") return "done";

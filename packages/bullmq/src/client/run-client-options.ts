@@ -50,3 +50,17 @@ export interface ResumeRunOptions {
   /** Decisions on a paused run's interrupts, by interrupt id. Without them a cancelled, failed or crashed run continues. */
   decisions?: Record<string, Decision>;
 }
+
+/** Options of {@link RunClient.reconcile}. */
+export interface ReconcileOptions {
+  /** Look at this many of the newest `queued` and `running` runs of the store at most. @default 1000 */
+  limit?: number;
+}
+
+/** What {@link RunClient.reconcile} did. */
+export interface ReconcileReport {
+  /** Runs whose job was gone, queued again (as a resume job). */
+  requeued: string[];
+  /** Runs that could not progress, now recorded as `failed` with the reason. */
+  failed: string[];
+}

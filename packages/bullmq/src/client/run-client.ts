@@ -10,14 +10,16 @@ import { checkConnection, checkInteger, checkName, checkObject, checkRunId, chec
 import { encodeWire } from "../internal/wire";
 import { ENDED, settleRun } from "../internal/settle-run";
 import { type FollowItem, type RunEvent, followRun } from "./follow-run";
-import type { ResumeRunOptions, RunClientOptions, RunEventsOptions, SubmitRunOptions } from "./run-client-options";
+import type { ReconcileOptions, ReconcileReport, ResumeRunOptions, RunClientOptions, RunEventsOptions, SubmitRunOptions } from "./run-client-options";
+import { RunStoppedError } from "../errors/run-stopped-error";
+import { PENDING_STATES, giveUpRun, reconcileRun } from "./reconcile-run";
 import { toResult } from "./to-result";
 
 const KNOWN = new Set(["connection", "store", "queueName", "prefix", "pollIntervalMs"]);
 /** Retries of a job whose store failed before its run started (the run itself is never retried blindly). */
 const JOB_ATTEMPTS = { attempts: 5, backoff: { type: "exponential", delay: 1000 } } as const;
-
-const PENDING_STATES = new Set(["waiting", "delayed", "active", "prioritized", "waiting-children"]);
+/** How many queued and running runs `reconcile()` looks at by default. */
+const RECONCILE_LIMIT = 1000;
 
 interface Connected {
   redis: RedisClients;
@@ -109,7 +111,7 @@ export class RunClient {
       ...(threadId === undefined ? {} : { threadId }),
       inputs: encoded,
       status: "queued",
-      metadata: { executor },
+      metadata: { executor, queue: this.names.queueName },
       at: Date.now(),
     });
     const data: RunJobData = { schemaVersion: 1, kind: "start", runId, executor, inputs: encoded, ...(threadId === undefined ? {} : { threadId }) };
@@ -181,7 +183,7 @@ export class RunClient {
     checkObject(where, "options", options);
     const decisions = options.decisions as Record<string, Decision> | undefined;
     if (decisions !== undefined) checkObject(where, "decisions", decisions);
-    const { redis, queue } = this.connect();
+    this.connect();
     const info = await this.runInfo(runId, "resume");
     const executor = info.metadata?.["executor"];
     if (typeof executor !== "string") {
@@ -194,20 +196,62 @@ export class RunClient {
         message: `${where}: run "${runId}" is ${info.status}, not paused for approval: there is nothing to decide (a pause is decided once).`,
       });
     }
-    const data: RunJobData = { schemaVersion: 1, kind: "resume", runId, executor, ...(decisions === undefined ? {} : { decisions }) };
-    const jobId = resumeJobId(runId);
     // Followers of the run wait for this job rather than end at the pause (or the failure).
-    await redis.command.multi().del(this.names.cancelKey(runId)).set(this.names.resumeKey(runId), jobId, "EX", CANCEL_TTL_SECONDS).exec();
-    await queue.add(RESUME_JOB, data, { jobId, ...JOB_ATTEMPTS });
+    await this.queueResume(runId, executor, decisions, true);
   }
 
   /**
    * Resolves with the run's result once it has its output (at once for a run that ended), as
    * `invoke` gives it: a paused run's has `output: ""` and its `interrupts`. Rejects with
-   * `RunStoppedError` when the run failed or was cancelled.
+   * `RunStoppedError` when the run failed or was cancelled, or can no longer progress: its job
+   * failed before the run started, or Redis lost it and the run cannot be queued again (see
+   * {@link RunClient.reconcile}; a run whose job is gone is queued again while it is followed).
    */
   result(runId: string): Promise<AgentExecutorResult> {
     return lastValueFrom(this.events(runId).pipe(toResult()));
+  }
+
+  /**
+   * Queues again the runs of this queue that Redis lost (after a restart without persistence, a
+   * failover, a flush): every `queued` run, and every `running` run whose lease expired, that has no
+   * job waiting, delayed or active gets a resume job (a queued run starts there, a crashed one
+   * continues from its record). A run that cannot progress is recorded as `failed` with the reason:
+   * its job failed before the run started (the store was unreachable through every attempt), or
+   * its record names no executor to queue it with. Runs submitted to another queue, or not through
+   * a `RunClient`, are left alone; runs queued less than a second ago too (their `submit` may be
+   * queuing them right now).
+   *
+   * `events` and `result` do the same for the run they follow, each time they read its record (at
+   * the start, when Redis reconnects, and every `pollIntervalMs` without news): call `reconcile()`
+   * for the runs nobody follows, e.g. when an API process starts and on a timer.
+   *
+   * @example
+   * ```ts
+   * import { RunClient } from "@agentrx/bullmq";
+   * declare const client: RunClient;
+   *
+   * const { requeued, failed } = await client.reconcile();
+   * console.log(`queued again: ${requeued.length}; failed: ${failed.length}`);
+   * ```
+   */
+  async reconcile(options: ReconcileOptions = {}): Promise<ReconcileReport> {
+    const where = "RunClient.reconcile";
+    checkObject(where, "options", options);
+    const { limit = RECONCILE_LIMIT } = options;
+    checkInteger(where, "limit", limit, 1);
+    this.connect();
+    const report: ReconcileReport = { requeued: [], failed: [] };
+    for (const info of await this.store.listRuns({ status: ["queued", "running"], limit })) {
+      // Only runs submitted through a RunClient: a run recorded by an executor in its own process is that process's to resume.
+      if (typeof info.metadata?.["executor"] !== "string" || !this.ofThisQueue(info)) continue;
+      try {
+        if ((await this.reconcileRun(info)) === "requeued") report.requeued.push(info.runId);
+      } catch (error) {
+        if (!RunStoppedError.isInstance(error)) throw error;
+        report.failed.push(info.runId);
+      }
+    }
+    return report;
   }
 
   /** Closes the client's connections; runs go on on the workers. Streams still open error. */
@@ -236,6 +280,7 @@ export class RunClient {
         channel: this.names.runChannel(runId),
         pollIntervalMs: this.pollIntervalMs,
         resumePending: (id: string) => this.resumePending(id),
+        reconcile: async (info: RunInfo) => void (this.ofThisQueue(info) ? await this.reconcileRun(info) : undefined),
       };
       return followRun(context, runId, after).subscribe(subscriber);
     });
@@ -248,6 +293,43 @@ export class RunClient {
     const job = jobId === null ? undefined : await queue.getJob(jobId);
     if (job === undefined) return false;
     return PENDING_STATES.has(await job.getState());
+  }
+
+  /**
+   * Whether the run is not another queue's (runs recorded before the queue was, by an older
+   * version, and runs not submitted through a `RunClient`, count as this queue's).
+   */
+  private ofThisQueue(info: RunInfo): boolean {
+    const queue = info.metadata?.["queue"];
+    return queue === undefined || queue === this.names.queueName;
+  }
+
+  /** Checks that a stranded run has a job (see `reconcileRun`), through this client's queue and store. */
+  private reconcileRun(info: RunInfo): Promise<"waiting" | "requeued"> {
+    return reconcileRun(
+      {
+        latestJob: async (runId) => {
+          const { redis, queue } = this.connect();
+          const resumeId = await redis.command.get(this.names.resumeKey(runId));
+          const job = (resumeId === null ? undefined : await queue.getJob(resumeId)) ?? (await queue.getJob(startJobId(runId)));
+          return job === undefined ? { state: "unknown" } : { state: await job.getState(), failedReason: job.failedReason };
+        },
+        queueResume: (runId, executor) => this.queueResume(runId, executor),
+        giveUp: (runId, reason) => giveUpRun(this.store, this.owner, runId, reason),
+      },
+      info,
+    );
+  }
+
+  /** Queues a resume job for the run and remembers it as the run's latest (followers wait for it). */
+  private async queueResume(runId: string, executor: string, decisions?: Record<string, Decision>, clearCancel = false): Promise<void> {
+    const { redis, queue } = this.connect();
+    const data: RunJobData = { schemaVersion: 1, kind: "resume", runId, executor, ...(decisions === undefined ? {} : { decisions }) };
+    const jobId = resumeJobId(runId);
+    const remember = redis.command.multi();
+    if (clearCancel) remember.del(this.names.cancelKey(runId));
+    await remember.set(this.names.resumeKey(runId), jobId, "EX", CANCEL_TTL_SECONDS).exec();
+    await queue.add(RESUME_JOB, data, { jobId, ...JOB_ATTEMPTS });
   }
 
   private async runInfo(runId: string, operation: string): Promise<RunInfo> {

@@ -20,8 +20,9 @@ export class InProcessRunStore implements RunStore {
 
   async createRun(run: NewRun): Promise<void> {
     if (this.runs.has(run.runId)) throw new RunStoreError({ operation: "createRun", runId: run.runId, message: `Run "${run.runId}" is recorded already.` });
-    const info: RunInfo = { runId: run.runId, status: run.status, inputs: run.inputs, createdAt: run.at, updatedAt: run.at, eventCount: 0 };
+    const info: RunInfo = { runId: run.runId, status: run.status, inputs: run.inputs, createdAt: run.at, updatedAt: run.at, eventCount: 0, epoch: 1 };
     if (run.threadId !== undefined) info.threadId = run.threadId;
+    if (run.forkOf !== undefined) info.forkOf = { ...run.forkOf };
     if (run.owner !== undefined) info.owner = run.owner;
     if (run.leaseMs !== undefined) info.leaseExpiresAt = run.at + run.leaseMs;
     this.runs.set(run.runId, { info, events: [] });
@@ -34,13 +35,15 @@ export class InProcessRunStore implements RunStore {
     if (status === "running" && owner !== claim.owner && (leaseExpiresAt ?? 0) > claim.at) {
       throw new RunBusyError({ runId, ...(owner === undefined ? {} : { owner }), ...(leaseExpiresAt === undefined ? {} : { leaseExpiresAt }) });
     }
-    Object.assign(record.info, { status: "running", owner: claim.owner, leaseExpiresAt: claim.at + claim.leaseMs, updatedAt: claim.at });
-    return before;
+    const epoch = (record.info.epoch ?? 0) + 1;
+    Object.assign(record.info, { status: "running", owner: claim.owner, leaseExpiresAt: claim.at + claim.leaseMs, updatedAt: claim.at, epoch });
+    return { ...before, epoch };
   }
 
   async write(runId: string, write: RunWrite): Promise<void> {
     const record = this.record(runId, "write");
     if (record.info.owner !== write.owner) throw new RunLeaseLostError({ runId, owner: write.owner });
+    if (write.epoch !== undefined && record.info.epoch !== write.epoch) throw new RunLeaseLostError({ runId, owner: write.owner, epoch: write.epoch });
     const first = write.events[0];
     if (first !== undefined && first.seq !== record.info.eventCount + 1) {
       throw new RunStoreError({ operation: "write", runId, message: `Run "${runId}": event ${first.seq} does not follow event ${record.info.eventCount}.` });

@@ -43,9 +43,15 @@ export function runDurationMs(run: RunInfo): number {
   return run.checkpoint?.elapsedMs ?? Math.max(0, run.updatedAt - run.createdAt);
 }
 
+/** The lineage line under a forked run: which run and iteration it was forked from. @internal */
+export function forkLine(run: RunInfo): string | undefined {
+  return run.forkOf === undefined ? undefined : `  ↳ fork of ${run.forkOf.runId}@${run.forkOf.iteration}`;
+}
+
 /**
  * The `agentrx runs` table: one line per run, newest first: id, thread, status, stop reason,
- * steps (the agent's iterations), tokens, running time and start time (local).
+ * steps (the agent's iterations), tokens, running time and start time (local). A forked run has a
+ * second line, `↳ fork of <runId>@<iteration>`: the run and the iteration its record was copied up to.
  *
  * @internal
  */
@@ -74,6 +80,11 @@ export function formatRunsTable(runs: readonly RunInfo[], style: CliStyle): stri
       .trimEnd();
   return [
     line(header, (cell) => style.dim(cell)),
-    ...rows.map((row, index) => line(row, (cell, column) => (column === 2 ? style.status((runs[index] as RunInfo).status, cell) : cell))),
+    ...rows.flatMap((row, index) => {
+      const run = runs[index] as RunInfo;
+      const lineage = forkLine(run);
+      const main = line(row, (cell, column) => (column === 2 ? style.status(run.status, cell) : cell));
+      return lineage === undefined ? [main] : [main, style.dim(lineage)];
+    }),
   ].join("\n");
 }

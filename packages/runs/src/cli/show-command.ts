@@ -91,6 +91,7 @@ function summaryLine(run: RunInfo, style: ReturnType<typeof cliStyle>): string {
     fmt.duration(runDurationMs(run)),
     run.checkpoint !== undefined ? `${run.checkpoint.iteration} iteration${run.checkpoint.iteration === 1 ? "" : "s"}` : undefined,
     run.threadId !== undefined ? `thread ${run.threadId}` : undefined,
+    run.forkOf !== undefined ? `fork of ${run.forkOf.runId}@${run.forkOf.iteration}` : undefined,
     `started ${fmt.time(run.createdAt)}`,
   ];
   return parts.filter((part) => part !== undefined).join(" · ");

@@ -20,6 +20,15 @@ export interface RunRow {
   event_count: number;
   owner: string | null;
   lease_expires_at: number | null;
+  /**
+   * The fencing token: 1 at creation, one more at every claim. 0 on rows written before fencing
+   * existed (the migration's default): such a run shows no `epoch` until it is claimed.
+   */
+  epoch: number;
+  /** The run this one was forked from (`forkOf.runId`), or null. */
+  fork_of_run_id: string | null;
+  /** The iteration of the fork (`forkOf.iteration`), or null. */
+  fork_of_iteration: number | null;
 }
 
 /** An event as a store's table holds it. */
@@ -32,7 +41,7 @@ export interface EventRow {
 
 /** The columns of `agentrx_runs`, in table order. */
 export const RUN_COLUMNS =
-  "run_id, thread_id, status, stop_reason, inputs, usage, error, checkpoint, metadata, created_at, updated_at, event_count, owner, lease_expires_at";
+  "run_id, thread_id, status, stop_reason, inputs, usage, error, checkpoint, metadata, created_at, updated_at, event_count, owner, lease_expires_at, epoch, fork_of_run_id, fork_of_iteration";
 
 /** The row of a new run. */
 export function newRunRow(run: NewRun): RunRow {
@@ -52,6 +61,9 @@ export function newRunRow(run: NewRun): RunRow {
     event_count: 0,
     owner: running ? run.owner! : null,
     lease_expires_at: running ? run.at + run.leaseMs! : null,
+    epoch: 1,
+    fork_of_run_id: run.forkOf?.runId ?? null,
+    fork_of_iteration: run.forkOf?.iteration ?? null,
   };
 }
 
@@ -128,7 +140,14 @@ function decode(row: RunRow): RunInfo {
   if (row.metadata !== null) info.metadata = parse("metadata", row.metadata) as JsonObject;
   if (row.owner !== null) info.owner = row.owner;
   if (row.lease_expires_at !== null) info.leaseExpiresAt = row.lease_expires_at;
+  addFencing(info, row);
   return info;
+}
+
+/** Sets `epoch` (when the row has been fenced) and `forkOf` (when it is a fork) on `info`. */
+function addFencing(info: RunInfo, row: RunRow): void {
+  if (row.epoch > 0) info.epoch = row.epoch;
+  if (row.fork_of_run_id !== null) info.forkOf = { runId: row.fork_of_run_id, iteration: row.fork_of_iteration ?? 0 };
 }
 
 /** The run a row holds; rejects a corrupt row with a `RunStoreError` naming the run and the column. */
@@ -138,6 +157,7 @@ export function runInfoOf(row: RunRow, store: string, operation: string): RunInf
   } catch (error) {
     if (!(error instanceof CorruptField)) throw error;
     throw new RunStoreError({
+      reason: "corrupt",
       operation,
       runId: row.run_id,
       message: `${store}: the record of run "${row.run_id}" is corrupt: ${error.message}. Delete the run (deleteRun) or repair the row.`,
@@ -163,6 +183,7 @@ export function listedRunInfoOf(row: RunRow): RunInfo {
     if (row.thread_id !== null) info.threadId = row.thread_id;
     if (row.owner !== null) info.owner = row.owner;
     if (row.lease_expires_at !== null) info.leaseExpiresAt = row.lease_expires_at;
+    addFencing(info, row);
     return info;
   }
 }
@@ -174,6 +195,7 @@ export function storedEventOf(runId: string, row: EventRow, store: string): Stor
     data = JSON.parse(row.data);
   } catch (cause) {
     throw new RunStoreError({
+      reason: "corrupt",
       operation: "readEvents",
       runId,
       message: `${store}: event ${row.seq} of run "${runId}" is corrupt: its data is not valid JSON (${(cause as Error).message}).`,
@@ -182,6 +204,7 @@ export function storedEventOf(runId: string, row: EventRow, store: string): Stor
   }
   if (data === null || typeof data !== "object" || Array.isArray(data)) {
     throw new RunStoreError({
+      reason: "corrupt",
       operation: "readEvents",
       runId,
       message: `${store}: event ${row.seq} of run "${runId}" is corrupt: its data is not a JSON object.`,

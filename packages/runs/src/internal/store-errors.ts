@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from "@agentrx/core";
-import { RunStoreError } from "@agentrx/executors";
+import { RunLeaseLostError, RunStoreError } from "@agentrx/executors";
 
 /** The error of every call made after `close()`. */
 export function closedStoreError(store: string, operation: string, runId?: string): RunStoreError {
@@ -52,5 +52,20 @@ export function seqError(store: string, runId: string, eventCount: number, first
     operation: "write",
     runId,
     message: `${store}: the write to run "${runId}" starts at seq ${firstSeq}, but the run has ${eventCount} event(s), so the next seq is ${eventCount + 1}; it ${kind}. Nothing of the write was applied.`,
+  });
+}
+
+/**
+ * The error of a write refused because its writer lost the run: another owner holds the lease, or
+ * the write's `epoch` is older than the run's (another claim came since). Names the epochs when the
+ * writer gave one.
+ */
+export function leaseLostError(store: string, runId: string, owner: string, epoch: number | undefined, current: { owner: string | null; epoch: number }): RunLeaseLostError {
+  if (epoch === undefined || current.owner !== owner || current.epoch === epoch) return new RunLeaseLostError({ runId, owner });
+  return new RunLeaseLostError({
+    runId,
+    owner,
+    epoch,
+    message: `${store}: run "${runId}" is at epoch ${current.epoch}, but this write carries epoch ${epoch}: the run was claimed again since this process took it, so the write was refused and the run stops here.`,
   });
 }

@@ -66,6 +66,7 @@ export function storedThreadMessageOf(threadId: string, row: ThreadMessageRow, s
   }
   if (problem !== undefined) {
     throw new RunStoreError({
+      reason: "corrupt",
       operation: "readThreadMessages",
       message: `${store}: message ${row.seq} of thread "${threadId}" is corrupt: ${problem}. Clear the thread (clearThread) or repair the row.`,
     });

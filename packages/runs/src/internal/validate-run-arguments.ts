@@ -84,6 +84,13 @@ export function checkNewRun(run: NewRun): void {
   checkObject("createRun", "run.inputs", run.inputs);
   if (run.metadata !== undefined) checkObject("createRun", "run.metadata", run.metadata);
   checkTime("createRun", "run.at", run.at);
+  if (run.forkOf !== undefined) {
+    checkObject("createRun", "run.forkOf", run.forkOf);
+    checkKey("createRun", "run.forkOf.runId", run.forkOf.runId);
+    if (typeof run.forkOf.iteration !== "number" || !Number.isSafeInteger(run.forkOf.iteration) || run.forkOf.iteration < 0) {
+      throw invalid("createRun", "run.forkOf.iteration", run.forkOf.iteration, "an integer >= 0");
+    }
+  }
   if (run.status === "running") {
     checkKey("createRun", "run.owner", run.owner);
     checkPositiveInteger("createRun", "run.leaseMs", run.leaseMs);
@@ -110,6 +117,7 @@ export function checkWrite(runId: string, write: RunWrite): number | undefined {
   checkKey("write", "write.owner", write.owner);
   checkPositiveInteger("write", "write.leaseMs", write.leaseMs);
   checkTime("write", "write.at", write.at);
+  if (write.epoch !== undefined) checkPositiveInteger("write", "write.epoch", write.epoch);
   const { events, update } = write;
   if (!Array.isArray(events)) throw invalid("write", "write.events", events, "an array");
   for (let index = 0; index < events.length; index++) {

@@ -1,6 +1,5 @@
 import {
   RunBusyError,
-  RunLeaseLostError,
   RunNotFoundError,
   RunStoreError,
   type ClaimRun,
@@ -16,7 +15,7 @@ import {
 } from "@agentrx/executors";
 import { compareCodePoints } from "../internal/compare-code-points";
 import { eventRows, listedRunInfoOf, newRunRow, runInfoOf, storedEventOf, writeColumns, type EventRow, type RunRow } from "../internal/run-record";
-import { closedStoreError, seqError } from "../internal/store-errors";
+import { closedStoreError, leaseLostError, seqError } from "../internal/store-errors";
 import { checkThreadRead, storedThreadMessageOf, threadMessageRows, type ThreadMessageRow } from "../internal/thread-record";
 import {
   checkClaim,
@@ -78,8 +77,9 @@ export class MemoryRunStore implements RunStore {
     if (row === undefined) throw new RunNotFoundError({ operation: "claimRun", runId });
     const free = row.status !== "running" || row.lease_expires_at === null || row.lease_expires_at <= claim.at || row.owner === claim.owner;
     if (!free) throw new RunBusyError({ runId, owner: row.owner ?? undefined, leaseExpiresAt: row.lease_expires_at ?? undefined });
-    this.#runs.set(runId, { ...row, status: "running", owner: claim.owner, lease_expires_at: claim.at + claim.leaseMs, updated_at: claim.at });
-    return runInfoOf(row, STORE, "claimRun");
+    const epoch = row.epoch + 1;
+    this.#runs.set(runId, { ...row, status: "running", owner: claim.owner, lease_expires_at: claim.at + claim.leaseMs, updated_at: claim.at, epoch });
+    return { ...runInfoOf(row, STORE, "claimRun"), epoch };
   }
 
   async write(runId: string, write: RunWrite): Promise<void> {
@@ -89,7 +89,7 @@ export class MemoryRunStore implements RunStore {
     const rows = eventRows(write.events);
     const row = this.#runs.get(runId);
     if (row === undefined) throw new RunNotFoundError({ operation: "write", runId });
-    if (row.owner !== write.owner) throw new RunLeaseLostError({ runId, owner: write.owner });
+    if (row.owner !== write.owner || (write.epoch !== undefined && row.epoch !== write.epoch)) throw leaseLostError(STORE, runId, write.owner, write.epoch, row);
     if (expected !== undefined && row.event_count !== expected) throw seqError(STORE, runId, row.event_count, expected + 1);
     this.#runs.set(runId, {
       ...row,

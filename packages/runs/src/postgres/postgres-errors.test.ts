@@ -25,4 +25,20 @@ describe("PostgreSQL errors", () => {
       "PostgresRunStore: lost the connection to the database at h:1/d (Connection terminated unexpectedly).",
     );
   });
+
+  it("reports timeouts with reason \"timeout\": a statement the server cancelled, a silent server, a connection not made in time", () => {
+    const cancelled = Object.assign(new Error("canceling statement due to statement timeout"), { code: "57014" });
+    const cases: [unknown, RegExp][] = [
+      [cancelled, /write took longer than statementTimeoutMs at h:1\/d, and the server cancelled it/],
+      [new Error("Query read timeout"), /did not answer write within statementTimeoutMs/],
+      [new Error("timeout exceeded when trying to connect"), /could not connect to the database at h:1\/d within connectionTimeoutMs/],
+      [new Error("Connection terminated due to connection timeout"), /within connectionTimeoutMs/],
+    ];
+    for (const [cause, message] of cases) {
+      const error = wrapPostgresError("write", "r1", cause, "h:1/d");
+      expect(error).toMatchObject({ reason: "timeout", operation: "write", runId: "r1", cause });
+      expect(error.message).toMatch(message);
+    }
+    expect(wrapPostgresError("write", "r1", new Error("Connection terminated unexpectedly"), "h:1/d")).toMatchObject({ reason: "error" });
+  });
 });

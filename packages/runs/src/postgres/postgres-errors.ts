@@ -39,7 +39,20 @@ export function wrapPostgresError(operation: string, runId: string | undefined, 
     return new RunStoreError({ operation, runId, message: `${STORE}: ${reason} (${code}).`, cause: error });
   }
   const message = (error as Error | null)?.message ?? "";
-  if (/Connection terminated|connection timeout/i.test(message)) {
+  if (code === "42P01" || code === "3F000") {
+    // The tables (or their schema) were there when the store opened: someone dropped them since.
+    return new RunStoreError({ operation, runId, reason: "gone", message: `${STORE}: ${operation} found the store's tables gone at ${target}: ${message} (${code}); they were dropped after the store opened them. A new store on an empty schema creates them again.`, cause: error });
+  }
+  if (code === "57014" && /statement timeout/i.test(message)) {
+    return new RunStoreError({ operation, runId, reason: "timeout", message: `${STORE}: ${operation} took longer than statementTimeoutMs at ${target}, and the server cancelled it (${message}).`, cause: error });
+  }
+  if (/Query read timeout/i.test(message)) {
+    return new RunStoreError({ operation, runId, reason: "timeout", message: `${STORE}: the database at ${target} did not answer ${operation} within statementTimeoutMs (${message}).`, cause: error });
+  }
+  if (/timeout exceeded when trying to connect|connection timeout/i.test(message)) {
+    return new RunStoreError({ operation, runId, reason: "timeout", message: `${STORE}: could not connect to the database at ${target} within connectionTimeoutMs (${message}).`, cause: error });
+  }
+  if (/Connection terminated/i.test(message)) {
     return new RunStoreError({ operation, runId, message: `${STORE}: lost the connection to the database at ${target} (${message}).`, cause: error });
   }
   return wrapStoreError(STORE, operation, runId, error, subject);

@@ -68,6 +68,16 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; up: (s: string) =>
       PRIMARY KEY (thread_id, seq)
     );`,
   },
+  {
+    version: 3,
+    // Fencing and lineage. Runs recorded before this step get epoch 0 (no epoch shown) and take
+    // epoch 1 at their next claim; new runs are created at epoch 1. Adding a column with a constant
+    // default does not rewrite the table.
+    up: (s) => `
+    ALTER TABLE ${s}.agentrx_runs ADD COLUMN epoch integer NOT NULL DEFAULT 0;
+    ALTER TABLE ${s}.agentrx_runs ADD COLUMN fork_of_run_id text;
+    ALTER TABLE ${s}.agentrx_runs ADD COLUMN fork_of_iteration integer;`,
+  },
 ];
 
 /** The latest schema version this package knows. */

@@ -16,8 +16,8 @@ export interface PostgresQueries {
   claim: string;
   /**
    * The write of `count` events: one statement, one round trip. Parameters: run id, owner, the
-   * event count the run must have (or null), the nine columns of `writeColumns`, then 4 per event
-   * (seq, type, at, data) up to 16 events, or 4 arrays beyond.
+   * event count the run must have (or null), the nine columns of `writeColumns`, the writer's
+   * epoch (or null), then 4 per event (seq, type, at, data) up to 16 events, or 4 arrays beyond.
    */
   write(count: number): string;
   writeState: string;
@@ -59,15 +59,15 @@ export function postgresQueries(s: string): PostgresQueries {
     claim: `WITH before AS (
         SELECT ${RUN_COLUMNS} FROM ${runs} WHERE run_id = $1 FOR UPDATE
       ), claimed AS (
-        UPDATE ${runs} AS r SET status = 'running', owner = $2, lease_expires_at = $3, updated_at = $4
+        UPDATE ${runs} AS r SET status = 'running', owner = $2, lease_expires_at = $3, updated_at = $4, epoch = r.epoch + 1
         FROM before AS b
         WHERE r.run_id = b.run_id
           AND (b.status <> 'running' OR b.lease_expires_at IS NULL OR b.lease_expires_at <= $4 OR b.owner = $2)
-        RETURNING r.run_id
+        RETURNING r.epoch
       )
-      SELECT before.*, EXISTS (SELECT 1 FROM claimed) AS claimed FROM before`,
+      SELECT before.*, (SELECT epoch FROM claimed) AS claimed_epoch FROM before`,
     write: (count) => writeSql(runs, events, count),
-    writeState: `SELECT owner, event_count FROM ${runs} WHERE run_id = $1`,
+    writeState: `SELECT owner, event_count, epoch FROM ${runs} WHERE run_id = $1`,
     readEvents: `SELECT seq, type, at, data FROM ${events} WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
     deleteRun: `DELETE FROM ${runs} WHERE run_id = $1`,
     pruneRuns: `DELETE FROM ${runs} WHERE updated_at < $1 AND status <> 'running'`,
@@ -113,8 +113,10 @@ export function postgresQueries(s: string): PostgresQueries {
 export const MAX_VALUES_EVENTS = 16;
 
 function writeSql(runs: string, events: string, count: number): string {
-  // Update the row when the writer holds the lease and the events follow the last recorded one,
-  // then insert the events (only if the row was updated: they select from `run`).
+  // Update the row when the writer holds the lease (at its epoch, when given) and the events follow
+  // the last recorded one, then insert the events (only if the row was updated: they select from
+  // `run`). The row lock the UPDATE takes orders it after a concurrent claim, whose new epoch it
+  // then sees (READ COMMITTED re-checks the WHERE clause on the updated row).
   const update = `UPDATE ${runs} SET
           status = coalesce($4::text, status),
           stop_reason = coalesce($5::text, stop_reason),
@@ -125,16 +127,16 @@ function writeSql(runs: string, events: string, count: number): string {
           lease_expires_at = CASE WHEN $9::boolean THEN NULL ELSE $10::bigint END,
           updated_at = $11::bigint,
           event_count = coalesce($12::integer, event_count)
-        WHERE run_id = $1 AND owner = $2 AND ($3::integer IS NULL OR event_count = $3::integer)
+        WHERE run_id = $1 AND owner = $2 AND ($13::integer IS NULL OR epoch = $13::integer) AND ($3::integer IS NULL OR event_count = $3::integer)
         RETURNING run_id`;
   if (count === 0) return `WITH run AS (${update}) SELECT count(*)::integer AS updated FROM run`;
   const rows =
     count <= MAX_VALUES_EVENTS
       ? `(VALUES ${Array.from({ length: count }, (_, index) => {
-          const n = 13 + index * 4;
+          const n = 14 + index * 4;
           return `($${n}::integer, $${n + 1}::text, $${n + 2}::bigint, $${n + 3}::text)`;
         }).join(", ")})`
-      : "unnest($13::integer[], $14::text[], $15::bigint[], $16::text[])";
+      : "unnest($14::integer[], $15::text[], $16::bigint[], $17::text[])";
   return `WITH run AS (${update}), added AS (
         INSERT INTO ${events} (run_id, seq, type, at, data)
         SELECT run.run_id, e.seq, e.type, e.at, e.data FROM run, ${rows} AS e (seq, type, at, data)
@@ -169,6 +171,9 @@ export function runRowOf(row: Record<string, unknown>): RunRow {
     event_count: Number(row.event_count),
     owner: row.owner as string | null,
     lease_expires_at: row.lease_expires_at === null ? null : Number(row.lease_expires_at),
+    epoch: Number(row.epoch ?? 0),
+    fork_of_run_id: (row.fork_of_run_id ?? null) as string | null,
+    fork_of_iteration: row.fork_of_iteration === null || row.fork_of_iteration === undefined ? null : Number(row.fork_of_iteration),
   };
 }
 

@@ -30,6 +30,10 @@ export interface PostgresPoolOptions {
    */
   pool: PostgresPool;
   connectionString?: undefined;
+  /** Only with `connectionString`: set `statement_timeout` and `query_timeout` on your pool. */
+  statementTimeoutMs?: undefined;
+  /** Only with `connectionString`: set `connectionTimeoutMillis` on your pool. */
+  connectionTimeoutMs?: undefined;
   /**
    * The schema that holds the store's tables, created when missing: letters, digits and
    * underscores, not starting with a digit.
@@ -46,6 +50,22 @@ export interface PostgresConnectionStringOptions {
    */
   connectionString: string;
   pool?: undefined;
+  /**
+   * How long one statement may run, in milliseconds, before it fails with a `RunStoreError` whose
+   * `reason` is `"timeout"`: the pool's connections get it as PostgreSQL's `statement_timeout` (the
+   * server cancels the statement, e.g. one waiting for a row another transaction locked), and as
+   * `pg`'s `query_timeout` half a second later (for a server that stopped answering). 0 turns both
+   * off. With `pool`, configure your pool instead.
+   * @default 10000
+   */
+  statementTimeoutMs?: number;
+  /**
+   * How long opening a connection may take, in milliseconds, before the call fails with a
+   * `RunStoreError` whose `reason` is `"timeout"` (the pool's `connectionTimeoutMillis`). 0 waits
+   * as long as the operating system does.
+   * @default 10000
+   */
+  connectionTimeoutMs?: number;
   /**
    * The schema that holds the store's tables, created when missing: letters, digits and
    * underscores, not starting with a digit.

@@ -17,5 +17,8 @@ describe("store types", () => {
     new PostgresRunStore({ schema: "agentrx" });
     // @ts-expect-error not both
     new PostgresRunStore({ pool: new pg.Pool(), connectionString: "postgres://h/d" });
+    new PostgresRunStore({ connectionString: "postgres://h/d", statementTimeoutMs: 5000, connectionTimeoutMs: 2000 });
+    // @ts-expect-error a pool you own keeps its own timeouts
+    new PostgresRunStore({ pool: new pg.Pool(), statementTimeoutMs: 5000 });
   });
 });

@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from "@agentrx/core";
 import { RunStoreError } from "@agentrx/executors";
+import { createServer, type AddressInfo, type Socket } from "node:net";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { appendInManyProcesses, runInAnotherProcess, runManyProcesses } from "../testing/another-process";
@@ -44,7 +45,7 @@ afterAll(async () => {
 });
 
 describe("PostgresRunStore options", () => {
-  it("takes exactly one of pool and connectionString, and a schema that is an identifier", () => {
+  it("takes exactly one of pool and connectionString, a schema that is an identifier, and timeouts in whole ms", () => {
     const cases: [unknown, string][] = [
       [{}, "connectionString"],
       [{ connectionString: "postgres://x/y", pool: new pg.Pool() }, "pool"],
@@ -53,6 +54,10 @@ describe("PostgresRunStore options", () => {
       [{ connectionString: "postgres://x/y", schema: 'bad"; DROP TABLE x; --' }, "schema"],
       [{ connectionString: "postgres://x/y", schema: "1starts_with_digit" }, "schema"],
       [{ connectionString: "postgres://x/y", schema: "x".repeat(64) }, "schema"],
+      [{ connectionString: "postgres://x/y", statementTimeoutMs: -1 }, "statementTimeoutMs"],
+      [{ connectionString: "postgres://x/y", connectionTimeoutMs: 1.5 }, "connectionTimeoutMs"],
+      // The timeouts are the pool's: a pool you own keeps its own.
+      [{ pool: new pg.Pool(), statementTimeoutMs: 100 }, "statementTimeoutMs"],
     ];
     for (const [options, argument] of cases) {
       let caught: unknown;
@@ -77,6 +82,50 @@ describe("PostgresRunStore options", () => {
   });
 });
 
+describe("PostgresRunStore timeouts", () => {
+  it("gives up on a server that accepts the connection but never answers, after connectionTimeoutMs", async () => {
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => void sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const { port } = silent.address() as AddressInfo;
+    const store = new PostgresRunStore({ connectionString: `postgres://agent@127.0.0.1:${port}/silent`, connectionTimeoutMs: 200 });
+    try {
+      const started = Date.now();
+      const error = await rejectionOf(store.getRun("r1"));
+      expect(Date.now() - started).toBeLessThan(3000);
+      expect(RunStoreError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ reason: "timeout", operation: "getRun", runId: "r1" });
+      expect(error.message).toMatch(new RegExp(`127\\.0\\.0\\.1:${port}/silent within connectionTimeoutMs`));
+    } finally {
+      await store.close();
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
+  it.skipIf(database.skip)("fails a statement that waits longer than statementTimeoutMs with reason \"timeout\", and goes on after", async () => {
+    database.assertReachable();
+    const store = new PostgresRunStore({ connectionString, schema, statementTimeoutMs: 300 });
+    const runId = `locked-${Math.random().toString(36).slice(2, 8)}`;
+    await store.createRun({ runId, inputs: {}, status: "queued", at: 1 });
+    const holder = await database.pool().connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query(`SELECT 1 FROM "${schema}".agentrx_runs WHERE run_id = $1 FOR UPDATE`, [runId]);
+      const started = Date.now();
+      const error = await rejectionOf(store.claimRun(runId, { owner: "w", leaseMs: 1000, at: 2 }));
+      expect(Date.now() - started).toBeLessThan(3000);
+      expect(error).toMatchObject({ reason: "timeout", operation: "claimRun", runId });
+      expect(error.message).toMatch(/statementTimeoutMs/);
+    } finally {
+      await holder.query("ROLLBACK");
+      holder.release();
+    }
+    expect((await store.claimRun(runId, { owner: "w", leaseMs: 1000, at: 3 })).epoch).toBe(2);
+    await store.close();
+  });
+});
+
 describe.skipIf(database.skip)("PostgresRunStore", () => {
   it("writes with one query, and leaves a pool it was given open on close", async () => {
     database.assertReachable();
@@ -90,6 +139,21 @@ describe.skipIf(database.skip)("PostgresRunStore", () => {
     expect(queries).toBe(1);
     await store.close();
     expect((await pool.query(`SELECT event_count FROM "${schema}".agentrx_runs WHERE run_id = 'one-query'`)).rows).toEqual([{ event_count: 2 }]);
+  });
+
+  it("fails with reason \"gone\" when its tables were dropped after it opened them", async () => {
+    database.assertReachable();
+    const name = extraSchema();
+    const store = new PostgresRunStore({ connectionString, schema: name });
+    await store.createRun({ runId: "r1", inputs: {}, status: "queued", at: 1 });
+    await database.pool().query(`DROP SCHEMA "${name}" CASCADE`);
+    const error = await rejectionOf(store.getRun("r1"));
+    expect(error).toMatchObject({ reason: "gone", operation: "getRun", runId: "r1" });
+    expect(error.message).toMatch(/tables gone/);
+    await store.close();
+    const fresh = new PostgresRunStore({ connectionString, schema: name });
+    expect(await fresh.getRun("r1")).toBeUndefined();
+    await fresh.close();
   });
 
   it("ends the pool it created from connectionString on close", async () => {
@@ -113,7 +177,7 @@ describe.skipIf(database.skip)("PostgresRunStore", () => {
     const [reports] = await Promise.all([runManyProcesses({ kind: "postgres", connectionString, schema: name }, 2), ...stores.map((store) => store.listRuns())]);
     await Promise.all(stores.map((store) => store.close()));
     const { rows } = await database.pool().query(`SELECT version FROM "${name}".agentrx_schema_migrations ORDER BY version`);
-    expect(rows).toEqual([{ version: 1 }, { version: 2 }]);
+    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
     const check = new PostgresRunStore({ pool: database.pool(), schema: name });
     expect((await check.listRuns()).map((run) => run.runId).sort()).toEqual(reports.map((report) => report.runId).sort());
     await check.close();
@@ -122,16 +186,16 @@ describe.skipIf(database.skip)("PostgresRunStore", () => {
   it("can be migrated ahead of time, by the static method or by running its SQL (again)", async () => {
     database.assertReachable();
     const name = extraSchema();
-    expect(await PostgresRunStore.migrate({ connectionString, schema: name })).toBe(2);
+    expect(await PostgresRunStore.migrate({ connectionString, schema: name })).toBe(3);
     await database.pool().query(postgresMigrationSql(name));
     await database.pool().query(postgresMigrationSql(name));
     const { rows } = await database.pool().query(`SELECT version FROM "${name}".agentrx_schema_migrations ORDER BY version`);
-    expect(rows).toEqual([{ version: 1 }, { version: 2 }]);
+    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
     const tables = await database.pool().query("SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name", [name]);
     expect(tables.rows.map((row) => row.table_name)).toEqual(["agentrx_run_events", "agentrx_runs", "agentrx_schema_migrations", "agentrx_thread_messages", "agentrx_threads"]);
   });
 
-  it("upgrades a schema of version 1 to version 2, keeping its runs", async () => {
+  it("upgrades a schema of version 1 to the latest, keeping its runs (at epoch 0, shown without one until claimed)", async () => {
     database.assertReachable();
     const name = extraSchema();
     const pool = database.pool();
@@ -140,10 +204,14 @@ describe.skipIf(database.skip)("PostgresRunStore", () => {
     await pool.query(`INSERT INTO "${name}".agentrx_schema_migrations (version, applied_at) VALUES (1, 0)`);
     await pool.query(`INSERT INTO "${name}".agentrx_runs (run_id, thread_id, status, inputs, created_at, updated_at) VALUES ('old', 't1', 'finished', '{"input":"hi"}', 1, 2)`);
     const store = new PostgresRunStore({ pool, schema: name });
-    expect(await store.getRun("old")).toMatchObject({ runId: "old", threadId: "t1", status: "finished", inputs: { input: "hi" } });
+    const old = await store.getRun("old");
+    expect(old).toMatchObject({ runId: "old", threadId: "t1", status: "finished", inputs: { input: "hi" } });
+    expect(old?.epoch).toBeUndefined();
+    expect(old?.forkOf).toBeUndefined();
+    expect((await store.claimRun("old", { owner: "w", leaseMs: 1000, at: 3 })).epoch).toBe(1);
     expect(await store.appendThreadMessages("t1", [{ message: { type: "human", data: { content: "hi" } }, tokens: 5, at: 3 }])).toEqual([1]);
     await store.close();
-    expect((await pool.query(`SELECT version FROM "${name}".agentrx_schema_migrations ORDER BY version`)).rows).toEqual([{ version: 1 }, { version: 2 }]);
+    expect((await pool.query(`SELECT version FROM "${name}".agentrx_schema_migrations ORDER BY version`)).rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
   });
 
   it("assigns every seq of a thread once when several processes append to it at once", { timeout: 60_000 }, async () => {
@@ -197,7 +265,7 @@ describe.skipIf(database.skip)("PostgresRunStore", () => {
     await store.close();
   });
 
-  it("wraps a driver error in a RunStoreError with the driver's error as its cause", async () => {
+  it("wraps a driver error in a RunStoreError with the driver's error as its cause (a dropped table: reason \"gone\")", async () => {
     database.assertReachable();
     const name = extraSchema();
     const store = new PostgresRunStore({ pool: database.pool(), schema: name });
@@ -205,8 +273,8 @@ describe.skipIf(database.skip)("PostgresRunStore", () => {
     await database.pool().query(`DROP TABLE "${name}".agentrx_run_events`);
     const error = await rejectionOf(store.readEvents("r1"));
     expect(RunStoreError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ operation: "readEvents", runId: "r1" });
-    expect(error.message).toMatch(/^PostgresRunStore: readEvents failed for run "r1": .*agentrx_run_events.* \(42P01\)$/);
+    expect(error).toMatchObject({ operation: "readEvents", runId: "r1", reason: "gone" });
+    expect(error.message).toMatch(/^PostgresRunStore: readEvents found the store's tables gone at .*: .*agentrx_run_events.* \(42P01\); they were dropped/);
     expect((error.cause as { code?: string }).code).toBe("42P01");
     await store.close();
   });

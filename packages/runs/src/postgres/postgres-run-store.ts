@@ -1,7 +1,6 @@
 import { InvalidArgumentError } from "@agentrx/core";
 import {
   RunBusyError,
-  RunLeaseLostError,
   RunNotFoundError,
   RunStoreError,
   type ClaimRun,
@@ -16,7 +15,7 @@ import {
   type StoredThreadMessage,
 } from "@agentrx/executors";
 import { eventRows, listedRunInfoOf, newRunRow, RUN_COLUMNS, runInfoOf, storedEventOf, writeColumns } from "../internal/run-record";
-import { closedStoreError, loadDriver, seqError } from "../internal/store-errors";
+import { closedStoreError, leaseLostError, loadDriver, seqError } from "../internal/store-errors";
 import { checkThreadRead, storedThreadMessageOf, threadMessageRows, threadSubject } from "../internal/thread-record";
 import {
   checkClaim,
@@ -53,6 +52,8 @@ export type {
 } from "./postgres-run-store-options";
 
 const STORE = "PostgresRunStore";
+/** The default of `statementTimeoutMs` and `connectionTimeoutMs`. */
+const DEFAULT_TIMEOUT_MS = 10_000;
 type Rows = Record<string, unknown>[];
 /** The statements prepared once per connection (by name). */
 const STATEMENT_KINDS = ["insertRun", "selectRun", "claim", "readEvents", "appendThreadMessages", "readThreadMessagesOldest", "readThreadMessagesNewest"] as const;
@@ -64,7 +65,9 @@ type StatementKind = (typeof STATEMENT_KINDS)[number];
  * migrated at the first call (or by hand: {@link PostgresRunStore.migrate},
  * `postgresMigrationSql`). JSON is kept in `text` columns, because `jsonb` cannot hold the NUL
  * character (`\u0000`) that model output and tool results may contain. A write is one statement,
- * one round trip.
+ * one round trip. A pool the store creates times statements and connections out after 10 seconds
+ * (`statementTimeoutMs`, `connectionTimeoutMs`): the call fails with a `RunStoreError` whose
+ * `reason` is `"timeout"`.
  *
  * @example
  * ```ts
@@ -85,6 +88,7 @@ export class PostgresRunStore implements RunStore {
   readonly #names: Record<StatementKind, string>;
   /** The write statements by number of events, built and named on first use. */
   readonly #writes = new Map<number, { name: string; text: string }>();
+  readonly #timeouts: { statementTimeoutMs: number; connectionTimeoutMs: number };
   #pool: PostgresPool | undefined;
   #ready: Promise<PostgresPool> | undefined;
   #closed = false;
@@ -93,7 +97,7 @@ export class PostgresRunStore implements RunStore {
     if (options === null || typeof options !== "object") {
       throw new InvalidArgumentError({ argument: "options", value: options, message: "PostgresRunStore: options must be an object with `pool` or `connectionString`." });
     }
-    const { pool, connectionString, schema = "agentrx" } = options;
+    const { pool, connectionString, schema = "agentrx", statementTimeoutMs = DEFAULT_TIMEOUT_MS, connectionTimeoutMs = DEFAULT_TIMEOUT_MS } = options;
     if ((pool === undefined) === (connectionString === undefined)) {
       throw new InvalidArgumentError({
         argument: pool === undefined ? "connectionString" : "pool",
@@ -107,6 +111,15 @@ export class PostgresRunStore implements RunStore {
     if (pool !== undefined && (pool === null || typeof pool.query !== "function" || typeof pool.connect !== "function")) {
       throw new InvalidArgumentError({ argument: "pool", value: pool, message: "PostgresRunStore: pool must be a pg.Pool (with query() and connect())." });
     }
+    for (const [argument, value] of [["statementTimeoutMs", statementTimeoutMs], ["connectionTimeoutMs", connectionTimeoutMs]] as const) {
+      if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
+        throw new InvalidArgumentError({ argument, value, message: `PostgresRunStore: ${argument} must be an integer >= 0 (milliseconds; 0 for none), got ${String(value)}.` });
+      }
+      if (pool !== undefined && options[argument] !== undefined) {
+        throw new InvalidArgumentError({ argument, value, message: `PostgresRunStore: ${argument} applies to the pool the store creates from \`connectionString\`; with \`pool\`, set the timeouts on your pool.` });
+      }
+    }
+    this.#timeouts = { statementTimeoutMs, connectionTimeoutMs };
     const quoted = quoteSchema(schema);
     this.schema = schema;
     this.#pool = pool;
@@ -161,8 +174,15 @@ export class PostgresRunStore implements RunStore {
   async #initialize(): Promise<PostgresPool> {
     let pool = this.#pool;
     if (pool === undefined) {
-      const pg = await loadDriver<{ Pool: new (config: { connectionString: string }) => PostgresPool }>(STORE, "pg", () => import("pg"));
-      pool = new pg.Pool({ connectionString: this.#connectionString! });
+      const pg = await loadDriver<{ Pool: new (config: Record<string, unknown>) => PostgresPool }>(STORE, "pg", () => import("pg"));
+      const { statementTimeoutMs, connectionTimeoutMs } = this.#timeouts;
+      pool = new pg.Pool({
+        connectionString: this.#connectionString!,
+        // The server cancels a statement first (the connection stays usable); the client gives up
+        // on a server that does not answer at all half a second later.
+        ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + 500 } : {}),
+        ...(connectionTimeoutMs > 0 ? { connectionTimeoutMillis: connectionTimeoutMs } : {}),
+      });
       // An idle connection the server closed must not crash the process; the next query reconnects.
       pool.on?.("error", () => undefined);
       this.#pool = pool;
@@ -218,8 +238,10 @@ export class PostgresRunStore implements RunStore {
     const row = rows[0];
     if (row === undefined) throw new RunNotFoundError({ operation: "claimRun", runId });
     const before = runRowOf(row);
-    if (row.claimed !== true) throw new RunBusyError({ runId, owner: before.owner ?? undefined, leaseExpiresAt: before.lease_expires_at ?? undefined });
-    return runInfoOf(before, STORE, "claimRun");
+    if (row.claimed_epoch === null || row.claimed_epoch === undefined) {
+      throw new RunBusyError({ runId, owner: before.owner ?? undefined, leaseExpiresAt: before.lease_expires_at ?? undefined });
+    }
+    return { ...runInfoOf(before, STORE, "claimRun"), epoch: Number(row.claimed_epoch) };
   }
 
   async write(runId: string, write: RunWrite): Promise<void> {
@@ -237,13 +259,15 @@ export class PostgresRunStore implements RunStore {
       values: [
         runId, write.owner, expected ?? null,
         c.status, c.stop_reason, c.usage, c.error, c.checkpoint, c.release, c.lease_expires_at, c.updated_at, c.event_count,
+        write.epoch ?? null,
         ...writeEventValues(events),
       ],
     });
     if (rows[0]?.updated !== 0) return;
     const state = (await this.#query("write", runId, { text: this.#sql.writeState, values: [runId] })).rows[0];
     if (state === undefined) throw new RunNotFoundError({ operation: "write", runId });
-    if (state.owner !== write.owner) throw new RunLeaseLostError({ runId, owner: write.owner });
+    const current = { owner: state.owner as string | null, epoch: Number(state.epoch) };
+    if (current.owner !== write.owner || (write.epoch !== undefined && current.epoch !== write.epoch)) throw leaseLostError(STORE, runId, write.owner, write.epoch, current);
     const eventCount = Number(state.event_count);
     throw seqError(STORE, runId, eventCount, (expected ?? eventCount) + 1);
   }

@@ -134,7 +134,17 @@ function nodeSqliteConnection(db: NodeSqliteDatabase): SqliteConnection {
           }
           throw error;
         }
-        db.exec("COMMIT");
+        try {
+          db.exec("COMMIT");
+        } catch (error) {
+          // A COMMIT that fails (SQLITE_BUSY) leaves the transaction open: end it, so a retry can begin anew.
+          try {
+            db.exec("ROLLBACK");
+          } catch {
+            // Already rolled back by SQLite.
+          }
+          throw error;
+        }
         return result;
       },
     close: () => db.close(),

@@ -58,6 +58,16 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    // Fencing and lineage. Runs recorded before this step get epoch 0 (no epoch shown) and take
+    // epoch 1 at their next claim; new runs are created at epoch 1.
+    up: `
+      ALTER TABLE agentrx_runs ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE agentrx_runs ADD COLUMN fork_of_run_id TEXT;
+      ALTER TABLE agentrx_runs ADD COLUMN fork_of_iteration INTEGER;
+    `,
+  },
 ];
 
 const LATEST = SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length - 1]!.version;

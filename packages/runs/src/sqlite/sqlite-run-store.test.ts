@@ -1,4 +1,5 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { InvalidArgumentError } from "@agentrx/core";
@@ -77,7 +78,7 @@ describe("SqliteRunStore", () => {
         { type: "table", name: "agentrx_schema_migrations" },
         { type: "table", name: "agentrx_thread_messages" },
       ]);
-      expect(db.prepare("SELECT version FROM agentrx_schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }]);
+      expect(db.prepare("SELECT version FROM agentrx_schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
     } finally {
       db.close();
     }
@@ -91,11 +92,11 @@ describe("SqliteRunStore", () => {
     expect((await store.listRuns()).map((run) => run.runId).sort()).toEqual(reports.map((report) => report.runId).sort());
     await store.close();
     const db = new Database(path, { readonly: true });
-    expect(db.prepare("SELECT version FROM agentrx_schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }]);
+    expect(db.prepare("SELECT version FROM agentrx_schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
     db.close();
   });
 
-  it("upgrades a file of schema version 1 to version 2, keeping its runs", async () => {
+  it("upgrades a file of schema version 1 to the latest, keeping its runs (at epoch 0, shown without one until claimed)", async () => {
     const path = freshPath();
     const db = new Database(path);
     db.exec("CREATE TABLE agentrx_schema_migrations (version INTEGER PRIMARY KEY NOT NULL, applied_at INTEGER NOT NULL)");
@@ -104,11 +105,15 @@ describe("SqliteRunStore", () => {
     db.prepare("INSERT INTO agentrx_runs (run_id, thread_id, status, inputs, created_at, updated_at) VALUES ('old', 't1', 'finished', '{\"input\":\"hi\"}', 1, 2)").run();
     db.close();
     const store = new SqliteRunStore({ path });
-    expect(await store.getRun("old")).toMatchObject({ runId: "old", threadId: "t1", status: "finished", inputs: { input: "hi" } });
+    const old = await store.getRun("old");
+    expect(old).toMatchObject({ runId: "old", threadId: "t1", status: "finished", inputs: { input: "hi" } });
+    expect(old?.epoch).toBeUndefined();
+    expect(old?.forkOf).toBeUndefined();
+    expect((await store.claimRun("old", { owner: "w", leaseMs: 1000, at: 3 })).epoch).toBe(1);
     expect(await store.appendThreadMessages("t1", [{ message: { type: "human", data: { content: "hi" } }, tokens: 5, at: 3 }])).toEqual([1]);
     await store.close();
     const check = new Database(path, { readonly: true });
-    expect(check.prepare("SELECT version FROM agentrx_schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }]);
+    expect(check.prepare("SELECT version FROM agentrx_schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
     check.close();
   });
 
@@ -183,24 +188,114 @@ describe("SqliteRunStore", () => {
 
   it("gives up after busyTimeoutMs when another connection holds the write lock", async () => {
     const path = freshPath();
-    const store = new SqliteRunStore({ path, busyTimeoutMs: 50 });
+    const store = new SqliteRunStore({ path, busyTimeoutMs: 300 });
     await store.createRun({ runId: "r1", inputs: {}, status: "running", owner: "w", leaseMs: 1000, at: 1 });
     const blocker = new Database(path);
     blocker.exec("BEGIN IMMEDIATE");
     try {
       const started = Date.now();
       const error = await rejectionOf(store.write("r1", { owner: "w", leaseMs: 1000, events: [{ seq: 1, type: "start", at: 2, data: {} }], at: 2 }));
-      expect(Date.now() - started).toBeGreaterThanOrEqual(40);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(280);
+      expect(Date.now() - started).toBeLessThan(2000);
       expect(RunStoreError.isInstance(error)).toBe(true);
       expect(error).toMatchObject({ operation: "write", runId: "r1" });
       expect(error.message).toMatch(/SQLITE_BUSY/);
       expect(error.message).toMatch(/busyTimeoutMs/);
+      expect(error.reason).toBe("timeout");
     } finally {
       blocker.exec("ROLLBACK");
       blocker.close();
     }
     await store.write("r1", { owner: "w", leaseMs: 1000, events: [{ seq: 1, type: "start", at: 3, data: {} }], at: 3 });
     expect((await store.getRun("r1"))?.eventCount).toBe(1);
+    await store.close();
+  });
+
+  it("waits for another connection's write lock without blocking the event loop, then writes", async () => {
+    const path = freshPath();
+    const store = new SqliteRunStore({ path, busyTimeoutMs: 5000 });
+    await store.createRun({ runId: "r1", inputs: {}, status: "running", owner: "w", leaseMs: 60_000, at: 1 });
+    const blocker = new Database(path);
+    blocker.exec("BEGIN EXCLUSIVE");
+    const ticks: number[] = [];
+    const timer = setInterval(() => ticks.push(performance.now()), 5);
+    try {
+      setTimeout(() => blocker.exec("ROLLBACK"), 600);
+      const started = performance.now();
+      await store.write("r1", { owner: "w", leaseMs: 60_000, events: [{ seq: 1, type: "start", at: 2, data: {} }], at: 2 });
+      const waited = performance.now() - started;
+      expect(waited).toBeGreaterThanOrEqual(550);
+      // The loop kept turning while the store waited: the timer ticked, never more than one
+      // SQLite wait (50 ms) plus scheduling slack apart.
+      const during = ticks.filter((tick) => tick >= started);
+      expect(during.length).toBeGreaterThan(20);
+      const gaps = during.slice(1).map((tick, index) => tick - during[index]!);
+      expect(Math.max(...gaps)).toBeLessThan(250);
+    } finally {
+      clearInterval(timer);
+      blocker.close();
+    }
+    expect((await store.getRun("r1"))?.eventCount).toBe(1);
+    await store.close();
+  });
+
+  it("waits for a write lock another process holds, without blocking the event loop", { timeout: 30_000 }, async () => {
+    const path = freshPath();
+    const store = new SqliteRunStore({ path });
+    await store.createRun({ runId: "r1", inputs: {}, status: "running", owner: "w", leaseMs: 60_000, at: 1 });
+    // The other process takes the write lock, says so, and lets go 700 ms later.
+    const script = `const db = new (require("better-sqlite3"))(process.argv[1]); db.exec("BEGIN EXCLUSIVE"); process.stdout.write("locked\\n"); setTimeout(() => { db.exec("ROLLBACK"); db.close(); }, 700);`;
+    const child = spawn(process.execPath, ["-e", script, path], { cwd: resolve(__dirname, "../../../.."), stdio: ["ignore", "pipe", "inherit"] });
+    const exited = new Promise((resolve) => child.on("exit", resolve));
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on("data", (data: Buffer) => data.toString().includes("locked") && resolve());
+      child.on("exit", (code) => reject(new Error(`the locking process exited (${code}) before it locked`)));
+    });
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 10);
+    try {
+      const started = performance.now();
+      await store.write("r1", { owner: "w", leaseMs: 60_000, events: [{ seq: 1, type: "start", at: 2, data: {} }], at: 2 });
+      expect(performance.now() - started).toBeGreaterThan(300);
+      expect(ticks).toBeGreaterThan(10);
+    } finally {
+      clearInterval(timer);
+      await exited;
+    }
+    expect((await store.getRun("r1"))?.eventCount).toBe(1);
+    await store.close();
+  });
+
+  it("fails with reason \"gone\" once its file is deleted, rather than writing into the unlinked file", async () => {
+    const path = freshPath();
+    const store = new SqliteRunStore({ path });
+    await store.createRun({ runId: "r1", inputs: {}, status: "running", owner: "w", leaseMs: 60_000, at: 1 });
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
+    const error = await rejectionOf(store.write("r1", { owner: "w", leaseMs: 60_000, events: [{ seq: 1, type: "start", at: 2, data: {} }], at: 2 }));
+    expect(RunStoreError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ reason: "gone", operation: "write", runId: "r1" });
+    expect(error.message).toContain(`${path} was deleted`);
+    // Every later change fails the same way; the path stays free for a new store.
+    expect(await rejectionOf(store.createRun({ runId: "r2", inputs: {}, status: "queued", at: 3 }))).toMatchObject({ reason: "gone" });
+    expect(existsSync(path)).toBe(false);
+    await store.close();
+    const fresh = new SqliteRunStore({ path });
+    expect(await fresh.getRun("r1")).toBeUndefined();
+    await fresh.close();
+  });
+
+  it("fails with reason \"gone\" when its file is replaced by another", async () => {
+    const path = freshPath();
+    const other = freshPath();
+    const store = new SqliteRunStore({ path });
+    await store.createRun({ runId: "r1", inputs: {}, status: "queued", at: 1 });
+    const replacement = new SqliteRunStore({ path: other });
+    await replacement.createRun({ runId: "from-other", inputs: {}, status: "queued", at: 1 });
+    await replacement.close();
+    renameSync(other, path);
+    const error = await rejectionOf(store.claimRun("r1", { owner: "w", leaseMs: 1000, at: 2 }));
+    expect(error).toMatchObject({ reason: "gone", operation: "claimRun" });
+    expect(error.message).toMatch(/replaced by another file/);
     await store.close();
   });
 

@@ -1,6 +1,6 @@
-import { RunBusyError, RunLeaseLostError, RunNotFoundError, RunStoreError, type RunInfo } from "@agentrx/executors";
+import { RunBusyError, RunNotFoundError, RunStoreError, type RunInfo } from "@agentrx/executors";
 import { RUN_COLUMNS, runInfoOf, type EventRow, type RunRow, type WriteColumns } from "../internal/run-record";
-import { seqError } from "../internal/store-errors";
+import { leaseLostError, seqError } from "../internal/store-errors";
 import type { NewThreadMessageRow, ThreadMessageRow, ThreadRead } from "../internal/thread-record";
 import type { RunFilter } from "../internal/validate-run-arguments";
 import type { SqliteConnection, SqliteStatement } from "./sqlite-driver";
@@ -31,8 +31,8 @@ export class SqliteStatements {
   readonly #readNewest: SqliteStatement;
   readonly #clearThread: SqliteStatement;
   readonly #append: (threadId: string, rows: readonly NewThreadMessageRow[]) => number[];
-  readonly #claim: (runId: string, owner: string, leaseExpiresAt: number, at: number) => RunRow;
-  readonly #write: (runId: string, owner: string, expected: number | null, columns: WriteColumns, events: readonly EventRow[]) => void;
+  readonly #claim: (runId: string, owner: string, leaseExpiresAt: number, at: number) => { row: RunRow; epoch: number };
+  readonly #write: (runId: string, owner: string, epoch: number | null, expected: number | null, columns: WriteColumns, events: readonly EventRow[]) => void;
   readonly #delete: (runId: string) => boolean;
   readonly #prune: (olderThan: number) => number;
 
@@ -41,7 +41,11 @@ export class SqliteStatements {
     const params = RUN_COLUMNS.split(", ").map((column) => `@${column}`).join(", ");
     this.#insertRun = db.prepare(`INSERT INTO agentrx_runs (${RUN_COLUMNS}) VALUES (${params}) ON CONFLICT (run_id) DO NOTHING`);
     this.#selectRun = db.prepare(`SELECT ${RUN_COLUMNS} FROM agentrx_runs WHERE run_id = ?`);
-    this.#claimUpdate = db.prepare("UPDATE agentrx_runs SET status = 'running', owner = ?, lease_expires_at = ?, updated_at = ? WHERE run_id = ?");
+    // Compare-and-set: the lease check and the epoch's increment in one statement.
+    this.#claimUpdate = db.prepare(`
+      UPDATE agentrx_runs SET status = 'running', owner = @owner, lease_expires_at = @lease_expires_at, updated_at = @at, epoch = epoch + 1
+      WHERE run_id = @run_id AND (status <> 'running' OR lease_expires_at IS NULL OR lease_expires_at <= @at OR owner = @owner)
+      RETURNING epoch`);
     this.#writeUpdate = db.prepare(`
       UPDATE agentrx_runs SET
         status = coalesce(@status, status),
@@ -53,8 +57,8 @@ export class SqliteStatements {
         lease_expires_at = CASE WHEN @release THEN NULL ELSE @lease_expires_at END,
         updated_at = @updated_at,
         event_count = coalesce(@event_count, event_count)
-      WHERE run_id = @run_id AND owner = @owner AND (@expected IS NULL OR event_count = @expected)`);
-    this.#writeState = db.prepare("SELECT owner, event_count FROM agentrx_runs WHERE run_id = ?");
+      WHERE run_id = @run_id AND owner = @owner AND (@epoch IS NULL OR epoch = @epoch) AND (@expected IS NULL OR event_count = @expected)`);
+    this.#writeState = db.prepare("SELECT owner, event_count, epoch FROM agentrx_runs WHERE run_id = ?");
     this.#insertEvent = db.prepare("INSERT INTO agentrx_run_events (run_id, seq, type, at, data) VALUES (?, ?, ?, ?, ?)");
     this.#readEvents = db.prepare("SELECT seq, type, at, data FROM agentrx_run_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?");
     this.#deleteEvents = db.prepare("DELETE FROM agentrx_run_events WHERE run_id = ?");
@@ -63,18 +67,17 @@ export class SqliteStatements {
     this.#pruneEvents = db.prepare(`DELETE FROM agentrx_run_events WHERE run_id IN (SELECT run_id FROM agentrx_runs WHERE ${prunable})`);
     this.#pruneRuns = db.prepare(`DELETE FROM agentrx_runs WHERE ${prunable}`);
 
-    this.#claim = db.immediate((runId: string, owner: string, leaseExpiresAt: number, at: number): RunRow => {
+    this.#claim = db.immediate((runId: string, owner: string, leaseExpiresAt: number, at: number): { row: RunRow; epoch: number } => {
       const row = this.#selectRun.get(runId) as RunRow | undefined;
       if (row === undefined) throw new RunNotFoundError({ operation: "claimRun", runId });
-      const free = row.status !== "running" || row.lease_expires_at === null || row.lease_expires_at <= at || row.owner === owner;
-      if (!free) throw new RunBusyError({ runId, owner: row.owner ?? undefined, leaseExpiresAt: row.lease_expires_at ?? undefined });
-      this.#claimUpdate.run(owner, leaseExpiresAt, at, runId);
-      return row;
+      const claimed = this.#claimUpdate.get({ run_id: runId, owner, lease_expires_at: leaseExpiresAt, at }) as { epoch: number } | undefined;
+      if (claimed === undefined) throw new RunBusyError({ runId, owner: row.owner ?? undefined, leaseExpiresAt: row.lease_expires_at ?? undefined });
+      return { row, epoch: claimed.epoch };
     });
 
-    this.#write = db.immediate((runId: string, owner: string, expected: number | null, columns: WriteColumns, events: readonly EventRow[]) => {
-      const { changes } = this.#writeUpdate.run({ ...columns, release: columns.release ? 1 : 0, run_id: runId, owner, expected });
-      if (changes === 0) throw this.#writeRefused(runId, owner, expected);
+    this.#write = db.immediate((runId: string, owner: string, epoch: number | null, expected: number | null, columns: WriteColumns, events: readonly EventRow[]) => {
+      const { changes } = this.#writeUpdate.run({ ...columns, release: columns.release ? 1 : 0, run_id: runId, owner, epoch, expected });
+      if (changes === 0) throw this.#writeRefused(runId, owner, epoch, expected);
       for (const event of events) this.#insertEvent.run(runId, event.seq, event.type, event.at, event.data);
     });
 
@@ -103,10 +106,10 @@ export class SqliteStatements {
     });
   }
 
-  #writeRefused(runId: string, owner: string, expected: number | null): RunStoreError {
-    const state = this.#writeState.get(runId) as { owner: string | null; event_count: number } | undefined;
+  #writeRefused(runId: string, owner: string, epoch: number | null, expected: number | null): RunStoreError {
+    const state = this.#writeState.get(runId) as { owner: string | null; event_count: number; epoch: number } | undefined;
     if (state === undefined) return new RunNotFoundError({ operation: "write", runId });
-    if (state.owner !== owner) return new RunLeaseLostError({ runId, owner });
+    if (state.owner !== owner || (epoch !== null && state.epoch !== epoch)) return leaseLostError(STORE, runId, owner, epoch ?? undefined, state);
     return seqError(STORE, runId, state.event_count, (expected ?? state.event_count) + 1);
   }
 
@@ -121,11 +124,13 @@ export class SqliteStatements {
 
   /** Takes the lease (one `BEGIN IMMEDIATE` transaction) and returns the run as it was; a corrupt record is reported after the claim, as PostgreSQL does. */
   claim(runId: string, owner: string, leaseExpiresAt: number, at: number): RunInfo {
-    return runInfoOf(this.#claim(runId, owner, leaseExpiresAt, at), STORE, "claimRun");
+    const { row, epoch } = this.#claim(runId, owner, leaseExpiresAt, at);
+    return { ...runInfoOf(row, STORE, "claimRun"), epoch };
   }
 
-  write(runId: string, owner: string, expected: number | null, columns: WriteColumns, events: readonly EventRow[]): void {
-    this.#write(runId, owner, expected, columns, events);
+  /** Appends the events and updates the row (one `BEGIN IMMEDIATE` transaction) when `owner` holds the lease at `epoch` (when given). */
+  write(runId: string, owner: string, epoch: number | null, expected: number | null, columns: WriteColumns, events: readonly EventRow[]): void {
+    this.#write(runId, owner, epoch, expected, columns, events);
   }
 
   readEvents(runId: string, after: number, limit: number | undefined): EventRow[] {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe } from "vitest";
 import { concurrencyTests } from "./conformance/concurrency-tests";
 import { conformanceContext } from "./conformance/conformance-context";
 import { failureTests } from "./conformance/failure-tests";
+import { fencingTests } from "./conformance/fencing-tests";
 import { leaseTests } from "./conformance/lease-tests";
 import { listingTests } from "./conformance/listing-tests";
 import { recordTests } from "./conformance/record-tests";
@@ -65,7 +66,7 @@ export interface RunStoreConformanceOptions {
 
 /**
  * Registers the run store conformance tests (vitest `describe`/`it` blocks) for a store: records
- * and events, listing filters, leases and claims, atomic writes, concurrency, large and unusual
+ * and events, listing filters, leases and claims, fencing epochs and forks, atomic writes, concurrency, large and unusual
  * strings, corrupt records, closed stores and bad arguments, and thread messages (order, paging,
  * concurrent appends, clearing). Every store of `@agentrx/runs`
  * passes it; run it against your own `RunStore` to check that it behaves the same.
@@ -98,6 +99,7 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
     recordTests(context);
     listingTests(context);
     leaseTests(context);
+    fencingTests(context);
     concurrencyTests(context);
     stringTests(context);
     failureTests(context);

@@ -27,14 +27,14 @@ export function failureTests(context: ConformanceContext): void {
         const runId = broken[index]!;
         const error = await rejectionOf(store().getRun(runId));
         expect(RunStoreError.isInstance(error)).toBe(true);
-        expect(error).toMatchObject({ runId, operation: "getRun" });
+        expect(error).toMatchObject({ runId, operation: "getRun", reason: "corrupt" });
         expect(error.message).toContain(runId);
         expect(error.message).toContain(column);
         expect(await store().readEvents(runId)).toHaveLength(2);
       }
       const eventError = await rejectionOf(store().readEvents(brokenEvent));
       expect(RunStoreError.isInstance(eventError)).toBe(true);
-      expect(eventError).toMatchObject({ runId: brokenEvent, operation: "readEvents" });
+      expect(eventError).toMatchObject({ runId: brokenEvent, operation: "readEvents", reason: "corrupt" });
       expect(eventError.message).toContain(brokenEvent);
       expect(eventError.message).toMatch(/\b1\b/);
       expect((await store().readEvents(brokenEvent, { after: 1 })).map((event) => event.seq)).toEqual([2]);

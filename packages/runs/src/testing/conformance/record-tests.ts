@@ -24,6 +24,7 @@ export function recordTests(context: ConformanceContext): void {
         eventCount: 0,
         owner: "owner-1",
         leaseExpiresAt: at + LEASE,
+        epoch: 1,
       });
     });
 

@@ -163,7 +163,7 @@ export function threadTests(context: ConformanceContext): void {
       await options.corruptThreadMessage!(threadId, 2);
       const error = await rejectionOf(store().readThreadMessages(threadId));
       expect(RunStoreError.isInstance(error)).toBe(true);
-      expect(error).toMatchObject({ operation: "readThreadMessages" });
+      expect(error).toMatchObject({ operation: "readThreadMessages", reason: "corrupt" });
       expect(error.message).toContain(`thread "${threadId}"`);
       expect(error.message).toMatch(/message 2 /);
       expect(error.message).toMatch(/clearThread/);

@@ -1,0 +1,64 @@
+import type { RunInfo, RunStore } from "@agentrx/executors";
+import { RunBusyError } from "@agentrx/executors";
+import { RunStoppedError } from "../errors/run-stopped-error";
+import { settleRun } from "../internal/settle-run";
+
+/** BullMQ job states in which a job will still run (or runs now). @internal */
+export const PENDING_STATES: ReadonlySet<string> = new Set(["waiting", "delayed", "active", "prioritized", "waiting-children"]);
+
+/**
+ * A queued run younger than this is left alone: `submit` records the run before it queues its
+ * job, and reconciling must not queue a second job in between.
+ */
+const GRACE_MS = 1000;
+
+/** What reconciling a run needs: narrow callbacks onto the queue and the store. @internal */
+export interface ReconcileRunContext {
+  /** The state of the run's latest job (its resume job, else its start job): `"unknown"` when there is none. */
+  latestJob(runId: string): Promise<{ state: string; failedReason?: string }>;
+  /** Queues a resume job for the run. */
+  queueResume(runId: string, executor: string): Promise<void>;
+  /** Records the run as failed with `reason` and rejects with `RunStoppedError`. */
+  giveUp(runId: string, reason: string): Promise<never>;
+}
+
+/**
+ * Makes sure a stranded run (`queued` for over a second, or `running` under an expired lease) has a
+ * job that will run it: a job waiting, delayed or active is enough; a job Redis lost (or one that
+ * completed while the run still waits) is replaced by a resume job; a job that failed, or a record
+ * that names no executor to queue it with, means the run cannot progress: it is given up (recorded
+ * as failed, `RunStoppedError`). Resolves with what it did.
+ *
+ * @internal
+ */
+export async function reconcileRun(context: ReconcileRunContext, info: RunInfo, now = Date.now()): Promise<"waiting" | "requeued"> {
+  const { runId } = info;
+  const stranded = info.status === "queued" ? info.updatedAt + GRACE_MS <= now : info.status === "running" && (info.leaseExpiresAt ?? 0) < now;
+  if (!stranded) return "waiting";
+  const job = await context.latestJob(runId);
+  if (PENDING_STATES.has(job.state)) return "waiting";
+  if (job.state === "failed") return context.giveUp(runId, `Its job failed before the run could go on: ${job.failedReason || "no reason given"}.`);
+  const executor = info.metadata?.["executor"];
+  if (typeof executor !== "string") {
+    return context.giveUp(runId, "Its BullMQ job is gone (Redis lost it) and it cannot be queued again: its record names no executor (it was not submitted through RunClient.submit).");
+  }
+  await context.queueResume(runId, executor);
+  return "requeued";
+}
+
+/**
+ * Records the run as failed with `reason` (unless it ended, or another process took it, meanwhile)
+ * and rejects with `RunStoppedError` saying how the record ends it.
+ *
+ * @internal
+ */
+export async function giveUpRun(store: RunStore, owner: string, runId: string, reason: string): Promise<never> {
+  try {
+    await settleRun(store, runId, owner, "failed", reason);
+  } catch (error) {
+    if (!RunBusyError.isInstance(error)) throw error;
+  }
+  const info = await store.getRun(runId);
+  const status = info?.status === "cancelled" ? "cancelled" : "failed";
+  throw new RunStoppedError({ runId, status, reason: info?.error ?? reason });
+}
