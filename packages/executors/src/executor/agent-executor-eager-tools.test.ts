@@ -1,12 +1,13 @@
 import { createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel } from "@agentrx/core/testing";
-import { AgentExecutor, type AgentStreamEvent } from "@agentrx/executors";
+import { AgentExecutor, type AgentStreamEvent, toolCallBudget } from "@agentrx/executors";
 import { withApproval } from "@agentrx/tools";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { InProcessRunStore } from "../runs/in-process-run-store";
 import { collect } from "./test-helpers";
 
 const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
@@ -88,5 +89,30 @@ describe("eagerTools", () => {
     const { executor } = setup();
     expect(executor).toBeDefined();
     expect(() => new AgentExecutor({ agent: RunnableLambda.from(() => ({ returnValues: { output: "" }, log: "" })), tools: [], eagerTools: "yes" as never })).toThrow(/eagerTools/);
+  });
+
+  it("counts early calls toward a tool-call budget before they start: a budget of 2 starts 2 of 3 calls", async () => {
+    const { executor, log } = setup({ eagerTools: true });
+    const events = await collect(executor.stream({ input: "go" }, { stopWhen: toolCallBudget(2) }));
+    expect(log.filter((entry) => entry.startsWith("start"))).toEqual(["start a", "start b"]);
+    expect(events.at(-1)).toMatchObject({ type: "output", stopReason: "budget" });
+  });
+
+  it("records an early call before it starts (write-ahead), so a crash leaves it in the record", async () => {
+    const store = new InProcessRunStore();
+    const typesAtStart: string[][] = [];
+    const work = tool(
+      async ({ name }: { name: string }) => {
+        typesAtStart.push((await store.readEvents("eager")).map((event) => event.type));
+        return `${name} done`;
+      },
+      { name: "work", description: "Works.", schema: z.object({ name: z.string() }) },
+    );
+    const llm = new ScriptedChatModel({ tokenDelayMs: 20, responses: [{ toolCalls: [{ name: "work", args: { name: "a" } }, { name: "work", args: { name: "b" } }] }, "ok"] });
+    const agent = createToolCallingAgent({ llm, tools: [work], prompt });
+    await collect(new AgentExecutor({ agent, tools: [work], eagerTools: true, store }).stream({ input: "go" }, { runId: "eager" }));
+    expect(typesAtStart).toHaveLength(2);
+    expect(typesAtStart[0]).toContain("tool_intent");
+    expect(typesAtStart[0]).not.toContain("action"); // it started before the model's answer was complete
   });
 });

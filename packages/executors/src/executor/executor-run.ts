@@ -9,7 +9,7 @@ import { AgentLoop } from "./agent-loop";
 import { ApprovalGate } from "./approval-gate";
 import { EagerDispatch } from "./eager-dispatch";
 import type { AgentStreamEvent, InterruptEvent, StopReason } from "./events";
-import { callConfigs, startChainRun } from "./run-helpers";
+import { actionEvent, callConfigs, startChainRun } from "./run-helpers";
 import { RunEnding } from "./run-ending";
 import type { RunRequest } from "./run-request";
 import { type RunState, type RunTransition, isEnded, transition } from "./run-state";
@@ -186,7 +186,8 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
   /** Emits an event to the subscriber, the stop conditions and the recorder. */
   emit(event: AgentStreamEvent, index?: number): void {
     this.subscriber.next(event);
-    this.conditions?.next(event);
+    // An early call's action was shown to the stop conditions when it started.
+    if (!(event.type === "action" && event.early === true)) this.conditions?.next(event);
     this.recorder?.record(event, index);
   }
 
@@ -221,6 +222,13 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
   }
 
   admitEarly(action: AgentAction): Promise<void> {
+    if (this.conditions !== undefined) {
+      // Budgets count an early call before it starts (its action event later is not counted again).
+      const early = actionEvent(action, this.iteration);
+      early.early = true;
+      this.conditions.next(early);
+      if (this.interrupted) return Promise.reject(new AbortError({ message: "A stop condition ended the run before this early tool call started." }));
+    }
     const recorder = this.recorder;
     if (recorder === undefined) return RESOLVED;
     // Write-ahead: the early call is in the record before it starts.
