@@ -217,22 +217,19 @@ describe("SqliteRunStore", () => {
     await store.createRun({ runId: "r1", inputs: {}, status: "running", owner: "w", leaseMs: 60_000, at: 1 });
     const blocker = new Database(path);
     blocker.exec("BEGIN EXCLUSIVE");
-    const ticks: number[] = [];
-    const timer = setInterval(() => ticks.push(performance.now()), 5);
+    // Timers due while the store waits must fire before its write returns: a store that blocked
+    // the thread (SQLite's own busy wait) would run them only afterwards. (The lock itself is let
+    // go by a timer of this process, which could not fire either.)
+    const fired: number[] = [];
+    for (const delay of [10, 30, 60]) setTimeout(() => fired.push(delay), delay);
     try {
       setTimeout(() => blocker.exec("ROLLBACK"), 600);
       const started = performance.now();
-      await store.write("r1", { owner: "w", leaseMs: 60_000, events: [{ seq: 1, type: "start", at: 2, data: {} }], at: 2 });
-      const waited = performance.now() - started;
-      expect(waited).toBeGreaterThanOrEqual(550);
-      // The loop kept turning while the store waited: the timer ticked, never more than one
-      // SQLite wait (50 ms) plus scheduling slack apart.
-      const during = ticks.filter((tick) => tick >= started);
-      expect(during.length).toBeGreaterThan(20);
-      const gaps = during.slice(1).map((tick, index) => tick - during[index]!);
-      expect(Math.max(...gaps)).toBeLessThan(250);
+      const written = store.write("r1", { owner: "w", leaseMs: 60_000, events: [{ seq: 1, type: "start", at: 2, data: {} }], at: 2 }).then(() => [...fired]);
+      const firedBeforeWrite = await written;
+      expect(performance.now() - started).toBeGreaterThanOrEqual(550);
+      expect(firedBeforeWrite).toEqual([10, 30, 60]);
     } finally {
-      clearInterval(timer);
       blocker.close();
     }
     expect((await store.getRun("r1"))?.eventCount).toBe(1);
@@ -251,15 +248,15 @@ describe("SqliteRunStore", () => {
       child.stdout.on("data", (data: Buffer) => data.toString().includes("locked") && resolve());
       child.on("exit", (code) => reject(new Error(`the locking process exited (${code}) before it locked`)));
     });
-    let ticks = 0;
-    const timer = setInterval(() => ticks++, 10);
+    const fired: number[] = [];
+    for (const delay of [10, 30, 60]) setTimeout(() => fired.push(delay), delay);
     try {
       const started = performance.now();
-      await store.write("r1", { owner: "w", leaseMs: 60_000, events: [{ seq: 1, type: "start", at: 2, data: {} }], at: 2 });
+      const firedBeforeWrite = await store.write("r1", { owner: "w", leaseMs: 60_000, events: [{ seq: 1, type: "start", at: 2, data: {} }], at: 2 }).then(() => [...fired]);
       expect(performance.now() - started).toBeGreaterThan(300);
-      expect(ticks).toBeGreaterThan(10);
+      // The timers due while the store waited fired before its write returned: the thread was free.
+      expect(firedBeforeWrite).toEqual([10, 30, 60]);
     } finally {
-      clearInterval(timer);
       await exited;
     }
     expect((await store.getRun("r1"))?.eventCount).toBe(1);
