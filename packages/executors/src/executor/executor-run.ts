@@ -207,6 +207,9 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
       if (isEnded(this.state)) return;
       // A sub-run's model calls count toward this run's usage (its own sub-runs' too: they come through it).
       if (event.type === "usage") this.dispatch({ type: "usageReported", usage: event.usage });
+      // In the record too (not its tokens: its steps and output carry its text), so a follower that
+      // reconnects and a resumed caller see the sub-run.
+      if (event.type !== "token") this.recorder?.record(event);
       if (!this.observed) return;
       this.subscriber.next(event);
       this.conditions?.next(event);

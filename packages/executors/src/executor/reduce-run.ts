@@ -52,6 +52,11 @@ export function reduceRun(state: RunState, event: RunEvent | RunTransition): Run
  * @internal
  */
 export function applyRunEvent(state: RunState, event: RunEvent | RunTransition): void {
+  if ((event as { subRun?: unknown }).subRun !== undefined) {
+    // A sub-run's event (an executor called as a tool): only its usage is this run's too.
+    if (event.type === "usage") transition(state, { type: "usageReported", usage: event.usage });
+    return;
+  }
   switch (event.type) {
     case "start":
       // The first segment's start carries the inputs; a later one (a resume) changes nothing itself.

@@ -85,6 +85,7 @@ export function restoreRunState(info: RunInfo, events: readonly StoredRunEvent[]
       throw corrupt(operation, runId, seq, `it does not follow from the run's state: ${(cause as Error).message}`, cause);
     }
     lastSeq = seq;
+    if ((event as { subRun?: unknown }).subRun !== undefined) continue; // a sub-run's: not this run's ends
     switch (event.type) {
       case "start":
         pauseEvents = undefined; // a later segment: the pause before it was resumed

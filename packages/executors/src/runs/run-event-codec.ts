@@ -69,6 +69,14 @@ export function decodeAction(data: JsonValue | undefined): AgentAction {
  * ```
  */
 export function encodeRunEvent(event: AgentStreamEvent, index?: number): JsonObject {
+  if (event.subRun === undefined) return encodeOwnEvent(event, index);
+  // A sub-run's event (an executor called as a tool): its turns are its own, so a step carries its action.
+  const out = encodeOwnEvent(event, undefined);
+  out["subRun"] = [...event.subRun];
+  return out;
+}
+
+function encodeOwnEvent(event: AgentStreamEvent, index: number | undefined): JsonObject {
   switch (event.type) {
     case "start": {
       const out: JsonObject = { type: "start", at: event.at, runId: event.runId, inputs: encodeValue(event.inputs, "inputs"), resumed: event.resumed };
@@ -187,6 +195,14 @@ export class RunEventDecoder {
    * @throws TypeError saying what is wrong with the record
    */
   decode(stored: StoredRunEvent): AgentStreamEvent | RecordedModelCall | RecordedDecisions | RecordedToolIntent {
+    const subRun = stored.data["subRun"];
+    if (Array.isArray(subRun)) {
+      // A sub-run's event: decoded on its own, so it never touches this run's turns and steps.
+      const { subRun: _, ...data } = stored.data;
+      const event = new RunEventDecoder(this.runId).decode({ ...stored, data }) as AgentStreamEvent;
+      event.subRun = subRun.map(String);
+      return event;
+    }
     const data = stored.data;
     const at = typeof data["at"] === "number" ? data["at"] : stored.at;
     const iteration = data["iteration"] as number;

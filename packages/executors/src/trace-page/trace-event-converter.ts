@@ -48,6 +48,10 @@ export class TraceEventConverter {
     const decoded = this.decoder.decode(stored) as { type: string; at?: number };
     const at = typeof decoded.at === "number" ? decoded.at : stored.at;
     const event = decoded as Record<string, any>;
+    if (Array.isArray(event["subRun"])) {
+      // A sub-run's event (an executor called as a tool): a row of its own, named by its path.
+      return { type: "other", seq, at, name: `${(event["subRun"] as string[]).join(" > ")}: ${decoded.type}`, ...noteOf(event) };
+    }
     switch (decoded.type) {
       case "start":
         return {

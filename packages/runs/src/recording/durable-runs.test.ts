@@ -7,6 +7,7 @@ import { type Observable, lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MemoryRunStore } from "../memory/index";
+import { replayRun } from "../replay/replay-run";
 import { delegate, durableFixture, slowStore } from "./durable-test-fixtures";
 
 const collect = <T>(source: Observable<T>) => lastValueFrom(source.pipe(toArray()));
@@ -328,5 +329,39 @@ describe("smaller defects", () => {
     );
     const result = await new AgentExecutor({ agent, tools: [bad] }).invoke({ input: "x" });
     expect(result.output).toMatch(/^Tool "bad" failed with error: /);
+  });
+});
+
+describe("sub-runs in the record", () => {
+  it("records an asTool sub-run's events and usage in the caller's record, without touching the caller's own turns", async () => {
+    const store = new MemoryRunStore();
+    const note = tool(async ({ topic }: { topic: string }) => `notes on ${topic}`, { name: "note", description: "Notes.", schema: z.object({ topic: z.string() }) });
+    const inner = new AgentExecutor({
+      agent: RunnableLambda.from((input: { input: string; steps: AgentStep[] }) =>
+        input.steps.length === 0 ? ({ tool: "note", toolInput: { topic: input.input }, log: "" } as AgentAction) : { returnValues: { output: String(input.steps[0]?.observation) }, log: "" },
+      ),
+      tools: [note],
+    });
+    const researcher = inner.asTool({ name: "researcher", description: "Researches." });
+    const outer = new AgentExecutor({
+      agent: RunnableLambda.from((input: { steps: AgentStep[] }) =>
+        input.steps.length === 0 ? ({ tool: "researcher", toolInput: { input: "tides" }, log: "", toolCallId: "r1" } as AgentAction) : { returnValues: { output: `found: ${input.steps[0]?.observation}` }, log: "" },
+      ),
+      tools: [researcher],
+      store,
+      returnIntermediateSteps: true,
+    });
+    const result = await outer.invoke({ input: "go" }, { runId: "parent" });
+    expect(result.output).toBe("found: notes on tides");
+    const replayed = await collect(replayRun(store, "parent"));
+    const sub = replayed.filter((event) => event.subRun !== undefined);
+    expect(sub.map((event) => event.type)).toEqual(["start", "action", "step", "output"]);
+    expect(sub.every((event) => event.subRun?.join(">") === "researcher")).toBe(true);
+    expect(sub.at(-1)).toMatchObject({ type: "output", output: "notes on tides" });
+    expect(replayed.at(-1)).toMatchObject({ type: "output", output: "found: notes on tides" });
+    expect(replayed.at(-1)?.subRun).toBeUndefined();
+    const restored = restoreRunState((await store.getRun("parent"))!, await store.readEvents("parent"));
+    expect(restored.state.steps).toEqual(result.intermediateSteps);
+    expect(restored.output?.output).toBe("found: notes on tides");
   });
 });
