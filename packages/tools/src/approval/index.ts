@@ -1,1 +1,2 @@
 export { withApproval } from "./with-approval";
+export type { NeedsApproval, ToolInputOf } from "./with-approval";
