@@ -20,4 +20,18 @@ describe("AgentExecutor result", () => {
     const result = await new AgentExecutor({ agent: answering, tools: [] }).invoke({ input: "x", type: "support" });
     expect(result).toEqual({ input: "x", output: "done", runId: expect.any(String), stopReason: "finish" });
   });
+
+  it("can be awaited with catch and finally, as a Promise, running the agent once", async () => {
+    let calls = 0;
+    const failing = RunnableLambda.from(() => {
+      calls += 1;
+      throw new Error("service unavailable");
+    });
+    const run = new AgentExecutor({ agent: failing, tools: [] }).invoke({ input: "x" });
+    expect(await run.catch((error: Error) => error.message)).toBe("service unavailable");
+    let settled = false;
+    await expect(run.finally(() => (settled = true))).rejects.toThrow("service unavailable");
+    expect(settled).toBe(true);
+    expect(calls).toBe(1);
+  });
 });
