@@ -14,9 +14,14 @@ import { z } from "zod";
 /** Where the examples record their runs: `AGENTRX_RUNS_DB`, else `.agentrx/runs.db`. */
 export const RUNS_DB = process.env.AGENTRX_RUNS_DB ?? ".agentrx/runs.db";
 
-/** The embedded run store of the examples. */
+/**
+ * The embedded run store of the examples. `AGENTRX_SQLITE_DRIVER=node:sqlite` picks Node's built-in
+ * SQLite (Node.js 22.13+) over better-sqlite3, as the runtime tests do on a Node.js line other than
+ * the one `npm install` built better-sqlite3 for.
+ */
 export function runStore(): SqliteRunStore {
-  return new SqliteRunStore({ path: RUNS_DB });
+  const driver = process.env.AGENTRX_SQLITE_DRIVER === "node:sqlite" ? "node:sqlite" : undefined;
+  return new SqliteRunStore({ path: RUNS_DB, ...(driver ? { driver } : {}) });
 }
 
 const weather = tool(
@@ -48,7 +53,9 @@ export function answerFromConversation(messages: BaseMessage[]) {
   }
   const missing = CITIES.filter((city) => !results.has(city));
   if (missing.length > 0) return { toolCalls: missing.map((city) => ({ name: "get_weather", args: { city } })) };
-  return `Paris is ${results.get("Paris")} and Rome is ${results.get("Rome")}: pack sunglasses for both.`;
+  const [parisSky, parisTemperature] = (results.get("Paris") ?? "").split(", ");
+  const [romeSky, romeTemperature] = (results.get("Rome") ?? "").split(", ");
+  return `Paris is ${parisSky} at ${parisTemperature}, while Rome is ${romeSky} and warmer at ${romeTemperature}: pack sunglasses for both.`;
 }
 
 export function chooseModel(): BaseChatModel {
