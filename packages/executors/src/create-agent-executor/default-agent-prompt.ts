@@ -1,6 +1,16 @@
 import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
 
-/** The system message of {@link createAgentExecutor} when none is given. */
+/**
+ * The system message of `createAgentExecutor` when none is given.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_SYSTEM, createAgentExecutor } from "@agentrx/executors";
+ * import { ScriptedChatModel } from "@agentrx/core/testing";
+ *
+ * const executor = createAgentExecutor({ model: new ScriptedChatModel({ responses: ["Hi"] }), tools: [], system: `${DEFAULT_SYSTEM} Answer in French.` });
+ * ```
+ */
 export const DEFAULT_SYSTEM = "You are a helpful assistant. Use the tools when they help you answer.";
 
 const REACT_FORMAT = `You can use these tools:
@@ -19,7 +29,7 @@ Thought: I now know the final answer
 Final Answer: the final answer to the question`;
 
 /**
- * The prompt {@link createAgentExecutor} gives its agent: the system message, the conversation so
+ * The prompt `createAgentExecutor` gives its agent: the system message, the conversation so
  * far (`chat_history`, optional: filled by the executor's `memory`), the `input`, and the
  * scratchpad, as tool messages for a tool-calling model or as ReAct text for a text model.
  *
