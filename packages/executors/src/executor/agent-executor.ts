@@ -60,7 +60,8 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
   }
 
   /**
-   * Runs the agent and emits the result once, then completes.
+   * Runs the agent and emits the result once, then completes; `await executor.invoke(inputs)` gives
+   * the result (`output`, `stopReason`, `runId`, ...).
    *
    * @param inputs the agent's inputs (an object, e.g. `{ input: "..." }`)
    * @param config a `RunnableConfig` (callbacks, tags, metadata, signal, runName, configurable)
@@ -73,7 +74,20 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
 
   /**
    * Runs the agent and emits the run as events; the last event is always `output`. Awaiting it
-   * resolves with the result, as for `invoke`.
+   * resolves with the result, as for `invoke` (not the `output` event: the result has
+   * `stopReason` and no `type`). Keep some event types, typed, with `ofType(...)`.
+   *
+   * @example
+   * ```ts
+   * import { AgentExecutor, ofType } from "@agentrx/executors";
+   * import { RunnableLambda } from "@langchain/core/runnables";
+   *
+   * const agent = RunnableLambda.from(() => ({ returnValues: { output: "hi" }, log: "" }));
+   * const executor = new AgentExecutor({ agent, tools: [] });
+   * executor.stream({ input: "hello" }).pipe(ofType("output")).subscribe((event) => console.log(event.stopReason)); // "finish"
+   * const result = await executor.stream({ input: "hello" }); // the result, as invoke gives it
+   * console.log(result.output, result.stopReason); // "hi" "finish"
+   * ```
    */
   stream(inputs: Record<string, unknown>, config?: AgentExecutorCallConfig): RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured, TSteps>> {
     const events = this.events(inputs, config, true);
@@ -128,7 +142,8 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
    * (`replayRun` gives the whole history). A finished run emits its recorded `output` and runs
    * nothing. A run another process is running fails with `RunBusyError` until its lease expires.
    * A `queued` run (recorded with `createRun({ status: "queued" })`, as a worker queue does) starts
-   * here: its `start` event says `resumed: false`.
+   * here: its `start` event says `resumed: false`. Awaiting it resolves with the run's result, as
+   * `invoke` gives it (`const result = await executor.resume(runId, { decisions })`).
    *
    * @param runId the recorded run's id
    * @param options the store (defaults to the executor's), plus a `RunnableConfig` for this segment
