@@ -5,6 +5,8 @@ export interface DocBlock {
   fileName: string;
   /** The runtimes the block is limited to (its fence's `runtime=`), or undefined for all. */
   runtimes: DocRuntime[] | undefined;
+  /** The repository file the block shows whole (its fence's `file=`): checked against it, run by its own test. */
+  file?: string | undefined;
   code: string;
 }
 /** A runtime of the matrix. */

@@ -2,6 +2,10 @@
 // every block under Node.js), the runtime matrix (which runs them under Deno and Bun) and
 // `npm run typecheck` (which type-checks every block).
 //
+// A block whose fence says ```ts file=<path> is that file of the repository, shown whole: the docs
+// test checks that it is the file, word for word, and the file's own test runs it (a worker that
+// needs Redis, say), so it is not run as a block.
+//
 // A block runs under every runtime of the matrix unless its fence names the ones it needs, as in
 // ```ts runtime=node (or runtime=node,bun); its first line must then be a comment that names
 // those runtimes and says why, for readers: // Node.js only: <reason>.
@@ -63,6 +67,7 @@ export function docBlocks(file) {
       index: index + 1,
       fileName: `${name.replace(/[^\w]+/g, "_")}_${index + 1}.ts`,
       runtimes: blockRuntimes(match[1] ?? "", code, `${name} code block ${index + 1}`),
+      file: /(?:^|\s)file=(\S+)/.exec(match[1] ?? "")?.[1],
       code: `${code}\nexport {};\n`,
     };
   });
@@ -70,6 +75,7 @@ export function docBlocks(file) {
 
 /** Whether `block` runs under `runtime` ("node", "deno" or "bun"). */
 export function runsUnder(block, runtime) {
+  if (block.file !== undefined) return false; // a file's own test runs it
   return block.runtimes === undefined || block.runtimes.includes(runtime);
 }
 

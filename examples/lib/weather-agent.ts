@@ -1,23 +1,27 @@
 // The quickstart's agent, shared by examples/quickstart.ts and examples/runs.ts: a tool-calling
 // agent that checks the weather (a slow tool), on a real endpoint when OPENAI_API_KEY is set and on
 // a ScriptedChatModel otherwise.
-import { createToolCallingAgent } from "@agentrx/agents";
 // With its extension: Deno's notebook kernel imports this file and resolves no extensionless path.
 import { endpointModel } from "./endpoint-model.ts";
 import { ScriptedChatModel } from "@agentrx/core/testing";
-import { AgentExecutor, type RunStore } from "@agentrx/executors";
+import { type AgentExecutor, type RunStore, createAgentExecutor } from "@agentrx/executors";
 import { SqliteRunStore } from "@agentrx/runs";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { ChatPromptTemplate } from "@langchain/core/prompts";
+import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 
 /** Where the examples record their runs: `AGENTRX_RUNS_DB`, else `.agentrx/runs.db`. */
 export const RUNS_DB = process.env.AGENTRX_RUNS_DB ?? ".agentrx/runs.db";
 
-/** The embedded run store of the examples. */
+/**
+ * The embedded run store of the examples. `AGENTRX_SQLITE_DRIVER=node:sqlite` picks Node's built-in
+ * SQLite (Node.js 22.13+) over better-sqlite3, as the runtime tests do on a Node.js line other than
+ * the one `npm install` built better-sqlite3 for.
+ */
 export function runStore(): SqliteRunStore {
-  return new SqliteRunStore({ path: RUNS_DB });
+  const driver = process.env.AGENTRX_SQLITE_DRIVER === "node:sqlite" ? "node:sqlite" : undefined;
+  return new SqliteRunStore({ path: RUNS_DB, ...(driver ? { driver } : {}) });
 }
 
 const weather = tool(
@@ -33,34 +37,42 @@ const weather = tool(
   },
 );
 
+const CITIES = ["Paris", "Rome"];
+
+/**
+ * The offline model's answer, from the conversation it is sent: it asks for the weather of the
+ * cities whose results are not in the conversation yet, and answers from the results once all are.
+ * So a resumed run (its recorded tool results are sent again) repeats nothing.
+ */
+export function answerFromConversation(messages: BaseMessage[]) {
+  const results = new Map<string, string>();
+  const asked = new Map<string, string>(); // tool call id -> city
+  for (const message of messages) {
+    if (AIMessage.isInstance(message)) for (const call of message.tool_calls ?? []) asked.set(call.id ?? "", String(call.args["city"]));
+    if (ToolMessage.isInstance(message)) results.set(asked.get(message.tool_call_id) ?? "", message.text);
+  }
+  const missing = CITIES.filter((city) => !results.has(city));
+  if (missing.length > 0) return { toolCalls: missing.map((city) => ({ name: "get_weather", args: { city } })) };
+  const [parisSky, parisTemperature] = (results.get("Paris") ?? "").split(", ");
+  const [romeSky, romeTemperature] = (results.get("Rome") ?? "").split(", ");
+  return `Paris is ${parisSky} at ${parisTemperature}, while Rome is ${romeSky} and warmer at ${romeTemperature}: pack sunglasses for both.`;
+}
+
 export function chooseModel(): BaseChatModel {
   const real = endpointModel({ streaming: true, temperature: 0 });
   if (real) return real;
-  return new ScriptedChatModel({
-    streaming: true,
-    tokenDelayMs: 15,
-    responses: [
-      {
-        toolCalls: [
-          { name: "get_weather", args: { city: "Paris" } },
-          { name: "get_weather", args: { city: "Rome" } },
-        ],
-      },
-      "Paris is sunny at 21°C, while Rome is clear and warmer at 26°C: pack sunglasses for both.",
-    ],
-  });
+  return new ScriptedChatModel({ streaming: true, tokenDelayMs: 15, responses: [answerFromConversation], onExhausted: "repeat-last" });
 }
-
-const prompt = ChatPromptTemplate.fromMessages([
-  ["system", "You are a concise travel assistant. Use tools for facts; call independent tools together."],
-  ["human", "{input}"],
-  ["placeholder", "{agent_scratchpad}"],
-]);
 
 /** The weather agent's executor, recording into `store`. */
 export function weatherExecutor(store: RunStore): AgentExecutor {
-  const agent = createToolCallingAgent({ llm: chooseModel(), tools: [weather], prompt });
-  // A short lease, so a run whose process was killed can be resumed a few seconds later.
-  return new AgentExecutor({ agent, tools: [weather], maxIterations: 5, store, leaseMs: 5_000 });
+  return createAgentExecutor({
+    model: chooseModel(),
+    tools: [weather],
+    system: "You are a concise travel assistant. Use tools for facts; call independent tools together.",
+    maxIterations: 5,
+    store,
+    // A short lease, so a run whose process was killed can be resumed a few seconds later.
+    leaseMs: 5_000,
+  });
 }
-

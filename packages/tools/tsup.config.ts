@@ -12,4 +12,6 @@ export default defineConfig({
   sourcemap: true,
   target: "node20",
   treeshake: true,
+  // mathjs (the calculator's parser) is loaded on first use: a chunk of its own, for CJS too.
+  splitting: true,
 });

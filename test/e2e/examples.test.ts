@@ -100,6 +100,10 @@ describe("npm run demo records its runs", () => {
     expect(cancelled).toBeDefined();
     const resumed = await runExample("runs.ts", {}, ["resume", cancelled as string]);
     expect(resumed.stdout).toMatch(/answer\s+Paris is sunny/);
+    // The model answers from the conversation: the resumed run asks for nothing again, and each
+    // unfinished call runs once (the scripted model used to replay its script and ask for both again).
+    expect(resumed.stdout).not.toMatch(/action\s+get_weather/);
+    expect(resumed.stdout.match(/step\s+get_weather/g)?.length ?? 0).toBeLessThanOrEqual(2);
     expect(resumed.stdout).toContain("stopReason=finish");
     expect((await runExample("runs.ts")).stdout).toMatch(new RegExp(`${cancelled}\\s+\\S+\\s+finished`));
     expect((await runExample("runs.ts", {}, ["show", "no-such-run"]).catch((error: { stderr: string }) => error)).stderr).toMatch(/RunNotFoundError: Run "no-such-run" is not recorded/);

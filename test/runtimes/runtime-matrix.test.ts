@@ -1,8 +1,11 @@
-// The runtime matrix: the same scripts in child processes under Node.js (tsx), Deno (`deno run
-// -A`) and Bun (`bun run`), each on the built packages (dist/, through node_modules, as users get
+// The runtime matrix: the same scripts in child processes under Node.js (tsx; the Node.js running
+// the tests, then each supported line: 20.19, 22, 24, 26), Deno (`deno run -A`) and Bun (`bun run`),
+// each on the built packages (dist/, through node_modules, as users get
 // them: tsconfig.dist.json has no `paths` to the sources). The children print JSON lines, which the
-// tests parse. Deno and Bun come from `node scripts/fetch-runtimes.mjs`; without them the tests
-// are skipped with one line saying so, and fail with CI set.
+// tests parse. Deno, Bun and the Node.js lines come from `node scripts/fetch-runtimes.mjs`; without
+// them the tests are skipped with one line saying so, and fail with CI set. better-sqlite3 (a native
+// addon built by `npm install` for the Node.js that ran it) does not load under another Node.js
+// line: there the stores use node:sqlite, and what needs better-sqlite3 is skipped, saying why.
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,12 +13,14 @@ import { join } from "node:path";
 import { startOpenAICompatibleServer } from "@agentrx/core/testing";
 import { SqliteRunStore } from "@agentrx/runs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { docBlocks, docFiles, runsUnder, writeDocBlocks } from "../../scripts/doc-blocks.mjs";
-import { FETCH_RUNTIMES, missingRuntime, REPO_ROOT, runtimeBins, type RuntimeBin } from "./runtime-bins";
+import { type DocBlock, docBlocks, docFiles, runsUnder, writeDocBlocks } from "../../scripts/doc-blocks.mjs";
+import { betterSqliteUnavailable, FETCH_RUNTIMES, missingRuntime, REPO_ROOT, runtimeBins, type RuntimeBin } from "./runtime-bins";
 
 const FIXTURES = join(REPO_ROOT, "test", "runtimes", "fixtures");
 const TSCONFIG = join(REPO_ROOT, "test", "runtimes", "tsconfig.dist.json");
 const TSX = join(REPO_ROOT, "node_modules", ".bin", "tsx");
+/** tsx's command line, run by a Node.js line's binary (the .bin script would pick the PATH's node). */
+const TSX_CLI = join(REPO_ROOT, "node_modules", "tsx", "dist", "cli.mjs");
 /** How long one documentation block may take before the runner moves on to the next. */
 const BLOCK_LIMIT_MS = 20_000;
 
@@ -42,6 +47,7 @@ interface ChildResult {
 function commandLine(bin: RuntimeBin, script: string, args: string[]): [string, string[]] {
   if (bin.name === "deno") return [bin.path, ["run", "-A", "--sloppy-imports", script, ...args]];
   if (bin.name === "bun") return [bin.path, ["run", `--tsconfig-override=${TSCONFIG}`, script, ...args]];
+  if (bin.name !== "node") return [bin.path, [TSX_CLI, "--tsconfig", TSCONFIG, script, ...args]];
   return [TSX, ["--tsconfig", TSCONFIG, script, ...args]];
 }
 
@@ -53,7 +59,12 @@ function runChild(bin: RuntimeBin, script: string, { env = {}, args = [], timeou
     execFile(
       file,
       argv,
-      { cwd: REPO_ROOT, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, env: { ...rest, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1", AGENTRX_RUNS_DB: join(tmp, `${bin.name}.db`), ...env } },
+      {
+        cwd: REPO_ROOT,
+        timeout: timeoutMs,
+        maxBuffer: 64 * 1024 * 1024,
+        env: { ...rest, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1", AGENTRX_RUNS_DB: join(tmp, `${bin.name}.db`), ...(betterSqliteUnavailable(bin) ? { AGENTRX_SQLITE_DRIVER: "node:sqlite" } : {}), ...env },
+      },
       (error, stdout, stderr) => {
         const records = stdout.split("\n").flatMap((line) => {
           if (!line.startsWith("{")) return [];
@@ -80,7 +91,8 @@ function expectClean(result: ChildResult): void {
 
 function expectRuntime(result: ChildResult, bin: RuntimeBin): void {
   const [runtime] = only(result.records, "runtime");
-  expect(runtime?.runtime).toBe(bin.name);
+  expect(runtime?.runtime).toBe(bin.runtime);
+  if (bin.nodeMajor !== undefined) expect(Number.parseInt(runtime?.version, 10)).toBe(bin.nodeMajor);
   // The built packages, not the sources.
   expect(runtime?.resolved).toMatch(/\/packages\/[a-z]+\/dist\/.*\.js$/);
 }
@@ -95,14 +107,15 @@ for (const bin of bins) {
       return;
     }
 
-    describe.concurrent("scenarios", () => {
+    // A child on a Node.js line starts tsx from a cold cache: more than vitest's default 20 s on a busy machine.
+    describe.concurrent("scenarios", { timeout: 90_000 }, () => {
       it("the quickstart runs on the scripted model and records the run in SQLite, which a second store reads back", async () => {
         const result = await runChild(bin, join(FIXTURES, "quickstart.ts"));
         expectClean(result);
         expectRuntime(result, bin);
         const [runtime] = only(result.records, "runtime");
-        // Deno and Bun cannot load better-sqlite3 (a V8-API addon): the store uses their node:sqlite.
-        expect(runtime?.driver).toBe(bin.name === "node" ? "better-sqlite3" : "node:sqlite");
+        // Deno and Bun cannot load better-sqlite3 (a V8-API addon), nor a Node.js line it was not built for: the store uses node:sqlite.
+        expect(runtime?.driver).toBe(bin.runtime === "node" && !betterSqliteUnavailable(bin) ? "better-sqlite3" : "node:sqlite");
         expect(result.stdout).toContain("Model: ScriptedChatModel, offline");
         expect(only(result.records, "action").map((record) => record.input)).toEqual([{ city: "Paris" }, { city: "Rome" }]);
         expect(only(result.records, "step").map((record) => record.observation).sort()).toEqual(["clear, 26°C", "sunny, 21°C"]);
@@ -123,7 +136,7 @@ for (const bin of bins) {
         }
       });
 
-      it("the agentrx command lists and shows a run this runtime recorded", async () => {
+      it.skipIf(betterSqliteUnavailable(bin) !== undefined)(`the agentrx command lists and shows a run this runtime recorded${betterSqliteUnavailable(bin) ? ` (skipped: ${betterSqliteUnavailable(bin)})` : ""}`, async () => {
         const db = join(tmp, `${bin.name}-cli.db`);
         const recording = await runChild(bin, join(FIXTURES, "quickstart.ts"), { env: { AGENTRX_RUNS_DB: db } });
         expectClean(recording);
@@ -191,6 +204,15 @@ for (const bin of bins) {
     });
 
     if (bin.name === "node") return; // docs/docs.test.ts runs the blocks under Node.js, vitest the suite.
+    if (bin.runtime === "node") {
+      it("the run store conformance suites pass (vitest on this Node.js line: SqliteRunStore on node:sqlite where present, on better-sqlite3 where it loads, MemoryRunStore)", async () => {
+        const counts = await conformanceUnderNode(bin);
+        expect(counts.failed).toBe(0);
+        expect(counts.tests - counts.skipped).toBeGreaterThan(40);
+      }, 240_000);
+      describeDocBlocks(bin);
+      return;
+    }
     it("SqliteRunStore on node:sqlite passes the run store conformance suite (from the sources, in vitest under Deno, bun test under Bun)", async () => {
       const counts = bin.name === "deno" ? await conformanceUnderDeno(bin) : await conformanceUnderBun(bin);
       // 48 tests: 46 run; the cross-process test and the "node:sqlite is missing" test are skipped.
@@ -201,6 +223,17 @@ for (const bin of bins) {
 }
 
 const CONFORMANCE = "packages/runs/src/sqlite/sqlite-run-store-node-sqlite.test.ts";
+
+/** The store conformance suites of packages/runs under a Node.js line, in vitest run by that line's binary. */
+async function conformanceUnderNode(bin: RuntimeBin): Promise<{ tests: number; failed: number; skipped: number }> {
+  const report = join(tmp, `conformance-${bin.name}.json`);
+  const vitest = join(REPO_ROOT, "node_modules", "vitest", "vitest.mjs");
+  const files = [CONFORMANCE, "packages/runs/src/memory/memory-run-store.test.ts", ...(betterSqliteUnavailable(bin) ? [] : ["packages/runs/src/sqlite/sqlite-run-store.test.ts"])];
+  const result = await runCommand(bin.path, [vitest, "run", ...files, "--typecheck.enabled=false", "--reporter=json", `--outputFile=${report}`]);
+  const json = JSON.parse(readFileSync(report, "utf8")) as { numTotalTests: number; numFailedTests: number; numPendingTests: number };
+  expect(json.numFailedTests, result).toBe(0);
+  return { tests: json.numTotalTests, failed: json.numFailedTests, skipped: json.numPendingTests };
+}
 
 async function conformanceUnderDeno(bin: RuntimeBin): Promise<{ tests: number; failed: number; skipped: number }> {
   const report = join(tmp, "conformance-deno.json");
@@ -236,7 +269,11 @@ function runCommand(file: string, args: string[]): Promise<string> {
  */
 function describeDocBlocks(bin: RuntimeBin): void {
   const blocks = docFiles().flatMap(docBlocks);
-  const runnable = blocks.filter((block) => runsUnder(block, bin.name));
+  // On a Node.js line better-sqlite3 was not built for, a block that opens an SQLite store cannot run.
+  const sqliteMissing = betterSqliteUnavailable(bin);
+  const needsBetterSqlite = (block: DocBlock) => sqliteMissing !== undefined && /SqliteRunStore|better-sqlite3/.test(block.code) && !/driver: "node:sqlite"/.test(block.code);
+  const runs = (block: DocBlock) => runsUnder(block, bin.runtime) && !needsBetterSqlite(block);
+  const runnable = blocks.filter(runs);
   let results: Promise<Map<string, ChildRecord>> | undefined;
   // Inside the repository, so that the blocks' imports resolve through its node_modules.
   const dir = join(REPO_ROOT, ".cache", "doc-blocks", bin.name);
@@ -256,7 +293,8 @@ function describeDocBlocks(bin: RuntimeBin): void {
     const sources = [...new Set(blocks.map((block) => block.source))];
     for (const source of sources) {
       for (const block of blocks.filter((each) => each.source === source)) {
-        it.skipIf(!runsUnder(block, bin.name))(`${source} block ${block.index}`, async () => {
+        const label = needsBetterSqlite(block) ? ` (skipped: it opens an SQLite store with better-sqlite3, and ${sqliteMissing})` : "";
+        it.skipIf(!runs(block))(`${source} block ${block.index}${label}`, async () => {
           const result = (await results!).get(join(dir, block.fileName));
           expect(result, `no result for ${block.fileName}`).toBeDefined();
           expect(result?.error).toBeUndefined();

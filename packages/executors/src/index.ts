@@ -12,6 +12,7 @@ export type {
   UsageEvent,
 } from "./executor/events";
 export type { StopCondition } from "./executor/stop-condition";
+export * from "./create-agent-executor/index";
 export * from "./operators/index";
 export {
   AgentExecutor,

@@ -3,7 +3,7 @@ import { Observable, type OperatorFunction } from "rxjs";
 
 /**
  * Keeps a followed run's `output` event and maps it to the result `invoke` gives: the inputs (from
- * the run's `start` event), the return values, the output, the run id, the usage, and the
+ * the run's `start` event), the return values, the output, the run id, the stop reason, the usage, and the
  * interrupts of a pause. Emits nothing when the stream has no `output` event.
  *
  * @internal
@@ -18,7 +18,10 @@ export function toResult(): OperatorFunction<AgentStreamEvent, AgentExecutorResu
           if (event.type === "start") inputs = event.inputs;
           if (event.type === "interrupt") interrupts = event.interrupts;
           if (event.type !== "output") return;
-          const result: AgentExecutorResult = { ...inputs, ...event.returnValues, output: event.output, runId: event.runId };
+          // A result is not an event: no `type` (see AgentExecutorResult).
+          const { type: _input, ...echoed } = inputs;
+          const { type: _value, ...returnValues } = event.returnValues;
+          const result: AgentExecutorResult = { ...echoed, ...returnValues, output: event.output, runId: event.runId, stopReason: event.stopReason };
           if (event.intermediateSteps) result.intermediateSteps = event.intermediateSteps;
           if (event.usage) result.usage = event.usage;
           if (interrupts && event.stopReason === "interrupted") result.interrupts = interrupts;

@@ -50,7 +50,7 @@ describe("AgentExecutor loop", () => {
   it("omits intermediateSteps unless returnIntermediateSteps is set", async () => {
     const { agent } = scriptedAgent([act("echo", { text: "x" }), finish("done")]);
     const [result] = await collect(new AgentExecutor({ agent, tools: [echoTool] }).invoke({ input: "go" }));
-    expect(result).toEqual({ input: "go", output: "done", runId: expect.any(String) });
+    expect(result).toEqual({ input: "go", output: "done", runId: expect.any(String), stopReason: "finish" });
   });
 
   it("streams actions, steps and a final output event", async () => {
@@ -160,7 +160,7 @@ describe("AgentExecutor loop", () => {
   it("makes a non-string final output a string", async () => {
     const { agent } = scriptedAgent([{ returnValues: { output: { n: 1 }, extra: true }, log: "" }]);
     const [result] = await collect(new AgentExecutor({ agent, tools: [] }).invoke({ input: "go" }));
-    expect(result).toEqual({ input: "go", output: '{"n":1}', extra: true, runId: expect.any(String) });
+    expect(result).toEqual({ input: "go", output: '{"n":1}', extra: true, runId: expect.any(String), stopReason: "finish" });
   });
 
   it("fails the run when the agent returns something that is not an action or a finish", async () => {

@@ -246,16 +246,35 @@ export interface ForkOptions extends Omit<RunnableConfig, "runId"> {
 }
 
 /**
- * What `invoke` emits: the inputs, the finish's return values, and optionally every step.
+ * What `invoke` emits (and what awaiting `invoke`, `stream` or `resume` resolves with): the inputs,
+ * the finish's return values, the output, why the run ended, and, with `returnIntermediateSteps`,
+ * every step. It is not an event: it has no `type` (an input named `type` is not echoed), so code
+ * written for the `output` event (`done.type === "output"`) does not compile against it.
+ *
+ * With `returnIntermediateSteps: true` given as a literal to the executor, `TSteps` is `true` and
+ * `intermediateSteps` is typed as present.
  *
  * @example
  * ```ts
  * import type { AgentExecutorResult } from "@agentrx/executors";
  *
- * const result: AgentExecutorResult = { input: "2 + 2?", output: "4", runId: "run-1", intermediateSteps: [] };
+ * const result: AgentExecutorResult = { input: "2 + 2?", output: "4", runId: "run-1", stopReason: "finish", intermediateSteps: [] };
+ * const withSteps: AgentExecutorResult<unknown, true> = { ...result, intermediateSteps: [] };
+ * console.log(withSteps.intermediateSteps.length); // 0
  * ```
  */
-export type AgentExecutorResult<TStructured = unknown> = Record<string, unknown> & {
+export type AgentExecutorResult<TStructured = unknown, TSteps extends boolean = false> = [TSteps] extends [true]
+  ? AgentExecutorResultFields<TStructured> & { intermediateSteps: AgentStep[] }
+  : AgentExecutorResultFields<TStructured>;
+
+/** The fields of {@link AgentExecutorResult}. */
+type AgentExecutorResultFields<TStructured> = Record<string, unknown> & {
+  /**
+   * Never set: a result is not an event (an input named `type` is not echoed). It is typed so that
+   * code written for the `output` event (`done.type === "output"`) does not compile against a
+   * result; read `stopReason` instead.
+   */
+  type?: "result";
   /**
    * With `outputSchema`: the final answer, parsed and validated (typed from the schema). Absent when
    * the run did not finish with an answer of its own (a limit with "force", a pause).
@@ -265,6 +284,8 @@ export type AgentExecutorResult<TStructured = unknown> = Record<string, unknown>
   output: string;
   /** The run's id (`config.runId`, else a fresh UUID). */
   runId: string;
+  /** Why the run ended (`"finish"`, `"max_iterations"`, `"interrupted"`, ...), as on the `output` event. */
+  stopReason: StopReason;
   /** The run's total usage, summed over its model calls; absent when no model reported usage. */
   usage?: UsageMetadata;
   /** When the run paused for approval (`output` is then ""): the tool calls waiting for decisions. */

@@ -33,7 +33,6 @@ import { type ResolvedOptions, normalizeStopWhen, validateOptions, validateStore
  * import { AgentExecutor } from "@agentrx/executors";
  * import { RunnableLambda } from "@langchain/core/runnables";
  * import { tool } from "@langchain/core/tools";
- * import { lastValueFrom } from "rxjs";
  * import { z } from "zod";
  *
  * const add = tool(async ({ a, b }) => String(a + b), {
@@ -47,41 +46,55 @@ import { type ResolvedOptions, normalizeStopWhen, validateOptions, validateStore
  *     : { returnValues: { output: `The sum is ${input.steps[0]!.observation}.` }, log: "" },
  * );
  * const executor = new AgentExecutor({ agent, tools: [add] });
- * const result = await lastValueFrom(executor.invoke({ input: "What is 2 + 3?" }));
- * console.log(result.output); // "The sum is 5."
+ * const result = await executor.invoke({ input: "What is 2 + 3?" });
+ * console.log(result.output, result.stopReason); // "The sum is 5." "finish"
  * ```
  */
-export class AgentExecutor<TStructured = unknown> {
+export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean = boolean> {
   private readonly options: ResolvedOptions;
   /** Where runs go without a store when tools need approval: this process only. */
   private inProcessStore: InProcessRunStore | undefined;
 
   /** @throws InvalidArgumentError naming the option when an option has a value that cannot work. */
-  constructor(options: AgentExecutorOptions & { outputSchema?: z.ZodType<TStructured & Record<string, unknown>> }) {
+  constructor(options: AgentExecutorOptions & { outputSchema?: z.ZodType<TStructured & Record<string, unknown>>; returnIntermediateSteps?: TSteps }) {
     this.options = validateOptions(options);
   }
 
   /**
-   * Runs the agent and emits the result once, then completes.
+   * Runs the agent and emits the result once, then completes; `await executor.invoke(inputs)` gives
+   * the result (`output`, `stopReason`, `runId`, ...).
    *
    * @param inputs the agent's inputs (an object, e.g. `{ input: "..." }`)
    * @param config a `RunnableConfig` (callbacks, tags, metadata, signal, runName, configurable)
    *   plus optional per-call `stopWhen` conditions
    */
-  invoke(inputs: Record<string, unknown>, config?: AgentExecutorCallConfig): RunObservable<AgentExecutorResult<TStructured>> {
-    const results = this.events(inputs, config, false).pipe(toResultOf(inputs)) as Observable<AgentExecutorResult<TStructured>>;
-    return new RunObservable<AgentExecutorResult<TStructured>>((subscriber) => results.subscribe(subscriber), undefined, this.displaySource(inputs, config));
+  invoke(inputs: Record<string, unknown>, config?: AgentExecutorCallConfig): RunObservable<AgentExecutorResult<TStructured, TSteps>> {
+    const results = this.events(inputs, config, false).pipe(toResultOf(inputs)) as Observable<AgentExecutorResult<TStructured, TSteps>>;
+    return new RunObservable<AgentExecutorResult<TStructured, TSteps>>((subscriber) => results.subscribe(subscriber), undefined, this.displaySource(inputs, config));
   }
 
   /**
    * Runs the agent and emits the run as events; the last event is always `output`. Awaiting it
-   * resolves with the result, as for `invoke`.
+   * resolves with the result, as for `invoke` (not the `output` event: the result has
+   * `stopReason` and no `type`). Keep some event types, typed, with `ofType(...)`.
+   *
+   * @example
+   * ```ts
+   * import { AgentExecutor, ofType } from "@agentrx/executors";
+   * import { RunnableLambda } from "@langchain/core/runnables";
+   *
+   * const agent = RunnableLambda.from(() => ({ returnValues: { output: "hi" }, log: "" }));
+   * const executor = new AgentExecutor({ agent, tools: [] });
+   * executor.stream({ input: "hello" }).pipe(ofType("output")).subscribe((event) => console.log(event.stopReason)); // "finish"
+   * const result = await executor.stream({ input: "hello" }); // the result, as invoke gives it
+   * console.log(result.output, result.stopReason); // "hi" "finish"
+   * ```
    */
-  stream(inputs: Record<string, unknown>, config?: AgentExecutorCallConfig): RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured>> {
+  stream(inputs: Record<string, unknown>, config?: AgentExecutorCallConfig): RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured, TSteps>> {
     const events = this.events(inputs, config, true);
-    return new RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured>>(
+    return new RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured, TSteps>>(
       (subscriber) => events.subscribe(subscriber),
-      (run) => lastValueFrom(run.pipe(toResultOf(inputs))) as Promise<AgentExecutorResult<TStructured>>,
+      (run) => lastValueFrom(run.pipe(toResultOf(inputs))) as Promise<AgentExecutorResult<TStructured, TSteps>>,
       this.displaySource(inputs, config),
     );
   }
@@ -130,12 +143,13 @@ export class AgentExecutor<TStructured = unknown> {
    * (`replayRun` gives the whole history). A finished run emits its recorded `output` and runs
    * nothing. A run another process is running fails with `RunBusyError` until its lease expires.
    * A `queued` run (recorded with `createRun({ status: "queued" })`, as a worker queue does) starts
-   * here: its `start` event says `resumed: false`.
+   * here: its `start` event says `resumed: false`. Awaiting it resolves with the run's result, as
+   * `invoke` gives it (`const result = await executor.resume(runId, { decisions })`).
    *
    * @param runId the recorded run's id
    * @param options the store (defaults to the executor's), plus a `RunnableConfig` for this segment
    */
-  resume(runId: string, options?: ResumeOptions): RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured>> {
+  resume(runId: string, options?: ResumeOptions): RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured, TSteps>> {
     const { decisions, ...rest } = options ?? {};
     return this.continueRun("resume", runId, rest, (store, owner, leaseMs) =>
       openResumedRun(store, runId, owner, leaseMs, decisions, this.options.toolsByName, this.options.storeTimeoutMs),
@@ -168,7 +182,7 @@ export class AgentExecutor<TStructured = unknown> {
    * console.log(fork.output); // "hi Grace"
    * ```
    */
-  fork(runId: string, options?: ForkOptions): RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured>> {
+  fork(runId: string, options?: ForkOptions): RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured, TSteps>> {
     const { at, inputs, edit, runId: newRunId, ...rest } = options ?? {};
     if (inputs !== undefined && (typeof inputs !== "object" || inputs === null || Array.isArray(inputs))) {
       throw new InvalidArgumentError({ argument: "inputs", value: inputs, message: "AgentExecutor.fork: `inputs` must be an object such as { input: \"...\" }." });
@@ -191,7 +205,7 @@ export class AgentExecutor<TStructured = unknown> {
     runId: string,
     options: Omit<ResumeOptions, "decisions">,
     open: (store: RunStore, owner: string, leaseMs: number) => Promise<OpenedRun & { forkOf?: ForkOf }>,
-  ): RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured>> {
+  ): RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured, TSteps>> {
     const subscribe = (subscriber: Subscriber<AgentStreamEvent>): TeardownLogic => {
       const { store: given, stopWhen, ...config } = options;
       const store = given ?? this.defaultStore();
@@ -259,21 +273,21 @@ export class AgentExecutor<TStructured = unknown> {
         teardown?.();
       };
     };
-    const run: RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured>> = new RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured>>(
+    const run: RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured, TSteps>> = new RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured, TSteps>>(
       subscribe,
-      (events) => lastValueFrom(events.pipe(toResultOf(undefined))) as Promise<AgentExecutorResult<TStructured>>,
-      { events: () => run, store: options.store ?? this.defaultStore(), result: toResultOf(undefined) as OperatorFunction<AgentStreamEvent, AgentExecutorResult<TStructured>> },
+      (events) => lastValueFrom(events.pipe(toResultOf(undefined))) as Promise<AgentExecutorResult<TStructured, TSteps>>,
+      { events: () => run, store: options.store ?? this.defaultStore(), result: toResultOf(undefined) as OperatorFunction<AgentStreamEvent, AgentExecutorResult<TStructured, TSteps>> },
     );
     return run;
   }
 
   /** How a notebook display runs `invoke`/`stream`: with tokens, recorded into its store when the run is not recorded anyway. */
-  private displaySource(inputs: Record<string, unknown>, config: AgentExecutorCallConfig | undefined): RunDisplaySource<AgentExecutorResult<TStructured>> {
+  private displaySource(inputs: Record<string, unknown>, config: AgentExecutorCallConfig | undefined): RunDisplaySource<AgentExecutorResult<TStructured, TSteps>> {
     const store = config?.store ?? this.defaultStore();
     return {
       store,
       events: (display) => this.events(inputs, store === undefined && display !== undefined ? { ...config, store: display } : config, true),
-      result: toResultOf(inputs) as OperatorFunction<AgentStreamEvent, AgentExecutorResult<TStructured>>,
+      result: toResultOf(inputs) as OperatorFunction<AgentStreamEvent, AgentExecutorResult<TStructured, TSteps>>,
     };
   }
 
@@ -379,7 +393,10 @@ function toResultOf(inputs: Record<string, unknown> | undefined): OperatorFuncti
 }
 
 function toResult(inputs: Record<string, unknown>, event: OutputEvent): AgentExecutorResult {
-  const result: AgentExecutorResult = { ...inputs, ...event.returnValues, output: event.output, runId: event.runId };
+  // A result is not an event: no `type` (see AgentExecutorResult).
+  const { type: _input, ...echoed } = inputs;
+  const { type: _value, ...returnValues } = event.returnValues;
+  const result: AgentExecutorResult = { ...echoed, ...returnValues, output: event.output, runId: event.runId, stopReason: event.stopReason };
   if (event.intermediateSteps) result.intermediateSteps = event.intermediateSteps;
   if (event.usage) result.usage = event.usage;
   return result;

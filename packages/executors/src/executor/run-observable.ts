@@ -46,6 +46,7 @@ export function runDisplaySource<R>(run: RunObservable<unknown, R>): RunDisplayS
  * const result = await executor.invoke({ input: "hello" }); // a Promise-like observable
  * console.log(result.output); // "hi"
  * executor.invoke({ input: "hello" }).subscribe((value) => console.log(value.output)); // "hi"
+ * const failed = await executor.invoke(null as never).catch((error: Error) => error.name); // "InvalidArgumentError"
  * ```
  */
 export class RunObservable<T, R = T> extends Observable<T> implements PromiseLike<R> {
@@ -72,6 +73,21 @@ export class RunObservable<T, R = T> extends Observable<T> implements PromiseLik
   then<A = R, B = never>(onfulfilled?: ((value: R) => A | PromiseLike<A>) | null, onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<A | B> {
     this.result ??= this.settle(new Observable<T>((subscriber) => this.subscribe(subscriber)) as Observable<never>) as Promise<R>;
     return this.result.then(onfulfilled, onrejected);
+  }
+
+  /**
+   * Awaits the run and handles its failure, as `Promise.prototype.catch` does: `await
+   * executor.invoke(inputs).catch((error) => ...)`.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: as Promise.prototype.catch, so `(error: Error) => ...` is accepted
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  catch<B = never>(onrejected?: ((reason: any) => B | PromiseLike<B>) | null): Promise<R | B> {
+    return this.then(undefined, onrejected);
+  }
+
+  /** Awaits the run and then calls `onfinally`, as `Promise.prototype.finally` does. */
+  finally(onfinally?: (() => void) | null): Promise<R> {
+    return this.then().finally(onfinally);
   }
 
   /**

@@ -1,4 +1,5 @@
 export { finalAnswerTokens } from "./final-answer-tokens";
+export { ofType } from "./of-type";
 export type { FinalAnswerTokensOptions } from "./final-answer-tokens";
 export { tokenBudget } from "./token-budget";
 export type { TokenBudgetOptions } from "./token-budget";

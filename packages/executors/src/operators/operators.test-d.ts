@@ -1,5 +1,6 @@
 import {
   finalAnswerTokens,
+  ofType,
   printTrace,
   renderTrace,
   stopWhenAny,
@@ -9,6 +10,8 @@ import {
   type AgentStreamEvent,
   type BudgetSpent,
   type OutputEvent,
+  type StepEvent,
+  type TokenEvent,
   type StopCondition,
 } from "@agentrx/executors";
 import type { MonoTypeOperatorFunction, Observable, OperatorFunction } from "rxjs";
@@ -31,5 +34,14 @@ describe("operator types", () => {
     expectTypeOf(printTrace).returns.toEqualTypeOf<Promise<OutputEvent>>();
     // @ts-expect-error colors is a boolean or "auto"
     renderTrace({ colors: "always" });
+  });
+
+  it("ofType narrows the event union", () => {
+    expectTypeOf(ofType("step")).toEqualTypeOf<OperatorFunction<AgentStreamEvent, StepEvent>>();
+    expectTypeOf(ofType("token", "output")).toEqualTypeOf<OperatorFunction<AgentStreamEvent, TokenEvent | OutputEvent>>();
+    // @ts-expect-error not an event type
+    ofType("finish");
+    // @ts-expect-error at least one type
+    ofType();
   });
 });

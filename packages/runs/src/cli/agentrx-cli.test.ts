@@ -133,7 +133,7 @@ describe("agentrx on an SQLite file", () => {
     const cases: [string[], number, RegExp][] = [
       [["show", "no-such-run", "--db", db], 1, /^agentrx: no run "no-such-run" in SQLite .*runs\.db; list the runs with: agentrx runs$/],
       [["trace", "no-such-run", "--db", db], 1, /no run "no-such-run"/],
-      [["runs", "--db", join(dir, "missing.db")], 1, /^agentrx: no run store at .*missing\.db: record a run first/],
+      [["runs", "--db", join(dir, "missing.db")], 1, /^agentrx: no run store at .*missing\.db: record a run first \(an executor with `store: new SqliteRunStore\(\)`/],
       [["runs", "--db", join(dir, "notes.txt")], 1, /notes\.txt is not an SQLite database, so not an AgentRx run store/],
       [["runs", "--db", join(dir, "other.db")], 1, /other\.db is an SQLite database without AgentRx runs \(no agentrx_runs table\)/],
       [["runs", "--db", dir], 1, /is a directory, not an SQLite run store/],

@@ -82,7 +82,7 @@ async function openSqlite(db: string, schema: string | undefined, cwd: string): 
   const shown = relative(cwd, path).startsWith("..") ? path : relative(cwd, path) || path;
   if (!existsSync(path)) {
     throw new CliError({
-      message: `no run store at ${shown}: record a run first (npm run demo records into ${DEFAULT_RUNS_DB}), or pass --db <file> or --db postgres://...`,
+      message: `no run store at ${shown}: record a run first (an executor with \`store: new SqliteRunStore()\` records into ${DEFAULT_RUNS_DB}), or pass --db <file> or --db postgres://...`,
     });
   }
   if (statSync(path).isDirectory()) throw new CliError({ message: `${shown} is a directory, not an SQLite run store; pass --db <file>` });

@@ -26,7 +26,7 @@ export async function runsCommand(store: RunStore, options: RunsCommandOptions, 
   }
   const filtered = threadId !== undefined || status !== undefined;
   if (runs.length === 0) {
-    io.stdout.write(filtered ? `No runs in ${label} match these filters.\n` : `No runs in ${label} yet. Record one: npm run demo\n`);
+    io.stdout.write(filtered ? `No runs in ${label} match these filters.\n` : `No runs in ${label} yet. Runs are recorded by an executor with a store: new AgentExecutor({ ..., store }).\n`);
     return;
   }
   const style = cliStyle(wantsColors(io.stdout, io.env));

@@ -74,14 +74,13 @@ export interface RecordedChatModelCallOptions extends BaseChatModelCallOptions {
  * import { MemoryRunStore, RecordedChatModel } from "@agentrx/runs";
  * import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
  * import type { StructuredToolInterface } from "@langchain/core/tools";
- * import { lastValueFrom } from "rxjs";
  * declare const store: MemoryRunStore; // holds run "run-1"
  * declare const tools: StructuredToolInterface[];
  *
  * const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], new MessagesPlaceholder("agent_scratchpad")]);
  * const llm = new RecordedChatModel({ store, runId: "run-1" });
  * const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools, prompt }), tools });
- * const { output } = await lastValueFrom(executor.invoke({ input: "Weather in Paris?" }));
+ * const { output } = await executor.invoke({ input: "Weather in Paris?" });
  * ```
  */
 export class RecordedChatModel extends BaseChatModel<RecordedChatModelCallOptions> {

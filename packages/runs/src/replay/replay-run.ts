@@ -61,11 +61,10 @@ const OPERATION = "replayRun";
  * ```ts
  * import { AgentExecutor, printTrace } from "@agentrx/executors";
  * import { MemoryRunStore, replayRun } from "@agentrx/runs";
- * import { lastValueFrom } from "rxjs";
  * declare const executor: AgentExecutor; // created with { store }
  * declare const store: MemoryRunStore;
  *
- * const { runId } = await lastValueFrom(executor.invoke({ input: "Weather in Paris?" }));
+ * const { runId } = await executor.invoke({ input: "Weather in Paris?" });
  * await printTrace(replayRun(store, runId)); // the same trace as the live run printed
  * ```
  */

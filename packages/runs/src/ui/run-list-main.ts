@@ -51,7 +51,7 @@ export function runListMain(dom: DomRuntime, fmt: FormatRuntime, data: RunListDa
     }
     const filtered = status.value !== "" || thread.value.trim() !== "";
     count.textContent = `${runs.length} run${runs.length === 1 ? "" : "s"}${runs.length === data.limit ? ` (the ${data.limit} newest)` : ""}`;
-    empty.textContent = runs.length > 0 ? "" : filtered ? "No runs match these filters." : "No runs recorded yet. Record one: npm run demo";
+    empty.textContent = runs.length > 0 ? "" : filtered ? "No runs match these filters." : "No runs recorded yet. Runs are recorded by an executor with a store: new AgentExecutor({ ..., store }).";
   }
 
   let generation = 0;

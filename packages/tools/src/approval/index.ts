@@ -1,2 +1,3 @@
 export { withApproval } from "./with-approval";
+export type { NeedsApproval, ToolInputOf } from "./with-approval";
 export { withInDoubt } from "./with-in-doubt";

@@ -31,7 +31,7 @@ export function createCalculatorTool(options: CalculatorToolOptions = {}) {
   checkNumberOption("createCalculatorTool maxLength", limits.maxLength ?? 500, { min: 1, integer: true });
   checkNumberOption("createCalculatorTool maxNodes", limits.maxNodes ?? 200, { min: 1, integer: true });
   return tool(
-    async ({ expression }) => String(Number(evaluateExpression(expression, limits).toPrecision(precision))),
+    async ({ expression }) => String(Number((await evaluateExpression(expression, limits)).toPrecision(precision))),
     {
       name,
       description:

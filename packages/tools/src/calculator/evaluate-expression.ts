@@ -1,22 +1,10 @@
-import { all, create, type MathNode } from "mathjs";
+import type { MathNode } from "mathjs";
 import { ExpressionError } from "./expression-error";
 
-// A private mathjs instance used only to parse. Everything that could define, import or evaluate
-// code is replaced by a function that throws, in case anything ever reached it; evaluation below
-// walks the parsed tree itself and knows only numbers, operators and the functions listed here.
-const math = create(all!, { number: "number" });
-const parse = math.parse;
-const disabled = (name: string) => () => {
-  throw new Error(`${name} is disabled in the calculator.`);
-};
-math.import(
-  Object.fromEntries(
-    ["import", "createUnit", "evaluate", "parse", "compile", "simplify", "derivative", "resolve", "reviver", "replacer"].map(
-      (name) => [name, disabled(name)],
-    ),
-  ),
-  { override: true },
-);
+// mathjs takes about a second to load, so it is loaded on the calculator's first use, not when
+// @agentrx/tools is imported (most users of the package never compute anything).
+let parser: Promise<(expression: string) => MathNode> | undefined;
+const loadParser = () => (parser ??= import("./math-parser").then((module) => module.parse));
 
 const CONSTANTS: Readonly<Record<string, number>> = { pi: Math.PI, PI: Math.PI, e: Math.E, E: Math.E, tau: 2 * Math.PI, phi: (1 + Math.sqrt(5)) / 2 };
 
@@ -122,7 +110,8 @@ export const CALCULATOR_FUNCTIONS: readonly string[] = Object.keys(FUNCTIONS);
 /**
  * Evaluates an arithmetic expression without `eval` and without access to anything but numbers,
  * `+ - * / ^ % !`, parentheses, the constants `pi e tau phi` and the functions in
- * {@link CALCULATOR_FUNCTIONS}. Throws an {@link ExpressionError} that says what is not allowed:
+ * {@link CALCULATOR_FUNCTIONS}. Resolves with the number (asynchronous because the parser, mathjs,
+ * is loaded on first use) or rejects with an {@link ExpressionError} that says what is not allowed:
  * also for anything but a string, a comment (`#`), a result that is not a finite number (`1 / 0`)
  * and a modulo by zero (`5 % 0`, `mod(5, 0)`).
  *
@@ -130,10 +119,10 @@ export const CALCULATOR_FUNCTIONS: readonly string[] = Object.keys(FUNCTIONS);
  * ```ts
  * import { evaluateExpression } from "@agentrx/tools";
  *
- * console.log(evaluateExpression("2 * (3 + 4) ^ 2 / sqrt(16)")); // 24.5
+ * console.log(await evaluateExpression("2 * (3 + 4) ^ 2 / sqrt(16)")); // 24.5
  * ```
  */
-export function evaluateExpression(expression: string, options: EvaluateExpressionOptions = {}): number {
+export async function evaluateExpression(expression: string, options: EvaluateExpressionOptions = {}): Promise<number> {
   const { maxLength = 500, maxNodes = 200 } = options;
   const fail = (reason: string, cause?: unknown): never => {
     throw new ExpressionError({ expression, reason, cause });
@@ -143,6 +132,7 @@ export function evaluateExpression(expression: string, options: EvaluateExpressi
   // mathjs reads "#" as the start of a comment: "1 # + 2" would quietly be 1.
   if (expression.includes("#")) fail('comments ("#") are not allowed; send only the expression.');
   if (expression.length > maxLength) fail(`the expression is longer than ${maxLength} characters.`);
+  const parse = await loadParser();
   let root: MathNode;
   try {
     root = parse(expression);

@@ -12,7 +12,7 @@ const MARKER_SYMBOL = Symbol.for(MARKER);
  * import { ExpressionError, evaluateExpression } from "@agentrx/tools";
  *
  * try {
- *   evaluateExpression("x = 1");
+ *   await evaluateExpression("x = 1");
  * } catch (error) {
  *   if (ExpressionError.isInstance(error)) console.log(error.expression); // x = 1
  * }

@@ -1,0 +1,77 @@
+import { ScriptedChatModel } from "@agentrx/core/testing";
+import { tool } from "@langchain/core/tools";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { AgentExecutor } from "../executor/agent-executor";
+import { InProcessRunStore } from "../runs/in-process-run-store";
+import { createAgentExecutor } from "./create-agent-executor";
+
+const weather = tool(async ({ city }) => (city === "Paris" ? "sunny, 21°C" : "clear, 26°C"), {
+  name: "get_weather",
+  description: "Current weather for a city.",
+  schema: z.object({ city: z.string() }),
+});
+
+describe("createAgentExecutor", () => {
+  it("gives a tool-calling model the tool-calling agent, with the system message, the input and the tool results", async () => {
+    const model = new ScriptedChatModel({
+      responses: [{ toolCalls: [{ name: "get_weather", args: { city: "Paris" } }, { name: "get_weather", args: { city: "Rome" } }] }, "Sunny in Paris, clear in Rome."],
+    });
+    const executor = createAgentExecutor({ model, tools: [weather], system: "Answer briefly {not a variable}." });
+    expect(executor).toBeInstanceOf(AgentExecutor);
+
+    const result = await executor.invoke({ input: "Weather in Paris and Rome?" });
+    expect(result).toMatchObject({ input: "Weather in Paris and Rome?", output: "Sunny in Paris, clear in Rome.", stopReason: "finish" });
+    expect(model.calls.map((call) => call.toolNames)).toEqual([["get_weather"], ["get_weather"]]);
+    const [first, second] = model.calls;
+    expect(first!.messages.map((message) => [message.getType(), message.text])).toEqual([
+      ["system", "Answer briefly {not a variable}."],
+      ["human", "Weather in Paris and Rome?"],
+    ]);
+    expect(second!.messages.map((message) => message.getType())).toEqual(["system", "human", "ai", "tool", "tool"]);
+    expect(second!.messages.slice(3).map((message) => message.text)).toEqual(["sunny, 21°C", "clear, 26°C"]);
+  });
+
+  it("gives a model without tool calling the ReAct agent", async () => {
+    const model = new ScriptedChatModel({
+      responses: [
+        'Thought: I need the weather.\nAction: get_weather\nAction Input: {"city": "Paris"}',
+        "Thought: I now know the final answer\nFinal Answer: Sunny in Paris.",
+      ],
+    });
+    const executor = createAgentExecutor({ model, tools: [weather], toolCalling: false, returnIntermediateSteps: true });
+    const result = await executor.invoke({ input: "Weather in Paris?" });
+    expect(result.output).toBe("Sunny in Paris.");
+    expect(result.intermediateSteps.map((step) => step.observation)).toEqual(["sunny, 21°C"]);
+    expect(model.calls[0]!.toolNames).toEqual([]);
+    expect(model.calls[0]!.stop).toEqual(["\nObservation:"]);
+    const [system, human] = model.calls[1]!.messages;
+    expect(system!.text).toContain("You are a helpful assistant.");
+    expect(system!.text).toContain("get_weather: Current weather for a city.");
+    expect(human!.text).toMatch(/^Question: Weather in Paris\?\nThought: Thought: I need the weather\.[\s\S]*Observation: sunny, 21°C/);
+  });
+
+  it("passes the executor's options on: a store records the run, history fills the prompt", async () => {
+    const store = new InProcessRunStore();
+    const model = new ScriptedChatModel({ responses: ["Hello again."] });
+    const executor = createAgentExecutor({ model, tools: [], store, maxIterations: 3 });
+    const { runId } = await executor.invoke({ input: "Hi", chat_history: [["human", "Hi"], ["ai", "Hello."]] });
+    expect((await store.getRun(runId))?.status).toBe("finished");
+    expect(model.calls[0]!.messages.map((message) => message.text)).toEqual(["You are a helpful assistant. Use the tools when they help you answer.", "Hi", "Hello.", "Hi"]);
+  });
+
+  it("answers through the final_answer tool with an outputSchema", async () => {
+    const model = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "final_answer", args: { city: "Paris", celsius: 21 } }] }] });
+    const executor = createAgentExecutor({ model, tools: [weather], outputSchema: z.object({ city: z.string(), celsius: z.number() }) });
+    const result = await executor.invoke({ input: "Weather in Paris?" });
+    expect(result.structuredOutput).toEqual({ city: "Paris", celsius: 21 });
+    expect(model.calls[0]!.toolNames).toEqual(["get_weather", "final_answer"]);
+  });
+
+  it("names the option at fault", () => {
+    expect(() => createAgentExecutor({ model: undefined as never, tools: [] })).toThrow(/`model` must be a @langchain\/core chat model/);
+    expect(() => createAgentExecutor({ model: new ScriptedChatModel({ responses: [] }), tools: undefined as never })).toThrow(/`tools` must be an array/);
+    expect(() => createAgentExecutor({ model: new ScriptedChatModel({ responses: [] }), tools: [], system: 1 as never })).toThrow(/`system` must be a string/);
+    expect(() => createAgentExecutor({ model: new ScriptedChatModel({ responses: [] }), tools: [], maxIterations: -1 })).toThrow(/maxIterations/);
+  });
+});

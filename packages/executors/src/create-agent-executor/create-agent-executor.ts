@@ -1,0 +1,106 @@
+import { InvalidArgumentError } from "@agentrx/core";
+import { createReactAgent, createToolCallingAgent, selectAgentType } from "@agentrx/agents";
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { BaseLanguageModel } from "@langchain/core/language_models/base";
+import type { StructuredToolInterface } from "@langchain/core/tools";
+import type { z } from "zod";
+import { AgentExecutor } from "../executor/agent-executor";
+import type { AgentExecutorOptions } from "../executor/agent-executor-options";
+import { finalAnswerTool } from "../executor/structured-output";
+import { DEFAULT_SYSTEM, createDefaultAgentPrompt } from "./default-agent-prompt";
+
+/**
+ * Options of {@link createAgentExecutor}: the model, the tools, an optional system message, and
+ * any option of `AgentExecutor` (`store`, `maxIterations`, `memory`, `outputSchema`, ...) except
+ * `agent`, which is built for you.
+ *
+ * @example
+ * ```ts
+ * import type { CreateAgentExecutorOptions } from "@agentrx/executors";
+ * import { ScriptedChatModel } from "@agentrx/core/testing";
+ *
+ * const options: CreateAgentExecutorOptions = {
+ *   model: new ScriptedChatModel({ responses: ["Hi!"] }),
+ *   tools: [],
+ *   system: "You answer in one sentence.",
+ *   maxIterations: 5,
+ * };
+ * ```
+ */
+export interface CreateAgentExecutorOptions<TStructured = unknown, TSteps extends boolean = boolean>
+  extends Omit<AgentExecutorOptions, "agent" | "outputSchema" | "returnIntermediateSteps"> {
+  /**
+   * Any `@langchain/core` chat model (or text model). A model with `bindTools` (and a profile that
+   * does not deny tool calling) gets the tool-calling agent; any other model the ReAct agent.
+   */
+  model: BaseLanguageModel;
+  /** The tools the agent may call; names must be unique. */
+  tools: readonly StructuredToolInterface[];
+  /**
+   * The system message.
+   * @default "You are a helpful assistant. Use the tools when they help you answer."
+   */
+  system?: string;
+  /**
+   * Overrides the detection of tool calling: `true` for the tool-calling agent, `false` for ReAct.
+   * @default whether the model supports tool calling
+   */
+  toolCalling?: boolean;
+  /** A zod schema for the final answer: the result gains `structuredOutput` (see `AgentExecutorOptions.outputSchema`). */
+  outputSchema?: z.ZodType<TStructured & Record<string, unknown>>;
+  /** Include `intermediateSteps` in the result (typed as present when you write `true`). @default false */
+  returnIntermediateSteps?: TSteps;
+}
+
+/**
+ * An `AgentExecutor` from a model and tools: the agent type is chosen from the model's abilities
+ * (the tool-calling agent for a model with `bindTools`, else the ReAct agent; see
+ * `selectAgentType` in `@agentrx/agents`) and given a default prompt (the system message, the
+ * conversation's history, the input, the scratchpad). Everything else is the executor's options.
+ * It is the short form of `new AgentExecutor({ agent: createToolCallingAgent({ llm, tools, prompt }), tools })`.
+ *
+ * @throws InvalidArgumentError when `model` is not a language model, `tools` is not an array or
+ *   `system` is not a string; the executor's own options are validated as `new AgentExecutor` does
+ * @example
+ * ```ts
+ * import { createAgentExecutor } from "@agentrx/executors";
+ * import { ScriptedChatModel } from "@agentrx/core/testing";
+ *
+ * const executor = createAgentExecutor({ model: new ScriptedChatModel({ responses: ["Hello!"] }), tools: [] });
+ * const result = await executor.invoke({ input: "Hi" });
+ * console.log(result.output, result.stopReason); // "Hello!" "finish"
+ * ```
+ */
+export function createAgentExecutor<TStructured = unknown, TSteps extends boolean = boolean>(
+  options: CreateAgentExecutorOptions<TStructured, TSteps>,
+): AgentExecutor<TStructured, TSteps> {
+  if (typeof options !== "object" || options === null) {
+    throw new InvalidArgumentError({ argument: "options", value: options, message: "createAgentExecutor: pass an options object such as { model, tools }." });
+  }
+  const { model, tools, system = DEFAULT_SYSTEM, toolCalling, ...executorOptions } = options;
+  if (typeof model !== "object" || model === null || typeof (model as { invoke?: unknown }).invoke !== "function") {
+    throw new InvalidArgumentError({
+      argument: "model",
+      value: model,
+      message: "createAgentExecutor: `model` must be a @langchain/core chat model (for example OpenAIChatModel from @agentrx/core/openai, or ScriptedChatModel from @agentrx/core/testing).",
+    });
+  }
+  if (!Array.isArray(tools)) {
+    throw new InvalidArgumentError({ argument: "tools", value: tools, message: "createAgentExecutor: `tools` must be an array of @langchain/core tools (it may be empty)." });
+  }
+  if (typeof system !== "string") {
+    throw new InvalidArgumentError({ argument: "system", value: system, message: `createAgentExecutor: \`system\` must be a string, got ${typeof system}.` });
+  }
+  const strategy = selectAgentType({ llm: model, ...(toolCalling === undefined ? {} : { toolCalling }) }).name;
+  const prompt = createDefaultAgentPrompt(system, strategy);
+  const agentTools = [...tools];
+  let agent;
+  if (strategy === "tool-calling") {
+    // With an output schema, the model answers through the final_answer tool (never run by the executor).
+    const bound = executorOptions.outputSchema ? [...agentTools, finalAnswerTool(executorOptions.outputSchema)] : agentTools;
+    agent = createToolCallingAgent({ llm: model as BaseChatModel, tools: bound, prompt });
+  } else {
+    agent = createReactAgent({ llm: model, tools: agentTools, prompt });
+  }
+  return new AgentExecutor<TStructured, TSteps>({ ...executorOptions, agent, tools: agentTools });
+}

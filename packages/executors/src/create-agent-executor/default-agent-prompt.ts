@@ -1,0 +1,65 @@
+import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
+
+/**
+ * The system message of `createAgentExecutor` when none is given.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_SYSTEM, createAgentExecutor } from "@agentrx/executors";
+ * import { ScriptedChatModel } from "@agentrx/core/testing";
+ *
+ * const executor = createAgentExecutor({ model: new ScriptedChatModel({ responses: ["Hi"] }), tools: [], system: `${DEFAULT_SYSTEM} Answer in French.` });
+ * ```
+ */
+export const DEFAULT_SYSTEM = "You are a helpful assistant. Use the tools when they help you answer.";
+
+const REACT_FORMAT = `You can use these tools:
+
+{tools}
+
+Work in this format:
+
+Question: the question you must answer
+Thought: what you should do next, and why
+Action: the tool to use, exactly one of [{tool_names}]
+Action Input: the input for the tool
+Observation: the tool's result
+... (Thought, Action, Action Input and Observation may repeat several times)
+Thought: I now know the final answer
+Final Answer: the final answer to the question`;
+
+/**
+ * The prompt `createAgentExecutor` gives its agent: the system message, the conversation so
+ * far (`chat_history`, optional: filled by the executor's `memory`), the `input`, and the
+ * scratchpad, as tool messages for a tool-calling model or as ReAct text for a text model.
+ *
+ * @param system the system message (braces in it are text, not template variables)
+ * @param strategy `"tool-calling"` or `"react"`
+ * @example
+ * ```ts
+ * import { createDefaultAgentPrompt } from "@agentrx/executors";
+ *
+ * console.log(createDefaultAgentPrompt("You answer in French.", "tool-calling").inputVariables); // ["input", "agent_scratchpad"]
+ * ```
+ */
+export function createDefaultAgentPrompt(system: string, strategy: "tool-calling" | "react"): ChatPromptTemplate {
+  const text = escapeBraces(system);
+  if (strategy === "tool-calling") {
+    return ChatPromptTemplate.fromMessages([
+      ["system", text],
+      new MessagesPlaceholder({ variableName: "chat_history", optional: true }),
+      ["human", "{input}"],
+      new MessagesPlaceholder("agent_scratchpad"),
+    ]);
+  }
+  return ChatPromptTemplate.fromMessages([
+    ["system", `${text}\n\n${REACT_FORMAT}`],
+    new MessagesPlaceholder({ variableName: "chat_history", optional: true }),
+    ["human", "Question: {input}\nThought: {agent_scratchpad}"],
+  ]);
+}
+
+/** `system` as literal template text: `{` and `}` doubled. */
+function escapeBraces(system: string): string {
+  return system.replaceAll("{", "{{").replaceAll("}", "}}");
+}

@@ -1,0 +1,11 @@
+export declare const root: string;
+export declare const RUNTIME_VERSIONS: Record<"deno" | "bun", string>;
+export declare const NODE_VERSIONS: Record<string, string>;
+export declare const NODE_PACKAGE: string;
+export declare const runtimesDir: string;
+export declare function runtimeBin(name: string): string;
+export declare function nodeLineDir(line: string): string;
+export declare function nodeLineBin(line: string): string;
+export declare function runtimesInstalled(names?: string[]): boolean;
+export declare function fetchRuntimes(options?: { log?: (line: string) => void; names?: string[] }): Record<string, string>;
+export declare function fetchNodeLines(options?: { log?: (line: string) => void }): Record<string, string>;
