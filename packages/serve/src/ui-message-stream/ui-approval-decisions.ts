@@ -4,7 +4,7 @@ import type { Decision } from "@agentrx/executors";
 export interface UIMessageLike {
   role: string;
   metadata?: unknown;
-  parts: readonly { type: string; state?: string; approval?: { id: string; approved?: boolean; reason?: string } }[];
+  parts: readonly { type: string; text?: string; state?: string; approval?: { id: string; approved?: boolean; reason?: string }; [key: string]: unknown }[];
 }
 
 /** What {@link uiApprovalDecisions} found: the paused run and the decisions for its interrupts. */
@@ -31,7 +31,7 @@ export interface UIApprovalDecisions {
  *   const { messages } = (await request.json()) as { messages: UIMessageLike[] };
  *   const approvals = uiApprovalDecisions(messages);
  *   if (approvals) return toUIMessageStreamResponse(executor.resume(approvals.runId, { decisions: approvals.decisions }));
- *   const input = messages.at(-1)?.parts.map((part) => ("text" in part ? String(part.text) : "")).join("") ?? "";
+ *   const input = messages.at(-1)?.parts.map((part) => part.text ?? "").join("") ?? "";
  *   return toUIMessageStreamResponse(executor.stream({ input }));
  * }
  * ```
