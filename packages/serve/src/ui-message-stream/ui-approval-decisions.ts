@@ -2,6 +2,7 @@ import type { Decision } from "@agentrx/executors";
 
 /** The parts of a `useChat` message that {@link uiApprovalDecisions} reads (a `UIMessage` of the `ai` package fits). */
 export interface UIMessageLike {
+  id?: string;
   role: string;
   metadata?: unknown;
   parts: readonly { type: string; text?: string; state?: string; approval?: { id: string; approved?: boolean; reason?: string }; [key: string]: unknown }[];
