@@ -12,5 +12,3 @@ export type {
   PostgresQueryResult,
   PostgresRunStoreOptions,
 } from "./postgres/index";
-export { SseWriter, decodePathSegment, parseLastEventId } from "./sse/sse-writer";
-export type { SseMessage, SseWriterOptions } from "./sse/sse-writer";

@@ -141,14 +141,16 @@ function decisionsOf(entries: AGUIResumeEntry[]): Record<string, Decision> {
 }
 
 async function readBody(req: IncomingMessage, max: number): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
+  const decoder = new TextDecoder();
+  let text = "";
   let size = 0;
   for await (const chunk of req) {
-    size += (chunk as Buffer).length;
+    const bytes = typeof chunk === "string" ? new TextEncoder().encode(chunk) : (chunk as Uint8Array);
+    size += bytes.length;
     if (size > max) return undefined;
-    chunks.push(chunk as Buffer);
+    text += decoder.decode(bytes, { stream: true });
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return text + decoder.decode();
 }
 
 function refuse(res: ServerResponse, status: number, message: string): void {
