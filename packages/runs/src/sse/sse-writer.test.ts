@@ -1,43 +1,16 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { connect, type Socket } from "node:net";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
+import { closeLoopback, stalledClient, startLoopback } from "./loopback-test-server";
 import { SseWriter, decodePathSegment, parseLastEventId } from "./sse-writer";
 
-let server: Server | undefined;
-const sockets: Socket[] = [];
-afterEach(async () => {
-  for (const socket of sockets.splice(0)) socket.destroy();
-  if (server === undefined) return;
-  server.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
-  server = undefined;
-});
-
-async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<number> {
-  server = createServer(handler);
-  await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
-  return (server.address() as AddressInfo).port;
-}
-
-/** A client that sends a request and never reads the answer. */
-function stalledClient(port: number): Promise<Socket> {
-  return new Promise((resolve) => {
-    const socket = connect(port, "127.0.0.1", () => {
-      socket.write("GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
-      socket.pause();
-      resolve(socket);
-    });
-    sockets.push(socket);
-  });
-}
+afterEach(closeLoopback);
 
 describe("SseWriter", () => {
   it("holds at most maxBufferedBytes for each of five clients that never read a 100k-token stream, then drops them", async () => {
     const max = 64 * 1024;
     const peaks: number[] = [];
     const results: Promise<{ dropped: boolean; sent: number }>[] = [];
-    const port = await listen((_req, res) => {
+    const origin = await startLoopback((_req, res) => {
       const sse = new SseWriter(res, { maxBufferedBytes: max, heartbeatMs: 0 });
       let peak = 0;
       let sent = 0;
@@ -50,7 +23,7 @@ describe("SseWriter", () => {
       peaks.push(peak);
       results.push(Promise.resolve({ dropped: sse.dropped, sent }));
     });
-    await Promise.all(Array.from({ length: 5 }, () => stalledClient(port)));
+    await Promise.all(Array.from({ length: 5 }, () => stalledClient(origin)));
     await expect.poll(() => peaks.length).toBe(5);
     const settled = await Promise.all(results);
     for (const peak of peaks) expect(peak).toBeLessThanOrEqual(max + 512);
@@ -64,7 +37,7 @@ describe("SseWriter", () => {
     let sent = 0;
     let peak = 0;
     let finished: boolean | undefined;
-    const port = await listen(async (_req, res) => {
+    const origin = await startLoopback(async (_req, res) => {
       const sse = new SseWriter(res, { heartbeatMs: 0 });
       for (let i = 1; i <= 100_000; i++) {
         sent = i;
@@ -73,7 +46,7 @@ describe("SseWriter", () => {
       }
       finished = true;
     });
-    const client = await stalledClient(port);
+    const client = await stalledClient(origin);
     await expect.poll(() => sent).toBeGreaterThan(0);
     await new Promise((resolve) => setTimeout(resolve, 200));
     const paused = sent;
@@ -86,12 +59,12 @@ describe("SseWriter", () => {
   });
 
   it("ends with the last message", async () => {
-    const port = await listen((_req, res) => {
+    const origin = await startLoopback((_req, res) => {
       const sse = new SseWriter(res, { heartbeatMs: 0 });
       for (let i = 1; i <= 200; i++) sse.send({ id: i, data: "x".repeat(500) });
       sse.end({ event: "end", data: "{}" });
     });
-    const response = await fetch(`http://127.0.0.1:${port}/`);
+    const response = await fetch(`${origin}/`);
     expect(response.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
     const text = await response.text();
     expect(text.match(/^id: /gm)?.length).toBe(200);
@@ -99,13 +72,13 @@ describe("SseWriter", () => {
   });
 
   it("writes multi-line data as several data lines and an id-only frame without data", async () => {
-    const port = await listen((_req, res) => {
+    const origin = await startLoopback((_req, res) => {
       const sse = new SseWriter(res, { heartbeatMs: 0, retryMs: 500 });
       sse.send({ id: 7, event: "note", data: "a\nb" });
       sse.send({ id: 8 });
       sse.end();
     });
-    expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toBe("retry: 500\n\nid: 7\nevent: note\ndata: a\ndata: b\n\nid: 8\n\n");
+    expect(await (await fetch(`${origin}/`)).text()).toBe("retry: 500\n\nid: 7\nevent: note\ndata: a\ndata: b\n\nid: 8\n\n");
   });
 
   it("refuses options that cannot work", () => {

@@ -1,29 +1,17 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { type AddressInfo, type Socket, connect } from "node:net";
+import type { ServerResponse } from "node:http";
 import { HttpAgent } from "@ag-ui/client";
 import { EventSchemas } from "@ag-ui/core/schemas";
 import type { AgentExecutor, AgentStreamEvent } from "@agentrx/executors";
 import { MemoryRunStore } from "@agentrx/runs";
 import { Observable } from "rxjs";
 import { afterEach, describe, expect, it } from "vitest";
+import { closeLoopback, stalledClient, startLoopback } from "../../../runs/src/sse/loopback-test-server";
 import { ANSWER, weatherExecutor } from "../test-helpers/weather-executor";
 import { createAGUIHandler } from "./create-ag-ui-handler";
 
-let server: Server | undefined;
-const sockets: Socket[] = [];
-afterEach(async () => {
-  for (const socket of sockets.splice(0)) socket.destroy();
-  if (server === undefined) return;
-  server.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
-  server = undefined;
-});
+afterEach(closeLoopback);
 
-async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
-  server = createServer(handler);
-  await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/agent`;
-}
+const serve: typeof startLoopback = async (handler) => `${await startLoopback(handler)}/agent`;
 
 /** An AG-UI client's view: every event it received, validated by @ag-ui/core's schemas. */
 function recordingAgent(url: string, threadId: string) {
@@ -106,21 +94,13 @@ describe("createAGUIHandler, driven by @ag-ui/client's HttpAgent", () => {
     });
     const executor = { stream: () => tokens } as unknown as AgentExecutor;
     const handler = createAGUIHandler(executor, { maxBufferedBytes: max });
-    const url = new URL(await serve((req, res) => {
+    const origin = await startLoopback((req, res) => {
       responses.push(res);
       void handler(req, res);
-    }));
+    });
     const body = JSON.stringify({ threadId: "t", runId: "r", messages: [{ id: "u", role: "user", content: "talk" }] });
-    await Promise.all(
-      Array.from({ length: 5 }, () => new Promise<void>((resolve) => {
-        const socket = connect(Number(url.port), "127.0.0.1", () => {
-          socket.write(`POST /agent HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
-          socket.pause(); // and never read
-          resolve();
-        });
-        sockets.push(socket);
-      })),
-    );
+    const request = `POST /agent HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    await Promise.all(Array.from({ length: 5 }, () => stalledClient(origin, request)));
     await expect.poll(() => unsubscribed, { timeout: 15_000 }).toBe(5);
     expect(responses).toHaveLength(5);
     expect(peak).toBeGreaterThan(0);

@@ -3,6 +3,7 @@ import type { UsageMetadata } from "@langchain/core/messages";
 import { Observable } from "rxjs";
 import { addUsage } from "../internal/add-usage";
 import { errorText } from "../internal/error-text";
+import { followEvents } from "../internal/follow-events";
 import { ToolCallIds } from "../internal/tool-call-ids";
 import type { AGUIEvent, AGUIInterrupt, AGUIRunState, AGUITokenUsage, BaseEvent } from "./ag-ui-event";
 
@@ -126,19 +127,12 @@ export function toAGUIEvents(events$: Observable<AgentStreamEvent>, { threadId, 
       }
     };
 
-    const subscription = events$.subscribe({
-      next: (event) => {
-        try {
-          next(event);
-        } catch (error) {
-          subscriber.error(error);
-        }
-      },
-      error: (error: unknown) => {
+    return followEvents(events$, subscriber, {
+      next,
+      error: (error) => {
         start();
         endStep();
         emit({ type: "RUN_ERROR", message: onError(error), ...(codeOf(error) ? { code: codeOf(error) } : {}) });
-        subscriber.complete();
       },
       complete: () => {
         start();
@@ -153,10 +147,8 @@ export function toAGUIEvents(events$: Observable<AgentStreamEvent>, { threadId, 
           outcome: paused ? { type: "interrupt", interrupts: interrupts.map(agUiInterrupt) } : { type: "success" },
           ...(total ? { usage: [tokenUsage(total)] } : {}),
         });
-        subscriber.complete();
       },
     });
-    return () => subscription.unsubscribe();
   });
 }
 

@@ -4,6 +4,7 @@ import type { UsageMetadata } from "@langchain/core/messages";
 import { Observable, type OperatorFunction } from "rxjs";
 import { addUsage } from "../internal/add-usage";
 import { errorText } from "../internal/error-text";
+import { followEvents } from "../internal/follow-events";
 import { ToolCallIds } from "../internal/tool-call-ids";
 import type { AgentUIMessageMetadata, UIFinishReason, UIMessageChunk } from "./ui-message-chunk";
 
@@ -151,30 +152,21 @@ export function toUIMessageChunks(options: UIMessageStreamOptions = {}): Operato
         }
       };
 
-      const subscription = source.subscribe({
-        next: (event) => {
-          try {
-            next(event);
-          } catch (error) {
-            subscriber.error(error);
-          }
-        },
-        error: (error: unknown) => {
+      return followEvents(source, subscriber, {
+        next,
+        error: (error) => {
           endText();
           const message = onError(error);
           for (const toolCallId of openTools.keys()) emit({ type: "tool-output-error", toolCallId, errorText: message, dynamic: true });
           endStep();
           emit({ type: "error", errorText: message });
-          subscriber.complete();
         },
         complete: () => {
           endStep();
           const final: AgentUIMessageMetadata | undefined =
             metadata === undefined ? undefined : { ...metadata, ...(output?.usage ?? usage ? { usage: output?.usage ?? usage } : {}), ...(output ? { stopReason: output.stopReason } : {}) };
           emit({ type: "finish", finishReason: output ? FINISH_REASONS[output.stopReason] : "other", ...(final ? { messageMetadata: final } : {}) });
-          subscriber.complete();
         },
       });
-      return () => subscription.unsubscribe();
     });
 }
