@@ -1,7 +1,16 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { InvalidArgumentError } from "@agentrx/core";
 
-/** Options of {@link SseWriter}. */
+/**
+ * Options of {@link SseWriter}.
+ *
+ * @example
+ * ```ts
+ * import type { SseWriterOptions } from "@agentrx/runs";
+ *
+ * const options: SseWriterOptions = { heartbeatMs: 10_000, maxBufferedBytes: 256 * 1024, retryMs: 1_000 };
+ * ```
+ */
 export interface SseWriterOptions {
   /** A comment line is sent this often (ms) so proxies keep an idle stream open; 0 sends none. @default 15000 */
   heartbeatMs?: number;
@@ -18,7 +27,16 @@ export interface SseWriterOptions {
   headers?: Record<string, string>;
 }
 
-/** One Server-Sent Events message. */
+/**
+ * One Server-Sent Events message.
+ *
+ * @example
+ * ```ts
+ * import type { SseMessage } from "@agentrx/runs";
+ *
+ * const message: SseMessage = { id: 3, event: "token", data: JSON.stringify({ text: "Hi" }) };
+ * ```
+ */
 export interface SseMessage {
   /** The `id:` field (what the browser sends back as `Last-Event-ID`). */
   id?: string | number;

@@ -2,7 +2,16 @@
 // event types (whose `EventType` is a runtime enum), so this package needs no runtime dependency
 // on it. Tests validate every event with `@ag-ui/core`'s own schemas.
 
-/** Fields every AG-UI event carries. */
+/**
+ * Fields every AG-UI event carries.
+ *
+ * @example
+ * ```ts
+ * import type { BaseEvent } from "@agentrx/serve";
+ *
+ * const event: BaseEvent = { type: "RUN_STARTED", timestamp: Date.now() };
+ * ```
+ */
 export interface BaseEvent {
   /** Which event this is (`EventType` of `@ag-ui/core`). */
   type: string;
@@ -12,7 +21,16 @@ export interface BaseEvent {
   metadata?: Record<string, unknown>;
 }
 
-/** Token counts of a run, in AG-UI's accounting. */
+/**
+ * Token counts of a run, in AG-UI's accounting.
+ *
+ * @example
+ * ```ts
+ * import type { AGUITokenUsage } from "@agentrx/serve";
+ *
+ * const usage: AGUITokenUsage = { inputTokens: 12, outputTokens: 5, totalTokens: 17 };
+ * ```
+ */
 export interface AGUITokenUsage {
   inputTokens?: number;
   outputTokens?: number;
@@ -22,7 +40,16 @@ export interface AGUITokenUsage {
   cacheWriteInputTokens?: number;
 }
 
-/** Something a paused run waits for: here, a person's decision on a tool call. */
+/**
+ * Something a paused run waits for: here, a person's decision on a tool call.
+ *
+ * @example
+ * ```ts
+ * import type { AGUIInterrupt } from "@agentrx/serve";
+ *
+ * const interrupt: AGUIInterrupt = { id: "call-0-0", reason: "approval", toolCallId: "call_1" };
+ * ```
+ */
 export interface AGUIInterrupt {
   /** The executor's interrupt id; a resume entry answers it by this id. */
   id: string;
@@ -57,12 +84,30 @@ export interface ToolCallResultEvent extends BaseEvent { type: "TOOL_CALL_RESULT
 /** The state of a paused run: `{ agentrx: { runId, status: "interrupted", interrupts } }`. */
 export interface StateSnapshotEvent extends BaseEvent { type: "STATE_SNAPSHOT"; snapshot: AGUIRunState }
 
-/** The state `toAGUIEvents` reports for a paused run (and reads back on resume). */
+/**
+ * The state `toAGUIEvents` reports for a paused run (and reads back on resume).
+ *
+ * @example
+ * ```ts
+ * import type { AGUIRunState } from "@agentrx/serve";
+ *
+ * const state: AGUIRunState = { agentrx: { runId: "run-1", status: "interrupted", interrupts: [{ id: "call-0-0", tool: "refund", toolInput: { order: "A1" } }] } };
+ * ```
+ */
 export interface AGUIRunState {
   agentrx: { runId: string; status: "interrupted"; interrupts: { id: string; tool: string; toolInput: unknown; toolCallId?: string }[] };
 }
 
-/** An AG-UI event emitted by `toAGUIEvents`. */
+/**
+ * An AG-UI event emitted by `toAGUIEvents`.
+ *
+ * @example
+ * ```ts
+ * import type { AGUIEvent } from "@agentrx/serve";
+ *
+ * const event: AGUIEvent = { type: "TEXT_MESSAGE_CONTENT", messageId: "m1", delta: "Hi" };
+ * ```
+ */
 export type AGUIEvent =
   | RunStartedEvent
   | RunFinishedEvent
@@ -78,7 +123,16 @@ export type AGUIEvent =
   | ToolCallResultEvent
   | StateSnapshotEvent;
 
-/** An answer to one interrupt, on the run that continues from it. */
+/**
+ * An answer to one interrupt, on the run that continues from it.
+ *
+ * @example
+ * ```ts
+ * import type { AGUIResumeEntry } from "@agentrx/serve";
+ *
+ * const entry: AGUIResumeEntry = { interruptId: "call-0-0", status: "resolved", payload: { approved: true } };
+ * ```
+ */
 export interface AGUIResumeEntry {
   interruptId: string;
   status: "resolved" | "cancelled";
@@ -86,7 +140,16 @@ export interface AGUIResumeEntry {
   payload?: unknown;
 }
 
-/** The body of an AG-UI run request (`RunAgentInput` of `@ag-ui/core`), the fields read here. */
+/**
+ * The body of an AG-UI run request (`RunAgentInput` of `@ag-ui/core`), the fields read here.
+ *
+ * @example
+ * ```ts
+ * import type { RunAgentInput } from "@agentrx/serve";
+ *
+ * const input: RunAgentInput = { threadId: "t1", runId: "r1", messages: [{ id: "m1", role: "user", content: "Hi" }] };
+ * ```
+ */
 export interface RunAgentInput {
   threadId: string;
   runId: string;

@@ -6,7 +6,16 @@ import { checkPositiveInteger } from "../internal/check-options";
 import type { AGUIResumeEntry, RunAgentInput } from "./ag-ui-event";
 import { toAGUIEvents } from "./to-ag-ui-events";
 
-/** Options of {@link createAGUIHandler}. */
+/**
+ * Options of {@link createAGUIHandler}.
+ *
+ * @example
+ * ```ts
+ * import type { AGUIHandlerOptions } from "@agentrx/serve";
+ *
+ * const options: AGUIHandlerOptions = { inputs: (input) => ({ input: JSON.stringify(input.messages.at(-1)?.content ?? "") }), maxBufferedBytes: 512 * 1024 };
+ * ```
+ */
 export interface AGUIHandlerOptions {
   /**
    * The executor's inputs for a request.

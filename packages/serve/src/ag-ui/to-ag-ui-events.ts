@@ -7,7 +7,16 @@ import { followEvents } from "../internal/follow-events";
 import { ToolCallIds } from "../internal/tool-call-ids";
 import type { AGUIEvent, AGUIInterrupt, AGUIRunState, AGUITokenUsage, BaseEvent } from "./ag-ui-event";
 
-/** The ids of {@link toAGUIEvents}: the AG-UI thread and run the events belong to. */
+/**
+ * The ids of {@link toAGUIEvents}: the AG-UI thread and run the events belong to.
+ *
+ * @example
+ * ```ts
+ * import type { ToAGUIEventsOptions } from "@agentrx/serve";
+ *
+ * const options: ToAGUIEventsOptions = { threadId: "thread-1", runId: "run-1", onError: () => "The agent failed." };
+ * ```
+ */
 export interface ToAGUIEventsOptions {
   /** The AG-UI thread (`RunAgentInput.threadId`). */
   threadId: string;

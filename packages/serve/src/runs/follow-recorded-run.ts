@@ -2,7 +2,19 @@ import { type AgentStreamEvent, RunEventDecoder, RunNotFoundError, type RunStore
 import { Observable } from "rxjs";
 import { checkPositiveInteger } from "../internal/check-options";
 
-/** Options of {@link followRecordedRun}. */
+/**
+ * Options of {@link followRecordedRun}.
+ *
+ * @example
+ * ```ts
+ * import { followRecordedRun, type FollowRecordedRunOptions } from "@agentrx/serve";
+ * import type { RunStore } from "@agentrx/executors";
+ * declare const store: RunStore;
+ *
+ * const options: FollowRecordedRunOptions = { pollMs: 250 };
+ * followRecordedRun(store, "run-1", options).subscribe((event) => console.log(event.type));
+ * ```
+ */
 export interface FollowRecordedRunOptions {
   /** How often the store is asked for new events while the run runs, in milliseconds. @default 100 */
   pollMs?: number;

@@ -8,7 +8,17 @@ import { followEvents } from "../internal/follow-events";
 import { ToolCallIds } from "../internal/tool-call-ids";
 import type { AgentUIMessageMetadata, UIFinishReason, UIMessageChunk } from "./ui-message-chunk";
 
-/** Options of {@link toUIMessageChunks} and `toUIMessageStream`. */
+/**
+ * Options of {@link toUIMessageChunks} and `toUIMessageStream`.
+ *
+ * @example
+ * ```ts
+ * import { toUIMessageChunks, type UIMessageStreamOptions } from "@agentrx/serve";
+ *
+ * const options: UIMessageStreamOptions = { onError: () => "Something went wrong." };
+ * const toChunks = toUIMessageChunks(options);
+ * ```
+ */
 export interface UIMessageStreamOptions {
   /** The assistant message's id, sent on the `start` chunk; absent lets `useChat` pick one (or continue the last assistant message). */
   messageId?: string;

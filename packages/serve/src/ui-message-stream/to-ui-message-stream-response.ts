@@ -3,10 +3,28 @@ import type { Observable } from "rxjs";
 import { type ToUIMessageStreamOptions, toUIMessageStream } from "./to-ui-message-stream";
 import type { UIMessageChunk } from "./ui-message-chunk";
 
-/** The init of {@link toUIMessageStreamResponse}: a `ResponseInit` and the stream's options. */
+/**
+ * The init of {@link toUIMessageStreamResponse}: a `ResponseInit` and the stream's options.
+ *
+ * @example
+ * ```ts
+ * import type { UIMessageStreamResponseInit } from "@agentrx/serve";
+ *
+ * const init: UIMessageStreamResponseInit = { headers: { "x-request-id": "42" }, onError: () => "The agent failed." };
+ * ```
+ */
 export interface UIMessageStreamResponseInit extends ResponseInit, ToUIMessageStreamOptions {}
 
-/** The headers of a UI message stream response. */
+/**
+ * The headers of a UI message stream response (what `toUIMessageStreamResponse` sends).
+ *
+ * @example
+ * ```ts
+ * import { UI_MESSAGE_STREAM_HEADERS } from "@agentrx/serve";
+ *
+ * console.log(UI_MESSAGE_STREAM_HEADERS["x-vercel-ai-ui-message-stream"]); // "v1"
+ * ```
+ */
 export const UI_MESSAGE_STREAM_HEADERS: Readonly<Record<string, string>> = {
   "content-type": "text/event-stream",
   "cache-control": "no-cache",

@@ -4,7 +4,16 @@ import { checkPositiveInteger } from "../internal/check-options";
 import { type UIMessageStreamOptions, toUIMessageChunks } from "./to-ui-message-chunks";
 import type { UIMessageChunk } from "./ui-message-chunk";
 
-/** Options of {@link toUIMessageStream}. */
+/**
+ * Options of {@link toUIMessageStream}.
+ *
+ * @example
+ * ```ts
+ * import type { ToUIMessageStreamOptions } from "@agentrx/serve";
+ *
+ * const options: ToUIMessageStreamOptions = { maxBufferedChunks: 1_000, onError: () => "The agent failed." };
+ * ```
+ */
 export interface ToUIMessageStreamOptions extends UIMessageStreamOptions {
   /**
    * The most chunks held for a reader that does not keep up (a run cannot pause). Past it the

@@ -1,6 +1,15 @@
 import type { Decision } from "@agentrx/executors";
 
-/** The parts of a `useChat` message that {@link uiApprovalDecisions} reads (a `UIMessage` of the `ai` package fits). */
+/**
+ * The parts of a `useChat` message that {@link uiApprovalDecisions} reads (a `UIMessage` of the `ai` package fits).
+ *
+ * @example
+ * ```ts
+ * import type { UIMessageLike } from "@agentrx/serve";
+ *
+ * const message: UIMessageLike = { id: "u1", role: "user", parts: [{ type: "text", text: "Refund order A1" }] };
+ * ```
+ */
 export interface UIMessageLike {
   id?: string;
   role: string;
@@ -8,7 +17,16 @@ export interface UIMessageLike {
   parts: readonly { type: string; text?: string; state?: string; approval?: { id: string; approved?: boolean; reason?: string }; [key: string]: unknown }[];
 }
 
-/** What {@link uiApprovalDecisions} found: the paused run and the decisions for its interrupts. */
+/**
+ * What {@link uiApprovalDecisions} found: the paused run and the decisions for its interrupts.
+ *
+ * @example
+ * ```ts
+ * import type { UIApprovalDecisions } from "@agentrx/serve";
+ *
+ * const found: UIApprovalDecisions = { runId: "run-1", decisions: { "call-0-0": "approve" } };
+ * ```
+ */
 export interface UIApprovalDecisions {
   /** The run the message came from (its metadata's `runId`, which `toUIMessageStream` sets). */
   runId: string;

@@ -4,6 +4,14 @@ import type { UsageMetadata } from "@langchain/core/messages";
 /**
  * What `toUIMessageStream` puts in the message's metadata (the `start`, `message-metadata` and
  * `finish` chunks): the run, its conversation, the usage so far and, at the end, why it stopped.
+ *
+ * @example
+ * ```ts
+ * import type { AgentUIMessageMetadata } from "@agentrx/serve";
+ * import type { UIMessage } from "ai";
+ *
+ * type ChatMessage = UIMessage<AgentUIMessageMetadata>;
+ * ```
  */
 export interface AgentUIMessageMetadata {
   /** The run's id (`executor.resume(runId, ...)` continues it). */
@@ -16,13 +24,29 @@ export interface AgentUIMessageMetadata {
   stopReason?: StopReason;
 }
 
-/** Why the message finished, in the AI SDK's words. */
+/**
+ * Why the message finished, in the AI SDK's words.
+ *
+ * @example
+ * ```ts
+ * import type { UIFinishReason } from "@agentrx/serve";
+ *
+ * const reason: UIFinishReason = "tool-calls"; // a run paused for approval
+ * ```
+ */
 export type UIFinishReason = "stop" | "length" | "content-filter" | "tool-calls" | "error" | "other";
 
 /**
  * One chunk of the AI SDK's UI message stream (what `useChat` reads), the chunk types
  * `toUIMessageStream` emits. Each is assignable to the `ai` package's `UIMessageChunk`, so the
  * package needs no runtime dependency on `ai`.
+ *
+ * @example
+ * ```ts
+ * import type { UIMessageChunk } from "@agentrx/serve";
+ *
+ * const chunk: UIMessageChunk = { type: "text-delta", id: "text-1", delta: "Hello" };
+ * ```
  */
 export type UIMessageChunk =
   | { type: "start"; messageId?: string; messageMetadata?: AgentUIMessageMetadata }
