@@ -42,7 +42,8 @@ const FINISH_REASONS: Record<StopReason, UIFinishReason> = {
 /**
  * Maps a run's events to the AI SDK's UI message chunks: one assistant message per stream, a step
  * (`start-step` … `finish-step`) per agent call, the streamed tokens as text parts, each tool call
- * as a dynamic tool part (`tool-input-start`, `tool-input-available`, then `tool-output-available`
+ * as a dynamic tool part (`tool-input-start`, one `tool-input-delta` with the whole input as JSON,
+ * `tool-input-available`, then `tool-output-available`
  * or, when the run fails while it runs, `tool-output-error`), each pending approval as
  * `tool-approval-request` (its `approvalId` is the interrupt's id), and the run's id, thread and
  * usage as message metadata. The final answer is sent as text when the model did not stream it.
@@ -106,6 +107,7 @@ export function toUIMessageChunks(options: UIMessageStreamOptions = {}): Operato
         endText();
         openTools.set(toolCallId, true);
         emit({ type: "tool-input-start", toolCallId, toolName, dynamic: true });
+        emit({ type: "tool-input-delta", toolCallId, inputTextDelta: JSON.stringify(input ?? {}) });
         emit({ type: "tool-input-available", toolCallId, toolName, input, dynamic: true });
       };
       const action = (iteration: number, value: AgentAction) => toolInput(ids.ofAction(iteration, value), value.tool, value.toolInput);

@@ -43,6 +43,48 @@ describe("toUIMessageStreamResponse, read by the ai package", () => {
     expect(message.metadata).toMatchObject({ runId: "run-1", stopReason: "finish", usage: { total_tokens: expect.any(Number) } });
   });
 
+  it("maps the run's events to chunks in this order", async () => {
+    const chunks = await lastValueFrom(weatherExecutor().stream({ input: "Weather and time in Paris?" }).pipe(toUIMessageChunks(), toArray()));
+    expect(chunks.map((chunk) => chunk.type)).toMatchInlineSnapshot(`
+      [
+        "start",
+        "start-step",
+        "text-start",
+        "text-delta",
+        "text-delta",
+        "text-delta",
+        "message-metadata",
+        "text-end",
+        "tool-input-start",
+        "tool-input-delta",
+        "tool-input-available",
+        "tool-input-start",
+        "tool-input-delta",
+        "tool-input-available",
+        "tool-output-available",
+        "tool-output-available",
+        "finish-step",
+        "start-step",
+        "text-start",
+        "text-delta",
+        "text-delta",
+        "text-delta",
+        "text-delta",
+        "text-delta",
+        "text-delta",
+        "text-delta",
+        "text-delta",
+        "text-delta",
+        "text-delta",
+        "text-delta",
+        "message-metadata",
+        "text-end",
+        "finish-step",
+        "finish",
+      ]
+    `);
+  });
+
   it("asks for approval the way the AI SDK's tool approval expects, and the decisions resume the run", async () => {
     const store = new MemoryRunStore();
     const executor = weatherExecutor({ approval: true, store });

@@ -55,6 +55,7 @@ export type UIMessageChunk =
   | { type: "text-delta"; id: string; delta: string }
   | { type: "text-end"; id: string }
   | { type: "tool-input-start"; toolCallId: string; toolName: string; dynamic: true }
+  | { type: "tool-input-delta"; toolCallId: string; inputTextDelta: string }
   | { type: "tool-input-available"; toolCallId: string; toolName: string; input: unknown; dynamic: true }
   | { type: "tool-approval-request"; approvalId: string; toolCallId: string }
   | { type: "tool-output-available"; toolCallId: string; output: unknown; dynamic: true }
