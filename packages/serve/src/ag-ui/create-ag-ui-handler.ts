@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { AgentExecutor, Decision } from "@agentrx/executors";
+import type { AgentExecutor, AgentStreamEvent, Decision } from "@agentrx/executors";
 import { SseWriter } from "@agentrx/runs";
-import type { Subscription } from "rxjs";
+import type { Observable, Subscription } from "rxjs";
 import { checkPositiveInteger } from "../internal/check-options";
 import type { AGUIResumeEntry, RunAgentInput } from "./ag-ui-event";
 import { toAGUIEvents } from "./to-ag-ui-events";
@@ -70,14 +70,13 @@ export function createAGUIHandler(executor: AgentExecutor, options: AGUIHandlerO
     } catch (error) {
       return refuse(res, 400, (error as Error).message);
     }
-    let run$;
-    if (input.resume !== undefined && input.resume.length > 0) {
-      const runId = pausedRunId(input);
-      if (runId === undefined) return refuse(res, 400, "`resume` needs the paused run's state (`state.agentrx.runId`, as the STATE_SNAPSHOT of the paused run gave it).");
-      run$ = executor.resume(runId, { decisions: decisionsOf(input.resume) });
-    } else {
-      run$ = executor.stream(inputs(input), { runId: input.runId, threadId: input.threadId });
-    }
+    const resuming = input.resume !== undefined && input.resume.length > 0;
+    const pausedRun = resuming ? pausedRunId(input) : undefined;
+    if (resuming && pausedRun === undefined) return refuse(res, 400, "`resume` needs the paused run's state (`state.agentrx.runId`, as the STATE_SNAPSHOT of the paused run gave it).");
+    const run$: Observable<AgentStreamEvent> =
+      pausedRun !== undefined
+        ? executor.resume(pausedRun, { decisions: decisionsOf(input.resume ?? []) })
+        : executor.stream(inputs(input), { runId: input.runId, threadId: input.threadId });
     const sse = new SseWriter(res, { heartbeatMs, maxBufferedBytes });
     await new Promise<void>((resolve) => {
       let subscription: Subscription | undefined;
