@@ -1,7 +1,8 @@
 // Every entry point of the AgentRx packages, bundled for the browser from the built dist the way an
 // application's bundler does it (package names, `exports` with the `browser` condition, every
 // dependency bundled), must pull in no Node built-in. @agentrx/core, agents and executors have no
-// Node-only part; @agentrx/tools and @agentrx/runs leave theirs out of their `browser` builds,
+// Node-only part (nor has @agentrx/serve: its Node handlers use only the `res` they are given);
+// @agentrx/tools and @agentrx/runs leave theirs out of their `browser` builds,
 // and their Node entries still export them. Needs `npm run build` first.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -86,7 +87,7 @@ describe("the Node built-in recorder", () => {
   });
 });
 
-const PACKAGES = ["core", "agents", "executors", "tools", "runs"];
+const PACKAGES = ["core", "agents", "executors", "tools", "runs", "serve"];
 
 describe.each(PACKAGES.flatMap(entriesOf).map((entry) => [entry.specifier, entry] as const))("%s bundled for the browser", (_specifier, entry) => {
   it("imports no Node built-in", async () => {

@@ -31,3 +31,7 @@ export { RecordedChatModel, ReplayDivergenceError } from "./recorded-chat-model/
 export type { ModelCallInput, RecordedChatModelCallOptions, RecordedChatModelOptions, ReplayDivergenceReason } from "./recorded-chat-model/index";
 export { ThreadMemory, estimateMessageTokens, estimateTextTokens } from "./thread-memory/index";
 export type { AddThreadMessagesOptions, ThreadMemoryOptions } from "./thread-memory/index";
+// Server-Sent Events on a Node-style `http` response (no Node built-in imported: it works on any
+// runtime with `node:http`'s ServerResponse API).
+export { SseWriter, decodePathSegment, parseLastEventId } from "./sse/sse-writer";
+export type { SseMessage, SseWriterOptions } from "./sse/sse-writer";

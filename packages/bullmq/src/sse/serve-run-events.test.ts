@@ -98,6 +98,8 @@ describe.skipIf(servers.skip)("serveRunEvents over Node's http (Redis, PostgreSQ
     expect(read.messages.at(-1)?.event).toBe("end");
     expect(JSON.parse(read.messages.at(-1)?.data ?? "{}")).toMatchObject({ runId, status: "cancelled" });
     expect((await readSse(`${base}/runs/nope/events`)).status).toBe(404);
-    expect((await readSse(`${base}/runs/${runId}/events`, { lastEventId: "x" })).status).toBe(400);
+    for (const lastEventId of ["x", "1e308", "0x10", "-1", "2.5"]) {
+      expect((await readSse(`${base}/runs/${runId}/events`, { lastEventId })).status, lastEventId).toBe(400);
+    }
   });
 });

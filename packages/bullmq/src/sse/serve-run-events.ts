@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { RunNotFoundError } from "@agentrx/executors";
+import { SseWriter, parseLastEventId, type SseMessage } from "@agentrx/runs";
 import type { Subscription } from "rxjs";
 import { RunStoppedError } from "../errors/run-stopped-error";
 import { type RunClient, followerOf } from "../client/run-client";
@@ -10,6 +11,11 @@ import { fail } from "../internal/validate";
 export interface ServeRunEventsOptions {
   /** A comment line is sent this often (ms) so proxies keep an idle stream open. @default 15000 */
   heartbeatMs?: number;
+  /**
+   * The most bytes held for a client that does not read; past it the client is dropped with an
+   * `event: dropped` frame, and its `EventSource` reconnects with `Last-Event-ID`. @default 1048576
+   */
+  maxBufferedBytes?: number;
 }
 
 /**
@@ -37,70 +43,52 @@ export interface ServeRunEventsOptions {
  */
 export function serveRunEvents(client: RunClient, runId: string, req: IncomingMessage, res: ServerResponse, options: ServeRunEventsOptions = {}): Promise<void> {
   const follow = followerOf(client);
-  const { heartbeatMs = 15_000 } = options;
+  const { heartbeatMs = 15_000, maxBufferedBytes = 1_048_576 } = options;
   if (!(typeof heartbeatMs === "number" && heartbeatMs > 0)) fail("serveRunEvents", "heartbeatMs", heartbeatMs, "a number of milliseconds > 0");
-  const header = req.headers["last-event-id"];
-  const lastEventId = Array.isArray(header) ? header[0] : header;
-  const after = lastEventId === undefined || lastEventId.trim() === "" ? 0 : Number(lastEventId);
-  if (!Number.isInteger(after) || after < 0) {
-    res.writeHead(400, { "Content-Type": "text/plain; charset=utf-8" }).end(`Last-Event-ID must be the seq of an event (an integer >= 0), got ${JSON.stringify(lastEventId)}.\n`);
+  if (!(typeof maxBufferedBytes === "number" && maxBufferedBytes > 0)) fail("serveRunEvents", "maxBufferedBytes", maxBufferedBytes, "a number of bytes > 0");
+  const after = parseLastEventId(req);
+  if (after === null) {
+    const header = req.headers["last-event-id"];
+    res.writeHead(400, { "Content-Type": "text/plain; charset=utf-8" }).end(`Last-Event-ID must be the seq of an event (a decimal integer >= 0), got ${JSON.stringify(header)}.\n`);
     return Promise.resolve();
   }
+  const sse = new SseWriter(res, { heartbeatMs, maxBufferedBytes });
   return new Promise<void>((resolve) => {
-    let started = false;
     let ended = false;
     let subscription: Subscription | undefined;
-    let heartbeat: ReturnType<typeof setInterval> | undefined;
-    const write = (text: string) => {
-      if (!res.destroyed && !res.writableEnded) res.write(text);
-    };
-    const start = () => {
-      if (started) return;
-      started = true;
-      res.writeHead(200, {
-        "Content-Type": "text/event-stream; charset=utf-8",
-        "Cache-Control": "no-cache, no-transform",
-        Connection: "keep-alive",
-        "X-Accel-Buffering": "no",
-      });
-      res.flushHeaders();
-      heartbeat = setInterval(() => write(": keep-alive\n\n"), heartbeatMs);
-    };
     const end = (status?: number, text?: string) => {
       if (ended) return;
       ended = true;
-      if (heartbeat !== undefined) clearInterval(heartbeat);
       subscription?.unsubscribe();
-      if (!started && status !== undefined) res.writeHead(status, { "Content-Type": "text/plain; charset=utf-8" });
-      if (!res.destroyed && !res.writableEnded) res.end(text);
+      if (!res.headersSent && status !== undefined) res.writeHead(status, { "Content-Type": "text/plain; charset=utf-8" }).end(text);
+      else sse.end();
       resolve();
     };
-    subscription = follow(runId, after).subscribe({
+    subscription = follow(runId, after ?? 0).subscribe({
       next: (item) => {
-        start();
-        write(frame(item));
+        sse.send(message(item));
+        // A client that does not read was dropped (its EventSource reconnects with Last-Event-ID): stop following.
+        if (sse.closed) end();
       },
-      complete: () => end(started ? undefined : 204),
+      complete: () => end(res.headersSent ? undefined : 204),
       error: (error: unknown) => {
-        if (RunNotFoundError.isInstance(error) && !started) return end(404, `${error.message}\n`);
-        if (RunStoppedError.isInstance(error) && !started && after > 0) return end(204); // nothing new since the client's last event
-        start();
+        if (RunNotFoundError.isInstance(error) && !res.headersSent) return end(404, `${error.message}\n`);
+        if (RunStoppedError.isInstance(error) && !res.headersSent && (after ?? 0) > 0) return end(204); // nothing new since the client's last event
         const stopped = RunStoppedError.isInstance(error);
         const data = { runId, status: stopped ? error.status : "error", reason: stopped ? error.reason : (error as Error)?.message ?? String(error) };
-        write(`event: end\ndata: ${JSON.stringify(data)}\n\n`);
+        sse.send({ event: "end", data: JSON.stringify(data) });
         end();
       },
     });
     if (ended) subscription.unsubscribe();
     // The client went away (or the response ended): stop following the run.
-    res.on("close", () => end());
+    sse.onClose(() => end());
   });
 }
 
-/** One SSE frame: an event (with its seq as id when it has one), or a bare id past an entry not shown. */
-function frame(item: FollowItem): string {
-  if ("skipped" in item) return `id: ${item.skipped}\n\n`;
+/** One SSE message: an event (with its seq as id when it has one), or a bare id past an entry not shown. */
+function message(item: FollowItem): SseMessage {
+  if ("skipped" in item) return { id: item.skipped };
   const { event } = item;
-  const id = event.seq === undefined ? "" : `id: ${event.seq}\n`;
-  return `${id}event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+  return { ...(event.seq === undefined ? {} : { id: event.seq }), event: event.type, data: JSON.stringify(event) };
 }

@@ -1,13 +1,16 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RunStore } from "@agentrx/executors";
 import { TraceFollower } from "@agentrx/executors/trace-page";
+import { SseWriter } from "../sse/sse-writer";
 
 /** Options of {@link serveTraceEvents}. */
 export interface ServeTraceEventsOptions {
-  /** The last `seq` the page has (`Last-Event-ID`, when the browser reconnects, wins). */
+  /** The last `seq` the page has (the caller lets a valid `Last-Event-ID` win). */
   after: number;
   /** How often the store is asked for new events, in milliseconds. */
   pollMs: number;
+  /** The most bytes held for a client that does not read (then it is dropped). @default 1048576 */
+  maxBufferedBytes?: number;
   /** Called with a failure of the store while following (the stream then ends). */
   onError?: (error: unknown) => void;
 }
@@ -24,42 +27,33 @@ const HEARTBEAT_MS = 15_000;
  * @internal
  */
 export async function serveTraceEvents(store: RunStore, runId: string, req: IncomingMessage, res: ServerResponse, options: ServeTraceEventsOptions): Promise<void> {
-  const lastEventId = Number(req.headers["last-event-id"]);
-  const after = Number.isSafeInteger(lastEventId) && lastEventId >= 0 ? lastEventId : options.after;
-  const follower = new TraceFollower(store, runId, after);
-  let closed = false;
+  const follower = new TraceFollower(store, runId, options.after);
+  const sse = new SseWriter(res, { heartbeatMs: HEARTBEAT_MS, retryMs: 1000, ...(options.maxBufferedBytes === undefined ? {} : { maxBufferedBytes: options.maxBufferedBytes }) });
   let wake: (() => void) | undefined;
-  req.on("close", () => {
-    closed = true;
-    wake?.();
-  });
-  res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive", "x-accel-buffering": "no" });
-  res.write("retry: 1000\n\n");
+  sse.onClose(() => wake?.());
+  req.on("close", () => wake?.());
+  sse.open();
   let lastRow = "";
-  let lastWrite = Date.now();
-  let lastSeq = after;
-  while (!closed) {
+  let lastSeq = options.after;
+  while (!sse.closed) {
     let update: Awaited<ReturnType<TraceFollower["poll"]>>;
     try {
       update = await follower.poll();
     } catch (error) {
       options.onError?.(error);
-      res.write(`event: failure\ndata: ${JSON.stringify({ error: error instanceof Error ? error.message : String(error) })}\n\n`);
+      sse.send({ event: "failure", data: JSON.stringify({ error: error instanceof Error ? error.message : String(error) }) });
       break;
     }
-    if (closed) break;
+    if (sse.closed) break;
     const row = JSON.stringify(update.run);
     if (update.events.length > 0 || row !== lastRow) {
       lastRow = row;
       lastSeq = update.events[update.events.length - 1]?.seq ?? lastSeq;
-      res.write(`id: ${lastSeq}\nevent: update\ndata: ${JSON.stringify({ run: update.run, events: update.events })}\n\n`);
-      lastWrite = Date.now();
-    } else if (Date.now() - lastWrite > HEARTBEAT_MS) {
-      res.write(": still following\n\n");
-      lastWrite = Date.now();
+      // A full socket pauses the polling until the client has read what was sent.
+      if (!sse.send({ id: lastSeq, event: "update", data: JSON.stringify({ run: update.run, events: update.events }) }) && !(await sse.ready())) break;
     }
     if (update.done) {
-      res.write("event: end\ndata: {}\n\n");
+      sse.send({ event: "end", data: "{}" });
       break;
     }
     await new Promise<void>((resolve) => {
@@ -70,5 +64,5 @@ export async function serveTraceEvents(store: RunStore, runId: string, req: Inco
       };
     });
   }
-  res.end();
+  sse.end();
 }

@@ -5,6 +5,7 @@ import { escapeHtml, readTracePage, readTraceText, tracePageHtml } from "@agentr
 import { runListHtml } from "./run-list-html";
 import { runListItemOf, type RunListData } from "./run-list-data";
 import { serveTraceEvents } from "./serve-trace-events";
+import { decodePathSegment, parseLastEventId } from "../sse/sse-writer";
 
 /** Options of {@link startUiServer}. */
 export interface UiServerOptions {
@@ -49,7 +50,12 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
   const sockets = new Set<import("node:net").Socket>();
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? "/", "http://localhost");
+    let url: URL;
+    try {
+      url = new URL(req.url ?? "/", "http://localhost");
+    } catch {
+      return send(res, 400, "text/plain", "Malformed URL.\n");
+    }
     const hostname = (req.headers.host ?? "").replace(/:\d+$/, "");
     if (!["127.0.0.1", "localhost", "[::1]", host].includes(hostname)) return send(res, 403, "text/plain", "agentrx ui answers on localhost only.\n");
     if (req.method !== "GET" && req.method !== "HEAD") return send(res, 405, "text/plain", "Only GET.\n");
@@ -58,15 +64,24 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     if (path === "/api/runs") return send(res, 200, "application/json", JSON.stringify(await listData(url)));
     const page = /^\/runs\/([^/]+)$/.exec(path);
     if (page) {
-      const runId = decodeURIComponent(page[1] as string);
+      const runId = decodePathSegment(page[1] as string);
+      if (runId === undefined) return send(res, 400, "text/plain", "Malformed run id in the URL (a stray %).\n");
       if ((await store.getRun(runId)) === undefined) return send(res, 404, "text/html", notFoundHtml(runId));
       return send(res, 200, "text/html", tracePageHtml(await readTracePage(store, runId, { mode: "ui", source })));
     }
     const api = /^\/api\/runs\/([^/]+)\/(events|text)$/.exec(path);
     if (api) {
-      const runId = decodeURIComponent(api[1] as string);
+      const runId = decodePathSegment(api[1] as string);
+      if (runId === undefined) return send(res, 400, "application/json", JSON.stringify({ error: "malformed run id in the URL (a stray %)" }));
       if ((await store.getRun(runId)) === undefined) return send(res, 404, "application/json", JSON.stringify({ error: `no run ${JSON.stringify(runId)}` }));
-      if (api[2] === "events") return serveTraceEvents(store, runId, req, res, { after: Number(url.searchParams.get("after")) || 0, pollMs, onError: (error) => onError?.(messageOf(error)) });
+      if (api[2] === "events") {
+        const lastEventId = parseLastEventId(req);
+        if (lastEventId === null) return send(res, 400, "text/plain", "Last-Event-ID must be a decimal integer >= 0.\n");
+        const afterParam = url.searchParams.get("after");
+        if (afterParam !== null && !/^\d{1,15}$/.test(afterParam)) return send(res, 400, "text/plain", "`after` must be a decimal integer >= 0.\n");
+        const after = lastEventId ?? Number(afterParam ?? 0);
+        return serveTraceEvents(store, runId, req, res, { after, pollMs, onError: (error) => onError?.(messageOf(error)) });
+      }
       const text = await readTraceText(store, runId, Number(url.searchParams.get("seq")), url.searchParams.get("field") ?? "");
       if (text === undefined) return send(res, 404, "application/json", JSON.stringify({ error: "no such text in the run's record" }));
       return send(res, 200, "application/json", JSON.stringify({ text }));

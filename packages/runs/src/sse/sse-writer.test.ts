@@ -1,0 +1,108 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { afterEach, describe, expect, it } from "vitest";
+import { closeLoopback, stalledClient, startLoopback } from "./loopback-test-server";
+import { SseWriter, decodePathSegment, parseLastEventId } from "./sse-writer";
+
+afterEach(closeLoopback);
+
+describe("SseWriter", () => {
+  it("holds at most maxBufferedBytes for each of five clients that never read a 100k-token stream, then drops them", async () => {
+    const max = 64 * 1024;
+    const peaks: number[] = [];
+    const results: Promise<{ dropped: boolean; sent: number }>[] = [];
+    const origin = await startLoopback((_req, res) => {
+      const sse = new SseWriter(res, { maxBufferedBytes: max, heartbeatMs: 0 });
+      let peak = 0;
+      let sent = 0;
+      // A source that cannot pause (an observable run): every token is offered at once.
+      for (let i = 0; i < 100_000 && !sse.closed; i++) {
+        sse.send({ event: "token", data: JSON.stringify({ type: "token", text: `token ${i} ` }) });
+        peak = Math.max(peak, sse.bufferedBytes);
+        sent++;
+      }
+      peaks.push(peak);
+      results.push(Promise.resolve({ dropped: sse.dropped, sent }));
+    });
+    await Promise.all(Array.from({ length: 5 }, () => stalledClient(origin)));
+    await expect.poll(() => peaks.length).toBe(5);
+    const settled = await Promise.all(results);
+    for (const peak of peaks) expect(peak).toBeLessThanOrEqual(max + 512);
+    for (const { dropped, sent } of settled) {
+      expect(dropped).toBe(true);
+      expect(sent).toBeLessThan(100_000);
+    }
+  });
+
+  it("lets a source that can wait pause while a client does not read, and stop when it goes away", async () => {
+    let sent = 0;
+    let peak = 0;
+    let finished: boolean | undefined;
+    const origin = await startLoopback(async (_req, res) => {
+      const sse = new SseWriter(res, { heartbeatMs: 0 });
+      for (let i = 1; i <= 100_000; i++) {
+        sent = i;
+        peak = Math.max(peak, sse.bufferedBytes);
+        if (!sse.send({ id: i, data: "x".repeat(500) }) && !(await sse.ready())) return void (finished = false);
+      }
+      finished = true;
+    });
+    const client = await stalledClient(origin);
+    await expect.poll(() => sent).toBeGreaterThan(0);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const paused = sent;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(sent).toBe(paused); // paused, not dropped: the source waits for the socket
+    expect(sent).toBeLessThan(100_000);
+    expect(peak).toBeLessThanOrEqual(16 * 1024 + 600); // the socket's high-water mark and one frame
+    client.destroy();
+    await expect.poll(() => finished).toBe(false);
+  });
+
+  it("ends with the last message", async () => {
+    const origin = await startLoopback((_req, res) => {
+      const sse = new SseWriter(res, { heartbeatMs: 0 });
+      for (let i = 1; i <= 200; i++) sse.send({ id: i, data: "x".repeat(500) });
+      sse.end({ event: "end", data: "{}" });
+    });
+    const response = await fetch(`${origin}/`);
+    expect(response.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+    const text = await response.text();
+    expect(text.match(/^id: /gm)?.length).toBe(200);
+    expect(text.endsWith("event: end\ndata: {}\n\n")).toBe(true);
+  });
+
+  it("writes multi-line data as several data lines and an id-only frame without data", async () => {
+    const origin = await startLoopback((_req, res) => {
+      const sse = new SseWriter(res, { heartbeatMs: 0, retryMs: 500 });
+      sse.send({ id: 7, event: "note", data: "a\nb" });
+      sse.send({ id: 8 });
+      sse.end();
+    });
+    expect(await (await fetch(`${origin}/`)).text()).toBe("retry: 500\n\nid: 7\nevent: note\ndata: a\ndata: b\n\nid: 8\n\n");
+  });
+
+  it("refuses options that cannot work", () => {
+    const res = { on: () => undefined } as unknown as ServerResponse;
+    expect(() => new SseWriter(res, { maxBufferedBytes: 0 })).toThrow(/maxBufferedBytes/);
+    expect(() => new SseWriter(res, { heartbeatMs: Number.NaN })).toThrow(/heartbeatMs/);
+  });
+});
+
+describe("parseLastEventId and decodePathSegment", () => {
+  const req = (value?: string | string[]) => ({ headers: value === undefined ? {} : { "last-event-id": value } }) as unknown as IncomingMessage;
+
+  it("accepts decimal integers only", () => {
+    expect(parseLastEventId(req())).toBeUndefined();
+    expect(parseLastEventId(req(" "))).toBeUndefined();
+    expect(parseLastEventId(req("0"))).toBe(0);
+    expect(parseLastEventId(req("42"))).toBe(42);
+    expect(parseLastEventId(req(["5", "6"]))).toBe(5);
+    for (const bad of ["1e308", "0x10", "-1", "1.5", "Infinity", "12abc", "1234567890123456"]) expect(parseLastEventId(req(bad))).toBeNull();
+  });
+
+  it("decodes path segments, undefined for a stray %", () => {
+    expect(decodePathSegment("run%201")).toBe("run 1");
+    expect(decodePathSegment("%E0%A4%A")).toBeUndefined();
+    expect(decodePathSegment("100%")).toBeUndefined();
+  });
+});

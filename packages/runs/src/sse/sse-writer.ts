@@ -1,0 +1,248 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { InvalidArgumentError } from "@agentrx/core";
+
+/**
+ * Options of {@link SseWriter}.
+ *
+ * @example
+ * ```ts
+ * import type { SseWriterOptions } from "@agentrx/runs";
+ *
+ * const options: SseWriterOptions = { heartbeatMs: 10_000, maxBufferedBytes: 256 * 1024, retryMs: 1_000 };
+ * ```
+ */
+export interface SseWriterOptions {
+  /** A comment line is sent this often (ms) so proxies keep an idle stream open; 0 sends none. @default 15000 */
+  heartbeatMs?: number;
+  /**
+   * The most bytes the server holds for one client that does not read (what `res.write` buffered
+   * beyond the socket). A client past it is dropped: the stream ends with an `event: dropped`
+   * frame (its data says why and the last id sent) and the connection is closed.
+   * @default 1048576 (1 MiB)
+   */
+  maxBufferedBytes?: number;
+  /** The `retry:` field sent first (how long an `EventSource` waits before reconnecting, ms). */
+  retryMs?: number;
+  /** Extra response headers (e.g. `x-vercel-ai-ui-message-stream`). */
+  headers?: Record<string, string>;
+}
+
+/**
+ * One Server-Sent Events message.
+ *
+ * @example
+ * ```ts
+ * import type { SseMessage } from "@agentrx/runs";
+ *
+ * const message: SseMessage = { id: 3, event: "token", data: JSON.stringify({ text: "Hi" }) };
+ * ```
+ */
+export interface SseMessage {
+  /** The `id:` field (what the browser sends back as `Last-Event-ID`). */
+  id?: string | number;
+  /** The `event:` field; absent means `message`. */
+  event?: string;
+  /** The `data:` field (one line per line of it); absent for a frame that only moves the id. */
+  data?: string;
+}
+
+const GRACE_MS = 5_000;
+
+/**
+ * Writes Server-Sent Events to a Node `http` response, with backpressure: {@link SseWriter.send}
+ * says when the socket is full, {@link SseWriter.ready} waits until it drained (a source that can
+ * pause awaits it), and a client that holds more than `maxBufferedBytes` unread is dropped, so a
+ * client that never reads costs the server a bounded amount of memory.
+ *
+ * @example
+ * ```ts
+ * import { createServer } from "node:http";
+ * import { SseWriter } from "@agentrx/runs";
+ *
+ * createServer(async (req, res) => {
+ *   const sse = new SseWriter(res, { heartbeatMs: 10_000 });
+ *   for (let i = 1; i <= 3 && !sse.closed; i++) {
+ *     if (!sse.send({ id: i, event: "tick", data: String(i) })) await sse.ready();
+ *   }
+ *   sse.end();
+ * });
+ * ```
+ */
+export class SseWriter {
+  private readonly res: ServerResponse;
+  private readonly maxBufferedBytes: number;
+  private readonly heartbeatMs: number;
+  private readonly retryMs: number | undefined;
+  private readonly headers: Record<string, string>;
+  private opened = false;
+  private heartbeat: ReturnType<typeof setInterval> | undefined;
+  private waiters: ((open: boolean) => void)[] = [];
+  private lastId: string | undefined;
+  private closeListeners: (() => void)[] = [];
+  /** Whether the client was dropped for not reading. */
+  dropped = false;
+
+  constructor(res: ServerResponse, options: SseWriterOptions = {}) {
+    const { heartbeatMs = 15_000, maxBufferedBytes = 1_048_576, retryMs, headers = {} } = options;
+    check("heartbeatMs", heartbeatMs, 0);
+    check("maxBufferedBytes", maxBufferedBytes, 1);
+    if (retryMs !== undefined) check("retryMs", retryMs, 0);
+    this.res = res;
+    this.heartbeatMs = heartbeatMs;
+    this.maxBufferedBytes = maxBufferedBytes;
+    this.retryMs = retryMs;
+    this.headers = headers;
+    res.on("drain", () => this.wake(true));
+    res.on("close", () => {
+      this.stopHeartbeat();
+      this.wake(false);
+      for (const listener of this.closeListeners.splice(0)) listener();
+    });
+  }
+
+  /** Whether the response ended or the client went away. */
+  get closed(): boolean {
+    return this.res.destroyed || this.res.writableEnded;
+  }
+
+  /** Bytes written but not yet taken by the socket. */
+  get bufferedBytes(): number {
+    return this.res.writableLength;
+  }
+
+  /** Sends the `200` status and the event-stream headers (done by the first `send` otherwise). */
+  open(): void {
+    if (this.opened || this.closed) return;
+    this.opened = true;
+    this.res.writeHead(200, {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache, no-transform",
+      connection: "keep-alive",
+      "x-accel-buffering": "no",
+      ...this.headers,
+    });
+    this.res.flushHeaders();
+    if (this.retryMs !== undefined) this.res.write(`retry: ${this.retryMs}\n\n`);
+    if (this.heartbeatMs > 0) this.heartbeat = setInterval(() => this.write(": keep-alive\n\n"), this.heartbeatMs);
+  }
+
+  /**
+   * Sends one message. Returns false when the socket is full (await {@link SseWriter.ready} before
+   * the next one, if the source can wait) or the stream is closed; drops the client when it holds
+   * more than `maxBufferedBytes` unread.
+   */
+  send(message: SseMessage): boolean {
+    this.open();
+    if (message.id !== undefined) this.lastId = String(message.id);
+    return this.write(frame(message));
+  }
+
+  /** Sends a comment line (ignored by clients). */
+  comment(text: string): boolean {
+    this.open();
+    return this.write(`: ${text.replace(/\n/g, " ")}\n\n`);
+  }
+
+  /** Resolves with true once the socket drained (at once when it is not full), false once the stream closed. */
+  ready(): Promise<boolean> {
+    if (this.closed) return Promise.resolve(false);
+    if (!this.res.writableNeedDrain) return Promise.resolve(true);
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Calls `listener` once when the client goes away or the response ends. */
+  onClose(listener: () => void): void {
+    if (this.res.destroyed || this.res.writableFinished) listener();
+    else this.closeListeners.push(listener);
+  }
+
+  /** Ends the stream, after `last` when given. */
+  end(last?: SseMessage): void {
+    this.stopHeartbeat();
+    if (this.closed) return;
+    if (last !== undefined) this.send(last);
+    this.res.end();
+  }
+
+  private write(text: string): boolean {
+    if (this.closed) return false;
+    if (this.res.writableLength > this.maxBufferedBytes) {
+      this.drop();
+      return false;
+    }
+    return this.res.write(text);
+  }
+
+  /** Ends a client that does not read: one last frame, then the connection closes (at once if it cannot flush). */
+  private drop(): void {
+    this.dropped = true;
+    this.stopHeartbeat();
+    const data = JSON.stringify({ reason: `the client did not read: more than ${this.maxBufferedBytes} bytes were waiting for it`, lastEventId: this.lastId ?? null });
+    this.res.end(frame({ event: "dropped", data }));
+    const timer = setTimeout(() => this.res.destroy(), GRACE_MS);
+    timer.unref?.();
+    this.res.once("finish", () => clearTimeout(timer));
+  }
+
+  private stopHeartbeat(): void {
+    if (this.heartbeat !== undefined) clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
+  }
+
+  private wake(open: boolean): void {
+    for (const resolve of this.waiters.splice(0)) resolve(open);
+  }
+}
+
+/** One SSE frame. */
+function frame({ id, event, data }: SseMessage): string {
+  const head = `${id === undefined ? "" : `id: ${id}\n`}${event === undefined ? "" : `event: ${event}\n`}`;
+  const lines = data === undefined ? "" : data.split(/\r\n|\r|\n/).map((line) => `data: ${line}\n`).join("");
+  return `${head}${lines}\n`;
+}
+
+/**
+ * The request's `Last-Event-ID` header as a number: `undefined` when absent or empty, `null` when it
+ * is not a decimal integer (digits only, at most 15 of them: `1e308`, `0x10`, `-1`, `1.5` are refused).
+ *
+ * @example
+ * ```ts
+ * import { parseLastEventId } from "@agentrx/runs";
+ * import type { IncomingMessage } from "node:http";
+ * declare const req: IncomingMessage;
+ *
+ * const after = parseLastEventId(req);
+ * if (after === null) console.log("400: Last-Event-ID must be a decimal integer");
+ * ```
+ */
+export function parseLastEventId(req: IncomingMessage): number | undefined | null {
+  const header = req.headers["last-event-id"];
+  const value = (Array.isArray(header) ? header[0] : header)?.trim();
+  if (value === undefined || value === "") return undefined;
+  return /^\d{1,15}$/.test(value) ? Number(value) : null;
+}
+
+/**
+ * Decodes a percent-encoded URL path segment; `undefined` when it is malformed (a stray `%`), so a
+ * server can answer `400` instead of failing with `URIError`.
+ *
+ * @example
+ * ```ts
+ * import { decodePathSegment } from "@agentrx/runs";
+ *
+ * console.log(decodePathSegment("run%201"), decodePathSegment("%E0%A4%A")); // "run 1" undefined
+ * ```
+ */
+export function decodePathSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
+function check(name: string, value: unknown, min: number): void {
+  if (!(typeof value === "number" && Number.isFinite(value) && value >= min)) {
+    throw new InvalidArgumentError({ argument: name, value, message: `SseWriter: \`${name}\` must be a number >= ${min}, got ${JSON.stringify(value)}.` });
+  }
+}

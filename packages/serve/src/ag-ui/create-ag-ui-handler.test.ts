@@ -1,0 +1,110 @@
+import type { ServerResponse } from "node:http";
+import { HttpAgent } from "@ag-ui/client";
+import { EventSchemas } from "@ag-ui/core/schemas";
+import type { AgentExecutor, AgentStreamEvent } from "@agentrx/executors";
+import { MemoryRunStore } from "@agentrx/runs";
+import { Observable } from "rxjs";
+import { afterEach, describe, expect, it } from "vitest";
+import { closeLoopback, stalledClient, startLoopback } from "../../../runs/src/sse/loopback-test-server";
+import { ANSWER, weatherExecutor } from "../test-helpers/weather-executor";
+import { createAGUIHandler } from "./create-ag-ui-handler";
+
+afterEach(closeLoopback);
+
+const serve: typeof startLoopback = async (handler) => `${await startLoopback(handler)}/agent`;
+
+/** An AG-UI client's view: every event it received, validated by @ag-ui/core's schemas. */
+function recordingAgent(url: string, threadId: string) {
+  const agent = new HttpAgent({ url, threadId });
+  const events: { type: string }[] = [];
+  const subscriber = {
+    onEvent: ({ event }: { event: { type: string } }) => {
+      EventSchemas.parse(event);
+      events.push(event);
+    },
+  };
+  return { agent, events, subscriber };
+}
+
+describe("createAGUIHandler, driven by @ag-ui/client's HttpAgent", () => {
+  it("runs the agent: the client ends with the assistant's text and both tool calls", async () => {
+    const url = await serve(createAGUIHandler(weatherExecutor()));
+    const { agent, events, subscriber } = recordingAgent(url, "thread-1");
+    agent.messages = [{ id: "u1", role: "user", content: "Weather and time in Paris?" }];
+    const result = await agent.runAgent({ runId: "run-1" }, subscriber);
+    expect(result.result).toBe(ANSWER);
+    expect(events[0]).toMatchObject({ type: "RUN_STARTED", threadId: "thread-1", runId: "run-1" });
+    expect(events.at(-1)).toMatchObject({ type: "RUN_FINISHED", outcome: { type: "success" } });
+    const assistant = agent.messages.filter((message) => message.role === "assistant");
+    expect(assistant.map((message) => message.content).join("")).toBe(`Let me check. ${ANSWER}`);
+    expect(assistant.flatMap((message) => (message.role === "assistant" ? (message.toolCalls ?? []) : [])).map((call) => [call.function.name, JSON.parse(call.function.arguments)])).toEqual([
+      ["get_weather", { city: "Paris" }],
+      ["get_time", { city: "Paris" }],
+    ]);
+    expect(agent.messages.filter((message) => message.role === "tool").map((message) => message.content)).toEqual(["sunny in Paris", "14:05 in Paris"]);
+  });
+
+  it("pauses for approval (state snapshot, interrupt outcome) and resumes with the client's resume entries", async () => {
+    const url = await serve(createAGUIHandler(weatherExecutor({ approval: true, store: new MemoryRunStore() })));
+    const { agent, events, subscriber } = recordingAgent(url, "thread-2");
+    agent.messages = [{ id: "u1", role: "user", content: "Weather and time in Paris?" }];
+    await agent.runAgent({ runId: "run-2" }, subscriber);
+    const finished = events.at(-1) as { type: string; outcome?: { type: string; interrupts: { id: string; toolCallId?: string }[] } };
+    expect(finished).toMatchObject({ type: "RUN_FINISHED", outcome: { type: "interrupt" } });
+    expect(agent.state).toMatchObject({ agentrx: { runId: "run-2", status: "interrupted" } });
+    const interrupt = finished.outcome?.interrupts[0];
+    events.length = 0;
+    const resumed = await agent.runAgent({ runId: "run-2b", resume: [{ interruptId: interrupt?.id ?? "", status: "resolved", payload: { approved: true } }] }, subscriber);
+    expect(resumed.result).toBe(ANSWER);
+    expect(events.filter((event) => event.type === "TOOL_CALL_RESULT")).toMatchObject([{ toolCallId: interrupt?.toolCallId, content: "14:05 in Paris" }]);
+    expect(events.at(-1)).toMatchObject({ type: "RUN_FINISHED", runId: "run-2b", outcome: { type: "success" } });
+  });
+
+  it("refuses what is not a RunAgentInput", async () => {
+    const url = await serve(createAGUIHandler(weatherExecutor(), { maxBodyBytes: 1000 }));
+    const post = (body: string) => fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
+    expect((await fetch(url)).status).toBe(405);
+    expect((await post("{")).status).toBe(400);
+    expect(await (await post(JSON.stringify({ threadId: "t", messages: [] }))).text()).toMatch(/runId/);
+    expect((await post(JSON.stringify({ threadId: "t", runId: "r", messages: [], resume: [{ interruptId: "x", status: "resolved" }] }))).status).toBe(400);
+    expect((await post(JSON.stringify({ threadId: "t", runId: "r", messages: [{ role: "user", content: "x".repeat(2000) }] }))).status).toBe(413);
+    expect((await fetch(url, { method: "POST", headers: { "content-type": "text/plain" }, body: "{}" })).status).toBe(415);
+  });
+
+  it("holds a bounded number of bytes for each of five clients that never read a 100k-token run", async () => {
+    const max = 64 * 1024;
+    const responses: ServerResponse[] = [];
+    let peak = 0;
+    let unsubscribed = 0;
+    // A run of 100,000 tokens, emitted in batches as a fast model would (it cannot pause).
+    const tokens = new Observable<AgentStreamEvent>((subscriber) => {
+      subscriber.next({ type: "start", runId: "big", inputs: {}, resumed: false, at: 0 });
+      let sent = 0;
+      const batch = () => {
+        for (let i = 0; i < 1000 && sent < 100_000; i++, sent++) subscriber.next({ type: "token", iteration: 0, at: 0, text: `token${sent} ` });
+        for (const res of responses) peak = Math.max(peak, res.writableLength);
+        if (sent < 100_000) timer = setImmediate(batch);
+        else subscriber.complete();
+      };
+      let timer = setImmediate(batch);
+      return () => {
+        unsubscribed++;
+        clearImmediate(timer);
+      };
+    });
+    const executor = { stream: () => tokens } as unknown as AgentExecutor;
+    const handler = createAGUIHandler(executor, { maxBufferedBytes: max });
+    const origin = await startLoopback((req, res) => {
+      responses.push(res);
+      void handler(req, res);
+    });
+    const body = JSON.stringify({ threadId: "t", runId: "r", messages: [{ id: "u", role: "user", content: "talk" }] });
+    const request = `POST /agent HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    await Promise.all(Array.from({ length: 5 }, () => stalledClient(origin, request)));
+    await expect.poll(() => unsubscribed, { timeout: 15_000 }).toBe(5);
+    expect(responses).toHaveLength(5);
+    expect(peak).toBeGreaterThan(0);
+    expect(peak).toBeLessThanOrEqual(max + 1024);
+    for (const res of responses) expect(res.writableEnded).toBe(true);
+  });
+});

@@ -1,0 +1,166 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AgentExecutor, AgentStreamEvent, Decision } from "@agentrx/executors";
+import { SseWriter } from "@agentrx/runs";
+import type { Observable, Subscription } from "rxjs";
+import { checkPositiveInteger } from "../internal/check-options";
+import type { AGUIResumeEntry, RunAgentInput } from "./ag-ui-event";
+import { toAGUIEvents } from "./to-ag-ui-events";
+
+/**
+ * Options of {@link createAGUIHandler}.
+ *
+ * @example
+ * ```ts
+ * import type { AGUIHandlerOptions } from "@agentrx/serve";
+ *
+ * const options: AGUIHandlerOptions = { inputs: (input) => ({ input: JSON.stringify(input.messages.at(-1)?.content ?? "") }), maxBufferedBytes: 512 * 1024 };
+ * ```
+ */
+export interface AGUIHandlerOptions {
+  /**
+   * The executor's inputs for a request.
+   * @default `{ input: <the text of the last user message> }`
+   */
+  inputs?: (input: RunAgentInput) => Record<string, unknown>;
+  /** The text of `RUN_ERROR` for an error of a run; what it returns reaches the client. @default the error's message */
+  onError?: (error: unknown) => string;
+  /** The largest request body accepted, in bytes (a larger one gets 413). @default 1048576 */
+  maxBodyBytes?: number;
+  /** The most bytes held for a client that does not read; past it the client is dropped and the run unsubscribed from. @default 1048576 */
+  maxBufferedBytes?: number;
+  /** A comment line is sent this often (ms) so proxies keep an idle stream open. @default 15000 */
+  heartbeatMs?: number;
+}
+
+/**
+ * An AG-UI endpoint for an executor, as a Node `http` handler `(req, res)`: it takes a POSTed
+ * `RunAgentInput` (JSON) and answers with the run's AG-UI events as Server-Sent Events
+ * (`data: <event as JSON>`; see `toAGUIEvents`). The executor runs with the request's `runId` and
+ * `threadId`. A request with `resume` entries continues the paused run named in the state the
+ * paused run reported (`state.agentrx.runId`) with `executor.resume(runId, { decisions })`: an
+ * entry's `payload` is a decision (`"approve"`, `{ type: "reject", message? }`, `{ type: "edit",
+ * toolInput }`) or `{ approved: boolean, reason? }`; a `cancelled` entry rejects the call. So
+ * `@ag-ui/client`'s `HttpAgent` and CopilotKit's runtime can drive it. The client going away
+ * unsubscribes from the run (which cancels it). Bad requests get 400, 405, 413 or 415 with a
+ * one-line reason.
+ *
+ * @example
+ * ```ts
+ * import { createServer } from "node:http";
+ * import { createAGUIHandler } from "@agentrx/serve";
+ * import type { AgentExecutor } from "@agentrx/executors";
+ * declare const executor: AgentExecutor;
+ *
+ * createServer(createAGUIHandler(executor)).listen(8000);
+ * ```
+ */
+export function createAGUIHandler(executor: AgentExecutor, options: AGUIHandlerOptions = {}): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  const { inputs = defaultInputs, onError, maxBodyBytes = 1_048_576, maxBufferedBytes = 1_048_576, heartbeatMs = 15_000 } = options;
+  checkPositiveInteger("createAGUIHandler", "maxBodyBytes", maxBodyBytes);
+  checkPositiveInteger("createAGUIHandler", "maxBufferedBytes", maxBufferedBytes);
+  checkPositiveInteger("createAGUIHandler", "heartbeatMs", heartbeatMs);
+  return async (req, res) => {
+    if (req.method !== "POST") return refuse(res, 405, "An AG-UI endpoint takes POST with a RunAgentInput JSON body.");
+    if (!/^application\/json\b/i.test(req.headers["content-type"] ?? "application/json")) return refuse(res, 415, "The body must be JSON (content-type: application/json).");
+    const body = await readBody(req, maxBodyBytes);
+    if (body === undefined) return refuse(res, 413, `The body is larger than ${maxBodyBytes} bytes.`);
+    let input: RunAgentInput;
+    try {
+      input = parseInput(body);
+    } catch (error) {
+      return refuse(res, 400, (error as Error).message);
+    }
+    const resuming = input.resume !== undefined && input.resume.length > 0;
+    const pausedRun = resuming ? pausedRunId(input) : undefined;
+    if (resuming && pausedRun === undefined) return refuse(res, 400, "`resume` needs the paused run's state (`state.agentrx.runId`, as the STATE_SNAPSHOT of the paused run gave it).");
+    const run$: Observable<AgentStreamEvent> =
+      pausedRun !== undefined
+        ? executor.resume(pausedRun, { decisions: decisionsOf(input.resume ?? []) })
+        : executor.stream(inputs(input), { runId: input.runId, threadId: input.threadId });
+    const sse = new SseWriter(res, { heartbeatMs, maxBufferedBytes });
+    await new Promise<void>((resolve) => {
+      let subscription: Subscription | undefined;
+      let done = false;
+      const finish = () => {
+        if (done) return;
+        done = true;
+        subscription?.unsubscribe();
+        sse.end();
+        resolve();
+      };
+      subscription = toAGUIEvents(run$, { threadId: input.threadId, runId: input.runId, ...(onError ? { onError } : {}) }).subscribe({
+        next: (event) => {
+          sse.send({ data: JSON.stringify(event) });
+          if (sse.closed) finish(); // a client that does not read was dropped
+        },
+        complete: finish,
+        error: finish,
+      });
+      if (done) subscription.unsubscribe();
+      sse.onClose(finish);
+    });
+  };
+}
+
+function defaultInputs(input: RunAgentInput): Record<string, unknown> {
+  const last = [...input.messages].reverse().find((message) => message.role === "user");
+  return { input: textOf(last?.content) };
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) return content.map((part) => (typeof part?.text === "string" ? part.text : "")).join("");
+  return "";
+}
+
+function parseInput(body: string): RunAgentInput {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    throw new Error("The body is not JSON.");
+  }
+  const input = value as Partial<RunAgentInput> | null;
+  if (input === null || typeof input !== "object" || Array.isArray(input)) throw new Error("The body must be a RunAgentInput object.");
+  for (const key of ["threadId", "runId"] as const) {
+    if (typeof input[key] !== "string" || input[key] === "") throw new Error(`\`${key}\` must be a non-empty string.`);
+  }
+  if (!Array.isArray(input.messages)) throw new Error("`messages` must be an array.");
+  if (input.resume !== undefined && !Array.isArray(input.resume)) throw new Error("`resume` must be an array of resume entries.");
+  return input as RunAgentInput;
+}
+
+function pausedRunId(input: RunAgentInput): string | undefined {
+  const runId = (input.state as { agentrx?: { runId?: unknown } } | undefined)?.agentrx?.runId;
+  return typeof runId === "string" && runId !== "" ? runId : undefined;
+}
+
+function decisionsOf(entries: AGUIResumeEntry[]): Record<string, Decision> {
+  const decisions: Record<string, Decision> = {};
+  for (const { interruptId, status, payload } of entries) {
+    if (status === "cancelled") decisions[interruptId] = { type: "reject" };
+    else if (payload === "approve" || (typeof payload === "object" && payload !== null && "type" in payload)) decisions[interruptId] = payload as Decision;
+    else {
+      const { approved, reason } = (payload ?? {}) as { approved?: unknown; reason?: unknown };
+      decisions[interruptId] = approved === true ? "approve" : { type: "reject", ...(typeof reason === "string" && reason ? { message: reason } : {}) };
+    }
+  }
+  return decisions;
+}
+
+async function readBody(req: IncomingMessage, max: number): Promise<string | undefined> {
+  const decoder = new TextDecoder();
+  let text = "";
+  let size = 0;
+  for await (const chunk of req) {
+    const bytes = typeof chunk === "string" ? new TextEncoder().encode(chunk) : (chunk as Uint8Array);
+    size += bytes.length;
+    if (size > max) return undefined;
+    text += decoder.decode(bytes, { stream: true });
+  }
+  return text + decoder.decode();
+}
+
+function refuse(res: ServerResponse, status: number, message: string): void {
+  res.writeHead(status, { "content-type": "text/plain; charset=utf-8" }).end(`${message}\n`);
+}

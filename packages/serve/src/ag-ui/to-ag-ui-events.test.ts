@@ -1,0 +1,75 @@
+import { EventSchemas } from "@ag-ui/core/schemas";
+import { MemoryRunStore } from "@agentrx/runs";
+import { lastValueFrom, throwError, toArray } from "rxjs";
+import { describe, expect, it } from "vitest";
+import { ANSWER, weatherExecutor } from "../test-helpers/weather-executor";
+import type { AGUIEvent, BaseEvent } from "./ag-ui-event";
+import { toAGUIEvents } from "./to-ag-ui-events";
+
+/** Every event must pass @ag-ui/core's own schema. */
+function validated(events: BaseEvent[]): AGUIEvent[] {
+  for (const event of events) EventSchemas.parse(event);
+  return events as AGUIEvent[];
+}
+
+describe("toAGUIEvents", () => {
+  it("maps a run with two tool calls to valid AG-UI events", async () => {
+    const run$ = weatherExecutor().stream({ input: "Weather and time in Paris?" }, { runId: "run-1" });
+    const events = validated(await lastValueFrom(toAGUIEvents(run$, { threadId: "t1", runId: "r1" }).pipe(toArray())));
+    expect(events.map((event) => event.type)).toMatchInlineSnapshot(`
+      [
+        "RUN_STARTED",
+        "STEP_STARTED",
+        "TEXT_MESSAGE_START",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_END",
+        "TOOL_CALL_START",
+        "TOOL_CALL_ARGS",
+        "TOOL_CALL_END",
+        "TOOL_CALL_START",
+        "TOOL_CALL_ARGS",
+        "TOOL_CALL_END",
+        "TOOL_CALL_RESULT",
+        "TOOL_CALL_RESULT",
+        "STEP_FINISHED",
+        "STEP_STARTED",
+        "TEXT_MESSAGE_START",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_END",
+        "STEP_FINISHED",
+        "RUN_FINISHED",
+      ]
+    `);
+    const text = events.flatMap((event) => (event.type === "TEXT_MESSAGE_CONTENT" ? [event.delta] : [])).join("");
+    expect(text).toBe(`Let me check. ${ANSWER}`);
+    expect(events.filter((event) => event.type === "TOOL_CALL_START")).toMatchObject([{ toolCallName: "get_weather" }, { toolCallName: "get_time" }]);
+    expect(events.find((event) => event.type === "TOOL_CALL_ARGS")).toMatchObject({ delta: '{"city":"Paris"}' });
+    expect(events.at(-1)).toMatchObject({ type: "RUN_FINISHED", threadId: "t1", runId: "r1", result: ANSWER, outcome: { type: "success" }, usage: [{ totalTokens: expect.any(Number) }] });
+  });
+
+  it("reports a pause as a state snapshot and an interrupt outcome", async () => {
+    const run$ = weatherExecutor({ approval: true, store: new MemoryRunStore() }).stream({ input: "Weather and time in Paris?" }, { runId: "run-2" });
+    const events = validated(await lastValueFrom(toAGUIEvents(run$, { threadId: "t1", runId: "r2" }).pipe(toArray())));
+    const snapshot = events.find((event) => event.type === "STATE_SNAPSHOT");
+    expect(snapshot).toMatchObject({ snapshot: { agentrx: { runId: "run-2", status: "interrupted", interrupts: [{ tool: "get_time", toolInput: { city: "Paris" } }] } } });
+    expect(events.at(-1)).toMatchObject({ type: "RUN_FINISHED", outcome: { type: "interrupt", interrupts: [{ reason: "approval", toolCallId: expect.any(String), metadata: { tool: "get_time" } }] } });
+    expect(events.at(-1)).not.toHaveProperty("result");
+  });
+
+  it("ends a failed run with RUN_ERROR", async () => {
+    const events = validated(await lastValueFrom(toAGUIEvents(throwError(() => new TypeError("boom")), { threadId: "t", runId: "r" }).pipe(toArray())));
+    expect(events).toMatchObject([{ type: "RUN_STARTED" }, { type: "RUN_ERROR", message: "boom", code: "TypeError" }]);
+  });
+});

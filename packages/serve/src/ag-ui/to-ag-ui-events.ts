@@ -1,0 +1,202 @@
+import type { AgentStreamEvent, Interrupt, OutputEvent } from "@agentrx/executors";
+import type { UsageMetadata } from "@langchain/core/messages";
+import { Observable } from "rxjs";
+import { addUsage } from "../internal/add-usage";
+import { errorText } from "../internal/error-text";
+import { followEvents } from "../internal/follow-events";
+import { ToolCallIds } from "../internal/tool-call-ids";
+import type { AGUIEvent, AGUIInterrupt, AGUIRunState, AGUITokenUsage, BaseEvent } from "./ag-ui-event";
+
+/**
+ * The ids of {@link toAGUIEvents}: the AG-UI thread and run the events belong to.
+ *
+ * @example
+ * ```ts
+ * import type { ToAGUIEventsOptions } from "@agentrx/serve";
+ *
+ * const options: ToAGUIEventsOptions = { threadId: "thread-1", runId: "run-1", onError: () => "The agent failed." };
+ * ```
+ */
+export interface ToAGUIEventsOptions {
+  /** The AG-UI thread (`RunAgentInput.threadId`). */
+  threadId: string;
+  /** The AG-UI run (`RunAgentInput.runId`); a resumed executor run keeps its own id, reported in the state. */
+  runId: string;
+  /** The text of `RUN_ERROR` for an error of the run; what it returns reaches the client. @default the error's message */
+  onError?: (error: unknown) => string;
+}
+
+/**
+ * A run's events as AG-UI events (the `@ag-ui/core` event types, as plain objects): `RUN_STARTED`;
+ * a `STEP_STARTED`/`STEP_FINISHED` pair per agent call (`stepName: "iteration <n>"`); the streamed
+ * tokens as `TEXT_MESSAGE_START`/`CONTENT`/`END`; each tool call as `TOOL_CALL_START`/`ARGS`/`END`
+ * and its observation as `TOOL_CALL_RESULT`; a pause for approval as a `STATE_SNAPSHOT`
+ * (`{ agentrx: { runId, status: "interrupted", interrupts } }`) and `RUN_FINISHED` with an
+ * `interrupt` outcome; the end as `RUN_FINISHED` (`result`: the final answer, `usage`), or
+ * `RUN_ERROR` when the run fails. A sub-run's events (`subRun`) are left out.
+ *
+ * @example
+ * ```ts
+ * import { toAGUIEvents } from "@agentrx/serve";
+ * import type { AgentExecutor } from "@agentrx/executors";
+ * declare const executor: AgentExecutor;
+ *
+ * toAGUIEvents(executor.stream({ input: "Weather in Paris?" }), { threadId: "t1", runId: "r1" }).subscribe((event) => console.log(event.type));
+ * ```
+ */
+export function toAGUIEvents(events$: Observable<AgentStreamEvent>, { threadId, runId, onError = errorText }: ToAGUIEventsOptions): Observable<BaseEvent> {
+  return new Observable<AGUIEvent>((subscriber) => {
+    const emit = (event: AGUIEvent) => subscriber.next({ ...event, timestamp: Date.now() });
+    const ids = new ToolCallIds();
+    let started = false;
+    let executorRunId = runId;
+    let step: number | undefined;
+    let text: string | undefined;
+    let textCount = 0;
+    let textInStep = false;
+    let usage: UsageMetadata | undefined;
+    let interrupts: Interrupt[] = [];
+    let output: OutputEvent | undefined;
+
+    const start = () => {
+      if (started) return;
+      started = true;
+      emit({ type: "RUN_STARTED", threadId, runId });
+    };
+    const endText = () => {
+      if (text !== undefined) emit({ type: "TEXT_MESSAGE_END", messageId: text });
+      text = undefined;
+    };
+    const endStep = () => {
+      endText();
+      if (step !== undefined) emit({ type: "STEP_FINISHED", stepName: `iteration ${step}` });
+      step = undefined;
+    };
+    const startStep = (iteration: number) => {
+      start();
+      if (step === iteration) return;
+      endStep();
+      step = iteration;
+      textInStep = false;
+      emit({ type: "STEP_STARTED", stepName: `iteration ${iteration}` });
+    };
+    const sendText = (delta: string) => {
+      if (text === undefined) {
+        text = `${runId}-text-${++textCount}`;
+        emit({ type: "TEXT_MESSAGE_START", messageId: text, role: "assistant" });
+      }
+      textInStep = true;
+      emit({ type: "TEXT_MESSAGE_CONTENT", messageId: text, delta });
+    };
+    const toolCall = (toolCallId: string, toolCallName: string, input: unknown) => {
+      endText();
+      emit({ type: "TOOL_CALL_START", toolCallId, toolCallName });
+      emit({ type: "TOOL_CALL_ARGS", toolCallId, delta: typeof input === "string" ? input : JSON.stringify(input ?? {}) });
+      emit({ type: "TOOL_CALL_END", toolCallId });
+    };
+
+    const next = (event: AgentStreamEvent) => {
+      if (event.subRun !== undefined) return;
+      switch (event.type) {
+        case "start":
+          if (!started) executorRunId = event.runId;
+          start();
+          return;
+        case "token":
+          startStep(event.iteration);
+          if (event.text !== "") sendText(event.text);
+          return;
+        case "action":
+          startStep(event.iteration);
+          toolCall(ids.ofAction(event.iteration, event.action), event.action.tool, event.action.toolInput);
+          return;
+        case "step": {
+          startStep(event.iteration);
+          const toolCallId = ids.ofStep(event.iteration, event.step.action);
+          const content = event.step.observation;
+          emit({ type: "TOOL_CALL_RESULT", messageId: `${toolCallId}-result`, toolCallId, content: typeof content === "string" ? content : JSON.stringify(content), role: "tool" });
+          return;
+        }
+        case "usage":
+          usage = addUsage(usage, event.usage);
+          return;
+        case "interrupt":
+          endText();
+          interrupts = event.interrupts;
+          emit({ type: "STATE_SNAPSHOT", snapshot: stateOf(executorRunId, interrupts) });
+          return;
+        case "output":
+          output = event;
+          if (event.stopReason !== "interrupted" && !textInStep && event.output !== "") {
+            start();
+            sendText(event.output);
+          }
+          endStep();
+          return;
+      }
+    };
+
+    return followEvents(events$, subscriber, {
+      next,
+      error: (error) => {
+        start();
+        endStep();
+        emit({ type: "RUN_ERROR", message: onError(error), ...(codeOf(error) ? { code: codeOf(error) } : {}) });
+      },
+      complete: () => {
+        start();
+        endStep();
+        const total = output?.usage ?? usage;
+        const paused = output?.stopReason === "interrupted" && interrupts.length > 0;
+        emit({
+          type: "RUN_FINISHED",
+          threadId,
+          runId,
+          ...(output && !paused ? { result: output.output } : {}),
+          outcome: paused ? { type: "interrupt", interrupts: interrupts.map(agUiInterrupt) } : { type: "success" },
+          ...(total ? { usage: [tokenUsage(total)] } : {}),
+        });
+      },
+    });
+  });
+}
+
+function stateOf(runId: string, interrupts: Interrupt[]): AGUIRunState {
+  return {
+    agentrx: {
+      runId,
+      status: "interrupted",
+      interrupts: interrupts.map(({ id, tool, toolInput, toolCallId }) => ({ id, tool, toolInput, ...(toolCallId === undefined ? {} : { toolCallId }) })),
+    },
+  };
+}
+
+function agUiInterrupt(interrupt: Interrupt): AGUIInterrupt {
+  const reason = (interrupt as { reason?: unknown }).reason;
+  return {
+    id: interrupt.id,
+    reason: typeof reason === "string" ? reason : "approval",
+    message: `Approve the call of ${interrupt.tool} with ${JSON.stringify(interrupt.toolInput)}?`,
+    ...(interrupt.toolCallId === undefined ? {} : { toolCallId: interrupt.toolCallId }),
+    metadata: { tool: interrupt.tool, toolInput: interrupt.toolInput },
+  };
+}
+
+function tokenUsage(usage: UsageMetadata): AGUITokenUsage {
+  const cached = usage.input_token_details?.cache_read;
+  const written = usage.input_token_details?.cache_creation;
+  const reasoning = usage.output_token_details?.reasoning;
+  return {
+    inputTokens: usage.input_tokens,
+    outputTokens: usage.output_tokens,
+    totalTokens: usage.total_tokens,
+    ...(reasoning === undefined ? {} : { reasoningTokens: reasoning }),
+    ...(cached === undefined ? {} : { cachedInputTokens: cached }),
+    ...(written === undefined ? {} : { cacheWriteInputTokens: written }),
+  };
+}
+
+function codeOf(error: unknown): string | undefined {
+  const name = (error as { name?: unknown } | null)?.name;
+  return typeof name === "string" && name !== "Error" ? name : undefined;
+}

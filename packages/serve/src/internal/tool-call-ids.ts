@@ -1,0 +1,39 @@
+// The id of each tool call in a protocol stream: the action's `toolCallId` (tool-calling agents), else
+// `call-<iteration>-<index>`, the executor's interrupt id for the same call, so steps and interrupts
+// of text agents name the call their action did. @internal
+import type { AgentAction } from "@agentrx/core";
+
+export class ToolCallIds {
+  private readonly byAction = new Map<AgentAction, string>();
+  private readonly counts = new Map<number, number>();
+  private readonly pending = new Map<string, string[]>();
+
+  ofAction(iteration: number, action: AgentAction): string {
+    const known = idOf(action) ?? this.byAction.get(action);
+    if (known !== undefined) return known;
+    const index = this.counts.get(iteration) ?? 0;
+    this.counts.set(iteration, index + 1);
+    const id = `call-${iteration}-${index}`;
+    this.byAction.set(action, id);
+    const key = keyOf(iteration, action);
+    this.pending.set(key, [...(this.pending.get(key) ?? []), id]);
+    return id;
+  }
+
+  ofStep(iteration: number, action: AgentAction): string {
+    const known = idOf(action) ?? this.byAction.get(action);
+    if (known !== undefined) return known;
+    // The step carries a copy of the action (a replayed record): match it by iteration, tool and input.
+    const queue = this.pending.get(keyOf(iteration, action));
+    return queue?.shift() ?? this.ofAction(iteration, action);
+  }
+}
+
+function idOf(action: AgentAction): string | undefined {
+  const id = (action as { toolCallId?: unknown }).toolCallId;
+  return typeof id === "string" && id !== "" ? id : undefined;
+}
+
+function keyOf(iteration: number, action: AgentAction): string {
+  return `${iteration}\u0000${action.tool}\u0000${JSON.stringify(action.toolInput)}`;
+}

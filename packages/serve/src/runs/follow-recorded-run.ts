@@ -1,0 +1,88 @@
+import { type AgentStreamEvent, RunEventDecoder, RunNotFoundError, type RunStore } from "@agentrx/executors";
+import { Observable } from "rxjs";
+import { checkPositiveInteger } from "../internal/check-options";
+
+/**
+ * Options of {@link followRecordedRun}.
+ *
+ * @example
+ * ```ts
+ * import { followRecordedRun, type FollowRecordedRunOptions } from "@agentrx/serve";
+ * import type { RunStore } from "@agentrx/executors";
+ * declare const store: RunStore;
+ *
+ * const options: FollowRecordedRunOptions = { pollMs: 250 };
+ * followRecordedRun(store, "run-1", options).subscribe((event) => console.log(event.type));
+ * ```
+ */
+export interface FollowRecordedRunOptions {
+  /** How often the store is asked for new events while the run runs, in milliseconds. @default 100 */
+  pollMs?: number;
+}
+
+const FOLLOWING = new Set(["running", "queued"]);
+
+/**
+ * A recorded run's events from its first one, then the new ones as the run records them (the
+ * store is polled), completing once the run stopped running (finished, interrupted, failed or
+ * cancelled) and every event was emitted. It reads the record only, so it works in any process
+ * that shares the store: what a client that reconnects (`useChat`'s `resume`, a reloaded page)
+ * replays. The model's text comes as recorded: one `token` event per model call (or per part the
+ * executor recorded). Errors with `RunNotFoundError` for an unknown run.
+ *
+ * @example
+ * ```ts
+ * import { followRecordedRun, toUIMessageStreamResponse } from "@agentrx/serve";
+ * import type { RunStore } from "@agentrx/executors";
+ * declare const store: RunStore;
+ *
+ * // GET /api/chat/:id/stream, where useChat({ resume: true }) reconnects
+ * export function GET(runId: string): Response {
+ *   return toUIMessageStreamResponse(followRecordedRun(store, runId));
+ * }
+ * ```
+ */
+export function followRecordedRun(store: RunStore, runId: string, options: FollowRecordedRunOptions = {}): Observable<AgentStreamEvent> {
+  const { pollMs = 100 } = options;
+  checkPositiveInteger("followRecordedRun", "pollMs", pollMs);
+  return new Observable<AgentStreamEvent>((subscriber) => {
+    let closed = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let wake: (() => void) | undefined;
+    const decoder = new RunEventDecoder(runId);
+    const follow = async () => {
+      let after = 0;
+      for (;;) {
+        const run = await store.getRun(runId);
+        if (closed) return;
+        if (run === undefined) throw new RunNotFoundError({ operation: "followRecordedRun", runId });
+        while (after < run.eventCount) {
+          const page = await store.readEvents(runId, { after, limit: 500 });
+          if (closed) return;
+          if (page.length === 0) break;
+          for (const stored of page) {
+            after = stored.seq;
+            const type = stored.data["type"];
+            if (type === "model_call" || type === "decisions") continue; // record-only entries
+            subscriber.next(decoder.decode(stored) as AgentStreamEvent);
+            if (closed) return;
+          }
+        }
+        if (!FOLLOWING.has(run.status)) return subscriber.complete();
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          timer = setTimeout(resolve, pollMs);
+        });
+        if (closed) return;
+      }
+    };
+    follow().catch((error: unknown) => {
+      if (!closed) subscriber.error(error);
+    });
+    return () => {
+      closed = true;
+      if (timer !== undefined) clearTimeout(timer);
+      wake?.();
+    };
+  });
+}

@@ -1,0 +1,184 @@
+import type { AgentAction } from "@agentrx/core";
+import type { AgentStreamEvent, Interrupt, OutputEvent, StopReason } from "@agentrx/executors";
+import type { UsageMetadata } from "@langchain/core/messages";
+import { Observable, type OperatorFunction } from "rxjs";
+import { addUsage } from "../internal/add-usage";
+import { errorText } from "../internal/error-text";
+import { followEvents } from "../internal/follow-events";
+import { ToolCallIds } from "../internal/tool-call-ids";
+import type { AgentUIMessageMetadata, UIFinishReason, UIMessageChunk } from "./ui-message-chunk";
+
+/**
+ * Options of {@link toUIMessageChunks} and `toUIMessageStream`.
+ *
+ * @example
+ * ```ts
+ * import { toUIMessageChunks, type UIMessageStreamOptions } from "@agentrx/serve";
+ *
+ * const options: UIMessageStreamOptions = { onError: () => "Something went wrong." };
+ * const toChunks = toUIMessageChunks(options);
+ * ```
+ */
+export interface UIMessageStreamOptions {
+  /** The assistant message's id, sent on the `start` chunk; absent lets `useChat` pick one (or continue the last assistant message). */
+  messageId?: string;
+  /**
+   * The text of the `error` chunk for an error of the run. What it returns reaches the browser:
+   * mask internals here.
+   * @default the error's message
+   */
+  onError?: (error: unknown) => string;
+}
+
+const FINISH_REASONS: Record<StopReason, UIFinishReason> = {
+  finish: "stop",
+  return_direct: "stop",
+  interrupted: "tool-calls",
+  max_iterations: "length",
+  max_execution_time: "length",
+  budget: "length",
+};
+
+/**
+ * Maps a run's events to the AI SDK's UI message chunks: one assistant message per stream, a step
+ * (`start-step` … `finish-step`) per agent call, the streamed tokens as text parts, each tool call
+ * as a dynamic tool part (`tool-input-start`, one `tool-input-delta` with the whole input as JSON,
+ * `tool-input-available`, then `tool-output-available`
+ * or, when the run fails while it runs, `tool-output-error`), each pending approval as
+ * `tool-approval-request` (its `approvalId` is the interrupt's id), and the run's id, thread and
+ * usage as message metadata. The final answer is sent as text when the model did not stream it.
+ * A sub-run's events (`subRun`) are left out: the sub-run is its parent's tool call. The message
+ * finishes when the source completes (a replayed record with several segments is one message); an
+ * error of the source becomes an `error` chunk, and the observable then completes.
+ *
+ * @example
+ * ```ts
+ * import { toUIMessageChunks } from "@agentrx/serve";
+ * import type { AgentExecutor } from "@agentrx/executors";
+ * declare const executor: AgentExecutor;
+ *
+ * executor.stream({ input: "Weather in Paris?" }).pipe(toUIMessageChunks()).subscribe((chunk) => console.log(chunk.type));
+ * ```
+ */
+export function toUIMessageChunks(options: UIMessageStreamOptions = {}): OperatorFunction<AgentStreamEvent, UIMessageChunk> {
+  const { messageId, onError = errorText } = options;
+  return (source) =>
+    new Observable<UIMessageChunk>((subscriber) => {
+      const emit = (chunk: UIMessageChunk) => subscriber.next(chunk);
+      const ids = new ToolCallIds();
+      const openTools = new Map<string, true>();
+      let metadata: AgentUIMessageMetadata | undefined;
+      let resumed = false;
+      let step: number | undefined;
+      let stepOpen = false;
+      let text: string | undefined;
+      let textCount = 0;
+      let textInStep = false;
+      let usage: UsageMetadata | undefined;
+      let output: OutputEvent | undefined;
+
+      const endText = () => {
+        if (text !== undefined) emit({ type: "text-end", id: text });
+        text = undefined;
+      };
+      const startStep = (iteration: number | undefined) => {
+        if (stepOpen && (iteration === undefined || iteration === step)) return;
+        if (stepOpen && iteration !== undefined && step !== undefined && iteration < step) return; // a late event of an earlier step
+        endStep();
+        step = iteration;
+        stepOpen = true;
+        textInStep = false;
+        emit({ type: "start-step" });
+      };
+      const endStep = () => {
+        endText();
+        if (stepOpen) emit({ type: "finish-step" });
+        stepOpen = false;
+      };
+      const sendText = (delta: string) => {
+        if (text === undefined) {
+          text = `text-${++textCount}`;
+          emit({ type: "text-start", id: text });
+        }
+        textInStep = true;
+        emit({ type: "text-delta", id: text, delta });
+      };
+      const toolInput = (toolCallId: string, toolName: string, input: unknown) => {
+        endText();
+        openTools.set(toolCallId, true);
+        emit({ type: "tool-input-start", toolCallId, toolName, dynamic: true });
+        emit({ type: "tool-input-delta", toolCallId, inputTextDelta: JSON.stringify(input ?? {}) });
+        emit({ type: "tool-input-available", toolCallId, toolName, input, dynamic: true });
+      };
+      const action = (iteration: number, value: AgentAction) => toolInput(ids.ofAction(iteration, value), value.tool, value.toolInput);
+      const approval = (interrupt: Interrupt) => {
+        const toolCallId = interrupt.toolCallId ?? interrupt.id;
+        if (!openTools.has(toolCallId)) toolInput(toolCallId, interrupt.tool, interrupt.toolInput);
+        emit({ type: "tool-approval-request", approvalId: interrupt.id, toolCallId });
+      };
+
+      const next = (event: AgentStreamEvent) => {
+        if (event.subRun !== undefined) return;
+        switch (event.type) {
+          case "start":
+            if (metadata === undefined) {
+              resumed = event.resumed;
+              metadata = { runId: event.runId, ...(event.threadId === undefined ? {} : { threadId: event.threadId }) };
+              emit({ type: "start", ...(messageId === undefined ? {} : { messageId }), messageMetadata: metadata });
+            }
+            return;
+          case "token":
+            startStep(event.iteration);
+            if (event.text !== "") sendText(event.text);
+            return;
+          case "action":
+            startStep(event.iteration);
+            action(event.iteration, event.action);
+            return;
+          case "step": {
+            startStep(event.iteration);
+            const toolCallId = ids.ofStep(event.iteration, event.step.action);
+            // A resumed run's first steps answer tool calls the client already shows.
+            if (!openTools.has(toolCallId) && !resumed) toolInput(toolCallId, event.step.action.tool, event.step.action.toolInput);
+            openTools.delete(toolCallId);
+            emit({ type: "tool-output-available", toolCallId, output: event.step.observation, dynamic: true });
+            return;
+          }
+          case "usage":
+            startStep(event.iteration);
+            usage = addUsage(usage, event.usage);
+            if (metadata !== undefined) emit({ type: "message-metadata", messageMetadata: { ...metadata, usage } });
+            return;
+          case "interrupt":
+            endText();
+            for (const interrupt of event.interrupts) approval(interrupt);
+            return;
+          case "output":
+            output = event;
+            if (event.stopReason !== "interrupted" && !textInStep && event.output !== "") {
+              startStep(undefined);
+              sendText(event.output);
+            }
+            endStep();
+            return;
+        }
+      };
+
+      return followEvents(source, subscriber, {
+        next,
+        error: (error) => {
+          endText();
+          const message = onError(error);
+          for (const toolCallId of openTools.keys()) emit({ type: "tool-output-error", toolCallId, errorText: message, dynamic: true });
+          endStep();
+          emit({ type: "error", errorText: message });
+        },
+        complete: () => {
+          endStep();
+          const final: AgentUIMessageMetadata | undefined =
+            metadata === undefined ? undefined : { ...metadata, ...(output?.usage ?? usage ? { usage: output?.usage ?? usage } : {}), ...(output ? { stopReason: output.stopReason } : {}) };
+          emit({ type: "finish", finishReason: output ? FINISH_REASONS[output.stopReason] : "other", ...(final ? { messageMetadata: final } : {}) });
+        },
+      });
+    });
+}

@@ -1,0 +1,137 @@
+import { MemoryRunStore } from "@agentrx/runs";
+import { type UIMessage, parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema, validateUIMessages } from "ai";
+import { lastValueFrom, toArray } from "rxjs";
+import { describe, expect, it } from "vitest";
+import { ANSWER, weatherExecutor } from "../test-helpers/weather-executor";
+import { toUIMessageChunks } from "./to-ui-message-chunks";
+import { toUIMessageStreamResponse } from "./to-ui-message-stream-response";
+import { uiApprovalDecisions } from "./ui-approval-decisions";
+
+/** Reads a response the way useChat does: the `ai` package's SSE parser, chunk schema and message reader. */
+async function readMessage(response: Response, message?: UIMessage): Promise<UIMessage> {
+  expect(response.headers.get("x-vercel-ai-ui-message-stream")).toBe("v1");
+  expect(response.headers.get("content-type")).toBe("text/event-stream");
+  const chunks = parseJsonEventStream({ stream: response.body as ReadableStream<Uint8Array>, schema: uiMessageChunkSchema }).pipeThrough(
+    new TransformStream({
+      transform(result, controller) {
+        if (!result.success) throw result.error;
+        controller.enqueue(result.value);
+      },
+    }),
+  );
+  let last: UIMessage | undefined;
+  for await (const snapshot of readUIMessageStream({ stream: chunks, terminateOnError: true, ...(message ? { message } : {}) })) last = snapshot;
+  if (last === undefined) throw new Error("no message");
+  await validateUIMessages({ messages: [last] });
+  return last;
+}
+
+const textOf = (message: UIMessage) => message.parts.map((part) => (part.type === "text" ? part.text : "")).join("");
+
+describe("toUIMessageStreamResponse, read by the ai package", () => {
+  it("streams text parts, two tool parts with input and output, steps and the run's metadata", async () => {
+    const executor = weatherExecutor();
+    const message = await readMessage(toUIMessageStreamResponse(executor.stream({ input: "Weather and time in Paris?" }, { runId: "run-1" })));
+    expect(message.role).toBe("assistant");
+    expect(message.parts.map((part) => part.type)).toEqual(["step-start", "text", "dynamic-tool", "dynamic-tool", "step-start", "text"]);
+    const tools = message.parts.filter((part) => part.type === "dynamic-tool");
+    expect(tools).toMatchObject([
+      { toolName: "get_weather", state: "output-available", input: { city: "Paris" }, output: "sunny in Paris" },
+      { toolName: "get_time", state: "output-available", input: { city: "Paris" }, output: "14:05 in Paris" },
+    ]);
+    expect(textOf(message)).toBe(`Let me check. ${ANSWER}`);
+    expect(message.metadata).toMatchObject({ runId: "run-1", stopReason: "finish", usage: { total_tokens: expect.any(Number) } });
+  });
+
+  it("maps the run's events to chunks in this order", async () => {
+    const chunks = await lastValueFrom(weatherExecutor().stream({ input: "Weather and time in Paris?" }).pipe(toUIMessageChunks(), toArray()));
+    expect(chunks.map((chunk) => chunk.type)).toMatchInlineSnapshot(`
+      [
+        "start",
+        "start-step",
+        "text-start",
+        "text-delta",
+        "text-delta",
+        "text-delta",
+        "message-metadata",
+        "text-end",
+        "tool-input-start",
+        "tool-input-delta",
+        "tool-input-available",
+        "tool-input-start",
+        "tool-input-delta",
+        "tool-input-available",
+        "tool-output-available",
+        "tool-output-available",
+        "finish-step",
+        "start-step",
+        "text-start",
+        "text-delta",
+        "text-delta",
+        "text-delta",
+        "text-delta",
+        "text-delta",
+        "text-delta",
+        "text-delta",
+        "text-delta",
+        "text-delta",
+        "text-delta",
+        "text-delta",
+        "message-metadata",
+        "text-end",
+        "finish-step",
+        "finish",
+      ]
+    `);
+  });
+
+  it("asks for approval the way the AI SDK's tool approval expects, and the decisions resume the run", async () => {
+    const store = new MemoryRunStore();
+    const executor = weatherExecutor({ approval: true, store });
+    const paused = await readMessage(toUIMessageStreamResponse(executor.stream({ input: "Weather and time in Paris?" }, { runId: "run-2" })));
+    const [weather, time] = paused.parts.filter((part) => part.type === "dynamic-tool");
+    expect(weather).toMatchObject({ state: "output-available", output: "sunny in Paris" });
+    expect(time).toMatchObject({ toolName: "get_time", state: "approval-requested", approval: { id: expect.any(String) } });
+    expect(paused.metadata).toMatchObject({ runId: "run-2", stopReason: "interrupted" });
+
+    // What useChat sends after addToolApprovalResponse({ id, approved: true }).
+    const approved: UIMessage = { ...paused, parts: paused.parts.map((part) => (part === time && part.type === "dynamic-tool" && part.state === "approval-requested" ? { ...part, state: "approval-responded", approval: { ...part.approval, approved: true } } : part)) };
+    const approvals = uiApprovalDecisions([{ id: "u1", role: "user", parts: [{ type: "text", text: "Weather and time in Paris?" }] }, approved]);
+    expect(approvals).toEqual({ runId: "run-2", decisions: { [(time as { approval: { id: string } }).approval.id]: "approve" } });
+    const resumed = await readMessage(toUIMessageStreamResponse(executor.resume(approvals!.runId, { decisions: approvals!.decisions })), approved);
+    expect(resumed.parts.filter((part) => part.type === "dynamic-tool")).toMatchObject([
+      { toolName: "get_weather", state: "output-available" },
+      { toolName: "get_time", state: "output-available", output: "14:05 in Paris" },
+    ]);
+    expect(textOf(resumed)).toBe(`Let me check. ${ANSWER}`);
+    expect(resumed.metadata).toMatchObject({ runId: "run-2", stopReason: "finish" });
+  });
+
+  it("a rejection becomes a reject decision with the reason", () => {
+    const decisions = uiApprovalDecisions([{ role: "assistant", metadata: { runId: "r" }, parts: [{ type: "dynamic-tool", state: "approval-responded", approval: { id: "call-0-1", approved: false, reason: "not now" } }] }]);
+    expect(decisions).toEqual({ runId: "r", decisions: { "call-0-1": { type: "reject", message: "not now" } } });
+    expect(uiApprovalDecisions([{ role: "user", parts: [] }])).toBeUndefined();
+  });
+
+  it("ends a failing run with tool-output-error for the open calls and an error chunk", async () => {
+    const chunks = await lastValueFrom(weatherExecutor({ failTool: true }).stream({ input: "Weather?" }).pipe(toUIMessageChunks({ onError: () => "The agent failed." }), toArray()));
+    // get_weather failed, get_time was cancelled with it: both calls end in an error.
+    expect(chunks.filter((chunk) => chunk.type === "tool-output-error")).toEqual([
+      expect.objectContaining({ type: "tool-output-error", errorText: "The agent failed." }),
+      expect.objectContaining({ type: "tool-output-error", errorText: "The agent failed." }),
+    ]);
+    expect(chunks.at(-1)).toEqual({ type: "error", errorText: "The agent failed." });
+    const response = toUIMessageStreamResponse(weatherExecutor({ failTool: true }).stream({ input: "Weather?" }));
+    await expect(readMessage(response)).rejects.toThrow(/weather service down/);
+  });
+
+  it("ends a stream nobody reads with an error chunk once maxBufferedChunks are waiting", async () => {
+    const response = toUIMessageStreamResponse(weatherExecutor({ answer: "word ".repeat(500) }).stream({ input: "Talk" }), { maxBufferedChunks: 50 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const text = await response.text();
+    const frames = text.split("\n\n").filter(Boolean);
+    expect(frames.length).toBeLessThan(80);
+    expect(frames.at(-2)).toContain("The client did not read the stream");
+    expect(frames.at(-1)).toBe("data: [DONE]");
+  });
+});

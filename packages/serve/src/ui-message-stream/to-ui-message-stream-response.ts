@@ -1,0 +1,73 @@
+import type { AgentStreamEvent } from "@agentrx/executors";
+import type { Observable } from "rxjs";
+import { type ToUIMessageStreamOptions, toUIMessageStream } from "./to-ui-message-stream";
+import type { UIMessageChunk } from "./ui-message-chunk";
+
+/**
+ * The init of {@link toUIMessageStreamResponse}: a `ResponseInit` and the stream's options.
+ *
+ * @example
+ * ```ts
+ * import type { UIMessageStreamResponseInit } from "@agentrx/serve";
+ *
+ * const init: UIMessageStreamResponseInit = { headers: { "x-request-id": "42" }, onError: () => "The agent failed." };
+ * ```
+ */
+export interface UIMessageStreamResponseInit extends ResponseInit, ToUIMessageStreamOptions {}
+
+/**
+ * The headers of a UI message stream response (what `toUIMessageStreamResponse` sends).
+ *
+ * @example
+ * ```ts
+ * import { UI_MESSAGE_STREAM_HEADERS } from "@agentrx/serve";
+ *
+ * console.log(UI_MESSAGE_STREAM_HEADERS["x-vercel-ai-ui-message-stream"]); // "v1"
+ * ```
+ */
+export const UI_MESSAGE_STREAM_HEADERS: Readonly<Record<string, string>> = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache",
+  connection: "keep-alive",
+  "x-vercel-ai-ui-message-stream": "v1",
+  "x-accel-buffering": "no",
+};
+
+/**
+ * A run's events as a web `Response` in the AI SDK's UI message stream protocol, what `useChat`
+ * (`@ai-sdk/react`, AI SDK 5 and 6) reads: Server-Sent Events `data: <chunk as JSON>`, ending with
+ * `data: [DONE]`, and the header `x-vercel-ai-ui-message-stream: v1`. Return it from a route
+ * handler (Next.js, Hono, Remix, Bun, Deno); on Node's `http` write it with `writeResponse`.
+ *
+ * @example
+ * ```ts
+ * import { toUIMessageStreamResponse } from "@agentrx/serve";
+ * import type { AgentExecutor } from "@agentrx/executors";
+ * declare const executor: AgentExecutor;
+ *
+ * export async function POST(request: Request): Promise<Response> {
+ *   const { messages } = (await request.json()) as { messages: { parts: { type: string; text?: string }[] }[] };
+ *   const input = messages.at(-1)?.parts.map((part) => part.text ?? "").join("") ?? "";
+ *   return toUIMessageStreamResponse(executor.stream({ input }));
+ * }
+ * ```
+ */
+export function toUIMessageStreamResponse(events$: Observable<AgentStreamEvent>, init: UIMessageStreamResponseInit = {}): Response {
+  const { messageId, onError, maxBufferedChunks, headers, ...responseInit } = init;
+  const stream = toUIMessageStream(events$, {
+    ...(messageId === undefined ? {} : { messageId }),
+    ...(onError === undefined ? {} : { onError }),
+    ...(maxBufferedChunks === undefined ? {} : { maxBufferedChunks }),
+  });
+  const merged = new Headers(UI_MESSAGE_STREAM_HEADERS);
+  new Headers(headers).forEach((value, key) => merged.set(key, value));
+  return new Response(stream.pipeThrough(sseEncoder()), { status: 200, ...responseInit, headers: merged });
+}
+
+function sseEncoder(): TransformStream<UIMessageChunk, Uint8Array> {
+  const encoder = new TextEncoder();
+  return new TransformStream({
+    transform: (chunk, controller) => controller.enqueue(encoder.encode(`data: ${JSON.stringify(chunk)}\n\n`)),
+    flush: (controller) => controller.enqueue(encoder.encode("data: [DONE]\n\n")),
+  });
+}

@@ -1,0 +1,76 @@
+import type { AgentStreamEvent } from "@agentrx/executors";
+import type { Observable, Subscription } from "rxjs";
+import { checkPositiveInteger } from "../internal/check-options";
+import { type UIMessageStreamOptions, toUIMessageChunks } from "./to-ui-message-chunks";
+import type { UIMessageChunk } from "./ui-message-chunk";
+
+/**
+ * Options of {@link toUIMessageStream}.
+ *
+ * @example
+ * ```ts
+ * import type { ToUIMessageStreamOptions } from "@agentrx/serve";
+ *
+ * const options: ToUIMessageStreamOptions = { maxBufferedChunks: 1_000, onError: () => "The agent failed." };
+ * ```
+ */
+export interface ToUIMessageStreamOptions extends UIMessageStreamOptions {
+  /**
+   * The most chunks held for a reader that does not keep up (a run cannot pause). Past it the
+   * stream ends with an `error` chunk saying so, and the run is unsubscribed from (cancelled,
+   * unless it is shared).
+   * @default 10000
+   */
+  maxBufferedChunks?: number;
+}
+
+/**
+ * A run's events as the AI SDK's UI message stream: a web `ReadableStream` of UI message chunks
+ * (see {@link toUIMessageChunks} for the mapping), for `createUIMessageStreamResponse`, a custom
+ * transport or {@link toUIMessageStreamResponse}. Cancelling the stream unsubscribes from the run.
+ *
+ * @example
+ * ```ts
+ * import { toUIMessageStream } from "@agentrx/serve";
+ * import type { AgentExecutor } from "@agentrx/executors";
+ * declare const executor: AgentExecutor;
+ *
+ * const stream = toUIMessageStream(executor.stream({ input: "Weather in Paris?" }));
+ * for await (const chunk of stream) console.log(chunk.type);
+ * ```
+ */
+export function toUIMessageStream(events$: Observable<AgentStreamEvent>, options: ToUIMessageStreamOptions = {}): ReadableStream<UIMessageChunk> {
+  const { maxBufferedChunks = 10_000, ...chunkOptions } = options;
+  checkPositiveInteger("toUIMessageStream", "maxBufferedChunks", maxBufferedChunks);
+  let subscription: Subscription | undefined;
+  let done = false;
+  return new ReadableStream<UIMessageChunk>({
+    start(controller) {
+      subscription = events$.pipe(toUIMessageChunks(chunkOptions)).subscribe({
+        next: (chunk) => {
+          if (done) return;
+          controller.enqueue(chunk);
+          if ((controller.desiredSize ?? 0) < -maxBufferedChunks) {
+            done = true;
+            controller.enqueue({ type: "error", errorText: `The client did not read the stream: more than ${maxBufferedChunks} chunks were waiting for it.` });
+            controller.close();
+            queueMicrotask(() => subscription?.unsubscribe());
+          }
+        },
+        error: (error: unknown) => {
+          if (!done) controller.error(error);
+          done = true;
+        },
+        complete: () => {
+          if (!done) controller.close();
+          done = true;
+        },
+      });
+      if (done) subscription.unsubscribe();
+    },
+    cancel() {
+      done = true;
+      subscription?.unsubscribe();
+    },
+  });
+}

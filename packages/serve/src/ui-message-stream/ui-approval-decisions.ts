@@ -1,0 +1,70 @@
+import type { Decision } from "@agentrx/executors";
+
+/**
+ * The parts of a `useChat` message that {@link uiApprovalDecisions} reads (a `UIMessage` of the `ai` package fits).
+ *
+ * @example
+ * ```ts
+ * import type { UIMessageLike } from "@agentrx/serve";
+ *
+ * const message: UIMessageLike = { id: "u1", role: "user", parts: [{ type: "text", text: "Refund order A1" }] };
+ * ```
+ */
+export interface UIMessageLike {
+  id?: string;
+  role: string;
+  metadata?: unknown;
+  parts: readonly { type: string; text?: string; state?: string; approval?: { id: string; approved?: boolean; reason?: string }; [key: string]: unknown }[];
+}
+
+/**
+ * What {@link uiApprovalDecisions} found: the paused run and the decisions for its interrupts.
+ *
+ * @example
+ * ```ts
+ * import type { UIApprovalDecisions } from "@agentrx/serve";
+ *
+ * const found: UIApprovalDecisions = { runId: "run-1", decisions: { "call-0-0": "approve" } };
+ * ```
+ */
+export interface UIApprovalDecisions {
+  /** The run the message came from (its metadata's `runId`, which `toUIMessageStream` sets). */
+  runId: string;
+  /** Interrupt id to decision, for `executor.resume(runId, { decisions })`. */
+  decisions: Record<string, Decision>;
+}
+
+/**
+ * The approvals a person gave in `useChat` (`addToolApprovalResponse`) as the decisions of
+ * `executor.resume`: reads the last message when it is the assistant's, and maps each tool part
+ * in state `approval-responded` to `"approve"` or `{ type: "reject", message: reason }`. Undefined
+ * when the last message holds no approval response (a new question: start a new run).
+ *
+ * @example
+ * ```ts
+ * import { toUIMessageStreamResponse, uiApprovalDecisions, type UIMessageLike } from "@agentrx/serve";
+ * import type { AgentExecutor } from "@agentrx/executors";
+ * declare const executor: AgentExecutor; // with a store
+ *
+ * export async function POST(request: Request): Promise<Response> {
+ *   const { messages } = (await request.json()) as { messages: UIMessageLike[] };
+ *   const approvals = uiApprovalDecisions(messages);
+ *   if (approvals) return toUIMessageStreamResponse(executor.resume(approvals.runId, { decisions: approvals.decisions }));
+ *   const input = messages.at(-1)?.parts.map((part) => part.text ?? "").join("") ?? "";
+ *   return toUIMessageStreamResponse(executor.stream({ input }));
+ * }
+ * ```
+ */
+export function uiApprovalDecisions(messages: readonly UIMessageLike[]): UIApprovalDecisions | undefined {
+  const last = messages.at(-1);
+  if (last === undefined || last.role !== "assistant") return undefined;
+  const runId = (last.metadata as { runId?: unknown } | undefined)?.runId;
+  if (typeof runId !== "string" || runId === "") return undefined;
+  const decisions: Record<string, Decision> = {};
+  for (const part of last.parts) {
+    if (part.state !== "approval-responded" || part.approval === undefined) continue;
+    const { id, approved, reason } = part.approval;
+    decisions[id] = approved === true ? "approve" : { type: "reject", ...(reason ? { message: reason } : {}) };
+  }
+  return Object.keys(decisions).length > 0 ? { runId, decisions } : undefined;
+}
