@@ -33,6 +33,7 @@ export type {
 } from "./executor/index";
 export { RUN_STATE_SCHEMA_VERSION } from "./executor/run-state";
 export type { PendingInterrupt, RunPhase, RunState, RunTurn } from "./executor/run-state";
+export type { TelemetryOptions } from "./telemetry/index";
 export * from "./runs/index";
 export * from "./notebook/index";
 export { renderTracePage } from "./trace-page/render-trace-page";

@@ -18,6 +18,7 @@ import { renderTrace } from "../operators/render-trace";
 import type { StopCondition } from "./stop-condition";
 import { initialRunState } from "./run-state";
 import { type ResolvedOptions, normalizeStopWhen, validateOptions, validateStore } from "./validate-options";
+import { withTelemetry } from "../telemetry/with-telemetry";
 
 /**
  * Runs an agent: calls it, runs the tools it asks for (concurrently), feeds the steps back, and
@@ -174,7 +175,7 @@ export class AgentExecutor<TStructured = unknown> {
             this.options,
             {
               state: restored.state,
-              config,
+              config: withTelemetry(config, this.options.telemetry, runId),
               conditions,
               streamTokens: true,
               observeModel: true,
@@ -275,7 +276,7 @@ export class AgentExecutor<TStructured = unknown> {
         this.options,
         {
           state,
-          config: runConfig,
+          config: withTelemetry(runConfig, this.options.telemetry, runId),
           conditions,
           streamTokens: tokens,
           observeModel,
