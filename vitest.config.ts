@@ -15,6 +15,7 @@ export default defineConfig({
       { find: /^@agentrx\/runs\/testing$/, replacement: src("runs/src/testing/index.ts") },
       { find: /^@agentrx\/runs$/, replacement: src("runs/src/index.ts") },
       { find: /^@agentrx\/bullmq$/, replacement: src("bullmq/src/index.ts") },
+      { find: /^@agentrx\/serve$/, replacement: src("serve/src/index.ts") },
       { find: /^@agentrx\/tools$/, replacement: src("tools/src/index.ts") },
     ],
   },
