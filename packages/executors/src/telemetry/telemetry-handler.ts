@@ -10,10 +10,13 @@ import type { TelemetryOptions } from "./telemetry-options";
 type OtelApi = typeof import("@opentelemetry/api");
 
 let api: Promise<OtelApi> | undefined;
+let loaded: OtelApi | undefined;
 
 /** `@opentelemetry/api`, imported the first time a run with `telemetry` needs it (never without). */
-function loadApi(): Promise<OtelApi> {
-  return (api ??= import("@opentelemetry/api"));
+async function loadApi(): Promise<OtelApi> {
+  if (loaded) return loaded;
+  loaded = await (api ??= import("@opentelemetry/api"));
+  return loaded;
 }
 
 const EXECUTOR_ID = "agentrx/executors/AgentExecutor";
@@ -75,7 +78,7 @@ export class TelemetryHandler extends BaseCallbackHandler {
       this.parents.set(runId, parentRunId);
       return;
     }
-    const otel = await loadApi();
+    const otel = loaded ?? (await loadApi());
     const known = parentRunId !== undefined && this.nearest(parentRunId) !== undefined;
     const agentName = runName ?? DEFAULT_RUN_NAME;
     const attributes: Attributes = {
@@ -121,7 +124,7 @@ export class TelemetryHandler extends BaseCallbackHandler {
     _tags?: string[],
     metadata?: Record<string, unknown>,
   ): Promise<void> {
-    const otel = await loadApi();
+    const otel = loaded ?? (await loadApi());
     const params = (extraParams?.["invocation_params"] ?? {}) as Record<string, unknown>;
     const model = firstString(metadata?.["ls_model_name"], params["model"], params["model_name"], llm?.id?.at(-1)) ?? "unknown";
     const attributes: Attributes = { "gen_ai.operation.name": "chat", "gen_ai.request.model": model };
@@ -184,7 +187,7 @@ export class TelemetryHandler extends BaseCallbackHandler {
     runName?: string,
     toolCallId?: string,
   ): Promise<void> {
-    const otel = await loadApi();
+    const otel = loaded ?? (await loadApi());
     const name = runName ?? firstString((tool as { name?: unknown })?.name, tool?.id?.at(-1)) ?? "tool";
     const attributes: Attributes = { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name, "gen_ai.tool.type": "function" };
     const callId = toolCallId ?? this.takeCallId(name, input);
@@ -227,7 +230,7 @@ export class TelemetryHandler extends BaseCallbackHandler {
     this.parents.delete(runId);
     if (!open) return;
     this.spans.delete(runId);
-    const otel = await loadApi();
+    const otel = loaded ?? (await loadApi());
     const type = error?.name || "_OTHER";
     open.span.setAttribute("error.type", type);
     if (type === "AbortError") open.span.setAttribute("agentrx.cancelled", true);
