@@ -3,21 +3,10 @@ import type { Serialized } from "@langchain/core/load/serializable";
 import type { BaseMessage, UsageMetadata } from "@langchain/core/messages";
 import type { ChatGeneration, LLMResult } from "@langchain/core/outputs";
 import type { ChainValues } from "@langchain/core/utils/types";
-import type { Attributes, Context, Span, Tracer } from "@opentelemetry/api";
+import type { Attributes, Context, Span, SpanKind, Tracer } from "@opentelemetry/api";
 import { attributeText, inputMessagesJson, outputMessagesJson, textMessageJson } from "./gen-ai-messages";
+import { type Otel, SPAN_KIND, STATUS_ERROR, loadOtel, otel as loadedOtel } from "./otel-api";
 import type { TelemetryOptions } from "./telemetry-options";
-
-type OtelApi = typeof import("@opentelemetry/api");
-
-let api: Promise<OtelApi> | undefined;
-let loaded: OtelApi | undefined;
-
-/** `@opentelemetry/api`, imported the first time a run with `telemetry` needs it (never without). */
-async function loadApi(): Promise<OtelApi> {
-  if (loaded) return loaded;
-  loaded = await (api ??= import("@opentelemetry/api"));
-  return loaded;
-}
 
 const EXECUTOR_ID = "agentrx/executors/AgentExecutor";
 const DEFAULT_RUN_NAME = "AgentExecutor";
@@ -78,7 +67,7 @@ export class TelemetryHandler extends BaseCallbackHandler {
       this.parents.set(runId, parentRunId);
       return;
     }
-    const otel = loaded ?? (await loadApi());
+    const otel = loadedOtel ?? (await loadOtel());
     const known = parentRunId !== undefined && this.nearest(parentRunId) !== undefined;
     const agentName = runName ?? DEFAULT_RUN_NAME;
     const attributes: Attributes = {
@@ -91,7 +80,7 @@ export class TelemetryHandler extends BaseCallbackHandler {
       attributes["gen_ai.input.messages"] = textMessageJson("user", attributeText(input ?? inputs));
     }
     const name = agentName === DEFAULT_RUN_NAME ? "invoke_agent" : `invoke_agent ${agentName}`;
-    this.open(otel, runId, parentRunId, name, otel.SpanKind.INTERNAL, attributes, true);
+    this.open(otel, runId, parentRunId, name, SPAN_KIND.internal, attributes, true);
   }
 
   override async handleChainEnd(outputs: ChainValues, runId: string): Promise<void> {
@@ -124,7 +113,7 @@ export class TelemetryHandler extends BaseCallbackHandler {
     _tags?: string[],
     metadata?: Record<string, unknown>,
   ): Promise<void> {
-    const otel = loaded ?? (await loadApi());
+    const otel = loadedOtel ?? (await loadOtel());
     const params = (extraParams?.["invocation_params"] ?? {}) as Record<string, unknown>;
     const model = firstString(metadata?.["ls_model_name"], params["model"], params["model_name"], llm?.id?.at(-1)) ?? "unknown";
     const attributes: Attributes = { "gen_ai.operation.name": "chat", "gen_ai.request.model": model };
@@ -135,7 +124,7 @@ export class TelemetryHandler extends BaseCallbackHandler {
     const maxTokens = metadata?.["ls_max_tokens"] ?? params["max_tokens"];
     if (typeof maxTokens === "number") attributes["gen_ai.request.max_tokens"] = maxTokens;
     if (this.options.recordInputs) attributes["gen_ai.input.messages"] = inputMessagesJson(messages[0] ?? []);
-    this.open(otel, runId, parentRunId, `chat ${model}`, otel.SpanKind.CLIENT, attributes, false);
+    this.open(otel, runId, parentRunId, `chat ${model}`, SPAN_KIND.client, attributes, false);
   }
 
   override async handleLLMEnd(output: LLMResult, runId: string): Promise<void> {
@@ -187,13 +176,13 @@ export class TelemetryHandler extends BaseCallbackHandler {
     runName?: string,
     toolCallId?: string,
   ): Promise<void> {
-    const otel = loaded ?? (await loadApi());
+    const otel = loadedOtel ?? (await loadOtel());
     const name = runName ?? firstString((tool as { name?: unknown })?.name, tool?.id?.at(-1)) ?? "tool";
     const attributes: Attributes = { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name, "gen_ai.tool.type": "function" };
     const callId = toolCallId ?? this.takeCallId(name, input);
     if (callId) attributes["gen_ai.tool.call.id"] = callId;
     if (this.options.recordInputs) attributes["gen_ai.tool.call.arguments"] = input;
-    this.open(otel, runId, parentRunId, `execute_tool ${name}`, otel.SpanKind.INTERNAL, attributes, false);
+    this.open(otel, runId, parentRunId, `execute_tool ${name}`, SPAN_KIND.internal, attributes, false);
   }
 
   override async handleToolEnd(output: unknown, runId: string): Promise<void> {
@@ -213,12 +202,14 @@ export class TelemetryHandler extends BaseCallbackHandler {
   }
 
   /** Starts a span under the nearest span above `parentRunId` (else the active context). */
-  private open(otel: OtelApi, runId: string, parentRunId: string | undefined, name: string, kind: number, attributes: Attributes, agent: boolean): void {
+  private open(otel: Otel, runId: string, parentRunId: string | undefined, name: string, kind: SpanKind, attributes: Attributes, agent: boolean): void {
     const parent = parentRunId === undefined ? undefined : this.nearest(parentRunId);
-    const parentContext = parent?.context ?? otel.context.active();
-    this.tracer ??= otel.trace.getTracer("agentrx");
+    const parentContext = parent?.context ?? otel.active();
+    this.tracer ??= otel.defaultTracer();
+    // Without a tracer and without @opentelemetry/api there is nothing to trace with.
+    if (this.tracer === undefined) return;
     const span = this.tracer.startSpan(name, { kind, attributes }, parentContext);
-    const open: OpenSpan = { span, context: otel.trace.setSpan(parentContext, span) };
+    const open: OpenSpan = { span, context: otel.withSpan(parentContext, span) };
     if (agent) open.usage = { input: 0, output: 0, seen: false };
     this.spans.set(runId, open);
     this.parents.set(runId, parentRunId);
@@ -230,12 +221,11 @@ export class TelemetryHandler extends BaseCallbackHandler {
     this.parents.delete(runId);
     if (!open) return;
     this.spans.delete(runId);
-    const otel = loaded ?? (await loadApi());
     const type = error?.name || "_OTHER";
     open.span.setAttribute("error.type", type);
     if (type === "AbortError") open.span.setAttribute("agentrx.cancelled", true);
     open.span.recordException(error);
-    open.span.setStatus({ code: otel.SpanStatusCode.ERROR, message: error?.message ?? String(error) });
+    open.span.setStatus({ code: STATUS_ERROR, message: error?.message ?? String(error) });
     open.span.end();
   }
 
