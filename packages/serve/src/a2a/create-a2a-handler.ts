@@ -55,6 +55,17 @@ export interface A2AHandlerOptions {
 /**
  * What {@link createA2AHandler} returns: a Node.js `http` request listener, plus the SDK-side
  * pieces to mount it elsewhere.
+ *
+ * @example
+ * ```ts
+ * import { AgentExecutor } from "@agentrx/executors";
+ * import { type A2AHandler, createA2AHandler } from "@agentrx/serve";
+ * import { RunnableLambda } from "@langchain/core/runnables";
+ *
+ * const executor = new AgentExecutor({ agent: RunnableLambda.from(() => ({ returnValues: { output: "hi" }, log: "" })), tools: [] });
+ * const handler: A2AHandler = createA2AHandler(executor, { agentCard: { name: "Greeter", description: "Says hi." } });
+ * console.log(handler.agentCard.name); // "Greeter"
+ * ```
  */
 export interface A2AHandler {
   (request: IncomingMessage, response: ServerResponse): Promise<void>;
