@@ -175,7 +175,7 @@ export class AgentExecutor<TStructured = unknown> {
             this.options,
             {
               state: restored.state,
-              config: withTelemetry(config, this.options.telemetry, runId),
+              config: withTelemetry(config, this.options.telemetry, runId, restored.state.threadId),
               conditions,
               streamTokens: true,
               observeModel: true,
@@ -276,7 +276,7 @@ export class AgentExecutor<TStructured = unknown> {
         this.options,
         {
           state,
-          config: withTelemetry(runConfig, this.options.telemetry, runId),
+          config: withTelemetry(runConfig, this.options.telemetry, runId, threadId),
           conditions,
           streamTokens: tokens,
           observeModel,

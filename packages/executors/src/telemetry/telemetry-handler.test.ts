@@ -45,7 +45,7 @@ afterEach(() => {
 describe("telemetry", () => {
   it("makes an invoke_agent span with a chat span per model call and an execute_tool span per tool call, gen_ai attributes, no content by default", async () => {
     const { exporter, tracer } = tracing();
-    const result = await weatherExecutor({ tracer }).invoke({ input: "Weather in Paris?" }, { runId: "run-1" });
+    const result = await weatherExecutor({ tracer }).invoke({ input: "Weather in Paris?" }, { runId: "run-1", threadId: "thread-1" });
     expect(result.output).toBe("It is sunny in Paris.");
     const spans = exporter.getFinishedSpans();
     expect(spans.map((span) => span.name).sort()).toEqual(["chat ScriptedChatModel", "chat ScriptedChatModel", "execute_tool weather", "invoke_agent"]);
@@ -56,6 +56,7 @@ describe("telemetry", () => {
       "gen_ai.operation.name": "invoke_agent",
       "gen_ai.agent.name": "AgentExecutor",
       "agentrx.run.id": "run-1",
+      "gen_ai.conversation.id": "thread-1",
       "agentrx.stop_reason": "finish",
       "gen_ai.usage.input_tokens": 20,
       "gen_ai.usage.output_tokens": 10,
@@ -174,6 +175,22 @@ describe("telemetry", () => {
     expect(new Set(spans.map((span) => span.spanContext().traceId)).size).toBe(1);
     // The caller's usage counts its own model calls and the sub-run's.
     expect(root?.attributes).toMatchObject({ "gen_ai.usage.input_tokens": 40, "gen_ai.usage.output_tokens": 20 });
+  });
+
+  it("a run paused for approval ends its span; the resumed segment is a span of its own with the same run id", async () => {
+    const { exporter, tracer } = tracing();
+    const llm = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "weather", args: { city: "Paris" } }] }, "It is sunny in Paris."] });
+    const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [weather], prompt }), tools: [weather], needsApproval: () => true, telemetry: { tracer } });
+    const paused = await executor.invoke({ input: "Weather?" }, { runId: "run-9", threadId: "t-9" });
+    expect(paused.interrupts).toHaveLength(1);
+    const resumed = await executor.resume("run-9", { decisions: { [paused.interrupts![0]!.id]: "approve" } });
+    expect(resumed.output).toBe("It is sunny in Paris.");
+    const agents = byName(exporter.getFinishedSpans(), "invoke_agent");
+    expect(agents.map((span) => [span.attributes["agentrx.run.id"], span.attributes["agentrx.stop_reason"], span.attributes["gen_ai.conversation.id"]])).toEqual([
+      ["run-9", "interrupted", "t-9"],
+      ["run-9", "finish", "t-9"],
+    ]);
+    expect(byName(exporter.getFinishedSpans(), "execute_tool weather")).toHaveLength(1);
   });
 
   it("uses the global tracer provider when no tracer is given", async () => {

@@ -48,6 +48,8 @@ export class TelemetryHandler extends BaseCallbackHandler {
     private readonly options: TelemetryOptions,
     /** The executor run's id (the first executor chain this handler sees without a parent it knows). */
     private readonly runId: string,
+    /** That run's conversation (`threadId`), if any. */
+    private readonly threadId?: string,
   ) {
     super();
     this.tracer = options.tracer;
@@ -75,6 +77,7 @@ export class TelemetryHandler extends BaseCallbackHandler {
       "gen_ai.agent.name": agentName,
       "agentrx.run.id": known ? runId : this.runId,
     };
+    if (!known && this.threadId !== undefined) attributes["gen_ai.conversation.id"] = this.threadId;
     if (this.options.recordInputs) {
       const input = inputs?.["input"];
       attributes["gen_ai.input.messages"] = textMessageJson("user", attributeText(input ?? inputs));

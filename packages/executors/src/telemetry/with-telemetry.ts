@@ -31,10 +31,10 @@ function isTelemetryHandler(handler: unknown): boolean {
  * calls report to it). Without `telemetry`, the config as it is. A sub-run whose callbacks already
  * hold one (its caller is traced) is traced by that one, in the same tree. @internal
  */
-export function withTelemetry<T extends RunnableConfig>(config: T, telemetry: TelemetryOptions | undefined, runId: string): T {
+export function withTelemetry<T extends RunnableConfig>(config: T, telemetry: TelemetryOptions | undefined, runId: string, threadId?: string): T {
   if (telemetry === undefined) return config;
   const callbacks = config.callbacks;
-  const handler = new TelemetryHandler(telemetry, runId);
+  const handler = new TelemetryHandler(telemetry, runId, threadId);
   if (callbacks === undefined) return { ...config, callbacks: [handler] };
   if (Array.isArray(callbacks)) return callbacks.some(isTelemetryHandler) ? config : { ...config, callbacks: [...callbacks, handler] };
   if (callbacks instanceof CallbackManager || typeof (callbacks as CallbackManager).copy === "function") {
