@@ -38,6 +38,7 @@ export { RUN_STATE_SCHEMA_VERSION, initialRunState } from "./executor/run-state"
 export type { PendingInterrupt, RunPhase, RunState, RunTransition, RunTurn } from "./executor/run-state";
 export { RunEventOrderError, reduceRun } from "./executor/reduce-run";
 export type { RunEvent } from "./executor/reduce-run";
+export type { TelemetryOptions } from "./telemetry/index";
 export * from "./runs/index";
 export * from "./notebook/index";
 export { renderTracePage } from "./trace-page/render-trace-page";

@@ -15,3 +15,5 @@ export type { AGUIEvent, AGUIInterrupt, AGUIResumeEntry, AGUIRunState, AGUIToken
 export { followRecordedRun } from "./runs/follow-recorded-run";
 export type { FollowRecordedRunOptions } from "./runs/follow-recorded-run";
 export { writeResponse } from "./node/write-response";
+export { a2aTool, createA2AHandler, A2ATaskError } from "./a2a/index";
+export type { A2AAgentCardInput, A2AHandler, A2AHandlerOptions, A2AToolOptions } from "./a2a/index";

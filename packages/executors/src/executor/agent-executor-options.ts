@@ -8,6 +8,7 @@ import type { RunStore } from "../runs/run-store";
 import type { ExecutorMemoryOptions } from "./conversation-memory";
 import type { Decision, Interrupt, StopReason } from "./events";
 import type { StopCondition } from "./stop-condition";
+import type { TelemetryOptions } from "../telemetry/telemetry-options";
 
 /**
  * Options of {@link AgentExecutor}; validated once, in the constructor.
@@ -178,6 +179,15 @@ export interface AgentExecutorOptions {
    * `OutputValidationError`. See docs/structured-output.md.
    */
   outputSchema?: z.ZodType<Record<string, unknown>>;
+  /**
+   * OpenTelemetry spans for every run (`invoke_agent`), model call (`chat {model}`) and tool call
+   * (`execute_tool {name}`), with the GenAI semantic conventions' `gen_ai.*` attributes; sub-runs
+   * (`asTool`) nest under the tool call that ran them. Needs `@opentelemetry/api` (an optional peer
+   * dependency, loaded only with this option). Inputs and outputs are recorded only with
+   * `recordInputs` / `recordOutputs`. See docs/telemetry.md.
+   * @default undefined (no spans)
+   */
+  telemetry?: TelemetryOptions;
 }
 
 /**

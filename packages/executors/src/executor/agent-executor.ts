@@ -19,6 +19,7 @@ import { renderTrace } from "../operators/render-trace";
 import type { StopCondition } from "./stop-condition";
 import { initialRunState } from "./run-state";
 import { type ResolvedOptions, normalizeStopWhen, validateOptions, validateStore } from "./validate-options";
+import { withTelemetry } from "../telemetry/with-telemetry";
 
 /**
  * Runs an agent: calls it, runs the tools it asks for (concurrently), feeds the steps back, and
@@ -246,7 +247,7 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
             this.options,
             {
               state: restored.state,
-              config,
+              config: withTelemetry(config, this.options.telemetry, runId, restored.state.threadId),
               conditions,
               streamTokens: true,
               observeModel: true,
@@ -352,7 +353,7 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
         this.options,
         {
           state,
-          config: runConfig,
+          config: withTelemetry(runConfig, this.options.telemetry, runId, threadId),
           conditions,
           streamTokens: tokens,
           observeModel,

@@ -11,6 +11,8 @@ import type { BudgetSpent } from "../operators/budget-spent";
 import type { ExecutorMemoryOptions, ResolvedMemory } from "./conversation-memory";
 import type { StopReason } from "./events";
 import type { StopCondition } from "./stop-condition";
+import type { TelemetryOptions } from "../telemetry/telemetry-options";
+import { resolveTelemetry } from "../telemetry/with-telemetry";
 
 /** Options after validation, with defaults applied. @internal */
 export interface ResolvedOptions {
@@ -49,6 +51,8 @@ export interface ResolvedOptions {
   outputSchema: { safeParse(value: unknown): unknown } | undefined;
   /** Whether an action needs approval; undefined when nothing ever does. */
   approval: ApprovalCheck | undefined;
+  /** OpenTelemetry spans; undefined: none. */
+  telemetry: TelemetryOptions | undefined;
 }
 
 /**
@@ -93,6 +97,7 @@ const KNOWN = new Set([
   "verbose",
   "memory",
   "outputSchema",
+  "telemetry",
 ]);
 
 function fail(argument: string, value: unknown, message: string): never {
@@ -144,6 +149,7 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     verbose = false,
     memory,
     outputSchema,
+    telemetry,
   } = options;
 
   if (!Runnable.isRunnable(agent)) {
@@ -262,6 +268,7 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     verbose,
     memory: resolvedMemory,
     outputSchema: outputSchema as ResolvedOptions["outputSchema"],
+    telemetry: resolveTelemetry(telemetry),
   };
 }
 

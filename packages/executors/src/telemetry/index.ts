@@ -1,0 +1,1 @@
+export type { TelemetryOptions } from "./telemetry-options";

@@ -1,0 +1,58 @@
+import type { Context, Span, SpanKind, SpanStatusCode, Tracer } from "@opentelemetry/api";
+
+// What the telemetry handler needs of `@opentelemetry/api`, imported the first time a run with
+// `telemetry` needs it and never without. The specifier is not a literal, so bundlers leave the
+// import alone: a browser or edge bundle of @agentrx/executors does not need the package installed.
+// Where it cannot be imported (such a bundle), a given tracer still works: contexts are then kept
+// by the handler itself (under the API's own span key), and a run starts a new trace. @internal
+
+type OtelApi = typeof import("@opentelemetry/api");
+
+const SPECIFIER = "@opentelemetry/api";
+/** `@opentelemetry/api`'s key of the span in a context (`createContextKey` uses `Symbol.for`). */
+const SPAN_KEY = Symbol.for("OpenTelemetry Context Key SPAN");
+
+/** `SpanKind` and `SpanStatusCode` values (stable API numbers). */
+export const SPAN_KIND = { internal: 0 as SpanKind, client: 2 as SpanKind };
+export const STATUS_ERROR = 2 as SpanStatusCode;
+
+/** A context without the API: an immutable map of values. */
+class BareContext implements Context {
+  constructor(private readonly values: ReadonlyMap<symbol, unknown> = new Map()) {}
+  getValue(key: symbol): unknown {
+    return this.values.get(key);
+  }
+  setValue(key: symbol, value: unknown): Context {
+    return new BareContext(new Map(this.values).set(key, value));
+  }
+  deleteValue(key: symbol): Context {
+    const values = new Map(this.values);
+    values.delete(key);
+    return new BareContext(values);
+  }
+}
+
+/** The parts of the API the handler uses. */
+export interface Otel {
+  /** The active context (the root, without the API). */
+  active(): Context;
+  /** `context` with `span` as its span. */
+  withSpan(context: Context, span: Span): Context;
+  /** The global provider's tracer; undefined without the API. */
+  defaultTracer(): Tracer | undefined;
+}
+
+const ROOT = new BareContext();
+/** The parts without the API. */
+export const bareOtel: Otel = { active: () => ROOT, withSpan: (context, span) => context.setValue(SPAN_KEY, span), defaultTracer: () => undefined };
+
+let loading: Promise<Otel> | undefined;
+/** Set once loaded, so later calls need no `await`. */
+export let otel: Otel | undefined;
+
+export function loadOtel(): Promise<Otel> {
+  return (loading ??= (import(/* webpackIgnore: true */ /* @vite-ignore */ SPECIFIER) as Promise<OtelApi>).then(
+    (api): Otel => ({ active: () => api.context.active(), withSpan: (context, span) => api.trace.setSpan(context, span), defaultTracer: () => api.trace.getTracer("agentrx") }),
+    (): Otel => bareOtel,
+  )).then((loaded) => (otel = loaded));
+}

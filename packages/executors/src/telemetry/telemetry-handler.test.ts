@@ -1,0 +1,223 @@
+import { readFileSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createToolCallingAgent } from "@agentrx/agents";
+import { ScriptedChatModel } from "@agentrx/core/testing";
+import { AgentExecutor } from "@agentrx/executors";
+import { ChatPromptTemplate } from "@langchain/core/prompts";
+import { tool } from "@langchain/core/tools";
+import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import type { TelemetryOptions } from "./telemetry-options";
+import { withTelemetry } from "./with-telemetry";
+
+const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
+const usage = { inputTokens: 10, outputTokens: 5 };
+
+function tracing() {
+  const exporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  return { exporter, provider, tracer: provider.getTracer("test") };
+}
+
+const weather = tool(async ({ city }: { city: string }) => `Sunny in ${city}`, {
+  name: "weather",
+  description: "Tells the weather.",
+  schema: z.object({ city: z.string() }),
+});
+
+function weatherExecutor(telemetry: TelemetryOptions, responses?: ConstructorParameters<typeof ScriptedChatModel>[0]["responses"]) {
+  const llm = new ScriptedChatModel({
+    responses: responses ?? [{ toolCalls: [{ id: "call_1", name: "weather", args: { city: "Paris" } }], usage }, { content: "It is sunny in Paris.", usage }],
+  });
+  return new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [weather], prompt }), tools: [weather], telemetry });
+}
+
+const byName = (spans: ReadableSpan[], name: string) => spans.filter((span) => span.name === name);
+const parentOf = (span: ReadableSpan, spans: ReadableSpan[]) => spans.find((other) => other.spanContext().spanId === span.parentSpanContext?.spanId);
+
+afterEach(() => {
+  trace.disable();
+});
+
+describe("telemetry", () => {
+  it("makes an invoke_agent span with a chat span per model call and an execute_tool span per tool call, gen_ai attributes, no content by default", async () => {
+    const { exporter, tracer } = tracing();
+    const result = await weatherExecutor({ tracer }).invoke({ input: "Weather in Paris?" }, { runId: "run-1", threadId: "thread-1" });
+    expect(result.output).toBe("It is sunny in Paris.");
+    const spans = exporter.getFinishedSpans();
+    expect(spans.map((span) => span.name).sort()).toEqual(["chat ScriptedChatModel", "chat ScriptedChatModel", "execute_tool weather", "invoke_agent"]);
+    const [agent] = byName(spans, "invoke_agent");
+    expect(agent?.parentSpanContext).toBeUndefined();
+    expect(agent?.kind).toBe(SpanKind.INTERNAL);
+    expect(agent?.attributes).toMatchObject({
+      "gen_ai.operation.name": "invoke_agent",
+      "gen_ai.agent.name": "AgentExecutor",
+      "agentrx.run.id": "run-1",
+      "gen_ai.conversation.id": "thread-1",
+      "agentrx.stop_reason": "finish",
+      "gen_ai.usage.input_tokens": 20,
+      "gen_ai.usage.output_tokens": 10,
+    });
+    const chats = byName(spans, "chat ScriptedChatModel");
+    for (const chat of chats) {
+      expect(parentOf(chat, spans)).toBe(agent);
+      expect(chat.kind).toBe(SpanKind.CLIENT);
+      expect(chat.attributes).toMatchObject({ "gen_ai.operation.name": "chat", "gen_ai.request.model": "ScriptedChatModel", "gen_ai.usage.input_tokens": 10, "gen_ai.usage.output_tokens": 5 });
+    }
+    expect(chats.map((chat) => chat.attributes["gen_ai.response.finish_reasons"])).toEqual([["tool_calls"], ["stop"]]);
+    const [toolSpan] = byName(spans, "execute_tool weather");
+    expect(parentOf(toolSpan!, spans)).toBe(agent);
+    expect(toolSpan?.attributes).toMatchObject({ "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "weather", "gen_ai.tool.call.id": "call_1", "gen_ai.tool.type": "function" });
+    // The tool ran between the two model calls.
+    expect(toolSpan!.startTime >= chats[0]!.endTime || toolSpan!.startTime[0] >= chats[0]!.endTime[0]).toBe(true);
+    for (const span of spans) {
+      expect(span.status.code).toBe(SpanStatusCode.UNSET);
+      expect(Object.keys(span.attributes).filter((key) => /messages|arguments|result/.test(key))).toEqual([]);
+    }
+  });
+
+  it("records inputs and outputs only when asked", async () => {
+    const { exporter, tracer } = tracing();
+    await weatherExecutor({ tracer, recordInputs: true }).invoke({ input: "Weather in Paris?" });
+    let spans = exporter.getFinishedSpans();
+    expect(JSON.parse(String(byName(spans, "invoke_agent")[0]?.attributes["gen_ai.input.messages"]))).toEqual([{ role: "user", parts: [{ type: "text", content: "Weather in Paris?" }] }]);
+    expect(byName(spans, "execute_tool weather")[0]?.attributes["gen_ai.tool.call.arguments"]).toBe('{"city":"Paris"}');
+    const second = JSON.parse(String(byName(spans, "chat ScriptedChatModel")[1]?.attributes["gen_ai.input.messages"]));
+    expect(second).toEqual([
+      { role: "user", parts: [{ type: "text", content: "Weather in Paris?" }] },
+      { role: "assistant", parts: [{ type: "tool_call", id: "call_1", name: "weather", arguments: { city: "Paris" } }] },
+      { role: "tool", parts: [{ type: "tool_call_response", id: "call_1", response: "Sunny in Paris" }] },
+    ]);
+    expect(spans.some((span) => "gen_ai.output.messages" in span.attributes || "gen_ai.tool.call.result" in span.attributes)).toBe(false);
+
+    exporter.reset();
+    await weatherExecutor({ tracer, recordOutputs: true }).invoke({ input: "Weather in Paris?" });
+    spans = exporter.getFinishedSpans();
+    expect(spans.some((span) => "gen_ai.input.messages" in span.attributes || "gen_ai.tool.call.arguments" in span.attributes)).toBe(false);
+    expect(byName(spans, "execute_tool weather")[0]?.attributes["gen_ai.tool.call.result"]).toBe("Sunny in Paris");
+    expect(JSON.parse(String(byName(spans, "chat ScriptedChatModel")[1]?.attributes["gen_ai.output.messages"]))).toEqual([
+      { role: "assistant", parts: [{ type: "text", content: "It is sunny in Paris." }], finish_reason: "stop" },
+    ]);
+    expect(JSON.parse(String(byName(spans, "invoke_agent")[0]?.attributes["gen_ai.output.messages"]))).toEqual([
+      { role: "assistant", parts: [{ type: "text", content: "It is sunny in Paris." }], finish_reason: "stop" },
+    ]);
+  });
+
+  it("marks a failing tool and a failing model call as errors; the run's span fails with the run", async () => {
+    const { exporter, tracer } = tracing();
+    const broken = tool(async () => {
+      throw new TypeError("no network");
+    }, { name: "weather", description: "Tells the weather.", schema: z.object({ city: z.string() }) });
+    const llm = new ScriptedChatModel({
+      responses: [{ toolCalls: [{ name: "weather", args: { city: "Paris" } }] }, new Error("model down")],
+    });
+    const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [broken], prompt }), tools: [broken], telemetry: { tracer } });
+    await expect(executor.invoke({ input: "Weather?" })).rejects.toThrow("model down");
+    const spans = exporter.getFinishedSpans();
+    const [toolSpan] = byName(spans, "execute_tool weather");
+    expect(toolSpan?.status).toEqual({ code: SpanStatusCode.ERROR, message: "no network" });
+    expect(toolSpan?.attributes["error.type"]).toBe("TypeError");
+    expect(toolSpan?.events.map((event) => event.name)).toEqual(["exception"]);
+    const chats = byName(spans, "chat ScriptedChatModel");
+    expect(chats.map((chat) => chat.status.code)).toEqual([SpanStatusCode.UNSET, SpanStatusCode.ERROR]);
+    expect(byName(spans, "invoke_agent")[0]?.status).toEqual({ code: SpanStatusCode.ERROR, message: "model down" });
+  });
+
+  it("ends the spans of a cancelled run with an error status marked as a cancellation", async () => {
+    const { exporter, tracer } = tracing();
+    let started!: () => void;
+    const toolStarted = new Promise<void>((resolve) => (started = resolve));
+    const slow = tool(
+      async (_input: { city: string }, config) => {
+        started();
+        await new Promise<void>((_, reject) => config?.signal?.addEventListener("abort", () => reject(config.signal?.reason)));
+        return "never";
+      },
+      { name: "weather", description: "Tells the weather.", schema: z.object({ city: z.string() }) },
+    );
+    const llm = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "weather", args: { city: "Paris" } }] }] });
+    const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [slow], prompt }), tools: [slow], telemetry: { tracer } });
+    const controller = new AbortController();
+    const run = executor.invoke({ input: "Weather?" }, { signal: controller.signal }).then(
+      () => "finished",
+      (error: unknown) => (error as Error).name,
+    );
+    await toolStarted;
+    controller.abort();
+    expect(await run).toBe("AbortError");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const [agent] = byName(exporter.getFinishedSpans(), "invoke_agent");
+    expect(agent?.status.code).toBe(SpanStatusCode.ERROR);
+    expect(agent?.attributes).toMatchObject({ "error.type": "AbortError", "agentrx.cancelled": true });
+    expect(byName(exporter.getFinishedSpans(), "execute_tool weather")[0]?.status.code).toBe(SpanStatusCode.ERROR);
+  });
+
+  it("nests a sub-run (asTool) under the tool call that ran it, in one trace", async () => {
+    const { exporter, tracer } = tracing();
+    const researcher = weatherExecutor({ tracer });
+    const research = researcher.asTool({ name: "researcher", description: "Finds the weather." });
+    const llm = new ScriptedChatModel({
+      responses: [{ toolCalls: [{ name: "researcher", args: { input: "Paris" } }], usage }, { content: "Done.", usage }],
+    });
+    const supervisor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [research], prompt }), tools: [research], telemetry: { tracer } });
+    await supervisor.invoke({ input: "Weather?" }, { runName: "supervisor" });
+    const spans = exporter.getFinishedSpans();
+    expect(spans).toHaveLength(4 + 4);
+    const [root] = byName(spans, "invoke_agent supervisor");
+    const [call] = byName(spans, "execute_tool researcher");
+    const [sub] = byName(spans, "invoke_agent");
+    expect(parentOf(call!, spans)).toBe(root);
+    expect(parentOf(sub!, spans)).toBe(call);
+    expect(parentOf(byName(spans, "execute_tool weather")[0]!, spans)).toBe(sub);
+    expect(new Set(spans.map((span) => span.spanContext().traceId)).size).toBe(1);
+    // The caller's usage counts its own model calls and the sub-run's.
+    expect(root?.attributes).toMatchObject({ "gen_ai.usage.input_tokens": 40, "gen_ai.usage.output_tokens": 20 });
+  });
+
+  it("a run paused for approval ends its span; the resumed segment is a span of its own with the same run id", async () => {
+    const { exporter, tracer } = tracing();
+    const llm = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "weather", args: { city: "Paris" } }] }, "It is sunny in Paris."] });
+    const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [weather], prompt }), tools: [weather], needsApproval: () => true, telemetry: { tracer } });
+    const paused = await executor.invoke({ input: "Weather?" }, { runId: "run-9", threadId: "t-9" });
+    expect(paused.interrupts).toHaveLength(1);
+    const resumed = await executor.resume("run-9", { decisions: { [paused.interrupts![0]!.id]: "approve" } });
+    expect(resumed.output).toBe("It is sunny in Paris.");
+    const agents = byName(exporter.getFinishedSpans(), "invoke_agent");
+    expect(agents.map((span) => [span.attributes["agentrx.run.id"], span.attributes["agentrx.stop_reason"], span.attributes["gen_ai.conversation.id"]])).toEqual([
+      ["run-9", "interrupted", "t-9"],
+      ["run-9", "finish", "t-9"],
+    ]);
+    expect(byName(exporter.getFinishedSpans(), "execute_tool weather")).toHaveLength(1);
+  });
+
+  it("uses the global tracer provider when no tracer is given", async () => {
+    const { exporter, provider } = tracing();
+    trace.setGlobalTracerProvider(provider);
+    await weatherExecutor({}).invoke({ input: "Weather in Paris?" });
+    const spans = exporter.getFinishedSpans();
+    expect(spans.map((span) => span.instrumentationScope.name)).toEqual(Array(4).fill("agentrx"));
+  });
+
+  it("validates the option, naming what is wrong", () => {
+    expect(() => weatherExecutor({ tracer: 5 } as never)).toThrow(/telemetry\.tracer/);
+    expect(() => weatherExecutor({ recordInputs: "yes" } as never)).toThrow(/telemetry\.recordInputs/);
+    expect(() => weatherExecutor({ sample: 1 } as never)).toThrow(/unknown option `telemetry\.sample`/);
+    expect(() => weatherExecutor(null as never)).toThrow(/`telemetry` must be an object/);
+  });
+
+  it("costs nothing without the option: the config is untouched and no code imports @opentelemetry/api at load time", () => {
+    const config = { tags: ["a"] };
+    expect(withTelemetry(config, undefined, "run-1")).toBe(config);
+    const root = fileURLToPath(new URL("..", import.meta.url));
+    const files = (dir: string): string[] =>
+      readdirSync(dir).flatMap((name) => {
+        const path = join(dir, name);
+        return statSync(path).isDirectory() ? files(path) : name.endsWith(".ts") && !/\.test(-d)?\.ts$/.test(name) ? [path] : [];
+      });
+    const offenders = files(root).filter((path) => /^\s*import\s+(?!type\b)[^;]*from\s+["']@opentelemetry\//m.test(readFileSync(path, "utf8")));
+    expect(offenders).toEqual([]);
+  });
+});

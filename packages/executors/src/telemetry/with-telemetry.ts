@@ -1,0 +1,45 @@
+import { InvalidArgumentError } from "@agentrx/core";
+import { CallbackManager } from "@langchain/core/callbacks/manager";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { TelemetryHandler } from "./telemetry-handler";
+import type { TelemetryOptions } from "./telemetry-options";
+
+/** Checks the executor's `telemetry` option and applies its defaults. @internal */
+export function resolveTelemetry(value: unknown): Required<Omit<TelemetryOptions, "tracer">> & Pick<TelemetryOptions, "tracer"> | undefined {
+  if (value === undefined) return undefined;
+  const fail = (argument: string, message: string): never => {
+    throw new InvalidArgumentError({ argument, value, message: `AgentExecutor: ${message}` });
+  };
+  if (typeof value !== "object" || value === null || Array.isArray(value)) fail("telemetry", "`telemetry` must be an object { tracer?, recordInputs?, recordOutputs? }.");
+  const { tracer, recordInputs = false, recordOutputs = false, ...rest } = value as TelemetryOptions;
+  const unknown = Object.keys(rest);
+  if (unknown.length > 0) fail(`telemetry.${unknown[0]}`, `unknown option \`telemetry.${unknown[0]}\`. Known: tracer, recordInputs, recordOutputs.`);
+  if (tracer !== undefined && typeof (tracer as { startSpan?: unknown } | null)?.startSpan !== "function") {
+    fail("telemetry.tracer", "`telemetry.tracer` must be an OpenTelemetry Tracer (e.g. trace.getTracer(\"my-app\") from @opentelemetry/api).");
+  }
+  if (typeof recordInputs !== "boolean") fail("telemetry.recordInputs", "`telemetry.recordInputs` must be a boolean.");
+  if (typeof recordOutputs !== "boolean") fail("telemetry.recordOutputs", "`telemetry.recordOutputs` must be a boolean.");
+  return { ...(tracer ? { tracer } : {}), recordInputs, recordOutputs };
+}
+
+function isTelemetryHandler(handler: unknown): boolean {
+  return handler instanceof TelemetryHandler || (handler as { name?: unknown } | null)?.name === "agentrx_telemetry";
+}
+
+/**
+ * The run's config with a telemetry handler added to its callbacks (inheritably, so model and tool
+ * calls report to it). Without `telemetry`, the config as it is. A sub-run whose callbacks already
+ * hold one (its caller is traced) is traced by that one, in the same tree. @internal
+ */
+export function withTelemetry<T extends RunnableConfig>(config: T, telemetry: TelemetryOptions | undefined, runId: string, threadId?: string): T {
+  if (telemetry === undefined) return config;
+  const callbacks = config.callbacks;
+  const handler = new TelemetryHandler(telemetry, runId, threadId);
+  if (callbacks === undefined) return { ...config, callbacks: [handler] };
+  if (Array.isArray(callbacks)) return callbacks.some(isTelemetryHandler) ? config : { ...config, callbacks: [...callbacks, handler] };
+  if (callbacks instanceof CallbackManager || typeof (callbacks as CallbackManager).copy === "function") {
+    const manager = callbacks as CallbackManager;
+    return manager.handlers.some(isTelemetryHandler) ? config : { ...config, callbacks: manager.copy([handler], true) };
+  }
+  return config;
+}

@@ -1,0 +1,77 @@
+import type { Artifact, Message, Part, Task, TaskState, TaskStatusUpdateEvent } from "@a2a-js/sdk";
+
+// Builders and readers of the SDK's protobuf-shaped values (every field present). @internal
+
+/** `TaskState` values (the SDK's enum, without importing it at run time). */
+export const TASK_STATE = {
+  submitted: 1 as TaskState,
+  working: 2 as TaskState,
+  completed: 3 as TaskState,
+  failed: 4 as TaskState,
+  canceled: 5 as TaskState,
+  inputRequired: 6 as TaskState,
+  rejected: 7 as TaskState,
+  authRequired: 8 as TaskState,
+} as const;
+
+/** `Role.ROLE_USER` and `Role.ROLE_AGENT`. */
+export const ROLE_USER = 1;
+export const ROLE_AGENT = 2;
+
+export function textPart(text: string): Part {
+  return { content: { $case: "text", value: text }, metadata: undefined, filename: "", mediaType: "text/plain" };
+}
+
+export function dataPart(value: unknown): Part {
+  return { content: { $case: "data", value }, metadata: undefined, filename: "", mediaType: "application/json" };
+}
+
+export function message(role: number, parts: Part[], ids: { taskId?: string; contextId?: string } = {}): Message {
+  return {
+    messageId: crypto.randomUUID(),
+    contextId: ids.contextId ?? "",
+    taskId: ids.taskId ?? "",
+    role: role as Message["role"],
+    parts,
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  };
+}
+
+export function statusUpdate(taskId: string, contextId: string, state: TaskState, statusMessage?: Message, metadata?: Record<string, unknown>): TaskStatusUpdateEvent {
+  return { taskId, contextId, status: { state, message: statusMessage, timestamp: new Date().toISOString() }, metadata };
+}
+
+export function artifact(artifactId: string, parts: Part[]): Artifact {
+  return { artifactId, name: artifactId, description: "", parts, metadata: undefined, extensions: [] };
+}
+
+/** The text of some parts: text parts as they are, data parts as JSON, one per line. */
+export function partsText(parts: readonly Part[] | undefined): string {
+  return (parts ?? [])
+    .map((part) => {
+      const content = part.content;
+      if (content?.$case === "text") return content.value;
+      if (content?.$case === "data") return JSON.stringify(content.value);
+      if (content?.$case === "url") return content.value;
+      return "";
+    })
+    .filter((text) => text !== "")
+    .join("\n");
+}
+
+/** The value of the first data part that is an object, if any. */
+export function dataOf(parts: readonly Part[] | undefined): Record<string, unknown> | undefined {
+  for (const part of parts ?? []) {
+    const value = part.content?.$case === "data" ? (part.content.value as unknown) : undefined;
+    if (typeof value === "object" && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+  }
+  return undefined;
+}
+
+/** The text of a task's answer: its artifacts' text, else its status message's. */
+export function taskText(task: Task): string {
+  const fromArtifacts = task.artifacts.map((item) => partsText(item.parts)).filter((text) => text !== "").join("\n");
+  return fromArtifacts !== "" ? fromArtifacts : partsText(task.status?.message?.parts);
+}

@@ -1,0 +1,185 @@
+import type { Message, StreamResponse, Task } from "@a2a-js/sdk";
+import type { Client } from "@a2a-js/sdk/client";
+import { InvalidArgumentError } from "@agentrx/core";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { type StructuredToolInterface, tool } from "@langchain/core/tools";
+import { z } from "zod";
+import { ROLE_USER, TASK_STATE, message, partsText, taskText, textPart } from "./a2a-parts";
+import { A2ATaskError } from "./a2a-task-error";
+import { loadA2AClient } from "./load-a2a-sdk";
+
+/**
+ * Options of {@link a2aTool}.
+ *
+ * @example
+ * ```ts
+ * import type { A2AToolOptions } from "@agentrx/serve";
+ *
+ * const options: A2AToolOptions = { url: "http://127.0.0.1:4000", name: "weather_agent" };
+ * ```
+ */
+export interface A2AToolOptions {
+  /** The remote agent's base URL: its card is at `<url>/.well-known/agent-card.json`. */
+  url: string;
+  /** The tool's name (letters, digits, `_`, `-`). @default the agent card's `name`, with other characters as `_` */
+  name?: string;
+  /** What the tool does, for the model. @default the agent card's `description` */
+  description?: string;
+}
+
+/** How long an aborted call waits for the remote task's id, to cancel it. */
+const CANCEL_WAIT_MS = 5_000;
+
+const schema = z.object({
+  input: z.string().describe("What to ask the agent."),
+  taskId: z.string().optional().describe("To answer an agent that asked for more input: the task id it gave. Omit to start a new task."),
+});
+
+/**
+ * A remote [A2A](https://a2a-protocol.org) agent as a `@langchain/core` tool, on `@a2a-js/sdk`'s
+ * client: it reads the agent card (for the tool's name and description, unless given), and each
+ * call sends the input as a message, streams the task to its end and returns the answer (the
+ * task's artifacts, else its last message). A task that fails, is rejected or cancelled throws
+ * an `A2ATaskError`; one that asks for input returns the question and its task id, which the
+ * model passes back (`taskId`) with its answer. Aborting the call (the run's signal: a cancelled
+ * or timed-out run) cancels the remote task.
+ *
+ * @example
+ * ```ts
+ * import { createServer } from "node:http";
+ * import type { AddressInfo } from "node:net";
+ * import { AgentExecutor } from "@agentrx/executors";
+ * import { a2aTool, createA2AHandler } from "@agentrx/serve";
+ * import { RunnableLambda } from "@langchain/core/runnables";
+ *
+ * const agent = RunnableLambda.from((input: { input: string }) => ({ returnValues: { output: `echo: ${input.input}` }, log: "" }));
+ * const server = createServer(createA2AHandler(new AgentExecutor({ agent, tools: [] }), { agentCard: { name: "Echo", description: "Echoes." } }));
+ * await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+ * const echo = await a2aTool({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+ * console.log(echo.name, await echo.invoke({ input: "hi" })); // "Echo" "echo: hi"
+ * server.close();
+ * ```
+ */
+export async function a2aTool(options: A2AToolOptions): Promise<StructuredToolInterface> {
+  const { url, name: givenName, description: givenDescription } = (options ?? {}) as A2AToolOptions;
+  if (typeof url !== "string" || !/^https?:\/\//.test(url)) {
+    throw new InvalidArgumentError({ argument: "url", value: url, message: `a2aTool: \`url\` must be the agent's http(s) base URL, got ${JSON.stringify(url)}.` });
+  }
+  if (givenName !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(givenName)) {
+    throw new InvalidArgumentError({ argument: "name", value: givenName, message: `a2aTool: \`name\` must be 1-64 letters, digits, "_" or "-", got ${JSON.stringify(givenName)}.` });
+  }
+  const { ClientFactory } = await loadA2AClient();
+  const client = await new ClientFactory().createFromUrl(url);
+  const card = await client.getAgentCard();
+  const name = givenName ?? (card.name.replace(/[^A-Za-z0-9_-]+/g, "_").slice(0, 64) || "a2a_agent");
+  const description = givenDescription ?? (card.description || `The A2A agent "${card.name}".`);
+  return tool(async ({ input, taskId }: z.infer<typeof schema>, config?: RunnableConfig) => callAgent(client, card.name, input, taskId, config?.signal), {
+    name,
+    description,
+    schema,
+  }) as unknown as StructuredToolInterface;
+}
+
+/** What the task's stream has shown so far. */
+interface Seen {
+  task?: Task;
+  state?: number;
+  statusText: string;
+  artifacts: Map<string, string>;
+  reply?: Message;
+}
+
+async function callAgent(client: Client, agent: string, input: string, taskId: string | undefined, signal: AbortSignal | undefined): Promise<string> {
+  signal?.throwIfAborted();
+  const stream = new AbortController();
+  const seen: Seen = { statusText: "", artifacts: new Map() };
+  const cancel = (id: string) => void client.cancelTask({ tenant: "", id, metadata: undefined }).catch(() => undefined);
+  let cancelWhenKnown = false;
+  const onAbort = () => {
+    // Cancel the remote task, then stop listening; before its id is known, read on until it is
+    // (the task is the stream's first event), for at most a few seconds.
+    const id = seen.task?.id;
+    if (id) {
+      cancel(id);
+      stream.abort(signal?.reason);
+      return;
+    }
+    cancelWhenKnown = true;
+    setTimeout(() => stream.abort(signal?.reason), CANCEL_WAIT_MS).unref?.();
+  };
+  signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    const request = { tenant: "", message: message(ROLE_USER, [textPart(input)], taskId ? { taskId } : {}), configuration: undefined, metadata: undefined };
+    for await (const event of client.sendMessageStream(request, { signal: stream.signal })) {
+      observe(seen, event);
+      if (cancelWhenKnown && seen.task) {
+        cancel(seen.task.id);
+        break;
+      }
+      if (seen.reply || (seen.state !== undefined && seen.state !== TASK_STATE.submitted && seen.state !== TASK_STATE.working && seen.state !== TASK_STATE.authRequired)) break;
+    }
+  } catch (error) {
+    if (signal?.aborted) throw signal.reason;
+    throw error;
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+  }
+  signal?.throwIfAborted();
+  if (seen.reply) return partsText(seen.reply.parts);
+  const id = seen.task?.id ?? taskId ?? "(unknown)";
+  const answer = [...seen.artifacts.values()].filter((text) => text !== "").join("\n") || seen.statusText;
+  switch (seen.state) {
+    case TASK_STATE.completed:
+      return answer;
+    case TASK_STATE.inputRequired:
+      return `The agent "${agent}" needs more input (task ${id}): ${seen.statusText}\nTo answer, call this tool again with taskId "${id}".`;
+    case TASK_STATE.failed:
+      throw new A2ATaskError({ agent, taskId: id, state: "failed", detail: seen.statusText });
+    case TASK_STATE.rejected:
+      throw new A2ATaskError({ agent, taskId: id, state: "rejected", detail: seen.statusText });
+    case TASK_STATE.canceled:
+      throw new A2ATaskError({ agent, taskId: id, state: "canceled", detail: seen.statusText });
+    default:
+      throw new A2ATaskError({ agent, taskId: id, state: "unknown", detail: "the stream ended before the task did" });
+  }
+}
+
+function observe(seen: Seen, event: StreamResponse): void {
+  const payload = event.payload;
+  if (payload === undefined) return;
+  switch (payload.$case) {
+    case "message":
+      seen.reply = payload.value;
+      return;
+    case "task": {
+      const task = payload.value;
+      seen.task = task;
+      if (task.status) {
+        seen.state = task.status.state;
+        seen.statusText = partsText(task.status.message?.parts) || seen.statusText;
+      }
+      if (task.artifacts.length > 0) {
+        seen.artifacts.clear();
+        for (const item of task.artifacts) seen.artifacts.set(item.artifactId, partsText(item.parts));
+      }
+      if (task.status?.state === TASK_STATE.completed && task.artifacts.length === 0) seen.statusText = taskText(task);
+      return;
+    }
+    case "statusUpdate": {
+      const status = payload.value.status;
+      if (!status) return;
+      seen.state = status.state;
+      const text = partsText(status.message?.parts);
+      if (text) seen.statusText = text;
+      return;
+    }
+    case "artifactUpdate": {
+      const item = payload.value.artifact;
+      if (!item) return;
+      const text = partsText(item.parts);
+      const before = payload.value.append ? (seen.artifacts.get(item.artifactId) ?? "") : "";
+      seen.artifacts.set(item.artifactId, before + text);
+      return;
+    }
+  }
+}

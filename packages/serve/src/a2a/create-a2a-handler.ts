@@ -1,0 +1,247 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AgentCard, AgentInterface } from "@a2a-js/sdk";
+import type { AgentExecutor as A2AAgentExecutor, TaskStore } from "@a2a-js/sdk/server";
+import { InvalidArgumentError } from "@agentrx/core";
+import type { AgentExecutor } from "@agentrx/executors";
+import { ExecutorA2AAgent, type ToInputs } from "./executor-agent";
+import { loadA2AServer } from "./load-a2a-sdk";
+
+/**
+ * The agent card to publish: at least a `name` and a `description`; every other `AgentCard` field
+ * is optional here and gets a default. `url` is where the JSON-RPC endpoint is reached from outside.
+ *
+ * @example
+ * ```ts
+ * import type { A2AAgentCardInput } from "@agentrx/serve";
+ *
+ * const card: A2AAgentCardInput = { name: "Weather", description: "Tells the weather.", url: "https://agents.example.com/weather" };
+ * ```
+ */
+export type A2AAgentCardInput = Partial<Omit<AgentCard, "supportedInterfaces">> & {
+  /** The agent's name, as other agents see it (and `a2aTool` names its tool). */
+  name: string;
+  /** What the agent does, for other agents and people. */
+  description: string;
+  /**
+   * The JSON-RPC endpoint's absolute URL. @default the request's own host and `path`
+   * (`http://<Host header><path>`), fine behind no proxy
+   */
+  url?: string;
+  /** The interfaces to advertise. @default JSON-RPC at `url`, protocol 1.0 (and 0.3 for older clients) */
+  supportedInterfaces?: AgentInterface[];
+};
+
+/**
+ * Options of {@link createA2AHandler}.
+ *
+ * @example
+ * ```ts
+ * import type { A2AHandlerOptions } from "@agentrx/serve";
+ *
+ * const options: A2AHandlerOptions = { agentCard: { name: "Weather", description: "Tells the weather." }, path: "/a2a" };
+ * ```
+ */
+export interface A2AHandlerOptions {
+  /** The agent card served at `/.well-known/agent-card.json`. */
+  agentCard: A2AAgentCardInput;
+  /** Where JSON-RPC requests are served (`POST`). @default "/" */
+  path?: string;
+  /** Where tasks are kept (the SDK's `TaskStore`). @default a new `InMemoryTaskStore` */
+  taskStore?: TaskStore;
+  /** The run's inputs for a message. @default `{ input: <the message's text> }` */
+  toInputs?: ToInputs;
+}
+
+/**
+ * What {@link createA2AHandler} returns: a Node.js `http` request listener, plus the SDK-side
+ * pieces to mount it elsewhere.
+ *
+ * @example
+ * ```ts
+ * import { AgentExecutor } from "@agentrx/executors";
+ * import { type A2AHandler, createA2AHandler } from "@agentrx/serve";
+ * import { RunnableLambda } from "@langchain/core/runnables";
+ *
+ * const executor = new AgentExecutor({ agent: RunnableLambda.from(() => ({ returnValues: { output: "hi" }, log: "" })), tools: [] });
+ * const handler: A2AHandler = createA2AHandler(executor, { agentCard: { name: "Greeter", description: "Says hi." } });
+ * console.log(handler.agentCard.name); // "Greeter"
+ * ```
+ */
+export interface A2AHandler {
+  (request: IncomingMessage, response: ServerResponse): Promise<void>;
+  /** The agent card as published (with `url` when one was given). */
+  readonly agentCard: AgentCard;
+  /** The executor as the SDK's `AgentExecutor`, for a `DefaultRequestHandler` of your own (Express, gRPC, REST). */
+  readonly agentExecutor: A2AAgentExecutor;
+}
+
+const CARD_PATH = "/.well-known/agent-card.json";
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+/**
+ * Serves an executor as an [A2A](https://a2a-protocol.org) agent over JSON-RPC and Server-Sent
+ * Events, on `@a2a-js/sdk`'s `DefaultRequestHandler`: the agent card at
+ * `/.well-known/agent-card.json`; `SendMessage` / `SendStreamingMessage` (and `message/send` /
+ * `message/stream` from v0.3 clients) start a run whose `runId` is the task id; `GetTask` reads
+ * the task; `CancelTask` cancels the run; a pause for approval is `input-required`, and the next
+ * message on the task (`approve`, `reject <reason>`, or data `{ decisions }`) resumes the run.
+ * `@a2a-js/sdk` (an optional peer dependency) is loaded on the first request.
+ *
+ * @example
+ * ```ts
+ * import { createServer } from "node:http";
+ * import { AgentExecutor } from "@agentrx/executors";
+ * import { createA2AHandler } from "@agentrx/serve";
+ * import { RunnableLambda } from "@langchain/core/runnables";
+ *
+ * const agent = RunnableLambda.from((input: { input: string }) => ({ returnValues: { output: `echo: ${input.input}` }, log: "" }));
+ * const executor = new AgentExecutor({ agent, tools: [] });
+ * const server = createServer(createA2AHandler(executor, { agentCard: { name: "Echo", description: "Echoes." } }));
+ * server.listen(0, "127.0.0.1", () => server.close());
+ * ```
+ */
+export function createA2AHandler(executor: AgentExecutor, options: A2AHandlerOptions): A2AHandler {
+  const { agentCard: input, path = "/", taskStore, toInputs } = (options ?? {}) as A2AHandlerOptions;
+  if (typeof executor?.stream !== "function" || typeof executor.resume !== "function") {
+    throw new InvalidArgumentError({ argument: "executor", value: executor, message: "createA2AHandler: `executor` must be an AgentExecutor from @agentrx/executors." });
+  }
+  if (typeof input?.name !== "string" || input.name === "" || typeof input.description !== "string") {
+    throw new InvalidArgumentError({ argument: "agentCard", value: input, message: "createA2AHandler: `agentCard` needs at least a `name` and a `description` (strings)." });
+  }
+  if (typeof path !== "string" || !path.startsWith("/")) {
+    throw new InvalidArgumentError({ argument: "path", value: path, message: `createA2AHandler: \`path\` must start with "/", got ${JSON.stringify(path)}.` });
+  }
+  const card = agentCardOf(input, input.url ?? `http://localhost${path}`);
+  const agentExecutor = new ExecutorA2AAgent(executor, toInputs);
+  let ready: Promise<Serve> | undefined;
+
+  const handler = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    try {
+      const url = new URL(request.url ?? "/", "http://localhost");
+      if (url.pathname === CARD_PATH && (request.method === "GET" || request.method === "HEAD")) {
+        const published = input.url !== undefined || input.supportedInterfaces ? card : agentCardOf(input, `http://${request.headers.host ?? "localhost"}${path}`);
+        response.writeHead(200, { "content-type": "application/json", "cache-control": "no-cache" }).end(JSON.stringify(published));
+        return;
+      }
+      if (url.pathname !== path) {
+        response.writeHead(404, { "content-type": "text/plain" }).end("Not found");
+        return;
+      }
+      if (request.method !== "POST") {
+        response.writeHead(405, { allow: "POST", "content-type": "text/plain" }).end("A2A JSON-RPC takes POST requests.");
+        return;
+      }
+      const serve = await (ready ??= prepare(card, agentExecutor, taskStore));
+      await serve(request, response);
+    } catch (error) {
+      if (!response.headersSent) response.writeHead(500, { "content-type": "text/plain" });
+      if (!response.writableEnded) response.end(error instanceof Error ? error.message : String(error));
+    }
+  };
+  return Object.assign(handler, { agentCard: card, agentExecutor });
+}
+
+type Serve = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
+
+/** The JSON-RPC endpoint, once the SDK is loaded: v1.0 requests, and v0.3 ones (no or a 0.3 `A2A-Version`). */
+async function prepare(card: AgentCard, agentExecutor: A2AAgentExecutor, taskStore: TaskStore | undefined): Promise<Serve> {
+  const { server, compat } = await loadA2AServer();
+  const requestHandler = new server.DefaultRequestHandler(card, taskStore ?? new server.InMemoryTaskStore(), agentExecutor);
+  const current = new server.JsonRpcTransportHandler(requestHandler);
+  const legacy = new compat.LegacyJsonRpcTransportHandler(requestHandler);
+  return async (request, response) => {
+    const header = (name: string) => {
+      const value = request.headers[name.toLowerCase()];
+      return Array.isArray(value) ? value[0] : value;
+    };
+    const version = header("A2A-Version");
+    const useLegacy = version === undefined || version === "0.3";
+    const toError = useLegacy ? compat.LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError : server.JsonRpcTransportHandler.mapToJSONRPCError;
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(await readBody(request)) as Record<string, unknown>;
+    } catch (error) {
+      sendJson(response, { jsonrpc: "2.0", id: null, error: { code: -32700, message: `Parse error: ${error instanceof Error ? error.message : String(error)}` } });
+      return;
+    }
+    const id = (body?.["id"] as string | number | undefined) ?? null;
+    try {
+      const context = server.defaultServerCallContextBuilder({ extensions: undefined, user: new server.UnauthenticatedUser(), headers: request.headers, ...(version ? { requestedVersion: version } : {}) });
+      server.validateVersion(context.requestedVersion, card, "JSONRPC");
+      const result = await (useLegacy ? legacy : current).handle(body, context);
+      if (typeof (result as AsyncIterable<unknown>)[Symbol.asyncIterator] !== "function") {
+        sendJson(response, result);
+        return;
+      }
+      await streamEvents(request, response, result as AsyncGenerator<unknown>, (error) => ({ jsonrpc: "2.0", id, error: toError(error) }));
+    } catch (error) {
+      sendJson(response, { jsonrpc: "2.0", id, error: toError(error) });
+    }
+  };
+}
+
+/** A streaming result as Server-Sent Events (`data: <JSON-RPC response>`); stops when the client goes. */
+async function streamEvents(request: IncomingMessage, response: ServerResponse, events: AsyncGenerator<unknown>, toError: (error: unknown) => unknown): Promise<void> {
+  response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive", "x-accel-buffering": "no" });
+  let gone = false;
+  const onClose = () => {
+    gone = true;
+    void events.return(undefined);
+  };
+  request.once("close", onClose);
+  try {
+    for await (const event of events) {
+      if (gone) break;
+      response.write(`data: ${JSON.stringify(event)}\n\n`);
+    }
+  } catch (error) {
+    if (!gone) response.write(`event: error\ndata: ${JSON.stringify(toError(error))}\n\n`);
+  } finally {
+    request.off("close", onClose);
+    if (!response.writableEnded) response.end();
+  }
+}
+
+function sendJson(response: ServerResponse, value: unknown): void {
+  response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(value));
+}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new Error(`the request body is larger than ${MAX_BODY_BYTES} bytes`));
+        request.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    request.on("error", reject);
+  });
+}
+
+/** A whole `AgentCard` from the input, with defaults; JSON-RPC at `url` for protocols 1.0 and 0.3. */
+function agentCardOf(input: A2AAgentCardInput, url: string): AgentCard {
+  const { url: _url, supportedInterfaces, ...rest } = input;
+  const interfaces: AgentInterface[] = supportedInterfaces ?? [
+    { url, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "1.0" },
+    { url, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "0.3" },
+  ];
+  return {
+    version: "1.0.0",
+    provider: undefined,
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: ["text/plain", "application/json"],
+    defaultOutputModes: ["text/plain", "application/json"],
+    skills: [],
+    signatures: [],
+    ...rest,
+    capabilities: { streaming: true, pushNotifications: false, extensions: [], ...rest.capabilities },
+    supportedInterfaces: interfaces,
+  };
+}

@@ -1,0 +1,170 @@
+import type { Message, Task } from "@a2a-js/sdk";
+import type { AgentExecutionEvent, AgentExecutor as A2AAgentExecutor, ExecutionEventBus, RequestContext } from "@a2a-js/sdk/server";
+import type { AgentExecutor, AgentStreamEvent, Decision, Interrupt } from "@agentrx/executors";
+import type { Observable } from "rxjs";
+import { ROLE_AGENT, TASK_STATE, artifact, dataOf, dataPart, message, partsText, statusUpdate, textPart } from "./a2a-parts";
+
+/** The artifact the answer streams into and ends up in. */
+export const ANSWER_ARTIFACT = "answer";
+
+/** What becomes of an A2A message: the run's inputs. */
+export type ToInputs = (message: Message) => Record<string, unknown>;
+
+/** By default the message's text is the run's `input`. */
+export const defaultToInputs: ToInputs = (received) => ({ input: partsText(received.parts) });
+
+interface ActiveRun {
+  contextId: string;
+  stop: () => void;
+}
+
+/**
+ * The executor as the SDK's `AgentExecutor`: each A2A task is one run (the task id is the run's
+ * `runId`, the context id its `threadId`). The run's events become task updates; an approval pause
+ * is `input-required`, and the next message on the task (its decisions) resumes the run; cancelling
+ * the task unsubscribes from the run, which cancels it. @internal
+ */
+export class ExecutorA2AAgent implements A2AAgentExecutor {
+  private readonly active = new Map<string, ActiveRun>();
+  /** Context ids of the tasks this process has seen and that are not over (a paused task's too). */
+  private readonly contexts = new Map<string, string>();
+
+  constructor(
+    private readonly executor: AgentExecutor,
+    private readonly toInputs: ToInputs = defaultToInputs,
+  ) {}
+
+  execute = async (context: RequestContext, bus: ExecutionEventBus): Promise<void> => {
+    const { taskId, contextId, task } = context;
+    const received = context.userMessage;
+    const publish = (event: AgentExecutionEvent) => bus.publish(event);
+    this.contexts.set(taskId, contextId);
+    let events: Observable<AgentStreamEvent>;
+    if (task === undefined) {
+      publish({ kind: "task", data: newTask(taskId, contextId, received) });
+      events = this.executor.stream(this.toInputs(received), { runId: taskId, threadId: contextId });
+    } else {
+      publish({ kind: "task", data: task });
+      if (task.status?.state !== TASK_STATE.inputRequired) {
+        const text = "This task is still running; send a new message (a new task) or cancel this one.";
+        publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, task.status?.state ?? TASK_STATE.working, message(ROLE_AGENT, [textPart(text)], { taskId, contextId })) });
+        return;
+      }
+      const decisions = decisionsOf(received, pendingInterrupts(task));
+      if (decisions === undefined) {
+        const interrupts = pendingInterrupts(task);
+        publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, TASK_STATE.inputRequired, approvalMessage(interrupts, taskId, contextId, true)) });
+        return;
+      }
+      events = this.executor.resume(taskId, { decisions });
+    }
+    await new Promise<void>((resolve) => {
+      let done = false;
+      const finish = () => {
+        if (done) return;
+        done = true;
+        this.active.delete(taskId);
+        resolve();
+      };
+      let streamed = false;
+      let interrupts: Interrupt[] = [];
+      const subscription = events.subscribe({
+        next: (event) => {
+          if (event.subRun !== undefined) return;
+          switch (event.type) {
+            case "start":
+              publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, TASK_STATE.working, undefined, { agentrx: { runId: event.runId, resumed: event.resumed } }) });
+              break;
+            case "action":
+              publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, TASK_STATE.working, undefined, { agentrx: { event: "action", tool: event.action.tool, toolInput: event.action.toolInput } }) });
+              break;
+            case "step":
+              publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, TASK_STATE.working, undefined, { agentrx: { event: "step", tool: event.step.action.tool, observation: event.step.observation } }) });
+              break;
+            case "token":
+              publish({ kind: "artifactUpdate", data: { taskId, contextId, artifact: artifact(ANSWER_ARTIFACT, [textPart(event.text)]), append: streamed, lastChunk: false, metadata: undefined } });
+              streamed = true;
+              break;
+            case "interrupt":
+              interrupts = event.interrupts;
+              break;
+            case "output": {
+              const metadata = { agentrx: { runId: event.runId, stopReason: event.stopReason, ...(event.usage ? { usage: event.usage } : {}) } };
+              if (event.stopReason === "interrupted") {
+                publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, TASK_STATE.inputRequired, approvalMessage(interrupts, taskId, contextId, false), metadata) });
+                break;
+              }
+              const parts = [textPart(event.output), ...(event.structuredOutput === undefined ? [] : [dataPart(event.structuredOutput)])];
+              publish({ kind: "artifactUpdate", data: { taskId, contextId, artifact: artifact(ANSWER_ARTIFACT, parts), append: false, lastChunk: true, metadata: undefined } });
+              this.contexts.delete(taskId);
+              publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, TASK_STATE.completed, message(ROLE_AGENT, [textPart(event.output)], { taskId, contextId }), metadata) });
+              break;
+            }
+            default:
+              break;
+          }
+        },
+        error: (error: unknown) => {
+          this.contexts.delete(taskId);
+          const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+          publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, TASK_STATE.failed, message(ROLE_AGENT, [textPart(text)], { taskId, contextId })) });
+          finish();
+        },
+        complete: finish,
+      });
+      if (!done) this.active.set(taskId, { contextId, stop: () => (subscription.unsubscribe(), finish()) });
+    });
+  };
+
+  cancelTask = async (taskId: string, bus: ExecutionEventBus): Promise<void> => {
+    const run = this.active.get(taskId);
+    const contextId = run?.contextId ?? this.contexts.get(taskId) ?? "";
+    this.contexts.delete(taskId);
+    // Unsubscribing cancels the run: its model call and tools see their signal fire.
+    run?.stop();
+    const text = "The task was cancelled.";
+    bus.publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, TASK_STATE.canceled, message(ROLE_AGENT, [textPart(text)], { taskId, contextId })) });
+  };
+}
+
+function newTask(taskId: string, contextId: string, received: Message): Task {
+  return {
+    id: taskId,
+    contextId,
+    status: { state: TASK_STATE.submitted, message: undefined, timestamp: new Date().toISOString() },
+    artifacts: [],
+    history: [received],
+    metadata: { agentrx: { runId: taskId } },
+  };
+}
+
+/** The `input-required` message of a pause: what waits for a decision (text), and the interrupts (data). */
+function approvalMessage(interrupts: Interrupt[], taskId: string, contextId: string, again: boolean): Message {
+  const calls = interrupts.map((interrupt) => `${interrupt.tool}(${JSON.stringify(interrupt.toolInput)})`).join(", ");
+  const how = 'Reply "approve" or "reject" (with a reason after it), or send data { decisions: { [interruptId]: decision } }.';
+  const text = `${again ? "That was not a decision. " : ""}Approval needed for ${calls || "a tool call"}. ${how}`;
+  return message(ROLE_AGENT, [textPart(text), dataPart({ interrupts })], { taskId, contextId });
+}
+
+/** The interrupts a paused task waits on, from its `input-required` status message. */
+function pendingInterrupts(task: Task): Interrupt[] {
+  const interrupts = dataOf(task.status?.message?.parts)?.["interrupts"];
+  return Array.isArray(interrupts) ? (interrupts as Interrupt[]) : [];
+}
+
+/**
+ * The decisions a message gives: data `{ decisions }` (by interrupt id) or `{ decision }` (for all),
+ * else text starting with approve/yes or reject/no (the rest of a rejection is its message).
+ * Undefined when the message is not a decision.
+ */
+export function decisionsOf(received: Message, interrupts: Interrupt[]): Record<string, Decision> | undefined {
+  const data = dataOf(received.parts);
+  if (data?.["decisions"] !== undefined && typeof data["decisions"] === "object") return data["decisions"] as Record<string, Decision>;
+  const all = (decision: Decision) => Object.fromEntries(interrupts.map((interrupt) => [interrupt.id, decision]));
+  if (data?.["decision"] !== undefined) return all(data["decision"] as Decision);
+  const text = partsText(received.parts).trim();
+  if (/^(approve|approved|yes|y|ok)\b/i.test(text)) return all("approve");
+  const rejection = /^(reject|rejected|no|n|deny|denied)\b[\s:,.-]*([\s\S]*)$/i.exec(text);
+  if (rejection) return all(rejection[2] ? { type: "reject", message: rejection[2] } : { type: "reject" });
+  return undefined;
+}
