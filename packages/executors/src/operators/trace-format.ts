@@ -106,8 +106,14 @@ export function formatLine(
     }
     case "usage": {
       if (!showUsage) return undefined;
-      const { input_tokens: input, output_tokens: output, total_tokens: total } = event.usage;
-      return `${label(style, "usage")}${style.dim(`${input} in + ${output} out = ${total} tokens`)}\n`;
+      const { input_tokens: input, output_tokens: output, total_tokens: total, input_token_details: inDetails, output_token_details: outDetails } = event.usage;
+      const details = [
+        inDetails?.cache_read !== undefined ? `${inDetails.cache_read} cached` : "",
+        inDetails?.cache_creation !== undefined ? `${inDetails.cache_creation} cache write` : "",
+        outDetails?.reasoning !== undefined ? `${outDetails.reasoning} reasoning` : "",
+      ].filter(Boolean);
+      const note = details.length > 0 ? ` (${details.join(", ")})` : "";
+      return `${label(style, "usage")}${style.dim(`${input} in + ${output} out = ${total} tokens${note}`)}\n`;
     }
     case "output": {
       const answer = event.output === "" ? "" : `${indentLines(event.output)} `;

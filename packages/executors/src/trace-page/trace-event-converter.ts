@@ -214,9 +214,21 @@ function toolCallIdOf(action: unknown): { toolCallId?: string } {
   return typeof id === "string" ? { toolCallId: id } : {};
 }
 
-function usageOf(value: unknown): TraceUsage {
+/** The page's view of a recorded usage: counts, and the cache and reasoning details when reported. @internal */
+export function usageOf(value: unknown): TraceUsage {
   const usage = (value ?? {}) as Partial<UsageMetadata>;
   const input = Number(usage.input_tokens ?? 0) || 0;
   const output = Number(usage.output_tokens ?? 0) || 0;
-  return { input, output, total: Number(usage.total_tokens ?? input + output) || 0 };
+  const out: TraceUsage = { input, output, total: Number(usage.total_tokens ?? input + output) || 0 };
+  const detail = (group: unknown, key: string): number | undefined => {
+    const count = (group as Record<string, unknown> | undefined)?.[key];
+    return typeof count === "number" && Number.isFinite(count) ? count : undefined;
+  };
+  const cacheRead = detail(usage.input_token_details, "cache_read");
+  const cacheCreation = detail(usage.input_token_details, "cache_creation");
+  const reasoning = detail(usage.output_token_details, "reasoning");
+  if (cacheRead !== undefined) out.cacheRead = cacheRead;
+  if (cacheCreation !== undefined) out.cacheCreation = cacheCreation;
+  if (reasoning !== undefined) out.reasoning = reasoning;
+  return out;
 }
