@@ -12,3 +12,14 @@ export type {
   OpenAICompatibleServer,
   OpenAICompatibleServerOptions,
 } from "./openai-compatible-server/index";
+export { startAnthropicMessagesServer } from "./anthropic-messages-server/index";
+export type {
+  AnthropicLoopbackError,
+  AnthropicLoopbackReply,
+  AnthropicLoopbackToolCall,
+  AnthropicLoopbackTurn,
+  AnthropicMessagesServer,
+  AnthropicMessagesServerOptions,
+  AnthropicRejectedRequest,
+  AnthropicUsage,
+} from "./anthropic-messages-server/index";
