@@ -72,14 +72,30 @@ function onlyAnsweredCalls(message: BaseMessage, answered: ReadonlySet<string>):
   const calls = AIMessage.isInstance(message) ? (message.tool_calls ?? []) : [];
   if (calls.every((call) => call.id !== undefined && answered.has(call.id))) return message;
   const ai = message as AIMessage;
+  const kept = (id: unknown) => typeof id === "string" && answered.has(id);
+  // Everything else the provider sent stays as it came (reasoning items, thinking blocks and their
+  // signatures must go back unchanged); only the unanswered calls leave, wherever they are written.
+  const { tool_calls: rawCalls, ...kwargs } = ai.additional_kwargs as Record<string, unknown>;
+  const content = Array.isArray(ai.content)
+    ? ai.content.filter((block) => !(isToolCallBlock(block) && !kept((block as { id?: unknown }).id)))
+    : ai.content;
   return new AIMessage({
-    content: ai.content,
+    content: content as AIMessage["content"],
     id: ai.id,
     name: ai.name,
-    tool_calls: calls.filter((call) => call.id !== undefined && answered.has(call.id)),
+    tool_calls: calls.filter((call) => kept(call.id)),
     invalid_tool_calls: [],
-    additional_kwargs: {},
+    additional_kwargs: {
+      ...kwargs,
+      ...(Array.isArray(rawCalls) ? { tool_calls: rawCalls.filter((call: { id?: unknown }) => kept(call.id)) } : {}),
+    },
     response_metadata: ai.response_metadata,
     ...(ai.usage_metadata ? { usage_metadata: ai.usage_metadata } : {}),
   });
+}
+
+/** A content block that is a tool call (Anthropic's `tool_use`, LangChain's `tool_call`). */
+function isToolCallBlock(block: unknown): boolean {
+  const type = (block as { type?: unknown } | null)?.type;
+  return type === "tool_use" || type === "tool_call" || type === "function_call";
 }
