@@ -73,9 +73,12 @@ function onlyAnsweredCalls(message: BaseMessage, answered: ReadonlySet<string>):
   if (calls.every((call) => call.id !== undefined && answered.has(call.id))) return message;
   const ai = message as AIMessage;
   const kept = (id: unknown) => typeof id === "string" && answered.has(id);
-  // Everything else the provider sent stays as it came (reasoning items, thinking blocks and their
-  // signatures must go back unchanged); only the unanswered calls leave, wherever they are written.
+  // Everything else the provider sent stays as it came (thinking blocks and their signatures must go
+  // back unchanged); the unanswered calls leave, wherever they are written.
   const { tool_calls: rawCalls, ...kwargs } = ai.additional_kwargs as Record<string, unknown>;
+  // A Responses API reasoning item cannot come back without every item it led to (see below).
+  delete kwargs["reasoning"];
+  delete kwargs["__openai_function_call_ids__"];
   const content = Array.isArray(ai.content)
     ? ai.content.filter((block) => !(isToolCallBlock(block) && !kept((block as { id?: unknown }).id)))
     : ai.content;
@@ -89,9 +92,27 @@ function onlyAnsweredCalls(message: BaseMessage, answered: ReadonlySet<string>):
       ...kwargs,
       ...(Array.isArray(rawCalls) ? { tool_calls: rawCalls.filter((call: { id?: unknown }) => kept(call.id)) } : {}),
     },
-    response_metadata: ai.response_metadata,
+    response_metadata: withoutUnansweredOutput(ai.response_metadata, kept),
     ...(ai.usage_metadata ? { usage_metadata: ai.usage_metadata } : {}),
   });
+}
+
+/**
+ * The response metadata without the unanswered calls of its `output` (OpenAI's Responses API keeps
+ * the output items there, and `@langchain/openai` sends them back as they are). A reasoning item
+ * must come back followed by the very items it led to, so once one of them is gone the reasoning
+ * item goes too, and the items left lose their ids (sent as new items, they need no reasoning).
+ */
+function withoutUnansweredOutput(metadata: Record<string, unknown>, kept: (id: unknown) => boolean): Record<string, unknown> {
+  const output = metadata?.["output"];
+  if (!Array.isArray(output)) return metadata;
+  const items = output as { type?: unknown; call_id?: unknown; id?: unknown }[];
+  const answered = items.filter((item) => item?.type !== "function_call" || kept(item.call_id));
+  if (!items.some((item) => item?.type === "reasoning")) return { ...metadata, output: answered };
+  return {
+    ...metadata,
+    output: answered.filter((item) => item?.type !== "reasoning").map(({ id: _id, ...item }) => item),
+  };
 }
 
 /** A content block that is a tool call (Anthropic's `tool_use`, LangChain's `tool_call`). */

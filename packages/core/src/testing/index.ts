@@ -23,3 +23,13 @@ export type {
   AnthropicRejectedRequest,
   AnthropicUsage,
 } from "./anthropic-messages-server/index";
+export { startOpenAIResponsesServer } from "./openai-responses-server/index";
+export type {
+  OpenAIResponsesServer,
+  OpenAIResponsesServerOptions,
+  ResponsesLoopbackError,
+  ResponsesLoopbackReply,
+  ResponsesLoopbackToolCall,
+  ResponsesLoopbackTurn,
+  ResponsesRejectedRequest,
+} from "./openai-responses-server/index";
