@@ -25,6 +25,7 @@ const { recording } = await import("./recording");
 const { eagerDispatch } = await import("./eager");
 const { memory } = await import("./memory");
 const { queue } = await import("./queue");
+const { promptCache } = await import("./prompt-cache");
 type Row = import("./scenarios").Row;
 
 const scenarios: Record<string, () => Promise<Row[]>> = {
@@ -37,6 +38,7 @@ const scenarios: Record<string, () => Promise<Row[]>> = {
   eager: eagerDispatch,
   memory,
   queue,
+  "prompt-cache": promptCache,
 };
 const only = process.argv.slice(2);
 const rows: Row[] = [];

@@ -13,6 +13,7 @@ export type {
 } from "./executor/events";
 export type { StopCondition } from "./executor/stop-condition";
 export * from "./operators/index";
+export * from "./trimming/index";
 export {
   AgentExecutor,
   AgentExecutorRunnable,
