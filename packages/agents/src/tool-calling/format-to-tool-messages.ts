@@ -1,5 +1,5 @@
 import type { AgentStep } from "@agentrx/core";
-import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage, type MessageContentComplex } from "@langchain/core/messages";
 import { observationText } from "../shared/observation-text";
 
 /**
@@ -45,7 +45,6 @@ export function formatToToolMessages(steps: readonly AgentStep[]): BaseMessage[]
   const emittedIds = new Set<string>();
   for (const { action, observation } of steps) {
     const { messageLog, toolCallId } = action as { messageLog?: unknown; toolCallId?: unknown };
-    const content = observationText(observation);
     if (Array.isArray(messageLog) && typeof toolCallId === "string") {
       for (const message of messageLog as BaseMessage[]) {
         const id = message.id;
@@ -54,18 +53,19 @@ export function formatToToolMessages(steps: readonly AgentStep[]): BaseMessage[]
         if (id !== undefined) emittedIds.add(id);
         messages.push(onlyAnsweredCalls(message, answered));
       }
-      messages.push(toolResultMessage(toolCallId, action.tool, content));
+      // Content with images (a chart, a screenshot) goes to the provider as content blocks.
+      messages.push(toolResultMessage(toolCallId, action.tool, Array.isArray(observation) ? observation : observationText(observation)));
     } else {
       messages.push(new AIMessage(action.log));
-      messages.push(new HumanMessage(content));
+      messages.push(new HumanMessage(observationText(observation)));
     }
   }
   return messages;
 }
 
 /** @internal A tool's result for the scratchpad, named in `name` and `additional_kwargs.name`. */
-export function toolResultMessage(toolCallId: string, tool: string, content: string): ToolMessage {
-  return new ToolMessage({ tool_call_id: toolCallId, content, name: tool, additional_kwargs: { name: tool } });
+export function toolResultMessage(toolCallId: string, tool: string, content: string | MessageContentComplex[]): ToolMessage {
+  return new ToolMessage({ tool_call_id: toolCallId, content: content as ToolMessage["content"], name: tool, additional_kwargs: { name: tool } });
 }
 
 function onlyAnsweredCalls(message: BaseMessage, answered: ReadonlySet<string>): BaseMessage {

@@ -1,4 +1,5 @@
 // Formatting helpers of renderTrace and printTrace (internal: the package does not export them).
+import { observationText } from "@agentrx/core";
 import type { AgentStreamEvent, StopReason } from "../executor/events";
 
 /** Styles the trace uses; identity functions when colours are off. */
@@ -102,7 +103,7 @@ export function formatLine(
     case "step": {
       const { action, observation } = event.step;
       const took = style.dim(`(${formatDuration(event.durationMs)})`);
-      return `${label(style, "step")}${style.bold(action.tool)} ${took} ${oneLine(formatInput(observation), maxLength)}\n`;
+      return `${label(style, "step")}${style.bold(action.tool)} ${took} ${oneLine(formatInput(typeof observation === "string" ? observation : observationText(observation)), maxLength)}\n`;
     }
     case "usage": {
       if (!showUsage) return undefined;

@@ -19,6 +19,7 @@ export { RunBusyError, RunLeaseLostError, RunNotFoundError, RunStoreError } from
 export { RunEventDecoder, decodeAction, encodeAction, encodeRunEvent } from "./run-event-codec";
 export type { RecordedDecisions, RecordedModelCall } from "./run-event-codec";
 export { digestMessages } from "./digest-messages";
+export { MAX_RECORDED_IMAGE_CHARS } from "./json-value";
 export { deserializeRunState, serializeRunState } from "./serialize-run-state";
 export type { SerializedRunState } from "./serialize-run-state";
 export { restoreRunState } from "./restore-run-state";

@@ -1,5 +1,6 @@
 import { RunEventDecoder, type StoredRunEvent } from "../runs/index";
 import { isBaseMessage, type BaseMessage, type UsageMetadata } from "@langchain/core/messages";
+import { observationText } from "@agentrx/core";
 import { CappedText } from "./capped-text";
 import type { TraceEvent, TraceMessage, TraceUsage } from "./trace-data";
 import { isUnreadableRunEvent, type ReadableRunEntry, type UnreadableRunEvent } from "./read-readable-events";
@@ -103,7 +104,8 @@ export class TraceEventConverter {
           tool: String(action.tool),
           ...toolCallIdOf(action),
           ...(standalone ? { toolInput: this.text(inputText(action.toolInput)) } : {}),
-          observation: this.text(String(observation)),
+          // Images show as a placeholder with their type and size.
+          observation: this.text(observationText(observation).replaceAll("; this agent reads text only]", "]")),
           durationMs: Number(event["durationMs"]),
           ...(metadata !== undefined && metadata !== null ? { metadata: plain(metadata) as Record<string, unknown> } : {}),
         };
