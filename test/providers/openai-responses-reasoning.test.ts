@@ -122,3 +122,47 @@ describe("@langchain/openai (Responses API): trimming", () => {
     expect(result.output).toBe(ANSWER);
   });
 });
+
+describe("@langchain/openai (Responses API): more runs", () => {
+  it("eagerTools starts the streamed calls before the model's answer is complete, every call valid", async () => {
+    server = await startOpenAIResponsesServer({ responses: [{ reasoning: "All three.", toolCalls: ["Paris", "Rome", "Oslo"].map((city) => ({ name: "weather", arguments: { city } })) }, { reasoning: "Done.", text: "Sunny." }], tokenDelayMs: 3 });
+    const log: string[] = [];
+    const logged = tool(
+      async ({ city }) => {
+        log.push(`start ${city}`);
+        return `Sunny in ${city}.`;
+      },
+      { name: "weather", description: "Current weather in a city.", schema: z.object({ city: z.string() }) },
+    );
+    const inner = createToolCallingAgent({ llm: llmFor(server), tools: [logged], prompt });
+    const { RunnableLambda } = await import("@langchain/core/runnables");
+    const agent = RunnableLambda.from(async (input: Record<string, unknown>, config) => {
+      const output = await inner.invoke(input as never, config);
+      log.push("agent returned");
+      return output;
+    });
+    const events = await lastValueFrom(new AgentExecutor({ agent, tools: [logged], eagerTools: true }).stream({ input: "Weather?" }).pipe(toArray()));
+    expect(server.rejections).toEqual([]);
+    expect(events.at(-1)).toMatchObject({ type: "output", output: "Sunny." });
+    expect(log.indexOf("start Paris")).toBeGreaterThanOrEqual(0);
+    expect(log.indexOf("start Paris")).toBeLessThan(log.indexOf("agent returned"));
+    expect(log.filter((line) => line.startsWith("start"))).toHaveLength(3);
+  });
+
+  it("a sub-agent on the same provider, called as a tool, keeps both agents valid", async () => {
+    server = await startOpenAIResponsesServer({
+      responses: [
+        { reasoning: "Delegate.", toolCalls: [{ name: "researcher", arguments: { input: "Paris?" } }] },
+        { reasoning: "Look.", toolCalls: [{ name: "weather", arguments: { city: "Paris" } }] },
+        { reasoning: "Done.", text: "Paris: sunny." },
+        { reasoning: "Relay.", text: "The researcher says Paris is sunny." },
+      ],
+    });
+    const researcher = new AgentExecutor({ agent: createToolCallingAgent({ llm: llmFor(server), tools: [weather], prompt }), tools: [weather] });
+    const research = researcher.asTool({ name: "researcher", description: "Researches a question." });
+    const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm: llmFor(server), tools: [research], prompt }), tools: [research] });
+    const result = await lastValueFrom(executor.invoke({ input: "Ask the researcher about Paris." }));
+    expect(server.rejections).toEqual([]);
+    expect(result.output).toBe("The researcher says Paris is sunny.");
+  });
+});
