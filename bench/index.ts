@@ -26,6 +26,7 @@ const { eagerDispatch } = await import("./eager");
 const { memory } = await import("./memory");
 const { queue } = await import("./queue");
 const { telemetry } = await import("./telemetry");
+const { promptCache } = await import("./prompt-cache");
 type Row = import("./scenarios").Row;
 
 const scenarios: Record<string, () => Promise<Row[]>> = {
@@ -39,6 +40,7 @@ const scenarios: Record<string, () => Promise<Row[]>> = {
   memory,
   queue,
   telemetry,
+  "prompt-cache": promptCache,
 };
 const only = process.argv.slice(2);
 const rows: Row[] = [];

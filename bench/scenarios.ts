@@ -8,7 +8,7 @@ import { tool } from "@langchain/core/tools";
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
 import { collectGarbage, median, rotate, timeInterleaved, withPeakHeap } from "./measure";
-import { contestants, prompt, stepScript } from "./setup";
+import { type ClassicAgent, contestants, prompt, stepScript } from "./setup";
 
 export interface Row {
   scenario: string;
@@ -174,7 +174,8 @@ export async function tokenStreaming(): Promise<Row[]> {
   const model = new TimedModel({ responses: [text], onExhausted: "cycle" });
   const agent = createToolCallingAgent({ llm: model, tools: [noop], prompt });
   const executor = new AgentExecutor({ agent, tools: [noop] });
-  const classic = new ClassicAgentExecutor({ agent, tools: [noop] });
+  // Classic's steps carry string observations, which AgentRx's agents read too (its own may also carry images).
+  const classic = new ClassicAgentExecutor({ agent: agent as unknown as ClassicAgent, tools: [noop] });
 
   const direct = async () => {
     let count = 0;

@@ -12,6 +12,9 @@ import type { StructuredToolInterface } from "@langchain/core/tools";
 import { setMaxListeners } from "node:events";
 import { lastValueFrom } from "rxjs";
 
+/** The agent type @langchain/classic's AgentExecutor takes. */
+export type ClassicAgent = ConstructorParameters<typeof ClassicAgentExecutor>[0]["agent"];
+
 export const prompt = ChatPromptTemplate.fromMessages([
   ["system", "You are a benchmark agent."],
   ["human", "{input}"],
@@ -63,7 +66,8 @@ export function contestants(
   const model = new ScriptedChatModel({ responses: [script], onExhausted: "cycle", latencyMs });
   const agent = createToolCallingAgent({ llm: model, tools, prompt });
   const executor = new AgentExecutor({ agent, tools, maxIterations });
-  const classic = new ClassicAgentExecutor({ agent, tools, maxIterations });
+  // Classic's steps carry string observations, which AgentRx's agents read too (its own may also carry images).
+  const classic = new ClassicAgentExecutor({ agent: agent as unknown as ClassicAgent, tools, maxIterations });
   const floor = bareLoop(agent, tools);
   const floorSignal = bareLoop(agent, tools, true);
   return {

@@ -4,8 +4,10 @@ export type {
   AgentInput,
   AgentOutput,
   AgentStep,
+  Observation,
   ToolAgentAction,
 } from "./agent/types";
+export { isImageBlock, observationText } from "./agent/observation-text";
 export { isAgentAction, isAgentFinish, isToolAgentAction } from "./agent/types";
 export {
   EARLY_STOP_OUTPUT,

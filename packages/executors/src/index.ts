@@ -14,6 +14,7 @@ export type {
 export type { StopCondition } from "./executor/stop-condition";
 export * from "./create-agent-executor/index";
 export * from "./operators/index";
+export * from "./trimming/index";
 export {
   AgentExecutor,
   AgentExecutorRunnable,

@@ -1,12 +1,10 @@
-/** Returns an observation as text: strings as they are, anything else as JSON. */
-export function observationText(observation: unknown): string {
-  if (typeof observation === "string") return observation;
-  try {
-    return JSON.stringify(observation) ?? String(observation);
-  } catch {
-    return String(observation);
-  }
-}
+import { observationText } from "@agentrx/core";
+
+// Text agents read observations as text: strings as they are, message content as its text with a
+// note per image, anything else as JSON (see `observationText` in @agentrx/core).
+export { observationText };
 
 /** Returns a tool input as text: strings as they are, anything else as JSON. */
-export const toolInputText = observationText;
+export function toolInputText(input: unknown): string {
+  return observationText(input);
+}

@@ -76,4 +76,39 @@ describe("formatToToolMessages", () => {
     ]);
     expect(formatToToolMessages([])).toEqual([]);
   });
+
+  it("keeps a trimmed turn's thinking, drops its unanswered calls everywhere, and a Responses reasoning item with them", () => {
+    const thinking = { type: "thinking", thinking: "Two lookups.", signature: "sig==" };
+    const turn = new AIMessage({
+      content: [thinking, { type: "tool_use", id: "a", name: "search", input: { q: 1 } }, { type: "tool_use", id: "b", name: "calc", input: { e: "1" } }],
+      id: "m2",
+      tool_calls: [
+        { id: "a", name: "search", args: { q: 1 } },
+        { id: "b", name: "calc", args: { e: "1" } },
+      ],
+      response_metadata: {
+        output: [
+          { type: "reasoning", id: "rs_1" },
+          { type: "function_call", id: "fc_a", call_id: "a" },
+          { type: "function_call", id: "fc_b", call_id: "b" },
+        ],
+      },
+      additional_kwargs: {
+        reasoning: { id: "rs_1", type: "reasoning", summary: [] },
+        refusal_note: "kept",
+        tool_calls: [
+          { id: "a", type: "function", function: { name: "search", arguments: "{}" } },
+          { id: "b", type: "function", function: { name: "calc", arguments: "{}" } },
+        ],
+      },
+    });
+    const step = { action: { tool: "calc", toolInput: { e: "1" }, log: "", toolCallId: "b", messageLog: [turn] } as ToolAgentAction, observation: "1" };
+    const [sent] = formatToToolMessages([step]) as AIMessage[];
+    expect(sent?.content).toEqual([thinking, { type: "tool_use", id: "b", name: "calc", input: { e: "1" } }]);
+    expect(sent?.tool_calls?.map((call) => call.id)).toEqual(["b"]);
+    expect(sent?.additional_kwargs.reasoning).toBeUndefined();
+    expect(sent?.additional_kwargs.refusal_note).toBe("kept");
+    expect((sent?.additional_kwargs.tool_calls ?? []).map((call) => call.id)).toEqual(["b"]);
+    expect(sent?.response_metadata.output).toEqual([{ type: "function_call", call_id: "b" }]);
+  });
 });

@@ -1,5 +1,5 @@
 import type { AgentStep } from "@agentrx/core";
-import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage, type MessageContentComplex } from "@langchain/core/messages";
 import { observationText } from "../shared/observation-text";
 
 /**
@@ -45,7 +45,6 @@ export function formatToToolMessages(steps: readonly AgentStep[]): BaseMessage[]
   const emittedIds = new Set<string>();
   for (const { action, observation } of steps) {
     const { messageLog, toolCallId } = action as { messageLog?: unknown; toolCallId?: unknown };
-    const content = observationText(observation);
     if (Array.isArray(messageLog) && typeof toolCallId === "string") {
       for (const message of messageLog as BaseMessage[]) {
         const id = message.id;
@@ -54,32 +53,70 @@ export function formatToToolMessages(steps: readonly AgentStep[]): BaseMessage[]
         if (id !== undefined) emittedIds.add(id);
         messages.push(onlyAnsweredCalls(message, answered));
       }
-      messages.push(toolResultMessage(toolCallId, action.tool, content));
+      // Content with images (a chart, a screenshot) goes to the provider as content blocks.
+      messages.push(toolResultMessage(toolCallId, action.tool, Array.isArray(observation) ? observation : observationText(observation)));
     } else {
       messages.push(new AIMessage(action.log));
-      messages.push(new HumanMessage(content));
+      messages.push(new HumanMessage(observationText(observation)));
     }
   }
   return messages;
 }
 
 /** @internal A tool's result for the scratchpad, named in `name` and `additional_kwargs.name`. */
-export function toolResultMessage(toolCallId: string, tool: string, content: string): ToolMessage {
-  return new ToolMessage({ tool_call_id: toolCallId, content, name: tool, additional_kwargs: { name: tool } });
+export function toolResultMessage(toolCallId: string, tool: string, content: string | MessageContentComplex[]): ToolMessage {
+  return new ToolMessage({ tool_call_id: toolCallId, content: content as ToolMessage["content"], name: tool, additional_kwargs: { name: tool } });
 }
 
 function onlyAnsweredCalls(message: BaseMessage, answered: ReadonlySet<string>): BaseMessage {
   const calls = AIMessage.isInstance(message) ? (message.tool_calls ?? []) : [];
   if (calls.every((call) => call.id !== undefined && answered.has(call.id))) return message;
   const ai = message as AIMessage;
+  const kept = (id: unknown) => typeof id === "string" && answered.has(id);
+  // Everything else the provider sent stays as it came (thinking blocks and their signatures must go
+  // back unchanged); the unanswered calls leave, wherever they are written.
+  const { tool_calls: rawCalls, ...kwargs } = ai.additional_kwargs as Record<string, unknown>;
+  // A Responses API reasoning item cannot come back without every item it led to (see below).
+  delete kwargs["reasoning"];
+  delete kwargs["__openai_function_call_ids__"];
+  const content = Array.isArray(ai.content)
+    ? ai.content.filter((block) => !(isToolCallBlock(block) && !kept((block as { id?: unknown }).id)))
+    : ai.content;
   return new AIMessage({
-    content: ai.content,
+    content: content as AIMessage["content"],
     id: ai.id,
     name: ai.name,
-    tool_calls: calls.filter((call) => call.id !== undefined && answered.has(call.id)),
+    tool_calls: calls.filter((call) => kept(call.id)),
     invalid_tool_calls: [],
-    additional_kwargs: {},
-    response_metadata: ai.response_metadata,
+    additional_kwargs: {
+      ...kwargs,
+      ...(Array.isArray(rawCalls) ? { tool_calls: rawCalls.filter((call: { id?: unknown }) => kept(call.id)) } : {}),
+    },
+    response_metadata: withoutUnansweredOutput(ai.response_metadata, kept),
     ...(ai.usage_metadata ? { usage_metadata: ai.usage_metadata } : {}),
   });
+}
+
+/**
+ * The response metadata without the unanswered calls of its `output` (OpenAI's Responses API keeps
+ * the output items there, and `@langchain/openai` sends them back as they are). A reasoning item
+ * must come back followed by the very items it led to, so once one of them is gone the reasoning
+ * item goes too, and the items left lose their ids (sent as new items, they need no reasoning).
+ */
+function withoutUnansweredOutput(metadata: Record<string, unknown>, kept: (id: unknown) => boolean): Record<string, unknown> {
+  const output = metadata?.["output"];
+  if (!Array.isArray(output)) return metadata;
+  const items = output as { type?: unknown; call_id?: unknown; id?: unknown }[];
+  const answered = items.filter((item) => item?.type !== "function_call" || kept(item.call_id));
+  if (!items.some((item) => item?.type === "reasoning")) return { ...metadata, output: answered };
+  return {
+    ...metadata,
+    output: answered.filter((item) => item?.type !== "reasoning").map(({ id: _id, ...item }) => item),
+  };
+}
+
+/** A content block that is a tool call (Anthropic's `tool_use`, LangChain's `tool_call`). */
+function isToolCallBlock(block: unknown): boolean {
+  const type = (block as { type?: unknown } | null)?.type;
+  return type === "tool_use" || type === "tool_call" || type === "function_call";
 }

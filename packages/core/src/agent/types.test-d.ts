@@ -9,7 +9,9 @@ describe("agent protocol types", () => {
     type Input = AgentInput<{ input: string; language: "en" | "fr" }>;
     expectTypeOf<Input["input"]>().toEqualTypeOf<string>();
     expectTypeOf<Input["language"]>().toEqualTypeOf<"en" | "fr">();
-    expectTypeOf<Input["steps"]>().toEqualTypeOf<import("@langchain/core/agents").AgentStep[]>();
+    expectTypeOf<Input["steps"]>().toEqualTypeOf<import("./types").AgentStep[]>();
+    // A step of @langchain/core is one of AgentRx's (whose observation may also be content with images).
+    expectTypeOf<import("@langchain/core/agents").AgentStep>().toMatchTypeOf<import("./types").AgentStep>();
     expectTypeOf<Input["forceFinalAnswer"]>().toEqualTypeOf<boolean | undefined>();
   });
 

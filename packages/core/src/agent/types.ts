@@ -1,7 +1,40 @@
-import type { AgentAction, AgentFinish, AgentStep } from "@langchain/core/agents";
-import type { BaseMessage } from "@langchain/core/messages";
+import type { AgentAction, AgentFinish } from "@langchain/core/agents";
+import type { BaseMessage, MessageContentComplex } from "@langchain/core/messages";
 
-export type { AgentAction, AgentFinish, AgentStep };
+export type { AgentAction, AgentFinish };
+
+/**
+ * What a tool call gave back: text, or message content (text and image blocks) when the tool
+ * returned images, such as a chart or a screenshot. Text agents read it with `observationText`.
+ *
+ * @example
+ * ```ts
+ * import type { Observation } from "@agentrx/core";
+ *
+ * const text: Observation = "Sunny";
+ * const chart: Observation = [
+ *   { type: "text", text: "Sales by month:" },
+ *   { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" },
+ * ];
+ * ```
+ */
+export type Observation = string | MessageContentComplex[];
+
+/**
+ * An action and what its tool gave back (`@langchain/core`'s `AgentStep`, whose observation may
+ * also be message content with images).
+ *
+ * @example
+ * ```ts
+ * import type { AgentStep } from "@agentrx/core";
+ *
+ * const step: AgentStep = { action: { tool: "weather", toolInput: { city: "Paris" }, log: "" }, observation: "Sunny" };
+ * ```
+ */
+export interface AgentStep {
+  action: AgentAction;
+  observation: Observation;
+}
 
 /**
  * An {@link AgentAction} produced from a model's native tool call. It carries the id of the

@@ -47,6 +47,18 @@ export interface OpenAIChatModelOptions extends BaseChatModelParams {
   /** Frequency penalty, -2 to 2. */
   frequencyPenalty?: number;
   /**
+   * How hard a reasoning model thinks before it answers, sent as `reasoning_effort`
+   * (`"minimal"`, `"low"`, `"medium"`, `"high"`; some models also take `"none"` or `"xhigh"`).
+   * Chat models that do not reason reject it. @default the model's
+   */
+  reasoningEffort?: "none" | "minimal" | "low" | "medium" | "high" | "xhigh";
+  /**
+   * Whether the model may call several tools in one turn, sent as `parallel_tool_calls` with
+   * every call that has tools (a call's own `parallel_tool_calls`, from `bindTools`, wins).
+   * @default the server's (true for OpenAI)
+   */
+  parallelToolCalls?: boolean;
+  /**
    * Stream every call: `invoke` uses the streaming endpoint, reports tokens to callbacks, and
    * assembles the deltas into one message. @default false
    */
@@ -135,6 +147,13 @@ export function resolveOptions(options: OpenAIChatModelOptions): ResolvedOptions
     fail("maxTokens", options.maxTokens, "a positive integer");
   }
   if (options.seed !== undefined && !Number.isInteger(options.seed)) fail("seed", options.seed, "an integer");
+  const efforts = ["none", "minimal", "low", "medium", "high", "xhigh"];
+  if (options.reasoningEffort !== undefined && !efforts.includes(options.reasoningEffort)) {
+    fail("reasoningEffort", options.reasoningEffort, `one of ${efforts.map((effort) => `"${effort}"`).join(", ")}`);
+  }
+  if (options.parallelToolCalls !== undefined && typeof options.parallelToolCalls !== "boolean") {
+    fail("parallelToolCalls", options.parallelToolCalls, "true or false");
+  }
   if (options.stop !== undefined && !(Array.isArray(options.stop) && options.stop.every((s) => typeof s === "string"))) {
     fail("stop", options.stop, "an array of strings");
   }

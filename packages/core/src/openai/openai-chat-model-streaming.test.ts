@@ -45,17 +45,39 @@ describe("OpenAIChatModel streaming", () => {
     expect(invoked.response_metadata).toMatchObject({ finish_reason: "length", model_name: "test-model" });
   });
 
-  it("reports only text deltas as tokens, each with its chunk", async () => {
-    const { model } = await setup({ responses: [{ content: "Let me look.", toolCalls: [{ name: "lookup", arguments: { term: "x" } }] }] });
-    const tokens: { token: string; chunkText: string | undefined }[] = [];
+  it("reports every streamed chunk to callbacks: text deltas as tokens, tool-call and usage chunks as empty tokens", async () => {
+    const { model } = await setup({
+      responses: [{ content: "Let me look.", toolCalls: [{ name: "lookup", arguments: { term: "x" }, id: "call_1" }] }],
+      toolCallChunkSize: 4,
+    });
+    const seen: { token: string; chunk: AIMessageChunk | undefined }[] = [];
     const handler = BaseCallbackHandler.fromMethods({
       handleLLMNewToken: (token: string, _index, _runId, _parent, _tags, fields) =>
-        void tokens.push({ token, chunkText: (fields?.chunk as { text?: string } | undefined)?.text }),
+        void seen.push({ token, chunk: (fields?.chunk as { message?: AIMessageChunk } | undefined)?.message }),
     });
     const chunks = [];
     for await (const chunk of await model.bindTools([lookup]).stream("go", { callbacks: [handler] })) chunks.push(chunk);
-    expect(chunks.some((chunk) => chunk.tool_call_chunks?.some((part) => part.args))).toBe(true);
-    expect(tokens).toEqual(["Let ", "me ", "look."].map((token) => ({ token, chunkText: token })));
+    expect(seen.map((entry) => entry.token).filter(Boolean)).toEqual(["Let ", "me ", "look."]);
+    expect(seen).toHaveLength(chunks.length);
+    const args = seen.flatMap((entry) => entry.chunk?.tool_call_chunks ?? []).map((part) => part.args).join("");
+    expect(JSON.parse(args)).toEqual({ term: "x" });
+    expect(seen.some((entry) => entry.token === "" && entry.chunk?.tool_call_chunks?.[0]?.id === "call_1")).toBe(true);
+    expect(seen.at(-1)?.chunk?.usage_metadata).toBeDefined();
+  });
+
+  it("reports cached and reasoning tokens, streamed or not", async () => {
+    const usage = { promptTokens: 100, completionTokens: 30, cachedTokens: 64, reasoningTokens: 20 };
+    const { model } = await setup({ responses: [{ content: "ok", usage }], onExhausted: "repeat-last" });
+    const expected = {
+      input_tokens: 100,
+      output_tokens: 30,
+      total_tokens: 130,
+      input_token_details: { cache_read: 64 },
+      output_token_details: { reasoning: 20 },
+    };
+    expect((await model.invoke("go")).usage_metadata).toEqual(expected);
+    const streamed = (await streamAll(model, "go")).reduce((all, chunk) => all.concat(chunk));
+    expect(streamed.usage_metadata).toEqual(expected);
   });
 
   it("streams a refusal as a non-streamed response carries it", async () => {

@@ -63,7 +63,9 @@ describe("OpenAIChatModel against the loopback server", () => {
     const handler = BaseCallbackHandler.fromMethods({ handleLLMNewToken: (token: string) => void tokens.push(token) });
     Object.assign(handler, { lc_prefer_streaming: true });
     const message = await model.invoke("again", { callbacks: [handler] });
-    expect(tokens).toEqual(deltas);
+    // The finish and usage chunks reach the callbacks too, as empty tokens.
+    expect(tokens.filter(Boolean)).toEqual(deltas);
+    expect(tokens.length).toBeGreaterThan(deltas.length);
     expect(message.content).toBe(text);
   });
 
@@ -122,6 +124,22 @@ describe("OpenAIChatModel against the loopback server", () => {
     expect(second.tools.map((entry: { function: { name: string } }) => entry.function.name)).toEqual(["search", "calculator"]);
     expect(third.tools).toBeUndefined();
     expect(third.tool_choice).toBeUndefined();
+  });
+
+  it("sends reasoningEffort with every call and parallelToolCalls with calls that have tools (a call's own wins)", async () => {
+    const { server, model } = await setup({ responses: ["a", "b", "c"] }, { model: "o4-mini", reasoningEffort: "low", parallelToolCalls: false });
+    await model.bindTools([search]).invoke("x");
+    await model.bindTools([search], { parallel_tool_calls: true }).invoke("x");
+    await model.invoke("x");
+    const [first, second, third] = server.chatRequests();
+    expect([first.parallel_tool_calls, second.parallel_tool_calls, third.parallel_tool_calls]).toEqual([false, true, undefined]);
+    expect([first.reasoning_effort, second.reasoning_effort, third.reasoning_effort]).toEqual(["low", "low", "low"]);
+  });
+
+  it("checks reasoningEffort and parallelToolCalls when the model is built", () => {
+    const build = (extra: Record<string, unknown>) => () => new OpenAIChatModel({ model: "o4-mini", apiKey: "test", ...extra });
+    expect(build({ reasoningEffort: "hard" })).toThrow(/`reasoningEffort` must be one of "none", "minimal", "low"/);
+    expect(build({ parallelToolCalls: "yes" })).toThrow(/`parallelToolCalls` must be true or false/);
   });
 
   it("sends tool-call history and tool results in the Chat Completions format", async () => {

@@ -180,6 +180,7 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
     );
     if (tools?.length && options?.tool_choice !== undefined) checkToolChoice(options.tool_choice, tools);
     const seed = options?.seed ?? o.seed;
+    const parallel = options?.parallel_tool_calls ?? o.parallelToolCalls;
     return {
       ...o.modelKwargs,
       model: this.model,
@@ -192,7 +193,8 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
       ...(stop.length ? { stop } : {}),
       ...(tools?.length ? { tools } : {}),
       ...(tools?.length && options?.tool_choice !== undefined ? { tool_choice: toToolChoice(options.tool_choice) } : {}),
-      ...(tools?.length && options?.parallel_tool_calls !== undefined ? { parallel_tool_calls: options.parallel_tool_calls } : {}),
+      ...(tools?.length && parallel !== undefined ? { parallel_tool_calls: parallel } : {}),
+      ...(o.reasoningEffort !== undefined ? { reasoning_effort: o.reasoningEffort } : {}),
       ...(options?.response_format ? { response_format: options.response_format } : {}),
     } as Omit<CreateParams, "messages">;
   }
@@ -260,7 +262,10 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
           ...(finishReason ? { generationInfo: { finish_reason: finishReason } } : {}),
         });
         yield chunk;
-        if (text) await runManager?.handleLLMNewToken(text, { prompt: 0, completion: 0 }, undefined, undefined, undefined, { chunk });
+        // Every chunk reaches the callbacks, as with every LangChain chat model: tool-call argument
+        // deltas (and the usage chunk) as an empty token with the chunk, so a handler can start a
+        // tool call as soon as its arguments are complete.
+        await runManager?.handleLLMNewToken(text, { prompt: 0, completion: 0 }, undefined, undefined, undefined, { chunk });
       }
     } catch (error) {
       throw this.toError(error, options.signal, received);

@@ -1,3 +1,4 @@
+import { isImageBlock, observationText } from "../agent/observation-text";
 import type { BaseMessage, MessageContent } from "@langchain/core/messages";
 import type OpenAI from "openai";
 import { InvalidArgumentError } from "../errors/invalid-argument-error";
@@ -78,7 +79,9 @@ function toOpenAIMessage(message: BaseMessage, index: number, options: ToOpenAIM
     case "tool": {
       const id = (message as BaseMessage & { tool_call_id?: unknown }).tool_call_id;
       if (typeof id !== "string" || !id) missingId(index, message, "has no `tool_call_id`");
-      return { role: "tool", tool_call_id: id as string, content: message.text };
+      // Chat Completions takes text only in a tool message: an image a tool returned becomes a note.
+      const content = Array.isArray(message.content) && message.content.some(isImageBlock) ? observationText(message.content) : message.text;
+      return { role: "tool", tool_call_id: id as string, content };
     }
     case "function":
       return { role: "function", name: message.name ?? "", content: message.text };

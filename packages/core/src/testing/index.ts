@@ -12,3 +12,24 @@ export type {
   OpenAICompatibleServer,
   OpenAICompatibleServerOptions,
 } from "./openai-compatible-server/index";
+export { startAnthropicMessagesServer } from "./anthropic-messages-server/index";
+export type {
+  AnthropicLoopbackError,
+  AnthropicLoopbackReply,
+  AnthropicLoopbackToolCall,
+  AnthropicLoopbackTurn,
+  AnthropicMessagesServer,
+  AnthropicMessagesServerOptions,
+  AnthropicRejectedRequest,
+  AnthropicUsage,
+} from "./anthropic-messages-server/index";
+export { startOpenAIResponsesServer } from "./openai-responses-server/index";
+export type {
+  OpenAIResponsesServer,
+  OpenAIResponsesServerOptions,
+  ResponsesLoopbackError,
+  ResponsesLoopbackReply,
+  ResponsesLoopbackToolCall,
+  ResponsesLoopbackTurn,
+  ResponsesRejectedRequest,
+} from "./openai-responses-server/index";

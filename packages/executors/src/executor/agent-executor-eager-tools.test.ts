@@ -54,7 +54,7 @@ describe("eagerTools", () => {
     expect(actions.every((event) => event.early === true)).toBe(true);
     // Every step comes after its action; the output is last.
     for (const step of events.filter((event) => event.type === "step")) {
-      const observation = (step as Extract<AgentStreamEvent, { type: "step" }>).step.observation;
+      const observation = String((step as Extract<AgentStreamEvent, { type: "step" }>).step.observation);
       const action = actions.find((event) => observation.startsWith((event.action.toolInput as { name: string }).name));
       expect(events.indexOf(action as AgentStreamEvent)).toBeLessThan(events.indexOf(step));
     }

@@ -56,7 +56,7 @@ describe("maxObservationLength", () => {
   it("truncates long observations with a note and keeps the original length in the step metadata", async () => {
     const { agent, inputs } = scriptedAgent([act("big"), finish("ok")]);
     const events = await collect(new AgentExecutor({ agent, tools: [big] }).stream({ input: "go" }));
-    const observation = inputs[1]?.steps[0]?.observation ?? "";
+    const observation = String(inputs[1]?.steps[0]?.observation ?? "");
     expect(observation.startsWith("x".repeat(100_000))).toBe(true);
     expect(observation).toMatch(/\[Observation truncated: the tool returned 250000 characters; only the first 100000 are shown\.\]$/);
     const step = events.find((event) => event.type === "step");

@@ -1,4 +1,4 @@
-import { getOutputUsage, isAgentAction, isAgentFinish } from "@agentrx/core";
+import { getOutputUsage, isAgentAction, isAgentFinish, observationText } from "@agentrx/core";
 import type { AgentAction, AgentFinish, AgentOutput, AgentStep, StepMetadata } from "@agentrx/core";
 import type { UsageMetadata } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
@@ -204,7 +204,7 @@ export class AgentLoop {
     // A turn returns directly when every one of its calls is of a `returnDirect` tool (and no
     // person rejected one): one call's observation, or several joined by blank lines.
     if (!run.approvals.rejectedInTurn(turn.iteration) && turn.actions.every((action) => tools.returnsDirect(action))) {
-      const observation = turn.results.map((step) => (step as AgentStep).observation).join("\n\n");
+      const observation = turn.results.map((step) => observationText((step as AgentStep).observation)).join("\n\n");
       await run.complete({ returnValues: { output: observation }, log: observation }, "return_direct");
       return "done";
     }

@@ -72,7 +72,7 @@ export function runMessages(inputs: Record<string, unknown>, inputKey: string, s
       messages.push(log);
       lastLog = log;
     }
-    messages.push(new ToolMessage({ content: step.observation, tool_call_id: action.toolCallId, name: action.tool }));
+    messages.push(new ToolMessage({ content: step.observation as ToolMessage["content"], tool_call_id: action.toolCallId, name: action.tool }));
   }
   messages.push(new AIMessage(output));
   return messages;

@@ -1,15 +1,22 @@
-import { EXCEPTION_TOOL_NAME, InvalidToolArgumentsException } from "@agentrx/core";
-import type { AgentAction, AgentStep } from "@agentrx/core";
+import { EXCEPTION_TOOL_NAME, InvalidToolArgumentsException, isImageBlock } from "@agentrx/core";
+import type { AgentAction, AgentStep, Observation } from "@agentrx/core";
+import type { MessageContentComplex } from "@langchain/core/messages";
 import { OutputParserException } from "@langchain/core/output_parsers";
 import { ToolInputParsingException } from "@langchain/core/tools";
 import type { ResolvedOptions } from "./validate-options";
 
-/** Turns a tool result into an observation string (non-strings become JSON). @internal */
-export function toObservation(result: unknown): string {
+/**
+ * Turns a tool result into an observation: a string as it is; message content (or a message whose
+ * content is) with an image block, such as a chart or a screenshot, as that content (text and
+ * image blocks); anything else as JSON. @internal
+ */
+export function toObservation(result: unknown): Observation {
   if (typeof result === "string") return result;
   if (result === undefined) return "";
-  if (isMessage(result)) return typeof result.content === "string" ? result.content : safeJson(result.content);
-  return safeJson(result);
+  const content = isMessage(result) ? result.content : result;
+  if (typeof content === "string") return content;
+  if (Array.isArray(content) && content.some(isImageBlock)) return content as MessageContentComplex[];
+  return safeJson(content);
 }
 
 function isMessage(value: unknown): value is { content: unknown; _getType: () => string } {

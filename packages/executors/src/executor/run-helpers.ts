@@ -1,5 +1,5 @@
 import type { AgentAction, AgentFinish, AgentStep } from "@agentrx/core";
-import { isAgentAction, isToolAgentAction } from "@agentrx/core";
+import { isAgentAction, isToolAgentAction, observationText } from "@agentrx/core";
 import { AIMessage, type BaseMessage, FunctionMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { CallbackManager, type CallbackManagerForChainRun } from "@langchain/core/callbacks/manager";
 import type { SerializedNotImplemented } from "@langchain/core/load/serializable";
@@ -156,10 +156,11 @@ export function stepEvent(step: AgentStep, iteration: number, durationMs: number
  * as the OpenAI-functions agent's scratchpad sends it), else a `HumanMessage`.
  */
 function resultMessages(step: AgentStep): BaseMessage[] {
-  const { action, observation } = step;
+  const { action } = step;
+  const observation = step.observation as ToolMessage["content"];
   if (isToolAgentAction(action)) return [new ToolMessage({ content: observation, tool_call_id: action.toolCallId })];
-  if ((action as { resultMessageType?: unknown }).resultMessageType === "function") return [new FunctionMessage({ content: observation, name: action.tool })];
-  return [new HumanMessage(observation)];
+  if ((action as { resultMessageType?: unknown }).resultMessageType === "function") return [new FunctionMessage({ content: observationText(step.observation), name: action.tool })];
+  return [new HumanMessage({ content: observation })];
 }
 
 /** An error as one line for a record or an answer: `Name: message`, or the value as a string. */

@@ -65,8 +65,12 @@ export class TokenForwarder extends BaseCallbackHandler {
     for (const chunk of chunks) {
       const index = chunk.index ?? calls.length - 1;
       if (index < 0) continue;
-      // A chunk of a later call: every call before it is complete.
-      for (let i = 0; i < index && i < calls.length; i++) this.complete(runId, calls[i] as StreamingCall);
+      // A chunk of a later call: every call before it is complete. Indexes may be sparse (Anthropic
+      // numbers a tool call by its content block, after thinking and text blocks).
+      for (let i = 0; i < index && i < calls.length; i++) {
+        const earlier = calls[i];
+        if (earlier !== undefined) this.complete(runId, earlier);
+      }
       const call = (calls[index] ??= { id: undefined, name: "", args: "", done: false });
       if (chunk.id) call.id = chunk.id;
       if (chunk.name) call.name += chunk.name;
@@ -84,7 +88,7 @@ export class TokenForwarder extends BaseCallbackHandler {
     const streaming = this.streaming.get(runId);
     if (streaming) {
       this.streaming.delete(runId);
-      for (const call of streaming) this.complete(runId, call);
+      for (const call of streaming) if (call !== undefined) this.complete(runId, call);
     }
     const usage = usageOf(output);
     if (usage) this.sink.onUsage(usage);

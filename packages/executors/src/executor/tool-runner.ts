@@ -1,5 +1,5 @@
 import { IDEMPOTENCY_KEY_METADATA, STEP_METADATA_KEY, invalidToolObservation } from "@agentrx/core";
-import type { AgentAction, AgentStep, StepMetadata } from "@agentrx/core";
+import type { AgentAction, AgentStep, Observation, StepMetadata } from "@agentrx/core";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { ResolvedOptions } from "./validate-options";
@@ -49,7 +49,7 @@ export interface EarlyCall {
   action: AgentAction;
   /** `performance.now()` when it started. */
   start: number;
-  result: Promise<{ observation: string; metadata: StepMetadata | undefined }>;
+  result: Promise<{ observation: Observation; metadata: StepMetadata | undefined }>;
   /** Aborts it (when the model call fails or its answer does not include the call). */
   controller: AbortController | undefined;
 }
@@ -134,7 +134,7 @@ export class ToolRunner {
     const { observed } = this.run;
     const early = this.run.earlyCall(index);
     const start = early ? early.start : observed ? performance.now() : 0;
-    let pending: Promise<{ observation: string; metadata: StepMetadata | undefined }>;
+    let pending: Promise<{ observation: Observation; metadata: StepMetadata | undefined }>;
     if (early) pending = early.result;
     else {
       this.run.beforeToolStart();
@@ -146,21 +146,22 @@ export class ToolRunner {
   }
 
   /** Calls the action's tool: its observation (truncated when too long) and what policies reported. */
-  private async execute(action: AgentAction, base: RunnableConfig): Promise<{ observation: string; metadata: StepMetadata | undefined }> {
+  private async execute(action: AgentAction, base: RunnableConfig): Promise<{ observation: Observation; metadata: StepMetadata | undefined }> {
     const { options } = this.run;
     const tool = options.toolsByName.get(action.tool);
     if (tool === undefined) return { observation: invalidToolObservation(action.tool, options.toolNames), metadata: undefined };
     const metadata: StepMetadata = {};
     const config: RunnableConfig = { ...base, configurable: { ...base.configurable, [STEP_METADATA_KEY]: metadata } };
     let observation = await this.invoke(tool, action, config);
-    if (observation.length > options.maxObservationLength) {
+    // Content with images is kept whole (each image is capped when recorded).
+    if (typeof observation === "string" && observation.length > options.maxObservationLength) {
       metadata.observationLength = observation.length;
       observation = truncateObservation(observation, options.maxObservationLength);
     }
     return { observation, metadata };
   }
 
-  private async invoke(tool: StructuredToolInterface, action: AgentAction, config: RunnableConfig): Promise<string> {
+  private async invoke(tool: StructuredToolInterface, action: AgentAction, config: RunnableConfig): Promise<Observation> {
     const input = action.toolInput as unknown;
     try {
       return toObservation(await tool.invoke(input as never, config));

@@ -1,4 +1,5 @@
 // Formatting helpers of renderTrace and printTrace (internal: the package does not export them).
+import { observationText } from "@agentrx/core";
 import type { AgentStreamEvent, StopReason } from "../executor/events";
 
 /** Styles the trace uses; identity functions when colours are off. */
@@ -102,12 +103,18 @@ export function formatLine(
     case "step": {
       const { action, observation } = event.step;
       const took = style.dim(`(${formatDuration(event.durationMs)})`);
-      return `${label(style, "step")}${style.bold(action.tool)} ${took} ${oneLine(formatInput(observation), maxLength)}\n`;
+      return `${label(style, "step")}${style.bold(action.tool)} ${took} ${oneLine(formatInput(typeof observation === "string" ? observation : observationText(observation)), maxLength)}\n`;
     }
     case "usage": {
       if (!showUsage) return undefined;
-      const { input_tokens: input, output_tokens: output, total_tokens: total } = event.usage;
-      return `${label(style, "usage")}${style.dim(`${input} in + ${output} out = ${total} tokens`)}\n`;
+      const { input_tokens: input, output_tokens: output, total_tokens: total, input_token_details: inDetails, output_token_details: outDetails } = event.usage;
+      const details = [
+        inDetails?.cache_read !== undefined ? `${inDetails.cache_read} cached` : "",
+        inDetails?.cache_creation !== undefined ? `${inDetails.cache_creation} cache write` : "",
+        outDetails?.reasoning !== undefined ? `${outDetails.reasoning} reasoning` : "",
+      ].filter(Boolean);
+      const note = details.length > 0 ? ` (${details.join(", ")})` : "";
+      return `${label(style, "usage")}${style.dim(`${input} in + ${output} out = ${total} tokens${note}`)}\n`;
     }
     case "output": {
       const answer = event.output === "" ? "" : `${indentLines(event.output)} `;

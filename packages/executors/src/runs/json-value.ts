@@ -65,3 +65,48 @@ function decodeObject(value: JsonObject): Record<string, unknown> {
   for (const key of Object.keys(value)) out[key] = decodeValue(value[key] as JsonValue);
   return out;
 }
+
+/**
+ * The most base64 characters of one image in an observation that a run's record keeps (about
+ * 384 KB of image); a larger image is recorded as a text block that says what it was.
+ *
+ * @example
+ * ```ts
+ * import { MAX_RECORDED_IMAGE_CHARS } from "@agentrx/executors";
+ *
+ * console.log(MAX_RECORDED_IMAGE_CHARS); // 524288
+ * ```
+ */
+export const MAX_RECORDED_IMAGE_CHARS = 512 * 1024;
+
+/**
+ * An observation as a record keeps it: text as it is; content with its images kept up to
+ * {@link MAX_RECORDED_IMAGE_CHARS} of base64 each (a larger one is replaced by a text block that
+ * says what it was), so no event carries unbounded base64.
+ */
+export function encodeObservation(observation: unknown): JsonValue {
+  if (!Array.isArray(observation)) return typeof observation === "string" ? observation : String(observation ?? "");
+  return observation.map((block: Record<string, unknown>, index) => {
+    const size = imageChars(block);
+    if (size <= MAX_RECORDED_IMAGE_CHARS) return encodeValue(block, `observation[${index}]`);
+    const source = block["source"] as Record<string, unknown> | undefined;
+    const mime = String(block["mimeType"] ?? block["mime_type"] ?? source?.["media_type"] ?? "image");
+    const kb = Math.round((size * 3) / 4 / 1024);
+    return { type: "text", text: `[${mime} image of ${kb} KB, left out of the run record: too large to keep]` };
+  });
+}
+
+/** The observation {@link encodeObservation} encoded. */
+export function decodeObservation(value: JsonValue | undefined): string | Record<string, unknown>[] {
+  if (Array.isArray(value)) return value.map((block) => decodeValue(block) as Record<string, unknown>);
+  return typeof value === "string" ? value : String(value ?? "");
+}
+
+/** Base64 characters of an image block's inline data (0 for other blocks and images by URL). */
+function imageChars(block: Record<string, unknown>): number {
+  const source = block?.["source"] as Record<string, unknown> | undefined;
+  const imageUrl = block?.["image_url"];
+  const url = typeof imageUrl === "string" ? imageUrl : (imageUrl as { url?: unknown } | undefined)?.url;
+  const data = block?.["data"] ?? source?.["data"] ?? (typeof url === "string" && url.startsWith("data:") ? url : undefined);
+  return typeof data === "string" ? data.length : 0;
+}

@@ -1,7 +1,7 @@
 import type { AgentAction, AgentStep } from "@agentrx/core";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage, type UsageMetadata } from "@langchain/core/messages";
 import type { AgentStreamEvent, Decision, Interrupt, OutputEvent, StopReason } from "../executor/events";
-import { decodeMessages, decodeValue, encodeMessages, encodeValue } from "./json-value";
+import { decodeMessages, decodeObservation, decodeValue, encodeMessages, encodeObservation, encodeValue } from "./json-value";
 import type { JsonObject, JsonValue, StoredRunEvent } from "./run-store";
 
 /**
@@ -87,7 +87,7 @@ function encodeOwnEvent(event: AgentStreamEvent, index: number | undefined): Jso
     case "action":
       return { type: "action", at: event.at, iteration: event.iteration, index: index ?? 0, action: encodeAction(event.action) };
     case "step": {
-      const out: JsonObject = { type: "step", at: event.at, iteration: event.iteration, observation: event.step.observation, durationMs: event.durationMs };
+      const out: JsonObject = { type: "step", at: event.at, iteration: event.iteration, observation: encodeObservation(event.step.observation), durationMs: event.durationMs };
       if (index === undefined) out["action"] = encodeAction(event.step.action);
       else out["index"] = index;
       if (event.metadata !== undefined) out["metadata"] = encodeValue(event.metadata, "metadata");
@@ -231,7 +231,7 @@ export class RunEventDecoder {
         return { type: "action", iteration, index, action, messages, at };
       }
       case "step": {
-        const observation = String(data["observation"] ?? "");
+        const observation = decodeObservation(data["observation"]) as AgentStep["observation"];
         let action: AgentAction;
         if (typeof data["index"] === "number") {
           const known = this.turns.get(iteration)?.[data["index"]];
@@ -245,7 +245,9 @@ export class RunEventDecoder {
         const step: AgentStep = { action, observation };
         const toolCallId = (action as { toolCallId?: unknown }).toolCallId;
         const messages: BaseMessage[] =
-          typeof toolCallId === "string" ? [new ToolMessage({ content: observation, tool_call_id: toolCallId })] : [new HumanMessage(observation)];
+          typeof toolCallId === "string"
+            ? [new ToolMessage({ content: observation as ToolMessage["content"], tool_call_id: toolCallId })]
+            : [new HumanMessage({ content: observation as ToolMessage["content"] })];
         const event: AgentStreamEvent = { type: "step", iteration, step, messages, durationMs: Number(data["durationMs"] ?? 0), at };
         if (typeof data["index"] === "number") event.index = data["index"];
         if (data["metadata"] !== undefined) event.metadata = decodeValue(data["metadata"]) as Record<string, unknown>;

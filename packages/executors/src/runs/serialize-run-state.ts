@@ -1,7 +1,7 @@
 import type { AgentStep } from "@agentrx/core";
 import { RUN_STATE_SCHEMA_VERSION, type RunPhase, type RunState } from "../executor/run-state";
 import type { StopReason } from "../executor/events";
-import { decodeValue, encodeValue } from "./json-value";
+import { decodeObservation, decodeValue, encodeObservation, encodeValue } from "./json-value";
 import { decodeAction, encodeAction } from "./run-event-codec";
 import type { JsonObject, JsonValue } from "./run-store";
 
@@ -50,7 +50,7 @@ export function serializeRunState(state: RunState): SerializedRunState {
     out.turn = {
       iteration: state.turn.iteration,
       actions: state.turn.actions.map(encodeAction),
-      results: Array.from(state.turn.results, (step) => (step === undefined ? null : { observation: step.observation })),
+      results: Array.from(state.turn.results, (step) => (step === undefined ? null : { observation: encodeObservation(step.observation) })),
     };
   }
   if (state.usage !== undefined) out.usage = encodeValue(state.usage, "usage");
@@ -97,7 +97,7 @@ export function deserializeRunState(json: unknown): RunState {
             iteration: turn.iteration,
             actions,
             results: turn.results.map((result, index) =>
-              result === null ? undefined : { action: actions[index] as AgentStep["action"], observation: String(result["observation"]) },
+              result === null ? undefined : { action: actions[index] as AgentStep["action"], observation: decodeObservation(result["observation"]) as AgentStep["observation"] },
             ),
           },
     usage: data.usage === undefined ? undefined : (decodeValue(data.usage) as RunState["usage"]),
@@ -109,9 +109,9 @@ export function deserializeRunState(json: unknown): RunState {
 }
 
 function encodeStep(step: AgentStep): JsonObject {
-  return { action: encodeAction(step.action), observation: step.observation };
+  return { action: encodeAction(step.action), observation: encodeObservation(step.observation) };
 }
 
 function decodeStep(data: JsonObject): AgentStep {
-  return { action: decodeAction(data["action"]), observation: String(data["observation"]) };
+  return { action: decodeAction(data["action"]), observation: decodeObservation(data["observation"]) as AgentStep["observation"] };
 }

@@ -2,7 +2,7 @@ import { RunNotFoundError, type RunInfo, type RunStore } from "../runs/index";
 import { readReadableEvents } from "./read-readable-events";
 import { CappedText, capTexts } from "./capped-text";
 import type { TracePageData, TraceRun } from "./trace-data";
-import { TraceEventConverter, type ServerTraceEvent } from "./trace-event-converter";
+import { TraceEventConverter, type ServerTraceEvent, usageOf } from "./trace-event-converter";
 import type { TracePageSource } from "./page/trace-page-html";
 
 /**
@@ -72,11 +72,7 @@ export function traceRunOf(info: RunInfo): TraceRun {
   if (info.threadId !== undefined) run.threadId = info.threadId;
   if (info.stopReason !== undefined) run.stopReason = info.stopReason;
   if (info.error !== undefined) run.error = info.error;
-  if (info.usage !== undefined) {
-    const input = info.usage.input_tokens ?? 0;
-    const output = info.usage.output_tokens ?? 0;
-    run.usage = { input, output, total: info.usage.total_tokens ?? input + output };
-  }
+  if (info.usage !== undefined) run.usage = usageOf(info.usage);
   if (info.checkpoint !== undefined) {
     run.iterations = info.checkpoint.iteration;
     run.elapsedMs = info.checkpoint.elapsedMs;

@@ -18,6 +18,12 @@ export interface TraceUsage {
   input: number;
   output: number;
   total: number;
+  /** Input tokens read from the provider's prompt cache (`input_token_details.cache_read`). */
+  cacheRead?: number;
+  /** Input tokens written to the prompt cache (`input_token_details.cache_creation`). */
+  cacheCreation?: number;
+  /** Output tokens spent reasoning (`output_token_details.reasoning`). */
+  reasoning?: number;
 }
 
 /** A tool call a model asked for, as its reply carries it. */

@@ -1,5 +1,6 @@
 import { RunEventDecoder, type StoredRunEvent } from "../runs/index";
 import { isBaseMessage, type BaseMessage, type UsageMetadata } from "@langchain/core/messages";
+import { observationText } from "@agentrx/core";
 import { CappedText } from "./capped-text";
 import type { TraceEvent, TraceMessage, TraceUsage } from "./trace-data";
 import { isUnreadableRunEvent, type ReadableRunEntry, type UnreadableRunEvent } from "./read-readable-events";
@@ -107,7 +108,8 @@ export class TraceEventConverter {
           tool: String(action.tool),
           ...toolCallIdOf(action),
           ...(standalone ? { toolInput: this.text(inputText(action.toolInput)) } : {}),
-          observation: this.text(String(observation)),
+          // Images show as a placeholder with their type and size.
+          observation: this.text(observationText(observation).replaceAll("; this agent reads text only]", "]")),
           durationMs: Number(event["durationMs"]),
           ...(metadata !== undefined && metadata !== null ? { metadata: plain(metadata) as Record<string, unknown> } : {}),
         };
@@ -218,9 +220,21 @@ function toolCallIdOf(action: unknown): { toolCallId?: string } {
   return typeof id === "string" ? { toolCallId: id } : {};
 }
 
-function usageOf(value: unknown): TraceUsage {
+/** The page's view of a recorded usage: counts, and the cache and reasoning details when reported. @internal */
+export function usageOf(value: unknown): TraceUsage {
   const usage = (value ?? {}) as Partial<UsageMetadata>;
   const input = Number(usage.input_tokens ?? 0) || 0;
   const output = Number(usage.output_tokens ?? 0) || 0;
-  return { input, output, total: Number(usage.total_tokens ?? input + output) || 0 };
+  const out: TraceUsage = { input, output, total: Number(usage.total_tokens ?? input + output) || 0 };
+  const detail = (group: unknown, key: string): number | undefined => {
+    const count = (group as Record<string, unknown> | undefined)?.[key];
+    return typeof count === "number" && Number.isFinite(count) ? count : undefined;
+  };
+  const cacheRead = detail(usage.input_token_details, "cache_read");
+  const cacheCreation = detail(usage.input_token_details, "cache_creation");
+  const reasoning = detail(usage.output_token_details, "reasoning");
+  if (cacheRead !== undefined) out.cacheRead = cacheRead;
+  if (cacheCreation !== undefined) out.cacheCreation = cacheCreation;
+  if (reasoning !== undefined) out.reasoning = reasoning;
+  return out;
 }

@@ -211,7 +211,7 @@ describe("fork", () => {
       { name: "weather", description: "Weather.", schema: z.object({ city: z.string() }) },
     );
     const agent = RunnableLambda.from((input: { input: string; steps: AgentStep[] }) => {
-      asked.push(input.steps.map((step) => step.observation));
+      asked.push(input.steps.map((step) => String(step.observation)));
       const cities = input.input.split(",");
       const next = cities[input.steps.length];
       if (next !== undefined) return { tool: "weather", toolInput: { city: next }, log: "", toolCallId: `w${input.steps.length}` } as AgentAction;

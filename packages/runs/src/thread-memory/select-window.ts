@@ -55,7 +55,30 @@ const LAST_PAGE = 1000;
  * APIs reject both). The thread's first message, when it is a system message, is always kept, and
  * its tokens are counted first.
  */
-export async function selectWindow(readOlder: ReadOlder, maxTokens: number): Promise<StoredThreadMessage[]> {
+export async function selectWindow(readOlder: ReadOlder, maxTokens: number, cutEvery = 1): Promise<StoredThreadMessage[]> {
+  const window = await newestThatFit(readOlder, maxTokens);
+  return cutEvery > 1 ? snapStart(window, cutEvery) : window;
+}
+
+/**
+ * The window from its first message whose seq is past a multiple of `cutEvery` (a leading system
+ * message stays), never starting on a tool result: the start moves only when the budget passes a
+ * boundary, so consecutive windows of a growing thread share their beginning.
+ */
+function snapStart(window: StoredThreadMessage[], cutEvery: number): StoredThreadMessage[] {
+  const system = window[0] !== undefined && window[0].seq === 1 && shapeOf(window[0]).type === "system" ? window[0] : undefined;
+  const rest = system === undefined ? window : window.slice(1);
+  const first = rest[0];
+  if (first === undefined) return window;
+  const boundary = Math.ceil((first.seq - 1) / cutEvery) * cutEvery + 1;
+  let start = rest.findIndex((message) => message.seq >= boundary);
+  if (start === -1) start = rest.length;
+  while (start < rest.length && isToolResult(shapeOf(rest[start] as StoredThreadMessage))) start++;
+  const kept = rest.slice(start);
+  return system === undefined ? kept : [system, ...kept];
+}
+
+async function newestThatFit(readOlder: ReadOlder, maxTokens: number): Promise<StoredThreadMessage[]> {
   let page = await readOlder(undefined, FIRST_PAGE);
   if (page.length === 0) return [];
   let first = page.at(-1)!.seq === 1 ? page.at(-1) : undefined;

@@ -28,6 +28,15 @@ export interface ThreadMemoryOptions {
    * @default false
    */
   includeToolMessages?: boolean;
+  /**
+   * Move the window's start in steps of this many messages (an integer >= 1), for prompt caching:
+   * the window starts at a message whose position in the thread is a multiple of `cutEvery` (or
+   * at the first whole message after it), so from one run to the next the history keeps the same
+   * beginning, and the provider's prompt cache keeps serving it, until the thread has grown by
+   * about `cutEvery` messages. The window then holds fewer messages than `maxTokens` allows, by
+   * up to `cutEvery`. @default 1 (the window starts wherever the budget ends)
+   */
+  cutEvery?: number;
 }
 
 /** Options of {@link ThreadMemory.addMessages}. */
@@ -67,11 +76,13 @@ export class ThreadMemory {
   readonly maxTokens: number;
   /** Whether tool calls and their results are kept. */
   readonly includeToolMessages: boolean;
+  /** The step, in messages, the window's start moves by. */
+  readonly cutEvery: number;
   readonly #countTokens: (message: BaseMessage) => number;
 
   constructor(options: ThreadMemoryOptions) {
     if (options === null || typeof options !== "object") throw invalid("options", options, "an object with store and maxTokens");
-    const { store, maxTokens, countTokens = estimateMessageTokens, includeToolMessages = false } = options;
+    const { store, maxTokens, countTokens = estimateMessageTokens, includeToolMessages = false, cutEvery = 1 } = options;
     const missing = (["appendThreadMessages", "readThreadMessages", "clearThread"] as const).filter(
       (method) => typeof (store as Partial<RunStore> | null | undefined)?.[method] !== "function",
     );
@@ -85,6 +96,8 @@ export class ThreadMemory {
     if (typeof maxTokens !== "number" || !Number.isSafeInteger(maxTokens) || maxTokens < 1) throw invalid("maxTokens", maxTokens, "an integer >= 1 (tokens)");
     if (typeof countTokens !== "function") throw invalid("countTokens", countTokens, "a function (message) => number");
     if (typeof includeToolMessages !== "boolean") throw invalid("includeToolMessages", includeToolMessages, "a boolean");
+    if (!Number.isSafeInteger(cutEvery) || cutEvery < 1) throw invalid("cutEvery", cutEvery, "an integer >= 1 (messages)");
+    this.cutEvery = cutEvery;
     this.store = store;
     this.maxTokens = maxTokens;
     this.includeToolMessages = includeToolMessages;
@@ -100,6 +113,7 @@ export class ThreadMemory {
     const window = await selectWindow(
       (before, limit) => this.store.readThreadMessages(threadId, { newestFirst: true, limit, ...(before === undefined ? {} : { before }) }),
       this.maxTokens,
+      this.cutEvery,
     );
     return window.map((stored) => toMessage(threadId, stored));
   }

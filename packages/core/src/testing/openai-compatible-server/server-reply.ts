@@ -19,8 +19,12 @@ export interface LoopbackCompletion {
   toolCalls?: LoopbackToolCall[];
   /** @default "tool_calls" when there are tool calls, else "stop" */
   finishReason?: "stop" | "length" | "tool_calls" | "content_filter";
-  /** Usage to report. @default counted in words */
-  usage?: { promptTokens: number; completionTokens: number };
+  /**
+   * Usage to report; `cachedTokens` and `reasoningTokens` are sent as
+   * `prompt_tokens_details.cached_tokens` and `completion_tokens_details.reasoning_tokens`, as
+   * OpenAI reports a prompt-cache hit and a reasoning model's hidden tokens. @default counted in words
+   */
+  usage?: { promptTokens: number; completionTokens: number; cachedTokens?: number; reasoningTokens?: number };
   /** Milliseconds to wait before sending the status line and headers (a slow first byte). */
   firstByteDelayMs?: number;
   /** Streaming only: destroy the connection after this many SSE events (a dropped connection). */
@@ -154,7 +158,13 @@ export interface PreparedCompletion {
   toolCalls: ToolCallOut[];
   finishReason: string;
   refusal: string | null;
-  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  usage: {
+    prompt_tokens: number;
+    completion_tokens: number;
+    total_tokens: number;
+    prompt_tokens_details?: { cached_tokens: number };
+    completion_tokens_details?: { reasoning_tokens: number };
+  };
 }
 
 export function prepareCompletion(completion: LoopbackCompletion, request: LoopbackRequest): PreparedCompletion {
@@ -176,7 +186,7 @@ export function prepareCompletion(completion: LoopbackCompletion, request: Loopb
   }));
   const promptTokens = (body.messages ?? []).reduce((sum, message) => sum + countWords(message.content), 0);
   const completionTokens = countWords(content) + toolCalls.length;
-  const usage = completion.usage ?? { promptTokens, completionTokens };
+  const usage: NonNullable<LoopbackCompletion["usage"]> = completion.usage ?? { promptTokens, completionTokens };
   return {
     id: `chatcmpl-loopback-${request.index}`,
     model: body.model ?? "loopback",
@@ -189,6 +199,8 @@ export function prepareCompletion(completion: LoopbackCompletion, request: Loopb
       prompt_tokens: usage.promptTokens,
       completion_tokens: usage.completionTokens,
       total_tokens: usage.promptTokens + usage.completionTokens,
+      ...(usage.cachedTokens !== undefined ? { prompt_tokens_details: { cached_tokens: usage.cachedTokens } } : {}),
+      ...(usage.reasoningTokens !== undefined ? { completion_tokens_details: { reasoning_tokens: usage.reasoningTokens } } : {}),
     },
   };
 }
@@ -228,13 +240,15 @@ export function completionBody(prepared: PreparedCompletion): string {
 /**
  * The `chat.completion.chunk` objects of a streamed completion: a role chunk, the text deltas,
  * the tool calls (a header chunk with id and name, then argument deltas of `toolCallChunkSize`
- * characters, round-robin across tool calls), the finish chunk and, when asked, the usage chunk.
+ * characters, round-robin across tool calls; or, `"sequential"`, each call whole before the next),
+ * the finish chunk and, when asked, the usage chunk.
  */
 export function completionChunks(
   prepared: PreparedCompletion,
   textDeltas: string[],
   toolCallChunkSize: number,
   includeUsage: boolean,
+  toolCallOrder: "interleaved" | "sequential" = "interleaved",
 ): object[] {
   const base = { id: prepared.id, object: "chat.completion.chunk", created: prepared.created, model: prepared.model };
   const chunk = (delta: object, finishReason: string | null = null) => ({
@@ -245,11 +259,16 @@ export function completionChunks(
   const chunks: object[] = [chunk({ role: "assistant", content: "", refusal: null })];
   for (const text of textDeltas) chunks.push(chunk({ content: text }));
   for (const text of splitText(prepared.refusal ?? "", "word")) chunks.push(chunk({ refusal: text }));
-  prepared.toolCalls.forEach((call, index) => {
-    chunks.push(chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }));
-  });
+  const header = (call: ToolCallOut, index: number) =>
+    chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] });
   const pieces = prepared.toolCalls.map((call) => split(call.text, toolCallChunkSize));
-  const rounds = Math.max(0, ...pieces.map((list) => list.length));
+  if (toolCallOrder === "sequential") {
+    prepared.toolCalls.forEach((call, index) => {
+      chunks.push(header(call, index));
+      for (const piece of pieces[index] ?? []) chunks.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+    });
+  } else prepared.toolCalls.forEach((call, index) => chunks.push(header(call, index)));
+  const rounds = toolCallOrder === "sequential" ? 0 : Math.max(0, ...pieces.map((list) => list.length));
   for (let round = 0; round < rounds; round++) {
     pieces.forEach((list, index) => {
       const piece = list[round];

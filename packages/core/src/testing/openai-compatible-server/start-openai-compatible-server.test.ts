@@ -85,6 +85,20 @@ describe("startOpenAICompatibleServer", () => {
     expect(chunks.at(-1).choices[0].finish_reason).toBe("tool_calls");
   });
 
+  it("streams tool calls one after the other with toolCallOrder: \"sequential\"", async () => {
+    const toolCalls = [
+      { name: "search", arguments: { query: "weather in Paris" }, id: "call_a" },
+      { name: "calculator", arguments: { expression: "2 * (3 + 4)" }, id: "call_b" },
+    ];
+    const { url } = await start({ responses: [{ toolCalls }], toolCallChunkSize: 5, toolCallOrder: "sequential" });
+    const chunks = (await events(await chat(url, { stream: true }))).slice(0, -1).map((payload) => JSON.parse(payload));
+    const indices = chunks.flatMap((chunk) => chunk.choices[0]?.delta.tool_calls ?? []).map((delta: any) => delta.index);
+    const firstOfSecond = indices.indexOf(1);
+    expect(firstOfSecond).toBeGreaterThan(1);
+    expect(indices.slice(firstOfSecond).every((index: number) => index === 1)).toBe(true);
+    await expect(startOpenAICompatibleServer({ responses: [], toolCallOrder: "random" as never })).rejects.toThrow(/toolCallOrder/);
+  });
+
   it("answers from a function of the request", async () => {
     const { url } = await start({ responses: [(request) => `You said: ${request.body.messages[0].content}`] });
     expect((await (await chat(url, {})).json()).choices[0].message.content).toBe("You said: hi there");

@@ -31,6 +31,12 @@ export interface OpenAICompatibleServerOptions {
   chunkSize?: "word" | number;
   /** Characters of tool-call arguments per streamed delta (small, to split mid-JSON). @default 7 */
   toolCallChunkSize?: number;
+  /**
+   * How several streamed tool calls are laid out: `"interleaved"` sends every call's header (id
+   * and name), then their argument deltas round-robin; `"sequential"` streams one call whole
+   * (header, then its arguments) before the next, as OpenAI does. @default "interleaved"
+   */
+  toolCallOrder?: "interleaved" | "sequential";
   /** Milliseconds between streamed SSE events. @default 0 */
   tokenDelayMs?: number;
   /** When set, requests whose `Authorization` is not `Bearer <apiKey>` get a 401. */
@@ -90,12 +96,13 @@ export async function startOpenAICompatibleServer({
   onExhausted = "error",
   chunkSize = "word",
   toolCallChunkSize = 7,
+  toolCallOrder = "interleaved",
   tokenDelayMs = 0,
   apiKey,
   models = ["loopback-model"],
   validateRequests = true,
 }: OpenAICompatibleServerOptions): Promise<OpenAICompatibleServer> {
-  validateServerOptions(responses, onExhausted, chunkSize, toolCallChunkSize, tokenDelayMs, validateRequests);
+  validateServerOptions(responses, onExhausted, chunkSize, toolCallChunkSize, tokenDelayMs, validateRequests, toolCallOrder);
   const script = [...responses];
   const requests: LoopbackRequest[] = [];
   const sockets = new Set<Socket>();
@@ -151,7 +158,7 @@ export async function startOpenAICompatibleServer({
       return;
     }
     const includeUsage = body.stream_options?.include_usage === true;
-    const chunks = completionChunks(prepared, splitText(prepared.content, chunkSize), toolCallChunkSize, includeUsage);
+    const chunks = completionChunks(prepared, splitText(prepared.content, chunkSize), toolCallChunkSize, includeUsage, toolCallOrder);
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
     res.flushHeaders();
     let written = Promise.resolve();

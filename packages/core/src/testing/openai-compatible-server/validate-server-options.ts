@@ -8,6 +8,7 @@ export function validateServerOptions(
   toolCallChunkSize: unknown,
   tokenDelayMs: unknown,
   validateRequests: unknown,
+  toolCallOrder: unknown = "interleaved",
 ): void {
   const fail = (argument: string, value: unknown, expected: string) => {
     throw new InvalidArgumentError({
@@ -25,6 +26,9 @@ export function validateServerOptions(
   }
   if (!(Number.isInteger(toolCallChunkSize) && (toolCallChunkSize as number) > 0)) {
     fail("toolCallChunkSize", toolCallChunkSize, "a positive integer");
+  }
+  if (toolCallOrder !== "interleaved" && toolCallOrder !== "sequential") {
+    fail("toolCallOrder", toolCallOrder, '"interleaved" or "sequential"');
   }
   if (typeof tokenDelayMs !== "number" || !(tokenDelayMs >= 0)) fail("tokenDelayMs", tokenDelayMs, "a number >= 0");
   if (typeof validateRequests !== "boolean") fail("validateRequests", validateRequests, "true or false");

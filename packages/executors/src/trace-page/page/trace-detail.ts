@@ -71,7 +71,13 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
   }
 
   function usage(value: TraceUsage | undefined): string | undefined {
-    return value === undefined ? undefined : `${fmt.count(value.total)} tokens (${fmt.count(value.input)} in, ${fmt.count(value.output)} out)`;
+    if (value === undefined) return undefined;
+    const parts = [`${fmt.count(value.input)} in`];
+    if (value.cacheRead !== undefined) parts.push(`${fmt.count(value.cacheRead)} of them cached`);
+    if (value.cacheCreation !== undefined) parts.push(`${fmt.count(value.cacheCreation)} written to the cache`);
+    parts.push(`${fmt.count(value.output)} out`);
+    if (value.reasoning !== undefined) parts.push(`${fmt.count(value.reasoning)} of them reasoning`);
+    return `${fmt.count(value.total)} tokens (${parts.join(", ")})`;
   }
 
   function offset(model: TraceModel, at: number | undefined): string | undefined {

@@ -142,6 +142,10 @@ export function traceModelRuntime() {
     total.input += usage.input;
     total.output += usage.output;
     total.total += usage.total;
+    for (const key of ["cacheRead", "cacheCreation", "reasoning"] as const) {
+      const count = usage[key];
+      if (count !== undefined) total[key] = (total[key] ?? 0) + count;
+    }
   }
 
   function toolAt(iteration: TraceIteration, index: number | null, seq: number): TraceToolCall | undefined {

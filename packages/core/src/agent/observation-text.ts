@@ -1,0 +1,73 @@
+import type { Observation } from "./types";
+
+type Block = Record<string, unknown>;
+
+/**
+ * Whether a content block is an image: LangChain's `image` (by data or URL) or `image_url` block,
+ * or OpenAI's `input_image`.
+ *
+ * @example
+ * ```ts
+ * import { isImageBlock } from "@agentrx/core";
+ *
+ * console.log(isImageBlock({ type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" })); // true
+ * console.log(isImageBlock({ type: "text", text: "hi" })); // false
+ * ```
+ */
+export function isImageBlock(block: unknown): boolean {
+  const type = (block as Block | null)?.["type"];
+  return type === "image" || type === "image_url" || type === "input_image";
+}
+
+/** The media type and size (bytes of base64 data) of an image block, as far as it tells. */
+function describeImage(block: Block): string {
+  const source = block["source"] as Block | undefined;
+  const mime = block["mimeType"] ?? block["mime_type"] ?? source?.["media_type"] ?? "image";
+  const data = block["data"] ?? source?.["data"];
+  const url = block["url"] ?? source?.["url"] ?? (typeof block["image_url"] === "string" ? block["image_url"] : (block["image_url"] as Block | undefined)?.["url"]);
+  if (typeof data === "string") return `${String(mime)}, ${formatBytes(Math.floor((data.length * 3) / 4))}`;
+  if (typeof url === "string" && url.startsWith("data:")) return `${url.slice(5, url.indexOf(";")) || String(mime)}, ${formatBytes(Math.floor(((url.length - url.indexOf(",") - 1) * 3) / 4))}`;
+  if (typeof url === "string") return `${String(mime)} at ${url}`;
+  return String(mime);
+}
+
+function formatBytes(bytes: number): string {
+  return bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/**
+ * An observation as text, for agents that read text only (ReAct, structured chat, XML, self-ask,
+ * OpenAI functions): a string as it is; message content as its text blocks, with a note in place
+ * of each image (`[image: image/png, 12.0 KB; this agent reads text only]`); anything else as JSON.
+ *
+ * @example
+ * ```ts
+ * import { observationText } from "@agentrx/core";
+ *
+ * console.log(observationText("Sunny")); // "Sunny"
+ * console.log(observationText([{ type: "text", text: "The chart:" }, { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" }]));
+ * // "The chart:\n[image: image/png, 8 B; this agent reads text only]"
+ * ```
+ */
+export function observationText(observation: Observation | unknown): string {
+  if (typeof observation === "string") return observation;
+  if (Array.isArray(observation) && observation.some(isImageBlock)) {
+    return observation
+      .map((block: Block) =>
+        isImageBlock(block) ? `[image: ${describeImage(block)}; this agent reads text only]` : typeof block?.["text"] === "string" ? block["text"] : safeJson(block),
+      )
+      .join("\n");
+  }
+  if (Array.isArray(observation) && observation.every((block: Block) => block?.["type"] === "text" && typeof block["text"] === "string")) {
+    return observation.map((block: Block) => block["text"]).join("\n");
+  }
+  return safeJson(observation);
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

@@ -1,0 +1,42 @@
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
+import { describe, expect, it } from "vitest";
+import { MemoryRunStore } from "../memory/memory-run-store";
+import { ThreadMemory } from "./thread-memory";
+
+const oneToken = () => 1;
+
+describe("ThreadMemory cutEvery", () => {
+  it("moves the window's start in steps, so growing windows share their beginning", async () => {
+    const memory = new ThreadMemory({ store: new MemoryRunStore(), maxTokens: 20, countTokens: oneToken, cutEvery: 10 });
+    const starts: string[] = [];
+    for (let n = 0; n < 30; n++) {
+      await memory.addMessages("t", [new HumanMessage(`q${n}`), new AIMessage(`a${n}`)]);
+      starts.push(String((await memory.getMessages("t"))[0]?.content));
+    }
+    // Without cutEvery the start would move at every turn once the thread passes 20 messages.
+    expect(new Set(starts.slice(10)).size).toBeLessThanOrEqual(5);
+    for (const count of (await Promise.all([memory.getMessages("t")])).map((window) => window.length)) {
+      expect(count).toBeGreaterThan(10);
+      expect(count).toBeLessThanOrEqual(20);
+    }
+    expect(() => new ThreadMemory({ store: new MemoryRunStore(), maxTokens: 5, cutEvery: 0 })).toThrow(/cutEvery must be an integer >= 1/);
+  });
+
+  it("keeps a leading system message and never starts on a tool result", async () => {
+    const memory = new ThreadMemory({ store: new MemoryRunStore(), maxTokens: 6, countTokens: oneToken, cutEvery: 4, includeToolMessages: true });
+    await memory.addMessages("t", [
+      new SystemMessage("sys"),
+      new HumanMessage("h1"),
+      new AIMessage({ content: "", tool_calls: [{ id: "c1", name: "x", args: {} }] }),
+      new ToolMessage({ content: "r1", tool_call_id: "c1" }),
+      new AIMessage("a1"),
+      new HumanMessage("h2"),
+      new AIMessage("a2"),
+      new HumanMessage("h3"),
+    ]);
+    const window = await memory.getMessages("t");
+    expect(window[0]?.getType()).toBe("system");
+    expect(window[1]?.getType()).not.toBe("tool");
+    expect(window.map((message) => String(message.content))).toEqual(["sys", "a1", "h2", "a2", "h3"]);
+  });
+});

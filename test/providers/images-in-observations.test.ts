@@ -1,0 +1,94 @@
+// A tool that returns an image (a chart, a screenshot, as MCP tools do): the tool-calling agent
+// sends it to the provider as content blocks (Anthropic's tool_result with an image block, which
+// the loopback server checks), text agents get its text and a note, the record keeps images up to
+// a cap, and a run resumed from the record sends the same blocks.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createReactAgent, createToolCallingAgent } from "@agentrx/agents";
+import { type AnthropicMessagesServer, ScriptedChatModel, startAnthropicMessagesServer } from "@agentrx/core/testing";
+import { AgentExecutor, MAX_RECORDED_IMAGE_CHARS } from "@agentrx/executors";
+import { SqliteRunStore } from "@agentrx/runs";
+import { withApproval } from "@agentrx/tools";
+import { ChatAnthropic } from "@langchain/anthropic";
+import { ChatPromptTemplate, PromptTemplate } from "@langchain/core/prompts";
+import { tool } from "@langchain/core/tools";
+import { lastValueFrom } from "rxjs";
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+
+const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+const chart = tool(async () => [{ type: "text", text: "Sales by month:" }, { type: "image", mimeType: "image/png", data: PNG }], {
+  name: "chart",
+  description: "Draws the sales chart.",
+  schema: z.object({}),
+});
+const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
+const llmFor = (server: AnthropicMessagesServer) =>
+  new ChatAnthropic({ model: "claude-sonnet-4-5", apiKey: "test", anthropicApiUrl: server.url, maxTokens: 4096, thinking: { type: "enabled", budget_tokens: 2048 }, maxRetries: 0 });
+
+let server: AnthropicMessagesServer | undefined;
+let dir: string | undefined;
+afterEach(async () => {
+  await server?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+describe("images in observations", () => {
+  it("the tool-calling agent sends a tool's image to Anthropic as an image block in its tool_result", async () => {
+    server = await startAnthropicMessagesServer({ responses: [{ thinking: "Draw it.", toolCalls: [{ name: "chart", input: {} }] }, { thinking: "Seen.", text: "Sales grow." }] });
+    const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm: llmFor(server), tools: [chart], prompt }), tools: [chart], returnIntermediateSteps: true });
+    const result = await lastValueFrom(executor.invoke({ input: "Show the sales." }));
+    expect(server.rejections).toEqual([]);
+    expect(result.output).toBe("Sales grow.");
+    expect(result.intermediateSteps?.[0]?.observation).toEqual([{ type: "text", text: "Sales by month:" }, { type: "image", mimeType: "image/png", data: PNG }]);
+    const toolResult = server.messageRequests()[1].messages[2].content[0];
+    expect(toolResult).toMatchObject({ type: "tool_result", content: [{ type: "text", text: "Sales by month:" }, { type: "image", source: { type: "base64", media_type: "image/png", data: PNG } }] });
+  });
+
+  it("a text agent gets the text and a note", async () => {
+    const llm = new ScriptedChatModel({ responses: ["Thought: draw\nAction: chart\nAction Input: {}", "Thought: done\nFinal Answer: seen"] });
+    const react = PromptTemplate.fromTemplate("Tools: {tools} ({tool_names})\nQuestion: {input}\n{agent_scratchpad}");
+    const executor = new AgentExecutor({ agent: createReactAgent({ llm, tools: [chart], prompt: react }), tools: [chart] });
+    await lastValueFrom(executor.invoke({ input: "Show the sales." }));
+    const sent = llm.calls[1]?.messages.map((message) => message.text).join("\n") ?? "";
+    expect(sent).toContain("Sales by month:\n[image: image/png, 72 B; this agent reads text only]");
+  });
+
+  it("the record keeps the image (capped), and a run resumed from SQLite sends it again", async () => {
+    server = await startAnthropicMessagesServer({
+      responses: [{ thinking: "Draw it.", toolCalls: [{ name: "chart", input: {} }] }, { thinking: "Now save.", toolCalls: [{ name: "save", input: {} }] }, { thinking: "Done.", text: "Saved." }],
+    });
+    const save = withApproval(tool(async () => "saved", { name: "save", description: "Saves.", schema: z.object({}) }));
+    dir = mkdtempSync(join(tmpdir(), "agentrx-images-"));
+    const path = join(dir, "runs.db");
+    const build = (store: SqliteRunStore) =>
+      new AgentExecutor({ agent: createToolCallingAgent({ llm: llmFor(server as AnthropicMessagesServer), tools: [chart, save], prompt }), tools: [chart, save], store });
+    const first = new SqliteRunStore({ path });
+    const paused = await lastValueFrom(build(first).invoke({ input: "Chart, then save." }, { runId: "img" }));
+    const step = (await first.readEvents("img")).find((event) => event.type === "step");
+    expect(step?.data["observation"]).toEqual([{ type: "text", text: "Sales by month:" }, { type: "image", mimeType: "image/png", data: PNG }]);
+    await first.close();
+    const second = new SqliteRunStore({ path });
+    const done = await lastValueFrom(build(second).resume("img", { decisions: { [paused.interrupts?.[0]?.id as string]: "approve" } }));
+    await second.close();
+    expect(server.rejections).toEqual([]);
+    expect(done.output).toBe("Saved.");
+    expect(server.messageRequests()[2].messages[2].content[0].content[1]).toMatchObject({ type: "image", source: { data: PNG } });
+  });
+
+  it("an image larger than the cap is left out of the record with a note", async () => {
+    const { encodeRunEvent } = await import("@agentrx/executors");
+    const big = "A".repeat(MAX_RECORDED_IMAGE_CHARS + 4);
+    const event = encodeRunEvent({
+      type: "step",
+      iteration: 0,
+      at: 0,
+      durationMs: 1,
+      messages: [],
+      step: { action: { tool: "chart", toolInput: {}, log: "" }, observation: [{ type: "image", mimeType: "image/png", data: big }] },
+    });
+    expect(event["observation"]).toEqual([{ type: "text", text: "[image/png image of 384 KB, left out of the run record: too large to keep]" }]);
+  });
+});
