@@ -30,7 +30,7 @@ export type { FunctionsAgentAction } from "./openai-functions/openai-functions-a
 // ReAct
 export { createReactAgent, REACT_STOP_SEQUENCES } from "./react/create-react-agent";
 export type { CreateReactAgentOptions } from "./react/create-react-agent";
-export { createReactPrompt } from "./react/react-prompt";
+export { REACT_FORMAT_INSTRUCTIONS, createReactPrompt } from "./react/react-prompt";
 export {
   FINAL_ANSWER_ACTION,
   FINAL_ANSWER_AND_PARSABLE_ACTION_ERROR_MESSAGE,

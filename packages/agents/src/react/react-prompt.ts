@@ -1,6 +1,17 @@
 import { PromptTemplate } from "@langchain/core/prompts";
 
-const TEMPLATE = `Answer the question below as well as you can. You can use these tools:
+/**
+ * The ReAct format instructions (with the `tools` and `tool_names` variables): what the ReAct
+ * agent's default prompt, and any prompt of your own for a text model, tells the model to write.
+ *
+ * @example
+ * ```ts
+ * import { REACT_FORMAT_INSTRUCTIONS } from "@agentrx/agents";
+ *
+ * console.log(REACT_FORMAT_INSTRUCTIONS.includes("Action Input:")); // true
+ * ```
+ */
+export const REACT_FORMAT_INSTRUCTIONS = `You can use these tools:
 
 {tools}
 
@@ -13,7 +24,9 @@ Action Input: the input for the tool
 Observation: the tool's result
 ... (Thought, Action, Action Input and Observation may repeat several times)
 Thought: I now know the final answer
-Final Answer: the final answer to the question
+Final Answer: the final answer to the question`;
+
+const TEMPLATE = `Answer the question below as well as you can. ${REACT_FORMAT_INSTRUCTIONS}
 
 Question: {input}
 Thought: {agent_scratchpad}`;

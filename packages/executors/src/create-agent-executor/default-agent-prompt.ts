@@ -1,3 +1,4 @@
+import { REACT_FORMAT_INSTRUCTIONS } from "@agentrx/agents";
 import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
 
 /**
@@ -13,20 +14,6 @@ import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts
  */
 export const DEFAULT_SYSTEM = "You are a helpful assistant. Use the tools when they help you answer.";
 
-const REACT_FORMAT = `You can use these tools:
-
-{tools}
-
-Work in this format:
-
-Question: the question you must answer
-Thought: what you should do next, and why
-Action: the tool to use, exactly one of [{tool_names}]
-Action Input: the input for the tool
-Observation: the tool's result
-... (Thought, Action, Action Input and Observation may repeat several times)
-Thought: I now know the final answer
-Final Answer: the final answer to the question`;
 
 /**
  * The prompt `createAgentExecutor` gives its agent: the system message, the conversation so
@@ -53,7 +40,7 @@ export function createDefaultAgentPrompt(system: string, strategy: "tool-calling
     ]);
   }
   return ChatPromptTemplate.fromMessages([
-    ["system", `${text}\n\n${REACT_FORMAT}`],
+    ["system", `${text}\n\n${REACT_FORMAT_INSTRUCTIONS}`],
     new MessagesPlaceholder({ variableName: "chat_history", optional: true }),
     ["human", "Question: {input}\nThought: {agent_scratchpad}"],
   ]);

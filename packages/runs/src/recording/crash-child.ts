@@ -3,7 +3,7 @@
 // `resume` mode resumes it in a fresh process. Side effects are appended to a file, one line each.
 import { appendFileSync } from "node:fs";
 import { AgentExecutor, RunBusyError, type RunStore } from "@agentrx/executors";
-import { PostgresRunStore, SqliteRunStore } from "@agentrx/runs";
+import { type ChildStoreTarget, openChildStore } from "./child-store";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
 import { lastValueFrom } from "rxjs";
@@ -13,7 +13,7 @@ interface Args {
   mode: "run" | "resume";
   runId: string;
   effects: string;
-  store: { kind: "sqlite"; path: string } | { kind: "postgres"; connectionString: string; schema: string };
+  store: ChildStoreTarget;
 }
 
 const args = JSON.parse(process.argv[2] as string) as Args;
@@ -41,10 +41,7 @@ const agent = RunnableLambda.from((input: { steps: { observation: string }[] }) 
   return { returnValues: { output: input.steps.map((step) => step.observation).join(", ") }, log: "" };
 });
 
-const store: RunStore =
-  args.store.kind === "sqlite"
-    ? new SqliteRunStore({ path: args.store.path })
-    : new PostgresRunStore({ connectionString: args.store.connectionString, schema: args.store.schema });
+const store: RunStore = openChildStore(args.store);
 const executor = new AgentExecutor({ agent, tools: [work], store, leaseMs: 400 });
 
 if (args.mode === "run") {

@@ -5,7 +5,7 @@
 import { appendFileSync } from "node:fs";
 import { type AgentStep, getIdempotencyKey } from "@agentrx/core";
 import { AgentExecutor, RunBusyError, type RunStore } from "@agentrx/executors";
-import { PostgresRunStore, SqliteRunStore } from "@agentrx/runs";
+import { type ChildStoreTarget, openChildStore } from "./child-store";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
@@ -14,7 +14,7 @@ interface Args {
   mode: "run" | "resume";
   runId: string;
   effects: string;
-  store: { kind: "sqlite"; path: string } | { kind: "postgres"; connectionString: string; schema: string };
+  store: ChildStoreTarget;
 }
 
 const args = JSON.parse(process.argv[2] as string) as Args;
@@ -38,10 +38,7 @@ const agent = RunnableLambda.from((input: { steps: AgentStep[] }) => {
   return [0, 1].map((i) => ({ tool: "work", toolInput: { job: `t${turn}-${i}` }, log: "", toolCallId: `c${turn}-${i}` }));
 });
 
-const store: RunStore =
-  args.store.kind === "sqlite"
-    ? new SqliteRunStore({ path: args.store.path })
-    : new PostgresRunStore({ connectionString: args.store.connectionString, schema: args.store.schema });
+const store: RunStore = openChildStore(args.store);
 const executor = new AgentExecutor({ agent, tools: [work], store, leaseMs: 300 });
 
 if (args.mode === "run") {
