@@ -1,4 +1,5 @@
-import type { AgentInput, AgentOutput } from "@agentrx/core";
+import { type AgentInput, type AgentOutput, markObservesModelCalls, takeModelCallObserver } from "@agentrx/core";
+import type { BaseMessage } from "@langchain/core/messages";
 import {
   ensureConfig,
   getCallbackManagerForConfig,
@@ -18,13 +19,17 @@ export interface AgentPipelineFields {
   turn: RunnableSequence<AgentInput, AgentOutput>;
   /** The same pipeline with the final-answer model, for `{ forceFinalAnswer: true }`. */
   finalTurn: RunnableSequence<AgentInput, AgentOutput>;
+  /** The index of the model among the pipelines' steps. @default 2 */
+  modelStep?: number;
 }
 
 /**
  * An agent made of two visible pipelines (scratchpad → prompt → model → parser) that differ only in
  * their model: `finalTurn` on `{ forceFinalAnswer: true }`, `turn` otherwise. It adds no run of its
  * own: the chosen pipeline is the agent's run, named after the agent, so tracers (LangSmith) show
- * its steps directly; `getGraph()` draws the ordinary turn.
+ * its steps directly; `getGraph()` draws the ordinary turn. It reports each model call to the
+ * executor's model-call observer when one is passed (see `takeModelCallObserver` in
+ * `@agentrx/core`), so recording model calls needs no callback handler.
  *
  * @internal Built by `createAgentRunnable`.
  */
@@ -33,16 +38,19 @@ export class AgentPipeline extends Runnable<AgentInput, AgentOutput> {
 
   readonly turn: RunnableSequence<AgentInput, AgentOutput>;
   readonly finalTurn: RunnableSequence<AgentInput, AgentOutput>;
+  readonly modelStep: number;
 
   static override lc_name(): string {
     return "AgentPipeline";
   }
 
-  constructor({ name, turn, finalTurn }: AgentPipelineFields) {
+  constructor({ name, turn, finalTurn, modelStep = 2 }: AgentPipelineFields) {
     super();
     this.name = name;
     this.turn = turn;
     this.finalTurn = finalTurn;
+    this.modelStep = modelStep;
+    markObservesModelCalls(this);
   }
 
   /**
@@ -52,7 +60,9 @@ export class AgentPipeline extends Runnable<AgentInput, AgentOutput> {
    */
   override async invoke(input: AgentInput, options?: Partial<RunnableConfig>): Promise<AgentOutput> {
     const pipeline = this.pipelineFor(input);
-    const config = ensureConfig(this.named(options));
+    const taken = takeModelCallObserver(options);
+    const observer = taken.observer;
+    const config = ensureConfig(this.named(taken.config));
     const callbackManager = await getCallbackManagerForConfig(config);
     const runManager = await callbackManager?.handleChainStart(
       pipeline.toJSON(),
@@ -69,7 +79,15 @@ export class AgentPipeline extends Runnable<AgentInput, AgentOutput> {
       let value: unknown = input;
       for (let index = 0; index < steps.length; index++) {
         const step = steps[index] as Runnable;
-        value = await step.invoke(value, patchConfig(config, { callbacks: runManager?.getChild(`seq:step:${index + 1}`) }));
+        const stepConfig = patchConfig(config, { callbacks: runManager?.getChild(`seq:step:${index + 1}`) });
+        if (observer !== undefined && index === this.modelStep) {
+          const startedAt = Date.now();
+          const sent = value;
+          value = await step.invoke(value, stepConfig);
+          observer(messagesOf(sent), value as BaseMessage, startedAt);
+        } else {
+          value = await step.invoke(value, stepConfig);
+        }
       }
       return value as AgentOutput;
     };
@@ -85,7 +103,8 @@ export class AgentPipeline extends Runnable<AgentInput, AgentOutput> {
   }
 
   override async *_streamIterator(input: AgentInput, options?: Partial<RunnableConfig>): AsyncGenerator<AgentOutput> {
-    yield* this.pipelineFor(input)._streamIterator(input, this.named(options));
+    // Streamed turns are watched through callbacks: the observer is for `invoke` only.
+    yield* this.pipelineFor(input)._streamIterator(input, this.named(takeModelCallObserver(options).config));
   }
 
   /** The graph of an ordinary turn: the scratchpad step, the prompt, the model and the parser. */
@@ -102,6 +121,13 @@ export class AgentPipeline extends Runnable<AgentInput, AgentOutput> {
   private named(options: Partial<RunnableConfig> | undefined): Partial<RunnableConfig> {
     return options?.runName !== undefined ? options : { ...options, runName: this.name };
   }
+}
+
+/** The messages a prompt value (or a message list) stands for. */
+function messagesOf(value: unknown): BaseMessage[] {
+  if (Array.isArray(value)) return value as BaseMessage[];
+  const prompt = value as { toChatMessages?: () => BaseMessage[] } | null;
+  return typeof prompt?.toChatMessages === "function" ? prompt.toChatMessages() : [];
 }
 
 /** `value` as the record tracers expect: itself when it is a plain object, else `{ [key]: value }`. */

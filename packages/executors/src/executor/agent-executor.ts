@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "@agentrx/core";
+import { InvalidArgumentError, observesModelCalls } from "@agentrx/core";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { Observable, type OperatorFunction, type Subscriber, type TeardownLogic, lastValueFrom } from "rxjs";
 import { InProcessRunStore } from "../runs/in-process-run-store";
@@ -348,7 +348,9 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
       const { verbose } = this.options;
       const tokens = streamTokens || verbose;
       const observeModel = tokens || conditions.length > 0 || recorded;
-      const watchModel = tokens || conditions.length > 0 || (recorded && this.options.recordModelCalls);
+      // An agent that reports its model calls to an observer (every built-in one) is recorded
+      // without callbacks; any other is watched through them.
+      const watchModel = tokens || conditions.length > 0 || (recorded && this.options.recordModelCalls && !observesModelCalls(this.options.agent));
       const run = new ExecutorRun(
         this.options,
         {

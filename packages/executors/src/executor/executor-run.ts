@@ -1,4 +1,4 @@
-import { AbortError, getToolInDoubt, idempotencyKeyOf } from "@agentrx/core";
+import { AbortError, MODEL_CALL_OBSERVER_KEY, getToolInDoubt, idempotencyKeyOf } from "@agentrx/core";
 import type { AgentAction, AgentFinish, AgentStep, StepMetadata } from "@agentrx/core";
 import { encodeAction } from "../runs/run-event-codec";
 import type { CallbackManagerForChainRun } from "@langchain/core/callbacks/manager";
@@ -310,6 +310,11 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
     // With eager dispatch the model streams (for its tool-call chunks) even when nobody wants tokens.
     const forwarder = this.request.watchModel || eager ? new TokenForwarder(this, streamTokens || eager) : undefined;
     const configs = callConfigs(config, this.chainRun, forwarder, this.work.signal, this.subRunSink);
+    if (forwarder === undefined && this.onModelCall !== undefined && this.options.recordModelCalls) {
+      // No callbacks watch the model: the agent reports its calls to the observer (it strips it
+      // from what its own steps see, so models called inside tools never report here).
+      configs.agent.configurable = { ...configs.agent.configurable, [MODEL_CALL_OBSERVER_KEY]: this.onModelCall };
+    }
     this.tools.configure(configs.tools);
     await this.loop.execute(configs.agent);
   }

@@ -1,0 +1,74 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import type { RunnableConfig } from "@langchain/core/runnables";
+
+/**
+ * The `config.configurable` key under which an executor that records model calls passes the agent
+ * a {@link ModelCallObserver}. An agent that reports its model calls to it (every built-in agent
+ * does) lets the executor record them without attaching a `@langchain/core` callback handler,
+ * which would cost a callback run per runnable of the pipeline on every turn.
+ */
+export const MODEL_CALL_OBSERVER_KEY = "__agentrx_model_call_observer";
+
+/** Receives each finished model call of an agent turn: what the model was sent, what it answered. */
+export type ModelCallObserver = (input: BaseMessage[], output: BaseMessage, startedAt: number) => void;
+
+const OBSERVES = Symbol.for("agentrx.agent.observesModelCalls");
+
+/**
+ * Marks an agent runnable as one that reports its model calls to the observer found by
+ * {@link takeModelCallObserver}. The executor then passes the observer instead of watching the
+ * model through callbacks. Mark only an agent that really reports every model call it makes.
+ *
+ * @example
+ * ```ts
+ * import { markObservesModelCalls, observesModelCalls } from "@agentrx/core";
+ * import { RunnableLambda } from "@langchain/core/runnables";
+ *
+ * const agent = markObservesModelCalls(RunnableLambda.from(async () => ({ returnValues: { output: "hi" }, log: "hi" })));
+ * console.log(observesModelCalls(agent)); // true
+ * ```
+ */
+export function markObservesModelCalls<T extends object>(agent: T): T {
+  Object.defineProperty(agent, OBSERVES, { value: true, enumerable: false, configurable: true });
+  return agent;
+}
+
+/**
+ * Whether `agent` reports its model calls to a {@link ModelCallObserver}: marked itself, or a
+ * binding (`agent.withConfig(...)`) of a marked agent.
+ *
+ * @example
+ * ```ts
+ * import { observesModelCalls } from "@agentrx/core";
+ *
+ * console.log(observesModelCalls({})); // false
+ * ```
+ */
+export function observesModelCalls(agent: unknown): boolean {
+  for (let current = agent, depth = 0; typeof current === "object" && current !== null && depth < 8; depth++) {
+    if ((current as Record<symbol, unknown>)[OBSERVES] === true) return true;
+    current = (current as { bound?: unknown }).bound;
+  }
+  return false;
+}
+
+/**
+ * Takes the model-call observer out of `config`: the observer (if the executor passed one) and the
+ * config without it, to pass on to the agent's own steps (so a model called inside a tool, or a
+ * nested agent, never reports into the outer run).
+ *
+ * @example
+ * ```ts
+ * import { MODEL_CALL_OBSERVER_KEY, takeModelCallObserver } from "@agentrx/core";
+ *
+ * const { observer, config } = takeModelCallObserver({ configurable: { [MODEL_CALL_OBSERVER_KEY]: () => {}, thread_id: "t" } });
+ * console.log(typeof observer, config.configurable); // function { thread_id: "t" }
+ * ```
+ */
+export function takeModelCallObserver<C extends Partial<RunnableConfig>>(config: C | undefined): { observer: ModelCallObserver | undefined; config: C } {
+  const configurable = config?.configurable as Record<string, unknown> | undefined;
+  const observer = configurable?.[MODEL_CALL_OBSERVER_KEY];
+  if (typeof observer !== "function") return { observer: undefined, config: (config ?? {}) as C };
+  const { [MODEL_CALL_OBSERVER_KEY]: _taken, ...rest } = configurable as Record<string, unknown>;
+  return { observer: observer as ModelCallObserver, config: { ...config, configurable: rest } as C };
+}
