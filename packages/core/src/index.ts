@@ -29,7 +29,7 @@ export { linkAbortSignal } from "./observable/link-abort-signal";
 export { STEP_METADATA_KEY, getStepMetadata } from "./agent/step-metadata";
 export { attachOutputUsage, getOutputUsage } from "./agent/output-usage";
 export { MODEL_CALL_OBSERVER_KEY, markObservesModelCalls, observesModelCalls, takeModelCallObserver } from "./agent/model-call-observer";
-export type { ModelCallObserver } from "./agent/model-call-observer";
+export type { ModelCallObserver, ObservedModelCall } from "./agent/model-call-observer";
 export { getToolApproval, markToolApproval } from "./agent/tool-approval";
 export { getToolInDoubt, isInDoubtPolicy, markToolInDoubt } from "./agent/tool-in-doubt";
 export type { InDoubtPolicy } from "./agent/tool-in-doubt";

@@ -83,8 +83,13 @@ export class AgentPipeline extends Runnable<AgentInput, AgentOutput> {
         if (observer !== undefined && index === this.modelStep) {
           const startedAt = Date.now();
           const sent = value;
-          value = await step.invoke(value, stepConfig);
-          observer(messagesOf(sent), value as BaseMessage, startedAt);
+          try {
+            value = await step.invoke(value, stepConfig);
+          } catch (error) {
+            observer({ input: messagesOf(sent), error, startedAt, model: step });
+            throw error;
+          }
+          observer({ input: messagesOf(sent), output: value as BaseMessage, startedAt, model: step });
         } else {
           value = await step.invoke(value, stepConfig);
         }

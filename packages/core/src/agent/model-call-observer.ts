@@ -9,8 +9,22 @@ import type { RunnableConfig } from "@langchain/core/runnables";
  */
 export const MODEL_CALL_OBSERVER_KEY = "__agentrx_model_call_observer";
 
-/** Receives each finished model call of an agent turn: what the model was sent, what it answered. */
-export type ModelCallObserver = (input: BaseMessage[], output: BaseMessage, startedAt: number) => void;
+/** One finished model call of an agent turn, as an agent reports it to a {@link ModelCallObserver}. */
+export interface ObservedModelCall {
+  /** The messages the model was sent. */
+  input: BaseMessage[];
+  /** What it answered; absent when it failed. */
+  output?: BaseMessage;
+  /** Why it failed (a cancellation included); absent when it answered. */
+  error?: unknown;
+  /** When it started (epoch milliseconds). */
+  startedAt: number;
+  /** The model runnable called (a chat model, or a binding of one such as `model.bindTools(tools)`), for its name and settings. */
+  model?: unknown;
+}
+
+/** Receives each finished (or failed) model call of an agent turn. */
+export type ModelCallObserver = (call: ObservedModelCall) => void;
 
 const OBSERVES = Symbol.for("agentrx.agent.observesModelCalls");
 

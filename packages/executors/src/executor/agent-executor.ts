@@ -19,7 +19,7 @@ import { renderTrace } from "../operators/render-trace";
 import type { StopCondition } from "./stop-condition";
 import { initialRunState } from "./run-state";
 import { type ResolvedOptions, normalizeStopWhen, validateOptions, validateStore } from "./validate-options";
-import { withTelemetry } from "../telemetry/with-telemetry";
+import { traceRun } from "../telemetry/with-telemetry";
 
 /**
  * Runs an agent: calls it, runs the tools it asks for (concurrently), feeds the steps back, and
@@ -243,11 +243,13 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
             subscriber.complete();
             return;
           }
+          const traced = traceRun(config, this.options.telemetry, this.options.agent, runId, restored.state.threadId);
           const run = new ExecutorRun(
             this.options,
             {
               state: restored.state,
-              config: withTelemetry(config, this.options.telemetry, runId, restored.state.threadId),
+              config: traced.config,
+              ...(traced.telemetry ? { telemetry: traced.telemetry } : {}),
               conditions,
               streamTokens: true,
               observeModel: true,
@@ -351,11 +353,13 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
       // An agent that reports its model calls to an observer (every built-in one) is recorded
       // without callbacks; any other is watched through them.
       const watchModel = tokens || conditions.length > 0 || (recorded && this.options.recordModelCalls && !observesModelCalls(this.options.agent));
+      const traced = traceRun(runConfig, this.options.telemetry, this.options.agent, runId, threadId);
       const run = new ExecutorRun(
         this.options,
         {
           state,
-          config: withTelemetry(runConfig, this.options.telemetry, runId, threadId),
+          config: traced.config,
+          ...(traced.telemetry ? { telemetry: traced.telemetry } : {}),
           conditions,
           streamTokens: tokens,
           observeModel,

@@ -1,5 +1,5 @@
 import { AbortError, MODEL_CALL_OBSERVER_KEY, getToolInDoubt, idempotencyKeyOf } from "@agentrx/core";
-import type { AgentAction, AgentFinish, AgentStep, StepMetadata } from "@agentrx/core";
+import type { AgentAction, AgentFinish, AgentStep, ModelCallObserver, StepMetadata } from "@agentrx/core";
 import { encodeAction } from "../runs/run-event-codec";
 import type { CallbackManagerForChainRun } from "@langchain/core/callbacks/manager";
 import type { UsageMetadata } from "@langchain/core/messages";
@@ -20,6 +20,7 @@ import { onAbort } from "./shared-abort-listener";
 import { TokenForwarder, type TokenSink } from "./token-forwarder";
 import { type EarlyCall, type ToolRunContext, ToolRunner } from "./tool-runner";
 import type { ResolvedOptions } from "./validate-options";
+import type { RunTelemetry } from "../telemetry/run-telemetry";
 
 /**
  * One run of the executor: one subscription. Its state is a {@link RunState} that only `dispatch`
@@ -61,6 +62,10 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
   private recorder: RunRecorder | undefined;
   private readonly startedAt = Date.now();
   onModelCall: TokenSink["onModelCall"];
+  /** The run's spans, when traced without callbacks. */
+  get telemetry(): RunTelemetry | undefined {
+    return this.request.telemetry;
+  }
   onToolCallComplete: TokenSink["onToolCallComplete"];
   onModelError: TokenSink["onModelError"];
 
@@ -80,6 +85,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
       state, options, subscriber, dispatch,
       get chainRun() { return run.chainRun; },
       get recorder() { return run.recorder; },
+      telemetry: request.telemetry,
       get stoppedBy() { return run.stoppedBy; },
       get generateError() { return run.generateError; },
       cleanup: () => this.cleanup(),
@@ -295,6 +301,8 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
     if (this.request.forkOf !== undefined) event.forkOf = this.request.forkOf;
     this.emit(event);
     if (this.request.newDecisions) this.recorder?.recordDecisions(this.request.newDecisions);
+    if (this.request.telemetry) await this.request.telemetry.begin(inputs);
+    if (isEnded(this.state)) return;
     const chainStart = startChainRun(config, inputs, this.request.resumed ? undefined : runId);
     if (chainStart) {
       this.chainRun = await chainStart;
@@ -310,10 +318,17 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
     // With eager dispatch the model streams (for its tool-call chunks) even when nobody wants tokens.
     const forwarder = this.request.watchModel || eager ? new TokenForwarder(this, streamTokens || eager) : undefined;
     const configs = callConfigs(config, this.chainRun, forwarder, this.work.signal, this.subRunSink);
-    if (forwarder === undefined && this.onModelCall !== undefined && this.options.recordModelCalls) {
-      // No callbacks watch the model: the agent reports its calls to the observer (it strips it
-      // from what its own steps see, so models called inside tools never report here).
-      configs.agent.configurable = { ...configs.agent.configurable, [MODEL_CALL_OBSERVER_KEY]: this.onModelCall };
+    // The agent reports its model calls to an observer (it strips it from what its own steps see,
+    // so models called inside tools never report here): for the record when no callbacks watch
+    // the model, and for the run's spans.
+    const record = forwarder === undefined && this.options.recordModelCalls ? this.onModelCall : undefined;
+    const telemetry = this.request.telemetry;
+    if (record !== undefined || telemetry !== undefined) {
+      const observer: ModelCallObserver = (call) => {
+        if (record !== undefined && call.output !== undefined) record(call.input, call.output, call.startedAt);
+        telemetry?.modelCall(call);
+      };
+      configs.agent.configurable = { ...configs.agent.configurable, [MODEL_CALL_OBSERVER_KEY]: observer };
     }
     this.tools.configure(configs.tools);
     await this.loop.execute(configs.agent);

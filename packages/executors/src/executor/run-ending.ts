@@ -2,6 +2,7 @@ import type { AbortError, AgentFinish, AgentStep } from "@agentrx/core";
 import type { CallbackManagerForChainRun } from "@langchain/core/callbacks/manager";
 import type { Subscriber } from "rxjs";
 import type { RunRecorder } from "../runs/run-recorder";
+import type { RunTelemetry } from "../telemetry/run-telemetry";
 import { runMessages } from "./conversation-memory";
 import type { AgentStreamEvent, InterruptEvent, StopReason } from "./events";
 import { errorMessage, outputEvent, toOutputString } from "./run-helpers";
@@ -24,6 +25,8 @@ export interface RunEndingContext {
   readonly chainRun: CallbackManagerForChainRun | undefined;
   /** The run's recorder, once opened. */
   readonly recorder: RunRecorder | undefined;
+  /** The run's spans, when traced without callbacks. */
+  readonly telemetry: RunTelemetry | undefined;
   /** What the stop condition that ended the run emitted (with stopReason "budget"). */
   readonly stoppedBy: unknown;
   /** Why the "generate" call failed, when it did. */
@@ -70,6 +73,7 @@ export class RunEnding {
         return;
       }
     }
+    run.telemetry?.end({ ...event.returnValues, stopReason });
     const memory = run.options.memory;
     if (memory && !interrupt && run.state.threadId !== undefined) {
       // The thread remembers the run once it has an answer (not a pause: that waits for the end).
@@ -110,6 +114,7 @@ export class RunEnding {
     run.dispatch({ type: "failed" });
     run.abortAll(error);
     this.endRecording({ status: "failed", error: errorMessage(error) });
+    run.telemetry?.fail(error);
     const chainRun = run.chainRun;
     if (chainRun) {
       chainRun.handleChainError(error).then(
@@ -129,6 +134,7 @@ export class RunEnding {
     run.abortAll(error);
     this.endRecording({ status: "cancelled", error: error.message });
     run.chainRun?.handleChainError(error).catch(noop);
+    run.telemetry?.fail(error);
     if (notify) run.subscriber.error(error);
   }
 

@@ -1,5 +1,6 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { RunRecorder } from "../runs/run-recorder";
+import type { RunTelemetry } from "../telemetry/run-telemetry";
 import type { Decision } from "./events";
 import type { ExecutorRun } from "./executor-run";
 import type { RunState } from "./run-state";
@@ -27,4 +28,6 @@ export interface RunRequest {
   forkOf?: { runId: string; iteration: number };
   /** Decisions given to this resume (recorded as the segment starts). */
   newDecisions?: Record<string, Decision>;
+  /** The run's spans, made from what it sees (set when traced without callbacks). */
+  telemetry?: RunTelemetry;
 }

@@ -2,6 +2,7 @@ import { IDEMPOTENCY_KEY_METADATA, STEP_METADATA_KEY, invalidToolObservation } f
 import type { AgentAction, AgentStep, Observation, StepMetadata } from "@agentrx/core";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { StructuredToolInterface } from "@langchain/core/tools";
+import { TELEMETRY_PARENT_KEY, type RunTelemetry, type ToolSpan } from "../telemetry/run-telemetry";
 import type { ResolvedOptions } from "./validate-options";
 import {
   truncateObservation,
@@ -26,6 +27,8 @@ export interface ToolRunContext {
   readonly observed: boolean;
   /** Whether the run was halted, cancelled or failed: results are then dropped. */
   readonly interrupted: boolean;
+  /** The run's spans, when traced without callbacks: each tool call gets one. */
+  readonly telemetry?: RunTelemetry | undefined;
   /** A tool call finished: `index` is its action's position in the turn. */
   toolFinished(index: number, step: AgentStep, durationMs: number, metadata: StepMetadata | undefined): void;
   /** The early start of the turn's action at `index`, if it was dispatched eagerly. */
@@ -151,8 +154,13 @@ export class ToolRunner {
     const tool = options.toolsByName.get(action.tool);
     if (tool === undefined) return { observation: invalidToolObservation(action.tool, options.toolNames), metadata: undefined };
     const metadata: StepMetadata = {};
-    const config: RunnableConfig = { ...base, configurable: { ...base.configurable, [STEP_METADATA_KEY]: metadata } };
-    let observation = await this.invoke(tool, action, config);
+    const span = this.run.telemetry?.toolStarted(action);
+    const configurable: Record<string, unknown> = { ...base.configurable, [STEP_METADATA_KEY]: metadata };
+    // A sub-run (an executor used as this tool) puts its spans under this call's.
+    if (span !== undefined) configurable[TELEMETRY_PARENT_KEY] = span.parent;
+    const config: RunnableConfig = { ...base, configurable };
+    let observation = await (span === undefined ? this.invoke(tool, action, config) : span.run(() => this.invoke(tool, action, config, span)));
+    span?.end(observation);
     // Content with images is kept whole (each image is capped when recorded).
     if (typeof observation === "string" && observation.length > options.maxObservationLength) {
       metadata.observationLength = observation.length;
@@ -161,11 +169,12 @@ export class ToolRunner {
     return { observation, metadata };
   }
 
-  private async invoke(tool: StructuredToolInterface, action: AgentAction, config: RunnableConfig): Promise<Observation> {
+  private async invoke(tool: StructuredToolInterface, action: AgentAction, config: RunnableConfig, span?: ToolSpan): Promise<Observation> {
     const input = action.toolInput as unknown;
     try {
       return toObservation(await tool.invoke(input as never, config));
     } catch (error) {
+      span?.fail(error);
       if (this.run.interrupted) throw error;
       if (!isToolInputParsingException(error)) return toolErrorObservation(this.run.options, error, action);
       if (typeof input !== "string") return invalidInputObservation(action.tool, error);

@@ -40,11 +40,18 @@ export interface Otel {
   withSpan(context: Context, span: Span): Context;
   /** The global provider's tracer; undefined without the API. */
   defaultTracer(): Tracer | undefined;
+  /** Runs `fn` with `context` active (the registered context manager's `with`; without the API, just `fn`). */
+  withContext<T>(context: Context, fn: () => T): T;
 }
 
 const ROOT = new BareContext();
 /** The parts without the API. */
-export const bareOtel: Otel = { active: () => ROOT, withSpan: (context, span) => context.setValue(SPAN_KEY, span), defaultTracer: () => undefined };
+export const bareOtel: Otel = {
+  active: () => ROOT,
+  withSpan: (context, span) => context.setValue(SPAN_KEY, span),
+  defaultTracer: () => undefined,
+  withContext: (_context, fn) => fn(),
+};
 
 let loading: Promise<Otel> | undefined;
 /** Set once loaded, so later calls need no `await`. */
@@ -52,7 +59,12 @@ export let otel: Otel | undefined;
 
 export function loadOtel(): Promise<Otel> {
   return (loading ??= (import(/* webpackIgnore: true */ /* @vite-ignore */ SPECIFIER) as Promise<OtelApi>).then(
-    (api): Otel => ({ active: () => api.context.active(), withSpan: (context, span) => api.trace.setSpan(context, span), defaultTracer: () => api.trace.getTracer("agentrx") }),
+    (api): Otel => ({
+      active: () => api.context.active(),
+      withSpan: (context, span) => api.trace.setSpan(context, span),
+      defaultTracer: () => api.trace.getTracer("agentrx"),
+      withContext: (context, fn) => api.context.with(context, fn),
+    }),
     (): Otel => bareOtel,
   )).then((loaded) => (otel = loaded));
 }

@@ -2,11 +2,15 @@ import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createToolCallingAgent } from "@agentrx/agents";
+import { markObservesModelCalls, takeModelCallObserver } from "@agentrx/core";
 import { ScriptedChatModel } from "@agentrx/core/testing";
+import { HumanMessage } from "@langchain/core/messages";
+import { RunnableLambda } from "@langchain/core/runnables";
 import { AgentExecutor } from "@agentrx/executors";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
-import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { type Context, type ContextManager, ROOT_CONTEXT, SpanKind, SpanStatusCode, context, trace } from "@opentelemetry/api";
 import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -199,6 +203,75 @@ describe("telemetry", () => {
     await weatherExecutor({}).invoke({ input: "Weather in Paris?" });
     const spans = exporter.getFinishedSpans();
     expect(spans.map((span) => span.instrumentationScope.name)).toEqual(Array(4).fill("agentrx"));
+  });
+
+  it("traces a built-in agent without any callback handler; an agent that does not report its model calls is traced through callbacks", async () => {
+    const { exporter, tracer } = tracing();
+    const seen: unknown[] = [];
+    const model = new ScriptedChatModel({ responses: [{ content: "hi", usage }, { content: "hi", usage }] });
+    const reporting = markObservesModelCalls(
+      RunnableLambda.from(async (input: { input: string }, options) => {
+        const { observer, config } = takeModelCallObserver(options);
+        seen.push(config.callbacks);
+        const sent = [new HumanMessage(input.input)];
+        const startedAt = Date.now();
+        const reply = await model.invoke(sent, config);
+        observer?.({ input: sent, output: reply, startedAt, model });
+        return { returnValues: { output: String(reply.content) }, log: "" };
+      }),
+    );
+    await new AgentExecutor({ agent: reporting, tools: [], telemetry: { tracer } }).invoke({ input: "hello" });
+    expect(seen).toEqual([undefined]);
+    let spans = exporter.getFinishedSpans();
+    expect(spans.map((span) => span.name).sort()).toEqual(["chat ScriptedChatModel", "invoke_agent"]);
+    expect(byName(spans, "chat ScriptedChatModel")[0]?.attributes).toMatchObject({ "gen_ai.usage.input_tokens": 10, "gen_ai.usage.output_tokens": 5 });
+    const chat = byName(spans, "chat ScriptedChatModel")[0]!;
+    // The span starts when the call started, not when it was reported.
+    expect(chat.startTime[0] * 1e3 + chat.startTime[1] / 1e6).toBeLessThanOrEqual(chat.endTime[0] * 1e3 + chat.endTime[1] / 1e6);
+
+    exporter.reset();
+    const silent = RunnableLambda.from(async (input: { input: string }, options) => {
+      seen.push(options?.callbacks);
+      const reply = await model.invoke([new HumanMessage(input.input)], options);
+      return { returnValues: { output: String(reply.content) }, log: "" };
+    });
+    await new AgentExecutor({ agent: silent, tools: [], telemetry: { tracer } }).invoke({ input: "hello" });
+    expect(seen[1]).toBeDefined();
+    spans = exporter.getFinishedSpans();
+    expect(spans.map((span) => span.name).sort()).toEqual(["chat ScriptedChatModel", "invoke_agent"]);
+  });
+
+  it("runs each tool call with its execute_tool span active, so the tool's own spans are its children", async () => {
+    const { exporter, tracer } = tracing();
+    const storage = new AsyncLocalStorage<Context>();
+    const manager: ContextManager = {
+      active: () => storage.getStore() ?? ROOT_CONTEXT,
+      with: (ctx, fn, thisArg, ...args) => storage.run(ctx, () => fn.call(thisArg, ...args)),
+      bind: (_ctx, target) => target,
+      enable() {
+        return this;
+      },
+      disable() {
+        return this;
+      },
+    };
+    context.setGlobalContextManager(manager);
+    try {
+      const fetching = tool(
+        async ({ city }: { city: string }) => {
+          const inner = tracer.startSpan("GET /weather");
+          inner.end();
+          return `Sunny in ${city}`;
+        },
+        { name: "weather", description: "Tells the weather.", schema: z.object({ city: z.string() }) },
+      );
+      const llm = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "weather", args: { city: "Paris" } }] }, "Sunny."] });
+      await new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [fetching], prompt }), tools: [fetching], telemetry: { tracer } }).invoke({ input: "Weather?" });
+      const spans = exporter.getFinishedSpans();
+      expect(parentOf(byName(spans, "GET /weather")[0]!, spans)).toBe(byName(spans, "execute_tool weather")[0]);
+    } finally {
+      context.disable();
+    }
   });
 
   it("validates the option, naming what is wrong", () => {

@@ -117,8 +117,21 @@ export class TelemetryHandler extends BaseCallbackHandler {
     metadata?: Record<string, unknown>,
   ): Promise<void> {
     const otel = loadedOtel ?? (await loadOtel());
-    const params = (extraParams?.["invocation_params"] ?? {}) as Record<string, unknown>;
-    const model = firstString(metadata?.["ls_model_name"], params["model"], params["model_name"], llm?.id?.at(-1)) ?? "unknown";
+    this.startChat(otel, llm?.id?.at(-1), messages[0] ?? [], runId, parentRunId, (extraParams?.["invocation_params"] ?? {}) as Record<string, unknown>, metadata);
+  }
+
+  /** Opens a model call's `chat` span (at `startTime`, default now). */
+  startChat(
+    otel: Otel,
+    className: string | undefined,
+    messages: BaseMessage[],
+    runId: string,
+    parentRunId: string | undefined,
+    params: Record<string, unknown>,
+    metadata: Record<string, unknown> | undefined,
+    startTime?: number,
+  ): void {
+    const model = firstString(metadata?.["ls_model_name"], params["model"], params["model_name"], className) ?? "unknown";
     const attributes: Attributes = { "gen_ai.operation.name": "chat", "gen_ai.request.model": model };
     const provider = firstString(metadata?.["ls_provider"]);
     if (provider) attributes["gen_ai.provider.name"] = provider;
@@ -126,8 +139,8 @@ export class TelemetryHandler extends BaseCallbackHandler {
     if (typeof temperature === "number") attributes["gen_ai.request.temperature"] = temperature;
     const maxTokens = metadata?.["ls_max_tokens"] ?? params["max_tokens"];
     if (typeof maxTokens === "number") attributes["gen_ai.request.max_tokens"] = maxTokens;
-    if (this.options.recordInputs) attributes["gen_ai.input.messages"] = inputMessagesJson(messages[0] ?? []);
-    this.open(otel, runId, parentRunId, `chat ${model}`, SPAN_KIND.client, attributes, false);
+    if (this.options.recordInputs) attributes["gen_ai.input.messages"] = inputMessagesJson(messages);
+    this.open(otel, runId, parentRunId, `chat ${model}`, SPAN_KIND.client, attributes, false, startTime);
   }
 
   override async handleLLMEnd(output: LLMResult, runId: string): Promise<void> {
@@ -180,7 +193,11 @@ export class TelemetryHandler extends BaseCallbackHandler {
     toolCallId?: string,
   ): Promise<void> {
     const otel = loadedOtel ?? (await loadOtel());
-    const name = runName ?? firstString((tool as { name?: unknown })?.name, tool?.id?.at(-1)) ?? "tool";
+    this.startTool(otel, runName ?? firstString((tool as { name?: unknown })?.name, tool?.id?.at(-1)) ?? "tool", input, runId, parentRunId, toolCallId);
+  }
+
+  /** Opens a tool call's `execute_tool` span. */
+  startTool(otel: Otel, name: string, input: string, runId: string, parentRunId: string | undefined, toolCallId: string | undefined): void {
     const attributes: Attributes = { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name, "gen_ai.tool.type": "function" };
     const callId = toolCallId ?? this.takeCallId(name, input);
     if (callId) attributes["gen_ai.tool.call.id"] = callId;
@@ -204,14 +221,20 @@ export class TelemetryHandler extends BaseCallbackHandler {
     await this.fail(runId, error);
   }
 
+  /** Runs `fn` with the span of `runId` as the active context (when it has one). */
+  runIn<T>(otel: Otel, runId: string, fn: () => T): T {
+    const open = this.spans.get(runId);
+    return open === undefined ? fn() : otel.withContext(open.context, fn);
+  }
+
   /** Starts a span under the nearest span above `parentRunId` (else the active context). */
-  private open(otel: Otel, runId: string, parentRunId: string | undefined, name: string, kind: SpanKind, attributes: Attributes, agent: boolean): void {
+  private open(otel: Otel, runId: string, parentRunId: string | undefined, name: string, kind: SpanKind, attributes: Attributes, agent: boolean, startTime?: number): void {
     const parent = parentRunId === undefined ? undefined : this.nearest(parentRunId);
     const parentContext = parent?.context ?? otel.active();
     this.tracer ??= otel.defaultTracer();
     // Without a tracer and without @opentelemetry/api there is nothing to trace with.
     if (this.tracer === undefined) return;
-    const span = this.tracer.startSpan(name, { kind, attributes }, parentContext);
+    const span = this.tracer.startSpan(name, startTime === undefined ? { kind, attributes } : { kind, attributes, startTime }, parentContext);
     const open: OpenSpan = { span, context: otel.withSpan(parentContext, span) };
     if (agent) open.usage = { input: 0, output: 0, seen: false };
     this.spans.set(runId, open);

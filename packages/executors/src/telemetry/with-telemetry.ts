@@ -1,6 +1,7 @@
-import { InvalidArgumentError } from "@agentrx/core";
+import { InvalidArgumentError, observesModelCalls } from "@agentrx/core";
 import { CallbackManager } from "@langchain/core/callbacks/manager";
 import type { RunnableConfig } from "@langchain/core/runnables";
+import { RunTelemetry, TELEMETRY_PARENT_KEY, type TelemetryParent } from "./run-telemetry";
 import { TelemetryHandler } from "./telemetry-handler";
 import type { TelemetryOptions } from "./telemetry-options";
 
@@ -42,4 +43,30 @@ export function withTelemetry<T extends RunnableConfig>(config: T, telemetry: Te
     return manager.handlers.some(isTelemetryHandler) ? config : { ...config, callbacks: manager.copy([handler], true) };
   }
   return config;
+}
+
+/**
+ * How a run is traced: with spans made from what it sees (`telemetry`, when its agent reports its
+ * model calls, as every built-in agent does: no callback handler, so the agent's runnables build no
+ * callback runs), else through a callback handler (`withTelemetry`). A run started as a tool of a
+ * traced run (`asTool`) is traced in its caller's tree, under the tool call. @internal
+ */
+export function traceRun<T extends RunnableConfig>(
+  config: T,
+  telemetry: TelemetryOptions | undefined,
+  agent: unknown,
+  runId: string,
+  threadId?: string,
+): { config: T; telemetry?: RunTelemetry } {
+  const parent = (config.configurable as Record<string, unknown> | undefined)?.[TELEMETRY_PARENT_KEY] as TelemetryParent | undefined;
+  if (parent !== undefined && observesModelCalls(agent)) return { config, telemetry: new RunTelemetry(parent.handler, parent, runId, config.runName) };
+  if (telemetry === undefined) return { config };
+  const callbacks = config.callbacks;
+  const tracedByCaller = Array.isArray(callbacks)
+    ? callbacks.some(isTelemetryHandler)
+    : typeof (callbacks as CallbackManager | undefined)?.copy === "function" && (callbacks as CallbackManager).handlers.some(isTelemetryHandler);
+  if (!tracedByCaller && observesModelCalls(agent)) {
+    return { config, telemetry: new RunTelemetry(new TelemetryHandler(telemetry, runId, threadId), undefined, runId, config.runName) };
+  }
+  return { config: withTelemetry(config, telemetry, runId, threadId) };
 }
