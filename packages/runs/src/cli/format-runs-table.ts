@@ -1,5 +1,5 @@
 import type { RunInfo } from "@agentrx/executors";
-import { formatRuntime } from "@agentrx/executors/trace-page";
+import { formatRuntime } from "@agentrx/viewer/trace-page";
 
 const fmt = formatRuntime();
 
