@@ -200,6 +200,7 @@ export class RunTable {
     if (row !== undefined) return row;
     const added = rowOf(action, iteration, prefix); // a step without its action (a resumed run's)
     this.rows.push(added);
+    this.actions += 1; // a tool call all the same: the summary counts it next to its result
     return added;
   }
 }

@@ -34,3 +34,5 @@ export { traceModelRuntime } from "./page/trace-model";
 export type { TraceModel, TraceModelRuntime } from "./page/trace-model";
 export { traceSummaryRuntime } from "./page/trace-summary";
 export type { TraceScale, TraceSummary, TraceSummaryRuntime } from "./page/trace-summary";
+export { runListItemOf, runStopLabel } from "../ui/run-list-data";
+export type { RunListData, RunListItem } from "../ui/run-list-data";

@@ -71,7 +71,9 @@ export function traceRunOf(info: RunInfo): TraceRun {
   };
   if (info.threadId !== undefined) run.threadId = info.threadId;
   if (info.stopReason !== undefined) run.stopReason = info.stopReason;
-  if (info.error !== undefined) run.error = info.error;
+  // Why a run failed or was cancelled; a run that ran on after that (a resume) has no error, even
+  // in a record written before claims cleared it.
+  if (info.error !== undefined && (info.status === "failed" || info.status === "cancelled")) run.error = info.error;
   if (info.usage !== undefined) run.usage = usageOf(info.usage);
   if (info.checkpoint !== undefined) {
     run.iterations = info.checkpoint.iteration;

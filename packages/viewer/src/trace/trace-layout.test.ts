@@ -176,4 +176,25 @@ describe("the layout of a run paused for approval", () => {
     expect(rows.find((row) => row.id === "tool-0-0")).toMatchObject({ state: "none", badges: ["awaiting approval"] });
     expect(rows.find((row) => row.id === "answer")).toMatchObject({ label: "paused", badges: ["interrupted"] });
   });
+
+  it("labels the axis of a run of a few milliseconds without repeating a label", async () => {
+    const store = new MemoryRunStore();
+    await writeSyntheticRun(store, { runId: "quick", iterations: 1, toolsPerIteration: 1, start: 2_000_000 });
+    const { data } = await traceOf(store, "quick");
+    const model = runtime.createTrace(data.run);
+    // The same run squeezed into 3 ms: the events keep their order.
+    runtime.applyEvents(model, data.events.map((event) => ({ ...event, at: 2_000_000 + Math.min(3, (event.at - 2_000_000) / 100) }) as typeof event));
+    const labels = scaleOf(model, Date.now()).ticks.map((tick) => tick.label);
+    expect(labels.length).toBeGreaterThan(2);
+    expect(new Set(labels).size).toBe(labels.length);
+    expect(labels).toContain("0.5 ms");
+  });
+
+  it("gives a running run no stop reason", async () => {
+    const store = new MemoryRunStore();
+    await writeSyntheticRun(store, { runId: "busy", iterations: 1, toolsPerIteration: 1, running: true });
+    const { model } = await traceOf(store, "busy");
+    expect(model.run.status).toBe("running");
+    expect(summaryOf(model, layout.rows(model, Date.now()), Date.now()).stopReason).toBeUndefined();
+  });
 });

@@ -277,6 +277,7 @@ describe.skipIf(skip)("agentrx ui in Chromium", () => {
     const { page, errors } = await open(`${server.url}/runs/live`);
     expect(await page.locator("[data-status]").textContent()).toBe("running");
     expect(await page.locator('[data-id="tool-0-0"] .bar').getAttribute("class")).toContain("running");
+    expect(await page.locator('[data-fact="stop-reason"] dd').textContent()).toBe("–"); // not "running": that is its status
 
     const long = "z".repeat(300_000); // longer than a live update carries (200,000 characters)
     const at = Date.now();
@@ -293,6 +294,7 @@ describe.skipIf(skip)("agentrx ui in Chromium", () => {
     await page.waitForSelector('[data-status="finished"]', { timeout: 10_000 });
     await page.waitForSelector('[data-id="answer"]');
     expect(await page.locator(".bar.running").count()).toBe(0);
+    expect(await page.locator('[data-fact="stop-reason"] dd').textContent()).toBe("finish");
     await page.click('[data-id="tool-0-0"] .label');
     await page.click("text=Show all");
     await expect.poll(() => page.locator('.detail [data-field="observation"]').evaluate((element) => element.textContent?.length)).toBe(300_000);

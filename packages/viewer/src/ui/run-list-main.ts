@@ -37,7 +37,7 @@ export function runListMain(dom: DomRuntime, fmt: FormatRuntime, data: RunListDa
         h("td", { class: "mono" }, link),
         h("td", null, run.threadId ?? "–"),
         h("td", null, h("span", { class: `status ${run.status}` }, run.status)),
-        h("td", { attrs: { title: run.error } }, run.error !== undefined && run.status !== "failed" ? "unreadable" : (run.stopReason ?? "–")),
+        h("td", { attrs: { title: run.error } }, run.stop ?? "–"),
         h("td", { class: "num" }, run.steps !== undefined ? fmt.count(run.steps) : "–"),
         h("td", { class: "num" }, run.tokens !== undefined ? fmt.count(run.tokens) : "–"),
         h("td", { class: "num" }, fmt.duration(run.durationMs)),

@@ -30,6 +30,7 @@ export function formatRuntime() {
   /** A tick label on the time axis: `0`, `250 ms`, `1.5 s`, `2 min`. */
   function tick(ms: number): string {
     if (ms === 0) return "0";
+    if (ms < 10) return `${Number(ms.toFixed(2))} ms`; // a run of a few milliseconds has ticks apart by less than one
     if (ms < 1000) return `${Math.round(ms)} ms`;
     if (ms < 60_000) return `${Number((ms / 1000).toFixed(2))} s`;
     if (ms < 3_600_000) return `${Number((ms / 60_000).toFixed(2))} min`;

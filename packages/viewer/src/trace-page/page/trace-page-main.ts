@@ -89,7 +89,7 @@ export function tracePageMain(parts: TracePageParts): void {
     const facts = h(
       "dl",
       { class: "facts" },
-      fact("Stop reason", "stop-reason", summary.stopReason ?? (summary.live ? "running" : "–")),
+      fact("Stop reason", "stop-reason", summary.stopReason ?? "–"), // a running run has none yet: its status says it runs
       fact("Tokens", "tokens", tokens),
       fact("Wall time", "wall-time", fmt.duration(summary.wallMs)),
       fact("Iterations", "iterations", fmt.count(summary.iterations)),

@@ -86,7 +86,7 @@ button:hover { border-color: var(--muted); }
 .bar.running { background: repeating-linear-gradient(90deg, var(--running) 0 8px, color-mix(in srgb, var(--running) 55%, var(--bg)) 8px 16px); background-size: 32px 100%; animation: crawl 1s linear infinite; }
 @keyframes crawl { from { background-position: 0 0; } to { background-position: 32px 0; } }
 .bar.span { top: 11px; height: 4px; background: var(--muted); opacity: .55; }
-.bar.slowest { outline: 2px solid var(--slow); outline-offset: 1px; }
+.bar.slowest { outline: 2px solid var(--slow); outline-offset: -2px; } /* inside the bar: a row (content-visibility) clips what is outside */
 .point { position: absolute; top: 8px; width: 10px; height: 10px; margin-left: -5px; transform: rotate(45deg); background: var(--muted); }
 .dur { position: absolute; top: 5px; font-size: 11px; color: var(--muted); white-space: nowrap; font-variant-numeric: tabular-nums; }
 .dur.slowest { color: var(--slow); font-weight: 700; }

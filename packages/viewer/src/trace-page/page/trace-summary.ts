@@ -133,7 +133,9 @@ export function traceSummaryRuntime(fmt: FormatRuntime, layout: TraceLayoutRunti
       }
       for (let t = Math.ceil((piece.from - start) / step) * step; start + t <= piece.to + 1e-6; t += step) {
         const position = x(start + t);
-        if (ticks.length === 0 || position - (ticks[ticks.length - 1] as { x: number }).x > 0.04) ticks.push({ x: position, label: fmt.tick(t) });
+        const label = fmt.tick(t);
+        const last = ticks[ticks.length - 1];
+        if (last === undefined || (position - last.x > 0.04 && label !== last.label)) ticks.push({ x: position, label });
       }
     });
     return { start, end, x, ticks, breaks };
