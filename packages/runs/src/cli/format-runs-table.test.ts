@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { cliStyle, formatRunsTable } from "./format-runs-table";
 
 const at = 1_700_000_000_000;
-const run = (runId: string, fields: Partial<RunInfo>): RunInfo => ({ runId, status: "finished", inputs: {}, createdAt: at, updatedAt: at + 10, ...fields });
+const run = (runId: string, fields: Partial<RunInfo>): RunInfo => ({ runId, status: "finished", inputs: {}, createdAt: at, updatedAt: at + 10, eventCount: 0, ...fields });
 
 describe("agentrx runs' table", () => {
   it("labels a cancelled run cancelled and a resumed finished run finish; only a corrupt row is unreadable", () => {

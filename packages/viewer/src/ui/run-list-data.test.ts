@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { runListItemOf, runStopLabel } from "./run-list-data";
 
 const at = 1_700_000_000_000;
-const run = (fields: Partial<Parameters<typeof runListItemOf>[0]>) => ({ runId: "r", status: "finished" as const, inputs: {}, createdAt: at, updatedAt: at, ...fields });
+const run = (fields: Partial<Parameters<typeof runListItemOf>[0]>) => ({ runId: "r", status: "finished" as const, inputs: {}, createdAt: at, updatedAt: at, eventCount: 0, ...fields });
 
 describe("runStopLabel", () => {
   it("says cancelled for a cancelled run, whose error is the cancel's, not a damaged record", () => {
