@@ -3,3 +3,4 @@
 export * from "./index.browser";
 export { startUiServer } from "./ui/start-ui-server";
 export type { UiServer, UiServerOptions } from "./ui/start-ui-server";
+export type { RunActionRequest, UiActionExecutor } from "./ui/run-actions";

@@ -111,6 +111,35 @@ export interface TracePageData {
   source: string;
   /** When the page was made, epoch milliseconds. */
   generatedAt: number;
+  /** What can be done to the run from the page (a `ui` started with an executor); absent: nothing. */
+  actions?: TraceActions;
+}
+
+/** A paused tool call waiting for a decision, as the page's actions show it. */
+export interface TracePendingCall {
+  /** The interrupt's id (the key of its decision). */
+  id: string;
+  tool: string;
+  toolInput: unknown;
+  /** Why it paused: `"approval"` or `"in_doubt"`. */
+  reason?: string;
+}
+
+/**
+ * What the page may ask the `ui` server to do to its run: each action is a POST to
+ * `/api/runs/<runId>/actions` carrying `token` (a per-server-session secret) in the
+ * `x-agentrx-token` header.
+ */
+export interface TraceActions {
+  token: string;
+  /** Calls waiting for approve / reject / edit. */
+  pending: TracePendingCall[];
+  /** A cancelled run, or one whose worker died (running, with its lease expired). */
+  resume: boolean;
+  /** A run this server runs (it resumed or forked it). */
+  cancel: boolean;
+  /** Forks are possible (any run with a record). */
+  fork: boolean;
 }
 
 /** A batch of new events and the run's row, as the `ui` server streams them. */

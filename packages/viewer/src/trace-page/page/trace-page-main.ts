@@ -6,6 +6,7 @@ import type { TraceDetailContext, TraceDetailRuntime } from "./trace-detail";
 import type { TraceLayoutRuntime, TraceRow } from "./trace-layout";
 import type { TraceSummary, TraceSummaryRuntime } from "./trace-summary";
 import type { TraceModelRuntime } from "./trace-model";
+import type { TraceActionsRuntime } from "./trace-actions";
 import type { traceTreeRuntime } from "./trace-tree";
 
 /** What the trace page's script is given. */
@@ -17,6 +18,7 @@ export interface TracePageParts {
   summary: TraceSummaryRuntime;
   detail: TraceDetailRuntime;
   tree: ReturnType<typeof traceTreeRuntime>;
+  actions: TraceActionsRuntime;
   data: TracePageData;
   root: HTMLElement;
 }
@@ -118,6 +120,7 @@ export function tracePageMain(parts: TracePageParts): void {
       ),
     );
     dom.append(header, [title, facts, split]);
+    if (data.mode === "ui" && data.actions !== undefined) dom.append(header, [parts.actions.render(data.actions, summary.iterations, parts.actions.poster(runPath, data.actions.token))]);
     if (summary.unreadable.length > 0) {
       const count = summary.unreadable.length;
       const links = summary.unreadable.slice(0, 20).map((seq) => {
@@ -178,6 +181,8 @@ export function tracePageMain(parts: TracePageParts): void {
   source.addEventListener("end", () => {
     source.close();
     clearInterval(ticker);
-    schedule();
+    // What can be done next (a pause's decisions, a resume) is the server's to say: ask it again.
+    if (data.actions !== undefined) location.reload();
+    else schedule();
   });
 }

@@ -86,6 +86,12 @@ button:hover { border-color: var(--muted); }
 .bar.running { background: repeating-linear-gradient(90deg, var(--running) 0 8px, color-mix(in srgb, var(--running) 55%, var(--bg)) 8px 16px); background-size: 32px 100%; animation: crawl 1s linear infinite; }
 @keyframes crawl { from { background-position: 0 0; } to { background-position: 32px 0; } }
 .bar.span { top: 11px; height: 4px; background: var(--muted); opacity: .55; }
+.actions { margin-top: 8px; display: flex; flex-direction: column; gap: 6px; }
+.actions .pending, .actions .action-line { display: flex; align-items: center; gap: 8px; flex-wrap: wrap; }
+.actions .pending { padding: 6px 8px; border: 1px solid var(--warn); border-radius: 6px; }
+.actions .pending code { max-width: 40ch; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.actions .edit-args { flex: 1 1 100%; font: 12px/1.35 ui-monospace, monospace; }
+.actions button.primary { border-color: var(--tool); } .actions button.danger { border-color: var(--fail); }
 .bar.slowest { outline: 2px solid var(--slow); outline-offset: -2px; } /* inside the bar: a row (content-visibility) clips what is outside */
 .point { position: absolute; top: 8px; width: 10px; height: 10px; margin-left: -5px; transform: rotate(45deg); background: var(--muted); }
 .dur { position: absolute; top: 5px; font-size: 11px; color: var(--muted); white-space: nowrap; font-variant-numeric: tabular-nums; }
