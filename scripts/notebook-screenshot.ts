@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { launchChromiumBrowser } from "../packages/runs/src/trace/browser-test-helpers";
+import { launchChromiumBrowser } from "../packages/viewer/src/trace/browser-test-helpers";
 
 const root = join(import.meta.dirname, "..");
 const out = mkdtempSync(join(tmpdir(), "agentrx-notebook-shot-"));

@@ -9,9 +9,9 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { SqliteRunStore } from "@agentrx/runs";
 import { runCli } from "../packages/runs/src/cli/run-cli";
-import { launchChromium } from "../packages/runs/src/trace/browser-test-helpers";
-import { recordTripRun } from "../packages/runs/src/trace/trace-test-fixtures";
-import { startUiServer } from "../packages/runs/src/ui/start-ui-server";
+import { launchChromium } from "../packages/viewer/src/trace/browser-test-helpers";
+import { recordTripRun } from "../packages/viewer/src/trace/trace-test-fixtures";
+import { startUiServer } from "../packages/viewer/src/ui/start-ui-server";
 
 const dir = mkdtempSync(join(tmpdir(), "agentrx-screenshots-"));
 mkdirSync(join(dir, ".agentrx"));

@@ -1,7 +1,8 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: { index: "src/index.ts", "trace-page/index": "src/trace-page/index.ts" },
+  // ./trace-page is not built: trace-page/ re-exports @agentrx/viewer/trace-page, where it moved.
+  entry: { index: "src/index.ts" },
   format: ["esm", "cjs"],
   dts: true,
   clean: true,

@@ -1,5 +1,6 @@
 import { Observable, type OperatorFunction, type Subscriber, type TeardownLogic, lastValueFrom } from "rxjs";
-import { type RunDisplayBundle, displayRun } from "../notebook/display-run";
+import type { RunDisplayBundle } from "../display/display-types";
+import { loadViewer } from "../display/load-viewer";
 import type { RunStore } from "../runs/run-store";
 import type { AgentStreamEvent } from "./events";
 
@@ -33,8 +34,9 @@ export function runDisplaySource<R>(run: RunObservable<unknown, R>): RunDisplayS
  * an ordinary `Observable`.
  *
  * In a Jupyter notebook (Deno's kernel), a run left as a cell's last expression shows itself: a live
- * table of its tool calls and answer while it runs, then its trace (see {@link displayRun}); awaiting
- * it afterwards gives that run's result without running it again.
+ * table of its tool calls and answer while it runs, then its trace (`displayRun` of
+ * `@agentrx/viewer`, imported only then: install it to display runs); awaiting it afterwards gives
+ * that run's result without running it again.
  *
  * @example
  * ```ts
@@ -57,7 +59,7 @@ export class RunObservable<T, R = T> extends Observable<T> implements PromiseLik
   /**
    * @param subscribe what a subscription does (as for `new Observable`)
    * @param settle how the awaited result comes from the run (by default its last value)
-   * @param source how a notebook display runs it (executors pass it; see {@link displayRun})
+   * @param source how a notebook display runs it (executors pass it; see `displayRun` of `@agentrx/viewer`)
    */
   constructor(
     subscribe: (this: Observable<T>, subscriber: Subscriber<T>) => TeardownLogic,
@@ -93,9 +95,17 @@ export class RunObservable<T, R = T> extends Observable<T> implements PromiseLik
   /**
    * Jupyter's display protocol: runs the run (unless it was awaited already), showing a live table,
    * and resolves with its final MIME bundle; awaiting the run afterwards gives this run's result.
+   * The display is `@agentrx/viewer`'s, imported on the first display (never before); without it
+   * the bundle is a line of text saying to install it.
    */
-  [JUPYTER_DISPLAY](): Promise<RunDisplayBundle> {
-    return displayRun(this);
+  async [JUPYTER_DISPLAY](): Promise<RunDisplayBundle | { "text/plain": string }> {
+    let viewer: Awaited<ReturnType<typeof loadViewer>>;
+    try {
+      viewer = await loadViewer();
+    } catch (error) {
+      return { "text/plain": (error as Error).message.replace(/ \(.*\)$/s, "") };
+    }
+    return viewer.displayRun(this as unknown as Observable<never>);
   }
 
   /**

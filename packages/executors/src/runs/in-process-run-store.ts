@@ -36,6 +36,7 @@ export class InProcessRunStore implements RunStore {
       throw new RunBusyError({ runId, ...(owner === undefined ? {} : { owner }), ...(leaseExpiresAt === undefined ? {} : { leaseExpiresAt }) });
     }
     const epoch = (record.info.epoch ?? 0) + 1;
+    delete record.info.error; // a claimed run runs again: why it stopped before no longer holds
     Object.assign(record.info, { status: "running", owner: claim.owner, leaseExpiresAt: claim.at + claim.leaseMs, updatedAt: claim.at, epoch });
     return { ...before, epoch };
   }

@@ -26,4 +26,5 @@ export { deserializeRunState, serializeRunState } from "./serialize-run-state";
 export type { SerializedRunState } from "./serialize-run-state";
 export { restoreRunState } from "./restore-run-state";
 export type { RestoredRun } from "./restore-run-state";
-export { corrupt as corruptEventError, messageOf as errorMessageOf, readRecordedEvents } from "./read-recorded-events";
+export { REPLAY_PAGE_SIZE, corrupt as corruptEventError, messageOf as errorMessageOf, readRecordedEvents, recordedRunInfo } from "./read-recorded-events";
+export { randomUuid } from "./random-uuid";

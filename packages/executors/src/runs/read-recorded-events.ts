@@ -1,7 +1,7 @@
 import { RunNotFoundError, RunStoreError } from "./run-store-errors";
 import type { RunInfo, RunStore, StoredRunEvent } from "./run-store";
 
-/** How many events one `readEvents` call asks for. */
+/** How many events one `readEvents` call asks for. @internal */
 export const REPLAY_PAGE_SIZE = 500;
 
 /**

@@ -231,7 +231,8 @@ export interface RunStore {
   /**
    * Takes the run's lease (compare-and-set): succeeds when the run is not `running`, its lease has
    * expired, or `owner` holds it already; the run becomes `running` under `owner` and its `epoch`
-   * goes up by one. Resolves with the run as it was before the claim, except `epoch`, which is the
+   * goes up by one; its `error` (why it stopped before: a cancel, a crash) is cleared. Resolves with
+   * the run as it was before the claim, except `epoch`, which is the
    * new one (the claimant's fencing token). Rejects with `RunNotFoundError` or `RunBusyError`.
    */
   claimRun(runId: string, claim: ClaimRun): Promise<RunInfo>;

@@ -14,7 +14,7 @@ import { PostgresRunStore } from "../postgres/index";
 import { replayRun } from "../replay/index";
 import { SqliteRunStore } from "../sqlite/index";
 import { postgresTestDatabase } from "../testing/postgres-test-database";
-import { recordTripRun, writeDamagedRun, writeSyntheticRun } from "../trace/trace-test-fixtures";
+import { recordTripRun, writeDamagedRun, writeSyntheticRun } from "../../../viewer/src/trace/trace-test-fixtures";
 import type { CliIo } from "./cli-io";
 import { runCli } from "./run-cli";
 import { showCommand } from "./show-command";

@@ -1,5 +1,5 @@
 import type { RunInfo } from "@agentrx/executors";
-import { formatRuntime } from "@agentrx/executors/trace-page";
+import { formatRuntime, runStopLabel } from "@agentrx/viewer/trace-page";
 
 const fmt = formatRuntime();
 
@@ -62,7 +62,7 @@ export function formatRunsTable(runs: readonly RunInfo[], style: CliStyle): stri
     run.runId,
     run.threadId ?? "-",
     run.status,
-    run.error !== undefined && run.status !== "failed" ? "unreadable" : (run.stopReason ?? "-"),
+    runStopLabel(run) ?? "-",
     run.checkpoint !== undefined ? String(run.checkpoint.iteration) : "-",
     run.usage?.total_tokens !== undefined ? fmt.count(run.usage.total_tokens) : "-",
     fmt.duration(runDurationMs(run)),

@@ -1,5 +1,5 @@
 import { RECORD_ONLY_EVENT_TYPES, RunEventDecoder, type AgentStreamEvent, type RunStore } from "@agentrx/executors";
-import { isUnreadableRunEvent, readReadableEvents } from "@agentrx/executors/trace-page";
+import { isUnreadableRunEvent, readReadableEvents } from "@agentrx/viewer/trace-page";
 import { Observable } from "rxjs";
 
 /** An event of a run that `agentrx show` could not read, and why. */

@@ -1,5 +1,5 @@
 import { renderTrace, type RunInfo, type RunStore, type StoredRunEvent } from "@agentrx/executors";
-import { formatRuntime, isUnreadableRunEvent, readReadableEvents } from "@agentrx/executors/trace-page";
+import { formatRuntime, isUnreadableRunEvent, readReadableEvents } from "@agentrx/viewer/trace-page";
 import { lastValueFrom } from "rxjs";
 import type { CliIo } from "./cli-io";
 import { cliStyle, runDurationMs, wantsColors } from "./format-runs-table";

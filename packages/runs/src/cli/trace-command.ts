@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import type { RunStore } from "@agentrx/executors";
-import { readTracePage, tracePageHtml } from "@agentrx/executors/trace-page";
+import { readTracePage, tracePageHtml } from "@agentrx/viewer/trace-page";
 import { CliError } from "./cli-error";
 import type { CliIo } from "./cli-io";
 import { requireRun } from "./require-run";

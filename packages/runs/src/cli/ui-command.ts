@@ -1,5 +1,5 @@
 import type { RunStore } from "@agentrx/executors";
-import { startUiServer, type UiServer } from "../ui/start-ui-server";
+import { startUiServer, type UiServer } from "@agentrx/viewer";
 import { CliError } from "./cli-error";
 import type { CliIo } from "./cli-io";
 

@@ -78,7 +78,7 @@ export class MemoryRunStore implements RunStore {
     const free = row.status !== "running" || row.lease_expires_at === null || row.lease_expires_at <= claim.at || row.owner === claim.owner;
     if (!free) throw new RunBusyError({ runId, owner: row.owner ?? undefined, leaseExpiresAt: row.lease_expires_at ?? undefined });
     const epoch = row.epoch + 1;
-    this.#runs.set(runId, { ...row, status: "running", owner: claim.owner, lease_expires_at: claim.at + claim.leaseMs, updated_at: claim.at, epoch });
+    this.#runs.set(runId, { ...row, status: "running", error: null, owner: claim.owner, lease_expires_at: claim.at + claim.leaseMs, updated_at: claim.at, epoch });
     return { ...runInfoOf(row, STORE, "claimRun"), epoch };
   }
 

@@ -59,7 +59,7 @@ export function postgresQueries(s: string): PostgresQueries {
     claim: `WITH before AS (
         SELECT ${RUN_COLUMNS} FROM ${runs} WHERE run_id = $1 FOR UPDATE
       ), claimed AS (
-        UPDATE ${runs} AS r SET status = 'running', owner = $2, lease_expires_at = $3, updated_at = $4, epoch = r.epoch + 1
+        UPDATE ${runs} AS r SET status = 'running', error = NULL, owner = $2, lease_expires_at = $3, updated_at = $4, epoch = r.epoch + 1
         FROM before AS b
         WHERE r.run_id = b.run_id
           AND (b.status <> 'running' OR b.lease_expires_at IS NULL OR b.lease_expires_at <= $4 OR b.owner = $2)

@@ -43,7 +43,7 @@ export class SqliteStatements {
     this.#selectRun = db.prepare(`SELECT ${RUN_COLUMNS} FROM agentrx_runs WHERE run_id = ?`);
     // Compare-and-set: the lease check and the epoch's increment in one statement.
     this.#claimUpdate = db.prepare(`
-      UPDATE agentrx_runs SET status = 'running', owner = @owner, lease_expires_at = @lease_expires_at, updated_at = @at, epoch = epoch + 1
+      UPDATE agentrx_runs SET status = 'running', error = NULL, owner = @owner, lease_expires_at = @lease_expires_at, updated_at = @at, epoch = epoch + 1
       WHERE run_id = @run_id AND (status <> 'running' OR lease_expires_at IS NULL OR lease_expires_at <= @at OR owner = @owner)
       RETURNING epoch`);
     this.#writeUpdate = db.prepare(`

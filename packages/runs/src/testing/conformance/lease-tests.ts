@@ -49,6 +49,22 @@ export function leaseTests(context: ConformanceContext): void {
       expect(await store().getRun(interrupted)).toMatchObject({ status: "finished", eventCount: 3 });
     });
 
+    it("clears a cancelled run's error when it is claimed again (a resume), and resolves with the run as it was", async () => {
+      const runId = id();
+      const at = window();
+      await store().createRun({ runId, inputs: {}, status: "running", owner: "a", leaseMs: 60_000, at });
+      await store().write(runId, { owner: "a", leaseMs: 60_000, events: someEvents(1, 1, at), update: { status: "cancelled", error: "The run was cancelled.", release: true }, at: at + 1 });
+      const before = await store().claimRun(runId, { owner: "b", leaseMs: 1000, at: at + 2 });
+      expect(before).toMatchObject({ status: "cancelled", error: "The run was cancelled." });
+      const claimed = await store().getRun(runId);
+      expect(claimed).toMatchObject({ status: "running", owner: "b" });
+      expect(claimed?.error).toBeUndefined();
+      await store().write(runId, { owner: "b", leaseMs: 1000, events: someEvents(2, 1, at + 3), update: { status: "finished", stopReason: "finish", release: true }, at: at + 3 });
+      const finished = await store().getRun(runId);
+      expect(finished).toMatchObject({ status: "finished", stopReason: "finish" });
+      expect(finished?.error).toBeUndefined();
+    });
+
     it("rejects a claim of an unknown run with RunNotFoundError", async () => {
       const runId = id("unknown");
       const error = await rejectionOf(store().claimRun(runId, { owner: "a", leaseMs: 1000, at: window() }));

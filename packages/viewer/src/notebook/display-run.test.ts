@@ -1,0 +1,149 @@
+import { AgentExecutor, type AgentStreamEvent, type MimeBundle, RUN_MIME_TYPE } from "@agentrx/executors";
+import { displayRun } from "@agentrx/viewer";
+import { tool } from "@langchain/core/tools";
+import { Observable } from "rxjs";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { echoTool, finish, scriptedAgent, toolCall } from "../../../executors/src/executor/test-helpers";
+
+/** A live display that keeps every bundle it was given, in order. */
+function recordingDisplay() {
+  const shown: { kind: "show" | "update"; bundle: MimeBundle }[] = [];
+  return {
+    shown,
+    live: {
+      show: (bundle: MimeBundle) => void shown.push({ kind: "show", bundle }),
+      update: (bundle: MimeBundle) => void shown.push({ kind: "update", bundle }),
+    },
+    html: () => shown.map(({ bundle }) => bundle["text/html"] as string),
+  };
+}
+
+function twoCallExecutor(observation = "sunny") {
+  const weather = tool(async () => observation, { name: "weather", description: "Weather.", schema: z.object({ city: z.string() }) });
+  const { agent, inputs } = scriptedAgent([[toolCall("weather", { city: "Oslo" }, "c1"), toolCall("echo", { text: "hi" }, "c2")], finish("Sunny in Oslo.")]);
+  return { executor: new AgentExecutor({ agent, tools: [weather, echoTool] }), inputs };
+}
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+describe("displayRun", () => {
+  it("shows a live table that gains the actions, their observations and the answer, then the trace", async () => {
+    const { executor } = twoCallExecutor();
+    const display = recordingDisplay();
+    const bundle = await displayRun(executor.invoke({ input: "Weather in Oslo?" }), { live: display.live });
+
+    expect(display.shown[0]?.kind).toBe("show");
+    expect(display.html()[0]).toContain("No tool calls yet");
+    const running = display.html().find((html) => html.includes("running…"));
+    expect(running).toContain("weather"); // an action shown before its observation came
+    const last = display.html().at(-1) as string;
+    expect(last).toContain('class="agentrx-run" data-status="finished"');
+    expect(last).toContain("<pre>sunny</pre>");
+    expect(last).toContain("Sunny in Oslo.");
+    expect(display.shown.slice(1).every(({ kind }) => kind === "update")).toBe(true);
+
+    expect(bundle[RUN_MIME_TYPE]).toMatchObject({ status: "finished", stopReason: "finish", output: "Sunny in Oslo.", actions: 2, steps: 2 });
+    expect(bundle["text/html"]).toMatch(/^<iframe class="agentrx-trace"[^>]* sandbox="allow-scripts"/);
+    expect(bundle["text/html"]).toContain('srcdoc="&#60;!doctype html&#62;'); // the trace page, escaped into the attribute
+    expect(bundle["text/plain"]).toContain("weather({\"city\":\"Oslo\"}) -> sunny");
+  });
+
+  it("makes the displayed run's result the awaited one: awaiting does not run the agent again", async () => {
+    const { executor, inputs } = twoCallExecutor();
+    const run = executor.invoke({ input: "Weather in Oslo?" });
+    await displayRun(run, { live: false });
+    expect(inputs).toHaveLength(2);
+    const result = await run;
+    expect(result.output).toBe("Sunny in Oslo.");
+    expect(inputs).toHaveLength(2);
+  });
+
+  it("shows a run awaited before, without running it again", async () => {
+    const { executor, inputs } = twoCallExecutor();
+    const run = executor.invoke({ input: "Weather in Oslo?" });
+    const result = await run;
+    const bundle = await displayRun(run, { live: false });
+    expect(inputs).toHaveLength(2);
+    expect(bundle[RUN_MIME_TYPE]).toMatchObject({ status: "finished", output: "Sunny in Oslo.", runId: result.runId });
+  });
+
+  it("escapes what tools return: recorded text is data, never markup", async () => {
+    const { executor } = twoCallExecutor("<img src=x onerror=alert(1)>");
+    const display = recordingDisplay();
+    const bundle = await displayRun(executor.stream({ input: "x" }), { live: display.live });
+    const last = display.html().at(-1) as string;
+    expect(last).not.toContain("<img");
+    expect(last).toContain("&#60;img src=x onerror=alert(1)&#62;");
+    expect(bundle["text/html"]).not.toContain("<img");
+  });
+
+  it("shows a failed run's error, resolves, and awaiting the run rejects with that error", async () => {
+    const { agent } = scriptedAgent([new Error("model unreachable")]);
+    const run = new AgentExecutor({ agent, tools: [] }).invoke({ input: "x" });
+    const bundle = await displayRun(run, { live: false });
+    expect(bundle[RUN_MIME_TYPE]).toMatchObject({ status: "failed", error: "Error: model unreachable" });
+    expect(bundle["text/html"]).toContain('data-status="failed"');
+    await expect(Promise.resolve(run)).rejects.toThrow("model unreachable");
+  });
+
+  it("shows a run paused for approval with what it waits for", async () => {
+    const { agent } = scriptedAgent([[toolCall("echo", { text: "wire $5" }, "c1")]]);
+    const executor = new AgentExecutor({ agent, tools: [echoTool], needsApproval: () => true });
+    const bundle = await displayRun(executor.invoke({ input: "pay" }), { live: false });
+    expect(bundle[RUN_MIME_TYPE]).toMatchObject({ status: "interrupted", stopReason: "interrupted", output: "", interrupts: [{ tool: "echo", toolInput: { text: "wire $5" } }] });
+    expect(bundle["text/html"]).toContain("awaiting approval");
+  });
+
+  it("shows each call of a paused turn once: run, or awaiting approval", async () => {
+    const { agent } = scriptedAgent([[toolCall("echo", { text: "small" }, "c1"), toolCall("echo", { text: "big" }, "c2"), toolCall("echo", { text: "huge" }, "c3")]]);
+    const needsApproval = (action: { toolInput: unknown }) => (action.toolInput as { text: string }).text !== "small";
+    const executor = new AgentExecutor({ agent, tools: [echoTool], needsApproval });
+    const bundle = await displayRun(executor.invoke({ input: "pay" }), { live: false });
+    expect(bundle[RUN_MIME_TYPE]).toMatchObject({ actions: 3, steps: 1 });
+    const text = bundle["text/plain"];
+    expect(text.split("\n").filter((line) => line.includes("echo("))).toHaveLength(3);
+    expect(text).toContain('echo({"text":"small"}) -> small');
+    expect(text).toMatch(/echo\(\{"text":"big"\}\) awaiting approval \(call-0-1\)/);
+    expect(text).toMatch(/echo\(\{"text":"huge"\}\) awaiting approval \(call-0-2\)/);
+    expect(text).not.toContain("(running)");
+  });
+
+  it("shows any observable of run events, with a table but no trace when there is no record", async () => {
+    const events = new Observable<AgentStreamEvent>((subscriber) => {
+      subscriber.next({ type: "start", runId: "r1", inputs: {}, resumed: false, at: 1 });
+      subscriber.next({ type: "output", runId: "r1", at: 2, output: "done", returnValues: { output: "done" }, messages: [], stopReason: "finish" });
+      subscriber.complete();
+    });
+    const bundle = await displayRun(events, { live: false });
+    expect(bundle[RUN_MIME_TYPE]).toEqual({ runId: "r1", status: "finished", stopReason: "finish", output: "done", actions: 0, steps: 0 });
+    expect(bundle["text/html"]).not.toContain("<iframe");
+    expect(bundle["text/html"]).toContain("done");
+  });
+
+  it("in Deno's kernel, a run displays itself: display_data, then updates under the same display id", async () => {
+    const broadcast = vi.fn(async (_type: string, _content: Record<string, unknown>) => undefined);
+    vi.stubGlobal("Deno", { jupyter: { broadcast } });
+    const { executor } = twoCallExecutor();
+    const run = executor.invoke({ input: "Weather in Oslo?" }) as unknown as Record<symbol, () => Promise<MimeBundle>>;
+    const bundle = await run[Symbol.for("Jupyter.display")]!();
+
+    const types = broadcast.mock.calls.map(([type]) => type);
+    expect(types[0]).toBe("display_data");
+    expect(types.slice(1).every((type) => type === "update_display_data")).toBe(true);
+    const ids = new Set(broadcast.mock.calls.map(([, content]) => (content["transient"] as { display_id: string }).display_id));
+    expect(ids.size).toBe(1);
+    expect((bundle[RUN_MIME_TYPE] as { status: string }).status).toBe("finished");
+    // The bundle itself displays as the picture when it is a cell's last value.
+    const again = (bundle as unknown as Record<symbol, () => MimeBundle>)[Symbol.for("Jupyter.display")]!();
+    expect(again["text/html"]).toBe(bundle["text/html"]);
+  });
+
+  it("rejects when the live display fails, naming its error", async () => {
+    const { executor } = twoCallExecutor();
+    const live = { show: () => undefined, update: () => Promise.reject(new Error("kernel gone")) };
+    await expect(displayRun(executor.invoke({ input: "x" }), { live })).rejects.toThrow("kernel gone");
+  });
+});

@@ -1,0 +1,196 @@
+import {
+  type AgentStreamEvent,
+  type DisplayRunOptions,
+  type LiveRunDisplay,
+  type MimeBundle,
+  RUN_MIME_TYPE,
+  type RunDisplayBundle,
+  type RunObservable,
+  type RunStore,
+  type RunTableSummary,
+  randomUuid,
+  runDisplaySource,
+} from "@agentrx/executors";
+import { MemoryRunStore } from "@agentrx/runs";
+import { type Observable, from, lastValueFrom } from "rxjs";
+import { escapeHtml } from "../trace-page/page/page-shell";
+import { tracePageHtml } from "../trace-page/page/trace-page-html";
+import { readTracePage } from "../trace-page/read-trace-page";
+import { RunTable } from "./run-table";
+
+/**
+ * Runs a run for a notebook and shows it: a live table of its tool calls (action, observation,
+ * duration), pauses and streaming answer, updated in place while it runs; then resolves with the
+ * final MIME bundle ({@link RunDisplayBundle}): the run's trace page in a frame, the table as
+ * text, and a JSON summary (`application/vnd.agentrx.run+json`). A run left as a cell's last
+ * expression in Deno's kernel does this by itself; call it to show a run elsewhere in a cell, or
+ * with your own `live` target in another kernel (tslab: `newDisplay()`).
+ *
+ * For a run made by an executor (`invoke`, `stream`, `resume`), awaiting the run afterwards
+ * resolves with this run's result (or rejects with its error) without running it again; a run
+ * that was awaited already is not run again either: the bundle shows its result. A failed run
+ * shows its error in the table and the bundle; the promise still resolves.
+ *
+ * @param run a run from `executor.invoke`, `stream` or `resume`, or any observable of run events
+ * @param options where the live table goes, the store of the run's record, update pacing
+ * @example
+ * ```ts
+ * import { AgentExecutor } from "@agentrx/executors";
+ * import { displayRun } from "@agentrx/viewer";
+ * import { RunnableLambda } from "@langchain/core/runnables";
+ *
+ * const agent = RunnableLambda.from(() => ({ returnValues: { output: "hi" }, log: "" }));
+ * const executor = new AgentExecutor({ agent, tools: [] });
+ * const run = executor.invoke({ input: "hello" });
+ * const bundle = await displayRun(run, { live: false });
+ * console.log(bundle["application/vnd.agentrx.run+json"].status); // "finished"
+ * console.log((await run).output); // "hi": the displayed run's result, not a second run
+ * ```
+ */
+export async function displayRun(run: Observable<AgentStreamEvent> | RunObservable<unknown, unknown>, options: DisplayRunOptions = {}): Promise<RunDisplayBundle> {
+  const { throttleMs = 100, traceHeight = 520 } = options;
+  const live = options.live === undefined ? denoLiveDisplay() : options.live === false ? undefined : options.live;
+  const runObservable = run as RunObservable<unknown, unknown>;
+  const source = runDisplaySource(runObservable);
+  const awaited = typeof runObservable.awaitedResult === "function" ? runObservable.awaitedResult() : undefined;
+  if (awaited !== undefined) return awaitedBundle(awaited, options.store ?? source?.store, traceHeight);
+
+  const store = options.store ?? source?.store ?? (source === undefined ? undefined : new MemoryRunStore());
+  const events = source === undefined ? (run as Observable<AgentStreamEvent>) : source.events(store);
+  const table = new RunTable();
+  const updates = new LiveUpdates(live, table, throttleMs);
+  const seen: AgentStreamEvent[] = [];
+  let failure: { error: unknown } | undefined;
+  await updates.start();
+  await new Promise<void>((resolve) => {
+    events.subscribe({
+      next: (event) => {
+        seen.push(event);
+        table.add(event);
+        updates.changed(event.type === "token");
+      },
+      error: (error: unknown) => {
+        failure = { error };
+        table.fail(error);
+        resolve();
+      },
+      complete: () => resolve(),
+    });
+  });
+  if (source !== undefined) {
+    runObservable.adoptResult(failure === undefined ? lastValueFrom(from(seen).pipe(source.result)) : Promise.reject(failure.error));
+  }
+  await updates.finish();
+  const trace = table.id === undefined || store === undefined ? undefined : await traceFrame(store, table.id, traceHeight);
+  const html = live === undefined ? table.html() + (trace ?? "") : (trace ?? table.html());
+  return bundleOf(html, table.text(), table.summary());
+}
+
+/** Sends the table to the live display: at once for a new action or step, at most every `throttleMs` for tokens. */
+class LiveUpdates {
+  private queue: Promise<void> = Promise.resolve();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private last = 0;
+  private failed: { error: unknown } | undefined;
+
+  constructor(
+    private readonly live: LiveRunDisplay | undefined,
+    private readonly table: RunTable,
+    private readonly throttleMs: number,
+  ) {}
+
+  async start(): Promise<void> {
+    if (this.live === undefined) return;
+    this.last = Date.now();
+    await this.live.show(this.bundle());
+  }
+
+  changed(streaming: boolean): void {
+    if (this.live === undefined || this.timer !== undefined) return;
+    const wait = streaming ? this.throttleMs - (Date.now() - this.last) : 0;
+    if (wait <= 0) this.send();
+    else this.timer = setTimeout(() => this.send(), wait);
+  }
+
+  /** Sends the final table and waits for every update; rejects with the first update that failed. */
+  async finish(): Promise<void> {
+    if (this.live === undefined) return;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.send();
+    await this.queue;
+    if (this.failed !== undefined) throw this.failed.error;
+  }
+
+  private send(): void {
+    this.timer = undefined;
+    this.last = Date.now();
+    const bundle = this.bundle();
+    const live = this.live as LiveRunDisplay;
+    this.queue = this.queue.then(async () => {
+      if (this.failed !== undefined) return;
+      try {
+        await live.update(bundle);
+      } catch (error) {
+        this.failed = { error };
+      }
+    });
+  }
+
+  private bundle(): MimeBundle {
+    return { "text/html": this.table.html(), "text/plain": this.table.text() };
+  }
+}
+
+interface DenoJupyter {
+  broadcast(type: string, content: Record<string, unknown>): Promise<void>;
+}
+
+/** The live display of Deno's Jupyter kernel (`display_data`, then `update_display_data` with the same id). */
+function denoLiveDisplay(): LiveRunDisplay | undefined {
+  let jupyter: DenoJupyter | undefined;
+  try {
+    jupyter = (globalThis as { Deno?: { jupyter?: DenoJupyter } }).Deno?.jupyter;
+  } catch {
+    return undefined; // Deno outside its kernel throws on `Deno.jupyter` (it is an unstable API there)
+  }
+  if (typeof jupyter?.broadcast !== "function") return undefined;
+  const displayId = `agentrx-run-${randomUuid()}`;
+  const send = (type: string, bundle: MimeBundle) => jupyter.broadcast(type, { data: bundle, metadata: {}, transient: { display_id: displayId } });
+  return { show: (bundle) => send("display_data", bundle), update: (bundle) => send("update_display_data", bundle) };
+}
+
+/** The run's trace page in a sandboxed frame (scripts only: the page needs nothing else). */
+async function traceFrame(store: RunStore, runId: string, height: number): Promise<string | undefined> {
+  let page: string;
+  try {
+    page = tracePageHtml(await readTracePage(store, runId, { mode: "file", source: "notebook" }));
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    return `<p class="agentrx-trace-missing">The trace of run <code>${escapeHtml(runId)}</code> could not be read: ${escapeHtml(why)}</p>`;
+  }
+  return `<iframe class="agentrx-trace" title="Trace of run ${escapeHtml(runId)}" sandbox="allow-scripts" style="width:100%;height:${height}px;border:1px solid rgba(127,127,127,.35);border-radius:4px" srcdoc="${escapeHtml(page)}"></iframe>`;
+}
+
+/** The bundle of a run that was awaited before it was displayed: its result, and its trace when recorded. */
+async function awaitedBundle(result: Promise<unknown>, store: RunStore | undefined, height: number): Promise<RunDisplayBundle> {
+  const table = new RunTable();
+  try {
+    const value = (await result) as { runId?: string; output?: string };
+    const summary: RunTableSummary = { status: "finished", actions: 0, steps: 0 };
+    if (value.runId !== undefined) summary.runId = value.runId;
+    if (value.output !== undefined) summary.output = value.output;
+    const trace = value.runId === undefined || store === undefined ? undefined : await traceFrame(store, value.runId, height);
+    const text = `Run ${value.runId ?? ""} (awaited before it was displayed): ${value.output ?? ""}`;
+    return bundleOf(trace ?? `<div class="agentrx-run"><pre>${escapeHtml(text)}</pre></div>`, text, summary);
+  } catch (error) {
+    table.fail(error);
+    return bundleOf(table.html(), table.text(), table.summary());
+  }
+}
+
+function bundleOf(html: string, text: string, summary: RunTableSummary): RunDisplayBundle {
+  const bundle: RunDisplayBundle = { "text/html": html, "text/plain": text, [RUN_MIME_TYPE]: summary };
+  Object.defineProperty(bundle, Symbol.for("Jupyter.display"), { value: () => ({ ...bundle }), enumerable: false });
+  return bundle;
+}

@@ -1,0 +1,250 @@
+import type { AgentAction } from "@agentrx/core";
+import type { UsageMetadata } from "@langchain/core/messages";
+import type { AgentStreamEvent, Interrupt, RunTableStatus, RunTableSummary, StopReason } from "@agentrx/executors";
+import { escapeHtml } from "../trace-page/page/page-shell";
+
+
+/** One tool call in the table: its action, then (once it ran) its observation. */
+interface ToolRow {
+  iteration: number;
+  /** The sub-run path and the tool, e.g. `researcher › search`. */
+  tool: string;
+  input: string;
+  toolCallId?: string;
+  observation?: string;
+  durationMs?: number;
+}
+
+/** How many characters of a recorded text a cell shows; the trace has the whole text. */
+const CELL_LIMIT = 400;
+
+/**
+ * The live table of a run, for a notebook: its tool calls (action, then observation and duration),
+ * what it paused for, and its answer as it streams. Fed the run's events one at a time; `html()`
+ * and `text()` draw it as it stands. Every recorded text is escaped: it is data, never markup.
+ *
+ * @internal
+ */
+export class RunTable {
+  private readonly rows: ToolRow[] = [];
+  private actions = 0;
+  private steps = 0;
+  private runId: string | undefined;
+  private answer = "";
+  private interrupts: Interrupt[] = [];
+  private stopReason: StopReason | undefined;
+  private usage: UsageMetadata | undefined;
+  private error: string | undefined;
+  private cancelled = false;
+  private finished = false;
+  private startedAt: number | undefined;
+  private endedAt: number | undefined;
+
+  /** Takes one event of the run (sub-run events add their tool calls, prefixed with their path). */
+  add(event: AgentStreamEvent): void {
+    const prefix = event.subRun === undefined ? "" : `${event.subRun.join(" › ")} › `;
+    switch (event.type) {
+      case "start":
+        if (event.subRun === undefined) {
+          this.runId = event.runId;
+          this.startedAt ??= event.at;
+        }
+        break;
+      case "action":
+        this.actions += 1;
+        this.rows.push(rowOf(event.action, event.iteration, prefix));
+        break;
+      case "step": {
+        this.steps += 1;
+        const row = this.rowFor(event.step.action, event.iteration, prefix);
+        row.observation = textOf(event.step.observation);
+        row.durationMs = event.durationMs;
+        break;
+      }
+      case "token":
+        if (event.subRun === undefined) this.answer += event.text;
+        break;
+      case "interrupt":
+        if (event.subRun === undefined) this.interrupts = event.interrupts;
+        break;
+      case "output":
+        if (event.subRun !== undefined) break;
+        this.runId = event.runId;
+        this.answer = event.output;
+        this.stopReason = event.stopReason;
+        this.usage = event.usage;
+        this.finished = true;
+        this.endedAt = event.at;
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** The run failed: the table says so, with the error's message. */
+  fail(error: unknown): void {
+    this.error = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    this.endedAt = Date.now();
+  }
+
+  /** The run was stopped before it ended (the display was torn down). */
+  cancel(): void {
+    this.cancelled = true;
+    this.endedAt = Date.now();
+  }
+
+  /** The run's id, once its `start` or `output` event came. */
+  get id(): string | undefined {
+    return this.runId;
+  }
+
+  /** Where the run stands. */
+  get status(): RunTableStatus {
+    if (this.error !== undefined) return "failed";
+    if (this.finished) return this.stopReason === "interrupted" ? "interrupted" : "finished";
+    return this.cancelled ? "cancelled" : "running";
+  }
+
+  /** A plain summary for the JSON MIME type: counts, answer, stop reason, pauses, error. */
+  summary(): RunTableSummary {
+    const summary: RunTableSummary = {
+      status: this.status,
+      actions: this.actions,
+      steps: this.steps,
+    };
+    if (this.runId !== undefined) summary.runId = this.runId;
+    if (this.stopReason !== undefined) summary.stopReason = this.stopReason;
+    if (this.finished) summary.output = this.answer;
+    if (this.interrupts.length > 0) summary.interrupts = this.interrupts.map(({ id, tool, toolInput }) => ({ id, tool, toolInput }));
+    if (this.usage !== undefined) summary.usage = this.usage;
+    if (this.error !== undefined) summary.error = this.error;
+    return summary;
+  }
+
+  /** The table as HTML: a `div.agentrx-run` with its own styles (it lives inside a notebook page). */
+  html(): string {
+    const head = `<div class="agentrx-run-head"><b>${escapeHtml(this.headline())}</b>${this.runId === undefined ? "" : ` <code>${escapeHtml(this.runId)}</code>`}</div>`;
+    const { waiting, unmatched } = this.pauses();
+    const body = this.rows.map((row) => {
+      const pause = waiting.get(row);
+      const state = pause !== undefined ? `awaiting approval (<code>${escapeHtml(pause.id)}</code>)` : row.observation === undefined ? (this.status === "running" ? "running…" : "not run") : "";
+      return `<tr${pause === undefined ? "" : ' class="agentrx-pause"'}><td>${row.iteration + 1}</td><td><code>${escapeHtml(row.tool)}</code></td><td><pre>${escapeHtml(cut(row.input))}</pre></td><td>${row.observation === undefined ? `<i>${state}</i>` : `<pre>${escapeHtml(cut(row.observation))}</pre>`}</td><td>${row.durationMs === undefined ? "" : `${Math.round(row.durationMs)} ms`}</td></tr>`;
+    });
+    for (const pause of unmatched) {
+      body.push(`<tr class="agentrx-pause"><td>${pause.iteration + 1}</td><td><code>${escapeHtml(pause.tool)}</code></td><td><pre>${escapeHtml(cut(textOf(pause.toolInput)))}</pre></td><td><i>awaiting approval (<code>${escapeHtml(pause.id)}</code>)</i></td><td></td></tr>`);
+    }
+    const table = body.length === 0 ? '<p class="agentrx-empty">No tool calls yet.</p>' : `<table><thead><tr><th title="the agent call (iteration) that asked for it, from 1">#</th><th>tool</th><th>input</th><th>observation</th><th>time</th></tr></thead><tbody>${body.join("")}</tbody></table>`;
+    const answer = this.error !== undefined ? `<div class="agentrx-error">${escapeHtml(this.error)}</div>` : this.answer === "" ? "" : `<div class="agentrx-answer"><b>Answer</b><pre>${escapeHtml(this.answer)}</pre></div>`;
+    return `<div class="agentrx-run" data-status="${this.status}"><style>${TABLE_STYLES}</style>${head}${table}${answer}</div>`;
+  }
+
+  /** The table as text (what a front end without HTML shows). */
+  text(): string {
+    const lines = [this.headline() + (this.runId === undefined ? "" : ` ${this.runId}`)];
+    const { waiting, unmatched } = this.pauses();
+    for (const row of this.rows) {
+      const pause = waiting.get(row);
+      const result = pause !== undefined ? `awaiting approval (${pause.id})` : row.observation === undefined ? (this.status === "running" ? "(running)" : "(not run)") : `-> ${oneLine(row.observation)}`;
+      lines.push(`  [${row.iteration + 1}] ${row.tool}(${oneLine(row.input)}) ${result}`);
+    }
+    for (const pause of unmatched) lines.push(`  [${pause.iteration + 1}] ${pause.tool}(${oneLine(textOf(pause.toolInput))}) awaiting approval (${pause.id})`);
+    if (this.error !== undefined) lines.push(`  ${this.error}`);
+    else if (this.answer !== "") lines.push(`  Answer: ${this.answer}`);
+    return lines.join("\n");
+  }
+
+  /** Which rows wait for approval, and the pauses no row shows (a resumed run's, whose actions came earlier). */
+  private pauses(): { waiting: Map<ToolRow, Interrupt>; unmatched: Interrupt[] } {
+    const waiting = new Map<ToolRow, Interrupt>();
+    const unmatched: Interrupt[] = [];
+    for (const pause of this.interrupts) {
+      const row = this.rows.find(
+        (candidate) =>
+          candidate.observation === undefined &&
+          !waiting.has(candidate) &&
+          candidate.tool === pause.tool &&
+          candidate.iteration === pause.iteration &&
+          (pause.toolCallId === undefined || candidate.toolCallId === undefined || candidate.toolCallId === pause.toolCallId),
+      );
+      if (row === undefined) unmatched.push(pause);
+      else waiting.set(row, pause);
+    }
+    return { waiting, unmatched };
+  }
+
+  private headline(): string {
+    const elapsed = this.startedAt !== undefined && this.endedAt !== undefined ? `, ${Math.round(this.endedAt - this.startedAt)} ms` : "";
+    const tokens = this.usage?.total_tokens === undefined ? "" : `, ${this.usage.total_tokens} tokens`;
+    const calls = `${this.actions} tool call${this.actions === 1 ? "" : "s"}`;
+    switch (this.status) {
+      case "running":
+        return `Run running: ${calls}`;
+      case "failed":
+        return `Run failed: ${calls}${elapsed}`;
+      case "cancelled":
+        return `Run cancelled: ${calls}${elapsed}`;
+      case "interrupted":
+        return `Run paused for approval: ${calls}${elapsed}`;
+      default:
+        return `Run finished (${this.stopReason}): ${calls}${elapsed}${tokens}`;
+    }
+  }
+
+  /** The row of `action`: the one with its tool call id, else the first open one of its tool. */
+  private rowFor(action: AgentAction, iteration: number, prefix: string): ToolRow {
+    const callId = toolCallIdOf(action);
+    const tool = `${prefix}${action.tool}`;
+    const row =
+      (callId === undefined ? undefined : this.rows.find((candidate) => candidate.toolCallId === callId && candidate.tool === tool)) ??
+      this.rows.find((candidate) => candidate.observation === undefined && candidate.tool === tool && candidate.iteration === iteration);
+    if (row !== undefined) return row;
+    const added = rowOf(action, iteration, prefix); // a step without its action (a resumed run's)
+    this.rows.push(added);
+    this.actions += 1; // a tool call all the same: the summary counts it next to its result
+    return added;
+  }
+}
+
+function rowOf(action: AgentAction, iteration: number, prefix: string): ToolRow {
+  const row: ToolRow = { iteration, tool: `${prefix}${action.tool}`, input: textOf(action.toolInput) };
+  const callId = toolCallIdOf(action);
+  if (callId !== undefined) row.toolCallId = callId;
+  return row;
+}
+
+function toolCallIdOf(action: AgentAction): string | undefined {
+  const id = (action as { toolCallId?: unknown }).toolCallId;
+  return typeof id === "string" ? id : undefined;
+}
+
+function textOf(value: unknown): string {
+  if (typeof value === "string") return value;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+function cut(text: string): string {
+  return text.length <= CELL_LIMIT ? text : `${text.slice(0, CELL_LIMIT)}… (${text.length} characters)`;
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length <= 120 ? flat : `${flat.slice(0, 120)}…`;
+}
+
+// Front ends style tables of their own (JupyterLab right-aligns cells and stripes rows): these
+// selectors are specific enough to win, and alignment is marked important.
+const TABLE_STYLES = [
+  "div.agentrx-run{font:13px/1.4 system-ui,sans-serif;max-width:100%;text-align:left}",
+  "div.agentrx-run table{border-collapse:collapse;margin:4px 0;width:100%;table-layout:auto}",
+  "div.agentrx-run table th,div.agentrx-run table td{border:0;border-bottom:1px solid rgba(127,127,127,.3);padding:3px 6px;text-align:left!important;vertical-align:top;background:none}",
+  "div.agentrx-run table tr{background:none}",
+  "div.agentrx-run pre{margin:0;padding:0;background:none;white-space:pre-wrap;word-break:break-word;font:12px/1.35 ui-monospace,monospace;text-align:left}",
+  "div.agentrx-run table tr.agentrx-pause td{background:rgba(255,191,0,.15)}",
+  "div.agentrx-run .agentrx-answer{margin-top:4px}",
+  "div.agentrx-run .agentrx-error{margin-top:4px;color:#c62828;font-weight:600}",
+  "div.agentrx-run[data-status=running] .agentrx-run-head b::after{content:' ⏳'}",
+].join("");

@@ -1,0 +1,74 @@
+// Runs in the trace page (bundled into its script at build time: scripts/build-page-scripts.mjs)
+// and in Node (the CLI and the tests), so it uses only the JavaScript built-ins, no DOM.
+
+/** The formatting helpers of the trace page. */
+export type FormatRuntime = ReturnType<typeof formatRuntime>;
+
+/**
+ * The trace page's number and time formats, as one self-contained function (see the note at the
+ * top of this file).
+ *
+ * @internal
+ */
+export function formatRuntime() {
+  /** `850 ms`, `1.25 s`, `12.3 s`, `2 min 05 s`, `1 h 02 min`. */
+  function duration(ms: number): string {
+    if (!Number.isFinite(ms)) return "?";
+    const abs = Math.abs(ms);
+    const sign = ms < 0 ? "-" : "";
+    if (abs < 1) return `${sign}${abs === 0 ? "0" : abs.toFixed(1)} ms`;
+    if (abs < 1000) return `${sign}${Math.round(abs)} ms`;
+    if (abs < 10_000) return `${sign}${(abs / 1000).toFixed(2)} s`;
+    if (abs < 60_000) return `${sign}${(abs / 1000).toFixed(1)} s`;
+    const minutes = Math.floor(abs / 60_000);
+    if (minutes < 60) return `${sign}${minutes} min ${String(Math.floor((abs % 60_000) / 1000)).padStart(2, "0")} s`;
+    const hours = Math.floor(minutes / 60);
+    if (hours < 48) return `${sign}${hours} h ${String(minutes % 60).padStart(2, "0")} min`;
+    return `${sign}${Math.floor(hours / 24)} d ${hours % 24} h`;
+  }
+
+  /** A tick label on the time axis: `0`, `250 ms`, `1.5 s`, `2 min`. */
+  function tick(ms: number): string {
+    if (ms === 0) return "0";
+    if (ms < 10) return `${Number(ms.toFixed(2))} ms`; // a run of a few milliseconds has ticks apart by less than one
+    if (ms < 1000) return `${Math.round(ms)} ms`;
+    if (ms < 60_000) return `${Number((ms / 1000).toFixed(2))} s`;
+    if (ms < 3_600_000) return `${Number((ms / 60_000).toFixed(2))} min`;
+    return `${Number((ms / 3_600_000).toFixed(2))} h`;
+  }
+
+  /** `1,234`. */
+  function count(value: number): string {
+    return Math.round(value).toLocaleString("en-US");
+  }
+
+  /** `2026-01-31 14:05:09` in local time. */
+  function time(at: number): string {
+    const date = new Date(at);
+    const two = (value: number) => String(value).padStart(2, "0");
+    return `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())} ${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}`;
+  }
+
+  /** `1.0 MB`, `12 KB`, `300 characters`. */
+  function size(characters: number): string {
+    if (characters < 1000) return `${characters} characters`;
+    if (characters < 1_000_000) return `${Math.round(characters / 1000)} KB`;
+    return `${(characters / 1_000_000).toFixed(1)} MB`;
+  }
+
+  /** `text` on one line, cut to `max` characters with `…`. */
+  function oneLine(text: string, max: number): string {
+    const line = text.replace(/\s+/g, " ").trim();
+    return line.length <= max ? line : `${line.slice(0, Math.max(0, max - 1))}…`;
+  }
+
+  /** A round step for an axis about `span` long with about `target` ticks. */
+  function niceStep(span: number, target: number): number {
+    const raw = Math.max(span, 1e-3) / Math.max(target, 1);
+    const power = 10 ** Math.floor(Math.log10(raw));
+    for (const factor of [1, 2, 2.5, 5, 10]) if (factor * power >= raw) return factor * power;
+    return 10 * power;
+  }
+
+  return { duration, tick, count, time, size, oneLine, niceStep };
+}

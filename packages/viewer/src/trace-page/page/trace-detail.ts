@@ -1,0 +1,220 @@
+// Runs in the page: bundled into the page's script at build time (scripts/build-page-scripts.mjs).
+import type { TraceText, TraceUsage } from "../trace-data";
+import type { DomChild, DomRuntime } from "./dom-runtime";
+import type { FormatRuntime } from "./format-runtime";
+import type { TraceLayoutRuntime, TraceRow } from "./trace-layout";
+import type { TraceModel, TraceToolCall } from "./trace-model";
+
+/** What the detail pane needs besides the row. */
+export interface TraceDetailContext {
+  mode: "file" | "ui";
+  /** In the `ui`, fetches a whole text the page holds only the start of. */
+  fetchText?: (seq: number, field: string) => Promise<string>;
+}
+
+/** The page's detail pane. */
+export type TraceDetailRuntime = ReturnType<typeof traceDetailRuntime>;
+
+/**
+ * Renders the detail of a selected row: the run, an iteration, a model call (what it was sent as
+ * far as the record keeps it, and its reply), a tool call (input, observation, policy metadata).
+ * Long texts show their first few thousand characters with a "Show all" button.
+ *
+ * @internal
+ */
+export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: TraceLayoutRuntime) {
+  const { h } = dom;
+  const PREVIEW = 4000;
+
+  function text(value: TraceText | undefined, seq: number | undefined, field: string, context: TraceDetailContext): HTMLElement {
+    const whole = value === undefined ? "" : typeof value === "string" ? value : value.head;
+    const length = value === undefined ? 0 : typeof value === "string" ? value.length : value.length;
+    const pre = h("pre", { class: "payload", attrs: { "data-field": field } }, whole.length > PREVIEW ? `${whole.slice(0, PREVIEW)}…` : whole);
+    if (whole === "") pre.textContent = "(empty)";
+    if (length <= PREVIEW) return pre;
+    const status = h("span", null, `${fmt.count(Math.min(PREVIEW, whole.length))} of ${fmt.count(length)} characters shown`);
+    const button = h("button", { attrs: { type: "button" } }, `Show all (${fmt.size(length)})`);
+    const tools = h("div", { class: "payload-tools" }, button, status);
+    button.addEventListener("click", () => {
+      button.disabled = true;
+      pre.classList.add("all");
+      const cut = whole.length < length;
+      if (cut && context.fetchText !== undefined && seq !== undefined) {
+        status.textContent = "loading…";
+        context.fetchText(seq, field).then(
+          (full) => {
+            pre.textContent = full;
+            status.textContent = `all ${fmt.count(full.length)} characters`;
+            button.remove();
+          },
+          (error: unknown) => {
+            status.textContent = `could not load the whole text: ${error instanceof Error ? error.message : String(error)}`;
+            button.disabled = false;
+          },
+        );
+        return;
+      }
+      pre.textContent = whole;
+      button.remove();
+      status.textContent = cut
+        ? `This file holds the first ${fmt.count(whole.length)} of ${fmt.count(length)} characters (to stay small); the whole text is in the run store: agentrx show <runId> --json, or agentrx ui.`
+        : `all ${fmt.count(length)} characters`;
+    });
+    return h("div", null, pre, tools);
+  }
+
+  function kv(pairs: [string, DomChild | undefined][]): HTMLElement {
+    const list = h("dl", { class: "kv" });
+    for (const [key, value] of pairs) if (value !== undefined && value !== "") dom.append(list, [h("dt", null, key), h("dd", null, value)]);
+    return list;
+  }
+
+  function usage(value: TraceUsage | undefined): string | undefined {
+    if (value === undefined) return undefined;
+    const parts = [`${fmt.count(value.input)} in`];
+    if (value.cacheRead !== undefined) parts.push(`${fmt.count(value.cacheRead)} of them cached`);
+    if (value.cacheCreation !== undefined) parts.push(`${fmt.count(value.cacheCreation)} written to the cache`);
+    parts.push(`${fmt.count(value.output)} out`);
+    if (value.reasoning !== undefined) parts.push(`${fmt.count(value.reasoning)} of them reasoning`);
+    return `${fmt.count(value.total)} tokens (${parts.join(", ")})`;
+  }
+
+  function offset(model: TraceModel, at: number | undefined): string | undefined {
+    const start = model.segments[0]?.start;
+    return at === undefined || start === undefined ? undefined : `+${fmt.duration(at - start)}`;
+  }
+
+  function json(value: unknown): string {
+    try {
+      return JSON.stringify(value, null, 2) ?? String(value);
+    } catch {
+      return String(value);
+    }
+  }
+
+  function toolSection(model: TraceModel, row: TraceRow, tool: TraceToolCall, context: TraceDetailContext): DomChild[] {
+    const withInput = row.kind === "tool";
+    // The tool row's chips say what the layout knows (a pause, a missing result); "slowest" is no outcome.
+    const badges = (withInput ? row.badges : layout.toolState(tool).badges).filter((badge) => badge !== "slowest");
+    const metadata = tool.metadata ?? {};
+    const error = typeof metadata["error"] === "string" ? metadata["error"] : undefined;
+    const rest = Object.fromEntries(Object.entries(metadata).filter(([key]) => !["error", "attempts", "timedOut", "cached", "durationMs"].includes(key)));
+    return [
+      kv([
+        ["Tool", tool.tool],
+        ["Tool call id", tool.toolCallId],
+        ["Started", offset(model, tool.start ?? tool.actionAt)],
+        ["Duration", tool.durationMs !== undefined ? fmt.duration(tool.durationMs) : layout.isLive(model) ? "running…" : "–"],
+        ["Outcome", badges.length > 0 ? badges.join(", ") : "ok"],
+        ["Attempts", typeof metadata["attempts"] === "number" ? String(metadata["attempts"]) : undefined],
+        ["Timed out", metadata["timedOut"] === true ? "yes (at least one attempt)" : undefined],
+        ["Cached", typeof metadata["cached"] === "boolean" ? (metadata["cached"] ? "yes" : "no") : undefined],
+        ["Policy time", typeof metadata["durationMs"] === "number" ? fmt.duration(metadata["durationMs"]) : undefined],
+      ]),
+      error !== undefined ? h("h3", null, tool.observation !== undefined && badges.includes("failed") ? "Error" : "Error of a failed attempt") : null,
+      error !== undefined ? h("pre", { class: "payload error-text" }, error) : null,
+      withInput ? h("h3", null, "Input") : null,
+      withInput ? text(tool.input, tool.inputSeq, "toolInput", context) : null,
+      h("h3", null, "Observation"),
+      tool.observation !== undefined ? text(tool.observation, tool.stepSeq, "observation", context) : h("p", { class: "muted" }, missingResult(model)),
+      Object.keys(rest).length > 0 ? h("h3", null, "Metadata") : null,
+      Object.keys(rest).length > 0 ? h("pre", { class: "payload" }, json(rest)) : null,
+      tool.log ? h("h3", null, "Agent log") : null,
+      tool.log ? text(tool.log, tool.actionSeq, "log", context) : null,
+    ];
+  }
+
+  function missingResult(model: TraceModel): string {
+    if (layout.isLive(model)) return "Still running.";
+    if (model.run.status === "interrupted") return "Not run: the run paused for a person's approval; resume it with decisions.";
+    return "No result recorded: the run ended before the tool returned.";
+  }
+
+  /** The conversation a model call was sent, rebuilt from the record (the prompt's own messages are not recorded). */
+  function sentMessages(model: TraceModel, n: number, context: TraceDetailContext): DomChild[] {
+    const out: DomChild[] = [h("div", { class: "message" }, h("div", { class: "role" }, "inputs"), text(model.inputs, model.inputsSeq, "inputs", context))];
+    for (const iteration of model.iterations) {
+      if (iteration.n >= n) break;
+      const reply = iteration.modelCalls[iteration.modelCalls.length - 1]?.reply;
+      const calls = iteration.tools.filter((tool) => tool.index !== null);
+      if (calls.length > 0) {
+        const asked = calls.map((tool) => `${tool.tool}(${fmt.oneLine(layout.textOf(tool.input), 200)})`).join("\n");
+        out.push(h("div", { class: "message" }, h("div", { class: "role" }, `ai · iteration ${iteration.n + 1}`), h("pre", { class: "payload" }, `${reply ? fmt.oneLine(layout.textOf(reply.content), 300) : ""}${reply && layout.textOf(reply.content) ? "\n" : ""}${asked}`)));
+      }
+      for (const tool of iteration.tools) {
+        out.push(h("div", { class: "message" }, h("div", { class: "role" }, `tool · ${tool.tool}`), text(tool.observation, tool.stepSeq, "observation", context)));
+      }
+    }
+    return out;
+  }
+
+  function render(container: HTMLElement, row: TraceRow, model: TraceModel, context: TraceDetailContext): void {
+    dom.clear(container);
+    const title = (kind: string, name: string) => h("h2", null, h("span", { class: "muted" }, `${kind} `), name);
+    const parts: DomChild[] = [];
+    if (row.kind === "run") {
+      parts.push(
+        title("run", model.run.runId),
+        kv([
+          ["Status", model.run.status],
+          ["Stop reason", model.output?.stopReason ?? model.run.stopReason],
+          ["Thread", model.run.threadId],
+          ["Started", fmt.time(model.segments[0]?.start ?? model.run.createdAt)],
+          ["Last write", fmt.time(model.run.updatedAt)],
+          ["Segments", model.segments.length > 1 ? `${model.segments.length} (resumed ${model.segments.length - 1}×)` : undefined],
+          ["Usage", usage(model.run.usage ?? model.output?.usage)],
+          ["Events", fmt.count(model.lastSeq)],
+        ]),
+        model.run.error ? h("h3", null, model.run.status === "cancelled" ? "Cancelled" : "Error") : null,
+        model.run.error ? h("pre", { class: model.run.status === "cancelled" ? "payload" : "payload error-text" }, model.run.error) : null,
+        h("h3", null, "Inputs"),
+        text(model.inputs, model.inputsSeq, "inputs", context),
+        model.output ? h("h3", null, "Answer") : null,
+        model.output ? text(model.output.text, model.output.seq, "output", context) : null,
+      );
+    } else if (row.kind === "iteration") {
+      parts.push(title("iteration", String((row.iteration?.n ?? 0) + 1)), kv([["Started", offset(model, row.start)], ["Duration", row.start !== undefined && row.end !== undefined ? fmt.duration(row.end - row.start) : undefined], ["Contains", row.note]]));
+    } else if (row.kind === "model" && row.modelCall !== undefined) {
+      const call = row.modelCall;
+      const reply = call.reply;
+      parts.push(
+        title("model call", call.call !== undefined ? `#${call.call + 1}` : `of iteration ${call.iteration + 1}`),
+        kv([
+          ["Iteration", String(call.iteration + 1)],
+          ["Started", offset(model, call.start)],
+          ["Duration", row.state === "running" ? "running…" : fmt.duration(call.end - call.start)],
+          ["First token", call.firstTokenAt !== undefined ? `after ${fmt.duration(call.firstTokenAt - call.start)}` : undefined],
+          ["Streamed", call.tokenChars > 0 ? `${fmt.count(call.tokenChars)} characters` : undefined],
+          ["Usage", usage(call.usage)],
+          ["Sent", call.inputCount !== undefined ? `${call.inputCount} messages (digest ${call.inputDigest})` : undefined],
+        ]),
+        row.state === "inferred" ? h("p", { class: "hint" }, "This run did not record its model calls (recordModelCalls: false): the bar spans from the previous step to the agent's decision.") : null,
+        h("h3", null, "Received"),
+        reply ? text(reply.content, call.seq, "reply.content", context) : h("p", { class: "muted" }, row.state === "running" ? "Waiting for the reply." : "Not recorded."),
+      );
+      reply?.toolCalls?.forEach((toolCall, index) => {
+        parts.push(h("div", { class: "message" }, h("div", { class: "role" }, `tool call · ${toolCall.name}${toolCall.id ? ` · ${toolCall.id}` : ""}`), text(toolCall.args, call.seq, `reply.toolCalls.${index}.args`, context)));
+      });
+      parts.push(h("h3", null, "Sent"), h("p", { class: "hint" }, "As far as the record keeps it: the run's inputs and the earlier turns. The prompt's own messages (such as a system message) are not recorded."), ...sentMessages(model, call.iteration, context));
+    } else if ((row.kind === "tool" || row.kind === "step") && row.toolCall !== undefined) {
+      parts.push(title(row.kind === "tool" ? "tool call" : "result of", row.toolCall.tool), ...toolSection(model, row, row.toolCall, context));
+    } else if (row.kind === "answer" && model.output !== undefined) {
+      parts.push(
+        title("answer", model.output.stopReason),
+        kv([["At", offset(model, model.output.at)], ["Stop reason", model.output.stopReason], ["Stopped by", model.output.stoppedBy], ["Usage", usage(model.output.usage)]]),
+        h("h3", null, "Output"),
+        text(model.output.text, model.output.seq, "output", context),
+      );
+    } else if (row.kind === "segment") {
+      parts.push(title("resumed", ""), kv([["At", fmt.time(row.at ?? 0)], ["Pause", row.note]]));
+    } else if (row.kind === "event") {
+      const other = model.others[row.item ?? -1];
+      parts.push(title("event", row.label), kv([["At", offset(model, other?.at)], ["Seq", other ? String(other.seq) : undefined]]));
+      if (other?.error) parts.push(h("h3", null, "Could not be read"), h("pre", { class: "payload error-text" }, other.error));
+      if (other?.summary !== undefined) parts.push(h("h3", null, "Data"), text(other.summary, other.seq, "summary", context));
+    }
+    dom.append(container, parts);
+  }
+
+  return { render };
+}

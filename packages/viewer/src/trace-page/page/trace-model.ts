@@ -1,0 +1,268 @@
+// Runs in the trace page (bundled into its script at build time: scripts/build-page-scripts.mjs)
+// and in Node (the CLI and the tests), so it uses only the JavaScript built-ins, no DOM.
+import type { TraceEvent, TraceMessage, TraceRun, TraceText, TraceUsage } from "../trace-data";
+
+/** A stretch of a run in one process: the first one, then one per resume. */
+export interface TraceSegment {
+  /** The `seq` of its `start` event. */
+  seq: number;
+  start: number;
+  /** Its last event's time. */
+  end: number;
+  resumed: boolean;
+}
+
+/** A model call: recorded (`model_call`), or inferred from the events around it. */
+export interface TraceModelCall {
+  iteration: number;
+  /** 0-based position in the run (recorded calls). */
+  call?: number;
+  /** The `seq` of its `model_call` event (recorded calls). */
+  seq?: number;
+  start: number;
+  end: number;
+  /** When its first streamed token arrived. */
+  firstTokenAt?: number;
+  /** Characters streamed. */
+  tokenChars: number;
+  usage?: TraceUsage;
+  reply?: TraceMessage;
+  inputCount?: number;
+  inputDigest?: string;
+}
+
+/** A tool call: its action (what the agent asked for) and, once it ended, its step. */
+export interface TraceToolCall {
+  iteration: number;
+  /** Position in its turn; `null` for a step without a turn (a handled parsing error). */
+  index: number | null;
+  tool: string;
+  toolCallId?: string;
+  input?: TraceText;
+  /** The `seq` of the event `input` comes from. */
+  inputSeq?: number;
+  log?: TraceText;
+  actionSeq?: number;
+  actionAt?: number;
+  stepSeq?: number;
+  /** When it started (its step's `at - durationMs`). */
+  start?: number;
+  end?: number;
+  durationMs?: number;
+  observation?: TraceText;
+  metadata?: Record<string, unknown>;
+}
+
+/** One agent call and what it led to. */
+export interface TraceIteration {
+  /** The recorded (0-based) iteration number. */
+  n: number;
+  modelCalls: TraceModelCall[];
+  tools: TraceToolCall[];
+  /** Streamed-token and usage events not yet claimed by a recorded model call. */
+  pendingFirstTokenAt?: number;
+  pendingTokenChars: number;
+  pendingUsage?: TraceUsage;
+  /** Times of its first and last events. */
+  firstAt: number;
+  lastAt: number;
+}
+
+/** The run's answer. */
+export interface TraceOutput {
+  seq: number;
+  at: number;
+  text: TraceText;
+  stopReason: string;
+  usage?: TraceUsage;
+  stoppedBy?: string;
+}
+
+/** An event without a view of its own. */
+export interface TraceOther {
+  seq: number;
+  at: number;
+  name: string;
+  note?: string;
+  summary?: TraceText;
+  error?: string;
+}
+
+/** A run as the trace page knows it, built from its row and its events. */
+export interface TraceModel {
+  run: TraceRun;
+  inputs?: TraceText;
+  inputsSeq?: number;
+  segments: TraceSegment[];
+  /** Ordered by `n`. */
+  iterations: TraceIteration[];
+  output?: TraceOutput;
+  others: TraceOther[];
+  /** Sum of the `usage` events. */
+  usage: TraceUsage;
+  lastSeq: number;
+}
+
+/** The trace page's model functions. */
+export type TraceModelRuntime = ReturnType<typeof traceModelRuntime>;
+
+/**
+ * Builds a {@link TraceModel} from a run's row and its events, as one self-contained function
+ * (see the note at the top of this file): the page applies the embedded events, then the ones a
+ * live run streams, with the same code.
+ *
+ * @internal
+ */
+export function traceModelRuntime() {
+  function createTrace(run: TraceRun): TraceModel {
+    return { run, segments: [], iterations: [], others: [], usage: { input: 0, output: 0, total: 0 }, lastSeq: 0 };
+  }
+
+  function iterationOf(model: TraceModel, n: number, at: number): TraceIteration {
+    const list = model.iterations;
+    let low = 0;
+    let high = list.length;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if ((list[mid] as TraceIteration).n < n) low = mid + 1;
+      else high = mid;
+    }
+    const found = list[low];
+    if (found !== undefined && found.n === n) {
+      found.firstAt = Math.min(found.firstAt, at);
+      found.lastAt = Math.max(found.lastAt, at);
+      return found;
+    }
+    const created: TraceIteration = { n, modelCalls: [], tools: [], pendingTokenChars: 0, firstAt: at, lastAt: at };
+    list.splice(low, 0, created);
+    return created;
+  }
+
+  function addUsage(total: TraceUsage, usage: TraceUsage): void {
+    total.input += usage.input;
+    total.output += usage.output;
+    total.total += usage.total;
+    for (const key of ["cacheRead", "cacheCreation", "reasoning"] as const) {
+      const count = usage[key];
+      if (count !== undefined) total[key] = (total[key] ?? 0) + count;
+    }
+  }
+
+  function toolAt(iteration: TraceIteration, index: number | null, seq: number): TraceToolCall | undefined {
+    return index === null ? iteration.tools.find((tool) => tool.index === null && tool.stepSeq === seq) : iteration.tools.find((tool) => tool.index === index);
+  }
+
+  function applyEvent(model: TraceModel, event: TraceEvent): void {
+    if (event.seq <= model.lastSeq) return; // seen already (a reconnecting stream)
+    model.lastSeq = event.seq;
+    if (event.type === "start") {
+      model.segments.push({ seq: event.seq, start: event.at, end: event.at, resumed: event.resumed });
+      if (model.inputs === undefined) {
+        model.inputs = event.inputs;
+        model.inputsSeq = event.seq;
+      }
+      return;
+    }
+    const segment = model.segments[model.segments.length - 1];
+    if (segment === undefined) model.segments.push({ seq: event.seq, start: event.at, end: event.at, resumed: false });
+    else segment.end = Math.max(segment.end, event.at);
+    switch (event.type) {
+      case "token": {
+        const iteration = iterationOf(model, event.iteration, event.at);
+        iteration.pendingFirstTokenAt ??= event.at;
+        iteration.pendingTokenChars += event.chars;
+        return;
+      }
+      case "usage": {
+        const iteration = iterationOf(model, event.iteration, event.at);
+        addUsage(model.usage, event.usage);
+        const last = iteration.modelCalls[iteration.modelCalls.length - 1];
+        // Usage normally comes just before its model_call; after it, it belongs to the call it follows.
+        if (last !== undefined && last.usage === undefined && iteration.pendingUsage === undefined && last.end <= event.at) last.usage = event.usage;
+        else iteration.pendingUsage = event.usage;
+        return;
+      }
+      case "model_call": {
+        const iteration = iterationOf(model, event.iteration, event.at);
+        const start = event.at - event.durationMs;
+        const call: TraceModelCall = {
+          iteration: event.iteration,
+          call: event.call,
+          seq: event.seq,
+          start,
+          end: event.at,
+          tokenChars: iteration.pendingTokenChars,
+          reply: event.reply,
+          inputCount: event.inputCount,
+          inputDigest: event.inputDigest,
+        };
+        if (iteration.pendingFirstTokenAt !== undefined) call.firstTokenAt = Math.max(start, Math.min(event.at, iteration.pendingFirstTokenAt));
+        if (iteration.pendingUsage !== undefined) call.usage = iteration.pendingUsage;
+        iteration.pendingFirstTokenAt = undefined;
+        iteration.pendingTokenChars = 0;
+        iteration.pendingUsage = undefined;
+        iteration.firstAt = Math.min(iteration.firstAt, start);
+        iteration.modelCalls.push(call);
+        return;
+      }
+      case "action": {
+        const iteration = iterationOf(model, event.iteration, event.at);
+        let tool = toolAt(iteration, event.index, event.seq);
+        if (tool === undefined) {
+          tool = { iteration: event.iteration, index: event.index, tool: event.tool };
+          iteration.tools.push(tool);
+          iteration.tools.sort((a, b) => (a.index ?? Infinity) - (b.index ?? Infinity));
+        }
+        tool.tool = event.tool;
+        if (event.toolCallId !== undefined) tool.toolCallId = event.toolCallId;
+        tool.input = event.toolInput;
+        tool.inputSeq = event.seq;
+        tool.log = event.log;
+        tool.actionSeq = event.seq;
+        tool.actionAt = event.at;
+        return;
+      }
+      case "step": {
+        const iteration = iterationOf(model, event.iteration, event.at);
+        let tool = toolAt(iteration, event.index, event.seq);
+        if (tool === undefined) {
+          tool = { iteration: event.iteration, index: event.index, tool: event.tool };
+          iteration.tools.push(tool);
+        }
+        if (event.toolCallId !== undefined) tool.toolCallId = event.toolCallId;
+        if (event.toolInput !== undefined) {
+          tool.input = event.toolInput;
+          tool.inputSeq = event.seq;
+        }
+        tool.stepSeq = event.seq;
+        tool.start = event.at - event.durationMs;
+        tool.end = event.at;
+        tool.durationMs = event.durationMs;
+        tool.observation = event.observation;
+        if (event.metadata !== undefined) tool.metadata = event.metadata;
+        iteration.firstAt = Math.min(iteration.firstAt, tool.start);
+        return;
+      }
+      case "output":
+        model.output = { seq: event.seq, at: event.at, text: event.output, stopReason: event.stopReason };
+        if (event.usage !== undefined) model.output.usage = event.usage;
+        if (event.stoppedBy !== undefined) model.output.stoppedBy = event.stoppedBy;
+        return;
+      case "other": {
+        const other: TraceOther = { seq: event.seq, at: event.at, name: event.name };
+        if (event.note !== undefined) other.note = event.note;
+        if (event.summary !== undefined) other.summary = event.summary;
+        if (event.error !== undefined) other.error = event.error;
+        model.others.push(other);
+        return;
+      }
+    }
+  }
+
+  /** Applies events in order; ones already applied (by `seq`) are skipped. */
+  function applyEvents(model: TraceModel, events: readonly TraceEvent[]): void {
+    for (const event of events) applyEvent(model, event);
+  }
+
+  return { createTrace, applyEvents };
+}

@@ -1,0 +1,188 @@
+// Runs in the page: bundled into the page's script at build time (scripts/build-page-scripts.mjs).
+import type { TracePageData, TraceUpdate } from "../trace-data";
+import type { DomRuntime } from "./dom-runtime";
+import type { FormatRuntime } from "./format-runtime";
+import type { TraceDetailContext, TraceDetailRuntime } from "./trace-detail";
+import type { TraceLayoutRuntime, TraceRow } from "./trace-layout";
+import type { TraceSummary, TraceSummaryRuntime } from "./trace-summary";
+import type { TraceModelRuntime } from "./trace-model";
+import type { TraceActionsRuntime } from "./trace-actions";
+import type { traceTreeRuntime } from "./trace-tree";
+
+/** What the trace page's script is given. */
+export interface TracePageParts {
+  dom: DomRuntime;
+  fmt: FormatRuntime;
+  model: TraceModelRuntime;
+  layout: TraceLayoutRuntime;
+  summary: TraceSummaryRuntime;
+  detail: TraceDetailRuntime;
+  tree: ReturnType<typeof traceTreeRuntime>;
+  actions: TraceActionsRuntime;
+  data: TracePageData;
+  root: HTMLElement;
+}
+
+/**
+ * The trace page: header (status, stop reason, tokens, wall time, counts, where the time went, the
+ * slowest tool call, a notice naming the events that could not be read), the waterfall tree, the detail pane and a legend. In the `ui`, a run still in
+ * progress follows its record through Server-Sent Events.
+ *
+ * @internal
+ */
+export function tracePageMain(parts: TracePageParts): void {
+  const { dom, fmt, layout, detail, data, root } = parts;
+  const { h } = dom;
+  const trace = parts.model.createTrace(data.run);
+  parts.model.applyEvents(trace, data.events);
+  const runPath = `/api/runs/${encodeURIComponent(data.run.runId)}`;
+  const context: TraceDetailContext = { mode: data.mode };
+  if (data.mode === "ui") {
+    context.fetchText = async (seq, field) => {
+      const response = await fetch(`${runPath}/text?seq=${seq}&field=${encodeURIComponent(field)}`);
+      const body = (await response.json()) as { text?: string; error?: string };
+      if (!response.ok || typeof body.text !== "string") throw new Error(body.error ?? `HTTP ${response.status}`);
+      return body.text;
+    };
+  }
+
+  const header = h("header", { class: "top" });
+  const detailPane = h("aside", { class: "detail", attrs: { "aria-label": "Details of the selected step", "aria-live": "polite" } });
+  let detailKey = "";
+  const showDetail = (row: TraceRow, force: boolean) => {
+    const key = `${row.id}|${row.state}|${row.end ?? ""}|${trace.lastSeq}`;
+    if (!force && key === detailKey) return;
+    detailKey = key;
+    detail.render(detailPane, row, trace, context);
+  };
+  const tree = parts.tree.createTree({ onSelect: (row) => showDetail(row, true) });
+  const swatch = (color: string, extra = "") => h("span", { class: "swatch", style: { background: color, ...(extra ? { border: extra } : {}) } });
+  const legend = h(
+    "footer",
+    { class: "legend" },
+    h("span", null, swatch("var(--model-wait)"), "model: waiting for the first token"),
+    h("span", null, swatch("var(--model)"), "model: replying"),
+    h("span", null, swatch("var(--tool)"), "tool call"),
+    h("span", null, swatch("var(--warn)"), "retried or timed out"),
+    h("span", null, swatch("var(--fail)"), "failed"),
+    h("span", null, swatch("var(--cached)"), "cached"),
+    h("span", null, swatch("var(--running)"), "running"),
+    h("span", null, "↑ ↓ move · → ← open, close · click a bar or row for its detail"),
+  );
+  dom.append(root, [header, h("div", { class: "body" }, tree.element, detailPane), legend]);
+
+  function fact(name: string, key: string, value: string): HTMLElement {
+    return h("div", { attrs: { "data-fact": key } }, h("dt", null, name), h("dd", null, value));
+  }
+
+  function renderHeader(summary: TraceSummary): void {
+    dom.clear(header);
+    const title = h(
+      "h1",
+      { class: "title" },
+      data.mode === "ui" ? h("a", { attrs: { href: "/" } }, "← Runs") : null,
+      h("span", null, "Run"),
+      h("code", null, data.run.runId),
+      h("span", { class: `status ${summary.status}`, attrs: { "data-status": summary.status } }, summary.status),
+      trace.run.threadId ? h("span", { class: "muted" }, `thread ${trace.run.threadId}`) : null,
+      h("span", { class: "muted" }, `${data.source} · ${fmt.time(trace.segments[0]?.start ?? trace.run.createdAt)}`),
+    );
+    const tokens = summary.tokens ? `${fmt.count(summary.tokens.total)}` : "–";
+    const facts = h(
+      "dl",
+      { class: "facts" },
+      fact("Stop reason", "stop-reason", summary.stopReason ?? "–"), // a running run has none yet: its status says it runs
+      fact("Tokens", "tokens", tokens),
+      fact("Wall time", "wall-time", fmt.duration(summary.wallMs)),
+      fact("Iterations", "iterations", fmt.count(summary.iterations)),
+      fact("Model calls", "model-calls", fmt.count(summary.modelCalls)),
+      fact("Tool calls", "tool-calls", fmt.count(summary.toolCalls)),
+    );
+    if (summary.tokens) facts.children[1]?.setAttribute("title", `${fmt.count(summary.tokens.input)} in, ${fmt.count(summary.tokens.output)} out`);
+    const whole = Math.max(1, summary.modelMs + summary.toolMs + summary.otherMs);
+    const share = (ms: number) => `${Math.round((ms / whole) * 100)}%`;
+    const split = h(
+      "div",
+      { class: "split", attrs: { "data-fact": "time-split" } },
+      h("span", { class: "muted" }, "Where the time went"),
+      h(
+        "span",
+        { class: "split-bar", attrs: { role: "img", "aria-label": `model ${share(summary.modelMs)}, tools ${share(summary.toolMs)}, other ${share(summary.otherMs)}` } },
+        h("span", { style: { width: share(summary.modelMs), background: "var(--model)" } }),
+        h("span", { style: { width: share(summary.toolMs), background: "var(--tool)" } }),
+      ),
+      h(
+        "span",
+        { class: "split-legend" },
+        h("span", null, swatch("var(--model)"), `model ${fmt.duration(summary.modelMs)} (${share(summary.modelMs)})`),
+        h("span", null, swatch("var(--tool)"), `tools ${fmt.duration(summary.toolMs)} (${share(summary.toolMs)})`),
+        h("span", null, swatch("var(--gap)"), `other ${fmt.duration(summary.otherMs)}`),
+      ),
+    );
+    dom.append(header, [title, facts, split]);
+    if (data.mode === "ui" && data.actions !== undefined) dom.append(header, [parts.actions.render(data.actions, summary.iterations, parts.actions.poster(runPath, data.actions.token))]);
+    if (summary.unreadable.length > 0) {
+      const count = summary.unreadable.length;
+      const links = summary.unreadable.slice(0, 20).map((seq) => {
+        const button = h("button", { attrs: { type: "button", "data-target": `event-${seq}` } }, `event ${seq}`);
+        button.addEventListener("click", () => tree.select(`event-${seq}`, true));
+        return button;
+      });
+      dom.append(header, [
+        h(
+          "div",
+          { class: "notice", attrs: { role: "status", "data-fact": "unreadable" } },
+          h("strong", null, `${fmt.count(count)} event${count === 1 ? "" : "s"} of this run could not be read`),
+          h("span", { class: "muted" }, "the record is damaged there; the rest is shown as recorded"),
+          ...links,
+          count > links.length ? h("span", { class: "muted" }, `and ${fmt.count(count - links.length)} more`) : null,
+        ),
+      ]);
+    }
+    if (summary.slowest !== undefined) {
+      const slowest = summary.slowest;
+      const button = h("button", { attrs: { type: "button", "data-target": slowest.id } }, `${slowest.tool} ${slowest.input}`);
+      button.addEventListener("click", () => tree.select(slowest.id, true));
+      dom.append(header, [h("div", { class: "slowest", attrs: { "data-fact": "slowest" } }, h("span", { class: "muted" }, "Slowest tool call"), button, h("strong", null, fmt.duration(slowest.durationMs)))]);
+    }
+  }
+
+  function render(): void {
+    const now = Date.now();
+    const rows = layout.rows(trace, now);
+    renderHeader(parts.summary.summary(trace, rows, now));
+    tree.update(rows, parts.summary.scale(trace, now));
+    const selected = tree.selected();
+    if (selected !== undefined) showDetail(selected, false);
+    document.title = `${trace.run.status} · run ${data.run.runId} · AgentRx`;
+  }
+
+  render();
+  tree.select("run", false);
+
+  if (data.mode !== "ui" || !layout.isLive(trace)) return;
+  let scheduled = false;
+  const schedule = () => {
+    if (scheduled) return;
+    scheduled = true;
+    setTimeout(() => {
+      scheduled = false;
+      render();
+    }, 100);
+  };
+  const ticker = setInterval(schedule, 1000); // running bars grow with the clock
+  const source = new EventSource(`${runPath}/events?after=${trace.lastSeq}`);
+  source.addEventListener("update", (event) => {
+    const update = JSON.parse((event as MessageEvent<string>).data) as TraceUpdate;
+    trace.run = update.run;
+    parts.model.applyEvents(trace, update.events);
+    schedule();
+  });
+  source.addEventListener("end", () => {
+    source.close();
+    clearInterval(ticker);
+    // What can be done next (a pause's decisions, a resume) is the server's to say: ask it again.
+    if (data.actions !== undefined) location.reload();
+    else schedule();
+  });
+}

@@ -1,0 +1,145 @@
+// Runs in the trace page (serialized with Function.prototype.toString) and in Node: it must use
+// nothing but its own declarations, its parameters and the JavaScript built-ins.
+import type { FormatRuntime } from "./format-runtime";
+import type { TraceLayoutRuntime, TraceRow, TraceSlowest } from "./trace-layout";
+import type { TraceModel } from "./trace-model";
+
+/** The header's figures. */
+export interface TraceSummary {
+  status: string;
+  stopReason?: string;
+  live: boolean;
+  tokens?: { input: number; output: number; total: number };
+  /** Running time over the run's segments: the executor's measure once the run is over. */
+  wallMs: number;
+  iterations: number;
+  modelCalls: number;
+  toolCalls: number;
+  /** Time with a model call, with a tool call (and no model call), and with neither. */
+  modelMs: number;
+  toolMs: number;
+  otherMs: number;
+  slowest?: TraceSlowest;
+  segments: number;
+  /** The `seq` of every event that could not be read (a damaged record), in order. */
+  unreadable: number[];
+}
+
+/** Positions on the timeline: run time to a fraction of its width, ticks, and the gaps cut out. */
+export interface TraceScale {
+  start: number;
+  end: number;
+  x(at: number): number;
+  ticks: { x: number; label: string }[];
+  /** Long pauses between segments, drawn narrow. */
+  breaks: { x: number; width: number; label: string }[];
+}
+
+/** The header's summary and the timeline's scale. */
+export type TraceSummaryRuntime = ReturnType<typeof traceSummaryRuntime>;
+
+/**
+ * The header's figures of a {@link TraceModel} (where the time went, the slowest tool call) and
+ * the timeline's scale. `now` is used for what is still running.
+ *
+ * @internal
+ */
+export function traceSummaryRuntime(fmt: FormatRuntime, layout: TraceLayoutRuntime) {
+  const { isLive, endOf, slowestTool } = layout;
+
+  /** The total length of the union of intervals. */
+  function covered(intervals: [number, number][]): number {
+    const sorted = intervals.filter(([a, b]) => b > a).sort((a, b) => a[0] - b[0]);
+    let total = 0;
+    let until = -Infinity;
+    for (const [a, b] of sorted) {
+      if (b <= until) continue;
+      total += b - Math.max(a, until);
+      until = b;
+    }
+    return total;
+  }
+
+  function summary(model: TraceModel, rowList: readonly TraceRow[], now: number): TraceSummary {
+    const live = isLive(model);
+    const segments = model.segments.map((segment, index) => segment.end + (live && index === model.segments.length - 1 ? Math.max(0, now - segment.end) : 0) - segment.start);
+    let wallMs = segments.reduce((sum, ms) => sum + ms, 0);
+    if (model.output !== undefined && model.segments.length === 1) wallMs = Math.max(wallMs, model.output.at - (model.segments[0] as { start: number }).start);
+    // The executor's own measure (the run's checkpoint), as `agentrx runs` shows it, once the run is over.
+    if (!live && model.run.elapsedMs !== undefined) wallMs = model.run.elapsedMs;
+    const bars = (kind: string) => rowList.filter((row) => row.kind === kind && row.start !== undefined).map((row) => [row.start, row.end] as [number, number]);
+    const modelMs = covered(bars("model"));
+    const bothMs = covered([...bars("model"), ...bars("tool")]);
+    const usage = model.run.usage ?? model.output?.usage ?? (model.usage.total > 0 ? model.usage : undefined);
+    const out: TraceSummary = {
+      status: model.run.status,
+      live,
+      wallMs,
+      iterations: model.iterations.length,
+      modelCalls: rowList.filter((row) => row.kind === "model" && row.state !== "inferred").length,
+      toolCalls: rowList.filter((row) => row.kind === "tool").length,
+      modelMs,
+      toolMs: bothMs - modelMs,
+      otherMs: Math.max(0, wallMs - bothMs),
+      segments: model.segments.length,
+      unreadable: model.others.filter((other) => other.error !== undefined).map((other) => other.seq),
+    };
+    const stopReason = model.output?.stopReason ?? model.run.stopReason;
+    if (stopReason !== undefined) out.stopReason = stopReason;
+    if (usage !== undefined) out.tokens = usage;
+    const slowest = slowestTool(model, now);
+    if (slowest !== undefined) out.slowest = slowest;
+    return out;
+  }
+
+  /** The timeline's scale; pauses between segments longer than the run's running time are drawn narrow. */
+  function scale(model: TraceModel, now: number): TraceScale {
+    const start = model.segments[0]?.start ?? model.run.createdAt;
+    const end = Math.max(endOf(model, now), start + 1);
+    const pieces: { from: number; to: number; gap: boolean }[] = [];
+    let cursor = start;
+    const active = Math.max(1, model.segments.reduce((sum, segment) => sum + (segment.end - segment.start), 0));
+    model.segments.forEach((segment, index) => {
+      if (index === 0) return;
+      const previousEnd = (model.segments[index - 1] as { end: number }).end;
+      if (segment.start - previousEnd > Math.max(2000, active)) {
+        pieces.push({ from: cursor, to: previousEnd, gap: false }, { from: previousEnd, to: segment.start, gap: true });
+        cursor = segment.start;
+      }
+    });
+    pieces.push({ from: cursor, to: end, gap: false });
+    const gapWidth = active * 0.06;
+    const lengths = pieces.map((piece) => (piece.gap ? gapWidth : piece.to - piece.from));
+    const total = Math.max(1, lengths.reduce((sum, length) => sum + length, 0));
+    const offsets: number[] = [];
+    lengths.reduce((sum, length, index) => ((offsets[index] = sum), sum + length), 0);
+    const x = (at: number): number => {
+      for (let i = 0; i < pieces.length; i++) {
+        const piece = pieces[i] as { from: number; to: number; gap: boolean };
+        if (at <= piece.to || i === pieces.length - 1) {
+          const within = piece.gap ? ((at - piece.from) / Math.max(1, piece.to - piece.from)) * gapWidth : at - piece.from;
+          return Math.min(1, Math.max(0, ((offsets[i] as number) + Math.max(0, within)) / total));
+        }
+      }
+      return 1;
+    };
+    const step = fmt.niceStep(total, 8);
+    const ticks: TraceScale["ticks"] = [];
+    const breaks: TraceScale["breaks"] = [];
+    pieces.forEach((piece, index) => {
+      if (piece.gap) {
+        breaks.push({ x: (offsets[index] as number) / total, width: gapWidth / total, label: `paused ${fmt.duration(piece.to - piece.from)}` });
+        return;
+      }
+      for (let t = Math.ceil((piece.from - start) / step) * step; start + t <= piece.to + 1e-6; t += step) {
+        const position = x(start + t);
+        const label = fmt.tick(t);
+        const last = ticks[ticks.length - 1];
+        if (last === undefined || (position - last.x > 0.04 && label !== last.label)) ticks.push({ x: position, label });
+      }
+    });
+    return { start, end, x, ticks, breaks };
+  }
+
+  return { summary, scale };
+}

@@ -1,0 +1,83 @@
+import { RunNotFoundError, type RunInfo, type RunStore } from "@agentrx/executors";
+import { readReadableEvents } from "./read-readable-events";
+import { CappedText, capTexts } from "./capped-text";
+import type { TracePageData, TraceRun } from "./trace-data";
+import { TraceEventConverter, type ServerTraceEvent, usageOf } from "./trace-event-converter";
+import type { TracePageSource } from "./page/trace-page-html";
+
+/**
+ * How many characters of recorded text (inputs, tool inputs, observations, replies) a trace page
+ * carries in all: about 2.5 MB. Texts that fit a fair share stay whole; the longest are cut.
+ */
+export const TRACE_TEXT_BUDGET = 2_500_000;
+
+/** Options of {@link readTracePage}. */
+export interface ReadTracePageOptions {
+  mode: TracePageData["mode"];
+  /** Where the store is, as the page names it. */
+  source: string;
+  /** Characters of recorded text the page may carry. @default TRACE_TEXT_BUDGET */
+  textBudget?: number;
+}
+
+/**
+ * A run's trace page data, read from `store`: its row and every event recorded so far. An event
+ * that cannot be read is in the page as an `other` event with an `error` (see
+ * {@link readReadableEvents}), and the page says how many there are. Rejects with
+ * `RunNotFoundError` for an unknown run and a `RunStoreError` for a store failure.
+ *
+ * @internal
+ */
+export async function readTracePage(store: RunStore, runId: string, options: ReadTracePageOptions): Promise<TracePageSource> {
+  const { mode, source, textBudget = TRACE_TEXT_BUDGET } = options;
+  const converter = new TraceEventConverter(runId);
+  const events: ServerTraceEvent[] = [];
+  for await (const page of readReadableEvents(store, runId, "agentrx trace")) for (const stored of page) events.push(converter.convert(stored));
+  const info = await store.getRun(runId);
+  if (info === undefined) throw new RunNotFoundError({ operation: "agentrx", runId });
+  capTexts(converter.texts, textBudget);
+  return { run: traceRunOf(info), events, mode, source, generatedAt: Date.now() };
+}
+
+/**
+ * The whole text at `field` (a dotted path such as `observation` or `reply.toolCalls.0.args`) of
+ * event `seq` of a run, for a page that holds only its start (`undefined` when that event cannot
+ * be read).
+ *
+ * @internal
+ */
+export async function readTraceText(store: RunStore, runId: string, seq: number, field: string): Promise<string | undefined> {
+  const converter = new TraceEventConverter(runId);
+  for await (const page of readReadableEvents(store, runId, "agentrx ui")) {
+    for (const stored of page) {
+      const event = converter.convert(stored);
+      if (stored.seq !== seq) continue;
+      let value: unknown = event;
+      for (const key of field.split(".")) value = value !== null && typeof value === "object" ? (value as Record<string, unknown>)[key] : undefined;
+      return value instanceof CappedText ? value.text : typeof value === "string" ? value : undefined;
+    }
+  }
+  return undefined;
+}
+
+/** The page's view of a run's row. @internal */
+export function traceRunOf(info: RunInfo): TraceRun {
+  const run: TraceRun = {
+    runId: info.runId,
+    status: info.status,
+    createdAt: info.createdAt,
+    updatedAt: info.updatedAt,
+    eventCount: info.eventCount,
+  };
+  if (info.threadId !== undefined) run.threadId = info.threadId;
+  if (info.stopReason !== undefined) run.stopReason = info.stopReason;
+  // Why a run failed or was cancelled; a run that ran on after that (a resume) has no error, even
+  // in a record written before claims cleared it.
+  if (info.error !== undefined && (info.status === "failed" || info.status === "cancelled")) run.error = info.error;
+  if (info.usage !== undefined) run.usage = usageOf(info.usage);
+  if (info.checkpoint !== undefined) {
+    run.iterations = info.checkpoint.iteration;
+    run.elapsedMs = info.checkpoint.elapsedMs;
+  }
+  return run;
+}

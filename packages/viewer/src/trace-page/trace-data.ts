@@ -1,0 +1,149 @@
+// The data a trace page is built from: a run's record, decoded into plain JSON that the page's
+// script reads (from its embedded `<script type="application/json">`, or from the `ui` server's
+// Server-Sent Events). Types only: the page and the server share them.
+
+/** A text as the page carries it: whole, or cut to fit the page (its start and its full length). */
+export type TraceText = string | TraceTextCut;
+
+/** A text the page holds only the start of (the whole text stays in the store). */
+export interface TraceTextCut {
+  /** The first characters. */
+  head: string;
+  /** How many characters the whole text has. */
+  length: number;
+}
+
+/** Token counts of a model call or a run. */
+export interface TraceUsage {
+  input: number;
+  output: number;
+  total: number;
+  /** Input tokens read from the provider's prompt cache (`input_token_details.cache_read`). */
+  cacheRead?: number;
+  /** Input tokens written to the prompt cache (`input_token_details.cache_creation`). */
+  cacheCreation?: number;
+  /** Output tokens spent reasoning (`output_token_details.reasoning`). */
+  reasoning?: number;
+}
+
+/** A tool call a model asked for, as its reply carries it. */
+export interface TraceToolCall<T = TraceText> {
+  id?: string;
+  name: string;
+  /** The arguments, as JSON text. */
+  args: T;
+}
+
+/** A message, reduced to what a person reads: who sent it, its text, the tool calls it asks for. */
+export interface TraceMessage<T = TraceText> {
+  role: string;
+  content: T;
+  toolCalls?: TraceToolCall<T>[];
+}
+
+interface TraceEventBase {
+  /** 1-based position in the run's record. */
+  seq: number;
+  /** When it happened, epoch milliseconds. */
+  at: number;
+}
+
+/** One recorded event of a run, in the page's form. `T` is the text type (the server builds capped texts). */
+export type TraceEvent<T = TraceText> =
+  | (TraceEventBase & { type: "start"; runId: string; threadId?: string; inputs: T; resumed: boolean })
+  | (TraceEventBase & {
+      type: "model_call";
+      iteration: number;
+      /** 0-based position of the call in the run. */
+      call: number;
+      /** `at` is when the call ended; it started `durationMs` before. */
+      durationMs: number;
+      inputCount: number;
+      inputDigest: string;
+      reply: TraceMessage<T>;
+    })
+  | (TraceEventBase & { type: "token"; iteration: number; /** Characters streamed. */ chars: number })
+  | (TraceEventBase & { type: "usage"; iteration: number; usage: TraceUsage })
+  | (TraceEventBase & { type: "action"; iteration: number; index: number; tool: string; toolCallId?: string; toolInput: T; log: T })
+  | (TraceEventBase & {
+      type: "step";
+      iteration: number;
+      /** The action's position in its turn; `null` for a step without a turn (a handled parsing error). */
+      index: number | null;
+      tool: string;
+      toolCallId?: string;
+      /** Only on a step without a turn: its action's input. */
+      toolInput?: T;
+      observation: T;
+      /** `at` is when the tool call ended; it started `durationMs` before. */
+      durationMs: number;
+      /** What the tool's policies measured (attempts, timedOut, cached, error, ...). */
+      metadata?: Record<string, unknown>;
+    })
+  | (TraceEventBase & { type: "output"; output: T; stopReason: string; usage?: TraceUsage; stoppedBy?: string })
+  /** An event this page has no view of its own for (an approval's interrupt, ...), or one it cannot read (`error`). */
+  | (TraceEventBase & { type: "other"; name: string; /** One line about it. */ note?: string; summary?: T; error?: string });
+
+/** The run's row, as the page shows it. */
+export interface TraceRun {
+  runId: string;
+  threadId?: string;
+  status: string;
+  stopReason?: string;
+  error?: string;
+  usage?: TraceUsage;
+  createdAt: number;
+  updatedAt: number;
+  eventCount: number;
+  /** Iterations so far (from the run's checkpoint). */
+  iterations?: number;
+  /** Wall time spent running, over every segment (from the run's checkpoint). */
+  elapsedMs?: number;
+}
+
+/** Everything a trace page starts from. */
+export interface TracePageData {
+  run: TraceRun;
+  events: TraceEvent[];
+  /** `"file"`: a self-contained file; `"ui"`: served by `agentrx ui` (live updates, whole texts on demand). */
+  mode: "file" | "ui";
+  /** Where the record was read, e.g. `SQLite .agentrx/runs.db`. */
+  source: string;
+  /** When the page was made, epoch milliseconds. */
+  generatedAt: number;
+  /** What can be done to the run from the page (a `ui` started with an executor); absent: nothing. */
+  actions?: TraceActions;
+}
+
+/** A paused tool call waiting for a decision, as the page's actions show it. */
+export interface TracePendingCall {
+  /** The interrupt's id (the key of its decision). */
+  id: string;
+  tool: string;
+  toolInput: unknown;
+  /** Why it paused: `"approval"` or `"in_doubt"`. */
+  reason?: string;
+}
+
+/**
+ * What the page may ask the `ui` server to do to its run: each action is a POST to
+ * `/api/runs/<runId>/actions` carrying `token` (a per-server-session secret) in the
+ * `x-agentrx-token` header.
+ */
+export interface TraceActions {
+  token: string;
+  /** Calls waiting for approve / reject / edit. */
+  pending: TracePendingCall[];
+  /** A cancelled run, or one whose worker died (running, with its lease expired). */
+  resume: boolean;
+  /** A run this server runs (it resumed or forked it). */
+  cancel: boolean;
+  /** Forks are possible (any run with a record). */
+  fork: boolean;
+}
+
+/** A batch of new events and the run's row, as the `ui` server streams them. */
+export interface TraceUpdate {
+  run: TraceRun;
+  events: TraceEvent[];
+}

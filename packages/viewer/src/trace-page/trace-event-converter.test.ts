@@ -1,0 +1,40 @@
+import { encodeRunEvent, type StoredRunEvent } from "@agentrx/executors";
+import { AIMessage, HumanMessage } from "@langchain/core/messages";
+import { describe, expect, it } from "vitest";
+import { TraceEventConverter } from "./trace-event-converter";
+
+const stored = (seq: number, data: Record<string, unknown>): StoredRunEvent => ({ seq, type: String(data["type"]), at: 1000 + seq, data: { at: 1000 + seq, ...data } as StoredRunEvent["data"] });
+const json = (value: unknown) => JSON.parse(JSON.stringify(value));
+
+describe("TraceEventConverter", () => {
+  it("reads messages in the inputs as role and text, and a step without a turn with its own input", () => {
+    const converter = new TraceEventConverter("r1");
+    const inputs = { input: "hi", chat_history: [new HumanMessage("earlier"), new AIMessage("reply")] };
+    const start = converter.convert(stored(1, encodeRunEvent({ type: "start", runId: "r1", inputs, resumed: false, at: 1001 })));
+    expect(json(start)).toMatchObject({ type: "start", seq: 1, at: 1001, runId: "r1", resumed: false });
+    expect(JSON.parse(json(start).inputs)).toEqual({ input: "hi", chat_history: [{ role: "human", content: "earlier" }, { role: "ai", content: "reply" }] });
+    const step = converter.convert(stored(2, { type: "step", iteration: 0, observation: "Invalid or incomplete response", durationMs: 0, action: { tool: "_Exception", toolInput: "Invalid or incomplete response", log: "garbage" } }));
+    expect(json(step)).toEqual({ type: "step", seq: 2, at: 1002, iteration: 0, index: null, tool: "_Exception", toolInput: "Invalid or incomplete response", observation: "Invalid or incomplete response", durationMs: 0 });
+  });
+
+  it("keeps events it has no view for (with their data) and events it cannot read (saying why)", () => {
+    const converter = new TraceEventConverter("r1");
+    converter.convert(stored(1, { type: "start", runId: "r1", resumed: false, inputs: {} }));
+    const interrupt = json(converter.convert(stored(2, { type: "interrupt", runId: "r1", interrupts: [{ id: "i1", tool: "delete_file", toolInput: { path: "/tmp/x" }, iteration: 0 }] })));
+    expect(interrupt).toMatchObject({ type: "other", seq: 2, name: "interrupt" });
+    expect(JSON.parse(interrupt.summary)).toMatchObject({ interrupts: [{ tool: "delete_file" }] });
+    const corrupt = json(converter.convert(stored(3, { type: "step", iteration: 4, index: 1, observation: "x", durationMs: 1 })));
+    expect(corrupt).toEqual({ type: "other", seq: 3, at: 1003, name: "step", error: "step 3 refers to action 1 of iteration 4, which is not recorded" });
+  });
+
+  it("marks an event the store could not give, and a later event that depends on an unreadable one", () => {
+    const converter = new TraceEventConverter("r1");
+    converter.convert(stored(1, { type: "start", runId: "r1", resumed: false, inputs: {} }));
+    expect(json(converter.convert({ seq: 2, at: 1001, error: "its data is not valid JSON (Unexpected token)" }))).toEqual({ type: "other", seq: 2, at: 1001, name: "event 2", error: "its data is not valid JSON (Unexpected token)" });
+    const action = json(converter.convert(stored(3, { type: "action", iteration: 0, index: 0, action: "garbage" })));
+    expect(action).toMatchObject({ type: "other", seq: 3, name: "action", error: "expected an encoded action" });
+    const step = json(converter.convert(stored(4, { type: "step", iteration: 0, index: 0, observation: "x", durationMs: 1 })));
+    expect(step).toMatchObject({ type: "other", seq: 4, name: "step", error: "step 4 refers to action 0 of iteration 0, which is not recorded" });
+    expect(json(converter.convert(stored(5, { type: "token", iteration: 1, text: "go on" })))).toMatchObject({ type: "token", seq: 5, chars: 5 });
+  });
+});

@@ -1,0 +1,240 @@
+import { RunEventDecoder, type StoredRunEvent } from "@agentrx/executors";
+import { isBaseMessage, type BaseMessage, type UsageMetadata } from "@langchain/core/messages";
+import { observationText } from "@agentrx/core";
+import { CappedText } from "./capped-text";
+import type { TraceEvent, TraceMessage, TraceUsage } from "./trace-data";
+import { isUnreadableRunEvent, type ReadableRunEntry, type UnreadableRunEvent } from "./read-readable-events";
+
+/** A trace event whose texts are {@link CappedText}s (they serialize as `TraceText`). */
+export type ServerTraceEvent = TraceEvent<CappedText>;
+
+/**
+ * Turns a run's recorded events into the trace page's events, in order (it decodes them with
+ * `RunEventDecoder`, so feed it every event of a run from the first). Every long text it makes is
+ * collected in `texts`, for {@link capTexts} to share the page's budget among them. An event it
+ * cannot read (one the store could not give, see {@link readReadableEvents}, or one the decoder
+ * rejects, such as a step whose action is unreadable) becomes an `other` event with an `error`
+ * that says why, so one bad event does not hide the run.
+ *
+ * @internal
+ */
+export class TraceEventConverter {
+  /** The texts made so far. */
+  readonly texts: CappedText[] = [];
+  private readonly decoder: RunEventDecoder;
+
+  constructor(runId: string) {
+    this.decoder = new RunEventDecoder(runId);
+  }
+
+  /** The page's form of an entry of the record: an event, or one that cannot be read. */
+  convert(entry: ReadableRunEntry): ServerTraceEvent {
+    if (isUnreadableRunEvent(entry)) return this.unreadable(entry);
+    const texts = this.texts.length;
+    try {
+      return this.convertEvent(entry);
+    } catch (error) {
+      this.texts.length = texts; // the texts of an event given up on
+      return { type: "other", seq: entry.seq, at: entry.at, name: String(entry.type), error: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  /** An event the store could not give: a row of its own, named by its `seq`. */
+  private unreadable(entry: UnreadableRunEvent): ServerTraceEvent {
+    return { type: "other", seq: entry.seq, at: entry.at, name: `event ${entry.seq}`, error: entry.error };
+  }
+
+  private convertEvent(stored: StoredRunEvent): ServerTraceEvent {
+    const { seq } = stored;
+    const decoded = this.decoder.decode(stored) as { type: string; at?: number };
+    const at = typeof decoded.at === "number" ? decoded.at : stored.at;
+    const event = decoded as Record<string, any>;
+    if (Array.isArray(event["subRun"])) {
+      // A sub-run's event (an executor called as a tool): a row of its own, named by its path.
+      return { type: "other", seq, at, name: `${(event["subRun"] as string[]).join(" > ")}: ${decoded.type}`, ...noteOf(event) };
+    }
+    switch (decoded.type) {
+      case "start":
+        return {
+          type: "start",
+          seq,
+          at,
+          runId: String(event["runId"]),
+          ...(typeof event["threadId"] === "string" ? { threadId: event["threadId"] } : {}),
+          inputs: this.text(jsonText(plain(event["inputs"]))),
+          resumed: event["resumed"] === true,
+        };
+      case "model_call":
+        return {
+          type: "model_call",
+          seq,
+          at,
+          iteration: Number(event["iteration"]),
+          call: Number(event["call"]),
+          durationMs: Number(event["durationMs"]),
+          inputCount: Number(event["inputCount"]),
+          inputDigest: String(event["inputDigest"]),
+          reply: this.message(event["message"]),
+        };
+      case "token":
+        return { type: "token", seq, at, iteration: Number(event["iteration"]), chars: String(event["text"] ?? "").length };
+      case "usage":
+        return { type: "usage", seq, at, iteration: Number(event["iteration"]), usage: usageOf(event["usage"]) };
+      case "action": {
+        const index = typeof stored.data["index"] === "number" ? stored.data["index"] : 0;
+        const action = event["action"];
+        return {
+          type: "action",
+          seq,
+          at,
+          iteration: Number(event["iteration"]),
+          index,
+          tool: String(action.tool),
+          ...toolCallIdOf(action),
+          toolInput: this.text(inputText(action.toolInput)),
+          log: this.text(String(action.log ?? "")),
+        };
+      }
+      case "step": {
+        const { action, observation } = event["step"];
+        const standalone = typeof stored.data["index"] !== "number";
+        const metadata = event["metadata"];
+        return {
+          type: "step",
+          seq,
+          at,
+          iteration: Number(event["iteration"]),
+          index: standalone ? null : (stored.data["index"] as number),
+          tool: String(action.tool),
+          ...toolCallIdOf(action),
+          ...(standalone ? { toolInput: this.text(inputText(action.toolInput)) } : {}),
+          // Images show as a placeholder with their type and size.
+          observation: this.text(observationText(observation).replaceAll("; this agent reads text only]", "]")),
+          durationMs: Number(event["durationMs"]),
+          ...(metadata !== undefined && metadata !== null ? { metadata: plain(metadata) as Record<string, unknown> } : {}),
+        };
+      }
+      case "output": {
+        const stoppedBy = event["stoppedBy"];
+        return {
+          type: "output",
+          seq,
+          at,
+          output: this.text(String(event["output"])),
+          stopReason: String(event["stopReason"]),
+          ...(event["usage"] !== undefined ? { usage: usageOf(event["usage"]) } : {}),
+          ...(stoppedBy !== undefined ? { stoppedBy: typeof stoppedBy === "string" ? stoppedBy : jsonText(plain(stoppedBy)) } : {}),
+        };
+      }
+      default:
+        return { type: "other", seq, at, name: String(decoded.type), ...noteOf(event), ...this.otherSummary(stored) };
+    }
+  }
+
+  private text(text: string): CappedText {
+    const capped = new CappedText(text);
+    this.texts.push(capped);
+    return capped;
+  }
+
+  private message(value: unknown): TraceMessage<CappedText> {
+    if (!isBaseMessage(value)) return { role: "unknown", content: this.text(jsonText(plain(value))) };
+    const message = value as BaseMessage & { tool_calls?: { id?: string; name: string; args: unknown }[] };
+    const out: TraceMessage<CappedText> = {
+      role: message.getType(),
+      content: this.text(contentText(message.content)),
+    };
+    if (Array.isArray(message.tool_calls) && message.tool_calls.length > 0) {
+      out.toolCalls = message.tool_calls.map((call) => ({
+        ...(typeof call.id === "string" ? { id: call.id } : {}),
+        name: String(call.name),
+        args: this.text(jsonText(plain(call.args))),
+      }));
+    }
+    return out;
+  }
+
+  /** What an event this page has no view for says: a summary of its data (an approval's tool calls, ...). */
+  private otherSummary(stored: StoredRunEvent): { summary?: CappedText } {
+    const { type: _type, at: _at, ...rest } = stored.data;
+    return Object.keys(rest).length > 0 ? { summary: this.text(jsonText(rest)) } : {};
+  }
+}
+
+/** One line about an event the page shows as is: a pause for approval, the decisions that ended it. */
+function noteOf(event: Record<string, any>): { note?: string } {
+  if (event["type"] === "interrupt" && Array.isArray(event["interrupts"])) {
+    const tools = event["interrupts"].map((interrupt: { tool?: unknown }) => String(interrupt?.tool));
+    return { note: `waiting for approval of ${tools.join(", ")}` };
+  }
+  if (event["type"] === "decisions" && event["decisions"] !== null && typeof event["decisions"] === "object") {
+    const kinds = Object.values(event["decisions"] as Record<string, unknown>).map((decision) => (typeof decision === "string" ? decision : String((decision as { type?: unknown })?.type)));
+    return { note: `resumed with ${kinds.length} decision${kinds.length === 1 ? "" : "s"}: ${kinds.join(", ")}` };
+  }
+  return {};
+}
+
+/** A value with its `@langchain/core` messages as `{ role, content, toolCalls? }`, for reading. */
+function plain(value: unknown, depth = 0): unknown {
+  if (isBaseMessage(value)) {
+    const message = value as BaseMessage & { tool_calls?: unknown[] };
+    const out: Record<string, unknown> = { role: message.getType(), content: message.content };
+    if (Array.isArray(message.tool_calls) && message.tool_calls.length > 0) out["toolCalls"] = message.tool_calls;
+    return out;
+  }
+  if (depth > 50 || value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map((item) => plain(item, depth + 1));
+  if (value instanceof Date) return value.toISOString();
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) out[key] = plain(item, depth + 1);
+  return out;
+}
+
+function jsonText(value: unknown): string {
+  if (typeof value === "string") return value;
+  try {
+    return JSON.stringify(value, (_key, item: unknown) => (typeof item === "bigint" ? item.toString() : item), 2) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** A tool input as a person reads it: a string as it is, anything else as JSON. */
+function inputText(value: unknown): string {
+  return typeof value === "string" ? value : jsonText(plain(value));
+}
+
+function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return jsonText(content);
+  return content
+    .map((part: unknown) => {
+      const text = (part as { type?: unknown; text?: unknown } | null)?.text;
+      return typeof text === "string" ? text : jsonText(part);
+    })
+    .join("");
+}
+
+function toolCallIdOf(action: unknown): { toolCallId?: string } {
+  const id = (action as { toolCallId?: unknown }).toolCallId;
+  return typeof id === "string" ? { toolCallId: id } : {};
+}
+
+/** The page's view of a recorded usage: counts, and the cache and reasoning details when reported. @internal */
+export function usageOf(value: unknown): TraceUsage {
+  const usage = (value ?? {}) as Partial<UsageMetadata>;
+  const input = Number(usage.input_tokens ?? 0) || 0;
+  const output = Number(usage.output_tokens ?? 0) || 0;
+  const out: TraceUsage = { input, output, total: Number(usage.total_tokens ?? input + output) || 0 };
+  const detail = (group: unknown, key: string): number | undefined => {
+    const count = (group as Record<string, unknown> | undefined)?.[key];
+    return typeof count === "number" && Number.isFinite(count) ? count : undefined;
+  };
+  const cacheRead = detail(usage.input_token_details, "cache_read");
+  const cacheCreation = detail(usage.input_token_details, "cache_creation");
+  const reasoning = detail(usage.output_token_details, "reasoning");
+  if (cacheRead !== undefined) out.cacheRead = cacheRead;
+  if (cacheCreation !== undefined) out.cacheCreation = cacheCreation;
+  if (reasoning !== undefined) out.reasoning = reasoning;
+  return out;
+}

@@ -1,0 +1,50 @@
+import { RunNotFoundError, type RunStore } from "@agentrx/executors";
+import type { TraceUpdate } from "./trace-data";
+import { traceRunOf } from "./read-trace-page";
+import { ReadableEventReader } from "./read-readable-events";
+import { TraceEventConverter, type ServerTraceEvent } from "./trace-event-converter";
+
+/** Events read per `readEvents` call while following a run. */
+const PAGE_SIZE = 500;
+
+/**
+ * Follows a run's record for a live page: each `poll()` reads the events recorded since the last
+ * one and the run's row. Events up to `after` (what the page has already) are decoded but not
+ * returned: the decoder needs every event from the first. Each text is cut to `textLimit`
+ * characters (the page fetches a whole text on demand). An event that cannot be read is sent as an
+ * `other` event with an `error`, and following goes on (see {@link ReadableEventReader}).
+ *
+ * @internal
+ */
+export class TraceFollower {
+  private readonly converter: TraceEventConverter;
+  private reader: ReadableEventReader | undefined;
+
+  constructor(
+    private readonly store: RunStore,
+    private readonly runId: string,
+    private after: number,
+    private readonly textLimit = 200_000,
+  ) {
+    this.converter = new TraceEventConverter(runId);
+  }
+
+  /** The new events and the run's row; `done` once the run no longer runs and every event was sent. */
+  async poll(): Promise<TraceUpdate & { done: boolean }> {
+    const info = await this.store.getRun(this.runId);
+    if (info === undefined) throw new RunNotFoundError({ operation: "agentrx ui", runId: this.runId });
+    const reader = (this.reader ??= new ReadableEventReader(this.store, this.runId, "agentrx ui", 0, info.createdAt));
+    const events: ServerTraceEvent[] = [];
+    while (reader.after < info.eventCount) {
+      for (const entry of await reader.read(info.eventCount, PAGE_SIZE)) {
+        const event = this.converter.convert(entry);
+        if (entry.seq > this.after) events.push(event);
+      }
+      if (events.length >= PAGE_SIZE) break; // send what we have; the next poll goes on
+    }
+    for (const text of this.converter.texts.splice(0)) text.limit = this.textLimit;
+    this.after = Math.max(this.after, reader.after);
+    const live = info.status === "running" || info.status === "queued";
+    return { run: traceRunOf(info), events: events as TraceUpdate["events"], done: !live && reader.after >= info.eventCount };
+  }
+}

@@ -1,0 +1,200 @@
+import { createToolCallingAgent } from "@agentrx/agents";
+import { ScriptedChatModel } from "@agentrx/core/testing";
+import { AgentExecutor, type RunStore, type StoredRunEvent } from "@agentrx/executors";
+import { withApproval } from "@agentrx/tools";
+import { ChatPromptTemplate } from "@langchain/core/prompts";
+import { tool } from "@langchain/core/tools";
+import { lastValueFrom } from "rxjs";
+import { z } from "zod";
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  type TracePageData,
+  type TraceRow,
+  formatRuntime,
+  readTracePage,
+  traceLayoutRuntime,
+  traceModelRuntime,
+  traceSummaryRuntime,
+} from "@agentrx/viewer/trace-page";
+import { MemoryRunStore } from "@agentrx/runs";
+import { recordTripRun, writeSyntheticRun } from "./trace-test-fixtures";
+
+const layout = traceLayoutRuntime(formatRuntime());
+const { summary: summaryOf, scale: scaleOf } = traceSummaryRuntime(formatRuntime(), layout);
+const runtime = traceModelRuntime();
+
+/** The page's model of a run, from its data as the page gets it (JSON). */
+async function traceOf(store: RunStore, runId: string) {
+  const data = JSON.parse(JSON.stringify(await readTracePage(store, runId, { mode: "file", source: "test" }))) as TracePageData;
+  const model = runtime.createTrace(data.run);
+  runtime.applyEvents(model, data.events);
+  return { data, model };
+}
+
+const outline = (rows: TraceRow[]) => rows.map((row) => `${"  ".repeat(row.depth)}${row.id} ${row.label}${row.badges.length ? ` [${row.badges.join(", ")}]` : ""}`);
+
+describe("the trace page's layout of a recorded run", () => {
+  const store = new MemoryRunStore();
+  let events: StoredRunEvent[] = [];
+  beforeAll(async () => {
+    await recordTripRun(store, { scale: 0.1 }); // the flights call stays the slowest, even on a busy machine
+    events = await store.readEvents("trip-1");
+  });
+
+  it("has the tree run → iterations → model calls and tool calls → steps, with retries, timeouts and the slowest call", async () => {
+    const { model } = await traceOf(store, "trip-1");
+    const rows = layout.rows(model, Date.now());
+    expect(outline(rows)).toEqual([
+      "run-run [finished]",
+      "  it-0 iteration 1",
+      "    model-0-0 model",
+      "    tool-0-0 search_flights [slowest]",
+      "      step-0-0 result",
+      "    tool-0-1 get_weather",
+      "      step-0-1 result",
+      "    tool-0-2 find_hotels [2 attempts]",
+      "      step-0-2 result",
+      "  it-1 iteration 2",
+      "    model-1-0 model",
+      "    tool-1-0 currency_rate [2 attempts, timed out]",
+      "      step-1-0 result",
+      "  it-2 iteration 3",
+      "    model-2-0 model",
+      "  answer answer [finish]",
+    ].map((line) => line.replace("run-run", "run run")));
+    expect(rows.find((row) => row.id === "tool-0-2")?.state).toBe("warn");
+    expect(rows.find((row) => row.id === "tool-0-0")?.collapsed).toBe(true);
+  });
+
+  it("puts every bar where the record says: a tool call ends at its step, a model call at its model_call", async () => {
+    const { model } = await traceOf(store, "trip-1");
+    const rows = layout.rows(model, Date.now());
+    const steps = events.filter((event) => event.type === "step");
+    for (const step of steps) {
+      const row = rows.find((candidate) => candidate.id === `tool-${step.data["iteration"]}-${step.data["index"]}`) as TraceRow;
+      expect(row.end).toBe(step.at);
+      expect(row.start).toBeCloseTo(step.at - (step.data["durationMs"] as number), 6);
+    }
+    const calls = events.filter((event) => event.type === "model_call");
+    expect(calls).toHaveLength(3);
+    for (const call of calls) {
+      const row = rows.find((candidate) => candidate.id === `model-${call.data["iteration"]}-0`) as TraceRow;
+      expect([row.start, row.end]).toEqual([call.at - (call.data["durationMs"] as number), call.at]);
+    }
+    // The three tools of the first turn ran at once: each started before the others ended.
+    const parallel = ["tool-0-0", "tool-0-1", "tool-0-2"].map((id) => rows.find((row) => row.id === id) as TraceRow);
+    for (const a of parallel) for (const b of parallel) expect(a.start as number).toBeLessThan(b.end as number);
+    // Streamed text: the first token comes inside its call.
+    const answer = rows.find((row) => row.id === "model-2-0") as TraceRow;
+    expect(answer.firstTokenAt).toBeGreaterThanOrEqual(answer.start as number);
+    expect(answer.firstTokenAt).toBeLessThanOrEqual(answer.end as number);
+  });
+
+  it("sums up the run for the header", async () => {
+    const { model } = await traceOf(store, "trip-1");
+    const now = Date.now();
+    const summary = summaryOf(model, layout.rows(model, now), now);
+    const info = await store.getRun("trip-1");
+    expect(summary).toMatchObject({ status: "finished", stopReason: "finish", live: false, iterations: 3, modelCalls: 3, toolCalls: 4, segments: 1 });
+    expect(summary.tokens?.total).toBe(info?.usage?.total_tokens);
+    expect(summary.slowest).toMatchObject({ id: "tool-0-0", tool: "search_flights" });
+    const [start, end] = [events[0]?.at as number, events[events.length - 1]?.at as number];
+    expect(summary.wallMs).toBe(info?.checkpoint?.elapsedMs);
+    expect(summary.wallMs).toBeGreaterThanOrEqual(end - start - 5);
+    expect(summary.modelMs + summary.toolMs + summary.otherMs).toBeCloseTo(summary.wallMs, 6);
+  });
+
+  it("infers model calls from the events around them when the run did not record them", async () => {
+    const { data } = await traceOf(store, "trip-1");
+    const model = runtime.createTrace(data.run);
+    runtime.applyEvents(model, data.events.filter((event) => event.type !== "model_call"));
+    const rows = layout.rows(model, Date.now());
+    const calls = rows.filter((row) => row.kind === "model");
+    expect(calls.map((row) => row.state)).toEqual(["inferred", "inferred", "inferred"]);
+    const firstAction = events.find((event) => event.type === "action") as StoredRunEvent;
+    expect([calls[0]?.start, calls[0]?.end]).toEqual([events[0]?.at, firstAction.at]);
+    expect(summaryOf(model, rows, Date.now()).modelCalls).toBe(0);
+  });
+});
+
+describe("the layout of a run in progress, and of a resumed one", () => {
+  it("shows running tool calls and the model call being waited for, up to now", async () => {
+    const store = new MemoryRunStore();
+    const start = Date.now() - 10_000;
+    const events = await writeSyntheticRun(store, { runId: "live", iterations: 1, toolsPerIteration: 2, running: true, start });
+    const { data } = await traceOf(store, "live");
+    // Only the first tool call has finished: the second is still running.
+    const model = runtime.createTrace(data.run);
+    runtime.applyEvents(model, data.events.slice(0, -1));
+    const now = Date.now();
+    let rows = layout.rows(model, now);
+    expect(rows.find((row) => row.id === "tool-0-1")).toMatchObject({ state: "running", end: now, badges: ["slowest", "running"] });
+    expect(summaryOf(model, rows, now)).toMatchObject({ live: true, status: "running" });
+    // Both finished: the next model call is running.
+    runtime.applyEvents(model, data.events);
+    rows = layout.rows(model, now);
+    expect(rows.find((row) => row.id === "model-1-0")).toMatchObject({ state: "running", start: events[events.length - 1]?.at, end: now });
+    // Events already applied are skipped (a reconnecting stream sends them again).
+    runtime.applyEvents(model, data.events);
+    expect(model.iterations[0]?.tools).toHaveLength(2);
+  });
+
+  it("draws a long pause between the segments of a resumed run narrow, as a break", async () => {
+    const store = new MemoryRunStore();
+    await writeSyntheticRun(store, { runId: "resumed", iterations: 1, toolsPerIteration: 1, running: true, start: 1_000_000 });
+    const { data } = await traceOf(store, "resumed");
+    const model = runtime.createTrace(data.run);
+    const later = 1_000_000 + 3_600_000;
+    runtime.applyEvents(model, [
+      ...data.events,
+      { type: "start", seq: data.events.length + 1, at: later, runId: "resumed", inputs: "{}", resumed: true },
+      { type: "output", seq: data.events.length + 2, at: later + 100, output: "done", stopReason: "finish" },
+    ]);
+    model.run.status = "finished";
+    const scale = scaleOf(model, Date.now());
+    expect(scale.breaks).toHaveLength(1);
+    expect(scale.breaks[0]?.label).toMatch(/^paused 59 min 59 s$|^paused 1 h 00 min$/);
+    expect(scale.x(later)).toBeLessThan(0.8); // the hour takes a sliver, not 99% of the width
+    expect(scale.x(later + 100)).toBe(1);
+    expect(layout.rows(model, Date.now()).map((row) => row.id)).toContain("seg-1");
+  });
+});
+
+describe("the layout of a run paused for approval", () => {
+  it("shows the pause, the tool call waiting for a decision, and the paused answer", async () => {
+    const store = new MemoryRunStore();
+    const remove = withApproval(
+      tool(async ({ path }) => `removed ${path}`, { name: "delete_file", description: "Deletes a file.", schema: z.object({ path: z.string() }) }),
+    );
+    const llm = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "delete_file", args: { path: "/tmp/x" } }] }, "Deleted."] });
+    const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
+    const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [remove], prompt }), tools: [remove], store });
+    await lastValueFrom(executor.stream({ input: "Delete /tmp/x" }, { runId: "paused" }));
+    const { model } = await traceOf(store, "paused");
+    const rows = layout.rows(model, Date.now());
+    expect(rows.find((row) => row.kind === "event")).toMatchObject({ label: "interrupt", note: "waiting for approval of delete_file" });
+    expect(rows.find((row) => row.id === "tool-0-0")).toMatchObject({ state: "none", badges: ["awaiting approval"] });
+    expect(rows.find((row) => row.id === "answer")).toMatchObject({ label: "paused", badges: ["interrupted"] });
+  });
+
+  it("labels the axis of a run of a few milliseconds without repeating a label", async () => {
+    const store = new MemoryRunStore();
+    await writeSyntheticRun(store, { runId: "quick", iterations: 1, toolsPerIteration: 1, start: 2_000_000 });
+    const { data } = await traceOf(store, "quick");
+    const model = runtime.createTrace(data.run);
+    // The same run squeezed into 3 ms: the events keep their order.
+    runtime.applyEvents(model, data.events.map((event) => ({ ...event, at: 2_000_000 + Math.min(3, (event.at - 2_000_000) / 100) }) as typeof event));
+    const labels = scaleOf(model, Date.now()).ticks.map((tick) => tick.label);
+    expect(labels.length).toBeGreaterThan(2);
+    expect(new Set(labels).size).toBe(labels.length);
+    expect(labels).toContain("0.5 ms");
+  });
+
+  it("gives a running run no stop reason", async () => {
+    const store = new MemoryRunStore();
+    await writeSyntheticRun(store, { runId: "busy", iterations: 1, toolsPerIteration: 1, running: true });
+    const { model } = await traceOf(store, "busy");
+    expect(model.run.status).toBe("running");
+    expect(summaryOf(model, layout.rows(model, Date.now()), Date.now()).stopReason).toBeUndefined();
+  });
+});

@@ -1,0 +1,68 @@
+import type { RunInfo } from "@agentrx/executors";
+
+/** A run as the `ui`'s list shows it. */
+export interface RunListItem {
+  runId: string;
+  threadId?: string;
+  status: string;
+  stopReason?: string;
+  /** What the list's stop column says: see {@link runStopLabel}. */
+  stop?: string;
+  /** The agent's iterations so far. */
+  steps?: number;
+  tokens?: number;
+  /** Running time (over every segment). */
+  durationMs: number;
+  createdAt: number;
+  updatedAt: number;
+  /** Why it failed or was cancelled, or what of its record cannot be read. */
+  error?: string;
+}
+
+/** The run list page's data (and what `GET /api/runs` answers). */
+export interface RunListData {
+  /** Where the runs are, e.g. `SQLite .agentrx/runs.db`. */
+  source: string;
+  runs: RunListItem[];
+  /** How many runs the list shows at most. */
+  limit: number;
+}
+
+/** A run as the `ui`'s list shows it (and `GET /api/runs` answers), from its row. @internal */
+export function runListItemOf(run: RunInfo): RunListItem {
+  const item: RunListItem = {
+    runId: run.runId,
+    status: run.status,
+    durationMs: run.checkpoint?.elapsedMs ?? Math.max(0, run.updatedAt - run.createdAt),
+    createdAt: run.createdAt,
+    updatedAt: run.updatedAt,
+  };
+  if (run.threadId !== undefined) item.threadId = run.threadId;
+  if (run.stopReason !== undefined) item.stopReason = run.stopReason;
+  const stop = runStopLabel(run);
+  if (stop !== undefined) item.stop = stop;
+  if (run.checkpoint !== undefined) item.steps = run.checkpoint.iteration;
+  if (run.usage?.total_tokens !== undefined) item.tokens = run.usage.total_tokens;
+  if (run.error !== undefined) item.error = run.error;
+  return item;
+}
+
+/**
+ * What a runs list says of how a run stopped: `unreadable` when the store could not read its row
+ * (`listRuns` lists such a row with an `error` starting `Corrupt record:`), else its stop reason
+ * (`finish`, `max_iterations`, ...), else `cancelled` for a cancelled run; nothing for a run that
+ * has not stopped. An `error` alone (a cancel's, a crash's) never makes a run unreadable.
+ *
+ * @example
+ * ```ts
+ * import { runStopLabel } from "@agentrx/viewer/trace-page";
+ *
+ * const at = Date.now();
+ * console.log(runStopLabel({ runId: "r", status: "cancelled", inputs: {}, error: "The run was cancelled.", createdAt: at, updatedAt: at })); // "cancelled"
+ * ```
+ */
+export function runStopLabel(run: Pick<RunInfo, "status" | "stopReason" | "error">): string | undefined {
+  if (run.error?.startsWith("Corrupt record:")) return "unreadable";
+  if (run.stopReason !== undefined) return run.stopReason;
+  return run.status === "cancelled" ? "cancelled" : undefined;
+}

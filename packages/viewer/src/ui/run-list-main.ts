@@ -1,0 +1,76 @@
+// Runs in the page: bundled into the page's script at build time (scripts/build-page-scripts.mjs).
+import type { DomRuntime } from "../trace-page/page/dom-runtime";
+import type { FormatRuntime } from "../trace-page/page/format-runtime";
+import type { RunListData, RunListItem } from "./run-list-data";
+
+/**
+ * The `ui`'s front page: the recorded runs, newest first, filtered by status and thread, refreshed
+ * every two seconds. Each run opens its trace page.
+ *
+ * @internal
+ */
+export function runListMain(dom: DomRuntime, fmt: FormatRuntime, data: RunListData, root: HTMLElement): void {
+  const { h } = dom;
+  const statuses = ["", "running", "finished", "failed", "cancelled", "interrupted", "queued"];
+  const status = h("select", { attrs: { "aria-label": "Status" } }, ...statuses.map((value) => h("option", { attrs: { value } }, value === "" ? "any status" : value)));
+  const thread = h("input", { attrs: { type: "search", placeholder: "thread id", "aria-label": "Thread" } });
+  const count = h("span", { class: "muted" });
+  const body = h("tbody");
+  const columns = ["Run", "Thread", "Status", "Stop", "Steps", "Tokens", "Duration", "Started"];
+  const table = h("table", { class: "runs" }, h("thead", null, h("tr", null, ...columns.map((name) => h("th", { attrs: { scope: "col" } }, name)))), body);
+  const empty = h("p", { class: "empty" });
+  dom.append(root, [
+    h(
+      "header",
+      { class: "top" },
+      h("h1", { class: "title" }, h("span", null, "AgentRx runs"), h("span", { class: "muted" }, data.source)),
+      h("div", { class: "filters" }, status, thread, count),
+    ),
+    h("div", { class: "list" }, table, empty),
+  ]);
+
+  function render(runs: RunListItem[]): void {
+    dom.clear(body);
+    for (const run of runs) {
+      const link = h("a", { attrs: { href: `/runs/${encodeURIComponent(run.runId)}` } }, run.runId);
+      const cells = [
+        h("td", { class: "mono" }, link),
+        h("td", null, run.threadId ?? "–"),
+        h("td", null, h("span", { class: `status ${run.status}` }, run.status)),
+        h("td", { attrs: { title: run.error } }, run.stop ?? "–"),
+        h("td", { class: "num" }, run.steps !== undefined ? fmt.count(run.steps) : "–"),
+        h("td", { class: "num" }, run.tokens !== undefined ? fmt.count(run.tokens) : "–"),
+        h("td", { class: "num" }, fmt.duration(run.durationMs)),
+        h("td", null, fmt.time(run.createdAt)),
+      ];
+      const row = h("tr", { attrs: { "data-run-id": run.runId } }, ...cells);
+      row.addEventListener("click", (event) => {
+        if ((event.target as Element).closest("a") === null) link.click();
+      });
+      body.appendChild(row);
+    }
+    const filtered = status.value !== "" || thread.value.trim() !== "";
+    count.textContent = `${runs.length} run${runs.length === 1 ? "" : "s"}${runs.length === data.limit ? ` (the ${data.limit} newest)` : ""}`;
+    empty.textContent = runs.length > 0 ? "" : filtered ? "No runs match these filters." : "No runs recorded yet. Runs are recorded by an executor with a store: new AgentExecutor({ ..., store }).";
+  }
+
+  let generation = 0;
+  async function refresh(): Promise<void> {
+    const mine = ++generation;
+    const query = new URLSearchParams({ limit: String(data.limit) });
+    if (status.value !== "") query.set("status", status.value);
+    if (thread.value.trim() !== "") query.set("thread", thread.value.trim());
+    try {
+      const response = await fetch(`/api/runs?${query.toString()}`);
+      const next = (await response.json()) as RunListData;
+      if (mine === generation && Array.isArray(next.runs)) render(next.runs);
+    } catch {
+      count.textContent = "the server is not answering";
+    }
+  }
+
+  status.addEventListener("change", () => void refresh());
+  thread.addEventListener("input", () => void refresh());
+  render(data.runs);
+  setInterval(() => void refresh(), 2000);
+}

@@ -1,0 +1,229 @@
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { RunStatus, RunStore } from "@agentrx/executors";
+import { escapeHtml, readTracePage, readTraceText, tracePageHtml } from "../trace-page/index";
+import { runListHtml } from "./run-list-html";
+import { runListItemOf, type RunListData } from "./run-list-data";
+import { RunActions, parseActionRequest, type UiActionExecutor } from "./run-actions";
+import { serveTraceEvents } from "./serve-trace-events";
+import { decodePathSegment, parseLastEventId } from "@agentrx/runs";
+
+/** Options of {@link startUiServer}. */
+export interface UiServerOptions {
+  store: RunStore;
+  /** How the store is named on the pages, e.g. `SQLite .agentrx/runs.db`. */
+  source: string;
+  /** 0 for any free port. */
+  port: number;
+  /** @default "127.0.0.1" */
+  host?: string;
+  /** How often a live page's stream asks the store for new events, in milliseconds. @default 250 */
+  pollMs?: number;
+  /** How many runs the list shows. @default 200 */
+  listLimit?: number;
+  /** Told about failures of requests (one line each). */
+  onError?: (message: string) => void;
+  /**
+   * The executor that runs these agents (an `AgentExecutor` over the same store). With it, the
+   * pages can act on runs: approve, reject or edit a paused call, resume a cancelled or crashed
+   * run, cancel a run this server runs, fork a run from an iteration (see docs/trace-viewer.md).
+   * Without it the pages only show runs.
+   */
+  executor?: UiActionExecutor;
+}
+
+/** A running `agentrx ui` server. */
+export interface UiServer {
+  /** E.g. `http://127.0.0.1:4477`. */
+  url: string;
+  port: number;
+  /** Stops listening and ends open streams. */
+  close(): Promise<void>;
+}
+
+const STATUSES = new Set<string>(["queued", "running", "interrupted", "finished", "failed", "cancelled"]);
+
+/**
+ * The `agentrx ui` web server, on the loopback interface: `/` lists the runs, `/runs/<id>` shows a
+ * run's trace page (a run in progress follows its record live), `/api/runs` lists runs as JSON,
+ * `/api/runs/<id>/events` streams a run's new events (Server-Sent Events) and
+ * `/api/runs/<id>/text` returns a whole text a page holds only the start of. Requests whose `Host`
+ * is not a loopback name are refused, so another web site cannot read the runs through the
+ * browser (DNS rebinding). Rejects when the port is taken.
+ *
+ * Given an `executor`, the pages also act on runs: `POST /api/runs/<id>/actions` with a JSON body
+ * (`{ action: "approve" | "reject" | "edit", interruptId, ... }`, `{ action: "resume" }`,
+ * `{ action: "cancel" }`, `{ action: "fork", at? }`) and the header `x-agentrx-token` carrying the
+ * server's per-session token, which only its own pages hold (a request from another origin is
+ * refused too).
+ *
+ * @example
+ * ```ts
+ * import { AgentExecutor } from "@agentrx/executors";
+ * import { MemoryRunStore } from "@agentrx/runs";
+ * import { startUiServer } from "@agentrx/viewer";
+ * import { RunnableLambda } from "@langchain/core/runnables";
+ *
+ * const store = new MemoryRunStore();
+ * const agent = RunnableLambda.from(() => ({ returnValues: { output: "hi" }, log: "" }));
+ * const executor = new AgentExecutor({ agent, tools: [], store });
+ * const server = await startUiServer({ store, source: "memory", port: 0, executor });
+ * console.log(server.url.startsWith("http://127.0.0.1:")); // true
+ * await server.close();
+ * ```
+ */
+export async function startUiServer(options: UiServerOptions): Promise<UiServer> {
+  const { store, source, port, host = "127.0.0.1", pollMs = 250, listLimit = 200, onError } = options;
+  const sockets = new Set<import("node:net").Socket>();
+  const token = randomBytes(24).toString("base64url");
+  const actions = options.executor === undefined ? undefined : new RunActions(options.executor, store, token, (message) => onError?.(message));
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    let url: URL;
+    try {
+      url = new URL(req.url ?? "/", "http://localhost");
+    } catch {
+      return send(res, 400, "text/plain", "Malformed URL.\n");
+    }
+    const hostname = (req.headers.host ?? "").replace(/:\d+$/, "");
+    if (!["127.0.0.1", "localhost", "[::1]", host].includes(hostname)) return send(res, 403, "text/plain", "agentrx ui answers on localhost only.\n");
+    const path = url.pathname;
+    const action = /^\/api\/runs\/([^/]+)\/actions$/.exec(path);
+    if (action) return handleAction(req, res, action[1] as string);
+    if (req.method !== "GET" && req.method !== "HEAD") return send(res, 405, "text/plain", "Only GET.\n");
+    if (path === "/") return send(res, 200, "text/html", runListHtml(await listData(url)));
+    if (path === "/api/runs") return send(res, 200, "application/json", JSON.stringify(await listData(url)));
+    const page = /^\/runs\/([^/]+)$/.exec(path);
+    if (page) {
+      const runId = decodePathSegment(page[1] as string);
+      if (runId === undefined) return send(res, 400, "text/plain", "Malformed run id in the URL (a stray %).\n");
+      const info = await store.getRun(runId);
+      if (info === undefined) return send(res, 404, "text/html", notFoundHtml(runId));
+      const trace = await readTracePage(store, runId, { mode: "ui", source });
+      if (actions !== undefined) trace.actions = await actions.pageActions(info);
+      return send(res, 200, "text/html", tracePageHtml(trace));
+    }
+    const api = /^\/api\/runs\/([^/]+)\/(events|text)$/.exec(path);
+    if (api) {
+      const runId = decodePathSegment(api[1] as string);
+      if (runId === undefined) return send(res, 400, "application/json", JSON.stringify({ error: "malformed run id in the URL (a stray %)" }));
+      if ((await store.getRun(runId)) === undefined) return send(res, 404, "application/json", JSON.stringify({ error: `no run ${JSON.stringify(runId)}` }));
+      if (api[2] === "events") {
+        const lastEventId = parseLastEventId(req);
+        if (lastEventId === null) return send(res, 400, "text/plain", "Last-Event-ID must be a decimal integer >= 0.\n");
+        const afterParam = url.searchParams.get("after");
+        if (afterParam !== null && !/^\d{1,15}$/.test(afterParam)) return send(res, 400, "text/plain", "`after` must be a decimal integer >= 0.\n");
+        const after = lastEventId ?? Number(afterParam ?? 0);
+        return serveTraceEvents(store, runId, req, res, { after, pollMs, onError: (error) => onError?.(messageOf(error)) });
+      }
+      const text = await readTraceText(store, runId, Number(url.searchParams.get("seq")), url.searchParams.get("field") ?? "");
+      if (text === undefined) return send(res, 404, "application/json", JSON.stringify({ error: "no such text in the run's record" }));
+      return send(res, 200, "application/json", JSON.stringify({ text }));
+    }
+    return send(res, 404, "text/plain", "Not found.\n");
+  };
+
+  const handleAction = async (req: IncomingMessage, res: ServerResponse, segment: string): Promise<void> => {
+    const json = (status: number, body: unknown) => send(res, status, "application/json", JSON.stringify(body));
+    if (req.method !== "POST") return json(405, { error: "actions are POST only" });
+    if (actions === undefined) return json(403, { error: "this server only shows runs: start it with startUiServer({ executor }) to act on them (see docs/trace-viewer.md)" });
+    const origin = req.headers.origin;
+    if (origin !== undefined && origin !== `http://${req.headers.host ?? ""}`) return json(403, { error: "actions come from the server's own pages only" });
+    if (!sameToken(req.headers["x-agentrx-token"], token)) return json(403, { error: "missing or wrong x-agentrx-token: actions come from the server's own pages" });
+    if (!(req.headers["content-type"] ?? "").startsWith("application/json")) return json(415, { error: "the body must be application/json" });
+    const runId = decodePathSegment(segment);
+    if (runId === undefined) return json(400, { error: "malformed run id in the URL (a stray %)" });
+    let body: unknown;
+    try {
+      body = JSON.parse(await readBody(req, 64 * 1024));
+    } catch (error) {
+      return json(400, { error: `the body is not JSON: ${messageOf(error)}` });
+    }
+    const request = parseActionRequest(body);
+    if (typeof request === "string") return json(400, { error: request });
+    const result = await actions.perform(runId, request);
+    return json(result.status, result.body);
+  };
+
+  const listData = async (url: URL): Promise<RunListData> => {
+    const status = (url.searchParams.get("status") ?? "").split(",").filter((value) => STATUSES.has(value)) as RunStatus[];
+    const threadId = url.searchParams.get("thread") || undefined;
+    const limit = Math.min(listLimit, Math.max(1, Number(url.searchParams.get("limit")) || listLimit));
+    const runs = await store.listRuns({ ...(status.length > 0 ? { status } : {}), ...(threadId !== undefined ? { threadId } : {}), limit });
+    return { source, runs: runs.map(runListItemOf), limit };
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      onError?.(`${req.method} ${req.url}: ${messageOf(error)}`);
+      if (!res.headersSent) send(res, 500, "text/plain", `${messageOf(error)}\n`);
+      else res.end();
+    });
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const actual = (server.address() as AddressInfo).port;
+  return {
+    url: `http://${host.includes(":") ? `[${host}]` : host}:${actual}`,
+    port: actual,
+    close: () =>
+      new Promise<void>((resolve) => {
+        actions?.stopAll();
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      }),
+  };
+}
+
+/** Whether the request's token header is the session's token (compared in constant time). */
+function sameToken(header: string | string[] | undefined, token: string): boolean {
+  if (typeof header !== "string") return false;
+  const given = Buffer.from(header);
+  const expected = Buffer.from(token);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** The request's body as text; rejects past `limit` bytes. */
+function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        reject(new Error(`the body is over ${limit} bytes`));
+        req.destroy();
+      } else chunks.push(chunk);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function send(res: ServerResponse, status: number, type: string, body: string): void {
+  res.writeHead(status, {
+    "content-type": `${type}; charset=utf-8`,
+    "cache-control": "no-store",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+  });
+  res.end(body);
+}
+
+function notFoundHtml(runId: string): string {
+  return `<!doctype html><html lang="en"><meta charset="utf-8"><title>No such run</title><body style="font-family: system-ui; padding: 24px"><p>No run ${escapeHtml(JSON.stringify(runId))} in this store. <a href="/">All runs</a></p></body></html>`;
+}
+
+function messageOf(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split("\n")[0] as string;
+}
