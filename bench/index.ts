@@ -3,7 +3,8 @@
 //
 // The bench measures the BUILT packages: it re-runs itself with bench/tsconfig.json (no `paths`
 // to the sources) and with `--expose-gc`, so run `npm run build` first (`npm run bench` does).
-// `npx tsx bench/index.ts per-step tokens` runs only the named scenarios.
+// `npx tsx bench/index.ts per-step tokens` runs only the named scenarios; `capacity` runs only when
+// named (`npm run bench -- capacity`, `-- capacity --full` for the whole ramp).
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
@@ -27,6 +28,7 @@ const { memory } = await import("./memory");
 const { queue } = await import("./queue");
 const { telemetry } = await import("./telemetry");
 const { promptCache } = await import("./prompt-cache");
+const { capacity } = await import("./capacity");
 type Row = import("./scenarios").Row;
 
 const scenarios: Record<string, () => Promise<Row[]>> = {
@@ -41,12 +43,16 @@ const scenarios: Record<string, () => Promise<Row[]>> = {
   queue,
   telemetry,
   "prompt-cache": promptCache,
+  capacity,
 };
-const only = process.argv.slice(2);
+// Flags (`--full`, `--levels=...`) are the capacity scenario's; the other arguments name scenarios.
+const only = process.argv.slice(2).filter((arg) => !arg.startsWith("--"));
 const rows: Row[] = [];
 const started = performance.now();
+// The capacity scenario takes minutes: it runs only when named (`npm run bench -- capacity`).
+const byName = new Set(["capacity"]);
 for (const [name, run] of Object.entries(scenarios)) {
-  if (only.length > 0 && !only.includes(name)) continue;
+  if (only.length > 0 ? !only.includes(name) : byName.has(name)) continue;
   process.stderr.write(`running ${name}...\n`);
   rows.push(...(await run()));
 }
