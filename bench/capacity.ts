@@ -11,8 +11,9 @@
 // left out, with a line saying why, where those servers are not reachable.
 //
 // The default ramp is 100, 500, 2,000 runs (a few minutes); `--full` ramps 100, 500, 1,000, 2,000,
-// 5,000, and `--levels=200,800` takes any list; `--in-process` leaves the worker rows out
-// (docs/performance.md).
+// 5,000, and `--levels=200,800` takes any list; `--in-process` leaves the worker rows out,
+// `--workers=1,4` takes the worker process counts, `--only=sqlite` the contestants whose name has
+// that text (docs/performance.md).
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -22,10 +23,11 @@ import { fileURLToPath } from "node:url";
 import { RunClient } from "@agentrx/bullmq";
 import type { AgentExecutor, AgentStreamEvent } from "@agentrx/executors";
 import { PostgresRunStore, SqliteRunStore } from "@agentrx/runs";
-import type { LanguageModelV3, LanguageModelV3Prompt, LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import type { LanguageModelV3, LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { Redis } from "ioredis";
 import pg from "pg";
 import type { Observable } from "rxjs";
+import { countToolResults } from "./ai-sdk";
 import type { WorkerReport } from "./capacity-worker";
 import {
   ANSWER,
@@ -207,14 +209,8 @@ async function langGraph(schema: string, pool: pg.Pool): Promise<Contestant> {
   };
 }
 
-function countToolResults(prompt: LanguageModelV3Prompt): number {
-  let count = 0;
-  for (const message of prompt) if (message.role === "tool") for (const part of message.content) if (part.type === "tool-result") count++;
-  return count;
-}
-
 /** The load's model as an AI SDK language model: the same timeline as the LangChain model's. */
-export function aiSdkModel(): LanguageModelV3 {
+function aiSdkModel(): LanguageModelV3 {
   return {
     specificationVersion: "v3",
     provider: "bench",
@@ -436,8 +432,13 @@ export async function capacity(): Promise<Row[]> {
       ...(pool ? [() => langGraph(graphSchema, pool)] : []),
       aiSdk,
     ];
+    const only = process.argv.find((arg) => arg.startsWith("--only="))?.slice("--only=".length).toLowerCase();
     for (const make of contestants) {
       const contestant = await make();
+      if (only !== undefined && !contestant.name.toLowerCase().includes(only)) {
+        await contestant.close();
+        continue;
+      }
       try {
         await Promise.all(Array.from({ length: 4 }, (_, index) => contestant.run(index, 0))); // warm-up
         for (const level of levels) {
@@ -452,7 +453,11 @@ export async function capacity(): Promise<Row[]> {
     }
     if (postgres && !problems.redis && !process.argv.includes("--in-process")) {
       await postgres.listRuns({ limit: 1 }); // creates the tables before the workers open the store
-      for (const count of [1, 2, 4]) results.push(...(await workerLevels(count, levels, { prefix, schema, store: postgres })));
+      const counts = process.argv.find((arg) => arg.startsWith("--workers="))?.slice("--workers=".length).split(",").map(Number) ?? [1, 2, 4];
+      if (counts.some((count) => !Number.isInteger(count) || count < 1)) throw new Error("capacity: --workers takes positive whole numbers separated by commas.");
+      if (only === undefined || "agentrx, bullmq workers + postgresql + follower".includes(only)) {
+        for (const count of counts) results.push(...(await workerLevels(count, levels, { prefix, schema, store: postgres })));
+      }
     }
   } finally {
     await sqlite.close();

@@ -59,7 +59,7 @@ for (const [name, run] of Object.entries(scenarios)) {
 
 const format = (value: number | undefined) =>
   value === undefined ? "-" : value >= 1000 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(3);
-const header = ["scenario", "metric", "agentrx", "floor", "floor+signal", "classic", "check", "value", "target", "ok"];
+const header = ["scenario", "metric", "agentrx", "floor", "floor+signal", "classic", "ai-sdk", "check", "value", "target", "ok"];
 const table = rows.map((row) => [
   row.scenario,
   row.metric,
@@ -67,6 +67,7 @@ const table = rows.map((row) => [
   format(row.floor),
   format(row.floorSignal),
   format(row.classic),
+  format(row.aiSdk),
   row.check.label,
   row.check.value.toFixed(3),
   `${row.check.atLeast ? ">=" : "<="} ${row.check.limit}`,
@@ -80,6 +81,7 @@ for (const cells of table) console.log(line(cells));
 console.log(
   `\nfloor = a bare loop over the same agent and tools (for tokens: reading the model's own stream);` +
     `\nfloor+signal = the same loop passing an AbortSignal to every call, as any cancellable run must;` +
+    `\nai-sdk = the AI SDK's generateText tool loop over a model with the same script and latency (no store);` +
     `\nin the recording rows, floor = the same executor with recording off (bytes: a step's writes at step 10).` +
     `\nnode ${process.version}, ${(await import("node:os")).cpus().length} CPUs, total ${((performance.now() - started) / 1000).toFixed(1)} s`,
 );
