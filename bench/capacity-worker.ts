@@ -5,18 +5,10 @@
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { createRunWorker } from "@agentrx/bullmq";
 import { PostgresRunStore } from "@agentrx/runs";
+import type { WorkerArgs } from "./services";
 import { HEAP_SAMPLE_MS, retainedHeap } from "./capacity";
 import { capacityExecutor } from "./capacity-setup";
 import { collectGarbage } from "./measure";
-
-interface Args {
-  redisUrl: string;
-  prefix: string;
-  queueName: string;
-  connectionString: string;
-  schema: string;
-  concurrency: number;
-}
 
 /** What a worker measured over one level. */
 export interface WorkerReport {
@@ -27,7 +19,7 @@ export interface WorkerReport {
   cpuMs: number;
 }
 
-const args = JSON.parse(process.argv[2] as string) as Args;
+const args = JSON.parse(process.argv[2] as string) as WorkerArgs;
 const store = new PostgresRunStore({ connectionString: args.connectionString, schema: args.schema });
 const executor = capacityExecutor(store);
 const worker = createRunWorker({

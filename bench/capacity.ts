@@ -24,7 +24,6 @@ import { RunClient } from "@agentrx/bullmq";
 import type { AgentExecutor, AgentStreamEvent } from "@agentrx/executors";
 import { PostgresRunStore, SqliteRunStore } from "@agentrx/runs";
 import type { LanguageModelV3, LanguageModelV3StreamPart } from "@ai-sdk/provider";
-import { Redis } from "ioredis";
 import pg from "pg";
 import type { Observable } from "rxjs";
 import { countToolResults } from "./ai-sdk";
@@ -45,9 +44,8 @@ import {
 } from "./capacity-setup";
 import { collectGarbage } from "./measure";
 import type { Row } from "./scenarios";
+import { DATABASE_URL, REDIS_URL, type WorkerArgs, dropRedisPrefix, unreachable } from "./services";
 
-const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-const DATABASE_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const WORKER = fileURLToPath(new URL("./capacity-worker.ts", import.meta.url));
 const SPREAD_MS = 1000;
 /** A level's ramp stops for a contestant once p99 added latency per step passes this (it is saturated). */
@@ -209,8 +207,8 @@ async function langGraph(schema: string, pool: pg.Pool): Promise<Contestant> {
   };
 }
 
-/** The load's model as an AI SDK language model: the same timeline as the LangChain model's. */
-function aiSdkModel(): LanguageModelV3 {
+/** The load's model as an AI SDK language model: the same timeline as the LangChain model's (its test compares them). */
+export function aiSdkModel(): LanguageModelV3 {
   return {
     specificationVersion: "v3",
     provider: "bench",
@@ -286,29 +284,6 @@ async function aiSdk(): Promise<Contestant> {
   };
 }
 
-async function unreachable(): Promise<{ postgres?: string; redis?: string }> {
-  const problems: { postgres?: string; redis?: string } = {};
-  const client = new pg.Client({ connectionString: DATABASE_URL, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-  } catch (error) {
-    problems.postgres = `PostgreSQL is not reachable (${(error as Error).message})`;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 2000 });
-  redis.on("error", () => undefined);
-  try {
-    await redis.connect();
-    await redis.ping();
-  } catch (error) {
-    problems.redis = `Redis is not reachable at ${REDIS_URL} (${(error as Error).message})`;
-  } finally {
-    redis.disconnect();
-  }
-  return problems;
-}
-
 interface WorkerProcess {
   child: ChildProcess;
   stopped: Promise<void>;
@@ -320,7 +295,7 @@ async function workerLevels(count: number, levels: number[], ctx: { prefix: stri
   const concurrency = Math.max(...levels);
   const workers: WorkerProcess[] = await Promise.all(
     Array.from({ length: count }, async () => {
-      const args = { redisUrl: REDIS_URL, prefix: ctx.prefix, queueName, connectionString: DATABASE_URL, schema: ctx.schema, concurrency };
+      const args: WorkerArgs = { redisUrl: REDIS_URL, prefix: ctx.prefix, queueName, connectionString: DATABASE_URL, schema: ctx.schema, concurrency };
       // Profiling flags given to the bench (`node --cpu-prof ...`) profile the workers too.
       const profiling = process.execArgv.filter((arg) => arg.startsWith("--cpu-prof") || arg.startsWith("--heap-prof"));
       const child = spawn(process.execPath, ["--expose-gc", ...profiling, "--import", "tsx", WORKER, JSON.stringify(args)], { stdio: ["ignore", "pipe", "inherit", "ipc"] });
@@ -471,16 +446,7 @@ export async function capacity(): Promise<Row[]> {
       await pool.end();
     }
     rmSync(dir, { recursive: true, force: true });
-    if (!problems.redis) {
-      const redis = new Redis(REDIS_URL);
-      let cursor = "0";
-      do {
-        const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
-        cursor = next;
-        if (keys.length > 0) await redis.unlink(...keys);
-      } while (cursor !== "0");
-      redis.disconnect();
-    }
+    if (!problems.redis) await dropRedisPrefix(prefix);
   }
   printTable(results);
   return summaryRows(results);
