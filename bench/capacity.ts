@@ -63,6 +63,8 @@ export interface LevelResult {
   cpuMsPerRun: number;
   errors: number;
   seconds: number;
+  /** Worker rows: CPU of this process (submitting and following the runs) per run. */
+  clientCpuMsPerRun?: number;
 }
 
 interface Contestant {
@@ -318,7 +320,9 @@ async function workerLevels(count: number, levels: number[], ctx: { prefix: stri
         (worker) => new Promise<WorkerReport>((resolve) => worker.child.once("message", (message: WorkerReport) => resolve(message))),
       );
       for (const worker of workers) worker.child.send("begin");
+      const clientCpu = process.cpuUsage();
       const { added, errors, seconds } = await drive(level, run);
+      const { user, system } = process.cpuUsage(clientCpu);
       for (const worker of workers) worker.child.send("end");
       const measured = await Promise.all(reports);
       const result: LevelResult = {
@@ -331,6 +335,7 @@ async function workerLevels(count: number, levels: number[], ctx: { prefix: stri
         cpuMsPerRun: measured.reduce((sum, report) => sum + report.cpuMs, 0) / level,
         errors,
         seconds,
+        clientCpuMsPerRun: (user + system) / 1000 / level,
       };
       results.push(result);
       report(result);
@@ -348,7 +353,7 @@ function report(result: LevelResult): void {
   process.stderr.write(
     `  ${result.contestant} x ${result.runs}: p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms per step, ` +
       `lag p99 ${result.lagP99Ms.toFixed(1)} ms, ${result.heapKbPerRun.toFixed(1)} KB/run, ${result.cpuMsPerRun.toFixed(1)} CPU ms/run, ` +
-      `${result.errors} errors (${result.seconds.toFixed(1)} s)\n`,
+      `${result.clientCpuMsPerRun === undefined ? "" : `${result.clientCpuMsPerRun.toFixed(1)} client CPU ms/run, `}${result.errors} errors (${result.seconds.toFixed(1)} s)\n`,
   );
 }
 
@@ -363,7 +368,7 @@ function held(results: LevelResult[], contestant: string): number {
 }
 
 function printTable(results: LevelResult[]): void {
-  const header = ["contestant", "runs", "p50 ms/step", "p99 ms/step", "lag p99 ms", "KB/run", "CPU ms/run", "errors", "holds"];
+  const header = ["contestant", "runs", "p50 ms/step", "p99 ms/step", "lag p99 ms", "KB/run", "CPU ms/run", "client CPU", "errors", "holds"];
   const format = (value: number) => (Number.isNaN(value) ? "-" : value.toFixed(1));
   const table = results.map((result) => [
     result.contestant,
@@ -373,6 +378,7 @@ function printTable(results: LevelResult[]): void {
     format(result.lagP99Ms),
     format(result.heapKbPerRun),
     format(result.cpuMsPerRun),
+    result.clientCpuMsPerRun === undefined ? "-" : format(result.clientCpuMsPerRun),
     String(result.errors),
     holds(result) ? "yes" : "no",
   ]);
@@ -380,6 +386,7 @@ function printTable(results: LevelResult[]): void {
   const line = (cells: string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join("  ");
   console.log(`capacity: 3 model calls a run (1 s to first token, 50 tokens at 50/s), two ${TOOL_MS} ms tools per tool turn; ideal run ${IDEAL_RUN_MS} ms`);
   console.log(`machine: ${cpus().length} CPUs, load average ${loadavg().map((value) => value.toFixed(1)).join(" ")} (1, 5, 15 min) at the end`);
+  console.log("client CPU = the bench process's CPU per run on worker rows: submitting each run and following it live (RunClient)");
   console.log(`holds = no errors, p99 added per step <= ${TARGET.p99Ms} ms, event-loop lag p99 <= ${TARGET.lagMs} ms (the worker's, for worker rows)`);
   console.log(line(header));
   console.log(line(widths.map((width) => "-".repeat(width))));
