@@ -3,7 +3,8 @@
 //
 // The bench measures the BUILT packages: it re-runs itself with bench/tsconfig.json (no `paths`
 // to the sources) and with `--expose-gc`, so run `npm run build` first (`npm run bench` does).
-// `npx tsx bench/index.ts per-step tokens` runs only the named scenarios.
+// `npx tsx bench/index.ts per-step tokens` runs only the named scenarios; `capacity` runs only when
+// named (`npm run bench -- capacity`, `-- capacity --full` for the whole ramp).
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
@@ -27,6 +28,7 @@ const { memory } = await import("./memory");
 const { queue } = await import("./queue");
 const { telemetry } = await import("./telemetry");
 const { promptCache } = await import("./prompt-cache");
+const { capacity } = await import("./capacity");
 type Row = import("./scenarios").Row;
 
 const scenarios: Record<string, () => Promise<Row[]>> = {
@@ -41,19 +43,23 @@ const scenarios: Record<string, () => Promise<Row[]>> = {
   queue,
   telemetry,
   "prompt-cache": promptCache,
+  capacity,
 };
-const only = process.argv.slice(2);
+// Flags (`--full`, `--levels=...`) are the capacity scenario's; the other arguments name scenarios.
+const only = process.argv.slice(2).filter((arg) => !arg.startsWith("--"));
 const rows: Row[] = [];
 const started = performance.now();
+// The capacity scenario takes minutes: it runs only when named (`npm run bench -- capacity`).
+const byName = new Set(["capacity"]);
 for (const [name, run] of Object.entries(scenarios)) {
-  if (only.length > 0 && !only.includes(name)) continue;
+  if (only.length > 0 ? !only.includes(name) : byName.has(name)) continue;
   process.stderr.write(`running ${name}...\n`);
   rows.push(...(await run()));
 }
 
 const format = (value: number | undefined) =>
   value === undefined ? "-" : value >= 1000 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(3);
-const header = ["scenario", "metric", "agentrx", "floor", "floor+signal", "classic", "check", "value", "target", "ok"];
+const header = ["scenario", "metric", "agentrx", "floor", "floor+signal", "classic", "ai-sdk", "check", "value", "target", "ok"];
 const table = rows.map((row) => [
   row.scenario,
   row.metric,
@@ -61,6 +67,7 @@ const table = rows.map((row) => [
   format(row.floor),
   format(row.floorSignal),
   format(row.classic),
+  format(row.aiSdk),
   row.check.label,
   row.check.value.toFixed(3),
   `${row.check.atLeast ? ">=" : "<="} ${row.check.limit}`,
@@ -74,6 +81,7 @@ for (const cells of table) console.log(line(cells));
 console.log(
   `\nfloor = a bare loop over the same agent and tools (for tokens: reading the model's own stream);` +
     `\nfloor+signal = the same loop passing an AbortSignal to every call, as any cancellable run must;` +
+    `\nai-sdk = the AI SDK's generateText tool loop over a model with the same script and latency (no store);` +
     `\nin the recording rows, floor = the same executor with recording off (bytes: a step's writes at step 10).` +
     `\nnode ${process.version}, ${(await import("node:os")).cpus().length} CPUs, total ${((performance.now() - started) / 1000).toFixed(1)} s`,
 );

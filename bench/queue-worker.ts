@@ -3,18 +3,10 @@
 // it runs the built packages. Prints "ready" once it takes jobs, then its CPU time on SIGTERM.
 import { createRunWorker } from "@agentrx/bullmq";
 import { PostgresRunStore } from "@agentrx/runs";
+import type { WorkerArgs } from "./services";
 import { queueExecutor } from "./queue-executor";
 
-interface Args {
-  redisUrl: string;
-  prefix: string;
-  queueName: string;
-  connectionString: string;
-  schema: string;
-  concurrency: number;
-}
-
-const args = JSON.parse(process.argv[2] as string) as Args;
+const args = JSON.parse(process.argv[2] as string) as WorkerArgs;
 const store = new PostgresRunStore({ connectionString: args.connectionString, schema: args.schema });
 const worker = createRunWorker({
   connection: { url: args.redisUrl },

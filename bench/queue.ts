@@ -9,15 +9,13 @@ import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import { RunClient } from "@agentrx/bullmq";
 import { PostgresRunStore } from "@agentrx/runs";
-import { Redis } from "ioredis";
 import pg from "pg";
 import { lastValueFrom } from "rxjs";
 import { median } from "./measure";
 import { queueExecutor } from "./queue-executor";
 import type { Row } from "./scenarios";
+import { DATABASE_URL, REDIS_URL, type WorkerArgs, dropRedisPrefix, unreachable } from "./services";
 
-const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-const DATABASE_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const WORKER = fileURLToPath(new URL("./queue-worker.ts", import.meta.url));
 const CONCURRENCY = 10;
 const ROUNDS = 4;
@@ -25,28 +23,6 @@ const ROUNDS = 4;
 interface Worker {
   child: ChildProcess;
   stopped: Promise<void>;
-}
-
-async function unreachable(): Promise<string | undefined> {
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 2000 });
-  redis.on("error", () => undefined);
-  try {
-    await redis.connect();
-    await redis.ping();
-  } catch (error) {
-    return `Redis is not reachable at ${REDIS_URL} (${(error as Error).message})`;
-  } finally {
-    redis.disconnect();
-  }
-  const client = new pg.Client({ connectionString: DATABASE_URL, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-  } catch (error) {
-    return `PostgreSQL is not reachable (${(error as Error).message})`;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-  return undefined;
 }
 
 /** CPU time of a process (user + system), in ms, from /proc; undefined where there is none. */
@@ -72,7 +48,8 @@ function machineCpu(): { busy: number; total: number } | undefined {
 }
 
 export async function queue(): Promise<Row[]> {
-  const problem = await unreachable();
+  const problems = await unreachable();
+  const problem = problems.redis ?? problems.postgres;
   if (problem !== undefined) {
     process.stderr.write(`${problem}: the queue rows are left out.\n`);
     return [];
@@ -90,7 +67,7 @@ export async function queue(): Promise<Row[]> {
   const startWorkers = async (count: number, queueName: string): Promise<Worker[]> => {
     const started = await Promise.all(
       Array.from({ length: count }, async () => {
-        const args = { redisUrl: REDIS_URL, prefix, queueName, connectionString: DATABASE_URL, schema, concurrency: CONCURRENCY };
+        const args: WorkerArgs = { redisUrl: REDIS_URL, prefix, queueName, connectionString: DATABASE_URL, schema, concurrency: CONCURRENCY };
         const child = spawn(process.execPath, ["--import", "tsx", WORKER, JSON.stringify(args)], { stdio: ["ignore", "pipe", "inherit"] });
         const stopped = new Promise<void>((resolve) => child.once("close", () => resolve()));
         await new Promise<void>((resolve, reject) => {
@@ -225,13 +202,6 @@ export async function queue(): Promise<Row[]> {
     await store.close();
     await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
     await pool.end();
-    const redis = new Redis(REDIS_URL);
-    let cursor = "0";
-    do {
-      const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.unlink(...keys);
-    } while (cursor !== "0");
-    redis.disconnect();
+    await dropRedisPrefix(prefix);
   }
 }

@@ -7,6 +7,7 @@ import type { ChatGenerationChunk } from "@langchain/core/outputs";
 import { tool } from "@langchain/core/tools";
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
+import { aiSdkLoop } from "./ai-sdk";
 import { collectGarbage, median, rotate, timeInterleaved, withPeakHeap } from "./measure";
 import { type ClassicAgent, contestants, prompt, stepScript } from "./setup";
 
@@ -18,6 +19,8 @@ export interface Row {
   /** The floor with an AbortSignal on every call (what cancellation costs in @langchain/core). */
   floorSignal?: number;
   classic?: number;
+  /** The AI SDK's `generateText` loop over a model with the same script and latency (no persistence). */
+  aiSdk?: number;
   /** The figure the target is about, e.g. agentrx / floor. */
   check: { label: string; value: number; limit: number; atLeast?: boolean };
 }
@@ -115,10 +118,16 @@ export async function concurrentRuns(): Promise<Row[]> {
     await Promise.all(Array.from({ length: 500 }, (_, index) => run(`go ${index}`)));
     c.reset();
   };
-  const variants = { agentrx: batch(c.agentrx), floor: batch(c.floor), floorSignal: batch(c.floorSignal), classic: batch(c.classic) };
+  const variants = {
+    agentrx: batch(c.agentrx),
+    floor: batch(c.floor),
+    floorSignal: batch(c.floorSignal),
+    classic: batch(c.classic),
+    aiSdk: batch(aiSdkLoop(3, 20)),
+  };
   for (const run of Object.values(variants)) await run(); // warm-up
-  const wall: Record<string, number[]> = { agentrx: [], floor: [], floorSignal: [], classic: [] };
-  const heap: Record<string, number[]> = { agentrx: [], floor: [], floorSignal: [], classic: [] };
+  const wall: Record<string, number[]> = { agentrx: [], floor: [], floorSignal: [], classic: [], aiSdk: [] };
+  const heap: Record<string, number[]> = { agentrx: [], floor: [], floorSignal: [], classic: [], aiSdk: [] };
   for (let round = 0; round < 6; round++) {
     for (const [name, run] of rotate(Object.entries(variants), round)) {
       const { ms, peakHeapMb } = await withPeakHeap(run);
@@ -131,6 +140,7 @@ export async function concurrentRuns(): Promise<Row[]> {
     floor: median(samples.floor ?? []),
     floorSignal: median(samples.floorSignal ?? []),
     classic: median(samples.classic ?? []),
+    aiSdk: median(samples.aiSdk ?? []),
   });
   const w = pick(wall);
   const h = pick(heap);
@@ -146,6 +156,18 @@ export async function concurrentRuns(): Promise<Row[]> {
       metric: "peak heap MB",
       ...h,
       check: { label: "agentrx/classic", value: h.agentrx / h.classic, limit: 1 },
+    },
+    {
+      scenario: "500 concurrent 3-step runs, 20 ms model",
+      metric: "wall ms",
+      ...w,
+      check: { label: "agentrx/ai-sdk", value: w.agentrx / w.aiSdk, limit: 1 },
+    },
+    {
+      scenario: "500 concurrent 3-step runs, 20 ms model",
+      metric: "peak heap MB",
+      ...h,
+      check: { label: "agentrx/ai-sdk", value: h.agentrx / h.aiSdk, limit: 1 },
     },
   ];
 }

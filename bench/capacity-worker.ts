@@ -1,0 +1,64 @@
+// One worker process of the capacity scenario (bench/capacity.ts): the capacity load's executor on
+// `createRunWorker`, recording into PostgreSQL. Started with `node --import tsx` and an IPC
+// channel; prints "ready" once it takes jobs. On the message "begin" it starts measuring (event-loop
+// lag, the heap mid-level, CPU); on "end" it sends what it measured back.
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { createRunWorker } from "@agentrx/bullmq";
+import { PostgresRunStore } from "@agentrx/runs";
+import type { WorkerArgs } from "./services";
+import { HEAP_SAMPLE_MS, retainedHeap } from "./capacity";
+import { capacityExecutor } from "./capacity-setup";
+import { collectGarbage } from "./measure";
+
+/** What a worker measured over one level. */
+export interface WorkerReport {
+  type: "report";
+  lagP99Ms: number;
+  /** Heap the runs in flight held (after a full collection), mid-level. */
+  heapBytes: number;
+  cpuMs: number;
+}
+
+const args = JSON.parse(process.argv[2] as string) as WorkerArgs;
+const store = new PostgresRunStore({ connectionString: args.connectionString, schema: args.schema });
+const executor = capacityExecutor(store);
+const worker = createRunWorker({
+  connection: { url: args.redisUrl },
+  store,
+  executors: { bench: () => executor },
+  queueName: args.queueName,
+  prefix: args.prefix,
+  concurrency: args.concurrency,
+});
+await worker.ready();
+process.stdout.write("ready\n");
+
+const lag = monitorEventLoopDelay({ resolution: 10 });
+let sampler: ReturnType<typeof setTimeout> | undefined;
+let heap = 0;
+let cpu = process.cpuUsage();
+
+process.on("message", (message: string) => {
+  if (message === "begin") {
+    collectGarbage();
+    const baseline = process.memoryUsage().heapUsed;
+    heap = 0;
+    cpu = process.cpuUsage();
+    lag.reset();
+    lag.enable();
+    sampler = setTimeout(() => (heap = retainedHeap(baseline)), HEAP_SAMPLE_MS);
+  } else if (message === "end") {
+    clearTimeout(sampler);
+    lag.disable();
+    const { user, system } = process.cpuUsage(cpu);
+    const report: WorkerReport = { type: "report", lagP99Ms: lag.percentile(99) / 1e6, heapBytes: heap, cpuMs: (user + system) / 1000 };
+    process.send?.(report);
+  }
+});
+
+process.on("SIGTERM", () => {
+  void worker
+    .close({ gracePeriodMs: 0 })
+    .then(() => store.close())
+    .finally(() => process.exit(0));
+});
