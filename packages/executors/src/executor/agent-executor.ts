@@ -348,7 +348,7 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
       const { verbose } = this.options;
       const tokens = streamTokens || verbose;
       const observeModel = tokens || conditions.length > 0 || recorded;
-      const watchModel = tokens || conditions.length > 0 || (recorded && this.options.recordModelCalls);
+      const watchModel = tokens || conditions.length > 0 || (recorded && this.options.recordModelCalls) || this.options.prices !== undefined;
       const run = new ExecutorRun(
         this.options,
         {

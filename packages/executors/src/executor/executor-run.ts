@@ -8,7 +8,8 @@ import type { RecorderHooks, RunRecorder } from "../runs/run-recorder";
 import { AgentLoop } from "./agent-loop";
 import { ApprovalGate } from "./approval-gate";
 import { EagerDispatch } from "./eager-dispatch";
-import type { AgentStreamEvent, InterruptEvent, StopReason } from "./events";
+import type { AgentStreamEvent, InterruptEvent, StopReason, UsageEvent } from "./events";
+import { type PriceFunction, type RunUsage, resolvePrices } from "../cost/cost";
 import { actionEvent, callConfigs, startChainRun } from "./run-helpers";
 import { RunEnding } from "./run-ending";
 import type { RunRequest } from "./run-request";
@@ -59,6 +60,8 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
   /** Stops watching the caller's `config.signal`. */
   private unwatchSignal: (() => void) | undefined;
   private recorder: RunRecorder | undefined;
+  /** Prices model calls (the executor's `prices`); resolved when the run begins. */
+  private price: PriceFunction | undefined;
   private readonly startedAt = Date.now();
   onModelCall: TokenSink["onModelCall"];
   onToolCallComplete: TokenSink["onToolCallComplete"];
@@ -195,10 +198,15 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
     if (!isEnded(this.state) && this.request.streamTokens) this.emit({ type: "token", iteration: this.iteration, text, at: Date.now() });
   }
 
-  onUsage(usage: UsageMetadata): void {
+  onUsage(reported: UsageMetadata, model?: string): void {
     if (isEnded(this.state)) return;
+    const cost = model === undefined ? undefined : this.price?.(model, reported);
+    const usage: RunUsage = cost === undefined ? reported : { ...reported, cost };
     this.dispatch({ type: "usageReported", usage });
-    if (this.observed) this.emit({ type: "usage", iteration: this.iteration, usage, at: Date.now() });
+    if (!this.observed) return;
+    const event: UsageEvent = { type: "usage", iteration: this.iteration, usage, at: Date.now() };
+    if (model !== undefined) event.model = model;
+    this.emit(event);
   }
 
   /** Receives the events of sub-runs (executors called as tools by this run). */
@@ -278,6 +286,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
       this.dispatch({ type: "inputAdded", key: memory.historyKey, value: history });
     }
     const { inputs, runId } = this.state;
+    if (this.options.prices !== undefined) this.price = await this.wait(Promise.resolve(resolvePrices(this.options.prices)), false);
     if (this.request.record) {
       const recorder = await this.request.record(this);
       this.recorder = recorder;

@@ -6,8 +6,8 @@ import type { LLMResult } from "@langchain/core/outputs";
 export interface TokenSink {
   /** A non-empty text delta of the agent's model. */
   onToken(text: string): void;
-  /** The usage of one finished model call. */
-  onUsage(usage: UsageMetadata): void;
+  /** The usage of one finished model call, and the model's name when it is known. */
+  onUsage(usage: UsageMetadata, model?: string): void;
   /** Set when model calls are recorded: each finished chat-model call with what it was sent. */
   onModelCall?: (input: BaseMessage[], output: BaseMessage, startedAt: number) => void;
   /** Set with eager dispatch: a streamed tool call is complete (the stream moved on to the next one, or ended). */
@@ -79,9 +79,21 @@ export class TokenForwarder extends BaseCallbackHandler {
   }
 
   private readonly calls = new Map<string, { input: BaseMessage[]; startedAt: number }>();
+  /** The model name LangChain's tracing metadata gives each chat-model call (`ls_model_name`). */
+  private readonly models = new Map<string, string>();
 
-  override handleChatModelStart(_llm: unknown, messages: BaseMessage[][], runId: string): void {
+  override handleChatModelStart(
+    _llm: unknown,
+    messages: BaseMessage[][],
+    runId: string,
+    _parent?: string,
+    _extra?: unknown,
+    _tags?: string[],
+    metadata?: Record<string, unknown>,
+  ): void {
     if (this.sink.onModelCall) this.calls.set(runId, { input: messages[0] ?? [], startedAt: Date.now() });
+    const model = metadata?.["ls_model_name"];
+    if (typeof model === "string" && model !== "") this.models.set(runId, model);
   }
 
   override handleLLMEnd(output: LLMResult, runId: string): void {
@@ -91,7 +103,9 @@ export class TokenForwarder extends BaseCallbackHandler {
       for (const call of streaming) if (call !== undefined) this.complete(runId, call);
     }
     const usage = usageOf(output);
-    if (usage) this.sink.onUsage(usage);
+    const model = modelOf(output) ?? this.models.get(runId);
+    this.models.delete(runId);
+    if (usage) this.sink.onUsage(usage, model);
     const call = this.calls.get(runId);
     if (call === undefined) return;
     this.calls.delete(runId);
@@ -101,6 +115,7 @@ export class TokenForwarder extends BaseCallbackHandler {
 
   override handleLLMError(_error: unknown, runId: string): void {
     this.calls.delete(runId);
+    this.models.delete(runId);
     if (this.streaming.delete(runId)) this.sink.onModelError?.(runId);
   }
 
@@ -127,4 +142,12 @@ function usageOf(output: LLMResult): UsageMetadata | undefined {
   const input = tokenUsage.promptTokens ?? 0;
   const completion = tokenUsage.completionTokens ?? 0;
   return { input_tokens: input, output_tokens: completion, total_tokens: tokenUsage.totalTokens ?? input + completion };
+}
+
+/** The model name the provider reported in the reply (`model_name` for OpenAI, `model` for Anthropic). */
+function modelOf(output: LLMResult): string | undefined {
+  const generation = output.generations[0]?.[0] as { message?: { response_metadata?: Record<string, unknown> } } | undefined;
+  const metadata = generation?.message?.response_metadata;
+  const name = metadata?.["model_name"] ?? metadata?.["model"] ?? output.llmOutput?.["model_name"];
+  return typeof name === "string" && name !== "" ? name : undefined;
 }

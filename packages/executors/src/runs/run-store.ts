@@ -1,4 +1,4 @@
-import type { UsageMetadata } from "@langchain/core/messages";
+import type { RunUsage } from "../cost/cost";
 
 /**
  * Where a run is in its life. `queued`: recorded, not started (a worker queue); `running`: a
@@ -41,7 +41,7 @@ export interface RunCheckpoint {
   /** Wall time spent running, in milliseconds, over every segment so far. */
   elapsedMs: number;
   /** The run's total usage so far, summed over its model calls. */
-  usage?: UsageMetadata;
+  usage?: RunUsage;
   /** The loop's phase at the time of the write. */
   phase: string;
 }
@@ -57,7 +57,7 @@ export interface RunInfo {
   /** The inputs the run started with. */
   inputs: JsonObject;
   /** The run's total usage, summed over its model calls; absent when no model reported usage. */
-  usage?: UsageMetadata;
+  usage?: RunUsage;
   /** Why the run failed (status `failed`), or what cannot be read of a corrupt record. */
   error?: string;
   /** The last checkpoint written. */
@@ -126,7 +126,7 @@ export interface NewRun {
 export interface RunUpdate {
   status?: RunStatus;
   stopReason?: string;
-  usage?: UsageMetadata;
+  usage?: RunUsage;
   error?: string;
   checkpoint?: RunCheckpoint;
   /** Gives up the lease (with a status other than `running`). */
