@@ -3,6 +3,8 @@ import { RUN_COLUMNS, runInfoOf, type EventRow, type RunRow, type WriteColumns }
 import { leaseLostError, seqError } from "../internal/store-errors";
 import type { NewThreadMessageRow, ThreadMessageRow, ThreadRead } from "../internal/thread-record";
 import type { RunFilter } from "../internal/validate-run-arguments";
+import { SORT_COLUMNS } from "../internal/run-list-query";
+import { hasRunsFts } from "./sqlite-migrations";
 import type { SqliteConnection, SqliteStatement } from "./sqlite-driver";
 
 const STORE = "SqliteRunStore";
@@ -36,8 +38,12 @@ export class SqliteStatements {
   readonly #delete: (runId: string) => boolean;
   readonly #prune: (olderThan: number) => number;
 
+  /** Whether the file has the FTS5 index of the runs list (else search reads the text columns). */
+  readonly #fts: boolean;
+
   constructor(db: SqliteConnection) {
     this.#db = db;
+    this.#fts = hasRunsFts(db);
     const params = RUN_COLUMNS.split(", ").map((column) => `@${column}`).join(", ");
     this.#insertRun = db.prepare(`INSERT INTO agentrx_runs (${RUN_COLUMNS}) VALUES (${params}) ON CONFLICT (run_id) DO NOTHING`);
     this.#selectRun = db.prepare(`SELECT ${RUN_COLUMNS} FROM agentrx_runs WHERE run_id = ?`);
@@ -56,7 +62,9 @@ export class SqliteStatements {
         owner = CASE WHEN @release THEN NULL ELSE owner END,
         lease_expires_at = CASE WHEN @release THEN NULL ELSE @lease_expires_at END,
         updated_at = @updated_at,
-        event_count = coalesce(@event_count, event_count)
+        event_count = coalesce(@event_count, event_count),
+        answer_text = coalesce(@answer_text, answer_text),
+        cost_usd = coalesce(@cost_usd, cost_usd)
       WHERE run_id = @run_id AND owner = @owner AND (@epoch IS NULL OR epoch = @epoch) AND (@expected IS NULL OR event_count = @expected)`);
     this.#writeState = db.prepare("SELECT owner, event_count, epoch FROM agentrx_runs WHERE run_id = ?");
     this.#insertEvent = db.prepare("INSERT INTO agentrx_run_events (run_id, seq, type, at, data) VALUES (?, ?, ?, ?, ?)");
@@ -144,7 +152,29 @@ export class SqliteStatements {
     if (filter.statuses !== undefined) (where.push(`status IN (${filter.statuses.map(() => "?").join(", ")})`), values.push(...filter.statuses));
     if (filter.since !== undefined) (where.push("created_at >= ?"), values.push(filter.since));
     if (filter.before !== undefined) (where.push("created_at < ?"), values.push(filter.before));
-    const sql = `SELECT ${RUN_COLUMNS} FROM agentrx_runs${where.length ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, run_id DESC LIMIT ?`;
+    if (filter.hasError !== undefined) where.push(filter.hasError ? "error IS NOT NULL" : "error IS NULL");
+    if (filter.minCost !== undefined) (where.push("cost_usd >= ?"), values.push(filter.minCost));
+    if (filter.maxCost !== undefined) (where.push("cost_usd <= ?"), values.push(filter.maxCost));
+    const column = SORT_COLUMNS[filter.sort];
+    const direction = filter.order === "asc" ? "ASC" : "DESC";
+    if (filter.after !== undefined) {
+      where.push(`(${column}, run_id) ${filter.order === "asc" ? ">" : "<"} (?, ?)`);
+      values.push(filter.after.key, filter.after.runId);
+    }
+    if (filter.terms !== undefined) {
+      if (this.#fts) {
+        // Each word a quoted prefix query: nothing the user types is read as FTS5 syntax.
+        where.push("rowid IN (SELECT rowid FROM agentrx_runs_fts WHERE agentrx_runs_fts MATCH ?)");
+        values.push(filter.terms.map((term) => `"${term}"*`).join(" AND "));
+      } else {
+        for (const term of filter.terms) {
+          where.push("(lower(input_text) LIKE ? ESCAPE '\\' OR lower(answer_text) LIKE ? ESCAPE '\\')");
+          const pattern = `%${term.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+          values.push(pattern, pattern);
+        }
+      }
+    }
+    const sql = `SELECT ${RUN_COLUMNS} FROM agentrx_runs${where.length ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY ${column} ${direction}, run_id ${direction} LIMIT ?`;
     let statement = this.#lists.get(sql);
     if (statement === undefined) this.#lists.set(sql, (statement = this.#db.prepare(sql)));
     return statement.all(...values, filter.limit) as RunRow[];
