@@ -20,7 +20,7 @@ function executorOf(responses: ScriptedResponse[], options: Partial<AgentExecuto
 }
 
 const call = (query: string): ScriptedResponse => ({ toolCalls: [{ name: "search", args: { query } }], usage: { inputTokens: 1_000, outputTokens: 100 } });
-const answer: ScriptedResponse = { text: "Sunny.", usage: { inputTokens: 2_000, outputTokens: 200 } };
+const answer: ScriptedResponse = { content: "Sunny.", usage: { inputTokens: 2_000, outputTokens: 200 } };
 
 describe("priceUsage", () => {
   it("prices cached reads, cache writes and reasoning tokens at their own rates", () => {

@@ -211,3 +211,20 @@ function genaiPriceFunction(module: GenaiPrices): PriceFunction {
 function count(value: unknown): number {
   return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
 }
+
+/**
+ * A dollar amount for people: `$0` for nothing, `<$0.0001` for less than that, four decimals
+ * under a dollar (`$0.0123`), else two (`$12.50`).
+ *
+ * @example
+ * ```ts
+ * import { formatUsd } from "@agentrx/executors";
+ *
+ * formatUsd(0.012345); // "$0.0123"
+ * ```
+ */
+export function formatUsd(amount: number): string {
+  if (!Number.isFinite(amount) || amount <= 0) return "$0";
+  if (amount < 0.0001) return "<$0.0001";
+  return `$${amount < 1 ? amount.toFixed(4) : amount.toFixed(2)}`;
+}

@@ -85,7 +85,7 @@ describe("agentrx on an SQLite file", () => {
     ]);
     expect(table.code).toBe(0);
     const lines = table.stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^RUN\s+THREAD\s+STATUS\s+STOP\s+STEPS\s+TOKENS\s+DURATION\s+STARTED$/);
+    expect(lines[0]).toMatch(/^RUN\s+THREAD\s+STATUS\s+STOP\s+STEPS\s+TOKENS\s+COST\s+DURATION\s+STARTED\s+INPUT$/);
     expect(lines.slice(1, 4).map((line) => line.split(/\s+/)[0])).toEqual(["synthetic-live", "trip-1", "synthetic-done"]);
     expect(lines[2]).toMatch(/^trip-1\s+support-42\s+finished\s+finish\s+3\s+\d+\s+\S+ m?s\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
     expect(lines[4]).toMatch(/^3 runs in SQLite .*runs\.db\. See one: agentrx show <runId>/);

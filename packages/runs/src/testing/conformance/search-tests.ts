@@ -19,7 +19,7 @@ export function searchTests(context: ConformanceContext): void {
     const runId = id("search");
     await store().createRun({ runId, threadId: thread, inputs: { input: made.input, extra: 1 }, status: "running", owner: "w", leaseMs: 60_000, at });
     const events = made.answer === undefined ? [] : [{ seq: 1, type: "output", at: at + 1, data: { type: "output", at: at + 1, output: made.answer, stopReason: "finish" } }];
-    const usage = made.cost === undefined ? undefined : { input_tokens: 1, output_tokens: 1, total_tokens: 2, cost: { input: made.cost / 2, output: made.cost / 2, total: made.cost, currency: "USD" } };
+    const usage = made.cost === undefined ? undefined : { input_tokens: 1, output_tokens: 1, total_tokens: 2, cost: { input: made.cost / 2, output: made.cost / 2, total: made.cost, currency: "USD" as const } };
     await store().write(runId, {
       owner: "w",
       leaseMs: 60_000,
