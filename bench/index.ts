@@ -27,6 +27,7 @@ const { memory } = await import("./memory");
 const { queue } = await import("./queue");
 const { telemetry } = await import("./telemetry");
 const { promptCache } = await import("./prompt-cache");
+const { runsSearch } = await import("./runs-search");
 type Row = import("./scenarios").Row;
 
 const scenarios: Record<string, () => Promise<Row[]>> = {
@@ -41,6 +42,7 @@ const scenarios: Record<string, () => Promise<Row[]>> = {
   queue,
   telemetry,
   "prompt-cache": promptCache,
+  "runs-search": runsSearch,
 };
 const only = process.argv.slice(2);
 const rows: Row[] = [];

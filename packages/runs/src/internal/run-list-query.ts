@@ -65,8 +65,19 @@ export function withCursors(runs: RunInfo[], rows: readonly RunRow[], filter: Ru
   return runs;
 }
 
-/** Whether a row passes the filter (how `MemoryRunStore` selects; the SQL stores say the same in SQL). */
-export function rowMatches(row: RunRow, filter: RunFilter): boolean {
+/**
+ * The words of a row's input and answer as one string, each word after a space: a search word
+ * `w` starts a word of the row when the string includes `" " + w`.
+ */
+export function searchHaystack(row: RunRow): string {
+  return ` ${searchTerms(`${row.input_text} ${row.answer_text}`).join(" ")}`;
+}
+
+/**
+ * Whether a row passes the filter (how `MemoryRunStore` selects; the SQL stores say the same in
+ * SQL). `haystack` gives the row's {@link searchHaystack} (a store may keep it).
+ */
+export function rowMatches(row: RunRow, filter: RunFilter, haystack: (row: RunRow) => string = searchHaystack): boolean {
   if (filter.threadId !== undefined && row.thread_id !== filter.threadId) return false;
   if (filter.statuses !== undefined && !filter.statuses.includes(row.status as never)) return false;
   if (filter.since !== undefined && row.created_at < filter.since) return false;
@@ -74,12 +85,11 @@ export function rowMatches(row: RunRow, filter: RunFilter): boolean {
   if (filter.hasError !== undefined && (row.error !== null) !== filter.hasError) return false;
   if (filter.minCost !== undefined && row.cost_usd < filter.minCost) return false;
   if (filter.maxCost !== undefined && row.cost_usd > filter.maxCost) return false;
-  if (filter.after !== undefined && compareRows(row, filter.after, filter) <= 0) return false;
   if (filter.terms !== undefined) {
-    const words = searchTerms(`${row.input_text} ${row.answer_text}`);
-    if (!filter.terms.every((term) => words.some((word) => word.startsWith(term)))) return false;
+    const words = haystack(row);
+    if (!filter.terms.every((term) => words.includes(` ${term}`))) return false;
   }
-  return true;
+  return filter.after === undefined || compareRows(row, filter.after, filter) > 0;
 }
 
 /** Orders a row against a position in the listing's order: negative when it comes first. */

@@ -147,6 +147,21 @@ describe("SqliteRunStore", () => {
     await store.close();
   });
 
+  it("lists a search with many hits (walking the sort's index) in the same order and pages as with few", async () => {
+    const store = new SqliteRunStore({ path: freshPath() });
+    const at = 1_000_000;
+    for (let i = 0; i < 1100; i++) {
+      await store.createRun({ runId: `r${String(i).padStart(4, "0")}`, threadId: i % 2 === 0 ? "even" : "odd", inputs: { input: i % 550 === 0 ? "common rare" : "common" }, status: "queued", at: at + (i % 300) });
+    }
+    const byCreation = (await store.listRuns({ search: "common", limit: 5 })).map((run) => run.runId);
+    expect(byCreation).toEqual(["r0899", "r0599", "r0299", "r0898", "r0598"]);
+    const page = await store.listRuns({ search: "common", limit: 3, order: "asc", cursor: (await store.listRuns({ search: "common", limit: 3, order: "asc" })).at(-1)!.cursor! });
+    expect(page.map((run) => run.runId)).toEqual(["r0900", "r0001", "r0301"]);
+    expect((await store.listRuns({ search: "common", threadId: "odd", limit: 2 })).map((run) => run.runId)).toEqual(["r0899", "r0599"]);
+    expect((await store.listRuns({ search: "rare common" })).map((run) => run.runId)).toEqual(["r0550", "r0000"]);
+    await store.close();
+  });
+
   it("assigns every seq of a thread once when several processes append to it at once", { timeout: 60_000 }, async () => {
     const path = freshPath();
     const reports = await appendInManyProcesses({ kind: "sqlite", path }, "shared", 3, 15, 2);
