@@ -27,6 +27,8 @@ export type {
 } from "@agentrx/executors";
 export { replayRun } from "./replay/index";
 export { diffRuns, readRunRecord } from "./diff/index";
+export { promptsOf, readPrompts } from "./prompts/index";
+export type { RecordedPrompt } from "./prompts/index";
 export type { DiffPair, DiffToolCall, FirstDivergence, IterationDiff, RunDiff, RunRecord } from "./diff/index";
 export type { ReplayRunOptions, ReplayTiming } from "./replay/index";
 export { RecordedChatModel, ReplayDivergenceError } from "./recorded-chat-model/index";

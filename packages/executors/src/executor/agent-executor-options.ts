@@ -120,6 +120,16 @@ export interface AgentExecutorOptions {
    */
   recordModelCalls?: boolean;
   /**
+   * With a `store`: also record each model call's full request (the messages sent, the tool
+   * definitions and the call's settings), so a trace can show the exact prompt (`readPrompts` in
+   * `@agentrx/runs`). Content-addressed: each message and tool list is stored once per run (a
+   * blob keyed by its hash in the model call that first sent it), so a turn adds only its new
+   * messages. It costs the bytes of every distinct message once (see docs/runs.md for a measure).
+   * Needs `recordModelCalls`.
+   * @default true for `stream()`, `resume` and `fork`; false for `invoke()`
+   */
+  recordPrompts?: boolean;
+  /**
    * With a `store`: how `token` events are recorded. `"coalesced"` keeps one event per model call
    * with its whole text (what a replay or a late reader needs); `"each"` keeps every token event.
    * @default "coalesced"

@@ -252,6 +252,7 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
               streamTokens: true,
               observeModel: true,
               watchModel: true,
+              recordPrompts: this.options.recordPrompts ?? true,
               // A queued run (recorded, never started) starts here: its first segment.
               resumed: restored.lastSeq > 0,
               decisions: restored.decisions,
@@ -358,6 +359,7 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
           streamTokens: tokens,
           observeModel,
           watchModel,
+          recordPrompts: this.options.recordPrompts ?? streamTokens,
           resumed: false,
           ...(store === undefined ? {} : { record: (run: ExecutorRun) => openNewRun(store, state, this.options.leaseMs, run, this.options.recordTokens === "coalesced", this.options.storeTimeoutMs) }),
         },

@@ -5,6 +5,7 @@ import type { CallbackManagerForChainRun } from "@langchain/core/callbacks/manag
 import type { UsageMetadata } from "@langchain/core/messages";
 import type { Subscriber } from "rxjs";
 import type { RecorderHooks, RunRecorder } from "../runs/run-recorder";
+import { PromptRecorder } from "../runs/prompt-recorder";
 import { AgentLoop } from "./agent-loop";
 import { ApprovalGate } from "./approval-gate";
 import { EagerDispatch } from "./eager-dispatch";
@@ -290,7 +291,8 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
     if (this.request.record) {
       const recorder = await this.request.record(this);
       this.recorder = recorder;
-      this.onModelCall = (input, message, startedAt) => recorder.recordModelCall(input, message, startedAt, this.iteration);
+      const prompts = this.request.recordPrompts ? new PromptRecorder() : undefined;
+      this.onModelCall = (input, message, startedAt, start) => recorder.recordModelCall(input, message, startedAt, this.iteration, prompts?.record(input, start));
       if (isEnded(this.state)) {
         // Cancelled while the record was being opened: the record says so.
         this.ending.endRecording({ status: this.state.phase === "failed" ? "failed" : "cancelled", error: "The run ended before it started." });

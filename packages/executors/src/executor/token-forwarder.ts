@@ -9,7 +9,7 @@ export interface TokenSink {
   /** The usage of one finished model call, and the model's name when it is known. */
   onUsage(usage: UsageMetadata, model?: string): void;
   /** Set when model calls are recorded: each finished chat-model call with what it was sent. */
-  onModelCall?: (input: BaseMessage[], output: BaseMessage, startedAt: number) => void;
+  onModelCall?: (input: BaseMessage[], output: BaseMessage, startedAt: number, start: unknown) => void;
   /** Set with eager dispatch: a streamed tool call is complete (the stream moved on to the next one, or ended). */
   onToolCallComplete?: (modelRun: string, call: { id: string | undefined; name: string; args: string }) => void;
   /** Set with eager dispatch: a model call failed (its early tool calls must stop). */
@@ -78,7 +78,7 @@ export class TokenForwarder extends BaseCallbackHandler {
     }
   }
 
-  private readonly calls = new Map<string, { input: BaseMessage[]; startedAt: number }>();
+  private readonly calls = new Map<string, { input: BaseMessage[]; startedAt: number; start: unknown }>();
   /** The model name LangChain's tracing metadata gives each chat-model call (`ls_model_name`). */
   private readonly models = new Map<string, string>();
 
@@ -87,11 +87,11 @@ export class TokenForwarder extends BaseCallbackHandler {
     messages: BaseMessage[][],
     runId: string,
     _parent?: string,
-    _extra?: unknown,
+    extra?: unknown,
     _tags?: string[],
     metadata?: Record<string, unknown>,
   ): void {
-    if (this.sink.onModelCall) this.calls.set(runId, { input: messages[0] ?? [], startedAt: Date.now() });
+    if (this.sink.onModelCall) this.calls.set(runId, { input: messages[0] ?? [], startedAt: Date.now(), start: extra });
     const model = metadata?.["ls_model_name"];
     if (typeof model === "string" && model !== "") this.models.set(runId, model);
   }
@@ -110,7 +110,7 @@ export class TokenForwarder extends BaseCallbackHandler {
     if (call === undefined) return;
     this.calls.delete(runId);
     const message = (output.generations[0]?.[0] as { message?: BaseMessage } | undefined)?.message;
-    if (message) this.sink.onModelCall?.(call.input, message, call.startedAt);
+    if (message) this.sink.onModelCall?.(call.input, message, call.startedAt, call.start);
   }
 
   override handleLLMError(_error: unknown, runId: string): void {

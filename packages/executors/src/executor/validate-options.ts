@@ -37,6 +37,8 @@ export interface ResolvedOptions {
   /** What a resume does with a tool call that was started and has no recorded result. */
   inDoubt: InDoubtPolicy;
   recordModelCalls: boolean;
+  /** Whether model calls' full requests are recorded; undefined: for `stream()`, not `invoke()`. */
+  recordPrompts: boolean | undefined;
   recordTokens: "coalesced" | "each";
   /** How model calls are priced; undefined: they are not. */
   prices: Prices | undefined;
@@ -99,6 +101,7 @@ const KNOWN = new Set([
   "inDoubt",
   "recordModelCalls",
   "recordTokens",
+  "recordPrompts",
   "prices",
   "eagerTools",
   "needsApproval",
@@ -152,6 +155,7 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     inDoubt = "retry",
     recordModelCalls = true,
     recordTokens = "coalesced",
+    recordPrompts,
     prices,
     eagerTools = false,
     needsApproval,
@@ -248,6 +252,12 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     fail("recordTokens", recordTokens, `\`recordTokens\` must be "coalesced" or "each", got ${show(recordTokens)}.`);
   }
   validatePrices(prices);
+  if (recordPrompts !== undefined && typeof recordPrompts !== "boolean") {
+    fail("recordPrompts", recordPrompts, `\`recordPrompts\` must be a boolean, got ${show(recordPrompts)}.`);
+  }
+  if (recordPrompts === true && recordModelCalls === false) {
+    fail("recordPrompts", recordPrompts, "`recordPrompts: true` needs `recordModelCalls` (prompts are recorded with the model calls); remove `recordModelCalls: false`.");
+  }
   if (typeof recordModelCalls !== "boolean") {
     fail("recordModelCalls", recordModelCalls, `\`recordModelCalls\` must be a boolean, got ${show(recordModelCalls)}.`);
   }
@@ -271,6 +281,7 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     inDoubt,
     recordModelCalls,
     recordTokens,
+    recordPrompts: recordModelCalls ? recordPrompts : false,
     prices,
     eager: eagerTools === true ? () => true : typeof eagerTools === "function" ? eagerTools : undefined,
     approvalOption: needsApproval !== undefined,

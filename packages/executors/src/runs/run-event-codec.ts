@@ -1,3 +1,4 @@
+import type { RecordedPromptRef } from "./prompt-recorder";
 import type { AgentAction, AgentStep } from "@agentrx/core";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage, type UsageMetadata } from "@langchain/core/messages";
 import type { AgentStreamEvent, Decision, Interrupt, OutputEvent, StopReason } from "../executor/events";
@@ -25,6 +26,10 @@ export interface RecordedModelCall {
   inputDigest: string;
   /** The model's reply. */
   message: BaseMessage;
+  /** With `recordPrompts`: the request sent, by the hashes of its parts. */
+  prompt?: RecordedPromptRef;
+  /** With `recordPrompts`: the parts of the request this call sent first in its run segment, by hash. */
+  blobs?: JsonObject;
 }
 
 /**
@@ -164,6 +169,8 @@ export function encodeModelCall(call: RecordedModelCall): JsonObject {
     inputCount: call.inputCount,
     inputDigest: call.inputDigest,
     message: encodeMessages([call.message])[0] as JsonValue,
+    ...(call.prompt === undefined ? {} : { prompt: call.prompt as unknown as JsonObject }),
+    ...(call.blobs === undefined ? {} : { blobs: call.blobs }),
   };
 }
 
@@ -289,6 +296,8 @@ export class RunEventDecoder {
           inputCount: Number(data["inputCount"] ?? 0),
           inputDigest: String(data["inputDigest"] ?? ""),
           message: decodeMessages([data["message"] ?? null])[0] as BaseMessage,
+          ...(isObject(data["prompt"]) ? { prompt: data["prompt"] as unknown as RecordedPromptRef } : {}),
+          ...(isObject(data["blobs"]) ? { blobs: data["blobs"] as JsonObject } : {}),
         };
       case "tool_intent":
         return { type: "tool_intent", iteration, at, action: decodeAction(data["action"]) };
@@ -324,4 +333,8 @@ export class RunEventDecoder {
       this.pendingSteps.delete(iteration);
     }
   }
+}
+
+function isObject(value: JsonValue | undefined): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
