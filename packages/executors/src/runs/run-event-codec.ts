@@ -1,7 +1,7 @@
 import type { RecordedPromptRef } from "./prompt-recorder";
 import type { AgentAction, AgentStep } from "@agentrx/core";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage, type UsageMetadata } from "@langchain/core/messages";
-import type { AgentStreamEvent, Decision, Interrupt, OutputEvent, StopReason } from "../executor/events";
+import type { AgentStreamEvent, Decision, Interrupt, OutputEvent, StopReason, UsageEvent } from "../executor/events";
 import { decodeMessages, decodeObservation, decodeValue, encodeMessages, encodeObservation, encodeValue } from "./json-value";
 import type { JsonObject, JsonValue, StoredRunEvent } from "./run-store";
 
@@ -101,7 +101,7 @@ function encodeOwnEvent(event: AgentStreamEvent, index: number | undefined): Jso
     case "token":
       return { type: "token", at: event.at, iteration: event.iteration, text: event.text };
     case "usage":
-      return { type: "usage", at: event.at, iteration: event.iteration, usage: encodeValue(event.usage, "usage") };
+      return { type: "usage", at: event.at, iteration: event.iteration, usage: encodeValue(event.usage, "usage"), ...(event.model === undefined ? {} : { model: event.model }) };
     case "interrupt":
       return { type: "interrupt", at: event.at, runId: event.runId, interrupts: encodeValue(event.interrupts, "interrupts") };
     case "output": {
@@ -262,8 +262,11 @@ export class RunEventDecoder {
       }
       case "token":
         return { type: "token", iteration, text: String(data["text"] ?? ""), at };
-      case "usage":
-        return { type: "usage", iteration, usage: decodeValue(data["usage"] ?? null) as UsageMetadata, at };
+      case "usage": {
+        const event: UsageEvent = { type: "usage", iteration, usage: decodeValue(data["usage"] ?? null) as UsageMetadata, at };
+        if (typeof data["model"] === "string") event.model = data["model"];
+        return event;
+      }
       case "output": {
         // A pause is not an end: the paused turn's results stay pending until it goes on.
         if (data["stopReason"] !== "interrupted") this.flushPending();

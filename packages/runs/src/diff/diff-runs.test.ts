@@ -34,6 +34,9 @@ describe("diffRuns", () => {
     expect(diff.iterations.map((iteration) => iteration.same)).toEqual([true, true]);
     expect(diff.iterations[0]?.toolCalls.a).toEqual([{ tool: "weather", input: { city: "Paris" }, observation: "Sunny in Paris" }]);
     expect(diff.cost).toEqual({ a: 0.0105, b: 0.0105, same: true });
+    // The recorded usage events keep the model's name and each call's cost.
+    const usage = (await store.readEvents("a")).filter((event) => event.type === "usage").map((event) => event.data);
+    expect(usage).toMatchObject([{ model: "gpt-4o", usage: { cost: { total: 0.0035 } } }, { model: "gpt-4o", usage: { cost: { total: 0.007 } } }]);
   });
 
   it("marks where a fork with an edited observation first differs, and the fork relation", async () => {
