@@ -29,6 +29,7 @@ const { queue } = await import("./queue");
 const { telemetry } = await import("./telemetry");
 const { promptCache } = await import("./prompt-cache");
 const { capacity } = await import("./capacity");
+const { runsSearch } = await import("./runs-search");
 type Row = import("./scenarios").Row;
 
 const scenarios: Record<string, () => Promise<Row[]>> = {
@@ -44,6 +45,7 @@ const scenarios: Record<string, () => Promise<Row[]>> = {
   telemetry,
   "prompt-cache": promptCache,
   capacity,
+  "runs-search": runsSearch,
 };
 // Flags (`--full`, `--levels=...`) are the capacity scenario's; the other arguments name scenarios.
 const only = process.argv.slice(2).filter((arg) => !arg.startsWith("--"));

@@ -61,7 +61,8 @@ export function answerFromConversation(messages: BaseMessage[]) {
 export function chooseModel(): BaseChatModel {
   const real = endpointModel({ streaming: true, temperature: 0 });
   if (real) return real;
-  return new ScriptedChatModel({ streaming: true, tokenDelayMs: 15, responses: [answerFromConversation], onExhausted: "repeat-last" });
+  // Named as a real model so the demo's runs are priced (as that model would be) offline too.
+  return new ScriptedChatModel({ streaming: true, tokenDelayMs: 15, responses: [answerFromConversation], onExhausted: "repeat-last", model: "gpt-4o-mini" });
 }
 
 /** The weather agent's executor, recording into `store`. */
@@ -74,5 +75,9 @@ export function weatherExecutor(store: RunStore): AgentExecutor {
     store,
     // A short lease, so a run whose process was killed can be resumed a few seconds later.
     leaseMs: 5_000,
+    // Each call's exact request is recorded (readPrompts, agentrx diff), and priced from the
+    // @pydantic/genai-prices list (agentrx runs, show: docs/cost.md).
+    recordPrompts: true,
+    prices: "auto",
   });
 }

@@ -40,6 +40,8 @@ export type { PendingInterrupt, RunPhase, RunState, RunTransition, RunTurn } fro
 export { RunEventOrderError, reduceRun } from "./executor/reduce-run";
 export type { RunEvent } from "./executor/reduce-run";
 export type { TelemetryOptions } from "./telemetry/index";
+export { addCost, formatUsd, priceUsage } from "./cost/cost";
+export type { Cost, ModelPrice, PriceFunction, PriceTable, Prices, RunUsage } from "./cost/cost";
 export * from "./runs/index";
 export * from "./display/index";
 export { runDisplaySource } from "./executor/run-observable";

@@ -26,6 +26,10 @@ export type {
   StoredThreadMessage,
 } from "@agentrx/executors";
 export { replayRun } from "./replay/index";
+export { diffRuns, readRunRecord } from "./diff/index";
+export { promptsOf, readPrompts } from "./prompts/index";
+export type { RecordedPrompt } from "./prompts/index";
+export type { DiffPair, DiffToolCall, FirstDivergence, IterationDiff, RunDiff, RunRecord } from "./diff/index";
 export type { ReplayRunOptions, ReplayTiming } from "./replay/index";
 export { RecordedChatModel, ReplayDivergenceError } from "./recorded-chat-model/index";
 export type { ModelCallInput, RecordedChatModelCallOptions, RecordedChatModelOptions, ReplayDivergenceReason } from "./recorded-chat-model/index";

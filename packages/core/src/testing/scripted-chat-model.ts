@@ -5,6 +5,7 @@ import {
   type BaseChatModelCallOptions,
   type BaseChatModelParams,
   type BindToolsInput,
+  type LangSmithParams,
 } from "@langchain/core/language_models/chat_models";
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
 import {
@@ -60,6 +61,12 @@ export interface ScriptedChatModelOptions extends BaseChatModelParams {
    * @default false
    */
   streaming?: boolean;
+  /**
+   * The model name it reports, as a provider's model does (LangChain's `ls_model_name`): what the
+   * executor's `prices` look up, so runs of a scripted model can be priced in tests.
+   * @default undefined (no name)
+   */
+  model?: string;
 }
 
 /** Call options of {@link ScriptedChatModel}. */
@@ -106,6 +113,8 @@ export class ScriptedChatModel extends BaseChatModel<ScriptedChatModelCallOption
   private readonly toolCallChunkSize: number;
   private readonly onExhausted: "error" | "repeat-last" | "cycle";
   private readonly streaming: boolean;
+  /** The model name it reports (`ls_model_name`), if any. */
+  readonly model: string | undefined;
 
   static override lc_name(): string {
     return "ScriptedChatModel";
@@ -119,9 +128,14 @@ export class ScriptedChatModel extends BaseChatModel<ScriptedChatModelCallOption
     toolCallChunkSize = 8,
     onExhausted = "error",
     streaming = false,
+    model,
     ...rest
   }: ScriptedChatModelOptions) {
     super(rest);
+    if (model !== undefined && (typeof model !== "string" || model === "")) {
+      throw new InvalidArgumentError({ argument: "model", value: model, message: `ScriptedChatModel: \`model\` must be a non-empty string, got ${String(model)}.` });
+    }
+    this.model = model;
     if (!Array.isArray(responses)) {
       throw new InvalidArgumentError({
         argument: "responses",
@@ -173,6 +187,11 @@ export class ScriptedChatModel extends BaseChatModel<ScriptedChatModelCallOption
 
   _llmType(): string {
     return "scripted";
+  }
+
+  override getLsParams(options: this["ParsedCallOptions"]): LangSmithParams {
+    const params = super.getLsParams(options);
+    return this.model === undefined ? params : { ...params, ls_model_name: this.model };
   }
 
   /** How many responses of the script have not been played yet. */

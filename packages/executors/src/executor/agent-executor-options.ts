@@ -1,5 +1,4 @@
 import type { AgentAction, AgentOutput, AgentStep, InDoubtPolicy } from "@agentrx/core";
-import type { UsageMetadata } from "@langchain/core/messages";
 import type { z } from "zod";
 import type { OutputParserException } from "@langchain/core/output_parsers";
 import type { Runnable, RunnableConfig } from "@langchain/core/runnables";
@@ -9,6 +8,7 @@ import type { ExecutorMemoryOptions } from "./conversation-memory";
 import type { Decision, Interrupt, StopReason } from "./events";
 import type { StopCondition } from "./stop-condition";
 import type { TelemetryOptions } from "../telemetry/telemetry-options";
+import type { PriceTable, Prices, RunUsage } from "../cost/cost";
 
 /**
  * Options of {@link AgentExecutor}; validated once, in the constructor.
@@ -120,11 +120,31 @@ export interface AgentExecutorOptions {
    */
   recordModelCalls?: boolean;
   /**
+   * With a `store`: also record each model call's full request (the messages sent, the tool
+   * definitions and the call's settings), so a trace can show the exact prompt (`readPrompts` in
+   * `@agentrx/runs`). Content-addressed: each message and tool list is stored once per run (a
+   * blob keyed by its hash in the model call that first sent it), so a turn adds only its new
+   * messages. It costs the bytes of every distinct message once (see docs/runs.md for a measure).
+   * Needs `recordModelCalls`.
+   * @default true for `stream()`, `resume` and `fork`; false for `invoke()`
+   */
+  recordPrompts?: boolean;
+  /**
    * With a `store`: how `token` events are recorded. `"coalesced"` keeps one event per model call
    * with its whole text (what a replay or a late reader needs); `"each"` keeps every token event.
    * @default "coalesced"
    */
   recordTokens?: "coalesced" | "each";
+  /**
+   * Prices each model call: its `usage` events and the run's total usage carry `usage.cost` (US
+   * dollars). `"auto"` uses the `@pydantic/genai-prices` list (an optional peer dependency,
+   * imported on first use); a {@link PriceTable} gives your own prices (dollars per million
+   * tokens, cached reads, cache writes and reasoning tokens each at their rate); a function
+   * decides per call. A call whose model has no price has no `cost`. Turns on watching the model
+   * through callbacks (as a `stream` run does). See docs/cost.md.
+   * @default undefined (no prices)
+   */
+  prices?: Prices;
   /**
    * Start each tool call as soon as the model has finished streaming it (the stream moved on to
    * the next call, or ended), instead of after the model's whole response: `true` for every tool,
@@ -297,7 +317,7 @@ type AgentExecutorResultFields<TStructured> = Record<string, unknown> & {
   /** Why the run ended (`"finish"`, `"max_iterations"`, `"interrupted"`, ...), as on the `output` event. */
   stopReason: StopReason;
   /** The run's total usage, summed over its model calls; absent when no model reported usage. */
-  usage?: UsageMetadata;
+  usage?: RunUsage;
   /** When the run paused for approval (`output` is then ""): the tool calls waiting for decisions. */
   interrupts?: Interrupt[];
   /** Every step of the run; present only with `returnIntermediateSteps`. */

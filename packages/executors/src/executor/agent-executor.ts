@@ -254,6 +254,7 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
               streamTokens: true,
               observeModel: true,
               watchModel: true,
+              recordPrompts: this.options.recordPrompts ?? true,
               // A queued run (recorded, never started) starts here: its first segment.
               resumed: restored.lastSeq > 0,
               decisions: restored.decisions,
@@ -351,8 +352,14 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
       const tokens = streamTokens || verbose;
       const observeModel = tokens || conditions.length > 0 || recorded;
       // An agent that reports its model calls to an observer (every built-in one) is recorded
-      // without callbacks; any other is watched through them.
-      const watchModel = tokens || conditions.length > 0 || (recorded && this.options.recordModelCalls && !observesModelCalls(this.options.agent));
+      // without callbacks; any other is watched through them, and so is every model when calls
+      // are priced or their prompts recorded (both read what the callbacks are given).
+      const recordPrompts = this.options.recordPrompts ?? streamTokens;
+      const watchModel =
+        tokens ||
+        conditions.length > 0 ||
+        this.options.prices !== undefined ||
+        (recorded && this.options.recordModelCalls && (recordPrompts || !observesModelCalls(this.options.agent)));
       const traced = traceRun(runConfig, this.options.telemetry, this.options.agent, runId, threadId);
       const run = new ExecutorRun(
         this.options,
@@ -364,6 +371,7 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
           streamTokens: tokens,
           observeModel,
           watchModel,
+          recordPrompts,
           resumed: false,
           ...(store === undefined ? {} : { record: (run: ExecutorRun) => openNewRun(store, state, this.options.leaseMs, run, this.options.recordTokens === "coalesced", this.options.storeTimeoutMs) }),
         },

@@ -1,5 +1,6 @@
 import type { AgentAction, AgentStep, StepMetadata } from "@agentrx/core";
-import type { BaseMessage, UsageMetadata } from "@langchain/core/messages";
+import type { BaseMessage } from "@langchain/core/messages";
+import type { RunUsage } from "../cost/cost";
 
 /** Why a run ended. */
 export type StopReason =
@@ -142,8 +143,10 @@ export interface UsageEvent {
   at: number;
   /** Set on the events of a sub-run (an executor called as a tool, `asTool`): the path of tool names to it. */
   subRun?: string[];
-  /** The usage of that one model call. */
-  usage: UsageMetadata;
+  /** The usage of that one model call, with its `cost` when the executor's `prices` know the model. */
+  usage: RunUsage;
+  /** The model's name, when the model reported one (what `prices` looks up). */
+  model?: string;
 }
 
 /** The run ended; always the last event. */
@@ -173,7 +176,7 @@ export interface OutputEvent {
    */
   stoppedBy?: unknown;
   /** The run's total usage, summed over its model calls (over every segment of a resumed run); absent when no model reported usage. */
-  usage?: UsageMetadata;
+  usage?: RunUsage;
   /** With the executor's `outputSchema`: the final answer, parsed and validated. */
   structuredOutput?: unknown;
   /** With `earlyStoppingMethod: "generate"`: why the final-answer call failed, when it did (the output then says so). */

@@ -5,10 +5,12 @@ import type { CallbackManagerForChainRun } from "@langchain/core/callbacks/manag
 import type { UsageMetadata } from "@langchain/core/messages";
 import type { Subscriber } from "rxjs";
 import type { RecorderHooks, RunRecorder } from "../runs/run-recorder";
+import { PromptRecorder } from "../runs/prompt-recorder";
 import { AgentLoop } from "./agent-loop";
 import { ApprovalGate } from "./approval-gate";
 import { EagerDispatch } from "./eager-dispatch";
-import type { AgentStreamEvent, InterruptEvent, StopReason } from "./events";
+import type { AgentStreamEvent, InterruptEvent, StopReason, UsageEvent } from "./events";
+import { type PriceFunction, type RunUsage, resolvePrices } from "../cost/cost";
 import { actionEvent, callConfigs, startChainRun } from "./run-helpers";
 import { RunEnding } from "./run-ending";
 import type { RunRequest } from "./run-request";
@@ -60,6 +62,8 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
   /** Stops watching the caller's `config.signal`. */
   private unwatchSignal: (() => void) | undefined;
   private recorder: RunRecorder | undefined;
+  /** Prices model calls (the executor's `prices`); resolved when the run begins. */
+  private price: PriceFunction | undefined;
   private readonly startedAt = Date.now();
   onModelCall: TokenSink["onModelCall"];
   /** The run's spans, when traced without callbacks. */
@@ -201,10 +205,15 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
     if (!isEnded(this.state) && this.request.streamTokens) this.emit({ type: "token", iteration: this.iteration, text, at: Date.now() });
   }
 
-  onUsage(usage: UsageMetadata): void {
+  onUsage(reported: UsageMetadata, model?: string): void {
     if (isEnded(this.state)) return;
+    const cost = model === undefined ? undefined : this.price?.(model, reported);
+    const usage: RunUsage = cost === undefined ? reported : { ...reported, cost };
     this.dispatch({ type: "usageReported", usage });
-    if (this.observed) this.emit({ type: "usage", iteration: this.iteration, usage, at: Date.now() });
+    if (!this.observed) return;
+    const event: UsageEvent = { type: "usage", iteration: this.iteration, usage, at: Date.now() };
+    if (model !== undefined) event.model = model;
+    this.emit(event);
   }
 
   /** Receives the events of sub-runs (executors called as tools by this run). */
@@ -284,10 +293,12 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
       this.dispatch({ type: "inputAdded", key: memory.historyKey, value: history });
     }
     const { inputs, runId } = this.state;
+    if (this.options.prices !== undefined) this.price = await this.wait(Promise.resolve(resolvePrices(this.options.prices)), false);
     if (this.request.record) {
       const recorder = await this.request.record(this);
       this.recorder = recorder;
-      this.onModelCall = (input, message, startedAt) => recorder.recordModelCall(input, message, startedAt, this.iteration);
+      const prompts = this.request.recordPrompts ? new PromptRecorder() : undefined;
+      this.onModelCall = (input, message, startedAt, start) => recorder.recordModelCall(input, message, startedAt, this.iteration, prompts?.record(input, start));
       if (isEnded(this.state)) {
         // Cancelled while the record was being opened: the record says so.
         this.ending.endRecording({ status: this.state.phase === "failed" ? "failed" : "cancelled", error: "The run ended before it started." });
@@ -325,7 +336,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
     const telemetry = this.request.telemetry;
     if (record !== undefined || telemetry !== undefined) {
       const observer: ModelCallObserver = (call) => {
-        if (record !== undefined && call.output !== undefined) record(call.input, call.output, call.startedAt);
+        if (record !== undefined && call.output !== undefined) record(call.input, call.output, call.startedAt, undefined);
         telemetry?.modelCall(call);
       };
       configs.agent.configurable = { ...configs.agent.configurable, [MODEL_CALL_OBSERVER_KEY]: observer };

@@ -20,6 +20,8 @@ export interface RunRequest {
   watchModel: boolean;
   /** Opens the run's record (creates or claims it); absent when the run is not recorded. */
   record?: (run: ExecutorRun) => Promise<RunRecorder>;
+  /** Whether each model call's full request is recorded (the executor's `recordPrompts`). */
+  recordPrompts?: boolean;
   /** Whether this run continues a recorded one. */
   resumed: boolean;
   /** Checked decisions on the interrupts the resumed run waits for (recorded ones included). */

@@ -1,5 +1,5 @@
 import type { AgentAction, AgentStep } from "@agentrx/core";
-import type { UsageMetadata } from "@langchain/core/messages";
+import { addCost, type RunUsage } from "../cost/cost";
 import type { Interrupt, StopReason } from "./events";
 
 /** The version of {@link RunState}'s shape; serialized states and checkpoints carry it. */
@@ -49,8 +49,8 @@ export interface RunState {
   iteration: number;
   /** The turn whose tools are running, if any. */
   turn: RunTurn | undefined;
-  /** Usage summed over the run's model calls; undefined until a model reports usage. */
-  usage: UsageMetadata | undefined;
+  /** Usage summed over the run's model calls (their costs too); undefined until a model reports usage. */
+  usage: RunUsage | undefined;
   /** Wall time of the run's earlier segments (before a resume), in milliseconds. */
   elapsedMs: number;
   phase: RunPhase;
@@ -71,7 +71,7 @@ export type RunTransition =
   /** A handled output-parsing error: its step is appended at once. */
   | { type: "parsingErrorHandled"; step: AgentStep }
   /** A model call reported usage. */
-  | { type: "usageReported"; usage: UsageMetadata }
+  | { type: "usageReported"; usage: RunUsage }
   /** A limit or stop condition halted the loop; steps of a halted turn that finished are kept. */
   | { type: "halted"; reason: StopReason }
   /** The run produced its output. */
@@ -212,9 +212,9 @@ export function pendingActions(state: RunState): number[] {
 }
 
 /** Sums two usages (token counts and their details). */
-export function addUsage(total: UsageMetadata | undefined, usage: UsageMetadata): UsageMetadata {
+export function addUsage(total: RunUsage | undefined, usage: RunUsage): RunUsage {
   if (total === undefined) return { ...usage };
-  const sum: UsageMetadata = {
+  const sum: RunUsage = {
     input_tokens: total.input_tokens + usage.input_tokens,
     output_tokens: total.output_tokens + usage.output_tokens,
     total_tokens: total.total_tokens + usage.total_tokens,
@@ -223,6 +223,8 @@ export function addUsage(total: UsageMetadata | undefined, usage: UsageMetadata)
   if (input) sum.input_token_details = input;
   const output = addDetails(total.output_token_details, usage.output_token_details);
   if (output) sum.output_token_details = output;
+  const cost = addCost(total.cost, usage.cost);
+  if (cost) sum.cost = cost;
   return sum;
 }
 

@@ -6,10 +6,10 @@ import type { LLMResult } from "@langchain/core/outputs";
 export interface TokenSink {
   /** A non-empty text delta of the agent's model. */
   onToken(text: string): void;
-  /** The usage of one finished model call. */
-  onUsage(usage: UsageMetadata): void;
+  /** The usage of one finished model call, and the model's name when it is known. */
+  onUsage(usage: UsageMetadata, model?: string): void;
   /** Set when model calls are recorded: each finished chat-model call with what it was sent. */
-  onModelCall?: (input: BaseMessage[], output: BaseMessage, startedAt: number) => void;
+  onModelCall?: (input: BaseMessage[], output: BaseMessage, startedAt: number, start: unknown) => void;
   /** Set with eager dispatch: a streamed tool call is complete (the stream moved on to the next one, or ended). */
   onToolCallComplete?: (modelRun: string, call: { id: string | undefined; name: string; args: string }) => void;
   /** Set with eager dispatch: a model call failed (its early tool calls must stop). */
@@ -78,10 +78,22 @@ export class TokenForwarder extends BaseCallbackHandler {
     }
   }
 
-  private readonly calls = new Map<string, { input: BaseMessage[]; startedAt: number }>();
+  private readonly calls = new Map<string, { input: BaseMessage[]; startedAt: number; start: unknown }>();
+  /** The model name LangChain's tracing metadata gives each chat-model call (`ls_model_name`). */
+  private readonly models = new Map<string, string>();
 
-  override handleChatModelStart(_llm: unknown, messages: BaseMessage[][], runId: string): void {
-    if (this.sink.onModelCall) this.calls.set(runId, { input: messages[0] ?? [], startedAt: Date.now() });
+  override handleChatModelStart(
+    _llm: unknown,
+    messages: BaseMessage[][],
+    runId: string,
+    _parent?: string,
+    extra?: unknown,
+    _tags?: string[],
+    metadata?: Record<string, unknown>,
+  ): void {
+    if (this.sink.onModelCall) this.calls.set(runId, { input: messages[0] ?? [], startedAt: Date.now(), start: extra });
+    const model = metadata?.["ls_model_name"];
+    if (typeof model === "string" && model !== "") this.models.set(runId, model);
   }
 
   override handleLLMEnd(output: LLMResult, runId: string): void {
@@ -91,16 +103,19 @@ export class TokenForwarder extends BaseCallbackHandler {
       for (const call of streaming) if (call !== undefined) this.complete(runId, call);
     }
     const usage = usageOf(output);
-    if (usage) this.sink.onUsage(usage);
+    const model = modelOf(output) ?? this.models.get(runId);
+    this.models.delete(runId);
+    if (usage) this.sink.onUsage(usage, model);
     const call = this.calls.get(runId);
     if (call === undefined) return;
     this.calls.delete(runId);
     const message = (output.generations[0]?.[0] as { message?: BaseMessage } | undefined)?.message;
-    if (message) this.sink.onModelCall?.(call.input, message, call.startedAt);
+    if (message) this.sink.onModelCall?.(call.input, message, call.startedAt, call.start);
   }
 
   override handleLLMError(_error: unknown, runId: string): void {
     this.calls.delete(runId);
+    this.models.delete(runId);
     if (this.streaming.delete(runId)) this.sink.onModelError?.(runId);
   }
 
@@ -127,4 +142,12 @@ function usageOf(output: LLMResult): UsageMetadata | undefined {
   const input = tokenUsage.promptTokens ?? 0;
   const completion = tokenUsage.completionTokens ?? 0;
   return { input_tokens: input, output_tokens: completion, total_tokens: tokenUsage.totalTokens ?? input + completion };
+}
+
+/** The model name the provider reported in the reply (`model_name` for OpenAI, `model` for Anthropic). */
+function modelOf(output: LLMResult): string | undefined {
+  const generation = output.generations[0]?.[0] as { message?: { response_metadata?: Record<string, unknown> } } | undefined;
+  const metadata = generation?.message?.response_metadata;
+  const name = metadata?.["model_name"] ?? metadata?.["model"] ?? output.llmOutput?.["model_name"];
+  return typeof name === "string" && name !== "" ? name : undefined;
 }

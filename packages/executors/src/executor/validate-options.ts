@@ -13,6 +13,7 @@ import type { StopReason } from "./events";
 import type { StopCondition } from "./stop-condition";
 import type { TelemetryOptions } from "../telemetry/telemetry-options";
 import { resolveTelemetry } from "../telemetry/with-telemetry";
+import { type Prices, validatePrices } from "../cost/cost";
 
 /** Options after validation, with defaults applied. @internal */
 export interface ResolvedOptions {
@@ -36,7 +37,11 @@ export interface ResolvedOptions {
   /** What a resume does with a tool call that was started and has no recorded result. */
   inDoubt: InDoubtPolicy;
   recordModelCalls: boolean;
+  /** Whether model calls' full requests are recorded; undefined: for `stream()`, not `invoke()`. */
+  recordPrompts: boolean | undefined;
   recordTokens: "coalesced" | "each";
+  /** How model calls are priced; undefined: they are not. */
+  prices: Prices | undefined;
   /** Which tools start while the model still streams; undefined: none. */
   eager: ((tool: StructuredToolInterface) => boolean) | undefined;
   /** Whether the executor's own `needsApproval` is set (its calls then never start early). */
@@ -62,10 +67,16 @@ export interface ResolvedOptions {
 export function defaultEarlyStopOutput(reason: StopReason, stoppedBy: unknown): string {
   if (reason !== "budget") return EARLY_STOP_OUTPUT;
   const spent = stoppedBy as Partial<BudgetSpent> | undefined;
-  const names: Record<string, string> = { tokens: "token", tool_calls: "tool-call", time: "time" };
+  const names: Record<string, string> = { tokens: "token", tool_calls: "tool-call", time: "time", cost: "cost" };
   const name = spent?.budget === undefined ? undefined : names[spent.budget];
   if (name === undefined) return "Agent stopped: a stop condition ended the run.";
-  const used = typeof spent?.used === "number" && typeof spent.limit === "number" ? ` (${spent.used} used of ${spent.limit})` : "";
+  const dollars = (value: number): string => `$${value.toFixed(4)}`;
+  const used =
+    typeof spent?.used !== "number" || typeof spent.limit !== "number"
+      ? ""
+      : spent.budget === "cost"
+        ? ` (${dollars(spent.used)} used of ${dollars(spent.limit)})`
+        : ` (${spent.used} used of ${spent.limit})`;
   return `Agent stopped because its ${name} budget was spent${used}.`;
 }
 
@@ -90,6 +101,8 @@ const KNOWN = new Set([
   "inDoubt",
   "recordModelCalls",
   "recordTokens",
+  "recordPrompts",
+  "prices",
   "eagerTools",
   "needsApproval",
   "maxObservationLength",
@@ -142,6 +155,8 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     inDoubt = "retry",
     recordModelCalls = true,
     recordTokens = "coalesced",
+    recordPrompts,
+    prices,
     eagerTools = false,
     needsApproval,
     maxObservationLength = DEFAULT_MAX_OBSERVATION_LENGTH,
@@ -236,6 +251,13 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
   if (recordTokens !== "coalesced" && recordTokens !== "each") {
     fail("recordTokens", recordTokens, `\`recordTokens\` must be "coalesced" or "each", got ${show(recordTokens)}.`);
   }
+  validatePrices(prices);
+  if (recordPrompts !== undefined && typeof recordPrompts !== "boolean") {
+    fail("recordPrompts", recordPrompts, `\`recordPrompts\` must be a boolean, got ${show(recordPrompts)}.`);
+  }
+  if (recordPrompts === true && recordModelCalls === false) {
+    fail("recordPrompts", recordPrompts, "`recordPrompts: true` needs `recordModelCalls` (prompts are recorded with the model calls); remove `recordModelCalls: false`.");
+  }
   if (typeof recordModelCalls !== "boolean") {
     fail("recordModelCalls", recordModelCalls, `\`recordModelCalls\` must be a boolean, got ${show(recordModelCalls)}.`);
   }
@@ -259,6 +281,8 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     inDoubt,
     recordModelCalls,
     recordTokens,
+    recordPrompts: recordModelCalls ? recordPrompts : false,
+    prices,
     eager: eagerTools === true ? () => true : typeof eagerTools === "function" ? eagerTools : undefined,
     approvalOption: needsApproval !== undefined,
     approval: approvalCheck(toolsByName, needsApproval),

@@ -6,10 +6,10 @@
  * import type { BudgetKind, OutputEvent } from "@agentrx/executors";
  *
  * declare const output: OutputEvent;
- * const kind = (output.stoppedBy as { budget?: BudgetKind } | undefined)?.budget; // "tokens" | "tool_calls" | "time"
+ * const kind = (output.stoppedBy as { budget?: BudgetKind } | undefined)?.budget; // "tokens" | "tool_calls" | "time" | "cost"
  * ```
  */
-export type BudgetKind = "tokens" | "tool_calls" | "time";
+export type BudgetKind = "tokens" | "tool_calls" | "time" | "cost";
 
 /**
  * What a budget emits when it is spent. The executor only needs the emission to stop the run;
@@ -33,11 +33,11 @@ export type BudgetKind = "tokens" | "tool_calls" | "time";
 export interface BudgetSpent {
   /** The budget that fired. */
   budget: BudgetKind;
-  /** The budget's limit (tokens, tool calls or milliseconds). */
+  /** The budget's limit (tokens, tool calls, milliseconds or US dollars). */
   limit: number;
   /**
    * How much had been used when it fired: tokens counted so far, tool calls requested so far
-   * (including the one refused), or the milliseconds waited.
+   * (including the one refused), the milliseconds waited, or the dollars spent.
    */
   used: number;
 }

@@ -3,6 +3,7 @@ export { ofType } from "./of-type";
 export type { FinalAnswerTokensOptions } from "./final-answer-tokens";
 export { tokenBudget } from "./token-budget";
 export type { TokenBudgetOptions } from "./token-budget";
+export { costBudget } from "./cost-budget";
 export { toolCallBudget } from "./tool-call-budget";
 export { timeBudget } from "./time-budget";
 export type { TimeBudgetOptions } from "./time-budget";

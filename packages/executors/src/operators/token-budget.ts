@@ -1,8 +1,9 @@
 import { InvalidArgumentError } from "@agentrx/core";
 import type { UsageMetadata } from "@langchain/core/messages";
-import { filter, map, scan, take, type OperatorFunction } from "rxjs";
+import type { OperatorFunction } from "rxjs";
 import type { AgentStreamEvent } from "../executor/events";
 import type { BudgetSpent } from "./budget-spent";
+import { usageBudget } from "./usage-budget";
 
 /**
  * Options of {@link tokenBudget}.
@@ -65,27 +66,7 @@ export function tokenBudget(
       message: `tokenBudget: \`count\` must be "total", "input" or "output", got ${JSON.stringify(count)}.`,
     });
   }
-  return (events) =>
-    events.pipe(
-      scan(
-        (state, event) => {
-          if (event.type === "output" || event.type === "start" || event.type === "interrupt") return state;
-          if (state.spentAt === undefined) {
-            if (event.type !== "usage") return state;
-            const used = state.used + tokensOf(event.usage, count);
-            return { used, spentAt: used >= maxTokens ? event.iteration : undefined, fire: false };
-          }
-          // The budget is spent: stop once that call turns out to want more (tools, a retry).
-          const more = event.iteration > state.spentAt || event.type === "action" || event.type === "step";
-          const used = event.type === "usage" ? state.used + tokensOf(event.usage, count) : state.used;
-          return { used, spentAt: state.spentAt, fire: more };
-        },
-        { used: 0, spentAt: undefined as number | undefined, fire: false },
-      ),
-      filter((state) => state.fire),
-      take(1),
-      map(({ used }): BudgetSpent => ({ budget: "tokens", limit: maxTokens, used })),
-    );
+  return usageBudget(maxTokens, "tokens", (usage) => tokensOf(usage, count));
 }
 
 function tokensOf(usage: UsageMetadata, count: "total" | "input" | "output"): number {

@@ -1,4 +1,5 @@
 // Formatting helpers of renderTrace and printTrace (internal: the package does not export them).
+import { formatUsd } from "../cost/cost";
 import { observationText } from "@agentrx/core";
 import type { AgentStreamEvent, StopReason } from "../executor/events";
 
@@ -114,7 +115,8 @@ export function formatLine(
         outDetails?.reasoning !== undefined ? `${outDetails.reasoning} reasoning` : "",
       ].filter(Boolean);
       const note = details.length > 0 ? ` (${details.join(", ")})` : "";
-      return `${label(style, "usage")}${style.dim(`${input} in + ${output} out = ${total} tokens${note}`)}\n`;
+      const cost = event.usage.cost === undefined ? "" : ` · ${formatUsd(event.usage.cost.total)}`;
+      return `${label(style, "usage")}${style.dim(`${input} in + ${output} out = ${total} tokens${note}${cost}`)}\n`;
     }
     case "output": {
       const answer = event.output === "" ? "" : `${indentLines(event.output)} `;

@@ -50,3 +50,13 @@ class Fnv {
     return (this.h1 >>> 0).toString(16).padStart(8, "0") + (this.h2 >>> 0).toString(16).padStart(8, "0");
   }
 }
+
+/**
+ * A 64-bit FNV-1a-style hash of a text, as 16 hex digits: the key of a recorded prompt's
+ * content-addressed parts. @internal
+ */
+export function hashText(text: string): string {
+  const hash = new Fnv();
+  hash.add(text);
+  return hash.digest();
+}

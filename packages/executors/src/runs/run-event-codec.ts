@@ -1,6 +1,7 @@
+import type { RecordedPromptRef } from "./prompt-recorder";
 import type { AgentAction, AgentStep } from "@agentrx/core";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage, type UsageMetadata } from "@langchain/core/messages";
-import type { AgentStreamEvent, Decision, Interrupt, OutputEvent, StopReason } from "../executor/events";
+import type { AgentStreamEvent, Decision, Interrupt, OutputEvent, StopReason, UsageEvent } from "../executor/events";
 import { decodeMessages, decodeObservation, decodeValue, encodeMessages, encodeObservation, encodeValue } from "./json-value";
 import type { JsonObject, JsonValue, StoredRunEvent } from "./run-store";
 
@@ -25,6 +26,10 @@ export interface RecordedModelCall {
   inputDigest: string;
   /** The model's reply. */
   message: BaseMessage;
+  /** With `recordPrompts`: the request sent, by the hashes of its parts. */
+  prompt?: RecordedPromptRef;
+  /** With `recordPrompts`: the parts of the request this call sent first in its run segment, by hash. */
+  blobs?: JsonObject;
 }
 
 /**
@@ -96,7 +101,7 @@ function encodeOwnEvent(event: AgentStreamEvent, index: number | undefined): Jso
     case "token":
       return { type: "token", at: event.at, iteration: event.iteration, text: event.text };
     case "usage":
-      return { type: "usage", at: event.at, iteration: event.iteration, usage: encodeValue(event.usage, "usage") };
+      return { type: "usage", at: event.at, iteration: event.iteration, usage: encodeValue(event.usage, "usage"), ...(event.model === undefined ? {} : { model: event.model }) };
     case "interrupt":
       return { type: "interrupt", at: event.at, runId: event.runId, interrupts: encodeValue(event.interrupts, "interrupts") };
     case "output": {
@@ -164,6 +169,8 @@ export function encodeModelCall(call: RecordedModelCall): JsonObject {
     inputCount: call.inputCount,
     inputDigest: call.inputDigest,
     message: encodeMessages([call.message])[0] as JsonValue,
+    ...(call.prompt === undefined ? {} : { prompt: call.prompt as unknown as JsonObject }),
+    ...(call.blobs === undefined ? {} : { blobs: call.blobs }),
   };
 }
 
@@ -255,8 +262,11 @@ export class RunEventDecoder {
       }
       case "token":
         return { type: "token", iteration, text: String(data["text"] ?? ""), at };
-      case "usage":
-        return { type: "usage", iteration, usage: decodeValue(data["usage"] ?? null) as UsageMetadata, at };
+      case "usage": {
+        const event: UsageEvent = { type: "usage", iteration, usage: decodeValue(data["usage"] ?? null) as UsageMetadata, at };
+        if (typeof data["model"] === "string") event.model = data["model"];
+        return event;
+      }
       case "output": {
         // A pause is not an end: the paused turn's results stay pending until it goes on.
         if (data["stopReason"] !== "interrupted") this.flushPending();
@@ -289,6 +299,8 @@ export class RunEventDecoder {
           inputCount: Number(data["inputCount"] ?? 0),
           inputDigest: String(data["inputDigest"] ?? ""),
           message: decodeMessages([data["message"] ?? null])[0] as BaseMessage,
+          ...(isObject(data["prompt"]) ? { prompt: data["prompt"] as unknown as RecordedPromptRef } : {}),
+          ...(isObject(data["blobs"]) ? { blobs: data["blobs"] as JsonObject } : {}),
         };
       case "tool_intent":
         return { type: "tool_intent", iteration, at, action: decodeAction(data["action"]) };
@@ -324,4 +336,8 @@ export class RunEventDecoder {
       this.pendingSteps.delete(iteration);
     }
   }
+}
+
+function isObject(value: JsonValue | undefined): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,6 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { AgentStreamEvent, Decision } from "../executor/events";
 import { digestMessages } from "./digest-messages";
+import type { RecordedPromptRef } from "./prompt-recorder";
 import { randomUuid } from "./random-uuid";
 import { type RecordedModelCall, encodeDecisions, encodeModelCall, encodeRunEvent } from "./run-event-codec";
 import type { JsonObject, RunCheckpoint, RunStore, RunUpdate, RunWrite, StoredRunEvent } from "./run-store";
@@ -167,7 +168,7 @@ export class RunRecorder {
   }
 
   /** Records a finished model call (for `RecordedChatModel`): its reply and a digest of what it was sent. */
-  recordModelCall(input: BaseMessage[], message: BaseMessage, startedAt: number, iteration: number): void {
+  recordModelCall(input: BaseMessage[], message: BaseMessage, startedAt: number, iteration: number, request?: { prompt: RecordedPromptRef; blobs: JsonObject | undefined }): void {
     this.flushTokens();
     const at = Date.now();
     const call: RecordedModelCall = {
@@ -180,6 +181,10 @@ export class RunRecorder {
       inputDigest: digestMessages(input),
       message,
     };
+    if (request !== undefined) {
+      call.prompt = request.prompt;
+      if (request.blobs !== undefined) call.blobs = request.blobs;
+    }
     this.push(encodeModelCall(call), at);
   }
 

@@ -1,4 +1,4 @@
-import type { UsageMetadata } from "@langchain/core/messages";
+import type { RunUsage } from "../cost/cost";
 
 /**
  * Where a run is in its life. `queued`: recorded, not started (a worker queue); `running`: a
@@ -41,7 +41,7 @@ export interface RunCheckpoint {
   /** Wall time spent running, in milliseconds, over every segment so far. */
   elapsedMs: number;
   /** The run's total usage so far, summed over its model calls. */
-  usage?: UsageMetadata;
+  usage?: RunUsage;
   /** The loop's phase at the time of the write. */
   phase: string;
 }
@@ -57,7 +57,7 @@ export interface RunInfo {
   /** The inputs the run started with. */
   inputs: JsonObject;
   /** The run's total usage, summed over its model calls; absent when no model reported usage. */
-  usage?: UsageMetadata;
+  usage?: RunUsage;
   /** Why the run failed (status `failed`), or what cannot be read of a corrupt record. */
   error?: string;
   /** The last checkpoint written. */
@@ -83,6 +83,18 @@ export interface RunInfo {
   epoch?: number;
   /** The run this one was forked from, and at which iteration (see `AgentExecutor.fork`). */
   forkOf?: ForkOf;
+  /**
+   * The start of the run's input (its `input` when that is a string, else its inputs as JSON), at
+   * most 200 characters. Set by the stores of `@agentrx/runs`.
+   */
+  inputPreview?: string;
+  /** The start of the run's final answer, at most 200 characters; absent until it has one. */
+  answerPreview?: string;
+  /**
+   * On a `listRuns` row: pass it as `ListRunsOptions.cursor` (with the same filters and sort) for
+   * the runs after this one.
+   */
+  cursor?: string;
 }
 
 /** Where a forked run came from: the source run and the iteration its copied prefix ends before. */
@@ -92,7 +104,11 @@ export interface ForkOf {
   iteration: number;
 }
 
-/** Filters of `listRuns`; runs come newest first (by `createdAt`, then `runId`). */
+/**
+ * Filters, sort and paging of `listRuns`. By default runs come newest first (by `createdAt`, then
+ * `runId`). A page ends with a row whose `cursor` continues the listing:
+ * `listRuns({ ...same, cursor: page.at(-1)!.cursor })`.
+ */
 export interface ListRunsOptions {
   threadId?: string;
   status?: RunStatus | readonly RunStatus[];
@@ -102,6 +118,24 @@ export interface ListRunsOptions {
   before?: number | Date;
   /** At most this many runs (an integer >= 1). @default 100 */
   limit?: number;
+  /**
+   * Full-text search over each run's input and final answer: every word must start a word of the
+   * run's text (case-insensitive; `"par wea"` finds "Weather in Paris"). Words are runs of letters
+   * and digits; other characters only separate them.
+   */
+  search?: string;
+  /** `true`: only runs with an `error` (failed, or cancelled with a reason); `false`: only runs without. */
+  hasError?: boolean;
+  /** Only runs that cost at least this many US dollars (a run without a priced call costs 0). */
+  minCost?: number;
+  /** Only runs that cost at most this many US dollars. */
+  maxCost?: number;
+  /** What the runs are sorted by (ties by `runId`). @default "createdAt" */
+  sort?: "createdAt" | "updatedAt" | "cost";
+  /** Sort direction. @default "desc" */
+  order?: "asc" | "desc";
+  /** The `cursor` of the last row of the previous page: the runs after it. */
+  cursor?: string;
 }
 
 /** A run to create. */
@@ -126,7 +160,7 @@ export interface NewRun {
 export interface RunUpdate {
   status?: RunStatus;
   stopReason?: string;
-  usage?: UsageMetadata;
+  usage?: RunUsage;
   error?: string;
   checkpoint?: RunCheckpoint;
   /** Gives up the lease (with a status other than `running`). */

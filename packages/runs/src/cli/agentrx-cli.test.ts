@@ -85,9 +85,9 @@ describe("agentrx on an SQLite file", () => {
     ]);
     expect(table.code).toBe(0);
     const lines = table.stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^RUN\s+THREAD\s+STATUS\s+STOP\s+STEPS\s+TOKENS\s+DURATION\s+STARTED$/);
+    expect(lines[0]).toMatch(/^RUN\s+THREAD\s+STATUS\s+STOP\s+STEPS\s+TOKENS\s+COST\s+DURATION\s+STARTED\s+INPUT$/);
     expect(lines.slice(1, 4).map((line) => line.split(/\s+/)[0])).toEqual(["synthetic-live", "trip-1", "synthetic-done"]);
-    expect(lines[2]).toMatch(/^trip-1\s+support-42\s+finished\s+finish\s+3\s+\d+\s+\S+ m?s\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+    expect(lines[2]).toMatch(/^trip-1\s+support-42\s+finished\s+finish\s+3\s+\d+\s+-\s+\S+ m?s\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+\S.*$/);
     expect(lines[4]).toMatch(/^3 runs in SQLite .*runs\.db\. See one: agentrx show <runId>/);
     const ids = (result: Result) => (JSON.parse(result.stdout) as RunInfo[]).map((run) => run.runId);
     expect(ids(all)).toEqual(["synthetic-live", "trip-1", "synthetic-done"]);
@@ -140,7 +140,7 @@ describe("agentrx on an SQLite file", () => {
       [["runs", "--db", "postgres://agentrx:secret@127.0.0.1:1/nowhere"], 1, /^agentrx: cannot reach the database at 127\.0\.0\.1:1\/nowhere \(ECONNREFUSED\)\.$/],
       [["runs", "--db", "postgres://127.0.0.1/app?schema=a", "--schema", "b"], 2, /--schema b and the URL's \?schema=a differ/],
       [["runs", "--db", db, "--schema", "agentrx"], 2, /--schema is for a PostgreSQL store/],
-      [["frobnicate"], 2, /^agentrx: unknown command "frobnicate": use runs, show, trace or ui \(see agentrx --help\)$/],
+      [["frobnicate"], 2, /^agentrx: unknown command "frobnicate": use runs, show, diff, trace or ui \(see agentrx --help\)$/],
       [["runs", "--frob"], 2, /^agentrx: unknown option --frob \(see agentrx --help\)$/],
       [["runs", "--db"], 2, /^agentrx: --db needs a value/],
       [["show", "trip-1", "--port", "80", "--db", db], 2, /agentrx show does not take --port/],
@@ -163,7 +163,8 @@ describe("agentrx on an SQLite file", () => {
   it("prints its usage with --help", async () => {
     const result = await agentrxHere(["--help"]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain("agentrx runs [--thread T] [--status S] [--limit N] [--json]");
+    expect(result.stdout).toContain("agentrx runs [filters] [--sort S] [--limit N] [--json]");
+    expect(result.stdout).toContain("agentrx diff <runA> <runB> [--json]");
     expect(result.stdout).toContain("--db <file | postgres://...>");
   });
 });

@@ -1,4 +1,4 @@
-import type { RunInfo } from "@agentrx/executors";
+import { formatUsd, type RunInfo } from "@agentrx/executors";
 import { formatRuntime, runStopLabel } from "@agentrx/viewer/trace-page";
 
 const fmt = formatRuntime();
@@ -48,16 +48,29 @@ export function forkLine(run: RunInfo): string | undefined {
   return run.forkOf === undefined ? undefined : `  ↳ fork of ${run.forkOf.runId}@${run.forkOf.iteration}`;
 }
 
+/** A run's cost for people (`-` when no call of it was priced). @internal */
+export function runCost(run: RunInfo): string {
+  return run.usage?.cost === undefined ? "-" : formatUsd(run.usage.cost.total);
+}
+
+/** At most `max` characters of a preview, on one line. */
+function previewCell(text: string | undefined, max: number): string {
+  if (text === undefined || text === "") return "-";
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
 /**
- * The `agentrx runs` table: one line per run, newest first: id, thread, status, stop reason,
- * steps (the agent's iterations), tokens, running time and start time (local). A forked run has a
- * second line, `↳ fork of <runId>@<iteration>`: the run and the iteration its record was copied up to.
+ * The `agentrx runs` table: one line per run, in the listing's order: id, thread, status, stop
+ * reason, steps (the agent's iterations), tokens, cost, running time, start time (local) and the
+ * start of its input. A forked run has a second line, `↳ fork of <runId>@<iteration>`: the run and
+ * the iteration its record was copied up to.
  *
  * @internal
  */
 export function formatRunsTable(runs: readonly RunInfo[], style: CliStyle): string {
-  const header = ["RUN", "THREAD", "STATUS", "STOP", "STEPS", "TOKENS", "DURATION", "STARTED"];
-  const right = new Set([4, 5, 6]);
+  const header = ["RUN", "THREAD", "STATUS", "STOP", "STEPS", "TOKENS", "COST", "DURATION", "STARTED", "INPUT"];
+  const right = new Set([4, 5, 6, 7]);
   const rows = runs.map((run) => [
     run.runId,
     run.threadId ?? "-",
@@ -65,8 +78,10 @@ export function formatRunsTable(runs: readonly RunInfo[], style: CliStyle): stri
     runStopLabel(run) ?? "-",
     run.checkpoint !== undefined ? String(run.checkpoint.iteration) : "-",
     run.usage?.total_tokens !== undefined ? fmt.count(run.usage.total_tokens) : "-",
+    runCost(run),
     fmt.duration(runDurationMs(run)),
     fmt.time(run.createdAt),
+    previewCell(run.inputPreview, 40),
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] as string).length)));
   const line = (cells: string[], decorate: (cell: string, column: number) => string) =>

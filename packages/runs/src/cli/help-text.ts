@@ -12,7 +12,8 @@ export const DEFAULT_RUNS_LIMIT = 20;
 export const HELP_TEXT = `agentrx: look at the runs AgentRx recorded
 
 Usage:
-  agentrx runs [--thread T] [--status S] [--limit N] [--json]   the runs, newest first
+  agentrx runs [filters] [--sort S] [--limit N] [--json]         the runs, newest first
+  agentrx diff <runA> <runB> [--json]                           two runs side by side
   agentrx show <runId> [--json]                                 a run's trace in the terminal
   agentrx trace <runId> [-o run.html]                           a run's trace as one HTML file
   agentrx ui [--port N]                                         a local web page of the runs
@@ -27,8 +28,15 @@ Options:
   --thread <id>       only the runs of this conversation (thread id)
   --status <s[,s]>    only runs with these statuses: queued, running, interrupted,
                       finished, failed, cancelled
+  --search <words>    runs whose input or answer has words starting with these
+  --since <when>      runs created at or after: a date (2026-11-25), epoch ms or an age (2h, 7d)
+  --before <when>     runs created before it
+  --min-cost <usd>    runs that cost at least this much (--max-cost: at most)
+  --errors            only runs with an error (--no-errors: only runs without)
+  --sort <key>        created (default), updated or cost; --order asc|desc (default desc)
   --limit <n>         at most n runs (default ${DEFAULT_RUNS_LIMIT})
-  --json              JSON instead of text (runs, show)
+  --cursor <c>        the next page: the cursor a full page prints
+  --json              JSON instead of text (runs, show, diff)
   -o, --output <file> where trace writes the page (default <runId>.html; - for stdout)
   --port <n>          the port ui listens on, on 127.0.0.1 (default ${DEFAULT_UI_PORT}; 0: any free one)
   -h, --help          this help

@@ -4,6 +4,7 @@ import { CliError, usageError } from "./cli-error";
 import type { CliIo } from "./cli-io";
 import { DEFAULT_RUNS_LIMIT, DEFAULT_UI_PORT, HELP_TEXT } from "./help-text";
 import { redact } from "./redact";
+import type { ListRunsOptions } from "@agentrx/executors";
 
 const OPTIONS = {
   db: { type: "string" },
@@ -11,6 +12,16 @@ const OPTIONS = {
   thread: { type: "string" },
   status: { type: "string" },
   limit: { type: "string" },
+  search: { type: "string" },
+  sort: { type: "string" },
+  order: { type: "string" },
+  cursor: { type: "string" },
+  since: { type: "string" },
+  before: { type: "string" },
+  "min-cost": { type: "string" },
+  "max-cost": { type: "string" },
+  errors: { type: "boolean" },
+  "no-errors": { type: "boolean" },
   json: { type: "boolean" },
   output: { type: "string", short: "o" },
   port: { type: "string" },
@@ -21,9 +32,13 @@ const OPTIONS = {
 type OptionName = keyof typeof OPTIONS;
 
 /** The options each command takes besides `--db` and `--schema`, and how many positionals. */
-const COMMANDS: Record<string, { options: OptionName[]; runId: boolean }> = {
-  runs: { options: ["thread", "status", "limit", "json"], runId: false },
+const COMMANDS: Record<string, { options: OptionName[]; runId: boolean; secondRunId?: boolean }> = {
+  runs: {
+    options: ["thread", "status", "limit", "json", "search", "sort", "order", "cursor", "since", "before", "min-cost", "max-cost", "errors", "no-errors"],
+    runId: false,
+  },
   show: { options: ["json"], runId: true },
+  diff: { options: ["json"], runId: true, secondRunId: true },
   trace: { options: ["output"], runId: true },
   ui: { options: ["port"], runId: false },
 };
@@ -61,13 +76,15 @@ async function run(argv: readonly string[], io: CliIo): Promise<void> {
     return;
   }
   const accepted = COMMANDS[command];
-  if (accepted === undefined) throw usageError(`unknown command ${JSON.stringify(command)}: use runs, show, trace or ui`);
+  if (accepted === undefined) throw usageError(`unknown command ${JSON.stringify(command)}: use runs, show, diff, trace or ui`);
   for (const name of Object.keys(values) as OptionName[]) {
     if (name !== "db" && name !== "schema" && !accepted.options.includes(name)) throw usageError(`agentrx ${command} does not take --${name}`);
   }
   const runId = rest[0];
   if (accepted.runId && (runId === undefined || runId === "")) throw usageError(`agentrx ${command} needs a run id, as in agentrx ${command} <runId>; agentrx runs lists them`);
-  const extra = rest.slice(accepted.runId ? 1 : 0);
+  const otherRunId = rest[1];
+  if (accepted.secondRunId && (otherRunId === undefined || otherRunId === "")) throw usageError(`agentrx ${command} needs two run ids, as in agentrx ${command} <runA> <runB>`);
+  const extra = rest.slice(accepted.runId ? (accepted.secondRunId ? 2 : 1) : 0);
   if (extra.length > 0) throw usageError(`unexpected argument ${JSON.stringify(extra[0])} for agentrx ${command}`);
   const status = values.status === undefined ? undefined : parseStatus(values.status);
   const limit = values.limit === undefined ? DEFAULT_RUNS_LIMIT : parseInteger("--limit", values.limit, 1, 10_000);
@@ -80,10 +97,13 @@ async function run(argv: readonly string[], io: CliIo): Promise<void> {
   try {
     switch (command) {
       case "runs":
-        await (await import("./runs-command")).runsCommand(store, { threadId: values.thread, status, limit, json: values.json === true, label }, io);
+        await (await import("./runs-command")).runsCommand(store, { ...runsQuery(values, status, limit), json: values.json === true, label }, io);
         break;
       case "show":
         await (await import("./show-command")).showCommand(store, runId as string, { json: values.json === true, label }, io);
+        break;
+      case "diff":
+        await (await import("./diff-command")).diffCommand(store, runId as string, otherRunId as string, { json: values.json === true, label }, io);
         break;
       case "trace":
         await (await import("./trace-command")).traceCommand(store, runId as string, { output: values.output, label }, io);
@@ -108,6 +128,64 @@ function parse(argv: readonly string[]) {
     if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") throw usageError(option ? `${option} needs a value` : message);
     throw usageError(message.split("\n")[0] as string);
   }
+}
+
+type Values = ReturnType<typeof parse>["values"];
+
+/** The `listRuns` options of `agentrx runs`, and its filter flags as given (for the next-page hint). */
+function runsQuery(values: Values, status: RunStatus[] | undefined, limit: number): { query: ListRunsOptions & { limit: number }; flags: string[] } {
+  const query: ListRunsOptions & { limit: number } = { limit };
+  const flags: string[] = [];
+  const flag = (name: string, value?: string) => flags.push(`--${name}`, ...(value === undefined ? [] : [shellWord(value)]));
+  if (values.thread !== undefined) (query.threadId = values.thread), flag("thread", values.thread);
+  if (status !== undefined) (query.status = status), flag("status", status.join(","));
+  if (values.search !== undefined) (query.search = values.search), flag("search", values.search);
+  if (values.sort !== undefined) {
+    const sorts: Record<string, NonNullable<ListRunsOptions["sort"]>> = { created: "createdAt", createdAt: "createdAt", updated: "updatedAt", updatedAt: "updatedAt", cost: "cost" };
+    const sort = sorts[values.sort];
+    if (sort === undefined) throw usageError(`--sort ${JSON.stringify(values.sort)} is not a sort; use created, updated or cost`);
+    query.sort = sort;
+    flag("sort", values.sort);
+  }
+  if (values.order !== undefined) {
+    if (values.order !== "asc" && values.order !== "desc") throw usageError(`--order must be asc or desc, got ${JSON.stringify(values.order)}`);
+    query.order = values.order;
+    flag("order", values.order);
+  }
+  if (values.since !== undefined) (query.since = parseTime("--since", values.since)), flag("since", values.since);
+  if (values.before !== undefined) (query.before = parseTime("--before", values.before)), flag("before", values.before);
+  if (values["min-cost"] !== undefined) (query.minCost = parseDollars("--min-cost", values["min-cost"])), flag("min-cost", values["min-cost"]);
+  if (values["max-cost"] !== undefined) (query.maxCost = parseDollars("--max-cost", values["max-cost"])), flag("max-cost", values["max-cost"]);
+  if (values.errors && values["no-errors"]) throw usageError("--errors and --no-errors cannot be used together");
+  if (values.errors) (query.hasError = true), flag("errors");
+  if (values["no-errors"]) (query.hasError = false), flag("no-errors");
+  if (limit !== DEFAULT_RUNS_LIMIT) flag("limit", String(limit));
+  if (values.cursor !== undefined) {
+    if (values.cursor === "") throw usageError("--cursor needs the cursor a previous page printed");
+    query.cursor = values.cursor;
+  }
+  return { query, flags };
+}
+
+/** A date (`2026-11-25`, `2026-11-25T10:00`), epoch milliseconds, or an age (`30m`, `2h`, `7d`: that long ago). */
+function parseTime(flag: string, value: string): number {
+  const age = /^(\d+)([smhd])$/.exec(value);
+  if (age) return Date.now() - Number(age[1]) * { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[age[2] as "s" | "m" | "h" | "d"];
+  if (/^\d{10,}$/.test(value)) return Number(value);
+  const time = Date.parse(value);
+  if (Number.isNaN(time)) throw usageError(`${flag} must be a date (2026-11-25 or 2026-11-25T10:00), epoch milliseconds or an age such as 2h or 7d, got ${JSON.stringify(value)}`);
+  return time;
+}
+
+function parseDollars(flag: string, value: string): number {
+  const amount = /^\$?\d+(\.\d+)?$/.test(value) ? Number(value.replace("$", "")) : Number.NaN;
+  if (!Number.isFinite(amount)) throw usageError(`${flag} must be an amount of US dollars such as 0.05, got ${JSON.stringify(value)}`);
+  return amount;
+}
+
+/** A value as one shell word (quoted when it holds anything but safe characters). */
+function shellWord(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`;
 }
 
 function parseStatus(value: string): RunStatus[] {

@@ -13,7 +13,7 @@ describe("agentrx runs and show: lineage", () => {
     await store.createRun({ runId: "fork-1", inputs: {}, status: "queued", forkOf: { runId: "source", iteration: 2 }, at: at + 1000 });
     let stdout = "";
     const io: CliIo = { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: () => undefined }, env: { NO_COLOR: "1" }, cwd: "." };
-    await runsCommand(store, { limit: 10, json: false, label: "memory" }, io);
+    await runsCommand(store, { query: { limit: 10 }, flags: [], json: false, label: "memory" }, io);
     const lines = stdout.trimEnd().split("\n");
     expect(lines[1]).toMatch(/^fork-1\s+-\s+queued\s/);
     expect(lines[2]).toBe("  ↳ fork of source@2");
@@ -21,7 +21,7 @@ describe("agentrx runs and show: lineage", () => {
     expect(lines[4]).toMatch(/^2 runs in memory/);
 
     let json = "";
-    await runsCommand(store, { limit: 10, json: true, label: "memory" }, { ...io, stdout: { write: (text: string) => (json += text) } });
+    await runsCommand(store, { query: { limit: 10 }, flags: [], json: true, label: "memory" }, { ...io, stdout: { write: (text: string) => (json += text) } });
     expect(JSON.parse(json)[0]).toMatchObject({ runId: "fork-1", forkOf: { runId: "source", iteration: 2 } });
 
     let shown = "";

@@ -1,36 +1,44 @@
-import type { RunStatus, RunStore } from "@agentrx/executors";
+import { formatUsd, type ListRunsOptions, type RunStore } from "@agentrx/executors";
 import type { CliIo } from "./cli-io";
 import { cliStyle, formatRunsTable, wantsColors } from "./format-runs-table";
 
-/** What `agentrx runs` is asked for. */
+/** What `agentrx runs` is asked for: the store's `listRuns` options, and how to print them. */
 export interface RunsCommandOptions {
-  threadId?: string;
-  status?: RunStatus[];
-  limit: number;
+  query: ListRunsOptions & { limit: number };
   json: boolean;
   /** How the store is named in messages. */
   label: string;
+  /** The command line's filter and sort flags, repeated in the "next page" hint. */
+  flags: readonly string[];
 }
 
 /**
- * `agentrx runs`: the runs, newest first, as a table (or a JSON array of the store's `RunInfo`s).
+ * `agentrx runs`: the runs (newest first unless `--sort`/`--order` say otherwise) as a table, or
+ * a JSON array of the store's `RunInfo`s. A full page ends with the command for the next one
+ * (`--cursor`).
  *
  * @internal
  */
 export async function runsCommand(store: RunStore, options: RunsCommandOptions, io: CliIo): Promise<void> {
-  const { threadId, status, limit, json, label } = options;
-  const runs = await store.listRuns({ ...(threadId !== undefined ? { threadId } : {}), ...(status !== undefined ? { status } : {}), limit });
+  const { query, json, label, flags } = options;
+  const { limit } = query;
+  const runs = await store.listRuns(query);
   if (json) {
     io.stdout.write(`${JSON.stringify(runs, null, 2)}\n`);
     return;
   }
-  const filtered = threadId !== undefined || status !== undefined;
+  const filtered = flags.length > 0 || query.cursor !== undefined;
   if (runs.length === 0) {
     io.stdout.write(filtered ? `No runs in ${label} match these filters.\n` : `No runs in ${label} yet. Runs are recorded by an executor with a store: new AgentExecutor({ ..., store }).\n`);
     return;
   }
   const style = cliStyle(wantsColors(io.stdout, io.env));
   io.stdout.write(`${formatRunsTable(runs, style)}\n`);
-  const more = runs.length === limit ? ` (the ${limit} newest; --limit for more)` : "";
-  io.stdout.write(style.dim(`${runs.length} run${runs.length === 1 ? "" : "s"} in ${label}${more}. See one: agentrx show <runId> · agentrx trace <runId> · agentrx ui\n`));
+  const total = runs.reduce((sum, run) => sum + (run.usage?.cost?.total ?? 0), 0);
+  const cost = runs.some((run) => run.usage?.cost !== undefined) ? `, ${formatUsd(total)} in all` : "";
+  io.stdout.write(style.dim(`${runs.length} run${runs.length === 1 ? "" : "s"} in ${label}${cost}. See one: agentrx show <runId> · agentrx diff <runA> <runB> · agentrx ui\n`));
+  const last = runs[runs.length - 1];
+  if (runs.length === limit && last?.cursor !== undefined) {
+    io.stdout.write(style.dim(`Next page: agentrx runs ${[...flags, "--cursor", last.cursor].join(" ")}\n`));
+  }
 }

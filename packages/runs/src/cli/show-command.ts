@@ -2,7 +2,7 @@ import { renderTrace, type RunInfo, type RunStore, type StoredRunEvent } from "@
 import { formatRuntime, isUnreadableRunEvent, readReadableEvents } from "@agentrx/viewer/trace-page";
 import { lastValueFrom } from "rxjs";
 import type { CliIo } from "./cli-io";
-import { cliStyle, runDurationMs, wantsColors } from "./format-runs-table";
+import { cliStyle, runCost, runDurationMs, wantsColors } from "./format-runs-table";
 import { readableRunEvents, type UnreadableEvent } from "./readable-run-events";
 import { requireRun } from "./require-run";
 import { unreadableWarning } from "./unreadable-warning";
@@ -88,6 +88,7 @@ function summaryLine(run: RunInfo, style: ReturnType<typeof cliStyle>): string {
     `${style.bold("Run")} ${run.runId}`,
     style.status(run.status, run.status) + (run.stopReason !== undefined ? ` (${run.stopReason})` : ""),
     run.usage?.total_tokens !== undefined ? `${fmt.count(run.usage.total_tokens)} tokens` : undefined,
+    run.usage?.cost !== undefined ? runCost(run) : undefined,
     fmt.duration(runDurationMs(run)),
     run.checkpoint !== undefined ? `${run.checkpoint.iteration} iteration${run.checkpoint.iteration === 1 ? "" : "s"}` : undefined,
     run.threadId !== undefined ? `thread ${run.threadId}` : undefined,

@@ -29,6 +29,12 @@ export interface RunRow {
   fork_of_run_id: string | null;
   /** The iteration of the fork (`forkOf.iteration`), or null. */
   fork_of_iteration: number | null;
+  /** The run's input as text (see `inputTextOf`), capped; what search and the preview read. */
+  input_text: string;
+  /** The run's final answer, capped; empty until it has one. */
+  answer_text: string;
+  /** The run's cost in US dollars (`usage.cost.total`; 0 when no call was priced). */
+  cost_usd: number;
 }
 
 /** An event as a store's table holds it. */
@@ -41,7 +47,37 @@ export interface EventRow {
 
 /** The columns of `agentrx_runs`, in table order. */
 export const RUN_COLUMNS =
-  "run_id, thread_id, status, stop_reason, inputs, usage, error, checkpoint, metadata, created_at, updated_at, event_count, owner, lease_expires_at, epoch, fork_of_run_id, fork_of_iteration";
+  "run_id, thread_id, status, stop_reason, inputs, usage, error, checkpoint, metadata, created_at, updated_at, event_count, owner, lease_expires_at, epoch, fork_of_run_id, fork_of_iteration, input_text, answer_text, cost_usd";
+
+/** How many characters of a run's input and answer a store keeps for search. */
+export const SEARCH_TEXT_CHARS = 2000;
+/** How many characters of them `inputPreview` and `answerPreview` show. */
+export const PREVIEW_CHARS = 200;
+
+/** A run's input as text: its `input` when that is a string, else its inputs as JSON; capped. */
+export function inputTextOf(inputs: JsonObject): string {
+  const input = inputs["input"];
+  return capText(typeof input === "string" ? input : JSON.stringify(inputs));
+}
+
+/** The final answer among a write's events (its last `output` event's `output`), if any. */
+export function answerTextOf(events: readonly StoredRunEvent[]): string | undefined {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i]!;
+    if (event.type !== "output" || event.data["subRun"] !== undefined) continue;
+    const output = event.data["output"];
+    return capText(typeof output === "string" ? output : JSON.stringify(output ?? ""));
+  }
+  return undefined;
+}
+
+function capText(text: string): string {
+  return storableText(text.length > SEARCH_TEXT_CHARS ? text.slice(0, SEARCH_TEXT_CHARS) : text);
+}
+
+function preview(text: string): string {
+  return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS - 1)}…` : text;
+}
 
 /** The row of a new run. */
 export function newRunRow(run: NewRun): RunRow {
@@ -64,6 +100,9 @@ export function newRunRow(run: NewRun): RunRow {
     epoch: 1,
     fork_of_run_id: run.forkOf?.runId ?? null,
     fork_of_iteration: run.forkOf?.iteration ?? null,
+    input_text: inputTextOf(run.inputs),
+    answer_text: "",
+    cost_usd: 0,
   };
 }
 
@@ -79,6 +118,10 @@ export interface WriteColumns {
   updated_at: number;
   /** The new `event_count`, or null without events. */
   event_count: number | null;
+  /** The run's answer, when the write records its output; else null. */
+  answer_text: string | null;
+  /** The run's cost, when the write updates its usage; else null. */
+  cost_usd: number | null;
 }
 
 export function writeColumns(write: RunWrite): WriteColumns {
@@ -93,7 +136,14 @@ export function writeColumns(write: RunWrite): WriteColumns {
     lease_expires_at: write.at + write.leaseMs,
     updated_at: write.at,
     event_count: events.length === 0 ? null : events[events.length - 1]!.seq,
+    answer_text: answerTextOf(events) ?? null,
+    cost_usd: update?.usage === undefined ? null : costOf(update.usage),
   };
+}
+
+function costOf(usage: { cost?: { total?: unknown } }): number {
+  const total = usage.cost?.total;
+  return typeof total === "number" && Number.isFinite(total) && total > 0 ? total : 0;
 }
 
 /** The event rows of a write. */
@@ -141,7 +191,14 @@ function decode(row: RunRow): RunInfo {
   if (row.owner !== null) info.owner = row.owner;
   if (row.lease_expires_at !== null) info.leaseExpiresAt = row.lease_expires_at;
   addFencing(info, row);
+  addPreviews(info, row);
   return info;
+}
+
+/** Sets `inputPreview` and `answerPreview` from the row's search text. */
+function addPreviews(info: RunInfo, row: RunRow): void {
+  if (row.input_text) info.inputPreview = preview(row.input_text);
+  if (row.answer_text) info.answerPreview = preview(row.answer_text);
 }
 
 /** Sets `epoch` (when the row has been fenced) and `forkOf` (when it is a fork) on `info`. */
@@ -184,6 +241,7 @@ export function listedRunInfoOf(row: RunRow): RunInfo {
     if (row.owner !== null) info.owner = row.owner;
     if (row.lease_expires_at !== null) info.leaseExpiresAt = row.lease_expires_at;
     addFencing(info, row);
+    addPreviews(info, row);
     return info;
   }
 }

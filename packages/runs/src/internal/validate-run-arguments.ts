@@ -1,3 +1,4 @@
+import { RUN_SORTS, decodeCursor, searchTerms, type RunCursor, type RunSort } from "./run-list-query";
 import { InvalidArgumentError } from "@agentrx/core";
 import type { ClaimRun, ListRunsOptions, NewRun, RunStatus, RunWrite } from "@agentrx/executors";
 
@@ -164,12 +165,40 @@ export interface RunFilter {
   since?: number;
   before?: number;
   limit: number;
+  /** The search's words, lowercased (each must start a word of the run's text). */
+  terms?: string[];
+  hasError?: boolean;
+  minCost?: number;
+  maxCost?: number;
+  sort: RunSort;
+  order: "asc" | "desc";
+  /** Where the page starts: after this sort key and run id. */
+  after?: RunCursor;
 }
 
 export function checkListOptions(options: ListRunsOptions | undefined): RunFilter {
-  if (options === undefined) return { limit: 100 };
+  if (options === undefined) return { limit: 100, sort: "createdAt", order: "desc" };
   if (options === null || typeof options !== "object") throw invalid("listRuns", "options", options, "an object");
-  const filter: RunFilter = { limit: options.limit === undefined ? 100 : checkPositiveInteger("listRuns", "options.limit", options.limit) };
+  const { sort = "createdAt", order = "desc" } = options;
+  if (!RUN_SORTS.includes(sort)) throw invalid("listRuns", "options.sort", sort, `one of ${RUN_SORTS.map((name) => `"${name}"`).join(", ")}`);
+  if (order !== "asc" && order !== "desc") throw invalid("listRuns", "options.order", order, '"asc" or "desc"');
+  const filter: RunFilter = { limit: options.limit === undefined ? 100 : checkPositiveInteger("listRuns", "options.limit", options.limit), sort, order };
+  if (options.search !== undefined) {
+    if (typeof options.search !== "string") throw invalid("listRuns", "options.search", options.search, "a string");
+    const terms = searchTerms(options.search);
+    if (terms.length > 0) filter.terms = terms;
+  }
+  if (options.hasError !== undefined) {
+    if (typeof options.hasError !== "boolean") throw invalid("listRuns", "options.hasError", options.hasError, "a boolean");
+    filter.hasError = options.hasError;
+  }
+  for (const key of ["minCost", "maxCost"] as const) {
+    const value = options[key];
+    if (value === undefined) continue;
+    if (typeof value !== "number" || !Number.isFinite(value) || value < 0) throw invalid("listRuns", `options.${key}`, value, "a number >= 0 (US dollars)");
+    filter[key] = value;
+  }
+  if (options.cursor !== undefined) filter.after = decodeCursor(options.cursor, sort, order);
   if (options.threadId !== undefined) filter.threadId = checkKey("listRuns", "options.threadId", options.threadId);
   if (options.status !== undefined) {
     const list = typeof options.status === "string" ? [options.status] : options.status;

@@ -13,7 +13,7 @@ import {
   type StoredRunEvent,
   type StoredThreadMessage,
 } from "@agentrx/executors";
-import { compareCodePoints } from "../internal/compare-code-points";
+import { compareRows, rowMatches, searchHaystack, sortKeyOf, withCursors } from "../internal/run-list-query";
 import { eventRows, listedRunInfoOf, newRunRow, runInfoOf, storedEventOf, writeColumns, type EventRow, type RunRow } from "../internal/run-record";
 import { closedStoreError, leaseLostError, seqError } from "../internal/store-errors";
 import { checkThreadRead, storedThreadMessageOf, threadMessageRows, type ThreadMessageRow } from "../internal/thread-record";
@@ -52,6 +52,8 @@ export class MemoryRunStore implements RunStore {
   readonly #events = new Map<string, EventRow[]>();
   /** Each thread's messages in seq order, seq n at index n - 1. */
   readonly #threads = new Map<string, ThreadMessageRow[]>();
+  /** Each row version's search words (see `searchHaystack`), computed at its first search. */
+  readonly #haystacks = new WeakMap<RunRow, string>();
   #closed = false;
 
   constructor(_options: MemoryRunStoreOptions = {}) {}
@@ -102,6 +104,8 @@ export class MemoryRunStore implements RunStore {
       lease_expires_at: columns.release ? null : columns.lease_expires_at,
       updated_at: columns.updated_at,
       event_count: columns.event_count ?? row.event_count,
+      answer_text: columns.answer_text ?? row.answer_text,
+      cost_usd: columns.cost_usd ?? row.cost_usd,
     });
     this.#events.get(runId)!.push(...rows);
   }
@@ -125,16 +129,16 @@ export class MemoryRunStore implements RunStore {
   async listRuns(options?: ListRunsOptions): Promise<RunInfo[]> {
     this.#open("listRuns");
     const filter = checkListOptions(options);
-    const rows = [...this.#runs.values()].filter(
-      (row) =>
-        (filter.threadId === undefined || row.thread_id === filter.threadId) &&
-        (filter.statuses === undefined || filter.statuses.includes(row.status as never)) &&
-        (filter.since === undefined || row.created_at >= filter.since) &&
-        (filter.before === undefined || row.created_at < filter.before),
-    );
+    const haystack = (row: RunRow): string => {
+      let words = this.#haystacks.get(row);
+      if (words === undefined) this.#haystacks.set(row, (words = searchHaystack(row)));
+      return words;
+    };
+    const rows = [...this.#runs.values()].filter((row) => rowMatches(row, filter, haystack));
     // Ties in run id order by code point (UTF-8 byte order), as SQLite and PostgreSQL (COLLATE "C") sort.
-    rows.sort((a, b) => b.created_at - a.created_at || compareCodePoints(b.run_id, a.run_id));
-    return rows.slice(0, filter.limit).map(listedRunInfoOf);
+    rows.sort((a, b) => compareRows(a, { key: sortKeyOf(b, filter.sort), runId: b.run_id }, filter));
+    const page = rows.slice(0, filter.limit);
+    return withCursors(page.map(listedRunInfoOf), page, filter);
   }
 
   async deleteRun(runId: string): Promise<boolean> {

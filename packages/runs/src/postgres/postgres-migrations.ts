@@ -78,6 +78,41 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; up: (s: string) =>
     ALTER TABLE ${s}.agentrx_runs ADD COLUMN fork_of_run_id text;
     ALTER TABLE ${s}.agentrx_runs ADD COLUMN fork_of_iteration integer;`,
   },
+  {
+    version: 4,
+    // Search, previews, cost and sort for the runs list. The search vectors are written by the
+    // store from the text's words as @agentrx/runs splits them (lowercased, accents removed); runs
+    // recorded before this step get theirs from their text as PostgreSQL's "simple" configuration
+    // splits it, their answer from their last output event and their cost from their usage. A
+    // value that is not valid JSON leaves the text empty.
+    up: (s) => `
+    CREATE OR REPLACE FUNCTION pg_temp.agentrx_json(value text) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS $json$
+    BEGIN
+      RETURN value::jsonb;
+    EXCEPTION WHEN others THEN
+      RETURN NULL;
+    END
+    $json$;
+    ALTER TABLE ${s}.agentrx_runs
+      ADD COLUMN input_text text NOT NULL DEFAULT '',
+      ADD COLUMN answer_text text NOT NULL DEFAULT '',
+      ADD COLUMN cost_usd double precision NOT NULL DEFAULT 0,
+      ADD COLUMN input_vector tsvector NOT NULL DEFAULT ''::tsvector,
+      ADD COLUMN answer_vector tsvector NOT NULL DEFAULT ''::tsvector;
+    UPDATE ${s}.agentrx_runs AS r SET
+      input_text = coalesce(left(CASE WHEN jsonb_typeof(pg_temp.agentrx_json(r.inputs) -> 'input') = 'string' THEN pg_temp.agentrx_json(r.inputs) ->> 'input' WHEN pg_temp.agentrx_json(r.inputs) IS NULL THEN '' ELSE r.inputs END, 2000), ''),
+      cost_usd = CASE WHEN jsonb_typeof(pg_temp.agentrx_json(r.usage) -> 'cost' -> 'total') = 'number' THEN greatest((pg_temp.agentrx_json(r.usage) -> 'cost' ->> 'total')::double precision, 0) ELSE 0 END,
+      answer_text = coalesce((
+        SELECT left(pg_temp.agentrx_json(e.data) ->> 'output', 2000) FROM ${s}.agentrx_run_events AS e
+        WHERE e.run_id = r.run_id AND e.type = 'output' AND pg_temp.agentrx_json(e.data) IS NOT NULL AND NOT (pg_temp.agentrx_json(e.data) ? 'subRun')
+        ORDER BY e.seq DESC LIMIT 1
+      ), '');
+    UPDATE ${s}.agentrx_runs SET input_vector = to_tsvector('simple', input_text), answer_vector = to_tsvector('simple', answer_text);
+    CREATE INDEX agentrx_runs_search ON ${s}.agentrx_runs USING gin ((input_vector || answer_vector));
+    CREATE INDEX agentrx_runs_created_id ON ${s}.agentrx_runs (created_at, run_id COLLATE "C");
+    CREATE INDEX agentrx_runs_updated_id ON ${s}.agentrx_runs (updated_at, run_id COLLATE "C");
+    CREATE INDEX agentrx_runs_cost_id ON ${s}.agentrx_runs (cost_usd, run_id COLLATE "C");`,
+  },
 ];
 
 /** The latest schema version this package knows. */

@@ -1,4 +1,5 @@
 import { RUN_COLUMNS, type EventRow, type RunRow } from "../internal/run-record";
+import { SORT_COLUMNS } from "../internal/run-list-query";
 import type { ThreadMessageRow } from "../internal/thread-record";
 import type { RunFilter } from "../internal/validate-run-arguments";
 
@@ -53,7 +54,8 @@ export function postgresQueries(s: string): PostgresQueries {
   const readMessages = `SELECT seq, run_id, tokens, at, message FROM ${messages} WHERE thread_id = $1 AND seq > $2::bigint AND seq < $3::bigint ORDER BY seq`;
   const params = RUN_COLUMNS.split(", ").map((_, index) => `$${index + 1}`).join(", ");
   return {
-    insertRun: `INSERT INTO ${runs} (${RUN_COLUMNS}) VALUES (${params}) ON CONFLICT (run_id) DO NOTHING`,
+    // The last parameter: the input's words, for the search vector.
+    insertRun: `INSERT INTO ${runs} (${RUN_COLUMNS}, input_vector) VALUES (${params}, to_tsvector('simple', $${RUN_COLUMNS.split(", ").length + 1}::text)) ON CONFLICT (run_id) DO NOTHING`,
     selectRun: `SELECT ${RUN_COLUMNS} FROM ${runs} WHERE run_id = $1`,
     // One statement: lock the row, take the lease when it is free, return the row as it was.
     claim: `WITH before AS (
@@ -102,8 +104,19 @@ export function postgresQueries(s: string): PostgresQueries {
       if (filter.statuses !== undefined) add((n) => `status = ANY (${n}::text[])`, filter.statuses);
       if (filter.since !== undefined) add((n) => `created_at >= ${n}`, filter.since);
       if (filter.before !== undefined) add((n) => `created_at < ${n}`, filter.before);
+      if (filter.hasError !== undefined) where.push(filter.hasError ? "error IS NOT NULL" : "error IS NULL");
+      if (filter.minCost !== undefined) add((n) => `cost_usd >= ${n}`, filter.minCost);
+      if (filter.maxCost !== undefined) add((n) => `cost_usd <= ${n}`, filter.maxCost);
+      // Words of letters and digits only: nothing the user types is read as tsquery syntax.
+      if (filter.terms !== undefined) add((n) => `(input_vector || answer_vector) @@ to_tsquery('simple', ${n})`, filter.terms.map((term) => `${term}:*`).join(" & "));
+      const column = SORT_COLUMNS[filter.sort];
+      const direction = filter.order === "asc" ? "ASC" : "DESC";
+      if (filter.after !== undefined) {
+        values.push(filter.after.key, filter.after.runId);
+        where.push(`(${column}, run_id COLLATE "C") ${filter.order === "asc" ? ">" : "<"} ($${values.length - 1}, $${values.length}::text COLLATE "C")`);
+      }
       values.push(filter.limit);
-      const text = `SELECT ${RUN_COLUMNS} FROM ${runs}${where.length ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, run_id COLLATE "C" DESC LIMIT $${values.length}`;
+      const text = `SELECT ${RUN_COLUMNS} FROM ${runs}${where.length ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY ${column} ${direction}, run_id COLLATE "C" ${direction} LIMIT $${values.length}`;
       return { text, values };
     },
   };
@@ -126,17 +139,20 @@ function writeSql(runs: string, events: string, count: number): string {
           owner = CASE WHEN $9::boolean THEN NULL ELSE owner END,
           lease_expires_at = CASE WHEN $9::boolean THEN NULL ELSE $10::bigint END,
           updated_at = $11::bigint,
-          event_count = coalesce($12::integer, event_count)
+          event_count = coalesce($12::integer, event_count),
+          answer_text = coalesce($14::text, answer_text),
+          answer_vector = CASE WHEN $14::text IS NULL THEN answer_vector ELSE to_tsvector('simple', $16::text) END,
+          cost_usd = coalesce($15::double precision, cost_usd)
         WHERE run_id = $1 AND owner = $2 AND ($13::integer IS NULL OR epoch = $13::integer) AND ($3::integer IS NULL OR event_count = $3::integer)
         RETURNING run_id`;
   if (count === 0) return `WITH run AS (${update}) SELECT count(*)::integer AS updated FROM run`;
   const rows =
     count <= MAX_VALUES_EVENTS
       ? `(VALUES ${Array.from({ length: count }, (_, index) => {
-          const n = 14 + index * 4;
+          const n = 17 + index * 4;
           return `($${n}::integer, $${n + 1}::text, $${n + 2}::bigint, $${n + 3}::text)`;
         }).join(", ")})`
-      : "unnest($14::integer[], $15::text[], $16::bigint[], $17::text[])";
+      : "unnest($17::integer[], $18::text[], $19::bigint[], $20::text[])";
   return `WITH run AS (${update}), added AS (
         INSERT INTO ${events} (run_id, seq, type, at, data)
         SELECT run.run_id, e.seq, e.type, e.at, e.data FROM run, ${rows} AS e (seq, type, at, data)
@@ -174,6 +190,9 @@ export function runRowOf(row: Record<string, unknown>): RunRow {
     epoch: Number(row.epoch ?? 0),
     fork_of_run_id: (row.fork_of_run_id ?? null) as string | null,
     fork_of_iteration: row.fork_of_iteration === null || row.fork_of_iteration === undefined ? null : Number(row.fork_of_iteration),
+    input_text: (row.input_text ?? "") as string,
+    answer_text: (row.answer_text ?? "") as string,
+    cost_usd: Number(row.cost_usd ?? 0),
   };
 }
 

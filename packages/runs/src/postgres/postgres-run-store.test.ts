@@ -177,7 +177,7 @@ describe.skipIf(database.skip)("PostgresRunStore", () => {
     const [reports] = await Promise.all([runManyProcesses({ kind: "postgres", connectionString, schema: name }, 2), ...stores.map((store) => store.listRuns())]);
     await Promise.all(stores.map((store) => store.close()));
     const { rows } = await database.pool().query(`SELECT version FROM "${name}".agentrx_schema_migrations ORDER BY version`);
-    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
     const check = new PostgresRunStore({ pool: database.pool(), schema: name });
     expect((await check.listRuns()).map((run) => run.runId).sort()).toEqual(reports.map((report) => report.runId).sort());
     await check.close();
@@ -186,11 +186,11 @@ describe.skipIf(database.skip)("PostgresRunStore", () => {
   it("can be migrated ahead of time, by the static method or by running its SQL (again)", async () => {
     database.assertReachable();
     const name = extraSchema();
-    expect(await PostgresRunStore.migrate({ connectionString, schema: name })).toBe(3);
+    expect(await PostgresRunStore.migrate({ connectionString, schema: name })).toBe(4);
     await database.pool().query(postgresMigrationSql(name));
     await database.pool().query(postgresMigrationSql(name));
     const { rows } = await database.pool().query(`SELECT version FROM "${name}".agentrx_schema_migrations ORDER BY version`);
-    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
     const tables = await database.pool().query("SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name", [name]);
     expect(tables.rows.map((row) => row.table_name)).toEqual(["agentrx_run_events", "agentrx_runs", "agentrx_schema_migrations", "agentrx_thread_messages", "agentrx_threads"]);
   });
@@ -211,7 +211,25 @@ describe.skipIf(database.skip)("PostgresRunStore", () => {
     expect((await store.claimRun("old", { owner: "w", leaseMs: 1000, at: 3 })).epoch).toBe(1);
     expect(await store.appendThreadMessages("t1", [{ message: { type: "human", data: { content: "hi" } }, tokens: 5, at: 3 }])).toEqual([1]);
     await store.close();
-    expect((await pool.query(`SELECT version FROM "${name}".agentrx_schema_migrations ORDER BY version`)).rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+    expect((await pool.query(`SELECT version FROM "${name}".agentrx_schema_migrations ORDER BY version`)).rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+  });
+
+  it("upgrades a schema of version 3: old runs get previews, cost and search from their inputs, usage and output", async () => {
+    database.assertReachable();
+    const name = extraSchema();
+    const pool = database.pool();
+    await pool.query(`CREATE SCHEMA "${name}"; CREATE TABLE "${name}".agentrx_schema_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL);`);
+    for (const migration of POSTGRES_MIGRATIONS.slice(0, 3)) await pool.query(migration.up(`"${name}"`));
+    await pool.query(`INSERT INTO "${name}".agentrx_schema_migrations (version, applied_at) VALUES (1, 0), (2, 0), (3, 0)`);
+    const usage = '{"input_tokens":1,"output_tokens":1,"total_tokens":2,"cost":{"input":0.5,"output":0.25,"total":0.75,"currency":"USD"}}';
+    await pool.query(`INSERT INTO "${name}".agentrx_runs (run_id, status, inputs, usage, created_at, updated_at) VALUES ('old', 'finished', '{"input":"Weather in Paris?"}', $1, 1, 2), ('broken', 'finished', '{not json', NULL, 3, 4)`, [usage]);
+    await pool.query(`INSERT INTO "${name}".agentrx_run_events (run_id, seq, type, at, data) VALUES ('old', 1, 'output', 2, '{"type":"output","at":2,"output":"Sunny and mild."}')`);
+    const store = new PostgresRunStore({ pool, schema: name });
+    expect(await store.getRun("old")).toMatchObject({ inputPreview: "Weather in Paris?", answerPreview: "Sunny and mild." });
+    expect((await store.listRuns({ search: "sunn pari" })).map((run) => run.runId)).toEqual(["old"]);
+    expect((await store.listRuns({ minCost: 0.5 })).map((run) => run.runId)).toEqual(["old"]);
+    expect((await store.listRuns({ sort: "cost", order: "asc" })).map((run) => run.runId)).toEqual(["broken", "old"]);
+    await store.close();
   });
 
   it("assigns every seq of a thread once when several processes append to it at once", { timeout: 60_000 }, async () => {

@@ -1,3 +1,4 @@
+import { searchTerms, withCursors } from "../internal/run-list-query";
 import { InvalidArgumentError } from "@agentrx/core";
 import {
   RunBusyError,
@@ -222,6 +223,7 @@ export class PostgresRunStore implements RunStore {
     checkNewRun(run);
     const row = newRunRow(run) as unknown as Record<string, unknown>;
     const values = RUN_COLUMNS.split(", ").map((column) => row[column]);
+    values.push(searchTerms(row["input_text"] as string).join(" "));
     const { rowCount } = await this.#query("createRun", run.runId, { name: this.#names.insertRun, text: this.#sql.insertRun, values });
     if (rowCount === 0) {
       throw new RunStoreError({ operation: "createRun", runId: run.runId, message: `${STORE}: run "${run.runId}" exists already; run ids must be unique.` });
@@ -260,6 +262,7 @@ export class PostgresRunStore implements RunStore {
         runId, write.owner, expected ?? null,
         c.status, c.stop_reason, c.usage, c.error, c.checkpoint, c.release, c.lease_expires_at, c.updated_at, c.event_count,
         write.epoch ?? null,
+        c.answer_text, c.cost_usd, c.answer_text === null ? null : searchTerms(c.answer_text).join(" "),
         ...writeEventValues(events),
       ],
     });
@@ -285,9 +288,11 @@ export class PostgresRunStore implements RunStore {
   }
 
   async listRuns(options?: ListRunsOptions): Promise<RunInfo[]> {
-    const query = this.#sql.list(checkListOptions(options));
+    const filter = checkListOptions(options);
+    const query = this.#sql.list(filter);
     const { rows } = await this.#query("listRuns", undefined, { ...query, name: statementName("list", query.text) });
-    return rows.map((row) => listedRunInfoOf(runRowOf(row)));
+    const runRows = rows.map(runRowOf);
+    return withCursors(runRows.map(listedRunInfoOf), runRows, filter);
   }
 
   async deleteRun(runId: string): Promise<boolean> {

@@ -68,12 +68,66 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       ALTER TABLE agentrx_runs ADD COLUMN fork_of_iteration INTEGER;
     `,
   },
+  {
+    version: 4,
+    // Search, previews, cost and sort for the runs list. Runs recorded before this step get their
+    // input and answer text from their inputs and their last output event, and their cost from
+    // their usage; rows whose JSON cannot be read keep empty text. The full-text index (FTS5) is
+    // created after this step where the SQLite build has FTS5 (see FTS_SETUP).
+    up: `
+      ALTER TABLE agentrx_runs ADD COLUMN input_text TEXT NOT NULL DEFAULT '';
+      ALTER TABLE agentrx_runs ADD COLUMN answer_text TEXT NOT NULL DEFAULT '';
+      ALTER TABLE agentrx_runs ADD COLUMN cost_usd REAL NOT NULL DEFAULT 0;
+      UPDATE agentrx_runs SET
+        input_text = CASE WHEN json_valid(inputs) THEN substr(CASE WHEN json_type(inputs, '$.input') = 'text' THEN json_extract(inputs, '$.input') ELSE inputs END, 1, 2000) ELSE '' END,
+        cost_usd = CASE WHEN json_valid(usage) AND json_type(usage, '$.cost.total') IN ('real', 'integer') THEN max(json_extract(usage, '$.cost.total'), 0) ELSE 0 END,
+        answer_text = coalesce((
+          SELECT substr(json_extract(e.data, '$.output'), 1, 2000) FROM agentrx_run_events e
+          WHERE e.run_id = agentrx_runs.run_id AND e.type = 'output' AND json_valid(e.data) AND json_type(e.data, '$.subRun') IS NULL
+          ORDER BY e.seq DESC LIMIT 1
+        ), '');
+      CREATE INDEX agentrx_runs_created_id ON agentrx_runs (created_at, run_id);
+      CREATE INDEX agentrx_runs_updated_id ON agentrx_runs (updated_at, run_id);
+      CREATE INDEX agentrx_runs_cost_id ON agentrx_runs (cost_usd, run_id);
+    `,
+  },
 ];
+
+/**
+ * The full-text index of the runs list: an FTS5 table over `input_text` and `answer_text`
+ * (external content: it stores no second copy of the text), kept in step by triggers. Created
+ * with migration 4 where SQLite has FTS5 (better-sqlite3 and Node's `node:sqlite` do); without
+ * it, search reads the text columns directly.
+ */
+const FTS_SETUP = `
+  CREATE VIRTUAL TABLE agentrx_runs_fts USING fts5(input_text, answer_text, content='agentrx_runs', content_rowid='rowid');
+  INSERT INTO agentrx_runs_fts (agentrx_runs_fts) VALUES ('rebuild');
+  CREATE TRIGGER agentrx_runs_fts_insert AFTER INSERT ON agentrx_runs BEGIN
+    INSERT INTO agentrx_runs_fts (rowid, input_text, answer_text) VALUES (new.rowid, new.input_text, new.answer_text);
+  END;
+  CREATE TRIGGER agentrx_runs_fts_delete AFTER DELETE ON agentrx_runs BEGIN
+    INSERT INTO agentrx_runs_fts (agentrx_runs_fts, rowid, input_text, answer_text) VALUES ('delete', old.rowid, old.input_text, old.answer_text);
+  END;
+  CREATE TRIGGER agentrx_runs_fts_update AFTER UPDATE OF input_text, answer_text ON agentrx_runs BEGIN
+    INSERT INTO agentrx_runs_fts (agentrx_runs_fts, rowid, input_text, answer_text) VALUES ('delete', old.rowid, old.input_text, old.answer_text);
+    INSERT INTO agentrx_runs_fts (rowid, input_text, answer_text) VALUES (new.rowid, new.input_text, new.answer_text);
+  END;
+`;
+
+/** Whether the file has the full-text index of the runs list. */
+export function hasRunsFts(db: SqliteConnection): boolean {
+  return hasTable(db, "agentrx_runs_fts");
+}
 
 const LATEST = SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length - 1]!.version;
 
 function hasTable(db: SqliteConnection, name: string): boolean {
   return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+}
+
+function hasFts5(db: SqliteConnection): boolean {
+  const row = db.prepare("SELECT sqlite_compileoption_used('ENABLE_FTS5') AS fts5").get() as { fts5: number } | undefined;
+  return row?.fts5 === 1;
 }
 
 function currentVersion(db: SqliteConnection): number {
@@ -109,6 +163,7 @@ export function migrateSqlite(db: SqliteConnection, path: string, at: number = D
     for (const migration of SQLITE_MIGRATIONS) {
       if (migration.version <= current) continue;
       db.exec(migration.up);
+      if (migration.version === 4 && hasFts5(db)) db.exec(FTS_SETUP);
       record.run(migration.version, at);
     }
   });

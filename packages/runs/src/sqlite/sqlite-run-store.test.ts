@@ -71,14 +71,25 @@ describe("SqliteRunStore", () => {
       expect(objects).toEqual([
         { type: "table", name: "agentrx_run_events" },
         { type: "table", name: "agentrx_runs" },
+        { type: "index", name: "agentrx_runs_cost_id" },
         { type: "index", name: "agentrx_runs_created" },
+        { type: "index", name: "agentrx_runs_created_id" },
+        { type: "table", name: "agentrx_runs_fts" },
+        { type: "table", name: "agentrx_runs_fts_config" },
+        { type: "table", name: "agentrx_runs_fts_data" },
+        { type: "trigger", name: "agentrx_runs_fts_delete" },
+        { type: "table", name: "agentrx_runs_fts_docsize" },
+        { type: "table", name: "agentrx_runs_fts_idx" },
+        { type: "trigger", name: "agentrx_runs_fts_insert" },
+        { type: "trigger", name: "agentrx_runs_fts_update" },
         { type: "index", name: "agentrx_runs_status_created" },
         { type: "index", name: "agentrx_runs_thread_created" },
         { type: "index", name: "agentrx_runs_updated" },
+        { type: "index", name: "agentrx_runs_updated_id" },
         { type: "table", name: "agentrx_schema_migrations" },
         { type: "table", name: "agentrx_thread_messages" },
       ]);
-      expect(db.prepare("SELECT version FROM agentrx_schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+      expect(db.prepare("SELECT version FROM agentrx_schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
     } finally {
       db.close();
     }
@@ -92,7 +103,7 @@ describe("SqliteRunStore", () => {
     expect((await store.listRuns()).map((run) => run.runId).sort()).toEqual(reports.map((report) => report.runId).sort());
     await store.close();
     const db = new Database(path, { readonly: true });
-    expect(db.prepare("SELECT version FROM agentrx_schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+    expect(db.prepare("SELECT version FROM agentrx_schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
     db.close();
   });
 
@@ -113,8 +124,42 @@ describe("SqliteRunStore", () => {
     expect(await store.appendThreadMessages("t1", [{ message: { type: "human", data: { content: "hi" } }, tokens: 5, at: 3 }])).toEqual([1]);
     await store.close();
     const check = new Database(path, { readonly: true });
-    expect(check.prepare("SELECT version FROM agentrx_schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+    expect(check.prepare("SELECT version FROM agentrx_schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
     check.close();
+  });
+
+  it("upgrades a file of schema version 3: old runs get previews, cost and search from their inputs, usage and output", async () => {
+    const path = freshPath();
+    const db = new Database(path);
+    db.exec("CREATE TABLE agentrx_schema_migrations (version INTEGER PRIMARY KEY NOT NULL, applied_at INTEGER NOT NULL)");
+    for (const migration of SQLITE_MIGRATIONS.slice(0, 3)) db.exec(migration.up);
+    db.exec("INSERT INTO agentrx_schema_migrations (version, applied_at) VALUES (1, 0), (2, 0), (3, 0)");
+    const insert = db.prepare("INSERT INTO agentrx_runs (run_id, status, inputs, usage, created_at, updated_at) VALUES (?, 'finished', ?, ?, ?, ?)");
+    insert.run("old", '{"input":"Weather in Paris?"}', '{"input_tokens":1,"output_tokens":1,"total_tokens":2,"cost":{"input":0.5,"output":0.25,"total":0.75,"currency":"USD"}}', 1, 2);
+    insert.run("broken", "{not json", null, 3, 4);
+    db.prepare("INSERT INTO agentrx_run_events (run_id, seq, type, at, data) VALUES ('old', 1, 'output', 2, ?)").run('{"type":"output","at":2,"output":"Sunny and mild."}');
+    db.close();
+    const store = new SqliteRunStore({ path });
+    expect(await store.getRun("old")).toMatchObject({ inputPreview: "Weather in Paris?", answerPreview: "Sunny and mild." });
+    expect((await store.listRuns({ search: "sunn pari" })).map((run) => run.runId)).toEqual(["old"]);
+    expect((await store.listRuns({ minCost: 0.5 })).map((run) => run.runId)).toEqual(["old"]);
+    expect((await store.listRuns({ sort: "cost", order: "asc" })).map((run) => run.runId)).toEqual(["broken", "old"]);
+    await store.close();
+  });
+
+  it("lists a search with many hits (walking the sort's index) in the same order and pages as with few", async () => {
+    const store = new SqliteRunStore({ path: freshPath() });
+    const at = 1_000_000;
+    for (let i = 0; i < 1100; i++) {
+      await store.createRun({ runId: `r${String(i).padStart(4, "0")}`, threadId: i % 2 === 0 ? "even" : "odd", inputs: { input: i % 550 === 0 ? "common rare" : "common" }, status: "queued", at: at + (i % 300) });
+    }
+    const byCreation = (await store.listRuns({ search: "common", limit: 5 })).map((run) => run.runId);
+    expect(byCreation).toEqual(["r0899", "r0599", "r0299", "r0898", "r0598"]);
+    const page = await store.listRuns({ search: "common", limit: 3, order: "asc", cursor: (await store.listRuns({ search: "common", limit: 3, order: "asc" })).at(-1)!.cursor! });
+    expect(page.map((run) => run.runId)).toEqual(["r0900", "r0001", "r0301"]);
+    expect((await store.listRuns({ search: "common", threadId: "odd", limit: 2 })).map((run) => run.runId)).toEqual(["r0899", "r0599"]);
+    expect((await store.listRuns({ search: "rare common" })).map((run) => run.runId)).toEqual(["r0550", "r0000"]);
+    await store.close();
   });
 
   it("assigns every seq of a thread once when several processes append to it at once", { timeout: 60_000 }, async () => {

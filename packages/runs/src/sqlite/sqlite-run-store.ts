@@ -1,3 +1,4 @@
+import { withCursors } from "../internal/run-list-query";
 import { mkdirSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { InvalidArgumentError } from "@agentrx/core";
@@ -269,7 +270,11 @@ export class SqliteRunStore implements RunStore {
   }
 
   listRuns(options?: ListRunsOptions): Promise<RunInfo[]> {
-    return this.#call("listRuns", undefined, (statements) => statements.listRuns(checkListOptions(options)).map(listedRunInfoOf));
+    return this.#call("listRuns", undefined, (statements) => {
+      const filter = checkListOptions(options);
+      const rows = statements.listRuns(filter);
+      return withCursors(rows.map(listedRunInfoOf), rows, filter);
+    });
   }
 
   deleteRun(runId: string): Promise<boolean> {

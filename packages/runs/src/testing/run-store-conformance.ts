@@ -7,6 +7,7 @@ import { fencingTests } from "./conformance/fencing-tests";
 import { leaseTests } from "./conformance/lease-tests";
 import { listingTests } from "./conformance/listing-tests";
 import { recordTests } from "./conformance/record-tests";
+import { searchTests } from "./conformance/search-tests";
 import { stringTests } from "./conformance/string-tests";
 import { threadTests } from "./conformance/thread-tests";
 
@@ -98,6 +99,7 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
 
     recordTests(context);
     listingTests(context);
+    searchTests(context);
     leaseTests(context);
     fencingTests(context);
     concurrencyTests(context);

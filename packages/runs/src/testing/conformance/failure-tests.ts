@@ -50,7 +50,7 @@ export function failureTests(context: ConformanceContext): void {
       const claimError = await rejectionOf(store().claimRun(broken[0]!, { owner: "w", leaseMs: 60_000, at: at + 10 }));
       expect(RunStoreError.isInstance(claimError)).toBe(true);
       expect(claimError.message).toContain(broken[0]!);
-      expect(listed[0]).toEqual(await store().getRun(healthy));
+      expect({ ...listed[0], cursor: undefined }).toEqual(await store().getRun(healthy));
       expect(listed[0]?.error).toBeUndefined();
       expect(await store().deleteRun(broken[0]!)).toBe(true);
     });

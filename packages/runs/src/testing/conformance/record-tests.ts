@@ -25,6 +25,7 @@ export function recordTests(context: ConformanceContext): void {
         owner: "owner-1",
         leaseExpiresAt: at + LEASE,
         epoch: 1,
+        inputPreview: "hello",
       });
     });
 

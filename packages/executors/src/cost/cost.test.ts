@@ -1,0 +1,131 @@
+import { createToolCallingAgent } from "@agentrx/agents";
+import { ScriptedChatModel, type ScriptedResponse } from "@agentrx/core/testing";
+import { AgentExecutor, type AgentExecutorOptions, type AgentStreamEvent, type UsageEvent, addCost, costBudget, priceUsage } from "@agentrx/executors";
+import { tool } from "@langchain/core/tools";
+import { lastValueFrom, toArray } from "rxjs";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { prompt } from "../operators/executor-fixtures";
+import { priceTableFunction, resolvePrices } from "./cost";
+
+const search = tool(async ({ query }: { query: string }) => `Sunny in ${query}`, {
+  name: "search",
+  description: "Search the web.",
+  schema: z.object({ query: z.string() }),
+});
+
+function executorOf(responses: ScriptedResponse[], options: Partial<AgentExecutorOptions>, model = "gpt-4o-2024-08-06") {
+  const llm = new ScriptedChatModel({ responses, model });
+  return new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [search], prompt }), tools: [search], ...options });
+}
+
+const call = (query: string): ScriptedResponse => ({ toolCalls: [{ name: "search", args: { query } }], usage: { inputTokens: 1_000, outputTokens: 100 } });
+const answer: ScriptedResponse = { content: "Sunny.", usage: { inputTokens: 2_000, outputTokens: 200 } };
+
+describe("priceUsage", () => {
+  it("prices cached reads, cache writes and reasoning tokens at their own rates", () => {
+    const cost = priceUsage(
+      {
+        input_tokens: 1_000_000,
+        output_tokens: 500_000,
+        total_tokens: 1_500_000,
+        input_token_details: { cache_read: 600_000, cache_creation: 100_000 },
+        output_token_details: { reasoning: 200_000 },
+      },
+      { input: 2, cacheRead: 0.5, cacheWrite: 2.5, output: 8, reasoning: 10 },
+    );
+    // 300k uncached at $2, 600k read at $0.5, 100k written at $2.5; 300k output at $8, 200k reasoning at $10.
+    expect(cost.input).toBeCloseTo(0.6 + 0.3 + 0.25, 10);
+    expect(cost.output).toBeCloseTo(2.4 + 2, 10);
+    expect(cost.total).toBeCloseTo(cost.input + cost.output, 10);
+    expect(cost.currency).toBe("USD");
+  });
+
+  it("defaults the cache and reasoning rates to the input and output rates", () => {
+    const cost = priceUsage(
+      { input_tokens: 1_000_000, output_tokens: 1_000_000, total_tokens: 2_000_000, input_token_details: { cache_read: 500_000 }, output_token_details: { reasoning: 500_000 } },
+      { input: 1, output: 4 },
+    );
+    expect(cost).toEqual({ input: 1, output: 4, total: 5, currency: "USD" });
+  });
+
+  it("a price table matches the exact name, else the longest prefix", () => {
+    const price = priceTableFunction({ "gpt-4o": { input: 1, output: 1 }, "gpt-4o-mini": { input: 0.1, output: 0.1 } });
+    const usage = { input_tokens: 1_000_000, output_tokens: 0, total_tokens: 1_000_000 };
+    expect(price("gpt-4o-mini-2024-07-18", usage)?.total).toBeCloseTo(0.1);
+    expect(price("gpt-4o-2024-08-06", usage)?.total).toBeCloseTo(1);
+    expect(price("claude-3", usage)).toBeUndefined();
+  });
+
+  it("addCost sums either side", () => {
+    expect(addCost(undefined, undefined)).toBeUndefined();
+    expect(addCost({ input: 1, output: 2, total: 3, currency: "USD" }, { input: 1, output: 1, total: 2, currency: "USD" })).toEqual({ input: 2, output: 3, total: 5, currency: "USD" });
+  });
+
+  it('"auto" prices from @pydantic/genai-prices, cached reads cheaper', async () => {
+    const price = await resolvePrices("auto");
+    const plain = price("gpt-4o", { input_tokens: 1_000_000, output_tokens: 0, total_tokens: 1_000_000 });
+    const cached = price("gpt-4o", { input_tokens: 1_000_000, output_tokens: 0, total_tokens: 1_000_000, input_token_details: { cache_read: 1_000_000 } });
+    expect(plain?.total).toBeGreaterThan(0);
+    expect(cached!.total).toBeLessThan(plain!.total);
+    expect(price("no-such-model-xyz", { input_tokens: 1, output_tokens: 1, total_tokens: 2 })).toBeUndefined();
+  });
+});
+
+describe("the executor's prices option", () => {
+  const table = { "gpt-4o": { input: 2.5, output: 10 } };
+
+  it("puts usage.cost on each usage event and sums it into the run's usage", async () => {
+    const executor = executorOf([call("Paris"), answer], { prices: table });
+    const events = await lastValueFrom(executor.stream({ input: "Weather?" }).pipe(toArray()));
+    const usages = events.filter((event): event is UsageEvent => event.type === "usage");
+    expect(usages.map((event) => event.usage.cost?.total)).toEqual([0.0025 + 0.001, 0.005 + 0.002]);
+    expect(usages[0]?.model).toBe("gpt-4o-2024-08-06");
+    const output = events.at(-1) as Extract<AgentStreamEvent, { type: "output" }>;
+    expect(output.usage?.cost?.total).toBeCloseTo(0.0105, 10);
+    const result = await lastValueFrom(executorOf([call("Paris"), answer], { prices: table }).invoke({ input: "Weather?" }));
+    expect(result.usage?.cost).toMatchObject({ input: 0.0075, output: 0.003, currency: "USD" });
+  });
+
+  it("leaves a call of an unpriced model without cost", async () => {
+    const executor = executorOf([answer], { prices: table }, "mystery-model");
+    const result = await lastValueFrom(executor.invoke({ input: "Weather?" }));
+    expect(result.usage?.input_tokens).toBe(2_000);
+    expect(result.usage?.cost).toBeUndefined();
+  });
+
+  it("takes a function that decides per call", async () => {
+    const seen: string[] = [];
+    const executor = executorOf([answer], {
+      prices: (model, usage) => {
+        seen.push(model);
+        return { input: usage.input_tokens, output: 0, total: usage.input_tokens, currency: "USD" };
+      },
+    });
+    const result = await lastValueFrom(executor.invoke({ input: "Weather?" }));
+    expect(seen).toEqual(["gpt-4o-2024-08-06"]);
+    expect(result.usage?.cost?.total).toBe(2_000);
+  });
+
+  it("refuses a malformed price table at construction, naming the field", () => {
+    expect(() => executorOf([answer], { prices: { "gpt-4o": { input: 1 } } as never })).toThrow(/prices\["gpt-4o"\]\.output/);
+    expect(() => executorOf([answer], { prices: "cheap" as never })).toThrow(/`prices` must be "auto"/);
+  });
+});
+
+describe("costBudget", () => {
+  it("stops the run before the tools of the call that spent it, with a clear stopReason", async () => {
+    const executor = executorOf([call("Paris"), call("Lyon"), answer], { prices: { "gpt-4o": { input: 2.5, output: 10 } } });
+    const events = await lastValueFrom(executor.stream({ input: "Weather?" }, { stopWhen: costBudget(0.005) }).pipe(toArray()));
+    const output = events.at(-1) as Extract<AgentStreamEvent, { type: "output" }>;
+    expect(output.stopReason).toBe("budget");
+    expect(output.stoppedBy).toEqual({ budget: "cost", limit: 0.005, used: 0.007 });
+    expect(output.output).toBe("Agent stopped because its cost budget was spent ($0.0070 used of $0.0050).");
+    expect(events.filter((event) => event.type === "step")).toHaveLength(1);
+  });
+
+  it("refuses a budget that is not a positive number", () => {
+    expect(() => costBudget(0)).toThrow(/`maxUsd` must be a positive number/);
+    expect(() => costBudget(Number.NaN)).toThrow(/`maxUsd`/);
+  });
+});

@@ -1,0 +1,127 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createToolCallingAgent } from "@agentrx/agents";
+import { ScriptedChatModel, type ScriptedResponse } from "@agentrx/core/testing";
+import { AgentExecutor, type RunStore } from "@agentrx/executors";
+import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
+import { tool } from "@langchain/core/tools";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { runCli } from "../cli/run-cli";
+import { MemoryRunStore } from "../memory/index";
+import { SqliteRunStore } from "../sqlite/index";
+import { diffRuns, readRunRecord } from "./diff-runs";
+
+const prompt = ChatPromptTemplate.fromMessages([["system", "You are helpful."], ["human", "{input}"], new MessagesPlaceholder("agent_scratchpad")]);
+const PRICES = { "gpt-4o": { input: 2.5, output: 10 } };
+
+function executorOf(store: RunStore, responses: ScriptedResponse[], weather: (city: string) => string = (city) => `Sunny in ${city}`) {
+  const search = tool(async ({ city }: { city: string }) => weather(city), { name: "weather", description: "Weather.", schema: z.object({ city: z.string() }) });
+  const llm = new ScriptedChatModel({ responses, model: "gpt-4o" });
+  return new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [search], prompt }), tools: [search], store, prices: PRICES });
+}
+const call = (city: string): ScriptedResponse => ({ toolCalls: [{ name: "weather", args: { city }, id: `call-${city}` }], usage: { inputTokens: 1000, outputTokens: 100 } });
+const answer = (text: string): ScriptedResponse => ({ content: text, usage: { inputTokens: 2000, outputTokens: 200 } });
+
+describe("diffRuns", () => {
+  it("finds no divergence between two runs that did the same", async () => {
+    const store = new MemoryRunStore();
+    await executorOf(store, [call("Paris"), answer("Sunny.")]).invoke({ input: "Weather in Paris?" }, { runId: "a" });
+    await executorOf(store, [call("Paris"), answer("Sunny.")]).invoke({ input: "Weather in Paris?" }, { runId: "b" });
+    const diff = diffRuns(await readRunRecord(store, "a"), await readRunRecord(store, "b"));
+    expect(diff.firstDivergence).toBeUndefined();
+    expect(diff.iterations.map((iteration) => iteration.same)).toEqual([true, true]);
+    expect(diff.iterations[0]?.toolCalls.a).toEqual([{ tool: "weather", input: { city: "Paris" }, observation: "Sunny in Paris" }]);
+    expect(diff.cost).toEqual({ a: 0.0105, b: 0.0105, same: true });
+    // The recorded usage events keep the model's name and each call's cost.
+    const usage = (await store.readEvents("a")).filter((event) => event.type === "usage").map((event) => event.data);
+    expect(usage).toMatchObject([{ model: "gpt-4o", usage: { cost: { total: 0.0035 } } }, { model: "gpt-4o", usage: { cost: { total: 0.007 } } }]);
+  });
+
+  it("marks where a fork with an edited observation first differs, and the fork relation", async () => {
+    const store = new MemoryRunStore();
+    await executorOf(store, [call("Paris"), call("Rome"), answer("Sunny, then sunny.")]).invoke({ input: "Paris then Rome?" }, { runId: "src" });
+    const forking = executorOf(store, [call("Rome"), answer("Snow, then sunny.")]);
+    await forking.fork("src", { at: 1, edit: { observation: "Snow in Paris" }, runId: "fork" });
+    const diff = diffRuns(await readRunRecord(store, "src"), await readRunRecord(store, "fork"));
+    expect(diff.relation).toEqual({ fork: "b", iteration: 1 });
+    expect(diff.inputs.same).toBe(true);
+    expect(diff.firstDivergence).toEqual({ field: "toolCalls", iteration: 0, description: "Iteration 0: tool call 0 (weather) returned a different observation." });
+    expect(diff.iterations[0]?.toolCalls.b[0]?.observation).toBe("Snow in Paris");
+    expect(diff.answer).toEqual({ a: "Sunny, then sunny.", b: "Snow, then sunny.", same: false });
+  });
+
+  it("marks different inputs first, and a run with more iterations", async () => {
+    const store = new MemoryRunStore();
+    await executorOf(store, [answer("Hi.")]).invoke({ input: "Hello" }, { runId: "short" });
+    await executorOf(store, [call("Oslo"), answer("Cold.")]).invoke({ input: "Hello" }, { runId: "long" });
+    await executorOf(store, [answer("Hi.")]).invoke({ input: "Hey" }, { runId: "other" });
+    expect(diffRuns(await readRunRecord(store, "short"), await readRunRecord(store, "other")).firstDivergence?.field).toBe("inputs");
+    const diff = diffRuns(await readRunRecord(store, "short"), await readRunRecord(store, "long"));
+    expect(diff.firstDivergence).toMatchObject({ field: "reply", iteration: 0 });
+    expect(diff.iterations).toHaveLength(2);
+    expect(diff.iterations[1]?.toolCalls.a).toEqual([]);
+  });
+
+  it("rejects an unknown run with RunNotFoundError", async () => {
+    await expect(readRunRecord(new MemoryRunStore(), "nope")).rejects.toThrow(/nope/);
+  });
+});
+
+describe("agentrx runs (search, sort, paging, cost) and agentrx diff", () => {
+  const dir = mkdtempSync(join(tmpdir(), "agentrx-diff-"));
+  const db = join(dir, "runs.db");
+  const cli = async (args: string[]) => {
+    let stdout = "";
+    let stderr = "";
+    const code = await runCli([...args, "--db", db], { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) }, env: {}, cwd: dir });
+    return { code, stdout, stderr };
+  };
+
+  beforeAll(async () => {
+    const store = new SqliteRunStore({ path: db });
+    await executorOf(store, [call("Paris"), answer("Sunny in Paris.")]).invoke({ input: "Weather in Paris?" }, { runId: "paris" });
+    await executorOf(store, [answer("Rain.")]).invoke({ input: "Weather in Lyon?" }, { runId: "lyon" });
+    await executorOf(store, [call("Rome"), call("Oslo"), answer("Mixed.")]).invoke({ input: "Rome and Oslo?" }, { runId: "trip" });
+    await store.close();
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("shows cost and the input preview, searches, sorts by cost and pages with --cursor", async () => {
+    const all = await cli(["runs"]);
+    expect(all.code).toBe(0);
+    expect(all.stdout).toMatch(/^RUN\s+THREAD\s+STATUS\s+STOP\s+STEPS\s+TOKENS\s+COST\s+DURATION\s+STARTED\s+INPUT$/m);
+    expect(all.stdout).toMatch(/^paris .* \$0\.0105 .* Weather in Paris\?$/m);
+    expect(all.stdout).toMatch(/3 runs in .*, \$0\.0\d+ in all\./);
+    const search = await cli(["runs", "--search", "weath"]);
+    expect(search.stdout.match(/^(paris|lyon|trip) /gm)).toEqual(["lyon ", "paris "]);
+    const dear = await cli(["runs", "--sort", "cost", "--limit", "1"]);
+    expect(dear.stdout.match(/^(paris|lyon|trip) /gm)).toEqual(["trip "]);
+    const next = /Next page: agentrx runs --sort cost --limit 1 --cursor (\S+)/.exec(dear.stdout);
+    expect(next).not.toBeNull();
+    const second = await cli(["runs", "--sort", "cost", "--limit", "1", "--cursor", next![1]!]);
+    expect(second.stdout.match(/^(paris|lyon|trip) /gm)).toEqual(["paris "]);
+    const json = JSON.parse((await cli(["runs", "--min-cost", "0.01", "--json"])).stdout) as { runId: string; answerPreview?: string }[];
+    expect(json.map((run) => [run.runId, run.answerPreview])).toEqual([["trip", "Mixed."], ["paris", "Sunny in Paris."]]);
+  });
+
+  it("refuses bad flags with a usage error", async () => {
+    expect(await cli(["runs", "--sort", "name"])).toMatchObject({ code: 2, stderr: expect.stringMatching(/--sort "name" is not a sort/) });
+    expect(await cli(["runs", "--min-cost", "cheap"])).toMatchObject({ code: 2, stderr: expect.stringMatching(/--min-cost must be an amount/) });
+    expect(await cli(["runs", "--since", "yesterday-ish"])).toMatchObject({ code: 2, stderr: expect.stringMatching(/--since must be a date/) });
+    expect(await cli(["diff", "paris"])).toMatchObject({ code: 2, stderr: expect.stringMatching(/needs two run ids/) });
+    expect(await cli(["diff", "paris", "nope"])).toMatchObject({ code: 1, stderr: expect.stringMatching(/nope/) });
+  });
+
+  it("diffs two runs: the first divergence marked, cost side by side, or as JSON", async () => {
+    const text = await cli(["diff", "paris", "lyon"]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain("First divergence: The runs started with different inputs.");
+    expect(text.stdout).toMatch(/▶ inputs\n {2}a: \{"input":"Weather in Paris\?"\}\n {2}b: \{"input":"Weather in Lyon\?"\}/);
+    expect(text.stdout).toMatch(/^usage\n {2}a: 3300 tokens · \$0\.0105\n {2}b: 2200 tokens · \$0\.0070$/m);
+    const json = JSON.parse((await cli(["diff", "paris", "paris", "--json"])).stdout) as { firstDivergence?: unknown; iterations: unknown[] };
+    expect(json.firstDivergence).toBeUndefined();
+    expect(json.iterations).toHaveLength(2);
+  });
+});

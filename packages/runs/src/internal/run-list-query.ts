@@ -1,0 +1,100 @@
+import { InvalidArgumentError } from "@agentrx/core";
+import type { RunInfo } from "@agentrx/executors";
+import { compareCodePoints } from "./compare-code-points";
+import type { RunRow } from "./run-record";
+import type { RunFilter } from "./validate-run-arguments";
+
+/** What `listRuns` sorts by. */
+export type RunSort = "createdAt" | "updatedAt" | "cost";
+export const RUN_SORTS: readonly RunSort[] = ["createdAt", "updatedAt", "cost"];
+
+/** Where a page starts: the sort key and run id of the previous page's last row. */
+export interface RunCursor {
+  key: number;
+  runId: string;
+}
+
+/** The table column each sort reads (every store names them alike). */
+export const SORT_COLUMNS: Record<RunSort, "created_at" | "updated_at" | "cost_usd"> = { createdAt: "created_at", updatedAt: "updated_at", cost: "cost_usd" };
+
+/**
+ * The words of a search or of a run's text: runs of letters and digits, lowercased, accents
+ * removed (as SQLite's FTS5 `unicode61` tokenizer does).
+ */
+export function searchTerms(text: string): string[] {
+  return text.normalize("NFKD").replace(/\p{M}+/gu, "").toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+}
+
+/** The row's sort key. */
+export function sortKeyOf(row: RunRow, sort: RunSort): number {
+  return row[SORT_COLUMNS[sort]];
+}
+
+/** The `cursor` a listed row carries: sort, order, key and run id, as base64url JSON. */
+export function encodeCursor(sort: RunSort, order: "asc" | "desc", key: number, runId: string): string {
+  const bytes = new TextEncoder().encode(JSON.stringify([sort, order, key, runId]));
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/** The cursor's position; rejects a cursor that is malformed or was made for another sort. */
+export function decodeCursor(cursor: unknown, sort: RunSort, order: "asc" | "desc"): RunCursor {
+  const fail = (why: string): never => {
+    throw new InvalidArgumentError({ argument: "options.cursor", value: cursor, message: `RunStore.listRuns: options.cursor ${why}; pass the \`cursor\` of a row listed with the same sort and order.` });
+  };
+  if (typeof cursor !== "string" || cursor === "") return fail("must be a non-empty string");
+  let parsed: unknown;
+  try {
+    const binary = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"));
+    parsed = JSON.parse(new TextDecoder().decode(Uint8Array.from(binary, (char) => char.charCodeAt(0))));
+  } catch {
+    return fail("is not a cursor listRuns made");
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 4 || typeof parsed[2] !== "number" || typeof parsed[3] !== "string") return fail("is not a cursor listRuns made");
+  if (parsed[0] !== sort || parsed[1] !== order) return fail(`was made for sort "${String(parsed[0])}" ${String(parsed[1])}, not "${sort}" ${order}`);
+  return { key: parsed[2], runId: parsed[3] };
+}
+
+/** Sets each listed run's `cursor`. */
+export function withCursors(runs: RunInfo[], rows: readonly RunRow[], filter: RunFilter): RunInfo[] {
+  runs.forEach((run, index) => {
+    const row = rows[index]!;
+    run.cursor = encodeCursor(filter.sort, filter.order, sortKeyOf(row, filter.sort), row.run_id);
+  });
+  return runs;
+}
+
+/**
+ * The words of a row's input and answer as one string, each word after a space: a search word
+ * `w` starts a word of the row when the string includes `" " + w`.
+ */
+export function searchHaystack(row: RunRow): string {
+  return ` ${searchTerms(`${row.input_text} ${row.answer_text}`).join(" ")}`;
+}
+
+/**
+ * Whether a row passes the filter (how `MemoryRunStore` selects; the SQL stores say the same in
+ * SQL). `haystack` gives the row's {@link searchHaystack} (a store may keep it).
+ */
+export function rowMatches(row: RunRow, filter: RunFilter, haystack: (row: RunRow) => string = searchHaystack): boolean {
+  if (filter.threadId !== undefined && row.thread_id !== filter.threadId) return false;
+  if (filter.statuses !== undefined && !filter.statuses.includes(row.status as never)) return false;
+  if (filter.since !== undefined && row.created_at < filter.since) return false;
+  if (filter.before !== undefined && row.created_at >= filter.before) return false;
+  if (filter.hasError !== undefined && (row.error !== null) !== filter.hasError) return false;
+  if (filter.minCost !== undefined && row.cost_usd < filter.minCost) return false;
+  if (filter.maxCost !== undefined && row.cost_usd > filter.maxCost) return false;
+  if (filter.terms !== undefined) {
+    const words = haystack(row);
+    if (!filter.terms.every((term) => words.includes(` ${term}`))) return false;
+  }
+  return filter.after === undefined || compareRows(row, filter.after, filter) > 0;
+}
+
+/** Orders a row against a position in the listing's order: negative when it comes first. */
+export function compareRows(row: RunRow, position: RunCursor, filter: RunFilter): number {
+  const key = sortKeyOf(row, filter.sort);
+  const ascending = key - position.key || compareCodePoints(row.run_id, position.runId);
+  return filter.order === "asc" ? ascending : -ascending;
+}

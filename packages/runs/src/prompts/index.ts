@@ -1,0 +1,2 @@
+export { promptsOf, readPrompts } from "./read-prompts";
+export type { RecordedPrompt } from "./read-prompts";
