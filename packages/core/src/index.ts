@@ -27,6 +27,7 @@ export { fromRunnable } from "./observable/from-runnable";
 export type { FromRunnableOptions } from "./observable/from-runnable";
 export { linkAbortSignal } from "./observable/link-abort-signal";
 export { STEP_METADATA_KEY, getStepMetadata } from "./agent/step-metadata";
+export { AGENT_MODEL_KEY, AGENT_OVERRIDES, AGENT_TOOLS_KEY, acceptsOverrides, getAgentOverrides } from "./agent/agent-overrides";
 export { attachOutputUsage, getOutputUsage } from "./agent/output-usage";
 export { getToolApproval, markToolApproval } from "./agent/tool-approval";
 export { getToolInDoubt, isInDoubtPolicy, markToolInDoubt } from "./agent/tool-in-doubt";
