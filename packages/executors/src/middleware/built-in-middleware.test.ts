@@ -78,7 +78,7 @@ describe("modelFallback", () => {
     const controller = new AbortController();
     const cancelled = new AgentExecutor({ agent: createToolCallingAgent({ llm: slow, tools: [], prompt }), tools: [], middleware: [modelFallback([spare])] })
       .invoke({ input: "x" }, { signal: controller.signal })
-      .then(() => "finished", (error: Error) => error.name);
+      .then(() => "finished", (error: unknown) => (error as Error).name);
     setTimeout(() => controller.abort(), 20);
     expect(await cancelled).toBe("AbortError");
     expect(spare.calls).toHaveLength(0);

@@ -18,7 +18,7 @@ describe("prepareStep", () => {
     const middleware: AgentMiddleware = {
       prepareStep({ iteration, steps, inputs: given }) {
         seen.push({ iteration, steps: steps.length });
-        if (iteration === 2) return { inputs: { ...given, input: "changed" }, steps: steps.slice(-1) };
+        return iteration === 2 ? { inputs: { ...given, input: "changed" }, steps: steps.slice(-1) } : undefined;
       },
     };
     const executor = new AgentExecutor({ agent, tools: [echoTool], middleware: [middleware], returnIntermediateSteps: true });
@@ -184,7 +184,7 @@ describe("cancellation", () => {
     };
     const controller = new AbortController();
     const run = new AgentExecutor({ agent, tools: [], middleware: [watcher] }).invoke({ input: "hi" }, { signal: controller.signal });
-    const outcome = run.then(() => "finished", (error: Error) => error.name);
+    const outcome = run.then(() => "finished", (error: unknown) => (error as Error).name);
     const signal = await started.promise;
     expect(signal.aborted).toBe(false);
     controller.abort();
