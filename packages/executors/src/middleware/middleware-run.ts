@@ -160,7 +160,7 @@ export class MiddlewareRun {
           throw error;
         });
       };
-      next = (request: R) => this.guard(entry, hook, () => wrap.call(entry.middleware, { ...request, report: this.reporter(entry, request) }, checkedNext));
+      next = (request: R) => this.guard(entry, hook, () => wrap.call(entry.middleware, { ...request, report: this.reporter(entry, hook, request) }, checkedNext));
     }
     return next;
   }
@@ -185,11 +185,11 @@ export class MiddlewareRun {
   }
 
   /** `report` for `entry`'s hook: a `middleware` event named after it. */
-  private reporter(entry: NamedMiddleware, request: { iteration: number }): (data: Record<string, unknown>) => void {
+  private reporter(entry: NamedMiddleware, hook: MiddlewareHook, request: { iteration: number }): (data: Record<string, unknown>) => void {
     return (data) => {
       if (this.host.interrupted) return;
       if (typeof data !== "object" || data === null || Array.isArray(data)) {
-        throw new MiddlewareError({ middleware: entry.name, hook: "wrapModelCall", message: "report(data) takes an object." });
+        throw new MiddlewareError({ middleware: entry.name, hook, message: "report(data) takes an object." });
       }
       this.host.emit({ type: "middleware", name: entry.name, iteration: request.iteration, data, at: Date.now() });
       this.host.schedule();
