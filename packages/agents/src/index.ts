@@ -4,7 +4,7 @@ export { AgentTypeRegistryError, InvalidPromptError, UnsupportedModelError } fro
 // Building blocks
 export { AgentOutputParser } from "./shared/agent-output-parser";
 export { createAgentRunnable } from "./shared/create-agent-runnable";
-export type { CreateAgentRunnableOptions } from "./shared/create-agent-runnable";
+export type { AgentOverrideOptions, CreateAgentRunnableOptions } from "./shared/create-agent-runnable";
 export type { TextAgentOptions } from "./shared/create-text-agent";
 export { renderTextDescription, renderTextDescriptionAndArgs } from "./shared/render-tools";
 

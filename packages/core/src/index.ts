@@ -27,6 +27,7 @@ export { fromRunnable } from "./observable/from-runnable";
 export type { FromRunnableOptions } from "./observable/from-runnable";
 export { linkAbortSignal } from "./observable/link-abort-signal";
 export { STEP_METADATA_KEY, getStepMetadata } from "./agent/step-metadata";
+export { AGENT_MODEL_KEY, AGENT_OVERRIDES, AGENT_TOOLS_KEY, acceptsOverrides, getAgentOverrides } from "./agent/agent-overrides";
 export { attachOutputUsage, getOutputUsage } from "./agent/output-usage";
 export { MODEL_CALL_OBSERVER_KEY, markObservesModelCalls, observesModelCalls, takeModelCallObserver } from "./agent/model-call-observer";
 export type { ModelCallObserver, ObservedModelCall } from "./agent/model-call-observer";

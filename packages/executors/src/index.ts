@@ -1,12 +1,15 @@
 export type {
   ActionEvent,
   AgentStreamEvent,
+  CompactionEvent,
   Decision,
   Interrupt,
   InterruptEvent,
+  MiddlewareEvent,
   OutputEvent,
   StartEvent,
   StepEvent,
+  StepsCompaction,
   StopReason,
   TokenEvent,
   UsageEvent,
@@ -15,6 +18,7 @@ export type { StopCondition } from "./executor/stop-condition";
 export * from "./create-agent-executor/index";
 export * from "./operators/index";
 export * from "./trimming/index";
+export * from "./middleware/index";
 export {
   AgentExecutor,
   AgentExecutorRunnable,

@@ -1,3 +1,4 @@
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { FORCE_FINAL_ANSWER_INSTRUCTION, InvalidArgumentError, type AgentInput, type AgentOutput, type AgentStep } from "@agentrx/core";
 import type { BaseLanguageModel, BaseLanguageModelCallOptions } from "@langchain/core/language_models/base";
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
@@ -120,5 +121,12 @@ export function createJsonChatAgent(options: CreateJsonChatAgentOptions): Runnab
     ],
     parser: new ReActJsonSingleInputOutputParser({ toolNames }),
     variables: { tools: toolsRenderer(tools), tool_names: toolNames.join(", ") },
+    overrides: {
+      llm: llm as BaseChatModel,
+      tools,
+      model: (other) => (stop.length > 0 ? other.withConfig({ stop } as Partial<BaseLanguageModelCallOptions>) : other) as Runnable,
+      variables: (offered) => ({ tools: toolsRenderer([...offered]), tool_names: offered.map((tool) => tool.name).join(", ") }),
+      parser: (offered) => new ReActJsonSingleInputOutputParser({ toolNames: offered.map((tool) => tool.name) }),
+    },
   });
 }

@@ -1,5 +1,7 @@
-import { type AgentInput, type AgentOutput, markObservesModelCalls, takeModelCallObserver } from "@agentrx/core";
+import { AGENT_OVERRIDES, getAgentOverrides, type AgentInput, type AgentOutput, markObservesModelCalls, takeModelCallObserver } from "@agentrx/core";
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
+import type { StructuredToolInterface } from "@langchain/core/tools";
 import {
   ensureConfig,
   getCallbackManagerForConfig,
@@ -19,8 +21,13 @@ export interface AgentPipelineFields {
   turn: RunnableSequence<AgentInput, AgentOutput>;
   /** The same pipeline with the final-answer model, for `{ forceFinalAnswer: true }`. */
   finalTurn: RunnableSequence<AgentInput, AgentOutput>;
-  /** The index of the model among the pipelines' steps. @default 2 */
+  /** The index of the model among the pipelines' steps (rebuilt ones too). @default 2 */
   modelStep?: number;
+  /**
+   * Builds the pipeline for another chat model and/or other tools (a call's overrides, see
+   * `getAgentOverrides`); absent when the agent cannot swap them.
+   */
+  rebuild?: (model: BaseChatModel | undefined, tools: readonly StructuredToolInterface[] | undefined, final: boolean) => RunnableSequence<AgentInput, AgentOutput>;
 }
 
 /**
@@ -39,18 +46,25 @@ export class AgentPipeline extends Runnable<AgentInput, AgentOutput> {
   readonly turn: RunnableSequence<AgentInput, AgentOutput>;
   readonly finalTurn: RunnableSequence<AgentInput, AgentOutput>;
   readonly modelStep: number;
+  /** Whether a call may swap the model and the tools (`AGENT_MODEL_KEY`, `AGENT_TOOLS_KEY` in `config.configurable`). */
+  readonly [AGENT_OVERRIDES]: boolean;
+  private readonly rebuild: AgentPipelineFields["rebuild"];
+  /** Pipelines built for other models (same tools), by model and turn kind. */
+  private readonly swapped = new WeakMap<BaseChatModel, { turn?: RunnableSequence<AgentInput, AgentOutput>; final?: RunnableSequence<AgentInput, AgentOutput> }>();
 
   static override lc_name(): string {
     return "AgentPipeline";
   }
 
-  constructor({ name, turn, finalTurn, modelStep = 2 }: AgentPipelineFields) {
+  constructor({ name, turn, finalTurn, rebuild, modelStep = 2 }: AgentPipelineFields) {
     super();
     this.name = name;
     this.turn = turn;
     this.finalTurn = finalTurn;
     this.modelStep = modelStep;
     markObservesModelCalls(this);
+    this.rebuild = rebuild;
+    this[AGENT_OVERRIDES] = rebuild !== undefined;
   }
 
   /**
@@ -59,7 +73,7 @@ export class AgentPipeline extends Runnable<AgentInput, AgentOutput> {
    * agent did, instead of each step: a turn costs no more than it used to.
    */
   override async invoke(input: AgentInput, options?: Partial<RunnableConfig>): Promise<AgentOutput> {
-    const pipeline = this.pipelineFor(input);
+    const pipeline = this.pipelineFor(input, options);
     const taken = takeModelCallObserver(options);
     const observer = taken.observer;
     const config = ensureConfig(this.named(taken.config));
@@ -109,7 +123,7 @@ export class AgentPipeline extends Runnable<AgentInput, AgentOutput> {
 
   override async *_streamIterator(input: AgentInput, options?: Partial<RunnableConfig>): AsyncGenerator<AgentOutput> {
     // Streamed turns are watched through callbacks: the observer is for `invoke` only.
-    yield* this.pipelineFor(input)._streamIterator(input, this.named(takeModelCallObserver(options).config));
+    yield* this.pipelineFor(input, options)._streamIterator(input, this.named(takeModelCallObserver(options).config));
   }
 
   /** The graph of an ordinary turn: the scratchpad step, the prompt, the model and the parser. */
@@ -117,9 +131,16 @@ export class AgentPipeline extends Runnable<AgentInput, AgentOutput> {
     return this.turn.getGraph(config);
   }
 
-  private pipelineFor(input: AgentInput): RunnableSequence<AgentInput, AgentOutput> {
+  private pipelineFor(input: AgentInput, options: Partial<RunnableConfig> | undefined): RunnableSequence<AgentInput, AgentOutput> {
     const force = typeof input === "object" && input !== null && Boolean((input as { forceFinalAnswer?: unknown }).forceFinalAnswer);
-    return force ? this.finalTurn : this.turn;
+    if (options?.configurable === undefined || this.rebuild === undefined) return force ? this.finalTurn : this.turn;
+    const { model, tools } = getAgentOverrides(options);
+    if (model === undefined && tools === undefined) return force ? this.finalTurn : this.turn;
+    // Other tools: built for this call (the tools offered change from call to call).
+    if (tools !== undefined) return this.rebuild(model, tools, force);
+    let built = this.swapped.get(model as BaseChatModel);
+    if (built === undefined) this.swapped.set(model as BaseChatModel, (built = {}));
+    return force ? (built.final ??= this.rebuild(model, undefined, true)) : (built.turn ??= this.rebuild(model, undefined, false));
   }
 
   /** The caller's config, with the agent's name as the run name unless the caller set one. */

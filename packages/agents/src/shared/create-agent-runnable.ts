@@ -1,11 +1,33 @@
 import { InvalidArgumentError, type AgentInput, type AgentOutput, type AgentStep } from "@agentrx/core";
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { BaseOutputParser } from "@langchain/core/output_parsers";
 import type { BasePromptTemplate } from "@langchain/core/prompts";
 import { RunnableSequence, type Runnable } from "@langchain/core/runnables";
 import { AgentPipeline } from "./agent-pipeline";
 import { FormatScratchpadStep } from "./format-scratchpad-step";
 import { assertPrompt } from "./validate-prompt";
+
+/**
+ * How an agent built by {@link createAgentRunnable} takes another chat model or other tools for one
+ * call (an executor middleware's `prepareStep`, `modelFallback`; see docs/middleware.md).
+ */
+export interface AgentOverrideOptions {
+  /** The agent's own chat model (other tools offered alone are bound to it). */
+  llm: BaseChatModel;
+  /** The tools the agent was built with (a model swapped alone is offered these). */
+  tools: readonly StructuredToolInterface[];
+  /**
+   * The model stage for `llm` offering `tools`: for ordinary turns (`final: false`, e.g. the tools
+   * bound) and for the `forceFinalAnswer` turn (`final: true`, e.g. without tools).
+   */
+  model: (llm: BaseChatModel, tools: readonly StructuredToolInterface[], final: boolean) => Runnable<BaseLanguageModelInput, unknown>;
+  /** Prompt variables for other tools, for agents that describe their tools in the prompt. */
+  variables?: (tools: readonly StructuredToolInterface[]) => Record<string, unknown>;
+  /** The parser for other tools, for parsers that check tool names. */
+  parser?: (tools: readonly StructuredToolInterface[]) => BaseOutputParser<AgentOutput>;
+}
 
 /** The parts of an agent built by {@link createAgentRunnable}. */
 export interface CreateAgentRunnableOptions<Scratchpad> {
@@ -31,6 +53,11 @@ export interface CreateAgentRunnableOptions<Scratchpad> {
   parser: BaseOutputParser<AgentOutput>;
   /** Extra prompt variables computed once (e.g. `tools`, `tool_names`); user inputs win. */
   variables?: Record<string, unknown>;
+  /**
+   * Lets a call swap the model and the tools (the built-in agents set it): without it the agent
+   * always calls `model`, and an executor middleware that swaps the model is refused.
+   */
+  overrides?: AgentOverrideOptions;
 }
 
 /**
@@ -70,6 +97,7 @@ export function createAgentRunnable<Scratchpad>({
   appendFinalAnswerInstruction,
   parser,
   variables = {},
+  overrides,
 }: CreateAgentRunnableOptions<Scratchpad>): Runnable<AgentInput, AgentOutput> {
   if (typeof name !== "string" || name === "") {
     throw new InvalidArgumentError({ argument: "name", value: name, message: "createAgentRunnable: `name` must be a non-empty string." });
@@ -96,7 +124,7 @@ export function createAgentRunnable<Scratchpad>({
       throw new InvalidArgumentError({ argument: option, value, message: `createAgentRunnable(${name}): \`${option}\` must be a function.` });
     }
   }
-  const formatInputs = (input: AgentInput): Record<string, unknown> => {
+  const formatWith = (values: Record<string, unknown>) => (input: AgentInput): Record<string, unknown> => {
     if (typeof input !== "object" || input === null || Array.isArray(input)) {
       throw new InvalidArgumentError({
         argument: "input",
@@ -114,13 +142,22 @@ export function createAgentRunnable<Scratchpad>({
     }
     let scratchpad = formatScratchpad(steps);
     if (forceFinalAnswer) scratchpad = appendFinalAnswerInstruction(scratchpad);
-    return { ...variables, ...inputs, agent_scratchpad: scratchpad };
+    return { ...values, ...inputs, agent_scratchpad: scratchpad };
   };
-  const format = new FormatScratchpadStep(formatInputs);
-  const pipeline = (chatModel: Runnable<BaseLanguageModelInput, unknown>) =>
-    RunnableSequence.from<AgentInput, AgentOutput>([format, prompt, chatModel, parser], { name });
+  const format = new FormatScratchpadStep(formatWith(variables));
+  const pipeline = (chatModel: Runnable<BaseLanguageModelInput, unknown>, step = format, outputParser = parser) =>
+    RunnableSequence.from<AgentInput, AgentOutput>([step, prompt, chatModel, outputParser], { name });
   const turn = pipeline(model);
-  return new AgentPipeline({ name, turn, finalTurn: finalAnswerModel === model ? turn : pipeline(finalAnswerModel) });
+  const finalTurn = finalAnswerModel === model ? turn : pipeline(finalAnswerModel);
+  if (overrides === undefined) return new AgentPipeline({ name, turn, finalTurn });
+  const rebuild = (llm: BaseChatModel | undefined, tools: readonly StructuredToolInterface[] | undefined, final: boolean) => {
+    const offered = tools ?? overrides.tools;
+    if (tools === undefined) return pipeline(llm === undefined ? (final ? finalAnswerModel : model) : overrides.model(llm, offered, final));
+    // Other tools: the model offers them, and agents that describe their tools in the prompt do too.
+    const step = overrides.variables ? new FormatScratchpadStep(formatWith({ ...variables, ...overrides.variables(tools) })) : format;
+    return pipeline(overrides.model(llm ?? overrides.llm, offered, final), step, overrides.parser?.(tools) ?? parser);
+  };
+  return new AgentPipeline({ name, turn, finalTurn, rebuild });
 }
 
 function describe(value: unknown): string {

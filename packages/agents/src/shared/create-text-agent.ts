@@ -1,3 +1,4 @@
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import {
   FORCE_FINAL_ANSWER_INSTRUCTION,
   InvalidArgumentError,
@@ -81,6 +82,13 @@ export function createTextAgent(options: TextAgentOptions, spec: TextAgentSpec):
     appendFinalAnswerInstruction: appendInstructionToText,
     parser: spec.parser(tools),
     variables: spec.variables(tools),
+    overrides: {
+      llm: llm as BaseChatModel,
+      tools,
+      model: (other) => (stop.length > 0 ? other.withConfig({ stop } as Partial<BaseLanguageModelCallOptions>) : other) as Runnable,
+      variables: (offered) => spec.variables([...offered]),
+      parser: (offered) => spec.parser([...offered]),
+    },
   });
 }
 

@@ -149,10 +149,20 @@ export function buildToolCallingAgent(
       message: `${context.constructorName}: \`forceFinalAnswerMode\` must be "without-tools" or "tool-choice-none", got ${JSON.stringify(forceFinalAnswerMode)}.`,
     });
   }
-  const bindTools = llm.bindTools as NonNullable<BaseChatModel["bindTools"]>;
-  const model = bindTools.call(llm, tools);
-  const finalAnswerModel =
-    forceFinalAnswerMode === "tool-choice-none" ? bindTools.call(llm, tools, { tool_choice: "none" }) : llm;
+  const stages = (chat: BaseChatModel, offered: readonly StructuredToolInterface[], final: boolean): Runnable => {
+    const bindTools = chat.bindTools as BaseChatModel["bindTools"];
+    if (typeof bindTools !== "function") {
+      throw new InvalidArgumentError({
+        argument: "model",
+        value: chat,
+        message: `${context.constructorName}: the model swapped in for this call has no bindTools (a tool-calling agent needs a chat model that supports tool calling).`,
+      });
+    }
+    if (!final) return bindTools.call(chat, [...offered]);
+    return forceFinalAnswerMode === "tool-choice-none" ? bindTools.call(chat, [...offered], { tool_choice: "none" }) : chat;
+  };
+  const model = stages(llm, tools, false);
+  const finalAnswerModel = stages(llm, tools, true);
   return createAgentRunnable<BaseMessage[]>({
     name: context.runName,
     prompt,
@@ -161,5 +171,6 @@ export function buildToolCallingAgent(
     formatScratchpad: context.formatScratchpad,
     appendFinalAnswerInstruction: (messages) => [...messages, new HumanMessage(FORCE_FINAL_ANSWER_INSTRUCTION)],
     parser: context.parser,
+    overrides: { llm, tools, model: stages },
   });
 }

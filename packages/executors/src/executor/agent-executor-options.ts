@@ -9,6 +9,7 @@ import type { Decision, Interrupt, StopReason } from "./events";
 import type { StopCondition } from "./stop-condition";
 import type { TelemetryOptions } from "../telemetry/telemetry-options";
 import type { PriceTable, Prices, RunUsage } from "../cost/cost";
+import type { AgentMiddleware } from "../middleware/agent-middleware";
 
 /**
  * Options of {@link AgentExecutor}; validated once, in the constructor.
@@ -208,6 +209,14 @@ export interface AgentExecutorOptions {
    * @default undefined (no spans)
    */
   telemetry?: TelemetryOptions;
+  /**
+   * Middleware of the loop: `prepareStep` changes the next agent call (inputs, steps, model, tools),
+   * `wrapModelCall` / `wrapToolCall` wrap each call, `afterTurn` sees each turn's end. The first is
+   * the outermost. Built-ins: `compactSteps`, `detectRepeatedCalls`, `modelFallback`, `guardrail`.
+   * Without middleware the loop runs no middleware code. See docs/middleware.md.
+   * @default undefined (none)
+   */
+  middleware?: readonly AgentMiddleware[];
 }
 
 /**
@@ -318,6 +327,8 @@ type AgentExecutorResultFields<TStructured> = Record<string, unknown> & {
   stopReason: StopReason;
   /** The run's total usage, summed over its model calls; absent when no model reported usage. */
   usage?: RunUsage;
+  /** Why a stop condition or a middleware stopped the run (the output event's `stoppedBy`), when one did. */
+  stoppedBy?: unknown;
   /** When the run paused for approval (`output` is then ""): the tool calls waiting for decisions. */
   interrupts?: Interrupt[];
   /** Every step of the run; present only with `returnIntermediateSteps`. */

@@ -22,6 +22,9 @@ function brief(event: AgentStreamEvent): string {
       return "start";
     case "interrupt":
       return `interrupt ${event.interrupts.map((interrupt) => interrupt.tool).join(",")}`;
+    case "compaction":
+    case "middleware":
+      return event.type;
   }
 }
 

@@ -414,6 +414,7 @@ function toResult(inputs: Record<string, unknown>, event: OutputEvent): AgentExe
   const result: AgentExecutorResult = { ...echoed, ...returnValues, output: event.output, runId: event.runId, stopReason: event.stopReason };
   if (event.intermediateSteps) result.intermediateSteps = event.intermediateSteps;
   if (event.usage) result.usage = event.usage;
+  if (event.stoppedBy !== undefined) result.stoppedBy = event.stoppedBy;
   return result;
 }
 

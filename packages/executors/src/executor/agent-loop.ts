@@ -12,6 +12,8 @@ import { actionEvent, errorMessage, forced, stepEvent, toActions } from "./run-h
 import { type RunState, type RunTransition, isEnded, pendingActions } from "./run-state";
 import { checkFinalAnswer, finalAnswerCall, invalidAnswerStep } from "./structured-output";
 import type { ToolRunner } from "./tool-runner";
+import type { MiddlewareRun } from "../middleware/middleware-run";
+import type { RunTurn } from "./run-state";
 import type { ResolvedOptions } from "./validate-options";
 
 /**
@@ -40,6 +42,8 @@ export interface AgentLoopContext {
   readonly tools: Pick<ToolRunner, "runAll" | "returnsDirect">;
   readonly eager: Pick<EagerDispatch, "dropAll" | "resetTurn" | "matchTurn" | "call">;
   readonly approvals: Pick<ApprovalGate, "enabled" | "rejectedInTurn" | "interruptsOf" | "requested" | "applyDecisions" | "settleInDoubt" | "pause">;
+  /** The run's middleware; undefined without middleware (the loop then calls the agent directly). */
+  readonly middleware: MiddlewareRun | undefined;
   /** The ids of the interrupts this resume's own decisions answer (their calls never started). */
   readonly freshDecisions: ReadonlySet<string>;
   /** Changes the run's state. */
@@ -113,7 +117,8 @@ export class AgentLoop {
       eager.resetTurn();
       let output: AgentOutput;
       try {
-        output = await run.wait(agent.invoke({ ...inputs, steps: trim ? trim(state.steps) : state.steps }, agentConfig), true);
+        const call = run.middleware === undefined ? agent.invoke({ ...inputs, steps: trim ? trim(state.steps) : state.steps }, agentConfig) : run.middleware.callAgent(agentConfig, iteration);
+        output = await run.wait(call, true);
       } catch (error) {
         eager.dropAll(); // the model call's early tool calls are not the turn's
         // A call cut short still counts: the "generate" call after it gets the next iteration.
@@ -157,9 +162,11 @@ export class AgentLoop {
       // Write-ahead: the turn's actions are durable before any of its tools starts, so a resume
       // never asks the agent for this turn again and knows which calls may have started.
       if (!(await this.durable())) break;
+      const turn = state.turn;
       const outcome = await this.runTurn(pendingActions(state));
       if (outcome === "stop") break;
       if (outcome === "done") return;
+      if (run.middleware?.afterTurns && !(await this.afterTurn(run.middleware, turn))) break;
     }
     if (isEnded(state)) return;
     return this.earlyStop();
@@ -241,7 +248,8 @@ export class AgentLoop {
     const { options, state } = run;
     const reason = state.stopReason as StopReason;
     const stopped = options.earlyStopOutput(reason, run.stoppedBy);
-    if (options.earlyStoppingMethod === "force") return run.complete(forced(stopped), reason);
+    // A middleware's stop (a guardrail, a repeated call) never asks the model again.
+    if (options.earlyStoppingMethod === "force" || reason === "guardrail" || reason === "repeated_call") return run.complete(forced(stopped), reason);
     const pending = run.barrier(); // write-ahead, as before every model call
     if (pending !== undefined) await run.wait(pending, false);
     if (isEnded(state)) return;
@@ -269,6 +277,18 @@ export class AgentLoop {
     const first = (Array.isArray(output) ? output[0] : output) as AgentAction | undefined;
     if (first === undefined || !isAgentAction(first)) throw new InvalidAgentOutputError({ output, iteration: run.iteration });
     return run.complete(forced(first.log || stopped), reason);
+  }
+
+  /** The middleware's `afterTurn` hooks; false when the run was stopped meanwhile (the loop stops). */
+  private async afterTurn(middleware: MiddlewareRun, turn: RunTurn | undefined): Promise<boolean> {
+    const { run } = this;
+    try {
+      await run.wait(middleware.afterTurn(turn), true);
+    } catch (error) {
+      if (run.interrupted) return false;
+      throw error;
+    }
+    return !run.interrupted;
   }
 
   /**

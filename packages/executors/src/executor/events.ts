@@ -11,7 +11,19 @@ export type StopReason =
   /** A stop condition (`stopWhen`, e.g. a token, tool-call or time budget) ended the run. */
   | "budget"
   /** The run paused for a person's approval of tool calls; `resume(runId, { decisions })` continues it. */
-  | "interrupted";
+  | "interrupted"
+  /** A `guardrail` middleware tripped; the output event's `stoppedBy` says which and why. */
+  | "guardrail"
+  /** `detectRepeatedCalls`: the model asked again for a call it had been told not to repeat. */
+  | "repeated_call";
+
+/** The first `steps` steps of a run, summarized (see `compactSteps`). */
+export interface StepsCompaction {
+  /** How many of the run's first steps the summary replaces. */
+  steps: number;
+  /** The summary the agent sees instead of them. */
+  summary: string;
+}
 
 /** A tool call waiting for a person's decision. */
 export interface Interrupt {
@@ -173,6 +185,7 @@ export interface OutputEvent {
   /**
    * With `stopReason: "budget"`: the value the stop condition emitted (for the built-in budgets a
    * `BudgetSpent`, saying which budget fired), so callers can tell which condition ended the run.
+   * A run a middleware stopped (`"guardrail"`, `"repeated_call"`, `stopRun`): `{ middleware, message, ...details }`.
    */
   stoppedBy?: unknown;
   /** The run's total usage, summed over its model calls (over every segment of a resumed run); absent when no model reported usage. */
@@ -183,5 +196,36 @@ export interface OutputEvent {
   generateError?: string;
 }
 
+/**
+ * A middleware summarized the run's first steps (`compactSteps`): the agent sees the summary in
+ * their place from now on. Recorded, so a resumed run reads it instead of summarizing again.
+ */
+export interface CompactionEvent extends StepsCompaction {
+  type: "compaction";
+  /** The 0-based iteration of the agent call it was made for. */
+  iteration: number;
+  /** The middleware that made it. */
+  middleware: string;
+  /** When it happened, epoch milliseconds. */
+  at: number;
+  /** Set on the events of a sub-run (an executor called as a tool, `asTool`): the path of tool names to it. */
+  subRun?: string[];
+}
+
+/** A middleware reported something (`request.report(data)`): a model fallback, a measurement. */
+export interface MiddlewareEvent {
+  type: "middleware";
+  /** The middleware's name. */
+  name: string;
+  /** The 0-based iteration it belongs to. */
+  iteration: number;
+  /** What it reported (JSON-serializable). */
+  data: Record<string, unknown>;
+  /** When it happened, epoch milliseconds. */
+  at: number;
+  /** Set on the events of a sub-run (an executor called as a tool, `asTool`): the path of tool names to it. */
+  subRun?: string[];
+}
+
 /** An event of `AgentExecutor.stream()`; switch on `type`. */
-export type AgentStreamEvent = StartEvent | ActionEvent | StepEvent | TokenEvent | UsageEvent | InterruptEvent | OutputEvent;
+export type AgentStreamEvent = StartEvent | ActionEvent | StepEvent | TokenEvent | UsageEvent | CompactionEvent | MiddlewareEvent | InterruptEvent | OutputEvent;

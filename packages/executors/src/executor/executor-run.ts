@@ -23,6 +23,7 @@ import { TokenForwarder, type TokenSink } from "./token-forwarder";
 import { type EarlyCall, type ToolRunContext, ToolRunner } from "./tool-runner";
 import type { ResolvedOptions } from "./validate-options";
 import type { RunTelemetry } from "../telemetry/run-telemetry";
+import { MiddlewareRun } from "../middleware/middleware-run";
 
 /**
  * One run of the executor: one subscription. Its state is a {@link RunState} that only `dispatch`
@@ -65,6 +66,8 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
   /** Prices model calls (the executor's `prices`); resolved when the run begins. */
   private price: PriceFunction | undefined;
   private readonly startedAt = Date.now();
+  /** The run's middleware (made only when the executor has middleware). */
+  readonly middleware: MiddlewareRun | undefined;
   onModelCall: TokenSink["onModelCall"];
   /** The run's spans, when traced without callbacks. */
   get telemetry(): RunTelemetry | undefined {
@@ -79,6 +82,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
     private readonly subscriber: Subscriber<AgentStreamEvent>,
   ) {
     this.state = request.state;
+    this.middleware = options.middleware === undefined ? undefined : this.makeMiddleware(options.middleware);
     this.tools = new ToolRunner(this);
     // Each collaborator gets only what it needs of the run (callbacks made here, once per run).
     const run = this;
@@ -118,6 +122,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
       get stoppedBy() { return run.stoppedBy; },
       tools: this.tools,
       eager: this.eager,
+      middleware: this.middleware,
       freshDecisions: new Set(Object.keys(request.newDecisions ?? {})),
       approvals,
       emit: (event, index) => this.emit(event, index),
@@ -276,12 +281,28 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
   }
 
   /** Stops the loop gracefully: in-flight work is aborted and early stopping produces the output. */
-  halt(reason: "max_execution_time" | "budget"): void {
+  halt(reason: StopReason, stoppedBy?: unknown): void {
     if (isEnded(this.state) || this.state.stopReason !== undefined) return;
+    if (stoppedBy !== undefined) this.stoppedBy = stoppedBy;
     this.dispatch({ type: "halted", reason });
     const error = new AbortError({ message: `The run was stopped (${reason}).` });
     this.work.abort(error);
     this.waiter.rejectHalting(error);
+  }
+
+  /** The run's middleware, handed what it needs of the run. */
+  private makeMiddleware(chain: NonNullable<ResolvedOptions["middleware"]>): MiddlewareRun {
+    const run = this;
+    return new MiddlewareRun(chain, {
+      state: this.state,
+      options: this.options,
+      get interrupted() { return run.interrupted; },
+      dispatch: (event) => this.dispatch(event),
+      emit: (event) => this.emit(event),
+      schedule: () => this.recorder?.schedule(),
+      barrier: () => this.recorder?.barrier(),
+      stop: (reason, stoppedBy) => this.halt(reason, stoppedBy),
+    });
   }
 
   private async begin(): Promise<void> {

@@ -103,6 +103,10 @@ export function applyRunEvent(state: RunState, event: RunEvent | RunTransition):
       state.iteration = Math.max(state.iteration, event.iteration + 1);
       return;
     case "tool_intent":
+    case "middleware":
+      return;
+    case "compaction":
+      transition(state, { type: "compacted", compaction: { steps: event.steps, summary: event.summary } });
       return;
     case "interrupt": {
       const turn = state.turn;

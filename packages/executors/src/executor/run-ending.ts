@@ -58,7 +58,7 @@ export class RunEnding {
     const output = toOutputString(finish.returnValues["output"]);
     const event = outputEvent(run.state.runId, finish, output, stopReason);
     if (run.options.returnIntermediateSteps) event.intermediateSteps = stepsSoFar(run.state);
-    if (stopReason === "budget") event.stoppedBy = run.stoppedBy;
+    if (run.stoppedBy !== undefined && (stopReason === "budget" || stopReason === "guardrail" || stopReason === "repeated_call")) event.stoppedBy = run.stoppedBy;
     if (run.state.usage !== undefined) event.usage = run.state.usage;
     if (run.generateError !== undefined) event.generateError = run.generateError;
     if (finish.returnValues["structuredOutput"] !== undefined) event.structuredOutput = finish.returnValues["structuredOutput"];

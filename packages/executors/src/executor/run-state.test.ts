@@ -62,3 +62,17 @@ describe("transition", () => {
     expect(state.phase).toBe("agent");
   });
 });
+
+describe("compaction", () => {
+  it("is folded into the state by reduceRun and survives serialization; a middleware event changes nothing", async () => {
+    const { reduceRun } = await import("./reduce-run");
+    const { deserializeRunState, serializeRunState } = await import("../runs/serialize-run-state");
+    let state = initialRunState("r", undefined, { input: "x" });
+    state = reduceRun(state, { type: "compaction", iteration: 2, middleware: "compactSteps", steps: 0, summary: "nothing yet", at: 1 });
+    const before = state;
+    state = reduceRun(state, { type: "middleware", name: "m", iteration: 2, data: { a: 1 }, at: 2 });
+    expect(state).toEqual(before);
+    expect(state.compaction).toEqual({ steps: 0, summary: "nothing yet" });
+    expect(deserializeRunState(JSON.parse(JSON.stringify(serializeRunState(state)))).compaction).toEqual({ steps: 0, summary: "nothing yet" });
+  });
+});

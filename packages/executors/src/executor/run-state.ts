@@ -1,6 +1,6 @@
 import type { AgentAction, AgentStep } from "@agentrx/core";
 import { addCost, type RunUsage } from "../cost/cost";
-import type { Interrupt, StopReason } from "./events";
+import type { Interrupt, StepsCompaction, StopReason } from "./events";
 
 /** The version of {@link RunState}'s shape; serialized states and checkpoints carry it. */
 export const RUN_STATE_SCHEMA_VERSION = 1;
@@ -58,6 +58,8 @@ export interface RunState {
   stopReason: StopReason | undefined;
   /** The current turn's tool calls that wait for a decision (while paused, and on resume). */
   interrupts: PendingInterrupt[];
+  /** The latest summary of the run's first steps (`compactSteps`), if any; absent in older states. */
+  compaction?: StepsCompaction | undefined;
 }
 
 /** The named transitions of a run; {@link transition} applies them. */
@@ -88,6 +90,8 @@ export type RunTransition =
   | { type: "resumed" }
   /** An input filled in before the run starts (the conversation's history). */
   | { type: "inputAdded"; key: string; value: unknown }
+  /** A middleware summarized the run's first steps (the agent sees the summary in their place). */
+  | { type: "compacted"; compaction: StepsCompaction }
   | { type: "cancelled" }
   | { type: "failed" };
 
@@ -172,6 +176,9 @@ export function transition(state: RunState, event: RunTransition): void {
     }
     case "inputAdded":
       state.inputs = { ...state.inputs, [event.key]: event.value };
+      return;
+    case "compacted":
+      state.compaction = event.compaction;
       return;
     case "resumed":
       if (state.phase !== "interrupted") return;

@@ -4,6 +4,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { TELEMETRY_PARENT_KEY, type RunTelemetry, type ToolSpan } from "../telemetry/run-telemetry";
 import type { ResolvedOptions } from "./validate-options";
+import type { MiddlewareRun } from "../middleware/middleware-run";
 import {
   truncateObservation,
   invalidInputObservation,
@@ -45,6 +46,8 @@ export interface ToolRunContext {
   admitEarly(action: AgentAction): Promise<void>;
   /** The stable idempotency key of the call of `action` at `index` of the current turn. */
   idempotencyKey(action: AgentAction, index: number | undefined): string;
+  /** The run's middleware (its `wrapToolCall` chain); undefined without middleware. */
+  readonly middleware: MiddlewareRun | undefined;
 }
 
 /** A tool call started while the model still streamed. @internal */
@@ -127,7 +130,7 @@ export class ToolRunner {
     const result = this.run.admitEarly(action).then(() => {
       if (signal.aborted) throw signal.reason;
       this.run.beforeToolStart();
-      return this.execute(action, config);
+      return this.call(action, undefined, config);
     });
     return { action, start, result, controller: undefined };
   }
@@ -141,11 +144,17 @@ export class ToolRunner {
     if (early) pending = early.result;
     else {
       this.run.beforeToolStart();
-      pending = this.execute(action, withKey(this.config, this.run.idempotencyKey(action, index)));
+      pending = this.call(action, index, withKey(this.config, this.run.idempotencyKey(action, index)));
     }
     const { observation, metadata } = await pending;
     if (this.run.interrupted) return;
     this.run.toolFinished(index, { action, observation }, observed || early ? performance.now() - start : 0, metadata);
+  }
+
+  /** Calls the action's tool, through the middleware's `wrapToolCall` chain when there is one. */
+  private call(action: AgentAction, index: number | undefined, config: RunnableConfig): Promise<{ observation: Observation; metadata: StepMetadata | undefined }> {
+    const middleware = this.run.middleware;
+    return middleware === undefined ? this.execute(action, config) : middleware.callTool(action, index, config, (a, c) => this.execute(a, c));
   }
 
   /** Calls the action's tool: its observation (truncated when too long) and what policies reported. */

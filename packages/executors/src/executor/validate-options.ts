@@ -14,6 +14,7 @@ import type { StopCondition } from "./stop-condition";
 import type { TelemetryOptions } from "../telemetry/telemetry-options";
 import { resolveTelemetry } from "../telemetry/with-telemetry";
 import { type Prices, validatePrices } from "../cost/cost";
+import { type MiddlewareChain, resolveMiddleware } from "../middleware/resolve-middleware";
 
 /** Options after validation, with defaults applied. @internal */
 export interface ResolvedOptions {
@@ -58,6 +59,8 @@ export interface ResolvedOptions {
   approval: ApprovalCheck | undefined;
   /** OpenTelemetry spans; undefined: none. */
   telemetry: TelemetryOptions | undefined;
+  /** The middleware by hook; undefined when there is none (the loop then has no middleware code in its path). */
+  middleware: MiddlewareChain | undefined;
 }
 
 /**
@@ -65,6 +68,8 @@ export interface ResolvedOptions {
  * budget that was spent for a stop condition. @internal
  */
 export function defaultEarlyStopOutput(reason: StopReason, stoppedBy: unknown): string {
+  const message = (stoppedBy as { message?: unknown } | undefined)?.message;
+  if ((reason === "guardrail" || reason === "repeated_call") && typeof message === "string") return message;
   if (reason !== "budget") return EARLY_STOP_OUTPUT;
   const spent = stoppedBy as Partial<BudgetSpent> | undefined;
   const names: Record<string, string> = { tokens: "token", tool_calls: "tool-call", time: "time", cost: "cost" };
@@ -111,6 +116,7 @@ const KNOWN = new Set([
   "memory",
   "outputSchema",
   "telemetry",
+  "middleware",
 ]);
 
 function fail(argument: string, value: unknown, message: string): never {
@@ -165,6 +171,7 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     memory,
     outputSchema,
     telemetry,
+    middleware,
   } = options;
 
   if (!Runnable.isRunnable(agent)) {
@@ -293,6 +300,7 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     memory: resolvedMemory,
     outputSchema: outputSchema as ResolvedOptions["outputSchema"],
     telemetry: resolveTelemetry(telemetry),
+    middleware: resolveMiddleware(middleware),
   };
 }
 

@@ -104,6 +104,10 @@ function encodeOwnEvent(event: AgentStreamEvent, index: number | undefined): Jso
       return { type: "usage", at: event.at, iteration: event.iteration, usage: encodeValue(event.usage, "usage"), ...(event.model === undefined ? {} : { model: event.model }) };
     case "interrupt":
       return { type: "interrupt", at: event.at, runId: event.runId, interrupts: encodeValue(event.interrupts, "interrupts") };
+    case "compaction":
+      return { type: "compaction", at: event.at, iteration: event.iteration, middleware: event.middleware, steps: event.steps, summary: event.summary };
+    case "middleware":
+      return { type: "middleware", at: event.at, iteration: event.iteration, name: event.name, data: encodeValue(event.data, "data") };
     case "output": {
       const out: JsonObject = {
         type: "output",
@@ -287,6 +291,15 @@ export class RunEventDecoder {
       }
       case "interrupt":
         return { type: "interrupt", runId: String(data["runId"] ?? this.runId), interrupts: decodeValue(data["interrupts"] ?? []) as Interrupt[], at };
+      case "compaction": {
+        const steps = data["steps"];
+        if (typeof steps !== "number" || !Number.isInteger(steps) || steps < 0 || typeof data["summary"] !== "string") {
+          throw new TypeError(`compaction ${stored.seq} has no step count or summary`);
+        }
+        return { type: "compaction", iteration, middleware: String(data["middleware"] ?? ""), steps, summary: data["summary"], at };
+      }
+      case "middleware":
+        return { type: "middleware", iteration, name: String(data["name"] ?? ""), data: (decodeValue(data["data"] ?? {}) ?? {}) as Record<string, unknown>, at };
       case "decisions":
         return { type: "decisions", at, decisions: decodeValue(data["decisions"] ?? {}) as Record<string, Decision> };
       case "model_call":

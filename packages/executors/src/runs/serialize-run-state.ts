@@ -19,6 +19,8 @@ export interface SerializedRunState {
   phase: RunPhase;
   stopReason?: StopReason;
   interrupts?: JsonValue;
+  /** The latest compaction (`compactSteps`). */
+  compaction?: { steps: number; summary: string };
 }
 
 const PHASES: readonly RunPhase[] = ["agent", "tools", "stopping", "done", "interrupted", "cancelled", "failed"];
@@ -56,6 +58,7 @@ export function serializeRunState(state: RunState): SerializedRunState {
   if (state.usage !== undefined) out.usage = encodeValue(state.usage, "usage");
   if (state.stopReason !== undefined) out.stopReason = state.stopReason;
   if (state.interrupts.length > 0) out.interrupts = encodeValue(state.interrupts, "interrupts");
+  if (state.compaction !== undefined) out.compaction = { steps: state.compaction.steps, summary: state.compaction.summary };
   return out;
 }
 
@@ -105,6 +108,7 @@ export function deserializeRunState(json: unknown): RunState {
     phase: data.phase,
     stopReason: data.stopReason,
     interrupts: data.interrupts === undefined ? [] : (decodeValue(data.interrupts) as RunState["interrupts"]),
+    ...(data.compaction === undefined ? {} : { compaction: { steps: data.compaction.steps, summary: data.compaction.summary } }),
   };
 }
 

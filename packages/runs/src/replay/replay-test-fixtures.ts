@@ -115,6 +115,10 @@ export function comparable(event: AgentStreamEvent): Record<string, unknown> {
       };
     case "interrupt":
       return { type: event.type, runId: event.runId, interrupts: event.interrupts };
+    case "compaction":
+      return { type: event.type, iteration: event.iteration, steps: event.steps, summary: event.summary };
+    case "middleware":
+      return { type: event.type, iteration: event.iteration, name: event.name, data: event.data };
   }
 }
 
@@ -128,7 +132,7 @@ export async function writeRun(
   const at = events[0]?.at ?? Date.now();
   await store.createRun({ runId, inputs: {}, status: "running", owner: "test", leaseMs: 60_000, at });
   const stored: StoredRunEvent[] = events.map((event, index) => {
-    const data = "data" in event ? event.data : encodeRunEvent(event);
+    const data = "type" in event ? encodeRunEvent(event) : event.data;
     return { seq: index + 1, type: String(data["type"]), at: event.at, data };
   });
   await store.write(runId, { owner: "test", leaseMs: 60_000, events: stored, at, ...(status ? { update: { status, release: true } } : {}) });

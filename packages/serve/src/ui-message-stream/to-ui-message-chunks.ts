@@ -37,6 +37,8 @@ const FINISH_REASONS: Record<StopReason, UIFinishReason> = {
   max_iterations: "length",
   max_execution_time: "length",
   budget: "length",
+  guardrail: "content-filter",
+  repeated_call: "other",
 };
 
 /**

@@ -27,6 +27,16 @@ describe("TraceEventConverter", () => {
     expect(corrupt).toEqual({ type: "other", seq: 3, at: 1003, name: "step", error: "step 3 refers to action 1 of iteration 4, which is not recorded" });
   });
 
+  it("shows a compaction with its summary, and what a middleware reported", () => {
+    const converter = new TraceEventConverter("r1");
+    converter.convert(stored(1, { type: "start", runId: "r1", resumed: false, inputs: {} }));
+    const compaction = json(converter.convert(stored(2, encodeRunEvent({ type: "compaction", iteration: 3, middleware: "compactSteps", steps: 2, summary: "Read pages 0 and 1.", at: 1002 }))));
+    expect(compaction).toEqual({ type: "other", seq: 2, at: 1002, name: "compaction", note: "compactSteps summarized the first 2 steps (iteration 3)", summary: "Read pages 0 and 1." });
+    const reported = json(converter.convert(stored(3, encodeRunEvent({ type: "middleware", name: "modelFallback", iteration: 0, data: { fallback: 1 }, at: 1003 }))));
+    expect(reported).toMatchObject({ type: "other", seq: 3, name: "middleware: modelFallback" });
+    expect(JSON.parse(reported.note)).toEqual({ fallback: 1 });
+  });
+
   it("marks an event the store could not give, and a later event that depends on an unreadable one", () => {
     const converter = new TraceEventConverter("r1");
     converter.convert(stored(1, { type: "start", runId: "r1", resumed: false, inputs: {} }));

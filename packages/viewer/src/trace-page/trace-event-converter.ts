@@ -126,6 +126,18 @@ export class TraceEventConverter {
           ...(stoppedBy !== undefined ? { stoppedBy: typeof stoppedBy === "string" ? stoppedBy : jsonText(plain(stoppedBy)) } : {}),
         };
       }
+      case "compaction":
+        // The summary the agent saw in place of the run's first steps (compactSteps).
+        return {
+          type: "other",
+          seq,
+          at,
+          name: "compaction",
+          note: `${String(event["middleware"] || "a middleware")} summarized the first ${Number(event["steps"])} steps (iteration ${Number(event["iteration"])})`,
+          summary: this.text(String(event["summary"])),
+        };
+      case "middleware":
+        return { type: "other", seq, at, name: `middleware: ${String(event["name"])}`, note: jsonText(plain(event["data"])) };
       default:
         return { type: "other", seq, at, name: String(decoded.type), ...noteOf(event), ...this.otherSummary(stored) };
     }

@@ -1,0 +1,127 @@
+import { observationText } from "@agentrx/core";
+import type { AgentStep } from "@agentrx/core";
+import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
+import { HumanMessage, SystemMessage } from "@langchain/core/messages";
+import type { Runnable } from "@langchain/core/runnables";
+import type { StepsCompaction } from "../executor/events";
+import type { AgentMiddleware } from "./agent-middleware";
+import { badOption, isInvokable, replyText } from "./middleware-helpers";
+
+/** The tool name of the step that stands for summarized steps (the agent sees it; no tool runs). */
+export const COMPACTED_STEPS_TOOL = "_compacted_steps";
+
+/** Options of {@link compactSteps}. */
+export interface CompactStepsOptions {
+  /** The chat model that writes the summary (a small, cheap one does). */
+  model: Runnable<BaseLanguageModelInput, unknown>;
+  /** When the steps the agent would see pass this many tokens, the oldest are summarized. */
+  maxTokens: number;
+  /**
+   * How many of the latest steps always stay as they are (moved back to the start of their turn,
+   * so a tool call is never separated from the other calls of its model message).
+   * @default 4
+   */
+  keep?: number;
+  /** Counts the tokens of a text. @default about 4 characters a token */
+  countTokens?: (text: string) => number;
+  /** The summarizer's instructions. @default instructions to keep every fact the agent may need */
+  instructions?: string;
+}
+
+const DEFAULT_INSTRUCTIONS =
+  "You compress the working notes of an AI agent that uses tools. Summarize the steps below: what the agent tried, every fact, number, name and identifier the tools returned that may still matter, and what is left to do. Be concise; never invent results.";
+
+/**
+ * Keeps a long run's context bounded (see docs/middleware.md). Before each agent call, when the
+ * steps the agent would see pass `maxTokens`, `model` summarizes the oldest of them (all but the
+ * last `keep`, cut at a turn boundary, so tool calls are never separated from their results or
+ * from their turn) into one step the agent sees instead; later compactions fold the previous
+ * summary in. The summary is recorded as a `compaction` event: a resumed or forked run reads it
+ * and does not summarize again. The run's own steps (results, events, `returnIntermediateSteps`)
+ * are never changed. The summarizer's calls are not counted in the run's usage.
+ *
+ * @example
+ * ```ts
+ * import { AgentExecutor, compactSteps } from "@agentrx/executors";
+ * import { ScriptedChatModel } from "@agentrx/core/testing";
+ * import { RunnableLambda } from "@langchain/core/runnables";
+ * import { tool } from "@langchain/core/tools";
+ * import { z } from "zod";
+ *
+ * const read = tool(async ({ page }) => `page ${page}: ${"lorem ipsum ".repeat(50)}`, { name: "read", description: "Reads a page.", schema: z.object({ page: z.number() }) });
+ * let largest = 0;
+ * const agent = RunnableLambda.from((input: { steps: { observation: unknown }[] }) => {
+ *   largest = Math.max(largest, JSON.stringify(input.steps).length);
+ *   return input.steps.length >= 12 ? { returnValues: { output: "done" }, log: "" } : { tool: "read", toolInput: { page: input.steps.length }, log: "" };
+ * });
+ * const summarizer = new ScriptedChatModel({ responses: Array.from({ length: 20 }, () => "Read pages so far: nothing notable.") });
+ * const executor = new AgentExecutor({ agent, tools: [read], maxIterations: 20, middleware: [compactSteps({ model: summarizer, maxTokens: 800, keep: 2 })] });
+ * await executor.invoke({ input: "read it all" });
+ * console.log(largest < 12 * 600); // true: the agent never saw every page at once
+ * ```
+ */
+export function compactSteps(options: CompactStepsOptions): AgentMiddleware {
+  if (typeof options !== "object" || options === null) badOption("compactSteps", "options", options, "pass an options object { model, maxTokens, keep? }.");
+  const { model, maxTokens, keep = 4, countTokens = approximateTokens, instructions = DEFAULT_INSTRUCTIONS } = options;
+  if (!isInvokable(model)) badOption("compactSteps", "model", model, "`model` must be a @langchain/core chat model (it writes the summaries).");
+  if (!Number.isInteger(maxTokens) || maxTokens < 1) badOption("compactSteps", "maxTokens", maxTokens, `\`maxTokens\` must be an integer >= 1, got ${JSON.stringify(maxTokens)}.`);
+  if (!Number.isInteger(keep) || keep < 0) badOption("compactSteps", "keep", keep, `\`keep\` must be an integer >= 0, got ${JSON.stringify(keep)}.`);
+  if (typeof countTokens !== "function") badOption("compactSteps", "countTokens", countTokens, "`countTokens` must be a function (text) => number.");
+  if (typeof instructions !== "string" || instructions === "") badOption("compactSteps", "instructions", instructions, "`instructions` must be a non-empty string.");
+
+  const tokensOf = (steps: readonly AgentStep[]): number => {
+    let total = 0;
+    for (const step of steps) total += countTokens(stepText(step));
+    return total;
+  };
+  return {
+    name: "compactSteps",
+    async prepareStep({ runSteps, compaction, signal }) {
+      const seen = viewOf(runSteps, compaction);
+      if (tokensOf(seen) <= maxTokens) return compaction === undefined ? undefined : { steps: seen };
+      const from = compaction?.steps ?? 0;
+      const cut = turnStart(runSteps, runSteps.length - keep);
+      if (cut <= from) return compaction === undefined ? undefined : { steps: seen };
+      const notes = runSteps.slice(from, cut).map((step, i) => `Step ${from + i + 1}: ${stepText(step)}`).join("\n\n");
+      const earlier = compaction === undefined ? "" : `Summary of the steps before:\n${compaction.summary}\n\n`;
+      const reply = await model.invoke([new SystemMessage(instructions), new HumanMessage(`${earlier}Steps:\n${notes}`)], { signal });
+      const next: StepsCompaction = { steps: cut, summary: replyText(reply).trim() };
+      return { compaction: next, steps: viewOf(runSteps, next) };
+    },
+  };
+}
+
+/** What the agent sees: the summary step in place of the summarized steps, then the rest. */
+function viewOf(steps: readonly AgentStep[], compaction: StepsCompaction | undefined): AgentStep[] {
+  if (compaction === undefined) return steps as AgentStep[];
+  const summary: AgentStep = {
+    action: { tool: COMPACTED_STEPS_TOOL, toolInput: { steps: compaction.steps }, log: "(My earlier steps were summarized to save space.)" },
+    observation: `Summary of the earlier steps:\n${compaction.summary}`,
+  };
+  return [summary, ...steps.slice(compaction.steps)];
+}
+
+/** `index`, moved back while it would split a turn (steps whose calls came in one model message). */
+function turnStart(steps: readonly AgentStep[], index: number): number {
+  let at = Math.max(0, index);
+  while (at > 0 && at < steps.length && sameTurn(steps[at - 1] as AgentStep, steps[at] as AgentStep)) at--;
+  return at;
+}
+
+function sameTurn(a: AgentStep, b: AgentStep): boolean {
+  const id = (b.action as { toolCallId?: unknown }).toolCallId;
+  if (typeof id !== "string") return false;
+  const log = (a.action as { messageLog?: { tool_calls?: { id?: string }[] }[] }).messageLog;
+  return Array.isArray(log) && log.some((message) => message.tool_calls?.some((call) => call.id === id) === true);
+}
+
+/** A step as the summarizer (and the token count) reads it. */
+function stepText(step: AgentStep): string {
+  const { action } = step;
+  const input = typeof action.toolInput === "string" ? action.toolInput : JSON.stringify(action.toolInput);
+  return `${action.log ? `${action.log}\n` : ""}${action.tool}(${input}) -> ${observationText(step.observation)}`;
+}
+
+function approximateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}

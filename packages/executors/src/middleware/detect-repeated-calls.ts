@@ -1,0 +1,72 @@
+import { isAgentFinish } from "@agentrx/core";
+import type { AgentAction, AgentStep } from "@agentrx/core";
+import type { AgentMiddleware } from "./agent-middleware";
+import { badOption, stableJson } from "./middleware-helpers";
+import { stopRun } from "./stop-run";
+
+/** Options of {@link detectRepeatedCalls}. */
+export interface DetectRepeatedCallsOptions {
+  /**
+   * How many times the same tool may be asked for with the same arguments in one run: the call
+   * that reaches it is not run (the model is told instead), and asking for it once more ends the run.
+   * @default 3
+   */
+  max?: number;
+}
+
+/** How the note the model gets instead of a repeated call's result begins. */
+const NOTE_PREFIX = "Repeated call:";
+
+/**
+ * Stops an agent that loops on one call. When the model asks for the same tool with the same
+ * arguments (compared as JSON, key order ignored) for the `max`-th time in a run, the tool is not
+ * run: the model gets an observation telling it so, once. If it asks for that call again, the run
+ * ends with `stopReason: "repeated_call"` (`stoppedBy` names the tool and its input). Counts come
+ * from the run's steps, so a resumed run counts what came before.
+ *
+ * @example
+ * ```ts
+ * import { AgentExecutor, detectRepeatedCalls } from "@agentrx/executors";
+ * import { RunnableLambda } from "@langchain/core/runnables";
+ * import { tool } from "@langchain/core/tools";
+ * import { z } from "zod";
+ *
+ * const search = tool(async () => "no results", { name: "search", description: "Searches.", schema: z.object({ q: z.string() }) });
+ * const stubborn = RunnableLambda.from(() => ({ tool: "search", toolInput: { q: "rome" }, log: "" }));
+ * const executor = new AgentExecutor({ agent: stubborn, tools: [search], middleware: [detectRepeatedCalls({ max: 2 })] });
+ * const result = await executor.invoke({ input: "weather in Rome?" });
+ * console.log(result.stopReason); // "repeated_call"
+ * ```
+ */
+export function detectRepeatedCalls(options: DetectRepeatedCallsOptions = {}): AgentMiddleware {
+  if (typeof options !== "object" || options === null) badOption("detectRepeatedCalls", "options", options, "pass an options object { max? }.");
+  const { max = 3 } = options;
+  if (!Number.isInteger(max) || max < 2) badOption("detectRepeatedCalls", "max", max, `\`max\` must be an integer >= 2 (how many identical calls a run may ask for), got ${JSON.stringify(max)}.`);
+  const keyOf = (action: AgentAction): string => `${action.tool}\u0000${stableJson(action.toolInput)}`;
+  const told = (step: AgentStep): boolean => typeof step.observation === "string" && step.observation.startsWith(NOTE_PREFIX);
+  return {
+    name: "detectRepeatedCalls",
+    async wrapModelCall(request, next) {
+      const output = await next(request);
+      if (isAgentFinish(output)) return output;
+      for (const action of Array.isArray(output) ? output : [output]) {
+        const key = keyOf(action);
+        if (!request.runSteps.some((step) => told(step) && keyOf(step.action) === key)) continue;
+        stopRun({
+          reason: "repeated_call",
+          message: `Agent stopped: it asked again for ${action.tool} with the same arguments after being told that ${max} identical calls are the limit.`,
+          details: { tool: action.tool, toolInput: action.toolInput as never, max },
+        });
+      }
+      return output;
+    },
+    async wrapToolCall(call, next) {
+      const key = keyOf(call.action);
+      let before = 0;
+      for (const step of call.runSteps) if (keyOf(step.action) === key) before++;
+      if (before + 1 < max) return next(call);
+      call.report({ tool: call.action.tool, times: before + 1, told: true });
+      return `${NOTE_PREFIX} you have asked for ${call.action.tool} with these same arguments ${before + 1} times; it was not run again, its result would not change. Use the results you have or try something different. Asking for this same call again ends the run.`;
+    },
+  };
+}

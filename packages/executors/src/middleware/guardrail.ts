@@ -1,0 +1,163 @@
+import { isAgentFinish, observationText } from "@agentrx/core";
+import type { AgentAction, Observation } from "@agentrx/core";
+import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
+import { HumanMessage, SystemMessage } from "@langchain/core/messages";
+import type { Runnable } from "@langchain/core/runnables";
+import { toOutputString } from "../executor/run-helpers";
+import type { AgentMiddleware } from "./agent-middleware";
+import { badOption, isInvokable, replyText } from "./middleware-helpers";
+import { stopRun } from "./stop-run";
+
+/** What a guardrail checks. */
+export interface GuardrailSubject {
+  /** Where the guardrail sits. */
+  on: "input" | "output" | "tool";
+  /** For `on: "tool"`: `"call"` (the tool's input, before or while it runs) or `"result"` (its observation, before the model sees it). */
+  phase?: "call" | "result";
+  /** The text to check: the input (`inputs.input`, else the inputs as JSON), the final answer, a tool call's input as JSON, or its observation. */
+  text: string;
+  /** The run's inputs (`on: "input"`). */
+  inputs?: Readonly<Record<string, unknown>>;
+  /** The tool call (`on: "tool"`). */
+  action?: AgentAction;
+  /** The tool call's result (`on: "tool"`, `phase: "result"`). */
+  observation?: Observation;
+  /** Aborts when the run is cancelled or stopped (or, for a parallel check, when the guarded call failed). */
+  signal: AbortSignal;
+}
+
+/**
+ * A check's verdict: `true`, a reason (a non-empty string) or `{ tripped: true, reason? }` trips the
+ * guardrail; `false`, `""`, `undefined` or `{ tripped: false }` lets the run go on.
+ */
+export type GuardrailVerdict = boolean | string | undefined | null | void | { tripped: boolean; reason?: string };
+
+/** A guardrail's check as a function. */
+export type GuardrailCheck = (subject: GuardrailSubject) => GuardrailVerdict | Promise<GuardrailVerdict>;
+
+/** A guardrail's check as a model call: the model reads `instructions` and the text, and answers `PASS` or `TRIP: reason`. */
+export interface GuardrailModelCheck {
+  model: Runnable<BaseLanguageModelInput, unknown>;
+  /** What the model must look for (e.g. "Does the text contain a credit-card number?"). */
+  instructions: string;
+}
+
+/** Options of {@link guardrail}. */
+export interface GuardrailOptions {
+  /** Names the guardrail in the run's `stoppedBy` and its errors. @default `guardrail(${on})` */
+  name?: string;
+  /** `"input"`: the run's input, before the first agent call; `"output"`: the final answer; `"tool"`: each tool call's input and result. */
+  on: "input" | "output" | "tool";
+  /** A function, or a model call ({@link GuardrailModelCheck}). */
+  check: GuardrailCheck | GuardrailModelCheck;
+  /**
+   * `true`: the check runs before the agent call (`"input"`) or the tool call (`"tool"`), which
+   * wait for it; `false`: they run at once, side by side, and a trip cancels them and the run.
+   * Final answers and tool results are always checked before anyone sees them.
+   * @default true
+   */
+  blocking?: boolean;
+}
+
+/**
+ * A guardrail with a tripwire (see docs/middleware.md): a check on the run's input, its final
+ * answer, or each tool call (its input, then its result before the model sees it). When the check
+ * trips, the run ends with `stopReason: "guardrail"`, the output `Agent stopped: guardrail "<name>"
+ * tripped on <what>: <reason>.`, and `stoppedBy: { middleware, guardrail, on, phase?, reason, message }`
+ * on the output event and the result. A check that throws fails the run with a `MiddlewareError`.
+ *
+ * @example
+ * ```ts
+ * import { AgentExecutor, guardrail } from "@agentrx/executors";
+ * import { RunnableLambda } from "@langchain/core/runnables";
+ * import { tool } from "@langchain/core/tools";
+ * import { z } from "zod";
+ *
+ * const lookup = tool(async () => "card on file: 4111 1111 1111 1111", { name: "lookup", description: "Looks up a customer.", schema: z.object({ id: z.string() }) });
+ * const agent = RunnableLambda.from(() => ({ tool: "lookup", toolInput: { id: "c-1" }, log: "" }));
+ * const noCards = guardrail({ name: "no-card-numbers", on: "tool", check: ({ text }) => /\b(?:\d[ -]?){13,16}\b/.test(text) && "a credit-card number" });
+ * const result = await new AgentExecutor({ agent, tools: [lookup], middleware: [noCards] }).invoke({ input: "customer c-1?" });
+ * console.log(result.stopReason, result.output); // "guardrail" 'Agent stopped: guardrail "no-card-numbers" tripped on a tool result (lookup): a credit-card number.'
+ * ```
+ */
+export function guardrail(options: GuardrailOptions): AgentMiddleware {
+  if (typeof options !== "object" || options === null) badOption("guardrail", "options", options, "pass an options object { on, check, blocking?, name? }.");
+  const { on, check, blocking = true } = options;
+  if (on !== "input" && on !== "output" && on !== "tool") badOption("guardrail", "on", on, `\`on\` must be "input", "output" or "tool", got ${JSON.stringify(on)}.`);
+  if (typeof blocking !== "boolean") badOption("guardrail", "blocking", blocking, "`blocking` must be a boolean.");
+  const name = options.name ?? `guardrail(${on})`;
+  if (typeof name !== "string" || name === "") badOption("guardrail", "name", name, "`name` must be a non-empty string.");
+  const run = checkFunction(check);
+
+  /** Checks `subject`; a trip ends the run. */
+  const verify = async (subject: GuardrailSubject, what: string): Promise<void> => {
+    const verdict = toVerdict(await run(subject));
+    if (!verdict.tripped) return;
+    const reason = verdict.reason ?? "";
+    stopRun({
+      reason: "guardrail",
+      message: `Agent stopped: guardrail "${name}" tripped on ${what}${reason === "" ? "" : `: ${reason}`}.`,
+      details: { guardrail: name, on, ...(subject.phase === undefined ? {} : { phase: subject.phase }), reason },
+    });
+  };
+  /** Runs `call` after the check (blocking) or side by side with it (a trip rejects at once). */
+  const guarded = async <T>(subject: GuardrailSubject, what: string, call: () => Promise<T>): Promise<T> => {
+    if (blocking) {
+      await verify(subject, what);
+      return call();
+    }
+    const [value] = await Promise.all([call(), verify(subject, what)]);
+    return value;
+  };
+
+  const middleware: AgentMiddleware = { name };
+  if (on === "input") {
+    middleware.wrapModelCall = (request, next) => {
+      // The input is checked once, before the run's first agent call.
+      if (request.iteration !== 0) return next(request);
+      const text = typeof request.inputs["input"] === "string" ? request.inputs["input"] : JSON.stringify(request.inputs);
+      return guarded({ on, text, inputs: request.inputs, signal: request.signal }, "the input", () => next(request));
+    };
+  } else if (on === "output") {
+    middleware.wrapModelCall = async (request, next) => {
+      const output = await next(request);
+      if (isAgentFinish(output)) await verify({ on, text: toOutputString(output.returnValues["output"]), signal: request.signal }, "the final answer");
+      return output;
+    };
+  } else {
+    middleware.wrapToolCall = async (call, next) => {
+      const { action, signal } = call;
+      const input = typeof action.toolInput === "string" ? action.toolInput : JSON.stringify(action.toolInput);
+      const observation = await guarded({ on, phase: "call", text: input, action, signal }, `a tool call (${action.tool})`, () => next(call));
+      await verify({ on, phase: "result", text: observationText(observation), action, observation, signal }, `a tool result (${action.tool})`);
+      return observation;
+    };
+  }
+  return middleware;
+}
+
+function checkFunction(check: GuardrailOptions["check"]): GuardrailCheck {
+  if (typeof check === "function") return check;
+  const given = check as Partial<GuardrailModelCheck> | null;
+  if (typeof given !== "object" || given === null || !isInvokable(given.model) || typeof given.instructions !== "string" || given.instructions === "") {
+    badOption("guardrail", "check", check, "`check` must be a function (subject) => verdict, or { model, instructions } (a chat model that answers PASS or TRIP: reason).");
+  }
+  const { model, instructions } = given as GuardrailModelCheck;
+  const system = `${instructions}\n\nReply with exactly PASS when the text is acceptable. Otherwise reply TRIP: followed by a short reason.`;
+  return async ({ text, signal }) => {
+    const reply = replyText(await model.invoke([new SystemMessage(system), new HumanMessage(text)], { signal })).trim();
+    if (/^PASS\b/i.test(reply)) return false;
+    // Anything else trips: a guardrail that cannot read its model's answer does not let the run through.
+    const reason = reply.replace(/^TRIP\b\s*:?\s*/i, "").trim();
+    return reason === "" ? true : reason;
+  };
+}
+
+function toVerdict(verdict: GuardrailVerdict): { tripped: boolean; reason?: string } {
+  if (verdict === true) return { tripped: true };
+  if (typeof verdict === "string") return verdict === "" ? { tripped: false } : { tripped: true, reason: verdict };
+  if (typeof verdict === "object" && verdict !== null) {
+    return verdict.tripped ? { tripped: true, ...(verdict.reason === undefined ? {} : { reason: verdict.reason }) } : { tripped: false };
+  }
+  return { tripped: false };
+}

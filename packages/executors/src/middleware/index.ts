@@ -1,0 +1,12 @@
+export type { AfterTurnState, AgentMiddleware, ModelCallRequest, PrepareStepArgs, PrepareStepResult, ToolCallRequest } from "./agent-middleware";
+export { MiddlewareError } from "./middleware-error";
+export type { MiddlewareHook } from "./middleware-error";
+export { stopRun } from "./stop-run";
+export type { MiddlewareStopReason, StopRunOptions } from "./stop-run";
+export { COMPACTED_STEPS_TOOL, compactSteps } from "./compact-steps";
+export type { CompactStepsOptions } from "./compact-steps";
+export { detectRepeatedCalls } from "./detect-repeated-calls";
+export type { DetectRepeatedCallsOptions } from "./detect-repeated-calls";
+export { modelFallback } from "./model-fallback";
+export { guardrail } from "./guardrail";
+export type { GuardrailCheck, GuardrailModelCheck, GuardrailOptions, GuardrailSubject, GuardrailVerdict } from "./guardrail";

@@ -1,0 +1,242 @@
+import { createToolCallingAgent } from "@agentrx/agents";
+import type { AgentStep } from "@agentrx/core";
+import { ScriptedChatModel } from "@agentrx/core/testing";
+import { AgentExecutor, type AgentMiddleware, MiddlewareError, type MiddlewareEvent, stopRun } from "@agentrx/executors";
+import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
+import { tool } from "@langchain/core/tools";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { act, collect, deferred, echoTool, finish, scriptedAgent } from "../executor/test-helpers";
+
+const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], new MessagesPlaceholder("agent_scratchpad")]);
+const upper = tool(async ({ text }: { text: string }) => text.toUpperCase(), { name: "upper", description: "Upper-cases.", schema: z.object({ text: z.string() }) });
+
+describe("prepareStep", () => {
+  it("changes the inputs and steps of the next agent call only; the run keeps every step", async () => {
+    const { agent, inputs } = scriptedAgent([act("echo", { text: "a" }), act("echo", { text: "b" }), finish("done")]);
+    const seen: { iteration: number; steps: number }[] = [];
+    const middleware: AgentMiddleware = {
+      prepareStep({ iteration, steps, inputs: given }) {
+        seen.push({ iteration, steps: steps.length });
+        return iteration === 2 ? { inputs: { ...given, input: "changed" }, steps: steps.slice(-1) } : undefined;
+      },
+    };
+    const executor = new AgentExecutor({ agent, tools: [echoTool], middleware: [middleware], returnIntermediateSteps: true });
+    const result = await executor.invoke({ input: "hi" });
+    expect(seen).toEqual([{ iteration: 0, steps: 0 }, { iteration: 1, steps: 1 }, { iteration: 2, steps: 2 }]);
+    expect(inputs[2]?.["input"]).toBe("changed");
+    expect(inputs[2]?.steps.map((step) => step.observation)).toEqual(["b"]);
+    expect(inputs[1]?.["input"]).toBe("hi");
+    expect(result.intermediateSteps?.map((step) => step.observation)).toEqual(["a", "b"]);
+  });
+
+  it("swaps the model and the tools offered of a built-in agent for one call", async () => {
+    const own = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "echo", args: { text: "x" } }] }, "own model's answer"] });
+    const other = new ScriptedChatModel({ responses: ["other model's answer"] });
+    const agent = createToolCallingAgent({ llm: own, tools: [echoTool, upper], prompt });
+    const middleware: AgentMiddleware = {
+      prepareStep: ({ iteration }) => (iteration === 0 ? { tools: [echoTool] } : { model: other }),
+    };
+    const result = await new AgentExecutor({ agent, tools: [echoTool, upper], middleware: [middleware] }).invoke({ input: "hi" });
+    expect(result.output).toBe("other model's answer");
+    expect(own.calls.map((call) => call.toolNames)).toEqual([["echo"]]);
+    expect(other.calls[0]?.toolNames).toEqual(["echo", "upper"]);
+  });
+
+  it("refuses a model swap for an agent that always uses its own model, naming the middleware", async () => {
+    const { agent } = scriptedAgent([finish("never")]);
+    const other = new ScriptedChatModel({ responses: ["x"] });
+    const executor = new AgentExecutor({ agent, tools: [], middleware: [{ name: "swapper", prepareStep: () => ({ model: other }) }] });
+    const error = await executor.invoke({ input: "hi" }).then(() => undefined, (caught: unknown) => caught);
+    expect(MiddlewareError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/Middleware "swapper" failed in prepareStep: .*always uses its own/);
+  });
+
+  it("refuses tools that are not the executor's", async () => {
+    const agent = createToolCallingAgent({ llm: new ScriptedChatModel({ responses: ["x"] }), tools: [echoTool], prompt });
+    const executor = new AgentExecutor({ agent, tools: [echoTool], middleware: [{ prepareStep: () => ({ tools: [upper] }) }] });
+    await expect(executor.invoke({ input: "hi" })).rejects.toThrow(/middleware\[0\]" failed in prepareStep: `tools` may only hold the executor's own tools \(echo\); got "upper"/);
+  });
+});
+
+describe("order", () => {
+  it("runs the first middleware outermost in every hook", async () => {
+    const log: string[] = [];
+    const traced = (name: string): AgentMiddleware => ({
+      name,
+      prepareStep: ({ iteration }) => void log.push(`${name}.prepare#${iteration}`),
+      async wrapModelCall(request, next) {
+        log.push(`${name}>model`);
+        const output = await next(request);
+        log.push(`${name}<model`);
+        return output;
+      },
+      async wrapToolCall(call, next) {
+        log.push(`${name}>tool`);
+        const observation = await next(call);
+        log.push(`${name}<tool`);
+        return observation;
+      },
+      afterTurn: ({ turnSteps }) => void log.push(`${name}.afterTurn(${turnSteps.length})`),
+    });
+    const { agent } = scriptedAgent([act("echo", { text: "a" }), finish("done")]);
+    await new AgentExecutor({ agent, tools: [echoTool], middleware: [traced("A"), traced("B")] }).invoke({ input: "hi" });
+    expect(log).toEqual([
+      "A.prepare#0", "B.prepare#0", "A>model", "B>model", "B<model", "A<model",
+      "A>tool", "B>tool", "B<tool", "A<tool", "A.afterTurn(1)", "B.afterTurn(1)",
+      "A.prepare#1", "B.prepare#1", "A>model", "B>model", "B<model", "A<model",
+    ]);
+  });
+
+  it("lets wrapToolCall change the result and wrapModelCall retry the call", async () => {
+    let calls = 0;
+    const { agent } = scriptedAgent([
+      () => {
+        calls++;
+        throw new Error("flaky");
+      },
+      act("echo", { text: "secret 123" }),
+      finish("done"),
+    ]);
+    const retry: AgentMiddleware = {
+      async wrapModelCall(request, next) {
+        try {
+          return await next(request);
+        } catch {
+          return next(request);
+        }
+      },
+    };
+    const redact: AgentMiddleware = { wrapToolCall: async (call, next) => String(await next(call)).replace(/\d/g, "#") };
+    const result = await new AgentExecutor({ agent, tools: [echoTool], middleware: [retry, redact], returnIntermediateSteps: true }).invoke({ input: "hi" });
+    expect(calls).toBe(1);
+    expect(result.intermediateSteps?.[0]?.observation).toBe("secret ###");
+    expect(result.output).toBe("done");
+  });
+});
+
+describe("errors", () => {
+  it("fails the run with a MiddlewareError naming the middleware and the hook", async () => {
+    const { agent } = scriptedAgent([act("echo", { text: "a" }), finish("done")]);
+    const broken: AgentMiddleware = {
+      name: "audit",
+      afterTurn() {
+        throw new Error("disk full");
+      },
+    };
+    const error = (await new AgentExecutor({ agent, tools: [echoTool], middleware: [broken] }).invoke({ input: "hi" }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    )) as MiddlewareError;
+    expect(MiddlewareError.isInstance(error)).toBe(true);
+    expect(error.middleware).toBe("audit");
+    expect(error.hook).toBe("afterTurn");
+    expect(error.message).toBe('Middleware "audit" failed in afterTurn: disk full');
+    expect((error.cause as Error).message).toBe("disk full");
+  });
+
+  it("does not blame a middleware for an error that only passed through it", async () => {
+    const { agent } = scriptedAgent([new Error("model down")]);
+    const passThrough: AgentMiddleware = { name: "measure", wrapModelCall: (request, next) => next(request) };
+    const error = await new AgentExecutor({ agent, tools: [], middleware: [passThrough] }).invoke({ input: "hi" }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(MiddlewareError.isInstance(error)).toBe(false);
+    expect((error as Error).message).toBe("model down");
+  });
+
+  it("refuses bad middleware at construction, naming the problem", () => {
+    const { agent } = scriptedAgent([]);
+    expect(() => new AgentExecutor({ agent, tools: [], middleware: {} as never })).toThrow(/`middleware` must be an array/);
+    expect(() => new AgentExecutor({ agent, tools: [], middleware: [{ prepareSteps: () => undefined } as never] })).toThrow(
+      /middleware\[0\] has an unknown key `prepareSteps`/,
+    );
+    expect(() => new AgentExecutor({ agent, tools: [], middleware: [{ name: "x", afterTurn: 3 } as never] })).toThrow(/`middleware\[0\] \("x"\)\.afterTurn` must be a function/);
+  });
+
+  it("ends the run gracefully when a hook calls stopRun", async () => {
+    const { agent, inputs } = scriptedAgent([act("echo", { text: "a" }), act("echo", { text: "b" }), finish("done")]);
+    const limit: AgentMiddleware = {
+      name: "modelCallLimit",
+      prepareStep({ iteration }) {
+        if (iteration >= 1) stopRun({ reason: "budget", message: "Agent stopped: one model call.", details: { limit: 1 } });
+      },
+    };
+    const result = await new AgentExecutor({ agent, tools: [echoTool], middleware: [limit], earlyStoppingMethod: "force" }).invoke({ input: "hi" });
+    expect(inputs).toHaveLength(1);
+    expect(result.stopReason).toBe("budget");
+    expect(result.stoppedBy).toEqual({ middleware: "modelCallLimit", limit: 1, message: "Agent stopped: one model call." });
+  });
+});
+
+describe("cancellation", () => {
+  it("aborts the signal a wrapModelCall sees when the run is cancelled, and starts nothing more", async () => {
+    const started = deferred<AbortSignal>();
+    const { agent, inputs } = scriptedAgent([() => new Promise(() => {})]);
+    let after = 0;
+    const watcher: AgentMiddleware = {
+      wrapModelCall(request, next) {
+        started.resolve(request.signal);
+        return next(request);
+      },
+      afterTurn: () => void after++,
+    };
+    const controller = new AbortController();
+    const run = new AgentExecutor({ agent, tools: [], middleware: [watcher] }).invoke({ input: "hi" }, { signal: controller.signal });
+    const outcome = run.then(() => "finished", (error: unknown) => (error as Error).name);
+    const signal = await started.promise;
+    expect(signal.aborted).toBe(false);
+    controller.abort();
+    expect(await outcome).toBe("AbortError");
+    expect(signal.aborted).toBe(true);
+    expect(inputs).toHaveLength(1);
+    expect(after).toBe(0);
+  });
+
+  it("aborts a wrapToolCall's signal when the tool call is cancelled by unsubscribing", async () => {
+    const seen = deferred<AbortSignal>();
+    const slow = tool(async (_input, config) => new Promise<string>((_resolve, reject) => config?.signal?.addEventListener("abort", () => reject(new Error("aborted")))), {
+      name: "slow",
+      description: "Never ends.",
+      schema: z.object({}),
+    });
+    const { agent } = scriptedAgent([act("slow", {})]);
+    const watcher: AgentMiddleware = {
+      wrapToolCall(call, next) {
+        seen.resolve(call.signal);
+        return next(call);
+      },
+    };
+    const subscription = new AgentExecutor({ agent, tools: [slow], middleware: [watcher] }).stream({ input: "hi" }).subscribe({ error: () => undefined });
+    const signal = await seen.promise;
+    subscription.unsubscribe();
+    expect(signal.aborted).toBe(true);
+  });
+});
+
+describe("report", () => {
+  it("records a middleware event named after the middleware", async () => {
+    const { agent } = scriptedAgent([finish("done")]);
+    const measure: AgentMiddleware = {
+      name: "measure",
+      async wrapModelCall(request, next) {
+        const output = await next(request);
+        request.report({ calls: 1 });
+        return output;
+      },
+    };
+    const events = await collect(new AgentExecutor({ agent, tools: [], middleware: [measure] }).stream({ input: "hi" }));
+    const reported = events.filter((event): event is MiddlewareEvent => event.type === "middleware");
+    expect(reported.map(({ name, iteration, data }) => ({ name, iteration, data }))).toEqual([{ name: "measure", iteration: 0, data: { calls: 1 } }]);
+    expect(events.map((event) => event.type)).toEqual(["start", "middleware", "output"]);
+  });
+});
+
+describe("no middleware", () => {
+  it("calls the agent with exactly the run's steps (no middleware machinery)", async () => {
+    const { agent, inputs } = scriptedAgent([act("echo", { text: "a" }), finish("done")]);
+    await new AgentExecutor({ agent, tools: [echoTool], middleware: [] }).invoke({ input: "hi" });
+    expect((inputs[1]?.steps as AgentStep[]).map((step) => step.observation)).toEqual(["a"]);
+  });
+});
