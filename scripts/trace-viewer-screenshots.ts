@@ -7,7 +7,13 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { AgentExecutor } from "@agentrx/executors";
 import { SqliteRunStore } from "@agentrx/runs";
+import { withApproval } from "@agentrx/tools";
+import { RunnableLambda } from "@langchain/core/runnables";
+import { tool } from "@langchain/core/tools";
+import { lastValueFrom } from "rxjs";
+import { z } from "zod";
 import { runCli } from "../packages/runs/src/cli/run-cli";
 import { launchChromium } from "../packages/viewer/src/trace/browser-test-helpers";
 import { recordTripRun } from "../packages/viewer/src/trace/trace-test-fixtures";
@@ -37,7 +43,21 @@ await page.click('[data-id="tool-1-0"] .label');
 await page.emulateMedia({ colorScheme: "dark" });
 await page.screenshot({ path: join(docs, "trace-viewer-dark.png") });
 
-const server = await startUiServer({ store, source: "SQLite .agentrx/runs.db", port: 0 });
+// A run paused for approval, and a ui that can act on it (an executor over the same store).
+const refund = withApproval(tool(async ({ order }: { order: string }) => `refunded ${order}`, { name: "refund_order", description: "Refunds an order.", schema: z.object({ order: z.string() }) }));
+const agent = RunnableLambda.from(async (input: { steps: unknown[] }) =>
+  input.steps.length === 0
+    ? [{ tool: "refund_order", toolInput: { order: "A-1042" }, log: "", toolCallId: "call_1", messageLog: [] }]
+    : { returnValues: { output: "Refunded order A-1042." }, log: "" },
+);
+const executor = new AgentExecutor({ agent: agent as never, tools: [refund], store });
+await lastValueFrom(executor.stream({ input: "Refund order A-1042, it arrived broken." }, { runId: "5e0c9d27-8a41-4b3f-a6d2-71c8e4f09b35" }));
+const server = await startUiServer({ store, source: "SQLite .agentrx/runs.db", port: 0, executor });
+await page.setViewportSize({ width: 1440, height: 520 });
+await page.goto(`${server.url}/runs/5e0c9d27-8a41-4b3f-a6d2-71c8e4f09b35`);
+await page.waitForSelector("[data-interrupt]");
+await page.screenshot({ path: join(docs, "trace-viewer-actions.png") });
+
 await page.emulateMedia({ colorScheme: "light" });
 await page.setViewportSize({ width: 1200, height: 260 });
 await page.goto(`${server.url}/`);

@@ -39,7 +39,7 @@ const agent = RunnableLambda.from(async (input: AgentInput): Promise<AgentAction
   const [verb, arg] = String(input["input"]).split(" ");
   if (input.steps.length === 0 || (verb === "look" && input.steps.length < 2)) {
     const call = verb === "delete" ? { tool: "delete_file", toolInput: { path: arg } } : { tool: "lookup", toolInput: { q: `${arg}${input.steps.length}` } };
-    return [{ ...call, log: "", toolCallId: `call_${input.steps.length}`, messageLog: [] } as AgentAction];
+    return [{ ...call, log: "", toolCallId: `call_${input.steps.length}`, messageLog: [] } as unknown as AgentAction];
   }
   const last = input.steps[input.steps.length - 1]!;
   return { returnValues: { output: `Done: ${String(last.observation)}` }, log: "" };
