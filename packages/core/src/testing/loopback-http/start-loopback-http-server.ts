@@ -14,6 +14,10 @@ export interface LoopbackResponder {
   json(status: number, body: unknown, headers?: Record<string, string>): void;
   /** Sends server-sent events (`event:` lines when a name is given), `delayMs` apart; false if the client left. */
   events(events: { event?: string; data: unknown }[], delayMs: number): Promise<boolean>;
+  /** Waits `ms` (a timer that `close()` clears); false if the client left meanwhile. */
+  wait(ms: number): Promise<boolean>;
+  /** The response itself, for replies the helpers above do not write (faults on cue). */
+  readonly raw: ServerResponse;
 }
 
 /** A started loopback HTTP server. */
@@ -47,6 +51,8 @@ export async function startLoopbackHttpServer(handle: LoopbackHandler): Promise<
     });
 
   const responder = (res: ServerResponse): LoopbackResponder => ({
+    raw: res,
+    wait: (ms) => wait(ms, res),
     json(status, body, headers = {}) {
       res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
     },
@@ -94,7 +100,7 @@ export async function startLoopbackHttpServer(handle: LoopbackHandler): Promise<
     onRequest(req, res).catch((error: unknown) => {
       if (res.headersSent) return void res.destroy();
       res.writeHead(500, { "content-type": "application/json", "x-should-retry": "false" });
-      res.end(JSON.stringify({ error: { message: `Loopback server reply failed: ${String(error)}` } }));
+      res.end(JSON.stringify({ error: { message: `Loopback server reply failed: ${String(error)}`, type: "server_error", param: null, code: null } }));
     });
   });
   server.on("connection", (socket) => {

@@ -131,16 +131,16 @@ const ERROR_TYPES: Record<number, string> = {
   429: "rate_limit_error",
 };
 
-/** The JSON body of an OpenAI-style error. */
-export function errorBody(error: LoopbackHttpError): string {
-  return JSON.stringify({
+/** The body of an OpenAI-style error. */
+export function errorBody(error: LoopbackHttpError): { error: Record<string, unknown> } {
+  return {
     error: {
       message: error.message ?? `Loopback server answered with status ${error.status}.`,
       type: error.type ?? ERROR_TYPES[error.status] ?? "server_error",
       param: error.param ?? null,
       code: error.code ?? null,
     },
-  });
+  };
 }
 
 interface ToolCallOut {

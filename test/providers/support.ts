@@ -1,0 +1,120 @@
+// What the provider tests share (test/providers and test/e2e/openai-compatible-executor.test.ts):
+// the tools and the prompt of their agents, the executor built on them, servers and directories
+// cleaned up after each test, the eagerTools probe and the sub-agent run.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createToolCallingAgent } from "@agentrx/agents";
+import { AgentExecutor, type AgentExecutorOptions } from "@agentrx/executors";
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { ChatPromptTemplate } from "@langchain/core/prompts";
+import { RunnableLambda } from "@langchain/core/runnables";
+import { type StructuredToolInterface, tool } from "@langchain/core/tools";
+import { lastValueFrom, toArray } from "rxjs";
+import { afterEach, expect } from "vitest";
+import { z } from "zod";
+
+/** Answers `Sunny and 21°C in <city>.` */
+export const weather = tool(async ({ city }) => `Sunny and 21°C in ${city}.`, {
+  name: "weather",
+  description: "Current weather in a city.",
+  schema: z.object({ city: z.string() }),
+});
+
+/** Multiplies `a` by `b`. */
+export const multiply = tool(async ({ a, b }) => String(a * b), {
+  name: "multiply",
+  description: "Multiply two numbers.",
+  schema: z.object({ a: z.number(), b: z.number() }),
+});
+
+/** A system message, the thread's history (optional), the input and the scratchpad. */
+export const prompt = ChatPromptTemplate.fromMessages([
+  ["system", "You are a helpful assistant."],
+  ["placeholder", "{chat_history}"],
+  ["human", "{input}"],
+  ["placeholder", "{agent_scratchpad}"],
+]);
+
+/** An executor running the tool-calling agent on `llm` with `tools` and {@link prompt}. */
+export function toolCallingExecutor(
+  llm: BaseChatModel,
+  tools: StructuredToolInterface[],
+  options: Omit<AgentExecutorOptions, "agent" | "tools"> = {},
+): AgentExecutor {
+  return new AgentExecutor({ agent: createToolCallingAgent({ llm, tools, prompt }), tools, ...options });
+}
+
+/**
+ * Registers an `afterEach` that closes the servers given to `track` and removes the directories
+ * made by `tempDir` during the test. Call once, at the top of a test file.
+ */
+export function cleanupAfterEach(): { track<T extends { close(): Promise<void> }>(server: T): T; tempDir(prefix: string): string } {
+  const servers: { close(): Promise<void> }[] = [];
+  const dirs: string[] = [];
+  afterEach(async () => {
+    await Promise.allSettled(servers.splice(0).map((server) => server.close()));
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    track(server) {
+      servers.push(server);
+      return server;
+    },
+    tempDir(prefix) {
+      const dir = mkdtempSync(join(tmpdir(), prefix));
+      dirs.push(dir);
+      return dir;
+    },
+  };
+}
+
+/** Polls `check` every 20 ms until it holds; fails naming `what` after `timeoutMs`. */
+export async function until(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 30_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * Streams a run with `eagerTools` (or without) of the tool-calling agent on `llm` with a weather
+ * tool that logs `start <city>`; the agent logs `agent returned` when the model's answer is
+ * complete, so the log tells whether a tool started before it.
+ */
+export async function eagerToolsRun(llm: BaseChatModel, eagerTools = true) {
+  const log: string[] = [];
+  const logged = tool(
+    async ({ city }) => {
+      log.push(`start ${city}`);
+      return `Sunny in ${city}.`;
+    },
+    { name: "weather", description: "Current weather in a city.", schema: z.object({ city: z.string() }) },
+  );
+  const inner = createToolCallingAgent({ llm, tools: [logged], prompt });
+  const agent = RunnableLambda.from(async (input: Record<string, unknown>, config) => {
+    const output = await inner.invoke(input as never, config);
+    log.push("agent returned");
+    return output;
+  });
+  const events = await lastValueFrom(new AgentExecutor({ agent, tools: [logged], eagerTools }).stream({ input: "Weather?" }).pipe(toArray()));
+  return { log, events };
+}
+
+/**
+ * Runs an agent on `llm()` whose one tool, `researcher`, is a sub-agent on `llm()` with
+ * {@link weather}, and returns the outer run's output.
+ */
+export async function subAgentRun(llm: () => BaseChatModel): Promise<string> {
+  const research = toolCallingExecutor(llm(), [weather]).asTool({ name: "researcher", description: "Researches a question." });
+  const result = await lastValueFrom(toolCallingExecutor(llm(), [research]).invoke({ input: "Ask the researcher about Paris." }));
+  return result.output as string;
+}
+
+/** Asserts that an {@link eagerToolsRun} started all `count` tools, the first before the model's answer was complete. */
+export function expectEarlyStarts(log: string[], count: number): void {
+  expect(log.indexOf("start Paris")).toBeGreaterThanOrEqual(0);
+  expect(log.indexOf("start Paris")).toBeLessThan(log.indexOf("agent returned"));
+  expect(log.filter((line) => line.startsWith("start"))).toHaveLength(count);
+}
