@@ -5,12 +5,10 @@
 // as the model sent it, live, after a pause resumed from SQLite by another executor and store.
 import { join } from "node:path";
 import { type AnthropicLoopbackTurn, type AnthropicMessagesServer, startAnthropicMessagesServer } from "@agentrx/core/testing";
-import { SqliteRunStore } from "@agentrx/runs";
-import { withApproval } from "@agentrx/tools";
 import { lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { anthropicThinking } from "./models";
-import { cleanupAfterEach, multiply, toolCallingExecutor, weather } from "./support";
+import { approvalResumedFromSqlite, cleanupAfterEach, multiply, toolCallingExecutor, weather } from "./support";
 
 const SCRIPT: AnthropicLoopbackTurn[] = [
   {
@@ -76,18 +74,7 @@ describe("@langchain/anthropic with extended thinking, through the executor", ()
 
   it("pauses for approval, and another executor resumes from SQLite with the thinking intact", async () => {
     const server = track(await startAnthropicMessagesServer({ responses: SCRIPT }));
-    const path = join(tempDir("agentrx-anthropic-"), "runs.db");
-    const guarded = withApproval(multiply);
-    const build = (store: SqliteRunStore) => toolCallingExecutor(anthropic(server), [weather, guarded], { store });
-    const firstStore = new SqliteRunStore({ path });
-    const paused = await lastValueFrom(build(firstStore).invoke({ input: "Weather in Paris and Rome, and twice the temperature?" }, { runId: "pause-1" }));
-    expect(paused.interrupts).toMatchObject([{ tool: "multiply", toolInput: { a: 21, b: 2 } }]);
-    await firstStore.close();
-
-    const secondStore = new SqliteRunStore({ path });
-    const interrupt = paused.interrupts?.[0];
-    const done = await lastValueFrom(build(secondStore).resume("pause-1", { decisions: { [interrupt?.id as string]: "approve" } }));
-    await secondStore.close();
+    const done = await approvalResumedFromSqlite(() => anthropic(server), join(tempDir("agentrx-anthropic-"), "runs.db"), "Weather in Paris and Rome, and twice the temperature?");
     expect(server.rejections).toEqual([]);
     expect(done).toMatchObject({ output: "Paris and Rome are sunny at 21°C; 21 × 2 = 42." });
     const last = server.messageRequests()[2];

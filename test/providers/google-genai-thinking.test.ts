@@ -5,15 +5,13 @@
 // signatures sent back as the model sent them, live and after a pause resumed from SQLite.
 import { join } from "node:path";
 import { type GeminiLoopbackTurn, startGoogleGenAIServer } from "@agentrx/core/testing";
-import { SqliteRunStore } from "@agentrx/runs";
-import { withApproval } from "@agentrx/tools";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { geminiThinking } from "./models";
-import { cleanupAfterEach, eagerToolsRun, multiply, subAgentRun, toolCallingExecutor, weather } from "./support";
+import { approvalResumedFromSqlite, cleanupAfterEach, eagerToolsRun, multiply, subAgentRun, toolCallingExecutor, weather } from "./support";
 
 const SCRIPT: GeminiLoopbackTurn[] = [
   { thinking: "Two cities: both at once.", toolCalls: [{ name: "weather", args: { city: "Paris" } }, { name: "weather", args: { city: "Rome" } }] },
@@ -107,16 +105,7 @@ describe("@langchain/google-genai with thinking, through the executor", () => {
 
   it("pauses for approval, and another executor resumes from SQLite with the signatures intact", async () => {
     const server = track(await startGoogleGenAIServer({ responses: SCRIPT }));
-    const path = join(tempDir("agentrx-gemini-"), "runs.db");
-    const guarded = withApproval(multiply);
-    const build = (store: SqliteRunStore) => toolCallingExecutor(geminiThinking(server.url), [weather, guarded], { store });
-    const firstStore = new SqliteRunStore({ path });
-    const paused = await lastValueFrom(build(firstStore).invoke({ input: "Weather, and twice the temperature?" }, { runId: "pause-g" }));
-    expect(paused.interrupts).toMatchObject([{ tool: "multiply" }]);
-    await firstStore.close();
-    const secondStore = new SqliteRunStore({ path });
-    const done = await lastValueFrom(build(secondStore).resume("pause-g", { decisions: { [paused.interrupts?.[0]?.id as string]: "approve" } }));
-    await secondStore.close();
+    const done = await approvalResumedFromSqlite(() => geminiThinking(server.url), join(tempDir("agentrx-gemini-"), "runs.db"), "Weather, and twice the temperature?");
     expect(server.rejections).toEqual([]);
     expect(done.output).toBe(ANSWER);
     expect(modelTurns(server.contentRequests()[2])[1]).toEqual(["thought:21 × 2 with the tool.", "call:multiply+signature"]);

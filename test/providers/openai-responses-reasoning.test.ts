@@ -5,12 +5,10 @@
 // from SQLite by another executor and store.
 import { join } from "node:path";
 import { type OpenAIResponsesServer, type ResponsesLoopbackTurn, startOpenAIResponsesServer } from "@agentrx/core/testing";
-import { SqliteRunStore } from "@agentrx/runs";
-import { withApproval } from "@agentrx/tools";
 import { lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { responsesReasoning } from "./models";
-import { cleanupAfterEach, eagerToolsRun, expectEarlyStarts, multiply, subAgentRun, toolCallingExecutor, weather } from "./support";
+import { approvalResumedFromSqlite, cleanupAfterEach, eagerToolsRun, expectEarlyStarts, multiply, subAgentRun, toolCallingExecutor, weather } from "./support";
 const SCRIPT: ResponsesLoopbackTurn[] = [
   { reasoning: "Two cities: both at once.", toolCalls: [{ name: "weather", arguments: { city: "Paris" } }, { name: "weather", arguments: { city: "Rome" } }] },
   { reasoning: "21 × 2 with the tool.", toolCalls: [{ name: "multiply", arguments: { a: 21, b: 2 } }] },
@@ -62,16 +60,7 @@ describe("@langchain/openai (Responses API) with reasoning, through the executor
 
   it("pauses for approval, and another executor resumes from SQLite with the reasoning items intact", async () => {
     const server = track(await startOpenAIResponsesServer({ responses: SCRIPT }));
-    const path = join(tempDir("agentrx-responses-"), "runs.db");
-    const guarded = withApproval(multiply);
-    const build = (store: SqliteRunStore) => toolCallingExecutor(llmFor(server), [weather, guarded], { store });
-    const firstStore = new SqliteRunStore({ path });
-    const paused = await lastValueFrom(build(firstStore).invoke({ input: "Weather, and twice the temperature?" }, { runId: "pause-r" }));
-    expect(paused.interrupts).toMatchObject([{ tool: "multiply" }]);
-    await firstStore.close();
-    const secondStore = new SqliteRunStore({ path });
-    const done = await lastValueFrom(build(secondStore).resume("pause-r", { decisions: { [paused.interrupts?.[0]?.id as string]: "approve" } }));
-    await secondStore.close();
+    const done = await approvalResumedFromSqlite(() => llmFor(server), join(tempDir("agentrx-responses-"), "runs.db"), "Weather, and twice the temperature?");
     expect(server.rejections).toEqual([]);
     expect(done.output).toBe(ANSWER);
     expect(shape(server.responseRequests()[2])).toContain("reasoning:rs_loopback_1");

@@ -118,3 +118,26 @@ export function expectEarlyStarts(log: string[], count: number): void {
   expect(log.indexOf("start Paris")).toBeLessThan(log.indexOf("agent returned"));
   expect(log.filter((line) => line.startsWith("start"))).toHaveLength(count);
 }
+
+/**
+ * Runs the tool-calling agent on `llm()` with {@link weather} and an approval-guarded
+ * {@link multiply} on a SQLite store at `path` until it pauses (asserting it paused on multiply),
+ * then resumes it, approved, with another executor and store on the same file.
+ */
+export async function approvalResumedFromSqlite(llm: () => BaseChatModel, path: string, input: string): Promise<{ output: string }> {
+  const { SqliteRunStore } = await import("@agentrx/runs");
+  const { withApproval } = await import("@agentrx/tools");
+  const guarded = withApproval(multiply);
+  const build = (store: InstanceType<typeof SqliteRunStore>) => toolCallingExecutor(llm(), [weather, guarded], { store });
+  const firstStore = new SqliteRunStore({ path });
+  const paused = await lastValueFrom(build(firstStore).invoke({ input }, { runId: "paused-run" }));
+  expect(paused.interrupts).toMatchObject([{ tool: "multiply" }]);
+  await firstStore.close();
+  const secondStore = new SqliteRunStore({ path });
+  try {
+    const done = await lastValueFrom(build(secondStore).resume("paused-run", { decisions: { [paused.interrupts?.[0]?.id as string]: "approve" } }));
+    return { output: done.output as string };
+  } finally {
+    await secondStore.close();
+  }
+}

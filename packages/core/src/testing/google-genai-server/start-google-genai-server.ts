@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { InvalidArgumentError } from "../../errors/invalid-argument-error";
-import { startLoopbackHttpServer } from "../loopback-http/start-loopback-http-server";
+import { scriptedReply, startLoopbackHttpServer } from "../loopback-http/start-loopback-http-server";
 import type { LoopbackRequest } from "../openai-compatible-server/server-reply";
 import { cachedTokens } from "../openai-responses-server/responses-reply";
 import {
@@ -117,10 +117,8 @@ export async function startGoogleGenAIServer(options: GoogleGenAIServerOptions):
     const problem = validateRequests ? validateGeminiRequest(body, (signature) => signatures.has(signature)) : undefined;
     if (problem !== undefined) return error(400, problem);
     const position = answered++;
-    let scripted = responses[position];
+    const scripted = scriptedReply<GeminiLoopbackTurn, GeminiLoopbackError>(responses, position, request);
     if (scripted === undefined) return error(500, `Loopback server received content request #${position + 1} but its script has only ${responses.length} responses.`);
-    if (typeof scripted === "function") scripted = scripted(request);
-    if (typeof scripted === "string") scripted = { text: scripted };
     if ("status" in scripted) return error(scripted.status, scripted.message ?? `Loopback error ${scripted.status}.`);
 
     const includeThoughts = body["generationConfig"]?.thinkingConfig?.includeThoughts === true;

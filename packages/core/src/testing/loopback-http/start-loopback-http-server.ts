@@ -139,3 +139,17 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on("error", reject);
   });
 }
+
+/**
+ * The script's reply for the request answered `position`-th: a function is called with the
+ * request, a string is the text of a turn; `undefined` once the script has run out.
+ */
+export function scriptedReply<Turn extends { text?: string }, HttpError extends { status: number }>(
+  responses: readonly (string | Turn | HttpError | ((request: LoopbackRequest) => string | Turn | HttpError))[],
+  position: number,
+  request: LoopbackRequest,
+): Turn | HttpError | undefined {
+  let scripted = responses[position];
+  if (typeof scripted === "function") scripted = scripted(request);
+  return typeof scripted === "string" ? ({ text: scripted } as Turn) : scripted;
+}
