@@ -38,6 +38,12 @@ export interface OpenAICompatibleServerOptions {
   toolCallOrder?: "interleaved" | "sequential";
   /** Milliseconds between streamed SSE events. @default 0 */
   tokenDelayMs?: number;
+  /**
+   * The field a completion's `reasoning` goes in, in the message and the streamed deltas:
+   * `"reasoning_content"` as DeepSeek and vLLM send it, `"reasoning"` as OpenRouter does.
+   * @default "reasoning_content"
+   */
+  reasoningField?: "reasoning_content" | "reasoning";
   /** When set, requests whose `Authorization` is not `Bearer <apiKey>` get a 401. */
   apiKey?: string;
   /** The models `GET /v1/models` lists. @default ["loopback-model"] */
@@ -100,8 +106,9 @@ export async function startOpenAICompatibleServer({
   apiKey,
   models = ["loopback-model"],
   validateRequests = true,
+  reasoningField = "reasoning_content",
 }: OpenAICompatibleServerOptions): Promise<OpenAICompatibleServer> {
-  validateServerOptions(responses, onExhausted, chunkSize, toolCallChunkSize, tokenDelayMs, validateRequests, toolCallOrder);
+  validateServerOptions(responses, onExhausted, chunkSize, toolCallChunkSize, tokenDelayMs, validateRequests, toolCallOrder, reasoningField);
   const script = [...responses];
   let chatIndex = 0;
 
@@ -122,7 +129,7 @@ export async function startOpenAICompatibleServer({
   const sendCompletion = async (reply: LoopbackResponder, request: LoopbackRequest, completion: LoopbackCompletion) => {
     if (!(await reply.wait(completion.firstByteDelayMs ?? 0))) return;
     const res = reply.raw;
-    const prepared = prepareCompletion(completion, request);
+    const prepared = prepareCompletion(completion, request, reasoningField);
     const body = request.body as { stream?: boolean; stream_options?: { include_usage?: boolean } };
     if (!body.stream) {
       const json = completionBody(prepared);
