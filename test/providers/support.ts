@@ -1,49 +1,20 @@
 // What the provider tests share (test/providers and test/e2e/openai-compatible-executor.test.ts):
-// the tools and the prompt of their agents, the executor built on them, servers and directories
-// cleaned up after each test, the eagerTools probe and the sub-agent run.
+// the agent setup (./agent-setup.ts), servers and directories cleaned up after each test, the
+// eagerTools probe, the sub-agent run and the approval resumed from SQLite.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createToolCallingAgent } from "@agentrx/agents";
-import { AgentExecutor, type AgentExecutorOptions } from "@agentrx/executors";
+import { AgentExecutor } from "@agentrx/executors";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { RunnableLambda } from "@langchain/core/runnables";
-import { type StructuredToolInterface, tool } from "@langchain/core/tools";
+import { tool } from "@langchain/core/tools";
 import { lastValueFrom, toArray } from "rxjs";
 import { afterEach, expect } from "vitest";
 import { z } from "zod";
+import { multiply, prompt, toolCallingExecutor, weather } from "./agent-setup";
 
-/** Answers `Sunny and 21°C in <city>.` */
-export const weather = tool(async ({ city }) => `Sunny and 21°C in ${city}.`, {
-  name: "weather",
-  description: "Current weather in a city.",
-  schema: z.object({ city: z.string() }),
-});
-
-/** Multiplies `a` by `b`. */
-export const multiply = tool(async ({ a, b }) => String(a * b), {
-  name: "multiply",
-  description: "Multiply two numbers.",
-  schema: z.object({ a: z.number(), b: z.number() }),
-});
-
-/** A system message, the thread's history (optional), the input and the scratchpad. */
-export const prompt = ChatPromptTemplate.fromMessages([
-  ["system", "You are a helpful assistant."],
-  ["placeholder", "{chat_history}"],
-  ["human", "{input}"],
-  ["placeholder", "{agent_scratchpad}"],
-]);
-
-/** An executor running the tool-calling agent on `llm` with `tools` and {@link prompt}. */
-export function toolCallingExecutor(
-  llm: BaseChatModel,
-  tools: StructuredToolInterface[],
-  options: Omit<AgentExecutorOptions, "agent" | "tools"> = {},
-): AgentExecutor {
-  return new AgentExecutor({ agent: createToolCallingAgent({ llm, tools, prompt }), tools, ...options });
-}
+export { multiply, prompt, toolCallingExecutor, weather } from "./agent-setup";
 
 /**
  * Registers an `afterEach` that closes the servers given to `track` and removes the directories
