@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import { type OpenAIResponsesServer, type ResponsesLoopbackTurn, startOpenAIResponsesServer } from "@agentrx/core/testing";
 import { lastValueFrom, toArray } from "rxjs";
+import { MemoryRunStore, ThreadMemory } from "@agentrx/runs";
 import { describe, expect, it } from "vitest";
 import { responsesReasoning } from "./models";
 import { approvalResumedFromSqlite, cleanupAfterEach, eagerToolsRun, expectEarlyStarts, multiply, subAgentRun, toolCallingExecutor, weather } from "./support";
@@ -84,6 +85,35 @@ describe("@langchain/openai (Responses API): more runs", () => {
     expect(server.rejections).toEqual([]);
     expect(events.at(-1)).toMatchObject({ type: "output", output: "Sunny." });
     expectEarlyStarts(log, 3);
+  });
+
+  it("memory across runs, tool messages and reasoning items kept, stays valid on the next run", async () => {
+    const server = track(
+      await startOpenAIResponsesServer({
+        responses: [
+          { reasoning: "Paris first.", toolCalls: [{ name: "weather", arguments: { city: "Paris" } }] },
+          { reasoning: "Done.", text: "Sunny in Paris." },
+          { reasoning: "Now Rome.", toolCalls: [{ name: "weather", arguments: { city: "Rome" } }] },
+          { reasoning: "Done.", text: "Sunny in Rome too." },
+        ],
+      }),
+    );
+    const memory = new ThreadMemory({ store: new MemoryRunStore(), maxTokens: 100_000, includeToolMessages: true });
+    const executor = toolCallingExecutor(llmFor(server), [weather], { memory: { memory } });
+    await lastValueFrom(executor.invoke({ input: "Paris?" }, { threadId: "t1" }));
+    const second = await lastValueFrom(executor.invoke({ input: "And Rome?" }, { threadId: "t1" }));
+    expect(server.rejections).toEqual([]);
+    expect(second.output).toBe("Sunny in Rome too.");
+    // The first run's tool turn came back from memory: its reasoning item before its call, then the
+    // call's output; its answer came back as text (a message without an id, which needs no reasoning).
+    expect(shape(server.responseRequests()[3]).filter((entry) => entry !== "message")).toEqual([
+      "reasoning:rs_loopback_0",
+      "function_call:fc_loopback_0_0",
+      "function_call_output",
+      "reasoning:rs_loopback_2",
+      "function_call:fc_loopback_2_0",
+      "function_call_output",
+    ]);
   });
 
   it("a sub-agent on the same provider, called as a tool, keeps both agents valid", async () => {
