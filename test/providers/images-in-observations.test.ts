@@ -67,6 +67,23 @@ describe("images in observations", () => {
     expect(server.messageRequests()[2].messages[2].content[0].content[1]).toMatchObject({ type: "image", source: { data: PNG } });
   });
 
+  it("an input's image larger than the cap is recorded as a note with its size and hash; a small one as it is", async () => {
+    const { encodeRunEvent } = await import("@agentrx/executors");
+    const { HumanMessage } = await import("@langchain/core/messages");
+    const { sha256 } = await import("@langchain/core/utils/hash");
+    const big = "B".repeat(MAX_RECORDED_IMAGE_CHARS + 4);
+    const photo = (data: string) => new HumanMessage({ content: [{ type: "text", text: "This photo:" }, { type: "image", mimeType: "image/jpeg", data }] });
+    const inputs = { input: "What is in it?", chat_history: [photo(big), photo(PNG)], note: { data: big } };
+    const event = encodeRunEvent({ type: "start", at: 0, runId: "r", inputs, resumed: false });
+    const recorded = JSON.stringify(event["inputs"]);
+    expect(recorded.length).toBeLessThan(MAX_RECORDED_IMAGE_CHARS + 2000); // only `note.data`, a string that is not an image, is long
+    expect(recorded).toContain(`[image/jpeg image of 384 KB, sha256 ${sha256(big)}, left out of the run record: too large to keep]`);
+    expect(recorded).toContain(PNG); // the small image is kept as it is
+    const encoded = event["inputs"] as { note: { data: string }; chat_history: { message: { data: { content: unknown } } }[] };
+    expect(encoded.note.data).toBe(big); // a long string that is not an image is kept whole
+    expect(encoded.chat_history[1]?.message.data.content).toEqual([{ type: "text", text: "This photo:" }, { type: "image", mimeType: "image/jpeg", data: PNG }]);
+  });
+
   it("an image larger than the cap is left out of the record with a note", async () => {
     const { encodeRunEvent } = await import("@agentrx/executors");
     const big = "A".repeat(MAX_RECORDED_IMAGE_CHARS + 4);
