@@ -2,11 +2,10 @@
 // eagerTools, trimming, memory across runs (tool messages kept), and a sub-agent. The server
 // refuses any call Anthropic would refuse; every run must leave it without a single rejection.
 import { type AnthropicLoopbackTurn, type AnthropicMessagesServer, startAnthropicMessagesServer } from "@agentrx/core/testing";
-import { MemoryRunStore, ThreadMemory } from "@agentrx/runs";
 import { lastValueFrom } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { anthropicThinking } from "./models";
-import { cleanupAfterEach, eagerToolsRun, expectEarlyStarts, subAgentRun, toolCallingExecutor, weather } from "./support";
+import { cleanupAfterEach, eagerToolsRun, expectEarlyStarts, subAgentRun, toolCallingExecutor, twoRunsWithMemory, weather } from "./support";
 
 const llmFor = (server: AnthropicMessagesServer, streaming = false) => anthropicThinking(server.url, streaming);
 const cities = (...names: string[]): AnthropicLoopbackTurn => ({ thinking: `Check ${names.join(" and ")}.`, toolCalls: names.map((city) => ({ name: "weather", input: { city } })) });
@@ -32,12 +31,8 @@ describe("@langchain/anthropic with extended thinking: more runs", () => {
 
   it("memory across runs, tool messages and thinking kept, stays valid on the next run", async () => {
     const server = track(await startAnthropicMessagesServer({ responses: [cities("Paris"), { thinking: "Done.", text: "Sunny in Paris." }, cities("Rome"), { thinking: "Done.", text: "Sunny in Rome too." }] }));
-    const memory = new ThreadMemory({ store: new MemoryRunStore(), maxTokens: 100_000, includeToolMessages: true });
-    const executor = toolCallingExecutor(llmFor(server), [weather], { memory: { memory } });
-    await lastValueFrom(executor.invoke({ input: "Paris?" }, { threadId: "t1" }));
-    const second = await lastValueFrom(executor.invoke({ input: "And Rome?" }, { threadId: "t1" }));
+    expect(await twoRunsWithMemory(llmFor(server))).toBe("Sunny in Rome too.");
     expect(server.rejections).toEqual([]);
-    expect(second.output).toBe("Sunny in Rome too.");
     const last = server.messageRequests().at(-1);
     // The first run's turn came back from memory with its thinking block and signature.
     expect(last.messages[1].content[0]).toMatchObject({ type: "thinking", thinking: "Check Paris." });

@@ -11,7 +11,7 @@ import { lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { geminiThinking } from "./models";
-import { approvalResumedFromSqlite, cleanupAfterEach, eagerToolsRun, multiply, subAgentRun, toolCallingExecutor, weather } from "./support";
+import { approvalResumedFromSqlite, cleanupAfterEach, eagerToolsRun, multiply, subAgentRun, toolCallingExecutor, twoRunsWithMemory, weather } from "./support";
 
 const SCRIPT: GeminiLoopbackTurn[] = [
   { thinking: "Two cities: both at once.", toolCalls: [{ name: "weather", args: { city: "Paris" } }, { name: "weather", args: { city: "Rome" } }] },
@@ -126,6 +126,23 @@ describe("@langchain/google-genai with thinking, through the executor", () => {
     // @langchain/google-genai 2.3 calls handleLLMNewToken with the text only, not the chunk, so
     // the executor sees no tool call before the answer is complete (see docs/models.md).
     expect(log).toEqual(["agent returned", "start Paris", "start Rome", "start Oslo", "agent returned"]);
+  });
+
+  it("memory across runs, tool messages and thought signatures kept, stays valid on the next run", async () => {
+    const server = track(
+      await startGoogleGenAIServer({
+        responses: [
+          { thinking: "Paris first.", toolCalls: [{ name: "weather", args: { city: "Paris" } }] },
+          { thinking: "Done.", text: "Sunny in Paris." },
+          { thinking: "Now Rome.", toolCalls: [{ name: "weather", args: { city: "Rome" } }] },
+          { thinking: "Done.", text: "Sunny in Rome too." },
+        ],
+      }),
+    );
+    expect(await twoRunsWithMemory(geminiThinking(server.url))).toBe("Sunny in Rome too.");
+    expect(server.rejections).toEqual([]);
+    // The first run's tool turn came back from memory with its thought and its signed call.
+    expect(modelTurns(server.contentRequests()[3])[0]).toEqual(["thought:Paris first.", "call:weather+signature"]);
   });
 
   it("a sub-agent on the same provider, called as a tool, keeps both agents valid", async () => {

@@ -6,10 +6,9 @@
 import { join } from "node:path";
 import { type OpenAIResponsesServer, type ResponsesLoopbackTurn, startOpenAIResponsesServer } from "@agentrx/core/testing";
 import { lastValueFrom, toArray } from "rxjs";
-import { MemoryRunStore, ThreadMemory } from "@agentrx/runs";
 import { describe, expect, it } from "vitest";
 import { responsesReasoning } from "./models";
-import { approvalResumedFromSqlite, cleanupAfterEach, eagerToolsRun, expectEarlyStarts, multiply, subAgentRun, toolCallingExecutor, weather } from "./support";
+import { approvalResumedFromSqlite, cleanupAfterEach, eagerToolsRun, expectEarlyStarts, multiply, subAgentRun, toolCallingExecutor, twoRunsWithMemory, weather } from "./support";
 const SCRIPT: ResponsesLoopbackTurn[] = [
   { reasoning: "Two cities: both at once.", toolCalls: [{ name: "weather", arguments: { city: "Paris" } }, { name: "weather", arguments: { city: "Rome" } }] },
   { reasoning: "21 × 2 with the tool.", toolCalls: [{ name: "multiply", arguments: { a: 21, b: 2 } }] },
@@ -98,12 +97,8 @@ describe("@langchain/openai (Responses API): more runs", () => {
         ],
       }),
     );
-    const memory = new ThreadMemory({ store: new MemoryRunStore(), maxTokens: 100_000, includeToolMessages: true });
-    const executor = toolCallingExecutor(llmFor(server), [weather], { memory: { memory } });
-    await lastValueFrom(executor.invoke({ input: "Paris?" }, { threadId: "t1" }));
-    const second = await lastValueFrom(executor.invoke({ input: "And Rome?" }, { threadId: "t1" }));
+    expect(await twoRunsWithMemory(llmFor(server))).toBe("Sunny in Rome too.");
     expect(server.rejections).toEqual([]);
-    expect(second.output).toBe("Sunny in Rome too.");
     // The first run's tool turn came back from memory: its reasoning item before its call, then the
     // call's output; its answer came back as text (a message without an id, which needs no reasoning).
     expect(shape(server.responseRequests()[3]).filter((entry) => entry !== "message")).toEqual([

@@ -112,3 +112,16 @@ export async function approvalResumedFromSqlite(llm: () => BaseChatModel, path: 
     await secondStore.close();
   }
 }
+
+/**
+ * Runs the tool-calling agent on `llm` with {@link weather} twice on one thread, with a
+ * `ThreadMemory` that keeps tool messages (asking about Paris, then Rome), and returns the second
+ * run's output.
+ */
+export async function twoRunsWithMemory(llm: BaseChatModel): Promise<string> {
+  const { MemoryRunStore, ThreadMemory } = await import("@agentrx/runs");
+  const memory = new ThreadMemory({ store: new MemoryRunStore(), maxTokens: 100_000, includeToolMessages: true });
+  const executor = toolCallingExecutor(llm, [weather], { memory: { memory } });
+  await lastValueFrom(executor.invoke({ input: "Paris?" }, { threadId: "t1" }));
+  return (await lastValueFrom(executor.invoke({ input: "And Rome?" }, { threadId: "t1" }))).output as string;
+}
