@@ -63,7 +63,7 @@ describe("images in observations", () => {
     const done = await lastValueFrom(build(second).resume("img", { decisions: { [paused.interrupts?.[0]?.id as string]: "approve" } }));
     await second.close();
     expect(server.rejections).toEqual([]);
-    expect(done.output).toBe("Saved.");
+    expect(done).toMatchObject({ type: "output", output: "Saved." });
     expect(server.messageRequests()[2].messages[2].content[0].content[1]).toMatchObject({ type: "image", source: { data: PNG } });
   });
 

@@ -107,7 +107,8 @@ export async function approvalResumedFromSqlite(llm: () => BaseChatModel, path: 
   const secondStore = new SqliteRunStore({ path });
   try {
     const done = await lastValueFrom(build(secondStore).resume("paused-run", { decisions: { [paused.interrupts?.[0]?.id as string]: "approve" } }));
-    return { output: done.output as string };
+    expect(done).toMatchObject({ type: "output" });
+    return { output: (done as { output: string }).output };
   } finally {
     await secondStore.close();
   }
