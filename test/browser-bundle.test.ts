@@ -104,7 +104,7 @@ describe.each(PACKAGES.flatMap(entriesOf).map((entry) => [entry.specifier, entry
 
 /** What the Node entry has and the browser build leaves out: exactly these names. */
 const NODE_ONLY: Record<string, string[]> = {
-  "@agentrx/core/testing": ["startAnthropicMessagesServer", "startOpenAICompatibleServer", "startOpenAIResponsesServer"],
+  "@agentrx/core/testing": ["startAnthropicMessagesServer", "startGoogleGenAIServer", "startOpenAICompatibleServer", "startOpenAIResponsesServer"],
   "@agentrx/tools": ["OpenApiToolkit", "createHttpRequestTool", "createOpenApiToolkit", "createSafeHttpClient"],
   "@agentrx/runs": ["PostgresRunStore", "SqliteRunStore"],
   "@agentrx/viewer": ["startUiServer"],

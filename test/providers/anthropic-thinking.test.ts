@@ -3,36 +3,12 @@
 // whose thinking blocks are missing, reordered, edited or re-signed, or whose tool results do not
 // pair with the calls before them. Every call must be valid, with the thinking sent back exactly
 // as the model sent it, live, after a pause resumed from SQLite by another executor and store.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createToolCallingAgent } from "@agentrx/agents";
 import { type AnthropicLoopbackTurn, type AnthropicMessagesServer, startAnthropicMessagesServer } from "@agentrx/core/testing";
-import { AgentExecutor } from "@agentrx/executors";
-import { SqliteRunStore } from "@agentrx/runs";
-import { withApproval } from "@agentrx/tools";
-import { ChatAnthropic } from "@langchain/anthropic";
-import { ChatPromptTemplate } from "@langchain/core/prompts";
-import { tool } from "@langchain/core/tools";
 import { lastValueFrom, toArray } from "rxjs";
-import { afterEach, describe, expect, it } from "vitest";
-import { z } from "zod";
-
-const weather = tool(async ({ city }) => `Sunny and 21°C in ${city}.`, {
-  name: "weather",
-  description: "Current weather in a city.",
-  schema: z.object({ city: z.string() }),
-});
-const multiply = tool(async ({ a, b }) => String(a * b), {
-  name: "multiply",
-  description: "Multiply two numbers.",
-  schema: z.object({ a: z.number(), b: z.number() }),
-});
-const prompt = ChatPromptTemplate.fromMessages([
-  ["system", "You are a helpful assistant."],
-  ["human", "{input}"],
-  ["placeholder", "{agent_scratchpad}"],
-]);
+import { describe, expect, it } from "vitest";
+import { anthropicThinking } from "./models";
+import { approvalResumedFromSqlite, cleanupAfterEach, multiply, toolCallingExecutor, weather } from "./support";
 
 const SCRIPT: AnthropicLoopbackTurn[] = [
   {
@@ -47,17 +23,7 @@ const SCRIPT: AnthropicLoopbackTurn[] = [
   { thinking: "I have everything.", text: "Paris and Rome are sunny at 21°C; 21 × 2 = 42." },
 ];
 
-function anthropic(server: AnthropicMessagesServer, streaming = false) {
-  return new ChatAnthropic({
-    model: "claude-sonnet-4-5",
-    apiKey: "test",
-    anthropicApiUrl: server.url,
-    maxTokens: 4096,
-    thinking: { type: "enabled", budget_tokens: 2048 },
-    maxRetries: 0,
-    streaming,
-  });
-}
+const anthropic = (server: AnthropicMessagesServer, streaming = false) => anthropicThinking(server.url, streaming);
 
 /** The thinking blocks of the assistant messages the server received in `request`. */
 function thinkingSent(request: { messages: { role: string; content: unknown }[] }) {
@@ -66,20 +32,14 @@ function thinkingSent(request: { messages: { role: string; content: unknown }[] 
     .map((message) => (message.content as { type: string }[]).filter((block) => block.type === "thinking"));
 }
 
-let server: AnthropicMessagesServer | undefined;
-let dir: string | undefined;
-afterEach(async () => {
-  await server?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  dir = undefined;
-});
+const { track, tempDir } = cleanupAfterEach();
 
 describe("@langchain/anthropic with extended thinking, through the executor", () => {
   for (const mode of ["invoke", "stream"] as const) {
     it(`runs a multi-turn, parallel tool-calling run with every call valid (${mode})`, async () => {
-      server = await startAnthropicMessagesServer({ responses: SCRIPT });
+      const server = track(await startAnthropicMessagesServer({ responses: SCRIPT }));
       const llm = anthropic(server);
-      const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [weather, multiply], prompt }), tools: [weather, multiply] });
+      const executor = toolCallingExecutor(llm, [weather, multiply]);
       const input = { input: "Weather in Paris and Rome, and twice the temperature?" };
       const output =
         mode === "invoke"
@@ -98,7 +58,7 @@ describe("@langchain/anthropic with extended thinking, through the executor", ()
   }
 
   it("a server that sees the thinking dropped answers Anthropic's 400 (the check the runs above pass)", async () => {
-    server = await startAnthropicMessagesServer({ responses: SCRIPT });
+    const server = track(await startAnthropicMessagesServer({ responses: SCRIPT }));
     const llm = anthropic(server);
     const first = await llm.bindTools([weather]).invoke("Weather in Paris and Rome?");
     const withoutThinking = { ...first, content: (first.content as { type: string }[]).filter((block) => block.type !== "thinking") };
@@ -113,21 +73,8 @@ describe("@langchain/anthropic with extended thinking, through the executor", ()
   });
 
   it("pauses for approval, and another executor resumes from SQLite with the thinking intact", async () => {
-    server = await startAnthropicMessagesServer({ responses: SCRIPT });
-    dir = mkdtempSync(join(tmpdir(), "agentrx-anthropic-"));
-    const path = join(dir, "runs.db");
-    const guarded = withApproval(multiply);
-    const build = (store: SqliteRunStore) =>
-      new AgentExecutor({ agent: createToolCallingAgent({ llm: anthropic(server as AnthropicMessagesServer), tools: [weather, guarded], prompt }), tools: [weather, guarded], store });
-    const firstStore = new SqliteRunStore({ path });
-    const paused = await lastValueFrom(build(firstStore).invoke({ input: "Weather in Paris and Rome, and twice the temperature?" }, { runId: "pause-1" }));
-    expect(paused.interrupts).toMatchObject([{ tool: "multiply", toolInput: { a: 21, b: 2 } }]);
-    await firstStore.close();
-
-    const secondStore = new SqliteRunStore({ path });
-    const interrupt = paused.interrupts?.[0];
-    const done = await lastValueFrom(build(secondStore).resume("pause-1", { decisions: { [interrupt?.id as string]: "approve" } }));
-    await secondStore.close();
+    const server = track(await startAnthropicMessagesServer({ responses: SCRIPT }));
+    const done = await approvalResumedFromSqlite(() => anthropic(server), join(tempDir("agentrx-anthropic-"), "runs.db"), "Weather in Paris and Rome, and twice the temperature?");
     expect(server.rejections).toEqual([]);
     expect(done).toMatchObject({ output: "Paris and Rome are sunny at 21°C; 21 × 2 = 42." });
     const last = server.messageRequests()[2];

@@ -3,36 +3,12 @@
 // comes back without the reasoning item that preceded it, a reasoning item without its following
 // item, or unpaired calls and outputs. Every call must be valid, live and after a pause resumed
 // from SQLite by another executor and store.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createToolCallingAgent } from "@agentrx/agents";
 import { type OpenAIResponsesServer, type ResponsesLoopbackTurn, startOpenAIResponsesServer } from "@agentrx/core/testing";
-import { AgentExecutor } from "@agentrx/executors";
-import { SqliteRunStore } from "@agentrx/runs";
-import { withApproval } from "@agentrx/tools";
-import { ChatPromptTemplate } from "@langchain/core/prompts";
-import { tool } from "@langchain/core/tools";
-import { ChatOpenAI } from "@langchain/openai";
 import { lastValueFrom, toArray } from "rxjs";
-import { afterEach, describe, expect, it } from "vitest";
-import { z } from "zod";
-
-const weather = tool(async ({ city }) => `Sunny and 21°C in ${city}.`, {
-  name: "weather",
-  description: "Current weather in a city.",
-  schema: z.object({ city: z.string() }),
-});
-const multiply = tool(async ({ a, b }) => String(a * b), {
-  name: "multiply",
-  description: "Multiply two numbers.",
-  schema: z.object({ a: z.number(), b: z.number() }),
-});
-const prompt = ChatPromptTemplate.fromMessages([
-  ["system", "You are a helpful assistant."],
-  ["human", "{input}"],
-  ["placeholder", "{agent_scratchpad}"],
-]);
+import { describe, expect, it } from "vitest";
+import { responsesReasoning } from "./models";
+import { approvalResumedFromSqlite, cleanupAfterEach, eagerToolsRun, expectEarlyStarts, multiply, subAgentRun, toolCallingExecutor, twoRunsWithMemory, weather } from "./support";
 const SCRIPT: ResponsesLoopbackTurn[] = [
   { reasoning: "Two cities: both at once.", toolCalls: [{ name: "weather", arguments: { city: "Paris" } }, { name: "weather", arguments: { city: "Rome" } }] },
   { reasoning: "21 × 2 with the tool.", toolCalls: [{ name: "multiply", arguments: { a: 21, b: 2 } }] },
@@ -40,25 +16,18 @@ const SCRIPT: ResponsesLoopbackTurn[] = [
 ];
 const ANSWER = "Paris and Rome are sunny at 21°C; 21 × 2 = 42.";
 
-const llmFor = (server: OpenAIResponsesServer) =>
-  new ChatOpenAI({ model: "o4-mini", apiKey: "test", configuration: { baseURL: server.baseURL }, useResponsesApi: true, reasoning: { effort: "low", summary: "auto" }, maxRetries: 0 });
+const llmFor = (server: OpenAIResponsesServer) => responsesReasoning(server.baseURL);
 
 /** The types and ids of the input items of a request. */
 const shape = (request: { input: { type?: string; id?: string; role?: string }[] }) => request.input.map((item) => `${item.type ?? "message"}${item.id ? `:${item.id}` : ""}`);
 
-let server: OpenAIResponsesServer | undefined;
-let dir: string | undefined;
-afterEach(async () => {
-  await server?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  dir = undefined;
-});
+const { track, tempDir } = cleanupAfterEach();
 
 describe("@langchain/openai (Responses API) with reasoning, through the executor", () => {
   for (const mode of ["invoke", "stream"] as const) {
     it(`runs a multi-turn, parallel tool-calling run with every call valid (${mode})`, async () => {
-      server = await startOpenAIResponsesServer({ responses: SCRIPT });
-      const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm: llmFor(server), tools: [weather, multiply], prompt }), tools: [weather, multiply] });
+      const server = track(await startOpenAIResponsesServer({ responses: SCRIPT }));
+      const executor = toolCallingExecutor(llmFor(server), [weather, multiply]);
       const input = { input: "Weather in Paris and Rome, and twice the temperature?" };
       const events = mode === "invoke" ? [await lastValueFrom(executor.invoke(input))] : await lastValueFrom(executor.stream(input).pipe(toArray()));
       expect(server.rejections).toEqual([]);
@@ -79,7 +48,7 @@ describe("@langchain/openai (Responses API) with reasoning, through the executor
   }
 
   it("the server refuses a function call sent back without its reasoning item", async () => {
-    server = await startOpenAIResponsesServer({ responses: [] });
+    const server = track(await startOpenAIResponsesServer({ responses: [] }));
     const response = await fetch(`${server.baseURL}/responses`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -90,19 +59,8 @@ describe("@langchain/openai (Responses API) with reasoning, through the executor
   });
 
   it("pauses for approval, and another executor resumes from SQLite with the reasoning items intact", async () => {
-    server = await startOpenAIResponsesServer({ responses: SCRIPT });
-    dir = mkdtempSync(join(tmpdir(), "agentrx-responses-"));
-    const path = join(dir, "runs.db");
-    const guarded = withApproval(multiply);
-    const build = (store: SqliteRunStore) =>
-      new AgentExecutor({ agent: createToolCallingAgent({ llm: llmFor(server as OpenAIResponsesServer), tools: [weather, guarded], prompt }), tools: [weather, guarded], store });
-    const firstStore = new SqliteRunStore({ path });
-    const paused = await lastValueFrom(build(firstStore).invoke({ input: "Weather, and twice the temperature?" }, { runId: "pause-r" }));
-    expect(paused.interrupts).toMatchObject([{ tool: "multiply" }]);
-    await firstStore.close();
-    const secondStore = new SqliteRunStore({ path });
-    const done = await lastValueFrom(build(secondStore).resume("pause-r", { decisions: { [paused.interrupts?.[0]?.id as string]: "approve" } }));
-    await secondStore.close();
+    const server = track(await startOpenAIResponsesServer({ responses: SCRIPT }));
+    const done = await approvalResumedFromSqlite(() => llmFor(server), join(tempDir("agentrx-responses-"), "runs.db"), "Weather, and twice the temperature?");
     expect(server.rejections).toEqual([]);
     expect(done.output).toBe(ANSWER);
     expect(shape(server.responseRequests()[2])).toContain("reasoning:rs_loopback_1");
@@ -111,12 +69,8 @@ describe("@langchain/openai (Responses API) with reasoning, through the executor
 
 describe("@langchain/openai (Responses API): trimming", () => {
   it("trimming a turn's calls keeps its reasoning item before the calls that remain", async () => {
-    server = await startOpenAIResponsesServer({ responses: [...SCRIPT.slice(0, 2), { reasoning: "More.", toolCalls: [{ name: "weather", arguments: { city: "Oslo" } }] }, SCRIPT[2] as ResponsesLoopbackTurn] });
-    const executor = new AgentExecutor({
-      agent: createToolCallingAgent({ llm: llmFor(server), tools: [weather, multiply], prompt }),
-      tools: [weather, multiply],
-      trimIntermediateSteps: 1,
-    });
+    const server = track(await startOpenAIResponsesServer({ responses: [...SCRIPT.slice(0, 2), { reasoning: "More.", toolCalls: [{ name: "weather", arguments: { city: "Oslo" } }] }, SCRIPT[2] as ResponsesLoopbackTurn] }));
+    const executor = toolCallingExecutor(llmFor(server), [weather, multiply], { trimIntermediateSteps: 1 });
     const result = await lastValueFrom(executor.invoke({ input: "Weather?" }));
     expect(server.rejections).toEqual([]);
     expect(result.output).toBe(ANSWER);
@@ -125,44 +79,48 @@ describe("@langchain/openai (Responses API): trimming", () => {
 
 describe("@langchain/openai (Responses API): more runs", () => {
   it("eagerTools starts the streamed calls before the model's answer is complete, every call valid", async () => {
-    server = await startOpenAIResponsesServer({ responses: [{ reasoning: "All three.", toolCalls: ["Paris", "Rome", "Oslo"].map((city) => ({ name: "weather", arguments: { city } })) }, { reasoning: "Done.", text: "Sunny." }], tokenDelayMs: 3 });
-    const log: string[] = [];
-    const logged = tool(
-      async ({ city }) => {
-        log.push(`start ${city}`);
-        return `Sunny in ${city}.`;
-      },
-      { name: "weather", description: "Current weather in a city.", schema: z.object({ city: z.string() }) },
-    );
-    const inner = createToolCallingAgent({ llm: llmFor(server), tools: [logged], prompt });
-    const { RunnableLambda } = await import("@langchain/core/runnables");
-    const agent = RunnableLambda.from(async (input: Record<string, unknown>, config) => {
-      const output = await inner.invoke(input as never, config);
-      log.push("agent returned");
-      return output;
-    });
-    const events = await lastValueFrom(new AgentExecutor({ agent, tools: [logged], eagerTools: true }).stream({ input: "Weather?" }).pipe(toArray()));
+    const server = track(await startOpenAIResponsesServer({ responses: [{ reasoning: "All three.", toolCalls: ["Paris", "Rome", "Oslo"].map((city) => ({ name: "weather", arguments: { city } })) }, { reasoning: "Done.", text: "Sunny." }], tokenDelayMs: 3 }));
+    const { log, events } = await eagerToolsRun(llmFor(server));
     expect(server.rejections).toEqual([]);
     expect(events.at(-1)).toMatchObject({ type: "output", output: "Sunny." });
-    expect(log.indexOf("start Paris")).toBeGreaterThanOrEqual(0);
-    expect(log.indexOf("start Paris")).toBeLessThan(log.indexOf("agent returned"));
-    expect(log.filter((line) => line.startsWith("start"))).toHaveLength(3);
+    expectEarlyStarts(log, 3);
+  });
+
+  it("memory across runs, tool messages and reasoning items kept, stays valid on the next run", async () => {
+    const server = track(
+      await startOpenAIResponsesServer({
+        responses: [
+          { reasoning: "Paris first.", toolCalls: [{ name: "weather", arguments: { city: "Paris" } }] },
+          { reasoning: "Done.", text: "Sunny in Paris." },
+          { reasoning: "Now Rome.", toolCalls: [{ name: "weather", arguments: { city: "Rome" } }] },
+          { reasoning: "Done.", text: "Sunny in Rome too." },
+        ],
+      }),
+    );
+    expect(await twoRunsWithMemory(llmFor(server))).toBe("Sunny in Rome too.");
+    expect(server.rejections).toEqual([]);
+    // The first run's tool turn came back from memory: its reasoning item before its call, then the
+    // call's output; its answer came back as text (a message without an id, which needs no reasoning).
+    expect(shape(server.responseRequests()[3]).filter((entry) => entry !== "message")).toEqual([
+      "reasoning:rs_loopback_0",
+      "function_call:fc_loopback_0_0",
+      "function_call_output",
+      "reasoning:rs_loopback_2",
+      "function_call:fc_loopback_2_0",
+      "function_call_output",
+    ]);
   });
 
   it("a sub-agent on the same provider, called as a tool, keeps both agents valid", async () => {
-    server = await startOpenAIResponsesServer({
+    const server = track(await startOpenAIResponsesServer({
       responses: [
         { reasoning: "Delegate.", toolCalls: [{ name: "researcher", arguments: { input: "Paris?" } }] },
         { reasoning: "Look.", toolCalls: [{ name: "weather", arguments: { city: "Paris" } }] },
         { reasoning: "Done.", text: "Paris: sunny." },
         { reasoning: "Relay.", text: "The researcher says Paris is sunny." },
       ],
-    });
-    const researcher = new AgentExecutor({ agent: createToolCallingAgent({ llm: llmFor(server), tools: [weather], prompt }), tools: [weather] });
-    const research = researcher.asTool({ name: "researcher", description: "Researches a question." });
-    const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm: llmFor(server), tools: [research], prompt }), tools: [research] });
-    const result = await lastValueFrom(executor.invoke({ input: "Ask the researcher about Paris." }));
+    }));
+    expect(await subAgentRun(() => llmFor(server))).toBe("The researcher says Paris is sunny.");
     expect(server.rejections).toEqual([]);
-    expect(result.output).toBe("The researcher says Paris is sunny.");
   });
 });

@@ -32,6 +32,20 @@ describe("formatToToolMessages", () => {
     expect(message.tool_calls).toHaveLength(2);
   });
 
+  it("moves a Gemini step's thought signature to the first call left when trimming drops the signed one", () => {
+    const signatures = "__gemini_function_call_thought_signatures__";
+    const signed = new AIMessage({ content: "", id: "g1", tool_calls: message.tool_calls ?? [], additional_kwargs: { [signatures]: { a: "sig-a" } } });
+    const signedAction = (id: string, tool: string): ToolAgentAction => ({ ...action(id, tool), messageLog: [signed] });
+    const [kept] = formatToToolMessages([{ action: signedAction("b", "calc"), observation: "1" }]) as AIMessage[];
+    expect(kept?.tool_calls?.map((call) => call.id)).toEqual(["b"]);
+    expect(kept?.additional_kwargs[signatures]).toEqual({ b: "sig-a" });
+    const [whole] = formatToToolMessages([
+      { action: signedAction("a", "search"), observation: "found" },
+      { action: signedAction("b", "calc"), observation: "1" },
+    ]) as AIMessage[];
+    expect(whole?.additional_kwargs[signatures]).toEqual({ a: "sig-a" });
+  });
+
   it("shows a step that is not a tool call as the raw output and the observation", () => {
     const messages = formatToToolMessages([{ action: { tool: "_Exception", toolInput: "fix it", log: "bad output" }, observation: "fix it" }]);
     expect(messages.map((m) => [m.getType(), m.text])).toEqual([

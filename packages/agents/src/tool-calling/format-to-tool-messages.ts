@@ -79,6 +79,8 @@ function onlyAnsweredCalls(message: BaseMessage, answered: ReadonlySet<string>):
   // A Responses API reasoning item cannot come back without every item it led to (see below).
   delete kwargs["reasoning"];
   delete kwargs["__openai_function_call_ids__"];
+  const signatures = kwargs[GEMINI_SIGNATURES];
+  if (typeof signatures === "object" && signatures !== null) kwargs[GEMINI_SIGNATURES] = keptSignatures(calls, signatures as Record<string, unknown>, kept);
   const content = Array.isArray(ai.content)
     ? ai.content.filter((block) => !(isToolCallBlock(block) && !kept((block as { id?: unknown }).id)))
     : ai.content;
@@ -113,6 +115,22 @@ function withoutUnansweredOutput(metadata: Record<string, unknown>, kept: (id: u
     ...metadata,
     output: answered.filter((item) => item?.type !== "reasoning").map(({ id: _id, ...item }) => item),
   };
+}
+
+/** Where `@langchain/google-genai` keeps the thought signatures of a message's function calls, by call id. */
+const GEMINI_SIGNATURES = "__gemini_function_call_thought_signatures__";
+
+/**
+ * The thought signatures of the answered calls. Gemini signs a step on its first function call and
+ * refuses a step sent back whose first call has no signature, so when that call is trimmed away its
+ * signature moves to the first call that remains.
+ */
+function keptSignatures(calls: { id?: string }[], signatures: Record<string, unknown>, kept: (id: unknown) => boolean): Record<string, unknown> {
+  const result = Object.fromEntries(Object.entries(signatures).filter(([id]) => kept(id)));
+  const first = calls.find((call) => kept(call.id));
+  const stepSignature = calls.map((call) => (call.id !== undefined ? signatures[call.id] : undefined)).find((signature) => signature !== undefined);
+  if (first?.id !== undefined && result[first.id] === undefined && stepSignature !== undefined) result[first.id] = stepSignature;
+  return result;
 }
 
 /** A content block that is a tool call (Anthropic's `tool_use`, LangChain's `tool_call`). */

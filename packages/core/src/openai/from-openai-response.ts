@@ -20,6 +20,16 @@ export function toUsageMetadata(usage: OpenAI.CompletionUsage): UsageMetadata {
   };
 }
 
+/**
+ * The reasoning a compatible server sends beside the content (`reasoning_content` from DeepSeek
+ * and vLLM, `reasoning` from OpenRouter), or `undefined`.
+ */
+function reasoningOf(message: unknown): string | undefined {
+  const { reasoning_content: content, reasoning } = (message ?? {}) as { reasoning_content?: unknown; reasoning?: unknown };
+  const text = typeof content === "string" ? content : typeof reasoning === "string" ? reasoning : undefined;
+  return text ? text : undefined;
+}
+
 /** Converts a non-streamed completion to an `AIMessage`. */
 export function toAIMessage(completion: OpenAI.Chat.ChatCompletion): AIMessage {
   const choice = completion.choices[0];
@@ -45,6 +55,7 @@ export function toAIMessage(completion: OpenAI.Chat.ChatCompletion): AIMessage {
         : {}),
       ...(message?.function_call ? { function_call: message.function_call } : {}),
       ...(message?.refusal ? { refusal: message.refusal } : {}),
+      ...(reasoningOf(message) !== undefined ? { reasoning_content: reasoningOf(message) } : {}),
     },
     ...(completion.usage ? { usage_metadata: toUsageMetadata(completion.usage) } : {}),
     response_metadata: {
@@ -85,7 +96,8 @@ export function toMessageChunk(chunk: OpenAI.Chat.ChatCompletionChunk, headers: 
   const refusal = delta?.refusal ?? undefined;
   const finishReason = choice?.finish_reason ?? undefined;
   const usage = chunk.usage ? toUsageMetadata(chunk.usage) : undefined;
-  if (!content && !toolCallChunks.length && !functionCall && !refusal && !finishReason && !usage) return undefined;
+  const reasoning = reasoningOf(delta);
+  if (!content && !toolCallChunks.length && !functionCall && !refusal && !reasoning && !finishReason && !usage) return undefined;
   return new AIMessageChunk({
     content,
     id: chunk.id,
@@ -94,6 +106,8 @@ export function toMessageChunk(chunk: OpenAI.Chat.ChatCompletionChunk, headers: 
       ...(functionCall ? { function_call: { name: functionCall.name ?? "", arguments: functionCall.arguments ?? "" } } : {}),
       // Refusal deltas concatenate when chunks are merged, as in a non-streamed response.
       ...(refusal ? { refusal } : {}),
+      // So do reasoning deltas.
+      ...(reasoning ? { reasoning_content: reasoning } : {}),
     },
     ...(usage ? { usage_metadata: usage } : {}),
     response_metadata: finishReason

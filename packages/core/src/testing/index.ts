@@ -33,3 +33,14 @@ export type {
   ResponsesLoopbackTurn,
   ResponsesRejectedRequest,
 } from "./openai-responses-server/index";
+export { startGoogleGenAIServer } from "./google-genai-server/index";
+export type {
+  GeminiLoopbackError,
+  GeminiLoopbackReply,
+  GeminiLoopbackToolCall,
+  GeminiLoopbackTurn,
+  GeminiRejectedRequest,
+  GeminiUsageMetadata,
+  GoogleGenAIServer,
+  GoogleGenAIServerOptions,
+} from "./google-genai-server/index";

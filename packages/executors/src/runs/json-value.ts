@@ -1,5 +1,6 @@
 import { type BaseMessage, isBaseMessage, mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages } from "@langchain/core/messages";
 import type { StoredMessage } from "@langchain/core/messages";
+import { sha256 } from "@langchain/core/utils/hash";
 import type { JsonObject, JsonValue } from "./run-store";
 
 // Values that runs record (inputs, tool inputs, return values) as JSON. Messages go through
@@ -89,11 +90,44 @@ export function encodeObservation(observation: unknown): JsonValue {
   return observation.map((block: Record<string, unknown>, index) => {
     const size = imageChars(block);
     if (size <= MAX_RECORDED_IMAGE_CHARS) return encodeValue(block, `observation[${index}]`);
-    const source = block["source"] as Record<string, unknown> | undefined;
-    const mime = String(block["mimeType"] ?? block["mime_type"] ?? source?.["media_type"] ?? "image");
-    const kb = Math.round((size * 3) / 4 / 1024);
-    return { type: "text", text: `[${mime} image of ${kb} KB, left out of the run record: too large to keep]` };
+    return { type: "text", text: `[${imageMime(block)} image of ${kilobytes(size)} KB, left out of the run record: too large to keep]` };
   });
+}
+
+/**
+ * A run's inputs as a record keeps them (see {@link encodeValue}), with every image block of their
+ * messages' content (a `HumanMessage` with a photo in the history) kept up to
+ * {@link MAX_RECORDED_IMAGE_CHARS} of base64; a larger one is replaced by a text block that gives
+ * its type, its size and the SHA-256 of its base64, so the record stays small and still names the
+ * image the run was given.
+ */
+export function encodeInputs(inputs: unknown): JsonValue {
+  return capImages(encodeValue(inputs, "inputs"));
+}
+
+function capImages(value: JsonValue): JsonValue {
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map(capImages);
+  const size = value["type"] === "image" || value["type"] === "image_url" ? imageChars(value) : 0;
+  if (size > MAX_RECORDED_IMAGE_CHARS) {
+    const hash = sha256(imageData(value) ?? "");
+    return { type: "text", text: `[${imageMime(value)} image of ${kilobytes(size)} KB, sha256 ${hash}, left out of the run record: too large to keep]` };
+  }
+  const out: JsonObject = {};
+  for (const key of Object.keys(value)) out[key] = capImages(value[key] as JsonValue);
+  return out;
+}
+
+function imageMime(block: Record<string, unknown>): string {
+  const source = block["source"] as Record<string, unknown> | undefined;
+  const imageUrl = block["image_url"];
+  const url = typeof imageUrl === "string" ? imageUrl : (imageUrl as { url?: unknown } | undefined)?.url;
+  const fromUrl = typeof url === "string" ? /^data:([^;,]+)/.exec(url)?.[1] : undefined;
+  return String(block["mimeType"] ?? block["mime_type"] ?? source?.["media_type"] ?? fromUrl ?? "image");
+}
+
+function kilobytes(base64Chars: number): number {
+  return Math.round((base64Chars * 3) / 4 / 1024);
 }
 
 /** The observation {@link encodeObservation} encoded. */
@@ -102,11 +136,16 @@ export function decodeObservation(value: JsonValue | undefined): string | Record
   return typeof value === "string" ? value : String(value ?? "");
 }
 
-/** Base64 characters of an image block's inline data (0 for other blocks and images by URL). */
-function imageChars(block: Record<string, unknown>): number {
+/** An image block's inline data: base64, or a `data:` URL (`undefined` for other blocks and images by URL). */
+function imageData(block: Record<string, unknown>): string | undefined {
   const source = block?.["source"] as Record<string, unknown> | undefined;
   const imageUrl = block?.["image_url"];
   const url = typeof imageUrl === "string" ? imageUrl : (imageUrl as { url?: unknown } | undefined)?.url;
   const data = block?.["data"] ?? source?.["data"] ?? (typeof url === "string" && url.startsWith("data:") ? url : undefined);
-  return typeof data === "string" ? data.length : 0;
+  return typeof data === "string" ? data : undefined;
+}
+
+/** Base64 characters of an image block's inline data (0 for other blocks and images by URL). */
+function imageChars(block: Record<string, unknown>): number {
+  return imageData(block)?.length ?? 0;
 }

@@ -2,7 +2,7 @@ import type { RecordedPromptRef } from "./prompt-recorder";
 import type { AgentAction, AgentStep } from "@agentrx/core";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage, type UsageMetadata } from "@langchain/core/messages";
 import type { AgentStreamEvent, Decision, Interrupt, OutputEvent, StopReason, UsageEvent } from "../executor/events";
-import { decodeMessages, decodeObservation, decodeValue, encodeMessages, encodeObservation, encodeValue } from "./json-value";
+import { decodeMessages, decodeObservation, decodeValue, encodeInputs, encodeMessages, encodeObservation, encodeValue } from "./json-value";
 import type { JsonObject, JsonValue, StoredRunEvent } from "./run-store";
 
 /**
@@ -84,7 +84,7 @@ export function encodeRunEvent(event: AgentStreamEvent, index?: number): JsonObj
 function encodeOwnEvent(event: AgentStreamEvent, index: number | undefined): JsonObject {
   switch (event.type) {
     case "start": {
-      const out: JsonObject = { type: "start", at: event.at, runId: event.runId, inputs: encodeValue(event.inputs, "inputs"), resumed: event.resumed };
+      const out: JsonObject = { type: "start", at: event.at, runId: event.runId, inputs: encodeInputs(event.inputs), resumed: event.resumed };
       if (event.threadId !== undefined) out["threadId"] = event.threadId;
       if (event.forkOf !== undefined) out["forkOf"] = { runId: event.forkOf.runId, iteration: event.forkOf.iteration };
       return out;

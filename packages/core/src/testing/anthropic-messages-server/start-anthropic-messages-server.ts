@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { InvalidArgumentError } from "../../errors/invalid-argument-error";
 import type { LoopbackRequest } from "../openai-compatible-server/server-reply";
-import { startLoopbackHttpServer } from "../loopback-http/start-loopback-http-server";
+import { scriptedReply, startLoopbackHttpServer } from "../loopback-http/start-loopback-http-server";
 import {
   type AnthropicLoopbackError,
   type AnthropicLoopbackTurn,
@@ -129,12 +129,10 @@ export async function startAnthropicMessagesServer(options: AnthropicMessagesSer
     const problem = validateRequests ? validateAnthropicRequest(body, verify) : undefined;
     if (problem !== undefined) return error(400, problem);
     const position = answered++;
-    let scripted = responses[position];
+    const scripted = scriptedReply<AnthropicLoopbackTurn, AnthropicLoopbackError>(responses, position, request);
     if (scripted === undefined) {
       return error(500, `Loopback server received message request #${position + 1} but its script has only ${responses.length} responses.`);
     }
-    if (typeof scripted === "function") scripted = scripted(request);
-    if (typeof scripted === "string") scripted = { text: scripted };
     if ("status" in scripted) return error(scripted.status, scripted.message ?? `Loopback error ${scripted.status}.`, scripted.type);
     const thinkingOn = (body["thinking"] as { type?: string } | undefined)?.type === "enabled";
     const content = turnBlocks(scripted, request.index, thinkingOn, sign);

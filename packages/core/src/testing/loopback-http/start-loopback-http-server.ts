@@ -14,6 +14,10 @@ export interface LoopbackResponder {
   json(status: number, body: unknown, headers?: Record<string, string>): void;
   /** Sends server-sent events (`event:` lines when a name is given), `delayMs` apart; false if the client left. */
   events(events: { event?: string; data: unknown }[], delayMs: number): Promise<boolean>;
+  /** Waits `ms` (a timer that `close()` clears); false if the client left meanwhile. */
+  wait(ms: number): Promise<boolean>;
+  /** The response itself, for replies the helpers above do not write (faults on cue). */
+  readonly raw: ServerResponse;
 }
 
 /** A started loopback HTTP server. */
@@ -47,6 +51,8 @@ export async function startLoopbackHttpServer(handle: LoopbackHandler): Promise<
     });
 
   const responder = (res: ServerResponse): LoopbackResponder => ({
+    raw: res,
+    wait: (ms) => wait(ms, res),
     json(status, body, headers = {}) {
       res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
     },
@@ -94,7 +100,7 @@ export async function startLoopbackHttpServer(handle: LoopbackHandler): Promise<
     onRequest(req, res).catch((error: unknown) => {
       if (res.headersSent) return void res.destroy();
       res.writeHead(500, { "content-type": "application/json", "x-should-retry": "false" });
-      res.end(JSON.stringify({ error: { message: `Loopback server reply failed: ${String(error)}` } }));
+      res.end(JSON.stringify({ error: { message: `Loopback server reply failed: ${String(error)}`, type: "server_error", param: null, code: null } }));
     });
   });
   server.on("connection", (socket) => {
@@ -132,4 +138,18 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on("end", () => resolve(Buffer.concat(parts).toString("utf8")));
     req.on("error", reject);
   });
+}
+
+/**
+ * The script's reply for the request answered `position`-th: a function is called with the
+ * request, a string is the text of a turn; `undefined` once the script has run out.
+ */
+export function scriptedReply<Turn extends { text?: string }, HttpError extends { status: number }>(
+  responses: readonly (string | Turn | HttpError | ((request: LoopbackRequest) => string | Turn | HttpError))[],
+  position: number,
+  request: LoopbackRequest,
+): Turn | HttpError | undefined {
+  let scripted = responses[position];
+  if (typeof scripted === "function") scripted = scripted(request);
+  return typeof scripted === "string" ? ({ text: scripted } as Turn) : scripted;
 }

@@ -49,6 +49,13 @@ export interface LoopbackCompletion {
   stallAfterBytes?: number;
   /** A refusal instead of content (`message.refusal`, streamed as `delta.refusal` deltas). */
   refusal?: string;
+  /**
+   * The model's reasoning, as reasoning models behind compatible APIs send it (DeepSeek, vLLM,
+   * OpenRouter...): `message.reasoning_content` (or `reasoning`, per the server's
+   * `reasoningField`), streamed as deltas before the content. Counted as reasoning tokens in the
+   * default usage.
+   */
+  reasoning?: string;
 }
 
 /** An HTTP error the loopback server answers with, in OpenAI's error format. */
@@ -131,16 +138,16 @@ const ERROR_TYPES: Record<number, string> = {
   429: "rate_limit_error",
 };
 
-/** The JSON body of an OpenAI-style error. */
-export function errorBody(error: LoopbackHttpError): string {
-  return JSON.stringify({
+/** The body of an OpenAI-style error. */
+export function errorBody(error: LoopbackHttpError): { error: Record<string, unknown> } {
+  return {
     error: {
       message: error.message ?? `Loopback server answered with status ${error.status}.`,
       type: error.type ?? ERROR_TYPES[error.status] ?? "server_error",
       param: error.param ?? null,
       code: error.code ?? null,
     },
-  });
+  };
 }
 
 interface ToolCallOut {
@@ -158,6 +165,9 @@ export interface PreparedCompletion {
   toolCalls: ToolCallOut[];
   finishReason: string;
   refusal: string | null;
+  reasoning: string;
+  /** The field the reasoning goes in: `reasoning_content` (DeepSeek, vLLM) or `reasoning` (OpenRouter). */
+  reasoningField: "reasoning_content" | "reasoning";
   usage: {
     prompt_tokens: number;
     completion_tokens: number;
@@ -167,7 +177,12 @@ export interface PreparedCompletion {
   };
 }
 
-export function prepareCompletion(completion: LoopbackCompletion, request: LoopbackRequest): PreparedCompletion {
+/** Settles a scripted completion for one request. */
+export function prepareCompletion(
+  completion: LoopbackCompletion,
+  request: LoopbackRequest,
+  reasoningField: "reasoning_content" | "reasoning" = "reasoning_content",
+): PreparedCompletion {
   const body = (request.body ?? {}) as { model?: string; stop?: string | string[]; messages?: { content?: unknown }[] };
   let content = completion.content ?? "";
   const stops = typeof body.stop === "string" ? [body.stop] : (body.stop ?? []);
@@ -185,8 +200,10 @@ export function prepareCompletion(completion: LoopbackCompletion, request: Loopb
     text: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments ?? {}),
   }));
   const promptTokens = (body.messages ?? []).reduce((sum, message) => sum + countWords(message.content), 0);
-  const completionTokens = countWords(content) + toolCalls.length;
-  const usage: NonNullable<LoopbackCompletion["usage"]> = completion.usage ?? { promptTokens, completionTokens };
+  const reasoning = completion.reasoning ?? "";
+  const reasoningTokens = reasoning ? countWords(reasoning) : undefined;
+  const completionTokens = countWords(content) + toolCalls.length + (reasoningTokens ?? 0);
+  const usage: NonNullable<LoopbackCompletion["usage"]> = completion.usage ?? { promptTokens, completionTokens, ...(reasoningTokens !== undefined ? { reasoningTokens } : {}) };
   return {
     id: `chatcmpl-loopback-${request.index}`,
     model: body.model ?? "loopback",
@@ -195,6 +212,8 @@ export function prepareCompletion(completion: LoopbackCompletion, request: Loopb
     toolCalls,
     finishReason: completion.finishReason ?? (toolCalls.length && !stopped ? "tool_calls" : "stop"),
     refusal: completion.refusal ?? null,
+    reasoning,
+    reasoningField,
     usage: {
       prompt_tokens: usage.promptTokens,
       completion_tokens: usage.completionTokens,
@@ -219,6 +238,7 @@ export function completionBody(prepared: PreparedCompletion): string {
           role: "assistant",
           content: (prepared.toolCalls.length || prepared.refusal) && !prepared.content ? null : prepared.content,
           refusal: prepared.refusal,
+          ...(prepared.reasoning ? { [prepared.reasoningField]: prepared.reasoning } : {}),
           ...(prepared.toolCalls.length
             ? {
                 tool_calls: prepared.toolCalls.map((call) => ({
@@ -238,7 +258,7 @@ export function completionBody(prepared: PreparedCompletion): string {
 }
 
 /**
- * The `chat.completion.chunk` objects of a streamed completion: a role chunk, the text deltas,
+ * The `chat.completion.chunk` objects of a streamed completion: a role chunk, the reasoning deltas, the text deltas,
  * the tool calls (a header chunk with id and name, then argument deltas of `toolCallChunkSize`
  * characters, round-robin across tool calls; or, `"sequential"`, each call whole before the next),
  * the finish chunk and, when asked, the usage chunk.
@@ -257,6 +277,7 @@ export function completionChunks(
     ...(includeUsage ? { usage: null } : {}),
   });
   const chunks: object[] = [chunk({ role: "assistant", content: "", refusal: null })];
+  for (const text of splitText(prepared.reasoning, "word")) chunks.push(chunk({ [prepared.reasoningField]: text }));
   for (const text of textDeltas) chunks.push(chunk({ content: text }));
   for (const text of splitText(prepared.refusal ?? "", "word")) chunks.push(chunk({ refusal: text }));
   const header = (call: ToolCallOut, index: number) =>

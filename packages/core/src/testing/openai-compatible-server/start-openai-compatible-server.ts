@@ -1,5 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import { type LoopbackResponder, startLoopbackHttpServer } from "../loopback-http/start-loopback-http-server";
 import {
   completionBody,
   completionChunks,
@@ -39,6 +38,12 @@ export interface OpenAICompatibleServerOptions {
   toolCallOrder?: "interleaved" | "sequential";
   /** Milliseconds between streamed SSE events. @default 0 */
   tokenDelayMs?: number;
+  /**
+   * The field a completion's `reasoning` goes in, in the message and the streamed deltas:
+   * `"reasoning_content"` as DeepSeek and vLLM send it, `"reasoning"` as OpenRouter does.
+   * @default "reasoning_content"
+   */
+  reasoningField?: "reasoning_content" | "reasoning";
   /** When set, requests whose `Authorization` is not `Bearer <apiKey>` get a 401. */
   apiKey?: string;
   /** The models `GET /v1/models` lists. @default ["loopback-model"] */
@@ -101,30 +106,11 @@ export async function startOpenAICompatibleServer({
   apiKey,
   models = ["loopback-model"],
   validateRequests = true,
+  reasoningField = "reasoning_content",
 }: OpenAICompatibleServerOptions): Promise<OpenAICompatibleServer> {
-  validateServerOptions(responses, onExhausted, chunkSize, toolCallChunkSize, tokenDelayMs, validateRequests, toolCallOrder);
+  validateServerOptions(responses, onExhausted, chunkSize, toolCallChunkSize, tokenDelayMs, validateRequests, toolCallOrder, reasoningField);
   const script = [...responses];
-  const requests: LoopbackRequest[] = [];
-  const sockets = new Set<Socket>();
-  const timers = new Set<NodeJS.Timeout>();
   let chatIndex = 0;
-
-  const wait = (ms: number, res: ServerResponse) =>
-    new Promise<boolean>((resolve) => {
-      if (ms <= 0) return resolve(!res.destroyed);
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        res.off("close", onClose);
-        resolve(!res.destroyed);
-      }, ms);
-      const onClose = () => {
-        clearTimeout(timer);
-        timers.delete(timer);
-        resolve(false);
-      };
-      timers.add(timer);
-      res.once("close", onClose);
-    });
 
   const replyFor = (index: number): LoopbackReply | undefined => {
     if (index < script.length) return script[index];
@@ -133,16 +119,17 @@ export async function startOpenAICompatibleServer({
     return undefined;
   };
 
-  const sendError = async (res: ServerResponse, error: LoopbackHttpError) => {
-    if (!(await wait(error.firstByteDelayMs ?? 0, res))) return;
-    const headers: Record<string, string> = { "content-type": "application/json", ...error.headers };
+  const sendError = async (reply: LoopbackResponder, error: LoopbackHttpError) => {
+    if (!(await reply.wait(error.firstByteDelayMs ?? 0))) return;
+    const headers: Record<string, string> = { ...error.headers };
     if (error.retryAfter !== undefined) headers["retry-after"] = String(error.retryAfter);
-    res.writeHead(error.status, headers).end(errorBody(error));
+    reply.json(error.status, errorBody(error), headers);
   };
 
-  const sendCompletion = async (res: ServerResponse, request: LoopbackRequest, completion: LoopbackCompletion) => {
-    if (!(await wait(completion.firstByteDelayMs ?? 0, res))) return;
-    const prepared = prepareCompletion(completion, request);
+  const sendCompletion = async (reply: LoopbackResponder, request: LoopbackRequest, completion: LoopbackCompletion) => {
+    if (!(await reply.wait(completion.firstByteDelayMs ?? 0))) return;
+    const res = reply.raw;
+    const prepared = prepareCompletion(completion, request, reasoningField);
     const body = request.body as { stream?: boolean; stream_options?: { include_usage?: boolean } };
     if (!body.stream) {
       const json = completionBody(prepared);
@@ -163,7 +150,7 @@ export async function startOpenAICompatibleServer({
     res.flushHeaders();
     let written = Promise.resolve();
     for (const [sent, chunk] of chunks.entries()) {
-      if (sent > 0 && !(await wait(tokenDelayMs, res))) return;
+      if (sent > 0 && !(await reply.wait(tokenDelayMs))) return;
       if (res.destroyed) return;
       if (sent === completion.dropAfterChunks) {
         // Let the events already written reach the client before the connection drops, so the
@@ -178,7 +165,7 @@ export async function startOpenAICompatibleServer({
       }
       if (sent === completion.errorAfterChunks) {
         const message = completion.errorMessage ?? "The server had an error while processing your request.";
-        res.end(`data: ${errorBody({ status: 500, message })}\n\n`);
+        res.end(`data: ${JSON.stringify(errorBody({ status: 500, message }))}\n\n`);
         return;
       }
       if (sent === completion.endAfterChunks) {
@@ -190,63 +177,37 @@ export async function startOpenAICompatibleServer({
     res.end(completion.omitDone ? undefined : "data: [DONE]\n\n");
   };
 
-  const sendRaw = (res: ServerResponse, reply: LoopbackRawReply) => {
-    res.writeHead(reply.status ?? 200, { "content-type": reply.contentType ?? "application/json", ...reply.headers }).end(reply.raw);
+  const sendRaw = (reply: LoopbackResponder, raw: LoopbackRawReply) => {
+    reply.raw.writeHead(raw.status ?? 200, { "content-type": raw.contentType ?? "application/json", ...raw.headers }).end(raw.raw);
   };
 
-  const handleChat = async (res: ServerResponse, request: LoopbackRequest) => {
+  const handleChat = async (reply: LoopbackResponder, request: LoopbackRequest) => {
     const index = chatIndex++;
-    let reply = replyFor(index);
-    if (reply === undefined) {
-      await sendError(res, {
+    let scripted = replyFor(index);
+    if (scripted === undefined) {
+      await sendError(reply, {
         status: 500,
         message: `Loopback server received chat request #${index + 1} but its script has only ${script.length} responses.`,
         headers: { "x-should-retry": "false" },
       });
       return;
     }
-    if (typeof reply === "function") reply = await reply(request);
-    if (typeof reply === "string") reply = { content: reply };
-    if (isRawReply(reply)) sendRaw(res, reply);
-    else if (isHttpError(reply)) await sendError(res, reply);
-    else await sendCompletion(res, request, reply);
+    if (typeof scripted === "function") scripted = await scripted(request);
+    if (typeof scripted === "string") scripted = { content: scripted };
+    if (isRawReply(scripted)) sendRaw(reply, scripted);
+    else if (isHttpError(scripted)) await sendError(reply, scripted);
+    else await sendCompletion(reply, request, scripted);
   };
 
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const raw = await readBody(req);
-    let body: unknown;
-    let parseError: string | undefined;
-    try {
-      body = raw ? JSON.parse(raw) : undefined;
-    } catch (error) {
-      body = undefined;
-      parseError = (error as Error).message;
-    }
-    let finish!: () => void;
-    const request: LoopbackRequest = {
-      index: requests.length,
-      method: req.method ?? "GET",
-      path: (req.url ?? "/").split("?")[0] ?? "/",
-      headers: { ...req.headers },
-      body,
-      clientDisconnected: false,
-      done: new Promise<void>((resolve) => {
-        finish = resolve;
-      }),
-    };
-    requests.push(request);
-    res.once("close", () => {
-      if (!res.writableFinished) request.clientDisconnected = true;
-      finish();
-    });
-    if (apiKey !== undefined && req.headers.authorization !== `Bearer ${apiKey}`) {
-      await sendError(res, { status: 401, message: "Incorrect API key provided.", code: "invalid_api_key" });
+  const http = await startLoopbackHttpServer(async (request, reply, parseError) => {
+    if (apiKey !== undefined && request.headers["authorization"] !== `Bearer ${apiKey}`) {
+      await sendError(reply, { status: 401, message: "Incorrect API key provided.", code: "invalid_api_key" });
       return;
     }
     const route = `${request.method} ${request.path}`;
     if (route === "POST /v1/chat/completions") {
       if (parseError !== undefined) {
-        await sendError(res, {
+        await sendError(reply, {
           status: 400,
           message:
             `We could not parse the JSON body of your request (${parseError}). The OpenAI API expects a JSON ` +
@@ -254,71 +215,29 @@ export async function startOpenAICompatibleServer({
         });
         return;
       }
+      const body: unknown = request.body;
       if (typeof body !== "object" || body === null || Array.isArray(body)) {
-        await sendError(res, { status: 400, message: "The request body must be a JSON object." });
+        await sendError(reply, { status: 400, message: "The request body must be a JSON object." });
         return;
       }
       const invalid = validateRequests ? validateChatRequest(body as Record<string, unknown>) : undefined;
       if (invalid) {
-        await sendError(res, invalid);
+        await sendError(reply, invalid);
         return;
       }
-      await handleChat(res, request);
+      await handleChat(reply, request);
     } else if (route === "GET /v1/models") {
-      const data = models.map((id) => ({ id, object: "model", created: 0, owned_by: "agentrx" }));
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "list", data }));
+      reply.json(200, { object: "list", data: models.map((id) => ({ id, object: "model", created: 0, owned_by: "agentrx" })) });
     } else {
-      await sendError(res, { status: 404, message: `Loopback server has no route ${route}.` });
+      await sendError(reply, { status: 404, message: `Loopback server has no route ${route}.` });
     }
-  };
-
-  const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) {
-        res.writeHead(500, { "content-type": "application/json", "x-should-retry": "false" });
-        res.end(errorBody({ status: 500, message: `Loopback server reply failed: ${String(error)}` }));
-      } else {
-        res.destroy();
-      }
-    });
   });
-  server.on("connection", (socket) => {
-    sockets.add(socket);
-    socket.once("close", () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const url = `http://127.0.0.1:${port}`;
-  let closing: Promise<void> | undefined;
 
   return {
-    url,
-    baseURL: `${url}/v1`,
-    requests,
-    chatRequests: () => requests.filter((request) => request.path === "/v1/chat/completions").map((request) => request.body),
-    close() {
-      closing ??= new Promise<void>((resolve) => {
-        for (const timer of timers) clearTimeout(timer);
-        timers.clear();
-        server.close(() => resolve());
-        for (const socket of sockets) socket.destroy();
-      });
-      return closing;
-    },
+    url: http.url,
+    baseURL: `${http.url}/v1`,
+    requests: http.requests,
+    chatRequests: () => http.requests.filter((request) => request.path === "/v1/chat/completions").map((request) => request.body),
+    close: () => http.close(),
   };
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    req.on("data", (part: Buffer) => parts.push(part));
-    req.on("end", () => resolve(Buffer.concat(parts).toString("utf8")));
-    req.on("error", reject);
-  });
 }

@@ -9,6 +9,7 @@ export function validateServerOptions(
   tokenDelayMs: unknown,
   validateRequests: unknown,
   toolCallOrder: unknown = "interleaved",
+  reasoningField: unknown = "reasoning_content",
 ): void {
   const fail = (argument: string, value: unknown, expected: string) => {
     throw new InvalidArgumentError({
@@ -29,6 +30,9 @@ export function validateServerOptions(
   }
   if (toolCallOrder !== "interleaved" && toolCallOrder !== "sequential") {
     fail("toolCallOrder", toolCallOrder, '"interleaved" or "sequential"');
+  }
+  if (reasoningField !== "reasoning_content" && reasoningField !== "reasoning") {
+    fail("reasoningField", reasoningField, '"reasoning_content" or "reasoning"');
   }
   if (typeof tokenDelayMs !== "number" || !(tokenDelayMs >= 0)) fail("tokenDelayMs", tokenDelayMs, "a number >= 0");
   if (typeof validateRequests !== "boolean") fail("validateRequests", validateRequests, "true or false");

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { InvalidArgumentError } from "../../errors/invalid-argument-error";
-import { startLoopbackHttpServer } from "../loopback-http/start-loopback-http-server";
+import { scriptedReply, startLoopbackHttpServer } from "../loopback-http/start-loopback-http-server";
 import type { LoopbackRequest } from "../openai-compatible-server/server-reply";
 import { cachedTokens, outputItems, responseEvents, type ResponsesLoopbackTurn, tokensOf } from "./responses-reply";
 import { type EmittedItems, validateResponsesRequest } from "./validate-responses-request";
@@ -104,10 +104,8 @@ export async function startOpenAIResponsesServer(options: OpenAIResponsesServerO
     const problem = validateRequests ? validateResponsesRequest(body, emitted, (id, encrypted) => encrypted === encrypt(id)) : undefined;
     if (problem !== undefined) return error(400, problem.message, problem.param);
     const position = answered++;
-    let scripted = responses[position];
+    const scripted = scriptedReply<ResponsesLoopbackTurn, ResponsesLoopbackError>(responses, position, request);
     if (scripted === undefined) return error(500, `Loopback server received response request #${position + 1} but its script has only ${responses.length} responses.`);
-    if (typeof scripted === "function") scripted = scripted(request);
-    if (typeof scripted === "string") scripted = { text: scripted };
     if ("status" in scripted) return error(scripted.status, scripted.message ?? `Loopback error ${scripted.status}.`);
 
     const include = Array.isArray(body["include"]) ? (body["include"] as string[]) : [];
