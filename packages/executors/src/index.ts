@@ -5,6 +5,7 @@ export type {
   Interrupt,
   InterruptEvent,
   OutputEvent,
+  RunMessageEvent,
   StartEvent,
   StepEvent,
   StopReason,
@@ -41,6 +42,7 @@ export { RunEventOrderError, reduceRun } from "./executor/reduce-run";
 export type { RunEvent } from "./executor/reduce-run";
 export type { TelemetryOptions } from "./telemetry/index";
 export * from "./runs/index";
+export * from "./steering/index";
 export * from "./notebook/index";
 export { renderTracePage } from "./trace-page/render-trace-page";
 export type { RenderTracePageOptions } from "./trace-page/render-trace-page";

@@ -22,6 +22,8 @@ function brief(event: AgentStreamEvent): string {
       return "start";
     case "interrupt":
       return `interrupt ${event.interrupts.map((interrupt) => interrupt.tool).join(",")}`;
+    case "message":
+      return `message#${event.iteration} ${event.message.text}`;
   }
 }
 

@@ -17,6 +17,8 @@ import { StopConditionWatcher } from "./stop-condition-watcher";
 import { RunWaiter } from "./run-waiter";
 import type { SubRunSink } from "./sub-run";
 import { onAbort } from "./shared-abort-listener";
+import { lastInboxSeq } from "../steering/message-step-of";
+import { RunSteering } from "../steering/run-steering";
 import { TokenForwarder, type TokenSink } from "./token-forwarder";
 import { type EarlyCall, type ToolRunContext, ToolRunner } from "./tool-runner";
 import type { ResolvedOptions } from "./validate-options";
@@ -59,6 +61,8 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
   /** Stops watching the caller's `config.signal`. */
   private unwatchSignal: (() => void) | undefined;
   private recorder: RunRecorder | undefined;
+  /** Where messages sent to the run come from (`executor.send`); opened when the run starts. */
+  private steering: RunSteering | undefined;
   private readonly startedAt = Date.now();
   onModelCall: TokenSink["onModelCall"];
   onToolCallComplete: TokenSink["onToolCallComplete"];
@@ -117,6 +121,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
       barrier: () => this.recorder?.barrier(),
       finalSignal: () => (this.final = new AbortController()).signal,
       generateFailed: (message) => void (this.generateError = message),
+      get steering() { return run.steering; },
     });
   }
 
@@ -290,6 +295,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
       recorder.startHeartbeat();
     }
     if (isEnded(this.state)) return; // a stop condition failed on subscription, or the run was cancelled
+    this.steering = RunSteering.open(runId, this.recorder?.store, lastInboxSeq(this.state.steps), this.options.storeTimeoutMs);
     const event: AgentStreamEvent = { type: "start", runId, inputs, resumed: this.request.resumed, at: Date.now() };
     if (this.state.threadId !== undefined) event.threadId = this.state.threadId;
     if (this.request.forkOf !== undefined) event.forkOf = this.request.forkOf;
@@ -347,6 +353,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
     this.unwatchSignal?.();
     this.unwatchSignal = undefined;
     this.conditions?.close();
+    this.steering?.close();
   }
 }
 
