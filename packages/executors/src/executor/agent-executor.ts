@@ -20,6 +20,7 @@ import type { StopCondition } from "./stop-condition";
 import { initialRunState } from "./run-state";
 import { type ResolvedOptions, normalizeStopWhen, validateOptions, validateStore } from "./validate-options";
 import { withTelemetry } from "../telemetry/with-telemetry";
+import { followUpOnThread } from "../steering/follow-up";
 import { type SendMessageOptions, type SendMessageResult, type SteeringMessage, sendRunMessage } from "../steering/send-run-message";
 
 /**
@@ -381,7 +382,7 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
       const tokens = streamTokens || verbose;
       const observeModel = tokens || conditions.length > 0 || recorded;
       const watchModel = tokens || conditions.length > 0 || (recorded && this.options.recordModelCalls);
-      const run = new ExecutorRun(
+      const start = (): (() => void) => new ExecutorRun(
         this.options,
         {
           state,
@@ -394,8 +395,11 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
           ...(store === undefined ? {} : { record: (run: ExecutorRun) => openNewRun(store, state, this.options.leaseMs, run, this.options.recordTokens === "coalesced", this.options.storeTimeoutMs) }),
         },
         subscriber,
-      );
-      return run.start();
+      ).start();
+      const { followUp, storeTimeoutMs } = this.options;
+      // A new input on a thread whose run is going on: queue, steer or reject (docs/steering.md).
+      if (followUp !== undefined && threadId !== undefined && store !== undefined) return followUpOnThread({ policy: followUp, store, threadId, runId, inputs, storeTimeoutMs, subscriber, start });
+      return start();
     });
   }
 }

@@ -13,6 +13,7 @@ import type { StopReason } from "./events";
 import type { StopCondition } from "./stop-condition";
 import type { TelemetryOptions } from "../telemetry/telemetry-options";
 import { resolveTelemetry } from "../telemetry/with-telemetry";
+import { FOLLOW_UPS, type FollowUp } from "../steering/follow-up";
 
 /** Options after validation, with defaults applied. @internal */
 export interface ResolvedOptions {
@@ -53,6 +54,8 @@ export interface ResolvedOptions {
   approval: ApprovalCheck | undefined;
   /** OpenTelemetry spans; undefined: none. */
   telemetry: TelemetryOptions | undefined;
+  /** What a new input on a busy thread does; undefined: nothing is checked. */
+  followUp: FollowUp | undefined;
 }
 
 /**
@@ -98,6 +101,7 @@ const KNOWN = new Set([
   "memory",
   "outputSchema",
   "telemetry",
+  "followUp",
 ]);
 
 function fail(argument: string, value: unknown, message: string): never {
@@ -150,6 +154,7 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     memory,
     outputSchema,
     telemetry,
+    followUp,
   } = options;
 
   if (!Runnable.isRunnable(agent)) {
@@ -269,6 +274,7 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     memory: resolvedMemory,
     outputSchema: outputSchema as ResolvedOptions["outputSchema"],
     telemetry: resolveTelemetry(telemetry),
+    followUp: checkFollowUp(followUp, store),
   };
 }
 
@@ -293,4 +299,12 @@ export function normalizeStopWhen(value: unknown, argument: string): readonly St
     }
   });
   return list as StopCondition[];
+}
+
+/** `followUp` checked: one of its values, with a store to find a thread's running run in. */
+function checkFollowUp(followUp: unknown, store: RunStore | undefined): FollowUp | undefined {
+  if (followUp === undefined) return undefined;
+  if (!FOLLOW_UPS.includes(followUp as FollowUp)) fail("followUp", followUp, `\`followUp\` must be "queue", "interrupt" or "reject", got ${show(followUp)}.`);
+  if (store === undefined) fail("followUp", followUp, "`followUp` needs a `store`: the running runs of a thread are found there (pass `store`, e.g. new SqliteRunStore() from @agentrx/runs).");
+  return followUp as FollowUp;
 }
