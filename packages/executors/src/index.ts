@@ -43,6 +43,7 @@ export type { RunEvent } from "./executor/reduce-run";
 export type { TelemetryOptions } from "./telemetry/index";
 export * from "./runs/index";
 export * from "./steering/index";
+export * from "./handoff/index";
 export * from "./notebook/index";
 export { renderTracePage } from "./trace-page/render-trace-page";
 export type { RenderTracePageOptions } from "./trace-page/render-trace-page";

@@ -208,6 +208,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
 
   /** Receives the events of sub-runs (executors called as tools by this run). */
   private readonly subRunSink: SubRunSink = {
+    conversation: () => ({ inputs: this.state.inputs, steps: this.state.steps }),
     emit: (event) => {
       if (isEnded(this.state)) return;
       // A sub-run's model calls count toward this run's usage (its own sub-runs' too: they come through it).
