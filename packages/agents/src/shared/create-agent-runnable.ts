@@ -5,6 +5,7 @@ import type { BasePromptTemplate } from "@langchain/core/prompts";
 import { RunnableSequence, type Runnable } from "@langchain/core/runnables";
 import { AgentPipeline } from "./agent-pipeline";
 import { FormatScratchpadStep } from "./format-scratchpad-step";
+import { scratchpadValues } from "../format-scratchpad/format-agent-scratchpad";
 import { assertPrompt } from "./validate-prompt";
 
 /** The parts of an agent built by {@link createAgentRunnable}. */
@@ -96,35 +97,10 @@ export function createAgentRunnable<Scratchpad>({
       throw new InvalidArgumentError({ argument: option, value, message: `createAgentRunnable(${name}): \`${option}\` must be a function.` });
     }
   }
-  const formatInputs = (input: AgentInput): Record<string, unknown> => {
-    if (typeof input !== "object" || input === null || Array.isArray(input)) {
-      throw new InvalidArgumentError({
-        argument: "input",
-        value: input,
-        message: `${name}: the agent's input must be an object such as { input, steps }, got ${describe(input)}.`,
-      });
-    }
-    const { steps = [], forceFinalAnswer = false, ...inputs } = input;
-    if (!Array.isArray(steps)) {
-      throw new InvalidArgumentError({
-        argument: "steps",
-        value: steps,
-        message: `${name}: \`steps\` must be an array of AgentSteps, got ${describe(steps)}.`,
-      });
-    }
-    let scratchpad = formatScratchpad(steps);
-    if (forceFinalAnswer) scratchpad = appendFinalAnswerInstruction(scratchpad);
-    return { ...variables, ...inputs, agent_scratchpad: scratchpad };
-  };
-  const format = new FormatScratchpadStep(formatInputs);
+  const format = new FormatScratchpadStep(scratchpadValues(name, formatScratchpad, appendFinalAnswerInstruction, variables));
   const pipeline = (chatModel: Runnable<BaseLanguageModelInput, unknown>) =>
     RunnableSequence.from<AgentInput, AgentOutput>([format, prompt, chatModel, parser], { name });
   const turn = pipeline(model);
   return new AgentPipeline({ name, turn, finalTurn: finalAnswerModel === model ? turn : pipeline(finalAnswerModel) });
 }
 
-function describe(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value;
-}

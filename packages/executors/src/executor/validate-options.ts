@@ -14,6 +14,8 @@ import type { StopCondition } from "./stop-condition";
 import type { TelemetryOptions } from "../telemetry/telemetry-options";
 import { resolveTelemetry } from "../telemetry/with-telemetry";
 import { FOLLOW_UPS, type FollowUp } from "../steering/follow-up";
+import { checkAgentPipeline } from "../pipeline/check-agent-pipeline";
+import { FINAL_ANSWER_TOOL } from "./structured-output";
 
 /** Options after validation, with defaults applied. @internal */
 export interface ResolvedOptions {
@@ -171,6 +173,8 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     }
     toolsByName.set(tool.name, tool);
   });
+  // A hand-built pipeline that cannot work (a prompt that never gets the steps, other tools): refused now.
+  checkAgentPipeline(agent, [...toolsByName.keys()], [FINAL_ANSWER_TOOL]);
   if (!Number.isInteger(maxIterations) || maxIterations < 0) {
     fail("maxIterations", maxIterations, `\`maxIterations\` must be an integer >= 0, got ${show(maxIterations)}.`);
   }
