@@ -37,7 +37,7 @@ export class RunSteering {
    * position `after` (what the run's record has taken); registered as live in this process.
    */
   static open(runId: string, store: RunStore | undefined, after: number, timeoutMs: number): RunSteering {
-    const inbox = store === undefined || store instanceof InProcessRunStore ? undefined : store;
+    const inbox = store !== undefined && keepsInbox(store) ? store : undefined;
     const steering = new RunSteering(runId, inbox, after, timeoutMs);
     liveRuns.set(runId, steering);
     return steering;
@@ -76,4 +76,9 @@ export class RunSteering {
       return rows;
     });
   }
+}
+
+/** Whether a store can keep a run's inbox: it keeps thread messages (the in-process store of approvals does not). */
+function keepsInbox(store: RunStore): boolean {
+  return !(store instanceof InProcessRunStore) && typeof store.appendThreadMessages === "function" && typeof store.readThreadMessages === "function";
 }

@@ -85,6 +85,9 @@ export async function sendRunMessage(
       message: `${operation}: no run "${runId}" is going on in this process, and there is no store to send the message through; pass \`store\` to the executor or to send(runId, message, { store }).`,
     });
   }
+  if (typeof inbox.appendThreadMessages !== "function") {
+    throw new InvalidArgumentError({ argument: "store", value: inbox, message: `${operation}: this store keeps no thread messages (it has no appendThreadMessages), where a run's messages wait for it; use a store from @agentrx/runs.` });
+  }
   const info = await withStoreTimeout(inbox.getRun(runId), storeTimeoutMs, "getRun", runId);
   if (info === undefined) throw new RunNotFoundError({ operation: "send", runId });
   if (info.status === "finished") throw new RunFinishedError({ runId, stopReason: info.stopReason });

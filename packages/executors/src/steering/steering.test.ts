@@ -8,6 +8,7 @@ import { tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { finish, scriptedAgent } from "../executor/test-helpers";
+import { PLAIN_STYLE, formatLine } from "../operators/trace-format";
 
 const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
 
@@ -84,5 +85,11 @@ describe("the message event in reduceRun", () => {
     const action = { tool: "search", toolInput: {}, log: "" };
     state = reduceRun(state, { type: "action", iteration: 0, index: 0, action, messages: [], at: 2 });
     expect(() => reduceRun(state, { type: "message", message: new HumanMessage("now"), iteration: 0, at: 3 })).toThrow(RunEventOrderError);
+  });
+});
+
+describe("the message event in the terminal trace", () => {
+  it("is a line of its own", () => {
+    expect(formatLine({ type: "message", message: new HumanMessage("Also   check\nRome."), iteration: 1, at: 0 }, PLAIN_STYLE, 80, false)).toBe("message Also check Rome.\n");
   });
 });
