@@ -10,8 +10,13 @@ export interface PendingMessage {
   inboxSeq?: number;
 }
 
-/** The runs going on in this process, by id: where `send` finds a run that records to no store. */
-const liveRuns = new Map<string, RunSteering>();
+/**
+ * The runs going on in this process, by id: where `send` finds a run that records to no store.
+ * Shared through `globalThis`, so two copies of the package (a duplicate install) see each other's runs.
+ */
+const registry = globalThis as { [key: symbol]: Map<string, RunSteering> | undefined };
+const LIVE_RUNS = Symbol.for("agentrx.steering.liveRuns");
+const liveRuns: Map<string, RunSteering> = (registry[LIVE_RUNS] ??= new Map());
 
 /**
  * Where one run finds the messages sent to it (see docs/steering.md): with a store, the run's
