@@ -5,6 +5,7 @@ import { tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MemoryRunStore } from "../memory/index";
+import { ThreadMemory } from "../thread-memory/index";
 import { replayRun } from "../replay/replay-run";
 import { lastValueFrom, toArray } from "rxjs";
 
@@ -83,5 +84,19 @@ describe("executor.send through a store", () => {
     const recorded = await store.readEvents("c1");
     expect(recorded.filter((event) => event.type === "message")).toHaveLength(1);
     await expect(resumed.send("c1", "late")).rejects.toThrow(/finished/);
+  });
+
+  it("the thread's memory keeps the message, where the user said it", async () => {
+    const store = new MemoryRunStore();
+    const { agent, tools, open, toolStarted } = steeredFixture();
+    const memory = new ThreadMemory({ store, maxTokens: 10_000 });
+    const executor = new AgentExecutor({ agent, tools, store, memory: { memory } });
+    const result = lastValueFrom(executor.invoke({ input: "weather" }, { runId: "m1", threadId: "chat" }));
+    await toolStarted;
+    await executor.send("m1", "Also check Rome.");
+    open();
+    await result;
+    const kept = await memory.getMessages("chat");
+    expect(kept.map((message) => `${message.getType()}:${message.text}`).filter((line) => line.startsWith("human"))).toEqual(["human:weather", "human:Also check Rome."]);
   });
 });
