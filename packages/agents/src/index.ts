@@ -9,6 +9,8 @@ export type { TextAgentOptions } from "./shared/create-text-agent";
 export { renderTextDescription, renderTextDescriptionAndArgs } from "./shared/render-tools";
 
 // Scratchpad formatters
+export { formatAgentScratchpad } from "./format-scratchpad/format-agent-scratchpad";
+export type { FormatAgentScratchpadOptions } from "./format-scratchpad/format-agent-scratchpad";
 export { formatLogToString } from "./format-scratchpad/format-log-to-string";
 export type { FormatLogToStringOptions } from "./format-scratchpad/format-log-to-string";
 export { formatLogToMessages } from "./format-scratchpad/format-log-to-messages";

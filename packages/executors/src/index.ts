@@ -7,6 +7,7 @@ export type {
   InterruptEvent,
   MiddlewareEvent,
   OutputEvent,
+  RunMessageEvent,
   StartEvent,
   StepEvent,
   StepsCompaction,
@@ -50,3 +51,5 @@ export * from "./runs/index";
 export * from "./display/index";
 export { runDisplaySource } from "./executor/run-observable";
 export type { RunDisplaySource } from "./executor/run-observable";
+export * from "./steering/index";
+export * from "./handoff/index";

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, type AgentStep } from "@agentrx/core";
+import { InvalidArgumentError, isMessageStep, type AgentStep } from "@agentrx/core";
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { observationText } from "../shared/observation-text";
 
@@ -38,7 +38,12 @@ export function formatLogToMessages(
     });
   }
   const messages: BaseMessage[] = [];
-  for (const { action, observation } of steps) {
+  for (const step of steps) {
+    const { action, observation } = step;
+    if (isMessageStep(step)) {
+      messages.push(new HumanMessage({ content: observation as HumanMessage["content"] }));
+      continue;
+    }
     messages.push(new AIMessage(action.log));
     messages.push(new HumanMessage(templateToolResponse.split("{observation}").join(observationText(observation))));
   }

@@ -1,4 +1,4 @@
-import type { AgentStep } from "@agentrx/core";
+import { isMessageStep, type AgentStep } from "@agentrx/core";
 import { observationText } from "../shared/observation-text";
 
 /** Options of {@link formatLogToString}. */
@@ -28,7 +28,13 @@ export function formatLogToString(
   { observationPrefix = "Observation: ", llmPrefix = "Thought: " }: FormatLogToStringOptions = {},
 ): string {
   let text = "";
-  for (const { action, observation } of steps) {
+  for (const step of steps) {
+    const { action, observation } = step;
+    if (isMessageStep(step)) {
+      // A message sent to the run between turns (executor.send): said as the user's, then the next thought.
+      text += `\nNew message from the user: ${observationText(observation)}\n${llmPrefix}`;
+      continue;
+    }
     text += `${action.log}\n${observationPrefix}${observationText(observation)}\n${llmPrefix}`;
   }
   return text;

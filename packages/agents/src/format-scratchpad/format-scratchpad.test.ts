@@ -1,4 +1,6 @@
-import type { AgentStep } from "@agentrx/core";
+import { messageStep, type AgentStep } from "@agentrx/core";
+import { formatToToolMessages } from "../tool-calling/format-to-tool-messages";
+import { formatToOpenAIFunctionMessages } from "../openai-functions/format-to-openai-function-messages";
 import { describe, expect, it } from "vitest";
 import { formatLogToMessages } from "./format-log-to-messages";
 import { formatLogToString } from "./format-log-to-string";
@@ -38,5 +40,19 @@ describe("formatLogToMessages", () => {
 
   it("requires {observation} in the template", () => {
     expect(() => formatLogToMessages(steps, { templateToolResponse: "Result" })).toThrow(/must contain "\{observation\}"/);
+  });
+});
+
+describe("a message sent to the run (messageStep)", () => {
+  const sent = messageStep("Also check Rome.", 1);
+
+  it("is the user's message in every scratchpad", () => {
+    expect(formatLogToString([...steps.slice(0, 1), sent])).toBe(
+      "Thought: a\nAction: search\nAction Input: Paris\nObservation: Sunny\nThought: \nNew message from the user: Also check Rome.\nThought: ",
+    );
+    for (const format of [formatLogToMessages, formatToToolMessages, formatToOpenAIFunctionMessages]) {
+      const messages = format([sent]);
+      expect(messages.map((m) => [m.getType(), m.text])).toEqual([["human", "Also check Rome."]]);
+    }
   });
 });

@@ -1,4 +1,4 @@
-import type { AgentStep } from "@agentrx/core";
+import { isMessageStep, type AgentStep } from "@agentrx/core";
 import { AIMessage, FunctionMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { observationText } from "../shared/observation-text";
 import { toolResultMessage } from "../tool-calling/format-to-tool-messages";
@@ -24,7 +24,12 @@ import { toolResultMessage } from "../tool-calling/format-to-tool-messages";
  */
 export function formatToOpenAIFunctionMessages(steps: readonly AgentStep[]): BaseMessage[] {
   const messages: BaseMessage[] = [];
-  for (const { action, observation } of steps) {
+  for (const step of steps) {
+    const { action, observation } = step;
+    if (isMessageStep(step)) {
+      messages.push(new HumanMessage({ content: observation as HumanMessage["content"] }));
+      continue;
+    }
     const { messageLog, toolCallId } = action as { messageLog?: unknown; toolCallId?: unknown };
     const content = observationText(observation);
     if (Array.isArray(messageLog)) {

@@ -7,6 +7,7 @@ import type { BasePromptTemplate } from "@langchain/core/prompts";
 import { RunnableSequence, type Runnable } from "@langchain/core/runnables";
 import { AgentPipeline } from "./agent-pipeline";
 import { FormatScratchpadStep } from "./format-scratchpad-step";
+import { scratchpadValues } from "../format-scratchpad/format-agent-scratchpad";
 import { assertPrompt } from "./validate-prompt";
 
 /**
@@ -124,26 +125,7 @@ export function createAgentRunnable<Scratchpad>({
       throw new InvalidArgumentError({ argument: option, value, message: `createAgentRunnable(${name}): \`${option}\` must be a function.` });
     }
   }
-  const formatWith = (values: Record<string, unknown>) => (input: AgentInput): Record<string, unknown> => {
-    if (typeof input !== "object" || input === null || Array.isArray(input)) {
-      throw new InvalidArgumentError({
-        argument: "input",
-        value: input,
-        message: `${name}: the agent's input must be an object such as { input, steps }, got ${describe(input)}.`,
-      });
-    }
-    const { steps = [], forceFinalAnswer = false, ...inputs } = input;
-    if (!Array.isArray(steps)) {
-      throw new InvalidArgumentError({
-        argument: "steps",
-        value: steps,
-        message: `${name}: \`steps\` must be an array of AgentSteps, got ${describe(steps)}.`,
-      });
-    }
-    let scratchpad = formatScratchpad(steps);
-    if (forceFinalAnswer) scratchpad = appendFinalAnswerInstruction(scratchpad);
-    return { ...values, ...inputs, agent_scratchpad: scratchpad };
-  };
+  const formatWith = (values: Record<string, unknown>) => scratchpadValues(name, formatScratchpad, appendFinalAnswerInstruction, values);
   const format = new FormatScratchpadStep(formatWith(variables));
   const pipeline = (chatModel: Runnable<BaseLanguageModelInput, unknown>, step = format, outputParser = parser) =>
     RunnableSequence.from<AgentInput, AgentOutput>([step, prompt, chatModel, outputParser], { name });
@@ -160,8 +142,3 @@ export function createAgentRunnable<Scratchpad>({
   return new AgentPipeline({ name, turn, finalTurn, rebuild });
 }
 
-function describe(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value;
-}

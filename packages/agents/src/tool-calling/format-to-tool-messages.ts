@@ -1,4 +1,4 @@
-import type { AgentStep } from "@agentrx/core";
+import { isMessageStep, type AgentStep } from "@agentrx/core";
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage, type MessageContentComplex } from "@langchain/core/messages";
 import { observationText } from "../shared/observation-text";
 
@@ -7,7 +7,8 @@ import { observationText } from "../shared/observation-text";
  * model message that asked for tools (an action's `messageLog`) once, followed by one
  * `ToolMessage` per tool call with its observation, in the order of the actions. A step whose
  * action is not a tool call (a handled parsing error, or a text action) becomes an `AIMessage`
- * with its log followed by a `HumanMessage` with its observation, so the model sees the fix.
+ * with its log followed by a `HumanMessage` with its observation, so the model sees the fix. A
+ * message sent to the run between turns (`executor.send`, see `messageStep`) is a `HumanMessage`.
  *
  * Each `ToolMessage` carries the tool's name both as `name` and in `additional_kwargs.name`, as
  * LangChain's formatters do (some providers read it there).
@@ -43,7 +44,13 @@ export function formatToToolMessages(steps: readonly AgentStep[]): BaseMessage[]
   const messages: BaseMessage[] = [];
   const emitted = new Set<BaseMessage>();
   const emittedIds = new Set<string>();
-  for (const { action, observation } of steps) {
+  for (const step of steps) {
+    const { action, observation } = step;
+    if (isMessageStep(step)) {
+      // A message sent to the run (executor.send): the model sees it as the user's.
+      messages.push(new HumanMessage({ content: observation as HumanMessage["content"] }));
+      continue;
+    }
     const { messageLog, toolCallId } = action as { messageLog?: unknown; toolCallId?: unknown };
     if (Array.isArray(messageLog) && typeof toolCallId === "string") {
       for (const message of messageLog as BaseMessage[]) {

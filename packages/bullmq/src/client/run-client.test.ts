@@ -139,6 +139,21 @@ describe.skipIf(servers.skip)("RunClient with in-process workers (Redis, Postgre
     expect((error as RunStoppedError).reason).toMatch(/No executor named "nope" on this worker \(it has "double"\)/);
   });
 
+  it("send steers a run on a worker: the message joins at its next turn boundary, and a finished run refuses one", async () => {
+    const client = fixture.client();
+    const runId = `steer-${fixture.queueName}`;
+    const sent: Promise<unknown>[] = [];
+    fixture.worker({ steer: () => doublingExecutor({ toolMs: 150, onTool: (what) => void (what === "start" && sent.push(client.send(runId, "Also check Rome."))) }) });
+    await client.submit("steer", { input: "double 6" }, { runId });
+    const result = await client.result(runId);
+    expect(await Promise.all(sent)).toEqual([{ runId, inboxSeq: 1, status: "running" }]);
+    expect(result.output).toBe("6 doubled is 12. You also said: Also check Rome.");
+    const events = await lastValueFrom(client.events(runId).pipe(toArray()));
+    const types = events.map((event) => event.type).filter((type) => type === "step" || type === "message" || type === "output");
+    expect(types).toEqual(["step", "message", "output"]);
+    await expect(client.send(runId, "And Oslo?")).rejects.toThrow(/finished \(finish\) before the message arrived/);
+  });
+
   it("rejects unknown runs and bad arguments clearly", async () => {
     const client = fixture.client();
     await expect(client.result("no-such-run")).rejects.toSatisfy((error) => RunNotFoundError.isInstance(error));

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from "@agentrx/core";
-import { type AgentExecutorResult, type Decision, RunBusyError, type RunInfo, RunNotFoundError, type RunStore, encodeRunEvent, type JsonObject } from "@agentrx/executors";
+import { type AgentExecutorResult, type Decision, RunBusyError, type RunInfo, RunNotFoundError, type RunStore, type SendMessageResult, type SteeringMessage, encodeRunEvent, type JsonObject, sendRunMessage } from "@agentrx/executors";
 import { type ConnectionOptions, Queue } from "bullmq";
 import { Observable, filter, lastValueFrom, map } from "rxjs";
 import { ChannelHub } from "../internal/channel-hub";
@@ -143,6 +143,20 @@ export class RunClient {
       filter((item): item is { event: RunEvent } => "event" in item),
       map((item) => item.event),
     );
+  }
+
+  /**
+   * Sends a message to a run (steering, see docs/steering.md): it is recorded in the run's inbox in
+   * the store at once, and the worker running it takes it at the run's next turn boundary (a run
+   * that is queued or paused takes it when it starts or goes on). Resolves once it is recorded.
+   *
+   * @param runId the run
+   * @param message text (sent as a `HumanMessage`) or a `@langchain/core` message
+   * @throws RunFinishedError (rejects) when the run had finished before the message was recorded
+   * @throws RunNotFoundError (rejects) for an unknown run
+   */
+  send(runId: string, message: SteeringMessage): Promise<SendMessageResult> {
+    return sendRunMessage(runId, message, { store: this.store, operation: "RunClient.send" });
   }
 
   /**

@@ -65,7 +65,9 @@ export function doublingExecutor(options: DoublingOptions = {}): AgentExecutor {
         const n = Number(/double (-?\d+)/.exec(textOf(messages.find((message) => message.getType() === "human")))?.[1] ?? 0);
         const result = messages.find((message) => message.getType() === "tool");
         if (result === undefined) return { content: `Doubling ${n}.`, toolCalls: [{ name: "double", args: { n }, id: `double-${n}` }] };
-        return `${n} doubled is ${textOf(result)}.`;
+        // Messages sent to the run while it ran (RunClient.send) come after the input.
+        const said = messages.filter((message) => message.getType() === "human").slice(1).map(textOf);
+        return `${n} doubled is ${textOf(result)}.${said.length > 0 ? ` You also said: ${said.join(" ")}` : ""}`;
       },
     ],
   });

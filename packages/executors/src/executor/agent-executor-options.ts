@@ -10,6 +10,7 @@ import type { StopCondition } from "./stop-condition";
 import type { TelemetryOptions } from "../telemetry/telemetry-options";
 import type { PriceTable, Prices, RunUsage } from "../cost/cost";
 import type { AgentMiddleware } from "../middleware/agent-middleware";
+import type { FollowUp } from "../steering/follow-up";
 
 /**
  * Options of {@link AgentExecutor}; validated once, in the constructor.
@@ -217,6 +218,14 @@ export interface AgentExecutorOptions {
    * @default undefined (none)
    */
   middleware?: readonly AgentMiddleware[];
+  /**
+   * What a new input on a thread (`config.threadId`) does while a run of that thread is still going
+   * on (found in the `store`): `"queue"` waits for it to end, then runs; `"interrupt"` sends the
+   * input to the running run as a message (`send`) and follows that run to its answer; `"reject"`
+   * fails with `ThreadBusyError`. Needs a `store`. See docs/steering.md.
+   * @default undefined (runs of one thread do not look for each other)
+   */
+  followUp?: FollowUp;
 }
 
 /**

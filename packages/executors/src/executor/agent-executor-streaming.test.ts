@@ -25,6 +25,8 @@ function brief(event: AgentStreamEvent): string {
     case "compaction":
     case "middleware":
       return event.type;
+    case "message":
+      return `message#${event.iteration} ${event.message.text}`;
   }
 }
 

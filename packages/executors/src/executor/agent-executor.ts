@@ -20,6 +20,8 @@ import type { StopCondition } from "./stop-condition";
 import { initialRunState } from "./run-state";
 import { type ResolvedOptions, normalizeStopWhen, validateOptions, validateStore } from "./validate-options";
 import { traceRun } from "../telemetry/with-telemetry";
+import { followUpOnThread } from "../steering/follow-up";
+import { type SendMessageOptions, type SendMessageResult, type SteeringMessage, sendRunMessage } from "../steering/send-run-message";
 
 /**
  * Runs an agent: calls it, runs the tools it asks for (concurrently), feeds the steps back, and
@@ -125,6 +127,37 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
    */
   asTool(options: AsToolOptions): StructuredToolInterface {
     return executorTool(this as unknown as AgentExecutor, options);
+  }
+
+  /**
+   * Sends a message to a run that is going on (steering, see docs/steering.md): it is recorded at
+   * once (in the run's inbox in the store, which any process sharing the store can append to) and
+   * joins the run at its next turn boundary, never in the middle of a turn's tool calls, as a
+   * `message` event; the agent sees it as a new human message after the steps so far. A run that
+   * is paused, cancelled, failed or queued takes it when it goes on. A run of this process that
+   * records to no store gets it in memory.
+   *
+   * @param runId the run's id (`result.runId`, the `start` event's `runId`, or `config.runId`)
+   * @param message text (sent as a `HumanMessage`) or a `@langchain/core` message
+   * @param options the store the run records to (defaults to the executor's)
+   * @throws RunFinishedError (rejects) when the run had finished before the message was recorded
+   * @throws RunNotFoundError (rejects) when the store has no such run
+   *
+   * @example
+   * ```ts
+   * import { AgentExecutor, RunFinishedError } from "@agentrx/executors";
+   * import { MemoryRunStore } from "@agentrx/runs";
+   * import { RunnableLambda } from "@langchain/core/runnables";
+   *
+   * const store = new MemoryRunStore();
+   * const agent = RunnableLambda.from(() => ({ returnValues: { output: "done" }, log: "" }));
+   * const executor = new AgentExecutor({ agent, tools: [], store });
+   * const { runId } = await executor.invoke({ input: "hi" });
+   * await executor.send(runId as string, "Also check Rome.").catch((error) => console.log(RunFinishedError.isInstance(error))); // true
+   * ```
+   */
+  send(runId: string, message: SteeringMessage, options?: SendMessageOptions): Promise<SendMessageResult> {
+    return sendRunMessage(runId, message, { store: options?.store ?? this.options.store, storeTimeoutMs: this.options.storeTimeoutMs, operation: "AgentExecutor.send" });
   }
 
   /**
@@ -361,7 +394,7 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
         this.options.prices !== undefined ||
         (recorded && this.options.recordModelCalls && (recordPrompts || !observesModelCalls(this.options.agent)));
       const traced = traceRun(runConfig, this.options.telemetry, this.options.agent, runId, threadId);
-      const run = new ExecutorRun(
+      const start = (): (() => void) => new ExecutorRun(
         this.options,
         {
           state,
@@ -376,8 +409,11 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
           ...(store === undefined ? {} : { record: (run: ExecutorRun) => openNewRun(store, state, this.options.leaseMs, run, this.options.recordTokens === "coalesced", this.options.storeTimeoutMs) }),
         },
         subscriber,
-      );
-      return run.start();
+      ).start();
+      const { followUp, storeTimeoutMs } = this.options;
+      // A new input on a thread whose run is going on: queue, steer or reject (docs/steering.md).
+      if (followUp !== undefined && threadId !== undefined && store !== undefined) return followUpOnThread({ policy: followUp, store, threadId, runId, inputs, storeTimeoutMs, subscriber, start });
+      return start();
     });
   }
 }

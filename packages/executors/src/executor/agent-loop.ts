@@ -14,6 +14,8 @@ import { checkFinalAnswer, finalAnswerCall, invalidAnswerStep } from "./structur
 import type { ToolRunner } from "./tool-runner";
 import type { MiddlewareRun } from "../middleware/middleware-run";
 import type { RunTurn } from "./run-state";
+import { joinMessages } from "../steering/join-messages";
+import type { RunSteering } from "../steering/run-steering";
 import type { ResolvedOptions } from "./validate-options";
 
 /**
@@ -66,6 +68,8 @@ export interface AgentLoopContext {
   generateFailed(message: string): void;
   /** Ends the run with its output. */
   complete(finish: AgentFinish, stopReason: StopReason): Promise<void>;
+  /** Where messages sent to the run come from (see docs/steering.md); set once the run started. */
+  readonly steering: RunSteering | undefined;
 }
 
 /**
@@ -112,6 +116,9 @@ export class AgentLoop {
       }
       // Write-ahead: no model call starts while an earlier write is unacknowledged.
       if (!(await this.durable())) break;
+      // Messages sent to the run join between turns, before the next agent call.
+      const joining = joinMessages(run);
+      if (joining !== undefined && ((await joining), run.interrupted)) break;
       run.dispatch({ type: "agentCalled" });
       const iteration = state.iteration - 1;
       eager.resetTurn();
@@ -134,6 +141,9 @@ export class AgentLoop {
       if (!run.watchModel) this.addOutputUsage(output);
       const answer = isAgentFinish(output) ? output : options.outputSchema ? finalAnswerCall(toActions(output, iteration)) : undefined;
       if (answer !== undefined) {
+        // A message sent while the agent answered joins the run, which goes on (an iteration must be left).
+        if (state.iteration < maxIterations && (await joinMessages(run)) && !run.interrupted) continue;
+        if (run.interrupted) break;
         if (!options.outputSchema) return run.complete(answer, "finish");
         if ((await this.finishTyped(answer, "finish", iteration)) === "done") return;
         continue; // the answer went back to the model

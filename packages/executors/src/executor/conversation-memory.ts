@@ -1,5 +1,5 @@
 import type { AgentStep } from "@agentrx/core";
-import { isToolAgentAction } from "@agentrx/core";
+import { isMessageStep, isToolAgentAction } from "@agentrx/core";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 
 /**
@@ -66,6 +66,11 @@ export function runMessages(inputs: Record<string, unknown>, inputKey: string, s
   let lastLog: BaseMessage | undefined;
   for (const step of steps) {
     const { action } = step;
+    // A message sent to the run (executor.send) is part of the conversation: the user said it.
+    if (isMessageStep(step)) {
+      messages.push(new HumanMessage({ content: step.observation as HumanMessage["content"] }));
+      continue;
+    }
     if (!isToolAgentAction(action)) continue; // text agents' steps are scratchpad, not conversation
     const log = action.messageLog?.[0];
     if (log !== undefined && log !== lastLog) {

@@ -227,5 +227,33 @@ export interface MiddlewareEvent {
   subRun?: string[];
 }
 
+/**
+ * A message sent to the run (`executor.send`, `RunClient.send`) joined it between two turns: the
+ * agent sees it as a new human message after the steps before it (see docs/steering.md).
+ */
+export interface RunMessageEvent {
+  type: "message";
+  /** The message (a `HumanMessage`). */
+  message: BaseMessage;
+  /** Its position in the run's inbox, when it was sent through a store (what a resume skips). */
+  inboxSeq?: number;
+  /** The iteration (agent call) it comes before. */
+  iteration: number;
+  /** When it joined the run, epoch milliseconds. */
+  at: number;
+  /** Set on the events of a sub-run (an executor called as a tool, `asTool`): the path of tool names to it. */
+  subRun?: string[];
+}
+
 /** An event of `AgentExecutor.stream()`; switch on `type`. */
-export type AgentStreamEvent = StartEvent | ActionEvent | StepEvent | TokenEvent | UsageEvent | CompactionEvent | MiddlewareEvent | InterruptEvent | OutputEvent;
+export type AgentStreamEvent =
+  | StartEvent
+  | ActionEvent
+  | StepEvent
+  | TokenEvent
+  | UsageEvent
+  | CompactionEvent
+  | MiddlewareEvent
+  | InterruptEvent
+  | RunMessageEvent
+  | OutputEvent;

@@ -19,6 +19,8 @@ import { StopConditionWatcher } from "./stop-condition-watcher";
 import { RunWaiter } from "./run-waiter";
 import type { SubRunSink } from "./sub-run";
 import { onAbort } from "./shared-abort-listener";
+import { lastInboxSeq } from "../steering/message-step-of";
+import { RunSteering } from "../steering/run-steering";
 import { TokenForwarder, type TokenSink } from "./token-forwarder";
 import { type EarlyCall, type ToolRunContext, ToolRunner } from "./tool-runner";
 import type { ResolvedOptions } from "./validate-options";
@@ -65,6 +67,8 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
   private recorder: RunRecorder | undefined;
   /** Prices model calls (the executor's `prices`); resolved when the run begins. */
   private price: PriceFunction | undefined;
+  /** Where messages sent to the run come from (`executor.send`); opened when the run starts. */
+  private steering: RunSteering | undefined;
   private readonly startedAt = Date.now();
   /** The run's middleware (made only when the executor has middleware). */
   readonly middleware: MiddlewareRun | undefined;
@@ -132,6 +136,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
       barrier: () => this.recorder?.barrier(),
       finalSignal: () => (this.final = new AbortController()).signal,
       generateFailed: (message) => void (this.generateError = message),
+      get steering() { return run.steering; },
     });
   }
 
@@ -223,6 +228,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
 
   /** Receives the events of sub-runs (executors called as tools by this run). */
   private readonly subRunSink: SubRunSink = {
+    conversation: () => ({ inputs: this.state.inputs, steps: this.state.steps }),
     emit: (event) => {
       if (isEnded(this.state)) return;
       // A sub-run's model calls count toward this run's usage (its own sub-runs' too: they come through it).
@@ -328,6 +334,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
       recorder.startHeartbeat();
     }
     if (isEnded(this.state)) return; // a stop condition failed on subscription, or the run was cancelled
+    this.steering = RunSteering.open(runId, this.recorder?.store, lastInboxSeq(this.state.steps), this.options.storeTimeoutMs);
     const event: AgentStreamEvent = { type: "start", runId, inputs, resumed: this.request.resumed, at: Date.now() };
     if (this.state.threadId !== undefined) event.threadId = this.state.threadId;
     if (this.request.forkOf !== undefined) event.forkOf = this.request.forkOf;
@@ -399,6 +406,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
     this.unwatchSignal?.();
     this.unwatchSignal = undefined;
     this.conditions?.close();
+    this.steering?.close();
   }
 }
 

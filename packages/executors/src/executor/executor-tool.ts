@@ -63,8 +63,8 @@ export function executorTool(executor: AgentExecutor, options: AsToolOptions): S
   ) as unknown as StructuredToolInterface;
 }
 
-/** The sub-run's config: the call's signal and callbacks (so it nests), without the calling run's own keys. */
-function childConfig(config: RunnableConfig | undefined): RunnableConfig {
+/** The sub-run's config: the call's signal and callbacks (so it nests), without the calling run's own keys. @internal */
+export function childConfig(config: RunnableConfig | undefined): RunnableConfig {
   const out: RunnableConfig = {};
   if (config?.signal) out.signal = config.signal;
   if (config?.callbacks) out.callbacks = config.callbacks;

@@ -1,6 +1,7 @@
 import type { AgentAction } from "@agentrx/core";
 import type { RecordedDecisions, RecordedModelCall, RecordedToolIntent } from "../runs/run-event-codec";
 import type { AgentStreamEvent } from "./events";
+import { messageStepOf } from "../steering/message-step-of";
 import { type RunState, type RunTransition, transition } from "./run-state";
 
 /**
@@ -107,6 +108,11 @@ export function applyRunEvent(state: RunState, event: RunEvent | RunTransition):
       return;
     case "compaction":
       transition(state, { type: "compacted", compaction: { steps: event.steps, summary: event.summary } });
+      return;
+    case "message":
+      // A message joins between turns, never while a turn waits for its tools' results.
+      if (state.turn !== undefined) throw new RunEventOrderError(`a message joins the run while the turn of iteration ${state.turn.iteration} still waits for results`);
+      transition(state, { type: "messageAdded", step: messageStepOf(event) });
       return;
     case "interrupt": {
       const turn = state.turn;

@@ -70,6 +70,8 @@ export type RunTransition =
   | { type: "turnStarted"; actions: AgentAction[] }
   /** The tool of `turn.actions[index]` finished with `step`; the last one ends the turn. */
   | { type: "toolFinished"; index: number; step: AgentStep }
+  /** A message sent to the run joined it between turns: its step (see `messageStep`) is appended. */
+  | { type: "messageAdded"; step: AgentStep }
   /** A handled output-parsing error: its step is appended at once. */
   | { type: "parsingErrorHandled"; step: AgentStep }
   /** A model call reported usage. */
@@ -144,6 +146,7 @@ export function transition(state: RunState, event: RunTransition): void {
       return;
     }
     case "parsingErrorHandled":
+    case "messageAdded":
       state.steps = state.steps.concat(event.step);
       return;
     case "usageReported":

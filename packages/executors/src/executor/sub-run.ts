@@ -1,4 +1,5 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
+import type { AgentStep } from "@agentrx/core";
 import type { AgentStreamEvent } from "./events";
 
 /**
@@ -13,6 +14,8 @@ export const SUB_RUN_KEY = "__agentrx_sub_run";
 export interface SubRunSink {
   /** An event of a sub-run; its `subRun` path is relative to the calling run. */
   emit(event: AgentStreamEvent): void;
+  /** The calling run's conversation so far: its inputs and completed steps (what a handoff passes on). */
+  conversation?(): { inputs: Record<string, unknown>; steps: readonly AgentStep[] };
 }
 
 /** The sink the calling run put in `config`, if the tool is called by a run. @internal */

@@ -15,6 +15,9 @@ import type { TelemetryOptions } from "../telemetry/telemetry-options";
 import { resolveTelemetry } from "../telemetry/with-telemetry";
 import { type Prices, validatePrices } from "../cost/cost";
 import { type MiddlewareChain, resolveMiddleware } from "../middleware/resolve-middleware";
+import { FOLLOW_UPS, type FollowUp } from "../steering/follow-up";
+import { checkAgentPipeline } from "../pipeline/check-agent-pipeline";
+import { FINAL_ANSWER_TOOL } from "./structured-output";
 
 /** Options after validation, with defaults applied. @internal */
 export interface ResolvedOptions {
@@ -61,6 +64,8 @@ export interface ResolvedOptions {
   telemetry: TelemetryOptions | undefined;
   /** The middleware by hook; undefined when there is none (the loop then has no middleware code in its path). */
   middleware: MiddlewareChain | undefined;
+  /** What a new input on a busy thread does; undefined: nothing is checked. */
+  followUp: FollowUp | undefined;
 }
 
 /**
@@ -117,6 +122,7 @@ const KNOWN = new Set([
   "outputSchema",
   "telemetry",
   "middleware",
+  "followUp",
 ]);
 
 function fail(argument: string, value: unknown, message: string): never {
@@ -172,6 +178,7 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     outputSchema,
     telemetry,
     middleware,
+    followUp,
   } = options;
 
   if (!Runnable.isRunnable(agent)) {
@@ -188,6 +195,8 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     }
     toolsByName.set(tool.name, tool);
   });
+  // A hand-built pipeline that cannot work (a prompt that never gets the steps, other tools): refused now.
+  checkAgentPipeline(agent, [...toolsByName.keys()], [FINAL_ANSWER_TOOL]);
   if (!Number.isInteger(maxIterations) || maxIterations < 0) {
     fail("maxIterations", maxIterations, `\`maxIterations\` must be an integer >= 0, got ${show(maxIterations)}.`);
   }
@@ -301,6 +310,7 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     outputSchema: outputSchema as ResolvedOptions["outputSchema"],
     telemetry: resolveTelemetry(telemetry),
     middleware: resolveMiddleware(middleware),
+    followUp: checkFollowUp(followUp, store),
   };
 }
 
@@ -325,4 +335,12 @@ export function normalizeStopWhen(value: unknown, argument: string): readonly St
     }
   });
   return list as StopCondition[];
+}
+
+/** `followUp` checked: one of its values, with a store to find a thread's running run in. */
+function checkFollowUp(followUp: unknown, store: RunStore | undefined): FollowUp | undefined {
+  if (followUp === undefined) return undefined;
+  if (!FOLLOW_UPS.includes(followUp as FollowUp)) fail("followUp", followUp, `\`followUp\` must be "queue", "interrupt" or "reject", got ${show(followUp)}.`);
+  if (store === undefined) fail("followUp", followUp, "`followUp` needs a `store`: the running runs of a thread are found there (pass `store`, e.g. new SqliteRunStore() from @agentrx/runs).");
+  return followUp as FollowUp;
 }

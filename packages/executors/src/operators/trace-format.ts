@@ -5,7 +5,7 @@ import type { AgentStreamEvent, StopReason } from "../executor/events";
 
 /** Styles the trace uses; identity functions when colours are off. */
 export interface TraceStyle {
-  label(kind: "action" | "step" | "model" | "usage" | "answer" | "error", text: string): string;
+  label(kind: "action" | "step" | "message" | "model" | "usage" | "answer" | "error", text: string): string;
   bold(text: string): string;
   dim(text: string): string;
   stopReason(reason: StopReason, text: string): string;
@@ -17,6 +17,7 @@ const dim = sgr(2, 22);
 const COLORS = {
   action: sgr(36, 39), // cyan
   step: sgr(32, 39), // green
+  message: sgr(33, 39), // yellow
   model: sgr(90, 39), // grey
   usage: sgr(90, 39),
   answer: (text: string) => bold(sgr(35, 39)(text)), // bold magenta
@@ -106,6 +107,9 @@ export function formatLine(
       const took = style.dim(`(${formatDuration(event.durationMs)})`);
       return `${label(style, "step")}${style.bold(action.tool)} ${took} ${oneLine(formatInput(typeof observation === "string" ? observation : observationText(observation)), maxLength)}\n`;
     }
+    case "message":
+      // A message sent to the run (executor.send), joining it between turns.
+      return `${label(style, "message")}${oneLine(event.message.text, maxLength)}\n`;
     case "usage": {
       if (!showUsage) return undefined;
       const { input_tokens: input, output_tokens: output, total_tokens: total, input_token_details: inDetails, output_token_details: outDetails } = event.usage;

@@ -4,6 +4,7 @@ import { AIMessage, type BaseMessage, HumanMessage, ToolMessage, type UsageMetad
 import type { AgentStreamEvent, Decision, Interrupt, OutputEvent, StopReason, UsageEvent } from "../executor/events";
 import { decodeMessages, decodeObservation, decodeValue, encodeInputs, encodeMessages, encodeObservation, encodeValue } from "./json-value";
 import type { JsonObject, JsonValue, StoredRunEvent } from "./run-store";
+import { messageStepOf } from "../steering/message-step-of";
 
 /**
  * A model call as a run records it (not an `AgentStreamEvent`): what `RecordedChatModel` answers
@@ -108,6 +109,11 @@ function encodeOwnEvent(event: AgentStreamEvent, index: number | undefined): Jso
       return { type: "compaction", at: event.at, iteration: event.iteration, middleware: event.middleware, steps: event.steps, summary: event.summary };
     case "middleware":
       return { type: "middleware", at: event.at, iteration: event.iteration, name: event.name, data: encodeValue(event.data, "data") };
+    case "message": {
+      const out: JsonObject = { type: "message", at: event.at, iteration: event.iteration, message: encodeMessages([event.message])[0] as JsonValue };
+      if (event.inboxSeq !== undefined) out["inboxSeq"] = event.inboxSeq;
+      return out;
+    }
     case "output": {
       const out: JsonObject = {
         type: "output",
@@ -287,6 +293,14 @@ export class RunEventDecoder {
         if (typeof data["iterations"] === "number") event.iterations = data["iterations"];
         if (data["stoppedBy"] !== undefined) event.stoppedBy = decodeValue(data["stoppedBy"]);
         if (data["usage"] !== undefined) event.usage = decodeValue(data["usage"]) as UsageMetadata;
+        return event;
+      }
+      case "message": {
+        const message = decodeMessages([data["message"] ?? null])[0];
+        if (message === undefined) throw new TypeError(`message event ${stored.seq} has no message`);
+        const event: AgentStreamEvent = { type: "message", iteration, message, at };
+        if (typeof data["inboxSeq"] === "number") event.inboxSeq = data["inboxSeq"];
+        this.steps.push(messageStepOf(event));
         return event;
       }
       case "interrupt":

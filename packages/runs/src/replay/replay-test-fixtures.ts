@@ -103,6 +103,8 @@ export function comparable(event: AgentStreamEvent): Record<string, unknown> {
       return { type: event.type, iteration: event.iteration, text: event.text };
     case "usage":
       return { type: event.type, iteration: event.iteration, usage: event.usage };
+    case "message":
+      return { type: event.type, iteration: event.iteration, text: event.message.text, inboxSeq: event.inboxSeq };
     case "output":
       return {
         type: event.type,

@@ -179,11 +179,21 @@ function noteOf(event: Record<string, any>): { note?: string } {
     const tools = event["interrupts"].map((interrupt: { tool?: unknown }) => String(interrupt?.tool));
     return { note: `waiting for approval of ${tools.join(", ")}` };
   }
+  if (event["type"] === "message" && isBaseMessage(event["message"])) {
+    // A message sent to the run (executor.send): it joined before this iteration's agent call.
+    return { note: `message sent to the run before iteration ${Number(event["iteration"]) + 1}: ${oneLine(contentText((event["message"] as BaseMessage).content))}` };
+  }
   if (event["type"] === "decisions" && event["decisions"] !== null && typeof event["decisions"] === "object") {
     const kinds = Object.values(event["decisions"] as Record<string, unknown>).map((decision) => (typeof decision === "string" ? decision : String((decision as { type?: unknown })?.type)));
     return { note: `resumed with ${kinds.length} decision${kinds.length === 1 ? "" : "s"}: ${kinds.join(", ")}` };
   }
   return {};
+}
+
+/** The first line of a text, at most 200 characters. */
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }
 
 /** A value with its `@langchain/core` messages as `{ role, content, toolCalls? }`, for reading. */

@@ -1,0 +1,76 @@
+import { createToolCallingAgent } from "@agentrx/agents";
+import { ScriptedChatModel } from "@agentrx/core/testing";
+import { AgentExecutor, type AgentStreamEvent, handoff } from "@agentrx/executors";
+import { AIMessage, HumanMessage } from "@langchain/core/messages";
+import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
+import { tool } from "@langchain/core/tools";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { collect } from "../executor/test-helpers";
+
+const prompt = ChatPromptTemplate.fromMessages([
+  ["system", "You help."],
+  new MessagesPlaceholder({ variableName: "chat_history", optional: true }),
+  ["human", "{input}"],
+  ["placeholder", "{agent_scratchpad}"],
+]);
+
+const lookup = tool(async ({ id }: { id: string }) => `order ${id}: paid twice`, { name: "lookup", description: "Looks an order up.", schema: z.object({ id: z.string() }) });
+
+function billingAgent() {
+  const llm = new ScriptedChatModel({ responses: [(messages) => `Billing: refunded (I saw ${messages.length} messages, last: ${messages.at(-1)?.text})`] });
+  const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [], prompt }), tools: [] });
+  return { llm, executor };
+}
+
+function triage(toBilling: ReturnType<typeof handoff>, args: Record<string, unknown> = {}) {
+  const llm = new ScriptedChatModel({
+    responses: [{ toolCalls: [{ name: "lookup", args: { id: "42" } }] }, { toolCalls: [{ name: "transfer_to_billing", args }] }],
+  });
+  const tools = [lookup, toBilling];
+  return new AgentExecutor({ agent: createToolCallingAgent({ llm, tools, prompt }), tools });
+}
+
+describe("handoff", () => {
+  it("hands the conversation to the other agent, streams it as a sub-run, and its answer is the run's", async () => {
+    const billing = billingAgent();
+    const executor = triage(handoff(billing.executor, { name: "transfer_to_billing", description: "Refunds and invoices." }));
+    const events: AgentStreamEvent[] = await collect(executor.stream({ input: "I was charged twice for order 42" }));
+    const output = events.at(-1);
+    expect(output).toMatchObject({ type: "output", stopReason: "return_direct" });
+    expect(output?.type === "output" && output.output).toMatch(/^Billing: refunded/);
+    // The other agent saw the whole conversation (the input, the lookup call and result), then the input again to answer.
+    expect(billing.llm.calls[0]?.messages.map((message) => message.getType())).toEqual(["system", "human", "ai", "tool", "human"]);
+    expect(billing.llm.calls[0]?.messages.at(-1)?.text).toBe("I was charged twice for order 42");
+    expect(billing.llm.calls[0]?.messages[3]?.text).toBe("order 42: paid twice");
+    const sub = events.filter((event) => event.subRun !== undefined);
+    expect(sub.map((event) => event.type)).toEqual(expect.arrayContaining(["start", "output"]));
+    expect(sub.every((event) => event.subRun?.[0] === "transfer_to_billing")).toBe(true);
+  });
+
+  it("inputFilter decides what the other agent gets; the model's request becomes its input by default", async () => {
+    const billing = billingAgent();
+    const filtered = triage(
+      handoff(billing.executor, {
+        name: "transfer_to_billing",
+        description: "Refunds.",
+        inputFilter: ({ messages, request }) => ({ input: request ?? "?", chat_history: messages.filter((message) => HumanMessage.isInstance(message)) }),
+      }),
+      { request: "Refund order 42." },
+    );
+    await filtered.invoke({ input: "charged twice", chat_history: [new HumanMessage("earlier"), new AIMessage("hello")] });
+    expect(billing.llm.calls[0]?.messages.map((message) => `${message.getType()}:${message.text}`)).toEqual(["system:You help.", "human:earlier", "human:charged twice", "human:Refund order 42."]);
+    const second = billingAgent();
+    await triage(handoff(second.executor, { name: "transfer_to_billing", description: "Refunds." }), { request: "Refund order 42." }).invoke({ input: "charged twice" });
+    expect(second.llm.calls[0]?.messages.at(-1)?.text).toBe("Refund order 42.");
+    expect(second.llm.calls[0]?.messages.map((message) => message.getType())).toEqual(["system", "human", "ai", "tool", "human"]);
+  });
+
+  it("refuses bad options, naming them", () => {
+    const { executor } = billingAgent();
+    expect(() => handoff(executor, { name: "to billing", description: "x" })).toThrow(/`name` must be 1-64 letters/);
+    expect(() => handoff(executor, { name: "b", description: " " })).toThrow(/`description` must be a non-empty string/);
+    expect(() => handoff({} as never, { name: "b", description: "x" })).toThrow(/`executor` must be an AgentExecutor/);
+    expect(() => handoff(executor, { name: "b", description: "x", inputFilter: "all" as never })).toThrow(/`inputFilter` must be a function/);
+  });
+});

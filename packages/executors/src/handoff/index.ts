@@ -1,0 +1,2 @@
+export { handoff } from "./handoff";
+export type { HandoffConversation, HandoffOptions } from "./handoff";

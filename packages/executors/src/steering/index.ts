@@ -1,0 +1,5 @@
+export { RunFinishedError } from "./run-finished-error";
+export { sendRunMessage } from "./send-run-message";
+export type { SendMessageOptions, SendMessageResult, SteeringMessage } from "./send-run-message";
+export { ThreadBusyError } from "./thread-busy-error";
+export type { FollowUp } from "./follow-up";

@@ -1,0 +1,36 @@
+import type { AgentStreamEvent, RunMessageEvent } from "../executor/events";
+import type { RunState, RunTransition } from "../executor/run-state";
+import { messageStepOf } from "./message-step-of";
+import type { RunSteering } from "./run-steering";
+
+/** What joining messages needs of the run. @internal */
+export interface JoinMessagesContext {
+  readonly state: RunState;
+  readonly steering: RunSteering | undefined;
+  dispatch(event: RunTransition): void;
+  emit(event: AgentStreamEvent): void;
+  wait<T>(promise: Promise<T>, halts: boolean): Promise<T>;
+  schedule(): void;
+}
+
+/**
+ * At a turn boundary: the messages sent to the run since the last boundary join it, each as a
+ * `message` event (recorded) and a message step the agent sees on its next call. Resolves with how
+ * many joined; `undefined` when none can be waiting (nothing to await).
+ *
+ * @internal
+ */
+export function joinMessages(run: JoinMessagesContext): Promise<number> | undefined {
+  const pending = run.steering?.take();
+  if (pending === undefined) return undefined;
+  return run.wait(pending, true).then((messages) => {
+    for (const { message, inboxSeq } of messages) {
+      const event: RunMessageEvent = { type: "message", message, iteration: run.state.iteration, at: Date.now() };
+      if (inboxSeq !== undefined) event.inboxSeq = inboxSeq;
+      run.dispatch({ type: "messageAdded", step: messageStepOf(event) });
+      run.emit(event);
+    }
+    if (messages.length > 0) run.schedule();
+    return messages.length;
+  });
+}

@@ -1,0 +1,107 @@
+import { InvalidArgumentError } from "@agentrx/core";
+import { type BaseMessage, HumanMessage, isBaseMessage } from "@langchain/core/messages";
+import type { RunStatus, RunStore } from "../runs/run-store";
+import { RunNotFoundError } from "../runs/run-store-errors";
+import { withStoreTimeout } from "../runs/with-store-timeout";
+import { appendToInbox } from "./run-inbox";
+import { RunFinishedError } from "./run-finished-error";
+import { RunSteering } from "./run-steering";
+
+/** A message for a running run: text (sent as a `HumanMessage`) or a `@langchain/core` message. */
+export type SteeringMessage = string | BaseMessage;
+
+/** Options of `AgentExecutor.send`. */
+export interface SendMessageOptions {
+  /** The store the run records to. @default the executor's store */
+  store?: RunStore;
+}
+
+/** What `send` did with the message. */
+export interface SendMessageResult {
+  /** The run the message was sent to. */
+  runId: string;
+  /**
+   * The message's position in the run's inbox (sent through a store); absent when it was handed to
+   * a run of this process that records to no store.
+   */
+  inboxSeq?: number;
+  /**
+   * The run's status when the message was recorded: `running` (it joins at the next turn
+   * boundary), or `queued`, `interrupted`, `cancelled`, `failed` (it joins when the run starts or
+   * is resumed).
+   */
+  status: RunStatus;
+}
+
+/** `message` as the `HumanMessage` (or other message) that joins the run. @internal */
+export function toSteeringMessage(message: unknown, operation: string): BaseMessage {
+  if (typeof message === "string" && message !== "") return new HumanMessage(message);
+  if (isBaseMessage(message)) return message;
+  throw new InvalidArgumentError({
+    argument: "message",
+    value: message,
+    message: `${operation}: \`message\` must be a non-empty string or a @langchain/core message (e.g. new HumanMessage("...")), got ${message === "" ? "an empty string" : typeof message}.`,
+  });
+}
+
+/**
+ * Sends a message to a run (see docs/steering.md): a run of this process that records to no store
+ * gets it in memory; otherwise it is appended to the run's inbox in `store` at once (durable when
+ * this resolves), and the run takes it at its next turn boundary, whichever process runs it.
+ * Rejects with `RunFinishedError` when the run had finished before the message was recorded (or
+ * finished without taking it), `RunNotFoundError` when the store has no such run.
+ *
+ * What `AgentExecutor.send` and `RunClient.send` (`@agentrx/bullmq`) do, for a process that has
+ * only the store.
+ *
+ * @example
+ * ```ts
+ * import { sendRunMessage, type RunStore } from "@agentrx/executors";
+ *
+ * async function steer(store: RunStore, runId: string): Promise<void> {
+ *   await sendRunMessage(runId, "Also check Rome.", { store, operation: "steer" });
+ * }
+ * ```
+ */
+export async function sendRunMessage(
+  runId: string,
+  given: unknown,
+  { store, storeTimeoutMs = 10_000, operation }: { store: RunStore | undefined; storeTimeoutMs?: number; operation: string },
+): Promise<SendMessageResult> {
+  if (typeof runId !== "string" || runId === "") {
+    throw new InvalidArgumentError({ argument: "runId", value: runId, message: `${operation}: \`runId\` must be a non-empty string, got ${JSON.stringify(runId)}.` });
+  }
+  const message = toSteeringMessage(given, operation);
+  const live = RunSteering.live(runId);
+  if (live !== undefined && live.store === undefined) {
+    live.push(message);
+    return { runId, status: "running" };
+  }
+  const inbox = live?.store ?? store;
+  if (inbox === undefined) {
+    throw new InvalidArgumentError({
+      argument: "store",
+      value: undefined,
+      message: `${operation}: no run "${runId}" is going on in this process, and there is no store to send the message through; pass \`store\` to the executor or to send(runId, message, { store }).`,
+    });
+  }
+  if (typeof inbox.appendThreadMessages !== "function") {
+    throw new InvalidArgumentError({ argument: "store", value: inbox, message: `${operation}: this store keeps no thread messages (it has no appendThreadMessages), where a run's messages wait for it; use a store from @agentrx/runs.` });
+  }
+  const info = await withStoreTimeout(inbox.getRun(runId), storeTimeoutMs, "getRun", runId);
+  if (info === undefined) throw new RunNotFoundError({ operation: "send", runId });
+  if (info.status === "finished") throw new RunFinishedError({ runId, stopReason: info.stopReason });
+  const inboxSeq = await appendToInbox(inbox, runId, message, storeTimeoutMs);
+  const after = await withStoreTimeout(inbox.getRun(runId), storeTimeoutMs, "getRun", runId);
+  if (after?.status === "finished" && !(await joined(inbox, runId, inboxSeq, storeTimeoutMs))) {
+    // It finished while the message was being recorded, without taking it.
+    throw new RunFinishedError({ runId, stopReason: after.stopReason, late: true });
+  }
+  return { runId, inboxSeq, status: after?.status ?? info.status };
+}
+
+/** Whether the run's record has the `message` event of inbox position `inboxSeq`. */
+async function joined(store: RunStore, runId: string, inboxSeq: number, timeoutMs: number): Promise<boolean> {
+  const events = await withStoreTimeout(store.readEvents(runId), timeoutMs, "readEvents", runId);
+  return events.some((stored) => stored.type === "message" && stored.data["inboxSeq"] === inboxSeq);
+}
