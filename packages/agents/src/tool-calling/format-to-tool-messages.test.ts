@@ -14,6 +14,24 @@ const message = new AIMessage({
 const action = (id: string, tool: string): ToolAgentAction => ({ tool, toolInput: {}, log: "", toolCallId: id, messageLog: [message] });
 
 describe("formatToToolMessages", () => {
+  it("sends a turn's message once when its steps carry equal copies without an id (a run restored from its record)", () => {
+    const copy = () =>
+      new AIMessage({
+        content: "",
+        tool_calls: [
+          { id: "c1", name: "weather", args: { city: "Paris" } },
+          { id: "c2", name: "weather", args: { city: "Rome" } },
+        ],
+      });
+    const steps = ["c1", "c2"].map((toolCallId, i) => ({
+      action: { tool: "weather", toolInput: { city: i === 0 ? "Paris" : "Rome" }, log: "", toolCallId, messageLog: [copy()] } as ToolAgentAction,
+      observation: `sunny ${i}`,
+    }));
+    const messages = formatToToolMessages(steps);
+    expect(messages.map((message) => message.getType())).toEqual(["ai", "tool", "tool"]);
+    expect((messages[2] as ToolMessage).tool_call_id).toBe("c2");
+  });
+
   it("sends the shared message once, then the tool results in order", () => {
     const messages = formatToToolMessages([
       { action: action("a", "search"), observation: "found" },

@@ -54,7 +54,9 @@ export function formatToToolMessages(steps: readonly AgentStep[]): BaseMessage[]
     const { messageLog, toolCallId } = action as { messageLog?: unknown; toolCallId?: unknown };
     if (Array.isArray(messageLog) && typeof toolCallId === "string") {
       for (const message of messageLog as BaseMessage[]) {
-        const id = message.id;
+        // The same message may come back as another object (a run restored from its record) and
+        // without an id (a model called without callbacks): its tool calls' ids name it then.
+        const id = message.id ?? toolCallsKey(message);
         if (emitted.has(message) || (id !== undefined && emittedIds.has(id))) continue;
         emitted.add(message);
         if (id !== undefined) emittedIds.add(id);
@@ -73,6 +75,13 @@ export function formatToToolMessages(steps: readonly AgentStep[]): BaseMessage[]
 /** @internal A tool's result for the scratchpad, named in `name` and `additional_kwargs.name`. */
 export function toolResultMessage(toolCallId: string, tool: string, content: string | MessageContentComplex[]): ToolMessage {
   return new ToolMessage({ tool_call_id: toolCallId, content: content as ToolMessage["content"], name: tool, additional_kwargs: { name: tool } });
+}
+
+/** A key for an AI message by its tool calls' ids (undefined when it has none, or one without an id). */
+function toolCallsKey(message: BaseMessage): string | undefined {
+  const calls = AIMessage.isInstance(message) ? message.tool_calls : undefined;
+  if (calls === undefined || calls.length === 0 || calls.some((call) => call.id === undefined)) return undefined;
+  return `tool_calls:${calls.map((call) => call.id).join("\u0000")}`;
 }
 
 function onlyAnsweredCalls(message: BaseMessage, answered: ReadonlySet<string>): BaseMessage {
