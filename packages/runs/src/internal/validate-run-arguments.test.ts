@@ -23,10 +23,11 @@ describe("run arguments", () => {
     expect(() => checkTimeFilter("listRuns", "since", Number.POSITIVE_INFINITY)).toThrow(/since must be a valid Date/);
   });
 
-  it("normalizes list filters: default limit, one status as a list, duplicates removed", () => {
-    expect(checkListOptions(undefined)).toEqual({ limit: 100 });
-    expect(checkListOptions({ status: "failed" })).toEqual({ limit: 100, statuses: ["failed"] });
-    expect(checkListOptions({ status: ["failed", "failed", "queued"], limit: 5 })).toEqual({ limit: 5, statuses: ["failed", "queued"] });
+  it("normalizes list filters: default limit and order (newest created first), one status as a list, duplicates removed", () => {
+    const newest = { sort: "createdAt", order: "desc" };
+    expect(checkListOptions(undefined)).toEqual({ limit: 100, ...newest });
+    expect(checkListOptions({ status: "failed" })).toEqual({ limit: 100, statuses: ["failed"], ...newest });
+    expect(checkListOptions({ status: ["failed", "failed", "queued"], limit: 5 })).toEqual({ limit: 5, statuses: ["failed", "queued"], ...newest });
   });
 
   it("returns the event count a write expects, and names the argument at fault", () => {
