@@ -4,7 +4,7 @@ import { ScriptedChatModel, type ScriptedCall } from "@agentrx/core/testing";
 import { AgentExecutor, type TelemetryOptions } from "@agentrx/executors";
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { tool } from "@langchain/core/tools";
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter } from "@opentelemetry/sdk-trace-base";
 import { z } from "zod";
 import { timeInterleaved } from "./measure";
 import type { Row } from "./scenarios";
@@ -25,9 +25,10 @@ function executorOf(telemetry: TelemetryOptions | undefined, callbacks?: BaseCal
 }
 
 export async function telemetry(): Promise<Row[]> {
-  // Spans are made and exported (to memory, emptied after every run).
+  // Spans are made and exported as a production setup does (a BatchSpanProcessor; to memory,
+  // emptied after every run).
   const exporter = new InMemorySpanExporter();
-  const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer("bench");
+  const tracer = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 50 })] }).getTracer("bench");
   const on = executorOf({ tracer });
   const off = executorOf(undefined);
   const callbacks = executorOf(undefined, [new Noop()]);
