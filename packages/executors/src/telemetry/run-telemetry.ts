@@ -1,10 +1,8 @@
 import type { AgentAction, ObservedModelCall, Observation } from "@agentrx/core";
-import type { Serialized } from "@langchain/core/load/serializable";
-import type { BaseMessage } from "@langchain/core/messages";
-import type { LLMResult } from "@langchain/core/outputs";
-import { randomUuid } from "../runs/random-uuid";
-import { type Otel, loadOtel, otel as loadedOtel } from "./otel-api";
-import type { TelemetryHandler } from "./telemetry-handler";
+import type { Context, Span, Tracer } from "@opentelemetry/api";
+import { type UsageTotals, addUsage, agentSpan, chatSpan, endAgentSpan, endChatSpan, endToolSpan, failSpan, messageFinishReason, toolSpan } from "./gen-ai-spans";
+import { type Otel, SPAN_KIND, loadOtel, otel as loadedOtel } from "./otel-api";
+import type { TelemetryOptions } from "./telemetry-options";
 
 /**
  * The `config.configurable` key under which a traced run passes each tool call where its span is,
@@ -14,63 +12,84 @@ import type { TelemetryHandler } from "./telemetry-handler";
  */
 export const TELEMETRY_PARENT_KEY = "__agentrx_telemetry_parent";
 
-/** Where a sub-run's spans go: the caller's handler, under one of its tool-call spans. @internal */
+/** Where a sub-run's spans go: under one of its caller's tool-call spans. @internal */
 export interface TelemetryParent {
-  handler: TelemetryHandler;
-  spanKey: string;
+  /** The caller's telemetry settings: the sub-run records what its caller records. */
+  options: TelemetryOptions;
+  /** The caller's tracer. */
+  tracer: Tracer;
+  /** The context of the tool call's span. */
+  context: Context;
+  /** The usage totals of the runs above the sub-run, nearest first: each counts the sub-run's model calls. */
+  usage: readonly UsageTotals[];
 }
-
-const SERIALIZED_EXECUTOR = { lc: 1, type: "not_implemented", id: ["agentrx", "executors", "AgentExecutor"] } as Serialized;
 
 /**
  * One run's OpenTelemetry spans, made from what the run itself sees (its start and end, the model
  * calls its agent reports, its tool calls) rather than from `@langchain/core` callbacks: with no
- * callback handler attached, the agent's runnables build no callback runs, so tracing costs only
- * its spans. Used when the agent reports its model calls (every built-in agent does).
+ * callback handler attached, the agent's runnables build no callback runs, and each span is made
+ * directly under its parent's context, so tracing costs little more than its spans. Used when the
+ * agent reports its model calls (every built-in agent does; see docs/telemetry.md).
  *
  * @internal
  */
 export class RunTelemetry {
   private otel: Otel | undefined = loadedOtel;
+  private tracer: Tracer | undefined;
+  private span: Span | undefined;
+  private context: Context | undefined;
+  /** This run's totals, then the totals of the runs above it. */
+  private readonly usage: UsageTotals[];
+  private readonly options: TelemetryOptions;
 
   constructor(
-    readonly handler: TelemetryHandler,
+    options: TelemetryOptions,
     private readonly parent: TelemetryParent | undefined,
-    /** The run's id: its span's key in the handler. */
-    private readonly key: string,
+    private readonly runId: string,
+    private readonly threadId: string | undefined,
     private readonly runName: string | undefined,
-  ) {}
+  ) {
+    this.options = parent?.options ?? options;
+    this.usage = [{ input: 0, output: 0, seen: false }, ...(parent?.usage ?? [])];
+  }
 
-  /** Opens the run's `invoke_agent` span. */
+  /** Opens the run's `invoke_agent` span (under its caller's tool call, for a sub-run). */
   async begin(inputs: Record<string, unknown>): Promise<void> {
-    this.otel ??= await loadOtel();
-    await this.handler.handleChainStart(SERIALIZED_EXECUTOR, inputs, this.key, this.parent?.spanKey, undefined, undefined, undefined, this.runName ?? "AgentExecutor");
+    const otel = (this.otel ??= await loadOtel());
+    const tracer = (this.tracer = this.parent?.tracer ?? this.options.tracer ?? otel.defaultTracer());
+    // Without a tracer and without @opentelemetry/api there is nothing to trace with.
+    if (tracer === undefined) return;
+    const parentContext = this.parent?.context ?? otel.active();
+    const { name, attributes } = agentSpan(this.options, this.runName, this.runId, this.parent === undefined ? this.threadId : undefined, inputs);
+    this.span = tracer.startSpan(name, { kind: SPAN_KIND.internal, attributes }, parentContext);
+    this.context = otel.withSpan(parentContext, this.span);
   }
 
   /** Ends the run's span with its output. */
   end(outputs: Record<string, unknown>): void {
-    void this.handler.handleChainEnd(outputs, this.key);
+    if (this.span !== undefined) endAgentSpan(this.span, this.options, outputs, this.usage[0]);
+    this.span = undefined;
   }
 
   /** Ends the run's span with an error (a cancellation is an `AbortError`). */
   fail(error: unknown): void {
-    void this.handler.handleChainError(error as Error, this.key);
+    if (this.span !== undefined) failSpan(this.span, error);
+    this.span = undefined;
   }
 
   /** A model call of the agent, reported when it ended: its `chat` span, from its start. */
   modelCall(call: ObservedModelCall): void {
-    const otel = this.otel;
-    if (otel === undefined) return;
-    const key = randomUuid();
+    const { tracer, context } = this;
+    if (tracer === undefined || context === undefined) return;
     const { className, params, metadata } = describeModel(call.model);
-    this.handler.startChat(otel, className, call.input, key, this.key, params, metadata, call.startedAt);
-    if (call.output !== undefined) {
-      const message = call.output;
-      const result: LLMResult = { generations: [[{ text: textOf(message), message } as never]] };
-      void this.handler.handleLLMEnd(result, key);
-    } else {
-      void this.handler.handleLLMError(call.error as Error, key);
-    }
+    const { name, attributes } = chatSpan(this.options, className, call.input, params, metadata);
+    const span = tracer.startSpan(name, { kind: SPAN_KIND.client, attributes, startTime: call.startedAt }, context);
+    const message = call.output;
+    if (message === undefined) return failSpan(span, call.error);
+    const reason = messageFinishReason(message);
+    const usage = endChatSpan(span, this.options, [message], reason === undefined ? [] : [reason], undefined);
+    // Every run above counts it (a caller's usage includes its sub-runs', as the executor's does).
+    if (usage !== undefined) for (const totals of this.usage) addUsage(totals, usage);
   }
 
   /**
@@ -78,17 +97,19 @@ export class RunTelemetry {
    * the tool starts should put its spans.
    */
   toolStarted(action: AgentAction): ToolSpan | undefined {
-    const otel = this.otel;
-    if (otel === undefined) return undefined;
-    const key = randomUuid();
+    const { tracer, context, otel } = this;
+    if (tracer === undefined || context === undefined || otel === undefined) return undefined;
     const callId = (action as { toolCallId?: unknown }).toolCallId;
-    const input = typeof action.toolInput === "string" ? action.toolInput : JSON.stringify(action.toolInput);
-    this.handler.startTool(otel, action.tool, input, key, this.key, typeof callId === "string" && callId !== "" ? callId : undefined);
+    const input = () => (typeof action.toolInput === "string" ? action.toolInput : JSON.stringify(action.toolInput));
+    const { name, attributes } = toolSpan(this.options, action.tool, input, typeof callId === "string" && callId !== "" ? callId : undefined);
+    const span = tracer.startSpan(name, { kind: SPAN_KIND.internal, attributes }, context);
+    const spanContext = otel.withSpan(context, span);
+    const options = this.options;
     return {
-      parent: { handler: this.handler, spanKey: key },
-      run: (fn) => this.handler.runIn(otel, key, fn),
-      end: (observation: Observation) => void this.handler.handleToolEnd(observation, key),
-      fail: (error: unknown) => void this.handler.handleToolError(error as Error, key),
+      parent: { options, tracer, context: spanContext, usage: this.usage },
+      run: (fn) => otel.withContext(spanContext, fn),
+      end: (observation: Observation) => endToolSpan(span, options, observation),
+      fail: (error: unknown) => failSpan(span, error),
     };
   }
 }
@@ -141,8 +162,4 @@ function readModel(model: unknown): ModelDescription {
   const metadata = call<Record<string, unknown>>("getLsParams", kwargs);
   const params = call<Record<string, unknown>>("invocationParams", kwargs) ?? {};
   return { className, params, metadata };
-}
-
-function textOf(message: BaseMessage): string {
-  return typeof message.content === "string" ? message.content : "";
 }

@@ -181,6 +181,31 @@ describe("telemetry", () => {
     expect(root?.attributes).toMatchObject({ "gen_ai.usage.input_tokens": 40, "gen_ai.usage.output_tokens": 20 });
   });
 
+  it("nests a sub-run whose agent does not report its model calls under the tool call too, traced through callbacks with the caller's settings", async () => {
+    const { exporter, tracer } = tracing();
+    const model = new ScriptedChatModel({ responses: [{ content: "Sunny.", usage }] });
+    const silent = RunnableLambda.from(async (input: { input: string }, options) => {
+      const reply = await model.invoke([new HumanMessage(input.input)], options);
+      return { returnValues: { output: String(reply.content) }, log: "" };
+    });
+    // The sub-run's executor has no `telemetry` of its own: its caller's applies.
+    const research = new AgentExecutor({ agent: silent, tools: [] }).asTool({ name: "researcher", description: "Finds the weather." });
+    const llm = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "researcher", args: { input: "Paris" } }], usage }, { content: "Done.", usage }] });
+    const supervisor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [research], prompt }), tools: [research], telemetry: { tracer, recordInputs: true } });
+    await supervisor.invoke({ input: "Weather?" }, { runName: "supervisor", threadId: "t-1" });
+    const spans = exporter.getFinishedSpans();
+    expect(spans.map((span) => span.name).sort()).toEqual(["chat ScriptedChatModel", "chat ScriptedChatModel", "chat ScriptedChatModel", "execute_tool researcher", "invoke_agent", "invoke_agent supervisor"]);
+    const [root] = byName(spans, "invoke_agent supervisor");
+    const [call] = byName(spans, "execute_tool researcher");
+    const [sub] = byName(spans, "invoke_agent");
+    expect(parentOf(sub!, spans)).toBe(call);
+    expect(spans.filter((span) => parentOf(span, spans) === sub).map((span) => span.name)).toEqual(["chat ScriptedChatModel"]);
+    expect(sub?.attributes["gen_ai.conversation.id"]).toBeUndefined();
+    expect(root?.attributes["gen_ai.conversation.id"]).toBe("t-1");
+    expect(sub?.attributes["gen_ai.input.messages"]).toContain("Paris");
+    expect(root?.attributes).toMatchObject({ "gen_ai.usage.input_tokens": 30, "gen_ai.usage.output_tokens": 15 });
+  });
+
   it("a run paused for approval ends its span; the resumed segment is a span of its own with the same run id", async () => {
     const { exporter, tracer } = tracing();
     const llm = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "weather", args: { city: "Paris" } }] }, "It is sunny in Paris."] });

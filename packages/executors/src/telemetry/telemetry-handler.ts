@@ -4,18 +4,31 @@ import type { BaseMessage, UsageMetadata } from "@langchain/core/messages";
 import type { ChatGeneration, LLMResult } from "@langchain/core/outputs";
 import type { ChainValues } from "@langchain/core/utils/types";
 import type { Attributes, Context, Span, SpanKind, Tracer } from "@opentelemetry/api";
-import { attributeText, inputMessagesJson, outputMessagesJson, textMessageJson } from "./gen-ai-messages";
-import { type Otel, SPAN_KIND, STATUS_ERROR, loadOtel, otel as loadedOtel } from "./otel-api";
+import { attributeText } from "./gen-ai-messages";
+import {
+  type UsageTotals,
+  addUsage,
+  agentSpan,
+  chatSpan,
+  endAgentSpan,
+  endChatSpan,
+  endToolSpan,
+  failSpan,
+  firstString,
+  messageFinishReason,
+  toolSpan,
+} from "./gen-ai-spans";
+import { type Otel, SPAN_KIND, loadOtel, otel as loadedOtel } from "./otel-api";
+import type { TelemetryParent } from "./run-telemetry";
 import type { TelemetryOptions } from "./telemetry-options";
 
 const EXECUTOR_ID = "agentrx/executors/AgentExecutor";
-const DEFAULT_RUN_NAME = "AgentExecutor";
 
 interface OpenSpan {
   span: Span;
   context: Context;
   /** Set on `invoke_agent` spans: the usage of the model calls under it. */
-  usage?: { input: number; output: number; seen: boolean };
+  usage?: UsageTotals;
 }
 
 interface PendingToolCall {
@@ -50,9 +63,11 @@ export class TelemetryHandler extends BaseCallbackHandler {
     private readonly runId: string,
     /** That run's conversation (`threadId`), if any. */
     private readonly threadId?: string,
+    /** Where the run's spans go when it runs as a tool of a traced run: under that call's span. */
+    private readonly parent?: TelemetryParent,
   ) {
     super();
-    this.tracer = options.tracer;
+    this.tracer = options.tracer ?? parent?.tracer;
   }
 
   override async handleChainStart(
@@ -71,18 +86,7 @@ export class TelemetryHandler extends BaseCallbackHandler {
     }
     const otel = loadedOtel ?? (await loadOtel());
     const known = parentRunId !== undefined && this.nearest(parentRunId) !== undefined;
-    const agentName = runName ?? DEFAULT_RUN_NAME;
-    const attributes: Attributes = {
-      "gen_ai.operation.name": "invoke_agent",
-      "gen_ai.agent.name": agentName,
-      "agentrx.run.id": known ? runId : this.runId,
-    };
-    if (!known && this.threadId !== undefined) attributes["gen_ai.conversation.id"] = this.threadId;
-    if (this.options.recordInputs) {
-      const input = inputs?.["input"];
-      attributes["gen_ai.input.messages"] = textMessageJson("user", attributeText(input ?? inputs));
-    }
-    const name = agentName === DEFAULT_RUN_NAME ? "invoke_agent" : `invoke_agent ${agentName}`;
+    const { name, attributes } = agentSpan(this.options, runName, known ? runId : this.runId, known ? undefined : this.threadId, inputs);
     this.open(otel, runId, parentRunId, name, SPAN_KIND.internal, attributes, true);
   }
 
@@ -91,15 +95,7 @@ export class TelemetryHandler extends BaseCallbackHandler {
     const open = this.spans.get(runId);
     if (!open) return;
     this.spans.delete(runId);
-    const { span, usage } = open;
-    const stopReason = outputs?.["stopReason"];
-    if (typeof stopReason === "string") span.setAttribute("agentrx.stop_reason", stopReason);
-    if (usage?.seen) {
-      span.setAttribute("gen_ai.usage.input_tokens", usage.input);
-      span.setAttribute("gen_ai.usage.output_tokens", usage.output);
-    }
-    if (this.options.recordOutputs) span.setAttribute("gen_ai.output.messages", textMessageJson("assistant", attributeText(outputs?.["output"] ?? ""), "stop"));
-    span.end();
+    endAgentSpan(open.span, this.options, outputs, open.usage);
   }
 
   override async handleChainError(error: Error, runId: string): Promise<void> {
@@ -131,51 +127,32 @@ export class TelemetryHandler extends BaseCallbackHandler {
     metadata: Record<string, unknown> | undefined,
     startTime?: number,
   ): void {
-    const model = firstString(metadata?.["ls_model_name"], params["model"], params["model_name"], className) ?? "unknown";
-    const attributes: Attributes = { "gen_ai.operation.name": "chat", "gen_ai.request.model": model };
-    const provider = firstString(metadata?.["ls_provider"]);
-    if (provider) attributes["gen_ai.provider.name"] = provider;
-    const temperature = metadata?.["ls_temperature"] ?? params["temperature"];
-    if (typeof temperature === "number") attributes["gen_ai.request.temperature"] = temperature;
-    const maxTokens = metadata?.["ls_max_tokens"] ?? params["max_tokens"];
-    if (typeof maxTokens === "number") attributes["gen_ai.request.max_tokens"] = maxTokens;
-    if (this.options.recordInputs) attributes["gen_ai.input.messages"] = inputMessagesJson(messages);
-    this.open(otel, runId, parentRunId, `chat ${model}`, SPAN_KIND.client, attributes, false, startTime);
+    const { name, attributes } = chatSpan(this.options, className, messages, params, metadata);
+    this.open(otel, runId, parentRunId, name, SPAN_KIND.client, attributes, false, startTime);
   }
 
   override async handleLLMEnd(output: LLMResult, runId: string): Promise<void> {
     const open = this.spans.get(runId);
     if (!open) return;
     this.spans.delete(runId);
-    const { span } = open;
     const generations = (output.generations?.[0] ?? []) as Partial<ChatGeneration>[];
-    const messages = generations.map((generation) => generation.message).filter((message): message is BaseMessage => message !== undefined);
-    const reasons = generations.map((generation) => finishReason(generation)).filter((reason): reason is string => reason !== undefined);
-    if (reasons.length > 0) span.setAttribute("gen_ai.response.finish_reasons", reasons);
-    const first = messages[0] as (BaseMessage & { usage_metadata?: UsageMetadata }) | undefined;
-    const responseMetadata = first?.response_metadata as Record<string, unknown> | undefined;
-    const responseModel = firstString(responseMetadata?.["model_name"], responseMetadata?.["model"]);
-    if (responseModel) span.setAttribute("gen_ai.response.model", responseModel);
-    if (typeof first?.id === "string") span.setAttribute("gen_ai.response.id", first.id);
-    const usage = first?.usage_metadata ?? tokenUsage(output.llmOutput);
-    if (usage) {
-      span.setAttribute("gen_ai.usage.input_tokens", usage.input_tokens);
-      span.setAttribute("gen_ai.usage.output_tokens", usage.output_tokens);
-      // Every run above counts it (a caller's usage includes its sub-runs', as the executor's does).
-      for (const agent of this.agentsAbove(runId)) {
-        agent.input += usage.input_tokens;
-        agent.output += usage.output_tokens;
-        agent.seen = true;
-      }
+    const messages: BaseMessage[] = [];
+    const reasons: string[] = [];
+    for (const generation of generations) {
+      if (generation.message === undefined) continue;
+      messages.push(generation.message);
+      const reason = messageFinishReason(generation.message, generation.generationInfo);
+      if (reason !== undefined) reasons.push(reason);
     }
+    const usage = endChatSpan(open.span, this.options, messages, reasons, tokenUsage(output.llmOutput));
+    // Every run above counts it (a caller's usage includes its sub-runs', as the executor's does).
+    if (usage) for (const agent of this.agentsAbove(runId)) addUsage(agent, usage);
     for (const message of messages) {
       for (const call of (message as { tool_calls?: { id?: string; name: string; args: unknown }[] }).tool_calls ?? []) {
         if (call.id) this.pending.push({ id: call.id, name: call.name, args: attributeText(call.args) });
       }
     }
-    if (this.options.recordOutputs) span.setAttribute("gen_ai.output.messages", outputMessagesJson(messages, reasons[0]));
     this.parents.delete(runId);
-    span.end();
   }
 
   override async handleLLMError(error: Error, runId: string): Promise<void> {
@@ -198,11 +175,8 @@ export class TelemetryHandler extends BaseCallbackHandler {
 
   /** Opens a tool call's `execute_tool` span. */
   startTool(otel: Otel, name: string, input: string, runId: string, parentRunId: string | undefined, toolCallId: string | undefined): void {
-    const attributes: Attributes = { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name, "gen_ai.tool.type": "function" };
-    const callId = toolCallId ?? this.takeCallId(name, input);
-    if (callId) attributes["gen_ai.tool.call.id"] = callId;
-    if (this.options.recordInputs) attributes["gen_ai.tool.call.arguments"] = input;
-    this.open(otel, runId, parentRunId, `execute_tool ${name}`, SPAN_KIND.internal, attributes, false);
+    const { name: spanName, attributes } = toolSpan(this.options, name, () => input, toolCallId ?? this.takeCallId(name, input));
+    this.open(otel, runId, parentRunId, spanName, SPAN_KIND.internal, attributes, false);
   }
 
   override async handleToolEnd(output: unknown, runId: string): Promise<void> {
@@ -210,11 +184,7 @@ export class TelemetryHandler extends BaseCallbackHandler {
     if (!open) return;
     this.spans.delete(runId);
     this.parents.delete(runId);
-    if (this.options.recordOutputs) {
-      const content = (output as { content?: unknown } | null)?.content;
-      open.span.setAttribute("gen_ai.tool.call.result", attributeText(typeof output === "object" && output !== null && content !== undefined ? content : output));
-    }
-    open.span.end();
+    endToolSpan(open.span, this.options, output);
   }
 
   override async handleToolError(error: Error, runId: string): Promise<void> {
@@ -230,7 +200,7 @@ export class TelemetryHandler extends BaseCallbackHandler {
   /** Starts a span under the nearest span above `parentRunId` (else the active context). */
   private open(otel: Otel, runId: string, parentRunId: string | undefined, name: string, kind: SpanKind, attributes: Attributes, agent: boolean, startTime?: number): void {
     const parent = parentRunId === undefined ? undefined : this.nearest(parentRunId);
-    const parentContext = parent?.context ?? otel.active();
+    const parentContext = parent?.context ?? this.parent?.context ?? otel.active();
     this.tracer ??= otel.defaultTracer();
     // Without a tracer and without @opentelemetry/api there is nothing to trace with.
     if (this.tracer === undefined) return;
@@ -247,12 +217,7 @@ export class TelemetryHandler extends BaseCallbackHandler {
     this.parents.delete(runId);
     if (!open) return;
     this.spans.delete(runId);
-    const type = error?.name || "_OTHER";
-    open.span.setAttribute("error.type", type);
-    if (type === "AbortError") open.span.setAttribute("agentrx.cancelled", true);
-    open.span.recordException(error);
-    open.span.setStatus({ code: STATUS_ERROR, message: error?.message ?? String(error) });
-    open.span.end();
+    failSpan(open.span, error);
   }
 
   /** The nearest open span at or above `runId`. */
@@ -267,14 +232,15 @@ export class TelemetryHandler extends BaseCallbackHandler {
   }
 
   /** The usage totals of the `invoke_agent` spans above a model call. */
-  private agentsAbove(runId: string): NonNullable<OpenSpan["usage"]>[] {
-    const found: NonNullable<OpenSpan["usage"]>[] = [];
+  private agentsAbove(runId: string): UsageTotals[] {
+    const found: UsageTotals[] = [];
     let id = this.parents.get(runId);
     for (let depth = 0; id !== undefined && depth < 1000; depth += 1) {
       const usage = this.spans.get(id)?.usage;
       if (usage) found.push(usage);
       id = this.parents.get(id);
     }
+    if (this.parent !== undefined) found.push(...this.parent.usage);
     return found;
   }
 
@@ -286,17 +252,6 @@ export class TelemetryHandler extends BaseCallbackHandler {
     const [call] = this.pending.splice(index, 1);
     return call?.id;
   }
-}
-
-function firstString(...values: unknown[]): string | undefined {
-  for (const value of values) if (typeof value === "string" && value !== "") return value;
-  return undefined;
-}
-
-function finishReason(generation: Partial<ChatGeneration>): string | undefined {
-  const info = generation.generationInfo as Record<string, unknown> | undefined;
-  const metadata = generation.message?.response_metadata as Record<string, unknown> | undefined;
-  return firstString(info?.["finish_reason"], metadata?.["finish_reason"], metadata?.["stop_reason"]);
 }
 
 function tokenUsage(llmOutput: Record<string, unknown> | undefined): UsageMetadata | undefined {

@@ -32,10 +32,10 @@ function isTelemetryHandler(handler: unknown): boolean {
  * calls report to it). Without `telemetry`, the config as it is. A sub-run whose callbacks already
  * hold one (its caller is traced) is traced by that one, in the same tree. @internal
  */
-export function withTelemetry<T extends RunnableConfig>(config: T, telemetry: TelemetryOptions | undefined, runId: string, threadId?: string): T {
+export function withTelemetry<T extends RunnableConfig>(config: T, telemetry: TelemetryOptions | undefined, runId: string, threadId?: string, parent?: TelemetryParent): T {
   if (telemetry === undefined) return config;
   const callbacks = config.callbacks;
-  const handler = new TelemetryHandler(telemetry, runId, threadId);
+  const handler = new TelemetryHandler(telemetry, runId, parent === undefined ? threadId : undefined, parent);
   if (callbacks === undefined) return { ...config, callbacks: [handler] };
   if (Array.isArray(callbacks)) return callbacks.some(isTelemetryHandler) ? config : { ...config, callbacks: [...callbacks, handler] };
   if (callbacks instanceof CallbackManager || typeof (callbacks as CallbackManager).copy === "function") {
@@ -49,7 +49,8 @@ export function withTelemetry<T extends RunnableConfig>(config: T, telemetry: Te
  * How a run is traced: with spans made from what it sees (`telemetry`, when its agent reports its
  * model calls, as every built-in agent does: no callback handler, so the agent's runnables build no
  * callback runs), else through a callback handler (`withTelemetry`). A run started as a tool of a
- * traced run (`asTool`) is traced in its caller's tree, under the tool call. @internal
+ * traced run (`asTool`) is traced in its caller's tree, under the tool call, with its caller's
+ * settings. @internal
  */
 export function traceRun<T extends RunnableConfig>(
   config: T,
@@ -59,14 +60,15 @@ export function traceRun<T extends RunnableConfig>(
   threadId?: string,
 ): { config: T; telemetry?: RunTelemetry } {
   const parent = (config.configurable as Record<string, unknown> | undefined)?.[TELEMETRY_PARENT_KEY] as TelemetryParent | undefined;
-  if (parent !== undefined && observesModelCalls(agent)) return { config, telemetry: new RunTelemetry(parent.handler, parent, runId, config.runName) };
+  if (parent !== undefined) {
+    if (observesModelCalls(agent)) return { config, telemetry: new RunTelemetry(parent.options, parent, runId, undefined, config.runName) };
+    return { config: withTelemetry(config, parent.options, runId, undefined, parent) };
+  }
   if (telemetry === undefined) return { config };
   const callbacks = config.callbacks;
   const tracedByCaller = Array.isArray(callbacks)
     ? callbacks.some(isTelemetryHandler)
     : typeof (callbacks as CallbackManager | undefined)?.copy === "function" && (callbacks as CallbackManager).handlers.some(isTelemetryHandler);
-  if (!tracedByCaller && observesModelCalls(agent)) {
-    return { config, telemetry: new RunTelemetry(new TelemetryHandler(telemetry, runId, threadId), undefined, runId, config.runName) };
-  }
+  if (!tracedByCaller && observesModelCalls(agent)) return { config, telemetry: new RunTelemetry(telemetry, undefined, runId, threadId, config.runName) };
   return { config: withTelemetry(config, telemetry, runId, threadId) };
 }

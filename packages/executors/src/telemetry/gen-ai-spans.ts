@@ -1,0 +1,137 @@
+import type { BaseMessage, UsageMetadata } from "@langchain/core/messages";
+import type { Attributes, Span } from "@opentelemetry/api";
+import { attributeText, inputMessagesJson, outputMessagesJson, textMessageJson } from "./gen-ai-messages";
+import { STATUS_ERROR } from "./otel-api";
+import type { TelemetryOptions } from "./telemetry-options";
+
+// The GenAI semantic conventions' span names and attributes for a run, a model call and a tool
+// call, shared by both ways a run is traced (from what the run sees, or from callbacks; see
+// docs/telemetry.md). @internal
+
+/** The run name a run without `runName` has: its span is plain `invoke_agent`. @internal */
+export const DEFAULT_RUN_NAME = "AgentExecutor";
+
+/** A span's name and its attributes at start. @internal */
+export interface SpanStart {
+  name: string;
+  attributes: Attributes;
+}
+
+/** Input and output tokens counted under a run's span (its own model calls and its sub-runs'). @internal */
+export interface UsageTotals {
+  input: number;
+  output: number;
+  seen: boolean;
+}
+
+/** Counts a model call's usage in a run's totals. @internal */
+export function addUsage(totals: UsageTotals, usage: UsageMetadata): void {
+  totals.input += usage.input_tokens;
+  totals.output += usage.output_tokens;
+  totals.seen = true;
+}
+
+/** A run's `invoke_agent` span. `threadId` is given only for the top run of a trace. @internal */
+export function agentSpan(options: TelemetryOptions, runName: string | undefined, runId: string, threadId: string | undefined, inputs: Record<string, unknown> | undefined): SpanStart {
+  const agentName = runName ?? DEFAULT_RUN_NAME;
+  const attributes: Attributes = { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": agentName, "agentrx.run.id": runId };
+  if (threadId !== undefined) attributes["gen_ai.conversation.id"] = threadId;
+  if (options.recordInputs) attributes["gen_ai.input.messages"] = textMessageJson("user", attributeText(inputs?.["input"] ?? inputs));
+  return { name: agentName === DEFAULT_RUN_NAME ? "invoke_agent" : `invoke_agent ${agentName}`, attributes };
+}
+
+/** Ends a run's span with its stop reason, the usage under it and (when asked) its answer. @internal */
+export function endAgentSpan(span: Span, options: TelemetryOptions, outputs: Record<string, unknown> | undefined, usage: UsageTotals | undefined): void {
+  const stopReason = outputs?.["stopReason"];
+  if (typeof stopReason === "string") span.setAttribute("agentrx.stop_reason", stopReason);
+  if (usage?.seen) {
+    span.setAttribute("gen_ai.usage.input_tokens", usage.input);
+    span.setAttribute("gen_ai.usage.output_tokens", usage.output);
+  }
+  if (options.recordOutputs) span.setAttribute("gen_ai.output.messages", textMessageJson("assistant", attributeText(outputs?.["output"] ?? ""), "stop"));
+  span.end();
+}
+
+/**
+ * A model call's `chat {model}` span: the model's name from its LangSmith parameters
+ * (`ls_model_name`), its settings, else its class name. @internal
+ */
+export function chatSpan(
+  options: TelemetryOptions,
+  className: string | undefined,
+  messages: readonly BaseMessage[],
+  params: Record<string, unknown>,
+  metadata: Record<string, unknown> | undefined,
+): SpanStart {
+  const model = firstString(metadata?.["ls_model_name"], params["model"], params["model_name"], className) ?? "unknown";
+  const attributes: Attributes = { "gen_ai.operation.name": "chat", "gen_ai.request.model": model };
+  const provider = firstString(metadata?.["ls_provider"]);
+  if (provider) attributes["gen_ai.provider.name"] = provider;
+  const temperature = metadata?.["ls_temperature"] ?? params["temperature"];
+  if (typeof temperature === "number") attributes["gen_ai.request.temperature"] = temperature;
+  const maxTokens = metadata?.["ls_max_tokens"] ?? params["max_tokens"];
+  if (typeof maxTokens === "number") attributes["gen_ai.request.max_tokens"] = maxTokens;
+  if (options.recordInputs) attributes["gen_ai.input.messages"] = inputMessagesJson(messages);
+  return { name: `chat ${model}`, attributes };
+}
+
+/**
+ * Ends a model call's span with what its reply says (finish reasons, response model and id, usage,
+ * the reply when asked); returns the call's usage, for the runs above it. @internal
+ */
+export function endChatSpan(span: Span, options: TelemetryOptions, messages: readonly BaseMessage[], reasons: readonly string[], usage: UsageMetadata | undefined): UsageMetadata | undefined {
+  if (reasons.length > 0) span.setAttribute("gen_ai.response.finish_reasons", reasons as string[]);
+  const first = messages[0] as (BaseMessage & { usage_metadata?: UsageMetadata }) | undefined;
+  const responseMetadata = first?.response_metadata as Record<string, unknown> | undefined;
+  const responseModel = firstString(responseMetadata?.["model_name"], responseMetadata?.["model"]);
+  if (responseModel) span.setAttribute("gen_ai.response.model", responseModel);
+  if (typeof first?.id === "string") span.setAttribute("gen_ai.response.id", first.id);
+  const used = first?.usage_metadata ?? usage;
+  if (used) {
+    span.setAttribute("gen_ai.usage.input_tokens", used.input_tokens);
+    span.setAttribute("gen_ai.usage.output_tokens", used.output_tokens);
+  }
+  if (options.recordOutputs) span.setAttribute("gen_ai.output.messages", outputMessagesJson(messages, reasons[0]));
+  span.end();
+  return used;
+}
+
+/** The finish reason of a reply, from the message's metadata. @internal */
+export function messageFinishReason(message: BaseMessage, generationInfo?: Record<string, unknown>): string | undefined {
+  const metadata = message.response_metadata as Record<string, unknown> | undefined;
+  return firstString(generationInfo?.["finish_reason"], metadata?.["finish_reason"], metadata?.["stop_reason"]);
+}
+
+/** A tool call's `execute_tool {name}` span. @internal */
+export function toolSpan(options: TelemetryOptions, name: string, input: () => string, callId: string | undefined): SpanStart {
+  const attributes: Attributes = { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name, "gen_ai.tool.type": "function" };
+  if (callId) attributes["gen_ai.tool.call.id"] = callId;
+  if (options.recordInputs) attributes["gen_ai.tool.call.arguments"] = input();
+  return { name: `execute_tool ${name}`, attributes };
+}
+
+/** Ends a tool call's span with (when asked) its result. @internal */
+export function endToolSpan(span: Span, options: TelemetryOptions, output: unknown): void {
+  if (options.recordOutputs) {
+    const content = (output as { content?: unknown } | null)?.content;
+    span.setAttribute("gen_ai.tool.call.result", attributeText(typeof output === "object" && output !== null && content !== undefined ? content : output));
+  }
+  span.end();
+}
+
+/** Ends a span with an error status; a cancellation (an `AbortError`) is marked as one. @internal */
+export function failSpan(span: Span, error: unknown): void {
+  const failure = error as Error | undefined;
+  const type = failure?.name || "_OTHER";
+  span.setAttribute("error.type", type);
+  if (type === "AbortError") span.setAttribute("agentrx.cancelled", true);
+  span.recordException(failure as Error);
+  span.setStatus({ code: STATUS_ERROR, message: failure?.message ?? String(error) });
+  span.end();
+}
+
+/** The first non-empty string among `values`. @internal */
+export function firstString(...values: unknown[]): string | undefined {
+  for (const value of values) if (typeof value === "string" && value !== "") return value;
+  return undefined;
+}
