@@ -1,4 +1,4 @@
-import { type Server, createServer } from "node:http";
+import { type Server, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -7,6 +7,11 @@ import { doublingExecutor } from "../test-helpers/doubling-agent";
 import { type QueueFixture, queueFixture } from "../test-helpers/queue-fixture";
 import { type SseMessage, readSse } from "../test-helpers/sse-client";
 import { testServers, until } from "../test-helpers/test-servers";
+import { ScriptedChatModel } from "@agentrx/core/testing";
+import { createToolCallingAgent } from "@agentrx/agents";
+import { AgentExecutor } from "@agentrx/executors";
+import { ChatPromptTemplate } from "@langchain/core/prompts";
+import { closeLoopback, stalledClient, startLoopback } from "../../../runs/src/sse/loopback-test-server";
 import { serveRunEvents } from "./serve-run-events";
 
 const servers = await testServers("serveRunEvents");
@@ -102,4 +107,40 @@ describe.skipIf(servers.skip)("serveRunEvents over Node's http (Redis, PostgreSQ
       expect((await readSse(`${base}/runs/${runId}/events`, { lastEventId })).status, lastEventId).toBe(400);
     }
   });
+
+  it("holds a bounded number of bytes for each of five clients that never read a 100k-token run, drops them, and the run still finishes", async () => {
+    const max = 64 * 1024;
+    const words = 100_000;
+    const llm = new ScriptedChatModel({ streaming: true, responses: [Array.from({ length: words }, (_, i) => `w${i}`).join(" ")] });
+    const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
+    fixture.worker({ talk: () => new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [], prompt }), tools: [] }) });
+    const runId = await client.submit("talk", { input: "talk" });
+    const responses: ServerResponse[] = [];
+    const served: Promise<void>[] = [];
+    let peak = 0;
+    const origin = await startLoopback((req, res) => {
+      responses.push(res);
+      served.push(serveRunEvents(client, runId, req, res, { heartbeatMs: 60_000, maxBufferedBytes: max }));
+    });
+    const sampler = setInterval(() => {
+      for (const res of responses) peak = Math.max(peak, res.writableLength);
+    }, 2);
+    try {
+      await Promise.all(Array.from({ length: 5 }, () => stalledClient(origin, `GET /runs/${runId}/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`)));
+      await expect.poll(() => served.length, { timeout: 10_000 }).toBe(5);
+      // Each client is dropped once what it has not read passes the bound; the server stops following the run for it.
+      await Promise.all(served);
+      for (const res of responses) expect(res.writableEnded).toBe(true);
+      const channel = `${servers.prefix}:${fixture.queueName}:agentrx:run:${runId}`;
+      await until(async () => ((await redis.pubsub("NUMSUB", channel)) as [string, number])[1] === 0, "the server to unsubscribe");
+      expect(peak).toBeGreaterThan(0);
+      expect(peak).toBeLessThanOrEqual(max + 1024);
+      // The run itself is not held back by its slow readers.
+      const result = await client.result(runId);
+      expect(String(result.output).split(" ")).toHaveLength(words);
+    } finally {
+      clearInterval(sampler);
+      await closeLoopback();
+    }
+  }, 120_000);
 });
