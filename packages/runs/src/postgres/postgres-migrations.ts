@@ -113,6 +113,15 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; up: (s: string) =>
     CREATE INDEX agentrx_runs_updated_id ON ${s}.agentrx_runs (updated_at, run_id COLLATE "C");
     CREATE INDEX agentrx_runs_cost_id ON ${s}.agentrx_runs (cost_usd, run_id COLLATE "C");`,
   },
+  {
+    version: 5,
+    // A run's row is written at every step, and each index is one more entry to write: the
+    // indexes on created_at and updated_at alone are covered by (created_at, run_id) and
+    // (updated_at, run_id).
+    up: (s) => `
+    DROP INDEX IF EXISTS ${s}.agentrx_runs_created;
+    DROP INDEX IF EXISTS ${s}.agentrx_runs_updated;`,
+  },
 ];
 
 /** The latest schema version this package knows. */

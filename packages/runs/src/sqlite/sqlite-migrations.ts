@@ -91,6 +91,16 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       CREATE INDEX agentrx_runs_cost_id ON agentrx_runs (cost_usd, run_id);
     `,
   },
+  {
+    version: 5,
+    // A run's row is written at every step: keep that write small. The indexes on created_at and
+    // updated_at alone are covered by (created_at, run_id) and (updated_at, run_id); the full-text
+    // index is touched only when the text changes (see FTS_UPDATE_TRIGGER).
+    up: `
+      DROP INDEX IF EXISTS agentrx_runs_created;
+      DROP INDEX IF EXISTS agentrx_runs_updated;
+    `,
+  },
 ];
 
 /**
@@ -108,7 +118,17 @@ const FTS_SETUP = `
   CREATE TRIGGER agentrx_runs_fts_delete AFTER DELETE ON agentrx_runs BEGIN
     INSERT INTO agentrx_runs_fts (agentrx_runs_fts, rowid, input_text, answer_text) VALUES ('delete', old.rowid, old.input_text, old.answer_text);
   END;
-  CREATE TRIGGER agentrx_runs_fts_update AFTER UPDATE OF input_text, answer_text ON agentrx_runs BEGIN
+`;
+
+/**
+ * Keeps the full-text index in step when a run's text changes, and only then: the write of every
+ * step names `answer_text` (set when the run answers), which would otherwise re-index the row each
+ * time. Replaces migration 4's trigger with migration 5.
+ */
+const FTS_UPDATE_TRIGGER = `
+  DROP TRIGGER IF EXISTS agentrx_runs_fts_update;
+  CREATE TRIGGER agentrx_runs_fts_update AFTER UPDATE OF input_text, answer_text ON agentrx_runs
+  WHEN old.input_text IS NOT new.input_text OR old.answer_text IS NOT new.answer_text BEGIN
     INSERT INTO agentrx_runs_fts (agentrx_runs_fts, rowid, input_text, answer_text) VALUES ('delete', old.rowid, old.input_text, old.answer_text);
     INSERT INTO agentrx_runs_fts (rowid, input_text, answer_text) VALUES (new.rowid, new.input_text, new.answer_text);
   END;
@@ -164,6 +184,7 @@ export function migrateSqlite(db: SqliteConnection, path: string, at: number = D
       if (migration.version <= current) continue;
       db.exec(migration.up);
       if (migration.version === 4 && hasFts5(db)) db.exec(FTS_SETUP);
+      if (migration.version === 5 && hasRunsFts(db)) db.exec(FTS_UPDATE_TRIGGER);
       record.run(migration.version, at);
     }
   });

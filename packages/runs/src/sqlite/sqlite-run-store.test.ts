@@ -72,7 +72,6 @@ describe("SqliteRunStore", () => {
         { type: "table", name: "agentrx_run_events" },
         { type: "table", name: "agentrx_runs" },
         { type: "index", name: "agentrx_runs_cost_id" },
-        { type: "index", name: "agentrx_runs_created" },
         { type: "index", name: "agentrx_runs_created_id" },
         { type: "table", name: "agentrx_runs_fts" },
         { type: "table", name: "agentrx_runs_fts_config" },
@@ -84,12 +83,11 @@ describe("SqliteRunStore", () => {
         { type: "trigger", name: "agentrx_runs_fts_update" },
         { type: "index", name: "agentrx_runs_status_created" },
         { type: "index", name: "agentrx_runs_thread_created" },
-        { type: "index", name: "agentrx_runs_updated" },
         { type: "index", name: "agentrx_runs_updated_id" },
         { type: "table", name: "agentrx_schema_migrations" },
         { type: "table", name: "agentrx_thread_messages" },
       ]);
-      expect(db.prepare("SELECT version FROM agentrx_schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+      expect(db.prepare("SELECT version FROM agentrx_schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
     } finally {
       db.close();
     }
@@ -103,7 +101,7 @@ describe("SqliteRunStore", () => {
     expect((await store.listRuns()).map((run) => run.runId).sort()).toEqual(reports.map((report) => report.runId).sort());
     await store.close();
     const db = new Database(path, { readonly: true });
-    expect(db.prepare("SELECT version FROM agentrx_schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+    expect(db.prepare("SELECT version FROM agentrx_schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
     db.close();
   });
 
@@ -124,7 +122,7 @@ describe("SqliteRunStore", () => {
     expect(await store.appendThreadMessages("t1", [{ message: { type: "human", data: { content: "hi" } }, tokens: 5, at: 3 }])).toEqual([1]);
     await store.close();
     const check = new Database(path, { readonly: true });
-    expect(check.prepare("SELECT version FROM agentrx_schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+    expect(check.prepare("SELECT version FROM agentrx_schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
     check.close();
   });
 
@@ -145,6 +143,27 @@ describe("SqliteRunStore", () => {
     expect((await store.listRuns({ minCost: 0.5 })).map((run) => run.runId)).toEqual(["old"]);
     expect((await store.listRuns({ sort: "cost", order: "asc" })).map((run) => run.runId)).toEqual(["broken", "old"]);
     await store.close();
+  });
+
+  it("re-indexes a run's text for search only when it changes, not at every step's write", async () => {
+    const path = freshPath();
+    const store = new SqliteRunStore({ path });
+    await store.createRun({ runId: "r", inputs: { input: "Weather in Paris?" }, status: "running", owner: "w", leaseMs: 60_000, at: 1 });
+    const index = new Database(path, { readonly: true });
+    const indexState = () => index.prepare("SELECT count(*) AS blocks, sum(length(block)) AS bytes FROM agentrx_runs_fts_data").get();
+    try {
+      const before = indexState();
+      for (let seq = 1; seq <= 10; seq++) {
+        await store.write("r", { owner: "w", leaseMs: 60_000, epoch: 1, at: seq + 1, events: [{ runId: "r", seq, type: "step", at: seq + 1, data: { type: "step", iteration: seq } }], update: { usage: { input_tokens: seq, output_tokens: 1, total_tokens: seq + 1 } } });
+      }
+      expect(indexState()).toEqual(before);
+      await store.write("r", { owner: "w", leaseMs: 60_000, epoch: 1, at: 20, events: [{ runId: "r", seq: 11, type: "output", at: 20, data: { type: "output", output: "Sunny and mild." } }], update: { status: "finished", stopReason: "finish", release: true } });
+      expect(indexState()).not.toEqual(before);
+      expect((await store.listRuns({ search: "sunny paris" })).map((run) => run.runId)).toEqual(["r"]);
+    } finally {
+      index.close();
+      await store.close();
+    }
   });
 
   it("lists a search with many hits (walking the sort's index) in the same order and pages as with few", async () => {
