@@ -29,7 +29,8 @@ export interface UiServerOptions {
   /**
    * The executor that runs these agents (an `AgentExecutor` over the same store). With it, the
    * pages can act on runs: approve, reject or edit a paused call, resume a cancelled or crashed
-   * run, cancel a run this server runs, fork a run from an iteration (see docs/trace-viewer.md).
+   * run, cancel a run (one this server runs at once; one of another process through the store's
+   * `cancelRun`, when it has one), fork a run from an iteration (see docs/trace-viewer.md).
    * Without it the pages only show runs.
    */
   executor?: UiActionExecutor;
