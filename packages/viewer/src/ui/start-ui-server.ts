@@ -235,14 +235,14 @@ function send(res: ServerResponse, status: number, type: string, body: string): 
 
 /**
  * The trace page of a fork, with a link to its diff against the run it was forked from (a fixed
- * link in the page's corner, outside the page's own drawing).
+ * link in the page's top right corner, outside the page's own drawing).
  */
 function withCompareLink(html: string, parent: string | undefined, runId: string): string {
   if (parent === undefined) return html;
   const href = `/diff?${new URLSearchParams({ a: parent, b: runId }).toString()}`;
   const link =
     `<a class="compare-parent" data-compare-parent href="${escapeHtml(href)}" ` +
-    `style="position: fixed; right: 14px; bottom: 14px; z-index: 20; padding: 4px 12px; border: 1px solid var(--line); border-radius: 6px; background: var(--panel); text-decoration: none">` +
+    `style="position: fixed; right: 16px; top: 12px; z-index: 20; padding: 4px 12px; border: 1px solid var(--line); border-radius: 6px; background: var(--panel); text-decoration: none">` +
     `Compare with parent run ${escapeHtml(parent)}</a>`;
   return html.replace('<div id="app"', `${link}\n<div id="app"`);
 }
