@@ -71,6 +71,8 @@ export function runListMain(dom: DomRuntime, fmt: FormatRuntime, data: RunListDa
   /** Enables Compare for exactly two ticked runs. */
   function updateCompare(): void {
     compare.disabled = selected.length !== 2;
+    compare.style.opacity = compare.disabled ? "0.5" : "";
+    compare.style.cursor = compare.disabled ? "default" : "";
     compareHint.textContent = selected.length === 0 ? "tick two runs to compare them" : selected.length === 1 ? "tick one more run" : selected.length === 2 ? "" : "tick only two runs";
   }
 
