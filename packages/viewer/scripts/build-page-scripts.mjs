@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), "..", "src", "page-scripts");
-const ENTRIES = { TRACE_PAGE_SCRIPT: "trace-page.entry.ts", RUN_LIST_SCRIPT: "run-list.entry.ts" };
+const ENTRIES = { TRACE_PAGE_SCRIPT: "trace-page.entry.ts", RUN_LIST_SCRIPT: "run-list.entry.ts", DIFF_PAGE_SCRIPT: "diff-page.entry.ts" };
 const OUTPUT = join(dir, "page-scripts.generated.ts");
 
 /** The generated module's text. */

@@ -1,4 +1,5 @@
 export type {
+  CancelRun,
   ClaimRun,
   ForkOf,
   JsonObject,

@@ -186,6 +186,14 @@ export interface RunWrite {
   at: number;
 }
 
+/** Cancelling a run from any process: see `RunStore.cancelRun`. */
+export interface CancelRun {
+  /** Why, kept as the run's `error` (e.g. `The run was cancelled from agentrx ui.`). */
+  reason: string;
+  /** Time of the cancel, epoch ms. */
+  at: number;
+}
+
 /** Taking a run's lease to run (or resume) it. */
 export interface ClaimRun {
   owner: string;
@@ -272,6 +280,15 @@ export interface RunStore {
   claimRun(runId: string, claim: ClaimRun): Promise<RunInfo>;
   /** Appends events and updates the run, atomically; renews the lease. */
   write(runId: string, write: RunWrite): Promise<void>;
+  /**
+   * Cancels a run from any process, durably (compare-and-set): a `queued`, `running` or
+   * `interrupted` run becomes `cancelled` with `reason` as its `error`, its lease is released and
+   * its `epoch` goes up by one, so the process that runs it is refused its next write (a quiet run
+   * renews its lease every third of it) with a `RunLeaseLostError` saying it was cancelled, and
+   * stops. Resolves with whether the run was cancelled (false: it had ended, or is unknown).
+   * Optional: `agentrx ui` uses it to cancel runs of other processes.
+   */
+  cancelRun?(runId: string, cancel: CancelRun): Promise<boolean>;
   /** The run, or `undefined` when unknown. */
   getRun(runId: string): Promise<RunInfo | undefined>;
   /** The run's events with `seq > after` (default 0), in order; at most `limit`. */

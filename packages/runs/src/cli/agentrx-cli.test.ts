@@ -164,7 +164,7 @@ describe("agentrx on an SQLite file", () => {
     const result = await agentrxHere(["--help"]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("agentrx runs [filters] [--sort S] [--limit N] [--json]");
-    expect(result.stdout).toContain("agentrx diff <runA> <runB> [--json]");
+    expect(result.stdout).toContain("agentrx diff <runA> <runB> [--json | --html diff.html]");
     expect(result.stdout).toContain("--db <file | postgres://...>");
   });
 });

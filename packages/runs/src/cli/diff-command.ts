@@ -1,12 +1,19 @@
+import { writeFileSync } from "node:fs";
+import { relative, resolve } from "node:path";
 import { formatUsd, type RunStore, type RunUsage } from "@agentrx/executors";
+import { diffPageData, diffPageHtml } from "@agentrx/viewer/trace-page";
 import { diffRuns, readRunRecord, type DiffPair, type DiffToolCall, type RunDiff } from "../diff/diff-runs";
+import { CliError } from "./cli-error";
 import type { CliIo } from "./cli-io";
 import { cliStyle, wantsColors, type CliStyle } from "./format-runs-table";
 import { requireRun } from "./require-run";
+import { kilobytes } from "./trace-command";
 
 /** What `agentrx diff` is asked for. */
 export interface DiffCommandOptions {
   json: boolean;
+  /** Write the diff page (one self-contained HTML file) here instead of printing text; `-` for stdout. */
+  html?: string;
   /** How the store is named in messages. */
   label: string;
 }
@@ -15,19 +22,37 @@ export interface DiffCommandOptions {
  * `agentrx diff <runA> <runB>`: the two runs side by side (inputs, each iteration's prompt digest,
  * model text and tool calls with observations, answers, usage and cost), what is equal said once,
  * what differs as `a:` and `b:` lines, and the first divergence marked. `--json` prints the
- * `RunDiff` of `diffRuns`.
+ * `RunDiff` of `diffRuns`; `--html <file>` writes the diff page (what `agentrx ui` serves at
+ * `/diff`) as one self-contained HTML file.
  *
  * @internal
  */
 export async function diffCommand(store: RunStore, runA: string, runB: string, options: DiffCommandOptions, io: CliIo): Promise<void> {
   await requireRun(store, runA, options.label);
   await requireRun(store, runB, options.label);
-  const diff = diffRuns(await readRunRecord(store, runA), await readRunRecord(store, runB));
+  const [a, b] = [await readRunRecord(store, runA), await readRunRecord(store, runB)];
+  if (options.html !== undefined) return writeDiffPage(diffPageHtml(diffPageData(a, b, { mode: "file", source: options.label })), runA, runB, options.html, io);
+  const diff = diffRuns(a, b);
   if (options.json) {
     io.stdout.write(`${JSON.stringify(diff, null, 2)}\n`);
     return;
   }
   io.stdout.write(formatRunDiff(diff, cliStyle(wantsColors(io.stdout, io.env))));
+}
+
+function writeDiffPage(html: string, runA: string, runB: string, output: string, io: CliIo): void {
+  if (output === "-") {
+    io.stdout.write(html);
+    return;
+  }
+  const path = resolve(io.cwd, output);
+  try {
+    writeFileSync(path, html);
+  } catch (error) {
+    throw new CliError({ message: `cannot write ${path}: ${(error as Error).message}`, cause: error });
+  }
+  const shown = relative(io.cwd, path).startsWith("..") ? path : relative(io.cwd, path);
+  io.stdout.write(`Wrote ${shown} (${kilobytes(Buffer.byteLength(html))}): the diff of runs ${runA} and ${runB}. Open it in a browser.\n`);
 }
 
 /** The text of `agentrx diff`. @internal */

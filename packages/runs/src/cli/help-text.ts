@@ -13,7 +13,7 @@ export const HELP_TEXT = `agentrx: look at the runs AgentRx recorded
 
 Usage:
   agentrx runs [filters] [--sort S] [--limit N] [--json]         the runs, newest first
-  agentrx diff <runA> <runB> [--json]                           two runs side by side
+  agentrx diff <runA> <runB> [--json | --html diff.html]        two runs side by side
   agentrx show <runId> [--json]                                 a run's trace in the terminal
   agentrx trace <runId> [-o run.html]                           a run's trace as one HTML file
   agentrx ui [--port N]                                         a local web page of the runs
@@ -38,6 +38,7 @@ Options:
   --cursor <c>        the next page: the cursor a full page prints
   --json              JSON instead of text (runs, show, diff)
   -o, --output <file> where trace writes the page (default <runId>.html; - for stdout)
+  --html <file>       diff writes the two runs' diff page there, one HTML file (- for stdout)
   --port <n>          the port ui listens on, on 127.0.0.1 (default ${DEFAULT_UI_PORT}; 0: any free one)
   -h, --help          this help
   -v, --version       the version of @agentrx/runs

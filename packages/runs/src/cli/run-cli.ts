@@ -24,6 +24,7 @@ const OPTIONS = {
   "no-errors": { type: "boolean" },
   json: { type: "boolean" },
   output: { type: "string", short: "o" },
+  html: { type: "string" },
   port: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
@@ -38,7 +39,7 @@ const COMMANDS: Record<string, { options: OptionName[]; runId: boolean; secondRu
     runId: false,
   },
   show: { options: ["json"], runId: true },
-  diff: { options: ["json"], runId: true, secondRunId: true },
+  diff: { options: ["json", "html"], runId: true, secondRunId: true },
   trace: { options: ["output"], runId: true },
   ui: { options: ["port"], runId: false },
 };
@@ -90,6 +91,8 @@ async function run(argv: readonly string[], io: CliIo): Promise<void> {
   const limit = values.limit === undefined ? DEFAULT_RUNS_LIMIT : parseInteger("--limit", values.limit, 1, 10_000);
   const port = values.port === undefined ? DEFAULT_UI_PORT : parseInteger("--port", values.port, 0, 65_535);
   if (values.output === "") throw usageError("--output needs a file name (or - for stdout)");
+  if (values.html === "") throw usageError("--html needs a file name (or - for stdout)");
+  if (values.html !== undefined && values.json === true) throw usageError("agentrx diff takes --json or --html, not both");
 
   // Loaded once the command line is known to be right: a usage mistake answers at once.
   const { openRunStore } = await import("./open-run-store");
@@ -103,7 +106,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<void> {
         await (await import("./show-command")).showCommand(store, runId as string, { json: values.json === true, label }, io);
         break;
       case "diff":
-        await (await import("./diff-command")).diffCommand(store, runId as string, otherRunId as string, { json: values.json === true, label }, io);
+        await (await import("./diff-command")).diffCommand(store, runId as string, otherRunId as string, { json: values.json === true, label, ...(values.html === undefined ? {} : { html: values.html }) }, io);
         break;
       case "trace":
         await (await import("./trace-command")).traceCommand(store, runId as string, { output: values.output, label }, io);

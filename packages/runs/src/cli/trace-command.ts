@@ -47,6 +47,7 @@ export async function traceCommand(store: RunStore, runId: string, options: Trac
   if (warning !== undefined) io.stderr.write(warning);
 }
 
-function kilobytes(bytes: number): string {
+/** `12 KB`, `1.2 MB`. @internal */
+export function kilobytes(bytes: number): string {
   return bytes < 1_000_000 ? `${Math.max(1, Math.round(bytes / 1000))} KB` : `${(bytes / 1_000_000).toFixed(1)} MB`;
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createToolCallingAgent } from "@agentrx/agents";
@@ -6,6 +6,7 @@ import { ScriptedChatModel, type ScriptedResponse } from "@agentrx/core/testing"
 import { AgentExecutor, type RunStore } from "@agentrx/executors";
 import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
+import { lastValueFrom } from "rxjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { runCli } from "../cli/run-cli";
@@ -62,6 +63,16 @@ describe("diffRuns", () => {
     expect(diff.firstDivergence).toMatchObject({ field: "reply", iteration: 0 });
     expect(diff.iterations).toHaveLength(2);
     expect(diff.iterations[1]?.toolCalls.a).toEqual([]);
+  });
+
+  it("takes a streamed run's text once (its token event comes before its recorded model call)", async () => {
+    const store = new MemoryRunStore();
+    await lastValueFrom(executorOf(store, [call("Paris"), answer("Sunny.")]).stream({ input: "Weather in Paris?" }, { runId: "a" }));
+    await lastValueFrom(executorOf(store, [call("Paris"), answer("Rainy.")]).stream({ input: "Weather in Paris?" }, { runId: "b" }));
+    expect((await store.readEvents("a")).map((event) => event.type)).toContain("token");
+    const diff = diffRuns(await readRunRecord(store, "a"), await readRunRecord(store, "b"));
+    expect(diff.iterations[1]?.reply).toEqual({ a: "Sunny.", b: "Rainy.", same: false });
+    expect(diff.firstDivergence).toMatchObject({ field: "reply", iteration: 1 });
   });
 
   it("rejects an unknown run with RunNotFoundError", async () => {
@@ -123,5 +134,29 @@ describe("agentrx runs (search, sort, paging, cost) and agentrx diff", () => {
     const json = JSON.parse((await cli(["diff", "paris", "paris", "--json"])).stdout) as { firstDivergence?: unknown; iterations: unknown[] };
     expect(json.firstDivergence).toBeUndefined();
     expect(json.iterations).toHaveLength(2);
+  });
+
+  it("writes the diff page with --html, one self-contained file carrying the diff; the text stays as it was", async () => {
+    const before = await cli(["diff", "paris", "lyon"]);
+    const written = await cli(["diff", "paris", "lyon", "--html", "paris-lyon.html"]);
+    expect(written).toMatchObject({ code: 0, stderr: "" });
+    expect(written.stdout).toMatch(/^Wrote paris-lyon\.html \(\d+ KB\): the diff of runs paris and lyon\. Open it in a browser\.\n$/);
+    const html = readFileSync(join(dir, "paris-lyon.html"), "utf8");
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).toMatch(/connect-src 'none'/); // a file fetches nothing
+    expect(html).not.toMatch(/<(script|link|img|iframe)[^>]+(src|href)=/i);
+    const data = JSON.parse(/<script type="application\/json" id="agentrx-data">(.*)<\/script>/.exec(html)![1]!) as {
+      mode: string;
+      diff: { a: { runId: string }; b: { runId: string }; firstDivergence?: { field: string } };
+      costText: { a?: string; b?: string };
+    };
+    expect(data).toMatchObject({ mode: "file", diff: { a: { runId: "paris" }, b: { runId: "lyon" }, firstDivergence: { field: "inputs" } }, costText: { a: "$0.0105", b: "$0.0070" } });
+    const stdout = await cli(["diff", "paris", "trip", "--html", "-"]);
+    expect(stdout.stdout).toMatch(/^<!doctype html>/);
+    expect(stdout.stdout).toContain('"runId":"trip"');
+    // The text output is unchanged by the new flag.
+    expect((await cli(["diff", "paris", "lyon"])).stdout).toBe(before.stdout);
+    expect(await cli(["diff", "paris", "lyon", "--html", "x.html", "--json"])).toMatchObject({ code: 2, stderr: expect.stringMatching(/--json or --html, not both/) });
+    expect(await cli(["diff", "paris", "lyon", "--html", ""])).toMatchObject({ code: 2, stderr: expect.stringMatching(/--html needs a file name/) });
   });
 });

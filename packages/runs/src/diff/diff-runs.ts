@@ -78,7 +78,8 @@ export interface RunDiff {
 
 interface Side {
   inputs: unknown;
-  iterations: Map<number, { prompt?: string; reply?: string; toolCalls: DiffToolCall[]; usage?: RunUsage }>;
+  /** `reply`: the recorded model calls' text; `streamed`: the token events' (used when no model call is recorded). */
+  iterations: Map<number, { prompt?: string; reply?: string; streamed?: string; toolCalls: DiffToolCall[]; usage?: RunUsage }>;
   answer?: string;
   stopReason?: string;
 }
@@ -179,9 +180,10 @@ function sideOf(record: RunRecord): Side {
         break;
       }
       case "token": {
-        // With recorded model calls the reply is already known from them.
+        // With recorded model calls the reply is known from them (a streamed call's coalesced
+        // token event comes before its model_call): the tokens count only without them.
         const entry = at(event.iteration);
-        if (entry.prompt === undefined) entry.reply = (entry.reply ?? "") + event.text;
+        entry.streamed = (entry.streamed ?? "") + event.text;
         break;
       }
       case "action":
@@ -208,7 +210,11 @@ function sideOf(record: RunRecord): Side {
         break;
     }
   }
-  for (const entry of side.iterations.values()) entry.toolCalls = entry.toolCalls.filter((call) => call !== undefined);
+  for (const entry of side.iterations.values()) {
+    entry.toolCalls = entry.toolCalls.filter((call) => call !== undefined);
+    if (entry.prompt === undefined && entry.reply === undefined && entry.streamed !== undefined) entry.reply = entry.streamed;
+    delete entry.streamed;
+  }
   return side;
 }
 

@@ -58,9 +58,17 @@ export function seqError(store: string, runId: string, eventCount: number, first
 /**
  * The error of a write refused because its writer lost the run: another owner holds the lease, or
  * the write's `epoch` is older than the run's (another claim came since). Names the epochs when the
- * writer gave one.
+ * writer gave one; says so when the run was cancelled from another process (`cancelRun`).
  */
-export function leaseLostError(store: string, runId: string, owner: string, epoch: number | undefined, current: { owner: string | null; epoch: number }): RunLeaseLostError {
+export function leaseLostError(store: string, runId: string, owner: string, epoch: number | undefined, current: { owner: string | null; epoch: number; status?: string }): RunLeaseLostError {
+  if (current.status === "cancelled" && current.owner === null) {
+    return new RunLeaseLostError({
+      runId,
+      owner,
+      ...(epoch === undefined ? {} : { epoch }),
+      message: `${store}: run "${runId}" was cancelled from another process (cancelRun), so this write was refused and the run stops here.`,
+    });
+  }
   if (epoch === undefined || current.owner !== owner || current.epoch === epoch) return new RunLeaseLostError({ runId, owner });
   return new RunLeaseLostError({
     runId,
@@ -69,3 +77,6 @@ export function leaseLostError(store: string, runId: string, owner: string, epoc
     message: `${store}: run "${runId}" is at epoch ${current.epoch}, but this write carries epoch ${epoch}: the run was claimed again since this process took it, so the write was refused and the run stops here.`,
   });
 }
+
+/** The statuses `cancelRun` cancels: a run that has not ended. */
+export const CANCELLABLE_STATUSES: readonly string[] = ["queued", "running", "interrupted"];

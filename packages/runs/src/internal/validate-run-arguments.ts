@@ -1,6 +1,6 @@
 import { RUN_SORTS, decodeCursor, searchTerms, type RunCursor, type RunSort } from "./run-list-query";
 import { InvalidArgumentError } from "@agentrx/core";
-import type { ClaimRun, ListRunsOptions, NewRun, RunStatus, RunWrite } from "@agentrx/executors";
+import type { CancelRun, ClaimRun, ListRunsOptions, NewRun, RunStatus, RunWrite } from "@agentrx/executors";
 
 /** Every status a run can have. */
 export const RUN_STATUSES: readonly RunStatus[] = ["queued", "running", "interrupted", "finished", "failed", "cancelled"];
@@ -109,6 +109,14 @@ export function checkClaim(runId: string, claim: ClaimRun): void {
   checkKey("claimRun", "claim.owner", claim.owner);
   checkPositiveInteger("claimRun", "claim.leaseMs", claim.leaseMs);
   checkTime("claimRun", "claim.at", claim.at);
+}
+
+/** Checks a `cancelRun`'s arguments. */
+export function checkCancel(runId: string, cancel: CancelRun): void {
+  checkKey("cancelRun", "runId", runId);
+  if (cancel === null || typeof cancel !== "object") throw invalid("cancelRun", "cancel", cancel, "an object");
+  if (typeof cancel.reason !== "string" || cancel.reason === "") throw invalid("cancelRun", "cancel.reason", cancel.reason, "a non-empty string");
+  checkTime("cancelRun", "cancel.at", cancel.at);
 }
 
 /** Checks a write; resolves with the seq the run must have reached before it (undefined without events). */

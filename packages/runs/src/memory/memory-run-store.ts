@@ -2,6 +2,7 @@ import {
   RunBusyError,
   RunNotFoundError,
   RunStoreError,
+  type CancelRun,
   type ClaimRun,
   type ListRunsOptions,
   type NewRun,
@@ -15,9 +16,10 @@ import {
 } from "@agentrx/executors";
 import { compareRows, rowMatches, searchHaystack, sortKeyOf, withCursors } from "../internal/run-list-query";
 import { eventRows, listedRunInfoOf, newRunRow, runInfoOf, storedEventOf, writeColumns, type EventRow, type RunRow } from "../internal/run-record";
-import { closedStoreError, leaseLostError, seqError } from "../internal/store-errors";
+import { CANCELLABLE_STATUSES, closedStoreError, leaseLostError, seqError } from "../internal/store-errors";
 import { checkThreadRead, storedThreadMessageOf, threadMessageRows, type ThreadMessageRow } from "../internal/thread-record";
 import {
+  checkCancel,
   checkClaim,
   checkKey,
   checkListOptions,
@@ -108,6 +110,15 @@ export class MemoryRunStore implements RunStore {
       cost_usd: columns.cost_usd ?? row.cost_usd,
     });
     this.#events.get(runId)!.push(...rows);
+  }
+
+  async cancelRun(runId: string, cancel: CancelRun): Promise<boolean> {
+    this.#open("cancelRun", runId);
+    checkCancel(runId, cancel);
+    const row = this.#runs.get(runId);
+    if (row === undefined || !CANCELLABLE_STATUSES.includes(row.status)) return false;
+    this.#runs.set(runId, { ...row, status: "cancelled", error: cancel.reason, owner: null, lease_expires_at: null, epoch: row.epoch + 1, updated_at: cancel.at });
+    return true;
   }
 
   async getRun(runId: string): Promise<RunInfo | undefined> {

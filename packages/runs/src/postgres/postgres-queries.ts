@@ -15,6 +15,8 @@ export interface PostgresQueries {
   insertRun: string;
   selectRun: string;
   claim: string;
+  /** Cancels a run that has not ended. Parameters: run id, reason, time. */
+  cancel: string;
   /**
    * The write of `count` events: one statement, one round trip. Parameters: run id, owner, the
    * event count the run must have (or null), the nine columns of `writeColumns`, the writer's
@@ -68,8 +70,11 @@ export function postgresQueries(s: string): PostgresQueries {
         RETURNING r.epoch
       )
       SELECT before.*, (SELECT epoch FROM claimed) AS claimed_epoch FROM before`,
+    // Compare-and-set: only a run that has not ended; the epoch's increment fences its writer.
+    cancel: `UPDATE ${runs} SET status = 'cancelled', error = $2, owner = NULL, lease_expires_at = NULL, updated_at = $3, epoch = epoch + 1
+      WHERE run_id = $1 AND status IN ('queued', 'running', 'interrupted')`,
     write: (count) => writeSql(runs, events, count),
-    writeState: `SELECT owner, event_count, epoch FROM ${runs} WHERE run_id = $1`,
+    writeState: `SELECT owner, event_count, epoch, status FROM ${runs} WHERE run_id = $1`,
     readEvents: `SELECT seq, type, at, data FROM ${events} WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
     deleteRun: `DELETE FROM ${runs} WHERE run_id = $1`,
     pruneRuns: `DELETE FROM ${runs} WHERE updated_at < $1 AND status <> 'running'`,

@@ -4,6 +4,7 @@ import {
   RunBusyError,
   RunNotFoundError,
   RunStoreError,
+  type CancelRun,
   type ClaimRun,
   type ListRunsOptions,
   type NewRun,
@@ -19,6 +20,7 @@ import { eventRows, listedRunInfoOf, newRunRow, RUN_COLUMNS, runInfoOf, storedEv
 import { closedStoreError, leaseLostError, loadDriver, seqError } from "../internal/store-errors";
 import { checkThreadRead, storedThreadMessageOf, threadMessageRows, threadSubject } from "../internal/thread-record";
 import {
+  checkCancel,
   checkClaim,
   checkKey,
   checkListOptions,
@@ -57,7 +59,7 @@ const STORE = "PostgresRunStore";
 const DEFAULT_TIMEOUT_MS = 10_000;
 type Rows = Record<string, unknown>[];
 /** The statements prepared once per connection (by name). */
-const STATEMENT_KINDS = ["insertRun", "selectRun", "claim", "readEvents", "appendThreadMessages", "readThreadMessagesOldest", "readThreadMessagesNewest"] as const;
+const STATEMENT_KINDS = ["insertRun", "selectRun", "claim", "cancel", "readEvents", "appendThreadMessages", "readThreadMessagesOldest", "readThreadMessagesNewest"] as const;
 type StatementKind = (typeof STATEMENT_KINDS)[number];
 
 /**
@@ -246,6 +248,12 @@ export class PostgresRunStore implements RunStore {
     return { ...runInfoOf(before, STORE, "claimRun"), epoch: Number(row.claimed_epoch) };
   }
 
+  async cancelRun(runId: string, cancel: CancelRun): Promise<boolean> {
+    checkCancel(runId, cancel);
+    const { rowCount } = await this.#query("cancelRun", runId, { name: this.#names.cancel, text: this.#sql.cancel, values: [runId, cancel.reason, cancel.at] });
+    return (rowCount ?? 0) > 0;
+  }
+
   async write(runId: string, write: RunWrite): Promise<void> {
     const expected = checkWrite(runId, write);
     const c = writeColumns(write);
@@ -269,7 +277,7 @@ export class PostgresRunStore implements RunStore {
     if (rows[0]?.updated !== 0) return;
     const state = (await this.#query("write", runId, { text: this.#sql.writeState, values: [runId] })).rows[0];
     if (state === undefined) throw new RunNotFoundError({ operation: "write", runId });
-    const current = { owner: state.owner as string | null, epoch: Number(state.epoch) };
+    const current = { owner: state.owner as string | null, epoch: Number(state.epoch), status: state.status as string };
     if (current.owner !== write.owner || (write.epoch !== undefined && current.epoch !== write.epoch)) throw leaseLostError(STORE, runId, write.owner, write.epoch, current);
     const eventCount = Number(state.event_count);
     throw seqError(STORE, runId, eventCount, (expected ?? eventCount) + 1);

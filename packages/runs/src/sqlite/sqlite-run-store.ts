@@ -4,6 +4,7 @@ import { dirname, resolve } from "node:path";
 import { InvalidArgumentError } from "@agentrx/core";
 import {
   RunStoreError,
+  type CancelRun,
   type ClaimRun,
   type ListRunsOptions,
   type NewRun,
@@ -19,6 +20,7 @@ import { eventRows, listedRunInfoOf, newRunRow, runInfoOf, storedEventOf, writeC
 import { closedStoreError, wrapStoreError } from "../internal/store-errors";
 import { checkThreadRead, storedThreadMessageOf, threadMessageRows, threadSubject } from "../internal/thread-record";
 import {
+  checkCancel,
   checkClaim,
   checkKey,
   checkListOptions,
@@ -244,6 +246,13 @@ export class SqliteRunStore implements RunStore {
     return this.#call("claimRun", runId, (statements) => {
       checkClaim(runId, claim);
       return statements.claim(runId, claim.owner, claim.at + claim.leaseMs, claim.at);
+    }, { changes: true });
+  }
+
+  cancelRun(runId: string, cancel: CancelRun): Promise<boolean> {
+    return this.#call("cancelRun", runId, (statements) => {
+      checkCancel(runId, cancel);
+      return statements.cancel(runId, cancel.reason, cancel.at);
     }, { changes: true });
   }
 

@@ -21,6 +21,7 @@ export class SqliteStatements {
   readonly #insertRun: SqliteStatement;
   readonly #selectRun: SqliteStatement;
   readonly #claimUpdate: SqliteStatement;
+  readonly #cancelUpdate: SqliteStatement;
   readonly #writeUpdate: SqliteStatement;
   readonly #writeState: SqliteStatement;
   readonly #insertEvent: SqliteStatement;
@@ -57,6 +58,10 @@ export class SqliteStatements {
       UPDATE agentrx_runs SET status = 'running', error = NULL, owner = @owner, lease_expires_at = @lease_expires_at, updated_at = @at, epoch = epoch + 1
       WHERE run_id = @run_id AND (status <> 'running' OR lease_expires_at IS NULL OR lease_expires_at <= @at OR owner = @owner)
       RETURNING epoch`);
+    // Compare-and-set too: only a run that has not ended; the epoch's increment fences its writer.
+    this.#cancelUpdate = db.prepare(`
+      UPDATE agentrx_runs SET status = 'cancelled', error = @reason, owner = NULL, lease_expires_at = NULL, updated_at = @at, epoch = epoch + 1
+      WHERE run_id = @run_id AND status IN ('queued', 'running', 'interrupted')`);
     this.#writeUpdate = db.prepare(`
       UPDATE agentrx_runs SET
         status = coalesce(@status, status),
@@ -71,7 +76,7 @@ export class SqliteStatements {
         answer_text = coalesce(@answer_text, answer_text),
         cost_usd = coalesce(@cost_usd, cost_usd)
       WHERE run_id = @run_id AND owner = @owner AND (@epoch IS NULL OR epoch = @epoch) AND (@expected IS NULL OR event_count = @expected)`);
-    this.#writeState = db.prepare("SELECT owner, event_count, epoch FROM agentrx_runs WHERE run_id = ?");
+    this.#writeState = db.prepare("SELECT owner, event_count, epoch, status FROM agentrx_runs WHERE run_id = ?");
     this.#insertEvent = db.prepare("INSERT INTO agentrx_run_events (run_id, seq, type, at, data) VALUES (?, ?, ?, ?, ?)");
     this.#readEvents = db.prepare("SELECT seq, type, at, data FROM agentrx_run_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?");
     this.#deleteEvents = db.prepare("DELETE FROM agentrx_run_events WHERE run_id = ?");
@@ -120,7 +125,7 @@ export class SqliteStatements {
   }
 
   #writeRefused(runId: string, owner: string, epoch: number | null, expected: number | null): RunStoreError {
-    const state = this.#writeState.get(runId) as { owner: string | null; event_count: number; epoch: number } | undefined;
+    const state = this.#writeState.get(runId) as { owner: string | null; event_count: number; epoch: number; status: string } | undefined;
     if (state === undefined) return new RunNotFoundError({ operation: "write", runId });
     if (state.owner !== owner || (epoch !== null && state.epoch !== epoch)) return leaseLostError(STORE, runId, owner, epoch ?? undefined, state);
     return seqError(STORE, runId, state.event_count, (expected ?? state.event_count) + 1);
@@ -139,6 +144,11 @@ export class SqliteStatements {
   claim(runId: string, owner: string, leaseExpiresAt: number, at: number): RunInfo {
     const { row, epoch } = this.#claim(runId, owner, leaseExpiresAt, at);
     return { ...runInfoOf(row, STORE, "claimRun"), epoch };
+  }
+
+  /** Cancels a run that has not ended (one statement); false when there is none. */
+  cancel(runId: string, reason: string, at: number): boolean {
+    return this.#cancelUpdate.run({ run_id: runId, reason, at }).changes > 0;
   }
 
   /** Appends the events and updates the row (one `BEGIN IMMEDIATE` transaction) when `owner` holds the lease at `epoch` (when given). */

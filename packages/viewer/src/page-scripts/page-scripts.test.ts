@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { RUN_LIST_SCRIPT, TRACE_PAGE_SCRIPT } from "./page-scripts.generated";
+import { DIFF_PAGE_SCRIPT, RUN_LIST_SCRIPT, TRACE_PAGE_SCRIPT } from "./page-scripts.generated";
 
 const script = fileURLToPath(new URL("../../scripts/build-page-scripts.mjs", import.meta.url));
 
@@ -12,7 +12,7 @@ describe("the pages' scripts", () => {
   });
 
   it("are whole scripts, not functions pasted together at run time", () => {
-    for (const code of [TRACE_PAGE_SCRIPT, RUN_LIST_SCRIPT]) {
+    for (const code of [TRACE_PAGE_SCRIPT, RUN_LIST_SCRIPT, DIFF_PAGE_SCRIPT]) {
       expect(code).not.toMatch(/<\/script/i);
       expect(code).not.toContain("__name");
       expect(() => new Function(code)).not.toThrow(); // parses

@@ -36,3 +36,5 @@ export { traceSummaryRuntime } from "./page/trace-summary";
 export type { TraceScale, TraceSummary, TraceSummaryRuntime } from "./page/trace-summary";
 export { runListItemOf, runStopLabel } from "../ui/run-list-data";
 export type { RunListData, RunListItem } from "../ui/run-list-data";
+export { DIFF_PROMPT_TEXT_BUDGET, diffPageData, diffPageHtml } from "../diff-page/index";
+export type { DiffPageData, DiffPrompt, DiffPromptMessage } from "../diff-page/index";

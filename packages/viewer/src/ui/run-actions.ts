@@ -30,8 +30,9 @@ export interface RunActionResult {
 
 /**
  * The actions of the `ui` server: it resumes, decides, forks and cancels runs with the executor it
- * was given, and runs what it starts in this process (recorded in the store, as any run). It can
- * cancel only the runs it runs itself.
+ * was given, and runs what it starts in this process (recorded in the store, as any run). It
+ * cancels the runs it runs itself at once, and those of other processes through the store
+ * (`RunStore.cancelRun`: their process stops at its next write), when the store can.
  *
  * @internal
  */
@@ -53,7 +54,8 @@ export class RunActions {
       token: this.token,
       pending: run.status === "interrupted" ? await this.pending(run.runId) : [],
       resume: run.status === "cancelled" || crashed,
-      cancel: this.running.has(run.runId),
+      // A run of another process: through the store, when it can (`cancelRun`).
+      cancel: this.running.has(run.runId) || (this.store.cancelRun !== undefined && CANCELLABLE.has(run.status)),
       fork: run.eventCount > 0 && run.status !== "queued",
     };
   }
@@ -82,7 +84,13 @@ export class RunActions {
         return this.start(runId, (signal) => this.executor.resume(runId, { store: this.store, signal }));
       case "cancel": {
         const own = this.running.get(runId);
-        if (own === undefined) return conflict(`run ${runId} is not run by this server (it is ${run.status}); cancel it where it runs`);
+        if (own === undefined) {
+          if (this.store.cancelRun === undefined) return conflict(`run ${runId} is not run by this server (it is ${run.status}) and this store cannot cancel runs of other processes; cancel it where it runs`);
+          if (!CANCELLABLE.has(run.status)) return conflict(`run ${runId} is ${run.status}: only a queued, running or paused run can be cancelled`);
+          const cancelled = await this.store.cancelRun(runId, { reason: "The run was cancelled from agentrx ui.", at: Date.now() });
+          if (!cancelled) return conflict(`run ${runId} ended before it could be cancelled`);
+          return { status: 200, body: { runId } };
+        }
         own.controller.abort();
         own.subscription.unsubscribe();
         this.running.delete(runId);
@@ -149,6 +157,9 @@ export class RunActions {
     });
   }
 }
+
+/** The statuses of a run the store can cancel (`cancelRun`): one that has not ended. */
+const CANCELLABLE = new Set(["queued", "running", "interrupted"]);
 
 function conflict(error: string): RunActionResult {
   return { status: 409, body: { error } };

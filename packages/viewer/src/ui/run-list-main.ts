@@ -5,7 +5,7 @@ import type { RunListData, RunListItem } from "./run-list-data";
 
 /**
  * The `ui`'s front page: the recorded runs, newest first, filtered by status and thread, refreshed
- * every two seconds. Each run opens its trace page.
+ * every two seconds. Each run opens its trace page; two runs ticked are compared on the diff page.
  *
  * @internal
  */
@@ -15,8 +15,12 @@ export function runListMain(dom: DomRuntime, fmt: FormatRuntime, data: RunListDa
   const status = h("select", { attrs: { "aria-label": "Status" } }, ...statuses.map((value) => h("option", { attrs: { value } }, value === "" ? "any status" : value)));
   const thread = h("input", { attrs: { type: "search", placeholder: "thread id", "aria-label": "Thread" } });
   const count = h("span", { class: "muted" });
+  /** The ticked runs, in the order they were ticked (kept across refreshes). */
+  const selected: string[] = [];
+  const compare = h("button", { attrs: { type: "button", "data-action": "compare", disabled: "" } }, "Compare");
+  const compareHint = h("span", { class: "muted" });
   const body = h("tbody");
-  const columns = ["Run", "Thread", "Status", "Stop", "Steps", "Tokens", "Duration", "Started"];
+  const columns = ["", "Run", "Thread", "Status", "Stop", "Steps", "Tokens", "Duration", "Started"];
   const table = h("table", { class: "runs" }, h("thead", null, h("tr", null, ...columns.map((name) => h("th", { attrs: { scope: "col" } }, name)))), body);
   const empty = h("p", { class: "empty" });
   dom.append(root, [
@@ -24,16 +28,26 @@ export function runListMain(dom: DomRuntime, fmt: FormatRuntime, data: RunListDa
       "header",
       { class: "top" },
       h("h1", { class: "title" }, h("span", null, "AgentRx runs"), h("span", { class: "muted" }, data.source)),
-      h("div", { class: "filters" }, status, thread, count),
+      h("div", { class: "filters" }, status, thread, count, compare, compareHint),
     ),
     h("div", { class: "list" }, table, empty),
   ]);
 
   function render(runs: RunListItem[]): void {
+    shown = runs;
     dom.clear(body);
     for (const run of runs) {
       const link = h("a", { attrs: { href: `/runs/${encodeURIComponent(run.runId)}` } }, run.runId);
+      const tick = h("input", { attrs: { type: "checkbox", "aria-label": `Select ${run.runId} to compare`, "data-select": run.runId } });
+      tick.checked = selected.includes(run.runId);
+      tick.addEventListener("change", () => {
+        const at = selected.indexOf(run.runId);
+        if (tick.checked && at === -1) selected.push(run.runId);
+        if (!tick.checked && at !== -1) selected.splice(at, 1);
+        updateCompare();
+      });
       const cells = [
+        h("td", null, tick),
         h("td", { class: "mono" }, link),
         h("td", null, run.threadId ?? "–"),
         h("td", null, h("span", { class: `status ${run.status}` }, run.status)),
@@ -45,7 +59,7 @@ export function runListMain(dom: DomRuntime, fmt: FormatRuntime, data: RunListDa
       ];
       const row = h("tr", { attrs: { "data-run-id": run.runId } }, ...cells);
       row.addEventListener("click", (event) => {
-        if ((event.target as Element).closest("a") === null) link.click();
+        if ((event.target as Element).closest("a, input") === null) link.click();
       });
       body.appendChild(row);
     }
@@ -54,6 +68,23 @@ export function runListMain(dom: DomRuntime, fmt: FormatRuntime, data: RunListDa
     empty.textContent = runs.length > 0 ? "" : filtered ? "No runs match these filters." : "No runs recorded yet. Runs are recorded by an executor with a store: new AgentExecutor({ ..., store }).";
   }
 
+  /** Enables Compare for exactly two ticked runs. */
+  function updateCompare(): void {
+    compare.disabled = selected.length !== 2;
+    compare.style.opacity = compare.disabled ? "0.5" : "";
+    compare.style.cursor = compare.disabled ? "default" : "";
+    compareHint.textContent = selected.length === 0 ? "tick two runs to compare them" : selected.length === 1 ? "tick one more run" : selected.length === 2 ? "" : "tick only two runs";
+  }
+
+  compare.addEventListener("click", () => {
+    if (selected.length !== 2) return;
+    // The older run is a (a fork is newer than the run it was forked from).
+    const created = new Map(shown.map((run) => [run.runId, run.createdAt]));
+    const [a, b] = [...selected].sort((x, y) => (created.get(x) ?? 0) - (created.get(y) ?? 0));
+    window.location.href = `/diff?${new URLSearchParams({ a: a as string, b: b as string }).toString()}`;
+  });
+
+  let shown: RunListItem[] = data.runs;
   let generation = 0;
   async function refresh(): Promise<void> {
     const mine = ++generation;
@@ -72,5 +103,6 @@ export function runListMain(dom: DomRuntime, fmt: FormatRuntime, data: RunListDa
   status.addEventListener("change", () => void refresh());
   thread.addEventListener("input", () => void refresh());
   render(data.runs);
+  updateCompare();
   setInterval(() => void refresh(), 2000);
 }

@@ -7,7 +7,9 @@ import { runListHtml } from "./run-list-html";
 import { runListItemOf, type RunListData } from "./run-list-data";
 import { RunActions, parseActionRequest, type UiActionExecutor } from "./run-actions";
 import { serveTraceEvents } from "./serve-trace-events";
-import { decodePathSegment, parseLastEventId } from "@agentrx/runs";
+import { decodePathSegment, parseLastEventId, readRunRecord } from "@agentrx/runs";
+import { diffPageData } from "../diff-page/diff-page-data";
+import { diffPageHtml } from "../diff-page/diff-page-html";
 
 /** Options of {@link startUiServer}. */
 export interface UiServerOptions {
@@ -27,7 +29,8 @@ export interface UiServerOptions {
   /**
    * The executor that runs these agents (an `AgentExecutor` over the same store). With it, the
    * pages can act on runs: approve, reject or edit a paused call, resume a cancelled or crashed
-   * run, cancel a run this server runs, fork a run from an iteration (see docs/trace-viewer.md).
+   * run, cancel a run (one this server runs at once; one of another process through the store's
+   * `cancelRun`, when it has one), fork a run from an iteration (see docs/trace-viewer.md).
    * Without it the pages only show runs.
    */
   executor?: UiActionExecutor;
@@ -46,7 +49,9 @@ const STATUSES = new Set<string>(["queued", "running", "interrupted", "finished"
 
 /**
  * The `agentrx ui` web server, on the loopback interface: `/` lists the runs, `/runs/<id>` shows a
- * run's trace page (a run in progress follows its record live), `/api/runs` lists runs as JSON,
+ * run's trace page (a run in progress follows its record live; a fork's page links to its diff
+ * with the run it was forked from), `/diff?a=<runId>&b=<runId>` compares two runs side by side
+ * (see docs/trace-viewer.md), `/api/runs` lists runs as JSON,
  * `/api/runs/<id>/events` streams a run's new events (Server-Sent Events) and
  * `/api/runs/<id>/text` returns a whole text a page holds only the start of. Requests whose `Host`
  * is not a loopback name are refused, so another web site cannot read the runs through the
@@ -94,6 +99,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     if (req.method !== "GET" && req.method !== "HEAD") return send(res, 405, "text/plain", "Only GET.\n");
     if (path === "/") return send(res, 200, "text/html", runListHtml(await listData(url)));
     if (path === "/api/runs") return send(res, 200, "application/json", JSON.stringify(await listData(url)));
+    if (path === "/diff") return serveDiff(res, url.searchParams.get("a"), url.searchParams.get("b"));
     const page = /^\/runs\/([^/]+)$/.exec(path);
     if (page) {
       const runId = decodePathSegment(page[1] as string);
@@ -102,7 +108,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
       if (info === undefined) return send(res, 404, "text/html", notFoundHtml(runId));
       const trace = await readTracePage(store, runId, { mode: "ui", source });
       if (actions !== undefined) trace.actions = await actions.pageActions(info);
-      return send(res, 200, "text/html", tracePageHtml(trace));
+      return send(res, 200, "text/html", withCompareLink(tracePageHtml(trace), info.forkOf?.runId, runId));
     }
     const api = /^\/api\/runs\/([^/]+)\/(events|text)$/.exec(path);
     if (api) {
@@ -144,6 +150,13 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     if (typeof request === "string") return json(400, { error: request });
     const result = await actions.perform(runId, request);
     return json(result.status, result.body);
+  };
+
+  const serveDiff = async (res: ServerResponse, a: string | null, b: string | null): Promise<void> => {
+    if (!a || !b) return send(res, 400, "text/plain", "The diff page needs two runs: /diff?a=<runId>&b=<runId>.\n");
+    for (const runId of [a, b]) if ((await store.getRun(runId)) === undefined) return send(res, 404, "text/html", notFoundHtml(runId));
+    const data = diffPageData(await readRunRecord(store, a), await readRunRecord(store, b), { mode: "ui", source });
+    return send(res, 200, "text/html", diffPageHtml(data));
   };
 
   const listData = async (url: URL): Promise<RunListData> => {
@@ -218,6 +231,20 @@ function send(res: ServerResponse, status: number, type: string, body: string): 
     "referrer-policy": "no-referrer",
   });
   res.end(body);
+}
+
+/**
+ * The trace page of a fork, with a link to its diff against the run it was forked from (a fixed
+ * link in the page's top right corner, outside the page's own drawing).
+ */
+function withCompareLink(html: string, parent: string | undefined, runId: string): string {
+  if (parent === undefined) return html;
+  const href = `/diff?${new URLSearchParams({ a: parent, b: runId }).toString()}`;
+  const link =
+    `<a class="compare-parent" data-compare-parent href="${escapeHtml(href)}" ` +
+    `style="position: fixed; right: 16px; top: 12px; z-index: 20; padding: 4px 12px; border: 1px solid var(--line); border-radius: 6px; background: var(--panel); text-decoration: none">` +
+    `Compare with parent run ${escapeHtml(parent)}</a>`;
+  return html.replace('<div id="app"', `${link}\n<div id="app"`);
 }
 
 function notFoundHtml(runId: string): string {

@@ -39,6 +39,34 @@ export function fencingTests(context: ConformanceContext): void {
       expect(await store().getRun(runId)).toMatchObject({ owner: "a", epoch: 1, eventCount: 2 });
     });
 
+    it("cancels a run that has not ended from any process (cancelRun): its writer is refused and told so; an ended run is left as it is", async () => {
+      const cancelRun = store().cancelRun?.bind(store());
+      if (cancelRun === undefined) return; // optional: a store without it is not asked
+      const runId = id("cancel");
+      const at = window();
+      await store().createRun({ runId, inputs: {}, status: "running", owner: "a", leaseMs: LEASE, at });
+      await store().write(runId, { owner: "a", leaseMs: LEASE, epoch: 1, events: someEvents(1, 1, at), at: at + 1 });
+      expect(await cancelRun(runId, { reason: "Cancelled from the page.", at: at + 2 })).toBe(true);
+      expect(await store().getRun(runId)).toMatchObject({ status: "cancelled", error: "Cancelled from the page.", epoch: 2, eventCount: 1, updatedAt: at + 2 });
+      expect((await store().getRun(runId))?.owner).toBeUndefined();
+      // The writer's next write (a heartbeat: no events) is refused, applying nothing, and says why.
+      const refused = await rejectionOf(store().write(runId, { owner: "a", leaseMs: LEASE, epoch: 1, events: [], at: at + 3 }));
+      expect(RunLeaseLostError.isInstance(refused)).toBe(true);
+      expect((refused as Error).message).toMatch(/was cancelled from another process \(cancelRun\)/);
+      expect(await store().getRun(runId)).toMatchObject({ status: "cancelled", epoch: 2 });
+      // Cancelled already, or ended: nothing changes. Unknown: false.
+      expect(await cancelRun(runId, { reason: "again", at: at + 4 })).toBe(false);
+      const done = id("cancel");
+      await store().createRun({ runId: done, inputs: {}, status: "running", owner: "a", leaseMs: LEASE, at });
+      await store().write(done, { owner: "a", leaseMs: LEASE, events: someEvents(1, 1, at), update: { status: "finished", stopReason: "finish", release: true }, at: at + 1 });
+      expect(await cancelRun(done, { reason: "late", at: at + 2 })).toBe(false);
+      expect(await store().getRun(done)).toMatchObject({ status: "finished", epoch: 1 });
+      expect(await cancelRun(id("nope"), { reason: "x", at })).toBe(false);
+      // A cancelled run can be claimed (resumed) again.
+      expect((await store().claimRun(runId, { owner: "b", leaseMs: LEASE, at: at + 5 })).epoch).toBe(3);
+      await expect(cancelRun(runId, { reason: "", at })).rejects.toThrow(/cancel\.reason/);
+    });
+
     it("refuses a write with a stale epoch with RunLeaseLostError, applying nothing, even from the same owner", async () => {
       const runId = id("stale");
       const at = window();
