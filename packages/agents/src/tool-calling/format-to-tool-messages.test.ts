@@ -32,6 +32,18 @@ describe("formatToToolMessages", () => {
     expect((messages[2] as ToolMessage).tool_call_id).toBe("c2");
   });
 
+  it("keeps each turn's message when two turns' calls have the same ids and no message id (a model that reuses ids)", () => {
+    const turn = (text: string) => new AIMessage({ content: text, tool_calls: [{ id: "call_0_0", name: "weather", args: { city: text } }] });
+    const first = turn("Paris");
+    const second = turn("Rome");
+    const messages = formatToToolMessages([
+      { action: { tool: "weather", toolInput: { city: "Paris" }, log: "", toolCallId: "call_0_0", messageLog: [first] } as ToolAgentAction, observation: "sunny" },
+      { action: { tool: "weather", toolInput: { city: "Rome" }, log: "", toolCallId: "call_0_0", messageLog: [second] } as ToolAgentAction, observation: "rain" },
+    ]);
+    expect(messages.map((message) => message.getType())).toEqual(["ai", "tool", "ai", "tool"]);
+    expect(messages.map((message) => message.text)).toEqual(["Paris", "sunny", "Rome", "rain"]);
+  });
+
   it("sends the shared message once, then the tool results in order", () => {
     const messages = formatToToolMessages([
       { action: action("a", "search"), observation: "found" },

@@ -42,31 +42,48 @@ export function formatToToolMessages(steps: readonly AgentStep[]): BaseMessage[]
     if (typeof toolCallId === "string") answered.add(toolCallId);
   }
   const messages: BaseMessage[] = [];
-  const emitted = new Set<BaseMessage>();
-  const emittedIds = new Set<string>();
+  // The model messages of the turn being written: a turn's steps are consecutive and share them.
+  // The same message may come back as another object (a run restored from its record) and without
+  // an id (a model called without callbacks): its tool calls' ids name it then. Only the current
+  // turn is compared, and a call id seen again starts a new turn, so two turns whose messages have
+  // the same ids (a scripted model restarted in another process, a model that reuses ids) both
+  // keep their message.
+  let turn = new Set<BaseMessage>();
+  let turnIds = new Set<string>();
+  let turnCalls = new Set<string>();
+  const inTurn = (message: BaseMessage, id: string | undefined) => turn.has(message) || (id !== undefined && turnIds.has(id));
+  const newTurn = () => {
+    turn = new Set();
+    turnIds = new Set();
+    turnCalls = new Set();
+  };
   for (const step of steps) {
     const { action, observation } = step;
     if (isMessageStep(step)) {
       // A message sent to the run (executor.send): the model sees it as the user's.
       messages.push(new HumanMessage({ content: observation as HumanMessage["content"] }));
+      newTurn();
       continue;
     }
     const { messageLog, toolCallId } = action as { messageLog?: unknown; toolCallId?: unknown };
     if (Array.isArray(messageLog) && typeof toolCallId === "string") {
-      for (const message of messageLog as BaseMessage[]) {
-        // The same message may come back as another object (a run restored from its record) and
-        // without an id (a model called without callbacks): its tool calls' ids name it then.
-        const id = message.id ?? toolCallsKey(message);
-        if (emitted.has(message) || (id !== undefined && emittedIds.has(id))) continue;
-        emitted.add(message);
-        if (id !== undefined) emittedIds.add(id);
+      const log = messageLog as BaseMessage[];
+      const keys = log.map((message) => message.id ?? toolCallsKey(message));
+      if (turnCalls.has(toolCallId) || !log.some((message, index) => inTurn(message, keys[index]))) newTurn();
+      turnCalls.add(toolCallId);
+      log.forEach((message, index) => {
+        const id = keys[index];
+        if (inTurn(message, id)) return;
+        turn.add(message);
+        if (id !== undefined) turnIds.add(id);
         messages.push(onlyAnsweredCalls(message, answered));
-      }
+      });
       // Content with images (a chart, a screenshot) goes to the provider as content blocks.
       messages.push(toolResultMessage(toolCallId, action.tool, Array.isArray(observation) ? observation : observationText(observation)));
     } else {
       messages.push(new AIMessage(action.log));
       messages.push(new HumanMessage(observationText(observation)));
+      newTurn();
     }
   }
   return messages;

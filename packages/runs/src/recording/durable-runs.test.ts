@@ -1,6 +1,9 @@
 import { type AgentAction, type AgentStep, getIdempotencyKey } from "@agentrx/core";
 import { AgentExecutor, type AgentStreamEvent, InDoubtToolCallError, RunLeaseLostError, RunStoreError, type StoredRunEvent, restoreRunState } from "@agentrx/executors";
 import { withApproval, withInDoubt } from "@agentrx/tools";
+import { createToolCallingAgent } from "@agentrx/agents";
+import { ScriptedChatModel, type ScriptedCall } from "@agentrx/core/testing";
+import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
 import { type Observable, lastValueFrom, toArray } from "rxjs";
@@ -249,6 +252,26 @@ describe("fork", () => {
     expect(fresh.output).toBe("rain");
     await expect(executor.fork("src", { at: 7, runId: "f3" })).rejects.toThrow(/no complete turn boundary at iteration 7/);
     expect(() => executor.fork("src", { at: -1 })).toThrow(/`at` must be an integer >= 0/);
+  });
+});
+
+describe("fork with a tool-calling agent on a model started afresh (as in another process)", () => {
+  it("sends each live turn's model message, even when the new model's ids repeat the recorded ones", async () => {
+    const store = new MemoryRunStore();
+    const weather = tool(async ({ city }: { city: string }) => `weather in ${city}`, { name: "weather", description: "Weather.", schema: z.object({ city: z.string() }) });
+    const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
+    const script = () => new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "weather", args: { city: "Paris" } }] }, { toolCalls: [{ name: "weather", args: { city: "Rome" } }] }, "done"] });
+    const executorOf = (llm: ScriptedChatModel) => new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [weather], prompt }), tools: [weather], store });
+    await executorOf(script()).invoke({ input: "Paris, then Rome" }, { runId: "src" });
+    // A fresh model numbers its ids from 0 again: call_0_0 and scripted-0, as the recorded first turn's.
+    const fresh = script();
+    expect((await executorOf(fresh).fork("src", { at: 1, runId: "fork" })).output).toBe("done");
+    const sent = (fresh.calls as ScriptedCall[]).map((call) => call.messages.map((message) => message.getType()));
+    expect(sent).toEqual([
+      ["human", "ai", "tool"],
+      ["human", "ai", "tool", "ai", "tool"],
+      ["human", "ai", "tool", "ai", "tool", "ai", "tool"],
+    ]);
   });
 });
 
