@@ -1,12 +1,13 @@
 // A run of a reasoning model (@langchain/anthropic with extended thinking, @langchain/openai on the
-// Responses API), killed with SIGKILL mid-turn in one process and resumed from its store (SQLite,
-// PostgreSQL) in this one: every call is valid for the provider (its loopback server says so), with
-// the reasoning of both turns sent back exactly as the model sent it.
+// Responses API, @langchain/google-genai with thinking, OpenAIChatModel on DeepSeek's thinking mode
+// behind Chat Completions), killed with SIGKILL mid-turn in one process and resumed from its store
+// (SQLite, PostgreSQL) in this one: every call is valid for the provider (its loopback server says
+// so), with the reasoning of both turns sent back exactly as the model sent it.
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startAnthropicMessagesServer, startOpenAIResponsesServer } from "@agentrx/core/testing";
+import { startAnthropicMessagesServer, startGoogleGenAIServer, startOpenAICompatibleServer, startOpenAIResponsesServer } from "@agentrx/core/testing";
 import { RunBusyError, type RunStore } from "@agentrx/executors";
 import { tool } from "@langchain/core/tools";
 import { lastValueFrom } from "rxjs";
@@ -15,7 +16,7 @@ import { z } from "zod";
 import type { ChildStoreTarget } from "../../packages/runs/src/recording/child-store";
 import { openChildStore } from "../../packages/runs/src/recording/child-store";
 import { postgresTestDatabase } from "../../packages/runs/src/testing/postgres-test-database";
-import { anthropicThinking, responsesReasoning } from "./models";
+import { anthropicThinking, chatReasoning, geminiThinking, responsesReasoning } from "./models";
 import { cleanupAfterEach, toolCallingExecutor, until } from "./support";
 
 const CHILD = fileURLToPath(new URL("./fixtures/crash-child.ts", import.meta.url));
@@ -65,10 +66,56 @@ const providers = {
       };
     },
   },
+  gemini: {
+    llm: (url: string) => geminiThinking(url),
+    async start() {
+      const server = await startGoogleGenAIServer({
+        responses: [
+          { thinking: "Both cities at once.", toolCalls: [{ name: "weather", args: { city: "Paris" } }, { name: "weather", args: { city: "Rome" } }] },
+          { thinking: "Now the report.", toolCalls: [{ name: "report", args: {} }] },
+          { thinking: "All done.", text: ANSWER },
+        ],
+      });
+      return {
+        url: server.url,
+        server,
+        requests: () => server.contentRequests(),
+        // Each model turn's thought, and whether its first call carries a signature (the server
+        // refuses a forged one).
+        reasoningSent: (request: any) =>
+          request.contents
+            .filter((content: { role: string }) => content.role === "model")
+            .map((content: { parts: { text?: string; thought?: boolean; thoughtSignature?: string }[] }) => `${content.parts[0]?.thought ? content.parts[0].text : "-"}${content.parts[1]?.thoughtSignature ? " (signed)" : ""}`),
+        expected: ["Both cities at once. (signed)", "Now the report. (signed)"],
+      };
+    },
+  },
+  chat: {
+    llm: (url: string) => chatReasoning(`${url}/v1`),
+    async start() {
+      const server = await startOpenAICompatibleServer({
+        requireReasoningBack: true,
+        responses: [
+          { reasoning: "Both cities at once.", toolCalls: [{ name: "weather", arguments: { city: "Paris" } }, { name: "weather", arguments: { city: "Rome" } }] },
+          { reasoning: "Now the report.", toolCalls: [{ name: "report", arguments: {} }] },
+          { reasoning: "All done.", content: ANSWER },
+        ],
+      });
+      return {
+        url: server.url,
+        server,
+        requests: () => server.chatRequests(),
+        // The reasoning_content of both tool-call turns.
+        reasoningSent: (request: any) =>
+          request.messages.filter((message: { role: string }) => message.role === "assistant").map((message: { reasoning_content?: string }) => message.reasoning_content),
+        expected: ["Both cities at once.", "Now the report."],
+      };
+    },
+  },
 };
 
 const { track, tempDir } = cleanupAfterEach();
-const database = await postgresTestDatabase("Anthropic crash and resume on PostgresRunStore");
+const database = await postgresTestDatabase("provider crash and resume on PostgresRunStore");
 afterAll(() => database.drop());
 
 const stores: [string, boolean, (dir: string) => ChildStoreTarget][] = [
@@ -82,7 +129,7 @@ describe.each(cases)("%s: a crash and a resume from %s", (provider, name, skip, 
     if (name === "PostgreSQL") database.assertReachable();
     const { server, url, requests: requestsOf, reasoningSent, expected } = await providers[provider].start();
     track(server);
-    const dir = tempDir("agentrx-anthropic-crash-");
+    const dir = tempDir(`agentrx-${provider}-crash-`);
     const effects = join(dir, "effects.log");
     const target = targetIn(dir);
     const runId = `crash-${provider}-${name}`;
