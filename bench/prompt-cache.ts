@@ -14,6 +14,7 @@ import { MemoryRunStore, ThreadMemory } from "@agentrx/runs";
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
+import type { AgentMiddleware } from "langchain";
 import { lastValueFrom } from "rxjs";
 import { z } from "zod";
 import type { Row } from "./scenarios";
@@ -84,13 +85,13 @@ async function shares(trim: number | ((steps: AgentStep[]) => AgentStep[])): Pro
  * the question as its input, the same system prompt and tool. The script counts the calls (a
  * summary takes the earlier tool messages away), so the run has 20 steps whatever the middleware.
  */
-async function langchainV1Shares(middleware: (summaryModel: ScriptedChatModel) => unknown[]): Promise<{ mean: number; min: number; calls: number }> {
+async function langchainV1Shares(middleware: (summaryModel: ScriptedChatModel) => AgentMiddleware[]): Promise<{ mean: number; min: number; calls: number }> {
   const { createAgent } = await import("langchain");
   const history = await (await threadMemory()).getMessages("t");
   let call = 0;
   const model = new ScriptedChatModel({ responses: [() => (call++ < STEPS ? { toolCalls: [{ name: "lookup", args: { i: call - 1 } }] } : "done")], onExhausted: "cycle" });
   const summaryModel = new ScriptedChatModel({ responses: ["The agent looked records up; all were fine."], onExhausted: "cycle" });
-  const agent = createAgent({ model, tools: [lookup], systemPrompt: SYSTEM, middleware: middleware(summaryModel) as never });
+  const agent = createAgent({ model, tools: [lookup], systemPrompt: SYSTEM, middleware: middleware(summaryModel) });
   await agent.invoke({ messages: [...history, new HumanMessage("Look the records up one by one.")] }, { recursionLimit: 10 * STEPS });
   return summarize(model);
 }
