@@ -61,7 +61,7 @@ for (const [name, run] of Object.entries(scenarios)) {
 
 const format = (value: number | undefined) =>
   value === undefined ? "-" : value >= 1000 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(3);
-const header = ["scenario", "metric", "agentrx", "floor", "floor+signal", "classic", "ai-sdk", "check", "value", "target", "ok"];
+const header = ["scenario", "metric", "agentrx", "floor", "floor+signal", "classic", "ai-sdk", "lc-v1", "check", "value", "target", "ok"];
 const table = rows.map((row) => [
   row.scenario,
   row.metric,
@@ -70,6 +70,7 @@ const table = rows.map((row) => [
   format(row.floorSignal),
   format(row.classic),
   format(row.aiSdk),
+  format(row.langchainV1),
   row.check.label,
   row.check.value.toFixed(3),
   `${row.check.atLeast ? ">=" : "<="} ${row.check.limit}`,
@@ -84,6 +85,7 @@ console.log(
   `\nfloor = a bare loop over the same agent and tools (for tokens: reading the model's own stream);` +
     `\nfloor+signal = the same loop passing an AbortSignal to every call, as any cancellable run must;` +
     `\nai-sdk = the AI SDK's generateText tool loop over a model with the same script and latency (no store);` +
+    "\nlc-v1 = LangChain v1's createAgent (the langchain package) with a middleware, on the same script, tool and history;" +
     `\nin the recording rows, floor = the same executor with recording off (bytes: a step's writes at step 10).` +
     `\nnode ${process.version}, ${(await import("node:os")).cpus().length} CPUs, total ${((performance.now() - started) / 1000).toFixed(1)} s`,
 );

@@ -21,6 +21,8 @@ export interface Row {
   classic?: number;
   /** The AI SDK's `generateText` loop over a model with the same script and latency (no persistence). */
   aiSdk?: number;
+  /** LangChain v1's `createAgent` (the `langchain` package) on the same script. */
+  langchainV1?: number;
   /** The figure the target is about, e.g. agentrx / floor. */
   check: { label: string; value: number; limit: number; atLeast?: boolean };
 }

@@ -1,12 +1,12 @@
 // A run of a reasoning model (@langchain/anthropic with extended thinking, @langchain/openai on the
-// Responses API), killed with SIGKILL mid-turn in one process and resumed from its store (SQLite,
-// PostgreSQL) in this one: every call is valid for the provider (its loopback server says so), with
-// the reasoning of both turns sent back exactly as the model sent it.
+// Responses API, @langchain/google-genai with thinking, OpenAIChatModel on DeepSeek's thinking mode
+// behind Chat Completions), killed with SIGKILL mid-turn in one process and resumed from its store
+// (SQLite, PostgreSQL) in this one: every call is valid for the provider (its loopback server says
+// so), with the reasoning of both turns sent back exactly as the model sent it.
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startAnthropicMessagesServer, startOpenAIResponsesServer } from "@agentrx/core/testing";
 import { RunBusyError, type RunStore } from "@agentrx/executors";
 import { tool } from "@langchain/core/tools";
 import { lastValueFrom } from "rxjs";
@@ -15,74 +15,44 @@ import { z } from "zod";
 import type { ChildStoreTarget } from "../../packages/runs/src/recording/child-store";
 import { openChildStore } from "../../packages/runs/src/recording/child-store";
 import { postgresTestDatabase } from "../../packages/runs/src/testing/postgres-test-database";
-import { anthropicThinking, responsesReasoning } from "./models";
+import { type ReasoningProvider, type ReasoningTurn, reasoningModel, startReasoningServer } from "./reasoning-providers";
 import { cleanupAfterEach, toolCallingExecutor, until } from "./support";
 
 const CHILD = fileURLToPath(new URL("./fixtures/crash-child.ts", import.meta.url));
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const ANSWER = "Sunny in both; report written.";
 
-/** Each provider's server playing the same run, and what its last request must carry back. */
-const providers = {
-  anthropic: {
-    llm: (url: string) => anthropicThinking(url),
-    async start() {
-      const server = await startAnthropicMessagesServer({
-        responses: [
-          { thinking: "Both cities at once.", toolCalls: [{ name: "weather", input: { city: "Paris" } }, { name: "weather", input: { city: "Rome" } }] },
-          { thinking: "Now the report.", toolCalls: [{ name: "report", input: {} }] },
-          { thinking: "All done.", text: ANSWER },
-        ],
-      });
-      return {
-        url: server.url,
-        server,
-        requests: () => server.messageRequests(),
-        // The thinking blocks of both turns, first in their messages.
-        reasoningSent: (request: any) =>
-          request.messages.filter((message: { role: string }) => message.role === "assistant").map((message: { content: { thinking?: string }[] }) => message.content[0]?.thinking),
-        expected: ["Both cities at once.", "Now the report."],
-      };
-    },
-  },
-  responses: {
-    llm: (url: string) => responsesReasoning(`${url}/v1`),
-    async start() {
-      const server = await startOpenAIResponsesServer({
-        responses: [
-          { reasoning: "Both cities at once.", toolCalls: [{ name: "weather", arguments: { city: "Paris" } }, { name: "weather", arguments: { city: "Rome" } }] },
-          { reasoning: "Now the report.", toolCalls: [{ name: "report", arguments: {} }] },
-          { reasoning: "All done.", text: ANSWER },
-        ],
-      });
-      return {
-        url: server.url,
-        server,
-        requests: () => server.responseRequests(),
-        // The reasoning items of both turns, each before its calls.
-        reasoningSent: (request: any) => request.input.filter((item: { type?: string }) => item.type === "reasoning").map((item: { id: string }) => item.id),
-        expected: ["rs_loopback_0", "rs_loopback_1"],
-      };
-    },
-  },
+/** The run every provider plays: both cities at once, then the report (killed there), then the answer. */
+const TURNS: ReasoningTurn[] = [
+  { reasoning: "Both cities at once.", calls: [{ name: "weather", args: { city: "Paris" } }, { name: "weather", args: { city: "Rome" } }] },
+  { reasoning: "Now the report.", calls: [{ name: "report", args: {} }] },
+  { reasoning: "All done.", text: ANSWER },
+];
+/** What the last request must carry back of the two tool-call turns' reasoning. */
+const expected: Record<ReasoningProvider, string[]> = {
+  anthropic: ["Both cities at once.", "Now the report."],
+  responses: ["Both cities at once.", "Now the report."],
+  gemini: ["Both cities at once. (signed)", "Now the report. (signed)"],
+  chat: ["Both cities at once.", "Now the report."],
 };
+const providers = Object.keys(expected) as ReasoningProvider[];
 
 const { track, tempDir } = cleanupAfterEach();
-const database = await postgresTestDatabase("Anthropic crash and resume on PostgresRunStore");
+const database = await postgresTestDatabase("provider crash and resume on PostgresRunStore");
 afterAll(() => database.drop());
 
 const stores: [string, boolean, (dir: string) => ChildStoreTarget][] = [
   ["SQLite", false, (dir) => ({ kind: "sqlite", path: join(dir, "runs.db") })],
   ["PostgreSQL", database.skip, () => ({ kind: "postgres", connectionString: database.connectionString, schema: database.schema })],
 ];
-const cases = (Object.keys(providers) as (keyof typeof providers)[]).flatMap((provider) => stores.map(([name, skip, target]) => [provider, name, skip, target] as const));
+const cases = providers.flatMap((provider) => stores.map(([name, skip, target]) => [provider, name, skip, target] as const));
 
 describe.each(cases)("%s: a crash and a resume from %s", (provider, name, skip, targetIn) => {
   it.skipIf(skip)("resumes a run killed mid-turn in another process, every call valid, the reasoning intact", async () => {
     if (name === "PostgreSQL") database.assertReachable();
-    const { server, url, requests: requestsOf, reasoningSent, expected } = await providers[provider].start();
-    track(server);
-    const dir = tempDir("agentrx-anthropic-crash-");
+    const server = track(await startReasoningServer(provider, TURNS));
+    const url = server.url;
+    const dir = tempDir(`agentrx-${provider}-crash-`);
     const effects = join(dir, "effects.log");
     const target = targetIn(dir);
     const runId = `crash-${provider}-${name}`;
@@ -104,7 +74,7 @@ describe.each(cases)("%s: a crash and a resume from %s", (provider, name, skip, 
     try {
       const weather = tool(async ({ city }) => `Sunny in ${city}.`, { name: "weather", description: "Weather.", schema: z.object({ city: z.string() }) });
       const report = tool(async () => "Report written.", { name: "report", description: "Writes the report.", schema: z.object({}) });
-      const executor = toolCallingExecutor(providers[provider].llm(url), [weather, report], { store, leaseMs: 400 });
+      const executor = toolCallingExecutor(reasoningModel(provider, url), [weather, report], { store, leaseMs: 400 });
       let output: { output: string } | undefined;
       await until(async () => {
         try {
@@ -118,9 +88,9 @@ describe.each(cases)("%s: a crash and a resume from %s", (provider, name, skip, 
 
       expect(server.rejections).toEqual([]);
       expect(output?.output).toBe(ANSWER);
-      const requests = requestsOf();
+      const requests = server.requests();
       expect(requests).toHaveLength(3); // no model call was repeated
-      expect(reasoningSent(requests[2])).toEqual(expected);
+      expect(server.reasoningSent(requests[2])).toEqual(expected[provider]);
     } finally {
       await (store as { close?: () => Promise<void> }).close?.();
     }

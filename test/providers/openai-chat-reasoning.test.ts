@@ -1,7 +1,7 @@
 // A reasoning model behind a Chat Completions API (DeepSeek, vLLM, OpenRouter...), through
 // OpenAIChatModel and the executor: the reasoning the server streams beside the content
 // (`reasoning_content`, or `reasoning`) and the usage details (cached and reasoning tokens) reach
-// the run's events and its record, and the reasoning is not sent back to the server.
+// the run's events and its record, and goes back with the turn that called the tool.
 import { OpenAIChatModel } from "@agentrx/core/openai";
 import { startOpenAICompatibleServer } from "@agentrx/core/testing";
 import { MemoryRunStore } from "@agentrx/runs";
@@ -45,10 +45,9 @@ describe("OpenAIChatModel with a reasoning model behind a Chat Completions API",
       // The record keeps the reasoning with the model's message.
       const recorded = (await store.readEvents("r")).find((event) => event.type === "action");
       expect(JSON.stringify(recorded?.data)).toContain(THOUGHT);
-      // Chat Completions takes no reasoning back: the assistant message goes back without it.
+      // The turn that called the tool goes back with its reasoning, as DeepSeek's thinking mode requires.
       const sentBack = server.chatRequests()[1].messages.find((message: { role: string }) => message.role === "assistant");
-      expect(sentBack).not.toHaveProperty("reasoning_content");
-      expect(sentBack).not.toHaveProperty("reasoning");
+      expect(sentBack.reasoning_content).toBe(THOUGHT);
     });
   }
 

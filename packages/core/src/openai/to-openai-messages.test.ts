@@ -105,4 +105,14 @@ describe("OpenAIChatModel message conversion (what goes over the wire)", () => {
     expect(body.messages[0]).toEqual({ role: "developer", content: "Sys." });
     expect(chat.server.chatRequests()[0]).toMatchObject({ max_tokens: 64, messages: [{ role: "system" }, {}] });
   });
+
+  it("sends a tool-call turn's reasoning back as it came, and leaves it off other turns", async () => {
+    const { server, model } = await setup({ responses: ["ok"] });
+    const reasoned = new AIMessage({ content: "", tool_calls: [{ name: "look", args: {}, id: "call_a" }], additional_kwargs: { reasoning_content: "Look first." } });
+    const answer = new AIMessage({ content: "A cat.", additional_kwargs: { reasoning_content: "Seen." } });
+    await model.invoke([new HumanMessage("x"), reasoned, new ToolMessage({ content: "a cat", tool_call_id: "call_a" }), answer, new HumanMessage("y")]);
+    const [, sentTurn, , sentAnswer] = server.chatRequests()[0].messages;
+    expect(sentTurn).toMatchObject({ role: "assistant", reasoning_content: "Look first." });
+    expect(sentAnswer).toEqual({ role: "assistant", content: "A cat." });
+  });
 });

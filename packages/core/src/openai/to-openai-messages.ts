@@ -13,7 +13,8 @@ export interface ToOpenAIMessagesOptions {
 }
 
 /**
- * Converts `@langchain/core` messages to Chat Completions messages. Throws an
+ * Converts `@langchain/core` messages to Chat Completions messages; an assistant message with tool
+ * calls keeps its `additional_kwargs.reasoning_content` (as `reasoning_content`). Throws an
  * `InvalidArgumentError` for a message the API would reject for want of an id (a tool message
  * without `tool_call_id`, a tool call without `id`), so the caller learns which message is at fault
  * instead of getting a 400.
@@ -61,6 +62,9 @@ function toOpenAIMessage(message: BaseMessage, index: number, options: ToOpenAIM
       const unnamed = toolCalls.find((call) => !call.id);
       if (unnamed) missingId(index, message, `has a tool call ("${unnamed.name}") without an \`id\``);
       const functionCall = message.additional_kwargs?.function_call as { name: string; arguments: string } | undefined;
+      // A reasoning model behind a compatible API (DeepSeek's thinking mode, Kimi) needs the
+      // reasoning of a turn that called tools back with it, as it came; other turns go without.
+      const reasoning = message.additional_kwargs?.reasoning_content;
       return {
         role: "assistant",
         content: message.text || (toolCalls.length || functionCall ? null : ""),
@@ -74,7 +78,8 @@ function toOpenAIMessage(message: BaseMessage, index: number, options: ToOpenAIM
             }
           : {}),
         ...(functionCall ? { function_call: { name: functionCall.name, arguments: functionCall.arguments } } : {}),
-      };
+        ...(toolCalls.length && typeof reasoning === "string" ? { reasoning_content: reasoning } : {}),
+      } as MessageParam;
     }
     case "tool": {
       const id = (message as BaseMessage & { tool_call_id?: unknown }).tool_call_id;

@@ -9,6 +9,7 @@ export type {
   LoopbackReply,
   LoopbackRequest,
   LoopbackToolCall,
+  OpenAICompatibleRejection,
   OpenAICompatibleServer,
   OpenAICompatibleServerOptions,
 } from "./openai-compatible-server/index";

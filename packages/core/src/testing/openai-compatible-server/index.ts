@@ -1,5 +1,5 @@
 export { startOpenAICompatibleServer } from "./start-openai-compatible-server";
-export type { OpenAICompatibleServer, OpenAICompatibleServerOptions } from "./start-openai-compatible-server";
+export type { OpenAICompatibleRejection, OpenAICompatibleServer, OpenAICompatibleServerOptions } from "./start-openai-compatible-server";
 export type {
   LoopbackCompletion,
   LoopbackHttpError,

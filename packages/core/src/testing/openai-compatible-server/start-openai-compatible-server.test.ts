@@ -203,9 +203,27 @@ describe("startOpenAICompatibleServer", () => {
     await expect.poll(count).toBe(before);
   });
 
+  it("with requireReasoningBack, refuses a reasoned tool-call turn sent back without its reasoning, and records the refusals", async () => {
+    const server = await start({ requireReasoningBack: true, responses: [{ reasoning: "Look it up.", toolCalls: [{ name: "weather", arguments: {}, id: "call_w" }] }, "Sunny.", "Sunny."] });
+    await (await chat(server.url, { tools: [{ type: "function", function: { name: "weather", parameters: {} } }] })).json();
+    const turn = { role: "assistant", content: null, tool_calls: [{ id: "call_w", type: "function", function: { name: "weather", arguments: "{}" } }] };
+    const history = (assistant: Record<string, unknown>) => ({ messages: [{ role: "user", content: "Weather?" }, assistant, { role: "tool", tool_call_id: "call_w", content: "Sunny." }] });
+    const refused = await chat(server.url, history(turn));
+    expect(refused.status).toBe(400);
+    expect((await refused.json()).error.message).toMatch(/^Missing `reasoning_content` field in the assistant message at message index 1/);
+    expect((await chat(server.url, history({ ...turn, reasoning_content: "Look it up." }))).status).toBe(200);
+    // A tool-call turn the server did not make with reasoning needs none.
+    expect((await chat(server.url, { messages: [{ role: "user", content: "x" }, { ...turn, tool_calls: [{ ...turn.tool_calls[0], id: "call_other" }] }, { role: "tool", tool_call_id: "call_other", content: "." }] })).status).toBe(200);
+    expect((await chat(server.url, { messages: [] })).status).toBe(400);
+    expect(server.rejections.map((rejection) => [rejection.index, rejection.status])).toEqual([[1, 400], [4, 400]]);
+  });
+
   it("rejects bad options", async () => {
     await expect(startOpenAICompatibleServer({ responses: [], toolCallChunkSize: 0 })).rejects.toSatisfy(
       (error: unknown) => InvalidArgumentError.isInstance(error) && error.argument === "toolCallChunkSize",
+    );
+    await expect(startOpenAICompatibleServer({ responses: [], requireReasoningBack: "yes" as never })).rejects.toSatisfy(
+      (error: unknown) => InvalidArgumentError.isInstance(error) && error.argument === "requireReasoningBack",
     );
   });
 });

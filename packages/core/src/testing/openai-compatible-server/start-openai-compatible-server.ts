@@ -14,6 +14,7 @@ import {
   splitText,
 } from "./server-reply";
 import { validateChatRequest } from "./validate-chat-request";
+import { InvalidArgumentError } from "../../errors/invalid-argument-error";
 import { validateServerOptions } from "./validate-server-options";
 
 /** Options of {@link startOpenAICompatibleServer}. */
@@ -55,6 +56,22 @@ export interface OpenAICompatibleServerOptions {
    * result), before they take a reply from the script. @default true
    */
   validateRequests?: boolean;
+  /**
+   * Answer, as DeepSeek's thinking mode does, a 400 to a request with an assistant message whose
+   * tool calls this server made alongside reasoning but which comes back without that reasoning (in
+   * `reasoningField`). Other reasoning APIs (vLLM, OpenRouter) do not require it. @default false
+   */
+  requireReasoningBack?: boolean;
+}
+
+/** A request the server refused with a 400, and what it answered. */
+export interface OpenAICompatibleRejection {
+  /** The request's position among every request the server received (from 0). */
+  index: number;
+  /** The HTTP status: 400. */
+  status: number;
+  /** The error message the server answered with. */
+  message: string;
 }
 
 /** A running loopback server; see {@link startOpenAICompatibleServer}. */
@@ -67,6 +84,12 @@ export interface OpenAICompatibleServer {
   readonly requests: LoopbackRequest[];
   /** The chat-completion requests' bodies, in order. */
   readonly chatRequests: () => any[];
+  /**
+   * The chat requests the server refused with a 400 for breaking one of the API's rules (see
+   * `validateRequests` and `requireReasoningBack`); scripted errors are not in it. Empty when every
+   * call was valid.
+   */
+  readonly rejections: OpenAICompatibleRejection[];
   /** Stops listening, ends every open connection and pending timer, and resolves once closed. */
   close(): Promise<void>;
 }
@@ -107,9 +130,20 @@ export async function startOpenAICompatibleServer({
   models = ["loopback-model"],
   validateRequests = true,
   reasoningField = "reasoning_content",
+  requireReasoningBack = false,
 }: OpenAICompatibleServerOptions): Promise<OpenAICompatibleServer> {
   validateServerOptions(responses, onExhausted, chunkSize, toolCallChunkSize, tokenDelayMs, validateRequests, toolCallOrder, reasoningField);
+  if (typeof requireReasoningBack !== "boolean") {
+    throw new InvalidArgumentError({
+      argument: "requireReasoningBack",
+      value: requireReasoningBack,
+      message: `startOpenAICompatibleServer: \`requireReasoningBack\` must be a boolean, got ${String(requireReasoningBack)}.`,
+    });
+  }
   const script = [...responses];
+  const rejections: OpenAICompatibleRejection[] = [];
+  /** The reasoning sent with each tool call the server made, by the call's id. */
+  const reasoningOfCall = new Map<string, string>();
   let chatIndex = 0;
 
   const replyFor = (index: number): LoopbackReply | undefined => {
@@ -130,6 +164,7 @@ export async function startOpenAICompatibleServer({
     if (!(await reply.wait(completion.firstByteDelayMs ?? 0))) return;
     const res = reply.raw;
     const prepared = prepareCompletion(completion, request, reasoningField);
+    if (prepared.reasoning) for (const call of prepared.toolCalls) reasoningOfCall.set(call.id, prepared.reasoning);
     const body = request.body as { stream?: boolean; stream_options?: { include_usage?: boolean } };
     if (!body.stream) {
       const json = completionBody(prepared);
@@ -206,22 +241,27 @@ export async function startOpenAICompatibleServer({
     }
     const route = `${request.method} ${request.path}`;
     if (route === "POST /v1/chat/completions") {
+      const refuse = async (message: string) => {
+        rejections.push({ index: request.index, status: 400, message });
+        await sendError(reply, { status: 400, message });
+      };
       if (parseError !== undefined) {
-        await sendError(reply, {
-          status: 400,
-          message:
-            `We could not parse the JSON body of your request (${parseError}). The OpenAI API expects a JSON ` +
+        await refuse(
+          `We could not parse the JSON body of your request (${parseError}). The OpenAI API expects a JSON ` +
             "payload, but what was sent was not valid JSON.",
-        });
+        );
         return;
       }
       const body: unknown = request.body;
       if (typeof body !== "object" || body === null || Array.isArray(body)) {
-        await sendError(reply, { status: 400, message: "The request body must be a JSON object." });
+        await refuse("The request body must be a JSON object.");
         return;
       }
-      const invalid = validateRequests ? validateChatRequest(body as Record<string, unknown>) : undefined;
+      const invalid =
+        (validateRequests ? validateChatRequest(body as Record<string, unknown>) : undefined) ??
+        (requireReasoningBack ? missingReasoning(body as Record<string, unknown>, reasoningField, reasoningOfCall) : undefined);
       if (invalid) {
+        rejections.push({ index: request.index, status: invalid.status, message: invalid.message ?? "" });
         await sendError(reply, invalid);
         return;
       }
@@ -238,6 +278,24 @@ export async function startOpenAICompatibleServer({
     baseURL: `${http.url}/v1`,
     requests: http.requests,
     chatRequests: () => http.requests.filter((request) => request.path === "/v1/chat/completions").map((request) => request.body),
+    rejections,
     close: () => http.close(),
   };
+}
+
+/**
+ * DeepSeek's rule in thinking mode: an assistant message with tool calls made alongside reasoning
+ * must come back with that reasoning. Returns its 400, or `undefined`.
+ */
+function missingReasoning(body: Record<string, unknown>, field: string, reasoningOfCall: Map<string, string>): LoopbackHttpError | undefined {
+  const messages = Array.isArray(body.messages) ? (body.messages as (Record<string, unknown> | null)[]) : [];
+  for (const [index, message] of messages.entries()) {
+    if (typeof message !== "object" || message === null) continue;
+    if (message.role !== "assistant" || !Array.isArray(message.tool_calls)) continue;
+    const reasoned = (message.tool_calls as { id?: string }[]).some((call) => typeof call.id === "string" && reasoningOfCall.has(call.id));
+    if (reasoned && typeof message[field] !== "string") {
+      return { status: 400, message: `Missing \`${field}\` field in the assistant message at message index ${index}. The \`${field}\` in the thinking mode must be passed back to the API.` };
+    }
+  }
+  return undefined;
 }
