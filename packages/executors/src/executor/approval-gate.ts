@@ -95,13 +95,13 @@ export class ApprovalGate {
    * again; `interrupt` makes it wait for a person's decision; `fail` fails the run.
    */
   settleInDoubt(indexes: readonly number[]): void {
-    const { state, inDoubtPolicy } = this.run;
+    const { state } = this.run;
     const turn = state.turn;
     if (turn === undefined || indexes.length === 0) return;
     const waiting: Interrupt[] = [];
     for (const index of indexes) {
       const action = turn.actions[index] as AgentAction;
-      const policy = inDoubtPolicy(action);
+      const policy = this.run.inDoubtPolicy(action);
       if (policy === "retry") continue;
       if (policy === "fail") throw new InDoubtToolCallError({ runId: state.runId, tool: action.tool, iteration: turn.iteration, index });
       const interrupt: Interrupt = { id: `call-${turn.iteration}-${index}`, tool: action.tool, toolInput: action.toolInput, iteration: turn.iteration, index, reason: "in_doubt" };

@@ -1,4 +1,4 @@
-import { AbortError, MODEL_CALL_OBSERVER_KEY, getToolInDoubt, idempotencyKeyOf } from "@agentrx/core";
+import { AbortError, type InDoubtPolicy, MODEL_CALL_OBSERVER_KEY, getToolInDoubt, idempotencyKeyOf } from "@agentrx/core";
 import type { AgentAction, AgentFinish, AgentStep, ModelCallObserver, StepMetadata } from "@agentrx/core";
 import { encodeAction } from "../runs/run-event-codec";
 import type { CallbackManagerForChainRun } from "@langchain/core/callbacks/manager";
@@ -6,13 +6,13 @@ import type { UsageMetadata } from "@langchain/core/messages";
 import type { Subscriber } from "rxjs";
 import type { RecorderHooks, RunRecorder } from "../runs/run-recorder";
 import { PromptRecorder } from "../runs/prompt-recorder";
-import { AgentLoop } from "./agent-loop";
-import { ApprovalGate } from "./approval-gate";
-import { EagerDispatch } from "./eager-dispatch";
+import { AgentLoop, type AgentLoopContext } from "./agent-loop";
+import { ApprovalGate, type ApprovalGateContext } from "./approval-gate";
+import { EagerDispatch, type EagerDispatchContext } from "./eager-dispatch";
 import type { AgentStreamEvent, InterruptEvent, StopReason, UsageEvent } from "./events";
 import { type PriceFunction, type RunUsage, resolvePrices } from "../cost/cost";
 import { actionEvent, callConfigs, startChainRun } from "./run-helpers";
-import { RunEnding } from "./run-ending";
+import { RunEnding, type RunEndingContext } from "./run-ending";
 import type { RunRequest } from "./run-request";
 import { type RunState, type RunTransition, isEnded, transition } from "./run-state";
 import { StopConditionWatcher } from "./stop-condition-watcher";
@@ -25,14 +25,16 @@ import { TokenForwarder, type TokenSink } from "./token-forwarder";
 import { type EarlyCall, type ToolRunContext, ToolRunner } from "./tool-runner";
 import type { ResolvedOptions } from "./validate-options";
 import type { RunTelemetry } from "../telemetry/run-telemetry";
-import { MiddlewareRun } from "../middleware/middleware-run";
+import { type MiddlewareHost, MiddlewareRun } from "../middleware/middleware-run";
 
 /**
  * One run of the executor: one subscription. Its state is a {@link RunState} that only `dispatch`
  * changes; {@link AgentLoop} is the loop (see docs/executor-options.md), everything here is
  * lifecycle: limits, stop conditions, cancellation, callbacks and recording. Each collaborator (the
- * loop, {@link EagerDispatch}, {@link ApprovalGate}, {@link RunEnding}, {@link ToolRunner}) is made
- * once per run and gets only what it needs of it.
+ * loop, {@link EagerDispatch}, {@link ApprovalGate}, {@link RunEnding}, {@link ToolRunner}, the
+ * middleware) is made once per run and is handed this run typed as the narrow context it declares:
+ * it sees only that, and a run allocates no per-collaborator adapter objects (thousands of runs in
+ * flight hold one object each, not a dozen closures).
  *
  * `work` aborts the loop's calls on cancellation (unsubscribe, `config.signal`, failure) and when a
  * limit or stop condition halts the loop; the "generate" call after a halt runs under its own
@@ -40,7 +42,7 @@ import { MiddlewareRun } from "../middleware/middleware-run";
  *
  * @internal
  */
-export class ExecutorRun implements TokenSink, ToolRunContext {
+export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext, RunEndingContext, EagerDispatchContext, ApprovalGateContext, MiddlewareHost {
   /** Aborts the agent and tool calls of the loop: on cancellation, a limit or a stop condition. */
   readonly work = new AbortController();
   /** Aborts the one "generate" call after a halt: only on cancellation. Created when needed. */
@@ -48,96 +50,103 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
   /** The run's state; changed only through `dispatch`. */
   readonly state: RunState;
   /** What the stop condition that ended the run emitted (with stopReason "budget"). */
-  private stoppedBy: unknown;
+  stoppedBy: unknown;
   /** Why the "generate" call failed, when it did. */
-  private generateError: string | undefined;
+  generateError: string | undefined;
   private readonly waiter = new RunWaiter();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private conditions: StopConditionWatcher | undefined;
-  private chainRun: CallbackManagerForChainRun | undefined;
-  private readonly tools: ToolRunner;
+  chainRun: CallbackManagerForChainRun | undefined;
+  readonly tools: ToolRunner;
   /** Tool calls started while the model streams (`eagerTools`). */
-  private readonly eager: EagerDispatch;
+  readonly eager: EagerDispatch;
+  /** Approval decisions and pauses. */
+  readonly approvals: ApprovalGate;
+  /** The ids of the interrupts this resume's own decisions answer (their calls never started). */
+  readonly freshDecisions: ReadonlySet<string>;
   /** The loop: agent calls, turns, structured output and early stopping. */
   private readonly loop: AgentLoop;
   /** How the run ends: with its output or a pause, a failure or a cancellation. */
   private readonly ending: RunEnding;
   /** Stops watching the caller's `config.signal`. */
   private unwatchSignal: (() => void) | undefined;
-  private recorder: RunRecorder | undefined;
+  recorder: RunRecorder | undefined;
   /** Prices model calls (the executor's `prices`); resolved when the run begins. */
   private price: PriceFunction | undefined;
   /** Where messages sent to the run come from (`executor.send`); opened when the run starts. */
-  private steering: RunSteering | undefined;
-  private readonly startedAt = Date.now();
+  steering: RunSteering | undefined;
+  /** `Date.now()` when this segment of the run started. */
+  readonly startedAt = Date.now();
   /** The run's middleware (made only when the executor has middleware). */
   readonly middleware: MiddlewareRun | undefined;
   onModelCall: TokenSink["onModelCall"];
-  /** The run's spans, when traced without callbacks. */
-  get telemetry(): RunTelemetry | undefined {
-    return this.request.telemetry;
-  }
   onToolCallComplete: TokenSink["onToolCallComplete"];
   onModelError: TokenSink["onModelError"];
 
   constructor(
     readonly options: ResolvedOptions,
     private readonly request: RunRequest,
-    private readonly subscriber: Subscriber<AgentStreamEvent>,
+    readonly subscriber: Subscriber<AgentStreamEvent>,
   ) {
     this.state = request.state;
-    this.middleware = options.middleware === undefined ? undefined : this.makeMiddleware(options.middleware);
+    this.middleware = options.middleware === undefined ? undefined : new MiddlewareRun(options.middleware, this);
     this.tools = new ToolRunner(this);
-    // Each collaborator gets only what it needs of the run (callbacks made here, once per run).
-    const run = this;
-    const { state } = this;
-    const dispatch = (event: RunTransition): void => this.dispatch(event);
-    const wait = <T>(promise: Promise<T>, halts: boolean): Promise<T> => this.wait(promise, halts);
-    const ending = new RunEnding({
-      state, options, subscriber, dispatch,
-      get chainRun() { return run.chainRun; },
-      get recorder() { return run.recorder; },
-      telemetry: request.telemetry,
-      get stoppedBy() { return run.stoppedBy; },
-      get generateError() { return run.generateError; },
-      cleanup: () => this.cleanup(),
-      abortAll: (error) => this.abortAll(error),
-    });
-    this.ending = ending;
-    const complete = (finish: AgentFinish, stopReason: StopReason, interrupt?: InterruptEvent): Promise<void> => ending.complete(finish, stopReason, interrupt);
-    this.eager = new EagerDispatch({
-      options,
-      signal: this.work.signal,
-      get interrupted() { return run.interrupted; },
-      startCall: (action, signal) => this.tools.startEarly(action, signal),
-    });
-    const approvals = new ApprovalGate({
-      state, approval: options.approval, decisions: request.decisions, dispatch, wait, complete,
-      inDoubtPolicy: (action) => getToolInDoubt(options.toolsByName.get(action.tool)) ?? options.inDoubt,
-      toolFinished: (index, step, durationMs, metadata) => this.loop.toolFinished(index, step, durationMs, metadata),
-    });
-    this.loop = new AgentLoop({
-      options, state, dispatch, wait, complete,
-      observed: request.observeModel,
-      watchModel: request.watchModel,
-      startedAt: this.startedAt,
-      get interrupted() { return run.interrupted; },
-      get iteration() { return run.iteration; },
-      get stoppedBy() { return run.stoppedBy; },
-      tools: this.tools,
-      eager: this.eager,
-      middleware: this.middleware,
-      freshDecisions: new Set(Object.keys(request.newDecisions ?? {})),
-      approvals,
-      emit: (event, index) => this.emit(event, index),
-      halt: (reason) => this.halt(reason),
-      onUsage: (usage) => this.onUsage(usage),
-      schedule: () => this.recorder?.schedule(),
-      barrier: () => this.recorder?.barrier(),
-      finalSignal: () => (this.final = new AbortController()).signal,
-      generateFailed: (message) => void (this.generateError = message),
-      get steering() { return run.steering; },
-    });
+    this.ending = new RunEnding(this);
+    this.eager = new EagerDispatch(this);
+    this.approvals = new ApprovalGate(this);
+    this.freshDecisions = new Set(Object.keys(request.newDecisions ?? {}));
+    this.loop = new AgentLoop(this);
+  }
+
+  // What the collaborators' contexts ask of the run, beyond its own members.
+
+  /** The run's spans, when traced without callbacks. */
+  get telemetry(): RunTelemetry | undefined {
+    return this.request.telemetry;
+  }
+
+  get watchModel(): boolean {
+    return this.request.watchModel;
+  }
+
+  get approval(): ResolvedOptions["approval"] {
+    return this.options.approval;
+  }
+
+  get decisions(): RunRequest["decisions"] {
+    return this.request.decisions;
+  }
+
+  complete(finish: AgentFinish, stopReason: StopReason, interrupt?: InterruptEvent): Promise<void> {
+    return this.ending.complete(finish, stopReason, interrupt);
+  }
+
+  startCall(action: AgentAction, signal: AbortSignal): EarlyCall {
+    return this.tools.startEarly(action, signal);
+  }
+
+  inDoubtPolicy(action: AgentAction): InDoubtPolicy {
+    return getToolInDoubt(this.options.toolsByName.get(action.tool)) ?? this.options.inDoubt;
+  }
+
+  schedule(): void {
+    this.recorder?.schedule();
+  }
+
+  barrier(): Promise<void> | undefined {
+    return this.recorder?.barrier();
+  }
+
+  finalSignal(): AbortSignal {
+    return (this.final = new AbortController()).signal;
+  }
+
+  generateFailed(message: string): void {
+    this.generateError = message;
+  }
+
+  stop(reason: StopReason, stoppedBy: Record<string, unknown>): void {
+    this.halt(reason, stoppedBy);
   }
 
   /** Starts the run; returns the teardown for the subscription. */
@@ -296,21 +305,6 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
     this.waiter.rejectHalting(error);
   }
 
-  /** The run's middleware, handed what it needs of the run. */
-  private makeMiddleware(chain: NonNullable<ResolvedOptions["middleware"]>): MiddlewareRun {
-    const run = this;
-    return new MiddlewareRun(chain, {
-      state: this.state,
-      options: this.options,
-      get interrupted() { return run.interrupted; },
-      dispatch: (event) => this.dispatch(event),
-      emit: (event) => this.emit(event),
-      schedule: () => this.recorder?.schedule(),
-      barrier: () => this.recorder?.barrier(),
-      stop: (reason, stoppedBy) => this.halt(reason, stoppedBy),
-    });
-  }
-
   private async begin(): Promise<void> {
     const { config, streamTokens } = this.request;
     const memory = this.options.memory;
@@ -374,7 +368,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
   }
 
   /** Aborts everything in flight and stops the timer, the signal watch and the stop conditions. */
-  private abortAll(error: unknown): void {
+  abortAll(error: unknown): void {
     this.work.abort(error);
     this.final?.abort(error);
     this.waiter.rejectAll(error);
@@ -400,7 +394,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext {
     };
   }
 
-  private cleanup(): void {
+  cleanup(): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
     this.unwatchSignal?.();
