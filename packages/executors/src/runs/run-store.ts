@@ -278,11 +278,12 @@ export interface RunStore {
   readEvents(runId: string, options?: { after?: number; limit?: number }): Promise<StoredRunEvent[]>;
   /** Runs matching the filters, newest first. A corrupt row is listed with `error` set, never thrown. */
   listRuns(options?: ListRunsOptions): Promise<RunInfo[]>;
-  /** Deletes a run and its events; resolves with whether it existed. */
+  /** Deletes a run, its events and its inbox (the thread `runInboxId(runId)`); resolves with whether it existed. */
   deleteRun(runId: string): Promise<boolean>;
   /**
-   * Deletes runs (and their events) last updated before `olderThan` that are not `running`;
-   * resolves with how many. Thread messages are not touched (`clearThread` deletes those).
+   * Deletes runs (with their events and inboxes) last updated before `olderThan` that are not
+   * `running`; resolves with how many. Other threads' messages are not touched (`clearThread`
+   * deletes those).
    */
   pruneRuns(options: { olderThan: number | Date }): Promise<number>;
   /**

@@ -2,6 +2,7 @@ import {
   RunBusyError,
   RunNotFoundError,
   RunStoreError,
+  runInboxId,
   type ClaimRun,
   type ListRunsOptions,
   type NewRun,
@@ -145,6 +146,7 @@ export class MemoryRunStore implements RunStore {
     this.#open("deleteRun", runId);
     checkKey("deleteRun", "runId", runId);
     this.#events.delete(runId);
+    this.#threads.delete(runInboxId(runId));
     return this.#runs.delete(runId);
   }
 
@@ -156,6 +158,7 @@ export class MemoryRunStore implements RunStore {
       if (row.updated_at < olderThan && row.status !== "running") {
         this.#runs.delete(row.run_id);
         this.#events.delete(row.run_id);
+        this.#threads.delete(runInboxId(row.run_id));
         count++;
       }
     }

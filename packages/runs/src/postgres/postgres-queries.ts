@@ -23,7 +23,9 @@ export interface PostgresQueries {
   write(count: number): string;
   writeState: string;
   readEvents: string;
+  /** Parameters: run id, `runInboxId("")`. Returns one row: `deleted`. */
   deleteRun: string;
+  /** Parameters: olderThan, `runInboxId("")`. Returns one row: `deleted`. */
   pruneRuns: string;
   version: string;
   list(filter: RunFilter): PostgresQuery;
@@ -71,8 +73,15 @@ export function postgresQueries(s: string): PostgresQueries {
     write: (count) => writeSql(runs, events, count),
     writeState: `SELECT owner, event_count, epoch FROM ${runs} WHERE run_id = $1`,
     readEvents: `SELECT seq, type, at, data FROM ${events} WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
-    deleteRun: `DELETE FROM ${runs} WHERE run_id = $1`,
-    pruneRuns: `DELETE FROM ${runs} WHERE updated_at < $1 AND status <> 'running'`,
+    // A run's inbox is a thread named after it ($2 is runInboxId("")): it goes with the run.
+    deleteRun: `WITH deleted AS (DELETE FROM ${runs} WHERE run_id = $1 RETURNING run_id),
+      counter AS (DELETE FROM ${threads} WHERE thread_id IN (SELECT $2 || run_id FROM deleted)),
+      inbox AS (DELETE FROM ${messages} WHERE thread_id IN (SELECT $2 || run_id FROM deleted))
+      SELECT count(*)::integer AS deleted FROM deleted`,
+    pruneRuns: `WITH deleted AS (DELETE FROM ${runs} WHERE updated_at < $1 AND status <> 'running' RETURNING run_id),
+      counter AS (DELETE FROM ${threads} WHERE thread_id IN (SELECT $2 || run_id FROM deleted)),
+      inbox AS (DELETE FROM ${messages} WHERE thread_id IN (SELECT $2 || run_id FROM deleted))
+      SELECT count(*)::integer AS deleted FROM deleted`,
     version: `SELECT coalesce(max(version), 0) AS version FROM ${s}.agentrx_schema_migrations`,
     // The upsert locks the thread's counter row until the statement's transaction ends, so a
     // concurrent append waits, then counts on from the seq this one reached. Appends share a

@@ -4,6 +4,7 @@ import {
   RunBusyError,
   RunNotFoundError,
   RunStoreError,
+  runInboxId,
   type ClaimRun,
   type ListRunsOptions,
   type NewRun,
@@ -297,14 +298,14 @@ export class PostgresRunStore implements RunStore {
 
   async deleteRun(runId: string): Promise<boolean> {
     checkKey("deleteRun", "runId", runId);
-    const { rowCount } = await this.#query("deleteRun", runId, { text: this.#sql.deleteRun, values: [runId] });
-    return (rowCount ?? 0) > 0;
+    const { rows } = await this.#query("deleteRun", runId, { text: this.#sql.deleteRun, values: [runId, runInboxId("")] });
+    return Number(rows[0]?.deleted ?? 0) > 0;
   }
 
   async pruneRuns(options: { olderThan: number | Date }): Promise<number> {
     const olderThan = checkPruneOptions(options);
-    const { rowCount } = await this.#query("pruneRuns", undefined, { text: this.#sql.pruneRuns, values: [olderThan] });
-    return rowCount ?? 0;
+    const { rows } = await this.#query("pruneRuns", undefined, { text: this.#sql.pruneRuns, values: [olderThan, runInboxId("")] });
+    return Number(rows[0]?.deleted ?? 0);
   }
 
   async appendThreadMessages(threadId: string, messages: readonly NewThreadMessage[]): Promise<number[]> {

@@ -1,4 +1,4 @@
-import { RunBusyError, RunNotFoundError, RunStoreError, type RunInfo } from "@agentrx/executors";
+import { RunBusyError, RunNotFoundError, RunStoreError, runInboxId, type RunInfo } from "@agentrx/executors";
 import { RUN_COLUMNS, runInfoOf, type EventRow, type RunRow, type WriteColumns } from "../internal/run-record";
 import { leaseLostError, seqError } from "../internal/store-errors";
 import type { NewThreadMessageRow, ThreadMessageRow, ThreadRead } from "../internal/thread-record";
@@ -29,6 +29,7 @@ export class SqliteStatements {
   readonly #deleteRun: SqliteStatement;
   readonly #pruneEvents: SqliteStatement;
   readonly #pruneRuns: SqliteStatement;
+  readonly #pruneInboxes: SqliteStatement;
   readonly #lists = new Map<string, SqliteStatement>();
   readonly #lastSeq: SqliteStatement;
   readonly #insertMessage: SqliteStatement;
@@ -79,6 +80,8 @@ export class SqliteStatements {
     const prunable = "updated_at < ? AND status <> 'running'";
     this.#pruneEvents = db.prepare(`DELETE FROM agentrx_run_events WHERE run_id IN (SELECT run_id FROM agentrx_runs WHERE ${prunable})`);
     this.#pruneRuns = db.prepare(`DELETE FROM agentrx_runs WHERE ${prunable}`);
+    // A run's inbox is a thread named after it (runInboxId): it goes with the run.
+    this.#pruneInboxes = db.prepare(`DELETE FROM agentrx_thread_messages WHERE thread_id IN (SELECT ? || run_id FROM agentrx_runs WHERE ${prunable})`);
 
     this.#claim = db.immediate((runId: string, owner: string, leaseExpiresAt: number, at: number): { row: RunRow; epoch: number } => {
       const row = this.#selectRun.get(runId) as RunRow | undefined;
@@ -96,11 +99,13 @@ export class SqliteStatements {
 
     this.#delete = db.immediate((runId: string): boolean => {
       this.#deleteEvents.run(runId);
+      this.#clearThread.run(runInboxId(runId));
       return this.#deleteRun.run(runId).changes > 0;
     });
 
     this.#prune = db.immediate((olderThan: number): number => {
       this.#pruneEvents.run(olderThan);
+      this.#pruneInboxes.run(runInboxId(""), olderThan);
       return this.#pruneRuns.run(olderThan).changes;
     });
 
