@@ -13,6 +13,8 @@ export type {
   RunStore,
   RunUpdate,
   RunWrite,
+  RunWriteResult,
+  RunMessageAppended,
   StoredRunEvent,
   StoredThreadMessage,
 } from "./run-store";

@@ -113,6 +113,12 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; up: (s: string) =>
     CREATE INDEX agentrx_runs_updated_id ON ${s}.agentrx_runs (updated_at, run_id COLLATE "C");
     CREATE INDEX agentrx_runs_cost_id ON ${s}.agentrx_runs (cost_usd, run_id COLLATE "C");`,
   },
+  {
+    // true while the run's inbox is closed (RunUpdate.closeInbox), until its next claim.
+    version: 5,
+    up: (s) => `
+    ALTER TABLE ${s}.agentrx_runs ADD COLUMN inbox_closed boolean NOT NULL DEFAULT false;`,
+  },
 ];
 
 /** The latest schema version this package knows. */

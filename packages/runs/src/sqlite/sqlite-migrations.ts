@@ -91,6 +91,13 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       CREATE INDEX agentrx_runs_cost_id ON agentrx_runs (cost_usd, run_id);
     `,
   },
+  {
+    // 1 while the run's inbox is closed (RunUpdate.closeInbox) until its next claim.
+    version: 5,
+    up: `
+      ALTER TABLE agentrx_runs ADD COLUMN inbox_closed INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 
 /**
