@@ -285,7 +285,9 @@ export class AgentLoop {
     const config = { ...this.agentConfig, signal: run.finalSignal() };
     let output: AgentOutput;
     try {
-      output = await run.wait(options.agent.invoke({ ...state.inputs, steps: state.steps, forceFinalAnswer: true }, config), false);
+      // Through the middleware's wrapModelCall chain, as every agent call is (no prepareStep).
+      const call = run.middleware === undefined ? options.agent.invoke({ ...state.inputs, steps: state.steps, forceFinalAnswer: true }, config) : run.middleware.callFinal(config, state.iteration - 1);
+      output = await run.wait(call, false);
     } catch (error) {
       if (isEnded(state)) return;
       if (isOutputParserException(error)) return run.complete(forced(error.llmOutput || stopped), reason);

@@ -3,6 +3,7 @@ import type { AgentStep } from "@agentrx/core";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { AgentExecutor, type AgentMiddleware, MiddlewareError, type MiddlewareEvent, stopRun } from "@agentrx/executors";
 import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
+import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -86,6 +87,32 @@ describe("order", () => {
       "A>tool", "B>tool", "B<tool", "A<tool", "A.afterTurn(1)", "B.afterTurn(1)",
       "A.prepare#1", "B.prepare#1", "A>model", "B>model", "B<model", "A<model",
     ]);
+  });
+
+  it("wraps the \"generate\" call of early stopping in wrapModelCall, first middleware outermost, without prepareStep", async () => {
+    const log: string[] = [];
+    const seen: { forceFinalAnswer: unknown; steps: number }[] = [];
+    const agent = RunnableLambda.from((input: { steps: AgentStep[]; forceFinalAnswer?: boolean }) => {
+      seen.push({ forceFinalAnswer: input.forceFinalAnswer, steps: input.steps.length });
+      return input.forceFinalAnswer ? { returnValues: { output: "final" }, log: "" } : { tool: "echo", toolInput: { text: "a" }, log: "", toolCallId: `c${seen.length}` };
+    });
+    const traced = (name: string): AgentMiddleware => ({
+      name,
+      prepareStep: ({ iteration }) => void log.push(`${name}.prepare#${iteration}`),
+      async wrapModelCall(request, next) {
+        log.push(`${name}>model#${request.iteration}${request.inputs["forceFinalAnswer"] === true ? " (final)" : ""}`);
+        const output = await next(request);
+        log.push(`${name}<model`);
+        // The outer middleware changes the final answer: proof its result is the run's.
+        return name === "A" && request.inputs["forceFinalAnswer"] === true ? { returnValues: { output: "final, checked by A" }, log: "" } : output;
+      },
+    });
+    const executor = new AgentExecutor({ agent, tools: [echoTool], middleware: [traced("A"), traced("B")], maxIterations: 1, earlyStoppingMethod: "generate" });
+    const result = await executor.invoke({ input: "hi" });
+    expect(result.output).toBe("final, checked by A");
+    expect(result.stopReason).toBe("max_iterations");
+    expect(seen).toEqual([{ forceFinalAnswer: undefined, steps: 0 }, { forceFinalAnswer: true, steps: 1 }]);
+    expect(log).toEqual(["A.prepare#0", "B.prepare#0", "A>model#0", "B>model#0", "B<model", "A<model", "A>model#1 (final)", "B>model#1 (final)", "B<model", "A<model"]);
   });
 
   it("lets wrapToolCall change the result and wrapModelCall retry the call", async () => {
