@@ -99,8 +99,11 @@ export class AgentLoop {
       approvals.settleInDoubt(pendingActions(state).filter((index) => !fresh.has(index)));
       // Write-ahead: the resume's decisions (and the segment's start) are durable before any tool runs.
       await this.durable();
+      const turn = state.turn;
       const outcome = await this.runTurn(pendingActions(state));
       if (outcome !== "continue") return outcome === "stop" ? this.earlyStop() : undefined;
+      // The turn the pause left pending has ended: its afterTurn runs now (it did not before the pause).
+      if (run.middleware?.afterTurns && !(await this.afterTurn(run.middleware, turn))) return isEnded(state) ? undefined : this.earlyStop();
     }
     for (;;) {
       if (run.interrupted) break;

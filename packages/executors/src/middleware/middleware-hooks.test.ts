@@ -4,6 +4,7 @@ import { ScriptedChatModel } from "@agentrx/core/testing";
 import { AgentExecutor, type AgentMiddleware, MiddlewareError, type MiddlewareEvent, stopRun } from "@agentrx/executors";
 import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
 import { RunnableLambda } from "@langchain/core/runnables";
+import { withApproval } from "@agentrx/tools";
 import { tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -113,6 +114,23 @@ describe("order", () => {
     expect(result.stopReason).toBe("max_iterations");
     expect(seen).toEqual([{ forceFinalAnswer: undefined, steps: 0 }, { forceFinalAnswer: true, steps: 1 }]);
     expect(log).toEqual(["A.prepare#0", "B.prepare#0", "A>model#0", "B>model#0", "B<model", "A<model", "A>model#1 (final)", "B>model#1 (final)", "B<model", "A<model"]);
+  });
+
+  it("runs afterTurn once for a turn a pause left pending, when the resume finishes it", async () => {
+    const log: string[] = [];
+    const note = tool(async ({ text }: { text: string }) => `noted ${text}`, { name: "note", description: "Notes.", schema: z.object({ text: z.string() }) });
+    const mail = withApproval(tool(async ({ to }: { to: string }) => `sent to ${to}`, { name: "send", description: "Sends.", schema: z.object({ to: z.string() }) }));
+    const { agent } = scriptedAgent([[act("note", { text: "a" }), act("send", { to: "ana" })], act("note", { text: "b" }), finish("done")]);
+    const middleware: AgentMiddleware = {
+      afterTurn: ({ iteration, turnSteps }) => void log.push(`afterTurn#${iteration}: ${turnSteps.map((step) => step.observation).join(", ")}`),
+    };
+    const executor = new AgentExecutor({ agent, tools: [note, mail], middleware: [middleware] });
+    const paused = await executor.invoke({ input: "note and mail" }, { runId: "after-turn-resume" });
+    expect(paused.interrupts).toHaveLength(1);
+    expect(log).toEqual([]);
+    const done = await executor.resume("after-turn-resume", { decisions: { "call-0-1": "approve" } });
+    expect(done.output).toBe("done");
+    expect(log).toEqual(["afterTurn#0: noted a, sent to ana", "afterTurn#1: noted b"]);
   });
 
   it("lets wrapToolCall change the result and wrapModelCall retry the call", async () => {
