@@ -9,6 +9,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { finish, scriptedAgent } from "../executor/test-helpers";
 import { PLAIN_STYLE, formatLine } from "../operators/trace-format";
+import { RunSteering } from "./run-steering";
+import { sendRunMessage } from "./send-run-message";
 
 const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
 
@@ -28,6 +30,21 @@ function gatedSearch() {
 }
 
 describe("executor.send (same process, no store)", () => {
+  it("refuses a message once the run has closed its inbox to end, and keeps one that came before for the run", async () => {
+    const steering = RunSteering.open("closing", undefined, 0, 1000);
+    try {
+      steering.push(new HumanMessage("early"));
+      expect(await steering.closeInbox()).toBe(false); // something waits: the inbox stays open
+      expect((await steering.take())?.map(({ message }) => message.text)).toEqual(["early"]);
+      expect(await steering.closeInbox()).toBe(true);
+      const error = await sendRunMessage("closing", "Too late.", { store: undefined, operation: "send" }).then(() => undefined, (caught: unknown) => caught);
+      expect(RunFinishedError.isInstance(error)).toBe(true);
+      expect(steering.take()).toBeUndefined();
+    } finally {
+      steering.close();
+    }
+  });
+
   it("joins the run after the turn's tool calls, as a human message the model sees next", async () => {
     const { search, started, release } = gatedSearch();
     const llm = new ScriptedChatModel({

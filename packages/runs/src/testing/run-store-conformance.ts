@@ -70,7 +70,8 @@ export interface RunStoreConformanceOptions {
  * Registers the run store conformance tests (vitest `describe`/`it` blocks) for a store: records
  * and events, listing filters, leases and claims, fencing epochs and forks, atomic writes, concurrency, large and unusual
  * strings, corrupt records, closed stores and bad arguments, and thread messages (order, paging,
- * concurrent appends, clearing), and run inboxes. Every store of `@agentrx/runs`
+ * concurrent appends, clearing), and run inboxes (`appendRunMessage`, the inbox position every
+ * `write` reports, `closeInbox` racing a send, deletion with the run). Every store of `@agentrx/runs`
  * passes it; run it against your own `RunStore` to check that it behaves the same.
  *
  * @example
