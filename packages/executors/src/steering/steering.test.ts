@@ -108,5 +108,6 @@ describe("the message event in reduceRun", () => {
 describe("the message event in the terminal trace", () => {
   it("is a line of its own", () => {
     expect(formatLine({ type: "message", message: new HumanMessage("Also   check\nRome."), iteration: 1, at: 0 }, PLAIN_STYLE, 80, false)).toBe("message Also check Rome.\n");
+    expect(formatLine({ type: "message", message: new HumanMessage("Rome?"), iteration: 1, unanswered: true, at: 0 }, PLAIN_STYLE, 80, false)).toBe("message Rome? (unanswered: the run was ending)\n");
   });
 });
