@@ -61,7 +61,7 @@ export type { XMLAgentOutputParserOptions } from "./xml/xml-agent-output-parser"
 // JSON chat
 export { createJsonChatAgent, formatJsonChatScratchpad, JSON_CHAT_STOP_SEQUENCES } from "./json-chat/create-json-chat-agent";
 export type { CreateJsonChatAgentOptions } from "./json-chat/create-json-chat-agent";
-export { createJsonChatPrompt, JSON_CHAT_TOOL_RESPONSE } from "./json-chat/json-chat-prompt";
+export { createJsonChatPrompt, JSON_CHAT_TOOL_RESPONSE, JSON_CHAT_USER_MESSAGE } from "./json-chat/json-chat-prompt";
 export { JSON_FINAL_ANSWER_ACTION, JSONAgentOutputParser } from "./json-chat/json-agent-output-parser";
 export type { JSONAgentOutputParserOptions } from "./json-chat/json-agent-output-parser";
 export { ReActJsonSingleInputOutputParser } from "./json-chat/react-json-single-input-output-parser";

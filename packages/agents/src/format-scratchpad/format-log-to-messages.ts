@@ -9,11 +9,19 @@ export interface FormatLogToMessagesOptions {
    * @default "{observation}"
    */
   templateToolResponse?: string;
+  /**
+   * The text of the `HumanMessage` that carries a message sent to the run (a message step, see
+   * `executor.send`); `{message}` is replaced by its text. By default the message is passed on as
+   * it was sent.
+   * @default "{message}"
+   */
+  templateUserMessage?: string;
 }
 
 /**
  * Formats the steps of a text agent as chat messages for a `MessagesPlaceholder` scratchpad: each
- * action's log as an `AIMessage`, then its observation as a `HumanMessage`.
+ * action's log as an `AIMessage`, then its observation as a `HumanMessage`; a message sent to the
+ * run (a message step) as a `HumanMessage` of its own (see `templateUserMessage`).
  *
  * @example
  * ```ts
@@ -28,7 +36,7 @@ export interface FormatLogToMessagesOptions {
  */
 export function formatLogToMessages(
   steps: readonly AgentStep[],
-  { templateToolResponse = "{observation}" }: FormatLogToMessagesOptions = {},
+  { templateToolResponse = "{observation}", templateUserMessage = "{message}" }: FormatLogToMessagesOptions = {},
 ): BaseMessage[] {
   if (!templateToolResponse.includes("{observation}")) {
     throw new InvalidArgumentError({
@@ -37,11 +45,19 @@ export function formatLogToMessages(
       message: `formatLogToMessages: \`templateToolResponse\` must contain "{observation}", got ${JSON.stringify(templateToolResponse)}.`,
     });
   }
+  if (!templateUserMessage.includes("{message}")) {
+    throw new InvalidArgumentError({
+      argument: "templateUserMessage",
+      value: templateUserMessage,
+      message: `formatLogToMessages: \`templateUserMessage\` must contain "{message}", got ${JSON.stringify(templateUserMessage)}.`,
+    });
+  }
   const messages: BaseMessage[] = [];
   for (const step of steps) {
     const { action, observation } = step;
     if (isMessageStep(step)) {
-      messages.push(new HumanMessage({ content: observation as HumanMessage["content"] }));
+      if (templateUserMessage === "{message}") messages.push(new HumanMessage({ content: observation as HumanMessage["content"] }));
+      else messages.push(new HumanMessage(templateUserMessage.split("{message}").join(observationText(observation))));
       continue;
     }
     messages.push(new AIMessage(action.log));

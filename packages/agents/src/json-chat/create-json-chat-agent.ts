@@ -11,7 +11,7 @@ import { renderTextDescription } from "../shared/render-tools";
 import { assertModel } from "../shared/validate-model";
 import { assertMessagesPlaceholder, assertPrompt, assertPromptVariables } from "../shared/validate-prompt";
 import { assertTools } from "../shared/validate-tools";
-import { JSON_CHAT_TOOL_RESPONSE } from "./json-chat-prompt";
+import { JSON_CHAT_TOOL_RESPONSE, JSON_CHAT_USER_MESSAGE } from "./json-chat-prompt";
 import { ReActJsonSingleInputOutputParser } from "./react-json-single-input-output-parser";
 
 /** Options of {@link createJsonChatAgent}. */
@@ -43,9 +43,12 @@ const FINAL_ANSWER_REMINDER = 'Use no more tools. Reply with the "Final Answer" 
 
 const CONTEXT = { agentType: "json-chat", constructorName: "createJsonChatAgent" };
 
-/** Formats the steps of a JSON chat agent: each action's log, then its observation as the tool response. */
+/**
+ * Formats the steps of a JSON chat agent: each action's log, then its observation as the tool
+ * response; a message sent to the run as a human turn (`JSON_CHAT_USER_MESSAGE`).
+ */
 export function formatJsonChatScratchpad(steps: AgentStep[]): BaseMessage[] {
-  return formatLogToMessages(steps, { templateToolResponse: JSON_CHAT_TOOL_RESPONSE });
+  return formatLogToMessages(steps, { templateToolResponse: JSON_CHAT_TOOL_RESPONSE, templateUserMessage: JSON_CHAT_USER_MESSAGE });
 }
 
 /**

@@ -47,6 +47,16 @@ What is your reply to my last message? Use what the tools returned without namin
 reply with a markdown code block holding ONE JSON blob, as before, even for a plain answer.`;
 
 /**
+ * The message that carries a message sent to the run while it works (`executor.send`) in the JSON
+ * chat agent's scratchpad, a user turn in the prompt's own style; `{message}` is replaced by it.
+ */
+export const JSON_CHAT_USER_MESSAGE = `THE USER'S NEW INPUT
+--------------------
+{message}
+
+Take it into account. Reply with a markdown code block holding ONE JSON blob, as before.`;
+
+/**
  * Returns the default prompt of the JSON chat agent: a system message, an optional
  * `chat_history` placeholder, the human message with `tools`, `tool_names` and `input`, and a
  * `MessagesPlaceholder("agent_scratchpad")`.

@@ -1,4 +1,4 @@
-import { FORCE_FINAL_ANSWER_INSTRUCTION, type AgentAction } from "@agentrx/core";
+import { FORCE_FINAL_ANSWER_INSTRUCTION, messageStep, type AgentAction } from "@agentrx/core";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
@@ -31,6 +31,16 @@ describe("createXmlAgent", () => {
     const text = llm.calls[0]?.messages[0]?.text ?? "";
     expect(text).toContain("<tool>search</tool><tool_input>Paris</tool_input><observation>18C</observation>");
     expect(text.endsWith(FORCE_FINAL_ANSWER_INSTRUCTION)).toBe(true);
+  });
+
+  it("shows a message sent to the run as a tagged user message after the steps so far", async () => {
+    const llm = textOnlyModel({ responses: ["<final_answer>Sunny; Rome too</final_answer>"] });
+    const agent = createXmlAgent({ llm, tools: [search], prompt: createXmlPrompt() });
+    const action: AgentAction = { tool: "search", toolInput: "Paris", log: "" };
+    await agent.invoke({ input: "Weather?", steps: [{ action, observation: "18C" }, messageStep("Also check Rome.", 1)] });
+    const text = llm.calls[0]?.messages[0]?.text ?? "";
+    expect(text).toContain("<observation>18C</observation><user_message>Also check Rome.</user_message>");
+    expect(text).not.toContain("<tool>_Message</tool>");
   });
 
   it("names the missing prompt variables", () => {

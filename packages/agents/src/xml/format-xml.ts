@@ -1,4 +1,4 @@
-import type { AgentStep } from "@agentrx/core";
+import { isMessageStep, type AgentStep } from "@agentrx/core";
 import { observationText, toolInputText } from "../shared/observation-text";
 import { escapeXmlTags } from "./xml-escape";
 
@@ -16,7 +16,8 @@ export interface FormatXmlOptions {
 /**
  * Formats the steps of an XML agent as its `agent_scratchpad`:
  * `<tool>name</tool><tool_input>input</tool_input><observation>result</observation>` per step.
- * Object inputs are written as JSON.
+ * Object inputs are written as JSON. A message sent to the run while it works (a message step, see
+ * `executor.send`) is the user's: `<user_message>text</user_message>`.
  *
  * @example
  * ```ts
@@ -29,7 +30,12 @@ export interface FormatXmlOptions {
 export function formatXml(steps: readonly AgentStep[], { escapeFormat = "minimal" }: FormatXmlOptions = {}): string {
   const escape = escapeFormat === "minimal" ? escapeXmlTags : (text: string) => text;
   let text = "";
-  for (const { action, observation } of steps) {
+  for (const step of steps) {
+    const { action, observation } = step;
+    if (isMessageStep(step)) {
+      text += `<user_message>${escape(observationText(observation))}</user_message>`;
+      continue;
+    }
     text +=
       `<tool>${escape(action.tool)}</tool>` +
       `<tool_input>${escape(toolInputText(action.toolInput))}</tool_input>` +

@@ -1,4 +1,4 @@
-import type { RunStore, RunUpdate, RunWrite, StoredRunEvent } from "@agentrx/executors";
+import type { RunStore, RunUpdate, RunWrite, RunWriteResult, StoredRunEvent } from "@agentrx/executors";
 
 /** What a worker learns from the writes of the run it runs. */
 export interface StoreTapHooks {
@@ -24,18 +24,20 @@ export interface StoreTap {
 export function tapStore(store: RunStore, hooks: StoreTapHooks): StoreTap {
   let release: () => void = () => undefined;
   const released = new Promise<void>((resolve) => (release = resolve));
-  const write = async (runId: string, given: RunWrite): Promise<void> => {
+  const write = async (runId: string, given: RunWrite): Promise<RunWriteResult | void> => {
     const update = given.update && hooks.rewrite ? hooks.rewrite(given.update) : given.update;
     const change: RunWrite = update === given.update ? given : { ...given, ...(update ? { update } : {}) };
     const releases = change.update?.release === true;
+    let result: RunWriteResult | void;
     try {
-      await store.write(runId, change);
+      result = await store.write(runId, change);
     } catch (error) {
       if (releases) release();
       throw error;
     }
     hooks.written(change.events);
     if (releases) release();
+    return result;
   };
   const tapped = new Proxy(store, {
     get(target, name, receiver) {

@@ -99,8 +99,11 @@ export class AgentLoop {
       approvals.settleInDoubt(pendingActions(state).filter((index) => !fresh.has(index)));
       // Write-ahead: the resume's decisions (and the segment's start) are durable before any tool runs.
       await this.durable();
+      const turn = state.turn;
       const outcome = await this.runTurn(pendingActions(state));
       if (outcome !== "continue") return outcome === "stop" ? this.earlyStop() : undefined;
+      // The turn the pause left pending has ended: its afterTurn runs now (it did not before the pause).
+      if (run.middleware?.afterTurns && !(await this.afterTurn(run.middleware, turn))) return isEnded(state) ? undefined : this.earlyStop();
     }
     for (;;) {
       if (run.interrupted) break;
@@ -141,12 +144,19 @@ export class AgentLoop {
       if (!run.watchModel) this.addOutputUsage(output);
       const answer = isAgentFinish(output) ? output : options.outputSchema ? finalAnswerCall(toActions(output, iteration)) : undefined;
       if (answer !== undefined) {
-        // A message sent while the agent answered joins the run, which goes on (an iteration must be left).
-        if (state.iteration < maxIterations && (await joinMessages(run)) && !run.interrupted) continue;
-        if (run.interrupted) break;
-        if (!options.outputSchema) return run.complete(answer, "finish");
-        if ((await this.finishTyped(answer, "finish", iteration)) === "done") return;
-        continue; // the answer went back to the model
+        // A message sent while the agent answered joins the run, which goes on while an iteration
+        // is left; the inbox closes (atomically with the check) before the answer is the run's.
+        const mode = state.iteration < maxIterations ? "continue" : "unanswered";
+        if (!options.outputSchema) {
+          const inbox = await this.closeInbox(mode);
+          if (inbox === "stopped") break;
+          if (inbox === "continue") continue;
+          return run.complete(answer, "finish");
+        }
+        const typed = await this.finishTyped(answer, "finish", iteration, mode);
+        if (typed === "done") return;
+        if (typed === "stopped") break;
+        continue; // the answer went back to the model, or a message came
       }
       const actions = toActions(output, iteration);
       run.dispatch({ type: "turnStarted", actions });
@@ -222,6 +232,7 @@ export class AgentLoop {
     // person rejected one): one call's observation, or several joined by blank lines.
     if (!run.approvals.rejectedInTurn(turn.iteration) && turn.actions.every((action) => tools.returnsDirect(action))) {
       const observation = turn.results.map((step) => observationText((step as AgentStep).observation)).join("\n\n");
+      if ((await this.closeInbox("unanswered")) === "stopped") return isEnded(state) ? "done" : "stop";
       await run.complete({ returnValues: { output: observation }, log: observation }, "return_direct");
       return "done";
     }
@@ -230,13 +241,19 @@ export class AgentLoop {
 
   /**
    * Ends the run with a final answer that must fit `outputSchema`: validated, it becomes
-   * `structuredOutput`; otherwise it goes back to the model as an observation while an iteration
+   * `structuredOutput` (after the inbox closes, with `inboxMode`: a message that came meanwhile
+   * sends the run on instead, `retry`; `stopped`: the run was halted meanwhile); otherwise it goes back to the model as an observation while an iteration
    * is left (`retry`), else the run fails with an `OutputValidationError` naming the problem.
    */
-  private async finishTyped(finish: AgentFinish, stopReason: StopReason, iteration: number | undefined): Promise<"done" | "retry"> {
+  private async finishTyped(finish: AgentFinish, stopReason: StopReason, iteration: number | undefined, inboxMode?: InboxMode): Promise<"done" | "retry" | "stopped"> {
     const { run } = this;
     const checked = checkFinalAnswer(run.options.outputSchema as never, finish);
     if (checked.ok) {
+      if (inboxMode !== undefined) {
+        const inbox = await this.closeInbox(inboxMode);
+        if (inbox === "stopped") return "stopped";
+        if (inbox === "continue") return "retry";
+      }
       const output = finish.returnValues["output"];
       const text = typeof output === "string" && output !== "" ? output : checked.text;
       await run.complete({ ...finish, returnValues: { ...finish.returnValues, output: text, structuredOutput: checked.value } }, stopReason);
@@ -259,7 +276,11 @@ export class AgentLoop {
     const reason = state.stopReason as StopReason;
     const stopped = options.earlyStopOutput(reason, run.stoppedBy);
     // A middleware's stop (a guardrail, a repeated call) never asks the model again.
-    if (options.earlyStoppingMethod === "force" || reason === "guardrail" || reason === "repeated_call") return run.complete(forced(stopped), reason);
+    const final = options.earlyStoppingMethod === "force" || reason === "guardrail" || reason === "repeated_call";
+    // The inbox closes first: messages that came meanwhile join, seen by the "generate" call or
+    // recorded as unanswered. Its write is also the write-ahead before that call.
+    if ((await this.closeInbox(final ? "unanswered" : "answered")) === "stopped" || isEnded(state)) return;
+    if (final) return run.complete(forced(stopped), reason);
     const pending = run.barrier(); // write-ahead, as before every model call
     if (pending !== undefined) await run.wait(pending, false);
     if (isEnded(state)) return;
@@ -267,7 +288,9 @@ export class AgentLoop {
     const config = { ...this.agentConfig, signal: run.finalSignal() };
     let output: AgentOutput;
     try {
-      output = await run.wait(options.agent.invoke({ ...state.inputs, steps: state.steps, forceFinalAnswer: true }, config), false);
+      // Through the middleware's wrapModelCall chain, as every agent call is (no prepareStep).
+      const call = run.middleware === undefined ? options.agent.invoke({ ...state.inputs, steps: state.steps, forceFinalAnswer: true }, config) : run.middleware.callFinal(config, state.iteration - 1);
+      output = await run.wait(call, false);
     } catch (error) {
       if (isEnded(state)) return;
       if (isOutputParserException(error)) return run.complete(forced(error.llmOutput || stopped), reason);
@@ -287,6 +310,36 @@ export class AgentLoop {
     const first = (Array.isArray(output) ? output[0] : output) as AgentAction | undefined;
     if (first === undefined || !isAgentAction(first)) throw new InvalidAgentOutputError({ output, iteration: run.iteration });
     return run.complete(forced(first.log || stopped), reason);
+  }
+
+  /**
+   * Before the run ends with an answer: closes its inbox (see docs/steering.md), atomically with
+   * the store's check that no message waits in it, so that no message is accepted that the run
+   * will not take. Messages that wait join first. `continue` (mode `"continue"`: an iteration is
+   * left): they joined and the agent is called again. Otherwise they join as steps the "generate"
+   * call sees (`"answered"`) or as unanswered (`"unanswered"`), and the inbox closes after them.
+   * `stopped`: the run was halted (mode `"continue"`) or ended meanwhile.
+   */
+  private async closeInbox(mode: InboxMode): Promise<"closed" | "continue" | "stopped"> {
+    const { run } = this;
+    const steering = run.steering;
+    if (steering === undefined) return "closed";
+    const halts = mode === "continue";
+    const stopped = (): boolean => (halts ? run.interrupted : isEnded(run.state));
+    for (;;) {
+      let closed: boolean;
+      try {
+        closed = await run.wait(steering.closeInbox(), halts);
+      } catch (error) {
+        if (stopped()) return "stopped";
+        throw error;
+      }
+      if (stopped()) return "stopped";
+      if (closed) return "closed";
+      const joined = (await joinMessages(run, { unanswered: mode === "unanswered", halts })) ?? 0;
+      if (stopped()) return "stopped";
+      if (mode === "continue" && joined > 0) return "continue";
+    }
   }
 
   /** The middleware's `afterTurn` hooks; false when the run was stopped meanwhile (the loop stops). */
@@ -324,6 +377,9 @@ export class AgentLoop {
     if (usage !== undefined) this.run.onUsage(usage);
   }
 }
+
+/** How messages that wait as the run ends join it (see `AgentLoop.closeInbox`). */
+type InboxMode = "continue" | "answered" | "unanswered";
 
 function hasKeys(record: object): boolean {
   for (const _ in record) return true;

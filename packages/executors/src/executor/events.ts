@@ -239,6 +239,12 @@ export interface RunMessageEvent {
   inboxSeq?: number;
   /** The iteration (agent call) it comes before. */
   iteration: number;
+  /**
+   * Set when the message arrived as the run was ending and no agent call came after it (the run
+   * had no iteration left, or it ended by a `returnDirect` tool, a guardrail, a repeated call or
+   * `"force"` early stopping): it is in the record, but the answer does not address it.
+   */
+  unanswered?: true;
   /** When it joined the run, epoch milliseconds. */
   at: number;
   /** Set on the events of a sub-run (an executor called as a tool, `asTool`): the path of tool names to it. */

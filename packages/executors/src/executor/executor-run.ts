@@ -328,7 +328,8 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
       recorder.startHeartbeat();
     }
     if (isEnded(this.state)) return; // a stop condition failed on subscription, or the run was cancelled
-    this.steering = RunSteering.open(runId, this.recorder?.store, lastInboxSeq(this.state.steps), this.options.storeTimeoutMs);
+    const recorder = this.recorder;
+    this.steering = RunSteering.open(runId, recorder?.store, lastInboxSeq(this.state.steps), this.options.storeTimeoutMs, recorder && ((after) => recorder.closeInbox(after)));
     const event: AgentStreamEvent = { type: "start", runId, inputs, resumed: this.request.resumed, at: Date.now() };
     if (this.state.threadId !== undefined) event.threadId = this.state.threadId;
     if (this.request.forkOf !== undefined) event.forkOf = this.request.forkOf;
@@ -391,6 +392,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
         phase: this.state.phase,
       }),
       onFailure: (error) => this.fail(error),
+      onWritten: (result) => this.steering?.noteInbox(result.inboxSeq),
     };
   }
 

@@ -3,6 +3,8 @@ import type { AgentStep } from "@agentrx/core";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { AgentExecutor, type AgentMiddleware, MiddlewareError, type MiddlewareEvent, stopRun } from "@agentrx/executors";
 import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
+import { RunnableLambda } from "@langchain/core/runnables";
+import { withApproval } from "@agentrx/tools";
 import { tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -86,6 +88,49 @@ describe("order", () => {
       "A>tool", "B>tool", "B<tool", "A<tool", "A.afterTurn(1)", "B.afterTurn(1)",
       "A.prepare#1", "B.prepare#1", "A>model", "B>model", "B<model", "A<model",
     ]);
+  });
+
+  it("wraps the \"generate\" call of early stopping in wrapModelCall, first middleware outermost, without prepareStep", async () => {
+    const log: string[] = [];
+    const seen: { forceFinalAnswer: unknown; steps: number }[] = [];
+    const agent = RunnableLambda.from((input: { steps: AgentStep[]; forceFinalAnswer?: boolean }) => {
+      seen.push({ forceFinalAnswer: input.forceFinalAnswer, steps: input.steps.length });
+      return input.forceFinalAnswer ? { returnValues: { output: "final" }, log: "" } : { tool: "echo", toolInput: { text: "a" }, log: "", toolCallId: `c${seen.length}` };
+    });
+    const traced = (name: string): AgentMiddleware => ({
+      name,
+      prepareStep: ({ iteration }) => void log.push(`${name}.prepare#${iteration}`),
+      async wrapModelCall(request, next) {
+        log.push(`${name}>model#${request.iteration}${request.inputs["forceFinalAnswer"] === true ? " (final)" : ""}`);
+        const output = await next(request);
+        log.push(`${name}<model`);
+        // The outer middleware changes the final answer: proof its result is the run's.
+        return name === "A" && request.inputs["forceFinalAnswer"] === true ? { returnValues: { output: "final, checked by A" }, log: "" } : output;
+      },
+    });
+    const executor = new AgentExecutor({ agent, tools: [echoTool], middleware: [traced("A"), traced("B")], maxIterations: 1, earlyStoppingMethod: "generate" });
+    const result = await executor.invoke({ input: "hi" });
+    expect(result.output).toBe("final, checked by A");
+    expect(result.stopReason).toBe("max_iterations");
+    expect(seen).toEqual([{ forceFinalAnswer: undefined, steps: 0 }, { forceFinalAnswer: true, steps: 1 }]);
+    expect(log).toEqual(["A.prepare#0", "B.prepare#0", "A>model#0", "B>model#0", "B<model", "A<model", "A>model#1 (final)", "B>model#1 (final)", "B<model", "A<model"]);
+  });
+
+  it("runs afterTurn once for a turn a pause left pending, when the resume finishes it", async () => {
+    const log: string[] = [];
+    const note = tool(async ({ text }: { text: string }) => `noted ${text}`, { name: "note", description: "Notes.", schema: z.object({ text: z.string() }) });
+    const mail = withApproval(tool(async ({ to }: { to: string }) => `sent to ${to}`, { name: "send", description: "Sends.", schema: z.object({ to: z.string() }) }));
+    const { agent } = scriptedAgent([[act("note", { text: "a" }), act("send", { to: "ana" })], act("note", { text: "b" }), finish("done")]);
+    const middleware: AgentMiddleware = {
+      afterTurn: ({ iteration, turnSteps }) => void log.push(`afterTurn#${iteration}: ${turnSteps.map((step) => step.observation).join(", ")}`),
+    };
+    const executor = new AgentExecutor({ agent, tools: [note, mail], middleware: [middleware] });
+    const paused = await executor.invoke({ input: "note and mail" }, { runId: "after-turn-resume" });
+    expect(paused.interrupts).toHaveLength(1);
+    expect(log).toEqual([]);
+    const done = await executor.resume("after-turn-resume", { decisions: { "call-0-1": "approve" } });
+    expect(done.output).toBe("done");
+    expect(log).toEqual(["afterTurn#0: noted a, sent to ana", "afterTurn#1: noted b"]);
   });
 
   it("lets wrapToolCall change the result and wrapModelCall retry the call", async () => {

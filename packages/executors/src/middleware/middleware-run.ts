@@ -88,6 +88,24 @@ export class MiddlewareRun {
     }
   }
 
+  /**
+   * The one "generate" call of early stopping (the agent's inputs with `forceFinalAnswer: true`),
+   * through the `wrapModelCall` chain as every agent call is; `prepareStep` does not run (the run
+   * is already stopping). `config` carries the call's own signal (only cancellation aborts it).
+   */
+  async callFinal(config: RunnableConfig, iteration: number): Promise<AgentOutput> {
+    const { state } = this.host;
+    const { controller, release } = childSignal(config.signal);
+    // As before middleware wrapped it: the run's steps, untrimmed.
+    const chain = this.compose(this.chain.wrapModelCall, "wrapModelCall", (request: ModelCallRequest) => this.callAgentItself(request, config, false));
+    try {
+      const request: ModelCallRequest = { runId: state.runId, iteration, inputs: { ...state.inputs, forceFinalAnswer: true }, steps: state.steps, runSteps: state.steps, signal: controller.signal, report: noop };
+      return await chain(request);
+    } finally {
+      release();
+    }
+  }
+
   /** One tool call through the `wrapToolCall` chain (`execute` is the call itself). */
   async callTool(action: AgentAction, index: number | undefined, config: RunnableConfig, execute: Execute): Promise<{ observation: Observation; metadata: StepMetadata | undefined }> {
     const { state } = this.host;
@@ -129,10 +147,11 @@ export class MiddlewareRun {
   }
 
   /** The agent itself, with the request's inputs, steps, signal, model and tools. */
-  private callAgentItself(request: ModelCallRequest): Promise<AgentOutput> {
-    const { agent, trim } = this.host.options;
+  private callAgentItself(request: ModelCallRequest, base: RunnableConfig = this.agentConfig, trims = true): Promise<AgentOutput> {
+    const { agent } = this.host.options;
+    const trim = trims ? this.host.options.trim : undefined;
     const steps = request.steps as AgentStep[];
-    let config: RunnableConfig = { ...this.agentConfig, signal: request.signal };
+    let config: RunnableConfig = { ...base, signal: request.signal };
     if (request.model !== undefined || request.tools !== undefined) {
       const configurable: Record<string, unknown> = { ...config.configurable };
       if (request.model !== undefined) configurable[AGENT_MODEL_KEY] = request.model;

@@ -109,7 +109,7 @@ export function formatLine(
     }
     case "message":
       // A message sent to the run (executor.send), joining it between turns.
-      return `${label(style, "message")}${oneLine(event.message.text, maxLength)}\n`;
+      return `${label(style, "message")}${oneLine(event.message.text, maxLength)}${event.unanswered ? ` ${style.dim("(unanswered: the run was ending)")}` : ""}\n`;
     case "usage": {
       if (!showUsage) return undefined;
       const { input_tokens: input, output_tokens: output, total_tokens: total, input_token_details: inDetails, output_token_details: outDetails } = event.usage;

@@ -14,6 +14,8 @@ export type {
   RunStore,
   RunUpdate,
   RunWrite,
+  RunWriteResult,
+  RunMessageAppended,
   StoredRunEvent,
   StoredThreadMessage,
 } from "./run-store";

@@ -112,6 +112,7 @@ function encodeOwnEvent(event: AgentStreamEvent, index: number | undefined): Jso
     case "message": {
       const out: JsonObject = { type: "message", at: event.at, iteration: event.iteration, message: encodeMessages([event.message])[0] as JsonValue };
       if (event.inboxSeq !== undefined) out["inboxSeq"] = event.inboxSeq;
+      if (event.unanswered) out["unanswered"] = true;
       return out;
     }
     case "output": {
@@ -300,6 +301,7 @@ export class RunEventDecoder {
         if (message === undefined) throw new TypeError(`message event ${stored.seq} has no message`);
         const event: AgentStreamEvent = { type: "message", iteration, message, at };
         if (typeof data["inboxSeq"] === "number") event.inboxSeq = data["inboxSeq"];
+        if (data["unanswered"] === true) event.unanswered = true;
         this.steps.push(messageStepOf(event));
         return event;
       }

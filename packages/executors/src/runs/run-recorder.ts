@@ -4,7 +4,7 @@ import { digestMessages } from "./digest-messages";
 import type { RecordedPromptRef } from "./prompt-recorder";
 import { randomUuid } from "./random-uuid";
 import { type RecordedModelCall, encodeDecisions, encodeModelCall, encodeRunEvent } from "./run-event-codec";
-import type { JsonObject, RunCheckpoint, RunStore, RunUpdate, RunWrite, StoredRunEvent } from "./run-store";
+import type { JsonObject, RunCheckpoint, RunStore, RunUpdate, RunWrite, RunWriteResult, StoredRunEvent } from "./run-store";
 import { RunLeaseLostError, RunStoreError } from "./run-store-errors";
 import { withStoreTimeout } from "./with-store-timeout";
 
@@ -14,6 +14,8 @@ export interface RecorderHooks {
   checkpoint(): RunCheckpoint;
   /** A write failed: the run must fail with this error. */
   onFailure(error: unknown): void;
+  /** A write was applied; the store reported its run's inbox (see `RunWriteResult`). */
+  onWritten?(result: RunWriteResult): void;
 }
 
 let processOwner: string | undefined;
@@ -200,6 +202,18 @@ export class RunRecorder {
   }
 
   /**
+   * Writes what is buffered with `closeInbox: after` (see `RunUpdate.closeInbox`); resolves with
+   * what the store reported (`undefined` from a store that reports nothing).
+   */
+  closeInbox(after: number): Promise<RunWriteResult | undefined> {
+    this.flushTokens();
+    let reported: RunWriteResult | undefined;
+    const write = this.tail.then(() => this.write({ closeInbox: after }, (result) => (reported = result)));
+    this.tail = write.catch(() => undefined);
+    return write.then(() => reported);
+  }
+
+  /**
    * Writes what is buffered once the event loop turns (`setImmediate`): everything a run does in
    * between (a zero-latency tool, the next agent call) goes into the same write, while anything
    * that waits on I/O or a timer finds the events before it already written.
@@ -230,7 +244,7 @@ export class RunRecorder {
     this.push({ type: "token", at: this.tokenAt, iteration: this.tokenIteration, text }, this.tokenAt);
   }
 
-  private async write(update: RunUpdate | undefined): Promise<void> {
+  private async write(update: RunUpdate | undefined, onResult?: (result: RunWriteResult) => void): Promise<void> {
     if (this.failure) throw this.failure.error;
     const events = this.buffer;
     this.buffer = [];
@@ -243,8 +257,12 @@ export class RunRecorder {
     if (this.epoch !== undefined) write.epoch = this.epoch;
     this.inFlight++;
     try {
-      await withStoreTimeout(this.store.write(this.runId, write), this.storeTimeoutMs, "write", this.runId);
+      const result = await withStoreTimeout(this.store.write(this.runId, write), this.storeTimeoutMs, "write", this.runId);
       this.leaseUntil = at + this.leaseMs;
+      if (typeof result === "object" && result !== null && typeof result.inboxSeq === "number") {
+        onResult?.(result);
+        this.hooks.onWritten?.(result);
+      }
     } catch (cause) {
       const error = RunStoreError.isInstance(cause)
         ? cause

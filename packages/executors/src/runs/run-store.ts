@@ -165,6 +165,31 @@ export interface RunUpdate {
   checkpoint?: RunCheckpoint;
   /** Gives up the lease (with a status other than `running`). */
   release?: boolean;
+  /**
+   * Closes the run's inbox (see docs/steering.md) when it holds no message after this position
+   * (the last one the run took), in the same atomic step as the rest of the write: from then on
+   * `appendRunMessage` refuses messages with `RunFinishedError`, until the next `claimRun` opens
+   * it again. When the inbox does hold a later message it stays open and the rest of the write is
+   * applied all the same; the write's result says which (`inboxClosed`). What a run writes just
+   * before it ends with an answer, so that no message is accepted that it would not take.
+   */
+  closeInbox?: number;
+}
+
+/** What a store's `write` reports (the stores of `@agentrx/runs` do; `void` from a store that does not). */
+export interface RunWriteResult {
+  /** The last position in the run's inbox when the write was applied (0: nothing sent). */
+  inboxSeq: number;
+  /** With `update.closeInbox`: whether the inbox was closed (false: a message waits after that position). */
+  inboxClosed?: boolean;
+}
+
+/** What `RunStore.appendRunMessage` did with a message. */
+export interface RunMessageAppended {
+  /** The message's position in the run's inbox (1-based; store-assigned). */
+  inboxSeq: number;
+  /** The run's status when the message was appended (never `finished`). */
+  status: RunStatus;
 }
 
 /** One write: events to append and changes to the run, applied together or not at all. */
@@ -278,8 +303,11 @@ export interface RunStore {
    * new one (the claimant's fencing token). Rejects with `RunNotFoundError` or `RunBusyError`.
    */
   claimRun(runId: string, claim: ClaimRun): Promise<RunInfo>;
-  /** Appends events and updates the run, atomically; renews the lease. */
-  write(runId: string, write: RunWrite): Promise<void>;
+  /**
+   * Appends events and updates the run, atomically; renews the lease. Resolves with the inbox's
+   * last position (see {@link RunWriteResult}), or nothing from a store that keeps no inboxes.
+   */
+  write(runId: string, write: RunWrite): Promise<RunWriteResult | void>;
   /**
    * Cancels a run from any process, durably (compare-and-set): a `queued`, `running` or
    * `interrupted` run becomes `cancelled` with `reason` as its `error`, its lease is released and
@@ -295,11 +323,12 @@ export interface RunStore {
   readEvents(runId: string, options?: { after?: number; limit?: number }): Promise<StoredRunEvent[]>;
   /** Runs matching the filters, newest first. A corrupt row is listed with `error` set, never thrown. */
   listRuns(options?: ListRunsOptions): Promise<RunInfo[]>;
-  /** Deletes a run and its events; resolves with whether it existed. */
+  /** Deletes a run, its events and its inbox (the thread `runInboxId(runId)`); resolves with whether it existed. */
   deleteRun(runId: string): Promise<boolean>;
   /**
-   * Deletes runs (and their events) last updated before `olderThan` that are not `running`;
-   * resolves with how many. Thread messages are not touched (`clearThread` deletes those).
+   * Deletes runs (with their events and inboxes) last updated before `olderThan` that are not
+   * `running`; resolves with how many. Other threads' messages are not touched (`clearThread`
+   * deletes those).
    */
   pruneRuns(options: { olderThan: number | Date }): Promise<number>;
   /**
@@ -315,6 +344,15 @@ export interface RunStore {
    * naming the thread and its seq.
    */
   readThreadMessages(threadId: string, options?: ReadThreadMessagesOptions): Promise<StoredThreadMessage[]>;
+  /**
+   * Appends a message to the run's inbox (the thread `runInboxId(runId)`) in one atomic step with
+   * a check of the run: rejects with `RunNotFoundError` for an unknown run and with
+   * `RunFinishedError` when the run is `finished` or `running` with its inbox closed (see
+   * `RunUpdate.closeInbox`), else appends. Either the message is appended before the run closes its
+   * inbox (which then sees it) or it is refused: a message is never accepted and left behind.
+   * Optional: without it, `send` appends with `appendThreadMessages` and checks the run around it.
+   */
+  appendRunMessage?(runId: string, message: NewThreadMessage): Promise<RunMessageAppended>;
   /** Deletes every message of the thread; resolves with how many there were. Runs are not touched. */
   clearThread(threadId: string): Promise<number>;
   /** Releases the store's connections or file handles. */

@@ -3,3 +3,4 @@ export { sendRunMessage } from "./send-run-message";
 export type { SendMessageOptions, SendMessageResult, SteeringMessage } from "./send-run-message";
 export { ThreadBusyError } from "./thread-busy-error";
 export type { FollowUp } from "./follow-up";
+export { runInboxId } from "./run-inbox";

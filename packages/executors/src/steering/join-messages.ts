@@ -16,17 +16,20 @@ export interface JoinMessagesContext {
 /**
  * At a turn boundary: the messages sent to the run since the last boundary join it, each as a
  * `message` event (recorded) and a message step the agent sees on its next call. Resolves with how
- * many joined; `undefined` when none can be waiting (nothing to await).
+ * many joined; `undefined` when none can be waiting (nothing to await). `unanswered`: the run makes
+ * no further agent call, and the events say so; `halts`: a halt stops the wait (not while the run
+ * is already ending after one).
  *
  * @internal
  */
-export function joinMessages(run: JoinMessagesContext): Promise<number> | undefined {
+export function joinMessages(run: JoinMessagesContext, { unanswered = false, halts = true }: { unanswered?: boolean; halts?: boolean } = {}): Promise<number> | undefined {
   const pending = run.steering?.take();
   if (pending === undefined) return undefined;
-  return run.wait(pending, true).then((messages) => {
+  return run.wait(pending, halts).then((messages) => {
     for (const { message, inboxSeq } of messages) {
       const event: RunMessageEvent = { type: "message", message, iteration: run.state.iteration, at: Date.now() };
       if (inboxSeq !== undefined) event.inboxSeq = inboxSeq;
+      if (unanswered) event.unanswered = true;
       run.dispatch({ type: "messageAdded", step: messageStepOf(event) });
       run.emit(event);
     }

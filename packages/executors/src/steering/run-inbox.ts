@@ -11,7 +11,17 @@ import { withStoreTimeout } from "../runs/with-store-timeout";
  */
 const INBOX_PREFIX = "agentrx:run-inbox:";
 
-/** The thread id of a run's inbox. @internal */
+/**
+ * The thread id under which a store keeps a run's inbox (the messages sent to it, see
+ * docs/steering.md). A store deletes this thread with its run (`deleteRun`, `pruneRuns`).
+ *
+ * @example
+ * ```ts
+ * import { runInboxId } from "@agentrx/executors";
+ *
+ * console.log(runInboxId("r1")); // "agentrx:run-inbox:r1"
+ * ```
+ */
 export function runInboxId(runId: string): string {
   return `${INBOX_PREFIX}${runId}`;
 }

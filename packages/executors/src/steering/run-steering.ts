@@ -1,7 +1,8 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { InProcessRunStore } from "../runs/in-process-run-store";
-import type { RunStore } from "../runs/run-store";
+import type { RunStore, RunWriteResult } from "../runs/run-store";
 import { type InboxMessage, readInbox } from "./run-inbox";
+import { RunFinishedError } from "./run-finished-error";
 
 /** A message taken from a run's inbox (or its in-process queue), about to join the run. @internal */
 export interface PendingMessage {
@@ -9,6 +10,9 @@ export interface PendingMessage {
   /** Its position in the store's inbox; absent for a message queued in this process. */
   inboxSeq?: number;
 }
+
+/** Writes what the run buffered with `closeInbox: after`; resolves with what the store reported. @internal */
+export type CloseInbox = (after: number) => Promise<RunWriteResult | undefined>;
 
 /**
  * The runs going on in this process, by id: where `send` finds a run that records to no store.
@@ -21,12 +25,18 @@ const liveRuns: Map<string, RunSteering> = (registry[LIVE_RUNS] ??= new Map());
 /**
  * Where one run finds the messages sent to it (see docs/steering.md): with a store, the run's
  * inbox in the store (any process may append to it); without one, a queue in this process. The
- * loop asks at each turn boundary; a run without a store and with nothing queued costs nothing.
+ * loop asks at each turn boundary. Every write of the run reports the inbox's last position, so a
+ * boundary after a write reads the inbox only when something was sent; before the run ends it
+ * closes the inbox (`closeInbox`), atomically with the check that nothing waits in it.
  *
  * @internal
  */
 export class RunSteering {
   private queued: BaseMessage[] = [];
+  /** The inbox's last position as the latest write reported it; undefined: no write since the last read. */
+  private reported: number | undefined;
+  /** In-process only: the run is ending and takes no more messages. */
+  private closed = false;
 
   private constructor(
     readonly runId: string,
@@ -35,15 +45,17 @@ export class RunSteering {
     /** The inbox position of the last message the run has taken. */
     private after: number,
     private readonly timeoutMs: number,
+    private readonly closer: CloseInbox | undefined,
   ) {}
 
   /**
    * Opens the steering of a run: its store's inbox (when the store keeps threads), read from after
    * position `after` (what the run's record has taken); registered as live in this process.
+   * `closer` closes the inbox through the run's recorder.
    */
-  static open(runId: string, store: RunStore | undefined, after: number, timeoutMs: number): RunSteering {
+  static open(runId: string, store: RunStore | undefined, after: number, timeoutMs: number, closer?: CloseInbox): RunSteering {
     const inbox = store !== undefined && keepsInbox(store) ? store : undefined;
-    const steering = new RunSteering(runId, inbox, after, timeoutMs);
+    const steering = new RunSteering(runId, inbox, after, timeoutMs, inbox === undefined ? undefined : closer);
     liveRuns.set(runId, steering);
     return steering;
   }
@@ -55,17 +67,26 @@ export class RunSteering {
 
   /** The run ended: it takes nothing more. */
   close(): void {
+    this.closed = true;
     if (liveRuns.get(this.runId) === this) liveRuns.delete(this.runId);
   }
 
-  /** Queues a message sent in this process to a run without a store. */
+  /** Queues a message sent in this process to a run without a store; `RunFinishedError` once the run is ending. */
   push(message: BaseMessage): void {
+    if (this.closed) throw new RunFinishedError({ runId: this.runId });
     this.queued.push(message);
+  }
+
+  /** A write of the run was applied; `inboxSeq` is the inbox's last position then. */
+  noteInbox(inboxSeq: number): void {
+    this.reported = inboxSeq;
   }
 
   /**
    * The messages sent since the last call, oldest first; `undefined` (no promise, no store read)
-   * when none can be waiting.
+   * when none can be waiting: nothing queued, or the run's latest write found nothing new in the
+   * inbox. A message sent after that write joins at a later boundary, or when the run closes its
+   * inbox before it ends.
    */
   take(): Promise<PendingMessage[]> | undefined {
     const store = this.store;
@@ -75,11 +96,36 @@ export class RunSteering {
       this.queued = [];
       return Promise.resolve(taken);
     }
+    const reported = this.reported;
+    this.reported = undefined;
+    if (reported !== undefined && reported <= this.after) return undefined;
     return readInbox(store, this.runId, this.after, this.timeoutMs).then((rows: InboxMessage[]) => {
       const last = rows[rows.length - 1];
       if (last !== undefined) this.after = last.inboxSeq;
       return rows;
     });
+  }
+
+  /**
+   * Before the run ends with an answer: closes the inbox when nothing waits in it (true; a send
+   * from then on is refused with `RunFinishedError`), else leaves it open (false: `take` then
+   * returns what waits). A store that cannot close an inbox gets one last look instead.
+   */
+  async closeInbox(): Promise<boolean> {
+    const store = this.store;
+    if (store === undefined) {
+      if (this.queued.length > 0) return false;
+      this.closed = true;
+      return true;
+    }
+    const result = this.closer === undefined ? undefined : await this.closer(this.after);
+    if (result !== undefined && typeof result.inboxClosed === "boolean") {
+      this.reported = result.inboxSeq;
+      return result.inboxClosed;
+    }
+    const waiting = await readInbox(store, this.runId, this.after, this.timeoutMs);
+    this.reported = undefined;
+    return waiting.length === 0;
   }
 }
 

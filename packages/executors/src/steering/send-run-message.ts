@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from "@agentrx/core";
 import { type BaseMessage, HumanMessage, isBaseMessage } from "@langchain/core/messages";
-import type { RunStatus, RunStore } from "../runs/run-store";
+import { encodeMessages } from "../runs/json-value";
+import type { JsonObject, RunStatus, RunStore } from "../runs/run-store";
 import { RunNotFoundError } from "../runs/run-store-errors";
 import { withStoreTimeout } from "../runs/with-store-timeout";
 import { appendToInbox } from "./run-inbox";
@@ -48,8 +49,10 @@ export function toSteeringMessage(message: unknown, operation: string): BaseMess
  * Sends a message to a run (see docs/steering.md): a run of this process that records to no store
  * gets it in memory; otherwise it is appended to the run's inbox in `store` at once (durable when
  * this resolves), and the run takes it at its next turn boundary, whichever process runs it.
- * Rejects with `RunFinishedError` when the run had finished before the message was recorded (or
- * finished without taking it), `RunNotFoundError` when the store has no such run.
+ * Rejects with `RunFinishedError` when the run had finished, or was ending (its inbox closed),
+ * before the message was recorded, `RunNotFoundError` when the store has no such run. A message
+ * this accepted is taken by the run: before its answer, or (as the run ends without another agent
+ * call) recorded as `unanswered`.
  *
  * What `AgentExecutor.send` and `RunClient.send` (`@agentrx/bullmq`) do, for a process that has
  * only the store.
@@ -88,6 +91,13 @@ export async function sendRunMessage(
   if (typeof inbox.appendThreadMessages !== "function") {
     throw new InvalidArgumentError({ argument: "store", value: inbox, message: `${operation}: this store keeps no thread messages (it has no appendThreadMessages), where a run's messages wait for it; use a store from @agentrx/runs.` });
   }
+  if (typeof inbox.appendRunMessage === "function") {
+    // The store checks the run and appends in one atomic step (see RunStore.appendRunMessage).
+    const stored = encodeMessages([message])[0] as JsonObject;
+    const appended = await withStoreTimeout(inbox.appendRunMessage(runId, { message: stored, tokens: 0, runId, at: Date.now() }), storeTimeoutMs, "send", runId);
+    return { runId, inboxSeq: appended.inboxSeq, status: appended.status };
+  }
+  // A store without appendRunMessage: append, then look at the run again (a narrow window remains).
   const info = await withStoreTimeout(inbox.getRun(runId), storeTimeoutMs, "getRun", runId);
   if (info === undefined) throw new RunNotFoundError({ operation: "send", runId });
   if (info.status === "finished") throw new RunFinishedError({ runId, stopReason: info.stopReason });

@@ -9,6 +9,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { finish, scriptedAgent } from "../executor/test-helpers";
 import { PLAIN_STYLE, formatLine } from "../operators/trace-format";
+import { RunSteering } from "./run-steering";
+import { sendRunMessage } from "./send-run-message";
 
 const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
 
@@ -28,6 +30,21 @@ function gatedSearch() {
 }
 
 describe("executor.send (same process, no store)", () => {
+  it("refuses a message once the run has closed its inbox to end, and keeps one that came before for the run", async () => {
+    const steering = RunSteering.open("closing", undefined, 0, 1000);
+    try {
+      steering.push(new HumanMessage("early"));
+      expect(await steering.closeInbox()).toBe(false); // something waits: the inbox stays open
+      expect((await steering.take())?.map(({ message }) => message.text)).toEqual(["early"]);
+      expect(await steering.closeInbox()).toBe(true);
+      const error = await sendRunMessage("closing", "Too late.", { store: undefined, operation: "send" }).then(() => undefined, (caught: unknown) => caught);
+      expect(RunFinishedError.isInstance(error)).toBe(true);
+      expect(steering.take()).toBeUndefined();
+    } finally {
+      steering.close();
+    }
+  });
+
   it("joins the run after the turn's tool calls, as a human message the model sees next", async () => {
     const { search, started, release } = gatedSearch();
     const llm = new ScriptedChatModel({
@@ -91,5 +108,6 @@ describe("the message event in reduceRun", () => {
 describe("the message event in the terminal trace", () => {
   it("is a line of its own", () => {
     expect(formatLine({ type: "message", message: new HumanMessage("Also   check\nRome."), iteration: 1, at: 0 }, PLAIN_STYLE, 80, false)).toBe("message Also check Rome.\n");
+    expect(formatLine({ type: "message", message: new HumanMessage("Rome?"), iteration: 1, unanswered: true, at: 0 }, PLAIN_STYLE, 80, false)).toBe("message Rome? (unanswered: the run was ending)\n");
   });
 });

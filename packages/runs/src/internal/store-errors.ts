@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from "@agentrx/core";
-import { RunLeaseLostError, RunStoreError } from "@agentrx/executors";
+import { RunFinishedError, RunLeaseLostError, RunStoreError } from "@agentrx/executors";
 
 /** The error of every call made after `close()`. */
 export function closedStoreError(store: string, operation: string, runId?: string): RunStoreError {
@@ -14,8 +14,8 @@ export function closedStoreError(store: string, operation: string, runId?: strin
  * `error` as a `RunStoreError` naming the store, the operation and the run (or `subject`, e.g.
  * `thread "t1"`, for calls about something else); the driver's error becomes its `cause`.
  */
-export function wrapStoreError(store: string, operation: string, runId: string | undefined, error: unknown, subject?: string): RunStoreError | InvalidArgumentError {
-  if (RunStoreError.isInstance(error) || InvalidArgumentError.isInstance(error)) return error;
+export function wrapStoreError(store: string, operation: string, runId: string | undefined, error: unknown, subject?: string): RunStoreError | InvalidArgumentError | RunFinishedError {
+  if (RunStoreError.isInstance(error) || InvalidArgumentError.isInstance(error) || RunFinishedError.isInstance(error)) return error;
   const code = (error as { code?: unknown } | null)?.code;
   const detail = `${error instanceof Error ? error.message : String(error)}${typeof code === "string" && code ? ` (${code})` : ""}`;
   const about = subject !== undefined ? ` for ${subject}` : runId === undefined ? "" : ` for run "${runId}"`;

@@ -149,6 +149,9 @@ export function checkWrite(runId: string, write: RunWrite): number | undefined {
     if (update.usage !== undefined) checkObject("write", "write.update.usage", update.usage);
     if (update.checkpoint !== undefined) checkObject("write", "write.update.checkpoint", update.checkpoint);
     if (update.release !== undefined && typeof update.release !== "boolean") throw invalid("write", "write.update.release", update.release, "a boolean");
+    if (update.closeInbox !== undefined && (!Number.isSafeInteger(update.closeInbox) || update.closeInbox < 0)) {
+      throw invalid("write", "write.update.closeInbox", update.closeInbox, "an integer >= 0 (the last inbox position the run took)");
+    }
     if (update.release && update.status === "running") {
       throw invalid("write", "write.update.status", update.status, 'a status other than "running" when the write releases the lease');
     }

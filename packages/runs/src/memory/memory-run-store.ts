@@ -1,8 +1,10 @@
 import {
   RunBusyError,
   RunNotFoundError,
+  RunFinishedError,
   RunStoreError,
   type CancelRun,
+  runInboxId,
   type ClaimRun,
   type ListRunsOptions,
   type NewRun,
@@ -10,7 +12,9 @@ import {
   type ReadThreadMessagesOptions,
   type RunInfo,
   type RunStore,
+  type RunMessageAppended,
   type RunWrite,
+  type RunWriteResult,
   type StoredRunEvent,
   type StoredThreadMessage,
 } from "@agentrx/executors";
@@ -54,6 +58,8 @@ export class MemoryRunStore implements RunStore {
   readonly #events = new Map<string, EventRow[]>();
   /** Each thread's messages in seq order, seq n at index n - 1. */
   readonly #threads = new Map<string, ThreadMessageRow[]>();
+  /** The runs whose inbox is closed (see `RunUpdate.closeInbox`) until their next claim. */
+  readonly #closedInboxes = new Set<string>();
   /** Each row version's search words (see `searchHaystack`), computed at its first search. */
   readonly #haystacks = new WeakMap<RunRow, string>();
   #closed = false;
@@ -82,11 +88,12 @@ export class MemoryRunStore implements RunStore {
     const free = row.status !== "running" || row.lease_expires_at === null || row.lease_expires_at <= claim.at || row.owner === claim.owner;
     if (!free) throw new RunBusyError({ runId, owner: row.owner ?? undefined, leaseExpiresAt: row.lease_expires_at ?? undefined });
     const epoch = row.epoch + 1;
+    this.#closedInboxes.delete(runId);
     this.#runs.set(runId, { ...row, status: "running", error: null, owner: claim.owner, lease_expires_at: claim.at + claim.leaseMs, updated_at: claim.at, epoch });
     return { ...runInfoOf(row, STORE, "claimRun"), epoch };
   }
 
-  async write(runId: string, write: RunWrite): Promise<void> {
+  async write(runId: string, write: RunWrite): Promise<RunWriteResult> {
     this.#open("write", runId);
     const expected = checkWrite(runId, write);
     const columns = writeColumns(write);
@@ -110,6 +117,12 @@ export class MemoryRunStore implements RunStore {
       cost_usd: columns.cost_usd ?? row.cost_usd,
     });
     this.#events.get(runId)!.push(...rows);
+    const inboxSeq = this.#threads.get(runInboxId(runId))?.length ?? 0;
+    const closeInbox = write.update?.closeInbox;
+    if (closeInbox === undefined) return { inboxSeq };
+    const inboxClosed = inboxSeq <= closeInbox;
+    if (inboxClosed) this.#closedInboxes.add(runId);
+    return { inboxSeq, inboxClosed };
   }
 
   async cancelRun(runId: string, cancel: CancelRun): Promise<boolean> {
@@ -156,6 +169,8 @@ export class MemoryRunStore implements RunStore {
     this.#open("deleteRun", runId);
     checkKey("deleteRun", "runId", runId);
     this.#events.delete(runId);
+    this.#threads.delete(runInboxId(runId));
+    this.#closedInboxes.delete(runId);
     return this.#runs.delete(runId);
   }
 
@@ -167,6 +182,8 @@ export class MemoryRunStore implements RunStore {
       if (row.updated_at < olderThan && row.status !== "running") {
         this.#runs.delete(row.run_id);
         this.#events.delete(row.run_id);
+        this.#threads.delete(runInboxId(row.run_id));
+        this.#closedInboxes.delete(row.run_id);
         count++;
       }
     }
@@ -182,6 +199,19 @@ export class MemoryRunStore implements RunStore {
     const first = thread.length + 1;
     thread.push(...rows.map((row, index) => ({ ...row, seq: first + index })));
     return rows.map((_, index) => first + index);
+  }
+
+  async appendRunMessage(runId: string, message: NewThreadMessage): Promise<RunMessageAppended> {
+    this.#open("appendRunMessage", runId);
+    checkKey("appendRunMessage", "runId", runId);
+    threadMessageRows(runInboxId(runId), [message]); // the message is checked before the run
+    const row = this.#runs.get(runId);
+    if (row === undefined) throw new RunNotFoundError({ operation: "appendRunMessage", runId });
+    if (row.status === "finished" || (row.status === "running" && this.#closedInboxes.has(runId))) {
+      throw new RunFinishedError({ runId, stopReason: row.stop_reason ?? undefined });
+    }
+    const [inboxSeq] = await this.appendThreadMessages(runInboxId(runId), [message]);
+    return { inboxSeq: inboxSeq as number, status: row.status as RunMessageAppended["status"] };
   }
 
   async readThreadMessages(threadId: string, options?: ReadThreadMessagesOptions): Promise<StoredThreadMessage[]> {

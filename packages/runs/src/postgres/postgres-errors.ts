@@ -1,4 +1,4 @@
-import { RunStoreError } from "@agentrx/executors";
+import { RunFinishedError, RunStoreError } from "@agentrx/executors";
 import { wrapStoreError } from "../internal/store-errors";
 
 const STORE = "PostgresRunStore";
@@ -32,7 +32,7 @@ function codeOf(error: unknown): string | undefined {
 
 /** A `pg` error as a `RunStoreError`; connection failures say where the store tried to connect. */
 export function wrapPostgresError(operation: string, runId: string | undefined, error: unknown, target: string, subject?: string): Error {
-  if (RunStoreError.isInstance(error)) return error;
+  if (RunStoreError.isInstance(error) || RunFinishedError.isInstance(error)) return error;
   const code = codeOf(error);
   if (code !== undefined && (UNREACHABLE.has(code) || REFUSED_LOGIN.has(code))) {
     const reason = REFUSED_LOGIN.has(code) ? `cannot log in to the database at ${target}: ${(error as Error).message}` : `cannot reach the database at ${target}`;

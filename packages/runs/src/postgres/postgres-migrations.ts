@@ -117,10 +117,12 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; up: (s: string) =>
     version: 5,
     // A run's row is written at every step, and each index is one more entry to write: the
     // indexes on created_at and updated_at alone are covered by (created_at, run_id) and
-    // (updated_at, run_id).
+    // (updated_at, run_id). And inbox_closed: true while the run's inbox is closed
+    // (RunUpdate.closeInbox), until its next claim.
     up: (s) => `
     DROP INDEX IF EXISTS ${s}.agentrx_runs_created;
-    DROP INDEX IF EXISTS ${s}.agentrx_runs_updated;`,
+    DROP INDEX IF EXISTS ${s}.agentrx_runs_updated;
+    ALTER TABLE ${s}.agentrx_runs ADD COLUMN inbox_closed boolean NOT NULL DEFAULT false;`,
   },
 ];
 

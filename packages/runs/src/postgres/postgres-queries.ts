@@ -1,3 +1,4 @@
+import { runInboxId } from "@agentrx/executors";
 import { RUN_COLUMNS, type EventRow, type RunRow } from "../internal/run-record";
 import { SORT_COLUMNS } from "../internal/run-list-query";
 import type { ThreadMessageRow } from "../internal/thread-record";
@@ -20,12 +21,18 @@ export interface PostgresQueries {
   /**
    * The write of `count` events: one statement, one round trip. Parameters: run id, owner, the
    * event count the run must have (or null), the nine columns of `writeColumns`, the writer's
-   * epoch (or null), then 4 per event (seq, type, at, data) up to 16 events, or 4 arrays beyond.
+   * epoch (or null), the three search parameters, the inbox position to close up to (or null), then 4 per event (seq, type, at, data) up to 16 events, or 4 arrays beyond.
    */
   write(count: number): string;
   writeState: string;
+  /** Locks the run's row for a write that closes its inbox (the write then sees every send before it). Parameter: run id. */
+  lockRun: string;
+  /** Locks the run's row against a write that closes its inbox, and reads what a send checks. Parameter: run id. */
+  runMessageState: string;
   readEvents: string;
+  /** Parameters: run id, `runInboxId("")`. Returns one row: `deleted`. */
   deleteRun: string;
+  /** Parameters: olderThan, `runInboxId("")`. Returns one row: `deleted`. */
   pruneRuns: string;
   version: string;
   list(filter: RunFilter): PostgresQuery;
@@ -63,7 +70,7 @@ export function postgresQueries(s: string): PostgresQueries {
     claim: `WITH before AS (
         SELECT ${RUN_COLUMNS} FROM ${runs} WHERE run_id = $1 FOR UPDATE
       ), claimed AS (
-        UPDATE ${runs} AS r SET status = 'running', error = NULL, owner = $2, lease_expires_at = $3, updated_at = $4, epoch = r.epoch + 1
+        UPDATE ${runs} AS r SET status = 'running', error = NULL, inbox_closed = false, owner = $2, lease_expires_at = $3, updated_at = $4, epoch = r.epoch + 1
         FROM before AS b
         WHERE r.run_id = b.run_id
           AND (b.status <> 'running' OR b.lease_expires_at IS NULL OR b.lease_expires_at <= $4 OR b.owner = $2)
@@ -73,11 +80,20 @@ export function postgresQueries(s: string): PostgresQueries {
     // Compare-and-set: only a run that has not ended; the epoch's increment fences its writer.
     cancel: `UPDATE ${runs} SET status = 'cancelled', error = $2, owner = NULL, lease_expires_at = NULL, updated_at = $3, epoch = epoch + 1
       WHERE run_id = $1 AND status IN ('queued', 'running', 'interrupted')`,
-    write: (count) => writeSql(runs, events, count),
+    write: (count) => writeSql(runs, events, threads, count),
+    lockRun: `SELECT 1 FROM ${runs} WHERE run_id = $1 FOR UPDATE`,
+    runMessageState: `SELECT status, stop_reason, inbox_closed FROM ${runs} WHERE run_id = $1 FOR SHARE`,
     writeState: `SELECT owner, event_count, epoch, status FROM ${runs} WHERE run_id = $1`,
     readEvents: `SELECT seq, type, at, data FROM ${events} WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
-    deleteRun: `DELETE FROM ${runs} WHERE run_id = $1`,
-    pruneRuns: `DELETE FROM ${runs} WHERE updated_at < $1 AND status <> 'running'`,
+    // A run's inbox is a thread named after it ($2 is runInboxId("")): it goes with the run.
+    deleteRun: `WITH deleted AS (DELETE FROM ${runs} WHERE run_id = $1 RETURNING run_id),
+      counter AS (DELETE FROM ${threads} WHERE thread_id IN (SELECT $2 || run_id FROM deleted)),
+      inbox AS (DELETE FROM ${messages} WHERE thread_id IN (SELECT $2 || run_id FROM deleted))
+      SELECT count(*)::integer AS deleted FROM deleted`,
+    pruneRuns: `WITH deleted AS (DELETE FROM ${runs} WHERE updated_at < $1 AND status <> 'running' RETURNING run_id),
+      counter AS (DELETE FROM ${threads} WHERE thread_id IN (SELECT $2 || run_id FROM deleted)),
+      inbox AS (DELETE FROM ${messages} WHERE thread_id IN (SELECT $2 || run_id FROM deleted))
+      SELECT count(*)::integer AS deleted FROM deleted`,
     version: `SELECT coalesce(max(version), 0) AS version FROM ${s}.agentrx_schema_migrations`,
     // The upsert locks the thread's counter row until the statement's transaction ends, so a
     // concurrent append waits, then counts on from the seq this one reached. Appends share a
@@ -130,7 +146,9 @@ export function postgresQueries(s: string): PostgresQueries {
 /** Events up to this many are inserted from a VALUES list (measured twice as fast as unnest); more from unnest of arrays. */
 export const MAX_VALUES_EVENTS = 16;
 
-function writeSql(runs: string, events: string, count: number): string {
+function writeSql(runs: string, events: string, threads: string, count: number): string {
+  // The run's inbox's last position ($17: the position up to which to close it, or null).
+  const inboxSeq = `coalesce((SELECT last_seq FROM ${threads} WHERE thread_id = '${runInboxId("").replace(/'/g, "''")}' || $1), 0)`;
   // Update the row when the writer holds the lease (at its epoch, when given) and the events follow
   // the last recorded one, then insert the events (only if the row was updated: they select from
   // `run`). The row lock the UPDATE takes orders it after a concurrent claim, whose new epoch it
@@ -147,22 +165,24 @@ function writeSql(runs: string, events: string, count: number): string {
           event_count = coalesce($12::integer, event_count),
           answer_text = coalesce($14::text, answer_text),
           answer_vector = CASE WHEN $14::text IS NULL THEN answer_vector ELSE to_tsvector('simple', $16::text) END,
-          cost_usd = coalesce($15::double precision, cost_usd)
+          cost_usd = coalesce($15::double precision, cost_usd),
+          inbox_closed = CASE WHEN $17::integer IS NOT NULL AND ${inboxSeq} <= $17::integer THEN true ELSE inbox_closed END
         WHERE run_id = $1 AND owner = $2 AND ($13::integer IS NULL OR epoch = $13::integer) AND ($3::integer IS NULL OR event_count = $3::integer)
-        RETURNING run_id`;
-  if (count === 0) return `WITH run AS (${update}) SELECT count(*)::integer AS updated FROM run`;
+        RETURNING run_id, inbox_closed`;
+  const result = `SELECT count(*)::integer AS updated, bool_or(run.inbox_closed) AS inbox_closed, ${inboxSeq} AS inbox_seq FROM run`;
+  if (count === 0) return `WITH run AS (${update}) ${result}`;
   const rows =
     count <= MAX_VALUES_EVENTS
       ? `(VALUES ${Array.from({ length: count }, (_, index) => {
-          const n = 17 + index * 4;
+          const n = 18 + index * 4;
           return `($${n}::integer, $${n + 1}::text, $${n + 2}::bigint, $${n + 3}::text)`;
         }).join(", ")})`
-      : "unnest($17::integer[], $18::text[], $19::bigint[], $20::text[])";
+      : "unnest($18::integer[], $19::text[], $20::bigint[], $21::text[])";
   return `WITH run AS (${update}), added AS (
         INSERT INTO ${events} (run_id, seq, type, at, data)
         SELECT run.run_id, e.seq, e.type, e.at, e.data FROM run, ${rows} AS e (seq, type, at, data)
       )
-      SELECT count(*)::integer AS updated FROM run`;
+      ${result}`;
 }
 
 /** The parameters of the events of a write, laid out as `write(events.length)` expects them. */

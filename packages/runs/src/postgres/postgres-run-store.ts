@@ -3,8 +3,10 @@ import { InvalidArgumentError } from "@agentrx/core";
 import {
   RunBusyError,
   RunNotFoundError,
+  RunFinishedError,
   RunStoreError,
   type CancelRun,
+  runInboxId,
   type ClaimRun,
   type ListRunsOptions,
   type NewRun,
@@ -12,7 +14,10 @@ import {
   type ReadThreadMessagesOptions,
   type RunInfo,
   type RunStore,
+  type RunMessageAppended,
+  type RunStatus,
   type RunWrite,
+  type RunWriteResult,
   type StoredRunEvent,
   type StoredThreadMessage,
 } from "@agentrx/executors";
@@ -43,7 +48,7 @@ import {
   type PostgresQueries,
   type PostgresQuery,
 } from "./postgres-queries";
-import type { PostgresPool, PostgresRunStoreOptions } from "./postgres-run-store-options";
+import type { PostgresPool, PostgresPoolClient, PostgresRunStoreOptions } from "./postgres-run-store-options";
 
 export type {
   PostgresConnectionStringOptions,
@@ -254,7 +259,7 @@ export class PostgresRunStore implements RunStore {
     return (rowCount ?? 0) > 0;
   }
 
-  async write(runId: string, write: RunWrite): Promise<void> {
+  async write(runId: string, write: RunWrite): Promise<RunWriteResult> {
     const expected = checkWrite(runId, write);
     const c = writeColumns(write);
     const events = eventRows(write.events);
@@ -264,17 +269,33 @@ export class PostgresRunStore implements RunStore {
       const text = this.#sql.write(count);
       this.#writes.set(count, (statement = { name: statementName("write", text), text }));
     }
-    const { rows } = await this.#query("write", runId, {
+    const closeInbox = write.update?.closeInbox;
+    const query = {
       ...statement,
       values: [
         runId, write.owner, expected ?? null,
         c.status, c.stop_reason, c.usage, c.error, c.checkpoint, c.release, c.lease_expires_at, c.updated_at, c.event_count,
         write.epoch ?? null,
         c.answer_text, c.cost_usd, c.answer_text === null ? null : searchTerms(c.answer_text).join(" "),
+        closeInbox ?? null,
         ...writeEventValues(events),
       ],
-    });
-    if (rows[0]?.updated !== 0) return;
+    };
+    // A write that closes the inbox locks the run's row first, in its own statement: a send holds
+    // that lock (shared) from its check to its commit, so the write's statement, which starts
+    // after, sees every message sent before it, and a send after it sees the inbox closed.
+    const { rows } =
+      closeInbox === undefined
+        ? await this.#query("write", runId, query)
+        : await this.#transaction("write", runId, async (client) => {
+            await client.query({ text: this.#sql.lockRun, values: [runId] });
+            return client.query(query);
+          });
+    const row = rows[0];
+    if (row !== undefined && row.updated !== 0) {
+      const inboxSeq = Number(row.inbox_seq ?? 0);
+      return closeInbox === undefined ? { inboxSeq } : { inboxSeq, inboxClosed: row.inbox_closed === true };
+    }
     const state = (await this.#query("write", runId, { text: this.#sql.writeState, values: [runId] })).rows[0];
     if (state === undefined) throw new RunNotFoundError({ operation: "write", runId });
     const current = { owner: state.owner as string | null, epoch: Number(state.epoch), status: state.status as string };
@@ -305,14 +326,14 @@ export class PostgresRunStore implements RunStore {
 
   async deleteRun(runId: string): Promise<boolean> {
     checkKey("deleteRun", "runId", runId);
-    const { rowCount } = await this.#query("deleteRun", runId, { text: this.#sql.deleteRun, values: [runId] });
-    return (rowCount ?? 0) > 0;
+    const { rows } = await this.#query("deleteRun", runId, { text: this.#sql.deleteRun, values: [runId, runInboxId("")] });
+    return Number(rows[0]?.deleted ?? 0) > 0;
   }
 
   async pruneRuns(options: { olderThan: number | Date }): Promise<number> {
     const olderThan = checkPruneOptions(options);
-    const { rowCount } = await this.#query("pruneRuns", undefined, { text: this.#sql.pruneRuns, values: [olderThan] });
-    return rowCount ?? 0;
+    const { rows } = await this.#query("pruneRuns", undefined, { text: this.#sql.pruneRuns, values: [olderThan, runInboxId("")] });
+    return Number(rows[0]?.deleted ?? 0);
   }
 
   async appendThreadMessages(threadId: string, messages: readonly NewThreadMessage[]): Promise<number[]> {
@@ -332,6 +353,36 @@ export class PostgresRunStore implements RunStore {
       threadSubject(threadId),
     );
     return inserted.map((row) => Number(row.seq)).sort((a, b) => a - b);
+  }
+
+  async appendRunMessage(runId: string, message: NewThreadMessage): Promise<RunMessageAppended> {
+    checkKey("appendRunMessage", "runId", runId);
+    const threadId = runInboxId(runId);
+    const [row] = threadMessageRows(threadId, [message]);
+    // One transaction: the run's row is locked (shared) from the check to the append's commit, so a
+    // write that closes the inbox (which locks it first) runs wholly before or after it.
+    return this.#transaction("appendRunMessage", runId, async (client) => {
+      const state = (await client.query({ text: this.#sql.runMessageState, values: [runId] })).rows[0];
+      if (state === undefined) throw new RunNotFoundError({ operation: "appendRunMessage", runId });
+      if (state.status === "finished" || (state.status === "running" && state.inbox_closed === true)) {
+        throw new RunFinishedError({ runId, stopReason: (state.stop_reason as string | null) ?? undefined });
+      }
+      const { rows } = await client.query({
+        text: this.#sql.appendThreadMessages,
+        values: [threadId, 1, row!.at, [row!.run_id], [row!.tokens], [row!.at], [row!.message]],
+      });
+      return { inboxSeq: Number(rows[0]?.seq), status: state.status as RunStatus };
+    });
+  }
+
+  /** Runs `work` in one transaction on one connection; errors as the store reports them. */
+  async #transaction<T>(operation: string, runId: string | undefined, work: (client: PostgresPoolClient) => Promise<T>): Promise<T> {
+    const pool = await this.#use(operation, runId);
+    try {
+      return await inTransaction(pool, work);
+    } catch (error) {
+      throw wrapPostgresError(operation, runId, error, this.#target);
+    }
   }
 
   async readThreadMessages(threadId: string, options?: ReadThreadMessagesOptions): Promise<StoredThreadMessage[]> {

@@ -95,10 +95,12 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     version: 5,
     // A run's row is written at every step: keep that write small. The indexes on created_at and
     // updated_at alone are covered by (created_at, run_id) and (updated_at, run_id); the full-text
-    // index is touched only when the text changes (see FTS_UPDATE_TRIGGER).
+    // index is touched only when the text changes (see FTS_UPDATE_TRIGGER). And inbox_closed: 1
+    // while the run's inbox is closed (RunUpdate.closeInbox) until its next claim.
     up: `
       DROP INDEX IF EXISTS agentrx_runs_created;
       DROP INDEX IF EXISTS agentrx_runs_updated;
+      ALTER TABLE agentrx_runs ADD COLUMN inbox_closed INTEGER NOT NULL DEFAULT 0;
     `,
   },
 ];

@@ -12,7 +12,10 @@ import {
   type ReadThreadMessagesOptions,
   type RunInfo,
   type RunStore,
+  type RunMessageAppended,
   type RunWrite,
+  type RunWriteResult,
+  runInboxId,
   type StoredRunEvent,
   type StoredThreadMessage,
 } from "@agentrx/executors";
@@ -256,10 +259,10 @@ export class SqliteRunStore implements RunStore {
     }, { changes: true });
   }
 
-  write(runId: string, write: RunWrite): Promise<void> {
+  write(runId: string, write: RunWrite): Promise<RunWriteResult> {
     return this.#call("write", runId, (statements) => {
       const expected = checkWrite(runId, write);
-      statements.write(runId, write.owner, write.epoch ?? null, expected ?? null, writeColumns(write), eventRows(write.events));
+      return statements.write(runId, write.owner, write.epoch ?? null, expected ?? null, writeColumns(write), eventRows(write.events), write.update?.closeInbox ?? null);
     }, { changes: true });
   }
 
@@ -296,6 +299,14 @@ export class SqliteRunStore implements RunStore {
 
   appendThreadMessages(threadId: string, messages: readonly NewThreadMessage[]): Promise<number[]> {
     return this.#call("appendThreadMessages", undefined, (statements) => statements.appendThreadMessages(threadId, threadMessageRows(threadId, messages)), { subject: threadSubject(threadId), changes: true });
+  }
+
+  appendRunMessage(runId: string, message: NewThreadMessage): Promise<RunMessageAppended> {
+    return this.#call("appendRunMessage", runId, (statements) => {
+      checkKey("appendRunMessage", "runId", runId);
+      const [row] = threadMessageRows(runInboxId(runId), [message]);
+      return statements.appendRunMessage(runId, row!);
+    }, { changes: true });
   }
 
   readThreadMessages(threadId: string, options?: ReadThreadMessagesOptions): Promise<StoredThreadMessage[]> {

@@ -1,4 +1,4 @@
-import { RunBusyError, RunNotFoundError, RunStoreError, type RunInfo } from "@agentrx/executors";
+import { RunBusyError, RunFinishedError, RunNotFoundError, RunStoreError, runInboxId, type RunInfo, type RunMessageAppended, type RunStatus, type RunWriteResult } from "@agentrx/executors";
 import { RUN_COLUMNS, runInfoOf, type EventRow, type RunRow, type WriteColumns } from "../internal/run-record";
 import { leaseLostError, seqError } from "../internal/store-errors";
 import type { NewThreadMessageRow, ThreadMessageRow, ThreadRead } from "../internal/thread-record";
@@ -30,6 +30,7 @@ export class SqliteStatements {
   readonly #deleteRun: SqliteStatement;
   readonly #pruneEvents: SqliteStatement;
   readonly #pruneRuns: SqliteStatement;
+  readonly #pruneInboxes: SqliteStatement;
   readonly #lists = new Map<string, SqliteStatement>();
   readonly #lastSeq: SqliteStatement;
   readonly #insertMessage: SqliteStatement;
@@ -38,7 +39,10 @@ export class SqliteStatements {
   readonly #clearThread: SqliteStatement;
   readonly #append: (threadId: string, rows: readonly NewThreadMessageRow[]) => number[];
   readonly #claim: (runId: string, owner: string, leaseExpiresAt: number, at: number) => { row: RunRow; epoch: number };
-  readonly #write: (runId: string, owner: string, epoch: number | null, expected: number | null, columns: WriteColumns, events: readonly EventRow[]) => void;
+  readonly #write: (runId: string, owner: string, epoch: number | null, expected: number | null, columns: WriteColumns, events: readonly EventRow[], closeInbox: number | null) => RunWriteResult;
+  readonly #closeInbox: SqliteStatement;
+  readonly #runMessageState: SqliteStatement;
+  readonly #appendRunMessage: (runId: string, row: NewThreadMessageRow) => RunMessageAppended;
   readonly #delete: (runId: string) => boolean;
   readonly #prune: (olderThan: number) => number;
 
@@ -55,7 +59,7 @@ export class SqliteStatements {
     this.#selectRun = db.prepare(`SELECT ${RUN_COLUMNS} FROM agentrx_runs WHERE run_id = ?`);
     // Compare-and-set: the lease check and the epoch's increment in one statement.
     this.#claimUpdate = db.prepare(`
-      UPDATE agentrx_runs SET status = 'running', error = NULL, owner = @owner, lease_expires_at = @lease_expires_at, updated_at = @at, epoch = epoch + 1
+      UPDATE agentrx_runs SET status = 'running', error = NULL, inbox_closed = 0, owner = @owner, lease_expires_at = @lease_expires_at, updated_at = @at, epoch = epoch + 1
       WHERE run_id = @run_id AND (status <> 'running' OR lease_expires_at IS NULL OR lease_expires_at <= @at OR owner = @owner)
       RETURNING epoch`);
     // Compare-and-set too: only a run that has not ended; the epoch's increment fences its writer.
@@ -84,6 +88,8 @@ export class SqliteStatements {
     const prunable = "updated_at < ? AND status <> 'running'";
     this.#pruneEvents = db.prepare(`DELETE FROM agentrx_run_events WHERE run_id IN (SELECT run_id FROM agentrx_runs WHERE ${prunable})`);
     this.#pruneRuns = db.prepare(`DELETE FROM agentrx_runs WHERE ${prunable}`);
+    // A run's inbox is a thread named after it (runInboxId): it goes with the run.
+    this.#pruneInboxes = db.prepare(`DELETE FROM agentrx_thread_messages WHERE thread_id IN (SELECT ? || run_id FROM agentrx_runs WHERE ${prunable})`);
 
     this.#claim = db.immediate((runId: string, owner: string, leaseExpiresAt: number, at: number): { row: RunRow; epoch: number } => {
       const row = this.#selectRun.get(runId) as RunRow | undefined;
@@ -93,19 +99,29 @@ export class SqliteStatements {
       return { row, epoch: claimed.epoch };
     });
 
-    this.#write = db.immediate((runId: string, owner: string, epoch: number | null, expected: number | null, columns: WriteColumns, events: readonly EventRow[]) => {
+    this.#closeInbox = db.prepare("UPDATE agentrx_runs SET inbox_closed = 1 WHERE run_id = ?");
+    this.#runMessageState = db.prepare("SELECT status, stop_reason, inbox_closed FROM agentrx_runs WHERE run_id = ?");
+    this.#write = db.immediate((runId: string, owner: string, epoch: number | null, expected: number | null, columns: WriteColumns, events: readonly EventRow[], closeInbox: number | null): RunWriteResult => {
       const { changes } = this.#writeUpdate.run({ ...columns, release: columns.release ? 1 : 0, run_id: runId, owner, epoch, expected });
       if (changes === 0) throw this.#writeRefused(runId, owner, epoch, expected);
       for (const event of events) this.#insertEvent.run(runId, event.seq, event.type, event.at, event.data);
+      // The inbox's last position, read under the same write lock as a send's append (see appendRunMessage).
+      const inboxSeq = (this.#lastSeq.get(runInboxId(runId)) as { seq: number }).seq;
+      if (closeInbox === null) return { inboxSeq };
+      const inboxClosed = inboxSeq <= closeInbox;
+      if (inboxClosed) this.#closeInbox.run(runId);
+      return { inboxSeq, inboxClosed };
     });
 
     this.#delete = db.immediate((runId: string): boolean => {
       this.#deleteEvents.run(runId);
+      this.#clearThread.run(runInboxId(runId));
       return this.#deleteRun.run(runId).changes > 0;
     });
 
     this.#prune = db.immediate((olderThan: number): number => {
       this.#pruneEvents.run(olderThan);
+      this.#pruneInboxes.run(runInboxId(""), olderThan);
       return this.#pruneRuns.run(olderThan).changes;
     });
 
@@ -121,6 +137,17 @@ export class SqliteStatements {
       const first = (this.#lastSeq.get(threadId) as { seq: number }).seq + 1;
       rows.forEach((row, index) => this.#insertMessage.run(threadId, first + index, row.run_id, row.tokens, row.at, row.message));
       return rows.map((_, index) => first + index);
+    });
+    // The run's check and the append in one BEGIN IMMEDIATE transaction: a write that closes the
+    // inbox runs either before (the append is refused) or after (it sees the message).
+    this.#appendRunMessage = db.immediate((runId: string, row: NewThreadMessageRow): RunMessageAppended => {
+      const state = this.#runMessageState.get(runId) as { status: string; stop_reason: string | null; inbox_closed: number } | undefined;
+      if (state === undefined) throw new RunNotFoundError({ operation: "appendRunMessage", runId });
+      if (state.status === "finished" || (state.status === "running" && state.inbox_closed === 1)) {
+        throw new RunFinishedError({ runId, stopReason: state.stop_reason ?? undefined });
+      }
+      const [inboxSeq] = this.#append(runInboxId(runId), [row]);
+      return { inboxSeq: inboxSeq as number, status: state.status as RunStatus };
     });
   }
 
@@ -152,8 +179,13 @@ export class SqliteStatements {
   }
 
   /** Appends the events and updates the row (one `BEGIN IMMEDIATE` transaction) when `owner` holds the lease at `epoch` (when given). */
-  write(runId: string, owner: string, epoch: number | null, expected: number | null, columns: WriteColumns, events: readonly EventRow[]): void {
-    this.#write(runId, owner, epoch, expected, columns, events);
+  write(runId: string, owner: string, epoch: number | null, expected: number | null, columns: WriteColumns, events: readonly EventRow[], closeInbox: number | null): RunWriteResult {
+    return this.#write(runId, owner, epoch, expected, columns, events, closeInbox);
+  }
+
+  /** Appends a message to the run's inbox unless the run finished or closed it (one `BEGIN IMMEDIATE` transaction). */
+  appendRunMessage(runId: string, row: NewThreadMessageRow): RunMessageAppended {
+    return this.#appendRunMessage(runId, row);
   }
 
   readEvents(runId: string, after: number, limit: number | undefined): EventRow[] {

@@ -4,6 +4,7 @@ import { concurrencyTests } from "./conformance/concurrency-tests";
 import { conformanceContext } from "./conformance/conformance-context";
 import { failureTests } from "./conformance/failure-tests";
 import { fencingTests } from "./conformance/fencing-tests";
+import { inboxTests } from "./conformance/inbox-tests";
 import { leaseTests } from "./conformance/lease-tests";
 import { listingTests } from "./conformance/listing-tests";
 import { recordTests } from "./conformance/record-tests";
@@ -69,7 +70,8 @@ export interface RunStoreConformanceOptions {
  * Registers the run store conformance tests (vitest `describe`/`it` blocks) for a store: records
  * and events, listing filters, leases and claims, fencing epochs and forks, atomic writes, concurrency, large and unusual
  * strings, corrupt records, closed stores and bad arguments, and thread messages (order, paging,
- * concurrent appends, clearing). Every store of `@agentrx/runs`
+ * concurrent appends, clearing), and run inboxes (`appendRunMessage`, the inbox position every
+ * `write` reports, `closeInbox` racing a send, deletion with the run). Every store of `@agentrx/runs`
  * passes it; run it against your own `RunStore` to check that it behaves the same.
  *
  * @example
@@ -106,5 +108,6 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
     stringTests(context);
     failureTests(context);
     threadTests(context);
+    inboxTests(context);
   });
 }

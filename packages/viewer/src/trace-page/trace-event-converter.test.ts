@@ -37,6 +37,15 @@ describe("TraceEventConverter", () => {
     expect(JSON.parse(reported.note)).toEqual({ fallback: 1 });
   });
 
+  it("notes a message sent to the run, and one that came as the run was ending", () => {
+    const converter = new TraceEventConverter("r1");
+    converter.convert(stored(1, { type: "start", runId: "r1", resumed: false, inputs: {} }));
+    const joined = json(converter.convert(stored(2, encodeRunEvent({ type: "message", message: new HumanMessage("Also Rome."), iteration: 1, inboxSeq: 1, at: 1002 }))));
+    expect(joined).toMatchObject({ type: "other", seq: 2, name: "message", note: "message sent to the run before iteration 2: Also Rome." });
+    const late = json(converter.convert(stored(3, encodeRunEvent({ type: "message", message: new HumanMessage("And Oslo?"), iteration: 2, inboxSeq: 2, unanswered: true, at: 1003 }))));
+    expect(late).toMatchObject({ type: "other", seq: 3, name: "message", note: "message sent to the run as it was ending (unanswered): And Oslo?" });
+  });
+
   it("marks an event the store could not give, and a later event that depends on an unreadable one", () => {
     const converter = new TraceEventConverter("r1");
     converter.convert(stored(1, { type: "start", runId: "r1", resumed: false, inputs: {} }));

@@ -181,7 +181,10 @@ function noteOf(event: Record<string, any>): { note?: string } {
   }
   if (event["type"] === "message" && isBaseMessage(event["message"])) {
     // A message sent to the run (executor.send): it joined before this iteration's agent call.
-    return { note: `message sent to the run before iteration ${Number(event["iteration"]) + 1}: ${oneLine(contentText((event["message"] as BaseMessage).content))}` };
+    const text = oneLine(contentText((event["message"] as BaseMessage).content));
+    // Unanswered: it came as the run was ending, after its last agent call.
+    if (event["unanswered"] === true) return { note: `message sent to the run as it was ending (unanswered): ${text}` };
+    return { note: `message sent to the run before iteration ${Number(event["iteration"]) + 1}: ${text}` };
   }
   if (event["type"] === "decisions" && event["decisions"] !== null && typeof event["decisions"] === "object") {
     const kinds = Object.values(event["decisions"] as Record<string, unknown>).map((decision) => (typeof decision === "string" ? decision : String((decision as { type?: unknown })?.type)));
