@@ -33,13 +33,13 @@ function waitFor(child: ChildProcessWithoutNullStreams, output: () => string, pa
       const match = pattern.exec(output());
       if (match) {
         child.stdout.off("data", check);
-        child.off("exit", ended);
+        child.off("close", ended);
         resolve(match);
       }
     };
     const ended = (code: number | null) => reject(new Error(`The research run ended (exit ${code}) before printing ${pattern}:\n${output()}`));
     child.stdout.on("data", check);
-    child.once("exit", ended);
+    child.once("close", ended);
     check();
   });
 }
@@ -62,11 +62,13 @@ describe("examples/research-agent.ts, steered from a second process", () => {
     let errors = "";
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (errors += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    // "close", not "exit": the output is read to its end.
+    const exited = new Promise<number | null>((resolve) => child.once("close", resolve));
     try {
       const runId = (await waitFor(child, () => output, /^Run (\S+) started/m))[1] as string;
       expect(output).toContain("Model: ScriptedChatModel, offline");
-      expect(output).toContain(`npx tsx examples/research-agent.ts send ${runId} "Also check Rome."`);
+      // The line after it says how to send from another terminal (it may come in a later chunk).
+      await waitFor(child, () => output, new RegExp(`^From another terminal: npx tsx examples/research-agent.ts send ${runId} "Also check Rome."$`, "m"));
       await waitFor(child, () => output, /^step {2}8 /m);
 
       // The second terminal.
