@@ -12,8 +12,10 @@ import { afterAll, describe, expect, it } from "vitest";
 const execute = promisify(execFile);
 const root = join(__dirname, "..", "..");
 const tsx = join(root, "node_modules", ".bin", "tsx");
-// examples/runs.ts works on what the others recorded: it has its own test below.
-const scripts = readdirSync(join(root, "examples")).filter((name) => name.endsWith(".ts") && name !== "runs.ts");
+// examples/runs.ts works on what the others recorded: it has its own test below. The research
+// agent is steered from a second process and ends on its guardrail: test/e2e/research-agent.test.ts.
+const ownTests = new Set(["runs.ts", "research-agent.ts"]);
+const scripts = readdirSync(join(root, "examples")).filter((name) => name.endsWith(".ts") && !ownTests.has(name));
 // The examples record their runs here, not in the repository's .agentrx/.
 const runsDir = mkdtempSync(join(tmpdir(), "agentrx-examples-"));
 const runsDb = join(runsDir, "runs.db");
