@@ -160,6 +160,64 @@ describe("the layout of a run in progress, and of a resumed one", () => {
   });
 });
 
+describe("time to first token", () => {
+  /** Records a two-turn run (a tool call, then a text answer) with `invoke` or `stream`. */
+  async function recordTwoTurns(store: RunStore, runId: string, how: "invoke" | "stream") {
+    const lookup = tool(async ({ q }) => `found ${q}`, { name: "lookup", description: "Looks up.", schema: z.object({ q: z.string() }) });
+    const llm = new ScriptedChatModel({ streaming: true, latencyMs: 5, tokenDelayMs: 1, responses: [{ toolCalls: [{ name: "lookup", args: { q: "x" } }] }, "The answer is 42."] });
+    const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
+    const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [lookup], prompt }), tools: [lookup], store });
+    if (how === "invoke") await executor.invoke({ input: "q?" }, { runId });
+    else await lastValueFrom(executor.stream({ input: "q?" }, { runId }));
+  }
+
+  it("says an invoke run's model calls were not streamed, and gives a streamed text's first token", async () => {
+    const store = new MemoryRunStore();
+    await recordTwoTurns(store, "invoked", "invoke");
+    await recordTwoTurns(store, "streamed", "stream");
+    const invoked = (await traceOf(store, "invoked")).model;
+    expect(invoked.tokenEvents).toBe(0);
+    const invokedRows = layout.rows(invoked, Date.now()).filter((row) => row.kind === "model");
+    expect(invokedRows.map((row) => layout.firstToken(invoked, row.modelCall as NonNullable<TraceRow["modelCall"]>))).toEqual([
+      { known: false, text: "not streamed" },
+      { known: false, text: "not streamed" },
+    ]);
+    expect(invokedRows.map((row) => row.note)).toEqual([expect.stringMatching(/^→ lookup · not streamed · \d+ tokens$/), expect.stringMatching(/^The answer is 42\. · not streamed · \d+ tokens$/)]);
+    const streamed = (await traceOf(store, "streamed")).model;
+    const streamedRows = layout.rows(streamed, Date.now()).filter((row) => row.kind === "model");
+    const [tools, answer] = streamedRows.map((row) => layout.firstToken(streamed, row.modelCall as NonNullable<TraceRow["modelCall"]>));
+    expect(tools).toEqual({ known: false, text: "no text streamed" });
+    expect(answer?.known).toBe(true);
+    expect(streamedRows[1]?.note).toMatch(/ · first token \d/);
+  });
+
+  it("never waits for a reply that has arrived: a live run whose last model call answered, or whose tool calls are not recorded yet", async () => {
+    const store = new MemoryRunStore();
+    const start = Date.now() - 10_000;
+    await writeSyntheticRun(store, { runId: "answering", iterations: 1, toolsPerIteration: 1, running: true, start });
+    const { data } = await traceOf(store, "answering");
+    const model = runtime.createTrace(data.run);
+    runtime.applyEvents(model, data.events);
+    const next = data.events.length + 1;
+    // The next model call answered with text; its output is not recorded yet.
+    runtime.applyEvents(model, [
+      { type: "model_call", seq: next, at: start + 500, iteration: 1, call: 1, durationMs: 100, inputCount: 4, inputDigest: "0", reply: { role: "ai", content: "All done." } },
+    ]);
+    let rows = layout.rows(model, Date.now());
+    expect(rows.filter((row) => row.kind === "model").map((row) => [row.id, row.state])).toEqual([
+      ["model-0-0", "ok"],
+      ["model-1-0", "ok"],
+    ]);
+    // A reply asking for a tool call whose action is not recorded yet: no new model call either.
+    runtime.applyEvents(model, [
+      { type: "model_call", seq: next + 1, at: start + 700, iteration: 2, call: 2, durationMs: 100, inputCount: 6, inputDigest: "0", reply: { role: "ai", content: "", toolCalls: [{ name: "lookup", args: "{}" }] } },
+    ]);
+    rows = layout.rows(model, Date.now());
+    expect(rows.some((row) => row.kind === "model" && row.state === "running")).toBe(false);
+    expect(rows.map((row) => row.id)).not.toContain("model-3-0");
+  });
+});
+
 describe("the layout of a run paused for approval", () => {
   it("shows the pause, the tool call waiting for a decision, and the paused answer", async () => {
     const store = new MemoryRunStore();

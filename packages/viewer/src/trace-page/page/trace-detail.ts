@@ -148,6 +148,24 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
     return out;
   }
 
+  /** The detail's "First token": when it came, or why the record has none. */
+  function firstTokenText(model: TraceModel, row: TraceRow): string {
+    const call = row.modelCall as TraceModel["iterations"][number]["modelCalls"][number];
+    const ttft = layout.firstToken(model, call);
+    if (ttft.known) return `after ${ttft.text}`;
+    if (row.state === "running") return call.tokenChars > 0 ? "–" : "– (no token yet)";
+    if (ttft.text === "not streamed") return "– (not streamed: nothing watched the model's tokens, as in an invoke run)";
+    if (ttft.text === "no text streamed") return "– (no text streamed: the reply was tool calls only)";
+    return "–";
+  }
+
+  /** What the detail says of a model call whose reply is not in the record (yet). */
+  function pendingReply(row: TraceRow): string {
+    if (row.state !== "running") return "Not recorded.";
+    const chars = row.modelCall?.tokenChars ?? 0;
+    return chars > 0 ? `Streaming: ${fmt.count(chars)} characters so far.` : "Waiting for the reply.";
+  }
+
   function render(container: HTMLElement, row: TraceRow, model: TraceModel, context: TraceDetailContext): void {
     dom.clear(container);
     const title = (kind: string, name: string) => h("h2", null, h("span", { class: "muted" }, `${kind} `), name);
@@ -183,14 +201,14 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
           ["Iteration", String(call.iteration + 1)],
           ["Started", offset(model, call.start)],
           ["Duration", row.state === "running" ? "running…" : fmt.duration(call.end - call.start)],
-          ["First token", call.firstTokenAt !== undefined ? `after ${fmt.duration(call.firstTokenAt - call.start)}` : undefined],
+          ["First token", firstTokenText(model, row)],
           ["Streamed", call.tokenChars > 0 ? `${fmt.count(call.tokenChars)} characters` : undefined],
           ["Usage", usage(call.usage)],
           ["Sent", call.inputCount !== undefined ? `${call.inputCount} messages (digest ${call.inputDigest})` : undefined],
         ]),
         row.state === "inferred" ? h("p", { class: "hint" }, "This run did not record its model calls (recordModelCalls: false): the bar spans from the previous step to the agent's decision.") : null,
         h("h3", null, "Received"),
-        reply ? text(reply.content, call.seq, "reply.content", context) : h("p", { class: "muted" }, row.state === "running" ? "Waiting for the reply." : "Not recorded."),
+        reply ? text(reply.content, call.seq, "reply.content", context) : h("p", { class: "muted" }, pendingReply(row)),
       );
       reply?.toolCalls?.forEach((toolCall, index) => {
         parts.push(h("div", { class: "message" }, h("div", { class: "role" }, `tool call · ${toolCall.name}${toolCall.id ? ` · ${toolCall.id}` : ""}`), text(toolCall.args, call.seq, `reply.toolCalls.${index}.args`, context)));

@@ -86,6 +86,19 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
     return { state, badges };
   }
 
+  /**
+   * What the page says of a model call's time to first token: the time when a token was recorded;
+   * else why there is none. A run with no `token` event at all did not stream its model (nothing
+   * watched its tokens, as in an `invoke` run); in a streamed run, a reply with only tool calls
+   * streams no text.
+   */
+  function firstToken(model: TraceModel, call: TraceModelCall): { known: boolean; text: string } {
+    if (call.firstTokenAt !== undefined) return { known: true, text: fmt.duration(call.firstTokenAt - call.start) };
+    if (model.tokenEvents === 0) return { known: false, text: "not streamed" };
+    if (call.reply !== undefined && textOf(call.reply.content).trim() === "") return { known: false, text: "no text streamed" };
+    return { known: false, text: call.reply === undefined ? "no token yet" : "none recorded" };
+  }
+
   /** Where each iteration's work could start: after the previous iteration, inside its segment. */
   function boundaryBefore(model: TraceModel, index: number, at: number): number {
     let boundary = model.segments[0]?.start ?? at;
@@ -165,7 +178,8 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
       let start = Infinity;
       let end = -Infinity;
       calls.forEach((call, k) => {
-        const ttft = call.firstTokenAt !== undefined ? ` · first token ${fmt.duration(call.firstTokenAt - call.start)}` : "";
+        const ttftOf = firstToken(model, call);
+        const ttft = ttftOf.known ? ` · first token ${ttftOf.text}` : ttftOf.text === "not streamed" && !open ? " · not streamed" : "";
         const tokens = call.usage ? ` · ${fmt.count(call.usage.total)} tokens` : "";
         const reply = call.reply?.toolCalls?.length ? `→ ${call.reply.toolCalls.map((c) => c.name).join(", ")}` : fmt.oneLine(textOf(call.reply?.content), 100);
         const row: TraceRow = {
@@ -237,6 +251,10 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
     const last = model.iterations[model.iterations.length - 1];
     if (last === undefined) return model.segments.length > 0;
     if (last.modelCalls.length === 0) return false; // its call is shown as running
+    // A reply without tool calls ends the run (its answer is being recorded); one with tool calls
+    // waits for them: the next model call comes once every tool call it asked for has returned.
+    const asked = last.modelCalls[last.modelCalls.length - 1]?.reply?.toolCalls?.length ?? 0;
+    if (last.tools.length === 0 || last.tools.length < asked) return false;
     return last.tools.every((tool) => tool.stepSeq !== undefined);
   }
 
@@ -253,5 +271,5 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
     return best;
   }
 
-  return { rows, textOf, toolState, isLive, endOf, slowestTool };
+  return { rows, textOf, toolState, isLive, endOf, slowestTool, firstToken };
 }

@@ -100,6 +100,11 @@ export interface TraceModel {
   others: TraceOther[];
   /** Sum of the `usage` events. */
   usage: TraceUsage;
+  /**
+   * How many `token` events the run has: none when nothing watched its model's tokens (an
+   * `invoke` run without `verbose`), so its model calls were not streamed and have no first token.
+   */
+  tokenEvents: number;
   lastSeq: number;
 }
 
@@ -115,7 +120,7 @@ export type TraceModelRuntime = ReturnType<typeof traceModelRuntime>;
  */
 export function traceModelRuntime() {
   function createTrace(run: TraceRun): TraceModel {
-    return { run, segments: [], iterations: [], others: [], usage: { input: 0, output: 0, total: 0 }, lastSeq: 0 };
+    return { run, segments: [], iterations: [], others: [], usage: { input: 0, output: 0, total: 0 }, tokenEvents: 0, lastSeq: 0 };
   }
 
   function iterationOf(model: TraceModel, n: number, at: number): TraceIteration {
@@ -169,6 +174,7 @@ export function traceModelRuntime() {
     switch (event.type) {
       case "token": {
         const iteration = iterationOf(model, event.iteration, event.at);
+        model.tokenEvents++;
         iteration.pendingFirstTokenAt ??= event.at;
         iteration.pendingTokenChars += event.chars;
         return;
