@@ -30,13 +30,27 @@ export interface ReadTracePageOptions {
  */
 export async function readTracePage(store: RunStore, runId: string, options: ReadTracePageOptions): Promise<TracePageSource> {
   const { mode, source, textBudget = TRACE_TEXT_BUDGET } = options;
-  const converter = new TraceEventConverter(runId);
+  // A live page shows the text of the model call still streaming: the `ui` keeps token texts.
+  const converter = new TraceEventConverter(runId, { tokenText: mode === "ui" });
   const events: ServerTraceEvent[] = [];
   for await (const page of readReadableEvents(store, runId, "agentrx trace")) for (const stored of page) events.push(converter.convert(stored));
+  dropAnsweredTokenTexts(events);
   const info = await store.getRun(runId);
   if (info === undefined) throw new RunNotFoundError({ operation: "agentrx", runId });
   capTexts(converter.texts, textBudget);
   return { run: traceRunOf(info), events, mode, source, generatedAt: Date.now() };
+}
+
+/** Removes the text of the token events whose model call has its reply recorded (the reply holds it). */
+function dropAnsweredTokenTexts(events: ServerTraceEvent[]): void {
+  const answered = new Set<number>();
+  let ended = false;
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i] as ServerTraceEvent;
+    if (event.type === "model_call") answered.add(event.iteration);
+    else if (event.type === "output") ended = true;
+    else if (event.type === "token" && event.text !== undefined && (ended || answered.has(event.iteration))) delete event.text;
+  }
 }
 
 /**

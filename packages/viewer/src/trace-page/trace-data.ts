@@ -62,7 +62,14 @@ export type TraceEvent<T = TraceText> =
       inputDigest: string;
       reply: TraceMessage<T>;
     })
-  | (TraceEventBase & { type: "token"; iteration: number; /** Characters streamed. */ chars: number })
+  | (TraceEventBase & {
+      type: "token";
+      iteration: number;
+      /** Characters streamed. */
+      chars: number;
+      /** The streamed text, for a call still streaming on a live page (absent once its reply is recorded). */
+      text?: string;
+    })
   | (TraceEventBase & { type: "usage"; iteration: number; usage: TraceUsage })
   | (TraceEventBase & { type: "action"; iteration: number; index: number; tool: string; toolCallId?: string; toolInput: T; log: T })
   | (TraceEventBase & {

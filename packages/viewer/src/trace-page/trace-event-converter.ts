@@ -23,7 +23,14 @@ export class TraceEventConverter {
   readonly texts: CappedText[] = [];
   private readonly decoder: RunEventDecoder;
 
-  constructor(runId: string) {
+  /**
+   * @param options.tokenText Keep the text of `token` events (a live page shows the reply of the
+   *   model call still streaming); without it a token event carries only its length.
+   */
+  constructor(
+    runId: string,
+    private readonly options: { tokenText?: boolean } = {},
+  ) {
     this.decoder = new RunEventDecoder(runId);
   }
 
@@ -76,8 +83,10 @@ export class TraceEventConverter {
           inputDigest: String(event["inputDigest"]),
           reply: this.message(event["message"]),
         };
-      case "token":
-        return { type: "token", seq, at, iteration: Number(event["iteration"]), chars: String(event["text"] ?? "").length };
+      case "token": {
+        const text = String(event["text"] ?? "");
+        return { type: "token", seq, at, iteration: Number(event["iteration"]), chars: text.length, ...(this.options.tokenText ? { text } : {}) };
+      }
       case "usage":
         return { type: "usage", seq, at, iteration: Number(event["iteration"]), usage: usageOf(event["usage"]) };
       case "action": {

@@ -26,7 +26,7 @@ export class TraceFollower {
     private after: number,
     private readonly textLimit = 200_000,
   ) {
-    this.converter = new TraceEventConverter(runId);
+    this.converter = new TraceEventConverter(runId, { tokenText: true });
   }
 
   /** The new events and the run's row; `done` once the run no longer runs and every event was sent. */

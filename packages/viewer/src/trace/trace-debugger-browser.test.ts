@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel } from "@agentrx/core/testing";
-import { AgentExecutor, type RunStore } from "@agentrx/executors";
+import { AgentExecutor, type RunStore, type StoredRunEvent } from "@agentrx/executors";
 import { MemoryRunStore } from "@agentrx/runs";
 import { readTracePage, tracePageHtml } from "@agentrx/viewer/trace-page";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
@@ -15,6 +15,7 @@ import { tool } from "@langchain/core/tools";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { startUiServer, type UiServer } from "../ui/start-ui-server";
 import { launchChromium, skipWithoutChromium } from "./browser-test-helpers";
 
 const skip = skipWithoutChromium("trace page as a debugger (browser)");
@@ -70,6 +71,52 @@ describe.skipIf(skip)("model calls that were not streamed", () => {
     expect(await detailValue(page, "First token")).toBe("– (not streamed: nothing watched the model's tokens, as in an invoke run)");
     expect(await page.locator('.detail [data-field="reply.content"]').textContent()).toBe("The answer is 42.");
     expect(await page.locator(".detail").textContent()).not.toMatch(/waiting for the reply/i);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
+
+describe.skipIf(skip)("a model call streaming on a live page", () => {
+  let server: UiServer;
+  beforeAll(async () => {
+    server = await startUiServer({ store, source: "MemoryRunStore", port: 0, pollMs: 50 });
+  });
+  afterAll(async () => server?.close());
+
+  it("shows the tokens of the call in progress as they arrive, then its recorded reply", async () => {
+    const owner = "test:1";
+    const t0 = Date.now();
+    await store.createRun({ runId: "streaming", inputs: { input: "Tell me." }, status: "running", owner, leaseMs: 60_000, at: t0 });
+    const event = (seq: number, type: string, at: number, data: Record<string, unknown>): StoredRunEvent => ({ seq, type, at, data: { type, at, ...data } as StoredRunEvent["data"] });
+    const write = (events: StoredRunEvent[], update?: Parameters<RunStore["write"]>[1]["update"]) =>
+      store.write("streaming", { owner, leaseMs: 60_000, at: Date.now(), events, ...(update ? { update } : {}) });
+    // Tokens recorded before the page opens are shown too.
+    await write([event(1, "start", t0, { runId: "streaming", inputs: { input: "Tell me." }, resumed: false }), event(2, "token", t0 + 5, { iteration: 0, text: "Once upon " })]);
+    const { page, errors } = await open(`${server.url}/runs/streaming`);
+    await page.click('[data-id="model-0-0"] .label');
+    const live = page.locator('.detail [data-field="live-text"]');
+    expect(await live.textContent()).toBe("Once upon ");
+    expect(await page.locator('[data-id="model-0-0"] .note').textContent()).toMatch(/^Once upon▍/);
+    expect(await detailValue(page, "First token")).toMatch(/^after \d/);
+
+    await write([event(3, "token", Date.now(), { iteration: 0, text: "a time" }), event(4, "token", Date.now(), { iteration: 0, text: ", a model streamed." })]);
+    await expect.poll(() => live.textContent(), { timeout: 10_000 }).toBe("Once upon a time, a model streamed.");
+    expect(await page.locator(".detail").textContent()).toContain("Streaming: 35 characters so far.");
+    expect(await page.locator(".detail").textContent()).not.toContain("Waiting for the reply");
+
+    const done = Date.now();
+    const message = { type: "ai", data: { content: "Once upon a time, a model streamed.", tool_calls: [], invalid_tool_calls: [], additional_kwargs: {}, response_metadata: {} } };
+    await write(
+      [
+        event(5, "model_call", done, { call: 0, iteration: 0, durationMs: done - t0, inputCount: 1, inputDigest: "d", message }),
+        event(6, "output", done + 1, { runId: "streaming", output: "Once upon a time, a model streamed.", returnValues: { output: "x" }, messages: [], stopReason: "finish", withSteps: false }),
+      ],
+      { status: "finished", stopReason: "finish", release: true },
+    );
+    await page.waitForSelector('[data-status="finished"]', { timeout: 10_000 });
+    await page.click('[data-id="model-0-0"] .label');
+    expect(await page.locator('.detail [data-field="reply.content"]').textContent()).toBe("Once upon a time, a model streamed.");
+    expect(await live.count()).toBe(0);
     expect(errors).toEqual([]);
     await page.close();
   });

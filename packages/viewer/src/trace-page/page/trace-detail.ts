@@ -209,6 +209,7 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
         row.state === "inferred" ? h("p", { class: "hint" }, "This run did not record its model calls (recordModelCalls: false): the bar spans from the previous step to the agent's decision.") : null,
         h("h3", null, "Received"),
         reply ? text(reply.content, call.seq, "reply.content", context) : h("p", { class: "muted" }, pendingReply(row)),
+        !reply && call.liveText !== undefined ? h("pre", { class: "payload streaming", attrs: { "data-field": "live-text" } }, call.liveText.length > PREVIEW ? `…${call.liveText.slice(-PREVIEW)}` : call.liveText) : null,
       );
       reply?.toolCalls?.forEach((toolCall, index) => {
         parts.push(h("div", { class: "message" }, h("div", { class: "role" }, `tool call · ${toolCall.name}${toolCall.id ? ` · ${toolCall.id}` : ""}`), text(toolCall.args, call.seq, `reply.toolCalls.${index}.args`, context)));

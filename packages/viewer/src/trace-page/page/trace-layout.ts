@@ -124,6 +124,7 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
     const call: TraceModelCall = { iteration: iteration.n, start, end, tokenChars: iteration.pendingTokenChars };
     if (iteration.pendingFirstTokenAt !== undefined) call.firstTokenAt = iteration.pendingFirstTokenAt;
     if (iteration.pendingUsage !== undefined) call.usage = iteration.pendingUsage;
+    if (open && iteration.pendingText !== undefined) call.liveText = iteration.pendingText;
     return { calls: [call], inferred: true, open };
   }
 
@@ -181,7 +182,9 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
         const ttftOf = firstToken(model, call);
         const ttft = ttftOf.known ? ` · first token ${ttftOf.text}` : ttftOf.text === "not streamed" && !open ? " · not streamed" : "";
         const tokens = call.usage ? ` · ${fmt.count(call.usage.total)} tokens` : "";
-        const reply = call.reply?.toolCalls?.length ? `→ ${call.reply.toolCalls.map((c) => c.name).join(", ")}` : fmt.oneLine(textOf(call.reply?.content), 100);
+        // A call still streaming shows the end of its text so far, as it grows.
+        const streaming = call.liveText !== undefined ? `${fmt.oneLine(call.liveText.slice(-400), 400).slice(-100)}▍` : undefined;
+        const reply = streaming ?? (call.reply?.toolCalls?.length ? `→ ${call.reply.toolCalls.map((c) => c.name).join(", ")}` : fmt.oneLine(textOf(call.reply?.content), 100));
         const row: TraceRow = {
           id: `model-${n}-${k}`,
           depth: 2,

@@ -25,6 +25,8 @@ export interface TraceModelCall {
   firstTokenAt?: number;
   /** Characters streamed. */
   tokenChars: number;
+  /** The text streamed so far, for a call still streaming on a live page (its reply is not recorded yet). */
+  liveText?: string;
   usage?: TraceUsage;
   reply?: TraceMessage;
   inputCount?: number;
@@ -62,6 +64,8 @@ export interface TraceIteration {
   /** Streamed-token and usage events not yet claimed by a recorded model call. */
   pendingFirstTokenAt?: number;
   pendingTokenChars: number;
+  /** The text of those tokens, when the page was given it (a live page). */
+  pendingText?: string;
   pendingUsage?: TraceUsage;
   /** Times of its first and last events. */
   firstAt: number;
@@ -177,6 +181,7 @@ export function traceModelRuntime() {
         model.tokenEvents++;
         iteration.pendingFirstTokenAt ??= event.at;
         iteration.pendingTokenChars += event.chars;
+        if (event.text !== undefined) iteration.pendingText = (iteration.pendingText ?? "") + event.text;
         return;
       }
       case "usage": {
@@ -206,6 +211,7 @@ export function traceModelRuntime() {
         if (iteration.pendingUsage !== undefined) call.usage = iteration.pendingUsage;
         iteration.pendingFirstTokenAt = undefined;
         iteration.pendingTokenChars = 0;
+        iteration.pendingText = undefined;
         iteration.pendingUsage = undefined;
         iteration.firstAt = Math.min(iteration.firstAt, start);
         iteration.modelCalls.push(call);

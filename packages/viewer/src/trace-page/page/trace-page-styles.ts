@@ -104,6 +104,8 @@ button:hover { border-color: var(--muted); }
 .kv dt { color: var(--muted); } .kv dd { margin: 0; overflow-wrap: anywhere; font-variant-numeric: tabular-nums; }
 .payload { margin: 0; padding: 8px 10px; background: var(--panel); border: 1px solid var(--line); border-radius: 6px; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 420px; overflow: auto; }
 .payload.all { max-height: none; }
+.payload.streaming { border-color: var(--running); }
+.payload.streaming::after { content: "▍"; color: var(--running); animation: pulse 1s infinite alternate; }
 .payload-tools { display: flex; align-items: center; gap: 8px; margin-top: 4px; color: var(--muted); font-size: 12px; }
 .message { margin-top: 8px; } .message .role { font-size: 11px; font-weight: 700; text-transform: uppercase; color: var(--muted); }
 .error-text { color: var(--fail); }
