@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { startUiServer, type UiServer } from "../ui/start-ui-server";
 import { launchChromium, skipWithoutChromium } from "./browser-test-helpers";
+import { writeSyntheticRun } from "./trace-test-fixtures";
 
 const skip = skipWithoutChromium("trace page as a debugger (browser)");
 const dir = mkdtempSync(join(tmpdir(), "agentrx-trace-debugger-"));
@@ -32,6 +33,7 @@ async function writePage(runId: string, from: RunStore = store): Promise<string>
 /** A page that fails the test on any script error. */
 async function open(url: string): Promise<{ page: Page; errors: string[] }> {
   const page = await browser.newPage();
+  page.setDefaultTimeout(5_000);
   const errors: string[] = [];
   page.on("pageerror", (error) => errors.push(error.message));
   await page.goto(url);
@@ -117,6 +119,92 @@ describe.skipIf(skip)("a model call streaming on a live page", () => {
     await page.click('[data-id="model-0-0"] .label');
     expect(await page.locator('.detail [data-field="reply.content"]').textContent()).toBe("Once upon a time, a model streamed.");
     expect(await live.count()).toBe(0);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
+
+describe.skipIf(skip)("zooming the waterfall", () => {
+  const axisLabels = (page: Page) => page.locator(".axis .tick").allTextContents();
+  /** A bar's box, once it is drawn (a zoom redraws on the next animation frame). */
+  const barBox = async (page: Page, id: string) => {
+    let box = await page.locator(`[data-id="${id}"] .bar`).boundingBox();
+    for (let i = 0; box === null && i < 50; i++) box = await page.locator(`[data-id="${id}"] .bar`).boundingBox();
+    if (box === null) throw new Error(`no bar for ${id}`);
+    return box;
+  };
+
+  it("zooms with the buttons, the keyboard and Ctrl + wheel, pans by dragging, and resets; the axis never repeats a label", async () => {
+    await writeSyntheticRun(store, { runId: "zoom", iterations: 6, toolsPerIteration: 2, start: 1_800_000_000_000 });
+    const { page, errors } = await open(pathToFileURL(await writePage("zoom")).href);
+    const whole = await barBox(page, "model-3-0");
+    const wholeLabels = await axisLabels(page);
+    expect(new Set(wholeLabels).size).toBe(wholeLabels.length);
+    expect(await page.locator('[data-zoom-action="reset"]').isDisabled()).toBe(true);
+
+    // Two clicks on "+": the bars are 4 times as wide, and the axis shows a quarter of the run.
+    await page.click('[data-zoom-action="in"]');
+    await page.click('[data-zoom-action="in"]');
+    await expect.poll(() => page.locator(".zoom-label").textContent()).toBe("×4");
+    // A model call's bar wholly in view (one in the middle of the run) is 4 times as wide.
+    const axisBox = (await page.locator(".axis").boundingBox())!;
+    let inView = 0;
+    for (let n = 0; n <= 6; n++) {
+      if ((await page.locator(`[data-id="model-${n}-0"] .bar`).count()) === 0) continue; // out of view
+      const box = await barBox(page, `model-${n}-0`);
+      if (box.x < axisBox.x + 1 || box.x + box.width > axisBox.x + axisBox.width - 1) continue;
+      inView++;
+      expect(box.width).toBeCloseTo(whole.width * 4, 0); // every model call takes 100 ms
+    }
+    expect(inView).toBeGreaterThan(0);
+    let labels = await axisLabels(page);
+    expect(labels.length).toBeGreaterThan(2);
+    expect(new Set(labels).size).toBe(labels.length);
+
+    // Deep zoom with the keyboard: labels stay distinct (more decimals), never "1.2 s 1.2 s".
+    await page.click('[data-id="model-3-0"] .label');
+    for (let i = 0; i < 8; i++) await page.keyboard.press("+");
+    await expect.poll(() => page.locator(".zoom-label").textContent()).toBe("×1020");
+    labels = await axisLabels(page);
+    expect(labels.length).toBeGreaterThan(2);
+    expect(new Set(labels).size, labels.join(" ")).toBe(labels.length);
+
+    // Back out, then drag the timeline to the left: the view moves later in the run.
+    await page.keyboard.press("0");
+    await expect.poll(() => page.locator(".zoom-label").textContent()).toBe("");
+    await page.keyboard.press("+");
+    await page.keyboard.press("+");
+    await expect.poll(() => page.locator(".zoom-label").textContent()).toBe("×4");
+    const before = await barBox(page, "model-3-0");
+    const axis = (await page.locator(".axis").boundingBox())!;
+    await page.mouse.move(axis.x + axis.width * 0.6, axis.y + 10);
+    await page.mouse.down();
+    await page.mouse.move(axis.x + axis.width * 0.4, axis.y + 10, { steps: 5 });
+    await page.mouse.up();
+    await expect.poll(async () => (await barBox(page, "model-3-0")).x).toBeCloseTo(before.x - axis.width * 0.2, -1);
+    // Shift + ← pans back by a quarter of the view.
+    await page.click('[data-id="model-3-0"] .label');
+    const panned = await barBox(page, "model-3-0");
+    await page.keyboard.press("Shift+ArrowLeft");
+    await expect.poll(async () => (await barBox(page, "model-3-0")).x).toBeCloseTo(panned.x + axis.width * 0.25, -1);
+    expect(await page.locator('[role="treeitem"][aria-selected="true"]').getAttribute("data-id")).toBe("model-3-0");
+
+    // Ctrl + wheel over the axis zooms in around the pointer.
+    await page.click('[data-zoom-action="reset"]');
+    await page.mouse.move(axis.x + axis.width / 2, axis.y + 10);
+    await page.keyboard.down("Control");
+    await page.mouse.wheel(0, -300);
+    await page.keyboard.up("Control");
+    await expect.poll(async () => Number(await page.locator(".zoom-label").getAttribute("data-zoom"))).toBeGreaterThan(1.5);
+
+    // "z" zooms to the selected row's bar.
+    await page.click('[data-zoom-action="reset"]');
+    await page.click('[data-id="tool-3-1"] .label');
+    await page.keyboard.press("z");
+    await expect.poll(async () => (await barBox(page, "tool-3-1")).width).toBeGreaterThan(axis.width * 0.75);
+    await page.click('[data-zoom-action="reset"]');
+    await expect.poll(async () => (await barBox(page, "model-3-0")).width).toBeCloseTo(whole.width, 0);
+    expect(await axisLabels(page)).toEqual(wholeLabels);
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -248,6 +248,23 @@ describe("the layout of a run paused for approval", () => {
     expect(labels).toContain("0.5 ms");
   });
 
+  it("labels a zoomed axis without repeating a label, at every zoom and place", async () => {
+    const store = new MemoryRunStore();
+    await writeSyntheticRun(store, { runId: "zoom", iterations: 40, toolsPerIteration: 3, start: 3_000_000 });
+    const { model } = await traceOf(store, "zoom");
+    const scale = scaleOf(model, Date.now());
+    for (let span = 1; span > 1e-5; span /= 3) {
+      for (const from of [0, 0.123456, 0.5 - span / 2, 1 - span]) {
+        const ticks = scale.ticksIn(Math.max(0, from), Math.max(0, from) + span);
+        const labels = ticks.map((tick) => tick.label);
+        expect(labels.length, `span ${span} from ${from}`).toBeGreaterThan(2);
+        expect(new Set(labels).size, `span ${span} from ${from}: ${labels.join(" ")}`).toBe(labels.length);
+        for (const tick of ticks) expect(tick.x).toBeGreaterThanOrEqual(Math.max(0, from) - 1e-9);
+      }
+    }
+    expect(scale.ticksIn(0, 1)).toEqual(scale.ticks);
+  });
+
   it("gives a running run no stop reason", async () => {
     const store = new MemoryRunStore();
     await writeSyntheticRun(store, { runId: "busy", iterations: 1, toolsPerIteration: 1, running: true });

@@ -58,6 +58,13 @@ button:hover { border-color: var(--muted); }
 .wf-head, .row { display: grid; grid-template-columns: var(--name-width, minmax(280px, 40%)) minmax(0, 1fr); }
 .wf-head { position: sticky; top: 0; z-index: 2; background: var(--bg); border-bottom: 1px solid var(--line); height: 26px; }
 .wf-head .name { padding: 4px 8px; color: var(--muted); font-size: 11px; text-transform: uppercase; letter-spacing: .04em; }
+.wf-head .name { display: flex; align-items: center; justify-content: space-between; gap: 8px; padding-top: 2px; padding-bottom: 2px; }
+.zoom { display: flex; align-items: center; gap: 4px; text-transform: none; letter-spacing: 0; }
+.zoom-button { padding: 0 7px; font-size: 11px; line-height: 18px; }
+.zoom-button:disabled { opacity: .45; cursor: default; }
+.zoom-label { min-width: 3ch; font-variant-numeric: tabular-nums; }
+.waterfall.zoomed .track, .waterfall.zoomed .axis { cursor: grab; }
+.waterfall.panning, .waterfall.panning .track { cursor: grabbing; user-select: none; }
 .axis { position: relative; margin-right: 64px; }
 .axis span { position: absolute; top: 5px; transform: translateX(-50%); color: var(--muted); font-size: 11px; white-space: nowrap; font-variant-numeric: tabular-nums; }
 .axis span:first-child { transform: none; }
