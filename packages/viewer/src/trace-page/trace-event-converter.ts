@@ -52,14 +52,21 @@ export class TraceEventConverter {
   }
 
   private convertEvent(stored: StoredRunEvent): ServerTraceEvent {
+    const decoded = this.decoder.decode(stored) as { type: string; at?: number; subRun?: unknown };
+    if (Array.isArray(decoded.subRun)) {
+      // A sub-run's event (an executor called as a tool): the page draws it under the tool call.
+      const { subRun, ...own } = decoded;
+      const path = (subRun as unknown[]).map(String);
+      const event = this.convertDecoded({ ...stored, data: { ...stored.data, subRun: null } }, own);
+      return { type: "sub_run", seq: stored.seq, at: event.at, path, event: event as Exclude<ServerTraceEvent, { type: "sub_run" }> };
+    }
+    return this.convertDecoded(stored, decoded);
+  }
+
+  private convertDecoded(stored: StoredRunEvent, decoded: { type: string; at?: number }): ServerTraceEvent {
     const { seq } = stored;
-    const decoded = this.decoder.decode(stored) as { type: string; at?: number };
     const at = typeof decoded.at === "number" ? decoded.at : stored.at;
     const event = decoded as Record<string, any>;
-    if (Array.isArray(event["subRun"])) {
-      // A sub-run's event (an executor called as a tool): a row of its own, named by its path.
-      return { type: "other", seq, at, name: `${(event["subRun"] as string[]).join(" > ")}: ${decoded.type}`, ...noteOf(event) };
-    }
     switch (decoded.type) {
       case "start":
         return {
@@ -177,7 +184,7 @@ export class TraceEventConverter {
 
   /** What an event this page has no view for says: a summary of its data (an approval's tool calls, ...). */
   private otherSummary(stored: StoredRunEvent): { summary?: CappedText } {
-    const { type: _type, at: _at, ...rest } = stored.data;
+    const { type: _type, at: _at, subRun: _subRun, ...rest } = stored.data;
     return Object.keys(rest).length > 0 ? { summary: this.text(jsonText(rest)) } : {};
   }
 }

@@ -18,6 +18,7 @@ import { z } from "zod";
 import { startUiServer, type UiServer } from "../ui/start-ui-server";
 import { launchChromium, skipWithoutChromium } from "./browser-test-helpers";
 import { writeSyntheticRun } from "./trace-test-fixtures";
+import { recordSupervisorRun } from "./trace-debugger-fixtures";
 
 const skip = skipWithoutChromium("trace page as a debugger (browser)");
 const dir = mkdtempSync(join(tmpdir(), "agentrx-trace-debugger-"));
@@ -43,6 +44,8 @@ async function open(url: string): Promise<{ page: Page; errors: string[] }> {
 
 /** The value of a row of the detail's key-value list. */
 const detailValue = (page: Page, key: string) => page.locator(".detail dl.kv dt", { hasText: new RegExp(`^${key}$`) }).locator("xpath=following-sibling::dd[1]").textContent();
+
+const fact = (page: Page, key: string) => page.locator(`[data-fact="${key}"] dd`).textContent();
 
 /** An agent that asks for one lookup, then answers. */
 function lookupExecutor(options: { store: RunStore; responses?: ConstructorParameters<typeof ScriptedChatModel>[0]["responses"] } & Record<string, unknown>) {
@@ -205,6 +208,63 @@ describe.skipIf(skip)("zooming the waterfall", () => {
     await page.click('[data-zoom-action="reset"]');
     await expect.poll(async () => (await barBox(page, "model-3-0")).width).toBeCloseTo(whole.width, 0);
     expect(await axisLabels(page)).toEqual(wholeLabels);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
+
+describe.skipIf(skip)("sub-runs", () => {
+  it("draws a sub-run as a collapsible tree under the tool call that started it, with its details", async () => {
+    await recordSupervisorRun(store, "supervisor", { delayMs: 5 });
+    const { page, errors } = await open(pathToFileURL(await writePage("supervisor")).href);
+    const sub = "tool-0-0/sub0";
+    const ids = await page.locator('[role="treeitem"]').evaluateAll((rows) => rows.map((row) => row.getAttribute("data-id")));
+    expect(ids).toEqual([
+      "run",
+      "it-0",
+      "model-0-0",
+      "tool-0-0",
+      `${sub}/run`,
+      `${sub}/it-0`,
+      `${sub}/model-0-0`,
+      `${sub}/tool-0-0`,
+      `${sub}/it-1`,
+      `${sub}/model-1-0`,
+      `${sub}/tool-1-0`,
+      `${sub}/it-2`,
+      `${sub}/model-2-0`,
+      `${sub}/answer`,
+      "step-0-0",
+      "it-1",
+      "model-1-0",
+      "answer",
+    ]);
+    const subRow = page.locator(`[data-id="${sub}/run"]`);
+    expect(await subRow.locator(".kind").textContent()).toBe("sub-run");
+    expect(await subRow.getAttribute("aria-level")).toBe("4");
+    expect(await page.locator(`[data-id="${sub}/tool-0-0"] .bar`).count()).toBe(1);
+
+    // Its tool call's detail, with the texts of the sub-run's events.
+    await page.click(`[data-id="${sub}/tool-1-0"] .label`);
+    expect(await page.locator(".detail h2").textContent()).toBe("tool call lookup");
+    expect(await page.locator('.detail [data-field="event.toolInput"]').textContent()).toBe('{\n  "q": "spring tides"\n}');
+    expect(await page.locator('.detail [data-field="event.observation"]').textContent()).toBe("facts about spring tides: the moon's pull raises the sea twice a day");
+    // The sub-run's own detail: its inputs and answer.
+    await page.click(`[data-id="${sub}/run"] .label`);
+    expect(await page.locator(".detail h2").textContent()).toBe("sub-run researcher");
+    expect(await page.locator('.detail [data-field="event.inputs"]').textContent()).toContain("How do tides work?");
+    expect(await page.locator('.detail [data-field="event.output"]').textContent()).toBe("Tides follow the moon; spring tides come at new and full moon.");
+
+    // Closed with ←, the sub-run's rows go; → opens it again.
+    await page.keyboard.press("ArrowLeft");
+    expect(await page.locator(`[data-id="${sub}/it-0"]`).count()).toBe(0);
+    expect(await subRow.getAttribute("aria-expanded")).toBe("false");
+    await page.keyboard.press("ArrowRight");
+    expect(await page.locator(`[data-id="${sub}/it-0"]`).count()).toBe(1);
+    // Closing the tool call hides its sub-run too.
+    await page.click('[data-id="tool-0-0"] .twisty');
+    expect(await page.locator(`[data-id="${sub}/run"]`).count()).toBe(0);
+    expect(await fact(page, "tool-calls")).toBe("1");
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -18,6 +18,7 @@ import {
 } from "@agentrx/viewer/trace-page";
 import { MemoryRunStore } from "@agentrx/runs";
 import { recordTripRun, writeSyntheticRun } from "./trace-test-fixtures";
+import { recordSupervisorRun } from "./trace-debugger-fixtures";
 
 const layout = traceLayoutRuntime(formatRuntime());
 const { summary: summaryOf, scale: scaleOf } = traceSummaryRuntime(formatRuntime(), layout);
@@ -215,6 +216,52 @@ describe("time to first token", () => {
     rows = layout.rows(model, Date.now());
     expect(rows.some((row) => row.kind === "model" && row.state === "running")).toBe(false);
     expect(rows.map((row) => row.id)).not.toContain("model-3-0");
+  });
+});
+
+describe("sub-runs", () => {
+  it("draws an executor called as a tool as a tree under the tool call that started it", async () => {
+    const store = new MemoryRunStore();
+    await recordSupervisorRun(store, "supervisor", { delayMs: 2 });
+    const { model } = await traceOf(store, "supervisor");
+    const rows = layout.rows(model, Date.now());
+    const sub = "tool-0-0/sub0";
+    expect(outline(rows)).toEqual([
+      "run run [finished]",
+      "  it-0 iteration 1",
+      "    model-0-0 model",
+      "    tool-0-0 researcher [slowest]",
+      `      ${sub}/run researcher`,
+      `        ${sub}/it-0 iteration 1`,
+      `          ${sub}/model-0-0 model [not recorded]`,
+      `          ${sub}/tool-0-0 lookup`,
+      `            ${sub}/step-0-0 result`,
+      `        ${sub}/it-1 iteration 2`,
+      `          ${sub}/model-1-0 model [not recorded]`,
+      `          ${sub}/tool-1-0 lookup`,
+      `            ${sub}/step-1-0 result`,
+      `        ${sub}/it-2 iteration 3`,
+      `          ${sub}/model-2-0 model [not recorded]`,
+      `        ${sub}/answer answer [finish]`,
+      "      step-0-0 result",
+      "  it-1 iteration 2",
+      "    model-1-0 model",
+      "  answer answer [finish]",
+    ]);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    expect(byId.get(`${sub}/run`)).toMatchObject({ kind: "subrun", parentId: "tool-0-0", depth: 3 });
+    expect(byId.get("tool-0-0")?.collapsed).toBe(false); // open: its sub-run shows
+    expect(byId.get("tool-0-0")?.childIds).toEqual([`${sub}/run`, "step-0-0"]);
+    expect(byId.get(`${sub}/tool-1-0`)?.toolCall?.input).toBe('{\n  "q": "spring tides"\n}');
+    // The sub-run's bars are inside its tool call's.
+    const tool = byId.get("tool-0-0") as TraceRow;
+    for (const row of rows.filter((row) => row.trace !== undefined && row.start !== undefined)) {
+      expect(row.start as number).toBeGreaterThanOrEqual((tool.start as number) - 1);
+      expect(row.end as number).toBeLessThanOrEqual((tool.end as number) + 1);
+    }
+    // The header counts the run's own calls.
+    expect(summaryOf(model, rows, Date.now())).toMatchObject({ modelCalls: 2, toolCalls: 1 });
+    expect(rows.some((row) => row.kind === "event")).toBe(false);
   });
 });
 

@@ -25,10 +25,14 @@ export type TraceDetailRuntime = ReturnType<typeof traceDetailRuntime>;
 export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: TraceLayoutRuntime) {
   const { h } = dom;
   const PREVIEW = 4000;
+  /** The run's start (offsets are from it) and where the shown row's texts are in its event (a sub-run's: `event.`). */
+  let origin: number | undefined;
+  let prefix = "";
 
   function text(value: TraceText | undefined, seq: number | undefined, field: string, context: TraceDetailContext): HTMLElement {
     const whole = value === undefined ? "" : typeof value === "string" ? value : value.head;
     const length = value === undefined ? 0 : typeof value === "string" ? value.length : value.length;
+    field = `${prefix}${field}`;
     const pre = h("pre", { class: "payload", attrs: { "data-field": field } }, whole.length > PREVIEW ? `${whole.slice(0, PREVIEW)}…` : whole);
     if (whole === "") pre.textContent = "(empty)";
     if (length <= PREVIEW) return pre;
@@ -79,9 +83,8 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
     return `${fmt.count(value.total)} tokens (${parts.join(", ")})`;
   }
 
-  function offset(model: TraceModel, at: number | undefined): string | undefined {
-    const start = model.segments[0]?.start;
-    return at === undefined || start === undefined ? undefined : `+${fmt.duration(at - start)}`;
+  function offset(_model: TraceModel, at: number | undefined): string | undefined {
+    return at === undefined || origin === undefined ? undefined : `+${fmt.duration(at - origin)}`;
   }
 
   function json(value: unknown): string {
@@ -166,8 +169,11 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
     return chars > 0 ? `Streaming: ${fmt.count(chars)} characters so far.` : "Waiting for the reply.";
   }
 
-  function render(container: HTMLElement, row: TraceRow, model: TraceModel, context: TraceDetailContext): void {
+  function render(container: HTMLElement, row: TraceRow, top: TraceModel, context: TraceDetailContext): void {
     dom.clear(container);
+    origin = top.segments[0]?.start;
+    prefix = row.trace?.fieldPrefix ?? "";
+    const model = row.trace ?? top; // a sub-run's row shows the sub-run's record
     const title = (kind: string, name: string) => h("h2", null, h("span", { class: "muted" }, `${kind} `), name);
     const parts: DomChild[] = [];
     if (row.kind === "run") {
@@ -190,6 +196,23 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
         model.output ? h("h3", null, "Answer") : null,
         model.output ? text(model.output.text, model.output.seq, "output", context) : null,
       );
+    } else if (row.kind === "subrun") {
+      parts.push(
+        title("sub-run", (model.path ?? []).join(" › ")),
+        h("p", { class: "hint" }, "An executor called as a tool (asTool, a handoff): its events are in this run's record, under the tool call that started it. Its model calls are not recorded."),
+        kv([
+          ["Run id", model.run.runId],
+          ["Started", offset(model, model.segments[0]?.start)],
+          ["Duration", row.start !== undefined && row.end !== undefined ? fmt.duration(row.end - row.start) : undefined],
+          ["Stop reason", model.output?.stopReason],
+          ["Iterations", fmt.count(model.iterations.length)],
+          ["Usage", usage(model.output?.usage ?? (model.usage.total > 0 ? model.usage : undefined))],
+        ]),
+        h("h3", null, "Inputs"),
+        text(model.inputs, model.inputsSeq, "inputs", context),
+        model.output ? h("h3", null, "Answer") : null,
+        model.output ? text(model.output.text, model.output.seq, "output", context) : null,
+      );
     } else if (row.kind === "iteration") {
       parts.push(title("iteration", String((row.iteration?.n ?? 0) + 1)), kv([["Started", offset(model, row.start)], ["Duration", row.start !== undefined && row.end !== undefined ? fmt.duration(row.end - row.start) : undefined], ["Contains", row.note]]));
     } else if (row.kind === "model" && row.modelCall !== undefined) {
@@ -206,7 +229,9 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
           ["Usage", usage(call.usage)],
           ["Sent", call.inputCount !== undefined ? `${call.inputCount} messages (digest ${call.inputDigest})` : undefined],
         ]),
-        row.state === "inferred" ? h("p", { class: "hint" }, "This run did not record its model calls (recordModelCalls: false): the bar spans from the previous step to the agent's decision.") : null,
+        row.state === "inferred"
+          ? h("p", { class: "hint" }, row.trace !== undefined ? "A sub-run's model calls are not recorded: the bar spans from the previous step to the agent's decision." : "This run did not record its model calls (recordModelCalls: false): the bar spans from the previous step to the agent's decision.")
+          : null,
         h("h3", null, "Received"),
         reply ? text(reply.content, call.seq, "reply.content", context) : h("p", { class: "muted" }, pendingReply(row)),
         !reply && call.liveText !== undefined ? h("pre", { class: "payload streaming", attrs: { "data-field": "live-text" } }, call.liveText.length > PREVIEW ? `…${call.liveText.slice(-PREVIEW)}` : call.liveText) : null,

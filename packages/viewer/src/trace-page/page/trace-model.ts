@@ -1,6 +1,6 @@
 // Runs in the trace page (bundled into its script at build time: scripts/build-page-scripts.mjs)
 // and in Node (the CLI and the tests), so it uses only the JavaScript built-ins, no DOM.
-import type { TraceEvent, TraceMessage, TraceRun, TraceText, TraceUsage } from "../trace-data";
+import type { TraceEvent, TraceMessage, TraceRun, TraceSubRunEvent, TraceText, TraceUsage } from "../trace-data";
 
 /** A stretch of a run in one process: the first one, then one per resume. */
 export interface TraceSegment {
@@ -53,6 +53,8 @@ export interface TraceToolCall {
   durationMs?: number;
   observation?: TraceText;
   metadata?: Record<string, unknown>;
+  /** The sub-runs this call started (an executor called as a tool, a handoff), in order. */
+  subRuns?: TraceModel[];
 }
 
 /** One agent call and what it led to. */
@@ -110,6 +112,14 @@ export interface TraceModel {
    */
   tokenEvents: number;
   lastSeq: number;
+  /** On a sub-run: the tool names down to it from the run (`["researcher"]`). */
+  path?: string[];
+  /** On a sub-run: where its events' texts are in the record's events (`event.`), for fetching a whole text. */
+  fieldPrefix?: string;
+  /** The sub-run each tool name last started (where that tool's sub-run events go). */
+  activeSubRuns?: Record<string, TraceModel>;
+  /** Sub-runs whose tool call is not in the record (a damaged record). */
+  strayRuns?: TraceModel[];
 }
 
 /** The trace page's model functions. */
@@ -157,8 +167,15 @@ export function traceModelRuntime() {
     }
   }
 
-  function toolAt(iteration: TraceIteration, index: number | null, seq: number): TraceToolCall | undefined {
-    return index === null ? iteration.tools.find((tool) => tool.index === null && tool.stepSeq === seq) : iteration.tools.find((tool) => tool.index === index);
+  /**
+   * The tool call of an action or step: by its position in the turn; a step without one (a
+   * parsing error, or a sub-run's step, recorded with its action) by its tool call id.
+   */
+  function toolAt(iteration: TraceIteration, index: number | null, seq: number, toolCallId?: string): TraceToolCall | undefined {
+    if (index !== null) return iteration.tools.find((tool) => tool.index === index);
+    const own = iteration.tools.find((tool) => tool.index === null && tool.stepSeq === seq);
+    if (own !== undefined || toolCallId === undefined) return own;
+    return iteration.tools.find((tool) => tool.toolCallId === toolCallId && tool.stepSeq === undefined);
   }
 
   function applyEvent(model: TraceModel, event: TraceEvent): void {
@@ -236,7 +253,7 @@ export function traceModelRuntime() {
       }
       case "step": {
         const iteration = iterationOf(model, event.iteration, event.at);
-        let tool = toolAt(iteration, event.index, event.seq);
+        let tool = toolAt(iteration, event.index, event.seq, event.toolCallId);
         if (tool === undefined) {
           tool = { iteration: event.iteration, index: event.index, tool: event.tool };
           iteration.tools.push(tool);
@@ -260,6 +277,9 @@ export function traceModelRuntime() {
         if (event.usage !== undefined) model.output.usage = event.usage;
         if (event.stoppedBy !== undefined) model.output.stoppedBy = event.stoppedBy;
         return;
+      case "sub_run":
+        applySubRunEvent(model, event.path, event.event);
+        return;
       case "other": {
         const other: TraceOther = { seq: event.seq, at: event.at, name: event.name };
         if (event.note !== undefined) other.note = event.note;
@@ -269,6 +289,42 @@ export function traceModelRuntime() {
         return;
       }
     }
+  }
+
+  /** The tool call of `parent` that started a sub-run of `name`: the one running, not yet given a sub-run, if any. */
+  function callerOf(parent: TraceModel, name: string): TraceToolCall | undefined {
+    let running: TraceToolCall | undefined;
+    for (let i = parent.iterations.length - 1; i >= 0; i--) {
+      for (const tool of (parent.iterations[i] as TraceIteration).tools) {
+        if (tool.tool !== name || tool.stepSeq !== undefined) continue;
+        if (tool.subRuns === undefined) return tool;
+        running ??= tool;
+      }
+    }
+    return running;
+  }
+
+  /** Applies a sub-run's event to the sub-run `path` leads to from `parent`, starting it at its `start`. */
+  function applySubRunEvent(parent: TraceModel, path: readonly string[], event: TraceSubRunEvent): void {
+    const name = path[0] as string;
+    const active = (parent.activeSubRuns ??= {});
+    let sub = active[name];
+    if (sub === undefined || (path.length === 1 && event.type === "start" && !event.resumed)) {
+      const runId = event.type === "start" ? event.runId : `${name}?`;
+      sub = createTrace({ runId, status: parent.run.status, createdAt: event.at, updatedAt: event.at, eventCount: 0 });
+      sub.path = [...(parent.path ?? []), name];
+      sub.fieldPrefix = "event.";
+      active[name] = sub;
+      const caller = callerOf(parent, name);
+      if (caller !== undefined) (caller.subRuns ??= []).push(sub);
+      else (parent.strayRuns ??= []).push(sub);
+    }
+    if (path.length > 1) {
+      sub.lastSeq = Math.max(sub.lastSeq, event.seq);
+      const segment = sub.segments[sub.segments.length - 1];
+      if (segment !== undefined) segment.end = Math.max(segment.end, event.at);
+      applySubRunEvent(sub, path.slice(1), event);
+    } else applyEvent(sub, event);
   }
 
   /** Applies events in order; ones already applied (by `seq`) are skipped. */

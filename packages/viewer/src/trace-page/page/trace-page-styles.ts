@@ -76,6 +76,7 @@ button:hover { border-color: var(--muted); }
 .twisty { flex: none; width: 14px; text-align: center; color: var(--muted); font-size: 10px; cursor: pointer; }
 .kind { flex: none; font-size: 10px; font-weight: 700; text-transform: uppercase; letter-spacing: .03em; padding: 0 5px; border-radius: 4px; color: var(--muted); border: 1px solid var(--line); }
 .kind.model { color: var(--model); border-color: var(--model); } .kind.tool { color: var(--tool); border-color: var(--tool); }
+.kind.subrun { color: var(--running); border-color: var(--running); }
 .label { flex: none; font-weight: 600; }
 .note { flex: 1 1 auto; min-width: 0; overflow: hidden; text-overflow: ellipsis; color: var(--muted); }
 .chip { flex: none; font-size: 11px; padding: 0 6px; border-radius: 9px; background: var(--chip); color: var(--fg); }

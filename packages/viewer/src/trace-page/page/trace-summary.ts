@@ -62,7 +62,8 @@ export function traceSummaryRuntime(fmt: FormatRuntime, layout: TraceLayoutRunti
     return total;
   }
 
-  function summary(model: TraceModel, rowList: readonly TraceRow[], now: number): TraceSummary {
+  function summary(model: TraceModel, allRows: readonly TraceRow[], now: number): TraceSummary {
+    const rowList = layout.ownRows(allRows); // a sub-run's calls are inside its tool call's time
     const live = isLive(model);
     const segments = model.segments.map((segment, index) => segment.end + (live && index === model.segments.length - 1 ? Math.max(0, now - segment.end) : 0) - segment.start);
     let wallMs = segments.reduce((sum, ms) => sum + ms, 0);

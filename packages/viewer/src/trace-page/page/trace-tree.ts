@@ -95,7 +95,7 @@ export function traceTreeRuntime(dom: DomRuntime, fmt: FormatRuntime) {
           else if (wait > 1) bar.appendChild(h("span", { class: "wait", style: { width: "100%" } }));
         }
         out.push(bar);
-        if (right <= 1 && (kind !== "span" || row.kind === "run" || row.kind === "iteration") && !(row.kind === "tool" && row.state === "none")) {
+        if (right <= 1 && (kind !== "span" || row.kind === "run" || row.kind === "subrun" || row.kind === "iteration") && !(row.kind === "tool" && row.state === "none")) {
           const label = h("span", { class: slowest ? "dur slowest" : "dur" }, row.state === "running" ? `${fmt.duration(duration)}…` : fmt.duration(duration));
           label.style.left = `calc(${pct(x1)} + 6px)`; // the track keeps room for it on its right
           out.push(label);
@@ -111,7 +111,7 @@ export function traceTreeRuntime(dom: DomRuntime, fmt: FormatRuntime) {
       const hasChildren = row.childIds.length > 0;
       const open = isOpen(row);
       const twisty = h("span", { class: "twisty", attrs: { "aria-hidden": "true" } }, hasChildren ? (open ? "▾" : "▸") : "");
-      const kindLabel = { run: "run", segment: "resume", iteration: "iter", model: "model", tool: "tool", step: "result", answer: "answer", event: "event" }[row.kind];
+      const kindLabel = { run: "run", subrun: "sub-run", segment: "resume", iteration: "iter", model: "model", tool: "tool", step: "result", answer: "answer", event: "event" }[row.kind];
       const chips = row.badges
         .filter((badge) => !(row.kind === "run" && badge === row.badges[0]))
         .map((badge) => h("span", { class: `chip ${badge === "slowest" ? "slowest" : badge === "failed" || badge === "unreadable" ? "failed" : /attempts|timed out/.test(badge) ? "warn" : ""}` }, badge));
@@ -137,7 +137,7 @@ export function traceTreeRuntime(dom: DomRuntime, fmt: FormatRuntime) {
           h("span", { class: `kind ${row.kind}` }, kindLabel),
           h("span", { class: "label" }, row.label),
           ...chips,
-          h("span", { class: row.kind === "tool" || row.kind === "run" ? "note mono" : "note" }, row.note),
+          h("span", { class: row.kind === "tool" || row.kind === "run" || row.kind === "subrun" ? "note mono" : "note" }, row.note),
         ),
         h("div", { class: "track" }, ...barOf(row, s)),
       );
