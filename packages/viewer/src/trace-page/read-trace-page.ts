@@ -11,6 +11,13 @@ import type { TracePageSource } from "./page/trace-page-html";
  */
 export const TRACE_TEXT_BUDGET = 2_500_000;
 
+/**
+ * How many characters of recorded requests (`recordPrompts`: the messages, tools and settings each
+ * model call was sent) a trace page carries in all, besides {@link TRACE_TEXT_BUDGET}: about 1 MB.
+ * A request repeats the conversation so far, so a long run's requests are cut first.
+ */
+export const TRACE_REQUEST_BUDGET = 1_000_000;
+
 /** Options of {@link readTracePage}. */
 export interface ReadTracePageOptions {
   mode: TracePageData["mode"];
@@ -18,6 +25,8 @@ export interface ReadTracePageOptions {
   source: string;
   /** Characters of recorded text the page may carry. @default TRACE_TEXT_BUDGET */
   textBudget?: number;
+  /** Characters of recorded requests the page may carry. @default TRACE_REQUEST_BUDGET */
+  requestBudget?: number;
 }
 
 /**
@@ -38,6 +47,7 @@ export async function readTracePage(store: RunStore, runId: string, options: Rea
   const info = await store.getRun(runId);
   if (info === undefined) throw new RunNotFoundError({ operation: "agentrx", runId });
   capTexts(converter.texts, textBudget);
+  capTexts(converter.requestTexts, options.requestBudget ?? TRACE_REQUEST_BUDGET);
   return { run: traceRunOf(info), events, mode, source, generatedAt: Date.now() };
 }
 

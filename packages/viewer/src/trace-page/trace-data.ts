@@ -24,6 +24,24 @@ export interface TraceUsage {
   cacheCreation?: number;
   /** Output tokens spent reasoning (`output_token_details.reasoning`). */
   reasoning?: number;
+  /** What it cost in US dollars, when the executor's `prices` knew the model (`usage.cost.total`). */
+  cost?: number;
+}
+
+/**
+ * A model call's whole request, as the run recorded it with `recordPrompts`: the messages sent,
+ * the tool definitions and the call's settings (model, temperature, ...).
+ */
+export interface TraceRequest<T = TraceText> {
+  /** The hash of the whole request (two calls with the same hash sent the same request). */
+  hash: string;
+  messages: TraceMessage<T>[];
+  /** The tool definitions, as JSON text. */
+  tools?: T;
+  /** How many tools were sent. */
+  toolCount?: number;
+  /** The settings, as JSON text. */
+  settings?: T;
 }
 
 /** A tool call a model asked for, as its reply carries it. */
@@ -61,6 +79,8 @@ export type TraceEvent<T = TraceText> =
       inputCount: number;
       inputDigest: string;
       reply: TraceMessage<T>;
+      /** With `recordPrompts`: the exact request. */
+      request?: TraceRequest<T>;
     })
   | (TraceEventBase & {
       type: "token";
@@ -70,7 +90,7 @@ export type TraceEvent<T = TraceText> =
       /** The streamed text, for a call still streaming on a live page (absent once its reply is recorded). */
       text?: string;
     })
-  | (TraceEventBase & { type: "usage"; iteration: number; usage: TraceUsage })
+  | (TraceEventBase & { type: "usage"; iteration: number; usage: TraceUsage; /** The model's name, when it reported one. */ model?: string })
   | (TraceEventBase & { type: "action"; iteration: number; index: number; tool: string; toolCallId?: string; toolInput: T; log: T })
   | (TraceEventBase & {
       type: "step";

@@ -1,8 +1,8 @@
 import { RunEventDecoder, type StoredRunEvent } from "@agentrx/executors";
-import { isBaseMessage, type BaseMessage, type UsageMetadata } from "@langchain/core/messages";
+import { isBaseMessage, mapStoredMessagesToChatMessages, type BaseMessage, type StoredMessage, type UsageMetadata } from "@langchain/core/messages";
 import { observationText } from "@agentrx/core";
 import { CappedText } from "./capped-text";
-import type { TraceEvent, TraceMessage, TraceUsage } from "./trace-data";
+import type { TraceEvent, TraceMessage, TraceRequest, TraceUsage } from "./trace-data";
 import { isUnreadableRunEvent, type ReadableRunEntry, type UnreadableRunEvent } from "./read-readable-events";
 
 /** A trace event whose texts are {@link CappedText}s (they serialize as `TraceText`). */
@@ -21,6 +21,12 @@ export type ServerTraceEvent = TraceEvent<CappedText>;
 export class TraceEventConverter {
   /** The texts made so far. */
   readonly texts: CappedText[] = [];
+  /** The texts of the recorded requests (`recordPrompts`) made so far: they have a budget of their own. */
+  readonly requestTexts: CappedText[] = [];
+  /** The request parts recorded so far, by hash (each is recorded once, with the call that first sent it). */
+  private readonly blobs = new Map<string, unknown>();
+  /** Where `text` puts the texts it makes. */
+  private sink: CappedText[] = this.texts;
   private readonly decoder: RunEventDecoder;
 
   /**
@@ -38,10 +44,13 @@ export class TraceEventConverter {
   convert(entry: ReadableRunEntry): ServerTraceEvent {
     if (isUnreadableRunEvent(entry)) return this.unreadable(entry);
     const texts = this.texts.length;
+    const requestTexts = this.requestTexts.length;
     try {
       return this.convertEvent(entry);
     } catch (error) {
       this.texts.length = texts; // the texts of an event given up on
+      this.requestTexts.length = requestTexts;
+      this.sink = this.texts;
       return { type: "other", seq: entry.seq, at: entry.at, name: String(entry.type), error: error instanceof Error ? error.message : String(error) };
     }
   }
@@ -89,13 +98,14 @@ export class TraceEventConverter {
           inputCount: Number(event["inputCount"]),
           inputDigest: String(event["inputDigest"]),
           reply: this.message(event["message"]),
+          ...this.requestOf(stored),
         };
       case "token": {
         const text = String(event["text"] ?? "");
         return { type: "token", seq, at, iteration: Number(event["iteration"]), chars: text.length, ...(this.options.tokenText ? { text } : {}) };
       }
       case "usage":
-        return { type: "usage", seq, at, iteration: Number(event["iteration"]), usage: usageOf(event["usage"]) };
+        return { type: "usage", seq, at, iteration: Number(event["iteration"]), usage: usageOf(event["usage"]), ...(typeof event["model"] === "string" ? { model: event["model"] } : {}) };
       case "action": {
         const index = typeof stored.data["index"] === "number" ? stored.data["index"] : 0;
         const action = event["action"];
@@ -161,8 +171,38 @@ export class TraceEventConverter {
 
   private text(text: string): CappedText {
     const capped = new CappedText(text);
-    this.texts.push(capped);
+    this.sink.push(capped);
     return capped;
+  }
+
+  /**
+   * The exact request of a model call recorded with `recordPrompts`: its parts, by hash, from this
+   * event's `blobs` or an earlier call's (as `readPrompts` of `@agentrx/runs` rebuilds them).
+   */
+  private requestOf(stored: StoredRunEvent): { request?: TraceRequest<CappedText> } {
+    const blobs = stored.data["blobs"];
+    if (blobs !== null && typeof blobs === "object" && !Array.isArray(blobs)) for (const [hash, value] of Object.entries(blobs)) this.blobs.set(hash, value);
+    const ref = stored.data["prompt"] as Record<string, unknown> | null | undefined;
+    if (ref === null || typeof ref !== "object" || Array.isArray(ref)) return {};
+    const part = (hash: unknown): unknown => {
+      const value = typeof hash === "string" ? this.blobs.get(hash) : undefined;
+      if (value === undefined) throw new Error(`model call ${String(stored.data["call"])} refers to a prompt part ${JSON.stringify(hash)} that is not in the record`);
+      return value;
+    };
+    const messages = (Array.isArray(ref["messages"]) ? ref["messages"] : []).map(part);
+    const tools = ref["tools"] !== undefined ? part(ref["tools"]) : undefined;
+    this.sink = this.requestTexts;
+    try {
+      const request: TraceRequest<CappedText> = { hash: String(ref["hash"] ?? ""), messages: messages.map((message) => this.message(revive(message))) };
+      if (tools !== undefined) {
+        request.tools = this.text(jsonText(tools));
+        if (Array.isArray(tools)) request.toolCount = tools.length;
+      }
+      if (ref["settings"] !== undefined) request.settings = this.text(jsonText(ref["settings"]));
+      return { request };
+    } finally {
+      this.sink = this.texts;
+    }
   }
 
   private message(value: unknown): TraceMessage<CappedText> {
@@ -186,6 +226,16 @@ export class TraceEventConverter {
   private otherSummary(stored: StoredRunEvent): { summary?: CappedText } {
     const { type: _type, at: _at, subRun: _subRun, ...rest } = stored.data;
     return Object.keys(rest).length > 0 ? { summary: this.text(jsonText(rest)) } : {};
+  }
+}
+
+/** A message in `@langchain/core`'s stored form as a message (the value itself when it is not one). */
+function revive(value: unknown): unknown {
+  try {
+    const [message] = mapStoredMessagesToChatMessages([value as StoredMessage]);
+    return message ?? value;
+  } catch {
+    return value;
   }
 }
 
@@ -274,5 +324,7 @@ export function usageOf(value: unknown): TraceUsage {
   if (cacheRead !== undefined) out.cacheRead = cacheRead;
   if (cacheCreation !== undefined) out.cacheCreation = cacheCreation;
   if (reasoning !== undefined) out.reasoning = reasoning;
+  const cost = (value as { cost?: { total?: unknown } } | undefined)?.cost?.total;
+  if (typeof cost === "number" && Number.isFinite(cost)) out.cost = cost;
   return out;
 }

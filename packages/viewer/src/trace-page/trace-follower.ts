@@ -43,6 +43,7 @@ export class TraceFollower {
       if (events.length >= PAGE_SIZE) break; // send what we have; the next poll goes on
     }
     for (const text of this.converter.texts.splice(0)) text.limit = this.textLimit;
+    for (const text of this.converter.requestTexts.splice(0)) text.limit = Math.min(this.textLimit, 20_000);
     this.after = Math.max(this.after, reader.after);
     const live = info.status === "running" || info.status === "queued";
     return { run: traceRunOf(info), events: events as TraceUpdate["events"], done: !live && reader.after >= info.eventCount };

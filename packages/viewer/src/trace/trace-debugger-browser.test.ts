@@ -13,6 +13,7 @@ import { readTracePage, tracePageHtml } from "@agentrx/viewer/trace-page";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
 import type { Page } from "playwright-core";
+import { lastValueFrom } from "rxjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { startUiServer, type UiServer } from "../ui/start-ui-server";
@@ -266,6 +267,52 @@ describe.skipIf(skip)("sub-runs", () => {
     expect(await page.locator(`[data-id="${sub}/run"]`).count()).toBe(0);
     expect(await fact(page, "tool-calls")).toBe("1");
     expect(errors).toEqual([]);
+    await page.close();
+  });
+});
+
+describe.skipIf(skip)("cost and the exact request of a model call", () => {
+  it("shows the run's cost in the header, each call's in its row and detail, and the request it was sent, collapsed", async () => {
+    const lookup = tool(async ({ q }) => `found ${q}`, { name: "lookup", description: "Looks something up.", schema: z.object({ q: z.string() }) });
+    const llm = new ScriptedChatModel({
+      model: "scripted-1",
+      responses: [{ toolCalls: [{ name: "lookup", args: { q: "x" } }], usage: { inputTokens: 1000, outputTokens: 100 } }, { content: "42.", usage: { inputTokens: 2000, outputTokens: 10 } }],
+    });
+    const prompt = ChatPromptTemplate.fromMessages([["system", "You look things up."], ["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
+    const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [lookup], prompt }), tools: [lookup], store, prices: { "scripted-1": { input: 2, output: 10 } } });
+    await lastValueFrom(executor.stream({ input: "What is x?" }, { runId: "priced" }));
+    expect((await store.getRun("priced"))?.usage?.cost?.total).toBeCloseTo(0.0071, 10);
+    const { page, errors } = await open(pathToFileURL(await writePage("priced")).href);
+    expect(await fact(page, "cost")).toBe("$0.0071");
+    expect(await page.locator('[data-id="model-0-0"] .note').textContent()).toMatch(/ · 1,100 tokens · \$0\.0030$/);
+
+    await page.click('[data-id="model-1-0"] .label');
+    expect(await detailValue(page, "Cost")).toBe("$0.0041");
+    expect(await detailValue(page, "Model")).toBe("scripted-1");
+    const request = page.locator('.detail details[data-section="request"]');
+    expect(await request.locator("summary").textContent()).toBe("Exact request: 4 messages, 1 tool");
+    expect(await request.evaluate((element) => (element as HTMLDetailsElement).open)).toBe(false); // collapsed
+    expect(await page.locator('.detail [data-field="request.messages.0.content"]').isVisible()).toBe(false);
+    await request.locator("summary").click();
+    expect(await request.locator(".message .role").allTextContents()).toEqual(["system", "human", "ai", "tool call · lookup · call_0_0", "tool"]);
+    expect(await page.locator('.detail [data-field="request.messages.0.content"]').textContent()).toBe("You look things up.");
+    expect(await page.locator('.detail [data-field="request.messages.3.content"]').textContent()).toBe("found x");
+    expect(JSON.parse((await page.locator('.detail [data-field="request.tools"]').textContent()) ?? "")[0].function.name).toBe("lookup");
+
+    // The run's detail has its cost too.
+    await page.click('[data-id="run"] .label');
+    expect(await detailValue(page, "Cost")).toBe("$0.0071");
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("says where the exact request would be when the run did not record it (invoke)", async () => {
+    if ((await store.getRun("invoked")) === undefined) await lookupExecutor({ store }).invoke({ input: "What is it?" }, { runId: "invoked" });
+    const { page } = await open(pathToFileURL(await writePage("invoked")).href);
+    await page.click('[data-id="model-0-0"] .label');
+    expect(await page.locator('.detail details[data-section="request"]').count()).toBe(0);
+    expect(await page.locator(".detail").textContent()).toContain("a run recorded with recordPrompts (on for stream()) keeps the exact request");
+    expect(await page.locator('[data-fact="cost"]').count()).toBe(0); // no prices: no cost
     await page.close();
   });
 });

@@ -44,6 +44,14 @@ export function formatRuntime() {
     return `${Number((ms / (unit as number)).toFixed(decimals))} ${name}`;
   }
 
+  /** US dollars: `$0.0123`, `$12.50`; a tiny amount keeps two significant digits (`$0.000042`). */
+  function usd(value: number): string {
+    if (!Number.isFinite(value)) return "?";
+    if (value === 0) return "$0";
+    if (Math.abs(value) < 0.0001) return `$${Number(value.toPrecision(2))}`;
+    return `$${value.toFixed(Math.abs(value) >= 100 ? 2 : 4)}`;
+  }
+
   /** `1,234`. */
   function count(value: number): string {
     return Math.round(value).toLocaleString("en-US");
@@ -77,5 +85,5 @@ export function formatRuntime() {
     return 10 * power;
   }
 
-  return { duration, tick, count, time, size, oneLine, niceStep };
+  return { duration, tick, count, usd, time, size, oneLine, niceStep };
 }

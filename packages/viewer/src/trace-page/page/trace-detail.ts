@@ -3,7 +3,7 @@ import type { TraceText, TraceUsage } from "../trace-data";
 import type { DomChild, DomRuntime } from "./dom-runtime";
 import type { FormatRuntime } from "./format-runtime";
 import type { TraceLayoutRuntime, TraceRow } from "./trace-layout";
-import type { TraceModel, TraceToolCall } from "./trace-model";
+import type { TraceModel, TraceModelCall, TraceToolCall } from "./trace-model";
 
 /** What the detail pane needs besides the row. */
 export interface TraceDetailContext {
@@ -81,6 +81,34 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
     parts.push(`${fmt.count(value.output)} out`);
     if (value.reasoning !== undefined) parts.push(`${fmt.count(value.reasoning)} of them reasoning`);
     return `${fmt.count(value.total)} tokens (${parts.join(", ")})`;
+  }
+
+  /** The exact request of a model call (`recordPrompts`), collapsed: messages, tools, settings. */
+  function requestSection(call: TraceModelCall, context: TraceDetailContext): DomChild[] {
+    const request = call.request;
+    if (request === undefined) return [];
+    const tools = request.toolCount !== undefined ? `, ${request.toolCount} tool${request.toolCount === 1 ? "" : "s"}` : "";
+    const body: DomChild[] = [];
+    request.messages.forEach((message, index) => {
+      body.push(h("div", { class: "message" }, h("div", { class: "role" }, message.role), text(message.content, call.seq, `request.messages.${index}.content`, context)));
+      message.toolCalls?.forEach((toolCall, k) => {
+        body.push(h("div", { class: "message" }, h("div", { class: "role" }, `tool call · ${toolCall.name}${toolCall.id ? ` · ${toolCall.id}` : ""}`), text(toolCall.args, call.seq, `request.messages.${index}.toolCalls.${k}.args`, context)));
+      });
+    });
+    if (request.tools !== undefined) body.push(h("h3", null, "Tools"), text(request.tools, call.seq, "request.tools", context));
+    if (request.settings !== undefined) body.push(h("h3", null, "Settings"), text(request.settings, call.seq, "request.settings", context));
+    const details = h(
+      "details",
+      { class: "request", attrs: { "data-section": "request" } },
+      h("summary", null, `Exact request: ${request.messages.length} message${request.messages.length === 1 ? "" : "s"}${tools}`),
+      ...body,
+    );
+    return [h("h3", null, "Request"), details];
+  }
+
+  /** A cost in dollars, when the call or run was priced (the executor's `prices`). */
+  function costOf(value: TraceUsage | undefined): string | undefined {
+    return value?.cost === undefined ? undefined : fmt.usd(value.cost);
   }
 
   function offset(_model: TraceModel, at: number | undefined): string | undefined {
@@ -187,6 +215,7 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
           ["Last write", fmt.time(model.run.updatedAt)],
           ["Segments", model.segments.length > 1 ? `${model.segments.length} (resumed ${model.segments.length - 1}×)` : undefined],
           ["Usage", usage(model.run.usage ?? model.output?.usage)],
+          ["Cost", costOf(model.run.usage ?? model.output?.usage ?? model.usage)],
           ["Events", fmt.count(model.lastSeq)],
         ]),
         model.run.error ? h("h3", null, model.run.status === "cancelled" ? "Cancelled" : "Error") : null,
@@ -226,7 +255,9 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
           ["Duration", row.state === "running" ? "running…" : fmt.duration(call.end - call.start)],
           ["First token", firstTokenText(model, row)],
           ["Streamed", call.tokenChars > 0 ? `${fmt.count(call.tokenChars)} characters` : undefined],
+          ["Model", call.modelName],
           ["Usage", usage(call.usage)],
+          ["Cost", costOf(call.usage)],
           ["Sent", call.inputCount !== undefined ? `${call.inputCount} messages (digest ${call.inputDigest})` : undefined],
         ]),
         row.state === "inferred"
@@ -239,7 +270,14 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
       reply?.toolCalls?.forEach((toolCall, index) => {
         parts.push(h("div", { class: "message" }, h("div", { class: "role" }, `tool call · ${toolCall.name}${toolCall.id ? ` · ${toolCall.id}` : ""}`), text(toolCall.args, call.seq, `reply.toolCalls.${index}.args`, context)));
       });
-      parts.push(h("h3", null, "Sent"), h("p", { class: "hint" }, "As far as the record keeps it: the run's inputs and the earlier turns. The prompt's own messages (such as a system message) are not recorded."), ...sentMessages(model, call.iteration, context));
+      if (call.request !== undefined) parts.push(...requestSection(call, context));
+      else {
+        parts.push(
+          h("h3", null, "Sent"),
+          h("p", { class: "hint" }, "As far as the record keeps it: the run's inputs and the earlier turns. The prompt's own messages (such as a system message) are not recorded: a run recorded with recordPrompts (on for stream()) keeps the exact request."),
+          ...sentMessages(model, call.iteration, context),
+        );
+      }
     } else if ((row.kind === "tool" || row.kind === "step") && row.toolCall !== undefined) {
       parts.push(title(row.kind === "tool" ? "tool call" : "result of", row.toolCall.tool), ...toolSection(model, row, row.toolCall, context));
     } else if (row.kind === "answer" && model.output !== undefined) {

@@ -183,7 +183,7 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
       calls.forEach((call, k) => {
         const ttftOf = firstToken(model, call);
         const ttft = ttftOf.known ? ` · first token ${ttftOf.text}` : ttftOf.text === "not streamed" && !open ? " · not streamed" : "";
-        const tokens = call.usage ? ` · ${fmt.count(call.usage.total)} tokens` : "";
+        const tokens = call.usage ? ` · ${fmt.count(call.usage.total)} tokens${call.usage.cost !== undefined ? ` · ${fmt.usd(call.usage.cost)}` : ""}` : "";
         // A call still streaming shows the end of its text so far, as it grows.
         const streaming = call.liveText !== undefined ? `${fmt.oneLine(call.liveText.slice(-400), 400).slice(-100)}▍` : undefined;
         const reply = streaming ?? (call.reply?.toolCalls?.length ? `→ ${call.reply.toolCalls.map((c) => c.name).join(", ")}` : fmt.oneLine(textOf(call.reply?.content), 100));

@@ -1,6 +1,6 @@
 // Runs in the trace page (bundled into its script at build time: scripts/build-page-scripts.mjs)
 // and in Node (the CLI and the tests), so it uses only the JavaScript built-ins, no DOM.
-import type { TraceEvent, TraceMessage, TraceRun, TraceSubRunEvent, TraceText, TraceUsage } from "../trace-data";
+import type { TraceEvent, TraceMessage, TraceRequest, TraceRun, TraceSubRunEvent, TraceText, TraceUsage } from "../trace-data";
 
 /** A stretch of a run in one process: the first one, then one per resume. */
 export interface TraceSegment {
@@ -29,6 +29,10 @@ export interface TraceModelCall {
   liveText?: string;
   usage?: TraceUsage;
   reply?: TraceMessage;
+  /** With `recordPrompts`: the exact request. */
+  request?: TraceRequest;
+  /** The model's name, as its usage reported it. */
+  modelName?: string;
   inputCount?: number;
   inputDigest?: string;
 }
@@ -69,6 +73,7 @@ export interface TraceIteration {
   /** The text of those tokens, when the page was given it (a live page). */
   pendingText?: string;
   pendingUsage?: TraceUsage;
+  pendingModel?: string;
   /** Times of its first and last events. */
   firstAt: number;
   lastAt: number;
@@ -161,7 +166,7 @@ export function traceModelRuntime() {
     total.input += usage.input;
     total.output += usage.output;
     total.total += usage.total;
-    for (const key of ["cacheRead", "cacheCreation", "reasoning"] as const) {
+    for (const key of ["cacheRead", "cacheCreation", "reasoning", "cost"] as const) {
       const count = usage[key];
       if (count !== undefined) total[key] = (total[key] ?? 0) + count;
     }
@@ -206,8 +211,13 @@ export function traceModelRuntime() {
         addUsage(model.usage, event.usage);
         const last = iteration.modelCalls[iteration.modelCalls.length - 1];
         // Usage normally comes just before its model_call; after it, it belongs to the call it follows.
-        if (last !== undefined && last.usage === undefined && iteration.pendingUsage === undefined && last.end <= event.at) last.usage = event.usage;
-        else iteration.pendingUsage = event.usage;
+        if (last !== undefined && last.usage === undefined && iteration.pendingUsage === undefined && last.end <= event.at) {
+          last.usage = event.usage;
+          if (event.model !== undefined) last.modelName = event.model;
+        } else {
+          iteration.pendingUsage = event.usage;
+          iteration.pendingModel = event.model;
+        }
         return;
       }
       case "model_call": {
@@ -226,6 +236,9 @@ export function traceModelRuntime() {
         };
         if (iteration.pendingFirstTokenAt !== undefined) call.firstTokenAt = Math.max(start, Math.min(event.at, iteration.pendingFirstTokenAt));
         if (iteration.pendingUsage !== undefined) call.usage = iteration.pendingUsage;
+        if (iteration.pendingModel !== undefined) call.modelName = iteration.pendingModel;
+        if (event.request !== undefined) call.request = event.request;
+        iteration.pendingModel = undefined;
         iteration.pendingFirstTokenAt = undefined;
         iteration.pendingTokenChars = 0;
         iteration.pendingText = undefined;

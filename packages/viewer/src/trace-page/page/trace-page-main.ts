@@ -93,6 +93,7 @@ export function tracePageMain(parts: TracePageParts): void {
       { class: "facts" },
       fact("Stop reason", "stop-reason", summary.stopReason ?? "–"), // a running run has none yet: its status says it runs
       fact("Tokens", "tokens", tokens),
+      summary.cost !== undefined ? fact("Cost", "cost", fmt.usd(summary.cost)) : null,
       fact("Wall time", "wall-time", fmt.duration(summary.wallMs)),
       fact("Iterations", "iterations", fmt.count(summary.iterations)),
       fact("Model calls", "model-calls", fmt.count(summary.modelCalls)),

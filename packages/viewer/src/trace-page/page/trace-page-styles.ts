@@ -115,6 +115,8 @@ button:hover { border-color: var(--muted); }
 .payload.streaming { border-color: var(--running); }
 .payload.streaming::after { content: "▍"; color: var(--running); animation: pulse 1s infinite alternate; }
 .payload-tools { display: flex; align-items: center; gap: 8px; margin-top: 4px; color: var(--muted); font-size: 12px; }
+details.request > summary { cursor: pointer; color: var(--link); }
+details.request[open] > summary { margin-bottom: 4px; }
 .message { margin-top: 8px; } .message .role { font-size: 11px; font-weight: 700; text-transform: uppercase; color: var(--muted); }
 .error-text { color: var(--fail); }
 .hint { color: var(--muted); font-size: 12px; margin-top: 6px; }

@@ -10,6 +10,8 @@ export interface TraceSummary {
   stopReason?: string;
   live: boolean;
   tokens?: { input: number; output: number; total: number };
+  /** What the run cost in US dollars, when its model calls were priced. */
+  cost?: number;
   /** Running time over the run's segments: the executor's measure once the run is over. */
   wallMs: number;
   iterations: number;
@@ -90,6 +92,8 @@ export function traceSummaryRuntime(fmt: FormatRuntime, layout: TraceLayoutRunti
     const stopReason = model.output?.stopReason ?? model.run.stopReason;
     if (stopReason !== undefined) out.stopReason = stopReason;
     if (usage !== undefined) out.tokens = usage;
+    const cost = usage?.cost ?? model.usage.cost;
+    if (cost !== undefined) out.cost = cost;
     const slowest = slowestTool(model, now);
     if (slowest !== undefined) out.slowest = slowest;
     return out;
