@@ -44,6 +44,26 @@ export interface TraceRequest<T = TraceText> {
   settings?: T;
 }
 
+/**
+ * An image of a recorded value (a tool's observation, the run's inputs, a message), as the page
+ * shows it: a thumbnail when the page embeds it (`dataUrl`), else a placeholder with its type and
+ * size. Its place in the text is marked `[image N: ...]`.
+ */
+export interface TraceImage {
+  /** Its media type (`image/png`), or `image` when the record does not say. */
+  mime: string;
+  /** Its size in bytes, when known (from its base64, or the record's note). */
+  bytes?: number;
+  /** A `data:` URL of the image, for a small inline image the page embeds. */
+  dataUrl?: string;
+  /** An image by URL: the page shows the URL, it does not load it. */
+  url?: string;
+  /** The record left it out (too large to keep): a note with its type and size is all there is. */
+  leftOut?: boolean;
+  /** The SHA-256 of its base64, when the record's note gives it. */
+  sha256?: string;
+}
+
 /** A tool call a model asked for, as its reply carries it. */
 export interface TraceToolCall<T = TraceText> {
   id?: string;
@@ -56,6 +76,8 @@ export interface TraceToolCall<T = TraceText> {
 export interface TraceMessage<T = TraceText> {
   role: string;
   content: T;
+  /** The images of its content (their places in `content` are marked `[image N: ...]`). */
+  images?: TraceImage[];
   toolCalls?: TraceToolCall<T>[];
 }
 
@@ -68,7 +90,7 @@ interface TraceEventBase {
 
 /** One recorded event of a run, in the page's form. `T` is the text type (the server builds capped texts). */
 export type TraceEvent<T = TraceText> =
-  | (TraceEventBase & { type: "start"; runId: string; threadId?: string; inputs: T; resumed: boolean })
+  | (TraceEventBase & { type: "start"; runId: string; threadId?: string; inputs: T; /** The images of the inputs. */ images?: TraceImage[]; resumed: boolean })
   | (TraceEventBase & {
       type: "model_call";
       iteration: number;
@@ -91,7 +113,7 @@ export type TraceEvent<T = TraceText> =
       text?: string;
     })
   | (TraceEventBase & { type: "usage"; iteration: number; usage: TraceUsage; /** The model's name, when it reported one. */ model?: string })
-  | (TraceEventBase & { type: "action"; iteration: number; index: number; tool: string; toolCallId?: string; toolInput: T; log: T })
+  | (TraceEventBase & { type: "action"; iteration: number; index: number; tool: string; toolCallId?: string; toolInput: T; /** The images of the tool's input. */ images?: TraceImage[]; log: T })
   | (TraceEventBase & {
       type: "step";
       iteration: number;
@@ -102,6 +124,8 @@ export type TraceEvent<T = TraceText> =
       /** Only on a step without a turn: its action's input. */
       toolInput?: T;
       observation: T;
+      /** The images of the observation (and of a step without a turn's input). */
+      images?: TraceImage[];
       /** `at` is when the tool call ended; it started `durationMs` before. */
       durationMs: number;
       /** What the tool's policies measured (attempts, timedOut, cached, error, ...). */

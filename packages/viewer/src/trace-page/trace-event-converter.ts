@@ -2,7 +2,8 @@ import { RunEventDecoder, type StoredRunEvent } from "@agentrx/executors";
 import { isBaseMessage, mapStoredMessagesToChatMessages, type BaseMessage, type StoredMessage, type UsageMetadata } from "@langchain/core/messages";
 import { observationText } from "@agentrx/core";
 import { CappedText } from "./capped-text";
-import type { TraceEvent, TraceMessage, TraceRequest, TraceUsage } from "./trace-data";
+import type { TraceEvent, TraceImage, TraceMessage, TraceRequest, TraceUsage } from "./trace-data";
+import { TraceImageCollector } from "./trace-images";
 import { isUnreadableRunEvent, type ReadableRunEntry, type UnreadableRunEvent } from "./read-readable-events";
 
 /** A trace event whose texts are {@link CappedText}s (they serialize as `TraceText`). */
@@ -25,6 +26,8 @@ export class TraceEventConverter {
   readonly requestTexts: CappedText[] = [];
   /** The request parts recorded so far, by hash (each is recorded once, with the call that first sent it). */
   private readonly blobs = new Map<string, unknown>();
+  /** The images the page embeds share a budget. */
+  private readonly images = new TraceImageCollector();
   /** Where `text` puts the texts it makes. */
   private sink: CappedText[] = this.texts;
   private readonly decoder: RunEventDecoder;
@@ -77,16 +80,19 @@ export class TraceEventConverter {
     const at = typeof decoded.at === "number" ? decoded.at : stored.at;
     const event = decoded as Record<string, any>;
     switch (decoded.type) {
-      case "start":
+      case "start": {
+        const images: TraceImage[] = [];
         return {
           type: "start",
           seq,
           at,
           runId: String(event["runId"]),
           ...(typeof event["threadId"] === "string" ? { threadId: event["threadId"] } : {}),
-          inputs: this.text(jsonText(plain(event["inputs"]))),
+          inputs: this.text(jsonText(this.images.strip(plain(event["inputs"]), images))),
+          ...withImages(images),
           resumed: event["resumed"] === true,
         };
+      }
       case "model_call":
         return {
           type: "model_call",
@@ -109,6 +115,7 @@ export class TraceEventConverter {
       case "action": {
         const index = typeof stored.data["index"] === "number" ? stored.data["index"] : 0;
         const action = event["action"];
+        const images: TraceImage[] = [];
         return {
           type: "action",
           seq,
@@ -117,7 +124,8 @@ export class TraceEventConverter {
           index,
           tool: String(action.tool),
           ...toolCallIdOf(action),
-          toolInput: this.text(inputText(action.toolInput)),
+          toolInput: this.text(inputText(this.images.strip(action.toolInput, images))),
+          ...withImages(images),
           log: this.text(String(action.log ?? "")),
         };
       }
@@ -125,6 +133,10 @@ export class TraceEventConverter {
         const { action, observation } = event["step"];
         const standalone = typeof stored.data["index"] !== "number";
         const metadata = event["metadata"];
+        const images: TraceImage[] = [];
+        const toolInput = standalone ? this.text(inputText(this.images.strip(action.toolInput, images))) : undefined;
+        // Images show as thumbnails or placeholders of their own; the text marks their places.
+        const shown = observationText(this.images.strip(observation, images));
         return {
           type: "step",
           seq,
@@ -133,9 +145,9 @@ export class TraceEventConverter {
           index: standalone ? null : (stored.data["index"] as number),
           tool: String(action.tool),
           ...toolCallIdOf(action),
-          ...(standalone ? { toolInput: this.text(inputText(action.toolInput)) } : {}),
-          // Images show as a placeholder with their type and size.
-          observation: this.text(observationText(observation).replaceAll("; this agent reads text only]", "]")),
+          ...(toolInput !== undefined ? { toolInput } : {}),
+          observation: this.text(shown),
+          ...withImages(images),
           durationMs: Number(event["durationMs"]),
           ...(metadata !== undefined && metadata !== null ? { metadata: plain(metadata) as Record<string, unknown> } : {}),
         };
@@ -208,9 +220,11 @@ export class TraceEventConverter {
   private message(value: unknown): TraceMessage<CappedText> {
     if (!isBaseMessage(value)) return { role: "unknown", content: this.text(jsonText(plain(value))) };
     const message = value as BaseMessage & { tool_calls?: { id?: string; name: string; args: unknown }[] };
+    const images: TraceImage[] = [];
     const out: TraceMessage<CappedText> = {
       role: message.getType(),
-      content: this.text(contentText(message.content)),
+      content: this.text(contentText(this.images.strip(message.content, images))),
+      ...withImages(images),
     };
     if (Array.isArray(message.tool_calls) && message.tool_calls.length > 0) {
       out.toolCalls = message.tool_calls.map((call) => ({
@@ -227,6 +241,11 @@ export class TraceEventConverter {
     const { type: _type, at: _at, subRun: _subRun, ...rest } = stored.data;
     return Object.keys(rest).length > 0 ? { summary: this.text(jsonText(rest)) } : {};
   }
+}
+
+/** `{ images }` when there are any. */
+function withImages(images: TraceImage[]): { images?: TraceImage[] } {
+  return images.length > 0 ? { images } : {};
 }
 
 /** A message in `@langchain/core`'s stored form as a message (the value itself when it is not one). */

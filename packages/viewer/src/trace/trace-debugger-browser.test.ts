@@ -1,7 +1,7 @@
 // The trace page as a debugger, in headless Chromium: what it says of model calls that were not
 // streamed, the live text of a streaming call, zooming the waterfall, sub-runs, cost and the exact
 // requests, and images in tool results.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -19,7 +19,7 @@ import { z } from "zod";
 import { startUiServer, type UiServer } from "../ui/start-ui-server";
 import { launchChromium, skipWithoutChromium } from "./browser-test-helpers";
 import { writeSyntheticRun } from "./trace-test-fixtures";
-import { recordSupervisorRun } from "./trace-debugger-fixtures";
+import { LARGE_IMAGE_BASE64, recordImageRun, recordSupervisorRun } from "./trace-debugger-fixtures";
 
 const skip = skipWithoutChromium("trace page as a debugger (browser)");
 const dir = mkdtempSync(join(tmpdir(), "agentrx-trace-debugger-"));
@@ -313,6 +313,37 @@ describe.skipIf(skip)("cost and the exact request of a model call", () => {
     expect(await page.locator('.detail details[data-section="request"]').count()).toBe(0);
     expect(await page.locator(".detail").textContent()).toContain("a run recorded with recordPrompts (on for stream()) keeps the exact request");
     expect(await page.locator('[data-fact="cost"]').count()).toBe(0); // no prices: no cost
+    await page.close();
+  });
+});
+
+describe.skipIf(skip)("images", () => {
+  it("shows a thumbnail of a small inline image and a placeholder with the size of one the record left out, never base64", async () => {
+    await recordImageRun(store, "images");
+    const path = await writePage("images");
+    expect(readFileSync(path, "utf8")).not.toContain(LARGE_IMAGE_BASE64.slice(0, 1000));
+    const { page, errors } = await open(pathToFileURL(path).href);
+    await page.click('[data-id="tool-0-0"] .label');
+    const observation = page.locator('.detail [data-field="observation"]');
+    // 600 K characters of base64 are 450 KB of image.
+    expect(await observation.textContent()).toMatch(/^Sales by month, and the dashboard:\n\[image 1: image\/png, \d+ B\]\n\[image 2: image\/png, 450 KB, not in the record\]$/);
+    const thumb = page.locator('.detail figure.thumb[data-image="1"] img');
+    await expect.poll(() => thumb.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBe(120); // decoded: the page's CSP allows data: images
+    expect(await page.locator('.detail figure.thumb[data-image="1"] figcaption').textContent()).toMatch(/^image 1 · image\/png · \d+ (B|KB)$/);
+    const placeholder = page.locator('.detail figure.placeholder[data-image="2"]');
+    expect(await placeholder.locator("figcaption").textContent()).toBe("image 2 · image/png · 450 KB");
+    expect(await placeholder.locator(".placeholder-box").textContent()).toBe("not in the record: too large to keep");
+    // A click enlarges the thumbnail.
+    await thumb.click();
+    expect(await page.locator('.detail figure.thumb[data-image="1"]').getAttribute("class")).toContain("large");
+
+    // The run's inputs: the photo in a message, as a thumbnail.
+    await page.click('[data-id="run"] .label');
+    expect(await page.locator('.detail [data-field="inputs"]').textContent()).toContain("[image 1: image/png");
+    expect(await page.locator(".detail figure.thumb img").count()).toBe(1);
+    // No base64 shown as text anywhere.
+    expect(await page.evaluate(() => document.body.innerText)).not.toMatch(/iVBORw0KGgo|AAAAAAAAAAAAAAAA/);
+    expect(errors).toEqual([]);
     await page.close();
   });
 });

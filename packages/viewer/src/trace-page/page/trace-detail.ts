@@ -1,5 +1,5 @@
 // Runs in the page: bundled into the page's script at build time (scripts/build-page-scripts.mjs).
-import type { TraceText, TraceUsage } from "../trace-data";
+import type { TraceImage, TraceText, TraceUsage } from "../trace-data";
 import type { DomChild, DomRuntime } from "./dom-runtime";
 import type { FormatRuntime } from "./format-runtime";
 import type { TraceLayoutRuntime, TraceRow } from "./trace-layout";
@@ -67,6 +67,36 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
     return h("div", null, pre, tools);
   }
 
+  /**
+   * The images of a text: a thumbnail for one the page embeds (click to see it larger), else a
+   * placeholder with its type and size; never its base64. `[image N]` in the text marks its place.
+   */
+  function images(list: readonly TraceImage[] | undefined): HTMLElement | null {
+    if (list === undefined || list.length === 0) return null;
+    const strip = h("div", { class: "images" });
+    list.forEach((image, index) => {
+      const bytes = image.bytes;
+      const size = bytes === undefined ? "" : ` · ${bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${Math.round(bytes / 1024)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`}`;
+      const caption = h("figcaption", null, `image ${index + 1} · ${image.mime}${size}`);
+      if (image.dataUrl !== undefined && image.dataUrl.startsWith("data:image/")) {
+        const img = h("img", { attrs: { src: image.dataUrl, alt: `image ${index + 1} (${image.mime})`, title: "Click to enlarge" } });
+        const figure = h("figure", { class: "thumb", attrs: { "data-image": String(index + 1) } }, img, caption);
+        img.addEventListener("click", () => figure.classList.toggle("large"));
+        strip.appendChild(figure);
+        return;
+      }
+      const why = image.leftOut
+        ? `not in the record: too large to keep${image.sha256 ? ` (sha256 ${image.sha256.slice(0, 16)}…)` : ""}`
+        : image.url !== undefined
+          ? `by URL, not loaded: ${image.url}`
+          : image.bytes !== undefined
+            ? "not embedded in this page (too large, or not a PNG, JPEG, GIF or WebP)"
+            : "no data recorded";
+      strip.appendChild(h("figure", { class: "thumb placeholder", attrs: { "data-image": String(index + 1) } }, h("div", { class: "placeholder-box", attrs: { title: image.sha256 ? `sha256 ${image.sha256}` : why } }, why), caption));
+    });
+    return strip;
+  }
+
   function kv(pairs: [string, DomChild | undefined][]): HTMLElement {
     const list = h("dl", { class: "kv" });
     for (const [key, value] of pairs) if (value !== undefined && value !== "") dom.append(list, [h("dt", null, key), h("dd", null, value)]);
@@ -90,7 +120,7 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
     const tools = request.toolCount !== undefined ? `, ${request.toolCount} tool${request.toolCount === 1 ? "" : "s"}` : "";
     const body: DomChild[] = [];
     request.messages.forEach((message, index) => {
-      body.push(h("div", { class: "message" }, h("div", { class: "role" }, message.role), text(message.content, call.seq, `request.messages.${index}.content`, context)));
+      body.push(h("div", { class: "message" }, h("div", { class: "role" }, message.role), text(message.content, call.seq, `request.messages.${index}.content`, context), images(message.images)));
       message.toolCalls?.forEach((toolCall, k) => {
         body.push(h("div", { class: "message" }, h("div", { class: "role" }, `tool call · ${toolCall.name}${toolCall.id ? ` · ${toolCall.id}` : ""}`), text(toolCall.args, call.seq, `request.messages.${index}.toolCalls.${k}.args`, context)));
       });
@@ -146,8 +176,10 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
       error !== undefined ? h("pre", { class: "payload error-text" }, error) : null,
       withInput ? h("h3", null, "Input") : null,
       withInput ? text(tool.input, tool.inputSeq, "toolInput", context) : null,
+      withInput ? images(tool.inputImages) : null,
       h("h3", null, "Observation"),
       tool.observation !== undefined ? text(tool.observation, tool.stepSeq, "observation", context) : h("p", { class: "muted" }, missingResult(model)),
+      images(tool.observationImages),
       Object.keys(rest).length > 0 ? h("h3", null, "Metadata") : null,
       Object.keys(rest).length > 0 ? h("pre", { class: "payload" }, json(rest)) : null,
       tool.log ? h("h3", null, "Agent log") : null,
@@ -163,7 +195,7 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
 
   /** The conversation a model call was sent, rebuilt from the record (the prompt's own messages are not recorded). */
   function sentMessages(model: TraceModel, n: number, context: TraceDetailContext): DomChild[] {
-    const out: DomChild[] = [h("div", { class: "message" }, h("div", { class: "role" }, "inputs"), text(model.inputs, model.inputsSeq, "inputs", context))];
+    const out: DomChild[] = [h("div", { class: "message" }, h("div", { class: "role" }, "inputs"), text(model.inputs, model.inputsSeq, "inputs", context), images(model.inputImages))];
     for (const iteration of model.iterations) {
       if (iteration.n >= n) break;
       const reply = iteration.modelCalls[iteration.modelCalls.length - 1]?.reply;
@@ -173,7 +205,7 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
         out.push(h("div", { class: "message" }, h("div", { class: "role" }, `ai · iteration ${iteration.n + 1}`), h("pre", { class: "payload" }, `${reply ? fmt.oneLine(layout.textOf(reply.content), 300) : ""}${reply && layout.textOf(reply.content) ? "\n" : ""}${asked}`)));
       }
       for (const tool of iteration.tools) {
-        out.push(h("div", { class: "message" }, h("div", { class: "role" }, `tool · ${tool.tool}`), text(tool.observation, tool.stepSeq, "observation", context)));
+        out.push(h("div", { class: "message" }, h("div", { class: "role" }, `tool · ${tool.tool}`), text(tool.observation, tool.stepSeq, "observation", context), images(tool.observationImages)));
       }
     }
     return out;
@@ -222,6 +254,7 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
         model.run.error ? h("pre", { class: model.run.status === "cancelled" ? "payload" : "payload error-text" }, model.run.error) : null,
         h("h3", null, "Inputs"),
         text(model.inputs, model.inputsSeq, "inputs", context),
+        images(model.inputImages),
         model.output ? h("h3", null, "Answer") : null,
         model.output ? text(model.output.text, model.output.seq, "output", context) : null,
       );
@@ -265,6 +298,7 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
           : null,
         h("h3", null, "Received"),
         reply ? text(reply.content, call.seq, "reply.content", context) : h("p", { class: "muted" }, pendingReply(row)),
+        images(reply?.images),
         !reply && call.liveText !== undefined ? h("pre", { class: "payload streaming", attrs: { "data-field": "live-text" } }, call.liveText.length > PREVIEW ? `…${call.liveText.slice(-PREVIEW)}` : call.liveText) : null,
       );
       reply?.toolCalls?.forEach((toolCall, index) => {

@@ -1,6 +1,6 @@
 // Runs in the trace page (bundled into its script at build time: scripts/build-page-scripts.mjs)
 // and in Node (the CLI and the tests), so it uses only the JavaScript built-ins, no DOM.
-import type { TraceEvent, TraceMessage, TraceRequest, TraceRun, TraceSubRunEvent, TraceText, TraceUsage } from "../trace-data";
+import type { TraceEvent, TraceImage, TraceMessage, TraceRequest, TraceRun, TraceSubRunEvent, TraceText, TraceUsage } from "../trace-data";
 
 /** A stretch of a run in one process: the first one, then one per resume. */
 export interface TraceSegment {
@@ -45,6 +45,8 @@ export interface TraceToolCall {
   tool: string;
   toolCallId?: string;
   input?: TraceText;
+  /** The images of its input. */
+  inputImages?: TraceImage[];
   /** The `seq` of the event `input` comes from. */
   inputSeq?: number;
   log?: TraceText;
@@ -56,6 +58,8 @@ export interface TraceToolCall {
   end?: number;
   durationMs?: number;
   observation?: TraceText;
+  /** The images of its observation. */
+  observationImages?: TraceImage[];
   metadata?: Record<string, unknown>;
   /** The sub-runs this call started (an executor called as a tool, a handoff), in order. */
   subRuns?: TraceModel[];
@@ -103,6 +107,8 @@ export interface TraceOther {
 export interface TraceModel {
   run: TraceRun;
   inputs?: TraceText;
+  /** The images of the inputs. */
+  inputImages?: TraceImage[];
   inputsSeq?: number;
   segments: TraceSegment[];
   /** Ordered by `n`. */
@@ -191,6 +197,7 @@ export function traceModelRuntime() {
       if (model.inputs === undefined) {
         model.inputs = event.inputs;
         model.inputsSeq = event.seq;
+        if (event.images !== undefined) model.inputImages = event.images;
       }
       return;
     }
@@ -259,6 +266,7 @@ export function traceModelRuntime() {
         if (event.toolCallId !== undefined) tool.toolCallId = event.toolCallId;
         tool.input = event.toolInput;
         tool.inputSeq = event.seq;
+        if (event.images !== undefined) tool.inputImages = event.images;
         tool.log = event.log;
         tool.actionSeq = event.seq;
         tool.actionAt = event.at;
@@ -281,6 +289,7 @@ export function traceModelRuntime() {
         tool.end = event.at;
         tool.durationMs = event.durationMs;
         tool.observation = event.observation;
+        if (event.images !== undefined) tool.observationImages = event.images;
         if (event.metadata !== undefined) tool.metadata = event.metadata;
         iteration.firstAt = Math.min(iteration.firstAt, tool.start);
         return;

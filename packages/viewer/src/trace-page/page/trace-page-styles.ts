@@ -117,6 +117,12 @@ button:hover { border-color: var(--muted); }
 .payload-tools { display: flex; align-items: center; gap: 8px; margin-top: 4px; color: var(--muted); font-size: 12px; }
 details.request > summary { cursor: pointer; color: var(--link); }
 details.request[open] > summary { margin-bottom: 4px; }
+.images { display: flex; flex-wrap: wrap; gap: 8px; margin-top: 6px; }
+.thumb { margin: 0; display: flex; flex-direction: column; gap: 2px; max-width: 180px; }
+.thumb img { max-width: 160px; max-height: 120px; object-fit: contain; border: 1px solid var(--line); border-radius: 4px; background: repeating-conic-gradient(var(--panel) 0 25%, var(--bg) 0 50%) 0 0 / 12px 12px; cursor: zoom-in; }
+.thumb.large { max-width: 100%; } .thumb.large img { max-width: 100%; max-height: none; cursor: zoom-out; }
+.thumb figcaption { font-size: 11px; color: var(--muted); }
+.placeholder-box { width: 160px; min-height: 60px; padding: 6px; font-size: 11px; color: var(--muted); border: 1px dashed var(--line); border-radius: 4px; overflow-wrap: anywhere; }
 .message { margin-top: 8px; } .message .role { font-size: 11px; font-weight: 700; text-transform: uppercase; color: var(--muted); }
 .error-text { color: var(--fail); }
 .hint { color: var(--muted); font-size: 12px; margin-top: 6px; }
