@@ -182,7 +182,7 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
       let end = -Infinity;
       calls.forEach((call, k) => {
         const ttftOf = firstToken(model, call);
-        const ttft = ttftOf.known ? ` · first token ${ttftOf.text}` : ttftOf.text === "not streamed" && !open ? " · not streamed" : "";
+        const ttft = ttftOf.known ? ` · first token ${ttftOf.text}` : ttftOf.text === "not streamed" && !open && !inferred ? " · not streamed" : "";
         const tokens = call.usage ? ` · ${fmt.count(call.usage.total)} tokens${call.usage.cost !== undefined ? ` · ${fmt.usd(call.usage.cost)}` : ""}` : "";
         // A call still streaming shows the end of its text so far, as it grows.
         const streaming = call.liveText !== undefined ? `${fmt.oneLine(call.liveText.slice(-400), 400).slice(-100)}▍` : undefined;

@@ -67,7 +67,7 @@ export function tracePageMain(parts: TracePageParts): void {
     h("span", null, swatch("var(--fail)"), "failed"),
     h("span", null, swatch("var(--cached)"), "cached"),
     h("span", null, swatch("var(--running)"), "running"),
-    h("span", null, "↑ ↓ move · → ← open, close · click a bar or row for its detail · + − 0 zoom, z zoom to the row · Shift+← → or drag to pan · Ctrl+wheel zooms"),
+    h("span", null, "↑ ↓ move · → ← open, close · + − 0 z zoom · Shift+← → or drag: pan"),
   );
   dom.append(root, [header, h("div", { class: "body" }, tree.element, detailPane), legend]);
 
