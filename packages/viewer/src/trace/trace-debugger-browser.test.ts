@@ -126,6 +126,30 @@ describe.skipIf(skip)("a model call streaming on a live page", () => {
     expect(errors).toEqual([]);
     await page.close();
   });
+
+  it("shows a real run's text growing while its model streams (recordTokens: \"each\")", async () => {
+    const text = "Tides rise and fall twice a day because the moon pulls the sea toward it.";
+    const llm = new ScriptedChatModel({ streaming: true, tokenDelayMs: 250, responses: [text] });
+    const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
+    const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [], prompt }), tools: [], store, recordTokens: "each" });
+    const run = lastValueFrom(executor.stream({ input: "Why tides?" }, { runId: "real-stream" }));
+    while ((await store.getRun("real-stream")) === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
+    const { page, errors } = await open(`${server.url}/runs/real-stream`);
+    await page.waitForSelector('[data-id="model-0-0"]');
+    await page.click('[data-id="model-0-0"] .label');
+    // Some of the text, not all of it yet: the call still streams.
+    const live = page.locator('.detail [data-field="live-text"]');
+    await expect.poll(async () => ((await live.count()) > 0 ? ((await live.textContent()) ?? "").length : 0), { timeout: 10_000 }).toBeGreaterThan(0);
+    const partial = (await live.textContent()) ?? "";
+    expect(text.startsWith(partial)).toBe(true);
+    expect(partial.length).toBeLessThan(text.length);
+    await run;
+    await page.waitForSelector('[data-status="finished"]', { timeout: 10_000 });
+    await page.click('[data-id="model-0-0"] .label');
+    expect(await page.locator('.detail [data-field="reply.content"]').textContent()).toBe(text);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 30_000);
 });
 
 describe.skipIf(skip)("zooming the waterfall", () => {
