@@ -263,6 +263,34 @@ describe("sub-runs", () => {
     expect(summaryOf(model, rows, Date.now())).toMatchObject({ modelCalls: 2, toolCalls: 1 });
     expect(rows.some((row) => row.kind === "event")).toBe(false);
   });
+
+  it("nests a sub-run's own sub-run under its tool call, by the path of tool names", () => {
+    const model = runtime.createTrace({ runId: "top", status: "finished", createdAt: 0, updatedAt: 100, eventCount: 12 });
+    let seq = 0;
+    const sub = (path: string[], event: Record<string, unknown>) => ({ type: "sub_run", seq: ++seq, at: Number(event["at"]), path, event: { ...event, seq } }) as never;
+    const own = (event: Record<string, unknown>) => ({ ...event, seq: ++seq }) as never;
+    runtime.applyEvents(model, [
+      own({ type: "start", at: 0, runId: "top", inputs: "{}", resumed: false }),
+      own({ type: "action", at: 10, iteration: 0, index: 0, tool: "manager", toolCallId: "m1", toolInput: "plan", log: "" }),
+      sub(["manager"], { type: "start", at: 11, runId: "mgr", inputs: "plan", resumed: false }),
+      sub(["manager"], { type: "action", at: 12, iteration: 0, index: 0, tool: "checker", toolCallId: "c1", toolInput: "check", log: "" }),
+      sub(["manager", "checker"], { type: "start", at: 13, runId: "chk", inputs: "check", resumed: false }),
+      sub(["manager", "checker"], { type: "action", at: 14, iteration: 0, index: 0, tool: "lookup", toolCallId: "l1", toolInput: "q", log: "" }),
+      sub(["manager", "checker"], { type: "step", at: 20, iteration: 0, index: null, tool: "lookup", toolCallId: "l1", toolInput: "q", observation: "found", durationMs: 6 }),
+      sub(["manager", "checker"], { type: "output", at: 22, output: "checked", stopReason: "finish" }),
+      sub(["manager"], { type: "step", at: 23, iteration: 0, index: null, tool: "checker", toolCallId: "c1", toolInput: "check", observation: "checked", durationMs: 11 }),
+      sub(["manager"], { type: "output", at: 25, output: "planned", stopReason: "finish" }),
+      own({ type: "step", at: 26, iteration: 0, index: 0, tool: "manager", toolCallId: "m1", observation: "planned", durationMs: 16 }),
+      own({ type: "output", at: 30, output: "done", stopReason: "finish" }),
+    ]);
+    const rows = layout.rows(model, 100);
+    const nested = "tool-0-0/sub0/tool-0-0/sub0";
+    expect(rows.find((row) => row.id === `${nested}/run`)).toMatchObject({ kind: "subrun", label: "manager › checker", parentId: "tool-0-0/sub0/tool-0-0" });
+    expect(rows.find((row) => row.id === `${nested}/tool-0-0`)).toMatchObject({ label: "lookup", start: 14, end: 20 });
+    expect(rows.find((row) => row.id === `${nested}/answer`)?.note).toMatch(/^checked/);
+    expect(rows.find((row) => row.id === "tool-0-0/sub0/tool-0-0")?.toolCall?.observation).toBe("checked");
+    expect(summaryOf(model, rows, 100)).toMatchObject({ toolCalls: 1 });
+  });
 });
 
 describe("the layout of a run paused for approval", () => {
