@@ -10,6 +10,9 @@ import { pathToFileURL } from "node:url";
 import { AgentExecutor } from "@agentrx/executors";
 import { SqliteRunStore } from "@agentrx/runs";
 import { withApproval } from "@agentrx/tools";
+import { createToolCallingAgent } from "@agentrx/agents";
+import { ScriptedChatModel } from "@agentrx/core/testing";
+import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
 import { lastValueFrom } from "rxjs";
@@ -86,6 +89,29 @@ await page.setViewportSize({ width: 1440, height: 520 });
 await page.goto(`${server.url}/runs/5e0c9d27-8a41-4b3f-a6d2-71c8e4f09b35`);
 await page.waitForSelector("[data-interrupt]");
 await page.screenshot({ path: join(docs, "trace-viewer-actions.png") });
+
+// A run in progress, its model streaming its answer (recordTokens: "each"), followed live.
+const streamingModel = new ScriptedChatModel({
+  streaming: true,
+  latencyMs: 400,
+  tokenDelayMs: 90,
+  responses: [
+    { toolCalls: [{ name: "get_weather", args: { city: "Nice" } }] },
+    "Nice will be sunny all week: 24°C on Friday, a light sea breeze in the afternoon, and a warm evening for a walk along the Promenade des Anglais. Pack sunscreen and a light jacket.",
+  ],
+});
+const weather = tool(async ({ city }: { city: string }) => `${city}: 24°C, sunny; light wind`, { name: "get_weather", description: "Weather.", schema: z.object({ city: z.string() }) });
+const streamingPrompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
+const streaming = new AgentExecutor({ agent: createToolCallingAgent({ llm: streamingModel, tools: [weather], prompt: streamingPrompt }), tools: [weather], store, recordTokens: "each" });
+const liveRun = lastValueFrom(streaming.stream({ input: "What will the weather be in Nice?" }, { runId: "e71b2c4d-9a3f-4e08-b5d6-28c1f9a0e347" }));
+await page.setViewportSize({ width: 1440, height: 600 });
+while ((await store.getRun("e71b2c4d-9a3f-4e08-b5d6-28c1f9a0e347")) === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
+await page.goto(`${server.url}/runs/e71b2c4d-9a3f-4e08-b5d6-28c1f9a0e347`);
+await page.waitForSelector('[data-id="model-1-0"]', { timeout: 20_000 });
+await page.click('[data-id="model-1-0"] .label');
+await page.waitForFunction(() => (document.querySelector('.detail [data-field="live-text"]')?.textContent?.length ?? 0) > 90, undefined, { timeout: 20_000 });
+await page.screenshot({ path: join(docs, "trace-viewer-live.png") });
+await liveRun;
 
 await page.emulateMedia({ colorScheme: "light" });
 await page.setViewportSize({ width: 1200, height: 260 });

@@ -308,7 +308,13 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
       else {
         parts.push(
           h("h3", null, "Sent"),
-          h("p", { class: "hint" }, "As far as the record keeps it: the run's inputs and the earlier turns. The prompt's own messages (such as a system message) are not recorded: a run recorded with recordPrompts (on for stream()) keeps the exact request."),
+          h(
+            "p",
+            { class: "hint" },
+            row.state === "running"
+              ? "As far as the record keeps it so far: the run's inputs and the earlier turns. A run recorded with recordPrompts (on for stream()) shows the exact request once the call ends."
+              : "As far as the record keeps it: the run's inputs and the earlier turns. The prompt's own messages (such as a system message) are not recorded: a run recorded with recordPrompts (on for stream()) keeps the exact request.",
+          ),
           ...sentMessages(model, call.iteration, context),
         );
       }

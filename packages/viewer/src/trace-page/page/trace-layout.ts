@@ -185,7 +185,8 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
         const ttft = ttftOf.known ? ` · first token ${ttftOf.text}` : ttftOf.text === "not streamed" && !open && !inferred ? " · not streamed" : "";
         const tokens = call.usage ? ` · ${fmt.count(call.usage.total)} tokens${call.usage.cost !== undefined ? ` · ${fmt.usd(call.usage.cost)}` : ""}` : "";
         // A call still streaming shows the end of its text so far, as it grows.
-        const streaming = call.liveText !== undefined ? `${fmt.oneLine(call.liveText.slice(-400), 400).slice(-100)}▍` : undefined;
+        const tail = call.liveText === undefined ? undefined : fmt.oneLine(call.liveText.slice(-400), 400);
+        const streaming = tail === undefined ? undefined : `${tail.length > 40 ? `…${tail.slice(-40)}` : tail}▍`;
         const reply = streaming ?? (call.reply?.toolCalls?.length ? `→ ${call.reply.toolCalls.map((c) => c.name).join(", ")}` : fmt.oneLine(textOf(call.reply?.content), 100));
         const row: TraceRow = {
           id: `model-${n}-${k}`,
