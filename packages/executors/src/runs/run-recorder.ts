@@ -8,6 +8,9 @@ import type { JsonObject, RunCheckpoint, RunStore, RunUpdate, RunWrite, RunWrite
 import { RunLeaseLostError, RunStoreError } from "./run-store-errors";
 import { withStoreTimeout } from "./with-store-timeout";
 
+/** With `recordTokens: "each"`: how soon streamed tokens are written, in milliseconds. */
+const TOKEN_WRITE_MS = 200;
+
 /** How a recorder reaches its run: the checkpoint to write, and where a store failure goes. */
 export interface RecorderHooks {
   /** The run's checkpoint now (small and fixed-size). */
@@ -50,6 +53,8 @@ export class RunRecorder {
   private tokenAt = 0;
   private modelCalls = 0;
   private scheduled = false;
+  /** With `recordTokens: "each"`: the timer that writes the tokens streamed since the last write. */
+  private tokenTimer: ReturnType<typeof setTimeout> | undefined;
   /** Writes handed to the store and not acknowledged yet. */
   private inFlight = 0;
   /** Until when the lease is surely ours: when the last acknowledged write was sent, plus `leaseMs`. */
@@ -160,6 +165,21 @@ export class RunRecorder {
     }
     this.flushTokens();
     this.push(encodeRunEvent(event, index), event.at);
+    if (event.type === "token") this.scheduleTokens();
+  }
+
+  /**
+   * With `recordTokens: "each"`: writes the tokens streamed so far within {@link TOKEN_WRITE_MS},
+   * so a reader following the record (the `ui`'s live page) sees a model's text while it streams,
+   * in a few writes a second at most.
+   */
+  private scheduleTokens(): void {
+    if (this.tokenTimer !== undefined || this.heartbeat === undefined) return;
+    this.tokenTimer = setTimeout(() => {
+      this.tokenTimer = undefined;
+      if (this.buffer.length > 0 && this.heartbeat !== undefined) this.flush().catch(noop); // a failure has reached onFailure
+    }, TOKEN_WRITE_MS);
+    (this.tokenTimer as { unref?: () => void }).unref?.();
   }
 
   /** Records the decisions a resume brought (before their tool calls run). */
@@ -227,10 +247,12 @@ export class RunRecorder {
     });
   }
 
-  /** Stops the heartbeat. */
+  /** Stops the heartbeat (and the pending write of streamed tokens). */
   stop(): void {
     if (this.heartbeat !== undefined) clearInterval(this.heartbeat);
     this.heartbeat = undefined;
+    if (this.tokenTimer !== undefined) clearTimeout(this.tokenTimer);
+    this.tokenTimer = undefined;
   }
 
   private push(data: JsonObject, at: number): void {

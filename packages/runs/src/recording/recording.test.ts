@@ -280,4 +280,23 @@ describe("recordTokens", () => {
     expect(recorded).toHaveLength(live);
     expect(() => new AgentExecutor({ agent, tools: [weather], recordTokens: "some" as never })).toThrow(/recordTokens/);
   });
+
+  it('"each" writes the tokens while the model streams, so a reader of the record sees the text before the call ends', async () => {
+    const store = new MemoryRunStore();
+    const text = "one two three four five six seven eight nine ten eleven twelve";
+    // A slow stream (about 300 ms per word), so the call is still streaming when the record is read.
+    const llm = new ScriptedChatModel({ streaming: true, tokenDelayMs: 300, responses: [text] });
+    const agent = createToolCallingAgent({ llm, tools: [], prompt });
+    const run = lastValueFrom(new AgentExecutor({ agent, tools: [], store, recordTokens: "each" }).stream({ input: "x" }, { runId: "live-tokens" }));
+    // Poll the store for the first written token, as the ui's live page does.
+    let events = await store.readEvents("live-tokens").catch(() => []);
+    while (!events.some((event) => event.type === "token")) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      events = await store.readEvents("live-tokens").catch(() => []);
+    }
+    expect(events.some((event) => event.type === "model_call")).toBe(false); // the call still streams
+    await run;
+    const recorded = (await store.readEvents("live-tokens")).filter((event) => event.type === "token");
+    expect(recorded.map((event) => event.data["text"]).join("")).toBe(text);
+  }, 60_000);
 });

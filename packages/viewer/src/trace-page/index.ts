@@ -2,7 +2,7 @@
 // `agentrx` CLI in `@agentrx/runs`, the `ui` server, the notebook display). Runtime-neutral: no
 // Node built-in. Applications want `renderTracePage` from `@agentrx/viewer` instead.
 export { CappedText, capTexts } from "./capped-text";
-export { TRACE_TEXT_BUDGET, readTracePage, readTraceText, traceRunOf } from "./read-trace-page";
+export { TRACE_REQUEST_BUDGET, TRACE_TEXT_BUDGET, readTracePage, readTraceText, traceRunOf } from "./read-trace-page";
 export type { ReadTracePageOptions } from "./read-trace-page";
 export { ReadableEventReader, isUnreadableRunEvent, readReadableEvents } from "./read-readable-events";
 export type { ReadableRunEntry, UnreadableRunEvent } from "./read-readable-events";
@@ -10,6 +10,8 @@ export type {
   TraceEvent,
   TraceMessage,
   TracePageData,
+  TraceRequest,
+  TraceSubRunEvent,
   TraceRun,
   TraceText,
   TraceTextCut,

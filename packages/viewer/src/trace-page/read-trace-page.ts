@@ -11,6 +11,13 @@ import type { TracePageSource } from "./page/trace-page-html";
  */
 export const TRACE_TEXT_BUDGET = 2_500_000;
 
+/**
+ * How many characters of recorded requests (`recordPrompts`: the messages, tools and settings each
+ * model call was sent) a trace page carries in all, besides {@link TRACE_TEXT_BUDGET}: about 1 MB.
+ * A request repeats the conversation so far, so a long run's requests are cut first.
+ */
+export const TRACE_REQUEST_BUDGET = 1_000_000;
+
 /** Options of {@link readTracePage}. */
 export interface ReadTracePageOptions {
   mode: TracePageData["mode"];
@@ -18,6 +25,8 @@ export interface ReadTracePageOptions {
   source: string;
   /** Characters of recorded text the page may carry. @default TRACE_TEXT_BUDGET */
   textBudget?: number;
+  /** Characters of recorded requests the page may carry. @default TRACE_REQUEST_BUDGET */
+  requestBudget?: number;
 }
 
 /**
@@ -30,13 +39,28 @@ export interface ReadTracePageOptions {
  */
 export async function readTracePage(store: RunStore, runId: string, options: ReadTracePageOptions): Promise<TracePageSource> {
   const { mode, source, textBudget = TRACE_TEXT_BUDGET } = options;
-  const converter = new TraceEventConverter(runId);
+  // A live page shows the text of the model call still streaming: the `ui` keeps token texts.
+  const converter = new TraceEventConverter(runId, { tokenText: mode === "ui" });
   const events: ServerTraceEvent[] = [];
   for await (const page of readReadableEvents(store, runId, "agentrx trace")) for (const stored of page) events.push(converter.convert(stored));
+  dropAnsweredTokenTexts(events);
   const info = await store.getRun(runId);
   if (info === undefined) throw new RunNotFoundError({ operation: "agentrx", runId });
   capTexts(converter.texts, textBudget);
+  capTexts(converter.requestTexts, options.requestBudget ?? TRACE_REQUEST_BUDGET);
   return { run: traceRunOf(info), events, mode, source, generatedAt: Date.now() };
+}
+
+/** Removes the text of the token events whose model call has its reply recorded (the reply holds it). */
+function dropAnsweredTokenTexts(events: ServerTraceEvent[]): void {
+  const answered = new Set<number>();
+  let ended = false;
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i] as ServerTraceEvent;
+    if (event.type === "model_call") answered.add(event.iteration);
+    else if (event.type === "output") ended = true;
+    else if (event.type === "token" && event.text !== undefined && (ended || answered.has(event.iteration))) delete event.text;
+  }
 }
 
 /**

@@ -24,6 +24,44 @@ export interface TraceUsage {
   cacheCreation?: number;
   /** Output tokens spent reasoning (`output_token_details.reasoning`). */
   reasoning?: number;
+  /** What it cost in US dollars, when the executor's `prices` knew the model (`usage.cost.total`). */
+  cost?: number;
+}
+
+/**
+ * A model call's whole request, as the run recorded it with `recordPrompts`: the messages sent,
+ * the tool definitions and the call's settings (model, temperature, ...).
+ */
+export interface TraceRequest<T = TraceText> {
+  /** The hash of the whole request (two calls with the same hash sent the same request). */
+  hash: string;
+  messages: TraceMessage<T>[];
+  /** The tool definitions, as JSON text. */
+  tools?: T;
+  /** How many tools were sent. */
+  toolCount?: number;
+  /** The settings, as JSON text. */
+  settings?: T;
+}
+
+/**
+ * An image of a recorded value (a tool's observation, the run's inputs, a message), as the page
+ * shows it: a thumbnail when the page embeds it (`dataUrl`), else a placeholder with its type and
+ * size. Its place in the text is marked `[image N: ...]`.
+ */
+export interface TraceImage {
+  /** Its media type (`image/png`), or `image` when the record does not say. */
+  mime: string;
+  /** Its size in bytes, when known (from its base64, or the record's note). */
+  bytes?: number;
+  /** A `data:` URL of the image, for a small inline image the page embeds. */
+  dataUrl?: string;
+  /** An image by URL: the page shows the URL, it does not load it. */
+  url?: string;
+  /** The record left it out (too large to keep): a note with its type and size is all there is. */
+  leftOut?: boolean;
+  /** The SHA-256 of its base64, when the record's note gives it. */
+  sha256?: string;
 }
 
 /** A tool call a model asked for, as its reply carries it. */
@@ -38,6 +76,8 @@ export interface TraceToolCall<T = TraceText> {
 export interface TraceMessage<T = TraceText> {
   role: string;
   content: T;
+  /** The images of its content (their places in `content` are marked `[image N: ...]`). */
+  images?: TraceImage[];
   toolCalls?: TraceToolCall<T>[];
 }
 
@@ -50,7 +90,7 @@ interface TraceEventBase {
 
 /** One recorded event of a run, in the page's form. `T` is the text type (the server builds capped texts). */
 export type TraceEvent<T = TraceText> =
-  | (TraceEventBase & { type: "start"; runId: string; threadId?: string; inputs: T; resumed: boolean })
+  | (TraceEventBase & { type: "start"; runId: string; threadId?: string; inputs: T; /** The images of the inputs. */ images?: TraceImage[]; resumed: boolean })
   | (TraceEventBase & {
       type: "model_call";
       iteration: number;
@@ -61,10 +101,19 @@ export type TraceEvent<T = TraceText> =
       inputCount: number;
       inputDigest: string;
       reply: TraceMessage<T>;
+      /** With `recordPrompts`: the exact request. */
+      request?: TraceRequest<T>;
     })
-  | (TraceEventBase & { type: "token"; iteration: number; /** Characters streamed. */ chars: number })
-  | (TraceEventBase & { type: "usage"; iteration: number; usage: TraceUsage })
-  | (TraceEventBase & { type: "action"; iteration: number; index: number; tool: string; toolCallId?: string; toolInput: T; log: T })
+  | (TraceEventBase & {
+      type: "token";
+      iteration: number;
+      /** Characters streamed. */
+      chars: number;
+      /** The streamed text, for a call still streaming on a live page (absent once its reply is recorded). */
+      text?: string;
+    })
+  | (TraceEventBase & { type: "usage"; iteration: number; usage: TraceUsage; /** The model's name, when it reported one. */ model?: string })
+  | (TraceEventBase & { type: "action"; iteration: number; index: number; tool: string; toolCallId?: string; toolInput: T; /** The images of the tool's input. */ images?: TraceImage[]; log: T })
   | (TraceEventBase & {
       type: "step";
       iteration: number;
@@ -75,6 +124,8 @@ export type TraceEvent<T = TraceText> =
       /** Only on a step without a turn: its action's input. */
       toolInput?: T;
       observation: T;
+      /** The images of the observation (and of a step without a turn's input). */
+      images?: TraceImage[];
       /** `at` is when the tool call ended; it started `durationMs` before. */
       durationMs: number;
       /** What the tool's policies measured (attempts, timedOut, cached, error, ...). */
@@ -82,7 +133,15 @@ export type TraceEvent<T = TraceText> =
     })
   | (TraceEventBase & { type: "output"; output: T; stopReason: string; usage?: TraceUsage; stoppedBy?: string })
   /** An event this page has no view of its own for (an approval's interrupt, ...), or one it cannot read (`error`). */
-  | (TraceEventBase & { type: "other"; name: string; /** One line about it. */ note?: string; summary?: T; error?: string });
+  | (TraceEventBase & { type: "other"; name: string; /** One line about it. */ note?: string; summary?: T; error?: string })
+  /**
+   * An event of a sub-run (an executor called as a tool, `asTool`; a handoff): `path` names the tool
+   * calls down to it (`["researcher"]`, `["researcher", "fact_checker"]`), `event` is the sub-run's own event.
+   */
+  | (TraceEventBase & { type: "sub_run"; path: string[]; event: TraceSubRunEvent<T> });
+
+/** A sub-run's own event, as a `sub_run` event carries it. */
+export type TraceSubRunEvent<T = TraceText> = Exclude<TraceEvent<T>, { type: "sub_run" }>;
 
 /** The run's row, as the page shows it. */
 export interface TraceRun {

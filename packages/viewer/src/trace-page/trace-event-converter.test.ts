@@ -1,6 +1,15 @@
 import { encodeRunEvent, type StoredRunEvent } from "@agentrx/executors";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
+import { createToolCallingAgent } from "@agentrx/agents";
+import { ScriptedChatModel } from "@agentrx/core/testing";
+import { AgentExecutor } from "@agentrx/executors";
+import { MemoryRunStore, readPrompts } from "@agentrx/runs";
+import { ChatPromptTemplate } from "@langchain/core/prompts";
+import { tool } from "@langchain/core/tools";
+import { lastValueFrom } from "rxjs";
+import { z } from "zod";
 import { describe, expect, it } from "vitest";
+import { readTracePage } from "./read-trace-page";
 import { TraceEventConverter } from "./trace-event-converter";
 
 const stored = (seq: number, data: Record<string, unknown>): StoredRunEvent => ({ seq, type: String(data["type"]), at: 1000 + seq, data: { at: 1000 + seq, ...data } as StoredRunEvent["data"] });
@@ -55,5 +64,45 @@ describe("TraceEventConverter", () => {
     const step = json(converter.convert(stored(4, { type: "step", iteration: 0, index: 0, observation: "x", durationMs: 1 })));
     expect(step).toMatchObject({ type: "other", seq: 4, name: "step", error: "step 4 refers to action 0 of iteration 0, which is not recorded" });
     expect(json(converter.convert(stored(5, { type: "token", iteration: 1, text: "go on" })))).toMatchObject({ type: "token", seq: 5, chars: 5 });
+  });
+
+  it("carries each priced call's cost, its model's name and, with recordPrompts, its exact request", async () => {
+    const store = new MemoryRunStore();
+    const lookup = tool(async ({ q }) => `found ${q}`, { name: "lookup", description: "Looks up.", schema: z.object({ q: z.string() }) });
+    const llm = new ScriptedChatModel({
+      model: "scripted-1",
+      responses: [{ toolCalls: [{ name: "lookup", args: { q: "x" } }], usage: { inputTokens: 1000, outputTokens: 100 } }, { content: "42.", usage: { inputTokens: 2000, outputTokens: 10 } }],
+    });
+    const prompt = ChatPromptTemplate.fromMessages([["system", "Be brief."], ["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
+    const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [lookup], prompt }), tools: [lookup], store, prices: { "scripted-1": { input: 2, output: 10 } } });
+    await lastValueFrom(executor.stream({ input: "What?" }, { runId: "priced" }));
+    const data = json(await readTracePage(store, "priced", { mode: "file", source: "test" }));
+    const usages = data.events.filter((event: { type: string }) => event.type === "usage");
+    expect(usages.map((event: { usage: { cost?: number }; model?: string }) => [event.usage.cost, event.model])).toEqual([
+      [0.003, "scripted-1"], // 1,000 × $2 + 100 × $10 per million
+      [0.0041, "scripted-1"],
+    ]);
+    // The requests, as readPrompts gives them: the messages (the system one too), the tools, the settings.
+    const prompts = await readPrompts(store, "priced");
+    const calls = data.events.filter((event: { type: string }) => event.type === "model_call");
+    expect(calls).toHaveLength(2);
+    calls.forEach((call: { request: { hash: string; messages: { role: string; content: string }[]; tools: string; toolCount: number; settings: string } }, index: number) => {
+      const recorded = prompts[index]!;
+      expect(call.request.hash).toBe(recorded.hash);
+      expect(call.request.messages.map((message) => message.role)).toEqual(recorded.messages.map((message) => (message as { type: string }).type));
+      expect(JSON.parse(call.request.tools)).toEqual(recorded.tools);
+      expect(call.request.toolCount).toBe(1);
+      expect(call.request.settings === undefined ? undefined : JSON.parse(call.request.settings)).toEqual(recorded.settings); // this model reports none
+    });
+    expect(calls[0].request.messages.slice(0, 2)).toEqual([
+      { role: "system", content: "Be brief." },
+      { role: "human", content: "What?" },
+    ]);
+    expect(calls[1].request.messages.map((message: { role: string }) => message.role)).toEqual(["system", "human", "ai", "tool"]);
+    // The requests have a budget of their own: a small one cuts them, not the run's other texts.
+    const small = json(await readTracePage(store, "priced", { mode: "file", source: "test", requestBudget: 40 }));
+    const cut = small.events.find((event: { type: string }) => event.type === "model_call").request.tools;
+    expect(cut).toMatchObject({ length: calls[0].request.tools.length });
+    expect(small.events.find((event: { type: string }) => event.type === "start").inputs).toBe(data.events[0].inputs);
   });
 });

@@ -1,8 +1,9 @@
 import { RunEventDecoder, type StoredRunEvent } from "@agentrx/executors";
-import { isBaseMessage, type BaseMessage, type UsageMetadata } from "@langchain/core/messages";
+import { isBaseMessage, mapStoredMessagesToChatMessages, type BaseMessage, type StoredMessage, type UsageMetadata } from "@langchain/core/messages";
 import { observationText } from "@agentrx/core";
 import { CappedText } from "./capped-text";
-import type { TraceEvent, TraceMessage, TraceUsage } from "./trace-data";
+import type { TraceEvent, TraceImage, TraceMessage, TraceRequest, TraceUsage } from "./trace-data";
+import { TraceImageCollector } from "./trace-images";
 import { isUnreadableRunEvent, type ReadableRunEntry, type UnreadableRunEvent } from "./read-readable-events";
 
 /** A trace event whose texts are {@link CappedText}s (they serialize as `TraceText`). */
@@ -21,9 +22,24 @@ export type ServerTraceEvent = TraceEvent<CappedText>;
 export class TraceEventConverter {
   /** The texts made so far. */
   readonly texts: CappedText[] = [];
+  /** The texts of the recorded requests (`recordPrompts`) made so far: they have a budget of their own. */
+  readonly requestTexts: CappedText[] = [];
+  /** The request parts recorded so far, by hash (each is recorded once, with the call that first sent it). */
+  private readonly blobs = new Map<string, unknown>();
+  /** The images the page embeds share a budget. */
+  private readonly images = new TraceImageCollector();
+  /** Where `text` puts the texts it makes. */
+  private sink: CappedText[] = this.texts;
   private readonly decoder: RunEventDecoder;
 
-  constructor(runId: string) {
+  /**
+   * @param options.tokenText Keep the text of `token` events (a live page shows the reply of the
+   *   model call still streaming); without it a token event carries only its length.
+   */
+  constructor(
+    runId: string,
+    private readonly options: { tokenText?: boolean } = {},
+  ) {
     this.decoder = new RunEventDecoder(runId);
   }
 
@@ -31,10 +47,13 @@ export class TraceEventConverter {
   convert(entry: ReadableRunEntry): ServerTraceEvent {
     if (isUnreadableRunEvent(entry)) return this.unreadable(entry);
     const texts = this.texts.length;
+    const requestTexts = this.requestTexts.length;
     try {
       return this.convertEvent(entry);
     } catch (error) {
       this.texts.length = texts; // the texts of an event given up on
+      this.requestTexts.length = requestTexts;
+      this.sink = this.texts;
       return { type: "other", seq: entry.seq, at: entry.at, name: String(entry.type), error: error instanceof Error ? error.message : String(error) };
     }
   }
@@ -45,25 +64,35 @@ export class TraceEventConverter {
   }
 
   private convertEvent(stored: StoredRunEvent): ServerTraceEvent {
+    const decoded = this.decoder.decode(stored) as { type: string; at?: number; subRun?: unknown };
+    if (Array.isArray(decoded.subRun)) {
+      // A sub-run's event (an executor called as a tool): the page draws it under the tool call.
+      const { subRun, ...own } = decoded;
+      const path = (subRun as unknown[]).map(String);
+      const event = this.convertDecoded({ ...stored, data: { ...stored.data, subRun: null } }, own);
+      return { type: "sub_run", seq: stored.seq, at: event.at, path, event: event as Exclude<ServerTraceEvent, { type: "sub_run" }> };
+    }
+    return this.convertDecoded(stored, decoded);
+  }
+
+  private convertDecoded(stored: StoredRunEvent, decoded: { type: string; at?: number }): ServerTraceEvent {
     const { seq } = stored;
-    const decoded = this.decoder.decode(stored) as { type: string; at?: number };
     const at = typeof decoded.at === "number" ? decoded.at : stored.at;
     const event = decoded as Record<string, any>;
-    if (Array.isArray(event["subRun"])) {
-      // A sub-run's event (an executor called as a tool): a row of its own, named by its path.
-      return { type: "other", seq, at, name: `${(event["subRun"] as string[]).join(" > ")}: ${decoded.type}`, ...noteOf(event) };
-    }
     switch (decoded.type) {
-      case "start":
+      case "start": {
+        const images: TraceImage[] = [];
         return {
           type: "start",
           seq,
           at,
           runId: String(event["runId"]),
           ...(typeof event["threadId"] === "string" ? { threadId: event["threadId"] } : {}),
-          inputs: this.text(jsonText(plain(event["inputs"]))),
+          inputs: this.text(jsonText(this.images.strip(plain(event["inputs"]), images))),
+          ...withImages(images),
           resumed: event["resumed"] === true,
         };
+      }
       case "model_call":
         return {
           type: "model_call",
@@ -75,14 +104,18 @@ export class TraceEventConverter {
           inputCount: Number(event["inputCount"]),
           inputDigest: String(event["inputDigest"]),
           reply: this.message(event["message"]),
+          ...this.requestOf(stored),
         };
-      case "token":
-        return { type: "token", seq, at, iteration: Number(event["iteration"]), chars: String(event["text"] ?? "").length };
+      case "token": {
+        const text = String(event["text"] ?? "");
+        return { type: "token", seq, at, iteration: Number(event["iteration"]), chars: text.length, ...(this.options.tokenText ? { text } : {}) };
+      }
       case "usage":
-        return { type: "usage", seq, at, iteration: Number(event["iteration"]), usage: usageOf(event["usage"]) };
+        return { type: "usage", seq, at, iteration: Number(event["iteration"]), usage: usageOf(event["usage"]), ...(typeof event["model"] === "string" ? { model: event["model"] } : {}) };
       case "action": {
         const index = typeof stored.data["index"] === "number" ? stored.data["index"] : 0;
         const action = event["action"];
+        const images: TraceImage[] = [];
         return {
           type: "action",
           seq,
@@ -91,7 +124,8 @@ export class TraceEventConverter {
           index,
           tool: String(action.tool),
           ...toolCallIdOf(action),
-          toolInput: this.text(inputText(action.toolInput)),
+          toolInput: this.text(inputText(this.images.strip(action.toolInput, images))),
+          ...withImages(images),
           log: this.text(String(action.log ?? "")),
         };
       }
@@ -99,6 +133,10 @@ export class TraceEventConverter {
         const { action, observation } = event["step"];
         const standalone = typeof stored.data["index"] !== "number";
         const metadata = event["metadata"];
+        const images: TraceImage[] = [];
+        const toolInput = standalone ? this.text(inputText(this.images.strip(action.toolInput, images))) : undefined;
+        // Images show as thumbnails or placeholders of their own; the text marks their places.
+        const shown = observationText(this.images.strip(observation, images));
         return {
           type: "step",
           seq,
@@ -107,9 +145,9 @@ export class TraceEventConverter {
           index: standalone ? null : (stored.data["index"] as number),
           tool: String(action.tool),
           ...toolCallIdOf(action),
-          ...(standalone ? { toolInput: this.text(inputText(action.toolInput)) } : {}),
-          // Images show as a placeholder with their type and size.
-          observation: this.text(observationText(observation).replaceAll("; this agent reads text only]", "]")),
+          ...(toolInput !== undefined ? { toolInput } : {}),
+          observation: this.text(shown),
+          ...withImages(images),
           durationMs: Number(event["durationMs"]),
           ...(metadata !== undefined && metadata !== null ? { metadata: plain(metadata) as Record<string, unknown> } : {}),
         };
@@ -145,16 +183,48 @@ export class TraceEventConverter {
 
   private text(text: string): CappedText {
     const capped = new CappedText(text);
-    this.texts.push(capped);
+    this.sink.push(capped);
     return capped;
+  }
+
+  /**
+   * The exact request of a model call recorded with `recordPrompts`: its parts, by hash, from this
+   * event's `blobs` or an earlier call's (as `readPrompts` of `@agentrx/runs` rebuilds them).
+   */
+  private requestOf(stored: StoredRunEvent): { request?: TraceRequest<CappedText> } {
+    const blobs = stored.data["blobs"];
+    if (blobs !== null && typeof blobs === "object" && !Array.isArray(blobs)) for (const [hash, value] of Object.entries(blobs)) this.blobs.set(hash, value);
+    const ref = stored.data["prompt"] as Record<string, unknown> | null | undefined;
+    if (ref === null || typeof ref !== "object" || Array.isArray(ref)) return {};
+    const part = (hash: unknown): unknown => {
+      const value = typeof hash === "string" ? this.blobs.get(hash) : undefined;
+      if (value === undefined) throw new Error(`model call ${String(stored.data["call"])} refers to a prompt part ${JSON.stringify(hash)} that is not in the record`);
+      return value;
+    };
+    const messages = (Array.isArray(ref["messages"]) ? ref["messages"] : []).map(part);
+    const tools = ref["tools"] !== undefined ? part(ref["tools"]) : undefined;
+    this.sink = this.requestTexts;
+    try {
+      const request: TraceRequest<CappedText> = { hash: String(ref["hash"] ?? ""), messages: messages.map((message) => this.message(revive(message))) };
+      if (tools !== undefined) {
+        request.tools = this.text(jsonText(tools));
+        if (Array.isArray(tools)) request.toolCount = tools.length;
+      }
+      if (ref["settings"] !== undefined) request.settings = this.text(jsonText(ref["settings"]));
+      return { request };
+    } finally {
+      this.sink = this.texts;
+    }
   }
 
   private message(value: unknown): TraceMessage<CappedText> {
     if (!isBaseMessage(value)) return { role: "unknown", content: this.text(jsonText(plain(value))) };
     const message = value as BaseMessage & { tool_calls?: { id?: string; name: string; args: unknown }[] };
+    const images: TraceImage[] = [];
     const out: TraceMessage<CappedText> = {
       role: message.getType(),
-      content: this.text(contentText(message.content)),
+      content: this.text(contentText(this.images.strip(message.content, images))),
+      ...withImages(images),
     };
     if (Array.isArray(message.tool_calls) && message.tool_calls.length > 0) {
       out.toolCalls = message.tool_calls.map((call) => ({
@@ -168,8 +238,23 @@ export class TraceEventConverter {
 
   /** What an event this page has no view for says: a summary of its data (an approval's tool calls, ...). */
   private otherSummary(stored: StoredRunEvent): { summary?: CappedText } {
-    const { type: _type, at: _at, ...rest } = stored.data;
+    const { type: _type, at: _at, subRun: _subRun, ...rest } = stored.data;
     return Object.keys(rest).length > 0 ? { summary: this.text(jsonText(rest)) } : {};
+  }
+}
+
+/** `{ images }` when there are any. */
+function withImages(images: TraceImage[]): { images?: TraceImage[] } {
+  return images.length > 0 ? { images } : {};
+}
+
+/** A message in `@langchain/core`'s stored form as a message (the value itself when it is not one). */
+function revive(value: unknown): unknown {
+  try {
+    const [message] = mapStoredMessagesToChatMessages([value as StoredMessage]);
+    return message ?? value;
+  } catch {
+    return value;
   }
 }
 
@@ -261,5 +346,7 @@ export function usageOf(value: unknown): TraceUsage {
   if (cacheRead !== undefined) out.cacheRead = cacheRead;
   if (cacheCreation !== undefined) out.cacheCreation = cacheCreation;
   if (reasoning !== undefined) out.reasoning = reasoning;
+  const cost = (value as { cost?: { total?: unknown } } | undefined)?.cost?.total;
+  if (typeof cost === "number" && Number.isFinite(cost)) out.cost = cost;
   return out;
 }

@@ -26,7 +26,7 @@ export class TraceFollower {
     private after: number,
     private readonly textLimit = 200_000,
   ) {
-    this.converter = new TraceEventConverter(runId);
+    this.converter = new TraceEventConverter(runId, { tokenText: true });
   }
 
   /** The new events and the run's row; `done` once the run no longer runs and every event was sent. */
@@ -43,6 +43,7 @@ export class TraceFollower {
       if (events.length >= PAGE_SIZE) break; // send what we have; the next poll goes on
     }
     for (const text of this.converter.texts.splice(0)) text.limit = this.textLimit;
+    for (const text of this.converter.requestTexts.splice(0)) text.limit = Math.min(this.textLimit, 20_000);
     this.after = Math.max(this.after, reader.after);
     const live = info.status === "running" || info.status === "queued";
     return { run: traceRunOf(info), events: events as TraceUpdate["events"], done: !live && reader.after >= info.eventCount };

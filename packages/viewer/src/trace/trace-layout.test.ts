@@ -18,6 +18,7 @@ import {
 } from "@agentrx/viewer/trace-page";
 import { MemoryRunStore } from "@agentrx/runs";
 import { recordTripRun, writeSyntheticRun } from "./trace-test-fixtures";
+import { recordSupervisorRun } from "./trace-debugger-fixtures";
 
 const layout = traceLayoutRuntime(formatRuntime());
 const { summary: summaryOf, scale: scaleOf } = traceSummaryRuntime(formatRuntime(), layout);
@@ -160,6 +161,138 @@ describe("the layout of a run in progress, and of a resumed one", () => {
   });
 });
 
+describe("time to first token", () => {
+  /** Records a two-turn run (a tool call, then a text answer) with `invoke` or `stream`. */
+  async function recordTwoTurns(store: RunStore, runId: string, how: "invoke" | "stream") {
+    const lookup = tool(async ({ q }) => `found ${q}`, { name: "lookup", description: "Looks up.", schema: z.object({ q: z.string() }) });
+    const llm = new ScriptedChatModel({ streaming: true, latencyMs: 5, tokenDelayMs: 1, responses: [{ toolCalls: [{ name: "lookup", args: { q: "x" } }] }, "The answer is 42."] });
+    const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
+    const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [lookup], prompt }), tools: [lookup], store });
+    if (how === "invoke") await executor.invoke({ input: "q?" }, { runId });
+    else await lastValueFrom(executor.stream({ input: "q?" }, { runId }));
+  }
+
+  it("says an invoke run's model calls were not streamed, and gives a streamed text's first token", async () => {
+    const store = new MemoryRunStore();
+    await recordTwoTurns(store, "invoked", "invoke");
+    await recordTwoTurns(store, "streamed", "stream");
+    const invoked = (await traceOf(store, "invoked")).model;
+    expect(invoked.tokenEvents).toBe(0);
+    const invokedRows = layout.rows(invoked, Date.now()).filter((row) => row.kind === "model");
+    expect(invokedRows.map((row) => layout.firstToken(invoked, row.modelCall as NonNullable<TraceRow["modelCall"]>))).toEqual([
+      { known: false, text: "not streamed" },
+      { known: false, text: "not streamed" },
+    ]);
+    expect(invokedRows.map((row) => row.note)).toEqual([expect.stringMatching(/^→ lookup · not streamed · \d+ tokens$/), expect.stringMatching(/^The answer is 42\. · not streamed · \d+ tokens$/)]);
+    const streamed = (await traceOf(store, "streamed")).model;
+    const streamedRows = layout.rows(streamed, Date.now()).filter((row) => row.kind === "model");
+    const [tools, answer] = streamedRows.map((row) => layout.firstToken(streamed, row.modelCall as NonNullable<TraceRow["modelCall"]>));
+    expect(tools).toEqual({ known: false, text: "no text streamed" });
+    expect(answer?.known).toBe(true);
+    expect(streamedRows[1]?.note).toMatch(/ · first token \d/);
+  });
+
+  it("never waits for a reply that has arrived: a live run whose last model call answered, or whose tool calls are not recorded yet", async () => {
+    const store = new MemoryRunStore();
+    const start = Date.now() - 10_000;
+    await writeSyntheticRun(store, { runId: "answering", iterations: 1, toolsPerIteration: 1, running: true, start });
+    const { data } = await traceOf(store, "answering");
+    const model = runtime.createTrace(data.run);
+    runtime.applyEvents(model, data.events);
+    const next = data.events.length + 1;
+    // The next model call answered with text; its output is not recorded yet.
+    runtime.applyEvents(model, [
+      { type: "model_call", seq: next, at: start + 500, iteration: 1, call: 1, durationMs: 100, inputCount: 4, inputDigest: "0", reply: { role: "ai", content: "All done." } },
+    ]);
+    let rows = layout.rows(model, Date.now());
+    expect(rows.filter((row) => row.kind === "model").map((row) => [row.id, row.state])).toEqual([
+      ["model-0-0", "ok"],
+      ["model-1-0", "ok"],
+    ]);
+    // A reply asking for a tool call whose action is not recorded yet: no new model call either.
+    runtime.applyEvents(model, [
+      { type: "model_call", seq: next + 1, at: start + 700, iteration: 2, call: 2, durationMs: 100, inputCount: 6, inputDigest: "0", reply: { role: "ai", content: "", toolCalls: [{ name: "lookup", args: "{}" }] } },
+    ]);
+    rows = layout.rows(model, Date.now());
+    expect(rows.some((row) => row.kind === "model" && row.state === "running")).toBe(false);
+    expect(rows.map((row) => row.id)).not.toContain("model-3-0");
+  });
+});
+
+describe("sub-runs", () => {
+  it("draws an executor called as a tool as a tree under the tool call that started it", async () => {
+    const store = new MemoryRunStore();
+    await recordSupervisorRun(store, "supervisor", { delayMs: 2 });
+    const { model } = await traceOf(store, "supervisor");
+    const rows = layout.rows(model, Date.now());
+    const sub = "tool-0-0/sub0";
+    expect(outline(rows)).toEqual([
+      "run run [finished]",
+      "  it-0 iteration 1",
+      "    model-0-0 model",
+      "    tool-0-0 researcher [slowest]",
+      `      ${sub}/run researcher`,
+      `        ${sub}/it-0 iteration 1`,
+      `          ${sub}/model-0-0 model [not recorded]`,
+      `          ${sub}/tool-0-0 lookup`,
+      `            ${sub}/step-0-0 result`,
+      `        ${sub}/it-1 iteration 2`,
+      `          ${sub}/model-1-0 model [not recorded]`,
+      `          ${sub}/tool-1-0 lookup`,
+      `            ${sub}/step-1-0 result`,
+      `        ${sub}/it-2 iteration 3`,
+      `          ${sub}/model-2-0 model [not recorded]`,
+      `        ${sub}/answer answer [finish]`,
+      "      step-0-0 result",
+      "  it-1 iteration 2",
+      "    model-1-0 model",
+      "  answer answer [finish]",
+    ]);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    expect(byId.get(`${sub}/run`)).toMatchObject({ kind: "subrun", parentId: "tool-0-0", depth: 3 });
+    expect(byId.get("tool-0-0")?.collapsed).toBe(false); // open: its sub-run shows
+    expect(byId.get("tool-0-0")?.childIds).toEqual([`${sub}/run`, "step-0-0"]);
+    expect(byId.get(`${sub}/tool-1-0`)?.toolCall?.input).toBe('{\n  "q": "spring tides"\n}');
+    // The sub-run's bars are inside its tool call's.
+    const tool = byId.get("tool-0-0") as TraceRow;
+    for (const row of rows.filter((row) => row.trace !== undefined && row.start !== undefined)) {
+      expect(row.start as number).toBeGreaterThanOrEqual((tool.start as number) - 1);
+      expect(row.end as number).toBeLessThanOrEqual((tool.end as number) + 1);
+    }
+    // The header counts the run's own calls.
+    expect(summaryOf(model, rows, Date.now())).toMatchObject({ modelCalls: 2, toolCalls: 1 });
+    expect(rows.some((row) => row.kind === "event")).toBe(false);
+  });
+
+  it("nests a sub-run's own sub-run under its tool call, by the path of tool names", () => {
+    const model = runtime.createTrace({ runId: "top", status: "finished", createdAt: 0, updatedAt: 100, eventCount: 12 });
+    let seq = 0;
+    const sub = (path: string[], event: Record<string, unknown>) => ({ type: "sub_run", seq: ++seq, at: Number(event["at"]), path, event: { ...event, seq } }) as never;
+    const own = (event: Record<string, unknown>) => ({ ...event, seq: ++seq }) as never;
+    runtime.applyEvents(model, [
+      own({ type: "start", at: 0, runId: "top", inputs: "{}", resumed: false }),
+      own({ type: "action", at: 10, iteration: 0, index: 0, tool: "manager", toolCallId: "m1", toolInput: "plan", log: "" }),
+      sub(["manager"], { type: "start", at: 11, runId: "mgr", inputs: "plan", resumed: false }),
+      sub(["manager"], { type: "action", at: 12, iteration: 0, index: 0, tool: "checker", toolCallId: "c1", toolInput: "check", log: "" }),
+      sub(["manager", "checker"], { type: "start", at: 13, runId: "chk", inputs: "check", resumed: false }),
+      sub(["manager", "checker"], { type: "action", at: 14, iteration: 0, index: 0, tool: "lookup", toolCallId: "l1", toolInput: "q", log: "" }),
+      sub(["manager", "checker"], { type: "step", at: 20, iteration: 0, index: null, tool: "lookup", toolCallId: "l1", toolInput: "q", observation: "found", durationMs: 6 }),
+      sub(["manager", "checker"], { type: "output", at: 22, output: "checked", stopReason: "finish" }),
+      sub(["manager"], { type: "step", at: 23, iteration: 0, index: null, tool: "checker", toolCallId: "c1", toolInput: "check", observation: "checked", durationMs: 11 }),
+      sub(["manager"], { type: "output", at: 25, output: "planned", stopReason: "finish" }),
+      own({ type: "step", at: 26, iteration: 0, index: 0, tool: "manager", toolCallId: "m1", observation: "planned", durationMs: 16 }),
+      own({ type: "output", at: 30, output: "done", stopReason: "finish" }),
+    ]);
+    const rows = layout.rows(model, 100);
+    const nested = "tool-0-0/sub0/tool-0-0/sub0";
+    expect(rows.find((row) => row.id === `${nested}/run`)).toMatchObject({ kind: "subrun", label: "manager › checker", parentId: "tool-0-0/sub0/tool-0-0" });
+    expect(rows.find((row) => row.id === `${nested}/tool-0-0`)).toMatchObject({ label: "lookup", start: 14, end: 20 });
+    expect(rows.find((row) => row.id === `${nested}/answer`)?.note).toMatch(/^checked/);
+    expect(rows.find((row) => row.id === "tool-0-0/sub0/tool-0-0")?.toolCall?.observation).toBe("checked");
+    expect(summaryOf(model, rows, 100)).toMatchObject({ toolCalls: 1 });
+  });
+});
+
 describe("the layout of a run paused for approval", () => {
   it("shows the pause, the tool call waiting for a decision, and the paused answer", async () => {
     const store = new MemoryRunStore();
@@ -188,6 +321,23 @@ describe("the layout of a run paused for approval", () => {
     expect(labels.length).toBeGreaterThan(2);
     expect(new Set(labels).size).toBe(labels.length);
     expect(labels).toContain("0.5 ms");
+  });
+
+  it("labels a zoomed axis without repeating a label, at every zoom and place", async () => {
+    const store = new MemoryRunStore();
+    await writeSyntheticRun(store, { runId: "zoom", iterations: 40, toolsPerIteration: 3, start: 3_000_000 });
+    const { model } = await traceOf(store, "zoom");
+    const scale = scaleOf(model, Date.now());
+    for (let span = 1; span > 1e-5; span /= 3) {
+      for (const from of [0, 0.123456, 0.5 - span / 2, 1 - span]) {
+        const ticks = scale.ticksIn(Math.max(0, from), Math.max(0, from) + span);
+        const labels = ticks.map((tick) => tick.label);
+        expect(labels.length, `span ${span} from ${from}`).toBeGreaterThan(2);
+        expect(new Set(labels).size, `span ${span} from ${from}: ${labels.join(" ")}`).toBe(labels.length);
+        for (const tick of ticks) expect(tick.x).toBeGreaterThanOrEqual(Math.max(0, from) - 1e-9);
+      }
+    }
+    expect(scale.ticksIn(0, 1)).toEqual(scale.ticks);
   });
 
   it("gives a running run no stop reason", async () => {

@@ -2,7 +2,7 @@
 // and for the screenshots in docs/trace-viewer.md.
 import { createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel } from "@agentrx/core/testing";
-import { AgentExecutor, type RunStore, type StoredRunEvent } from "@agentrx/executors";
+import { AgentExecutor, type PriceTable, type RunStore, type StoredRunEvent } from "@agentrx/executors";
 import { RetryableToolError, retryPolicy, timeoutPolicy, withPolicies } from "@agentrx/tools";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
@@ -26,6 +26,8 @@ export interface TripRunOptions {
   scale?: number;
   /** Replaces the hotel tool's answer (e.g. with markup, to test that it is shown as text). */
   hotelsAnswer?: string;
+  /** Prices the model calls (the model reports the name `trip-model`), so the run has a cost. @default none */
+  prices?: PriceTable;
 }
 
 /**
@@ -35,7 +37,7 @@ export interface TripRunOptions {
  * the run id.
  */
 export async function recordTripRun(store: RunStore, options: TripRunOptions = {}): Promise<string> {
-  const { runId = "trip-1", threadId = "support-42", scale = 1, hotelsAnswer } = options;
+  const { runId = "trip-1", threadId = "support-42", scale = 1, hotelsAnswer, prices } = options;
   const ms = (value: number) => Math.max(1, Math.round(value * scale));
   const flights = tool(
     async ({ from, to }, config) => {
@@ -78,6 +80,7 @@ export async function recordTripRun(store: RunStore, options: TripRunOptions = {
   );
   const tools = [flights, weather, hotels, rates];
   const llm = new ScriptedChatModel({
+    ...(prices !== undefined ? { model: "trip-model" } : {}),
     streaming: true,
     latencyMs: ms(350),
     tokenDelayMs: ms(12),
@@ -99,7 +102,7 @@ export async function recordTripRun(store: RunStore, options: TripRunOptions = {
     ["placeholder", "{agent_scratchpad}"],
   ]);
   const agent = createToolCallingAgent({ llm, tools, prompt });
-  const executor = new AgentExecutor({ agent, tools, store, maxIterations: 6 });
+  const executor = new AgentExecutor({ agent, tools, store, maxIterations: 6, ...(prices !== undefined ? { prices } : {}) });
   await lastValueFrom(executor.stream({ input: "Plan a 3-night trip from Paris to Nice on June 12, prices in USD." }, { runId, threadId }));
   return runId;
 }

@@ -155,7 +155,9 @@ describe.skipIf(skip)("a trace file in Chromium", () => {
     expect(await detail.locator('[data-field="reply.content"]').textContent()).toBe("Flights and hotels are in euros; let me get the dollar rate.");
     expect(await detail.locator('[data-field="reply.toolCalls.0.args"]').textContent()).toBe('{\n  "currency": "USD"\n}');
     const sent = await detail.locator(".message .role").allTextContents();
-    expect(sent).toEqual(["tool call · currency_rate · call_1_0", "inputs", "ai · iteration 1", "tool · search_flights", "tool · get_weather", "tool · find_hotels"]);
+    // A stream() run records its prompts: the detail has the exact request (the system message too).
+    expect(sent).toEqual(["tool call · currency_rate · call_1_0", "system", "human", "ai", ...["search_flights · call_0_0", "get_weather · call_0_1", "find_hotels · call_0_2"].map((call) => `tool call · ${call}`), "tool", "tool", "tool"]);
+    expect(await detail.locator('[data-field="request.messages.0.content"]').textContent()).toBe("You plan trips. Call independent tools together.");
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -27,14 +27,29 @@ export function formatRuntime() {
     return `${sign}${Math.floor(hours / 24)} d ${hours % 24} h`;
   }
 
-  /** A tick label on the time axis: `0`, `250 ms`, `1.5 s`, `2 min`. */
-  function tick(ms: number): string {
+  /**
+   * A tick label on the time axis: `0`, `250 ms`, `1.5 s`, `2 min`. With `step` (the ticks'
+   * spacing), as many decimals as the step needs, so that ticks a step apart never share a label
+   * (a zoomed axis: `1.2345 s`, `1.235 s`).
+   */
+  function tick(ms: number, step?: number): string {
     if (ms === 0) return "0";
-    if (ms < 10) return `${Number(ms.toFixed(2))} ms`; // a run of a few milliseconds has ticks apart by less than one
-    if (ms < 1000) return `${Math.round(ms)} ms`;
-    if (ms < 60_000) return `${Number((ms / 1000).toFixed(2))} s`;
-    if (ms < 3_600_000) return `${Number((ms / 60_000).toFixed(2))} min`;
-    return `${Number((ms / 3_600_000).toFixed(2))} h`;
+    const [unit, name] = ms < 1000 ? [1, "ms"] : ms < 60_000 ? [1000, "s"] : ms < 3_600_000 ? [60_000, "min"] : [3_600_000, "h"];
+    let decimals = ms < 10 ? 2 : ms < 1000 ? 0 : 2; // a run of a few milliseconds has ticks apart by less than one
+    if (step !== undefined && step > 0) {
+      const inUnit = step / (unit as number);
+      decimals = 0;
+      while (decimals < 9 && Math.abs(Math.round(inUnit * 10 ** decimals) - inUnit * 10 ** decimals) > 1e-6) decimals++;
+    }
+    return `${Number((ms / (unit as number)).toFixed(decimals))} ${name}`;
+  }
+
+  /** US dollars: `$0.0123`, `$12.50`; a tiny amount keeps two significant digits (`$0.000042`). */
+  function usd(value: number): string {
+    if (!Number.isFinite(value)) return "?";
+    if (value === 0) return "$0";
+    if (Math.abs(value) < 0.0001) return `$${Number(value.toPrecision(2))}`;
+    return `$${value.toFixed(Math.abs(value) >= 100 ? 2 : 4)}`;
   }
 
   /** `1,234`. */
@@ -70,5 +85,5 @@ export function formatRuntime() {
     return 10 * power;
   }
 
-  return { duration, tick, count, time, size, oneLine, niceStep };
+  return { duration, tick, count, usd, time, size, oneLine, niceStep };
 }

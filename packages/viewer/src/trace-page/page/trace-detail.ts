@@ -1,9 +1,9 @@
 // Runs in the page: bundled into the page's script at build time (scripts/build-page-scripts.mjs).
-import type { TraceText, TraceUsage } from "../trace-data";
+import type { TraceImage, TraceText, TraceUsage } from "../trace-data";
 import type { DomChild, DomRuntime } from "./dom-runtime";
 import type { FormatRuntime } from "./format-runtime";
 import type { TraceLayoutRuntime, TraceRow } from "./trace-layout";
-import type { TraceModel, TraceToolCall } from "./trace-model";
+import type { TraceModel, TraceModelCall, TraceToolCall } from "./trace-model";
 
 /** What the detail pane needs besides the row. */
 export interface TraceDetailContext {
@@ -25,10 +25,14 @@ export type TraceDetailRuntime = ReturnType<typeof traceDetailRuntime>;
 export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: TraceLayoutRuntime) {
   const { h } = dom;
   const PREVIEW = 4000;
+  /** The run's start (offsets are from it) and where the shown row's texts are in its event (a sub-run's: `event.`). */
+  let origin: number | undefined;
+  let prefix = "";
 
   function text(value: TraceText | undefined, seq: number | undefined, field: string, context: TraceDetailContext): HTMLElement {
     const whole = value === undefined ? "" : typeof value === "string" ? value : value.head;
     const length = value === undefined ? 0 : typeof value === "string" ? value.length : value.length;
+    field = `${prefix}${field}`;
     const pre = h("pre", { class: "payload", attrs: { "data-field": field } }, whole.length > PREVIEW ? `${whole.slice(0, PREVIEW)}…` : whole);
     if (whole === "") pre.textContent = "(empty)";
     if (length <= PREVIEW) return pre;
@@ -63,6 +67,36 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
     return h("div", null, pre, tools);
   }
 
+  /**
+   * The images of a text: a thumbnail for one the page embeds (click to see it larger), else a
+   * placeholder with its type and size; never its base64. `[image N]` in the text marks its place.
+   */
+  function images(list: readonly TraceImage[] | undefined): HTMLElement | null {
+    if (list === undefined || list.length === 0) return null;
+    const strip = h("div", { class: "images" });
+    list.forEach((image, index) => {
+      const bytes = image.bytes;
+      const size = bytes === undefined ? "" : ` · ${bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${Math.round(bytes / 1024)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`}`;
+      const caption = h("figcaption", null, `image ${index + 1} · ${image.mime}${size}`);
+      if (image.dataUrl !== undefined && image.dataUrl.startsWith("data:image/")) {
+        const img = h("img", { attrs: { src: image.dataUrl, alt: `image ${index + 1} (${image.mime})`, title: "Click to enlarge" } });
+        const figure = h("figure", { class: "thumb", attrs: { "data-image": String(index + 1) } }, img, caption);
+        img.addEventListener("click", () => figure.classList.toggle("large"));
+        strip.appendChild(figure);
+        return;
+      }
+      const why = image.leftOut
+        ? `not in the record: too large to keep${image.sha256 ? ` (sha256 ${image.sha256.slice(0, 16)}…)` : ""}`
+        : image.url !== undefined
+          ? `by URL, not loaded: ${image.url}`
+          : image.bytes !== undefined
+            ? "not embedded in this page (too large, or not a PNG, JPEG, GIF or WebP)"
+            : "no data recorded";
+      strip.appendChild(h("figure", { class: "thumb placeholder", attrs: { "data-image": String(index + 1) } }, h("div", { class: "placeholder-box", attrs: { title: image.sha256 ? `sha256 ${image.sha256}` : why } }, why), caption));
+    });
+    return strip;
+  }
+
   function kv(pairs: [string, DomChild | undefined][]): HTMLElement {
     const list = h("dl", { class: "kv" });
     for (const [key, value] of pairs) if (value !== undefined && value !== "") dom.append(list, [h("dt", null, key), h("dd", null, value)]);
@@ -79,9 +113,36 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
     return `${fmt.count(value.total)} tokens (${parts.join(", ")})`;
   }
 
-  function offset(model: TraceModel, at: number | undefined): string | undefined {
-    const start = model.segments[0]?.start;
-    return at === undefined || start === undefined ? undefined : `+${fmt.duration(at - start)}`;
+  /** The exact request of a model call (`recordPrompts`), collapsed: messages, tools, settings. */
+  function requestSection(call: TraceModelCall, context: TraceDetailContext): DomChild[] {
+    const request = call.request;
+    if (request === undefined) return [];
+    const tools = request.toolCount !== undefined ? `, ${request.toolCount} tool${request.toolCount === 1 ? "" : "s"}` : "";
+    const body: DomChild[] = [];
+    request.messages.forEach((message, index) => {
+      body.push(h("div", { class: "message" }, h("div", { class: "role" }, message.role), text(message.content, call.seq, `request.messages.${index}.content`, context), images(message.images)));
+      message.toolCalls?.forEach((toolCall, k) => {
+        body.push(h("div", { class: "message" }, h("div", { class: "role" }, `tool call · ${toolCall.name}${toolCall.id ? ` · ${toolCall.id}` : ""}`), text(toolCall.args, call.seq, `request.messages.${index}.toolCalls.${k}.args`, context)));
+      });
+    });
+    if (request.tools !== undefined) body.push(h("h3", null, "Tools"), text(request.tools, call.seq, "request.tools", context));
+    if (request.settings !== undefined) body.push(h("h3", null, "Settings"), text(request.settings, call.seq, "request.settings", context));
+    const details = h(
+      "details",
+      { class: "request", attrs: { "data-section": "request" } },
+      h("summary", null, `Exact request: ${request.messages.length} message${request.messages.length === 1 ? "" : "s"}${tools}`),
+      ...body,
+    );
+    return [h("h3", null, "Request"), details];
+  }
+
+  /** A cost in dollars, when the call or run was priced (the executor's `prices`). */
+  function costOf(value: TraceUsage | undefined): string | undefined {
+    return value?.cost === undefined ? undefined : fmt.usd(value.cost);
+  }
+
+  function offset(_model: TraceModel, at: number | undefined): string | undefined {
+    return at === undefined || origin === undefined ? undefined : `+${fmt.duration(at - origin)}`;
   }
 
   function json(value: unknown): string {
@@ -115,8 +176,10 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
       error !== undefined ? h("pre", { class: "payload error-text" }, error) : null,
       withInput ? h("h3", null, "Input") : null,
       withInput ? text(tool.input, tool.inputSeq, "toolInput", context) : null,
+      withInput ? images(tool.inputImages) : null,
       h("h3", null, "Observation"),
       tool.observation !== undefined ? text(tool.observation, tool.stepSeq, "observation", context) : h("p", { class: "muted" }, missingResult(model)),
+      images(tool.observationImages),
       Object.keys(rest).length > 0 ? h("h3", null, "Metadata") : null,
       Object.keys(rest).length > 0 ? h("pre", { class: "payload" }, json(rest)) : null,
       tool.log ? h("h3", null, "Agent log") : null,
@@ -132,7 +195,7 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
 
   /** The conversation a model call was sent, rebuilt from the record (the prompt's own messages are not recorded). */
   function sentMessages(model: TraceModel, n: number, context: TraceDetailContext): DomChild[] {
-    const out: DomChild[] = [h("div", { class: "message" }, h("div", { class: "role" }, "inputs"), text(model.inputs, model.inputsSeq, "inputs", context))];
+    const out: DomChild[] = [h("div", { class: "message" }, h("div", { class: "role" }, "inputs"), text(model.inputs, model.inputsSeq, "inputs", context), images(model.inputImages))];
     for (const iteration of model.iterations) {
       if (iteration.n >= n) break;
       const reply = iteration.modelCalls[iteration.modelCalls.length - 1]?.reply;
@@ -142,14 +205,35 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
         out.push(h("div", { class: "message" }, h("div", { class: "role" }, `ai · iteration ${iteration.n + 1}`), h("pre", { class: "payload" }, `${reply ? fmt.oneLine(layout.textOf(reply.content), 300) : ""}${reply && layout.textOf(reply.content) ? "\n" : ""}${asked}`)));
       }
       for (const tool of iteration.tools) {
-        out.push(h("div", { class: "message" }, h("div", { class: "role" }, `tool · ${tool.tool}`), text(tool.observation, tool.stepSeq, "observation", context)));
+        out.push(h("div", { class: "message" }, h("div", { class: "role" }, `tool · ${tool.tool}`), text(tool.observation, tool.stepSeq, "observation", context), images(tool.observationImages)));
       }
     }
     return out;
   }
 
-  function render(container: HTMLElement, row: TraceRow, model: TraceModel, context: TraceDetailContext): void {
+  /** The detail's "First token": when it came, or why the record has none. */
+  function firstTokenText(model: TraceModel, row: TraceRow): string {
+    const call = row.modelCall as TraceModel["iterations"][number]["modelCalls"][number];
+    const ttft = layout.firstToken(model, call);
+    if (ttft.known) return `after ${ttft.text}`;
+    if (row.state === "running") return call.tokenChars > 0 ? "–" : "– (no token yet)";
+    if (ttft.text === "not streamed") return "– (not streamed: nothing watched the model's tokens, as in an invoke run)";
+    if (ttft.text === "no text streamed") return "– (no text streamed: the reply was tool calls only)";
+    return "–";
+  }
+
+  /** What the detail says of a model call whose reply is not in the record (yet). */
+  function pendingReply(row: TraceRow): string {
+    if (row.state !== "running") return "Not recorded.";
+    const chars = row.modelCall?.tokenChars ?? 0;
+    return chars > 0 ? `Streaming: ${fmt.count(chars)} characters so far.` : "Waiting for the reply.";
+  }
+
+  function render(container: HTMLElement, row: TraceRow, top: TraceModel, context: TraceDetailContext): void {
     dom.clear(container);
+    origin = top.segments[0]?.start;
+    prefix = row.trace?.fieldPrefix ?? "";
+    const model = row.trace ?? top; // a sub-run's row shows the sub-run's record
     const title = (kind: string, name: string) => h("h2", null, h("span", { class: "muted" }, `${kind} `), name);
     const parts: DomChild[] = [];
     if (row.kind === "run") {
@@ -163,10 +247,29 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
           ["Last write", fmt.time(model.run.updatedAt)],
           ["Segments", model.segments.length > 1 ? `${model.segments.length} (resumed ${model.segments.length - 1}×)` : undefined],
           ["Usage", usage(model.run.usage ?? model.output?.usage)],
+          ["Cost", costOf(model.run.usage ?? model.output?.usage ?? model.usage)],
           ["Events", fmt.count(model.lastSeq)],
         ]),
         model.run.error ? h("h3", null, model.run.status === "cancelled" ? "Cancelled" : "Error") : null,
         model.run.error ? h("pre", { class: model.run.status === "cancelled" ? "payload" : "payload error-text" }, model.run.error) : null,
+        h("h3", null, "Inputs"),
+        text(model.inputs, model.inputsSeq, "inputs", context),
+        images(model.inputImages),
+        model.output ? h("h3", null, "Answer") : null,
+        model.output ? text(model.output.text, model.output.seq, "output", context) : null,
+      );
+    } else if (row.kind === "subrun") {
+      parts.push(
+        title("sub-run", (model.path ?? []).join(" › ")),
+        h("p", { class: "hint" }, "An executor called as a tool (asTool, a handoff): its events are in this run's record, under the tool call that started it. Its model calls are not recorded."),
+        kv([
+          ["Run id", model.run.runId],
+          ["Started", offset(model, model.segments[0]?.start)],
+          ["Duration", row.start !== undefined && row.end !== undefined ? fmt.duration(row.end - row.start) : undefined],
+          ["Stop reason", model.output?.stopReason],
+          ["Iterations", fmt.count(model.iterations.length)],
+          ["Usage", usage(model.output?.usage ?? (model.usage.total > 0 ? model.usage : undefined))],
+        ]),
         h("h3", null, "Inputs"),
         text(model.inputs, model.inputsSeq, "inputs", context),
         model.output ? h("h3", null, "Answer") : null,
@@ -183,19 +286,38 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
           ["Iteration", String(call.iteration + 1)],
           ["Started", offset(model, call.start)],
           ["Duration", row.state === "running" ? "running…" : fmt.duration(call.end - call.start)],
-          ["First token", call.firstTokenAt !== undefined ? `after ${fmt.duration(call.firstTokenAt - call.start)}` : undefined],
+          ["First token", firstTokenText(model, row)],
           ["Streamed", call.tokenChars > 0 ? `${fmt.count(call.tokenChars)} characters` : undefined],
+          ["Model", call.modelName],
           ["Usage", usage(call.usage)],
+          ["Cost", costOf(call.usage)],
           ["Sent", call.inputCount !== undefined ? `${call.inputCount} messages (digest ${call.inputDigest})` : undefined],
         ]),
-        row.state === "inferred" ? h("p", { class: "hint" }, "This run did not record its model calls (recordModelCalls: false): the bar spans from the previous step to the agent's decision.") : null,
+        row.state === "inferred"
+          ? h("p", { class: "hint" }, row.trace !== undefined ? "A sub-run's model calls are not recorded: the bar spans from the previous step to the agent's decision." : "This run did not record its model calls (recordModelCalls: false): the bar spans from the previous step to the agent's decision.")
+          : null,
         h("h3", null, "Received"),
-        reply ? text(reply.content, call.seq, "reply.content", context) : h("p", { class: "muted" }, row.state === "running" ? "Waiting for the reply." : "Not recorded."),
+        reply ? text(reply.content, call.seq, "reply.content", context) : h("p", { class: "muted" }, pendingReply(row)),
+        images(reply?.images),
+        !reply && call.liveText !== undefined ? h("pre", { class: "payload streaming", attrs: { "data-field": "live-text" } }, call.liveText.length > PREVIEW ? `…${call.liveText.slice(-PREVIEW)}` : call.liveText) : null,
       );
       reply?.toolCalls?.forEach((toolCall, index) => {
         parts.push(h("div", { class: "message" }, h("div", { class: "role" }, `tool call · ${toolCall.name}${toolCall.id ? ` · ${toolCall.id}` : ""}`), text(toolCall.args, call.seq, `reply.toolCalls.${index}.args`, context)));
       });
-      parts.push(h("h3", null, "Sent"), h("p", { class: "hint" }, "As far as the record keeps it: the run's inputs and the earlier turns. The prompt's own messages (such as a system message) are not recorded."), ...sentMessages(model, call.iteration, context));
+      if (call.request !== undefined) parts.push(...requestSection(call, context));
+      else {
+        parts.push(
+          h("h3", null, "Sent"),
+          h(
+            "p",
+            { class: "hint" },
+            row.state === "running"
+              ? "As far as the record keeps it so far: the run's inputs and the earlier turns. A run recorded with recordPrompts (on for stream()) shows the exact request once the call ends."
+              : "As far as the record keeps it: the run's inputs and the earlier turns. The prompt's own messages (such as a system message) are not recorded: a run recorded with recordPrompts (on for stream()) keeps the exact request.",
+          ),
+          ...sentMessages(model, call.iteration, context),
+        );
+      }
     } else if ((row.kind === "tool" || row.kind === "step") && row.toolCall !== undefined) {
       parts.push(title(row.kind === "tool" ? "tool call" : "result of", row.toolCall.tool), ...toolSection(model, row, row.toolCall, context));
     } else if (row.kind === "answer" && model.output !== undefined) {

@@ -13,7 +13,7 @@ export interface TraceRow {
   id: string;
   parentId?: string;
   depth: number;
-  kind: "run" | "segment" | "iteration" | "model" | "tool" | "step" | "answer" | "event";
+  kind: "run" | "subrun" | "segment" | "iteration" | "model" | "tool" | "step" | "answer" | "event";
   label: string;
   /** A muted preview after the label (a tool's input, an observation). */
   note: string;
@@ -35,6 +35,8 @@ export interface TraceRow {
   toolCall?: TraceToolCall;
   /** The index into `model.segments` or `model.others`. */
   item?: number;
+  /** On a sub-run's rows: the sub-run (its own model); absent on the run's own rows. */
+  trace?: TraceModel;
 }
 
 /** The slowest tool call of a run (a running one counts with its time so far). */
@@ -86,6 +88,19 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
     return { state, badges };
   }
 
+  /**
+   * What the page says of a model call's time to first token: the time when a token was recorded;
+   * else why there is none. A run with no `token` event at all did not stream its model (nothing
+   * watched its tokens, as in an `invoke` run); in a streamed run, a reply with only tool calls
+   * streams no text.
+   */
+  function firstToken(model: TraceModel, call: TraceModelCall): { known: boolean; text: string } {
+    if (call.firstTokenAt !== undefined) return { known: true, text: fmt.duration(call.firstTokenAt - call.start) };
+    if (model.tokenEvents === 0) return { known: false, text: "not streamed" };
+    if (call.reply !== undefined && textOf(call.reply.content).trim() === "") return { known: false, text: "no text streamed" };
+    return { known: false, text: call.reply === undefined ? "no token yet" : "none recorded" };
+  }
+
   /** Where each iteration's work could start: after the previous iteration, inside its segment. */
   function boundaryBefore(model: TraceModel, index: number, at: number): number {
     let boundary = model.segments[0]?.start ?? at;
@@ -111,6 +126,7 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
     const call: TraceModelCall = { iteration: iteration.n, start, end, tokenChars: iteration.pendingTokenChars };
     if (iteration.pendingFirstTokenAt !== undefined) call.firstTokenAt = iteration.pendingFirstTokenAt;
     if (iteration.pendingUsage !== undefined) call.usage = iteration.pendingUsage;
+    if (open && iteration.pendingText !== undefined) call.liveText = iteration.pendingText;
     return { calls: [call], inferred: true, open };
   }
 
@@ -165,9 +181,13 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
       let start = Infinity;
       let end = -Infinity;
       calls.forEach((call, k) => {
-        const ttft = call.firstTokenAt !== undefined ? ` · first token ${fmt.duration(call.firstTokenAt - call.start)}` : "";
-        const tokens = call.usage ? ` · ${fmt.count(call.usage.total)} tokens` : "";
-        const reply = call.reply?.toolCalls?.length ? `→ ${call.reply.toolCalls.map((c) => c.name).join(", ")}` : fmt.oneLine(textOf(call.reply?.content), 100);
+        const ttftOf = firstToken(model, call);
+        const ttft = ttftOf.known ? ` · first token ${ttftOf.text}` : ttftOf.text === "not streamed" && !open && !inferred ? " · not streamed" : "";
+        const tokens = call.usage ? ` · ${fmt.count(call.usage.total)} tokens${call.usage.cost !== undefined ? ` · ${fmt.usd(call.usage.cost)}` : ""}` : "";
+        // A call still streaming shows the end of its text so far, as it grows.
+        const tail = call.liveText === undefined ? undefined : fmt.oneLine(call.liveText.slice(-400), 400);
+        const streaming = tail === undefined ? undefined : `${tail.length > 40 ? `…${tail.slice(-40)}` : tail}▍`;
+        const reply = streaming ?? (call.reply?.toolCalls?.length ? `→ ${call.reply.toolCalls.map((c) => c.name).join(", ")}` : fmt.oneLine(textOf(call.reply?.content), 100));
         const row: TraceRow = {
           id: `model-${n}-${k}`,
           depth: 2,
@@ -201,9 +221,10 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
         const id = `tool-${n}-${key}`;
         if (slowest !== undefined && slowest.id === id) badges.unshift("slowest");
         const toolRow = child(
-          { id, depth: 2, kind: "tool", label: tool.tool === "_Exception" ? "parsing error" : tool.tool, note: fmt.oneLine(textOf(tool.input), 120), start: toolStart, end: toolEnd, state, badges, childIds: [], collapsed: true, iteration, toolCall: tool },
+          { id, depth: 2, kind: "tool", label: tool.tool === "_Exception" ? "parsing error" : tool.tool, note: fmt.oneLine(textOf(tool.input), 120), start: toolStart, end: toolEnd, state, badges, childIds: [], collapsed: tool.subRuns === undefined, iteration, toolCall: tool },
           itRow,
         );
+        tool.subRuns?.forEach((sub, k) => addSubRun(sub, toolRow, `${id}/sub${k}`));
         if (tool.stepSeq !== undefined) {
           child({ id: `step-${n}-${key}`, depth: 3, kind: "step", label: "result", note: fmt.oneLine(textOf(tool.observation), 140), at: toolEnd, state, badges: [], childIds: [], collapsed: false, iteration, toolCall: tool }, toolRow);
         }
@@ -216,6 +237,29 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
         itRow.note = `${calls.length} model call${calls.length === 1 ? "" : "s"}, ${iteration.tools.length} tool call${iteration.tools.length === 1 ? "" : "s"}`;
       }
     };
+    /** A sub-run's rows, under the row of the tool call that started it; their ids start with `prefix/`. */
+    const addSubRun = (sub: TraceModel, parent: TraceRow, prefix: string) => {
+      const status = sub.output !== undefined ? "finished" : model.run.status === "finished" ? "no answer" : model.run.status;
+      sub.run.status = sub.output !== undefined ? "finished" : model.run.status;
+      const subRows = rows(sub, now);
+      for (const row of subRows) {
+        const root = row.id === "run";
+        row.id = `${prefix}/${row.id}`;
+        row.parentId = row.parentId === undefined ? parent.id : `${prefix}/${row.parentId}`;
+        row.childIds = row.childIds.map((id) => `${prefix}/${id}`);
+        row.depth += parent.depth + 1;
+        row.trace = sub;
+        row.badges = row.badges.filter((badge) => badge !== "slowest"); // the run's slowest call is the run's
+        if (root) {
+          row.kind = "subrun";
+          row.label = (sub.path ?? []).join(" › ") || "sub-run";
+          row.badges = sub.output !== undefined ? [] : [status];
+          row.state = sub.output === undefined && isLive(model) ? "running" : "none";
+          parent.childIds.push(row.id);
+        }
+        out.push(row);
+      }
+    };
     items.sort((a, b) => a.at - b.at);
     for (const item of items) item.add();
     if (live && needsNextCall(model)) {
@@ -224,6 +268,7 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
       const itRow = child({ id: `it-${n}`, depth: 1, kind: "iteration", label: `iteration ${n + 1}`, note: "waiting for the model", start, end: now, state: "none", badges: [], childIds: [], collapsed: false }, runRow);
       child({ id: `model-${n}-0`, depth: 2, kind: "model", label: "model", note: "waiting for the reply…", start, end: now, state: "running", badges: ["running"], childIds: [], collapsed: false }, itRow);
     }
+    (model.strayRuns ?? []).forEach((sub, k) => addSubRun(sub, runRow, `run/stray${k}`));
     if (model.output !== undefined) {
       const usage = model.output.usage ? ` · ${fmt.count(model.output.usage.total)} tokens` : "";
       child({ id: "answer", depth: 1, kind: "answer", label: model.output.stopReason === "interrupted" ? "paused" : "answer", note: `${fmt.oneLine(textOf(model.output.text), 140)} (${model.output.stopReason})${usage}`, at: model.output.at, state: "none", badges: [model.output.stopReason], childIds: [], collapsed: false }, runRow);
@@ -237,6 +282,10 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
     const last = model.iterations[model.iterations.length - 1];
     if (last === undefined) return model.segments.length > 0;
     if (last.modelCalls.length === 0) return false; // its call is shown as running
+    // A reply without tool calls ends the run (its answer is being recorded); one with tool calls
+    // waits for them: the next model call comes once every tool call it asked for has returned.
+    const asked = last.modelCalls[last.modelCalls.length - 1]?.reply?.toolCalls?.length ?? 0;
+    if (last.tools.length === 0 || last.tools.length < asked) return false;
     return last.tools.every((tool) => tool.stepSeq !== undefined);
   }
 
@@ -253,5 +302,10 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
     return best;
   }
 
-  return { rows, textOf, toolState, isLive, endOf, slowestTool };
+  /** The run's own rows: without its sub-runs' (what the header counts). */
+  function ownRows(rowList: readonly TraceRow[]): TraceRow[] {
+    return rowList.filter((row) => row.trace === undefined);
+  }
+
+  return { rows, ownRows, textOf, toolState, isLive, endOf, slowestTool, firstToken };
 }

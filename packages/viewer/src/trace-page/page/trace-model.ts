@@ -1,6 +1,6 @@
 // Runs in the trace page (bundled into its script at build time: scripts/build-page-scripts.mjs)
 // and in Node (the CLI and the tests), so it uses only the JavaScript built-ins, no DOM.
-import type { TraceEvent, TraceMessage, TraceRun, TraceText, TraceUsage } from "../trace-data";
+import type { TraceEvent, TraceImage, TraceMessage, TraceRequest, TraceRun, TraceSubRunEvent, TraceText, TraceUsage } from "../trace-data";
 
 /** A stretch of a run in one process: the first one, then one per resume. */
 export interface TraceSegment {
@@ -25,8 +25,14 @@ export interface TraceModelCall {
   firstTokenAt?: number;
   /** Characters streamed. */
   tokenChars: number;
+  /** The text streamed so far, for a call still streaming on a live page (its reply is not recorded yet). */
+  liveText?: string;
   usage?: TraceUsage;
   reply?: TraceMessage;
+  /** With `recordPrompts`: the exact request. */
+  request?: TraceRequest;
+  /** The model's name, as its usage reported it. */
+  modelName?: string;
   inputCount?: number;
   inputDigest?: string;
 }
@@ -39,6 +45,8 @@ export interface TraceToolCall {
   tool: string;
   toolCallId?: string;
   input?: TraceText;
+  /** The images of its input. */
+  inputImages?: TraceImage[];
   /** The `seq` of the event `input` comes from. */
   inputSeq?: number;
   log?: TraceText;
@@ -50,7 +58,11 @@ export interface TraceToolCall {
   end?: number;
   durationMs?: number;
   observation?: TraceText;
+  /** The images of its observation. */
+  observationImages?: TraceImage[];
   metadata?: Record<string, unknown>;
+  /** The sub-runs this call started (an executor called as a tool, a handoff), in order. */
+  subRuns?: TraceModel[];
 }
 
 /** One agent call and what it led to. */
@@ -62,7 +74,10 @@ export interface TraceIteration {
   /** Streamed-token and usage events not yet claimed by a recorded model call. */
   pendingFirstTokenAt?: number;
   pendingTokenChars: number;
+  /** The text of those tokens, when the page was given it (a live page). */
+  pendingText?: string;
   pendingUsage?: TraceUsage;
+  pendingModel?: string;
   /** Times of its first and last events. */
   firstAt: number;
   lastAt: number;
@@ -92,6 +107,8 @@ export interface TraceOther {
 export interface TraceModel {
   run: TraceRun;
   inputs?: TraceText;
+  /** The images of the inputs. */
+  inputImages?: TraceImage[];
   inputsSeq?: number;
   segments: TraceSegment[];
   /** Ordered by `n`. */
@@ -100,7 +117,20 @@ export interface TraceModel {
   others: TraceOther[];
   /** Sum of the `usage` events. */
   usage: TraceUsage;
+  /**
+   * How many `token` events the run has: none when nothing watched its model's tokens (an
+   * `invoke` run without `verbose`), so its model calls were not streamed and have no first token.
+   */
+  tokenEvents: number;
   lastSeq: number;
+  /** On a sub-run: the tool names down to it from the run (`["researcher"]`). */
+  path?: string[];
+  /** On a sub-run: where its events' texts are in the record's events (`event.`), for fetching a whole text. */
+  fieldPrefix?: string;
+  /** The sub-run each tool name last started (where that tool's sub-run events go). */
+  activeSubRuns?: Record<string, TraceModel>;
+  /** Sub-runs whose tool call is not in the record (a damaged record). */
+  strayRuns?: TraceModel[];
 }
 
 /** The trace page's model functions. */
@@ -115,7 +145,7 @@ export type TraceModelRuntime = ReturnType<typeof traceModelRuntime>;
  */
 export function traceModelRuntime() {
   function createTrace(run: TraceRun): TraceModel {
-    return { run, segments: [], iterations: [], others: [], usage: { input: 0, output: 0, total: 0 }, lastSeq: 0 };
+    return { run, segments: [], iterations: [], others: [], usage: { input: 0, output: 0, total: 0 }, tokenEvents: 0, lastSeq: 0 };
   }
 
   function iterationOf(model: TraceModel, n: number, at: number): TraceIteration {
@@ -142,14 +172,21 @@ export function traceModelRuntime() {
     total.input += usage.input;
     total.output += usage.output;
     total.total += usage.total;
-    for (const key of ["cacheRead", "cacheCreation", "reasoning"] as const) {
+    for (const key of ["cacheRead", "cacheCreation", "reasoning", "cost"] as const) {
       const count = usage[key];
       if (count !== undefined) total[key] = (total[key] ?? 0) + count;
     }
   }
 
-  function toolAt(iteration: TraceIteration, index: number | null, seq: number): TraceToolCall | undefined {
-    return index === null ? iteration.tools.find((tool) => tool.index === null && tool.stepSeq === seq) : iteration.tools.find((tool) => tool.index === index);
+  /**
+   * The tool call of an action or step: by its position in the turn; a step without one (a
+   * parsing error, or a sub-run's step, recorded with its action) by its tool call id.
+   */
+  function toolAt(iteration: TraceIteration, index: number | null, seq: number, toolCallId?: string): TraceToolCall | undefined {
+    if (index !== null) return iteration.tools.find((tool) => tool.index === index);
+    const own = iteration.tools.find((tool) => tool.index === null && tool.stepSeq === seq);
+    if (own !== undefined || toolCallId === undefined) return own;
+    return iteration.tools.find((tool) => tool.toolCallId === toolCallId && tool.stepSeq === undefined);
   }
 
   function applyEvent(model: TraceModel, event: TraceEvent): void {
@@ -160,6 +197,7 @@ export function traceModelRuntime() {
       if (model.inputs === undefined) {
         model.inputs = event.inputs;
         model.inputsSeq = event.seq;
+        if (event.images !== undefined) model.inputImages = event.images;
       }
       return;
     }
@@ -169,8 +207,10 @@ export function traceModelRuntime() {
     switch (event.type) {
       case "token": {
         const iteration = iterationOf(model, event.iteration, event.at);
+        model.tokenEvents++;
         iteration.pendingFirstTokenAt ??= event.at;
         iteration.pendingTokenChars += event.chars;
+        if (event.text !== undefined) iteration.pendingText = (iteration.pendingText ?? "") + event.text;
         return;
       }
       case "usage": {
@@ -178,8 +218,13 @@ export function traceModelRuntime() {
         addUsage(model.usage, event.usage);
         const last = iteration.modelCalls[iteration.modelCalls.length - 1];
         // Usage normally comes just before its model_call; after it, it belongs to the call it follows.
-        if (last !== undefined && last.usage === undefined && iteration.pendingUsage === undefined && last.end <= event.at) last.usage = event.usage;
-        else iteration.pendingUsage = event.usage;
+        if (last !== undefined && last.usage === undefined && iteration.pendingUsage === undefined && last.end <= event.at) {
+          last.usage = event.usage;
+          if (event.model !== undefined) last.modelName = event.model;
+        } else {
+          iteration.pendingUsage = event.usage;
+          iteration.pendingModel = event.model;
+        }
         return;
       }
       case "model_call": {
@@ -198,8 +243,12 @@ export function traceModelRuntime() {
         };
         if (iteration.pendingFirstTokenAt !== undefined) call.firstTokenAt = Math.max(start, Math.min(event.at, iteration.pendingFirstTokenAt));
         if (iteration.pendingUsage !== undefined) call.usage = iteration.pendingUsage;
+        if (iteration.pendingModel !== undefined) call.modelName = iteration.pendingModel;
+        if (event.request !== undefined) call.request = event.request;
+        iteration.pendingModel = undefined;
         iteration.pendingFirstTokenAt = undefined;
         iteration.pendingTokenChars = 0;
+        iteration.pendingText = undefined;
         iteration.pendingUsage = undefined;
         iteration.firstAt = Math.min(iteration.firstAt, start);
         iteration.modelCalls.push(call);
@@ -217,6 +266,7 @@ export function traceModelRuntime() {
         if (event.toolCallId !== undefined) tool.toolCallId = event.toolCallId;
         tool.input = event.toolInput;
         tool.inputSeq = event.seq;
+        if (event.images !== undefined) tool.inputImages = event.images;
         tool.log = event.log;
         tool.actionSeq = event.seq;
         tool.actionAt = event.at;
@@ -224,7 +274,7 @@ export function traceModelRuntime() {
       }
       case "step": {
         const iteration = iterationOf(model, event.iteration, event.at);
-        let tool = toolAt(iteration, event.index, event.seq);
+        let tool = toolAt(iteration, event.index, event.seq, event.toolCallId);
         if (tool === undefined) {
           tool = { iteration: event.iteration, index: event.index, tool: event.tool };
           iteration.tools.push(tool);
@@ -239,6 +289,7 @@ export function traceModelRuntime() {
         tool.end = event.at;
         tool.durationMs = event.durationMs;
         tool.observation = event.observation;
+        if (event.images !== undefined) tool.observationImages = event.images;
         if (event.metadata !== undefined) tool.metadata = event.metadata;
         iteration.firstAt = Math.min(iteration.firstAt, tool.start);
         return;
@@ -247,6 +298,9 @@ export function traceModelRuntime() {
         model.output = { seq: event.seq, at: event.at, text: event.output, stopReason: event.stopReason };
         if (event.usage !== undefined) model.output.usage = event.usage;
         if (event.stoppedBy !== undefined) model.output.stoppedBy = event.stoppedBy;
+        return;
+      case "sub_run":
+        applySubRunEvent(model, event.path, event.event);
         return;
       case "other": {
         const other: TraceOther = { seq: event.seq, at: event.at, name: event.name };
@@ -257,6 +311,42 @@ export function traceModelRuntime() {
         return;
       }
     }
+  }
+
+  /** The tool call of `parent` that started a sub-run of `name`: the one running, not yet given a sub-run, if any. */
+  function callerOf(parent: TraceModel, name: string): TraceToolCall | undefined {
+    let running: TraceToolCall | undefined;
+    for (let i = parent.iterations.length - 1; i >= 0; i--) {
+      for (const tool of (parent.iterations[i] as TraceIteration).tools) {
+        if (tool.tool !== name || tool.stepSeq !== undefined) continue;
+        if (tool.subRuns === undefined) return tool;
+        running ??= tool;
+      }
+    }
+    return running;
+  }
+
+  /** Applies a sub-run's event to the sub-run `path` leads to from `parent`, starting it at its `start`. */
+  function applySubRunEvent(parent: TraceModel, path: readonly string[], event: TraceSubRunEvent): void {
+    const name = path[0] as string;
+    const active = (parent.activeSubRuns ??= {});
+    let sub = active[name];
+    if (sub === undefined || (path.length === 1 && event.type === "start" && !event.resumed)) {
+      const runId = event.type === "start" ? event.runId : `${name}?`;
+      sub = createTrace({ runId, status: parent.run.status, createdAt: event.at, updatedAt: event.at, eventCount: 0 });
+      sub.path = [...(parent.path ?? []), name];
+      sub.fieldPrefix = "event.";
+      active[name] = sub;
+      const caller = callerOf(parent, name);
+      if (caller !== undefined) (caller.subRuns ??= []).push(sub);
+      else (parent.strayRuns ??= []).push(sub);
+    }
+    if (path.length > 1) {
+      sub.lastSeq = Math.max(sub.lastSeq, event.seq);
+      const segment = sub.segments[sub.segments.length - 1];
+      if (segment !== undefined) segment.end = Math.max(segment.end, event.at);
+      applySubRunEvent(sub, path.slice(1), event);
+    } else applyEvent(sub, event);
   }
 
   /** Applies events in order; ones already applied (by `seq`) are skipped. */

@@ -67,7 +67,7 @@ export function tracePageMain(parts: TracePageParts): void {
     h("span", null, swatch("var(--fail)"), "failed"),
     h("span", null, swatch("var(--cached)"), "cached"),
     h("span", null, swatch("var(--running)"), "running"),
-    h("span", null, "↑ ↓ move · → ← open, close · click a bar or row for its detail"),
+    h("span", null, "↑ ↓ move · → ← open, close · + − 0 z zoom · Shift+← → or drag: pan"),
   );
   dom.append(root, [header, h("div", { class: "body" }, tree.element, detailPane), legend]);
 
@@ -93,6 +93,7 @@ export function tracePageMain(parts: TracePageParts): void {
       { class: "facts" },
       fact("Stop reason", "stop-reason", summary.stopReason ?? "–"), // a running run has none yet: its status says it runs
       fact("Tokens", "tokens", tokens),
+      summary.cost !== undefined ? fact("Cost", "cost", fmt.usd(summary.cost)) : null,
       fact("Wall time", "wall-time", fmt.duration(summary.wallMs)),
       fact("Iterations", "iterations", fmt.count(summary.iterations)),
       fact("Model calls", "model-calls", fmt.count(summary.modelCalls)),

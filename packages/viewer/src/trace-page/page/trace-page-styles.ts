@@ -58,6 +58,13 @@ button:hover { border-color: var(--muted); }
 .wf-head, .row { display: grid; grid-template-columns: var(--name-width, minmax(280px, 40%)) minmax(0, 1fr); }
 .wf-head { position: sticky; top: 0; z-index: 2; background: var(--bg); border-bottom: 1px solid var(--line); height: 26px; }
 .wf-head .name { padding: 4px 8px; color: var(--muted); font-size: 11px; text-transform: uppercase; letter-spacing: .04em; }
+.wf-head .name { display: flex; align-items: center; justify-content: space-between; gap: 8px; padding-top: 2px; padding-bottom: 2px; }
+.zoom { display: flex; align-items: center; gap: 4px; text-transform: none; letter-spacing: 0; }
+.zoom-button { padding: 0 7px; font-size: 11px; line-height: 18px; }
+.zoom-button:disabled { opacity: .45; cursor: default; }
+.zoom-label { min-width: 3ch; font-variant-numeric: tabular-nums; }
+.waterfall.zoomed .track, .waterfall.zoomed .axis { cursor: grab; }
+.waterfall.panning, .waterfall.panning .track { cursor: grabbing; user-select: none; }
 .axis { position: relative; margin-right: 64px; }
 .axis span { position: absolute; top: 5px; transform: translateX(-50%); color: var(--muted); font-size: 11px; white-space: nowrap; font-variant-numeric: tabular-nums; }
 .axis span:first-child { transform: none; }
@@ -69,6 +76,7 @@ button:hover { border-color: var(--muted); }
 .twisty { flex: none; width: 14px; text-align: center; color: var(--muted); font-size: 10px; cursor: pointer; }
 .kind { flex: none; font-size: 10px; font-weight: 700; text-transform: uppercase; letter-spacing: .03em; padding: 0 5px; border-radius: 4px; color: var(--muted); border: 1px solid var(--line); }
 .kind.model { color: var(--model); border-color: var(--model); } .kind.tool { color: var(--tool); border-color: var(--tool); }
+.kind.subrun { color: var(--running); border-color: var(--running); }
 .label { flex: none; font-weight: 600; }
 .note { flex: 1 1 auto; min-width: 0; overflow: hidden; text-overflow: ellipsis; color: var(--muted); }
 .chip { flex: none; font-size: 11px; padding: 0 6px; border-radius: 9px; background: var(--chip); color: var(--fg); }
@@ -104,7 +112,17 @@ button:hover { border-color: var(--muted); }
 .kv dt { color: var(--muted); } .kv dd { margin: 0; overflow-wrap: anywhere; font-variant-numeric: tabular-nums; }
 .payload { margin: 0; padding: 8px 10px; background: var(--panel); border: 1px solid var(--line); border-radius: 6px; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 420px; overflow: auto; }
 .payload.all { max-height: none; }
+.payload.streaming { border-color: var(--running); }
+.payload.streaming::after { content: "▍"; color: var(--running); animation: pulse 1s infinite alternate; }
 .payload-tools { display: flex; align-items: center; gap: 8px; margin-top: 4px; color: var(--muted); font-size: 12px; }
+details.request > summary { cursor: pointer; color: var(--link); }
+details.request[open] > summary { margin-bottom: 4px; }
+.images { display: flex; flex-wrap: wrap; gap: 8px; margin-top: 6px; }
+.thumb { margin: 0; display: flex; flex-direction: column; gap: 2px; max-width: 180px; }
+.thumb img { max-width: 160px; max-height: 120px; object-fit: contain; border: 1px solid var(--line); border-radius: 4px; background: repeating-conic-gradient(var(--panel) 0 25%, var(--bg) 0 50%) 0 0 / 12px 12px; cursor: zoom-in; }
+.thumb.large { max-width: 100%; } .thumb.large img { max-width: 100%; max-height: none; cursor: zoom-out; }
+.thumb figcaption { font-size: 11px; color: var(--muted); }
+.placeholder-box { width: 160px; min-height: 60px; padding: 6px; font-size: 11px; color: var(--muted); border: 1px dashed var(--line); border-radius: 4px; overflow-wrap: anywhere; }
 .message { margin-top: 8px; } .message .role { font-size: 11px; font-weight: 700; text-transform: uppercase; color: var(--muted); }
 .error-text { color: var(--fail); }
 .hint { color: var(--muted); font-size: 12px; margin-top: 6px; }

@@ -10,6 +10,8 @@ export interface TraceSummary {
   stopReason?: string;
   live: boolean;
   tokens?: { input: number; output: number; total: number };
+  /** What the run cost in US dollars, when its model calls were priced. */
+  cost?: number;
   /** Running time over the run's segments: the executor's measure once the run is over. */
   wallMs: number;
   iterations: number;
@@ -31,6 +33,8 @@ export interface TraceScale {
   end: number;
   x(at: number): number;
   ticks: { x: number; label: string }[];
+  /** Ticks (about 8) for the part of the timeline between the fractions `from` and `to` of its width: a zoomed view. */
+  ticksIn(from: number, to: number): { x: number; label: string }[];
   /** Long pauses between segments, drawn narrow. */
   breaks: { x: number; width: number; label: string }[];
 }
@@ -60,7 +64,8 @@ export function traceSummaryRuntime(fmt: FormatRuntime, layout: TraceLayoutRunti
     return total;
   }
 
-  function summary(model: TraceModel, rowList: readonly TraceRow[], now: number): TraceSummary {
+  function summary(model: TraceModel, allRows: readonly TraceRow[], now: number): TraceSummary {
+    const rowList = layout.ownRows(allRows); // a sub-run's calls are inside its tool call's time
     const live = isLive(model);
     const segments = model.segments.map((segment, index) => segment.end + (live && index === model.segments.length - 1 ? Math.max(0, now - segment.end) : 0) - segment.start);
     let wallMs = segments.reduce((sum, ms) => sum + ms, 0);
@@ -87,6 +92,8 @@ export function traceSummaryRuntime(fmt: FormatRuntime, layout: TraceLayoutRunti
     const stopReason = model.output?.stopReason ?? model.run.stopReason;
     if (stopReason !== undefined) out.stopReason = stopReason;
     if (usage !== undefined) out.tokens = usage;
+    const cost = usage?.cost ?? model.usage.cost;
+    if (cost !== undefined) out.cost = cost;
     const slowest = slowestTool(model, now);
     if (slowest !== undefined) out.slowest = slowest;
     return out;
@@ -123,22 +130,31 @@ export function traceSummaryRuntime(fmt: FormatRuntime, layout: TraceLayoutRunti
       }
       return 1;
     };
-    const step = fmt.niceStep(total, 8);
-    const ticks: TraceScale["ticks"] = [];
     const breaks: TraceScale["breaks"] = [];
     pieces.forEach((piece, index) => {
-      if (piece.gap) {
-        breaks.push({ x: (offsets[index] as number) / total, width: gapWidth / total, label: `paused ${fmt.duration(piece.to - piece.from)}` });
-        return;
-      }
-      for (let t = Math.ceil((piece.from - start) / step) * step; start + t <= piece.to + 1e-6; t += step) {
-        const position = x(start + t);
-        const label = fmt.tick(t);
-        const last = ticks[ticks.length - 1];
-        if (last === undefined || (position - last.x > 0.04 && label !== last.label)) ticks.push({ x: position, label });
-      }
+      if (piece.gap) breaks.push({ x: (offsets[index] as number) / total, width: gapWidth / total, label: `paused ${fmt.duration(piece.to - piece.from)}` });
     });
-    return { start, end, x, ticks, breaks };
+    const ticksIn = (from: number, to: number): TraceScale["ticks"] => {
+      const span = Math.max(1e-9, to - from);
+      const step = fmt.niceStep(span * total, 8);
+      const ticks: TraceScale["ticks"] = [];
+      pieces.forEach((piece, index) => {
+        if (piece.gap) return;
+        const offset = offsets[index] as number;
+        // The piece's times that are in view.
+        const first = piece.from + Math.max(0, from * total - offset);
+        const last = piece.from + Math.min(piece.to - piece.from, to * total - offset);
+        if (last < first) return;
+        for (let t = Math.ceil((first - start) / step - 1e-9) * step; start + t <= last + 1e-6; t += step) {
+          const position = x(start + t);
+          const label = fmt.tick(t, step);
+          const previous = ticks[ticks.length - 1];
+          if (previous === undefined || ((position - previous.x) / span > 0.04 && label !== previous.label)) ticks.push({ x: position, label });
+        }
+      });
+      return ticks;
+    };
+    return { start, end, x, ticks: ticksIn(0, 1), ticksIn, breaks };
   }
 
   return { summary, scale };

@@ -25,7 +25,15 @@ export function traceTreeRuntime(dom: DomRuntime, fmt: FormatRuntime) {
 
   function createTree(options: TraceTreeOptions) {
     const axis = h("div", { class: "axis", attrs: { "aria-hidden": "true" } });
-    const head = h("div", { class: "wf-head" }, h("div", { class: "name" }, "Step"), axis);
+    const zoomButton = (label: string, title: string, action: string) => {
+      const button = h("button", { class: "zoom-button", attrs: { type: "button", title, "aria-label": title, "data-zoom-action": action } }, label);
+      return button;
+    };
+    const zoomOut = zoomButton("−", "Zoom out (-)", "out");
+    const zoomIn = zoomButton("+", "Zoom in (+; Ctrl + wheel)", "in");
+    const zoomReset = zoomButton("Reset", "Show the whole run (0)", "reset");
+    const zoomLabel = h("span", { class: "zoom-label muted", attrs: { "data-zoom": "1" } }, "");
+    const head = h("div", { class: "wf-head" }, h("div", { class: "name" }, h("span", null, "Step"), h("span", { class: "zoom", attrs: { role: "group", "aria-label": "Zoom the timeline" } }, zoomOut, zoomIn, zoomReset, zoomLabel)), axis);
     const tree = h("div", { class: "tree", attrs: { role: "tree", "aria-label": "Run steps and their timeline" } });
     const element = h("section", { class: "waterfall", attrs: { "aria-label": "Timeline" } }, head, tree);
     let rows: TraceRow[] = [];
@@ -34,6 +42,8 @@ export function traceTreeRuntime(dom: DomRuntime, fmt: FormatRuntime) {
     let selectedId = "run";
     let visible: TraceRow[] = [];
     let scale: TraceScale | undefined;
+    /** The part of the timeline in view, as fractions of its width: all of it until zoomed. */
+    let view = { from: 0, to: 1 };
 
     const isOpen = (row: TraceRow) => opened.get(row.id) ?? !row.collapsed;
 
@@ -53,12 +63,21 @@ export function traceTreeRuntime(dom: DomRuntime, fmt: FormatRuntime) {
       return `${(value * 100).toFixed(3)}%`;
     }
 
+    /** A time's position in the view: 0 at its left edge, 1 at its right (outside when zoomed away). */
+    function vx(s: TraceScale, at: number): number {
+      return (s.x(at) - view.from) / (view.to - view.from);
+    }
+
     function barOf(row: TraceRow, s: TraceScale): HTMLElement[] {
       const out: HTMLElement[] = [];
       const slowest = row.badges.includes("slowest");
       if (row.start !== undefined && row.end !== undefined) {
-        const x0 = s.x(row.start);
-        const x1 = Math.max(s.x(row.end), x0);
+        const left = vx(s, row.start);
+        const right = Math.max(vx(s, row.end), left);
+        if (right < 0 || left > 1) return out; // out of view
+        // Cut to the view; the part of the bar in view keeps its place.
+        const x0 = Math.max(0, left);
+        const x1 = Math.min(1, right);
         const duration = row.end - row.start;
         const kind = row.kind === "model" ? "model" : row.kind === "tool" ? "tool" : "span";
         const classes = ["bar", kind];
@@ -69,18 +88,21 @@ export function traceTreeRuntime(dom: DomRuntime, fmt: FormatRuntime) {
           attrs: { title: `${row.label} · ${fmt.duration(duration)} · from +${fmt.duration(row.start - s.start)}`, "data-start": String(row.start), "data-end": String(row.end) },
           style: { left: pct(x0), width: pct(x1 - x0) },
         });
-        if (row.kind === "model" && row.firstTokenAt !== undefined && duration > 0) {
-          const wait = Math.min(1, Math.max(0, (row.firstTokenAt - row.start) / duration));
-          dom.append(bar, [h("span", { class: "wait", style: { width: pct(wait) } }), h("span", { class: "ttft", attrs: { title: `first token after ${fmt.duration(row.firstTokenAt - row.start)}` }, style: { left: pct(wait) } })]);
+        if (row.kind === "model" && row.firstTokenAt !== undefined && duration > 0 && x1 > x0) {
+          // The first token's place within the part of the bar in view.
+          const wait = (vx(s, row.firstTokenAt) - x0) / (x1 - x0);
+          if (wait >= 0 && wait <= 1) dom.append(bar, [h("span", { class: "wait", style: { width: pct(wait) } }), h("span", { class: "ttft", attrs: { title: `first token after ${fmt.duration(row.firstTokenAt - row.start)}` }, style: { left: pct(wait) } })]);
+          else if (wait > 1) bar.appendChild(h("span", { class: "wait", style: { width: "100%" } }));
         }
         out.push(bar);
-        if ((kind !== "span" || row.kind === "run" || row.kind === "iteration") && !(row.kind === "tool" && row.state === "none")) {
+        if (right <= 1 && (kind !== "span" || row.kind === "run" || row.kind === "subrun" || row.kind === "iteration") && !(row.kind === "tool" && row.state === "none")) {
           const label = h("span", { class: slowest ? "dur slowest" : "dur" }, row.state === "running" ? `${fmt.duration(duration)}…` : fmt.duration(duration));
           label.style.left = `calc(${pct(x1)} + 6px)`; // the track keeps room for it on its right
           out.push(label);
         }
       } else if (row.at !== undefined) {
-        out.push(h("span", { class: "point", attrs: { title: `+${fmt.duration(row.at - s.start)}` }, style: { left: pct(s.x(row.at)) } }));
+        const x = vx(s, row.at);
+        if (x >= 0 && x <= 1) out.push(h("span", { class: "point", attrs: { title: `+${fmt.duration(row.at - s.start)}` }, style: { left: pct(x) } }));
       }
       return out;
     }
@@ -89,7 +111,7 @@ export function traceTreeRuntime(dom: DomRuntime, fmt: FormatRuntime) {
       const hasChildren = row.childIds.length > 0;
       const open = isOpen(row);
       const twisty = h("span", { class: "twisty", attrs: { "aria-hidden": "true" } }, hasChildren ? (open ? "▾" : "▸") : "");
-      const kindLabel = { run: "run", segment: "resume", iteration: "iter", model: "model", tool: "tool", step: "result", answer: "answer", event: "event" }[row.kind];
+      const kindLabel = { run: "run", subrun: "sub-run", segment: "resume", iteration: "iter", model: "model", tool: "tool", step: "result", answer: "answer", event: "event" }[row.kind];
       const chips = row.badges
         .filter((badge) => !(row.kind === "run" && badge === row.badges[0]))
         .map((badge) => h("span", { class: `chip ${badge === "slowest" ? "slowest" : badge === "failed" || badge === "unreadable" ? "failed" : /attempts|timed out/.test(badge) ? "warn" : ""}` }, badge));
@@ -115,7 +137,7 @@ export function traceTreeRuntime(dom: DomRuntime, fmt: FormatRuntime) {
           h("span", { class: `kind ${row.kind}` }, kindLabel),
           h("span", { class: "label" }, row.label),
           ...chips,
-          h("span", { class: row.kind === "tool" || row.kind === "run" ? "note mono" : "note" }, row.note),
+          h("span", { class: row.kind === "tool" || row.kind === "run" || row.kind === "subrun" ? "note mono" : "note" }, row.note),
         ),
         h("div", { class: "track" }, ...barOf(row, s)),
       );
@@ -137,8 +159,18 @@ export function traceTreeRuntime(dom: DomRuntime, fmt: FormatRuntime) {
       dom.clear(tree);
       tree.appendChild(fragment);
       dom.clear(axis);
-      for (const tick of s.ticks) axis.appendChild(h("span", { style: { left: pct(tick.x) } }, tick.label));
-      for (const gap of s.breaks) axis.appendChild(h("span", { class: "muted", attrs: { title: gap.label }, style: { left: pct(gap.x + gap.width / 2) } }, "⋯"));
+      const span = view.to - view.from;
+      const zoomed = span < 1 - 1e-9;
+      for (const tick of zoomed ? s.ticksIn(view.from, view.to) : s.ticks) axis.appendChild(h("span", { class: "tick", style: { left: pct((tick.x - view.from) / span) } }, tick.label));
+      for (const gap of s.breaks) {
+        const x = (gap.x + gap.width / 2 - view.from) / span;
+        if (x >= 0 && x <= 1) axis.appendChild(h("span", { class: "muted", attrs: { title: gap.label }, style: { left: pct(x) } }, "⋯"));
+      }
+      element.classList.toggle("zoomed", zoomed);
+      zoomLabel.textContent = zoomed ? `×${Number((1 / span).toPrecision(3))}` : "";
+      zoomLabel.setAttribute("data-zoom", String(1 / span));
+      zoomOut.disabled = !zoomed;
+      zoomReset.disabled = !zoomed;
       if (hadFocus) (document.getElementById(`row-${selectedId}`) as HTMLElement | null)?.focus({ preventScroll: true });
     }
 
@@ -178,6 +210,95 @@ export function traceTreeRuntime(dom: DomRuntime, fmt: FormatRuntime) {
       document.getElementById(`row-${selectedId}`)?.focus({ preventScroll: true });
     }
 
+    /** The narrowest view: about a millisecond of the run. */
+    function minSpan(): number {
+      return scale === undefined ? 1 : Math.min(1, 1 / Math.max(1, scale.end - scale.start));
+    }
+
+    let frame = 0;
+    /** Sets the view (kept inside the timeline) and draws it, once per animation frame. */
+    function setView(from: number, to: number): void {
+      let span = Math.min(1, Math.max(minSpan(), to - from));
+      if (!Number.isFinite(span)) span = 1;
+      let start = Math.min(Math.max(0, from), 1 - span);
+      if (span >= 1) start = 0;
+      view = { from: start, to: start + span };
+      if (frame !== 0) return;
+      frame = requestAnimationFrame(() => {
+        frame = 0;
+        draw();
+      });
+    }
+
+    /** Zooms by `factor` (above 1: in) around `anchor`, a position in the view (0 to 1). */
+    function zoom(factor: number, anchor = 0.5): void {
+      const span = view.to - view.from;
+      const at = view.from + anchor * span;
+      const next = span / factor;
+      setView(at - anchor * next, at - anchor * next + next);
+    }
+
+    /** Moves the view by `by` of its width (negative: to the left). */
+    function pan(by: number): void {
+      const span = view.to - view.from;
+      setView(view.from + by * span, view.to + by * span);
+    }
+
+    function resetZoom(): void {
+      setView(0, 1);
+    }
+
+    zoomIn.addEventListener("click", () => zoom(2));
+    zoomOut.addEventListener("click", () => zoom(0.5));
+    zoomReset.addEventListener("click", resetZoom);
+    /** Where the pointer is in the view (0 to 1), from the axis's box. */
+    const anchorOf = (clientX: number) => {
+      const box = axis.getBoundingClientRect();
+      return box.width > 0 ? Math.min(1, Math.max(0, (clientX - box.left) / box.width)) : 0.5;
+    };
+    element.addEventListener(
+      "wheel",
+      (event) => {
+        if (event.ctrlKey || event.metaKey) {
+          // Ctrl + wheel (a touchpad's pinch too) zooms around the pointer.
+          event.preventDefault();
+          zoom(Math.exp(-event.deltaY * 0.002), anchorOf(event.clientX));
+        } else if (view.to - view.from < 1 && (event.shiftKey || Math.abs(event.deltaX) > Math.abs(event.deltaY))) {
+          event.preventDefault();
+          const box = axis.getBoundingClientRect();
+          pan((event.shiftKey && event.deltaX === 0 ? event.deltaY : event.deltaX) / Math.max(1, box.width));
+        }
+      },
+      { passive: false },
+    );
+    // Dragging the timeline (a bar, the axis) sideways pans a zoomed view; a click still selects.
+    let drag: { x: number; from: number; moved: boolean } | undefined;
+    element.addEventListener("pointerdown", (event) => {
+      const target = event.target as Element;
+      if (event.button !== 0 || view.to - view.from >= 1 || !target.closest(".track, .axis")) return;
+      drag = { x: event.clientX, from: view.from, moved: false };
+    });
+    window.addEventListener("pointermove", (event) => {
+      if (drag === undefined) return;
+      const dx = event.clientX - drag.x;
+      if (!drag.moved && Math.abs(dx) < 4) return;
+      drag.moved = true;
+      element.classList.add("panning");
+      const span = view.to - view.from;
+      const width = Math.max(1, axis.getBoundingClientRect().width);
+      setView(drag.from - (dx / width) * span, drag.from - (dx / width) * span + span);
+    });
+    window.addEventListener("pointerup", () => {
+      if (drag?.moved) {
+        // The click that ends a drag selects nothing.
+        const eat = (event: Event) => event.stopPropagation();
+        window.addEventListener("click", eat, { capture: true, once: true });
+        setTimeout(() => window.removeEventListener("click", eat, { capture: true }), 0);
+        setTimeout(() => element.classList.remove("panning"), 0);
+      }
+      drag = undefined;
+    });
+
     tree.addEventListener("click", (event) => {
       const target = (event.target as Element).closest("[data-id]");
       const id = target?.getAttribute("data-id");
@@ -190,7 +311,25 @@ export function traceTreeRuntime(dom: DomRuntime, fmt: FormatRuntime) {
       const go = (target: TraceRow | undefined) => {
         if (target) select(target.id, true);
       };
+      if (event.shiftKey && (event.key === "ArrowLeft" || event.key === "ArrowRight")) {
+        pan(event.key === "ArrowLeft" ? -0.25 : 0.25);
+        event.preventDefault();
+        return;
+      }
       switch (event.key) {
+        case "+":
+        case "=":
+          zoom(2);
+          break;
+        case "-":
+          zoom(0.5);
+          break;
+        case "0":
+          resetZoom();
+          break;
+        case "z":
+          zoomTo(row);
+          break;
         case "ArrowDown":
           go(visible[index + 1]);
           break;
@@ -222,7 +361,16 @@ export function traceTreeRuntime(dom: DomRuntime, fmt: FormatRuntime) {
       event.preventDefault();
     });
 
-    return { element, update, select, selected: () => byId.get(selectedId) };
+    /** Zooms to a row's bar (with a margin), or back to the whole run when it has none. */
+    function zoomTo(row: TraceRow): void {
+      if (scale === undefined || row.start === undefined || row.end === undefined || row.kind === "run") return resetZoom();
+      const a = scale.x(row.start);
+      const b = scale.x(row.end);
+      const margin = Math.max((b - a) * 0.1, minSpan());
+      setView(a - margin, b + margin);
+    }
+
+    return { element, update, select, selected: () => byId.get(selectedId), zoom, pan, resetZoom, view: () => ({ ...view }) };
   }
 
   return { createTree };
