@@ -4,7 +4,7 @@
 // turn's tool, is approved there and answers. Every request must be one Anthropic accepts (the
 // loopback server refuses the others), each thinking block must come back as it was sent, no turn
 // already recorded is asked of the model again, and the trace page rendered from the record (SQLite
-// file, PostgreSQL) shows the thinking and the approval.
+// file, PostgreSQL), opened in Chromium, shows each turn's thinking and the approval.
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -16,6 +16,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { ChildStoreTarget } from "../../packages/runs/src/recording/child-store";
 import { openChildStore } from "../../packages/runs/src/recording/child-store";
 import { postgresTestDatabase } from "../../packages/runs/src/testing/postgres-test-database";
+import { launchChromium, skipWithoutChromium } from "../browser/chromium";
 import { cleanupAfterEach, until } from "./support";
 
 const CHILD = fileURLToPath(new URL("./fixtures/new-user-child.ts", import.meta.url));
@@ -27,6 +28,7 @@ const REPORT = { to: "ops@example.com", text: "Paris and Rome: sunny, 21 degrees
 const { track, tempDir } = cleanupAfterEach();
 const database = await postgresTestDatabase("new-user scenario on PostgresRunStore");
 afterAll(() => database.drop());
+const noChromium = skipWithoutChromium("new-user trace page (the rest of the scenario runs)");
 
 const stores: [string, boolean, (dir: string) => ChildStoreTarget][] = [
   ["SQLite", false, (dir) => ({ kind: "sqlite", path: join(dir, "runs.db") })],
@@ -111,13 +113,30 @@ describe.each(stores)("ChatAnthropic with extended thinking, killed, resumed and
 
     // The trace page rendered from the record shows the thinking and the approval.
     const store: RunStore = openChildStore(target);
+    let html: string;
     try {
-      const html = await renderTracePage(store, runId);
-      for (const text of THINKING) expect(html).toContain(text);
-      expect(html).toContain("waiting for approval of send_report");
-      expect(html).toContain("resumed with 1 decision: approve");
+      html = await renderTracePage(store, runId);
     } finally {
       await (store as { close?: () => Promise<void> }).close?.();
+    }
+    for (const text of THINKING) expect(html).toContain(text);
+    if (noChromium) return;
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage();
+      await page.setContent(html);
+      const detail = page.locator(".detail");
+      for (const [turn, thinking] of THINKING.entries()) {
+        await page.locator(`[data-id="model-${turn}-0"] .bar`).click();
+        expect(await detail.locator("h2").textContent()).toBe(`model call #${turn + 1}`);
+        expect(await detail.locator('[data-field="reply.reasoning"]').textContent()).toBe(thinking);
+      }
+      // The last reply's text is its answer, not its blocks.
+      expect(await detail.locator('[data-field="reply.content"]').textContent()).toBe(ANSWER);
+      const events = await page.locator('[data-id^="event-"]').allTextContents();
+      expect(events.join("\n")).toMatch(/interrupt\s*waiting for approval of send_report[\s\S]*decisions\s*resumed with 1 decision: approve/);
+    } finally {
+      await browser.close();
     }
   }, 90_000);
 });

@@ -189,6 +189,8 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
           ["Sent", call.inputCount !== undefined ? `${call.inputCount} messages (digest ${call.inputDigest})` : undefined],
         ]),
         row.state === "inferred" ? h("p", { class: "hint" }, "This run did not record its model calls (recordModelCalls: false): the bar spans from the previous step to the agent's decision.") : null,
+        reply?.reasoning !== undefined ? h("h3", null, "Reasoning") : null,
+        reply?.reasoning !== undefined ? text(reply.reasoning, call.seq, "reply.reasoning", context) : null,
         h("h3", null, "Received"),
         reply ? text(reply.content, call.seq, "reply.content", context) : h("p", { class: "muted" }, row.state === "running" ? "Waiting for the reply." : "Not recorded."),
       );
