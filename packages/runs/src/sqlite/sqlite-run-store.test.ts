@@ -154,10 +154,10 @@ describe("SqliteRunStore", () => {
     try {
       const before = indexState();
       for (let seq = 1; seq <= 10; seq++) {
-        await store.write("r", { owner: "w", leaseMs: 60_000, epoch: 1, at: seq + 1, events: [{ runId: "r", seq, type: "step", at: seq + 1, data: { type: "step", iteration: seq } }], update: { usage: { input_tokens: seq, output_tokens: 1, total_tokens: seq + 1 } } });
+        await store.write("r", { owner: "w", leaseMs: 60_000, epoch: 1, at: seq + 1, events: [{ seq, type: "step", at: seq + 1, data: { type: "step", iteration: seq } }], update: { usage: { input_tokens: seq, output_tokens: 1, total_tokens: seq + 1 } } });
       }
       expect(indexState()).toEqual(before);
-      await store.write("r", { owner: "w", leaseMs: 60_000, epoch: 1, at: 20, events: [{ runId: "r", seq: 11, type: "output", at: 20, data: { type: "output", output: "Sunny and mild." } }], update: { status: "finished", stopReason: "finish", release: true } });
+      await store.write("r", { owner: "w", leaseMs: 60_000, epoch: 1, at: 20, events: [{ seq: 11, type: "output", at: 20, data: { type: "output", output: "Sunny and mild." } }], update: { status: "finished", stopReason: "finish", release: true } });
       expect(indexState()).not.toEqual(before);
       expect((await store.listRuns({ search: "sunny paris" })).map((run) => run.runId)).toEqual(["r"]);
     } finally {
