@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { startAnthropicMessagesServer } from "@agentrx/core/testing";
 import type { RunStore } from "@agentrx/executors";
 import { renderTracePage } from "@agentrx/viewer";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { ChildStoreTarget } from "../../packages/runs/src/recording/child-store";
 import { openChildStore } from "../../packages/runs/src/recording/child-store";
 import { postgresTestDatabase } from "../../packages/runs/src/testing/postgres-test-database";
@@ -35,9 +35,17 @@ const stores: [string, boolean, (dir: string) => ChildStoreTarget][] = [
   ["PostgreSQL", database.skip, () => ({ kind: "postgres", connectionString: database.connectionString, schema: database.schema })],
 ];
 
-/** Runs the fixture in `role` and resolves with the child process. */
+/** The child processes of the current test: any still running when it ends (it failed) is killed. */
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const each of children.splice(0)) if (each.exitCode === null && each.signalCode === null) each.kill("SIGKILL");
+});
+
+/** Starts the fixture in `role`. */
 function child(role: "start" | "resume", args: Record<string, unknown>): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", CHILD, JSON.stringify({ role, ...args })], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
+  const started = spawn(process.execPath, ["--import", "tsx", CHILD, JSON.stringify({ role, ...args })], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
+  children.push(started);
+  return started;
 }
 
 /** The lines of the effects file, or none before it exists. */
