@@ -72,12 +72,18 @@ export interface TraceToolCall<T = TraceText> {
   args: T;
 }
 
-/** A message, reduced to what a person reads: who sent it, its text, the tool calls it asks for. */
+/**
+ * A message, reduced to what a person reads: who sent it, its text, the reasoning it shows, the
+ * tool calls it asks for.
+ */
 export interface TraceMessage<T = TraceText> {
   role: string;
+  /** Its text: the content without reasoning, and without the blocks that repeat its tool calls. */
   content: T;
   /** The images of its content (their places in `content` are marked `[image N: ...]`). */
   images?: TraceImage[];
+  /** The model's reasoning, when the reply carries it (thinking blocks, reasoning summaries, `reasoning_content`). */
+  reasoning?: T;
   toolCalls?: TraceToolCall<T>[];
 }
 

@@ -1,5 +1,5 @@
 import { encodeRunEvent, type StoredRunEvent } from "@agentrx/executors";
-import { AIMessage, HumanMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, mapChatMessagesToStoredMessages } from "@langchain/core/messages";
 import { createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { AgentExecutor } from "@agentrx/executors";
@@ -24,6 +24,32 @@ describe("TraceEventConverter", () => {
     expect(JSON.parse(json(start).inputs)).toEqual({ input: "hi", chat_history: [{ role: "human", content: "earlier" }, { role: "ai", content: "reply" }] });
     const step = converter.convert(stored(2, { type: "step", iteration: 0, observation: "Invalid or incomplete response", durationMs: 0, action: { tool: "_Exception", toolInput: "Invalid or incomplete response", log: "garbage" } }));
     expect(json(step)).toEqual({ type: "step", seq: 2, at: 1002, iteration: 0, index: null, tool: "_Exception", toolInput: "Invalid or incomplete response", observation: "Invalid or incomplete response", durationMs: 0 });
+  });
+
+  it("shows a model reply's reasoning apart from its text, without the blocks that repeat its tool calls", () => {
+    const converter = new TraceEventConverter("r1");
+    converter.convert(stored(1, { type: "start", runId: "r1", resumed: false, inputs: {} }));
+    // A model call as the recorder stores it: the reply in @langchain/core's stored form.
+    const reply = (seq: number, message: AIMessage) =>
+      json(converter.convert(stored(seq, { type: "model_call", iteration: 0, call: seq, durationMs: 1, inputCount: 1, inputDigest: "d", message: mapChatMessagesToStoredMessages([message])[0] }))).reply;
+    // Anthropic with extended thinking (Gemini's thoughts come as the same blocks).
+    const anthropic = new AIMessage({
+      content: [
+        { type: "thinking", thinking: "Two cities.", signature: "c2lnbmVk" },
+        { type: "text", text: "Checking both." },
+        { type: "tool_use", id: "toolu_1", name: "weather", input: { city: "Paris" } },
+      ],
+      tool_calls: [{ id: "toolu_1", name: "weather", args: { city: "Paris" } }],
+    });
+    expect(reply(2, anthropic)).toEqual({ role: "ai", content: "Checking both.", reasoning: "Two cities.", toolCalls: [{ id: "toolu_1", name: "weather", args: '{\n  "city": "Paris"\n}' }] });
+    const redacted = new AIMessage({ content: [{ type: "redacted_thinking", data: "opaque" }, { type: "thinking", thinking: "Done.", signature: "s" }, { type: "text", text: "Sunny." }] });
+    expect(reply(3, redacted)).toEqual({ role: "ai", content: "Sunny.", reasoning: "[redacted thinking]\n\nDone." });
+    // The Responses API's summary, and a Chat Completions server's reasoning_content.
+    expect(reply(4, new AIMessage({ content: [{ type: "reasoning", reasoning: "Look it up." }, { type: "text", text: "Sunny." }] }))).toEqual({ role: "ai", content: "Sunny.", reasoning: "Look it up." });
+    expect(reply(5, new AIMessage({ content: "", additional_kwargs: { reasoning: { type: "reasoning", summary: [{ type: "summary_text", text: "Summed up." }] } } }))).toEqual({ role: "ai", content: "", reasoning: "Summed up." });
+    expect(reply(6, new AIMessage({ content: "Sunny.", additional_kwargs: { reasoning_content: "Think first." } }))).toEqual({ role: "ai", content: "Sunny.", reasoning: "Think first." });
+    // No reasoning: no field; a tool_use block without a tool call to stand for it stays in the text.
+    expect(reply(7, new AIMessage({ content: [{ type: "tool_use", id: "x", name: "weather", input: {} }] }))).toEqual({ role: "ai", content: '{\n  "type": "tool_use",\n  "id": "x",\n  "name": "weather",\n  "input": {}\n}' });
   });
 
   it("keeps events it has no view for (with their data) and events it cannot read (saying why)", () => {

@@ -221,11 +221,14 @@ export class TraceEventConverter {
     if (!isBaseMessage(value)) return { role: "unknown", content: this.text(jsonText(plain(value))) };
     const message = value as BaseMessage & { tool_calls?: { id?: string; name: string; args: unknown }[] };
     const images: TraceImage[] = [];
+    const hasCalls = Array.isArray(message.tool_calls) && message.tool_calls.length > 0;
     const out: TraceMessage<CappedText> = {
       role: message.getType(),
-      content: this.text(contentText(this.images.strip(message.content, images))),
+      content: this.text(replyText(this.images.strip(message.content, images), hasCalls)),
       ...withImages(images),
     };
+    const reasoning = reasoningText(message);
+    if (reasoning !== undefined) out.reasoning = this.text(reasoning);
     if (Array.isArray(message.tool_calls) && message.tool_calls.length > 0) {
       out.toolCalls = message.tool_calls.map((call) => ({
         ...(typeof call.id === "string" ? { id: call.id } : {}),
@@ -323,6 +326,54 @@ function contentText(content: unknown): string {
       return typeof text === "string" ? text : jsonText(part);
     })
     .join("");
+}
+
+/** A content block's `type`, if it has one. */
+function blockType(part: unknown): unknown {
+  return part !== null && typeof part === "object" ? (part as { type?: unknown }).type : undefined;
+}
+
+/** The blocks that carry a model's reasoning: Anthropic's and Gemini's `thinking`, the Responses API's `reasoning`. */
+const REASONING_BLOCKS = new Set(["thinking", "redacted_thinking", "reasoning"]);
+/** The blocks that repeat a reply's tool calls (shown as its tool calls). */
+const TOOL_CALL_BLOCKS = new Set(["tool_use", "tool_call", "input_json_delta", "function_call"]);
+
+/**
+ * A model reply's text: its content without the reasoning blocks (see {@link reasoningText}) and,
+ * when it has tool calls, without the blocks that repeat them.
+ */
+function replyText(content: unknown, hasCalls: boolean): string {
+  if (!Array.isArray(content)) return contentText(content);
+  return contentText(content.filter((part: unknown) => !REASONING_BLOCKS.has(blockType(part) as string) && !(hasCalls && TOOL_CALL_BLOCKS.has(blockType(part) as string))));
+}
+
+/**
+ * The reasoning a model reply carries, as text: its `thinking` blocks (Anthropic with extended
+ * thinking, Gemini with thoughts), its `reasoning` blocks (the Responses API's summaries), else its
+ * `additional_kwargs.reasoning_content` (DeepSeek's thinking mode and other Chat Completions
+ * servers) or the Responses API's `additional_kwargs.reasoning` summary; a redacted block is named
+ * as such. `undefined` when there is none.
+ */
+function reasoningText(message: BaseMessage): string | undefined {
+  const parts: string[] = [];
+  if (Array.isArray(message.content)) {
+    for (const part of message.content as unknown[]) {
+      const type = blockType(part);
+      const block = part as { thinking?: unknown; reasoning?: unknown };
+      if (type === "thinking" && typeof block.thinking === "string") parts.push(block.thinking);
+      else if (type === "reasoning" && typeof block.reasoning === "string") parts.push(block.reasoning);
+      else if (type === "redacted_thinking") parts.push("[redacted thinking]");
+    }
+  }
+  if (parts.length > 0) return parts.join("\n\n");
+  const kwargs = (message.additional_kwargs ?? {}) as { reasoning_content?: unknown; reasoning?: { summary?: unknown } };
+  if (typeof kwargs.reasoning_content === "string" && kwargs.reasoning_content !== "") return kwargs.reasoning_content;
+  const summary = kwargs.reasoning?.summary;
+  if (Array.isArray(summary)) {
+    const text = summary.map((item: { text?: unknown }) => (typeof item?.text === "string" ? item.text : "")).join("");
+    if (text !== "") return text;
+  }
+  return undefined;
 }
 
 function toolCallIdOf(action: unknown): { toolCallId?: string } {

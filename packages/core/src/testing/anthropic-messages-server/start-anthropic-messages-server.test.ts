@@ -37,6 +37,24 @@ describe("startAnthropicMessagesServer", () => {
     expect(server?.rejections).toEqual([]);
   });
 
+  it("gives the messages it answered with, streamed ones whole, refused requests left out", async () => {
+    const { assistant, results, messages } = await firstTurn();
+    await post({ thinking: THINKING, messages: [{ role: "user", content: "Weather?" }, { role: "assistant", content: assistant.content.slice(1) }, { role: "user", content: results }] });
+    const streamed = await fetch(`${server?.url}/v1/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "claude-sonnet-4-5", max_tokens: 2048, stream: true, thinking: THINKING, messages: messages(assistant, { role: "user", content: results }) }),
+    });
+    await streamed.text();
+    const replies = server?.replies() ?? [];
+    expect(server?.rejections).toHaveLength(1);
+    expect(replies).toHaveLength(2);
+    expect(replies[0].content).toEqual(assistant.content);
+    expect(replies[1]).toMatchObject({ role: "assistant", content: [{ type: "text", text: "Sunny." }] });
+    replies[0].content.length = 0; // a copy: the server's own list is unchanged
+    expect(server?.replies()[0].content).toEqual(assistant.content);
+  });
+
   it("refuses thinking dropped, edited or re-signed, with Anthropic's text", async () => {
     const { assistant, results, messages } = await firstTurn();
     const user = { role: "user", content: results };

@@ -52,6 +52,11 @@ export interface AnthropicMessagesServer {
   readonly requests: LoopbackRequest[];
   /** The bodies of the `POST /v1/messages` requests, in order. */
   readonly messageRequests: () => any[];
+  /**
+   * The messages the server answered with, in order (one per accepted request; streamed ones as
+   * the whole message): what a test compares the blocks sent back with, signatures included.
+   */
+  readonly replies: () => any[];
   /** The requests the server refused, with its answer: empty when every call was valid. */
   readonly rejections: AnthropicRejectedRequest[];
   /** The usage of each answered request, in order (cache reads and writes included). */
@@ -115,6 +120,7 @@ export async function startAnthropicMessagesServer(options: AnthropicMessagesSer
   const cache = new Map<string, number>();
   const rejections: AnthropicRejectedRequest[] = [];
   const usages: AnthropicUsage[] = [];
+  const replies: unknown[] = [];
   let answered = 0;
 
   const http = await startLoopbackHttpServer(async (request, reply, parseError) => {
@@ -148,6 +154,7 @@ export async function startAnthropicMessagesServer(options: AnthropicMessagesSer
       stop_sequence: null,
       usage,
     };
+    replies.push(message);
     if (body["stream"] === true) await reply.events(messageEvents(message), tokenDelayMs);
     else reply.json(200, message, { "request-id": `req_loopback_${request.index}` });
   });
@@ -156,6 +163,7 @@ export async function startAnthropicMessagesServer(options: AnthropicMessagesSer
     url: http.url,
     requests: http.requests,
     messageRequests: () => http.requests.filter((request) => request.path === "/v1/messages").map((request) => request.body),
+    replies: () => structuredClone(replies) as any[],
     rejections,
     usages,
     close: () => http.close(),

@@ -296,6 +296,8 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
         row.state === "inferred"
           ? h("p", { class: "hint" }, row.trace !== undefined ? "A sub-run's model calls are not recorded: the bar spans from the previous step to the agent's decision." : "This run did not record its model calls (recordModelCalls: false): the bar spans from the previous step to the agent's decision.")
           : null,
+        reply?.reasoning !== undefined ? h("h3", null, "Reasoning") : null,
+        reply?.reasoning !== undefined ? text(reply.reasoning, call.seq, "reply.reasoning", context) : null,
         h("h3", null, "Received"),
         reply ? text(reply.content, call.seq, "reply.content", context) : h("p", { class: "muted" }, pendingReply(row)),
         images(reply?.images),
