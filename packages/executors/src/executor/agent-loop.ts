@@ -2,7 +2,7 @@ import { getOutputUsage, isAgentAction, isAgentFinish, observationText } from "@
 import type { AgentAction, AgentFinish, AgentOutput, AgentStep, StepMetadata } from "@agentrx/core";
 import type { UsageMetadata } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import type { ApprovalGate } from "./approval-gate";
+import type { ApprovalGate } from "./approvals";
 import type { EagerDispatch } from "./eager-dispatch";
 import type { AgentStreamEvent, StopReason } from "./events";
 import { InvalidAgentOutputError } from "./invalid-agent-output-error";
@@ -39,8 +39,6 @@ export interface AgentLoopContext {
   readonly interrupted: boolean;
   /** The 0-based iteration of the agent call in progress. */
   readonly iteration: number;
-  /** What the stop condition that ended the run emitted. */
-  readonly stoppedBy: unknown;
   readonly tools: Pick<ToolRunner, "runAll" | "returnsDirect">;
   readonly eager: Pick<EagerDispatch, "dropAll" | "resetTurn" | "matchTurn" | "call">;
   readonly approvals: Pick<ApprovalGate, "enabled" | "rejectedInTurn" | "interruptsOf" | "requested" | "applyDecisions" | "settleInDoubt" | "pause">;
@@ -64,8 +62,6 @@ export interface AgentLoopContext {
   barrier(): Promise<void> | undefined;
   /** The signal of the one "generate" call after a halt (only cancellation aborts it). */
   finalSignal(): AbortSignal;
-  /** The "generate" call failed with `message` (the output says so). */
-  generateFailed(message: string): void;
   /** Ends the run with its output. */
   complete(finish: AgentFinish, stopReason: StopReason): Promise<void>;
   /** Where messages sent to the run come from (see docs/steering.md); set once the run started. */
@@ -274,7 +270,7 @@ export class AgentLoop {
     const { run } = this;
     const { options, state } = run;
     const reason = state.stopReason as StopReason;
-    const stopped = options.earlyStopOutput(reason, run.stoppedBy);
+    const stopped = options.earlyStopOutput(reason, run.state.stoppedBy);
     // A middleware's stop (a guardrail, a repeated call) never asks the model again.
     const final = options.earlyStoppingMethod === "force" || reason === "guardrail" || reason === "repeated_call";
     // The inbox closes first: messages that came meanwhile join, seen by the "generate" call or
@@ -296,7 +292,7 @@ export class AgentLoop {
       if (isOutputParserException(error)) return run.complete(forced(error.llmOutput || stopped), reason);
       // The model failed on the one extra call: the run still ends with an answer that says so.
       const message = errorMessage(error);
-      run.generateFailed(message);
+      run.dispatch({ type: "generateFailed", message });
       return run.complete(forced(`${stopped} A final response could not be generated (${message}).`), reason);
     }
     if (isEnded(state)) return;

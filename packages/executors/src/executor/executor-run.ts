@@ -7,7 +7,7 @@ import type { Subscriber } from "rxjs";
 import type { RecorderHooks, RunRecorder } from "../runs/run-recorder";
 import { PromptRecorder } from "../runs/prompt-recorder";
 import { AgentLoop, type AgentLoopContext } from "./agent-loop";
-import { ApprovalGate, type ApprovalGateContext } from "./approval-gate";
+import { ApprovalGate, type ApprovalGateContext } from "./approvals";
 import { EagerDispatch, type EagerDispatchContext } from "./eager-dispatch";
 import type { AgentStreamEvent, InterruptEvent, StopReason, UsageEvent } from "./events";
 import { type PriceFunction, type RunUsage, resolvePrices } from "../cost/cost";
@@ -49,10 +49,6 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
   private final: AbortController | undefined;
   /** The run's state; changed only through `dispatch`. */
   readonly state: RunState;
-  /** What the stop condition that ended the run emitted (with stopReason "budget"). */
-  stoppedBy: unknown;
-  /** Why the "generate" call failed, when it did. */
-  generateError: string | undefined;
   private readonly waiter = new RunWaiter();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private conditions: StopConditionWatcher | undefined;
@@ -141,10 +137,6 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     return (this.final = new AbortController()).signal;
   }
 
-  generateFailed(message: string): void {
-    this.generateError = message;
-  }
-
   stop(reason: StopReason, stoppedBy: Record<string, unknown>): void {
     this.halt(reason, stoppedBy);
   }
@@ -171,8 +163,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
       this.conditions = new StopConditionWatcher(
         conditions,
         (value) => {
-          if (!isEnded(this.state) && this.state.stopReason === undefined) this.stoppedBy = value;
-          this.halt("budget");
+          this.halt("budget", value);
         },
         (error) => this.fail(error),
       );
@@ -298,8 +289,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
   /** Stops the loop gracefully: in-flight work is aborted and early stopping produces the output. */
   halt(reason: StopReason, stoppedBy?: unknown): void {
     if (isEnded(this.state) || this.state.stopReason !== undefined) return;
-    if (stoppedBy !== undefined) this.stoppedBy = stoppedBy;
-    this.dispatch({ type: "halted", reason });
+    this.dispatch(stoppedBy === undefined ? { type: "halted", reason } : { type: "halted", reason, stoppedBy });
     const error = new AbortError({ message: `The run was stopped (${reason}).` });
     this.work.abort(error);
     this.waiter.rejectHalting(error);

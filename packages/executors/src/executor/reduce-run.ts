@@ -139,6 +139,9 @@ export function applyRunEvent(state: RunState, event: RunEvent | RunTransition):
         return;
       }
       if (state.phase === "done") throw new RunEventOrderError("a second output");
+      // What stopped the run is in the state as the live run had it when it halted.
+      if (event.stoppedBy !== undefined) state.stoppedBy = event.stoppedBy;
+      if (event.generateError !== undefined) state.generateError = event.generateError;
       transition(state, { type: "finished", stopReason: event.stopReason });
       return;
     default:

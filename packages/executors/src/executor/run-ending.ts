@@ -27,10 +27,6 @@ export interface RunEndingContext {
   readonly recorder: RunRecorder | undefined;
   /** The run's spans, when traced without callbacks. */
   readonly telemetry: RunTelemetry | undefined;
-  /** What the stop condition that ended the run emitted (with stopReason "budget"). */
-  readonly stoppedBy: unknown;
-  /** Why the "generate" call failed, when it did. */
-  readonly generateError: string | undefined;
   /** Changes the run's state. */
   dispatch(event: RunTransition): void;
   /** Stops the run's timer, signal watch and stop conditions. */
@@ -58,9 +54,10 @@ export class RunEnding {
     const output = toOutputString(finish.returnValues["output"]);
     const event = outputEvent(run.state.runId, finish, output, stopReason);
     if (run.options.returnIntermediateSteps) event.intermediateSteps = stepsSoFar(run.state);
-    if (run.stoppedBy !== undefined && (stopReason === "budget" || stopReason === "guardrail" || stopReason === "repeated_call")) event.stoppedBy = run.stoppedBy;
+    const { stoppedBy, generateError } = run.state;
+    if (stoppedBy !== undefined && (stopReason === "budget" || stopReason === "guardrail" || stopReason === "repeated_call")) event.stoppedBy = stoppedBy;
     if (run.state.usage !== undefined) event.usage = run.state.usage;
-    if (run.generateError !== undefined) event.generateError = run.generateError;
+    if (generateError !== undefined) event.generateError = generateError;
     if (finish.returnValues["structuredOutput"] !== undefined) event.structuredOutput = finish.returnValues["structuredOutput"];
     if (run.chainRun) {
       try {

@@ -60,6 +60,10 @@ export interface RunState {
   interrupts: PendingInterrupt[];
   /** The latest summary of the run's first steps (`compactSteps`), if any; absent in older states. */
   compaction?: StepsCompaction | undefined;
+  /** What stopped the run, when a stop condition or a middleware did (the output event's `stoppedBy`). */
+  stoppedBy?: unknown;
+  /** Why the "generate" early-stopping call failed, when it did (the output event's `generateError`). */
+  generateError?: string | undefined;
 }
 
 /** The named transitions of a run; {@link transition} applies them. */
@@ -77,7 +81,9 @@ export type RunTransition =
   /** A model call reported usage. */
   | { type: "usageReported"; usage: RunUsage }
   /** A limit or stop condition halted the loop; steps of a halted turn that finished are kept. */
-  | { type: "halted"; reason: StopReason }
+  | { type: "halted"; reason: StopReason; stoppedBy?: unknown }
+  /** The "generate" early-stopping call failed: the output says so. */
+  | { type: "generateFailed"; message: string }
   /** The run produced its output. */
   | { type: "finished"; stopReason: StopReason }
   /** The run paused: these tool calls of the turn wait for a person's decision. */
@@ -155,6 +161,7 @@ export function transition(state: RunState, event: RunTransition): void {
     case "halted":
       if (state.stopReason !== undefined || isEnded(state)) return;
       state.stopReason = event.reason;
+      if (event.stoppedBy !== undefined) state.stoppedBy = event.stoppedBy;
       state.phase = "stopping";
       keepFinishedSteps(state);
       return;
@@ -179,6 +186,9 @@ export function transition(state: RunState, event: RunTransition): void {
     }
     case "inputAdded":
       state.inputs = { ...state.inputs, [event.key]: event.value };
+      return;
+    case "generateFailed":
+      state.generateError = event.message;
       return;
     case "compacted":
       state.compaction = event.compaction;

@@ -128,6 +128,7 @@ function encodeOwnEvent(event: AgentStreamEvent, index: number | undefined): Jso
       };
       if (event.iterations !== undefined) out["iterations"] = event.iterations;
       if (event.stoppedBy !== undefined) out["stoppedBy"] = encodeValue(event.stoppedBy, "stoppedBy");
+      if (event.generateError !== undefined) out["generateError"] = event.generateError;
       if (event.usage !== undefined) out["usage"] = encodeValue(event.usage, "usage");
       return out;
     }
@@ -293,6 +294,7 @@ export class RunEventDecoder {
         if (data["withSteps"] === true) event.intermediateSteps = this.steps.slice();
         if (typeof data["iterations"] === "number") event.iterations = data["iterations"];
         if (data["stoppedBy"] !== undefined) event.stoppedBy = decodeValue(data["stoppedBy"]);
+        if (typeof data["generateError"] === "string") event.generateError = data["generateError"];
         if (data["usage"] !== undefined) event.usage = decodeValue(data["usage"]) as UsageMetadata;
         return event;
       }

@@ -1,5 +1,5 @@
 import { type AgentAction, type AgentStep, getIdempotencyKey } from "@agentrx/core";
-import { AgentExecutor, type AgentStreamEvent, InDoubtToolCallError, RunLeaseLostError, RunStoreError, type StoredRunEvent, restoreRunState } from "@agentrx/executors";
+import { AgentExecutor, type AgentStreamEvent, InDoubtToolCallError, RunLeaseLostError, RunStoreError, type StoredRunEvent, restoreRunState, stopRun } from "@agentrx/executors";
 import { withApproval, withInDoubt } from "@agentrx/tools";
 import { createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel, type ScriptedCall } from "@agentrx/core/testing";
@@ -306,6 +306,22 @@ describe("one reducer: a run restored from its record equals the live run", () =
         return { executor: new AgentExecutor({ agent, tools: [], store: new MemoryRunStore(), handleParsingErrors: true, returnIntermediateSteps: true }), inputs: { input: "x" } };
       },
     ],
+    [
+      "a middleware that stops the run (stoppedBy), then a failed \"generate\" call (generateError)",
+      () => {
+        const { agent, tools } = durableFixture({ turns: 5, width: 1 });
+        let turns = 0;
+        const stopper = { name: "stopper", afterTurn: () => void (++turns === 2 && stopRun({ reason: "budget", message: "two turns", details: { turns } })) };
+        const final = RunnableLambda.from(async (input: { steps: AgentStep[]; forceFinalAnswer?: boolean }, options) => {
+          if (input.forceFinalAnswer === true) throw new Error("the final answer could not be written");
+          return agent.invoke(input as never, options);
+        });
+        return {
+          executor: new AgentExecutor({ agent: final, tools, store: new MemoryRunStore(), middleware: [stopper], earlyStoppingMethod: "generate", returnIntermediateSteps: true }),
+          inputs: { input: "x" },
+        };
+      },
+    ],
   ];
   for (const [name, make] of scenarios) {
     it(name, async () => {
@@ -320,6 +336,9 @@ describe("one reducer: a run restored from its record equals the live run", () =
       expect(restored.state.stopReason).toBe(output.stopReason);
       expect(restored.state.phase).toBe("done");
       expect(restored.state.turn).toBeUndefined();
+      expect(restored.state.stoppedBy).toEqual(output.stoppedBy);
+      expect(restored.state.generateError).toEqual(output.generateError);
+      if (name.includes("stoppedBy")) expect([output.stoppedBy, output.generateError]).toEqual([expect.objectContaining({ message: "two turns" }), expect.any(String)]);
     });
   }
 });
