@@ -191,6 +191,32 @@ describe("compactSteps", () => {
     expect(last[0]?.observation).toBe(`Summary of the earlier steps:\n${(compactions.at(-1) as CompactionEvent).summary}`);
   });
 
+  it("bounds what the \"generate\" call of early stopping sees too (a run halted by maxIterations)", async () => {
+    const { agent, seen } = reader(40);
+    let final: AgentStep[] | undefined;
+    const finalAware = RunnableLambda.from(async (input: { steps: AgentStep[]; forceFinalAnswer?: boolean }, options) => {
+      if (input.forceFinalAnswer !== true) return agent.invoke(input as never, options);
+      final = input.steps;
+      return { returnValues: { output: `summed up ${input.steps.length} steps` }, log: "" };
+    });
+    const summarizer = new ScriptedChatModel({ responses: ["Read the first pages; nothing notable."], onExhausted: "repeat-last" });
+    const executor = new AgentExecutor({
+      agent: finalAware,
+      tools: [readTool],
+      maxIterations: 20,
+      earlyStoppingMethod: "generate",
+      returnIntermediateSteps: true,
+      middleware: [compactSteps({ model: summarizer, maxTokens: 2_000, keep: 3 })],
+    });
+    const result = await executor.invoke({ input: "read the book" });
+    expect(result.stopReason).toBe("max_iterations");
+    expect(result.intermediateSteps).toHaveLength(20);
+    expect(seen.length).toBe(20);
+    expect(final?.[0]?.action.tool).toBe(COMPACTED_STEPS_TOOL);
+    expect(approximate(final ?? [])).toBeLessThanOrEqual(2_000);
+    expect(approximate(result.intermediateSteps ?? [])).toBeGreaterThan(4_000);
+  });
+
   it("never separates the tool calls of one model message", async () => {
     const message = (ids: string[]) => new AIMessage({ content: "", tool_calls: ids.map((id) => ({ id, name: "echo", args: { text: id } })) });
     const turn = (ids: string[]) => {

@@ -90,7 +90,7 @@ describe("order", () => {
     ]);
   });
 
-  it("wraps the \"generate\" call of early stopping in wrapModelCall, first middleware outermost, without prepareStep", async () => {
+  it("makes the \"generate\" call of early stopping as every agent call: prepareStep, then wrapModelCall, first middleware outermost", async () => {
     const log: string[] = [];
     const seen: { forceFinalAnswer: unknown; steps: number }[] = [];
     const agent = RunnableLambda.from((input: { steps: AgentStep[]; forceFinalAnswer?: boolean }) => {
@@ -113,7 +113,10 @@ describe("order", () => {
     expect(result.output).toBe("final, checked by A");
     expect(result.stopReason).toBe("max_iterations");
     expect(seen).toEqual([{ forceFinalAnswer: undefined, steps: 0 }, { forceFinalAnswer: true, steps: 1 }]);
-    expect(log).toEqual(["A.prepare#0", "B.prepare#0", "A>model#0", "B>model#0", "B<model", "A<model", "A>model#1 (final)", "B>model#1 (final)", "B<model", "A<model"]);
+    expect(log).toEqual([
+      "A.prepare#0", "B.prepare#0", "A>model#0", "B>model#0", "B<model", "A<model",
+      "A.prepare#1", "B.prepare#1", "A>model#1 (final)", "B>model#1 (final)", "B<model", "A<model",
+    ]);
   });
 
   it("runs afterTurn once for a turn a pause left pending, when the resume finishes it", async () => {

@@ -56,11 +56,26 @@ export class MiddlewareRun {
 
   /** One agent call: `prepareStep` of each middleware in order, then the `wrapModelCall` chain. */
   async callAgent(config: RunnableConfig, iteration: number): Promise<AgentOutput> {
+    this.agentConfig = config;
+    return this.prepareAndCall(config, iteration, false);
+  }
+
+  /**
+   * The one "generate" call of early stopping (the agent's inputs with `forceFinalAnswer: true`),
+   * as every agent call: `prepareStep` (so `compactSteps` bounds what it sees), then the
+   * `wrapModelCall` chain. The run is already stopping, so only cancellation ends it early;
+   * `config` carries the call's own signal. Its steps are not trimmed (`trimIntermediateSteps`),
+   * as classic's final call saw every step.
+   */
+  async callFinal(config: RunnableConfig, iteration: number): Promise<AgentOutput> {
+    return this.prepareAndCall(config, iteration, true);
+  }
+
+  private async prepareAndCall(config: RunnableConfig, iteration: number, final: boolean): Promise<AgentOutput> {
     const { state } = this.host;
     const { controller, release } = childSignal(config.signal);
-    this.agentConfig = config;
     try {
-      let inputs = state.inputs;
+      let inputs: Record<string, unknown> = final ? { ...state.inputs, forceFinalAnswer: true } : state.inputs;
       let steps: readonly AgentStep[] = state.steps;
       let model: PrepareStepResult["model"];
       let tools: PrepareStepResult["tools"];
@@ -70,11 +85,11 @@ export class MiddlewareRun {
             runId: state.runId, iteration, steps, runSteps: state.steps, inputs, usage: state.usage, compaction: state.compaction, signal: controller.signal,
           }),
         );
-        if (this.host.interrupted) throw controller.signal.reason ?? new Error("The run was stopped.");
+        if (final ? controller.signal.aborted : this.host.interrupted) throw controller.signal.reason ?? new Error("The run was stopped.");
         if (result === undefined || result === null) continue;
         this.checkResult(entry, result);
         if (result.compaction !== undefined) await this.compacted(entry, result.compaction, iteration);
-        if (result.inputs !== undefined) inputs = result.inputs;
+        if (result.inputs !== undefined) inputs = final ? { ...result.inputs, forceFinalAnswer: true } : result.inputs;
         if (result.steps !== undefined) steps = result.steps;
         if (result.model !== undefined) model = result.model;
         if (result.tools !== undefined) tools = result.tools;
@@ -82,24 +97,7 @@ export class MiddlewareRun {
       const request: ModelCallRequest = { runId: state.runId, iteration, inputs: { ...inputs }, steps, runSteps: state.steps, signal: controller.signal, report: noop };
       if (model !== undefined) request.model = model;
       if (tools !== undefined) request.tools = tools;
-      return await this.modelChain(request);
-    } finally {
-      release();
-    }
-  }
-
-  /**
-   * The one "generate" call of early stopping (the agent's inputs with `forceFinalAnswer: true`),
-   * through the `wrapModelCall` chain as every agent call is; `prepareStep` does not run (the run
-   * is already stopping). `config` carries the call's own signal (only cancellation aborts it).
-   */
-  async callFinal(config: RunnableConfig, iteration: number): Promise<AgentOutput> {
-    const { state } = this.host;
-    const { controller, release } = childSignal(config.signal);
-    // As before middleware wrapped it: the run's steps, untrimmed.
-    const chain = this.compose(this.chain.wrapModelCall, "wrapModelCall", (request: ModelCallRequest) => this.callAgentItself(request, config, false));
-    try {
-      const request: ModelCallRequest = { runId: state.runId, iteration, inputs: { ...state.inputs, forceFinalAnswer: true }, steps: state.steps, runSteps: state.steps, signal: controller.signal, report: noop };
+      const chain = final ? this.compose(this.chain.wrapModelCall, "wrapModelCall", (call: ModelCallRequest) => this.callAgentItself(call, config, false)) : this.modelChain;
       return await chain(request);
     } finally {
       release();
