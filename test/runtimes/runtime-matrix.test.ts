@@ -215,9 +215,9 @@ for (const bin of bins) {
     }
     it("SqliteRunStore on node:sqlite passes the run store conformance suite (from the sources, in vitest under Deno, bun test under Bun)", async () => {
       const counts = bin.name === "deno" ? await conformanceUnderDeno(bin) : await conformanceUnderBun(bin);
-      // 64 tests (the fencing cases, the claim clearing a cancel's error and the runs-list search included): 62 run; the cross-process test and the "node:sqlite is
+      // 70 tests (the fencing cases, the claim clearing a cancel's error, the runs-list search, cancelRun and the run inboxes included): 68 run; the cross-process test and the "node:sqlite is
       // missing" test are skipped.
-      expect(counts).toEqual({ tests: 64, failed: 0, skipped: 2 });
+      expect(counts).toEqual({ tests: 70, failed: 0, skipped: 2 });
     }, 120_000);
     describeDocBlocks(bin);
   });

@@ -133,11 +133,13 @@ export class SqliteStatements {
     this.#clearThread = db.prepare("DELETE FROM agentrx_thread_messages WHERE thread_id = ?");
     // BEGIN IMMEDIATE takes the file's write lock first, so no other connection appends between
     // reading the last seq and inserting after it.
-    this.#append = db.immediate((threadId: string, rows: readonly NewThreadMessageRow[]): number[] => {
+    // Not itself a transaction: both callers wrap it in one (node:sqlite's driver cannot nest them).
+    const append = (threadId: string, rows: readonly NewThreadMessageRow[]): number[] => {
       const first = (this.#lastSeq.get(threadId) as { seq: number }).seq + 1;
       rows.forEach((row, index) => this.#insertMessage.run(threadId, first + index, row.run_id, row.tokens, row.at, row.message));
       return rows.map((_, index) => first + index);
-    });
+    };
+    this.#append = db.immediate(append);
     // The run's check and the append in one BEGIN IMMEDIATE transaction: a write that closes the
     // inbox runs either before (the append is refused) or after (it sees the message).
     this.#appendRunMessage = db.immediate((runId: string, row: NewThreadMessageRow): RunMessageAppended => {
@@ -146,7 +148,7 @@ export class SqliteStatements {
       if (state.status === "finished" || (state.status === "running" && state.inbox_closed === 1)) {
         throw new RunFinishedError({ runId, stopReason: state.stop_reason ?? undefined });
       }
-      const [inboxSeq] = this.#append(runInboxId(runId), [row]);
+      const [inboxSeq] = append(runInboxId(runId), [row]);
       return { inboxSeq: inboxSeq as number, status: state.status as RunStatus };
     });
   }
