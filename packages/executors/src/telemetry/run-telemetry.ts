@@ -100,17 +100,37 @@ export class RunTelemetry {
     const { tracer, context, otel } = this;
     if (tracer === undefined || context === undefined || otel === undefined) return undefined;
     const callId = (action as { toolCallId?: unknown }).toolCallId;
-    const input = () => (typeof action.toolInput === "string" ? action.toolInput : JSON.stringify(action.toolInput));
-    const { name, attributes } = toolSpan(this.options, action.tool, input, typeof callId === "string" && callId !== "" ? callId : undefined);
+    const { name, attributes } = toolSpan(this.options, action.tool, () => (typeof action.toolInput === "string" ? action.toolInput : JSON.stringify(action.toolInput)), typeof callId === "string" && callId !== "" ? callId : undefined);
     const span = tracer.startSpan(name, { kind: SPAN_KIND.internal, attributes }, context);
-    const spanContext = otel.withSpan(context, span);
-    const options = this.options;
-    return {
-      parent: { options, tracer, context: spanContext, usage: this.usage },
-      run: (fn) => otel.withContext(spanContext, fn),
-      end: (observation: Observation) => endToolSpan(span, options, observation),
-      fail: (error: unknown) => failSpan(span, error),
-    };
+    return new OpenToolSpan(this.options, tracer, otel, span, otel.withSpan(context, span), this.usage);
+  }
+}
+
+/** An open tool-call span; also where a sub-run the tool starts puts its spans. One object a call. */
+class OpenToolSpan implements ToolSpan, TelemetryParent {
+  constructor(
+    readonly options: TelemetryOptions,
+    readonly tracer: Tracer,
+    private readonly otel: Otel,
+    private readonly span: Span,
+    readonly context: Context,
+    readonly usage: readonly UsageTotals[],
+  ) {}
+
+  get parent(): TelemetryParent {
+    return this;
+  }
+
+  run<T>(fn: () => T): T {
+    return this.otel.withContext(this.context, fn);
+  }
+
+  end(observation: Observation): void {
+    endToolSpan(this.span, this.options, observation);
+  }
+
+  fail(error: unknown): void {
+    failSpan(this.span, error);
   }
 }
 
