@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createToolCallingAgent } from "@agentrx/agents";
+import type { Observation } from "@agentrx/core";
 import { ScriptedChatModel, type ScriptedResponse } from "@agentrx/core/testing";
 import { AgentExecutor, type AgentExecutorOptions, type AgentStreamEvent } from "@agentrx/executors";
 import { MultiServerMCPClient } from "@langchain/mcp-adapters";
@@ -98,7 +99,7 @@ export function allEvents(run: Observable<AgentStreamEvent>): Promise<AgentStrea
 }
 
 /** The observations of a run's `step` events, by tool name, in order of completion. */
-export function observations(events: readonly AgentStreamEvent[]): { tool: string; observation: string }[] {
+export function observations(events: readonly AgentStreamEvent[]): { tool: string; observation: Observation }[] {
   return events.flatMap((event) => (event.type === "step" ? [{ tool: event.step.action.tool, observation: event.step.observation }] : []));
 }
 

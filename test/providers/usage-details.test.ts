@@ -44,11 +44,11 @@ describe("usage details", () => {
     expect((await store.getRun("run-usage"))?.usage).toEqual(runUsage);
 
     // The trace page shows them, per call and for the run.
-    const page = await readTracePage(store, "run-usage", { mode: "static", source: "memory" });
+    const page = await readTracePage(store, "run-usage", { mode: "file", source: "memory" });
     expect(page.run.usage).toEqual({ input: 220, output: 50, total: 270, cacheRead: 96, reasoning: 34 });
     const { createTrace, applyEvents } = traceModelRuntime();
     const model = createTrace(page.run);
-    applyEvents(model, page.events);
+    applyEvents(model, page.events as Parameters<typeof applyEvents>[1]);
     expect(model.usage).toEqual({ input: 220, output: 50, total: 270, cacheRead: 96, reasoning: 34 });
 
     // renderTrace (what `agentrx show` prints) writes them on the usage lines.
