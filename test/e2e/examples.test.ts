@@ -96,7 +96,7 @@ describe("npm run demo records its runs", () => {
         child.kill("SIGINT");
       }
     });
-    await new Promise((resolve) => child.once("exit", resolve));
+    await new Promise((resolve) => child.once("close", resolve));
     const cancelled = /resume (\S+)/.exec(output)?.[1];
     expect(output).toContain("Cancelled. Finish it with");
     expect(cancelled).toBeDefined();
