@@ -32,6 +32,7 @@ export interface PostgresQueries {
   readEvents: string;
   /** Parameters: run id, `runInboxId("")`. Returns one row: `deleted`. */
   deleteRun: string;
+  lockPrunable: string;
   /** Parameters: olderThan, `runInboxId("")`. Returns one row: `deleted`. */
   pruneRuns: string;
   version: string;
@@ -90,6 +91,8 @@ export function postgresQueries(s: string): PostgresQueries {
       counter AS (DELETE FROM ${threads} WHERE thread_id IN (SELECT $2 || run_id FROM deleted)),
       inbox AS (DELETE FROM ${messages} WHERE thread_id IN (SELECT $2 || run_id FROM deleted))
       SELECT count(*)::integer AS deleted FROM deleted`,
+    // Prune's runs, locked first (see deleteRun in the store).
+    lockPrunable: `SELECT run_id FROM ${runs} WHERE updated_at < $1 AND status <> 'running' FOR UPDATE`,
     pruneRuns: `WITH deleted AS (DELETE FROM ${runs} WHERE updated_at < $1 AND status <> 'running' RETURNING run_id),
       counter AS (DELETE FROM ${threads} WHERE thread_id IN (SELECT $2 || run_id FROM deleted)),
       inbox AS (DELETE FROM ${messages} WHERE thread_id IN (SELECT $2 || run_id FROM deleted))

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from "@agentrx/core";
-import { RunStoreError } from "@agentrx/executors";
+import { RunStoreError, runInboxId } from "@agentrx/executors";
 import { createServer, type AddressInfo, type Socket } from "node:net";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
@@ -296,4 +296,35 @@ describe.skipIf(database.skip)("PostgresRunStore", () => {
     expect((error.cause as { code?: string }).code).toBe("42P01");
     await store.close();
   });
+});
+
+describe.skipIf(database.skip)("PostgresRunStore: deleting a run while a message is being sent to it", () => {
+  for (const how of ["deleteRun", "pruneRuns"] as const) {
+    it(`${how} deletes a message whose send held the run's row, instead of leaving it behind`, async () => {
+      const store = new PostgresRunStore({ connectionString, schema });
+      const runId = `${how}-race`;
+      const inbox = runInboxId(runId);
+      await store.createRun({ runId, inputs: { input: "x" }, status: "queued", at: 1 });
+      const sender = await database.pool().connect();
+      try {
+        // A send half done, as appendRunMessage does it: the run's row held (shared), the message written, not committed.
+        await sender.query("BEGIN");
+        await sender.query(`SELECT 1 FROM "${schema}".agentrx_runs WHERE run_id = $1 FOR SHARE`, [runId]);
+        await sender.query(`INSERT INTO "${schema}".agentrx_threads (thread_id, last_seq, updated_at) VALUES ($1, 1, 1)`, [inbox]);
+        await sender.query(`INSERT INTO "${schema}".agentrx_thread_messages (thread_id, seq, run_id, tokens, at, message) VALUES ($1, 1, NULL, 1, 1, '{}')`, [inbox]);
+        const deleting = how === "deleteRun" ? store.deleteRun(runId).then(Number) : store.pruneRuns({ olderThan: Date.now() });
+        // The delete waits for the row the send holds.
+        await expect
+          .poll(async () => (await database.pool().query("SELECT count(*)::integer AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()")).rows[0].n, { timeout: 10_000 })
+          .toBeGreaterThan(0);
+        await sender.query("COMMIT");
+        expect(await deleting).toBe(1);
+        const left = await database.pool().query(`SELECT (SELECT count(*) FROM "${schema}".agentrx_thread_messages WHERE thread_id = $1)::integer AS messages, (SELECT count(*) FROM "${schema}".agentrx_threads WHERE thread_id = $1)::integer AS counters`, [inbox]);
+        expect(left.rows[0]).toEqual({ messages: 0, counters: 0 });
+      } finally {
+        sender.release();
+        await store.close();
+      }
+    });
+  }
 });

@@ -326,14 +326,24 @@ export class PostgresRunStore implements RunStore {
 
   async deleteRun(runId: string): Promise<boolean> {
     checkKey("deleteRun", "runId", runId);
-    const { rows } = await this.#query("deleteRun", runId, { text: this.#sql.deleteRun, values: [runId, runInboxId("")] });
-    return Number(rows[0]?.deleted ?? 0) > 0;
+    // The run's row is locked first, in its own statement: a send that holds it (appendRunMessage)
+    // commits before, and the delete, with a snapshot taken after, sees its message and deletes it
+    // with the run's inbox (one statement would miss it, and leave it behind).
+    return this.#transaction("deleteRun", runId, async (client) => {
+      await client.query({ text: this.#sql.lockRun, values: [runId] });
+      const { rows } = await client.query({ text: this.#sql.deleteRun, values: [runId, runInboxId("")] });
+      return Number(rows[0]?.deleted ?? 0) > 0;
+    });
   }
 
   async pruneRuns(options: { olderThan: number | Date }): Promise<number> {
     const olderThan = checkPruneOptions(options);
-    const { rows } = await this.#query("pruneRuns", undefined, { text: this.#sql.pruneRuns, values: [olderThan, runInboxId("")] });
-    return Number(rows[0]?.deleted ?? 0);
+    // As deleteRun: the runs' rows locked first, so no message sent meanwhile is left behind.
+    return this.#transaction("pruneRuns", undefined, async (client) => {
+      await client.query({ text: this.#sql.lockPrunable, values: [olderThan] });
+      const { rows } = await client.query({ text: this.#sql.pruneRuns, values: [olderThan, runInboxId("")] });
+      return Number(rows[0]?.deleted ?? 0);
+    });
   }
 
   async appendThreadMessages(threadId: string, messages: readonly NewThreadMessage[]): Promise<number[]> {
