@@ -94,6 +94,7 @@ export function traceRunOf(info: RunInfo): TraceRun {
     eventCount: info.eventCount,
   };
   if (info.threadId !== undefined) run.threadId = info.threadId;
+  if (info.forkOf !== undefined) run.forkOf = { runId: info.forkOf.runId, iteration: info.forkOf.iteration };
   if (info.stopReason !== undefined) run.stopReason = info.stopReason;
   // Why a run failed or was cancelled; a run that ran on after that (a resume) has no error, even
   // in a record written before claims cleared it.

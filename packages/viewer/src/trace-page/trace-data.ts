@@ -164,6 +164,8 @@ export interface TraceRun {
   iterations?: number;
   /** Wall time spent running, over every segment (from the run's checkpoint). */
   elapsedMs?: number;
+  /** The run this one was forked from, and after which of its iterations. */
+  forkOf?: { runId: string; iteration: number };
 }
 
 /** Everything a trace page starts from. */

@@ -108,7 +108,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
       if (info === undefined) return send(res, 404, "text/html", notFoundHtml(runId));
       const trace = await readTracePage(store, runId, { mode: "ui", source });
       if (actions !== undefined) trace.actions = await actions.pageActions(info);
-      return send(res, 200, "text/html", withCompareLink(tracePageHtml(trace), info.forkOf?.runId, runId));
+      return send(res, 200, "text/html", tracePageHtml(trace));
     }
     const api = /^\/api\/runs\/([^/]+)\/(events|text)$/.exec(path);
     if (api) {
@@ -231,20 +231,6 @@ function send(res: ServerResponse, status: number, type: string, body: string): 
     "referrer-policy": "no-referrer",
   });
   res.end(body);
-}
-
-/**
- * The trace page of a fork, with a link to its diff against the run it was forked from (a fixed
- * link in the page's top right corner, outside the page's own drawing).
- */
-function withCompareLink(html: string, parent: string | undefined, runId: string): string {
-  if (parent === undefined) return html;
-  const href = `/diff?${new URLSearchParams({ a: parent, b: runId }).toString()}`;
-  const link =
-    `<a class="compare-parent" data-compare-parent href="${escapeHtml(href)}" ` +
-    `style="position: fixed; right: 16px; top: 12px; z-index: 20; padding: 4px 12px; border: 1px solid var(--line); border-radius: 6px; background: var(--panel); text-decoration: none">` +
-    `Compare with parent run ${escapeHtml(parent)}</a>`;
-  return html.replace('<div id="app"', `${link}\n<div id="app"`);
 }
 
 function notFoundHtml(runId: string): string {

@@ -121,6 +121,12 @@ export function tracePageMain(parts: TracePageParts): void {
       ),
     );
     dom.append(header, [title, facts, split]);
+    // A fork served by the ui links to its diff against the run it was forked from.
+    const parent = data.run.forkOf;
+    if (data.mode === "ui" && parent !== undefined) {
+      const href = `/diff?${new URLSearchParams({ a: parent.runId, b: data.run.runId }).toString()}`;
+      dom.append(header, [h("a", { class: "compare-parent", attrs: { href, "data-compare-parent": "" } }, `Compare with parent run ${parent.runId}`)]);
+    }
     if (data.mode === "ui" && data.actions !== undefined) dom.append(header, [parts.actions.render(data.actions, summary.iterations, parts.actions.poster(runPath, data.actions.token))]);
     if (summary.unreadable.length > 0) {
       const count = summary.unreadable.length;

@@ -29,7 +29,8 @@ button { font: inherit; color: inherit; background: var(--chip); border: 1px sol
 button:hover { border-color: var(--muted); }
 :focus-visible { outline: 2px solid var(--focus); outline-offset: -2px; }
 .app { display: flex; flex-direction: column; height: 100vh; }
-.top { padding: 12px 16px 10px; border-bottom: 1px solid var(--line); background: var(--panel); }
+.top { position: relative; padding: 12px 16px 10px; border-bottom: 1px solid var(--line); background: var(--panel); }
+.compare-parent { position: absolute; right: 16px; top: 12px; padding: 4px 12px; border: 1px solid var(--line); border-radius: 6px; background: var(--panel); text-decoration: none; }
 .title { display: flex; align-items: baseline; gap: 10px; flex-wrap: wrap; margin: 0 0 8px; font-size: 15px; font-weight: 600; }
 .title code { font-size: 13px; font-weight: 500; }
 .muted { color: var(--muted); }
