@@ -80,19 +80,30 @@ export function chatSpan(
  * the reply when asked); returns the call's usage, for the runs above it. @internal
  */
 export function endChatSpan(span: Span, options: TelemetryOptions, messages: readonly BaseMessage[], reasons: readonly string[], usage: UsageMetadata | undefined): UsageMetadata | undefined {
-  if (reasons.length > 0) span.setAttribute("gen_ai.response.finish_reasons", reasons as string[]);
+  const attributes: Attributes = {};
+  const used = chatEndAttributes(attributes, options, messages, reasons, usage);
+  span.setAttributes(attributes);
+  span.end();
+  return used;
+}
+
+/**
+ * Adds to `attributes` what a model call's reply says (finish reasons, response model and id,
+ * usage, the reply when asked); returns the call's usage. @internal
+ */
+export function chatEndAttributes(attributes: Attributes, options: TelemetryOptions, messages: readonly BaseMessage[], reasons: readonly string[], usage: UsageMetadata | undefined): UsageMetadata | undefined {
+  if (reasons.length > 0) attributes["gen_ai.response.finish_reasons"] = reasons as string[];
   const first = messages[0] as (BaseMessage & { usage_metadata?: UsageMetadata }) | undefined;
   const responseMetadata = first?.response_metadata as Record<string, unknown> | undefined;
   const responseModel = firstString(responseMetadata?.["model_name"], responseMetadata?.["model"]);
-  if (responseModel) span.setAttribute("gen_ai.response.model", responseModel);
-  if (typeof first?.id === "string") span.setAttribute("gen_ai.response.id", first.id);
+  if (responseModel) attributes["gen_ai.response.model"] = responseModel;
+  if (typeof first?.id === "string") attributes["gen_ai.response.id"] = first.id;
   const used = first?.usage_metadata ?? usage;
   if (used) {
-    span.setAttribute("gen_ai.usage.input_tokens", used.input_tokens);
-    span.setAttribute("gen_ai.usage.output_tokens", used.output_tokens);
+    attributes["gen_ai.usage.input_tokens"] = used.input_tokens;
+    attributes["gen_ai.usage.output_tokens"] = used.output_tokens;
   }
-  if (options.recordOutputs) span.setAttribute("gen_ai.output.messages", outputMessagesJson(messages, reasons[0]));
-  span.end();
+  if (options.recordOutputs) attributes["gen_ai.output.messages"] = outputMessagesJson(messages, reasons[0]);
   return used;
 }
 

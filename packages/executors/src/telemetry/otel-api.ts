@@ -11,6 +11,7 @@ type OtelApi = typeof import("@opentelemetry/api");
 const SPECIFIER = "@opentelemetry/api";
 /** `@opentelemetry/api`'s key of the span in a context (`createContextKey` uses `Symbol.for`). */
 const SPAN_KEY = Symbol.for("OpenTelemetry Context Key SPAN");
+const PROBE_KEY = Symbol("agentrx context manager probe");
 
 /** `SpanKind` and `SpanStatusCode` values (stable API numbers). */
 export const SPAN_KIND = { internal: 0 as SpanKind, client: 2 as SpanKind };
@@ -42,6 +43,11 @@ export interface Otel {
   defaultTracer(): Tracer | undefined;
   /** Runs `fn` with `context` active (the registered context manager's `with`; without the API, just `fn`). */
   withContext<T>(context: Context, fn: () => T): T;
+  /**
+   * Whether a context manager is registered (`context.active()` inside `context.with` returns the
+   * context given): without one, making a context only to run a call in it is wasted work.
+   */
+  keepsContext(): boolean;
 }
 
 const ROOT = new BareContext();
@@ -51,6 +57,7 @@ export const bareOtel: Otel = {
   withSpan: (context, span) => context.setValue(SPAN_KEY, span),
   defaultTracer: () => undefined,
   withContext: (_context, fn) => fn(),
+  keepsContext: () => false,
 };
 
 let loading: Promise<Otel> | undefined;
@@ -64,6 +71,10 @@ export function loadOtel(): Promise<Otel> {
       withSpan: (context, span) => api.trace.setSpan(context, span),
       defaultTracer: () => api.trace.getTracer("agentrx"),
       withContext: (context, fn) => api.context.with(context, fn),
+      keepsContext: () => {
+        const probe = api.ROOT_CONTEXT.setValue(PROBE_KEY, true);
+        return api.context.with(probe, () => api.context.active() === probe);
+      },
     }),
     (): Otel => bareOtel,
   )).then((loaded) => (otel = loaded));

@@ -1,6 +1,6 @@
 import type { AgentAction, ObservedModelCall, Observation } from "@agentrx/core";
 import type { Context, Span, Tracer } from "@opentelemetry/api";
-import { type UsageTotals, addUsage, agentSpan, chatSpan, endAgentSpan, endChatSpan, endToolSpan, failSpan, messageFinishReason, toolSpan } from "./gen-ai-spans";
+import { type UsageTotals, addUsage, agentSpan, chatEndAttributes, chatSpan, endAgentSpan, endToolSpan, failSpan, messageFinishReason, toolSpan } from "./gen-ai-spans";
 import { type Otel, SPAN_KIND, loadOtel, otel as loadedOtel } from "./otel-api";
 import type { TelemetryOptions } from "./telemetry-options";
 
@@ -38,6 +38,8 @@ export class RunTelemetry {
   private tracer: Tracer | undefined;
   private span: Span | undefined;
   private context: Context | undefined;
+  /** Whether a context manager is registered: tool calls run in their span's context only then. */
+  private keepsContext = false;
   /** This run's totals, then the totals of the runs above it. */
   private readonly usage: UsageTotals[];
   private readonly options: TelemetryOptions;
@@ -63,6 +65,7 @@ export class RunTelemetry {
     const { name, attributes } = agentSpan(this.options, this.runName, this.runId, this.parent === undefined ? this.threadId : undefined, inputs);
     this.span = tracer.startSpan(name, { kind: SPAN_KIND.internal, attributes }, parentContext);
     this.context = otel.withSpan(parentContext, this.span);
+    this.keepsContext = otel.keepsContext();
   }
 
   /** Ends the run's span with its output. */
@@ -83,11 +86,12 @@ export class RunTelemetry {
     if (tracer === undefined || context === undefined) return;
     const { className, params, metadata } = describeModel(call.model);
     const { name, attributes } = chatSpan(this.options, className, call.input, params, metadata);
-    const span = tracer.startSpan(name, { kind: SPAN_KIND.client, attributes, startTime: call.startedAt }, context);
     const message = call.output;
-    if (message === undefined) return failSpan(span, call.error);
+    if (message === undefined) return failSpan(tracer.startSpan(name, { kind: SPAN_KIND.client, attributes, startTime: call.startedAt }, context), call.error);
+    // The call has ended: its span is made whole at once, every attribute given at its start.
     const reason = messageFinishReason(message);
-    const usage = endChatSpan(span, this.options, [message], reason === undefined ? [] : [reason], undefined);
+    const usage = chatEndAttributes(attributes, this.options, [message], reason === undefined ? [] : [reason], undefined);
+    tracer.startSpan(name, { kind: SPAN_KIND.client, attributes, startTime: call.startedAt }, context).end();
     // Every run above counts it (a caller's usage includes its sub-runs', as the executor's does).
     if (usage !== undefined) for (const totals of this.usage) addUsage(totals, usage);
   }
@@ -102,18 +106,21 @@ export class RunTelemetry {
     const callId = (action as { toolCallId?: unknown }).toolCallId;
     const { name, attributes } = toolSpan(this.options, action.tool, () => (typeof action.toolInput === "string" ? action.toolInput : JSON.stringify(action.toolInput)), typeof callId === "string" && callId !== "" ? callId : undefined);
     const span = tracer.startSpan(name, { kind: SPAN_KIND.internal, attributes }, context);
-    return new OpenToolSpan(this.options, tracer, otel, span, otel.withSpan(context, span), this.usage);
+    return new OpenToolSpan(this.options, tracer, otel, span, context, this.keepsContext, this.usage);
   }
 }
 
 /** An open tool-call span; also where a sub-run the tool starts puts its spans. One object a call. */
 class OpenToolSpan implements ToolSpan, TelemetryParent {
+  private spanContext: Context | undefined;
+
   constructor(
     readonly options: TelemetryOptions,
     readonly tracer: Tracer,
     private readonly otel: Otel,
     private readonly span: Span,
-    readonly context: Context,
+    private readonly runContext: Context,
+    private readonly keepsContext: boolean,
     readonly usage: readonly UsageTotals[],
   ) {}
 
@@ -121,8 +128,13 @@ class OpenToolSpan implements ToolSpan, TelemetryParent {
     return this;
   }
 
+  /** The call span's context, made when first needed (a sub-run's spans, or a context manager). */
+  get context(): Context {
+    return (this.spanContext ??= this.otel.withSpan(this.runContext, this.span));
+  }
+
   run<T>(fn: () => T): T {
-    return this.otel.withContext(this.context, fn);
+    return this.keepsContext ? this.otel.withContext(this.context, fn) : fn();
   }
 
   end(observation: Observation): void {
