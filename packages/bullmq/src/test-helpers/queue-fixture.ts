@@ -19,6 +19,8 @@ export interface QueueFixture {
   worker(executors: Record<string, () => AgentExecutor>, options?: Partial<RunWorkerOptions>): RunWorker;
   /** The current BullMQ queue, for looking at jobs. */
   queue(): Queue;
+  /** A second store on the same database and schema: what another process opens. */
+  otherStore(): PostgresRunStore;
   close(): Promise<void>;
 }
 
@@ -48,6 +50,11 @@ export function queueFixture(servers: TestServers, name: string): QueueFixture {
       const worker = createRunWorker({ connection, store, executors, queueName, prefix: servers.prefix, onError: () => undefined, ...options });
       closers.push(() => worker.close({ gracePeriodMs: 0 }));
       return worker;
+    },
+    otherStore() {
+      const other = new PostgresRunStore({ connectionString: postgres.connectionString, schema: postgres.schema });
+      closers.push(() => other.close());
+      return other;
     },
     queue() {
       let queue = queues.get(this.queueName);

@@ -90,4 +90,23 @@ describe.skipIf(servers.skip)("createRunWorker (Redis, PostgreSQL)", () => {
     await until(async () => (await fixture.store.getRun(runId))?.status === "cancelled", "the cancelled status");
     expect(ran).toBe(false);
   });
+
+  it("a run cancelled through the store (RunStore.cancelRun, as agentrx ui does from another process) stops on the worker at its next write", async () => {
+    const client = fixture.client();
+    const effects: string[] = [];
+    const worker = fixture.worker({ double: () => doublingExecutor({ toolMs: 300, onTool: (what, n) => effects.push(`${what} ${n}`) }) });
+    const runId = await client.submit("double", { input: "double 4" });
+    await until(() => effects.includes("start 4"), "the tool to start");
+    // Another connection to the same database, as another process has.
+    const cancelled = await fixture.otherStore().cancelRun!(runId, { reason: "The run was cancelled from agentrx ui.", at: Date.now() });
+    expect(cancelled).toBe(true);
+    await expect(client.result(runId)).rejects.toThrow(/cancelled/);
+    await until(() => worker.activeRuns === 0, "the worker to let the run go");
+    // The tool in flight ended; nothing came after it: the model was not asked again, no answer was written.
+    expect(effects).toEqual(["start 4", "done 4"]);
+    const events = await fixture.store.readEvents(runId);
+    expect(events.filter((event) => event.type === "model_call")).toHaveLength(1);
+    expect(events.some((event) => event.type === "output")).toBe(false);
+    expect(await fixture.store.getRun(runId)).toMatchObject({ status: "cancelled", error: "The run was cancelled from agentrx ui." });
+  });
 });

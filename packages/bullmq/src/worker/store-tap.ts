@@ -1,4 +1,4 @@
-import type { RunStore, RunUpdate, RunWrite, RunWriteResult, StoredRunEvent } from "@agentrx/executors";
+import { RunLeaseLostError, type RunStore, type RunUpdate, type RunWrite, type RunWriteResult, type StoredRunEvent } from "@agentrx/executors";
 
 /** What a worker learns from the writes of the run it runs. */
 export interface StoreTapHooks {
@@ -11,7 +11,11 @@ export interface StoreTapHooks {
 /** The store a worker gives the executor: the same store, with its writes observed. */
 export interface StoreTap {
   store: RunStore;
-  /** Resolves once a write that gives up the run's lease has been attempted (succeeded or failed). */
+  /**
+   * Resolves once a write that gives up the run's lease has been attempted (succeeded or failed),
+   * or a write was refused because the lease is gone (cancelled through the store, taken over):
+   * the run writes nothing more then.
+   */
   released: Promise<void>;
 }
 
@@ -32,7 +36,7 @@ export function tapStore(store: RunStore, hooks: StoreTapHooks): StoreTap {
     try {
       result = await store.write(runId, change);
     } catch (error) {
-      if (releases) release();
+      if (releases || RunLeaseLostError.isInstance(error)) release();
       throw error;
     }
     hooks.written(change.events);
