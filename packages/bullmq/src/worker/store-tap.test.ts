@@ -11,7 +11,7 @@ function failingStore(error: Error): RunStore {
   });
 }
 
-const write = (release: boolean): RunWrite => ({ events: [], at: Date.now(), ...(release ? { update: { release: true } } : {}) }) as RunWrite;
+const write = (release: boolean): RunWrite => ({ owner: "w1", leaseMs: 1000, events: [], at: Date.now(), ...(release ? { update: { release: true } } : {}) });
 
 async function isSettled(promise: Promise<void>): Promise<boolean> {
   let settled = false;
