@@ -32,7 +32,9 @@ export async function telemetry(): Promise<Row[]> {
   const on = executorOf({ tracer });
   const off = executorOf(undefined);
   const callbacks = executorOf(undefined, [new Noop()]);
-  const times = await timeInterleaved({ off, callbacks, on: async () => (await on(), exporter.reset()) }, { warmup: 20, runs: 40 });
+  // 120 timed rounds: a step costs a fraction of a millisecond, and the spans' export runs on a timer
+  // (inside whichever variant is running), so fewer rounds make the ratio swing by several percent.
+  const times = await timeInterleaved({ off, callbacks, on: async () => (await on(), exporter.reset()) }, { warmup: 30, runs: 120 });
   const per = (name: string) => (times[name] ?? 0) / 20;
   return [
     { scenario: "20 tool steps, telemetry on", metric: "ms per step", agentrx: per("on"), floor: per("off"), check: { label: "on/off", value: per("on") / per("off"), limit: 1.15 } },
