@@ -1,6 +1,6 @@
 import { createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel } from "@agentrx/core/testing";
-import { AgentExecutor, type AgentStreamEvent, RunEventDecoder, type StoredRunEvent, finalAnswerTokens, renderTrace, restoreRunState, tokenBudget } from "@agentrx/executors";
+import { AgentExecutor, type AgentStreamEvent, type RecordedModelCall, RunEventDecoder, type StoredRunEvent, finalAnswerTokens, renderTrace, restoreRunState, tokenBudget } from "@agentrx/executors";
 import { withApproval } from "@agentrx/tools";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { type StructuredToolInterface, tool } from "@langchain/core/tools";
@@ -127,7 +127,8 @@ function recordedSupervisor(researcher: AgentExecutor, store: InProcessRunStore,
 
 const decodeAll = (events: readonly StoredRunEvent[], runId: string) => {
   const decoder = new RunEventDecoder(runId);
-  return events.map((stored) => decoder.decode(stored));
+  // A caller that records no tool intents nor decisions: its events and model calls.
+  return events.map((stored) => decoder.decode(stored) as AgentStreamEvent | RecordedModelCall);
 };
 
 describe("executor.asTool, in a recorded caller", () => {
