@@ -216,6 +216,19 @@ describe("executor.asTool, in a recorded caller", () => {
     expect(nested.every((event) => event.subRunCallIds?.join(">") === "o1>m1")).toBe(true);
   });
 
+  it("a fork of the caller copies the sub-run of a copied turn whole, with its model calls", async () => {
+    const store = new InProcessRunStore();
+    const first = [{ toolCalls: [{ name: "researcher", args: { input: "tides" }, id: "r1" }], usage }, { content: "Summary.", usage }];
+    await recordedSupervisor(specialist("Moon."), store, first).invoke({ input: "x" }, { runId: "src" });
+    // By default the fork copies every complete turn of the caller's own (the sub-run's turns are not the caller's).
+    const forked = await recordedSupervisor(specialist("unused"), store, [{ content: "Forked.", usage }]).fork("src", { runId: "fork" });
+    expect(forked.output).toBe("Forked.");
+    const copied = (await store.readEvents("fork")).filter((event) => event.data["subRun"] !== undefined);
+    const source = (await store.readEvents("src")).filter((event) => event.data["subRun"] !== undefined);
+    expect(copied.map((event) => event.data)).toEqual(source.map((event) => event.data));
+    expect(copied.map((event) => event.type)).toEqual(expect.arrayContaining(["start", "model_call", "action", "step", "output"]));
+  });
+
   it("a resumed caller numbers its own model calls on from its own, and replays nothing of the sub-run", async () => {
     const store = new InProcessRunStore();
     const sent: string[] = [];
