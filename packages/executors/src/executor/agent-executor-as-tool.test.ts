@@ -1,11 +1,13 @@
 import { createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel } from "@agentrx/core/testing";
-import { AgentExecutor, type AgentStreamEvent, finalAnswerTokens, renderTrace, tokenBudget } from "@agentrx/executors";
+import { AgentExecutor, type AgentStreamEvent, type RecordedModelCall, RunEventDecoder, type StoredRunEvent, finalAnswerTokens, renderTrace, restoreRunState, tokenBudget } from "@agentrx/executors";
+import { withApproval } from "@agentrx/tools";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
-import { tool } from "@langchain/core/tools";
+import { type StructuredToolInterface, tool } from "@langchain/core/tools";
 import { lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { InProcessRunStore } from "../runs/in-process-run-store";
 import { collect } from "./test-helpers";
 
 const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
@@ -90,5 +92,160 @@ describe("executor.asTool", () => {
     const executor = specialist("x");
     expect(() => executor.asTool({ name: "has space", description: "d" })).toThrow(/`name`/);
     expect(() => executor.asTool({ name: "ok", description: "" })).toThrow(/`description`/);
+  });
+});
+
+/** A specialist whose model looks its question up once, then answers; `gate` holds its lookups until both calls of a parallel turn started. */
+function parallelSpecialist(gate: { started: number; open: () => void; opened: Promise<void> }) {
+  const lookup = tool(
+    async ({ q }: { q: string }) => {
+      if (++gate.started === 2) gate.open();
+      await gate.opened;
+      return `facts about ${q}`;
+    },
+    { name: "lookup", description: "Looks facts up.", schema: z.object({ q: z.string() }) },
+  );
+  const llm = new ScriptedChatModel({
+    streaming: true,
+    onExhausted: "cycle",
+    responses: [
+      (messages) =>
+        messages.at(-1)?.getType() === "tool"
+          ? { content: `answer: ${messages.at(-1)?.text}`, usage }
+          : { toolCalls: [{ name: "lookup", args: { q: String(messages.at(-1)?.text) } }], usage },
+    ],
+  });
+  return new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [lookup], prompt }), tools: [lookup] });
+}
+
+function recordedSupervisor(researcher: AgentExecutor, store: InProcessRunStore, responses: ConstructorParameters<typeof ScriptedChatModel>[0]["responses"], extra: StructuredToolInterface[] = []) {
+  const research = researcher.asTool({ name: "researcher", description: "Researches a topic." });
+  const tools = [research, ...extra];
+  const llm = new ScriptedChatModel({ streaming: true, responses });
+  return new AgentExecutor({ agent: createToolCallingAgent({ llm, tools, prompt }), tools, store });
+}
+
+const decodeAll = (events: readonly StoredRunEvent[], runId: string) => {
+  const decoder = new RunEventDecoder(runId);
+  // A caller that records no tool intents nor decisions: its events and model calls.
+  return events.map((stored) => decoder.decode(stored) as AgentStreamEvent | RecordedModelCall);
+};
+
+describe("executor.asTool, in a recorded caller", () => {
+  it.each(["invoke", "stream"] as const)("records the sub-run's model calls in the caller's record (%s), marked with its path and the caller's tool call id", async (how) => {
+    const store = new InProcessRunStore();
+    const caller = recordedSupervisor(specialist("Moon."), store, [{ toolCalls: [{ name: "researcher", args: { input: "tides" }, id: "r1" }], usage }, { content: "Summary.", usage }]);
+    if (how === "invoke") await caller.invoke({ input: "x" }, { runId: "sup" });
+    else await collect(caller.stream({ input: "x" }, { runId: "sup" }));
+    const stored = await store.readEvents("sup");
+    const calls = stored.filter((event) => event.type === "model_call").map((event) => event.data);
+    // The caller's own calls keep their numbering; the sub-run's two are marked, with its own.
+    expect(calls.filter((call) => call["subRun"] === undefined).map((call) => call["call"])).toEqual([0, 1]);
+    const sub = calls.filter((call) => call["subRun"] !== undefined);
+    expect(sub).toHaveLength(2);
+    expect(sub.map((call) => [call["subRun"], call["subRunCallIds"], call["call"], call["iteration"]])).toEqual([
+      [["researcher"], ["r1"], 0, 0],
+      [["researcher"], ["r1"], 1, 1],
+    ]);
+    // Every recorded sub-run event names the tool call too; decoding keeps both paths.
+    const decoded = decodeAll(stored, "sup");
+    const subEvents = decoded.filter((event) => event.subRun !== undefined);
+    expect(subEvents.map((event) => event.type)).toEqual(expect.arrayContaining(["start", "action", "step", "output", "model_call"]));
+    expect(subEvents.every((event) => event.subRunCallIds?.join() === "r1")).toBe(true);
+    const decodedCall = decoded.find((event) => event.type === "model_call" && event.subRun !== undefined);
+    expect(decodedCall).toMatchObject({ type: "model_call", subRun: ["researcher"], subRunCallIds: ["r1"], call: 0, inputCount: 1 });
+    // A resume counts only the caller's own model calls; usage is counted once (the usage events).
+    const info = await store.getRun("sup");
+    const restored = restoreRunState(info as NonNullable<typeof info>, stored);
+    expect(restored.modelCalls).toBe(2);
+    expect(restored.state.usage).toMatchObject({ total_tokens: 60 });
+  });
+
+  it("two calls of one sub-agent tool at once: each sub-run's events and model calls carry their own call's id", async () => {
+    const store = new InProcessRunStore();
+    let open = () => {};
+    const gate = { started: 0, open: () => open(), opened: new Promise<void>((resolve) => (open = resolve)) };
+    const caller = recordedSupervisor(parallelSpecialist(gate), store, [
+      {
+        toolCalls: [
+          { name: "researcher", args: { input: "tides" }, id: "a" },
+          { name: "researcher", args: { input: "waves" }, id: "b" },
+        ],
+        usage,
+      },
+      { content: "Both.", usage },
+    ]);
+    const events = await collect(caller.stream({ input: "x" }, { runId: "par" }));
+    // Live: each sub-run's start names the call that started it.
+    const starts = events.filter((event): event is Extract<AgentStreamEvent, { type: "start" }> => event.type === "start" && event.subRun !== undefined);
+    expect(Object.fromEntries(starts.map((event) => [event.inputs["input"], event.subRunCallIds]))).toEqual({ tides: ["a"], waves: ["b"] });
+    // Recorded: the sub-runs interleave, and each event and model call is told apart by its id.
+    const decoded = decodeAll(await store.readEvents("par"), "par").filter((event) => event.subRun !== undefined);
+    const byId = (id: string) => decoded.filter((event) => event.subRunCallIds?.[0] === id);
+    expect(byId("a").length + byId("b").length).toBe(decoded.length);
+    for (const [id, topic] of [["a", "tides"], ["b", "waves"]] as const) {
+      const own = byId(id);
+      expect(own.find((event) => event.type === "start")).toMatchObject({ inputs: { input: topic } });
+      expect(own.find((event) => event.type === "action")).toMatchObject({ action: { toolInput: { q: topic } } });
+      expect(own.filter((event) => event.type === "model_call")).toHaveLength(2);
+      expect(own.find((event) => event.type === "output")).toMatchObject({ output: `answer: facts about ${topic}` });
+    }
+    const seqOf = (id: string, type: string) => decoded.findIndex((event) => event.subRunCallIds?.[0] === id && event.type === type);
+    expect(seqOf("b", "start")).toBeLessThan(seqOf("a", "output")); // they did run at once
+  });
+
+  it("nested sub-runs: the path of names and the parallel path of call ids", async () => {
+    const store = new InProcessRunStore();
+    const inner = specialist("Deep.");
+    const middleLlm = new ScriptedChatModel({ streaming: true, onExhausted: "cycle", responses: [{ toolCalls: [{ name: "checker", args: { input: "t" }, id: "m1" }], usage }, { content: "Checked.", usage }] });
+    const checker = inner.asTool({ name: "checker", description: "Checks." });
+    const middle = new AgentExecutor({ agent: createToolCallingAgent({ llm: middleLlm, tools: [checker], prompt }), tools: [checker] });
+    const caller = recordedSupervisor(middle, store, [{ toolCalls: [{ name: "researcher", args: { input: "x" }, id: "o1" }], usage }, { content: "Done.", usage }]);
+    await caller.invoke({ input: "x" }, { runId: "nest" });
+    const calls = (await store.readEvents("nest")).filter((event) => event.type === "model_call").map((event) => [event.data["subRun"], event.data["subRunCallIds"]]);
+    expect(calls).toEqual([
+      [undefined, undefined],
+      [["researcher"], ["o1"]],
+      [["researcher", "checker"], ["o1", "m1"]],
+      [["researcher", "checker"], ["o1", "m1"]],
+      [["researcher"], ["o1"]],
+      [undefined, undefined],
+    ]);
+    const nested = decodeAll(await store.readEvents("nest"), "nest").filter((event) => event.subRun?.length === 2);
+    expect(nested.length).toBeGreaterThan(4);
+    expect(nested.every((event) => event.subRunCallIds?.join(">") === "o1>m1")).toBe(true);
+  });
+
+  it("a fork of the caller copies the sub-run of a copied turn whole, with its model calls", async () => {
+    const store = new InProcessRunStore();
+    const first = [{ toolCalls: [{ name: "researcher", args: { input: "tides" }, id: "r1" }], usage }, { content: "Summary.", usage }];
+    await recordedSupervisor(specialist("Moon."), store, first).invoke({ input: "x" }, { runId: "src" });
+    // By default the fork copies every complete turn of the caller's own (the sub-run's turns are not the caller's).
+    const forked = await recordedSupervisor(specialist("unused"), store, [{ content: "Forked.", usage }]).fork("src", { runId: "fork" });
+    expect(forked.output).toBe("Forked.");
+    const copied = (await store.readEvents("fork")).filter((event) => event.data["subRun"] !== undefined);
+    const source = (await store.readEvents("src")).filter((event) => event.data["subRun"] !== undefined);
+    expect(copied.map((event) => event.data)).toEqual(source.map((event) => event.data));
+    expect(copied.map((event) => event.type)).toEqual(expect.arrayContaining(["start", "model_call", "action", "step", "output"]));
+  });
+
+  it("a resumed caller numbers its own model calls on from its own, and replays nothing of the sub-run", async () => {
+    const store = new InProcessRunStore();
+    const sent: string[] = [];
+    const send = withApproval(tool(async ({ to }: { to: string }) => (sent.push(to), `sent to ${to}`), { name: "send", description: "Sends.", schema: z.object({ to: z.string() }) }));
+    const caller = recordedSupervisor(
+      specialist("Moon."),
+      store,
+      [{ toolCalls: [{ name: "researcher", args: { input: "tides" }, id: "r1" }], usage }, { toolCalls: [{ name: "send", args: { to: "ana" }, id: "s1" }], usage }, { content: "Sent.", usage }],
+      [send],
+    );
+    const paused = await caller.invoke({ input: "x" }, { runId: "res" });
+    expect(paused.interrupts).toHaveLength(1);
+    const done = await caller.resume("res", { decisions: { [paused.interrupts?.[0]?.id as string]: "approve" } });
+    expect(done.output).toBe("Sent.");
+    expect(sent).toEqual(["ana"]);
+    const calls = (await store.readEvents("res")).filter((event) => event.type === "model_call").map((event) => event.data);
+    expect(calls.filter((call) => call["subRun"] === undefined).map((call) => call["call"])).toEqual([0, 1, 2]);
+    expect(calls.filter((call) => call["subRun"] !== undefined)).toHaveLength(2);
   });
 });

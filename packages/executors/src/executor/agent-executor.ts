@@ -105,10 +105,12 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
   /**
    * This executor as a `@langchain/core` tool, so a supervisor agent can delegate to it (agents as
    * tools). Each call is a sub-run of the calling run: its events reach the caller's `stream()`
-   * subscribers with `subRun: [name, ...]` (its own `output` included; the caller's `output`, without
-   * `subRun`, is still the last event), callbacks see it nested under the tool call, cancelling the
-   * caller cancels it, and its usage is added to the caller's. Limits apply to each run separately;
-   * a budget given to the caller sees the sub-runs' events, so it bounds the whole tree.
+   * subscribers with `subRun: [name, ...]` and `subRunCallIds` (the tool calls that started it; its
+   * own `output` included; the caller's `output`, without `subRun`, is still the last event),
+   * callbacks see it nested under the tool call, cancelling the caller cancels it, and its usage is
+   * added to the caller's. A recorded caller records its events (not its tokens) and, with
+   * `recordModelCalls`, its model calls. Limits apply to each run separately; a budget given to the
+   * caller sees the sub-runs' events, so it bounds the whole tree. See docs/executor-options.md.
    *
    * @param options `name` and `description` for the model; `schema` (zod) for structured input,
    *   which then becomes the sub-run's inputs (by default the tool takes `{ input: string }`)

@@ -69,6 +69,12 @@ export interface InterruptEvent {
   at: number;
   /** Set on the events of a sub-run (an executor called as a tool, `asTool`): the path of tool names to it. */
   subRun?: string[];
+  /**
+   * Set with `subRun`: the tool calls that started the sub-runs of the path, one per name (the
+   * first is the calling run's call: its action's `toolCallId`, else `"<iteration>:<index>"`), so
+   * two calls of one sub-agent tool running at once are told apart. See docs/executor-options.md.
+   */
+  subRunCallIds?: string[];
 }
 
 /** The run started (or a recorded run was resumed); always the first event. */
@@ -88,6 +94,12 @@ export interface StartEvent {
   at: number;
   /** Set on the events of a sub-run (an executor called as a tool, `asTool`): the path of tool names to it. */
   subRun?: string[];
+  /**
+   * Set with `subRun`: the tool calls that started the sub-runs of the path, one per name (the
+   * first is the calling run's call: its action's `toolCallId`, else `"<iteration>:<index>"`), so
+   * two calls of one sub-agent tool running at once are told apart. See docs/executor-options.md.
+   */
+  subRunCallIds?: string[];
 }
 
 /** The agent chose a tool call; emitted before the tool runs. */
@@ -99,6 +111,12 @@ export interface ActionEvent {
   at: number;
   /** Set on the events of a sub-run (an executor called as a tool, `asTool`): the path of tool names to it. */
   subRun?: string[];
+  /**
+   * Set with `subRun`: the tool calls that started the sub-runs of the path, one per name (the
+   * first is the calling run's call: its action's `toolCallId`, else `"<iteration>:<index>"`), so
+   * two calls of one sub-agent tool running at once are told apart. See docs/executor-options.md.
+   */
+  subRunCallIds?: string[];
   /** The action's position in its turn (set on events read back from a record). */
   index?: number;
   /** The action (a `ToolAgentAction` for tool-calling agents). */
@@ -118,6 +136,12 @@ export interface StepEvent {
   at: number;
   /** Set on the events of a sub-run (an executor called as a tool, `asTool`): the path of tool names to it. */
   subRun?: string[];
+  /**
+   * Set with `subRun`: the tool calls that started the sub-runs of the path, one per name (the
+   * first is the calling run's call: its action's `toolCallId`, else `"<iteration>:<index>"`), so
+   * two calls of one sub-agent tool running at once are told apart. See docs/executor-options.md.
+   */
+  subRunCallIds?: string[];
   /**
    * The position of the step's action in its turn, for a tool call's step read back from a record
    * (absent for a parsing-error step, which belongs to no turn).
@@ -142,6 +166,12 @@ export interface TokenEvent {
   at: number;
   /** Set on the events of a sub-run (an executor called as a tool, `asTool`): the path of tool names to it. */
   subRun?: string[];
+  /**
+   * Set with `subRun`: the tool calls that started the sub-runs of the path, one per name (the
+   * first is the calling run's call: its action's `toolCallId`, else `"<iteration>:<index>"`), so
+   * two calls of one sub-agent tool running at once are told apart. See docs/executor-options.md.
+   */
+  subRunCallIds?: string[];
   /** The text delta. */
   text: string;
 }
@@ -155,6 +185,12 @@ export interface UsageEvent {
   at: number;
   /** Set on the events of a sub-run (an executor called as a tool, `asTool`): the path of tool names to it. */
   subRun?: string[];
+  /**
+   * Set with `subRun`: the tool calls that started the sub-runs of the path, one per name (the
+   * first is the calling run's call: its action's `toolCallId`, else `"<iteration>:<index>"`), so
+   * two calls of one sub-agent tool running at once are told apart. See docs/executor-options.md.
+   */
+  subRunCallIds?: string[];
   /** The usage of that one model call, with its `cost` when the executor's `prices` know the model. */
   usage: RunUsage;
   /** The model's name, when the model reported one (what `prices` looks up). */
@@ -170,6 +206,12 @@ export interface OutputEvent {
   at: number;
   /** Set on the events of a sub-run (an executor called as a tool, `asTool`): the path of tool names to it. */
   subRun?: string[];
+  /**
+   * Set with `subRun`: the tool calls that started the sub-runs of the path, one per name (the
+   * first is the calling run's call: its action's `toolCallId`, else `"<iteration>:<index>"`), so
+   * two calls of one sub-agent tool running at once are told apart. See docs/executor-options.md.
+   */
+  subRunCallIds?: string[];
   /** The final answer (always a string). */
   output: string;
   /** All return values of the `AgentFinish` (including `output`). */
@@ -210,6 +252,12 @@ export interface CompactionEvent extends StepsCompaction {
   at: number;
   /** Set on the events of a sub-run (an executor called as a tool, `asTool`): the path of tool names to it. */
   subRun?: string[];
+  /**
+   * Set with `subRun`: the tool calls that started the sub-runs of the path, one per name (the
+   * first is the calling run's call: its action's `toolCallId`, else `"<iteration>:<index>"`), so
+   * two calls of one sub-agent tool running at once are told apart. See docs/executor-options.md.
+   */
+  subRunCallIds?: string[];
 }
 
 /** A middleware reported something (`request.report(data)`): a model fallback, a measurement. */
@@ -225,6 +273,12 @@ export interface MiddlewareEvent {
   at: number;
   /** Set on the events of a sub-run (an executor called as a tool, `asTool`): the path of tool names to it. */
   subRun?: string[];
+  /**
+   * Set with `subRun`: the tool calls that started the sub-runs of the path, one per name (the
+   * first is the calling run's call: its action's `toolCallId`, else `"<iteration>:<index>"`), so
+   * two calls of one sub-agent tool running at once are told apart. See docs/executor-options.md.
+   */
+  subRunCallIds?: string[];
 }
 
 /**
@@ -249,6 +303,12 @@ export interface RunMessageEvent {
   at: number;
   /** Set on the events of a sub-run (an executor called as a tool, `asTool`): the path of tool names to it. */
   subRun?: string[];
+  /**
+   * Set with `subRun`: the tool calls that started the sub-runs of the path, one per name (the
+   * first is the calling run's call: its action's `toolCallId`, else `"<iteration>:<index>"`), so
+   * two calls of one sub-agent tool running at once are told apart. See docs/executor-options.md.
+   */
+  subRunCallIds?: string[];
 }
 
 /** An event of `AgentExecutor.stream()`; switch on `type`. */

@@ -17,7 +17,7 @@ import type { RunRequest } from "./run-request";
 import { type RunState, type RunTransition, isEnded, transition } from "./run-state";
 import { StopConditionWatcher } from "./stop-condition-watcher";
 import { RunWaiter } from "./run-waiter";
-import type { SubRunSink } from "./sub-run";
+import { type SubRunModelCall, type SubRunModelCalls, type SubRunSink, takeSubRunModelCalls } from "./sub-run";
 import { onAbort } from "./shared-abort-listener";
 import { lastInboxSeq } from "../steering/message-step-of";
 import { RunSteering } from "../steering/run-steering";
@@ -76,6 +76,10 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
   /** The run's middleware (made only when the executor has middleware). */
   readonly middleware: MiddlewareRun | undefined;
   onModelCall: TokenSink["onModelCall"];
+  /** When this run is a sub-run whose caller (or a run above it) records model calls: where its model calls go. */
+  private readonly parentModelCalls: SubRunModelCalls | undefined;
+  /** The caller's config, without what only this run reads (see `takeSubRunModelCalls`). */
+  private readonly config: RunRequest["config"];
   onToolCallComplete: TokenSink["onToolCallComplete"];
   onModelError: TokenSink["onModelError"];
 
@@ -85,6 +89,9 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     readonly subscriber: Subscriber<AgentStreamEvent>,
   ) {
     this.state = request.state;
+    const taken = takeSubRunModelCalls(request.config);
+    this.parentModelCalls = taken.modelCalls;
+    this.config = taken.config;
     this.middleware = options.middleware === undefined ? undefined : new MiddlewareRun(options.middleware, this);
     this.tools = new ToolRunner(this);
     this.ending = new RunEnding(this);
@@ -240,6 +247,15 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
       this.subscriber.next(event);
       this.conditions?.next(event);
     },
+    // Sub-runs report their model calls only when someone records them: this run, or one above it.
+    modelCalls: () => ((this.recorder !== undefined && this.options.recordModelCalls) || this.parentModelCalls !== undefined ? this.onSubRunModelCall : undefined),
+  };
+
+  /** A sub-run's model call: in the record (marked with its `subRun` path), and on up to the run above. */
+  private readonly onSubRunModelCall: SubRunModelCalls = (call: SubRunModelCall) => {
+    if (isEnded(this.state)) return;
+    if (this.options.recordModelCalls) this.recorder?.recordSubRunModelCall(call);
+    this.parentModelCalls?.(call);
   };
 
   earlyCall(index: number): EarlyCall | undefined {
@@ -262,6 +278,12 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     if (recorder === undefined) return RESOLVED;
     // Write-ahead: the early call is in the record before it starts.
     return recorder.recordIntent({ type: "tool_intent", iteration: this.iteration, action: encodeAction(action) });
+  }
+
+  callId(action: AgentAction, index: number | undefined): string {
+    const id = (action as { toolCallId?: unknown }).toolCallId;
+    if (typeof id === "string" && id !== "") return id;
+    return `${this.state.turn?.iteration ?? this.iteration}:${index ?? 0}`;
   }
 
   idempotencyKey(action: AgentAction, index: number | undefined): string {
@@ -296,7 +318,8 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
   }
 
   private async begin(): Promise<void> {
-    const { config, streamTokens } = this.request;
+    const { streamTokens } = this.request;
+    const config = this.config;
     const memory = this.options.memory;
     if (memory && this.state.threadId !== undefined && !this.request.resumed && !(memory.historyKey in this.state.inputs)) {
       // The thread's history is part of the run's inputs (recorded with them: a resume sees the same).
@@ -310,6 +333,19 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
       this.recorder = recorder;
       const prompts = this.request.recordPrompts ? new PromptRecorder() : undefined;
       this.onModelCall = (input, message, startedAt, start) => recorder.recordModelCall(input, message, startedAt, this.iteration, prompts?.record(input, start));
+    }
+    const parent = this.parentModelCalls;
+    if (parent !== undefined) {
+      // A sub-run: its model calls go up to the caller's record (and into its own, as they would without).
+      const own = this.options.recordModelCalls ? this.onModelCall : undefined;
+      let call = 0;
+      this.onModelCall = (input, message, startedAt, start) => {
+        own?.(input, message, startedAt, start);
+        parent({ subRun: [], subRunCallIds: [], call: call++, iteration: this.iteration, input, message, startedAt });
+      };
+    }
+    const recorder = this.recorder;
+    if (recorder !== undefined) {
       if (isEnded(this.state)) {
         // Cancelled while the record was being opened: the record says so.
         this.ending.endRecording({ status: this.state.phase === "failed" ? "failed" : "cancelled", error: "The run ended before it started." });
@@ -318,7 +354,6 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
       recorder.startHeartbeat();
     }
     if (isEnded(this.state)) return; // a stop condition failed on subscription, or the run was cancelled
-    const recorder = this.recorder;
     this.steering = RunSteering.open(runId, recorder?.store, lastInboxSeq(this.state.steps), this.options.storeTimeoutMs, recorder && ((after) => recorder.closeInbox(after)));
     const event: AgentStreamEvent = { type: "start", runId, inputs, resumed: this.request.resumed, at: Date.now() };
     if (this.state.threadId !== undefined) event.threadId = this.state.threadId;
@@ -345,7 +380,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     // The agent reports its model calls to an observer (it strips it from what its own steps see,
     // so models called inside tools never report here): for the record when no callbacks watch
     // the model, and for the run's spans.
-    const record = forwarder === undefined && this.options.recordModelCalls ? this.onModelCall : undefined;
+    const record = forwarder === undefined && (this.options.recordModelCalls || this.parentModelCalls !== undefined) ? this.onModelCall : undefined;
     const telemetry = this.request.telemetry;
     if (record !== undefined || telemetry !== undefined) {
       const observer: ModelCallObserver = (call) => {

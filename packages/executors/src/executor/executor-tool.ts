@@ -4,8 +4,7 @@ import { type StructuredToolInterface, tool } from "@langchain/core/tools";
 import { lastValueFrom, tap } from "rxjs";
 import { z } from "zod";
 import type { AgentExecutor } from "./agent-executor";
-import type { AgentStreamEvent } from "./events";
-import { SUB_RUN_KEY, subRunSinkOf } from "./sub-run";
+import { SUB_RUN_CALL_KEY, SUB_RUN_KEY, SUB_RUN_MODEL_CALLS_KEY, type SubRunModelCalls, subRunLink } from "./sub-run";
 import { STEP_METADATA_KEY } from "@agentrx/core";
 
 /**
@@ -46,14 +45,13 @@ export function executorTool(executor: AgentExecutor, options: AsToolOptions): S
   }
   return tool(
     async (input: Record<string, unknown>, config?: RunnableConfig) => {
-      const sink = subRunSinkOf(config);
-      const forward = (event: AgentStreamEvent) => sink?.emit({ ...event, subRun: [name, ...(event.subRun ?? [])] });
+      const link = subRunLink(config, name);
       let output: string | undefined;
       await lastValueFrom(
-        executor.stream(input, childConfig(config)).pipe(
+        executor.stream(input, childConfig(config, link.modelCalls)).pipe(
           tap((event) => {
             if (event.type === "output" && event.subRun === undefined) output = event.output;
-            forward(event);
+            link.forward(event);
           }),
         ),
       );
@@ -63,16 +61,20 @@ export function executorTool(executor: AgentExecutor, options: AsToolOptions): S
   ) as unknown as StructuredToolInterface;
 }
 
-/** The sub-run's config: the call's signal and callbacks (so it nests), without the calling run's own keys. @internal */
-export function childConfig(config: RunnableConfig | undefined): RunnableConfig {
+/**
+ * The sub-run's config: the call's signal and callbacks (so it nests), without the calling run's
+ * own keys; with `modelCalls`, where the sub-run reports its model calls. @internal
+ */
+export function childConfig(config: RunnableConfig | undefined, modelCalls?: SubRunModelCalls): RunnableConfig {
   const out: RunnableConfig = {};
   if (config?.signal) out.signal = config.signal;
   if (config?.callbacks) out.callbacks = config.callbacks;
   if (config?.tags) out.tags = config.tags;
   if (config?.metadata) out.metadata = config.metadata;
   if (config?.configurable) {
-    const { [SUB_RUN_KEY]: _sink, [STEP_METADATA_KEY]: _metadata, ...rest } = config.configurable;
+    const { [SUB_RUN_KEY]: _sink, [STEP_METADATA_KEY]: _metadata, [SUB_RUN_CALL_KEY]: _call, [SUB_RUN_MODEL_CALLS_KEY]: _calls, ...rest } = config.configurable;
     if (Object.keys(rest).length > 0) out.configurable = rest;
   }
+  if (modelCalls !== undefined) out.configurable = { ...out.configurable, [SUB_RUN_MODEL_CALLS_KEY]: modelCalls };
   return out;
 }

@@ -5,6 +5,7 @@ import type { StructuredToolInterface } from "@langchain/core/tools";
 import { TELEMETRY_PARENT_KEY, type RunTelemetry, type ToolSpan } from "../telemetry/run-telemetry";
 import type { ResolvedOptions } from "./validate-options";
 import type { MiddlewareRun } from "../middleware/middleware-run";
+import { SUB_RUN_CALL_KEY } from "./sub-run";
 import {
   truncateObservation,
   invalidInputObservation,
@@ -46,6 +47,8 @@ export interface ToolRunContext {
   admitEarly(action: AgentAction): Promise<void>;
   /** The stable idempotency key of the call of `action` at `index` of the current turn. */
   idempotencyKey(action: AgentAction, index: number | undefined): string;
+  /** The id of the call of `action` at `index` that a sub-run it starts carries (`subRunCallIds`). */
+  callId(action: AgentAction, index: number | undefined): string;
   /** The run's middleware (its `wrapToolCall` chain); undefined without middleware. */
   readonly middleware: MiddlewareRun | undefined;
 }
@@ -154,17 +157,19 @@ export class ToolRunner {
   /** Calls the action's tool, through the middleware's `wrapToolCall` chain when there is one. */
   private call(action: AgentAction, index: number | undefined, config: RunnableConfig): Promise<{ observation: Observation; metadata: StepMetadata | undefined }> {
     const middleware = this.run.middleware;
-    return middleware === undefined ? this.execute(action, config) : middleware.callTool(action, index, config, (a, c) => this.execute(a, c));
+    const callId = this.run.callId(action, index);
+    return middleware === undefined ? this.execute(action, config, callId) : middleware.callTool(action, index, config, (a, c) => this.execute(a, c, callId));
   }
 
   /** Calls the action's tool: its observation (truncated when too long) and what policies reported. */
-  private async execute(action: AgentAction, base: RunnableConfig): Promise<{ observation: Observation; metadata: StepMetadata | undefined }> {
+  private async execute(action: AgentAction, base: RunnableConfig, callId: string): Promise<{ observation: Observation; metadata: StepMetadata | undefined }> {
     const { options } = this.run;
     const tool = options.toolsByName.get(action.tool);
     if (tool === undefined) return { observation: invalidToolObservation(action.tool, options.toolNames), metadata: undefined };
     const metadata: StepMetadata = {};
     const span = this.run.telemetry?.toolStarted(action);
-    const configurable: Record<string, unknown> = { ...base.configurable, [STEP_METADATA_KEY]: metadata };
+    // A sub-run (an executor used as this tool) tags its events with this call's id.
+    const configurable: Record<string, unknown> = { ...base.configurable, [STEP_METADATA_KEY]: metadata, [SUB_RUN_CALL_KEY]: callId };
     // A sub-run (an executor used as this tool) puts its spans under this call's.
     if (span !== undefined) configurable[TELEMETRY_PARENT_KEY] = span.parent;
     const config: RunnableConfig = { ...base, configurable };

@@ -8,7 +8,7 @@ import { z } from "zod";
 import type { AgentExecutor } from "../executor/agent-executor";
 import type { AgentStreamEvent } from "../executor/events";
 import { childConfig } from "../executor/executor-tool";
-import { subRunSinkOf } from "../executor/sub-run";
+import { type SubRunModelCalls, subRunLink, subRunSinkOf } from "../executor/sub-run";
 import { RunNotFoundError } from "../runs/run-store-errors";
 
 /** The conversation a handoff passes on, as `inputFilter` sees it. */
@@ -85,6 +85,7 @@ export function handoff(executor: AgentExecutor, options: HandoffOptions): Struc
   const handoffTool = tool(
     async ({ request }: { request?: string | undefined }, config?: RunnableConfig) => {
       const sink = subRunSinkOf(config);
+      const link = subRunLink(config, name);
       const conversation = conversationOf(sink?.conversation?.(), request);
       const inputs = inputFilter ? inputFilter(conversation) : defaultInputs(conversation);
       if (typeof inputs !== "object" || inputs === null || Array.isArray(inputs)) {
@@ -92,10 +93,10 @@ export function handoff(executor: AgentExecutor, options: HandoffOptions): Struc
       }
       let output: string | undefined;
       await lastValueFrom(
-        subRun(executor, inputs, config).pipe(
+        subRun(executor, inputs, config, link.modelCalls).pipe(
           tap((event) => {
             if (event.type === "output" && event.subRun === undefined) output = event.output;
-            sink?.emit({ ...event, subRun: [name, ...(event.subRun ?? [])] });
+            link.forward(event);
           }),
         ),
       );
@@ -111,8 +112,8 @@ export function handoff(executor: AgentExecutor, options: HandoffOptions): Struc
  * The other agent's run: with a tool-call key, its id is derived from it, and a recorded run of
  * that id (a resumed caller's retry) is resumed rather than started again.
  */
-function subRun(executor: AgentExecutor, inputs: Record<string, unknown>, config: RunnableConfig | undefined): Observable<AgentStreamEvent> {
-  const child = childConfig(config);
+function subRun(executor: AgentExecutor, inputs: Record<string, unknown>, config: RunnableConfig | undefined, modelCalls: SubRunModelCalls | undefined): Observable<AgentStreamEvent> {
+  const child = childConfig(config, modelCalls);
   const key = getIdempotencyKey(config);
   if (key === undefined) return executor.stream(inputs, child);
   const runId = `handoff:${key}`;

@@ -43,7 +43,7 @@ export async function openForkedRun(
   for await (const page of readRecordedEvents(store, sourceId, "fork")) events.push(...page);
   restoreRunState(info, events, "fork"); // refuses a damaged record
   const at = request.at ?? lastCompleteTurn(events);
-  const prefix = events.filter((event) => isCopied(event, at));
+  const prefix = copiedPrefix(events, at);
   const copied = restoreRunState({ ...info, eventCount: prefix.length }, prefix, "fork");
   if (!Number.isInteger(at) || at < 0 || copied.state.turn !== undefined || copied.state.iteration < at) {
     throw new InvalidArgumentError({
@@ -78,6 +78,20 @@ export async function openForkedRun(
   return { ...restored, claimed: true, decisions: {}, newDecisions: undefined, epoch: 1, claimedAt: now, forkOf };
 }
 
+/**
+ * The source's events of iterations before `at`. A sub-run's (an executor called as a tool) go with
+ * the caller's turn that ran them (its iteration is the sub-run's own): the caller's latest before them.
+ */
+function copiedPrefix(events: readonly StoredRunEvent[], at: number): StoredRunEvent[] {
+  let current = 0;
+  return events.filter((event) => {
+    if (event.data["subRun"] !== undefined) return current < at;
+    const iteration = event.data["iteration"];
+    if (typeof iteration === "number") current = iteration;
+    return isCopied(event, at);
+  });
+}
+
 /** Whether a source event belongs to the copied prefix of iterations before `at`. */
 function isCopied(event: StoredRunEvent, at: number): boolean {
   const type = event.data["type"];
@@ -97,7 +111,7 @@ function lastCompleteTurn(events: readonly StoredRunEvent[]): number {
   let last = 0;
   for (const { data } of events) {
     const iteration = data["iteration"];
-    if (typeof iteration !== "number") continue;
+    if (typeof iteration !== "number" || data["subRun"] !== undefined) continue; // a sub-run's turns are its own
     if (data["type"] === "action") actions.set(iteration, (actions.get(iteration) ?? 0) + 1);
     if (data["type"] !== "step") continue;
     if (typeof data["index"] !== "number") {
@@ -114,7 +128,7 @@ function lastCompleteTurn(events: readonly StoredRunEvent[]): number {
 function renumber(prefix: readonly StoredRunEvent[], runId: string, forkOf: ForkOf, inputs: JsonObject, edit: ForkRequest["edit"]): StoredRunEvent[] {
   let lastStep = -1;
   prefix.forEach((event, i) => {
-    if (event.data["type"] === "step") lastStep = i;
+    if (event.data["type"] === "step" && event.data["subRun"] === undefined) lastStep = i;
   });
   if (edit?.observation !== undefined && lastStep < 0) {
     throw new InvalidArgumentError({ argument: "edit", value: edit, message: "AgentExecutor.fork: `edit.observation` needs a step to change, and the copied prefix has none (fork at a later iteration)." });

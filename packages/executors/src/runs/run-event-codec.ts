@@ -31,6 +31,14 @@ export interface RecordedModelCall {
   prompt?: RecordedPromptRef;
   /** With `recordPrompts`: the parts of the request this call sent first in its run segment, by hash. */
   blobs?: JsonObject;
+  /**
+   * Set on a sub-run's model call (an executor called as a tool, recorded in the calling run's
+   * record): the path of tool names to it. Then `call` and `iteration` are the sub-run's own, and
+   * the call is not one of this run's (`RecordedChatModel` and a resume skip it).
+   */
+  subRun?: string[];
+  /** Set with `subRun`: the tool calls that started the sub-runs of the path (see `subRunCallIds` of the events). */
+  subRunCallIds?: string[];
 }
 
 /**
@@ -79,6 +87,7 @@ export function encodeRunEvent(event: AgentStreamEvent, index?: number): JsonObj
   // A sub-run's event (an executor called as a tool): its turns are its own, so a step carries its action.
   const out = encodeOwnEvent(event, undefined);
   out["subRun"] = [...event.subRun];
+  if (event.subRunCallIds !== undefined) out["subRunCallIds"] = [...event.subRunCallIds];
   return out;
 }
 
@@ -216,10 +225,11 @@ export class RunEventDecoder {
   decode(stored: StoredRunEvent): AgentStreamEvent | RecordedModelCall | RecordedDecisions | RecordedToolIntent {
     const subRun = stored.data["subRun"];
     if (Array.isArray(subRun)) {
-      // A sub-run's event: decoded on its own, so it never touches this run's turns and steps.
-      const { subRun: _, ...data } = stored.data;
-      const event = new RunEventDecoder(this.runId).decode({ ...stored, data }) as AgentStreamEvent;
+      // A sub-run's event (or model call): decoded on its own, so it never touches this run's turns and steps.
+      const { subRun: _, subRunCallIds: ids, ...data } = stored.data;
+      const event = new RunEventDecoder(this.runId).decode({ ...stored, data }) as AgentStreamEvent | RecordedModelCall;
       event.subRun = subRun.map(String);
+      if (Array.isArray(ids) && ids.length === subRun.length) event.subRunCallIds = ids.map(String);
       return event;
     }
     const data = stored.data;

@@ -1,5 +1,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { AgentStreamEvent, Decision } from "../executor/events";
+import type { SubRunModelCall } from "../executor/sub-run";
 import { digestMessages } from "./digest-messages";
 import type { RecordedPromptRef } from "./prompt-recorder";
 import { randomUuid } from "./random-uuid";
@@ -208,6 +209,20 @@ export class RunRecorder {
       if (request.blobs !== undefined) call.blobs = request.blobs;
     }
     this.push(encodeModelCall(call), at);
+  }
+
+  /**
+   * Records a sub-run's finished model call, marked with its `subRun` path and `subRunCallIds`: it
+   * is not one of this run's calls (it takes none of this run's call numbers; `RecordedChatModel`
+   * and a resume skip it).
+   */
+  recordSubRunModelCall(call: SubRunModelCall): void {
+    this.flushTokens();
+    const at = Date.now();
+    const data = encodeModelCall({ type: "model_call", call: call.call, iteration: call.iteration, at, durationMs: at - call.startedAt, inputCount: call.input.length, inputDigest: digestMessages(call.input), message: call.message });
+    data["subRun"] = call.subRun;
+    data["subRunCallIds"] = call.subRunCallIds;
+    this.push(data, at);
   }
 
   /**

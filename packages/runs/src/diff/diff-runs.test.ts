@@ -40,6 +40,23 @@ describe("diffRuns", () => {
     expect(usage).toMatchObject([{ model: "gpt-4o", usage: { cost: { total: 0.0035 } } }, { model: "gpt-4o", usage: { cost: { total: 0.007 } } }]);
   });
 
+  it("compares a caller's own iterations: its asTool sub-run's recorded model calls and events stay out", async () => {
+    const store = new MemoryRunStore();
+    const supervisor = (runId: string, subAnswer: string) => {
+      const researcher = executorOf(new MemoryRunStore(), [call("Paris"), answer(subAnswer)]);
+      const research = researcher.asTool({ name: "researcher", description: "Researches." });
+      const llm = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "researcher", args: { input: "Paris" }, id: "r1" }] }, "Done."], model: "gpt-4o" });
+      return new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [research], prompt }), tools: [research], store }).invoke({ input: "Research Paris" }, { runId });
+    };
+    await supervisor("a", "Sunny.");
+    await supervisor("b", "Sunny.");
+    expect((await store.readEvents("a")).filter((event) => event.type === "model_call" && event.data["subRun"] !== undefined)).toHaveLength(2);
+    const diff = diffRuns(await readRunRecord(store, "a"), await readRunRecord(store, "b"));
+    expect(diff.iterations.map((iteration) => iteration.same)).toEqual([true, true]);
+    expect(diff.iterations.map((iteration) => iteration.reply.a)).toEqual([undefined, "Done."]);
+    expect(diff.iterations[0]?.toolCalls.a).toEqual([{ tool: "researcher", input: { input: "Paris" }, observation: "Sunny." }]);
+  });
+
   it("marks where a fork with an edited observation first differs, and the fork relation", async () => {
     const store = new MemoryRunStore();
     await executorOf(store, [call("Paris"), call("Rome"), answer("Sunny, then sunny.")]).invoke({ input: "Paris then Rome?" }, { runId: "src" });

@@ -2,6 +2,7 @@ import { createReactAgent, createReactPrompt, createToolCallingAgent } from "@ag
 import { InvalidArgumentError, type AgentStep } from "@agentrx/core";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { AgentExecutor, RunNotFoundError, RunStoreError, digestMessages, type AgentStreamEvent, type RunStore } from "@agentrx/executors";
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { HumanMessage, type AIMessageChunk } from "@langchain/core/messages";
 import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
 import { DynamicTool } from "@langchain/core/tools";
@@ -289,6 +290,23 @@ describe("RecordedChatModel", () => {
     expect(first?.["inputDigest"]).toBe(digestMessages(scripted.calls[0]!.messages));
     const reply = await new RecordedChatModel({ store, runId: "run-1" }).invoke(scripted.calls[0]!.messages);
     expect(reply.tool_calls).toHaveLength(2);
+  });
+
+  it("answers a caller's own model calls only: an asTool sub-run's model calls in its record are skipped", async () => {
+    const store = new MemoryRunStore();
+    const { executor: researcherExecutor } = weatherExecutor(new ScriptedChatModel({ onExhausted: "cycle", responses: weatherScript() }));
+    const researcher = researcherExecutor.asTool({ name: "researcher", description: "Finds the weather." });
+    const supervisor = (llm: BaseChatModel, withStore: boolean) =>
+      new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [researcher], prompt: toolPrompt }), tools: [researcher], ...(withStore ? { store } : {}) });
+    const script = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "researcher", args: { input: INPUT }, id: "r1" }] }, (messages) => `Report: ${messages.at(-1)?.text}`] });
+    const recorded = await supervisor(script, true).invoke({ input: "Report the weather" }, { runId: "sup" });
+    const calls = (await store.readEvents("sup")).filter((event) => event.type === "model_call");
+    expect(calls.filter((event) => event.data["subRun"] !== undefined).length).toBeGreaterThan(0);
+
+    const llm = new RecordedChatModel({ store, runId: "sup" });
+    const rerun = await supervisor(llm, false).invoke({ input: "Report the weather" });
+    expect(rerun.output).toBe(recorded.output);
+    expect(llm.callCount).toBe(2);
   });
 
   it("validates its options", () => {

@@ -191,7 +191,8 @@ async function loadModelCalls(store: RunStore, runId: string): Promise<RecordedM
   const calls: RecordedModelCall[] = [];
   for await (const page of readRecordedEvents(store, runId, OWNER)) {
     for (const stored of page) {
-      if (stored.data["type"] !== "model_call") continue;
+      // A sub-run's model call (an executor called as a tool) is not one of this run's calls.
+      if (stored.data["type"] !== "model_call" || stored.data["subRun"] !== undefined) continue;
       let call: RecordedModelCall;
       try {
         call = decoder.decode(stored) as RecordedModelCall;

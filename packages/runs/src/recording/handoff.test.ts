@@ -49,5 +49,7 @@ describe("handoff, recorded and resumed", () => {
     // The caller's record holds the sub-run's events.
     const subRunEvents = (await store.readEvents("caller")).filter((event) => Array.isArray(event.data["subRun"]));
     expect(subRunEvents.map((event) => event.type)).toContain("output");
+    // Each names the tool call that started it, in both segments of the caller.
+    expect(subRunEvents.map((event) => event.data["subRunCallIds"])).toEqual(subRunEvents.map(() => ["h1"]));
   });
 });

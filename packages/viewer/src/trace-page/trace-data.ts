@@ -141,10 +141,12 @@ export type TraceEvent<T = TraceText> =
   /** An event this page has no view of its own for (an approval's interrupt, ...), or one it cannot read (`error`). */
   | (TraceEventBase & { type: "other"; name: string; /** One line about it. */ note?: string; summary?: T; error?: string })
   /**
-   * An event of a sub-run (an executor called as a tool, `asTool`; a handoff): `path` names the tool
-   * calls down to it (`["researcher"]`, `["researcher", "fact_checker"]`), `event` is the sub-run's own event.
+   * An event of a sub-run (an executor called as a tool, `asTool`; a handoff), or one of its model
+   * calls: `path` names the tool calls down to it (`["researcher"]`, `["researcher", "fact_checker"]`),
+   * `callIds` (when the record has them: `subRunCallIds`) the id of each of those tool calls, `event`
+   * is the sub-run's own event.
    */
-  | (TraceEventBase & { type: "sub_run"; path: string[]; event: TraceSubRunEvent<T> });
+  | (TraceEventBase & { type: "sub_run"; path: string[]; callIds?: string[]; event: TraceSubRunEvent<T> });
 
 /** A sub-run's own event, as a `sub_run` event carries it. */
 export type TraceSubRunEvent<T = TraceText> = Exclude<TraceEvent<T>, { type: "sub_run" }>;

@@ -52,6 +52,28 @@ describe("TraceEventConverter", () => {
     expect(reply(7, new AIMessage({ content: [{ type: "tool_use", id: "x", name: "weather", input: {} }] }))).toEqual({ role: "ai", content: '{\n  "type": "tool_use",\n  "id": "x",\n  "name": "weather",\n  "input": {}\n}' });
   });
 
+  it("reads a sub-run's event and model call with their path and call ids", () => {
+    const converter = new TraceEventConverter("r1");
+    converter.convert(stored(1, { type: "start", runId: "r1", resumed: false, inputs: {} }));
+    const action = json(converter.convert(stored(2, encodeRunEvent({ type: "action", iteration: 0, at: 1002, action: { tool: "lookup", toolInput: { q: "x" }, log: "" }, messages: [], subRun: ["researcher"], subRunCallIds: ["call_a"] }))));
+    expect(action).toMatchObject({ type: "sub_run", seq: 2, path: ["researcher"], callIds: ["call_a"], event: { type: "action", tool: "lookup" } });
+    const call = json(
+      converter.convert(stored(3, { type: "model_call", iteration: 1, call: 1, durationMs: 4, inputCount: 3, inputDigest: "d", message: mapChatMessagesToStoredMessages([new AIMessage("found")])[0], subRun: ["researcher"], subRunCallIds: ["call_a"] })),
+    );
+    expect(call).toEqual({
+      type: "sub_run",
+      seq: 3,
+      at: 1003,
+      path: ["researcher"],
+      callIds: ["call_a"],
+      event: { type: "model_call", seq: 3, at: 1003, iteration: 1, call: 1, durationMs: 4, inputCount: 3, inputDigest: "d", reply: { role: "ai", content: "found" } },
+    });
+    // An older record: no call ids.
+    const old = json(converter.convert(stored(4, encodeRunEvent({ type: "token", iteration: 0, text: "x", at: 1004, subRun: ["researcher"] }))));
+    expect(old).toMatchObject({ type: "sub_run", path: ["researcher"] });
+    expect(old).not.toHaveProperty("callIds");
+  });
+
   it("keeps events it has no view for (with their data) and events it cannot read (saying why)", () => {
     const converter = new TraceEventConverter("r1");
     converter.convert(stored(1, { type: "start", runId: "r1", resumed: false, inputs: {} }));

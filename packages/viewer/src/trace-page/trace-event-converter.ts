@@ -64,13 +64,15 @@ export class TraceEventConverter {
   }
 
   private convertEvent(stored: StoredRunEvent): ServerTraceEvent {
-    const decoded = this.decoder.decode(stored) as { type: string; at?: number; subRun?: unknown };
+    const decoded = this.decoder.decode(stored) as { type: string; at?: number; subRun?: unknown; subRunCallIds?: unknown };
     if (Array.isArray(decoded.subRun)) {
-      // A sub-run's event (an executor called as a tool): the page draws it under the tool call.
-      const { subRun, ...own } = decoded;
+      // A sub-run's event or model call (an executor called as a tool): the page draws it under the tool call.
+      const { subRun, subRunCallIds, ...own } = decoded;
       const path = (subRun as unknown[]).map(String);
-      const event = this.convertDecoded({ ...stored, data: { ...stored.data, subRun: null } }, own);
-      return { type: "sub_run", seq: stored.seq, at: event.at, path, event: event as Exclude<ServerTraceEvent, { type: "sub_run" }> };
+      const event = this.convertDecoded({ ...stored, data: { ...stored.data, subRun: null, subRunCallIds: null } }, own);
+      const out: ServerTraceEvent = { type: "sub_run", seq: stored.seq, at: event.at, path, event: event as Exclude<ServerTraceEvent, { type: "sub_run" }> };
+      if (Array.isArray(subRunCallIds)) out.callIds = subRunCallIds.map(String);
+      return out;
     }
     return this.convertDecoded(stored, decoded);
   }
@@ -241,7 +243,7 @@ export class TraceEventConverter {
 
   /** What an event this page has no view for says: a summary of its data (an approval's tool calls, ...). */
   private otherSummary(stored: StoredRunEvent): { summary?: CappedText } {
-    const { type: _type, at: _at, subRun: _subRun, ...rest } = stored.data;
+    const { type: _type, at: _at, subRun: _subRun, subRunCallIds: _ids, ...rest } = stored.data;
     return Object.keys(rest).length > 0 ? { summary: this.text(jsonText(rest)) } : {};
   }
 }

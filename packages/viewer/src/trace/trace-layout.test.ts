@@ -233,15 +233,15 @@ describe("sub-runs", () => {
       "    tool-0-0 researcher [slowest]",
       `      ${sub}/run researcher`,
       `        ${sub}/it-0 iteration 1`,
-      `          ${sub}/model-0-0 model [not recorded]`,
+      `          ${sub}/model-0-0 model`,
       `          ${sub}/tool-0-0 lookup`,
       `            ${sub}/step-0-0 result`,
       `        ${sub}/it-1 iteration 2`,
-      `          ${sub}/model-1-0 model [not recorded]`,
+      `          ${sub}/model-1-0 model`,
       `          ${sub}/tool-1-0 lookup`,
       `            ${sub}/step-1-0 result`,
       `        ${sub}/it-2 iteration 3`,
-      `          ${sub}/model-2-0 model [not recorded]`,
+      `          ${sub}/model-2-0 model`,
       `        ${sub}/answer answer [finish]`,
       "      step-0-0 result",
       "  it-1 iteration 2",
@@ -253,6 +253,9 @@ describe("sub-runs", () => {
     expect(byId.get("tool-0-0")?.collapsed).toBe(false); // open: its sub-run shows
     expect(byId.get("tool-0-0")?.childIds).toEqual([`${sub}/run`, "step-0-0"]);
     expect(byId.get(`${sub}/tool-1-0`)?.toolCall?.input).toBe('{\n  "q": "spring tides"\n}');
+    // Its model calls are recorded (in the caller's record): real calls, with their replies and usage.
+    expect(byId.get(`${sub}/model-0-0`)).toMatchObject({ state: "ok", badges: [], note: "→ lookup · 150 tokens" });
+    expect(byId.get(`${sub}/model-2-0`)?.modelCall).toMatchObject({ call: 2, usage: { total: 150 }, reply: { content: "Tides follow the moon; spring tides come at new and full moon." } });
     // The sub-run's bars are inside its tool call's.
     const tool = byId.get("tool-0-0") as TraceRow;
     for (const row of rows.filter((row) => row.trace !== undefined && row.start !== undefined)) {
@@ -290,6 +293,65 @@ describe("sub-runs", () => {
     expect(rows.find((row) => row.id === `${nested}/answer`)?.note).toMatch(/^checked/);
     expect(rows.find((row) => row.id === "tool-0-0/sub0/tool-0-0")?.toolCall?.observation).toBe("checked");
     expect(summaryOf(model, rows, 100)).toMatchObject({ toolCalls: 1 });
+  });
+});
+
+describe("sub-runs of parallel calls of one tool", () => {
+  /** Two researcher calls at once whose sub-runs' events interleave; `ids` says whether the record has their call ids. */
+  function parallel(ids: boolean) {
+    const model = runtime.createTrace({ runId: "top", status: "finished", createdAt: 0, updatedAt: 100, eventCount: 20 });
+    let seq = 0;
+    const sub = (callId: string, event: Record<string, unknown>) => ({ type: "sub_run", seq: ++seq, at: Number(event["at"]), path: ["researcher"], ...(ids ? { callIds: [callId] } : {}), event: { ...event, seq } }) as never;
+    const own = (event: Record<string, unknown>) => ({ ...event, seq: ++seq }) as never;
+    const reply = (text: string) => ({ role: "ai", content: text });
+    runtime.applyEvents(model, [
+      own({ type: "start", at: 0, runId: "top", inputs: "{}", resumed: false }),
+      own({ type: "action", at: 10, iteration: 0, index: 0, tool: "researcher", toolCallId: "a", toolInput: "tides", log: "" }),
+      own({ type: "action", at: 10, iteration: 0, index: 1, tool: "researcher", toolCallId: "b", toolInput: "waves", log: "" }),
+      sub("a", { type: "start", at: 11, runId: "ra", inputs: "tides", resumed: false }),
+      sub("b", { type: "start", at: 12, runId: "rb", inputs: "waves", resumed: false }),
+      sub("a", { type: "model_call", at: 20, iteration: 0, call: 0, durationMs: 8, inputCount: 1, inputDigest: "d", reply: reply("about tides") }),
+      sub("b", { type: "model_call", at: 21, iteration: 0, call: 0, durationMs: 8, inputCount: 1, inputDigest: "d", reply: reply("about waves") }),
+      sub("a", { type: "output", at: 22, output: "tides answer", stopReason: "finish" }),
+      own({ type: "step", at: 23, iteration: 0, index: 0, tool: "researcher", toolCallId: "a", observation: "tides answer", durationMs: 13 }),
+      sub("b", { type: "output", at: 24, output: "waves answer", stopReason: "finish" }),
+      own({ type: "step", at: 25, iteration: 0, index: 1, tool: "researcher", toolCallId: "b", observation: "waves answer", durationMs: 15 }),
+      own({ type: "output", at: 30, output: "done", stopReason: "finish" }),
+    ]);
+    const tools = model.iterations[0]?.tools ?? [];
+    const answers = (callId: string) => tools.find((tool) => tool.toolCallId === callId)?.subRuns?.map((run) => run.output?.text);
+    return { model, answers, rows: layout.rows(model, 100) };
+  }
+
+  it("puts each sub-run's events and model calls under the call that started it, by the recorded call ids", () => {
+    const { answers, rows } = parallel(true);
+    expect(answers("a")).toEqual(["tides answer"]);
+    expect(answers("b")).toEqual(["waves answer"]);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    expect(byId.get("tool-0-0/sub0/model-0-0")).toMatchObject({ state: "ok", badges: [], note: "about tides", start: 12, end: 20 });
+    expect(byId.get("tool-0-1/sub0/model-0-0")).toMatchObject({ state: "ok", badges: [], note: "about waves", start: 13, end: 21 });
+    expect(byId.get("tool-0-0/sub0/answer")?.note).toMatch(/^tides answer/);
+    expect(byId.get("tool-0-1/sub0/answer")?.note).toMatch(/^waves answer/);
+  });
+
+  it("without call ids (an older record), guesses: the later call takes the events after its sub-run starts", () => {
+    const { answers, model } = parallel(false);
+    // The second sub-run's start makes it the tool's active one: the first sub-run's later events land there too.
+    expect(answers("a")).toEqual([undefined]);
+    expect(answers("b")).toEqual(["waves answer"]);
+    const second = model.iterations[0]?.tools[1]?.subRuns?.[0];
+    expect(second?.iterations[0]?.modelCalls.map((call) => call.reply?.content)).toEqual(["about tides", "about waves"]);
+  });
+
+  it("matches a call id of an action without a toolCallId by its iteration and index", () => {
+    const model = runtime.createTrace({ runId: "top", status: "finished", createdAt: 0, updatedAt: 100, eventCount: 8 });
+    runtime.applyEvents(model, [
+      { type: "start", seq: 1, at: 0, runId: "top", inputs: "{}", resumed: false },
+      { type: "action", seq: 2, at: 10, iteration: 0, index: 0, tool: "researcher", toolInput: "x", log: "" },
+      { type: "action", seq: 3, at: 10, iteration: 0, index: 1, tool: "researcher", toolInput: "y", log: "" },
+      { type: "sub_run", seq: 4, at: 11, path: ["researcher"], callIds: ["0:1"], event: { type: "start", seq: 4, at: 11, runId: "r", inputs: "y", resumed: false } },
+    ]);
+    expect(model.iterations[0]?.tools.map((tool) => tool.subRuns?.length ?? 0)).toEqual([0, 1]);
   });
 });
 

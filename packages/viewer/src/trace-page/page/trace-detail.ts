@@ -219,6 +219,7 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
     if (row.state === "running") return call.tokenChars > 0 ? "–" : "– (no token yet)";
     if (ttft.text === "not streamed") return "– (not streamed: nothing watched the model's tokens, as in an invoke run)";
     if (ttft.text === "no text streamed") return "– (no text streamed: the reply was tool calls only)";
+    if (ttft.text === "tokens not recorded") return "– (a sub-run's streamed tokens are not in the record)";
     return "–";
   }
 
@@ -261,7 +262,13 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
     } else if (row.kind === "subrun") {
       parts.push(
         title("sub-run", (model.path ?? []).join(" › ")),
-        h("p", { class: "hint" }, "An executor called as a tool (asTool, a handoff): its events are in this run's record, under the tool call that started it. Its model calls are not recorded."),
+        h(
+          "p",
+          { class: "hint" },
+          model.iterations.some((iteration) => iteration.modelCalls.length > 0)
+            ? "An executor called as a tool (asTool, a handoff): its events and model calls are in this run's record (its streamed tokens are not), under the tool call that started it."
+            : "An executor called as a tool (asTool, a handoff): its events are in this run's record, under the tool call that started it. Its model calls are not (the calling run did not record model calls, or its record is older than that).",
+        ),
         kv([
           ["Run id", model.run.runId],
           ["Started", offset(model, model.segments[0]?.start)],
@@ -294,7 +301,7 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
           ["Sent", call.inputCount !== undefined ? `${call.inputCount} messages (digest ${call.inputDigest})` : undefined],
         ]),
         row.state === "inferred"
-          ? h("p", { class: "hint" }, row.trace !== undefined ? "A sub-run's model calls are not recorded: the bar spans from the previous step to the agent's decision." : "This run did not record its model calls (recordModelCalls: false): the bar spans from the previous step to the agent's decision.")
+          ? h("p", { class: "hint" }, row.trace !== undefined ? "This record does not hold the sub-run's model calls: the bar spans from the previous step to the agent's decision." : "This run did not record its model calls (recordModelCalls: false): the bar spans from the previous step to the agent's decision.")
           : null,
         reply?.reasoning !== undefined ? h("h3", null, "Reasoning") : null,
         reply?.reasoning !== undefined ? text(reply.reasoning, call.seq, "reply.reasoning", context) : null,

@@ -91,11 +91,13 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
   /**
    * What the page says of a model call's time to first token: the time when a token was recorded;
    * else why there is none. A run with no `token` event at all did not stream its model (nothing
-   * watched its tokens, as in an `invoke` run); in a streamed run, a reply with only tool calls
-   * streams no text.
+   * watched its tokens, as in an `invoke` run), or is a sub-run (whose tokens its caller does not
+   * record); in a streamed run, a reply with only tool calls streams no text.
    */
   function firstToken(model: TraceModel, call: TraceModelCall): { known: boolean; text: string } {
     if (call.firstTokenAt !== undefined) return { known: true, text: fmt.duration(call.firstTokenAt - call.start) };
+    // A sub-run's tokens are not in its caller's record (its steps and answer carry its text).
+    if (model.path !== undefined && model.tokenEvents === 0) return { known: false, text: "tokens not recorded" };
     if (model.tokenEvents === 0) return { known: false, text: "not streamed" };
     if (call.reply !== undefined && textOf(call.reply.content).trim() === "") return { known: false, text: "no text streamed" };
     return { known: false, text: call.reply === undefined ? "no token yet" : "none recorded" };

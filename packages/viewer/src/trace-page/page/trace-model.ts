@@ -127,7 +127,10 @@ export interface TraceModel {
   path?: string[];
   /** On a sub-run: where its events' texts are in the record's events (`event.`), for fetching a whole text. */
   fieldPrefix?: string;
-  /** The sub-run each tool name last started (where that tool's sub-run events go). */
+  /**
+   * The sub-run each tool name last started (where that tool's sub-run events without call ids
+   * go), and each sub-run by its tool's name and the id of the call that started it (`name#id`).
+   */
   activeSubRuns?: Record<string, TraceModel>;
   /** Sub-runs whose tool call is not in the record (a damaged record). */
   strayRuns?: TraceModel[];
@@ -300,7 +303,7 @@ export function traceModelRuntime() {
         if (event.stoppedBy !== undefined) model.output.stoppedBy = event.stoppedBy;
         return;
       case "sub_run":
-        applySubRunEvent(model, event.path, event.event);
+        applySubRunEvent(model, event.path, event.event, event.callIds);
         return;
       case "other": {
         const other: TraceOther = { seq: event.seq, at: event.at, name: event.name };
@@ -313,8 +316,22 @@ export function traceModelRuntime() {
     }
   }
 
-  /** The tool call of `parent` that started a sub-run of `name`: the one running, not yet given a sub-run, if any. */
-  function callerOf(parent: TraceModel, name: string): TraceToolCall | undefined {
+  /**
+   * The tool call of `parent` that started a sub-run of `name`. With `callId` (records that say
+   * which call it was, `subRunCallIds`): the call of that id (its `toolCallId`, else
+   * `"<iteration>:<index>"`). Without (older records): a guess, the one running not yet given a
+   * sub-run, if any, else the latest one running.
+   */
+  function callerOf(parent: TraceModel, name: string, callId: string | undefined): TraceToolCall | undefined {
+    if (callId !== undefined) {
+      for (let i = parent.iterations.length - 1; i >= 0; i--) {
+        const iteration = parent.iterations[i] as TraceIteration;
+        for (const tool of iteration.tools) {
+          if (tool.toolCallId === callId || (tool.toolCallId === undefined && `${iteration.n}:${tool.index ?? 0}` === callId)) return tool;
+        }
+      }
+      return undefined;
+    }
     let running: TraceToolCall | undefined;
     for (let i = parent.iterations.length - 1; i >= 0; i--) {
       for (const tool of (parent.iterations[i] as TraceIteration).tools) {
@@ -326,18 +343,24 @@ export function traceModelRuntime() {
     return running;
   }
 
-  /** Applies a sub-run's event to the sub-run `path` leads to from `parent`, starting it at its `start`. */
-  function applySubRunEvent(parent: TraceModel, path: readonly string[], event: TraceSubRunEvent): void {
+  /**
+   * Applies a sub-run's event to the sub-run `path` leads to from `parent`, starting it at its
+   * `start`. `callIds` (parallel to `path`, when recorded) say which tool call started each sub-run
+   * of the path, so two calls of one tool running at once each get their own sub-run.
+   */
+  function applySubRunEvent(parent: TraceModel, path: readonly string[], event: TraceSubRunEvent, callIds?: readonly string[]): void {
     const name = path[0] as string;
+    const callId = callIds?.[0];
     const active = (parent.activeSubRuns ??= {});
-    let sub = active[name];
+    const key = callId === undefined ? name : `${name}#${callId}`;
+    let sub = active[key];
     if (sub === undefined || (path.length === 1 && event.type === "start" && !event.resumed)) {
       const runId = event.type === "start" ? event.runId : `${name}?`;
       sub = createTrace({ runId, status: parent.run.status, createdAt: event.at, updatedAt: event.at, eventCount: 0 });
       sub.path = [...(parent.path ?? []), name];
       sub.fieldPrefix = "event.";
-      active[name] = sub;
-      const caller = callerOf(parent, name);
+      active[key] = sub;
+      const caller = callerOf(parent, name, callId);
       if (caller !== undefined) (caller.subRuns ??= []).push(sub);
       else (parent.strayRuns ??= []).push(sub);
     }
@@ -345,7 +368,7 @@ export function traceModelRuntime() {
       sub.lastSeq = Math.max(sub.lastSeq, event.seq);
       const segment = sub.segments[sub.segments.length - 1];
       if (segment !== undefined) segment.end = Math.max(segment.end, event.at);
-      applySubRunEvent(sub, path.slice(1), event);
+      applySubRunEvent(sub, path.slice(1), event, callIds?.slice(1));
     } else applyEvent(sub, event);
   }
 

@@ -1,0 +1,59 @@
+import { AIMessage, HumanMessage } from "@langchain/core/messages";
+import { describe, expect, it } from "vitest";
+import type { AgentStreamEvent } from "../executor/events";
+import { RunEventDecoder, encodeRunEvent } from "./run-event-codec";
+import { RunRecorder } from "./run-recorder";
+import type { RunStore, RunWrite, StoredRunEvent } from "./run-store";
+
+/** What a recorder writes, without a store behind it. */
+function capture(): { store: RunStore; events: StoredRunEvent[] } {
+  const events: StoredRunEvent[] = [];
+  const store = {
+    write: async (_runId: string, write: RunWrite) => {
+      events.push(...write.events);
+    },
+  } as unknown as RunStore;
+  return { store, events };
+}
+
+describe("the codec of sub-run events", () => {
+  it("round-trips a sub-run's event with its path and its call ids", () => {
+    const event: AgentStreamEvent = {
+      type: "action",
+      iteration: 1,
+      at: 5,
+      action: { tool: "lookup", toolInput: { q: "tides" }, log: "" },
+      messages: [],
+      subRun: ["researcher", "checker"],
+      subRunCallIds: ["call_a", "0:1"],
+    };
+    const json = JSON.parse(JSON.stringify(encodeRunEvent(event)));
+    expect(json).toMatchObject({ type: "action", subRun: ["researcher", "checker"], subRunCallIds: ["call_a", "0:1"] });
+    const decoded = new RunEventDecoder("r").decode({ seq: 2, type: "action", at: 5, data: json });
+    expect(decoded).toMatchObject({ type: "action", iteration: 1, subRun: ["researcher", "checker"], subRunCallIds: ["call_a", "0:1"], action: { tool: "lookup", toolInput: { q: "tides" } } });
+    // A record written before call ids were (or with ids that do not match the path) decodes without them.
+    const { subRunCallIds: _, ...old } = json;
+    expect(new RunEventDecoder("r").decode({ seq: 2, type: "action", at: 5, data: old })).not.toHaveProperty("subRunCallIds");
+    expect(new RunEventDecoder("r").decode({ seq: 2, type: "action", at: 5, data: { ...json, subRunCallIds: ["x"] } })).not.toHaveProperty("subRunCallIds");
+  });
+
+  it("round-trips a sub-run's model call as the recorder writes it: marked, and numbered apart from the run's own", async () => {
+    const { store, events } = capture();
+    const recorder = new RunRecorder(store, "r", "owner", 60_000, 1, { checkpoint: () => ({ schemaVersion: 1, iteration: 1, elapsedMs: 0, phase: "tools" }), onFailure: () => {} });
+    recorder.recordModelCall([new HumanMessage("hi")], new AIMessage("own"), Date.now() - 3, 0);
+    recorder.recordSubRunModelCall({ subRun: ["researcher"], subRunCallIds: ["call_a"], call: 0, iteration: 2, input: [new HumanMessage("q"), new AIMessage("x")], message: new AIMessage("sub"), startedAt: Date.now() - 7 });
+    recorder.recordModelCall([new HumanMessage("hi")], new AIMessage("own 2"), Date.now(), 1);
+    await recorder.flush();
+    const data = JSON.parse(JSON.stringify(events.map((event) => event.data)));
+    expect(data.map((entry: Record<string, unknown>) => [entry["call"], entry["subRun"]])).toEqual([
+      [0, undefined],
+      [0, ["researcher"]],
+      [1, undefined],
+    ]);
+    const decoder = new RunEventDecoder("r");
+    const sub = decoder.decode({ ...(events[1] as StoredRunEvent), data: data[1] });
+    expect(sub).toMatchObject({ type: "model_call", call: 0, iteration: 2, inputCount: 2, subRun: ["researcher"], subRunCallIds: ["call_a"] });
+    expect(sub.type === "model_call" && sub.message.text).toBe("sub");
+    expect(sub.type === "model_call" && sub.durationMs).toBeGreaterThanOrEqual(7);
+  });
+});
