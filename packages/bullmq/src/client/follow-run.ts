@@ -78,7 +78,9 @@ export function followRun(context: FollowContext, runId: string, after: number):
       } catch (cause) {
         throw new RunStoreError({ operation: "events", runId, message: `RunClient.events: event ${stored.seq} of run "${runId}" cannot be decoded: ${(cause as Error).message}`, cause });
       }
-      if (event.type === "start") merger.startSegment(stored.seq);
+      // A sub-run's events (recorded by the calling run) neither start a segment nor end the stream.
+      const own = event.subRun === undefined;
+      if (event.type === "start" && own) merger.startSegment(stored.seq);
       if (event.type === "token") {
         const text = merger.recordedToken(event.iteration, event.text, shown);
         if (shown) emit(text === undefined ? { skipped: stored.seq } : { event: { ...event, text, seq: stored.seq } });
@@ -86,7 +88,7 @@ export function followRun(context: FollowContext, runId: string, after: number):
       }
       if (!shown) return undefined;
       emit({ event: { ...event, seq: stored.seq } });
-      if (event.type !== "output") return undefined;
+      if (event.type !== "output" || !own) return undefined;
       if (event.stopReason !== "interrupted") return "done";
       recheck = true; // a pause ends the stream unless a resume is on its way
       return undefined;
@@ -137,7 +139,7 @@ export function followRun(context: FollowContext, runId: string, after: number):
         } catch {
           return undefined; // a sub-run event that cannot be read is only a live extra
         }
-        emit({ event: { ...event, subRun: item.sub.path } });
+        emit({ event: { ...event, subRun: item.sub.path, ...(item.sub.callIds === undefined ? {} : { subRunCallIds: item.sub.callIds }) } });
         return undefined;
       }
       if (isLive(item)) {

@@ -1,4 +1,7 @@
-import { RunNotFoundError } from "@agentrx/executors";
+import { createToolCallingAgent } from "@agentrx/agents";
+import { ScriptedChatModel } from "@agentrx/core/testing";
+import { AgentExecutor, RunNotFoundError } from "@agentrx/executors";
+import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { lastValueFrom, toArray } from "rxjs";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { RunStoppedError } from "../errors/run-stopped-error";
@@ -8,6 +11,11 @@ import { testServers, until } from "../test-helpers/test-servers";
 import type { RunEvent } from "./follow-run";
 
 const servers = await testServers("RunClient");
+
+const supervisorPrompt = ChatPromptTemplate.fromMessages([
+  ["human", "{input}"],
+  ["placeholder", "{agent_scratchpad}"],
+]);
 
 describe.skipIf(servers.skip)("RunClient with in-process workers (Redis, PostgreSQL)", () => {
   let fixture: QueueFixture;
@@ -55,6 +63,31 @@ describe.skipIf(servers.skip)("RunClient with in-process workers (Redis, Postgre
     // Every recorded stream event is there: the record has the same seqs, less the record-only entries.
     const recorded = (await fixture.store.readEvents(runId)).filter((event) => event.type !== "model_call" && event.type !== "token");
     expect(first.filter((event) => event.seq !== undefined && event.type !== "token").map((event) => event.seq)).toEqual(recorded.map((event) => event.seq));
+  });
+
+  it("follows a run with a sub-run: each of the sub-run's events once, with the tool call that started it", async () => {
+    const client = fixture.client();
+    const supervisor = () => {
+      const doubler = doublingExecutor({ latencyMs: 20 }).asTool({ name: "doubler", description: "Doubles a number." });
+      const llm = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "doubler", args: { input: "double 3" }, id: "call-d" }] }, "It is 6."] });
+      return new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [doubler], prompt: supervisorPrompt }), tools: [doubler] });
+    };
+    fixture.worker({ supervisor });
+    const runId = await client.submit("supervisor", { input: "What is 3 doubled?" });
+    const events = await lastValueFrom(client.events(runId).pipe(toArray()));
+    expect(events.at(-1)).toMatchObject({ type: "output", output: "It is 6." });
+    const sub = events.filter((event) => event.subRun !== undefined && event.type !== "token");
+    // The sub-run's events, each once (they are recorded: they come with their seq).
+    expect(sub.map((event) => event.type)).toEqual(["start", "usage", "action", "step", "usage", "output"]);
+    expect(sub.every((event) => event.seq !== undefined && event.subRunCallIds?.[0] === "call-d")).toBe(true);
+    const recorded = (await fixture.store.readEvents(runId)).filter((event) => Array.isArray(event.data["subRun"]) && event.type !== "model_call");
+    expect(sub.map((event) => event.seq)).toEqual(recorded.map((event) => event.seq));
+    // Its streamed answer came live, marked with its path and call.
+    const subTokens = events.filter((event) => event.subRun !== undefined && event.type === "token");
+    expect(subTokens.length).toBeGreaterThan(0);
+    expect(subTokens.every((event) => event.subRunCallIds?.[0] === "call-d")).toBe(true);
+    // The run's result is its own answer, not its sub-run's.
+    expect((await client.result(runId)).output).toBe("It is 6.");
   });
 
   it("resumes a stream after a given seq with exactly the events after it", async () => {

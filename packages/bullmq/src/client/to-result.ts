@@ -15,6 +15,7 @@ export function toResult(): OperatorFunction<AgentStreamEvent, AgentExecutorResu
       let interrupts: Interrupt[] | undefined;
       return events.subscribe({
         next: (event) => {
+          if (event.subRun !== undefined) return; // a sub-run's start, pause and answer are not the run's
           if (event.type === "start") inputs = event.inputs;
           if (event.type === "interrupt") interrupts = event.interrupts;
           if (event.type !== "output") return;

@@ -21,12 +21,15 @@ export interface RecordOnlyStub {
 }
 
 /**
- * An event of a sub-run (an executor the run called as a tool): emitted live, never recorded, so it
- * travels like a live token, without a `seq`.
+ * A token of a sub-run (an executor the run called as a tool): emitted live, never recorded, so it
+ * travels like a live token, without a `seq`. (The sub-run's other events are recorded by the
+ * calling run and travel with their `seq`.)
  */
 export interface SubRunEvent {
   /** The `subRun` path (tool names). */
   path: string[];
+  /** The `subRunCallIds` path (the tool calls that started each sub-run), when the event has it. */
+  callIds?: string[];
   /** The event in the record's JSON form (`encodeRunEvent`). */
   data: JsonObject;
 }
@@ -90,7 +93,14 @@ function isWireItem(value: unknown): value is WireItem {
   }
   if ("sub" in item) {
     const sub = item["sub"] as Partial<SubRunEvent> | null;
-    return sub !== null && typeof sub === "object" && Array.isArray(sub.path) && sub.data !== null && typeof sub.data === "object";
+    return (
+      sub !== null &&
+      typeof sub === "object" &&
+      Array.isArray(sub.path) &&
+      (sub.callIds === undefined || (Array.isArray(sub.callIds) && sub.callIds.every((id) => typeof id === "string"))) &&
+      sub.data !== null &&
+      typeof sub.data === "object"
+    );
   }
   if ("end" in item) return item["end"] !== null && typeof item["end"] === "object";
   if (typeof item["seq"] !== "number" || !Number.isInteger(item["seq"]) || item["seq"] < 1 || typeof item["type"] !== "string") return false;

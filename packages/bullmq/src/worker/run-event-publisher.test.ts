@@ -49,4 +49,21 @@ describe("RunEventPublisher", () => {
     publisher.emitted({ type: "output", runId: "r", output: "", returnValues: {}, messages: [], stopReason: "finish", at });
     expect(labels(sent)).toEqual([["1:start", "sub:token<helper>", "2:output"]]);
   });
+
+  it("publishes a sub-run's recorded events once, from the write, and keeps the run's own tokens behind them", () => {
+    const sent: WireItem[][] = [];
+    const publisher = new RunEventPublisher((items) => sent.push(items));
+    publisher.emitted(start);
+    publisher.written([stored(1, "start")]);
+    const subStep = { type: "step", iteration: 0, subRun: ["helper"], subRunCallIds: ["call-1"] } as unknown as AgentStreamEvent;
+    publisher.emitted(subStep);
+    publisher.emitted({ ...token("y"), subRun: ["helper"], subRunCallIds: ["call-1"] });
+    publisher.emitted(token("z"));
+    // Nothing live may pass the sub-run's step before it is written.
+    expect(labels(sent)).toEqual([["1:start"]]);
+    publisher.written([stored(2, "step")]);
+    expect(labels(sent)).toEqual([["1:start"], ["2:step", "sub:token<helper>", "live:z@0/1"]]);
+    const sub = sent[1]?.[1] as { sub: { callIds?: string[] } };
+    expect(sub.sub.callIds).toEqual(["call-1"]);
+  });
 });

@@ -7,8 +7,9 @@ import { type LiveToken, RECORD_ONLY_TYPES, type SubRunEvent, type WireItem } fr
  * Recorded events are published from the store's writes, once they are in the store, with their
  * `seq` (so a client never sees an event the record does not have). Live tokens are published as
  * they stream, without a `seq`, but never ahead of an event emitted before them: a token waits
- * until every earlier event is written and published. Events of sub-runs (executors called as
- * tools), which the record does not keep, travel the same way as tokens. Record-only entries travel as stubs (their
+ * until every earlier event is written and published. Tokens of sub-runs (executors called as
+ * tools), which the record does not keep, travel the same way as tokens; their other events are
+ * recorded by the calling run and published from its writes. Record-only entries travel as stubs (their
  * `seq` and type), so a client's position moves past them.
  *
  * @internal
@@ -29,12 +30,13 @@ export class RunEventPublisher {
 
   /** An event the run emitted (call for every event, in order). */
   emitted(event: AgentStreamEvent): void {
-    if (event.subRun !== undefined) {
-      // A sub-run's events are not recorded: they go live, in order.
-      const { subRun: path, ...own } = event;
-      this.live({ sub: { path, data: encodeRunEvent(own as AgentStreamEvent) } });
+    if (event.subRun !== undefined && event.type === "token") {
+      // A sub-run's tokens are not recorded: they go live, in order.
+      const { subRun: path, subRunCallIds: callIds, ...own } = event;
+      this.live({ sub: { path, ...(callIds === undefined ? {} : { callIds }), data: encodeRunEvent(own as AgentStreamEvent) } });
       return;
     }
+    // Every other event (a sub-run's too: the calling run records them) is published from its write.
     if (event.type !== "token") {
       this.emittedCount++;
       return;
@@ -55,7 +57,7 @@ export class RunEventPublisher {
       items.push(event);
       if (event.type === "token") continue;
       this.publishedCount++;
-      if (event.type === "start") this.segment = event.seq;
+      if (event.type === "start" && event.data?.["subRun"] === undefined) this.segment = event.seq; // not a sub-run's start
       while (this.waiting.length > 0 && (this.waiting[0]?.needs ?? Infinity) <= this.publishedCount) {
         const { item } = this.waiting.shift() as { item: Omit<LiveToken, "segment"> | { sub: SubRunEvent } };
         items.push(this.wire(item));

@@ -161,6 +161,14 @@ describe("executor.asTool, in a recorded caller", () => {
     expect(restored.state.usage).toMatchObject({ total_tokens: 60 });
   });
 
+  it("invoke of a recorded caller emits one result, the caller's own (not its sub-run's)", async () => {
+    const store = new InProcessRunStore();
+    const caller = recordedSupervisor(specialist("Moon."), store, [{ toolCalls: [{ name: "researcher", args: { input: "tides" }, id: "r1" }], usage }, { content: "Summary.", usage }]);
+    const results = await lastValueFrom(caller.invoke({ input: "x" }, { runId: "sup-one" }).pipe(toArray()));
+    expect(results.map((result) => result.output)).toEqual(["Summary."]);
+    expect(results[0]).toMatchObject({ input: "x", runId: "sup-one", stopReason: "finish" });
+  });
+
   it("two calls of one sub-agent tool at once: each sub-run's events and model calls carry their own call's id", async () => {
     const store = new InProcessRunStore();
     let open = () => {};

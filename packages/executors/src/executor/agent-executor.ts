@@ -431,6 +431,7 @@ function toResultOf(inputs: Record<string, unknown> | undefined): OperatorFuncti
       let seen = inputs ?? {};
       return events.subscribe({
         next: (event) => {
+          if (event.subRun !== undefined) return; // a sub-run's start, pause and answer are not the run's
           if (event.type === "start" && inputs === undefined) seen = event.inputs;
           if (event.type === "interrupt") interrupts = event.interrupts;
           if (event.type === "output") {
