@@ -331,8 +331,11 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     if (this.request.record) {
       const recorder = await this.request.record(this);
       this.recorder = recorder;
-      const prompts = this.request.recordPrompts ? new PromptRecorder() : undefined;
-      this.onModelCall = (input, message, startedAt, start) => recorder.recordModelCall(input, message, startedAt, this.iteration, prompts?.record(input, start));
+      // `recordModelCalls: false` keeps model calls out of the record, however they are watched.
+      if (this.options.recordModelCalls) {
+        const prompts = this.request.recordPrompts ? new PromptRecorder() : undefined;
+        this.onModelCall = (input, message, startedAt, start) => recorder.recordModelCall(input, message, startedAt, this.iteration, prompts?.record(input, start));
+      }
     }
     const parent = this.parentModelCalls;
     if (parent !== undefined) {

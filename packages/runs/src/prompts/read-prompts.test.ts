@@ -49,6 +49,20 @@ describe("recordPrompts", () => {
     await expect(readPrompts(store, "nope")).rejects.toThrow(/nope/);
   });
 
+  it("recordModelCalls: false keeps model calls out of the record, for stream() too (whose model is watched through callbacks)", async () => {
+    const store = new MemoryRunStore();
+    await executorOf(store, "S", 2, { recordModelCalls: false }).invoke({ input: "x" }, { runId: "invoked" });
+    await lastValueFrom(executorOf(store, "S", 2, { recordModelCalls: false }).stream({ input: "x" }, { runId: "streamed" }).pipe(toArray()));
+    for (const runId of ["invoked", "streamed"]) {
+      const types = (await store.readEvents(runId)).map((event) => event.type);
+      expect(types).toContain("step");
+      expect(types).not.toContain("model_call");
+    }
+    // With the default, both record them.
+    await lastValueFrom(executorOf(store, "S", 2).stream({ input: "x" }, { runId: "default" }).pipe(toArray()));
+    expect((await store.readEvents("default")).filter((event) => event.type === "model_call")).toHaveLength(3);
+  });
+
   it("costs each distinct message once: bytes grow with the run, not with its square", async () => {
     const store = new MemoryRunStore();
     for (const [runId, recordPrompts] of [["with", true], ["without", false]] as const) {
