@@ -23,14 +23,14 @@ export interface PostgresQueries {
    * Parameters: run id, owner, the event count the run must have (or null), the nine columns of
    * `writeColumns`, the writer's epoch (or null), the three search parameters, with `closing` the
    * inbox position to close up to, then 4 per event (seq, type, at, data) up to 16 events, or 4
-   * arrays beyond. `closing`: the write closes the run's inbox, and reads the
-   * inbox's last position after the sends in flight commit (see `writeSql`).
+   * arrays beyond. `closing`: the write closes the run's inbox, reading the inbox's last position
+   * after the sends in flight commit (see `writeSql`).
    */
   write(count: number, closing: boolean): string;
   writeState: string;
-  /** Locks the run's row for a write that closes its inbox (the write then sees every send before it). Parameter: run id. */
+  /** Locks the run's row, for a delete that must see every send before it. Parameter: run id. */
   lockRun: string;
-  /** Locks the run's row against a write that closes its inbox, and reads what a send checks. Parameter: run id. */
+  /** Locks the run's row (shared) against a write that closes its inbox or a delete, and reads what a send checks. Parameter: run id. */
   runMessageState: string;
   readEvents: string;
   /** Parameters: run id, `runInboxId("")`. Returns one row: `deleted`. */
