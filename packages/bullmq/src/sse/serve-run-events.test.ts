@@ -111,7 +111,21 @@ describe.skipIf(servers.skip)("serveRunEvents over Node's http (Redis, PostgreSQ
   it("holds a bounded number of bytes for each of five clients that never read a 100k-token run, drops them, and the run still finishes", async () => {
     const max = 64 * 1024;
     const words = 100_000;
-    const llm = new ScriptedChatModel({ streaming: true, responses: [Array.from({ length: words }, (_, i) => `w${i}`).join(" ")] });
+    // The model answers once the five clients follow the run live, and the run's answer is written
+    // once they were dropped: else a run that ended first reaches them from the record, as one
+    // event of the whole text, instead of as the live tokens this test is about.
+    let release = (): void => undefined;
+    const following = new Promise<void>((resolve) => (release = resolve));
+    const text = Array.from({ length: words }, (_, i) => `w${i}`).join(" ");
+    const llm = new ScriptedChatModel({ streaming: true, responses: [() => following.then(() => text)] });
+    let dropped = (): void => undefined;
+    const allDropped = new Promise<void>((resolve) => (dropped = resolve));
+    const store = fixture.store;
+    const write = store.write.bind(store);
+    store.write = async (id, change) => {
+      if (change.update?.closeInbox !== undefined) await allDropped;
+      return write(id, change);
+    };
     const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
     fixture.worker({ talk: () => new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [], prompt }), tools: [] }) });
     const runId = await client.submit("talk", { input: "talk" });
@@ -128,10 +142,13 @@ describe.skipIf(servers.skip)("serveRunEvents over Node's http (Redis, PostgreSQ
     try {
       await Promise.all(Array.from({ length: 5 }, () => stalledClient(origin, `GET /runs/${runId}/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`)));
       await expect.poll(() => served.length, { timeout: 10_000 }).toBe(5);
+      const channel = `${servers.prefix}:${fixture.queueName}:agentrx:run:${runId}`;
+      await until(async () => responses.every((res) => res.headersSent) && ((await redis.pubsub("NUMSUB", channel)) as [string, number])[1] > 0, "the clients to follow the run");
+      release();
       // Each client is dropped once what it has not read passes the bound; the server stops following the run for it.
       await Promise.all(served);
+      dropped();
       for (const res of responses) expect(res.writableEnded).toBe(true);
-      const channel = `${servers.prefix}:${fixture.queueName}:agentrx:run:${runId}`;
       await until(async () => ((await redis.pubsub("NUMSUB", channel)) as [string, number])[1] === 0, "the server to unsubscribe");
       expect(peak).toBeGreaterThan(0);
       expect(peak).toBeLessThanOrEqual(max + 1024);
@@ -139,6 +156,8 @@ describe.skipIf(servers.skip)("serveRunEvents over Node's http (Redis, PostgreSQ
       const result = await client.result(runId);
       expect(String(result.output).split(" ")).toHaveLength(words);
     } finally {
+      dropped();
+      delete (store as { write?: unknown }).write;
       clearInterval(sampler);
       await closeLoopback();
     }

@@ -251,13 +251,16 @@ export class RunRecorder {
   /**
    * Writes what is buffered once the event loop turns (`setImmediate`): everything a run does in
    * between (a zero-latency tool, the next agent call) goes into the same write, while anything
-   * that waits on I/O or a timer finds the events before it already written.
+   * that waits on I/O or a timer finds the events before it already written. When a barrier has
+   * written them meanwhile, nothing is written (an empty write would cost the store a commit, and
+   * hold up the next write behind it).
    */
   schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;
     defer(() => {
       this.scheduled = false;
+      if (this.buffer.length === 0 && this.tokenText === "") return;
       this.flush().catch(noop); // a failure has reached onFailure
     });
   }

@@ -19,15 +19,18 @@ export interface PostgresQueries {
   /** Cancels a run that has not ended. Parameters: run id, reason, time. */
   cancel: string;
   /**
-   * The write of `count` events: one statement, one round trip. Parameters: run id, owner, the
-   * event count the run must have (or null), the nine columns of `writeColumns`, the writer's
-   * epoch (or null), the three search parameters, the inbox position to close up to (or null), then 4 per event (seq, type, at, data) up to 16 events, or 4 arrays beyond.
+   * The write of `count` events: one statement, one round trip (and one commit, in autocommit).
+   * Parameters: run id, owner, the event count the run must have (or null), the nine columns of
+   * `writeColumns`, the writer's epoch (or null), the three search parameters, with `closing` the
+   * inbox position to close up to, then 4 per event (seq, type, at, data) up to 16 events, or 4
+   * arrays beyond. `closing`: the write closes the run's inbox, reading the inbox's last position
+   * after the sends in flight commit (see `writeSql`).
    */
-  write(count: number): string;
+  write(count: number, closing: boolean): string;
   writeState: string;
-  /** Locks the run's row for a write that closes its inbox (the write then sees every send before it). Parameter: run id. */
+  /** Locks the run's row, for a delete that must see every send before it. Parameter: run id. */
   lockRun: string;
-  /** Locks the run's row against a write that closes its inbox, and reads what a send checks. Parameter: run id. */
+  /** Locks the run's row (shared) against a write that closes its inbox or a delete, and reads what a send checks. Parameter: run id. */
   runMessageState: string;
   readEvents: string;
   /** Parameters: run id, `runInboxId("")`. Returns one row: `deleted`. */
@@ -81,7 +84,7 @@ export function postgresQueries(s: string): PostgresQueries {
     // Compare-and-set: only a run that has not ended; the epoch's increment fences its writer.
     cancel: `UPDATE ${runs} SET status = 'cancelled', error = $2, owner = NULL, lease_expires_at = NULL, updated_at = $3, epoch = epoch + 1
       WHERE run_id = $1 AND status IN ('queued', 'running', 'interrupted')`,
-    write: (count) => writeSql(runs, events, threads, count),
+    write: (count, closing) => writeSql(runs, events, threads, count, closing),
     lockRun: `SELECT 1 FROM ${runs} WHERE run_id = $1 FOR UPDATE`,
     runMessageState: `SELECT status, stop_reason, inbox_closed FROM ${runs} WHERE run_id = $1 FOR SHARE`,
     writeState: `SELECT owner, event_count, epoch, status FROM ${runs} WHERE run_id = $1`,
@@ -149,13 +152,29 @@ export function postgresQueries(s: string): PostgresQueries {
 /** Events up to this many are inserted from a VALUES list (measured twice as fast as unnest); more from unnest of arrays. */
 export const MAX_VALUES_EVENTS = 16;
 
-function writeSql(runs: string, events: string, threads: string, count: number): string {
-  // The run's inbox's last position ($17: the position up to which to close it, or null).
-  const inboxSeq = `coalesce((SELECT last_seq FROM ${threads} WHERE thread_id = '${runInboxId("").replace(/'/g, "''")}' || $1), 0)`;
-  // Update the row when the writer holds the lease (at its epoch, when given) and the events follow
-  // the last recorded one, then insert the events (only if the row was updated: they select from
-  // `run`). The row lock the UPDATE takes orders it after a concurrent claim, whose new epoch it
-  // then sees (READ COMMITTED re-checks the WHERE clause on the updated row).
+function writeSql(runs: string, events: string, threads: string, count: number, closing: boolean): string {
+  const inboxId = `'${runInboxId("").replace(/'/g, "''")}' || $1`;
+  // Who may write: the lease holder (at its epoch, when given), with the events following the last recorded one.
+  const writer = `run_id = $1 AND owner = $2 AND ($13::integer IS NULL OR epoch = $13::integer) AND ($3::integer IS NULL OR event_count = $3::integer)`;
+  // The run's inbox's last position. A write that closes the inbox must see every send that
+  // committed before it, and a send holds the run's row (shared) from its check to its commit.
+  // So that write first locks the row (`locked`: it waits for the sends in flight), then reads
+  // the position through an upsert of the inbox's counter row (`inbox`): ON CONFLICT reads the
+  // row's latest committed version, also one a send inserted after the statement's snapshot, which
+  // a plain SELECT would not see. A send that comes after waits for the write's lock, then finds
+  // the inbox closed. The upsert changes nothing (a counter at 0 for an inbox never written).
+  const inboxSeq = closing ? `coalesce((SELECT last_seq FROM inbox), 0)` : `coalesce((SELECT last_seq FROM ${threads} WHERE thread_id = ${inboxId}), 0)`;
+  const inbox = closing
+    ? `locked AS (SELECT run_id FROM ${runs} WHERE ${writer} FOR UPDATE),
+      inbox AS (
+        INSERT INTO ${threads} AS t (thread_id, last_seq, updated_at) SELECT ${inboxId}, 0, $11::bigint FROM locked
+        ON CONFLICT (thread_id) DO UPDATE SET last_seq = t.last_seq
+        RETURNING last_seq
+      ), `
+    : "";
+  // Update the row when the writer may write, then insert the events (only if the row was updated:
+  // they select from `run`). The row lock the UPDATE takes orders it after a concurrent claim,
+  // whose new epoch it then sees (READ COMMITTED re-checks the WHERE clause on the updated row).
   const update = `UPDATE ${runs} SET
           status = coalesce($4::text, status),
           stop_reason = coalesce($5::text, stop_reason),
@@ -168,20 +187,21 @@ function writeSql(runs: string, events: string, threads: string, count: number):
           event_count = coalesce($12::integer, event_count),
           answer_text = coalesce($14::text, answer_text),
           answer_vector = CASE WHEN $14::text IS NULL THEN answer_vector ELSE to_tsvector('simple', $16::text) END,
-          cost_usd = coalesce($15::double precision, cost_usd),
-          inbox_closed = CASE WHEN $17::integer IS NOT NULL AND ${inboxSeq} <= $17::integer THEN true ELSE inbox_closed END
-        WHERE run_id = $1 AND owner = $2 AND ($13::integer IS NULL OR epoch = $13::integer) AND ($3::integer IS NULL OR event_count = $3::integer)
+          cost_usd = coalesce($15::double precision, cost_usd)${closing ? `,
+          inbox_closed = CASE WHEN ${inboxSeq} <= $17::integer THEN true ELSE inbox_closed END` : ""}
+        WHERE ${writer}
         RETURNING run_id, inbox_closed`;
   const result = `SELECT count(*)::integer AS updated, bool_or(run.inbox_closed) AS inbox_closed, ${inboxSeq} AS inbox_seq FROM run`;
-  if (count === 0) return `WITH run AS (${update}) ${result}`;
+  if (count === 0) return `WITH ${inbox}run AS (${update}) ${result}`;
+  const first = closing ? 18 : 17;
   const rows =
     count <= MAX_VALUES_EVENTS
       ? `(VALUES ${Array.from({ length: count }, (_, index) => {
-          const n = 18 + index * 4;
+          const n = first + index * 4;
           return `($${n}::integer, $${n + 1}::text, $${n + 2}::bigint, $${n + 3}::text)`;
         }).join(", ")})`
-      : "unnest($18::integer[], $19::text[], $20::bigint[], $21::text[])";
-  return `WITH run AS (${update}), added AS (
+      : `unnest($${first}::integer[], $${first + 1}::text[], $${first + 2}::bigint[], $${first + 3}::text[])`;
+  return `WITH ${inbox}run AS (${update}), added AS (
         INSERT INTO ${events} (run_id, seq, type, at, data)
         SELECT run.run_id, e.seq, e.type, e.at, e.data FROM run, ${rows} AS e (seq, type, at, data)
       )

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from "@agentrx/core";
-import { RunStoreError, runInboxId } from "@agentrx/executors";
+import { RunLeaseLostError, RunStoreError, runInboxId } from "@agentrx/executors";
 import { createServer, type AddressInfo, type Socket } from "node:net";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
@@ -127,18 +127,30 @@ describe("PostgresRunStore timeouts", () => {
 });
 
 describe.skipIf(database.skip)("PostgresRunStore", () => {
-  it("writes with one query, and leaves a pool it was given open on close", async () => {
+  it("writes with one query in autocommit (the write that closes the inbox too), and leaves a pool it was given open on close", async () => {
     database.assertReachable();
     const pool = database.pool();
     let queries = 0;
-    const counting = { query: (config: never) => (queries++, pool.query(config)), connect: () => pool.connect(), end: () => pool.end() };
+    let connections = 0;
+    const counting = { query: (config: never) => (queries++, pool.query(config)), connect: () => (connections++, pool.connect()), end: () => pool.end() };
     const store = new PostgresRunStore({ pool: counting, schema });
     await store.createRun({ runId: "one-query", inputs: {}, status: "running", owner: "w", leaseMs: 1000, at: 1 });
-    queries = 0;
-    await store.write("one-query", { owner: "w", leaseMs: 1000, events: [{ seq: 1, type: "start", at: 2, data: { type: "start" } }, { seq: 2, type: "step", at: 3, data: {} }], update: { checkpoint: { schemaVersion: 1, iteration: 1, elapsedMs: 1, phase: "act" } }, at: 3 });
-    expect(queries).toBe(1);
+    const checkpoint = { schemaVersion: 1, iteration: 1, elapsedMs: 1, phase: "act" };
+    const event = (seq: number) => ({ seq, type: "step", at: seq, data: {} });
+    const writes = [
+      { owner: "w", leaseMs: 1000, events: [{ seq: 1, type: "start", at: 2, data: { type: "start" } }, event(2)], update: { checkpoint }, at: 3 },
+      { owner: "w", epoch: 1, leaseMs: 1000, events: [], update: { checkpoint }, at: 4 },
+      { owner: "w", epoch: 1, leaseMs: 1000, events: Array.from({ length: 20 }, (_, index) => event(3 + index)), update: { checkpoint }, at: 5 },
+      { owner: "w", epoch: 1, leaseMs: 1000, events: [event(23)], update: { checkpoint, closeInbox: 0 }, at: 6 },
+    ];
+    for (const write of writes) {
+      queries = 0;
+      connections = 0;
+      await store.write("one-query", write);
+      expect({ queries, connections }).toEqual({ queries: 1, connections: 0 });
+    }
     await store.close();
-    expect((await pool.query(`SELECT event_count FROM "${schema}".agentrx_runs WHERE run_id = 'one-query'`)).rows).toEqual([{ event_count: 2 }]);
+    expect((await pool.query(`SELECT event_count, inbox_closed FROM "${schema}".agentrx_runs WHERE run_id = 'one-query'`)).rows).toEqual([{ event_count: 23, inbox_closed: true }]);
   });
 
   it("fails with reason \"gone\" when its tables were dropped after it opened them", async () => {
@@ -294,6 +306,55 @@ describe.skipIf(database.skip)("PostgresRunStore", () => {
     expect(error).toMatchObject({ operation: "readEvents", runId: "r1", reason: "gone" });
     expect(error.message).toMatch(/^PostgresRunStore: readEvents found the store's tables gone at .*: .*agentrx_run_events.* \(42P01\); they were dropped/);
     expect((error.cause as { code?: string }).code).toBe("42P01");
+    await store.close();
+  });
+});
+
+describe.skipIf(database.skip)("PostgresRunStore: closing a run's inbox while a message is being sent to it", () => {
+  for (const sentBefore of [0, 1]) {
+    it(`the write waits for the send that holds the run's row, and sees its message (${sentBefore} sent before)`, async () => {
+      const store = new PostgresRunStore({ connectionString, schema });
+      const runId = `close-race-${sentBefore}`;
+      const inbox = runInboxId(runId);
+      await store.createRun({ runId, inputs: { input: "x" }, status: "running", owner: "w", leaseMs: 60_000, at: 1 });
+      for (let index = 0; index < sentBefore; index++) await store.appendRunMessage(runId, { message: { type: "human", data: { content: "before" } }, tokens: 0, runId, at: 2 });
+      const seq = sentBefore + 1;
+      const sender = await database.pool().connect();
+      try {
+        // A send half done, as appendRunMessage does it: the run's row held (shared), the inbox's
+        // counter (new, or bumped) and the message written, not committed.
+        await sender.query("BEGIN");
+        await sender.query(`SELECT 1 FROM "${schema}".agentrx_runs WHERE run_id = $1 FOR SHARE`, [runId]);
+        await sender.query(`INSERT INTO "${schema}".agentrx_threads AS t (thread_id, last_seq, updated_at) VALUES ($1, 1, 3) ON CONFLICT (thread_id) DO UPDATE SET last_seq = t.last_seq + 1`, [inbox]);
+        await sender.query(`INSERT INTO "${schema}".agentrx_thread_messages (thread_id, seq, run_id, tokens, at, message) VALUES ($1, $2, NULL, 1, 3, '{}')`, [inbox, seq]);
+        const closing = store.write(runId, { owner: "w", epoch: 1, leaseMs: 60_000, events: [], update: { closeInbox: sentBefore }, at: 4 });
+        // The write waits for the row the send holds.
+        await expect
+          .poll(async () => (await database.pool().query("SELECT count(*)::integer AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()")).rows[0].n, { timeout: 10_000 })
+          .toBeGreaterThan(0);
+        await sender.query("COMMIT");
+        // The message came after the position the run saw: the inbox stays open, and the write says where it ends.
+        expect(await closing).toEqual({ inboxSeq: seq, inboxClosed: false });
+      } finally {
+        sender.release();
+      }
+      expect(await store.write(runId, { owner: "w", epoch: 1, leaseMs: 60_000, events: [], update: { closeInbox: seq }, at: 5 })).toEqual({ inboxSeq: seq, inboxClosed: true });
+      await store.close();
+    });
+  }
+
+  it("a stale writer's closing write is refused and changes nothing, the inbox's counter included", async () => {
+    const store = new PostgresRunStore({ connectionString, schema });
+    const runId = "close-stale";
+    await store.createRun({ runId, inputs: { input: "x" }, status: "running", owner: "w", leaseMs: 60_000, at: 1 });
+    await store.claimRun(runId, { owner: "w2", leaseMs: 60_000, at: 60_002 }); // the lease ran out: w2 takes the run
+    const error = await rejectionOf(store.write(runId, { owner: "w", epoch: 1, leaseMs: 60_000, events: [{ seq: 1, type: "step", at: 3, data: {} }], update: { closeInbox: 0 }, at: 3 }));
+    expect(RunLeaseLostError.isInstance(error)).toBe(true);
+    const state = await database.pool().query(
+      `SELECT (SELECT event_count FROM "${schema}".agentrx_runs WHERE run_id = $1) AS events, (SELECT inbox_closed FROM "${schema}".agentrx_runs WHERE run_id = $1) AS closed, (SELECT count(*)::integer FROM "${schema}".agentrx_threads WHERE thread_id = $2) AS counters`,
+      [runId, runInboxId(runId)],
+    );
+    expect(state.rows[0]).toEqual({ events: 0, closed: false, counters: 0 });
     await store.close();
   });
 });

@@ -263,34 +263,25 @@ export class PostgresRunStore implements RunStore {
     const expected = checkWrite(runId, write);
     const c = writeColumns(write);
     const events = eventRows(write.events);
-    const count = Math.min(events.length, MAX_VALUES_EVENTS + 1);
-    let statement = this.#writes.get(count);
-    if (statement === undefined) {
-      const text = this.#sql.write(count);
-      this.#writes.set(count, (statement = { name: statementName("write", text), text }));
-    }
     const closeInbox = write.update?.closeInbox;
-    const query = {
-      ...statement,
-      values: [
-        runId, write.owner, expected ?? null,
-        c.status, c.stop_reason, c.usage, c.error, c.checkpoint, c.release, c.lease_expires_at, c.updated_at, c.event_count,
-        write.epoch ?? null,
-        c.answer_text, c.cost_usd, c.answer_text === null ? null : searchTerms(c.answer_text).join(" "),
-        closeInbox ?? null,
-        ...writeEventValues(events),
-      ],
-    };
-    // A write that closes the inbox locks the run's row first, in its own statement: a send holds
-    // that lock (shared) from its check to its commit, so the write's statement, which starts
-    // after, sees every message sent before it, and a send after it sees the inbox closed.
-    const { rows } =
-      closeInbox === undefined
-        ? await this.#query("write", runId, query)
-        : await this.#transaction("write", runId, async (client) => {
-            await client.query({ text: this.#sql.lockRun, values: [runId] });
-            return client.query(query);
-          });
+    const closing = closeInbox !== undefined;
+    const key = Math.min(events.length, MAX_VALUES_EVENTS + 1) * 2 + (closing ? 1 : 0);
+    let statement = this.#writes.get(key);
+    if (statement === undefined) {
+      const text = this.#sql.write(Math.min(events.length, MAX_VALUES_EVENTS + 1), closing);
+      this.#writes.set(key, (statement = { name: statementName(closing ? "close" : "write", text), text }));
+    }
+    const values: unknown[] = [
+      runId, write.owner, expected ?? null,
+      c.status, c.stop_reason, c.usage, c.error, c.checkpoint, c.release, c.lease_expires_at, c.updated_at, c.event_count,
+      write.epoch ?? null,
+      c.answer_text, c.cost_usd, c.answer_text === null ? null : searchTerms(c.answer_text).join(" "),
+    ];
+    if (closing) values.push(closeInbox);
+    for (const value of writeEventValues(events)) values.push(value);
+    // One statement, one round trip, in autocommit (a write that closes the inbox too: its
+    // statement waits for the sends in flight itself, see postgresQueries' write).
+    const { rows } = await this.#query("write", runId, { ...statement, values });
     const row = rows[0];
     if (row !== undefined && row.updated !== 0) {
       const inboxSeq = Number(row.inbox_seq ?? 0);

@@ -1,6 +1,6 @@
 import { createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel } from "@agentrx/core/testing";
-import { AgentExecutor, type AgentStreamEvent, RunBusyError, RunNotFoundError, RunStoreError, type RunStore } from "@agentrx/executors";
+import { AgentExecutor, type AgentStreamEvent, RunBusyError, RunNotFoundError, RunStoreError, type RunStore, type RunWrite } from "@agentrx/executors";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
 import { lastValueFrom, toArray } from "rxjs";
@@ -100,6 +100,30 @@ describe("recording a run", () => {
     const result = await lastValueFrom(executorFor().invoke({ input: "Weather?" }));
     expect(result.usage).toMatchObject({ input_tokens: 20, output_tokens: 4, total_tokens: 24 });
     expect(typeof result.runId).toBe("string");
+  });
+
+  it("writes each tool step twice (the turn before its tools, the results before the next model call), and never a write of nothing", async () => {
+    const store = new MemoryRunStore();
+    const writes: RunWrite[] = [];
+    // Each write is acknowledged after a timer, as a store over a network acknowledges it after I/O.
+    const counted = withMethods(store, {
+      write: async (runId, write) => {
+        writes.push(write);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        return store.write(runId, write);
+      },
+    });
+    const noop = tool(async ({ i }: { i: number }) => `ok ${i}`, { name: "noop", description: "Does nothing.", schema: z.object({ i: z.number() }) });
+    const steps = 5;
+    const model = new ScriptedChatModel({
+      responses: [...Array.from({ length: steps }, (_, i) => ({ toolCalls: [{ name: "noop", args: { i } }] })), { content: "done" }],
+    });
+    const agent = createToolCallingAgent({ llm: model, tools: [noop], prompt });
+    await lastValueFrom(new AgentExecutor({ agent, tools: [noop], store: counted }).invoke({ input: "go" }));
+    const carryOnlyCheckpoint = writes.filter((write) => write.events.length === 0 && Object.keys(write.update ?? {}).every((key) => key === "checkpoint" || key === "usage"));
+    expect(carryOnlyCheckpoint).toEqual([]);
+    // The start, two per step, and the last turn with the output.
+    expect(writes.length).toBe(1 + 2 * steps + 1);
   });
 
   it("fails the run with a RunStoreError naming the run when the store fails", async () => {
