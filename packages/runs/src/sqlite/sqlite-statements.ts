@@ -12,6 +12,22 @@ const STORE = "SqliteRunStore";
 const MANY_HITS = 1000;
 const SORT_INDEXES = { createdAt: "created", updatedAt: "updated", cost: "cost" } as const;
 
+/** The columns a write sets only when it has a value for them, in the order of their bits in a write's shape. */
+const OPTIONAL_COLUMNS = ["status", "stop_reason", "usage", "error", "checkpoint", "event_count", "answer_text"] as const satisfies readonly (keyof WriteColumns)[];
+const RELEASE = 1 << OPTIONAL_COLUMNS.length;
+const BY_EPOCH = RELEASE << 1;
+const BY_COUNT = BY_EPOCH << 1;
+
+/** The UPDATE of a write of one shape: its positional parameters in the order `#writeUpdate` pushes them. */
+function writeUpdateOf(shape: number): string {
+  const set = OPTIONAL_COLUMNS.filter((_, bit) => shape & (1 << bit)).map((column) => `${column} = ?`);
+  set.push(shape & RELEASE ? "owner = NULL, lease_expires_at = NULL" : "lease_expires_at = ?", "updated_at = ?");
+  let where = "run_id = ? AND owner = ?";
+  if (shape & BY_EPOCH) where += " AND epoch = ?";
+  if (shape & BY_COUNT) where += " AND event_count = ?";
+  return `UPDATE agentrx_runs SET ${set.join(", ")} WHERE ${where}`;
+}
+
 /**
  * The prepared statements and transactions of one open SQLite store, prepared once and reused by
  * every call (a write is one `BEGIN IMMEDIATE` transaction of two or three statements).
@@ -22,7 +38,9 @@ export class SqliteStatements {
   readonly #selectRun: SqliteStatement;
   readonly #claimUpdate: SqliteStatement;
   readonly #cancelUpdate: SqliteStatement;
-  readonly #writeUpdate: SqliteStatement;
+  /** The UPDATE of a write, one per set of columns a write changes (see {@link writeUpdateOf}). */
+  readonly #writeUpdates = new Map<number, SqliteStatement>();
+  readonly #writeCost: SqliteStatement;
   readonly #writeState: SqliteStatement;
   readonly #insertEvent: SqliteStatement;
   readonly #readEvents: SqliteStatement;
@@ -66,20 +84,7 @@ export class SqliteStatements {
     this.#cancelUpdate = db.prepare(`
       UPDATE agentrx_runs SET status = 'cancelled', error = @reason, owner = NULL, lease_expires_at = NULL, updated_at = @at, epoch = epoch + 1
       WHERE run_id = @run_id AND status IN ('queued', 'running', 'interrupted')`);
-    this.#writeUpdate = db.prepare(`
-      UPDATE agentrx_runs SET
-        status = coalesce(@status, status),
-        stop_reason = coalesce(@stop_reason, stop_reason),
-        usage = coalesce(@usage, usage),
-        error = coalesce(@error, error),
-        checkpoint = coalesce(@checkpoint, checkpoint),
-        owner = CASE WHEN @release THEN NULL ELSE owner END,
-        lease_expires_at = CASE WHEN @release THEN NULL ELSE @lease_expires_at END,
-        updated_at = @updated_at,
-        event_count = coalesce(@event_count, event_count),
-        answer_text = coalesce(@answer_text, answer_text),
-        cost_usd = coalesce(@cost_usd, cost_usd)
-      WHERE run_id = @run_id AND owner = @owner AND (@epoch IS NULL OR epoch = @epoch) AND (@expected IS NULL OR event_count = @expected)`);
+    this.#writeCost = db.prepare("UPDATE agentrx_runs SET cost_usd = ? WHERE run_id = ? AND cost_usd IS NOT ?");
     this.#writeState = db.prepare("SELECT owner, event_count, epoch, status FROM agentrx_runs WHERE run_id = ?");
     this.#insertEvent = db.prepare("INSERT INTO agentrx_run_events (run_id, seq, type, at, data) VALUES (?, ?, ?, ?, ?)");
     this.#readEvents = db.prepare("SELECT seq, type, at, data FROM agentrx_run_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?");
@@ -102,8 +107,10 @@ export class SqliteStatements {
     this.#closeInbox = db.prepare("UPDATE agentrx_runs SET inbox_closed = 1 WHERE run_id = ?");
     this.#runMessageState = db.prepare("SELECT status, stop_reason, inbox_closed FROM agentrx_runs WHERE run_id = ?");
     this.#write = db.immediate((runId: string, owner: string, epoch: number | null, expected: number | null, columns: WriteColumns, events: readonly EventRow[], closeInbox: number | null): RunWriteResult => {
-      const { changes } = this.#writeUpdate.run({ ...columns, release: columns.release ? 1 : 0, run_id: runId, owner, epoch, expected });
+      const { changes } = this.#writeUpdate(runId, owner, epoch, expected, columns);
       if (changes === 0) throw this.#writeRefused(runId, owner, epoch, expected);
+      // Only when the cost changed: an UPDATE that names cost_usd rewrites its index entry even when the value stays.
+      if (columns.cost_usd !== null) this.#writeCost.run(columns.cost_usd, runId, columns.cost_usd);
       for (const event of events) this.#insertEvent.run(runId, event.seq, event.type, event.at, event.data);
       // The inbox's last position, read under the same write lock as a send's append (see appendRunMessage).
       const inboxSeq = (this.#lastSeq.get(runInboxId(runId)) as { seq: number }).seq;
@@ -151,6 +158,31 @@ export class SqliteStatements {
       const [inboxSeq] = append(runInboxId(runId), [row]);
       return { inboxSeq: inboxSeq as number, status: state.status as RunStatus };
     });
+  }
+
+  /**
+   * Runs the UPDATE of a write. It names only the columns the write changes: SQLite rewrites the
+   * index entries of every indexed column an UPDATE names, changed or not, and each index page it
+   * dirties is one more page the commit appends to the WAL. A step's write so changes the row and
+   * the `updated_at` index, not the status and cost indexes (docs/performance.md).
+   */
+  #writeUpdate(runId: string, owner: string, epoch: number | null, expected: number | null, columns: WriteColumns): { changes: number } {
+    const values: unknown[] = [];
+    let shape = 0;
+    for (let bit = 0; bit < OPTIONAL_COLUMNS.length; bit++) {
+      const value = columns[OPTIONAL_COLUMNS[bit]!];
+      if (value === null) continue;
+      shape |= 1 << bit;
+      values.push(value);
+    }
+    if (columns.release) shape |= RELEASE;
+    else values.push(columns.lease_expires_at);
+    values.push(columns.updated_at, runId, owner);
+    if (epoch !== null) (shape |= BY_EPOCH), values.push(epoch);
+    if (expected !== null) (shape |= BY_COUNT), values.push(expected);
+    let statement = this.#writeUpdates.get(shape);
+    if (statement === undefined) this.#writeUpdates.set(shape, (statement = this.#db.prepare(writeUpdateOf(shape))));
+    return statement.run(...values);
   }
 
   #writeRefused(runId: string, owner: string, epoch: number | null, expected: number | null): RunStoreError {
