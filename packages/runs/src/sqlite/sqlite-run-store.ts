@@ -34,7 +34,7 @@ import {
 } from "../internal/validate-run-arguments";
 import { defaultSqliteDriver, loadSqliteDriver, SQLITE_DRIVERS, sqliteErrorCode, type SqliteConnection, type SqliteDriver } from "./sqlite-driver";
 import { migrateSqlite } from "./sqlite-migrations";
-import { SqliteStatements } from "./sqlite-statements";
+import { SqliteStatements, type SqliteWrite } from "./sqlite-statements";
 
 const STORE = "SqliteRunStore";
 /** The longest SQLite itself waits for a lock (it blocks the thread meanwhile); the store retries asynchronously after that. */
@@ -42,6 +42,35 @@ const DRIVER_BUSY_MS = 50;
 /** The first delay before retrying a busy call, doubled up to {@link MAX_RETRY_DELAY_MS}. */
 const FIRST_RETRY_DELAY_MS = 5;
 const MAX_RETRY_DELAY_MS = 100;
+
+/**
+ * `setImmediate` as it was when the module loaded (so tests that fake timers do not hold writes
+ * back), or a zero timeout where the runtime has none.
+ */
+const immediate = (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate;
+const defer = immediate ? (callback: () => void): void => void immediate(callback) : (callback: () => void): void => void setTimeout(callback, 0);
+
+/** A write waiting for the end of the turn. */
+interface WaitingWrite {
+  item: SqliteWrite;
+  write: RunWrite;
+  resolve: (result: RunWriteResult) => void;
+  reject: (error: unknown) => void;
+}
+
+/** A write checked and in the tables' form; throws on an invalid one. */
+function sqliteWriteOf(runId: string, write: RunWrite): SqliteWrite {
+  const expected = checkWrite(runId, write);
+  return {
+    runId,
+    owner: write.owner,
+    epoch: write.epoch ?? null,
+    expected: expected ?? null,
+    columns: writeColumns(write),
+    events: eventRows(write.events),
+    closeInbox: write.update?.closeInbox ?? null,
+  };
+}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -112,6 +141,10 @@ export class SqliteRunStore implements RunStore {
   /** Set once the file was found deleted or replaced: every later call fails with it. */
   #gone: RunStoreError | undefined;
   #closed = false;
+  /** Set while a write was applied in this turn of the event loop (cleared at its end, see {@link write}). */
+  #turnBusy = false;
+  /** The writes that arrived during a busy turn, applied together at its end. */
+  #waiting: WaitingWrite[] = [];
 
   constructor(options: SqliteRunStoreOptions = {}) {
     const { path = ".agentrx/runs.db", busyTimeoutMs = 5000, driver = defaultSqliteDriver() } = options;
@@ -259,12 +292,57 @@ export class SqliteRunStore implements RunStore {
     }, { changes: true });
   }
 
+  /**
+   * Applies a write. Writes of several runs that arrive within one turn of the event loop share a
+   * commit: the first runs at once, alone; the others wait for the next turn (`setImmediate`) and
+   * are applied together in one `BEGIN IMMEDIATE` transaction, each resolved once that committed
+   * (docs/performance.md). A batch that fails as a whole is applied again write by write.
+   */
   write(runId: string, write: RunWrite): Promise<RunWriteResult> {
-    return this.#call("write", runId, (statements) => {
-      const expected = checkWrite(runId, write);
-      return statements.write(runId, write.owner, write.epoch ?? null, expected ?? null, writeColumns(write), eventRows(write.events), write.update?.closeInbox ?? null);
-    }, { changes: true });
+    if (this.#statements === undefined || this.#closed) return this.#writeAlone(runId, write);
+    let item: SqliteWrite;
+    try {
+      item = sqliteWriteOf(runId, write);
+    } catch {
+      return this.#writeAlone(runId, write); // rejects with the invalid argument, as a write alone does
+    }
+    if (!this.#turnBusy) {
+      this.#turnBusy = true;
+      defer(this.#endTurn);
+      return this.#call("write", runId, (statements) => statements.write(item), { changes: true });
+    }
+    return new Promise((resolve, reject) => {
+      this.#waiting.push({ item, write, resolve, reject });
+    });
   }
+
+  #writeAlone(runId: string, write: RunWrite): Promise<RunWriteResult> {
+    return this.#call("write", runId, (statements) => statements.write(sqliteWriteOf(runId, write)), { changes: true });
+  }
+
+  /** The end of a turn in which a write was applied: the writes that came after it, in one transaction. */
+  readonly #endTurn = (): void => {
+    this.#turnBusy = false;
+    const waiting = this.#waiting;
+    if (waiting.length === 0) return;
+    this.#waiting = [];
+    const statements = this.#statements;
+    let outcomes: (RunWriteResult | RunStoreError)[] | undefined;
+    if (statements !== undefined && !this.#closed && waiting.length > 1) {
+      try {
+        this.#checkFile("write", waiting[0]!.item.runId);
+        outcomes = statements.writeBatch(waiting.map((entry) => entry.item));
+      } catch {
+        outcomes = undefined; // nothing was applied: each write goes again alone, with its own retries and errors
+      }
+    }
+    waiting.forEach((entry, index) => {
+      const outcome = outcomes?.[index];
+      if (outcome === undefined) this.#writeAlone(entry.item.runId, entry.write).then(entry.resolve, entry.reject);
+      else if (RunStoreError.isInstance(outcome)) entry.reject(outcome);
+      else entry.resolve(outcome);
+    });
+  };
 
   getRun(runId: string): Promise<RunInfo | undefined> {
     return this.#call("getRun", runId, (statements) => {
@@ -325,6 +403,7 @@ export class SqliteRunStore implements RunStore {
   /** Closes the database file. Calls made after it reject with a `RunStoreError`. */
   async close(): Promise<void> {
     if (this.#closed) return;
+    this.#endTurn(); // the writes made before close() are applied
     this.#closed = true;
     await this.#opening?.catch(() => undefined);
     this.#statements = undefined;

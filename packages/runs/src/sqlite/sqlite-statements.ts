@@ -12,6 +12,17 @@ const STORE = "SqliteRunStore";
 const MANY_HITS = 1000;
 const SORT_INDEXES = { createdAt: "created", updatedAt: "updated", cost: "cost" } as const;
 
+/** One run's write, its values as the tables hold them (see `SqliteStatements.write`). */
+export interface SqliteWrite {
+  runId: string;
+  owner: string;
+  epoch: number | null;
+  expected: number | null;
+  columns: WriteColumns;
+  events: readonly EventRow[];
+  closeInbox: number | null;
+}
+
 /** The columns a write sets only when it has a value for them, in the order of their bits in a write's shape. */
 const OPTIONAL_COLUMNS = ["status", "stop_reason", "usage", "error", "checkpoint", "event_count", "answer_text"] as const satisfies readonly (keyof WriteColumns)[];
 const RELEASE = 1 << OPTIONAL_COLUMNS.length;
@@ -58,6 +69,7 @@ export class SqliteStatements {
   readonly #append: (threadId: string, rows: readonly NewThreadMessageRow[]) => number[];
   readonly #claim: (runId: string, owner: string, leaseExpiresAt: number, at: number) => { row: RunRow; epoch: number };
   readonly #write: (runId: string, owner: string, epoch: number | null, expected: number | null, columns: WriteColumns, events: readonly EventRow[], closeInbox: number | null) => RunWriteResult;
+  readonly #writeBatch: (writes: readonly SqliteWrite[]) => (RunWriteResult | RunStoreError)[];
   readonly #closeInbox: SqliteStatement;
   readonly #runMessageState: SqliteStatement;
   readonly #appendRunMessage: (runId: string, row: NewThreadMessageRow) => RunMessageAppended;
@@ -106,7 +118,9 @@ export class SqliteStatements {
 
     this.#closeInbox = db.prepare("UPDATE agentrx_runs SET inbox_closed = 1 WHERE run_id = ?");
     this.#runMessageState = db.prepare("SELECT status, stop_reason, inbox_closed FROM agentrx_runs WHERE run_id = ?");
-    this.#write = db.immediate((runId: string, owner: string, epoch: number | null, expected: number | null, columns: WriteColumns, events: readonly EventRow[], closeInbox: number | null): RunWriteResult => {
+    // Not itself a transaction: #write runs one in its own, #writeBatch several in one.
+    const write = (runId: string, owner: string, epoch: number | null, expected: number | null, columns: WriteColumns, events: readonly EventRow[], closeInbox: number | null): RunWriteResult => {
+      // A refused write throws here, before it changed anything (what writeBatch relies on).
       const { changes } = this.#writeUpdate(runId, owner, epoch, expected, columns);
       if (changes === 0) throw this.#writeRefused(runId, owner, epoch, expected);
       // Only when the cost changed: an UPDATE that names cost_usd rewrites its index entry even when the value stays.
@@ -118,7 +132,20 @@ export class SqliteStatements {
       const inboxClosed = inboxSeq <= closeInbox;
       if (inboxClosed) this.#closeInbox.run(runId);
       return { inboxSeq, inboxClosed };
-    });
+    };
+    this.#write = db.immediate(write);
+    this.#writeBatch = db.immediate((writes: readonly SqliteWrite[]): (RunWriteResult | RunStoreError)[] =>
+      writes.map((item) => {
+        try {
+          return write(item.runId, item.owner, item.epoch, item.expected, item.columns, item.events, item.closeInbox);
+        } catch (error) {
+          // A refusal (lease lost, seq taken, no such run) changed nothing: the others still commit.
+          // Anything else (a constraint, I/O) rolls the whole batch back.
+          if (RunStoreError.isInstance(error)) return error;
+          throw error;
+        }
+      }),
+    );
 
     this.#delete = db.immediate((runId: string): boolean => {
       this.#deleteEvents.run(runId);
@@ -213,8 +240,17 @@ export class SqliteStatements {
   }
 
   /** Appends the events and updates the row (one `BEGIN IMMEDIATE` transaction) when `owner` holds the lease at `epoch` (when given). */
-  write(runId: string, owner: string, epoch: number | null, expected: number | null, columns: WriteColumns, events: readonly EventRow[], closeInbox: number | null): RunWriteResult {
-    return this.#write(runId, owner, epoch, expected, columns, events, closeInbox);
+  write(item: SqliteWrite): RunWriteResult {
+    return this.#write(item.runId, item.owner, item.epoch, item.expected, item.columns, item.events, item.closeInbox);
+  }
+
+  /**
+   * Applies several runs' writes in one `BEGIN IMMEDIATE` transaction: one commit for all. Each
+   * comes back as its result, or as the `RunStoreError` that refused it (a refused write changes
+   * nothing; the others are applied). Any other error rolls them all back and is thrown.
+   */
+  writeBatch(writes: readonly SqliteWrite[]): (RunWriteResult | RunStoreError)[] {
+    return this.#writeBatch(writes);
   }
 
   /** Appends a message to the run's inbox unless the run finished or closed it (one `BEGIN IMMEDIATE` transaction). */
