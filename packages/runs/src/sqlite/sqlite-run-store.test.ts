@@ -183,7 +183,8 @@ describe("SqliteRunStore", () => {
     const store = new SqliteRunStore({ path });
     for (const runId of ["a", "b", "c", "d"]) await store.createRun({ runId, inputs: {}, status: "running", owner: "w", leaseMs: 60_000, at: 1 });
     const step = (runId: string, owner = "w") =>
-      store.write(runId, { owner, leaseMs: 60_000, epoch: 1, at: 2, events: [{ seq: 1, type: "step", at: 2, data: { type: "step", runId } }], update: { usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2, cost: { total: 0.5 } } } });
+      store.write(runId, { owner, leaseMs: 60_000, epoch: 1, at: 2, events: [{ seq: 1, type: "step", at: 2, data: { type: "step", runId } }], update: { usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2, cost: { input: 0.2, output: 0.3, total: 0.5, currency: "USD" } } } });
+    await new Promise((resolve) => setImmediate(resolve)); // a turn of its own for what follows
     const before = walCommits(path);
     try {
       // The first is applied at once; the three made in the same turn wait for its end, and commit as one.
@@ -203,6 +204,22 @@ describe("SqliteRunStore", () => {
     } finally {
       await store.close();
     }
+  });
+
+  it("creates the runs asked for in one turn in one commit, refusing only an id that exists", async () => {
+    const path = freshPath();
+    const store = new SqliteRunStore({ path });
+    await store.createRun({ runId: "taken", inputs: {}, status: "queued", at: 1 });
+    await new Promise((resolve) => setImmediate(resolve)); // a turn of its own for what follows
+    const before = walCommits(path);
+    const create = (runId: string) => store.createRun({ runId, inputs: { input: `find ${runId}` }, status: "running", owner: "w", leaseMs: 60_000, at: 2 });
+    const outcomes = await Promise.allSettled([create("a"), create("b"), create("taken"), create("c")]);
+    expect(walCommits(path) - before).toBe(2);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
+    expect(((outcomes[2] as PromiseRejectedResult).reason as Error).message).toMatch(/"taken" exists already/);
+    expect((await store.listRuns({ search: "find" })).map((run) => run.runId).sort()).toEqual(["a", "b", "c"]);
+    expect(await store.getRun("taken")).toMatchObject({ status: "queued" });
+    await store.close();
   });
 
   it("applies the writes made before close() that were waiting for the end of the turn", async () => {

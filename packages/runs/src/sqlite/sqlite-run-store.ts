@@ -19,7 +19,7 @@ import {
   type StoredRunEvent,
   type StoredThreadMessage,
 } from "@agentrx/executors";
-import { eventRows, listedRunInfoOf, newRunRow, runInfoOf, storedEventOf, writeColumns } from "../internal/run-record";
+import { eventRows, listedRunInfoOf, newRunRow, runInfoOf, storedEventOf, writeColumns, type RunRow } from "../internal/run-record";
 import { closedStoreError, wrapStoreError } from "../internal/store-errors";
 import { checkThreadRead, storedThreadMessageOf, threadMessageRows, threadSubject } from "../internal/thread-record";
 import {
@@ -34,7 +34,7 @@ import {
 } from "../internal/validate-run-arguments";
 import { defaultSqliteDriver, loadSqliteDriver, SQLITE_DRIVERS, sqliteErrorCode, type SqliteConnection, type SqliteDriver } from "./sqlite-driver";
 import { migrateSqlite } from "./sqlite-migrations";
-import { SqliteStatements, type SqliteWrite } from "./sqlite-statements";
+import { type BatchOutcome, SqliteStatements, type SqliteWrite } from "./sqlite-statements";
 
 const STORE = "SqliteRunStore";
 /** The longest SQLite itself waits for a lock (it blocks the thread meanwhile); the store retries asynchronously after that. */
@@ -50,11 +50,12 @@ const MAX_RETRY_DELAY_MS = 100;
 const immediate = (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate;
 const defer = immediate ? (callback: () => void): void => void immediate(callback) : (callback: () => void): void => void setTimeout(callback, 0);
 
-/** A write waiting for the end of the turn. */
-interface WaitingWrite {
-  item: SqliteWrite;
-  write: RunWrite;
-  resolve: (result: RunWriteResult) => void;
+/** A change waiting for the end of the turn: what it does in the batch, and as a call alone. */
+interface WaitingChange {
+  runId: string;
+  apply: (statements: SqliteStatements) => unknown;
+  alone: () => Promise<unknown>;
+  resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
 
@@ -141,10 +142,10 @@ export class SqliteRunStore implements RunStore {
   /** Set once the file was found deleted or replaced: every later call fails with it. */
   #gone: RunStoreError | undefined;
   #closed = false;
-  /** Set while a write was applied in this turn of the event loop (cleared at its end, see {@link write}). */
+  /** Set while a change was applied in this turn of the event loop (cleared at its end, see {@link write}). */
   #turnBusy = false;
-  /** The writes that arrived during a busy turn, applied together at its end. */
-  #waiting: WaitingWrite[] = [];
+  /** The changes that arrived during a busy turn, applied together at its end. */
+  #waiting: WaitingChange[] = [];
 
   constructor(options: SqliteRunStoreOptions = {}) {
     const { path = ".agentrx/runs.db", busyTimeoutMs = 5000, driver = defaultSqliteDriver() } = options;
@@ -270,12 +271,25 @@ export class SqliteRunStore implements RunStore {
   }
 
   createRun(run: NewRun): Promise<void> {
-    return this.#call("createRun", run?.runId, (statements) => {
+    const alone = () =>
+      this.#call("createRun", run?.runId, (statements) => {
+        checkNewRun(run);
+        this.#insert(statements, run.runId, newRunRow(run));
+      }, { changes: true });
+    let row: RunRow;
+    try {
       checkNewRun(run);
-      if (!statements.insertRun(newRunRow(run))) {
-        throw new RunStoreError({ operation: "createRun", runId: run.runId, message: `${STORE}: run "${run.runId}" exists already; run ids must be unique.` });
-      }
-    }, { changes: true });
+      row = newRunRow(run);
+    } catch {
+      return alone(); // rejects with the invalid argument, as a call alone does
+    }
+    return this.#inTurn("createRun", run.runId, (statements) => this.#insert(statements, run.runId, row), alone);
+  }
+
+  #insert(statements: SqliteStatements, runId: string, row: RunRow): void {
+    if (!statements.insertRun(row)) {
+      throw new RunStoreError({ operation: "createRun", runId, message: `${STORE}: run "${runId}" exists already; run ids must be unique.` });
+    }
   }
 
   claimRun(runId: string, claim: ClaimRun): Promise<RunInfo> {
@@ -293,54 +307,60 @@ export class SqliteRunStore implements RunStore {
   }
 
   /**
-   * Applies a write. Writes of several runs that arrive within one turn of the event loop share a
-   * commit: the first runs at once, alone; the others wait for the next turn (`setImmediate`) and
-   * are applied together in one `BEGIN IMMEDIATE` transaction, each resolved once that committed
-   * (docs/performance.md). A batch that fails as a whole is applied again write by write.
+   * Applies a write. The writes and new runs of several runs that arrive within one turn of the
+   * event loop share a commit: the first is applied at once, alone; the others wait for the next
+   * turn (`setImmediate`) and are applied together in one `BEGIN IMMEDIATE` transaction, each
+   * resolved once that committed (docs/performance.md). A batch that fails as a whole is applied
+   * again call by call.
    */
   write(runId: string, write: RunWrite): Promise<RunWriteResult> {
-    if (this.#statements === undefined || this.#closed) return this.#writeAlone(runId, write);
+    const alone = () => this.#call("write", runId, (statements) => statements.write(sqliteWriteOf(runId, write)), { changes: true });
     let item: SqliteWrite;
     try {
       item = sqliteWriteOf(runId, write);
     } catch {
-      return this.#writeAlone(runId, write); // rejects with the invalid argument, as a write alone does
+      return alone(); // rejects with the invalid argument, as a call alone does
     }
+    return this.#inTurn("write", runId, (statements) => statements.write(item), alone, (statements) => statements.writeInBatch(item));
+  }
+
+  /**
+   * Runs a change now when it is the first of this turn of the event loop (`alone`), else queues it
+   * for the batch at the turn's end (`inBatch`: the same without a transaction of its own).
+   */
+  #inTurn<T>(operation: string, runId: string, now: (statements: SqliteStatements) => T, alone: () => Promise<T>, inBatch: (statements: SqliteStatements) => T = now): Promise<T> {
+    if (this.#statements === undefined || this.#closed) return alone();
     if (!this.#turnBusy) {
       this.#turnBusy = true;
       defer(this.#endTurn);
-      return this.#call("write", runId, (statements) => statements.write(item), { changes: true });
+      return this.#call(operation, runId, now, { changes: true });
     }
-    return new Promise((resolve, reject) => {
-      this.#waiting.push({ item, write, resolve, reject });
+    return new Promise<T>((resolve, reject) => {
+      this.#waiting.push({ runId, apply: inBatch, alone, resolve: resolve as (value: unknown) => void, reject });
     });
   }
 
-  #writeAlone(runId: string, write: RunWrite): Promise<RunWriteResult> {
-    return this.#call("write", runId, (statements) => statements.write(sqliteWriteOf(runId, write)), { changes: true });
-  }
-
-  /** The end of a turn in which a write was applied: the writes that came after it, in one transaction. */
+  /** The end of a turn in which a change was applied: the changes that came after it, in one transaction. */
   readonly #endTurn = (): void => {
     this.#turnBusy = false;
     const waiting = this.#waiting;
     if (waiting.length === 0) return;
     this.#waiting = [];
     const statements = this.#statements;
-    let outcomes: (RunWriteResult | RunStoreError)[] | undefined;
+    let outcomes: BatchOutcome[] | undefined;
     if (statements !== undefined && !this.#closed && waiting.length > 1) {
       try {
-        this.#checkFile("write", waiting[0]!.item.runId);
-        outcomes = statements.writeBatch(waiting.map((entry) => entry.item));
+        this.#checkFile("write", waiting[0]!.runId);
+        outcomes = statements.batch(waiting.map((entry) => () => entry.apply(statements)));
       } catch {
-        outcomes = undefined; // nothing was applied: each write goes again alone, with its own retries and errors
+        outcomes = undefined; // nothing was applied: each call goes again alone, with its own retries and errors
       }
     }
     waiting.forEach((entry, index) => {
       const outcome = outcomes?.[index];
-      if (outcome === undefined) this.#writeAlone(entry.item.runId, entry.write).then(entry.resolve, entry.reject);
-      else if (RunStoreError.isInstance(outcome)) entry.reject(outcome);
-      else entry.resolve(outcome);
+      if (outcome === undefined) entry.alone().then(entry.resolve, entry.reject);
+      else if (outcome.error !== undefined) entry.reject(outcome.error);
+      else entry.resolve(outcome.value);
     });
   };
 
@@ -403,7 +423,7 @@ export class SqliteRunStore implements RunStore {
   /** Closes the database file. Calls made after it reject with a `RunStoreError`. */
   async close(): Promise<void> {
     if (this.#closed) return;
-    this.#endTurn(); // the writes made before close() are applied
+    this.#endTurn(); // the changes asked for before close() are applied
     this.#closed = true;
     await this.#opening?.catch(() => undefined);
     this.#statements = undefined;

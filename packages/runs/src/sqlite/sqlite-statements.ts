@@ -12,6 +12,9 @@ const STORE = "SqliteRunStore";
 const MANY_HITS = 1000;
 const SORT_INDEXES = { createdAt: "created", updatedAt: "updated", cost: "cost" } as const;
 
+/** What one action of a batch gave: its value, or the error that refused it. */
+export type BatchOutcome = { value: unknown; error?: undefined } | { error: RunStoreError };
+
 /** One run's write, its values as the tables hold them (see `SqliteStatements.write`). */
 export interface SqliteWrite {
   runId: string;
@@ -69,7 +72,8 @@ export class SqliteStatements {
   readonly #append: (threadId: string, rows: readonly NewThreadMessageRow[]) => number[];
   readonly #claim: (runId: string, owner: string, leaseExpiresAt: number, at: number) => { row: RunRow; epoch: number };
   readonly #write: (runId: string, owner: string, epoch: number | null, expected: number | null, columns: WriteColumns, events: readonly EventRow[], closeInbox: number | null) => RunWriteResult;
-  readonly #writeBatch: (writes: readonly SqliteWrite[]) => (RunWriteResult | RunStoreError)[];
+  readonly #writeBody: (runId: string, owner: string, epoch: number | null, expected: number | null, columns: WriteColumns, events: readonly EventRow[], closeInbox: number | null) => RunWriteResult;
+  readonly #batch: (actions: readonly (() => unknown)[]) => BatchOutcome[];
   readonly #closeInbox: SqliteStatement;
   readonly #runMessageState: SqliteStatement;
   readonly #appendRunMessage: (runId: string, row: NewThreadMessageRow) => RunMessageAppended;
@@ -133,15 +137,16 @@ export class SqliteStatements {
       if (inboxClosed) this.#closeInbox.run(runId);
       return { inboxSeq, inboxClosed };
     };
+    this.#writeBody = write;
     this.#write = db.immediate(write);
-    this.#writeBatch = db.immediate((writes: readonly SqliteWrite[]): (RunWriteResult | RunStoreError)[] =>
-      writes.map((item) => {
+    this.#batch = db.immediate((actions: readonly (() => unknown)[]): BatchOutcome[] =>
+      actions.map((action) => {
         try {
-          return write(item.runId, item.owner, item.epoch, item.expected, item.columns, item.events, item.closeInbox);
+          return { value: action() };
         } catch (error) {
-          // A refusal (lease lost, seq taken, no such run) changed nothing: the others still commit.
-          // Anything else (a constraint, I/O) rolls the whole batch back.
-          if (RunStoreError.isInstance(error)) return error;
+          // A refusal (lease lost, seq or run id taken, no such run) changed nothing: the others
+          // still commit. Anything else (a constraint, I/O) rolls the whole batch back.
+          if (RunStoreError.isInstance(error)) return { error };
           throw error;
         }
       }),
@@ -244,13 +249,19 @@ export class SqliteStatements {
     return this.#write(item.runId, item.owner, item.epoch, item.expected, item.columns, item.events, item.closeInbox);
   }
 
+  /** The same as {@link write}, without a transaction of its own: for an action of {@link batch}. */
+  writeInBatch(item: SqliteWrite): RunWriteResult {
+    return this.#writeBody(item.runId, item.owner, item.epoch, item.expected, item.columns, item.events, item.closeInbox);
+  }
+
   /**
-   * Applies several runs' writes in one `BEGIN IMMEDIATE` transaction: one commit for all. Each
-   * comes back as its result, or as the `RunStoreError` that refused it (a refused write changes
-   * nothing; the others are applied). Any other error rolls them all back and is thrown.
+   * Runs several calls' actions (`writeInBatch`, `insertRun`: none may begin a transaction) in
+   * one `BEGIN IMMEDIATE` transaction: one commit for all. Each comes back as its value, or as the
+   * `RunStoreError` that refused it (a refused call changes nothing; the others are applied). Any
+   * other error rolls them all back and is thrown.
    */
-  writeBatch(writes: readonly SqliteWrite[]): (RunWriteResult | RunStoreError)[] {
-    return this.#writeBatch(writes);
+  batch(actions: readonly (() => unknown)[]): BatchOutcome[] {
+    return this.#batch(actions);
   }
 
   /** Appends a message to the run's inbox unless the run finished or closed it (one `BEGIN IMMEDIATE` transaction). */
