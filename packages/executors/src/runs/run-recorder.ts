@@ -243,6 +243,8 @@ export class RunRecorder {
     this.scheduled = true;
     defer(() => {
       this.scheduled = false;
+      // Nothing left: a write made meanwhile (a barrier's) took it; an empty one would only add a commit.
+      if (this.buffer.length === 0 && this.tokenText === "") return;
       this.flush().catch(noop); // a failure has reached onFailure
     });
   }
