@@ -206,6 +206,20 @@ describe("SqliteRunStore", () => {
     }
   });
 
+  it("applies a run's next write in the same turn at once when no other run's waits (nothing to share a commit with)", async () => {
+    const path = freshPath();
+    const store = new SqliteRunStore({ path });
+    await store.createRun({ runId: "r", inputs: {}, status: "running", owner: "w", leaseMs: 60_000, at: 1 });
+    const step = (seq: number) => store.write("r", { owner: "w", leaseMs: 60_000, epoch: 1, at: 2, events: [{ seq, type: "step", at: 2, data: {} }] });
+    await new Promise((resolve) => setImmediate(resolve));
+    await step(1); // the first of this turn, applied at once; what follows is in the same turn
+    const before = walCommits(path);
+    const second = step(2);
+    expect(walCommits(path) - before).toBe(1); // committed before the call returned
+    await second;
+    await store.close();
+  });
+
   it("creates the runs asked for in one turn in one commit, refusing only an id that exists", async () => {
     const path = freshPath();
     const store = new SqliteRunStore({ path });

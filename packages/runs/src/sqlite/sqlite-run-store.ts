@@ -50,11 +50,12 @@ const MAX_RETRY_DELAY_MS = 100;
 const immediate = (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate;
 const defer = immediate ? (callback: () => void): void => void immediate(callback) : (callback: () => void): void => void setTimeout(callback, 0);
 
-/** A change waiting for the end of the turn: what it does in the batch, and as a call alone. */
+/** A change waiting for the end of the turn: what it does alone (in a transaction of its own), and in a batch. */
 interface WaitingChange {
+  operation: string;
   runId: string;
+  now: (statements: SqliteStatements) => unknown;
   apply: (statements: SqliteStatements) => unknown;
-  alone: () => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -144,6 +145,8 @@ export class SqliteRunStore implements RunStore {
   #closed = false;
   /** Set while a change was applied in this turn of the event loop (cleared at its end, see {@link write}). */
   #turnBusy = false;
+  /** The run whose change was applied first in this turn. */
+  #turnRunId: string | undefined;
   /** The changes that arrived during a busy turn, applied together at its end. */
   #waiting: WaitingChange[] = [];
 
@@ -325,18 +328,21 @@ export class SqliteRunStore implements RunStore {
   }
 
   /**
-   * Runs a change now when it is the first of this turn of the event loop (`alone`), else queues it
-   * for the batch at the turn's end (`inBatch`: the same without a transaction of its own).
+   * Runs a change (`now`, already checked) at once when it is the first of this turn of the event
+   * loop (or the same run's, with nothing waiting), else queues it for the batch at the turn's end (`inBatch`: the same without a transaction
+   * of its own). `alone` is the whole call, checks included, for a store not open yet.
    */
   #inTurn<T>(operation: string, runId: string, now: (statements: SqliteStatements) => T, alone: () => Promise<T>, inBatch: (statements: SqliteStatements) => T = now): Promise<T> {
     if (this.#statements === undefined || this.#closed) return alone();
-    if (!this.#turnBusy) {
+    // A run's next write in the same turn, with no other run's waiting, gains nothing by waiting.
+    if (!this.#turnBusy || (this.#turnRunId === runId && this.#waiting.length === 0)) {
+      if (!this.#turnBusy) defer(this.#endTurn);
       this.#turnBusy = true;
-      defer(this.#endTurn);
+      this.#turnRunId = runId;
       return this.#call(operation, runId, now, { changes: true });
     }
     return new Promise<T>((resolve, reject) => {
-      this.#waiting.push({ runId, apply: inBatch, alone, resolve: resolve as (value: unknown) => void, reject });
+      this.#waiting.push({ operation, runId, now, apply: inBatch, resolve: resolve as (value: unknown) => void, reject });
     });
   }
 
@@ -353,12 +359,12 @@ export class SqliteRunStore implements RunStore {
         this.#checkFile("write", waiting[0]!.runId);
         outcomes = statements.batch(waiting.map((entry) => () => entry.apply(statements)));
       } catch {
-        outcomes = undefined; // nothing was applied: each call goes again alone, with its own retries and errors
+        outcomes = undefined; // nothing was applied: each change goes again alone, with its own retries and errors
       }
     }
     waiting.forEach((entry, index) => {
       const outcome = outcomes?.[index];
-      if (outcome === undefined) entry.alone().then(entry.resolve, entry.reject);
+      if (outcome === undefined) this.#call(entry.operation, entry.runId, entry.now, { changes: true }).then(entry.resolve, entry.reject);
       else if (outcome.error !== undefined) entry.reject(outcome.error);
       else entry.resolve(outcome.value);
     });
