@@ -122,9 +122,9 @@ export class SqliteStatements {
 
     this.#closeInbox = db.prepare("UPDATE agentrx_runs SET inbox_closed = 1 WHERE run_id = ?");
     this.#runMessageState = db.prepare("SELECT status, stop_reason, inbox_closed FROM agentrx_runs WHERE run_id = ?");
-    // Not itself a transaction: #write runs one in its own, #writeBatch several in one.
+    // Not itself a transaction: #write runs one in its own, #batch several in one.
     const write = (runId: string, owner: string, epoch: number | null, expected: number | null, columns: WriteColumns, events: readonly EventRow[], closeInbox: number | null): RunWriteResult => {
-      // A refused write throws here, before it changed anything (what writeBatch relies on).
+      // A refused write throws here, before it changed anything (what #batch relies on).
       const { changes } = this.#writeUpdate(runId, owner, epoch, expected, columns);
       if (changes === 0) throw this.#writeRefused(runId, owner, epoch, expected);
       // Only when the cost changed: an UPDATE that names cost_usd rewrites its index entry even when the value stays.
