@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { InvalidArgumentError } from "@agentrx/core";
-import { RunStoreError } from "@agentrx/executors";
+import { RunLeaseLostError, RunStoreError } from "@agentrx/executors";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { rejectionOf } from "../testing/conformance/conformance-context";
@@ -39,6 +39,18 @@ runStoreConformance({
   },
   inAnotherProcess: (request) => runInAnotherProcess({ kind: "sqlite", path: conformancePath }, request),
 });
+
+/** How many transactions the file's WAL holds (frames that end a commit, of the WAL's current salt). */
+function walCommits(path: string): number {
+  const wal = readFileSync(`${path}-wal`);
+  const pageSize = wal.readUInt32BE(8);
+  let commits = 0;
+  for (let offset = 32; offset + 24 + pageSize <= wal.length; offset += 24 + pageSize) {
+    if (wal.readUInt32BE(offset + 8) !== wal.readUInt32BE(16) || wal.readUInt32BE(offset + 12) !== wal.readUInt32BE(20)) break;
+    if (wal.readUInt32BE(offset + 4) !== 0) commits++;
+  }
+  return commits;
+}
 
 let files = 0;
 const freshPath = () => join(dir, `store-${++files}.db`);
@@ -164,6 +176,77 @@ describe("SqliteRunStore", () => {
       index.close();
       await store.close();
     }
+  });
+
+  it("commits the writes of several runs made in one turn together, refusing only the one whose lease is lost", async () => {
+    const path = freshPath();
+    const store = new SqliteRunStore({ path });
+    for (const runId of ["a", "b", "c", "d"]) await store.createRun({ runId, inputs: {}, status: "running", owner: "w", leaseMs: 60_000, at: 1 });
+    const step = (runId: string, owner = "w") =>
+      store.write(runId, { owner, leaseMs: 60_000, epoch: 1, at: 2, events: [{ seq: 1, type: "step", at: 2, data: { type: "step", runId } }], update: { usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2, cost: { input: 0.2, output: 0.3, total: 0.5, currency: "USD" } } } });
+    await new Promise((resolve) => setImmediate(resolve)); // a turn of its own for what follows
+    const before = walCommits(path);
+    try {
+      // The first is applied at once; the three made in the same turn wait for its end, and commit as one.
+      const outcomes = await Promise.allSettled([step("a"), step("b"), step("c", "thief"), step("d")]);
+      expect(walCommits(path) - before).toBe(2);
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
+      expect((outcomes[1] as PromiseFulfilledResult<unknown>).value).toEqual({ inboxSeq: 0 });
+      const refused = (outcomes[2] as PromiseRejectedResult).reason as RunLeaseLostError;
+      expect(RunLeaseLostError.isInstance(refused)).toBe(true);
+      expect(refused).toMatchObject({ runId: "c", owner: "thief" });
+      for (const runId of ["a", "b", "d"]) {
+        expect(await store.getRun(runId)).toMatchObject({ eventCount: 1, usage: { cost: { total: 0.5 } } });
+        expect((await store.readEvents(runId)).map((event) => event.data)).toEqual([{ type: "step", runId }]);
+      }
+      expect(await store.getRun("c")).toMatchObject({ eventCount: 0 });
+      expect((await store.listRuns({ sort: "cost", limit: 3 })).map((run) => run.runId).sort()).toEqual(["a", "b", "d"]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("applies a run's next write in the same turn at once when no other run's waits (nothing to share a commit with)", async () => {
+    const path = freshPath();
+    const store = new SqliteRunStore({ path });
+    await store.createRun({ runId: "r", inputs: {}, status: "running", owner: "w", leaseMs: 60_000, at: 1 });
+    const step = (seq: number) => store.write("r", { owner: "w", leaseMs: 60_000, epoch: 1, at: 2, events: [{ seq, type: "step", at: 2, data: {} }] });
+    await new Promise((resolve) => setImmediate(resolve));
+    await step(1); // the first of this turn, applied at once; what follows is in the same turn
+    const before = walCommits(path);
+    const second = step(2);
+    expect(walCommits(path) - before).toBe(1); // committed before the call returned
+    await second;
+    await store.close();
+  });
+
+  it("creates the runs asked for in one turn in one commit, refusing only an id that exists", async () => {
+    const path = freshPath();
+    const store = new SqliteRunStore({ path });
+    await store.createRun({ runId: "taken", inputs: {}, status: "queued", at: 1 });
+    await new Promise((resolve) => setImmediate(resolve)); // a turn of its own for what follows
+    const before = walCommits(path);
+    const create = (runId: string) => store.createRun({ runId, inputs: { input: `find ${runId}` }, status: "running", owner: "w", leaseMs: 60_000, at: 2 });
+    const outcomes = await Promise.allSettled([create("a"), create("b"), create("taken"), create("c")]);
+    expect(walCommits(path) - before).toBe(2);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
+    expect(((outcomes[2] as PromiseRejectedResult).reason as Error).message).toMatch(/"taken" exists already/);
+    expect((await store.listRuns({ search: "find" })).map((run) => run.runId).sort()).toEqual(["a", "b", "c"]);
+    expect(await store.getRun("taken")).toMatchObject({ status: "queued" });
+    await store.close();
+  });
+
+  it("applies the writes made before close() that were waiting for the end of the turn", async () => {
+    const path = freshPath();
+    const store = new SqliteRunStore({ path });
+    for (const runId of ["a", "b"]) await store.createRun({ runId, inputs: {}, status: "running", owner: "w", leaseMs: 60_000, at: 1 });
+    const step = (runId: string) => store.write(runId, { owner: "w", leaseMs: 60_000, at: 2, events: [{ seq: 1, type: "step", at: 2, data: {} }] });
+    const written = Promise.all([step("a"), step("b")]);
+    await store.close();
+    await written;
+    const reopened = new SqliteRunStore({ path });
+    expect((await reopened.getRun("b"))?.eventCount).toBe(1);
+    await reopened.close();
   });
 
   it("lists a search with many hits (walking the sort's index) in the same order and pages as with few", async () => {

@@ -19,7 +19,7 @@ import {
   type StoredRunEvent,
   type StoredThreadMessage,
 } from "@agentrx/executors";
-import { eventRows, listedRunInfoOf, newRunRow, runInfoOf, storedEventOf, writeColumns } from "../internal/run-record";
+import { eventRows, listedRunInfoOf, newRunRow, runInfoOf, storedEventOf, writeColumns, type RunRow } from "../internal/run-record";
 import { closedStoreError, wrapStoreError } from "../internal/store-errors";
 import { checkThreadRead, storedThreadMessageOf, threadMessageRows, threadSubject } from "../internal/thread-record";
 import {
@@ -34,7 +34,7 @@ import {
 } from "../internal/validate-run-arguments";
 import { defaultSqliteDriver, loadSqliteDriver, SQLITE_DRIVERS, sqliteErrorCode, type SqliteConnection, type SqliteDriver } from "./sqlite-driver";
 import { migrateSqlite } from "./sqlite-migrations";
-import { SqliteStatements } from "./sqlite-statements";
+import { type BatchOutcome, SqliteStatements, type SqliteWrite } from "./sqlite-statements";
 
 const STORE = "SqliteRunStore";
 /** The longest SQLite itself waits for a lock (it blocks the thread meanwhile); the store retries asynchronously after that. */
@@ -42,6 +42,37 @@ const DRIVER_BUSY_MS = 50;
 /** The first delay before retrying a busy call, doubled up to {@link MAX_RETRY_DELAY_MS}. */
 const FIRST_RETRY_DELAY_MS = 5;
 const MAX_RETRY_DELAY_MS = 100;
+
+/**
+ * `setImmediate` as it was when the module loaded (so tests that fake timers do not hold writes
+ * back), or a zero timeout where the runtime has none.
+ */
+const immediate = (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate;
+const defer = immediate ? (callback: () => void): void => void immediate(callback) : (callback: () => void): void => void setTimeout(callback, 0);
+
+/** A change waiting for the end of the turn: what it does alone (in a transaction of its own), and in a batch. */
+interface WaitingChange {
+  operation: string;
+  runId: string;
+  now: (statements: SqliteStatements) => unknown;
+  apply: (statements: SqliteStatements) => unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/** A write checked and in the tables' form; throws on an invalid one. */
+function sqliteWriteOf(runId: string, write: RunWrite): SqliteWrite {
+  const expected = checkWrite(runId, write);
+  return {
+    runId,
+    owner: write.owner,
+    epoch: write.epoch ?? null,
+    expected: expected ?? null,
+    columns: writeColumns(write),
+    events: eventRows(write.events),
+    closeInbox: write.update?.closeInbox ?? null,
+  };
+}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -112,6 +143,12 @@ export class SqliteRunStore implements RunStore {
   /** Set once the file was found deleted or replaced: every later call fails with it. */
   #gone: RunStoreError | undefined;
   #closed = false;
+  /** Set while a change was applied in this turn of the event loop (cleared at its end, see {@link write}). */
+  #turnBusy = false;
+  /** The run whose change was applied first in this turn. */
+  #turnRunId: string | undefined;
+  /** The changes that arrived during a busy turn, applied together at its end. */
+  #waiting: WaitingChange[] = [];
 
   constructor(options: SqliteRunStoreOptions = {}) {
     const { path = ".agentrx/runs.db", busyTimeoutMs = 5000, driver = defaultSqliteDriver() } = options;
@@ -237,12 +274,25 @@ export class SqliteRunStore implements RunStore {
   }
 
   createRun(run: NewRun): Promise<void> {
-    return this.#call("createRun", run?.runId, (statements) => {
+    const alone = () =>
+      this.#call("createRun", run?.runId, (statements) => {
+        checkNewRun(run);
+        this.#insert(statements, run.runId, newRunRow(run));
+      }, { changes: true });
+    let row: RunRow;
+    try {
       checkNewRun(run);
-      if (!statements.insertRun(newRunRow(run))) {
-        throw new RunStoreError({ operation: "createRun", runId: run.runId, message: `${STORE}: run "${run.runId}" exists already; run ids must be unique.` });
-      }
-    }, { changes: true });
+      row = newRunRow(run);
+    } catch {
+      return alone(); // rejects with the invalid argument, as a call alone does
+    }
+    return this.#inTurn("createRun", run.runId, (statements) => this.#insert(statements, run.runId, row), alone);
+  }
+
+  #insert(statements: SqliteStatements, runId: string, row: RunRow): void {
+    if (!statements.insertRun(row)) {
+      throw new RunStoreError({ operation: "createRun", runId, message: `${STORE}: run "${runId}" exists already; run ids must be unique.` });
+    }
   }
 
   claimRun(runId: string, claim: ClaimRun): Promise<RunInfo> {
@@ -259,12 +309,66 @@ export class SqliteRunStore implements RunStore {
     }, { changes: true });
   }
 
+  /**
+   * Applies a write. The writes and new runs of several runs that arrive within one turn of the
+   * event loop share a commit: the first is applied at once, alone; the others wait for the next
+   * turn (`setImmediate`) and are applied together in one `BEGIN IMMEDIATE` transaction, each
+   * resolved once that committed (docs/performance.md). A batch that fails as a whole is applied
+   * again call by call.
+   */
   write(runId: string, write: RunWrite): Promise<RunWriteResult> {
-    return this.#call("write", runId, (statements) => {
-      const expected = checkWrite(runId, write);
-      return statements.write(runId, write.owner, write.epoch ?? null, expected ?? null, writeColumns(write), eventRows(write.events), write.update?.closeInbox ?? null);
-    }, { changes: true });
+    const alone = () => this.#call("write", runId, (statements) => statements.write(sqliteWriteOf(runId, write)), { changes: true });
+    let item: SqliteWrite;
+    try {
+      item = sqliteWriteOf(runId, write);
+    } catch {
+      return alone(); // rejects with the invalid argument, as a call alone does
+    }
+    return this.#inTurn("write", runId, (statements) => statements.write(item), alone, (statements) => statements.writeInBatch(item));
   }
+
+  /**
+   * Runs a change (`now`, already checked) at once when it is the first of this turn of the event
+   * loop (or the same run's, with nothing waiting), else queues it for the batch at the turn's end (`inBatch`: the same without a transaction
+   * of its own). `alone` is the whole call, checks included, for a store not open yet.
+   */
+  #inTurn<T>(operation: string, runId: string, now: (statements: SqliteStatements) => T, alone: () => Promise<T>, inBatch: (statements: SqliteStatements) => T = now): Promise<T> {
+    if (this.#statements === undefined || this.#closed) return alone();
+    // A run's next write in the same turn, with no other run's waiting, gains nothing by waiting.
+    if (!this.#turnBusy || (this.#turnRunId === runId && this.#waiting.length === 0)) {
+      if (!this.#turnBusy) defer(this.#endTurn);
+      this.#turnBusy = true;
+      this.#turnRunId = runId;
+      return this.#call(operation, runId, now, { changes: true });
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.#waiting.push({ operation, runId, now, apply: inBatch, resolve: resolve as (value: unknown) => void, reject });
+    });
+  }
+
+  /** The end of a turn in which a change was applied: the changes that came after it, in one transaction. */
+  readonly #endTurn = (): void => {
+    this.#turnBusy = false;
+    const waiting = this.#waiting;
+    if (waiting.length === 0) return;
+    this.#waiting = [];
+    const statements = this.#statements;
+    let outcomes: BatchOutcome[] | undefined;
+    if (statements !== undefined && !this.#closed && waiting.length > 1) {
+      try {
+        this.#checkFile("write", waiting[0]!.runId);
+        outcomes = statements.batch(waiting.map((entry) => () => entry.apply(statements)));
+      } catch {
+        outcomes = undefined; // nothing was applied: each change goes again alone, with its own retries and errors
+      }
+    }
+    waiting.forEach((entry, index) => {
+      const outcome = outcomes?.[index];
+      if (outcome === undefined) this.#call(entry.operation, entry.runId, entry.now, { changes: true }).then(entry.resolve, entry.reject);
+      else if (outcome.error !== undefined) entry.reject(outcome.error);
+      else entry.resolve(outcome.value);
+    });
+  };
 
   getRun(runId: string): Promise<RunInfo | undefined> {
     return this.#call("getRun", runId, (statements) => {
@@ -325,6 +429,7 @@ export class SqliteRunStore implements RunStore {
   /** Closes the database file. Calls made after it reject with a `RunStoreError`. */
   async close(): Promise<void> {
     if (this.#closed) return;
+    this.#endTurn(); // the changes asked for before close() are applied
     this.#closed = true;
     await this.#opening?.catch(() => undefined);
     this.#statements = undefined;

@@ -12,6 +12,36 @@ const STORE = "SqliteRunStore";
 const MANY_HITS = 1000;
 const SORT_INDEXES = { createdAt: "created", updatedAt: "updated", cost: "cost" } as const;
 
+/** What one action of a batch gave: its value, or the error that refused it. */
+export type BatchOutcome = { value: unknown; error?: undefined } | { error: RunStoreError };
+
+/** One run's write, its values as the tables hold them (see `SqliteStatements.write`). */
+export interface SqliteWrite {
+  runId: string;
+  owner: string;
+  epoch: number | null;
+  expected: number | null;
+  columns: WriteColumns;
+  events: readonly EventRow[];
+  closeInbox: number | null;
+}
+
+/** The columns a write sets only when it has a value for them, in the order of their bits in a write's shape. */
+const OPTIONAL_COLUMNS = ["status", "stop_reason", "usage", "error", "checkpoint", "event_count", "answer_text"] as const satisfies readonly (keyof WriteColumns)[];
+const RELEASE = 1 << OPTIONAL_COLUMNS.length;
+const BY_EPOCH = RELEASE << 1;
+const BY_COUNT = BY_EPOCH << 1;
+
+/** The UPDATE of a write of one shape: its positional parameters in the order `#writeUpdate` pushes them. */
+function writeUpdateOf(shape: number): string {
+  const set = OPTIONAL_COLUMNS.filter((_, bit) => shape & (1 << bit)).map((column) => `${column} = ?`);
+  set.push(shape & RELEASE ? "owner = NULL, lease_expires_at = NULL" : "lease_expires_at = ?", "updated_at = ?");
+  let where = "run_id = ? AND owner = ?";
+  if (shape & BY_EPOCH) where += " AND epoch = ?";
+  if (shape & BY_COUNT) where += " AND event_count = ?";
+  return `UPDATE agentrx_runs SET ${set.join(", ")} WHERE ${where}`;
+}
+
 /**
  * The prepared statements and transactions of one open SQLite store, prepared once and reused by
  * every call (a write is one `BEGIN IMMEDIATE` transaction of two or three statements).
@@ -22,7 +52,9 @@ export class SqliteStatements {
   readonly #selectRun: SqliteStatement;
   readonly #claimUpdate: SqliteStatement;
   readonly #cancelUpdate: SqliteStatement;
-  readonly #writeUpdate: SqliteStatement;
+  /** The UPDATE of a write, one per set of columns a write changes (see {@link writeUpdateOf}). */
+  readonly #writeUpdates = new Map<number, SqliteStatement>();
+  readonly #writeCost: SqliteStatement;
   readonly #writeState: SqliteStatement;
   readonly #insertEvent: SqliteStatement;
   readonly #readEvents: SqliteStatement;
@@ -40,6 +72,8 @@ export class SqliteStatements {
   readonly #append: (threadId: string, rows: readonly NewThreadMessageRow[]) => number[];
   readonly #claim: (runId: string, owner: string, leaseExpiresAt: number, at: number) => { row: RunRow; epoch: number };
   readonly #write: (runId: string, owner: string, epoch: number | null, expected: number | null, columns: WriteColumns, events: readonly EventRow[], closeInbox: number | null) => RunWriteResult;
+  readonly #writeBody: (runId: string, owner: string, epoch: number | null, expected: number | null, columns: WriteColumns, events: readonly EventRow[], closeInbox: number | null) => RunWriteResult;
+  readonly #batch: (actions: readonly (() => unknown)[]) => BatchOutcome[];
   readonly #closeInbox: SqliteStatement;
   readonly #runMessageState: SqliteStatement;
   readonly #appendRunMessage: (runId: string, row: NewThreadMessageRow) => RunMessageAppended;
@@ -66,20 +100,7 @@ export class SqliteStatements {
     this.#cancelUpdate = db.prepare(`
       UPDATE agentrx_runs SET status = 'cancelled', error = @reason, owner = NULL, lease_expires_at = NULL, updated_at = @at, epoch = epoch + 1
       WHERE run_id = @run_id AND status IN ('queued', 'running', 'interrupted')`);
-    this.#writeUpdate = db.prepare(`
-      UPDATE agentrx_runs SET
-        status = coalesce(@status, status),
-        stop_reason = coalesce(@stop_reason, stop_reason),
-        usage = coalesce(@usage, usage),
-        error = coalesce(@error, error),
-        checkpoint = coalesce(@checkpoint, checkpoint),
-        owner = CASE WHEN @release THEN NULL ELSE owner END,
-        lease_expires_at = CASE WHEN @release THEN NULL ELSE @lease_expires_at END,
-        updated_at = @updated_at,
-        event_count = coalesce(@event_count, event_count),
-        answer_text = coalesce(@answer_text, answer_text),
-        cost_usd = coalesce(@cost_usd, cost_usd)
-      WHERE run_id = @run_id AND owner = @owner AND (@epoch IS NULL OR epoch = @epoch) AND (@expected IS NULL OR event_count = @expected)`);
+    this.#writeCost = db.prepare("UPDATE agentrx_runs SET cost_usd = ? WHERE run_id = ? AND cost_usd IS NOT ?");
     this.#writeState = db.prepare("SELECT owner, event_count, epoch, status FROM agentrx_runs WHERE run_id = ?");
     this.#insertEvent = db.prepare("INSERT INTO agentrx_run_events (run_id, seq, type, at, data) VALUES (?, ?, ?, ?, ?)");
     this.#readEvents = db.prepare("SELECT seq, type, at, data FROM agentrx_run_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?");
@@ -101,9 +122,13 @@ export class SqliteStatements {
 
     this.#closeInbox = db.prepare("UPDATE agentrx_runs SET inbox_closed = 1 WHERE run_id = ?");
     this.#runMessageState = db.prepare("SELECT status, stop_reason, inbox_closed FROM agentrx_runs WHERE run_id = ?");
-    this.#write = db.immediate((runId: string, owner: string, epoch: number | null, expected: number | null, columns: WriteColumns, events: readonly EventRow[], closeInbox: number | null): RunWriteResult => {
-      const { changes } = this.#writeUpdate.run({ ...columns, release: columns.release ? 1 : 0, run_id: runId, owner, epoch, expected });
+    // Not itself a transaction: #write runs one in its own, #batch several in one.
+    const write = (runId: string, owner: string, epoch: number | null, expected: number | null, columns: WriteColumns, events: readonly EventRow[], closeInbox: number | null): RunWriteResult => {
+      // A refused write throws here, before it changed anything (what #batch relies on).
+      const { changes } = this.#writeUpdate(runId, owner, epoch, expected, columns);
       if (changes === 0) throw this.#writeRefused(runId, owner, epoch, expected);
+      // Only when the cost changed: an UPDATE that names cost_usd rewrites its index entry even when the value stays.
+      if (columns.cost_usd !== null) this.#writeCost.run(columns.cost_usd, runId, columns.cost_usd);
       for (const event of events) this.#insertEvent.run(runId, event.seq, event.type, event.at, event.data);
       // The inbox's last position, read under the same write lock as a send's append (see appendRunMessage).
       const inboxSeq = (this.#lastSeq.get(runInboxId(runId)) as { seq: number }).seq;
@@ -111,7 +136,21 @@ export class SqliteStatements {
       const inboxClosed = inboxSeq <= closeInbox;
       if (inboxClosed) this.#closeInbox.run(runId);
       return { inboxSeq, inboxClosed };
-    });
+    };
+    this.#writeBody = write;
+    this.#write = db.immediate(write);
+    this.#batch = db.immediate((actions: readonly (() => unknown)[]): BatchOutcome[] =>
+      actions.map((action) => {
+        try {
+          return { value: action() };
+        } catch (error) {
+          // A refusal (lease lost, seq or run id taken, no such run) changed nothing: the others
+          // still commit. Anything else (a constraint, I/O) rolls the whole batch back.
+          if (RunStoreError.isInstance(error)) return { error };
+          throw error;
+        }
+      }),
+    );
 
     this.#delete = db.immediate((runId: string): boolean => {
       this.#deleteEvents.run(runId);
@@ -153,6 +192,31 @@ export class SqliteStatements {
     });
   }
 
+  /**
+   * Runs the UPDATE of a write. It names only the columns the write changes: SQLite rewrites the
+   * index entries of every indexed column an UPDATE names, changed or not, and each index page it
+   * dirties is one more page the commit appends to the WAL. A step's write so changes the row and
+   * the `updated_at` index, not the status and cost indexes (docs/performance.md).
+   */
+  #writeUpdate(runId: string, owner: string, epoch: number | null, expected: number | null, columns: WriteColumns): { changes: number } {
+    const values: unknown[] = [];
+    let shape = 0;
+    for (let bit = 0; bit < OPTIONAL_COLUMNS.length; bit++) {
+      const value = columns[OPTIONAL_COLUMNS[bit]!];
+      if (value === null) continue;
+      shape |= 1 << bit;
+      values.push(value);
+    }
+    if (columns.release) shape |= RELEASE;
+    else values.push(columns.lease_expires_at);
+    values.push(columns.updated_at, runId, owner);
+    if (epoch !== null) (shape |= BY_EPOCH), values.push(epoch);
+    if (expected !== null) (shape |= BY_COUNT), values.push(expected);
+    let statement = this.#writeUpdates.get(shape);
+    if (statement === undefined) this.#writeUpdates.set(shape, (statement = this.#db.prepare(writeUpdateOf(shape))));
+    return statement.run(...values);
+  }
+
   #writeRefused(runId: string, owner: string, epoch: number | null, expected: number | null): RunStoreError {
     const state = this.#writeState.get(runId) as { owner: string | null; event_count: number; epoch: number; status: string } | undefined;
     if (state === undefined) return new RunNotFoundError({ operation: "write", runId });
@@ -181,8 +245,23 @@ export class SqliteStatements {
   }
 
   /** Appends the events and updates the row (one `BEGIN IMMEDIATE` transaction) when `owner` holds the lease at `epoch` (when given). */
-  write(runId: string, owner: string, epoch: number | null, expected: number | null, columns: WriteColumns, events: readonly EventRow[], closeInbox: number | null): RunWriteResult {
-    return this.#write(runId, owner, epoch, expected, columns, events, closeInbox);
+  write(item: SqliteWrite): RunWriteResult {
+    return this.#write(item.runId, item.owner, item.epoch, item.expected, item.columns, item.events, item.closeInbox);
+  }
+
+  /** The same as {@link write}, without a transaction of its own: for an action of {@link batch}. */
+  writeInBatch(item: SqliteWrite): RunWriteResult {
+    return this.#writeBody(item.runId, item.owner, item.epoch, item.expected, item.columns, item.events, item.closeInbox);
+  }
+
+  /**
+   * Runs several calls' actions (`writeInBatch`, `insertRun`: none may begin a transaction) in
+   * one `BEGIN IMMEDIATE` transaction: one commit for all. Each comes back as its value, or as the
+   * `RunStoreError` that refused it (a refused call changes nothing; the others are applied). Any
+   * other error rolls them all back and is thrown.
+   */
+  batch(actions: readonly (() => unknown)[]): BatchOutcome[] {
+    return this.#batch(actions);
   }
 
   /** Appends a message to the run's inbox unless the run finished or closed it (one `BEGIN IMMEDIATE` transaction). */
