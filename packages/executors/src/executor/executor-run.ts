@@ -1,4 +1,4 @@
-import { AbortError, type InDoubtPolicy, MODEL_CALL_OBSERVER_KEY, getToolInDoubt, idempotencyKeyOf } from "@agentrx/core";
+import { AbortError, type InDoubtPolicy, MODEL_CALL_OBSERVER_KEY, getToolInDoubt } from "@agentrx/core";
 import type { AgentAction, AgentFinish, AgentStep, ModelCallObserver, StepMetadata } from "@agentrx/core";
 import { encodeAction } from "../runs/run-event-codec";
 import type { CallbackManagerForChainRun } from "@langchain/core/callbacks/manager";
@@ -286,11 +286,9 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     return `${this.state.turn?.iteration ?? this.iteration}:${index ?? 0}`;
   }
 
-  idempotencyKey(action: AgentAction, index: number | undefined): string {
-    const id = (action as { toolCallId?: unknown }).toolCallId;
-    const { runId } = this.state;
-    if (typeof id === "string" && id !== "") return `${runId}:${id}`;
-    return idempotencyKeyOf(runId, this.state.turn?.iteration ?? this.iteration, index ?? 0);
+  idempotencyKey(callId: string): string {
+    // `<runId>:<toolCallId>`, else `<runId>:<iteration>:<index>` (what `idempotencyKeyOf` gives).
+    return `${this.state.runId}:${callId}`;
   }
 
   /** A tool call of the turn finished (the loop records it). */

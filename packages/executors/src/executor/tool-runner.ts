@@ -45,10 +45,13 @@ export interface ToolRunContext {
    * at once when the run is not recorded.
    */
   admitEarly(action: AgentAction): Promise<void>;
-  /** The stable idempotency key of the call of `action` at `index` of the current turn. */
-  idempotencyKey(action: AgentAction, index: number | undefined): string;
-  /** The id of the call of `action` at `index` that a sub-run it starts carries (`subRunCallIds`). */
+  /**
+   * The id of the call of `action` at `index` of the current turn (its `toolCallId`, else
+   * `"<iteration>:<index>"`): what a sub-run it starts carries (`subRunCallIds`).
+   */
   callId(action: AgentAction, index: number | undefined): string;
+  /** The stable idempotency key of the call with id `callId` (see {@link ToolRunContext.callId}). */
+  idempotencyKey(callId: string): string;
   /** The run's middleware (its `wrapToolCall` chain); undefined without middleware. */
   readonly middleware: MiddlewareRun | undefined;
 }
@@ -129,11 +132,12 @@ export class ToolRunner {
    */
   startEarly(action: AgentAction, signal: AbortSignal): EarlyCall {
     const start = performance.now();
-    const config = withKey({ ...this.config, signal }, this.run.idempotencyKey(action, undefined));
+    const callId = this.run.callId(action, undefined);
+    const config = withKey({ ...this.config, signal }, this.run.idempotencyKey(callId));
     const result = this.run.admitEarly(action).then(() => {
       if (signal.aborted) throw signal.reason;
       this.run.beforeToolStart();
-      return this.call(action, undefined, config);
+      return this.call(action, undefined, callId, config);
     });
     return { action, start, result, controller: undefined };
   }
@@ -147,7 +151,8 @@ export class ToolRunner {
     if (early) pending = early.result;
     else {
       this.run.beforeToolStart();
-      pending = this.call(action, index, withKey(this.config, this.run.idempotencyKey(action, index)));
+      const callId = this.run.callId(action, index);
+      pending = this.call(action, index, callId, withKey(this.config, this.run.idempotencyKey(callId)));
     }
     const { observation, metadata } = await pending;
     if (this.run.interrupted) return;
@@ -155,9 +160,8 @@ export class ToolRunner {
   }
 
   /** Calls the action's tool, through the middleware's `wrapToolCall` chain when there is one. */
-  private call(action: AgentAction, index: number | undefined, config: RunnableConfig): Promise<{ observation: Observation; metadata: StepMetadata | undefined }> {
+  private call(action: AgentAction, index: number | undefined, callId: string, config: RunnableConfig): Promise<{ observation: Observation; metadata: StepMetadata | undefined }> {
     const middleware = this.run.middleware;
-    const callId = this.run.callId(action, index);
     return middleware === undefined ? this.execute(action, config, callId) : middleware.callTool(action, index, config, (a, c) => this.execute(a, c, callId));
   }
 

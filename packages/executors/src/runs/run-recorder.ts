@@ -194,16 +194,7 @@ export class RunRecorder {
   recordModelCall(input: BaseMessage[], message: BaseMessage, startedAt: number, iteration: number, request?: { prompt: RecordedPromptRef; blobs: JsonObject | undefined }): void {
     this.flushTokens();
     const at = Date.now();
-    const call: RecordedModelCall = {
-      type: "model_call",
-      call: this.modelCalls++,
-      iteration,
-      at,
-      durationMs: at - startedAt,
-      inputCount: input.length,
-      inputDigest: digestMessages(input),
-      message,
-    };
+    const call = modelCallEntry(this.modelCalls++, iteration, at, input, message, startedAt);
     if (request !== undefined) {
       call.prompt = request.prompt;
       if (request.blobs !== undefined) call.blobs = request.blobs;
@@ -219,11 +210,12 @@ export class RunRecorder {
   recordSubRunModelCall(call: SubRunModelCall): void {
     this.flushTokens();
     const at = Date.now();
-    const data = encodeModelCall({ type: "model_call", call: call.call, iteration: call.iteration, at, durationMs: at - call.startedAt, inputCount: call.input.length, inputDigest: digestMessages(call.input), message: call.message });
+    const data = encodeModelCall(modelCallEntry(call.call, call.iteration, at, call.input, call.message, call.startedAt));
     data["subRun"] = call.subRun;
     data["subRunCallIds"] = call.subRunCallIds;
     this.push(data, at);
   }
+
 
   /**
    * Writes what is buffered (with `update` applied to the run), after any write in flight.
@@ -331,4 +323,9 @@ function errorText(value: unknown): string {
   } catch {
     return "an unreadable error";
   }
+}
+
+/** A finished model call as the record keeps it: its reply and a digest of what it was sent. */
+function modelCallEntry(call: number, iteration: number, at: number, input: BaseMessage[], message: BaseMessage, startedAt: number): RecordedModelCall {
+  return { type: "model_call", call, iteration, at, durationMs: at - startedAt, inputCount: input.length, inputDigest: digestMessages(input), message };
 }

@@ -1,4 +1,4 @@
-import { type AgentAction, type AgentStep, getIdempotencyKey } from "@agentrx/core";
+import { type AgentAction, type AgentStep, getIdempotencyKey, idempotencyKeyOf } from "@agentrx/core";
 import { AgentExecutor, type AgentStreamEvent, InDoubtToolCallError, RunLeaseLostError, RunStoreError, type StoredRunEvent, restoreRunState, stopRun } from "@agentrx/executors";
 import { withApproval, withInDoubt } from "@agentrx/tools";
 import { createToolCallingAgent } from "@agentrx/agents";
@@ -164,6 +164,20 @@ describe("idempotency keys and calls in doubt", () => {
     await new Promise((resolve) => setTimeout(resolve, 10));
     return { store, executor, keys };
   }
+
+  it("keys a call without a toolCallId by its run, turn and place (idempotencyKeyOf); one with an id by its run and id", async () => {
+    const keys: string[] = [];
+    const record = tool(async ({ n }: { n: number }, config) => (keys.push(getIdempotencyKey(config) ?? "none"), String(n)), { name: "record", description: "Records.", schema: z.object({ n: z.number() }) });
+    let turn = 0;
+    const agent = RunnableLambda.from(async (): Promise<AgentAction[] | { returnValues: { output: string }; log: string }> => {
+      turn++;
+      if (turn === 1) return [0, 1].map((n) => ({ tool: "record", toolInput: { n }, log: "" }));
+      if (turn === 2) return [{ tool: "record", toolInput: { n: 2 }, log: "", toolCallId: "call-x" } as AgentAction];
+      return { returnValues: { output: "done" }, log: "" };
+    });
+    await new AgentExecutor({ agent, tools: [record] }).invoke({ input: "x" }, { runId: "keyed" });
+    expect(keys).toEqual([idempotencyKeyOf("keyed", 0, 0), idempotencyKeyOf("keyed", 0, 1), "keyed:call-x"]);
+  });
 
   it("retries a call in doubt by default, with the same idempotency key", async () => {
     const { executor, keys } = await cancelledMidTool();
