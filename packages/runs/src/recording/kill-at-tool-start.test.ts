@@ -123,6 +123,54 @@ describe("killed at a tool's first line (SQLite)", () => {
   }
 });
 
+/**
+ * Many runs in one process, started at once: their writes share SQLite commits (the first of a
+ * turn of the event loop at once, the others together at its end). Killed at its `killAt`-th tool
+ * start, the process must have the killed call's action in the store, whichever run it was.
+ */
+function killOneOfMany(target: Target, runId: string, effects: string, runs: number, killAt: number): Promise<{ job: string; key: string } | undefined> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", CHILD, JSON.stringify({ mode: "run", runId, effects, store: target, runs })], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe", "ipc"] });
+    let starts = 0;
+    let killed: { job: string; key: string } | undefined;
+    let stderr = "";
+    child.stderr?.on("data", (chunk) => (stderr += String(chunk)));
+    child.on("message", (message: { started?: string; key?: string }) => {
+      if (message.started === undefined || killed !== undefined || ++starts !== killAt) return;
+      killed = { job: message.started, key: String(message.key) };
+      child.kill("SIGKILL");
+    });
+    child.once("exit", (code) => (killed !== undefined || code === 0 ? resolve(killed) : reject(new Error(`the child exited with ${code}: ${stderr}`))));
+  });
+}
+
+describe("killed at a tool's first line, one of many runs sharing SQLite commits", () => {
+  let dir: string;
+  let store: SqliteRunStore;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "agentrx-kill-many-"));
+    store = new SqliteRunStore({ path: join(dir, "runs.db") });
+  });
+  afterAll(async () => {
+    await store?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("finds the killed call's action in the store, at starts in the first, second and third turns of 20 runs", async () => {
+    const target: Target = { kind: "sqlite", path: join(dir, "runs.db") };
+    for (const killAt of [1, 13, 58, 101]) {
+      const prefix = `many-${killAt}`;
+      const killed = await killOneOfMany(target, prefix, join(dir, `${prefix}.log`), 20, killAt);
+      expect(killed, `the process reached tool start ${killAt}`).toBeDefined();
+      // The key is `<runId>:<toolCallId>`: which of the runs the killed call belongs to.
+      const runId = killed!.key.slice(0, killed!.key.lastIndexOf(":"));
+      expect(runId.startsWith(`${prefix}-`)).toBe(true);
+      const actions = (await store.readEvents(runId)).filter((event) => event.data["type"] === "action").map((event) => JSON.stringify(event.data["action"]));
+      expect(actions.some((action) => action.includes(`"${killed!.job}"`)), `the action of ${killed!.job} of ${runId} is in the store when its tool starts`).toBe(true);
+    }
+  }, 120_000);
+});
+
 const database: PostgresTestDatabase = await postgresTestDatabase("kill at a tool's start (PostgreSQL)");
 
 describe.skipIf(database.skip)("killed at a tool's first line (PostgreSQL)", () => {

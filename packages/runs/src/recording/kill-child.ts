@@ -15,6 +15,8 @@ interface Args {
   runId: string;
   effects: string;
   store: ChildStoreTarget;
+  /** With `run`: start this many runs at once (`<runId>-0`, ...), so that their writes share commits. */
+  runs?: number;
 }
 
 const args = JSON.parse(process.argv[2] as string) as Args;
@@ -22,8 +24,9 @@ const effect = (line: string) => appendFileSync(args.effects, `${line}\n`);
 
 const work = tool(
   async ({ job }: { job: string }, config) => {
-    effect(`start ${job} ${getIdempotencyKey(config)}`);
-    await new Promise<void>((resolve) => (process.send ? process.send({ started: job }, () => resolve()) : resolve()));
+    const key = getIdempotencyKey(config);
+    effect(`start ${job} ${key}`);
+    await new Promise<void>((resolve) => (process.send ? process.send({ started: job, key }, () => resolve()) : resolve()));
     await new Promise((resolve) => setTimeout(resolve, 30));
     effect(`done ${job}`);
     return `${job} ok`;
@@ -41,7 +44,9 @@ const agent = RunnableLambda.from((input: { steps: AgentStep[] }) => {
 const store: RunStore = openChildStore(args.store);
 const executor = new AgentExecutor({ agent, tools: [work], store, leaseMs: 300 });
 
-if (args.mode === "run") {
+if (args.mode === "run" && args.runs !== undefined) {
+  for (let r = 0; r < args.runs; r++) executor.stream({ input: "go" }, { runId: `${args.runId}-${r}` }).subscribe();
+} else if (args.mode === "run") {
   executor.stream({ input: "go" }, { runId: args.runId }).subscribe();
 } else {
   for (;;) {
