@@ -33,6 +33,44 @@ describe("SseWriter", () => {
     }
   });
 
+  it("drops a client before a frame would take it past maxBufferedBytes", async () => {
+    const max = 16 * 1024;
+    let peak = 0;
+    let dropped: boolean | undefined;
+    const origin = await startLoopback((_req, res) => {
+      const sse = new SseWriter(res, { maxBufferedBytes: max, heartbeatMs: 0 });
+      // A client that never reads: 1 KB frames pile up until the next would pass the bound.
+      for (let i = 0; i < 10_000 && !sse.closed; i++) {
+        sse.send({ event: "token", data: "x".repeat(1000) });
+        if (!sse.dropped) peak = Math.max(peak, sse.bufferedBytes);
+      }
+      dropped = sse.dropped;
+    });
+    await stalledClient(origin);
+    await expect.poll(() => dropped).toBe(true);
+    // A frame went out whenever at most max bytes were waiting before, which took it one frame past.
+    expect(peak).toBeGreaterThan(max - 2048);
+    expect(peak).toBeLessThanOrEqual(max);
+  });
+
+  it("sends a frame larger than maxBufferedBytes to a client that has read everything before it", async () => {
+    const max = 1024;
+    let outcome: { sent: boolean; dropped: boolean } | undefined;
+    const origin = await startLoopback((_req, res) => {
+      const sse = new SseWriter(res, { maxBufferedBytes: max, heartbeatMs: 0 });
+      sse.open();
+      setTimeout(() => {
+        const sent = sse.send({ event: "big", data: "y".repeat(4 * max) });
+        outcome = { sent, dropped: sse.dropped };
+        sse.end();
+      }, 50);
+    });
+    const response = await fetch(origin);
+    const text = await response.text();
+    expect(outcome).toEqual({ sent: true, dropped: false });
+    expect(text).toContain(`data: ${"y".repeat(4 * max)}`);
+  });
+
   it("lets a source that can wait pause while a client does not read, and stop when it goes away", async () => {
     let sent = 0;
     let peak = 0;

@@ -128,8 +128,8 @@ export class SseWriter {
 
   /**
    * Sends one message. Returns false when the socket is full (await {@link SseWriter.ready} before
-   * the next one, if the source can wait) or the stream is closed; drops the client when it holds
-   * more than `maxBufferedBytes` unread.
+   * the next one, if the source can wait) or the stream is closed; drops the client instead when
+   * this message would leave more than `maxBufferedBytes` unread.
    */
   send(message: SseMessage): boolean {
     this.open();
@@ -164,9 +164,16 @@ export class SseWriter {
     this.res.end();
   }
 
+  /**
+   * Writes `text` unless it would leave more than `maxBufferedBytes` unread: then the client is
+   * dropped instead. A frame larger than the bound by itself still goes to a client that has read
+   * everything before it (else it could never be sent), so what the server holds for one client is
+   * at most the larger of the bound and one frame.
+   */
   private write(text: string): boolean {
     if (this.closed) return false;
-    if (this.res.writableLength > this.maxBufferedBytes) {
+    const waiting = this.res.writableLength;
+    if (waiting > 0 && waiting + Buffer.byteLength(text) > this.maxBufferedBytes) {
       this.drop();
       return false;
     }
