@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
@@ -28,5 +29,8 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: "threads",
+    // Most test files wait on child processes, servers and timers rather than on a core; vitest's
+    // default of one worker per core but one leaves a 2-core machine running them one at a time.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
   },
 });
