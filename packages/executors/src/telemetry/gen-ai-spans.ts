@@ -63,16 +63,43 @@ export function chatSpan(
   params: Record<string, unknown>,
   metadata: Record<string, unknown> | undefined,
 ): SpanStart {
-  const model = firstString(metadata?.["ls_model_name"], params["model"], params["model_name"], className) ?? "unknown";
-  const attributes: Attributes = { "gen_ai.operation.name": "chat", "gen_ai.request.model": model };
-  const provider = firstString(metadata?.["ls_provider"]);
-  if (provider) attributes["gen_ai.provider.name"] = provider;
-  const temperature = metadata?.["ls_temperature"] ?? params["temperature"];
-  if (typeof temperature === "number") attributes["gen_ai.request.temperature"] = temperature;
-  const maxTokens = metadata?.["ls_max_tokens"] ?? params["max_tokens"];
-  if (typeof maxTokens === "number") attributes["gen_ai.request.max_tokens"] = maxTokens;
+  const model = describeChatModel(className, params, metadata);
+  const attributes = chatRequestAttributes(model);
   if (options.recordInputs) attributes["gen_ai.input.messages"] = inputMessagesJson(messages);
-  return { name: `chat ${model}`, attributes };
+  return { name: model.spanName, attributes };
+}
+
+/** What a model call's span says of the model alone: the same for every call of one model. @internal */
+export interface ChatModelDescription {
+  /** The span's name, `chat {model}`. */
+  spanName: string;
+  model: string;
+  provider: string | undefined;
+  temperature: number | undefined;
+  maxTokens: number | undefined;
+}
+
+/** A model's description from its class name, settings and LangSmith parameters. @internal */
+export function describeChatModel(className: string | undefined, params: Record<string, unknown>, metadata: Record<string, unknown> | undefined): ChatModelDescription {
+  const model = firstString(metadata?.["ls_model_name"], params["model"], params["model_name"], className) ?? "unknown";
+  const temperature = metadata?.["ls_temperature"] ?? params["temperature"];
+  const maxTokens = metadata?.["ls_max_tokens"] ?? params["max_tokens"];
+  return {
+    spanName: `chat ${model}`,
+    model,
+    provider: firstString(metadata?.["ls_provider"]),
+    temperature: typeof temperature === "number" ? temperature : undefined,
+    maxTokens: typeof maxTokens === "number" ? maxTokens : undefined,
+  };
+}
+
+/** A model call's attributes at its start, before its messages: a new object each call. @internal */
+export function chatRequestAttributes(model: ChatModelDescription): Attributes {
+  const attributes: Attributes = { "gen_ai.operation.name": "chat", "gen_ai.request.model": model.model };
+  if (model.provider !== undefined) attributes["gen_ai.provider.name"] = model.provider;
+  if (model.temperature !== undefined) attributes["gen_ai.request.temperature"] = model.temperature;
+  if (model.maxTokens !== undefined) attributes["gen_ai.request.max_tokens"] = model.maxTokens;
+  return attributes;
 }
 
 /**
@@ -107,17 +134,41 @@ export function chatEndAttributes(attributes: Attributes, options: TelemetryOpti
   return used;
 }
 
+/**
+ * Sets on a model call's span what its one reply says (finish reason, response model and id,
+ * usage, the reply when asked), one attribute at a time (the SDK checks each once this way,
+ * against three times when given at the span's start); returns the call's usage. @internal
+ */
+export function setChatReply(span: Span, options: TelemetryOptions, message: BaseMessage): UsageMetadata | undefined {
+  const metadata = message.response_metadata as Record<string, unknown> | undefined;
+  const reason = firstString(metadata?.["finish_reason"], metadata?.["stop_reason"]);
+  if (reason !== undefined) span.setAttribute("gen_ai.response.finish_reasons", [reason]);
+  const responseModel = firstString(metadata?.["model_name"], metadata?.["model"]);
+  if (responseModel) span.setAttribute("gen_ai.response.model", responseModel);
+  if (typeof message.id === "string") span.setAttribute("gen_ai.response.id", message.id);
+  const used = (message as BaseMessage & { usage_metadata?: UsageMetadata }).usage_metadata;
+  if (used) {
+    span.setAttribute("gen_ai.usage.input_tokens", used.input_tokens);
+    span.setAttribute("gen_ai.usage.output_tokens", used.output_tokens);
+  }
+  if (options.recordOutputs) span.setAttribute("gen_ai.output.messages", outputMessagesJson([message], reason));
+  return used;
+}
+
 /** The finish reason of a reply, from the message's metadata. @internal */
 export function messageFinishReason(message: BaseMessage, generationInfo?: Record<string, unknown>): string | undefined {
   const metadata = message.response_metadata as Record<string, unknown> | undefined;
   return firstString(generationInfo?.["finish_reason"], metadata?.["finish_reason"], metadata?.["stop_reason"]);
 }
 
-/** A tool call's `execute_tool {name}` span. @internal */
-export function toolSpan(options: TelemetryOptions, name: string, input: () => string, callId: string | undefined): SpanStart {
+/**
+ * A tool call's `execute_tool {name}` span. `input` is the call's arguments (a string as it is,
+ * anything else as JSON, only when inputs are recorded). @internal
+ */
+export function toolSpan(options: TelemetryOptions, name: string, input: unknown, callId: string | undefined): SpanStart {
   const attributes: Attributes = { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name, "gen_ai.tool.type": "function" };
   if (callId) attributes["gen_ai.tool.call.id"] = callId;
-  if (options.recordInputs) attributes["gen_ai.tool.call.arguments"] = input();
+  if (options.recordInputs) attributes["gen_ai.tool.call.arguments"] = typeof input === "string" ? input : JSON.stringify(input);
   return { name: `execute_tool ${name}`, attributes };
 }
 

@@ -1,6 +1,7 @@
 import type { AgentAction, ObservedModelCall, Observation } from "@agentrx/core";
 import type { Context, Span, Tracer } from "@opentelemetry/api";
-import { type UsageTotals, addUsage, agentSpan, chatEndAttributes, chatSpan, endAgentSpan, endToolSpan, failSpan, messageFinishReason, toolSpan } from "./gen-ai-spans";
+import { inputMessagesJson } from "./gen-ai-messages";
+import { type ChatModelDescription, type UsageTotals, addUsage, agentSpan, chatRequestAttributes, describeChatModel, endAgentSpan, endToolSpan, failSpan, setChatReply, toolSpan } from "./gen-ai-spans";
 import { type Otel, SPAN_KIND, loadOtel, otel as loadedOtel } from "./otel-api";
 import type { TelemetryOptions } from "./telemetry-options";
 
@@ -43,6 +44,9 @@ export class RunTelemetry {
   /** This run's totals, then the totals of the runs above it. */
   private readonly usage: UsageTotals[];
   private readonly options: TelemetryOptions;
+  /** The model of the last model call, and its description. */
+  private lastModel: unknown;
+  private lastDescription: ChatModelDescription | undefined;
 
   constructor(
     options: TelemetryOptions,
@@ -84,16 +88,25 @@ export class RunTelemetry {
   modelCall(call: ObservedModelCall): void {
     const { tracer, context } = this;
     if (tracer === undefined || context === undefined) return;
-    const { className, params, metadata } = describeModel(call.model);
-    const { name, attributes } = chatSpan(this.options, className, call.input, params, metadata);
+    // What the span says of the model is worked out once per model (a turn's model, a binding,
+    // is the same object on every call).
+    const model = call.model === this.lastModel && this.lastDescription !== undefined ? this.lastDescription : this.describe(call.model);
+    const attributes = chatRequestAttributes(model);
+    if (this.options.recordInputs) attributes["gen_ai.input.messages"] = inputMessagesJson(call.input);
+    // Given at its start: what a sampler could know when the call started. The reply's attributes
+    // follow, as on a span opened before the call (the callback path's).
+    const span = tracer.startSpan(model.spanName, { kind: SPAN_KIND.client, attributes, startTime: call.startedAt }, context);
     const message = call.output;
-    if (message === undefined) return failSpan(tracer.startSpan(name, { kind: SPAN_KIND.client, attributes, startTime: call.startedAt }, context), call.error);
-    // The call has ended: its span is made whole at once, every attribute given at its start.
-    const reason = messageFinishReason(message);
-    const usage = chatEndAttributes(attributes, this.options, [message], reason === undefined ? [] : [reason], undefined);
-    tracer.startSpan(name, { kind: SPAN_KIND.client, attributes, startTime: call.startedAt }, context).end();
+    if (message === undefined) return failSpan(span, call.error);
+    const usage = setChatReply(span, this.options, message);
+    span.end();
     // Every run above counts it (a caller's usage includes its sub-runs', as the executor's does).
     if (usage !== undefined) for (const totals of this.usage) addUsage(totals, usage);
+  }
+
+  private describe(model: unknown): ChatModelDescription {
+    this.lastModel = model;
+    return (this.lastDescription = describeModel(model));
   }
 
   /**
@@ -104,7 +117,7 @@ export class RunTelemetry {
     const { tracer, context, otel } = this;
     if (tracer === undefined || context === undefined || otel === undefined) return undefined;
     const callId = (action as { toolCallId?: unknown }).toolCallId;
-    const { name, attributes } = toolSpan(this.options, action.tool, () => (typeof action.toolInput === "string" ? action.toolInput : JSON.stringify(action.toolInput)), typeof callId === "string" && callId !== "" ? callId : undefined);
+    const { name, attributes } = toolSpan(this.options, action.tool, action.toolInput, typeof callId === "string" && callId !== "" ? callId : undefined);
     const span = tracer.startSpan(name, { kind: SPAN_KIND.internal, attributes }, context);
     return new OpenToolSpan(this.options, tracer, otel, span, context, this.keepsContext, this.usage);
   }
@@ -156,16 +169,10 @@ export interface ToolSpan {
   fail(error: unknown): void;
 }
 
-interface ModelDescription {
-  className: string | undefined;
-  params: Record<string, unknown>;
-  metadata: Record<string, unknown> | undefined;
-}
-
 /** Descriptions by model runnable: a turn's model (a binding) is the same object on every call. */
-const descriptions = new WeakMap<object, ModelDescription>();
+const descriptions = new WeakMap<object, ChatModelDescription>();
 
-function describeModel(model: unknown): ModelDescription {
+function describeModel(model: unknown): ChatModelDescription {
   if (typeof model !== "object" || model === null) return readModel(model);
   let description = descriptions.get(model);
   if (description === undefined) descriptions.set(model, (description = readModel(model)));
@@ -173,14 +180,14 @@ function describeModel(model: unknown): ModelDescription {
 }
 
 /** The model's class name, settings and LangSmith parameters (`ls_model_name`, ...), through a binding (`bindTools`). */
-function readModel(model: unknown): ModelDescription {
+function readModel(model: unknown): ChatModelDescription {
   let target = model as Record<string, unknown> | undefined;
   let kwargs: Record<string, unknown> = {};
   for (let depth = 0; depth < 4 && target && typeof target === "object" && "bound" in target; depth++) {
     kwargs = { ...(target["kwargs"] as Record<string, unknown> | undefined), ...kwargs };
     target = target["bound"] as Record<string, unknown> | undefined;
   }
-  if (target === undefined || typeof target !== "object") return { className: undefined, params: {}, metadata: undefined };
+  if (target === undefined || typeof target !== "object") return describeChatModel(undefined, {}, undefined);
   const call = <T>(name: string, ...args: unknown[]): T | undefined => {
     const method = target[name];
     if (typeof method !== "function") return undefined;
@@ -193,5 +200,5 @@ function readModel(model: unknown): ModelDescription {
   const className = call<string>("getName") ?? (target.constructor as { name?: string } | undefined)?.name;
   const metadata = call<Record<string, unknown>>("getLsParams", kwargs);
   const params = call<Record<string, unknown>>("invocationParams", kwargs) ?? {};
-  return { className, params, metadata };
+  return describeChatModel(className, params, metadata);
 }

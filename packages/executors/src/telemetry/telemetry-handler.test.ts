@@ -10,8 +10,8 @@ import { AgentExecutor } from "@agentrx/executors";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
 import { AsyncLocalStorage } from "node:async_hooks";
-import { type Context, type ContextManager, ROOT_CONTEXT, SpanKind, SpanStatusCode, context, trace } from "@opentelemetry/api";
-import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { type Attributes, type Context, type ContextManager, ROOT_CONTEXT, SpanKind, SpanStatusCode, context, trace } from "@opentelemetry/api";
+import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, type Sampler, SamplingDecision, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { TelemetryOptions } from "./telemetry-options";
@@ -264,6 +264,27 @@ describe("telemetry", () => {
     expect(seen[1]).toBeDefined();
     spans = exporter.getFinishedSpans();
     expect(spans.map((span) => span.name).sort()).toEqual(["chat ScriptedChatModel", "invoke_agent"]);
+  });
+
+  it("gives a sampler what is known when a call starts, and sets a model call's reply attributes after, as on a span opened before the call", async () => {
+    const seen: Record<string, Attributes> = {};
+    const sampler: Sampler = {
+      shouldSample: (_context, _traceId, name, _kind, attributes) => {
+        seen[name] = { ...attributes };
+        return { decision: SamplingDecision.RECORD_AND_SAMPLED };
+      },
+      toString: () => "recording",
+    };
+    const exporter = new InMemorySpanExporter();
+    const tracer = new BasicTracerProvider({ sampler, spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer("test");
+    await weatherExecutor({ tracer }).invoke({ input: "Weather in Paris?" });
+    expect(seen["chat ScriptedChatModel"]).toEqual({ "gen_ai.operation.name": "chat", "gen_ai.provider.name": "ScriptedChatModel", "gen_ai.request.model": "ScriptedChatModel" });
+    expect(seen["execute_tool weather"]).toEqual({ "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "weather", "gen_ai.tool.type": "function", "gen_ai.tool.call.id": "call_1" });
+    const chats = byName(exporter.getFinishedSpans(), "chat ScriptedChatModel");
+    expect(chats.map((chat) => chat.attributes)).toEqual([
+      expect.objectContaining({ "gen_ai.request.model": "ScriptedChatModel", "gen_ai.response.finish_reasons": ["tool_calls"], "gen_ai.usage.input_tokens": 10, "gen_ai.usage.output_tokens": 5 }),
+      expect.objectContaining({ "gen_ai.request.model": "ScriptedChatModel", "gen_ai.response.finish_reasons": ["stop"], "gen_ai.usage.input_tokens": 10, "gen_ai.usage.output_tokens": 5 }),
+    ]);
   });
 
   it("runs each tool call with its execute_tool span active, so the tool's own spans are its children", async () => {

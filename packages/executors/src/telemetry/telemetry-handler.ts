@@ -175,7 +175,7 @@ export class TelemetryHandler extends BaseCallbackHandler {
 
   /** Opens a tool call's `execute_tool` span. */
   startTool(otel: Otel, name: string, input: string, runId: string, parentRunId: string | undefined, toolCallId: string | undefined): void {
-    const { name: spanName, attributes } = toolSpan(this.options, name, () => input, toolCallId ?? this.takeCallId(name, input));
+    const { name: spanName, attributes } = toolSpan(this.options, name, input, toolCallId ?? this.takeCallId(name, input));
     this.open(otel, runId, parentRunId, spanName, SPAN_KIND.internal, attributes, false);
   }
 
