@@ -155,7 +155,8 @@ describe("SqliteRunStore's WAL checkpoints", () => {
     const store = new SqliteRunStore({ path });
     await store.createRun({ runId: "r1", inputs: {}, status: "running", owner: "w", leaseMs: 60_000, at: 1 });
     let seq = 0;
-    while (walCheckpointState(store)?.worker !== true) await step(store, ++seq);
+    while (walCheckpointState(store)?.worker !== true && seq < 2000) await step(store, ++seq);
+    expect(walCheckpointState(store)?.worker).toBe(true); // started within about 1,000 pages (some 200 writes)
     await vi.waitFor(() => expect(walCheckpointState(store)?.background).toBeGreaterThan(0), { timeout: 20_000, interval: 20 });
     expect(walCheckpointState(store)).toMatchObject({ mode: "background", worker: true, inline: 0 });
     expect((await store.readEvents("r1")).length).toBe(seq);
@@ -179,7 +180,11 @@ describe("SqliteRunStore's WAL checkpoints", () => {
     const store = new SqliteRunStore({ path });
     await store.createRun({ runId: "r1", inputs: {}, status: "running", owner: "w", leaseMs: 60_000, at: 1 });
     let seq = 0;
-    while ((walCheckpointState(store)?.background ?? 0) < 2) await step(store, ++seq);
+    while ((walCheckpointState(store)?.background ?? 0) < 2 && seq < 5000) {
+      await step(store, ++seq);
+      if (seq % 50 === 0) await new Promise((resolve) => setTimeout(resolve, 1)); // time for the worker
+    }
+    expect(walCheckpointState(store)?.background).toBeGreaterThanOrEqual(2);
     await store.close();
     const reopened = new SqliteRunStore({ path });
     expect((await reopened.getRun("r1"))?.eventCount).toBe(seq);
@@ -196,7 +201,7 @@ describe("SqliteRunStore's WAL checkpoints", () => {
 const store = new SqliteRunStore({ path: ${JSON.stringify(path)} });
 await store.createRun({ runId: "r1", inputs: {}, status: "running", owner: "w", leaseMs: 60_000, at: 1 });
 let seq = 0;
-while (walCheckpointState(store)?.background === 0 || walCheckpointState(store)?.worker !== true) {
+while ((walCheckpointState(store)?.background === 0 || walCheckpointState(store)?.worker !== true) && seq < 20000) {
   seq++;
   await store.write("r1", { owner: "w", leaseMs: 60_000, epoch: 1, at: seq + 1, events: [{ seq, type: "step", at: seq + 1, data: { text: "x".repeat(6000) } }] });
   await new Promise((resolve) => setImmediate(resolve));
