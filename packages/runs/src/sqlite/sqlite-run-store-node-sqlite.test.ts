@@ -5,11 +5,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RunStoreError } from "@agentrx/executors";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { rejectionOf } from "../testing/conformance/conformance-context";
 import { runStoreConformance } from "../testing/run-store-conformance";
 import { defaultSqliteDriver, loadSqliteDriver, sqliteErrorCode } from "./sqlite-driver";
-import { SqliteRunStore } from "./sqlite-run-store";
+import { SqliteRunStore, walCheckpointState } from "./sqlite-run-store";
 
 const nodeSqlite = await import("node:sqlite" as string).then(
   () => true,
@@ -60,6 +60,27 @@ describe('SqliteRunStore driver "node:sqlite"', () => {
       db.close();
       await store.close();
     }
+  });
+
+  // Under Deno and Bun the store leaves checkpoints to SQLite (no worker): Node.js 22.13+ only.
+  const onNode = (globalThis as { Deno?: unknown }).Deno === undefined && (globalThis as { process?: { versions?: { bun?: string } } }).process?.versions?.bun === undefined;
+  it.skipIf(!nodeSqlite || !onNode)("checkpoints the WAL from a worker thread that opens the file with node:sqlite too", async () => {
+    const path = join(dir, "checkpoints.db");
+    const store = new SqliteRunStore({ path, driver: "node:sqlite" });
+    await store.createRun({ runId: "r1", inputs: {}, status: "running", owner: "w", leaseMs: 60_000, at: 1 });
+    let seq = 0;
+    while (walCheckpointState(store)?.worker !== true && seq < 2000) {
+      seq++;
+      await store.write("r1", { owner: "w", leaseMs: 60_000, epoch: 1, at: seq + 1, events: [{ seq, type: "step", at: seq + 1, data: { text: "x".repeat(6000) } }] });
+    }
+    expect(walCheckpointState(store)?.worker).toBe(true);
+    await vi.waitFor(() => expect(walCheckpointState(store)?.background).toBeGreaterThan(0), { timeout: 20_000, interval: 20 });
+    expect(walCheckpointState(store)?.mode).toBe("background");
+    await store.close();
+    expect(walCheckpointState(store)?.worker).toBe(false);
+    const reopened = new SqliteRunStore({ path, driver: "node:sqlite" });
+    expect((await reopened.getRun("r1"))?.eventCount).toBe(seq);
+    await reopened.close();
   });
 
   it.skipIf(nodeSqlite)("says which runtimes have node:sqlite where it is missing", async () => {

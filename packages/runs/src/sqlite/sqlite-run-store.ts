@@ -33,6 +33,7 @@ import {
   checkWrite,
 } from "../internal/validate-run-arguments";
 import { defaultSqliteDriver, loadSqliteDriver, SQLITE_DRIVERS, sqliteErrorCode, type SqliteConnection, type SqliteDriver } from "./sqlite-driver";
+import { loadWorkerThreads, WalCheckpoints, type WalCheckpointState } from "./sqlite-checkpoints";
 import { migrateSqlite } from "./sqlite-migrations";
 import { type BatchOutcome, SqliteStatements, type SqliteWrite } from "./sqlite-statements";
 
@@ -74,6 +75,26 @@ function sqliteWriteOf(runId: string, write: RunWrite): SqliteWrite {
   };
 }
 
+/**
+ * Whether this is Node.js, where the WAL's checkpoints go to a worker thread; Deno and Bun (which
+ * also report a Node.js version) keep SQLite's own checkpoints, made in the commits.
+ */
+function onNode(): boolean {
+  const runtime = globalThis as { Deno?: unknown; process?: { versions?: { bun?: string; node?: string } } };
+  return runtime.Deno === undefined && runtime.process?.versions?.bun === undefined && runtime.process?.versions?.node !== undefined;
+}
+
+/** The checkpoints of each open store's WAL (for {@link walCheckpointState}). */
+const storeCheckpoints = new WeakMap<SqliteRunStore, WalCheckpoints>();
+
+/**
+ * Where `store`'s WAL checkpoints are made and how many were (undefined before it opened its file,
+ * for `":memory:"`, and off Node.js). Internal: for tests and benchmarks, not exported by the package.
+ */
+export function walCheckpointState(store: SqliteRunStore): WalCheckpointState | undefined {
+  return storeCheckpoints.get(store)?.state;
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Which file a path names: its device and inode. */
@@ -112,7 +133,10 @@ export interface SqliteRunStoreOptions {
  * A run store in an SQLite file, through the `better-sqlite3` package under Node.js (an optional
  * peer dependency: `npm install better-sqlite3`) and the built-in `node:sqlite` module under Deno
  * and Bun (see the `driver` option). The file is opened in WAL mode with
- * `synchronous = NORMAL` at the first call; its schema is created and migrated then. Several
+ * `synchronous = NORMAL` at the first call; its schema is created and migrated then. Under
+ * Node.js the WAL is copied back into the file (checkpointed) by a worker thread with its own
+ * connection, started once the WAL holds 1,000 pages, rather than inside the commit that crosses
+ * that mark; it does not keep the process alive, and `close()` ends it. Several
  * processes can use one file: writes and claims are `BEGIN IMMEDIATE` transactions that wait up
  * to `busyTimeoutMs` for each other, without blocking the event loop for more than 50 ms at a
  * time. Every call that changes the file first checks that the path still names the file the
@@ -136,6 +160,8 @@ export class SqliteRunStore implements RunStore {
   readonly driver: SqliteDriver;
   readonly #busyTimeoutMs: number;
   #db: SqliteConnection | undefined;
+  /** The WAL's checkpoints, made by a worker thread off the commits (undefined for `":memory:"`, and off Node.js). */
+  #checkpoints: WalCheckpoints | undefined;
   #statements: SqliteStatements | undefined;
   #opening: Promise<void> | undefined;
   /** The file the store opened (undefined for `":memory:"`). */
@@ -176,6 +202,7 @@ export class SqliteRunStore implements RunStore {
 
   async #openDatabase(): Promise<void> {
     const openSqlite = await loadSqliteDriver(STORE, this.driver);
+    const Worker = this.path !== ":memory:" && onNode() ? await loadWorkerThreads() : undefined;
     const deadline = Date.now() + this.#busyTimeoutMs;
     for (let delay = FIRST_RETRY_DELAY_MS; ; delay = Math.min(delay * 2, MAX_RETRY_DELAY_MS)) {
       if (this.#closed) return;
@@ -183,11 +210,17 @@ export class SqliteRunStore implements RunStore {
       try {
         if (this.path !== ":memory:") mkdirSync(dirname(this.path), { recursive: true });
         db = openSqlite(this.path, Math.min(this.#busyTimeoutMs, DRIVER_BUSY_MS));
-        db.exec("PRAGMA journal_mode = WAL");
+        const { journal_mode: journal } = db.prepare("PRAGMA journal_mode = WAL").get() as { journal_mode: string };
         db.exec("PRAGMA synchronous = NORMAL");
         migrateSqlite(db, this.path);
-        this.#file = this.#fileId();
-        this.#statements = new SqliteStatements(db);
+        const file = this.#fileId();
+        const statements = new SqliteStatements(db);
+        if (journal === "wal" && file !== undefined && Worker !== undefined) {
+          this.#checkpoints = new WalCheckpoints({ db, path: this.path, driver: this.driver, file, busyTimeoutMs: this.#busyTimeoutMs, Worker });
+          storeCheckpoints.set(this, this.#checkpoints);
+        }
+        this.#file = file;
+        this.#statements = statements;
         this.#db = db;
         return;
       } catch (error) {
@@ -249,8 +282,11 @@ export class SqliteRunStore implements RunStore {
       const statements = this.#statements;
       if (statements === undefined) throw closedStoreError(STORE, operation, runId);
       try {
-        if (changes) this.#checkFile(operation, runId);
-        return action(statements);
+        if (!changes) return action(statements);
+        this.#checkFile(operation, runId);
+        const value = action(statements);
+        this.#checkpoints?.committed();
+        return value;
       } catch (error) {
         if (sqliteErrorCode(error) !== "SQLITE_BUSY") throw wrapStoreError(STORE, operation, runId, error, subject);
         // Another connection holds the write lock: wait without blocking the event loop, then retry
@@ -358,6 +394,7 @@ export class SqliteRunStore implements RunStore {
       try {
         this.#checkFile("write", waiting[0]!.runId);
         outcomes = statements.batch(waiting.map((entry) => () => entry.apply(statements)));
+        this.#checkpoints?.committed();
       } catch {
         outcomes = undefined; // nothing was applied: each change goes again alone, with its own retries and errors
       }
@@ -433,6 +470,8 @@ export class SqliteRunStore implements RunStore {
     this.#closed = true;
     await this.#opening?.catch(() => undefined);
     this.#statements = undefined;
+    // The worker's connection first: the store's, closed last, copies the WAL back and removes it.
+    await this.#checkpoints?.close();
     this.#db?.close();
     this.#db = undefined;
   }
