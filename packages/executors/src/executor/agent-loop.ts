@@ -50,6 +50,11 @@ export interface AgentLoopContext {
   dispatch(event: RunTransition): void;
   /** Awaits `promise` unless the run is cancelled or (when `halts`) halted first. */
   wait<T>(promise: Promise<T>, halts: boolean): Promise<T>;
+  /**
+   * `wait(promise, true)` for an agent call or a turn's tool calls; may give `promise` itself when
+   * nothing can halt the run meanwhile: check `interrupted` after it settles.
+   */
+  waitCall<T>(promise: Promise<T>): Promise<T>;
   /** Emits an event to the subscriber, the stop conditions and the recorder. */
   emit(event: AgentStreamEvent, index?: number): void;
   /** Stops the loop gracefully. */
@@ -114,7 +119,8 @@ export class AgentLoop {
         break;
       }
       // Write-ahead: no model call starts while an earlier write is unacknowledged.
-      if (!(await this.durable())) break;
+      const durable = this.durable();
+      if (durable === false || (durable !== true && !(await durable))) break;
       // Messages sent to the run join between turns, before the next agent call.
       const joining = joinMessages(run);
       if (joining !== undefined && ((await joining), run.interrupted)) break;
@@ -124,7 +130,7 @@ export class AgentLoop {
       let output: AgentOutput;
       try {
         const call = run.middleware === undefined ? agent.invoke({ ...inputs, steps: trim ? trim(state.steps) : state.steps }, agentConfig) : run.middleware.callAgent(agentConfig, iteration);
-        output = await run.wait(call, true);
+        output = await run.waitCall(call);
       } catch (error) {
         eager.dropAll(); // the model call's early tool calls are not the turn's
         // A call cut short still counts: the "generate" call after it gets the next iteration.
@@ -177,7 +183,8 @@ export class AgentLoop {
       }
       // Write-ahead: the turn's actions are durable before any of its tools starts, so a resume
       // never asks the agent for this turn again and knows which calls may have started.
-      if (!(await this.durable())) break;
+      const actionsDurable = this.durable();
+      if (actionsDurable === false || (actionsDurable !== true && !(await actionsDurable))) break;
       const turn = state.turn;
       const outcome = await this.runTurn(pendingActions(state));
       if (outcome === "stop") break;
@@ -212,7 +219,7 @@ export class AgentLoop {
     if (turn === undefined) return "continue";
     if (indexes.length > 0) {
       try {
-        await run.wait(tools.runAll(turn.actions, indexes), true);
+        await run.waitCall(tools.runAll(turn.actions, indexes));
       } catch (error) {
         if (isEnded(state)) return "done";
         if (state.stopReason === undefined) throw error;
@@ -351,13 +358,18 @@ export class AgentLoop {
   }
 
   /**
-   * Waits until everything recorded so far is durable (write-ahead); at once when nothing is
-   * pending. False when the run was halted or ended meanwhile (the loop stops); a store failure throws.
+   * Waits until everything recorded so far is durable (write-ahead); a boolean at once (no
+   * promise, no microtask) when nothing is pending. False when the run was halted or ended
+   * meanwhile (the loop stops); a store failure throws (rejects).
    */
-  private async durable(): Promise<boolean> {
+  private durable(): Promise<boolean> | boolean {
+    const pending = this.run.barrier();
+    if (pending === undefined) return !this.run.interrupted;
+    return this.durableAfter(pending);
+  }
+
+  private async durableAfter(pending: Promise<void>): Promise<boolean> {
     const { run } = this;
-    const pending = run.barrier();
-    if (pending === undefined) return !run.interrupted;
     try {
       await run.wait(pending, true);
     } catch (error) {

@@ -8,10 +8,19 @@ import type { ActionEvent, OutputEvent, StepEvent, StopReason } from "./events";
 import { InvalidAgentOutputError } from "./invalid-agent-output-error";
 import { SUB_RUN_KEY, type SubRunSink } from "./sub-run";
 import type { TokenForwarder } from "./token-forwarder";
+import { randomUuid } from "../runs/random-uuid";
 
 // Small helpers of the run loop. @internal
 
 const SERIALIZED_EXECUTOR: SerializedNotImplemented = { lc: 1, type: "not_implemented", id: ["agentrx", "executors", "AgentExecutor"] };
+
+/** A new run's id: a random UUID, as one flat string. */
+export function newRunId(): string {
+  // `crypto.randomUUID()` builds its string from some 20 concatenated pieces, which V8 keeps as a
+  // tree (about 490 bytes) for as long as the run holds its id; `toLowerCase` (the UUID is lower
+  // case already) returns it as one flat string (about 65 bytes).
+  return randomUuid().toLowerCase();
+}
 
 /**
  * Starts the run's chain run in the caller's callbacks (`config.callbacks`, tags, metadata);

@@ -225,8 +225,13 @@ function keepFinishedSteps(state: RunState): void {
 export function pendingActions(state: RunState): number[] {
   const turn = state.turn;
   if (turn === undefined) return [];
-  const waiting = new Set(state.interrupts.map((interrupt) => interrupt.index));
   const pending: number[] = [];
+  if (state.interrupts.length === 0) {
+    // The common case: nothing waits for a decision.
+    for (let i = 0; i < turn.actions.length; i++) if (turn.results[i] === undefined) pending.push(i);
+    return pending;
+  }
+  const waiting = new Set(state.interrupts.map((interrupt) => interrupt.index));
   for (let i = 0; i < turn.actions.length; i++) if (turn.results[i] === undefined && !waiting.has(i)) pending.push(i);
   return pending;
 }
