@@ -500,10 +500,12 @@ class ResultSink implements RunSubscriber {
 }
 
 function toResult(inputs: Record<string, unknown>, event: OutputEvent): AgentExecutorResult {
-  // A result is not an event: no `type` (see AgentExecutorResult).
-  const { type: _input, ...echoed } = inputs;
-  const { type: _value, ...returnValues } = event.returnValues;
-  const result: AgentExecutorResult = { ...echoed, ...returnValues, output: event.output, runId: event.runId, stopReason: event.stopReason };
+  let result: AgentExecutorResult = { ...inputs, ...event.returnValues, output: event.output, runId: event.runId, stopReason: event.stopReason };
+  if ("type" in result) {
+    // A result is not an event: no `type` (see AgentExecutorResult). Rare: no copies otherwise.
+    const { type: _type, ...rest } = result;
+    result = rest as AgentExecutorResult;
+  }
   if (event.intermediateSteps) result.intermediateSteps = event.intermediateSteps;
   if (event.usage) result.usage = event.usage;
   if (event.stoppedBy !== undefined) result.stoppedBy = event.stoppedBy;

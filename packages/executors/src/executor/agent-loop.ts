@@ -88,7 +88,7 @@ export class AgentLoop {
   async execute(agentConfig: RunnableConfig): Promise<void> {
     this.agentConfig = agentConfig;
     const { run } = this;
-    const { options, state, eager, approvals } = run;
+    const { options, state, eager, approvals, tools } = run;
     const { agent, maxIterations, trim } = options;
     const { inputs } = state;
     if (state.turn !== undefined && !run.interrupted) {
@@ -185,8 +185,19 @@ export class AgentLoop {
       // never asks the agent for this turn again and knows which calls may have started.
       const actionsDurable = this.durable();
       if (actionsDurable === false || (actionsDurable !== true && !(await actionsDurable))) break;
+      // The turn's tool calls (`runTurn`, inline).
       const turn = state.turn;
-      const outcome = await this.runTurn(pendingActions(state));
+      const indexes = pendingActions(state);
+      let outcome: TurnOutcome | Promise<TurnOutcome> | undefined;
+      if (turn !== undefined && indexes.length > 0) {
+        try {
+          await run.waitCall(tools.runAll(turn.actions, indexes));
+        } catch (error) {
+          outcome = this.toolsFailed(error);
+        }
+      }
+      outcome ??= turn === undefined ? "continue" : this.turnEnded(turn);
+      if (typeof outcome !== "string") outcome = await outcome;
       if (outcome === "stop") break;
       if (outcome === "done") return;
       if (run.middleware?.afterTurns && !(await this.afterTurn(run.middleware, turn))) break;
@@ -211,35 +222,49 @@ export class AgentLoop {
   /**
    * Runs the tool calls at `indexes` of the current turn. `continue`: the turn ended, go on;
    * `stop`: a limit halted it; `done`: the run ended (a cancellation, or a tool that returns directly).
+   * (The loop does the same inline for a new turn: one async call fewer per turn.)
    */
-  private async runTurn(indexes: number[]): Promise<"continue" | "stop" | "done"> {
+  private async runTurn(indexes: readonly number[]): Promise<TurnOutcome> {
     const { run } = this;
-    const { state, tools } = run;
-    const turn = state.turn;
+    const turn = run.state.turn;
     if (turn === undefined) return "continue";
     if (indexes.length > 0) {
       try {
-        await run.waitCall(tools.runAll(turn.actions, indexes));
+        await run.waitCall(run.tools.runAll(turn.actions, indexes));
       } catch (error) {
-        if (isEnded(state)) return "done";
-        if (state.stopReason === undefined) throw error;
-        return "stop";
+        return this.toolsFailed(error);
       }
     }
+    return this.turnEnded(turn);
+  }
+
+  /** The turn's tool calls failed with `error`: the run ended (`done`) or was halted (`stop`); else rethrows it. */
+  private toolsFailed(error: unknown): "stop" | "done" {
+    const { state } = this.run;
+    if (isEnded(state)) return "done";
+    if (state.stopReason === undefined) throw error;
+    return "stop";
+  }
+
+  /** The turn's tool calls are done: how it ends (at once, without a promise, when the run goes on). */
+  private turnEnded(turn: RunTurn): TurnOutcome | Promise<TurnOutcome> {
+    const { run } = this;
+    const { state, tools } = run;
     if (run.interrupted) return isEnded(state) ? "done" : "stop";
-    if (state.interrupts.length > 0) {
-      await run.approvals.pause();
-      return "done";
-    }
+    if (state.interrupts.length > 0) return run.approvals.pause().then(() => "done");
     // A turn returns directly when every one of its calls is of a `returnDirect` tool (and no
     // person rejected one): one call's observation, or several joined by blank lines.
-    if (!run.approvals.rejectedInTurn(turn.iteration) && turn.actions.every((action) => tools.returnsDirect(action))) {
-      const observation = turn.results.map((step) => observationText((step as AgentStep).observation)).join("\n\n");
-      if ((await this.closeInbox("unanswered")) === "stopped") return isEnded(state) ? "done" : "stop";
-      await run.complete({ returnValues: { output: observation }, log: observation }, "return_direct");
-      return "done";
-    }
-    return "continue";
+    if (run.approvals.rejectedInTurn(turn.iteration)) return "continue";
+    for (const action of turn.actions) if (!tools.returnsDirect(action)) return "continue";
+    return this.returnDirect(turn);
+  }
+
+  private async returnDirect(turn: RunTurn): Promise<TurnOutcome> {
+    const { run } = this;
+    const observation = turn.results.map((step) => observationText((step as AgentStep).observation)).join("\n\n");
+    if ((await this.closeInbox("unanswered")) === "stopped") return isEnded(run.state) ? "done" : "stop";
+    await run.complete({ returnValues: { output: observation }, log: observation }, "return_direct");
+    return "done";
   }
 
   /**
@@ -385,6 +410,9 @@ export class AgentLoop {
     if (usage !== undefined) this.run.onUsage(usage);
   }
 }
+
+/** How a turn ends (see `AgentLoop.runTurn`). */
+type TurnOutcome = "continue" | "stop" | "done";
 
 /** How messages that wait as the run ends join it (see `AgentLoop.closeInbox`). */
 type InboxMode = "continue" | "answered" | "unanswered";

@@ -181,12 +181,21 @@ export class ToolRunner {
     if (tool === undefined) return Promise.resolve({ observation: invalidToolObservation(action.tool, options.toolNames), metadata: undefined });
     const metadata: StepMetadata = {};
     const span = this.run.telemetry?.toolStarted(action);
+    // Our keys come first in each literal and are set again after the spread (so they win): an
+    // object spread and then given new keys costs V8 a second allocation for them, every call.
     // A sub-run (an executor used as this tool) tags its events with this call's id.
-    const configurable: Record<string, unknown> = { ...base.configurable, [STEP_METADATA_KEY]: metadata, [SUB_RUN_CALL_KEY]: callId };
+    const configurable: Record<string, unknown> = { [STEP_METADATA_KEY]: metadata, [SUB_RUN_CALL_KEY]: callId, ...base.configurable };
+    configurable[STEP_METADATA_KEY] = metadata;
+    configurable[SUB_RUN_CALL_KEY] = callId;
     // A sub-run (an executor used as this tool) puts its spans under this call's.
     if (span !== undefined) configurable[TELEMETRY_PARENT_KEY] = span.parent;
-    const config: RunnableConfig = { ...base, configurable };
-    if (key !== undefined) config.metadata = { ...base.metadata, [IDEMPOTENCY_KEY_METADATA]: key };
+    let config: RunnableConfig;
+    if (key === undefined) config = { configurable, ...base };
+    else {
+      config = { configurable, metadata: undefined, ...base };
+      config.metadata = base.metadata === undefined ? { [IDEMPOTENCY_KEY_METADATA]: key } : { ...base.metadata, [IDEMPOTENCY_KEY_METADATA]: key };
+    }
+    config.configurable = configurable;
     const finish = (result: unknown): ToolOutcome => {
       let observation = toObservation(result); // what `recover` gives is one already (and stays as it is)
       span?.end(observation);
