@@ -8,7 +8,7 @@ import type { AgentStreamEvent, StopReason } from "./events";
 import { InvalidAgentOutputError } from "./invalid-agent-output-error";
 import { isOutputParserException, parsingErrorStep } from "./observations";
 import { OutputValidationError } from "./output-validation-error";
-import { actionEvent, errorMessage, forced, stepEvent, toActions } from "./run-helpers";
+import { actionEvent, agentInput, errorMessage, forced, stepEvent, toActions } from "./run-helpers";
 import { type RunState, type RunTransition, isEnded, pendingActions } from "./run-state";
 import { checkFinalAnswer, finalAnswerCall, invalidAnswerStep } from "./structured-output";
 import type { ToolRunner } from "./tool-runner";
@@ -129,7 +129,7 @@ export class AgentLoop {
       eager.resetTurn();
       let output: AgentOutput;
       try {
-        const call = run.middleware === undefined ? agent.invoke({ ...inputs, steps: trim ? trim(state.steps) : state.steps }, agentConfig) : run.middleware.callAgent(agentConfig, iteration);
+        const call = run.middleware === undefined ? agent.invoke(agentInput(inputs, trim ? trim(state.steps) : state.steps), agentConfig) : run.middleware.callAgent(agentConfig, iteration);
         output = await run.waitCall(call);
       } catch (error) {
         eager.dropAll(); // the model call's early tool calls are not the turn's
@@ -357,7 +357,8 @@ export class AgentLoop {
     for (;;) {
       let closed: boolean;
       try {
-        closed = await run.wait(steering.closeInbox(), halts);
+        const closing = steering.closeInbox();
+        closed = await (halts ? run.waitCall(closing) : run.wait(closing, false));
       } catch (error) {
         if (stopped()) return "stopped";
         throw error;
