@@ -189,8 +189,8 @@ export class ToolRunner {
     if (tool === undefined) return Promise.resolve({ observation: invalidToolObservation(action.tool, options.toolNames), metadata: undefined });
     const metadata: StepMetadata = {};
     const span = this.run.telemetry?.toolStarted(action);
-    // Our keys come first in each literal and are set again after the spread (so they win): an
-    // object spread and then given new keys costs V8 a second allocation for them, every call.
+    // Our keys come first in each literal and are set again after the spread (so they win): V8
+    // builds an object spread and then given new keys on a slow path (see `agentInput`).
     // A sub-run (an executor used as this tool) tags its events with this call's id.
     const configurable: Record<string, unknown> = { [STEP_METADATA_KEY]: metadata, [SUB_RUN_CALL_KEY]: callId, ...base.configurable };
     configurable[STEP_METADATA_KEY] = metadata;
