@@ -24,8 +24,8 @@ function stepModel(steps: number, latencyMs: number): LanguageModelV3 {
     modelId: "steps",
     supportedUrls: {},
     doStream: () => Promise.reject(new Error("the bench's step model does not stream")),
-    doGenerate: async ({ prompt }) => {
-      if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
+    doGenerate: async ({ prompt, abortSignal }) => {
+      if (latencyMs > 0) await sleep(latencyMs, abortSignal);
       const done = countToolResults(prompt);
       if (done >= steps) return { content: [{ type: "text", text: "done" }], finishReason: { unified: "stop", raw: undefined }, usage: USAGE, warnings: [] };
       return {
@@ -38,14 +38,34 @@ function stepModel(steps: number, latencyMs: number): LanguageModelV3 {
   };
 }
 
-/** A run of `steps` tool steps through the AI SDK's `generateText` loop (no persistence). */
+/** Waits `ms`, unless `signal` aborts first (as the scripted LangChain model's latency does). */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * A run of `steps` tool steps through the AI SDK's `generateText` loop (no persistence). Each run
+ * can be cancelled, as every AgentRx run can: it gets an `abortSignal` (its model's latency and
+ * its tools see it), as the floor+signal loop passes one to every call.
+ */
 export function aiSdkLoop(steps: number, latencyMs: number): (input: string) => Promise<unknown> {
   const model = stepModel(steps, latencyMs);
   const tools = {
     noop: tool({ description: "Does nothing.", inputSchema: z.object({ i: z.number() }), execute: async ({ i }) => `ok ${i}` }),
   };
   return async (input) => {
-    const result = await generateText({ model, tools, stopWhen: stepCountIs(steps + 1), system: "You are a benchmark agent.", prompt: input });
+    const abortSignal = new AbortController().signal;
+    const result = await generateText({ model, tools, stopWhen: stepCountIs(steps + 1), system: "You are a benchmark agent.", prompt: input, abortSignal });
     if (result.text !== "done") throw new Error(`the AI SDK loop ended with "${result.text}", not "done"`);
     return result.text;
   };

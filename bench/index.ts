@@ -84,7 +84,7 @@ for (const cells of table) console.log(line(cells));
 console.log(
   `\nfloor = a bare loop over the same agent and tools (for tokens: reading the model's own stream);` +
     `\nfloor+signal = the same loop passing an AbortSignal to every call, as any cancellable run must;` +
-    `\nai-sdk = the AI SDK's generateText tool loop over a model with the same script and latency (no store);` +
+    `\nai-sdk = the AI SDK's generateText tool loop over a model with the same script and latency, cancellable (an abortSignal per run), no store;` +
     "\nlc-v1 = LangChain v1's createAgent (the langchain package) with a middleware, on the same script, tool and history;" +
     `\nin the recording rows, floor = the same executor with recording off (bytes: a step's writes at step 10).` +
     `\nnode ${process.version}, ${(await import("node:os")).cpus().length} CPUs, total ${((performance.now() - started) / 1000).toFixed(1)} s`,

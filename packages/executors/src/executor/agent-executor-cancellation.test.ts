@@ -112,6 +112,35 @@ describe("AgentExecutor cancellation", () => {
     expect(AbortError.isInstance(await aborted.promise)).toBe(true);
   });
 
+  it("without limits, ends at once on cancellation and calls the agent no more when a tool that ignores its signal settles later", async () => {
+    const started = deferred();
+    const release = deferred<string>();
+    const stubborn = tool(
+      async () => {
+        started.resolve();
+        return release.promise; // ignores its signal
+      },
+      { name: "stubborn", description: "s", schema: z.object({}) },
+    );
+    const { agent, inputs } = scriptedAgent([act("stubborn"), finish("never")]);
+    const controller = new AbortController();
+    const events: string[] = [];
+    const done = new Promise<unknown>((resolve) =>
+      new AgentExecutor({ agent, tools: [stubborn] }).stream({ input: "go" }, { signal: controller.signal }).subscribe({
+        next: (event) => events.push(event.type),
+        error: resolve,
+        complete: () => resolve("completed"),
+      }),
+    );
+    await started.promise;
+    controller.abort("user pressed stop");
+    expect(AbortError.isInstance(await done)).toBe(true);
+    release.resolve("late");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(inputs).toHaveLength(1);
+    expect(events).toEqual(["start", "action"]);
+  });
+
   it("errors at once, calling nothing, when config.signal is already aborted", async () => {
     const { agent, inputs } = scriptedAgent([finish("never")]);
     const controller = new AbortController();

@@ -21,6 +21,14 @@ describe("AgentExecutor result", () => {
     expect(result).toEqual({ input: "x", output: "done", runId: expect.any(String), stopReason: "finish" });
   });
 
+  it("echoes the inputs in their order, an own `__proto__` input as an own key (the result's prototype stays Object's)", async () => {
+    const inputs = JSON.parse('{"input": "x", "__proto__": {"polluted": true}, "lang": "en"}') as Record<string, unknown>;
+    const result = await new AgentExecutor({ agent: answering, tools: [] }).invoke(inputs);
+    expect(Object.getPrototypeOf(result)).toBe(Object.prototype);
+    expect((result as { polluted?: unknown }).polluted).toBeUndefined();
+    expect(Object.keys(result)).toEqual(["input", "__proto__", "lang", "output", "runId", "stopReason"]);
+  });
+
   it("can be awaited with catch and finally, as a Promise, running the agent once", async () => {
     let calls = 0;
     const failing = RunnableLambda.from(() => {

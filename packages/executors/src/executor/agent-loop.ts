@@ -8,7 +8,7 @@ import type { AgentStreamEvent, StopReason } from "./events";
 import { InvalidAgentOutputError } from "./invalid-agent-output-error";
 import { isOutputParserException, parsingErrorStep } from "./observations";
 import { OutputValidationError } from "./output-validation-error";
-import { actionEvent, errorMessage, forced, stepEvent, toActions } from "./run-helpers";
+import { actionEvent, agentInput, errorMessage, forced, stepEvent, toActions } from "./run-helpers";
 import { type RunState, type RunTransition, isEnded, pendingActions } from "./run-state";
 import { checkFinalAnswer, finalAnswerCall, invalidAnswerStep } from "./structured-output";
 import type { ToolRunner } from "./tool-runner";
@@ -50,6 +50,11 @@ export interface AgentLoopContext {
   dispatch(event: RunTransition): void;
   /** Awaits `promise` unless the run is cancelled or (when `halts`) halted first. */
   wait<T>(promise: Promise<T>, halts: boolean): Promise<T>;
+  /**
+   * `wait(promise, true)` for an agent call or a turn's tool calls; may give `promise` itself when
+   * nothing can halt the run meanwhile: check `interrupted` after it settles.
+   */
+  waitCall<T>(promise: Promise<T>): Promise<T>;
   /** Emits an event to the subscriber, the stop conditions and the recorder. */
   emit(event: AgentStreamEvent, index?: number): void;
   /** Stops the loop gracefully. */
@@ -83,7 +88,7 @@ export class AgentLoop {
   async execute(agentConfig: RunnableConfig): Promise<void> {
     this.agentConfig = agentConfig;
     const { run } = this;
-    const { options, state, eager, approvals } = run;
+    const { options, state, eager, approvals, tools } = run;
     const { agent, maxIterations, trim } = options;
     const { inputs } = state;
     if (state.turn !== undefined && !run.interrupted) {
@@ -114,7 +119,8 @@ export class AgentLoop {
         break;
       }
       // Write-ahead: no model call starts while an earlier write is unacknowledged.
-      if (!(await this.durable())) break;
+      const durable = this.durable();
+      if (durable === false || (durable !== true && !(await durable))) break;
       // Messages sent to the run join between turns, before the next agent call.
       const joining = joinMessages(run);
       if (joining !== undefined && ((await joining), run.interrupted)) break;
@@ -123,8 +129,8 @@ export class AgentLoop {
       eager.resetTurn();
       let output: AgentOutput;
       try {
-        const call = run.middleware === undefined ? agent.invoke({ ...inputs, steps: trim ? trim(state.steps) : state.steps }, agentConfig) : run.middleware.callAgent(agentConfig, iteration);
-        output = await run.wait(call, true);
+        const call = run.middleware === undefined ? agent.invoke(agentInput(inputs, trim ? trim(state.steps) : state.steps), agentConfig) : run.middleware.callAgent(agentConfig, iteration);
+        output = await run.waitCall(call);
       } catch (error) {
         eager.dropAll(); // the model call's early tool calls are not the turn's
         // A call cut short still counts: the "generate" call after it gets the next iteration.
@@ -177,9 +183,21 @@ export class AgentLoop {
       }
       // Write-ahead: the turn's actions are durable before any of its tools starts, so a resume
       // never asks the agent for this turn again and knows which calls may have started.
-      if (!(await this.durable())) break;
+      const actionsDurable = this.durable();
+      if (actionsDurable === false || (actionsDurable !== true && !(await actionsDurable))) break;
+      // The turn's tool calls (`runTurn`, inline).
       const turn = state.turn;
-      const outcome = await this.runTurn(pendingActions(state));
+      const indexes = pendingActions(state);
+      let outcome: TurnOutcome | Promise<TurnOutcome> | undefined;
+      if (turn !== undefined && indexes.length > 0) {
+        try {
+          await run.waitCall(tools.runAll(turn.actions, indexes));
+        } catch (error) {
+          outcome = this.toolsFailed(error);
+        }
+      }
+      outcome ??= turn === undefined ? "continue" : this.turnEnded(turn);
+      if (typeof outcome !== "string") outcome = await outcome;
       if (outcome === "stop") break;
       if (outcome === "done") return;
       if (run.middleware?.afterTurns && !(await this.afterTurn(run.middleware, turn))) break;
@@ -204,35 +222,49 @@ export class AgentLoop {
   /**
    * Runs the tool calls at `indexes` of the current turn. `continue`: the turn ended, go on;
    * `stop`: a limit halted it; `done`: the run ended (a cancellation, or a tool that returns directly).
+   * (The loop does the same inline for a new turn: one async call fewer per turn.)
    */
-  private async runTurn(indexes: number[]): Promise<"continue" | "stop" | "done"> {
+  private async runTurn(indexes: readonly number[]): Promise<TurnOutcome> {
     const { run } = this;
-    const { state, tools } = run;
-    const turn = state.turn;
+    const turn = run.state.turn;
     if (turn === undefined) return "continue";
     if (indexes.length > 0) {
       try {
-        await run.wait(tools.runAll(turn.actions, indexes), true);
+        await run.waitCall(run.tools.runAll(turn.actions, indexes));
       } catch (error) {
-        if (isEnded(state)) return "done";
-        if (state.stopReason === undefined) throw error;
-        return "stop";
+        return this.toolsFailed(error);
       }
     }
+    return this.turnEnded(turn);
+  }
+
+  /** The turn's tool calls failed with `error`: the run ended (`done`) or was halted (`stop`); else rethrows it. */
+  private toolsFailed(error: unknown): "stop" | "done" {
+    const { state } = this.run;
+    if (isEnded(state)) return "done";
+    if (state.stopReason === undefined) throw error;
+    return "stop";
+  }
+
+  /** The turn's tool calls are done: how it ends (at once, without a promise, when the run goes on). */
+  private turnEnded(turn: RunTurn): TurnOutcome | Promise<TurnOutcome> {
+    const { run } = this;
+    const { state, tools } = run;
     if (run.interrupted) return isEnded(state) ? "done" : "stop";
-    if (state.interrupts.length > 0) {
-      await run.approvals.pause();
-      return "done";
-    }
+    if (state.interrupts.length > 0) return run.approvals.pause().then(() => "done");
     // A turn returns directly when every one of its calls is of a `returnDirect` tool (and no
     // person rejected one): one call's observation, or several joined by blank lines.
-    if (!run.approvals.rejectedInTurn(turn.iteration) && turn.actions.every((action) => tools.returnsDirect(action))) {
-      const observation = turn.results.map((step) => observationText((step as AgentStep).observation)).join("\n\n");
-      if ((await this.closeInbox("unanswered")) === "stopped") return isEnded(state) ? "done" : "stop";
-      await run.complete({ returnValues: { output: observation }, log: observation }, "return_direct");
-      return "done";
-    }
-    return "continue";
+    if (run.approvals.rejectedInTurn(turn.iteration)) return "continue";
+    for (const action of turn.actions) if (!tools.returnsDirect(action)) return "continue";
+    return this.returnDirect(turn);
+  }
+
+  private async returnDirect(turn: RunTurn): Promise<TurnOutcome> {
+    const { run } = this;
+    const observation = turn.results.map((step) => observationText((step as AgentStep).observation)).join("\n\n");
+    if ((await this.closeInbox("unanswered")) === "stopped") return isEnded(run.state) ? "done" : "stop";
+    await run.complete({ returnValues: { output: observation }, log: observation }, "return_direct");
+    return "done";
   }
 
   /**
@@ -325,7 +357,8 @@ export class AgentLoop {
     for (;;) {
       let closed: boolean;
       try {
-        closed = await run.wait(steering.closeInbox(), halts);
+        const closing = steering.closeInbox();
+        closed = await (halts ? run.waitCall(closing) : run.wait(closing, false));
       } catch (error) {
         if (stopped()) return "stopped";
         throw error;
@@ -351,13 +384,18 @@ export class AgentLoop {
   }
 
   /**
-   * Waits until everything recorded so far is durable (write-ahead); at once when nothing is
-   * pending. False when the run was halted or ended meanwhile (the loop stops); a store failure throws.
+   * Waits until everything recorded so far is durable (write-ahead); a boolean at once (no
+   * promise, no microtask) when nothing is pending. False when the run was halted or ended
+   * meanwhile (the loop stops); a store failure throws (rejects).
    */
-  private async durable(): Promise<boolean> {
+  private durable(): Promise<boolean> | boolean {
+    const pending = this.run.barrier();
+    if (pending === undefined) return !this.run.interrupted;
+    return this.durableAfter(pending);
+  }
+
+  private async durableAfter(pending: Promise<void>): Promise<boolean> {
     const { run } = this;
-    const pending = run.barrier();
-    if (pending === undefined) return !run.interrupted;
     try {
       await run.wait(pending, true);
     } catch (error) {
@@ -373,6 +411,9 @@ export class AgentLoop {
     if (usage !== undefined) this.run.onUsage(usage);
   }
 }
+
+/** How a turn ends (see `AgentLoop.runTurn`). */
+type TurnOutcome = "continue" | "stop" | "done";
 
 /** How messages that wait as the run ends join it (see `AgentLoop.closeInbox`). */
 type InboxMode = "continue" | "answered" | "unanswered";

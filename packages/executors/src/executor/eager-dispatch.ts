@@ -30,8 +30,8 @@ type PendingEarlyCall = EarlyCall & { modelRun: string; unlink: () => void };
  * @internal
  */
 export class EagerDispatch {
-  /** Tool calls started while the model streamed, by call key, with their model call. */
-  private readonly early = new Map<string, PendingEarlyCall>();
+  /** Tool calls started while the model streamed, by call key, with their model call (made on the first one). */
+  private early: Map<string, PendingEarlyCall> | undefined;
   /** The current turn's early starts, by action index. */
   private turnEarly: (EarlyCall | undefined)[] | undefined;
 
@@ -51,18 +51,20 @@ export class EagerDispatch {
     }
     if (typeof args !== "object" || args === null || Array.isArray(args)) return;
     const key = call.id ?? `${call.name}#${JSON.stringify(args)}`;
-    if (this.early.has(key)) return;
+    const early = (this.early ??= new Map());
+    if (early.has(key)) return;
     const action = { tool: call.name, toolInput: args as Record<string, unknown>, log: "", ...(call.id ? { toolCallId: call.id } : {}) };
     const controller = new AbortController();
     const unlink = linkAbortSignal(this.run.signal, controller);
     const started = this.run.startCall(action, controller.signal);
     started.controller = controller;
     started.result.catch(noop); // awaited by the turn if it keeps the call; dropped otherwise
-    this.early.set(key, { ...started, modelRun, unlink });
+    early.set(key, { ...started, modelRun, unlink });
   }
 
   /** A model call failed: its early calls stop. */
   dropModelCall(modelRun: string): void {
+    if (this.early === undefined) return;
     for (const [key, entry] of this.early) {
       if (entry.modelRun === modelRun) this.drop(key, entry);
     }
@@ -70,6 +72,7 @@ export class EagerDispatch {
 
   /** Aborts and forgets every early call not taken by a turn. */
   dropAll(): void {
+    if (this.early === undefined) return;
     for (const [key, entry] of this.early) this.drop(key, entry);
   }
 
@@ -83,7 +86,7 @@ export class EagerDispatch {
    * and input), by action index; the rest are aborted.
    */
   matchTurn(actions: readonly AgentAction[]): void {
-    if (this.early.size > 0) this.turnEarly = this.match(actions);
+    if (this.early !== undefined && this.early.size > 0) this.turnEarly = this.match(actions);
   }
 
   /** The early start of the current turn's action at `index`, if it was dispatched eagerly. */
@@ -92,11 +95,12 @@ export class EagerDispatch {
   }
 
   private match(actions: readonly AgentAction[]): (EarlyCall | undefined)[] {
+    const early = this.early as Map<string, PendingEarlyCall>;
     const kept = actions.map((action) => {
       const id = (action as { toolCallId?: string }).toolCallId;
-      const entry = this.early.get(id ?? `${action.tool}#${JSON.stringify(action.toolInput)}`);
+      const entry = early.get(id ?? `${action.tool}#${JSON.stringify(action.toolInput)}`);
       if (entry === undefined || entry.action.tool !== action.tool || JSON.stringify(entry.action.toolInput) !== JSON.stringify(action.toolInput)) return undefined;
-      this.early.delete(id ?? `${action.tool}#${JSON.stringify(action.toolInput)}`);
+      early.delete(id ?? `${action.tool}#${JSON.stringify(action.toolInput)}`);
       return entry; // still linked to the run's signal: a limit or a cancellation stops it
     });
     this.dropAll();
@@ -104,7 +108,7 @@ export class EagerDispatch {
   }
 
   private drop(key: string, entry: PendingEarlyCall): void {
-    this.early.delete(key);
+    this.early?.delete(key);
     entry.unlink();
     entry.controller?.abort(new AbortError({ message: "The model's answer did not keep this early tool call." }));
   }

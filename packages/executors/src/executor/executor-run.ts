@@ -3,7 +3,6 @@ import type { AgentAction, AgentFinish, AgentStep, ModelCallObserver, StepMetada
 import { encodeAction } from "../runs/run-event-codec";
 import type { CallbackManagerForChainRun } from "@langchain/core/callbacks/manager";
 import type { UsageMetadata } from "@langchain/core/messages";
-import type { Subscriber } from "rxjs";
 import type { RecorderHooks, RunRecorder } from "../runs/run-recorder";
 import { PromptRecorder } from "../runs/prompt-recorder";
 import { AgentLoop, type AgentLoopContext } from "./agent-loop";
@@ -12,7 +11,7 @@ import { EagerDispatch, type EagerDispatchContext } from "./eager-dispatch";
 import type { AgentStreamEvent, InterruptEvent, StopReason, UsageEvent } from "./events";
 import { type PriceFunction, type RunUsage, resolvePrices } from "../cost/cost";
 import { actionEvent, callConfigs, startChainRun } from "./run-helpers";
-import { RunEnding, type RunEndingContext } from "./run-ending";
+import { RunEnding, type RunEndingContext, type RunSubscriber } from "./run-ending";
 import type { RunRequest } from "./run-request";
 import { type RunState, type RunTransition, isEnded, transition } from "./run-state";
 import { StopConditionWatcher } from "./stop-condition-watcher";
@@ -86,7 +85,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
   constructor(
     readonly options: ResolvedOptions,
     private readonly request: RunRequest,
-    readonly subscriber: Subscriber<AgentStreamEvent>,
+    readonly subscriber: RunSubscriber,
   ) {
     this.state = request.state;
     const taken = takeSubRunModelCalls(request.config);
@@ -97,7 +96,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     this.ending = new RunEnding(this);
     this.eager = new EagerDispatch(this);
     this.approvals = new ApprovalGate(this);
-    this.freshDecisions = new Set(Object.keys(request.newDecisions ?? {}));
+    this.freshDecisions = request.newDecisions === undefined ? NO_DECISIONS : new Set(Object.keys(request.newDecisions));
     this.loop = new AgentLoop(this);
   }
 
@@ -234,29 +233,40 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
   }
 
   /** Receives the events of sub-runs (executors called as tools by this run). */
-  private readonly subRunSink: SubRunSink = {
-    conversation: () => ({ inputs: this.state.inputs, steps: this.state.steps }),
-    emit: (event) => {
-      if (isEnded(this.state)) return;
-      // A sub-run's model calls count toward this run's usage (its own sub-runs' too: they come through it).
-      if (event.type === "usage") this.dispatch({ type: "usageReported", usage: event.usage });
-      // In the record too (not its tokens: its steps and output carry its text), so a follower that
-      // reconnects and a resumed caller see the sub-run.
-      if (event.type !== "token") this.recorder?.record(event);
-      if (!this.observed) return;
-      this.subscriber.next(event);
-      this.conditions?.next(event);
-    },
-    // Sub-runs report their model calls only when someone records them: this run, or one above it.
-    modelCalls: () => ((this.recorder !== undefined && this.options.recordModelCalls) || this.parentModelCalls !== undefined ? this.onSubRunModelCall : undefined),
-  };
+  private readonly subRunSink: SubRunSink = new SubRunPort(this);
+  /** Where sub-runs' model calls go (made when first asked for). */
+  private subRunModelCallSink: SubRunModelCalls | undefined;
+
+  /** The run's conversation so far, for a sub-run (what a handoff passes on). */
+  subRunConversation(): { inputs: Record<string, unknown>; steps: readonly AgentStep[] } {
+    return { inputs: this.state.inputs, steps: this.state.steps };
+  }
+
+  /** An event of a sub-run (its `subRun` path relative to this run). */
+  subRunEvent(event: AgentStreamEvent): void {
+    if (isEnded(this.state)) return;
+    // A sub-run's model calls count toward this run's usage (its own sub-runs' too: they come through it).
+    if (event.type === "usage") this.dispatch({ type: "usageReported", usage: event.usage });
+    // In the record too (not its tokens: its steps and output carry its text), so a follower that
+    // reconnects and a resumed caller see the sub-run.
+    if (event.type !== "token") this.recorder?.record(event);
+    if (!this.observed) return;
+    this.subscriber.next(event);
+    this.conditions?.next(event);
+  }
+
+  /** Where sub-runs send their model calls: only when someone records them (this run, or one above it). */
+  subRunModelCalls(): SubRunModelCalls | undefined {
+    if (!((this.recorder !== undefined && this.options.recordModelCalls) || this.parentModelCalls !== undefined)) return undefined;
+    return (this.subRunModelCallSink ??= (call) => this.onSubRunModelCall(call));
+  }
 
   /** A sub-run's model call: in the record (marked with its `subRun` path), and on up to the run above. */
-  private readonly onSubRunModelCall: SubRunModelCalls = (call: SubRunModelCall) => {
+  private onSubRunModelCall(call: SubRunModelCall): void {
     if (isEnded(this.state)) return;
     if (this.options.recordModelCalls) this.recorder?.recordSubRunModelCall(call);
     this.parentModelCalls?.(call);
-  };
+  }
 
   earlyCall(index: number): EarlyCall | undefined {
     return this.eager.call(index);
@@ -304,6 +314,18 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     const phase = this.state.phase;
     const stopped = phase === "cancelled" || phase === "failed" || (halts && this.state.stopReason !== undefined);
     return this.waiter.wait(promise, halts, stopped, this.work.signal.reason);
+  }
+
+  /**
+   * `wait(promise, true)` for the loop's agent and tool calls (its hot path). When nothing can halt
+   * the run while it waits (no `maxExecutionTime`, stop condition or middleware), `promise` itself,
+   * without a promise around it: a cancellation or a failure still ends the run at once (its
+   * subscriber hears of it, its calls' signal aborts, its record is closed), and the loop, which
+   * checks `interrupted` once the call settles, then stops.
+   */
+  waitCall<T>(promise: Promise<T>): Promise<T> {
+    if (this.options.maxExecutionTime === undefined && this.conditions === undefined && this.middleware === undefined && !this.interrupted) return promise;
+    return this.wait(promise, true);
   }
 
   /** Stops the loop gracefully: in-flight work is aborted and early stopping produces the output. */
@@ -388,10 +410,14 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
         if (record !== undefined && call.output !== undefined) record(call.input, call.output, call.startedAt, undefined);
         telemetry?.modelCall(call);
       };
-      configs.agent.configurable = { ...configs.agent.configurable, [MODEL_CALL_OBSERVER_KEY]: observer };
+      // The key first, then set again (it wins): a key added after a spread costs V8 a slow path.
+      const configurable: Record<string, unknown> = { [MODEL_CALL_OBSERVER_KEY]: observer, ...configs.agent.configurable };
+      configurable[MODEL_CALL_OBSERVER_KEY] = observer;
+      configs.agent.configurable = configurable;
     }
     this.tools.configure(configs.tools);
-    await this.loop.execute(configs.agent);
+    // Returned, not awaited: this frame (and what it holds) is not kept alive for the whole run.
+    return this.loop.execute(configs.agent);
   }
 
   /** Aborts everything in flight and stops the timer, the signal watch and the stop conditions. */
@@ -432,6 +458,26 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
   }
 }
 
+/** The sink a run hands its tool calls for their sub-runs' events: one small object per run, no closures. */
+class SubRunPort implements SubRunSink {
+  constructor(private readonly run: ExecutorRun) {}
+
+  emit(event: AgentStreamEvent): void {
+    this.run.subRunEvent(event);
+  }
+
+  conversation(): { inputs: Record<string, unknown>; steps: readonly AgentStep[] } {
+    return this.run.subRunConversation();
+  }
+
+  modelCalls(): SubRunModelCalls | undefined {
+    return this.run.subRunModelCalls();
+  }
+}
+
 function noop(): void {}
 
 const RESOLVED = Promise.resolve();
+
+/** The fresh decisions of a run that brought none (most runs): one set for all. */
+const NO_DECISIONS: ReadonlySet<string> = new Set();

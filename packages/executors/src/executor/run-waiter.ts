@@ -5,7 +5,10 @@
  * @internal
  */
 export class RunWaiter {
-  private pending: { reject: (reason: unknown) => void; halts: boolean } | undefined;
+  /** How to end the wait in progress (fields, not an object: a wait allocates as little as it can). */
+  private reject: ((reason: unknown) => void) | undefined;
+  /** Whether a halt ends the wait in progress. */
+  private halts = false;
 
   /**
    * Awaits `promise`; rejects at once with `reason` when `stopped` says the wait must not begin.
@@ -18,20 +21,22 @@ export class RunWaiter {
         reject(reason);
         return;
       }
-      this.pending = { reject, halts };
+      this.reject = reject;
+      this.halts = halts;
       promise.then(resolve, reject);
     });
   }
 
   /** Ends a wait that a halt ends. */
   rejectHalting(error: unknown): void {
-    if (this.pending?.halts) this.pending.reject(error);
+    if (this.halts) this.reject?.(error);
   }
 
   /** Ends any wait; later waits are not affected. */
   rejectAll(error: unknown): void {
-    this.pending?.reject(error);
-    this.pending = undefined;
+    const reject = this.reject;
+    this.reject = undefined;
+    reject?.(error);
   }
 }
 

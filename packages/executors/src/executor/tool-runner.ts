@@ -61,7 +61,7 @@ export interface EarlyCall {
   action: AgentAction;
   /** `performance.now()` when it started. */
   start: number;
-  result: Promise<{ observation: Observation; metadata: StepMetadata | undefined }>;
+  result: Promise<ToolOutcome>;
   /** Aborts it (when the model call fails or its answer does not include the call). */
   controller: AbortController | undefined;
 }
@@ -133,84 +133,130 @@ export class ToolRunner {
   startEarly(action: AgentAction, signal: AbortSignal): EarlyCall {
     const start = performance.now();
     const callId = this.run.callId(action, undefined);
-    const config = withKey({ ...this.config, signal }, this.run.idempotencyKey(callId));
+    const base = { ...this.config, signal };
+    const key = this.run.idempotencyKey(callId);
     const result = this.run.admitEarly(action).then(() => {
       if (signal.aborted) throw signal.reason;
       this.run.beforeToolStart();
-      return this.call(action, undefined, callId, config);
+      return this.call(action, undefined, callId, base, key);
     });
     return { action, start, result, controller: undefined };
   }
 
-  /** Runs one action (or takes the result of its early start) and reports its step, unless the run was interrupted meanwhile. */
-  private async runOne(action: AgentAction, index: number): Promise<void> {
+  /**
+   * Runs one action (or takes the result of its early start) and reports its step, unless the run
+   * was interrupted meanwhile. (A promise callback, not an async function: less to allocate per call.)
+   */
+  private runOne(action: AgentAction, index: number): Promise<void> {
     const { observed } = this.run;
     const early = this.run.earlyCall(index);
     const start = early ? early.start : observed ? performance.now() : 0;
-    let pending: Promise<{ observation: Observation; metadata: StepMetadata | undefined }>;
+    let pending: Promise<ToolOutcome>;
     if (early) pending = early.result;
     else {
-      this.run.beforeToolStart();
-      const callId = this.run.callId(action, index);
-      pending = this.call(action, index, callId, withKey(this.config, this.run.idempotencyKey(callId)));
+      try {
+        this.run.beforeToolStart();
+        const callId = this.run.callId(action, index);
+        pending = this.call(action, index, callId, this.config, this.run.idempotencyKey(callId));
+      } catch (error) {
+        return Promise.reject(error);
+      }
     }
-    const { observation, metadata } = await pending;
-    if (this.run.interrupted) return;
-    this.run.toolFinished(index, { action, observation }, observed || early ? performance.now() - start : 0, metadata);
+    return pending.then(({ observation, metadata }) => {
+      if (this.run.interrupted) return;
+      this.run.toolFinished(index, { action, observation }, observed || early ? performance.now() - start : 0, metadata);
+    });
   }
 
-  /** Calls the action's tool, through the middleware's `wrapToolCall` chain when there is one. */
-  private call(action: AgentAction, index: number | undefined, callId: string, config: RunnableConfig): Promise<{ observation: Observation; metadata: StepMetadata | undefined }> {
+  /**
+   * Calls the action's tool with `base` and the call's idempotency `key`, through the middleware's
+   * `wrapToolCall` chain when there is one.
+   */
+  private call(action: AgentAction, index: number | undefined, callId: string, base: RunnableConfig, key: string): Promise<ToolOutcome> {
     const middleware = this.run.middleware;
-    return middleware === undefined ? this.execute(action, config, callId) : middleware.callTool(action, index, config, (a, c) => this.execute(a, c, callId));
+    if (middleware === undefined) return this.execute(action, base, callId, key);
+    return middleware.callTool(action, index, withKey(base, key), (a, c) => this.execute(a, c, callId, undefined));
   }
 
-  /** Calls the action's tool: its observation (truncated when too long) and what policies reported. */
-  private async execute(action: AgentAction, base: RunnableConfig, callId: string): Promise<{ observation: Observation; metadata: StepMetadata | undefined }> {
+  /**
+   * Calls the action's tool: its observation (truncated when too long) and what policies reported.
+   * `key`, when given, is put in the config's metadata (else `base` has it already). Promise
+   * callbacks, not async functions: a tool call costs as few promises and microtasks as it can.
+   */
+  private execute(action: AgentAction, base: RunnableConfig, callId: string, key: string | undefined): Promise<ToolOutcome> {
     const { options } = this.run;
     const tool = options.toolsByName.get(action.tool);
-    if (tool === undefined) return { observation: invalidToolObservation(action.tool, options.toolNames), metadata: undefined };
+    if (tool === undefined) return Promise.resolve({ observation: invalidToolObservation(action.tool, options.toolNames), metadata: undefined });
     const metadata: StepMetadata = {};
     const span = this.run.telemetry?.toolStarted(action);
+    // Our keys come first in each literal and are set again after the spread (so they win): V8
+    // builds an object spread and then given new keys on a slow path (see `agentInput`).
     // A sub-run (an executor used as this tool) tags its events with this call's id.
-    const configurable: Record<string, unknown> = { ...base.configurable, [STEP_METADATA_KEY]: metadata, [SUB_RUN_CALL_KEY]: callId };
+    const configurable: Record<string, unknown> = { [STEP_METADATA_KEY]: metadata, [SUB_RUN_CALL_KEY]: callId, ...base.configurable };
+    configurable[STEP_METADATA_KEY] = metadata;
+    configurable[SUB_RUN_CALL_KEY] = callId;
     // A sub-run (an executor used as this tool) puts its spans under this call's.
     if (span !== undefined) configurable[TELEMETRY_PARENT_KEY] = span.parent;
-    const config: RunnableConfig = { ...base, configurable };
-    let observation = await (span === undefined ? this.invoke(tool, action, config) : span.run(() => this.invoke(tool, action, config, span)));
-    span?.end(observation);
-    // Content with images is kept whole (each image is capped when recorded).
-    if (typeof observation === "string" && observation.length > options.maxObservationLength) {
-      metadata.observationLength = observation.length;
-      observation = truncateObservation(observation, options.maxObservationLength);
+    let config: RunnableConfig;
+    if (key === undefined) config = { configurable, ...base };
+    else {
+      config = { configurable, metadata: undefined, ...base };
+      config.metadata = base.metadata === undefined ? { [IDEMPOTENCY_KEY_METADATA]: key } : { ...base.metadata, [IDEMPOTENCY_KEY_METADATA]: key };
     }
-    return { observation, metadata };
+    config.configurable = configurable;
+    const finish = (result: unknown): ToolOutcome => {
+      let observation = toObservation(result); // what `recover` gives is one already (and stays as it is)
+      span?.end(observation);
+      // Content with images is kept whole (each image is capped when recorded).
+      if (typeof observation === "string" && observation.length > options.maxObservationLength) {
+        metadata.observationLength = observation.length;
+        observation = truncateObservation(observation, options.maxObservationLength);
+      }
+      return { observation, metadata };
+    };
+    if (span === undefined) return this.invoke(tool, action, config, finish, undefined);
+    return span.run(() => this.invoke(tool, action, config, finish, span));
   }
 
-  private async invoke(tool: StructuredToolInterface, action: AgentAction, config: RunnableConfig, span?: ToolSpan): Promise<Observation> {
-    const input = action.toolInput as unknown;
+  /** Calls the tool; `finish` makes the outcome of what it returned, or of the observation an error becomes (see `recover`). */
+  private invoke(tool: StructuredToolInterface, action: AgentAction, config: RunnableConfig, finish: (result: unknown) => ToolOutcome, span: ToolSpan | undefined): Promise<ToolOutcome> {
+    let result: Promise<unknown>;
     try {
-      return toObservation(await tool.invoke(input as never, config));
+      result = Promise.resolve(tool.invoke(action.toolInput as never, config));
     } catch (error) {
-      span?.fail(error);
-      if (this.run.interrupted) throw error;
-      if (!isToolInputParsingException(error)) return toolErrorObservation(this.run.options, error, action);
-      if (typeof input !== "string") return invalidInputObservation(action.tool, error);
-      // A string given to a tool that takes named arguments: accept it when it is a JSON object.
-      const parsed = parseObject(input);
-      if (typeof parsed === "string") return stringInputObservation(action.tool, input, parsed);
-      if (parsed === undefined) return stringInputObservation(action.tool, input);
-      try {
-        return toObservation(await tool.invoke(parsed as never, config));
-      } catch (retryError) {
-        if (this.run.interrupted) throw retryError;
-        return isToolInputParsingException(retryError)
-          ? invalidInputObservation(action.tool, retryError)
-          : toolErrorObservation(this.run.options, retryError, action);
-      }
+      result = Promise.reject(error);
+    }
+    return result.then(finish, (error: unknown) => this.recover(tool, action, config, error, span).then(finish));
+  }
+
+  /**
+   * A failed tool call's observation: a runtime error as `handleToolRuntimeErrors` says, input the
+   * tool's schema refused as what was wrong; a string given to a tool that takes named arguments
+   * is tried again as a JSON object. Rethrows when the run was interrupted.
+   */
+  private async recover(tool: StructuredToolInterface, action: AgentAction, config: RunnableConfig, error: unknown, span: ToolSpan | undefined): Promise<Observation> {
+    const input = action.toolInput as unknown;
+    span?.fail(error);
+    if (this.run.interrupted) throw error;
+    if (!isToolInputParsingException(error)) return toolErrorObservation(this.run.options, error, action);
+    if (typeof input !== "string") return invalidInputObservation(action.tool, error);
+    // A string given to a tool that takes named arguments: accept it when it is a JSON object.
+    const parsed = parseObject(input);
+    if (typeof parsed === "string") return stringInputObservation(action.tool, input, parsed);
+    if (parsed === undefined) return stringInputObservation(action.tool, input);
+    try {
+      return toObservation(await tool.invoke(parsed as never, config));
+    } catch (retryError) {
+      if (this.run.interrupted) throw retryError;
+      return isToolInputParsingException(retryError)
+        ? invalidInputObservation(action.tool, retryError)
+        : toolErrorObservation(this.run.options, retryError, action);
     }
   }
 }
+
+/** A finished tool call: its observation and what policies reported. */
+type ToolOutcome = { observation: Observation; metadata: StepMetadata | undefined };
 
 /** `config` with the tool call's idempotency key in its metadata (see `getIdempotencyKey`). */
 function withKey(config: RunnableConfig, key: string): RunnableConfig {
