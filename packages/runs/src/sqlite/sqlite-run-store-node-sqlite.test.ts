@@ -1,7 +1,7 @@
 // SqliteRunStore on the built-in node:sqlite module, the driver it uses under Deno and Bun. Node 20
 // has no node:sqlite, so under it these tests are skipped; the runtime matrix
 // (test/runtimes/runtime-matrix.test.ts) runs this file under Deno, where they run.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RunStoreError } from "@agentrx/executors";
@@ -81,6 +81,21 @@ describe('SqliteRunStore driver "node:sqlite"', () => {
     const reopened = new SqliteRunStore({ path, driver: "node:sqlite" });
     expect((await reopened.getRun("r1"))?.eventCount).toBe(seq);
     await reopened.close();
+  });
+
+  it.skipIf(!nodeSqlite || onNode)("leaves the WAL's checkpoints to SQLite under Deno and Bun: no worker, and the WAL stays bounded", async () => {
+    const path = join(dir, "sqlite-checkpoints.db");
+    const store = new SqliteRunStore({ path, driver: "node:sqlite" });
+    await store.createRun({ runId: "r1", inputs: {}, status: "running", owner: "w", leaseMs: 60_000, at: 1 });
+    const writes = 1500;
+    for (let seq = 1; seq <= writes; seq++) {
+      await store.write("r1", { owner: "w", leaseMs: 60_000, epoch: 1, at: seq + 1, events: [{ seq, type: "step", at: seq + 1, data: { text: "x".repeat(6000) } }] });
+    }
+    expect(walCheckpointState(store)).toBeUndefined();
+    // The writes append about 4,500 pages; SQLite's own checkpoints start the WAL over every 1,000.
+    expect(statSync(`${path}-wal`).size).toBeLessThan(1600 * 4096);
+    expect((await store.getRun("r1"))?.eventCount).toBe(writes);
+    await store.close();
   });
 
   it.skipIf(nodeSqlite)("says which runtimes have node:sqlite where it is missing", async () => {
