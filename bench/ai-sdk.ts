@@ -3,6 +3,7 @@
 import type { LanguageModelV3, LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { generateText, stepCountIs, tool } from "ai";
 import { z } from "zod";
+import { sleep } from "./sleep";
 
 /** How many tool results the prompt holds (the model's script is a function of it, as ours is). */
 export function countToolResults(prompt: LanguageModelV3Prompt): number {
@@ -36,21 +37,6 @@ function stepModel(steps: number, latencyMs: number): LanguageModelV3 {
       };
     },
   };
-}
-
-/** Waits `ms`, unless `signal` aborts first (as the scripted LangChain model's latency does). */
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 /**

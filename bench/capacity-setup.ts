@@ -9,6 +9,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { prompt } from "./setup";
+import { sleep } from "./sleep";
 
 /** Milliseconds from a model call to its first token. */
 export const FIRST_TOKEN_MS = 1000;
@@ -62,22 +63,6 @@ export function turnOf(toolResults: number): { text: string; toolCalls: { id: st
   if (turn >= TOOL_TURNS) return { text: `${tokenText(turn, TOKENS - ANSWER_WORDS)} ${ANSWER}`, toolCalls: [] };
   const toolCalls = Array.from({ length: TOOLS_PER_TURN }, (_, index) => ({ id: `call-${turn}-${index}`, name: "sleep", args: { i: toolResults + index } }));
   return { text: tokenText(turn, TOKENS), toolCalls };
-}
-
-/** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 /** The 100 ms tool, as a LangChain tool (AgentRx and LangGraph). */

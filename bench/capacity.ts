@@ -37,11 +37,11 @@ import {
   TOOL_MS,
   capacityExecutor,
   capacityModel,
-  sleep,
   sleepTool,
   timerFloorRun,
   turnOf,
 } from "./capacity-setup";
+import { sleep } from "./sleep";
 import { collectGarbage } from "./measure";
 import type { Row } from "./scenarios";
 import { DATABASE_URL, REDIS_URL, type WorkerArgs, dropRedisPrefix, unreachable } from "./services";
