@@ -1,17 +1,19 @@
 import { AGENT_OVERRIDES, getAgentOverrides, type AgentInput, type AgentOutput, markObservesModelCalls, takeModelCallObserver } from "@agentrx/core";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
+import { BaseOutputParser } from "@langchain/core/output_parsers";
+import { BasePromptTemplate } from "@langchain/core/prompts";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import {
   ensureConfig,
   getCallbackManagerForConfig,
   patchConfig,
-  raceWithSignal,
   Runnable,
   type RunnableConfig,
   type RunnableSequence,
 } from "@langchain/core/runnables";
 import type { Graph } from "@langchain/core/runnables/graph";
+import { FormatScratchpadStep } from "./format-scratchpad-step";
 
 /** The two pipelines of an agent: one for ordinary turns, one for the `forceFinalAnswer` turn. */
 export interface AgentPipelineFields {
@@ -70,7 +72,10 @@ export class AgentPipeline extends Runnable<AgentInput, AgentOutput> {
   /**
    * Runs the pipeline's steps as `RunnableSequence.invoke` does (one run, each step a child run
    * tagged `seq:step:N`), but races the whole turn against the signal once, as the single-lambda
-   * agent did, instead of each step: a turn costs no more than it used to.
+   * agent did, instead of each step: a turn costs no more than it used to. Steps that use the
+   * signal for nothing but that race (the scratchpad step, a prompt template, an output parser, as
+   * `@langchain/core` and this package build them) are not given it; the model, and any step of
+   * another kind, is.
    */
   override async invoke(input: AgentInput, options?: Partial<RunnableConfig>): Promise<AgentOutput> {
     const pipeline = this.pipelineFor(input, options);
@@ -89,11 +94,17 @@ export class AgentPipeline extends Runnable<AgentInput, AgentOutput> {
     );
     delete config.runId;
     const steps = pipeline.steps;
+    const { signal } = config;
+    // Steps that would only race the signal get none: the whole turn is raced once below.
+    const signalled = signal === undefined ? undefined : signalledSteps(pipeline, steps);
+    const unsignalled = signalled === undefined ? config : withoutSignal(config);
     const run = async (): Promise<AgentOutput> => {
       let value: unknown = input;
       for (let index = 0; index < steps.length; index++) {
         const step = steps[index] as Runnable;
-        const stepConfig = patchConfig(config, { callbacks: runManager?.getChild(`seq:step:${index + 1}`) });
+        // A turn cancelled between its steps starts no more of them (the model, above all).
+        if (signal?.aborted) throw signal.reason;
+        const stepConfig = patchConfig(signalled?.[index] === false ? unsignalled : config, { callbacks: runManager?.getChild(`seq:step:${index + 1}`) });
         if (observer !== undefined && index === this.modelStep) {
           const startedAt = Date.now();
           const sent = value;
@@ -112,7 +123,7 @@ export class AgentPipeline extends Runnable<AgentInput, AgentOutput> {
     };
     let output: AgentOutput;
     try {
-      output = await raceWithSignal(run(), config.signal);
+      output = await raceTurn(run(), signal);
     } catch (error) {
       await runManager?.handleChainError(error);
       throw error;
@@ -159,4 +170,51 @@ function messagesOf(value: unknown): BaseMessage[] {
 /** `value` as the record tracers expect: itself when it is a plain object, else `{ [key]: value }`. */
 function asRecord(value: unknown, key: string): Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : { [key]: value };
+}
+
+/** `invoke` methods that use a config's signal only to race their own work against it. */
+const RACE_ONLY_INVOKES = new Set<unknown>([FormatScratchpadStep.prototype.invoke, BasePromptTemplate.prototype.invoke, BaseOutputParser.prototype.invoke]);
+
+/** Which steps of a pipeline are given the signal, by pipeline (the same steps on every turn). */
+const signalledByPipeline = new WeakMap<object, readonly boolean[]>();
+
+function signalledSteps(pipeline: object, steps: readonly Runnable[]): readonly boolean[] {
+  let signalled = signalledByPipeline.get(pipeline);
+  if (signalled === undefined) {
+    signalled = steps.map((step) => !RACE_ONLY_INVOKES.has(step.invoke));
+    signalledByPipeline.set(pipeline, signalled);
+  }
+  return signalled;
+}
+
+/** The config without its signal (`ensureConfig` drops a key whose value is `undefined`). */
+function withoutSignal(config: RunnableConfig): RunnableConfig {
+  const copy = Object.assign({}, config);
+  copy.signal = undefined;
+  return copy;
+}
+
+/**
+ * Settles like `turn`, unless `signal` aborts first: then rejects at once with the signal's reason
+ * (an `Error` as it is, a string as an `Error` of that text, else `Error("Aborted")`, as
+ * `@langchain/core`'s runnables do). One listener and one promise: the turn is raced once.
+ */
+function raceTurn<T>(turn: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return turn;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortReason(signal));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    // A failure after the abort settles nothing more, and is not unhandled.
+    turn.then(
+      (value) => (signal.removeEventListener("abort", onAbort), resolve(value)),
+      (error: unknown) => (signal.removeEventListener("abort", onAbort), reject(error)),
+    );
+  });
+}
+
+function abortReason(signal: AbortSignal): Error {
+  const { reason } = signal;
+  if (reason instanceof Error) return reason;
+  return new Error(typeof reason === "string" ? reason : "Aborted");
 }

@@ -1,26 +1,31 @@
-import { FORCE_FINAL_ANSWER_INSTRUCTION, InvalidArgumentError } from "@agentrx/core";
+import { type AgentStep, FORCE_FINAL_ANSWER_INSTRUCTION, InvalidArgumentError } from "@agentrx/core";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
 import type { Serialized } from "@langchain/core/load/serializable";
+import type { BaseMessage } from "@langchain/core/messages";
 import { PromptTemplate } from "@langchain/core/prompts";
-import { describe, expect, it } from "vitest";
+import { Runnable, RunnableLambda, type RunnableConfig } from "@langchain/core/runnables";
+import { describe, expect, it, vi } from "vitest";
 import { formatLogToString } from "../format-scratchpad/format-log-to-string";
 import { ReActSingleInputOutputParser } from "../react/react-single-input-output-parser";
 import { createAgentRunnable } from "./create-agent-runnable";
 
 const prompt = PromptTemplate.fromTemplate("{tools}|{input}|{agent_scratchpad}");
 
-function build(model: ScriptedChatModel, finalAnswerModel?: ScriptedChatModel) {
-  return createAgentRunnable({
+function parts() {
+  return {
     name: "TestAgent",
     prompt,
-    model,
-    ...(finalAnswerModel ? { finalAnswerModel } : {}),
-    formatScratchpad: (steps) => formatLogToString(steps),
-    appendFinalAnswerInstruction: (text) => `${text}<${FORCE_FINAL_ANSWER_INSTRUCTION}>`,
+    formatScratchpad: (steps: AgentStep[]) => formatLogToString(steps),
+    appendFinalAnswerInstruction: (text: string) => `${text}<${FORCE_FINAL_ANSWER_INSTRUCTION}>`,
     parser: new ReActSingleInputOutputParser(),
     variables: { tools: "T" },
-  });
+  };
+}
+
+function build(model: ScriptedChatModel, finalAnswerModel?: ScriptedChatModel) {
+  return createAgentRunnable({ ...parts(), model, ...(finalAnswerModel ? { finalAnswerModel } : {}) });
 }
 
 describe("createAgentRunnable", () => {
@@ -114,6 +119,69 @@ describe("createAgentRunnable", () => {
     const turn = agent.invoke({ input: "Q", steps: [] }, { signal: controller.signal });
     setTimeout(() => controller.abort(new Error("stop now")), 5);
     await expect(turn).rejects.toThrow("stop now");
+  });
+
+  it("gives the signal to the model and to steps of other kinds, not to the steps that would only race it", async () => {
+    // Every step here but the model runs through Runnable._callWithConfig: record what each got.
+    const seen: string[] = [];
+    const prototype = Runnable.prototype as never as { _callWithConfig: (...args: unknown[]) => unknown };
+    const realCallWithConfig = prototype._callWithConfig;
+    const spy = vi.spyOn(prototype, "_callWithConfig").mockImplementation(function (this: Runnable, ...args: unknown[]) {
+      const config = args[2] as RunnableConfig | undefined;
+      seen.push(`${this.getName()}: ${config?.signal === undefined ? "no signal" : "signal"}`);
+      return realCallWithConfig.apply(this, args);
+    });
+    try {
+      const signal = new AbortController().signal;
+      const scripted = new ScriptedChatModel({ responses: ["Final Answer: a", "Final Answer: b"] });
+      // The model as a lambda, so that what it is given shows.
+      const model = RunnableLambda.from((messages: BaseLanguageModelInput, config?: RunnableConfig) => scripted.invoke(messages, config));
+      await createAgentRunnable({ ...parts(), model: model as never }).invoke({ input: "Q", steps: [] }, { signal });
+      expect(seen).toEqual(["FormatAgentScratchpad: no signal", "PromptTemplate: no signal", "RunnableLambda: signal", "ReActSingleInputOutputParser: no signal"]);
+      seen.length = 0;
+      // A parser of its own kind (not a @langchain/core output parser) may use the signal: it gets it.
+      const parser = RunnableLambda.from((message: BaseMessage) => new ReActSingleInputOutputParser().parse(String(message.content)));
+      await createAgentRunnable({ ...parts(), model: scripted, parser: parser as never }).invoke({ input: "Q", steps: [] }, { signal });
+      expect(seen).toEqual(["FormatAgentScratchpad: no signal", "PromptTemplate: no signal", "RunnableLambda: signal"]);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it("starts no later step once the signal has aborted between steps", async () => {
+    const model = new ScriptedChatModel({ responses: ["Final Answer: never"] });
+    const controller = new AbortController();
+    const agent = createAgentRunnable({
+      name: "TestAgent",
+      prompt,
+      model,
+      // The scratchpad is formatted, then the caller cancels before the prompt and the model run.
+      formatScratchpad: (steps) => (controller.abort(new Error("cancelled while formatting")), formatLogToString(steps)),
+      appendFinalAnswerInstruction: (text) => text,
+      parser: new ReActSingleInputOutputParser(),
+      variables: { tools: "T" },
+    });
+    await expect(agent.invoke({ input: "Q", steps: [] }, { signal: controller.signal })).rejects.toThrow("cancelled while formatting");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(model.calls).toHaveLength(0);
+  });
+
+  it("rejects with the signal's reason as @langchain/core's runnables do (a string as an Error, else Error('Aborted'))", async () => {
+    const slow = () => build(new ScriptedChatModel({ responses: ["Final Answer: late"], latencyMs: 1_000 }));
+    const abortedWith = async (reason: unknown) => {
+      const controller = new AbortController();
+      const turn = slow().invoke({ input: "Q", steps: [] }, { signal: controller.signal });
+      setTimeout(() => controller.abort(reason), 5);
+      return turn.then(() => undefined, (error: unknown) => error);
+    };
+    const text = await abortedWith("by text");
+    expect(text).toBeInstanceOf(Error);
+    expect((text as Error).message).toBe("by text");
+    expect(((await abortedWith(42)) as Error).message).toBe("Aborted");
+    // Already aborted: rejects without calling the model.
+    const model = new ScriptedChatModel({ responses: ["Final Answer: x"] });
+    await expect(build(model).invoke({ input: "Q", steps: [] }, { signal: AbortSignal.abort(new Error("before")) })).rejects.toThrow("before");
+    expect(model.calls).toHaveLength(0);
   });
 
   it("streams its output and keeps input errors as they were", async () => {

@@ -65,9 +65,11 @@ export interface CreateAgentRunnableOptions<Scratchpad> {
  * Builds an agent runnable from its parts, the way every built-in agent is built: a pipeline of
  * four steps, each its own run for tracers (LangSmith) and its own node in `agent.getGraph()`:
  * `FormatAgentScratchpad` (the steps so far into `agent_scratchpad`, next to the user's inputs and
- * `variables`) → the prompt → the model → the parser. The caller's callbacks, signal and streaming
- * handlers reach every step. On `{ ...inputs, steps, forceFinalAnswer: true }` the same pipeline
- * runs with `finalAnswerModel`, and the scratchpad ends with the final-answer instruction.
+ * `variables`) → the prompt → the model → the parser. The caller's callbacks and streaming
+ * handlers reach every step; its signal cancels the turn at once, and reaches the model and any
+ * step that may use it (not the scratchpad step, a `@langchain/core` prompt template or output
+ * parser, which would only race it). On `{ ...inputs, steps, forceFinalAnswer: true }` the same
+ * pipeline runs with `finalAnswerModel`, and the scratchpad ends with the final-answer instruction.
  * Community agent types can use it too.
  *
  * @example
