@@ -97,14 +97,15 @@ export class AgentPipeline extends Runnable<AgentInput, AgentOutput> {
     const { signal } = config;
     // Steps that would only race the signal get none: the whole turn is raced once below.
     const signalled = signal === undefined ? undefined : signalledSteps(pipeline, steps);
-    const unsignalled = signalled === undefined ? config : withoutSignal(config);
     const run = async (): Promise<AgentOutput> => {
       let value: unknown = input;
       for (let index = 0; index < steps.length; index++) {
         const step = steps[index] as Runnable;
         // A turn cancelled between its steps starts no more of them (the model, above all).
         if (signal?.aborted) throw signal.reason;
-        const stepConfig = patchConfig(signalled?.[index] === false ? unsignalled : config, { callbacks: runManager?.getChild(`seq:step:${index + 1}`) });
+        const stepConfig = patchConfig(config, { callbacks: runManager?.getChild(`seq:step:${index + 1}`) });
+        // A fresh object: `ensureConfig` drops a key whose value is `undefined`.
+        if (signalled?.[index] === false) stepConfig.signal = undefined;
         if (observer !== undefined && index === this.modelStep) {
           const startedAt = Date.now();
           const sent = value;
@@ -185,13 +186,6 @@ function signalledSteps(pipeline: object, steps: readonly Runnable[]): readonly 
     signalledByPipeline.set(pipeline, signalled);
   }
   return signalled;
-}
-
-/** The config without its signal (`ensureConfig` drops a key whose value is `undefined`). */
-function withoutSignal(config: RunnableConfig): RunnableConfig {
-  const copy = Object.assign({}, config);
-  copy.signal = undefined;
-  return copy;
 }
 
 /**
