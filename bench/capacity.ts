@@ -4,7 +4,9 @@
 // each is timed from start to its last event; a run's added latency per step is its wall time over
 // the ideal (every model call and tool at its scripted duration), divided by its 3 steps.
 //
-// Contestants: AgentRx in-process (no store, SQLite, PostgreSQL), LangGraph's `createAgent` with
+// Contestants: two floors (the run's waits as bare timers; the same agent runnable and tool in a
+// bare loop, what any executor over a LangChain chat model pays), AgentRx in-process (no store,
+// SQLite, PostgreSQL), LangGraph's `createAgent` with
 // `PostgresSaver`, the AI SDK's `streamText` loop (no persistence), and AgentRx on 1, 2 and 4
 // `@agentrx/bullmq` worker processes recording into PostgreSQL, each run followed live through
 // `RunClient.events` from this process. PostgreSQL (DATABASE_URL) and Redis (REDIS_URL) rows are
@@ -20,9 +22,12 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import { createToolCallingAgent } from "@agentrx/agents";
 import { RunClient } from "@agentrx/bullmq";
+import type { AgentStep } from "@agentrx/core";
 import type { AgentExecutor, AgentStreamEvent } from "@agentrx/executors";
 import { PostgresRunStore, SqliteRunStore } from "@agentrx/runs";
+import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { LanguageModelV3, LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import pg from "pg";
 import type { Observable } from "rxjs";
@@ -41,8 +46,9 @@ import {
   timerFloorRun,
   turnOf,
 } from "./capacity-setup";
-import { sleep } from "./sleep";
 import { collectGarbage } from "./measure";
+import { prompt } from "./setup";
+import { sleep } from "./sleep";
 import type { Row } from "./scenarios";
 import { DATABASE_URL, REDIS_URL, type WorkerArgs, dropRedisPrefix, unreachable } from "./services";
 
@@ -180,6 +186,47 @@ function consume(events$: Observable<AgentStreamEvent>): Promise<boolean> {
 
 function agentrx(name: string, executor: AgentExecutor, close: () => Promise<void> = async () => undefined): Contestant {
   return { name, run: (index) => consume(executor.stream({ input: `go ${index}` })), close };
+}
+
+/**
+ * The LangChain floor: the load's agent runnable and tool in a bare loop (call the agent, run the
+ * turn's tools at once, repeat), each call given the run's AbortSignal, its tokens read through a
+ * callback handler run inline (`awaitHandlers`, as AgentRx's own is; LangChain's background
+ * callback queue costs far more at this load). What any executor over a LangChain chat model pays
+ * at this load; what AgentRx adds is the difference.
+ */
+function langChainFloor(): Contestant {
+  const agent = createToolCallingAgent({ llm: capacityModel(), tools: [sleepTool], prompt });
+  return {
+    name: "LangChain floor (the agent and tools in a bare loop)",
+    run: async (index) => {
+      const counter = new TokenCounter();
+      const config = { signal: new AbortController().signal, callbacks: [counter] };
+      let steps: AgentStep[] = [];
+      for (;;) {
+        const output = await agent.invoke({ input: `go ${index}`, steps }, config);
+        if ("returnValues" in output) return counter.tokens > 0 && String(output.returnValues["output"]).endsWith(ANSWER);
+        const actions = Array.isArray(output) ? output : [output];
+        const done = await Promise.all(actions.map(async (action) => ({ action, observation: String(await sleepTool.invoke(action.toolInput as { i: number }, { signal: config.signal })) })));
+        steps = steps.concat(done);
+      }
+    },
+    close: async () => undefined,
+  };
+}
+
+/** Counts a model's streamed tokens, inline, and listens to nothing else. */
+class TokenCounter extends BaseCallbackHandler {
+  name = "bench_token_counter";
+  override awaitHandlers = true;
+  override ignoreChain = true;
+  override ignoreAgent = true;
+  override ignoreRetriever = true;
+  tokens = 0;
+
+  override handleLLMNewToken(): void {
+    this.tokens++;
+  }
 }
 
 async function langGraph(schema: string, pool: pg.Pool): Promise<Contestant> {
@@ -411,6 +458,7 @@ export async function capacity(): Promise<Row[]> {
   try {
     const contestants: (() => Promise<Contestant>)[] = [
       async () => ({ name: "timer floor (the run's waits, no framework)", run: async () => (await timerFloorRun(), true), close: async () => undefined }),
+      async () => langChainFloor(),
       async () => agentrx("AgentRx in-process, no store", capacityExecutor()),
       async () => agentrx("AgentRx in-process + SQLite", capacityExecutor(sqlite)),
       ...(postgres ? [async () => agentrx("AgentRx in-process + PostgreSQL", capacityExecutor(postgres))] : []),
