@@ -127,6 +127,31 @@ describe.skipIf(skip)("a model call streaming on a live page", () => {
     await page.close();
   });
 
+  it("keeps a zoomed view on the same stretch of time while a live run grows", async () => {
+    // A running run that started 2 s ago: its timeline ends at "now", so it grows on every redraw.
+    const start = Date.now() - 2_000;
+    const events = await writeSyntheticRun(store, { runId: "zoom-live", iterations: 3, toolsPerIteration: 1, running: true, start });
+    const { page, errors } = await open(`${server.url}/runs/zoom-live`);
+    // Zoom to the second model call ("z" zooms to the selected row's bar).
+    await page.click('[data-id="model-1-0"] .label');
+    await page.keyboard.press("z");
+    await expect.poll(async () => Number(await page.locator(".zoom-label").getAttribute("data-zoom"))).toBeGreaterThan(4);
+    const bar = page.locator('[data-id="model-1-0"] .bar');
+    const left = async () => (await bar.boundingBox())?.x;
+    const before = await left();
+    expect(before).toBeDefined();
+    // The run goes on: another token 1.5 s later, and the page redraws with a longer timeline.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const at = Date.now();
+    const seq = events.length + 1;
+    await store.write("zoom-live", { owner: "synthetic:1", leaseMs: 3_600_000, at, events: [{ seq, type: "token", at, data: { type: "token", at, iteration: 3, text: "more" } as StoredRunEvent["data"] }] });
+    await expect.poll(() => page.locator('[data-id="model-3-0"]').count(), { timeout: 10_000 }).toBe(1);
+    // The bar stays where it was: the view holds the same times, and so its zoom grows with the run.
+    expect(Math.abs(((await left()) ?? 0) - (before ?? 0))).toBeLessThan(1.5);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it("shows a real run's text growing while its model streams (recordTokens: \"each\")", async () => {
     const text = "Tides rise and fall twice a day because the moon pulls the sea toward it.";
     const llm = new ScriptedChatModel({ streaming: true, tokenDelayMs: 250, responses: [text] });

@@ -158,6 +158,9 @@ describe("the layout of a run in progress, and of a resumed one", () => {
     expect(scale.x(later)).toBeLessThan(0.8); // the hour takes a sliver, not 99% of the width
     expect(scale.x(later + 100)).toBe(1);
     expect(layout.rows(model, Date.now()).map((row) => row.id)).toContain("seg-1");
+    // `at` is `x`'s inverse, across the break too (a zoomed view keeps its times through it).
+    for (const time of [1_000_000, 1_000_150, later - 1_800_000, later, later + 50]) expect(scale.at(scale.x(time))).toBeCloseTo(time, 3);
+    for (const fraction of [0, 0.25, 0.5, 0.9, 1]) expect(scale.x(scale.at(fraction))).toBeCloseTo(fraction, 9);
   });
 });
 

@@ -32,6 +32,8 @@ export interface TraceScale {
   start: number;
   end: number;
   x(at: number): number;
+  /** The time at a fraction of the timeline's width: the inverse of `x` (a pause's width spreads over its length). */
+  at(x: number): number;
   ticks: { x: number; label: string }[];
   /** Ticks (about 8) for the part of the timeline between the fractions `from` and `to` of its width: a zoomed view. */
   ticksIn(from: number, to: number): { x: number; label: string }[];
@@ -130,6 +132,19 @@ export function traceSummaryRuntime(fmt: FormatRuntime, layout: TraceLayoutRunti
       }
       return 1;
     };
+    const at = (fraction: number): number => {
+      const position = Math.min(1, Math.max(0, fraction)) * total;
+      for (let i = 0; i < pieces.length; i++) {
+        const piece = pieces[i] as { from: number; to: number; gap: boolean };
+        const length = lengths[i] as number;
+        const offset = offsets[i] as number;
+        if (position <= offset + length || i === pieces.length - 1) {
+          const within = Math.max(0, position - offset);
+          return piece.gap ? piece.from + (within / Math.max(1e-9, gapWidth)) * (piece.to - piece.from) : piece.from + within;
+        }
+      }
+      return end;
+    };
     const breaks: TraceScale["breaks"] = [];
     pieces.forEach((piece, index) => {
       if (piece.gap) breaks.push({ x: (offsets[index] as number) / total, width: gapWidth / total, label: `paused ${fmt.duration(piece.to - piece.from)}` });
@@ -154,7 +169,7 @@ export function traceSummaryRuntime(fmt: FormatRuntime, layout: TraceLayoutRunti
       });
       return ticks;
     };
-    return { start, end, x, ticks: ticksIn(0, 1), ticksIn, breaks };
+    return { start, end, x, at, ticks: ticksIn(0, 1), ticksIn, breaks };
   }
 
   return { summary, scale };

@@ -177,7 +177,10 @@ export function traceTreeRuntime(dom: DomRuntime, fmt: FormatRuntime) {
     function update(nextRows: TraceRow[], nextScale: TraceScale): void {
       rows = nextRows;
       byId = new Map(rows.map((row) => [row.id, row]));
+      const previous = scale;
       scale = nextScale;
+      // A zoomed view keeps the same stretch of time while the timeline changes (a live run grows).
+      if (previous !== undefined && view.to - view.from < 1 - 1e-9) view = fitView(nextScale.x(previous.at(view.from)), nextScale.x(previous.at(view.to)));
       draw();
     }
 
@@ -216,13 +219,18 @@ export function traceTreeRuntime(dom: DomRuntime, fmt: FormatRuntime) {
     }
 
     let frame = 0;
-    /** Sets the view (kept inside the timeline) and draws it, once per animation frame. */
-    function setView(from: number, to: number): void {
+    /** A view from `from` to `to`, kept inside the timeline and no narrower than `minSpan()`. */
+    function fitView(from: number, to: number): { from: number; to: number } {
       let span = Math.min(1, Math.max(minSpan(), to - from));
       if (!Number.isFinite(span)) span = 1;
       let start = Math.min(Math.max(0, from), 1 - span);
       if (span >= 1) start = 0;
-      view = { from: start, to: start + span };
+      return { from: start, to: start + span };
+    }
+
+    /** Sets the view (kept inside the timeline) and draws it, once per animation frame. */
+    function setView(from: number, to: number): void {
+      view = fitView(from, to);
       if (frame !== 0) return;
       frame = requestAnimationFrame(() => {
         frame = 0;
