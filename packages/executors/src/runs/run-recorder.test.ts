@@ -1,3 +1,4 @@
+import type { ToolAgentAction } from "@agentrx/core";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import type { AgentStreamEvent } from "../executor/events";
@@ -17,7 +18,8 @@ function reply(): AIMessage {
 }
 
 function actionOf(message: AIMessage): AgentStreamEvent {
-  return { type: "action", iteration: 0, at: Date.now(), action: { tool: "search", toolInput: { q: "Paris" }, toolCallId: "call-1", log: "", messageLog: [message] } as never };
+  const action: ToolAgentAction = { tool: "search", toolInput: { q: "Paris" }, toolCallId: "call-1", log: "", messageLog: [message] };
+  return { type: "action", iteration: 0, at: Date.now(), action, messages: [message] };
 }
 
 const dataOf = (write: RunWrite, type: string) => write.events.find((event) => event.type === type)!.data;
