@@ -54,4 +54,16 @@ describe("RunRecorder", () => {
     expect(otherLogged).not.toBe(dataOf(writes[0]!, "model_call")["message"]);
     expect(otherLogged).toEqual(JSON.parse(JSON.stringify(other.toDict())));
   });
+
+  it("keeps the reply's stored form only until the next write (a run waiting on its model holds none)", async () => {
+    const { recorder, writes } = recorderWithWrites();
+    const message = reply();
+    recorder.recordModelCall([new HumanMessage("weather?")], message, Date.now(), 0);
+    await recorder.flush();
+    recorder.record(actionOf(message), 0);
+    await recorder.flush();
+    const logged = ((dataOf(writes[1]!, "action")["action"] as JsonObject)["messageLog"] as unknown[])[0];
+    expect(logged).not.toBe(dataOf(writes[0]!, "model_call")["message"]);
+    expect(logged).toEqual(dataOf(writes[0]!, "model_call")["message"]);
+  });
 });

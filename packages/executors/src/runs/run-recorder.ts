@@ -63,7 +63,10 @@ export class RunRecorder {
   private leaseUntil: number;
   /** The run's fencing token, once known (the store's `createRun` or `claimRun` gives it). */
   epoch: number | undefined;
-  /** The last model reply recorded, in its stored form, with its own fields' values as they were then (see {@link encodeMessage}). */
+  /**
+   * The last model reply recorded, in its stored form, with its own fields' values as they were
+   * then (see {@link encodeMessage}); until the next write.
+   */
   private reply: { message: BaseMessage; stored: JsonValue; fields: unknown[] } | undefined;
 
   constructor(
@@ -297,6 +300,8 @@ export class RunRecorder {
     if (this.failure) throw this.failure.error;
     const events = this.buffer;
     this.buffer = [];
+    // The reply's stored form goes with this write: a run waiting on its next model call keeps none.
+    this.reply = undefined;
     const at = Date.now();
     this.lastWrite = at;
     const checkpoint = this.hooks.checkpoint();
