@@ -53,9 +53,25 @@ export interface RecordedModelCall {
  * ```
  */
 export function encodeAction(action: AgentAction): JsonObject {
+  return encodeActionWith(action, encodeMessage);
+}
+
+/**
+ * Turns one message into its stored form. The recorder passes one that reuses the stored form of
+ * the model reply it has just written in the `model_call` entry, which the turn's actions carry
+ * again in their message log (@internal).
+ */
+export type MessageEncoder = (message: BaseMessage) => JsonValue;
+
+/** `@langchain/core`'s stored form of a message (its `toDict()`). */
+export function encodeMessage(message: BaseMessage): JsonValue {
+  return encodeMessages([message])[0] as JsonValue;
+}
+
+function encodeActionWith(action: AgentAction, encode: MessageEncoder): JsonObject {
   const { messageLog, ...rest } = action as AgentAction & { messageLog?: BaseMessage[] };
   const out = encodeValue(rest, "action") as JsonObject;
-  if (Array.isArray(messageLog)) out["messageLog"] = encodeMessages(messageLog);
+  if (Array.isArray(messageLog)) out["messageLog"] = messageLog.map(encode);
   return out;
 }
 
@@ -83,15 +99,20 @@ export function decodeAction(data: JsonValue | undefined): AgentAction {
  * ```
  */
 export function encodeRunEvent(event: AgentStreamEvent, index?: number): JsonObject {
-  if (event.subRun === undefined) return encodeOwnEvent(event, index);
+  return encodeRunEventWith(event, index, encodeMessage);
+}
+
+/** {@link encodeRunEvent}, with the messages of actions turned into their stored form by `encode` (@internal). */
+export function encodeRunEventWith(event: AgentStreamEvent, index: number | undefined, encode: MessageEncoder): JsonObject {
+  if (event.subRun === undefined) return encodeOwnEvent(event, index, encode);
   // A sub-run's event (an executor called as a tool): its turns are its own, so a step carries its action.
-  const out = encodeOwnEvent(event, undefined);
+  const out = encodeOwnEvent(event, undefined, encode);
   out["subRun"] = [...event.subRun];
   if (event.subRunCallIds !== undefined) out["subRunCallIds"] = [...event.subRunCallIds];
   return out;
 }
 
-function encodeOwnEvent(event: AgentStreamEvent, index: number | undefined): JsonObject {
+function encodeOwnEvent(event: AgentStreamEvent, index: number | undefined, encode: MessageEncoder): JsonObject {
   switch (event.type) {
     case "start": {
       const out: JsonObject = { type: "start", at: event.at, runId: event.runId, inputs: encodeInputs(event.inputs), resumed: event.resumed };
@@ -100,10 +121,10 @@ function encodeOwnEvent(event: AgentStreamEvent, index: number | undefined): Jso
       return out;
     }
     case "action":
-      return { type: "action", at: event.at, iteration: event.iteration, index: index ?? 0, action: encodeAction(event.action) };
+      return { type: "action", at: event.at, iteration: event.iteration, index: index ?? 0, action: encodeActionWith(event.action, encode) };
     case "step": {
       const out: JsonObject = { type: "step", at: event.at, iteration: event.iteration, observation: encodeObservation(event.step.observation), durationMs: event.durationMs };
-      if (index === undefined) out["action"] = encodeAction(event.step.action);
+      if (index === undefined) out["action"] = encodeActionWith(event.step.action, encode);
       else out["index"] = index;
       if (event.metadata !== undefined) out["metadata"] = encodeValue(event.metadata, "metadata");
       return out;
@@ -179,8 +200,8 @@ export function encodeDecisions(entry: RecordedDecisions): JsonObject {
   return { type: "decisions", at: entry.at, decisions: encodeValue(entry.decisions, "decisions") };
 }
 
-/** The JSON form of a recorded model call. */
-export function encodeModelCall(call: RecordedModelCall): JsonObject {
+/** The JSON form of a recorded model call; `message` is its reply's stored form, when the caller has it already. */
+export function encodeModelCall(call: RecordedModelCall, message: JsonValue = encodeMessage(call.message)): JsonObject {
   return {
     type: "model_call",
     at: call.at,
@@ -189,7 +210,7 @@ export function encodeModelCall(call: RecordedModelCall): JsonObject {
     durationMs: call.durationMs,
     inputCount: call.inputCount,
     inputDigest: call.inputDigest,
-    message: encodeMessages([call.message])[0] as JsonValue,
+    message,
     ...(call.prompt === undefined ? {} : { prompt: call.prompt as unknown as JsonObject }),
     ...(call.blobs === undefined ? {} : { blobs: call.blobs }),
   };

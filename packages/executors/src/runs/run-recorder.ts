@@ -4,7 +4,8 @@ import type { SubRunModelCall } from "../executor/sub-run";
 import { digestMessages } from "./digest-messages";
 import type { RecordedPromptRef } from "./prompt-recorder";
 import { randomUuid } from "./random-uuid";
-import { type RecordedModelCall, encodeDecisions, encodeModelCall, encodeRunEvent } from "./run-event-codec";
+import type { JsonValue } from "./run-store";
+import { type RecordedModelCall, encodeDecisions, encodeMessage, encodeModelCall, encodeRunEventWith } from "./run-event-codec";
 import type { JsonObject, RunCheckpoint, RunStore, RunUpdate, RunWrite, RunWriteResult, StoredRunEvent } from "./run-store";
 import { RunLeaseLostError, RunStoreError } from "./run-store-errors";
 import { withStoreTimeout } from "./with-store-timeout";
@@ -62,6 +63,11 @@ export class RunRecorder {
   private leaseUntil: number;
   /** The run's fencing token, once known (the store's `createRun` or `claimRun` gives it). */
   epoch: number | undefined;
+  /**
+   * The last model reply recorded, in its stored form, with its own fields' values as they were
+   * then (see {@link encodeMessage}); until the next write.
+   */
+  private reply: { message: BaseMessage; stored: JsonValue; fields: unknown[] } | undefined;
 
   constructor(
     readonly store: RunStore,
@@ -165,7 +171,7 @@ export class RunRecorder {
       return;
     }
     this.flushTokens();
-    this.push(encodeRunEvent(event, index), event.at);
+    this.push(encodeRunEventWith(event, index, this.encodeMessage), event.at);
     if (event.type === "token") this.scheduleTokens();
   }
 
@@ -199,8 +205,22 @@ export class RunRecorder {
       call.prompt = request.prompt;
       if (request.blobs !== undefined) call.blobs = request.blobs;
     }
-    this.push(encodeModelCall(call), at);
+    const stored = encodeMessage(message);
+    this.reply = { message, stored, fields: Object.values(message) };
+    this.push(encodeModelCall(call, stored), at);
   }
+
+  /**
+   * A message's stored form for an event: the model reply's, taken from its `model_call` entry when
+   * it is that same message with the same values in its own fields (its turn's actions carry it in
+   * their message log), so a step serialises its reply once (`toDict` costs about as much as the
+   * rest of recording the step); else serialised anew.
+   */
+  private readonly encodeMessage = (message: BaseMessage): JsonValue => {
+    const reply = this.reply;
+    if (reply !== undefined && reply.message === message && sameValues(Object.values(message), reply.fields)) return reply.stored;
+    return encodeMessage(message);
+  };
 
   /**
    * Records a sub-run's finished model call, marked with its `subRun` path and `subRunCallIds`: it
@@ -280,6 +300,8 @@ export class RunRecorder {
     if (this.failure) throw this.failure.error;
     const events = this.buffer;
     this.buffer = [];
+    // The reply's stored form goes with this write: a run waiting on its next model call keeps none.
+    this.reply = undefined;
     const at = Date.now();
     this.lastWrite = at;
     const checkpoint = this.hooks.checkpoint();
@@ -315,6 +337,12 @@ const immediate = (globalThis as { setImmediate?: (callback: () => void) => unkn
 const defer: Defer = immediate ? (callback) => void immediate(callback) : (callback) => void setTimeout(callback, 0);
 
 function noop(): void {}
+
+function sameValues(now: readonly unknown[], then: readonly unknown[]): boolean {
+  if (now.length !== then.length) return false;
+  for (let i = 0; i < now.length; i++) if (now[i] !== then[i]) return false;
+  return true;
+}
 
 /** A thrown value's message, whatever was thrown (a revoked proxy included). */
 function errorText(value: unknown): string {
