@@ -69,7 +69,9 @@ export function observesModelCalls(agent: unknown): boolean {
 /**
  * Takes the model-call observer out of `config`: the observer (if the executor passed one) and the
  * config without it, to pass on to the agent's own steps (so a model called inside a tool, or a
- * nested agent, never reports into the outer run).
+ * nested agent, never reports into the outer run). When the observer was all `configurable` held,
+ * the config's `configurable` is `undefined`: the agent's steps get the config they would get
+ * without an observer, and `@langchain/core` copies and scans no empty `configurable` at each step.
  *
  * @example
  * ```ts
@@ -77,12 +79,21 @@ export function observesModelCalls(agent: unknown): boolean {
  *
  * const { observer, config } = takeModelCallObserver({ configurable: { [MODEL_CALL_OBSERVER_KEY]: () => {}, thread_id: "t" } });
  * console.log(typeof observer, config.configurable); // function { thread_id: "t" }
+ * const alone = takeModelCallObserver({ configurable: { [MODEL_CALL_OBSERVER_KEY]: () => {} } });
+ * console.log(alone.config.configurable); // undefined
  * ```
  */
 export function takeModelCallObserver<C extends Partial<RunnableConfig>>(config: C | undefined): { observer: ModelCallObserver | undefined; config: C } {
   const configurable = config?.configurable as Record<string, unknown> | undefined;
   const observer = configurable?.[MODEL_CALL_OBSERVER_KEY];
   if (typeof observer !== "function") return { observer: undefined, config: (config ?? {}) as C };
+  if (onlyObserver(configurable as Record<string, unknown>)) return { observer: observer as ModelCallObserver, config: { ...config, configurable: undefined } as C };
   const { [MODEL_CALL_OBSERVER_KEY]: _taken, ...rest } = configurable as Record<string, unknown>;
   return { observer: observer as ModelCallObserver, config: { ...config, configurable: rest } as C };
+}
+
+/** Whether the observer is the only key of `configurable` (as the executor passes it without `configurable` of its caller). */
+function onlyObserver(configurable: Record<string, unknown>): boolean {
+  for (const key in configurable) if (key !== MODEL_CALL_OBSERVER_KEY) return false;
+  return Object.getOwnPropertySymbols(configurable).length === 0;
 }
