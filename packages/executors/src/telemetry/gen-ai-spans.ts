@@ -63,7 +63,11 @@ export function chatSpan(
   params: Record<string, unknown>,
   metadata: Record<string, unknown> | undefined,
 ): SpanStart {
-  const model = describeChatModel(className, params, metadata);
+  return chatSpanOf(options, describeChatModel(className, params, metadata), messages);
+}
+
+/** A model call's `chat {model}` span, from the model's description. @internal */
+export function chatSpanOf(options: TelemetryOptions, model: ChatModelDescription, messages: readonly BaseMessage[]): SpanStart {
   const attributes = chatRequestAttributes(model);
   if (options.recordInputs) attributes["gen_ai.input.messages"] = inputMessagesJson(messages);
   return { name: model.spanName, attributes };
@@ -131,27 +135,6 @@ export function chatEndAttributes(attributes: Attributes, options: TelemetryOpti
     attributes["gen_ai.usage.output_tokens"] = used.output_tokens;
   }
   if (options.recordOutputs) attributes["gen_ai.output.messages"] = outputMessagesJson(messages, reasons[0]);
-  return used;
-}
-
-/**
- * Sets on a model call's span what its one reply says (finish reason, response model and id,
- * usage, the reply when asked), one attribute at a time (the SDK checks each once this way,
- * against three times when given at the span's start); returns the call's usage. @internal
- */
-export function setChatReply(span: Span, options: TelemetryOptions, message: BaseMessage): UsageMetadata | undefined {
-  const metadata = message.response_metadata as Record<string, unknown> | undefined;
-  const reason = firstString(metadata?.["finish_reason"], metadata?.["stop_reason"]);
-  if (reason !== undefined) span.setAttribute("gen_ai.response.finish_reasons", [reason]);
-  const responseModel = firstString(metadata?.["model_name"], metadata?.["model"]);
-  if (responseModel) span.setAttribute("gen_ai.response.model", responseModel);
-  if (typeof message.id === "string") span.setAttribute("gen_ai.response.id", message.id);
-  const used = (message as BaseMessage & { usage_metadata?: UsageMetadata }).usage_metadata;
-  if (used) {
-    span.setAttribute("gen_ai.usage.input_tokens", used.input_tokens);
-    span.setAttribute("gen_ai.usage.output_tokens", used.output_tokens);
-  }
-  if (options.recordOutputs) span.setAttribute("gen_ai.output.messages", outputMessagesJson([message], reason));
   return used;
 }
 

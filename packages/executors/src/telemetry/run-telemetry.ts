@@ -1,7 +1,6 @@
 import type { AgentAction, ObservedModelCall, Observation } from "@agentrx/core";
 import type { Context, Span, Tracer } from "@opentelemetry/api";
-import { inputMessagesJson } from "./gen-ai-messages";
-import { type ChatModelDescription, type UsageTotals, addUsage, agentSpan, chatRequestAttributes, describeChatModel, endAgentSpan, endToolSpan, failSpan, setChatReply, toolSpan } from "./gen-ai-spans";
+import { type ChatModelDescription, type UsageTotals, addUsage, agentSpan, chatSpanOf, describeChatModel, endAgentSpan, endChatSpan, endToolSpan, failSpan, messageFinishReason, toolSpan } from "./gen-ai-spans";
 import { type Otel, SPAN_KIND, loadOtel, otel as loadedOtel } from "./otel-api";
 import type { TelemetryOptions } from "./telemetry-options";
 
@@ -44,9 +43,6 @@ export class RunTelemetry {
   /** This run's totals, then the totals of the runs above it. */
   private readonly usage: UsageTotals[];
   private readonly options: TelemetryOptions;
-  /** The model of the last model call, and its description. */
-  private lastModel: unknown;
-  private lastDescription: ChatModelDescription | undefined;
 
   constructor(
     options: TelemetryOptions,
@@ -88,25 +84,17 @@ export class RunTelemetry {
   modelCall(call: ObservedModelCall): void {
     const { tracer, context } = this;
     if (tracer === undefined || context === undefined) return;
-    // What the span says of the model is worked out once per model (a turn's model, a binding,
-    // is the same object on every call).
-    const model = call.model === this.lastModel && this.lastDescription !== undefined ? this.lastDescription : this.describe(call.model);
-    const attributes = chatRequestAttributes(model);
-    if (this.options.recordInputs) attributes["gen_ai.input.messages"] = inputMessagesJson(call.input);
-    // Given at its start: what a sampler could know when the call started. The reply's attributes
-    // follow, as on a span opened before the call (the callback path's).
-    const span = tracer.startSpan(model.spanName, { kind: SPAN_KIND.client, attributes, startTime: call.startedAt }, context);
+    // What the span says of the model is worked out once per model (`describeModel`: a turn's
+    // model, a binding, is the same object on every call). Given at its start: what a sampler
+    // could know when the call started; the reply's attributes follow, as on the callback path.
+    const { name, attributes } = chatSpanOf(this.options, describeModel(call.model), call.input);
+    const span = tracer.startSpan(name, { kind: SPAN_KIND.client, attributes, startTime: call.startedAt }, context);
     const message = call.output;
     if (message === undefined) return failSpan(span, call.error);
-    const usage = setChatReply(span, this.options, message);
-    span.end();
+    const reason = messageFinishReason(message);
+    const usage = endChatSpan(span, this.options, [message], reason === undefined ? [] : [reason], undefined);
     // Every run above counts it (a caller's usage includes its sub-runs', as the executor's does).
     if (usage !== undefined) for (const totals of this.usage) addUsage(totals, usage);
-  }
-
-  private describe(model: unknown): ChatModelDescription {
-    this.lastModel = model;
-    return (this.lastDescription = describeModel(model));
   }
 
   /**
