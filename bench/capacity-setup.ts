@@ -1,5 +1,6 @@
 // The load of the capacity scenario (bench/capacity.ts), shared by the bench process and its
-// worker processes: a streaming chat model that waits 1 s, then streams 50 tokens at 50 tokens/s,
+// worker processes: a streaming chat model that waits 1 s, then streams 50 tokens at 50 tokens/s
+// (each chunk due at a fixed time from the call's start, however late the reader is),
 // and two 100 ms tools per tool-calling turn. The same timeline drives the LangChain chat model
 // (AgentRx and LangGraph) and the AI SDK model.
 import { createToolCallingAgent } from "@agentrx/agents";
@@ -9,7 +10,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { prompt } from "./setup";
-import { sleep } from "./sleep";
+import { sleep, sleepUntil } from "./sleep";
 
 /** Milliseconds from a model call to its first token. */
 export const FIRST_TOKEN_MS = 1000;
@@ -44,8 +45,9 @@ export const IDEAL_RUN_MS = TOOL_TURNS * (modelCallMs(TOOLS_PER_TURN) + TOOL_MS)
 export async function timerFloorRun(): Promise<void> {
   for (let turn = 0; turn <= TOOL_TURNS; turn++) {
     const toolCalls = turn < TOOL_TURNS ? TOOLS_PER_TURN : 0;
-    await sleep(FIRST_TOKEN_MS);
-    for (let token = 1; token < TOKENS + toolCalls; token++) await sleep(TOKEN_MS);
+    const began = performance.now();
+    // The model's chunks are due at fixed times from the call's start (as the load's models pace them).
+    for (let chunk = 0; chunk < TOKENS + toolCalls; chunk++) await sleepUntil(began + FIRST_TOKEN_MS + chunk * TOKEN_MS);
     if (toolCalls > 0) await Promise.all(Array.from({ length: toolCalls }, () => sleep(TOOL_MS)));
   }
 }
@@ -107,6 +109,9 @@ export function capacityModel(): ScriptedChatModel {
     streaming: true,
     latencyMs: FIRST_TOKEN_MS,
     tokenDelayMs: TOKEN_MS,
+    // Chunks due at fixed times from the call's start, as a provider streams them: a busy event
+    // loop reads them late, but its lateness does not push back the ones after.
+    pacing: "fixed-rate",
     chunkSize: "word",
     toolCallChunkSize: 10_000, // one chunk per tool call
   });

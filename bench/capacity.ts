@@ -12,15 +12,15 @@
 // `RunClient.events` from this process. PostgreSQL (DATABASE_URL) and Redis (REDIS_URL) rows are
 // left out, with a line saying why, where those servers are not reachable.
 //
-// The default ramp is 100, 500, 2,000 runs (a few minutes); `--full` ramps 100, 500, 1,000, 2,000,
-// 5,000, and `--levels=200,800` takes any list; `--in-process` leaves the worker rows out,
+// The default ramp is 50, 100, 250, 500, 1,000, 2,000 runs (a few minutes); `--full` adds 5,000,
+// and `--levels=200,800` takes any list; `--in-process` leaves the worker rows out,
 // `--workers=1,4` takes the worker process counts, `--only=sqlite` the contestants whose name has
 // that text (docs/performance.md).
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { monitorEventLoopDelay, performance } from "node:perf_hooks";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { createToolCallingAgent } from "@agentrx/agents";
 import { RunClient } from "@agentrx/bullmq";
@@ -48,7 +48,7 @@ import {
 } from "./capacity-setup";
 import { collectGarbage } from "./measure";
 import { prompt } from "./setup";
-import { sleep } from "./sleep";
+import { sleep, sleepUntil } from "./sleep";
 import type { Row } from "./scenarios";
 import { DATABASE_URL, REDIS_URL, type WorkerArgs, dropRedisPrefix, unreachable } from "./services";
 
@@ -75,8 +75,11 @@ export interface LevelResult {
 
 interface Contestant {
   name: string;
-  /** One run; resolves true when it streamed its tokens and ended with the answer. */
-  run: (index: number, level: number) => Promise<boolean>;
+  /**
+   * One run; resolves true when it streamed its tokens and ended with the answer. `signal` aborts
+   * at the level's deadline: a run still going then is cancelled, so it does not load the next level.
+   */
+  run: (index: number, level: number, signal: AbortSignal) => Promise<boolean>;
   close: () => Promise<void>;
 }
 
@@ -90,7 +93,7 @@ export function capacityLevels(argv: readonly string[]): number[] {
     }
     return levels;
   }
-  return argv.includes("--full") ? [100, 500, 1000, 2000, 5000] : [100, 500, 2000];
+  return argv.includes("--full") ? [50, 100, 250, 500, 1000, 2000, 5000] : [50, 100, 250, 500, 1000, 2000];
 }
 
 function percentile(values: readonly number[], p: number): number {
@@ -103,29 +106,37 @@ function percentile(values: readonly number[], p: number): number {
  * Starts `level` runs spread over `SPREAD_MS` and waits for them all (or a deadline: an unfinished
  * run counts as an error). Returns each finished run's added latency per step, and the errors.
  */
-async function drive(level: number, run: (index: number) => Promise<boolean>): Promise<{ added: number[]; errors: number; seconds: number }> {
+async function drive(level: number, run: (index: number, signal: AbortSignal) => Promise<boolean>): Promise<{ added: number[]; errors: number; seconds: number }> {
   const added: number[] = [];
   let errors = 0;
+  let late = 0;
   let firstError: unknown;
   const started = performance.now();
+  const deadline = new AbortController();
   const all = Promise.all(
     Array.from({ length: level }, async (_, index) => {
       await sleep((index * SPREAD_MS) / level);
       const start = performance.now();
       try {
-        if (await run(index)) added.push((performance.now() - start - IDEAL_RUN_MS) / STEPS);
+        if (await run(index, deadline.signal)) added.push((performance.now() - start - IDEAL_RUN_MS) / STEPS);
         else errors++;
       } catch (error) {
-        firstError ??= error;
+        if (deadline.signal.aborted) late++;
+        else firstError ??= error;
         errors++;
       }
     }),
   );
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), SPREAD_MS + IDEAL_RUN_MS * 4 + 30_000)));
-  const outcome = await Promise.race([all, deadline]);
+  const timeout = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), SPREAD_MS + IDEAL_RUN_MS * 4 + 30_000)));
+  if ((await Promise.race([all, timeout])) === "late") {
+    // Cancel what is still going (it would load the next level), and give it a moment to stop.
+    deadline.abort(new Error("capacity: the level's deadline passed"));
+    await Promise.race([all, sleep(10_000)]);
+    errors = level - added.length;
+    process.stderr.write(`capacity: ${level - added.length} of ${level} runs had not ended at the level's deadline (cancelled: ${late})\n`);
+  }
   clearTimeout(timer);
-  if (outcome === "late") errors += level - added.length - errors;
   if (firstError !== undefined) process.stderr.write(`capacity: a run failed: ${(firstError as Error).message ?? String(firstError)}\n`);
   return { added, errors, seconds: (performance.now() - started) / 1000 };
 }
@@ -151,7 +162,7 @@ async function inProcessLevel(contestant: Contestant, level: number): Promise<Le
   const lag = monitorEventLoopDelay({ resolution: 10 });
   lag.enable();
   const cpu = process.cpuUsage();
-  const { added, errors, seconds } = await drive(level, (index) => contestant.run(index, level));
+  const { added, errors, seconds } = await drive(level, (index, signal) => contestant.run(index, level, signal));
   const { user, system } = process.cpuUsage(cpu);
   lag.disable();
   clearTimeout(sampler);
@@ -185,7 +196,7 @@ function consume(events$: Observable<AgentStreamEvent>): Promise<boolean> {
 }
 
 function agentrx(name: string, executor: AgentExecutor, close: () => Promise<void> = async () => undefined): Contestant {
-  return { name, run: (index) => consume(executor.stream({ input: `go ${index}` })), close };
+  return { name, run: (index, _level, signal) => consume(executor.stream({ input: `go ${index}` }, { signal })), close };
 }
 
 /**
@@ -199,9 +210,9 @@ function langChainFloor(): Contestant {
   const agent = createToolCallingAgent({ llm: capacityModel(), tools: [sleepTool], prompt });
   return {
     name: "LangChain floor (the agent and tools in a bare loop)",
-    run: async (index) => {
+    run: async (index, _level, signal) => {
       const counter = new TokenCounter();
-      const config = { signal: new AbortController().signal, callbacks: [counter] };
+      const config = { signal, callbacks: [counter] };
       let steps: AgentStep[] = [];
       for (;;) {
         const output = await agent.invoke({ input: `go ${index}`, steps }, config);
@@ -238,12 +249,12 @@ async function langGraph(schema: string, pool: pg.Pool): Promise<Contestant> {
   const agent = createAgent({ model: capacityModel(), tools: [sleepTool], checkpointer, systemPrompt: "You are a benchmark agent." });
   return {
     name: "LangGraph createAgent + PostgresSaver",
-    run: async (index, level) => {
+    run: async (index, level, signal) => {
       let tokens = 0;
       let text = "";
       const stream = await agent.stream(
         { messages: [{ role: "user", content: `go ${index}` }] },
-        { streamMode: "messages", configurable: { thread_id: `capacity-${level}-${index}` } },
+        { streamMode: "messages", configurable: { thread_id: `capacity-${level}-${index}` }, signal },
       );
       for await (const [chunk] of stream) {
         if (chunk.getType() !== "ai") continue;
@@ -270,16 +281,19 @@ export function aiSdkModel(): LanguageModelV3 {
       const stream = new ReadableStream<LanguageModelV3StreamPart>({
         async start(controller) {
           try {
+            // Each part is due at a fixed time from the call's start, as the LangChain model's chunks are.
+            const began = performance.now();
+            let due = began + FIRST_TOKEN_MS;
             controller.enqueue({ type: "stream-start", warnings: [] });
-            await sleep(FIRST_TOKEN_MS, abortSignal);
+            await sleepUntil(due, abortSignal);
             controller.enqueue({ type: "text-start", id: "text" });
             for (const [position, word] of words.entries()) {
-              if (position > 0) await sleep(TOKEN_MS, abortSignal);
+              if (position > 0) await sleepUntil((due += TOKEN_MS), abortSignal);
               controller.enqueue({ type: "text-delta", id: "text", delta: word });
             }
             controller.enqueue({ type: "text-end", id: "text" });
             for (const call of toolCalls) {
-              await sleep(TOKEN_MS, abortSignal);
+              await sleepUntil((due += TOKEN_MS), abortSignal);
               controller.enqueue({ type: "tool-call", toolCallId: call.id, toolName: call.name, input: JSON.stringify(call.args) });
             }
             controller.enqueue({
@@ -317,8 +331,8 @@ async function aiSdk(): Promise<Contestant> {
   };
   return {
     name: "AI SDK streamText (no store)",
-    run: async (index) => {
-      const result = streamText({ model, tools, stopWhen: stepCountIs(10), system: "You are a benchmark agent.", prompt: `go ${index}` });
+    run: async (index, _level, signal) => {
+      const result = streamText({ model, tools, stopWhen: stepCountIs(10), system: "You are a benchmark agent.", prompt: `go ${index}`, abortSignal: signal });
       let tokens = 0;
       let text = "";
       for await (const part of result.fullStream) {
@@ -358,7 +372,16 @@ async function workerLevels(count: number, levels: number[], ctx: { prefix: stri
   );
   const client = new RunClient({ connection: { url: REDIS_URL }, store: ctx.store, queueName, prefix: ctx.prefix });
   const name = `AgentRx, ${count} BullMQ worker${count === 1 ? "" : "s"} + PostgreSQL + follower`;
-  const run = async (index: number) => consume(client.events(await client.submit("bench", { input: `go ${index}` })));
+  const run = async (index: number, signal?: AbortSignal) => {
+    const runId = await client.submit("bench", { input: `go ${index}` });
+    const cancel = () => void client.cancel(runId).catch(() => undefined);
+    signal?.addEventListener("abort", cancel, { once: true });
+    try {
+      return await consume(client.events(runId));
+    } finally {
+      signal?.removeEventListener("abort", cancel);
+    }
+  };
   const results: LevelResult[] = [];
   try {
     await Promise.all(Array.from({ length: count * 2 }, (_, index) => run(index))); // warm-up
@@ -441,7 +464,26 @@ function printTable(results: LevelResult[]): void {
   console.log("");
 }
 
+const FLAGS = ["--levels=", "--full", "--in-process", "--workers=", "--only="];
+const USAGE = `npm run bench -- capacity [--levels=100,500 | --full] [--in-process] [--workers=1,2,4] [--only=<text>]
+  --levels=a,b   the concurrency levels (default: 50, 100, 250, 500, 1000, 2000)
+  --full         the default ramp and 5000
+  --in-process   leave the BullMQ worker rows out
+  --workers=1,4  the worker process counts (default: 1, 2, 4)
+  --only=text    only the contestants whose name contains the text (e.g. sqlite, langgraph, worker)`;
+
+/** Refuses a flag the capacity scenario does not know (a typo would otherwise run the whole default ramp). */
+export function checkCapacityFlags(argv: readonly string[]): void {
+  const unknown = argv.filter((arg) => arg.startsWith("--") && !FLAGS.some((flag) => (flag.endsWith("=") ? arg.startsWith(flag) : arg === flag)));
+  if (unknown.length > 0) throw new Error(`capacity: unknown flag ${unknown.join(", ")}; usage:\n${USAGE}`);
+}
+
 export async function capacity(): Promise<Row[]> {
+  if (process.argv.includes("--help")) {
+    console.log(USAGE);
+    return [];
+  }
+  checkCapacityFlags(process.argv.slice(2));
   const levels = capacityLevels(process.argv.slice(2));
   const problems = await unreachable();
   if (problems.postgres) process.stderr.write(`${problems.postgres}: the PostgreSQL capacity rows (LangGraph, workers) are left out.\n`);
@@ -457,7 +499,7 @@ export async function capacity(): Promise<Row[]> {
   const results: LevelResult[] = [];
   try {
     const contestants: (() => Promise<Contestant>)[] = [
-      async () => ({ name: "timer floor (the run's waits, no framework)", run: async () => (await timerFloorRun(), true), close: async () => undefined }),
+      async () => ({ name: "timer floor (the run's waits, no framework)", run: async () => (await timerFloorRun(), true), close: async () => undefined }), // ends by itself
       async () => langChainFloor(),
       async () => agentrx("AgentRx in-process, no store", capacityExecutor()),
       async () => agentrx("AgentRx in-process + SQLite", capacityExecutor(sqlite)),
@@ -473,7 +515,7 @@ export async function capacity(): Promise<Row[]> {
         continue;
       }
       try {
-        await Promise.all(Array.from({ length: 4 }, (_, index) => contestant.run(index, 0))); // warm-up
+        await Promise.all(Array.from({ length: 4 }, (_, index) => contestant.run(index, 0, new AbortController().signal))); // warm-up
         for (const level of levels) {
           const result = await inProcessLevel(contestant, level);
           results.push(result);
@@ -519,6 +561,8 @@ function summaryRows(results: LevelResult[]): Row[] {
   const graph = "LangGraph createAgent + PostgresSaver";
   const sdk = "AI SDK streamText (no store)";
   const inProcess = "AgentRx in-process + PostgreSQL";
+  const noStore = "AgentRx in-process, no store";
+  const lcFloor = "LangChain floor (the agent and tools in a bare loop)";
   const top = Math.max(0, ...results.map((result) => result.runs));
   const heldBy = (contestant: string) => held(results, contestant);
   if (results.some((result) => result.contestant === oneWorker)) {
@@ -532,11 +576,35 @@ function summaryRows(results: LevelResult[]): Row[] {
   if (results.some((result) => result.contestant === fourWorkers)) {
     const one = Math.max(1, heldBy(oneWorker));
     rows.push({
-      scenario: "capacity: runs 4 worker processes hold vs 1",
+      // Both capped by the ramp's top level: when one worker holds it, the ratio is not measured.
+      scenario: `capacity: runs 4 worker processes hold vs 1${heldBy(oneWorker) === top ? " (1 held the whole ramp: raise --levels)" : ""}`,
       metric: "concurrent runs",
       agentrx: heldBy(fourWorkers),
       floor: heldBy(oneWorker),
       check: { label: "4w/1w", value: heldBy(fourWorkers) / one, limit: 3.5, atLeast: true },
+    });
+  }
+  // Runs each contestant held in one process, side by side: AgentRx without a store against the
+  // LangChain floor and the AI SDK (neither records), AgentRx recording into PostgreSQL against
+  // LangGraph with its PostgresSaver.
+  const ran = (contestant: string) => results.some((result) => result.contestant === contestant);
+  if (ran(noStore)) {
+    rows.push({
+      scenario: `capacity: runs one process holds, no store (ramp to ${top})`,
+      metric: "concurrent runs",
+      agentrx: heldBy(noStore),
+      ...(ran(lcFloor) ? { floor: heldBy(lcFloor) } : {}),
+      ...(ran(sdk) ? { aiSdk: heldBy(sdk) } : {}),
+      check: { label: "agentrx - ai-sdk", value: heldBy(noStore) - heldBy(sdk), limit: 0, atLeast: true },
+    });
+  }
+  if (ran(inProcess) && ran(graph)) {
+    rows.push({
+      scenario: `capacity: runs one process holds, recorded in PostgreSQL (ramp to ${top})`,
+      metric: "concurrent runs",
+      agentrx: heldBy(inProcess),
+      langchainV1: heldBy(graph),
+      check: { label: "agentrx - langgraph", value: heldBy(inProcess) - heldBy(graph), limit: 0, atLeast: true },
     });
   }
   const recorded = results.filter((result) => result.contestant === inProcess || result.contestant === "AgentRx in-process + SQLite");

@@ -13,3 +13,13 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
+
+/**
+ * Resolves at `due` (a `performance.now()` time), at once when it has passed: a schedule of such
+ * waits keeps its pace however late each wake-up is, as a provider's stream does.
+ */
+export function sleepUntil(due: number, signal?: AbortSignal): Promise<void> {
+  const ms = due - performance.now();
+  if (ms > 0) return sleep(ms, signal);
+  return signal?.aborted ? Promise.reject(signal.reason) : Promise.resolve();
+}

@@ -5,7 +5,7 @@
 import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { AIMessage, AIMessageChunk, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { aiSdkModel, capacityLevels } from "../../bench/capacity";
+import { aiSdkModel, capacityLevels, checkCapacityFlags } from "../../bench/capacity";
 import { IDEAL_RUN_MS, STEPS, TOKENS, TOOL_MS, TOOL_TURNS, TOOLS_PER_TURN, capacityModel, modelCallMs } from "../../bench/capacity-setup";
 
 interface Timed {
@@ -25,7 +25,10 @@ function conversation(turns: number) {
   return messages;
 }
 
-async function langChainTurn(turns: number): Promise<Timed[]> {
+/** A reader busy for `ms` (on the fake clock) after the first chunk. */
+const busy = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+async function langChainTurn(turns: number, lateMs = 0): Promise<Timed[]> {
   const start = Date.now();
   const timed: Timed[] = [];
   const stream = await capacityModel().stream(conversation(turns));
@@ -34,6 +37,7 @@ async function langChainTurn(turns: number): Promise<Timed[]> {
     if (typeof chunk.content === "string" && chunk.content) timed.push({ at: Date.now() - start, text: chunk.content });
     if (chunk.tool_call_chunks?.length) timed.push({ at: Date.now() - start });
     last = last ? last.concat(chunk) : chunk;
+    if (timed.length === 1 && lateMs > 0) await busy(lateMs);
   }
   // Tool calls whole, at the time of their chunk.
   const callTimes = timed.filter((entry) => entry.text === undefined);
@@ -44,7 +48,7 @@ async function langChainTurn(turns: number): Promise<Timed[]> {
   return timed;
 }
 
-async function aiSdkTurn(turns: number): Promise<Timed[]> {
+async function aiSdkTurn(turns: number, lateMs = 0): Promise<Timed[]> {
   const start = Date.now();
   const prompt = [
     { role: "user" as const, content: [{ type: "text" as const, text: "go" }] },
@@ -61,6 +65,7 @@ async function aiSdkTurn(turns: number): Promise<Timed[]> {
     if (done) break;
     if (value.type === "text-delta") timed.push({ at: Date.now() - start, text: value.delta });
     if (value.type === "tool-call") timed.push({ at: Date.now() - start, toolCall: { name: value.toolName, args: JSON.parse(value.input) } });
+    if (timed.length === 1 && lateMs > 0) await busy(lateMs);
   }
   return timed;
 }
@@ -75,7 +80,7 @@ async function onFakeClock<T>(work: Promise<T>): Promise<T> {
 
 describe("the capacity load", () => {
   beforeEach(() => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date", "performance"] });
   });
   afterEach(() => {
     vi.useRealTimers();
@@ -98,15 +103,30 @@ describe("the capacity load", () => {
     if (turns === TOOL_TURNS) expect(aiSdk.map((entry) => entry.text).join("")).toMatch(/The values are in\.$/);
   });
 
+  it("a reader that falls behind gets the chunks already due: its lateness does not push the later ones back", async () => {
+    // A busy event loop reads a provider's stream late, but the provider keeps streaming: the
+    // chunks due meanwhile wait in the socket. Both models pace their chunks that way.
+    for (const turn of [langChainTurn, aiSdkTurn]) {
+      const timeline = await onFakeClock(turn(0, 300));
+      expect(timeline[1]?.at).toBeGreaterThanOrEqual(1300); // read after the reader's 300 ms
+      expect(timeline[2]?.at).toBeLessThan(1310); // due at 1040: at once
+      expect(timeline.at(-1)?.at).toBeGreaterThanOrEqual(modelCallMs(TOOLS_PER_TURN));
+      expect(timeline.at(-1)?.at).toBeLessThan(modelCallMs(TOOLS_PER_TURN) + 10);
+    }
+  });
+
   it("the ideal run is its model calls and tool turns end to end", () => {
     expect(STEPS).toBe(3);
     expect(IDEAL_RUN_MS).toBe(2 * (modelCallMs(2) + TOOL_MS) + modelCallMs(0));
   });
 
   it("reads its ramp from the flags and refuses a bad one", () => {
-    expect(capacityLevels([])).toEqual([100, 500, 2000]);
-    expect(capacityLevels(["--full"])).toEqual([100, 500, 1000, 2000, 5000]);
+    expect(capacityLevels([])).toEqual([50, 100, 250, 500, 1000, 2000]);
+    expect(capacityLevels(["--full"])).toEqual([50, 100, 250, 500, 1000, 2000, 5000]);
     expect(capacityLevels(["--levels=10,20"])).toEqual([10, 20]);
     expect(() => capacityLevels(["--levels=10,x"])).toThrow(/--levels takes positive whole numbers/);
+    expect(() => checkCapacityFlags(["capacity", "--levels=10", "--in-process", "--workers=1", "--only=sqlite", "--full"])).not.toThrow();
+    // A typo would otherwise run the whole default ramp.
+    expect(() => checkCapacityFlags(["capacity", "--level=20"])).toThrow(/unknown flag --level=20; usage:\n.*--levels=a,b/s);
   });
 });

@@ -261,6 +261,36 @@ describe("ScriptedChatModel", () => {
     expect(seen).toEqual(["a ", "b "]);
   });
 
+  it.each([
+    ["per-chunk", [350, 450]],
+    ["fixed-rate", [250, 300]],
+  ] as const)("paces chunks %s: when a reader 250 ms late gets the next two", async (pacing, expected) => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date", "performance"] });
+    const model = new ScriptedChatModel({ responses: ["a b c d"], tokenDelayMs: 100, pacing });
+    const stream = (await model.stream("x"))[Symbol.asyncIterator]();
+    const start = Date.now();
+    const at = async () => {
+      const next = stream.next();
+      let ready = false;
+      void next.then(() => (ready = true));
+      await vi.advanceTimersByTimeAsync(0);
+      while (!ready) await vi.advanceTimersByTimeAsync(1);
+      return Date.now() - start;
+    };
+    expect(await at()).toBe(0); // "a "
+    await vi.advanceTimersByTimeAsync(250); // the reader is busy
+    // "b " is due at 100 and "c " at 200 with a fixed rate; each waits 100 ms after its read otherwise.
+    await at();
+    const second = await at();
+    const third = await at();
+    expect([second, third]).toEqual(expected);
+    vi.useRealTimers();
+  });
+
+  it("refuses an unknown pacing", () => {
+    expect(() => new ScriptedChatModel({ responses: [], pacing: "fast" as never })).toThrow(/`pacing` must be "per-chunk" or "fixed-rate", got fast/);
+  });
+
   it("reports usage, scripted or estimated", async () => {
     const scripted = new ScriptedChatModel({ responses: [{ content: "x", usage: { inputTokens: 7, outputTokens: 3 } }] });
     expect((await scripted.invoke("q")).usage_metadata).toEqual({ input_tokens: 7, output_tokens: 3, total_tokens: 10 });

@@ -41,6 +41,19 @@ export interface ScriptedChatModelOptions extends BaseChatModelParams {
   /** Milliseconds to wait between streamed chunks. @default 0 */
   tokenDelayMs?: number;
   /**
+   * How `latencyMs` and `tokenDelayMs` are timed when streaming:
+   *
+   * - `"per-chunk"`: each chunk waits `tokenDelayMs` after the reader took the one before it, so a
+   *   reader that is late (a busy event loop) also delays every later chunk;
+   * - `"fixed-rate"`: chunk `k` is due `latencyMs + k * tokenDelayMs` after the call began, as from a
+   *   provider that streams at its own rate whatever the reader does: a late reader gets the chunks
+   *   already due at once, and lateness does not add up over a long answer. Load tests want this
+   *   one (`npm run bench -- capacity` uses it).
+   *
+   * @default "per-chunk"
+   */
+  pacing?: "per-chunk" | "fixed-rate";
+  /**
    * How text is split into streamed tokens: `"word"` (a word with its trailing whitespace) or a
    * number of characters.
    * @default "word"
@@ -109,6 +122,7 @@ export class ScriptedChatModel extends BaseChatModel<ScriptedChatModelCallOption
   private readonly responses: ScriptedResponse[];
   private readonly latencyMs: number;
   private readonly tokenDelayMs: number;
+  private readonly pacing: "per-chunk" | "fixed-rate";
   private readonly chunkSize: "word" | number;
   private readonly toolCallChunkSize: number;
   private readonly onExhausted: "error" | "repeat-last" | "cycle";
@@ -124,6 +138,7 @@ export class ScriptedChatModel extends BaseChatModel<ScriptedChatModelCallOption
     responses,
     latencyMs = 0,
     tokenDelayMs = 0,
+    pacing = "per-chunk",
     chunkSize = "word",
     toolCallChunkSize = 8,
     onExhausted = "error",
@@ -155,6 +170,13 @@ export class ScriptedChatModel extends BaseChatModel<ScriptedChatModelCallOption
         });
       }
     }
+    if (pacing !== "per-chunk" && pacing !== "fixed-rate") {
+      throw new InvalidArgumentError({
+        argument: "pacing",
+        value: pacing,
+        message: `ScriptedChatModel: \`pacing\` must be "per-chunk" or "fixed-rate", got ${String(pacing)}.`,
+      });
+    }
     if (chunkSize !== "word" && !(Number.isInteger(chunkSize) && chunkSize > 0)) {
       throw new InvalidArgumentError({
         argument: "chunkSize",
@@ -179,6 +201,7 @@ export class ScriptedChatModel extends BaseChatModel<ScriptedChatModelCallOption
     this.responses = [...responses];
     this.latencyMs = latencyMs;
     this.tokenDelayMs = tokenDelayMs;
+    this.pacing = pacing;
     this.chunkSize = chunkSize;
     this.toolCallChunkSize = toolCallChunkSize;
     this.onExhausted = onExhausted;
@@ -229,12 +252,19 @@ export class ScriptedChatModel extends BaseChatModel<ScriptedChatModelCallOption
     options: this["ParsedCallOptions"],
     runManager?: CallbackManagerForLLMRun,
   ): AsyncGenerator<ChatGenerationChunk> {
+    const began = performance.now();
     const { message, textTokens, latencyMs } = await this.next(messages, options, true);
-    await sleep(latencyMs, options.signal);
     const delay = this.tokenDelayMs;
+    // Milliseconds from `began` at which the next chunk is due (used by "fixed-rate" pacing).
+    let due = latencyMs;
+    const wait = (ms: number) => (this.pacing === "fixed-rate" ? sleep(began + due - performance.now(), options.signal) : sleep(ms, options.signal));
+    await wait(latencyMs);
     let first = true;
     for (const token of textTokens) {
-      if (!first && delay > 0) await sleep(delay, options.signal);
+      if (!first && delay > 0) {
+        due += delay;
+        await wait(delay);
+      }
       first = false;
       options.signal?.throwIfAborted();
       const chunk = new ChatGenerationChunk({
@@ -254,7 +284,10 @@ export class ScriptedChatModel extends BaseChatModel<ScriptedChatModelCallOption
     }
     const toolChunks = toToolCallChunks(message, this.toolCallChunkSize);
     for (const toolCallChunk of toolChunks) {
-      if (delay > 0) await sleep(delay, options.signal);
+      if (delay > 0) {
+        due += delay;
+        await wait(delay);
+      }
       options.signal?.throwIfAborted();
       const chunk = new ChatGenerationChunk({
         text: "",
