@@ -84,6 +84,16 @@ describe("npm run demo records its runs", () => {
     expect(shown.stdout).toMatch(/action\s+get_weather \{"city":"Paris"\}/);
     expect(shown.stdout).toMatch(/answer\s+Paris is sunny/);
 
+    // Fork the finished run at its second turn, Rome's weather (the last tool result before it)
+    // changed: the copied turn calls no tool again, and the model answers from the new result.
+    const forked = await runExample("runs.ts", {}, ["fork", runId as string, "1", "stormy, 9°C"]);
+    expect(forked.stdout).toMatch(/Rome is stormy and warmer at 9°C/);
+    expect(forked.stdout).not.toMatch(/step\s+get_weather/);
+    const forkId = /as run (\S+); stopReason=finish/.exec(forked.stdout)?.[1];
+    expect(forkId).toBeDefined();
+    expect(forkId).not.toBe(runId);
+    expect((await runExample("runs.ts")).stdout).toMatch(new RegExp(`${forkId}\\s+\\S+\\s+finished`));
+
     // Ctrl-C while the tools run: the run is recorded as cancelled, and resume finishes it.
     const child = spawn(tsx, [join("examples", "quickstart.ts")], { cwd: root, env: exampleEnv({}) });
     let output = "";

@@ -239,7 +239,7 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
       throw new InvalidArgumentError({ argument: "edit", value: edit, message: "AgentExecutor.fork: `edit` must be { observation?: string }." });
     }
     if (at !== undefined && !(Number.isInteger(at) && at >= 0)) {
-      throw new InvalidArgumentError({ argument: "at", value: at, message: `AgentExecutor.fork: \`at\` must be an integer >= 0 (an iteration), got ${JSON.stringify(at)}.` });
+      throw new InvalidArgumentError({ argument: "at", value: at, message: `AgentExecutor.fork: \`at\` must be an integer >= 0 (an iteration), got ${typeof at === "number" ? String(at) : JSON.stringify(at)}.` });
     }
     const request = { ...(at === undefined ? {} : { at }), ...(inputs === undefined ? {} : { inputs }), ...(edit === undefined ? {} : { edit }) };
     return this.continueRun("fork", runId, rest, (store, owner, leaseMs) =>
