@@ -11,12 +11,15 @@ import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 
 interface Args {
-  mode: "run" | "resume";
+  /** `many`: bring every run of `ids` to its end at once: start the ones not recorded, resume the others. */
+  mode: "run" | "resume" | "many";
   runId: string;
   effects: string;
   store: ChildStoreTarget;
   /** With `run`: start this many runs at once (`<runId>-0`, ...), so that their writes share commits. */
   runs?: number;
+  /** With `many`: the runs. */
+  ids?: string[];
 }
 
 const args = JSON.parse(process.argv[2] as string) as Args;
@@ -34,30 +37,48 @@ const work = tool(
   { name: "work", description: "Does a job.", schema: z.object({ job: z.string() }) },
 );
 
-const agent = RunnableLambda.from((input: { steps: AgentStep[] }) => {
+// With many runs in one process, a run's input names it, and its jobs and agent calls carry that
+// name (`<run>/t0-1`), so that every line of the effects file says whose it is.
+const agent = RunnableLambda.from((input: { steps: AgentStep[]; input: string }) => {
   const turn = input.steps.length / 2;
-  effect(`agent ${turn}`);
+  const prefix = input.input === "go" ? "" : `${input.input}/`;
+  effect(input.input === "go" ? `agent ${turn}` : `agent ${turn} ${input.input}`);
   if (turn >= 3) return { returnValues: { output: input.steps.map((step) => step.observation).join(", ") }, log: "" };
-  return [0, 1].map((i) => ({ tool: "work", toolInput: { job: `t${turn}-${i}` }, log: "", toolCallId: `c${turn}-${i}` }));
+  return [0, 1].map((i) => ({ tool: "work", toolInput: { job: `${prefix}t${turn}-${i}` }, log: "", toolCallId: `c${turn}-${i}` }));
 });
 
 const store: RunStore = openChildStore(args.store);
 const executor = new AgentExecutor({ agent, tools: [work], store, leaseMs: 300 });
 
-if (args.mode === "run" && args.runs !== undefined) {
-  for (let r = 0; r < args.runs; r++) executor.stream({ input: "go" }, { runId: `${args.runId}-${r}` }).subscribe();
-} else if (args.mode === "run") {
-  executor.stream({ input: "go" }, { runId: args.runId }).subscribe();
-} else {
+/** Resumes a run, waiting out the lease a killed process left behind. */
+async function resumeWhenFree(runId: string): Promise<unknown> {
   for (;;) {
     try {
-      const result = await executor.resume(args.runId);
-      process.stdout.write(JSON.stringify({ output: result.output }));
-      break;
+      return (await executor.resume(runId)).output;
     } catch (error) {
       if (!RunBusyError.isInstance(error)) throw error;
       await new Promise((resolve) => setTimeout(resolve, 50)); // the killed process's lease has not expired yet
     }
   }
+}
+
+process.send?.({ ready: true });
+if (args.mode === "many") {
+  const outputs = await Promise.all(
+    (args.ids ?? []).map(async (runId) => {
+      const run = await store.getRun(runId);
+      if (run === undefined) return (await executor.invoke({ input: runId }, { runId })).output;
+      if (run.status !== "finished") return resumeWhenFree(runId);
+      return (await store.readEvents(runId)).find((event) => event.data["type"] === "output")?.data["output"];
+    }),
+  );
+  process.stdout.write(JSON.stringify(outputs));
+  await store.close();
+} else if (args.mode === "run" && args.runs !== undefined) {
+  for (let r = 0; r < args.runs; r++) executor.stream({ input: `${args.runId}-${r}` }, { runId: `${args.runId}-${r}` }).subscribe();
+} else if (args.mode === "run") {
+  executor.stream({ input: "go" }, { runId: args.runId }).subscribe();
+} else {
+  process.stdout.write(JSON.stringify({ output: await resumeWhenFree(args.runId) }));
   await store.close();
 }
