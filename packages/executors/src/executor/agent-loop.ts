@@ -1,6 +1,6 @@
 import { getOutputUsage, isAgentAction, isAgentFinish, observationText } from "@agentrx/core";
 import type { AgentAction, AgentFinish, AgentOutput, AgentStep, StepMetadata } from "@agentrx/core";
-import type { UsageMetadata } from "@langchain/core/messages";
+import { AIMessage, type UsageMetadata } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { ApprovalGate } from "./approvals";
 import type { EagerDispatch } from "./eager-dispatch";
@@ -91,6 +91,9 @@ export class AgentLoop {
     const { options, state, eager, approvals, tools } = run;
     const { agent, maxIterations, trim } = options;
     const { inputs } = state;
+    // A resumed run whose last agent call died while it streamed, after some of its tool calls
+    // started early (`eagerTools`): those calls are that turn's, in doubt (see docs/runs.md).
+    if (state.turn === undefined && state.earlyCalls !== undefined && !run.interrupted) this.earlyCallsInDoubt(state.earlyCalls.actions);
     if (state.turn !== undefined && !run.interrupted) {
       // A resumed run whose last turn has tool calls without a result: run those (and the ones a
       // person decided on), then go on.
@@ -204,6 +207,25 @@ export class AgentLoop {
     }
     if (isEnded(state)) return;
     return this.earlyStop();
+  }
+
+  /**
+   * Makes the early calls of a resumed run's last agent call, which died before its answer was
+   * recorded, the turn of that agent call: its actions are recorded (and emitted) as the model's
+   * tool calls, one message asking for all of them (the conversation the model sees next), and
+   * each is then in doubt like a recorded turn's call. The model is asked again only after them.
+   */
+  private earlyCallsInDoubt(early: readonly AgentAction[]): void {
+    const { run } = this;
+    const calls = early.flatMap((action) => {
+      const id = (action as { toolCallId?: unknown }).toolCallId;
+      return typeof id === "string" ? [{ id, name: action.tool, args: action.toolInput as Record<string, unknown>, type: "tool_call" as const }] : [];
+    });
+    const message = calls.length === 0 ? undefined : new AIMessage({ content: "", tool_calls: calls });
+    const actions = early.map((action) => (message === undefined || typeof (action as { toolCallId?: unknown }).toolCallId !== "string" ? action : { ...action, messageLog: [message] }));
+    run.dispatch({ type: "turnStarted", actions });
+    const iteration = run.state.iteration - 1;
+    if (run.observed) for (let i = 0; i < actions.length; i++) run.emit(actionEvent(actions[i] as AgentAction, iteration), i);
   }
 
   /** A tool call of the current turn finished: its step joins the turn, and is emitted and recorded. */

@@ -176,9 +176,6 @@ export interface ApprovalGateContext {
  * @internal
  */
 export class ApprovalGate {
-  /** The turn (its iteration) in which a person rejected an action: that turn never returns directly. */
-  private rejectedIn: number | undefined;
-
   constructor(private readonly run: ApprovalGateContext) {}
 
   /** Whether any action can need approval (else the loop skips the check). */
@@ -188,7 +185,8 @@ export class ApprovalGate {
 
   /** Whether a person rejected an action of the turn of `iteration`. */
   rejectedInTurn(iteration: number): boolean {
-    return this.rejectedIn === iteration;
+    // In the run's state (`rejectedIn`), fed by the recorded decisions too: a resumed run agrees.
+    return this.run.state.rejectedIn === iteration;
   }
 
   /** The interrupts of a turn's `actions` (call only when `enabled`); the wait ends at once on a halt or cancellation. */
@@ -216,7 +214,7 @@ export class ApprovalGate {
       const action = turn?.actions[interrupt.index];
       if (action === undefined || typeof decision === "string") continue;
       if (decision.type === "reject") {
-        this.rejectedIn = interrupt.iteration;
+        this.run.dispatch({ type: "callRejected", iteration: interrupt.iteration });
         this.run.toolFinished(interrupt.index, { action, observation: decision.message ?? REJECTED_OBSERVATION }, 0, undefined);
       } else if (decision.type === "result") {
         this.run.toolFinished(interrupt.index, { action, observation: decision.observation }, 0, undefined);

@@ -42,6 +42,7 @@ export function reduceRun(state: RunState, event: RunEvent | RunTransition): Run
     ...state,
     turn: state.turn === undefined ? undefined : { ...state.turn, actions: state.turn.actions.slice(), results: state.turn.results.slice() },
   };
+  // (`earlyCalls` is replaced, never mutated: it is shared as it is.)
   applyRunEvent(next, event);
   return next;
 }
@@ -73,6 +74,9 @@ export function applyRunEvent(state: RunState, event: RunEvent | RunTransition):
         if (event.iteration < state.iteration - 1) throw new RunEventOrderError(`an action of iteration ${event.iteration} comes after iteration ${state.iteration - 1}`);
         turn = { iteration: event.iteration, actions: [], results: [] };
         state.turn = turn;
+        // The turn's recorded actions supersede the early calls before them (the live run kept the
+        // ones the answer asked for, by the same id, and aborted the others).
+        if (state.earlyCalls !== undefined) state.earlyCalls = undefined;
       }
       turn.actions[index] = event.action;
       turn.results.length = turn.actions.length;
@@ -102,8 +106,14 @@ export function applyRunEvent(state: RunState, event: RunEvent | RunTransition):
     case "model_call":
     case "token":
       state.iteration = Math.max(state.iteration, event.iteration + 1);
+      // A later agent call streams: the early calls of an earlier one were taken or dropped.
+      if (state.earlyCalls !== undefined && state.earlyCalls.iteration < event.iteration) state.earlyCalls = undefined;
       return;
     case "tool_intent":
+      // An early call (`eagerTools`) recorded as it started: in doubt until its turn is recorded.
+      if (state.turn !== undefined) throw new RunEventOrderError(`an early tool call of iteration ${event.iteration} starts while the turn of iteration ${state.turn.iteration} still waits for results`);
+      transition(state, { type: "earlyCallStarted", iteration: event.iteration, action: event.action });
+      return;
     case "middleware":
       return;
     case "compaction":
@@ -129,7 +139,10 @@ export function applyRunEvent(state: RunState, event: RunEvent | RunTransition):
       transition(state, { type: "resumed" });
       for (const interrupt of state.interrupts) {
         const decision = event.decisions[interrupt.id];
-        if (typeof decision === "object" && decision.type === "edit") transition(state, { type: "inputEdited", index: interrupt.index, toolInput: decision.toolInput });
+        if (typeof decision !== "object") continue;
+        if (decision.type === "edit") transition(state, { type: "inputEdited", index: interrupt.index, toolInput: decision.toolInput });
+        // As the live run's approval gate: a rejection keeps its turn from returning directly.
+        else if (decision.type === "reject") transition(state, { type: "callRejected", iteration: interrupt.iteration });
       }
       return;
     case "output":

@@ -64,6 +64,15 @@ export interface RunState {
   stoppedBy?: unknown;
   /** Why the "generate" early-stopping call failed, when it did (the output event's `generateError`). */
   generateError?: string | undefined;
+  /**
+   * Tool calls started early (`eagerTools`) while the agent call of `iteration` streamed, before
+   * its turn was recorded: each recorded (`tool_intent`) before it started, none with a result. A
+   * resume treats them as that turn's calls in doubt (see docs/runs.md); a recorded turn, or any
+   * other outcome of the agent call, clears them.
+   */
+  earlyCalls?: { iteration: number; actions: AgentAction[] } | undefined;
+  /** The iteration of the turn in which a person rejected a tool call: that turn never returns directly. */
+  rejectedIn?: number | undefined;
 }
 
 /** The named transitions of a run; {@link transition} applies them. */
@@ -72,6 +81,10 @@ export type RunTransition =
   | { type: "agentCalled" }
   /** The agent asked for `actions`: a turn starts. */
   | { type: "turnStarted"; actions: AgentAction[] }
+  /** A tool call of the agent call of `iteration` starts early, while the model still streams (`eagerTools`). */
+  | { type: "earlyCallStarted"; iteration: number; action: AgentAction }
+  /** A person rejected a tool call of the turn of `iteration`. */
+  | { type: "callRejected"; iteration: number }
   /** The tool of `turn.actions[index]` finished with `step`; the last one ends the turn. */
   | { type: "toolFinished"; index: number; step: AgentStep }
   /** A message sent to the run joined it between turns: its step (see `messageStep`) is appended. */
@@ -135,10 +148,31 @@ export function transition(state: RunState, event: RunTransition): void {
   switch (event.type) {
     case "agentCalled":
       state.iteration++;
+      if (state.earlyCalls !== undefined) state.earlyCalls = undefined; // a new agent call: the last one's early calls were taken or dropped
       return;
     case "turnStarted":
       state.turn = { iteration: state.iteration - 1, actions: event.actions, results: new Array(event.actions.length) };
       state.phase = "tools";
+      if (state.earlyCalls !== undefined) state.earlyCalls = undefined; // the turn's actions are the authority now
+      return;
+    case "earlyCallStarted": {
+      const calls = state.earlyCalls;
+      state.iteration = Math.max(state.iteration, event.iteration + 1);
+      if (calls === undefined || calls.iteration !== event.iteration) {
+        state.earlyCalls = { iteration: event.iteration, actions: [event.action] };
+        return;
+      }
+      // The same call streamed again (the model call was retried): one call, under one key.
+      const key = earlyCallKey(event.action);
+      const actions = calls.actions.slice();
+      const index = actions.findIndex((action) => earlyCallKey(action) === key);
+      if (index >= 0) actions[index] = event.action;
+      else actions.push(event.action);
+      state.earlyCalls = { iteration: event.iteration, actions };
+      return;
+    }
+    case "callRejected":
+      state.rejectedIn = event.iteration;
       return;
     case "toolFinished": {
       const turn = state.turn;
@@ -154,6 +188,7 @@ export function transition(state: RunState, event: RunTransition): void {
     case "parsingErrorHandled":
     case "messageAdded":
       state.steps = state.steps.concat(event.step);
+      if (state.earlyCalls !== undefined) state.earlyCalls = undefined;
       return;
     case "usageReported":
       state.usage = addUsage(state.usage, event.usage);
@@ -167,6 +202,7 @@ export function transition(state: RunState, event: RunTransition): void {
       return;
     case "finished":
       keepFinishedSteps(state);
+      if (state.earlyCalls !== undefined) state.earlyCalls = undefined;
       state.stopReason = event.stopReason;
       state.phase = "done";
       return;
@@ -219,6 +255,17 @@ function keepFinishedSteps(state: RunState): void {
   const done = turn.results.filter((step): step is AgentStep => step !== undefined);
   if (done.length > 0) state.steps = state.steps.concat(done);
   state.turn = undefined;
+}
+
+/**
+ * How early calls are told apart: the model's tool call id, else the tool and its input (as eager
+ * dispatch keys them).
+ *
+ * @internal
+ */
+export function earlyCallKey(action: AgentAction): string {
+  const id = (action as { toolCallId?: unknown }).toolCallId;
+  return typeof id === "string" ? id : `${action.tool}#${JSON.stringify(action.toolInput)}`;
 }
 
 const FIRST_ONLY: readonly number[] = Object.freeze([0]);

@@ -16,8 +16,12 @@ export interface ForkRequest {
   edit?: { observation?: string };
 }
 
-/** The record-only and segment events a fork does not copy: only turns are copied. */
-const NOT_COPIED = new Set(["output", "interrupt", "decisions", "tool_intent"]);
+/**
+ * The record-only and segment events a fork does not copy: only turns are copied. Early calls'
+ * intents (`tool_intent`) are copied with their iteration: one without a turn after it is a call in
+ * doubt, and a cut that would keep it is refused (it belongs to no complete turn).
+ */
+const NOT_COPIED = new Set(["output", "interrupt", "decisions"]);
 
 /**
  * Opens a fork of run `sourceId` as a new run `runId`: reads and checks the source's record
@@ -45,11 +49,13 @@ export async function openForkedRun(
   const at = request.at ?? lastCompleteTurn(events);
   const prefix = copiedPrefix(events, at);
   const copied = restoreRunState({ ...info, eventCount: prefix.length }, prefix, "fork");
-  if (!Number.isInteger(at) || at < 0 || copied.state.turn !== undefined || copied.state.iteration < at) {
+  const inDoubt = copied.state.earlyCalls !== undefined;
+  if (!Number.isInteger(at) || at < 0 || copied.state.turn !== undefined || inDoubt || copied.state.iteration < at) {
+    const why = inDoubt ? `: the agent call of iteration ${copied.state.earlyCalls?.iteration} has early tool calls in doubt and no recorded turn` : "";
     throw new InvalidArgumentError({
       argument: "at",
       value: request.at,
-      message: `AgentExecutor.fork: run "${sourceId}" has no complete turn boundary at iteration ${JSON.stringify(at)} (its complete turns end before iteration ${lastCompleteTurn(events)}); pick an \`at\` between 0 and that.`,
+      message: `AgentExecutor.fork: run "${sourceId}" has no complete turn boundary at iteration ${JSON.stringify(at)}${why} (its complete turns end before iteration ${lastCompleteTurn(events)}); pick an \`at\` between 0 and that.`,
     });
   }
   const forkOf: ForkOf = { runId: sourceId, iteration: at };

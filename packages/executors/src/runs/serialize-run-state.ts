@@ -21,6 +21,10 @@ export interface SerializedRunState {
   interrupts?: JsonValue;
   /** The latest compaction (`compactSteps`). */
   compaction?: { steps: number; summary: string };
+  /** Early tool calls (`eagerTools`) whose turn is not recorded yet. */
+  earlyCalls?: { iteration: number; actions: JsonObject[] };
+  /** The iteration of the turn in which a person rejected a tool call. */
+  rejectedIn?: number;
 }
 
 const PHASES: readonly RunPhase[] = ["agent", "tools", "stopping", "done", "interrupted", "cancelled", "failed"];
@@ -59,6 +63,8 @@ export function serializeRunState(state: RunState): SerializedRunState {
   if (state.stopReason !== undefined) out.stopReason = state.stopReason;
   if (state.interrupts.length > 0) out.interrupts = encodeValue(state.interrupts, "interrupts");
   if (state.compaction !== undefined) out.compaction = { steps: state.compaction.steps, summary: state.compaction.summary };
+  if (state.earlyCalls !== undefined) out.earlyCalls = { iteration: state.earlyCalls.iteration, actions: state.earlyCalls.actions.map(encodeAction) };
+  if (state.rejectedIn !== undefined) out.rejectedIn = state.rejectedIn;
   return out;
 }
 
@@ -109,6 +115,8 @@ export function deserializeRunState(json: unknown): RunState {
     stopReason: data.stopReason,
     interrupts: data.interrupts === undefined ? [] : (decodeValue(data.interrupts) as RunState["interrupts"]),
     ...(data.compaction === undefined ? {} : { compaction: { steps: data.compaction.steps, summary: data.compaction.summary } }),
+    ...(data.earlyCalls === undefined ? {} : { earlyCalls: { iteration: data.earlyCalls.iteration, actions: data.earlyCalls.actions.map(decodeAction) } }),
+    ...(data.rejectedIn === undefined ? {} : { rejectedIn: data.rejectedIn }),
   };
 }
 
