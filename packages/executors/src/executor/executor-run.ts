@@ -290,6 +290,28 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     return recorder.recordIntent({ type: "tool_intent", iteration: this.iteration, action: encodeAction(action) });
   }
 
+  durable(): Promise<boolean> | boolean {
+    const pending = this.recorder?.barrier();
+    if (pending === undefined) return !this.interrupted;
+    return this.durableAfter(pending);
+  }
+
+  private async durableAfter(pending: Promise<void>): Promise<boolean> {
+    try {
+      await this.wait(pending, true);
+    } catch (error) {
+      if (this.interrupted) return false;
+      throw error;
+    }
+    return !this.interrupted;
+  }
+
+  stepsDurable(): Promise<boolean> | boolean {
+    if (this.recorder === undefined) return !this.interrupted;
+    // After the event loop turns: the calls that finish together go into one write.
+    return new Promise<void>((resolve) => defer(resolve)).then(() => this.durable());
+  }
+
   callId(action: AgentAction, index: number | undefined): string {
     const id = (action as { toolCallId?: unknown }).toolCallId;
     if (typeof id === "string" && id !== "") return id;
@@ -476,6 +498,13 @@ class SubRunPort implements SubRunSink {
 }
 
 function noop(): void {}
+
+const immediate = (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate;
+/** `setImmediate` where there is one (Node, Deno, Bun), else a zero timeout (browsers). */
+function defer(callback: () => void): void {
+  if (immediate) immediate(callback);
+  else setTimeout(callback, 0);
+}
 
 const RESOLVED = Promise.resolve();
 

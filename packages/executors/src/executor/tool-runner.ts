@@ -46,6 +46,13 @@ export interface ToolRunContext {
    */
   admitEarly(action: AgentAction): Promise<void>;
   /**
+   * Write-ahead before a turn's next tool call starts (when `maxConcurrency` holds it back): `true`
+   * at once when the run is not recorded; else resolves true once the steps that finished so far
+   * are durable (those that finish in the same turn of the event loop go into one write), false
+   * when the run was halted or ended meanwhile. Rejects when the store failed.
+   */
+  stepsDurable(): Promise<boolean> | boolean;
+  /**
    * The id of the call of `action` at `index` of the current turn (its `toolCallId`, else
    * `"<iteration>:<index>"`): what a sub-run it starts carries (`subRunCallIds`).
    */
@@ -101,21 +108,42 @@ export class ToolRunner {
     return new Promise<void>((resolve, reject) => {
       let next = 0;
       let settled = 0;
+      /** Calls that will start once the steps before them are durable. */
+      let admitting = 0;
       let failed = false;
+      const fail = (error: unknown): void => {
+        if (failed) return;
+        failed = true;
+        reject(error);
+      };
       const launch = (): void => {
         const index = indexes[next++] as number;
-        this.runOne(actions[index] as AgentAction, index).then(
-          () => {
-            if (failed || this.run.interrupted) return;
-            if (++settled === count) resolve();
-            else if (next < count) launch();
-          },
-          (error: unknown) => {
-            if (failed) return;
-            failed = true;
-            reject(error);
-          },
-        );
+        this.runOne(actions[index] as AgentAction, index).then(finished, fail);
+      };
+      // Write-ahead (see docs/runs.md): a call starts only once every step that finished before it
+      // is durable; at once, without a promise, when the run is not recorded.
+      const admit = (): void => {
+        const durable = this.run.stepsDurable();
+        if (durable === true) {
+          admitting--;
+          launch();
+        } else if (durable !== false) {
+          const before = settled;
+          durable.then((ok) => {
+            if (!ok || failed || this.run.interrupted) return;
+            if (settled !== before) return admit(); // a call finished meanwhile: its step too
+            admitting--;
+            launch();
+          }, fail);
+        }
+      };
+      const finished = (): void => {
+        if (failed || this.run.interrupted) return;
+        if (++settled === count) resolve();
+        else if (next + admitting < count) {
+          admitting++;
+          admit();
+        }
       };
       for (let i = 0; i < limit; i++) launch();
     });
