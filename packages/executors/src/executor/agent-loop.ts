@@ -71,6 +71,8 @@ export interface AgentLoopContext {
    * meanwhile (the loop stops); a store failure throws (rejects).
    */
   durable(): Promise<boolean> | boolean;
+  /** The idempotency key of the call of `action` at `index` of the current turn (see `ToolRunContext`). */
+  idempotencyKey(action: AgentAction, index: number): string;
   /** The signal of the one "generate" call after a halt (only cancellation aborts it). */
   finalSignal(): AbortSignal;
   /** Ends the run with its output. */
@@ -173,6 +175,8 @@ export class AgentLoop {
         for (let i = 0; i < actions.length; i++) {
           const event = actionEvent(actions[i] as AgentAction, iteration);
           if (eager.call(i)) event.early = true;
+          // Recorded with the action (write-ahead): a resumed call keeps its key.
+          event.idempotencyKey = run.idempotencyKey(actions[i] as AgentAction, i);
           run.emit(event, i);
         }
       }

@@ -41,10 +41,10 @@ export interface ToolRunContext {
    */
   beforeToolStart(): void;
   /**
-   * Resolves once an early call's intent is durable (a recorded run writes it ahead of the call);
-   * at once when the run is not recorded.
+   * Resolves once an early call's intent (with its idempotency `key`) is durable (a recorded run
+   * writes it ahead of the call); at once when the run is not recorded.
    */
-  admitEarly(action: AgentAction): Promise<void>;
+  admitEarly(action: AgentAction, key: string): Promise<void>;
   /**
    * Write-ahead before a turn's next tool call starts (when `maxConcurrency` holds it back): `true`
    * at once when the run is not recorded; else resolves true once the steps that finished so far
@@ -57,8 +57,11 @@ export interface ToolRunContext {
    * `"<iteration>:<index>"`): what a sub-run it starts carries (`subRunCallIds`).
    */
   callId(action: AgentAction, index: number | undefined): string;
-  /** The stable idempotency key of the call with id `callId` (see {@link ToolRunContext.callId}). */
-  idempotencyKey(callId: string): string;
+  /**
+   * The idempotency key of the call of `action` at `index` of the current turn (`undefined`: an
+   * early call, before its turn is known): unique within the run, and the same on resume.
+   */
+  idempotencyKey(action: AgentAction, index: number | undefined): string;
   /** The run's middleware (its `wrapToolCall` chain); undefined without middleware. */
   readonly middleware: MiddlewareRun | undefined;
 }
@@ -68,6 +71,8 @@ export interface EarlyCall {
   action: AgentAction;
   /** `performance.now()` when it started. */
   start: number;
+  /** Its idempotency key (the turn's matching call keeps it). */
+  key: string;
   result: Promise<ToolOutcome>;
   /** Aborts it (when the model call fails or its answer does not include the call). */
   controller: AbortController | undefined;
@@ -162,13 +167,13 @@ export class ToolRunner {
     const start = performance.now();
     const callId = this.run.callId(action, undefined);
     const base = { ...this.config, signal };
-    const key = this.run.idempotencyKey(callId);
-    const result = this.run.admitEarly(action).then(() => {
+    const key = this.run.idempotencyKey(action, undefined);
+    const result = this.run.admitEarly(action, key).then(() => {
       if (signal.aborted) throw signal.reason;
       this.run.beforeToolStart();
       return this.call(action, undefined, callId, base, key);
     });
-    return { action, start, result, controller: undefined };
+    return { action, start, key, result, controller: undefined };
   }
 
   /**
@@ -185,7 +190,7 @@ export class ToolRunner {
       try {
         this.run.beforeToolStart();
         const callId = this.run.callId(action, index);
-        pending = this.call(action, index, callId, this.config, this.run.idempotencyKey(callId));
+        pending = this.call(action, index, callId, this.config, this.run.idempotencyKey(action, index));
       } catch (error) {
         return Promise.reject(error);
       }

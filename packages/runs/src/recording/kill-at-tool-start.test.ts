@@ -162,8 +162,8 @@ describe("killed at a tool's first line, one of many runs sharing SQLite commits
       const prefix = `many-${killAt}`;
       const killed = await killOneOfMany(target, prefix, join(dir, `${prefix}.log`), 20, killAt);
       expect(killed, `the process reached tool start ${killAt}`).toBeDefined();
-      // The key is `<runId>:<toolCallId>`: which of the runs the killed call belongs to.
-      const runId = killed!.key.slice(0, killed!.key.lastIndexOf(":"));
+      // The key is `<runId>:<iteration>:<toolCallId>`: which of the runs the killed call belongs to.
+      const runId = killed!.key.split(":").slice(0, -2).join(":");
       expect(runId.startsWith(`${prefix}-`)).toBe(true);
       const actions = (await store.readEvents(runId)).filter((event) => event.data["type"] === "action").map((event) => JSON.stringify(event.data["action"]));
       expect(actions.some((action) => action.includes(`"${killed!.job}"`)), `the action of ${killed!.job} of ${runId} is in the store when its tool starts`).toBe(true);

@@ -3,6 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type AgentAction, getIdempotencyKey } from "@agentrx/core";
 import { AgentExecutor, type RunStore, type StoredRunEvent } from "@agentrx/executors";
+import { createToolCallingAgent } from "@agentrx/agents";
+import { ScriptedChatModel } from "@agentrx/core/testing";
+import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
 import { afterAll, describe, expect, it } from "vitest";
@@ -52,7 +55,7 @@ describe.each(stores)("write-ahead within a turn (%s)", (_name, makeStore) => {
 
   it("with maxConcurrency 2 of 4, each start waits for the steps that finished before it; those that finished together go in one write", async () => {
     const inner = makeStore();
-    const writes: StoredRunEvent[][] = [];
+    const writes: (readonly StoredRunEvent[])[] = [];
     const store = delegate(inner);
     store.write = async (runId, write) => {
       writes.push(write.events);
@@ -148,7 +151,7 @@ describe("idempotency keys", () => {
   it("retries a call in doubt recorded by the previous release (no key with its action) with the key that release gave it", async () => {
     const store = new MemoryRunStore();
     const keys: string[] = [];
-    const executor = await cancelledInSecondCharge(store, keys);
+    await cancelledInSecondCharge(store, keys);
     // The record as the previous release wrote it: its action events carry no key.
     const events = await store.readEvents("r1");
     const old = delegate(store);
@@ -162,5 +165,26 @@ describe("idempotency keys", () => {
     const resumed = new AgentExecutor({ agent: perResponseIds, tools: [chargeTool(keys, { on: false })], store: old });
     expect((await resumed.resume("r1")).output).toBe("done");
     expect(keys.at(-1)).toBe("r1:call_0 cents=200");
+  });
+
+  it("gives an early call (eagerTools) the key its confirmed action records, unique across turns with the same id", async () => {
+    const store = new MemoryRunStore();
+    const keys: string[] = [];
+    const charge = chargeTool(keys, { on: false });
+    const llm = new ScriptedChatModel({
+      tokenDelayMs: 5,
+      responses: [{ toolCalls: [{ name: "charge", args: { cents: 100 }, id: "call_0" }] }, { toolCalls: [{ name: "charge", args: { cents: 200 }, id: "call_0" }] }, "Done."],
+    });
+    const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
+    const agent = createToolCallingAgent({ llm, tools: [charge], prompt });
+    const events = await new AgentExecutor({ agent, tools: [charge], store, eagerTools: true }).invoke({ input: "x" }, { runId: "e1" });
+    expect(events.output).toBe("Done.");
+    const recorded = await store.readEvents("e1");
+    const actions = recorded.filter((event) => event.type === "action").map((event) => event.data["idempotencyKey"]);
+    const intents = recorded.filter((event) => event.type === "tool_intent").map((event) => event.data["idempotencyKey"]);
+    expect(intents).toHaveLength(2); // both calls started early
+    expect(keys.map((entry) => entry.split(" ")[0])).toEqual(actions);
+    expect(intents).toEqual(actions);
+    expect(new Set(actions).size).toBe(2);
   });
 });
