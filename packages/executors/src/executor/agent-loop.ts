@@ -65,6 +65,14 @@ export interface AgentLoopContext {
   schedule(): void;
   /** Resolves once everything recorded so far is durable; `undefined` when there is nothing to wait for. */
   barrier(): Promise<void> | undefined;
+  /**
+   * Waits until everything recorded so far is durable (write-ahead); a boolean at once (no
+   * promise, no microtask) when nothing is pending. False when the run was halted or ended
+   * meanwhile (the loop stops); a store failure throws (rejects).
+   */
+  durable(): Promise<boolean> | boolean;
+  /** The idempotency key of the call of `action` at `index` of the current turn (see `ToolRunContext`). */
+  idempotencyKey(action: AgentAction, index: number): string;
   /** The signal of the one "generate" call after a halt (only cancellation aborts it). */
   finalSignal(): AbortSignal;
   /** Ends the run with its output. */
@@ -170,6 +178,8 @@ export class AgentLoop {
         for (let i = 0; i < actions.length; i++) {
           const event = actionEvent(actions[i] as AgentAction, iteration);
           if (eager.call(i)) event.early = true;
+          // Recorded with the action (write-ahead): a resumed call keeps its key.
+          event.idempotencyKey = run.idempotencyKey(actions[i] as AgentAction, i);
           run.emit(event, i);
         }
       }
@@ -405,26 +415,9 @@ export class AgentLoop {
     return !run.interrupted;
   }
 
-  /**
-   * Waits until everything recorded so far is durable (write-ahead); a boolean at once (no
-   * promise, no microtask) when nothing is pending. False when the run was halted or ended
-   * meanwhile (the loop stops); a store failure throws (rejects).
-   */
+  /** Write-ahead: see `AgentLoopContext.durable`. */
   private durable(): Promise<boolean> | boolean {
-    const pending = this.run.barrier();
-    if (pending === undefined) return !this.run.interrupted;
-    return this.durableAfter(pending);
-  }
-
-  private async durableAfter(pending: Promise<void>): Promise<boolean> {
-    const { run } = this;
-    try {
-      await run.wait(pending, true);
-    } catch (error) {
-      if (run.interrupted) return false;
-      throw error;
-    }
-    return !run.interrupted;
+    return this.run.durable();
   }
 
   /** Counts the usage an agent's parser attached to its output (when the model is not watched). */

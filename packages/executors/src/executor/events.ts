@@ -125,6 +125,12 @@ export interface ActionEvent {
   messages: BaseMessage[];
   /** With `eagerTools`: the tool started while the model still streamed, before this event. */
   early?: boolean;
+  /**
+   * The call's idempotency key (what `getIdempotencyKey` gives its tool, see docs/runs.md): set on
+   * a run's own action events, and recorded with them, so a resumed call keeps its key. Absent
+   * in records written before keys were recorded.
+   */
+  idempotencyKey?: string;
 }
 
 /** A tool call finished (events come in completion order). */

@@ -1,4 +1,4 @@
-import { AbortError, type InDoubtPolicy, MODEL_CALL_OBSERVER_KEY, getToolInDoubt } from "@agentrx/core";
+import { AbortError, type InDoubtPolicy, MODEL_CALL_OBSERVER_KEY, getToolInDoubt, idempotencyKeyOf } from "@agentrx/core";
 import type { AgentAction, AgentFinish, AgentStep, ModelCallObserver, StepMetadata } from "@agentrx/core";
 import { encodeAction } from "../runs/run-event-codec";
 import type { CallbackManagerForChainRun } from "@langchain/core/callbacks/manager";
@@ -276,7 +276,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     this.recorder?.checkLease();
   }
 
-  admitEarly(action: AgentAction): Promise<void> {
+  admitEarly(action: AgentAction, key: string): Promise<void> {
     if (this.conditions !== undefined) {
       // Budgets count an early call before it starts (its action event later is not counted again).
       const early = actionEvent(action, this.iteration);
@@ -289,7 +289,29 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     const recorder = this.recorder;
     if (recorder === undefined) return RESOLVED;
     // Write-ahead: the early call is in the record before it starts.
-    return recorder.recordIntent({ type: "tool_intent", iteration: this.iteration, action: encodeAction(action) });
+    return recorder.recordIntent({ type: "tool_intent", iteration: this.iteration, action: encodeAction(action), idempotencyKey: key });
+  }
+
+  durable(): Promise<boolean> | boolean {
+    const pending = this.recorder?.barrier();
+    if (pending === undefined) return !this.interrupted;
+    return this.durableAfter(pending);
+  }
+
+  private async durableAfter(pending: Promise<void>): Promise<boolean> {
+    try {
+      await this.wait(pending, true);
+    } catch (error) {
+      if (this.interrupted) return false;
+      throw error;
+    }
+    return !this.interrupted;
+  }
+
+  stepsDurable(): Promise<boolean> | boolean {
+    if (this.recorder === undefined) return !this.interrupted;
+    // After the event loop turns: the calls that finish together go into one write.
+    return new Promise<void>((resolve) => defer(resolve)).then(() => this.durable());
   }
 
   callId(action: AgentAction, index: number | undefined): string {
@@ -298,9 +320,22 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     return `${this.state.turn?.iteration ?? this.iteration}:${index ?? 0}`;
   }
 
-  idempotencyKey(callId: string): string {
-    // `<runId>:<toolCallId>`, else `<runId>:<iteration>:<index>` (what `idempotencyKeyOf` gives).
-    return `${this.state.runId}:${callId}`;
+  idempotencyKey(action: AgentAction, index: number | undefined): string {
+    const { runId, turn } = this.state;
+    if (index !== undefined) {
+      // A call started early has the key it started with.
+      const early = this.eager.call(index);
+      if (early !== undefined) return early.key;
+      // A turn restored from its record: the key recorded with the action; none recorded (an older
+      // release's record): the key that release gave it, `<runId>:<toolCallId>`.
+      const recorded = turn?.keys;
+      if (recorded !== undefined) return recorded[index] ?? `${runId}:${this.callId(action, index)}`;
+    }
+    // `<runId>:<iteration>:<toolCallId>` (providers number ids per response: the turn tells them
+    // apart), else `<runId>:<iteration>:<index>` (what `idempotencyKeyOf` gives).
+    const iteration = turn?.iteration ?? this.iteration;
+    const id = (action as { toolCallId?: unknown }).toolCallId;
+    return typeof id === "string" && id !== "" ? `${runId}:${iteration}:${id}` : idempotencyKeyOf(runId, iteration, index ?? 0);
   }
 
   /** A tool call of the turn finished (the loop records it). */
@@ -478,6 +513,13 @@ class SubRunPort implements SubRunSink {
 }
 
 function noop(): void {}
+
+const immediate = (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate;
+/** `setImmediate` where there is one (Node, Deno, Bun), else a zero timeout (browsers). */
+function defer(callback: () => void): void {
+  if (immediate) immediate(callback);
+  else setTimeout(callback, 0);
+}
 
 const RESOLVED = Promise.resolve();
 

@@ -80,6 +80,10 @@ export function applyRunEvent(state: RunState, event: RunEvent | RunTransition):
       }
       turn.actions[index] = event.action;
       turn.results.length = turn.actions.length;
+      // The key its call had (undefined: recorded before keys were); copied, not changed: `reduceRun` is pure.
+      const keys = turn.keys === undefined ? [] : turn.keys.slice();
+      keys[index] = event.idempotencyKey;
+      turn.keys = keys;
       state.iteration = Math.max(state.iteration, event.iteration + 1);
       if (state.phase === "agent") state.phase = "tools";
       return;

@@ -22,6 +22,12 @@ export interface RunTurn {
   actions: AgentAction[];
   /** `results[i]` is the step of `actions[i]` once its tool finished. */
   results: (AgentStep | undefined)[];
+  /**
+   * Set on a turn restored from a record: the idempotency key recorded with each action (an entry
+   * is undefined when its action was recorded without one, by an older release). Absent on a live
+   * turn, whose keys are made as its calls start (see docs/runs.md).
+   */
+  keys?: (string | undefined)[];
 }
 
 /**

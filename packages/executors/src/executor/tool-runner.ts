@@ -41,17 +41,27 @@ export interface ToolRunContext {
    */
   beforeToolStart(): void;
   /**
-   * Resolves once an early call's intent is durable (a recorded run writes it ahead of the call);
-   * at once when the run is not recorded.
+   * Resolves once an early call's intent (with its idempotency `key`) is durable (a recorded run
+   * writes it ahead of the call); at once when the run is not recorded.
    */
-  admitEarly(action: AgentAction): Promise<void>;
+  admitEarly(action: AgentAction, key: string): Promise<void>;
+  /**
+   * Write-ahead before a turn's next tool call starts (when `maxConcurrency` holds it back): `true`
+   * at once when the run is not recorded; else resolves true once the steps that finished so far
+   * are durable (those that finish in the same turn of the event loop go into one write), false
+   * when the run was halted or ended meanwhile. Rejects when the store failed.
+   */
+  stepsDurable(): Promise<boolean> | boolean;
   /**
    * The id of the call of `action` at `index` of the current turn (its `toolCallId`, else
    * `"<iteration>:<index>"`): what a sub-run it starts carries (`subRunCallIds`).
    */
   callId(action: AgentAction, index: number | undefined): string;
-  /** The stable idempotency key of the call with id `callId` (see {@link ToolRunContext.callId}). */
-  idempotencyKey(callId: string): string;
+  /**
+   * The idempotency key of the call of `action` at `index` of the current turn (`undefined`: an
+   * early call, before its turn is known): unique within the run, and the same on resume.
+   */
+  idempotencyKey(action: AgentAction, index: number | undefined): string;
   /** The run's middleware (its `wrapToolCall` chain); undefined without middleware. */
   readonly middleware: MiddlewareRun | undefined;
 }
@@ -61,6 +71,8 @@ export interface EarlyCall {
   action: AgentAction;
   /** `performance.now()` when it started. */
   start: number;
+  /** Its idempotency key (the turn's matching call keeps it). */
+  key: string;
   result: Promise<ToolOutcome>;
   /** Aborts it (when the model call fails or its answer does not include the call). */
   controller: AbortController | undefined;
@@ -101,21 +113,42 @@ export class ToolRunner {
     return new Promise<void>((resolve, reject) => {
       let next = 0;
       let settled = 0;
+      /** Calls that will start once the steps before them are durable. */
+      let admitting = 0;
       let failed = false;
+      const fail = (error: unknown): void => {
+        if (failed) return;
+        failed = true;
+        reject(error);
+      };
       const launch = (): void => {
         const index = indexes[next++] as number;
-        this.runOne(actions[index] as AgentAction, index).then(
-          () => {
-            if (failed || this.run.interrupted) return;
-            if (++settled === count) resolve();
-            else if (next < count) launch();
-          },
-          (error: unknown) => {
-            if (failed) return;
-            failed = true;
-            reject(error);
-          },
-        );
+        this.runOne(actions[index] as AgentAction, index).then(finished, fail);
+      };
+      // Write-ahead (see docs/runs.md): a call starts only once every step that finished before it
+      // is durable; at once, without a promise, when the run is not recorded.
+      const admit = (): void => {
+        const durable = this.run.stepsDurable();
+        if (durable === true) {
+          admitting--;
+          launch();
+        } else if (durable !== false) {
+          const before = settled;
+          durable.then((ok) => {
+            if (!ok || failed || this.run.interrupted) return;
+            if (settled !== before) return admit(); // a call finished meanwhile: its step too
+            admitting--;
+            launch();
+          }, fail);
+        }
+      };
+      const finished = (): void => {
+        if (failed || this.run.interrupted) return;
+        if (++settled === count) resolve();
+        else if (next + admitting < count) {
+          admitting++;
+          admit();
+        }
       };
       for (let i = 0; i < limit; i++) launch();
     });
@@ -134,13 +167,13 @@ export class ToolRunner {
     const start = performance.now();
     const callId = this.run.callId(action, undefined);
     const base = { ...this.config, signal };
-    const key = this.run.idempotencyKey(callId);
-    const result = this.run.admitEarly(action).then(() => {
+    const key = this.run.idempotencyKey(action, undefined);
+    const result = this.run.admitEarly(action, key).then(() => {
       if (signal.aborted) throw signal.reason;
       this.run.beforeToolStart();
       return this.call(action, undefined, callId, base, key);
     });
-    return { action, start, result, controller: undefined };
+    return { action, start, key, result, controller: undefined };
   }
 
   /**
@@ -157,7 +190,7 @@ export class ToolRunner {
       try {
         this.run.beforeToolStart();
         const callId = this.run.callId(action, index);
-        pending = this.call(action, index, callId, this.config, this.run.idempotencyKey(callId));
+        pending = this.call(action, index, callId, this.config, this.run.idempotencyKey(action, index));
       } catch (error) {
         return Promise.reject(error);
       }

@@ -57,3 +57,19 @@ describe("the codec of sub-run events", () => {
     expect(sub.type === "model_call" && sub.durationMs).toBeGreaterThanOrEqual(7);
   });
 });
+
+describe("the idempotency key of a recorded action", () => {
+  const action = { tool: "charge", toolInput: { cents: 5 }, log: "", toolCallId: "call_0" };
+  it("round-trips it; an action recorded without one (an older record) decodes without one", () => {
+    const json = encodeRunEvent({ type: "action", iteration: 1, at: 5, action, messages: [], idempotencyKey: "r:1:call_0" }, 0);
+    expect(json["idempotencyKey"]).toBe("r:1:call_0");
+    expect(new RunEventDecoder("r").decode({ seq: 2, type: "action", at: 5, data: json })).toMatchObject({ type: "action", idempotencyKey: "r:1:call_0" });
+    const { idempotencyKey: _key, ...old } = json;
+    expect(new RunEventDecoder("r").decode({ seq: 2, type: "action", at: 5, data: old })).not.toHaveProperty("idempotencyKey");
+  });
+
+  it("refuses a damaged one, naming the event", () => {
+    const json = encodeRunEvent({ type: "action", iteration: 1, at: 5, action, messages: [] }, 0);
+    expect(() => new RunEventDecoder("r").decode({ seq: 7, type: "action", at: 5, data: { ...json, idempotencyKey: 3 } })).toThrow(/event 7 \(action\) has an idempotencyKey that is not a non-empty string: 3/);
+  });
+});

@@ -1,7 +1,7 @@
 import type { RecordedPromptRef } from "./prompt-recorder";
 import type { AgentAction, AgentStep } from "@agentrx/core";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage, type UsageMetadata } from "@langchain/core/messages";
-import type { AgentStreamEvent, Decision, Interrupt, OutputEvent, StopReason, UsageEvent } from "../executor/events";
+import type { ActionEvent, AgentStreamEvent, Decision, Interrupt, OutputEvent, StopReason, UsageEvent } from "../executor/events";
 import { decodeMessages, decodeObservation, decodeValue, encodeInputs, encodeMessages, encodeObservation, encodeValue } from "./json-value";
 import type { JsonObject, JsonValue, StoredRunEvent } from "./run-store";
 import { messageStepOf } from "../steering/message-step-of";
@@ -120,8 +120,11 @@ function encodeOwnEvent(event: AgentStreamEvent, index: number | undefined, enco
       if (event.forkOf !== undefined) out["forkOf"] = { runId: event.forkOf.runId, iteration: event.forkOf.iteration };
       return out;
     }
-    case "action":
-      return { type: "action", at: event.at, iteration: event.iteration, index: index ?? 0, action: encodeActionWith(event.action, encode) };
+    case "action": {
+      const out: JsonObject = { type: "action", at: event.at, iteration: event.iteration, index: index ?? 0, action: encodeActionWith(event.action, encode) };
+      if (event.idempotencyKey !== undefined) out["idempotencyKey"] = event.idempotencyKey;
+      return out;
+    }
     case "step": {
       const out: JsonObject = { type: "step", at: event.at, iteration: event.iteration, observation: encodeObservation(event.step.observation), durationMs: event.durationMs };
       if (index === undefined) out["action"] = encodeActionWith(event.step.action, encode);
@@ -179,6 +182,8 @@ export interface RecordedToolIntent {
   iteration: number;
   at: number;
   action: AgentAction;
+  /** The call's idempotency key (absent in records of releases before keys were recorded). */
+  idempotencyKey?: string;
 }
 
 /**
@@ -278,7 +283,11 @@ export class RunEventDecoder {
         actions[index] = action;
         const log = (action as { messageLog?: BaseMessage[] }).messageLog;
         const messages = Array.isArray(log) && log.length > 0 ? log : [new AIMessage(action.log)];
-        return { type: "action", iteration, index, action, messages, at };
+        const event: ActionEvent = { type: "action", iteration, index, action, messages, at };
+        // Recorded since keys are (an older record has none: its calls keep the key they had, see ExecutorRun.idempotencyKey).
+        const key = recordedKey(data, stored.seq);
+        if (key !== undefined) event.idempotencyKey = key;
+        return event;
       }
       case "step": {
         const observation = decodeObservation(data["observation"]) as AgentStep["observation"];
@@ -364,8 +373,12 @@ export class RunEventDecoder {
           ...(isObject(data["prompt"]) ? { prompt: data["prompt"] as unknown as RecordedPromptRef } : {}),
           ...(isObject(data["blobs"]) ? { blobs: data["blobs"] as JsonObject } : {}),
         };
-      case "tool_intent":
-        return { type: "tool_intent", iteration, at, action: decodeAction(data["action"]) };
+      case "tool_intent": {
+        const intent: RecordedToolIntent = { type: "tool_intent", iteration, at, action: decodeAction(data["action"]) };
+        const key = recordedKey(data, stored.seq);
+        if (key !== undefined) intent.idempotencyKey = key;
+        return intent;
+      }
       default:
         throw new TypeError(`event ${stored.seq} has an unknown type ${JSON.stringify(data["type"])}`);
     }
@@ -402,4 +415,12 @@ export class RunEventDecoder {
 
 function isObject(value: JsonValue | undefined): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The `idempotencyKey` an `action` or `tool_intent` entry recorded, if any; a damaged one is refused. */
+function recordedKey(data: JsonObject, seq: number): string | undefined {
+  const key = data["idempotencyKey"];
+  if (key === undefined) return undefined;
+  if (typeof key !== "string" || key === "") throw new TypeError(`event ${seq} (${String(data["type"])}) has an idempotencyKey that is not a non-empty string: ${JSON.stringify(key)}`);
+  return key;
 }

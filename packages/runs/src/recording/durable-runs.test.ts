@@ -165,7 +165,7 @@ describe("idempotency keys and calls in doubt", () => {
     return { store, executor, keys };
   }
 
-  it("keys a call without a toolCallId by its run, turn and place (idempotencyKeyOf); one with an id by its run and id", async () => {
+  it("keys a call without a toolCallId by its run, turn and place (idempotencyKeyOf); one with an id by its run, turn and id", async () => {
     const keys: string[] = [];
     const record = tool(async ({ n }: { n: number }, config) => (keys.push(getIdempotencyKey(config) ?? "none"), String(n)), { name: "record", description: "Records.", schema: z.object({ n: z.number() }) });
     let turn = 0;
@@ -176,14 +176,14 @@ describe("idempotency keys and calls in doubt", () => {
       return { returnValues: { output: "done" }, log: "" };
     });
     await new AgentExecutor({ agent, tools: [record] }).invoke({ input: "x" }, { runId: "keyed" });
-    expect(keys).toEqual([idempotencyKeyOf("keyed", 0, 0), idempotencyKeyOf("keyed", 0, 1), "keyed:call-x"]);
+    expect(keys).toEqual([idempotencyKeyOf("keyed", 0, 0), idempotencyKeyOf("keyed", 0, 1), "keyed:1:call-x"]);
   });
 
   it("retries a call in doubt by default, with the same idempotency key", async () => {
     const { executor, keys } = await cancelledMidTool();
     const result = await executor.resume("pay");
     expect(result.output).toBe("then: charged");
-    expect(keys).toEqual(["pay:pay-1", "pay:pay-1"]);
+    expect(keys).toEqual(["pay:0:pay-1", "pay:0:pay-1"]);
   });
 
   it('with inDoubt "interrupt" pauses for a person, who can supply the result: the tool does not run again', async () => {

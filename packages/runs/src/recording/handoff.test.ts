@@ -39,13 +39,13 @@ describe("handoff, recorded and resumed", () => {
     await refundStarted;
     running.unsubscribe(); // cancels the caller, and with it the sub-run
     await new Promise((resolve) => setTimeout(resolve, 20));
-    expect((await store.getRun("handoff:caller:h1"))?.status).toBe("cancelled");
+    expect((await store.getRun("handoff:caller:0:h1"))?.status).toBe("cancelled");
     hang = false;
     const result = await lastValueFrom(triage.resume("caller"));
     expect(result).toMatchObject({ output: "Billing: refunded 42", stopReason: "return_direct" });
     // The billing agent was not asked for its first turn again: its recorded turn was resumed.
     expect(billingCalls).toBe(2);
-    expect(refunds).toEqual(["handoff:caller:h1:r1", "handoff:caller:h1:r1"]);
+    expect(refunds).toEqual(["handoff:caller:0:h1:0:r1", "handoff:caller:0:h1:0:r1"]);
     // The caller's record holds the sub-run's events.
     const subRunEvents = (await store.readEvents("caller")).filter((event) => Array.isArray(event.data["subRun"]));
     expect(subRunEvents.map((event) => event.type)).toContain("output");
