@@ -14,6 +14,6 @@ export type { AGUIHandlerOptions } from "./ag-ui/create-ag-ui-handler";
 export type { AGUIEvent, AGUIInterrupt, AGUIResumeEntry, AGUIRunState, AGUITokenUsage, BaseEvent, RunAgentInput } from "./ag-ui/ag-ui-event";
 export { followRecordedRun } from "./runs/follow-recorded-run";
 export type { FollowRecordedRunOptions } from "./runs/follow-recorded-run";
-export { writeResponse } from "./node/write-response";
+export { type WriteResponseOptions, writeResponse } from "./node/write-response";
 export { a2aTool, createA2AHandler, A2ATaskError } from "./a2a/index";
 export type { A2AAgentCardInput, A2AHandler, A2AHandlerOptions, A2AToolOptions } from "./a2a/index";

@@ -17,6 +17,8 @@ export interface StepMetadata {
   cached?: boolean;
   /** The error message of the last failed attempt, if any. */
   error?: string;
+  /** A person rejected the call (a `reject` decision on its approval): the tool did not run, the observation is the rejection. */
+  rejected?: boolean;
   [key: string]: unknown;
 }
 

@@ -59,9 +59,12 @@ describe("approval and returnDirect", () => {
     expect(approved.at(-1)).toMatchObject({ type: "output", stopReason: "return_direct", output: "sent to ana" });
 
     await lastValueFrom(executor.invoke({ input: "mail" }, { runId: "b" }));
-    const rejected = await lastValueFrom(executor.resume("b", { decisions: { "call-0-0": { type: "reject", message: "no" } } }));
-    expect(rejected).toMatchObject({ stopReason: "finish", output: "the model saw the rejection" });
+    const events = await collect(executor.resume("b", { decisions: { "call-0-0": { type: "reject", message: "no" } } }));
+    expect(events.at(-1)).toMatchObject({ stopReason: "finish", output: "the model saw the rejection" });
     expect(ran).toEqual(["ana"]);
+    // The rejected call's step says so (a chat UI shows it as denied, not as a result).
+    expect(events.filter((event) => event.type === "step")).toMatchObject([{ step: { observation: "no" }, metadata: { rejected: true } }]);
+    expect(approved.find((event) => event.type === "step")?.metadata?.rejected).toBeUndefined();
   });
 });
 

@@ -215,7 +215,7 @@ export class ApprovalGate {
       if (action === undefined || typeof decision === "string") continue;
       if (decision.type === "reject") {
         this.run.dispatch({ type: "callRejected", iteration: interrupt.iteration });
-        this.run.toolFinished(interrupt.index, { action, observation: decision.message ?? REJECTED_OBSERVATION }, 0, undefined);
+        this.run.toolFinished(interrupt.index, { action, observation: decision.message ?? REJECTED_OBSERVATION }, 0, { rejected: true });
       } else if (decision.type === "result") {
         this.run.toolFinished(interrupt.index, { action, observation: decision.observation }, 0, undefined);
       } else if (decision.type === "edit") {

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { closeLoopback, stalledClient, startLoopback } from "./loopback-test-server";
 import { SseWriter, decodePathSegment, parseLastEventId } from "./sse-writer";
@@ -10,7 +11,9 @@ describe("SseWriter", () => {
     const max = 64 * 1024;
     const peaks: number[] = [];
     const results: Promise<{ dropped: boolean; sent: number }>[] = [];
-    const origin = await startLoopback((_req, res) => {
+    const serverSockets: Socket[] = [];
+    const origin = await startLoopback((req, res) => {
+      serverSockets.push(req.socket);
       const sse = new SseWriter(res, { maxBufferedBytes: max, heartbeatMs: 0 });
       let peak = 0;
       let sent = 0;
@@ -31,7 +34,9 @@ describe("SseWriter", () => {
       expect(dropped).toBe(true);
       expect(sent).toBeLessThan(100_000);
     }
-  });
+    // They still do not read: the connections close (even when the kernel took the last frames).
+    await expect.poll(() => serverSockets.filter((socket) => socket.destroyed).length, { timeout: 15_000 }).toBe(5);
+  }, 30_000);
 
   it("drops a client before a frame would take it past maxBufferedBytes", async () => {
     const max = 16 * 1024;
@@ -119,10 +124,34 @@ describe("SseWriter", () => {
     expect(await (await fetch(`${origin}/`)).text()).toBe("retry: 500\n\nid: 7\nevent: note\ndata: a\ndata: b\n\nid: 8\n\n");
   });
 
+  it("writes ready-made frames under the same bound, after the caller's status and headers, and ends a dropped client with droppedMessage", async () => {
+    let dropped = false;
+    const origin = await startLoopback((_req, res) => {
+      res.writeHead(201, { "content-type": "text/event-stream", "x-protocol": "ui" });
+      const sse = new SseWriter(res, { maxBufferedBytes: 16 * 1024, heartbeatMs: 0, droppedMessage: ({ reason }) => ({ data: JSON.stringify({ type: "error", errorText: reason }) }) });
+      const frame = new TextEncoder().encode(`data: ${"x".repeat(1000)}\n\n`);
+      for (let i = 0; i < 10_000 && !sse.closed; i++) sse.sendFrames(frame);
+      dropped = sse.dropped;
+    });
+    const socket = await stalledClient(origin);
+    await expect.poll(() => dropped).toBe(true);
+    let text = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (data: string) => (text += data));
+    const ended = new Promise((resolve) => socket.once("end", resolve));
+    socket.resume(); // the client reads again before the grace ends: it gets the last message
+    await expect.poll(() => text.endsWith("0\r\n\r\n")).toBe(true);
+    expect(text).toMatch(/^HTTP\/1\.1 201/);
+    expect(text).toMatch(/x-protocol: ui/i);
+    expect(text.slice(text.lastIndexOf("data: "))).toMatch(/^data: \{"type":"error","errorText":"the client did not read: more than 16384 bytes were waiting for it"\}\n\n/);
+    await ended; // then the server closes the connection
+  });
+
   it("refuses options that cannot work", () => {
     const res = { on: () => undefined } as unknown as ServerResponse;
     expect(() => new SseWriter(res, { maxBufferedBytes: 0 })).toThrow(/maxBufferedBytes/);
     expect(() => new SseWriter(res, { heartbeatMs: Number.NaN })).toThrow(/heartbeatMs/);
+    expect(() => new SseWriter(res, { droppedMessage: "bye" as never })).toThrow(/droppedMessage/);
   });
 });
 

@@ -25,6 +25,13 @@ export interface SseWriterOptions {
   retryMs?: number;
   /** Extra response headers (e.g. `x-vercel-ai-ui-message-stream`). */
   headers?: Record<string, string>;
+  /**
+   * The last message sent to a client dropped for not reading, from why (`reason`) and the last id
+   * sent; for a protocol whose clients read only `data` (the AI SDK's UI message stream: an `error`
+   * chunk).
+   * @default an `event: dropped` frame, `data: { reason, lastEventId }`
+   */
+  droppedMessage?: (info: { reason: string; lastEventId: string | null }) => SseMessage;
 }
 
 /**
@@ -74,6 +81,7 @@ export class SseWriter {
   private readonly heartbeatMs: number;
   private readonly retryMs: number | undefined;
   private readonly headers: Record<string, string>;
+  private readonly droppedMessage: NonNullable<SseWriterOptions["droppedMessage"]>;
   private opened = false;
   private heartbeat: ReturnType<typeof setInterval> | undefined;
   private waiters: ((open: boolean) => void)[] = [];
@@ -83,15 +91,19 @@ export class SseWriter {
   dropped = false;
 
   constructor(res: ServerResponse, options: SseWriterOptions = {}) {
-    const { heartbeatMs = 15_000, maxBufferedBytes = 1_048_576, retryMs, headers = {} } = options;
+    const { heartbeatMs = 15_000, maxBufferedBytes = 1_048_576, retryMs, headers = {}, droppedMessage = defaultDroppedMessage } = options;
     check("heartbeatMs", heartbeatMs, 0);
     check("maxBufferedBytes", maxBufferedBytes, 1);
     if (retryMs !== undefined) check("retryMs", retryMs, 0);
+    if (typeof droppedMessage !== "function") {
+      throw new InvalidArgumentError({ argument: "droppedMessage", value: droppedMessage, message: "SseWriter: `droppedMessage` must be a function returning the last message of a dropped client." });
+    }
     this.res = res;
     this.heartbeatMs = heartbeatMs;
     this.maxBufferedBytes = maxBufferedBytes;
     this.retryMs = retryMs;
     this.headers = headers;
+    this.droppedMessage = droppedMessage;
     res.on("drain", () => this.wake(true));
     res.on("close", () => {
       this.stopHeartbeat();
@@ -110,18 +122,23 @@ export class SseWriter {
     return this.res.writableLength;
   }
 
-  /** Sends the `200` status and the event-stream headers (done by the first `send` otherwise). */
+  /**
+   * Sends the `200` status and the event-stream headers (done by the first `send` otherwise),
+   * unless the caller already sent a status and headers of its own.
+   */
   open(): void {
     if (this.opened || this.closed) return;
     this.opened = true;
-    this.res.writeHead(200, {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-cache, no-transform",
-      connection: "keep-alive",
-      "x-accel-buffering": "no",
-      ...this.headers,
-    });
-    this.res.flushHeaders();
+    if (!this.res.headersSent) {
+      this.res.writeHead(200, {
+        "content-type": "text/event-stream; charset=utf-8",
+        "cache-control": "no-cache, no-transform",
+        connection: "keep-alive",
+        "x-accel-buffering": "no",
+        ...this.headers,
+      });
+      this.res.flushHeaders();
+    }
     if (this.retryMs !== undefined) this.res.write(`retry: ${this.retryMs}\n\n`);
     if (this.heartbeatMs > 0) this.heartbeat = setInterval(() => this.write(": keep-alive\n\n"), this.heartbeatMs);
   }
@@ -135,6 +152,17 @@ export class SseWriter {
     this.open();
     if (message.id !== undefined) this.lastId = String(message.id);
     return this.write(frame(message));
+  }
+
+  /**
+   * Writes bytes that are already Server-Sent Events frames (e.g. a UI message stream's body),
+   * under the same bound as {@link SseWriter.send}: returns false when the socket is full or the
+   * stream is closed, and drops the client instead when they would leave more than
+   * `maxBufferedBytes` unread. Write whole frames, so the last message of a drop starts a frame.
+   */
+  sendFrames(frames: string | Uint8Array): boolean {
+    this.open();
+    return this.write(frames);
   }
 
   /** Sends a comment line (ignored by clients). */
@@ -170,25 +198,35 @@ export class SseWriter {
    * everything before it (else it could never be sent), so what the server holds for one client is
    * at most the larger of the bound and one frame.
    */
-  private write(text: string): boolean {
+  private write(text: string | Uint8Array): boolean {
     if (this.closed) return false;
     const waiting = this.res.writableLength;
-    if (waiting > 0 && waiting + Buffer.byteLength(text) > this.maxBufferedBytes) {
+    if (waiting > 0 && waiting + (typeof text === "string" ? Buffer.byteLength(text) : text.byteLength) > this.maxBufferedBytes) {
       this.drop();
       return false;
     }
     return this.res.write(text);
   }
 
-  /** Ends a client that does not read: one last frame, then the connection closes (at once if it cannot flush). */
+  /**
+   * Ends a client that does not read: one last frame, then the connection closes: gracefully once
+   * it is flushed, at once when the client has not read it after a grace.
+   */
   private drop(): void {
     this.dropped = true;
     this.stopHeartbeat();
-    const data = JSON.stringify({ reason: `the client did not read: more than ${this.maxBufferedBytes} bytes were waiting for it`, lastEventId: this.lastId ?? null });
-    this.res.end(frame({ event: "dropped", data }));
-    const timer = setTimeout(() => this.res.destroy(), GRACE_MS);
+    const reason = `the client did not read: more than ${this.maxBufferedBytes} bytes were waiting for it`;
+    const socket = this.res.socket;
+    this.res.end(frame(this.droppedMessage({ reason, lastEventId: this.lastId ?? null })));
+    if (socket === null) return;
+    // Not kept alive for another request: the kernel may have taken the frames the client never read.
+    this.res.once("finish", () => socket.end());
+    const timer = setTimeout(() => {
+      this.res.destroy();
+      socket.destroy();
+    }, GRACE_MS);
     timer.unref?.();
-    this.res.once("finish", () => clearTimeout(timer));
+    socket.once("close", () => clearTimeout(timer));
   }
 
   private stopHeartbeat(): void {
@@ -199,6 +237,10 @@ export class SseWriter {
   private wake(open: boolean): void {
     for (const resolve of this.waiters.splice(0)) resolve(open);
   }
+}
+
+function defaultDroppedMessage(info: { reason: string; lastEventId: string | null }): SseMessage {
+  return { event: "dropped", data: JSON.stringify(info) };
 }
 
 /** One SSE frame. */

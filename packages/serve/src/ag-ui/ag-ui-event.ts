@@ -68,7 +68,8 @@ export interface RunFinishedEvent extends BaseEvent {
   runId: string;
   /** The final answer. */
   result?: unknown;
-  outcome?: { type: "success" } | { type: "interrupt"; interrupts: AGUIInterrupt[] };
+  /** Why the run ended: it succeeded, paused for interrupts, or was cancelled (stopped, not failed). */
+  outcome?: { type: "success" } | { type: "interrupt"; interrupts: AGUIInterrupt[] } | { type: "cancelled" };
   usage?: AGUITokenUsage[];
 }
 export interface RunErrorEvent extends BaseEvent { type: "RUN_ERROR"; message: string; code?: string }

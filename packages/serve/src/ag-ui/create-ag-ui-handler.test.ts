@@ -107,4 +107,40 @@ describe("createAGUIHandler, driven by @ag-ui/client's HttpAgent", () => {
     expect(peak).toBeLessThanOrEqual(max + 1024);
     for (const res of responses) expect(res.writableEnded).toBe(true);
   });
+
+  it("survives a client that goes away mid-body: the handler resolves, onError hears of it, the next request is served", async () => {
+    const heard: unknown[] = [];
+    const withHook = createAGUIHandler(weatherExecutor(), { onError: (error) => (heard.push(error), "failed") });
+    const withoutHook = createAGUIHandler(weatherExecutor());
+    const outcomes: Promise<string>[] = [];
+    const origin = await startLoopback((req, res) => {
+      const handler = req.url === "/agent" ? withHook : withoutHook;
+      outcomes.push(handler(req, res).then(() => "resolved", (error: unknown) => `rejected: ${String(error)}`));
+    });
+    const halfBody = (path: string) => `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"threadId":`;
+    for (const path of ["/agent", "/plain"]) {
+      const socket = await stalledClient(origin, halfBody(path));
+      await expect.poll(() => outcomes.length).toBeGreaterThan(path === "/agent" ? 0 : 1);
+      await new Promise((resolve) => setTimeout(resolve, 100)); // the half body reached the server
+      socket.destroy();
+    }
+    expect(await Promise.all(outcomes)).toEqual(["resolved", "resolved"]);
+    expect(heard).toHaveLength(1);
+    expect(heard[0]).toMatchObject({ code: "ECONNRESET" });
+    const { agent, subscriber } = recordingAgent(`${origin}/agent`, "thread-next");
+    agent.messages = [{ id: "u1", role: "user", content: "Weather and time in Paris?" }];
+    expect((await agent.runAgent({ runId: "run-next" }, subscriber)).result).toBe(ANSWER);
+  });
+
+  it("answers 500 with onError's text when the executor throws before the run starts", async () => {
+    const executor = {
+      stream: () => {
+        throw new Error("secret detail");
+      },
+    } as unknown as AgentExecutor;
+    const url = await serve(createAGUIHandler(executor, { onError: () => "The agent is unavailable." }));
+    const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ threadId: "t", runId: "r", messages: [] }) });
+    expect(response.status).toBe(500);
+    expect(await response.text()).toBe("The agent is unavailable.\n");
+  });
 });

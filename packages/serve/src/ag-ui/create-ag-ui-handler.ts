@@ -3,6 +3,7 @@ import type { AgentExecutor, AgentStreamEvent, Decision } from "@agentrx/executo
 import { SseWriter } from "@agentrx/runs";
 import type { Observable, Subscription } from "rxjs";
 import { checkPositiveInteger } from "../internal/check-options";
+import { errorText } from "../internal/error-text";
 import type { AGUIResumeEntry, RunAgentInput } from "./ag-ui-event";
 import { toAGUIEvents } from "./to-ag-ui-events";
 
@@ -22,7 +23,13 @@ export interface AGUIHandlerOptions {
    * @default `{ input: <the text of the last user message> }`
    */
   inputs?: (input: RunAgentInput) => Record<string, unknown>;
-  /** The text of `RUN_ERROR` for an error of a run; what it returns reaches the client. @default the error's message */
+  /**
+   * The text of `RUN_ERROR` for an error of a run; what it returns reaches the client. It also
+   * hears of a request that failed before its run started: a body that could not be read (the
+   * client went away mid-request; the response is closed and its text unused), or `inputs` or the
+   * executor throwing (the client gets `500` with its text).
+   * @default the error's message
+   */
   onError?: (error: unknown) => string;
   /** The largest request body accepted, in bytes (a larger one gets 413). @default 1048576 */
   maxBodyBytes?: number;
@@ -42,7 +49,8 @@ export interface AGUIHandlerOptions {
  * toolInput }`) or `{ approved: boolean, reason? }`; a `cancelled` entry rejects the call. So
  * `@ag-ui/client`'s `HttpAgent` and CopilotKit's runtime can drive it. The client going away
  * unsubscribes from the run (which cancels it). Bad requests get 400, 405, 413 or 415 with a
- * one-line reason.
+ * one-line reason. The returned promise never rejects (so `createServer(handler)` is safe): a
+ * request whose body cannot be read (the client went away) is closed and reported to `onError`.
  *
  * @example
  * ```ts
@@ -59,7 +67,7 @@ export function createAGUIHandler(executor: AgentExecutor, options: AGUIHandlerO
   checkPositiveInteger("createAGUIHandler", "maxBodyBytes", maxBodyBytes);
   checkPositiveInteger("createAGUIHandler", "maxBufferedBytes", maxBufferedBytes);
   checkPositiveInteger("createAGUIHandler", "heartbeatMs", heartbeatMs);
-  return async (req, res) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (req.method !== "POST") return refuse(res, 405, "An AG-UI endpoint takes POST with a RunAgentInput JSON body.");
     if (!/^application\/json\b/i.test(req.headers["content-type"] ?? "application/json")) return refuse(res, 415, "The body must be JSON (content-type: application/json).");
     const body = await readBody(req, maxBodyBytes);
@@ -100,6 +108,30 @@ export function createAGUIHandler(executor: AgentExecutor, options: AGUIHandlerO
       sse.onClose(finish);
     });
   };
+  return async (req, res) => {
+    try {
+      await handle(req, res);
+    } catch (error) {
+      failed(res, error, onError);
+    }
+  };
+}
+
+/**
+ * A request that failed outside its run (its body could not be read, `inputs` or the executor
+ * threw): `onError` hears of it, and the response ends (`500` with the error's text when nothing
+ * was sent yet and the client is still there).
+ */
+function failed(res: ServerResponse, error: unknown, onError: ((error: unknown) => string) | undefined): void {
+  let text: string | undefined;
+  try {
+    text = onError?.(error);
+  } catch {
+    // The hook failed too: the response still ends.
+  }
+  if (res.destroyed || res.writableEnded) return;
+  if (!res.headersSent && !res.socket?.destroyed) refuse(res, 500, text ?? errorText(error));
+  else res.destroy();
 }
 
 function defaultInputs(input: RunAgentInput): Record<string, unknown> {

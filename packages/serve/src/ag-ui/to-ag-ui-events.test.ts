@@ -72,4 +72,18 @@ describe("toAGUIEvents", () => {
     const events = validated(await lastValueFrom(toAGUIEvents(throwError(() => new TypeError("boom")), { threadId: "t", runId: "r" }).pipe(toArray())));
     expect(events).toMatchObject([{ type: "RUN_STARTED" }, { type: "RUN_ERROR", message: "boom", code: "TypeError" }]);
   });
+
+  it("ends a cancelled run with RUN_FINISHED and a cancelled outcome, not RUN_ERROR", async () => {
+    const controller = new AbortController();
+    const run$ = weatherExecutor({ toolMs: 2_000 }).stream({ input: "Weather and time in Paris?" }, { runId: "run-c", signal: controller.signal });
+    const events$ = toAGUIEvents(run$, { threadId: "t", runId: "r" });
+    const all = lastValueFrom(events$.pipe(toArray()));
+    setTimeout(() => controller.abort(), 200); // while the tools run
+    const events = validated(await all);
+    expect(events.some((event) => event.type === "TOOL_CALL_START")).toBe(true);
+    expect(events.filter((event) => event.type === "RUN_ERROR")).toEqual([]);
+    expect(events.at(-1)).toMatchObject({ type: "RUN_FINISHED", threadId: "t", runId: "r", outcome: { type: "cancelled" } });
+    expect(events.at(-1)).not.toHaveProperty("result");
+    expect(EventSchemas.parse(events.at(-1))).toMatchObject({ outcome: { type: "cancelled" } }); // @ag-ui/core reads it as cancelled
+  });
 });

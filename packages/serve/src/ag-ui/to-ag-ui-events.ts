@@ -1,3 +1,4 @@
+import { isAbortError } from "@agentrx/core";
 import type { AgentStreamEvent, Interrupt, OutputEvent } from "@agentrx/executors";
 import type { UsageMetadata } from "@langchain/core/messages";
 import { Observable } from "rxjs";
@@ -32,7 +33,8 @@ export interface ToAGUIEventsOptions {
  * tokens as `TEXT_MESSAGE_START`/`CONTENT`/`END`; each tool call as `TOOL_CALL_START`/`ARGS`/`END`
  * and its observation as `TOOL_CALL_RESULT`; a pause for approval as a `STATE_SNAPSHOT`
  * (`{ agentrx: { runId, status: "interrupted", interrupts } }`) and `RUN_FINISHED` with an
- * `interrupt` outcome; the end as `RUN_FINISHED` (`result`: the final answer, `usage`), or
+ * `interrupt` outcome; the end as `RUN_FINISHED` (`result`: the final answer, `usage`), as
+ * `RUN_FINISHED` with a `cancelled` outcome when the run was cancelled (an `AbortError`), or
  * `RUN_ERROR` when the run fails. A sub-run's events (`subRun`) are left out.
  *
  * @example
@@ -141,6 +143,11 @@ export function toAGUIEvents(events$: Observable<AgentStreamEvent>, { threadId, 
       error: (error) => {
         start();
         endStep();
+        if (isAbortError(error)) {
+          // Cancelled (its AbortSignal, or cancelRun from anywhere): stopped, not failed.
+          emit({ type: "RUN_FINISHED", threadId, runId, outcome: { type: "cancelled" }, ...(usage ? { usage: [tokenUsage(usage)] } : {}) });
+          return;
+        }
         emit({ type: "RUN_ERROR", message: onError(error), ...(codeOf(error) ? { code: codeOf(error) } : {}) });
       },
       complete: () => {

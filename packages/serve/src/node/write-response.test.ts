@@ -1,11 +1,36 @@
+import type { ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import type { AgentStreamEvent } from "@agentrx/executors";
+import { Observable } from "rxjs";
 import { afterEach, describe, expect, it } from "vitest";
 import { closeLoopback, stalledClient, startLoopback } from "../../../runs/src/sse/loopback-test-server";
+import { toUIMessageStreamResponse } from "../ui-message-stream/to-ui-message-stream-response";
 import { writeResponse } from "./write-response";
+
+/** A run of `count` tokens, emitted in batches as a fast model would (it cannot pause); counts its unsubscriptions. */
+function tokenRun(count: number): { run$: Observable<AgentStreamEvent>; unsubscribed: () => number } {
+  let unsubscribed = 0;
+  const run$ = new Observable<AgentStreamEvent>((subscriber) => {
+    subscriber.next({ type: "start", runId: "big", inputs: {}, resumed: false, at: 0 });
+    let sent = 0;
+    const batch = () => {
+      for (let i = 0; i < 1000 && sent < count; i++, sent++) subscriber.next({ type: "token", iteration: 0, at: 0, text: `token${sent} ` });
+      if (sent < count) timer = setImmediate(batch);
+      else subscriber.complete();
+    };
+    let timer = setImmediate(batch);
+    return () => {
+      unsubscribed++;
+      clearImmediate(timer);
+    };
+  });
+  return { run$, unsubscribed: () => unsubscribed };
+}
 
 afterEach(closeLoopback);
 
 describe("writeResponse", () => {
-  it("reads the body only as fast as the client reads, and cancels it when the client goes away", async () => {
+  it("reads a body that is not an event stream only as fast as the client reads, and cancels it when the client goes away", async () => {
     let pulls = 0;
     let cancelled = false;
     let done: Promise<void> | undefined;
@@ -20,7 +45,7 @@ describe("writeResponse", () => {
           cancelled = true;
         },
       });
-      done = writeResponse(new Response(body, { headers: { "content-type": "text/event-stream" } }), res);
+      done = writeResponse(new Response(body, { headers: { "content-type": "application/octet-stream" } }), res);
     });
     const socket = await stalledClient(origin);
     await expect.poll(() => pulls).toBeGreaterThan(10);
@@ -38,5 +63,51 @@ describe("writeResponse", () => {
     const response = await fetch(`${origin}/`);
     expect(response.status).toBe(204);
     expect(response.headers.get("x-a")).toBe("1");
+  });
+
+  it("drops each of five clients that never read a 100k-token UI message stream: the sockets close and the runs are unsubscribed from", async () => {
+    const max = 64 * 1024;
+    const { run$, unsubscribed } = tokenRun(100_000);
+    const responses: ServerResponse[] = [];
+    const sockets: Socket[] = [];
+    const settled: Promise<string>[] = [];
+    const origin = await startLoopback((req, res) => {
+      responses.push(res);
+      sockets.push(req.socket);
+      settled.push(writeResponse(toUIMessageStreamResponse(run$), res, { maxBufferedBytes: max }).then(() => "resolved", (error: unknown) => `rejected: ${String(error)}`));
+    });
+    await Promise.all(Array.from({ length: 5 }, () => stalledClient(origin)));
+    await expect.poll(() => unsubscribed(), { timeout: 20_000 }).toBe(5);
+    expect(await Promise.all(settled)).toEqual(Array(5).fill("resolved"));
+    // The clients still do not read: after the grace the server closes the connections.
+    await expect.poll(() => sockets.filter((socket) => socket.destroyed).length, { timeout: 15_000 }).toBe(5);
+    for (const res of responses) expect(res.writableEnded).toBe(true);
+  }, 40_000);
+
+  it("ends a dropped UI message stream with an error chunk that a client reading again receives", async () => {
+    const { run$, unsubscribed } = tokenRun(100_000);
+    let response: ServerResponse | undefined;
+    let serverSocket: Socket | undefined;
+    const origin = await startLoopback((req, res) => {
+      response = res;
+      serverSocket = req.socket;
+      void writeResponse(toUIMessageStreamResponse(run$), res, { maxBufferedBytes: 16 * 1024 });
+    });
+    const socket = await stalledClient(origin);
+    await expect.poll(() => unsubscribed(), { timeout: 20_000 }).toBe(1);
+    expect(response?.writableEnded).toBe(true);
+    let text = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (data: string) => (text += data));
+    socket.resume(); // reads again within the grace
+    await expect.poll(() => text.endsWith("0\r\n\r\n"), { timeout: 10_000 }).toBe(true);
+    const last = text.slice(text.lastIndexOf("data: "));
+    expect(last).toMatch(/^data: \{"type":"error","errorText":"The stream was cut: the client did not read: more than 16384 bytes were waiting for it\."\}\n\n/);
+    await expect.poll(() => serverSocket?.destroyed).toBe(true); // the connection closes after the end
+  }, 40_000);
+
+  it("refuses a maxBufferedBytes that cannot work", async () => {
+    const res = {} as ServerResponse;
+    await expect(writeResponse(new Response("x"), res, { maxBufferedBytes: 0 })).rejects.toThrow(/maxBufferedBytes/);
   });
 });

@@ -1,10 +1,37 @@
 import type { ServerResponse } from "node:http";
+import { SseWriter } from "@agentrx/runs";
+import { checkPositiveInteger } from "../internal/check-options";
 
 /**
- * Writes a web `Response` (e.g. from `toUIMessageStreamResponse`) to a Node `http` response, with
- * backpressure: the body is read only as fast as the socket takes it (a full socket pauses the
- * reading until `'drain'`), and a client that goes away cancels the body (which unsubscribes from
- * the run). Resolves once the response ended.
+ * Options of {@link writeResponse}.
+ *
+ * @example
+ * ```ts
+ * import type { WriteResponseOptions } from "@agentrx/serve";
+ *
+ * const options: WriteResponseOptions = { maxBufferedBytes: 256 * 1024 };
+ * ```
+ */
+export interface WriteResponseOptions {
+  /**
+   * For an event stream: the most bytes held for a client that does not read; past it the client
+   * is dropped (a last message, then the connection closes) and the body cancelled.
+   * @default 1048576 (1 MiB)
+   */
+  maxBufferedBytes?: number;
+}
+
+/**
+ * Writes a web `Response` (e.g. from `toUIMessageStreamResponse`) to a Node `http` response. An
+ * event stream (`content-type: text/event-stream`, a run that cannot pause) is written through
+ * `SseWriter` of `@agentrx/runs`: what the client has not read is buffered up to
+ * `maxBufferedBytes`, then the client is dropped: a UI message stream ends with an `error` chunk
+ * saying so (another event stream with an `event: dropped` frame), the connection closes once that
+ * is flushed (or after a short grace if the client still does not read), and the body is
+ * cancelled (which unsubscribes from the run). Any other body is read only as fast as the socket
+ * takes it (a full socket pauses the reading until `'drain'`). A client that goes away cancels the
+ * body. Resolves once the response ended; never rejects for a failing body (the client sees a cut
+ * stream).
  *
  * @example
  * ```ts
@@ -18,7 +45,9 @@ import type { ServerResponse } from "node:http";
  * });
  * ```
  */
-export async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
+export async function writeResponse(response: Response, res: ServerResponse, options: WriteResponseOptions = {}): Promise<void> {
+  const { maxBufferedBytes = 1_048_576 } = options;
+  checkPositiveInteger("writeResponse", "maxBufferedBytes", maxBufferedBytes);
   const headers: Record<string, string> = {};
   response.headers.forEach((value, key) => (headers[key] = value));
   res.writeHead(response.status, response.statusText, headers);
@@ -28,6 +57,7 @@ export async function writeResponse(response: Response, res: ServerResponse): Pr
   }
   res.flushHeaders();
   const reader = response.body.getReader();
+  if (/^text\/event-stream\b/i.test(headers["content-type"] ?? "")) return writeEventStream(reader, res, maxBufferedBytes, headers["x-vercel-ai-ui-message-stream"] !== undefined);
   let closed = false;
   let wake: (() => void) | undefined;
   const onClose = () => {
@@ -53,5 +83,37 @@ export async function writeResponse(response: Response, res: ServerResponse): Pr
   } finally {
     res.off("close", onClose);
     if (!res.writableEnded && !res.destroyed) res.end();
+  }
+}
+
+/**
+ * An event stream: read as it comes (its source is a run, which cannot wait), written with
+ * `SseWriter`'s bound; a client past it is dropped and the body cancelled.
+ */
+async function writeEventStream(reader: ReadableStreamDefaultReader<Uint8Array>, res: ServerResponse, maxBufferedBytes: number, uiMessageStream: boolean): Promise<void> {
+  const sse = new SseWriter(res, {
+    heartbeatMs: 0,
+    maxBufferedBytes,
+    // useChat reads only `data`: the end it understands is an error chunk.
+    ...(uiMessageStream ? { droppedMessage: ({ reason }: { reason: string }) => ({ data: JSON.stringify({ type: "error", errorText: `The stream was cut: ${reason}.` }) }) } : {}),
+  });
+  let finished = false;
+  sse.onClose(() => {
+    if (!finished) void reader.cancel().catch(() => undefined);
+  });
+  try {
+    while (!sse.closed) {
+      const { done, value } = await reader.read();
+      if (done) {
+        finished = true;
+        break;
+      }
+      sse.sendFrames(value);
+    }
+  } catch {
+    finished = true; // The body failed: end what was sent (the client sees a cut stream).
+  } finally {
+    if (!finished) void reader.cancel().catch(() => undefined); // dropped, or the client went away
+    sse.end();
   }
 }

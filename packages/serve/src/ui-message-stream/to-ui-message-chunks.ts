@@ -45,8 +45,8 @@ const FINISH_REASONS: Record<StopReason, UIFinishReason> = {
  * Maps a run's events to the AI SDK's UI message chunks: one assistant message per stream, a step
  * (`start-step` … `finish-step`) per agent call, the streamed tokens as text parts, each tool call
  * as a dynamic tool part (`tool-input-start`, one `tool-input-delta` with the whole input as JSON,
- * `tool-input-available`, then `tool-output-available`
- * or, when the run fails while it runs, `tool-output-error`), each pending approval as
+ * `tool-input-available`, then `tool-output-available`, `tool-output-denied` when a person
+ * rejected the call, or, when the run fails while it runs, `tool-output-error`), each pending approval as
  * `tool-approval-request` (its `approvalId` is the interrupt's id), and the run's id, thread and
  * usage as message metadata. The final answer is sent as text when the model did not stream it.
  * A sub-run's events (`subRun`) are left out: the sub-run is its parent's tool call. The message
@@ -138,12 +138,14 @@ export function toUIMessageChunks(options: UIMessageStreamOptions = {}): Operato
             action(event.iteration, event.action);
             return;
           case "step": {
-            startStep(event.iteration);
             const toolCallId = ids.ofStep(event.iteration, event.step.action);
-            // A resumed run's first steps answer tool calls the client already shows.
+            // The answer to a call shown in a step that ended (before a pause, or by the client for a
+            // resumed run's first steps) goes to that call's part: no new (empty) step for it.
+            if (stepOpen || !(resumed || openTools.has(toolCallId))) startStep(event.iteration);
             if (!openTools.has(toolCallId) && !resumed) toolInput(toolCallId, event.step.action.tool, event.step.action.toolInput);
             openTools.delete(toolCallId);
-            emit({ type: "tool-output-available", toolCallId, output: event.step.observation, dynamic: true });
+            if (event.metadata?.rejected === true) emit({ type: "tool-output-denied", toolCallId });
+            else emit({ type: "tool-output-available", toolCallId, output: event.step.observation, dynamic: true });
             return;
           }
           case "usage":

@@ -1,4 +1,4 @@
-import { MemoryRunStore } from "@agentrx/runs";
+import { MemoryRunStore, replayRun } from "@agentrx/runs";
 import { type UIMessage, parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema, validateUIMessages } from "ai";
 import { lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
@@ -8,7 +8,7 @@ import { toUIMessageStreamResponse } from "./to-ui-message-stream-response";
 import { uiApprovalDecisions } from "./ui-approval-decisions";
 
 /** Reads a response the way useChat does: the `ai` package's SSE parser, chunk schema and message reader. */
-async function readMessage(response: Response, message?: UIMessage): Promise<UIMessage> {
+async function readMessage(response: Response, message?: UIMessage, validate = true): Promise<UIMessage> {
   expect(response.headers.get("x-vercel-ai-ui-message-stream")).toBe("v1");
   expect(response.headers.get("content-type")).toBe("text/event-stream");
   const chunks = parseJsonEventStream({ stream: response.body as ReadableStream<Uint8Array>, schema: uiMessageChunkSchema }).pipeThrough(
@@ -22,7 +22,7 @@ async function readMessage(response: Response, message?: UIMessage): Promise<UIM
   let last: UIMessage | undefined;
   for await (const snapshot of readUIMessageStream({ stream: chunks, terminateOnError: true, ...(message ? { message } : {}) })) last = snapshot;
   if (last === undefined) throw new Error("no message");
-  await validateUIMessages({ messages: [last] });
+  if (validate) await validateUIMessages({ messages: [last] });
   return last;
 }
 
@@ -105,6 +105,32 @@ describe("toUIMessageStreamResponse, read by the ai package", () => {
     ]);
     expect(textOf(resumed)).toBe(`Let me check. ${ANSWER}`);
     expect(resumed.metadata).toMatchObject({ runId: "run-2", stopReason: "finish" });
+    // The answer to the shown call joins its step: no empty step before the next one.
+    expect(resumed.parts.map((part) => part.type)).toEqual(["step-start", "text", "dynamic-tool", "dynamic-tool", "step-start", "text"]);
+  });
+
+  it("shows a rejected call as denied (state output-denied), live and replayed", async () => {
+    const store = new MemoryRunStore();
+    const executor = weatherExecutor({ approval: true, store });
+    const paused = await readMessage(toUIMessageStreamResponse(executor.stream({ input: "Weather and time in Paris?" }, { runId: "run-3" })));
+    // What useChat sends after addToolApprovalResponse({ id, approved: false, reason: "no" }).
+    const rejected: UIMessage = {
+      ...paused,
+      parts: paused.parts.map((part) => (part.type === "dynamic-tool" && part.state === "approval-requested" ? { ...part, state: "approval-responded", approval: { ...part.approval, approved: false, reason: "no" } } : part)),
+    };
+    const approvals = uiApprovalDecisions([rejected]);
+    const resumed = await readMessage(toUIMessageStreamResponse(executor.resume(approvals!.runId, { decisions: approvals!.decisions })), rejected);
+    expect(resumed.parts.filter((part) => part.type === "dynamic-tool").map((part) => [part.toolName, part.state])).toEqual([
+      ["get_weather", "output-available"],
+      ["get_time", "output-denied"],
+    ]);
+    // Replayed from the record, the part has the approval's id only (the stream cannot say `approved: false`), which validateUIMessages refuses.
+    const replayed = await readMessage(toUIMessageStreamResponse(replayRun(store, "run-3")), undefined, false);
+    expect(replayed.parts.map((part) => part.type)).toEqual(["step-start", "text", "dynamic-tool", "dynamic-tool", "step-start", "text"]);
+    expect(replayed.parts.filter((part) => part.type === "dynamic-tool").map((part) => [part.toolName, part.state])).toEqual([
+      ["get_weather", "output-available"],
+      ["get_time", "output-denied"],
+    ]);
   });
 
   it("a rejection becomes a reject decision with the reason", () => {

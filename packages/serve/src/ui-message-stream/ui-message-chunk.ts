@@ -60,6 +60,7 @@ export type UIMessageChunk =
   | { type: "tool-approval-request"; approvalId: string; toolCallId: string }
   | { type: "tool-output-available"; toolCallId: string; output: unknown; dynamic: true }
   | { type: "tool-output-error"; toolCallId: string; errorText: string; dynamic: true }
+  | { type: "tool-output-denied"; toolCallId: string }
   | { type: "finish-step" }
   | { type: "message-metadata"; messageMetadata: AgentUIMessageMetadata }
   | { type: "finish"; finishReason?: UIFinishReason; messageMetadata?: AgentUIMessageMetadata }
