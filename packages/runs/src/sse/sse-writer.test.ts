@@ -119,8 +119,29 @@ describe("SseWriter", () => {
     expect(await (await fetch(`${origin}/`)).text()).toBe("retry: 500\n\nid: 7\nevent: note\ndata: a\ndata: b\n\nid: 8\n\n");
   });
 
+  it("ends a dropped client's stream with the droppedFrame given (for a protocol's own error message)", async () => {
+    let dropped = false;
+    const origin = await startLoopback((_req, res) => {
+      const sse = new SseWriter(res, { maxBufferedBytes: 16 * 1024, heartbeatMs: 0, droppedFrame: (reason, lastEventId) => ({ event: "error", data: JSON.stringify({ error: reason, after: lastEventId }) }) });
+      for (let i = 1; i <= 100_000 && !sse.closed; i++) sse.send({ id: i, data: "x".repeat(1000) });
+      dropped = sse.dropped;
+    });
+    const socket = await stalledClient(origin);
+    await expect.poll(() => dropped).toBe(true);
+    const chunks: Buffer[] = [];
+    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+    socket.resume();
+    // The response's last chunk (the connection itself may stay open).
+    await expect.poll(() => Buffer.concat(chunks).toString("utf8").endsWith("\r\n0\r\n\r\n")).toBe(true);
+    const text = Buffer.concat(chunks).toString("utf8");
+    const last = /event: error\ndata: (.*)\n\n\r\n0\r\n\r\n$/.exec(text)?.[1];
+    expect(JSON.parse(last ?? "null")).toMatchObject({ error: expect.stringMatching(/did not read: more than 16384 bytes/), after: expect.stringMatching(/^\d+$/) });
+    expect(text).not.toContain("event: dropped");
+  });
+
   it("refuses options that cannot work", () => {
     const res = { on: () => undefined } as unknown as ServerResponse;
+    expect(() => new SseWriter(res, { droppedFrame: "no" as never })).toThrow(/droppedFrame/);
     expect(() => new SseWriter(res, { maxBufferedBytes: 0 })).toThrow(/maxBufferedBytes/);
     expect(() => new SseWriter(res, { heartbeatMs: Number.NaN })).toThrow(/heartbeatMs/);
   });

@@ -25,6 +25,12 @@ export interface SseWriterOptions {
   retryMs?: number;
   /** Extra response headers (e.g. `x-vercel-ai-ui-message-stream`). */
   headers?: Record<string, string>;
+  /**
+   * The last frame a dropped client gets, for a protocol whose clients read every frame's data as
+   * one of its own messages (A2A's JSON-RPC responses); `reason` says why, `lastEventId` is the last
+   * id sent. @default `event: dropped`, data `{ reason, lastEventId }`
+   */
+  droppedFrame?: (reason: string, lastEventId: string | null) => SseMessage;
 }
 
 /**
@@ -74,6 +80,7 @@ export class SseWriter {
   private readonly heartbeatMs: number;
   private readonly retryMs: number | undefined;
   private readonly headers: Record<string, string>;
+  private readonly droppedFrame: (reason: string, lastEventId: string | null) => SseMessage;
   private opened = false;
   private heartbeat: ReturnType<typeof setInterval> | undefined;
   private waiters: ((open: boolean) => void)[] = [];
@@ -83,7 +90,7 @@ export class SseWriter {
   dropped = false;
 
   constructor(res: ServerResponse, options: SseWriterOptions = {}) {
-    const { heartbeatMs = 15_000, maxBufferedBytes = 1_048_576, retryMs, headers = {} } = options;
+    const { heartbeatMs = 15_000, maxBufferedBytes = 1_048_576, retryMs, headers = {}, droppedFrame = defaultDroppedFrame } = options;
     check("heartbeatMs", heartbeatMs, 0);
     check("maxBufferedBytes", maxBufferedBytes, 1);
     if (retryMs !== undefined) check("retryMs", retryMs, 0);
@@ -92,6 +99,10 @@ export class SseWriter {
     this.maxBufferedBytes = maxBufferedBytes;
     this.retryMs = retryMs;
     this.headers = headers;
+    if (typeof droppedFrame !== "function") {
+      throw new InvalidArgumentError({ argument: "droppedFrame", value: droppedFrame, message: "SseWriter: `droppedFrame` must be a function (reason, lastEventId) => SseMessage." });
+    }
+    this.droppedFrame = droppedFrame;
     res.on("drain", () => this.wake(true));
     res.on("close", () => {
       this.stopHeartbeat();
@@ -184,8 +195,8 @@ export class SseWriter {
   private drop(): void {
     this.dropped = true;
     this.stopHeartbeat();
-    const data = JSON.stringify({ reason: `the client did not read: more than ${this.maxBufferedBytes} bytes were waiting for it`, lastEventId: this.lastId ?? null });
-    this.res.end(frame({ event: "dropped", data }));
+    const reason = `the client did not read: more than ${this.maxBufferedBytes} bytes were waiting for it`;
+    this.res.end(frame(this.droppedFrame(reason, this.lastId ?? null)));
     const timer = setTimeout(() => this.res.destroy(), GRACE_MS);
     timer.unref?.();
     this.res.once("finish", () => clearTimeout(timer));
@@ -199,6 +210,10 @@ export class SseWriter {
   private wake(open: boolean): void {
     for (const resolve of this.waiters.splice(0)) resolve(open);
   }
+}
+
+function defaultDroppedFrame(reason: string, lastEventId: string | null): SseMessage {
+  return { event: "dropped", data: JSON.stringify({ reason, lastEventId }) };
 }
 
 /** One SSE frame. */

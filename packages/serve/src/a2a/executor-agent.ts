@@ -14,6 +14,9 @@ export const ANSWER_ARTIFACT = "answer";
  */
 const TEXT_FLUSH_MS = 50;
 
+/** Gathered text this long (characters) goes out at once, so one update (and one SSE frame) stays small. */
+const TEXT_FLUSH_CHARS = 32 * 1024;
+
 /** What becomes of an A2A message: the run's inputs. */
 export type ToInputs = (message: Message) => Record<string, unknown>;
 
@@ -74,12 +77,12 @@ export class ExecutorA2AAgent implements A2AAgentExecutor {
         resolve();
       };
       let interrupts: Interrupt[] = [];
-      const text = new TextBatcher((chunk, first) => publish({ kind: "artifactUpdate", data: { taskId, contextId, artifact: artifact(ANSWER_ARTIFACT, [textPart(chunk)]), append: !first, lastChunk: false, metadata: undefined } }));
+      const answer = new TextBatcher((chunk, first) => publish({ kind: "artifactUpdate", data: { taskId, contextId, artifact: artifact(ANSWER_ARTIFACT, [textPart(chunk)]), append: !first, lastChunk: false, metadata: undefined } }));
       const subscription = events.subscribe({
         next: (event) => {
           if (event.subRun !== undefined) return;
           // Streamed text goes out before whatever comes after it.
-          if (event.type !== "token") text.flush();
+          if (event.type !== "token") answer.flush();
           switch (event.type) {
             case "start":
               publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, TASK_STATE.working, undefined, { agentrx: { runId: event.runId, resumed: event.resumed } }) });
@@ -91,7 +94,7 @@ export class ExecutorA2AAgent implements A2AAgentExecutor {
               publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, TASK_STATE.working, undefined, { agentrx: { event: "step", tool: event.step.action.tool, observation: event.step.observation } }) });
               break;
             case "token":
-              text.add(event.text);
+              answer.add(event.text);
               break;
             case "interrupt":
               interrupts = event.interrupts;
@@ -113,18 +116,18 @@ export class ExecutorA2AAgent implements A2AAgentExecutor {
           }
         },
         error: (error: unknown) => {
-          text.flush();
+          answer.flush();
           this.contexts.delete(taskId);
           const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
           publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, TASK_STATE.failed, message(ROLE_AGENT, [textPart(text)], { taskId, contextId })) });
           finish();
         },
         complete: () => {
-          text.flush();
+          answer.flush();
           finish();
         },
       });
-      if (!done) this.active.set(taskId, { contextId, stop: () => (subscription.unsubscribe(), text.discard(), finish()) });
+      if (!done) this.active.set(taskId, { contextId, stop: () => (subscription.unsubscribe(), answer.discard(), finish()) });
     });
   };
 
@@ -141,7 +144,8 @@ export class ExecutorA2AAgent implements A2AAgentExecutor {
 
 /**
  * Gathers streamed text and sends it in chunks: the first as soon as the current turn of the event
- * loop is over (so a burst of tokens is one chunk), then at most one every {@link TEXT_FLUSH_MS}.
+ * loop is over (so a burst of tokens is one chunk), then at most one every {@link TEXT_FLUSH_MS}
+ * unless {@link TEXT_FLUSH_CHARS} are waiting.
  */
 class TextBatcher {
   private pending = "";
@@ -154,6 +158,7 @@ class TextBatcher {
   add(text: string): void {
     if (text === "") return;
     this.pending += text;
+    if (this.pending.length >= TEXT_FLUSH_CHARS) return this.flush();
     if (this.timer !== undefined) return;
     const wait = Math.max(0, this.lastSent + TEXT_FLUSH_MS - Date.now());
     this.timer = setTimeout(() => {
