@@ -54,8 +54,8 @@ export interface A2AHandlerOptions {
   toInputs?: ToInputs;
   /**
    * The most bytes a stream holds for a client that does not read. The run is not paused for a slow
-   * client (its task goes on being updated); a client past this is dropped: its stream ends with a
-   * JSON-RPC error saying so, and it can read the task with `GetTask`. @default 1048576
+   * client; a client past this is dropped: its stream ends with a JSON-RPC error saying so (the run
+   * is not cancelled by it). @default 1048576
    */
   maxBufferedBytes?: number;
   /** A comment line is sent this often (ms) on a stream so proxies keep it open. @default 15000 */
