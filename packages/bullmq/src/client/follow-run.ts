@@ -28,7 +28,16 @@ export interface FollowContext {
 }
 
 const PAGE = 500;
+/** Channel items held while the replay is paused beyond which it goes on anyway (so the consumer's bound can drop it). */
+const PAUSED_INBOX_LIMIT = 1_000;
 type Step = "done" | undefined;
+
+/**
+ * Lets a consumer pause the replay of the record: called after each recorded entry is emitted, it
+ * returns a promise to wait on while the consumer is full (e.g. its socket), else `undefined`.
+ * @internal
+ */
+export type FollowPace = () => Promise<unknown> | undefined;
 
 /**
  * Follows a run: listens on its channel first (buffering), reads its record, then goes on with
@@ -38,11 +47,14 @@ type Step = "done" | undefined;
  * channel (a lost message) is filled from the store. Completes after the `output` event (or at
  * once when the run ended at or before `after`); a pause's `output` ends the stream only while no
  * resume of the run is queued. Errors with `RunStoppedError` when the run failed or was cancelled
- * (and no resume is queued), with `RunNotFoundError` for an unknown run.
+ * (and no resume is queued), with `RunNotFoundError` for an unknown run. With `pace`, reading the
+ * record waits while the consumer is full; live items are not paused (a consumer that does not keep
+ * up relies on its own bound), and a paused replay goes on anyway once more than
+ * {@link PAUSED_INBOX_LIMIT} channel items wait, so what is held stays bounded.
  *
  * @internal
  */
-export function followRun(context: FollowContext, runId: string, after: number): Observable<FollowItem> {
+export function followRun(context: FollowContext, runId: string, after: number, pace?: FollowPace): Observable<FollowItem> {
   return new Observable<FollowItem>((subscriber) => {
     const { store, hub, channel, pollIntervalMs } = context;
     const decoder = new RunEventDecoder(runId);
@@ -59,6 +71,7 @@ export function followRun(context: FollowContext, runId: string, after: number):
     let stopReconnect: (() => void) | undefined;
     const stopClose = hub.onClose((error) => fail(error));
     let poll: ReturnType<typeof setInterval> | undefined;
+    let overflow: (() => void) | undefined; // ends a paused replay when the inbox grew too long
 
     const emit = (item: FollowItem) => {
       if (!closed) subscriber.next(item);
@@ -104,6 +117,12 @@ export function followRun(context: FollowContext, runId: string, after: number):
             throw new RunStoreError({ operation: "events", runId, message: `RunClient.events: event ${decoded + 1} of run "${runId}" is missing from the store (it returned ${stored.seq} next).` });
           }
           if (take(stored) === "done" || closed) return "done";
+          const paused = pace?.();
+          if (paused !== undefined && inbox.length <= PAUSED_INBOX_LIMIT) {
+            await Promise.race([paused, new Promise<void>((resolve) => (overflow = resolve))]);
+            overflow = undefined;
+            if (closed) return "done";
+          }
         }
         if (page.length < PAGE) return undefined;
       }
@@ -185,6 +204,7 @@ export function followRun(context: FollowContext, runId: string, after: number):
 
     const teardown = () => {
       closed = true;
+      overflow?.();
       stopListening?.();
       stopReconnect?.();
       stopClose();
@@ -212,6 +232,7 @@ export function followRun(context: FollowContext, runId: string, after: number):
       .listen(channel, (message) => {
         quietSince = Date.now();
         inbox.push(...decodeWire(message));
+        if (inbox.length > PAUSED_INBOX_LIMIT) overflow?.();
         void pump();
       })
       .then((stop) => {

@@ -9,7 +9,7 @@ import { RESUME_JOB, type RunJobData, START_JOB } from "../internal/run-job-data
 import { checkConnection, checkInteger, checkName, checkObject, checkRunId, checkStore, fail } from "../internal/validate";
 import { encodeWire } from "../internal/wire";
 import { ENDED, settleRun } from "../internal/settle-run";
-import { type FollowItem, type RunEvent, followRun } from "./follow-run";
+import { type FollowItem, type FollowPace, type RunEvent, followRun } from "./follow-run";
 import type { ReconcileOptions, ReconcileReport, ResumeRunOptions, RunClientOptions, RunEventsOptions, SubmitRunOptions } from "./run-client-options";
 import { RunStoppedError } from "../errors/run-stopped-error";
 import { PENDING_STATES, giveUpRun, reconcileRun } from "./reconcile-run";
@@ -28,10 +28,10 @@ interface Connected {
 }
 
 /** How `serveRunEvents` follows a run with the skips that move an SSE id past unshown entries. */
-const followers = new WeakMap<RunClient, (runId: string, after: number) => Observable<FollowItem>>();
+const followers = new WeakMap<RunClient, (runId: string, after: number, pace?: FollowPace) => Observable<FollowItem>>();
 
 /** @internal */
-export function followerOf(client: RunClient): (runId: string, after: number) => Observable<FollowItem> {
+export function followerOf(client: RunClient): (runId: string, after: number, pace?: FollowPace) => Observable<FollowItem> {
   const follow = followers.get(client);
   if (follow === undefined) throw new InvalidArgumentError({ argument: "client", value: client, message: "serveRunEvents: `client` must be a RunClient." });
   return follow;
@@ -85,7 +85,7 @@ export class RunClient {
     this.store = store;
     this.names = queueNames(queueName, prefix);
     this.pollIntervalMs = pollIntervalMs;
-    followers.set(this, (runId, after) => this.follow(runId, after));
+    followers.set(this, (runId, after, pace) => this.follow(runId, after, pace));
   }
 
   /**
@@ -279,7 +279,7 @@ export class RunClient {
     await connected.redis.close();
   }
 
-  private follow(runId: string, after: number): Observable<FollowItem> {
+  private follow(runId: string, after: number, pace?: FollowPace): Observable<FollowItem> {
     return new Observable<FollowItem>((subscriber) => {
       let hub: ChannelHub;
       try {
@@ -296,7 +296,7 @@ export class RunClient {
         resumePending: (id: string) => this.resumePending(id),
         reconcile: async (info: RunInfo) => void (this.ofThisQueue(info) ? await this.reconcileRun(info) : undefined),
       };
-      return followRun(context, runId, after).subscribe(subscriber);
+      return followRun(context, runId, after, pace).subscribe(subscriber);
     });
   }
 

@@ -1,4 +1,4 @@
-import { type Server, type ServerResponse, createServer } from "node:http";
+import { type IncomingMessage, type Server, type ServerResponse, createServer, get } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -11,6 +11,8 @@ import { ScriptedChatModel } from "@agentrx/core/testing";
 import { createToolCallingAgent } from "@agentrx/agents";
 import { AgentExecutor } from "@agentrx/executors";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
+import { tool } from "@langchain/core/tools";
+import { z } from "zod";
 import { closeLoopback, stalledClient, startLoopback } from "../../../runs/src/sse/loopback-test-server";
 import { serveRunEvents } from "./serve-run-events";
 
@@ -158,6 +160,50 @@ describe.skipIf(servers.skip)("serveRunEvents over Node's http (Redis, PostgreSQ
     } finally {
       dropped();
       delete (store as { write?: unknown }).write;
+      clearInterval(sampler);
+      await closeLoopback();
+    }
+  }, 120_000);
+
+  it("pauses the replay of a run's record while a slow client's socket is full: it is not dropped, and the server holds at most the bound", async () => {
+    const max = 256 * 1024;
+    const calls = 160;
+    // A finished run whose record is about 4 MB: many steps with 25 KB observations.
+    const big = tool(async ({ n }: { n: number }) => `${n}:${"y".repeat(25_000)}`, { name: "big", description: "Returns a lot.", schema: z.object({ n: z.number() }) });
+    const llm = new ScriptedChatModel({ responses: [{ toolCalls: Array.from({ length: calls }, (_, n) => ({ name: "big", args: { n } })) }, "done"] });
+    const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
+    fixture.worker({ big: () => new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [big], prompt }), tools: [big] }) });
+    const runId = await client.submit("big", { input: "go" });
+    expect((await client.result(runId)).output).toBe("done");
+    const responses: ServerResponse[] = [];
+    let peak = 0;
+    const origin = await startLoopback((req, res) => {
+      responses.push(res);
+      void serveRunEvents(client, runId, req, res, { heartbeatMs: 60_000, maxBufferedBytes: max });
+    });
+    const sampler = setInterval(() => {
+      for (const res of responses) peak = Math.max(peak, res.writableLength);
+    }, 2);
+    try {
+      // A client that reads one chunk, then waits a little before the next.
+      const text = await new Promise<string>((resolve, reject) => {
+        get(`${origin}/runs/${runId}/events`, (res: IncomingMessage) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (chunk: Buffer) => {
+            chunks.push(chunk);
+            res.pause();
+            setTimeout(() => res.resume(), 3);
+          });
+          res.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+          res.on("error", reject);
+        }).on("error", reject);
+      });
+      expect(text).not.toContain("event: dropped");
+      expect(text.match(/^event: step$/gm)?.length).toBe(calls);
+      expect(text).toMatch(/event: output\n[^]*"done"[^]*\n\n$/);
+      expect(peak).toBeGreaterThan(0);
+      expect(peak).toBeLessThanOrEqual(max);
+    } finally {
       clearInterval(sampler);
       await closeLoopback();
     }

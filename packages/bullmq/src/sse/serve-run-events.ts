@@ -24,7 +24,9 @@ export interface ServeRunEventsOptions {
  * an id. A browser's `EventSource` that reconnects sends `Last-Event-ID` and gets exactly the events
  * after it. The stream ends after the `output` event, or with `event: end` (`data: { runId,
  * status, reason }`) when the run failed or was cancelled: close the `EventSource` on either, or it
- * reconnects (and then gets `204 No Content`, which stops it). An unknown run gets `404`.
+ * reconnects (and then gets `204 No Content`, which stops it). An unknown run gets `404`. Replaying
+ * the record waits while the client's socket is full, so a slow reader of a long record is not
+ * dropped; live events are not held back for it (past `maxBufferedBytes` it is dropped).
  *
  * Resolves once the response has ended (the run's output was sent, or the client went away).
  *
@@ -56,6 +58,9 @@ export function serveRunEvents(client: RunClient, runId: string, req: IncomingMe
   return new Promise<void>((resolve) => {
     let ended = false;
     let subscription: Subscription | undefined;
+    let full = false;
+    // The record's replay waits while the socket is full (live events rely on the bound instead).
+    const pace = () => (full ? sse.ready().then(() => (full = false)) : undefined);
     const end = (status?: number, text?: string) => {
       if (ended) return;
       ended = true;
@@ -64,9 +69,9 @@ export function serveRunEvents(client: RunClient, runId: string, req: IncomingMe
       else sse.end();
       resolve();
     };
-    subscription = follow(runId, after ?? 0).subscribe({
+    subscription = follow(runId, after ?? 0, pace).subscribe({
       next: (item) => {
-        sse.send(message(item));
+        full = !sse.send(message(item));
         // A client that does not read was dropped (its EventSource reconnects with Last-Event-ID): stop following.
         if (sse.closed) end();
       },

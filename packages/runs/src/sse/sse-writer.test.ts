@@ -149,6 +149,7 @@ describe("SseWriter", () => {
 
   it("refuses options that cannot work", () => {
     const res = { on: () => undefined } as unknown as ServerResponse;
+    expect(() => new SseWriter(res, { droppedMessage: "no" as never })).toThrow(/droppedMessage/);
     expect(() => new SseWriter(res, { maxBufferedBytes: 0 })).toThrow(/maxBufferedBytes/);
     expect(() => new SseWriter(res, { heartbeatMs: Number.NaN })).toThrow(/heartbeatMs/);
     expect(() => new SseWriter(res, { droppedMessage: "bye" as never })).toThrow(/droppedMessage/);

@@ -28,7 +28,7 @@ export interface SseWriterOptions {
   /**
    * The last message sent to a client dropped for not reading, from why (`reason`) and the last id
    * sent; for a protocol whose clients read only `data` (the AI SDK's UI message stream: an `error`
-   * chunk).
+   * chunk; A2A's JSON-RPC responses: an error response).
    * @default an `event: dropped` frame, `data: { reason, lastEventId }`
    */
   droppedMessage?: (info: { reason: string; lastEventId: string | null }) => SseMessage;

@@ -3,6 +3,8 @@ import type { AgentCard, AgentInterface } from "@a2a-js/sdk";
 import type { AgentExecutor as A2AAgentExecutor, TaskStore } from "@a2a-js/sdk/server";
 import { InvalidArgumentError } from "@agentrx/core";
 import type { AgentExecutor } from "@agentrx/executors";
+import { SseWriter } from "@agentrx/runs";
+import { checkPositiveInteger } from "../internal/check-options";
 import { ExecutorA2AAgent, type ToInputs } from "./executor-agent";
 import { loadA2AServer } from "./load-a2a-sdk";
 
@@ -50,6 +52,14 @@ export interface A2AHandlerOptions {
   taskStore?: TaskStore;
   /** The run's inputs for a message. @default `{ input: <the message's text> }` */
   toInputs?: ToInputs;
+  /**
+   * The most bytes a stream holds for a client that does not read. The run is not paused for a slow
+   * client; a client past this is dropped: its stream ends with a JSON-RPC error saying so (the run
+   * is not cancelled by it). @default 1048576
+   */
+  maxBufferedBytes?: number;
+  /** A comment line is sent this often (ms) on a stream so proxies keep it open. @default 15000 */
+  heartbeatMs?: number;
 }
 
 /**
@@ -101,7 +111,7 @@ const MAX_BODY_BYTES = 10 * 1024 * 1024;
  * ```
  */
 export function createA2AHandler(executor: AgentExecutor, options: A2AHandlerOptions): A2AHandler {
-  const { agentCard: input, path = "/", taskStore, toInputs } = (options ?? {}) as A2AHandlerOptions;
+  const { agentCard: input, path = "/", taskStore, toInputs, maxBufferedBytes = 1_048_576, heartbeatMs = 15_000 } = (options ?? {}) as A2AHandlerOptions;
   if (typeof executor?.stream !== "function" || typeof executor.resume !== "function") {
     throw new InvalidArgumentError({ argument: "executor", value: executor, message: "createA2AHandler: `executor` must be an AgentExecutor from @agentrx/executors." });
   }
@@ -111,6 +121,8 @@ export function createA2AHandler(executor: AgentExecutor, options: A2AHandlerOpt
   if (typeof path !== "string" || !path.startsWith("/")) {
     throw new InvalidArgumentError({ argument: "path", value: path, message: `createA2AHandler: \`path\` must start with "/", got ${JSON.stringify(path)}.` });
   }
+  checkPositiveInteger("createA2AHandler", "maxBufferedBytes", maxBufferedBytes);
+  checkPositiveInteger("createA2AHandler", "heartbeatMs", heartbeatMs);
   const card = agentCardOf(input, input.url ?? `http://localhost${path}`);
   const agentExecutor = new ExecutorA2AAgent(executor, toInputs);
   let ready: Promise<Serve> | undefined;
@@ -131,7 +143,7 @@ export function createA2AHandler(executor: AgentExecutor, options: A2AHandlerOpt
         response.writeHead(405, { allow: "POST", "content-type": "text/plain" }).end("A2A JSON-RPC takes POST requests.");
         return;
       }
-      const serve = await (ready ??= prepare(card, agentExecutor, taskStore));
+      const serve = await (ready ??= prepare(card, agentExecutor, taskStore, { maxBufferedBytes, heartbeatMs }));
       await serve(request, response);
     } catch (error) {
       if (!response.headersSent) response.writeHead(500, { "content-type": "text/plain" });
@@ -144,7 +156,7 @@ export function createA2AHandler(executor: AgentExecutor, options: A2AHandlerOpt
 type Serve = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
 
 /** The JSON-RPC endpoint, once the SDK is loaded: v1.0 requests, and v0.3 ones (no or a 0.3 `A2A-Version`). */
-async function prepare(card: AgentCard, agentExecutor: A2AAgentExecutor, taskStore: TaskStore | undefined): Promise<Serve> {
+async function prepare(card: AgentCard, agentExecutor: A2AAgentExecutor, taskStore: TaskStore | undefined, stream: StreamOptions): Promise<Serve> {
   const { server, compat } = await loadA2AServer();
   const requestHandler = new server.DefaultRequestHandler(card, taskStore ?? new server.InMemoryTaskStore(), agentExecutor);
   const current = new server.JsonRpcTransportHandler(requestHandler);
@@ -173,32 +185,41 @@ async function prepare(card: AgentCard, agentExecutor: A2AAgentExecutor, taskSto
         sendJson(response, result);
         return;
       }
-      await streamEvents(request, response, result as AsyncGenerator<unknown>, (error) => ({ jsonrpc: "2.0", id, error: toError(error) }));
+      await streamEvents(response, result as AsyncGenerator<unknown>, id, (error) => ({ jsonrpc: "2.0", id, error: toError(error) }), stream);
     } catch (error) {
       sendJson(response, { jsonrpc: "2.0", id, error: toError(error) });
     }
   };
 }
 
-/** A streaming result as Server-Sent Events (`data: <JSON-RPC response>`); stops when the client goes. */
-async function streamEvents(request: IncomingMessage, response: ServerResponse, events: AsyncGenerator<unknown>, toError: (error: unknown) => unknown): Promise<void> {
-  response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive", "x-accel-buffering": "no" });
-  let gone = false;
-  const onClose = () => {
-    gone = true;
-    void events.return(undefined);
-  };
-  request.once("close", onClose);
+interface StreamOptions {
+  maxBufferedBytes: number;
+  heartbeatMs: number;
+}
+
+/**
+ * A streaming result as Server-Sent Events (`data: <JSON-RPC response>`), written through
+ * `SseWriter` (see docs/serving.md): the events keep being taken (the task is updated whether or not
+ * the client reads), and a client that holds more than `maxBufferedBytes` unread is dropped with a
+ * JSON-RPC error. Stops when the client goes.
+ */
+async function streamEvents(response: ServerResponse, events: AsyncGenerator<unknown>, id: string | number | null, toError: (error: unknown) => unknown, options: StreamOptions): Promise<void> {
+  const sse = new SseWriter(response, {
+    ...options,
+    droppedMessage: ({ reason }) => ({ event: "error", data: JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32603, message: `Stream dropped: ${reason}.` } }) }),
+  });
+  sse.open();
+  // The client went away or was dropped: stop taking events.
+  sse.onClose(() => void events.return(undefined));
   try {
     for await (const event of events) {
-      if (gone) break;
-      response.write(`data: ${JSON.stringify(event)}\n\n`);
+      if (sse.closed) break;
+      sse.send({ data: JSON.stringify(event) });
     }
   } catch (error) {
-    if (!gone) response.write(`event: error\ndata: ${JSON.stringify(toError(error))}\n\n`);
+    if (!sse.closed) sse.send({ event: "error", data: JSON.stringify(toError(error)) });
   } finally {
-    request.off("close", onClose);
-    if (!response.writableEnded) response.end();
+    sse.end();
   }
 }
 

@@ -7,6 +7,16 @@ import { ROLE_AGENT, TASK_STATE, artifact, dataOf, dataPart, message, partsText,
 /** The artifact the answer streams into and ends up in. */
 export const ANSWER_ARTIFACT = "answer";
 
+/**
+ * How long streamed text is gathered before it goes out as one artifact update (ms). The SDK copies
+ * and saves the whole task on every update, so one update per token is quadratic in the answer's
+ * length; batching bounds the updates by the time the answer takes, not by its tokens.
+ */
+const TEXT_FLUSH_MS = 50;
+
+/** Gathered text this long (characters) goes out at once, so one update (and one SSE frame) stays small. */
+const TEXT_FLUSH_CHARS = 32 * 1024;
+
 /** What becomes of an A2A message: the run's inputs. */
 export type ToInputs = (message: Message) => Record<string, unknown>;
 
@@ -66,11 +76,13 @@ export class ExecutorA2AAgent implements A2AAgentExecutor {
         this.active.delete(taskId);
         resolve();
       };
-      let streamed = false;
       let interrupts: Interrupt[] = [];
+      const answer = new TextBatcher((chunk, first) => publish({ kind: "artifactUpdate", data: { taskId, contextId, artifact: artifact(ANSWER_ARTIFACT, [textPart(chunk)]), append: !first, lastChunk: false, metadata: undefined } }));
       const subscription = events.subscribe({
         next: (event) => {
           if (event.subRun !== undefined) return;
+          // Streamed text goes out before whatever comes after it.
+          if (event.type !== "token") answer.flush();
           switch (event.type) {
             case "start":
               publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, TASK_STATE.working, undefined, { agentrx: { runId: event.runId, resumed: event.resumed } }) });
@@ -82,8 +94,7 @@ export class ExecutorA2AAgent implements A2AAgentExecutor {
               publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, TASK_STATE.working, undefined, { agentrx: { event: "step", tool: event.step.action.tool, observation: event.step.observation } }) });
               break;
             case "token":
-              publish({ kind: "artifactUpdate", data: { taskId, contextId, artifact: artifact(ANSWER_ARTIFACT, [textPart(event.text)]), append: streamed, lastChunk: false, metadata: undefined } });
-              streamed = true;
+              answer.add(event.text);
               break;
             case "interrupt":
               interrupts = event.interrupts;
@@ -105,14 +116,18 @@ export class ExecutorA2AAgent implements A2AAgentExecutor {
           }
         },
         error: (error: unknown) => {
+          answer.flush();
           this.contexts.delete(taskId);
           const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
           publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, TASK_STATE.failed, message(ROLE_AGENT, [textPart(text)], { taskId, contextId })) });
           finish();
         },
-        complete: finish,
+        complete: () => {
+          answer.flush();
+          finish();
+        },
       });
-      if (!done) this.active.set(taskId, { contextId, stop: () => (subscription.unsubscribe(), finish()) });
+      if (!done) this.active.set(taskId, { contextId, stop: () => (subscription.unsubscribe(), answer.discard(), finish()) });
     });
   };
 
@@ -125,6 +140,54 @@ export class ExecutorA2AAgent implements A2AAgentExecutor {
     const text = "The task was cancelled.";
     bus.publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, TASK_STATE.canceled, message(ROLE_AGENT, [textPart(text)], { taskId, contextId })) });
   };
+}
+
+/**
+ * Gathers streamed text and sends it in chunks: the first as soon as the current turn of the event
+ * loop is over (so a burst of tokens is one chunk), then at most one every {@link TEXT_FLUSH_MS}
+ * unless {@link TEXT_FLUSH_CHARS} are waiting.
+ */
+class TextBatcher {
+  private pending = "";
+  private sent = false;
+  private lastSent = Number.NEGATIVE_INFINITY;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(private readonly send: (chunk: string, first: boolean) => void) {}
+
+  add(text: string): void {
+    if (text === "") return;
+    this.pending += text;
+    if (this.pending.length >= TEXT_FLUSH_CHARS) return this.flush();
+    if (this.timer !== undefined) return;
+    const wait = Math.max(0, this.lastSent + TEXT_FLUSH_MS - Date.now());
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.flush();
+    }, wait);
+  }
+
+  /** Sends what is gathered now. */
+  flush(): void {
+    this.cancelTimer();
+    if (this.pending === "") return;
+    const chunk = this.pending;
+    this.pending = "";
+    this.lastSent = Date.now();
+    this.send(chunk, !this.sent);
+    this.sent = true;
+  }
+
+  /** Forgets what is gathered (the task was cancelled). */
+  discard(): void {
+    this.cancelTimer();
+    this.pending = "";
+  }
+
+  private cancelTimer(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
 }
 
 function newTask(taskId: string, contextId: string, received: Message): Task {

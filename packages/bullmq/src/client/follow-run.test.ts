@@ -1,0 +1,77 @@
+import { createToolCallingAgent } from "@agentrx/agents";
+import { ScriptedChatModel } from "@agentrx/core/testing";
+import { AgentExecutor } from "@agentrx/executors";
+import { MemoryRunStore } from "@agentrx/runs";
+import { ChatPromptTemplate } from "@langchain/core/prompts";
+import { tool } from "@langchain/core/tools";
+import { lastValueFrom } from "rxjs";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import type { ChannelHub } from "../internal/channel-hub";
+import { encodeWire } from "../internal/wire";
+import { type FollowItem, followRun } from "./follow-run";
+
+/** A finished run recorded in a memory store: a few steps, so its record has several entries. */
+async function recordedRun(): Promise<{ store: MemoryRunStore; runId: string }> {
+  const store = new MemoryRunStore();
+  const echo = tool(async ({ n }: { n: number }) => `echo ${n}`, { name: "echo", description: "Echoes.", schema: z.object({ n: z.number() }) });
+  const llm = new ScriptedChatModel({ responses: [{ toolCalls: [0, 1, 2].map((n) => ({ name: "echo", args: { n } })) }, "done"] });
+  const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
+  const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [echo], prompt }), tools: [echo], store });
+  await lastValueFrom(executor.stream({ input: "go" }, { runId: "run-1" }));
+  return { store, runId: "run-1" };
+}
+
+function fakeHub(): { hub: ChannelHub; publish: (message: string) => void } {
+  let listener: ((message: string) => void) | undefined;
+  const hub = {
+    listen: async (_channel: string, heard: (message: string) => void) => ((listener = heard), () => (listener = undefined)),
+    onReconnect: () => () => undefined,
+    onClose: () => () => undefined,
+  } as unknown as ChannelHub;
+  return { hub, publish: (message) => listener?.(message) };
+}
+
+describe("followRun's pace", () => {
+  it("pauses the replay while the consumer is full, and goes on once it drained", async () => {
+    const { store, runId } = await recordedRun();
+    const { hub } = fakeHub();
+    let drained: (() => void) | undefined;
+    const items: FollowItem[] = [];
+    const pace = () => (items.length === 1 ? new Promise<void>((resolve) => (drained = resolve)) : undefined);
+    const context = { store, hub, channel: "c", pollIntervalMs: 60_000, resumePending: async () => false, reconcile: async () => undefined };
+    let completed = false;
+    const subscription = followRun(context, runId, 0, pace).subscribe({ next: (item) => items.push(item), complete: () => (completed = true) });
+    try {
+      await expect.poll(() => drained).toBeDefined();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(items).toHaveLength(1); // paused after the first entry
+      drained?.();
+      await expect.poll(() => completed).toBe(true);
+      expect(items.length).toBe((await store.getRun(runId))?.eventCount);
+    } finally {
+      subscription.unsubscribe();
+    }
+  });
+
+  it("a paused replay goes on anyway once too many channel messages wait (the consumer's bound then decides)", async () => {
+    const { store, runId } = await recordedRun();
+    const { hub, publish } = fakeHub();
+    const items: FollowItem[] = [];
+    const never = new Promise<void>(() => undefined);
+    const context = { store, hub, channel: "c", pollIntervalMs: 60_000, resumePending: async () => false, reconcile: async () => undefined };
+    let completed = false;
+    const subscription = followRun(context, runId, 0, () => never).subscribe({ next: (item) => items.push(item), complete: () => (completed = true) });
+    try {
+      await expect.poll(() => items.length).toBe(1);
+      for (let i = 0; i < 1_000; i++) publish(encodeWire([{ end: { status: "running" } }]));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(items).toHaveLength(1); // still paused: the inbox is within its limit
+      publish(encodeWire([{ end: { status: "running" } }]));
+      await expect.poll(() => completed).toBe(true);
+      expect(items.length).toBe((await store.getRun(runId))?.eventCount);
+    } finally {
+      subscription.unsubscribe();
+    }
+  });
+});
