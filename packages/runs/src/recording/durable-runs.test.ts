@@ -269,6 +269,42 @@ describe("fork", () => {
   });
 });
 
+describe("a fork whose copy cannot be written", () => {
+  async function forkWith(failDelete: boolean) {
+    const inner = new MemoryRunStore();
+    const agent = RunnableLambda.from((input: { steps: AgentStep[] }) =>
+      input.steps.length === 0 ? ({ tool: "echo", toolInput: { text: "hi" }, log: "", toolCallId: "c1" } as AgentAction) : { returnValues: { output: "done" }, log: "" },
+    );
+    const echo = tool(async ({ text }: { text: string }) => text, { name: "echo", description: "Echoes.", schema: z.object({ text: z.string() }) });
+    await new AgentExecutor({ agent, tools: [echo], store: inner }).invoke({ input: "x" }, { runId: "src" });
+    const store = delegate(inner);
+    store.write = async (runId, write) => {
+      if (runId === "fork") throw new Error("disk full");
+      return inner.write(runId, write);
+    };
+    if (failDelete) store.deleteRun = async () => Promise.reject(new Error("connection lost"));
+    const error = await new AgentExecutor({ agent, tools: [echo], store }).fork("src", { runId: "fork" }).then(() => undefined, (caught: unknown) => caught);
+    return { inner, error };
+  }
+
+  it("fails with the write's error and leaves no run behind (the run it created is deleted)", async () => {
+    const { inner, error } = await forkWith(false);
+    expect((error as Error).message).toMatch(/disk full/);
+    expect(await inner.getRun("fork")).toBeUndefined();
+    expect((await inner.listRuns()).map((run) => run.runId)).toEqual(["src"]);
+  });
+
+  it("says which run is left behind when deleting it fails too", async () => {
+    const { inner, error } = await forkWith(true);
+    expect(RunStoreError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toBe(
+      'AgentExecutor.fork: writing the copy of run "src" to its fork "fork" failed (disk full), and deleting the fork\'s empty run failed too (connection lost); it is left behind with status "running": delete it with store.deleteRun("fork").',
+    );
+    expect(((error as Error).cause as Error).message).toBe("disk full");
+    expect((await inner.getRun("fork"))?.status).toBe("running");
+  });
+});
+
 describe("fork with a tool-calling agent on a model started afresh (as in another process)", () => {
   it("sends each live turn's model message, even when the new model's ids repeat the recorded ones", async () => {
     const store = new MemoryRunStore();
