@@ -4,6 +4,7 @@ import type { StructuredToolInterface } from "@langchain/core/tools";
 import { Validator } from "@langchain/core/utils/json_schema";
 import type { Decision, Interrupt, InterruptEvent, StopReason } from "./events";
 import { InDoubtToolCallError } from "./in-doubt-tool-call-error";
+import { leftOutPart } from "../runs/json-value";
 import { forced } from "./run-helpers";
 import type { RunState, RunTransition } from "./run-state";
 
@@ -47,6 +48,14 @@ export async function interruptsOf(actions: readonly AgentAction[], iteration: n
     interrupts.push(interrupt);
   });
   return interrupts;
+}
+
+/**
+ * The observation of a call in doubt that a resume would run again while its record does not hold
+ * all of its input (`leftOut` says which part is missing; see `MAX_RECORDED_DEPTH`).
+ */
+function leftOutObservation(tool: string, leftOut: string): string {
+  return `The call to tool "${tool}" could not run again on resume: its input was nested too deeply for the run record, which kept ${leftOut}.`;
 }
 
 /** The observation of a rejected tool call without a message of its own. */
@@ -237,7 +246,12 @@ export class ApprovalGate {
     for (const index of indexes) {
       const action = turn.actions[index] as AgentAction;
       const policy = this.run.inDoubtPolicy(action);
-      if (policy === "retry") continue;
+      if (policy === "retry") {
+        // The record does not hold all of its input (see MAX_RECORDED_DEPTH): it cannot run again as it was called.
+        const leftOut = leftOutPart(action.toolInput);
+        if (leftOut !== undefined) this.run.toolFinished(index, { action, observation: leftOutObservation(action.tool, leftOut) }, 0, undefined);
+        continue;
+      }
       if (policy === "fail") throw new InDoubtToolCallError({ runId: state.runId, tool: action.tool, iteration: turn.iteration, index });
       const interrupt: Interrupt = { id: `call-${turn.iteration}-${index}`, tool: action.tool, toolInput: action.toolInput, iteration: turn.iteration, index, reason: "in_doubt" };
       const toolCallId = (action as { toolCallId?: unknown }).toolCallId;

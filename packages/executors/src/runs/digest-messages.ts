@@ -1,4 +1,5 @@
 import type { BaseMessage } from "@langchain/core/messages";
+import { encodeValue } from "./json-value";
 
 /**
  * A short digest of a conversation: two 32-bit FNV-1a-style hashes over each message's type, name,
@@ -20,14 +21,28 @@ export function digestMessages(messages: readonly BaseMessage[]): string {
     hash.add(message.getType());
     hash.add(message.name ?? "");
     const content = message.content;
-    hash.add(typeof content === "string" ? content : JSON.stringify(content));
+    hash.add(typeof content === "string" ? content : jsonText(content));
     const calls = (message as { tool_calls?: { name: string; args: unknown; id?: string }[] }).tool_calls;
-    if (calls) for (const call of calls) hash.add(`${call.id ?? ""}\u0001${call.name}\u0001${JSON.stringify(call.args)}`);
+    if (calls) for (const call of calls) hash.add(`${call.id ?? ""}\u0001${call.name}\u0001${jsonText(call.args)}`);
     const callId = (message as { tool_call_id?: string }).tool_call_id;
     if (callId !== undefined) hash.add(callId);
     hash.add("\u0002");
   }
   return hash.digest();
+}
+
+/**
+ * `JSON.stringify(value)`; for a value nested too deeply for it (tool-call arguments a model wrote
+ * thousands of levels deep), the JSON of its recorded form (see `MAX_RECORDED_DEPTH`), so
+ * digesting never fails a run.
+ */
+function jsonText(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? "";
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return JSON.stringify(encodeValue(value, "value"));
+  }
 }
 
 class Fnv {

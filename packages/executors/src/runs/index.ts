@@ -27,7 +27,7 @@ export { digestMessages } from "./digest-messages";
 export { MAX_RECORDED_IMAGE_CHARS } from "./json-value";
 export { deserializeRunState, serializeRunState } from "./serialize-run-state";
 export type { SerializedRunState } from "./serialize-run-state";
-export { restoreRunState } from "./restore-run-state";
+export { RunRecordFold, restoreRunState } from "./restore-run-state";
 export type { RestoredRun } from "./restore-run-state";
 export { REPLAY_PAGE_SIZE, corrupt as corruptEventError, messageOf as errorMessageOf, readRecordedEvents, recordedRunInfo } from "./read-recorded-events";
 export { randomUuid } from "./random-uuid";

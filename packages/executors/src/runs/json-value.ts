@@ -6,13 +6,79 @@ import type { JsonObject, JsonValue } from "./run-store";
 // Values that runs record (inputs, tool inputs, return values) as JSON. Messages go through
 // @langchain/core's own message serialization; everything else follows JSON.stringify's rules
 // (undefined and functions are dropped, Dates become ISO strings), except that a circular
-// reference is an error instead of a crash deep inside a driver.
+// reference is an error instead of a crash deep inside a driver, and a part nested more than
+// MAX_RECORDED_DEPTH levels deep is kept as a text that says what it was (see docs/runs.md, "What
+// a record keeps"), so no recursive step (message serialization, the stores' JSON) overflows.
 
 const TAG = "$agentrx";
 
-/** Converts messages to `@langchain/core`'s stored form. */
+/**
+ * The deepest nesting of objects and arrays a run's record keeps of a value (a tool input, a
+ * message's tool-call arguments): a part nested deeper is recorded as a text that names its path
+ * and this limit, so recording never fails on a value and never changes what the run does.
+ */
+export const MAX_RECORDED_DEPTH = 100;
+
+/** Converts messages to `@langchain/core`'s stored form (a part nested too deeply: see {@link MAX_RECORDED_DEPTH}). */
 export function encodeMessages(messages: readonly BaseMessage[]): JsonValue[] {
-  return mapChatMessagesToStoredMessages(messages as BaseMessage[]) as unknown as JsonValue[];
+  const shallow = messages.map((message) => (Object.values(message).some((field) => deeperThan(field, MAX_RECORDED_DEPTH - 1)) ? capMessage(message) : message));
+  return mapChatMessagesToStoredMessages(shallow as BaseMessage[]) as unknown as JsonValue[];
+}
+
+/** The text that stands in a record for a part of a value nested more than {@link MAX_RECORDED_DEPTH} levels deep. */
+export function leftOutText(path: string): string {
+  return `[${path} is nested more than ${MAX_RECORDED_DEPTH}${LEFT_OUT_END}`;
+}
+
+const LEFT_OUT_END = ` levels deep: left out of the run record]`;
+
+/**
+ * The first {@link leftOutText} in a value read back from a record (a tool input whose deepest
+ * part the record does not hold), or `undefined` when it holds all of it.
+ */
+export function leftOutPart(value: unknown, depth = 0): string | undefined {
+  if (typeof value === "string") return value.startsWith("[") && value.endsWith(LEFT_OUT_END) ? value : undefined;
+  if (typeof value !== "object" || value === null || depth > MAX_RECORDED_DEPTH) return undefined;
+  for (const child of Array.isArray(value) ? value : Object.values(value)) {
+    const found = leftOutPart(child, depth + 1);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** Whether `value` nests objects and arrays more than `max` levels deep (it looks no deeper than that). */
+function deeperThan(value: unknown, max: number): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  if (max <= 0) return true;
+  for (const child of Array.isArray(value) ? value : Object.values(value)) if (deeperThan(child, max - 1)) return true;
+  return false;
+}
+
+/** A copy of `value` with every part nested deeper than `depth` levels replaced by {@link leftOutText}. */
+function capDepth(value: unknown, path: string, depth: number): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (depth > MAX_RECORDED_DEPTH) return leftOutText(path);
+  if (Array.isArray(value)) return value.map((item, index) => capDepth(item, `${path}[${index}]`, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) out[key] = capDepth((value as Record<string, unknown>)[key], `${path}.${key}`, depth + 1);
+  return out;
+}
+
+/** The message built anew from its fields with its too deeply nested parts left out (see {@link capDepth}). */
+function capMessage(message: BaseMessage): BaseMessage {
+  const fields = (message as unknown as { lc_kwargs: Record<string, unknown> }).lc_kwargs;
+  const capped: Record<string, unknown> = {};
+  // A chunk's streamed tool-call text would be parsed into the deep arguments again: its parsed tool calls are kept instead.
+  const keys = new Set(Object.keys(fields));
+  keys.delete("tool_call_chunks");
+  for (const key of ["tool_calls", "invalid_tool_calls"]) if (Array.isArray((message as unknown as Record<string, unknown>)[key])) keys.add(key);
+  for (const key of keys) {
+    // The message's own field when it has one (a field set after construction), else its constructor argument.
+    const value = key in message ? (message as unknown as Record<string, unknown>)[key] : fields[key];
+    capped[key] = capDepth(value, `message.${key}`, 2);
+  }
+  const Message = message.constructor as new (fields: Record<string, unknown>) => BaseMessage;
+  return new Message(capped);
 }
 
 /** Converts messages back from `@langchain/core`'s stored form. */
@@ -23,27 +89,29 @@ export function decodeMessages(stored: unknown): BaseMessage[] {
 
 /**
  * A JSON value for `value`: messages become `{ $agentrx: "message", message }`, a plain object that
- * has a `$agentrx` key of its own is wrapped so it decodes as it was.
+ * has a `$agentrx` key of its own is wrapped so it decodes as it was. A part nested more than
+ * {@link MAX_RECORDED_DEPTH} levels deep is recorded as {@link leftOutText} of its path.
  *
  * @throws TypeError naming the path of a circular reference
  */
-export function encodeValue(value: unknown, path = "value", seen: Set<object> = new Set()): JsonValue {
+export function encodeValue(value: unknown, path = "value", seen: Set<object> = new Set(), depth = 1): JsonValue {
   if (value === null || typeof value === "string" || typeof value === "boolean") return value;
   if (typeof value === "number") return Number.isFinite(value) ? value : null;
   if (typeof value === "bigint") return value.toString();
   if (typeof value !== "object") return null; // undefined, functions, symbols: as JSON.stringify in arrays
   if (isBaseMessage(value)) return { [TAG]: "message", message: encodeMessages([value])[0] as JsonValue };
   const toJSON = (value as { toJSON?: unknown }).toJSON;
-  if (typeof toJSON === "function") return encodeValue(toJSON.call(value), path, seen);
+  if (typeof toJSON === "function") return encodeValue(toJSON.call(value), path, seen, depth);
+  if (depth > MAX_RECORDED_DEPTH) return leftOutText(path);
   if (seen.has(value)) throw new TypeError(`${path} contains a circular reference; a recorded run needs JSON-serializable values.`);
   seen.add(value);
   try {
-    if (Array.isArray(value)) return value.map((item, index) => encodeValue(item, `${path}[${index}]`, seen));
+    if (Array.isArray(value)) return value.map((item, index) => encodeValue(item, `${path}[${index}]`, seen, depth + 1));
     const out: JsonObject = {};
     for (const key of Object.keys(value)) {
       const item = (value as Record<string, unknown>)[key];
       if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
-      out[key] = encodeValue(item, `${path}.${key}`, seen);
+      out[key] = encodeValue(item, `${path}.${key}`, seen, depth + 1);
     }
     return TAG in out ? { [TAG]: "object", value: out } : out;
   } finally {

@@ -1,9 +1,10 @@
 import { InvalidArgumentError } from "@agentrx/core";
 import { encodeValue } from "./json-value";
 import type { OpenedRun } from "./open-run";
-import { readRecordedEvents, recordedRunInfo } from "./read-recorded-events";
+import { messageOf, readRecordedEvents, recordedRunInfo } from "./read-recorded-events";
 import { restoreRunState } from "./restore-run-state";
 import type { ForkOf, JsonObject, RunInfo, RunStore, StoredRunEvent } from "./run-store";
+import { RunStoreError } from "./run-store-errors";
 import { withStoreTimeout } from "./with-store-timeout";
 
 /** What to fork, and how the copy differs from its source. */
@@ -28,7 +29,8 @@ const NOT_COPIED = new Set(["output", "interrupt", "decisions"]);
  * (refused like `resume` refuses a damaged one), copies its events up to iteration `at`, applies
  * `inputs` and `edit`, and records the copy under a new run whose `start` event carries `forkOf`;
  * the copy is durable before this resolves (nothing of the fork runs before). The prefix is copied,
- * never executed: no model or tool call is made for it.
+ * never executed: no model or tool call is made for it. When the copy cannot be written, the new
+ * run is deleted again: a failed fork leaves no run behind.
  *
  * @internal
  */
@@ -63,6 +65,12 @@ export async function openForkedRun(
   const encodedInputs = encodeValue(inputs, "inputs") as JsonObject;
   const copy = renumber(prefix, runId, forkOf, encodedInputs, request.edit);
   const now = Date.now();
+  const newInfo: RunInfo = { runId, status: "running", inputs: encodedInputs, createdAt: now, updatedAt: now, eventCount: copy.length, forkOf, epoch: 1 };
+  if (info.threadId !== undefined) newInfo.threadId = info.threadId;
+  const restored = restoreRunState(newInfo, copy, "fork");
+  const checkpoint = { schemaVersion: restored.state.schemaVersion, iteration: restored.state.iteration, elapsedMs: 0, phase: restored.state.phase, ...(restored.state.usage ? { usage: restored.state.usage } : {}) };
+  // Two store calls (a `RunStore` has no call that creates a run with events): everything that can
+  // be refused is checked before the first, and a failed second removes the run the first made.
   await timed(
     "createRun",
     store.createRun({
@@ -76,12 +84,31 @@ export async function openForkedRun(
       at: now,
     }),
   );
-  const newInfo: RunInfo = { runId, status: "running", inputs: encodedInputs, createdAt: now, updatedAt: now, eventCount: copy.length, forkOf, epoch: 1 };
-  if (info.threadId !== undefined) newInfo.threadId = info.threadId;
-  const restored = restoreRunState(newInfo, copy, "fork");
-  const checkpoint = { schemaVersion: restored.state.schemaVersion, iteration: restored.state.iteration, elapsedMs: 0, phase: restored.state.phase, ...(restored.state.usage ? { usage: restored.state.usage } : {}) };
-  await timed("write", store.write(runId, { owner, leaseMs, epoch: 1, events: copy, update: { checkpoint, ...(restored.state.usage ? { usage: restored.state.usage } : {}) }, at: Date.now() }));
+  try {
+    await withStoreTimeout(store.write(runId, { owner, leaseMs, epoch: 1, events: copy, update: { checkpoint, ...(restored.state.usage ? { usage: restored.state.usage } : {}) }, at: Date.now() }), storeTimeoutMs, "write", runId);
+  } catch (error) {
+    await removeHalfMadeFork(store, sourceId, runId, error, storeTimeoutMs);
+    throw error;
+  }
   return { ...restored, claimed: true, decisions: {}, newDecisions: undefined, epoch: 1, claimedAt: now, forkOf };
+}
+
+/**
+ * Deletes the fork's run after the write of its copied prefix failed, so no empty `running` run is
+ * left behind. When the deletion fails too, rejects with a `RunStoreError` that says so and names
+ * the run to delete (the write's error is its `cause`).
+ */
+async function removeHalfMadeFork(store: RunStore, sourceId: string, runId: string, writeError: unknown, storeTimeoutMs: number): Promise<void> {
+  try {
+    await withStoreTimeout(store.deleteRun(runId), storeTimeoutMs, "deleteRun", runId);
+  } catch (cleanup) {
+    throw new RunStoreError({
+      operation: "write",
+      runId,
+      message: `AgentExecutor.fork: writing the copy of run "${sourceId}" to its fork "${runId}" failed (${messageOf(writeError)}), and deleting the fork's empty run failed too (${messageOf(cleanup)}); it is left behind with status "running": delete it with store.deleteRun("${runId}").`,
+      cause: writeError,
+    });
+  }
 }
 
 /**

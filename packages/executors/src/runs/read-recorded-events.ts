@@ -21,8 +21,10 @@ export async function* readRecordedEvents(
   runId: string,
   operation: string,
   pageSize: number = REPLAY_PAGE_SIZE,
+  /** The run's row, when the caller has read it already (see {@link recordedRunInfo}). */
+  info?: RunInfo,
 ): AsyncGenerator<StoredRunEvent[], void, undefined> {
-  const last = (await recordedRunInfo(store, runId, operation)).eventCount;
+  const last = (info ?? (await recordedRunInfo(store, runId, operation))).eventCount;
   let after = 0;
   while (after < last) {
     let page: StoredRunEvent[];

@@ -1,5 +1,5 @@
 import type { Decision, InterruptEvent, OutputEvent } from "../executor/events";
-import { applyRunEvent } from "../executor/reduce-run";
+import { type RunEvent, applyRunEvent } from "../executor/reduce-run";
 import { RUN_STATE_SCHEMA_VERSION, type RunState, initialRunState } from "../executor/run-state";
 import { corrupt } from "./read-recorded-events";
 import { decodeValue } from "./json-value";
@@ -48,33 +48,64 @@ export interface RestoredRun {
  * ```
  */
 export function restoreRunState(info: RunInfo, events: readonly StoredRunEvent[], operation = "resume"): RestoredRun {
-  const { runId } = info;
-  const version = info.checkpoint?.schemaVersion;
-  if (version !== undefined && !KNOWN_SCHEMA_VERSIONS.includes(version)) {
-    throw new RunStoreError({
-      operation,
-      runId,
-      reason: "corrupt",
-      message: `${operation}: run "${runId}" was recorded with schemaVersion ${JSON.stringify(version)}, which this version of @agentrx/executors does not know (it reads ${KNOWN_SCHEMA_VERSIONS.join(", ")}); nothing ran.`,
-    });
+  const fold = new RunRecordFold(info, operation);
+  for (const stored of events) fold.add(stored);
+  return fold.finish();
+}
+
+/**
+ * {@link restoreRunState} one event at a time, for a reader that goes through a record page by
+ * page (`replayRun`): the constructor refuses an unknown `schemaVersion`, {@link RunRecordFold.add}
+ * an event that is missing, cannot be read or cannot follow from the state before it, each with
+ * the same `RunStoreError` (`reason: "corrupt"`) naming `operation`, the run and the event.
+ *
+ * @internal
+ */
+export class RunRecordFold {
+  private readonly runId: string;
+  private readonly decoder: RunEventDecoder;
+  private state: RunState;
+  private output: OutputEvent | undefined;
+  private lastSeq = 0;
+  private modelCalls = 0;
+  private interruptSeq: number | undefined;
+  private decisions: Record<string, Decision> = {};
+  private lastInterrupt: InterruptEvent | undefined;
+  private pauseEvents: RestoredRun["pause"];
+
+  /** @throws RunStoreError when the run's checkpoint has a `schemaVersion` this version does not know */
+  constructor(
+    private readonly info: RunInfo,
+    private readonly operation = "resume",
+  ) {
+    const { runId } = info;
+    this.runId = runId;
+    const version = info.checkpoint?.schemaVersion;
+    if (version !== undefined && !KNOWN_SCHEMA_VERSIONS.includes(version)) {
+      throw new RunStoreError({
+        operation,
+        runId,
+        reason: "corrupt",
+        message: `${operation}: run "${runId}" was recorded with schemaVersion ${JSON.stringify(version)}, which this version of @agentrx/executors does not know (it reads ${KNOWN_SCHEMA_VERSIONS.join(", ")}); nothing ran.`,
+      });
+    }
+    this.decoder = new RunEventDecoder(runId);
+    this.state = initialRunState(runId, info.threadId, decodeValue(info.inputs) as Record<string, unknown>);
   }
-  const decoder = new RunEventDecoder(runId);
-  let state = initialRunState(runId, info.threadId, decodeValue(info.inputs) as Record<string, unknown>);
-  let output: OutputEvent | undefined;
-  let lastSeq = 0;
-  let modelCalls = 0;
-  let interruptSeq: number | undefined;
-  let decisions: Record<string, Decision> = {};
-  let lastInterrupt: InterruptEvent | undefined;
-  let pauseEvents: RestoredRun["pause"];
-  for (const stored of events) {
-    const seq = lastSeq + 1;
+
+  /**
+   * Folds the record's next event into the state; returns it decoded.
+   * @throws RunStoreError when the event is missing or out of order, cannot be read, or cannot follow from the state
+   */
+  add(stored: StoredRunEvent): RunEvent {
+    const { operation, runId, state } = this;
+    const seq = this.lastSeq + 1;
     if (stored === null || typeof stored !== "object" || stored.seq !== seq) {
       throw corrupt(operation, runId, seq, `it is missing or out of order (the record has ${describeSeq(stored)} where event ${seq} belongs)`);
     }
     let event;
     try {
-      event = decoder.decode(stored);
+      event = this.decoder.decode(stored);
     } catch (cause) {
       throw corrupt(operation, runId, seq, `it cannot be read: ${(cause as Error).message}`, cause);
     }
@@ -84,52 +115,62 @@ export function restoreRunState(info: RunInfo, events: readonly StoredRunEvent[]
     } catch (cause) {
       throw corrupt(operation, runId, seq, `it does not follow from the run's state: ${(cause as Error).message}`, cause);
     }
-    lastSeq = seq;
-    if ((event as { subRun?: unknown }).subRun !== undefined) continue; // a sub-run's: not this run's ends
+    this.lastSeq = seq;
+    if ((event as { subRun?: unknown }).subRun !== undefined) return event; // a sub-run's: not this run's ends
     switch (event.type) {
       case "start":
-        pauseEvents = undefined; // a later segment: the pause before it was resumed
-        output = undefined;
+        this.pauseEvents = undefined; // a later segment: the pause before it was resumed
+        this.output = undefined;
         break;
       case "output":
-        output = event;
-        if (event.stopReason === "interrupted" && lastInterrupt !== undefined) pauseEvents = { interrupt: lastInterrupt, output: event };
+        this.output = event;
+        if (event.stopReason === "interrupted" && this.lastInterrupt !== undefined) this.pauseEvents = { interrupt: this.lastInterrupt, output: event };
         break;
       case "model_call":
-        modelCalls++;
+        this.modelCalls++;
         break;
       case "interrupt":
-        lastInterrupt = event;
-        interruptSeq = stored.seq;
-        decisions = {};
+        this.lastInterrupt = event;
+        this.interruptSeq = stored.seq;
+        this.decisions = {};
         break;
       case "decisions":
-        Object.assign(decisions, event.decisions);
+        Object.assign(this.decisions, event.decisions);
         break;
     }
+    return event;
   }
-  if (info.eventCount !== undefined && info.eventCount > lastSeq) {
-    throw corrupt(operation, runId, lastSeq + 1, `it is missing (the run records ${info.eventCount} events, the store returned ${lastSeq})`);
+
+  /**
+   * The run rebuilt from the events added (the fold is spent after).
+   * @throws RunStoreError when the run records more events than were added
+   */
+  finish(): RestoredRun {
+    const { operation, runId, info, lastSeq, decisions } = this;
+    if (info.eventCount !== undefined && info.eventCount > lastSeq) {
+      throw corrupt(operation, runId, lastSeq + 1, `it is missing (the run records ${info.eventCount} events, the store returned ${lastSeq})`);
+    }
+    const state = { ...this.state, elapsedMs: info.checkpoint?.elapsedMs ?? 0 };
+    let { output, pauseEvents } = this;
+    const turn = state.turn;
+    const open: Record<string, Decision> = {};
+    for (const interrupt of state.interrupts) {
+      if (decisions[interrupt.id] !== undefined && turn?.results[interrupt.index] === undefined) open[interrupt.id] = decisions[interrupt.id] as Decision;
+    }
+    if (state.phase === "interrupted") {
+      output = undefined;
+    } else {
+      pauseEvents = undefined;
+      if (output?.stopReason === "interrupted") output = undefined;
+    }
+    if (state.phase === "done") state.turn = undefined;
+    else if (state.phase !== "interrupted") {
+      // Not ended: it goes on from where the record stops (a halted run is ended by its output).
+      state.phase = state.turn === undefined ? "agent" : "tools";
+      state.stopReason = undefined;
+    }
+    return { state, output: state.phase === "done" ? output : undefined, pause: pauseEvents, lastSeq, modelCalls: this.modelCalls, decisions: open, interruptSeq: this.interruptSeq };
   }
-  state = { ...state, elapsedMs: info.checkpoint?.elapsedMs ?? 0 };
-  const turn = state.turn;
-  const open: Record<string, Decision> = {};
-  for (const interrupt of state.interrupts) {
-    if (decisions[interrupt.id] !== undefined && turn?.results[interrupt.index] === undefined) open[interrupt.id] = decisions[interrupt.id] as Decision;
-  }
-  if (state.phase === "interrupted") {
-    output = undefined;
-  } else {
-    pauseEvents = undefined;
-    if (output?.stopReason === "interrupted") output = undefined;
-  }
-  if (state.phase === "done") state.turn = undefined;
-  else if (state.phase !== "interrupted") {
-    // Not ended: it goes on from where the record stops (a halted run is ended by its output).
-    state.phase = state.turn === undefined ? "agent" : "tools";
-    state.stopReason = undefined;
-  }
-  return { state, output: state.phase === "done" ? output : undefined, pause: pauseEvents, lastSeq, modelCalls, decisions: open, interruptSeq };
 }
 
 /** The run state schema versions a record may carry: 1 (no change since). */

@@ -1,4 +1,4 @@
-import { AIMessage, HumanMessage } from "@langchain/core/messages";
+import { AIMessage, AIMessageChunk, HumanMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import type { AgentStreamEvent } from "../executor/events";
 import { RunEventDecoder, encodeRunEvent } from "./run-event-codec";
@@ -71,5 +71,32 @@ describe("the idempotency key of a recorded action", () => {
   it("refuses a damaged one, naming the event", () => {
     const json = encodeRunEvent({ type: "action", iteration: 1, at: 5, action, messages: [] }, 0);
     expect(() => new RunEventDecoder("r").decode({ seq: 7, type: "action", at: 5, data: { ...json, idempotencyKey: 3 } })).toThrow(/event 7 \(action\) has an idempotencyKey that is not a non-empty string: 3/);
+  });
+});
+
+describe("a value nested more than 100 levels deep", () => {
+  const nested = (depth: number): unknown => {
+    let value: unknown = "x";
+    for (let i = 0; i < depth; i++) value = { a: value };
+    return value;
+  };
+
+  it("is recorded up to 100 levels, the rest as a text naming its path and the limit, in values and in messages (a streamed chunk too)", () => {
+    const event = encodeRunEvent({ type: "action", iteration: 0, index: 0, action: { tool: "t", toolInput: { q: nested(50_000) }, log: "" }, messages: [], at: 0 });
+    const text = JSON.stringify(event);
+    expect(text).toContain('"[action.toolInput.q.a.a.');
+    expect(text).toContain("is nested more than 100 levels deep: left out of the run record]");
+    const args = JSON.stringify({ q: nested(3000) }).replace(/"x"/, '"y"');
+    const deepArgs = "[".repeat(50_000) + "]".repeat(50_000);
+    for (const message of [
+      new AIMessage({ content: "", tool_calls: [{ name: "t", args: { q: nested(50_000) }, id: "c1" }] }),
+      new AIMessageChunk({ content: "", tool_call_chunks: [{ name: "t", args: `{"q":${deepArgs}}`, id: "c1", index: 0, type: "tool_call_chunk" }] }),
+      new AIMessageChunk({ content: "", tool_call_chunks: [{ name: "t", args, id: "c1", index: 0, type: "tool_call_chunk" }] }),
+    ]) {
+      const stored = encodeRunEvent({ type: "message", iteration: 0, message, at: 0 });
+      expect(JSON.stringify(stored)).toContain("levels deep: left out of the run record]");
+      const decoded = new RunEventDecoder("r").decode({ seq: 1, type: "message", at: 0, data: JSON.parse(JSON.stringify(stored)) });
+      expect(decoded.type === "message" && (decoded.message as AIMessage).tool_calls?.[0]?.name).toBe("t");
+    }
   });
 });

@@ -252,7 +252,7 @@ describe("agentrx on a damaged record", () => {
     ]);
     expect(page.find((event) => event.seq === 16)).toMatchObject({ type: "output" });
     expect(trace.stderr).toMatch(/^agentrx: warning: 2 events of run "damaged" could not be read \(4, 6\); the rest is shown, each marked unreadable on the page\n$/);
-    await expect(lastValueFrom(replayRun(store, "damaged"))).rejects.toThrow(/event 4 of run "damaged" is corrupt: it cannot be decoded/);
+    await expect(lastValueFrom(replayRun(store, "damaged"))).rejects.toThrow(/event 4 of run "damaged" is corrupt: it cannot be read/);
   });
 });
 

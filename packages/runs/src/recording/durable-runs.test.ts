@@ -2,7 +2,7 @@ import { type AgentAction, type AgentStep, getIdempotencyKey, idempotencyKeyOf }
 import { AgentExecutor, type AgentStreamEvent, InDoubtToolCallError, RunLeaseLostError, RunStoreError, type StoredRunEvent, restoreRunState, stopRun } from "@agentrx/executors";
 import { withApproval, withInDoubt } from "@agentrx/tools";
 import { createToolCallingAgent } from "@agentrx/agents";
-import { ScriptedChatModel, type ScriptedCall } from "@agentrx/core/testing";
+import { ScriptedChatModel, type ScriptedCall, type ScriptedResponse } from "@agentrx/core/testing";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
@@ -269,6 +269,42 @@ describe("fork", () => {
   });
 });
 
+describe("a fork whose copy cannot be written", () => {
+  async function forkWith(failDelete: boolean) {
+    const inner = new MemoryRunStore();
+    const agent = RunnableLambda.from((input: { steps: AgentStep[] }) =>
+      input.steps.length === 0 ? ({ tool: "echo", toolInput: { text: "hi" }, log: "", toolCallId: "c1" } as AgentAction) : { returnValues: { output: "done" }, log: "" },
+    );
+    const echo = tool(async ({ text }: { text: string }) => text, { name: "echo", description: "Echoes.", schema: z.object({ text: z.string() }) });
+    await new AgentExecutor({ agent, tools: [echo], store: inner }).invoke({ input: "x" }, { runId: "src" });
+    const store = delegate(inner);
+    store.write = async (runId, write) => {
+      if (runId === "fork") throw new Error("disk full");
+      return inner.write(runId, write);
+    };
+    if (failDelete) store.deleteRun = async () => Promise.reject(new Error("connection lost"));
+    const error = await new AgentExecutor({ agent, tools: [echo], store }).fork("src", { runId: "fork" }).then(() => undefined, (caught: unknown) => caught);
+    return { inner, error };
+  }
+
+  it("fails with the write's error and leaves no run behind (the run it created is deleted)", async () => {
+    const { inner, error } = await forkWith(false);
+    expect((error as Error).message).toMatch(/disk full/);
+    expect(await inner.getRun("fork")).toBeUndefined();
+    expect((await inner.listRuns()).map((run) => run.runId)).toEqual(["src"]);
+  });
+
+  it("says which run is left behind when deleting it fails too", async () => {
+    const { inner, error } = await forkWith(true);
+    expect(RunStoreError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toBe(
+      'AgentExecutor.fork: writing the copy of run "src" to its fork "fork" failed (disk full), and deleting the fork\'s empty run failed too (connection lost); it is left behind with status "running": delete it with store.deleteRun("fork").',
+    );
+    expect(((error as Error).cause as Error).message).toBe("disk full");
+    expect((await inner.getRun("fork"))?.status).toBe("running");
+  });
+});
+
 describe("fork with a tool-calling agent on a model started afresh (as in another process)", () => {
   it("sends each live turn's model message, even when the new model's ids repeat the recorded ones", async () => {
     const store = new MemoryRunStore();
@@ -419,5 +455,92 @@ describe("sub-runs in the record", () => {
     const restored = restoreRunState((await store.getRun("parent"))!, await store.readEvents("parent"));
     expect(restored.state.steps).toEqual(result.intermediateSteps);
     expect(restored.output?.output).toBe("found: notes on tides");
+  });
+});
+
+describe("a tool input nested too deeply to record", () => {
+  const nested = (depth: number): unknown => {
+    let value: unknown = "x";
+    for (let i = 0; i < depth; i++) value = { a: value };
+    return value;
+  };
+  const search = tool(async () => "ok", { name: "search", description: "Searches.", schema: z.object({ query: z.any() }) });
+  const depthOf = (value: unknown): number => {
+    let depth = 0;
+    for (let current = value; typeof current === "object" && current !== null; current = (current as { a?: unknown }).a) depth++;
+    return depth;
+  };
+
+  it("from a custom agent: the run emits what it emits without a store, and the record keeps the input up to MAX_RECORDED_DEPTH", async () => {
+    const run = async (store?: MemoryRunStore) => {
+      let calls = 0;
+      const agent = RunnableLambda.from(async () => (calls++ === 0 ? { tool: "search", toolInput: { query: nested(50_000) }, log: "", toolCallId: "c1" } : { returnValues: { output: "done" }, log: "" }));
+      const executor = new AgentExecutor({ agent, tools: [search], returnIntermediateSteps: true, ...(store ? { store } : {}) });
+      const result = await executor.invoke({ input: "x" }, { runId: "deep" });
+      return { output: result.output, observations: result.intermediateSteps?.map((step) => step.observation) };
+    };
+    const store = new MemoryRunStore();
+    expect(await run(store)).toEqual(await run());
+    expect((await store.getRun("deep"))?.status).toBe("finished");
+    const events = await store.readEvents("deep");
+    expect(events.map((event) => event.type)).toEqual(["start", "action", "step", "output"]);
+    const query = ((events[1]?.data["action"] as { toolInput: { query: unknown } }).toolInput).query;
+    expect(depthOf(query)).toBe(98); // toolInput is level 1 of `action.toolInput`, query level 2
+    expect(JSON.stringify(query)).toContain("nested more than 100 levels deep: left out of the run record");
+    expect(JSON.stringify(query)).toContain("[action.toolInput.query.a.a.");
+    // The record reads back (a resume of the finished run answers its output).
+    const executor = new AgentExecutor({ agent: RunnableLambda.from(async () => ({ returnValues: { output: "again" }, log: "" })), tools: [search], store });
+    expect((await executor.resume("deep")).output).toBe("done");
+  });
+
+  it("from a model (tool-calling agent): the call gets its observation as without a store, and a resume of the record goes on", async () => {
+    const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
+    const executorWith = (responses: ScriptedResponse[], store?: MemoryRunStore) => {
+      const llm = new ScriptedChatModel({ responses });
+      const agent = createToolCallingAgent({ llm, tools: [search], prompt });
+      return new AgentExecutor({ agent, tools: [search], returnIntermediateSteps: true, ...(store ? { store } : {}) });
+    };
+    const deepCall: ScriptedResponse = { toolCalls: [{ name: "search", args: { query: nested(50_000) } }] };
+    const plain = await executorWith([deepCall, "Sunny"]).invoke({ input: "x" });
+    const store = new MemoryRunStore();
+    const recorded = await executorWith([deepCall, "Sunny"], store).invoke({ input: "x" }, { runId: "deep" });
+    expect(recorded.output).toBe("Sunny");
+    expect(recorded.intermediateSteps?.map((step) => step.observation)).toEqual(plain.intermediateSteps?.map((step) => step.observation));
+    expect(String(recorded.intermediateSteps?.[0]?.observation)).toContain("nested more than 100 levels deep");
+    expect((await store.getRun("deep"))?.status).toBe("finished");
+
+    // A run that stops after the deep call's step (its second model call fails) resumes from its record.
+    const broken = new MemoryRunStore();
+    await expect(executorWith([deepCall], broken).invoke({ input: "x" }, { runId: "cut" })).rejects.toThrow();
+    expect((await broken.readEvents("cut")).map((event) => event.type)).toContain("step");
+    const resumed = await executorWith(["Sunny"], broken).resume("cut");
+    expect(resumed.output).toBe("Sunny");
+    expect(String(resumed.intermediateSteps?.[0]?.observation)).toContain("nested more than 100 levels deep");
+  });
+});
+
+describe("a call in doubt whose input the record does not hold all of", () => {
+  it("is not run again on resume: it gets an observation naming the left-out part, and the run goes on", async () => {
+    let value: unknown = "x";
+    for (let i = 0; i < 50_000; i++) value = { a: value };
+    const seen: unknown[] = [];
+    const search = tool(async (input) => (seen.push(input), "ok"), { name: "search", description: "Searches.", schema: z.object({ query: z.any() }) });
+    const agent = RunnableLambda.from(async (input: { steps: AgentStep[] }) =>
+      input.steps.length === 0 ? { tool: "search", toolInput: { query: value }, log: "", toolCallId: "c1" } : { returnValues: { output: String(input.steps[0]?.observation) }, log: "" },
+    );
+    const source = new MemoryRunStore();
+    await new AgentExecutor({ agent, tools: [search], store: source }).invoke({ input: "x" }, { runId: "src" });
+    // The process died after the call was recorded as started (its action), before its result.
+    const [start, action] = await source.readEvents("src");
+    const store = new MemoryRunStore();
+    await store.createRun({ runId: "cut", inputs: { input: "x" }, status: "running", owner: "o", leaseMs: 1, at: 0 });
+    await store.write("cut", { owner: "o", leaseMs: 1, epoch: 1, at: 0, events: [start as StoredRunEvent, action as StoredRunEvent], update: { checkpoint: { schemaVersion: 1, iteration: 1, elapsedMs: 0, phase: "tools" } } });
+    await new Promise((resolve) => setTimeout(resolve, 5)); // the lease ran out
+    seen.length = 0;
+    const result = await new AgentExecutor({ agent, tools: [search], store }).resume("cut");
+    expect(seen).toEqual([]);
+    expect(result.output).toContain('The call to tool "search" could not run again on resume');
+    expect(result.output).toContain("[action.toolInput.query.a.a.");
+    expect((await store.getRun("cut"))?.status).toBe("finished");
   });
 });

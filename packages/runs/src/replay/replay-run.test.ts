@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from "@agentrx/core";
 import {
+  AgentExecutor,
   RunNotFoundError,
   RunStoreError,
   printTrace,
@@ -8,6 +9,7 @@ import {
   type RunStore,
   type StoredRunEvent,
 } from "@agentrx/executors";
+import { RunnableLambda } from "@langchain/core/runnables";
 import { from, take } from "rxjs";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { MemoryRunStore } from "../memory/memory-run-store";
@@ -238,7 +240,7 @@ describe("replayRun", () => {
     expect(seen.map((event) => event.type)).toEqual(["start"]);
     expect(RunStoreError.isInstance(error)).toBe(true);
     expect((error as RunStoreError).runId).toBe("bad");
-    expect((error as Error).message).toMatch(/event 2 of run "bad" is corrupt: it cannot be decoded \(event 2 has an unknown type "bogus"\)/);
+    expect((error as Error).message).toMatch(/event 2 of run "bad" is corrupt: it cannot be read: event 2 has an unknown type "bogus"\./);
     expect((error as Error).cause).toBeInstanceOf(TypeError);
   });
 
@@ -262,6 +264,31 @@ describe("replayRun", () => {
     const error = await collect(replayRun(gappy, "gap")).catch((caught: unknown) => caught);
     expect(RunStoreError.isInstance(error)).toBe(true);
     expect((error as Error).message).toMatch(/event 2 of run "gap" is corrupt: it is missing or out of order \(the store returned event 3 after event 1\)/);
+  });
+
+  it("refuses a damaged record exactly as resume does: an event that cannot follow from the run's state, an unknown schemaVersion", async () => {
+    const store = new MemoryRunStore();
+    const output = { type: "output", at: T0, runId: "x", output: "x", stopReason: "finish", iterations: 1 };
+    // Two outputs: the second cannot follow from an ended run.
+    await writeRun(store, "twice", [...syntheticRun([T0]), { at: T0, data: output }, { at: T0, data: { ...output, output: "y" } }]);
+    // An unknown schemaVersion, and decisions while nothing waits for one.
+    await writeRun(store, "future", [...syntheticRun([T0]), { at: T0, data: { type: "decisions", at: T0, decisions: { x: "approve" } } }, { at: T0, data: output }]);
+    await store.write("future", { owner: "test", leaseMs: 60_000, events: [], at: T0, update: { checkpoint: { schemaVersion: 999 as 1, iteration: 1, elapsedMs: 0, phase: "agent" } } });
+    const executor = new AgentExecutor({ agent: RunnableLambda.from(async () => ({ returnValues: { output: "x" }, log: "" })), tools: [], store });
+    for (const [runId, why] of [
+      ["twice", /^replayRun: event 3 of run "twice" is corrupt: it does not follow from the run's state: a second output\.$/],
+      ["future", /^replayRun: run "future" was recorded with schemaVersion 999, which this version of @agentrx\/executors does not know/],
+    ] as const) {
+      const seen: AgentStreamEvent[] = [];
+      const replayed = await new Promise((resolve) => replayRun(store, runId).subscribe({ next: (event) => seen.push(event), error: resolve, complete: () => resolve(undefined) }));
+      expect(RunStoreError.isInstance(replayed)).toBe(true);
+      expect((replayed as RunStoreError).reason).toBe("corrupt");
+      expect((replayed as Error).message).toMatch(why);
+      expect(seen.map((event) => event.type)).toEqual(runId === "twice" ? ["start", "output"] : []);
+      const resumed = await executor.resume(runId).catch((caught: unknown) => caught);
+      expect(RunStoreError.isInstance(resumed)).toBe(true);
+      expect((resumed as Error).message.replace(/^resume: /, "")).toBe((replayed as Error).message.replace(/^replayRun: /, ""));
+    }
   });
 
   it("throws an InvalidArgumentError naming the argument", () => {

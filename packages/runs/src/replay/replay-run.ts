@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from "@agentrx/core";
-import { RECORD_ONLY_EVENT_TYPES, RunEventDecoder, type AgentStreamEvent, type RunStore, type StoredRunEvent, corruptEventError as corrupt, errorMessageOf as messageOf, readRecordedEvents } from "@agentrx/executors";
+import { RECORD_ONLY_EVENT_TYPES, REPLAY_PAGE_SIZE, RunRecordFold, type AgentStreamEvent, type RunStore, readRecordedEvents, recordedRunInfo } from "@agentrx/executors";
 import { Observable, timer, type Subscription } from "rxjs";
 import { checkRunReference } from "./check-run-reference";
 
@@ -50,7 +50,9 @@ const OPERATION = "replayRun";
  *
  * Errors: `RunNotFoundError` when the store has no such run; a `RunStoreError` naming the run
  * and the event when an event cannot be read or decoded (the store's or decoder's error is its
- * `cause`).
+ * `cause`); a damaged record is refused as `resume` refuses it, with the same `RunStoreError`
+ * (`reason: "corrupt"`): a gap in its `seq`s, a checkpoint `schemaVersion` this version does not
+ * know, or an event that cannot follow from the run's state (see docs/runs.md, "A damaged record").
  *
  * @param store the store the run is recorded in
  * @param runId the recorded run's id
@@ -85,14 +87,16 @@ export function replayRun(store: RunStore, runId: string, options: ReplayRunOpti
       });
 
     const play = async (): Promise<void> => {
-      const decoder = new RunEventDecoder(runId);
+      const info = await recordedRunInfo(store, runId, OPERATION);
+      // Every event is folded through the reducer as a resume folds it, so a damaged record is refused as resume refuses it.
+      const fold = new RunRecordFold(info, OPERATION);
       // Maps recorded time to wall time: the first event plays at once, each later one at its offset.
       let origin: { at: number; now: number } | undefined;
-      for await (const page of readRecordedEvents(store, runId, OPERATION)) {
+      for await (const page of readRecordedEvents(store, runId, OPERATION, REPLAY_PAGE_SIZE, info)) {
         for (const stored of page) {
           if (closed) return;
+          const event = fold.add(stored) as AgentStreamEvent;
           if (RECORD_ONLY_EVENT_TYPES.has(stored.data["type"] as string)) continue; // record-only entries
-          const event = decode(decoder, stored, runId);
           if (timing === "original") {
             if (origin === undefined) origin = { at: event.at, now: Date.now() };
             const delay = origin.now + (event.at - origin.at) - Date.now();
@@ -115,14 +119,6 @@ export function replayRun(store: RunStore, runId: string, options: ReplayRunOpti
       }
     };
   });
-}
-
-function decode(decoder: RunEventDecoder, stored: StoredRunEvent, runId: string): AgentStreamEvent {
-  try {
-    return decoder.decode(stored) as AgentStreamEvent;
-  } catch (cause) {
-    throw corrupt(OPERATION, runId, stored.seq, `it cannot be decoded (${messageOf(cause)})`, cause);
-  }
 }
 
 function checkTiming(options: unknown): ReplayTiming {
