@@ -27,6 +27,15 @@ import type { RunTelemetry } from "../telemetry/run-telemetry";
 import { type MiddlewareHost, MiddlewareRun } from "../middleware/middleware-run";
 
 /**
+ * A test seam: when `made` is set, it is called with each run as the run is made, so a test can
+ * read the live run's `state` (the test that a run restored from its record equals the live one,
+ * docs/runs.md). Not exported from the package index.
+ *
+ * @internal
+ */
+export const executorRunProbe: { made: ((run: ExecutorRun) => void) | undefined } = { made: undefined };
+
+/**
  * One run of the executor: one subscription. Its state is a {@link RunState} that only `dispatch`
  * changes; {@link AgentLoop} is the loop (see docs/executor-options.md), everything here is
  * lifecycle: limits, stop conditions, cancellation, callbacks and recording. Each collaborator (the
@@ -98,6 +107,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     this.approvals = new ApprovalGate(this);
     this.freshDecisions = request.newDecisions === undefined ? NO_DECISIONS : new Set(Object.keys(request.newDecisions));
     this.loop = new AgentLoop(this);
+    executorRunProbe.made?.(this);
   }
 
   // What the collaborators' contexts ask of the run, beyond its own members.
