@@ -5,6 +5,7 @@ import { InvalidArgumentError } from "@agentrx/core";
 import type { AgentExecutor } from "@agentrx/executors";
 import { SseWriter } from "@agentrx/runs";
 import { checkPositiveInteger } from "../internal/check-options";
+import { errorText } from "../internal/error-text";
 import { ExecutorA2AAgent, type ToInputs } from "./executor-agent";
 import { loadA2AServer } from "./load-a2a-sdk";
 
@@ -48,6 +49,19 @@ export interface A2AHandlerOptions {
   agentCard: A2AAgentCardInput;
   /** Where JSON-RPC requests are served (`POST`). @default "/" */
   path?: string;
+  /**
+   * Hears of a request that failed outside JSON-RPC, which no JSON-RPC error can answer: a body that
+   * could not be read (the client went away mid-request; the response is closed and the text
+   * unused), an error of the handler itself (the client gets `500` with the text returned), or a
+   * streamed task whose events failed after its client went away (nobody to answer).
+   * @default the error's message, reported nowhere
+   */
+  onError?: (error: unknown) => string;
+  /**
+   * The largest request body accepted, in bytes: a larger one gets `413` (A2A messages can carry
+   * files inline, hence a larger default than the AG-UI handler's). @default 10485760
+   */
+  maxBodyBytes?: number;
   /** Where tasks are kept (the SDK's `TaskStore`). @default a new `InMemoryTaskStore` */
   taskStore?: TaskStore;
   /** The run's inputs for a message. @default `{ input: <the message's text> }` */
@@ -86,7 +100,6 @@ export interface A2AHandler {
 }
 
 const CARD_PATH = "/.well-known/agent-card.json";
-const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 /**
  * Serves an executor as an [A2A](https://a2a-protocol.org) agent over JSON-RPC and Server-Sent
@@ -95,7 +108,10 @@ const MAX_BODY_BYTES = 10 * 1024 * 1024;
  * `message/stream` from v0.3 clients) start a run whose `runId` is the task id; `GetTask` reads
  * the task; `CancelTask` cancels the run; a pause for approval is `input-required`, and the next
  * message on the task (`approve`, `reject <reason>`, or data `{ decisions }`) resumes the run.
- * `@a2a-js/sdk` (an optional peer dependency) is loaded on the first request.
+ * A streamed task is saved to its end even when its client goes away. A body larger than
+ * `maxBodyBytes` gets `413`. The returned promise never rejects (so `createServer(handler)` is
+ * safe): a request whose body cannot be read (the client went away) is closed and reported to
+ * `onError`. `@a2a-js/sdk` (an optional peer dependency) is loaded on the first request.
  *
  * @example
  * ```ts
@@ -111,7 +127,7 @@ const MAX_BODY_BYTES = 10 * 1024 * 1024;
  * ```
  */
 export function createA2AHandler(executor: AgentExecutor, options: A2AHandlerOptions): A2AHandler {
-  const { agentCard: input, path = "/", taskStore, toInputs, maxBufferedBytes = 1_048_576, heartbeatMs = 15_000 } = (options ?? {}) as A2AHandlerOptions;
+  const { agentCard: input, path = "/", taskStore, toInputs, onError, maxBodyBytes = 10_485_760, maxBufferedBytes = 1_048_576, heartbeatMs = 15_000 } = (options ?? {}) as A2AHandlerOptions;
   if (typeof executor?.stream !== "function" || typeof executor.resume !== "function") {
     throw new InvalidArgumentError({ argument: "executor", value: executor, message: "createA2AHandler: `executor` must be an AgentExecutor from @agentrx/executors." });
   }
@@ -121,6 +137,10 @@ export function createA2AHandler(executor: AgentExecutor, options: A2AHandlerOpt
   if (typeof path !== "string" || !path.startsWith("/")) {
     throw new InvalidArgumentError({ argument: "path", value: path, message: `createA2AHandler: \`path\` must start with "/", got ${JSON.stringify(path)}.` });
   }
+  if (onError !== undefined && typeof onError !== "function") {
+    throw new InvalidArgumentError({ argument: "onError", value: onError, message: "createA2AHandler: `onError` must be a function `(error) => string`." });
+  }
+  checkPositiveInteger("createA2AHandler", "maxBodyBytes", maxBodyBytes);
   checkPositiveInteger("createA2AHandler", "maxBufferedBytes", maxBufferedBytes);
   checkPositiveInteger("createA2AHandler", "heartbeatMs", heartbeatMs);
   const card = agentCardOf(input, input.url ?? `http://localhost${path}`);
@@ -143,17 +163,27 @@ export function createA2AHandler(executor: AgentExecutor, options: A2AHandlerOpt
         response.writeHead(405, { allow: "POST", "content-type": "text/plain" }).end("A2A JSON-RPC takes POST requests.");
         return;
       }
-      const serve = await (ready ??= prepare(card, agentExecutor, taskStore, { maxBufferedBytes, heartbeatMs }));
-      await serve(request, response);
+      const declared = Number(request.headers["content-length"]);
+      if (declared > maxBodyBytes) return tooLarge(request, response, maxBodyBytes);
+      const serve = await (ready ??= prepare(card, agentExecutor, taskStore, { maxBufferedBytes, heartbeatMs, report }));
+      const body = await readBody(request, maxBodyBytes);
+      if (body === undefined) return tooLarge(request, response, maxBodyBytes);
+      await serve(request, response, body);
     } catch (error) {
-      if (!response.headersSent) response.writeHead(500, { "content-type": "text/plain" });
-      if (!response.writableEnded) response.end(error instanceof Error ? error.message : String(error));
+      failed(response, error, onError);
+    }
+  };
+  const report = (error: unknown) => {
+    try {
+      onError?.(error);
+    } catch {
+      // The hook failed too: nothing more to tell.
     }
   };
   return Object.assign(handler, { agentCard: card, agentExecutor });
 }
 
-type Serve = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
+type Serve = (request: IncomingMessage, response: ServerResponse, body: string) => Promise<void>;
 
 /** The JSON-RPC endpoint, once the SDK is loaded: v1.0 requests, and v0.3 ones (no or a 0.3 `A2A-Version`). */
 async function prepare(card: AgentCard, agentExecutor: A2AAgentExecutor, taskStore: TaskStore | undefined, stream: StreamOptions): Promise<Serve> {
@@ -161,7 +191,7 @@ async function prepare(card: AgentCard, agentExecutor: A2AAgentExecutor, taskSto
   const requestHandler = new server.DefaultRequestHandler(card, taskStore ?? new server.InMemoryTaskStore(), agentExecutor);
   const current = new server.JsonRpcTransportHandler(requestHandler);
   const legacy = new compat.LegacyJsonRpcTransportHandler(requestHandler);
-  return async (request, response) => {
+  return async (request, response, text) => {
     const header = (name: string) => {
       const value = request.headers[name.toLowerCase()];
       return Array.isArray(value) ? value[0] : value;
@@ -171,7 +201,7 @@ async function prepare(card: AgentCard, agentExecutor: A2AAgentExecutor, taskSto
     const toError = useLegacy ? compat.LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError : server.JsonRpcTransportHandler.mapToJSONRPCError;
     let body: Record<string, unknown>;
     try {
-      body = JSON.parse(await readBody(request)) as Record<string, unknown>;
+      body = JSON.parse(text) as Record<string, unknown>;
     } catch (error) {
       sendJson(response, { jsonrpc: "2.0", id: null, error: { code: -32700, message: `Parse error: ${error instanceof Error ? error.message : String(error)}` } });
       return;
@@ -185,7 +215,8 @@ async function prepare(card: AgentCard, agentExecutor: A2AAgentExecutor, taskSto
         sendJson(response, result);
         return;
       }
-      await streamEvents(response, result as AsyncGenerator<unknown>, id, (error) => ({ jsonrpc: "2.0", id, error: toError(error) }), stream);
+      const sending = body["method"] === "SendStreamingMessage" || body["method"] === "message/stream";
+      await streamEvents(response, result as AsyncGenerator<unknown>, id, (error) => ({ jsonrpc: "2.0", id, error: toError(error) }), { ...stream, sending });
     } catch (error) {
       sendJson(response, { jsonrpc: "2.0", id, error: toError(error) });
     }
@@ -195,29 +226,38 @@ async function prepare(card: AgentCard, agentExecutor: A2AAgentExecutor, taskSto
 interface StreamOptions {
   maxBufferedBytes: number;
   heartbeatMs: number;
+  /** Hears of an error no client can be told of. */
+  report: (error: unknown) => void;
 }
 
 /**
  * A streaming result as Server-Sent Events (`data: <JSON-RPC response>`), written through
  * `SseWriter` (see docs/serving.md): the events keep being taken (the task is updated whether or not
  * the client reads), and a client that holds more than `maxBufferedBytes` unread is dropped with a
- * JSON-RPC error. Stops when the client goes.
+ * JSON-RPC error. The SDK saves a sent message's task only while its stream is taken (its
+ * `sendMessageStream` is the one reader of the task's events), so when the client of a `sending`
+ * stream goes away the events are still taken, unsent, until the run ends or pauses, and `GetTask`
+ * shows the task's final state; any other stream (a resubscription) stops when its client goes.
  */
-async function streamEvents(response: ServerResponse, events: AsyncGenerator<unknown>, id: string | number | null, toError: (error: unknown) => unknown, options: StreamOptions): Promise<void> {
+async function streamEvents(response: ServerResponse, events: AsyncGenerator<unknown>, id: string | number | null, toError: (error: unknown) => unknown, options: StreamOptions & { sending: boolean }): Promise<void> {
+  const { sending, report, ...bounds } = options;
   const sse = new SseWriter(response, {
-    ...options,
+    ...bounds,
     droppedMessage: ({ reason }) => ({ event: "error", data: JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32603, message: `Stream dropped: ${reason}.` } }) }),
   });
   sse.open();
-  // The client went away or was dropped: stop taking events.
-  sse.onClose(() => void events.return(undefined));
+  if (!sending) sse.onClose(() => void events.return(undefined));
   try {
     for await (const event of events) {
-      if (sse.closed) break;
+      if (sse.closed) {
+        if (sending) continue; // taken for the task store alone
+        break;
+      }
       sse.send({ data: JSON.stringify(event) });
     }
   } catch (error) {
-    if (!sse.closed) sse.send({ event: "error", data: JSON.stringify(toError(error)) });
+    if (sse.closed) report(error);
+    else sse.send({ event: "error", data: JSON.stringify(toError(error)) });
   } finally {
     sse.end();
   }
@@ -227,22 +267,54 @@ function sendJson(response: ServerResponse, value: unknown): void {
   response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(value));
 }
 
-function readBody(request: IncomingMessage): Promise<string> {
+/**
+ * The request's body as text, or undefined once it is larger than `max` bytes (the rest is not
+ * read). Rejects when the body cannot be read (the client went away mid-request).
+ */
+function readBody(request: IncomingMessage, max: number): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    request.on("data", (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new Error(`the request body is larger than ${MAX_BODY_BYTES} bytes`));
-        request.destroy();
+      if (size > max) {
+        request.off("data", onData);
+        resolve(undefined);
         return;
       }
       chunks.push(chunk);
-    });
+    };
+    request.on("data", onData);
     request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
     request.on("error", reject);
   });
+}
+
+/**
+ * `413` for a body larger than `maxBodyBytes`: the rest of the body is discarded, never held, and
+ * the connection closes once the answer is sent.
+ */
+function tooLarge(request: IncomingMessage, response: ServerResponse, max: number): void {
+  request.on("error", () => {}); // the client may go away while its body is discarded
+  request.resume();
+  response.writeHead(413, { "content-type": "text/plain; charset=utf-8", connection: "close" }).end(`The request body is larger than ${max} bytes (\`maxBodyBytes\`).\n`);
+}
+
+/**
+ * A request that failed outside JSON-RPC (its body could not be read, or the handler itself threw):
+ * `onError` hears of it, and the response ends (`500` with the hook's text, else the error's, when
+ * nothing was sent yet and the client is still there).
+ */
+function failed(response: ServerResponse, error: unknown, onError: ((error: unknown) => string) | undefined): void {
+  let text: string | undefined;
+  try {
+    text = onError?.(error);
+  } catch {
+    // The hook failed too: the response still ends.
+  }
+  if (response.destroyed || response.writableEnded) return;
+  if (!response.headersSent && !response.socket?.destroyed) response.writeHead(500, { "content-type": "text/plain; charset=utf-8" }).end(`${text ?? errorText(error)}\n`);
+  else response.destroy();
 }
 
 /** A whole `AgentCard` from the input, with defaults; JSON-RPC at `url` for protocols 1.0 and 0.3. */
