@@ -1,7 +1,7 @@
 // One worker process of the capacity scenario (bench/capacity.ts): the capacity load's executor on
 // `createRunWorker`, recording into PostgreSQL. Started with `node --import tsx` and an IPC
 // channel; prints "ready" once it takes jobs. On the message "begin" it starts measuring (event-loop
-// lag, the heap mid-level, CPU); on "end" it sends what it measured back.
+// lag, the heap mid-level, CPU) and answers "begun"; on "end" it sends what it measured back.
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { createRunWorker } from "@agentrx/bullmq";
 import { PostgresRunStore } from "@agentrx/runs";
@@ -47,6 +47,9 @@ process.on("message", (message: string) => {
     lag.reset();
     lag.enable();
     sampler = setTimeout(() => (heap = retainedHeap(baseline)), HEAP_SAMPLE_MS);
+    // The full collection above blocks this process for a while: the bench submits the level's
+    // runs only once every worker has said it is done, or the first runs would wait behind it.
+    process.send?.({ type: "begun" });
   } else if (message === "end") {
     clearTimeout(sampler);
     lag.disable();

@@ -17,6 +17,7 @@
 // `--workers=1,4` takes the worker process counts, `--only=sqlite` the contestants whose name has
 // that text (docs/performance.md).
 import { type ChildProcess, spawn } from "node:child_process";
+import { setMaxListeners } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -113,6 +114,7 @@ async function drive(level: number, run: (index: number, signal: AbortSignal) =>
   let firstError: unknown;
   const started = performance.now();
   const deadline = new AbortController();
+  setMaxListeners(0, deadline.signal); // every run of the level listens to it
   const all = Promise.all(
     Array.from({ length: level }, async (_, index) => {
       await sleep((index * SPREAD_MS) / level);
@@ -352,6 +354,18 @@ interface WorkerProcess {
   stopped: Promise<void>;
 }
 
+/** The next IPC message of `type` from a worker process. */
+function nextMessage<T extends { type: string }>(child: ChildProcess, type: T["type"]): Promise<T> {
+  return new Promise<T>((resolve) => {
+    const listener = (message: T) => {
+      if (message?.type !== type) return;
+      child.off("message", listener);
+      resolve(message);
+    };
+    child.on("message", listener);
+  });
+}
+
 /** AgentRx on `count` BullMQ worker processes, each run followed live from this process. */
 async function workerLevels(count: number, levels: number[], ctx: { prefix: string; schema: string; store: PostgresRunStore }): Promise<LevelResult[]> {
   const queueName = `capacity-${count}`;
@@ -386,10 +400,10 @@ async function workerLevels(count: number, levels: number[], ctx: { prefix: stri
   try {
     await Promise.all(Array.from({ length: count * 2 }, (_, index) => run(index))); // warm-up
     for (const level of levels) {
-      const reports = workers.map(
-        (worker) => new Promise<WorkerReport>((resolve) => worker.child.once("message", (message: WorkerReport) => resolve(message))),
-      );
+      const begun = workers.map((worker) => nextMessage<{ type: "begun" }>(worker.child, "begun"));
       for (const worker of workers) worker.child.send("begin");
+      await Promise.all(begun);
+      const reports = workers.map((worker) => nextMessage<WorkerReport>(worker.child, "report"));
       const clientCpu = process.cpuUsage();
       const { added, errors, seconds } = await drive(level, run);
       const { user, system } = process.cpuUsage(clientCpu);
