@@ -60,6 +60,8 @@ describe("a store that stops answering, or a lease that is lost", () => {
     const error = await executor.invoke({ input: "go" }, { runId: "run" }).then(() => undefined, (e: unknown) => e);
     expect(RunStoreError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ reason: "timeout", op: "write", runId: "run" });
+    // It waited for the stuck write as long as storeTimeoutMs said, and not much longer.
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(195);
     expect(Date.now() - startedAt).toBeLessThan(5_000);
     const startedWhenFailed = seen.started.length;
     // Writes 1 and 2 (the start, the first turn's actions) were acknowledged: that turn's tools ran, nothing after.
