@@ -39,7 +39,7 @@ function fakeRun(options: Options = {}) {
   const aborted: unknown[] = [];
   const state: RunState = initialRunState("run-1", options.threadId, { input: "hello" });
   const subscriber = {
-    closed: false,
+    closed: false as boolean,
     next(event: AgentStreamEvent) {
       log.push(`next ${event.type}`);
       events.push(event);
@@ -47,11 +47,11 @@ function fakeRun(options: Options = {}) {
     error(error: unknown) {
       log.push("error");
       errors.push(error);
-      this.closed = true;
+      subscriber.closed = true;
     },
     complete() {
       log.push("complete");
-      this.closed = true;
+      subscriber.closed = true;
     },
   } satisfies RunSubscriber;
   const chainRun =
