@@ -5,6 +5,7 @@ import { createA2AHandler } from "@agentrx/serve";
 import { Observable } from "rxjs";
 import { afterEach, describe, expect, it } from "vitest";
 import { closeLoopback, stalledClient, startLoopback } from "../../../runs/src/sse/loopback-test-server";
+import { chunkedUpload } from "../test-helpers/chunked-upload";
 
 afterEach(closeLoopback);
 
@@ -79,6 +80,31 @@ describe("createA2AHandler, requests that fail", () => {
     expect(await huge.text()).toMatch(/larger than 10485760 bytes/);
     expect(() => createA2AHandler(quickExecutor, { agentCard: card, maxBodyBytes: 0 })).toThrow(/maxBodyBytes/);
     expect(() => createA2AHandler(quickExecutor, { agentCard: card, onError: "log" as never })).toThrow(/onError/);
+  });
+
+  it("answers 413 naming the limit to a multi-megabyte chunked upload, without resetting the client, and serves the next request", async () => {
+    const origin = await startLoopback(createA2AHandler(quickExecutor, { agentCard: card, maxBodyBytes: 1_000_000 }));
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const outcome = await chunkedUpload(origin, 8 * 1024 * 1024);
+      expect(outcome).toEqual({ status: 413, connection: "close", text: "The request body is larger than 1000000 bytes (`maxBodyBytes`).\n", errors: [] });
+    }
+    const next = await fetch(origin, { method: "POST", headers: { "content-type": "application/json" }, body: v03Send("hi") });
+    expect(await next.json()).toMatchObject({ result: { kind: "task", status: { state: "completed" } } });
+  });
+
+  it("answers 415 to a body that is not JSON, and takes application/json with parameters or no content-type", async () => {
+    const origin = await startLoopback(createA2AHandler(quickExecutor, { agentCard: card }));
+    const post = (headers: Record<string, string>) => fetch(origin, { method: "POST", headers, body: v03Send("hi") });
+    for (const type of ["text/plain", "application/x-www-form-urlencoded", "application/jsonl"]) {
+      const refused = await post({ "content-type": type });
+      expect(refused.status).toBe(415);
+      expect(await refused.text()).toBe(`A2A JSON-RPC takes a JSON body (content-type: application/json), got content-type "${type}".\n`);
+    }
+    for (const type of ["application/json", "Application/JSON; charset=utf-8"]) {
+      expect(await (await post({ "content-type": type })).json()).toMatchObject({ result: { kind: "task", status: { state: "completed" } } });
+    }
+    const untyped = await fetch(origin, { method: "POST", body: new TextEncoder().encode(v03Send("hi")) });
+    expect(await untyped.json()).toMatchObject({ result: { kind: "task", status: { state: "completed" } } });
   });
 
   it("keeps saving a streamed task after its client went away: GetTask shows the run's final state", async () => {

@@ -165,7 +165,7 @@ describe("createA2AHandler", () => {
     const { url } = await serve(weatherExecutor());
     expect((await fetch(`${url}/elsewhere`)).status).toBe(404);
     expect((await fetch(`${url}/`)).status).toBe(405);
-    const parse = await (await fetch(`${url}/`, { method: "POST", body: "{not json" })).json();
+    const parse = await (await fetch(`${url}/`, { method: "POST", headers: { "content-type": "application/json" }, body: "{not json" })).json();
     expect(parse.error.code).toBe(-32700);
     expect(() => createA2AHandler(weatherExecutor(), { agentCard: { name: "" } } as never)).toThrow(/agentCard/);
     expect(() => createA2AHandler(weatherExecutor(), { agentCard: { name: "A", description: "B" }, maxBufferedBytes: 0 })).toThrow(/maxBufferedBytes/);

@@ -6,6 +6,7 @@ import type { AgentExecutor } from "@agentrx/executors";
 import { SseWriter } from "@agentrx/runs";
 import { checkPositiveInteger } from "../internal/check-options";
 import { errorText } from "../internal/error-text";
+import { isJsonContentType, readBody } from "../internal/request-body";
 import { ExecutorA2AAgent, type ToInputs } from "./executor-agent";
 import { loadA2AServer } from "./load-a2a-sdk";
 
@@ -108,10 +109,12 @@ const CARD_PATH = "/.well-known/agent-card.json";
  * `message/stream` from v0.3 clients) start a run whose `runId` is the task id; `GetTask` reads
  * the task; `CancelTask` cancels the run; a pause for approval is `input-required`, and the next
  * message on the task (`approve`, `reject <reason>`, or data `{ decisions }`) resumes the run.
- * A streamed task is saved to its end even when its client goes away. A body larger than
- * `maxBodyBytes` gets `413`. The returned promise never rejects (so `createServer(handler)` is
- * safe): a request whose body cannot be read (the client went away) is closed and reported to
- * `onError`. `@a2a-js/sdk` (an optional peer dependency) is loaded on the first request.
+ * A streamed task is saved to its end even when its client goes away. A body that is not JSON
+ * (a `content-type` other than `application/json`) gets `415`, and one larger than `maxBodyBytes`
+ * gets `413` (see docs/serving-a2a.md). The returned promise never rejects (so
+ * `createServer(handler)` is safe): a request whose body cannot be read (the client went away) is
+ * closed and reported to `onError`. `@a2a-js/sdk` (an optional peer dependency) is loaded on the
+ * first request.
  *
  * @example
  * ```ts
@@ -163,11 +166,14 @@ export function createA2AHandler(executor: AgentExecutor, options: A2AHandlerOpt
         response.writeHead(405, { allow: "POST", "content-type": "text/plain" }).end("A2A JSON-RPC takes POST requests.");
         return;
       }
-      const declared = Number(request.headers["content-length"]);
-      if (declared > maxBodyBytes) return tooLarge(request, response, maxBodyBytes);
+      const type = request.headers["content-type"];
+      if (!isJsonContentType(type)) {
+        response.writeHead(415, { "content-type": "text/plain; charset=utf-8" }).end(`A2A JSON-RPC takes a JSON body (content-type: application/json), got content-type ${JSON.stringify(type)}.\n`);
+        return;
+      }
+      const body = await readBody(request, response, maxBodyBytes);
+      if (body === undefined) return; // answered 413
       const serve = await (ready ??= prepare(card, agentExecutor, taskStore, { maxBufferedBytes, heartbeatMs, report }));
-      const body = await readBody(request, maxBodyBytes);
-      if (body === undefined) return tooLarge(request, response, maxBodyBytes);
       await serve(request, response, body);
     } catch (error) {
       failed(response, error, onError);
@@ -265,39 +271,6 @@ async function streamEvents(response: ServerResponse, events: AsyncGenerator<unk
 
 function sendJson(response: ServerResponse, value: unknown): void {
   response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(value));
-}
-
-/**
- * The request's body as text, or undefined once it is larger than `max` bytes (the rest is not
- * read). Rejects when the body cannot be read (the client went away mid-request).
- */
-function readBody(request: IncomingMessage, max: number): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > max) {
-        request.off("data", onData);
-        resolve(undefined);
-        return;
-      }
-      chunks.push(chunk);
-    };
-    request.on("data", onData);
-    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    request.on("error", reject);
-  });
-}
-
-/**
- * `413` for a body larger than `maxBodyBytes`: the rest of the body is discarded, never held, and
- * the connection closes once the answer is sent.
- */
-function tooLarge(request: IncomingMessage, response: ServerResponse, max: number): void {
-  request.on("error", () => {}); // the client may go away while its body is discarded
-  request.resume();
-  response.writeHead(413, { "content-type": "text/plain; charset=utf-8", connection: "close" }).end(`The request body is larger than ${max} bytes (\`maxBodyBytes\`).\n`);
 }
 
 /**

@@ -6,6 +6,7 @@ import { MemoryRunStore } from "@agentrx/runs";
 import { Observable } from "rxjs";
 import { afterEach, describe, expect, it } from "vitest";
 import { closeLoopback, stalledClient, startLoopback } from "../../../runs/src/sse/loopback-test-server";
+import { chunkedUpload } from "../test-helpers/chunked-upload";
 import { ANSWER, weatherExecutor } from "../test-helpers/weather-executor";
 import { createAGUIHandler } from "./create-ag-ui-handler";
 
@@ -68,7 +69,20 @@ describe("createAGUIHandler, driven by @ag-ui/client's HttpAgent", () => {
     expect(await (await post(JSON.stringify({ threadId: "t", messages: [] }))).text()).toMatch(/runId/);
     expect((await post(JSON.stringify({ threadId: "t", runId: "r", messages: [], resume: [{ interruptId: "x", status: "resolved" }] }))).status).toBe(400);
     expect((await post(JSON.stringify({ threadId: "t", runId: "r", messages: [{ role: "user", content: "x".repeat(2000) }] }))).status).toBe(413);
-    expect((await fetch(url, { method: "POST", headers: { "content-type": "text/plain" }, body: "{}" })).status).toBe(415);
+    const notJson = await fetch(url, { method: "POST", headers: { "content-type": "text/plain" }, body: "{}" });
+    expect(notJson.status).toBe(415);
+    expect(await notJson.text()).toBe('The body must be JSON (content-type: application/json), got content-type "text/plain".\n');
+  });
+
+  it("answers 413 naming the limit to a multi-megabyte chunked upload, without resetting the client, and serves the next request", async () => {
+    const url = await serve(createAGUIHandler(weatherExecutor()));
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const outcome = await chunkedUpload(url, 8 * 1024 * 1024);
+      expect(outcome).toEqual({ status: 413, connection: "close", text: "The request body is larger than 1048576 bytes (`maxBodyBytes`).\n", errors: [] });
+    }
+    const { agent, subscriber } = recordingAgent(url, "thread-after-413");
+    agent.messages = [{ id: "u1", role: "user", content: "Weather and time in Paris?" }];
+    expect((await agent.runAgent({ runId: "run-after-413" }, subscriber)).result).toBe(ANSWER);
   });
 
   it("holds a bounded number of bytes for each of five clients that never read a 100k-token run", async () => {

@@ -4,6 +4,7 @@ import { SseWriter } from "@agentrx/runs";
 import type { Observable, Subscription } from "rxjs";
 import { checkPositiveInteger } from "../internal/check-options";
 import { errorText } from "../internal/error-text";
+import { isJsonContentType, readBody } from "../internal/request-body";
 import type { AGUIResumeEntry, RunAgentInput } from "./ag-ui-event";
 import { toAGUIEvents } from "./to-ag-ui-events";
 
@@ -69,9 +70,9 @@ export function createAGUIHandler(executor: AgentExecutor, options: AGUIHandlerO
   checkPositiveInteger("createAGUIHandler", "heartbeatMs", heartbeatMs);
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (req.method !== "POST") return refuse(res, 405, "An AG-UI endpoint takes POST with a RunAgentInput JSON body.");
-    if (!/^application\/json\b/i.test(req.headers["content-type"] ?? "application/json")) return refuse(res, 415, "The body must be JSON (content-type: application/json).");
-    const body = await readBody(req, maxBodyBytes);
-    if (body === undefined) return refuse(res, 413, `The body is larger than ${maxBodyBytes} bytes.`);
+    if (!isJsonContentType(req.headers["content-type"])) return refuse(res, 415, `The body must be JSON (content-type: application/json), got content-type ${JSON.stringify(req.headers["content-type"])}.`);
+    const body = await readBody(req, res, maxBodyBytes);
+    if (body === undefined) return; // answered 413
     let input: RunAgentInput;
     try {
       input = parseInput(body);
@@ -178,19 +179,6 @@ function decisionsOf(entries: AGUIResumeEntry[]): Record<string, Decision> {
     }
   }
   return decisions;
-}
-
-async function readBody(req: IncomingMessage, max: number): Promise<string | undefined> {
-  const decoder = new TextDecoder();
-  let text = "";
-  let size = 0;
-  for await (const chunk of req) {
-    const bytes = typeof chunk === "string" ? new TextEncoder().encode(chunk) : (chunk as Uint8Array);
-    size += bytes.length;
-    if (size > max) return undefined;
-    text += decoder.decode(bytes, { stream: true });
-  }
-  return text + decoder.decode();
 }
 
 function refuse(res: ServerResponse, status: number, message: string): void {
