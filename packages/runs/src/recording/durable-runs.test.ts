@@ -1,5 +1,5 @@
 import { type AgentAction, type AgentStep, getIdempotencyKey, idempotencyKeyOf } from "@agentrx/core";
-import { AgentExecutor, type AgentStreamEvent, InDoubtToolCallError, RunLeaseLostError, RunStoreError, type StoredRunEvent, restoreRunState, stopRun } from "@agentrx/executors";
+import { AgentExecutor, InDoubtToolCallError, RunLeaseLostError, RunStoreError, type StoredRunEvent, restoreRunState } from "@agentrx/executors";
 import { withApproval, withInDoubt } from "@agentrx/tools";
 import { createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel, type ScriptedCall, type ScriptedResponse } from "@agentrx/core/testing";
@@ -325,74 +325,6 @@ describe("fork with a tool-calling agent on a model started afresh (as in anothe
       ["human", "ai", "tool", "ai", "tool", "ai", "tool"],
     ]);
   });
-});
-
-describe("one reducer: a run restored from its record equals the live run", () => {
-  const scenarios: [string, () => { executor: AgentExecutor; inputs: Record<string, unknown> }][] = [
-    [
-      "parallel turns",
-      () => {
-        const { agent, tools } = durableFixture({ turns: 3, width: 3 });
-        return { executor: new AgentExecutor({ agent, tools, store: new MemoryRunStore(), returnIntermediateSteps: true }), inputs: { input: "x" } };
-      },
-    ],
-    [
-      "a limit (max_iterations) mid-run",
-      () => {
-        const { agent, tools } = durableFixture({ turns: 5, width: 2 });
-        return { executor: new AgentExecutor({ agent, tools, store: new MemoryRunStore(), maxIterations: 2, returnIntermediateSteps: true }), inputs: { input: "x" } };
-      },
-    ],
-    [
-      "parsing errors",
-      () => {
-        let calls = 0;
-        const agent = RunnableLambda.from(async () => {
-          calls++;
-          if (calls < 3) {
-            const { OutputParserException } = await import("@langchain/core/output_parsers");
-            throw new OutputParserException(`bad ${calls}`, `raw ${calls}`);
-          }
-          return { returnValues: { output: "ok" }, log: "" };
-        });
-        return { executor: new AgentExecutor({ agent, tools: [], store: new MemoryRunStore(), handleParsingErrors: true, returnIntermediateSteps: true }), inputs: { input: "x" } };
-      },
-    ],
-    [
-      "a middleware that stops the run (stoppedBy), then a failed \"generate\" call (generateError)",
-      () => {
-        const { agent, tools } = durableFixture({ turns: 5, width: 1 });
-        let turns = 0;
-        const stopper = { name: "stopper", afterTurn: () => void (++turns === 2 && stopRun({ reason: "budget", message: "two turns", details: { turns } })) };
-        const final = RunnableLambda.from(async (input: { steps: AgentStep[]; forceFinalAnswer?: boolean }, options) => {
-          if (input.forceFinalAnswer === true) throw new Error("the final answer could not be written");
-          return agent.invoke(input as never, options);
-        });
-        return {
-          executor: new AgentExecutor({ agent: final, tools, store: new MemoryRunStore(), middleware: [stopper], earlyStoppingMethod: "generate", returnIntermediateSteps: true }),
-          inputs: { input: "x" },
-        };
-      },
-    ],
-  ];
-  for (const [name, make] of scenarios) {
-    it(name, async () => {
-      const { executor, inputs } = make();
-      const store = (executor as unknown as { options: { store: MemoryRunStore } }).options.store;
-      const events: AgentStreamEvent[] = await collect(executor.stream(inputs, { runId: "live" }));
-      const output = events.at(-1) as Extract<AgentStreamEvent, { type: "output" }>;
-      const info = await store.getRun("live");
-      const restored = restoreRunState(info!, await store.readEvents("live"));
-      expect(restored.state.steps).toEqual(output.intermediateSteps);
-      expect(restored.state.iteration).toBe(info?.checkpoint?.iteration);
-      expect(restored.state.stopReason).toBe(output.stopReason);
-      expect(restored.state.phase).toBe("done");
-      expect(restored.state.turn).toBeUndefined();
-      expect(restored.state.stoppedBy).toEqual(output.stoppedBy);
-      expect(restored.state.generateError).toEqual(output.generateError);
-      if (name.includes("stoppedBy")) expect([output.stoppedBy, output.generateError]).toEqual([expect.objectContaining({ message: "two turns" }), expect.any(String)]);
-    });
-  }
 });
 
 describe("smaller defects", () => {
