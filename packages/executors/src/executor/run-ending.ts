@@ -77,7 +77,7 @@ export class RunEnding {
         await run.chainRun.handleChainEnd({ ...event.returnValues, stopReason });
       } catch (error) {
         // A handler with `raiseError` refused the run's end: the run fails with its error.
-        run.dispatch({ type: "failed" });
+        run.dispatch({ type: "endRefused" });
         this.endRecording({ status: "failed", error: errorMessage(error) });
         run.subscriber.error(error);
         return;
@@ -91,7 +91,7 @@ export class RunEnding {
         const messages = runMessages(run.state.inputs, memory.inputKey, run.state.steps, output);
         await memory.memory.addMessages(run.state.threadId, messages, { runId: run.state.runId });
       } catch (error) {
-        run.dispatch({ type: "failed" });
+        run.dispatch({ type: "endRefused" });
         this.endRecording({ status: "failed", error: `the conversation memory refused the run's messages: ${errorMessage(error)}` });
         if (!run.subscriber.closed) run.subscriber.error(error);
         return;
@@ -104,7 +104,7 @@ export class RunEnding {
       try {
         await run.recorder.flush({ status: interrupt ? "interrupted" : "finished", stopReason, release: true });
       } catch (error) {
-        run.dispatch({ type: "failed" });
+        run.dispatch({ type: "endRefused" });
         if (!run.subscriber.closed) run.subscriber.error(error);
         return;
       } finally {

@@ -5,6 +5,21 @@ import { addUsage, initialRunState, isEnded, pendingActions, transition } from "
 const action = (tool: string): AgentAction => ({ tool, toolInput: {}, log: tool });
 
 describe("transition", () => {
+  it("fails a run whose end was refused after it finished or paused, and leaves other ended runs as they are", () => {
+    for (const [end, expected] of [
+      [{ type: "finished", stopReason: "finish" }, "failed"],
+      [{ type: "paused", interrupts: [] }, "failed"],
+      [{ type: "cancelled" }, "cancelled"],
+    ] as const) {
+      const state = initialRunState("run", undefined, {});
+      transition(state, end);
+      transition(state, { type: "failed" }); // a plain failure never overrides an end
+      expect(state.phase).toBe(end.type === "finished" ? "done" : end.type === "paused" ? "interrupted" : "cancelled");
+      transition(state, { type: "endRefused" });
+      expect(state.phase).toBe(expected);
+    }
+  });
+
   it("appends a turn's steps in action order once every tool finished, whatever order they finished in", () => {
     const state = initialRunState("r", undefined, { input: "x" });
     transition(state, { type: "agentCalled" });

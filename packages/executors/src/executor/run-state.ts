@@ -120,7 +120,12 @@ export type RunTransition =
   /** A middleware summarized the run's first steps (the agent sees the summary in their place). */
   | { type: "compacted"; compaction: StepsCompaction }
   | { type: "cancelled" }
-  | { type: "failed" };
+  | { type: "failed" }
+  /**
+   * The run's end was refused after it finished or paused (a callback handler with `raiseError`,
+   * the conversation memory, or the store would not take it): the run fails after all.
+   */
+  | { type: "endRefused" };
 
 /** A fresh state for a new run. */
 export function initialRunState(runId: string, threadId: string | undefined, inputs: Record<string, unknown>): RunState {
@@ -250,6 +255,9 @@ export function transition(state: RunState, event: RunTransition): void {
       return;
     case "failed":
       if (!isEnded(state)) state.phase = "failed";
+      return;
+    case "endRefused":
+      if (!isEnded(state) || state.phase === "done" || state.phase === "interrupted") state.phase = "failed";
       return;
   }
 }
