@@ -1,16 +1,17 @@
 import type { AgentAction } from "@agentrx/core";
 import { describe, expect, it } from "vitest";
-import { addUsage, initialRunState, isEnded, pendingActions, transition } from "./run-state";
+import { type RunPhase, type RunTransition, addUsage, initialRunState, isEnded, pendingActions, transition } from "./run-state";
 
 const action = (tool: string): AgentAction => ({ tool, toolInput: {}, log: tool });
 
 describe("transition", () => {
   it("fails a run whose end was refused after it finished or paused, and leaves other ended runs as they are", () => {
-    for (const [end, expected] of [
+    const ends: [RunTransition, RunPhase][] = [
       [{ type: "finished", stopReason: "finish" }, "failed"],
       [{ type: "paused", interrupts: [] }, "failed"],
       [{ type: "cancelled" }, "cancelled"],
-    ] as const) {
+    ];
+    for (const [end, expected] of ends) {
       const state = initialRunState("run", undefined, {});
       transition(state, end);
       transition(state, { type: "failed" }); // a plain failure never overrides an end
