@@ -3,14 +3,21 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 
 /**
+ * How long a refused body is still read (and discarded) once the `413` has been sent, in ms: a
+ * client that sends while it reads has its answer by then; one still sending is cut off.
+ */
+const LINGER_MS = 2_000;
+
+/**
  * The request's body as text, read up to `max` bytes; undefined once the request was answered `413`
  * because its body is larger (its declared `content-length`, before reading, or its bytes so far,
  * at the chunk that crosses `max`), and the caller has nothing more to do. Rejects when the body
  * cannot be read (the client went away mid-request).
  *
  * A refused body is not held: the rest of it is read and discarded, so that a client still sending
- * it is not reset (it would lose the answer), and the connection closes once it has been sent
- * (`connection: close`); Node's `server.requestTimeout` bounds how long that can take.
+ * it is not reset before it has its answer, and the connection closes (`connection: close`) once
+ * the body has been read, or {@link LINGER_MS} after the answer was sent, whichever comes first: a
+ * client sending a huge body slowly does not keep the connection until `server.requestTimeout`.
  */
 export function readBody(request: IncomingMessage, response: ServerResponse, max: number): Promise<string | undefined> {
   if (Number(request.headers["content-length"]) > max) {
@@ -57,15 +64,22 @@ export function readBody(request: IncomingMessage, response: ServerResponse, max
 /**
  * Answers `413` naming the limit at once, with the whole answer sent (so a client that reads while
  * it sends has it), reads and discards the rest of the body, and ends the response, which closes the
- * connection, once the body has been read (or the client went away).
+ * connection, once the body has been read (or the client went away), or a while after the answer
+ * was sent.
  */
 function refuseTooLarge(request: IncomingMessage, response: ServerResponse, max: number): void {
   const text = `The request body is larger than ${max} bytes (\`maxBodyBytes\`).\n`;
   response.writeHead(413, { "content-type": "text/plain; charset=utf-8", "content-length": Buffer.byteLength(text), connection: "close" });
-  response.write(text);
+  let linger: ReturnType<typeof setTimeout> | undefined;
   const close = () => {
+    clearTimeout(linger);
+    // Node closes the connection once the response ends (it says `connection: close`).
     if (!response.writableEnded) response.end();
   };
+  // Once the answer is flushed, the rest of the body has a while to arrive; then the connection closes.
+  response.write(text, () => {
+    if (!response.writableEnded) linger = setTimeout(close, LINGER_MS).unref();
+  });
   request.on("error", close); // the client went away while its body was discarded
   if (request.readableEnded) close();
   else request.once("end", close).once("close", close);
