@@ -12,6 +12,22 @@ import type { TelemetryOptions } from "./telemetry-options";
  */
 export const TELEMETRY_PARENT_KEY = "__agentrx_telemetry_parent";
 
+/**
+ * The `config.configurable` key under which a caller gives a run the OpenTelemetry `Context` its
+ * `invoke_agent` span starts under, in place of the active one: a remote caller's span, for a run
+ * served over a protocol that carries the trace context (the A2A handler of @agentrx/serve reads
+ * `traceparent`). A run under a {@link TelemetryParent} ignores it.
+ *
+ * @internal
+ */
+export const TELEMETRY_CONTEXT_KEY = "__agentrx_telemetry_context";
+
+/** The context given under {@link TELEMETRY_CONTEXT_KEY}, when it is one. @internal */
+export function givenContext(configurable: Record<string, unknown> | undefined): Context | undefined {
+  const value = configurable?.[TELEMETRY_CONTEXT_KEY] as Context | undefined;
+  return typeof value?.getValue === "function" ? value : undefined;
+}
+
 /** Where a sub-run's spans go: under one of its caller's tool-call spans. @internal */
 export interface TelemetryParent {
   /** The caller's telemetry settings: the sub-run records what its caller records. */
@@ -50,6 +66,8 @@ export class RunTelemetry {
     private readonly runId: string,
     private readonly threadId: string | undefined,
     private readonly runName: string | undefined,
+    /** Where the run's span starts when it has no parent (see {@link TELEMETRY_CONTEXT_KEY}); else the active context. */
+    private readonly startContext?: Context,
   ) {
     this.options = parent?.options ?? options;
     this.usage = [{ input: 0, output: 0, seen: false }, ...(parent?.usage ?? [])];
@@ -61,7 +79,7 @@ export class RunTelemetry {
     const tracer = (this.tracer = this.parent?.tracer ?? this.options.tracer ?? otel.defaultTracer());
     // Without a tracer and without @opentelemetry/api there is nothing to trace with.
     if (tracer === undefined) return;
-    const parentContext = this.parent?.context ?? otel.active();
+    const parentContext = this.parent?.context ?? this.startContext ?? otel.active();
     const { name, attributes } = agentSpan(this.options, this.runName, this.runId, this.parent === undefined ? this.threadId : undefined, inputs);
     this.span = tracer.startSpan(name, { kind: SPAN_KIND.internal, attributes }, parentContext);
     this.context = otel.withSpan(parentContext, this.span);

@@ -15,6 +15,7 @@ import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, type Samp
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { TelemetryOptions } from "./telemetry-options";
+import { TELEMETRY_CONTEXT_KEY } from "./run-telemetry";
 import { withTelemetry } from "./with-telemetry";
 
 const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
@@ -264,6 +265,29 @@ describe("telemetry", () => {
     expect(seen[1]).toBeDefined();
     spans = exporter.getFinishedSpans();
     expect(spans.map((span) => span.name).sort()).toEqual(["chat ScriptedChatModel", "invoke_agent"]);
+  });
+
+  it("starts a run's span under the context given under TELEMETRY_CONTEXT_KEY (a remote caller's span), on both paths", async () => {
+    const { exporter, tracer } = tracing();
+    const remote = { traceId: "0af7651916cd43dd8448eb211c80319c", spanId: "b7ad6b7169203331", traceFlags: 1, isRemote: true };
+    const configurable = { [TELEMETRY_CONTEXT_KEY]: trace.setSpanContext(ROOT_CONTEXT, remote) };
+    await weatherExecutor({ tracer }).invoke({ input: "Weather in Paris?" }, { configurable });
+    const silent = RunnableLambda.from(() => ({ returnValues: { output: "hi" }, log: "" }));
+    await new AgentExecutor({ agent: silent, tools: [], telemetry: { tracer } }).invoke({ input: "hello" }, { configurable });
+    const spans = exporter.getFinishedSpans();
+    const agents = byName(spans, "invoke_agent");
+    expect(agents).toHaveLength(2);
+    for (const agent of agents) {
+      expect(agent.spanContext().traceId).toBe(remote.traceId);
+      expect(agent.parentSpanContext).toMatchObject({ traceId: remote.traceId, spanId: remote.spanId, isRemote: true });
+    }
+    // Every other span is in the same trace, under the run's.
+    expect(spans.every((span) => span.spanContext().traceId === remote.traceId)).toBe(true);
+    expect(parentOf(byName(spans, "execute_tool weather")[0]!, spans)).toBe(agents[0]);
+    // Without it, a root span.
+    exporter.reset();
+    await new AgentExecutor({ agent: silent, tools: [], telemetry: { tracer } }).invoke({ input: "hello" }, { configurable: { [TELEMETRY_CONTEXT_KEY]: "not a context" } });
+    expect(exporter.getFinishedSpans()[0]?.parentSpanContext).toBeUndefined();
   });
 
   it("gives a sampler what is known when a call starts, and sets a model call's reply attributes after, as on a span opened before the call", async () => {

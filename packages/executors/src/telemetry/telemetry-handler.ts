@@ -65,6 +65,8 @@ export class TelemetryHandler extends BaseCallbackHandler {
     private readonly threadId?: string,
     /** Where the run's spans go when it runs as a tool of a traced run: under that call's span. */
     private readonly parent?: TelemetryParent,
+    /** Where the run's span starts when it has no parent (see `TELEMETRY_CONTEXT_KEY`); else the active context. */
+    private readonly startContext?: Context,
   ) {
     super();
     this.tracer = options.tracer ?? parent?.tracer;
@@ -200,7 +202,7 @@ export class TelemetryHandler extends BaseCallbackHandler {
   /** Starts a span under the nearest span above `parentRunId` (else the active context). */
   private open(otel: Otel, runId: string, parentRunId: string | undefined, name: string, kind: SpanKind, attributes: Attributes, agent: boolean, startTime?: number): void {
     const parent = parentRunId === undefined ? undefined : this.nearest(parentRunId);
-    const parentContext = parent?.context ?? this.parent?.context ?? otel.active();
+    const parentContext = parent?.context ?? this.parent?.context ?? this.startContext ?? otel.active();
     this.tracer ??= otel.defaultTracer();
     // Without a tracer and without @opentelemetry/api there is nothing to trace with.
     if (this.tracer === undefined) return;

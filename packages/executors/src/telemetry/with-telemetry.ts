@@ -1,7 +1,8 @@
 import { InvalidArgumentError, observesModelCalls } from "@agentrx/core";
 import { CallbackManager } from "@langchain/core/callbacks/manager";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { RunTelemetry, TELEMETRY_PARENT_KEY, type TelemetryParent } from "./run-telemetry";
+import type { Context } from "@opentelemetry/api";
+import { RunTelemetry, TELEMETRY_PARENT_KEY, type TelemetryParent, givenContext } from "./run-telemetry";
 import { TelemetryHandler } from "./telemetry-handler";
 import type { TelemetryOptions } from "./telemetry-options";
 
@@ -32,10 +33,10 @@ function isTelemetryHandler(handler: unknown): boolean {
  * calls report to it). Without `telemetry`, the config as it is. A sub-run whose callbacks already
  * hold one (its caller is traced) is traced by that one, in the same tree. @internal
  */
-export function withTelemetry<T extends RunnableConfig>(config: T, telemetry: TelemetryOptions | undefined, runId: string, threadId?: string, parent?: TelemetryParent): T {
+export function withTelemetry<T extends RunnableConfig>(config: T, telemetry: TelemetryOptions | undefined, runId: string, threadId?: string, parent?: TelemetryParent, startContext?: Context): T {
   if (telemetry === undefined) return config;
   const callbacks = config.callbacks;
-  const handler = new TelemetryHandler(telemetry, runId, parent === undefined ? threadId : undefined, parent);
+  const handler = new TelemetryHandler(telemetry, runId, parent === undefined ? threadId : undefined, parent, startContext);
   if (callbacks === undefined) return { ...config, callbacks: [handler] };
   if (Array.isArray(callbacks)) return callbacks.some(isTelemetryHandler) ? config : { ...config, callbacks: [...callbacks, handler] };
   if (callbacks instanceof CallbackManager || typeof (callbacks as CallbackManager).copy === "function") {
@@ -50,7 +51,8 @@ export function withTelemetry<T extends RunnableConfig>(config: T, telemetry: Te
  * model calls, as every built-in agent does: no callback handler, so the agent's runnables build no
  * callback runs), else through a callback handler (`withTelemetry`). A run started as a tool of a
  * traced run (`asTool`) is traced in its caller's tree, under the tool call, with its caller's
- * settings. @internal
+ * settings. A run given a context under `TELEMETRY_CONTEXT_KEY` (a remote caller's span) starts its
+ * span there rather than in the active context. @internal
  */
 export function traceRun<T extends RunnableConfig>(
   config: T,
@@ -59,7 +61,8 @@ export function traceRun<T extends RunnableConfig>(
   runId: string,
   threadId?: string,
 ): { config: T; telemetry?: RunTelemetry } {
-  const parent = (config.configurable as Record<string, unknown> | undefined)?.[TELEMETRY_PARENT_KEY] as TelemetryParent | undefined;
+  const configurable = config.configurable as Record<string, unknown> | undefined;
+  const parent = configurable?.[TELEMETRY_PARENT_KEY] as TelemetryParent | undefined;
   if (parent !== undefined) {
     if (observesModelCalls(agent)) return { config, telemetry: new RunTelemetry(parent.options, parent, runId, undefined, config.runName) };
     return { config: withTelemetry(config, parent.options, runId, undefined, parent) };
@@ -69,6 +72,7 @@ export function traceRun<T extends RunnableConfig>(
   const tracedByCaller = Array.isArray(callbacks)
     ? callbacks.some(isTelemetryHandler)
     : typeof (callbacks as CallbackManager | undefined)?.copy === "function" && (callbacks as CallbackManager).handlers.some(isTelemetryHandler);
-  if (!tracedByCaller && observesModelCalls(agent)) return { config, telemetry: new RunTelemetry(telemetry, undefined, runId, threadId, config.runName) };
-  return { config: withTelemetry(config, telemetry, runId, threadId) };
+  const startContext = givenContext(configurable);
+  if (!tracedByCaller && observesModelCalls(agent)) return { config, telemetry: new RunTelemetry(telemetry, undefined, runId, threadId, config.runName, startContext) };
+  return { config: withTelemetry(config, telemetry, runId, threadId, undefined, startContext) };
 }
