@@ -4,6 +4,7 @@ import { InvalidArgumentError } from "@agentrx/core";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { type StructuredToolInterface, tool } from "@langchain/core/tools";
 import { z } from "zod";
+import { traceHeaders } from "../internal/trace-context";
 import { ROLE_USER, TASK_STATE, message, partsText, taskText, textPart } from "./a2a-parts";
 import { A2ATaskError } from "./a2a-task-error";
 import { loadA2AClient } from "./load-a2a-sdk";
@@ -42,7 +43,9 @@ const schema = z.object({
  * task's artifacts, else its last message). A task that fails, is rejected or cancelled throws
  * an `A2ATaskError`; one that asks for input returns the question and its task id, which the
  * model passes back (`taskId`) with its answer. Aborting the call (the run's signal: a cancelled
- * or timed-out run) cancels the remote task.
+ * or timed-out run) cancels the remote task. When the call is traced (the executor's `telemetry`, or
+ * an active OpenTelemetry span), its requests carry the W3C `traceparent` (and `tracestate`) of the
+ * call's span, so the remote run's spans join the caller's trace (see docs/serving-a2a.md).
  *
  * @example
  * ```ts
@@ -73,7 +76,7 @@ export async function a2aTool(options: A2AToolOptions): Promise<StructuredToolIn
   const card = await client.getAgentCard();
   const name = givenName ?? (card.name.replace(/[^A-Za-z0-9_-]+/g, "_").slice(0, 64) || "a2a_agent");
   const description = givenDescription ?? (card.description || `The A2A agent "${card.name}".`);
-  return tool(async ({ input, taskId }: z.infer<typeof schema>, config?: RunnableConfig) => callAgent(client, card.name, input, taskId, config?.signal), {
+  return tool(async ({ input, taskId }: z.infer<typeof schema>, config?: RunnableConfig) => callAgent(client, card.name, input, taskId, config?.signal, await traceHeaders(config?.configurable)), {
     name,
     description,
     schema,
@@ -89,11 +92,16 @@ interface Seen {
   reply?: Message;
 }
 
-async function callAgent(client: Client, agent: string, input: string, taskId: string | undefined, signal: AbortSignal | undefined): Promise<string> {
+/**
+ * Sends the input and follows the task to its end. `headers`: the trace context of the call, sent
+ * with each request (the SDK's `serviceParameters` are HTTP headers).
+ */
+async function callAgent(client: Client, agent: string, input: string, taskId: string | undefined, signal: AbortSignal | undefined, headers: Record<string, string> | undefined): Promise<string> {
   signal?.throwIfAborted();
   const stream = new AbortController();
   const seen: Seen = { statusText: "", artifacts: new Map() };
-  const cancel = (id: string) => void client.cancelTask({ tenant: "", id, metadata: undefined }).catch(() => undefined);
+  const traced = headers === undefined ? {} : { serviceParameters: headers };
+  const cancel = (id: string) => void client.cancelTask({ tenant: "", id, metadata: undefined }, traced).catch(() => undefined);
   let cancelWhenKnown = false;
   const onAbort = () => {
     // Cancel the remote task, then stop listening; before its id is known, read on until it is
@@ -110,7 +118,7 @@ async function callAgent(client: Client, agent: string, input: string, taskId: s
   signal?.addEventListener("abort", onAbort, { once: true });
   try {
     const request = { tenant: "", message: message(ROLE_USER, [textPart(input)], taskId ? { taskId } : {}), configuration: undefined, metadata: undefined };
-    for await (const event of client.sendMessageStream(request, { signal: stream.signal })) {
+    for await (const event of client.sendMessageStream(request, { signal: stream.signal, ...traced })) {
       observe(seen, event);
       if (cancelWhenKnown && seen.task) {
         cancel(seen.task.id);

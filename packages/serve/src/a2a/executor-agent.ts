@@ -2,6 +2,7 @@ import type { Message, Task } from "@a2a-js/sdk";
 import type { AgentExecutionEvent, AgentExecutor as A2AAgentExecutor, ExecutionEventBus, RequestContext } from "@a2a-js/sdk/server";
 import type { AgentExecutor, AgentStreamEvent, Decision, Interrupt } from "@agentrx/executors";
 import type { Observable } from "rxjs";
+import { type Headers, TELEMETRY_CONTEXT_KEY, remoteContext } from "../internal/trace-context";
 import { ROLE_AGENT, TASK_STATE, artifact, dataOf, dataPart, message, partsText, statusUpdate, textPart } from "./a2a-parts";
 
 /** The artifact the answer streams into and ends up in. */
@@ -32,7 +33,9 @@ interface ActiveRun {
  * The executor as the SDK's `AgentExecutor`: each A2A task is one run (the task id is the run's
  * `runId`, the context id its `threadId`). The run's events become task updates; an approval pause
  * is `input-required`, and the next message on the task (its decisions) resumes the run; cancelling
- * the task unsubscribes from the run, which cancels it. @internal
+ * the task unsubscribes from the run, which cancels it. A request with a valid W3C `traceparent`
+ * header starts (or resumes) the run under that remote span, so its spans join the caller's trace
+ * (when the executor has `telemetry`). @internal
  */
 export class ExecutorA2AAgent implements A2AAgentExecutor {
   private readonly active = new Map<string, ActiveRun>();
@@ -49,10 +52,13 @@ export class ExecutorA2AAgent implements A2AAgentExecutor {
     const received = context.userMessage;
     const publish = (event: AgentExecutionEvent) => bus.publish(event);
     this.contexts.set(taskId, contextId);
+    // The caller's span, from the request's `traceparent` (the SDK keeps the request's headers).
+    const remote = await remoteContext(context.context?.state.get("headers") as Headers | undefined);
+    const traced = remote === undefined ? {} : { configurable: { [TELEMETRY_CONTEXT_KEY]: remote } };
     let events: Observable<AgentStreamEvent>;
     if (task === undefined) {
       publish({ kind: "task", data: newTask(taskId, contextId, received) });
-      events = this.executor.stream(this.toInputs(received), { runId: taskId, threadId: contextId });
+      events = this.executor.stream(this.toInputs(received), { runId: taskId, threadId: contextId, ...traced });
     } else {
       publish({ kind: "task", data: task });
       if (task.status?.state !== TASK_STATE.inputRequired) {
@@ -66,7 +72,7 @@ export class ExecutorA2AAgent implements A2AAgentExecutor {
         publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, TASK_STATE.inputRequired, approvalMessage(interrupts, taskId, contextId, true)) });
         return;
       }
-      events = this.executor.resume(taskId, { decisions });
+      events = this.executor.resume(taskId, { decisions, ...traced });
     }
     await new Promise<void>((resolve) => {
       let done = false;
