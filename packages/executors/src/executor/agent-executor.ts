@@ -21,7 +21,7 @@ import { renderTrace } from "../operators/render-trace";
 import type { StopCondition } from "./stop-condition";
 import { initialRunState } from "./run-state";
 import { type ResolvedOptions, normalizeStopWhen, validateOptions, validateStore } from "./validate-options";
-import { traceRun } from "../telemetry/with-telemetry";
+import { traceRun, withCallerContext } from "../telemetry/with-telemetry";
 import { followUpOnThread } from "../steering/follow-up";
 import { type SendMessageOptions, type SendMessageResult, type SteeringMessage, sendRunMessage } from "../steering/send-run-message";
 
@@ -74,6 +74,8 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
    *   plus optional per-call `stopWhen` conditions
    */
   invoke(inputs: Record<string, unknown>, config?: AgentExecutorCallConfig): RunObservable<AgentExecutorResult<TStructured, TSteps>> {
+    // A traced run's span goes under the context active now, even when it is awaited elsewhere.
+    config = withCallerContext(config, this.options.telemetry);
     const display = () => this.displaySource(inputs, config);
     if (this.options.verbose || this.options.followUp !== undefined) {
       const results = this.events(inputs, config, false).pipe(toResultOf(inputs)) as Observable<AgentExecutorResult<TStructured, TSteps>>;
@@ -106,6 +108,7 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
    * ```
    */
   stream(inputs: Record<string, unknown>, config?: AgentExecutorCallConfig): RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured, TSteps>> {
+    config = withCallerContext(config, this.options.telemetry);
     const events = this.events(inputs, config, true);
     return new RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured, TSteps>>(
       (subscriber) => events.subscribe(subscriber),
@@ -254,8 +257,9 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
     options: Omit<ResumeOptions, "decisions">,
     open: (store: RunStore, owner: string, leaseMs: number) => Promise<OpenedRun & { forkOf?: ForkOf }>,
   ): RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured, TSteps>> {
+    const called = withCallerContext(options, this.options.telemetry) ?? options;
     const subscribe = (subscriber: Subscriber<AgentStreamEvent>): TeardownLogic => {
-      const { store: given, stopWhen, ...config } = options;
+      const { store: given, stopWhen, ...config } = called;
       const store = given ?? this.defaultStore();
       let conditions: readonly StopCondition[];
       try {

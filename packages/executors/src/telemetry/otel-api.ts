@@ -12,6 +12,8 @@ const SPECIFIER = "@opentelemetry/api";
 /** `@opentelemetry/api`'s key of the span in a context (`createContextKey` uses `Symbol.for`). */
 const SPAN_KEY = Symbol.for("OpenTelemetry Context Key SPAN");
 const PROBE_KEY = Symbol("agentrx context manager probe");
+/** Where `@opentelemetry/api` (v1) keeps what is registered globally (its context manager under `context`). */
+const API_GLOBALS = Symbol.for("opentelemetry.js.api.1");
 
 /** `SpanKind` and `SpanStatusCode` values (stable API numbers). */
 export const SPAN_KIND = { internal: 0 as SpanKind, client: 2 as SpanKind };
@@ -59,6 +61,22 @@ export const bareOtel: Otel = {
   withContext: (_context, fn) => fn(),
   keepsContext: () => false,
 };
+
+/**
+ * The active context when it holds a span, read from the context manager registered with
+ * `@opentelemetry/api` (without importing the package: nothing is loaded for it); undefined when
+ * no context manager is registered or no span is active. @internal
+ */
+export function activeSpanContext(): Context | undefined {
+  const manager = (globalThis as { [API_GLOBALS]?: { context?: { active?: () => Context } } })[API_GLOBALS]?.context;
+  if (typeof manager?.active !== "function") return undefined;
+  try {
+    const active = manager.active();
+    return active?.getValue(SPAN_KEY) === undefined ? undefined : active;
+  } catch {
+    return undefined; // a context manager that fails: as if none were registered
+  }
+}
 
 let loading: Promise<Otel> | undefined;
 /** Set once loaded, so later calls need no `await`. */

@@ -290,6 +290,55 @@ describe("telemetry", () => {
     expect(exporter.getFinishedSpans()[0]?.parentSpanContext).toBeUndefined();
   });
 
+  it("starts a run's span under the context active when invoke or stream was called, even when it is awaited outside it; its tools never see that context", async () => {
+    const { exporter, tracer } = tracing();
+    const storage = new AsyncLocalStorage<Context>();
+    context.setGlobalContextManager({
+      active: () => storage.getStore() ?? ROOT_CONTEXT,
+      with: (ctx, fn, thisArg, ...args) => storage.run(ctx, () => fn.call(thisArg, ...args)),
+      bind: (_ctx, target) => target,
+      enable() {
+        return this;
+      },
+      disable() {
+        return this;
+      },
+    });
+    try {
+      const seen: unknown[] = [];
+      const peek = tool(
+        async (_input: { city: string }, config) => {
+          seen.push((config?.configurable as Record<string, unknown> | undefined)?.[TELEMETRY_CONTEXT_KEY]);
+          return "Sunny";
+        },
+        { name: "weather", description: "Tells the weather.", schema: z.object({ city: z.string() }) },
+      );
+      const executor = () => {
+        const llm = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "weather", args: { city: "Paris" } }] }, "Sunny."] });
+        return new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [peek], prompt }), tools: [peek], telemetry: { tracer } });
+      };
+      const request = tracer.startSpan("POST /chat");
+      const inRequest = trace.setSpan(ROOT_CONTEXT, request);
+      // Called inside the request's context, subscribed to (awaited) after it was left.
+      const invoked = context.with(inRequest, () => executor().invoke({ input: "Weather?" }));
+      const streamed = context.with(inRequest, () => executor().stream({ input: "Weather?" }));
+      await invoked;
+      await streamed;
+      request.end();
+      const spans = exporter.getFinishedSpans();
+      const agents = byName(spans, "invoke_agent");
+      expect(agents).toHaveLength(2);
+      for (const agent of agents) expect(agent.parentSpanContext?.spanId).toBe(request.spanContext().spanId);
+      expect(seen).toEqual([undefined, undefined]);
+      // Called outside any span: a root span, as before.
+      exporter.reset();
+      await executor().invoke({ input: "Weather?" });
+      expect(byName(exporter.getFinishedSpans(), "invoke_agent")[0]?.parentSpanContext).toBeUndefined();
+    } finally {
+      context.disable();
+    }
+  });
+
   it("gives a sampler what is known when a call starts, and sets a model call's reply attributes after, as on a span opened before the call", async () => {
     const seen: Record<string, Attributes> = {};
     const sampler: Sampler = {

@@ -2,7 +2,8 @@ import { InvalidArgumentError, observesModelCalls } from "@agentrx/core";
 import { CallbackManager } from "@langchain/core/callbacks/manager";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { Context } from "@opentelemetry/api";
-import { RunTelemetry, TELEMETRY_PARENT_KEY, type TelemetryParent, givenContext } from "./run-telemetry";
+import { activeSpanContext } from "./otel-api";
+import { RunTelemetry, TELEMETRY_CONTEXT_KEY, TELEMETRY_PARENT_KEY, type TelemetryParent, givenContext } from "./run-telemetry";
 import { TelemetryHandler } from "./telemetry-handler";
 import type { TelemetryOptions } from "./telemetry-options";
 
@@ -61,7 +62,15 @@ export function traceRun<T extends RunnableConfig>(
   runId: string,
   threadId?: string,
 ): { config: T; telemetry?: RunTelemetry } {
-  const configurable = config.configurable as Record<string, unknown> | undefined;
+  let configurable = config.configurable as Record<string, unknown> | undefined;
+  // A given start context is this run's alone: taken out, so that the agent's steps and tools (and
+  // a run started inside a tool) never see it.
+  const startContext = givenContext(configurable);
+  if (configurable !== undefined && TELEMETRY_CONTEXT_KEY in configurable) {
+    const { [TELEMETRY_CONTEXT_KEY]: _taken, ...rest } = configurable;
+    configurable = rest;
+    config = { ...config, configurable: rest };
+  }
   const parent = configurable?.[TELEMETRY_PARENT_KEY] as TelemetryParent | undefined;
   if (parent !== undefined) {
     if (observesModelCalls(agent)) return { config, telemetry: new RunTelemetry(parent.options, parent, runId, undefined, config.runName) };
@@ -72,7 +81,22 @@ export function traceRun<T extends RunnableConfig>(
   const tracedByCaller = Array.isArray(callbacks)
     ? callbacks.some(isTelemetryHandler)
     : typeof (callbacks as CallbackManager | undefined)?.copy === "function" && (callbacks as CallbackManager).handlers.some(isTelemetryHandler);
-  const startContext = givenContext(configurable);
   if (!tracedByCaller && observesModelCalls(agent)) return { config, telemetry: new RunTelemetry(telemetry, undefined, runId, threadId, config.runName, startContext) };
   return { config: withTelemetry(config, telemetry, runId, threadId, undefined, startContext) };
+}
+
+/**
+ * `config` with the OpenTelemetry context active now (when a span is active) under
+ * `TELEMETRY_CONTEXT_KEY`, so that a traced run's span starts under the context its `invoke`,
+ * `stream`, `resume` or `fork` was called in, even when the run is subscribed to (or awaited)
+ * outside it. The config as it is without `telemetry`, without an active span, or when it names a
+ * parent or a context of its own. @internal
+ */
+export function withCallerContext<T extends { configurable?: Record<string, unknown> | undefined }>(config: T | undefined, telemetry: TelemetryOptions | undefined): T | undefined {
+  if (telemetry === undefined) return config;
+  const configurable = config?.configurable;
+  if (configurable?.[TELEMETRY_PARENT_KEY] !== undefined || configurable?.[TELEMETRY_CONTEXT_KEY] !== undefined) return config;
+  const active = activeSpanContext();
+  if (active === undefined) return config;
+  return { ...config, configurable: { ...configurable, [TELEMETRY_CONTEXT_KEY]: active } } as unknown as T;
 }
