@@ -54,9 +54,16 @@ describe.skipIf(servers.skip)("serveRunEvents over Node's http (Redis, PostgreSQ
   const textOf = (messages: SseMessage[]) => messages.filter((message) => message.event === "token").map((message) => (JSON.parse(message.data) as { text: string }).text).join("");
 
   it("streams a run with ids that are its seqs, live tokens without ids, and ends after the output", async () => {
-    fixture.worker({ double: () => doublingExecutor({ latencyMs: 30 }) });
+    // The model answers once the client follows the run: its text then comes live, whatever the load.
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    fixture.worker({ double: () => doublingExecutor({ latencyMs: 30, gate }) });
     const runId = await client.submit("double", { input: "double 7" });
-    const read = await readSse(`${base}/runs/${runId}/events`);
+    const reading = readSse(`${base}/runs/${runId}/events`);
+    const channel = `${servers.prefix}:${fixture.queueName}:agentrx:run:${runId}`;
+    await until(async () => ((await redis.pubsub("NUMSUB", channel)) as [string, number])[1] > 0, "the server to follow the run");
+    open();
+    const read = await reading;
     expect(read.status).toBe(200);
     expect(read.messages[0]).toMatchObject({ event: "start", hasId: true, lastEventId: "1" });
     expect(read.messages.at(-1)).toMatchObject({ event: "output", hasId: true });

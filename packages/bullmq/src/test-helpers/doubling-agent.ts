@@ -5,6 +5,7 @@ import { ScriptedChatModel } from "@agentrx/core/testing";
 import { AgentExecutor } from "@agentrx/executors";
 import type { BaseMessage } from "@langchain/core/messages";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
+import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 
@@ -20,6 +21,8 @@ export interface DoublingOptions {
   /** Every tool call waits for a person's approval (the executor's `needsApproval`). */
   approval?: boolean;
   leaseMs?: number;
+  /** The agent's first call waits for this (a test opens it once its client follows the run). */
+  gate?: Promise<void>;
 }
 
 const prompt = ChatPromptTemplate.fromMessages([
@@ -32,7 +35,7 @@ function textOf(message: BaseMessage | undefined): string {
 }
 
 export function doublingExecutor(options: DoublingOptions = {}): AgentExecutor {
-  const { latencyMs = 0, toolMs = 0, onTool, onAbort, approval = false, leaseMs } = options;
+  const { latencyMs = 0, toolMs = 0, onTool, onAbort, approval = false, leaseMs, gate } = options;
   const double = tool(
     async ({ n }, config) => {
       const callId = (config as { toolCall?: { id?: string } } | undefined)?.toolCall?.id ?? `n${n}`;
@@ -72,6 +75,7 @@ export function doublingExecutor(options: DoublingOptions = {}): AgentExecutor {
     ],
   });
   const tools = [double];
-  const agent = createToolCallingAgent({ llm, tools, prompt });
+  const inner = createToolCallingAgent({ llm, tools, prompt });
+  const agent = gate === undefined ? inner : RunnableLambda.from(async (input: Record<string, unknown>, config) => (await gate, inner.invoke(input as never, config)));
   return new AgentExecutor({ agent, tools, ...(approval ? { needsApproval: () => true } : {}), ...(leaseMs === undefined ? {} : { leaseMs }) });
 }
