@@ -7,7 +7,6 @@ import type { RecorderHooks, RunRecorder } from "../runs/run-recorder";
 import { PromptRecorder } from "../runs/prompt-recorder";
 import { AgentLoop, type AgentLoopContext } from "./agent-loop";
 import { ApprovalGate, type ApprovalGateContext } from "./approvals";
-import { EagerDispatch, type EagerDispatchContext } from "./eager-dispatch";
 import type { AgentStreamEvent, InterruptEvent, StopReason, UsageEvent } from "./events";
 import { type PriceFunction, type RunUsage, resolvePrices } from "../cost/cost";
 import { actionEvent, callConfigs, startChainRun } from "./run-helpers";
@@ -21,7 +20,7 @@ import { onAbort } from "./shared-abort-listener";
 import { lastInboxSeq } from "../steering/message-step-of";
 import { RunSteering } from "../steering/run-steering";
 import { TokenForwarder, type TokenSink } from "./token-forwarder";
-import { type EarlyCall, type ToolRunContext, ToolRunner } from "./tool-runner";
+import { type ToolRunContext, ToolRunner } from "./tool-runner";
 import type { ResolvedOptions } from "./validate-options";
 import type { RunTelemetry } from "../telemetry/run-telemetry";
 import { type MiddlewareHost, MiddlewareRun } from "../middleware/middleware-run";
@@ -39,7 +38,7 @@ export const executorRunProbe: { made: ((run: ExecutorRun) => void) | undefined 
  * One run of the executor: one subscription. Its state is a {@link RunState} that only `dispatch`
  * changes; {@link AgentLoop} is the loop (see docs/executor-options.md), everything here is
  * lifecycle: limits, stop conditions, cancellation, callbacks and recording. Each collaborator (the
- * loop, {@link EagerDispatch}, {@link ApprovalGate}, {@link RunEnding}, {@link ToolRunner}, the
+ * loop, {@link ToolRunner} (with the early calls of `eagerTools`), {@link ApprovalGate}, {@link RunEnding}, the
  * middleware) is made once per run and is handed this run typed as the narrow context it declares:
  * it sees only that, and a run allocates no per-collaborator adapter objects (thousands of runs in
  * flight hold one object each, not a dozen closures).
@@ -50,7 +49,7 @@ export const executorRunProbe: { made: ((run: ExecutorRun) => void) | undefined 
  *
  * @internal
  */
-export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext, RunEndingContext, EagerDispatchContext, ApprovalGateContext, MiddlewareHost {
+export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext, RunEndingContext, ApprovalGateContext, MiddlewareHost {
   /** Aborts the agent and tool calls of the loop: on cancellation, a limit or a stop condition. */
   readonly work = new AbortController();
   /** Aborts the one "generate" call after a halt: only on cancellation. Created when needed. */
@@ -61,9 +60,8 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
   private timer: ReturnType<typeof setTimeout> | undefined;
   private conditions: StopConditionWatcher | undefined;
   chainRun: CallbackManagerForChainRun | undefined;
+  /** The turn's tool calls, those started while the model streams (`eagerTools`) among them. */
   readonly tools: ToolRunner;
-  /** Tool calls started while the model streams (`eagerTools`). */
-  readonly eager: EagerDispatch;
   /** Approval decisions and pauses. */
   readonly approvals: ApprovalGate;
   /** The ids of the interrupts this resume's own decisions answer (their calls never started). */
@@ -103,7 +101,6 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     this.middleware = options.middleware === undefined ? undefined : new MiddlewareRun(options.middleware, this);
     this.tools = new ToolRunner(this);
     this.ending = new RunEnding(this);
-    this.eager = new EagerDispatch(this);
     this.approvals = new ApprovalGate(this);
     this.freshDecisions = request.newDecisions === undefined ? NO_DECISIONS : new Set(Object.keys(request.newDecisions));
     this.loop = new AgentLoop(this);
@@ -131,10 +128,6 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
 
   complete(finish: AgentFinish, stopReason: StopReason, interrupt?: InterruptEvent): Promise<void> {
     return this.ending.complete(finish, stopReason, interrupt);
-  }
-
-  startCall(action: AgentAction, signal: AbortSignal): EarlyCall {
-    return this.tools.startEarly(action, signal);
   }
 
   inDoubtPolicy(action: AgentAction): InDoubtPolicy {
@@ -278,10 +271,6 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     this.parentModelCalls?.(call);
   }
 
-  earlyCall(index: number): EarlyCall | undefined {
-    return this.eager.call(index);
-  }
-
   beforeToolStart(): void {
     this.recorder?.checkLease();
   }
@@ -333,9 +322,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
   idempotencyKey(action: AgentAction, index: number | undefined): string {
     const { runId, turn } = this.state;
     if (index !== undefined) {
-      // A call started early has the key it started with.
-      const early = this.eager.call(index);
-      if (early !== undefined) return early.key;
+      // (A call started early has the key it started with: see `ToolRunner.idempotencyKey`.)
       // A turn restored from its record: the key recorded with the action; none recorded (an older
       // release's record): the key that release gave it, `<runId>:<toolCallId>`.
       const recorded = turn?.keys;
@@ -441,8 +428,8 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     // when someone looks. Otherwise usage comes from what the agent's parser attached to its output.
     const eager = this.options.eager !== undefined;
     if (eager) {
-      this.onToolCallComplete = (modelRun, call) => this.eager.start(modelRun, call);
-      this.onModelError = (modelRun) => this.eager.dropModelCall(modelRun);
+      this.onToolCallComplete = (modelRun, call) => this.tools.startStreamed(modelRun, call);
+      this.onModelError = (modelRun) => this.tools.dropModelCall(modelRun);
     }
     // With eager dispatch the model streams (for its tool-call chunks) even when nobody wants tokens.
     const forwarder = this.request.watchModel || eager ? new TokenForwarder(this, streamTokens || eager) : undefined;
