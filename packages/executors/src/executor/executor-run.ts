@@ -15,6 +15,7 @@ import type { RunRequest } from "./run-request";
 import { type RunState, type RunTransition, isEnded, transition } from "./run-state";
 import { StopConditionWatcher } from "./stop-condition-watcher";
 import { RunWaiter } from "./run-waiter";
+import { RunAbortScope } from "./run-abort-scope";
 import { type SubRunModelCall, type SubRunModelCalls, type SubRunSink, takeSubRunModelCalls } from "./sub-run";
 import { onAbort } from "./shared-abort-listener";
 import { lastInboxSeq } from "../steering/message-step-of";
@@ -43,17 +44,16 @@ export const executorRunProbe: { made: ((run: ExecutorRun) => void) | undefined 
  * it sees only that, and a run allocates no per-collaborator adapter objects (thousands of runs in
  * flight hold one object each, not a dozen closures).
  *
- * `work` aborts the loop's calls on cancellation (unsubscribe, `config.signal`, failure) and when a
- * limit or stop condition halts the loop; the "generate" call after a halt runs under its own
- * controller, which only cancellation aborts.
+ * Its abort controllers are made and aborted in one place, its {@link RunAbortScope}: the loop's
+ * calls (and the tool calls started early) stop on cancellation (unsubscribe, `config.signal`,
+ * failure) and when a limit or stop condition halts the loop; the "generate" call after a halt runs
+ * under its own controller, which only cancellation aborts.
  *
  * @internal
  */
 export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext, RunEndingContext, ApprovalGateContext, MiddlewareHost {
-  /** Aborts the agent and tool calls of the loop: on cancellation, a limit or a stop condition. */
-  readonly work = new AbortController();
-  /** Aborts the one "generate" call after a halt: only on cancellation. Created when needed. */
-  private final: AbortController | undefined;
+  /** The run's abort controllers: its calls', early calls' and the "generate" call's after a halt. */
+  readonly aborts = new RunAbortScope();
   /** The run's state; changed only through `dispatch`. */
   readonly state: RunState;
   private readonly waiter = new RunWaiter();
@@ -143,7 +143,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
   }
 
   finalSignal(): AbortSignal {
-    return (this.final = new AbortController()).signal;
+    return this.aborts.finalSignal();
   }
 
   stop(reason: StopReason, stoppedBy: Record<string, unknown>): void {
@@ -194,11 +194,6 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
    */
   get observed(): boolean {
     return this.request.observeModel;
-  }
-
-  /** The signal the loop's agent and tool calls listen on. */
-  get signal(): AbortSignal {
-    return this.work.signal;
   }
 
   /** Whether the loop must not start or record anything more (halted, ended). */
@@ -347,7 +342,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
   wait<T>(promise: Promise<T>, halts: boolean): Promise<T> {
     const phase = this.state.phase;
     const stopped = phase === "cancelled" || phase === "failed" || (halts && this.state.stopReason !== undefined);
-    return this.waiter.wait(promise, halts, stopped, this.work.signal.reason);
+    return this.waiter.wait(promise, halts, stopped, this.aborts.signal.reason);
   }
 
   /**
@@ -367,7 +362,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     if (isEnded(this.state) || this.state.stopReason !== undefined) return;
     this.dispatch(stoppedBy === undefined ? { type: "halted", reason } : { type: "halted", reason, stoppedBy });
     const error = new AbortError({ message: `The run was stopped (${reason}).` });
-    this.work.abort(error);
+    this.aborts.halt(error);
     this.waiter.rejectHalting(error);
   }
 
@@ -433,7 +428,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     }
     // With eager dispatch the model streams (for its tool-call chunks) even when nobody wants tokens.
     const forwarder = this.request.watchModel || eager ? new TokenForwarder(this, streamTokens || eager) : undefined;
-    const configs = callConfigs(config, this.chainRun, forwarder, this.work.signal, this.subRunSink);
+    const configs = callConfigs(config, this.chainRun, forwarder, this.aborts.signal, this.subRunSink);
     // The agent reports its model calls to an observer (it strips it from what its own steps see,
     // so models called inside tools never report here): for the record when no callbacks watch
     // the model, and for the run's spans.
@@ -456,8 +451,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
 
   /** Aborts everything in flight and stops the timer, the signal watch and the stop conditions. */
   abortAll(error: unknown): void {
-    this.work.abort(error);
-    this.final?.abort(error);
+    this.aborts.abortAll(error);
     this.waiter.rejectAll(error);
     this.cleanup();
   }

@@ -8,6 +8,7 @@ import { type StructuredToolInterface, tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { deferred } from "./test-helpers";
+import { RunAbortScope } from "./run-abort-scope";
 import { type EarlyCall, type ToolRunContext, ToolRunner } from "./tool-runner";
 
 type Deferred<T> = ReturnType<typeof deferred<T>>;
@@ -57,7 +58,7 @@ function fakeRun(
 ) {
   const finished: Finished[] = [];
   const log: string[] = [];
-  const controller = new AbortController();
+  const aborts = new RunAbortScope();
   const run = {
     options: {
       toolsByName: new Map(tools.map((t) => [t.name, t])),
@@ -68,7 +69,7 @@ function fakeRun(
       eager: "eager" in options ? options.eager : () => true,
       approvalOption: options.approvalOption ?? false,
     },
-    signal: controller.signal,
+    aborts,
     observed: false,
     interrupted: false,
     telemetry: undefined,
@@ -88,7 +89,7 @@ function fakeRun(
     callId: (_action: AgentAction, index: number | undefined) => `call-${index ?? "early"}`,
     idempotencyKey: (_action: AgentAction, index: number | undefined) => `key-${index ?? "early"}`,
   } satisfies ToolRunContext;
-  return { run, finished, log, controller };
+  return { run, finished, log, aborts };
 }
 
 /** A runner over a fake run whose early starts are recorded (each with its signal), not run. */
@@ -391,7 +392,7 @@ describe("ToolRunner.startStreamed: which streamed calls start early (eager disp
     fake.runner.startStreamed("m1", streamed("search", '{"q":"cats"}', "tc-1"));
     expect(fake.started).toHaveLength(1);
     expect(fake.started[0]?.action).toEqual({ tool: "search", toolInput: { q: "cats" }, log: "", toolCallId: "tc-1" });
-    expect(fake.started[0]?.signal).not.toBe(fake.run.signal);
+    expect(fake.started[0]?.signal).not.toBe(fake.run.aborts.signal);
     expect(fake.started[0]?.call.controller?.signal).toBe(fake.started[0]?.signal);
   });
 
@@ -456,7 +457,7 @@ describe("ToolRunner.startStreamed: which streamed calls start early (eager disp
     const fake = earlyRunner([fakeTool("a")]);
     fake.runner.startStreamed("m1", streamed("a", "{}", "1"));
     const reason = new Error("cancelled");
-    fake.controller.abort(reason);
+    fake.aborts.abortAll(reason);
     expect(fake.started[0]?.signal.aborted).toBe(true);
   });
 });
@@ -488,7 +489,7 @@ describe("ToolRunner: the turn keeps its early calls", () => {
     const runner = fake.runner;
     runner.startStreamed("m1", streamed("a", "{}", "1"));
     runner.matchTurn([toolCall("a", {}, "1")]);
-    fake.controller.abort(new Error("halted"));
+    fake.aborts.halt(new Error("halted"));
     expect(fake.started[0]?.signal.aborted).toBe(true);
   });
 

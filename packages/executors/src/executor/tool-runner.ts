@@ -1,9 +1,10 @@
-import { AbortError, IDEMPOTENCY_KEY_METADATA, STEP_METADATA_KEY, getToolApproval, invalidToolObservation, linkAbortSignal } from "@agentrx/core";
+import { AbortError, IDEMPOTENCY_KEY_METADATA, STEP_METADATA_KEY, getToolApproval, invalidToolObservation } from "@agentrx/core";
 import type { AgentAction, AgentStep, Observation, StepMetadata } from "@agentrx/core";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { TELEMETRY_PARENT_KEY, type RunTelemetry, type ToolSpan } from "../telemetry/run-telemetry";
 import type { ResolvedOptions } from "./validate-options";
+import type { RunAbortScope } from "./run-abort-scope";
 import type { MiddlewareRun } from "../middleware/middleware-run";
 import { SUB_RUN_CALL_KEY } from "./sub-run";
 import {
@@ -17,15 +18,15 @@ import {
 
 /**
  * What the tool runner needs of its run, and nothing more: the options it reads (which tools may
- * start early among them), the signal its calls listen on, whether the run was interrupted, and
- * where a finished call goes.
+ * start early among them), the run's abort scope (the signal its calls listen on, and the
+ * controllers of early calls), whether the run was interrupted, and where a finished call goes.
  *
  * @internal
  */
 export interface ToolRunContext {
   readonly options: Pick<ResolvedOptions, "toolsByName" | "toolNames" | "maxConcurrency" | "handleToolRuntimeErrors" | "maxObservationLength" | "eager" | "approvalOption">;
-  /** The signal the run's tool calls listen on (early calls are linked to it). */
-  readonly signal: AbortSignal;
+  /** The run's abort scope: its `signal` is the one the run's tool calls listen on; an early call's controller is its `child()`. */
+  readonly aborts: Pick<RunAbortScope, "signal" | "child">;
   /** Whether anyone sees `step` events (else they are not built). */
   readonly observed: boolean;
   /** Whether the run was halted, cancelled or failed: results are then dropped. */
@@ -112,7 +113,7 @@ export class ToolRunner {
     // lift Node's 10-listener leak warning for these short-lived, per-run signals.
     if (limit > 3 && !this.listenersLifted) {
       this.listenersLifted = true;
-      liftListenerLimit(this.run.signal);
+      liftListenerLimit(this.run.aborts.signal);
     }
     if (count === 1) {
       // The common case, without the scheduling below.
@@ -185,8 +186,7 @@ export class ToolRunner {
     const early = (this.early ??= new Map());
     if (early.has(key)) return;
     const action = { tool: call.name, toolInput: args as Record<string, unknown>, log: "", ...(call.id ? { toolCallId: call.id } : {}) };
-    const controller = new AbortController();
-    const unlink = linkAbortSignal(this.run.signal, controller);
+    const { controller, unlink } = this.run.aborts.child();
     const started = this.startEarly(action, controller.signal);
     started.controller = controller;
     started.result.catch(noop); // awaited by the turn if it keeps the call; dropped otherwise
