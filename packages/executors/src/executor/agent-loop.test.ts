@@ -61,8 +61,7 @@ function fakeRun(turns: Turn[], options: Partial<AgentExecutorOptions> = {}) {
     requested(interrupts: Interrupt[]) {
       if (interrupts.length > 0) run.dispatch({ type: "approvalRequested", interrupts });
     },
-    applyDecisions() {},
-    settleInDoubt(_indexes: readonly number[]) {},
+    resumeTurn() {},
     pause(): Promise<void> {
       log.push("pause");
       return Promise.resolve();
@@ -83,7 +82,6 @@ function fakeRun(turns: Turn[], options: Partial<AgentExecutorOptions> = {}) {
     tools,
     approvals,
     middleware: undefined,
-    freshDecisions: new Set<string>(),
     dispatch(event: RunTransition) {
       transition(state, event);
     },

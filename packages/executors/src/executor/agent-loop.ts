@@ -41,11 +41,9 @@ export interface AgentLoopContext {
   readonly iteration: number;
   /** A turn's tool calls: the early ones (matched to the turn, or dropped) and the rest. */
   readonly tools: Pick<ToolRunner, "runAll" | "returnsDirect" | "resetTurn" | "dropEarly" | "matchTurn" | "earlyCall" | "idempotencyKey">;
-  readonly approvals: Pick<ApprovalGate, "enabled" | "rejectedInTurn" | "interruptsOf" | "requested" | "applyDecisions" | "settleInDoubt" | "pause">;
+  readonly approvals: Pick<ApprovalGate, "enabled" | "rejectedInTurn" | "interruptsOf" | "requested" | "resumeTurn" | "pause">;
   /** The run's middleware; undefined without middleware (the loop then calls the agent directly). */
   readonly middleware: MiddlewareRun | undefined;
-  /** The ids of the interrupts this resume's own decisions answer (their calls never started). */
-  readonly freshDecisions: ReadonlySet<string>;
   /** Changes the run's state. */
   dispatch(event: RunTransition): void;
   /** Awaits `promise` unless the run is cancelled or (when `halts`) halted first. */
@@ -102,11 +100,9 @@ export class AgentLoop {
     if (state.turn === undefined && state.earlyCalls !== undefined && !run.interrupted) this.earlyCallsInDoubt(state.earlyCalls.actions);
     if (state.turn !== undefined && !run.interrupted) {
       // A resumed run whose last turn has tool calls without a result: run those (and the ones a
-      // person decided on), then go on.
-      // Calls decided by this resume never started; every other call without a result may have.
-      const fresh = new Set(state.interrupts.filter((interrupt) => run.freshDecisions.has(interrupt.id)).map((interrupt) => interrupt.index));
-      approvals.applyDecisions();
-      approvals.settleInDoubt(pendingActions(state).filter((index) => !fresh.has(index)));
+      // person decided on), then go on. Calls decided by this resume never started; every other
+      // call without a result may have (it is in doubt).
+      approvals.resumeTurn();
       // Write-ahead: the resume's decisions (and the segment's start) are durable before any tool runs.
       await this.durable();
       const turn = state.turn;
