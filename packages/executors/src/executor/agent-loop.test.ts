@@ -1,6 +1,6 @@
 // AgentLoop alone, over a plain fake of its context (AgentLoopContext): the options come from
 // validateOptions, the state is a real RunState changed through the real transitions, and the
-// collaborators (tools, eager dispatch, approvals) are small fakes that record what they are asked.
+// collaborators (tool calls, early ones among them, and approvals) are small fakes that record what they are asked.
 import { EARLY_STOP_OUTPUT } from "@agentrx/core";
 import type { AgentAction, AgentFinish, AgentInput, AgentOutput } from "@agentrx/core";
 import type { RunnableConfig } from "@langchain/core/runnables";
@@ -46,14 +46,13 @@ function fakeRun(turns: Turn[], options: Partial<AgentExecutorOptions> = {}) {
       return Promise.resolve();
     },
     returnsDirect: (_action: AgentAction) => false,
-  };
-  const eager = {
-    dropAll() {
-      log.push("eager.dropAll");
+    dropEarly() {
+      log.push("tools.dropEarly");
     },
     resetTurn() {},
     matchTurn(_actions: readonly AgentAction[]) {},
-    call: (_index: number) => undefined,
+    earlyCall: (_index: number) => undefined,
+    idempotencyKey: (_action: AgentAction, index: number) => `run-1:${state.turn?.iteration}:${index}`,
   };
   const approvals = {
     enabled: false,
@@ -62,8 +61,7 @@ function fakeRun(turns: Turn[], options: Partial<AgentExecutorOptions> = {}) {
     requested(interrupts: Interrupt[]) {
       if (interrupts.length > 0) run.dispatch({ type: "approvalRequested", interrupts });
     },
-    applyDecisions() {},
-    settleInDoubt(_indexes: readonly number[]) {},
+    resumeTurn() {},
     pause(): Promise<void> {
       log.push("pause");
       return Promise.resolve();
@@ -82,10 +80,8 @@ function fakeRun(turns: Turn[], options: Partial<AgentExecutorOptions> = {}) {
       return Math.max(0, state.iteration - 1);
     },
     tools,
-    eager,
     approvals,
     middleware: undefined,
-    freshDecisions: new Set<string>(),
     dispatch(event: RunTransition) {
       transition(state, event);
     },
@@ -101,7 +97,6 @@ function fakeRun(turns: Turn[], options: Partial<AgentExecutorOptions> = {}) {
     schedule() {},
     barrier: (): Promise<void> | undefined => undefined,
     durable: (): Promise<boolean> | boolean => true,
-    idempotencyKey: (_action: AgentAction, index: number) => `run-1:${state.turn?.iteration}:${index}`,
     finalSignal: () => finalController.signal,
     complete(finishValue: AgentFinish, stopReason: StopReason): Promise<void> {
       log.push(`complete ${stopReason}`);

@@ -3,7 +3,6 @@ import type { AgentAction, AgentFinish, AgentOutput, AgentStep, StepMetadata } f
 import { AIMessage, type UsageMetadata } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { ApprovalGate } from "./approvals";
-import type { EagerDispatch } from "./eager-dispatch";
 import type { AgentStreamEvent, StopReason } from "./events";
 import { InvalidAgentOutputError } from "./invalid-agent-output-error";
 import { isOutputParserException, parsingErrorStep } from "./observations";
@@ -20,8 +19,9 @@ import type { ResolvedOptions } from "./validate-options";
 
 /**
  * What the loop needs of its run: the options and state it reads, the transitions, waits, events
- * and ends it asks for, and the collaborators that run a turn's tools, its early calls and its
- * approvals. Lifecycle (limits, cancellation, callbacks, recording) stays with the run.
+ * and ends it asks for, and the collaborators that run a turn's tool calls (those started early
+ * among them) and its approvals. Lifecycle (limits, cancellation, callbacks, recording) stays
+ * with the run.
  *
  * @internal
  */
@@ -39,13 +39,11 @@ export interface AgentLoopContext {
   readonly interrupted: boolean;
   /** The 0-based iteration of the agent call in progress. */
   readonly iteration: number;
-  readonly tools: Pick<ToolRunner, "runAll" | "returnsDirect">;
-  readonly eager: Pick<EagerDispatch, "dropAll" | "resetTurn" | "matchTurn" | "call">;
-  readonly approvals: Pick<ApprovalGate, "enabled" | "rejectedInTurn" | "interruptsOf" | "requested" | "applyDecisions" | "settleInDoubt" | "pause">;
+  /** A turn's tool calls: the early ones (matched to the turn, or dropped) and the rest. */
+  readonly tools: Pick<ToolRunner, "runAll" | "returnsDirect" | "resetTurn" | "dropEarly" | "matchTurn" | "earlyCall" | "idempotencyKey">;
+  readonly approvals: Pick<ApprovalGate, "enabled" | "rejectedInTurn" | "interruptsOf" | "requested" | "resumeTurn" | "pause">;
   /** The run's middleware; undefined without middleware (the loop then calls the agent directly). */
   readonly middleware: MiddlewareRun | undefined;
-  /** The ids of the interrupts this resume's own decisions answer (their calls never started). */
-  readonly freshDecisions: ReadonlySet<string>;
   /** Changes the run's state. */
   dispatch(event: RunTransition): void;
   /** Awaits `promise` unless the run is cancelled or (when `halts`) halted first. */
@@ -71,8 +69,6 @@ export interface AgentLoopContext {
    * meanwhile (the loop stops); a store failure throws (rejects).
    */
   durable(): Promise<boolean> | boolean;
-  /** The idempotency key of the call of `action` at `index` of the current turn (see `ToolRunContext`). */
-  idempotencyKey(action: AgentAction, index: number): string;
   /** The signal of the one "generate" call after a halt (only cancellation aborts it). */
   finalSignal(): AbortSignal;
   /** Ends the run with its output. */
@@ -96,7 +92,7 @@ export class AgentLoop {
   async execute(agentConfig: RunnableConfig): Promise<void> {
     this.agentConfig = agentConfig;
     const { run } = this;
-    const { options, state, eager, approvals, tools } = run;
+    const { options, state, approvals, tools } = run;
     const { agent, maxIterations, trim } = options;
     const { inputs } = state;
     // A resumed run whose last agent call died while it streamed, after some of its tool calls
@@ -104,11 +100,9 @@ export class AgentLoop {
     if (state.turn === undefined && state.earlyCalls !== undefined && !run.interrupted) this.earlyCallsInDoubt(state.earlyCalls.actions);
     if (state.turn !== undefined && !run.interrupted) {
       // A resumed run whose last turn has tool calls without a result: run those (and the ones a
-      // person decided on), then go on.
-      // Calls decided by this resume never started; every other call without a result may have.
-      const fresh = new Set(state.interrupts.filter((interrupt) => run.freshDecisions.has(interrupt.id)).map((interrupt) => interrupt.index));
-      approvals.applyDecisions();
-      approvals.settleInDoubt(pendingActions(state).filter((index) => !fresh.has(index)));
+      // person decided on), then go on. Calls decided by this resume never started; every other
+      // call without a result may have (it is in doubt).
+      approvals.resumeTurn();
       // Write-ahead: the resume's decisions (and the segment's start) are durable before any tool runs.
       await this.durable();
       const turn = state.turn;
@@ -137,13 +131,13 @@ export class AgentLoop {
       if (joining !== undefined && ((await joining), run.interrupted)) break;
       run.dispatch({ type: "agentCalled" });
       const iteration = state.iteration - 1;
-      eager.resetTurn();
+      tools.resetTurn();
       let output: AgentOutput;
       try {
         const call = run.middleware === undefined ? agent.invoke(agentInput(inputs, trim ? trim(state.steps) : state.steps), agentConfig) : run.middleware.callAgent(agentConfig, iteration);
         output = await run.waitCall(call);
       } catch (error) {
-        eager.dropAll(); // the model call's early tool calls are not the turn's
+        tools.dropEarly(); // the model call's early tool calls are not the turn's
         // A call cut short still counts: the "generate" call after it gets the next iteration.
         if (run.interrupted) break;
         if (!isOutputParserException(error)) throw error;
@@ -173,13 +167,13 @@ export class AgentLoop {
       }
       const actions = toActions(output, iteration);
       run.dispatch({ type: "turnStarted", actions });
-      eager.matchTurn(actions);
+      tools.matchTurn(actions);
       if (run.observed) {
         for (let i = 0; i < actions.length; i++) {
           const event = actionEvent(actions[i] as AgentAction, iteration);
-          if (eager.call(i)) event.early = true;
+          if (tools.earlyCall(i)) event.early = true;
           // Recorded with the action (write-ahead): a resumed call keeps its key.
-          event.idempotencyKey = run.idempotencyKey(actions[i] as AgentAction, i);
+          event.idempotencyKey = tools.idempotencyKey(actions[i] as AgentAction, i);
           run.emit(event, i);
         }
       }

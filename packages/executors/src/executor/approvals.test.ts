@@ -10,7 +10,7 @@ import { leftOutText } from "../runs/json-value";
 
 const act = (tool: string, toolInput: Record<string, unknown> = {}, toolCallId?: string): AgentAction => ({ tool, toolInput, log: "", ...(toolCallId === undefined ? {} : { toolCallId }) });
 
-function fakeRun(options: { approval?: ApprovalCheck; decisions?: Record<string, Decision>; threadId?: string; inDoubt?: (action: AgentAction) => InDoubtPolicy } = {}) {
+function fakeRun(options: { approval?: ApprovalCheck; decisions?: Record<string, Decision>; freshDecisions?: string[]; threadId?: string; inDoubt?: (action: AgentAction) => InDoubtPolicy } = {}) {
   const dispatched: RunTransition[] = [];
   const waits: boolean[] = [];
   const finished: { index: number; step: AgentStep; metadata: StepMetadata | undefined }[] = [];
@@ -20,6 +20,7 @@ function fakeRun(options: { approval?: ApprovalCheck; decisions?: Record<string,
     state,
     approval: options.approval,
     decisions: options.decisions,
+    freshDecisions: new Set(options.freshDecisions ?? []),
     dispatch(event: RunTransition) {
       dispatched.push(event);
       transition(state, event);
@@ -239,5 +240,37 @@ describe("ApprovalGate.settleInDoubt", () => {
     pausedTurn(fake, [act("a")], []);
     gate.settleInDoubt([]);
     expect(fake.dispatched).toEqual([]);
+  });
+});
+
+describe("ApprovalGate.resumeTurn", () => {
+  it("applies the decisions, then settles the calls without a result, except those this resume's own decisions answer (they never started)", () => {
+    const fake = fakeRun({ decisions: { "call-0-1": "approve" }, freshDecisions: ["call-0-1"], inDoubt: () => "interrupt" });
+    pausedTurn(fake, [act("a"), act("pay"), act("b")], [1]);
+    new ApprovalGate(fake.run).resumeTurn();
+    expect(fake.dispatched).toEqual([
+      { type: "decided", ids: ["call-0-1"] },
+      {
+        type: "approvalRequested",
+        interrupts: [
+          { id: "call-0-0", tool: "a", toolInput: {}, iteration: 0, index: 0, reason: "in_doubt" },
+          { id: "call-0-2", tool: "b", toolInput: {}, iteration: 0, index: 2, reason: "in_doubt" },
+        ],
+      },
+    ]);
+    expect(pendingActions(fake.state)).toEqual([1]);
+  });
+
+  it("a call a decision recorded before this resume answers may have started: it is in doubt too", () => {
+    const fake = fakeRun({ decisions: { "call-0-1": "approve" }, inDoubt: () => "interrupt" });
+    pausedTurn(fake, [act("a"), act("pay")], [1]);
+    new ApprovalGate(fake.run).resumeTurn();
+    expect(fake.dispatched.at(-1)).toEqual({
+      type: "approvalRequested",
+      interrupts: [
+        { id: "call-0-0", tool: "a", toolInput: {}, iteration: 0, index: 0, reason: "in_doubt" },
+        { id: "call-0-1", tool: "pay", toolInput: {}, iteration: 0, index: 1, reason: "in_doubt" },
+      ],
+    });
   });
 });

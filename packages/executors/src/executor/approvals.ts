@@ -6,7 +6,7 @@ import type { Decision, Interrupt, InterruptEvent, StopReason } from "./events";
 import { InDoubtToolCallError } from "./in-doubt-tool-call-error";
 import { leftOutPart } from "../runs/json-value";
 import { forced } from "./run-helpers";
-import type { RunState, RunTransition } from "./run-state";
+import { type RunState, type RunTransition, pendingActions } from "./run-state";
 
 // Approvals (the `needsApproval` option, tools marked `withApproval`, `resume` with decisions):
 // the checks and limits (`approvalCheck`, `interruptsOf`, `checkDecisions`) and the run's gate
@@ -165,6 +165,8 @@ export interface ApprovalGateContext {
   readonly approval: ApprovalCheck | undefined;
   /** Checked decisions on the interrupts a resumed run waits for. */
   readonly decisions: Record<string, Decision> | undefined;
+  /** The ids of the interrupts this resume's own decisions answer (their calls never started). */
+  readonly freshDecisions: ReadonlySet<string>;
   /** Changes the run's state. */
   dispatch(event: RunTransition): void;
   /** Awaits `promise` unless the run is cancelled or (when `halts`) halted first. */
@@ -208,6 +210,18 @@ export class ApprovalGate {
   /** The turn's actions that need approval wait for a decision (nothing happens when none does). */
   requested(interrupts: Interrupt[]): void {
     if (interrupts.length > 0) this.run.dispatch({ type: "approvalRequested", interrupts });
+  }
+
+  /**
+   * A resumed run's pending turn, before its calls run: applies the decisions (`applyDecisions`),
+   * and settles the calls without a result that may have started (`settleInDoubt`): every one but
+   * those this resume's own decisions answer, which never started.
+   */
+  resumeTurn(): void {
+    const { state, freshDecisions } = this.run;
+    const fresh = new Set(state.interrupts.filter((interrupt) => freshDecisions.has(interrupt.id)).map((interrupt) => interrupt.index));
+    this.applyDecisions();
+    this.settleInDoubt(pendingActions(state).filter((index) => !fresh.has(index)));
   }
 
   /** Applies the decisions this resume brought: rejections become observations, edits change the input. */

@@ -7,7 +7,6 @@ import type { RecorderHooks, RunRecorder } from "../runs/run-recorder";
 import { PromptRecorder } from "../runs/prompt-recorder";
 import { AgentLoop, type AgentLoopContext } from "./agent-loop";
 import { ApprovalGate, type ApprovalGateContext } from "./approvals";
-import { EagerDispatch, type EagerDispatchContext } from "./eager-dispatch";
 import type { AgentStreamEvent, InterruptEvent, StopReason, UsageEvent } from "./events";
 import { type PriceFunction, type RunUsage, resolvePrices } from "../cost/cost";
 import { actionEvent, callConfigs, startChainRun } from "./run-helpers";
@@ -16,12 +15,13 @@ import type { RunRequest } from "./run-request";
 import { type RunState, type RunTransition, isEnded, transition } from "./run-state";
 import { StopConditionWatcher } from "./stop-condition-watcher";
 import { RunWaiter } from "./run-waiter";
+import { RunAbortScope } from "./run-abort-scope";
 import { type SubRunModelCall, type SubRunModelCalls, type SubRunSink, takeSubRunModelCalls } from "./sub-run";
 import { onAbort } from "./shared-abort-listener";
 import { lastInboxSeq } from "../steering/message-step-of";
 import { RunSteering } from "../steering/run-steering";
 import { TokenForwarder, type TokenSink } from "./token-forwarder";
-import { type EarlyCall, type ToolRunContext, ToolRunner } from "./tool-runner";
+import { type ToolRunContext, ToolRunner } from "./tool-runner";
 import type { ResolvedOptions } from "./validate-options";
 import type { RunTelemetry } from "../telemetry/run-telemetry";
 import { type MiddlewareHost, MiddlewareRun } from "../middleware/middleware-run";
@@ -39,31 +39,29 @@ export const executorRunProbe: { made: ((run: ExecutorRun) => void) | undefined 
  * One run of the executor: one subscription. Its state is a {@link RunState} that only `dispatch`
  * changes; {@link AgentLoop} is the loop (see docs/executor-options.md), everything here is
  * lifecycle: limits, stop conditions, cancellation, callbacks and recording. Each collaborator (the
- * loop, {@link EagerDispatch}, {@link ApprovalGate}, {@link RunEnding}, {@link ToolRunner}, the
+ * loop, {@link ToolRunner} (with the early calls of `eagerTools`), {@link ApprovalGate}, {@link RunEnding}, the
  * middleware) is made once per run and is handed this run typed as the narrow context it declares:
  * it sees only that, and a run allocates no per-collaborator adapter objects (thousands of runs in
  * flight hold one object each, not a dozen closures).
  *
- * `work` aborts the loop's calls on cancellation (unsubscribe, `config.signal`, failure) and when a
- * limit or stop condition halts the loop; the "generate" call after a halt runs under its own
- * controller, which only cancellation aborts.
+ * Its abort controllers are made and aborted in one place, its {@link RunAbortScope}: the loop's
+ * calls (and the tool calls started early) stop on cancellation (unsubscribe, `config.signal`,
+ * failure) and when a limit or stop condition halts the loop; the "generate" call after a halt runs
+ * under its own controller, which only cancellation aborts.
  *
  * @internal
  */
-export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext, RunEndingContext, EagerDispatchContext, ApprovalGateContext, MiddlewareHost {
-  /** Aborts the agent and tool calls of the loop: on cancellation, a limit or a stop condition. */
-  readonly work = new AbortController();
-  /** Aborts the one "generate" call after a halt: only on cancellation. Created when needed. */
-  private final: AbortController | undefined;
+export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext, RunEndingContext, ApprovalGateContext, MiddlewareHost {
+  /** The run's abort controllers: its calls', early calls' and the "generate" call's after a halt. */
+  readonly aborts = new RunAbortScope();
   /** The run's state; changed only through `dispatch`. */
   readonly state: RunState;
   private readonly waiter = new RunWaiter();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private conditions: StopConditionWatcher | undefined;
   chainRun: CallbackManagerForChainRun | undefined;
+  /** The turn's tool calls, those started while the model streams (`eagerTools`) among them. */
   readonly tools: ToolRunner;
-  /** Tool calls started while the model streams (`eagerTools`). */
-  readonly eager: EagerDispatch;
   /** Approval decisions and pauses. */
   readonly approvals: ApprovalGate;
   /** The ids of the interrupts this resume's own decisions answer (their calls never started). */
@@ -103,7 +101,6 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     this.middleware = options.middleware === undefined ? undefined : new MiddlewareRun(options.middleware, this);
     this.tools = new ToolRunner(this);
     this.ending = new RunEnding(this);
-    this.eager = new EagerDispatch(this);
     this.approvals = new ApprovalGate(this);
     this.freshDecisions = request.newDecisions === undefined ? NO_DECISIONS : new Set(Object.keys(request.newDecisions));
     this.loop = new AgentLoop(this);
@@ -133,10 +130,6 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     return this.ending.complete(finish, stopReason, interrupt);
   }
 
-  startCall(action: AgentAction, signal: AbortSignal): EarlyCall {
-    return this.tools.startEarly(action, signal);
-  }
-
   inDoubtPolicy(action: AgentAction): InDoubtPolicy {
     return getToolInDoubt(this.options.toolsByName.get(action.tool)) ?? this.options.inDoubt;
   }
@@ -150,7 +143,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
   }
 
   finalSignal(): AbortSignal {
-    return (this.final = new AbortController()).signal;
+    return this.aborts.finalSignal();
   }
 
   stop(reason: StopReason, stoppedBy: Record<string, unknown>): void {
@@ -201,11 +194,6 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
    */
   get observed(): boolean {
     return this.request.observeModel;
-  }
-
-  /** The signal the loop's agent and tool calls listen on. */
-  get signal(): AbortSignal {
-    return this.work.signal;
   }
 
   /** Whether the loop must not start or record anything more (halted, ended). */
@@ -278,10 +266,6 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     this.parentModelCalls?.(call);
   }
 
-  earlyCall(index: number): EarlyCall | undefined {
-    return this.eager.call(index);
-  }
-
   beforeToolStart(): void {
     this.recorder?.checkLease();
   }
@@ -333,9 +317,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
   idempotencyKey(action: AgentAction, index: number | undefined): string {
     const { runId, turn } = this.state;
     if (index !== undefined) {
-      // A call started early has the key it started with.
-      const early = this.eager.call(index);
-      if (early !== undefined) return early.key;
+      // (A call started early has the key it started with: see `ToolRunner.idempotencyKey`.)
       // A turn restored from its record: the key recorded with the action; none recorded (an older
       // release's record): the key that release gave it, `<runId>:<toolCallId>`.
       const recorded = turn?.keys;
@@ -360,7 +342,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
   wait<T>(promise: Promise<T>, halts: boolean): Promise<T> {
     const phase = this.state.phase;
     const stopped = phase === "cancelled" || phase === "failed" || (halts && this.state.stopReason !== undefined);
-    return this.waiter.wait(promise, halts, stopped, this.work.signal.reason);
+    return this.waiter.wait(promise, halts, stopped, this.aborts.signal.reason);
   }
 
   /**
@@ -380,7 +362,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     if (isEnded(this.state) || this.state.stopReason !== undefined) return;
     this.dispatch(stoppedBy === undefined ? { type: "halted", reason } : { type: "halted", reason, stoppedBy });
     const error = new AbortError({ message: `The run was stopped (${reason}).` });
-    this.work.abort(error);
+    this.aborts.halt(error);
     this.waiter.rejectHalting(error);
   }
 
@@ -441,12 +423,12 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     // when someone looks. Otherwise usage comes from what the agent's parser attached to its output.
     const eager = this.options.eager !== undefined;
     if (eager) {
-      this.onToolCallComplete = (modelRun, call) => this.eager.start(modelRun, call);
-      this.onModelError = (modelRun) => this.eager.dropModelCall(modelRun);
+      this.onToolCallComplete = (modelRun, call) => this.tools.startStreamed(modelRun, call);
+      this.onModelError = (modelRun) => this.tools.dropModelCall(modelRun);
     }
     // With eager dispatch the model streams (for its tool-call chunks) even when nobody wants tokens.
     const forwarder = this.request.watchModel || eager ? new TokenForwarder(this, streamTokens || eager) : undefined;
-    const configs = callConfigs(config, this.chainRun, forwarder, this.work.signal, this.subRunSink);
+    const configs = callConfigs(config, this.chainRun, forwarder, this.aborts.signal, this.subRunSink);
     // The agent reports its model calls to an observer (it strips it from what its own steps see,
     // so models called inside tools never report here): for the record when no callbacks watch
     // the model, and for the run's spans.
@@ -469,8 +451,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
 
   /** Aborts everything in flight and stops the timer, the signal watch and the stop conditions. */
   abortAll(error: unknown): void {
-    this.work.abort(error);
-    this.final?.abort(error);
+    this.aborts.abortAll(error);
     this.waiter.rejectAll(error);
     this.cleanup();
   }

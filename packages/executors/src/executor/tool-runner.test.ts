@@ -1,11 +1,14 @@
 // ToolRunner alone, over a plain fake of its narrow context (ToolRunContext): no executor, no run.
-import { getIdempotencyKey, invalidToolObservation } from "@agentrx/core";
+// The tests of eager dispatch (which streamed calls start early, which the turn keeps) replace the
+// runner's `startEarly` with a fake that records each early start and the signal it was given.
+import { AbortError, getIdempotencyKey, invalidToolObservation, markToolApproval } from "@agentrx/core";
 import type { AgentAction, AgentStep, StepMetadata } from "@agentrx/core";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { type StructuredToolInterface, tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { deferred } from "./test-helpers";
+import { RunAbortScope } from "./run-abort-scope";
 import { type EarlyCall, type ToolRunContext, ToolRunner } from "./tool-runner";
 
 type Deferred<T> = ReturnType<typeof deferred<T>>;
@@ -49,10 +52,13 @@ interface Finished {
 }
 
 /** A fake run: plain fields and methods that record what the runner asked of it. */
-function fakeRun(tools: StructuredToolInterface[], options: { maxConcurrency?: number; handleToolRuntimeErrors?: boolean; maxObservationLength?: number } = {}) {
+function fakeRun(
+  tools: StructuredToolInterface[],
+  options: { maxConcurrency?: number; handleToolRuntimeErrors?: boolean; maxObservationLength?: number; eager?: (tool: StructuredToolInterface) => boolean; approvalOption?: boolean } = {},
+) {
   const finished: Finished[] = [];
   const log: string[] = [];
-  const early = new Map<number, EarlyCall>();
+  const aborts = new RunAbortScope();
   const run = {
     options: {
       toolsByName: new Map(tools.map((t) => [t.name, t])),
@@ -60,8 +66,10 @@ function fakeRun(tools: StructuredToolInterface[], options: { maxConcurrency?: n
       maxConcurrency: options.maxConcurrency ?? Number.POSITIVE_INFINITY,
       handleToolRuntimeErrors: options.handleToolRuntimeErrors ?? true,
       maxObservationLength: options.maxObservationLength ?? 100_000,
+      eager: "eager" in options ? options.eager : () => true,
+      approvalOption: options.approvalOption ?? false,
     },
-    signal: new AbortController().signal,
+    aborts,
     observed: false,
     interrupted: false,
     telemetry: undefined,
@@ -70,7 +78,6 @@ function fakeRun(tools: StructuredToolInterface[], options: { maxConcurrency?: n
       log.push(`finished ${index}`);
       finished.push({ index, step, metadata });
     },
-    earlyCall: (index: number): EarlyCall | undefined => early.get(index),
     beforeToolStart() {
       log.push("beforeToolStart");
     },
@@ -82,8 +89,25 @@ function fakeRun(tools: StructuredToolInterface[], options: { maxConcurrency?: n
     callId: (_action: AgentAction, index: number | undefined) => `call-${index ?? "early"}`,
     idempotencyKey: (_action: AgentAction, index: number | undefined) => `key-${index ?? "early"}`,
   } satisfies ToolRunContext;
-  return { run, finished, log, early };
+  return { run, finished, log, aborts };
 }
+
+/** A runner over a fake run whose early starts are recorded (each with its signal), not run. */
+function earlyRunner(tools: StructuredToolInterface[], options: { eager?: (tool: StructuredToolInterface) => boolean; approvalOption?: boolean } = {}) {
+  const fake = fakeRun(tools, options);
+  const runner = new ToolRunner(fake.run);
+  const started: { action: AgentAction; signal: AbortSignal; call: EarlyCall }[] = [];
+  runner.startEarly = (action: AgentAction, signal: AbortSignal): EarlyCall => {
+    const call: EarlyCall = { action, start: 0, key: `key-${started.length}`, result: Promise.resolve({ observation: "early", metadata: undefined }), controller: undefined };
+    started.push({ action, signal, call });
+    return call;
+  };
+  return { ...fake, runner, started };
+}
+
+const fakeTool = (name: string): StructuredToolInterface => ({ name, invoke: () => Promise.resolve("") }) as unknown as StructuredToolInterface;
+const streamed = (name: string, args: string, id?: string) => ({ id, name, args });
+const toolCall = (tool: string, toolInput: Record<string, unknown>, toolCallId?: string): AgentAction => ({ tool, toolInput, log: "", ...(toolCallId === undefined ? {} : { toolCallId }) });
 
 const act = (tool: string, toolInput: Record<string, unknown> = {}): AgentAction => ({ tool, toolInput, log: "" });
 
@@ -303,10 +327,14 @@ describe("ToolRunner.runAll", () => {
 describe("ToolRunner: early calls", () => {
   it("reuses an early call's result for its index: the tool is not called again, and no beforeToolStart", async () => {
     const echo = plainTool("echo", () => "fresh");
-    const { run, finished, log, early } = fakeRun([echo.tool]);
+    const { run, finished, log } = fakeRun([echo.tool]);
     const earlyAction = act("echo", { n: 1 });
-    early.set(1, { action: earlyAction, start: 0, key: "key-early", result: Promise.resolve({ observation: "from early", metadata: undefined }), controller: undefined });
-    await new ToolRunner(run).runAll([act("echo", { n: 0 }), act("echo", { n: 1 })], [0, 1]);
+    const runner = new ToolRunner(run);
+    runner.startEarly = () => ({ action: earlyAction, start: 0, key: "key-early", result: Promise.resolve({ observation: "from early", metadata: undefined }), controller: undefined });
+    runner.startStreamed("m1", streamed("echo", '{"n":1}'));
+    const actions = [act("echo", { n: 0 }), act("echo", { n: 1 })];
+    runner.matchTurn(actions);
+    await runner.runAll(actions, [0, 1]);
     expect(echo.calls.map((c) => c.input)).toEqual([{ n: 0 }]);
     expect(log.filter((entry) => entry === "beforeToolStart")).toHaveLength(1);
     expect(new Map(finished.map((f) => [f.index, f.step.observation]))).toEqual(
@@ -355,6 +383,153 @@ describe("ToolRunner: early calls", () => {
     await expect(call.result).rejects.toBe(reason);
     expect(echo.calls).toHaveLength(0);
     expect(aborted.log).not.toContain("beforeToolStart");
+  });
+});
+
+describe("ToolRunner.startStreamed: which streamed calls start early (eager dispatch)", () => {
+  it("starts a call of an eager tool with its parsed input (and call id), under a signal of its own", () => {
+    const fake = earlyRunner([fakeTool("search")]);
+    fake.runner.startStreamed("m1", streamed("search", '{"q":"cats"}', "tc-1"));
+    expect(fake.started).toHaveLength(1);
+    expect(fake.started[0]?.action).toEqual({ tool: "search", toolInput: { q: "cats" }, log: "", toolCallId: "tc-1" });
+    expect(fake.started[0]?.signal).not.toBe(fake.run.aborts.signal);
+    expect(fake.started[0]?.call.controller?.signal).toBe(fake.started[0]?.signal);
+  });
+
+  it("reads empty arguments as an empty input, and leaves toolCallId out without an id", () => {
+    const fake = earlyRunner([fakeTool("now")]);
+    fake.runner.startStreamed("m1", streamed("now", "  "));
+    expect(fake.started[0]?.action).toEqual({ tool: "now", toolInput: {}, log: "" });
+  });
+
+  it("starts nothing for an unknown tool, a tool the eager option leaves out, or none when eagerTools is off", () => {
+    const a = fakeTool("a");
+    const b = fakeTool("b");
+    const some = earlyRunner([a, b], { eager: (tool) => tool.name === "a" });
+    const runner = some.runner;
+    runner.startStreamed("m1", streamed("b", "{}", "1"));
+    runner.startStreamed("m1", streamed("zzz", "{}", "2"));
+    expect(some.started).toEqual([]);
+    runner.startStreamed("m1", streamed("a", "{}", "3"));
+    expect(some.started).toHaveLength(1);
+    const off = earlyRunner([a], { eager: undefined });
+    off.runner.startStreamed("m1", streamed("a", "{}", "1"));
+    expect(off.started).toEqual([]);
+  });
+
+  it("never starts a call that may need approval: the executor's needsApproval, or a tool marked withApproval", () => {
+    const needsApproval = earlyRunner([fakeTool("a")], { approvalOption: true });
+    needsApproval.runner.startStreamed("m1", streamed("a", "{}", "1"));
+    expect(needsApproval.started).toEqual([]);
+    const marked = earlyRunner([markToolApproval(fakeTool("pay"), true), markToolApproval(fakeTool("maybe"), () => false)]);
+    const runner = marked.runner;
+    runner.startStreamed("m1", streamed("pay", "{}", "1"));
+    runner.startStreamed("m1", streamed("maybe", "{}", "2"));
+    expect(marked.started).toEqual([]);
+  });
+
+  it("starts nothing for arguments that are not a JSON object", () => {
+    const fake = earlyRunner([fakeTool("a")]);
+    const runner = fake.runner;
+    for (const args of ['{"q":', "[1,2]", "null", '"text"', "3"]) runner.startStreamed("m1", streamed("a", args));
+    expect(fake.started).toEqual([]);
+  });
+
+  it("starts nothing once the run is interrupted", () => {
+    const fake = earlyRunner([fakeTool("a")]);
+    (fake.run as { interrupted: boolean }).interrupted = true;
+    fake.runner.startStreamed("m1", streamed("a", "{}", "1"));
+    expect(fake.started).toEqual([]);
+  });
+
+  it("starts a call once: the same id, or without one the same tool and input, streamed again starts nothing", () => {
+    const fake = earlyRunner([fakeTool("a")]);
+    const runner = fake.runner;
+    runner.startStreamed("m1", streamed("a", '{"n":1}', "1"));
+    runner.startStreamed("m1", streamed("a", '{"n":1}', "1"));
+    runner.startStreamed("m1", streamed("a", '{"n":2}'));
+    runner.startStreamed("m2", streamed("a", '{"n":2}'));
+    runner.startStreamed("m1", streamed("a", '{"n":3}'));
+    expect(fake.started.map((s) => s.action.toolInput)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+  });
+
+  it("links an early call's signal to the run's: aborting the run aborts it", () => {
+    const fake = earlyRunner([fakeTool("a")]);
+    fake.runner.startStreamed("m1", streamed("a", "{}", "1"));
+    const reason = new Error("cancelled");
+    fake.aborts.abortAll(reason);
+    expect(fake.started[0]?.signal.aborted).toBe(true);
+  });
+});
+
+describe("ToolRunner: the turn keeps its early calls", () => {
+  it("matchTurn gives each action the early call with its id, tool and input; the others are aborted", () => {
+    const fake = earlyRunner([fakeTool("a"), fakeTool("b")]);
+    const runner = fake.runner;
+    runner.startStreamed("m1", streamed("a", '{"n":1}', "1"));
+    runner.startStreamed("m1", streamed("b", '{"n":2}', "2")); // the final answer calls it with another input
+    runner.startStreamed("m1", streamed("a", '{"n":3}')); // no id: matched by tool and input
+    runner.startStreamed("m1", streamed("a", '{"n":4}', "4")); // not in the final answer
+    runner.matchTurn([toolCall("a", { n: 1 }, "1"), toolCall("b", { n: 20 }, "2"), toolCall("a", { n: 3 }), toolCall("c", {})]);
+    // The early call as it started: its result and key (the turn's call keeps the key).
+    expect(runner.earlyCall(0)?.result).toBe(fake.started[0]?.call.result);
+    expect(runner.earlyCall(0)?.key).toBe("key-0");
+    expect(runner.earlyCall(1)).toBeUndefined();
+    expect(runner.earlyCall(2)?.result).toBe(fake.started[2]?.call.result);
+    expect(runner.earlyCall(2)?.key).toBe("key-2");
+    expect(runner.earlyCall(3)).toBeUndefined();
+    expect(fake.started.map((s) => s.signal.aborted)).toEqual([false, true, false, true]);
+    const reason = fake.started[3]?.signal.reason;
+    expect(reason).toBeInstanceOf(AbortError);
+    expect((reason as Error).message).toContain("did not keep this early tool call");
+  });
+
+  it("a kept early call stays linked to the run's signal: a limit or a cancellation still stops it", () => {
+    const fake = earlyRunner([fakeTool("a")]);
+    const runner = fake.runner;
+    runner.startStreamed("m1", streamed("a", "{}", "1"));
+    runner.matchTurn([toolCall("a", {}, "1")]);
+    fake.aborts.halt(new Error("halted"));
+    expect(fake.started[0]?.signal.aborted).toBe(true);
+  });
+
+  it("a later turn does not see calls a previous turn kept or dropped; resetTurn forgets the turn's matches", () => {
+    const fake = earlyRunner([fakeTool("a")]);
+    const runner = fake.runner;
+    runner.startStreamed("m1", streamed("a", "{}", "1"));
+    runner.matchTurn([toolCall("a", {}, "1")]);
+    expect(runner.earlyCall(0)).toBeDefined();
+    runner.resetTurn();
+    expect(runner.earlyCall(0)).toBeUndefined();
+    runner.matchTurn([toolCall("a", {}, "1")]); // nothing early any more: the turn keeps nothing
+    expect(runner.earlyCall(0)).toBeUndefined();
+  });
+
+  it("dropModelCall aborts only the early calls of that model call; dropEarly aborts every one not taken", () => {
+    const fake = earlyRunner([fakeTool("a")]);
+    const runner = fake.runner;
+    runner.startStreamed("m1", streamed("a", '{"n":1}', "1"));
+    runner.startStreamed("m2", streamed("a", '{"n":2}', "2"));
+    runner.startStreamed("m2", streamed("a", '{"n":3}', "3"));
+    runner.dropModelCall("m2");
+    expect(fake.started.map((s) => s.signal.aborted)).toEqual([false, true, true]);
+    // A dropped call is forgotten: the same call streamed again (a retried model call) starts anew.
+    runner.startStreamed("m3", streamed("a", '{"n":2}', "2"));
+    expect(fake.started).toHaveLength(4);
+    runner.dropEarly();
+    expect(fake.started.map((s) => s.signal.aborted)).toEqual([true, true, true, true]);
+    runner.matchTurn([toolCall("a", { n: 1 }, "1")]);
+    expect(runner.earlyCall(0)).toBeUndefined();
+  });
+
+  it("idempotencyKey: the key a kept early call started with, else the run's key for the call", () => {
+    const fake = earlyRunner([fakeTool("a")]);
+    const { runner } = fake;
+    runner.startStreamed("m1", streamed("a", "{}", "1"));
+    const actions = [toolCall("a", {}, "1"), toolCall("a", { n: 2 }, "2")];
+    runner.matchTurn(actions);
+    expect(runner.idempotencyKey(actions[0] as AgentAction, 0)).toBe("key-0");
+    expect(runner.idempotencyKey(actions[1] as AgentAction, 1)).toBe("key-1");
   });
 });
 

@@ -1,9 +1,10 @@
-import { IDEMPOTENCY_KEY_METADATA, STEP_METADATA_KEY, invalidToolObservation } from "@agentrx/core";
+import { AbortError, IDEMPOTENCY_KEY_METADATA, STEP_METADATA_KEY, getToolApproval, invalidToolObservation } from "@agentrx/core";
 import type { AgentAction, AgentStep, Observation, StepMetadata } from "@agentrx/core";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { TELEMETRY_PARENT_KEY, type RunTelemetry, type ToolSpan } from "../telemetry/run-telemetry";
 import type { ResolvedOptions } from "./validate-options";
+import type { RunAbortScope } from "./run-abort-scope";
 import type { MiddlewareRun } from "../middleware/middleware-run";
 import { SUB_RUN_CALL_KEY } from "./sub-run";
 import {
@@ -16,15 +17,16 @@ import {
 } from "./observations";
 
 /**
- * What the tool runner needs of its run, and nothing more: the options it reads, the signal its
- * calls listen on, whether the run was interrupted, and where a finished call goes.
+ * What the tool runner needs of its run, and nothing more: the options it reads (which tools may
+ * start early among them), the run's abort scope (the signal its calls listen on, and the
+ * controllers of early calls), whether the run was interrupted, and where a finished call goes.
  *
  * @internal
  */
 export interface ToolRunContext {
-  readonly options: Pick<ResolvedOptions, "toolsByName" | "toolNames" | "maxConcurrency" | "handleToolRuntimeErrors" | "maxObservationLength">;
-  /** The signal the run's tool calls listen on. */
-  readonly signal: AbortSignal;
+  readonly options: Pick<ResolvedOptions, "toolsByName" | "toolNames" | "maxConcurrency" | "handleToolRuntimeErrors" | "maxObservationLength" | "eager" | "approvalOption">;
+  /** The run's abort scope: its `signal` is the one the run's tool calls listen on; an early call's controller is its `child()`. */
+  readonly aborts: Pick<RunAbortScope, "signal" | "child">;
   /** Whether anyone sees `step` events (else they are not built). */
   readonly observed: boolean;
   /** Whether the run was halted, cancelled or failed: results are then dropped. */
@@ -33,8 +35,6 @@ export interface ToolRunContext {
   readonly telemetry?: RunTelemetry | undefined;
   /** A tool call finished: `index` is its action's position in the turn. */
   toolFinished(index: number, step: AgentStep, durationMs: number, metadata: StepMetadata | undefined): void;
-  /** The early start of the turn's action at `index`, if it was dispatched eagerly. */
-  earlyCall(index: number): EarlyCall | undefined;
   /**
    * Called right before a tool call starts: throws when the run must not act any more (a recorded
    * run that can no longer be sure it holds its lease).
@@ -58,8 +58,9 @@ export interface ToolRunContext {
    */
   callId(action: AgentAction, index: number | undefined): string;
   /**
-   * The idempotency key of the call of `action` at `index` of the current turn (`undefined`: an
-   * early call, before its turn is known): unique within the run, and the same on resume.
+   * The idempotency key of a call of `action` at `index` of the current turn that did not start
+   * early (`undefined`: an early call, before its turn is known): unique within the run, and the
+   * same on resume.
    */
   idempotencyKey(action: AgentAction, index: number | undefined): string;
   /** The run's middleware (its `wrapToolCall` chain); undefined without middleware. */
@@ -78,15 +79,24 @@ export interface EarlyCall {
   controller: AbortController | undefined;
 }
 
+/** An early call while it waits for the model's answer: the model call that streamed it, and how to unlink it. */
+type PendingEarlyCall = EarlyCall & { modelRun: string; unlink: () => void };
+
 /**
- * Runs the tool calls of one turn: concurrently up to `maxConcurrency`, each result reported to
- * the run as it comes (so `step` events come in completion order).
+ * A turn's tool calls: those started early while the model still streamed (eager dispatch, the
+ * `eagerTools` option), matched to the turn's actions once the model answered (the others are
+ * aborted), and the rest, run concurrently up to `maxConcurrency`, each result reported to the run
+ * as it comes (so `step` events come in completion order).
  *
  * @internal
  */
 export class ToolRunner {
   private config: RunnableConfig = {};
   private listenersLifted = false;
+  /** Tool calls started while the model streamed, by call key, with their model call (made on the first one). */
+  private early: Map<string, PendingEarlyCall> | undefined;
+  /** The current turn's early starts, by action index. */
+  private turnEarly: (EarlyCall | undefined)[] | undefined;
 
   constructor(private readonly run: ToolRunContext) {}
 
@@ -103,7 +113,7 @@ export class ToolRunner {
     // lift Node's 10-listener leak warning for these short-lived, per-run signals.
     if (limit > 3 && !this.listenersLifted) {
       this.listenersLifted = true;
-      liftListenerLimit(this.run.signal);
+      liftListenerLimit(this.run.aborts.signal);
     }
     if (count === 1) {
       // The common case, without the scheduling below.
@@ -159,9 +169,94 @@ export class ToolRunner {
     return this.run.options.toolsByName.get(action.tool)?.returnDirect === true;
   }
 
+  /** Starts a streamed tool call at once (eager dispatch), when its tool may start early. */
+  startStreamed(modelRun: string, call: { id: string | undefined; name: string; args: string }): void {
+    if (this.run.interrupted) return;
+    const { options } = this.run;
+    const tool = options.toolsByName.get(call.name);
+    if (tool === undefined || !options.eager?.(tool) || options.approvalOption || getToolApproval(tool) !== undefined) return;
+    let args: unknown;
+    try {
+      args = call.args.trim() === "" ? {} : JSON.parse(call.args);
+    } catch {
+      return; // not valid JSON: the agent's parser reports it, and nothing starts early
+    }
+    if (typeof args !== "object" || args === null || Array.isArray(args)) return;
+    const key = call.id ?? `${call.name}#${JSON.stringify(args)}`;
+    const early = (this.early ??= new Map());
+    if (early.has(key)) return;
+    const action = { tool: call.name, toolInput: args as Record<string, unknown>, log: "", ...(call.id ? { toolCallId: call.id } : {}) };
+    const { controller, unlink } = this.run.aborts.child();
+    const started = this.startEarly(action, controller.signal);
+    started.controller = controller;
+    started.result.catch(noop); // awaited by the turn if it keeps the call; dropped otherwise
+    early.set(key, { ...started, modelRun, unlink });
+  }
+
+  /** A model call failed: its early calls stop. */
+  dropModelCall(modelRun: string): void {
+    if (this.early === undefined) return;
+    for (const [key, entry] of this.early) {
+      if (entry.modelRun === modelRun) this.drop(key, entry);
+    }
+  }
+
+  /** Aborts and forgets every early call not taken by a turn (the agent call failed: they are not the turn's). */
+  dropEarly(): void {
+    if (this.early === undefined) return;
+    for (const [key, entry] of this.early) this.drop(key, entry);
+  }
+
+  /** A new agent call begins: the previous turn's early starts are forgotten. */
+  resetTurn(): void {
+    this.turnEarly = undefined;
+  }
+
   /**
-   * Starts a tool call before the agent has returned (eager dispatch), under its own signal; the
-   * result is used only if the agent's actions include the same call (see `runAll`'s `early`).
+   * A turn started with `actions`: it keeps the early calls its actions match (same call id, tool
+   * and input), by action index; the rest are aborted.
+   */
+  matchTurn(actions: readonly AgentAction[]): void {
+    if (this.early !== undefined && this.early.size > 0) this.turnEarly = this.match(actions);
+  }
+
+  /** The early start of the current turn's action at `index`, if it was dispatched eagerly. */
+  earlyCall(index: number): EarlyCall | undefined {
+    return this.turnEarly?.[index];
+  }
+
+  /**
+   * The idempotency key of the call of `action` at `index` of the current turn: the key an early
+   * call started with, else the run's (see `ToolRunContext.idempotencyKey`).
+   */
+  idempotencyKey(action: AgentAction, index: number): string {
+    const early = this.turnEarly?.[index];
+    return early !== undefined ? early.key : this.run.idempotencyKey(action, index);
+  }
+
+  private match(actions: readonly AgentAction[]): (EarlyCall | undefined)[] {
+    const early = this.early as Map<string, PendingEarlyCall>;
+    const kept = actions.map((action) => {
+      const id = (action as { toolCallId?: string }).toolCallId;
+      const entry = early.get(id ?? `${action.tool}#${JSON.stringify(action.toolInput)}`);
+      if (entry === undefined || entry.action.tool !== action.tool || JSON.stringify(entry.action.toolInput) !== JSON.stringify(action.toolInput)) return undefined;
+      early.delete(id ?? `${action.tool}#${JSON.stringify(action.toolInput)}`);
+      return entry; // still linked to the run's signal: a limit or a cancellation stops it
+    });
+    this.dropEarly();
+    return kept;
+  }
+
+  private drop(key: string, entry: PendingEarlyCall): void {
+    this.early?.delete(key);
+    entry.unlink();
+    entry.controller?.abort(new AbortError({ message: "The model's answer did not keep this early tool call." }));
+  }
+
+  /**
+   * Starts a tool call before the agent has returned (eager dispatch, see `startStreamed`), under
+   * its own signal; the result is used only if the agent's actions include the same call (see
+   * `matchTurn`).
    */
   startEarly(action: AgentAction, signal: AbortSignal): EarlyCall {
     const start = performance.now();
@@ -182,7 +277,7 @@ export class ToolRunner {
    */
   private runOne(action: AgentAction, index: number): Promise<void> {
     const { observed } = this.run;
-    const early = this.run.earlyCall(index);
+    const early = this.turnEarly?.[index];
     const start = early ? early.start : observed ? performance.now() : 0;
     let pending: Promise<ToolOutcome>;
     if (early) pending = early.result;
@@ -325,3 +420,5 @@ function liftListenerLimit(...signals: AbortSignal[]): void {
   }
   setMaxListeners?.(0, ...signals);
 }
+
+function noop(): void {}
