@@ -1,10 +1,11 @@
 import { createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel } from "@agentrx/core/testing";
+import { getIdempotencyKey } from "@agentrx/core";
 import { AgentExecutor, type AgentStreamEvent, toolCallBudget } from "@agentrx/executors";
 import { withApproval } from "@agentrx/tools";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { RunnableLambda } from "@langchain/core/runnables";
-import { tool } from "@langchain/core/tools";
+import { DynamicTool, tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { InProcessRunStore } from "../runs/in-process-run-store";
@@ -114,5 +115,50 @@ describe("eagerTools", () => {
     expect(typesAtStart).toHaveLength(2);
     expect(typesAtStart[0]).toContain("tool_intent");
     expect(typesAtStart[0]).not.toContain("action"); // it started before the model's answer was complete
+  });
+});
+
+describe("eagerTools, calls without ids", () => {
+  it("gives each early call without a tool-call id its own idempotency key, and its own key apart from the turn's other calls", async () => {
+    const keys: string[] = [];
+    const work = tool(
+      async ({ name }: { name: string }, config) => {
+        keys.push(`${name} ${getIdempotencyKey(config)}`);
+        return `${name} done`;
+      },
+      { name: "work", description: "Works.", schema: z.object({ name: z.string() }) },
+    );
+    const slow = tool(async () => "slow done", { name: "slow", description: "Never early.", schema: z.object({}) });
+    // The provider streamed no ids: two calls of `work` start early, `slow` (not eager) after the answer.
+    const llm = new ScriptedChatModel({
+      tokenDelayMs: 10,
+      responses: [{ toolCalls: [{ name: "work", args: { name: "a" }, id: "" }, { name: "work", args: { name: "b" }, id: "" }, { name: "slow", args: {}, id: "" }, { name: "work", args: { name: "c" }, id: "" }] }, "ok"],
+    });
+    const agent = createToolCallingAgent({ llm, tools: [work, slow], prompt });
+    const events = await collect(new AgentExecutor({ agent, tools: [work, slow], eagerTools: (candidate) => candidate.name === "work" }).stream({ input: "go" }, { runId: "keyless" }));
+    expect(events.at(-1)).toMatchObject({ type: "output", output: "ok" });
+    expect(keys, keys.join(" | ")).toHaveLength(3);
+    const actions = events.filter((event): event is Extract<AgentStreamEvent, { type: "action" }> => event.type === "action");
+    const actionKeys = actions.map((event) => event.idempotencyKey);
+    // Four calls, four keys; each tool call ran with the key its action event carries.
+    expect(new Set(actionKeys).size).toBe(4);
+    for (const entry of keys) {
+      const [name, key] = entry.split(" ");
+      const action = actions.find((event) => (event.action.toolInput as { name?: string }).name === name);
+      expect(action?.idempotencyKey).toBe(key);
+    }
+  });
+});
+
+describe("eagerTools, a tool that takes a string", () => {
+  it("runs a string tool's early call once: its streamed `{ __arg1 }` is the string the turn's action carries", async () => {
+    const inputs: unknown[] = [];
+    const echo = new DynamicTool({ name: "echo", description: "Echoes.", func: async (input: string) => (inputs.push(input), `echo ${input}`) });
+    const llm = new ScriptedChatModel({ tokenDelayMs: 10, responses: [{ toolCalls: [{ name: "echo", args: { __arg1: "hi" } }, { name: "echo", args: { __arg1: "there" } }] }, "ok"] });
+    const agent = createToolCallingAgent({ llm, tools: [echo], prompt });
+    const events = await collect(new AgentExecutor({ agent, tools: [echo], eagerTools: true }).stream({ input: "go" }));
+    expect(inputs).toEqual(["hi", "there"]);
+    const actions = events.filter((event): event is Extract<AgentStreamEvent, { type: "action" }> => event.type === "action");
+    expect(actions.map((event) => [event.action.toolInput, event.early])).toEqual([["hi", true], ["there", true]]);
   });
 });

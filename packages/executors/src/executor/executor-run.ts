@@ -308,13 +308,14 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     return new Promise<void>((resolve) => defer(resolve)).then(() => this.durable());
   }
 
-  callId(action: AgentAction, index: number | undefined): string {
+  callId(action: AgentAction, index: number | undefined, early?: number): string {
     const id = (action as { toolCallId?: unknown }).toolCallId;
     if (typeof id === "string" && id !== "") return id;
-    return `${this.state.turn?.iteration ?? this.iteration}:${index ?? 0}`;
+    const iteration = this.state.turn?.iteration ?? this.iteration;
+    return index === undefined && early !== undefined ? `${iteration}:early-${early}` : `${iteration}:${index ?? 0}`;
   }
 
-  idempotencyKey(action: AgentAction, index: number | undefined): string {
+  idempotencyKey(action: AgentAction, index: number | undefined, early?: number): string {
     const { runId, turn } = this.state;
     if (index !== undefined) {
       // (A call started early has the key it started with: see `ToolRunner.idempotencyKey`.)
@@ -327,7 +328,10 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     // apart), else `<runId>:<iteration>:<index>` (what `idempotencyKeyOf` gives).
     const iteration = turn?.iteration ?? this.iteration;
     const id = (action as { toolCallId?: unknown }).toolCallId;
-    return typeof id === "string" && id !== "" ? `${runId}:${iteration}:${id}` : idempotencyKeyOf(runId, iteration, index ?? 0);
+    if (typeof id === "string" && id !== "") return `${runId}:${iteration}:${id}`;
+    // An early call without an id: numbered apart from the turn's positions (and from each other).
+    if (index === undefined && early !== undefined) return `${runId}:${iteration}:early-${early}`;
+    return idempotencyKeyOf(runId, iteration, index ?? 0);
   }
 
   /** A tool call of the turn finished (the loop records it). */

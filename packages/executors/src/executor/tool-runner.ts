@@ -56,13 +56,14 @@ export interface ToolRunContext {
    * The id of the call of `action` at `index` of the current turn (its `toolCallId`, else
    * `"<iteration>:<index>"`): what a sub-run it starts carries (`subRunCallIds`).
    */
-  callId(action: AgentAction, index: number | undefined): string;
+  callId(action: AgentAction, index: number | undefined, early?: number): string;
   /**
    * The idempotency key of a call of `action` at `index` of the current turn that did not start
    * early (`undefined`: an early call, before its turn is known): unique within the run, and the
-   * same on resume.
+   * same on resume. `early` numbers the early calls without a tool-call id (the model streamed
+   * none), which the turn's position cannot tell apart.
    */
-  idempotencyKey(action: AgentAction, index: number | undefined): string;
+  idempotencyKey(action: AgentAction, index: number | undefined, early?: number): string;
   /** The run's middleware (its `wrapToolCall` chain); undefined without middleware. */
   readonly middleware: MiddlewareRun | undefined;
 }
@@ -97,6 +98,8 @@ export class ToolRunner {
   private early: Map<string, PendingEarlyCall> | undefined;
   /** The current turn's early starts, by action index. */
   private turnEarly: (EarlyCall | undefined)[] | undefined;
+  /** Early calls started without a tool-call id so far (their keys are numbered apart). */
+  private keylessEarly = 0;
 
   constructor(private readonly run: ToolRunContext) {}
 
@@ -182,10 +185,14 @@ export class ToolRunner {
       return; // not valid JSON: the agent's parser reports it, and nothing starts early
     }
     if (typeof args !== "object" || args === null || Array.isArray(args)) return;
-    const key = call.id ?? `${call.name}#${JSON.stringify(args)}`;
+    // The input as the agent's parser gives it (a string tool's `{ __arg1 }` is its string), so the
+    // turn's action matches it.
+    const toolInput = singleArgument(args as Record<string, unknown>);
+    const id = call.id === "" ? undefined : call.id;
+    const key = id ?? inputKey(call.name, toolInput);
     const early = (this.early ??= new Map());
     if (early.has(key)) return;
-    const action = { tool: call.name, toolInput: args as Record<string, unknown>, log: "", ...(call.id ? { toolCallId: call.id } : {}) };
+    const action: AgentAction = { tool: call.name, toolInput, log: "", ...(id ? { toolCallId: id } : {}) };
     const { controller, unlink } = this.run.aborts.child();
     const started = this.startEarly(action, controller.signal);
     started.controller = controller;
@@ -238,9 +245,13 @@ export class ToolRunner {
     const early = this.early as Map<string, PendingEarlyCall>;
     const kept = actions.map((action) => {
       const id = (action as { toolCallId?: string }).toolCallId;
-      const entry = early.get(id ?? `${action.tool}#${JSON.stringify(action.toolInput)}`);
+      // By the streamed call's id; a call streamed without one (its id given by the agent's parser
+      // afterwards) by its tool and input.
+      const key = id && early.has(id) ? id : inputKey(action.tool, action.toolInput);
+      const entry = early.get(key);
       if (entry === undefined || entry.action.tool !== action.tool || JSON.stringify(entry.action.toolInput) !== JSON.stringify(action.toolInput)) return undefined;
-      early.delete(id ?? `${action.tool}#${JSON.stringify(action.toolInput)}`);
+      if (key !== id && (entry.action as { toolCallId?: string }).toolCallId !== undefined) return undefined; // streamed with another id
+      early.delete(key);
       return entry; // still linked to the run's signal: a limit or a cancellation stops it
     });
     this.dropEarly();
@@ -260,9 +271,11 @@ export class ToolRunner {
    */
   startEarly(action: AgentAction, signal: AbortSignal): EarlyCall {
     const start = performance.now();
-    const callId = this.run.callId(action, undefined);
+    const id = (action as { toolCallId?: unknown }).toolCallId;
+    const keyless = typeof id === "string" && id !== "" ? undefined : this.keylessEarly++;
+    const callId = this.run.callId(action, undefined, keyless);
     const base = { ...this.config, signal };
-    const key = this.run.idempotencyKey(action, undefined);
+    const key = this.run.idempotencyKey(action, undefined, keyless);
     const result = this.run.admitEarly(action, key).then(() => {
       if (signal.aborted) throw signal.reason;
       this.run.beforeToolStart();
@@ -381,6 +394,17 @@ export class ToolRunner {
         : toolErrorObservation(this.run.options, retryError, action);
     }
   }
+}
+
+/** How an early call started without a tool-call id is found again: its tool and input. */
+function inputKey(tool: string, input: unknown): string {
+  return `${tool}#${JSON.stringify(input)}`;
+}
+
+/** A tool call's arguments as a turn's action carries them: a string tool's `{ __arg1 }` is its string. */
+function singleArgument(args: Record<string, unknown>): AgentAction["toolInput"] {
+  const keys = Object.keys(args);
+  return keys.length === 1 && keys[0] === "__arg1" ? (args["__arg1"] as AgentAction["toolInput"]) : args;
 }
 
 /** A finished tool call: its observation and what policies reported. */
