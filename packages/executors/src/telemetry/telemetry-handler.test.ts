@@ -9,13 +9,13 @@ import { RunnableLambda } from "@langchain/core/runnables";
 import { AgentExecutor } from "@agentrx/executors";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
-import { AsyncLocalStorage } from "node:async_hooks";
-import { type Attributes, type Context, type ContextManager, ROOT_CONTEXT, SpanKind, SpanStatusCode, context, trace } from "@opentelemetry/api";
+import { type Attributes, ROOT_CONTEXT, SpanKind, SpanStatusCode, context, trace } from "@opentelemetry/api";
 import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, type Sampler, SamplingDecision, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { TelemetryOptions } from "./telemetry-options";
 import { TELEMETRY_CONTEXT_KEY } from "./run-telemetry";
+import { useAsyncContextManager } from "./test-context-manager";
 import { withTelemetry } from "./with-telemetry";
 
 const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
@@ -292,18 +292,7 @@ describe("telemetry", () => {
 
   it("starts a run's span under the context active when invoke or stream was called, even when it is awaited outside it; its tools never see that context", async () => {
     const { exporter, tracer } = tracing();
-    const storage = new AsyncLocalStorage<Context>();
-    context.setGlobalContextManager({
-      active: () => storage.getStore() ?? ROOT_CONTEXT,
-      with: (ctx, fn, thisArg, ...args) => storage.run(ctx, () => fn.call(thisArg, ...args)),
-      bind: (_ctx, target) => target,
-      enable() {
-        return this;
-      },
-      disable() {
-        return this;
-      },
-    });
+    useAsyncContextManager({ context, ROOT_CONTEXT });
     try {
       const seen: unknown[] = [];
       const peek = tool(
@@ -362,19 +351,7 @@ describe("telemetry", () => {
 
   it("runs each tool call with its execute_tool span active, so the tool's own spans are its children", async () => {
     const { exporter, tracer } = tracing();
-    const storage = new AsyncLocalStorage<Context>();
-    const manager: ContextManager = {
-      active: () => storage.getStore() ?? ROOT_CONTEXT,
-      with: (ctx, fn, thisArg, ...args) => storage.run(ctx, () => fn.call(thisArg, ...args)),
-      bind: (_ctx, target) => target,
-      enable() {
-        return this;
-      },
-      disable() {
-        return this;
-      },
-    };
-    context.setGlobalContextManager(manager);
+    useAsyncContextManager({ context, ROOT_CONTEXT });
     try {
       const fetching = tool(
         async ({ city }: { city: string }) => {

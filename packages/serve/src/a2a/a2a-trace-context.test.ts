@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createToolCallingAgent } from "@agentrx/agents";
@@ -7,11 +6,12 @@ import { AgentExecutor } from "@agentrx/executors";
 import { a2aTool, createA2AHandler } from "@agentrx/serve";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { type StructuredToolInterface, tool } from "@langchain/core/tools";
-import { type Context, type ContextManager, ROOT_CONTEXT, type Tracer, context, createTraceState, defaultTextMapGetter, propagation, trace } from "@opentelemetry/api";
+import { ROOT_CONTEXT, type Tracer, context, createTraceState, defaultTextMapGetter, propagation, trace } from "@opentelemetry/api";
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from "@opentelemetry/core";
 import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { useAsyncContextManager } from "../../../executors/src/telemetry/test-context-manager";
 
 const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
 const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/;
@@ -109,7 +109,7 @@ describe("W3C trace context across A2A", () => {
 
   it("sends the trace headers through a registered global propagator (and whatever else it propagates), with the caller's tracestate", async () => {
     propagation.setGlobalPropagator(new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }));
-    useContextManager();
+    useAsyncContextManager({ context, ROOT_CONTEXT });
     const caller = tracing();
     const served = tracing();
     const { url, posts } = await serve(remoteExecutor(served.tracer));
@@ -131,7 +131,7 @@ describe("W3C trace context across A2A", () => {
   });
 
   it("without the executor's telemetry, carries the active span when a context manager is registered", async () => {
-    useContextManager();
+    useAsyncContextManager({ context, ROOT_CONTEXT });
     const caller = tracing();
     const served = tracing();
     const { url, posts } = await serve(remoteExecutor(served.tracer));
@@ -145,7 +145,7 @@ describe("W3C trace context across A2A", () => {
   });
 
   it("on a server with HTTP instrumentation, the remote run is a child of the request's span (itself under the caller's)", async () => {
-    useContextManager();
+    useAsyncContextManager({ context, ROOT_CONTEXT });
     const caller = tracing();
     const served = tracing();
     const { url } = await serve(remoteExecutor(served.tracer), served.tracer);
@@ -164,7 +164,7 @@ describe("W3C trace context across A2A", () => {
     const researcher = await a2aTool({ url });
     expect((await callerExecutor(researcher).invoke({ input: "Explain tides" })).output).toBe("Done.");
     // No header even when a context manager is registered, if no span is active.
-    useContextManager();
+    useAsyncContextManager({ context, ROOT_CONTEXT });
     expect(await researcher.invoke({ input: "tides" })).toBe("Tides follow the moon.");
     expect(posts).toEqual([{}, {}]);
     const runs = byName(served.exporter.getFinishedSpans(), "invoke_agent");
@@ -228,21 +228,3 @@ describe("W3C trace context across A2A", () => {
     }
   });
 });
-
-/** Registers a context manager on AsyncLocalStorage (as @opentelemetry/context-async-hooks does); `afterEach` disables it. */
-function useContextManager(): void {
-  const storage = new AsyncLocalStorage<Context>();
-  const manager: ContextManager = {
-    active: () => storage.getStore() ?? ROOT_CONTEXT,
-    with: (ctx, fn, thisArg, ...args) => storage.run(ctx, () => fn.call(thisArg, ...args)),
-    bind: (_ctx, target) => target,
-    enable() {
-      return this;
-    },
-    disable() {
-      storage.disable();
-      return this;
-    },
-  };
-  context.setGlobalContextManager(manager);
-}
