@@ -24,7 +24,8 @@ export function runStore(): SqliteRunStore {
   return new SqliteRunStore({ path: RUNS_DB, ...(driver ? { driver } : {}) });
 }
 
-const weather = tool(
+/** The weather tool (a slow API), shared by the examples. */
+export const weather = tool(
   async ({ city }) => {
     await new Promise((resolve) => setTimeout(resolve, 300)); // a slow API
     const reports: Record<string, string> = { paris: "sunny, 21°C", rome: "clear, 26°C" };

@@ -3,6 +3,8 @@
 // against an OpenAI-compatible endpoint given by the environment, here the loopback server.
 import { execFile, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -120,4 +122,35 @@ describe("npm run demo records its runs", () => {
     expect((await runExample("runs.ts")).stdout).toMatch(new RegExp(`${cancelled}\\s+\\S+\\s+finished`));
     expect((await runExample("runs.ts", {}, ["show", "no-such-run"]).catch((error: { stderr: string }) => error)).stderr).toMatch(/RunNotFoundError: Run "no-such-run" is not recorded/);
   }, 120_000);
+});
+
+describe("examples/a2a.ts", () => {
+  it("traces both agents as one: the served run is under the planner's A2A tool call, in the spans a collector receives", async () => {
+    // A collector of our own: it decodes what the OTLP/HTTP (JSON) exporter sends.
+    const spans: { traceId: string; spanId: string; parentSpanId?: string; name: string }[] = [];
+    const collector = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on("data", (chunk: Buffer) => chunks.push(chunk));
+      request.on("end", () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { resourceSpans: { scopeSpans: { spans: typeof spans }[] }[] };
+        spans.push(...body.resourceSpans.flatMap((resource) => resource.scopeSpans.flatMap((scope) => scope.spans)));
+        response.writeHead(200, { "content-type": "application/json" }).end("{}");
+      });
+    });
+    await new Promise<void>((resolve) => collector.listen(0, "127.0.0.1", resolve));
+    try {
+      const { stdout } = await runExample("a2a.ts", { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as AddressInfo).port}` });
+      expect(stdout).toMatch(/Answer: .*sunny.*clear/);
+      expect(stdout).toMatch(/\d+ spans in 1 trace:/);
+      expect(new Set(spans.map((span) => span.traceId)).size).toBe(1);
+      const named = (name: string) => spans.filter((span) => span.name === name);
+      const [planner, served] = named("invoke_agent").sort((a, b) => (a.parentSpanId ? 1 : 0) - (b.parentSpanId ? 1 : 0));
+      const call = named("execute_tool ask_weather_agent")[0];
+      expect(call?.parentSpanId).toBe(planner?.spanId);
+      expect(served?.parentSpanId).toBe(call?.spanId);
+      expect(named("execute_tool get_weather").every((span) => span.parentSpanId === served?.spanId)).toBe(true);
+    } finally {
+      collector.close();
+    }
+  });
 });
