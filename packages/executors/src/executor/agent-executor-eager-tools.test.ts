@@ -1,7 +1,7 @@
 import { createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { getIdempotencyKey } from "@agentrx/core";
-import { AgentExecutor, type AgentStreamEvent, toolCallBudget } from "@agentrx/executors";
+import { AgentExecutor, type AgentStreamEvent, finalAnswerTool, toolCallBudget } from "@agentrx/executors";
 import { withApproval } from "@agentrx/tools";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { RunnableLambda } from "@langchain/core/runnables";
@@ -160,5 +160,57 @@ describe("eagerTools, a tool that takes a string", () => {
     expect(inputs).toEqual(["hi", "there"]);
     const actions = events.filter((event): event is Extract<AgentStreamEvent, { type: "action" }> => event.type === "action");
     expect(actions.map((event) => [event.action.toolInput, event.early])).toEqual([["hi", true], ["there", true]]);
+  });
+});
+
+describe("eagerTools, calls the turn does not keep", () => {
+  it("aborts an early call the model streamed next to its final answer (outputSchema): the answer has no turn", async () => {
+    const log: string[] = [];
+    const charge = tool(
+      async (_input: { cents: number }, config) => {
+        log.push("charge started");
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(resolve, 300);
+          config?.signal?.addEventListener("abort", () => (clearTimeout(timer), log.push("charge aborted"), reject(new Error("aborted"))), { once: true });
+        });
+        log.push("charge finished");
+        return "charged";
+      },
+      { name: "charge", description: "Charges.", schema: z.object({ cents: z.number() }) },
+    );
+    const Answer = z.object({ answer: z.string() });
+    const llm = new ScriptedChatModel({ tokenDelayMs: 20, responses: [{ toolCalls: [{ name: "charge", args: { cents: 5 } }, { name: "final_answer", args: { answer: "hi" } }] }] });
+    const agent = createToolCallingAgent({ llm, tools: [charge, finalAnswerTool(Answer)], prompt });
+    const result = await new AgentExecutor({ agent, tools: [charge], eagerTools: true, outputSchema: Answer }).invoke({ input: "go" });
+    expect(result.structuredOutput).toEqual({ answer: "hi" });
+    await new Promise((resolve) => setTimeout(resolve, 350));
+    expect(log).toEqual(["charge started", "charge aborted"]);
+  });
+
+  it("leaves no listener on the run's signal for each early call a turn kept", async () => {
+    const counts: number[] = [];
+    const work = tool(
+      async ({ n }: { n: number }) => {
+        counts.push(n);
+        return `done ${n}`;
+      },
+      { name: "work", description: "Works.", schema: z.object({ n: z.number() }) },
+    );
+    const turns = 15;
+    const llm = new ScriptedChatModel({ tokenDelayMs: 1, responses: [...Array.from({ length: turns }, (_, n) => ({ toolCalls: [{ name: "work", args: { n } }] })), "ok"] });
+    const agent = createToolCallingAgent({ llm, tools: [work], prompt });
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on("warning", onWarning);
+    try {
+      const result = await new AgentExecutor({ agent, tools: [work], eagerTools: true, maxIterations: 50 }).invoke({ input: "go" });
+      expect(result.output).toBe("ok");
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(counts).toHaveLength(turns);
+    // Fifteen kept calls each left a listener on the run's signal before: past ten, Node warns.
+    expect(warnings).not.toContain("MaxListenersExceededWarning");
   });
 });

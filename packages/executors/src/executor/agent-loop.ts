@@ -97,7 +97,7 @@ export class AgentLoop {
     const { inputs } = state;
     // A resumed run whose last agent call died while it streamed, after some of its tool calls
     // started early (`eagerTools`): those calls are that turn's, in doubt (see docs/runs.md).
-    if (state.turn === undefined && state.earlyCalls !== undefined && !run.interrupted) this.earlyCallsInDoubt(state.earlyCalls.actions);
+    if (state.turn === undefined && state.earlyCalls !== undefined && !run.interrupted) this.earlyCallsInDoubt(state.earlyCalls.actions, state.earlyCalls.keys);
     if (state.turn !== undefined && !run.interrupted) {
       // A resumed run whose last turn has tool calls without a result: run those (and the ones a
       // person decided on), then go on. Calls decided by this resume never started; every other
@@ -151,6 +151,7 @@ export class AgentLoop {
       if (!run.watchModel) this.addOutputUsage(output);
       const answer = isAgentFinish(output) ? output : options.outputSchema ? finalAnswerCall(toActions(output, iteration)) : undefined;
       if (answer !== undefined) {
+        tools.dropEarly(); // an answer has no turn: calls the model streamed with it never ran for it
         // A message sent while the agent answered joins the run, which goes on while an iteration
         // is left; the inbox closes (atomically with the check) before the answer is the run's.
         const mode = state.iteration < maxIterations ? "continue" : "unanswered";
@@ -219,17 +220,26 @@ export class AgentLoop {
    * tool calls, one message asking for all of them (the conversation the model sees next), and
    * each is then in doubt like a recorded turn's call. The model is asked again only after them.
    */
-  private earlyCallsInDoubt(early: readonly AgentAction[]): void {
+  private earlyCallsInDoubt(early: readonly AgentAction[], keys: readonly (string | undefined)[] | undefined): void {
     const { run } = this;
     const calls = early.flatMap((action) => {
       const id = (action as { toolCallId?: unknown }).toolCallId;
-      return typeof id === "string" ? [{ id, name: action.tool, args: action.toolInput as Record<string, unknown>, type: "tool_call" as const }] : [];
+      // A string tool's input goes back to the model as the object it streamed (`{ __arg1 }`).
+      const args = typeof action.toolInput === "object" && action.toolInput !== null ? (action.toolInput as Record<string, unknown>) : { __arg1: action.toolInput };
+      return typeof id === "string" ? [{ id, name: action.tool, args, type: "tool_call" as const }] : [];
     });
     const message = calls.length === 0 ? undefined : new AIMessage({ content: "", tool_calls: calls });
     const actions = early.map((action) => (message === undefined || typeof (action as { toolCallId?: unknown }).toolCallId !== "string" ? action : { ...action, messageLog: [message] }));
-    run.dispatch({ type: "turnStarted", actions });
+    // Each call keeps the key it started with (recorded with its intent), and its action records it.
+    run.dispatch(keys === undefined ? { type: "turnStarted", actions } : { type: "turnStarted", actions, keys: keys.slice(0, actions.length) });
     const iteration = run.state.iteration - 1;
-    if (run.observed) for (let i = 0; i < actions.length; i++) run.emit(actionEvent(actions[i] as AgentAction, iteration), i);
+    if (!run.observed) return;
+    for (let i = 0; i < actions.length; i++) {
+      const event = actionEvent(actions[i] as AgentAction, iteration);
+      const key = keys?.[i];
+      if (key !== undefined) event.idempotencyKey = key;
+      run.emit(event, i);
+    }
   }
 
   /** A tool call of the current turn finished: its step joins the turn, and is emitted and recorded. */

@@ -279,7 +279,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
       if (this.interrupted) return Promise.reject(new AbortError({ message: "A stop condition ended the run before this early tool call started." }));
     }
     // In doubt from here until its turn is recorded (a resume settles it by its in-doubt policy).
-    this.dispatch({ type: "earlyCallStarted", iteration: this.iteration, action });
+    this.dispatch({ type: "earlyCallStarted", iteration: this.iteration, action, key });
     const recorder = this.recorder;
     if (recorder === undefined) return RESOLVED;
     // Write-ahead: the early call is in the record before it starts.

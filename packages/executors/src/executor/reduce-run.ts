@@ -116,7 +116,7 @@ export function applyRunEvent(state: RunState, event: RunEvent | RunTransition):
     case "tool_intent":
       // An early call (`eagerTools`) recorded as it started: in doubt until its turn is recorded.
       if (state.turn !== undefined) throw new RunEventOrderError(`an early tool call of iteration ${event.iteration} starts while the turn of iteration ${state.turn.iteration} still waits for results`);
-      transition(state, { type: "earlyCallStarted", iteration: event.iteration, action: event.action });
+      transition(state, { type: "earlyCallStarted", iteration: event.iteration, action: event.action, key: event.idempotencyKey });
       return;
     case "middleware":
       return;

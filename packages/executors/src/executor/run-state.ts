@@ -76,7 +76,7 @@ export interface RunState {
    * resume treats them as that turn's calls in doubt (see docs/runs.md); a recorded turn, or any
    * other outcome of the agent call, clears them.
    */
-  earlyCalls?: { iteration: number; actions: AgentAction[] } | undefined;
+  earlyCalls?: { iteration: number; actions: AgentAction[]; keys?: (string | undefined)[] } | undefined;
   /** The iteration of the turn in which a person rejected a tool call: that turn never returns directly. */
   rejectedIn?: number | undefined;
 }
@@ -86,9 +86,9 @@ export type RunTransition =
   /** The agent is called for `state.iteration` (counts it). */
   | { type: "agentCalled" }
   /** The agent asked for `actions`: a turn starts. */
-  | { type: "turnStarted"; actions: AgentAction[] }
+  | { type: "turnStarted"; actions: AgentAction[]; keys?: (string | undefined)[] }
   /** A tool call of the agent call of `iteration` starts early, while the model still streams (`eagerTools`). */
-  | { type: "earlyCallStarted"; iteration: number; action: AgentAction }
+  | { type: "earlyCallStarted"; iteration: number; action: AgentAction; key?: string | undefined }
   /** A person rejected a tool call of the turn of `iteration`. */
   | { type: "callRejected"; iteration: number }
   /** The tool of `turn.actions[index]` finished with `step`; the last one ends the turn. */
@@ -163,6 +163,7 @@ export function transition(state: RunState, event: RunTransition): void {
       return;
     case "turnStarted":
       state.turn = { iteration: state.iteration - 1, actions: event.actions, results: new Array(event.actions.length) };
+      if (event.keys !== undefined) state.turn.keys = event.keys;
       state.phase = "tools";
       if (state.earlyCalls !== undefined) state.earlyCalls = undefined; // the turn's actions are the authority now
       return;
@@ -170,16 +171,21 @@ export function transition(state: RunState, event: RunTransition): void {
       const calls = state.earlyCalls;
       state.iteration = Math.max(state.iteration, event.iteration + 1);
       if (calls === undefined || calls.iteration !== event.iteration) {
-        state.earlyCalls = { iteration: event.iteration, actions: [event.action] };
+        state.earlyCalls = { iteration: event.iteration, actions: [event.action], keys: [event.key] };
         return;
       }
-      // The same call streamed again (the model call was retried): one call, under one key.
+      // The same call streamed again (the model call was retried): one call, under its first key
+      // (the one a retry in doubt must reuse: the first start may have had its effect).
       const key = earlyCallKey(event.action);
       const actions = calls.actions.slice();
+      const keys = (calls.keys ?? []).slice();
       const index = actions.findIndex((action) => earlyCallKey(action) === key);
       if (index >= 0) actions[index] = event.action;
-      else actions.push(event.action);
-      state.earlyCalls = { iteration: event.iteration, actions };
+      else {
+        keys[actions.length] = event.key;
+        actions.push(event.action);
+      }
+      state.earlyCalls = { iteration: event.iteration, actions, keys };
       return;
     }
     case "callRejected":

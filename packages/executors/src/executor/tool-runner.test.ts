@@ -87,7 +87,7 @@ function fakeRun(
     },
     stepsDurable: (): Promise<boolean> | boolean => true,
     callId: (_action: AgentAction, index: number | undefined) => `call-${index ?? "early"}`,
-    idempotencyKey: (_action: AgentAction, index: number | undefined) => `key-${index ?? "early"}`,
+    idempotencyKey: (_action: AgentAction, index: number | undefined, _early?: number) => `key-${index ?? "early"}`,
   } satisfies ToolRunContext;
   return { run, finished, log, aborts };
 }
@@ -387,6 +387,25 @@ describe("ToolRunner: early calls", () => {
 });
 
 describe("ToolRunner.startStreamed: which streamed calls start early (eager dispatch)", () => {
+  it("keys an early call streamed without an id apart from the others, and a call streamed again after a retried model call under its first key", async () => {
+    const fake = fakeRun([fakeTool("a")]);
+    fake.run.idempotencyKey = (_action: AgentAction, index: number | undefined, early?: number) => `key-${index ?? `early-${early}`}`;
+    const runner = new ToolRunner(fake.run);
+    runner.startStreamed("m1", streamed("a", '{"n":1}'));
+    runner.startStreamed("m1", streamed("a", '{"n":2}'));
+    runner.dropModelCall("m1"); // the model call failed and is retried: it streams the same calls again
+    runner.startStreamed("m2", streamed("a", '{"n":2}'));
+    runner.startStreamed("m2", streamed("a", '{"n":3}'));
+    await settle();
+    expect(fake.log.filter((entry) => entry.startsWith("admitEarly"))).toEqual(["admitEarly key-early-0", "admitEarly key-early-1", "admitEarly key-early-1", "admitEarly key-early-3"]);
+    // A new agent call (the last one's calls were taken or dropped): its calls have keys of their own.
+    runner.dropEarly();
+    runner.resetTurn();
+    runner.startStreamed("m3", streamed("a", '{"n":2}'));
+    await settle();
+    expect(fake.log.filter((entry) => entry.startsWith("admitEarly")).at(-1)).toBe("admitEarly key-early-4");
+  });
+
   it("starts a call of an eager tool with its parsed input (and call id), under a signal of its own", () => {
     const fake = earlyRunner([fakeTool("search")]);
     fake.runner.startStreamed("m1", streamed("search", '{"q":"cats"}', "tc-1"));

@@ -6,6 +6,7 @@ import { TELEMETRY_PARENT_KEY, type RunTelemetry, type ToolSpan } from "../telem
 import type { ResolvedOptions } from "./validate-options";
 import type { RunAbortScope } from "./run-abort-scope";
 import type { MiddlewareRun } from "../middleware/middleware-run";
+import { earlyCallKey } from "./run-state";
 import { SUB_RUN_CALL_KEY } from "./sub-run";
 import {
   truncateObservation,
@@ -100,6 +101,12 @@ export class ToolRunner {
   private turnEarly: (EarlyCall | undefined)[] | undefined;
   /** Early calls started without a tool-call id so far (their keys are numbered apart). */
   private keylessEarly = 0;
+  /**
+   * The keys of this agent call's early calls, by call (`earlyCallKey`): a call streamed again
+   * after the model call was retried is the same call, under the same key (the first start may
+   * have had its effect before it was aborted).
+   */
+  private earlyKeys: Map<string, string> | undefined;
 
   constructor(private readonly run: ToolRunContext) {}
 
@@ -217,6 +224,7 @@ export class ToolRunner {
   /** A new agent call begins: the previous turn's early starts are forgotten. */
   resetTurn(): void {
     this.turnEarly = undefined;
+    this.earlyKeys = undefined;
   }
 
   /**
@@ -252,7 +260,9 @@ export class ToolRunner {
       if (entry === undefined || entry.action.tool !== action.tool || JSON.stringify(entry.action.toolInput) !== JSON.stringify(action.toolInput)) return undefined;
       if (key !== id && (entry.action as { toolCallId?: string }).toolCallId !== undefined) return undefined; // streamed with another id
       early.delete(key);
-      return entry; // still linked to the run's signal: a limit or a cancellation stops it
+      // Still linked to the run's signal (a limit or a cancellation stops it) until it settles.
+      entry.result.then(entry.unlink, entry.unlink);
+      return entry;
     });
     this.dropEarly();
     return kept;
@@ -275,7 +285,10 @@ export class ToolRunner {
     const keyless = typeof id === "string" && id !== "" ? undefined : this.keylessEarly++;
     const callId = this.run.callId(action, undefined, keyless);
     const base = { ...this.config, signal };
-    const key = this.run.idempotencyKey(action, undefined, keyless);
+    const keys = (this.earlyKeys ??= new Map());
+    const known = keys.get(earlyCallKey(action));
+    const key = known ?? this.run.idempotencyKey(action, undefined, keyless);
+    if (known === undefined) keys.set(earlyCallKey(action), key);
     const result = this.run.admitEarly(action, key).then(() => {
       if (signal.aborted) throw signal.reason;
       this.run.beforeToolStart();

@@ -84,14 +84,33 @@ export let otel: Otel | undefined;
 
 export function loadOtel(): Promise<Otel> {
   return (loading ??= (import(/* webpackIgnore: true */ /* @vite-ignore */ SPECIFIER) as Promise<OtelApi>).then(
+    // A registered context manager that throws costs the run its trace's links, never the run.
     (api): Otel => ({
-      active: () => api.context.active(),
+      active: () => {
+        try {
+          return api.context.active();
+        } catch {
+          return api.ROOT_CONTEXT;
+        }
+      },
       withSpan: (context, span) => api.trace.setSpan(context, span),
       defaultTracer: () => api.trace.getTracer("agentrx"),
-      withContext: (context, fn) => api.context.with(context, fn),
+      withContext: (context, fn) => {
+        let called = false;
+        try {
+          return api.context.with(context, () => ((called = true), fn()));
+        } catch (error) {
+          if (called) throw error; // the call's own error
+          return fn();
+        }
+      },
       keepsContext: () => {
         const probe = api.ROOT_CONTEXT.setValue(PROBE_KEY, true);
-        return api.context.with(probe, () => api.context.active() === probe);
+        try {
+          return api.context.with(probe, () => api.context.active() === probe);
+        } catch {
+          return false;
+        }
       },
     }),
     (): Otel => bareOtel,

@@ -290,6 +290,21 @@ describe("telemetry", () => {
     expect(exporter.getFinishedSpans()[0]?.parentSpanContext).toBeUndefined();
   });
 
+  it("a registered context manager that throws costs the run its trace's links, never the run", async () => {
+    const { tracer } = tracing();
+    const broken = (): never => {
+      throw new Error("context manager broken");
+    };
+    context.setGlobalContextManager({ active: broken, with: broken, bind: broken, enable: broken, disable: () => context as never });
+    try {
+      const result = await weatherExecutor({ tracer }).invoke({ input: "Weather in Paris?" });
+      expect(result.output).toBe("It is sunny in Paris.");
+      // (The SDK's span processor cannot export under such a manager either: spans are not checked.)
+    } finally {
+      context.disable();
+    }
+  });
+
   it("starts a run's span under the context active when invoke or stream was called, even when it is awaited outside it; its tools never see that context", async () => {
     const { exporter, tracer } = tracing();
     useAsyncContextManager({ context, ROOT_CONTEXT });

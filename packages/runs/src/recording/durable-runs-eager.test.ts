@@ -8,7 +8,7 @@ import { AgentExecutor, InDoubtToolCallError, type RunStore, restoreRunState } f
 import { withApproval, withInDoubt } from "@agentrx/tools";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { RunnableLambda } from "@langchain/core/runnables";
-import { tool } from "@langchain/core/tools";
+import { DynamicTool, tool } from "@langchain/core/tools";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MemoryRunStore } from "../memory/index";
@@ -32,7 +32,7 @@ const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placehol
  * the model's answer (its turn) was recorded: the record is `start, tool_intent`. Returns an
  * executor (on a model started afresh, as in another process) to resume it with.
  */
-async function crashedMidStream(store: RunStore, policy: { inDoubt?: InDoubtPolicy; tool?: InDoubtPolicy } = {}) {
+async function crashedMidStream(store: RunStore, policy: { inDoubt?: InDoubtPolicy; tool?: InDoubtPolicy; withoutIds?: boolean } = {}) {
   const keys: string[] = [];
   const started = deferred<void>();
   const charge = tool(
@@ -47,7 +47,8 @@ async function crashedMidStream(store: RunStore, policy: { inDoubt?: InDoubtPoli
   const tools = [policy.tool ? withInDoubt(charge, policy.tool) : charge];
   const executorOf = (llm: ScriptedChatModel) =>
     new AgentExecutor({ agent: createToolCallingAgent({ llm, tools, prompt }), tools, store, eagerTools: true, ...(policy.inDoubt ? { inDoubt: policy.inDoubt } : {}) });
-  const first = new ScriptedChatModel({ tokenDelayMs: 30, responses: [{ toolCalls: [{ name: "charge", args: { cents: 5 } }, { name: "charge", args: { cents: 7 } }] }, "paid"] });
+  const id = policy.withoutIds ? { id: "" } : {};
+  const first = new ScriptedChatModel({ tokenDelayMs: 30, responses: [{ toolCalls: [{ name: "charge", args: { cents: 5 }, ...id }, { name: "charge", args: { cents: 7 }, ...id }] }, "paid"] });
   const subscription = executorOf(first).stream({ input: "pay" }, { runId: "e" }).subscribe({ error: () => undefined });
   await started.promise;
   subscription.unsubscribe();
@@ -60,6 +61,43 @@ async function crashedMidStream(store: RunStore, policy: { inDoubt?: InDoubtPoli
 }
 
 describe.each(stores)("an early call in flight when the run died (%s)", (_name, makeStore) => {
+  it("keeps the key it started with when the model streamed it without an id", async () => {
+    const store = makeStore();
+    const { keys, executor } = await crashedMidStream(store, { withoutIds: true });
+    expect((await executor.resume("e")).output).toBe("paid");
+    expect(keys).toEqual(["e:0:early-0", "e:0:early-0"]);
+    // The turn's recorded action carries it too: a second crash would retry under it again.
+    const actions = (await store.readEvents("e")).filter((event) => event.type === "action");
+    expect(actions.map((event) => (event.data as { idempotencyKey?: string }).idempotencyKey)).toEqual(["e:0:early-0"]);
+  });
+
+  it("sends a string tool's call in doubt back to the model with the object arguments it streamed", async () => {
+    const store = makeStore();
+    const started = deferred<void>();
+    const inputs: string[] = [];
+    const echo = new DynamicTool({
+      name: "echo",
+      description: "Echoes.",
+      func: async (input: string, _runManager, config) => {
+        inputs.push(input);
+        started.resolve();
+        if (inputs.length === 1) await new Promise((_, reject) => config?.signal?.addEventListener("abort", () => reject(new Error("aborted"))));
+        return `echo ${input}`;
+      },
+    });
+    const executorOf = (llm: ScriptedChatModel) => new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [echo], prompt }), tools: [echo], store, eagerTools: true });
+    const first = new ScriptedChatModel({ tokenDelayMs: 30, responses: [{ toolCalls: [{ name: "echo", args: { __arg1: "hi" } }, { name: "echo", args: { __arg1: "there" } }] }, "done"] });
+    const subscription = executorOf(first).stream({ input: "go" }, { runId: "e" }).subscribe({ error: () => undefined });
+    await started.promise;
+    subscription.unsubscribe();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const model = new ScriptedChatModel({ responses: ["done"] });
+    expect((await executorOf(model).resume("e")).output).toBe("done");
+    expect(inputs).toEqual(["hi", "hi"]);
+    const sent = (model.calls as ScriptedCall[])[0]?.messages.find((message) => message.getType() === "ai") as { tool_calls?: { args: unknown }[] } | undefined;
+    expect(sent?.tool_calls?.map((call) => call.args)).toEqual([{ __arg1: "hi" }]);
+  });
+
   it("is in doubt on resume: retried by default with the same idempotency key, before the model is asked again", async () => {
     const store = makeStore();
     const { keys, executor, model } = await crashedMidStream(store);

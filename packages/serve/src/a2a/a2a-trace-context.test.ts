@@ -172,6 +172,20 @@ describe("W3C trace context across A2A", () => {
     for (const run of runs) expect(run.parentSpanContext).toBeUndefined();
   });
 
+  it("a context manager or propagator that throws costs the trace, never the call: the tool gets its answer, the server serves the request", async () => {
+    const { url, posts } = await serve(remoteExecutor());
+    const researcher = await a2aTool({ url });
+    const broken = (): never => {
+      throw new Error("context manager broken");
+    };
+    context.setGlobalContextManager({ active: broken, with: broken, bind: broken, enable: broken, disable: () => context as never });
+    propagation.setGlobalPropagator({ inject: broken, extract: broken, fields: () => ["traceparent"] });
+    expect(await researcher.invoke({ input: "tides" })).toBe("Tides follow the moon.");
+    expect(await sendWithHeaders(url, { traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" })).toBe("completed");
+    expect(posts).toHaveLength(2);
+    expect(posts[0]).toEqual({}); // no header: nothing could be read
+  });
+
   it("carries the trace context on the cancel request of an aborted call too", async () => {
     let started!: () => void;
     const remoteToolStarted = new Promise<void>((resolve) => (started = resolve));

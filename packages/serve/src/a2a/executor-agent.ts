@@ -51,9 +51,9 @@ export class ExecutorA2AAgent implements A2AAgentExecutor {
     const { taskId, contextId, task } = context;
     const received = context.userMessage;
     const publish = (event: AgentExecutionEvent) => bus.publish(event);
-    this.contexts.set(taskId, contextId);
     // The caller's span, from the request's `traceparent` (the SDK keeps the request's headers).
     const remote = await remoteContext(context.context?.state.get("headers") as Headers | undefined);
+    this.contexts.set(taskId, contextId);
     const traced = remote === undefined ? {} : { configurable: { [TELEMETRY_CONTEXT_KEY]: remote } };
     let events: Observable<AgentStreamEvent>;
     if (task === undefined) {

@@ -43,6 +43,14 @@ function loadApi(): Promise<OtelApi | undefined> {
  * `@opentelemetry/api`.
  */
 export async function traceHeaders(configurable: Record<string, unknown> | undefined): Promise<Record<string, string> | undefined> {
+  try {
+    return await headersOf(configurable);
+  } catch {
+    return undefined; // a context manager or propagator that fails: the call goes without a trace, never fails for it
+  }
+}
+
+async function headersOf(configurable: Record<string, unknown> | undefined): Promise<Record<string, string> | undefined> {
   const given = (configurable?.[TELEMETRY_PARENT_KEY] as { context?: Context } | undefined)?.context;
   const registered = (globalThis as { [API_GLOBALS]?: { context?: unknown } })[API_GLOBALS];
   if (given === undefined && registered?.context === undefined) return undefined;
@@ -106,6 +114,14 @@ function header(headers: Headers, name: string): string | undefined {
  * span is in that trace already (the request's span, made by HTTP instrumentation).
  */
 export async function remoteContext(headers: Headers | undefined): Promise<Context | undefined> {
+  try {
+    return await contextOf(headers);
+  } catch {
+    return undefined; // a context manager or propagator that fails: the run starts a new trace
+  }
+}
+
+async function contextOf(headers: Headers | undefined): Promise<Context | undefined> {
   if (headers === undefined || typeof headers !== "object") return undefined;
   const parent = parseTraceparent(header(headers, "traceparent"));
   if (parent === undefined) return undefined;
