@@ -116,7 +116,7 @@ describe("AgentLoop: a run's turns", () => {
   it("calls the agent, runs the tools it asked for, feeds their steps back, and ends with its answer", async () => {
     const fake = fakeRun([[act("echo", { text: "a" }), act("echo", { text: "b" })], finish("done")]);
     await fake.loop.execute({});
-    expect(fake.log).toEqual(["agent", "runAll 0,1", "agent", "complete finish"]);
+    expect(fake.log).toEqual(["agent", "runAll 0,1", "agent", "tools.dropEarly", "complete finish"]);
     expect(fake.inputs[0]?.steps).toEqual([]);
     expect(fake.inputs[1]?.steps.map((s) => s.observation)).toEqual(['ran {"text":"a"}', 'ran {"text":"b"}']);
     expect(fake.inputs[1]?.["input"]).toBe("go");
@@ -187,7 +187,7 @@ describe("AgentLoop: write-ahead (a recorded run)", () => {
     expect(fake.log).toEqual(["durable?", "agent", "durable?", "runAll 0", "durable?"]);
     writes[2]?.resolve(true);
     await done;
-    expect(fake.log).toEqual(["durable?", "agent", "durable?", "runAll 0", "durable?", "agent", "complete finish"]);
+    expect(fake.log).toEqual(["durable?", "agent", "durable?", "runAll 0", "durable?", "agent", "tools.dropEarly", "complete finish"]);
   });
 
   it("takes a boolean at once (no store, nothing pending) without waiting", async () => {

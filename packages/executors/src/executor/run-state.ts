@@ -171,21 +171,22 @@ export function transition(state: RunState, event: RunTransition): void {
       const calls = state.earlyCalls;
       state.iteration = Math.max(state.iteration, event.iteration + 1);
       if (calls === undefined || calls.iteration !== event.iteration) {
-        state.earlyCalls = { iteration: event.iteration, actions: [event.action], keys: [event.key] };
+        state.earlyCalls = event.key === undefined ? { iteration: event.iteration, actions: [event.action] } : { iteration: event.iteration, actions: [event.action], keys: [event.key] };
         return;
       }
       // The same call streamed again (the model call was retried): one call, under its first key
       // (the one a retry in doubt must reuse: the first start may have had its effect).
       const key = earlyCallKey(event.action);
       const actions = calls.actions.slice();
-      const keys = (calls.keys ?? []).slice();
+      let keys = calls.keys;
       const index = actions.findIndex((action) => earlyCallKey(action) === key);
       if (index >= 0) actions[index] = event.action;
       else {
-        keys[actions.length] = event.key;
+        // (Keys only where one was recorded: an older release's intents have none.)
+        if (event.key !== undefined || keys !== undefined) (keys = (keys ?? []).slice())[actions.length] = event.key;
         actions.push(event.action);
       }
-      state.earlyCalls = { iteration: event.iteration, actions, keys };
+      state.earlyCalls = keys === undefined ? { iteration: event.iteration, actions } : { iteration: event.iteration, actions, keys };
       return;
     }
     case "callRejected":
