@@ -69,6 +69,14 @@ describe("eagerTools", () => {
     expect(llm.calls.every((call) => !call.streamed)).toBe(true);
   });
 
+  it("counts each model call's usage once under invoke, as without eager dispatch", async () => {
+    const plain = await setup().executor.invoke({ input: "go" });
+    const eager = await setup({ eagerTools: true }).executor.invoke({ input: "go" });
+    expect(plain.usage?.total_tokens).toBeGreaterThan(0);
+    const { input_tokens, output_tokens, total_tokens } = plain.usage ?? {};
+    expect(eager.usage).toMatchObject({ input_tokens, output_tokens, total_tokens });
+  });
+
   it("never starts a tool that needs approval early", async () => {
     const { executor, log } = setup({ eagerTools: true, approve: true });
     const result = await executor.invoke({ input: "go" });

@@ -410,10 +410,13 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
     const state = initialRunState(runId, threadId, inputs);
     const recorded = store !== undefined;
     const tokens = streamTokens || options.verbose;
-    // An agent that reports its model calls to an observer (every built-in one) is recorded
-    // without callbacks; any other is watched through them, and so is every model when calls
-    // are priced or their prompts recorded (both read what the callbacks are given).
+    // An agent that reports its model calls to an observer (every built-in one) is recorded, and
+    // its calls priced and counted for stop conditions (each call's usage and model, before the
+    // turn's actions), without callbacks; any other is watched through them. Tokens need them,
+    // and so do recorded prompts (their tools and settings are what the callbacks are given).
     const recordPrompts = options.recordPrompts ?? streamTokens;
+    const perCall = conditions.length > 0 || options.prices !== undefined;
+    const observes = (perCall || (recorded && options.recordModelCalls)) && observesModelCalls(options.agent);
     const traced = traceRun(runConfig, options.telemetry, options.agent, runId, threadId);
     const request: RunRequest = {
       state,
@@ -421,11 +424,8 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
       conditions,
       streamTokens: tokens,
       observeModel: tokens || conditions.length > 0 || recorded,
-      watchModel:
-        tokens ||
-        conditions.length > 0 ||
-        options.prices !== undefined ||
-        (recorded && options.recordModelCalls && (recordPrompts || !observesModelCalls(options.agent))),
+      watchModel: tokens || (perCall && !observes) || (recorded && options.recordModelCalls && (recordPrompts || !observes)),
+      observeUsage: perCall && observes,
       recordPrompts,
       resumed: false,
     };

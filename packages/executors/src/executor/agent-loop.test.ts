@@ -71,7 +71,7 @@ function fakeRun(turns: Turn[], options: Partial<AgentExecutorOptions> = {}) {
     options: resolved,
     state,
     observed: true,
-    watchModel: true,
+    usageFromOutput: false,
     startedAt: Date.now(),
     get interrupted() {
       return state.phase !== "agent" && state.phase !== "tools";

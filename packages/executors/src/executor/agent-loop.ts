@@ -31,8 +31,8 @@ export interface AgentLoopContext {
   readonly state: RunState;
   /** Whether anyone sees `action`/`step` events (else they are not built). */
   readonly observed: boolean;
-  /** Whether the agent's model is watched through callbacks (else usage comes from its output). */
-  readonly watchModel: boolean;
+  /** Whether usage comes from the agent's output (else callbacks or the model-call observer report each call's). */
+  readonly usageFromOutput: boolean;
   /** `Date.now()` when this segment of the run started. */
   readonly startedAt: number;
   /** Whether the loop must not start or record anything more (halted, ended). */
@@ -148,7 +148,7 @@ export class AgentLoop {
         continue;
       }
       if (run.interrupted) break;
-      if (!run.watchModel) this.addOutputUsage(output);
+      if (run.usageFromOutput) this.addOutputUsage(output);
       const answer = isAgentFinish(output) ? output : options.outputSchema ? finalAnswerCall(toActions(output, iteration)) : undefined;
       if (answer !== undefined) {
         tools.dropEarly(); // an answer has no turn: calls the model streamed with it never ran for it
@@ -364,7 +364,7 @@ export class AgentLoop {
       return run.complete(forced(`${stopped} A final response could not be generated (${message}).`), reason);
     }
     if (isEnded(state)) return;
-    if (!run.watchModel) this.addOutputUsage(output);
+    if (run.usageFromOutput) this.addOutputUsage(output);
     const answer = isAgentFinish(output) ? output : options.outputSchema ? finalAnswerCall(Array.isArray(output) ? output : [output as AgentAction]) : undefined;
     if (answer !== undefined) {
       if (options.outputSchema) await this.finishTyped(answer, reason, undefined);

@@ -1,5 +1,5 @@
 import { AbortError, type InDoubtPolicy, MODEL_CALL_OBSERVER_KEY, getToolInDoubt, idempotencyKeyOf } from "@agentrx/core";
-import type { AgentAction, AgentFinish, AgentStep, ModelCallObserver, StepMetadata } from "@agentrx/core";
+import type { AgentAction, AgentFinish, AgentStep, ModelCallObserver, ObservedModelCall, StepMetadata } from "@agentrx/core";
 import { encodeAction } from "../runs/run-event-codec";
 import type { CallbackManagerForChainRun } from "@langchain/core/callbacks/manager";
 import type { UsageMetadata } from "@langchain/core/messages";
@@ -21,6 +21,7 @@ import { onAbort } from "./shared-abort-listener";
 import { lastInboxSeq } from "../steering/message-step-of";
 import { RunSteering } from "../steering/run-steering";
 import { TokenForwarder, type TokenSink } from "./token-forwarder";
+import { observedUsage } from "./model-params";
 import { type ToolRunContext, ToolRunner } from "./tool-runner";
 import type { ResolvedOptions } from "./validate-options";
 import type { RunTelemetry } from "../telemetry/run-telemetry";
@@ -114,9 +115,11 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     return this.request.telemetry;
   }
 
-  get watchModel(): boolean {
-    return this.request.watchModel;
-  }
+  /**
+   * Whether the loop counts the usage the agent's parser attached to its output: no callbacks
+   * watch the model and no observer reports each call's usage (set when the run begins).
+   */
+  usageFromOutput = true;
 
   get approval(): ResolvedOptions["approval"] {
     return this.options.approval;
@@ -228,6 +231,12 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     const event: UsageEvent = { type: "usage", iteration: this.iteration, usage, at: Date.now() };
     if (model !== undefined) event.model = model;
     this.emit(event);
+  }
+
+  /** A model call the agent reported: its usage, priced by its model, as the forwarder gives it. */
+  private onObservedUsage(call: ObservedModelCall): void {
+    const observed = observedUsage(call);
+    if (observed !== undefined) this.onUsage(observed.usage, observed.model);
   }
 
   /** Receives the events of sub-runs (executors called as tools by this run). */
@@ -424,7 +433,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
       if (isEnded(this.state)) return;
     }
     // Watching the model through callbacks costs @langchain/core a run tree per runnable: only
-    // when someone looks. Otherwise usage comes from what the agent's parser attached to its output.
+    // when someone looks and the agent does not report its model calls itself.
     const eager = this.options.eager !== undefined;
     if (eager) {
       this.onToolCallComplete = (modelRun, call) => this.tools.startStreamed(modelRun, call);
@@ -433,13 +442,20 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     // With eager dispatch the model streams (for its tool-call chunks) even when nobody wants tokens.
     const forwarder = this.request.watchModel || eager ? new TokenForwarder(this, streamTokens || eager) : undefined;
     const configs = callConfigs(config, this.chainRun, forwarder, this.aborts.signal, this.subRunSink);
+    // Each model call's usage comes from the forwarder when there is one (it reports every call),
+    // else from the observer when calls are priced or counted by stop conditions, else from the
+    // agent's output (the loop adds it): never from two of them.
+    const usage = forwarder === undefined && this.request.observeUsage === true;
+    this.usageFromOutput = forwarder === undefined && !usage;
     // The agent reports its model calls to an observer (it strips it from what its own steps see,
-    // so models called inside tools never report here): for the record when no callbacks watch
-    // the model, and for the run's spans.
+    // so models called inside tools never report here): for their usage and the record when no
+    // callbacks watch the model, and for the run's spans.
     const record = forwarder === undefined && (this.options.recordModelCalls || this.parentModelCalls !== undefined) ? this.onModelCall : undefined;
     const telemetry = this.request.telemetry;
-    if (record !== undefined || telemetry !== undefined) {
+    if (usage || record !== undefined || telemetry !== undefined) {
       const observer: ModelCallObserver = (call) => {
+        // Usage first, as the forwarder reports it: a budget sees it before the call is recorded.
+        if (usage) this.onObservedUsage(call);
         if (record !== undefined && call.output !== undefined) record(call.input, call.output, call.startedAt, undefined);
         telemetry?.modelCall(call);
       };

@@ -18,6 +18,12 @@ export interface RunRequest {
   observeModel: boolean;
   /** Whether to watch the agent's model through callbacks (tokens, usage, recorded model calls). */
   watchModel: boolean;
+  /**
+   * Whether each model call's usage, with its model's name, comes from what the agent reports to
+   * its model-call observer when no callbacks watch the model (prices and stop conditions, for an
+   * agent that observes its model calls); else, unwatched, usage comes from the agent's output.
+   */
+  observeUsage?: boolean;
   /** Opens the run's record (creates or claims it); absent when the run is not recorded. */
   record?: (run: ExecutorRun) => Promise<RunRecorder>;
   /** Whether each model call's full request is recorded (the executor's `recordPrompts`). */

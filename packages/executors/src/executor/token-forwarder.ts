@@ -1,6 +1,7 @@
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { BaseMessage, UsageMetadata } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
+import { replyModelName } from "./model-params";
 
 /** Where the forwarder delivers what the agent's model reports. */
 export interface TokenSink {
@@ -144,10 +145,9 @@ function usageOf(output: LLMResult): UsageMetadata | undefined {
   return { input_tokens: input, output_tokens: completion, total_tokens: tokenUsage.totalTokens ?? input + completion };
 }
 
-/** The model name the provider reported in the reply (`model_name` for OpenAI, `model` for Anthropic). */
+/** The model name the provider reported in the reply (see `replyModelName`), else in the result's `llmOutput`. */
 function modelOf(output: LLMResult): string | undefined {
-  const generation = output.generations[0]?.[0] as { message?: { response_metadata?: Record<string, unknown> } } | undefined;
-  const metadata = generation?.message?.response_metadata;
-  const name = metadata?.["model_name"] ?? metadata?.["model"] ?? output.llmOutput?.["model_name"];
+  const generation = output.generations[0]?.[0] as { message?: BaseMessage } | undefined;
+  const name = replyModelName(generation?.message) ?? output.llmOutput?.["model_name"];
   return typeof name === "string" && name !== "" ? name : undefined;
 }

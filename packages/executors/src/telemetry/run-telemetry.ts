@@ -3,6 +3,7 @@ import type { Context, Span, Tracer } from "@opentelemetry/api";
 import { type ChatModelDescription, type UsageTotals, addUsage, agentSpan, chatSpanOf, describeChatModel, endAgentSpan, endChatSpan, endToolSpan, failSpan, messageFinishReason, toolSpan } from "./gen-ai-spans";
 import { type Otel, SPAN_KIND, loadOtel, otel as loadedOtel } from "./otel-api";
 import type { TelemetryOptions } from "./telemetry-options";
+import { modelParams } from "../executor/model-params";
 
 /**
  * The `config.configurable` key under which a traced run passes each tool call where its span is,
@@ -178,6 +179,7 @@ export interface ToolSpan {
 /** Descriptions by model runnable: a turn's model (a binding) is the same object on every call. */
 const descriptions = new WeakMap<object, ChatModelDescription>();
 
+/** The model's description from its class name, settings and LangSmith parameters (`ls_model_name`, ...), through a binding (`bindTools`). */
 function describeModel(model: unknown): ChatModelDescription {
   if (typeof model !== "object" || model === null) return readModel(model);
   let description = descriptions.get(model);
@@ -185,26 +187,7 @@ function describeModel(model: unknown): ChatModelDescription {
   return description;
 }
 
-/** The model's class name, settings and LangSmith parameters (`ls_model_name`, ...), through a binding (`bindTools`). */
 function readModel(model: unknown): ChatModelDescription {
-  let target = model as Record<string, unknown> | undefined;
-  let kwargs: Record<string, unknown> = {};
-  for (let depth = 0; depth < 4 && target && typeof target === "object" && "bound" in target; depth++) {
-    kwargs = { ...(target["kwargs"] as Record<string, unknown> | undefined), ...kwargs };
-    target = target["bound"] as Record<string, unknown> | undefined;
-  }
-  if (target === undefined || typeof target !== "object") return describeChatModel(undefined, {}, undefined);
-  const call = <T>(name: string, ...args: unknown[]): T | undefined => {
-    const method = target[name];
-    if (typeof method !== "function") return undefined;
-    try {
-      return method.apply(target, args) as T;
-    } catch {
-      return undefined;
-    }
-  };
-  const className = call<string>("getName") ?? (target.constructor as { name?: string } | undefined)?.name;
-  const metadata = call<Record<string, unknown>>("getLsParams", kwargs);
-  const params = call<Record<string, unknown>>("invocationParams", kwargs) ?? {};
+  const { className, params, metadata } = modelParams(model);
   return describeChatModel(className, params, metadata);
 }
