@@ -11,11 +11,9 @@ import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager
 import type { BaseMessage } from "@langchain/core/messages";
 import type { ChatGenerationChunk, ChatResult } from "@langchain/core/outputs";
 import { RunnableLambda, type RunnableConfig } from "@langchain/core/runnables";
-import { tool } from "@langchain/core/tools";
 import { lastValueFrom } from "rxjs";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { prompt } from "../operators/executor-fixtures";
+import { prompt, searchTool } from "../operators/executor-fixtures";
 import { InProcessRunStore } from "../runs/in-process-run-store";
 
 /** A scripted model that notes, per call, whether a callback handler watched it; optionally names its model in its replies. */
@@ -53,13 +51,7 @@ type Path = "observed" | "callbacks";
 /** One run's executor: the agent as built (it reports its model calls), or behind a lambda (watched through callbacks). */
 function setup(path: Path, responses: ScriptedResponse[], options: Partial<AgentExecutorOptions> = {}, replyModel?: string) {
   const searched: string[] = [];
-  const search = tool(
-    async ({ query }: { query: string }) => {
-      searched.push(query);
-      return `Sunny in ${query}`;
-    },
-    { name: "search", description: "Search the web.", schema: z.object({ query: z.string() }) },
-  );
+  const search = searchTool(searched);
   const llm = new WatchedModel({ responses, model: "gpt-4o-2024-08-06" }, replyModel);
   const built = createToolCallingAgent({ llm, tools: [search], prompt });
   const agent = path === "observed" ? built : RunnableLambda.from((input: AgentInput, config?: RunnableConfig) => built.invoke(input, config));

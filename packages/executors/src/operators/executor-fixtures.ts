@@ -20,17 +20,22 @@ export function setup(
   timing: { latencyMs?: number; tokenDelayMs?: number } = {},
 ) {
   const searched: string[] = [];
-  const search = tool(
+  const search = searchTool(searched);
+  const model = new ScriptedChatModel({ responses, streaming: true, ...timing });
+  const agent = createToolCallingAgent({ llm: model, tools: [search], prompt });
+  const executor = new AgentExecutor({ agent, tools: [search], ...options });
+  return { executor, model, searched };
+}
+
+/** The fixtures' `search` tool: it answers "Sunny in <query>" and notes each query in `searched`. */
+export function searchTool(searched: string[]) {
+  return tool(
     async ({ query }: { query: string }) => {
       searched.push(query);
       return `Sunny in ${query}`;
     },
     { name: "search", description: "Search the web.", schema: z.object({ query: z.string() }) },
   );
-  const model = new ScriptedChatModel({ responses, streaming: true, ...timing });
-  const agent = createToolCallingAgent({ llm: model, tools: [search], prompt });
-  const executor = new AgentExecutor({ agent, tools: [search], ...options });
-  return { executor, model, searched };
 }
 
 export const searchCall = (query: string, usage = { inputTokens: 10, outputTokens: 10 }): ScriptedResponse => ({
