@@ -16,7 +16,8 @@ const root = join(__dirname, "..", "..");
 const tsx = join(root, "node_modules", ".bin", "tsx");
 // examples/runs.ts works on what the others recorded: it has its own test below. The research
 // agent is steered from a second process and ends on its guardrail: test/e2e/research-agent.test.ts.
-const ownTests = new Set(["runs.ts", "research-agent.ts"]);
+// examples/a2a.ts has its own test below (its spans, sent to a collector).
+const ownTests = new Set(["runs.ts", "research-agent.ts", "a2a.ts"]);
 const scripts = readdirSync(join(root, "examples")).filter((name) => name.endsWith(".ts") && !ownTests.has(name));
 // The examples record their runs here, not in the repository's .agentrx/.
 const runsDir = mkdtempSync(join(tmpdir(), "agentrx-examples-"));
@@ -140,6 +141,8 @@ describe("examples/a2a.ts", () => {
     await new Promise<void>((resolve) => collector.listen(0, "127.0.0.1", resolve));
     try {
       const { stdout } = await runExample("a2a.ts", { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as AddressInfo).port}` });
+      expect(stdout).toContain("Model: ScriptedChatModel, offline");
+      expect(stdout).toContain("stopReason=finish");
       expect(stdout).toMatch(/Answer: .*sunny.*clear/);
       expect(stdout).toMatch(/\d+ spans in 1 trace:/);
       expect(new Set(spans.map((span) => span.traceId)).size).toBe(1);
