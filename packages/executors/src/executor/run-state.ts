@@ -286,7 +286,12 @@ function keepFinishedSteps(state: RunState): void {
  */
 export function earlyCallKey(action: AgentAction): string {
   const id = (action as { toolCallId?: unknown }).toolCallId;
-  return typeof id === "string" ? id : `${action.tool}#${JSON.stringify(action.toolInput)}`;
+  return typeof id === "string" ? id : inputKey(action.tool, action.toolInput);
+}
+
+/** How a call without an id is told apart: its tool and its input. @internal */
+export function inputKey(tool: string, input: unknown): string {
+  return `${tool}#${JSON.stringify(input)}`;
 }
 
 const FIRST_ONLY: readonly number[] = Object.freeze([0]);

@@ -6,7 +6,7 @@ import { TELEMETRY_PARENT_KEY, type RunTelemetry, type ToolSpan } from "../telem
 import type { ResolvedOptions } from "./validate-options";
 import type { RunAbortScope } from "./run-abort-scope";
 import type { MiddlewareRun } from "../middleware/middleware-run";
-import { earlyCallKey } from "./run-state";
+import { earlyCallKey, inputKey } from "./run-state";
 import { SUB_RUN_CALL_KEY } from "./sub-run";
 import {
   truncateObservation,
@@ -286,9 +286,10 @@ export class ToolRunner {
     const callId = this.run.callId(action, undefined, keyless);
     const base = { ...this.config, signal };
     const keys = (this.earlyKeys ??= new Map());
-    const known = keys.get(earlyCallKey(action));
+    const call = earlyCallKey(action);
+    const known = keys.get(call);
     const key = known ?? this.run.idempotencyKey(action, undefined, keyless);
-    if (known === undefined) keys.set(earlyCallKey(action), key);
+    if (known === undefined) keys.set(call, key);
     const result = this.run.admitEarly(action, key).then(() => {
       if (signal.aborted) throw signal.reason;
       this.run.beforeToolStart();
@@ -407,11 +408,6 @@ export class ToolRunner {
         : toolErrorObservation(this.run.options, retryError, action);
     }
   }
-}
-
-/** How an early call started without a tool-call id is found again: its tool and input. */
-function inputKey(tool: string, input: unknown): string {
-  return `${tool}#${JSON.stringify(input)}`;
 }
 
 /** A tool call's arguments as a turn's action carries them: a string tool's `{ __arg1 }` is its string. */
