@@ -2,6 +2,9 @@ import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
+/** The runtime matrix, run by `npm run test:runtimes` (vitest.runtimes.config.ts), not by `npm test`. */
+export const RUNTIME_MATRIX = "test/runtimes/runtime-matrix.test.ts";
+
 const src = (path: string) => fileURLToPath(new URL(`./packages/${path}`, import.meta.url));
 
 export default defineConfig({
@@ -24,8 +27,12 @@ export default defineConfig({
   },
   test: {
     include: ["packages/*/src/**/*.test.ts", "examples/**/*.test.ts", "docs/**/*.test.ts", "test/**/*.test.ts"],
-    exclude: ["**/node_modules/**", "**/dist/**"],
-    typecheck: { enabled: true, include: ["packages/*/src/**/*.test-d.ts"], tsconfig: "./tsconfig.json" },
+    // The runtime matrix (Deno, Bun, four Node.js lines) is `npm run test:runtimes`, with its own
+    // config (vitest.runtimes.config.ts): it needs runtimes that `npm install` does not fetch.
+    exclude: ["**/node_modules/**", "**/dist/**", RUNTIME_MATRIX],
+    // The type tests (`*.test-d.ts`) are checked by `npm run typecheck` (tsconfig.json includes
+    // them), which `npm test` runs before vitest; `vitest --typecheck` runs them as tests here too.
+    typecheck: { enabled: false, include: ["packages/*/src/**/*.test-d.ts"], tsconfig: "./tsconfig.json" },
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: "threads",

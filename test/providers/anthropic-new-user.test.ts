@@ -18,8 +18,9 @@ import { openChildStore } from "../../packages/runs/src/recording/child-store";
 import { postgresTestDatabase } from "../../packages/runs/src/testing/postgres-test-database";
 import { launchChromium, skipWithoutChromium } from "../browser/chromium";
 import { cleanupAfterEach, until } from "./support";
+import { childScript } from "../support/child-script";
 
-const CHILD = fileURLToPath(new URL("./fixtures/new-user-child.ts", import.meta.url));
+const CHILD = await childScript(fileURLToPath(new URL("./fixtures/new-user-child.ts", import.meta.url)));
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const ANSWER = "Sunny and 21 degrees in Paris and Rome; the report went to ops@example.com.";
 const THINKING = ["Two cities, so two weather calls at once.", "Both sunny; the report goes out once a person approves it.", "Sent; time to answer."];
@@ -43,7 +44,7 @@ afterEach(() => {
 
 /** Starts the fixture in `role`. */
 function child(role: "start" | "resume", args: Record<string, unknown>): ChildProcess {
-  const started = spawn(process.execPath, ["--import", "tsx", CHILD, JSON.stringify({ role, ...args })], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
+  const started = spawn(process.execPath, [CHILD, JSON.stringify({ role, ...args })], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
   children.push(started);
   return started;
 }

@@ -15,8 +15,9 @@ import { type ChildStoreTarget, openChildStore } from "../../packages/runs/src/r
 import { postgresTestDatabase } from "../../packages/runs/src/testing/postgres-test-database";
 import { type ReasoningProvider, type ReasoningTurn, reasoningModel, startReasoningServer } from "./reasoning-providers";
 import { cleanupAfterEach, multiply, toolCallingExecutor, weather } from "./support";
+import { childScript } from "../support/child-script";
 
-const CHILD = fileURLToPath(new URL("./fixtures/approval-child.ts", import.meta.url));
+const CHILD = await childScript(fileURLToPath(new URL("./fixtures/approval-child.ts", import.meta.url)));
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const ANSWER = "Paris and Rome are sunny at 21°C; 21 × 2 = 42.";
 const TURNS: ReasoningTurn[] = [
@@ -49,7 +50,7 @@ describe.each(cases)("%s: an approval pause resumed in another process from %s",
     const target = targetIn(dir);
     const out = join(dir, "interrupts.json");
     const runId = `approval-${provider}-${name}`;
-    const child = spawn(process.execPath, ["--import", "tsx", CHILD, JSON.stringify({ provider, url: server.url, store: target, runId, out })], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(process.execPath, [CHILD, JSON.stringify({ provider, url: server.url, store: target, runId, out })], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
     child.stderr?.on("data", (data) => (stderr += String(data)));
     const code = await new Promise((resolve) => child.once("exit", resolve));

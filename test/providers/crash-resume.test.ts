@@ -17,8 +17,9 @@ import { openChildStore } from "../../packages/runs/src/recording/child-store";
 import { postgresTestDatabase } from "../../packages/runs/src/testing/postgres-test-database";
 import { type ReasoningProvider, type ReasoningTurn, reasoningModel, startReasoningServer } from "./reasoning-providers";
 import { cleanupAfterEach, toolCallingExecutor, until } from "./support";
+import { childScript } from "../support/child-script";
 
-const CHILD = fileURLToPath(new URL("./fixtures/crash-child.ts", import.meta.url));
+const CHILD = await childScript(fileURLToPath(new URL("./fixtures/crash-child.ts", import.meta.url)));
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const ANSWER = "Sunny in both; report written.";
 
@@ -56,7 +57,7 @@ describe.each(cases)("%s: a crash and a resume from %s", (provider, name, skip, 
     const effects = join(dir, "effects.log");
     const target = targetIn(dir);
     const runId = `crash-${provider}-${name}`;
-    const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", CHILD, JSON.stringify({ provider, url, store: target, runId, effects })], { cwd: ROOT, stdio: "ignore" });
+    const child: ChildProcess = spawn(process.execPath, [CHILD, JSON.stringify({ provider, url, store: target, runId, effects })], { cwd: ROOT, stdio: "ignore" });
     try {
       await until(() => {
         try {

@@ -39,3 +39,4 @@ export { IDEMPOTENCY_KEY_METADATA, getIdempotencyKey, idempotencyKeyOf } from ".
 export type { ApprovalContext, ToolApproval } from "./agent/tool-approval";
 export type { StepMetadata } from "./agent/step-metadata";
 export { strictToolCalls } from "./messages/strict-tool-calls";
+export { unwrapSingleArgument } from "./agent/unwrap-single-argument";

@@ -1,9 +1,8 @@
-import type { AgentAction, AgentFinish, ToolAgentAction } from "@agentrx/core";
+import { unwrapSingleArgument, type AgentAction, type AgentFinish, type ToolAgentAction } from "@agentrx/core";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { OutputParserException } from "@langchain/core/output_parsers";
 import { AgentOutputParser } from "../shared/agent-output-parser";
 import { fromText, readToolCalls, toolCallError } from "../shared/read-tool-calls";
-import { unwrapSingleArgument } from "../shared/unwrap-single-argument";
 
 /**
  * An action of a function-calling agent: the message it came from, and its tool-call id if any.

@@ -1,8 +1,7 @@
-import type { AgentFinish, ToolAgentAction } from "@agentrx/core";
+import { unwrapSingleArgument, type AgentFinish, type ToolAgentAction } from "@agentrx/core";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { AgentOutputParser } from "../shared/agent-output-parser";
 import { readToolCalls, toolCallError, type ReadToolCall } from "../shared/read-tool-calls";
-import { unwrapSingleArgument } from "../shared/unwrap-single-argument";
 
 /**
  * Parses a chat model's message for a tool-calling agent. Every tool call becomes a

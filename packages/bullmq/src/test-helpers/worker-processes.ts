@@ -2,8 +2,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { WorkerProcessArgs } from "./worker-process";
+import { childScript } from "../../../../test/support/child-script";
 
-const SCRIPT = fileURLToPath(new URL("./worker-process.ts", import.meta.url));
+const SCRIPT = await childScript(fileURLToPath(new URL("./worker-process.ts", import.meta.url)));
 const ROOT = fileURLToPath(new URL("../../../../", import.meta.url)); // its tsconfig maps @agentrx/* to sources
 
 export interface WorkerProcess {
@@ -16,7 +17,7 @@ export interface WorkerProcess {
 
 /** Starts a worker process; resolves once it takes jobs. */
 export async function startWorkerProcess(args: WorkerProcessArgs): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", SCRIPT, JSON.stringify(args)], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [SCRIPT, JSON.stringify(args)], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   let exit = "";

@@ -1,4 +1,4 @@
-import { AbortError, IDEMPOTENCY_KEY_METADATA, STEP_METADATA_KEY, getToolApproval, invalidToolObservation } from "@agentrx/core";
+import { AbortError, IDEMPOTENCY_KEY_METADATA, STEP_METADATA_KEY, getToolApproval, invalidToolObservation, unwrapSingleArgument } from "@agentrx/core";
 import type { AgentAction, AgentStep, Observation, StepMetadata } from "@agentrx/core";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { StructuredToolInterface } from "@langchain/core/tools";
@@ -194,7 +194,7 @@ export class ToolRunner {
     if (typeof args !== "object" || args === null || Array.isArray(args)) return;
     // The input as the agent's parser gives it (a string tool's `{ __arg1 }` is its string), so the
     // turn's action matches it.
-    const toolInput = singleArgument(args as Record<string, unknown>);
+    const toolInput = unwrapSingleArgument(args);
     const id = call.id === "" ? undefined : call.id;
     const key = id ?? inputKey(call.name, toolInput);
     const early = (this.early ??= new Map());
@@ -408,12 +408,6 @@ export class ToolRunner {
         : toolErrorObservation(this.run.options, retryError, action);
     }
   }
-}
-
-/** A tool call's arguments as a turn's action carries them: a string tool's `{ __arg1 }` is its string. */
-function singleArgument(args: Record<string, unknown>): AgentAction["toolInput"] {
-  const keys = Object.keys(args);
-  return keys.length === 1 && keys[0] === "__arg1" ? (args["__arg1"] as AgentAction["toolInput"]) : args;
 }
 
 /** A finished tool call: its observation and what policies reported. */

@@ -19,8 +19,11 @@ import type { CliIo } from "./cli-io";
 import { runCli } from "./run-cli";
 import { showCommand } from "./show-command";
 import { traceCommand } from "./trace-command";
+import { childScript } from "../../../../test/support/child-script";
 
 const root = resolve(__dirname, "../../../..");
+// The CLI bundled from its sources, run as `node <bundle> ...` (a tsx boot per call costs seconds).
+const CLI = await childScript(join(root, "packages/runs/src/cli/main.ts"));
 const dir = mkdtempSync(join(tmpdir(), "agentrx-cli-"));
 const db = join(dir, "runs.db");
 
@@ -35,7 +38,7 @@ function agentrx(args: string[], env: Record<string, string> = {}): Promise<Resu
   return new Promise((done) => {
     execFile(
       process.execPath,
-      ["--import", "tsx", "packages/runs/src/cli/main.ts", ...args],
+      [CLI, ...args],
       { cwd: root, env: { ...rest, NO_COLOR: "1", ...env }, timeout: 30_000, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => done({ code: error ? Number((error as { code?: unknown }).code ?? 1) : 0, stdout, stderr }),
     );

@@ -4,15 +4,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { childScript } from "../../../../test/support/child-script";
 
-const CHILD = fileURLToPath(new URL("./approval-child.ts", import.meta.url));
+const CHILD = await childScript(fileURLToPath(new URL("./approval-child.ts", import.meta.url)));
 const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "agentrx-approval-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function child(args: Record<string, unknown>): Promise<{ pid?: number; output: Record<string, unknown> }> {
   return new Promise((resolve, reject) =>
-    execFile(process.execPath, ["--import", "tsx", CHILD, JSON.stringify(args)], { cwd: ROOT, timeout: 60_000 }, (error, stdout, stderr) =>
+    execFile(process.execPath, [CHILD, JSON.stringify(args)], { cwd: ROOT, timeout: 60_000 }, (error, stdout, stderr) =>
       error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve({ output: JSON.parse(stdout) as Record<string, unknown> }),
     ),
   );

@@ -8,14 +8,15 @@ import type { RunStore } from "@agentrx/executors";
 import { PostgresRunStore } from "../postgres/index";
 import { SqliteRunStore } from "../sqlite/index";
 import { type PostgresTestDatabase, postgresTestDatabase } from "../testing/postgres-test-database";
+import { childScript } from "../../../../test/support/child-script";
 
-const CHILD = fileURLToPath(new URL("./crash-child.ts", import.meta.url));
+const CHILD = await childScript(fileURLToPath(new URL("./crash-child.ts", import.meta.url)));
 const ROOT = fileURLToPath(new URL("../../../../", import.meta.url)); // its tsconfig maps @agentrx/* to sources
 
 type Target = { kind: "sqlite"; path: string } | { kind: "postgres"; connectionString: string; schema: string };
 
 function childArgs(mode: "run" | "resume", runId: string, effects: string, store: Target): string[] {
-  return ["--import", "tsx", CHILD, JSON.stringify({ mode, runId, effects, store })];
+  return [CHILD, JSON.stringify({ mode, runId, effects, store })];
 }
 
 function lines(file: string): string[] {

@@ -8,8 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresRunStore } from "../postgres/index";
 import { SqliteRunStore } from "../sqlite/index";
 import { type PostgresTestDatabase, postgresTestDatabase } from "../testing/postgres-test-database";
+import { childScript } from "../../../../test/support/child-script";
 
-const CHILD = fileURLToPath(new URL("./fence-child.ts", import.meta.url));
+const CHILD = await childScript(fileURLToPath(new URL("./fence-child.ts", import.meta.url)));
 const ROOT = fileURLToPath(new URL("../../../../", import.meta.url)); // its tsconfig maps @agentrx/* to sources
 const RUNS = 12;
 const PROCESSES = 4;
@@ -30,7 +31,7 @@ async function contend(store: RunStore, target: Target, dir: string): Promise<vo
   await Promise.all(
     Array.from({ length: PROCESSES }, () =>
       new Promise<void>((resolve, reject) =>
-        execFile(process.execPath, ["--import", "tsx", CHILD, args], { cwd: ROOT, timeout: 90_000 }, (error, _out, err) => (error ? reject(new Error(`${error.message}\n${err}`)) : resolve())),
+        execFile(process.execPath, [CHILD, args], { cwd: ROOT, timeout: 90_000 }, (error, _out, err) => (error ? reject(new Error(`${error.message}\n${err}`)) : resolve())),
       ),
     ),
   );

@@ -8,14 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresRunStore } from "../postgres/index";
 import { SqliteRunStore } from "../sqlite/index";
 import { type PostgresTestDatabase, postgresTestDatabase } from "../testing/postgres-test-database";
+import { childScript } from "../../../../test/support/child-script";
 
-const CHILD = fileURLToPath(new URL("./kill-child.ts", import.meta.url));
+const CHILD = await childScript(fileURLToPath(new URL("./kill-child.ts", import.meta.url)));
 const ROOT = fileURLToPath(new URL("../../../../", import.meta.url)); // its tsconfig maps @agentrx/* to sources
 const JOBS = ["t0-0", "t0-1", "t1-0", "t1-1", "t2-0", "t2-1"];
 
 type Target = { kind: "sqlite"; path: string } | { kind: "postgres"; connectionString: string; schema: string };
 
-const childArgs = (mode: "run" | "resume", runId: string, effects: string, store: Target) => ["--import", "tsx", CHILD, JSON.stringify({ mode, runId, effects, store })];
+const childArgs = (mode: "run" | "resume", runId: string, effects: string, store: Target) => [CHILD, JSON.stringify({ mode, runId, effects, store })];
 
 function lines(file: string): string[] {
   try {
@@ -130,7 +131,7 @@ describe("killed at a tool's first line (SQLite)", () => {
  */
 function killOneOfMany(target: Target, runId: string, effects: string, runs: number, killAt: number): Promise<{ job: string; key: string } | undefined> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", CHILD, JSON.stringify({ mode: "run", runId, effects, store: target, runs })], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe", "ipc"] });
+    const child = spawn(process.execPath, [CHILD, JSON.stringify({ mode: "run", runId, effects, store: target, runs })], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe", "ipc"] });
     let starts = 0;
     let killed: { job: string; key: string } | undefined;
     let stderr = "";

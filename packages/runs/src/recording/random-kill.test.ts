@@ -15,8 +15,9 @@ import { PostgresRunStore } from "../postgres/index";
 import { SqliteRunStore } from "../sqlite/index";
 import { type ChildStoreTarget } from "./child-store";
 import { type PostgresTestDatabase, postgresTestDatabase } from "../testing/postgres-test-database";
+import { childScript } from "../../../../test/support/child-script";
 
-const CHILD = fileURLToPath(new URL("./kill-child.ts", import.meta.url));
+const CHILD = await childScript(fileURLToPath(new URL("./kill-child.ts", import.meta.url)));
 const ROOT = fileURLToPath(new URL("../../../../", import.meta.url)); // its tsconfig maps @agentrx/* to sources
 const RUNS = 12;
 const KILLS = 5;
@@ -39,7 +40,7 @@ function random(seed: number): () => number {
   };
 }
 
-const childArgs = (ids: string[], effects: string, store: ChildStoreTarget) => ["--import", "tsx", CHILD, JSON.stringify({ mode: "many", runId: "", ids, effects, store })];
+const childArgs = (ids: string[], effects: string, store: ChildStoreTarget) => [CHILD, JSON.stringify({ mode: "many", runId: "", ids, effects, store })];
 
 /** One segment: every run of `ids` brought toward its end, SIGKILLed `delayMs` after the child is ready. Resolves whether it was killed. */
 function killAfter(ids: string[], effects: string, target: ChildStoreTarget, delayMs: number): Promise<boolean> {

@@ -14,15 +14,16 @@ import { PostgresRunStore } from "../postgres/index";
 import { SqliteRunStore } from "../sqlite/index";
 import { type PostgresTestDatabase, postgresTestDatabase } from "../testing/postgres-test-database";
 import type { ChildStoreTarget } from "./child-store";
+import { childScript } from "../../../../test/support/child-script";
 
-const CHILD = fileURLToPath(new URL("./steer-child.ts", import.meta.url));
+const CHILD = await childScript(fileURLToPath(new URL("./steer-child.ts", import.meta.url)));
 const ROOT = fileURLToPath(new URL("../../../../", import.meta.url)); // its tsconfig maps @agentrx/* to sources
 
 /** Runs the child that sends `message` to `runId` through the store; resolves with what it printed. */
 function sendFromAnotherProcess(target: ChildStoreTarget, runId: string, message: string): Promise<{ ok?: Record<string, unknown>; error?: string; message?: string }> {
   const args = JSON.stringify({ store: target, runId, message });
   return new Promise((resolve, reject) =>
-    execFile(process.execPath, ["--import", "tsx", CHILD, args], { cwd: ROOT, timeout: 60_000 }, (error, out, err) => (error ? reject(new Error(`${error.message}\n${err}`)) : resolve(JSON.parse(out)))),
+    execFile(process.execPath, [CHILD, args], { cwd: ROOT, timeout: 60_000 }, (error, out, err) => (error ? reject(new Error(`${error.message}\n${err}`)) : resolve(JSON.parse(out)))),
   );
 }
 

@@ -1,8 +1,9 @@
 // Test-only (not exported by the package): runs `another-process-main.ts` in child `node`
-// processes, through tsx, so the tests can check what a second process sees and does.
+// processes (bundled from the sources by test/support/child-script.ts), so the tests can check what a second process sees and does.
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { AnotherProcessReport, AnotherProcessRequest } from "./run-store-conformance";
+import { childScript } from "../../../../test/support/child-script";
 
 /** The records the other process opens. */
 export type AnotherProcessTarget = { kind: "sqlite"; path: string } | { kind: "postgres"; connectionString: string; schema: string };
@@ -19,13 +20,13 @@ export interface AppendReport {
   seqs: number[][];
 }
 
-const MAIN = fileURLToPath(new URL("./another-process-main.ts", import.meta.url));
+const MAIN = await childScript(fileURLToPath(new URL("./another-process-main.ts", import.meta.url)));
 // The repository root, whose tsconfig.json maps @agentrx/* to their sources.
 const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
 
 function runChild<T>(job: AnotherProcessJob): Promise<T> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ["--import", "tsx", MAIN, JSON.stringify(job)], { cwd: ROOT, timeout: 50_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [MAIN, JSON.stringify(job)], { cwd: ROOT, timeout: 50_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (error) return reject(new Error(`the other process failed: ${error.message}\n${stderr}`));
       try {
         resolve(JSON.parse(stdout) as T);

@@ -11,9 +11,10 @@ import { RunnableLambda } from "@langchain/core/runnables";
 import { afterAll, describe, expect, it } from "vitest";
 import { launchChromium, skipWithoutChromium } from "../trace/browser-test-helpers";
 import { startUiServer, type UiServer } from "./start-ui-server";
+import { childScript } from "../../../../test/support/child-script";
 
 const skip = skipWithoutChromium("cross-process cancel (browser)");
-const MAIN = fileURLToPath(new URL("./other-process-run-main.ts", import.meta.url));
+const MAIN = await childScript(fileURLToPath(new URL("./other-process-run-main.ts", import.meta.url)));
 // The repository root, whose tsconfig.json maps @agentrx/* to their sources.
 const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "agentrx-cancel-"));
@@ -34,7 +35,7 @@ afterAll(async () => {
 /** Starts the other process; resolves once its tool runs, with a promise of its last line. */
 function startOtherProcess(runId: string): Promise<{ ended: Promise<string> }> {
   return new Promise((resolve, reject) => {
-    child = spawn(process.execPath, ["--import", "tsx", MAIN, db, runId], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    child = spawn(process.execPath, [MAIN, db, runId], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     let done: (line: string) => void = () => undefined;

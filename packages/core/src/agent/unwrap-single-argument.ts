@@ -1,9 +1,19 @@
-import type { AgentAction } from "@agentrx/core";
+import type { AgentAction } from "./types";
 
 /**
  * Returns a tool call's arguments as a tool input. Arguments of the form `{"__arg1": value}`
  * (LangChain's encoding of a single-input tool's string argument for function calling) become
  * `value`; any other arguments are returned as they are.
+ *
+ * An agent's parser and the executor's early tool calls (`eagerTools`) both read a tool call's
+ * arguments with it, so that a call started while the model streams matches the action the parser
+ * returns for it.
+ *
+ * @example
+ * ```ts
+ * unwrapSingleArgument({ __arg1: "Paris" }); // "Paris"
+ * unwrapSingleArgument({ city: "Paris" }); // { city: "Paris" }
+ * ```
  */
 export function unwrapSingleArgument(args: unknown): AgentAction["toolInput"] {
   if (typeof args === "object" && args !== null && !Array.isArray(args)) {
