@@ -42,6 +42,17 @@ class WatchedModel extends ScriptedChatModel {
   }
 }
 
+/** A model that reports its usage the legacy way only: `llmOutput.tokenUsage`, no `usage_metadata` on its reply. */
+class LegacyUsageModel extends WatchedModel {
+  override async _generate(messages: BaseMessage[], options: this["ParsedCallOptions"], runManager?: CallbackManagerForLLMRun): Promise<ChatResult> {
+    const result = await super._generate(messages, options, runManager);
+    const message = result.generations[0]?.message as (BaseMessage & { usage_metadata?: { input_tokens: number; output_tokens: number; total_tokens: number } }) | undefined;
+    const usage = message?.usage_metadata;
+    if (message !== undefined) delete message.usage_metadata;
+    return { ...result, llmOutput: usage ? { tokenUsage: { promptTokens: usage.input_tokens, completionTokens: usage.output_tokens, totalTokens: usage.total_tokens } } : {} };
+  }
+}
+
 const call = (query: string, inputTokens = 1_000, outputTokens = 100): ScriptedResponse => ({ toolCalls: [{ name: "search", args: { query } }], usage: { inputTokens, outputTokens } });
 const answer: ScriptedResponse = { content: "Sunny.", usage: { inputTokens: 2_000, outputTokens: 200 } };
 const prices = { "gpt-4o": { input: 2.5, output: 10 } };
@@ -104,6 +115,22 @@ describe("usage from the model-call observer (invoke, no callbacks)", () => {
     ]);
     expect(observed.watched).toEqual([false, false]);
     expect(reference.watched).toEqual([true, true]);
+  });
+
+  it("prices a model that reports its usage only as llmOutput.tokenUsage, as the callbacks do", async () => {
+    const results = [];
+    for (const path of ["observed", "callbacks"] as const) {
+      const search = searchTool([]);
+      const llm = new LegacyUsageModel({ responses: [call("Paris"), answer], model: "gpt-4o-2024-08-06" });
+      const built = createToolCallingAgent({ llm, tools: [search], prompt });
+      const agent = path === "observed" ? built : RunnableLambda.from((input: AgentInput, config?: RunnableConfig) => built.invoke(input, config));
+      const result = await lastValueFrom(new AgentExecutor({ agent, tools: [search], prices }).invoke({ input: "Weather?" }));
+      expect(llm.watched).toEqual(path === "observed" ? [false, false] : [true, true]);
+      results.push(result.usage);
+    }
+    const [observed, viaCallbacks] = results;
+    expect(observed).toMatchObject({ input_tokens: 3_000, output_tokens: 300, total_tokens: 3_300, cost: { input: 0.0075, output: 0.003, currency: "USD" } });
+    expect(observed).toEqual(viaCallbacks);
   });
 
   it("takes the model's name from the reply before the model's own (ls_model_name)", async () => {

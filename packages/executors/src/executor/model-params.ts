@@ -63,14 +63,40 @@ export function lsModelName(model: unknown): string | undefined {
 /**
  * The usage of a model call an agent reported to its observer, and its model's name as the
  * callbacks would give it: the reply's, else the model's `ls_model_name`. Undefined usage when the
- * call failed or its reply has no `usage_metadata`.
+ * call failed or its reply reports no usage (see {@link replyUsage}).
  *
  * @internal
  */
 export function observedUsage(call: ObservedModelCall): { usage: UsageMetadata; model: string | undefined } | undefined {
-  const usage = (call.output as { usage_metadata?: UsageMetadata } | undefined)?.usage_metadata;
+  const usage = replyUsage(call.output);
   if (usage === undefined) return undefined;
   return { usage, model: replyModelName(call.output) ?? lsModelName(call.model) };
+}
+
+/** LangChain's legacy usage report (`llmOutput.tokenUsage`). */
+type TokenUsage = { promptTokens?: number; completionTokens?: number; totalTokens?: number };
+
+/**
+ * The usage a model's reply reports: its `usage_metadata`, else a legacy `tokenUsage` in its
+ * `response_metadata` (`@langchain/core` copies a model's `llmOutput` there, so a model that
+ * reports its usage only as `llmOutput.tokenUsage` is priced and counted too), else `fallback`
+ * (the `llmOutput.tokenUsage` that callbacks see).
+ *
+ * @internal
+ */
+export function replyUsage(reply: unknown, fallback?: unknown): UsageMetadata | undefined {
+  const message = reply as { usage_metadata?: UsageMetadata; response_metadata?: Record<string, unknown> } | undefined;
+  if (message?.usage_metadata !== undefined) return message.usage_metadata;
+  return fromTokenUsage(message?.response_metadata?.["tokenUsage"]) ?? fromTokenUsage(fallback);
+}
+
+function fromTokenUsage(value: unknown): UsageMetadata | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const { promptTokens, completionTokens, totalTokens } = value as TokenUsage;
+  if (typeof promptTokens !== "number" && typeof completionTokens !== "number") return undefined;
+  const input = promptTokens ?? 0;
+  const output = completionTokens ?? 0;
+  return { input_tokens: input, output_tokens: output, total_tokens: totalTokens ?? input + output };
 }
 
 function nameOf(value: unknown): string | undefined {

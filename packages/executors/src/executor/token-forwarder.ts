@@ -1,7 +1,7 @@
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { BaseMessage, UsageMetadata } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
-import { replyModelName } from "./model-params";
+import { replyModelName, replyUsage } from "./model-params";
 
 /** Where the forwarder delivers what the agent's model reports. */
 export interface TokenSink {
@@ -133,16 +133,8 @@ export class TokenForwarder extends BaseCallbackHandler {
 }
 
 function usageOf(output: LLMResult): UsageMetadata | undefined {
-  const generation = output.generations[0]?.[0] as { message?: { usage_metadata?: UsageMetadata } } | undefined;
-  const usage = generation?.message?.usage_metadata;
-  if (usage) return usage;
-  const tokenUsage = output.llmOutput?.["tokenUsage"] as
-    | { promptTokens?: number; completionTokens?: number; totalTokens?: number }
-    | undefined;
-  if (!tokenUsage) return undefined;
-  const input = tokenUsage.promptTokens ?? 0;
-  const completion = tokenUsage.completionTokens ?? 0;
-  return { input_tokens: input, output_tokens: completion, total_tokens: tokenUsage.totalTokens ?? input + completion };
+  const generation = output.generations[0]?.[0] as { message?: BaseMessage } | undefined;
+  return replyUsage(generation?.message, output.llmOutput?.["tokenUsage"]);
 }
 
 /** The model name the provider reported in the reply (see `replyModelName`), else in the result's `llmOutput`. */

@@ -1,5 +1,6 @@
 import type { BaseMessage, UsageMetadata } from "@langchain/core/messages";
 import type { Attributes, Span } from "@opentelemetry/api";
+import { replyUsage } from "../executor/model-params";
 import { attributeText, inputMessagesJson, outputMessagesJson, textMessageJson } from "./gen-ai-messages";
 import { STATUS_ERROR } from "./otel-api";
 import type { TelemetryOptions } from "./telemetry-options";
@@ -110,7 +111,7 @@ export function chatRequestAttributes(model: ChatModelDescription): Attributes {
  * Ends a model call's span with what its reply says (finish reasons, response model and id, usage,
  * the reply when asked); returns the call's usage, for the runs above it. @internal
  */
-export function endChatSpan(span: Span, options: TelemetryOptions, messages: readonly BaseMessage[], reasons: readonly string[], usage: UsageMetadata | undefined): UsageMetadata | undefined {
+export function endChatSpan(span: Span, options: TelemetryOptions, messages: readonly BaseMessage[], reasons: readonly string[], usage: unknown): UsageMetadata | undefined {
   const attributes: Attributes = {};
   const used = chatEndAttributes(attributes, options, messages, reasons, usage);
   span.setAttributes(attributes);
@@ -120,16 +121,17 @@ export function endChatSpan(span: Span, options: TelemetryOptions, messages: rea
 
 /**
  * Adds to `attributes` what a model call's reply says (finish reasons, response model and id,
- * usage, the reply when asked); returns the call's usage. @internal
+ * usage, the reply when asked); returns the call's usage: the reply's (see `replyUsage`), else
+ * `usage`, the legacy `llmOutput.tokenUsage` callbacks see. @internal
  */
-export function chatEndAttributes(attributes: Attributes, options: TelemetryOptions, messages: readonly BaseMessage[], reasons: readonly string[], usage: UsageMetadata | undefined): UsageMetadata | undefined {
+export function chatEndAttributes(attributes: Attributes, options: TelemetryOptions, messages: readonly BaseMessage[], reasons: readonly string[], usage: unknown): UsageMetadata | undefined {
   if (reasons.length > 0) attributes["gen_ai.response.finish_reasons"] = reasons as string[];
   const first = messages[0] as (BaseMessage & { usage_metadata?: UsageMetadata }) | undefined;
   const responseMetadata = first?.response_metadata as Record<string, unknown> | undefined;
   const responseModel = firstString(responseMetadata?.["model_name"], responseMetadata?.["model"]);
   if (responseModel) attributes["gen_ai.response.model"] = responseModel;
   if (typeof first?.id === "string") attributes["gen_ai.response.id"] = first.id;
-  const used = first?.usage_metadata ?? usage;
+  const used = replyUsage(first, usage);
   if (used) {
     attributes["gen_ai.usage.input_tokens"] = used.input_tokens;
     attributes["gen_ai.usage.output_tokens"] = used.output_tokens;

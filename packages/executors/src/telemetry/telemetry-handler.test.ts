@@ -47,7 +47,33 @@ afterEach(() => {
   trace.disable();
 });
 
+/** A scripted model that reports its usage the legacy way only: `llmOutput.tokenUsage`, no `usage_metadata` on its reply. */
+class LegacyUsageModel extends ScriptedChatModel {
+  override async _generate(...args: Parameters<ScriptedChatModel["_generate"]>): ReturnType<ScriptedChatModel["_generate"]> {
+    const result = await super._generate(...args);
+    const message = result.generations[0]?.message as { usage_metadata?: { input_tokens: number; output_tokens: number; total_tokens: number } } | undefined;
+    const used = message?.usage_metadata;
+    if (message !== undefined) delete message.usage_metadata;
+    return { ...result, llmOutput: used ? { tokenUsage: { promptTokens: used.input_tokens, completionTokens: used.output_tokens, totalTokens: used.total_tokens } } : {} };
+  }
+}
+
 describe("telemetry", () => {
+  it("reads a model's legacy usage (llmOutput.tokenUsage) into the chat and agent spans, under invoke and stream", async () => {
+    for (const mode of ["invoke", "stream"] as const) {
+      const { exporter, tracer } = tracing();
+      const llm = new LegacyUsageModel({ responses: [{ toolCalls: [{ id: "call_1", name: "weather", args: { city: "Paris" } }], usage }, { content: "It is sunny in Paris.", usage }] });
+      const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [weather], prompt }), tools: [weather], telemetry: { tracer } });
+      if (mode === "invoke") await executor.invoke({ input: "Weather in Paris?" });
+      else await new Promise<void>((resolve, reject) => executor.stream({ input: "Weather in Paris?" }).subscribe({ complete: resolve, error: reject }));
+      const spans = exporter.getFinishedSpans();
+      const chats = byName(spans, "chat ScriptedChatModel");
+      expect(chats, mode).toHaveLength(2);
+      for (const chat of chats) expect(chat.attributes, mode).toMatchObject({ "gen_ai.usage.input_tokens": 10, "gen_ai.usage.output_tokens": 5 });
+      expect(byName(spans, "invoke_agent")[0]?.attributes, mode).toMatchObject({ "gen_ai.usage.input_tokens": 20, "gen_ai.usage.output_tokens": 10 });
+    }
+  });
+
   it("makes an invoke_agent span with a chat span per model call and an execute_tool span per tool call, gen_ai attributes, no content by default", async () => {
     const { exporter, tracer } = tracing();
     const result = await weatherExecutor({ tracer }).invoke({ input: "Weather in Paris?" }, { runId: "run-1", threadId: "thread-1" });

@@ -1,6 +1,6 @@
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { Serialized } from "@langchain/core/load/serializable";
-import type { BaseMessage, UsageMetadata } from "@langchain/core/messages";
+import type { BaseMessage } from "@langchain/core/messages";
 import type { ChatGeneration, LLMResult } from "@langchain/core/outputs";
 import type { ChainValues } from "@langchain/core/utils/types";
 import type { Attributes, Context, Span, SpanKind, Tracer } from "@opentelemetry/api";
@@ -146,7 +146,7 @@ export class TelemetryHandler extends BaseCallbackHandler {
       const reason = messageFinishReason(generation.message, generation.generationInfo);
       if (reason !== undefined) reasons.push(reason);
     }
-    const usage = endChatSpan(open.span, this.options, messages, reasons, tokenUsage(output.llmOutput));
+    const usage = endChatSpan(open.span, this.options, messages, reasons, output.llmOutput?.["tokenUsage"]);
     // Every run above counts it (a caller's usage includes its sub-runs', as the executor's does).
     if (usage) for (const agent of this.agentsAbove(runId)) addUsage(agent, usage);
     for (const message of messages) {
@@ -254,10 +254,4 @@ export class TelemetryHandler extends BaseCallbackHandler {
     const [call] = this.pending.splice(index, 1);
     return call?.id;
   }
-}
-
-function tokenUsage(llmOutput: Record<string, unknown> | undefined): UsageMetadata | undefined {
-  const usage = llmOutput?.["tokenUsage"] as { promptTokens?: number; completionTokens?: number } | undefined;
-  if (typeof usage?.promptTokens !== "number" || typeof usage.completionTokens !== "number") return undefined;
-  return { input_tokens: usage.promptTokens, output_tokens: usage.completionTokens, total_tokens: usage.promptTokens + usage.completionTokens };
 }
