@@ -21,7 +21,7 @@ export const MAX_RECORDED_DEPTH = 100;
 
 /** Converts messages to `@langchain/core`'s stored form (a part nested too deeply: see {@link MAX_RECORDED_DEPTH}). */
 export function encodeMessages(messages: readonly BaseMessage[]): JsonValue[] {
-  const shallow = messages.map((message) => (Object.values(message).some((field) => deeperThan(field, MAX_RECORDED_DEPTH - 1)) ? capMessage(message) : message));
+  const shallow = messages.map((message) => (recordedFields(message).some(([, field]) => deeperThan(field, MAX_RECORDED_DEPTH - 1)) ? capMessage(message) : message));
   return mapChatMessagesToStoredMessages(shallow as BaseMessage[]) as unknown as JsonValue[];
 }
 
@@ -64,19 +64,25 @@ function capDepth(value: unknown, path: string, depth: number): unknown {
   return out;
 }
 
-/** The message built anew from its fields with its too deeply nested parts left out (see {@link capDepth}). */
-function capMessage(message: BaseMessage): BaseMessage {
+/**
+ * The fields of a message that its stored form holds, with their values: its constructor's fields
+ * (`lc_kwargs`), each as the message holds it now (a field set after construction), plus its parsed
+ * tool calls. A chunk's streamed tool-call text is left out: it would be parsed into the same
+ * arguments again.
+ */
+function recordedFields(message: BaseMessage): [string, unknown][] {
   const fields = (message as unknown as { lc_kwargs: Record<string, unknown> }).lc_kwargs;
-  const capped: Record<string, unknown> = {};
-  // A chunk's streamed tool-call text would be parsed into the deep arguments again: its parsed tool calls are kept instead.
+  const own = message as unknown as Record<string, unknown>;
   const keys = new Set(Object.keys(fields));
   keys.delete("tool_call_chunks");
-  for (const key of ["tool_calls", "invalid_tool_calls"]) if (Array.isArray((message as unknown as Record<string, unknown>)[key])) keys.add(key);
-  for (const key of keys) {
-    // The message's own field when it has one (a field set after construction), else its constructor argument.
-    const value = key in message ? (message as unknown as Record<string, unknown>)[key] : fields[key];
-    capped[key] = capDepth(value, `message.${key}`, 2);
-  }
+  for (const key of ["tool_calls", "invalid_tool_calls"]) if (Array.isArray(own[key])) keys.add(key);
+  return [...keys].map((key) => [key, key in message ? own[key] : fields[key]]);
+}
+
+/** The message built anew from its fields with its too deeply nested parts left out (see {@link capDepth}). */
+function capMessage(message: BaseMessage): BaseMessage {
+  const capped: Record<string, unknown> = {};
+  for (const [key, value] of recordedFields(message)) capped[key] = capDepth(value, `message.${key}`, 2);
   const Message = message.constructor as new (fields: Record<string, unknown>) => BaseMessage;
   return new Message(capped);
 }
