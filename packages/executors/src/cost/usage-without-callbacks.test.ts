@@ -13,7 +13,7 @@ import type { ChatGenerationChunk, ChatResult } from "@langchain/core/outputs";
 import { RunnableLambda, type RunnableConfig } from "@langchain/core/runnables";
 import { lastValueFrom } from "rxjs";
 import { describe, expect, it } from "vitest";
-import { prompt, searchTool } from "../operators/executor-fixtures";
+import { prompt, searchTool, withLegacyUsage } from "../operators/executor-fixtures";
 import { InProcessRunStore } from "../runs/in-process-run-store";
 
 /** A scripted model that notes, per call, whether a callback handler watched it; optionally names its model in its replies. */
@@ -45,11 +45,7 @@ class WatchedModel extends ScriptedChatModel {
 /** A model that reports its usage the legacy way only: `llmOutput.tokenUsage`, no `usage_metadata` on its reply. */
 class LegacyUsageModel extends WatchedModel {
   override async _generate(messages: BaseMessage[], options: this["ParsedCallOptions"], runManager?: CallbackManagerForLLMRun): Promise<ChatResult> {
-    const result = await super._generate(messages, options, runManager);
-    const message = result.generations[0]?.message as (BaseMessage & { usage_metadata?: { input_tokens: number; output_tokens: number; total_tokens: number } }) | undefined;
-    const usage = message?.usage_metadata;
-    if (message !== undefined) delete message.usage_metadata;
-    return { ...result, llmOutput: usage ? { tokenUsage: { promptTokens: usage.input_tokens, completionTokens: usage.output_tokens, totalTokens: usage.total_tokens } } : {} };
+    return withLegacyUsage(await super._generate(messages, options, runManager));
   }
 }
 

@@ -3,6 +3,8 @@
 import { createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel, type ScriptedResponse } from "@agentrx/core/testing";
 import { AgentExecutor, type AgentExecutorOptions, type AgentStreamEvent } from "@agentrx/executors";
+import type { UsageMetadata } from "@langchain/core/messages";
+import type { ChatResult } from "@langchain/core/outputs";
 import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
 import { lastValueFrom, toArray, type Observable } from "rxjs";
@@ -51,3 +53,14 @@ export const lastOutput = async (events: Observable<AgentStreamEvent>) => {
   if (output?.type !== "output") throw new Error("no output event");
   return { output, events: list };
 };
+
+/**
+ * `result` as a model that reports its usage the legacy way only would give it: the reply's
+ * `usage_metadata` moved to `llmOutput.tokenUsage`.
+ */
+export function withLegacyUsage(result: ChatResult): ChatResult {
+  const message = result.generations[0]?.message as { usage_metadata?: UsageMetadata } | undefined;
+  const usage = message?.usage_metadata;
+  if (message !== undefined) delete message.usage_metadata;
+  return { ...result, llmOutput: usage ? { tokenUsage: { promptTokens: usage.input_tokens, completionTokens: usage.output_tokens, totalTokens: usage.total_tokens } } : {} };
+}

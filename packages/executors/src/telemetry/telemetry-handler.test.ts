@@ -17,6 +17,7 @@ import type { TelemetryOptions } from "./telemetry-options";
 import { TELEMETRY_CONTEXT_KEY } from "./run-telemetry";
 import { useAsyncContextManager } from "./test-context-manager";
 import { withTelemetry } from "./with-telemetry";
+import { withLegacyUsage } from "../operators/executor-fixtures";
 
 const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
 const usage = { inputTokens: 10, outputTokens: 5 };
@@ -50,11 +51,7 @@ afterEach(() => {
 /** A scripted model that reports its usage the legacy way only: `llmOutput.tokenUsage`, no `usage_metadata` on its reply. */
 class LegacyUsageModel extends ScriptedChatModel {
   override async _generate(...args: Parameters<ScriptedChatModel["_generate"]>): ReturnType<ScriptedChatModel["_generate"]> {
-    const result = await super._generate(...args);
-    const message = result.generations[0]?.message as { usage_metadata?: { input_tokens: number; output_tokens: number; total_tokens: number } } | undefined;
-    const used = message?.usage_metadata;
-    if (message !== undefined) delete message.usage_metadata;
-    return { ...result, llmOutput: used ? { tokenUsage: { promptTokens: used.input_tokens, completionTokens: used.output_tokens, totalTokens: used.total_tokens } } : {} };
+    return withLegacyUsage(await super._generate(...args));
   }
 }
 
