@@ -296,6 +296,13 @@ describe("ScriptedChatModel", () => {
     expect((await scripted.invoke("q")).usage_metadata).toEqual({ input_tokens: 7, output_tokens: 3, total_tokens: 10 });
     const estimated = new ScriptedChatModel({ responses: ["two words"] });
     expect((await estimated.invoke("three words here")).usage_metadata).toEqual({ input_tokens: 3, output_tokens: 2, total_tokens: 5 });
+    // Every message's text counts, whether its content is a string or blocks (an image counts nothing).
+    const history = [
+      new HumanMessage({ content: [{ type: "text", text: "two words" }, { type: "image_url", image_url: { url: "https://example.com/a.png" } }] }),
+      new AIMessage("one"),
+      new HumanMessage("and four more words"),
+    ];
+    expect((await new ScriptedChatModel({ responses: ["ok"] }).invoke(history)).usage_metadata).toEqual({ input_tokens: 7, output_tokens: 1, total_tokens: 8 });
   });
 
   it.each([

@@ -192,7 +192,8 @@ export function toToolCallChunks(message: AIMessage, size: number): ToolCallChun
 /** @internal */
 export function estimateUsage(messages: BaseMessage[], outputTokens: number, message: AIMessage): UsageMetadata {
   let input = 0;
-  for (const received of messages) input += countWords(received.text);
+  // A string's words directly: `text` would build and translate the message's content blocks.
+  for (const received of messages) input += countWords(typeof received.content === "string" ? received.content : received.text);
   const output = outputTokens + (message.tool_calls?.length ?? 0) + (message.invalid_tool_calls?.length ?? 0);
   return { input_tokens: input, output_tokens: output, total_tokens: input + output };
 }
