@@ -119,7 +119,19 @@ export type TraceEvent<T = TraceText> =
       text?: string;
     })
   | (TraceEventBase & { type: "usage"; iteration: number; usage: TraceUsage; /** The model's name, when it reported one. */ model?: string })
-  | (TraceEventBase & { type: "action"; iteration: number; index: number; tool: string; toolCallId?: string; toolInput: T; /** The images of the tool's input. */ images?: TraceImage[]; log: T })
+  | (TraceEventBase & {
+      type: "action";
+      iteration: number;
+      index: number;
+      tool: string;
+      toolCallId?: string;
+      toolInput: T;
+      /** The images of the tool's input. */
+      images?: TraceImage[];
+      log: T;
+      /** The call's idempotency key, when recorded: it names a call the model streamed without an id and that started early. */
+      idempotencyKey?: string;
+    })
   | (TraceEventBase & {
       type: "step";
       iteration: number;

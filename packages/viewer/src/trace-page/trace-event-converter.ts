@@ -129,6 +129,7 @@ export class TraceEventConverter {
           toolInput: this.text(inputText(this.images.strip(action.toolInput, images))),
           ...withImages(images),
           log: this.text(String(action.log ?? "")),
+          ...(typeof event["idempotencyKey"] === "string" ? { idempotencyKey: event["idempotencyKey"] } : {}),
         };
       }
       case "step": {

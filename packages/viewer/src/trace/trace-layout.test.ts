@@ -3,6 +3,7 @@ import { ScriptedChatModel } from "@agentrx/core/testing";
 import { AgentExecutor, type RunStore, type StoredRunEvent } from "@agentrx/executors";
 import { withApproval } from "@agentrx/tools";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
+import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
 import { lastValueFrom } from "rxjs";
 import { z } from "zod";
@@ -344,6 +345,46 @@ describe("sub-runs of parallel calls of one tool", () => {
     expect(answers("b")).toEqual(["waves answer"]);
     const second = model.iterations[0]?.tools[1]?.subRuns?.[0];
     expect(second?.iterations[0]?.modelCalls.map((call) => call.reply?.content)).toEqual(["about tides", "about waves"]);
+  });
+
+  // A call started early (eagerTools) starts its sub-run while the model still streams, before the
+  // action that names the call is recorded; a call streamed without an id has the call id
+  // `<iteration>:early-<n>`, known from its recorded idempotency key.
+  it.each([
+    ["with ids", undefined],
+    ["streamed without ids", ""],
+  ])("puts the sub-runs of calls started early (eagerTools, %s) under their calls, not apart", async (_label, id) => {
+    const store = new MemoryRunStore();
+    const researcher = new AgentExecutor({
+      agent: RunnableLambda.from((input: { input: string }) => ({ returnValues: { output: `about ${input.input}` }, log: "" })),
+      tools: [],
+    });
+    const research = researcher.asTool({ name: "researcher", description: "Researches." });
+    const call = (input: string) => ({ name: "researcher", args: { input }, ...(id === undefined ? {} : { id }) });
+    const llm = new ScriptedChatModel({ tokenDelayMs: 10, responses: [{ toolCalls: [call("tides"), call("waves")] }, "done"] });
+    const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
+    const supervisor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [research], prompt }), tools: [research], store, eagerTools: true });
+    await lastValueFrom(supervisor.stream({ input: "go" }, { runId: "eager" }));
+    const { data, model } = await traceOf(store, "eager");
+    // The record has a sub-run event before the action of its call (so the case is the one meant).
+    const firstSubRun = data.events.findIndex((event) => event.type === "sub_run");
+    expect(firstSubRun).toBeLessThan(data.events.findIndex((event) => event.type === "action"));
+    const tools = model.iterations[0]?.tools ?? [];
+    expect(tools.map((tool) => tool.subRuns?.map((sub) => sub.output?.text))).toEqual([["about tides"], ["about waves"]]);
+    expect(model.strayRuns).toBeUndefined();
+    const rows = layout.rows(model, Date.now());
+    expect(rows.find((row) => row.id === "tool-0-1/sub0/run")).toMatchObject({ kind: "subrun", parentId: "tool-0-1" });
+    expect(rows.some((row) => row.id.includes("stray"))).toBe(false);
+  });
+
+  it("keeps a sub-run whose call is never recorded apart, as a stray, and adopts one whose call comes later", () => {
+    const model = runtime.createTrace({ runId: "top", status: "finished", createdAt: 0, updatedAt: 100, eventCount: 6 });
+    const start = (seq: number, callId: string) => ({ type: "sub_run", seq, at: seq, path: ["researcher"], callIds: [callId], event: { type: "start", seq, at: seq, runId: `r${seq}`, inputs: "x", resumed: false } }) as never;
+    runtime.applyEvents(model, [{ type: "start", seq: 1, at: 0, runId: "top", inputs: "{}", resumed: false }, start(2, "0:early-0"), start(3, "0:early-1")]);
+    expect(model.strayRuns?.map((sub) => sub.run.runId)).toEqual(["r2", "r3"]);
+    runtime.applyEvents(model, [{ type: "action", seq: 4, at: 4, iteration: 0, index: 0, tool: "researcher", toolInput: "x", log: "", idempotencyKey: "top:0:early-1" }]);
+    expect(model.iterations[0]?.tools[0]?.subRuns?.map((sub) => sub.run.runId)).toEqual(["r3"]);
+    expect(model.strayRuns?.map((sub) => sub.run.runId)).toEqual(["r2"]);
   });
 
   it("matches a call id of an action without a toolCallId by its iteration and index", () => {

@@ -44,6 +44,8 @@ export interface TraceToolCall {
   index: number | null;
   tool: string;
   toolCallId?: string;
+  /** Its idempotency key, when recorded (what names a call started early without a tool-call id). */
+  idempotencyKey?: string;
   input?: TraceText;
   /** The images of its input. */
   inputImages?: TraceImage[];
@@ -132,8 +134,14 @@ export interface TraceModel {
    * go), and each sub-run by its tool's name and the id of the call that started it (`name#id`).
    */
   activeSubRuns?: Record<string, TraceModel>;
-  /** Sub-runs whose tool call is not in the record (a damaged record). */
+  /**
+   * Sub-runs whose tool call is not in the record (a damaged record), or not yet: a call started
+   * early (`eagerTools`) starts its sub-run before the model's answer names the call; its action
+   * adopts it then.
+   */
   strayRuns?: TraceModel[];
+  /** On a sub-run: the id of the tool call that started it, when recorded (`subRunCallIds`). */
+  callId?: string;
 }
 
 /** The trace page's model functions. */
@@ -273,6 +281,8 @@ export function traceModelRuntime() {
         tool.log = event.log;
         tool.actionSeq = event.seq;
         tool.actionAt = event.at;
+        if (event.idempotencyKey !== undefined) tool.idempotencyKey = event.idempotencyKey;
+        adoptStrays(model, iteration, tool);
         return;
       }
       case "step": {
@@ -326,9 +336,7 @@ export function traceModelRuntime() {
     if (callId !== undefined) {
       for (let i = parent.iterations.length - 1; i >= 0; i--) {
         const iteration = parent.iterations[i] as TraceIteration;
-        for (const tool of iteration.tools) {
-          if (tool.toolCallId === callId || (tool.toolCallId === undefined && `${iteration.n}:${tool.index ?? 0}` === callId)) return tool;
-        }
+        for (const tool of iteration.tools) if (isCallOf(iteration, tool, callId)) return tool;
       }
       return undefined;
     }
@@ -341,6 +349,31 @@ export function traceModelRuntime() {
       }
     }
     return running;
+  }
+
+  /**
+   * Whether `callId` (a sub-run's `subRunCallIds` entry) names `tool`: its `toolCallId`, else
+   * `"<iteration>:<index>"`; a call the model streamed without an id and that started early
+   * (`eagerTools`) is `"<iteration>:early-<n>"`, the end of its idempotency key.
+   */
+  function isCallOf(iteration: TraceIteration, tool: TraceToolCall, callId: string): boolean {
+    if (tool.toolCallId === callId) return true;
+    if (tool.idempotencyKey !== undefined && callId.startsWith(`${iteration.n}:early-`) && tool.idempotencyKey.endsWith(`:${callId}`)) return true;
+    return tool.toolCallId === undefined && `${iteration.n}:${tool.index ?? 0}` === callId;
+  }
+
+  /**
+   * Moves to `tool` the sub-runs it started before its action was recorded (a call started early:
+   * its sub-run's first events come before the model's answer), in the order they started.
+   */
+  function adoptStrays(model: TraceModel, iteration: TraceIteration, tool: TraceToolCall): void {
+    const strays = model.strayRuns;
+    if (strays === undefined) return;
+    const adopted = strays.filter((sub) => sub.callId !== undefined && isCallOf(iteration, tool, sub.callId));
+    if (adopted.length === 0) return;
+    model.strayRuns = strays.filter((sub) => !adopted.includes(sub));
+    if (model.strayRuns.length === 0) delete model.strayRuns;
+    (tool.subRuns ??= []).push(...adopted);
   }
 
   /**
@@ -359,6 +392,7 @@ export function traceModelRuntime() {
       sub = createTrace({ runId, status: parent.run.status, createdAt: event.at, updatedAt: event.at, eventCount: 0 });
       sub.path = [...(parent.path ?? []), name];
       sub.fieldPrefix = "event.";
+      if (callId !== undefined) sub.callId = callId;
       active[key] = sub;
       const caller = callerOf(parent, name, callId);
       if (caller !== undefined) (caller.subRuns ??= []).push(sub);
