@@ -68,7 +68,9 @@ export async function queue(): Promise<Row[]> {
     const started = await Promise.all(
       Array.from({ length: count }, async () => {
         const args: WorkerArgs = { redisUrl: REDIS_URL, prefix, queueName, connectionString: DATABASE_URL, schema, concurrency: CONCURRENCY };
-        const child = spawn(process.execPath, ["--import", "tsx", WORKER, JSON.stringify(args)], { stdio: ["ignore", "pipe", "inherit"] });
+        // Profiling flags given to the bench (`node --cpu-prof ...`) profile each worker too.
+        const profiling = process.execArgv.filter((arg) => arg.startsWith("--cpu-prof") || arg.startsWith("--heap-prof"));
+        const child = spawn(process.execPath, [...profiling, "--import", "tsx", WORKER, JSON.stringify(args)], { stdio: ["ignore", "pipe", "inherit"] });
         const stopped = new Promise<void>((resolve) => child.once("close", () => resolve()));
         await new Promise<void>((resolve, reject) => {
           child.stdout?.on("data", (chunk: Buffer) => chunk.toString().includes("ready") && resolve());

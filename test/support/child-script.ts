@@ -5,7 +5,7 @@
 // esbuild (the `@agentrx/*` sources mapped as in tsconfig.json, every npm package left to Node), so
 // each child starts as a plain ES module.
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
@@ -84,5 +84,23 @@ async function bundle(path: string): Promise<string> {
   const temporary = `${out}.${process.pid}.${Math.random().toString(36).slice(2)}`;
   writeFileSync(temporary, code);
   renameSync(temporary, out);
+  pruneOlderBundles(basename(path, ".ts"), out);
   return out;
+}
+
+/** A bundle of an older version of a script is deleted once no test run can still use it. */
+const STALE_BUNDLE_MS = 60 * 60 * 1000;
+
+/** Deletes the bundles of `name` other than `current` that are over an hour old (older sources). */
+function pruneOlderBundles(name: string, current: string): void {
+  const pattern = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}-[0-9a-f]{16}\\.mjs$`);
+  for (const file of readdirSync(OUT_DIR)) {
+    const path = join(OUT_DIR, file);
+    if (path === current || !pattern.test(file)) continue;
+    try {
+      if (Date.now() - statSync(path).mtimeMs > STALE_BUNDLE_MS) rmSync(path, { force: true });
+    } catch {
+      // another test process pruned it first
+    }
+  }
 }
