@@ -24,7 +24,7 @@ export type { RunStoreErrorReason } from "./run-store-errors";
 export { RECORD_ONLY_EVENT_TYPES, RunEventDecoder, decodeAction, encodeAction, encodeRunEvent } from "./run-event-codec";
 export type { RecordedDecisions, RecordedModelCall, RecordedToolIntent } from "./run-event-codec";
 export { digestMessages } from "./digest-messages";
-export { MAX_RECORDED_IMAGE_CHARS } from "./json-value";
+export { MAX_RECORDED_IMAGE_CHARS, leftOutOfMessage } from "./json-value";
 export { deserializeRunState, serializeRunState } from "./serialize-run-state";
 export type { SerializedRunState } from "./serialize-run-state";
 export { RunRecordFold, restoreRunState } from "./restore-run-state";

@@ -46,6 +46,20 @@ export function leftOutPart(value: unknown, depth = 0): string | undefined {
   return undefined;
 }
 
+/**
+ * The first {@link leftOutText} in a message read back from a record (its tool-call arguments or
+ * content nested too deeply to record), or `undefined` when the record holds all of it.
+ *
+ * @internal
+ */
+export function leftOutOfMessage(message: BaseMessage): string | undefined {
+  for (const [, value] of recordedFields(message)) {
+    const found = leftOutPart(value, 2);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
 /** Whether `value` nests objects and arrays more than `max` levels deep (it looks no deeper than that). */
 function deeperThan(value: unknown, max: number): boolean {
   if (typeof value !== "object" || value === null) return false;

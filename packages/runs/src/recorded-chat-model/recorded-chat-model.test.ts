@@ -5,7 +5,8 @@ import { AgentExecutor, RunNotFoundError, RunStoreError, digestMessages, type Ag
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { HumanMessage, type AIMessageChunk } from "@langchain/core/messages";
 import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
-import { DynamicTool } from "@langchain/core/tools";
+import { DynamicTool, tool } from "@langchain/core/tools";
+import { z } from "zod";
 import { lastValueFrom } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { MemoryRunStore } from "../memory/memory-run-store";
@@ -333,3 +334,28 @@ async function modelCallsOf(store: RunStore, runId: string) {
   return (await store.readEvents(runId)).filter((event) => event.type === "model_call").map((event) => event.data);
 }
 
+
+describe("RecordedChatModel, a reply the record holds only in part", () => {
+  it("refuses to answer a call whose recorded tool-call arguments were nested too deeply to record, so no tool gets the cut arguments", async () => {
+    let value: unknown = "x";
+    for (let i = 0; i < 150; i++) value = { a: value }; // deeper than the record keeps (100 levels)
+    const queries: unknown[] = [];
+    const search = tool(async ({ query }: { query?: unknown }) => (queries.push(query), "found"), { name: "search", description: "Searches.", schema: z.object({ query: z.any() }) });
+    const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
+    const store = new MemoryRunStore();
+    const llm = new ScriptedChatModel({ responses: [{ content: "Looking.", toolCalls: [{ name: "search", args: { query: value } }] }, "Done."] });
+    const recorded = await new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [search], prompt }), tools: [search], store }).invoke({ input: "x" }, { runId: "deep" });
+    expect(recorded.output).toBe("Done.");
+    // The live run's parser refused arguments that deep (a parsing error the model saw); the record
+    // keeps them cut at 100 levels, which a parser would read, and run the tool with.
+    expect(queries).toEqual([]);
+
+    const replay = new RecordedChatModel({ store, runId: "deep" });
+    const error = await failure(lastValueFrom(new AgentExecutor({ agent: createToolCallingAgent({ llm: replay, tools: [search], prompt }), tools: [search] }).invoke({ input: "x" })));
+    expect(ReplayDivergenceError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ reason: "incomplete", call: 0, iteration: 0, runId: "deep" });
+    expect((error as ReplayDivergenceError).leftOut).toMatch(/^\[message\.tool_calls\[0\]\.args\.query\.a\.a.* is nested more than 100 levels deep: left out of the run record\]$/);
+    expect((error as Error).message).toMatch(/cannot be answered as recorded: the record holds only part of the model's reply/);
+    expect(queries).toEqual([]); // the replay called no tool with the cut argument
+  });
+});

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from "@agentrx/core";
-import { RunEventDecoder, digestMessages, type RecordedModelCall, type RunStore, corruptEventError as corrupt, errorMessageOf as messageOf, readRecordedEvents } from "@agentrx/executors";
+import { RunEventDecoder, digestMessages, leftOutOfMessage, type RecordedModelCall, type RunStore, corruptEventError as corrupt, errorMessageOf as messageOf, readRecordedEvents } from "@agentrx/executors";
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
 import {
@@ -65,7 +65,8 @@ export interface RecordedChatModelCallOptions extends BaseChatModelCallOptions {
  * and the other way round.
  *
  * Errors of a call: `RunNotFoundError` when the store has no such run; a `RunStoreError` naming the
- * event when the recording cannot be read (a later call reads it again); `ReplayDivergenceError`.
+ * event when the recording cannot be read (a later call reads it again); `ReplayDivergenceError`
+ * (reason `"incomplete"` for a recorded reply the record holds only in part, see docs/runs.md).
  *
  * @example
  * ```ts
@@ -169,6 +170,11 @@ export class RecordedChatModel extends BaseChatModel<RecordedChatModelCallOption
         actual,
         recordedCalls: recorded.length,
       });
+    }
+    const leftOut = leftOutOfMessage(expected.message);
+    if (leftOut !== undefined) {
+      const input = { inputCount: expected.inputCount, inputDigest: expected.inputDigest };
+      throw new ReplayDivergenceError({ runId: this.runId, call, iteration: expected.iteration, expected: input, actual, recordedCalls: recorded.length, leftOut });
     }
     return expected;
   }

@@ -24,6 +24,15 @@ describe("ReplayDivergenceError", () => {
     expect(error.message).toContain("model call 3 (0-based) of the re-run of run \"r1\" goes past the end of the recording: the recording has only 3 model calls.");
   });
 
+  it("says when a matching call's recorded reply is held only in part; a count that differs still says so first", () => {
+    const leftOut = "[message.tool_calls[0].args.query.a… is nested more than 100 levels deep: left out of the run record]";
+    const incomplete = new ReplayDivergenceError({ runId: "r1", call: 1, iteration: 1, expected, actual: expected, recordedCalls: 3, leftOut });
+    expect(incomplete).toMatchObject({ reason: "incomplete", leftOut });
+    expect(incomplete.message).toContain(`model call 1 (0-based, iteration 1) of the re-run of run "r1" cannot be answered as recorded: the record holds only part of the model's reply (${leftOut})`);
+    const count = new ReplayDivergenceError({ runId: "r1", call: 1, expected, actual: { inputCount: 2, inputDigest: "b" }, recordedCalls: 3, leftOut });
+    expect(count).toMatchObject({ reason: "count", leftOut: undefined });
+  });
+
   it("is recognised by its marker, from any copy of the package", () => {
     const error = new ReplayDivergenceError({ runId: "r1", call: 0, actual: { inputCount: 1, inputDigest: "d" }, recordedCalls: 0 });
     expect(ReplayDivergenceError.isInstance(error)).toBe(true);

@@ -14,9 +14,11 @@ export interface ModelCallInput {
 /**
  * How a re-run left its recording: `"count"`, the call was sent another number of messages;
  * `"content"`, as many messages with other content; `"exhausted"`, the run made more model calls
- * than were recorded.
+ * than were recorded; `"incomplete"`, the call matched, but the record holds only part of its
+ * reply (a part nested too deeply to record, see docs/runs.md), so the re-run would go on from
+ * another answer than the model gave (its tools called with other arguments).
  */
-export type ReplayDivergenceReason = "count" | "content" | "exhausted";
+export type ReplayDivergenceReason = "count" | "content" | "exhausted" | "incomplete";
 
 /**
  * A `RecordedChatModel` was called with a conversation its recording does not have: the re-run
@@ -56,6 +58,8 @@ export class ReplayDivergenceError extends AgentRxError {
   readonly recordedCalls: number;
   /** What differs. */
   readonly reason: ReplayDivergenceReason;
+  /** With reason `"incomplete"`: the text that stands in the record for the part it left out. */
+  readonly leftOut: string | undefined;
 
   constructor({
     runId,
@@ -64,6 +68,7 @@ export class ReplayDivergenceError extends AgentRxError {
     expected,
     actual,
     recordedCalls,
+    leftOut,
   }: {
     runId: string;
     call: number;
@@ -71,10 +76,12 @@ export class ReplayDivergenceError extends AgentRxError {
     expected?: ModelCallInput;
     actual: ModelCallInput;
     recordedCalls: number;
+    /** The recorded call matched, but its reply holds this text in place of a part the record left out. */
+    leftOut?: string;
   }) {
     const reason: ReplayDivergenceReason =
-      expected === undefined ? "exhausted" : expected.inputCount !== actual.inputCount ? "count" : "content";
-    super({ name: "ReplayDivergenceError", message: messageOf(reason, runId, call, iteration, expected, actual, recordedCalls) });
+      expected === undefined ? "exhausted" : expected.inputCount !== actual.inputCount ? "count" : leftOut !== undefined ? "incomplete" : "content";
+    super({ name: "ReplayDivergenceError", message: messageOf(reason, runId, call, iteration, expected, actual, recordedCalls, leftOut) });
     this.runId = runId;
     this.call = call;
     this.iteration = iteration;
@@ -82,6 +89,7 @@ export class ReplayDivergenceError extends AgentRxError {
     this.actual = actual;
     this.recordedCalls = recordedCalls;
     this.reason = reason;
+    this.leftOut = reason === "incomplete" ? leftOut : undefined;
   }
 
   /** Returns true when `error` is a {@link ReplayDivergenceError} (from any copy of the package). */
@@ -100,10 +108,14 @@ function messageOf(
   expected: ModelCallInput | undefined,
   actual: ModelCallInput,
   recordedCalls: number,
+  leftOut: string | undefined,
 ): string {
   const which = `model call ${call} (0-based${iteration === undefined ? "" : `, iteration ${iteration}`}) of the re-run of run "${runId}"`;
   if (reason === "exhausted" || expected === undefined) {
     return `RecordedChatModel: ${which} goes past the end of the recording: the recording has only ${recordedCalls} model call${recordedCalls === 1 ? "" : "s"}. The re-run took another path than the recorded run. ${FIX}`;
+  }
+  if (reason === "incomplete") {
+    return `RecordedChatModel: ${which} cannot be answered as recorded: the record holds only part of the model's reply (${leftOut}). Answering with it would give the agent other tool arguments than the model gave. Record the run again with shallower values, or replay it up to this call only.`;
   }
   if (reason === "count") {
     return `RecordedChatModel: ${which} diverges from the recording: it was sent ${actual.inputCount} message${actual.inputCount === 1 ? "" : "s"}, the recorded call was sent ${expected.inputCount}. ${FIX}`;
