@@ -112,9 +112,10 @@ async function processRun(
     await settleRun(store, runId, owner, "failed", reason);
     throw new UnrecoverableError(reason);
   }
-  const run = (decisions: Record<string, Decision> | undefined) =>
-    runSegment({ executor, store, runId, decisions, signal: active.controller.signal, handingOff: () => active.handOff, send });
-  let outcome = await run(decisionsFor(data, info));
+  const run = (decisions: Record<string, Decision> | undefined, known?: RunInfo) =>
+    runSegment({ executor, store, runId, decisions, signal: active.controller.signal, handingOff: () => active.handOff, send, ...(known === undefined ? {} : { known }) });
+  // The first segment starts from the run as read above (one read of it per job, not two).
+  let outcome = await run(decisionsFor(data, info), info);
   if (outcome.kind === "replayed" && outcome.status === "interrupted" && data.decisions !== undefined && info.status !== "interrupted") {
     // A resume whose worker died before it recorded the decisions: the run is paused again.
     outcome = await run(data.decisions);

@@ -1,4 +1,4 @@
-import type { AgentExecutor, AgentStreamEvent, Decision, RunStore, RunUpdate } from "@agentrx/executors";
+import type { AgentExecutor, AgentStreamEvent, Decision, RunInfo, RunStore, RunUpdate } from "@agentrx/executors";
 import type { WireItem } from "../internal/wire";
 import { RunEventPublisher } from "./run-event-publisher";
 import { tapStore } from "./store-tap";
@@ -26,6 +26,8 @@ export interface SegmentRequest {
   handingOff: () => boolean;
   /** Publishes on the run's channel. */
   send: (items: WireItem[]) => void;
+  /** The run as the worker has just read it (`resume` then does not read it again). */
+  known?: RunInfo;
 }
 
 /**
@@ -41,6 +43,7 @@ export async function runSegment(request: SegmentRequest): Promise<SegmentOutcom
   const tap = tapStore(request.store, {
     written: (events) => publisher.written(events),
     rewrite: (update) => (request.handingOff() && update.status === "cancelled" ? handedBack(update) : update),
+    ...(request.known === undefined ? {} : { known: request.known }),
   });
   let started = false;
   let last: AgentStreamEvent | undefined;

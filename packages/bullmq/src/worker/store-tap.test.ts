@@ -34,4 +34,23 @@ describe("tapStore", () => {
     await expect(tap.store.write("r1", write(false))).rejects.toThrow(/cancelled/);
     expect(await isSettled(tap.released)).toBe(true);
   });
+
+  it("answers the first getRun of the run the worker has just read with that read, once; every other read goes to the store", async () => {
+    const store = new MemoryRunStore();
+    await store.createRun({ runId: "r1", inputs: {}, status: "queued", at: 1 });
+    await store.createRun({ runId: "r2", inputs: {}, status: "queued", at: 1 });
+    const known = await store.getRun("r1");
+    let reads = 0;
+    const counting = new Proxy(store, {
+      get: (target, name, receiver) => (name === "getRun" ? (runId: string) => (reads++, target.getRun(runId)) : Reflect.get(target, name, receiver)),
+    });
+    const tap = tapStore(counting, { written: () => undefined, ...(known ? { known } : {}) });
+    expect(await tap.store.getRun("r2")).toMatchObject({ runId: "r2" }); // another run: read
+    expect(reads).toBe(1);
+    expect(await tap.store.getRun("r1")).toBe(known);
+    expect(reads).toBe(1);
+    await store.cancelRun("r1", { reason: "stop", at: 2 });
+    expect(await tap.store.getRun("r1")).toMatchObject({ runId: "r1", status: "cancelled" }); // the next read is the store's
+    expect(reads).toBe(2);
+  });
 });

@@ -1,4 +1,4 @@
-import { RunLeaseLostError, type RunStore, type RunUpdate, type RunWrite, type RunWriteResult, type StoredRunEvent } from "@agentrx/executors";
+import { RunLeaseLostError, type RunInfo, type RunStore, type RunUpdate, type RunWrite, type RunWriteResult, type StoredRunEvent } from "@agentrx/executors";
 
 /** What a worker learns from the writes of the run it runs. */
 export interface StoreTapHooks {
@@ -6,6 +6,12 @@ export interface StoreTapHooks {
   written(events: readonly StoredRunEvent[]): void;
   /** May change a write's run update before it is sent (a hand-off turns `cancelled` into `queued`). */
   rewrite?(update: RunUpdate): RunUpdate;
+  /**
+   * The run as the worker has just read it: the first `getRun` of that run (the one `resume`
+   * makes) is answered with it instead of a second round trip. A run that changed in between is
+   * as one that changed after that read: `resume` claims it, then checks its record again.
+   */
+  known?: RunInfo;
 }
 
 /** The store a worker gives the executor: the same store, with its writes observed. */
@@ -21,7 +27,8 @@ export interface StoreTap {
 
 /**
  * Wraps `store` so that every successful `write` is reported, in order (the executor's recorder
- * has one write in flight at a time). Other methods pass through unchanged.
+ * has one write in flight at a time), and the first `getRun` of the `known` run is answered with
+ * it. Other methods pass through unchanged.
  *
  * @internal
  */
@@ -43,9 +50,17 @@ export function tapStore(store: RunStore, hooks: StoreTapHooks): StoreTap {
     if (releases) release();
     return result;
   };
+  let known = hooks.known;
+  const getRun = (runId: string): Promise<RunInfo | undefined> => {
+    const info = known;
+    if (info === undefined || info.runId !== runId) return store.getRun(runId);
+    known = undefined;
+    return Promise.resolve(info);
+  };
   const tapped = new Proxy(store, {
     get(target, name, receiver) {
       if (name === "write") return write;
+      if (name === "getRun") return getRun;
       const value = Reflect.get(target, name, receiver) as unknown;
       return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
