@@ -3,7 +3,7 @@ import type { RunState } from "../executor/run-state";
 import { encodeValue } from "./json-value";
 import { type RestoredRun, restoreRunState } from "./restore-run-state";
 import { RunRecorder, ownerId } from "./run-recorder";
-import type { JsonObject, RunStatus, RunStore } from "./run-store";
+import type { JsonObject, RunInfo, RunStatus, RunStore } from "./run-store";
 import { RunNotFoundError, RunStoreError } from "./run-store-errors";
 import { withStoreTimeout } from "./with-store-timeout";
 import { InvalidArgumentError } from "@agentrx/core";
@@ -79,13 +79,25 @@ export async function openResumedRun(
   if (info.status === "finished" || (info.status === "interrupted" && !withDecisions)) return unclaimed(restoreRunState(info, await readEvents()));
 
   const claimedAt = Date.now();
-  const claimed = await guard("claimRun", runId, () => store.claimRun(runId, { owner, leaseMs, at: claimedAt }));
+  // The events are read while the claim is made (one round trip less). The claim returns the run
+  // as it was when it took the lease, and nothing is written after that but by this claim's
+  // owner: when the read has fewer events than the claim saw, a write landed between the two,
+  // and the events are read again.
+  const reading = readEvents();
+  let claimed: RunInfo;
+  try {
+    claimed = await guard("claimRun", runId, () => store.claimRun(runId, { owner, leaseMs, at: claimedAt }));
+  } catch (error) {
+    reading.catch(() => undefined);
+    throw error;
+  }
   const epoch = typeof claimed.epoch === "number" ? claimed.epoch : undefined;
   const giveBack = (status: RunStatus) =>
     guard("write", runId, () => store.write(runId, { owner, leaseMs, events: [], update: { status, release: true }, at: Date.now(), ...(epoch === undefined ? {} : { epoch }) }));
   let restored: RestoredRun;
   try {
-    restored = restoreRunState(claimed, await readEvents());
+    const read = await reading;
+    restored = restoreRunState(claimed, read.length === claimed.eventCount ? read : await readEvents());
   } catch (error) {
     await giveBack(claimed.status).catch(() => undefined);
     throw error;

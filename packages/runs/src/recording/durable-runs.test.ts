@@ -137,6 +137,35 @@ describe("a damaged record", () => {
   });
 });
 
+describe("resume reads the record while it claims the run", () => {
+  it("reads the events again when a write landed between its read and its claim, and goes on from the whole record", async () => {
+    const store = new MemoryRunStore();
+    const { agent, tools, seen } = durableFixture({ turns: 2, width: 2 });
+    const executor = new AgentExecutor({ agent, tools, store, returnIntermediateSteps: true });
+    const run = executor.invoke({ input: "go" }, { runId: "run" }).subscribe();
+    await new Promise((resolve) => setTimeout(resolve, 2)); // mid-run
+    run.unsubscribe();
+    const recordedSteps = (await store.readEvents("run")).filter((event) => event.type === "step").length;
+    const calls: string[] = [];
+    const racing = delegate(store);
+    racing.claimRun = async (runId, claim) => (calls.push("claimRun"), store.claimRun(runId, claim));
+    racing.readEvents = async (runId, options) => {
+      calls.push("readEvents");
+      const events = await store.readEvents(runId, options);
+      // The first read is made before the claim: as if the run's last write landed after it.
+      return calls.filter((call) => call === "readEvents").length === 1 ? events.slice(0, -1) : events;
+    };
+    const before = seen.started.length;
+    const result = await executor.resume("run", { store: racing });
+    expect(calls).toEqual(["readEvents", "claimRun", "readEvents"]);
+    expect(result.stopReason).toBe("finish");
+    expect(result.intermediateSteps).toHaveLength(4); // 2 turns of 2 calls, none lost nor doubled
+    // The calls whose results were recorded before the resume did not run again.
+    expect(seen.started.length - before).toBeLessThanOrEqual(4 - recordedSteps);
+    expect(seen.violations).toEqual([]);
+  });
+});
+
 describe("idempotency keys and calls in doubt", () => {
   /** A run cancelled while its one tool call is in flight: the call is in doubt. */
   async function cancelledMidTool(options: { inDoubt?: "retry" | "interrupt" | "fail"; toolPolicy?: "retry" | "interrupt" | "fail" } = {}) {
