@@ -3,7 +3,7 @@ import type { RunState } from "../executor/run-state";
 import { encodeValue } from "./json-value";
 import { type RestoredRun, restoreRunState } from "./restore-run-state";
 import { RunRecorder, ownerId } from "./run-recorder";
-import type { JsonObject, RunInfo, RunStatus, RunStore } from "./run-store";
+import type { JsonObject, RunStatus, RunStore } from "./run-store";
 import { RunNotFoundError, RunStoreError } from "./run-store-errors";
 import { withStoreTimeout } from "./with-store-timeout";
 import { InvalidArgumentError } from "@agentrx/core";
@@ -84,13 +84,10 @@ export async function openResumedRun(
   // owner: when the read has fewer events than the claim saw, a write landed between the two,
   // and the events are read again.
   const reading = readEvents();
-  let claimed: RunInfo;
-  try {
-    claimed = await guard("claimRun", runId, () => store.claimRun(runId, { owner, leaseMs, at: claimedAt }));
-  } catch (error) {
-    reading.catch(() => undefined);
-    throw error;
-  }
+  // Handled now: a read that fails before the claim returns is not an unhandled rejection (its
+  // error is thrown below, or dropped with the claim's).
+  reading.catch(() => undefined);
+  const claimed = await guard("claimRun", runId, () => store.claimRun(runId, { owner, leaseMs, at: claimedAt }));
   const epoch = typeof claimed.epoch === "number" ? claimed.epoch : undefined;
   const giveBack = (status: RunStatus) =>
     guard("write", runId, () => store.write(runId, { owner, leaseMs, events: [], update: { status, release: true }, at: Date.now(), ...(epoch === undefined ? {} : { epoch }) }));

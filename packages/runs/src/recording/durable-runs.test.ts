@@ -164,6 +164,24 @@ describe("resume reads the record while it claims the run", () => {
     expect(seen.started.length - before).toBeLessThanOrEqual(4 - recordedSteps);
     expect(seen.violations).toEqual([]);
   });
+
+  it("fails with the read's error when the read fails before the claim returns, and gives the lease back", async () => {
+    const store = new MemoryRunStore();
+    const { agent, tools, seen } = durableFixture({ turns: 2, width: 2 });
+    const executor = new AgentExecutor({ agent, tools, store });
+    const run = executor.invoke({ input: "go" }, { runId: "run" }).subscribe();
+    await new Promise((resolve) => setTimeout(resolve, 2)); // mid-run
+    run.unsubscribe();
+    await new Promise((resolve) => setTimeout(resolve, 20)); // its last write is in
+    const failing = delegate(store);
+    failing.readEvents = async () => Promise.reject(new Error("disk read failed"));
+    failing.claimRun = async (runId, claim) => (await new Promise((resolve) => setTimeout(resolve, 30)), store.claimRun(runId, claim));
+    const before = seen.started.length;
+    const error = await executor.resume("run", { store: failing }).then(() => undefined, (e: unknown) => e);
+    expect(error).toMatchObject({ name: "RunStoreError", message: expect.stringMatching(/disk read failed/) });
+    expect(seen.started).toHaveLength(before);
+    expect((await store.getRun("run"))?.owner).toBeUndefined(); // released: another resume may take it at once
+  });
 });
 
 describe("idempotency keys and calls in doubt", () => {
