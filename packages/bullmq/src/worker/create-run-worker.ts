@@ -2,6 +2,7 @@ import { type ConnectionOptions, Worker } from "bullmq";
 import { ChannelHub } from "../internal/channel-hub";
 import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, queueNames } from "../internal/queue-names";
 import { openRedisClients } from "../internal/redis-clients";
+import { WirePublisher } from "./wire-publisher";
 import { checkConnection, checkInteger, checkName, checkObject, checkStore, fail } from "../internal/validate";
 import { type ActiveRun, type WorkerContext, processRunJob } from "./process-run-job";
 import type { CloseRunWorkerOptions, RunWorkerOptions } from "./run-worker-options";
@@ -97,6 +98,7 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     executors,
     names,
     redis: redis.command,
+    publisher: new WirePublisher(redis.command, onError),
     maxAttempts,
     owner: `worker:${process.pid}:${crypto.randomUUID().slice(0, 8)}`,
     active,

@@ -4,9 +4,10 @@ import { DelayedError, type Job, UnrecoverableError } from "bullmq";
 import type { Redis } from "ioredis";
 import type { QueueNames } from "../internal/queue-names";
 import { type RunJobData, readJobData } from "../internal/run-job-data";
-import { type WireItem, encodeWire } from "../internal/wire";
+import type { WireItem } from "../internal/wire";
 import { type SegmentOutcome, runSegment } from "./run-segment";
 import { ENDED, settleRun } from "../internal/settle-run";
+import type { WirePublisher } from "./wire-publisher";
 
 /** A run this worker is running: how to stop it, and whether a stop hands it back. */
 export interface ActiveRun {
@@ -20,6 +21,8 @@ export interface WorkerContext {
   executors: Record<string, () => AgentExecutor | Promise<AgentExecutor>>;
   names: QueueNames;
   redis: Redis;
+  /** Publishes on the runs' channels (what is sent in one turn of the event loop, in one write). */
+  publisher: WirePublisher;
   maxAttempts: number;
   /** This worker's lease owner id, for the writes it makes itself. */
   owner: string;
@@ -54,9 +57,8 @@ export async function processRunJob(context: WorkerContext, job: Job, token: str
   if (context.active.has(runId)) return retryLater(job, token, Date.now() + BUSY_RETRY_MS); // a second job of a run running here
   const active: ActiveRun = { controller: new AbortController(), handOff: false };
   context.active.set(runId, active);
-  const send = batchedPublisher((items) => {
-    context.redis.publish(context.names.runChannel(runId), encodeWire(items)).catch(context.onError);
-  });
+  const channel = context.names.runChannel(runId);
+  const send = (items: WireItem[]) => context.publisher.send(channel, items);
   let status: string | undefined;
   try {
     status = await processRun(context, job, token, data, active, send);
@@ -68,7 +70,7 @@ export async function processRunJob(context: WorkerContext, job: Job, token: str
     context.active.delete(runId);
     // Followers read the record again: it says how the run stands now.
     send([{ end: { status: status ?? "unknown" } }]);
-    send.flush();
+    context.publisher.flush();
   }
 }
 
@@ -143,29 +145,6 @@ async function finish(outcome: SegmentOutcome, job: Job, token: string | undefin
   }
   if (!outcome.started) throw error; // the store failed before the run started: BullMQ retries the job
   throw new UnrecoverableError((error as Error)?.message ?? String(error)); // the run failed: its record says why
-}
-
-/**
- * Collects what a run publishes while the event loop turns and publishes it as one message (a burst
- * of tokens, a write's events): fewer Redis commands, the same order.
- */
-function batchedPublisher(publish: (items: WireItem[]) => void): ((items: WireItem[]) => void) & { flush(): void } {
-  let pending: WireItem[] = [];
-  let scheduled = false;
-  const flush = () => {
-    scheduled = false;
-    if (pending.length === 0) return;
-    const items = pending;
-    pending = [];
-    publish(items);
-  };
-  const send = (items: WireItem[]) => {
-    pending.push(...items);
-    if (scheduled) return;
-    scheduled = true;
-    setImmediate(flush);
-  };
-  return Object.assign(send, { flush });
 }
 
 /** Moves the job to the delayed set until `at` and tells BullMQ so (this is not a failure). */
