@@ -47,7 +47,7 @@ describe("tapStore", () => {
     const tap = tapStore(counting, { written: () => undefined, ...(known ? { known } : {}) });
     expect(await tap.store.getRun("r2")).toMatchObject({ runId: "r2" }); // another run: read
     expect(reads).toBe(1);
-    expect(await tap.store.getRun("r1")).toBe(known);
+    expect(await tap.store.getRun("r1")).toEqual(known);
     expect(reads).toBe(1);
     await store.cancelRun("r1", { reason: "stop", at: 2 });
     expect(await tap.store.getRun("r1")).toMatchObject({ runId: "r1", status: "cancelled" }); // the next read is the store's

@@ -55,7 +55,7 @@ export function tapStore(store: RunStore, hooks: StoreTapHooks): StoreTap {
     const info = known;
     if (info === undefined || info.runId !== runId) return store.getRun(runId);
     known = undefined;
-    return Promise.resolve(info);
+    return Promise.resolve({ ...info }); // a copy: the worker still reads its own
   };
   const tapped = new Proxy(store, {
     get(target, name, receiver) {
