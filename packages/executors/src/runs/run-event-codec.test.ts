@@ -68,6 +68,15 @@ describe("the idempotency key of a recorded action", () => {
     expect(new RunEventDecoder("r").decode({ seq: 2, type: "action", at: 5, data: old })).not.toHaveProperty("idempotencyKey");
   });
 
+  it("records whether the call started early (eagerTools), so a replay says so as the live run did", () => {
+    const early = encodeRunEvent({ type: "action", iteration: 1, at: 5, action, messages: [], early: true }, 0);
+    expect(early["early"]).toBe(true);
+    expect(new RunEventDecoder("r").decode({ seq: 2, type: "action", at: 5, data: early })).toMatchObject({ type: "action", early: true });
+    const plain = encodeRunEvent({ type: "action", iteration: 1, at: 5, action, messages: [] }, 0);
+    expect(plain).not.toHaveProperty("early");
+    expect(new RunEventDecoder("r").decode({ seq: 2, type: "action", at: 5, data: plain })).not.toHaveProperty("early");
+  });
+
   it("refuses a damaged one, naming the event", () => {
     const json = encodeRunEvent({ type: "action", iteration: 1, at: 5, action, messages: [] }, 0);
     expect(() => new RunEventDecoder("r").decode({ seq: 7, type: "action", at: 5, data: { ...json, idempotencyKey: 3 } })).toThrow(/event 7 \(action\) has an idempotencyKey that is not a non-empty string: 3/);

@@ -123,6 +123,7 @@ function encodeOwnEvent(event: AgentStreamEvent, index: number | undefined, enco
     case "action": {
       const out: JsonObject = { type: "action", at: event.at, iteration: event.iteration, index: index ?? 0, action: encodeActionWith(event.action, encode) };
       if (event.idempotencyKey !== undefined) out["idempotencyKey"] = event.idempotencyKey;
+      if (event.early === true) out["early"] = true;
       return out;
     }
     case "step": {
@@ -287,6 +288,7 @@ export class RunEventDecoder {
         // Recorded since keys are (an older record has none: its calls keep the key they had, see ExecutorRun.idempotencyKey).
         const key = recordedKey(data, stored.seq);
         if (key !== undefined) event.idempotencyKey = key;
+        if (data["early"] === true) event.early = true;
         return event;
       }
       case "step": {

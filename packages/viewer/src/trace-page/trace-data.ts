@@ -131,6 +131,8 @@ export type TraceEvent<T = TraceText> =
       log: T;
       /** The call's idempotency key, when recorded: it names a call the model streamed without an id and that started early. */
       idempotencyKey?: string;
+      /** The call started while the model still streamed its answer (`eagerTools`). */
+      early?: boolean;
     })
   | (TraceEventBase & {
       type: "step";

@@ -130,6 +130,7 @@ export class TraceEventConverter {
           ...withImages(images),
           log: this.text(String(action.log ?? "")),
           ...(typeof event["idempotencyKey"] === "string" ? { idempotencyKey: event["idempotencyKey"] } : {}),
+          ...(event["early"] === true ? { early: true } : {}),
         };
       }
       case "step": {

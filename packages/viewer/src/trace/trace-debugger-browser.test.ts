@@ -153,7 +153,9 @@ describe.skipIf(skip)("a model call streaming on a live page", () => {
   });
 
   it("shows a real run's text growing while its model streams (recordTokens: \"each\")", async () => {
-    const text = "Tides rise and fall twice a day because the moon pulls the sea toward it.";
+    // About 8 s of streaming (33 words, 250 ms each): the page must open and show part of it
+    // before it ends, also on a loaded machine (15 words were seen to end first).
+    const text = "Tides rise and fall twice a day because the moon pulls the sea toward it, and the sun adds its own smaller pull, so the highest tides come at new and full moon.";
     const llm = new ScriptedChatModel({ streaming: true, tokenDelayMs: 250, responses: [text] });
     const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
     const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [], prompt }), tools: [], store, recordTokens: "each" });

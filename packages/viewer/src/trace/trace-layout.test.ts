@@ -374,6 +374,9 @@ describe("sub-runs of parallel calls of one tool", () => {
     expect(model.strayRuns).toBeUndefined();
     const rows = layout.rows(model, Date.now());
     expect(rows.find((row) => row.id === "tool-0-1/sub0/run")).toMatchObject({ kind: "subrun", parentId: "tool-0-1" });
+    // Each call is marked as started early: its bar starts before its model call ends.
+    expect(tools.map((tool) => tool.early)).toEqual([true, true]);
+    expect(rows.filter((row) => row.kind === "tool").map((row) => row.badges.includes("early"))).toEqual([true, true]);
     expect(rows.some((row) => row.id.includes("stray"))).toBe(false);
   });
 

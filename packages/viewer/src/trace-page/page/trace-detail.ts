@@ -155,8 +155,9 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
 
   function toolSection(model: TraceModel, row: TraceRow, tool: TraceToolCall, context: TraceDetailContext): DomChild[] {
     const withInput = row.kind === "tool";
-    // The tool row's chips say what the layout knows (a pause, a missing result); "slowest" is no outcome.
-    const badges = (withInput ? row.badges : layout.toolState(tool).badges).filter((badge) => badge !== "slowest");
+    // The tool row's chips say what the layout knows (a pause, a missing result); "slowest" and
+    // "early" are no outcome.
+    const badges = (withInput ? row.badges : layout.toolState(tool).badges).filter((badge) => badge !== "slowest" && badge !== "early");
     const metadata = tool.metadata ?? {};
     const error = typeof metadata["error"] === "string" ? metadata["error"] : undefined;
     const rest = Object.fromEntries(Object.entries(metadata).filter(([key]) => !["error", "attempts", "timedOut", "cached", "durationMs"].includes(key)));
@@ -165,6 +166,7 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
         ["Tool", tool.tool],
         ["Tool call id", tool.toolCallId],
         ["Started", offset(model, tool.start ?? tool.actionAt)],
+        ["Started early", tool.early === true ? "yes: while the model still streamed its answer (eagerTools)" : undefined],
         ["Duration", tool.durationMs !== undefined ? fmt.duration(tool.durationMs) : layout.isLive(model) ? "running…" : "–"],
         ["Outcome", badges.length > 0 ? badges.join(", ") : "ok"],
         ["Attempts", typeof metadata["attempts"] === "number" ? String(metadata["attempts"]) : undefined],

@@ -84,6 +84,7 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
     if (attempts > 1) badges.push(`${attempts} attempts`);
     if (metadata["timedOut"] === true) badges.push("timed out");
     if (metadata["cached"] === true) badges.push("cached");
+    if (tool.early === true) badges.push("early");
     const state: TraceRowState = failed ? "failed" : attempts > 1 || metadata["timedOut"] === true ? "warn" : metadata["cached"] === true ? "cached" : "ok";
     return { state, badges };
   }

@@ -46,6 +46,8 @@ export interface TraceToolCall {
   toolCallId?: string;
   /** Its idempotency key, when recorded (what names a call started early without a tool-call id). */
   idempotencyKey?: string;
+  /** It started while the model still streamed its answer (`eagerTools`). */
+  early?: boolean;
   input?: TraceText;
   /** The images of its input. */
   inputImages?: TraceImage[];
@@ -282,6 +284,7 @@ export function traceModelRuntime() {
         tool.actionSeq = event.seq;
         tool.actionAt = event.at;
         if (event.idempotencyKey !== undefined) tool.idempotencyKey = event.idempotencyKey;
+        if (event.early === true) tool.early = true;
         adoptStrays(model, iteration, tool);
         return;
       }
