@@ -94,16 +94,18 @@ describe("a store that stops answering, or a lease that is lost", () => {
   });
 });
 
+/** A run of 2 turns of 2 calls, recorded as far as it got when it was stopped mid-run. */
+async function recorded(options: { returnIntermediateSteps?: boolean } = {}) {
+  const store = new MemoryRunStore();
+  const { agent, tools, seen } = durableFixture({ turns: 2, width: 2 });
+  const executor = new AgentExecutor({ agent, tools, store, ...options });
+  const run = executor.invoke({ input: "go" }, { runId: "run" }).subscribe();
+  await new Promise((resolve) => setTimeout(resolve, 2)); // mid-run
+  run.unsubscribe();
+  return { store, executor, seen };
+}
+
 describe("a damaged record", () => {
-  async function recorded() {
-    const store = new MemoryRunStore();
-    const { agent, tools, seen } = durableFixture({ turns: 2, width: 2 });
-    const executor = new AgentExecutor({ agent, tools, store });
-    const run = executor.invoke({ input: "go" }, { runId: "run" }).subscribe();
-    await new Promise((resolve) => setTimeout(resolve, 2)); // mid-run
-    run.unsubscribe();
-    return { store, executor, seen };
-  }
 
   it("is refused by resume when an event is missing from the middle, and nothing runs", async () => {
     const { store, executor, seen } = await recorded();
@@ -139,12 +141,7 @@ describe("a damaged record", () => {
 
 describe("resume reads the record while it claims the run", () => {
   it("reads the events again when a write landed between its read and its claim, and goes on from the whole record", async () => {
-    const store = new MemoryRunStore();
-    const { agent, tools, seen } = durableFixture({ turns: 2, width: 2 });
-    const executor = new AgentExecutor({ agent, tools, store, returnIntermediateSteps: true });
-    const run = executor.invoke({ input: "go" }, { runId: "run" }).subscribe();
-    await new Promise((resolve) => setTimeout(resolve, 2)); // mid-run
-    run.unsubscribe();
+    const { store, executor, seen } = await recorded({ returnIntermediateSteps: true });
     const recordedSteps = (await store.readEvents("run")).filter((event) => event.type === "step").length;
     const calls: string[] = [];
     const racing = delegate(store);
@@ -166,12 +163,7 @@ describe("resume reads the record while it claims the run", () => {
   });
 
   it("fails with the read's error when the read fails before the claim returns, and gives the lease back", async () => {
-    const store = new MemoryRunStore();
-    const { agent, tools, seen } = durableFixture({ turns: 2, width: 2 });
-    const executor = new AgentExecutor({ agent, tools, store });
-    const run = executor.invoke({ input: "go" }, { runId: "run" }).subscribe();
-    await new Promise((resolve) => setTimeout(resolve, 2)); // mid-run
-    run.unsubscribe();
+    const { store, executor, seen } = await recorded();
     await new Promise((resolve) => setTimeout(resolve, 20)); // its last write is in
     const failing = delegate(store);
     failing.readEvents = async () => Promise.reject(new Error("disk read failed"));
