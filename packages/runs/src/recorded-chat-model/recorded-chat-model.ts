@@ -161,7 +161,10 @@ export class RecordedChatModel extends BaseChatModel<RecordedChatModelCallOption
     const expected = recorded[call];
     if (expected === undefined) throw new ReplayDivergenceError({ runId: this.runId, call, actual, recordedCalls: recorded.length });
     const sameContent = expected.inputDigest === actual.inputDigest || (traced !== messages && expected.inputDigest === digestMessages(messages));
-    if (expected.inputCount !== actual.inputCount || !sameContent) {
+    const diverged = expected.inputCount !== actual.inputCount || !sameContent;
+    // A matching call whose recorded reply the record holds only in part cannot be answered either.
+    const leftOut = diverged ? undefined : leftOutOfMessage(expected.message);
+    if (diverged || leftOut !== undefined) {
       throw new ReplayDivergenceError({
         runId: this.runId,
         call,
@@ -169,12 +172,8 @@ export class RecordedChatModel extends BaseChatModel<RecordedChatModelCallOption
         expected: { inputCount: expected.inputCount, inputDigest: expected.inputDigest },
         actual,
         recordedCalls: recorded.length,
+        ...(leftOut === undefined ? {} : { leftOut }),
       });
-    }
-    const leftOut = leftOutOfMessage(expected.message);
-    if (leftOut !== undefined) {
-      const input = { inputCount: expected.inputCount, inputDigest: expected.inputDigest };
-      throw new ReplayDivergenceError({ runId: this.runId, call, iteration: expected.iteration, expected: input, actual, recordedCalls: recorded.length, leftOut });
     }
     return expected;
   }
