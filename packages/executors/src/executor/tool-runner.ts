@@ -2,7 +2,7 @@ import { AbortError, IDEMPOTENCY_KEY_METADATA, STEP_METADATA_KEY, getToolApprova
 import type { AgentAction, AgentStep, Observation, StepMetadata } from "@agentrx/core";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { StructuredToolInterface } from "@langchain/core/tools";
-import { TELEMETRY_PARENT_KEY, type RunTelemetry, type ToolSpan } from "../telemetry/run-telemetry";
+import { TELEMETRY_PARENT_KEY, type RunTelemetry, type ToolSpan, UnnamedCall } from "../telemetry/run-telemetry";
 import type { ResolvedOptions } from "./validate-options";
 import type { RunAbortScope } from "./run-abort-scope";
 import type { MiddlewareRun } from "../middleware/middleware-run";
@@ -79,6 +79,8 @@ export interface EarlyCall {
   result: Promise<ToolOutcome>;
   /** Aborts it (when the model call fails or its answer does not include the call). */
   controller: AbortController | undefined;
+  /** A call streamed without an id, when traced: its span waits for the id the turn gives it. */
+  unnamed?: UnnamedCall | undefined;
 }
 
 /** An early call while it waits for the model's answer: the model call that streamed it, and how to unlink it. */
@@ -260,6 +262,7 @@ export class ToolRunner {
       if (entry === undefined || entry.action.tool !== action.tool || JSON.stringify(entry.action.toolInput) !== JSON.stringify(action.toolInput)) return undefined;
       if (key !== id && (entry.action as { toolCallId?: string }).toolCallId !== undefined) return undefined; // streamed with another id
       early.delete(key);
+      entry.unnamed?.name((action as { toolCallId?: string }).toolCallId);
       // Still linked to the run's signal (a limit or a cancellation stops it) until it settles.
       entry.result.then(entry.unlink, entry.unlink);
       return entry;
@@ -271,6 +274,7 @@ export class ToolRunner {
   private drop(key: string, entry: PendingEarlyCall): void {
     this.early?.delete(key);
     entry.unlink();
+    entry.unnamed?.name(undefined);
     entry.controller?.abort(new AbortError({ message: "The model's answer did not keep this early tool call." }));
   }
 
@@ -290,12 +294,13 @@ export class ToolRunner {
     const known = keys.get(call);
     const key = known ?? this.run.idempotencyKey(action, undefined, keyless);
     if (known === undefined) keys.set(call, key);
+    const unnamed = keyless !== undefined && this.run.telemetry !== undefined ? new UnnamedCall() : undefined;
     const result = this.run.admitEarly(action, key).then(() => {
       if (signal.aborted) throw signal.reason;
       this.run.beforeToolStart();
-      return this.call(action, undefined, callId, base, key);
+      return this.call(action, undefined, callId, base, key, unnamed);
     });
-    return { action, start, key, result, controller: undefined };
+    return { action, start, key, result, controller: undefined, unnamed };
   }
 
   /**
@@ -327,23 +332,24 @@ export class ToolRunner {
    * Calls the action's tool with `base` and the call's idempotency `key`, through the middleware's
    * `wrapToolCall` chain when there is one.
    */
-  private call(action: AgentAction, index: number | undefined, callId: string, base: RunnableConfig, key: string): Promise<ToolOutcome> {
+  private call(action: AgentAction, index: number | undefined, callId: string, base: RunnableConfig, key: string, unnamed?: UnnamedCall): Promise<ToolOutcome> {
     const middleware = this.run.middleware;
-    if (middleware === undefined) return this.execute(action, base, callId, key);
-    return middleware.callTool(action, index, withKey(base, key), (a, c) => this.execute(a, c, callId, undefined));
+    if (middleware === undefined) return this.execute(action, base, callId, key, unnamed);
+    return middleware.callTool(action, index, withKey(base, key), (a, c) => this.execute(a, c, callId, undefined, unnamed));
   }
 
   /**
    * Calls the action's tool: its observation (truncated when too long) and what policies reported.
-   * `key`, when given, is put in the config's metadata (else `base` has it already). Promise
-   * callbacks, not async functions: a tool call costs as few promises and microtasks as it can.
+   * `key`, when given, is put in the config's metadata (else `base` has it already); `unnamed`, an
+   * early call streamed without an id (its span waits for the turn's). Promise callbacks, not async
+   * functions: a tool call costs as few promises and microtasks as it can.
    */
-  private execute(action: AgentAction, base: RunnableConfig, callId: string, key: string | undefined): Promise<ToolOutcome> {
+  private execute(action: AgentAction, base: RunnableConfig, callId: string, key: string | undefined, unnamed?: UnnamedCall): Promise<ToolOutcome> {
     const { options } = this.run;
     const tool = options.toolsByName.get(action.tool);
     if (tool === undefined) return Promise.resolve({ observation: invalidToolObservation(action.tool, options.toolNames), metadata: undefined });
     const metadata: StepMetadata = {};
-    const span = this.run.telemetry?.toolStarted(action);
+    const span = this.run.telemetry?.toolStarted(action, unnamed);
     // Our keys come first in each literal and are set again after the spread (so they win): V8
     // builds an object spread and then given new keys on a slow path (see `agentInput`).
     // A sub-run (an executor used as this tool) tags its events with this call's id.

@@ -157,24 +157,27 @@ export function toolSpan(options: TelemetryOptions, name: string, input: unknown
   return { name: `execute_tool ${name}`, attributes };
 }
 
-/** Ends a tool call's span with (when asked) its result. @internal */
-export function endToolSpan(span: Span, options: TelemetryOptions, output: unknown): void {
+/** Ends a tool call's span with (when asked) its result; with `end` false, only sets the result. @internal */
+export function endToolSpan(span: Span, options: TelemetryOptions, output: unknown, end = true): void {
   if (options.recordOutputs) {
     const content = (output as { content?: unknown } | null)?.content;
     span.setAttribute("gen_ai.tool.call.result", attributeText(typeof output === "object" && output !== null && content !== undefined ? content : output));
   }
-  span.end();
+  if (end) span.end();
 }
 
-/** Ends a span with an error status; a cancellation (an `AbortError`) is marked as one. @internal */
-export function failSpan(span: Span, error: unknown): void {
+/**
+ * Ends a span with an error status; a cancellation (an `AbortError`) is marked as one. With `end`
+ * false, only sets the status. @internal
+ */
+export function failSpan(span: Span, error: unknown, end = true): void {
   const failure = error as Error | undefined;
   const type = failure?.name || "_OTHER";
   span.setAttribute("error.type", type);
   if (type === "AbortError") span.setAttribute("agentrx.cancelled", true);
   span.recordException(failure as Error);
   span.setStatus({ code: STATUS_ERROR, message: failure?.message ?? String(error) });
-  span.end();
+  if (end) span.end();
 }
 
 /** The first non-empty string among `values`. @internal */

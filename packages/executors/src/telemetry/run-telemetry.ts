@@ -60,6 +60,8 @@ export class RunTelemetry {
   /** This run's totals, then the totals of the runs above it. */
   private readonly usage: UsageTotals[];
   private readonly options: TelemetryOptions;
+  /** Spans of early calls still waiting for their id (see {@link UnnamedCall}). */
+  private unnamed: Set<OpenToolSpan> | undefined;
 
   constructor(
     options: TelemetryOptions,
@@ -89,14 +91,21 @@ export class RunTelemetry {
 
   /** Ends the run's span with its output. */
   end(outputs: Record<string, unknown>): void {
+    this.releaseUnnamed();
     if (this.span !== undefined) endAgentSpan(this.span, this.options, outputs, this.usage[0]);
     this.span = undefined;
   }
 
   /** Ends the run's span with an error (a cancellation is an `AbortError`). */
   fail(error: unknown): void {
+    this.releaseUnnamed();
     if (this.span !== undefined) failSpan(this.span, error);
     this.span = undefined;
+  }
+
+  /** The run ends: spans still waiting for their call's id end without it (see {@link UnnamedCall}). */
+  private releaseUnnamed(): void {
+    if (this.unnamed !== undefined) for (const span of [...this.unnamed]) span.release(undefined);
   }
 
   /** A model call of the agent, reported when it ended: its `chat` span, from its start. */
@@ -120,19 +129,53 @@ export class RunTelemetry {
    * Opens a tool call's `execute_tool` span; resolves the call's end. `parent` is where a sub-run
    * the tool starts should put its spans.
    */
-  toolStarted(action: AgentAction): ToolSpan | undefined {
+  toolStarted(action: AgentAction, unnamed?: UnnamedCall): ToolSpan | undefined {
     const { tracer, context, otel } = this;
     if (tracer === undefined || context === undefined || otel === undefined) return undefined;
-    const callId = (action as { toolCallId?: unknown }).toolCallId;
-    const { name, attributes } = toolSpan(this.options, action.tool, action.toolInput, typeof callId === "string" && callId !== "" ? callId : undefined);
+    const given = (action as { toolCallId?: unknown }).toolCallId;
+    const callId = typeof given === "string" && given !== "" ? given : unnamed?.callId;
+    const { name, attributes } = toolSpan(this.options, action.tool, action.toolInput, callId);
     const span = tracer.startSpan(name, { kind: SPAN_KIND.internal, attributes }, context);
-    return new OpenToolSpan(this.options, tracer, otel, span, context, this.keepsContext, this.usage);
+    const open = new OpenToolSpan(this.options, tracer, otel, span, context, this.keepsContext, this.usage);
+    if (unnamed !== undefined && !unnamed.settled) {
+      // Held open until the turn's action names the call (or the run ends without naming it).
+      open.hold((this.unnamed ??= new Set()));
+      unnamed.span = open;
+    }
+    return open;
+  }
+}
+
+/**
+ * An early tool call the model streamed without an id (see the executor's `eagerTools`): the
+ * agent's parser gives the call its id only with the turn's action, which may come after the call
+ * ended. Its span stays open until then, so that it carries `gen_ai.tool.call.id` like any other
+ * call's; it ends with the time the call ended. @internal
+ */
+export class UnnamedCall {
+  /** The id the turn's action gave the call, once settled. */
+  callId: string | undefined;
+  /** Whether the turn matched the call (or dropped it): a span opened from now on is not held. */
+  settled = false;
+  /** The call's span, while held. */
+  span: OpenToolSpan | undefined;
+
+  /** The turn's action named the call `callId` (undefined: it has none, or the turn dropped the call). */
+  name(callId: string | undefined): void {
+    this.settled = true;
+    this.callId = callId;
+    this.span?.release(callId);
+    this.span = undefined;
   }
 }
 
 /** An open tool-call span; also where a sub-run the tool starts puts its spans. One object a call. */
 class OpenToolSpan implements ToolSpan, TelemetryParent {
   private spanContext: Context | undefined;
+  /** The run's held spans, while this one waits for its call's id (see {@link UnnamedCall}). */
+  private held: Set<OpenToolSpan> | undefined;
+  /** When the call ended (`performance.now()`), if it ended while held. */
+  private endedAt: number | undefined;
 
   constructor(
     readonly options: TelemetryOptions,
@@ -158,11 +201,31 @@ class OpenToolSpan implements ToolSpan, TelemetryParent {
   }
 
   end(observation: Observation): void {
-    endToolSpan(this.span, this.options, observation);
+    if (this.held === undefined) return endToolSpan(this.span, this.options, observation);
+    endToolSpan(this.span, this.options, observation, false);
+    this.endedAt = performance.now();
   }
 
   fail(error: unknown): void {
-    failSpan(this.span, error);
+    if (this.held === undefined) return failSpan(this.span, error);
+    failSpan(this.span, error, false);
+    this.endedAt = performance.now();
+  }
+
+  /** Keeps the span open until {@link release}: one of the run's `held` spans. */
+  hold(held: Set<OpenToolSpan>): void {
+    this.held = held;
+    held.add(this);
+  }
+
+  /** Names the held span's call (when `callId` is given) and ends it if its call has ended. */
+  release(callId: string | undefined): void {
+    const { held } = this;
+    if (held === undefined) return;
+    held.delete(this);
+    this.held = undefined;
+    if (callId !== undefined && callId !== "") this.span.setAttribute("gen_ai.tool.call.id", callId);
+    if (this.endedAt !== undefined) this.span.end(this.endedAt);
   }
 }
 

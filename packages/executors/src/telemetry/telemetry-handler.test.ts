@@ -6,7 +6,7 @@ import { markObservesModelCalls, takeModelCallObserver } from "@agentrx/core";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { HumanMessage } from "@langchain/core/messages";
 import { RunnableLambda } from "@langchain/core/runnables";
-import { AgentExecutor } from "@agentrx/executors";
+import { AgentExecutor, type AgentStreamEvent, finalAnswerTool } from "@agentrx/executors";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
 import { type Attributes, ROOT_CONTEXT, SpanKind, SpanStatusCode, context, trace } from "@opentelemetry/api";
@@ -18,6 +18,7 @@ import { TELEMETRY_CONTEXT_KEY } from "./run-telemetry";
 import { useAsyncContextManager } from "./test-context-manager";
 import { withTelemetry } from "./with-telemetry";
 import { withLegacyUsage } from "../operators/executor-fixtures";
+import { collect } from "../executor/test-helpers";
 
 const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
 const usage = { inputTokens: 10, outputTokens: 5 };
@@ -41,6 +42,7 @@ function weatherExecutor(telemetry: TelemetryOptions, responses?: ConstructorPar
   return new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [weather], prompt }), tools: [weather], telemetry });
 }
 
+const millis = ([seconds, nanos]: readonly [number, number]) => seconds * 1e3 + nanos / 1e6;
 const byName = (spans: ReadableSpan[], name: string) => spans.filter((span) => span.name === name);
 const parentOf = (span: ReadableSpan, spans: ReadableSpan[]) => spans.find((other) => other.spanContext().spanId === span.parentSpanContext?.spanId);
 
@@ -181,6 +183,65 @@ describe("telemetry", () => {
     expect(agent?.status.code).toBe(SpanStatusCode.ERROR);
     expect(agent?.attributes).toMatchObject({ "error.type": "AbortError", "agentrx.cancelled": true });
     expect(byName(exporter.getFinishedSpans(), "execute_tool weather")[0]?.status.code).toBe(SpanStatusCode.ERROR);
+  });
+
+  it("gives an early call the model streamed without an id the id its turn gives it, even when the call ended before the answer; a call no turn kept ends without one", async () => {
+    const { exporter, tracer } = tracing();
+    const work = tool(async ({ name }: { name: string }) => `${name} done`, { name: "work", description: "Works.", schema: z.object({ name: z.string() }) });
+    // No ids streamed: `a` and `b` start (and end) while the model still streams the rest.
+    const llm = new ScriptedChatModel({
+      tokenDelayMs: 10,
+      responses: [{ toolCalls: [{ name: "work", args: { name: "a" }, id: "" }, { name: "work", args: { name: "b" }, id: "" }, { name: "work", args: { name: "c" }, id: "" }] }, "ok"],
+    });
+    const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [work], prompt }), tools: [work], eagerTools: true, telemetry: { tracer } });
+    const events = await collect(executor.stream({ input: "go" }));
+    const actions = events.filter((event): event is Extract<AgentStreamEvent, { type: "action" }> => event.type === "action");
+    expect(actions.map((event) => event.early)).toEqual([true, true, true]);
+    const spans = byName(exporter.getFinishedSpans(), "execute_tool work");
+    expect(spans).toHaveLength(3);
+    const [chat] = byName(exporter.getFinishedSpans(), "chat ScriptedChatModel");
+    for (const event of actions) {
+      const callId = (event.action as { toolCallId?: string }).toolCallId;
+      expect(callId).toEqual(expect.any(String));
+      const span = spans.find((candidate) => candidate.attributes["gen_ai.tool.call.id"] === callId);
+      expect(span, `no span for ${callId}`).toBeDefined();
+    }
+    // The first call ended while the model still streamed: its span keeps that end, not the turn's.
+    const first = spans.find((span) => span.attributes["gen_ai.tool.call.id"] === (actions[0]?.action as { toolCallId?: string }).toolCallId) as ReadableSpan;
+    expect(millis(first.endTime)).toBeLessThan(millis((chat as ReadableSpan).endTime));
+
+    // A call the answer did not keep (streamed next to a final answer) ends, without an id.
+    const traced = tracing();
+    const Answer = z.object({ answer: z.string() });
+    const answering = new ScriptedChatModel({ tokenDelayMs: 10, responses: [{ toolCalls: [{ name: "work", args: { name: "x" }, id: "" }, { name: "final_answer", args: { answer: "hi" }, id: "" }] }] });
+    const structured = new AgentExecutor({ agent: createToolCallingAgent({ llm: answering, tools: [work, finalAnswerTool(Answer)], prompt }), tools: [work], eagerTools: true, outputSchema: Answer, telemetry: { tracer: traced.tracer } });
+    expect((await structured.invoke({ input: "go" })).structuredOutput).toEqual({ answer: "hi" });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const dropped = byName(traced.exporter.getFinishedSpans(), "execute_tool work");
+    expect(dropped).toHaveLength(1);
+    expect(dropped[0]?.attributes["gen_ai.tool.call.id"]).toBeUndefined();
+  });
+
+  it("ends a held early call's span with the run when the run is cancelled before the model answered", async () => {
+    const { exporter, tracer } = tracing();
+    let ended!: () => void;
+    const workEnded = new Promise<void>((resolve) => (ended = resolve));
+    const work = tool(async () => (ended(), "done"), { name: "work", description: "Works.", schema: z.object({ name: z.string() }) });
+    const llm = new ScriptedChatModel({ tokenDelayMs: 40, responses: [{ toolCalls: [{ name: "work", args: { name: "a" }, id: "" }, { name: "work", args: { name: "b" }, id: "" }] }] });
+    const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [work], prompt }), tools: [work], eagerTools: true, telemetry: { tracer } });
+    const controller = new AbortController();
+    const run = executor.invoke({ input: "go" }, { signal: controller.signal }).catch((error: unknown) => (error as Error).name);
+    await workEnded;
+    await new Promise((resolve) => setTimeout(resolve, 15)); // `a` settles; `b` is still streaming
+    controller.abort();
+    expect(await run).toBe("AbortError");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // `a` ended well before the cancellation: its span, held for an id that never came, ended with the run.
+    const spans = byName(exporter.getFinishedSpans(), "execute_tool work");
+    const finished = spans.filter((span) => span.status.code !== SpanStatusCode.ERROR);
+    expect(finished).toHaveLength(1);
+    expect(finished[0]?.attributes["gen_ai.tool.call.id"]).toBeUndefined();
+    expect(millis((finished[0] as ReadableSpan).endTime)).toBeLessThan(millis((byName(exporter.getFinishedSpans(), "invoke_agent")[0] as ReadableSpan).endTime));
   });
 
   it("nests a sub-run (asTool) under the tool call that ran it, in one trace", async () => {
