@@ -82,18 +82,20 @@ export async function openResumedRun(
   // The events are read while the claim is made (one round trip less). The claim returns the run
   // as it was when it took the lease, and nothing is written after that but by this claim's
   // owner: when the read has fewer events than the claim saw, a write landed between the two,
-  // and the events are read again.
-  const reading = readEvents();
+  // and the events are read again. A run another process holds a live lease on is claimed first
+  // (the claim will most likely be refused with `RunBusyError`: no read for nothing).
+  const held = info.status === "running" && info.owner !== undefined && info.owner !== owner && (info.leaseExpiresAt ?? 0) > claimedAt;
+  const reading = held ? undefined : readEvents();
   // Handled now: a read that fails before the claim returns is not an unhandled rejection (its
   // error is thrown below, or dropped with the claim's).
-  reading.catch(() => undefined);
+  reading?.catch(() => undefined);
   const claimed = await guard("claimRun", runId, () => store.claimRun(runId, { owner, leaseMs, at: claimedAt }));
   const epoch = typeof claimed.epoch === "number" ? claimed.epoch : undefined;
   const giveBack = (status: RunStatus) =>
     guard("write", runId, () => store.write(runId, { owner, leaseMs, events: [], update: { status, release: true }, at: Date.now(), ...(epoch === undefined ? {} : { epoch }) }));
   let restored: RestoredRun;
   try {
-    const read = await reading;
+    const read = await (reading ?? readEvents());
     restored = restoreRunState(claimed, read.length === claimed.eventCount ? read : await readEvents());
   } catch (error) {
     await giveBack(claimed.status).catch(() => undefined);

@@ -174,6 +174,21 @@ describe("resume reads the record while it claims the run", () => {
     expect(seen.started).toHaveLength(before);
     expect((await store.getRun("run"))?.owner).toBeUndefined(); // released: another resume may take it at once
   });
+  it("does not read the events of a run another process holds a live lease on: the claim is refused first", async () => {
+    const store = new MemoryRunStore();
+    const { agent, tools } = durableFixture({ turns: 2, width: 2 });
+    const executor = new AgentExecutor({ agent, tools, store });
+    const run = executor.invoke({ input: "go" }, { runId: "run" }).subscribe();
+    await new Promise((resolve) => setTimeout(resolve, 2)); // mid-run: the lease is live
+    const calls: string[] = [];
+    const counting = delegate(store);
+    counting.claimRun = async (runId, claim) => (calls.push("claimRun"), store.claimRun(runId, claim));
+    counting.readEvents = async (runId, options) => (calls.push("readEvents"), store.readEvents(runId, options));
+    const error = await new AgentExecutor({ agent, tools, store: counting }).resume("run").then(() => undefined, (e: unknown) => e);
+    run.unsubscribe();
+    expect(error).toMatchObject({ name: "RunBusyError" });
+    expect(calls).toEqual(["claimRun"]);
+  });
 });
 
 describe("idempotency keys and calls in doubt", () => {
