@@ -36,6 +36,10 @@ function userMessage(text: string, taskId?: string): Message {
   return { messageId: crypto.randomUUID(), contextId: "", taskId: taskId ?? "", role: 1, parts: [{ content: { $case: "text", value: text }, metadata: undefined, filename: "", mediaType: "text/plain" }], metadata: undefined, extensions: [], referenceTaskIds: [] };
 }
 
+function dataMessage(value: unknown, taskId: string): Message {
+  return { messageId: crypto.randomUUID(), contextId: "", taskId, role: 1, parts: [{ content: { $case: "data", value }, metadata: undefined, filename: "", mediaType: "application/json" }], metadata: undefined, extensions: [], referenceTaskIds: [] };
+}
+
 const send = (client: Client, text: string, taskId?: string) => client.sendMessage({ tenant: "", message: userMessage(text, taskId), configuration: undefined, metadata: undefined }) as Promise<Task>;
 const textOf = (task: Task) => task.artifacts.flatMap((item) => item.parts).map((part) => (part.content?.$case === "text" ? part.content.value : "")).join("");
 
@@ -159,6 +163,24 @@ describe("createA2AHandler", () => {
     const rejected = await send(client, "reject: not now", second.id);
     expect(rejected.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(textOf(rejected)).toBe("The weather: not now.");
+  });
+
+  it("a decision the paused run refuses (an unknown interrupt) leaves the task at input-required; an edit then resumes it", async () => {
+    const store = new MemoryRunStore();
+    const { client } = await serve(weatherExecutor({ approval: true, store }));
+    const decide = (value: unknown, taskId: string) => client.sendMessage({ tenant: "", message: dataMessage(value, taskId), configuration: undefined, metadata: undefined }) as Promise<Task>;
+    const paused = await send(client, "Weather in Paris?");
+    const refused = await decide({ decisions: { "no-such-interrupt": "approve" } }, paused.id);
+    expect(refused.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const parts = refused.status?.message?.parts ?? [];
+    expect(parts[0]?.content).toMatchObject({ $case: "text", value: expect.stringContaining('no interrupt "no-such-interrupt"') });
+    expect(parts[1]?.content).toMatchObject({ $case: "data", value: { interrupts: [{ tool: "weather" }] } });
+    expect((await store.getRun(paused.id))?.status).toBe("interrupted");
+
+    const interrupt = (parts[1]?.content?.$case === "data" ? (parts[1].content.value as { interrupts: { id: string }[] }).interrupts[0]?.id : undefined) ?? "";
+    const done = await decide({ decisions: { [interrupt]: { type: "edit", toolInput: { city: "Rome" } } } }, paused.id);
+    expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(textOf(done)).toBe("The weather: Sunny in Rome.");
   });
 
   it("refuses what it cannot serve", async () => {

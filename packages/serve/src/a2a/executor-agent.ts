@@ -1,6 +1,7 @@
 import type { Message, Task } from "@a2a-js/sdk";
 import type { AgentExecutionEvent, AgentExecutor as A2AAgentExecutor, ExecutionEventBus, RequestContext } from "@a2a-js/sdk/server";
 import type { AgentExecutor, AgentStreamEvent, Decision, Interrupt } from "@agentrx/executors";
+import { InvalidArgumentError } from "@agentrx/core";
 import type { Observable } from "rxjs";
 import { type Headers, TELEMETRY_CONTEXT_KEY, remoteContext } from "../internal/trace-context";
 import { ROLE_AGENT, TASK_STATE, artifact, dataOf, dataPart, message, partsText, statusUpdate, textPart } from "./a2a-parts";
@@ -56,6 +57,7 @@ export class ExecutorA2AAgent implements A2AAgentExecutor {
     this.contexts.set(taskId, contextId);
     const traced = remote === undefined ? {} : { configurable: { [TELEMETRY_CONTEXT_KEY]: remote } };
     let events: Observable<AgentStreamEvent>;
+    let resuming: { interrupts: Interrupt[] } | undefined;
     if (task === undefined) {
       publish({ kind: "task", data: newTask(taskId, contextId, received) });
       events = this.executor.stream(this.toInputs(received), { runId: taskId, threadId: contextId, ...traced });
@@ -69,9 +71,10 @@ export class ExecutorA2AAgent implements A2AAgentExecutor {
       const decisions = decisionsOf(received, pendingInterrupts(task));
       if (decisions === undefined) {
         const interrupts = pendingInterrupts(task);
-        publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, TASK_STATE.inputRequired, approvalMessage(interrupts, taskId, contextId, true)) });
+        publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, TASK_STATE.inputRequired, approvalMessage(interrupts, taskId, contextId, "That was not a decision.")) });
         return;
       }
+      resuming = { interrupts: pendingInterrupts(task) };
       events = this.executor.resume(taskId, { decisions, ...traced });
     }
     await new Promise<void>((resolve) => {
@@ -82,6 +85,7 @@ export class ExecutorA2AAgent implements A2AAgentExecutor {
         this.active.delete(taskId);
         resolve();
       };
+      let started = false;
       let interrupts: Interrupt[] = [];
       const answer = new TextBatcher((chunk, first) => publish({ kind: "artifactUpdate", data: { taskId, contextId, artifact: artifact(ANSWER_ARTIFACT, [textPart(chunk)]), append: !first, lastChunk: false, metadata: undefined } }));
       const subscription = events.subscribe({
@@ -91,6 +95,7 @@ export class ExecutorA2AAgent implements A2AAgentExecutor {
           if (event.type !== "token") answer.flush();
           switch (event.type) {
             case "start":
+              started = true;
               publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, TASK_STATE.working, undefined, { agentrx: { runId: event.runId, resumed: event.resumed } }) });
               break;
             case "action":
@@ -108,7 +113,7 @@ export class ExecutorA2AAgent implements A2AAgentExecutor {
             case "output": {
               const metadata = { agentrx: { runId: event.runId, stopReason: event.stopReason, ...(event.usage ? { usage: event.usage } : {}) } };
               if (event.stopReason === "interrupted") {
-                publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, TASK_STATE.inputRequired, approvalMessage(interrupts, taskId, contextId, false), metadata) });
+                publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, TASK_STATE.inputRequired, approvalMessage(interrupts, taskId, contextId), metadata) });
                 break;
               }
               const parts = [textPart(event.output), ...(event.structuredOutput === undefined ? [] : [dataPart(event.structuredOutput)])];
@@ -123,6 +128,12 @@ export class ExecutorA2AAgent implements A2AAgentExecutor {
         },
         error: (error: unknown) => {
           answer.flush();
+          if (resuming !== undefined && !started && InvalidArgumentError.isInstance(error)) {
+            // The run refused the decisions before it resumed (an unknown interrupt, an edit its
+            // tool's schema rejects): it still waits, so the task does too, saying why.
+            publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, TASK_STATE.inputRequired, approvalMessage(resuming.interrupts, taskId, contextId, error.message)) });
+            return finish();
+          }
           this.contexts.delete(taskId);
           const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
           publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, TASK_STATE.failed, message(ROLE_AGENT, [textPart(text)], { taskId, contextId })) });
@@ -207,11 +218,14 @@ function newTask(taskId: string, contextId: string, received: Message): Task {
   };
 }
 
-/** The `input-required` message of a pause: what waits for a decision (text), and the interrupts (data). */
-function approvalMessage(interrupts: Interrupt[], taskId: string, contextId: string, again: boolean): Message {
+/**
+ * The `input-required` message of a pause: what waits for a decision (text, after `problem`, what
+ * was wrong with the last answer, if anything), and the interrupts (data).
+ */
+function approvalMessage(interrupts: Interrupt[], taskId: string, contextId: string, problem?: string): Message {
   const calls = interrupts.map((interrupt) => `${interrupt.tool}(${JSON.stringify(interrupt.toolInput)})`).join(", ");
   const how = 'Reply "approve" or "reject" (with a reason after it), or send data { decisions: { [interruptId]: decision } }.';
-  const text = `${again ? "That was not a decision. " : ""}Approval needed for ${calls || "a tool call"}. ${how}`;
+  const text = `${problem === undefined ? "" : `${problem} `}Approval needed for ${calls || "a tool call"}. ${how}`;
   return message(ROLE_AGENT, [textPart(text), dataPart({ interrupts })], { taskId, contextId });
 }
 
