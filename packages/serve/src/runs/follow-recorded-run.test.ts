@@ -1,7 +1,12 @@
-import { RunNotFoundError } from "@agentrx/executors";
+import { createToolCallingAgent } from "@agentrx/agents";
+import { ScriptedChatModel } from "@agentrx/core/testing";
+import { AgentExecutor, RunNotFoundError } from "@agentrx/executors";
+import { ChatPromptTemplate } from "@langchain/core/prompts";
+import { tool } from "@langchain/core/tools";
 import { MemoryRunStore, replayRun } from "@agentrx/runs";
 import { firstValueFrom, lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { ANSWER, weatherExecutor } from "../test-helpers/weather-executor";
 import { followRecordedRun } from "./follow-recorded-run";
 
@@ -31,5 +36,34 @@ describe("followRecordedRun", () => {
     expect(events.map((event) => event.type)).toEqual((await lastValueFrom(replayRun(store, "done").pipe(toArray()))).map((event) => event.type));
     await expect(firstValueFrom(followRecordedRun(store, "nope"))).rejects.toSatisfy((error) => RunNotFoundError.isInstance(error));
     expect(() => followRecordedRun(store, "done", { pollMs: 0 })).toThrow(/pollMs/);
+  });
+});
+
+describe("followRecordedRun, with the executor's other features", () => {
+  it("leaves out the record-only intents of early tool calls: the events are replayRun's", async () => {
+    const store = new MemoryRunStore();
+    const work = tool(async ({ name }: { name: string }) => `${name} done`, { name: "work", description: "Works.", schema: z.object({ name: z.string() }) });
+    const llm = new ScriptedChatModel({ streaming: true, tokenDelayMs: 2, responses: [{ toolCalls: [{ name: "work", args: { name: "a" } }, { name: "work", args: { name: "b" } }] }, "All done."] });
+    const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
+    const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [work], prompt }), tools: [work], eagerTools: true, store });
+    const live = await lastValueFrom(executor.stream({ input: "go" }, { runId: "eager" }).pipe(toArray()));
+    expect(live.filter((event) => event.type === "action").every((event) => event.type === "action" && event.early === true)).toBe(true);
+    const events = await lastValueFrom(followRecordedRun(store, "eager").pipe(toArray()));
+    expect(events.map((event) => event.type)).not.toContain("tool_intent");
+    expect(strip(events)).toEqual(strip(await lastValueFrom(replayRun(store, "eager").pipe(toArray()))));
+  });
+
+  it("reads a person's edit of a paused call as replayRun does: the call's step carries the edited input", async () => {
+    const store = new MemoryRunStore();
+    const weather = tool(async ({ city }: { city: string }) => `sunny in ${city}`, { name: "weather", description: "Weather.", schema: z.object({ city: z.string() }) });
+    const llm = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "weather", args: { city: "Paris" } }] }, "Done."] });
+    const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
+    const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [weather], prompt }), tools: [weather], needsApproval: () => true, store });
+    await lastValueFrom(executor.stream({ input: "Weather?" }, { runId: "edited" }).pipe(toArray()));
+    await lastValueFrom(executor.resume("edited", { decisions: { "call-0-0": { type: "edit", toolInput: { city: "Rome" } } } }).pipe(toArray()));
+    const events = await lastValueFrom(followRecordedRun(store, "edited").pipe(toArray()));
+    const replayed = await lastValueFrom(replayRun(store, "edited").pipe(toArray()));
+    expect(strip(events)).toEqual(strip(replayed));
+    expect(events.find((event) => event.type === "step")).toMatchObject({ step: { observation: "sunny in Rome" } });
   });
 });

@@ -1,4 +1,4 @@
-import { type AgentStreamEvent, RunEventDecoder, RunNotFoundError, type RunStore } from "@agentrx/executors";
+import { type AgentStreamEvent, RECORD_ONLY_EVENT_TYPES, RunEventDecoder, RunNotFoundError, type RunStore } from "@agentrx/executors";
 import { Observable } from "rxjs";
 import { checkPositiveInteger } from "../internal/check-options";
 
@@ -62,9 +62,11 @@ export function followRecordedRun(store: RunStore, runId: string, options: Follo
           if (page.length === 0) break;
           for (const stored of page) {
             after = stored.seq;
-            const type = stored.data["type"];
-            if (type === "model_call" || type === "decisions") continue; // record-only entries
-            subscriber.next(decoder.decode(stored) as AgentStreamEvent);
+            // Every entry is decoded (a person's decisions change the steps after them), but the
+            // record-only ones (model calls, decisions, early calls' intents) are not events.
+            const event = decoder.decode(stored);
+            if (RECORD_ONLY_EVENT_TYPES.has(stored.data["type"] as string)) continue;
+            subscriber.next(event as AgentStreamEvent);
             if (closed) return;
           }
         }
