@@ -35,7 +35,11 @@ export interface ToAGUIEventsOptions {
  * (`{ agentrx: { runId, status: "interrupted", interrupts } }`) and `RUN_FINISHED` with an
  * `interrupt` outcome; the end as `RUN_FINISHED` (`result`: the final answer, `usage`), as
  * `RUN_FINISHED` with a `cancelled` outcome when the run was cancelled (an `AbortError`), or
- * `RUN_ERROR` when the run fails. A sub-run's events (`subRun`) are left out.
+ * `RUN_ERROR` when the run fails. A call the run stopped before it finished (a limit, a budget)
+ * gets a `TOOL_CALL_RESULT` saying so, since a call left without one is the client's to answer; a
+ * step without an action (a handled parsing error) is shown as a call first. The final answer is
+ * sent as text when the model did not stream it (a `returnDirect` tool's result, an early stop's
+ * output). A sub-run's events (`subRun`) are left out but for its usage.
  *
  * @example
  * ```ts
@@ -51,11 +55,15 @@ export function toAGUIEvents(events$: Observable<AgentStreamEvent>, { threadId, 
     const emit = (event: AGUIEvent) => subscriber.next({ ...event, timestamp: Date.now() });
     const ids = new ToolCallIds();
     let started = false;
+    let resumed = false;
     let executorRunId = runId;
     let step: number | undefined;
     let text: string | undefined;
     let textCount = 0;
-    let textInStep = false;
+    // Whether the model's text came after the step's tool calls: then it is the answer, else the
+    // run's output (a returnDirect tool's, an early stop's) still has to be sent as text.
+    let answerStreamed = false;
+    const openCalls = new Set<string>();
     let usage: UsageMetadata | undefined;
     let interrupts: Interrupt[] = [];
     let output: OutputEvent | undefined;
@@ -79,7 +87,7 @@ export function toAGUIEvents(events$: Observable<AgentStreamEvent>, { threadId, 
       if (step === iteration) return;
       endStep();
       step = iteration;
-      textInStep = false;
+      answerStreamed = false;
       emit({ type: "STEP_STARTED", stepName: `iteration ${iteration}` });
     };
     const sendText = (delta: string) => {
@@ -87,21 +95,36 @@ export function toAGUIEvents(events$: Observable<AgentStreamEvent>, { threadId, 
         text = `${runId}-text-${++textCount}`;
         emit({ type: "TEXT_MESSAGE_START", messageId: text, role: "assistant" });
       }
-      textInStep = true;
+      answerStreamed = true;
       emit({ type: "TEXT_MESSAGE_CONTENT", messageId: text, delta });
     };
     const toolCall = (toolCallId: string, toolCallName: string, input: unknown) => {
       endText();
+      answerStreamed = false;
+      openCalls.add(toolCallId);
       emit({ type: "TOOL_CALL_START", toolCallId, toolCallName });
       emit({ type: "TOOL_CALL_ARGS", toolCallId, delta: typeof input === "string" ? input : JSON.stringify(input ?? {}) });
       emit({ type: "TOOL_CALL_END", toolCallId });
     };
+    const toolResult = (toolCallId: string, content: unknown) => {
+      endText();
+      answerStreamed = false;
+      openCalls.delete(toolCallId);
+      emit({ type: "TOOL_CALL_RESULT", messageId: `${toolCallId}-result`, toolCallId, content: typeof content === "string" ? content : JSON.stringify(content), role: "tool" });
+    };
 
     const next = (event: AgentStreamEvent) => {
-      if (event.subRun !== undefined) return;
+      if (event.subRun !== undefined) {
+        // A sub-run's model calls are the run's too (its output's usage counts them).
+        if (event.type === "usage") usage = addUsage(usage, event.usage);
+        return;
+      }
       switch (event.type) {
         case "start":
-          if (!started) executorRunId = event.runId;
+          if (!started) {
+            executorRunId = event.runId;
+            resumed = event.resumed;
+          }
           start();
           return;
         case "token":
@@ -115,8 +138,10 @@ export function toAGUIEvents(events$: Observable<AgentStreamEvent>, { threadId, 
         case "step": {
           startStep(event.iteration);
           const toolCallId = ids.ofStep(event.iteration, event.step.action);
-          const content = event.step.observation;
-          emit({ type: "TOOL_CALL_RESULT", messageId: `${toolCallId}-result`, toolCallId, content: typeof content === "string" ? content : JSON.stringify(content), role: "tool" });
+          // A step without an action event (a handled parsing error) is shown as a call first; a
+          // resumed run's answers go to calls the client got from the paused run.
+          if (!openCalls.has(toolCallId) && !resumed) toolCall(toolCallId, event.step.action.tool, event.step.action.toolInput);
+          toolResult(toolCallId, event.step.observation);
           return;
         }
         case "usage":
@@ -129,9 +154,14 @@ export function toAGUIEvents(events$: Observable<AgentStreamEvent>, { threadId, 
           return;
         case "output":
           output = event;
-          if (event.stopReason !== "interrupted" && !textInStep && event.output !== "") {
-            start();
-            sendText(event.output);
+          if (event.stopReason !== "interrupted") {
+            // Calls the run stopped before they finished get a result: a call left without one is,
+            // to an AG-UI client, a call it must answer itself.
+            for (const toolCallId of [...openCalls]) toolResult(toolCallId, `The run stopped (${event.stopReason}) before this call finished.`);
+            if (!answerStreamed && event.output !== "") {
+              start();
+              sendText(event.output);
+            }
           }
           endStep();
           return;

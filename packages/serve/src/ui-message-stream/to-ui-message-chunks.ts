@@ -1,5 +1,5 @@
 import type { AgentAction } from "@agentrx/core";
-import type { AgentStreamEvent, Interrupt, OutputEvent, StopReason } from "@agentrx/executors";
+import type { AgentStreamEvent, Interrupt, OutputEvent, StopReason, UsageEvent } from "@agentrx/executors";
 import type { UsageMetadata } from "@langchain/core/messages";
 import { Observable, type OperatorFunction } from "rxjs";
 import { addUsage } from "../internal/add-usage";
@@ -46,10 +46,11 @@ const FINISH_REASONS: Record<StopReason, UIFinishReason> = {
  * (`start-step` … `finish-step`) per agent call, the streamed tokens as text parts, each tool call
  * as a dynamic tool part (`tool-input-start`, one `tool-input-delta` with the whole input as JSON,
  * `tool-input-available`, then `tool-output-available`, `tool-output-denied` when a person
- * rejected the call, or, when the run fails while it runs, `tool-output-error`), each pending approval as
+ * rejected the call, or, when the run fails or stops while it runs, `tool-output-error`), each pending approval as
  * `tool-approval-request` (its `approvalId` is the interrupt's id), and the run's id, thread and
- * usage as message metadata. The final answer is sent as text when the model did not stream it.
- * A sub-run's events (`subRun`) are left out: the sub-run is its parent's tool call. The message
+ * usage as message metadata. The final answer is sent as text when the model did not stream it (a
+ * `returnDirect` tool's result, an early stop's output). A sub-run's events (`subRun`) are left
+ * out but for its usage: the sub-run is its parent's tool call. The message
  * finishes when the source completes (a replayed record with several segments is one message); an
  * error of the source becomes an `error` chunk, and the observable then completes.
  *
@@ -75,7 +76,9 @@ export function toUIMessageChunks(options: UIMessageStreamOptions = {}): Operato
       let stepOpen = false;
       let text: string | undefined;
       let textCount = 0;
-      let textInStep = false;
+      // Whether the model's text came after the step's tool calls: then it is the answer, else the
+      // run's output (a returnDirect tool's, an early stop's) still has to be sent as text.
+      let answerStreamed = false;
       let usage: UsageMetadata | undefined;
       let output: OutputEvent | undefined;
 
@@ -89,7 +92,7 @@ export function toUIMessageChunks(options: UIMessageStreamOptions = {}): Operato
         endStep();
         step = iteration;
         stepOpen = true;
-        textInStep = false;
+        answerStreamed = false;
         emit({ type: "start-step" });
       };
       const endStep = () => {
@@ -102,11 +105,12 @@ export function toUIMessageChunks(options: UIMessageStreamOptions = {}): Operato
           text = `text-${++textCount}`;
           emit({ type: "text-start", id: text });
         }
-        textInStep = true;
+        answerStreamed = true;
         emit({ type: "text-delta", id: text, delta });
       };
       const toolInput = (toolCallId: string, toolName: string, input: unknown) => {
         endText();
+        answerStreamed = false;
         openTools.set(toolCallId, true);
         emit({ type: "tool-input-start", toolCallId, toolName, dynamic: true });
         emit({ type: "tool-input-delta", toolCallId, inputTextDelta: JSON.stringify(input ?? {}) });
@@ -119,8 +123,24 @@ export function toUIMessageChunks(options: UIMessageStreamOptions = {}): Operato
         emit({ type: "tool-approval-request", approvalId: interrupt.id, toolCallId });
       };
 
+      // Calls still running when the run ends or fails: each gets an error, so no part stays open.
+      const stopOpenTools = (errorText: string) => {
+        endText();
+        for (const toolCallId of openTools.keys()) emit({ type: "tool-output-error", toolCallId, errorText, dynamic: true });
+        openTools.clear();
+      };
+
+      const addToUsage = (event: UsageEvent) => {
+        usage = addUsage(usage, event.usage);
+        if (metadata !== undefined) emit({ type: "message-metadata", messageMetadata: { ...metadata, usage } });
+      };
+
       const next = (event: AgentStreamEvent) => {
-        if (event.subRun !== undefined) return;
+        if (event.subRun !== undefined) {
+          // A sub-run's model calls are the run's too (its output's usage counts them).
+          if (event.type === "usage") addToUsage(event);
+          return;
+        }
         switch (event.type) {
           case "start":
             if (metadata === undefined) {
@@ -144,14 +164,14 @@ export function toUIMessageChunks(options: UIMessageStreamOptions = {}): Operato
             if (stepOpen || !(resumed || openTools.has(toolCallId))) startStep(event.iteration);
             if (!openTools.has(toolCallId) && !resumed) toolInput(toolCallId, event.step.action.tool, event.step.action.toolInput);
             openTools.delete(toolCallId);
+            answerStreamed = false;
             if (event.metadata?.rejected === true) emit({ type: "tool-output-denied", toolCallId });
             else emit({ type: "tool-output-available", toolCallId, output: event.step.observation, dynamic: true });
             return;
           }
           case "usage":
             startStep(event.iteration);
-            usage = addUsage(usage, event.usage);
-            if (metadata !== undefined) emit({ type: "message-metadata", messageMetadata: { ...metadata, usage } });
+            addToUsage(event);
             return;
           case "interrupt":
             endText();
@@ -159,9 +179,12 @@ export function toUIMessageChunks(options: UIMessageStreamOptions = {}): Operato
             return;
           case "output":
             output = event;
-            if (event.stopReason !== "interrupted" && !textInStep && event.output !== "") {
-              startStep(undefined);
-              sendText(event.output);
+            if (event.stopReason !== "interrupted") {
+              stopOpenTools(`The run stopped (${event.stopReason}) before this call finished.`);
+              if (!answerStreamed && event.output !== "") {
+                startStep(undefined);
+                sendText(event.output);
+              }
             }
             endStep();
             return;
@@ -171,9 +194,8 @@ export function toUIMessageChunks(options: UIMessageStreamOptions = {}): Operato
       return followEvents(source, subscriber, {
         next,
         error: (error) => {
-          endText();
           const message = onError(error);
-          for (const toolCallId of openTools.keys()) emit({ type: "tool-output-error", toolCallId, errorText: message, dynamic: true });
+          stopOpenTools(message);
           endStep();
           emit({ type: "error", errorText: message });
         },

@@ -1,0 +1,111 @@
+import { HttpAgent } from "@ag-ui/client";
+import { EventSchemas } from "@ag-ui/core/schemas";
+import { createToolCallingAgent } from "@agentrx/agents";
+import { ScriptedChatModel } from "@agentrx/core/testing";
+import { AgentExecutor } from "@agentrx/executors";
+import { ChatPromptTemplate } from "@langchain/core/prompts";
+import { type StructuredToolInterface, tool } from "@langchain/core/tools";
+import { lastValueFrom, tap, toArray } from "rxjs";
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { closeLoopback, startLoopback } from "../../../runs/src/sse/loopback-test-server";
+import { createAGUIHandler } from "./create-ag-ui-handler";
+import { toAGUIEvents } from "./to-ag-ui-events";
+
+afterEach(closeLoopback);
+
+const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
+
+/** A `work` tool: answers at once, or (`slowMs`) after that long unless its call is aborted. */
+function workTool(options: { returnDirect?: boolean; slowMs?: number } = {}): StructuredToolInterface {
+  const { returnDirect = false, slowMs = 0 } = options;
+  return tool(
+    async ({ name }: { name: string }, config) => {
+      if (slowMs > 0) {
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(resolve, slowMs);
+          config?.signal?.addEventListener("abort", () => (clearTimeout(timer), reject(new Error("aborted"))));
+        });
+      }
+      return `${name} done`;
+    },
+    { name: "work", description: "Works.", schema: z.object({ name: z.string() }), returnDirect },
+  );
+}
+
+function executor(tool: StructuredToolInterface, responses: ConstructorParameters<typeof ScriptedChatModel>[0]["responses"], options: Partial<ConstructorParameters<typeof AgentExecutor>[0]> = {}): AgentExecutor {
+  const llm = new ScriptedChatModel({ streaming: true, onExhausted: "cycle", responses });
+  return new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [tool], prompt }), tools: [tool], ...options });
+}
+
+/** @ag-ui/client's HttpAgent on the executor's AG-UI endpoint: what a client sees of a run. */
+async function clientOf(executor: AgentExecutor) {
+  const url = await startLoopback(createAGUIHandler(executor));
+  const agent = new HttpAgent({ url, threadId: "t1", initialMessages: [{ id: "u1", role: "user", content: "go" }] });
+  const events: { type: string }[] = [];
+  return { agent, events };
+}
+
+/** Runs the agent; returns what the client holds after it: its messages, the run's result and the tool calls it must answer itself. */
+async function runClient(executor: AgentExecutor) {
+  const { agent, events } = await clientOf(executor);
+  let pending: string[] | undefined;
+  const { result } = await agent.runAgent(
+    { runId: "r1" },
+    {
+      onEvent: ({ event }) => void events.push(EventSchemas.parse(event)),
+      onRunFinishedEvent: (params) => void (pending = params.outcome === "success" ? params.pendingToolCallIds : undefined),
+    },
+  );
+  const assistantText = agent.messages.flatMap((message) => (message.role === "assistant" && typeof message.content === "string" ? [message.content] : [])).join("");
+  const toolCalls = agent.messages.flatMap((message) => (message.role === "assistant" ? (message.toolCalls ?? []) : []));
+  const toolResults = agent.messages.flatMap((message) => (message.role === "tool" ? [message] : []));
+  return { result, pending, assistantText, toolCalls, toolResults, types: events.map((event) => event.type) };
+}
+
+describe("toAGUIEvents, with the executor's other features", () => {
+  it("sends the answer of a returnDirect tool, or of force early stopping, as a text message after text the model wrote before its calls", async () => {
+    const direct = await runClient(executor(workTool({ returnDirect: true }), [{ content: "Working on it. ", toolCalls: [{ name: "work", args: { name: "a" } }] }]));
+    expect(direct.result).toBe("a done");
+    expect(direct.assistantText).toBe("Working on it. a done");
+
+    const forced = executor(workTool(), [{ content: "Working on it. ", toolCalls: [{ name: "work", args: { name: "a" } }] }], { maxIterations: 1, earlyStoppingMethod: "force", earlyStopOutput: "Stopped: too many steps." });
+    expect((await runClient(forced)).assistantText).toBe("Working on it. Stopped: too many steps.");
+  });
+
+  it("answers the calls a run stopped before they finished (maxExecutionTime): the client is not left to answer them", async () => {
+    const slow = executor(workTool({ slowMs: 2_000 }), [{ toolCalls: [{ name: "work", args: { name: "a" } }, { name: "work", args: { name: "b" } }] }], { maxExecutionTime: 100 });
+    const { pending, toolCalls, toolResults } = await runClient(slow);
+    expect(toolCalls).toHaveLength(2);
+    expect(pending).toEqual([]);
+    expect(toolResults.map((message) => message.toolCallId)).toEqual(toolCalls.map((call) => call.id));
+    expect(toolResults[0]?.content).toContain("max_execution_time");
+  });
+
+  it("shows a handled parsing error as a tool call with its result, not a result for an unknown call", async () => {
+    const parsing = executor(workTool(), [{ toolCalls: [{ name: "work", args: "{not json" }] }, "Done."], { handleParsingErrors: true });
+    const { result, toolCalls, toolResults, types } = await runClient(parsing);
+    expect(result).toBe("Done.");
+    expect(toolResults).toHaveLength(1);
+    expect(toolCalls.map((call) => call.id)).toEqual([toolResults[0]?.toolCallId]);
+    expect(types.indexOf("TOOL_CALL_START")).toBeGreaterThan(-1);
+    expect(types.indexOf("TOOL_CALL_START")).toBeLessThan(types.indexOf("TOOL_CALL_RESULT"));
+  });
+});
+
+describe("toAGUIEvents, with an executor as a tool (sub-runs)", () => {
+  it("counts the sub-run's model calls in the usage of a run cancelled while the sub-run's tool runs", async () => {
+    const usage = { inputTokens: 10, outputTokens: 5 };
+    const slow = workTool({ slowMs: 2_000 });
+    const researcherLlm = new ScriptedChatModel({ streaming: true, responses: [{ toolCalls: [{ name: "work", args: { name: "s" } }], usage }, { content: "Sub answer.", usage }] });
+    const researcher = new AgentExecutor({ agent: createToolCallingAgent({ llm: researcherLlm, tools: [slow], prompt }), tools: [slow] });
+    const supervisor = executor(researcher.asTool({ name: "researcher", description: "Researches." }), [{ toolCalls: [{ name: "researcher", args: { input: "x" } }], usage }, "Top answer."]);
+    const controller = new AbortController();
+    const run$ = supervisor.stream({ input: "go" }, { signal: controller.signal });
+    const all = lastValueFrom(toAGUIEvents(run$.pipe(tap((event) => event.type === "action" && event.subRun !== undefined && controller.abort())), { threadId: "t", runId: "r" }).pipe(toArray()));
+    const events = await all;
+    for (const event of events) EventSchemas.parse(event);
+    // The supervisor's model call and the researcher's: 15 tokens each.
+    expect(events.at(-1)).toMatchObject({ type: "RUN_FINISHED", outcome: { type: "cancelled" }, usage: [{ totalTokens: 30 }] });
+  });
+});
