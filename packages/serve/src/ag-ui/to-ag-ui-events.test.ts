@@ -1,6 +1,7 @@
 import { EventSchemas } from "@ag-ui/core/schemas";
 import { MemoryRunStore } from "@agentrx/runs";
-import { lastValueFrom, throwError, toArray } from "rxjs";
+import type { AgentStreamEvent } from "@agentrx/executors";
+import { type Observable, lastValueFrom, of, throwError, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { ANSWER, weatherExecutor } from "../test-helpers/weather-executor";
 import type { AGUIEvent, BaseEvent } from "./ag-ui-event";
@@ -66,6 +67,21 @@ describe("toAGUIEvents", () => {
     expect(snapshot).toMatchObject({ snapshot: { agentrx: { runId: "run-2", status: "interrupted", interrupts: [{ tool: "get_time", toolInput: { city: "Paris" } }] } } });
     expect(events.at(-1)).toMatchObject({ type: "RUN_FINISHED", outcome: { type: "interrupt", interrupts: [{ reason: "approval", toolCallId: expect.any(String), metadata: { tool: "get_time" } }] } });
     expect(events.at(-1)).not.toHaveProperty("result");
+  });
+
+  it("asks about a call in doubt (it may have run) differently from an approval", async () => {
+    const interrupt = (reason: string, index: number) => ({ id: `call-0-${index}`, tool: "charge", toolInput: { cents: 5 }, iteration: 0, index, reason });
+    const run$ = of(
+      { type: "start", runId: "paid", inputs: {}, resumed: true, at: 1 },
+      { type: "interrupt", runId: "paid", interrupts: [interrupt("approval", 0), interrupt("in_doubt", 1)], at: 2 },
+      { type: "output", runId: "paid", output: "", returnValues: {}, stopReason: "interrupted", at: 3 },
+    ) as unknown as Observable<AgentStreamEvent>;
+    const events = validated(await lastValueFrom(toAGUIEvents(run$, { threadId: "t1", runId: "r3" }).pipe(toArray())));
+    const finished = events.at(-1) as Extract<AGUIEvent, { type: "RUN_FINISHED" }>;
+    const [approval, doubt] = (finished.outcome as { interrupts: { reason: string; message: string }[] }).interrupts;
+    expect(approval).toMatchObject({ reason: "approval", message: 'Approve the call of charge with {"cents":5}?' });
+    expect(doubt?.reason).toBe("in_doubt");
+    expect(doubt?.message).toMatch(/may have run.*run it again.*reject.*result/);
   });
 
   it("ends a failed run with RUN_ERROR", async () => {

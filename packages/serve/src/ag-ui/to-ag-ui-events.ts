@@ -213,10 +213,17 @@ function agUiInterrupt(interrupt: Interrupt): AGUIInterrupt {
   return {
     id: interrupt.id,
     reason: typeof reason === "string" ? reason : "approval",
-    message: `Approve the call of ${interrupt.tool} with ${JSON.stringify(interrupt.toolInput)}?`,
+    message: interruptMessage(interrupt, reason),
     ...(interrupt.toolCallId === undefined ? {} : { toolCallId: interrupt.toolCallId }),
     metadata: { tool: interrupt.tool, toolInput: interrupt.toolInput },
   };
+}
+
+/** What a person is asked: to approve a call, or, for a call in doubt (it may have run), what to do with it. */
+function interruptMessage(interrupt: Interrupt, reason: unknown): string {
+  const call = `${interrupt.tool} with ${JSON.stringify(interrupt.toolInput)}`;
+  if (reason !== "in_doubt") return `Approve the call of ${call}?`;
+  return `The call of ${call} started, but its result was not recorded: it may have run. Approve to run it again, reject it, or give its result ({ type: "result", observation }).`;
 }
 
 function tokenUsage(usage: UsageMetadata): AGUITokenUsage {
