@@ -2,41 +2,18 @@ import { HttpAgent } from "@ag-ui/client";
 import { EventSchemas } from "@ag-ui/core/schemas";
 import { createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel } from "@agentrx/core/testing";
-import { AgentExecutor } from "@agentrx/executors";
-import { ChatPromptTemplate } from "@langchain/core/prompts";
-import { type StructuredToolInterface, tool } from "@langchain/core/tools";
-import { lastValueFrom, tap, toArray } from "rxjs";
+import { AgentExecutor, type AgentStreamEvent } from "@agentrx/executors";
+import { MemoryRunStore } from "@agentrx/runs";
+import { withApproval } from "@agentrx/tools";
+import { type Observable, lastValueFrom, tap, toArray } from "rxjs";
 import { afterEach, describe, expect, it } from "vitest";
-import { z } from "zod";
 import { closeLoopback, startLoopback } from "../../../runs/src/sse/loopback-test-server";
 import { createAGUIHandler } from "./create-ag-ui-handler";
+import type { AGUIEvent, BaseEvent } from "./ag-ui-event";
 import { toAGUIEvents } from "./to-ag-ui-events";
+import { workExecutor, workPrompt, workTool } from "../test-helpers/work-executor";
 
 afterEach(closeLoopback);
-
-const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
-
-/** A `work` tool: answers at once, or (`slowMs`) after that long unless its call is aborted. */
-function workTool(options: { returnDirect?: boolean; slowMs?: number } = {}): StructuredToolInterface {
-  const { returnDirect = false, slowMs = 0 } = options;
-  return tool(
-    async ({ name }: { name: string }, config) => {
-      if (slowMs > 0) {
-        await new Promise<void>((resolve, reject) => {
-          const timer = setTimeout(resolve, slowMs);
-          config?.signal?.addEventListener("abort", () => (clearTimeout(timer), reject(new Error("aborted"))));
-        });
-      }
-      return `${name} done`;
-    },
-    { name: "work", description: "Works.", schema: z.object({ name: z.string() }), returnDirect },
-  );
-}
-
-function executor(tool: StructuredToolInterface, responses: ConstructorParameters<typeof ScriptedChatModel>[0]["responses"], options: Partial<ConstructorParameters<typeof AgentExecutor>[0]> = {}): AgentExecutor {
-  const llm = new ScriptedChatModel({ streaming: true, onExhausted: "cycle", responses });
-  return new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [tool], prompt }), tools: [tool], ...options });
-}
 
 /** @ag-ui/client's HttpAgent on the executor's AG-UI endpoint: what a client sees of a run. */
 async function clientOf(executor: AgentExecutor) {
@@ -65,16 +42,16 @@ async function runClient(executor: AgentExecutor) {
 
 describe("toAGUIEvents, with the executor's other features", () => {
   it("sends the answer of a returnDirect tool, or of force early stopping, as a text message after text the model wrote before its calls", async () => {
-    const direct = await runClient(executor(workTool({ returnDirect: true }), [{ content: "Working on it. ", toolCalls: [{ name: "work", args: { name: "a" } }] }]));
+    const direct = await runClient(workExecutor(workTool({ returnDirect: true }), [{ content: "Working on it. ", toolCalls: [{ name: "work", args: { name: "a" } }] }]));
     expect(direct.result).toBe("a done");
     expect(direct.assistantText).toBe("Working on it. a done");
 
-    const forced = executor(workTool(), [{ content: "Working on it. ", toolCalls: [{ name: "work", args: { name: "a" } }] }], { maxIterations: 1, earlyStoppingMethod: "force", earlyStopOutput: "Stopped: too many steps." });
+    const forced = workExecutor(workTool(), [{ content: "Working on it. ", toolCalls: [{ name: "work", args: { name: "a" } }] }], { maxIterations: 1, earlyStoppingMethod: "force", earlyStopOutput: "Stopped: too many steps." });
     expect((await runClient(forced)).assistantText).toBe("Working on it. Stopped: too many steps.");
   });
 
   it("answers the calls a run stopped before they finished (maxExecutionTime): the client is not left to answer them", async () => {
-    const slow = executor(workTool({ slowMs: 2_000 }), [{ toolCalls: [{ name: "work", args: { name: "a" } }, { name: "work", args: { name: "b" } }] }], { maxExecutionTime: 100 });
+    const slow = workExecutor(workTool({ slowMs: 2_000 }), [{ toolCalls: [{ name: "work", args: { name: "a" } }, { name: "work", args: { name: "b" } }] }], { maxExecutionTime: 100 });
     const { pending, toolCalls, toolResults } = await runClient(slow);
     expect(toolCalls).toHaveLength(2);
     expect(pending).toEqual([]);
@@ -83,7 +60,7 @@ describe("toAGUIEvents, with the executor's other features", () => {
   });
 
   it("shows a handled parsing error as a tool call with its result, not a result for an unknown call", async () => {
-    const parsing = executor(workTool(), [{ toolCalls: [{ name: "work", args: "{not json" }] }, "Done."], { handleParsingErrors: true });
+    const parsing = workExecutor(workTool(), [{ toolCalls: [{ name: "work", args: "{not json" }] }, "Done."], { handleParsingErrors: true });
     const { result, toolCalls, toolResults, types } = await runClient(parsing);
     expect(result).toBe("Done.");
     expect(toolResults).toHaveLength(1);
@@ -98,8 +75,8 @@ describe("toAGUIEvents, with an executor as a tool (sub-runs)", () => {
     const usage = { inputTokens: 10, outputTokens: 5 };
     const slow = workTool({ slowMs: 2_000 });
     const researcherLlm = new ScriptedChatModel({ streaming: true, responses: [{ toolCalls: [{ name: "work", args: { name: "s" } }], usage }, { content: "Sub answer.", usage }] });
-    const researcher = new AgentExecutor({ agent: createToolCallingAgent({ llm: researcherLlm, tools: [slow], prompt }), tools: [slow] });
-    const supervisor = executor(researcher.asTool({ name: "researcher", description: "Researches." }), [{ toolCalls: [{ name: "researcher", args: { input: "x" } }], usage }, "Top answer."]);
+    const researcher = new AgentExecutor({ agent: createToolCallingAgent({ llm: researcherLlm, tools: [slow], prompt: workPrompt }), tools: [slow] });
+    const supervisor = workExecutor(researcher.asTool({ name: "researcher", description: "Researches." }), [{ toolCalls: [{ name: "researcher", args: { input: "x" } }], usage }, "Top answer."]);
     const controller = new AbortController();
     const run$ = supervisor.stream({ input: "go" }, { signal: controller.signal });
     const all = lastValueFrom(toAGUIEvents(run$.pipe(tap((event) => event.type === "action" && event.subRun !== undefined && controller.abort())), { threadId: "t", runId: "r" }).pipe(toArray()));
@@ -109,3 +86,24 @@ describe("toAGUIEvents, with an executor as a tool (sub-runs)", () => {
     expect(events.at(-1)).toMatchObject({ type: "RUN_FINISHED", outcome: { type: "cancelled" }, usage: [{ totalTokens: 30 }] });
   });
 });
+
+describe("toAGUIEvents, a resumed run", () => {
+  it("shows a parsing error of a later turn as a call: only the paused turn's steps answer calls the client already has", async () => {
+    const resumable = workExecutor(withApproval(workTool()), [{ toolCalls: [{ name: "work", args: { name: "a" } }] }, { toolCalls: [{ name: "work", args: "{not json" }] }, "Done."], { store: new MemoryRunStore(), handleParsingErrors: true });
+    const events$ = (run$: Observable<AgentStreamEvent>, runId: string) => lastValueFrom(toAGUIEvents(run$, { threadId: "t1", runId }).pipe(toArray<BaseEvent>())) as Promise<AGUIEvent[]>;
+    const paused = await events$(resumable.stream({ input: "go" }, { runId: "paused" }), "r1");
+    const finished = paused.at(-1) as unknown as { outcome: { type: string; interrupts: { id: string }[] } };
+    expect(finished.outcome.type).toBe("interrupt");
+    const decisions = { [finished.outcome.interrupts[0]?.id as string]: "approve" as const };
+    const events = await events$(resumable.resume("paused", { decisions }), "r2");
+    for (const event of events) EventSchemas.parse(event);
+    const startedBefore = new Set(paused.flatMap((event) => (event.type === "TOOL_CALL_START" ? [event.toolCallId] : [])));
+    const started = events.flatMap((event) => (event.type === "TOOL_CALL_START" ? [event.toolCallId] : []));
+    const results = events.flatMap((event) => (event.type === "TOOL_CALL_RESULT" ? [event.toolCallId] : []));
+    expect(results).toHaveLength(2);
+    expect(startedBefore.has(results[0] as string)).toBe(true); // the approved call: the client has it
+    expect(started).toEqual([results[1]]); // the parsing error's call is shown before its result
+    expect(events.at(-1)).toMatchObject({ type: "RUN_FINISHED", result: "Done." });
+  });
+});
+

@@ -5,6 +5,7 @@ import { Observable } from "rxjs";
 import { addUsage } from "../internal/add-usage";
 import { errorText } from "../internal/error-text";
 import { followEvents } from "../internal/follow-events";
+import { ResumedTurn } from "../internal/resumed-turn";
 import { ToolCallIds } from "../internal/tool-call-ids";
 import type { AGUIEvent, AGUIInterrupt, AGUIRunState, AGUITokenUsage, BaseEvent } from "./ag-ui-event";
 
@@ -55,7 +56,7 @@ export function toAGUIEvents(events$: Observable<AgentStreamEvent>, { threadId, 
     const emit = (event: AGUIEvent) => subscriber.next({ ...event, timestamp: Date.now() });
     const ids = new ToolCallIds();
     let started = false;
-    let resumed = false;
+    const resumedTurn = new ResumedTurn();
     let executorRunId = runId;
     let step: number | undefined;
     let text: string | undefined;
@@ -123,28 +124,32 @@ export function toAGUIEvents(events$: Observable<AgentStreamEvent>, { threadId, 
         case "start":
           if (!started) {
             executorRunId = event.runId;
-            resumed = event.resumed;
+            resumedTurn.started(event.resumed);
           }
           start();
           return;
         case "token":
+          resumedTurn.saw(event.type, event.iteration);
           startStep(event.iteration);
           if (event.text !== "") sendText(event.text);
           return;
         case "action":
+          resumedTurn.saw(event.type, event.iteration);
           startStep(event.iteration);
           toolCall(ids.ofAction(event.iteration, event.action), event.action.tool, event.action.toolInput);
           return;
         case "step": {
+          resumedTurn.saw(event.type, event.iteration);
           startStep(event.iteration);
           const toolCallId = ids.ofStep(event.iteration, event.step.action);
           // A step without an action event (a handled parsing error) is shown as a call first; a
           // resumed run's answers go to calls the client got from the paused run.
-          if (!openCalls.has(toolCallId) && !resumed) toolCall(toolCallId, event.step.action.tool, event.step.action.toolInput);
+          if (!openCalls.has(toolCallId) && !resumedTurn.answersShownCall(event.iteration)) toolCall(toolCallId, event.step.action.tool, event.step.action.toolInput);
           toolResult(toolCallId, event.step.observation);
           return;
         }
         case "usage":
+          resumedTurn.saw(event.type, event.iteration);
           usage = addUsage(usage, event.usage);
           return;
         case "interrupt":

@@ -1,38 +1,14 @@
 import { createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { AgentExecutor, type AgentStreamEvent } from "@agentrx/executors";
-import { ChatPromptTemplate } from "@langchain/core/prompts";
-import { type StructuredToolInterface, tool } from "@langchain/core/tools";
+import { MemoryRunStore } from "@agentrx/runs";
+import { withApproval } from "@agentrx/tools";
 import { type UIMessage, readUIMessageStream, validateUIMessages } from "ai";
 import { type Observable, lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import { toUIMessageChunks } from "./to-ui-message-chunks";
 import type { UIMessageChunk } from "./ui-message-chunk";
-
-const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
-
-/** A `work` tool: answers at once, or (`slowMs`) after that long unless its call is aborted. */
-function workTool(options: { returnDirect?: boolean; slowMs?: number } = {}): StructuredToolInterface {
-  const { returnDirect = false, slowMs = 0 } = options;
-  return tool(
-    async ({ name }: { name: string }, config) => {
-      if (slowMs > 0) {
-        await new Promise<void>((resolve, reject) => {
-          const timer = setTimeout(resolve, slowMs);
-          config?.signal?.addEventListener("abort", () => (clearTimeout(timer), reject(new Error("aborted"))));
-        });
-      }
-      return `${name} done`;
-    },
-    { name: "work", description: "Works.", schema: z.object({ name: z.string() }), returnDirect },
-  );
-}
-
-function executor(tool: StructuredToolInterface, responses: ConstructorParameters<typeof ScriptedChatModel>[0]["responses"], options: Partial<ConstructorParameters<typeof AgentExecutor>[0]> = {}): AgentExecutor {
-  const llm = new ScriptedChatModel({ streaming: true, onExhausted: "cycle", responses });
-  return new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [tool], prompt }), tools: [tool], ...options });
-}
+import { workExecutor, workPrompt, workTool } from "../test-helpers/work-executor";
 
 /** The chunks of a run, and the message the `ai` package's reader makes of them (validated). */
 async function read(events$: Observable<AgentStreamEvent>): Promise<{ chunks: UIMessageChunk[]; message: UIMessage }> {
@@ -54,25 +30,25 @@ const textOf = (message: UIMessage) => message.parts.map((part) => (part.type ==
 
 describe("toUIMessageChunks, with the executor's other features", () => {
   it("sends the answer of a returnDirect tool, or of force early stopping, as text after text the model wrote before its calls", async () => {
-    const direct = executor(workTool({ returnDirect: true }), [{ content: "Working on it. ", toolCalls: [{ name: "work", args: { name: "a" } }] }]);
+    const direct = workExecutor(workTool({ returnDirect: true }), [{ content: "Working on it. ", toolCalls: [{ name: "work", args: { name: "a" } }] }]);
     const { message } = await read(direct.stream({ input: "go" }));
     expect(message.metadata).toMatchObject({ stopReason: "return_direct" });
     expect(textOf(message)).toBe("Working on it. a done");
 
-    const forced = executor(workTool(), [{ content: "Working on it. ", toolCalls: [{ name: "work", args: { name: "a" } }] }], { maxIterations: 1, earlyStoppingMethod: "force", earlyStopOutput: "Stopped: too many steps." });
+    const forced = workExecutor(workTool(), [{ content: "Working on it. ", toolCalls: [{ name: "work", args: { name: "a" } }] }], { maxIterations: 1, earlyStoppingMethod: "force", earlyStopOutput: "Stopped: too many steps." });
     const stopped = await read(forced.stream({ input: "go" }));
     expect(stopped.message.metadata).toMatchObject({ stopReason: "max_iterations" });
     expect(textOf(stopped.message)).toBe("Working on it. Stopped: too many steps.");
   });
 
   it("does not send a streamed answer twice (generate early stopping streams its own answer)", async () => {
-    const generating = executor(workTool(), [{ content: "Working on it. ", toolCalls: [{ name: "work", args: { name: "a" } }] }, "Here is what I found."], { maxIterations: 1, earlyStoppingMethod: "generate" });
+    const generating = workExecutor(workTool(), [{ content: "Working on it. ", toolCalls: [{ name: "work", args: { name: "a" } }] }, "Here is what I found."], { maxIterations: 1, earlyStoppingMethod: "generate" });
     const { message } = await read(generating.stream({ input: "go" }));
     expect(textOf(message)).toBe("Working on it. Here is what I found.");
   });
 
   it("ends the calls a run stopped before they finished (maxExecutionTime) with tool-output-error, not open parts", async () => {
-    const slow = executor(workTool({ slowMs: 2_000 }), [{ toolCalls: [{ name: "work", args: { name: "a" } }, { name: "work", args: { name: "b" } }] }], { maxExecutionTime: 100 });
+    const slow = workExecutor(workTool({ slowMs: 2_000 }), [{ toolCalls: [{ name: "work", args: { name: "a" } }, { name: "work", args: { name: "b" } }] }], { maxExecutionTime: 100 });
     const { chunks, message } = await read(slow.stream({ input: "go" }));
     expect(message.metadata).toMatchObject({ stopReason: "max_execution_time" });
     const tools = message.parts.filter((part) => part.type === "dynamic-tool");
@@ -92,9 +68,9 @@ describe("toUIMessageChunks, with an executor as a tool (sub-runs)", () => {
     const usage = { inputTokens: 10, outputTokens: 5 };
     const work = workTool();
     const researcherLlm = new ScriptedChatModel({ streaming: true, responses: [{ toolCalls: [{ name: "work", args: { name: "s" } }], usage }, { content: "Sub answer.", usage }] });
-    const researcher = new AgentExecutor({ agent: createToolCallingAgent({ llm: researcherLlm, tools: [work], prompt }), tools: [work] });
+    const researcher = new AgentExecutor({ agent: createToolCallingAgent({ llm: researcherLlm, tools: [work], prompt: workPrompt }), tools: [work] });
     const research = researcher.asTool({ name: "researcher", description: "Researches." });
-    const supervisor = executor(research, [{ toolCalls: [{ name: "researcher", args: { input: "x" } }], usage }, { content: "Top answer.", usage }]);
+    const supervisor = workExecutor(research, [{ toolCalls: [{ name: "researcher", args: { input: "x" } }], usage }, { content: "Top answer.", usage }]);
     const { chunks, message } = await read(supervisor.stream({ input: "go" }));
     expect(message.parts.filter((part) => part.type === "dynamic-tool")).toMatchObject([{ toolName: "researcher", state: "output-available", output: "Sub answer." }]);
     expect(textOf(message)).toBe("Top answer.");
@@ -103,5 +79,35 @@ describe("toUIMessageChunks, with an executor as a tool (sub-runs)", () => {
     expect(message.metadata).toMatchObject({ usage: { total_tokens: 60 } });
     expect(totals.at(-1)).toBe(60);
     expect(totals).toEqual([...totals].sort((a, b) => (a ?? 0) - (b ?? 0)));
+  });
+});
+
+describe("toUIMessageChunks, a resumed run", () => {
+  it("shows a parsing error of a later turn as a call: only the paused turn's steps answer calls the client already shows", async () => {
+    const store = new MemoryRunStore();
+    const work = withApproval(workTool());
+    const resumable = workExecutor(work, [{ toolCalls: [{ name: "work", args: { name: "a" } }] }, { toolCalls: [{ name: "work", args: "{not json" }] }, "Done."], { store, handleParsingErrors: true });
+    const paused = await read(resumable.stream({ input: "go" }, { runId: "paused" }));
+    expect(paused.message.metadata).toMatchObject({ stopReason: "interrupted" });
+    const interrupt = paused.chunks.find((chunk) => chunk.type === "tool-approval-request") as { approvalId: string };
+    const chunks = await lastValueFrom(resumable.resume("paused", { decisions: { [interrupt.approvalId]: "approve" } }).pipe(toUIMessageChunks(), toArray()));
+    const outputs = chunks.filter((chunk): chunk is Extract<UIMessageChunk, { type: "tool-output-available" }> => chunk.type === "tool-output-available");
+    expect(outputs).toHaveLength(2);
+    const shownBefore = new Set(paused.chunks.flatMap((chunk) => (chunk.type === "tool-input-start" ? [chunk.toolCallId] : [])));
+    const shownNow = chunks.flatMap((chunk) => (chunk.type === "tool-input-start" ? [chunk.toolCallId] : []));
+    // The approved call's answer goes to the part the client has; the parsing error's call is shown first.
+    expect(shownBefore.has(outputs[0]?.toolCallId as string)).toBe(true);
+    expect(shownNow).toEqual([outputs[1]?.toolCallId]);
+    // The AI SDK's reader, continuing the paused message, accepts every chunk.
+    const stream = new ReadableStream({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(chunk);
+        controller.close();
+      },
+    });
+    let message: UIMessage | undefined;
+    for await (const snapshot of readUIMessageStream({ message: paused.message, stream: stream as never, terminateOnError: true })) message = snapshot;
+    expect(message?.parts.filter((part) => part.type === "dynamic-tool").map((part) => (part as { state: string }).state)).toEqual(["output-available", "output-available"]);
+    expect(textOf(message as UIMessage)).toBe("Done.");
   });
 });

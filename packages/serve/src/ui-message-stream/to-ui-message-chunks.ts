@@ -3,6 +3,7 @@ import type { AgentStreamEvent, Interrupt, OutputEvent, StopReason, UsageEvent }
 import type { UsageMetadata } from "@langchain/core/messages";
 import { Observable, type OperatorFunction } from "rxjs";
 import { addUsage } from "../internal/add-usage";
+import { ResumedTurn } from "../internal/resumed-turn";
 import { errorText } from "../internal/error-text";
 import { followEvents } from "../internal/follow-events";
 import { ToolCallIds } from "../internal/tool-call-ids";
@@ -71,7 +72,7 @@ export function toUIMessageChunks(options: UIMessageStreamOptions = {}): Operato
       const ids = new ToolCallIds();
       const openTools = new Map<string, true>();
       let metadata: AgentUIMessageMetadata | undefined;
-      let resumed = false;
+      const resumedTurn = new ResumedTurn();
       let step: number | undefined;
       let stepOpen = false;
       let text: string | undefined;
@@ -144,25 +145,30 @@ export function toUIMessageChunks(options: UIMessageStreamOptions = {}): Operato
         switch (event.type) {
           case "start":
             if (metadata === undefined) {
-              resumed = event.resumed;
+              resumedTurn.started(event.resumed);
               metadata = { runId: event.runId, ...(event.threadId === undefined ? {} : { threadId: event.threadId }) };
               emit({ type: "start", ...(messageId === undefined ? {} : { messageId }), messageMetadata: metadata });
             }
             return;
           case "token":
+            resumedTurn.saw(event.type, event.iteration);
             startStep(event.iteration);
             if (event.text !== "") sendText(event.text);
             return;
           case "action":
+            resumedTurn.saw(event.type, event.iteration);
             startStep(event.iteration);
             action(event.iteration, event.action);
             return;
           case "step": {
+            resumedTurn.saw(event.type, event.iteration);
             const toolCallId = ids.ofStep(event.iteration, event.step.action);
             // The answer to a call shown in a step that ended (before a pause, or by the client for a
-            // resumed run's first steps) goes to that call's part: no new (empty) step for it.
-            if (stepOpen || !(resumed || openTools.has(toolCallId))) startStep(event.iteration);
-            if (!openTools.has(toolCallId) && !resumed) toolInput(toolCallId, event.step.action.tool, event.step.action.toolInput);
+            // resumed run's first steps) goes to that call's part: no new (empty) step for it. A
+            // step without an action event (a handled parsing error) is shown as a call first.
+            const shown = resumedTurn.answersShownCall(event.iteration);
+            if (stepOpen || !(shown || openTools.has(toolCallId))) startStep(event.iteration);
+            if (!openTools.has(toolCallId) && !shown) toolInput(toolCallId, event.step.action.tool, event.step.action.toolInput);
             openTools.delete(toolCallId);
             answerStreamed = false;
             if (event.metadata?.rejected === true) emit({ type: "tool-output-denied", toolCallId });
@@ -170,6 +176,7 @@ export function toUIMessageChunks(options: UIMessageStreamOptions = {}): Operato
             return;
           }
           case "usage":
+            resumedTurn.saw(event.type, event.iteration);
             startStep(event.iteration);
             addToUsage(event);
             return;

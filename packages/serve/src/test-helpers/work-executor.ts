@@ -1,0 +1,34 @@
+import { createToolCallingAgent } from "@agentrx/agents";
+import { ScriptedChatModel } from "@agentrx/core/testing";
+import { AgentExecutor } from "@agentrx/executors";
+import { ChatPromptTemplate } from "@langchain/core/prompts";
+import { type StructuredToolInterface, tool } from "@langchain/core/tools";
+import { z } from "zod";
+
+const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
+
+/** A `work` tool: answers `<name> done` at once, or (`slowMs`) after that long unless its call is aborted. */
+export function workTool(options: { returnDirect?: boolean; slowMs?: number } = {}): StructuredToolInterface {
+  const { returnDirect = false, slowMs = 0 } = options;
+  return tool(
+    async ({ name }: { name: string }, config) => {
+      if (slowMs > 0) {
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(resolve, slowMs);
+          config?.signal?.addEventListener("abort", () => (clearTimeout(timer), reject(new Error("aborted"))));
+        });
+      }
+      return `${name} done`;
+    },
+    { name: "work", description: "Works.", schema: z.object({ name: z.string() }), returnDirect },
+  );
+}
+
+/** A tool-calling agent's executor with one tool, on a streaming scripted model that cycles through `responses`. */
+export function workExecutor(tool: StructuredToolInterface, responses: ConstructorParameters<typeof ScriptedChatModel>[0]["responses"], options: Partial<ConstructorParameters<typeof AgentExecutor>[0]> = {}): AgentExecutor {
+  const llm = new ScriptedChatModel({ streaming: true, onExhausted: "cycle", responses });
+  return new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [tool], prompt }), tools: [tool], ...options });
+}
+
+/** The prompt of the `work` executors, for agents built next to them. */
+export { prompt as workPrompt };
