@@ -3,7 +3,7 @@ import { encodeValue } from "./json-value";
 import type { OpenedRun } from "./open-run";
 import { messageOf, readRecordedEvents, recordedRunInfo } from "./read-recorded-events";
 import { restoreRunState } from "./restore-run-state";
-import type { ForkOf, JsonObject, RunInfo, RunStore, StoredRunEvent } from "./run-store";
+import type { ForkOf, JsonObject, JsonValue, RunInfo, RunStore, StoredRunEvent } from "./run-store";
 import { RunStoreError } from "./run-store-errors";
 import { withStoreTimeout } from "./with-store-timeout";
 
@@ -63,7 +63,7 @@ export async function openForkedRun(
   const forkOf: ForkOf = { runId: sourceId, iteration: at };
   const inputs = { ...copied.state.inputs, ...request.inputs };
   const encodedInputs = encodeValue(inputs, "inputs") as JsonObject;
-  const copy = renumber(prefix, runId, forkOf, encodedInputs, request.edit);
+  const copy = renumber(prefix, runId, forkOf, encodedInputs, request.edit, editedInputs(events));
   const now = Date.now();
   const newInfo: RunInfo = { runId, status: "running", inputs: encodedInputs, createdAt: now, updatedAt: now, eventCount: copy.length, forkOf, epoch: 1 };
   if (info.threadId !== undefined) newInfo.threadId = info.threadId;
@@ -112,17 +112,21 @@ async function removeHalfMadeFork(store: RunStore, sourceId: string, runId: stri
 }
 
 /**
- * The source's events of iterations before `at`. A sub-run's (an executor called as a tool) go with
- * the caller's turn that ran them (its iteration is the sub-run's own): the caller's latest before them.
+ * The source's events of iterations before `at`, numbered from 1 as the fork's record (the events
+ * left out, such as a pause and the `start` of a resumed segment, leave no gap). A sub-run's (an
+ * executor called as a tool) go with the caller's turn that ran them (its iteration is the
+ * sub-run's own): the caller's latest before them.
  */
 function copiedPrefix(events: readonly StoredRunEvent[], at: number): StoredRunEvent[] {
   let current = 0;
-  return events.filter((event) => {
-    if (event.data["subRun"] !== undefined) return current < at;
-    const iteration = event.data["iteration"];
-    if (typeof iteration === "number") current = iteration;
-    return isCopied(event, at);
-  });
+  return events
+    .filter((event) => {
+      if (event.data["subRun"] !== undefined) return current < at;
+      const iteration = event.data["iteration"];
+      if (typeof iteration === "number") current = iteration;
+      return isCopied(event, at);
+    })
+    .map((event, i) => ({ ...event, seq: i + 1 }));
 }
 
 /** Whether a source event belongs to the copied prefix of iterations before `at`. */
@@ -157,12 +161,22 @@ function lastCompleteTurn(events: readonly StoredRunEvent[]): number {
   return last;
 }
 
-/** The prefix as the fork's own record: consecutive seqs, its run id and `forkOf` on the start, the edit applied. */
-function renumber(prefix: readonly StoredRunEvent[], runId: string, forkOf: ForkOf, inputs: JsonObject, edit: ForkRequest["edit"]): StoredRunEvent[] {
-  let lastStep = -1;
-  prefix.forEach((event, i) => {
-    if (event.data["type"] === "step" && event.data["subRun"] === undefined) lastStep = i;
-  });
+/**
+ * The prefix as the fork's own record: consecutive seqs, its run id and `forkOf` on the start, the
+ * edit applied. The copy holds no pause, so each action a person edited before it ran carries the
+ * input it ran with (`edited`, see {@link editedInputs}), as the source's state does; and the fork
+ * has an inbox of its own, so the messages copied from the source's lose their inbox positions (a
+ * message sent to the fork is then taken from position 1 on).
+ */
+function renumber(
+  prefix: readonly StoredRunEvent[],
+  runId: string,
+  forkOf: ForkOf,
+  inputs: JsonObject,
+  edit: ForkRequest["edit"],
+  edited: ReadonlyMap<string, JsonValue>,
+): StoredRunEvent[] {
+  const lastStep = lastStepOf(prefix);
   if (edit?.observation !== undefined && lastStep < 0) {
     throw new InvalidArgumentError({ argument: "edit", value: edit, message: "AgentExecutor.fork: `edit.observation` needs a step to change, and the copied prefix has none (fork at a later iteration)." });
   }
@@ -170,6 +184,69 @@ function renumber(prefix: readonly StoredRunEvent[], runId: string, forkOf: Fork
     let data: JsonObject = event.data;
     if (i === 0) data = { ...data, runId, inputs, resumed: false, forkOf: { runId: forkOf.runId, iteration: forkOf.iteration } };
     if (i === lastStep && edit?.observation !== undefined) data = { ...data, observation: edit.observation };
+    if (data["subRun"] === undefined) data = ownEventOfFork(data, edited);
     return { seq: i + 1, type: event.type, at: event.at, data };
   });
+}
+
+/**
+ * The position in `prefix` of the run's last step as its state orders steps (by iteration, then by
+ * action index), not the last one written: in a turn of parallel calls the one that finished last
+ * may come first. -1 when the prefix has no step.
+ */
+function lastStepOf(prefix: readonly StoredRunEvent[]): number {
+  let last = -1;
+  let lastIteration = -1;
+  let lastIndex = -1;
+  prefix.forEach(({ data }, i) => {
+    if (data["type"] !== "step" || data["subRun"] !== undefined) return;
+    const iteration = typeof data["iteration"] === "number" ? data["iteration"] : 0;
+    const index = typeof data["index"] === "number" ? data["index"] : 0; // a parsing error's step: its iteration's only one
+    if (iteration > lastIteration || (iteration === lastIteration && index > lastIndex)) {
+      [last, lastIteration, lastIndex] = [i, iteration, index];
+    }
+  });
+  return last;
+}
+
+/** A copied event of the source's own (not a sub-run's) as the fork records it: see {@link renumber}. */
+function ownEventOfFork(data: JsonObject, edited: ReadonlyMap<string, JsonValue>): JsonObject {
+  if (data["type"] === "message" && data["inboxSeq"] !== undefined) {
+    const copy = { ...data };
+    delete copy["inboxSeq"];
+    return copy;
+  }
+  if (data["type"] !== "action") return data;
+  const toolInput = edited.get(`${String(data["iteration"])}:${String(data["index"] ?? 0)}`);
+  const action = data["action"];
+  if (toolInput === undefined || !isJsonObject(action)) return data;
+  return { ...data, action: { ...action, toolInput } };
+}
+
+/**
+ * The inputs people gave the source's calls before they ran (`edit` decisions), by
+ * `<iteration>:<index>` of the call: the interrupt ids of the record's pauses name the calls.
+ */
+function editedInputs(events: readonly StoredRunEvent[]): Map<string, JsonValue> {
+  const calls = new Map<string, string>();
+  const edited = new Map<string, JsonValue>();
+  for (const { data } of events) {
+    if (data["subRun"] !== undefined) continue;
+    if (data["type"] === "interrupt" && Array.isArray(data["interrupts"])) {
+      for (const interrupt of data["interrupts"]) {
+        if (isJsonObject(interrupt) && typeof interrupt["id"] === "string") calls.set(interrupt["id"], `${String(interrupt["iteration"])}:${String(interrupt["index"])}`);
+      }
+    }
+    const decisions = data["decisions"];
+    if (data["type"] !== "decisions" || !isJsonObject(decisions)) continue;
+    for (const [id, decision] of Object.entries(decisions)) {
+      const call = calls.get(id);
+      if (call !== undefined && isJsonObject(decision) && decision["type"] === "edit" && decision["toolInput"] !== undefined) edited.set(call, decision["toolInput"]);
+    }
+  }
+  return edited;
+}
+
+function isJsonObject(value: JsonValue | undefined): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
