@@ -240,6 +240,8 @@ export function encodeModelCall(call: RecordedModelCall, message: JsonValue = en
 export class RunEventDecoder {
   private readonly turns = new Map<number, AgentAction[]>();
   private readonly pendingSteps = new Map<number, (AgentStep | undefined)[]>();
+  /** The interrupts of the run's pauses, by id: what a decision names. */
+  private readonly waiting = new Map<unknown, Interrupt>();
   /** Every completed step so far, in action order. */
   steps: AgentStep[] = [];
 
@@ -349,8 +351,11 @@ export class RunEventDecoder {
         this.steps.push(messageStepOf(event));
         return event;
       }
-      case "interrupt":
-        return { type: "interrupt", runId: String(data["runId"] ?? this.runId), interrupts: decodeValue(data["interrupts"] ?? []) as Interrupt[], at };
+      case "interrupt": {
+        const interrupts = decodeValue(data["interrupts"] ?? []) as Interrupt[];
+        if (Array.isArray(interrupts)) for (const interrupt of interrupts) this.waiting.set(interrupt?.id, interrupt);
+        return { type: "interrupt", runId: String(data["runId"] ?? this.runId), interrupts, at };
+      }
       case "compaction": {
         const steps = data["steps"];
         if (typeof steps !== "number" || !Number.isInteger(steps) || steps < 0 || typeof data["summary"] !== "string") {
@@ -360,8 +365,11 @@ export class RunEventDecoder {
       }
       case "middleware":
         return { type: "middleware", iteration, name: String(data["name"] ?? ""), data: (decodeValue(data["data"] ?? {}) ?? {}) as Record<string, unknown>, at };
-      case "decisions":
-        return { type: "decisions", at, decisions: decodeValue(data["decisions"] ?? {}) as Record<string, Decision> };
+      case "decisions": {
+        const decisions = decodeValue(data["decisions"] ?? {}) as Record<string, Decision>;
+        this.applyEdits(decisions);
+        return { type: "decisions", at, decisions };
+      }
       case "model_call":
         return {
           type: "model_call",
@@ -394,6 +402,21 @@ export class RunEventDecoder {
   /** The recorded results of `iteration`'s turn so far (by action index), while it is not complete. */
   resultsOf(iteration: number): (AgentStep | undefined)[] | undefined {
     return this.pendingSteps.get(iteration);
+  }
+
+  /**
+   * A person's edits: the call runs with the edited input, so its step carries it (as the live
+   * step did, and as `reduceRun` has it); the `action` event decoded before keeps what the model asked for.
+   */
+  private applyEdits(decisions: Record<string, Decision>): void {
+    if (decisions === null || typeof decisions !== "object") return;
+    for (const [id, decision] of Object.entries(decisions)) {
+      const interrupt = this.waiting.get(id);
+      if (interrupt === undefined || typeof decision !== "object" || decision === null || decision.type !== "edit") continue;
+      const actions = this.turns.get(interrupt.iteration);
+      const action = actions?.[interrupt.index];
+      if (actions !== undefined && action !== undefined) actions[interrupt.index] = { ...action, toolInput: decision.toolInput as AgentAction["toolInput"] };
+    }
   }
 
   /** Appends a turn's steps once all of its actions have results; steps of a halted turn at the output. */

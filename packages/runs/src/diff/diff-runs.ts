@@ -192,7 +192,10 @@ function sideOf(record: RunRecord): Side {
       case "step": {
         if (event.index === undefined) break;
         const call = at(event.iteration).toolCalls[event.index];
-        if (call !== undefined) call.observation = observationText(event.step.observation);
+        if (call === undefined) break;
+        call.observation = observationText(event.step.observation);
+        // The input the call ran with: a person may have edited it before it ran (a fork records the edit in its action).
+        call.input = event.step.action.toolInput;
         break;
       }
       case "usage": {
