@@ -8,7 +8,7 @@ import { InvalidAgentOutputError } from "./invalid-agent-output-error";
 import { isOutputParserException, parsingErrorStep } from "./observations";
 import { OutputValidationError } from "./output-validation-error";
 import { actionEvent, agentInput, errorMessage, forced, stepEvent, toActions } from "./run-helpers";
-import { type RunState, type RunTransition, isEnded, pendingActions } from "./run-state";
+import { type RunState, type RunTransition, isEnded, pendingActions, stepsOfEndedTurn } from "./run-state";
 import { checkFinalAnswer, finalAnswerCall, invalidAnswerStep } from "./structured-output";
 import type { ToolRunner } from "./tool-runner";
 import type { MiddlewareRun } from "../middleware/middleware-run";
@@ -110,6 +110,11 @@ export class AgentLoop {
       if (outcome !== "continue") return outcome === "stop" ? this.earlyStop() : undefined;
       // The turn the pause left pending has ended: its afterTurn runs now (it did not before the pause).
       if (run.middleware?.afterTurns && !(await this.afterTurn(run.middleware, turn))) return isEnded(state) ? undefined : this.earlyStop();
+    } else if (state.endedTurn !== undefined && !run.interrupted) {
+      // A resumed run (or a fork) whose process died after a turn that returns directly, before its
+      // output was recorded: it ends as the live run did, without a model call the live run never made.
+      const outcome = this.endedTurnOutcome();
+      if (outcome !== undefined) return void (await outcome);
     }
     for (;;) {
       if (run.interrupted) break;
@@ -292,12 +297,26 @@ export class AgentLoop {
     // person rejected one): one call's observation, or several joined by blank lines.
     if (run.approvals.rejectedInTurn(turn.iteration)) return "continue";
     for (const action of turn.actions) if (!tools.returnsDirect(action)) return "continue";
-    return this.returnDirect(turn);
+    return this.returnDirect(turn.results as AgentStep[]);
   }
 
-  private async returnDirect(turn: RunTurn): Promise<TurnOutcome> {
+  /**
+   * How a restored run goes on whose last turn ended and no agent call came after: `undefined` (the
+   * agent is called) unless that turn returns directly, as {@link turnEnded} decides for a live turn.
+   */
+  private endedTurnOutcome(): Promise<TurnOutcome> | undefined {
     const { run } = this;
-    const observation = turn.results.map((step) => observationText((step as AgentStep).observation)).join("\n\n");
+    const steps = stepsOfEndedTurn(run.state);
+    const iteration = run.state.endedTurn?.iteration;
+    if (steps === undefined || iteration === undefined || steps.length === 0 || run.approvals.rejectedInTurn(iteration)) return undefined;
+    // (Message steps that joined as the run ended follow the turn's steps: they are not the turn's.)
+    for (const step of steps) if (!run.tools.returnsDirect(step.action)) return undefined;
+    return this.returnDirect(steps);
+  }
+
+  private async returnDirect(steps: readonly AgentStep[]): Promise<TurnOutcome> {
+    const { run } = this;
+    const observation = steps.map((step) => observationText(step.observation)).join("\n\n");
     if ((await this.closeInbox("unanswered")) === "stopped") return isEnded(run.state) ? "done" : "stop";
     await run.complete({ returnValues: { output: observation }, log: observation }, "return_direct");
     return "done";

@@ -79,6 +79,12 @@ export interface RunState {
   earlyCalls?: { iteration: number; actions: AgentAction[]; keys?: (string | undefined)[] } | undefined;
   /** The iteration of the turn in which a person rejected a tool call: that turn never returns directly. */
   rejectedIn?: number | undefined;
+  /**
+   * The last turn whose calls all have their results: its iteration, and where its steps are in
+   * `steps` (`from`, `count`). A run restored right after it (no agent call since: the process died
+   * before the output) ends as the live run did when that turn returns directly.
+   */
+  endedTurn?: { iteration: number; from: number; count: number } | undefined;
 }
 
 /** The named transitions of a run; {@link transition} applies them. */
@@ -197,6 +203,7 @@ export function transition(state: RunState, event: RunTransition): void {
       if (turn === undefined) return;
       turn.results[event.index] = event.step;
       for (let i = 0; i < turn.results.length; i++) if (turn.results[i] === undefined) return;
+      state.endedTurn = { iteration: turn.iteration, from: state.steps.length, count: turn.results.length };
       state.steps = state.steps.concat(turn.results as AgentStep[]);
       state.turn = undefined;
       state.interrupts = []; // every call of the turn has its result: nothing waits any more
@@ -267,6 +274,16 @@ export function transition(state: RunState, event: RunTransition): void {
       if (!isEnded(state) || state.phase === "done" || state.phase === "interrupted") state.phase = "failed";
       return;
   }
+}
+
+/**
+ * The steps of the turn that ended last, when no agent call came after it (the next one would be
+ * its iteration + 1): what a restored run whose process died before its output goes on from.
+ */
+export function stepsOfEndedTurn(state: RunState): AgentStep[] | undefined {
+  const ended = state.endedTurn;
+  if (ended === undefined || state.turn !== undefined || ended.iteration !== state.iteration - 1) return undefined;
+  return state.steps.slice(ended.from, ended.from + ended.count);
 }
 
 /** A halted turn ends with the steps that finished, in action order. */
