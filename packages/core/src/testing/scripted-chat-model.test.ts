@@ -90,6 +90,38 @@ describe("ScriptedChatModel", () => {
     expect((await model.invoke("go")).tool_calls?.[0]).toMatchObject({ name: "search", id: "t1" });
   });
 
+  it("replays an AIMessage from a real transcript with its reasoning, metadata and usage details, streamed or not", async () => {
+    const usage = {
+      input_tokens: 1_200,
+      output_tokens: 80,
+      total_tokens: 1_280,
+      input_token_details: { cache_read: 1_000, cache_creation: 150 },
+      output_token_details: { reasoning: 60 },
+    };
+    const transcript = () =>
+      new AIMessage({
+        content: [
+          { type: "thinking", thinking: "Look it up.", signature: "sig==" },
+          { type: "tool_use", id: "t1", name: "search", input: { query: "x" } },
+        ],
+        tool_calls: [{ name: "search", args: { query: "x" }, id: "t1" }],
+        additional_kwargs: { reasoning_content: "Look it up." },
+        response_metadata: { model_name: "claude-sonnet-4-5", stop_reason: "tool_use" },
+        usage_metadata: usage,
+      });
+    for (const streaming of [false, true]) {
+      const model = new ScriptedChatModel({ responses: [transcript()], streaming });
+      const message = await model.invoke("go");
+      expect(message.additional_kwargs).toEqual({ reasoning_content: "Look it up." });
+      expect(message.usage_metadata).toEqual(usage);
+      expect(message.response_metadata).toMatchObject({ model_name: "claude-sonnet-4-5", stop_reason: "tool_use" });
+      expect(message.content).toEqual(transcript().content);
+    }
+    const streamed = aggregate(await collect(new ScriptedChatModel({ responses: [transcript()] }), "go"));
+    expect(streamed.additional_kwargs).toEqual({ reasoning_content: "Look it up." });
+    expect(streamed.usage_metadata).toEqual(usage);
+  });
+
   it("streams text word by word, or by a number of characters", async () => {
     const words = await collect(new ScriptedChatModel({ responses: ["The sky is blue."] }), "q");
     expect(words.map((chunk) => chunk.content).filter(Boolean)).toEqual(["The ", "sky ", "is ", "blue."]);

@@ -302,8 +302,10 @@ export class ScriptedChatModel extends BaseChatModel<ScriptedChatModelCallOption
       message: new AIMessageChunk({
         content: "",
         id: message.id,
+        // What a scripted AIMessage carried beyond its content and calls (reasoning, metadata) comes once, here.
+        additional_kwargs: message.additional_kwargs,
         ...(message.usage_metadata ? { usage_metadata: message.usage_metadata } : {}),
-        response_metadata: { finish_reason: message.tool_calls?.length ? "tool_calls" : "stop" },
+        response_metadata: message.response_metadata,
       }),
     });
   }

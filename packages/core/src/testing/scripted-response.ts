@@ -80,33 +80,48 @@ export function toolName(tool: BindToolsInput): string {
   return "<unnamed>";
 }
 
+/**
+ * A scripted message, with what a scripted `AIMessage` carries beyond it: its `additional_kwargs`
+ * (reasoning), `response_metadata` and whole usage (cache and reasoning details), replayed as they
+ * are.
+ *
+ * @internal
+ */
+export interface PreparedScriptedMessage extends ScriptedMessage {
+  additionalKwargs?: Record<string, unknown>;
+  responseMetadata?: Record<string, unknown>;
+  usageMetadata?: UsageMetadata;
+}
+
 /** @internal */
-export function toScriptedMessage(entry: Exclude<ScriptedResponse, Function | Error>): ScriptedMessage {
+export function toScriptedMessage(entry: Exclude<ScriptedResponse, Function | Error>): PreparedScriptedMessage {
   if (typeof entry === "string") return { content: entry };
   if (entry instanceof AIMessage || AIMessage.isInstance?.(entry)) {
     const message = entry as AIMessage;
     return {
       content: message.content,
-      toolCalls: (message.tool_calls ?? []).map((call) => ({
-        name: call.name,
-        args: call.args,
-        ...(call.id ? { id: call.id } : {}),
-      })),
-      ...(message.usage_metadata
-        ? {
-            usage: {
-              inputTokens: message.usage_metadata.input_tokens,
-              outputTokens: message.usage_metadata.output_tokens,
-            },
-          }
-        : {}),
+      toolCalls: [
+        ...(message.tool_calls ?? []).map((call) => ({
+          name: call.name,
+          args: call.args,
+          ...(call.id ? { id: call.id } : {}),
+        })),
+        ...(message.invalid_tool_calls ?? []).map((call) => ({
+          name: call.name ?? "",
+          args: call.args ?? "",
+          ...(call.id ? { id: call.id } : {}),
+        })),
+      ],
+      ...(message.usage_metadata ? { usageMetadata: message.usage_metadata } : {}),
+      additionalKwargs: message.additional_kwargs ?? {},
+      responseMetadata: message.response_metadata ?? {},
     };
   }
   return entry;
 }
 
 /** @internal */
-export function buildMessage(scripted: ScriptedMessage, index: number, stop: string[] | undefined): AIMessage {
+export function buildMessage(scripted: PreparedScriptedMessage, index: number, stop: string[] | undefined): AIMessage {
   let content: MessageContent = scripted.content ?? "";
   if (typeof content === "string" && stop?.length) content = truncateAtStop(content, stop);
   const toolCalls: ToolCall[] = [];
@@ -128,7 +143,9 @@ export function buildMessage(scripted: ScriptedMessage, index: number, stop: str
     }
     toolCalls.push({ name: call.name, args: call.args ?? {}, id, type: "tool_call" });
   });
-  const usage: UsageMetadata | undefined = scripted.usage
+  const usage: UsageMetadata | undefined = scripted.usageMetadata
+    ? { ...scripted.usageMetadata }
+    : scripted.usage
     ? {
         input_tokens: scripted.usage.inputTokens,
         output_tokens: scripted.usage.outputTokens,
@@ -140,8 +157,9 @@ export function buildMessage(scripted: ScriptedMessage, index: number, stop: str
     id: `scripted-${index}`,
     tool_calls: toolCalls,
     invalid_tool_calls: invalidToolCalls,
+    additional_kwargs: { ...scripted.additionalKwargs },
     ...(usage ? { usage_metadata: usage } : {}),
-    response_metadata: { finish_reason: toolCalls.length || invalidToolCalls.length ? "tool_calls" : "stop" },
+    response_metadata: { finish_reason: toolCalls.length || invalidToolCalls.length ? "tool_calls" : "stop", ...scripted.responseMetadata },
   });
 }
 
@@ -219,6 +237,7 @@ export function toAIMessage(chunk: AIMessageChunk | { content: MessageContent })
     id: source.id,
     tool_calls: toolCalls,
     invalid_tool_calls: invalidToolCalls,
+    additional_kwargs: source.additional_kwargs ?? {},
     ...(source.usage_metadata ? { usage_metadata: source.usage_metadata } : {}),
     response_metadata: source.response_metadata ?? {},
   });
