@@ -19,6 +19,20 @@ describe("strictToolCalls", () => {
     expect(invalidToolCalls[0]).toMatchObject({ id: "a", name: "search", args: '{"query": "Par' });
   });
 
+  it("keeps apart two calls a provider streamed at the same index with different ids (as AIMessageChunk does)", () => {
+    // Ollama-style streams send every call whole at index 0; the merged chunk keeps both.
+    const chunk = new AIMessageChunk({ content: "", tool_call_chunks: [{ type: "tool_call_chunk", index: 0, id: "a", name: "weather", args: '{"city":"Paris"}' }] }).concat(
+      new AIMessageChunk({ content: "", tool_call_chunks: [{ type: "tool_call_chunk", index: 0, id: "b", name: "weather", args: '{"city":"Rome"}' }] }),
+    );
+    expect(chunk.tool_calls?.map((call) => call.id)).toEqual(["a", "b"]);
+    const { toolCalls, invalidToolCalls } = strictToolCalls(chunk);
+    expect(invalidToolCalls).toEqual([]);
+    expect(toolCalls).toEqual([
+      { id: "a", name: "weather", args: { city: "Paris" }, type: "tool_call" },
+      { id: "b", name: "weather", args: { city: "Rome" }, type: "tool_call" },
+    ]);
+  });
+
   it("treats empty arguments as {} and non-object JSON as invalid", () => {
     const chunk = new AIMessageChunk({
       content: "",

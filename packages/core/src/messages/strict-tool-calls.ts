@@ -32,23 +32,31 @@ export function parseToolCalls(
 /**
  * Assembles streamed tool-call chunks (grouped by index) into tool calls, parsing the arguments
  * strictly. (`AIMessageChunk` itself parses them as partial JSON, which "repairs" truncated
- * arguments into valid-looking tool calls.)
+ * arguments into valid-looking tool calls.) A chunk whose id differs from the id of the call
+ * at its index starts a new call, as `AIMessageChunk` merges them: some servers stream every
+ * call at index 0.
  */
 export function assembleToolCalls(chunks: ToolCallChunk[]): {
   raw: { id?: string; name?: string; args: string }[];
   toolCalls: ToolCall[];
   invalidToolCalls: InvalidToolCall[];
 } {
-  const byIndex = new Map<number, { id?: string; name?: string; args: string }>();
+  const entries: { key: number; call: { id?: string; name?: string; args: string } }[] = [];
+  const current = new Map<number, { id?: string; name?: string; args: string }>();
   for (const part of chunks) {
-    const key = part.index ?? byIndex.size;
-    const entry = byIndex.get(key) ?? { args: "" };
+    const key = part.index ?? entries.length;
+    let entry = part.index === undefined ? undefined : current.get(key);
+    if (entry === undefined || (part.id && entry.id && part.id !== entry.id)) {
+      entry = { args: "" };
+      entries.push({ key, call: entry });
+      current.set(key, entry);
+    }
     if (part.id) entry.id = part.id;
     if (part.name) entry.name = part.name;
     entry.args += part.args ?? "";
-    byIndex.set(key, entry);
   }
-  const raw = [...byIndex.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
+  // A stable sort: calls that share an index stay in the order they came.
+  const raw = entries.sort((a, b) => a.key - b.key).map(({ call }) => call);
   return { raw, ...parseToolCalls(raw) };
 }
 

@@ -67,8 +67,25 @@ export function toAIMessage(completion: OpenAI.Chat.ChatCompletion): AIMessage {
   });
 }
 
-/** Per-stream state: which tool-call ids and names were already sent, so repeats are not concatenated. */
-export type ToolCallHeaders = Map<number, { id?: string; name?: string }>;
+/**
+ * Per-stream state of the tool calls: for each index the server uses, the call streaming there
+ * (its id and name, already sent, so repeats are not concatenated, and the index it is given).
+ * Calls are numbered in the order they start, so a server that streams several calls at one index
+ * (each with its own id, as some compatible servers do) gives each call an index of its own.
+ */
+export class ToolCallHeaders {
+  private readonly calls = new Map<number, { id?: string; name?: string; index: number }>();
+  private started = 0;
+
+  /** The call a delta at the server's `index` belongs to: a new one when its `id` is new there. */
+  callAt(index: number, id: string | undefined): { id?: string; name?: string; index: number } {
+    const seen = this.calls.get(index);
+    if (seen !== undefined && !(id && seen.id && id !== seen.id)) return seen;
+    const call = { index: this.started++ };
+    this.calls.set(index, call);
+    return call;
+  }
+}
 
 /**
  * Converts one streamed chunk to an `AIMessageChunk`, or `undefined` when it carries nothing.
@@ -80,13 +97,14 @@ export function toMessageChunk(chunk: OpenAI.Chat.ChatCompletionChunk, headers: 
   const delta = choice?.delta;
   const content = delta?.content ?? "";
   const toolCallChunks: ToolCallChunk[] = (delta?.tool_calls ?? []).map((call) => {
-    const seen = headers.get(call.index) ?? {};
+    const seen = headers.callAt(call.index, call.id ?? undefined);
     const id = call.id && call.id !== seen.id ? call.id : undefined;
     const name = call.function?.name && call.function.name !== seen.name ? call.function.name : undefined;
-    headers.set(call.index, { id: seen.id ?? id, name: seen.name ?? name });
+    seen.id ??= id;
+    seen.name ??= name;
     return {
       type: "tool_call_chunk",
-      index: call.index,
+      index: seen.index,
       ...(id ? { id } : {}),
       ...(name ? { name } : {}),
       args: call.function?.arguments ?? "",

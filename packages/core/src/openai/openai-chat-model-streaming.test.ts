@@ -3,6 +3,7 @@ import type { AIMessageChunk } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { OpenAIChatModel } from "./openai-chat-model";
 import { failure, setup, streamAll } from "./test-helpers";
 
 const lookup = tool(async () => "", {
@@ -78,6 +79,36 @@ describe("OpenAIChatModel streaming", () => {
     expect((await model.invoke("go")).usage_metadata).toEqual(expected);
     const streamed = (await streamAll(model, "go")).reduce((all, chunk) => all.concat(chunk));
     expect(streamed.usage_metadata).toEqual(expected);
+  });
+
+  it("keeps apart tool calls a server streams at the same index with different ids, their argument deltas included", async () => {
+    const base = { id: "chatcmpl-1", object: "chat.completion.chunk", created: 0, model: "test-model" };
+    const delta = (value: unknown, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta: value, finish_reason: finish }] });
+    const call = (id: string | undefined, args: string) => ({
+      tool_calls: [{ index: 0, ...(id ? { id, type: "function", function: { name: "lookup", arguments: "" } } : { function: { arguments: args } }) }],
+    });
+    const events = [
+      delta({ role: "assistant", content: null }),
+      delta(call("call_a", "")),
+      delta(call(undefined, '{"term":')),
+      delta(call(undefined, '"a"}')),
+      delta(call("call_b", "")),
+      delta(call(undefined, '{"term":')),
+      delta(call(undefined, '"b"}')),
+      delta({}, "tool_calls"),
+    ];
+    const raw = `${events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join("")}data: [DONE]\n\n`;
+    const { model } = await setup({ responses: [{ raw, contentType: "text/event-stream" }], onExhausted: "repeat-last" });
+    const bound = model.bindTools([lookup]);
+    const expected = [
+      { id: "call_a", name: "lookup", args: { term: "a" }, type: "tool_call" },
+      { id: "call_b", name: "lookup", args: { term: "b" }, type: "tool_call" },
+    ];
+    const streamed = (await streamAll(bound, "go")).reduce((all, chunk) => all.concat(chunk));
+    expect(streamed.tool_calls).toEqual(expected);
+    const invoked = await new OpenAIChatModel({ model: "test-model", baseURL: model.baseURL, apiKey: "test", maxRetries: 0, streaming: true }).bindTools([lookup]).invoke("go");
+    expect(invoked.tool_calls).toEqual(expected);
+    expect(invoked.invalid_tool_calls).toEqual([]);
   });
 
   it("streams a refusal as a non-streamed response carries it", async () => {

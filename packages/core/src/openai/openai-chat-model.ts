@@ -13,7 +13,7 @@ import type { Runnable } from "@langchain/core/runnables";
 import { IterableReadableStream } from "@langchain/core/utils/stream";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import OpenAI from "openai";
-import { fromAggregate, toAIMessage, toMessageChunk, type ToolCallHeaders } from "./from-openai-response";
+import { fromAggregate, toAIMessage, toMessageChunk, ToolCallHeaders } from "./from-openai-response";
 import { environment, resolveOptions, type OpenAIChatModelOptions, type ResolvedOptions } from "./openai-chat-model-options";
 import { chunkProblem, completionProblem, responseError } from "./check-response";
 import { OpenAIConnectionError } from "./openai-chat-model-error";
@@ -244,7 +244,7 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
       const stream = started.stream;
       release = started.release;
       received = 0;
-      const headers: ToolCallHeaders = new Map();
+      const headers = new ToolCallHeaders();
       const idleMs = this.timeoutMs;
       const chunks = idleMs ? withIdleTimeout(stream, idleMs, () => stream.controller.abort()) : stream;
       for await (const raw of chunks) {
