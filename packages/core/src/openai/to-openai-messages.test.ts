@@ -52,6 +52,33 @@ describe("OpenAIChatModel message conversion (what goes over the wire)", () => {
     ]);
   });
 
+  it("sends Anthropic-style image blocks (base64 or URL source) as image_url parts, and refuses an image it cannot send", async () => {
+    const { server, model } = await setup({ responses: ["ok"] });
+    await model.invoke([
+      new HumanMessage({
+        content: [
+          { type: "text", text: "Compare", cache_control: { type: "ephemeral" } },
+          { type: "image", source: { type: "base64", media_type: "image/jpeg", data: "AAAA" } },
+          { type: "image", source: { type: "url", url: "https://example.com/c.png" } },
+        ],
+      }),
+    ]);
+    expect(server.chatRequests()[0].messages).toEqual([
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "Compare" },
+          { type: "image_url", image_url: { url: "data:image/jpeg;base64,AAAA" } },
+          { type: "image_url", image_url: { url: "https://example.com/c.png" } },
+        ],
+      },
+    ]);
+    const error = await failure(model.invoke([new HumanMessage("Hi"), new HumanMessage({ content: [{ type: "image", source: { type: "file", file_id: "file_1" } }] })]));
+    expect(InvalidArgumentError.isInstance(error)).toBe(true);
+    expect(error.message).toMatch(/messages\[1\].*image/);
+    expect(server.chatRequests()).toHaveLength(1);
+  });
+
   it("keeps participants' names", async () => {
     const { server, model } = await setup({ responses: ["ok"] });
     await model.invoke([

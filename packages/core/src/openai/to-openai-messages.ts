@@ -49,7 +49,7 @@ function toOpenAIMessage(message: BaseMessage, index: number, options: ToOpenAIM
       return { role: developer ? "developer" : "system", content: message.text };
     }
     case "human":
-      return { role: "user", content: userContent(message.content) };
+      return { role: "user", content: userContent(message, index) };
     case "ai": {
       const ai = message as BaseMessage & {
         tool_calls?: { id?: string; name: string; args: unknown }[];
@@ -94,14 +94,15 @@ function toOpenAIMessage(message: BaseMessage, index: number, options: ToOpenAIM
       const role = (message as BaseMessage & { role?: string }).role;
       if (role === "system" || role === "developer") return { role: options.systemAsDeveloper ? "developer" : role, content: message.text };
       if (role === "assistant" || role === "ai") return { role: "assistant", content: message.text };
-      return { role: "user", content: userContent(message.content) };
+      return { role: "user", content: userContent(message, index) };
     }
     default:
       return { role: "user", content: message.text };
   }
 }
 
-function userContent(content: MessageContent): string | UserContentPart[] {
+function userContent(message: BaseMessage, index: number): string | UserContentPart[] {
+  const content: MessageContent = message.content;
   if (typeof content === "string") return content;
   return content.flatMap((block): UserContentPart[] => {
     const part = block as Record<string, any>;
@@ -110,11 +111,27 @@ function userContent(content: MessageContent): string | UserContentPart[] {
       const image = typeof part.image_url === "string" ? { url: part.image_url } : part.image_url;
       return [{ type: "image_url", image_url: image }];
     }
-    if (part.type === "image" && typeof part.url === "string") return [{ type: "image_url", image_url: { url: part.url } }];
-    if (part.type === "image" && typeof part.data === "string") {
-      const mime = part.mimeType ?? part.mime_type ?? "image/png";
-      return [{ type: "image_url", image_url: { url: `data:${mime};base64,${part.data}` } }];
-    }
+    if (part.type === "image") return [{ type: "image_url", image_url: { url: imageUrl(part, message, index) } }];
     return [part as UserContentPart];
+  });
+}
+
+/**
+ * The URL (a `data:` URL for base64 data) of an `image` block: LangChain's (`url`, or `data` with
+ * `mimeType`) or Anthropic's (`source` of type `base64` or `url`). Throws an `InvalidArgumentError`
+ * naming the message for an image Chat Completions cannot take (a provider's file id).
+ */
+function imageUrl(part: Record<string, any>, message: BaseMessage, index: number): string {
+  const source = typeof part.source === "object" && part.source !== null ? (part.source as Record<string, unknown>) : undefined;
+  if (typeof part.url === "string") return part.url;
+  if (typeof part.data === "string") return `data:${part.mimeType ?? part.mime_type ?? "image/png"};base64,${part.data}`;
+  if (source?.type === "url" && typeof source.url === "string") return source.url;
+  if (source?.type === "base64" && typeof source.data === "string") return `data:${String(source.media_type ?? "image/png")};base64,${source.data}`;
+  throw new InvalidArgumentError({
+    argument: `messages[${index}]`,
+    value: message,
+    message:
+      `OpenAIChatModel: messages[${index}] (${message.getType()}) has an image block without a URL or base64 data ` +
+      `(${JSON.stringify(part).slice(0, 200)}). The Chat Completions API takes images by URL or as base64 data only.`,
   });
 }
