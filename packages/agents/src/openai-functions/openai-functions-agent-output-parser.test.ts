@@ -108,6 +108,23 @@ describe("OpenAIFunctionsAgentOutputParser", () => {
     expect(messages.map((m) => m.getType())).toEqual(["ai", "tool"]);
   });
 
+  it("keeps the reasoning and thinking of a message whose other calls it leaves out", async () => {
+    const thinking = { type: "thinking", thinking: "Search first.", signature: "sig==" };
+    const message = new AIMessage({
+      content: [thinking, { type: "tool_use", id: "a", name: "search", input: { query: "x" } }, { type: "tool_use", id: "b", name: "calc", input: { expression: "1" } }],
+      tool_calls: [
+        { id: "a", name: "search", args: { query: "x" } },
+        { id: "b", name: "calc", args: { expression: "1" } },
+      ],
+      additional_kwargs: { reasoning_content: "Search first." },
+    });
+    const action = (await parser.invoke(message)) as FunctionsAgentAction;
+    const logged = action.messageLog[0] as AIMessage;
+    expect(logged.additional_kwargs).toEqual({ reasoning_content: "Search first." });
+    // The thinking block goes back unchanged; the call left out leaves the content too.
+    expect(logged.content).toEqual([thinking, { type: "tool_use", id: "a", name: "search", input: { query: "x" } }]);
+  });
+
   it("formats legacy function calls with a FunctionMessage", async () => {
     const action = (await parser.invoke(functionCall("search", "{}"))) as FunctionsAgentAction;
     const messages = formatToOpenAIFunctionMessages([{ action, observation: { ok: true } as unknown as string }]);

@@ -2,7 +2,7 @@ import { unwrapSingleArgument, type AgentAction, type AgentFinish, type ToolAgen
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { OutputParserException } from "@langchain/core/output_parsers";
 import { AgentOutputParser } from "../shared/agent-output-parser";
-import { fromText, readToolCalls, toolCallError } from "../shared/read-tool-calls";
+import { fromText, readToolCalls, toolCallError, type ReadToolCall } from "../shared/read-tool-calls";
 
 /**
  * An action of a function-calling agent: the message it came from, and its tool-call id if any.
@@ -69,12 +69,7 @@ export class OpenAIFunctionsAgentOutputParser extends AgentOutputParser<Function
       const id = call.id ?? `${typeof ai.id === "string" && ai.id ? ai.id : "call"}_0`;
       const single =
         call.recovered || !call.id || calls.length > 1 || !Array.isArray(ai.tool_calls) || ai.tool_calls.length !== 1
-          ? new AIMessage({
-              content: ai.content,
-              id: ai.id,
-              tool_calls: [{ id, name: call.name, args: call.args ?? {}, type: "tool_call" }],
-              response_metadata: ai.response_metadata,
-            })
+          ? withOnlyCall(ai, { id, name: call.name, args: call.args ?? {} }, calls)
           : message;
       const action: ToolAgentAction = {
         tool: call.name,
@@ -106,6 +101,29 @@ export class OpenAIFunctionsAgentOutputParser extends AgentOutputParser<Function
     }
     return this.parseText(text);
   }
+}
+
+/**
+ * A copy of the message with `call` as its only tool call. Everything else the provider sent stays
+ * as it came (reasoning such as `reasoning_content`, thinking blocks and their signatures), since a
+ * provider may refuse the turn back without it; the other calls leave, from the content too.
+ */
+function withOnlyCall(message: AIMessage, call: { id: string; name: string; args: Record<string, unknown> }, calls: ReadToolCall[]): AIMessage {
+  const { tool_calls: _rawCalls, function_call: _functionCall, ...kwargs } = (message.additional_kwargs ?? {}) as Record<string, unknown>;
+  const others = new Set(calls.flatMap((other) => (other.id !== undefined && other.id !== call.id ? [other.id] : [])));
+  const content = Array.isArray(message.content)
+    ? message.content.filter((block) => {
+        const { type, id } = block as { type?: unknown; id?: unknown };
+        return !((type === "tool_use" || type === "tool_call" || type === "function_call") && typeof id === "string" && others.has(id));
+      })
+    : message.content;
+  return new AIMessage({
+    content: content as AIMessage["content"],
+    id: message.id,
+    tool_calls: [{ ...call, type: "tool_call" }],
+    additional_kwargs: kwargs,
+    response_metadata: message.response_metadata,
+  });
 }
 
 /** The message's type for an error message (`"system"`, `"human"`, ...), never throwing. */

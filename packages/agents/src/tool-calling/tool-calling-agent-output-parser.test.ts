@@ -137,6 +137,28 @@ describe("ToolCallingAgentOutputParser", () => {
     expect(scratchpad.map((m) => (m instanceof ToolMessage ? m.tool_call_id : m.getType()))).toEqual(["ai", "m1_0", "m1_1"]);
   });
 
+  it("gives a tool call whose id repeats an earlier call's of the same message an id of its own", async () => {
+    // Some compatible servers number every call of a turn "call_0"; the turn must still go back once.
+    const message = new AIMessage({
+      content: "",
+      id: "m1",
+      tool_calls: [
+        { id: "call_0", name: "weather", args: { city: "Paris" } },
+        { id: "call_0", name: "weather", args: { city: "Rome" } },
+      ],
+      additional_kwargs: { reasoning_content: "Two cities." },
+    });
+    const actions = (await parser.invoke(message)) as ToolAgentAction[];
+    const ids = actions.map((action) => action.toolCallId);
+    expect(ids[0]).toBe("call_0");
+    expect(new Set(ids).size).toBe(2);
+    const logged = actions[0]?.messageLog?.[0] as AIMessage;
+    expect(logged.tool_calls?.map((call) => call.id)).toEqual(ids);
+    expect(logged.additional_kwargs["reasoning_content"]).toBe("Two cities.");
+    const scratchpad = formatToToolMessages(actions.map((action) => ({ action, observation: `did ${String(action.toolInput)}` })));
+    expect(scratchpad.map((m) => (m instanceof ToolMessage ? m.tool_call_id : m.getType()))).toEqual(["ai", ...ids]);
+  });
+
   it("raises OutputParserException for a tool call without a name", async () => {
     const message = new AIMessage({ content: "", invalid_tool_calls: [{ type: "invalid_tool_call", args: "{}", id: "x", error: "no name" }] });
     const error = await parser.invoke(message).catch((caught: unknown) => caught);

@@ -46,19 +46,12 @@ export class ToolCallingAgentOutputParser extends AgentOutputParser<ToolAgentAct
     if (calls.length === 0) return this.parseText(text);
     const bad = calls.find((call) => call.problem !== undefined || !call.name);
     if (bad) throw toolCallError(bad, text, "tool");
-    // A call without an id gets one, and the message sent back must carry the same id so that the
-    // tool result answers it.
-    const prefix = typeof message.id === "string" && message.id ? message.id : "tool_call";
-    let missingId = false;
-    const ids = calls.map((call, index) => {
-      if (call.id) return call.id;
-      missingId = true;
-      return `${prefix}_${index}`;
-    });
+    const ids = toolCallIds(calls, message.id);
+    const renamed = ids.some((id, index) => id !== calls[index]?.id);
     // A recovered call is among the message's invalid tool calls, and raw or malformed calls are
     // not in its tool_calls as read here: send back a copy whose tool_calls are exactly these.
     const listed = (message as AIMessage).tool_calls;
-    const exact = !missingId && !calls.some((call) => call.recovered) && Array.isArray(listed) && listed.length === calls.length;
+    const exact = !renamed && !calls.some((call) => call.recovered) && Array.isArray(listed) && listed.length === calls.length;
     const logged = exact ? message : withToolCalls(message as AIMessage, calls, ids);
     return calls.map((call, index) => ({
       tool: call.name as string,
@@ -70,14 +63,38 @@ export class ToolCallingAgentOutputParser extends AgentOutputParser<ToolAgentAct
   }
 }
 
+/**
+ * An id for each call, unique within the message: its own, unless it has none or an earlier call
+ * of the message has the same (some compatible servers number every call `call_0`); then one made
+ * from the message id and the call's position. The message sent back carries these ids, so each
+ * tool result answers its own call.
+ */
+function toolCallIds(calls: ReadToolCall[], messageId: string | undefined): string[] {
+  const prefix = typeof messageId === "string" && messageId ? messageId : "tool_call";
+  const used = new Set<string>();
+  return calls.map((call, index) => {
+    let id = call.id && !used.has(call.id) ? call.id : `${prefix}_${index}`;
+    while (used.has(id)) id = `${id}_`;
+    used.add(id);
+    return id;
+  });
+}
+
+/**
+ * A copy of the message whose tool calls are exactly the calls read, with their ids. Everything
+ * else the provider sent stays as it came (reasoning such as `reasoning_content`, thought
+ * signatures), since a provider may refuse the turn back without it; only the raw OpenAI
+ * `tool_calls` leave, as they may lack the ids given here or hold the arguments as written.
+ */
 function withToolCalls(message: AIMessage, calls: ReadToolCall[], ids: string[]): AIMessage {
+  const { tool_calls: _rawCalls, ...kwargs } = (message.additional_kwargs ?? {}) as Record<string, unknown>;
   return new AIMessage({
     content: message.content,
     id: message.id,
     name: message.name,
     tool_calls: calls.map((call, index) => ({ id: ids[index], name: call.name as string, args: call.args ?? {}, type: "tool_call" })),
     invalid_tool_calls: [],
-    additional_kwargs: {},
+    additional_kwargs: kwargs,
     response_metadata: message.response_metadata,
     ...(message.usage_metadata ? { usage_metadata: message.usage_metadata } : {}),
   });
