@@ -7,6 +7,7 @@ export type { ReadTracePageOptions } from "./read-trace-page";
 export { ReadableEventReader, isUnreadableRunEvent, readReadableEvents } from "./read-readable-events";
 export type { ReadableRunEntry, UnreadableRunEvent } from "./read-readable-events";
 export type {
+  TraceEdit,
   TraceEvent,
   TraceMessage,
   TracePageData,

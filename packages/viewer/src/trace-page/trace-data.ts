@@ -153,7 +153,16 @@ export type TraceEvent<T = TraceText> =
     })
   | (TraceEventBase & { type: "output"; output: T; stopReason: string; usage?: TraceUsage; stoppedBy?: string })
   /** An event this page has no view of its own for (an approval's interrupt, ...), or one it cannot read (`error`). */
-  | (TraceEventBase & { type: "other"; name: string; /** One line about it. */ note?: string; summary?: T; error?: string })
+  | (TraceEventBase & {
+      type: "other";
+      name: string;
+      /** One line about it. */
+      note?: string;
+      summary?: T;
+      error?: string;
+      /** On a resume's `decisions`: the inputs a person edited, by the call they replaced (the call then ran with them). */
+      edits?: TraceEdit<T>[];
+    })
   /**
    * An event of a sub-run (an executor called as a tool, `asTool`; a handoff), or one of its model
    * calls: `path` names the tool calls down to it (`["researcher"]`, `["researcher", "fact_checker"]`),
@@ -161,6 +170,13 @@ export type TraceEvent<T = TraceText> =
    * is the sub-run's own event.
    */
   | (TraceEventBase & { type: "sub_run"; path: string[]; callIds?: string[]; event: TraceSubRunEvent<T> });
+
+/** An edit decision of a resume: the call it changed (by iteration and position in its turn) and the input it ran with. */
+export interface TraceEdit<T = TraceText> {
+  iteration: number;
+  index: number;
+  toolInput: T;
+}
 
 /** A sub-run's own event, as a `sub_run` event carries it. */
 export type TraceSubRunEvent<T = TraceText> = Exclude<TraceEvent<T>, { type: "sub_run" }>;

@@ -2,7 +2,7 @@ import { RunEventDecoder, type StoredRunEvent } from "@agentrx/executors";
 import { isBaseMessage, mapStoredMessagesToChatMessages, type BaseMessage, type StoredMessage, type UsageMetadata } from "@langchain/core/messages";
 import { observationText } from "@agentrx/core";
 import { CappedText } from "./capped-text";
-import type { TraceEvent, TraceImage, TraceMessage, TraceRequest, TraceUsage } from "./trace-data";
+import type { TraceEdit, TraceEvent, TraceImage, TraceMessage, TraceRequest, TraceUsage } from "./trace-data";
 import { TraceImageCollector } from "./trace-images";
 import { isUnreadableRunEvent, type ReadableRunEntry, type UnreadableRunEvent } from "./read-readable-events";
 
@@ -28,6 +28,8 @@ export class TraceEventConverter {
   private readonly blobs = new Map<string, unknown>();
   /** The images the page embeds share a budget. */
   private readonly images = new TraceImageCollector();
+  /** The calls the pauses so far wait on, by run (`""`, or a sub-run's path) and interrupt id: what a decision names. */
+  private readonly pausedCalls = new Map<string, { iteration: number; index: number }>();
   /** Where `text` puts the texts it makes. */
   private sink: CappedText[] = this.texts;
   private readonly decoder: RunEventDecoder;
@@ -69,7 +71,7 @@ export class TraceEventConverter {
       // A sub-run's event or model call (an executor called as a tool): the page draws it under the tool call.
       const { subRun, subRunCallIds, ...own } = decoded;
       const path = (subRun as unknown[]).map(String);
-      const event = this.convertDecoded({ ...stored, data: { ...stored.data, subRun: null, subRunCallIds: null } }, own);
+      const event = this.convertDecoded({ ...stored, data: { ...stored.data, subRun: null, subRunCallIds: null } }, own, JSON.stringify(path));
       const out: ServerTraceEvent = { type: "sub_run", seq: stored.seq, at: event.at, path, event: event as Exclude<ServerTraceEvent, { type: "sub_run" }> };
       if (Array.isArray(subRunCallIds)) out.callIds = subRunCallIds.map(String);
       return out;
@@ -77,7 +79,8 @@ export class TraceEventConverter {
     return this.convertDecoded(stored, decoded);
   }
 
-  private convertDecoded(stored: StoredRunEvent, decoded: { type: string; at?: number }): ServerTraceEvent {
+  /** `scope` names the run the event is of (`""`, or a sub-run's path), for the pauses its decisions answer. */
+  private convertDecoded(stored: StoredRunEvent, decoded: { type: string; at?: number }, scope = ""): ServerTraceEvent {
     const { seq } = stored;
     const at = typeof decoded.at === "number" ? decoded.at : stored.at;
     const event = decoded as Record<string, any>;
@@ -181,7 +184,7 @@ export class TraceEventConverter {
       case "middleware":
         return { type: "other", seq, at, name: `middleware: ${String(event["name"])}`, note: jsonText(plain(event["data"])) };
       default:
-        return { type: "other", seq, at, name: String(decoded.type), ...noteOf(event), ...this.otherSummary(stored) };
+        return { type: "other", seq, at, name: String(decoded.type), ...noteOf(event), ...this.otherSummary(stored), ...this.pauseOrEdits(event, scope) };
     }
   }
 
@@ -241,6 +244,30 @@ export class TraceEventConverter {
       }));
     }
     return out;
+  }
+
+  /**
+   * Remembers the calls a pause (`interrupt`) waits on; for a resume's `decisions`, the inputs its
+   * edits gave those calls (they ran with them, not with what the model asked for).
+   */
+  private pauseOrEdits(event: Record<string, any>, scope: string): { edits?: TraceEdit<CappedText>[] } {
+    if (event["type"] === "interrupt" && Array.isArray(event["interrupts"])) {
+      for (const interrupt of event["interrupts"] as { id?: unknown; iteration?: unknown; index?: unknown }[]) {
+        if (typeof interrupt?.id !== "string" || typeof interrupt.iteration !== "number" || typeof interrupt.index !== "number") continue;
+        this.pausedCalls.set(`${scope}|${interrupt.id}`, { iteration: interrupt.iteration, index: interrupt.index });
+      }
+      return {};
+    }
+    const decisions = event["decisions"];
+    if (event["type"] !== "decisions" || decisions === null || typeof decisions !== "object") return {};
+    const edits: TraceEdit<CappedText>[] = [];
+    for (const [id, decision] of Object.entries(decisions as Record<string, unknown>)) {
+      const call = this.pausedCalls.get(`${scope}|${id}`);
+      const edit = decision as { type?: unknown; toolInput?: unknown } | null;
+      if (call === undefined || edit === null || typeof edit !== "object" || edit.type !== "edit" || edit.toolInput === undefined) continue;
+      edits.push({ ...call, toolInput: this.text(inputText(this.images.strip(edit.toolInput, []))) });
+    }
+    return edits.length > 0 ? { edits } : {};
   }
 
   /** What an event this page has no view for says: a summary of its data (an approval's tool calls, ...). */

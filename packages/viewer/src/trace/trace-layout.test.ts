@@ -13,6 +13,7 @@ import {
   type TraceRow,
   formatRuntime,
   readTracePage,
+  readTraceText,
   traceLayoutRuntime,
   traceModelRuntime,
   traceSummaryRuntime,
@@ -417,6 +418,35 @@ describe("the layout of a run paused for approval", () => {
     expect(rows.find((row) => row.kind === "event")).toMatchObject({ label: "interrupt", note: "waiting for approval of delete_file" });
     expect(rows.find((row) => row.id === "tool-0-0")).toMatchObject({ state: "none", badges: ["awaiting approval"] });
     expect(rows.find((row) => row.id === "answer")).toMatchObject({ label: "paused", badges: ["interrupted"] });
+  });
+
+  it("shows an edited call with the input it ran with, and the input the model asked for", async () => {
+    const store = new MemoryRunStore();
+    const remove = withApproval(
+      tool(async ({ path }) => `removed ${path}`, { name: "delete_file", description: "Deletes a file.", schema: z.object({ path: z.string() }) }),
+    );
+    const llm = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "delete_file", args: { path: "/tmp/x" } }, { name: "delete_file", args: { path: "/etc" } }] }, "Deleted."] });
+    const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
+    const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [remove], prompt }), tools: [remove], store });
+    const paused = await executor.invoke({ input: "Delete /tmp/x and /etc" }, { runId: "edited" });
+    const [first, second] = paused.interrupts ?? [];
+    await lastValueFrom(executor.resume("edited", { decisions: { [first?.id as string]: { type: "edit", toolInput: { path: "/tmp/y" } }, [second?.id as string]: "approve" } }));
+    const { model } = await traceOf(store, "edited");
+    const rows = layout.rows(model, Date.now());
+    const edited = rows.find((row) => row.id === "tool-0-0") as TraceRow;
+    // The call ran with the edited input: its row, its detail's input and its result agree.
+    expect(edited).toMatchObject({ note: expect.stringContaining("/tmp/y"), badges: expect.arrayContaining(["edited"]) });
+    expect(JSON.parse(String(edited.toolCall?.input))).toEqual({ path: "/tmp/y" });
+    expect(JSON.parse(String(edited.toolCall?.askedInput))).toEqual({ path: "/tmp/x" });
+    expect(edited.toolCall?.observation).toBe("removed /tmp/y");
+    // Show all fetches the edited input from the store, where the decision recorded it.
+    const whole = await readTraceText(store, "edited", edited.toolCall?.inputSeq as number, edited.toolCall?.inputField as string);
+    expect(JSON.parse(whole as string)).toEqual({ path: "/tmp/y" });
+    // The approved call is as the model asked for it.
+    const approved = rows.find((row) => row.id === "tool-0-1") as TraceRow;
+    expect(approved.badges).not.toContain("edited");
+    expect(JSON.parse(String(approved.toolCall?.input))).toEqual({ path: "/etc" });
+    expect(approved.toolCall?.askedInput).toBeUndefined();
   });
 
   it("labels the axis of a run of a few milliseconds without repeating a label", async () => {

@@ -155,9 +155,9 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
 
   function toolSection(model: TraceModel, row: TraceRow, tool: TraceToolCall, context: TraceDetailContext): DomChild[] {
     const withInput = row.kind === "tool";
-    // The tool row's chips say what the layout knows (a pause, a missing result); "slowest" and
-    // "early" are no outcome.
-    const badges = (withInput ? row.badges : layout.toolState(tool).badges).filter((badge) => badge !== "slowest" && badge !== "early");
+    // The tool row's chips say what the layout knows (a pause, a missing result); "slowest",
+    // "early" and "edited" are no outcome.
+    const badges = (withInput ? row.badges : layout.toolState(tool).badges).filter((badge) => badge !== "slowest" && badge !== "early" && badge !== "edited");
     const metadata = tool.metadata ?? {};
     const error = typeof metadata["error"] === "string" ? metadata["error"] : undefined;
     const rest = Object.fromEntries(Object.entries(metadata).filter(([key]) => !["error", "attempts", "timedOut", "cached", "durationMs"].includes(key)));
@@ -167,6 +167,7 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
         ["Tool call id", tool.toolCallId],
         ["Started", offset(model, tool.start ?? tool.actionAt)],
         ["Started early", tool.early === true ? "yes: while the model still streamed its answer (eagerTools)" : undefined],
+        ["Edited", tool.askedInput !== undefined ? "yes: a person changed its input before it ran" : undefined],
         ["Duration", tool.durationMs !== undefined ? fmt.duration(tool.durationMs) : layout.isLive(model) ? "running…" : "–"],
         ["Outcome", badges.length > 0 ? badges.join(", ") : "ok"],
         ["Attempts", typeof metadata["attempts"] === "number" ? String(metadata["attempts"]) : undefined],
@@ -177,8 +178,10 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
       error !== undefined ? h("h3", null, tool.observation !== undefined && badges.includes("failed") ? "Error" : "Error of a failed attempt") : null,
       error !== undefined ? h("pre", { class: "payload error-text" }, error) : null,
       withInput ? h("h3", null, "Input") : null,
-      withInput ? text(tool.input, tool.inputSeq, "toolInput", context) : null,
+      withInput ? text(tool.input, tool.inputSeq, tool.inputField ?? "toolInput", context) : null,
       withInput ? images(tool.inputImages) : null,
+      withInput && tool.askedInput !== undefined ? h("h3", null, "Input the agent asked for (edited before it ran)") : null,
+      withInput && tool.askedInput !== undefined ? text(tool.askedInput, tool.askedInputSeq, "toolInput", context) : null,
       h("h3", null, "Observation"),
       tool.observation !== undefined ? text(tool.observation, tool.stepSeq, "observation", context) : h("p", { class: "muted" }, missingResult(model)),
       images(tool.observationImages),

@@ -223,6 +223,8 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
         const toolEnd = tool.end ?? (live ? now : toolStart);
         const id = `tool-${n}-${key}`;
         if (slowest !== undefined && slowest.id === id) badges.unshift("slowest");
+        // A person changed its input before it ran (an edit decision): the row shows the input it ran with.
+        if (tool.askedInput !== undefined) badges.push("edited");
         const toolRow = child(
           { id, depth: 2, kind: "tool", label: tool.tool === "_Exception" ? "parsing error" : tool.tool, note: fmt.oneLine(textOf(tool.input), 120), start: toolStart, end: toolEnd, state, badges, childIds: [], collapsed: tool.subRuns === undefined, iteration, toolCall: tool },
           itRow,

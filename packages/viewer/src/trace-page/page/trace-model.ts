@@ -1,6 +1,6 @@
 // Runs in the trace page (bundled into its script at build time: scripts/build-page-scripts.mjs)
 // and in Node (the CLI and the tests), so it uses only the JavaScript built-ins, no DOM.
-import type { TraceEvent, TraceImage, TraceMessage, TraceRequest, TraceRun, TraceSubRunEvent, TraceText, TraceUsage } from "../trace-data";
+import type { TraceEdit, TraceEvent, TraceImage, TraceMessage, TraceRequest, TraceRun, TraceSubRunEvent, TraceText, TraceUsage } from "../trace-data";
 
 /** A stretch of a run in one process: the first one, then one per resume. */
 export interface TraceSegment {
@@ -53,6 +53,12 @@ export interface TraceToolCall {
   inputImages?: TraceImage[];
   /** The `seq` of the event `input` comes from. */
   inputSeq?: number;
+  /** Where `input` is in that event (for fetching it whole), when not its `toolInput`: an edit decision's. */
+  inputField?: string;
+  /** When a person edited the call before it ran (`input` is then what it ran with): the input the agent asked for. */
+  askedInput?: TraceText;
+  /** The `seq` of the event `askedInput` comes from (its action). */
+  askedInputSeq?: number;
   log?: TraceText;
   actionSeq?: number;
   actionAt?: number;
@@ -319,6 +325,7 @@ export function traceModelRuntime() {
         applySubRunEvent(model, event.path, event.event, event.callIds);
         return;
       case "other": {
+        if (event.edits !== undefined) applyEdits(model, event.seq, event.edits);
         const other: TraceOther = { seq: event.seq, at: event.at, name: event.name };
         if (event.note !== undefined) other.note = event.note;
         if (event.summary !== undefined) other.summary = event.summary;
@@ -327,6 +334,25 @@ export function traceModelRuntime() {
         return;
       }
     }
+  }
+
+  /**
+   * A resume's edit decisions: each edited call ran with the edited input, which becomes its input;
+   * what the agent asked for is kept as its `askedInput`.
+   */
+  function applyEdits(model: TraceModel, seq: number, edits: readonly TraceEdit[]): void {
+    edits.forEach((edit, i) => {
+      const iteration = model.iterations.find((candidate) => candidate.n === edit.iteration);
+      const tool = iteration === undefined ? undefined : toolAt(iteration, edit.index, seq);
+      if (tool === undefined) return;
+      if (tool.askedInput === undefined && tool.input !== undefined) {
+        tool.askedInput = tool.input;
+        if (tool.inputSeq !== undefined) tool.askedInputSeq = tool.inputSeq;
+      }
+      tool.input = edit.toolInput;
+      tool.inputSeq = seq;
+      tool.inputField = `edits.${i}.toolInput`;
+    });
   }
 
   /**
