@@ -141,6 +141,19 @@ describe.skipIf(servers.skip)("RunClient with in-process workers (Redis, Postgre
     await expect(client.result(runId)).rejects.toSatisfy((error) => RunStoppedError.isInstance(error) && error.status === "cancelled");
   });
 
+  it("cancels a paused run: recorded as cancelled with a reason that says it was paused, and its result rejects", async () => {
+    const client = fixture.client();
+    fixture.worker({ approve: () => doublingExecutor({ approval: true }) });
+    const runId = await client.submit("approve", { input: "double 2" });
+    expect((await client.result(runId)).stopReason).toBe("interrupted");
+    await client.cancel(runId);
+    const info = await fixture.store.getRun(runId);
+    expect(info?.status).toBe("cancelled");
+    // It ran on a worker before it paused: the reason must not say no worker started it.
+    expect(info?.error).toMatch(/while it was paused for approval/);
+    await expect(client.result(runId)).rejects.toSatisfy((error) => RunStoppedError.isInstance(error) && error.status === "cancelled" && /paused for approval/.test(error.message));
+  });
+
   it("pauses for approval on a worker, and a resume with decisions finishes it on a worker", async () => {
     const client = fixture.client();
     const effects: number[] = [];

@@ -175,7 +175,7 @@ export class RunClient {
     const dead = info.status === "running" && (info.leaseExpiresAt ?? 0) < Date.now();
     if (info.status !== "queued" && info.status !== "interrupted" && !dead) return;
     try {
-      if (await settleRun(this.store, runId, this.owner, "cancelled", "The run was cancelled (RunClient.cancel) before a worker started it.")) {
+      if (await settleRun(this.store, runId, this.owner, "cancelled", cancelReason(info.status))) {
         await redis.command.publish(this.names.runChannel(runId), encodeWire([{ end: { status: "cancelled" } }]));
       }
     } catch (error) {
@@ -360,6 +360,13 @@ export class RunClient {
     queue.on("error", () => undefined); // reconnects on its own; calls report their errors
     return (this.connected = { redis, hub: new ChannelHub(redis.subscriber), queue });
   }
+}
+
+/** Why a run `cancel` settles itself was stopped, by the status it had: it may have run before. */
+function cancelReason(status: RunInfo["status"]): string {
+  if (status === "interrupted") return "The run was cancelled (RunClient.cancel) while it was paused for approval.";
+  if (status === "running") return "The run was cancelled (RunClient.cancel) after the worker running it stopped (its lease had expired).";
+  return "The run was cancelled (RunClient.cancel) before a worker started it.";
 }
 
 /** The inputs in the record's JSON form (messages in `@langchain/core`'s stored form). */
