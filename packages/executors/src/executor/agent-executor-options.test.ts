@@ -42,6 +42,14 @@ describe("AgentExecutor constructor validation", () => {
     expect(error.message).toContain("unknown option `maxIteration`");
   });
 
+  it("rejects an unknown key in `memory` (a typo such as `histryKey`), naming it", () => {
+    const memory = { getMessages: async () => [], addMessages: async () => undefined };
+    const error = errorOf({ memory: { memory, histryKey: "history" } as never });
+    expect(error.argument).toBe("memory.histryKey");
+    expect(error.message).toContain("unknown option `memory.histryKey`");
+    expect(error.message).toContain("historyKey");
+  });
+
   it.each([undefined, null, "agent"])("rejects options that are not an object (%s)", (value) => {
     expect(() => new AgentExecutor(value as never)).toThrow("AgentExecutor: expected an options object `{ agent, tools, ...options }`.");
   });
@@ -117,5 +125,44 @@ describe("trimIntermediateSteps", () => {
     expect(calls).toEqual([0, 1, 2, 3]);
     expect(seen(inputs)).toEqual(["", "1", "1", "13"]);
     expect(events.filter((event) => event.type === "step")).toHaveLength(3);
+  });
+});
+
+describe("invoke/stream config validation", () => {
+  const executor = new AgentExecutor({ agent: scriptedAgent([finish("hi"), finish("hi")]).agent, tools: [] });
+
+  async function configError(config: unknown, method: "invoke" | "stream" = "invoke"): Promise<InvalidArgumentError> {
+    const run = method === "invoke" ? executor.invoke({ input: "x" }, config as never) : executor.stream({ input: "x" }, config as never);
+    const error = await collect<unknown>(run).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    if (InvalidArgumentError.isInstance(error)) return error;
+    throw new Error(`expected an InvalidArgumentError, got ${String(error)}`);
+  }
+
+  it.each([
+    [{ runId: "" }, "config.runId", /`runId` must be a non-empty string, got ""/],
+    [{ runId: 5 }, "config.runId", /`runId` must be a non-empty string, got 5/],
+    [{ signal: {} }, "config.signal", /`signal` must be an AbortSignal/],
+    [{ signal: "stop" }, "config.signal", /`signal` must be an AbortSignal \(e\.g\. new AbortController\(\)\.signal\), got "stop"/],
+    [{ configurable: "x" }, "config.configurable", /`configurable` must be an object/],
+    [{ configurable: null }, "config.configurable", /`configurable` must be an object/],
+    [{ timeout: -1 }, "config.timeout", /`timeout` must be a number of milliseconds > 0/],
+    [{ timeout: "10s" }, "config.timeout", /`timeout` must be a number of milliseconds > 0/],
+    [{ tags: "prod" }, "config.tags", /`tags` must be an array of strings/],
+    [{ metadata: "x" }, "config.metadata", /`metadata` must be an object/],
+  ])("rejects %j, naming the setting", async (config, argument, message) => {
+    for (const method of ["invoke", "stream"] as const) {
+      const error = await configError(config, method);
+      expect(error.argument).toBe(argument);
+      expect(error.message).toMatch(message);
+    }
+  });
+
+  it.each([null, "x", 5])("rejects a config that is not an object (%j)", async (config) => {
+    const error = await configError(config);
+    expect(error.argument).toBe("config");
+    expect(error.message).toContain("`config` must be an object");
   });
 });

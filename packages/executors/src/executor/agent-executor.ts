@@ -20,7 +20,7 @@ import type { z } from "zod";
 import { renderTrace } from "../operators/render-trace";
 import type { StopCondition } from "./stop-condition";
 import { initialRunState } from "./run-state";
-import { type ResolvedOptions, normalizeStopWhen, validateOptions, validateStore } from "./validate-options";
+import { type ResolvedOptions, normalizeStopWhen, validateCallConfig, validateOptions, validateStore } from "./validate-options";
 import { traceRun, withCallerContext } from "../telemetry/with-telemetry";
 import { followUpOnThread } from "../steering/follow-up";
 import { type SendMessageOptions, type SendMessageResult, type SteeringMessage, sendRunMessage } from "../steering/send-run-message";
@@ -201,6 +201,9 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
    * @param options the store (defaults to the executor's), plus a `RunnableConfig` for this segment
    */
   resume(runId: string, options?: ResumeOptions): RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured, TSteps>> {
+    if (options !== undefined && options !== null && (typeof options !== "object" || Array.isArray(options))) {
+      throw new InvalidArgumentError({ argument: "options", value: options, message: `AgentExecutor.resume: \`options\` must be an object such as { decisions: { [interruptId]: "approve" } }, got ${JSON.stringify(options)}.` });
+    }
     const { decisions, ...rest } = options ?? {};
     return this.continueRun("resume", runId, rest, (store, owner, leaseMs) =>
       openResumedRun(store, runId, owner, leaseMs, decisions, this.options.toolsByName, this.options.storeTimeoutMs),
@@ -234,12 +237,22 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
    * ```
    */
   fork(runId: string, options?: ForkOptions): RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured, TSteps>> {
+    if (options !== undefined && options !== null && (typeof options !== "object" || Array.isArray(options))) {
+      throw new InvalidArgumentError({ argument: "options", value: options, message: `AgentExecutor.fork: \`options\` must be an object such as { at: 1 }, got ${JSON.stringify(options)}.` });
+    }
     const { at, inputs, edit, runId: forkRunId, ...rest } = options ?? {};
+    if (forkRunId !== undefined && (typeof forkRunId !== "string" || forkRunId === "")) {
+      throw new InvalidArgumentError({ argument: "runId", value: forkRunId, message: `AgentExecutor.fork: \`runId\` (the fork's id) must be a non-empty string, got ${JSON.stringify(forkRunId)}.` });
+    }
     if (inputs !== undefined && (typeof inputs !== "object" || inputs === null || Array.isArray(inputs))) {
       throw new InvalidArgumentError({ argument: "inputs", value: inputs, message: "AgentExecutor.fork: `inputs` must be an object such as { input: \"...\" }." });
     }
     if (edit !== undefined && (typeof edit !== "object" || edit === null || (edit.observation !== undefined && typeof edit.observation !== "string"))) {
       throw new InvalidArgumentError({ argument: "edit", value: edit, message: "AgentExecutor.fork: `edit` must be { observation?: string }." });
+    }
+    const unknownEdit = edit === undefined ? undefined : Object.keys(edit).find((key) => key !== "observation");
+    if (unknownEdit !== undefined) {
+      throw new InvalidArgumentError({ argument: `edit.${unknownEdit}`, value: edit, message: `AgentExecutor.fork: unknown key \`${unknownEdit}\` in \`edit\`; \`edit\` is { observation?: string }.` });
     }
     if (at !== undefined && !(Number.isInteger(at) && at >= 0)) {
       throw new InvalidArgumentError({ argument: "at", value: at, message: `AgentExecutor.fork: \`at\` must be an integer >= 0 (an iteration), got ${typeof at === "number" ? String(at) : JSON.stringify(at)}.` });
@@ -270,6 +283,7 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
           throw new InvalidArgumentError({ argument: "store", value: store, message: `AgentExecutor.${operation}: no store to ${operation} from; pass \`store\` to the executor or to ${operation}(runId, { store }).` });
         }
         validateStore(store, "options.store");
+        validateCallConfig(config, `AgentExecutor.${operation}`, "options");
         conditions = [...this.options.stopWhen, ...normalizeStopWhen(stopWhen, "options.stopWhen")];
       } catch (error) {
         subscriber.error(error);
@@ -392,9 +406,10 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
     let store = this.defaultStore();
     let threadId: string | undefined;
     if (config !== undefined) {
-      const { stopWhen, store: callStore, threadId: callThread, ...rest } = config;
-      runConfig = rest;
       try {
+        validateCallConfig(config, "AgentExecutor", "config");
+        const { stopWhen, store: callStore, threadId: callThread, ...rest } = config;
+        runConfig = rest;
         if (stopWhen !== undefined) conditions = [...conditions, ...normalizeStopWhen(stopWhen, "config.stopWhen")];
         if (callStore !== undefined) {
           validateStore(callStore, "config.store");

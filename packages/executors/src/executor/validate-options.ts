@@ -125,6 +125,9 @@ const KNOWN = new Set([
   "followUp",
 ]);
 
+/** The keys of the `memory` option. */
+const MEMORY_KEYS: readonly string[] = ["memory", "historyKey", "inputKey"];
+
 function fail(argument: string, value: unknown, message: string): never {
   throw new InvalidArgumentError({ argument, value, message: `AgentExecutor: ${message}` });
 }
@@ -249,6 +252,9 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     if (typeof inner?.getMessages !== "function" || typeof inner.addMessages !== "function") {
       fail("memory", memory, "`memory` must be { memory: ThreadMemory (from @agentrx/runs) or an object with getMessages and addMessages, historyKey?, inputKey? }.");
     }
+    for (const key of Object.keys(given as object)) {
+      if (!MEMORY_KEYS.includes(key)) fail(`memory.${key}`, (given as Record<string, unknown>)[key], `unknown option \`memory.${key}\`. Known: ${MEMORY_KEYS.join(", ")}.`);
+    }
     const { historyKey = "chat_history", inputKey = "input" } = given as ExecutorMemoryOptions;
     if (typeof historyKey !== "string" || historyKey === "") fail("memory.historyKey", historyKey, "`memory.historyKey` must be a non-empty string.");
     if (typeof inputKey !== "string" || inputKey === "") fail("memory.inputKey", inputKey, "`memory.inputKey` must be a non-empty string.");
@@ -343,4 +349,37 @@ function checkFollowUp(followUp: unknown, store: RunStore | undefined): FollowUp
   if (!FOLLOW_UPS.includes(followUp as FollowUp)) fail("followUp", followUp, `\`followUp\` must be "queue", "interrupt" or "reject", got ${show(followUp)}.`);
   if (store === undefined) fail("followUp", followUp, "`followUp` needs a `store`: the running runs of a thread are found there (pass `store`, e.g. new SqliteRunStore() from @agentrx/runs).");
   return followUp as FollowUp;
+}
+
+/**
+ * Checks the `RunnableConfig` of one call (`invoke`/`stream`'s `config`, `resume`/`fork`'s
+ * `options`): the settings the executor reads or hands on to every agent and tool call, so that a
+ * wrong one fails the call naming it, not deep inside the run. Once per call, never per step.
+ *
+ * @param owner the method, as messages name it (`"AgentExecutor"`, `"AgentExecutor.resume"`)
+ * @param name what the caller called the object (`"config"` or `"options"`), the prefix of `argument`
+ * @throws InvalidArgumentError naming the setting (`config.signal`, ...)
+ * @internal
+ */
+export function validateCallConfig(config: unknown, owner: string, name: string): void {
+  const invalid = (key: string, value: unknown, expected: string): never => {
+    const argument = key === "" ? name : `${name}.${key}`;
+    throw new InvalidArgumentError({ argument, value, message: `${owner}: \`${key === "" ? name : key}\` must be ${expected}, got ${show(value)}.` });
+  };
+  if (typeof config !== "object" || config === null || Array.isArray(config)) {
+    invalid("", config, "an object (a RunnableConfig such as { runId, signal, tags, configurable })");
+  }
+  const { runId, signal, configurable, timeout, tags, metadata } = config as Record<string, unknown>;
+  if (runId !== undefined && (typeof runId !== "string" || runId === "")) invalid("runId", runId, "a non-empty string");
+  if (signal !== undefined && !(typeof (signal as AbortSignal | null)?.addEventListener === "function" && typeof (signal as AbortSignal).aborted === "boolean")) {
+    invalid("signal", signal, "an AbortSignal (e.g. new AbortController().signal)");
+  }
+  if (configurable !== undefined && (typeof configurable !== "object" || configurable === null || Array.isArray(configurable))) {
+    invalid("configurable", configurable, "an object (passed on to the agent and every tool)");
+  }
+  if (timeout !== undefined && !(typeof timeout === "number" && timeout > 0 && timeout < 2 ** 31)) {
+    invalid("timeout", timeout, "a number of milliseconds > 0 (below 2^31), the limit of each agent and tool call");
+  }
+  if (tags !== undefined && !(Array.isArray(tags) && tags.every((tag) => typeof tag === "string"))) invalid("tags", tags, "an array of strings");
+  if (metadata !== undefined && (typeof metadata !== "object" || metadata === null || Array.isArray(metadata))) invalid("metadata", metadata, "an object");
 }

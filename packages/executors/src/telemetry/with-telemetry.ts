@@ -95,6 +95,8 @@ export function traceRun<T extends RunnableConfig>(
 export function withCallerContext<T extends { configurable?: Record<string, unknown> | undefined }>(config: T | undefined, telemetry: TelemetryOptions | undefined): T | undefined {
   if (telemetry === undefined) return config;
   const configurable = config?.configurable;
+  // A `configurable` that is not an object is left as it is, for the run's check of its config to name.
+  if (configurable !== undefined && (typeof configurable !== "object" || configurable === null)) return config;
   if (configurable?.[TELEMETRY_PARENT_KEY] !== undefined || configurable?.[TELEMETRY_CONTEXT_KEY] !== undefined) return config;
   const active = activeSpanContext();
   if (active === undefined) return config;
