@@ -152,6 +152,10 @@ describe("agentrx on an SQLite file", () => {
       [["runs", "--limit", "0"], 2, /--limit must be a whole number from 1 to 10000, got "0"/],
       [["ui", "--port", "http"], 2, /--port must be a whole number from 0 to 65535/],
       [["show"], 2, /agentrx show needs a run id/],
+      // Named as the flag the user typed, and a usage mistake is found before the store is opened.
+      [["runs", "--db", db, "--thread", ""], 2, /^agentrx: --thread needs a thread id \(see agentrx --help\)$/],
+      [["runs", "--db", join(dir, "missing.db"), "--sort", "size"], 2, /^agentrx: --sort "size" is not a sort; use created, updated or cost/],
+      [["runs", "--db", ""], 2, /^agentrx: --db needs a file path or a postgres:\/\/ URL \(see agentrx --help\)$/],
     ];
     // Three as processes (what a user sees, stack traces included), the rest in this process.
     const spawned = new Set([0, 3, 10]);

@@ -93,6 +93,9 @@ async function run(argv: readonly string[], io: CliIo): Promise<void> {
   if (values.output === "") throw usageError("--output needs a file name (or - for stdout)");
   if (values.html === "") throw usageError("--html needs a file name (or - for stdout)");
   if (values.html !== undefined && values.json === true) throw usageError("agentrx diff takes --json or --html, not both");
+  if (values.db === "") throw usageError("--db needs a file path or a postgres:// URL");
+  // The `runs` filters too: a wrong one answers before the store is opened.
+  const query = command === "runs" ? runsQuery(values, status, limit) : undefined;
 
   // Loaded once the command line is known to be right: a usage mistake answers at once.
   const { openRunStore } = await import("./open-run-store");
@@ -100,7 +103,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<void> {
   try {
     switch (command) {
       case "runs":
-        await (await import("./runs-command")).runsCommand(store, { ...runsQuery(values, status, limit), json: values.json === true, label }, io);
+        await (await import("./runs-command")).runsCommand(store, { ...(query as ReturnType<typeof runsQuery>), json: values.json === true, label }, io);
         break;
       case "show":
         await (await import("./show-command")).showCommand(store, runId as string, { json: values.json === true, label }, io);
@@ -140,6 +143,7 @@ function runsQuery(values: Values, status: RunStatus[] | undefined, limit: numbe
   const query: ListRunsOptions & { limit: number } = { limit };
   const flags: string[] = [];
   const flag = (name: string, value?: string) => flags.push(`--${name}`, ...(value === undefined ? [] : [shellWord(value)]));
+  if (values.thread === "") throw usageError("--thread needs a thread id");
   if (values.thread !== undefined) (query.threadId = values.thread), flag("thread", values.thread);
   if (status !== undefined) (query.status = status), flag("status", status.join(","));
   if (values.search !== undefined) (query.search = values.search), flag("search", values.search);

@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from "@agentrx/core";
 import { describe, expect, it } from "vitest";
 import { runStoreConformance } from "../testing/run-store-conformance";
 import { MemoryRunStore } from "./memory-run-store";
@@ -25,5 +26,22 @@ describe("MemoryRunStore", () => {
     const store = new MemoryRunStore();
     await store.createRun({ runId: "r1", inputs: { when: new Date(0), missing: undefined, nan: Number.NaN } as never, status: "queued", at: 1 });
     expect((await store.getRun("r1"))?.inputs).toStrictEqual({ when: "1970-01-01T00:00:00.000Z", nan: null });
+  });
+});
+
+describe("MemoryRunStore options", () => {
+  it.each([
+    [{ leaseMs: 1000 }, "leaseMs", /MemoryRunStore: unknown option `leaseMs`; MemoryRunStore takes no options yet\./],
+    ["runs.db", "options", /MemoryRunStore: options must be an object \(it takes none yet\), got "runs\.db"\./],
+  ])("refuses %j rather than ignoring it", (options, argument, message) => {
+    let caught: unknown;
+    try {
+      new MemoryRunStore(options as never);
+    } catch (error) {
+      caught = error;
+    }
+    expect(InvalidArgumentError.isInstance(caught)).toBe(true);
+    expect(caught).toMatchObject({ argument });
+    expect((caught as Error).message).toMatch(message);
   });
 });

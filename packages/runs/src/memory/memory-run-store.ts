@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from "@agentrx/core";
 import {
   RunBusyError,
   RunNotFoundError,
@@ -32,6 +33,7 @@ import {
   checkReadOptions,
   checkWrite,
 } from "../internal/validate-run-arguments";
+import { checkOptionKeys } from "../internal/check-option-keys";
 
 const STORE = "MemoryRunStore";
 
@@ -64,7 +66,12 @@ export class MemoryRunStore implements RunStore {
   readonly #haystacks = new WeakMap<RunRow, string>();
   #closed = false;
 
-  constructor(_options: MemoryRunStoreOptions = {}) {}
+  constructor(options: MemoryRunStoreOptions = {}) {
+    if (options === null || typeof options !== "object" || Array.isArray(options)) {
+      throw new InvalidArgumentError({ argument: "options", value: options, message: `${STORE}: options must be an object (it takes none yet), got ${JSON.stringify(options)}.` });
+    }
+    checkOptionKeys(STORE, options, []);
+  }
 
   #open(operation: string, runId?: string): void {
     if (this.#closed) throw closedStoreError(STORE, operation, runId);

@@ -58,6 +58,9 @@ describe("PostgresRunStore options", () => {
       [{ connectionString: "postgres://x/y", connectionTimeoutMs: 1.5 }, "connectionTimeoutMs"],
       // The timeouts are the pool's: a pool you own keeps its own.
       [{ pool: new pg.Pool(), statementTimeoutMs: 100 }, "statementTimeoutMs"],
+      // A typo is not ignored (the store would use the default schema).
+      [{ connectionString: "postgres://x/y", schma: "tenant_a" }, "schma"],
+      ["postgres://x/y", "options"],
     ];
     for (const [options, argument] of cases) {
       let caught: unknown;

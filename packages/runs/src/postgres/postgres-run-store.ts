@@ -58,6 +58,7 @@ export type {
   PostgresQueryResult,
   PostgresRunStoreOptions,
 } from "./postgres-run-store-options";
+import { checkOptionKeys } from "../internal/check-option-keys";
 
 const STORE = "PostgresRunStore";
 /** The default of `statementTimeoutMs` and `connectionTimeoutMs`. */
@@ -105,6 +106,7 @@ export class PostgresRunStore implements RunStore {
     if (options === null || typeof options !== "object") {
       throw new InvalidArgumentError({ argument: "options", value: options, message: "PostgresRunStore: options must be an object with `pool` or `connectionString`." });
     }
+    checkOptionKeys("PostgresRunStore", options, ["pool", "connectionString", "schema", "statementTimeoutMs", "connectionTimeoutMs"]);
     const { pool, connectionString, schema = "agentrx", statementTimeoutMs = DEFAULT_TIMEOUT_MS, connectionTimeoutMs = DEFAULT_TIMEOUT_MS } = options;
     if ((pool === undefined) === (connectionString === undefined)) {
       throw new InvalidArgumentError({

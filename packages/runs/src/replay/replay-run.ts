@@ -2,6 +2,7 @@ import { InvalidArgumentError } from "@agentrx/core";
 import { RECORD_ONLY_EVENT_TYPES, REPLAY_PAGE_SIZE, RunRecordFold, type AgentStreamEvent, type RunStore, readRecordedEvents, recordedRunInfo } from "@agentrx/executors";
 import { Observable, timer, type Subscription } from "rxjs";
 import { checkRunReference } from "./check-run-reference";
+import { checkOptionKeys } from "../internal/check-option-keys";
 
 /**
  * How {@link replayRun} paces the events: `"instant"` emits them as fast as they are read;
@@ -129,6 +130,7 @@ function checkTiming(options: unknown): ReplayTiming {
       message: `replayRun: \`options\` must be an object such as { timing: "original" }, got ${options === null ? "null" : Array.isArray(options) ? "an array" : typeof options}.`,
     });
   }
+  checkOptionKeys(OPERATION, options, ["timing"]);
   const { timing = "instant" } = options as ReplayRunOptions;
   if (!TIMINGS.includes(timing)) {
     throw new InvalidArgumentError({

@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from "@agentrx/core";
 // SqliteRunStore on the built-in node:sqlite module, the driver it uses under Deno and Bun. Node 20
 // has no node:sqlite, so under it these tests are skipped; the runtime matrix
 // (test/runtimes/runtime-matrix.test.ts) runs this file under Deno, where they run.
@@ -110,6 +111,23 @@ describe('SqliteRunStore driver "node:sqlite"', () => {
     const expected = runtime.Deno !== undefined || runtime.process.versions.bun !== undefined ? "node:sqlite" : "better-sqlite3";
     expect(defaultSqliteDriver()).toBe(expected);
     expect(new SqliteRunStore({ path: ":memory:" }).driver).toBe(expected);
+  });
+
+  it.each([
+    [{ file: "runs.db" }, "file", /SqliteRunStore: unknown option `file`\. Known options: path, busyTimeoutMs, driver\./],
+    [{ path: ":memory:", busyTimeout: 100 }, "busyTimeout", /unknown option `busyTimeout`/],
+    ["runs.db", "options", /SqliteRunStore: options must be an object such as \{ path: "runs\.db" \}, got "runs\.db"\./],
+    [null, "options", /SqliteRunStore: options must be an object/],
+  ])("refuses options %j instead of recording into the default file, naming the problem", (options, argument, message) => {
+    let caught: unknown;
+    try {
+      new SqliteRunStore(options as never);
+    } catch (error) {
+      caught = error;
+    }
+    expect(InvalidArgumentError.isInstance(caught)).toBe(true);
+    expect(caught).toMatchObject({ argument });
+    expect((caught as Error).message).toMatch(message);
   });
 
   it("rejects an unknown driver at construction, naming the option", () => {

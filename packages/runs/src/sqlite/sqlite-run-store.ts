@@ -36,6 +36,7 @@ import { defaultSqliteDriver, loadSqliteDriver, SQLITE_DRIVERS, sqliteErrorCode,
 import { loadWorkerThreads, WalCheckpoints, type WalCheckpointState } from "./sqlite-checkpoints";
 import { migrateSqlite } from "./sqlite-migrations";
 import { type BatchOutcome, SqliteStatements, type SqliteWrite } from "./sqlite-statements";
+import { checkOptionKeys } from "../internal/check-option-keys";
 
 const STORE = "SqliteRunStore";
 /** The longest SQLite itself waits for a lock (it blocks the thread meanwhile); the store retries asynchronously after that. */
@@ -177,6 +178,10 @@ export class SqliteRunStore implements RunStore {
   #waiting: WaitingChange[] = [];
 
   constructor(options: SqliteRunStoreOptions = {}) {
+    if (options === null || typeof options !== "object" || Array.isArray(options)) {
+      throw new InvalidArgumentError({ argument: "options", value: options, message: `SqliteRunStore: options must be an object such as { path: "runs.db" }, got ${JSON.stringify(options)}.` });
+    }
+    checkOptionKeys(STORE, options, ["path", "busyTimeoutMs", "driver"]);
     const { path = ".agentrx/runs.db", busyTimeoutMs = 5000, driver = defaultSqliteDriver() } = options;
     if (typeof path !== "string" || path.length === 0) {
       throw new InvalidArgumentError({ argument: "path", value: path, message: `SqliteRunStore: path must be a file path or ":memory:", got ${JSON.stringify(path)}.` });

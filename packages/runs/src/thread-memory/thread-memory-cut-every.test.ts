@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from "@agentrx/core";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { MemoryRunStore } from "../memory/memory-run-store";
@@ -38,5 +39,32 @@ describe("ThreadMemory cutEvery", () => {
     expect(window[0]?.getType()).toBe("system");
     expect(window[1]?.getType()).not.toBe("tool");
     expect(window.map((message) => String(message.content))).toEqual(["sys", "a1", "h2", "a2", "h3"]);
+  });
+});
+
+describe("ThreadMemory unknown options", () => {
+  const store = new MemoryRunStore();
+  const caught = (make: () => unknown): unknown => {
+    try {
+      make();
+    } catch (error) {
+      return error;
+    }
+    return undefined;
+  };
+
+  it("refuses an unknown option (a typo such as includeToolMessage) instead of ignoring it", () => {
+    const error = caught(() => new ThreadMemory({ store, maxTokens: 100, includeToolMessage: true } as never));
+    expect(InvalidArgumentError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ argument: "includeToolMessage" });
+    expect((error as Error).message).toBe("ThreadMemory: unknown option `includeToolMessage`. Known options: store, maxTokens, countTokens, includeToolMessages, cutEvery.");
+  });
+
+  it("refuses an unknown option of addMessages (a typo such as runid)", async () => {
+    const memory = new ThreadMemory({ store, maxTokens: 100 });
+    const error = await memory.addMessages("t1", [new HumanMessage("hi")], { runid: "r1" } as never).catch((thrown: unknown) => thrown);
+    expect(InvalidArgumentError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ argument: "options.runid" });
+    expect(await store.readThreadMessages("t1")).toEqual([]);
   });
 });

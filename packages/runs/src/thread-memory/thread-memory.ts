@@ -4,6 +4,7 @@ import { isBaseMessage, mapChatMessagesToStoredMessages, mapStoredMessagesToChat
 import { estimateMessageTokens } from "./estimate-message-tokens";
 import { selectWindow } from "./select-window";
 import { withoutToolMessages } from "./without-tool-messages";
+import { checkOptionKeys } from "../internal/check-option-keys";
 
 /** Options of {@link ThreadMemory}. */
 export interface ThreadMemoryOptions {
@@ -82,6 +83,7 @@ export class ThreadMemory {
 
   constructor(options: ThreadMemoryOptions) {
     if (options === null || typeof options !== "object") throw invalid("options", options, "an object with store and maxTokens");
+    checkOptionKeys("ThreadMemory", options, ["store", "maxTokens", "countTokens", "includeToolMessages", "cutEvery"]);
     const { store, maxTokens, countTokens = estimateMessageTokens, includeToolMessages = false, cutEvery = 1 } = options;
     const missing = (["appendThreadMessages", "readThreadMessages", "clearThread"] as const).filter(
       (method) => typeof (store as Partial<RunStore> | null | undefined)?.[method] !== "function",
@@ -129,6 +131,7 @@ export class ThreadMemory {
       if (!isBaseMessage(message)) throw invalid(`messages[${index}]`, message, "a @langchain/core message (HumanMessage, AIMessage, ...)");
     });
     if (options === null || typeof options !== "object") throw invalid("options", options, "an object");
+    checkOptionKeys("ThreadMemory", options, ["runId"], "options.");
     const { runId } = options;
     if (runId !== undefined && (typeof runId !== "string" || runId === "")) throw invalid("runId", runId, "a non-empty string");
     const kept = this.includeToolMessages ? [...messages] : withoutToolMessages(messages);

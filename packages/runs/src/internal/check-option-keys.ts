@@ -1,0 +1,18 @@
+import { InvalidArgumentError } from "@agentrx/core";
+
+/**
+ * Throws an `InvalidArgumentError` naming the first key of `options` that is not in `known`, so a
+ * misspelt option (`{ file: "runs.db" }` for `{ path: "runs.db" }`) fails where it is given rather
+ * than leaving the default in place. `owner` names the constructor or function in the message;
+ * `prefix` goes before the key in `argument` (e.g. `"options."`).
+ *
+ * @internal
+ */
+export function checkOptionKeys(owner: string, options: object, known: readonly string[], prefix = ""): void {
+  for (const key of Object.keys(options)) {
+    if (known.includes(key)) continue;
+    const argument = `${prefix}${key}`;
+    const expected = known.length === 0 ? `; ${owner} takes no options yet.` : `. Known options: ${known.join(", ")}.`;
+    throw new InvalidArgumentError({ argument, value: (options as Record<string, unknown>)[key], message: `${owner}: unknown option \`${argument}\`${expected}` });
+  }
+}
