@@ -8,7 +8,7 @@ import { type RedisClients, type RunQueueConnection, openRedisClients } from "..
 import { RESUME_JOB, type RunJobData, START_JOB } from "../internal/run-job-data";
 import { checkConnection, checkInteger, checkName, checkObject, checkRunId, checkStore, fail } from "../internal/validate";
 import { encodeWire } from "../internal/wire";
-import { ENDED, settleRun } from "../internal/settle-run";
+import { ENDED, cancelReason, settleRun } from "../internal/settle-run";
 import { type FollowItem, type FollowPace, type RunEvent, followRun } from "./follow-run";
 import type { ReconcileOptions, ReconcileReport, ResumeRunOptions, RunClientOptions, RunEventsOptions, SubmitRunOptions } from "./run-client-options";
 import { RunStoppedError } from "../errors/run-stopped-error";
@@ -175,7 +175,7 @@ export class RunClient {
     const dead = info.status === "running" && (info.leaseExpiresAt ?? 0) < Date.now();
     if (info.status !== "queued" && info.status !== "interrupted" && !dead) return;
     try {
-      if (await settleRun(this.store, runId, this.owner, "cancelled", cancelReason(info.status))) {
+      if (await settleRun(this.store, runId, this.owner, "cancelled", cancelReason(info))) {
         await redis.command.publish(this.names.runChannel(runId), encodeWire([{ end: { status: "cancelled" } }]));
       }
     } catch (error) {
@@ -360,13 +360,6 @@ export class RunClient {
     queue.on("error", () => undefined); // reconnects on its own; calls report their errors
     return (this.connected = { redis, hub: new ChannelHub(redis.subscriber), queue });
   }
-}
-
-/** Why a run `cancel` settles itself was stopped, by the status it had: it may have run before. */
-function cancelReason(status: RunInfo["status"]): string {
-  if (status === "interrupted") return "The run was cancelled (RunClient.cancel) while it was paused for approval.";
-  if (status === "running") return "The run was cancelled (RunClient.cancel) after the worker running it stopped (its lease had expired).";
-  return "The run was cancelled (RunClient.cancel) before a worker started it.";
 }
 
 /** The inputs in the record's JSON form (messages in `@langchain/core`'s stored form). */

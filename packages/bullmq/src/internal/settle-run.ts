@@ -1,4 +1,4 @@
-import type { RunStatus, RunStore } from "@agentrx/executors";
+import type { RunInfo, RunStatus, RunStore } from "@agentrx/executors";
 
 /** How long the lease taken to write a run's end lasts (the write gives it up at once). */
 const SETTLE_LEASE_MS = 10_000;
@@ -29,4 +29,18 @@ export async function settleRun(store: RunStore, runId: string, owner: string, s
     at: Date.now(),
   });
   return !ended;
+}
+
+/**
+ * Why a run that `RunClient.cancel` stopped before it ran here ended, by how it stood: paused, its
+ * worker gone (a lease that lapsed), or queued, to start or to go on (a queued run with events has
+ * run before). `info` undefined: as a queued run that never started.
+ *
+ * @internal
+ */
+export function cancelReason(info: Pick<RunInfo, "status" | "eventCount"> | undefined): string {
+  const cancelled = "The run was cancelled (RunClient.cancel)";
+  if (info?.status === "interrupted") return `${cancelled} while it was paused for approval.`;
+  if (info?.status === "running") return `${cancelled} after the worker running it stopped (its lease had expired).`;
+  return (info?.eventCount ?? 0) > 0 ? `${cancelled} before a worker resumed it.` : `${cancelled} before a worker started it.`;
 }

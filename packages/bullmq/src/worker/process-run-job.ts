@@ -6,7 +6,7 @@ import type { QueueNames } from "../internal/queue-names";
 import { type RunJobData, readJobData } from "../internal/run-job-data";
 import type { WireItem } from "../internal/wire";
 import { type SegmentOutcome, runSegment } from "./run-segment";
-import { ENDED, settleRun } from "../internal/settle-run";
+import { ENDED, cancelReason, settleRun } from "../internal/settle-run";
 import type { WirePublisher } from "./wire-publisher";
 
 /** A run this worker is running: how to stop it, and whether a stop hands it back. */
@@ -87,7 +87,7 @@ async function processRun(
   // Registered as active before this check: a cancel published from here on reaches the run.
   const [cancelled, info] = await Promise.all([context.redis.exists(context.names.cancelKey(runId)), store.getRun(runId)]);
   if (cancelled === 1) {
-    await settleRun(store, runId, owner, "cancelled", "The run was cancelled (RunClient.cancel) before a worker started it.");
+    await settleRun(store, runId, owner, "cancelled", cancelReason(info));
     return "cancelled";
   }
   if (info === undefined) throw new UnrecoverableError(new RunNotFoundError({ operation: "run job", runId }).message);
