@@ -152,6 +152,8 @@ describe("invoke/stream config validation", () => {
     [{ timeout: "10s" }, "config.timeout", /`timeout` must be a number of milliseconds > 0/],
     [{ tags: "prod" }, "config.tags", /`tags` must be an array of strings/],
     [{ metadata: "x" }, "config.metadata", /`metadata` must be an object/],
+    [{ callbacks: 5 }, "config.callbacks", /`callbacks` must be an array of callback handlers or a CallbackManager, got 5/],
+    [{ callbacks: [null] }, "config.callbacks", /`callbacks` must be an array of callback handlers/],
   ])("rejects %j, naming the setting", async (config, argument, message) => {
     for (const method of ["invoke", "stream"] as const) {
       const error = await configError(config, method);

@@ -369,7 +369,7 @@ export function validateCallConfig(config: unknown, owner: string, name: string)
   if (typeof config !== "object" || config === null || Array.isArray(config)) {
     invalid("", config, "an object (a RunnableConfig such as { runId, signal, tags, configurable })");
   }
-  const { runId, signal, configurable, timeout, tags, metadata } = config as Record<string, unknown>;
+  const { runId, signal, configurable, timeout, tags, metadata, callbacks } = config as Record<string, unknown>;
   if (runId !== undefined && (typeof runId !== "string" || runId === "")) invalid("runId", runId, "a non-empty string");
   if (signal !== undefined && !(typeof (signal as AbortSignal | null)?.addEventListener === "function" && typeof (signal as AbortSignal).aborted === "boolean")) {
     invalid("signal", signal, "an AbortSignal (e.g. new AbortController().signal)");
@@ -382,4 +382,9 @@ export function validateCallConfig(config: unknown, owner: string, name: string)
   }
   if (tags !== undefined && !(Array.isArray(tags) && tags.every((tag) => typeof tag === "string"))) invalid("tags", tags, "an array of strings");
   if (metadata !== undefined && (typeof metadata !== "object" || metadata === null || Array.isArray(metadata))) invalid("metadata", metadata, "an object");
+  // `@langchain/core`'s Callbacks: handlers (objects), or a CallbackManager (which holds `handlers`).
+  const handlers = Array.isArray(callbacks) ? callbacks : (callbacks as { handlers?: unknown } | null | undefined)?.handlers;
+  if (callbacks !== undefined && callbacks !== null && !(Array.isArray(handlers) && handlers.every((handler) => typeof handler === "object" && handler !== null))) {
+    invalid("callbacks", callbacks, "an array of callback handlers or a CallbackManager");
+  }
 }

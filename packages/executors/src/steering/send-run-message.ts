@@ -36,12 +36,13 @@ export interface SendMessageResult {
 
 /** `message` as the `HumanMessage` (or other message) that joins the run. @internal */
 export function toSteeringMessage(message: unknown, operation: string): BaseMessage {
-  if (typeof message === "string" && message !== "") return new HumanMessage(message);
+  if (typeof message === "string" && message.trim() !== "") return new HumanMessage(message);
   if (isBaseMessage(message)) return message;
+  const got = typeof message !== "string" ? typeof message : message === "" ? "an empty string" : "only white space";
   throw new InvalidArgumentError({
     argument: "message",
     value: message,
-    message: `${operation}: \`message\` must be a non-empty string or a @langchain/core message (e.g. new HumanMessage("...")), got ${message === "" ? "an empty string" : typeof message}.`,
+    message: `${operation}: \`message\` must be a non-empty string or a @langchain/core message (e.g. new HumanMessage("...")), got ${got}.`,
   });
 }
 
