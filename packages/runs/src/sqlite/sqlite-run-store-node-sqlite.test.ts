@@ -1,4 +1,3 @@
-import { InvalidArgumentError } from "@agentrx/core";
 // SqliteRunStore on the built-in node:sqlite module, the driver it uses under Deno and Bun. Node 20
 // has no node:sqlite, so under it these tests are skipped; the runtime matrix
 // (test/runtimes/runtime-matrix.test.ts) runs this file under Deno, where they run.
@@ -119,15 +118,7 @@ describe('SqliteRunStore driver "node:sqlite"', () => {
     ["runs.db", "options", /SqliteRunStore: options must be an object such as \{ path: "runs\.db" \}, got "runs\.db"\./],
     [null, "options", /SqliteRunStore: options must be an object/],
   ])("refuses options %j instead of recording into the default file, naming the problem", (options, argument, message) => {
-    let caught: unknown;
-    try {
-      new SqliteRunStore(options as never);
-    } catch (error) {
-      caught = error;
-    }
-    expect(InvalidArgumentError.isInstance(caught)).toBe(true);
-    expect(caught).toMatchObject({ argument });
-    expect((caught as Error).message).toMatch(message);
+    expect(() => new SqliteRunStore(options as never)).toThrow(expect.objectContaining({ name: "InvalidArgumentError", argument, message: expect.stringMatching(message) }));
   });
 
   it("rejects an unknown driver at construction, naming the option", () => {
