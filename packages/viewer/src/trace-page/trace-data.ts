@@ -96,7 +96,20 @@ interface TraceEventBase {
 
 /** One recorded event of a run, in the page's form. `T` is the text type (the server builds capped texts). */
 export type TraceEvent<T = TraceText> =
-  | (TraceEventBase & { type: "start"; runId: string; threadId?: string; inputs: T; /** The images of the inputs. */ images?: TraceImage[]; resumed: boolean })
+  | (TraceEventBase & {
+      type: "start";
+      runId: string;
+      threadId?: string;
+      inputs: T;
+      /** The images of the inputs. */
+      images?: TraceImage[];
+      resumed: boolean;
+      /**
+       * A fork's: the run it was forked from and after which iteration. Its first `start` (of the
+       * copied prefix, `resumed: false`) and the start of its own part (`resumed: true`) carry it.
+       */
+      forkOf?: { runId: string; iteration: number };
+    })
   | (TraceEventBase & {
       type: "model_call";
       iteration: number;

@@ -96,6 +96,7 @@ export class TraceEventConverter {
           inputs: this.text(jsonText(this.images.strip(plain(event["inputs"]), images))),
           ...withImages(images),
           resumed: event["resumed"] === true,
+          ...forkOfStart(event["forkOf"]),
         };
       }
       case "model_call":
@@ -405,6 +406,12 @@ function reasoningText(message: BaseMessage): string | undefined {
     if (text !== "") return text;
   }
   return undefined;
+}
+
+/** A fork's `start` event's `forkOf`: the run it was forked from and after which iteration. */
+function forkOfStart(value: unknown): { forkOf?: { runId: string; iteration: number } } {
+  const forkOf = value as { runId?: unknown; iteration?: unknown } | undefined;
+  return typeof forkOf?.runId === "string" && typeof forkOf.iteration === "number" ? { forkOf: { runId: forkOf.runId, iteration: forkOf.iteration } } : {};
 }
 
 function toolCallIdOf(action: unknown): { toolCallId?: string } {

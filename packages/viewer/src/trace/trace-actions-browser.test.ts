@@ -144,6 +144,12 @@ describe.skipIf(skip)("acting on runs from the trace page in Chromium", () => {
     const fork = await store.getRun(forkId);
     expect(fork?.forkOf).toEqual({ runId: "fork-me", iteration: 1 });
     expect(await answerOf(page)).toContain("Done: found y1");
+    // The fork's own part says it was forked, not resumed after a pause; its detail links to the source.
+    const forked = page.locator("#row-seg-1");
+    expect(await forked.textContent()).toMatch(/forked\s*from fork-me after iteration 1/);
+    expect(await forked.textContent()).not.toContain("pause");
+    await forked.click();
+    expect(await page.locator(".detail a[data-fork-source]").getAttribute("href")).toBe("/runs/fork-me");
     expect(errors).toEqual([]);
     await page.close();
   });

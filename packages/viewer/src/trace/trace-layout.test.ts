@@ -487,3 +487,74 @@ describe("the layout of a run paused for approval", () => {
     expect(summaryOf(model, layout.rows(model, Date.now()), Date.now()).stopReason).toBeUndefined();
   });
 });
+
+describe("the layout of a fork", () => {
+  const DAY = 24 * 3_600_000;
+
+  /**
+   * A run of three iterations (two slow tool calls, then the answer) and its fork after two
+   * iterations, as if forked three days later: the copied prefix keeps the source's times.
+   */
+  async function forkedTrace() {
+    const store = new MemoryRunStore();
+    const slow = tool(
+      async ({ city }: { city: string }) => {
+        await new Promise((resolve) => setTimeout(resolve, 60));
+        return `Sunny in ${city}.`;
+      },
+      { name: "weather", description: "Weather.", schema: z.object({ city: z.string() }) },
+    );
+    const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
+    const executorOf = (responses: ConstructorParameters<typeof ScriptedChatModel>[0]["responses"]) => {
+      const llm = new ScriptedChatModel({ responses });
+      return new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [slow], prompt }), tools: [slow], store });
+    };
+    const call = (city: string) => ({ toolCalls: [{ name: "weather", args: { city }, id: `call-${city}` }] });
+    await lastValueFrom(executorOf([call("Paris"), call("Rome"), "Sunny in both."]).stream({ input: "Paris, then Rome?" }, { runId: "source" }));
+    await lastValueFrom(executorOf(["Sunny in both, really."]).fork("source", { at: 2, runId: "forked" }));
+    const data = JSON.parse(JSON.stringify(await readTracePage(store, "forked", { mode: "file", source: "test" }))) as TracePageData;
+    // The source ran three days before the fork: the copied events (up to the fork's own start) keep its times.
+    const ownStart = data.events.findIndex((event, index) => index > 0 && event.type === "start");
+    expect(ownStart).toBeGreaterThan(0);
+    for (const event of data.events.slice(0, ownStart)) event.at -= 3 * DAY;
+    const model = runtime.createTrace(data.run);
+    runtime.applyEvents(model, data.events);
+    return { data, model, ownStartAt: (data.events[ownStart] as { at: number }).at };
+  }
+
+  it("says the fork's own part was forked from the source after iteration N, not resumed after a pause", async () => {
+    const { model } = await forkedTrace();
+    const rows = layout.rows(model, Date.now());
+    const segment = rows.find((row) => row.kind === "segment") as TraceRow;
+    expect(segment).toMatchObject({ label: "forked", note: "from source after iteration 2" });
+    expect(rows.map((row) => `${row.label} ${row.note}`).join("\n")).not.toMatch(/pause/);
+    // The copied iterations say they are copied; the fork's own is not.
+    expect(rows.find((row) => row.id === "it-0")?.badges).toEqual(["copied"]);
+    expect(rows.find((row) => row.id === "it-1")?.badges).toEqual(["copied"]);
+    expect(rows.find((row) => row.id === "it-2")?.badges).toEqual([]);
+  });
+
+  it("draws no pause on the time axis for the time between the source's run and the fork", async () => {
+    const { model, ownStartAt } = await forkedTrace();
+    const scale = scaleOf(model, Date.now());
+    expect(scale.breaks.map((gap) => gap.label)).toEqual(["forked 3 d 0 h later"]);
+    // The three days take a sliver, not 99.99% of the width; the fork's own part is after it.
+    expect(scale.breaks[0]?.width).toBeLessThan(0.1);
+    expect(scale.x(ownStartAt)).toBeCloseTo((scale.breaks[0]?.x ?? 0) + (scale.breaks[0]?.width ?? 0), 9);
+  });
+
+  it("counts the fork's own work in the header's times: the copied calls' times are the source's", async () => {
+    const { model } = await forkedTrace();
+    const rows = layout.rows(model, Date.now());
+    const summary = summaryOf(model, rows, Date.now());
+    // The fork made one model call and no tool call; the copied prefix's two slow tool calls are not its time.
+    expect(summary.toolMs).toBe(0);
+    expect(summary.modelMs + summary.toolMs).toBeLessThanOrEqual(summary.wallMs);
+    expect(summary.slowest).toBeUndefined();
+    // A live fork's wall time, before the executor's own measure, is its own segment's too.
+    const running = { ...model, run: { ...model.run, status: "running", elapsedMs: undefined } } as typeof model;
+    delete running.output;
+    const own = model.segments[model.segments.length - 1] as { start: number; end: number };
+    expect(summaryOf(running, layout.rows(running, own.end), own.end).wallMs).toBe(own.end - own.start);
+  });
+});

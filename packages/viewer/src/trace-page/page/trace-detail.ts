@@ -243,6 +243,9 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
     const title = (kind: string, name: string) => h("h2", null, h("span", { class: "muted" }, `${kind} `), name);
     const parts: DomChild[] = [];
     if (row.kind === "run") {
+      // A fork's own part starts with `resumed: true` too: it is not a resume.
+      const resumes = model.segments.filter((segment) => segment.resumed && segment.forkOf === undefined).length;
+      const forkOf = model.segments.find((segment) => segment.forkOf !== undefined)?.forkOf;
       parts.push(
         title("run", model.run.runId),
         kv([
@@ -251,7 +254,8 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
           ["Thread", model.run.threadId],
           ["Started", fmt.time(model.segments[0]?.start ?? model.run.createdAt)],
           ["Last write", fmt.time(model.run.updatedAt)],
-          ["Segments", model.segments.length > 1 ? `${model.segments.length} (resumed ${model.segments.length - 1}×)` : undefined],
+          ["Segments", resumes > 0 ? `${model.segments.length} (resumed ${resumes}×)` : undefined],
+          ["Forked from", forkOf === undefined ? undefined : `${forkOf.runId}, after iteration ${forkOf.iteration}`],
           ["Usage", usage(model.run.usage ?? model.output?.usage)],
           ["Cost", costOf(model.run.usage ?? model.output?.usage ?? model.usage)],
           ["Events", fmt.count(model.lastSeq)],
@@ -340,6 +344,15 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
         kv([["At", offset(model, model.output.at)], ["Stop reason", model.output.stopReason], ["Stopped by", model.output.stoppedBy], ["Usage", usage(model.output.usage)]]),
         h("h3", null, "Output"),
         text(model.output.text, model.output.seq, "output", context),
+      );
+    } else if (row.kind === "segment" && model.segments[row.item ?? -1]?.forkOf !== undefined) {
+      const fork = model.segments[row.item ?? -1]?.forkOf as { runId: string; iteration: number };
+      // In the ui, the run it was forked from is a link to its page.
+      const source = context.mode === "ui" ? h("a", { attrs: { href: `/runs/${encodeURIComponent(fork.runId)}`, "data-fork-source": "" } }, fork.runId) : fork.runId;
+      parts.push(
+        title("forked", ""),
+        h("p", { class: "hint" }, "This run is a fork: its record begins with a copy of the run it was forked from, up to this point. The copied iterations were not run again; their times are that run's. From here on, the run is its own."),
+        kv([["At", fmt.time(row.at ?? 0)], ["Forked from", source], ["After iteration", String(fork.iteration)]]),
       );
     } else if (row.kind === "segment") {
       parts.push(title("resumed", ""), kv([["At", fmt.time(row.at ?? 0)], ["Pause", row.note]]));

@@ -74,6 +74,14 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
     return isLive(model) ? Math.max(recorded, now) : recorded;
   }
 
+  /**
+   * How many iterations of a fork's record are copied from the run it was forked from (its
+   * `forkOf.iteration`; their events keep the source's times); 0 for a run that is not a fork.
+   */
+  function copiedIterations(model: TraceModel): number {
+    return model.segments.find((segment) => segment.forkOf !== undefined)?.forkOf?.iteration ?? 0;
+  }
+
   function toolState(tool: TraceToolCall): { state: TraceRowState; badges: string[] } {
     const badges: string[] = [];
     const metadata = tool.metadata ?? {};
@@ -161,11 +169,16 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
     model.segments.forEach((segment, item) => {
       if (!segment.resumed) return;
       const gap = segment.start - (model.segments[item - 1]?.end ?? segment.start);
+      // A fork's own part starts as a resume does (`resumed: true`), but after a copy, not a pause.
+      const fork = segment.forkOf;
+      const label = fork === undefined ? "resumed" : "forked";
+      const note = fork === undefined ? `after a pause of ${fmt.duration(gap)}` : `from ${fork.runId} ${fork.iteration === 0 ? "at its start" : `after iteration ${fork.iteration}`}`;
       items.push({
         at: segment.start,
-        add: () => child({ id: `seg-${item}`, depth: 1, kind: "segment", label: "resumed", note: `after a pause of ${fmt.duration(gap)}`, at: segment.start, state: "none", badges: [], childIds: [], collapsed: false, item }, runRow),
+        add: () => child({ id: `seg-${item}`, depth: 1, kind: "segment", label, note, at: segment.start, state: "none", badges: [], childIds: [], collapsed: false, item }, runRow),
       });
     });
+    const copied = copiedIterations(model);
     model.others.forEach((other, item) => {
       items.push({
         at: other.at,
@@ -180,7 +193,8 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
     });
     const addIteration = (iteration: TraceIteration, calls: TraceModelCall[], inferred: boolean, open: boolean) => {
       const n = iteration.n;
-      const itRow = child({ id: `it-${n}`, depth: 1, kind: "iteration", label: `iteration ${n + 1}`, note: "", state: "none", badges: [], childIds: [], collapsed: false, iteration }, runRow);
+      // A fork's copied iterations: recorded by the run it was forked from, at its times.
+      const itRow = child({ id: `it-${n}`, depth: 1, kind: "iteration", label: `iteration ${n + 1}`, note: "", state: "none", badges: n < copied ? ["copied"] : [], childIds: [], collapsed: false, iteration }, runRow);
       let start = Infinity;
       let end = -Infinity;
       calls.forEach((call, k) => {
@@ -296,7 +310,9 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
 
   function slowestTool(model: TraceModel, now: number): TraceSlowest | undefined {
     let best: TraceSlowest | undefined;
+    const copied = copiedIterations(model); // a fork's copied calls ran in the run it was forked from
     for (const iteration of model.iterations) {
+      if (iteration.n < copied) continue;
       for (const tool of iteration.tools) {
         const duration = tool.durationMs ?? (tool.actionAt !== undefined && isLive(model) ? now - tool.actionAt : undefined);
         if (duration === undefined || (best !== undefined && best.durationMs >= duration)) continue;
@@ -312,5 +328,5 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
     return rowList.filter((row) => row.trace === undefined);
   }
 
-  return { rows, ownRows, textOf, toolState, isLive, endOf, slowestTool, firstToken };
+  return { rows, ownRows, textOf, toolState, isLive, endOf, slowestTool, firstToken, copiedIterations };
 }

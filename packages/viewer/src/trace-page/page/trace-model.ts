@@ -10,6 +10,11 @@ export interface TraceSegment {
   /** Its last event's time. */
   end: number;
   resumed: boolean;
+  /**
+   * A fork's segments (their `start` events carry `forkOf`): the copied prefix (`resumed: false`),
+   * whose events keep the source's times, and the fork's own part (`resumed: true`), not a resume.
+   */
+  forkOf?: { runId: string; iteration: number };
 }
 
 /** A model call: recorded (`model_call`), or inferred from the events around it. */
@@ -212,7 +217,9 @@ export function traceModelRuntime() {
     if (event.seq <= model.lastSeq) return; // seen already (a reconnecting stream)
     model.lastSeq = event.seq;
     if (event.type === "start") {
-      model.segments.push({ seq: event.seq, start: event.at, end: event.at, resumed: event.resumed });
+      const segment: TraceSegment = { seq: event.seq, start: event.at, end: event.at, resumed: event.resumed };
+      if (event.forkOf !== undefined) segment.forkOf = { runId: event.forkOf.runId, iteration: event.forkOf.iteration };
+      model.segments.push(segment);
       if (model.inputs === undefined) {
         model.inputs = event.inputs;
         model.inputsSeq = event.seq;

@@ -12,12 +12,12 @@ export interface TraceSummary {
   tokens?: { input: number; output: number; total: number };
   /** What the run cost in US dollars, when its model calls were priced. */
   cost?: number;
-  /** Running time over the run's segments: the executor's measure once the run is over. */
+  /** Running time over the run's segments (a fork's own: not its copied prefix's): the executor's measure once the run is over. */
   wallMs: number;
   iterations: number;
   modelCalls: number;
   toolCalls: number;
-  /** Time with a model call, with a tool call (and no model call), and with neither. */
+  /** Time with a model call, with a tool call (and no model call), and with neither (a fork's own: not its copied prefix's). */
   modelMs: number;
   toolMs: number;
   otherMs: number;
@@ -37,7 +37,7 @@ export interface TraceScale {
   ticks: { x: number; label: string }[];
   /** Ticks (about 8) for the part of the timeline between the fractions `from` and `to` of its width: a zoomed view. */
   ticksIn(from: number, to: number): { x: number; label: string }[];
-  /** Long pauses between segments, drawn narrow. */
+  /** Long pauses between segments, drawn narrow (`paused 1 h 00 min`); a fork's, between its copied prefix and its own part (`forked 3 d 0 h later`). */
   breaks: { x: number; width: number; label: string }[];
 }
 
@@ -51,7 +51,7 @@ export type TraceSummaryRuntime = ReturnType<typeof traceSummaryRuntime>;
  * @internal
  */
 export function traceSummaryRuntime(fmt: FormatRuntime, layout: TraceLayoutRuntime) {
-  const { isLive, endOf, slowestTool } = layout;
+  const { isLive, endOf, slowestTool, copiedIterations } = layout;
 
   /** The total length of the union of intervals. */
   function covered(intervals: [number, number][]): number {
@@ -69,12 +69,18 @@ export function traceSummaryRuntime(fmt: FormatRuntime, layout: TraceLayoutRunti
   function summary(model: TraceModel, allRows: readonly TraceRow[], now: number): TraceSummary {
     const rowList = layout.ownRows(allRows); // a sub-run's calls are inside its tool call's time
     const live = isLive(model);
-    const segments = model.segments.map((segment, index) => segment.end + (live && index === model.segments.length - 1 ? Math.max(0, now - segment.end) : 0) - segment.start);
+    // A fork's copied prefix (its first segment, and its iterations before `forkOf.iteration`) ran
+    // in the run it was forked from, at that run's times: the times here are the fork's own work.
+    const copied = copiedIterations(model);
+    const segments = model.segments.map((segment, index) =>
+      segment.forkOf !== undefined && !segment.resumed ? 0 : segment.end + (live && index === model.segments.length - 1 ? Math.max(0, now - segment.end) : 0) - segment.start,
+    );
     let wallMs = segments.reduce((sum, ms) => sum + ms, 0);
     if (model.output !== undefined && model.segments.length === 1) wallMs = Math.max(wallMs, model.output.at - (model.segments[0] as { start: number }).start);
     // The executor's own measure (the run's checkpoint), as `agentrx runs` shows it, once the run is over.
     if (!live && model.run.elapsedMs !== undefined) wallMs = model.run.elapsedMs;
-    const bars = (kind: string) => rowList.filter((row) => row.kind === kind && row.start !== undefined).map((row) => [row.start, row.end] as [number, number]);
+    const bars = (kind: string) =>
+      rowList.filter((row) => row.kind === kind && row.start !== undefined && (row.iteration?.n ?? copied) >= copied).map((row) => [row.start, row.end] as [number, number]);
     const modelMs = covered(bars("model"));
     const bothMs = covered([...bars("model"), ...bars("tool")]);
     const usage = model.run.usage ?? model.output?.usage ?? (model.usage.total > 0 ? model.usage : undefined);
@@ -105,14 +111,16 @@ export function traceSummaryRuntime(fmt: FormatRuntime, layout: TraceLayoutRunti
   function scale(model: TraceModel, now: number): TraceScale {
     const start = model.segments[0]?.start ?? model.run.createdAt;
     const end = Math.max(endOf(model, now), start + 1);
-    const pieces: { from: number; to: number; gap: boolean }[] = [];
+    const pieces: { from: number; to: number; gap: boolean; label?: string }[] = [];
     let cursor = start;
     const active = Math.max(1, model.segments.reduce((sum, segment) => sum + (segment.end - segment.start), 0));
     model.segments.forEach((segment, index) => {
       if (index === 0) return;
       const previousEnd = (model.segments[index - 1] as { end: number }).end;
       if (segment.start - previousEnd > Math.max(2000, active)) {
-        pieces.push({ from: cursor, to: previousEnd, gap: false }, { from: previousEnd, to: segment.start, gap: true });
+        // A fork's own part comes after its copied prefix (the source's times), not after a pause.
+        const label = segment.forkOf !== undefined && segment.resumed ? `forked ${fmt.duration(segment.start - previousEnd)} later` : `paused ${fmt.duration(segment.start - previousEnd)}`;
+        pieces.push({ from: cursor, to: previousEnd, gap: false }, { from: previousEnd, to: segment.start, gap: true, label });
         cursor = segment.start;
       }
     });
@@ -147,7 +155,7 @@ export function traceSummaryRuntime(fmt: FormatRuntime, layout: TraceLayoutRunti
     };
     const breaks: TraceScale["breaks"] = [];
     pieces.forEach((piece, index) => {
-      if (piece.gap) breaks.push({ x: (offsets[index] as number) / total, width: gapWidth / total, label: `paused ${fmt.duration(piece.to - piece.from)}` });
+      if (piece.gap) breaks.push({ x: (offsets[index] as number) / total, width: gapWidth / total, label: piece.label ?? `paused ${fmt.duration(piece.to - piece.from)}` });
     });
     const ticksIn = (from: number, to: number): TraceScale["ticks"] => {
       const span = Math.max(1e-9, to - from);

@@ -111,7 +111,7 @@ export function traceTreeRuntime(dom: DomRuntime, fmt: FormatRuntime) {
       const hasChildren = row.childIds.length > 0;
       const open = isOpen(row);
       const twisty = h("span", { class: "twisty", attrs: { "aria-hidden": "true" } }, hasChildren ? (open ? "▾" : "▸") : "");
-      const kindLabel = { run: "run", subrun: "sub-run", segment: "resume", iteration: "iter", model: "model", tool: "tool", step: "result", answer: "answer", event: "event" }[row.kind];
+      const kindLabel = row.kind === "segment" && row.label === "forked" ? "fork" : { run: "run", subrun: "sub-run", segment: "resume", iteration: "iter", model: "model", tool: "tool", step: "result", answer: "answer", event: "event" }[row.kind];
       const chips = row.badges
         .filter((badge) => !(row.kind === "run" && badge === row.badges[0]))
         .map((badge) => h("span", { class: `chip ${badge === "slowest" ? "slowest" : badge === "failed" || badge === "unreadable" ? "failed" : /attempts|timed out/.test(badge) ? "warn" : ""}` }, badge));
