@@ -156,6 +156,8 @@ describe("agentrx on an SQLite file", () => {
       [["runs", "--db", db, "--thread", ""], 2, /^agentrx: --thread needs a thread id \(see agentrx --help\)$/],
       [["runs", "--db", join(dir, "missing.db"), "--sort", "size"], 2, /^agentrx: --sort "size" is not a sort; use created, updated or cost/],
       [["runs", "--db", ""], 2, /^agentrx: --db needs a file path or a postgres:\/\/ URL \(see agentrx --help\)$/],
+      [["runs", "--db", db, "--cursor", "zzz"], 2, /^agentrx: --cursor "zzz" is not a cursor agentrx runs printed for this --sort and --order/],
+      [["runs", "--db", db, "--since", "2026-11-25", "--before", "2026-11-24"], 2, /^agentrx: --since 2026-11-25 is not before --before 2026-11-24: no run can match/],
     ];
     // Three as processes (what a user sees, stack traces included), the rest in this process.
     const spawned = new Set([0, 3, 10]);

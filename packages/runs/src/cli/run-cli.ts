@@ -4,6 +4,7 @@ import { CliError, usageError } from "./cli-error";
 import type { CliIo } from "./cli-io";
 import { DEFAULT_RUNS_LIMIT, DEFAULT_UI_PORT, HELP_TEXT } from "./help-text";
 import { redact } from "./redact";
+import { decodeCursor } from "../internal/run-list-query";
 import type { ListRunsOptions } from "@agentrx/executors";
 
 const OPTIONS = {
@@ -161,6 +162,9 @@ function runsQuery(values: Values, status: RunStatus[] | undefined, limit: numbe
   }
   if (values.since !== undefined) (query.since = parseTime("--since", values.since)), flag("since", values.since);
   if (values.before !== undefined) (query.before = parseTime("--before", values.before)), flag("before", values.before);
+  if (query.since !== undefined && query.before !== undefined && query.since >= query.before) {
+    throw usageError(`--since ${values.since} is not before --before ${values.before}: no run can match`);
+  }
   if (values["min-cost"] !== undefined) (query.minCost = parseDollars("--min-cost", values["min-cost"])), flag("min-cost", values["min-cost"]);
   if (values["max-cost"] !== undefined) (query.maxCost = parseDollars("--max-cost", values["max-cost"])), flag("max-cost", values["max-cost"]);
   if (values.errors && values["no-errors"]) throw usageError("--errors and --no-errors cannot be used together");
@@ -169,6 +173,11 @@ function runsQuery(values: Values, status: RunStatus[] | undefined, limit: numbe
   if (limit !== DEFAULT_RUNS_LIMIT) flag("limit", String(limit));
   if (values.cursor !== undefined) {
     if (values.cursor === "") throw usageError("--cursor needs the cursor a previous page printed");
+    try {
+      decodeCursor(values.cursor, query.sort ?? "createdAt", query.order ?? "desc");
+    } catch {
+      throw usageError(`--cursor ${JSON.stringify(values.cursor)} is not a cursor agentrx runs printed for this --sort and --order`);
+    }
     query.cursor = values.cursor;
   }
   return { query, flags };
