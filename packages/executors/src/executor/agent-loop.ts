@@ -290,28 +290,35 @@ export class AgentLoop {
   /** The turn's tool calls are done: how it ends (at once, without a promise, when the run goes on). */
   private turnEnded(turn: RunTurn): TurnOutcome | Promise<TurnOutcome> {
     const { run } = this;
-    const { state, tools } = run;
+    const { state } = run;
     if (run.interrupted) return isEnded(state) ? "done" : "stop";
     if (state.interrupts.length > 0) return run.approvals.pause().then(() => "done");
-    // A turn returns directly when every one of its calls is of a `returnDirect` tool (and no
-    // person rejected one): one call's observation, or several joined by blank lines.
-    if (run.approvals.rejectedInTurn(turn.iteration)) return "continue";
-    for (const action of turn.actions) if (!tools.returnsDirect(action)) return "continue";
-    return this.returnDirect(turn.results as AgentStep[]);
+    const steps = turn.results as AgentStep[];
+    return this.returnsDirectly(turn.iteration, steps) ? this.returnDirect(steps) : "continue";
   }
 
   /**
    * How a restored run goes on whose last turn ended and no agent call came after: `undefined` (the
    * agent is called) unless that turn returns directly, as {@link turnEnded} decides for a live turn.
+   * (Message steps that joined as the run ended follow the turn's steps: they are not the turn's.)
    */
   private endedTurnOutcome(): Promise<TurnOutcome> | undefined {
-    const { run } = this;
-    const steps = stepsOfEndedTurn(run.state);
-    const iteration = run.state.endedTurn?.iteration;
-    if (steps === undefined || iteration === undefined || steps.length === 0 || run.approvals.rejectedInTurn(iteration)) return undefined;
-    // (Message steps that joined as the run ended follow the turn's steps: they are not the turn's.)
-    for (const step of steps) if (!run.tools.returnsDirect(step.action)) return undefined;
+    const { state } = this.run;
+    const steps = stepsOfEndedTurn(state);
+    if (steps === undefined || state.endedTurn === undefined || !this.returnsDirectly(state.endedTurn.iteration, steps)) return undefined;
     return this.returnDirect(steps);
+  }
+
+  /**
+   * Whether a turn whose calls all ended returns directly: every one of its calls is of a
+   * `returnDirect` tool, and no person rejected one (its answer is one call's observation, or
+   * several joined by blank lines).
+   */
+  private returnsDirectly(iteration: number, steps: readonly AgentStep[]): boolean {
+    const { run } = this;
+    if (steps.length === 0 || run.approvals.rejectedInTurn(iteration)) return false;
+    for (const step of steps) if (!run.tools.returnsDirect(step.action)) return false;
+    return true;
   }
 
   private async returnDirect(steps: readonly AgentStep[]): Promise<TurnOutcome> {

@@ -25,6 +25,8 @@ export { RECORD_ONLY_EVENT_TYPES, RunEventDecoder, decodeAction, encodeAction, e
 export type { RecordedDecisions, RecordedModelCall, RecordedToolIntent } from "./run-event-codec";
 export { digestMessages } from "./digest-messages";
 export { MAX_RECORDED_IMAGE_CHARS, leftOutOfMessage } from "./json-value";
+export { PausedCalls } from "./paused-calls";
+export type { EditedCall } from "./paused-calls";
 export { deserializeRunState, serializeRunState } from "./serialize-run-state";
 export type { SerializedRunState } from "./serialize-run-state";
 export { RunRecordFold, restoreRunState } from "./restore-run-state";

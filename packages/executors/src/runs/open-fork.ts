@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from "@agentrx/core";
 import { encodeValue } from "./json-value";
 import type { OpenedRun } from "./open-run";
+import { PausedCalls } from "./paused-calls";
 import { messageOf, readRecordedEvents, recordedRunInfo } from "./read-recorded-events";
 import { restoreRunState } from "./restore-run-state";
 import type { ForkOf, JsonObject, JsonValue, RunInfo, RunStore, StoredRunEvent } from "./run-store";
@@ -228,21 +229,13 @@ function ownEventOfFork(data: JsonObject, edited: ReadonlyMap<string, JsonValue>
  * `<iteration>:<index>` of the call: the interrupt ids of the record's pauses name the calls.
  */
 function editedInputs(events: readonly StoredRunEvent[]): Map<string, JsonValue> {
-  const calls = new Map<string, string>();
+  const paused = new PausedCalls();
   const edited = new Map<string, JsonValue>();
   for (const { data } of events) {
     if (data["subRun"] !== undefined) continue;
-    if (data["type"] === "interrupt" && Array.isArray(data["interrupts"])) {
-      for (const interrupt of data["interrupts"]) {
-        if (isJsonObject(interrupt) && typeof interrupt["id"] === "string") calls.set(interrupt["id"], `${String(interrupt["iteration"])}:${String(interrupt["index"])}`);
-      }
-    }
-    const decisions = data["decisions"];
-    if (data["type"] !== "decisions" || !isJsonObject(decisions)) continue;
-    for (const [id, decision] of Object.entries(decisions)) {
-      const call = calls.get(id);
-      if (call !== undefined && isJsonObject(decision) && decision["type"] === "edit" && decision["toolInput"] !== undefined) edited.set(call, decision["toolInput"]);
-    }
+    if (data["type"] === "interrupt") paused.paused(data["interrupts"]);
+    if (data["type"] !== "decisions") continue;
+    for (const { iteration, index, toolInput } of paused.edits(data["decisions"])) edited.set(`${iteration}:${index}`, toolInput as JsonValue);
   }
   return edited;
 }

@@ -5,6 +5,7 @@ import type { ActionEvent, AgentStreamEvent, Decision, Interrupt, OutputEvent, S
 import { decodeMessages, decodeObservation, decodeValue, encodeInputs, encodeMessages, encodeObservation, encodeValue } from "./json-value";
 import type { JsonObject, JsonValue, StoredRunEvent } from "./run-store";
 import { messageStepOf } from "../steering/message-step-of";
+import { PausedCalls } from "./paused-calls";
 
 /**
  * A model call as a run records it (not an `AgentStreamEvent`): what `RecordedChatModel` answers
@@ -240,8 +241,8 @@ export function encodeModelCall(call: RecordedModelCall, message: JsonValue = en
 export class RunEventDecoder {
   private readonly turns = new Map<number, AgentAction[]>();
   private readonly pendingSteps = new Map<number, (AgentStep | undefined)[]>();
-  /** The interrupts of the run's pauses, by id: what a decision names. */
-  private readonly waiting = new Map<unknown, Interrupt>();
+  /** The calls the run's pauses wait on: what a decision names. */
+  private readonly paused = new PausedCalls();
   /** Every completed step so far, in action order. */
   steps: AgentStep[] = [];
 
@@ -353,7 +354,7 @@ export class RunEventDecoder {
       }
       case "interrupt": {
         const interrupts = decodeValue(data["interrupts"] ?? []) as Interrupt[];
-        if (Array.isArray(interrupts)) for (const interrupt of interrupts) this.waiting.set(interrupt?.id, interrupt);
+        this.paused.paused(interrupts);
         return { type: "interrupt", runId: String(data["runId"] ?? this.runId), interrupts, at };
       }
       case "compaction": {
@@ -409,13 +410,10 @@ export class RunEventDecoder {
    * step did, and as `reduceRun` has it); the `action` event decoded before keeps what the model asked for.
    */
   private applyEdits(decisions: Record<string, Decision>): void {
-    if (decisions === null || typeof decisions !== "object") return;
-    for (const [id, decision] of Object.entries(decisions)) {
-      const interrupt = this.waiting.get(id);
-      if (interrupt === undefined || typeof decision !== "object" || decision === null || decision.type !== "edit") continue;
-      const actions = this.turns.get(interrupt.iteration);
-      const action = actions?.[interrupt.index];
-      if (actions !== undefined && action !== undefined) actions[interrupt.index] = { ...action, toolInput: decision.toolInput as AgentAction["toolInput"] };
+    for (const { iteration, index, toolInput } of this.paused.edits(decisions)) {
+      const actions = this.turns.get(iteration);
+      const action = actions?.[index];
+      if (actions !== undefined && action !== undefined) actions[index] = { ...action, toolInput: toolInput as AgentAction["toolInput"] };
     }
   }
 

@@ -1,4 +1,4 @@
-import { RunEventDecoder, type StoredRunEvent } from "@agentrx/executors";
+import { PausedCalls, RunEventDecoder, type StoredRunEvent } from "@agentrx/executors";
 import { isBaseMessage, mapStoredMessagesToChatMessages, type BaseMessage, type StoredMessage, type UsageMetadata } from "@langchain/core/messages";
 import { observationText } from "@agentrx/core";
 import { CappedText } from "./capped-text";
@@ -28,8 +28,8 @@ export class TraceEventConverter {
   private readonly blobs = new Map<string, unknown>();
   /** The images the page embeds share a budget. */
   private readonly images = new TraceImageCollector();
-  /** The calls the pauses so far wait on, by run (`""`, or a sub-run's path) and interrupt id: what a decision names. */
-  private readonly pausedCalls = new Map<string, { iteration: number; index: number }>();
+  /** The calls the pauses so far wait on, by run (`""`, or a sub-run's path): what a decision names. */
+  private readonly pausedCalls = new Map<string, PausedCalls>();
   /** Where `text` puts the texts it makes. */
   private sink: CappedText[] = this.texts;
   private readonly decoder: RunEventDecoder;
@@ -252,22 +252,11 @@ export class TraceEventConverter {
    * edits gave those calls (they ran with them, not with what the model asked for).
    */
   private pauseOrEdits(event: Record<string, any>, scope: string): { edits?: TraceEdit<CappedText>[] } {
-    if (event["type"] === "interrupt" && Array.isArray(event["interrupts"])) {
-      for (const interrupt of event["interrupts"] as { id?: unknown; iteration?: unknown; index?: unknown }[]) {
-        if (typeof interrupt?.id !== "string" || typeof interrupt.iteration !== "number" || typeof interrupt.index !== "number") continue;
-        this.pausedCalls.set(`${scope}|${interrupt.id}`, { iteration: interrupt.iteration, index: interrupt.index });
-      }
-      return {};
-    }
-    const decisions = event["decisions"];
-    if (event["type"] !== "decisions" || decisions === null || typeof decisions !== "object") return {};
-    const edits: TraceEdit<CappedText>[] = [];
-    for (const [id, decision] of Object.entries(decisions as Record<string, unknown>)) {
-      const call = this.pausedCalls.get(`${scope}|${id}`);
-      const edit = decision as { type?: unknown; toolInput?: unknown } | null;
-      if (call === undefined || edit === null || typeof edit !== "object" || edit.type !== "edit" || edit.toolInput === undefined) continue;
-      edits.push({ ...call, toolInput: this.text(inputText(this.images.strip(edit.toolInput, []))) });
-    }
+    if (event["type"] !== "interrupt" && event["type"] !== "decisions") return {};
+    let paused = this.pausedCalls.get(scope);
+    if (paused === undefined) this.pausedCalls.set(scope, (paused = new PausedCalls()));
+    if (event["type"] === "interrupt") return (paused.paused(event["interrupts"]), {});
+    const edits = paused.edits(event["decisions"]).map(({ iteration, index, toolInput }) => ({ iteration, index, toolInput: this.text(inputText(this.images.strip(toolInput, []))) }));
     return edits.length > 0 ? { edits } : {};
   }
 
