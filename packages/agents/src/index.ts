@@ -19,6 +19,7 @@ export type { FormatLogToMessagesOptions } from "./format-scratchpad/format-log-
 // Tool calling
 export { createOpenAIToolsAgent, createToolCallingAgent } from "./tool-calling/create-tool-calling-agent";
 export type { CreateToolCallingAgentOptions, ForceFinalAnswerMode } from "./tool-calling/create-tool-calling-agent";
+export type { ToolImages } from "./tool-calling/tool-images";
 export { formatToToolMessages } from "./tool-calling/format-to-tool-messages";
 export { ToolCallingAgentOutputParser } from "./tool-calling/tool-calling-agent-output-parser";
 

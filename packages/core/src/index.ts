@@ -7,7 +7,7 @@ export type {
   Observation,
   ToolAgentAction,
 } from "./agent/types";
-export { isImageBlock, observationText } from "./agent/observation-text";
+export { imageBlockUrl, isImageBlock, observationText } from "./agent/observation-text";
 export { MESSAGE_TOOL_NAME, isMessageStep, messageStep } from "./agent/message-step";
 export { isAgentAction, isAgentFinish, isToolAgentAction } from "./agent/types";
 export {

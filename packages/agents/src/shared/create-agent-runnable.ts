@@ -28,6 +28,11 @@ export interface AgentOverrideOptions {
   variables?: (tools: readonly StructuredToolInterface[]) => Record<string, unknown>;
   /** The parser for other tools, for parsers that check tool names. */
   parser?: (tools: readonly StructuredToolInterface[]) => BaseOutputParser<AgentOutput>;
+  /**
+   * Rewrites the prompt's values for a chat model (`llm`, or one swapped in), e.g. what it cannot
+   * take in its messages; undefined when that model needs nothing rewritten.
+   */
+  promptValuesFor?: (llm: BaseChatModel) => ((values: Record<string, unknown>) => Record<string, unknown>) | undefined;
 }
 
 /** The parts of an agent built by {@link createAgentRunnable}. */
@@ -127,7 +132,11 @@ export function createAgentRunnable<Scratchpad>({
       throw new InvalidArgumentError({ argument: option, value, message: `createAgentRunnable(${name}): \`${option}\` must be a function.` });
     }
   }
-  const formatWith = (values: Record<string, unknown>) => scratchpadValues(name, formatScratchpad, appendFinalAnswerInstruction, values);
+  const formatWith = (values: Record<string, unknown>, llm = overrides?.llm) => {
+    const format = scratchpadValues(name, formatScratchpad, appendFinalAnswerInstruction, values);
+    const prepare = llm === undefined ? undefined : overrides?.promptValuesFor?.(llm);
+    return prepare === undefined ? format : (input: AgentInput) => prepare(format(input));
+  };
   const format = new FormatScratchpadStep(formatWith(variables));
   const pipeline = (chatModel: Runnable<BaseLanguageModelInput, unknown>, step = format, outputParser = parser) =>
     RunnableSequence.from<AgentInput, AgentOutput>([step, prompt, chatModel, outputParser], { name });
@@ -136,10 +145,15 @@ export function createAgentRunnable<Scratchpad>({
   if (overrides === undefined) return new AgentPipeline({ name, turn, finalTurn });
   const rebuild = (llm: BaseChatModel | undefined, tools: readonly StructuredToolInterface[] | undefined, final: boolean) => {
     const offered = tools ?? overrides.tools;
-    if (tools === undefined) return pipeline(llm === undefined ? (final ? finalAnswerModel : model) : overrides.model(llm, offered, final));
-    // Other tools: the model offers them, and agents that describe their tools in the prompt do too.
-    const step = overrides.variables ? new FormatScratchpadStep(formatWith({ ...variables, ...overrides.variables(tools) })) : format;
-    return pipeline(overrides.model(llm ?? overrides.llm, offered, final), step, overrides.parser?.(tools) ?? parser);
+    if (tools === undefined && llm === undefined) return pipeline(final ? finalAnswerModel : model);
+    // Other tools: the model offers them, and agents that describe their tools in the prompt do too;
+    // another model gets the prompt's values as it takes them.
+    const described = tools !== undefined && overrides.variables !== undefined ? { ...variables, ...overrides.variables(tools) } : undefined;
+    const step =
+      described !== undefined || (llm !== undefined && overrides.promptValuesFor !== undefined)
+        ? new FormatScratchpadStep(formatWith(described ?? variables, llm ?? overrides.llm))
+        : format;
+    return pipeline(overrides.model(llm ?? overrides.llm, offered, final), step, tools === undefined ? parser : (overrides.parser?.(tools) ?? parser));
   };
   return new AgentPipeline({ name, turn, finalTurn, rebuild });
 }

@@ -17,6 +17,7 @@ import { assertMessagesPlaceholder, assertPrompt, type ValidationContext } from 
 import { assertTools } from "../shared/validate-tools";
 import { formatToToolMessages } from "./format-to-tool-messages";
 import { ToolCallingAgentOutputParser } from "./tool-calling-agent-output-parser";
+import { assertToolImages, toolImagesFor, type ToolImages } from "./tool-images";
 
 /**
  * How a tool-calling agent withholds its tools on the `forceFinalAnswer` turn:
@@ -39,6 +40,14 @@ export interface CreateToolCallingAgentOptions {
    * @default "without-tools"
    */
   forceFinalAnswerMode?: ForceFinalAnswerMode;
+  /**
+   * Where the images a tool returned go, for the model to see them (see {@link ToolImages}):
+   * `"auto"` sends them in a user message after the tool results to an OpenAI chat model on Chat
+   * Completions (which refuses an image in a tool message) and in the tool result to every other
+   * model.
+   * @default "auto"
+   */
+  toolImages?: ToolImages;
 }
 
 const MODES: readonly ForceFinalAnswerMode[] = ["without-tools", "tool-choice-none"];
@@ -137,7 +146,7 @@ export function buildToolCallingAgent(
       message: `${context.constructorName}: pass an options object { llm, tools, prompt }.`,
     });
   }
-  const { llm, tools, prompt, forceFinalAnswerMode = "without-tools" } = options;
+  const { llm, tools, prompt, forceFinalAnswerMode = "without-tools", toolImages = "auto" } = options;
   assertToolCallingModel(llm, context);
   assertTools(tools, context.constructorName);
   assertPrompt(prompt, context);
@@ -149,6 +158,7 @@ export function buildToolCallingAgent(
       message: `${context.constructorName}: \`forceFinalAnswerMode\` must be "without-tools" or "tool-choice-none", got ${JSON.stringify(forceFinalAnswerMode)}.`,
     });
   }
+  assertToolImages(toolImages, context.constructorName);
   const stages = (chat: BaseChatModel, offered: readonly StructuredToolInterface[], final: boolean): Runnable => {
     const bindTools = chat.bindTools as BaseChatModel["bindTools"];
     if (typeof bindTools !== "function") {
@@ -171,6 +181,6 @@ export function buildToolCallingAgent(
     formatScratchpad: context.formatScratchpad,
     appendFinalAnswerInstruction: (messages) => [...messages, new HumanMessage(FORCE_FINAL_ANSWER_INSTRUCTION)],
     parser: context.parser,
-    overrides: { llm, tools, model: stages },
+    overrides: { llm, tools, model: stages, promptValuesFor: (chat) => toolImagesFor(toolImages, chat) },
   });
 }

@@ -19,6 +19,34 @@ export function isImageBlock(block: unknown): boolean {
   return type === "image" || type === "image_url" || type === "input_image";
 }
 
+/**
+ * The URL of an image block, a `data:` URL for base64 data: LangChain's `image` block (`url`, or
+ * `data` with `mimeType`), an `image_url` block, OpenAI's `input_image`, or Anthropic's `image`
+ * (a `source` of type `base64` or `url`). Undefined for anything else, and for an image known
+ * only by a provider's file id.
+ *
+ * @example
+ * ```ts
+ * import { imageBlockUrl } from "@agentrx/core";
+ *
+ * console.log(imageBlockUrl({ type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" })); // "data:image/png;base64,iVBORw0KGgo="
+ * console.log(imageBlockUrl({ type: "image_url", image_url: { url: "https://example.com/a.png" } })); // "https://example.com/a.png"
+ * ```
+ */
+export function imageBlockUrl(block: unknown): string | undefined {
+  if (!isImageBlock(block)) return undefined;
+  const image = block as Block;
+  const source = typeof image["source"] === "object" && image["source"] !== null ? (image["source"] as Block) : undefined;
+  const imageUrl = image["image_url"];
+  if (typeof imageUrl === "string") return imageUrl;
+  if (typeof (imageUrl as Block | null)?.["url"] === "string") return (imageUrl as Block)["url"] as string;
+  if (typeof image["url"] === "string") return image["url"];
+  if (typeof image["data"] === "string") return `data:${String(image["mimeType"] ?? image["mime_type"] ?? "image/png")};base64,${image["data"]}`;
+  if (source?.["type"] === "url" && typeof source["url"] === "string") return source["url"];
+  if (source?.["type"] === "base64" && typeof source["data"] === "string") return `data:${String(source["media_type"] ?? "image/png")};base64,${source["data"]}`;
+  return undefined;
+}
+
 /** The media type and size (bytes of base64 data) of an image block, as far as it tells. */
 function describeImage(block: Block): string {
   const source = block["source"] as Block | undefined;

@@ -1,4 +1,4 @@
-import { isImageBlock, observationText } from "../agent/observation-text";
+import { imageBlockUrl, isImageBlock, observationText } from "../agent/observation-text";
 import type { BaseMessage, MessageContent } from "@langchain/core/messages";
 import type OpenAI from "openai";
 import { InvalidArgumentError } from "../errors/invalid-argument-error";
@@ -122,11 +122,8 @@ function userContent(message: BaseMessage, index: number): string | UserContentP
  * naming the message for an image Chat Completions cannot take (a provider's file id).
  */
 function imageUrl(part: Record<string, any>, message: BaseMessage, index: number): string {
-  const source = typeof part.source === "object" && part.source !== null ? (part.source as Record<string, unknown>) : undefined;
-  if (typeof part.url === "string") return part.url;
-  if (typeof part.data === "string") return `data:${part.mimeType ?? part.mime_type ?? "image/png"};base64,${part.data}`;
-  if (source?.type === "url" && typeof source.url === "string") return source.url;
-  if (source?.type === "base64" && typeof source.data === "string") return `data:${String(source.media_type ?? "image/png")};base64,${source.data}`;
+  const url = imageBlockUrl(part);
+  if (url !== undefined) return url;
   throw new InvalidArgumentError({
     argument: `messages[${index}]`,
     value: message,

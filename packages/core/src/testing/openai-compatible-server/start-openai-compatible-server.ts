@@ -53,7 +53,8 @@ export interface OpenAICompatibleServerOptions {
    * Reject chat requests the OpenAI API would reject, with its 400 (invalid JSON, no `model` or
    * `messages`, `stream_options` without `stream`, `tool_choice` or `parallel_tool_calls` without
    * tools, an unknown role, a tool message without `tool_call_id`, tool calls left without a
-   * result), before they take a reply from the script. @default true
+   * result, a content part the message's role does not take, such as an image in a tool message),
+   * before they take a reply from the script. @default true
    */
   validateRequests?: boolean;
   /**

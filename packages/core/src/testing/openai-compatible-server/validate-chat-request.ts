@@ -6,7 +6,8 @@ const ROLES = new Set(["system", "developer", "user", "assistant", "tool", "func
  * Checks a chat-completion request body the way the OpenAI API does for the mistakes a client
  * library can make (a missing model or messages, `stream_options` without `stream`, `tool_choice` or
  * `parallel_tool_calls` without tools, an unknown role, a tool message without `tool_call_id`, tool
- * calls left without a result), and returns the 400 OpenAI would answer, or
+ * calls left without a result, a content part its role does not take, such as an image in a tool
+ * message), and returns the 400 OpenAI would answer, or
  * `undefined` when the request is acceptable. The messages mimic OpenAI's own.
  */
 export function validateChatRequest(body: Record<string, unknown>): LoopbackHttpError | undefined {
@@ -37,6 +38,8 @@ export function validateChatRequest(body: Record<string, unknown>): LoopbackHttp
     if (typeof role !== "string" || !ROLES.has(role)) {
       return bad(`Invalid value: '${String(role)}'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'.`, `${param}.role`, "invalid_value");
     }
+    const partError = contentPartsError((message as Record<string, unknown>).content, role, param, bad);
+    if (partError) return partError;
     if (role !== "tool" && pending.size) return unanswered(pending, bad);
     if (role === "tool") {
       if (typeof toolCallId !== "string" || !toolCallId) {
@@ -71,4 +74,31 @@ function unanswered(
       `The following tool_call_ids did not have response messages: ${[...pending.keys()].join(", ")}`,
     `messages.[${index}].role`,
   );
+}
+
+/** The content part types each role takes (a user message also takes images, audio and files). */
+const PART_TYPES: Record<string, readonly string[]> = {
+  user: ["text", "image_url", "input_audio", "file"],
+  assistant: ["text", "refusal"],
+};
+
+function contentPartsError(
+  content: unknown,
+  role: string,
+  param: string,
+  bad: (message: string, param?: string | null, code?: string | null) => LoopbackHttpError,
+): LoopbackHttpError | undefined {
+  if (!Array.isArray(content)) return undefined;
+  const allowed = PART_TYPES[role] ?? ["text"];
+  for (const [index, part] of content.entries()) {
+    const type = (part as { type?: unknown } | null)?.type;
+    if (type === "image_url" && role !== "user") {
+      return bad(`Invalid '${param}'. Image URLs are only allowed for messages with role 'user', but this message with role '${role}' contains an image URL.`, param, "invalid_value");
+    }
+    if (typeof type !== "string" || !allowed.includes(type)) {
+      const supported = allowed.map((name) => `'${name}'`).join(", ");
+      return bad(`Invalid value: '${String(type)}'. Supported values are: ${supported}.`, `${param}.content[${index}].type`, "invalid_value");
+    }
+  }
+  return undefined;
 }

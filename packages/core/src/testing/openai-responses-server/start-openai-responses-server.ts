@@ -28,7 +28,8 @@ export interface OpenAIResponsesServerOptions {
    * Refuse, with OpenAI's 400 and its error text, what the Responses API refuses: an item sent
    * back without the reasoning item that preceded it, a reasoning item without the item that
    * followed it, an unknown or altered reasoning item, a function call without its output or an
-   * output for no call. @default true
+   * output for no call, an output that is neither a string nor a list of `input_text`,
+   * `input_image` and `input_file` items. @default true
    */
   validateRequests?: boolean;
 }

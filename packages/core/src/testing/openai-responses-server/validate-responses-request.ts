@@ -71,8 +71,33 @@ export function validateResponsesRequest(
     if (type === "function_call_output" && !calls.has(String(item["call_id"]))) {
       return { message: `No tool call found for function call output with call_id ${String(item["call_id"])}.`, param: "input" };
     }
+    if (type === "function_call_output") {
+      const outputError = functionOutputError(item["output"], i);
+      if (outputError) return outputError;
+    }
   }
   const answered = new Set(items.filter((item) => item["type"] === "function_call_output").map((item) => String(item["call_id"])));
   for (const call of calls) if (!answered.has(call)) return { message: `No tool output found for function call ${call}.`, param: "input" };
+  return undefined;
+}
+
+/** The content types a function call's output takes when it is a list. */
+const OUTPUT_TYPES = ["input_text", "input_image", "input_file"];
+
+/** A function call output is a string, or a list of text, image and file items (images by URL or file id). */
+function functionOutputError(output: unknown, index: number): { message: string; param: string } | undefined {
+  const param = `input[${index}].output`;
+  if (typeof output === "string") return undefined;
+  if (!Array.isArray(output)) return { message: `Invalid type for '${param}': expected one of a string or an array of input items.`, param };
+  for (const [at, part] of output.entries()) {
+    const item = part as Record<string, unknown> | null;
+    const type = item?.["type"];
+    if (typeof type !== "string" || !OUTPUT_TYPES.includes(type)) {
+      return { message: `Invalid value: '${String(type)}'. Supported values are: 'input_text', 'input_image', and 'input_file'.`, param: `${param}[${at}].type` };
+    }
+    if (type === "input_image" && typeof item?.["image_url"] !== "string" && typeof item?.["file_id"] !== "string") {
+      return { message: `Invalid '${param}[${at}]': an input_image needs an 'image_url' or a 'file_id'.`, param: `${param}[${at}]` };
+    }
+  }
   return undefined;
 }

@@ -1,0 +1,80 @@
+import { InvalidArgumentError } from "@agentrx/core";
+import { ScriptedChatModel } from "@agentrx/core/testing";
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { ChatPromptTemplate } from "@langchain/core/prompts";
+import { describe, expect, it } from "vitest";
+import { createToolCallingAgent } from "./create-tool-calling-agent";
+import { toolImagesFor } from "./tool-images";
+
+const image = { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" };
+const url = "data:image/png;base64,iVBORw0KGgo=";
+const call = (id: string) => new AIMessage({ content: "", tool_calls: [{ id, name: "chart", args: {} }] });
+const result = (id: string, content: ToolMessage["content"]) => new ToolMessage({ tool_call_id: id, name: "chart", content, status: "success" });
+
+/** A model that reports itself as `type` (what `_llmType()` says), optionally on the Responses API. */
+function modelOf(type: string, responses?: boolean): BaseChatModel {
+  const model = new ScriptedChatModel({ responses: [] }) as BaseChatModel & { _useResponsesApi?: () => boolean };
+  model._llmType = () => type;
+  if (responses !== undefined) model._useResponsesApi = () => responses;
+  return model;
+}
+
+describe("toolImagesFor", () => {
+  it('"auto" leaves every model but OpenAI\'s alone', () => {
+    expect(toolImagesFor("auto", modelOf("anthropic"))).toBeUndefined();
+    expect(toolImagesFor("auto", modelOf("scripted"))).toBeUndefined();
+    expect(toolImagesFor("tool-result", modelOf("openai", false))).toBeUndefined();
+    expect(toolImagesFor("auto", modelOf("openai"))).toBeTypeOf("function");
+    expect(toolImagesFor("auto", modelOf("azure_openai", false))).toBeTypeOf("function");
+  });
+
+  it("user-message: images of consecutive tool results follow them in one user message; other messages and values are untouched", () => {
+    const prepare = toolImagesFor("auto", modelOf("openai", false));
+    const plain = [new HumanMessage("hi"), call("a"), result("a", "text only")];
+    const history = [call("a"), result("a", [{ type: "text", text: "A:" }, image]), result("b", [image, { type: "image", fileId: "file_1" }]), new AIMessage("done")];
+    const values = { input: "x", plain, chat_history: history, agent_scratchpad: [] };
+    const prepared = prepare?.(values) as typeof values;
+    expect(prepared.plain).toBe(plain);
+    expect(prepared.input).toBe("x");
+    expect(values.chat_history).toBe(history); // the caller's values are not changed
+    const sent = prepared.chat_history;
+    expect(sent.map((message) => message.getType())).toEqual(["ai", "tool", "tool", "human", "ai"]);
+    expect(sent[1]).toMatchObject({ content: "A:\n[image 1: in the user message after the tool results]", tool_call_id: "a", name: "chart", status: "success" });
+    // An image known only by a provider's file id cannot go in a Chat Completions message: a note says what it was.
+    expect(sent[2]?.content).toBe("[image 2: in the user message after the tool results]\n[image: image; this agent reads text only]");
+    expect(sent[3]?.content).toEqual([
+      { type: "text", text: "The images the tools above returned:" },
+      { type: "text", text: "Image 1 (from chart, call a):" },
+      { type: "image_url", image_url: { url } },
+      { type: "text", text: "Image 2 (from chart, call b):" },
+      { type: "image_url", image_url: { url } },
+    ]);
+    expect(prepare?.({ plain })).toEqual({ plain });
+  });
+
+  it("Responses API: the blocks become input_text and input_image items", () => {
+    const prepare = toolImagesFor("auto", modelOf("openai", true));
+    const prepared = prepare?.({ steps: [call("a"), result("a", [{ type: "text", text: "A:" }, image, { type: "json", value: 1 }])] }) as { steps: ToolMessage[] };
+    expect(prepared.steps[1]?.content).toEqual([
+      { type: "input_text", text: "A:" },
+      { type: "input_image", image_url: url, detail: "auto" },
+      { type: "input_text", text: '{"type":"json","value":1}' },
+    ]);
+  });
+
+  it("text: a note in place of each image, for any model", () => {
+    const prepare = toolImagesFor("text", modelOf("anthropic"));
+    const prepared = prepare?.({ steps: [call("a"), result("a", [{ type: "text", text: "A:" }, image])] }) as { steps: ToolMessage[] };
+    expect(prepared.steps[1]?.content).toBe("A:\n[image: image/png, 9 B; this agent reads text only]");
+  });
+});
+
+describe("createToolCallingAgent's toolImages", () => {
+  it("refuses an unknown placement, naming the option", () => {
+    const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
+    const build = () => createToolCallingAgent({ llm: new ScriptedChatModel({ responses: [] }), tools: [], prompt, toolImages: "user" as never });
+    expect(build).toThrow(InvalidArgumentError);
+    expect(build).toThrow('createToolCallingAgent: `toolImages` must be "auto", "tool-result", "user-message" or "text", got "user".');
+  });
+});
