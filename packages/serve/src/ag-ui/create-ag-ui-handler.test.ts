@@ -69,6 +69,16 @@ describe("createAGUIHandler, driven by @ag-ui/client's HttpAgent", () => {
     expect(await (await post(JSON.stringify({ threadId: "t", messages: [] }))).text()).toMatch(/runId/);
     expect((await post(JSON.stringify({ threadId: "t", runId: "r", messages: [], resume: [{ interruptId: "x", status: "resolved" }] }))).status).toBe(400);
     expect((await post(JSON.stringify({ threadId: "t", runId: "r", messages: [{ role: "user", content: "x".repeat(2000) }] }))).status).toBe(413);
+    // A message or a resume entry that is not one: 400 naming it, not a 500 from reading it.
+    for (const [body, reason] of [
+      [{ messages: [null] }, "`messages[0]` must be a message: an object with a string `role`.\n"],
+      [{ messages: [{ id: "u1", role: "user", content: "Hi" }, 7] }, "`messages[1]` must be a message: an object with a string `role`.\n"],
+      [{ messages: [], resume: [null], state: { agentrx: { runId: "p" } } }, '`resume[0]` must be a resume entry: an object with a non-empty string `interruptId` and a `status` of "resolved" or "cancelled".\n'],
+      [{ messages: [], resume: [{ interruptId: "call-0-0", status: "approved" }], state: { agentrx: { runId: "p" } } }, '`resume[0]` must be a resume entry: an object with a non-empty string `interruptId` and a `status` of "resolved" or "cancelled".\n'],
+    ] as const) {
+      const response = await post(JSON.stringify({ threadId: "t", runId: "r", ...body }));
+      expect([response.status, await response.text()]).toEqual([400, reason]);
+    }
     const notJson = await fetch(url, { method: "POST", headers: { "content-type": "text/plain" }, body: "{}" });
     expect(notJson.status).toBe(415);
     expect(await notJson.text()).toBe('The body must be JSON (content-type: application/json), got content-type "text/plain".\n');

@@ -159,8 +159,20 @@ function parseInput(body: string): RunAgentInput {
     if (typeof input[key] !== "string" || input[key] === "") throw new Error(`\`${key}\` must be a non-empty string.`);
   }
   if (!Array.isArray(input.messages)) throw new Error("`messages` must be an array.");
+  input.messages.forEach((message: unknown, index) => {
+    if (!isObject(message) || typeof message["role"] !== "string") throw new Error(`\`messages[${index}]\` must be a message: an object with a string \`role\`.`);
+  });
   if (input.resume !== undefined && !Array.isArray(input.resume)) throw new Error("`resume` must be an array of resume entries.");
+  input.resume?.forEach((entry: unknown, index) => {
+    if (!isObject(entry) || typeof entry["interruptId"] !== "string" || entry["interruptId"] === "" || (entry["status"] !== "resolved" && entry["status"] !== "cancelled")) {
+      throw new Error(`\`resume[${index}]\` must be a resume entry: an object with a non-empty string \`interruptId\` and a \`status\` of "resolved" or "cancelled".`);
+    }
+  });
   return input as RunAgentInput;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function pausedRunId(input: RunAgentInput): string | undefined {

@@ -1,13 +1,17 @@
 import { createToolCallingAgent } from "@agentrx/agents";
+import { isAbortError } from "@agentrx/core";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { AgentExecutor, RunNotFoundError } from "@agentrx/executors";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
 import { MemoryRunStore, replayRun } from "@agentrx/runs";
-import { firstValueFrom, lastValueFrom, toArray } from "rxjs";
+import { catchError, firstValueFrom, lastValueFrom, of, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { toAGUIEvents } from "../ag-ui/to-ag-ui-events";
 import { ANSWER, weatherExecutor } from "../test-helpers/weather-executor";
+import { workExecutor, workTool } from "../test-helpers/work-executor";
+import { toUIMessageChunks } from "../ui-message-stream/to-ui-message-chunks";
 import { followRecordedRun } from "./follow-recorded-run";
 
 const strip = <T extends { at?: number }>(events: T[]) => events.map(({ at: _at, ...event }) => event);
@@ -36,6 +40,40 @@ describe("followRecordedRun", () => {
     expect(events.map((event) => event.type)).toEqual((await lastValueFrom(replayRun(store, "done").pipe(toArray()))).map((event) => event.type));
     await expect(firstValueFrom(followRecordedRun(store, "nope"))).rejects.toSatisfy((error) => RunNotFoundError.isInstance(error));
     expect(() => followRecordedRun(store, "done", { pollMs: 0 })).toThrow(/pollMs/);
+  });
+});
+
+describe("followRecordedRun, a run that stopped without an output", () => {
+  it("errors as the run did: a failed run with its recorded reason, a cancelled one with an AbortError; the streams made of it end so", async () => {
+    const store = new MemoryRunStore();
+    const failing = tool(
+      async () => {
+        throw new Error("weather service down");
+      },
+      { name: "work", description: "Works.", schema: z.object({ name: z.string() }) },
+    );
+    const failed = workExecutor(failing, [{ toolCalls: [{ name: "work", args: { name: "a" } }] }], { store, handleToolRuntimeErrors: false });
+    await lastValueFrom(failed.stream({ input: "go" }, { runId: "failed" }).pipe(catchError(() => of(undefined))));
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    const slow = workExecutor(workTool({ slowMs: 2_000 }), [{ toolCalls: [{ name: "work", args: { name: "a" } }] }], { store });
+    await lastValueFrom(slow.stream({ input: "go" }, { runId: "cancelled", signal: controller.signal }).pipe(catchError(() => of(undefined))));
+    expect([(await store.getRun("failed"))?.status, (await store.getRun("cancelled"))?.status]).toEqual(["failed", "cancelled"]);
+
+    await expect(lastValueFrom(followRecordedRun(store, "failed"))).rejects.toThrow("weather service down");
+    await expect(lastValueFrom(followRecordedRun(store, "cancelled"))).rejects.toSatisfy(isAbortError);
+
+    // useChat, reconnecting: the call ends in an error and the message with the run's error (or
+    // aborted), not as a success with the call still running.
+    const failedChunks = await lastValueFrom(followRecordedRun(store, "failed").pipe(toUIMessageChunks(), toArray()));
+    expect(failedChunks.map((chunk) => chunk.type).slice(-3)).toEqual(["tool-output-error", "finish-step", "error"]);
+    expect(failedChunks.at(-1)).toMatchObject({ errorText: expect.stringContaining("weather service down") });
+    const cancelledChunks = await lastValueFrom(followRecordedRun(store, "cancelled").pipe(toUIMessageChunks(), toArray()));
+    expect(cancelledChunks.map((chunk) => chunk.type).slice(-3)).toEqual(["tool-output-error", "finish-step", "abort"]);
+    // AG-UI: RUN_ERROR, and a cancelled outcome (never a success whose calls the client must answer).
+    const agUi = (runId: string) => lastValueFrom(toAGUIEvents(followRecordedRun(store, runId), { threadId: "t", runId }).pipe(toArray()));
+    expect((await agUi("failed")).at(-1)).toMatchObject({ type: "RUN_ERROR", message: expect.stringContaining("weather service down") });
+    expect((await agUi("cancelled")).at(-1)).toMatchObject({ type: "RUN_FINISHED", outcome: { type: "cancelled" } });
   });
 });
 

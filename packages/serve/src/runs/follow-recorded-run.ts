@@ -1,4 +1,5 @@
-import { type AgentStreamEvent, RECORD_ONLY_EVENT_TYPES, RunEventDecoder, RunNotFoundError, type RunStore } from "@agentrx/executors";
+import { AbortError } from "@agentrx/core";
+import { type AgentStreamEvent, RECORD_ONLY_EVENT_TYPES, RunEventDecoder, RunNotFoundError, type RunInfo, type RunStore } from "@agentrx/executors";
 import { Observable } from "rxjs";
 import { checkPositiveInteger } from "../internal/check-options";
 
@@ -24,10 +25,13 @@ const FOLLOWING = new Set(["running", "queued"]);
 
 /**
  * A recorded run's events from its first one, then the new ones as the run records them (the
- * store is polled), completing once the run stopped running (finished, interrupted, failed or
- * cancelled) and every event was emitted. It reads the record only, so it works in any process
- * that shares the store: what a client that reconnects (`useChat`'s `resume`, a reloaded page)
- * replays. The model's text comes as recorded: one `token` event per model call (or per part the
+ * store is polled), until the run stopped running and every event was emitted: then it completes
+ * for a run that finished or paused (interrupted), and errors for one that failed (an `Error` with
+ * the recorded reason) or was cancelled (an `AbortError`), as the live run's events did, so a
+ * protocol stream made of it ends as the run did (an `error` chunk, `RUN_ERROR`, a cancelled
+ * outcome) instead of as a success with its calls left open. It reads the record only, so it
+ * works in any process that shares the store: what a client that reconnects (`useChat`'s
+ * `resume`, a reloaded page) replays. The model's text comes as recorded: one `token` event per model call (or per part the
  * executor recorded). Errors with `RunNotFoundError` for an unknown run.
  *
  * @example
@@ -70,7 +74,10 @@ export function followRecordedRun(store: RunStore, runId: string, options: Follo
             if (closed) return;
           }
         }
-        if (!FOLLOWING.has(run.status)) return subscriber.complete();
+        if (!FOLLOWING.has(run.status)) {
+          const ending = endingError(run);
+          return ending === undefined ? subscriber.complete() : subscriber.error(ending);
+        }
         await new Promise<void>((resolve) => {
           wake = resolve;
           timer = setTimeout(resolve, pollMs);
@@ -87,4 +94,11 @@ export function followRecordedRun(store: RunStore, runId: string, options: Follo
       wake?.();
     };
   });
+}
+
+/** The error a run that stopped without an output ended with: its recorded reason. */
+function endingError(run: RunInfo): Error | undefined {
+  if (run.status === "cancelled") return new AbortError({ message: run.error ?? `The run "${run.runId}" was cancelled.` });
+  if (run.status === "failed") return new Error(run.error ?? `The run "${run.runId}" failed (no reason was recorded).`);
+  return undefined;
 }

@@ -63,6 +63,19 @@ describe("toUIMessageChunks, with the executor's other features", () => {
   });
 });
 
+describe("toUIMessageChunks, a cancelled run", () => {
+  it("ends with an abort chunk, as the AI SDK ends an aborted response, not an error; the call it cut off ends too", async () => {
+    const controller = new AbortController();
+    const slow = workExecutor(workTool({ slowMs: 2_000 }), [{ toolCalls: [{ name: "work", args: { name: "a" } }] }]);
+    setTimeout(() => controller.abort(), 100);
+    const { chunks, message } = await read(slow.stream({ input: "go" }, { signal: controller.signal }));
+    const types = chunks.map((chunk) => chunk.type);
+    expect(types).not.toContain("error");
+    expect(types.slice(-3)).toEqual(["tool-output-error", "finish-step", "abort"]);
+    expect(message.parts.filter((part) => part.type === "dynamic-tool")).toMatchObject([{ state: "output-error", errorText: "The run was cancelled before this call finished." }]);
+  });
+});
+
 describe("toUIMessageChunks, with an executor as a tool (sub-runs)", () => {
   it("shows the sub-run as one tool call, and counts its model calls in the usage so far", async () => {
     const usage = { inputTokens: 10, outputTokens: 5 };

@@ -1,4 +1,4 @@
-import type { AgentAction } from "@agentrx/core";
+import { type AgentAction, isAbortError } from "@agentrx/core";
 import type { AgentStreamEvent, Interrupt, OutputEvent, StopReason, UsageEvent } from "@agentrx/executors";
 import type { UsageMetadata } from "@langchain/core/messages";
 import { Observable, type OperatorFunction } from "rxjs";
@@ -53,7 +53,8 @@ const FINISH_REASONS: Record<StopReason, UIFinishReason> = {
  * `returnDirect` tool's result, an early stop's output). A sub-run's events (`subRun`) are left
  * out but for its usage: the sub-run is its parent's tool call. The message
  * finishes when the source completes (a replayed record with several segments is one message); an
- * error of the source becomes an `error` chunk, and the observable then completes.
+ * error of the source becomes an `error` chunk, a cancelled run (an `AbortError`) an `abort`
+ * chunk (what `useChat` takes as stopped, not failed), and the observable then completes.
  *
  * @example
  * ```ts
@@ -201,6 +202,14 @@ export function toUIMessageChunks(options: UIMessageStreamOptions = {}): Operato
       return followEvents(source, subscriber, {
         next,
         error: (error) => {
+          if (isAbortError(error)) {
+            // Cancelled (its AbortSignal, cancelRun from anywhere): stopped, not failed, as the AI
+            // SDK's own streams end an aborted response.
+            stopOpenTools("The run was cancelled before this call finished.");
+            endStep();
+            emit({ type: "abort" });
+            return;
+          }
           const message = onError(error);
           stopOpenTools(message);
           endStep();

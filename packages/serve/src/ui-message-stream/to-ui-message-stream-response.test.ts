@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from "@agentrx/core";
 import { MemoryRunStore, replayRun } from "@agentrx/runs";
 import { type UIMessage, parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema, validateUIMessages } from "ai";
 import { lastValueFrom, toArray } from "rxjs";
@@ -5,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { ANSWER, weatherExecutor } from "../test-helpers/weather-executor";
 import { toUIMessageChunks } from "./to-ui-message-chunks";
 import { toUIMessageStreamResponse } from "./to-ui-message-stream-response";
-import { uiApprovalDecisions } from "./ui-approval-decisions";
+import { uiApprovalDecisions, type UIMessageLike } from "./ui-approval-decisions";
 
 /** Reads a response the way useChat does: the `ai` package's SSE parser, chunk schema and message reader. */
 async function readMessage(response: Response, message?: UIMessage, validate = true): Promise<UIMessage> {
@@ -137,6 +138,19 @@ describe("toUIMessageStreamResponse, read by the ai package", () => {
     const decisions = uiApprovalDecisions([{ role: "assistant", metadata: { runId: "r" }, parts: [{ type: "dynamic-tool", state: "approval-responded", approval: { id: "call-0-1", approved: false, reason: "not now" } }] }]);
     expect(decisions).toEqual({ runId: "r", decisions: { "call-0-1": { type: "reject", message: "not now" } } });
     expect(uiApprovalDecisions([{ role: "user", parts: [] }])).toBeUndefined();
+    expect(uiApprovalDecisions([])).toBeUndefined();
+  });
+
+  it("uiApprovalDecisions refuses a body that is not a list of UI messages with an InvalidArgumentError naming what is wrong", () => {
+    const read = (messages: unknown) => () => uiApprovalDecisions(messages as UIMessageLike[]);
+    expect(read({ messages: [] })).toThrow("uiApprovalDecisions: `messages` must be an array of UI messages, got object.");
+    expect(read([null])).toThrow("uiApprovalDecisions: the last message must be an object, got null.");
+    expect(read([{ role: "assistant", metadata: { runId: "r" } }])).toThrow("uiApprovalDecisions: the last message's `parts` must be an array, got undefined.");
+    expect(read([{ role: "assistant", metadata: { runId: "r" }, parts: [{ type: "dynamic-tool", state: "approval-responded", approval: { approved: true } }] }])).toThrow(
+      "uiApprovalDecisions: the last message's part 0 answers an approval without an `approval.id` (a non-empty string).",
+    );
+    expect(read([{ role: "assistant", metadata: { runId: "r" }, parts: [null] }])).not.toThrow();
+    expect(read([null])).toThrow(InvalidArgumentError);
   });
 
   it("ends a failing run with tool-output-error for the open calls and an error chunk", async () => {

@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from "@agentrx/core";
 import type { Decision } from "@agentrx/executors";
 
 /**
@@ -38,7 +39,10 @@ export interface UIApprovalDecisions {
  * The approvals a person gave in `useChat` (`addToolApprovalResponse`) as the decisions of
  * `executor.resume`: reads the last message when it is the assistant's, and maps each tool part
  * in state `approval-responded` to `"approve"` or `{ type: "reject", message: reason }`. Undefined
- * when the last message holds no approval response (a new question: start a new run).
+ * when the last message holds no approval response (a new question: start a new run). A body
+ * that is not a list of UI messages (not an array, the assistant's last message without `parts`,
+ * an answered approval without an id) throws an `InvalidArgumentError` naming what is wrong:
+ * answer it with a 400.
  *
  * @example
  * ```ts
@@ -56,15 +60,30 @@ export interface UIApprovalDecisions {
  * ```
  */
 export function uiApprovalDecisions(messages: readonly UIMessageLike[]): UIApprovalDecisions | undefined {
-  const last = messages.at(-1);
-  if (last === undefined || last.role !== "assistant") return undefined;
+  if (!Array.isArray(messages)) malformed("messages", messages, `\`messages\` must be an array of UI messages, got ${kindOf(messages)}.`);
+  const last = messages.at(-1) as UIMessageLike | undefined;
+  if (last === undefined) return undefined;
+  if (typeof last !== "object" || last === null) malformed("messages", last, `the last message must be an object, got ${kindOf(last)}.`);
+  if (last.role !== "assistant") return undefined;
   const runId = (last.metadata as { runId?: unknown } | undefined)?.runId;
   if (typeof runId !== "string" || runId === "") return undefined;
+  if (!Array.isArray(last.parts)) malformed("messages", last, `the last message's \`parts\` must be an array, got ${kindOf(last.parts)}.`);
   const decisions: Record<string, Decision> = {};
-  for (const part of last.parts) {
-    if (part.state !== "approval-responded" || part.approval === undefined) continue;
-    const { id, approved, reason } = part.approval;
-    decisions[id] = approved === true ? "approve" : { type: "reject", ...(reason ? { message: reason } : {}) };
+  for (const [index, part] of last.parts.entries()) {
+    if (part?.state !== "approval-responded" || part.approval === undefined) continue;
+    const { id, approved, reason } = (part.approval ?? {}) as { id?: unknown; approved?: unknown; reason?: unknown };
+    if (typeof id !== "string" || id === "") {
+      malformed("messages", part, `the last message's part ${index} answers an approval without an \`approval.id\` (a non-empty string).`);
+    }
+    decisions[id] = approved === true ? "approve" : { type: "reject", ...(typeof reason === "string" && reason ? { message: reason } : {}) };
   }
   return Object.keys(decisions).length > 0 ? { runId, decisions } : undefined;
+}
+
+function malformed(argument: string, value: unknown, what: string): never {
+  throw new InvalidArgumentError({ argument, value, message: `uiApprovalDecisions: ${what}` });
+}
+
+function kindOf(value: unknown): string {
+  return value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
 }

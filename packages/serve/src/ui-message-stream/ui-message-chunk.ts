@@ -64,4 +64,5 @@ export type UIMessageChunk =
   | { type: "finish-step" }
   | { type: "message-metadata"; messageMetadata: AgentUIMessageMetadata }
   | { type: "finish"; finishReason?: UIFinishReason; messageMetadata?: AgentUIMessageMetadata }
-  | { type: "error"; errorText: string };
+  | { type: "error"; errorText: string }
+  | { type: "abort" };
