@@ -7,8 +7,10 @@ import { join } from "node:path";
 import { type OpenAIResponsesServer, type ResponsesLoopbackTurn, startOpenAIResponsesServer } from "@agentrx/core/testing";
 import { lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
+import { createOpenAIFunctionsAgent } from "@agentrx/agents";
+import { AgentExecutor } from "@agentrx/executors";
 import { responsesReasoning } from "./models";
-import { approvalResumedFromSqlite, cleanupAfterEach, eagerToolsRun, expectEarlyStarts, multiply, subAgentRun, toolCallingExecutor, twoRunsWithMemory, weather } from "./support";
+import { approvalResumedFromSqlite, cleanupAfterEach, eagerToolsRun, expectEarlyStarts, multiply, prompt, subAgentRun, toolCallingExecutor, twoRunsWithMemory, weather } from "./support";
 const SCRIPT: ResponsesLoopbackTurn[] = [
   { reasoning: "Two cities: both at once.", toolCalls: [{ name: "weather", arguments: { city: "Paris" } }, { name: "weather", arguments: { city: "Rome" } }] },
   { reasoning: "21 × 2 with the tool.", toolCalls: [{ name: "multiply", arguments: { a: 21, b: 2 } }] },
@@ -124,3 +126,19 @@ describe("@langchain/openai (Responses API): more runs", () => {
     expect(server.rejections).toEqual([]);
   });
 });
+
+describe("@langchain/openai (Responses API): the OpenAI functions agent", () => {
+  it("acts on the first of two calls and sends the turn back without the other call's output item or the reasoning item", async () => {
+    const server = track(await startOpenAIResponsesServer({ responses: SCRIPT.slice(0, 1).concat({ reasoning: "Done.", text: "Sunny." }) }));
+    const agent = createOpenAIFunctionsAgent({ llm: llmFor(server), tools: [weather], prompt });
+    const result = await lastValueFrom(new AgentExecutor({ agent, tools: [weather] }).invoke({ input: "Paris and Rome?" }));
+    expect(server.rejections).toEqual([]);
+    expect(result.output).toBe("Sunny.");
+    const sent = server.responseRequests()[1] as { input: { type?: string; call_id?: string }[] };
+    expect(sent.input.filter((item) => item.type === "function_call" || item.type === "function_call_output").map((item) => `${item.type}:${item.call_id}`)).toEqual([
+      "function_call:call_loopback_0_0",
+      "function_call_output:call_loopback_0_0",
+    ]);
+  });
+});
+

@@ -3,6 +3,7 @@ import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { OutputParserException } from "@langchain/core/output_parsers";
 import { AgentOutputParser } from "../shared/agent-output-parser";
 import { fromText, readToolCalls, toolCallError, type ReadToolCall } from "../shared/read-tool-calls";
+import { withKeptCalls } from "../tool-calling/format-to-tool-messages";
 
 /**
  * An action of a function-calling agent: the message it came from, and its tool-call id if any.
@@ -106,24 +107,13 @@ export class OpenAIFunctionsAgentOutputParser extends AgentOutputParser<Function
 /**
  * A copy of the message with `call` as its only tool call. Everything else the provider sent stays
  * as it came (reasoning such as `reasoning_content`, thinking blocks and their signatures), since a
- * provider may refuse the turn back without it; the other calls leave, from the content too.
+ * provider may refuse the turn back without it; the other calls leave, from the content, the raw
+ * calls and the Responses API's output items too (sent back with a call it never answers, the
+ * turn is a 400).
  */
 function withOnlyCall(message: AIMessage, call: { id: string; name: string; args: Record<string, unknown> }, calls: ReadToolCall[]): AIMessage {
-  const { tool_calls: _rawCalls, function_call: _functionCall, ...kwargs } = (message.additional_kwargs ?? {}) as Record<string, unknown>;
   const others = new Set(calls.flatMap((other) => (other.id !== undefined && other.id !== call.id ? [other.id] : [])));
-  const content = Array.isArray(message.content)
-    ? message.content.filter((block) => {
-        const { type, id } = block as { type?: unknown; id?: unknown };
-        return !((type === "tool_use" || type === "tool_call" || type === "function_call") && typeof id === "string" && others.has(id));
-      })
-    : message.content;
-  return new AIMessage({
-    content: content as AIMessage["content"],
-    id: message.id,
-    tool_calls: [{ ...call, type: "tool_call" }],
-    additional_kwargs: kwargs,
-    response_metadata: message.response_metadata,
-  });
+  return withKeptCalls(message, (id) => !(typeof id === "string" && others.has(id)), [{ ...call, type: "tool_call" }], ["function_call"]);
 }
 
 /** The message's type for an error message (`"system"`, `"human"`, ...), never throwing. */

@@ -1,5 +1,6 @@
 import { isMessageStep, type AgentStep } from "@agentrx/core";
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage, type MessageContentComplex } from "@langchain/core/messages";
+import type { ToolCall } from "@langchain/core/messages/tool";
 import { observationText } from "../shared/observation-text";
 
 /**
@@ -104,14 +105,23 @@ function toolCallsKey(message: BaseMessage): string | undefined {
 function onlyAnsweredCalls(message: BaseMessage, answered: ReadonlySet<string>): BaseMessage {
   const calls = AIMessage.isInstance(message) ? (message.tool_calls ?? []) : [];
   if (calls.every((call) => call.id !== undefined && answered.has(call.id))) return message;
-  const ai = message as AIMessage;
-  const kept = (id: unknown) => typeof id === "string" && answered.has(id);
-  // Everything else the provider sent stays as it came (thinking blocks and their signatures must go
-  // back unchanged); the unanswered calls leave, wherever they are written.
+  return withKeptCalls(message as AIMessage, (id) => typeof id === "string" && answered.has(id));
+}
+
+/**
+ * A copy of an AI message with only the tool calls `kept` (by id) keeps, wherever the provider
+ * wrote them (`tool_calls`, the content's tool-call blocks, the raw calls, the Responses API's
+ * output items, Gemini's signatures); `toolCalls` replaces the parsed calls when given. Everything
+ * else the provider sent stays as it came (thinking blocks and their signatures must go back
+ * unchanged), but a Responses API reasoning item, which cannot come back without every item it
+ * led to. Keys of `additional_kwargs` named in `omit` leave too.
+ *
+ * @internal Shared with the OpenAI functions agent's parser, which keeps one call of several.
+ */
+export function withKeptCalls(ai: AIMessage, kept: (id: unknown) => boolean, toolCalls?: ToolCall[], omit: readonly string[] = []): AIMessage {
+  const calls = ai.tool_calls ?? [];
   const { tool_calls: rawCalls, ...kwargs } = ai.additional_kwargs as Record<string, unknown>;
-  // A Responses API reasoning item cannot come back without every item it led to (see below).
-  delete kwargs["reasoning"];
-  delete kwargs["__openai_function_call_ids__"];
+  for (const key of ["reasoning", "__openai_function_call_ids__", ...omit]) delete kwargs[key];
   const signatures = kwargs[GEMINI_SIGNATURES];
   if (typeof signatures === "object" && signatures !== null) kwargs[GEMINI_SIGNATURES] = keptSignatures(calls, signatures as Record<string, unknown>, kept);
   const content = Array.isArray(ai.content)
@@ -121,7 +131,7 @@ function onlyAnsweredCalls(message: BaseMessage, answered: ReadonlySet<string>):
     content: content as AIMessage["content"],
     id: ai.id,
     name: ai.name,
-    tool_calls: calls.filter((call) => kept(call.id)),
+    tool_calls: toolCalls ?? calls.filter((call) => kept(call.id)),
     invalid_tool_calls: [],
     additional_kwargs: {
       ...kwargs,
