@@ -230,6 +230,8 @@ export interface AgentExecutorOptions {
 
 /**
  * The config of one `invoke`/`stream` call: a `RunnableConfig` plus per-call stop conditions.
+ * A key that is a near miss of one of its settings (`stopwhen`, `threadID`) fails the call with an
+ * `InvalidArgumentError` ("did you mean `stopWhen`?"); other keys are passed on, as LangChain's are.
  *
  * @example
  * ```ts
@@ -343,3 +345,77 @@ type AgentExecutorResultFields<TStructured> = Record<string, unknown> & {
   /** Every step of the run; present only with `returnIntermediateSteps`. */
   intermediateSteps?: AgentStep[];
 };
+
+// The option names of each call, one list per type, checked against it by the compiler: an option
+// added to a type without its name here (or a name here that is not an option) does not compile.
+// The calls refuse a key that is a near miss of one of these (`stopwhen`), see option-keys.ts.
+
+/** The keys of a `@langchain/core` `RunnableConfig`. @internal */
+export const RUNNABLE_CONFIG_KEYS = {
+  callbacks: true,
+  configurable: true,
+  maxConcurrency: true,
+  metadata: true,
+  recursionLimit: true,
+  runId: true,
+  runName: true,
+  signal: true,
+  tags: true,
+  timeout: true,
+} as const satisfies Record<keyof RunnableConfig, true>;
+
+/** The options of `new AgentExecutor(options)`. @internal */
+export const AGENT_EXECUTOR_OPTION_KEYS = {
+  agent: true,
+  tools: true,
+  maxIterations: true,
+  maxExecutionTime: true,
+  earlyStoppingMethod: true,
+  handleParsingErrors: true,
+  handleToolRuntimeErrors: true,
+  trimIntermediateSteps: true,
+  returnIntermediateSteps: true,
+  maxConcurrency: true,
+  stopWhen: true,
+  store: true,
+  leaseMs: true,
+  storeTimeoutMs: true,
+  inDoubt: true,
+  recordModelCalls: true,
+  recordTokens: true,
+  recordPrompts: true,
+  prices: true,
+  eagerTools: true,
+  needsApproval: true,
+  maxObservationLength: true,
+  earlyStopOutput: true,
+  verbose: true,
+  memory: true,
+  outputSchema: true,
+  telemetry: true,
+  middleware: true,
+  followUp: true,
+} as const satisfies Record<keyof AgentExecutorOptions, true>;
+
+/** The keys of `AgentExecutorCallConfig` besides `RunnableConfig`'s (`invoke`/`stream`'s config). @internal */
+export const CALL_CONFIG_KEYS = {
+  stopWhen: true,
+  threadId: true,
+  store: true,
+} as const satisfies Record<Exclude<keyof AgentExecutorCallConfig, keyof RunnableConfig>, true>;
+
+/** The keys of `ResumeOptions` besides `RunnableConfig`'s. @internal */
+export const RESUME_OPTION_KEYS = {
+  decisions: true,
+  store: true,
+  stopWhen: true,
+} as const satisfies Record<Exclude<keyof ResumeOptions, keyof RunnableConfig>, true>;
+
+/** The keys of `ForkOptions` besides `RunnableConfig`'s (its `runId` is one: the fork's id). @internal */
+export const FORK_OPTION_KEYS = {
+  at: true,
+  inputs: true,
+  edit: true,
+  store: true,
+  stopWhen: true,
+} as const satisfies Record<Exclude<keyof ForkOptions, keyof RunnableConfig>, true>;

@@ -21,6 +21,7 @@ import { renderTrace } from "../operators/render-trace";
 import type { StopCondition } from "./stop-condition";
 import { initialRunState } from "./run-state";
 import { type ResolvedOptions, normalizeStopWhen, validateCallConfig, validateOptions, validateStore } from "./validate-options";
+import { CALL_CONFIG, FORK_OPTIONS, RESUME_OPTIONS, refuseNearMisses } from "./option-keys";
 import { traceRun, withCallerContext } from "../telemetry/with-telemetry";
 import { followUpOnThread } from "../steering/follow-up";
 import { type SendMessageOptions, type SendMessageResult, type SteeringMessage, sendRunMessage } from "../steering/send-run-message";
@@ -76,15 +77,15 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
   invoke(inputs: Record<string, unknown>, config?: AgentExecutorCallConfig): RunObservable<AgentExecutorResult<TStructured, TSteps>> {
     // A traced run's span goes under the context active now, even when it is awaited elsewhere.
     config = withCallerContext(config, this.options.telemetry);
-    const display = () => this.displaySource(inputs, config);
+    const display = () => this.displaySource(inputs, config, "invoke");
     if (this.options.verbose || this.options.followUp !== undefined) {
-      const results = this.events(inputs, config, false).pipe(toResultOf(inputs)) as Observable<AgentExecutorResult<TStructured, TSteps>>;
+      const results = this.events(inputs, config, false, "invoke").pipe(toResultOf(inputs)) as Observable<AgentExecutorResult<TStructured, TSteps>>;
       return new RunObservable<AgentExecutorResult<TStructured, TSteps>>((subscriber) => results.subscribe(subscriber), undefined, display);
     }
     // The common case: the run's events go straight to a sink that passes the output on as the
     // result (the same as `toResultOf`, without an operator's observable and subscriber per run).
     return new RunObservable<AgentExecutorResult<TStructured, TSteps>>(
-      (subscriber) => this.startRun(inputs, config, false, new ResultSink(subscriber as Subscriber<AgentExecutorResult>, inputs)),
+      (subscriber) => this.startRun(inputs, config, false, "invoke", new ResultSink(subscriber as Subscriber<AgentExecutorResult>, inputs)),
       undefined,
       display,
     );
@@ -109,11 +110,11 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
    */
   stream(inputs: Record<string, unknown>, config?: AgentExecutorCallConfig): RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured, TSteps>> {
     config = withCallerContext(config, this.options.telemetry);
-    const events = this.events(inputs, config, true);
+    const events = this.events(inputs, config, true, "stream");
     return new RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured, TSteps>>(
       (subscriber) => events.subscribe(subscriber),
       (run) => lastValueFrom(run.pipe(toResultOf(inputs))) as Promise<AgentExecutorResult<TStructured, TSteps>>,
-      () => this.displaySource(inputs, config),
+      () => this.displaySource(inputs, config, "stream"),
     );
   }
 
@@ -204,6 +205,7 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
     if (options !== undefined && options !== null && (typeof options !== "object" || Array.isArray(options))) {
       throw new InvalidArgumentError({ argument: "options", value: options, message: `AgentExecutor.resume: \`options\` must be an object such as { decisions: { [interruptId]: "approve" } }, got ${JSON.stringify(options)}.` });
     }
+    if (options) refuseNearMisses(options, RESUME_OPTIONS, "AgentExecutor.resume options", "options");
     const { decisions, ...rest } = options ?? {};
     return this.continueRun("resume", runId, rest, (store, owner, leaseMs) =>
       openResumedRun(store, runId, owner, leaseMs, decisions, this.options.toolsByName, this.options.storeTimeoutMs),
@@ -240,6 +242,7 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
     if (options !== undefined && options !== null && (typeof options !== "object" || Array.isArray(options))) {
       throw new InvalidArgumentError({ argument: "options", value: options, message: `AgentExecutor.fork: \`options\` must be an object such as { at: 1 }, got ${JSON.stringify(options)}.` });
     }
+    if (options) refuseNearMisses(options, FORK_OPTIONS, "AgentExecutor.fork options", "options");
     const { at, inputs, edit, runId: forkRunId, ...rest } = options ?? {};
     if (forkRunId !== undefined && (typeof forkRunId !== "string" || forkRunId === "")) {
       throw new InvalidArgumentError({ argument: "runId", value: forkRunId, message: `AgentExecutor.fork: \`runId\` (the fork's id) must be a non-empty string, got ${JSON.stringify(forkRunId)}.` });
@@ -351,11 +354,11 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
   }
 
   /** How a notebook display runs `invoke`/`stream`: with tokens, recorded into its store when the run is not recorded anyway. */
-  private displaySource(inputs: Record<string, unknown>, config: AgentExecutorCallConfig | undefined): RunDisplaySource<AgentExecutorResult<TStructured, TSteps>> {
+  private displaySource(inputs: Record<string, unknown>, config: AgentExecutorCallConfig | undefined, method: CallMethod): RunDisplaySource<AgentExecutorResult<TStructured, TSteps>> {
     const store = config?.store ?? this.defaultStore();
     return {
       store,
-      events: (display) => this.events(inputs, store === undefined && display !== undefined ? { ...config, store: display } : config, true),
+      events: (display) => this.events(inputs, store === undefined && display !== undefined ? { ...config, store: display } : config, true, method),
       result: toResultOf(inputs) as OperatorFunction<AgentStreamEvent, AgentExecutorResult<TStructured, TSteps>>,
     };
   }
@@ -370,8 +373,9 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
     inputs: Record<string, unknown>,
     config: AgentExecutorCallConfig | undefined,
     streamTokens: boolean,
+    method: CallMethod,
   ): Observable<AgentStreamEvent> {
-    const run = this.run(inputs, config, streamTokens);
+    const run = this.run(inputs, config, streamTokens, method);
     return this.options.verbose ? run.pipe(renderTrace()) : run;
   }
 
@@ -379,8 +383,9 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
     inputs: Record<string, unknown>,
     config: AgentExecutorCallConfig | undefined,
     streamTokens: boolean,
+    method: CallMethod,
   ): Observable<AgentStreamEvent> {
-    return new Observable<AgentStreamEvent>((subscriber) => this.startRun(inputs, config, streamTokens, subscriber));
+    return new Observable<AgentStreamEvent>((subscriber) => this.startRun(inputs, config, streamTokens, method, subscriber));
   }
 
   /** Starts a new run for one subscription, its events going to `subscriber`; returns its teardown. */
@@ -388,6 +393,7 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
     inputs: Record<string, unknown>,
     config: AgentExecutorCallConfig | undefined,
     streamTokens: boolean,
+    method: CallMethod,
     subscriber: RunSubscriber,
   ): TeardownLogic {
     if (typeof inputs !== "object" || inputs === null || Array.isArray(inputs)) {
@@ -408,6 +414,7 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
     if (config !== undefined) {
       try {
         validateCallConfig(config, "AgentExecutor", "config");
+        refuseNearMisses(config, CALL_CONFIG, `AgentExecutor.${method} config`, "config");
         const { stopWhen, store: callStore, threadId: callThread, ...rest } = config;
         runConfig = rest;
         if (stopWhen !== undefined) conditions = [...conditions, ...normalizeStopWhen(stopWhen, "config.stopWhen")];
@@ -456,6 +463,9 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
     return new ExecutorRun(options, request, subscriber).start();
   }
 }
+
+/** The method a new run was started by, as a refused config's message names it. */
+type CallMethod = "invoke" | "stream";
 
 /**
  * Keeps the `output` event and maps it to the result (`filter` + `map` in one operator). Without

@@ -18,6 +18,7 @@ import { type MiddlewareChain, resolveMiddleware } from "../middleware/resolve-m
 import { FOLLOW_UPS, type FollowUp } from "../steering/follow-up";
 import { checkAgentPipeline } from "../pipeline/check-agent-pipeline";
 import { FINAL_ANSWER_TOOL } from "./structured-output";
+import { EXECUTOR_OPTIONS, nearMissOf } from "./option-keys";
 
 /** Options after validation, with defaults applied. @internal */
 export interface ResolvedOptions {
@@ -93,38 +94,6 @@ export function defaultEarlyStopOutput(reason: StopReason, stoppedBy: unknown): 
 /** Observations longer than this many characters are truncated unless `maxObservationLength` says otherwise. */
 export const DEFAULT_MAX_OBSERVATION_LENGTH = 100_000;
 
-const KNOWN = new Set([
-  "agent",
-  "tools",
-  "maxIterations",
-  "maxExecutionTime",
-  "earlyStoppingMethod",
-  "handleParsingErrors",
-  "handleToolRuntimeErrors",
-  "trimIntermediateSteps",
-  "returnIntermediateSteps",
-  "maxConcurrency",
-  "stopWhen",
-  "store",
-  "leaseMs",
-  "storeTimeoutMs",
-  "inDoubt",
-  "recordModelCalls",
-  "recordTokens",
-  "recordPrompts",
-  "prices",
-  "eagerTools",
-  "needsApproval",
-  "maxObservationLength",
-  "earlyStopOutput",
-  "verbose",
-  "memory",
-  "outputSchema",
-  "telemetry",
-  "middleware",
-  "followUp",
-]);
-
 /** The keys of the `memory` option. */
 const MEMORY_KEYS: readonly string[] = ["memory", "historyKey", "inputKey"];
 
@@ -148,8 +117,10 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     fail("options", options, "expected an options object `{ agent, tools, ...options }`.");
   }
   for (const key of Object.keys(options)) {
-    if (!KNOWN.has(key)) {
-      fail(key, (options as unknown as Record<string, unknown>)[key], `unknown option \`${key}\`. Known options: ${[...KNOWN].join(", ")}.`);
+    if (!EXECUTOR_OPTIONS.allowed.has(key)) {
+      const meant = nearMissOf(key, EXECUTOR_OPTIONS.names);
+      const hint = meant === undefined ? "" : `; did you mean \`${meant}\`?`;
+      fail(key, (options as unknown as Record<string, unknown>)[key], `unknown option \`${key}\`${hint}. Known options: ${EXECUTOR_OPTIONS.names.join(", ")}.`);
     }
   }
   const {

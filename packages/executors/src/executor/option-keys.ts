@@ -1,0 +1,184 @@
+import { InvalidArgumentError } from "@agentrx/core";
+import {
+  AGENT_EXECUTOR_OPTION_KEYS,
+  CALL_CONFIG_KEYS,
+  FORK_OPTION_KEYS,
+  RESUME_OPTION_KEYS,
+  RUNNABLE_CONFIG_KEYS,
+} from "./agent-executor-options";
+
+/**
+ * Keys that `@langchain/core` and LangGraph put in a config besides `RunnableConfig`'s typed ones
+ * (`pickRunnableConfigKeys`' `store` and `context`, a tool's `toolCall`, a LangGraph node's runtime
+ * and `Pregel` options). They are let through as they are and never taken for a misspelled option.
+ * Keys that start with `__`, `ls_`, `lg_` or `lc_` (LangGraph's and LangSmith's own) are too.
+ *
+ * @internal
+ */
+export const PASSED_ON_CONFIG_KEYS: readonly string[] = [
+  "store",
+  "context",
+  "toolCall",
+  "writer",
+  "interrupt",
+  "heartbeat",
+  "executionInfo",
+  "serverInfo",
+  "cache",
+  "durability",
+  "streamMode",
+  "interruptBefore",
+  "interruptAfter",
+  "inputKeys",
+  "outputKeys",
+  "debug",
+  "subgraphs",
+  "checkpointDuring",
+  "control",
+  "encoding",
+];
+
+const PASSED_ON_PREFIXES = ["__", "ls_", "lg_", "lc_"];
+
+/** The keys one call site knows: its options (what a near miss is compared to) and what it lets through. @internal */
+export interface KnownKeys {
+  /** The options, by name; an unknown key close to one of them is refused. */
+  readonly names: readonly string[];
+  /** Every key taken as it is: the options and the keys passed on. */
+  readonly allowed: ReadonlySet<string>;
+  /** Options of the constructor that this call site does not read: refused, naming where they go. */
+  readonly constructorOnly: ReadonlySet<string>;
+}
+
+/**
+ * The known keys of a call site: `lists` (objects keyed by option names, such as
+ * `{ stopWhen: true } satisfies Record<keyof Options, true>`) and `passedOn` (let through, not
+ * compared to).
+ *
+ * @internal
+ */
+export function knownKeys(lists: readonly Readonly<Record<string, true>>[], passedOn: readonly string[] = [], constructorOptions: readonly string[] = []): KnownKeys {
+  const names = [...new Set(lists.flatMap((list) => Object.keys(list)))];
+  const allowed = new Set([...names, ...passedOn]);
+  return { names, allowed, constructorOnly: new Set(constructorOptions.filter((name) => !allowed.has(name))) };
+}
+
+/** A name as a near miss compares it: lower case, without `_` and `-` (`stop_when` is `stopWhen`). */
+function fold(name: string): string {
+  return name.toLowerCase().replace(/[_-]/g, "");
+}
+
+/**
+ * How many edits a key may be from an option's name to count as a near miss of it: 2 for names of
+ * 6 characters or more, 1 for 4 or 5, none for shorter ones (`at`: only `AT`, `a_t`).
+ */
+function allowedEdits(name: string): number {
+  return name.length >= 6 ? 2 : name.length >= 4 ? 1 : 0;
+}
+
+/** Whether `a` and `b` differ in exactly one character, in place (`score` and `store`). */
+function oneSubstitution(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let differ = 0;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) differ++;
+  return differ === 1;
+}
+
+/**
+ * The Damerau-Levenshtein distance (optimal string alignment: insertions, deletions, substitutions
+ * and swaps of two neighbours) between `a` and `b`, or `max + 1` once it is known to exceed `max`.
+ *
+ * @internal
+ */
+export function editDistance(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  let beforePrevious: number[] = [];
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    let best = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, beforePrevious[j - 2]! + 1);
+      current.push(value);
+      if (value < best) best = value;
+    }
+    if (best > max) return max + 1;
+    beforePrevious = previous;
+    previous = current;
+  }
+  return Math.min(previous[b.length]!, max + 1);
+}
+
+/**
+ * The option `key` is a near miss of, if any: one whose name it equals but for case, `_` and `-`,
+ * or is a few edits from (see `allowedEdits`; for a short name, one character added, dropped or
+ * swapped with its neighbour, not changed: `score` is a word, not a misspelled `store`); the
+ * closest, the first listed on a tie.
+ *
+ * @internal
+ */
+export function nearMissOf(key: string, names: readonly string[]): string | undefined {
+  const folded = fold(key);
+  let meant: string | undefined;
+  let distance = Number.POSITIVE_INFINITY;
+  for (const name of names) {
+    const target = fold(name);
+    const max = allowedEdits(name);
+    const edits = editDistance(folded, target, max);
+    if (max === 1 && edits === 1 && oneSubstitution(folded, target)) continue;
+    if (edits <= max && edits < distance) {
+      meant = name;
+      distance = edits;
+    }
+  }
+  return meant;
+}
+
+/**
+ * Refuses a key of `options` that is not one of `known` but a near miss of one (`stopwhen`,
+ * `maxIteraions`), or an option of the constructor the call does not read (`maxIterations`), which
+ * would otherwise be ignored and its setting lost; any other unknown key is let through, as `@langchain/core` and LangGraph add keys of their own to a config.
+ *
+ * @param where the call and what was passed, as the message names it (`"AgentExecutor.invoke config"`)
+ * @param argument the prefix of the error's `argument` (`"config"`: `config.stopwhen`)
+ * @throws InvalidArgumentError naming the key and the option it is close to
+ * @internal
+ */
+export function refuseNearMisses(options: object, known: KnownKeys, where: string, argument: string): void {
+  for (const key of Object.keys(options)) {
+    if (known.allowed.has(key) || PASSED_ON_PREFIXES.some((prefix) => key.startsWith(prefix))) continue;
+    if (known.constructorOnly.has(key)) {
+      throw new InvalidArgumentError({
+        argument: `${argument}.${key}`,
+        value: (options as Record<string, unknown>)[key],
+        message: `${where}: \`${key}\` is an option of the AgentExecutor constructor, not of a call (it would be ignored); pass it to \`new AgentExecutor({ ... })\`.`,
+      });
+    }
+    const meant = nearMissOf(key, known.names);
+    if (meant === undefined) continue;
+    throw new InvalidArgumentError({
+      argument: `${argument}.${key}`,
+      value: (options as Record<string, unknown>)[key],
+      message: `${where}: unknown key \`${key}\` (it would be ignored); did you mean \`${meant}\`?`,
+    });
+  }
+}
+
+const { runId: _resumeHasNoRunId, ...runnableConfigButRunId } = RUNNABLE_CONFIG_KEYS;
+
+/** The constructor's options, which a call's config refuses but for the ones it reads too (`store`, `maxConcurrency`). */
+const CONSTRUCTOR_OPTIONS = Object.keys(AGENT_EXECUTOR_OPTION_KEYS);
+
+/** `invoke`/`stream`'s config: `AgentExecutorCallConfig`. @internal */
+export const CALL_CONFIG: KnownKeys = knownKeys([CALL_CONFIG_KEYS, RUNNABLE_CONFIG_KEYS], PASSED_ON_CONFIG_KEYS, CONSTRUCTOR_OPTIONS);
+
+/** `resume`'s options: `ResumeOptions` (a `runId` is let through, as it was: it is not an option). @internal */
+export const RESUME_OPTIONS: KnownKeys = knownKeys([RESUME_OPTION_KEYS, runnableConfigButRunId], [...PASSED_ON_CONFIG_KEYS, "runId"], CONSTRUCTOR_OPTIONS);
+
+/** `fork`'s options: `ForkOptions`. @internal */
+export const FORK_OPTIONS: KnownKeys = knownKeys([FORK_OPTION_KEYS, RUNNABLE_CONFIG_KEYS], PASSED_ON_CONFIG_KEYS, CONSTRUCTOR_OPTIONS);
+
+/** The constructor's options: `AgentExecutorOptions` (every other key is refused). @internal */
+export const EXECUTOR_OPTIONS: KnownKeys = knownKeys([AGENT_EXECUTOR_OPTION_KEYS]);
