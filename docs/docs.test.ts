@@ -3,21 +3,31 @@
 // without throwing. Blocks see no OPENAI_API_KEY, so they run offline on scripted models. Blocks
 // whose fence limits them to other runtimes (```ts runtime=deno) are skipped; the runtime matrix
 // (test/runtimes/runtime-matrix.test.ts) runs the blocks under Deno and Bun.
-import { readFileSync } from "node:fs";
+//
+// The blocks see a temporary folder that links the repository's files as their working directory
+// (process.cwd(), and so path.resolve()), so that what they create at relative paths (the README
+// quickstart's `new SqliteRunStore()` records into .agentrx/runs.db) is not left in the checkout.
+// vitest runs this file in a worker thread, where process.chdir() is not allowed: process.cwd is
+// stubbed instead, while each block runs (the process's own folder stays the repository's).
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { root, runsUnder, writeDocBlocks, type DocBlock } from "../scripts/doc-blocks.mjs";
+import { blockWorkDir, root, runsUnder, writeDocBlocks, type DocBlock } from "../scripts/doc-blocks.mjs";
 
 const tmp = join(root, ".docs-tmp");
 const blocks: DocBlock[] = writeDocBlocks(tmp);
+const workDir = mkdtempSync(join(tmpdir(), "agentrx-docs-"));
 
 beforeAll(() => {
+  blockWorkDir(workDir);
   vi.stubEnv("OPENAI_API_KEY", "");
   vi.stubEnv("OPENAI_BASE_URL", "");
 });
 afterAll(() => {
   vi.unstubAllEnvs();
+  rmSync(workDir, { recursive: true, force: true });
 });
 
 it("finds documentation with code blocks", () => {
@@ -36,12 +46,21 @@ for (const source of sources) {
     for (const block of ofSource) {
       it.skipIf(!runsUnder(block, "node"))(`runs code block ${block.index}`, async () => {
         const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
+        const cwd = vi.spyOn(process, "cwd").mockReturnValue(workDir);
         try {
           await import(pathToFileURL(join(tmp, block.fileName)).href);
         } finally {
+          cwd.mockRestore();
           log.mockRestore();
         }
       });
     }
   });
 }
+
+// After the blocks (vitest runs a file's tests in order). The README quickstart records with
+// `new SqliteRunStore()`: into .agentrx/runs.db of the working directory.
+const defaultStore = blocks.some((block) => runsUnder(block, "node") && /new SqliteRunStore\(\)/.test(block.code));
+it.skipIf(!defaultStore)("runs the blocks in a temporary folder: what they write at relative paths is not left in the checkout", () => {
+  expect(existsSync(join(workDir, ".agentrx", "runs.db"))).toBe(true);
+});

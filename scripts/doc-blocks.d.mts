@@ -17,3 +17,5 @@ export declare function runsUnder(block: DocBlock, runtime: DocRuntime): boolean
 export declare function docFiles(): string[];
 export declare function docBlocks(file: string): DocBlock[];
 export declare function writeDocBlocks(dir: string): DocBlock[];
+/** Makes `dir` (emptied first) a working directory for the blocks, with the repository's top-level entries (but .agentrx) linked into it; returns `dir`. */
+export declare function blockWorkDir(dir: string): string;

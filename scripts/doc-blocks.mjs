@@ -9,7 +9,7 @@
 // A block runs under every runtime of the matrix unless its fence names the ones it needs, as in
 // ```ts runtime=node (or runtime=node,bun); its first line must then be a comment that names
 // those runtimes and says why, for readers: // Node.js only: <reason>.
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -86,6 +86,24 @@ export function writeDocBlocks(dir) {
   const blocks = docFiles().flatMap(docBlocks);
   for (const block of blocks) writeFileSync(join(dir, block.fileName), block.code);
   return blocks;
+}
+
+/**
+ * Makes `dir` (emptied first) a working directory for the blocks that is not the checkout: each
+ * top-level entry of the repository is linked into it (but `.agentrx`), so that a block reads what
+ * it would in the repository (`node --import tsx examples/...` resolves from the working
+ * directory), while what it creates at a relative path (`new SqliteRunStore()` records into
+ * `.agentrx/runs.db`) is made in `dir`, not left in the checkout. Returns `dir`.
+ */
+export function blockWorkDir(dir) {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  for (const name of readdirSync(root)) {
+    if (name === ".agentrx") continue;
+    const target = join(root, name);
+    symlinkSync(target, join(dir, name), statSync(target).isDirectory() ? "junction" : "file");
+  }
+  return dir;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

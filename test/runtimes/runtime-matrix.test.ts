@@ -7,13 +7,13 @@
 // addon built by `npm install` for the Node.js that ran it) does not load under another Node.js
 // line: there the stores use node:sqlite, and what needs better-sqlite3 is skipped, saying why.
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startOpenAICompatibleServer } from "@agentrx/core/testing";
 import { SqliteRunStore } from "@agentrx/runs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DocBlock, docBlocks, docFiles, runsUnder, writeDocBlocks } from "../../scripts/doc-blocks.mjs";
+import { blockWorkDir, type DocBlock, docBlocks, docFiles, runsUnder, writeDocBlocks } from "../../scripts/doc-blocks.mjs";
 import { betterSqliteUnavailable, FETCH_RUNTIMES, missingRuntime, REPO_ROOT, runtimeBins, type RuntimeBin } from "./runtime-bins";
 
 const FIXTURES = join(REPO_ROOT, "test", "runtimes", "fixtures");
@@ -278,11 +278,16 @@ function describeDocBlocks(bin: RuntimeBin): void {
   let results: Promise<Map<string, ChildRecord>> | undefined;
   // Inside the repository, so that the blocks' imports resolve through its node_modules.
   const dir = join(REPO_ROOT, ".cache", "doc-blocks", bin.name);
+  // The blocks' working directory: a temporary folder that links the repository's files, so that
+  // what they write at relative paths (the README quickstart's `new SqliteRunStore()` records into
+  // .agentrx/runs.db) is not left in the checkout.
+  const workDir = join(tmp, `doc-blocks-${bin.name}`);
 
   beforeAll(() => {
     writeDocBlocks(dir);
+    blockWorkDir(workDir);
     const files = runnable.map((block) => join(dir, block.fileName));
-    results = runChild(bin, join(FIXTURES, "run-doc-blocks.ts"), { args: [String(BLOCK_LIMIT_MS), ...files], timeoutMs: 5 * 60_000 }).then((result) => {
+    results = runChild(bin, join(FIXTURES, "run-doc-blocks.ts"), { args: [String(BLOCK_LIMIT_MS), workDir, ...files], timeoutMs: 5 * 60_000 }).then((result) => {
       const done = only(result.records, "done");
       if (done.length !== 1) throw new Error(`the doc block runner under ${bin.name} stopped early (exit code ${String(result.exitCode)}):\n${result.stderr.slice(-4000)}`);
       return new Map(only(result.records, "block").map((record) => [record.file as string, record]));
@@ -303,5 +308,11 @@ function describeDocBlocks(bin: RuntimeBin): void {
         }, 6 * 60_000);
       }
     }
+    // The README quickstart records with `new SqliteRunStore()`: into .agentrx/runs.db of the working directory.
+    const defaultStore = runnable.some((block) => /new SqliteRunStore\(\)/.test(block.code));
+    it.skipIf(!defaultStore)("run in a temporary folder: what they write at relative paths is not left in the checkout", async () => {
+      await results;
+      expect(existsSync(join(workDir, ".agentrx", "runs.db"))).toBe(true);
+    }, 6 * 60_000);
   });
 }

@@ -1,7 +1,8 @@
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { InvalidArgumentError } from "@agentrx/core";
 import { RunLeaseLostError, RunStoreError } from "@agentrx/executors";
 import Database from "better-sqlite3";
@@ -11,6 +12,7 @@ import { appendInManyProcesses, runInAnotherProcess, runManyProcesses } from "..
 import { runStoreConformance } from "../testing/run-store-conformance";
 import { SQLITE_MIGRATIONS } from "./sqlite-migrations";
 import { SqliteRunStore } from "./sqlite-run-store";
+import { childScript, REPO_ROOT } from "../../../../test/support/child-script";
 
 const dir = mkdtempSync(join(tmpdir(), "agentrx-sqlite-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -324,6 +326,36 @@ describe("SqliteRunStore", () => {
     const later = new SqliteRunStore({ path: newer });
     expect((await rejectionOf(later.listRuns())).message).toMatch(/schema version 99, newer/);
     await later.close();
+  });
+
+  it("refuses a path whose folder cannot be created, naming it and why", async () => {
+    const file = freshPath();
+    writeFileSync(file, "a file, not a folder\n");
+    const store = new SqliteRunStore({ path: join(file, "sub", "runs.db") });
+    const error = await rejectionOf(store.listRuns());
+    expect(RunStoreError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ operation: "open" });
+    expect(error.message).toContain(join(file, "sub", "runs.db"));
+    expect(error.message).toContain(`${file} exists and is not a folder`);
+    await store.close();
+  });
+
+  // Node's `mkdirSync(dir, { recursive: true })` spins forever on such a path (mkdir fails with
+  // ENOENT though the parent exists), so the store is opened in a child process that is killed
+  // after 15 s rather than in this one.
+  it.skipIf(!existsSync("/proc/self"))("fails at once, naming the folder, where a folder cannot be made under /proc", { timeout: 60_000 }, async () => {
+    const main = await childScript(fileURLToPath(new URL("../testing/another-process-main.ts", import.meta.url)));
+    const path = "/proc/nope/x.db";
+    const job = JSON.stringify({ mode: "create", target: { kind: "sqlite", path } });
+    const started = Date.now();
+    const { error, stderr } = await new Promise<{ error: (Error & { killed?: boolean }) | null; stderr: string }>((resolve) => {
+      execFile(process.execPath, [main, job], { cwd: REPO_ROOT, timeout: 15_000 }, (error, _stdout, stderr) => resolve({ error, stderr }));
+    });
+    expect(error, "the child should fail").not.toBeNull();
+    expect(error?.killed, `the store hung for ${Date.now() - started} ms on ${path}`).toBe(false);
+    expect(stderr).toContain("RunStoreError");
+    expect(stderr).toContain(`cannot create the folder /proc/nope for ${path}`);
+    expect(stderr).toMatch(/\/proc does not allow new folders \(ENOENT/);
   });
 
   it("keeps runs in memory with \":memory:\"", async () => {

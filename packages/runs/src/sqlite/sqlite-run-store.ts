@@ -1,5 +1,5 @@
 import { withCursors } from "../internal/run-list-query";
-import { mkdirSync, statSync } from "node:fs";
+import { mkdirSync, statSync, type Stats } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { InvalidArgumentError } from "@agentrx/core";
 import {
@@ -97,6 +97,61 @@ export function walCheckpointState(store: SqliteRunStore): WalCheckpointState | 
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The code of a file system error (`ENOENT`, `EACCES`, ...), when it has one. */
+const fsCode = (error: unknown): string | undefined => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : undefined;
+};
+
+/** What `path` is: undefined when nothing is there (or an ancestor is not a folder). */
+function statOf(path: string, file: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch (error) {
+    const code = fsCode(error);
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    throw new RunStoreError({ operation: "open", message: `${STORE}: cannot create the folder of ${file}: ${path} cannot be read: ${(error as Error)?.message ?? String(error)}`, cause: error });
+  }
+}
+
+/**
+ * Creates `dir` (the folder of the database file `file`) and its missing parents, one level at a
+ * time. Node's own `mkdirSync(dir, { recursive: true })` loops forever at full CPU where creating a
+ * folder fails with ENOENT though its parent exists (under /proc or /sys, for instance).
+ */
+function createFolder(dir: string, file: string): void {
+  const missing: string[] = [];
+  for (let at = dir; ; ) {
+    const stat = statOf(at, file);
+    if (stat !== undefined) {
+      if (!stat.isDirectory()) {
+        throw new RunStoreError({ operation: "open", message: `${STORE}: cannot create the folder of ${file}: ${at} exists and is not a folder. Point \`path\` elsewhere.` });
+      }
+      break;
+    }
+    const parent = dirname(at);
+    missing.push(at);
+    if (parent === at) break;
+    at = parent;
+  }
+  for (const folder of missing.reverse()) {
+    try {
+      mkdirSync(folder);
+    } catch (error) {
+      const code = fsCode(error);
+      // Another process created it meanwhile.
+      if (code === "EEXIST" && statOf(folder, file)?.isDirectory()) continue;
+      const why =
+        code === "ENOENT"
+          ? `${dirname(folder)} does not allow new folders (ENOENT while it exists; a virtual file system such as /proc or /sys?)`
+          : code === "EACCES" || code === "EPERM" || code === "EROFS"
+            ? `${dirname(folder)} is not writable (${code})`
+            : `${(error as Error)?.message ?? String(error)}`;
+      throw new RunStoreError({ operation: "open", message: `${STORE}: cannot create the folder ${folder} for ${file}: ${why}. Point \`path\` at a writable folder.`, cause: error });
+    }
+  }
+}
 
 /** Which file a path names: its device and inode. */
 interface FileId {
@@ -213,7 +268,7 @@ export class SqliteRunStore implements RunStore {
       if (this.#closed) return;
       let db: SqliteConnection | undefined;
       try {
-        if (this.path !== ":memory:") mkdirSync(dirname(this.path), { recursive: true });
+        if (this.path !== ":memory:") createFolder(dirname(this.path), this.path);
         db = openSqlite(this.path, Math.min(this.#busyTimeoutMs, DRIVER_BUSY_MS));
         const { journal_mode: journal } = db.prepare("PRAGMA journal_mode = WAL").get() as { journal_mode: string };
         db.exec("PRAGMA synchronous = NORMAL");
