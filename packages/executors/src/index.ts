@@ -44,7 +44,7 @@ export { RUN_STATE_SCHEMA_VERSION, initialRunState } from "./executor/run-state"
 export type { PendingInterrupt, RunPhase, RunState, RunTransition, RunTurn } from "./executor/run-state";
 export { RunEventOrderError, reduceRun } from "./executor/reduce-run";
 export type { RunEvent } from "./executor/reduce-run";
-export type { TelemetryOptions } from "./telemetry/index";
+export type { TelemetryOptions, TelemetryTracer } from "./telemetry/index";
 export { addCost, formatUsd, priceUsage } from "./cost/cost";
 export type { Cost, ModelPrice, PriceFunction, PriceTable, Prices, RunUsage } from "./cost/cost";
 export * from "./runs/index";

@@ -1,1 +1,1 @@
-export type { TelemetryOptions } from "./telemetry-options";
+export type { TelemetryOptions, TelemetryTracer } from "./telemetry-options";

@@ -79,7 +79,7 @@ export class RunTelemetry {
   /** Opens the run's `invoke_agent` span (under its caller's tool call, for a sub-run). */
   async begin(inputs: Record<string, unknown>): Promise<void> {
     const otel = (this.otel ??= await loadOtel());
-    const tracer = (this.tracer = this.parent?.tracer ?? this.options.tracer ?? otel.defaultTracer());
+    const tracer = (this.tracer = this.parent?.tracer ?? (this.options.tracer as Tracer | undefined) ?? otel.defaultTracer());
     // Without a tracer and without @opentelemetry/api there is nothing to trace with.
     if (tracer === undefined) return;
     const parentContext = this.parent?.context ?? this.startContext ?? otel.active();

@@ -69,7 +69,8 @@ export class TelemetryHandler extends BaseCallbackHandler {
     private readonly startContext?: Context,
   ) {
     super();
-    this.tracer = options.tracer ?? parent?.tracer;
+    // A TelemetryTracer is @opentelemetry/api's Tracer, typed by the method the executor calls.
+    this.tracer = (options.tracer as Tracer | undefined) ?? parent?.tracer;
   }
 
   override async handleChainStart(

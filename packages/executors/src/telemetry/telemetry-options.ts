@@ -1,4 +1,20 @@
-import type { Tracer } from "@opentelemetry/api";
+/**
+ * An OpenTelemetry tracer: a `Tracer` of `@opentelemetry/api` (`trace.getTracer("my-app")`, a
+ * provider's `getTracer`), typed by the one method the executor calls, so that the executor's
+ * types compile without `@opentelemetry/api` installed (it is an optional peer dependency).
+ *
+ * @example
+ * ```ts
+ * import type { TelemetryTracer } from "@agentrx/executors";
+ * import { trace } from "@opentelemetry/api";
+ *
+ * const tracer: TelemetryTracer = trace.getTracer("support-bot");
+ * ```
+ */
+export interface TelemetryTracer {
+  /** Starts a span (`Tracer.startSpan(name, options, context)`). */
+  startSpan(name: string, options?: object, context?: object): object;
+}
 
 /**
  * The executor's `telemetry` option: OpenTelemetry spans for every run (`invoke_agent`), model
@@ -18,7 +34,7 @@ export interface TelemetryOptions {
    * The tracer the spans are made with.
    * @default trace.getTracer("agentrx") from `@opentelemetry/api` (the global tracer provider)
    */
-  tracer?: Tracer;
+  tracer?: TelemetryTracer;
   /**
    * Record what goes in: the run's input, the messages sent to each model call
    * (`gen_ai.input.messages`) and each tool call's arguments (`gen_ai.tool.call.arguments`).
