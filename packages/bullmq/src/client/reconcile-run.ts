@@ -16,8 +16,8 @@ const GRACE_MS = 1000;
 export interface ReconcileRunContext {
   /** The state of the run's latest job (its resume job, else its start job): `"unknown"` when there is none. */
   latestJob(runId: string): Promise<{ state: string; failedReason?: string }>;
-  /** Queues a resume job for the run. */
-  queueResume(runId: string, executor: string): Promise<void>;
+  /** Queues a resume job for the run (`epoch`: the run's, as read). */
+  queueResume(runId: string, executor: string, epoch?: number): Promise<void>;
   /** Records the run as failed with `reason` and rejects with `RunStoppedError`. */
   giveUp(runId: string, reason: string): Promise<never>;
 }
@@ -42,7 +42,7 @@ export async function reconcileRun(context: ReconcileRunContext, info: RunInfo, 
   if (typeof executor !== "string") {
     return context.giveUp(runId, "Its BullMQ job is gone (Redis lost it) and it cannot be queued again: its record names no executor (it was not submitted through RunClient.submit).");
   }
-  await context.queueResume(runId, executor);
+  await context.queueResume(runId, executor, info.epoch);
   return "requeued";
 }
 

@@ -1,6 +1,8 @@
 import { createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel } from "@agentrx/core/testing";
+import { InvalidArgumentError } from "@agentrx/core";
 import { AgentExecutor, RunNotFoundError } from "@agentrx/executors";
+import { MemoryRunStore } from "@agentrx/runs";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { lastValueFrom, toArray } from "rxjs";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -9,6 +11,30 @@ import { doublingExecutor } from "../test-helpers/doubling-agent";
 import { type QueueFixture, queueFixture } from "../test-helpers/queue-fixture";
 import { testServers, until } from "../test-helpers/test-servers";
 import type { RunEvent } from "./follow-run";
+import { RunClient } from "./run-client";
+
+describe("RunClient: arguments (checked before Redis is reached)", () => {
+  // Port 1: nothing listens there; none of these calls may get as far as connecting.
+  const client = new RunClient({ connection: { host: "127.0.0.1", port: 1, lazyConnect: true }, store: new MemoryRunStore() });
+  afterAll(() => client.close());
+
+  it("refuses misspelt option keys, naming them, instead of going on without them", async () => {
+    await expect(client.submit("double", { input: "x" }, { runID: "order-42" } as never)).rejects.toThrow(
+      "RunClient.submit: `options` has an unknown key `runID` (it takes `threadId`, `runId`); remove it or fix its spelling.",
+    );
+    await expect(client.submit("double", { input: "x" }, { thread: "t1" } as never)).rejects.toSatisfy((error) => InvalidArgumentError.isInstance(error) && error.argument === "options.thread");
+    expect(() => client.events("r1", { afterSeq: 3 } as never)).toThrow(/RunClient.events: `options` has an unknown key `afterSeq` \(it takes `after`\)/);
+    await expect(client.resume("r1", { decision: { a: "approve" } } as never)).rejects.toThrow(/RunClient.resume: `options` has an unknown key `decision` \(it takes `decisions`\)/);
+    await expect(client.reconcile({ max: 5 } as never)).rejects.toThrow(/RunClient.reconcile: `options` has an unknown key `max` \(it takes `limit`\)/);
+  });
+
+  it("result() rejects for a bad run id, as for every other failure, instead of throwing at the call", async () => {
+    let returned: Promise<unknown> | undefined;
+    expect(() => (returned = client.result(42 as never))).not.toThrow();
+    await expect(returned).rejects.toThrow("RunClient.events: `runId` must be a non-empty string, got 42.");
+    await expect(client.result("")).rejects.toSatisfy((error) => InvalidArgumentError.isInstance(error));
+  });
+});
 
 const servers = await testServers("RunClient");
 

@@ -6,7 +6,7 @@ import { ChannelHub } from "../internal/channel-hub";
 import { CANCEL_TTL_SECONDS, DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, type QueueNames, queueNames, resumeJobId, startJobId } from "../internal/queue-names";
 import { type RedisClients, type RunQueueConnection, openRedisClients } from "../internal/redis-clients";
 import { RESUME_JOB, type RunJobData, START_JOB } from "../internal/run-job-data";
-import { checkConnection, checkInteger, checkName, checkObject, checkRunId, checkStore, fail } from "../internal/validate";
+import { checkConnection, checkInteger, checkKeys, checkName, checkObject, checkRunId, checkStore, fail } from "../internal/validate";
 import { encodeWire } from "../internal/wire";
 import { ENDED, cancelReason, settleRun } from "../internal/settle-run";
 import { type FollowItem, type FollowPace, type RunEvent, followRun } from "./follow-run";
@@ -101,6 +101,7 @@ export class RunClient {
     if (typeof executor !== "string" || executor === "") fail(where, "executor", executor, "the name of an executor factory of the workers (a non-empty string)");
     checkObject(where, "inputs", inputs);
     checkObject(where, "options", options);
+    checkKeys(where, "options", options, ["threadId", "runId"]);
     const { threadId, runId = crypto.randomUUID() } = options;
     checkRunId(where, runId);
     if (threadId !== undefined && (typeof threadId !== "string" || threadId === "")) fail(where, "threadId", threadId, "a non-empty string");
@@ -137,6 +138,7 @@ export class RunClient {
   events(runId: string, options: RunEventsOptions = {}): Observable<RunEvent> {
     checkRunId("RunClient.events", runId);
     checkObject("RunClient.events", "options", options);
+    checkKeys("RunClient.events", "options", options, ["after"]);
     const { after = 0 } = options;
     checkInteger("RunClient.events", "after", after, 0);
     return this.follow(runId, after).pipe(
@@ -160,18 +162,24 @@ export class RunClient {
   }
 
   /**
-   * Cancels a run: a queued run is recorded as `cancelled` and its job removed; a running one is
-   * stopped through its `AbortSignal` on whichever worker runs it (a worker that takes the run
-   * later sees the cancel too, for a day). A run that ended is left as it is. Resolves once the
-   * cancel is sent, not once the run has stopped (follow `events` for that).
+   * Cancels a run: a queued or paused run is recorded as `cancelled` and its job removed; a
+   * running one is stopped through its `AbortSignal` on whichever worker runs it (a worker that
+   * takes the run later sees the cancel too, for a day, and so does a run that pauses as the cancel
+   * comes). A run that ended is left as it is. Resolves once the cancel is sent, not once the run
+   * has stopped (follow `events` for that).
    */
   async cancel(runId: string): Promise<void> {
     checkRunId("RunClient.cancel", runId);
     const { redis, queue } = this.connect();
-    const info = await this.runInfo(runId, "cancel");
+    let info = await this.runInfo(runId, "cancel");
     if (ENDED.has(info.status)) return;
     await redis.command.set(this.names.cancelKey(runId), "1", "EX", CANCEL_TTL_SECONDS);
     await redis.command.publish(this.names.cancelChannel, runId);
+    // A run that was running may have paused (or been handed back) before the message reached its
+    // worker, which then has no run to abort: read it again now that the cancel is in Redis (a
+    // worker that pauses a run from now on sees the cancel there and records it itself).
+    if (info.status === "running") info = await this.runInfo(runId, "cancel");
+    if (ENDED.has(info.status)) return;
     const dead = info.status === "running" && (info.leaseExpiresAt ?? 0) < Date.now();
     if (info.status !== "queued" && info.status !== "interrupted" && !dead) return;
     try {
@@ -195,6 +203,7 @@ export class RunClient {
     const where = "RunClient.resume";
     checkRunId(where, runId);
     checkObject(where, "options", options);
+    checkKeys(where, "options", options, ["decisions"]);
     const decisions = options.decisions as Record<string, Decision> | undefined;
     if (decisions !== undefined) checkObject(where, "decisions", decisions);
     this.connect();
@@ -211,7 +220,7 @@ export class RunClient {
       });
     }
     // Followers of the run wait for this job rather than end at the pause (or the failure).
-    await this.queueResume(runId, executor, decisions, true);
+    await this.queueResume(runId, executor, info.epoch, decisions, true);
   }
 
   /**
@@ -221,7 +230,8 @@ export class RunClient {
    * failed before the run started, or Redis lost it and the run cannot be queued again (see
    * {@link RunClient.reconcile}; a run whose job is gone is queued again while it is followed).
    */
-  result(runId: string): Promise<AgentExecutorResult> {
+  async result(runId: string): Promise<AgentExecutorResult> {
+    // Async: a bad `runId` rejects, as every other failure does, instead of throwing at the call.
     return lastValueFrom(this.events(runId).pipe(toResult()));
   }
 
@@ -251,6 +261,7 @@ export class RunClient {
   async reconcile(options: ReconcileOptions = {}): Promise<ReconcileReport> {
     const where = "RunClient.reconcile";
     checkObject(where, "options", options);
+    checkKeys(where, "options", options, ["limit"]);
     const { limit = RECONCILE_LIMIT } = options;
     checkInteger(where, "limit", limit, 1);
     this.connect();
@@ -328,17 +339,28 @@ export class RunClient {
           const job = (resumeId === null ? undefined : await queue.getJob(resumeId)) ?? (await queue.getJob(startJobId(runId)));
           return job === undefined ? { state: "unknown" } : { state: await job.getState(), failedReason: job.failedReason };
         },
-        queueResume: (runId, executor) => this.queueResume(runId, executor),
+        queueResume: (runId, executor, epoch) => this.queueResume(runId, executor, epoch),
         giveUp: (runId, reason) => giveUpRun(this.store, this.owner, runId, reason),
       },
       info,
     );
   }
 
-  /** Queues a resume job for the run and remembers it as the run's latest (followers wait for it). */
-  private async queueResume(runId: string, executor: string, decisions?: Record<string, Decision>, clearCancel = false): Promise<void> {
+  /**
+   * Queues a resume job for the run and remembers it as the run's latest (followers wait for it).
+   * `epoch`: the run's epoch when the resume was asked for (a run that ended after that is not
+   * brought back by this job).
+   */
+  private async queueResume(runId: string, executor: string, epoch: number | undefined, decisions?: Record<string, Decision>, clearCancel = false): Promise<void> {
     const { redis, queue } = this.connect();
-    const data: RunJobData = { schemaVersion: 1, kind: "resume", runId, executor, ...(decisions === undefined ? {} : { decisions }) };
+    const data: RunJobData = {
+      schemaVersion: 1,
+      kind: "resume",
+      runId,
+      executor,
+      ...(epoch === undefined ? {} : { epoch }),
+      ...(decisions === undefined ? {} : { decisions }),
+    };
     const jobId = resumeJobId(runId);
     const remember = redis.command.multi();
     if (clearCancel) remember.del(this.names.cancelKey(runId));

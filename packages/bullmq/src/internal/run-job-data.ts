@@ -23,6 +23,12 @@ export interface RunJobData {
   threadId?: string;
   /** Decisions on a paused run's interrupts, by interrupt id (resume jobs). */
   decisions?: Record<string, Decision>;
+  /**
+   * The run's epoch (its fencing token) when the resume was asked for (resume jobs): a run that
+   * ended after that (cancelled through the store, failed, resumed and stopped again) is left as it
+   * ended, not brought back by a job that predates its end.
+   */
+  epoch?: number;
 }
 
 /** The job's data, or a reason it cannot be run. */
@@ -35,5 +41,6 @@ export function readJobData(data: unknown): RunJobData | string {
   if (job.decisions !== undefined && (job.decisions === null || typeof job.decisions !== "object" || Array.isArray(job.decisions))) {
     return "its decisions are not an object";
   }
+  if (job.epoch !== undefined && !Number.isInteger(job.epoch)) return "its epoch is not an integer";
   return job as RunJobData;
 }

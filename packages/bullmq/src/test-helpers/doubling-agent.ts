@@ -23,6 +23,8 @@ export interface DoublingOptions {
   leaseMs?: number;
   /** The agent's first call waits for this (a test opens it once its client follows the run). */
   gate?: Promise<void>;
+  /** What resuming does with a tool call that started and has no recorded result (the executor's `inDoubt`). */
+  inDoubt?: "retry" | "interrupt" | "fail";
 }
 
 const prompt = ChatPromptTemplate.fromMessages([
@@ -35,7 +37,7 @@ function textOf(message: BaseMessage | undefined): string {
 }
 
 export function doublingExecutor(options: DoublingOptions = {}): AgentExecutor {
-  const { latencyMs = 0, toolMs = 0, onTool, onAbort, approval = false, leaseMs, gate } = options;
+  const { latencyMs = 0, toolMs = 0, onTool, onAbort, approval = false, leaseMs, gate, inDoubt } = options;
   const double = tool(
     async ({ n }, config) => {
       const callId = (config as { toolCall?: { id?: string } } | undefined)?.toolCall?.id ?? `n${n}`;
@@ -77,5 +79,11 @@ export function doublingExecutor(options: DoublingOptions = {}): AgentExecutor {
   const tools = [double];
   const inner = createToolCallingAgent({ llm, tools, prompt });
   const agent = gate === undefined ? inner : RunnableLambda.from(async (input: Record<string, unknown>, config) => (await gate, inner.invoke(input as never, config)));
-  return new AgentExecutor({ agent, tools, ...(approval ? { needsApproval: () => true } : {}), ...(leaseMs === undefined ? {} : { leaseMs }) });
+  return new AgentExecutor({
+    agent,
+    tools,
+    ...(approval ? { needsApproval: () => true } : {}),
+    ...(leaseMs === undefined ? {} : { leaseMs }),
+    ...(inDoubt === undefined ? {} : { inDoubt }),
+  });
 }

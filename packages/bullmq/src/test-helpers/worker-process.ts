@@ -22,6 +22,8 @@ export interface WorkerProcessArgs {
   maxAttempts: number;
   effects: string;
   crash?: boolean;
+  /** The executor's `inDoubt` policy. */
+  inDoubt?: "retry" | "interrupt" | "fail";
 }
 
 const args = JSON.parse(process.argv[2] as string) as WorkerProcessArgs;
@@ -35,6 +37,7 @@ const worker = createRunWorker({
         latencyMs: args.latencyMs,
         toolMs: args.toolMs,
         leaseMs: args.leaseMs,
+        ...(args.inDoubt === undefined ? {} : { inDoubt: args.inDoubt }),
         onTool: (what, n) => {
           appendFileSync(args.effects, `${what} ${n} ${process.pid}\n`);
           if (args.crash && what === "start") process.kill(process.pid, "SIGKILL");

@@ -1,4 +1,5 @@
 import { MemoryRunStore } from "@agentrx/runs";
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startJobId } from "../internal/queue-names";
 import { doublingExecutor } from "../test-helpers/doubling-agent";
@@ -108,5 +109,66 @@ describe.skipIf(servers.skip)("createRunWorker (Redis, PostgreSQL)", () => {
     expect(events.filter((event) => event.type === "model_call")).toHaveLength(1);
     expect(events.some((event) => event.type === "output")).toBe(false);
     expect(await fixture.store.getRun(runId)).toMatchObject({ status: "cancelled", error: "The run was cancelled from agentrx ui." });
+  });
+
+  it("close() refused for its options changes nothing: a close() after it still closes the worker", async () => {
+    const worker = fixture.worker({ double: () => doublingExecutor() });
+    await worker.ready();
+    await expect(worker.close({ gracePeriodMs: -1 })).rejects.toThrow(/RunWorker.close: `gracePeriodMs` must be a number of milliseconds >= 0/);
+    await expect(worker.close(null as never)).rejects.toThrow(/RunWorker.close: `options` must be an object, got null/);
+    await expect(worker.close({ gracePeriod: 0 } as never)).rejects.toThrow(/`options` has an unknown key `gracePeriod` \(it takes `gracePeriodMs`\)/);
+    expect(worker.worker.isRunning()).toBe(true);
+    await worker.close({ gracePeriodMs: 0 });
+    expect(worker.worker.isRunning()).toBe(false);
+  });
+
+  it("a second close() with a shorter grace period hands the runs in progress back sooner", async () => {
+    const client = fixture.client();
+    let started = false;
+    const worker = fixture.worker({ double: () => doublingExecutor({ toolMs: 15_000, onTool: (what) => what === "start" && (started = true) }) });
+    const runId = await client.submit("double", { input: "double 3" });
+    await until(() => started, "the tool to start");
+    const polite = worker.close({ gracePeriodMs: 60_000 });
+    const at = Date.now();
+    const urgent = worker.close({ gracePeriodMs: 0 });
+    await urgent;
+    expect(Date.now() - at).toBeLessThan(5_000);
+    await polite;
+    expect(await fixture.store.getRun(runId)).toMatchObject({ status: "queued" });
+  });
+
+  it("a cancel sent while the worker's subscriber connection was down reaches the run once it is back", async () => {
+    // One connection whose duplicates (the worker's subscriber among them) wait 300 ms before they reconnect.
+    const opened: Redis[] = [];
+    class Watched extends Redis {
+      override duplicate(...args: Parameters<Redis["duplicate"]>): Redis {
+        const copy = super.duplicate(...args);
+        opened.push(copy);
+        return copy;
+      }
+    }
+    const connection = new Watched(servers.redisUrl, { maxRetriesPerRequest: null, retryStrategy: () => 300 });
+    try {
+      const client = fixture.client();
+      let aborted = false;
+      let started = false;
+      const worker = fixture.worker(
+        { double: () => doublingExecutor({ toolMs: 15_000, onTool: (what) => what === "start" && (started = true), onAbort: () => (aborted = true) }) },
+        { connection },
+      );
+      await worker.ready();
+      const subscriber = opened.find((redis) => redis.listenerCount("message") > 0); // the one the cancels come on
+      expect(subscriber).toBeDefined();
+      const runId = await client.submit("double", { input: "double 8" });
+      await until(() => started, "the tool to start");
+      subscriber!.disconnect(true);
+      await client.cancel(runId); // published while nobody on the worker listens
+      expect(subscriber!.status).not.toBe("ready");
+      await until(() => aborted, "the run's signal to abort", 5_000);
+      await expect(client.result(runId)).rejects.toThrow(/was cancelled/);
+      await worker.close({ gracePeriodMs: 0 });
+    } finally {
+      connection.disconnect();
+    }
   });
 });

@@ -3,11 +3,13 @@ import { ChannelHub } from "../internal/channel-hub";
 import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, queueNames } from "../internal/queue-names";
 import { openRedisClients } from "../internal/redis-clients";
 import { WirePublisher } from "./wire-publisher";
-import { checkConnection, checkInteger, checkName, checkObject, checkStore, fail } from "../internal/validate";
+import { checkConnection, checkInteger, checkKeys, checkName, checkObject, checkStore, fail } from "../internal/validate";
 import { type ActiveRun, type WorkerContext, processRunJob } from "./process-run-job";
 import type { CloseRunWorkerOptions, RunWorkerOptions } from "./run-worker-options";
 
 const WHERE = "createRunWorker";
+/** The longest delay `setTimeout` takes (a longer one fires at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 const KNOWN = new Set(["connection", "store", "executors", "concurrency", "queueName", "prefix", "maxAttempts", "lockDuration", "stalledInterval", "onError"]);
 
 /** A running worker: see {@link createRunWorker}. */
@@ -21,7 +23,8 @@ export interface RunWorker {
   /**
    * Stops taking jobs, waits up to `gracePeriodMs` for the runs in progress, hands the others back
    * to the queue (recorded as `queued`, resumed by another worker from their record), and closes
-   * the worker's connections.
+   * the worker's connections. Calling it again returns the same promise; a shorter `gracePeriodMs`
+   * given then hands the runs back sooner. Options it refuses (rejects) change nothing.
    */
   close(options?: CloseRunWorkerOptions): Promise<void>;
 }
@@ -122,35 +125,79 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     const run = active.get(runId);
     if (run !== undefined && !run.handOff) run.controller.abort(new Error("the run was cancelled (RunClient.cancel)"));
   };
+  /**
+   * Cancels published while the subscriber connection was down were not heard: once it is back
+   * (subscribed again: a PING answered after its SUBSCRIBE), the runs in progress here look for
+   * the cancel key each cancel leaves.
+   */
+  const catchUpCancels = async () => {
+    try {
+      await redis.subscriber.ping();
+      const runIds = [...active.keys()];
+      if (runIds.length === 0) return;
+      const flags = await Promise.all(runIds.map((runId) => redis.command.exists(names.cancelKey(runId))));
+      runIds.forEach((runId, index) => flags[index] === 1 && cancelRun(runId));
+    } catch (error) {
+      onError(error);
+    }
+  };
   let stopListening: (() => void) | undefined;
   let closed = false;
   const ready = (async () => {
     const stop = await hub.listen(names.cancelChannel, cancelRun);
     if (closed) return stop();
-    stopListening = stop;
+    const stopReconnect = hub.onReconnect(() => void catchUpCancels());
+    stopListening = () => {
+      stop();
+      stopReconnect();
+    };
     void worker.run().catch(onError);
     await worker.waitUntilReady();
   })();
   ready.catch(onError);
 
+  const handOff = () => {
+    for (const run of active.values()) {
+      run.handOff = true;
+      run.controller.abort(new Error("the worker is shutting down; the run goes back to the queue"));
+    }
+  };
+  // The earliest hand-off any close() asked for: a second close() with a shorter grace period
+  // (a second SIGTERM, a deadline) hands the runs back sooner.
+  let handOffAt = Infinity;
+  let handOffTimer: ReturnType<typeof setTimeout> | undefined;
+  const scheduleHandOff = (gracePeriodMs: number) => {
+    const at = Date.now() + gracePeriodMs;
+    if (!(at < handOffAt)) return;
+    handOffAt = at;
+    if (handOffTimer !== undefined) clearTimeout(handOffTimer);
+    handOffTimer = setTimeout(handOff, gracePeriodMs);
+  };
   let closing: Promise<void> | undefined;
-  const close = async ({ gracePeriodMs = 30_000 }: CloseRunWorkerOptions = {}): Promise<void> => {
-    if (!(typeof gracePeriodMs === "number" && gracePeriodMs >= 0)) fail("RunWorker.close", "gracePeriodMs", gracePeriodMs, "a number of milliseconds >= 0 (or Infinity)");
+  const shutDown = async (): Promise<void> => {
     closed = true;
-    const handOff = () => {
-      for (const run of active.values()) {
-        run.handOff = true;
-        run.controller.abort(new Error("the worker is shutting down; the run goes back to the queue"));
-      }
-    };
-    const timer = Number.isFinite(gracePeriodMs) ? setTimeout(handOff, gracePeriodMs) : undefined;
     try {
       await worker.close();
     } finally {
-      if (timer !== undefined) clearTimeout(timer);
+      if (handOffTimer !== undefined) clearTimeout(handOffTimer);
+      handOffTimer = undefined;
       stopListening?.();
       await redis.close();
     }
+  };
+  const close = (closeOptions: CloseRunWorkerOptions = {}): Promise<void> => {
+    // Checked before anything is done: a close() refused for its options leaves the worker as it was.
+    try {
+      checkObject("RunWorker.close", "options", closeOptions);
+      checkKeys("RunWorker.close", "options", closeOptions, ["gracePeriodMs"]);
+      const { gracePeriodMs = 30_000 } = closeOptions;
+      if (!(typeof gracePeriodMs === "number" && gracePeriodMs >= 0)) fail("RunWorker.close", "gracePeriodMs", gracePeriodMs, "a number of milliseconds >= 0 (or Infinity)");
+      // Beyond what a timer can hold (about 24.8 days), as Infinity: Node would fire it at once.
+      if (gracePeriodMs <= MAX_TIMER_MS) scheduleHandOff(gracePeriodMs);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return (closing ??= shutDown());
   };
 
   return {
@@ -159,6 +206,6 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     get activeRuns() {
       return active.size;
     },
-    close: (closeOptions) => (closing ??= close(closeOptions)),
+    close,
   };
 }

@@ -92,6 +92,7 @@ async function processRun(
   }
   if (info === undefined) throw new UnrecoverableError(new RunNotFoundError({ operation: "run job", runId }).message);
   if (ENDED.has(info.status) && (data.kind === "start" || info.status === "finished")) return info.status;
+  if (ENDED.has(info.status) && endedSinceAsked(data, info)) return info.status;
   if (info.status === "interrupted" && data.decisions === undefined && data.kind === "start") return info.status;
   const crashes = job.stalledCounter ?? 0;
   if (crashes >= context.maxAttempts) {
@@ -122,7 +123,36 @@ async function processRun(
     // A resume whose worker died before it recorded the decisions: the run is paused again.
     outcome = await run(data.decisions);
   }
-  return finish(outcome, job, token, active);
+  const status = await finish(outcome, job, token, active);
+  if (status === "interrupted" && (await cancelledWhilePausing(context, runId))) return "cancelled";
+  return status;
+}
+
+/**
+ * Whether a resume job comes too late for its run, which ended after the resume was asked for:
+ * decisions are asked for a paused run only (`RunClient.resume` refuses them otherwise), so a
+ * stopped run (cancelled through the store, say from `agentrx ui`, while the job waited) is not
+ * the pause they decide; a resume without decisions that predates the run's last claim (its
+ * `epoch` moved on: the run was cancelled, or resumed and stopped again, since) neither.
+ */
+function endedSinceAsked(data: RunJobData, info: RunInfo): boolean {
+  if (data.kind !== "resume") return false;
+  if (data.decisions !== undefined) return true;
+  return data.epoch !== undefined && info.epoch !== undefined && info.epoch !== data.epoch;
+}
+
+/**
+ * A cancel that came while the run was pausing reached a worker with no run left to abort (and
+ * `RunClient.cancel` read the run as running): the cancel waits in Redis, so record it now.
+ */
+async function cancelledWhilePausing(context: WorkerContext, runId: string): Promise<boolean> {
+  if ((await context.redis.exists(context.names.cancelKey(runId))) !== 1) return false;
+  try {
+    return await settleRun(context.store, runId, context.owner, "cancelled", cancelReason({ status: "interrupted", eventCount: 1 }));
+  } catch (error) {
+    if (RunBusyError.isInstance(error)) return false; // RunClient.cancel is recording it right now
+    throw error;
+  }
 }
 
 /** A resume passes its decisions when the run is paused; a run left `running` by a dead worker is resumed first. */

@@ -62,7 +62,22 @@ export async function runSegment(request: SegmentRequest): Promise<SegmentOutcom
     });
   });
   if (outcome.kind === "error" && started) await withTimeout(tap.released, RELEASE_WAIT_MS);
+  if (outcome.kind === "error" && !started && signal.aborted) {
+    // Stopped (a cancel, a hand-off) while `resume` claimed the run: the executor gave up before the
+    // run started and wrote nothing, which would leave the run `running` under a lease no one
+    // renews. Give it up as the executor would have (a hand-off records it as queued).
+    const release = tap.releaseClaim({ status: "cancelled", error: `The run was aborted: ${reasonOf(signal)}` }).then(
+      () => undefined,
+      () => undefined, // lost meanwhile (cancelled through the store, taken over): nothing to give up
+    );
+    await withTimeout(release, RELEASE_WAIT_MS);
+  }
   return outcome;
+}
+
+function reasonOf(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason.message : String(reason ?? "the signal aborted");
 }
 
 function handedBack(update: RunUpdate): RunUpdate {

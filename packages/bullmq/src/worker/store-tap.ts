@@ -1,4 +1,4 @@
-import { RunLeaseLostError, type RunInfo, type RunStore, type RunUpdate, type RunWrite, type RunWriteResult, type StoredRunEvent } from "@agentrx/executors";
+import { type ClaimRun, RunLeaseLostError, type RunInfo, type RunStore, type RunUpdate, type RunWrite, type RunWriteResult, type StoredRunEvent } from "@agentrx/executors";
 
 /** What a worker learns from the writes of the run it runs. */
 export interface StoreTapHooks {
@@ -23,6 +23,12 @@ export interface StoreTap {
    * the run writes nothing more then.
    */
   released: Promise<void>;
+  /**
+   * Gives up the lease of a run that the executor claimed and then left without a word (it stopped
+   * before its first event: an `AbortSignal` aborted while it claimed the run), with `update`
+   * (through `rewrite`). Resolves with whether there was such a claim to give up.
+   */
+  releaseClaim(update: RunUpdate): Promise<boolean>;
 }
 
 /**
@@ -33,8 +39,19 @@ export interface StoreTap {
  * @internal
  */
 export function tapStore(store: RunStore, hooks: StoreTapHooks): StoreTap {
-  let release: () => void = () => undefined;
-  const released = new Promise<void>((resolve) => (release = resolve));
+  let resolveReleased: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (resolveReleased = resolve));
+  let gone = false; // a write gave the lease up (or found it lost)
+  const release = () => {
+    gone = true;
+    resolveReleased();
+  };
+  let claim: { runId: string; owner: string; leaseMs: number; epoch: number | undefined } | undefined;
+  const claimRun = async (runId: string, given: ClaimRun): Promise<RunInfo> => {
+    const claimed = await store.claimRun(runId, given);
+    claim = { runId, owner: given.owner, leaseMs: given.leaseMs, epoch: claimed.epoch };
+    return claimed;
+  };
   const write = async (runId: string, given: RunWrite): Promise<RunWriteResult | void> => {
     const update = given.update && hooks.rewrite ? hooks.rewrite(given.update) : given.update;
     const change: RunWrite = update === given.update ? given : { ...given, ...(update ? { update } : {}) };
@@ -57,13 +74,20 @@ export function tapStore(store: RunStore, hooks: StoreTapHooks): StoreTap {
     known = undefined;
     return Promise.resolve({ ...info }); // a copy: the worker still reads its own
   };
+  const releaseClaim = async (update: RunUpdate): Promise<boolean> => {
+    if (claim === undefined || gone) return false;
+    const { runId, owner, leaseMs, epoch } = claim;
+    await write(runId, { owner, leaseMs, ...(epoch === undefined ? {} : { epoch }), events: [], update: { ...update, release: true }, at: Date.now() });
+    return true;
+  };
   const tapped = new Proxy(store, {
     get(target, name, receiver) {
       if (name === "write") return write;
       if (name === "getRun") return getRun;
+      if (name === "claimRun") return claimRun;
       const value = Reflect.get(target, name, receiver) as unknown;
       return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
   });
-  return { store: tapped, released };
+  return { store: tapped, released, releaseClaim };
 }
