@@ -12,7 +12,7 @@ import { type QueueFixture, queueFixture } from "./test-helpers/queue-fixture";
 import { type SseMessage, readSse } from "./test-helpers/sse-client";
 import { testServers, until } from "./test-helpers/test-servers";
 import type { WorkerProcessArgs } from "./test-helpers/worker-process";
-import { type WorkerProcess, startWorkerProcess, stopWorkerProcess } from "./test-helpers/worker-processes";
+import { type WorkerProcess, startWorkerProcess, stopWorkerProcess, workerArgs } from "./test-helpers/worker-processes";
 
 const servers = await testServers("multi-process worker");
 const RUNS = 200;
@@ -25,22 +25,8 @@ describe.skipIf(servers.skip)("worker processes (Redis, PostgreSQL)", () => {
   const workers: WorkerProcess[] = [];
   const effects = join(tmpdir(), `agentrx-bullmq-effects-${process.pid}-${Date.now()}.log`);
 
-  const args = (queueName: string, extra: Partial<WorkerProcessArgs> = {}): WorkerProcessArgs => ({
-    redisUrl: servers.redisUrl,
-    prefix: servers.prefix,
-    queueName,
-    connectionString: servers.postgres?.connectionString ?? "",
-    schema: servers.postgres?.schema ?? "",
-    concurrency: 10,
-    latencyMs: 50,
-    toolMs: 30,
-    leaseMs: 1000,
-    lockDuration: 1000,
-    stalledInterval: 500,
-    maxAttempts: 3,
-    effects,
-    ...extra,
-  });
+  const args = (queueName: string, extra: Partial<WorkerProcessArgs> = {}): WorkerProcessArgs =>
+    workerArgs(servers, queueName, { concurrency: 10, latencyMs: 50, toolMs: 30, leaseMs: 1000, lockDuration: 1000, stalledInterval: 500, maxAttempts: 3, effects, ...extra });
   const sql = async <T>(text: string, values: unknown[] = []): Promise<T[]> => {
     if (servers.postgres === undefined) throw new Error("no PostgreSQL");
     return (await servers.postgres.pool().query({ text, values })).rows as T[];

@@ -2,6 +2,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { WorkerProcessArgs } from "./worker-process";
+import type { TestServers } from "./test-servers";
 import { childScript } from "../../../../test/support/child-script";
 
 const SCRIPT = await childScript(fileURLToPath(new URL("./worker-process.ts", import.meta.url)));
@@ -13,6 +14,16 @@ export interface WorkerProcess {
   /** Resolves when the process has exited and its output is read (with its signal, if it was killed). */
   exited: Promise<NodeJS.Signals | null>;
   stderr(): string;
+}
+
+/** A worker process's arguments: the test's servers and queue, then `settings`. */
+export function workerArgs(
+  servers: TestServers,
+  queueName: string,
+  settings: Omit<WorkerProcessArgs, "redisUrl" | "prefix" | "queueName" | "connectionString" | "schema">,
+): WorkerProcessArgs {
+  const { redisUrl, prefix, postgres } = servers;
+  return { redisUrl, prefix, queueName, connectionString: postgres?.connectionString ?? "", schema: postgres?.schema ?? "", ...settings };
 }
 
 /** Starts a worker process; resolves once it takes jobs. */

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type QueueFixture, queueFixture } from "../test-helpers/queue-fixture";
 import { testServers } from "../test-helpers/test-servers";
 import type { WorkerProcessArgs } from "../test-helpers/worker-process";
-import { type WorkerProcess, startWorkerProcess, stopWorkerProcess } from "../test-helpers/worker-processes";
+import { type WorkerProcess, startWorkerProcess, stopWorkerProcess, workerArgs } from "../test-helpers/worker-processes";
 
 const servers = await testServers("in-doubt takeover");
 
@@ -17,22 +17,8 @@ describe.skipIf(servers.skip)("a tool call in flight on a killed worker (Redis, 
   const workers: WorkerProcess[] = [];
   const effects = join(tmpdir(), `agentrx-bullmq-in-doubt-${process.pid}-${Date.now()}.log`);
   const lines = () => readFileSync(effects, "utf8").split("\n").filter(Boolean);
-  const args = (extra: Partial<WorkerProcessArgs>): WorkerProcessArgs => ({
-    redisUrl: servers.redisUrl,
-    prefix: servers.prefix,
-    queueName: fixture.queueName,
-    connectionString: servers.postgres?.connectionString ?? "",
-    schema: servers.postgres?.schema ?? "",
-    concurrency: 2,
-    latencyMs: 0,
-    toolMs: 0,
-    leaseMs: 500,
-    lockDuration: 600,
-    stalledInterval: 300,
-    maxAttempts: 3,
-    effects,
-    ...extra,
-  });
+  const args = (extra: Partial<WorkerProcessArgs>): WorkerProcessArgs =>
+    workerArgs(servers, fixture.queueName, { concurrency: 2, latencyMs: 0, toolMs: 0, leaseMs: 500, lockDuration: 600, stalledInterval: 300, maxAttempts: 3, effects, ...extra });
 
   beforeAll(() => {
     servers.assertReachable();
