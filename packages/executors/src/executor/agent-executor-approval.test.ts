@@ -1,4 +1,6 @@
+import { isAbortError } from "@agentrx/core";
 import { AgentExecutor } from "@agentrx/executors";
+import { InProcessRunStore } from "../runs/in-process-run-store";
 import { withApproval } from "@agentrx/tools";
 import { tool } from "@langchain/core/tools";
 import { lastValueFrom } from "rxjs";
@@ -41,6 +43,24 @@ describe("approval without a store", () => {
     expect(paused.intermediateSteps?.map((step) => step.observation)).toEqual(["noted a"]);
     const done = await executor.resume("half", { decisions: { "call-0-1": "approve" } });
     expect(done.intermediateSteps?.map((step) => step.observation)).toEqual(["noted a", "sent to ana"]);
+  });
+
+  it("a resume whose signal is already aborted rejects without claiming the run: it stays paused, and resumes after", async () => {
+    const ran: string[] = [];
+    const { agent } = scriptedAgent([act("send", { to: "ana" }), finish("done")]);
+    const store = new InProcessRunStore();
+    const executor = new AgentExecutor({ agent, tools: [send(ran)], store });
+    await executor.invoke({ input: "mail ana" }, { runId: "aborted" });
+    const controller = new AbortController();
+    controller.abort(new Error("user left"));
+    const resumed = executor.resume("aborted", { decisions: { "call-0-0": "approve" }, signal: controller.signal });
+    await expect(resumed).rejects.toSatisfy(isAbortError);
+    expect(ran).toEqual([]);
+    const before = await store.getRun("aborted");
+    expect(before).toMatchObject({ status: "interrupted", epoch: 1 }); // never claimed
+    expect(before?.owner).toBeUndefined();
+    expect((await executor.resume("aborted", { decisions: { "call-0-0": "approve" } })).output).toBe("done");
+    expect(ran).toEqual(["ana"]);
   });
 
   it("an executor without approval and without a store still cannot resume", async () => {

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, observesModelCalls } from "@agentrx/core";
+import { AbortError, InvalidArgumentError, observesModelCalls } from "@agentrx/core";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { Observable, type OperatorFunction, type Subscriber, type TeardownLogic, lastValueFrom } from "rxjs";
 import { InProcessRunStore } from "../runs/in-process-run-store";
@@ -290,6 +290,11 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
         conditions = [...this.options.stopWhen, ...normalizeStopWhen(stopWhen, "options.stopWhen")];
       } catch (error) {
         subscriber.error(error);
+        return;
+      }
+      // Cancelled before it began: the run is left as it is (still paused, say), not claimed.
+      if (config.signal?.aborted) {
+        subscriber.error(new AbortError({ reason: config.signal.reason }));
         return;
       }
       const owner = ownerId();
