@@ -54,9 +54,14 @@ export function answerFromConversation(messages: BaseMessage[]) {
   }
   const missing = CITIES.filter((city) => !results.has(city));
   if (missing.length > 0) return { toolCalls: missing.map((city) => ({ name: "get_weather", args: { city } })) };
-  const [parisSky, parisTemperature] = (results.get("Paris") ?? "").split(", ");
-  const [romeSky, romeTemperature] = (results.get("Rome") ?? "").split(", ");
-  return `Paris is ${parisSky} at ${parisTemperature}, while Rome is ${romeSky} and warmer at ${romeTemperature}: pack sunglasses for both.`;
+  const [parisSky = "", parisTemperature = ""] = (results.get("Paris") ?? "").split(", ");
+  const [romeSky = "", romeTemperature = ""] = (results.get("Rome") ?? "").split(", ");
+  const degrees = (temperature: string) => Number.parseFloat(temperature);
+  const difference = degrees(romeTemperature) - degrees(parisTemperature);
+  const compared = difference > 0 ? "warmer" : difference < 0 ? "colder" : "as warm";
+  const gear = (sky: string) => (/sun|clear/i.test(sky) ? "sunglasses" : /storm|rain|shower/i.test(sky) ? "an umbrella" : "a jacket");
+  const packing = gear(parisSky) === gear(romeSky) ? `${gear(parisSky)} for both` : `${gear(parisSky)} for Paris and ${gear(romeSky)} for Rome`;
+  return `Paris is ${parisSky} at ${parisTemperature}, while Rome is ${romeSky} and ${compared} at ${romeTemperature}: pack ${packing}.`;
 }
 
 export function chooseModel(): BaseChatModel {

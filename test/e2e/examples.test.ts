@@ -90,7 +90,7 @@ describe("npm run demo records its runs", () => {
     // Fork the finished run at its second turn, Rome's weather (the last tool result before it)
     // changed: the copied turn calls no tool again, and the model answers from the new result.
     const forked = await runExample("runs.ts", {}, ["fork", runId as string, "1", "stormy, 9°C"]);
-    expect(forked.stdout).toMatch(/Rome is stormy and warmer at 9°C/);
+    expect(forked.stdout).toMatch(/Rome is stormy and colder at 9°C: pack sunglasses for Paris and an umbrella for Rome\./);
     expect(forked.stdout).not.toMatch(/step\s+get_weather/);
     const forkId = /as run (\S+); stopReason=finish/.exec(forked.stdout)?.[1];
     expect(forkId).toBeDefined();
