@@ -16,4 +16,19 @@ export { followRecordedRun } from "./runs/follow-recorded-run";
 export type { FollowRecordedRunOptions } from "./runs/follow-recorded-run";
 export { type WriteResponseOptions, writeResponse } from "./node/write-response";
 export { a2aTool, createA2AHandler, A2ATaskError } from "./a2a/index";
-export type { A2AAgentCardInput, A2AHandler, A2AHandlerOptions, A2AToolOptions } from "./a2a/index";
+export type {
+  A2AAgentCard,
+  A2AAgentCardInput,
+  A2AAgentExecutor,
+  A2AAgentInterface,
+  A2AAgentSkill,
+  A2AExecutionEventBus,
+  A2AHandler,
+  A2AHandlerOptions,
+  A2AMessage,
+  A2APart,
+  A2ARequestContext,
+  A2ATask,
+  A2ATaskStore,
+  A2AToolOptions,
+} from "./a2a/index";

@@ -1,18 +1,21 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { AgentCard, AgentInterface } from "@a2a-js/sdk";
-import type { AgentExecutor as A2AAgentExecutor, TaskStore } from "@a2a-js/sdk/server";
+// The SDK's types stay inside the module: the public types below are the package's own (a2a-types.ts),
+// since `@a2a-js/sdk` is an optional peer dependency that users' compilers may not find.
+import type { AgentCard } from "@a2a-js/sdk";
+import type { AgentExecutor as SdkAgentExecutor, TaskStore } from "@a2a-js/sdk/server";
 import { InvalidArgumentError } from "@agentrx/core";
 import type { AgentExecutor } from "@agentrx/executors";
 import { SseWriter } from "@agentrx/runs";
 import { checkPositiveInteger } from "../internal/check-options";
 import { errorText } from "../internal/error-text";
 import { isJsonContentType, readBody } from "../internal/request-body";
+import type { A2AAgentCard, A2AAgentExecutor, A2AAgentInterface, A2ATaskStore } from "./a2a-types";
 import { ExecutorA2AAgent, type ToInputs } from "./executor-agent";
 import { loadA2AServer } from "./load-a2a-sdk";
 
 /**
- * The agent card to publish: at least a `name` and a `description`; every other `AgentCard` field
- * is optional here and gets a default. `url` is where the JSON-RPC endpoint is reached from outside.
+ * The agent card to publish: at least a `name` and a `description`; every other field of an
+ * {@link A2AAgentCard} is optional here and gets a default. `url` is where the JSON-RPC endpoint is reached from outside.
  *
  * @example
  * ```ts
@@ -21,7 +24,7 @@ import { loadA2AServer } from "./load-a2a-sdk";
  * const card: A2AAgentCardInput = { name: "Weather", description: "Tells the weather.", url: "https://agents.example.com/weather" };
  * ```
  */
-export type A2AAgentCardInput = Partial<Omit<AgentCard, "supportedInterfaces">> & {
+export type A2AAgentCardInput = Partial<Omit<A2AAgentCard, "supportedInterfaces">> & {
   /** The agent's name, as other agents see it (and `a2aTool` names its tool). */
   name: string;
   /** What the agent does, for other agents and people. */
@@ -32,7 +35,7 @@ export type A2AAgentCardInput = Partial<Omit<AgentCard, "supportedInterfaces">> 
    */
   url?: string;
   /** The interfaces to advertise. @default JSON-RPC at `url`, protocol 1.0 (and 0.3 for older clients) */
-  supportedInterfaces?: AgentInterface[];
+  supportedInterfaces?: A2AAgentInterface[];
 };
 
 /**
@@ -63,8 +66,8 @@ export interface A2AHandlerOptions {
    * files inline, hence a larger default than the AG-UI handler's). @default 10485760
    */
   maxBodyBytes?: number;
-  /** Where tasks are kept (the SDK's `TaskStore`). @default a new `InMemoryTaskStore` */
-  taskStore?: TaskStore;
+  /** Where tasks are kept (any `TaskStore` of the SDK). @default a new `InMemoryTaskStore` */
+  taskStore?: A2ATaskStore;
   /** The run's inputs for a message. @default `{ input: <the message's text> }` */
   toInputs?: ToInputs;
   /**
@@ -95,7 +98,7 @@ export interface A2AHandlerOptions {
 export interface A2AHandler {
   (request: IncomingMessage, response: ServerResponse): Promise<void>;
   /** The agent card as published (with `url` when one was given). */
-  readonly agentCard: AgentCard;
+  readonly agentCard: A2AAgentCard;
   /** The executor as the SDK's `AgentExecutor`, for a `DefaultRequestHandler` of your own (Express, gRPC, REST). */
   readonly agentExecutor: A2AAgentExecutor;
 }
@@ -192,9 +195,13 @@ export function createA2AHandler(executor: AgentExecutor, options: A2AHandlerOpt
 type Serve = (request: IncomingMessage, response: ServerResponse, body: string) => Promise<void>;
 
 /** The JSON-RPC endpoint, once the SDK is loaded: v1.0 requests, and v0.3 ones (no or a 0.3 `A2A-Version`). */
-async function prepare(card: AgentCard, agentExecutor: A2AAgentExecutor, taskStore: TaskStore | undefined, stream: StreamOptions): Promise<Serve> {
+async function prepare(card: AgentCard, agentExecutor: SdkAgentExecutor, taskStore: A2ATaskStore | undefined, stream: StreamOptions): Promise<Serve> {
   const { server, compat } = await loadA2AServer();
-  const requestHandler = new server.DefaultRequestHandler(card, taskStore ?? new server.InMemoryTaskStore(), agentExecutor);
+  // `A2ATaskStore` is the SDK's `TaskStore` with its SDK-only types (the call context, `list`'s
+  // request and response) left loose, so the SDK's stores are assignable to it; the store given
+  // is one of them (or written to the SDK's interface), hence the cast.
+  const store = (taskStore as TaskStore | undefined) ?? new server.InMemoryTaskStore();
+  const requestHandler = new server.DefaultRequestHandler(card, store, agentExecutor);
   const current = new server.JsonRpcTransportHandler(requestHandler);
   const legacy = new compat.LegacyJsonRpcTransportHandler(requestHandler);
   return async (request, response, text) => {
@@ -293,7 +300,7 @@ function failed(response: ServerResponse, error: unknown, onError: ((error: unkn
 /** A whole `AgentCard` from the input, with defaults; JSON-RPC at `url` for protocols 1.0 and 0.3. */
 function agentCardOf(input: A2AAgentCardInput, url: string): AgentCard {
   const { url: _url, supportedInterfaces, ...rest } = input;
-  const interfaces: AgentInterface[] = supportedInterfaces ?? [
+  const interfaces: A2AAgentInterface[] = supportedInterfaces ?? [
     { url, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "1.0" },
     { url, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "0.3" },
   ];

@@ -1,9 +1,10 @@
 import type { Message, Task } from "@a2a-js/sdk";
-import type { AgentExecutionEvent, AgentExecutor as A2AAgentExecutor, ExecutionEventBus, RequestContext } from "@a2a-js/sdk/server";
+import type { AgentExecutionEvent, AgentExecutor as SdkAgentExecutor, ExecutionEventBus, RequestContext } from "@a2a-js/sdk/server";
 import type { AgentExecutor, AgentStreamEvent, Decision, Interrupt } from "@agentrx/executors";
 import { InvalidArgumentError } from "@agentrx/core";
 import type { Observable } from "rxjs";
 import { type Headers, TELEMETRY_CONTEXT_KEY, remoteContext } from "../internal/trace-context";
+import type { A2AMessage } from "./a2a-types";
 import { ROLE_AGENT, TASK_STATE, artifact, dataOf, dataPart, message, partsText, statusUpdate, textPart } from "./a2a-parts";
 
 /** The artifact the answer streams into and ends up in. */
@@ -19,8 +20,11 @@ const TEXT_FLUSH_MS = 50;
 /** Gathered text this long (characters) goes out at once, so one update (and one SSE frame) stays small. */
 const TEXT_FLUSH_CHARS = 32 * 1024;
 
-/** What becomes of an A2A message: the run's inputs. */
-export type ToInputs = (message: Message) => Record<string, unknown>;
+/**
+ * What becomes of an A2A message: the run's inputs. The message is the package's own
+ * `A2AMessage` (the SDK's `Message` is one), so the public declarations need no `@a2a-js/sdk`.
+ */
+export type ToInputs = (message: A2AMessage) => Record<string, unknown>;
 
 /** By default the message's text is the run's `input`. */
 export const defaultToInputs: ToInputs = (received) => ({ input: partsText(received.parts) });
@@ -38,7 +42,7 @@ interface ActiveRun {
  * header starts (or resumes) the run under that remote span, so its spans join the caller's trace
  * (when the executor has `telemetry`). @internal
  */
-export class ExecutorA2AAgent implements A2AAgentExecutor {
+export class ExecutorA2AAgent implements SdkAgentExecutor {
   private readonly active = new Map<string, ActiveRun>();
   /** Context ids of the tasks this process has seen and that are not over (a paused task's too). */
   private readonly contexts = new Map<string, string>();
