@@ -102,4 +102,11 @@ describe("toAGUIEvents", () => {
     expect(events.at(-1)).not.toHaveProperty("result");
     expect(EventSchemas.parse(events.at(-1))).toMatchObject({ outcome: { type: "cancelled" } }); // @ag-ui/core reads it as cancelled
   });
+
+  it("sends a text agent's string input as JSON, as every other input, so a client parses the arguments back", async () => {
+    const action = { type: "action", iteration: 0, at: 0, action: { tool: "search", toolInput: 'Paris "centre"', log: "Action: search" } } as unknown as AgentStreamEvent;
+    const events = validated(await lastValueFrom(toAGUIEvents(of(action), { threadId: "t", runId: "r" }).pipe(toArray())));
+    const args = events.find((event) => event.type === "TOOL_CALL_ARGS") as { delta: string } | undefined;
+    expect(JSON.parse(args?.delta ?? "")).toBe('Paris "centre"');
+  });
 });

@@ -104,7 +104,7 @@ export function toAGUIEvents(events$: Observable<AgentStreamEvent>, { threadId, 
       answerStreamed = false;
       openCalls.add(toolCallId);
       emit({ type: "TOOL_CALL_START", toolCallId, toolCallName });
-      emit({ type: "TOOL_CALL_ARGS", toolCallId, delta: typeof input === "string" ? input : JSON.stringify(input ?? {}) });
+      emit({ type: "TOOL_CALL_ARGS", toolCallId, delta: JSON.stringify(input ?? {}) });
       emit({ type: "TOOL_CALL_END", toolCallId });
     };
     const toolResult = (toolCallId: string, content: unknown) => {
