@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "@agentrx/core";
+import { checkOptionKeys, InvalidArgumentError } from "@agentrx/core";
 import { type AgentExecutorResult, type Decision, RunBusyError, type RunInfo, RunNotFoundError, type RunStore, type SendMessageResult, type SteeringMessage, encodeRunEvent, type JsonObject, sendRunMessage } from "@agentrx/executors";
 import { type ConnectionOptions, Queue } from "bullmq";
 import { Observable, filter, lastValueFrom, map } from "rxjs";
@@ -6,7 +6,7 @@ import { ChannelHub } from "../internal/channel-hub";
 import { CANCEL_TTL_SECONDS, DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, type QueueNames, queueNames, resumeJobId, startJobId } from "../internal/queue-names";
 import { type RedisClients, type RunQueueConnection, openRedisClients } from "../internal/redis-clients";
 import { RESUME_JOB, type RunJobData, START_JOB } from "../internal/run-job-data";
-import { checkConnection, checkInteger, checkKeys, checkName, checkObject, checkRunId, checkStore, fail } from "../internal/validate";
+import { checkConnection, checkInteger, checkName, checkObject, checkRunId, checkStore, fail } from "../internal/validate";
 import { encodeWire } from "../internal/wire";
 import { ENDED, cancelReason, settleRun } from "../internal/settle-run";
 import { type FollowItem, type FollowPace, type RunEvent, followRun } from "./follow-run";
@@ -101,7 +101,7 @@ export class RunClient {
     if (typeof executor !== "string" || executor === "") fail(where, "executor", executor, "the name of an executor factory of the workers (a non-empty string)");
     checkObject(where, "inputs", inputs);
     checkObject(where, "options", options);
-    checkKeys(where, "options", options, ["threadId", "runId"]);
+    checkOptionKeys(where, options, ["threadId", "runId"], "options.");
     const { threadId, runId = crypto.randomUUID() } = options;
     checkRunId(where, runId);
     if (threadId !== undefined && (typeof threadId !== "string" || threadId === "")) fail(where, "threadId", threadId, "a non-empty string");
@@ -138,7 +138,7 @@ export class RunClient {
   events(runId: string, options: RunEventsOptions = {}): Observable<RunEvent> {
     checkRunId("RunClient.events", runId);
     checkObject("RunClient.events", "options", options);
-    checkKeys("RunClient.events", "options", options, ["after"]);
+    checkOptionKeys("RunClient.events", options, ["after"], "options.");
     const { after = 0 } = options;
     checkInteger("RunClient.events", "after", after, 0);
     return this.follow(runId, after).pipe(
@@ -203,7 +203,7 @@ export class RunClient {
     const where = "RunClient.resume";
     checkRunId(where, runId);
     checkObject(where, "options", options);
-    checkKeys(where, "options", options, ["decisions"]);
+    checkOptionKeys(where, options, ["decisions"], "options.");
     const decisions = options.decisions as Record<string, Decision> | undefined;
     if (decisions !== undefined) checkObject(where, "decisions", decisions);
     this.connect();
@@ -261,7 +261,7 @@ export class RunClient {
   async reconcile(options: ReconcileOptions = {}): Promise<ReconcileReport> {
     const where = "RunClient.reconcile";
     checkObject(where, "options", options);
-    checkKeys(where, "options", options, ["limit"]);
+    checkOptionKeys(where, options, ["limit"], "options.");
     const { limit = RECONCILE_LIMIT } = options;
     checkInteger(where, "limit", limit, 1);
     this.connect();

@@ -20,20 +20,6 @@ export function checkObject(where: string, argument: string, value: unknown): as
   if (value === null || typeof value !== "object" || Array.isArray(value)) fail(where, argument, value, "an object");
 }
 
-/**
- * Refuses keys of an options object that are not `known` (a misspelt `runID` would otherwise be
- * dropped without a word, and the call would go on without it).
- */
-export function checkKeys(where: string, argument: string, value: Record<string, unknown>, known: readonly string[]): void {
-  const unknown = Object.keys(value).find((key) => !known.includes(key));
-  if (unknown === undefined) return;
-  throw new InvalidArgumentError({
-    argument: `${argument}.${unknown}`,
-    value: value[unknown],
-    message: `${where}: \`${argument}\` has an unknown key \`${unknown}\` (it takes ${known.map((key) => `\`${key}\``).join(", ")}); remove it or fix its spelling.`,
-  });
-}
-
 export function checkStore(where: string, store: unknown): asserts store is RunStore {
   const missing = STORE_METHODS.filter((name) => typeof (store as Record<string, unknown> | null)?.[name] !== "function");
   if (missing.length > 0) {

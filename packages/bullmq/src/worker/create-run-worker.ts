@@ -1,9 +1,10 @@
+import { checkOptionKeys } from "@agentrx/core";
 import { type ConnectionOptions, Worker } from "bullmq";
 import { ChannelHub } from "../internal/channel-hub";
 import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, queueNames } from "../internal/queue-names";
 import { openRedisClients } from "../internal/redis-clients";
 import { WirePublisher } from "./wire-publisher";
-import { checkConnection, checkInteger, checkKeys, checkName, checkObject, checkStore, fail } from "../internal/validate";
+import { checkConnection, checkInteger, checkName, checkObject, checkStore, fail } from "../internal/validate";
 import { type ActiveRun, type WorkerContext, processRunJob } from "./process-run-job";
 import type { CloseRunWorkerOptions, RunWorkerOptions } from "./run-worker-options";
 
@@ -189,7 +190,7 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     // Checked before anything is done: a close() refused for its options leaves the worker as it was.
     try {
       checkObject("RunWorker.close", "options", closeOptions);
-      checkKeys("RunWorker.close", "options", closeOptions, ["gracePeriodMs"]);
+      checkOptionKeys("RunWorker.close", closeOptions, ["gracePeriodMs"], "options.");
       const { gracePeriodMs = 30_000 } = closeOptions;
       if (!(typeof gracePeriodMs === "number" && gracePeriodMs >= 0)) fail("RunWorker.close", "gracePeriodMs", gracePeriodMs, "a number of milliseconds >= 0 (or Infinity)");
       // Beyond what a timer can hold (about 24.8 days), as Infinity: Node would fire it at once.

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "@agentrx/core";
+import { checkOptionKeys, InvalidArgumentError } from "@agentrx/core";
 import {
   RunBusyError,
   RunNotFoundError,
@@ -33,7 +33,6 @@ import {
   checkReadOptions,
   checkWrite,
 } from "../internal/validate-run-arguments";
-import { checkOptionKeys } from "../internal/check-option-keys";
 
 const STORE = "MemoryRunStore";
 

@@ -1,5 +1,5 @@
 import { searchTerms, withCursors } from "../internal/run-list-query";
-import { InvalidArgumentError } from "@agentrx/core";
+import { checkOptionKeys, InvalidArgumentError } from "@agentrx/core";
 import {
   RunBusyError,
   RunNotFoundError,
@@ -58,7 +58,6 @@ export type {
   PostgresQueryResult,
   PostgresRunStoreOptions,
 } from "./postgres-run-store-options";
-import { checkOptionKeys } from "../internal/check-option-keys";
 
 const STORE = "PostgresRunStore";
 /** The default of `statementTimeoutMs` and `connectionTimeoutMs`. */

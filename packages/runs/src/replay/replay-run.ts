@@ -1,8 +1,7 @@
-import { InvalidArgumentError } from "@agentrx/core";
+import { checkOptionKeys, InvalidArgumentError } from "@agentrx/core";
 import { RECORD_ONLY_EVENT_TYPES, REPLAY_PAGE_SIZE, RunRecordFold, type AgentStreamEvent, type RunStore, readRecordedEvents, recordedRunInfo } from "@agentrx/executors";
 import { Observable, timer, type Subscription } from "rxjs";
 import { checkRunReference } from "./check-run-reference";
-import { checkOptionKeys } from "../internal/check-option-keys";
 
 /**
  * How {@link replayRun} paces the events: `"instant"` emits them as fast as they are read;

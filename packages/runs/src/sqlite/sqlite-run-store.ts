@@ -1,7 +1,7 @@
 import { withCursors } from "../internal/run-list-query";
 import { mkdirSync, statSync, type Stats } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { InvalidArgumentError } from "@agentrx/core";
+import { checkOptionKeys, InvalidArgumentError } from "@agentrx/core";
 import {
   RunStoreError,
   type CancelRun,
@@ -36,7 +36,6 @@ import { defaultSqliteDriver, loadSqliteDriver, SQLITE_DRIVERS, sqliteErrorCode,
 import { loadWorkerThreads, WalCheckpoints, type WalCheckpointState } from "./sqlite-checkpoints";
 import { migrateSqlite } from "./sqlite-migrations";
 import { type BatchOutcome, SqliteStatements, type SqliteWrite } from "./sqlite-statements";
-import { checkOptionKeys } from "../internal/check-option-keys";
 
 const STORE = "SqliteRunStore";
 /** The longest SQLite itself waits for a lock (it blocks the thread meanwhile); the store retries asynchronously after that. */

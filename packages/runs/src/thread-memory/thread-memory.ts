@@ -1,10 +1,9 @@
-import { InvalidArgumentError } from "@agentrx/core";
+import { checkOptionKeys, InvalidArgumentError } from "@agentrx/core";
 import { RunStoreError, type JsonObject, type NewThreadMessage, type RunStore, type StoredThreadMessage } from "@agentrx/executors";
 import { isBaseMessage, mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages, type BaseMessage, type StoredMessage } from "@langchain/core/messages";
 import { estimateMessageTokens } from "./estimate-message-tokens";
 import { selectWindow } from "./select-window";
 import { withoutToolMessages } from "./without-tool-messages";
-import { checkOptionKeys } from "../internal/check-option-keys";
 
 /** Options of {@link ThreadMemory}. */
 export interface ThreadMemoryOptions {

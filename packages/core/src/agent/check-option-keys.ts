@@ -1,10 +1,23 @@
-import { InvalidArgumentError } from "@agentrx/core";
+import { InvalidArgumentError } from "../errors/invalid-argument-error";
 
 /**
  * Throws an `InvalidArgumentError` naming the first key of `options` that is not in `known`, so a
  * misspelt option (`{ file: "runs.db" }` for `{ path: "runs.db" }`) fails where it is given rather
  * than leaving the default in place. `owner` names the constructor or function in the message;
- * `prefix` goes before the key in `argument` (e.g. `"options."`).
+ * `prefix` goes before the key in `argument` (e.g. `"options."`). Shared by the packages' option
+ * checks (`@agentrx/runs`' stores, `@agentrx/bullmq`'s client and worker).
+ *
+ * @example
+ * ```ts
+ * import { checkOptionKeys } from "@agentrx/core";
+ *
+ * checkOptionKeys("MyStore", { path: "runs.db" }, ["path"]); // fine
+ * try {
+ *   checkOptionKeys("MyStore", { file: "runs.db" }, ["path"]);
+ * } catch (error) {
+ *   console.log((error as Error).message); // "MyStore: unknown option `file`. Known options: path."
+ * }
+ * ```
  *
  * @internal
  */
