@@ -1,7 +1,7 @@
 import { createToolCallingAgent } from "@agentrx/agents";
 import type { AgentStep } from "@agentrx/core";
 import { ScriptedChatModel } from "@agentrx/core/testing";
-import { AgentExecutor, type AgentMiddleware, MiddlewareError, type MiddlewareEvent, stopRun } from "@agentrx/executors";
+import { AgentExecutor, type AgentMiddleware, MiddlewareError, type MiddlewareEvent, stopRun, type ToolCallRequest } from "@agentrx/executors";
 import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { withApproval } from "@agentrx/tools";
@@ -58,6 +58,70 @@ describe("prepareStep", () => {
     const agent = createToolCallingAgent({ llm: new ScriptedChatModel({ responses: ["x"] }), tools: [echoTool], prompt });
     const executor = new AgentExecutor({ agent, tools: [echoTool], middleware: [{ prepareStep: () => ({ tools: [upper] }) }] });
     await expect(executor.invoke({ input: "hi" })).rejects.toThrow(/middleware\[0\]" failed in prepareStep: `tools` may only hold the executor's own tools \(echo\); got "upper"/);
+  });
+});
+
+describe("what a hook hands back", () => {
+  it("refuses a prepareStep result with a misspelt key instead of ignoring it", async () => {
+    const { agent, inputs } = scriptedAgent([finish("never")]);
+    const executor = new AgentExecutor({ agent, tools: [], middleware: [{ name: "trim", prepareStep: ({ steps }) => ({ step: steps.slice(-1) }) as never }] });
+    await expect(executor.invoke({ input: "hi" })).rejects.toThrow(/Middleware "trim" failed in prepareStep: prepareStep returned an unknown key `step` \(it would be ignored\); it may return inputs, steps, model, tools, compaction/);
+    expect(inputs).toHaveLength(0);
+  });
+
+  it("takes a prepareStep result spread from its arguments, but refuses one that changes what it cannot", async () => {
+    const { agent, inputs } = scriptedAgent([act("echo", { text: "a" }), finish("done")]);
+    const spread: AgentMiddleware = { prepareStep: (args) => ({ ...args, steps: args.steps.slice(-1) }) };
+    const result = await new AgentExecutor({ agent, tools: [echoTool], middleware: [spread] }).invoke({ input: "hi" });
+    expect(result.output).toBe("done");
+    expect(inputs.map((input) => input.steps.length)).toEqual([0, 1]);
+    const { agent: other } = scriptedAgent([finish("never")]);
+    const changed: AgentMiddleware = { name: "skip", prepareStep: (args) => ({ ...args, iteration: args.iteration + 1 }) as never };
+    await expect(new AgentExecutor({ agent: other, tools: [], middleware: [changed] }).invoke({ input: "hi" })).rejects.toThrow(
+      /Middleware "skip" failed in prepareStep: prepareStep returned `iteration` changed, but it cannot change it/,
+    );
+  });
+
+  it("refuses a request passed to next with a misspelt or unchangeable key, naming the hook", async () => {
+    const { agent } = scriptedAgent([act("echo", { text: "a" }), finish("done")]);
+    const misspelt: AgentMiddleware = { name: "inputs", wrapModelCall: (request, next) => next({ ...request, input: { input: "other" } } as never) };
+    await expect(new AgentExecutor({ agent, tools: [echoTool], middleware: [misspelt] }).invoke({ input: "hi" })).rejects.toThrow(
+      /Middleware "inputs" failed in wrapModelCall: next\(\) was given the request with an unknown key `input` \(it would be ignored\); it may change inputs, steps, model, tools, signal/,
+    );
+    const { agent: toolAgent } = scriptedAgent([act("echo", { text: "a" }), finish("done")]);
+    let ran = 0;
+    const counted = tool(async ({ text }: { text: string }) => (ran++, text), { name: "echo", description: "Echoes.", schema: z.object({ text: z.string() }) });
+    const renumbered: AgentMiddleware = { name: "renumber", wrapToolCall: (call, next) => next({ ...call, index: 7 }) };
+    await expect(new AgentExecutor({ agent: toolAgent, tools: [counted], middleware: [renumbered] }).invoke({ input: "hi" })).rejects.toThrow(
+      /Middleware "renumber" failed in wrapToolCall: next\(\) was given the request with `index` changed, which a tool call cannot change/,
+    );
+    expect(ran).toBe(0);
+    // The request as given, or a copy with what may change, passes.
+    const { agent: fine } = scriptedAgent([act("echo", { text: "a" }), finish("done")]);
+    const rewrite: AgentMiddleware = {
+      wrapModelCall: (request, next) => next({ ...request, inputs: { ...request.inputs, input: "changed" } }),
+      wrapToolCall: (call, next) => next({ ...call, action: { ...call.action, toolInput: { text: "b" } } }),
+    };
+    const result = await new AgentExecutor({ agent: fine, tools: [echoTool], middleware: [rewrite], returnIntermediateSteps: true }).invoke({ input: "hi" });
+    expect(result.intermediateSteps?.map((step) => step.observation)).toEqual(["b"]);
+  });
+
+  it("fails a wrap hook that resolves to nothing, naming it, instead of recording an empty observation", async () => {
+    const { agent } = scriptedAgent([act("echo", { text: "a" }), finish("done")]);
+    const forgot: AgentMiddleware = {
+      name: "audit",
+      async wrapToolCall(call: ToolCallRequest, next: (call: ToolCallRequest) => Promise<unknown>) {
+        await next(call); // no return
+      },
+    } as unknown as AgentMiddleware;
+    await expect(new AgentExecutor({ agent, tools: [echoTool], middleware: [forgot] }).invoke({ input: "hi" })).rejects.toThrow(
+      /Middleware "audit" failed in wrapToolCall: wrapToolCall must resolve to the tool call's observation .*, got undefined \(a missing `return`\?\)/,
+    );
+    const { agent: other } = scriptedAgent([finish("done")]);
+    const model = { name: "measure", wrapModelCall: async () => undefined } as unknown as AgentMiddleware;
+    await expect(new AgentExecutor({ agent: other, tools: [], middleware: [model] }).invoke({ input: "hi" })).rejects.toThrow(
+      /Middleware "measure" failed in wrapModelCall: wrapModelCall must resolve to the agent's output/,
+    );
   });
 });
 

@@ -5,7 +5,7 @@ import type { AgentStreamEvent, StepsCompaction, StopReason } from "../executor/
 import type { RunState, RunTransition, RunTurn } from "../executor/run-state";
 import { onAbort } from "../executor/shared-abort-listener";
 import type { ResolvedOptions } from "../executor/validate-options";
-import type { ModelCallRequest, PrepareStepResult, ToolCallRequest } from "./agent-middleware";
+import type { ModelCallRequest, PrepareStepArgs, PrepareStepResult, ToolCallRequest } from "./agent-middleware";
 import { MiddlewareError, type MiddlewareHook } from "./middleware-error";
 import type { MiddlewareChain, NamedMiddleware } from "./resolve-middleware";
 import { RunStop } from "./stop-run";
@@ -80,14 +80,11 @@ export class MiddlewareRun {
       let model: PrepareStepResult["model"];
       let tools: PrepareStepResult["tools"];
       for (const entry of this.chain.prepareStep) {
-        const result = await this.guard(entry, "prepareStep", () =>
-          (entry.middleware.prepareStep as NonNullable<NamedMiddleware["middleware"]["prepareStep"]>)({
-            runId: state.runId, iteration, steps, runSteps: state.steps, inputs, usage: state.usage, compaction: state.compaction, signal: controller.signal,
-          }),
-        );
+        const args: PrepareStepArgs = { runId: state.runId, iteration, steps, runSteps: state.steps, inputs, usage: state.usage, compaction: state.compaction, signal: controller.signal };
+        const result = await this.guard(entry, "prepareStep", () => (entry.middleware.prepareStep as NonNullable<NamedMiddleware["middleware"]["prepareStep"]>)(args));
         if (final ? controller.signal.aborted : this.host.interrupted) throw controller.signal.reason ?? new Error("The run was stopped.");
         if (result === undefined || result === null) continue;
-        this.checkResult(entry, result);
+        this.checkResult(entry, result, args);
         if (result.compaction !== undefined) await this.compacted(entry, result.compaction, iteration);
         if (result.inputs !== undefined) inputs = final ? { ...result.inputs, forceFinalAnswer: true } : result.inputs;
         if (result.steps !== undefined) steps = result.steps;
@@ -170,16 +167,41 @@ export class MiddlewareRun {
       const entry = entries[i] as NamedMiddleware;
       const wrap = entry.middleware[hook] as unknown as (request: R, next: (request: R) => Promise<T>) => Promise<T>;
       const inside = next;
-      const checkedNext = (request: R): Promise<T> => {
-        this.checkRequest(entry, hook, request);
-        return inside(request).catch((error: unknown) => {
-          if (typeof error === "object" && error !== null) this.passed.add(error);
-          throw error;
-        });
+      next = (request: R) => {
+        const given = { ...request, report: this.reporter(entry, hook, request) };
+        const checkedNext = (changed: R): Promise<T> => {
+          this.checkNextKeys(entry, hook, changed, given);
+          this.checkRequest(entry, hook, changed);
+          return inside(changed).catch((error: unknown) => {
+            if (typeof error === "object" && error !== null) this.passed.add(error);
+            throw error;
+          });
+        };
+        return this.guard(entry, hook, async () => checkAnswer(entry, hook, await wrap.call(entry.middleware, given, checkedNext)));
       };
-      next = (request: R) => this.guard(entry, hook, () => wrap.call(entry.middleware, { ...request, report: this.reporter(entry, hook, request) }, checkedNext));
     }
     return next;
+  }
+
+  /**
+   * What a wrap hook passed to `next`: only what the request may change, and what it may not change
+   * given back as it was. A misspelt key (`input`, `step`) or a changed `iteration` would be ignored
+   * by the call: refused instead.
+   */
+  private checkNextKeys(entry: NamedMiddleware, hook: "wrapModelCall" | "wrapToolCall", changed: object, given: object): void {
+    const bad = (message: string): never => {
+      throw new MiddlewareError({ middleware: entry.name, hook, message });
+    };
+    if (typeof changed !== "object" || changed === null || Array.isArray(changed)) bad(`next() takes the request (or a changed copy of it), got ${changed === null ? "null" : Array.isArray(changed) ? "an array" : typeof changed}.`);
+    const { changeable, fixed } = hook === "wrapModelCall" ? MODEL_REQUEST_KEYS : TOOL_REQUEST_KEYS;
+    for (const key of Object.keys(changed)) {
+      if (changeable.includes(key)) continue;
+      if (fixed.includes(key)) {
+        if ((changed as Record<string, unknown>)[key] === (given as Record<string, unknown>)[key]) continue;
+        bad(`next() was given the request with \`${key}\` changed, which a ${hook === "wrapModelCall" ? "model" : "tool"} call cannot change (it would be ignored); it may change ${changeable.join(", ")}.`);
+      }
+      bad(`next() was given the request with an unknown key \`${key}\` (it would be ignored); it may change ${changeable.join(", ")}.`);
+    }
   }
 
   /** Runs a hook: its errors are blamed on it, unless they passed through or stop the run. */
@@ -224,11 +246,23 @@ export class MiddlewareRun {
     await this.host.barrier();
   }
 
-  private checkResult(entry: NamedMiddleware, result: PrepareStepResult): void {
+  private checkResult(entry: NamedMiddleware, result: PrepareStepResult, args: PrepareStepArgs): void {
     const bad = (message: string): never => {
       throw new MiddlewareError({ middleware: entry.name, hook: "prepareStep", message });
     };
-    if (typeof result !== "object" || Array.isArray(result)) bad(`prepareStep must return an object ({ inputs?, steps?, model?, tools? }) or nothing, got ${Array.isArray(result) ? "an array" : typeof result}.`);
+    if (typeof result !== "object" || Array.isArray(result)) bad(`prepareStep must return an object ({ inputs?, steps?, model?, tools?, compaction? }) or nothing, got ${Array.isArray(result) ? "an array" : typeof result}.`);
+    // A misspelt key (`step`, `input`) would leave the call as it was: refused, not ignored. What
+    // the hook was given may come back unchanged (`{ ...args, steps }`); changed, it is refused too.
+    for (const key of Object.keys(result)) {
+      if (PREPARE_STEP_KEYS.includes(key)) continue;
+      const given = key in args;
+      if (given && (result as Record<string, unknown>)[key] === (args as unknown as Record<string, unknown>)[key]) continue;
+      bad(
+        given
+          ? `prepareStep returned \`${key}\` changed, but it cannot change it (it would be ignored); it may return ${PREPARE_STEP_KEYS.join(", ")}.`
+          : `prepareStep returned an unknown key \`${key}\` (it would be ignored); it may return ${PREPARE_STEP_KEYS.join(", ")}.`,
+      );
+    }
     if (result.inputs !== undefined && (typeof result.inputs !== "object" || result.inputs === null || Array.isArray(result.inputs))) bad("`inputs` must be an object.");
     if (result.steps !== undefined && !Array.isArray(result.steps)) bad("`steps` must be an array of AgentSteps.");
     const compaction = result.compaction;
@@ -262,6 +296,33 @@ export class MiddlewareRun {
       }
     }
   }
+}
+
+/** What `prepareStep` may return (see {@link PrepareStepResult}). */
+const PREPARE_STEP_KEYS: readonly string[] = Object.keys({ inputs: true, steps: true, model: true, tools: true, compaction: true } satisfies Record<keyof PrepareStepResult, true>);
+
+/** The keys of a model call's request: what `wrapModelCall` may change for `next`, and what it must give back as it was. */
+const MODEL_REQUEST_KEYS = requestKeys<ModelCallRequest>({ inputs: true, steps: true, model: true, tools: true, signal: true, runId: false, iteration: false, runSteps: false, report: false });
+/** The same for a tool call's request and `wrapToolCall`. */
+const TOOL_REQUEST_KEYS = requestKeys<ToolCallRequest>({ action: true, signal: true, runId: false, iteration: false, index: false, runSteps: false, report: false });
+
+function requestKeys<R>(keys: Record<keyof R, boolean>): { changeable: readonly string[]; fixed: readonly string[] } {
+  const entries = Object.entries(keys);
+  return { changeable: entries.filter(([, may]) => may).map(([key]) => key), fixed: entries.filter(([, may]) => !may).map(([key]) => key) };
+}
+
+/**
+ * What a wrap hook resolved to: a tool call's observation (a string or message content), an agent
+ * call's output (an object). A hook that forgot to return its `next`'s result fails, named, rather
+ * than leaving an empty observation or blaming the agent.
+ */
+function checkAnswer<T>(entry: NamedMiddleware, hook: "wrapModelCall" | "wrapToolCall", answer: T): T {
+  const value = answer as unknown;
+  const fine = hook === "wrapToolCall" ? typeof value === "string" || Array.isArray(value) : typeof value === "object" && value !== null;
+  if (fine) return answer;
+  const got = value === undefined ? "undefined (a missing `return`?)" : value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
+  const wanted = hook === "wrapToolCall" ? "the tool call's observation (a string or message content, as `next(call)` resolves to)" : "the agent's output (as `next(request)` resolves to)";
+  throw new MiddlewareError({ middleware: entry.name, hook, message: `${hook} must resolve to ${wanted}, got ${got}.` });
 }
 
 /** A signal that aborts with `parent` and when released (a wrapped call settled: what it left running stops). */
