@@ -90,9 +90,18 @@ export function checkDecisions(
   return out;
 }
 
+/** The keys each kind of decision takes. */
+const DECISION_KEYS: Readonly<Record<string, readonly string[]>> = { approve: ["type"], reject: ["type", "message"], edit: ["type", "toolInput"], result: ["type", "observation"] };
+
 function checkDecision(id: string, decision: unknown, interrupt: Interrupt, toolsByName: ReadonlyMap<string, StructuredToolInterface>): Decision {
   if (decision === "approve") return decision;
   const type = (decision as { type?: unknown } | null)?.type;
+  const keys = typeof type === "string" ? DECISION_KEYS[type] : undefined;
+  if (keys !== undefined) {
+    // A misspelt key (`mesage`, `input`) would be ignored: the call would run, or be rejected, other than meant.
+    const unknown = Object.keys(decision as object).find((key) => !keys.includes(key));
+    if (unknown !== undefined) throw invalid(decision, `the ${type} decision for "${id}" has an unknown key \`${unknown}\` (it would be ignored); it takes ${keys.join(", ")}. Nothing ran.`);
+  }
   if (type === "approve") return { type };
   if (type === "reject") {
     const message = (decision as { message?: unknown }).message;

@@ -118,6 +118,13 @@ describe("approval", () => {
       lastValueFrom(executor.resume("r", { decisions: { "call-0-1": { type: "edit", toolInput: { order: "A1", amount: -5 } } } })),
     ).rejects.toThrow(/edited input for "call-0-1" \(tool "refund"\) does not fit the tool's schema: amount:.*Nothing ran/);
     await expect(lastValueFrom(executor.resume("r", { decisions: { "call-0-1": "yes please" as never } }))).rejects.toThrow(/must be "approve"/);
+    // A misspelt key would be ignored (a rejection with the default message, an edit without its input): refused.
+    await expect(lastValueFrom(executor.resume("r", { decisions: { "call-0-1": { type: "reject", mesage: "Over the limit." } as never } }))).rejects.toThrow(
+      /the reject decision for "call-0-1" has an unknown key `mesage` \(it would be ignored\); it takes type, message\. Nothing ran/,
+    );
+    await expect(lastValueFrom(executor.resume("r", { decisions: { "call-0-1": { type: "approve", toolInput: { order: "A1", amount: 5 } } as never } }))).rejects.toThrow(
+      /the approve decision for "call-0-1" has an unknown key `toolInput`/,
+    );
     expect(ran).toEqual(["lookup A1"]);
     expect(await store.getRun("r")).toMatchObject({ status: "interrupted" });
 
