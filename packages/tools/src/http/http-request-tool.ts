@@ -1,7 +1,8 @@
+import { checkOptionKeys } from "@agentrx/core";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { responseToObservation } from "./format-response";
-import { createSafeHttpClient, type SafeHttpOptions } from "./safe-http-client";
+import { SAFE_HTTP_OPTION_KEYS, createSafeHttpClient, type SafeHttpOptions } from "./safe-http-client";
 
 /** Options of {@link createHttpRequestTool}: the safe HTTP options plus the tool's own. */
 export interface HttpRequestToolOptions extends SafeHttpOptions {
@@ -35,6 +36,7 @@ export interface HttpRequestToolOptions extends SafeHttpOptions {
  * ```
  */
 export function createHttpRequestTool(options: HttpRequestToolOptions) {
+  if (typeof options === "object" && options !== null) checkOptionKeys("createHttpRequestTool", options, [...SAFE_HTTP_OPTION_KEYS, "name", "description", "retryableStatuses"]);
   const { name = "http_request", description, retryableStatuses = [429, 502, 503, 504], ...httpOptions } = options;
   const client = createSafeHttpClient(httpOptions);
   const methods = (httpOptions.allowedMethods ?? ["GET"]).map((m) => m.toUpperCase()) as [string, ...string[]];

@@ -1,7 +1,7 @@
 import { lookup } from "node:dns/promises";
 import http from "node:http";
 import https from "node:https";
-import { AbortError, InvalidArgumentError } from "@agentrx/core";
+import { AbortError, InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
 import { RequestRefusedError, type RequestRefusedReason } from "../errors/request-refused-error";
 import { ResponseTooLargeError } from "../errors/response-too-large-error";
 import { ToolTimeoutError } from "../errors/tool-timeout-error";
@@ -98,6 +98,7 @@ async function defaultResolver(hostname: string): Promise<readonly string[]> {
  * ```
  */
 export function createSafeHttpClient(options: SafeHttpOptions): SafeHttpClient {
+  if (typeof options === "object" && options !== null) checkOptionKeys("createSafeHttpClient", options, SAFE_HTTP_OPTION_KEYS);
   const settings = resolveOptions(options);
   return {
     async request(request, { signal } = {}) {
@@ -134,6 +135,15 @@ export function createSafeHttpClient(options: SafeHttpOptions): SafeHttpClient {
 }
 
 type Settings = Required<Omit<SafeHttpOptions, "allowedAddresses">> & { allowlist: Exclude<ReturnType<typeof parseAddressAllowlist>, string> };
+
+/**
+ * The options of the safe HTTP layer, by name: a misspelt one (`allowedHost`, `timeout`) would leave
+ * its default in place, so the callers refuse it. @internal
+ */
+export const SAFE_HTTP_OPTION_KEYS: readonly string[] = Object.keys({
+  allowedHosts: true, allowedAddresses: true, allowedProtocols: true, allowedMethods: true, allowedRequestHeaders: true,
+  headers: true, maxResponseBytes: true, timeoutMs: true, maxRedirects: true, resolver: true,
+} satisfies Record<keyof SafeHttpOptions, true>);
 
 function resolveOptions(options: SafeHttpOptions): Settings {
   const invalid = (argument: string, value: unknown, message: string) => new InvalidArgumentError({ argument, value, message });

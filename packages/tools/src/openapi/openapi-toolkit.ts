@@ -1,10 +1,10 @@
-import { InvalidArgumentError } from "@agentrx/core";
+import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
 import { BaseToolkit, tool, type StructuredToolInterface } from "@langchain/core/tools";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { RequestRefusedError } from "../errors/request-refused-error";
 import { responseToObservation } from "../http/format-response";
-import { createSafeHttpClient, type SafeHttpClient, type SafeHttpOptions } from "../http/safe-http-client";
+import { SAFE_HTTP_OPTION_KEYS, createSafeHttpClient, type SafeHttpClient, type SafeHttpOptions } from "../http/safe-http-client";
 import { encodePathParameter } from "./encode-path-parameter";
 import { checkPropertyName, deref, emptyShape, jsonSchemaToZod, objectOf } from "./json-schema-to-zod";
 
@@ -95,6 +95,12 @@ export class OpenApiToolkit extends BaseToolkit {
  * ```
  */
 export function createOpenApiToolkit(options: OpenApiToolkitOptions): OpenApiToolkit {
+  if (typeof options === "object" && options !== null) {
+    const own = ["document", "baseUrl", "allowedHosts", "operations", "retryableStatuses"];
+    // The safe HTTP layer's methods and headers allowlists come from the document, not from options.
+    const http = SAFE_HTTP_OPTION_KEYS.filter((key) => key !== "allowedMethods" && key !== "allowedRequestHeaders");
+    checkOptionKeys("createOpenApiToolkit", options, [...new Set([...own, ...http])]);
+  }
   const { document: input, baseUrl: baseOption, operations: only, retryableStatuses = [429, 502, 503, 504], ...httpOptions } = options;
   const document = readDocument(input);
   const baseUrl = readBaseUrl(document, baseOption);

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "@agentrx/core";
+import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { stableStringify } from "./stable-stringify";
 import { checkNumberOption } from "../internal/check-number-option";
@@ -29,6 +29,9 @@ interface Entry {
   expiresAt: number;
 }
 
+/** The options {@link cachePolicy} takes: a misspelt one would leave its default in place. */
+const CACHE_OPTION_KEYS = Object.keys({ ttlMs: true, maxEntries: true, key: true } satisfies Record<keyof CachePolicyOptions, true>);
+
 /**
  * A policy that remembers successful results per tool name and arguments (key order does not
  * matter) for `ttlMs`, holding at most `maxEntries` (least recently used evicted). Failures, and
@@ -44,6 +47,7 @@ interface Entry {
  * ```
  */
 export function cachePolicy(options: CachePolicyOptions = {}): ToolPolicy & ToolResultCache {
+  if (typeof options === "object" && options !== null) checkOptionKeys("cachePolicy", options, CACHE_OPTION_KEYS);
   const { ttlMs = 300_000, maxEntries = 100, key = defaultKey } = options;
   checkNumberOption("cachePolicy ttlMs", ttlMs, { min: 1 });
   checkNumberOption("cachePolicy maxEntries", maxEntries, { min: 1, integer: true });

@@ -1,4 +1,4 @@
-import { AbortError } from "@agentrx/core";
+import { AbortError, checkOptionKeys } from "@agentrx/core";
 import { raceAbort } from "../internal/race-abort";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { checkNumberOption } from "../internal/check-number-option";
@@ -38,7 +38,9 @@ interface Waiter {
  * console.log(twoAtATime.active, twoAtATime.queued); // 0 0
  * ```
  */
-export function concurrencyLimitPolicy({ maxConcurrent }: ConcurrencyLimitPolicyOptions): ToolPolicy & ConcurrencyLimitState {
+export function concurrencyLimitPolicy(options: ConcurrencyLimitPolicyOptions): ToolPolicy & ConcurrencyLimitState {
+  if (typeof options === "object" && options !== null) checkOptionKeys("concurrencyLimitPolicy", options, ["maxConcurrent"] satisfies (keyof ConcurrencyLimitPolicyOptions)[]);
+  const { maxConcurrent } = options ?? ({} as Partial<ConcurrencyLimitPolicyOptions>);
   checkNumberOption("concurrencyLimitPolicy maxConcurrent", maxConcurrent, { min: 1, integer: true });
   let active = 0;
   const line: Waiter[] = [];

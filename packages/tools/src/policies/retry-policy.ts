@@ -1,4 +1,4 @@
-import { InvalidArgumentError, isAbortError } from "@agentrx/core";
+import { InvalidArgumentError, checkOptionKeys, isAbortError } from "@agentrx/core";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { isRetryableError } from "../errors/retryable-tool-error";
 import { ToolRetriesExhaustedError } from "../errors/tool-retries-exhausted-error";
@@ -25,6 +25,9 @@ export interface RetryPolicyOptions {
   isRetryable?: (error: unknown, attempt: number) => boolean;
 }
 
+/** The options {@link retryPolicy} takes: a misspelt one would leave its default in place. */
+const RETRY_OPTION_KEYS = Object.keys({ maxAttempts: true, initialDelayMs: true, factor: true, maxDelayMs: true, jitter: true, isRetryable: true } satisfies Record<keyof RetryPolicyOptions, true>);
+
 /**
  * A policy that retries a tool call that failed with a retryable error, waiting with exponential
  * backoff between attempts (at least an error's `retryAfterMs`, if it has one). Other errors, and
@@ -40,6 +43,7 @@ export interface RetryPolicyOptions {
  * ```
  */
 export function retryPolicy(options: RetryPolicyOptions = {}): ToolPolicy {
+  if (typeof options === "object" && options !== null) checkOptionKeys("retryPolicy", options, RETRY_OPTION_KEYS);
   const {
     maxAttempts = 3,
     initialDelayMs = 250,

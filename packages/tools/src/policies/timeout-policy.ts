@@ -1,4 +1,4 @@
-import { linkAbortSignal } from "@agentrx/core";
+import { checkOptionKeys, linkAbortSignal } from "@agentrx/core";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { ToolTimeoutError } from "../errors/tool-timeout-error";
 import { raceAbort } from "../internal/race-abort";
@@ -23,7 +23,9 @@ export interface TimeoutPolicyOptions {
  * const fiveSeconds = timeoutPolicy({ ms: 5000 });
  * ```
  */
-export function timeoutPolicy({ ms }: TimeoutPolicyOptions): ToolPolicy {
+export function timeoutPolicy(options: TimeoutPolicyOptions): ToolPolicy {
+  if (typeof options === "object" && options !== null) checkOptionKeys("timeoutPolicy", options, ["ms"] satisfies (keyof TimeoutPolicyOptions)[]);
+  const { ms } = options ?? ({} as Partial<TimeoutPolicyOptions>);
   checkNumberOption("timeoutPolicy ms", ms, { min: 1, max: MAX_TIMER_MS });
   return ({ toolName, config, metadata }, next) => {
     const controller = new AbortController();

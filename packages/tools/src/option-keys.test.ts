@@ -1,0 +1,41 @@
+import { InvalidArgumentError } from "@agentrx/core";
+import { tool } from "@langchain/core/tools";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { createHttpRequestTool, createOpenApiToolkit, createSafeHttpClient, withCache, withConcurrencyLimit, withRetry, withTimeout } from "./index";
+
+const echo = tool(async ({ text }: { text: string }) => text, { name: "echo", description: "Echoes.", schema: z.object({ text: z.string() }) });
+const document = { openapi: "3.0.0", info: { title: "t", version: "1" }, servers: [{ url: "https://api.example.com" }], paths: { "/ping": { get: { operationId: "ping", responses: { "200": { description: "ok" } } } } } };
+
+/** The error `make` throws. */
+function errorOf(make: () => unknown): unknown {
+  try {
+    make();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
+describe("the tools' options refuse a misspelt key instead of keeping the default", () => {
+  it.each([
+    ["withRetry", () => withRetry(echo, { maxAttempt: 5 } as never), /retryPolicy: unknown option `maxAttempt`\. Known options: maxAttempts, initialDelayMs/],
+    ["withCache", () => withCache(echo, { ttl: 10 } as never), /cachePolicy: unknown option `ttl`\. Known options: ttlMs, maxEntries, key/],
+    ["withTimeout", () => withTimeout(echo, { ms: 100, timeoutMs: 5 } as never), /timeoutPolicy: unknown option `timeoutMs`\. Known options: ms\./],
+    ["withConcurrencyLimit", () => withConcurrencyLimit(echo, { max: 2 } as never), /concurrencyLimitPolicy: unknown option `max`\. Known options: maxConcurrent\./],
+    ["createSafeHttpClient", () => createSafeHttpClient({ allowedHosts: ["api.example.com"], timeout: 10 } as never), /createSafeHttpClient: unknown option `timeout`/],
+    ["createHttpRequestTool", () => createHttpRequestTool({ allowedHosts: ["api.example.com"], allowedMethod: ["POST"] } as never), /createHttpRequestTool: unknown option `allowedMethod`\. Known options: .*allowedMethods.*retryableStatuses/],
+    ["createOpenApiToolkit", () => createOpenApiToolkit({ document, operation: ["ping"] } as never), /createOpenApiToolkit: unknown option `operation`\. Known options: .*operations/],
+  ])("%s", (_name, make, message) => {
+    const error = errorOf(make);
+    expect(InvalidArgumentError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(message);
+  });
+
+  it("takes every option it documents", () => {
+    expect(withRetry(echo, { maxAttempts: 2, initialDelayMs: 1, factor: 2, maxDelayMs: 5, jitter: false, isRetryable: () => true }).name).toBe("echo");
+    expect(withCache(echo, { ttlMs: 10, maxEntries: 2, key: (name) => name }).name).toBe("echo");
+    expect(createHttpRequestTool({ allowedHosts: ["api.example.com"], allowedMethods: ["GET"], timeoutMs: 100, maxRedirects: 0, name: "http", description: "d", retryableStatuses: [503] }).name).toBe("http");
+    expect(createOpenApiToolkit({ document, operations: ["ping"], timeoutMs: 100, allowedHosts: ["api.example.com"] }).getTools().map((t) => t.name)).toEqual(["ping"]);
+  });
+});
