@@ -1,3 +1,4 @@
+import { assertOptionKeys } from "../shared/validate-option-keys";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { FORCE_FINAL_ANSWER_INSTRUCTION, InvalidArgumentError, type AgentInput, type AgentOutput, type AgentStep } from "@agentrx/core";
 import type { BaseLanguageModel, BaseLanguageModelCallOptions } from "@langchain/core/language_models/base";
@@ -51,6 +52,9 @@ export function formatJsonChatScratchpad(steps: AgentStep[]): BaseMessage[] {
   return formatLogToMessages(steps, { templateToolResponse: JSON_CHAT_TOOL_RESPONSE, templateUserMessage: JSON_CHAT_USER_MESSAGE });
 }
 
+/** The options it takes: a misspelt one is refused, not ignored. */
+const JSON_CHAT_OPTION_KEYS = Object.keys({ llm: true, tools: true, prompt: true, stop: true, toolsRenderer: true } satisfies Record<keyof CreateJsonChatAgentOptions, true>);
+
 /**
  * Creates a JSON chat agent (LangChain's `create_json_chat_agent`), for chat models without native
  * tool calling: the model answers with a JSON blob `{"action", "action_input"}` in a code fence. The
@@ -80,6 +84,7 @@ export function formatJsonChatScratchpad(steps: AgentStep[]): BaseMessage[] {
  * console.log(await agent.invoke({ input: "Weather in Paris?", steps: [] })); // { tool: "search", toolInput: { query: "Paris" }, log: "..." }
  * ```
  */
+
 export function createJsonChatAgent(options: CreateJsonChatAgentOptions): Runnable<AgentInput, AgentOutput> {
   if (typeof options !== "object" || options === null) {
     throw new InvalidArgumentError({
@@ -88,6 +93,7 @@ export function createJsonChatAgent(options: CreateJsonChatAgentOptions): Runnab
       message: `${CONTEXT.constructorName}: pass an options object { llm, tools, prompt }.`,
     });
   }
+  assertOptionKeys(options, JSON_CHAT_OPTION_KEYS, CONTEXT);
   const { llm, tools, prompt, stop = [...JSON_CHAT_STOP_SEQUENCES], toolsRenderer = renderTextDescription } = options;
   assertModel(llm, CONTEXT);
   assertTools(tools, CONTEXT.constructorName);

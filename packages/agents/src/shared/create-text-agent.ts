@@ -1,3 +1,4 @@
+import { assertOptionKeys } from "./validate-option-keys";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import {
   FORCE_FINAL_ANSWER_INSTRUCTION,
@@ -50,6 +51,9 @@ export function appendInstructionToText(scratchpad: string): string {
   return scratchpad ? `${scratchpad}\n\n${FORCE_FINAL_ANSWER_INSTRUCTION}` : FORCE_FINAL_ANSWER_INSTRUCTION;
 }
 
+/** The options it takes: a misspelt one is refused, not ignored. */
+const TEXT_AGENT_OPTION_KEYS = Object.keys({ llm: true, tools: true, prompt: true, stop: true } satisfies Record<keyof TextAgentOptions, true>);
+
 /** @internal Validates a text agent's options and builds it. */
 export function createTextAgent(options: TextAgentOptions, spec: TextAgentSpec): Runnable<AgentInput, AgentOutput> {
   if (typeof options !== "object" || options === null) {
@@ -59,6 +63,7 @@ export function createTextAgent(options: TextAgentOptions, spec: TextAgentSpec):
       message: `${spec.constructorName}: pass an options object { llm, tools, prompt }.`,
     });
   }
+  assertOptionKeys(options, TEXT_AGENT_OPTION_KEYS, spec);
   const { llm, tools, prompt, stop = [...spec.defaultStop] } = options;
   assertModel(llm, spec);
   assertTools(tools, spec.constructorName, { min: spec.minTools ?? 0 });

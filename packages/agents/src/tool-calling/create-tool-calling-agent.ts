@@ -1,3 +1,4 @@
+import { assertOptionKeys } from "../shared/validate-option-keys";
 import {
   FORCE_FINAL_ANSWER_INSTRUCTION,
   InvalidArgumentError,
@@ -124,6 +125,9 @@ export function createOpenAIToolsAgent(options: CreateToolCallingAgentOptions): 
   });
 }
 
+/** The options it takes: a misspelt one is refused, not ignored. */
+const TOOL_CALLING_OPTION_KEYS = Object.keys({ llm: true, tools: true, prompt: true, forceFinalAnswerMode: true, toolImages: true } satisfies Record<keyof CreateToolCallingAgentOptions, true>);
+
 /**
  * Validates the options of a native tool-calling agent and builds it: tools bound for ordinary
  * turns, withheld (or `tool_choice: "none"`) on the `forceFinalAnswer` turn, a message scratchpad
@@ -131,6 +135,7 @@ export function createOpenAIToolsAgent(options: CreateToolCallingAgentOptions): 
  *
  * @internal
  */
+
 export function buildToolCallingAgent(
   options: CreateToolCallingAgentOptions,
   context: ValidationContext & {
@@ -146,6 +151,7 @@ export function buildToolCallingAgent(
       message: `${context.constructorName}: pass an options object { llm, tools, prompt }.`,
     });
   }
+  assertOptionKeys(options, TOOL_CALLING_OPTION_KEYS, context);
   const { llm, tools, prompt, forceFinalAnswerMode = "without-tools", toolImages = "auto" } = options;
   assertToolCallingModel(llm, context);
   assertTools(tools, context.constructorName);
