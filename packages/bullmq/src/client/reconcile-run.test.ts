@@ -1,6 +1,6 @@
 import type { RunInfo } from "@agentrx/executors";
 import { describe, expect, it } from "vitest";
-import { type ReconcileRunContext, reconcileRun } from "./reconcile-run";
+import { type ReconcileRunContext, queuedAtEpoch, reconcileRun } from "./reconcile-run";
 
 const NOW = 1_000_000;
 
@@ -9,10 +9,10 @@ function run(overrides: Partial<RunInfo>): RunInfo {
 }
 
 /** A context whose latest job is in `state`; it records what reconciling did. */
-function context(state: string, failedReason?: string) {
+function context(state: string, failedReason?: string, epoch?: number) {
   const calls: string[] = [];
   const fake: ReconcileRunContext = {
-    latestJob: async (runId) => (calls.push(`latestJob ${runId}`), { state, ...(failedReason === undefined ? {} : { failedReason }) }),
+    latestJob: async (runId) => (calls.push(`latestJob ${runId}`), { state, ...(failedReason === undefined ? {} : { failedReason }), ...(epoch === undefined ? {} : { epoch }) }),
     queueResume: async (runId, executor) => void calls.push(`queueResume ${runId} ${executor}`),
     giveUp: async (runId, reason) => {
       calls.push(`giveUp ${runId}: ${reason}`);
@@ -53,5 +53,30 @@ describe("reconcileRun", () => {
     const orphan = context("unknown");
     await expect(reconcileRun(orphan.fake, run({ metadata: {} }), NOW)).rejects.toThrow(/names no executor/);
     expect(orphan.calls.some((call) => call.startsWith("queueResume"))).toBe(false);
+  });
+
+  it("says the run went on before its job failed when a worker took it after the job was queued (its epoch moved on)", async () => {
+    const crashed = { status: "running", owner: "w", leaseExpiresAt: NOW - 1 } as const;
+    // The start job (queued at epoch 1) of a run a worker claimed (epoch 2): it failed mid-run and its end was not recorded.
+    const afterStart = context("failed", "the database went away", 1);
+    await expect(reconcileRun(afterStart.fake, run({ ...crashed, epoch: 2, eventCount: 6 }), NOW)).rejects.toThrow(
+      "Its job failed after a worker took the run, and the run's end was not recorded: the database went away.",
+    );
+    // A resume job of that crashed run (queued at epoch 2) that failed before any worker could claim it.
+    const beforeStart = context("failed", "the store was unreachable.", 2); // one full stop, not two
+    await expect(reconcileRun(beforeStart.fake, run({ ...crashed, epoch: 2, eventCount: 6 }), NOW)).rejects.toThrow(/^Its job failed before the run could go on: the store was unreachable\.$/);
+    // A run handed back on close() (queued, claimed before) waits to go on: its job failed before that.
+    const handedBack = context("failed", "the store was unreachable", 1);
+    await expect(reconcileRun(handedBack.fake, run({ epoch: 2, eventCount: 6 }), NOW)).rejects.toThrow("Its job failed before the run could go on: the store was unreachable.");
+    // No epochs to compare (a store without them): a running record is a worker's.
+    const noEpochs = context("failed", "job stalled more than allowable limit");
+    await expect(reconcileRun(noEpochs.fake, run(crashed), NOW)).rejects.toThrow(/^Its job failed after a worker took the run, .*: job stalled more than allowable limit\.$/);
+  });
+
+  it("reads the epoch a job was queued at: 1 for a start job (a new run), the resume's own, else unknown", () => {
+    expect(queuedAtEpoch({ kind: "start", runId: "r1", executor: "double" })).toBe(1);
+    expect(queuedAtEpoch({ kind: "resume", runId: "r1", executor: "double", epoch: 4 })).toBe(4);
+    expect(queuedAtEpoch({ kind: "resume", runId: "r1", executor: "double" })).toBeUndefined();
+    expect(queuedAtEpoch(null)).toBeUndefined();
   });
 });

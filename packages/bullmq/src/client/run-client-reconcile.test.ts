@@ -93,6 +93,35 @@ describe.skipIf(servers.skip)("RunClient after Redis lost its jobs (Redis, Postg
     expect((await fixture.store.getRun(runId))?.status).toBe("failed");
   });
 
+  it("gives up a run whose job failed after a worker took it and whose end was not recorded, saying the run went on", async () => {
+    const client = fixture.client();
+    // The database goes away while the tool runs: the run fails on its worker, and neither its
+    // failure nor the release of its lease reaches the record, which still says `running`.
+    let down = false;
+    const failing = new Proxy(fixture.store, {
+      get(target, name, receiver) {
+        if (name === "write") {
+          return (...args: Parameters<typeof target.write>) => (down ? Promise.reject(new Error("the database went away")) : target.write(...args));
+        }
+        const value = Reflect.get(target, name, receiver) as unknown;
+        return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    fixture.worker({ double: () => doublingExecutor({ leaseMs: 300, onTool: (what) => void (what === "start" && (down = true)) }) }, { store: failing });
+    const runId = await client.submit("double", { input: "double 5" });
+    const job = (await fixture.queue().getJob(`run-${runId}`))!;
+    await until(async () => (await job.getState()) === "failed", "the run's job to fail");
+    await until(async () => ((await fixture.store.getRun(runId))?.leaseExpiresAt ?? Infinity) < Date.now(), "the worker's lease to expire");
+    const stranded = await fixture.store.getRun(runId);
+    expect(stranded).toMatchObject({ status: "running" });
+    expect(stranded?.eventCount).toBeGreaterThan(0); // it had started
+    expect(await client.reconcile()).toEqual({ requeued: [], failed: [runId] });
+    const info = await fixture.store.getRun(runId);
+    expect(info?.status).toBe("failed");
+    expect(info?.error).toMatch(/^Its job failed after a worker took the run, and the run's end was not recorded: .*the database went away/);
+    await expect(client.result(runId)).rejects.toSatisfy((error) => RunStoppedError.isInstance(error) && /after a worker took the run/.test(error.message));
+  });
+
   it("queues again a running run whose worker and job are both gone, once its lease expired", async () => {
     const client = fixture.client();
     const runId = await client.submit("double", { input: "double 7" });

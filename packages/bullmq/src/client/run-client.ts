@@ -7,12 +7,13 @@ import { CANCEL_TTL_SECONDS, DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, type QueueNames
 import { type RedisClients, type RunQueueConnection, openRedisClients } from "../internal/redis-clients";
 import { RESUME_JOB, type RunJobData, START_JOB } from "../internal/run-job-data";
 import { checkConnection, checkInteger, checkName, checkObject, checkRunId, checkStore, fail } from "../internal/validate";
+import { jsonProblem } from "../internal/json-problem";
 import { encodeWire } from "../internal/wire";
 import { ENDED, cancelReason, settleRun } from "../internal/settle-run";
 import { type FollowItem, type FollowPace, type RunEvent, followRun } from "./follow-run";
 import type { ReconcileOptions, ReconcileReport, ResumeRunOptions, RunClientOptions, RunEventsOptions, SubmitRunOptions } from "./run-client-options";
 import { RunStoppedError } from "../errors/run-stopped-error";
-import { PENDING_STATES, giveUpRun, reconcileRun } from "./reconcile-run";
+import { PENDING_STATES, giveUpRun, queuedAtEpoch, reconcileRun } from "./reconcile-run";
 import { toResult } from "./to-result";
 
 const KNOWN = new Set(["connection", "store", "queueName", "prefix", "pollIntervalMs"]);
@@ -93,8 +94,14 @@ export class RunClient {
    * now on) and queues a job for it. Resolves with the run's id.
    *
    * @param executor the name of the executor factory the workers run it with (a key of their `executors`)
-   * @param inputs the executor's inputs, e.g. `{ input: "..." }`
-   * @throws InvalidArgumentError naming the argument when one cannot work (values that are not JSON, a circular reference)
+   * @param inputs the executor's inputs, e.g. `{ input: "..." }`: plain data (strings, finite
+   *   numbers, booleans, `null`, arrays and plain objects) and `@langchain/core` messages, which is
+   *   what reaches the worker (the run's record holds them as JSON). An `undefined` property is
+   *   left out, as JSON leaves it out.
+   * @throws InvalidArgumentError naming the argument when one cannot work, and the path of a part
+   *   of `inputs` that would not reach the worker as given (a BigInt, a function, a Symbol, NaN, an
+   *   `undefined` array item, a Date, a Map or Set, a class instance, a circular reference, a part
+   *   nested more than 100 levels deep); nothing is recorded or queued then
    */
   async submit(executor: string, inputs: Record<string, unknown>, options: SubmitRunOptions = {}): Promise<string> {
     const where = "RunClient.submit";
@@ -105,6 +112,14 @@ export class RunClient {
     const { threadId, runId = crypto.randomUUID() } = options;
     checkRunId(where, runId);
     if (threadId !== undefined && (typeof threadId !== "string" || threadId === "")) fail(where, "threadId", threadId, "a non-empty string");
+    const problem = jsonProblem(inputs, "inputs");
+    if (problem !== undefined) {
+      throw new InvalidArgumentError({
+        argument: problem.path,
+        value: problem.value,
+        message: `${where}: ${problem.path} ${problem.what}, which a queued run's inputs cannot carry (they travel as JSON). Nothing was queued.`,
+      });
+    }
     const encoded = encodeInputs(inputs, runId);
     const { queue } = this.connect();
     await this.store.createRun({
@@ -195,9 +210,16 @@ export class RunClient {
   /**
    * Queues a resume of a run: with `decisions` for a paused run (the worker that takes it applies
    * them: nobody waits for a person on a worker), without for a run that was cancelled, failed, or
-   * whose worker died. Clears a cancel of the run. Resolves once the job is queued.
+   * whose worker died (a `running` run whose lease expired), or a `queued` run whose job Redis
+   * lost. Clears a cancel of the run. Resolves once the job is queued. A resume that would do
+   * nothing is refused, and nothing is queued.
    *
-   * @throws InvalidArgumentError when `decisions` are given for a run that is not paused, or the run was not submitted through a `RunClient`
+   * @throws InvalidArgumentError (rejects) when `decisions` are given for a run that is not paused,
+   *   none for a paused run, the run has finished (it has its output: `result(runId)` gives it), or
+   *   it was not submitted through a `RunClient`
+   * @throws RunBusyError (rejects) when the run is running under a live lease (on a worker, or in a
+   *   process that died less than a lease ago): wait for it to end, or for its lease to expire
+   * @throws RunNotFoundError (rejects) for an unknown run
    */
   async resume(runId: string, options: ResumeRunOptions = {}): Promise<void> {
     const where = "RunClient.resume";
@@ -219,6 +241,7 @@ export class RunClient {
         message: `${where}: run "${runId}" is ${info.status}, not paused for approval: there is nothing to decide (a pause is decided once).`,
       });
     }
+    if (decisions === undefined) refuseIdleResume(where, info, Date.now());
     // Followers of the run wait for this job rather than end at the pause (or the failure).
     await this.queueResume(runId, executor, info.epoch, decisions, true);
   }
@@ -337,7 +360,9 @@ export class RunClient {
           const { redis, queue } = this.connect();
           const resumeId = await redis.command.get(this.names.resumeKey(runId));
           const job = (resumeId === null ? undefined : await queue.getJob(resumeId)) ?? (await queue.getJob(startJobId(runId)));
-          return job === undefined ? { state: "unknown" } : { state: await job.getState(), failedReason: job.failedReason };
+          if (job === undefined) return { state: "unknown" };
+          const epoch = queuedAtEpoch(job.data);
+          return { state: await job.getState(), failedReason: job.failedReason, ...(epoch === undefined ? {} : { epoch }) };
         },
         queueResume: (runId, executor, epoch) => this.queueResume(runId, executor, epoch),
         giveUp: (runId, reason) => giveUpRun(this.store, this.owner, runId, reason),
@@ -381,6 +406,33 @@ export class RunClient {
     const queue = new Queue(this.names.queueName, { connection: this.connection as ConnectionOptions, prefix: this.names.prefix });
     queue.on("error", () => undefined); // reconnects on its own; calls report their errors
     return (this.connected = { redis, hub: new ChannelHub(redis.subscriber), queue });
+  }
+}
+
+/**
+ * Refuses a resume without decisions that would queue a job with nothing to do: the run finished
+ * (a worker would only find its output again), is paused (only decisions move it on), or is
+ * running under a live lease (the job would wait for that lease, then find the run ended, or
+ * resume a failure nobody asked to retry).
+ */
+function refuseIdleResume(where: string, info: RunInfo, now: number): void {
+  const { runId, status } = info;
+  if (status === "finished") {
+    throw new InvalidArgumentError({
+      argument: "runId",
+      value: runId,
+      message: `${where}: run "${runId}" is finished: there is nothing to resume (\`result(runId)\` gives its output; submit a new run to ask again).`,
+    });
+  }
+  if (status === "interrupted") {
+    throw new InvalidArgumentError({
+      argument: "decisions",
+      value: undefined,
+      message: `${where}: run "${runId}" is paused for approval: only \`decisions\` for its interrupts move it on (\`result(runId)\` lists them), e.g. resume(runId, { decisions: { [interruptId]: "approve" } }); or cancel it.`,
+    });
+  }
+  if (status === "running" && (info.leaseExpiresAt ?? 0) >= now) {
+    throw new RunBusyError({ runId, ...(info.owner === undefined ? {} : { owner: info.owner }), ...(info.leaseExpiresAt === undefined ? {} : { leaseExpiresAt: info.leaseExpiresAt }) });
   }
 }
 

@@ -1,3 +1,4 @@
+import { RunBusyError } from "@agentrx/executors";
 import { MemoryRunStore } from "@agentrx/runs";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -69,11 +70,14 @@ describe.skipIf(servers.skip)("createRunWorker (Redis, PostgreSQL)", () => {
   it("waits for the lease of a dead process to expire before resuming its run", async () => {
     const client = fixture.client();
     const runId = `dead-${Math.random().toString(36).slice(2, 8)}`;
-    // What a worker that died leaves: a running run under a lease nobody renews.
+    // What a worker that died leaves: a running run under a lease nobody renews, and its job,
+    // which BullMQ's stalled-job check hands to another worker.
     await fixture.store.createRun({ runId, inputs: { input: "double 9" }, status: "running", owner: "dead", leaseMs: 700, metadata: { executor: "double" }, at: Date.now() });
     const leaseEnd = Date.now() + 700;
+    // Nobody can tell a dead holder from a live one before its lease ends: RunClient.resume refuses.
+    await expect(client.resume(runId)).rejects.toSatisfy((error) => RunBusyError.isInstance(error) && error.owner === "dead");
+    await fixture.queue().add("start", { schemaVersion: 1, kind: "start", runId, executor: "double" }, { jobId: startJobId(runId) });
     fixture.worker({ double: () => doublingExecutor() });
-    await client.resume(runId);
     const result = await client.result(runId);
     expect(result.output).toBe("9 doubled is 18.");
     const [start] = await fixture.store.readEvents(runId, { limit: 1 });

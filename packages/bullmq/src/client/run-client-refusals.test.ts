@@ -1,0 +1,122 @@
+// Calls that would queue a job that cannot do what was asked are refused at the call, before
+// anything is recorded or queued: inputs JSON would change, resumes with nothing to resume.
+import { InvalidArgumentError } from "@agentrx/core";
+import { RunBusyError } from "@agentrx/executors";
+import { HumanMessage } from "@langchain/core/messages";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { doublingExecutor } from "../test-helpers/doubling-agent";
+import { type QueueFixture, queueFixture } from "../test-helpers/queue-fixture";
+import { testServers, until } from "../test-helpers/test-servers";
+
+const servers = await testServers("RunClient refusals");
+
+describe.skipIf(servers.skip)("RunClient refuses what a queued job cannot carry out (Redis, PostgreSQL)", () => {
+  let fixture: QueueFixture;
+  beforeAll(() => {
+    servers.assertReachable();
+    fixture = queueFixture(servers, "refusals-test");
+  });
+  beforeEach(() => {
+    fixture.next();
+  });
+  afterAll(async () => {
+    await fixture?.close();
+    await servers.cleanup();
+  });
+
+  /** Every job of the current queue, whatever its state. */
+  const jobCount = async () => Object.values(await fixture.queue().getJobCounts()).reduce((sum, count) => sum + count, 0);
+  const fresh = (name: string) => `${name}-${Math.random().toString(36).slice(2, 8)}`;
+
+  it("submit refuses inputs JSON would change or drop, naming the path, and records and queues nothing", async () => {
+    const client = fixture.client();
+    const cyclic: Record<string, unknown> = { input: "double 1" };
+    cyclic["self"] = cyclic;
+    const cases: [Record<string, unknown>, string, RegExp][] = [
+      [{ input: "double 1", options: { limit: 10n } }, "inputs.options.limit", /inputs\.options\.limit is a BigInt \(pass it as a string or a number\), which a queued run's inputs cannot carry \(they travel as JSON\)/],
+      [{ input: "double 1", onDone: () => undefined }, "inputs.onDone", /inputs\.onDone is a function, which/],
+      [{ input: "double 1", kind: Symbol("k") }, "inputs.kind", /inputs\.kind is a Symbol, which/],
+      [{ input: "double 1", ids: ["a", undefined] }, "inputs.ids[1]", /inputs\.ids\[1\] is undefined \(in an array it would arrive as null/],
+      [{ input: "double 1", since: new Date("2025-01-02T03:04:05Z") }, "inputs.since", /inputs\.since is a Date \(it would arrive as a string; pass date\.toISOString\(\)/],
+      [{ input: "double 1", seen: new Map([["a", 1]]) }, "inputs.seen", /inputs\.seen is a Map \(it would arrive as \{\}/],
+      [{ input: "double 1", tags: new Set(["a"]) }, "inputs.tags", /inputs\.tags is a Set/],
+      [{ input: "double 1", score: Number.NaN }, "inputs.score", /inputs\.score is NaN/],
+      [cyclic, "inputs.self", /inputs\.self contains a circular reference \(it is inputs again\)/],
+    ];
+    for (const [inputs, path, message] of cases) {
+      const runId = fresh("refused");
+      const error = await client.submit("double", inputs, { runId }).catch((caught: unknown) => caught);
+      expect(InvalidArgumentError.isInstance(error) && error.argument, path).toBe(path);
+      expect((error as Error).message).toMatch(/^RunClient\.submit: /);
+      expect((error as Error).message).toMatch(message);
+      expect(await fixture.store.getRun(runId)).toBeUndefined();
+    }
+    expect(await jobCount()).toBe(0);
+  });
+
+  it("submit accepts plain data and messages, leaves undefined properties out, and the worker gets them as given", async () => {
+    const client = fixture.client();
+    fixture.worker({ double: () => doublingExecutor() });
+    const inputs = { input: "double 3", since: "2025-01-02T03:04:05.000Z", options: { limit: 10, note: undefined }, ids: ["a", null], chat_history: [new HumanMessage("earlier")] };
+    const runId = await client.submit("double", inputs);
+    expect((await client.result(runId)).output).toBe("3 doubled is 6.");
+    const [start] = await fixture.store.readEvents(runId, { limit: 1 });
+    const recorded = start?.data["inputs"] as Record<string, unknown>;
+    expect(recorded).toMatchObject({ input: "double 3", since: "2025-01-02T03:04:05.000Z", options: { limit: 10 }, ids: ["a", null] });
+    expect(Object.keys(recorded["options"] as object)).toEqual(["limit"]);
+    expect(JSON.stringify(recorded["chat_history"])).toContain("earlier");
+  });
+
+  it("resume refuses a finished run, and queues nothing", async () => {
+    const client = fixture.client();
+    fixture.worker({ double: () => doublingExecutor() });
+    const runId = await client.submit("double", { input: "double 2" });
+    await client.result(runId);
+    const jobs = await jobCount();
+    const error = await client.resume(runId).catch((caught: unknown) => caught);
+    expect(InvalidArgumentError.isInstance(error) && error.argument).toBe("runId");
+    expect((error as Error).message).toBe(`RunClient.resume: run "${runId}" is finished: there is nothing to resume (\`result(runId)\` gives its output; submit a new run to ask again).`);
+    expect(await jobCount()).toBe(jobs);
+    expect(await fixture.store.getRun(runId)).toMatchObject({ status: "finished" });
+  });
+
+  it("resume refuses a paused run without decisions (only decisions move it on), and queues nothing", async () => {
+    const client = fixture.client();
+    fixture.worker({ approve: () => doublingExecutor({ approval: true }) });
+    const runId = await client.submit("approve", { input: "double 2" });
+    expect((await client.result(runId)).stopReason).toBe("interrupted");
+    const jobs = await jobCount();
+    const error = await client.resume(runId).catch((caught: unknown) => caught);
+    expect(InvalidArgumentError.isInstance(error) && error.argument).toBe("decisions");
+    expect((error as Error).message).toMatch(/RunClient\.resume: run ".*" is paused for approval: only `decisions` for its interrupts move it on/);
+    expect(await jobCount()).toBe(jobs);
+  });
+
+  it("resume refuses a run running on a worker with RunBusyError naming its lease holder, and queues nothing", async () => {
+    const client = fixture.client();
+    let started = false;
+    fixture.worker({ hang: () => doublingExecutor({ toolMs: 60_000, onTool: (what) => void (what === "start" && (started = true)) }) });
+    const runId = await client.submit("hang", { input: "double 1" });
+    await until(() => started, "the tool to start");
+    const info = await fixture.store.getRun(runId);
+    const jobs = await jobCount();
+    const error = await client.resume(runId).catch((caught: unknown) => caught);
+    expect(RunBusyError.isInstance(error) && error.owner).toBe(info?.owner);
+    expect((error as Error).message).toMatch(/is running in another process .* Wait for it to end, or for the lease to expire if that process died, then resume\./);
+    expect(await jobCount()).toBe(jobs);
+    await client.cancel(runId);
+    await until(async () => (await fixture.store.getRun(runId))?.status === "cancelled", "the cancel");
+  });
+
+  it("resume still takes a run whose worker died (its lease expired), and a failed run", async () => {
+    const client = fixture.client();
+    fixture.worker({ double: () => doublingExecutor() });
+    const crashed = fresh("crashed");
+    await fixture.store.createRun({ runId: crashed, inputs: { input: "double 4" }, status: "running", owner: "dead", leaseMs: 1000, metadata: { executor: "double" }, at: Date.now() - 5000 });
+    await client.resume(crashed);
+    expect((await client.result(crashed)).output).toBe("4 doubled is 8.");
+    const failed = await client.submit("nope", { input: "double 5" }); // no worker has "nope": it fails
+    await expect(client.result(failed)).rejects.toThrow(/No executor named "nope"/);
+    await expect(client.resume(failed)).resolves.toBeUndefined();
+  });
+});
