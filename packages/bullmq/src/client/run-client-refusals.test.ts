@@ -92,6 +92,20 @@ describe.skipIf(servers.skip)("RunClient refuses what a queued job cannot carry 
     expect(await jobCount()).toBe(jobs);
   });
 
+  it("resume refuses decisions JSON would change (an edit with a Date), naming the path, and queues nothing", async () => {
+    const client = fixture.client();
+    fixture.worker({ approve: () => doublingExecutor({ approval: true }) });
+    const runId = await client.submit("approve", { input: "double 2" });
+    const { interrupts } = await client.result(runId);
+    const id = interrupts?.[0]?.id as string;
+    const jobs = await jobCount();
+    const error = await client.resume(runId, { decisions: { [id]: { type: "edit", toolInput: { n: 2, at: new Date(0) } } } }).catch((caught: unknown) => caught);
+    expect(InvalidArgumentError.isInstance(error) && error.argument).toBe(`decisions["${id}"].toolInput.at`);
+    expect((error as Error).message).toMatch(/is a Date .*which decisions for a queued run cannot carry \(they travel as JSON\)\. Nothing was queued\./);
+    expect(await jobCount()).toBe(jobs);
+    expect((await fixture.store.getRun(runId))?.status).toBe("interrupted");
+  });
+
   it("resume refuses a run running on a worker with RunBusyError naming its lease holder, and queues nothing", async () => {
     const client = fixture.client();
     let started = false;

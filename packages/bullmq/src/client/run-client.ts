@@ -112,14 +112,7 @@ export class RunClient {
     const { threadId, runId = crypto.randomUUID() } = options;
     checkRunId(where, runId);
     if (threadId !== undefined && (typeof threadId !== "string" || threadId === "")) fail(where, "threadId", threadId, "a non-empty string");
-    const problem = jsonProblem(inputs, "inputs");
-    if (problem !== undefined) {
-      throw new InvalidArgumentError({
-        argument: problem.path,
-        value: problem.value,
-        message: `${where}: ${problem.path} ${problem.what}, which a queued run's inputs cannot carry (they travel as JSON). Nothing was queued.`,
-      });
-    }
+    refuseNonJson(where, inputs, "inputs", "a queued run's inputs");
     const encoded = encodeInputs(inputs, runId);
     const { queue } = this.connect();
     await this.store.createRun({
@@ -227,7 +220,11 @@ export class RunClient {
     checkObject(where, "options", options);
     checkOptionKeys(where, options, ["decisions"], "options.");
     const decisions = options.decisions as Record<string, Decision> | undefined;
-    if (decisions !== undefined) checkObject(where, "decisions", decisions);
+    if (decisions !== undefined) {
+      checkObject(where, "decisions", decisions);
+      // An edited input travels to the worker as JSON too: a Date in it would reach the tool as a string.
+      refuseNonJson(where, decisions, "decisions", "decisions for a queued run");
+    }
     this.connect();
     const info = await this.runInfo(runId, "resume");
     const executor = info.metadata?.["executor"];
@@ -407,6 +404,17 @@ export class RunClient {
     queue.on("error", () => undefined); // reconnects on its own; calls report their errors
     return (this.connected = { redis, hub: new ChannelHub(redis.subscriber), queue });
   }
+}
+
+/** Refuses `value` when a part of it would not reach the worker as given (see `jsonProblem`); `carrier` says what travels. */
+function refuseNonJson(where: string, value: unknown, path: string, carrier: string): void {
+  const problem = jsonProblem(value, path);
+  if (problem === undefined) return;
+  throw new InvalidArgumentError({
+    argument: problem.path,
+    value: problem.value,
+    message: `${where}: ${problem.path} ${problem.what}, which ${carrier} cannot carry (they travel as JSON). Nothing was queued.`,
+  });
 }
 
 /**
