@@ -1,4 +1,4 @@
-import { observationText } from "@agentrx/core";
+import { observationText, checkOptionKeys } from "@agentrx/core";
 import type { AgentStep } from "@agentrx/core";
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
 import { HumanMessage, SystemMessage } from "@langchain/core/messages";
@@ -62,6 +62,7 @@ const DEFAULT_INSTRUCTIONS =
  */
 export function compactSteps(options: CompactStepsOptions): AgentMiddleware {
   if (typeof options !== "object" || options === null) badOption("compactSteps", "options", options, "pass an options object { model, maxTokens, keep? }.");
+  checkOptionKeys("compactSteps", options, ["model", "maxTokens", "keep", "countTokens", "instructions"] satisfies (keyof CompactStepsOptions)[]);
   const { model, maxTokens, keep = 4, countTokens = approximateTokens, instructions = DEFAULT_INSTRUCTIONS } = options;
   if (!isInvokable(model)) badOption("compactSteps", "model", model, "`model` must be a @langchain/core chat model (it writes the summaries).");
   if (!Number.isInteger(maxTokens) || maxTokens < 1) badOption("compactSteps", "maxTokens", maxTokens, `\`maxTokens\` must be an integer >= 1, got ${JSON.stringify(maxTokens)}.`);

@@ -1,4 +1,4 @@
-import { isAgentFinish } from "@agentrx/core";
+import { isAgentFinish, checkOptionKeys } from "@agentrx/core";
 import type { AgentAction, AgentStep } from "@agentrx/core";
 import type { AgentMiddleware } from "./agent-middleware";
 import { badOption, stableJson } from "./middleware-helpers";
@@ -40,6 +40,7 @@ const NOTE_PREFIX = "Repeated call:";
  */
 export function detectRepeatedCalls(options: DetectRepeatedCallsOptions = {}): AgentMiddleware {
   if (typeof options !== "object" || options === null) badOption("detectRepeatedCalls", "options", options, "pass an options object { max? }.");
+  checkOptionKeys("detectRepeatedCalls", options, ["max"] satisfies (keyof DetectRepeatedCallsOptions)[]);
   const { max = 3 } = options;
   if (!Number.isInteger(max) || max < 2) badOption("detectRepeatedCalls", "max", max, `\`max\` must be an integer >= 2 (how many identical calls a run may ask for), got ${JSON.stringify(max)}.`);
   const keyOf = (action: AgentAction): string => `${action.tool}\u0000${stableJson(action.toolInput)}`;

@@ -1,4 +1,4 @@
-import { isAgentFinish, observationText } from "@agentrx/core";
+import { isAgentFinish, observationText, checkOptionKeys } from "@agentrx/core";
 import type { AgentAction, Observation } from "@agentrx/core";
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
 import { HumanMessage, SystemMessage } from "@langchain/core/messages";
@@ -82,6 +82,7 @@ export interface GuardrailOptions {
  */
 export function guardrail(options: GuardrailOptions): AgentMiddleware {
   if (typeof options !== "object" || options === null) badOption("guardrail", "options", options, "pass an options object { on, check, blocking?, name? }.");
+  checkOptionKeys("guardrail", options, ["name", "on", "check", "blocking"] satisfies (keyof GuardrailOptions)[]);
   const { on, check, blocking = true } = options;
   if (on !== "input" && on !== "output" && on !== "tool") badOption("guardrail", "on", on, `\`on\` must be "input", "output" or "tool", got ${JSON.stringify(on)}.`);
   if (typeof blocking !== "boolean") badOption("guardrail", "blocking", blocking, "`blocking` must be a boolean.");

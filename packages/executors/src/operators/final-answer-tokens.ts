@@ -1,4 +1,4 @@
-import { EARLY_STOP_OUTPUT, InvalidArgumentError } from "@agentrx/core";
+import { EARLY_STOP_OUTPUT, InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
 import { Observable, type OperatorFunction } from "rxjs";
 import type { AgentStreamEvent, OutputEvent } from "../executor/events";
 
@@ -65,6 +65,7 @@ export interface FinalAnswerTokensOptions {
 export function finalAnswerTokens(
   options: FinalAnswerTokensOptions = {},
 ): OperatorFunction<AgentStreamEvent, string> {
+  if (typeof options === "object" && options !== null) checkOptionKeys("finalAnswerTokens", options, ["answerPrefix"] satisfies (keyof FinalAnswerTokensOptions)[]);
   const { answerPrefix } = options ?? {};
   if (answerPrefix !== undefined && (typeof answerPrefix !== "string" || answerPrefix.length === 0)) {
     throw new InvalidArgumentError({

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "@agentrx/core";
+import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
 import { Observable, timer, type OperatorFunction, type SchedulerLike } from "rxjs";
 import type { AgentStreamEvent } from "../executor/events";
 import type { BudgetSpent } from "./budget-spent";
@@ -52,6 +52,7 @@ export function timeBudget(
       message: `timeBudget: \`ms\` must be a finite number of milliseconds >= 0, got ${String(ms)}.`,
     });
   }
+  if (typeof options === "object" && options !== null) checkOptionKeys("timeBudget", options, ["scheduler"] satisfies (keyof TimeBudgetOptions)[]);
   const { scheduler } = options ?? {};
   if (scheduler !== undefined && typeof (scheduler as Partial<SchedulerLike> | null)?.schedule !== "function") {
     throw new InvalidArgumentError({

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "@agentrx/core";
+import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
 import type { UsageMetadata } from "@langchain/core/messages";
 import type { OperatorFunction } from "rxjs";
 import type { AgentStreamEvent } from "../executor/events";
@@ -58,6 +58,7 @@ export function tokenBudget(
       message: `tokenBudget: \`maxTokens\` must be a positive integer, got ${String(maxTokens)}.`,
     });
   }
+  if (typeof options === "object" && options !== null) checkOptionKeys("tokenBudget", options, ["count"] satisfies (keyof TokenBudgetOptions)[]);
   const { count = "total" } = options ?? {};
   if (!COUNTS.includes(count)) {
     throw new InvalidArgumentError({

@@ -1,5 +1,5 @@
 import type { AgentStep } from "@agentrx/core";
-import { InvalidArgumentError } from "@agentrx/core";
+import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
 
 /** Options of {@link trimInSteps}. */
 export interface TrimInStepsOptions {
@@ -38,6 +38,7 @@ export interface TrimInStepsOptions {
  * ```
  */
 export function trimInSteps(options: TrimInStepsOptions): (steps: AgentStep[]) => AgentStep[] {
+  if (typeof options === "object" && options !== null) checkOptionKeys("trimInSteps", options, ["keep", "every"] satisfies (keyof TrimInStepsOptions)[]);
   const { keep, every = options?.keep } = options ?? ({} as TrimInStepsOptions);
   for (const [name, value] of [
     ["keep", keep],

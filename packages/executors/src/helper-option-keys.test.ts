@@ -1,0 +1,44 @@
+import { InvalidArgumentError } from "@agentrx/core";
+import { ScriptedChatModel } from "@agentrx/core/testing";
+import { RunnableLambda } from "@langchain/core/runnables";
+import { describe, expect, it } from "vitest";
+import { AgentExecutor, compactSteps, detectRepeatedCalls, finalAnswerTokens, guardrail, handoff, timeBudget, tokenBudget, trimInSteps } from "./index";
+
+const executor = new AgentExecutor({ agent: RunnableLambda.from(() => ({ returnValues: { output: "hi" }, log: "" })), tools: [] });
+const model = new ScriptedChatModel({ responses: ["summary"] });
+
+/** The error `make` throws. */
+function errorOf(make: () => unknown): unknown {
+  try {
+    make();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
+// Each of these would otherwise leave the option's default in place (or fail later, for another reason).
+describe("the executor's helpers refuse an option they do not take", () => {
+  it.each([
+    ["handoff", () => handoff(executor, { name: "billing", description: "Billing questions.", inputfilter: () => ({}) } as never), /handoff: unknown option `inputfilter`\. Known options: name, description, inputFilter\./],
+    ["finalAnswerTokens", () => finalAnswerTokens({ prefix: "Final Answer:" } as never), /finalAnswerTokens: unknown option `prefix`\. Known options: answerPrefix\./],
+    ["tokenBudget", () => tokenBudget(100, { counts: "output" } as never), /tokenBudget: unknown option `counts`\. Known options: count\./],
+    ["timeBudget", () => timeBudget(100, { schedular: undefined } as never), /timeBudget: unknown option `schedular`\. Known options: scheduler\./],
+    ["trimInSteps", () => trimInSteps({ keep: 2, evry: 3 } as never), /trimInSteps: unknown option `evry`\. Known options: keep, every\./],
+    ["compactSteps", () => compactSteps({ model, maxTokens: 100, kept: 2 } as never), /compactSteps: unknown option `kept`\. Known options: model, maxTokens, keep, countTokens, instructions\./],
+    ["detectRepeatedCalls", () => detectRepeatedCalls({ maxRepeats: 5 } as never), /detectRepeatedCalls: unknown option `maxRepeats`\. Known options: max\./],
+    ["guardrail", () => guardrail({ on: "input", check: () => undefined, block: false } as never), /guardrail: unknown option `block`\. Known options: name, on, check, blocking\./],
+  ])("%s", (_name, make, message) => {
+    const error = errorOf(make);
+    expect(InvalidArgumentError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(message);
+  });
+
+  it("takes the options they document", () => {
+    expect(handoff(executor, { name: "billing", description: "Billing questions.", inputFilter: () => ({}) }).name).toBe("billing");
+    expect(typeof finalAnswerTokens({ answerPrefix: "Final Answer:" })).toBe("function");
+    expect(typeof trimInSteps({ keep: 2, every: 3 })).toBe("function");
+    expect(compactSteps({ model, maxTokens: 100, keep: 2, instructions: "Summarize." }).name).toBeDefined();
+    expect(guardrail({ name: "pii", on: "input", check: () => undefined, blocking: false }).name).toBe("pii");
+  });
+});
