@@ -5,12 +5,12 @@ import type { AgentCard } from "@a2a-js/sdk";
 import type { AgentExecutor as SdkAgentExecutor, TaskStore } from "@a2a-js/sdk/server";
 import { InvalidArgumentError } from "@agentrx/core";
 import type { AgentExecutor } from "@agentrx/executors";
-import { SseWriter } from "@agentrx/runs";
 import { checkPositiveInteger } from "../internal/check-options";
 import { errorText } from "../internal/error-text";
 import { isJsonContentType, readBody } from "../internal/request-body";
 import type { A2AAgentCard, A2AAgentExecutor, A2AAgentInterface, A2ATaskStore } from "./a2a-types";
 import { ExecutorA2AAgent, type ToInputs } from "./executor-agent";
+import { type StreamOptions, sendJson, streamEvents } from "./stream-events";
 import { loadA2AServer } from "./load-a2a-sdk";
 
 /**
@@ -112,7 +112,11 @@ const CARD_PATH = "/.well-known/agent-card.json";
  * `message/stream` from v0.3 clients) start a run whose `runId` is the task id; `GetTask` reads
  * the task; `CancelTask` cancels the run; a pause for approval is `input-required`, and the next
  * message on the task (`approve`, `reject <reason>`, or data `{ decisions }`) resumes the run.
- * A streamed task is saved to its end even when its client goes away. A body that is not JSON
+ * A streamed task is saved to its end even when its client goes away. A request the SDK refuses
+ * (an unknown task: `TaskNotFoundError`, -32001; cancelling a finished task:
+ * `TaskNotCancelableError`, -32002; a message to a finished task: `UnsupportedOperationError`,
+ * -32004) gets that JSON-RPC error, a streaming request too: as a plain JSON-RPC response, not a
+ * stream, when it is refused before its first event. A body that is not JSON
  * (a `content-type` other than `application/json`) gets `415`, and one larger than `maxBodyBytes`
  * gets `413` (see docs/serving-a2a.md). The returned promise never rejects (so
  * `createServer(handler)` is safe): a request whose body cannot be read (the client went away) is
@@ -194,6 +198,9 @@ export function createA2AHandler(executor: AgentExecutor, options: A2AHandlerOpt
 
 type Serve = (request: IncomingMessage, response: ServerResponse, body: string) => Promise<void>;
 
+/** The v0.3 name of `SubscribeToTask`. */
+const LEGACY_RESUBSCRIBE = "tasks/resubscribe";
+
 /** The JSON-RPC endpoint, once the SDK is loaded: v1.0 requests, and v0.3 ones (no or a 0.3 `A2A-Version`). */
 async function prepare(card: AgentCard, agentExecutor: SdkAgentExecutor, taskStore: A2ATaskStore | undefined, stream: StreamOptions): Promise<Serve> {
   const { server, compat } = await loadA2AServer();
@@ -229,55 +236,14 @@ async function prepare(card: AgentCard, agentExecutor: SdkAgentExecutor, taskSto
         return;
       }
       const sending = body["method"] === "SendStreamingMessage" || body["method"] === "message/stream";
-      await streamEvents(response, result as AsyncGenerator<unknown>, id, (error) => ({ jsonrpc: "2.0", id, error: toError(error) }), { ...stream, sending });
+      // A v0.3 `tasks/resubscribe` is answered as a stream even when it fails at once, as the
+      // SDK's own Express handler answers it.
+      const streamErrors = useLegacy && body["method"] === LEGACY_RESUBSCRIBE;
+      await streamEvents(response, result as AsyncGenerator<unknown>, id, (error) => ({ jsonrpc: "2.0", id, error: toError(error) }), { ...stream, sending, streamErrors });
     } catch (error) {
       sendJson(response, { jsonrpc: "2.0", id, error: toError(error) });
     }
   };
-}
-
-interface StreamOptions {
-  maxBufferedBytes: number;
-  heartbeatMs: number;
-  /** Hears of an error no client can be told of. */
-  report: (error: unknown) => void;
-}
-
-/**
- * A streaming result as Server-Sent Events (`data: <JSON-RPC response>`), written through
- * `SseWriter` (see docs/serving.md): the events keep being taken (the task is updated whether or not
- * the client reads), and a client that holds more than `maxBufferedBytes` unread is dropped with a
- * JSON-RPC error. The SDK saves a sent message's task only while its stream is taken (its
- * `sendMessageStream` is the one reader of the task's events), so when the client of a `sending`
- * stream goes away the events are still taken, unsent, until the run ends or pauses, and `GetTask`
- * shows the task's final state; any other stream (a resubscription) stops when its client goes.
- */
-async function streamEvents(response: ServerResponse, events: AsyncGenerator<unknown>, id: string | number | null, toError: (error: unknown) => unknown, options: StreamOptions & { sending: boolean }): Promise<void> {
-  const { sending, report, ...bounds } = options;
-  const sse = new SseWriter(response, {
-    ...bounds,
-    droppedMessage: ({ reason }) => ({ event: "error", data: JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32603, message: `Stream dropped: ${reason}.` } }) }),
-  });
-  sse.open();
-  if (!sending) sse.onClose(() => void events.return(undefined));
-  try {
-    for await (const event of events) {
-      if (sse.closed) {
-        if (sending) continue; // taken for the task store alone
-        break;
-      }
-      sse.send({ data: JSON.stringify(event) });
-    }
-  } catch (error) {
-    if (sse.closed) report(error);
-    else sse.send({ event: "error", data: JSON.stringify(toError(error)) });
-  } finally {
-    sse.end();
-  }
-}
-
-function sendJson(response: ServerResponse, value: unknown): void {
-  response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(value));
 }
 
 /**

@@ -1,11 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { AgentExecutor, AgentStreamEvent, Decision } from "@agentrx/executors";
+import type { AgentExecutor, Decision } from "@agentrx/executors";
 import { SseWriter } from "@agentrx/runs";
-import type { Observable, Subscription } from "rxjs";
+import { type Subscription, tap } from "rxjs";
 import { checkPositiveInteger } from "../internal/check-options";
 import { errorText } from "../internal/error-text";
 import { isJsonContentType, readBody } from "../internal/request-body";
-import type { AGUIResumeEntry, RunAgentInput } from "./ag-ui-event";
+import type { AGUIResumeEntry, BaseEvent, RunAgentInput } from "./ag-ui-event";
+import { type AGUIRun, isRefusal, newAGUIRun, resumedAGUIRun } from "./ag-ui-run";
 import { toAGUIEvents } from "./to-ag-ui-events";
 
 /**
@@ -27,8 +28,9 @@ export interface AGUIHandlerOptions {
   /**
    * The text of `RUN_ERROR` for an error of a run; what it returns reaches the client. It also
    * hears of a request that failed before its run started: a body that could not be read (the
-   * client went away mid-request; the response is closed and its text unused), or `inputs` or the
-   * executor throwing (the client gets `500` with its text).
+   * client went away mid-request; the response is closed and its text unused), or `inputs`, the
+   * executor or the run store (reading whether the run exists) throwing (the client gets `500`
+   * with its text). A request refused with a 4xx (see {@link createAGUIHandler}) is not an error.
    * @default the error's message
    */
   onError?: (error: unknown) => string;
@@ -50,8 +52,14 @@ export interface AGUIHandlerOptions {
  * toolInput }`) or `{ approved: boolean, reason? }`; a `cancelled` entry rejects the call. So
  * `@ag-ui/client`'s `HttpAgent` and CopilotKit's runtime can drive it. The client going away
  * unsubscribes from the run (which cancels it). Bad requests get 400, 405, 413 or 415 with a
- * one-line reason. The returned promise never rejects (so `createServer(handler)` is safe): a
- * request whose body cannot be read (the client went away) is closed and reported to `onError`.
+ * one-line reason, and so does a request the run store refuses before its run begins (the
+ * response opens with the run's first event and, for a new run, once its record exists): 404 for
+ * a resume of a run the store does not have; 409 for a `runId` the store has already (also when
+ * another request took it at the same moment), a resume of a run that is not paused, or a thread
+ * whose run is going on (the executor's `followUp: "reject"`); 400 for resume entries the paused
+ * run does not wait for. An error once the run has begun is a `RUN_ERROR` event. The returned
+ * promise never rejects (so `createServer(handler)` is safe): a request whose body cannot be read
+ * (the client went away) is closed and reported to `onError`.
  *
  * @example
  * ```ts
@@ -82,32 +90,12 @@ export function createAGUIHandler(executor: AgentExecutor, options: AGUIHandlerO
     const resuming = input.resume !== undefined && input.resume.length > 0;
     const pausedRun = resuming ? pausedRunId(input) : undefined;
     if (resuming && pausedRun === undefined) return refuse(res, 400, "`resume` needs the paused run's state (`state.agentrx.runId`, as the STATE_SNAPSHOT of the paused run gave it).");
-    const run$: Observable<AgentStreamEvent> =
+    const run =
       pausedRun !== undefined
-        ? executor.resume(pausedRun, { decisions: decisionsOf(input.resume ?? []) })
-        : executor.stream(inputs(input), { runId: input.runId, threadId: input.threadId });
-    const sse = new SseWriter(res, { heartbeatMs, maxBufferedBytes });
-    await new Promise<void>((resolve) => {
-      let subscription: Subscription | undefined;
-      let done = false;
-      const finish = () => {
-        if (done) return;
-        done = true;
-        subscription?.unsubscribe();
-        sse.end();
-        resolve();
-      };
-      subscription = toAGUIEvents(run$, { threadId: input.threadId, runId: input.runId, ...(onError ? { onError } : {}) }).subscribe({
-        next: (event) => {
-          sse.send({ data: JSON.stringify(event) });
-          if (sse.closed) finish(); // a client that does not read was dropped
-        },
-        complete: finish,
-        error: finish,
-      });
-      if (done) subscription.unsubscribe();
-      sse.onClose(finish);
-    });
+        ? await resumedAGUIRun(executor, pausedRun, decisionsOf(input.resume ?? []))
+        : await newAGUIRun(executor, inputs(input), { runId: input.runId, threadId: input.threadId });
+    if (isRefusal(run)) return refuse(res, run.status, run.message);
+    await streamRun(res, run, input, { heartbeatMs, maxBufferedBytes, ...(onError ? { onError } : {}) });
   };
   return async (req, res) => {
     try {
@@ -119,8 +107,98 @@ export function createAGUIHandler(executor: AgentExecutor, options: AGUIHandlerO
 }
 
 /**
- * A request that failed outside its run (its body could not be read, `inputs` or the executor
- * threw): `onError` hears of it, and the response ends (`500` with the error's text when nothing
+ * Sends a request's run as AG-UI events over Server-Sent Events. The response opens once the run
+ * has begun: its first event, and for a new recorded run its record. Until then its events are
+ * held, and an error that is the request's (see {@link AGUIRun.refusal}) is answered with an HTTP
+ * status instead; any other error is the run's, sent as `RUN_ERROR` (see docs/serving.md).
+ * Resolves once the response ended; the client going away unsubscribes from the run.
+ */
+function streamRun(res: ServerResponse, run: AGUIRun, input: RunAgentInput, options: { heartbeatMs: number; maxBufferedBytes: number; onError?: (error: unknown) => string }): Promise<void> {
+  const { heartbeatMs, maxBufferedBytes, onError } = options;
+  const sse = new SseWriter(res, { heartbeatMs, maxBufferedBytes });
+  return new Promise<void>((resolve) => {
+    let subscription: Subscription | undefined;
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      subscription?.unsubscribe();
+      sse.end();
+      resolve();
+    };
+    let opened = false;
+    let began = false;
+    let recorded = run.record === undefined;
+    let ended = false;
+    let failure: { error: unknown } | undefined;
+    const held: BaseEvent[] = [];
+    const send = (event: BaseEvent) => {
+      sse.send({ data: JSON.stringify(event) });
+      if (sse.closed) finish(); // a client that does not read was dropped
+    };
+    const open = () => {
+      opened = true;
+      for (const event of held.splice(0)) if (!done) send(event);
+      if (ended) finish();
+    };
+    const settle = () => {
+      if (opened || done) return;
+      if (failure !== undefined) {
+        if (!ended) return; // its RUN_ERROR is on its way
+        void run
+          .refusal(failure.error)
+          .catch(() => undefined)
+          .then((refusal) => {
+            if (done) return;
+            if (refusal === undefined) return open();
+            refuse(res, refusal.status, refusal.message);
+            finish();
+          });
+        return;
+      }
+      if (ended || (began && recorded)) open();
+    };
+    const events$ = run.events.pipe(
+      tap({
+        next: (event) => {
+          if (began) return;
+          began = true;
+          // Only the new run's own start waits for its record (a followed run's events do not).
+          if (run.record !== undefined && !(event.type === "start" && event.runId === run.record.runId)) recorded = true;
+        },
+        error: (error: unknown) => {
+          if (!opened) failure = { error };
+        },
+      }),
+    );
+    run.record?.created.then(() => {
+      recorded = true;
+      settle();
+    }, () => undefined); // a refused record fails the run: its error comes that way
+    sse.onClose(finish);
+    if (done) return; // the client went away already
+    subscription = toAGUIEvents(events$, { threadId: input.threadId, runId: input.runId, ...(onError ? { onError } : {}) }).subscribe({
+      next: (event) => {
+        if (opened) send(event);
+        else {
+          held.push(event);
+          settle();
+        }
+      },
+      complete: () => {
+        ended = true;
+        if (opened) finish();
+        else settle();
+      },
+      error: finish,
+    });
+    if (done) subscription.unsubscribe();
+  });
+}
+
+/**
+ * A request that failed outside its run (its body could not be read, `inputs`, the executor or the
+ * run store threw): `onError` hears of it, and the response ends (`500` with the error's text when nothing
  * was sent yet and the client is still there).
  */
 function failed(res: ServerResponse, error: unknown, onError: ((error: unknown) => string) | undefined): void {
