@@ -40,12 +40,18 @@ export interface SegmentRequest {
 export async function runSegment(request: SegmentRequest): Promise<SegmentOutcome> {
   const { executor, runId, decisions, signal, send } = request;
   const publisher = new RunEventPublisher(send);
+  let started = false;
   const tap = tapStore(request.store, {
     written: (events) => publisher.written(events),
-    rewrite: (update) => (request.handingOff() && update.status === "cancelled" ? handedBack(update) : update),
+    rewrite: (update) => {
+      if (request.handingOff()) return update.status === "cancelled" ? handedBack(update) : update;
+      // A cancel that landed while `resume` claimed the run: the executor gives the claim back as
+      // it found the run (queued, paused); the person who cancelled it wants it cancelled.
+      if (!started && signal.aborted && update.release === true && update.status !== "cancelled") return { ...update, status: "cancelled", error: `The run was aborted: ${reasonOf(signal)}` };
+      return update;
+    },
     ...(request.known === undefined ? {} : { known: request.known }),
   });
-  let started = false;
   let last: AgentStreamEvent | undefined;
   const outcome = await new Promise<SegmentOutcome>((resolve) => {
     executor.resume(runId, { store: tap.store, signal, ...(decisions === undefined ? {} : { decisions }) }).subscribe({

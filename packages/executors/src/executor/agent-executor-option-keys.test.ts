@@ -4,7 +4,7 @@
 import { InvalidArgumentError } from "@agentrx/core";
 import { AgentExecutor, type AgentExecutorOptions } from "@agentrx/executors";
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
-import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
+import { Annotation, BaseStore, END, InMemoryStore, START, StateGraph } from "@langchain/langgraph";
 import { RunnableLambda, RunnableSequence } from "@langchain/core/runnables";
 import { EMPTY } from "rxjs";
 import { describe, expect, it } from "vitest";
@@ -272,5 +272,134 @@ describe("an executor inside a chain or a graph", () => {
     const executor = new AgentExecutor({ agent: answer, tools: [] });
     expect((await executor.invoke({ input: "x" })).output).toBe("done");
     expect(await collect(executor.stream({ input: "x" }, {}))).toHaveLength(2);
+  });
+});
+
+describe("a call refuses an option of another call, saying where it belongs", () => {
+  const store = new InProcessRunStore();
+  const executor = new AgentExecutor({ agent: answer, tools: [], store });
+
+  function thrown(call: () => unknown): unknown {
+    try {
+      call();
+    } catch (error) {
+      return error;
+    }
+    return undefined;
+  }
+
+  function expectElsewhere(error: unknown, argument: string, message: string): void {
+    expect(InvalidArgumentError.isInstance(error), String(error)).toBe(true);
+    expect(error).toMatchObject({ argument });
+    expect((error as Error).message).toBe(message);
+  }
+
+  it.each([
+    ["threadId", "t-1", "an option of invoke/stream, not of resume (a resumed run keeps its thread)"],
+    ["at", 1, "an option of fork, not of resume (a resume goes on from where the run stopped; fork(runId, { at }) starts a new run from a recorded run's earlier turn)"],
+    ["inputs", { input: "x" }, "an option of fork, not of resume (a resumed run keeps its inputs; fork(runId, { inputs }) starts a new run with others)"],
+    ["edit", { observation: "x" }, "an option of fork, not of resume (fork(runId, { edit }) starts a new run from a recorded one with an observation changed)"],
+  ])("resume refuses `%s`", (key, value, belongs) => {
+    expectElsewhere(thrown(() => executor.resume("run", { [key]: value } as never)), `options.${key}`, `AgentExecutor.resume options: \`${key}\` is ${belongs}.`);
+  });
+
+  it.each([
+    ["threadId", "t-1", "an option of invoke/stream, not of fork (a fork keeps its source's thread)"],
+    ["decisions", { "call-0-0": "approve" }, "an option of resume, not of fork (a fork copies complete turns, never a pause: decide on the source with resume(runId, { decisions }))"],
+  ])("fork refuses `%s`", (key, value, belongs) => {
+    expectElsewhere(thrown(() => executor.fork("run", { [key]: value } as never)), `options.${key}`, `AgentExecutor.fork options: \`${key}\` is ${belongs}.`);
+  });
+
+  it.each([
+    ["decisions", { "call-0-0": "approve" }, "an option of resume, not of invoke/stream (a paused run goes on with resume(runId, { decisions }))"],
+    ["at", 1, "an option of fork, not of invoke/stream (fork(runId, { at }) starts a new run from a recorded run's earlier turn)"],
+    ["inputs", { input: "x" }, "an option of fork, not of invoke/stream (a run's inputs are the first argument of invoke/stream)"],
+    ["edit", { observation: "x" }, "an option of fork, not of invoke/stream (fork(runId, { edit }) starts a new run from a recorded one with an observation changed)"],
+  ])("invoke and stream refuse `%s`, running nothing", async (key, value, belongs) => {
+    const { agent, inputs } = scriptedAgent([finish("done")]);
+    const scripted = new AgentExecutor({ agent, tools: [] });
+    for (const method of ["invoke", "stream"] as const) {
+      const error = await outcome(() => scripted[method]({ input: "x" }, { [key]: value } as never));
+      expectElsewhere(error, `config.${key}`, `AgentExecutor.${method} config: \`${key}\` is ${belongs}.`);
+    }
+    expect(inputs).toHaveLength(0);
+  });
+
+  it("each call still takes its own options, and the ones it shares (store, stopWhen, a RunnableConfig's)", async () => {
+    const first = await executor.invoke({ input: "x" }, { threadId: "t-1", store, stopWhen: [] });
+    expect(first.output).toBe("done");
+    expect((await executor.resume(first.runId, { store, stopWhen: [], tags: ["again"] })).output).toBe("done");
+    expect((await executor.fork(first.runId, { at: 0, inputs: { input: "y" }, runId: "fork-own-keys", store, stopWhen: [] })).output).toBe("done");
+  });
+
+  it("no key LangChain or LangGraph passes on is refused as another call's option", () => {
+    for (const known of [CALL_CONFIG, RESUME_OPTIONS, FORK_OPTIONS]) {
+      for (const key of [...Object.keys({ callbacks: 1, configurable: 1, maxConcurrency: 1, metadata: 1, recursionLimit: 1, runId: 1, runName: 1, signal: 1, tags: 1, timeout: 1 }), ...PASSED_ON_CONFIG_KEYS]) {
+        expect(known.elsewhere.has(key), key).toBe(false);
+      }
+    }
+  });
+});
+
+describe("LangGraph's store in a call's config (the executor inside a LangGraph node)", () => {
+  const State = Annotation.Root({ input: Annotation<string>(), output: Annotation<string>(), runId: Annotation<string>() });
+
+  /** A graph compiled with LangGraph's store whose one node runs `node` with the node's config. */
+  function graphWith(node: (input: string, config: Record<string, unknown>) => Promise<{ output: string; runId: string }>, seen: unknown[]) {
+    return new StateGraph(State)
+      .addNode("agent", async (state, config) => {
+        seen.push((config as { store?: unknown }).store);
+        return node(state.input, config as unknown as Record<string, unknown>);
+      })
+      .addEdge(START, "agent")
+      .addEdge("agent", END)
+      .compile({ store: new InMemoryStore() });
+  }
+
+  it("is not taken for a RunStore: the run is recorded in the executor's store, or in none", async () => {
+    const runs = new InProcessRunStore();
+    const recorded = new AgentExecutor({ agent: answer, tools: [], store: runs });
+    const seen: unknown[] = [];
+    const graph = graphWith(async (input, config) => {
+      const result = await recorded.asRunnable().invoke({ input }, config);
+      return { output: result.output, runId: result.runId };
+    }, seen);
+    const state = await graph.invoke({ input: "hi" });
+    expect(seen[0]).toBeInstanceOf(BaseStore);
+    expect(state.output).toBe("done");
+    expect(await runs.getRun(state.runId)).toMatchObject({ status: "finished" });
+
+    const unrecorded = new AgentExecutor({ agent: answer, tools: [] });
+    const plain = graphWith(async (input, config) => {
+      const events = await collect(unrecorded.stream({ input }, config as never));
+      return { output: String((events.at(-1) as { output?: string }).output), runId: "" };
+    }, seen);
+    expect((await plain.invoke({ input: "hi" })).output).toBe("done");
+  });
+
+  it("resume and fork given the node's config read the executor's store", async () => {
+    const runs = new InProcessRunStore();
+    const executor = new AgentExecutor({ agent: answer, tools: [], store: runs });
+    const { runId } = await executor.invoke({ input: "x" });
+    const seen: unknown[] = [];
+    const resumed = graphWith(async (_input, config) => {
+      const result = await executor.resume(runId, config as never);
+      return { output: result.output, runId: result.runId };
+    }, seen);
+    expect((await resumed.invoke({ input: "x" })).output).toBe("done");
+    const forked = graphWith(async (_input, config) => {
+      const result = await executor.fork(runId, { ...config, at: 0, runId: "fork-in-graph" } as never);
+      return { output: result.output, runId: result.runId };
+    }, seen);
+    expect((await forked.invoke({ input: "x" })).runId).toBe("fork-in-graph");
+    expect(seen).toHaveLength(2);
+    expect(seen.every((store) => store instanceof BaseStore)).toBe(true);
+  });
+
+  it("a store that is neither LangGraph's nor a RunStore is still refused", async () => {
+    const executor = new AgentExecutor({ agent: answer, tools: [] });
+    const error = await outcome(() => executor.invoke({ input: "x" }, { store: { get: () => undefined } } as never));
+    expect(InvalidArgumentError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/`config.store` must be a RunStore/);
   });
 });

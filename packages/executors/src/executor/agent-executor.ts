@@ -20,7 +20,7 @@ import type { z } from "zod";
 import { renderTrace } from "../operators/render-trace";
 import type { StopCondition } from "./stop-condition";
 import { initialRunState } from "./run-state";
-import { type ResolvedOptions, normalizeStopWhen, validateCallConfig, validateOptions, validateStore } from "./validate-options";
+import { type ResolvedOptions, callStoreOf, isLangGraphStore, normalizeStopWhen, validateCallConfig, validateOptions } from "./validate-options";
 import { CALL_CONFIG, FORK_OPTIONS, RESUME_OPTIONS, refuseNearMisses } from "./option-keys";
 import { traceRun, withCallerContext } from "../telemetry/with-telemetry";
 import { followUpOnThread } from "../steering/follow-up";
@@ -196,7 +196,10 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
    * nothing. A run another process is running fails with `RunBusyError` until its lease expires.
    * A `queued` run (recorded with `createRun({ status: "queued" })`, as a worker queue does) starts
    * here: its `start` event says `resumed: false`. Awaiting it resolves with the run's result, as
-   * `invoke` gives it (`const result = await executor.resume(runId, { decisions })`).
+   * `invoke` gives it (`const result = await executor.resume(runId, { decisions })`). A `signal`
+   * that aborts while the run is being claimed gives the claim back (the run keeps its status, free
+   * to resume at once) before the call rejects with `AbortError`. An option of another call
+   * (`threadId`, `at`, `inputs`, `edit`) throws an `InvalidArgumentError` saying where it belongs.
    *
    * @param runId the recorded run's id
    * @param options the store (defaults to the executor's), plus a `RunnableConfig` for this segment
@@ -207,8 +210,8 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
     }
     if (options) refuseNearMisses(options, RESUME_OPTIONS, "AgentExecutor.resume options", "options");
     const { decisions, ...rest } = options ?? {};
-    return this.continueRun("resume", runId, rest, (store, owner, leaseMs) =>
-      openResumedRun(store, runId, owner, leaseMs, decisions, this.options.toolsByName, this.options.storeTimeoutMs),
+    return this.continueRun("resume", runId, rest, (store, owner, leaseMs, signal) =>
+      openResumedRun(store, runId, owner, leaseMs, decisions, this.options.toolsByName, this.options.storeTimeoutMs, signal),
     );
   }
 
@@ -218,7 +221,9 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
    * is not executed (no model or tool call is made for it); `inputs` replace the source's inputs and
    * `edit.observation` changes the last copied step's observation, so "what if the tool had said
    * this?" is one call. The fork's `start` event and its `listRuns` row carry `forkOf`. The source
-   * run is not changed; a damaged record is refused as `resume` refuses it.
+   * run is not changed; a damaged record is refused as `resume` refuses it. A fork whose `signal`
+   * aborts while it is made leaves no run behind, and rejects with `AbortError`. An option of
+   * another call (`threadId`, `decisions`) throws an `InvalidArgumentError` saying where it belongs.
    *
    * @param runId the recorded run to fork
    * @param options where to cut, what to change, the store (defaults to the executor's), the new
@@ -261,8 +266,8 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
       throw new InvalidArgumentError({ argument: "at", value: at, message: `AgentExecutor.fork: \`at\` must be an integer >= 0 (an iteration), got ${typeof at === "number" ? String(at) : JSON.stringify(at)}.` });
     }
     const request = { ...(at === undefined ? {} : { at }), ...(inputs === undefined ? {} : { inputs }), ...(edit === undefined ? {} : { edit }) };
-    return this.continueRun("fork", runId, rest, (store, owner, leaseMs) =>
-      openForkedRun(store, runId, forkRunId ?? newRunId(), request, owner, leaseMs, this.options.storeTimeoutMs),
+    return this.continueRun("fork", runId, rest, (store, owner, leaseMs, signal) =>
+      openForkedRun(store, runId, forkRunId ?? newRunId(), request, owner, leaseMs, this.options.storeTimeoutMs, signal),
     );
   }
 
@@ -271,21 +276,23 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
     operation: "resume" | "fork",
     runId: string,
     options: Omit<ResumeOptions, "decisions">,
-    open: (store: RunStore, owner: string, leaseMs: number) => Promise<OpenedRun & { forkOf?: ForkOf }>,
+    open: (store: RunStore, owner: string, leaseMs: number, signal: AbortSignal | undefined) => Promise<OpenedRun & { forkOf?: ForkOf }>,
   ): RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured, TSteps>> {
     const called = withCallerContext(options, this.options.telemetry) ?? options;
     const subscribe = (subscriber: Subscriber<AgentStreamEvent>): TeardownLogic => {
       const { store: given, stopWhen, ...config } = called;
-      const store = given ?? this.defaultStore();
+      let store: RunStore;
       let conditions: readonly StopCondition[];
       try {
         if (typeof runId !== "string" || runId === "") {
           throw new InvalidArgumentError({ argument: "runId", value: runId, message: `AgentExecutor.${operation}: \`runId\` must be a non-empty string, got ${JSON.stringify(runId)}.` });
         }
-        if (store === undefined) {
-          throw new InvalidArgumentError({ argument: "store", value: store, message: `AgentExecutor.${operation}: no store to ${operation} from; pass \`store\` to the executor or to ${operation}(runId, { store }).` });
+        // LangGraph's store (the options are a LangGraph node's config) is not where runs are.
+        const found = callStoreOf(given, "options.store") ?? this.defaultStore();
+        if (found === undefined) {
+          throw new InvalidArgumentError({ argument: "store", value: found, message: `AgentExecutor.${operation}: no store to ${operation} from; pass \`store\` to the executor or to ${operation}(runId, { store }).` });
         }
-        validateStore(store, "options.store");
+        store = found;
         validateCallConfig(config, `AgentExecutor.${operation}`, "options");
         conditions = [...this.options.stopWhen, ...normalizeStopWhen(stopWhen, "options.stopWhen")];
       } catch (error) {
@@ -301,11 +308,18 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
       const { leaseMs } = this.options;
       let teardown: (() => void) | undefined;
       let closed = false;
-      open(store, owner, leaseMs).then(
+      const { signal } = config;
+      open(store, owner, leaseMs, signal).then(
         (restored) => {
           const recordedId = restored.state.runId;
           if (closed) {
             if (restored.claimed) releaseAsCancelled(store, recordedId, owner, leaseMs);
+            return;
+          }
+          // Aborted while the run was claimed (a fork: made): the claim is given back, leaving the
+          // run as it was (a fork's new run is deleted), before the call rejects (docs/runs.md).
+          if (restored.claimed && signal?.aborted) {
+            void restored.giveBack(signal.reason).then(() => subscriber.error(new AbortError({ reason: signal.reason })));
             return;
           }
           if (!restored.claimed) {
@@ -353,14 +367,14 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
     const run: RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured, TSteps>> = new RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured, TSteps>>(
       subscribe,
       (events) => lastValueFrom(events.pipe(toResultOf(undefined))) as Promise<AgentExecutorResult<TStructured, TSteps>>,
-      { events: () => run, store: options.store ?? this.defaultStore(), result: toResultOf(undefined) as OperatorFunction<AgentStreamEvent, AgentExecutorResult<TStructured, TSteps>> },
+      { events: () => run, store: runStoreIn(options.store) ?? this.defaultStore(), result: toResultOf(undefined) as OperatorFunction<AgentStreamEvent, AgentExecutorResult<TStructured, TSteps>> },
     );
     return run;
   }
 
   /** How a notebook display runs `invoke`/`stream`: with tokens, recorded into its store when the run is not recorded anyway. */
   private displaySource(inputs: Record<string, unknown>, config: AgentExecutorCallConfig | undefined, method: CallMethod): RunDisplaySource<AgentExecutorResult<TStructured, TSteps>> {
-    const store = config?.store ?? this.defaultStore();
+    const store = runStoreIn(config?.store) ?? this.defaultStore();
     return {
       store,
       events: (display) => this.events(inputs, store === undefined && display !== undefined ? { ...config, store: display } : config, true, method),
@@ -423,10 +437,9 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
         const { stopWhen, store: callStore, threadId: callThread, ...rest } = config;
         runConfig = rest;
         if (stopWhen !== undefined) conditions = [...conditions, ...normalizeStopWhen(stopWhen, "config.stopWhen")];
-        if (callStore !== undefined) {
-          validateStore(callStore, "config.store");
-          store = callStore;
-        }
+        // LangGraph's store (the config of a LangGraph node) is not where runs are: it is left out.
+        const runStore = callStoreOf(callStore, "config.store");
+        if (runStore !== undefined) store = runStore;
         threadId = threadIdOf(callThread, rest.configurable);
       } catch (error) {
         subscriber.error(error);
@@ -558,6 +571,11 @@ function copyEchoed(target: Record<string, unknown>, source: Record<string, unkn
     if (key === "__proto__") Object.defineProperty(target, key, { value: source[key], enumerable: true, writable: true, configurable: true });
     else target[key] = source[key];
   }
+}
+
+/** A call's `store`, unless it is LangGraph's (see `isLangGraphStore`); not checked (the run checks it). */
+function runStoreIn(store: RunStore | undefined): RunStore | undefined {
+  return isLangGraphStore(store) ? undefined : store;
 }
 
 /** The run's conversation: `config.threadId`, else LangGraph's `configurable.thread_id`. */

@@ -48,19 +48,35 @@ export interface KnownKeys {
   readonly allowed: ReadonlySet<string>;
   /** Options of the constructor that this call site does not read: refused, naming where they go. */
   readonly constructorOnly: ReadonlySet<string>;
+  /**
+   * Options of another call (`threadId` of invoke/stream given to `resume`): refused, saying where
+   * the key belongs. By key: the rest of the message after "`key` is ".
+   */
+  readonly elsewhere: ReadonlyMap<string, string>;
 }
 
 /**
  * The known keys of a call site: `lists` (objects keyed by option names, such as
- * `{ stopWhen: true } satisfies Record<keyof Options, true>`) and `passedOn` (let through, not
- * compared to).
+ * `{ stopWhen: true } satisfies Record<keyof Options, true>`), `passedOn` (let through, not
+ * compared to), the constructor's options and the options of other calls (`elsewhere`, by key: the
+ * message that says where it belongs); those two are refused unless the call site takes them too.
  *
  * @internal
  */
-export function knownKeys(lists: readonly Readonly<Record<string, true>>[], passedOn: readonly string[] = [], constructorOptions: readonly string[] = []): KnownKeys {
+export function knownKeys(
+  lists: readonly Readonly<Record<string, true>>[],
+  passedOn: readonly string[] = [],
+  constructorOptions: readonly string[] = [],
+  elsewhere: Readonly<Record<string, string>> = {},
+): KnownKeys {
   const names = [...new Set(lists.flatMap((list) => Object.keys(list)))];
   const allowed = new Set([...names, ...passedOn]);
-  return { names, allowed, constructorOnly: new Set(constructorOptions.filter((name) => !allowed.has(name))) };
+  return {
+    names,
+    allowed,
+    constructorOnly: new Set(constructorOptions.filter((name) => !allowed.has(name))),
+    elsewhere: new Map(Object.entries(elsewhere).filter(([key]) => !allowed.has(key))),
+  };
 }
 
 /** A name as a near miss compares it: lower case, without `_` and `-` (`stop_when` is `stopWhen`). */
@@ -138,8 +154,10 @@ export function nearMissOf(key: string, names: readonly string[]): string | unde
 
 /**
  * Refuses a key of `options` that is not one of `known` but a near miss of one (`stopwhen`,
- * `maxIteraions`), or an option of the constructor the call does not read (`maxIterations`), which
- * would otherwise be ignored and its setting lost; any other unknown key is let through, as `@langchain/core` and LangGraph add keys of their own to a config.
+ * `maxIteraions`), an option of the constructor the call does not read (`maxIterations`), or an
+ * option of another call (`threadId` given to `resume`), which would otherwise be ignored and its
+ * setting lost; any other unknown key is let through, as `@langchain/core` and LangGraph add keys
+ * of their own to a config.
  *
  * @param where the call and what was passed, as the message names it (`"AgentExecutor.invoke config"`)
  * @param argument the prefix of the error's `argument` (`"config"`: `config.stopwhen`)
@@ -156,6 +174,10 @@ export function refuseNearMisses(options: object, known: KnownKeys, where: strin
         message: `${where}: \`${key}\` is an option of the AgentExecutor constructor, not of a call (it would be ignored); pass it to \`new AgentExecutor({ ... })\`.`,
       });
     }
+    const belongs = known.elsewhere.get(key);
+    if (belongs !== undefined) {
+      throw new InvalidArgumentError({ argument: `${argument}.${key}`, value: (options as Record<string, unknown>)[key], message: `${where}: \`${key}\` is ${belongs}.` });
+    }
     const meant = nearMissOf(key, known.names);
     if (meant === undefined) continue;
     throw new InvalidArgumentError({
@@ -171,14 +193,39 @@ const { runId: _resumeHasNoRunId, ...runnableConfigButRunId } = RUNNABLE_CONFIG_
 /** The constructor's options, which a call's config refuses but for the ones it reads too (`store`, `maxConcurrency`). */
 const CONSTRUCTOR_OPTIONS = Object.keys(AGENT_EXECUTOR_OPTION_KEYS);
 
+/**
+ * The options of one call that another call refuses, by key, as the refusal says where the key
+ * belongs: `(other call's name, what to do instead)`. The lists are checked against the options
+ * types by `satisfies`; a key that the refusing call takes too is not refused (`store`, `stopWhen`).
+ */
+const INVOKE_ONLY = {
+  threadId: (call: string) => `an option of invoke/stream, not of ${call} (${call === "resume" ? "a resumed run keeps its thread" : "a fork keeps its source's thread"})`,
+} satisfies Partial<Record<keyof typeof CALL_CONFIG_KEYS, (call: string) => string>>;
+
+const RESUME_ONLY = {
+  decisions: (call: string) =>
+    `an option of resume, not of ${call} (${call === "fork" ? "a fork copies complete turns, never a pause: decide on the source with" : "a paused run goes on with"} resume(runId, { decisions }))`,
+} satisfies Partial<Record<keyof typeof RESUME_OPTION_KEYS, (call: string) => string>>;
+
+const FORK_ONLY = {
+  at: (call: string) => `an option of fork, not of ${call} (${call === "resume" ? "a resume goes on from where the run stopped; " : ""}fork(runId, { at }) starts a new run from a recorded run's earlier turn)`,
+  inputs: (call: string) => `an option of fork, not of ${call} (${call === "resume" ? "a resumed run keeps its inputs; fork(runId, { inputs }) starts a new run with others" : "a run's inputs are the first argument of invoke/stream"})`,
+  edit: (call: string) => `an option of fork, not of ${call} (fork(runId, { edit }) starts a new run from a recorded one with an observation changed)`,
+} satisfies Partial<Record<keyof typeof FORK_OPTION_KEYS, (call: string) => string>>;
+
+/** The options of other calls that `call` refuses, each with the message that says where it belongs. */
+function otherCalls(call: string, ...lists: Record<string, (call: string) => string>[]): Record<string, string> {
+  return Object.fromEntries(lists.flatMap((list) => Object.entries(list).map(([key, belongs]) => [key, belongs(call)])));
+}
+
 /** `invoke`/`stream`'s config: `AgentExecutorCallConfig`. @internal */
-export const CALL_CONFIG: KnownKeys = knownKeys([CALL_CONFIG_KEYS, RUNNABLE_CONFIG_KEYS], PASSED_ON_CONFIG_KEYS, CONSTRUCTOR_OPTIONS);
+export const CALL_CONFIG: KnownKeys = knownKeys([CALL_CONFIG_KEYS, RUNNABLE_CONFIG_KEYS], PASSED_ON_CONFIG_KEYS, CONSTRUCTOR_OPTIONS, otherCalls("invoke/stream", RESUME_ONLY, FORK_ONLY));
 
 /** `resume`'s options: `ResumeOptions` (a `runId` is let through, as it was: it is not an option). @internal */
-export const RESUME_OPTIONS: KnownKeys = knownKeys([RESUME_OPTION_KEYS, runnableConfigButRunId], [...PASSED_ON_CONFIG_KEYS, "runId"], CONSTRUCTOR_OPTIONS);
+export const RESUME_OPTIONS: KnownKeys = knownKeys([RESUME_OPTION_KEYS, runnableConfigButRunId], [...PASSED_ON_CONFIG_KEYS, "runId"], CONSTRUCTOR_OPTIONS, otherCalls("resume", INVOKE_ONLY, FORK_ONLY));
 
 /** `fork`'s options: `ForkOptions`. @internal */
-export const FORK_OPTIONS: KnownKeys = knownKeys([FORK_OPTION_KEYS, RUNNABLE_CONFIG_KEYS], PASSED_ON_CONFIG_KEYS, CONSTRUCTOR_OPTIONS);
+export const FORK_OPTIONS: KnownKeys = knownKeys([FORK_OPTION_KEYS, RUNNABLE_CONFIG_KEYS], PASSED_ON_CONFIG_KEYS, CONSTRUCTOR_OPTIONS, otherCalls("fork", INVOKE_ONLY, RESUME_ONLY));
 
 /** The constructor's options: `AgentExecutorOptions` (every other key is refused). @internal */
 export const EXECUTOR_OPTIONS: KnownKeys = knownKeys([AGENT_EXECUTOR_OPTION_KEYS]);

@@ -302,6 +302,36 @@ export function validateStore(store: unknown, argument: string): asserts store i
   }
 }
 
+/** What LangGraph's `BaseStore` has, and a `RunStore` has not. */
+const LANGGRAPH_STORE_METHODS = ["batch", "get", "put", "search"] as const;
+
+/**
+ * Whether `value` is LangGraph's store (a `BaseStore`, the long-term memory a compiled graph hands
+ * its nodes in `config.store`) and not a `RunStore`: it has LangGraph's methods and none of a
+ * RunStore's. A call's config that holds one (the executor run inside a LangGraph node, given the
+ * node's config) records the run where it would without it.
+ *
+ * @internal
+ */
+export function isLangGraphStore(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  const methods = value as Record<string, unknown>;
+  return LANGGRAPH_STORE_METHODS.every((name) => typeof methods[name] === "function") && STORE_METHODS.every((name) => typeof methods[name] !== "function");
+}
+
+/**
+ * The `RunStore` a call's `store` names: `undefined` for none, or for LangGraph's store (see
+ * {@link isLangGraphStore}); any other value is checked to be a `RunStore`.
+ *
+ * @throws InvalidArgumentError naming `argument` when it is neither
+ * @internal
+ */
+export function callStoreOf(store: unknown, argument: string): RunStore | undefined {
+  if (isLangGraphStore(store)) return undefined;
+  validateStore(store, argument);
+  return store;
+}
+
 /** Normalises `stopWhen` (one condition or many) to an array, validating each. @internal */
 export function normalizeStopWhen(value: unknown, argument: string): readonly StopCondition[] {
   if (value === undefined) return [];

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "@agentrx/core";
+import { AbortError, InvalidArgumentError } from "@agentrx/core";
 import { encodeValue } from "./json-value";
 import type { OpenedRun } from "./open-run";
 import { PausedCalls } from "./paused-calls";
@@ -31,7 +31,9 @@ const NOT_COPIED = new Set(["output", "interrupt", "decisions"]);
  * `inputs` and `edit`, and records the copy under a new run whose `start` event carries `forkOf`;
  * the copy is durable before this resolves (nothing of the fork runs before). The prefix is copied,
  * never executed: no model or tool call is made for it. When the copy cannot be written, the new
- * run is deleted again: a failed fork leaves no run behind.
+ * run is deleted again: a failed fork leaves no run behind. So does an aborted one: when `signal`
+ * aborts before the new run is created, none is; after, it is deleted (the opened run's
+ * `giveBack`), and the call rejects with `AbortError`.
  *
  * @internal
  */
@@ -43,6 +45,7 @@ export async function openForkedRun(
   owner: string,
   leaseMs: number,
   storeTimeoutMs: number,
+  signal?: AbortSignal,
 ): Promise<OpenedRun & { forkOf: ForkOf }> {
   const timed = <T>(operation: string, call: Promise<T>): Promise<T> => withStoreTimeout(call, storeTimeoutMs, operation, sourceId);
   const info = await timed("getRun", recordedRunInfo(store, sourceId, "fork"));
@@ -70,6 +73,8 @@ export async function openForkedRun(
   if (info.threadId !== undefined) newInfo.threadId = info.threadId;
   const restored = restoreRunState(newInfo, copy, "fork");
   const checkpoint = { schemaVersion: restored.state.schemaVersion, iteration: restored.state.iteration, elapsedMs: 0, phase: restored.state.phase, ...(restored.state.usage ? { usage: restored.state.usage } : {}) };
+  // Aborted while the source was read: no run is made.
+  if (signal?.aborted) throw new AbortError({ reason: signal.reason });
   // Two store calls (a `RunStore` has no call that creates a run with events): everything that can
   // be refused is checked before the first, and a failed second removes the run the first made.
   await timed(
@@ -85,13 +90,34 @@ export async function openForkedRun(
       at: now,
     }),
   );
+  const giveBack = () => removeAbortedFork(store, runId, owner, leaseMs, storeTimeoutMs);
+  if (signal?.aborted) {
+    // Aborted while the run was created: it is removed again, its copy never written.
+    await giveBack();
+    throw new AbortError({ reason: signal.reason });
+  }
   try {
     await withStoreTimeout(store.write(runId, { owner, leaseMs, epoch: 1, events: copy, update: { checkpoint, ...(restored.state.usage ? { usage: restored.state.usage } : {}) }, at: Date.now() }), storeTimeoutMs, "write", runId);
   } catch (error) {
     await removeHalfMadeFork(store, sourceId, runId, error, storeTimeoutMs);
     throw error;
   }
-  return { ...restored, claimed: true, decisions: {}, newDecisions: undefined, epoch: 1, claimedAt: now, forkOf };
+  return { ...restored, claimed: true, decisions: {}, newDecisions: undefined, epoch: 1, claimedAt: now, forkOf, giveBack };
+}
+
+/**
+ * Removes a fork whose call was aborted before it went on: an aborted fork leaves no run behind,
+ * as one aborted before it began makes none. When the store cannot delete it, its lease is given
+ * up with the status `cancelled` instead (it can then be resumed, or deleted, by anyone at once);
+ * when that fails too, it is left for its lease to lapse. Never rejects.
+ */
+async function removeAbortedFork(store: RunStore, runId: string, owner: string, leaseMs: number, storeTimeoutMs: number): Promise<void> {
+  try {
+    await withStoreTimeout(store.deleteRun(runId), storeTimeoutMs, "deleteRun", runId);
+  } catch {
+    const update = { status: "cancelled" as const, error: "The fork was aborted before it went on, and its run could not be deleted.", release: true };
+    await withStoreTimeout(store.write(runId, { owner, leaseMs, epoch: 1, events: [], update, at: Date.now() }), storeTimeoutMs, "write", runId).catch(() => undefined);
+  }
 }
 
 /**

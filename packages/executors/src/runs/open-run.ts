@@ -3,10 +3,10 @@ import type { RunState } from "../executor/run-state";
 import { encodeValue } from "./json-value";
 import { type RestoredRun, restoreRunState } from "./restore-run-state";
 import { RunRecorder, ownerId } from "./run-recorder";
-import type { JsonObject, RunStatus, RunStore } from "./run-store";
+import type { JsonObject, RunInfo, RunStore, RunUpdate } from "./run-store";
 import { RunNotFoundError, RunStoreError } from "./run-store-errors";
 import { withStoreTimeout } from "./with-store-timeout";
-import { InvalidArgumentError } from "@agentrx/core";
+import { AbortError, InvalidArgumentError } from "@agentrx/core";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { checkDecisions } from "../executor/approvals";
 import type { Decision } from "../executor/events";
@@ -52,13 +52,22 @@ export interface OpenedRun extends RestoredRun {
   epoch: number | undefined;
   /** When the claim was made (epoch ms): the lease runs from then. */
   claimedAt: number;
+  /**
+   * Undoes the opening when the call's signal aborted while the run was claimed (or the fork made)
+   * and before it went on: a resumed run is given back as it was before the claim (see
+   * {@link claimGivenBack}), a fork's new run is deleted. Never rejects: what cannot be undone is
+   * left for the lease to lapse. Nothing to do when the run was not claimed.
+   */
+  giveBack(reason: unknown): Promise<void>;
 }
 
 /**
  * Reads a run to resume. A finished run comes back with its output, a paused one (without
  * decisions) with its pause: nothing is claimed. Any other run is claimed for `owner`
  * (compare-and-set on its lease) and rebuilt from its events; `decisions` are checked against the
- * interrupts it waits for. A refused resume leaves the run as it was.
+ * interrupts it waits for. A refused resume leaves the run as it was, and so does one whose
+ * `signal` aborts while the claim is in flight: the claim is given back and the call rejects with
+ * `AbortError` (see docs/runs.md, "Status and leases").
  */
 export async function openResumedRun(
   store: RunStore,
@@ -68,13 +77,14 @@ export async function openResumedRun(
   given: unknown,
   toolsByName: ReadonlyMap<string, StructuredToolInterface>,
   storeTimeoutMs = 10_000,
+  signal?: AbortSignal,
 ): Promise<OpenedRun> {
   const guard = <T>(operation: string, id: string, call: () => Promise<T>): Promise<T> => guarded(operation, id, () => withStoreTimeout(call(), storeTimeoutMs, operation, id));
   const info = await guard("getRun", runId, () => store.getRun(runId));
   if (info === undefined) throw new RunNotFoundError({ operation: "resume", runId });
   const readEvents = () => guard("readEvents", runId, () => store.readEvents(runId));
   const withDecisions = given !== undefined;
-  const unclaimed = (restored: RestoredRun): OpenedRun => ({ ...restored, claimed: false, decisions: {}, newDecisions: undefined, epoch: undefined, claimedAt: 0 });
+  const unclaimed = (restored: RestoredRun): OpenedRun => ({ ...restored, claimed: false, decisions: {}, newDecisions: undefined, epoch: undefined, claimedAt: 0, giveBack: async () => undefined });
   if (withDecisions && info.status !== "interrupted") throw noPause(runId, info.status);
   if (info.status === "finished" || (info.status === "interrupted" && !withDecisions)) return unclaimed(restoreRunState(info, await readEvents()));
 
@@ -91,19 +101,25 @@ export async function openResumedRun(
   reading?.catch(() => undefined);
   const claimed = await guard("claimRun", runId, () => store.claimRun(runId, { owner, leaseMs, at: claimedAt }));
   const epoch = typeof claimed.epoch === "number" ? claimed.epoch : undefined;
-  const giveBack = (status: RunStatus) =>
-    guard("write", runId, () => store.write(runId, { owner, leaseMs, events: [], update: { status, release: true }, at: Date.now(), ...(epoch === undefined ? {} : { epoch }) }));
+  const giveBack = (update: RunUpdate) =>
+    guard("write", runId, () => store.write(runId, { owner, leaseMs, events: [], update: { ...update, release: true }, at: Date.now(), ...(epoch === undefined ? {} : { epoch }) }));
+  const giveBackAsBefore = (why: string): Promise<void> => giveBack(claimGivenBack(claimed, why)).then(noop, noop);
+  if (signal?.aborted) {
+    // Aborted while the claim was in flight: the run is left as it was (the read is dropped).
+    await giveBackAsBefore(abortedResume(signal.reason));
+    throw new AbortError({ reason: signal.reason });
+  }
   let restored: RestoredRun;
   try {
     const read = await (reading ?? readEvents());
     restored = restoreRunState(claimed, read.length === claimed.eventCount ? read : await readEvents());
   } catch (error) {
-    await giveBack(claimed.status).catch(() => undefined);
+    await giveBackAsBefore(`a resume could not read its record: ${messageOf(error)}`);
     throw error;
   }
   if (restored.output !== undefined || (restored.pause !== undefined && !withDecisions)) {
     // It finished, or paused, between the read and the claim: give the lease back as it was.
-    await giveBack(restored.output !== undefined ? "finished" : "interrupted");
+    await giveBack({ status: restored.output !== undefined ? "finished" : "interrupted" });
     if (withDecisions) throw noPause(runId, "finished");
     return unclaimed(restored);
   }
@@ -113,13 +129,37 @@ export async function openResumedRun(
       if (restored.pause === undefined) throw noPause(runId, claimed.status);
       newDecisions = checkDecisions(runId, given, restored.state.interrupts, toolsByName);
     } catch (error) {
-      await giveBack(claimed.status).catch(() => undefined);
+      await giveBackAsBefore(`a resume was refused: ${messageOf(error)}`);
       throw error;
     }
     transition(restored.state, { type: "resumed" });
   }
-  return { ...restored, claimed: true, decisions: { ...restored.decisions, ...newDecisions }, newDecisions, epoch, claimedAt };
+  const undo = (reason: unknown) => giveBackAsBefore(abortedResume(reason));
+  return { ...restored, claimed: true, decisions: { ...restored.decisions, ...newDecisions }, newDecisions, epoch, claimedAt, giveBack: undo };
 }
+
+/**
+ * The write that gives a claim back and leaves the run as `before` (the run as `claimRun` found
+ * it) had it: its status, and its `error` (which the claim cleared). A run that was `running`
+ * under a lapsed lease (its process stopped) cannot be given back as `running` (a write that
+ * releases the lease takes another status): it becomes `cancelled`, `why` as its error. Either way
+ * the lease is free, and anyone can resume the run at once.
+ */
+function claimGivenBack(before: Pick<RunInfo, "status" | "error">, why: string): RunUpdate {
+  if (before.status === "running") return { status: "cancelled", error: `The run had been left running by a process that stopped; ${why}.` };
+  return { status: before.status, ...(before.error === undefined ? {} : { error: before.error }) };
+}
+
+/** Why a claim is given back after the call's signal aborted, as a run's `error` says it. */
+function abortedResume(reason: unknown): string {
+  return `a resume of it was aborted before it went on (${messageOf(reason)})`;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error ?? "no reason given");
+}
+
+function noop(): void {}
 
 function noPause(runId: string, status: string): InvalidArgumentError {
   return new InvalidArgumentError({
