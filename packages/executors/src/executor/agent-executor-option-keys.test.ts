@@ -4,7 +4,9 @@
 import { InvalidArgumentError } from "@agentrx/core";
 import { AgentExecutor, type AgentExecutorOptions } from "@agentrx/executors";
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
-import { Annotation, BaseStore, END, InMemoryStore, START, StateGraph } from "@langchain/langgraph";
+import { Annotation, BaseStore, END, InMemoryStore, START, StateGraph, getStore } from "@langchain/langgraph";
+import { tool } from "@langchain/core/tools";
+import { z } from "zod";
 import { RunnableLambda, RunnableSequence } from "@langchain/core/runnables";
 import { EMPTY } from "rxjs";
 import { describe, expect, it } from "vitest";
@@ -394,6 +396,35 @@ describe("LangGraph's store in a call's config (the executor inside a LangGraph 
     expect((await forked.invoke({ input: "x" })).runId).toBe("fork-in-graph");
     expect(seen).toHaveLength(2);
     expect(seen.every((store) => store instanceof BaseStore)).toBe(true);
+  });
+
+  it("is passed on to the tools, which read it as in any node (getStore, config.store)", async () => {
+    const runs = new InProcessRunStore();
+    const read: unknown[] = [];
+    const remember = tool(
+      async ({ text }: { text: string }, config) => {
+        const store = (config as { store?: BaseStore }).store;
+        read.push(store, getStore());
+        await store?.put(["notes"], "last", { text });
+        return text;
+      },
+      { name: "remember", description: "Remembers.", schema: z.object({ text: z.string() }) },
+    );
+    const { agent } = scriptedAgent([act("remember", { text: "a" }), finish("done")]);
+    const executor = new AgentExecutor({ agent, tools: [remember], store: runs });
+    const seen: unknown[] = [];
+    const graph = graphWith(async (input, config) => {
+      const result = await executor.invoke({ input }, config);
+      // What the tool put, read in the node (LangGraph's store answers while its graph runs).
+      const note = await (config["store"] as BaseStore).get(["notes"], "last");
+      return { output: `${result.output}: ${JSON.stringify(note?.value)}`, runId: result.runId };
+    }, seen);
+    const state = await graph.invoke({ input: "hi" });
+    expect(read).toHaveLength(2);
+    expect(read[0]).toBe(seen[0]);
+    expect(read[1]).toBe(seen[0]);
+    expect(state.output).toBe('done: {"text":"a"}');
+    expect(await runs.getRun(state.runId)).toMatchObject({ status: "finished" });
   });
 
   it("a store that is neither LangGraph's nor a RunStore is still refused", async () => {
