@@ -7,9 +7,11 @@ import { runListHtml } from "./run-list-html";
 import { runListItemOf, type RunListData } from "./run-list-data";
 import { RunActions, parseActionRequest, type UiActionExecutor } from "./run-actions";
 import { serveTraceEvents } from "./serve-trace-events";
-import { decodePathSegment, parseLastEventId, readRunRecord } from "@agentrx/runs";
+import { InvalidArgumentError } from "@agentrx/core";
+import { decodePathSegment, parseLastEventId } from "@agentrx/runs";
 import { diffPageData } from "../diff-page/diff-page-data";
 import { diffPageHtml } from "../diff-page/diff-page-html";
+import { isDamagedDiffRecord, readDiffRecord } from "../diff-page/read-diff-record";
 
 /** Options of {@link startUiServer}. */
 export interface UiServerOptions {
@@ -97,8 +99,11 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     const action = /^\/api\/runs\/([^/]+)\/actions$/.exec(path);
     if (action) return handleAction(req, res, action[1] as string);
     if (req.method !== "GET" && req.method !== "HEAD") return send(res, 405, "text/plain", "Only GET.\n");
-    if (path === "/") return send(res, 200, "text/html", runListHtml(await listData(url)));
-    if (path === "/api/runs") return send(res, 200, "application/json", JSON.stringify(await listData(url)));
+    if (path === "/" || path === "/api/runs") {
+      const data = await listData(url);
+      if (typeof data === "string") return path === "/" ? send(res, 400, "text/plain", `${data}\n`) : send(res, 400, "application/json", JSON.stringify({ error: data }));
+      return path === "/" ? send(res, 200, "text/html", runListHtml(data)) : send(res, 200, "application/json", JSON.stringify(data));
+    }
     if (path === "/diff") return serveDiff(res, url.searchParams.get("a"), url.searchParams.get("b"));
     const page = /^\/runs\/([^/]+)$/.exec(path);
     if (page) {
@@ -155,23 +160,36 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
   const serveDiff = async (res: ServerResponse, a: string | null, b: string | null): Promise<void> => {
     if (!a || !b) return send(res, 400, "text/plain", "The diff page needs two runs: /diff?a=<runId>&b=<runId>.\n");
     for (const runId of [a, b]) if ((await store.getRun(runId)) === undefined) return send(res, 404, "text/html", notFoundHtml(runId));
-    const data = diffPageData(await readRunRecord(store, a), await readRunRecord(store, b), { mode: "ui", source });
-    return send(res, 200, "text/html", diffPageHtml(data));
+    // A damaged record cannot be compared (its trace page shows what it holds): say which, and where.
+    const left = await readDiffRecord(store, a);
+    if (isDamagedDiffRecord(left)) return send(res, 422, "text/html", damagedDiffHtml(left.runId, left.problem));
+    const right = await readDiffRecord(store, b);
+    if (isDamagedDiffRecord(right)) return send(res, 422, "text/html", damagedDiffHtml(right.runId, right.problem));
+    return send(res, 200, "text/html", diffPageHtml(diffPageData(left, right, { mode: "ui", source })));
   };
 
-  const listData = async (url: URL): Promise<RunListData> => {
-    const status = (url.searchParams.get("status") ?? "").split(",").filter((value) => STATUSES.has(value)) as RunStatus[];
+  /** The list's filters from the query, or what is wrong with them. */
+  const listData = async (url: URL): Promise<RunListData | string> => {
+    const statusParam = url.searchParams.get("status") ?? "";
+    const status = statusParam.split(",").filter((value) => value !== "");
+    const unknown = status.find((value) => !STATUSES.has(value));
+    if (unknown !== undefined) return `Unknown status ${JSON.stringify(unknown)} in \`status\`: use one or more of ${[...STATUSES].join(", ")}, comma-separated.`;
     const threadId = url.searchParams.get("thread") || undefined;
-    const limit = Math.min(listLimit, Math.max(1, Number(url.searchParams.get("limit")) || listLimit));
-    const runs = await store.listRuns({ ...(status.length > 0 ? { status } : {}), ...(threadId !== undefined ? { threadId } : {}), limit });
+    const limitParam = url.searchParams.get("limit");
+    if (limitParam !== null && limitParam !== "" && !/^[1-9]\d{0,8}$/.test(limitParam)) return `\`limit\` must be an integer >= 1, got ${JSON.stringify(limitParam)}.`;
+    const limit = Math.min(listLimit, limitParam ? Number(limitParam) : listLimit);
+    const runs = await store.listRuns({ ...(status.length > 0 ? { status: status as RunStatus[] } : {}), ...(threadId !== undefined ? { threadId } : {}), limit });
     return { source, runs: runs.map(runListItemOf), limit };
   };
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      onError?.(`${req.method} ${req.url}: ${messageOf(error)}`);
-      if (!res.headersSent) send(res, 500, "text/plain", `${messageOf(error)}\n`);
-      else res.end();
+      // A value the store refuses (a run id or thread with a NUL character) is the request's mistake.
+      const refused = InvalidArgumentError.isInstance(error);
+      if (!refused) onError?.(`${req.method} ${req.url}: ${messageOf(error)}`);
+      if (res.headersSent) res.end();
+      else if (!(req.url ?? "").startsWith("/api/")) send(res, refused ? 400 : 500, "text/plain", `${messageOf(error)}\n`);
+      else send(res, refused ? 400 : 500, "application/json", JSON.stringify({ error: messageOf(error) }));
     });
   });
   server.on("connection", (socket) => {
@@ -235,6 +253,12 @@ function send(res: ServerResponse, status: number, type: string, body: string): 
 
 function notFoundHtml(runId: string): string {
   return `<!doctype html><html lang="en"><meta charset="utf-8"><title>No such run</title><body style="font-family: system-ui; padding: 24px"><p>No run ${escapeHtml(JSON.stringify(runId))} in this store. <a href="/">All runs</a></p></body></html>`;
+}
+
+/** The diff page's answer when one of the runs cannot be compared: which run, where its record is damaged, and its trace page. */
+function damagedDiffHtml(runId: string, problem: string): string {
+  const page = `/runs/${encodeURIComponent(runId)}`;
+  return `<!doctype html><html lang="en"><meta charset="utf-8"><title>Cannot compare</title><body style="font-family: system-ui; padding: 24px"><p>Run ${escapeHtml(JSON.stringify(runId))} cannot be compared: its record is damaged (${escapeHtml(problem)}). <a href="${escapeHtml(page)}">Its trace page</a> shows what the record holds. <a href="/">All runs</a></p></body></html>`;
 }
 
 function messageOf(error: unknown): string {

@@ -235,6 +235,22 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
     return chars > 0 ? `Streaming: ${fmt.count(chars)} characters so far.` : "Waiting for the reply.";
   }
 
+  /** The run a fork was forked from: in the ui, a link to its page. */
+  function sourceOf(runId: string, context: TraceDetailContext): DomChild {
+    return context.mode === "ui" ? h("a", { attrs: { href: `/runs/${encodeURIComponent(runId)}`, "data-fork-source": "" } }, runId) : runId;
+  }
+
+  /**
+   * On a row of a fork's copied prefix (a copied iteration, its model and tool calls): the run that
+   * made it, which this run did not run again. Undefined on the run's own rows.
+   */
+  function copiedFrom(model: TraceModel, row: TraceRow, context: TraceDetailContext): DomChild | undefined {
+    if (row.trace !== undefined || row.iteration === undefined || row.iteration.n >= layout.copiedIterations(model)) return undefined;
+    const forkOf = model.segments.find((segment) => segment.forkOf !== undefined)?.forkOf;
+    if (forkOf === undefined) return undefined;
+    return h("span", { attrs: { "data-copied-from": "" } }, sourceOf(forkOf.runId, context), " (this run's record copies it; it was not run again here, and its times are that run's)");
+  }
+
   function render(container: HTMLElement, row: TraceRow, top: TraceModel, context: TraceDetailContext): void {
     dom.clear(container);
     origin = top.segments[0]?.start;
@@ -246,6 +262,9 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
       // A fork's own part starts with `resumed: true` too: it is not a resume.
       const resumes = model.segments.filter((segment) => segment.resumed && segment.forkOf === undefined).length;
       const forkOf = model.segments.find((segment) => segment.forkOf !== undefined)?.forkOf;
+      // A fork's usage is its own; its copied prefix's was spent by the run it was forked from.
+      const { own, copied } = layout.usageOf(model);
+      const ownUsage = own ?? model.output?.usage;
       parts.push(
         title("run", model.run.runId),
         kv([
@@ -255,9 +274,10 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
           ["Started", fmt.time(model.segments[0]?.start ?? model.run.createdAt)],
           ["Last write", fmt.time(model.run.updatedAt)],
           ["Segments", resumes > 0 ? `${model.segments.length} (resumed ${resumes}×)` : undefined],
-          ["Forked from", forkOf === undefined ? undefined : `${forkOf.runId}, after iteration ${forkOf.iteration}`],
-          ["Usage", usage(model.run.usage ?? model.output?.usage)],
-          ["Cost", costOf(model.run.usage ?? model.output?.usage ?? model.usage)],
+          ["Forked from", forkOf === undefined ? undefined : h("span", null, sourceOf(forkOf.runId, context), forkOf.iteration === 0 ? ", at its start" : `, after iteration ${forkOf.iteration}`)],
+          ["Usage", usage(ownUsage)],
+          ["Cost", costOf(ownUsage ?? model.usage)],
+          ["Copied usage", copied === undefined ? undefined : `${usage(copied)}${copied.cost !== undefined ? `, ${fmt.usd(copied.cost)}` : ""}: the copied prefix's, spent by ${forkOf?.runId ?? "the run it was forked from"}`],
           ["Events", fmt.count(model.lastSeq)],
         ]),
         model.run.error ? h("h3", null, model.run.status === "cancelled" ? "Cancelled" : "Error") : null,
@@ -292,7 +312,10 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
         model.output ? text(model.output.text, model.output.seq, "output", context) : null,
       );
     } else if (row.kind === "iteration") {
-      parts.push(title("iteration", String((row.iteration?.n ?? 0) + 1)), kv([["Started", offset(model, row.start)], ["Duration", row.start !== undefined && row.end !== undefined ? fmt.duration(row.end - row.start) : undefined], ["Contains", row.note]]));
+      parts.push(
+        title("iteration", String((row.iteration?.n ?? 0) + 1)),
+        kv([["Copied from", copiedFrom(model, row, context)], ["Started", offset(model, row.start)], ["Duration", row.start !== undefined && row.end !== undefined ? fmt.duration(row.end - row.start) : undefined], ["Contains", row.note]]),
+      );
     } else if (row.kind === "model" && row.modelCall !== undefined) {
       const call = row.modelCall;
       const reply = call.reply;
@@ -300,6 +323,7 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
         title("model call", call.call !== undefined ? `#${call.call + 1}` : `of iteration ${call.iteration + 1}`),
         kv([
           ["Iteration", String(call.iteration + 1)],
+          ["Copied from", copiedFrom(model, row, context)],
           ["Started", offset(model, call.start)],
           ["Duration", row.state === "running" ? "running…" : fmt.duration(call.end - call.start)],
           ["First token", firstTokenText(model, row)],
@@ -337,7 +361,8 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
         );
       }
     } else if ((row.kind === "tool" || row.kind === "step") && row.toolCall !== undefined) {
-      parts.push(title(row.kind === "tool" ? "tool call" : "result of", row.toolCall.tool), ...toolSection(model, row, row.toolCall, context));
+      const copied = copiedFrom(model, row, context);
+      parts.push(title(row.kind === "tool" ? "tool call" : "result of", row.toolCall.tool), copied === undefined ? null : kv([["Copied from", copied]]), ...toolSection(model, row, row.toolCall, context));
     } else if (row.kind === "answer" && model.output !== undefined) {
       parts.push(
         title("answer", model.output.stopReason),
@@ -348,7 +373,7 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
     } else if (row.kind === "segment" && model.segments[row.item ?? -1]?.forkOf !== undefined) {
       const fork = model.segments[row.item ?? -1]?.forkOf as { runId: string; iteration: number };
       // In the ui, the run it was forked from is a link to its page.
-      const source = context.mode === "ui" ? h("a", { attrs: { href: `/runs/${encodeURIComponent(fork.runId)}`, "data-fork-source": "" } }, fork.runId) : fork.runId;
+      const source = sourceOf(fork.runId, context);
       parts.push(
         title("forked", ""),
         h("p", { class: "hint" }, "This run is a fork: its record begins with a copy of the run it was forked from, up to this point. The copied iterations were not run again; their times are that run's. From here on, the run is its own."),

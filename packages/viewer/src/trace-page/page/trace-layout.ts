@@ -1,6 +1,6 @@
 // Runs in the trace page (serialized with Function.prototype.toString) and in Node: it must use
 // nothing but its own declarations, its parameters and the JavaScript built-ins.
-import type { TraceText } from "../trace-data";
+import type { TraceText, TraceUsage } from "../trace-data";
 import type { FormatRuntime } from "./format-runtime";
 import type { TraceIteration, TraceModel, TraceModelCall, TraceToolCall } from "./trace-model";
 
@@ -80,6 +80,23 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
    */
   function copiedIterations(model: TraceModel): number {
     return model.segments.find((segment) => segment.forkOf !== undefined)?.forkOf?.iteration ?? 0;
+  }
+
+  /**
+   * The run's usage (its row's, else its answer's, else the sum of its `usage` events), and for a
+   * fork, that usage split into its copied prefix's (spent by the run it was forked from) and its
+   * own (the rest).
+   */
+  function usageOf(model: TraceModel): { total?: TraceUsage; own?: TraceUsage; copied?: TraceUsage } {
+    const total = model.run.usage ?? model.output?.usage ?? (model.usage.total > 0 ? model.usage : undefined);
+    const copied = model.copiedUsage;
+    if (total === undefined || copied === undefined) return total === undefined ? (copied === undefined ? {} : { copied }) : { total, own: total };
+    const own: TraceUsage = { input: 0, output: 0, total: 0 };
+    for (const key of ["input", "output", "total", "cacheRead", "cacheCreation", "reasoning", "cost"] as const) {
+      const all = total[key];
+      if (all !== undefined) own[key] = Math.max(0, all - (copied[key] ?? 0));
+    }
+    return { total, own, copied };
   }
 
   function toolState(tool: TraceToolCall): { state: TraceRowState; badges: string[] } {
@@ -328,5 +345,5 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
     return rowList.filter((row) => row.trace === undefined);
   }
 
-  return { rows, ownRows, textOf, toolState, isLive, endOf, slowestTool, firstToken, copiedIterations };
+  return { rows, ownRows, textOf, toolState, isLive, endOf, slowestTool, firstToken, copiedIterations, usageOf };
 }

@@ -133,6 +133,11 @@ export interface TraceModel {
   /** Sum of the `usage` events. */
   usage: TraceUsage;
   /**
+   * A fork's: the usage recorded in its copied prefix (the run's own `usage` events and its
+   * sub-runs'), which the run it was forked from spent; the run's usage counts it too.
+   */
+  copiedUsage?: TraceUsage;
+  /**
    * How many `token` events the run has: none when nothing watched its model's tokens (an
    * `invoke` run without `verbose`), so its model calls were not streamed and have no first token.
    */
@@ -230,6 +235,11 @@ export function traceModelRuntime() {
     const segment = model.segments[model.segments.length - 1];
     if (segment === undefined) model.segments.push({ seq: event.seq, start: event.at, end: event.at, resumed: false });
     else segment.end = Math.max(segment.end, event.at);
+    // A fork's copied prefix is its first segment: what it spent, the run it was forked from spent.
+    if (segment?.forkOf !== undefined && !segment.resumed) {
+      const usage = event.type === "usage" ? event.usage : event.type === "sub_run" && event.event.type === "usage" ? event.event.usage : undefined;
+      if (usage !== undefined) addUsage((model.copiedUsage ??= { input: 0, output: 0, total: 0 }), usage);
+    }
     switch (event.type) {
       case "token": {
         const iteration = iterationOf(model, event.iteration, event.at);

@@ -4,7 +4,7 @@ import type { DomRuntime } from "./dom-runtime";
 import type { FormatRuntime } from "./format-runtime";
 import type { TraceDetailContext, TraceDetailRuntime } from "./trace-detail";
 import type { TraceLayoutRuntime, TraceRow } from "./trace-layout";
-import type { TraceSummary, TraceSummaryRuntime } from "./trace-summary";
+import type { TraceCopiedPrefix, TraceSummary, TraceSummaryRuntime } from "./trace-summary";
 import type { TraceModelRuntime } from "./trace-model";
 import type { TraceActionsRuntime } from "./trace-actions";
 import type { traceTreeRuntime } from "./trace-tree";
@@ -75,6 +75,28 @@ export function tracePageMain(parts: TracePageParts): void {
     return h("div", { attrs: { "data-fact": key } }, h("dt", null, name), h("dd", null, value));
   }
 
+  /**
+   * A fork's copied prefix, apart from the figures above (the run it was forked from made those
+   * calls): which run, which iterations, and what they held and cost. In the ui, the run is a link.
+   */
+  function copiedLine(copied: TraceCopiedPrefix): HTMLElement {
+    const source = data.mode === "ui" ? h("a", { attrs: { href: `/runs/${encodeURIComponent(copied.runId)}`, "data-fork-source": "" } }, copied.runId) : h("code", null, copied.runId);
+    const plural = (count: number, noun: string) => `${fmt.count(count)} ${noun}${count === 1 ? "" : "s"}`;
+    const figures = [plural(copied.modelCalls, "model call"), plural(copied.toolCalls, "tool call")];
+    if (copied.tokens !== undefined) figures.push(plural(copied.tokens.total, "token"));
+    if (copied.cost !== undefined) figures.push(fmt.usd(copied.cost));
+    const range = copied.iteration === 1 ? "iteration 1" : `iterations 1–${copied.iteration}`;
+    const what = copied.iteration === 0 ? "at its start: nothing copied" : `${range} copied: ${figures.join(", ")}`;
+    return h(
+      "div",
+      { class: "copied", attrs: { "data-fact": "copied" } },
+      h("span", { class: "muted" }, "Forked from"),
+      source,
+      h("span", null, what),
+      copied.iteration === 0 ? null : h("span", { class: "muted" }, "(that run's work, not counted above)"),
+    );
+  }
+
   function renderHeader(summary: TraceSummary): void {
     dom.clear(header);
     const title = h(
@@ -93,13 +115,19 @@ export function tracePageMain(parts: TracePageParts): void {
       { class: "facts" },
       fact("Stop reason", "stop-reason", summary.stopReason ?? "–"), // a running run has none yet: its status says it runs
       fact("Tokens", "tokens", tokens),
-      summary.cost !== undefined ? fact("Cost", "cost", fmt.usd(summary.cost)) : null,
+      summary.cost !== undefined ? fact("Cost", "cost", summary.unpriced === undefined ? fmt.usd(summary.cost) : `${fmt.usd(summary.cost)} + ${fmt.count(summary.unpriced.calls)} unpriced call${summary.unpriced.calls === 1 ? "" : "s"}`) : null,
       fact("Wall time", "wall-time", fmt.duration(summary.wallMs)),
       fact("Iterations", "iterations", fmt.count(summary.iterations)),
       fact("Model calls", "model-calls", fmt.count(summary.modelCalls)),
       fact("Tool calls", "tool-calls", fmt.count(summary.toolCalls)),
     );
-    if (summary.tokens) facts.children[1]?.setAttribute("title", `${fmt.count(summary.tokens.input)} in, ${fmt.count(summary.tokens.output)} out`);
+    // A cost that leaves calls out says so: a model without a price (a local model, a name the prices do not know) costs nothing here.
+    const unpriced = summary.unpriced;
+    if (unpriced !== undefined) {
+      const models = unpriced.models.length > 0 ? ` (${unpriced.models.join(", ")})` : "";
+      facts.querySelector('[data-fact="cost"]')?.setAttribute("title", `The cost leaves out ${fmt.count(unpriced.calls)} model call${unpriced.calls === 1 ? "" : "s"} whose model${models} had no price: give it one in the executor's prices.`);
+    }
+    if (summary.tokens) facts.children[1]?.setAttribute("title", `${fmt.count(summary.tokens.input)} in, ${fmt.count(summary.tokens.output)} out${summary.copied?.tokens ? ` (this run's own; the copied prefix's ${fmt.count(summary.copied.tokens.total)} are not counted)` : ""}`);
     const whole = Math.max(1, summary.modelMs + summary.toolMs + summary.otherMs);
     const share = (ms: number) => `${Math.round((ms / whole) * 100)}%`;
     const split = h(
@@ -121,13 +149,15 @@ export function tracePageMain(parts: TracePageParts): void {
       ),
     );
     dom.append(header, [title, facts, split]);
+    if (summary.copied !== undefined) dom.append(header, [copiedLine(summary.copied)]);
     // A fork served by the ui links to its diff against the run it was forked from.
     const parent = data.run.forkOf;
     if (data.mode === "ui" && parent !== undefined) {
       const href = `/diff?${new URLSearchParams({ a: parent.runId, b: data.run.runId }).toString()}`;
       dom.append(header, [h("a", { class: "compare-parent", attrs: { href, "data-compare-parent": "" } }, `Compare with parent run ${parent.runId}`)]);
     }
-    if (data.mode === "ui" && data.actions !== undefined) dom.append(header, [parts.actions.render(data.actions, summary.iterations, parts.actions.poster(runPath, data.actions.token))]);
+    // A fork's `at` counts the record's iterations, the copied ones too.
+    if (data.mode === "ui" && data.actions !== undefined) dom.append(header, [parts.actions.render(data.actions, trace.iterations.length, parts.actions.poster(runPath, data.actions.token))]);
     if (summary.unreadable.length > 0) {
       const count = summary.unreadable.length;
       const links = summary.unreadable.slice(0, 20).map((seq) => {

@@ -48,6 +48,7 @@ button:hover { border-color: var(--muted); }
 .split-bar span { height: 100%; }
 .split-legend { display: flex; gap: 14px; flex-wrap: wrap; color: var(--muted); }
 .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 4px; vertical-align: -1px; }
+.copied { margin-top: 8px; display: flex; align-items: center; gap: 8px; flex-wrap: wrap; }
 .slowest { margin-top: 8px; display: flex; align-items: center; gap: 8px; flex-wrap: wrap; }
 .slowest button { border-color: var(--slow); }
 .slowest strong { color: var(--slow); }

@@ -3,20 +3,30 @@
 import type { FormatRuntime } from "./format-runtime";
 import type { TraceLayoutRuntime, TraceRow, TraceSlowest } from "./trace-layout";
 import type { TraceModel } from "./trace-model";
+import type { TraceUsage } from "../trace-data";
 
 /** The header's figures. */
 export interface TraceSummary {
   status: string;
   stopReason?: string;
   live: boolean;
+  /** The run's tokens (a fork's own: not its copied prefix's). */
   tokens?: { input: number; output: number; total: number };
-  /** What the run cost in US dollars, when its model calls were priced. */
+  /** What the run cost in US dollars, when its model calls were priced (a fork's own: not its copied prefix's). */
   cost?: number;
   /** Running time over the run's segments (a fork's own: not its copied prefix's): the executor's measure once the run is over. */
   wallMs: number;
+  /** The run's iterations, model calls and tool calls (a fork's own: not its copied prefix's). */
   iterations: number;
   modelCalls: number;
   toolCalls: number;
+  /** A fork's copied prefix: what the run it was forked from did before the fork, counted apart. */
+  copied?: TraceCopiedPrefix;
+  /**
+   * When the run has a cost but some of its model calls (its sub-runs' too) had no price (their
+   * model is not in the executor's `prices`): how many, and their models. The cost leaves them out.
+   */
+  unpriced?: { calls: number; models: string[] };
   /** Time with a model call, with a tool call (and no model call), and with neither (a fork's own: not its copied prefix's). */
   modelMs: number;
   toolMs: number;
@@ -25,6 +35,22 @@ export interface TraceSummary {
   segments: number;
   /** The `seq` of every event that could not be read (a damaged record), in order. */
   unreadable: number[];
+}
+
+/**
+ * What a fork's record copied from the run it was forked from (its iterations before
+ * `iteration`): not this run's work, so not in the header's other figures.
+ */
+export interface TraceCopiedPrefix {
+  /** The run it was forked from. */
+  runId: string;
+  /** The fork's `forkOf.iteration`: how many of that run's iterations were copied. */
+  iteration: number;
+  iterations: number;
+  modelCalls: number;
+  toolCalls: number;
+  tokens?: { input: number; output: number; total: number };
+  cost?: number;
 }
 
 /** Positions on the timeline: run time to a fraction of its width, ticks, and the gaps cut out. */
@@ -51,7 +77,7 @@ export type TraceSummaryRuntime = ReturnType<typeof traceSummaryRuntime>;
  * @internal
  */
 export function traceSummaryRuntime(fmt: FormatRuntime, layout: TraceLayoutRuntime) {
-  const { isLive, endOf, slowestTool, copiedIterations } = layout;
+  const { isLive, endOf, slowestTool, copiedIterations, usageOf } = layout;
 
   /** The total length of the union of intervals. */
   function covered(intervals: [number, number][]): number {
@@ -64,6 +90,25 @@ export function traceSummaryRuntime(fmt: FormatRuntime, layout: TraceLayoutRunti
       until = b;
     }
     return total;
+  }
+
+  /** Counts the model calls with a known usage of `trace` from iteration `from` on, and of its sub-runs: priced or not (and the models of those not). */
+  function countPricing(trace: TraceModel, from: number, out: { priced: number; unpriced: number; models: string[] }): void {
+    const count = (usage: TraceUsage | undefined, modelName: string | undefined) => {
+      if (usage === undefined) return;
+      if (usage.cost !== undefined) out.priced++;
+      else {
+        out.unpriced++;
+        if (modelName !== undefined && !out.models.includes(modelName)) out.models.push(modelName);
+      }
+    };
+    for (const iteration of trace.iterations) {
+      if (iteration.n < from) continue;
+      for (const call of iteration.modelCalls) count(call.usage, call.modelName);
+      count(iteration.pendingUsage, iteration.pendingModel);
+      for (const tool of iteration.tools) for (const sub of tool.subRuns ?? []) countPricing(sub, 0, out);
+    }
+    for (const sub of trace.strayRuns ?? []) countPricing(sub, 0, out);
   }
 
   function summary(model: TraceModel, allRows: readonly TraceRow[], now: number): TraceSummary {
@@ -83,14 +128,19 @@ export function traceSummaryRuntime(fmt: FormatRuntime, layout: TraceLayoutRunti
       rowList.filter((row) => row.kind === kind && row.start !== undefined && (row.iteration?.n ?? copied) >= copied).map((row) => [row.start, row.end] as [number, number]);
     const modelMs = covered(bars("model"));
     const bothMs = covered([...bars("model"), ...bars("tool")]);
-    const usage = model.run.usage ?? model.output?.usage ?? (model.usage.total > 0 ? model.usage : undefined);
+    // Counts and usage too: a fork's copied iterations, calls and tokens are the other run's.
+    const isCopied = (n: number | undefined) => n !== undefined && n < copied;
+    const counts = (copiedPart: boolean) => ({
+      iterations: model.iterations.filter((iteration) => isCopied(iteration.n) === copiedPart).length,
+      modelCalls: rowList.filter((row) => row.kind === "model" && row.state !== "inferred" && isCopied(row.iteration?.n) === copiedPart).length,
+      toolCalls: rowList.filter((row) => row.kind === "tool" && isCopied(row.iteration?.n) === copiedPart).length,
+    });
+    const { own: usage, copied: copiedUsage } = usageOf(model);
     const out: TraceSummary = {
       status: model.run.status,
       live,
       wallMs,
-      iterations: model.iterations.length,
-      modelCalls: rowList.filter((row) => row.kind === "model" && row.state !== "inferred").length,
-      toolCalls: rowList.filter((row) => row.kind === "tool").length,
+      ...counts(false),
       modelMs,
       toolMs: bothMs - modelMs,
       otherMs: Math.max(0, wallMs - bothMs),
@@ -100,8 +150,17 @@ export function traceSummaryRuntime(fmt: FormatRuntime, layout: TraceLayoutRunti
     const stopReason = model.output?.stopReason ?? model.run.stopReason;
     if (stopReason !== undefined) out.stopReason = stopReason;
     if (usage !== undefined) out.tokens = usage;
-    const cost = usage?.cost ?? model.usage.cost;
+    const cost = usage?.cost ?? (model.usage.cost === undefined ? undefined : Math.max(0, model.usage.cost - (copiedUsage?.cost ?? 0)));
     if (cost !== undefined) out.cost = cost;
+    const pricing = { priced: 0, unpriced: 0, models: [] as string[] };
+    countPricing(model, copied, pricing);
+    if (cost !== undefined && pricing.unpriced > 0) out.unpriced = { calls: pricing.unpriced, models: pricing.models };
+    const forkOf = model.segments.find((segment) => segment.forkOf !== undefined)?.forkOf;
+    if (forkOf !== undefined) {
+      out.copied = { runId: forkOf.runId, iteration: forkOf.iteration, ...counts(true) };
+      if (copiedUsage !== undefined) out.copied.tokens = copiedUsage;
+      if (copiedUsage?.cost !== undefined) out.copied.cost = copiedUsage.cost;
+    }
     const slowest = slowestTool(model, now);
     if (slowest !== undefined) out.slowest = slowest;
     return out;

@@ -22,6 +22,10 @@ export type TraceTree = ReturnType<ReturnType<typeof traceTreeRuntime>["createTr
  */
 export function traceTreeRuntime(dom: DomRuntime, fmt: FormatRuntime) {
   const { h } = dom;
+  /** Up to this many visible rows, the tree draws them all; past it, only a window around the view. */
+  const ALL_ROWS = 2000;
+  /** Rows drawn above and below the view in a window. */
+  const OVERSCAN = 150;
 
   function createTree(options: TraceTreeOptions) {
     const axis = h("div", { class: "axis", attrs: { "aria-hidden": "true" } });
@@ -34,7 +38,8 @@ export function traceTreeRuntime(dom: DomRuntime, fmt: FormatRuntime) {
     const zoomReset = zoomButton("Reset", "Show the whole run (0)", "reset");
     const zoomLabel = h("span", { class: "zoom-label muted", attrs: { "data-zoom": "1" } }, "");
     const head = h("div", { class: "wf-head" }, h("div", { class: "name" }, h("span", null, "Step"), h("span", { class: "zoom", attrs: { role: "group", "aria-label": "Zoom the timeline" } }, zoomOut, zoomIn, zoomReset, zoomLabel)), axis);
-    const tree = h("div", { class: "tree", attrs: { role: "tree", "aria-label": "Run steps and their timeline" } });
+    // Focusable itself: a long run's selected row may be scrolled out of the rows drawn, and the keys still work.
+    const tree = h("div", { class: "tree", attrs: { role: "tree", "aria-label": "Run steps and their timeline", tabindex: "-1" } });
     const element = h("section", { class: "waterfall", attrs: { "aria-label": "Timeline" } }, head, tree);
     let rows: TraceRow[] = [];
     let byId = new Map<string, TraceRow>();
@@ -44,6 +49,9 @@ export function traceTreeRuntime(dom: DomRuntime, fmt: FormatRuntime) {
     let scale: TraceScale | undefined;
     /** The part of the timeline in view, as fractions of its width: all of it until zoomed. */
     let view = { from: 0, to: 1 };
+    /** The rows drawn, as indexes into `visible` (`last` excluded): all of them, or a window around the view. */
+    let drawn = { first: 0, last: 0 };
+    let rowHeight = 26;
 
     const isOpen = (row: TraceRow) => opened.get(row.id) ?? !row.collapsed;
 
@@ -148,16 +156,68 @@ export function traceTreeRuntime(dom: DomRuntime, fmt: FormatRuntime) {
       return element;
     }
 
+    /** The rows in view, as indexes into `visible` (`last` excluded), from the scroll position. */
+    function rowsInView(): { first: number; last: number } {
+      const top = Math.max(0, element.scrollTop - tree.offsetTop);
+      const height = element.clientHeight > 0 ? element.clientHeight : 1000;
+      return { first: Math.floor(top / rowHeight), last: Math.ceil((top + height) / rowHeight) };
+    }
+
+    /**
+     * Draws the visible rows: all of them up to {@link ALL_ROWS} (so the browser's find sees every
+     * row), else those in view and {@link OVERSCAN} on each side, between spacers as tall as the
+     * rows left out: a run of thousands of steps draws (and redraws, live) a few hundred rows.
+     */
+    function drawRows(s: TraceScale): void {
+      const hadFocus = tree.contains(document.activeElement);
+      const inView = rowsInView();
+      drawn = visible.length <= ALL_ROWS ? { first: 0, last: visible.length } : { first: Math.max(0, inView.first - OVERSCAN), last: Math.min(visible.length, inView.last + OVERSCAN) };
+      const fragment = document.createDocumentFragment();
+      const spacer = (rows: number) => h("div", { class: "spacer", attrs: { "aria-hidden": "true" }, style: { height: `${rows * rowHeight}px` } });
+      if (drawn.first > 0) fragment.appendChild(spacer(drawn.first));
+      for (let i = drawn.first; i < drawn.last; i++) fragment.appendChild(rowElement(visible[i] as TraceRow, s));
+      if (drawn.last < visible.length) fragment.appendChild(spacer(visible.length - drawn.last));
+      dom.clear(tree);
+      tree.appendChild(fragment);
+      const measured = tree.querySelector(".row")?.getBoundingClientRect().height;
+      if (measured !== undefined && measured > 0 && drawn.last - drawn.first < visible.length) rowHeight = measured;
+      if (hadFocus) focusSelected();
+    }
+
+    /** Focuses the selected row, or the tree when that row is not drawn (scrolled far away). */
+    function focusSelected(): void {
+      const row = document.getElementById(`row-${selectedId}`) as HTMLElement | null;
+      (row ?? tree).focus({ preventScroll: true });
+    }
+
+    /** Scrolls a row that is not drawn into the middle of the view, and draws the rows there. */
+    function reveal(index: number): void {
+      if (scale === undefined || (index >= drawn.first && index < drawn.last)) return;
+      element.scrollTop = Math.max(0, tree.offsetTop + index * rowHeight - element.clientHeight / 2);
+      drawRows(scale);
+    }
+
+    let scrollFrame = 0;
+    // A window of rows is redrawn when the view comes near its edge.
+    element.addEventListener("scroll", () => {
+      if (drawn.last - drawn.first >= visible.length || scrollFrame !== 0) return;
+      const inView = rowsInView();
+      const nearTop = drawn.first > 0 && inView.first - drawn.first < OVERSCAN / 2;
+      const nearBottom = drawn.last < visible.length && drawn.last - inView.last < OVERSCAN / 2;
+      if (!nearTop && !nearBottom) return;
+      scrollFrame = requestAnimationFrame(() => {
+        scrollFrame = 0;
+        if (scale !== undefined) drawRows(scale);
+      });
+    });
+
     function draw(): void {
       if (scale === undefined) return;
       const s = scale;
       visible = computeVisible();
       if (!visible.some((row) => row.id === selectedId)) selectedId = visible[0]?.id ?? "run";
       const hadFocus = tree.contains(document.activeElement);
-      const fragment = document.createDocumentFragment();
-      for (const row of visible) fragment.appendChild(rowElement(row, s));
-      dom.clear(tree);
-      tree.appendChild(fragment);
+      drawRows(s);
       dom.clear(axis);
       const span = view.to - view.from;
       const zoomed = span < 1 - 1e-9;
@@ -171,7 +231,7 @@ export function traceTreeRuntime(dom: DomRuntime, fmt: FormatRuntime) {
       zoomLabel.setAttribute("data-zoom", String(1 / span));
       zoomOut.disabled = !zoomed;
       zoomReset.disabled = !zoomed;
-      if (hadFocus) (document.getElementById(`row-${selectedId}`) as HTMLElement | null)?.focus({ preventScroll: true });
+      if (hadFocus) focusSelected();
     }
 
     function update(nextRows: TraceRow[], nextScale: TraceScale): void {
@@ -191,8 +251,13 @@ export function traceTreeRuntime(dom: DomRuntime, fmt: FormatRuntime) {
       for (let parent = row.parentId; parent !== undefined; parent = byId.get(parent)?.parentId) if (!isOpen(byId.get(parent) as TraceRow)) opened.set(parent, true);
       const previous = selectedId;
       selectedId = id;
-      if (!visible.some((item) => item.id === id)) draw();
-      else {
+      let index = visible.findIndex((item) => item.id === id);
+      if (index === -1) {
+        draw();
+        index = visible.findIndex((item) => item.id === id);
+        reveal(index);
+      } else {
+        reveal(index);
         const old = document.getElementById(`row-${previous}`);
         old?.setAttribute("aria-selected", "false");
         old?.setAttribute("tabindex", "-1");
@@ -210,7 +275,7 @@ export function traceTreeRuntime(dom: DomRuntime, fmt: FormatRuntime) {
       if (row.childIds.length === 0) return;
       opened.set(row.id, open);
       draw();
-      document.getElementById(`row-${selectedId}`)?.focus({ preventScroll: true });
+      focusSelected();
     }
 
     /** The narrowest view: about a millisecond of the run. */

@@ -1,0 +1,74 @@
+// The ui server answers bad requests with 400 (or 422 for a record it cannot compare), naming the
+// problem, never with 500: a NUL character in a run id or thread, a bad list filter, the diff of a
+// damaged record.
+import { MemoryRunStore } from "@agentrx/runs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { recordTripRun, writeDamagedRun, writeSyntheticRun } from "../trace/trace-test-fixtures";
+import { type UiServer, startUiServer } from "./start-ui-server";
+
+let server: UiServer;
+const errors: string[] = [];
+const store = new MemoryRunStore();
+
+beforeAll(async () => {
+  await recordTripRun(store, { scale: 0.01 });
+  await writeSyntheticRun(store, { runId: "short", iterations: 1, toolsPerIteration: 1 });
+  await writeDamagedRun(store, "damaged");
+  server = await startUiServer({ store, source: "memory", port: 0, onError: (message) => errors.push(message) });
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+const get = (path: string) => fetch(`${server.url}${path}`);
+
+describe("agentrx ui server: bad requests", () => {
+  it("answers 400 naming the problem for a run id or thread with a NUL character, which no store can hold", async () => {
+    for (const path of ["/runs/%00", "/runs/a%00b", "/api/runs/%00/events", "/api/runs/%00/text?seq=1&field=output", "/diff?a=%00&b=trip-1", "/?thread=%00"]) {
+      const response = await get(path);
+      expect(response.status, path).toBe(400);
+      expect(await response.text(), path).toMatch(/NUL/);
+    }
+    const api = await get("/api/runs?thread=%00");
+    expect(api.status).toBe(400);
+    expect(((await api.json()) as { error: string }).error).toMatch(/threadId .*NUL/);
+    expect(errors).toEqual([]); // the request's mistake, not the server's
+  });
+
+  it("answers 400 for a list filter it does not understand, instead of ignoring it or failing", async () => {
+    for (const [query, problem] of [
+      ["status=bogus", /Unknown status "bogus" in `status`: use one or more of queued, running/],
+      ["status=finished,Finished", /Unknown status "Finished"/],
+      ["limit=1.5", /`limit` must be an integer >= 1, got "1.5"/],
+      ["limit=0", /`limit` must be an integer >= 1/],
+      ["limit=abc", /`limit` must be an integer >= 1/],
+    ] as const) {
+      const response = await get(`/api/runs?${query}`);
+      expect(response.status, query).toBe(400);
+      expect(((await response.json()) as { error: string }).error, query).toMatch(problem);
+      expect((await get(`/?${query}`)).status, query).toBe(400);
+    }
+    // What the list page sends still works.
+    const runs = (await (await get("/api/runs?status=finished,failed&limit=1&thread=support-42")).json()) as { runs: { runId: string }[]; limit: number };
+    expect(runs).toMatchObject({ runs: [{ runId: "trip-1" }], limit: 1 });
+    expect((await get("/api/runs?status=&limit=")).status).toBe(200);
+  });
+
+  it("refuses to compare a damaged record with 422, naming the run and its bad event, and links to its trace page", async () => {
+    for (const path of ["/diff?a=trip-1&b=damaged", "/diff?a=damaged&b=trip-1"]) {
+      const response = await get(path);
+      expect(response.status, path).toBe(422);
+      const page = await response.text();
+      expect(page).toMatch(/Run &#34;damaged&#34; cannot be compared: its record is damaged \(event 4 cannot be decoded: .+\)/);
+      expect(page).toContain('<a href="/runs/damaged">Its trace page</a>');
+    }
+    expect(errors).toEqual([]);
+  });
+
+  it("compares two runs of different lengths", async () => {
+    const response = await get("/diff?a=short&b=trip-1");
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain("agentrx-data");
+  });
+});
