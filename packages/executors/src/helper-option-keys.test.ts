@@ -2,7 +2,7 @@ import { InvalidArgumentError } from "@agentrx/core";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { describe, expect, it } from "vitest";
-import { AgentExecutor, compactSteps, detectRepeatedCalls, finalAnswerTokens, guardrail, handoff, timeBudget, tokenBudget, trimInSteps } from "./index";
+import { AgentExecutor, compactSteps, createAgentExecutor, detectRepeatedCalls, finalAnswerTokens, guardrail, handoff, timeBudget, tokenBudget, trimInSteps } from "./index";
 
 const executor = new AgentExecutor({ agent: RunnableLambda.from(() => ({ returnValues: { output: "hi" }, log: "" })), tools: [] });
 const model = new ScriptedChatModel({ responses: ["summary"] });
@@ -40,5 +40,31 @@ describe("the executor's helpers refuse an option they do not take", () => {
     expect(typeof trimInSteps({ keep: 2, every: 3 })).toBe("function");
     expect(compactSteps({ model, maxTokens: 100, keep: 2, instructions: "Summarize." }).name).toBeDefined();
     expect(guardrail({ name: "pii", on: "input", check: () => undefined, blocking: false }).name).toBe("pii");
+  });
+});
+
+describe("asTool, send and createAgentExecutor refuse an option they do not take", () => {
+  it("asTool names the misspelt key", () => {
+    expect(() => executor.asTool({ name: "researcher", description: "Researches.", schemas: undefined } as never)).toThrow(/asTool: unknown option `schemas`\. Known options: name, description, schema\./);
+  });
+
+  it("send rejects (it returns a promise) naming the misspelt key, and records nothing", async () => {
+    const error = await executor.send("r1", "hi", { stores: undefined } as never).catch((caught: unknown) => caught);
+    expect(InvalidArgumentError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/AgentExecutor\.send: unknown option `options\.stores`\. Known options: store\./);
+  });
+
+  it("createAgentExecutor names its own options, says where a key from elsewhere goes, and does not offer `agent`", () => {
+    const typo = errorOf(() => createAgentExecutor({ model, tools: [], maxIteration: 3 } as never)) as Error;
+    expect(typo.message).toMatch(/^createAgentExecutor: unknown option `maxIteration`; did you mean `maxIterations`\? Known options: model, tools, system, toolCalling, outputSchema, returnIntermediateSteps, /);
+    expect(typo.message).not.toMatch(/\bagent\b,/);
+    expect(errorOf(() => createAgentExecutor({ llm: model, tools: [] } as never))).toMatchObject({ message: expect.stringMatching(/unknown option `llm`: the model goes in `model`\./) });
+    expect(errorOf(() => createAgentExecutor({ model, tools: [], systemPrompt: "Be brief." } as never))).toMatchObject({ message: expect.stringMatching(/unknown option `systemPrompt`: the system message goes in `system`\./) });
+    expect(errorOf(() => createAgentExecutor({ model, tools: [], agent: executor } as never))).toMatchObject({ message: expect.stringMatching(/unknown option `agent`: createAgentExecutor builds the agent/) });
+    expect(createAgentExecutor({ model, tools: [], system: "Be brief.", maxIterations: 3, toolCalling: true })).toBeInstanceOf(AgentExecutor);
+  });
+
+  it("the constructor's near-miss message reads as one sentence", () => {
+    expect(() => new AgentExecutor({ agent: executor as never, tools: [], maxIteration: 3 } as never)).toThrow(/unknown option `maxIteration`; did you mean `maxIterations`\? Known options: agent, tools,/);
   });
 });

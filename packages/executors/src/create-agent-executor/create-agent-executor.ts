@@ -6,6 +6,7 @@ import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { z } from "zod";
 import { AgentExecutor } from "../executor/agent-executor";
 import type { AgentExecutorOptions } from "../executor/agent-executor-options";
+import { EXECUTOR_OPTIONS, nearMissOf } from "../executor/option-keys";
 import { finalAnswerTool } from "../executor/structured-output";
 import { DEFAULT_SYSTEM, createDefaultAgentPrompt } from "./default-agent-prompt";
 
@@ -77,6 +78,7 @@ export function createAgentExecutor<TStructured = unknown, TSteps extends boolea
   if (typeof options !== "object" || options === null) {
     throw new InvalidArgumentError({ argument: "options", value: options, message: "createAgentExecutor: pass an options object such as { model, tools }." });
   }
+  refuseUnknownKeys(options);
   const { model, tools, system = DEFAULT_SYSTEM, toolCalling, ...executorOptions } = options;
   if (typeof model !== "object" || model === null || typeof (model as { invoke?: unknown }).invoke !== "function") {
     throw new InvalidArgumentError({
@@ -103,4 +105,34 @@ export function createAgentExecutor<TStructured = unknown, TSteps extends boolea
     agent = createReactAgent({ llm: model, tools: agentTools, prompt });
   }
   return new AgentExecutor<TStructured, TSteps>({ ...executorOptions, agent, tools: agentTools });
+}
+
+/** What `createAgentExecutor` takes: its own options, and the executor's but `agent` (it builds the agent). */
+const OWN_KEYS = ["model", "tools", "system", "toolCalling", "outputSchema", "returnIntermediateSteps"] satisfies (keyof CreateAgentExecutorOptions)[];
+const KNOWN_KEYS: readonly string[] = [...new Set([...OWN_KEYS, ...EXECUTOR_OPTIONS.names.filter((name) => name !== "agent")])];
+
+/** Where a key people bring from elsewhere goes here. */
+const MOVED: Readonly<Record<string, string>> = {
+  llm: "the model goes in `model`",
+  prompt: "`system` sets the system message; for a prompt of your own, build the agent (createToolCallingAgent) and pass it to new AgentExecutor({ agent, tools })",
+  systemPrompt: "the system message goes in `system`",
+  agent: "createAgentExecutor builds the agent from `model`; to give your own, use new AgentExecutor({ agent, tools })",
+};
+
+/**
+ * Refuses a key `createAgentExecutor` does not take, naming it (and what was meant, when it is a
+ * near miss or a name from elsewhere), rather than letting the executor's own check name options
+ * (`agent`) this function does not take.
+ */
+function refuseUnknownKeys(options: object): void {
+  for (const key of Object.keys(options)) {
+    if (KNOWN_KEYS.includes(key)) continue;
+    const meant = nearMissOf(key, KNOWN_KEYS);
+    const hint = Object.hasOwn(MOVED, key) ? `: ${MOVED[key]}.` : meant === undefined ? "." : `; did you mean \`${meant}\`?`;
+    throw new InvalidArgumentError({
+      argument: key,
+      value: (options as Record<string, unknown>)[key],
+      message: `createAgentExecutor: unknown option \`${key}\`${hint} Known options: ${KNOWN_KEYS.join(", ")}.`,
+    });
+  }
 }

@@ -1,4 +1,4 @@
-import { AbortError, InvalidArgumentError, observesModelCalls } from "@agentrx/core";
+import { AbortError, InvalidArgumentError, checkOptionKeys, observesModelCalls } from "@agentrx/core";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { Observable, type OperatorFunction, type Subscriber, type TeardownLogic, lastValueFrom } from "rxjs";
 import { InProcessRunStore } from "../runs/in-process-run-store";
@@ -175,6 +175,13 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
    * ```
    */
   send(runId: string, message: SteeringMessage, options?: SendMessageOptions): Promise<SendMessageResult> {
+    if (typeof options === "object" && options !== null) {
+      try {
+        checkOptionKeys("AgentExecutor.send", options, ["store"] satisfies (keyof SendMessageOptions)[], "options.");
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
     return sendRunMessage(runId, message, { store: options?.store ?? this.options.store, storeTimeoutMs: this.options.storeTimeoutMs, operation: "AgentExecutor.send" });
   }
 

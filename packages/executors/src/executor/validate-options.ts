@@ -119,8 +119,8 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
   for (const key of Object.keys(options)) {
     if (!EXECUTOR_OPTIONS.allowed.has(key)) {
       const meant = nearMissOf(key, EXECUTOR_OPTIONS.names);
-      const hint = meant === undefined ? "" : `; did you mean \`${meant}\`?`;
-      fail(key, (options as unknown as Record<string, unknown>)[key], `unknown option \`${key}\`${hint}. Known options: ${EXECUTOR_OPTIONS.names.join(", ")}.`);
+      const hint = meant === undefined ? "." : `; did you mean \`${meant}\`?`;
+      fail(key, (options as unknown as Record<string, unknown>)[key], `unknown option \`${key}\`${hint} Known options: ${EXECUTOR_OPTIONS.names.join(", ")}.`);
     }
   }
   const {
