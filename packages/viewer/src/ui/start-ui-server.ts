@@ -7,7 +7,7 @@ import { runListHtml } from "./run-list-html";
 import { runListItemOf, type RunListData } from "./run-list-data";
 import { RunActions, parseActionRequest, type UiActionExecutor } from "./run-actions";
 import { serveTraceEvents } from "./serve-trace-events";
-import { InvalidArgumentError } from "@agentrx/core";
+import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
 import { decodePathSegment, parseLastEventId } from "@agentrx/runs";
 import { diffPageData } from "../diff-page/diff-page-data";
 import { diffPageHtml } from "../diff-page/diff-page-html";
@@ -81,6 +81,7 @@ const STATUSES = new Set<string>(["queued", "running", "interrupted", "finished"
  * ```
  */
 export async function startUiServer(options: UiServerOptions): Promise<UiServer> {
+  checkOptionKeys("startUiServer", options, ["store", "source", "port", "host", "pollMs", "listLimit", "onError", "executor"] satisfies (keyof UiServerOptions)[]);
   const { store, source, port, host = "127.0.0.1", pollMs = 250, listLimit = 200, onError } = options;
   const sockets = new Set<import("node:net").Socket>();
   const token = randomBytes(24).toString("base64url");
