@@ -13,16 +13,18 @@ import { collect } from "./test-helpers";
 const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
 const usage = { inputTokens: 10, outputTokens: 5 };
 
-function specialist(answer: string, options: { slow?: { aborted: string[] } } = {}) {
+function specialist(answer: string, options: { slow?: { aborted: string[]; started?: () => void; stopped?: () => void } } = {}) {
   const lookup = tool(
     async ({ q }: { q: string }, config) => {
       if (options.slow) {
-        await new Promise<void>((_, reject) =>
+        await new Promise<void>((_, reject) => {
           config?.signal?.addEventListener("abort", () => {
             options.slow?.aborted.push(q);
+            options.slow?.stopped?.();
             reject(new Error("aborted"));
-          }),
-        );
+          });
+          options.slow?.started?.();
+        });
       }
       return `facts about ${q}`;
     },
@@ -74,13 +76,17 @@ describe("executor.asTool", () => {
 
   it("cancelling the caller cancels the sub-run's tools; a budget on the caller counts the sub-run's tokens", async () => {
     const aborted: string[] = [];
-    const run = supervisor(specialist("never", { slow: { aborted } })).stream({ input: "x" });
+    // Unsubscribes once the sub-run's tool is running (no timers: a loaded machine runs late).
+    let started: () => void = () => undefined;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    let stopped: () => void = () => undefined;
+    const abortedOnce = new Promise<void>((resolve) => (stopped = resolve));
+    const run = supervisor(specialist("never", { slow: { aborted, started, stopped } })).stream({ input: "x" });
     const seen: AgentStreamEvent[] = [];
-    const subscription = run.subscribe((event) => {
-      seen.push(event);
-      if (event.type === "action" && event.subRun) setTimeout(() => subscription.unsubscribe(), 5);
-    });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const subscription = run.subscribe((event) => seen.push(event));
+    await running;
+    subscription.unsubscribe();
+    await abortedOnce;
     expect(aborted).toEqual(["tides"]);
 
     // The caller's 20-token budget is spent inside the sub-run (its first call reports 15 more).
