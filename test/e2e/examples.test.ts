@@ -33,7 +33,7 @@ function runExample(script: string, env: Record<string, string> = {}, args: stri
   return execute(tsx, [join("examples", script), ...args], { cwd: root, env: exampleEnv(env), timeout: 60_000 });
 }
 
-describe("examples/*.ts offline", () => {
+describe("examples/*.ts offline", { timeout: 90_000 }, () => {
   it("has scripts to run", () => {
     expect(scripts).toEqual(expect.arrayContaining(["quickstart.ts", "react-agent.ts", "stream-to-ui.ts"]));
   });
@@ -45,7 +45,7 @@ describe("examples/*.ts offline", () => {
   });
 });
 
-describe("npm run demo against an endpoint", () => {
+describe("npm run demo against an endpoint", { timeout: 90_000 }, () => {
   it("uses the endpoint from OPENAI_API_KEY / OPENAI_BASE_URL and prints the trace", async () => {
     const server = await startWeatherEndpoint();
     try {
@@ -69,7 +69,7 @@ describe("npm run demo against an endpoint", () => {
   });
 });
 
-describe("npm run demo records its runs", () => {
+describe("npm run demo records its runs", { timeout: 90_000 }, () => {
   it("lists and replays a recorded run, and resumes one cancelled with Ctrl-C", async () => {
     const { stdout } = await runExample("quickstart.ts");
     const runId = /Recorded as run (\S+) in /.exec(stdout)?.[1];
@@ -125,7 +125,7 @@ describe("npm run demo records its runs", () => {
   }, 120_000);
 });
 
-describe("examples/a2a.ts", () => {
+describe("examples/a2a.ts", { timeout: 90_000 }, () => {
   it("traces both agents as one: the served run is under the planner's A2A tool call, in the spans a collector receives", async () => {
     // A collector of our own: it decodes what the OTLP/HTTP (JSON) exporter sends.
     const spans: { traceId: string; spanId: string; parentSpanId?: string; name: string }[] = [];
