@@ -1,6 +1,8 @@
 import type { Runnable, RunnableConfig } from "@langchain/core/runnables";
 import { Observable } from "rxjs";
+import { checkOptionKeys } from "../agent/check-option-keys";
 import { AbortError } from "../errors/abort-error";
+import { InvalidArgumentError } from "../errors/invalid-argument-error";
 import { linkAbortSignal } from "./link-abort-signal";
 
 /** Options for {@link fromRunnable}. */
@@ -13,10 +15,14 @@ export interface FromRunnableOptions {
   mode?: "stream" | "invoke";
 }
 
+const OPTION_KEYS = Object.keys({ mode: true } satisfies Record<keyof FromRunnableOptions, true>);
+
 /**
  * Runs a `@langchain/core` runnable as a cold `Observable`. Nothing starts until subscription;
  * each subscription is its own call; unsubscribing aborts the call through the `AbortSignal`
- * passed in `config.signal` (linked to any signal you gave in `config`).
+ * passed in `config.signal` (linked to any signal you gave in `config`). An option it does not
+ * take (a misspelt `mdoe`) or a `mode` other than `"stream"` or `"invoke"` throws an
+ * `InvalidArgumentError` at once; `config` is LangChain's own and passed on as it is.
  *
  * @example
  * ```ts
@@ -32,8 +38,14 @@ export function fromRunnable<RunInput, RunOutput>(
   runnable: Runnable<RunInput, RunOutput>,
   input: RunInput,
   config: RunnableConfig = {},
-  { mode = "stream" }: FromRunnableOptions = {},
+  options: FromRunnableOptions = {},
 ): Observable<RunOutput> {
+  // `config` is LangChain's own, open-ended RunnableConfig, passed on as it is; the options are ours.
+  if (typeof options === "object" && options !== null) checkOptionKeys("fromRunnable", options, OPTION_KEYS);
+  const { mode = "stream" } = options;
+  if (mode !== "stream" && mode !== "invoke") {
+    throw new InvalidArgumentError({ argument: "mode", value: mode, message: `fromRunnable: \`mode\` must be "stream" or "invoke", got ${JSON.stringify(mode) ?? String(mode)}.` });
+  }
   return new Observable<RunOutput>((subscriber) => {
     const controller = new AbortController();
     const unlink = linkAbortSignal(config.signal, controller);

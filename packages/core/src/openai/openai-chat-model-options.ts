@@ -1,9 +1,15 @@
 import type { BaseChatModelParams } from "@langchain/core/language_models/chat_models";
 import type OpenAI from "openai";
+import { checkOptionKeys } from "../agent/check-option-keys";
 import { InvalidArgumentError } from "../errors/invalid-argument-error";
+import { BASE_CHAT_MODEL_PARAMS } from "../internal/chat-model-param-keys";
 import { DEFAULT_MAX_RETRY_DELAY_MS, MAX_TIMER_DELAY_MS } from "./retry-delay";
 
-/** Options of `OpenAIChatModel`. */
+/**
+ * Options of `OpenAIChatModel`: its own and `@langchain/core`'s `BaseChatModelParams`
+ * (`callbacks`, `tags`, `metadata`, `verbose`, `cache`, `maxConcurrency`, `onFailedAttempt`, ...).
+ * Any other key (a misspelt `maxRetry`) throws an `InvalidArgumentError` naming it.
+ */
 export interface OpenAIChatModelOptions extends BaseChatModelParams {
   /** The model name, e.g. `"gpt-4o-mini"`, or whatever name your compatible server serves. */
   model: string;
@@ -93,6 +99,33 @@ export interface OpenAIChatModelOptions extends BaseChatModelParams {
   client?: OpenAI;
 }
 
+/** Every option of `OpenAIChatModel`, its own and `@langchain/core`'s (see docs/models.md). */
+const OPTION_KEYS = Object.keys({
+  model: true,
+  apiKey: true,
+  baseURL: true,
+  maxRetryDelayMs: true,
+  timeout: true,
+  temperature: true,
+  topP: true,
+  maxTokens: true,
+  stop: true,
+  seed: true,
+  presencePenalty: true,
+  frequencyPenalty: true,
+  reasoningEffort: true,
+  parallelToolCalls: true,
+  streaming: true,
+  streamUsage: true,
+  modelKwargs: true,
+  defaultHeaders: true,
+  organization: true,
+  project: true,
+  dangerouslyAllowBrowser: true,
+  client: true,
+  ...BASE_CHAT_MODEL_PARAMS, // `maxRetries` among them
+} satisfies Record<keyof OpenAIChatModelOptions, true>);
+
 /** The placeholder key sent to a compatible server when no key is configured. */
 export const NO_KEY = "no-key";
 
@@ -112,7 +145,7 @@ function env(name: string): string | undefined {
   return value ? value : undefined;
 }
 
-/** Reads the environment, applies defaults and validates every option; throws `InvalidArgumentError`. */
+/** Reads the environment, applies defaults and validates every option (an unknown one too); throws `InvalidArgumentError`. */
 export function resolveOptions(options: OpenAIChatModelOptions): ResolvedOptions {
   const fail = (argument: string, value: unknown, expected: string): never => {
     throw new InvalidArgumentError({
@@ -122,6 +155,7 @@ export function resolveOptions(options: OpenAIChatModelOptions): ResolvedOptions
     });
   };
   if (typeof options !== "object" || options === null) fail("options", options, "an object such as { model: \"gpt-4o-mini\" }");
+  checkOptionKeys("OpenAIChatModel", options, OPTION_KEYS);
   const { model, maxRetries = 2, maxRetryDelayMs = DEFAULT_MAX_RETRY_DELAY_MS, timeout } = options;
   if (typeof model !== "string" || !model.trim()) fail("model", model, 'a model name such as "gpt-4o-mini"');
   if (!Number.isInteger(maxRetries) || maxRetries < 0) fail("maxRetries", maxRetries, "an integer >= 0");

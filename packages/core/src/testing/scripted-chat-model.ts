@@ -15,7 +15,9 @@ import {
 } from "@langchain/core/messages";
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import type { Runnable } from "@langchain/core/runnables";
+import { checkOptionKeys } from "../agent/check-option-keys";
 import { InvalidArgumentError } from "../errors/invalid-argument-error";
+import { BASE_CHAT_MODEL_PARAMS } from "../internal/chat-model-param-keys";
 import { ScriptExhaustedError } from "./script-exhausted-error";
 import {
   buildMessage,
@@ -32,7 +34,11 @@ import { sleep } from "../internal/sleep";
 
 export type { ScriptedCall, ScriptedMessage, ScriptedResponse, ScriptedToolCall } from "./scripted-response";
 
-/** Options of {@link ScriptedChatModel}. */
+/**
+ * Options of {@link ScriptedChatModel}: its own and `@langchain/core`'s `BaseChatModelParams`
+ * (`callbacks`, `tags`, `metadata`, ...). Any other key (a misspelt `latency`) throws an
+ * `InvalidArgumentError` naming it.
+ */
 export interface ScriptedChatModelOptions extends BaseChatModelParams {
   /** The responses, played in order, one per call. */
   responses: ScriptedResponse[];
@@ -81,6 +87,20 @@ export interface ScriptedChatModelOptions extends BaseChatModelParams {
    */
   model?: string;
 }
+
+/** Every option of `ScriptedChatModel`, its own and `@langchain/core`'s (see docs/testing.md). */
+const OPTION_KEYS = Object.keys({
+  responses: true,
+  latencyMs: true,
+  tokenDelayMs: true,
+  pacing: true,
+  chunkSize: true,
+  toolCallChunkSize: true,
+  onExhausted: true,
+  streaming: true,
+  model: true,
+  ...BASE_CHAT_MODEL_PARAMS,
+} satisfies Record<keyof ScriptedChatModelOptions, true>);
 
 /** Call options of {@link ScriptedChatModel}. */
 export interface ScriptedChatModelCallOptions extends BaseChatModelCallOptions {
@@ -134,18 +154,20 @@ export class ScriptedChatModel extends BaseChatModel<ScriptedChatModelCallOption
     return "ScriptedChatModel";
   }
 
-  constructor({
-    responses,
-    latencyMs = 0,
-    tokenDelayMs = 0,
-    pacing = "per-chunk",
-    chunkSize = "word",
-    toolCallChunkSize = 8,
-    onExhausted = "error",
-    streaming = false,
-    model,
-    ...rest
-  }: ScriptedChatModelOptions) {
+  constructor(options: ScriptedChatModelOptions) {
+    if (typeof options === "object" && options !== null) checkOptionKeys("ScriptedChatModel", options, OPTION_KEYS);
+    const {
+      responses,
+      latencyMs = 0,
+      tokenDelayMs = 0,
+      pacing = "per-chunk",
+      chunkSize = "word",
+      toolCallChunkSize = 8,
+      onExhausted = "error",
+      streaming = false,
+      model,
+      ...rest
+    } = options;
     super(rest);
     if (model !== undefined && (typeof model !== "string" || model === "")) {
       throw new InvalidArgumentError({ argument: "model", value: model, message: `ScriptedChatModel: \`model\` must be a non-empty string, got ${String(model)}.` });

@@ -1,6 +1,6 @@
 import type { Message, StreamResponse, Task } from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
-import { InvalidArgumentError } from "@agentrx/core";
+import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { type StructuredToolInterface, tool } from "@langchain/core/tools";
 import { z } from "zod";
@@ -28,6 +28,8 @@ export interface A2AToolOptions {
   description?: string;
 }
 
+const OPTION_KEYS = Object.keys({ url: true, name: true, description: true } satisfies Record<keyof A2AToolOptions, true>);
+
 /** How long an aborted call waits for the remote task's id, to cancel it. */
 const CANCEL_WAIT_MS = 5_000;
 
@@ -45,7 +47,9 @@ const schema = z.object({
  * model passes back (`taskId`) with its answer. Aborting the call (the run's signal: a cancelled
  * or timed-out run) cancels the remote task. When the call is traced (the executor's `telemetry`, or
  * an active OpenTelemetry span), its requests carry the W3C `traceparent` (and `tracestate`) of the
- * call's span, so the remote run's spans join the caller's trace (see docs/serving-a2a.md).
+ * call's span, so the remote run's spans join the caller's trace (see docs/serving-a2a.md). An
+ * option it does not take (a misspelt `nmae`) throws an `InvalidArgumentError` naming it, before
+ * the agent card is read.
  *
  * @example
  * ```ts
@@ -64,6 +68,7 @@ const schema = z.object({
  * ```
  */
 export async function a2aTool(options: A2AToolOptions): Promise<StructuredToolInterface> {
+  if (typeof options === "object" && options !== null) checkOptionKeys("a2aTool", options, OPTION_KEYS);
   const { url, name: givenName, description: givenDescription } = (options ?? {}) as A2AToolOptions;
   if (typeof url !== "string" || !/^https?:\/\//.test(url)) {
     throw new InvalidArgumentError({ argument: "url", value: url, message: `a2aTool: \`url\` must be the agent's http(s) base URL, got ${JSON.stringify(url)}.` });

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 // since `@a2a-js/sdk` is an optional peer dependency that users' compilers may not find.
 import type { AgentCard } from "@a2a-js/sdk";
 import type { AgentExecutor as SdkAgentExecutor, TaskStore } from "@a2a-js/sdk/server";
-import { InvalidArgumentError } from "@agentrx/core";
+import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
 import type { AgentExecutor } from "@agentrx/executors";
 import { checkPositiveInteger } from "../internal/check-options";
 import { errorText } from "../internal/error-text";
@@ -105,6 +105,17 @@ export interface A2AHandler {
 
 const CARD_PATH = "/.well-known/agent-card.json";
 
+const OPTION_KEYS = Object.keys({
+  agentCard: true,
+  path: true,
+  onError: true,
+  maxBodyBytes: true,
+  taskStore: true,
+  toInputs: true,
+  maxBufferedBytes: true,
+  heartbeatMs: true,
+} satisfies Record<keyof A2AHandlerOptions, true>);
+
 /**
  * Serves an executor as an [A2A](https://a2a-protocol.org) agent over JSON-RPC and Server-Sent
  * Events, on `@a2a-js/sdk`'s `DefaultRequestHandler`: the agent card at
@@ -121,7 +132,8 @@ const CARD_PATH = "/.well-known/agent-card.json";
  * gets `413` (see docs/serving-a2a.md). The returned promise never rejects (so
  * `createServer(handler)` is safe): a request whose body cannot be read (the client went away) is
  * closed and reported to `onError`. `@a2a-js/sdk` (an optional peer dependency) is loaded on the
- * first request.
+ * first request. An option it does not take (a misspelt `agentcard`) throws an
+ * `InvalidArgumentError` naming it, when the handler is made.
  *
  * @example
  * ```ts
@@ -141,6 +153,7 @@ export function createA2AHandler(executor: AgentExecutor, options: A2AHandlerOpt
   if (typeof executor?.stream !== "function" || typeof executor.resume !== "function") {
     throw new InvalidArgumentError({ argument: "executor", value: executor, message: "createA2AHandler: `executor` must be an AgentExecutor from @agentrx/executors." });
   }
+  if (typeof options === "object" && options !== null) checkOptionKeys("createA2AHandler", options, OPTION_KEYS);
   if (typeof input?.name !== "string" || input.name === "" || typeof input.description !== "string") {
     throw new InvalidArgumentError({ argument: "agentCard", value: input, message: "createA2AHandler: `agentCard` needs at least a `name` and a `description` (strings)." });
   }

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AgentExecutor, Decision } from "@agentrx/executors";
+import { checkOptionKeys } from "@agentrx/core";
 import { SseWriter } from "@agentrx/runs";
 import { type Subscription, tap } from "rxjs";
 import { checkPositiveInteger } from "../internal/check-options";
@@ -42,6 +43,14 @@ export interface AGUIHandlerOptions {
   heartbeatMs?: number;
 }
 
+const OPTION_KEYS = Object.keys({
+  inputs: true,
+  onError: true,
+  maxBodyBytes: true,
+  maxBufferedBytes: true,
+  heartbeatMs: true,
+} satisfies Record<keyof AGUIHandlerOptions, true>);
+
 /**
  * An AG-UI endpoint for an executor, as a Node `http` handler `(req, res)`: it takes a POSTed
  * `RunAgentInput` (JSON) and answers with the run's AG-UI events as Server-Sent Events
@@ -59,7 +68,8 @@ export interface AGUIHandlerOptions {
  * whose run is going on (the executor's `followUp: "reject"`); 400 for resume entries the paused
  * run does not wait for. An error once the run has begun is a `RUN_ERROR` event. The returned
  * promise never rejects (so `createServer(handler)` is safe): a request whose body cannot be read
- * (the client went away) is closed and reported to `onError`.
+ * (the client went away) is closed and reported to `onError`. An option it does not take (a
+ * misspelt `heartbeat`) throws an `InvalidArgumentError` naming it, when the handler is made.
  *
  * @example
  * ```ts
@@ -72,6 +82,7 @@ export interface AGUIHandlerOptions {
  * ```
  */
 export function createAGUIHandler(executor: AgentExecutor, options: AGUIHandlerOptions = {}): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  if (typeof options === "object" && options !== null) checkOptionKeys("createAGUIHandler", options, OPTION_KEYS);
   const { inputs = defaultInputs, onError, maxBodyBytes = 1_048_576, maxBufferedBytes = 1_048_576, heartbeatMs = 15_000 } = options;
   checkPositiveInteger("createAGUIHandler", "maxBodyBytes", maxBodyBytes);
   checkPositiveInteger("createAGUIHandler", "maxBufferedBytes", maxBufferedBytes);

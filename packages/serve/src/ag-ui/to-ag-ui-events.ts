@@ -1,4 +1,4 @@
-import { isAbortError } from "@agentrx/core";
+import { checkOptionKeys, isAbortError } from "@agentrx/core";
 import type { AgentStreamEvent, Interrupt, OutputEvent } from "@agentrx/executors";
 import type { UsageMetadata } from "@langchain/core/messages";
 import { Observable } from "rxjs";
@@ -28,6 +28,8 @@ export interface ToAGUIEventsOptions {
   onError?: (error: unknown) => string;
 }
 
+const OPTION_KEYS = Object.keys({ threadId: true, runId: true, onError: true } satisfies Record<keyof ToAGUIEventsOptions, true>);
+
 /**
  * A run's events as AG-UI events (the `@ag-ui/core` event types, as plain objects): `RUN_STARTED`;
  * a `STEP_STARTED`/`STEP_FINISHED` pair per agent call (`stepName: "iteration <n>"`); the streamed
@@ -40,7 +42,8 @@ export interface ToAGUIEventsOptions {
  * gets a `TOOL_CALL_RESULT` saying so, since a call left without one is the client's to answer; a
  * step without an action (a handled parsing error) is shown as a call first. The final answer is
  * sent as text when the model did not stream it (a `returnDirect` tool's result, an early stop's
- * output). A sub-run's events (`subRun`) are left out but for its usage.
+ * output). A sub-run's events (`subRun`) are left out but for its usage. An option it does not
+ * take (a misspelt `threadID`) throws an `InvalidArgumentError` naming it.
  *
  * @example
  * ```ts
@@ -51,7 +54,9 @@ export interface ToAGUIEventsOptions {
  * toAGUIEvents(executor.stream({ input: "Weather in Paris?" }), { threadId: "t1", runId: "r1" }).subscribe((event) => console.log(event.type));
  * ```
  */
-export function toAGUIEvents(events$: Observable<AgentStreamEvent>, { threadId, runId, onError = errorText }: ToAGUIEventsOptions): Observable<BaseEvent> {
+export function toAGUIEvents(events$: Observable<AgentStreamEvent>, options: ToAGUIEventsOptions): Observable<BaseEvent> {
+  if (typeof options === "object" && options !== null) checkOptionKeys("toAGUIEvents", options, OPTION_KEYS);
+  const { threadId, runId, onError = errorText } = options;
   return new Observable<AGUIEvent>((subscriber) => {
     const emit = (event: AGUIEvent) => subscriber.next({ ...event, timestamp: Date.now() });
     const ids = new ToolCallIds();

@@ -1,4 +1,5 @@
 import type { ServerResponse } from "node:http";
+import { checkOptionKeys } from "@agentrx/core";
 import { SseWriter } from "@agentrx/runs";
 import { checkPositiveInteger } from "../internal/check-options";
 
@@ -21,6 +22,8 @@ export interface WriteResponseOptions {
   maxBufferedBytes?: number;
 }
 
+const OPTION_KEYS = Object.keys({ maxBufferedBytes: true } satisfies Record<keyof WriteResponseOptions, true>);
+
 /**
  * Writes a web `Response` (e.g. from `toUIMessageStreamResponse`) to a Node `http` response. An
  * event stream (`content-type: text/event-stream`, a run that cannot pause) is written through
@@ -31,7 +34,8 @@ export interface WriteResponseOptions {
  * cancelled (which unsubscribes from the run). Any other body is read only as fast as the socket
  * takes it (a full socket pauses the reading until `'drain'`). A client that goes away cancels the
  * body. Resolves once the response ended; never rejects for a failing body (the client sees a cut
- * stream).
+ * stream). Rejects, before writing anything, with an `InvalidArgumentError` for a bad option or one
+ * it does not take (a misspelt `maxBufferBytes`).
  *
  * @example
  * ```ts
@@ -46,6 +50,7 @@ export interface WriteResponseOptions {
  * ```
  */
 export async function writeResponse(response: Response, res: ServerResponse, options: WriteResponseOptions = {}): Promise<void> {
+  if (typeof options === "object" && options !== null) checkOptionKeys("writeResponse", options, OPTION_KEYS);
   const { maxBufferedBytes = 1_048_576 } = options;
   checkPositiveInteger("writeResponse", "maxBufferedBytes", maxBufferedBytes);
   const headers: Record<string, string> = {};

@@ -1,4 +1,4 @@
-import { AbortError } from "@agentrx/core";
+import { AbortError, checkOptionKeys } from "@agentrx/core";
 import { type AgentStreamEvent, RECORD_ONLY_EVENT_TYPES, RunEventDecoder, RunNotFoundError, type RunInfo, type RunStore } from "@agentrx/executors";
 import { Observable } from "rxjs";
 import { checkPositiveInteger } from "../internal/check-options";
@@ -23,6 +23,8 @@ export interface FollowRecordedRunOptions {
 
 const FOLLOWING = new Set(["running", "queued"]);
 
+const OPTION_KEYS = Object.keys({ pollMs: true } satisfies Record<keyof FollowRecordedRunOptions, true>);
+
 /**
  * A recorded run's events from its first one, then the new ones as the run records them (the
  * store is polled), until the run stopped running and every event was emitted: then it completes
@@ -32,7 +34,8 @@ const FOLLOWING = new Set(["running", "queued"]);
  * outcome) instead of as a success with its calls left open. It reads the record only, so it
  * works in any process that shares the store: what a client that reconnects (`useChat`'s
  * `resume`, a reloaded page) replays. The model's text comes as recorded: one `token` event per model call (or per part the
- * executor recorded). Errors with `RunNotFoundError` for an unknown run.
+ * executor recorded). Errors with `RunNotFoundError` for an unknown run. An option it does not take
+ * (a misspelt `pollMS`) throws an `InvalidArgumentError` naming it, at once.
  *
  * @example
  * ```ts
@@ -47,6 +50,7 @@ const FOLLOWING = new Set(["running", "queued"]);
  * ```
  */
 export function followRecordedRun(store: RunStore, runId: string, options: FollowRecordedRunOptions = {}): Observable<AgentStreamEvent> {
+  if (typeof options === "object" && options !== null) checkOptionKeys("followRecordedRun", options, OPTION_KEYS);
   const { pollMs = 100 } = options;
   checkPositiveInteger("followRecordedRun", "pollMs", pollMs);
   return new Observable<AgentStreamEvent>((subscriber) => {

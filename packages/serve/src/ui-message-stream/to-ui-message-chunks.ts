@@ -1,4 +1,4 @@
-import { type AgentAction, isAbortError } from "@agentrx/core";
+import { type AgentAction, checkOptionKeys, isAbortError } from "@agentrx/core";
 import type { AgentStreamEvent, Interrupt, OutputEvent, StopReason, UsageEvent } from "@agentrx/executors";
 import type { UsageMetadata } from "@langchain/core/messages";
 import { Observable, type OperatorFunction } from "rxjs";
@@ -31,6 +31,8 @@ export interface UIMessageStreamOptions {
   onError?: (error: unknown) => string;
 }
 
+const OPTION_KEYS = Object.keys({ messageId: true, onError: true } satisfies Record<keyof UIMessageStreamOptions, true>);
+
 const FINISH_REASONS: Record<StopReason, UIFinishReason> = {
   finish: "stop",
   return_direct: "stop",
@@ -54,7 +56,8 @@ const FINISH_REASONS: Record<StopReason, UIFinishReason> = {
  * out but for its usage: the sub-run is its parent's tool call. The message
  * finishes when the source completes (a replayed record with several segments is one message); an
  * error of the source becomes an `error` chunk, a cancelled run (an `AbortError`) an `abort`
- * chunk (what `useChat` takes as stopped, not failed), and the observable then completes.
+ * chunk (what `useChat` takes as stopped, not failed), and the observable then completes. An
+ * option it does not take (a misspelt `messageID`) throws an `InvalidArgumentError` naming it.
  *
  * @example
  * ```ts
@@ -66,6 +69,7 @@ const FINISH_REASONS: Record<StopReason, UIFinishReason> = {
  * ```
  */
 export function toUIMessageChunks(options: UIMessageStreamOptions = {}): OperatorFunction<AgentStreamEvent, UIMessageChunk> {
+  if (typeof options === "object" && options !== null) checkOptionKeys("toUIMessageChunks", options, OPTION_KEYS);
   const { messageId, onError = errorText } = options;
   return (source) =>
     new Observable<UIMessageChunk>((subscriber) => {

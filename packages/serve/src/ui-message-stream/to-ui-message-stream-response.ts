@@ -1,3 +1,4 @@
+import { checkOptionKeys } from "@agentrx/core";
 import type { AgentStreamEvent } from "@agentrx/executors";
 import type { Observable } from "rxjs";
 import { type ToUIMessageStreamOptions, toUIMessageStream } from "./to-ui-message-stream";
@@ -14,6 +15,25 @@ import type { UIMessageChunk } from "./ui-message-chunk";
  * ```
  */
 export interface UIMessageStreamResponseInit extends ResponseInit, ToUIMessageStreamOptions {}
+
+/**
+ * The keys of the init: `ResponseInit`'s (as this package is compiled) and the stream's options,
+ * then the `ResponseInit` keys some runtimes add (Cloudflare Workers' `cf`, `encodeBody` and
+ * `webSocket`), which are passed on to `new Response` as they are.
+ */
+const INIT_KEYS = [
+  ...Object.keys({
+    headers: true,
+    status: true,
+    statusText: true,
+    messageId: true,
+    onError: true,
+    maxBufferedChunks: true,
+  } satisfies Record<keyof UIMessageStreamResponseInit, true>),
+  "cf",
+  "encodeBody",
+  "webSocket",
+];
 
 /**
  * The headers of a UI message stream response (what `toUIMessageStreamResponse` sends).
@@ -37,7 +57,9 @@ export const UI_MESSAGE_STREAM_HEADERS: Readonly<Record<string, string>> = {
  * A run's events as a web `Response` in the AI SDK's UI message stream protocol, what `useChat`
  * (`@ai-sdk/react`, AI SDK 5 and 6) reads: Server-Sent Events `data: <chunk as JSON>`, ending with
  * `data: [DONE]`, and the header `x-vercel-ai-ui-message-stream: v1`. Return it from a route
- * handler (Next.js, Hono, Remix, Bun, Deno); on Node's `http` write it with `writeResponse`.
+ * handler (Next.js, Hono, Remix, Bun, Deno); on Node's `http` write it with `writeResponse`. A
+ * key of `init` that is neither a `ResponseInit` key nor an option of the stream (a misspelt
+ * `maxBufferedChunk`) throws an `InvalidArgumentError` naming it.
  *
  * @example
  * ```ts
@@ -53,6 +75,7 @@ export const UI_MESSAGE_STREAM_HEADERS: Readonly<Record<string, string>> = {
  * ```
  */
 export function toUIMessageStreamResponse(events$: Observable<AgentStreamEvent>, init: UIMessageStreamResponseInit = {}): Response {
+  if (typeof init === "object" && init !== null) checkOptionKeys("toUIMessageStreamResponse", init, INIT_KEYS);
   const { messageId, onError, maxBufferedChunks, headers, ...responseInit } = init;
   const stream = toUIMessageStream(events$, {
     ...(messageId === undefined ? {} : { messageId }),

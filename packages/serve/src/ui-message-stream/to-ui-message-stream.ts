@@ -1,3 +1,4 @@
+import { checkOptionKeys } from "@agentrx/core";
 import type { AgentStreamEvent } from "@agentrx/executors";
 import type { Observable, Subscription } from "rxjs";
 import { checkPositiveInteger } from "../internal/check-options";
@@ -24,10 +25,13 @@ export interface ToUIMessageStreamOptions extends UIMessageStreamOptions {
   maxBufferedChunks?: number;
 }
 
+const OPTION_KEYS = Object.keys({ messageId: true, onError: true, maxBufferedChunks: true } satisfies Record<keyof ToUIMessageStreamOptions, true>);
+
 /**
  * A run's events as the AI SDK's UI message stream: a web `ReadableStream` of UI message chunks
  * (see {@link toUIMessageChunks} for the mapping), for `createUIMessageStreamResponse`, a custom
  * transport or {@link toUIMessageStreamResponse}. Cancelling the stream unsubscribes from the run.
+ * An option it does not take (a misspelt `maxBufferedChunk`) throws an `InvalidArgumentError`.
  *
  * @example
  * ```ts
@@ -40,6 +44,7 @@ export interface ToUIMessageStreamOptions extends UIMessageStreamOptions {
  * ```
  */
 export function toUIMessageStream(events$: Observable<AgentStreamEvent>, options: ToUIMessageStreamOptions = {}): ReadableStream<UIMessageChunk> {
+  if (typeof options === "object" && options !== null) checkOptionKeys("toUIMessageStream", options, OPTION_KEYS);
   const { maxBufferedChunks = 10_000, ...chunkOptions } = options;
   checkPositiveInteger("toUIMessageStream", "maxBufferedChunks", maxBufferedChunks);
   let subscription: Subscription | undefined;

@@ -1,4 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { checkOptionKeys } from "../../agent/check-option-keys";
 import { InvalidArgumentError } from "../../errors/invalid-argument-error";
 import type { LoopbackRequest } from "../openai-compatible-server/server-reply";
 import { scriptedReply, startLoopbackHttpServer } from "../loopback-http/start-loopback-http-server";
@@ -20,7 +21,7 @@ export type AnthropicLoopbackReply =
   | AnthropicLoopbackError
   | ((request: LoopbackRequest) => string | AnthropicLoopbackTurn | AnthropicLoopbackError);
 
-/** Options of {@link startAnthropicMessagesServer}. */
+/** Options of {@link startAnthropicMessagesServer}. Any other key throws an `InvalidArgumentError` naming it. */
 export interface AnthropicMessagesServerOptions {
   /** One reply per accepted `POST /v1/messages`, in order. */
   responses: AnthropicLoopbackReply[];
@@ -76,6 +77,8 @@ const ERROR_TYPES: Record<number, string> = {
   529: "overloaded_error",
 };
 
+const OPTION_KEYS = Object.keys({ responses: true, tokenDelayMs: true, validateRequests: true } satisfies Record<keyof AnthropicMessagesServerOptions, true>);
+
 /**
  * Starts a loopback server that speaks Anthropic's Messages API (`POST /v1/messages`, JSON or
  * server-sent events) on `127.0.0.1`, answering from a script, and refusing with Anthropic's own
@@ -106,6 +109,7 @@ const ERROR_TYPES: Record<number, string> = {
  * ```
  */
 export async function startAnthropicMessagesServer(options: AnthropicMessagesServerOptions): Promise<AnthropicMessagesServer> {
+  if (typeof options === "object" && options !== null) checkOptionKeys("startAnthropicMessagesServer", options, OPTION_KEYS);
   const { responses, tokenDelayMs = 0, validateRequests = true } = options ?? ({} as AnthropicMessagesServerOptions);
   if (!Array.isArray(responses)) {
     throw new InvalidArgumentError({ argument: "responses", value: responses, message: "startAnthropicMessagesServer: `responses` must be an array of replies." });

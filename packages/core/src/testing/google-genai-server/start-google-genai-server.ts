@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { checkOptionKeys } from "../../agent/check-option-keys";
 import { InvalidArgumentError } from "../../errors/invalid-argument-error";
 import { scriptedReply, startLoopbackHttpServer } from "../loopback-http/start-loopback-http-server";
 import type { LoopbackRequest } from "../openai-compatible-server/server-reply";
@@ -18,7 +19,7 @@ import { validateGeminiRequest } from "./validate-gemini-request";
 /** One entry of the Gemini loopback server's script. */
 export type GeminiLoopbackReply = string | GeminiLoopbackTurn | GeminiLoopbackError | ((request: LoopbackRequest) => string | GeminiLoopbackTurn | GeminiLoopbackError);
 
-/** Options of {@link startGoogleGenAIServer}. */
+/** Options of {@link startGoogleGenAIServer}. Any other key throws an `InvalidArgumentError` naming it. */
 export interface GoogleGenAIServerOptions {
   /** One reply per accepted `generateContent` or `streamGenerateContent` request, in order. */
   responses: GeminiLoopbackReply[];
@@ -69,6 +70,8 @@ const STATUS_NAMES: Record<number, string> = {
   503: "UNAVAILABLE",
 };
 
+const OPTION_KEYS = Object.keys({ responses: true, tokenDelayMs: true, validateRequests: true } satisfies Record<keyof GoogleGenAIServerOptions, true>);
+
 /**
  * Starts a loopback server that speaks the Gemini API (`POST /v1beta/models/<model>:generateContent`,
  * and `:streamGenerateContent?alt=sse`) on `127.0.0.1`, answering from a script with thought parts,
@@ -94,6 +97,7 @@ const STATUS_NAMES: Record<number, string> = {
  * ```
  */
 export async function startGoogleGenAIServer(options: GoogleGenAIServerOptions): Promise<GoogleGenAIServer> {
+  if (typeof options === "object" && options !== null) checkOptionKeys("startGoogleGenAIServer", options, OPTION_KEYS);
   const { responses, tokenDelayMs = 0, validateRequests = true } = options ?? ({} as GoogleGenAIServerOptions);
   if (!Array.isArray(responses)) {
     throw new InvalidArgumentError({ argument: "responses", value: responses, message: "startGoogleGenAIServer: `responses` must be an array of replies." });

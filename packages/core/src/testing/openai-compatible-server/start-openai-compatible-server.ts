@@ -14,10 +14,11 @@ import {
   splitText,
 } from "./server-reply";
 import { validateChatRequest } from "./validate-chat-request";
+import { checkOptionKeys } from "../../agent/check-option-keys";
 import { InvalidArgumentError } from "../../errors/invalid-argument-error";
 import { validateServerOptions } from "./validate-server-options";
 
-/** Options of {@link startOpenAICompatibleServer}. */
+/** Options of {@link startOpenAICompatibleServer}. Any other key throws an `InvalidArgumentError` naming it. */
 export interface OpenAICompatibleServerOptions {
   /** The replies to `POST /v1/chat/completions`, played in order, one per request. */
   responses: LoopbackReply[];
@@ -95,6 +96,20 @@ export interface OpenAICompatibleServer {
   close(): Promise<void>;
 }
 
+const OPTION_KEYS = Object.keys({
+  responses: true,
+  onExhausted: true,
+  chunkSize: true,
+  toolCallChunkSize: true,
+  toolCallOrder: true,
+  tokenDelayMs: true,
+  reasoningField: true,
+  apiKey: true,
+  models: true,
+  validateRequests: true,
+  requireReasoningBack: true,
+} satisfies Record<keyof OpenAICompatibleServerOptions, true>);
+
 /**
  * Starts an OpenAI-compatible Chat Completions server on `127.0.0.1` (an ephemeral port, never
  * another interface) that answers from a script, for testing any OpenAI client without a network
@@ -120,19 +135,21 @@ export interface OpenAICompatibleServer {
  * }
  * ```
  */
-export async function startOpenAICompatibleServer({
-  responses,
-  onExhausted = "error",
-  chunkSize = "word",
-  toolCallChunkSize = 7,
-  toolCallOrder = "interleaved",
-  tokenDelayMs = 0,
-  apiKey,
-  models = ["loopback-model"],
-  validateRequests = true,
-  reasoningField = "reasoning_content",
-  requireReasoningBack = false,
-}: OpenAICompatibleServerOptions): Promise<OpenAICompatibleServer> {
+export async function startOpenAICompatibleServer(options: OpenAICompatibleServerOptions): Promise<OpenAICompatibleServer> {
+  if (typeof options === "object" && options !== null) checkOptionKeys("startOpenAICompatibleServer", options, OPTION_KEYS);
+  const {
+    responses,
+    onExhausted = "error",
+    chunkSize = "word",
+    toolCallChunkSize = 7,
+    toolCallOrder = "interleaved",
+    tokenDelayMs = 0,
+    apiKey,
+    models = ["loopback-model"],
+    validateRequests = true,
+    reasoningField = "reasoning_content",
+    requireReasoningBack = false,
+  } = options;
   validateServerOptions(responses, onExhausted, chunkSize, toolCallChunkSize, tokenDelayMs, validateRequests, toolCallOrder, reasoningField);
   if (typeof requireReasoningBack !== "boolean") {
     throw new InvalidArgumentError({

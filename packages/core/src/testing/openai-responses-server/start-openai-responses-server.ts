@@ -1,4 +1,5 @@
 import { createHmac, randomBytes } from "node:crypto";
+import { checkOptionKeys } from "../../agent/check-option-keys";
 import { InvalidArgumentError } from "../../errors/invalid-argument-error";
 import { scriptedReply, startLoopbackHttpServer } from "../loopback-http/start-loopback-http-server";
 import type { LoopbackRequest } from "../openai-compatible-server/server-reply";
@@ -18,7 +19,7 @@ export type ResponsesLoopbackReply =
   | ResponsesLoopbackError
   | ((request: LoopbackRequest) => string | ResponsesLoopbackTurn | ResponsesLoopbackError);
 
-/** Options of {@link startOpenAIResponsesServer}. */
+/** Options of {@link startOpenAIResponsesServer}. Any other key throws an `InvalidArgumentError` naming it. */
 export interface OpenAIResponsesServerOptions {
   /** One reply per accepted `POST /v1/responses`, in order. */
   responses: ResponsesLoopbackReply[];
@@ -57,6 +58,8 @@ export interface OpenAIResponsesServer {
   close(): Promise<void>;
 }
 
+const OPTION_KEYS = Object.keys({ responses: true, tokenDelayMs: true, validateRequests: true } satisfies Record<keyof OpenAIResponsesServerOptions, true>);
+
 /**
  * Starts a loopback server that speaks OpenAI's Responses API (`POST /v1/responses`, JSON or
  * server-sent events) on `127.0.0.1`, answering from a script with reasoning items, messages and
@@ -81,6 +84,7 @@ export interface OpenAIResponsesServer {
  * ```
  */
 export async function startOpenAIResponsesServer(options: OpenAIResponsesServerOptions): Promise<OpenAIResponsesServer> {
+  if (typeof options === "object" && options !== null) checkOptionKeys("startOpenAIResponsesServer", options, OPTION_KEYS);
   const { responses, tokenDelayMs = 0, validateRequests = true } = options ?? ({} as OpenAIResponsesServerOptions);
   if (!Array.isArray(responses)) {
     throw new InvalidArgumentError({ argument: "responses", value: responses, message: "startOpenAIResponsesServer: `responses` must be an array of replies." });
