@@ -3,7 +3,7 @@ import type { RunState } from "../executor/run-state";
 import { encodeValue } from "./json-value";
 import { type RestoredRun, restoreRunState } from "./restore-run-state";
 import { RunRecorder, ownerId } from "./run-recorder";
-import type { JsonObject, RunInfo, RunStore, RunUpdate } from "./run-store";
+import type { ForkOf, JsonObject, RunInfo, RunStore, RunUpdate } from "./run-store";
 import { RunNotFoundError, RunStoreError } from "./run-store-errors";
 import { withStoreTimeout } from "./with-store-timeout";
 import { AbortError, InvalidArgumentError } from "@agentrx/core";
@@ -117,6 +117,13 @@ export async function openResumedRun(
     await giveBackAsBefore(`a resume could not read its record: ${messageOf(error)}`);
     throw error;
   }
+  const forkOf = claimed.forkOf ?? info.forkOf;
+  if (forkOf !== undefined && restored.lastSeq === 0) {
+    // A fork whose process stopped between creating its run and writing its copy: it has no
+    // record to go on from (run from its inputs, it would ask the model again for the copied
+    // turns). It is removed, as a fork whose copy could not be written is (docs/runs.md, "Fork").
+    throw await removeUnmadeFork(runId, forkOf, () => guard("deleteRun", runId, () => store.deleteRun(runId)), giveBackAsBefore);
+  }
   if (restored.output !== undefined || (restored.pause !== undefined && !withDecisions)) {
     // It finished, or paused, between the read and the claim: give the lease back as it was.
     await giveBack({ status: restored.output !== undefined ? "finished" : "interrupted" });
@@ -148,6 +155,28 @@ export async function openResumedRun(
 function claimGivenBack(before: Pick<RunInfo, "status" | "error">, why: string): RunUpdate {
   if (before.status === "running") return { status: "cancelled", error: `The run had been left running by a process that stopped; ${why}.` };
   return { status: before.status, ...(before.error === undefined ? {} : { error: before.error }) };
+}
+
+/**
+ * The error a resume of an unmade fork (a `forkOf` run without a single event) rejects with, once
+ * the run is deleted (the claim fenced the process that made it, should it come back), or, when
+ * it cannot be, given back as `cancelled` with that error.
+ */
+async function removeUnmadeFork(runId: string, forkOf: ForkOf, remove: () => Promise<boolean>, giveBack: (why: string) => Promise<void>): Promise<RunStoreError> {
+  const why = `run "${runId}" is a fork of run "${forkOf.runId}" (at iteration ${forkOf.iteration}) whose copy of the source's record was never written: the process that made it stopped between creating the run and writing the copy. Nothing of it ran`;
+  try {
+    await remove();
+    return new RunStoreError({ operation: "resume", runId, reason: "corrupt", message: `AgentExecutor.resume: ${why}; it has been deleted: fork run "${forkOf.runId}" again.` });
+  } catch (error) {
+    await giveBack(`${why}.`);
+    return new RunStoreError({
+      operation: "resume",
+      runId,
+      reason: "corrupt",
+      message: `AgentExecutor.resume: ${why}, and deleting it failed (${messageOf(error)}): delete it with store.deleteRun("${runId}") and fork run "${forkOf.runId}" again.`,
+      cause: error,
+    });
+  }
 }
 
 /** Why a claim is given back after the call's signal aborted, as a run's `error` says it. */

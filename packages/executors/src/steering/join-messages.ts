@@ -11,6 +11,8 @@ export interface JoinMessagesContext {
   emit(event: AgentStreamEvent): void;
   wait<T>(promise: Promise<T>, halts: boolean): Promise<T>;
   schedule(): void;
+  /** Waits until everything recorded so far is durable; false when the run was halted or ended meanwhile. */
+  durable(): Promise<boolean> | boolean;
 }
 
 /**
@@ -18,7 +20,9 @@ export interface JoinMessagesContext {
  * `message` event (recorded) and a message step the agent sees on its next call. Resolves with how
  * many joined; `undefined` when none can be waiting (nothing to await). `unanswered`: the run makes
  * no further agent call, and the events say so; `halts`: a halt stops the wait (not while the run
- * is already ending after one).
+ * is already ending after one). With `halts` and not `unanswered` the loop calls the agent next:
+ * the promise then resolves only once the `message` events are in the run's record (write-ahead,
+ * see docs/runs.md), so a model call never starts with a message the record does not have.
  *
  * @internal
  */
@@ -33,7 +37,14 @@ export function joinMessages(run: JoinMessagesContext, { unanswered = false, hal
       run.dispatch({ type: "messageAdded", step: messageStepOf(event) });
       run.emit(event);
     }
-    if (messages.length > 0) run.schedule();
-    return messages.length;
+    if (messages.length === 0) return 0;
+    if (unanswered || !halts) {
+      // No agent call follows at once: the run's end, or its one "generate" call, which waits for
+      // the record itself, writes them.
+      run.schedule();
+      return messages.length;
+    }
+    const durable = run.durable();
+    return typeof durable === "boolean" ? messages.length : durable.then(() => messages.length);
   });
 }

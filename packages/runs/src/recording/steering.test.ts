@@ -99,4 +99,22 @@ describe("executor.send through a store", () => {
     const kept = await memory.getMessages("chat");
     expect(kept.map((message) => `${message.getType()}:${message.text}`).filter((line) => line.startsWith("human"))).toEqual(["human:weather", "human:Also check Rome."]);
   });
+
+  it("calls the agent a message joins for only once the message is in the store (write-ahead)", async () => {
+    const store = new MemoryRunStore();
+    const { agent, tools, open, toolStarted } = steeredFixture();
+    const recordedAtCall: string[][] = [];
+    const watched = RunnableLambda.from(async (input: { steps: AgentStep[] }) => {
+      const events = await store.readEvents("write-ahead");
+      recordedAtCall.push(events.filter((event) => event.type === "message").map((event) => String(event.data["inboxSeq"])));
+      return agent.invoke(input);
+    });
+    const executor = new AgentExecutor({ agent: watched, tools, store });
+    const result = lastValueFrom(executor.invoke({ input: "weather" }, { runId: "write-ahead" }));
+    await toolStarted;
+    await executor.send("write-ahead", "Also check Rome.");
+    open();
+    expect((await result).output).toBe("answer after: Also check Rome.");
+    expect(recordedAtCall).toEqual([[], ["1"]]);
+  });
 });

@@ -1,0 +1,163 @@
+// Test-only: one process of the steering and fork kill tests (steering-kill.test.ts,
+// fork-kill.test.ts). It runs, resumes or forks a recorded run of a tool-calling agent on a
+// scripted model, or sends a message to a run. Where the parent wants it killed, it writes a marker
+// file and blocks its event loop for good (nothing more of it reaches the store), and the parent
+// SIGKILLs it. Every model call and tool effect is appended to the effects file, one line each,
+// labelled with this process's `label`.
+import { appendFileSync, existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createToolCallingAgent } from "@agentrx/agents";
+import { type InDoubtPolicy, getIdempotencyKey } from "@agentrx/core";
+import { ScriptedChatModel } from "@agentrx/core/testing";
+import { AgentExecutor, type Decision, RunBusyError, type RunStore, runInboxId } from "@agentrx/executors";
+import type { BaseMessage } from "@langchain/core/messages";
+import { ChatPromptTemplate } from "@langchain/core/prompts";
+import { tool } from "@langchain/core/tools";
+import { z } from "zod";
+import { type ChildStoreTarget, openChildStore } from "./child-store";
+
+interface Args {
+  mode: "run" | "resume" | "fork" | "send";
+  store: ChildStoreTarget;
+  runId: string;
+  /** Where the markers and the effects file are. */
+  dir: string;
+  /** Names this process in the effects file. */
+  label: string;
+  /**
+   * Where to stop and tell the parent (a marker file `<dir>/<label>.<point>.blocked`, the point's
+   * characters other than letters, digits and `-` made `_`):
+   * `model-with-message`: at a model call that was sent a message of the user's (blocks);
+   * `model:<n>`: at this process's n-th model call, 0-based (blocks);
+   * `inbox-read`: as the run reads its inbox (blocks);
+   * `tool:<job>`: at the first line of that job's tool call (blocks);
+   * `tool-wait:<job>`: at the first line of that job's tool call, which then waits for the file
+   * `<dir>/<label>.release` (the event loop goes on);
+   * `fork-copy`: as the fork's copied prefix is about to be written, after its run was created (blocks).
+   */
+  blocks?: string[];
+  inDoubt?: InDoubtPolicy;
+  decisions?: Record<string, Decision>;
+  /** With `fork`: the source run and where to cut (`runId` is the fork's id). */
+  fork?: { sourceId: string; at?: number };
+  /** With `send`: the message, sent once the file `<dir>/<go>` exists. */
+  message?: string;
+  go?: string;
+}
+
+const args = JSON.parse(process.argv[2] as string) as Args;
+const effect = (line: string) => appendFileSync(join(args.dir, "effects.log"), `${args.label} ${line}\n`);
+const blocks = new Set(args.blocks ?? []);
+/** Tells the parent that this process reached `point` (see `Args.blocks`). */
+const marker = (point: string, what: unknown) => writeFileSync(join(args.dir, `${args.label}.${point.replace(/[^A-Za-z0-9-]/g, "_")}.blocked`), JSON.stringify(what));
+
+/** Tells the parent, then blocks the event loop for good: no timer, I/O or write of this process runs after it. */
+function blockForever(point: string, what: unknown): never {
+  marker(point, what);
+  for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+}
+
+async function fileExists(path: string): Promise<void> {
+  while (!existsSync(path)) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
+const work = tool(
+  async ({ job }: { job: string }, config) => {
+    effect(`start ${job} ${String(getIdempotencyKey(config))}`);
+    if (blocks.has(`tool:${job}`)) blockForever(`tool:${job}`, { tool: job });
+    if (blocks.has(`tool-wait:${job}`)) {
+      marker(`tool-wait:${job}`, { tool: job });
+      await fileExists(join(args.dir, `${args.label}.release`));
+    }
+    effect(`done ${job}`);
+    return `${job} ok`;
+  },
+  { name: "work", description: "Does a job.", schema: z.object({ job: z.string() }) },
+);
+
+/** What a model call was sent: its tool results, and the user's messages after the input. */
+function seen(messages: BaseMessage[]): { results: string[]; told: string[] } {
+  const results = messages.filter((message) => message.getType() === "tool").map((message) => message.text);
+  const told = messages.filter((message) => message.getType() === "human").slice(1).map((message) => message.text);
+  return { results, told };
+}
+
+// Two jobs, one a turn, then an answer with what it was told: the reply is a function of what the
+// call was sent, so that any process answers a call as any other would.
+let modelCalls = 0;
+const llm = new ScriptedChatModel({
+  onExhausted: "repeat-last",
+  responses: [
+    (messages) => {
+      const call = modelCalls++;
+      const { results, told } = seen(messages);
+      effect(`model ${JSON.stringify({ results, told })}`);
+      if (blocks.has(`model:${call}`)) blockForever(`model:${call}`, { model: call, results, told });
+      if (blocks.has("model-with-message") && told.length > 0) blockForever("model-with-message", { model: call, results, told });
+      if (results.length < 2) return { toolCalls: [{ name: "work", args: { job: `j${results.length}` }, id: `c${results.length}` }] };
+      return `${results.join(", ")}; told: ${told.join(" | ") || "nothing"}`;
+    },
+  ],
+});
+const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
+
+/** The store, with the blocks that stop this process inside a store call. */
+function blockingStore(store: RunStore): RunStore {
+  return new Proxy(store, {
+    get(target, name, receiver) {
+      const value = Reflect.get(target, name, receiver) as unknown;
+      if (name === "readThreadMessages" && blocks.has("inbox-read")) {
+        return (threadId: string, options?: object) => {
+          if (threadId === runInboxId(args.runId)) blockForever("inbox-read", { inboxRead: threadId });
+          return target.readThreadMessages(threadId, options);
+        };
+      }
+      if (name === "write" && blocks.has("fork-copy")) {
+        return async (runId: string, write: Parameters<RunStore["write"]>[1]) => {
+          if (runId === args.runId && write.events.some((event) => event.type === "start")) {
+            blockForever("fork-copy", { forkCopy: runId, created: (await target.getRun(runId)) !== undefined, events: write.events.length });
+          }
+          return target.write(runId, write);
+        };
+      }
+      return typeof value === "function" ? (value as (...rest: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+const store = openChildStore(args.store);
+const executor = new AgentExecutor({
+  agent: createToolCallingAgent({ llm, tools: [work], prompt }),
+  tools: [work],
+  store: blockingStore(store),
+  leaseMs: 1000,
+  ...(args.inDoubt === undefined ? {} : { inDoubt: args.inDoubt }),
+});
+
+/** Resumes the run, waiting out the lease a killed process left behind. */
+async function resumeWhenFree(): Promise<unknown> {
+  for (;;) {
+    try {
+      return await executor.resume(args.runId, args.decisions === undefined ? {} : { decisions: args.decisions });
+    } catch (error) {
+      if (!RunBusyError.isInstance(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the killed process's lease has not expired yet
+    }
+  }
+}
+
+let result: unknown;
+try {
+  if (args.mode === "run") result = await executor.invoke({ input: "Two jobs, please." }, { runId: args.runId });
+  else if (args.mode === "resume") result = await resumeWhenFree();
+  else if (args.mode === "fork") result = await executor.fork(args.fork?.sourceId as string, { runId: args.runId, ...(args.fork?.at === undefined ? {} : { at: args.fork.at }) });
+  else {
+    writeFileSync(join(args.dir, `${args.label}.ready`), "");
+    await fileExists(join(args.dir, args.go as string));
+    result = await executor.send(args.runId, args.message as string);
+  }
+} catch (error) {
+  result = { error: (error as Error).name, message: (error as Error).message };
+}
+process.stdout.write(JSON.stringify(result));
+await store.close();

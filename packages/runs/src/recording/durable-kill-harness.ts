@@ -1,0 +1,103 @@
+// Test-only: drives the processes of durable-kill-child.ts for the steering and fork kill tests.
+// A kill point is a marker file the child writes where it stops; the parent waits for it (never
+// for a time), looks at the store, and SIGKILLs the child.
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { childScript } from "../../../../test/support/child-script";
+import type { ChildStoreTarget } from "./child-store";
+
+const CHILD = await childScript(fileURLToPath(new URL("./durable-kill-child.ts", import.meta.url)));
+const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
+
+/** The arguments of one child process (see durable-kill-child.ts). */
+export interface ChildArgs {
+  mode: "run" | "resume" | "fork" | "send";
+  store: ChildStoreTarget;
+  runId: string;
+  dir: string;
+  label: string;
+  blocks?: string[];
+  inDoubt?: "retry" | "interrupt" | "fail";
+  decisions?: Record<string, unknown>;
+  fork?: { sourceId: string; at?: number };
+  message?: string;
+  go?: string;
+}
+
+/** A child process going on. */
+export interface Child {
+  /** Resolves with what the child wrote in its marker file of `point` once it wrote it (rejects if it exits first). */
+  reached(point: string): Promise<Record<string, unknown>>;
+  /** Lets a child waiting in `tool-wait:<job>` go on. */
+  release(): void;
+  /** Resolves with what the child printed once it exits with 0. */
+  result(): Promise<Record<string, unknown>>;
+  kill(): Promise<void>;
+}
+
+/** Starts a child. */
+export function start(args: ChildArgs): Child {
+  const child: ChildProcess = spawn(process.execPath, [CHILD, JSON.stringify(args)], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (chunk) => (stdout += String(chunk)));
+  child.stderr?.on("data", (chunk) => (stderr += String(chunk)));
+  let exited = false;
+  const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => ((exited = true), resolve(code))));
+  return {
+    async reached(point) {
+      const markerFile = join(args.dir, `${args.label}.${point.replace(/[^A-Za-z0-9-]/g, "_")}.blocked`);
+      while (!existsSync(markerFile)) {
+        if (exited) throw new Error(`child ${args.label} exited before it reached ${point}: ${stdout}\n${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      // Written with one writeFileSync: read it once it has content.
+      for (;;) {
+        const text = readFileSync(markerFile, "utf8");
+        if (text !== "") return JSON.parse(text) as Record<string, unknown>;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    },
+    release() {
+      writeFileSync(join(args.dir, `${args.label}.release`), "");
+    },
+    async result() {
+      const code = await exit;
+      if (code !== 0) throw new Error(`child ${args.label} exited with ${code}: ${stdout}\n${stderr}`);
+      return JSON.parse(stdout) as Record<string, unknown>;
+    },
+    async kill() {
+      if (!exited) child.kill("SIGKILL");
+      await exit;
+    },
+  };
+}
+
+/** Resolves once the file exists. */
+export async function fileWritten(path: string): Promise<void> {
+  while (!existsSync(path)) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
+/** Runs a child to its end; resolves with what it printed. */
+export function run(args: ChildArgs): Promise<Record<string, unknown>> {
+  return start(args).result();
+}
+
+/** The lines of the effects file written by the child labelled `label` (without the label). */
+export function effects(dir: string, label: string): string[] {
+  const file = join(dir, "effects.log");
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => line.startsWith(`${label} `))
+    .map((line) => line.slice(label.length + 1));
+}
+
+/** What each model call of the child labelled `label` was sent: its tool results and the user's messages. */
+export function modelCalls(dir: string, label: string): { results: string[]; told: string[] }[] {
+  return effects(dir, label)
+    .filter((line) => line.startsWith("model "))
+    .map((line) => JSON.parse(line.slice("model ".length)) as { results: string[]; told: string[] });
+}
