@@ -73,6 +73,13 @@ describe("@agentrx/serve's options refuse a misspelt key instead of ignoring it"
     expect((error as Error).message).toBe("a2aTool: unknown option `nmae`. Known options: url, name, description.");
   });
 
+  it("toAGUIEvents refuses ids every event needs that are missing or not strings", () => {
+    expect(() => toAGUIEvents(EMPTY, undefined as never)).toThrow(/toAGUIEvents: pass \{ threadId, runId \}/);
+    expect(() => toAGUIEvents(EMPTY, { threadId: "t1" } as never)).toThrow(/toAGUIEvents: `runId` must be a non-empty string \(the RunAgentInput's\), got undefined\./);
+    expect(() => toAGUIEvents(EMPTY, { threadId: 7, runId: "r1" } as never)).toThrow(/toAGUIEvents: `threadId` must be a non-empty string/);
+    expect(() => toAGUIEvents(EMPTY, { threadId: "t1", runId: "r1", onError: "x" } as never)).toThrow(/`onError` must be a function/);
+  });
+
   it("takes every option it documents", async () => {
     const chunks = await lastValueFrom(executor.stream({ input: "Weather in Paris?" }).pipe(toUIMessageChunks({ messageId: "m1", onError: () => "failed" }), toArray()));
     expect(chunks[0]).toEqual({ type: "start", messageId: "m1", messageMetadata: expect.any(Object) });

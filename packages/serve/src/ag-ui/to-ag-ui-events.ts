@@ -1,4 +1,4 @@
-import { checkOptionKeys, isAbortError } from "@agentrx/core";
+import { InvalidArgumentError, checkOptionKeys, isAbortError } from "@agentrx/core";
 import type { AgentStreamEvent, Interrupt, OutputEvent } from "@agentrx/executors";
 import type { UsageMetadata } from "@langchain/core/messages";
 import { Observable } from "rxjs";
@@ -55,8 +55,18 @@ const OPTION_KEYS = Object.keys({ threadId: true, runId: true, onError: true } s
  * ```
  */
 export function toAGUIEvents(events$: Observable<AgentStreamEvent>, options: ToAGUIEventsOptions): Observable<BaseEvent> {
-  if (typeof options === "object" && options !== null) checkOptionKeys("toAGUIEvents", options, OPTION_KEYS);
+  if (typeof options !== "object" || options === null) {
+    throw new InvalidArgumentError({ argument: "options", value: options, message: "toAGUIEvents: pass { threadId, runId } (the RunAgentInput's ids)." });
+  }
+  checkOptionKeys("toAGUIEvents", options, OPTION_KEYS);
   const { threadId, runId, onError = errorText } = options;
+  // Every event carries them, and AG-UI clients match events to their run by them.
+  for (const [name, value] of [["threadId", threadId], ["runId", runId]] as const) {
+    if (typeof value !== "string" || value === "") {
+      throw new InvalidArgumentError({ argument: name, value, message: `toAGUIEvents: \`${name}\` must be a non-empty string (the RunAgentInput's), got ${value === undefined ? "undefined" : JSON.stringify(value)}.` });
+    }
+  }
+  if (typeof onError !== "function") throw new InvalidArgumentError({ argument: "onError", value: onError, message: "toAGUIEvents: `onError` must be a function (error) => string." });
   return new Observable<AGUIEvent>((subscriber) => {
     const emit = (event: AGUIEvent) => subscriber.next({ ...event, timestamp: Date.now() });
     const ids = new ToolCallIds();
