@@ -218,8 +218,12 @@ describe("agentrx on a damaged record", () => {
     expect(json.code).toBe(0);
     const record = JSON.parse(json.stdout) as { events: StoredRunEvent[]; unreadable: { seq: number; error: string }[] };
     expect(record.events.map((event) => event.seq)).toEqual([1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]);
-    expect(record.unreadable).toEqual([{ seq: 4, error: expect.stringMatching(/^its data is not valid JSON/) }]);
-    expect(json.stderr).toMatch(/^agentrx: warning: event 4 of run "damaged" could not be read; the rest is shown, the others are listed under "unreadable"\n$/);
+    // Step 6 was read, but refers to the unreadable action: listed too (its data stays in `events`), as the text marks it.
+    expect(record.unreadable).toEqual([
+      { seq: 4, error: expect.stringMatching(/^its data is not valid JSON/) },
+      { seq: 6, error: "it cannot be decoded (step 6 refers to action 0 of iteration 0, which is not recorded)" },
+    ]);
+    expect(json.stderr).toMatch(/^agentrx: warning: 2 events of run "damaged" could not be read \(4, 6\); the rest is shown, the others are listed under "unreadable"\n$/);
 
     expect(trace.code).toBe(0);
     expect(trace.stdout).toMatch(/^Wrote .*damaged\.html/);

@@ -1,8 +1,11 @@
 const MARKER = "agentrx.error.CliError";
 const MARKER_SYMBOL = Symbol.for(MARKER);
 
-/** How `agentrx` ended: 1, something failed (an unknown run, an unreachable database); 2, the command line is wrong. */
-export type CliExitCode = 1 | 2;
+/**
+ * How `agentrx` ended: 1, something failed (an unknown run, an unreachable database); 2, the
+ * command line is wrong; 130, Ctrl-C stopped it (128 + SIGINT, as a shell reports it).
+ */
+export type CliExitCode = 1 | 2 | 130;
 
 /**
  * A failure the `agentrx` command reports as one line on stderr, with its exit code: a usage

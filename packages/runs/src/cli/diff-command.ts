@@ -1,13 +1,14 @@
-import { writeFileSync } from "node:fs";
-import { relative, resolve } from "node:path";
+import { resolve } from "node:path";
 import { formatUsd, type RunStore, type RunUsage } from "@agentrx/executors";
 import { diffPageData, diffPageHtml } from "@agentrx/viewer/trace-page";
-import { diffRuns, readRunRecord, type DiffPair, type DiffToolCall, type RunDiff } from "../diff/diff-runs";
-import { CliError } from "./cli-error";
+import { diffRuns, type DiffPair, type DiffToolCall, type RunDiff } from "../diff/diff-runs";
 import type { CliIo } from "./cli-io";
 import { cliStyle, wantsColors, type CliStyle } from "./format-runs-table";
+import { shownRunId } from "./quote-value";
+import { readComparableRecord } from "./read-comparable-record";
 import { requireRun } from "./require-run";
 import { kilobytes } from "./trace-command";
+import { shownPath, writeOutputFile } from "./write-output-file";
 
 /** What `agentrx diff` is asked for. */
 export interface DiffCommandOptions {
@@ -25,12 +26,15 @@ export interface DiffCommandOptions {
  * `RunDiff` of `diffRuns`; `--html <file>` writes the diff page (what `agentrx ui` serves at
  * `/diff`) as one self-contained HTML file.
  *
+ * A run whose record is damaged (an event that cannot be read or decoded) is not compared, in any
+ * of these forms: the command fails (exit 1) with one line naming the run, its first damaged event
+ * and why (see {@link readComparableRecord}); `agentrx show` shows the rest of such a run.
+ *
  * @internal
  */
 export async function diffCommand(store: RunStore, runA: string, runB: string, options: DiffCommandOptions, io: CliIo): Promise<void> {
-  await requireRun(store, runA, options.label);
-  await requireRun(store, runB, options.label);
-  const [a, b] = [await readRunRecord(store, runA), await readRunRecord(store, runB)];
+  const [infoA, infoB] = [await requireRun(store, runA, options.label), await requireRun(store, runB, options.label)];
+  const [a, b] = [await readComparableRecord(store, infoA), await readComparableRecord(store, infoB)];
   if (options.html !== undefined) return writeDiffPage(diffPageHtml(diffPageData(a, b, { mode: "file", source: options.label })), runA, runB, options.html, io);
   const diff = diffRuns(a, b);
   if (options.json) {
@@ -46,13 +50,8 @@ function writeDiffPage(html: string, runA: string, runB: string, output: string,
     return;
   }
   const path = resolve(io.cwd, output);
-  try {
-    writeFileSync(path, html);
-  } catch (error) {
-    throw new CliError({ message: `cannot write ${path}: ${(error as Error).message}`, cause: error });
-  }
-  const shown = relative(io.cwd, path).startsWith("..") ? path : relative(io.cwd, path);
-  io.stdout.write(`Wrote ${shown} (${kilobytes(Buffer.byteLength(html))}): the diff of runs ${runA} and ${runB}. Open it in a browser.\n`);
+  writeOutputFile(path, html, "--html", io.cwd);
+  io.stdout.write(`Wrote ${shownPath(io.cwd, path)} (${kilobytes(Buffer.byteLength(html))}): the diff of runs ${shownRunId(runA)} and ${shownRunId(runB)}. Open it in a browser.\n`);
 }
 
 /** The text of `agentrx diff`. @internal */

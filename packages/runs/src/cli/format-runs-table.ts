@@ -43,9 +43,22 @@ export function runDurationMs(run: RunInfo): number {
   return run.checkpoint?.elapsedMs ?? Math.max(0, run.updatedAt - run.createdAt);
 }
 
-/** The lineage line under a forked run: which run and iteration it was forked from. @internal */
+/**
+ * The lineage line under a forked run: which run and iteration it was forked from, and that its
+ * row counts the steps it copied from that run (its record holds them, and its usage theirs):
+ * `↳ fork of trip-1@2: 2 steps copied from trip-1, 3 its own; STEPS, TOKENS and COST count both`.
+ * The row does not say what the copied steps cost, so only the steps are split.
+ *
+ * @internal
+ */
 export function forkLine(run: RunInfo): string | undefined {
-  return run.forkOf === undefined ? undefined : `  ↳ fork of ${run.forkOf.runId}@${run.forkOf.iteration}`;
+  if (run.forkOf === undefined) return undefined;
+  const { runId, iteration } = run.forkOf;
+  const head = `  ↳ fork of ${runId}@${iteration}`;
+  if (iteration === 0) return `${head}: nothing copied`;
+  const copied = `${iteration} step${iteration === 1 ? "" : "s"} copied from ${runId}`;
+  const own = run.checkpoint === undefined ? undefined : run.checkpoint.iteration - iteration;
+  return own === undefined || own < 0 ? `${head}: ${copied}; STEPS, TOKENS and COST count them` : `${head}: ${copied}, ${own} its own; STEPS, TOKENS and COST count both`;
 }
 
 /** A run's cost for people (`-` when no call of it was priced). @internal */
@@ -64,7 +77,8 @@ function previewCell(text: string | undefined, max: number): string {
  * The `agentrx runs` table: one line per run, in the listing's order: id, thread, status, stop
  * reason, steps (the agent's iterations), tokens, cost, running time, start time (local) and the
  * start of its input. A forked run has a second line, `↳ fork of <runId>@<iteration>`: the run and
- * the iteration its record was copied up to.
+ * the iteration its record was copied up to, and how many of its steps were copied (see
+ * {@link forkLine}).
  *
  * @internal
  */

@@ -29,7 +29,8 @@ Options:
   --status <s[,s]>    only runs with these statuses: queued, running, interrupted,
                       finished, failed, cancelled
   --search <words>    runs whose input or answer has words starting with these
-  --since <when>      runs created at or after: a date (2026-11-25), epoch ms or an age (2h, 7d)
+  --since <when>      runs created at or after: a local date (2026-11-25, 2026-11-25T10:00),
+                      epoch ms or an age (2h, 7d)
   --before <when>     runs created before it
   --min-cost <usd>    runs that cost at least this much (--max-cost: at most)
   --errors            only runs with an error (--no-errors: only runs without)
@@ -37,7 +38,8 @@ Options:
   --limit <n>         at most n runs (default ${DEFAULT_RUNS_LIMIT})
   --cursor <c>        the next page: the cursor a full page prints
   --json              JSON instead of text (runs, show, diff)
-  -o, --output <file> where trace writes the page (default <runId>.html; - for stdout)
+  -o, --output <file> where trace writes the page (default <runId>.html; a directory:
+                      <runId>.html in it; - for stdout)
   --html <file>       diff writes the two runs' diff page there, one HTML file (- for stdout)
   --port <n>          the port ui listens on, on 127.0.0.1 (default ${DEFAULT_UI_PORT}; 0: any free one)
   -h, --help          this help

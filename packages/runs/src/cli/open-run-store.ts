@@ -7,6 +7,7 @@ import { describeTarget, wrapPostgresError } from "../postgres/postgres-errors";
 import { SqliteRunStore } from "../sqlite/index";
 import { type SqliteConnection, defaultSqliteDriver, loadSqliteDriver, sqliteErrorCode } from "../sqlite/sqlite-driver";
 import { CliError, usageError } from "./cli-error";
+import { quoteValue } from "./quote-value";
 import { redact } from "./redact";
 
 /** Where the runs are, as the command line and the environment say. */
@@ -17,6 +18,8 @@ export interface RunStoreLocation {
   schema?: string;
   env: Record<string, string | undefined>;
   cwd: string;
+  /** How long PostgreSQL may take to accept the connection and answer the first query. @default 5000 */
+  connectTimeoutMs?: number;
 }
 
 /** An opened run store and how to name it to a person (never with a password). */
@@ -30,7 +33,7 @@ export interface OpenedRunStore {
 export const DEFAULT_RUNS_DB = ".agentrx/runs.db";
 
 /** How long connecting to PostgreSQL may take before the server counts as unreachable. */
-const CONNECT_TIMEOUT_MS = 10_000;
+const CONNECT_TIMEOUT_MS = 5_000;
 
 const POSTGRES_URL = /^postgres(?:ql)?:\/\//i;
 
@@ -49,14 +52,14 @@ export async function openRunStore(location: RunStoreLocation): Promise<OpenedRu
   const { env, cwd } = location;
   const fromDatabaseUrl = env["DATABASE_URL"] !== undefined && POSTGRES_URL.test(env["DATABASE_URL"]) ? env["DATABASE_URL"] : undefined;
   const db = location.db ?? nonEmpty(env["AGENTRX_RUNS_DB"]) ?? fromDatabaseUrl ?? DEFAULT_RUNS_DB;
-  return POSTGRES_URL.test(db) ? openPostgres(db, location.schema) : openSqlite(db, location.schema, cwd);
+  return POSTGRES_URL.test(db) ? openPostgres(db, location.schema, location.connectTimeoutMs ?? CONNECT_TIMEOUT_MS) : openSqlite(db, location.schema, cwd);
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === "" ? undefined : value;
 }
 
-async function openPostgres(db: string, schemaFlag: string | undefined): Promise<OpenedRunStore> {
+async function openPostgres(db: string, schemaFlag: string | undefined, timeoutMs: number): Promise<OpenedRunStore> {
   let url: URL;
   try {
     url = new URL(db);
@@ -69,10 +72,10 @@ async function openPostgres(db: string, schemaFlag: string | undefined): Promise
   }
   url.searchParams.delete("schema");
   const schema = schemaFlag ?? fromUrl ?? "agentrx";
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(schema)) throw usageError(`--schema must be letters, digits and underscores, not starting with a digit; got ${JSON.stringify(schema)}`);
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(schema)) throw usageError(`--schema must be letters, digits and underscores, not starting with a digit; got ${quoteValue(schema)}`);
   const connectionString = url.toString();
   const label = `PostgreSQL ${describeTarget(connectionString, undefined)}, schema ${schema}`;
-  await probePostgres(connectionString, schema, label);
+  await probePostgres(connectionString, schema, label, timeoutMs);
   return { store: new PostgresRunStore({ connectionString, schema }), label };
 }
 
@@ -112,20 +115,32 @@ async function probeSqlite(path: string, shown: string): Promise<void> {
   }
 }
 
-/** Fails unless the server answers and `schema` holds a run store's table; creates nothing. */
-async function probePostgres(connectionString: string, schema: string, label: string): Promise<void> {
+/**
+ * Fails unless the server answers within `timeoutMs` and `schema` holds a run store's table;
+ * creates nothing. A server that accepts the connection and then says nothing (a wrong port, a
+ * firewall that drops packets) counts as unreachable after `timeoutMs`, not after the system's
+ * TCP timeout.
+ */
+async function probePostgres(connectionString: string, schema: string, label: string, timeoutMs: number): Promise<void> {
   type Client = { connect(): Promise<void>; query(text: string, values: unknown[]): Promise<{ rows: { found: string | null }[] }>; end(): Promise<void>; on(event: "error", listener: () => void): void };
-  const pg = await loadDriver<{ Client: new (config: { connectionString: string; connectionTimeoutMillis: number }) => Client }>("agentrx", "pg", () => import("pg"));
-  const client = new pg.Client({ connectionString, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  type ClientConfig = { connectionString: string; connectionTimeoutMillis: number; query_timeout: number };
+  const pg = await loadDriver<{ Client: new (config: ClientConfig) => Client }>("agentrx", "pg", () => import("pg"));
+  const client = new pg.Client({ connectionString, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
   client.on("error", () => undefined); // a dropped connection fails the query below
+  const target = describeTarget(connectionString, undefined);
   try {
     await client.connect();
     const { rows } = await client.query("SELECT to_regclass($1)::text AS found", [`"${schema}".agentrx_runs`]);
     if (!rows[0]?.found) throw new CliError({ message: `${label} has no AgentRx runs (no ${schema}.agentrx_runs table); pick the schema with --schema or ?schema=` });
   } catch (error) {
     if (CliError.isInstance(error)) throw error;
-    throw new CliError({ message: wrapPostgresError("open", undefined, error, describeTarget(connectionString, undefined)).message.replace(/^PostgresRunStore: /, ""), cause: error });
+    // `pg` says "timeout expired" (connecting) or "Query read timeout" (the first query).
+    if (/timeout expired|connection timeout|query read timeout/i.test((error as Error | null)?.message ?? "")) {
+      throw new CliError({ message: `cannot reach the database at ${target}: no answer within ${timeoutMs / 1000} s; check the host and port in --db and that PostgreSQL is up there`, cause: error });
+    }
+    throw new CliError({ message: wrapPostgresError("open", undefined, error, target).message.replace(/^PostgresRunStore: /, ""), cause: error });
   } finally {
-    await client.end().catch(() => undefined);
+    // Not awaited: ending a connection the server never answered can wait as long again.
+    void client.end().catch(() => undefined);
   }
 }

@@ -3,8 +3,9 @@ import packageJson from "../../package.json";
 import { CliError, usageError } from "./cli-error";
 import type { CliIo } from "./cli-io";
 import { DEFAULT_RUNS_LIMIT, DEFAULT_UI_PORT, HELP_TEXT } from "./help-text";
+import { quoteValue, shellWord } from "./quote-value";
 import { redact } from "./redact";
-import { decodeCursor } from "../internal/run-list-query";
+import { decodeCursor, searchTerms } from "../internal/run-list-query";
 import type { ListRunsOptions } from "@agentrx/executors";
 
 const OPTIONS = {
@@ -52,7 +53,7 @@ const STATUSES: readonly RunStatus[] = ["queued", "running", "interrupted", "fin
 /**
  * The `agentrx` command line: parses `argv` (without `node` and the script), runs the command and
  * resolves with the exit code: 0, done; 1, it failed (one line on stderr says why); 2, the command
- * line is wrong. Never throws and never prints a stack trace.
+ * line is wrong; 130, `io.signal` aborted it (Ctrl-C). Never throws and never prints a stack trace.
  *
  * @internal
  */
@@ -67,7 +68,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 }
 
 async function run(argv: readonly string[], io: CliIo): Promise<void> {
-  const { values, positionals } = parse(argv);
+  const { values, positionals } = parse(joinNegativeValues(argv));
   if (values.version) {
     io.stdout.write(`${packageJson.version}\n`);
     return;
@@ -78,7 +79,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<void> {
     return;
   }
   const accepted = COMMANDS[command];
-  if (accepted === undefined) throw usageError(`unknown command ${JSON.stringify(command)}: use runs, show, diff, trace or ui`);
+  if (accepted === undefined) throw usageError(`unknown command ${quoteValue(command)}: use runs, show, diff, trace or ui`);
   for (const name of Object.keys(values) as OptionName[]) {
     if (name !== "db" && name !== "schema" && !accepted.options.includes(name)) throw usageError(`agentrx ${command} does not take --${name}`);
   }
@@ -87,7 +88,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<void> {
   const otherRunId = rest[1];
   if (accepted.secondRunId && (otherRunId === undefined || otherRunId === "")) throw usageError(`agentrx ${command} needs two run ids, as in agentrx ${command} <runA> <runB>`);
   const extra = rest.slice(accepted.runId ? (accepted.secondRunId ? 2 : 1) : 0);
-  if (extra.length > 0) throw usageError(`unexpected argument ${JSON.stringify(extra[0])} for agentrx ${command}`);
+  if (extra.length > 0) throw usageError(`unexpected argument ${quoteValue(extra[0] as string)} for agentrx ${command}`);
   const status = values.status === undefined ? undefined : parseStatus(values.status);
   const limit = values.limit === undefined ? DEFAULT_RUNS_LIMIT : parseInteger("--limit", values.limit, 1, 10_000);
   const port = values.port === undefined ? DEFAULT_UI_PORT : parseInteger("--port", values.port, 0, 65_535);
@@ -100,28 +101,63 @@ async function run(argv: readonly string[], io: CliIo): Promise<void> {
 
   // Loaded once the command line is known to be right: a usage mistake answers at once.
   const { openRunStore } = await import("./open-run-store");
-  const { store, label } = await openRunStore({ db: values.db, schema: values.schema, env: io.env, cwd: io.cwd });
-  try {
+  // Ctrl-C stops any command at once (a server that does not answer, a long read); `ui` stops on
+  // it too, after closing its server.
+  const { store, label } = await untilAborted(openRunStore({ db: values.db, schema: values.schema, env: io.env, cwd: io.cwd }), io.signal);
+  const execute = async (): Promise<void> => {
     switch (command) {
       case "runs":
-        await (await import("./runs-command")).runsCommand(store, { ...(query as ReturnType<typeof runsQuery>), json: values.json === true, label }, io);
-        break;
+        return (await import("./runs-command")).runsCommand(store, { ...(query as ReturnType<typeof runsQuery>), json: values.json === true, label }, io);
       case "show":
-        await (await import("./show-command")).showCommand(store, runId as string, { json: values.json === true, label }, io);
-        break;
+        return (await import("./show-command")).showCommand(store, runId as string, { json: values.json === true, label }, io);
       case "diff":
-        await (await import("./diff-command")).diffCommand(store, runId as string, otherRunId as string, { json: values.json === true, label, ...(values.html === undefined ? {} : { html: values.html }) }, io);
-        break;
+        return (await import("./diff-command")).diffCommand(store, runId as string, otherRunId as string, { json: values.json === true, label, ...(values.html === undefined ? {} : { html: values.html }) }, io);
       case "trace":
-        await (await import("./trace-command")).traceCommand(store, runId as string, { output: values.output, label }, io);
-        break;
+        return (await import("./trace-command")).traceCommand(store, runId as string, { output: values.output, label }, io);
       case "ui":
-        await (await import("./ui-command")).uiCommand(store, { port, label }, io);
-        break;
+        return (await import("./ui-command")).uiCommand(store, { port, label }, io);
     }
+  };
+  try {
+    await (command === "ui" ? execute() : untilAborted(execute(), io.signal));
   } finally {
     await store.close().catch(() => undefined);
   }
+}
+
+/** `work`, or a {@link CliError} with exit code 130 as soon as `signal` aborts (what it started is left to the process's end). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return work;
+  let onAbort = () => undefined as void;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(new CliError({ message: "interrupted", exitCode: 130 }));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+  work.catch(() => undefined); // a rejection after the abort is not unhandled
+  return Promise.race([work, aborted]).finally(() => signal.removeEventListener("abort", onAbort));
+}
+
+/** Long options that take a value. */
+const VALUE_OPTIONS = new Set(Object.entries(OPTIONS).flatMap(([name, option]) => (option.type === "string" ? [`--${name}`] : [])));
+
+/**
+ * `--limit -1` as `--limit=-1`: a value that starts with a dash and a digit is the option's
+ * value, not an option, so that it gets the option's own message ("must be a whole number from 1")
+ * instead of `parseArgs`'s "needs a value".
+ */
+function joinNegativeValues(argv: readonly string[]): string[] {
+  const joined: string[] = [];
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index] as string;
+    const next = argv[index + 1];
+    if (arg === "--") return [...joined, ...argv.slice(index)];
+    if (VALUE_OPTIONS.has(arg) && next !== undefined && /^-[\d.]/.test(next)) {
+      joined.push(`${arg}=${next}`);
+      index++;
+    } else joined.push(arg);
+  }
+  return joined;
 }
 
 function parse(argv: readonly string[]) {
@@ -147,16 +183,21 @@ function runsQuery(values: Values, status: RunStatus[] | undefined, limit: numbe
   if (values.thread === "") throw usageError("--thread needs a thread id");
   if (values.thread !== undefined) (query.threadId = values.thread), flag("thread", values.thread);
   if (status !== undefined) (query.status = status), flag("status", status.join(","));
-  if (values.search !== undefined) (query.search = values.search), flag("search", values.search);
+  if (values.search !== undefined) {
+    // A search without a word (only punctuation) would match every run.
+    if (searchTerms(values.search).length === 0) throw usageError(`--search ${quoteValue(values.search)} has no word to search for; give words (punctuation only separates them)`);
+    query.search = values.search;
+    flag("search", values.search);
+  }
   if (values.sort !== undefined) {
     const sorts: Record<string, NonNullable<ListRunsOptions["sort"]>> = { created: "createdAt", createdAt: "createdAt", updated: "updatedAt", updatedAt: "updatedAt", cost: "cost" };
     const sort = sorts[values.sort];
-    if (sort === undefined) throw usageError(`--sort ${JSON.stringify(values.sort)} is not a sort; use created, updated or cost`);
+    if (sort === undefined) throw usageError(`--sort ${quoteValue(values.sort)} is not a sort; use created, updated or cost`);
     query.sort = sort;
     flag("sort", values.sort);
   }
   if (values.order !== undefined) {
-    if (values.order !== "asc" && values.order !== "desc") throw usageError(`--order must be asc or desc, got ${JSON.stringify(values.order)}`);
+    if (values.order !== "asc" && values.order !== "desc") throw usageError(`--order must be asc or desc, got ${quoteValue(values.order)}`);
     query.order = values.order;
     flag("order", values.order);
   }
@@ -176,44 +217,63 @@ function runsQuery(values: Values, status: RunStatus[] | undefined, limit: numbe
     try {
       decodeCursor(values.cursor, query.sort ?? "createdAt", query.order ?? "desc");
     } catch {
-      throw usageError(`--cursor ${JSON.stringify(values.cursor)} is not a cursor agentrx runs printed for this --sort and --order`);
+      throw usageError(`--cursor ${quoteValue(values.cursor)} is not a cursor agentrx runs printed for this --sort and --order`);
     }
     query.cursor = values.cursor;
   }
   return { query, flags };
 }
 
-/** A date (`2026-11-25`, `2026-11-25T10:00`), epoch milliseconds, or an age (`30m`, `2h`, `7d`: that long ago). */
+/** `2026-11-25`, `2026-11-25T10:00`, `2026-11-25 10:00:30.5`, with an optional `Z` or `+02:00`. */
+const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3})\d*)?)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+
+/**
+ * A date (`2026-11-25`, `2026-11-25T10:00`: local time, as `agentrx runs` prints its times, unless
+ * it ends with `Z` or an offset), epoch milliseconds, or an age (`30m`, `2h`, `7d`: that long ago).
+ * A day that does not exist (`2026-02-30`) and a bare short number (`12`, which `Date.parse` would
+ * read as December 2001) are refused.
+ */
 function parseTime(flag: string, value: string): number {
+  const wrong = (why = "") => usageError(`${flag} must be a date (2026-11-25 or 2026-11-25T10:00), epoch milliseconds or an age such as 2h or 7d, got ${quoteValue(value)}${why}`);
   const age = /^(\d+)([smhd])$/.exec(value);
   if (age) return Date.now() - Number(age[1]) * { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[age[2] as "s" | "m" | "h" | "d"];
   if (/^\d{10,}$/.test(value)) return Number(value);
-  const time = Date.parse(value);
-  if (Number.isNaN(time)) throw usageError(`${flag} must be a date (2026-11-25 or 2026-11-25T10:00), epoch milliseconds or an age such as 2h or 7d, got ${JSON.stringify(value)}`);
-  return time;
+  if (/^\d+$/.test(value)) throw wrong(`: a number is epoch milliseconds (10 digits or more); an age needs its unit (${value}h, ${value}d)`);
+  const iso = ISO_TIME.exec(value);
+  if (iso === null) {
+    const time = Date.parse(value);
+    if (Number.isNaN(time)) throw wrong();
+    return time;
+  }
+  const [year, month, day, hour = 0, minute = 0, second = 0] = iso.slice(1, 7).map((part) => Number(part ?? 0)) as number[];
+  const ms = Number((iso[7] ?? "0").padEnd(3, "0"));
+  const utc = Date.UTC(year as number, (month as number) - 1, day, hour, minute, second, ms);
+  const calendar = new Date(utc);
+  const exists = calendar.getUTCFullYear() === year && calendar.getUTCMonth() === (month as number) - 1 && calendar.getUTCDate() === day && hour < 24 && minute < 60 && second < 60;
+  if (!exists) throw wrong(": there is no such day or time");
+  const zone = iso[8];
+  if (zone === undefined) return new Date(year as number, (month as number) - 1, day, hour, minute, second, ms).getTime();
+  if (zone.toUpperCase() === "Z") return utc;
+  const offset = /^([+-])(\d{2}):?(\d{2})$/.exec(zone) as RegExpExecArray;
+  return utc - (offset[1] === "-" ? -1 : 1) * (Number(offset[2]) * 60 + Number(offset[3])) * 60_000;
 }
 
 function parseDollars(flag: string, value: string): number {
   const amount = /^\$?\d+(\.\d+)?$/.test(value) ? Number(value.replace("$", "")) : Number.NaN;
-  if (!Number.isFinite(amount)) throw usageError(`${flag} must be an amount of US dollars such as 0.05, got ${JSON.stringify(value)}`);
+  if (!Number.isFinite(amount)) throw usageError(`${flag} must be an amount of US dollars such as 0.05, got ${quoteValue(value)}`);
   return amount;
-}
-
-/** A value as one shell word (quoted when it holds anything but safe characters). */
-function shellWord(value: string): string {
-  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`;
 }
 
 function parseStatus(value: string): RunStatus[] {
   const statuses = value.split(",").map((item) => item.trim()).filter((item) => item !== "");
   const wrong = statuses.find((item) => !STATUSES.includes(item as RunStatus));
-  if (statuses.length === 0 || wrong !== undefined) throw usageError(`--status ${JSON.stringify(wrong ?? value)} is not a run status; use ${STATUSES.join(", ")} (or several, comma-separated)`);
+  if (statuses.length === 0 || wrong !== undefined) throw usageError(`--status ${quoteValue(wrong ?? value)} is not a run status; use ${STATUSES.join(", ")} (or several, comma-separated)`);
   return statuses as RunStatus[];
 }
 
 function parseInteger(flag: string, value: string, min: number, max: number): number {
   const number = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isSafeInteger(number) || number < min || number > max) throw usageError(`${flag} must be a whole number from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  if (!Number.isSafeInteger(number) || number < min || number > max) throw usageError(`${flag} must be a whole number from ${min} to ${max}, got ${quoteValue(value)}`);
   return number;
 }
 

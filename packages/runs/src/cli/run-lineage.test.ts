@@ -1,4 +1,10 @@
+import { createToolCallingAgent } from "@agentrx/agents";
+import { ScriptedChatModel } from "@agentrx/core/testing";
+import { AgentExecutor, type PriceTable } from "@agentrx/executors";
+import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
+import { tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { MemoryRunStore } from "../memory/index";
 import type { CliIo } from "./cli-io";
 import { cliStyle, formatRunsTable } from "./format-runs-table";
@@ -16,7 +22,8 @@ describe("agentrx runs and show: lineage", () => {
     await runsCommand(store, { query: { limit: 10 }, flags: [], json: false, label: "memory" }, io);
     const lines = stdout.trimEnd().split("\n");
     expect(lines[1]).toMatch(/^fork-1\s+-\s+queued\s/);
-    expect(lines[2]).toBe("  ↳ fork of source@2");
+    // No checkpoint yet: its own steps are not known, the copied ones are.
+    expect(lines[2]).toBe("  ↳ fork of source@2: 2 steps copied from source; STEPS, TOKENS and COST count them");
     expect(lines[3]).toMatch(/^source\s+-\s+queued\s/);
     expect(lines[4]).toMatch(/^2 runs in memory/);
 
@@ -35,6 +42,31 @@ describe("agentrx runs and show: lineage", () => {
     const table = formatRunsTable([{ ...base, runId: "f", status: "running", forkOf: { runId: "s", iteration: 0 } }, { ...base, runId: "s", status: "finished" }], cliStyle(true));
     const lines = table.split("\n");
     expect(lines).toHaveLength(4);
-    expect(lines[2]).toBe("\u001b[2m  ↳ fork of s@0\u001b[0m");
+    expect(lines[2]).toBe("\u001b[2m  ↳ fork of s@0: nothing copied\u001b[0m");
+  });
+
+  it("says how many of a real fork's steps were copied, and that its tokens and cost count them", async () => {
+    const store = new MemoryRunStore();
+    const prices: PriceTable = { "scripted-model": { input: 1, output: 2 } };
+    const usage = { inputTokens: 1_000, outputTokens: 100 };
+    const lookup = tool(async ({ q }) => `found ${q}`, { name: "lookup", description: "Looks up.", schema: z.object({ q: z.string() }) });
+    const callLookup = (id: string) => ({ content: "", toolCalls: [{ name: "lookup", args: { q: id }, id }], usage });
+    // The source: lookup a, lookup b, answer. The fork after iteration 1 runs lookup c, then answers.
+    const llm = new ScriptedChatModel({ model: "scripted-model", responses: [callLookup("a"), callLookup("b"), { content: "done", usage }, callLookup("c"), { content: "done again", usage }] });
+    const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], new MessagesPlaceholder("agent_scratchpad")]);
+    const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [lookup], prompt }), tools: [lookup], prices, store });
+    const source = await executor.invoke({ input: "Find it" });
+    const fork = await executor.fork(source.runId as string, { at: 1, runId: "the-fork" });
+    // The fork's row counts the copied iteration: 3 steps, 3 model calls' tokens and cost.
+    expect(fork.usage?.total_tokens).toBe(3_300);
+
+    let stdout = "";
+    const io: CliIo = { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: () => undefined }, env: { NO_COLOR: "1" }, cwd: "." };
+    await runsCommand(store, { query: { limit: 10 }, flags: [], json: false, label: "memory" }, io);
+    const lines = stdout.trimEnd().split("\n");
+    expect(lines[1]).toMatch(/^the-fork\s+-\s+finished\s+finish\s+3\s+3,300\s+\$0\.0036\s/);
+    expect(lines[2]).toBe(`  ↳ fork of ${source.runId}@1: 1 step copied from ${source.runId}, 2 its own; STEPS, TOKENS and COST count both`);
+    expect(lines[4]).toMatch(/^2 runs in memory, \$0\.0072 in all \(forks' copied steps included\)\. /);
+    await store.close();
   });
 });

@@ -35,7 +35,9 @@ export async function runsCommand(store: RunStore, options: RunsCommandOptions, 
   const style = cliStyle(wantsColors(io.stdout, io.env));
   io.stdout.write(`${formatRunsTable(runs, style)}\n`);
   const total = runs.reduce((sum, run) => sum + (run.usage?.cost?.total ?? 0), 0);
-  const cost = runs.some((run) => run.usage?.cost !== undefined) ? `, ${formatUsd(total)} in all` : "";
+  // A fork's cost counts its copied steps, which were paid for once, by the run it was forked from.
+  const copiedCost = runs.some((run) => (run.forkOf?.iteration ?? 0) > 0 && run.usage?.cost !== undefined);
+  const cost = runs.some((run) => run.usage?.cost !== undefined) ? `, ${formatUsd(total)} in all${copiedCost ? " (forks' copied steps included)" : ""}` : "";
   io.stdout.write(style.dim(`${runs.length} run${runs.length === 1 ? "" : "s"} in ${label}${cost}. See one: agentrx show <runId> · agentrx diff <runA> <runB> · agentrx ui\n`));
   const last = runs[runs.length - 1];
   if (runs.length === limit && last?.cursor !== undefined) {

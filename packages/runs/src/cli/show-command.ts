@@ -1,4 +1,4 @@
-import { renderTrace, type RunInfo, type RunStore, type StoredRunEvent } from "@agentrx/executors";
+import { RunEventDecoder, errorMessageOf, renderTrace, type RunInfo, type RunStore, type StoredRunEvent } from "@agentrx/executors";
 import { formatRuntime, isUnreadableRunEvent, readReadableEvents } from "@agentrx/viewer/trace-page";
 import { lastValueFrom } from "rxjs";
 import type { CliIo } from "./cli-io";
@@ -23,8 +23,9 @@ export interface ShowCommandOptions {
  *
  * A damaged record is shown, not refused: each event that cannot be read or decoded is an
  * `unreadable event N: why` line in its place (with `--json`, an entry `{ seq, error }` of an
- * `unreadable` array next to `events`), the rest is shown as recorded, and one warning line on
- * stderr names those events. The command still succeeds (exit 0): the output is what the record
+ * `unreadable` array next to `events`; an event that was read but cannot be decoded is in both,
+ * its data as stored), the rest is shown as recorded, and one warning line on stderr names those
+ * events, the same ones with and without `--json`. The command still succeeds (exit 0): the output is what the record
  * holds. Replaying or resuming such a run fails, as it should.
  *
  * @internal
@@ -34,10 +35,20 @@ export async function showCommand(store: RunStore, runId: string, options: ShowC
   const unreadable: UnreadableEvent[] = [];
   if (options.json) {
     const events: StoredRunEvent[] = [];
+    // Decoded as the trace is, so that an event the trace cannot show is named here too.
+    const decoder = new RunEventDecoder(runId);
     for await (const page of readReadableEvents(store, runId, "agentrx show")) {
       for (const entry of page) {
-        if (isUnreadableRunEvent(entry)) unreadable.push({ seq: entry.seq, error: entry.error });
-        else events.push(entry);
+        if (isUnreadableRunEvent(entry)) {
+          unreadable.push({ seq: entry.seq, error: entry.error });
+          continue;
+        }
+        events.push(entry);
+        try {
+          decoder.decode(entry);
+        } catch (error) {
+          unreadable.push({ seq: entry.seq, error: `it cannot be decoded (${errorMessageOf(error)})` });
+        }
       }
     }
     io.stdout.write(`${JSON.stringify({ run, events, ...(unreadable.length > 0 ? { unreadable } : {}) }, null, 2)}\n`);

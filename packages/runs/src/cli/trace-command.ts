@@ -1,15 +1,16 @@
-import { writeFileSync } from "node:fs";
-import { relative, resolve } from "node:path";
+import { statSync } from "node:fs";
+import { join, resolve } from "node:path";
 import type { RunStore } from "@agentrx/executors";
 import { readTracePage, tracePageHtml } from "@agentrx/viewer/trace-page";
-import { CliError } from "./cli-error";
 import type { CliIo } from "./cli-io";
+import { shownRunId } from "./quote-value";
 import { requireRun } from "./require-run";
 import { unreadableWarning } from "./unreadable-warning";
+import { shownPath, writeOutputFile } from "./write-output-file";
 
 /** What `agentrx trace` is asked for. */
 export interface TraceCommandOptions {
-  /** The file to write; `-` for stdout. @default "<runId>.html" */
+  /** The file to write, or a directory to write `<runId>.html` into; `-` for stdout. @default "<runId>.html" */
   output?: string;
   /** How the store is named in the page and in messages. */
   label: string;
@@ -36,15 +37,30 @@ export async function traceCommand(store: RunStore, runId: string, options: Trac
     if (warning !== undefined) io.stderr.write(warning);
     return;
   }
-  const path = resolve(io.cwd, options.output ?? `${runId.replace(/[^A-Za-z0-9._-]/g, "_")}.html`);
-  try {
-    writeFileSync(path, html);
-  } catch (error) {
-    throw new CliError({ message: `cannot write ${path}: ${(error as Error).message}`, cause: error });
-  }
-  const shown = relative(io.cwd, path).startsWith("..") ? path : relative(io.cwd, path);
-  io.stdout.write(`Wrote ${shown} (${kilobytes(Buffer.byteLength(html))}): the trace of run ${runId}. Open it in a browser.\n`);
+  const path = outputPath(runId, options.output, io.cwd);
+  writeOutputFile(path, html, "-o", io.cwd);
+  io.stdout.write(`Wrote ${shownPath(io.cwd, path)} (${kilobytes(Buffer.byteLength(html))}): the trace of run ${shownRunId(runId)}. Open it in a browser.\n`);
   if (warning !== undefined) io.stderr.write(warning);
+}
+
+/**
+ * Where `-o` writes: the file it names, or `<runId>.html` in the directory it names (an existing
+ * one, or any path ending with `/`), or in the working directory without `-o`. The default name
+ * keeps letters, digits, `.`, `_` and `-` of the run id (others become `_`), at most 100 of them.
+ */
+function outputPath(runId: string, output: string | undefined, cwd: string): string {
+  const name = `${runId.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 100)}.html`;
+  if (output === undefined) return resolve(cwd, name);
+  const path = resolve(cwd, output);
+  return /[\\/]$/.test(output) || isDirectory(path) ? join(path, name) : path;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false; // writing there fails, and says why
+  }
 }
 
 /** `12 KB`, `1.2 MB`. @internal */

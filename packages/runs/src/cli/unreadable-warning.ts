@@ -1,3 +1,5 @@
+import { quoteValue } from "./quote-value";
+
 /** How many event numbers a warning lists before it says how many more there are. */
 const LISTED = 10;
 
@@ -11,6 +13,6 @@ export function unreadableWarning(runId: string, seqs: readonly number[], where:
   if (seqs.length === 0) return undefined;
   const listed = seqs.slice(0, LISTED).join(", ");
   const more = seqs.length > LISTED ? ` and ${seqs.length - LISTED} more` : "";
-  const events = seqs.length === 1 ? `event ${listed} of run ${JSON.stringify(runId)} could not be read` : `${seqs.length} events of run ${JSON.stringify(runId)} could not be read (${listed}${more})`;
+  const events = seqs.length === 1 ? `event ${listed} of run ${quoteValue(runId)} could not be read` : `${seqs.length} events of run ${quoteValue(runId)} could not be read (${listed}${more})`;
   return `agentrx: warning: ${events}; the rest is shown, ${where}\n`;
 }
