@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel, type ScriptedResponse } from "@agentrx/core/testing";
-import { AgentExecutor, type RunStore } from "@agentrx/executors";
+import { AgentExecutor, type RunStore, RunStoreError } from "@agentrx/executors";
 import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
 import { lastValueFrom } from "rxjs";
@@ -90,6 +90,24 @@ describe("diffRuns", () => {
     const diff = diffRuns(await readRunRecord(store, "a"), await readRunRecord(store, "b"));
     expect(diff.iterations[1]?.reply).toEqual({ a: "Sunny.", b: "Rainy.", same: false });
     expect(diff.firstDivergence).toMatchObject({ field: "reply", iteration: 1 });
+  });
+
+  it("rejects an event that cannot be decoded with a RunStoreError (corrupt) naming the run and the event", async () => {
+    const store = new MemoryRunStore();
+    await executorOf(store, [call("Paris"), answer("Sunny.")]).invoke({ input: "Weather in Paris?" }, { runId: "a" });
+    const record = await readRunRecord(store, "a");
+    const damaged = record.events.find((event) => event.type === "action");
+    expect(damaged).toBeDefined();
+    const broken = { ...record, events: record.events.map((event) => (event === damaged ? { ...event, data: { ...event.data, action: 5 } } : event)) };
+    let error: unknown;
+    try {
+      diffRuns(broken, record);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(RunStoreError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ reason: "corrupt", runId: "a", operation: "diffRuns" });
+    expect((error as Error).message).toMatch(new RegExp(`diffRuns: run "a" cannot be compared: its event ${damaged?.seq} cannot be decoded`));
   });
 
   it("rejects an unknown run with RunNotFoundError", async () => {

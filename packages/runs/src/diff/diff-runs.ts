@@ -2,6 +2,7 @@ import { observationText } from "@agentrx/core";
 import {
   RunEventDecoder,
   RunNotFoundError,
+  RunStoreError,
   addCost,
   readRecordedEvents,
   type RunInfo,
@@ -154,6 +155,21 @@ export async function readRunRecord(store: RunStore, runId: string): Promise<Run
   return { run, events };
 }
 
+/** One recorded event, decoded; an event that cannot be is a `RunStoreError` (`corrupt`) naming it. */
+function decodeForDiff(decoder: RunEventDecoder, stored: StoredRunEvent, runId: string): ReturnType<RunEventDecoder["decode"]> {
+  try {
+    return decoder.decode(stored);
+  } catch (error) {
+    throw new RunStoreError({
+      operation: "diffRuns",
+      runId,
+      reason: "corrupt",
+      message: `diffRuns: run "${runId}" cannot be compared: its event ${stored.seq} cannot be decoded (${error instanceof Error ? error.message : String(error)}).`,
+      cause: error,
+    });
+  }
+}
+
 function sideOf(record: RunRecord): Side {
   const side: Side = { inputs: record.run.inputs, iterations: new Map() };
   const decoder = new RunEventDecoder(record.run.runId);
@@ -165,7 +181,7 @@ function sideOf(record: RunRecord): Side {
   let started = false;
   for (const stored of record.events) {
     if (stored.data["subRun"] !== undefined) continue; // a sub-run's events are its own
-    const event = decoder.decode(stored);
+    const event = decodeForDiff(decoder, stored, record.run.runId);
     switch (event.type) {
       case "start":
         // A resume's start repeats the inputs; the first one is the run's.
