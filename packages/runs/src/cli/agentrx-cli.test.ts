@@ -145,6 +145,7 @@ describe("agentrx on an SQLite file", () => {
       [["runs", "--db", db, "--schema", "agentrx"], 2, /--schema is for a PostgreSQL store/],
       [["frobnicate"], 2, /^agentrx: unknown command "frobnicate": use runs, show, diff, trace or ui \(see agentrx --help\)$/],
       [["runs", "--frob"], 2, /^agentrx: unknown option --frob \(see agentrx --help\)$/],
+      [["show", "-x9f", "--db", db], 2, /^agentrx: unknown option -x \(a run id that starts with "-" goes after --, e\.g\. agentrx show -- -x9f\) \(see agentrx --help\)$/],
       [["runs", "--db"], 2, /^agentrx: --db needs a value/],
       [["show", "trip-1", "--port", "80", "--db", db], 2, /agentrx show does not take --port/],
       [["show", "trip-1", "extra", "--db", db], 2, /unexpected argument "extra" for agentrx show/],

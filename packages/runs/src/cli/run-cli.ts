@@ -167,7 +167,12 @@ function parse(argv: readonly string[]) {
     const code = (error as { code?: string }).code;
     const message = (error as Error).message;
     const option = /'(-{1,2}[^' ]+)/.exec(message)?.[1];
-    if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") throw usageError(`unknown option ${option ?? message}`);
+    if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
+      // `-abc` is read as the short options -a, -b, -c: when it was meant as a run id, say how to pass one.
+      const given = option !== undefined && !option.startsWith("--") ? argv.find((arg) => arg.startsWith(option) && !arg.startsWith("--")) : undefined;
+      const hint = given !== undefined && given.length > 2 ? ` (a run id that starts with "-" goes after --, e.g. agentrx show -- ${given})` : "";
+      throw usageError(`unknown option ${option ?? message}${hint}`);
+    }
     if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") throw usageError(option ? `${option} needs a value` : message);
     throw usageError(message.split("\n")[0] as string);
   }
