@@ -41,7 +41,7 @@ export function fromRunnable<RunInput, RunOutput>(
   options: FromRunnableOptions = {},
 ): Observable<RunOutput> {
   // `config` is LangChain's own, open-ended RunnableConfig, passed on as it is; the options are ours.
-  if (typeof options === "object" && options !== null) checkOptionKeys("fromRunnable", options, OPTION_KEYS);
+  checkOptionKeys("fromRunnable", options, OPTION_KEYS);
   const { mode = "stream" } = options;
   if (mode !== "stream" && mode !== "invoke") {
     throw new InvalidArgumentError({ argument: "mode", value: mode, message: `fromRunnable: \`mode\` must be "stream" or "invoke", got ${JSON.stringify(mode) ?? String(mode)}.` });

@@ -155,7 +155,7 @@ export class ScriptedChatModel extends BaseChatModel<ScriptedChatModelCallOption
   }
 
   constructor(options: ScriptedChatModelOptions) {
-    if (typeof options === "object" && options !== null) checkOptionKeys("ScriptedChatModel", options, OPTION_KEYS);
+    checkOptionKeys("ScriptedChatModel", options, OPTION_KEYS);
     const {
       responses,
       latencyMs = 0,

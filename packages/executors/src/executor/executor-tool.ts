@@ -33,7 +33,7 @@ const DEFAULT_SCHEMA = z.object({ input: z.string().describe("What to ask this a
 
 /** The executor as a tool: each call streams a sub-run and forwards its events to the calling run. @internal */
 export function executorTool(executor: AgentExecutor, options: AsToolOptions): StructuredToolInterface {
-  if (typeof options === "object" && options !== null) checkOptionKeys("asTool", options, ["name", "description", "schema"] satisfies (keyof AsToolOptions)[]);
+  checkOptionKeys("asTool", options, ["name", "description", "schema"] satisfies (keyof AsToolOptions)[]);
   const { name, description, schema = DEFAULT_SCHEMA } = (options ?? {}) as AsToolOptions;
   if (typeof name !== "string" || !/^[A-Za-z0-9_-]{1,64}$/.test(name)) {
     throw new InvalidArgumentError({ argument: "name", value: name, message: `asTool: \`name\` must be 1-64 letters, digits, "_" or "-", got ${JSON.stringify(name)}.` });

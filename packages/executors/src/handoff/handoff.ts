@@ -69,7 +69,7 @@ const SCHEMA = z.object({
  * ```
  */
 export function handoff(executor: AgentExecutor, options: HandoffOptions): StructuredToolInterface {
-  if (typeof options === "object" && options !== null) checkOptionKeys("handoff", options, ["name", "description", "inputFilter"] satisfies (keyof HandoffOptions)[]);
+  checkOptionKeys("handoff", options, ["name", "description", "inputFilter"] satisfies (keyof HandoffOptions)[]);
   const { name, description, inputFilter } = (options ?? {}) as HandoffOptions;
   if (typeof (executor as { stream?: unknown } | null)?.stream !== "function") {
     throw new InvalidArgumentError({ argument: "executor", value: executor, message: "handoff: `executor` must be an AgentExecutor (the agent to hand the conversation to)." });

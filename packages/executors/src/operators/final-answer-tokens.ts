@@ -65,7 +65,7 @@ export interface FinalAnswerTokensOptions {
 export function finalAnswerTokens(
   options: FinalAnswerTokensOptions = {},
 ): OperatorFunction<AgentStreamEvent, string> {
-  if (typeof options === "object" && options !== null) checkOptionKeys("finalAnswerTokens", options, ["answerPrefix"] satisfies (keyof FinalAnswerTokensOptions)[]);
+  checkOptionKeys("finalAnswerTokens", options, ["answerPrefix"] satisfies (keyof FinalAnswerTokensOptions)[]);
   const { answerPrefix } = options ?? {};
   if (answerPrefix !== undefined && (typeof answerPrefix !== "string" || answerPrefix.length === 0)) {
     throw new InvalidArgumentError({

@@ -52,7 +52,7 @@ export function timeBudget(
       message: `timeBudget: \`ms\` must be a finite number of milliseconds >= 0, got ${String(ms)}.`,
     });
   }
-  if (typeof options === "object" && options !== null) checkOptionKeys("timeBudget", options, ["scheduler"] satisfies (keyof TimeBudgetOptions)[]);
+  checkOptionKeys("timeBudget", options, ["scheduler"] satisfies (keyof TimeBudgetOptions)[]);
   const { scheduler } = options ?? {};
   if (scheduler !== undefined && typeof (scheduler as Partial<SchedulerLike> | null)?.schedule !== "function") {
     throw new InvalidArgumentError({

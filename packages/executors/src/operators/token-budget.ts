@@ -58,7 +58,7 @@ export function tokenBudget(
       message: `tokenBudget: \`maxTokens\` must be a positive integer, got ${String(maxTokens)}.`,
     });
   }
-  if (typeof options === "object" && options !== null) checkOptionKeys("tokenBudget", options, ["count"] satisfies (keyof TokenBudgetOptions)[]);
+  checkOptionKeys("tokenBudget", options, ["count"] satisfies (keyof TokenBudgetOptions)[]);
   const { count = "total" } = options ?? {};
   if (!COUNTS.includes(count)) {
     throw new InvalidArgumentError({

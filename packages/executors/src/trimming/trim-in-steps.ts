@@ -38,7 +38,7 @@ export interface TrimInStepsOptions {
  * ```
  */
 export function trimInSteps(options: TrimInStepsOptions): (steps: AgentStep[]) => AgentStep[] {
-  if (typeof options === "object" && options !== null) checkOptionKeys("trimInSteps", options, ["keep", "every"] satisfies (keyof TrimInStepsOptions)[]);
+  checkOptionKeys("trimInSteps", options, ["keep", "every"] satisfies (keyof TrimInStepsOptions)[]);
   const { keep, every = options?.keep } = options ?? ({} as TrimInStepsOptions);
   for (const [name, value] of [
     ["keep", keep],

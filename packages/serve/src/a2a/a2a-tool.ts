@@ -68,7 +68,7 @@ const schema = z.object({
  * ```
  */
 export async function a2aTool(options: A2AToolOptions): Promise<StructuredToolInterface> {
-  if (typeof options === "object" && options !== null) checkOptionKeys("a2aTool", options, OPTION_KEYS);
+  checkOptionKeys("a2aTool", options, OPTION_KEYS);
   const { url, name: givenName, description: givenDescription } = (options ?? {}) as A2AToolOptions;
   if (typeof url !== "string" || !/^https?:\/\//.test(url)) {
     throw new InvalidArgumentError({ argument: "url", value: url, message: `a2aTool: \`url\` must be the agent's http(s) base URL, got ${JSON.stringify(url)}.` });

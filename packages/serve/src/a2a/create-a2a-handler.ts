@@ -153,7 +153,7 @@ export function createA2AHandler(executor: AgentExecutor, options: A2AHandlerOpt
   if (typeof executor?.stream !== "function" || typeof executor.resume !== "function") {
     throw new InvalidArgumentError({ argument: "executor", value: executor, message: "createA2AHandler: `executor` must be an AgentExecutor from @agentrx/executors." });
   }
-  if (typeof options === "object" && options !== null) checkOptionKeys("createA2AHandler", options, OPTION_KEYS);
+  checkOptionKeys("createA2AHandler", options, OPTION_KEYS);
   if (typeof input?.name !== "string" || input.name === "" || typeof input.description !== "string") {
     throw new InvalidArgumentError({ argument: "agentCard", value: input, message: "createA2AHandler: `agentCard` needs at least a `name` and a `description` (strings)." });
   }

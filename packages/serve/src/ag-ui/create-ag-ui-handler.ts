@@ -82,7 +82,7 @@ const OPTION_KEYS = Object.keys({
  * ```
  */
 export function createAGUIHandler(executor: AgentExecutor, options: AGUIHandlerOptions = {}): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
-  if (typeof options === "object" && options !== null) checkOptionKeys("createAGUIHandler", options, OPTION_KEYS);
+  checkOptionKeys("createAGUIHandler", options, OPTION_KEYS);
   const { inputs = defaultInputs, onError, maxBodyBytes = 1_048_576, maxBufferedBytes = 1_048_576, heartbeatMs = 15_000 } = options;
   checkPositiveInteger("createAGUIHandler", "maxBodyBytes", maxBodyBytes);
   checkPositiveInteger("createAGUIHandler", "maxBufferedBytes", maxBufferedBytes);

@@ -50,7 +50,7 @@ const OPTION_KEYS = Object.keys({ maxBufferedBytes: true } satisfies Record<keyo
  * ```
  */
 export async function writeResponse(response: Response, res: ServerResponse, options: WriteResponseOptions = {}): Promise<void> {
-  if (typeof options === "object" && options !== null) checkOptionKeys("writeResponse", options, OPTION_KEYS);
+  checkOptionKeys("writeResponse", options, OPTION_KEYS);
   const { maxBufferedBytes = 1_048_576 } = options;
   checkPositiveInteger("writeResponse", "maxBufferedBytes", maxBufferedBytes);
   const headers: Record<string, string> = {};

@@ -50,7 +50,7 @@ const OPTION_KEYS = Object.keys({ pollMs: true } satisfies Record<keyof FollowRe
  * ```
  */
 export function followRecordedRun(store: RunStore, runId: string, options: FollowRecordedRunOptions = {}): Observable<AgentStreamEvent> {
-  if (typeof options === "object" && options !== null) checkOptionKeys("followRecordedRun", options, OPTION_KEYS);
+  checkOptionKeys("followRecordedRun", options, OPTION_KEYS);
   const { pollMs = 100 } = options;
   checkPositiveInteger("followRecordedRun", "pollMs", pollMs);
   return new Observable<AgentStreamEvent>((subscriber) => {

@@ -69,7 +69,7 @@ const FINISH_REASONS: Record<StopReason, UIFinishReason> = {
  * ```
  */
 export function toUIMessageChunks(options: UIMessageStreamOptions = {}): OperatorFunction<AgentStreamEvent, UIMessageChunk> {
-  if (typeof options === "object" && options !== null) checkOptionKeys("toUIMessageChunks", options, OPTION_KEYS);
+  checkOptionKeys("toUIMessageChunks", options, OPTION_KEYS);
   const { messageId, onError = errorText } = options;
   return (source) =>
     new Observable<UIMessageChunk>((subscriber) => {

@@ -44,7 +44,7 @@ const OPTION_KEYS = Object.keys({ messageId: true, onError: true, maxBufferedChu
  * ```
  */
 export function toUIMessageStream(events$: Observable<AgentStreamEvent>, options: ToUIMessageStreamOptions = {}): ReadableStream<UIMessageChunk> {
-  if (typeof options === "object" && options !== null) checkOptionKeys("toUIMessageStream", options, OPTION_KEYS);
+  checkOptionKeys("toUIMessageStream", options, OPTION_KEYS);
   const { maxBufferedChunks = 10_000, ...chunkOptions } = options;
   checkPositiveInteger("toUIMessageStream", "maxBufferedChunks", maxBufferedChunks);
   let subscription: Subscription | undefined;

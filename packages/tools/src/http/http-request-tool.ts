@@ -36,7 +36,7 @@ export interface HttpRequestToolOptions extends SafeHttpOptions {
  * ```
  */
 export function createHttpRequestTool(options: HttpRequestToolOptions) {
-  if (typeof options === "object" && options !== null) checkOptionKeys("createHttpRequestTool", options, [...SAFE_HTTP_OPTION_KEYS, "name", "description", "retryableStatuses"]);
+  checkOptionKeys("createHttpRequestTool", options, [...SAFE_HTTP_OPTION_KEYS, "name", "description", "retryableStatuses"]);
   const { name = "http_request", description, retryableStatuses = [429, 502, 503, 504], ...httpOptions } = options;
   const client = createSafeHttpClient(httpOptions);
   const methods = (httpOptions.allowedMethods ?? ["GET"]).map((m) => m.toUpperCase()) as [string, ...string[]];

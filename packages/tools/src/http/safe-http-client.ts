@@ -98,7 +98,7 @@ async function defaultResolver(hostname: string): Promise<readonly string[]> {
  * ```
  */
 export function createSafeHttpClient(options: SafeHttpOptions): SafeHttpClient {
-  if (typeof options === "object" && options !== null) checkOptionKeys("createSafeHttpClient", options, SAFE_HTTP_OPTION_KEYS);
+  checkOptionKeys("createSafeHttpClient", options, SAFE_HTTP_OPTION_KEYS);
   const settings = resolveOptions(options);
   return {
     async request(request, { signal } = {}) {

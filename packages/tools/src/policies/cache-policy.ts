@@ -47,7 +47,7 @@ const CACHE_OPTION_KEYS = Object.keys({ ttlMs: true, maxEntries: true, key: true
  * ```
  */
 export function cachePolicy(options: CachePolicyOptions = {}): ToolPolicy & ToolResultCache {
-  if (typeof options === "object" && options !== null) checkOptionKeys("cachePolicy", options, CACHE_OPTION_KEYS);
+  checkOptionKeys("cachePolicy", options, CACHE_OPTION_KEYS);
   const { ttlMs = 300_000, maxEntries = 100, key = defaultKey } = options;
   checkNumberOption("cachePolicy ttlMs", ttlMs, { min: 1 });
   checkNumberOption("cachePolicy maxEntries", maxEntries, { min: 1, integer: true });

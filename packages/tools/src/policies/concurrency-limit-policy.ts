@@ -39,7 +39,7 @@ interface Waiter {
  * ```
  */
 export function concurrencyLimitPolicy(options: ConcurrencyLimitPolicyOptions): ToolPolicy & ConcurrencyLimitState {
-  if (typeof options === "object" && options !== null) checkOptionKeys("concurrencyLimitPolicy", options, ["maxConcurrent"] satisfies (keyof ConcurrencyLimitPolicyOptions)[]);
+  checkOptionKeys("concurrencyLimitPolicy", options, ["maxConcurrent"] satisfies (keyof ConcurrencyLimitPolicyOptions)[]);
   const { maxConcurrent } = options ?? ({} as Partial<ConcurrencyLimitPolicyOptions>);
   checkNumberOption("concurrencyLimitPolicy maxConcurrent", maxConcurrent, { min: 1, integer: true });
   let active = 0;

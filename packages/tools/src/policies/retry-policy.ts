@@ -43,7 +43,7 @@ const RETRY_OPTION_KEYS = Object.keys({ maxAttempts: true, initialDelayMs: true,
  * ```
  */
 export function retryPolicy(options: RetryPolicyOptions = {}): ToolPolicy {
-  if (typeof options === "object" && options !== null) checkOptionKeys("retryPolicy", options, RETRY_OPTION_KEYS);
+  checkOptionKeys("retryPolicy", options, RETRY_OPTION_KEYS);
   const {
     maxAttempts = 3,
     initialDelayMs = 250,

@@ -24,7 +24,7 @@ export interface TimeoutPolicyOptions {
  * ```
  */
 export function timeoutPolicy(options: TimeoutPolicyOptions): ToolPolicy {
-  if (typeof options === "object" && options !== null) checkOptionKeys("timeoutPolicy", options, ["ms"] satisfies (keyof TimeoutPolicyOptions)[]);
+  checkOptionKeys("timeoutPolicy", options, ["ms"] satisfies (keyof TimeoutPolicyOptions)[]);
   const { ms } = options ?? ({} as Partial<TimeoutPolicyOptions>);
   checkNumberOption("timeoutPolicy ms", ms, { min: 1, max: MAX_TIMER_MS });
   return ({ toolName, config, metadata }, next) => {

@@ -49,7 +49,7 @@ import { RunTable } from "./run-table";
  * ```
  */
 export async function displayRun(run: Observable<AgentStreamEvent> | RunObservable<unknown, unknown>, options: DisplayRunOptions = {}): Promise<RunDisplayBundle> {
-  if (typeof options === "object" && options !== null) checkOptionKeys("displayRun", options, ["live", "store", "throttleMs", "traceHeight"] satisfies (keyof DisplayRunOptions)[]);
+  checkOptionKeys("displayRun", options, ["live", "store", "throttleMs", "traceHeight"] satisfies (keyof DisplayRunOptions)[]);
   const { throttleMs = 100, traceHeight = 520 } = options;
   const live = options.live === undefined ? denoLiveDisplay() : options.live === false ? undefined : options.live;
   const runObservable = run as RunObservable<unknown, unknown>;

@@ -31,7 +31,7 @@ import { TRACE_TEXT_BUDGET, readTracePage } from "./read-trace-page";
  * ```
  */
 export async function renderTracePage(store: RunStore, runId: string, options: RenderTracePageOptions = {}): Promise<string> {
-  if (typeof options === "object" && options !== null) checkOptionKeys("renderTracePage", options, ["source", "textBudget"] satisfies (keyof RenderTracePageOptions)[]);
+  checkOptionKeys("renderTracePage", options, ["source", "textBudget"] satisfies (keyof RenderTracePageOptions)[]);
   const { source = "run store", textBudget = TRACE_TEXT_BUDGET } = options;
   return tracePageHtml(await readTracePage(store, runId, { mode: "file", source, textBudget }));
 }

@@ -109,7 +109,7 @@ const OPTION_KEYS = Object.keys({ responses: true, tokenDelayMs: true, validateR
  * ```
  */
 export async function startAnthropicMessagesServer(options: AnthropicMessagesServerOptions): Promise<AnthropicMessagesServer> {
-  if (typeof options === "object" && options !== null) checkOptionKeys("startAnthropicMessagesServer", options, OPTION_KEYS);
+  checkOptionKeys("startAnthropicMessagesServer", options, OPTION_KEYS);
   const { responses, tokenDelayMs = 0, validateRequests = true } = options ?? ({} as AnthropicMessagesServerOptions);
   if (!Array.isArray(responses)) {
     throw new InvalidArgumentError({ argument: "responses", value: responses, message: "startAnthropicMessagesServer: `responses` must be an array of replies." });

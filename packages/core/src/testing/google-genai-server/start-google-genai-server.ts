@@ -97,7 +97,7 @@ const OPTION_KEYS = Object.keys({ responses: true, tokenDelayMs: true, validateR
  * ```
  */
 export async function startGoogleGenAIServer(options: GoogleGenAIServerOptions): Promise<GoogleGenAIServer> {
-  if (typeof options === "object" && options !== null) checkOptionKeys("startGoogleGenAIServer", options, OPTION_KEYS);
+  checkOptionKeys("startGoogleGenAIServer", options, OPTION_KEYS);
   const { responses, tokenDelayMs = 0, validateRequests = true } = options ?? ({} as GoogleGenAIServerOptions);
   if (!Array.isArray(responses)) {
     throw new InvalidArgumentError({ argument: "responses", value: responses, message: "startGoogleGenAIServer: `responses` must be an array of replies." });

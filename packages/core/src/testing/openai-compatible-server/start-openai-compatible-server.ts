@@ -136,7 +136,7 @@ const OPTION_KEYS = Object.keys({
  * ```
  */
 export async function startOpenAICompatibleServer(options: OpenAICompatibleServerOptions): Promise<OpenAICompatibleServer> {
-  if (typeof options === "object" && options !== null) checkOptionKeys("startOpenAICompatibleServer", options, OPTION_KEYS);
+  checkOptionKeys("startOpenAICompatibleServer", options, OPTION_KEYS);
   const {
     responses,
     onExhausted = "error",

@@ -84,7 +84,7 @@ const OPTION_KEYS = Object.keys({ responses: true, tokenDelayMs: true, validateR
  * ```
  */
 export async function startOpenAIResponsesServer(options: OpenAIResponsesServerOptions): Promise<OpenAIResponsesServer> {
-  if (typeof options === "object" && options !== null) checkOptionKeys("startOpenAIResponsesServer", options, OPTION_KEYS);
+  checkOptionKeys("startOpenAIResponsesServer", options, OPTION_KEYS);
   const { responses, tokenDelayMs = 0, validateRequests = true } = options ?? ({} as OpenAIResponsesServerOptions);
   if (!Array.isArray(responses)) {
     throw new InvalidArgumentError({ argument: "responses", value: responses, message: "startOpenAIResponsesServer: `responses` must be an array of replies." });
