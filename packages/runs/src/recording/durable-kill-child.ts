@@ -7,45 +7,17 @@
 import { appendFileSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createToolCallingAgent } from "@agentrx/agents";
-import { type InDoubtPolicy, getIdempotencyKey } from "@agentrx/core";
+import { getIdempotencyKey } from "@agentrx/core";
 import { ScriptedChatModel } from "@agentrx/core/testing";
-import { AgentExecutor, type Decision, RunBusyError, type RunStore, runInboxId } from "@agentrx/executors";
+import { AgentExecutor, RunBusyError, type RunStore, runInboxId } from "@agentrx/executors";
 import type { BaseMessage } from "@langchain/core/messages";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { type ChildStoreTarget, openChildStore } from "./child-store";
+import { openChildStore } from "./child-store";
+import type { ChildArgs } from "./durable-kill-harness";
 
-interface Args {
-  mode: "run" | "resume" | "fork" | "send";
-  store: ChildStoreTarget;
-  runId: string;
-  /** Where the markers and the effects file are. */
-  dir: string;
-  /** Names this process in the effects file. */
-  label: string;
-  /**
-   * Where to stop and tell the parent (a marker file `<dir>/<label>.<point>.blocked`, the point's
-   * characters other than letters, digits and `-` made `_`):
-   * `model-with-message`: at a model call that was sent a message of the user's (blocks);
-   * `model:<n>`: at this process's n-th model call, 0-based (blocks);
-   * `inbox-read`: as the run reads its inbox (blocks);
-   * `tool:<job>`: at the first line of that job's tool call (blocks);
-   * `tool-wait:<job>`: at the first line of that job's tool call, which then waits for the file
-   * `<dir>/<label>.release` (the event loop goes on);
-   * `fork-copy`: as the fork's copied prefix is about to be written, after its run was created (blocks).
-   */
-  blocks?: string[];
-  inDoubt?: InDoubtPolicy;
-  decisions?: Record<string, Decision>;
-  /** With `fork`: the source run and where to cut (`runId` is the fork's id). */
-  fork?: { sourceId: string; at?: number };
-  /** With `send`: the message, sent once the file `<dir>/<go>` exists. */
-  message?: string;
-  go?: string;
-}
-
-const args = JSON.parse(process.argv[2] as string) as Args;
+const args = JSON.parse(process.argv[2] as string) as ChildArgs;
 const effect = (line: string) => appendFileSync(join(args.dir, "effects.log"), `${args.label} ${line}\n`);
 const blocks = new Set(args.blocks ?? []);
 /** Tells the parent that this process reached `point` (see `Args.blocks`). */

@@ -6,6 +6,8 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { childScript } from "../../../../test/support/child-script";
+import type { InDoubtPolicy } from "@agentrx/core";
+import type { Decision } from "@agentrx/executors";
 import type { ChildStoreTarget } from "./child-store";
 
 const CHILD = await childScript(fileURLToPath(new URL("./durable-kill-child.ts", import.meta.url)));
@@ -16,12 +18,27 @@ export interface ChildArgs {
   mode: "run" | "resume" | "fork" | "send";
   store: ChildStoreTarget;
   runId: string;
+  /** Where the markers and the effects file are. */
   dir: string;
+  /** Names this process in the effects file. */
   label: string;
+  /**
+   * Where to stop and tell the parent (a marker file `<dir>/<label>.<point>.blocked`, the point's
+   * characters other than letters, digits and `-` made `_`):
+   * `model-with-message`: at a model call that was sent a message of the user's (blocks);
+   * `model:<n>`: at this process's n-th model call, 0-based (blocks);
+   * `inbox-read`: as the run reads its inbox (blocks);
+   * `tool:<job>`: at the first line of that job's tool call (blocks);
+   * `tool-wait:<job>`: at the first line of that job's tool call, which then waits for the file
+   * `<dir>/<label>.release` (the event loop goes on);
+   * `fork-copy`: as the fork's copied prefix is about to be written, after its run was created (blocks).
+   */
   blocks?: string[];
-  inDoubt?: "retry" | "interrupt" | "fail";
-  decisions?: Record<string, unknown>;
+  inDoubt?: InDoubtPolicy;
+  decisions?: Record<string, Decision>;
+  /** With `fork`: the source run and where to cut (`runId` is the fork's id). */
   fork?: { sourceId: string; at?: number };
+  /** With `send`: the message, sent once the file `<dir>/<go>` exists. */
   message?: string;
   go?: string;
 }
