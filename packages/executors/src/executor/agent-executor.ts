@@ -3,7 +3,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { Observable, type OperatorFunction, type Subscriber, type TeardownLogic, lastValueFrom } from "rxjs";
 import { InProcessRunStore } from "../runs/in-process-run-store";
 import { openForkedRun } from "../runs/open-fork";
-import { type OpenedRun, openNewRun, openResumedRun, releaseAsCancelled } from "../runs/open-run";
+import { type OpenedRun, openNewRun, openResumedRun } from "../runs/open-run";
 import type { ForkOf, RunStore } from "../runs/run-store";
 import { RunRecorder, ownerId } from "../runs/run-recorder";
 import type { AgentExecutorCallConfig, AgentExecutorOptions, AgentExecutorResult, ForkOptions, ResumeOptions } from "./agent-executor-options";
@@ -319,12 +319,13 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
       open(store, owner, leaseMs, signal).then(
         (restored) => {
           const recordedId = restored.state.runId;
+          // Unsubscribed or aborted while the run was claimed (a fork: made): the claim is given
+          // back, leaving the run as it was (a fork's new run is deleted), before the call rejects
+          // (docs/runs.md). Unsubscribing is cancelling, as an abort is: nobody is left to tell.
           if (closed) {
-            if (restored.claimed) releaseAsCancelled(store, recordedId, owner, leaseMs);
+            void restored.giveBack("the subscriber unsubscribed");
             return;
           }
-          // Aborted while the run was claimed (a fork: made): the claim is given back, leaving the
-          // run as it was (a fork's new run is deleted), before the call rejects (docs/runs.md).
           if (restored.claimed && signal?.aborted) {
             void restored.giveBack(signal.reason).then(() => subscriber.error(new AbortError({ reason: signal.reason })));
             return;

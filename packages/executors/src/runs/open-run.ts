@@ -53,8 +53,8 @@ export interface OpenedRun extends RestoredRun {
   /** When the claim was made (epoch ms): the lease runs from then. */
   claimedAt: number;
   /**
-   * Undoes the opening when the call's signal aborted while the run was claimed (or the fork made)
-   * and before it went on: a resumed run is given back as it was before the claim (see
+   * Undoes the opening when the call's signal aborted (or its subscriber unsubscribed) while the
+   * run was claimed (or the fork made) and before it went on: a resumed run is given back as it was before the claim (see
    * {@link claimGivenBack}), a fork's new run is deleted. Never rejects: what cannot be undone is
    * left for the lease to lapse. Nothing to do when the run was not claimed.
    */
@@ -196,13 +196,6 @@ function noPause(runId: string, status: string): InvalidArgumentError {
     value: status,
     message: `AgentExecutor.resume: run "${runId}" is ${status}, not paused for approval: there is nothing to decide (a pause is decided once).`,
   });
-}
-
-/** Gives up a claimed run whose resume was unsubscribed before it started. */
-export function releaseAsCancelled(store: RunStore, runId: string, owner: string, leaseMs: number): void {
-  store
-    .write(runId, { owner, leaseMs, events: [], update: { status: "cancelled", release: true }, at: Date.now() })
-    .catch(() => undefined);
 }
 
 /** Runs a store call; an error that is not a `RunStoreError` (a custom store's) is wrapped in one naming the run. */

@@ -105,6 +105,32 @@ describe.each(stores)("a resume aborted while it claims the run (%s store)", (_n
     expect(other.sent).toEqual(["ana"]);
   });
 
+  it("does the same when the subscriber unsubscribes while the run is claimed: the paused run stays paused, free to resume", async () => {
+    const inner = newStore();
+    const paused = await mailer(inner).executor.invoke({ input: "mail ana" }, { runId: "mail" });
+    const interruptId = paused.interrupts?.[0]?.id as string;
+    const before = await inner.getRun("mail");
+
+    const { store, reached, release } = holdFirst(inner, "claimRun");
+    const { executor, sent, llm } = mailer(store);
+    const events: unknown[] = [];
+    const subscription = executor.resume("mail", { decisions: { [interruptId]: "approve" } }).subscribe({ next: (event) => events.push(event), error: (error: unknown) => events.push(error) });
+    await reached;
+    subscription.unsubscribe();
+    release();
+    await expect.poll(async () => (await inner.getRun("mail"))?.owner).toBeUndefined();
+
+    const after = await inner.getRun("mail");
+    expect(after).toMatchObject({ status: "interrupted", eventCount: before?.eventCount });
+    expect(after?.error).toBeUndefined();
+    expect(events).toEqual([]);
+    expect(sent).toEqual([]);
+    expect(llm.calls).toHaveLength(0);
+    const other = mailer(inner, ["mailed ana"]);
+    expect(await other.executor.resume("mail", { decisions: { [interruptId]: "approve" } })).toMatchObject({ output: "mailed ana", stopReason: "finish" });
+    expect(other.sent).toEqual(["ana"]);
+  });
+
   it("gives a queued run back queued, and a crashed one (running under a lapsed lease) back cancelled, saying why", async () => {
     const inner = newStore();
     const at = Date.now();
@@ -181,6 +207,34 @@ describe.each(stores)("a fork aborted while it is made (%s store)", (_name, make
       release();
       expect(isAbortError(await outcome)).toBe(true);
       expect(await inner.getRun("fork")).toBeUndefined();
+      expect(await inner.getRun("source")).toEqual(before);
+      expect(sent).toEqual([]);
+      expect(llm.calls).toHaveLength(0);
+
+      // The same fork id can be used again at once.
+      const again = mailer(inner, ["mailed ana"]);
+      expect((await again.executor.fork("source", { at: 1, runId: "fork" })).output).toBe("mailed ana");
+    } finally {
+      await inner.close();
+    }
+  });
+
+  it("leaves no run behind when its subscriber unsubscribes while it is made", async () => {
+    const inner = makeStore();
+    try {
+      const source = mailer(inner);
+      const paused = await source.executor.invoke({ input: "mail ana" }, { runId: "source" });
+      await source.executor.resume("source", { decisions: { [paused.interrupts?.[0]?.id as string]: "approve" } });
+      const before = await inner.getRun("source");
+
+      const { store, reached, release } = holdFirst(inner, "createRun");
+      const { executor, sent, llm } = mailer(store);
+      const subscription = executor.fork("source", { at: 1, runId: "fork" }).subscribe({ error: () => undefined });
+      await reached;
+      expect(await inner.getRun("fork")).toBeDefined(); // made, its copy not yet written
+      subscription.unsubscribe();
+      release();
+      await expect.poll(() => inner.getRun("fork")).toBeUndefined();
       expect(await inner.getRun("source")).toEqual(before);
       expect(sent).toEqual([]);
       expect(llm.calls).toHaveLength(0);
