@@ -8,7 +8,8 @@ export type {
   ToolAgentAction,
 } from "./agent/types";
 export { imageBlockUrl, isImageBlock, observationText } from "./agent/observation-text";
-export { checkOptionKeys } from "./agent/check-option-keys";
+export { type CheckOptionKeysOptions, checkOptionKeys } from "./agent/check-option-keys";
+export { editDistance, nearMissOf } from "./agent/near-miss";
 export { MESSAGE_TOOL_NAME, isMessageStep, messageStep } from "./agent/message-step";
 export { isAgentAction, isAgentFinish, isToolAgentAction } from "./agent/types";
 export {

@@ -35,20 +35,20 @@ const langChainParams = {
 
 describe("@agentrx/core's options refuse a misspelt key instead of ignoring it", () => {
   it.each([
-    ["fromRunnable", () => fromRunnable(double, 1, {}, { mdoe: "invoke" } as never), /^fromRunnable: unknown option `mdoe`\. Known options: mode\.$/],
+    ["fromRunnable", () => fromRunnable(double, 1, {}, { mdoe: "invoke" } as never), /^fromRunnable: unknown option `mdoe`; did you mean `mode`\? Known options: mode\.$/],
     ["OpenAIChatModel", () => new OpenAIChatModel({ model: "m", apiKey: "k", maxRetry: 1 } as never), /^OpenAIChatModel: unknown option `maxRetry`\. Known options: model, apiKey, baseURL, .*maxRetries/],
-    ["OpenAIChatModel.fromEnv", () => OpenAIChatModel.fromEnv({ apiKey: "k", temprature: 0 } as never), /^OpenAIChatModel: unknown option `temprature`\. Known options: .*temperature/],
-    ["ScriptedChatModel", () => new ScriptedChatModel({ responses: ["hi"], latency: 5 } as never), /^ScriptedChatModel: unknown option `latency`\. Known options: responses, latencyMs, tokenDelayMs, .*callbacks/],
+    ["OpenAIChatModel.fromEnv", () => OpenAIChatModel.fromEnv({ apiKey: "k", temprature: 0 } as never), /^OpenAIChatModel: unknown option `temprature`; did you mean `temperature`\? Known options: .*temperature/],
+    ["ScriptedChatModel", () => new ScriptedChatModel({ responses: ["hi"], latency: 5 } as never), /^ScriptedChatModel: unknown option `latency`; did you mean `latencyMs`\? Known options: responses, latencyMs, tokenDelayMs, .*callbacks/],
   ])("%s", (_name, make, message) => {
     expect(make).toThrow(InvalidArgumentError);
     expect(make).toThrow(message);
   });
 
   it.each([
-    ["startOpenAICompatibleServer", () => startOpenAICompatibleServer({ responses: [], tokenDelay: 1 } as never), /^startOpenAICompatibleServer: unknown option `tokenDelay`\. Known options: responses, onExhausted, .*tokenDelayMs/],
-    ["startAnthropicMessagesServer", () => startAnthropicMessagesServer({ responses: [], validateRequest: false } as never), /^startAnthropicMessagesServer: unknown option `validateRequest`\. Known options: responses, tokenDelayMs, validateRequests\.$/],
-    ["startOpenAIResponsesServer", () => startOpenAIResponsesServer({ responses: [], tokenDelay: 1 } as never), /^startOpenAIResponsesServer: unknown option `tokenDelay`\. Known options: responses, tokenDelayMs, validateRequests\.$/],
-    ["startGoogleGenAIServer", () => startGoogleGenAIServer({ responses: [], tokenDelay: 1 } as never), /^startGoogleGenAIServer: unknown option `tokenDelay`\. Known options: responses, tokenDelayMs, validateRequests\.$/],
+    ["startOpenAICompatibleServer", () => startOpenAICompatibleServer({ responses: [], tokenDelay: 1 } as never), /^startOpenAICompatibleServer: unknown option `tokenDelay`; did you mean `tokenDelayMs`\? Known options: responses, onExhausted, .*tokenDelayMs/],
+    ["startAnthropicMessagesServer", () => startAnthropicMessagesServer({ responses: [], validateRequest: false } as never), /^startAnthropicMessagesServer: unknown option `validateRequest`; did you mean `validateRequests`\? Known options: responses, tokenDelayMs, validateRequests\.$/],
+    ["startOpenAIResponsesServer", () => startOpenAIResponsesServer({ responses: [], tokenDelay: 1 } as never), /^startOpenAIResponsesServer: unknown option `tokenDelay`; did you mean `tokenDelayMs`\? Known options: responses, tokenDelayMs, validateRequests\.$/],
+    ["startGoogleGenAIServer", () => startGoogleGenAIServer({ responses: [], tokenDelay: 1 } as never), /^startGoogleGenAIServer: unknown option `tokenDelay`; did you mean `tokenDelayMs`\? Known options: responses, tokenDelayMs, validateRequests\.$/],
   ])("%s rejects before it listens", async (_name, start, message) => {
     const error = await start().then(
       async (server) => {

@@ -10,11 +10,11 @@ const model = new ScriptedChatModel({ responses: ["summary"] });
 // Each of these would otherwise leave the option's default in place (or fail later, for another reason).
 describe("the executor's helpers refuse an option they do not take", () => {
   it.each([
-    ["handoff", () => handoff(executor, { name: "billing", description: "Billing questions.", inputfilter: () => ({}) } as never), /handoff: unknown option `inputfilter`\. Known options: name, description, inputFilter\./],
+    ["handoff", () => handoff(executor, { name: "billing", description: "Billing questions.", inputfilter: () => ({}) } as never), /handoff: unknown option `inputfilter`; did you mean `inputFilter`\? Known options: name, description, inputFilter\./],
     ["finalAnswerTokens", () => finalAnswerTokens({ prefix: "Final Answer:" } as never), /finalAnswerTokens: unknown option `prefix`\. Known options: answerPrefix\./],
-    ["tokenBudget", () => tokenBudget(100, { counts: "output" } as never), /tokenBudget: unknown option `counts`\. Known options: count\./],
-    ["timeBudget", () => timeBudget(100, { schedular: undefined } as never), /timeBudget: unknown option `schedular`\. Known options: scheduler\./],
-    ["trimInSteps", () => trimInSteps({ keep: 2, evry: 3 } as never), /trimInSteps: unknown option `evry`\. Known options: keep, every\./],
+    ["tokenBudget", () => tokenBudget(100, { counts: "output" } as never), /tokenBudget: unknown option `counts`; did you mean `count`\? Known options: count\./],
+    ["timeBudget", () => timeBudget(100, { schedular: undefined } as never), /timeBudget: unknown option `schedular`; did you mean `scheduler`\? Known options: scheduler\./],
+    ["trimInSteps", () => trimInSteps({ keep: 2, evry: 3 } as never), /trimInSteps: unknown option `evry`; did you mean `every`\? Known options: keep, every\./],
     ["compactSteps", () => compactSteps({ model, maxTokens: 100, kept: 2 } as never), /compactSteps: unknown option `kept`\. Known options: model, maxTokens, keep, countTokens, instructions\./],
     ["detectRepeatedCalls", () => detectRepeatedCalls({ maxRepeats: 5 } as never), /detectRepeatedCalls: unknown option `maxRepeats`\. Known options: max\./],
     ["guardrail", () => guardrail({ on: "input", check: () => undefined, block: false } as never), /guardrail: unknown option `block`\. Known options: name, on, check, blocking\./],
@@ -34,13 +34,13 @@ describe("the executor's helpers refuse an option they do not take", () => {
 
 describe("asTool, send and createAgentExecutor refuse an option they do not take", () => {
   it("asTool names the misspelt key", () => {
-    expect(() => executor.asTool({ name: "researcher", description: "Researches.", schemas: undefined } as never)).toThrow(/asTool: unknown option `schemas`\. Known options: name, description, schema\./);
+    expect(() => executor.asTool({ name: "researcher", description: "Researches.", schemas: undefined } as never)).toThrow(/asTool: unknown option `schemas`; did you mean `schema`\? Known options: name, description, schema\./);
   });
 
   it("send rejects (it returns a promise) naming the misspelt key, and records nothing", async () => {
     const error = await executor.send("r1", "hi", { stores: undefined } as never).catch((caught: unknown) => caught);
     expect(InvalidArgumentError.isInstance(error)).toBe(true);
-    expect((error as Error).message).toMatch(/AgentExecutor\.send: unknown option `options\.stores`\. Known options: store\./);
+    expect((error as Error).message).toMatch(/AgentExecutor\.send: unknown option `options\.stores`; did you mean `store`\? Known options: store\./);
   });
 
   it("createAgentExecutor names its own options, says where a key from elsewhere goes, and does not offer `agent`", () => {

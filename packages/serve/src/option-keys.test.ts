@@ -43,17 +43,17 @@ describe("@agentrx/serve's options refuse a misspelt key instead of ignoring it"
   const store = new MemoryRunStore();
 
   it.each([
-    ["toUIMessageChunks", () => toUIMessageChunks({ messageID: "m1" } as never), /^toUIMessageChunks: unknown option `messageID`\. Known options: messageId, onError\.$/],
-    ["toUIMessageStream", () => toUIMessageStream(EMPTY, { maxBufferedChunk: 5 } as never), /^toUIMessageStream: unknown option `maxBufferedChunk`\. Known options: messageId, onError, maxBufferedChunks\.$/],
+    ["toUIMessageChunks", () => toUIMessageChunks({ messageID: "m1" } as never), /^toUIMessageChunks: unknown option `messageID`; did you mean `messageId`\? Known options: messageId, onError\.$/],
+    ["toUIMessageStream", () => toUIMessageStream(EMPTY, { maxBufferedChunk: 5 } as never), /^toUIMessageStream: unknown option `maxBufferedChunk`; did you mean `maxBufferedChunks`\? Known options: messageId, onError, maxBufferedChunks\.$/],
     [
       "toUIMessageStreamResponse",
       () => toUIMessageStreamResponse(EMPTY, { maxBufferedChunk: 5 } as never),
-      /^toUIMessageStreamResponse: unknown option `maxBufferedChunk`\. Known options: headers, status, statusText, messageId, onError, maxBufferedChunks/,
+      /^toUIMessageStreamResponse: unknown option `maxBufferedChunk`; did you mean `maxBufferedChunks`\? Known options: headers, status, statusText, messageId, onError, maxBufferedChunks/,
     ],
-    ["toAGUIEvents", () => toAGUIEvents(EMPTY, { threadId: "t1", runId: "r1", onErorr: () => "x" } as never), /^toAGUIEvents: unknown option `onErorr`\. Known options: threadId, runId, onError\.$/],
-    ["createAGUIHandler", () => createAGUIHandler(executor, { heartbeat: 10 } as never), /^createAGUIHandler: unknown option `heartbeat`\. Known options: inputs, onError, maxBodyBytes, maxBufferedBytes, heartbeatMs\.$/],
-    ["createA2AHandler", () => createA2AHandler(executor, { agentcard: card } as never), /^createA2AHandler: unknown option `agentcard`\. Known options: agentCard, path, onError, maxBodyBytes, taskStore, toInputs, maxBufferedBytes, heartbeatMs\.$/],
-    ["followRecordedRun", () => followRecordedRun(store, "run-1", { pollMS: 10 } as never), /^followRecordedRun: unknown option `pollMS`\. Known options: pollMs\.$/],
+    ["toAGUIEvents", () => toAGUIEvents(EMPTY, { threadId: "t1", runId: "r1", onErorr: () => "x" } as never), /^toAGUIEvents: unknown option `onErorr`; did you mean `onError`\? Known options: threadId, runId, onError\.$/],
+    ["createAGUIHandler", () => createAGUIHandler(executor, { heartbeat: 10 } as never), /^createAGUIHandler: unknown option `heartbeat`; did you mean `heartbeatMs`\? Known options: inputs, onError, maxBodyBytes, maxBufferedBytes, heartbeatMs\.$/],
+    ["createA2AHandler", () => createA2AHandler(executor, { agentcard: card } as never), /^createA2AHandler: unknown option `agentcard`; did you mean `agentCard`\? Known options: agentCard, path, onError, maxBodyBytes, taskStore, toInputs, maxBufferedBytes, heartbeatMs\.$/],
+    ["followRecordedRun", () => followRecordedRun(store, "run-1", { pollMS: 10 } as never), /^followRecordedRun: unknown option `pollMS`; did you mean `pollMs`\? Known options: pollMs\.$/],
   ])("%s", (_name, make, message) => {
     expect(make).toThrow(InvalidArgumentError);
     expect(make).toThrow(message);
@@ -61,7 +61,7 @@ describe("@agentrx/serve's options refuse a misspelt key instead of ignoring it"
 
   it("writeResponse rejects before writing anything", async () => {
     const res = recordingResponse();
-    await expect(writeResponse(new Response(null), res, { maxBufferBytes: 10 } as never)).rejects.toThrow(/^writeResponse: unknown option `maxBufferBytes`\. Known options: maxBufferedBytes\.$/);
+    await expect(writeResponse(new Response(null), res, { maxBufferBytes: 10 } as never)).rejects.toThrow(/^writeResponse: unknown option `maxBufferBytes`; did you mean `maxBufferedBytes`\? Known options: maxBufferedBytes\.$/);
     expect(res.status).toBeUndefined();
   });
 
@@ -70,7 +70,7 @@ describe("@agentrx/serve's options refuse a misspelt key instead of ignoring it"
     const error = await a2aTool({ url: "http://127.0.0.1:9", nmae: "weather" } as never).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(InvalidArgumentError);
     expect((error as InvalidArgumentError).argument).toBe("nmae");
-    expect((error as Error).message).toBe("a2aTool: unknown option `nmae`. Known options: url, name, description.");
+    expect((error as Error).message).toBe("a2aTool: unknown option `nmae`; did you mean `name`? Known options: url, name, description.");
   });
 
   it("toAGUIEvents refuses ids every event needs that are missing or not strings", () => {

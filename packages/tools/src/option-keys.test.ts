@@ -9,13 +9,13 @@ const document = { openapi: "3.0.0", info: { title: "t", version: "1" }, servers
 
 describe("the tools' options refuse a misspelt key instead of keeping the default", () => {
   it.each([
-    ["withRetry", () => withRetry(echo, { maxAttempt: 5 } as never), /retryPolicy: unknown option `maxAttempt`\. Known options: maxAttempts, initialDelayMs/],
+    ["withRetry", () => withRetry(echo, { maxAttempt: 5 } as never), /retryPolicy: unknown option `maxAttempt`; did you mean `maxAttempts`\? Known options: maxAttempts, initialDelayMs/],
     ["withCache", () => withCache(echo, { ttl: 10 } as never), /cachePolicy: unknown option `ttl`\. Known options: ttlMs, maxEntries, key/],
     ["withTimeout", () => withTimeout(echo, { ms: 100, timeoutMs: 5 } as never), /timeoutPolicy: unknown option `timeoutMs`\. Known options: ms\./],
     ["withConcurrencyLimit", () => withConcurrencyLimit(echo, { max: 2 } as never), /concurrencyLimitPolicy: unknown option `max`\. Known options: maxConcurrent\./],
     ["createSafeHttpClient", () => createSafeHttpClient({ allowedHosts: ["api.example.com"], timeout: 10 } as never), /createSafeHttpClient: unknown option `timeout`/],
-    ["createHttpRequestTool", () => createHttpRequestTool({ allowedHosts: ["api.example.com"], allowedMethod: ["POST"] } as never), /createHttpRequestTool: unknown option `allowedMethod`\. Known options: .*allowedMethods.*retryableStatuses/],
-    ["createOpenApiToolkit", () => createOpenApiToolkit({ document, operation: ["ping"] } as never), /createOpenApiToolkit: unknown option `operation`\. Known options: .*operations/],
+    ["createHttpRequestTool", () => createHttpRequestTool({ allowedHosts: ["api.example.com"], allowedMethod: ["POST"] } as never), /createHttpRequestTool: unknown option `allowedMethod`; did you mean `allowedMethods`\? Known options: .*allowedMethods.*retryableStatuses/],
+    ["createOpenApiToolkit", () => createOpenApiToolkit({ document, operation: ["ping"] } as never), /createOpenApiToolkit: unknown option `operation`; did you mean `operations`\? Known options: .*operations/],
   ])("%s", (_name, make, message) => {
     expect(make).toThrow(InvalidArgumentError);
     expect(make).toThrow(message);

@@ -14,14 +14,14 @@ describe("the viewer's entry points refuse an option they do not take", () => {
   it("startUiServer: before it listens", async () => {
     const store = new MemoryRunStore();
     const error = await rejection(startUiServer({ store, source: "memory", port: 0, pollms: 50 } as never));
-    expect(error.message).toBe("startUiServer: unknown option `pollms`. Known options: store, source, port, host, pollMs, listLimit, onError, executor.");
+    expect(error.message).toBe("startUiServer: unknown option `pollms`; did you mean `pollMs`? Known options: store, source, port, host, pollMs, listLimit, onError, executor.");
   });
 
   it("renderTracePage and displayRun", async () => {
     const store = new MemoryRunStore();
     await store.createRun({ runId: "r1", inputs: { input: "hi" }, status: "queued", at: 1 });
-    expect((await rejection(renderTracePage(store, "r1", { sources: "x" } as never))).message).toMatch(/renderTracePage: unknown option `sources`\. Known options: source, textBudget\./);
+    expect((await rejection(renderTracePage(store, "r1", { sources: "x" } as never))).message).toMatch(/renderTracePage: unknown option `sources`; did you mean `source`\? Known options: source, textBudget\./);
     expect(await renderTracePage(store, "r1", { source: "memory", textBudget: 1000 })).toContain("<html");
-    expect((await rejection(displayRun(EMPTY, { throttle: 10 } as never))).message).toMatch(/displayRun: unknown option `throttle`\. Known options: live, store, throttleMs, traceHeight\./);
+    expect((await rejection(displayRun(EMPTY, { throttle: 10 } as never))).message).toMatch(/displayRun: unknown option `throttle`; did you mean `throttleMs`\? Known options: live, store, throttleMs, traceHeight\./);
   });
 });

@@ -20,7 +20,7 @@ const chatPrompt = ChatPromptTemplate.fromMessages([["human", "{input}"], new Me
 
 describe("the agent constructors refuse an option they do not take", () => {
   it.each([
-    ["createToolCallingAgent", () => createToolCallingAgent({ llm, tools: [], prompt: chatPrompt, toolImage: "text" } as never), /createToolCallingAgent: unknown option `toolImage` \(it would be ignored\)\. Known options: llm, tools, prompt, forceFinalAnswerMode, toolImages\.$/],
+    ["createToolCallingAgent", () => createToolCallingAgent({ llm, tools: [], prompt: chatPrompt, toolImage: "text" } as never), /createToolCallingAgent: unknown option `toolImage`; did you mean `toolImages`\? Known options: llm, tools, prompt, forceFinalAnswerMode, toolImages\.$/],
     ["createOpenAIFunctionsAgent", () => createOpenAIFunctionsAgent({ llm, tools: [], prompt: chatPrompt, forceFinalAnswer: "tool-choice-none" } as never), /createOpenAIFunctionsAgent: unknown option `forceFinalAnswer`/],
     ["createReactAgent", () => createReactAgent({ llm, tools: [], prompt: createReactPrompt(), stops: ["x"] } as never), /createReactAgent: unknown option `stops`.*Known options: llm, tools, prompt, stop\./],
     ["createStructuredChatAgent", () => createStructuredChatAgent({ llm, tools: [], prompt: createStructuredChatPrompt(), tool: [] } as never), /createStructuredChatAgent: unknown option `tool`/],
@@ -35,6 +35,6 @@ describe("the agent constructors refuse an option they do not take", () => {
     expect(() => createToolCallingAgent({ llm, tools: [], prompt: chatPrompt, streamRunnable: false } as never)).toThrow(
       /unknown option `streamRunnable`.*an AgentRx agent streams its model's tokens when the run is streamed \(executor\.stream\), so remove it/,
     );
-    expect(() => createReactAgent({ model: llm, tools: [], prompt: createReactPrompt() } as never)).toThrow(/unknown option `model`.*The model goes in `llm`\./);
+    expect(() => createReactAgent({ model: llm, tools: [], prompt: createReactPrompt() } as never)).toThrow(/unknown option `model`: the model goes in `llm`\. Known options: llm, tools, prompt, stop\.$/);
   });
 });

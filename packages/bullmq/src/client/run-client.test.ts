@@ -20,11 +20,11 @@ describe("RunClient: arguments (checked before Redis is reached)", () => {
 
   it("refuses misspelt option keys, naming them, instead of going on without them", async () => {
     await expect(client.submit("double", { input: "x" }, { runID: "order-42" } as never)).rejects.toThrow(
-      "RunClient.submit: unknown option `options.runID`. Known options: threadId, runId.",
+      "RunClient.submit: unknown option `options.runID`; did you mean `runId`? Known options: threadId, runId.",
     );
     await expect(client.submit("double", { input: "x" }, { thread: "t1" } as never)).rejects.toSatisfy((error) => InvalidArgumentError.isInstance(error) && error.argument === "options.thread");
     expect(() => client.events("r1", { afterSeq: 3 } as never)).toThrow(/RunClient.events: unknown option `options.afterSeq`. Known options: after\./);
-    await expect(client.resume("r1", { decision: { a: "approve" } } as never)).rejects.toThrow(/RunClient.resume: unknown option `options.decision`. Known options: decisions\./);
+    await expect(client.resume("r1", { decision: { a: "approve" } } as never)).rejects.toThrow(/RunClient.resume: unknown option `options.decision`; did you mean `decisions`\? Known options: decisions\./);
     await expect(client.reconcile({ max: 5 } as never)).rejects.toThrow(/RunClient.reconcile: unknown option `options.max`. Known options: limit\./);
   });
 

@@ -120,7 +120,7 @@ describe.skipIf(servers.skip)("createRunWorker (Redis, PostgreSQL)", () => {
     await worker.ready();
     await expect(worker.close({ gracePeriodMs: -1 })).rejects.toThrow(/RunWorker.close: `gracePeriodMs` must be a number of milliseconds >= 0/);
     await expect(worker.close(null as never)).rejects.toThrow(/RunWorker.close: `options` must be an object, got null/);
-    await expect(worker.close({ gracePeriod: 0 } as never)).rejects.toThrow(/unknown option `options.gracePeriod`. Known options: gracePeriodMs\./);
+    await expect(worker.close({ gracePeriod: 0 } as never)).rejects.toThrow(/unknown option `options.gracePeriod`; did you mean `gracePeriodMs`\? Known options: gracePeriodMs\./);
     expect(worker.worker.isRunning()).toBe(true);
     await worker.close({ gracePeriodMs: 0 });
     expect(worker.worker.isRunning()).toBe(false);

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "@agentrx/core";
+import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
 import { createReactAgent, createToolCallingAgent, selectAgentType } from "@agentrx/agents";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseLanguageModel } from "@langchain/core/language_models/base";
@@ -6,7 +6,7 @@ import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { z } from "zod";
 import { AgentExecutor } from "../executor/agent-executor";
 import type { AgentExecutorOptions } from "../executor/agent-executor-options";
-import { EXECUTOR_OPTIONS, nearMissOf } from "../executor/option-keys";
+import { EXECUTOR_OPTIONS } from "../executor/option-keys";
 import { finalAnswerTool } from "../executor/structured-output";
 import { DEFAULT_SYSTEM, createDefaultAgentPrompt } from "./default-agent-prompt";
 
@@ -78,7 +78,7 @@ export function createAgentExecutor<TStructured = unknown, TSteps extends boolea
   if (typeof options !== "object" || options === null) {
     throw new InvalidArgumentError({ argument: "options", value: options, message: "createAgentExecutor: pass an options object such as { model, tools }." });
   }
-  refuseUnknownKeys(options);
+  checkOptionKeys("createAgentExecutor", options, KNOWN_KEYS, { hints: MOVED });
   const { model, tools, system = DEFAULT_SYSTEM, toolCalling, ...executorOptions } = options;
   if (typeof model !== "object" || model === null || typeof (model as { invoke?: unknown }).invoke !== "function") {
     throw new InvalidArgumentError({
@@ -119,20 +119,3 @@ const MOVED: Readonly<Record<string, string>> = {
   agent: "createAgentExecutor builds the agent from `model`; to give your own, use new AgentExecutor({ agent, tools })",
 };
 
-/**
- * Refuses a key `createAgentExecutor` does not take, naming it (and what was meant, when it is a
- * near miss or a name from elsewhere), rather than letting the executor's own check name options
- * (`agent`) this function does not take.
- */
-function refuseUnknownKeys(options: object): void {
-  for (const key of Object.keys(options)) {
-    if (KNOWN_KEYS.includes(key)) continue;
-    const meant = nearMissOf(key, KNOWN_KEYS);
-    const hint = Object.hasOwn(MOVED, key) ? `: ${MOVED[key]}.` : meant === undefined ? "." : `; did you mean \`${meant}\`?`;
-    throw new InvalidArgumentError({
-      argument: key,
-      value: (options as Record<string, unknown>)[key],
-      message: `createAgentExecutor: unknown option \`${key}\`${hint} Known options: ${KNOWN_KEYS.join(", ")}.`,
-    });
-  }
-}

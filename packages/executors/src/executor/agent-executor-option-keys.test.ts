@@ -11,7 +11,8 @@ import { RunnableLambda, RunnableSequence } from "@langchain/core/runnables";
 import { EMPTY } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { InProcessRunStore } from "../runs/in-process-run-store";
-import { CALL_CONFIG, EXECUTOR_OPTIONS, FORK_OPTIONS, type KnownKeys, PASSED_ON_CONFIG_KEYS, RESUME_OPTIONS, editDistance, nearMissOf } from "./option-keys";
+import { CALL_CONFIG, EXECUTOR_OPTIONS, FORK_OPTIONS, type KnownKeys, PASSED_ON_CONFIG_KEYS, RESUME_OPTIONS } from "./option-keys";
+import { editDistance, nearMissOf } from "@agentrx/core";
 import { act, collect, echoTool, finish, scriptedAgent } from "./test-helpers";
 
 const answer = RunnableLambda.from(() => finish("done"));

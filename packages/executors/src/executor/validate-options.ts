@@ -1,4 +1,4 @@
-import { EARLY_STOP_OUTPUT, InvalidArgumentError, isInDoubtPolicy } from "@agentrx/core";
+import { EARLY_STOP_OUTPUT, InvalidArgumentError, checkOptionKeys, isInDoubtPolicy } from "@agentrx/core";
 import type { InDoubtPolicy } from "@agentrx/core";
 import type { AgentAction, AgentStep } from "@agentrx/core";
 import type { OutputParserException } from "@langchain/core/output_parsers";
@@ -18,7 +18,7 @@ import { type MiddlewareChain, resolveMiddleware } from "../middleware/resolve-m
 import { FOLLOW_UPS, type FollowUp } from "../steering/follow-up";
 import { checkAgentPipeline } from "../pipeline/check-agent-pipeline";
 import { FINAL_ANSWER_TOOL } from "./structured-output";
-import { EXECUTOR_OPTIONS, nearMissOf } from "./option-keys";
+import { EXECUTOR_OPTIONS } from "./option-keys";
 
 /** Options after validation, with defaults applied. @internal */
 export interface ResolvedOptions {
@@ -116,13 +116,7 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
   if (typeof options !== "object" || options === null) {
     fail("options", options, "expected an options object `{ agent, tools, ...options }`.");
   }
-  for (const key of Object.keys(options)) {
-    if (!EXECUTOR_OPTIONS.allowed.has(key)) {
-      const meant = nearMissOf(key, EXECUTOR_OPTIONS.names);
-      const hint = meant === undefined ? "." : `; did you mean \`${meant}\`?`;
-      fail(key, (options as unknown as Record<string, unknown>)[key], `unknown option \`${key}\`${hint} Known options: ${EXECUTOR_OPTIONS.names.join(", ")}.`);
-    }
-  }
+  checkOptionKeys("AgentExecutor", options, EXECUTOR_OPTIONS.names);
   const {
     agent,
     tools,

@@ -307,6 +307,6 @@ describe("replayRun", () => {
     expect(argumentOf(() => replayRun(store, "r", { timing: "fast" as never }))).toEqual(["timing", 'replayRun: `timing` must be "instant" or "original", got "fast".']);
     expect(argumentOf(() => replayRun(store, "r", null as never))).toEqual(["options", expect.stringContaining("got null")]);
     // A typo is refused, not ignored (the replay would be instant).
-    expect(argumentOf(() => replayRun(store, "r", { timng: "original" } as never))).toEqual(["timng", "replayRun: unknown option `timng`. Known options: timing."]);
+    expect(argumentOf(() => replayRun(store, "r", { timng: "original" } as never))).toEqual(["timng", "replayRun: unknown option `timng`; did you mean `timing`? Known options: timing."]);
   });
 });

@@ -57,7 +57,7 @@ describe("ThreadMemory unknown options", () => {
     const error = caught(() => new ThreadMemory({ store, maxTokens: 100, includeToolMessage: true } as never));
     expect(InvalidArgumentError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ argument: "includeToolMessage" });
-    expect((error as Error).message).toBe("ThreadMemory: unknown option `includeToolMessage`. Known options: store, maxTokens, countTokens, includeToolMessages, cutEvery.");
+    expect((error as Error).message).toBe("ThreadMemory: unknown option `includeToolMessage`; did you mean `includeToolMessages`? Known options: store, maxTokens, countTokens, includeToolMessages, cutEvery.");
   });
 
   it("refuses an unknown option of addMessages (a typo such as runid)", async () => {
