@@ -61,6 +61,33 @@ export function forkLine(run: RunInfo): string | undefined {
   return own === undefined || own < 0 ? `${head}: ${copied}; STEPS, TOKENS and COST count them` : `${head}: ${copied}, ${own} its own; STEPS, TOKENS and COST count both`;
 }
 
+/**
+ * Whether a `running` run's lease has lapsed by `now`: the process that ran it stopped (or lost
+ * its store) without ending it, and nothing runs it until it is resumed.
+ *
+ * @internal
+ */
+export function isStalled(run: RunInfo, now: number): boolean {
+  return run.status === "running" && run.leaseExpiresAt !== undefined && run.leaseExpiresAt <= now;
+}
+
+/** A run's status for people: `running (stalled)` for a running run whose lease lapsed (see {@link isStalled}). @internal */
+export function runStatusLabel(run: RunInfo, now: number): string {
+  return isStalled(run, now) ? "running (stalled)" : run.status;
+}
+
+/**
+ * What to say under a listing or a trace when runs are stalled: why, and how to go on.
+ *
+ * @internal
+ */
+export function stalledHint(runIds: readonly string[]): string | undefined {
+  if (runIds.length === 0) return undefined;
+  const which = runIds.length === 1 ? `Run ${runIds[0]} is` : `${runIds.length} runs are`;
+  const example = runIds[0] as string;
+  return `${which} stalled: \`running\`, but the lease of the process running it lapsed (it stopped without ending the run). Resume it where its record ends: executor.resume(${JSON.stringify(example)}) (a fork stopped before its copy was written is deleted then, to be forked again).`;
+}
+
 /** A run's cost for people (`-` when no call of it was priced). @internal */
 export function runCost(run: RunInfo): string {
   return run.usage?.cost === undefined ? "-" : formatUsd(run.usage.cost.total);
@@ -78,17 +105,17 @@ function previewCell(text: string | undefined, max: number): string {
  * reason, steps (the agent's iterations), tokens, cost, running time, start time (local) and the
  * start of its input. A forked run has a second line, `↳ fork of <runId>@<iteration>`: the run and
  * the iteration its record was copied up to, and how many of its steps were copied (see
- * {@link forkLine}).
+ * {@link forkLine}). A running run whose lease lapsed by `now` is `running (stalled)`.
  *
  * @internal
  */
-export function formatRunsTable(runs: readonly RunInfo[], style: CliStyle): string {
+export function formatRunsTable(runs: readonly RunInfo[], style: CliStyle, now: number = Date.now()): string {
   const header = ["RUN", "THREAD", "STATUS", "STOP", "STEPS", "TOKENS", "COST", "DURATION", "STARTED", "INPUT"];
   const right = new Set([4, 5, 6, 7]);
   const rows = runs.map((run) => [
     run.runId,
     run.threadId ?? "-",
-    run.status,
+    runStatusLabel(run, now),
     runStopLabel(run) ?? "-",
     run.checkpoint !== undefined ? String(run.checkpoint.iteration) : "-",
     run.usage?.total_tokens !== undefined ? fmt.count(run.usage.total_tokens) : "-",

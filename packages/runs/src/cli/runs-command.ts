@@ -1,6 +1,6 @@
 import { formatUsd, type ListRunsOptions, type RunStore } from "@agentrx/executors";
 import type { CliIo } from "./cli-io";
-import { cliStyle, formatRunsTable, wantsColors } from "./format-runs-table";
+import { cliStyle, formatRunsTable, isStalled, stalledHint, wantsColors } from "./format-runs-table";
 
 /** What `agentrx runs` is asked for: the store's `listRuns` options, and how to print them. */
 export interface RunsCommandOptions {
@@ -33,12 +33,15 @@ export async function runsCommand(store: RunStore, options: RunsCommandOptions, 
     return;
   }
   const style = cliStyle(wantsColors(io.stdout, io.env));
-  io.stdout.write(`${formatRunsTable(runs, style)}\n`);
+  const now = Date.now();
+  io.stdout.write(`${formatRunsTable(runs, style, now)}\n`);
   const total = runs.reduce((sum, run) => sum + (run.usage?.cost?.total ?? 0), 0);
   // A fork's cost counts its copied steps, which were paid for once, by the run it was forked from.
   const copiedCost = runs.some((run) => (run.forkOf?.iteration ?? 0) > 0 && run.usage?.cost !== undefined);
   const cost = runs.some((run) => run.usage?.cost !== undefined) ? `, ${formatUsd(total)} in all${copiedCost ? " (forks' copied steps included)" : ""}` : "";
   io.stdout.write(style.dim(`${runs.length} run${runs.length === 1 ? "" : "s"} in ${label}${cost}. See one: agentrx show <runId> · agentrx diff <runA> <runB> · agentrx ui\n`));
+  const stalled = stalledHint(runs.filter((run) => isStalled(run, now)).map((run) => run.runId));
+  if (stalled !== undefined) io.stdout.write(style.dim(`${stalled}\n`));
   const last = runs[runs.length - 1];
   if (runs.length === limit && last?.cursor !== undefined) {
     io.stdout.write(style.dim(`Next page: agentrx runs ${[...flags, "--cursor", last.cursor].join(" ")}\n`));

@@ -2,7 +2,7 @@ import { RunEventDecoder, errorMessageOf, renderTrace, type RunInfo, type RunSto
 import { formatRuntime, isUnreadableRunEvent, readReadableEvents } from "@agentrx/viewer/trace-page";
 import { lastValueFrom } from "rxjs";
 import type { CliIo } from "./cli-io";
-import { cliStyle, runCost, runDurationMs, wantsColors } from "./format-runs-table";
+import { cliStyle, isStalled, runCost, runDurationMs, runStatusLabel, stalledHint, wantsColors } from "./format-runs-table";
 import { readableRunEvents, type UnreadableEvent } from "./readable-run-events";
 import { requireRun } from "./require-run";
 import { unreadableWarning } from "./unreadable-warning";
@@ -78,7 +78,10 @@ export async function showCommand(store: RunStore, runId: string, options: ShowC
     io.stdout.write(`${style.status("failed", `unreadable event ${event.seq}`)}: ${event.error}\n`);
   };
   await lastValueFrom(readableRunEvents(store, runId, onUnreadable).pipe(renderTrace({ write, colors, usage: true })), { defaultValue: undefined });
-  if (run.status !== "finished") {
+  const now = Date.now();
+  if (isStalled(run, now)) {
+    io.stdout.write(style.dim(`\n(running, stalled; the record ends here)\n${stalledHint([runId])}\n`));
+  } else if (run.status !== "finished") {
     const why = run.error !== undefined ? `: ${run.error}` : "";
     io.stdout.write(style.dim(`\n(${run.status}${why}; the record ends here${run.status === "running" ? " for now" : ""})\n`));
   }
@@ -97,7 +100,7 @@ function warn(io: CliIo, runId: string, unreadable: readonly UnreadableEvent[], 
 function summaryLine(run: RunInfo, style: ReturnType<typeof cliStyle>): string {
   const parts = [
     `${style.bold("Run")} ${run.runId}`,
-    style.status(run.status, run.status) + (run.stopReason !== undefined ? ` (${run.stopReason})` : ""),
+    style.status(run.status, runStatusLabel(run, Date.now())) + (run.stopReason !== undefined ? ` (${run.stopReason})` : ""),
     run.usage?.total_tokens !== undefined ? `${fmt.count(run.usage.total_tokens)} tokens` : undefined,
     run.usage?.cost !== undefined ? runCost(run) : undefined,
     fmt.duration(runDurationMs(run)),
