@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 // The SDK's types stay inside the module: the public types below are the package's own (a2a-types.ts),
 // since `@a2a-js/sdk` is an optional peer dependency that users' compilers may not find.
 import type { AgentCard } from "@a2a-js/sdk";
-import type { AgentExecutor as SdkAgentExecutor, TaskStore } from "@a2a-js/sdk/server";
+import type { TaskStore } from "@a2a-js/sdk/server";
 import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
 import type { AgentExecutor } from "@agentrx/executors";
 import { checkPositiveInteger } from "../internal/check-options";
@@ -12,6 +12,7 @@ import type { A2AAgentCard, A2AAgentExecutor, A2AAgentInterface, A2ATaskStore } 
 import { ExecutorA2AAgent, type ToInputs } from "./executor-agent";
 import { type StreamOptions, sendJson, streamEvents } from "./stream-events";
 import { loadA2AServer } from "./load-a2a-sdk";
+import { answerTaskRunRequests } from "./task-run-requests";
 
 /**
  * The agent card to publish: at least a `name` and a `description`; every other field of an
@@ -121,8 +122,13 @@ const OPTION_KEYS = Object.keys({
  * Events, on `@a2a-js/sdk`'s `DefaultRequestHandler`: the agent card at
  * `/.well-known/agent-card.json`; `SendMessage` / `SendStreamingMessage` (and `message/send` /
  * `message/stream` from v0.3 clients) start a run whose `runId` is the task id; `GetTask` reads
- * the task; `CancelTask` cancels the run; a pause for approval is `input-required`, and the next
- * message on the task (`approve`, `reject <reason>`, or data `{ decisions }`) resumes the run.
+ * the task; `CancelTask` cancels the run (a paused one too: it is recorded `cancelled`, so nothing
+ * resumes it); a pause for approval is `input-required`, and the next message on the task
+ * (`approve`, `reject <reason>`, or data `{ decisions }`) resumes the run. A message on a task whose
+ * run is going on is sent to the run (`executor.send`, steering): `SendMessage` is answered with the
+ * working task, `SendStreamingMessage` with the task's stream to its end; one the run cannot take
+ * (it has finished, or cannot be reached from this process; a message without text) gets a JSON-RPC
+ * error saying why (`UnsupportedOperationError` -32004, `RequestMalformedError`).
  * A streamed task is saved to its end even when its client goes away. A request the SDK refuses
  * (an unknown task: `TaskNotFoundError`, -32001; cancelling a finished task:
  * `TaskNotCancelableError`, -32002; a message to a finished task: `UnsupportedOperationError`,
@@ -215,13 +221,15 @@ type Serve = (request: IncomingMessage, response: ServerResponse, body: string) 
 const LEGACY_RESUBSCRIBE = "tasks/resubscribe";
 
 /** The JSON-RPC endpoint, once the SDK is loaded: v1.0 requests, and v0.3 ones (no or a 0.3 `A2A-Version`). */
-async function prepare(card: AgentCard, agentExecutor: SdkAgentExecutor, taskStore: A2ATaskStore | undefined, stream: StreamOptions): Promise<Serve> {
-  const { server, compat } = await loadA2AServer();
+async function prepare(card: AgentCard, agentExecutor: ExecutorA2AAgent, taskStore: A2ATaskStore | undefined, stream: StreamOptions): Promise<Serve> {
+  const { server, compat, errors } = await loadA2AServer();
   // `A2ATaskStore` is the SDK's `TaskStore` with its SDK-only types (the call context, `list`'s
   // request and response) left loose, so the SDK's stores are assignable to it; the store given
   // is one of them (or written to the SDK's interface), hence the cast.
   const store = (taskStore as TaskStore | undefined) ?? new server.InMemoryTaskStore();
   const requestHandler = new server.DefaultRequestHandler(card, store, agentExecutor);
+  // A message to a running task is sent to its run; a cancel cancels the task's recorded run.
+  answerTaskRunRequests(requestHandler, store, agentExecutor, errors);
   const current = new server.JsonRpcTransportHandler(requestHandler);
   const legacy = new compat.LegacyJsonRpcTransportHandler(requestHandler);
   return async (request, response, text) => {

@@ -1,11 +1,13 @@
 import type { Message, Task } from "@a2a-js/sdk";
 import type { AgentExecutionEvent, AgentExecutor as SdkAgentExecutor, ExecutionEventBus, RequestContext } from "@a2a-js/sdk/server";
-import type { AgentExecutor, AgentStreamEvent, Decision, Interrupt } from "@agentrx/executors";
+import { type AgentExecutor, type AgentStreamEvent, type Decision, type Interrupt, RunFinishedError, RunNotFoundError, runDisplaySource } from "@agentrx/executors";
 import { InvalidArgumentError } from "@agentrx/core";
 import type { Observable } from "rxjs";
+import { errorText } from "../internal/error-text";
 import { type Headers, TELEMETRY_CONTEXT_KEY, remoteContext } from "../internal/trace-context";
 import type { A2AMessage } from "./a2a-types";
 import { ROLE_AGENT, TASK_STATE, artifact, dataOf, dataPart, message, partsText, statusUpdate, textPart } from "./a2a-parts";
+import { cancelRecordedRun } from "./cancel-recorded-run";
 
 /** The artifact the answer streams into and ends up in. */
 export const ANSWER_ARTIFACT = "answer";
@@ -32,15 +34,43 @@ export const defaultToInputs: ToInputs = (received) => ({ input: partsText(recei
 interface ActiveRun {
   contextId: string;
   stop: () => void;
+  /** Settles once the `execute` that follows the run returns (the run ended, paused or was cancelled). */
+  done: Promise<void>;
+}
+
+/** The states of a task that no message or cancel changes any more. */
+const TERMINAL_STATES: ReadonlySet<number> = new Set([TASK_STATE.completed, TASK_STATE.failed, TASK_STATE.canceled, TASK_STATE.rejected]);
+
+/** Whether a task in `state` has ended (completed, failed, canceled or rejected). */
+export function isTerminalState(state: number | undefined): boolean {
+  return state !== undefined && TERMINAL_STATES.has(state);
+}
+
+/**
+ * Why a message to a task whose run is going on could not be sent to the run: `malformed` (the
+ * message has no text to send), or `unsupported` (the run has finished, or cannot be reached from
+ * this process). The handler answers it with the JSON-RPC error of that kind. @internal
+ */
+export class SteeringRefused extends Error {
+  constructor(
+    readonly kind: "malformed" | "unsupported",
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "SteeringRefused";
+  }
 }
 
 /**
  * The executor as the SDK's `AgentExecutor`: each A2A task is one run (the task id is the run's
  * `runId`, the context id its `threadId`). The run's events become task updates; an approval pause
- * is `input-required`, and the next message on the task (its decisions) resumes the run; cancelling
- * the task unsubscribes from the run, which cancels it. A request with a valid W3C `traceparent`
- * header starts (or resumes) the run under that remote span, so its spans join the caller's trace
- * (when the executor has `telemetry`). @internal
+ * is `input-required`, and the next message on the task (its decisions) resumes the run; a message
+ * on a task whose run is going on is sent to the run (steering, {@link ExecutorA2AAgent.steer});
+ * cancelling the task unsubscribes from the run, which cancels it, or cancels the recorded run
+ * (a paused one) in the executor's store. A request with a valid W3C `traceparent` header starts
+ * (or resumes) the run under that remote span, so its spans join the caller's trace (when the
+ * executor has `telemetry`). @internal
  */
 export class ExecutorA2AAgent implements SdkAgentExecutor {
   private readonly active = new Map<string, ActiveRun>();
@@ -66,12 +96,8 @@ export class ExecutorA2AAgent implements SdkAgentExecutor {
       publish({ kind: "task", data: newTask(taskId, contextId, received) });
       events = this.executor.stream(this.toInputs(received), { runId: taskId, threadId: contextId, ...traced });
     } else {
+      if (task.status?.state !== TASK_STATE.inputRequired) return this.steerFromExecute(task, received, publish);
       publish({ kind: "task", data: task });
-      if (task.status?.state !== TASK_STATE.inputRequired) {
-        const text = "This task is still running; send a new message (a new task) or cancel this one.";
-        publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, task.status?.state ?? TASK_STATE.working, message(ROLE_AGENT, [textPart(text)], { taskId, contextId })) });
-        return;
-      }
       const decisions = decisionsOf(received, pendingInterrupts(task));
       if (decisions === undefined) {
         const interrupts = pendingInterrupts(task);
@@ -81,6 +107,8 @@ export class ExecutorA2AAgent implements SdkAgentExecutor {
       resuming = { interrupts: pendingInterrupts(task) };
       events = this.executor.resume(taskId, { decisions, ...traced });
     }
+    let resolveDone!: () => void;
+    const followed = new Promise<void>((resolve) => (resolveDone = resolve));
     await new Promise<void>((resolve) => {
       let done = false;
       const finish = () => {
@@ -88,6 +116,7 @@ export class ExecutorA2AAgent implements SdkAgentExecutor {
         done = true;
         this.active.delete(taskId);
         resolve();
+        resolveDone();
       };
       let started = false;
       let interrupts: Interrupt[] = [];
@@ -113,6 +142,10 @@ export class ExecutorA2AAgent implements SdkAgentExecutor {
               break;
             case "interrupt":
               interrupts = event.interrupts;
+              break;
+            case "message":
+              // A message sent to the run (steering) joined it.
+              publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, TASK_STATE.working, undefined, { agentrx: { event: "message", message: event.message.text, ...(event.inboxSeq === undefined ? {} : { inboxSeq: event.inboxSeq }) } }) });
               break;
             case "output": {
               const metadata = { agentrx: { runId: event.runId, stopReason: event.stopReason, ...(event.usage ? { usage: event.usage } : {}) } };
@@ -148,19 +181,97 @@ export class ExecutorA2AAgent implements SdkAgentExecutor {
           finish();
         },
       });
-      if (!done) this.active.set(taskId, { contextId, stop: () => (subscription.unsubscribe(), answer.discard(), finish()) });
+      if (!done) this.active.set(taskId, { contextId, stop: () => (subscription.unsubscribe(), answer.discard(), finish()), done: followed });
     });
   };
 
   cancelTask = async (taskId: string, bus: ExecutionEventBus): Promise<void> => {
     const run = this.active.get(taskId);
     const contextId = run?.contextId ?? this.contexts.get(taskId) ?? "";
+    // Unsubscribing cancels the run: its model call and tools see their signal fire. A run this
+    // process does not follow (paused for approval) is cancelled in the store: when that fails,
+    // so does the cancel, and the task stays as it is.
+    if (run !== undefined) run.stop();
+    else await this.cancelRun(taskId);
     this.contexts.delete(taskId);
-    // Unsubscribing cancels the run: its model call and tools see their signal fire.
-    run?.stop();
     const text = "The task was cancelled.";
     bus.publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, TASK_STATE.canceled, message(ROLE_AGENT, [textPart(text)], { taskId, contextId })) });
   };
+
+  /**
+   * Cancels the recorded run of task `taskId` when no subscription of this process follows it (it
+   * is paused for approval, or runs in another process), in the store the executor resumes runs
+   * from: it becomes `cancelled`, so no later answer resumes it. Nothing to do for a run this
+   * process follows (unsubscribing cancels it), for an executor that records nowhere, or for a run
+   * that has ended. Rejects, naming the task, when the store fails or refuses (a run another
+   * process holds and the store cannot cancel from here).
+   */
+  cancelRun = async (taskId: string): Promise<void> => {
+    if (this.active.has(taskId)) return;
+    const store = runDisplaySource(this.executor.resume(taskId))?.store;
+    if (store === undefined) return;
+    try {
+      await cancelRecordedRun(store, taskId, `Its A2A task ${taskId} was cancelled.`);
+    } catch (error) {
+      throw new Error(`Task ${taskId} was not cancelled: its run could not be cancelled (${errorText(error)}).`, { cause: error });
+    }
+  };
+
+  /**
+   * Sends `received`, a message on task `taskId` whose run is going on, to the run as a steering
+   * message (`executor.send`, see docs/steering.md): it joins the run at its next turn boundary.
+   * Rejects with a {@link SteeringRefused} when it cannot: the message has no text, the run has
+   * finished (the task is about to complete), or the run cannot be reached from this process (no
+   * store shared with the process that runs it); with the store's error when the store fails.
+   */
+  steer = async (taskId: string, received: Message, state: number | undefined): Promise<void> => {
+    const text = partsText(received.parts);
+    if (text.trim() === "") throw new SteeringRefused("malformed", `Task ${taskId} is ${stateName(state)}: a message to it is sent to its run as text (steering), and this one has no text.`);
+    try {
+      await this.executor.send(taskId, text);
+    } catch (error) {
+      if (RunFinishedError.isInstance(error)) {
+        throw new SteeringRefused("unsupported", `Task ${taskId} is ending: its run finished before the message could join it. Send the message without a taskId (a new task, in the same context).`, { cause: error });
+      }
+      if (RunNotFoundError.isInstance(error) || (InvalidArgumentError.isInstance(error) && error.argument === "store")) {
+        throw new SteeringRefused("unsupported", `Task ${taskId} is ${stateName(state)}, but its run cannot be reached from this process to take the message: ${errorText(error)}`, { cause: error });
+      }
+      throw error;
+    }
+  };
+
+  /**
+   * A message on a task whose run is going on, come through the SDK's `execute` (a
+   * `DefaultRequestHandler` of the user's own; `createA2AHandler` sends it to the run before the SDK
+   * sees it): it is sent to the run. The request shares the run's event bus when this process runs
+   * it: then nothing but a status update may go on it (the run's stream has had its task), and the
+   * request follows the run to its end, since the SDK closes a bus whose `execute` returns while
+   * the task is working. Otherwise the request gets the task and a status update saying what
+   * became of the message.
+   */
+  private async steerFromExecute(task: Task, received: Message, publish: (event: AgentExecutionEvent) => void): Promise<void> {
+    const { id: taskId, contextId } = task;
+    const state = task.status?.state ?? TASK_STATE.working;
+    const refusal = await this.steer(taskId, received, state).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    const note = refusal === undefined ? undefined : message(ROLE_AGENT, [textPart(`The message was not sent to the run: ${errorText(refusal)}`)], { taskId, contextId });
+    const running = this.active.get(taskId);
+    if (running !== undefined) {
+      if (note !== undefined) publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, state, note) });
+      await running.done;
+      return;
+    }
+    publish({ kind: "task", data: task });
+    const sent = message(ROLE_AGENT, [textPart("The message was sent to the task's run: it joins the run at its next turn.")], { taskId, contextId });
+    publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, state, note ?? sent) });
+  }
+}
+
+/** A task state's name, for messages. */
+function stateName(state: number | undefined): string {
+  return state === TASK_STATE.submitted ? "submitted" : "working";
 }
 
 /**

@@ -129,6 +129,69 @@ describe("createAGUIHandler, requests whose run cannot start", () => {
     expect(eventsOf(await (await running).text()).at(-1)).toMatchObject({ type: "RUN_FINISHED", result: "All done." });
   });
 
+  it("answers a valid request whose run fails before it starts with RUN_ERROR in a 200 stream, whatever fails: the store's check, the memory, inputs; HttpAgent hears it as a run error", async () => {
+    class UnreachableStore extends MemoryRunStore {
+      override async getRun(): Promise<never> {
+        throw new Error("The run store is unreachable.");
+      }
+    }
+    const failingMemory = {
+      getMessages: async (): Promise<never> => {
+        throw new Error("The memory is unreachable.");
+      },
+      addMessages: async () => undefined,
+    };
+    const cases: [string, () => Promise<string>, string][] = [
+      ["the store's check of the run id", () => serve(weatherExecutor({ store: new UnreachableStore() })), "The run store is unreachable."],
+      ["the store's check of the paused run", async () => `${await startLoopback(createAGUIHandler(weatherExecutor({ approval: true, store: new UnreachableStore() })))}/agent`, "The run store is unreachable."],
+      ["the thread's memory", () => serve(workExecutor(tool(async () => "done", { name: "work", description: "Works.", schema: z.object({}) }), ["Done."], { memory: { memory: failingMemory } })), "The memory is unreachable."],
+      [
+        "inputs",
+        async () =>
+          `${await startLoopback(
+            createAGUIHandler(weatherExecutor(), {
+              inputs: () => {
+                throw new Error("No input for this request.");
+              },
+            }),
+          )}/agent`,
+        "No input for this request.",
+      ],
+    ];
+    for (const [what, start, message] of cases) {
+      const url = await start();
+      const resuming = what === "the store's check of the paused run";
+      const resumeEntries = [{ interruptId: "i", status: "resolved" as const, payload: { approved: true } }];
+      const state = { agentrx: { runId: "paused" } };
+      const body = { threadId: "t", runId: "r", messages: question, ...(resuming ? { state, resume: resumeEntries } : {}) };
+      const [status, type, text] = await answer(await post(url, body));
+      expect([what, status, type, eventsOf(text).map((event) => [event.type, event.message])]).toEqual([
+        what,
+        200,
+        "text/event-stream",
+        [
+          ["RUN_STARTED", undefined],
+          ["RUN_ERROR", message],
+        ],
+      ]);
+      // What an AG-UI client sees: a run error, with the message, not a failed HTTP request.
+      const agent = new HttpAgent({ url, threadId: "t", ...(resuming ? { initialState: state } : {}) });
+      agent.messages = [{ id: "u1", role: "user", content: "Weather and time in Paris?" }];
+      const heard: string[] = [];
+      const outcome = await agent
+        .runAgent(resuming ? { runId: "r2", resume: resumeEntries } : { runId: "r2" }, {
+          onRunErrorEvent: ({ event }) => void heard.push(`RUN_ERROR: ${event.message}`),
+          onRunFailed: ({ error }) => void heard.push(`failed: ${error.message}`),
+        })
+        .then(
+          () => "resolved",
+          () => "rejected",
+        );
+      expect([what, heard, outcome]).toEqual([what, [`RUN_ERROR: ${message}`], "resolved"]);
+      await closeLoopback();
+    }
+  });
+
   it("sends an error of the run itself as RUN_ERROR in a 200 stream, whether it comes before the run's first event or after", async () => {
     const failing = (withStart: boolean) =>
       ({

@@ -3,7 +3,7 @@
 // answered with an HTTP status rather than a RUN_ERROR event (see docs/serving.md, "AG-UI"). @internal
 import { InvalidArgumentError } from "@agentrx/core";
 import { type AgentExecutor, type AgentStreamEvent, type Decision, RunBusyError, RunNotFoundError, type RunObservable, type RunStore, ThreadBusyError, runDisplaySource } from "@agentrx/executors";
-import type { Observable } from "rxjs";
+import { type Observable, throwError } from "rxjs";
 import { watchRunCreation } from "./watch-run-creation";
 
 /** A request refused before its run started: the HTTP status and a one-line reason. */
@@ -70,6 +70,15 @@ export async function resumedAGUIRun(executor: AgentExecutor, runId: string, dec
       return undefined;
     },
   };
+}
+
+/**
+ * A valid request whose run failed before it could start (`inputs`, the executor or the store
+ * threw): a run that fails at once, so the client gets `RUN_ERROR` as for any error of a run
+ * before its first event.
+ */
+export function failedAGUIRun(error: unknown): AGUIRun {
+  return { events: throwError(() => error), refusal: async () => undefined };
 }
 
 /** Whether `value` is a refusal rather than a run. */

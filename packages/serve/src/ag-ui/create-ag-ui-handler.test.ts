@@ -156,15 +156,21 @@ describe("createAGUIHandler, driven by @ag-ui/client's HttpAgent", () => {
     expect((await agent.runAgent({ runId: "run-next" }, subscriber)).result).toBe(ANSWER);
   });
 
-  it("answers 500 with onError's text when the executor throws before the run starts", async () => {
+  it("answers RUN_ERROR with onError's text, in a 200 stream, when the executor throws before the run starts", async () => {
     const executor = {
       stream: () => {
         throw new Error("secret detail");
       },
     } as unknown as AgentExecutor;
-    const url = await serve(createAGUIHandler(executor, { onError: () => "The agent is unavailable." }));
+    const heard: unknown[] = [];
+    const url = await serve(createAGUIHandler(executor, { onError: (error) => (heard.push(error), "The agent is unavailable.") }));
     const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ threadId: "t", runId: "r", messages: [] }) });
-    expect(response.status).toBe(500);
-    expect(await response.text()).toBe("The agent is unavailable.\n");
+    expect([response.status, response.headers.get("content-type")?.split(";")[0]]).toEqual([200, "text/event-stream"]);
+    const events = (await response.text()).split("\n\n").filter((frame) => frame.startsWith("data: ")).map((frame) => JSON.parse(frame.slice("data: ".length)));
+    expect(events.map((event) => [event.type, event.message])).toEqual([
+      ["RUN_STARTED", undefined],
+      ["RUN_ERROR", "The agent is unavailable."],
+    ]);
+    expect(heard).toMatchObject([{ message: "secret detail" }]);
   });
 });

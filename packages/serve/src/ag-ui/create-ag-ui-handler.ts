@@ -7,7 +7,7 @@ import { checkPositiveInteger } from "../internal/check-options";
 import { errorText } from "../internal/error-text";
 import { isJsonContentType, readBody } from "../internal/request-body";
 import type { AGUIResumeEntry, BaseEvent, RunAgentInput } from "./ag-ui-event";
-import { type AGUIRun, isRefusal, newAGUIRun, resumedAGUIRun } from "./ag-ui-run";
+import { type AGUIRun, type Refusal, failedAGUIRun, isRefusal, newAGUIRun, resumedAGUIRun } from "./ag-ui-run";
 import { toAGUIEvents } from "./to-ag-ui-events";
 
 /**
@@ -27,11 +27,11 @@ export interface AGUIHandlerOptions {
    */
   inputs?: (input: RunAgentInput) => Record<string, unknown>;
   /**
-   * The text of `RUN_ERROR` for an error of a run; what it returns reaches the client. It also
-   * hears of a request that failed before its run started: a body that could not be read (the
-   * client went away mid-request; the response is closed and its text unused), or `inputs`, the
-   * executor or the run store (reading whether the run exists) throwing (the client gets `500`
-   * with its text). A request refused with a 4xx (see {@link createAGUIHandler}) is not an error.
+   * The text of `RUN_ERROR` for an error of a run; what it returns reaches the client. A valid
+   * request whose run fails before it starts (`inputs`, the executor or the run store throwing) is
+   * answered the same way, with a `RUN_ERROR`. It also hears of a body that could not be read (the
+   * client went away mid-request; the response is closed and its text unused). A request refused
+   * with a 4xx (see {@link createAGUIHandler}) is not an error.
    * @default the error's message
    */
   onError?: (error: unknown) => string;
@@ -66,7 +66,9 @@ const OPTION_KEYS = Object.keys({
  * a resume of a run the store does not have; 409 for a `runId` the store has already (also when
  * another request took it at the same moment), a resume of a run that is not paused, or a thread
  * whose run is going on (the executor's `followUp: "reject"`); 400 for resume entries the paused
- * run does not wait for. An error once the run has begun is a `RUN_ERROR` event. The returned
+ * run does not wait for. Any other failure of a valid request is a `RUN_ERROR` event in a `200`
+ * stream, whether it comes before the run starts (`inputs`, the executor or the run store
+ * throwing, its memory failing to load) or after (see docs/serving.md). The returned
  * promise never rejects (so `createServer(handler)` is safe): a request whose body cannot be read
  * (the client went away) is closed and reported to `onError`. An option it does not take (a
  * misspelt `heartbeat`) throws an `InvalidArgumentError` naming it, when the handler is made.
@@ -101,10 +103,17 @@ export function createAGUIHandler(executor: AgentExecutor, options: AGUIHandlerO
     const resuming = input.resume !== undefined && input.resume.length > 0;
     const pausedRun = resuming ? pausedRunId(input) : undefined;
     if (resuming && pausedRun === undefined) return refuse(res, 400, "`resume` needs the paused run's state (`state.agentrx.runId`, as the STATE_SNAPSHOT of the paused run gave it).");
-    const run =
-      pausedRun !== undefined
-        ? await resumedAGUIRun(executor, pausedRun, decisionsOf(input.resume ?? []))
-        : await newAGUIRun(executor, inputs(input), { runId: input.runId, threadId: input.threadId });
+    let run: AGUIRun | Refusal;
+    try {
+      run =
+        pausedRun !== undefined
+          ? await resumedAGUIRun(executor, pausedRun, decisionsOf(input.resume ?? []))
+          : await newAGUIRun(executor, inputs(input), { runId: input.runId, threadId: input.threadId });
+    } catch (error) {
+      // The request is a valid one: what fails from here on (`inputs`, the executor, the store's
+      // check) is the run failing, told as a run's error before its first event is (docs/serving.md).
+      run = failedAGUIRun(error);
+    }
     if (isRefusal(run)) return refuse(res, run.status, run.message);
     await streamRun(res, run, input, { heartbeatMs, maxBufferedBytes, ...(onError ? { onError } : {}) });
   };
@@ -208,9 +217,9 @@ function streamRun(res: ServerResponse, run: AGUIRun, input: RunAgentInput, opti
 }
 
 /**
- * A request that failed outside its run (its body could not be read, `inputs`, the executor or the
- * run store threw): `onError` hears of it, and the response ends (`500` with the error's text when nothing
- * was sent yet and the client is still there).
+ * A request that failed outside its run (its body could not be read: the client went away; or an
+ * error of the handler itself): `onError` hears of it, and the response ends (`500` with the
+ * error's text when nothing was sent yet and the client is still there).
  */
 function failed(res: ServerResponse, error: unknown, onError: ((error: unknown) => string) | undefined): void {
   let text: string | undefined;

@@ -1,0 +1,71 @@
+// What the SDK's request handler does not know about a task's run, taught to the one
+// createA2AHandler serves: a message on a task whose run is going on is sent to the run
+// (steering), and cancelling a task cancels its recorded run (see docs/serving-a2a.md). @internal
+import type { CancelTaskRequest, Message, SendMessageRequest, StreamResponse, Task } from "@a2a-js/sdk";
+import type { DefaultRequestHandler, ServerCallContext, TaskStore } from "@a2a-js/sdk/server";
+import { type ExecutorA2AAgent, SteeringRefused, isTerminalState } from "./executor-agent";
+import { TASK_STATE } from "./a2a-parts";
+
+/** The SDK's errors that a refused steering message is answered with. */
+export interface SteeringErrors {
+  RequestMalformedError: new (message: string) => Error;
+  UnsupportedOperationError: new (message: string) => Error;
+}
+
+/**
+ * Wraps `handler`'s `sendMessage`, `sendMessageStream` and `cancelTask`, before the SDK sees them:
+ *
+ * - a message naming a task that is `submitted` or `working` (its run is going on) is sent to the
+ *   run with `agent.steer` instead of reaching the SDK (which would run the executor a second time
+ *   on the task's event bus, breaking the run's own stream). `SendMessage` is answered with the
+ *   task as it stands, `SendStreamingMessage` with the task's stream from now on (the SDK's
+ *   resubscription: the task, then its updates until it ends or pauses). A message the run cannot
+ *   take gets a JSON-RPC error saying why: `RequestMalformedError` for one without text,
+ *   `UnsupportedOperationError` for a run that finished or cannot be reached from here;
+ * - `CancelTask` of a task that has not ended cancels its recorded run first (`agent.cancelRun`:
+ *   a paused run, or one of another process; the SDK calls the executor's `cancelTask` only when
+ *   this process has the task's event bus), so the task is not reported cancelled while its run
+ *   could still be resumed. When that fails, the cancel fails and the task is left as it was.
+ *
+ * Any other request goes to the SDK as it came.
+ */
+export function answerTaskRunRequests(handler: DefaultRequestHandler, store: TaskStore, agent: ExecutorA2AAgent, errors: SteeringErrors): void {
+  const sendMessage = handler.sendMessage.bind(handler);
+  const sendMessageStream = handler.sendMessageStream.bind(handler);
+  const cancelTask = handler.cancelTask.bind(handler);
+
+  /** The running task the message names, once the message was sent to its run; undefined for any other message. */
+  const steered = async (params: SendMessageRequest, context: ServerCallContext): Promise<Task | undefined> => {
+    const received: Message | undefined = params?.message;
+    const taskId = received?.taskId;
+    if (received === undefined || typeof taskId !== "string" || taskId.trim() === "") return undefined;
+    const task = await store.load(taskId, context);
+    const state = task?.status?.state;
+    if (task === undefined || state === TASK_STATE.inputRequired || isTerminalState(state)) return undefined;
+    try {
+      await agent.steer(taskId, received, state);
+    } catch (error) {
+      if (error instanceof SteeringRefused) throw error.kind === "malformed" ? new errors.RequestMalformedError(error.message) : new errors.UnsupportedOperationError(error.message);
+      throw error;
+    }
+    return task;
+  };
+
+  handler.sendMessage = async (params, context) => {
+    const task = await steered(params, context);
+    if (task === undefined) return sendMessage(params, context);
+    return handler.getTask({ tenant: params.tenant, id: task.id, historyLength: params.configuration?.historyLength }, context);
+  };
+
+  handler.sendMessageStream = async function* (params, context): AsyncGenerator<StreamResponse, void, undefined> {
+    const task = await steered(params, context);
+    if (task === undefined) yield* sendMessageStream(params, context);
+    else yield* handler.resubscribe({ tenant: params.tenant, id: task.id }, context);
+  };
+
+  handler.cancelTask = async (params: CancelTaskRequest, context) => {
+    const task = typeof params?.id === "string" && params.id.trim() !== "" ? await store.load(params.id, context) : undefined;
+    if (task !== undefined && !isTerminalState(task.status?.state)) await agent.cancelRun(task.id);
+    return cancelTask(params, context);
+  };
+}
