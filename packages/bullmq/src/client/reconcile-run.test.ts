@@ -1,5 +1,6 @@
 import type { RunInfo } from "@agentrx/executors";
 import { describe, expect, it } from "vitest";
+import { RunStoppedError } from "../errors/run-stopped-error";
 import { type ReconcileRunContext, queuedAtEpoch, reconcileRun } from "./reconcile-run";
 
 const NOW = 1_000_000;
@@ -9,10 +10,12 @@ function run(overrides: Partial<RunInfo>): RunInfo {
 }
 
 /** A context whose latest job is in `state`; it records what reconciling did. */
-function context(state: string, failedReason?: string, epoch?: number) {
+function context(state: string, failedReason?: string, epoch?: number, cancel?: { settled: boolean }) {
   const calls: string[] = [];
   const fake: ReconcileRunContext = {
     latestJob: async (runId) => (calls.push(`latestJob ${runId}`), { state, ...(failedReason === undefined ? {} : { failedReason }), ...(epoch === undefined ? {} : { epoch }) }),
+    cancelPending: async (runId) => (calls.push(`cancelPending ${runId}`), cancel !== undefined),
+    settleCancel: async (info) => (calls.push(`settleCancel ${info.runId}`), cancel?.settled ?? false),
     queueResume: async (runId, executor) => void calls.push(`queueResume ${runId} ${executor}`),
     giveUp: async (runId, reason) => {
       calls.push(`giveUp ${runId}: ${reason}`);
@@ -35,7 +38,7 @@ describe("reconcileRun", () => {
     for (const state of ["waiting", "delayed", "active", "prioritized", "waiting-children"]) {
       const { fake, calls } = context(state);
       expect(await reconcileRun(fake, run({}), NOW)).toBe("waiting");
-      expect(calls).toEqual(["latestJob r1"]);
+      expect(calls).toEqual(["cancelPending r1", "latestJob r1"]);
     }
   });
 
@@ -43,7 +46,7 @@ describe("reconcileRun", () => {
     for (const [state, info] of [["unknown", run({})], ["completed", run({})], ["unknown", run({ status: "running", owner: "dead", leaseExpiresAt: NOW - 1 })]] as const) {
       const { fake, calls } = context(state);
       expect(await reconcileRun(fake, info, NOW)).toBe("requeued");
-      expect(calls).toEqual(["latestJob r1", "queueResume r1 double"]);
+      expect(calls).toEqual(["cancelPending r1", "latestJob r1", "queueResume r1 double"]);
     }
   });
 
@@ -71,6 +74,26 @@ describe("reconcileRun", () => {
     // No epochs to compare (a store without them): a running record is a worker's.
     const noEpochs = context("failed", "job stalled more than allowable limit");
     await expect(reconcileRun(noEpochs.fake, run(crashed), NOW)).rejects.toThrow(/^Its job failed after a worker took the run, .*: job stalled more than allowable limit\.$/);
+  });
+
+  it("records a cancel that waits for a stranded run (its worker gone) instead of queuing it again or waiting for a worker", async () => {
+    for (const [info, reason] of [
+      [run({ status: "running", owner: "dead", leaseExpiresAt: NOW - 1, eventCount: 4 }), /after the worker running it stopped \(its lease had expired\)/],
+      [run({}), /before a worker started it/],
+    ] as const) {
+      const { fake, calls } = context("active", undefined, undefined, { settled: true });
+      const error = await reconcileRun(fake, info, NOW).catch((caught: unknown) => caught);
+      expect(RunStoppedError.isInstance(error) && error.status).toBe("cancelled");
+      expect((error as RunStoppedError).reason).toMatch(reason);
+      expect(calls).toEqual(["cancelPending r1", "settleCancel r1"]);
+    }
+    // Taken by a worker meanwhile (it sees the cancel), or ended: left to its record.
+    const taken = context("active", undefined, undefined, { settled: false });
+    expect(await reconcileRun(taken.fake, run({ status: "running", owner: "dead", leaseExpiresAt: NOW - 1 }), NOW)).toBe("waiting");
+    // A run whose lease is live is not stranded: its worker (if alive) has the cancel.
+    const live = context("active", undefined, undefined, { settled: true });
+    expect(await reconcileRun(live.fake, run({ status: "running", owner: "w", leaseExpiresAt: NOW + 1 }), NOW)).toBe("waiting");
+    expect(live.calls).toEqual([]);
   });
 
   it("reads the epoch a job was queued at: 1 for a start job (a new run), the resume's own, else unknown", () => {

@@ -2,7 +2,7 @@ import type { RunInfo, RunStore } from "@agentrx/executors";
 import { RunBusyError } from "@agentrx/executors";
 import { RunStoppedError } from "../errors/run-stopped-error";
 import type { RunJobData } from "../internal/run-job-data";
-import { settleRun } from "../internal/settle-run";
+import { cancelReason, settleRun } from "../internal/settle-run";
 
 /** BullMQ job states in which a job will still run (or runs now). @internal */
 export const PENDING_STATES: ReadonlySet<string> = new Set(["waiting", "delayed", "active", "prioritized", "waiting-children"]);
@@ -17,6 +17,13 @@ const GRACE_MS = 1000;
 export interface ReconcileRunContext {
   /** The state of the run's latest job (its resume job, else its start job): `"unknown"` when there is none. */
   latestJob(runId: string): Promise<LatestJob>;
+  /** Whether a cancel of the run waits in Redis for whoever takes the run (see `RunClient.cancel`). */
+  cancelPending(runId: string): Promise<boolean>;
+  /**
+   * Records the run as cancelled, taking its lease first (compare-and-set: nobody else writes to it
+   * after); resolves with `false`, writing nothing, when it ended or another process took it meanwhile.
+   */
+  settleCancel(info: RunInfo): Promise<boolean>;
   /** Queues a resume job for the run (`epoch`: the run's, as read). */
   queueResume(runId: string, executor: string, epoch?: number): Promise<void>;
   /** Records the run as failed with `reason` and rejects with `RunStoppedError`. */
@@ -48,7 +55,9 @@ export function queuedAtEpoch(data: unknown): number | undefined {
 
 /**
  * Makes sure a stranded run (`queued` for over a second, or `running` under an expired lease) has a
- * job that will run it: a job waiting, delayed or active is enough; a job Redis lost (or one that
+ * job that will run it, or ends it. A cancel that waits for the run (sent while its worker, now
+ * gone, held it) is recorded at once: nobody holds the run, and no worker is needed to stop it
+ * (`RunStoppedError`). Otherwise a job waiting, delayed or active is enough; a job Redis lost (or one that
  * completed while the run still waits) is replaced by a resume job; a job that failed, or a record
  * that names no executor to queue it with, means the run cannot progress: it is given up (recorded
  * as failed, `RunStoppedError`), with a reason that says whether a worker had taken the run and
@@ -62,6 +71,10 @@ export async function reconcileRun(context: ReconcileRunContext, info: RunInfo, 
   const { runId } = info;
   const stranded = info.status === "queued" ? info.updatedAt + GRACE_MS <= now : info.status === "running" && (info.leaseExpiresAt ?? 0) < now;
   if (!stranded) return "waiting";
+  if (await context.cancelPending(runId)) {
+    if (await context.settleCancel(info)) throw new RunStoppedError({ runId, status: "cancelled", reason: cancelReason(info) });
+    return "waiting"; // it ended, or a worker took it meanwhile (and sees the cancel): its record says
+  }
   const job = await context.latestJob(runId);
   if (PENDING_STATES.has(job.state)) return "waiting";
   if (job.state === "failed") {

@@ -143,7 +143,7 @@ describe.skipIf(servers.skip)("RunClient.cancel where it meets pauses, starts an
     const runId = `requeued-${Math.random().toString(36).slice(2, 8)}`;
     // A queued run whose job Redis lost: reconcile queues a resume job for it...
     await fixture.store.createRun({ runId, inputs: { input: "double 4" }, status: "queued", metadata: { executor: "double", queue: fixture.queueName }, at: Date.now() - 5000 });
-    expect(await client.reconcile()).toEqual({ requeued: [runId], failed: [] });
+    expect(await client.reconcile()).toEqual({ requeued: [runId], failed: [], cancelled: [] });
     // ...then it is cancelled through the store before a worker takes that job.
     expect(await fixture.store.cancelRun!(runId, { reason: "Not needed any more.", at: Date.now() })).toBe(true);
     let ran = false;

@@ -63,4 +63,9 @@ export interface ReconcileReport {
   requeued: string[];
   /** Runs that could not progress, now recorded as `failed` with the reason. */
   failed: string[];
+  /**
+   * Runs cancelled while their worker held them (`RunClient.cancel`) whose worker is gone: now
+   * recorded as `cancelled` (no worker is needed for that).
+   */
+  cancelled: string[];
 }

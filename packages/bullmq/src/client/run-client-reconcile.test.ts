@@ -47,13 +47,13 @@ describe.skipIf(servers.skip)("RunClient after Redis lost its jobs (Redis, Postg
     await fixture.store.createRun({ runId: local, inputs: {}, status: "queued", at: Date.now() - 5000 });
     await loseQueue();
     // Runs queued less than a second ago are left alone: their submit may be queuing them.
-    expect(await client.reconcile()).toEqual({ requeued: [], failed: [] });
+    expect(await client.reconcile()).toEqual({ requeued: [], failed: [], cancelled: [] });
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const report = await client.reconcile();
     expect(report.requeued.sort()).toEqual([first, second].sort());
     expect(report.failed).toEqual([]);
     // Queued once: a second pass finds their jobs waiting.
-    expect(await client.reconcile()).toEqual({ requeued: [], failed: [] });
+    expect(await client.reconcile()).toEqual({ requeued: [], failed: [], cancelled: [] });
     fixture.worker({ double: () => doublingExecutor() });
     expect((await client.result(first)).output).toBe("2 doubled is 4.");
     expect((await client.result(second)).output).toBe("3 doubled is 6.");
@@ -115,7 +115,7 @@ describe.skipIf(servers.skip)("RunClient after Redis lost its jobs (Redis, Postg
     const stranded = await fixture.store.getRun(runId);
     expect(stranded).toMatchObject({ status: "running" });
     expect(stranded?.eventCount).toBeGreaterThan(0); // it had started
-    expect(await client.reconcile()).toEqual({ requeued: [], failed: [runId] });
+    expect(await client.reconcile()).toEqual({ requeued: [], failed: [runId], cancelled: [] });
     const info = await fixture.store.getRun(runId);
     expect(info?.status).toBe("failed");
     expect(info?.error).toMatch(/^Its job failed after a worker took the run, and the run's end was not recorded: .*the database went away/);
@@ -129,8 +129,26 @@ describe.skipIf(servers.skip)("RunClient after Redis lost its jobs (Redis, Postg
     await fixture.store.claimRun(runId, { owner: "dead-worker", leaseMs: 200, at: Date.now() });
     await loseQueue();
     await new Promise((resolve) => setTimeout(resolve, 250));
-    expect(await client.reconcile()).toEqual({ requeued: [runId], failed: [] });
+    expect(await client.reconcile()).toEqual({ requeued: [runId], failed: [], cancelled: [] });
     fixture.worker({ double: () => doublingExecutor() });
     expect((await client.result(runId)).output).toBe("7 doubled is 14.");
+  });
+
+  it("a paused run needs no job: after Redis lost everything, its result is still the pause, reconcile() leaves it, and resume with decisions finishes it", async () => {
+    const client = fixture.client();
+    const effects: number[] = [];
+    const executor = () => doublingExecutor({ approval: true, onTool: (what, n) => void (what === "done" && effects.push(n)) });
+    const first = fixture.worker({ approve: executor });
+    const runId = await client.submit("approve", { input: "double 8" });
+    const paused = await client.result(runId);
+    await first.close({ gracePeriodMs: 0 });
+    await loseQueue();
+    expect(await fixture.queue().getJob(`run-${runId}`)).toBeUndefined();
+    expect(await client.reconcile()).toEqual({ requeued: [], failed: [], cancelled: [] });
+    expect(await client.result(runId)).toMatchObject({ output: "", interrupts: paused.interrupts });
+    fixture.worker({ approve: executor });
+    await client.resume(runId, { decisions: { [paused.interrupts?.[0]?.id as string]: "approve" } });
+    expect((await client.result(runId)).output).toBe("8 doubled is 16.");
+    expect(effects).toEqual([8]);
   });
 });

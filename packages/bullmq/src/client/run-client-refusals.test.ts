@@ -1,10 +1,11 @@
 // Calls that would queue a job that cannot do what was asked are refused at the call, before
 // anything is recorded or queued: inputs JSON would change, resumes with nothing to resume.
 import { InvalidArgumentError } from "@agentrx/core";
-import { RunBusyError } from "@agentrx/executors";
-import { HumanMessage } from "@langchain/core/messages";
+import { MAX_RECORDED_IMAGE_CHARS, RunBusyError } from "@agentrx/executors";
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { doublingExecutor } from "../test-helpers/doubling-agent";
+import { seeingExecutor } from "../test-helpers/seeing-agent";
 import { type QueueFixture, queueFixture } from "../test-helpers/queue-fixture";
 import { testServers, until } from "../test-helpers/test-servers";
 
@@ -42,6 +43,12 @@ describe.skipIf(servers.skip)("RunClient refuses what a queued job cannot carry 
       [{ input: "double 1", tags: new Set(["a"]) }, "inputs.tags", /inputs\.tags is a Set/],
       [{ input: "double 1", score: Number.NaN }, "inputs.score", /inputs\.score is NaN/],
       [cyclic, "inputs.self", /inputs\.self contains a circular reference \(it is inputs again\)/],
+      // A message is recorded field by field: a Date in one would arrive as {}.
+      [
+        { input: "double 1", chat_history: [new AIMessage({ content: "hi", additional_kwargs: { sentAt: new Date(0) } })] },
+        "inputs.chat_history[0].additional_kwargs.sentAt",
+        /inputs\.chat_history\[0\]\.additional_kwargs\.sentAt is a Date/,
+      ],
     ];
     for (const [inputs, path, message] of cases) {
       const runId = fresh("refused");
@@ -65,6 +72,55 @@ describe.skipIf(servers.skip)("RunClient refuses what a queued job cannot carry 
     expect(recorded).toMatchObject({ input: "double 3", since: "2025-01-02T03:04:05.000Z", options: { limit: 10 }, ids: ["a", null] });
     expect(Object.keys(recorded["options"] as object)).toEqual(["limit"]);
     expect(JSON.stringify(recorded["chat_history"])).toContain("earlier");
+  });
+
+  it("an image larger than a run's events keep (MAX_RECORDED_IMAGE_CHARS of base64) reaches the worker whole, not as a text in its place", async () => {
+    const client = fixture.client();
+    const seen: BaseMessage[][] = [];
+    fixture.worker({ see: () => seeingExecutor(seen) });
+    const photo = "iVBORw0KGgo".padEnd(MAX_RECORDED_IMAGE_CHARS + 1000, "A");
+    const scan = "JVBERi0xLjcK".padEnd(MAX_RECORDED_IMAGE_CHARS * 2, "B");
+    const content = [
+      { type: "text", text: "What is in these?" },
+      { type: "image_url", image_url: { url: `data:image/png;base64,${photo}` } },
+      { type: "image", source_type: "base64", mime_type: "image/jpeg", data: scan },
+    ];
+    const runId = await client.submit("see", { input: "Describe them.", chat_history: [new HumanMessage({ content })] });
+    expect((await client.result(runId)).output).toBe("Seen.");
+    const [history] = seen[0] ?? [];
+    expect(history?.getType()).toBe("human");
+    expect(history?.content).toEqual(content);
+    // The job in Redis carries a text that names each large image (for queue tools), not a second copy.
+    const job = await fixture.queue().getJob(`run-${runId}`);
+    expect(JSON.stringify(job?.data).length).toBeLessThan(MAX_RECORDED_IMAGE_CHARS);
+    expect(JSON.stringify(job?.data)).toMatch(/image\/png image of \d+ KB, sha256 [0-9a-f]{64}, left out of the run record/);
+  });
+
+  it("messages reach the worker with every field: tool calls, metadata, usage, ids, names, artifacts, content blocks", async () => {
+    const client = fixture.client();
+    const seen: BaseMessage[][] = [];
+    fixture.worker({ see: () => seeingExecutor(seen) });
+    const history = [
+      new HumanMessage({ content: [{ type: "text", text: "Look:" }, { type: "image", source_type: "base64", mime_type: "image/png", data: "iVBORw0KGgo=" }], id: "h1", name: "ada" }),
+      new AIMessage({
+        content: [{ type: "text", text: "Looking it up." }],
+        tool_calls: [{ id: "call-1", name: "lookup", args: { order: "A1", filters: { since: "2025-01-01", tags: ["x", null] } }, type: "tool_call" }],
+        invalid_tool_calls: [{ id: "call-2", name: "lookup", args: "{\"order\":", error: "Unexpected end of JSON input", type: "invalid_tool_call" }],
+        additional_kwargs: { refusal: null, reasoning: { summary: ["checked the order"] } },
+        response_metadata: { model_name: "gpt-x", finish_reason: "tool_calls", model_provider: "openai" },
+        usage_metadata: { input_tokens: 12, output_tokens: 7, total_tokens: 19, input_token_details: { cache_read: 4 } },
+        id: "ai-1",
+        name: "helper",
+      }),
+      new ToolMessage({ content: "shipped", tool_call_id: "call-1", name: "lookup", artifact: { raw: { status: 200 } }, status: "success", id: "t1" }),
+    ];
+    const runId = await client.submit("see", { input: "And now?", chat_history: history });
+    expect((await client.result(runId)).output).toBe("Seen.");
+    const received = (seen[0] ?? []).slice(0, history.length);
+    const fields = ["content", "tool_calls", "invalid_tool_calls", "additional_kwargs", "response_metadata", "usage_metadata", "id", "name", "tool_call_id", "artifact", "status"];
+    const view = (message: BaseMessage) => ({ type: message.getType(), ...Object.fromEntries(fields.map((field) => [field, (message as unknown as Record<string, unknown>)[field]])) });
+    expect(received.map(view)).toEqual(history.map(view));
+    expect(received.map((message) => message.constructor.name)).toEqual(["HumanMessage", "AIMessage", "ToolMessage"]);
   });
 
   it("resume refuses a finished run, and queues nothing", async () => {

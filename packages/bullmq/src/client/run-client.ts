@@ -1,5 +1,5 @@
 import { checkOptionKeys, InvalidArgumentError } from "@agentrx/core";
-import { type AgentExecutorResult, type Decision, RunBusyError, type RunInfo, RunNotFoundError, type RunStore, type SendMessageResult, type SteeringMessage, encodeRunEvent, type JsonObject, sendRunMessage } from "@agentrx/executors";
+import { type AgentExecutorResult, type Decision, RunBusyError, type RunInfo, RunNotFoundError, type RunStore, type SendMessageResult, type SteeringMessage, encodeRunEvent, initialRunState, type JsonObject, sendRunMessage, serializeRunState } from "@agentrx/executors";
 import { type ConnectionOptions, Queue } from "bullmq";
 import { Observable, filter, lastValueFrom, map } from "rxjs";
 import { ChannelHub } from "../internal/channel-hub";
@@ -15,6 +15,7 @@ import type { ReconcileOptions, ReconcileReport, ResumeRunOptions, RunClientOpti
 import { RunStoppedError } from "../errors/run-stopped-error";
 import { PENDING_STATES, giveUpRun, queuedAtEpoch, reconcileRun } from "./reconcile-run";
 import { toResult } from "./to-result";
+import { workerGone } from "./worker-gone";
 
 const KNOWN = new Set(["connection", "store", "queueName", "prefix", "pollIntervalMs"]);
 /** Retries of a job whose store failed before its run started (the run itself is never retried blindly). */
@@ -95,13 +96,15 @@ export class RunClient {
    *
    * @param executor the name of the executor factory the workers run it with (a key of their `executors`)
    * @param inputs the executor's inputs, e.g. `{ input: "..." }`: plain data (strings, finite
-   *   numbers, booleans, `null`, arrays and plain objects) and `@langchain/core` messages, which is
-   *   what reaches the worker (the run's record holds them as JSON). An `undefined` property is
-   *   left out, as JSON leaves it out.
+   *   numbers, booleans, `null`, arrays and plain objects) and `@langchain/core` messages of those,
+   *   which is what reaches the worker: the run's record holds them whole, as JSON (images of any
+   *   size included), and the worker runs on the record. An `undefined` property is left out, as
+   *   JSON leaves it out.
    * @throws InvalidArgumentError naming the argument when one cannot work, and the path of a part
    *   of `inputs` that would not reach the worker as given (a BigInt, a function, a Symbol, NaN, an
    *   `undefined` array item, a Date, a Map or Set, a class instance, a circular reference, a part
-   *   nested more than 100 levels deep); nothing is recorded or queued then
+   *   nested more than 100 levels deep), in a message's fields too (`inputs.chat_history[0].
+   *   additional_kwargs.sentAt is a Date`); nothing is recorded or queued then
    */
   async submit(executor: string, inputs: Record<string, unknown>, options: SubmitRunOptions = {}): Promise<string> {
     const where = "RunClient.submit";
@@ -113,17 +116,18 @@ export class RunClient {
     checkRunId(where, runId);
     if (threadId !== undefined && (typeof threadId !== "string" || threadId === "")) fail(where, "threadId", threadId, "a non-empty string");
     refuseNonJson(where, inputs, "inputs", "a queued run's inputs");
-    const encoded = encodeInputs(inputs, runId);
+    const recorded = recordedInputs(inputs, runId, threadId);
+    const shown = shownInputs(inputs, runId);
     const { queue } = this.connect();
     await this.store.createRun({
       runId,
       ...(threadId === undefined ? {} : { threadId }),
-      inputs: encoded,
+      inputs: recorded,
       status: "queued",
       metadata: { executor, queue: this.names.queueName },
       at: Date.now(),
     });
-    const data: RunJobData = { schemaVersion: 1, kind: "start", runId, executor, inputs: encoded, ...(threadId === undefined ? {} : { threadId }) };
+    const data: RunJobData = { schemaVersion: 1, kind: "start", runId, executor, inputs: shown, ...(threadId === undefined ? {} : { threadId }) };
     try {
       await queue.add(START_JOB, data, { jobId: startJobId(runId), ...JOB_ATTEMPTS });
     } catch (error) {
@@ -173,12 +177,16 @@ export class RunClient {
    * Cancels a run: a queued or paused run is recorded as `cancelled` and its job removed; a
    * running one is stopped through its `AbortSignal` on whichever worker runs it (a worker that
    * takes the run later sees the cancel too, for a day, and so does a run that pauses as the cancel
-   * comes). A run that ended is left as it is. Resolves once the cancel is sent, not once the run
-   * has stopped (follow `events` for that).
+   * comes). A run whose worker is gone is recorded as `cancelled` at once: its lease expired (the
+   * run is taken over, so its worker could not write to it again), or its job is still active under
+   * a worker that is no longer connected to Redis (killed, crashed) while another worker of the
+   * queue is, and the store can cancel a run from any process (`RunStore.cancelRun`, which fences
+   * the lease holder out). A run that ended is left as it is. Resolves once the cancel is sent, not
+   * once the run has stopped (follow `events` for that).
    */
   async cancel(runId: string): Promise<void> {
     checkRunId("RunClient.cancel", runId);
-    const { redis, queue } = this.connect();
+    const { redis } = this.connect();
     let info = await this.runInfo(runId, "cancel");
     if (ENDED.has(info.status)) return;
     await redis.command.set(this.names.cancelKey(runId), "1", "EX", CANCEL_TTL_SECONDS);
@@ -188,16 +196,14 @@ export class RunClient {
     // worker that pauses a run from now on sees the cancel there and records it itself).
     if (info.status === "running") info = await this.runInfo(runId, "cancel");
     if (ENDED.has(info.status)) return;
-    const dead = info.status === "running" && (info.leaseExpiresAt ?? 0) < Date.now();
-    if (info.status !== "queued" && info.status !== "interrupted" && !dead) return;
-    try {
-      if (await settleRun(this.store, runId, this.owner, "cancelled", cancelReason(info))) {
-        await redis.command.publish(this.names.runChannel(runId), encodeWire([{ end: { status: "cancelled" } }]));
-      }
-    } catch (error) {
-      if (!RunBusyError.isInstance(error)) throw error; // a worker took it meanwhile: the cancel message reaches it
+    const lapsed = info.status === "running" && (info.leaseExpiresAt ?? 0) < Date.now();
+    if (info.status === "queued" || info.status === "interrupted" || lapsed) {
+      await this.recordCancel(info);
+    } else if (info.status === "running" && this.store.cancelRun !== undefined && this.ofThisQueue(info) && (await this.workerGone(runId))) {
+      // Its lease is live but nobody renews it: the store cancels the run under it (a worker that
+      // still held it would be refused its next write), rather than wait for the lease to lapse.
+      if (await this.store.cancelRun(runId, { reason: cancelReason(info, { workerGone: true }), at: Date.now() })) await this.publishEnd(runId, "cancelled");
     }
-    await queue.remove(startJobId(runId)).catch(() => 0); // an active job is locked: its worker ends it
   }
 
   /**
@@ -261,7 +267,9 @@ export class RunClient {
    * job waiting, delayed or active gets a resume job (a queued run starts there, a crashed one
    * continues from its record). A run that cannot progress is recorded as `failed` with the reason:
    * its job failed before the run started (the store was unreachable through every attempt), or
-   * its record names no executor to queue it with. Runs submitted to another queue, or not through
+   * its record names no executor to queue it with. A run cancelled while its worker (now gone) held
+   * it is recorded as `cancelled` (no worker is needed for that). Paused runs need no job: a
+   * resume with decisions queues one. Runs submitted to another queue, or not through
    * a `RunClient`, are left alone; runs queued less than a second ago too (their `submit` may be
    * queuing them right now).
    *
@@ -274,8 +282,8 @@ export class RunClient {
    * import { RunClient } from "@agentrx/bullmq";
    * declare const client: RunClient;
    *
-   * const { requeued, failed } = await client.reconcile();
-   * console.log(`queued again: ${requeued.length}; failed: ${failed.length}`);
+   * const { requeued, failed, cancelled } = await client.reconcile();
+   * console.log(`queued again: ${requeued.length}; failed: ${failed.length}; cancelled: ${cancelled.length}`);
    * ```
    */
   async reconcile(options: ReconcileOptions = {}): Promise<ReconcileReport> {
@@ -285,7 +293,7 @@ export class RunClient {
     const { limit = RECONCILE_LIMIT } = options;
     checkInteger(where, "limit", limit, 1);
     this.connect();
-    const report: ReconcileReport = { requeued: [], failed: [] };
+    const report: ReconcileReport = { requeued: [], failed: [], cancelled: [] };
     for (const info of await this.store.listRuns({ status: ["queued", "running"], limit })) {
       // Only runs submitted through a RunClient: a run recorded by an executor in its own process is that process's to resume.
       if (typeof info.metadata?.["executor"] !== "string" || !this.ofThisQueue(info)) continue;
@@ -293,7 +301,7 @@ export class RunClient {
         if ((await this.reconcileRun(info)) === "requeued") report.requeued.push(info.runId);
       } catch (error) {
         if (!RunStoppedError.isInstance(error)) throw error;
-        report.failed.push(info.runId);
+        report[error.status].push(info.runId);
       }
     }
     return report;
@@ -331,6 +339,43 @@ export class RunClient {
     });
   }
 
+  /**
+   * Records a run that nobody runs now (queued, paused, or under a lapsed lease) as cancelled,
+   * taking its lease first, and removes its job (an active job is locked: its worker ends it).
+   * Resolves with whether it recorded the cancel (not when the run ended, or a worker took it
+   * meanwhile: the cancel message reaches that worker).
+   */
+  private async recordCancel(info: RunInfo): Promise<boolean> {
+    const { runId } = info;
+    let cancelled = false;
+    try {
+      cancelled = await settleRun(this.store, runId, this.owner, "cancelled", cancelReason(info));
+      if (cancelled) await this.publishEnd(runId, "cancelled");
+    } catch (error) {
+      if (!RunBusyError.isInstance(error)) throw error;
+    }
+    await this.connect().queue.remove(startJobId(runId)).catch(() => 0);
+    return cancelled;
+  }
+
+  /** Tells the run's followers that it ended, so they read its record again. */
+  private async publishEnd(runId: string, status: "cancelled"): Promise<void> {
+    await this.connect().redis.command.publish(this.names.runChannel(runId), encodeWire([{ end: { status } }]));
+  }
+
+  /**
+   * Whether the worker that runs the run is known to be gone (see `workerGone`): the run's active
+   * jobs (its start job, its latest resume job) against the workers of the queue Redis lists.
+   */
+  private async workerGone(runId: string): Promise<boolean> {
+    const { redis, queue } = this.connect();
+    const resumeId = await redis.command.get(this.names.resumeKey(runId));
+    const jobs = await Promise.all([queue.getJob(startJobId(runId)), resumeId === null ? undefined : queue.getJob(resumeId)]);
+    const active: { processedBy?: string }[] = [];
+    for (const job of jobs) if (job !== undefined && (await job.getState()) === "active") active.push(job);
+    return workerGone(active, () => queue.getWorkers());
+  }
+
   /** Whether the run's latest resume job is still to run (or running). */
   private async resumePending(runId: string): Promise<boolean> {
     const { redis, queue } = this.connect();
@@ -361,6 +406,8 @@ export class RunClient {
           const epoch = queuedAtEpoch(job.data);
           return { state: await job.getState(), failedReason: job.failedReason, ...(epoch === undefined ? {} : { epoch }) };
         },
+        cancelPending: async (runId) => (await this.connect().redis.command.exists(this.names.cancelKey(runId))) === 1,
+        settleCancel: (info) => this.recordCancel(info),
         queueResume: (runId, executor, epoch) => this.queueResume(runId, executor, epoch),
         giveUp: (runId, reason) => giveUpRun(this.store, this.owner, runId, reason),
       },
@@ -444,8 +491,26 @@ function refuseIdleResume(where: string, info: RunInfo, now: number): void {
   }
 }
 
-/** The inputs in the record's JSON form (messages in `@langchain/core`'s stored form). */
-function encodeInputs(inputs: Record<string, unknown>, runId: string): JsonObject {
+/**
+ * The inputs as the run's record keeps them for the worker to run on: whole, in the form a run's
+ * state is serialized in (messages in `@langchain/core`'s stored form), which `executor.resume`
+ * restores a queued run from; as a run started in-process records them (docs/deploying.md, "The
+ * API process").
+ */
+function recordedInputs(inputs: Record<string, unknown>, runId: string, threadId: string | undefined): JsonObject {
+  try {
+    return serializeRunState(initialRunState(runId, threadId, inputs)).inputs as JsonObject;
+  } catch (cause) {
+    throw new InvalidArgumentError({ argument: "inputs", value: inputs, message: `RunClient.submit: \`inputs\` cannot be recorded: ${(cause as Error).message}`, cause });
+  }
+}
+
+/**
+ * The inputs as queue tools show them on the job: as a `start` event records them (an image of
+ * more than `MAX_RECORDED_IMAGE_CHARS` of base64 is a text that names it), so that Redis does not
+ * hold a second copy of large images. The worker never runs on these (see {@link recordedInputs}).
+ */
+function shownInputs(inputs: Record<string, unknown>, runId: string): JsonObject {
   try {
     return encodeRunEvent({ type: "start", runId, inputs, resumed: false, at: 0 })["inputs"] as JsonObject;
   } catch (cause) {

@@ -1,4 +1,4 @@
-import { isBaseMessage } from "@langchain/core/messages";
+import { type BaseMessage, isBaseMessage } from "@langchain/core/messages";
 
 /**
  * The deepest nesting of objects and arrays a run's record keeps (docs/runs.md, "What a record
@@ -19,9 +19,10 @@ export interface JsonProblem {
 /**
  * The first part of `value` that a run's record (JSON) would change or drop, or `undefined` when
  * it would all arrive as given: strings, finite numbers, booleans, `null`, arrays and plain
- * objects of those, and `@langchain/core` messages (recorded in their stored form). An `undefined`
- * property of an object is allowed (JSON leaves it out, as if it was not given); an `undefined`
- * item of an array is not (it would arrive as `null`).
+ * objects of those, and `@langchain/core` messages whose fields hold those (a message is recorded
+ * in its stored form, field by field: a `Date` in its `additional_kwargs` would arrive as `{}`). An
+ * `undefined` property of an object is allowed (JSON leaves it out, as if it was not given); an
+ * `undefined` item of an array is not (it would arrive as `null`).
  *
  * @internal
  */
@@ -46,10 +47,11 @@ function walk(value: unknown, path: string, ancestors: { object: object; path: s
     case "undefined":
       return problem("is undefined (in an array it would arrive as null; leave the item out or use null)");
   }
-  if (value === null || isBaseMessage(value)) return undefined;
+  if (value === null) return undefined;
   const object = value as object;
   const cycle = ancestors.find((ancestor) => ancestor.object === object);
   if (cycle !== undefined) return problem(`contains a circular reference (it is ${cycle.path} again)`);
+  if (isBaseMessage(object)) return walkMessage(object, path, ancestors);
   if (depth > MAX_DEPTH) return problem(`is nested more than ${MAX_DEPTH} levels deep (the record would keep a text in its place)`);
   if (!Array.isArray(object) && !isPlainObject(object)) return problem(`is ${describeInstance(object)}`);
   ancestors.push({ object, path });
@@ -65,6 +67,32 @@ function walk(value: unknown, path: string, ancestors: { object: object; path: s
       const item = (object as Record<string, unknown>)[key];
       if (item === undefined) continue; // left out, as if not given
       const found = walk(item, `${path}${propertyPath(key)}`, ancestors, depth + 1);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  } finally {
+    ancestors.pop();
+  }
+}
+
+/**
+ * The fields a message's stored form keeps (its constructor's fields, as the message holds them
+ * now, and its parsed tool calls; a chunk's streamed tool-call text is parsed into those again),
+ * each walked as a value nested in the message. The record counts their depth from the message,
+ * wherever it sits: a field is at depth 2.
+ */
+function walkMessage(message: BaseMessage, path: string, ancestors: { object: object; path: string }[]): JsonProblem | undefined {
+  const own = message as unknown as Record<string, unknown>;
+  const fields = (own["lc_kwargs"] ?? {}) as Record<string, unknown>;
+  const keys = new Set(Object.keys(fields));
+  keys.delete("tool_call_chunks");
+  for (const key of ["tool_calls", "invalid_tool_calls"]) if (Array.isArray(own[key])) keys.add(key);
+  ancestors.push({ object: message, path });
+  try {
+    for (const key of keys) {
+      const field = key in message ? own[key] : fields[key];
+      if (field === undefined) continue; // left out, as if not given
+      const found = walk(field, `${path}${propertyPath(key)}`, ancestors, 2);
       if (found !== undefined) return found;
     }
     return undefined;

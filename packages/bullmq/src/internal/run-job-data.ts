@@ -7,7 +7,8 @@ export const RESUME_JOB = "resume";
 
 /**
  * What a run job carries: plain JSON, never functions. The run itself (its inputs, its events)
- * is in the store; the inputs are copied here only so that queue tools show what a job is.
+ * is in the store, and the worker runs on that; the inputs are copied here only so that queue
+ * tools show what a job is.
  *
  * @internal
  */
@@ -18,7 +19,10 @@ export interface RunJobData {
   runId: string;
   /** The name of the executor factory (a key of the worker's `executors`). */
   executor: string;
-  /** The run's inputs in the record's JSON form (start jobs). */
+  /**
+   * The run's inputs as a `start` event records them (start jobs), for queue tools to show: an
+   * image of more than `MAX_RECORDED_IMAGE_CHARS` of base64 is a text that names it. Never run on.
+   */
   inputs?: JsonObject;
   threadId?: string;
   /** Decisions on a paused run's interrupts, by interrupt id (resume jobs). */

@@ -33,14 +33,16 @@ export async function settleRun(store: RunStore, runId: string, owner: string, s
 
 /**
  * Why a run that `RunClient.cancel` stopped before it ran here ended, by how it stood: paused, its
- * worker gone (a lease that lapsed), or queued, to start or to go on (a queued run with events has
- * run before). `info` undefined: as a queued run that never started.
+ * worker gone (a lease that lapsed, or, with `workerGone`, a worker no longer connected to Redis),
+ * or queued, to start or to go on (a queued run with events has run before). `info` undefined: as
+ * a queued run that never started.
  *
  * @internal
  */
-export function cancelReason(info: Pick<RunInfo, "status" | "eventCount"> | undefined): string {
+export function cancelReason(info: Pick<RunInfo, "status" | "eventCount"> | undefined, { workerGone = false }: { workerGone?: boolean } = {}): string {
   const cancelled = "The run was cancelled (RunClient.cancel)";
   if (info?.status === "interrupted") return `${cancelled} while it was paused for approval.`;
+  if (info?.status === "running" && workerGone) return `${cancelled} after the worker running it stopped (it left Redis before its lease expired).`;
   if (info?.status === "running") return `${cancelled} after the worker running it stopped (its lease had expired).`;
   return (info?.eventCount ?? 0) > 0 ? `${cancelled} before a worker resumed it.` : `${cancelled} before a worker started it.`;
 }

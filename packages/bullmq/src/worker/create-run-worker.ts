@@ -109,6 +109,9 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     onError,
   };
   const worker = new Worker(names.queueName, (job, token) => processRunJob(context, job, token), {
+    // Its jobs name it (`processedBy`) and Redis lists its connection by it: a client that cancels
+    // a run can tell its worker is gone (see RunClient.cancel).
+    name: context.owner,
     connection: connection as ConnectionOptions,
     prefix,
     concurrency,
