@@ -18,6 +18,15 @@ import { serveRunEvents } from "./serve-run-events";
 
 const servers = await testServers("serveRunEvents");
 
+describe("serveRunEvents' options", () => {
+  it("refuses a misspelt option before it touches the client or the response", () => {
+    const res = { writeHead: () => expect.unreachable("nothing is written") } as unknown as ServerResponse;
+    expect(() => serveRunEvents({} as RunClient, "r1", {} as IncomingMessage, res, { heartbeat: 10 } as never)).toThrow(
+      "serveRunEvents: unknown option `options.heartbeat`; did you mean `heartbeatMs`? Known options: heartbeatMs, maxBufferedBytes.",
+    );
+  });
+});
+
 describe.skipIf(servers.skip)("serveRunEvents over Node's http (Redis, PostgreSQL)", () => {
   let fixture: QueueFixture;
   let server: Server;

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { checkOptionKeys } from "@agentrx/core";
 import { RunNotFoundError } from "@agentrx/executors";
 import { SseWriter, parseLastEventId, type SseMessage } from "@agentrx/runs";
 import type { Subscription } from "rxjs";
@@ -17,6 +18,9 @@ export interface ServeRunEventsOptions {
    */
   maxBufferedBytes?: number;
 }
+
+/** The options {@link serveRunEvents} takes, checked against the interface by `satisfies`. */
+const SERVE_RUN_EVENTS_OPTION_KEYS = Object.keys({ heartbeatMs: true, maxBufferedBytes: true } satisfies Record<keyof ServeRunEventsOptions, true>);
 
 /**
  * Serves a run's events as Server-Sent Events on a Node `http` response: each recorded event as
@@ -44,6 +48,7 @@ export interface ServeRunEventsOptions {
  * ```
  */
 export function serveRunEvents(client: RunClient, runId: string, req: IncomingMessage, res: ServerResponse, options: ServeRunEventsOptions = {}): Promise<void> {
+  checkOptionKeys("serveRunEvents", options, SERVE_RUN_EVENTS_OPTION_KEYS, "options.");
   const follow = followerOf(client);
   const { heartbeatMs = 15_000, maxBufferedBytes = 1_048_576 } = options;
   if (!(typeof heartbeatMs === "number" && heartbeatMs > 0)) fail("serveRunEvents", "heartbeatMs", heartbeatMs, "a number of milliseconds > 0");

@@ -153,6 +153,8 @@ describe("SseWriter", () => {
     expect(() => new SseWriter(res, { maxBufferedBytes: 0 })).toThrow(/maxBufferedBytes/);
     expect(() => new SseWriter(res, { heartbeatMs: Number.NaN })).toThrow(/heartbeatMs/);
     expect(() => new SseWriter(res, { droppedMessage: "bye" as never })).toThrow(/droppedMessage/);
+    // A misspelt option is refused, not left at its default.
+    expect(() => new SseWriter(res, { maxBufferBytes: 10 } as never)).toThrow("SseWriter: unknown option `maxBufferBytes`; did you mean `maxBufferedBytes`? Known options: heartbeatMs, maxBufferedBytes, retryMs, headers, droppedMessage.");
   });
 });
 

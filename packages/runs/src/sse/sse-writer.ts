@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { InvalidArgumentError } from "@agentrx/core";
+import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
 
 /**
  * Options of {@link SseWriter}.
@@ -33,6 +33,15 @@ export interface SseWriterOptions {
    */
   droppedMessage?: (info: { reason: string; lastEventId: string | null }) => SseMessage;
 }
+
+/** The options {@link SseWriter} takes, checked against the interface by `satisfies`. */
+const SSE_WRITER_OPTION_KEYS = Object.keys({
+  heartbeatMs: true,
+  maxBufferedBytes: true,
+  retryMs: true,
+  headers: true,
+  droppedMessage: true,
+} satisfies Record<keyof SseWriterOptions, true>);
 
 /**
  * One Server-Sent Events message.
@@ -91,6 +100,7 @@ export class SseWriter {
   dropped = false;
 
   constructor(res: ServerResponse, options: SseWriterOptions = {}) {
+    checkOptionKeys("SseWriter", options, SSE_WRITER_OPTION_KEYS);
     const { heartbeatMs = 15_000, maxBufferedBytes = 1_048_576, retryMs, headers = {}, droppedMessage = defaultDroppedMessage } = options;
     check("heartbeatMs", heartbeatMs, 0);
     check("maxBufferedBytes", maxBufferedBytes, 1);
