@@ -72,8 +72,9 @@ describe.skipIf(servers.skip)("createRunWorker (Redis, PostgreSQL)", () => {
     const runId = `dead-${Math.random().toString(36).slice(2, 8)}`;
     // What a worker that died leaves: a running run under a lease nobody renews, and its job,
     // which BullMQ's stalled-job check hands to another worker.
-    await fixture.store.createRun({ runId, inputs: { input: "double 9" }, status: "running", owner: "dead", leaseMs: 700, metadata: { executor: "double" }, at: Date.now() });
-    const leaseEnd = Date.now() + 700;
+    const at = Date.now();
+    await fixture.store.createRun({ runId, inputs: { input: "double 9" }, status: "running", owner: "dead", leaseMs: 700, metadata: { executor: "double" }, at });
+    const leaseEnd = at + 700; // the lease runs from the `at` it was taken at, not from when createRun returned
     // Nobody can tell a dead holder from a live one before its lease ends: RunClient.resume refuses.
     await expect(client.resume(runId)).rejects.toSatisfy((error) => RunBusyError.isInstance(error) && error.owner === "dead");
     await fixture.queue().add("start", { schemaVersion: 1, kind: "start", runId, executor: "double" }, { jobId: startJobId(runId) });
