@@ -266,6 +266,52 @@ describe.skipIf(skip)("agentrx ui in Chromium", () => {
     await page.close();
   });
 
+  it("searches the runs' inputs and answers from the list's search box, keeps the search in the URL, and says why a search is refused", async () => {
+    const at = Date.now();
+    await store.createRun({ runId: "ferry", inputs: { input: "Ferry times to Zanzibar?" }, status: "queued", at });
+    await store.createRun({ runId: "train", inputs: { input: "Night train to Zürich" }, status: "queued", at: at + 1 });
+    const { page, errors } = await open(`${server.url}/`);
+    const ids = () => page.locator("table.runs tbody tr").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-run-id")));
+    const box = page.getByRole("searchbox", { name: "Search the runs' inputs and answers" });
+    expect(await box.count()).toBe(1);
+    expect(await ids()).toEqual(expect.arrayContaining(["ferry", "train", "trip-1"]));
+
+    // Words of the input (each the start of a word, any case, accents aside)...
+    await box.fill("zanz FERRY");
+    await expect.poll(ids).toEqual(["ferry"]);
+    await box.fill("zuri");
+    await expect.poll(ids).toEqual(["train"]);
+    // ... and of the answer: the trip runs answered "The cheapest flight is AF1680 ...".
+    await box.fill("cheapest af1680");
+    await expect.poll(ids).toEqual(expect.arrayContaining(["trip-1", "markup"]));
+    expect((await ids()).sort()).toEqual(["markup", "trip-1"]);
+    await expect.poll(() => new URL(page.url()).searchParams.get("search")).toBe("cheapest af1680");
+    // Filters combine with it.
+    await page.selectOption('select[aria-label="Status"]', "queued");
+    await expect.poll(ids).toEqual([]);
+    expect(await page.locator(".empty").textContent()).toBe("No runs match these filters.");
+    await page.selectOption('select[aria-label="Status"]', "");
+    await expect.poll(ids).toEqual(expect.arrayContaining(["trip-1", "markup"]));
+
+    // A reload (or a link) keeps the search: the box and the list.
+    await page.reload();
+    await page.waitForSelector("table.runs");
+    expect(await box.inputValue()).toBe("cheapest af1680");
+    expect((await ids()).sort()).toEqual(["markup", "trip-1"]);
+
+    // Punctuation alone is no word: the server refuses it, and the page says why instead of listing every run.
+    await box.fill("??");
+    await expect.poll(() => page.locator(".empty[data-error]").textContent()).toMatch(/^`search` "\?\?" has no word to search for/);
+    expect(await ids()).toEqual([]);
+    // Cleared, the box lists every run again.
+    await box.fill("");
+    await expect.poll(ids).toEqual(expect.arrayContaining(["ferry", "train", "trip-1", "markup"]));
+    expect(await page.locator(".empty[data-error]").count()).toBe(0);
+    expect(new URL(page.url()).searchParams.has("search")).toBe(false);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it("follows a run in progress live, and fetches a whole long text on request", async () => {
     const owner = "test:1";
     const t0 = Date.now();

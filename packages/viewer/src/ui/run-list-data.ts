@@ -26,6 +26,8 @@ export interface RunListData {
   runs: RunListItem[];
   /** How many runs the list shows at most. */
   limit: number;
+  /** The words the runs were searched for (the store's full-text search over each run's input and answer), when the list was searched. */
+  search?: string;
 }
 
 /** A run as the `ui`'s list shows it (and `GET /api/runs` answers), from its row. @internal */

@@ -4,8 +4,10 @@ import type { FormatRuntime } from "../trace-page/page/format-runtime";
 import type { RunListData, RunListItem } from "./run-list-data";
 
 /**
- * The `ui`'s front page: the recorded runs, newest first, filtered by status and thread, refreshed
- * every two seconds. Each run opens its trace page; two runs ticked are compared on the diff page.
+ * The `ui`'s front page: the recorded runs, newest first, filtered by status and thread and
+ * searched by words of their input and answer (the store's full-text search; the search is kept in
+ * the page's URL, `/?search=...`), refreshed every two seconds. Each run opens its trace page; two
+ * runs ticked are compared on the diff page.
  *
  * @internal
  */
@@ -14,6 +16,8 @@ export function runListMain(dom: DomRuntime, fmt: FormatRuntime, data: RunListDa
   const statuses = ["", "running", "finished", "failed", "cancelled", "interrupted", "queued"];
   const status = h("select", { attrs: { "aria-label": "Status" } }, ...statuses.map((value) => h("option", { attrs: { value } }, value === "" ? "any status" : value)));
   const thread = h("input", { attrs: { type: "search", placeholder: "thread id", "aria-label": "Thread" } });
+  const search = h("input", { attrs: { type: "search", placeholder: "search inputs and answers", "aria-label": "Search the runs' inputs and answers", maxlength: "200", "data-filter": "search" } });
+  search.value = data.search ?? "";
   const count = h("span", { class: "muted" });
   /** The ticked runs, in the order they were ticked (kept across refreshes). */
   const selected: string[] = [];
@@ -28,7 +32,7 @@ export function runListMain(dom: DomRuntime, fmt: FormatRuntime, data: RunListDa
       "header",
       { class: "top" },
       h("h1", { class: "title" }, h("span", null, "AgentRx runs"), h("span", { class: "muted" }, data.source)),
-      h("div", { class: "filters" }, status, thread, count, compare, compareHint),
+      h("div", { class: "filters" }, search, status, thread, count, compare, compareHint),
     ),
     h("div", { class: "list" }, table, empty),
   ]);
@@ -63,9 +67,18 @@ export function runListMain(dom: DomRuntime, fmt: FormatRuntime, data: RunListDa
       });
       body.appendChild(row);
     }
-    const filtered = status.value !== "" || thread.value.trim() !== "";
+    const filtered = status.value !== "" || thread.value.trim() !== "" || search.value.trim() !== "";
     count.textContent = `${runs.length} run${runs.length === 1 ? "" : "s"}${runs.length === data.limit ? ` (the ${data.limit} newest)` : ""}`;
     empty.textContent = runs.length > 0 ? "" : filtered ? "No runs match these filters." : "No runs recorded yet. Runs are recorded by an executor with a store: new AgentExecutor({ ..., store }).";
+    empty.removeAttribute("data-error");
+  }
+
+  /** What the server refused in the filters (a search without a word, say): no runs, and why. */
+  function refused(message: string): void {
+    render([]);
+    count.textContent = "";
+    empty.textContent = message;
+    empty.setAttribute("data-error", "");
   }
 
   /** Enables Compare for exactly two ticked runs. */
@@ -91,10 +104,14 @@ export function runListMain(dom: DomRuntime, fmt: FormatRuntime, data: RunListDa
     const query = new URLSearchParams({ limit: String(data.limit) });
     if (status.value !== "") query.set("status", status.value);
     if (thread.value.trim() !== "") query.set("thread", thread.value.trim());
+    const words = search.value.trim();
+    if (words !== "") query.set("search", words);
     try {
       const response = await fetch(`/api/runs?${query.toString()}`);
-      const next = (await response.json()) as RunListData;
-      if (mine === generation && Array.isArray(next.runs)) render(next.runs);
+      const next = (await response.json()) as Partial<RunListData> & { error?: string };
+      if (mine !== generation) return;
+      if (!response.ok) refused(next.error ?? `The server answered ${response.status}.`);
+      else if (Array.isArray(next.runs)) render(next.runs);
     } catch {
       count.textContent = "the server is not answering";
     }
@@ -102,6 +119,18 @@ export function runListMain(dom: DomRuntime, fmt: FormatRuntime, data: RunListDa
 
   status.addEventListener("change", () => void refresh());
   thread.addEventListener("input", () => void refresh());
+  // Searched once typing pauses (each search asks the store), and kept in the URL for a reload or a link.
+  let typing: ReturnType<typeof setTimeout> | undefined;
+  search.addEventListener("input", () => {
+    clearTimeout(typing);
+    typing = setTimeout(() => {
+      const url = new URL(window.location.href);
+      if (search.value.trim() === "") url.searchParams.delete("search");
+      else url.searchParams.set("search", search.value.trim());
+      window.history.replaceState(null, "", url);
+      void refresh();
+    }, 250);
+  });
   render(data.runs);
   updateCompare();
   setInterval(() => void refresh(), 2000);

@@ -49,11 +49,15 @@ export interface UiServer {
 
 const STATUSES = new Set<string>(["queued", "running", "interrupted", "finished", "failed", "cancelled"]);
 
+/** The longest `search` the run list takes, in characters: a few words, not a document. */
+const SEARCH_MAX_LENGTH = 200;
+
 /**
  * The `agentrx ui` web server, on the loopback interface: `/` lists the runs, `/runs/<id>` shows a
  * run's trace page (a run in progress follows its record live; a fork's page links to its diff
  * with the run it was forked from), `/diff?a=<runId>&b=<runId>` compares two runs side by side
- * (see docs/trace-viewer.md), `/api/runs` lists runs as JSON,
+ * (see docs/trace-viewer.md), `/api/runs` lists runs as JSON (`?status=failed,cancelled&thread=T&limit=N`,
+ * and `search=<words>`: the store's full-text search over each run's input and answer),
  * `/api/runs/<id>/events` streams a run's new events (Server-Sent Events) and
  * `/api/runs/<id>/text` returns a whole text a page holds only the start of. Requests whose `Host`
  * is not a loopback name are refused, so another web site cannot read the runs through the
@@ -179,8 +183,15 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     const limitParam = url.searchParams.get("limit");
     if (limitParam !== null && limitParam !== "" && !/^[1-9]\d{0,8}$/.test(limitParam)) return `\`limit\` must be an integer >= 1, got ${JSON.stringify(limitParam)}.`;
     const limit = Math.min(listLimit, limitParam ? Number(limitParam) : listLimit);
-    const runs = await store.listRuns({ ...(status.length > 0 ? { status: status as RunStatus[] } : {}), ...(threadId !== undefined ? { threadId } : {}), limit });
-    return { source, runs: runs.map(runListItemOf), limit };
+    const search = searchOf(url.searchParams.getAll("search"));
+    if (search.problem !== undefined) return search.problem;
+    const runs = await store.listRuns({
+      ...(status.length > 0 ? { status: status as RunStatus[] } : {}),
+      ...(threadId !== undefined ? { threadId } : {}),
+      ...(search.words !== undefined ? { search: search.words } : {}),
+      limit,
+    });
+    return { source, runs: runs.map(runListItemOf), limit, ...(search.words !== undefined ? { search: search.words } : {}) };
   };
 
   const server = createServer((req, res) => {
@@ -215,6 +226,20 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
         for (const socket of sockets) socket.destroy();
       }),
   };
+}
+
+/**
+ * The list's `search` parameter (see docs/trace-viewer.md): none when absent or empty; else the
+ * words for the store's `listRuns({ search })`, or what is wrong with them. A value without a word
+ * (letters or digits, as the stores split text) is refused: the store would list every run.
+ */
+function searchOf(values: string[]): { words?: string; problem?: string } {
+  if (values.length > 1) return { problem: `\`search\` is given ${values.length} times: give it once, with all its words.` };
+  const words = values[0] ?? "";
+  if (words === "") return {};
+  if (words.length > SEARCH_MAX_LENGTH) return { problem: `\`search\` is ${words.length} characters long: give at most ${SEARCH_MAX_LENGTH}.` };
+  if (!/[\p{L}\p{N}]/u.test(words.normalize("NFKD"))) return { problem: `\`search\` ${JSON.stringify(words)} has no word to search for: give words (letters or digits); other characters only separate them.` };
+  return { words };
 }
 
 /** Whether the request's token header is the session's token (compared in constant time). */

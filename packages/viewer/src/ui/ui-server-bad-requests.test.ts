@@ -43,6 +43,11 @@ describe("agentrx ui server: bad requests", () => {
       ["limit=1.5", /`limit` must be an integer >= 1, got "1.5"/],
       ["limit=0", /`limit` must be an integer >= 1/],
       ["limit=abc", /`limit` must be an integer >= 1/],
+      // A search without a word would list every run; one given twice would drop one of them.
+      ["search=%3F%3F", /`search` "\?\?" has no word to search for: give words \(letters or digits\)/],
+      ["search=%20", /`search` " " has no word to search for/],
+      ["search=paris&search=nice", /`search` is given 2 times: give it once/],
+      [`search=${"a".repeat(201)}`, /`search` is 201 characters long: give at most 200/],
     ] as const) {
       const response = await get(`/api/runs?${query}`);
       expect(response.status, query).toBe(400);
@@ -53,6 +58,8 @@ describe("agentrx ui server: bad requests", () => {
     const runs = (await (await get("/api/runs?status=finished,failed&limit=1&thread=support-42")).json()) as { runs: { runId: string }[]; limit: number };
     expect(runs).toMatchObject({ runs: [{ runId: "trip-1" }], limit: 1 });
     expect((await get("/api/runs?status=&limit=")).status).toBe(200);
+    expect((await get("/api/runs?search=")).status).toBe(200); // an empty box: no search
+    expect((await get(`/api/runs?search=${"a".repeat(200)}`)).status).toBe(200);
   });
 
   it("refuses to compare a damaged record with 422, naming the run and its bad event, and links to its trace page", async () => {

@@ -138,6 +138,7 @@ table.runs tr:hover td { background: var(--hover); }
 table.runs td.num { text-align: right; }
 .filters { display: flex; gap: 12px; align-items: center; flex-wrap: wrap; }
 .filters input, .filters select { font: inherit; color: inherit; background: var(--bg); border: 1px solid var(--line); border-radius: 6px; padding: 3px 8px; }
+.filters input[data-filter="search"] { width: 22em; max-width: 100%; }
 .list { overflow: auto; flex: 1; }
 @media (max-width: 900px) {
   .body { grid-template-columns: 1fr; grid-template-rows: minmax(0, 1fr) minmax(0, 45%); }
