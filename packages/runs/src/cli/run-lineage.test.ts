@@ -33,7 +33,7 @@ describe("agentrx runs and show: lineage", () => {
 
     let shown = "";
     await showCommand(store, "fork-1", { json: false, label: "memory" }, { ...io, stdout: { write: (text: string) => (shown += text) } });
-    expect(shown.split("\n")[0]).toMatch(/^Run fork-1 · queued · .* · fork of source@2 · started /);
+    expect(shown.split("\n")[0]).toMatch(/^Run fork-1 · queued · .* · fork of source@2 \(tokens and cost count its 2 copied steps\) · started /);
     await store.close();
   });
 

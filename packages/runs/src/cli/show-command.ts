@@ -106,8 +106,19 @@ function summaryLine(run: RunInfo, style: ReturnType<typeof cliStyle>): string {
     fmt.duration(runDurationMs(run)),
     run.checkpoint !== undefined ? `${run.checkpoint.iteration} iteration${run.checkpoint.iteration === 1 ? "" : "s"}` : undefined,
     run.threadId !== undefined ? `thread ${run.threadId}` : undefined,
-    run.forkOf !== undefined ? `fork of ${run.forkOf.runId}@${run.forkOf.iteration}` : undefined,
+    run.forkOf !== undefined ? forkPart(run.forkOf) : undefined,
     `started ${fmt.time(run.createdAt)}`,
   ];
   return parts.filter((part) => part !== undefined).join(" · ");
+}
+
+/**
+ * The summary's lineage part: which run and iteration it was forked from, and, when steps were
+ * copied, that the tokens and cost before it count them (the fork's record holds their usage;
+ * they were paid for once, by the source run).
+ */
+function forkPart(forkOf: NonNullable<RunInfo["forkOf"]>): string {
+  const { runId, iteration } = forkOf;
+  if (iteration === 0) return `fork of ${runId}@0`;
+  return `fork of ${runId}@${iteration} (tokens and cost count its ${iteration} copied step${iteration === 1 ? "" : "s"})`;
 }
