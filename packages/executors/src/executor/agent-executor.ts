@@ -20,6 +20,8 @@ import type { z } from "zod";
 import { renderTrace } from "../operators/render-trace";
 import type { StopCondition } from "./stop-condition";
 import { initialRunState } from "./run-state";
+import { rememberRecordedRun } from "./conversation-memory";
+import type { RestoredRun } from "../runs/restore-run-state";
 import { type ResolvedOptions, callStoreOf, isLangGraphStore, normalizeStopWhen, validateCallConfig, validateOptions } from "./validate-options";
 import { CALL_CONFIG, FORK_OPTIONS, RESUME_OPTIONS, refuseNearMisses } from "./option-keys";
 import { traceRun, withCallerContext } from "../telemetry/with-telemetry";
@@ -218,7 +220,7 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
     if (options) refuseNearMisses(options, RESUME_OPTIONS, "AgentExecutor.resume options", "options");
     const { decisions, ...rest } = options ?? {};
     return this.continueRun("resume", runId, rest, (store, owner, leaseMs, signal) =>
-      openResumedRun(store, runId, owner, leaseMs, decisions, this.options.toolsByName, this.options.storeTimeoutMs, signal),
+      openResumedRun(store, runId, owner, leaseMs, decisions, this.options.toolsByName, this.options.storeTimeoutMs, signal, this.completeEnding()),
     );
   }
 
@@ -276,6 +278,15 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
     return this.continueRun("fork", runId, rest, (store, owner, leaseMs, signal) =>
       openForkedRun(store, runId, forkRunId ?? newRunId(), request, owner, leaseMs, this.options.storeTimeoutMs, signal),
     );
+  }
+
+  /**
+   * What is left of the end of a resumed run whose answer is recorded but which did not end: its
+   * messages for the conversation memory (see docs/memory.md); nothing without a memory.
+   */
+  private completeEnding(): ((restored: RestoredRun, startedAt: number) => Promise<void>) | undefined {
+    const { memory } = this.options;
+    return memory === undefined ? undefined : (restored, startedAt) => rememberRecordedRun(memory, restored, startedAt);
   }
 
   /** A recorded run (resumed, or a fork's copy) going on live here: opened by `open`, then run. */

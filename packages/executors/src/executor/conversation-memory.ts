@@ -1,6 +1,8 @@
 import type { AgentStep } from "@agentrx/core";
 import { isMessageStep, isToolAgentAction } from "@agentrx/core";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import type { RestoredRun } from "../runs/restore-run-state";
+import { sameTurn } from "../trimming/same-turn";
 
 /**
  * What the executor needs of a conversation memory: `ThreadMemory` from `@agentrx/runs` is one
@@ -24,6 +26,14 @@ export interface ConversationMemory {
   getMessages(threadId: string): Promise<BaseMessage[]>;
   /** Appends a finished run's messages to the thread. */
   addMessages(threadId: string, messages: readonly BaseMessage[], options?: { runId?: string }): Promise<void>;
+  /**
+   * Whether the thread holds messages appended for run `runId` (by `addMessages` with that
+   * `runId`), looking no further back than messages appended at `since` (epoch ms; the run's
+   * start). Optional. A run's answer is recorded before its messages are appended: a resume of a
+   * run whose process stopped between the two appends them then, and asks this first so that they
+   * are not appended twice (without it they are appended). See docs/memory.md.
+   */
+  hasRunMessages?(threadId: string, runId: string, options?: { since?: number }): Promise<boolean>;
 }
 
 /**
@@ -63,7 +73,7 @@ export function runMessages(inputs: Record<string, unknown>, inputKey: string, s
   const messages: BaseMessage[] = [];
   const input = inputs[inputKey];
   if (input !== undefined) messages.push(typeof input === "string" ? new HumanMessage(input) : new HumanMessage(JSON.stringify(input)));
-  let lastLog: BaseMessage | undefined;
+  let previous: AgentStep | undefined;
   for (const step of steps) {
     const { action } = step;
     // A message sent to the run (executor.send) is part of the conversation: the user said it.
@@ -72,13 +82,28 @@ export function runMessages(inputs: Record<string, unknown>, inputKey: string, s
       continue;
     }
     if (!isToolAgentAction(action)) continue; // text agents' steps are scratchpad, not conversation
+    // The calls of one turn share its model message: it goes to the thread once (a run restored
+    // from its record, a resume or a fork, has a copy of it in each of the turn's steps).
     const log = action.messageLog?.[0];
-    if (log !== undefined && log !== lastLog) {
-      messages.push(log);
-      lastLog = log;
-    }
+    if (log !== undefined && !(previous !== undefined && sameTurn(previous, step))) messages.push(log);
+    previous = step;
     messages.push(new ToolMessage({ content: step.observation as ToolMessage["content"], tool_call_id: action.toolCallId, name: action.tool }));
   }
   messages.push(new AIMessage(output));
   return messages;
+}
+
+/**
+ * Appends the messages of a recorded run whose answer is in its record but whose process stopped
+ * before the thread had them (see `openResumedRun`): the run's input, steps and recorded answer,
+ * unless the memory says it holds them already (`hasRunMessages`, from `startedAt`, the run's
+ * start). Nothing for a run without a thread.
+ *
+ * @internal
+ */
+export async function rememberRecordedRun(memory: ResolvedMemory, restored: RestoredRun, startedAt: number): Promise<void> {
+  const { state, output } = restored;
+  if (output === undefined || state.threadId === undefined) return;
+  if (typeof memory.memory.hasRunMessages === "function" && (await memory.memory.hasRunMessages(state.threadId, state.runId, { since: startedAt }))) return;
+  await memory.memory.addMessages(state.threadId, runMessages(state.inputs, memory.inputKey, state.steps, output.output), { runId: state.runId });
 }

@@ -84,9 +84,26 @@ export class RunEnding {
       }
     }
     run.telemetry?.end({ ...event.returnValues, stopReason });
+    if (run.recorder) {
+      // The output (and a pause) is in the record before anyone sees it.
+      if (interrupt) run.recorder.record(interrupt);
+      run.recorder.record({ ...event, iterations: run.state.iteration });
+    }
     const memory = run.options.memory;
     if (memory && !interrupt && run.state.threadId !== undefined) {
       // The thread remembers the run once it has an answer (not a pause: that waits for the end).
+      // The answer is in the record first: a run stopped before its messages were appended is
+      // given them by its resume, which appends the recorded answer, not another (docs/memory.md).
+      if (run.recorder) {
+        try {
+          await run.recorder.flush();
+        } catch (error) {
+          run.recorder.stop();
+          run.dispatch({ type: "endRefused" });
+          if (!run.subscriber.closed) run.subscriber.error(error);
+          return;
+        }
+      }
       try {
         const messages = runMessages(run.state.inputs, memory.inputKey, run.state.steps, output);
         await memory.memory.addMessages(run.state.threadId, messages, { runId: run.state.runId });
@@ -98,9 +115,6 @@ export class RunEnding {
       }
     }
     if (run.recorder) {
-      // The output (and a pause) is in the record before anyone sees it.
-      if (interrupt) run.recorder.record(interrupt);
-      run.recorder.record({ ...event, iterations: run.state.iteration });
       try {
         await run.recorder.flush({ status: interrupt ? "interrupted" : "finished", stopReason, release: true });
       } catch (error) {

@@ -11,6 +11,7 @@ import type { StructuredToolInterface } from "@langchain/core/tools";
 import { checkDecisions } from "../executor/approvals";
 import type { Decision } from "../executor/events";
 import { transition } from "../executor/run-state";
+import { errorMessage } from "../executor/run-helpers";
 
 // Opening a run's record: creating it for a new run, claiming and reading it for a resume. @internal
 
@@ -65,7 +66,9 @@ export interface OpenedRun extends RestoredRun {
  * Reads a run to resume. A finished run comes back with its output, a paused one (without
  * decisions) with its pause: nothing is claimed. Any other run is claimed for `owner`
  * (compare-and-set on its lease) and rebuilt from its events; `decisions` are checked against the
- * interrupts it waits for. A refused resume leaves the run as it was, and so does one whose
+ * interrupts it waits for. A run whose answer is recorded but which did not end gets the rest of
+ * its end (`completeEnding`: the conversation memory's messages) under the claim, then is given
+ * back `finished`. A refused resume leaves the run as it was, and so does one whose
  * `signal` aborts while the claim is in flight: the claim is given back and the call rejects with
  * `AbortError` (see docs/runs.md, "Status and leases").
  */
@@ -78,6 +81,7 @@ export async function openResumedRun(
   toolsByName: ReadonlyMap<string, StructuredToolInterface>,
   storeTimeoutMs = 10_000,
   signal?: AbortSignal,
+  completeEnding?: (restored: RestoredRun, startedAt: number) => Promise<void>,
 ): Promise<OpenedRun> {
   const guard = <T>(operation: string, id: string, call: () => Promise<T>): Promise<T> => guarded(operation, id, () => withStoreTimeout(call(), storeTimeoutMs, operation, id));
   const info = await guard("getRun", runId, () => store.getRun(runId));
@@ -124,8 +128,21 @@ export async function openResumedRun(
     // turns). It is removed, as a fork whose copy could not be written is (docs/runs.md, "Fork").
     throw await removeUnmadeFork(runId, forkOf, () => guard("deleteRun", runId, () => store.deleteRun(runId)), giveBackAsBefore);
   }
+  if (restored.output !== undefined && completeEnding !== undefined) {
+    // Its answer is recorded but the run did not end (its process stopped before the conversation
+    // memory had its messages, or the memory refused them): what is left of its end is done under
+    // this claim, with the recorded answer (docs/memory.md).
+    try {
+      await completeEnding(restored, claimed.createdAt);
+    } catch (error) {
+      // Worded as a run's end refused by its memory is (`errorMessage`).
+      await giveBack({ status: "failed", error: `the conversation memory refused the run's messages: ${errorMessage(error)}` }).catch(noop);
+      throw error;
+    }
+  }
   if (restored.output !== undefined || (restored.pause !== undefined && !withDecisions)) {
-    // It finished, or paused, between the read and the claim: give the lease back as it was.
+    // It finished, or paused, between the read and the claim (or its end was completed above):
+    // give the lease back as it was.
     await giveBack({ status: restored.output !== undefined ? "finished" : "interrupted" });
     if (withDecisions) throw noPause(runId, "finished");
     return unclaimed(restored);

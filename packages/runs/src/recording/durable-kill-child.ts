@@ -1,5 +1,5 @@
-// Test-only: one process of the steering and fork kill tests (steering-kill.test.ts,
-// fork-kill.test.ts). It runs, resumes or forks a recorded run of a tool-calling agent on a
+// Test-only: one process of the steering, fork and memory kill tests (steering-kill.test.ts,
+// fork-kill.test.ts, memory-kill.test.ts). It runs, resumes or forks a recorded run of a tool-calling agent on a
 // scripted model, or sends a message to a run. Where the parent wants it killed, it writes a marker
 // file and blocks its event loop for good (nothing more of it reaches the store), and the parent
 // SIGKILLs it. Every model call and tool effect is appended to the effects file, one line each,
@@ -14,6 +14,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
+import { ThreadMemory } from "../thread-memory/index";
 import { openChildStore } from "./child-store";
 import type { ChildArgs } from "./durable-kill-harness";
 
@@ -71,7 +72,7 @@ const llm = new ScriptedChatModel({
     },
   ],
 });
-const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
+const prompt = ChatPromptTemplate.fromMessages([["placeholder", "{chat_history}"], ["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
 
 /** The store, with the blocks that stop this process inside a store call. */
 function blockingStore(store: RunStore): RunStore {
@@ -82,6 +83,15 @@ function blockingStore(store: RunStore): RunStore {
         return (threadId: string, options?: object) => {
           if (threadId === runInboxId(args.runId)) blockForever("inbox-read", { inboxRead: threadId });
           return target.readThreadMessages(threadId, options);
+        };
+      }
+      if (name === "appendThreadMessages" && (blocks.has("memory-append") || blocks.has("memory-appended"))) {
+        return async (threadId: string, messages: Parameters<RunStore["appendThreadMessages"]>[1]) => {
+          if (threadId !== args.threadId) return target.appendThreadMessages(threadId, messages);
+          if (blocks.has("memory-append")) blockForever("memory-append", { append: threadId, output: (await target.readEvents(args.runId)).some((event) => event.type === "output") });
+          const seqs = await target.appendThreadMessages(threadId, messages);
+          if (blocks.has("memory-appended")) blockForever("memory-appended", { appended: seqs });
+          return seqs;
         };
       }
       if (name === "write" && blocks.has("fork-copy")) {
@@ -98,12 +108,14 @@ function blockingStore(store: RunStore): RunStore {
 }
 
 const store = openChildStore(args.store);
+const blocking = blockingStore(store);
 const executor = new AgentExecutor({
   agent: createToolCallingAgent({ llm, tools: [work], prompt }),
   tools: [work],
-  store: blockingStore(store),
+  store: blocking,
   leaseMs: 1000,
   ...(args.inDoubt === undefined ? {} : { inDoubt: args.inDoubt }),
+  ...(args.threadId === undefined ? {} : { memory: { memory: new ThreadMemory({ store: blocking, maxTokens: 100_000, includeToolMessages: true }) } }),
 });
 
 /** Resumes the run, waiting out the lease a killed process left behind. */
@@ -120,7 +132,7 @@ async function resumeWhenFree(): Promise<unknown> {
 
 let result: unknown;
 try {
-  if (args.mode === "run") result = await executor.invoke({ input: "Two jobs, please." }, { runId: args.runId });
+  if (args.mode === "run") result = await executor.invoke({ input: "Two jobs, please." }, { runId: args.runId, ...(args.threadId === undefined ? {} : { threadId: args.threadId }) });
   else if (args.mode === "resume") result = await resumeWhenFree();
   else if (args.mode === "fork") result = await executor.fork(args.fork?.sourceId as string, { runId: args.runId, ...(args.fork?.at === undefined ? {} : { at: args.fork.at }) });
   else {

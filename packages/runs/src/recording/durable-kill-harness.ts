@@ -1,4 +1,4 @@
-// Test-only: drives the processes of durable-kill-child.ts for the steering and fork kill tests.
+// Test-only: drives the processes of durable-kill-child.ts for the steering, fork and memory kill tests.
 // A kill point is a marker file the child writes where it stops; the parent waits for it (never
 // for a time), looks at the store, and SIGKILLs the child.
 import { type ChildProcess, spawn } from "node:child_process";
@@ -31,9 +31,13 @@ export interface ChildArgs {
    * `tool:<job>`: at the first line of that job's tool call (blocks);
    * `tool-wait:<job>`: at the first line of that job's tool call, which then waits for the file
    * `<dir>/<label>.release` (the event loop goes on);
-   * `fork-copy`: as the fork's copied prefix is about to be written, after its run was created (blocks).
+   * `fork-copy`: as the fork's copied prefix is about to be written, after its run was created (blocks);
+   * `memory-append`: as the conversation memory is about to append the run's messages (blocks);
+   * `memory-appended`: once it has appended them (blocks).
    */
   blocks?: string[];
+  /** The run's thread: the executor then has a `ThreadMemory` on the same store. */
+  threadId?: string;
   inDoubt?: InDoubtPolicy;
   decisions?: Record<string, Decision>;
   /** With `fork`: the source run and where to cut (`runId` is the fork's id). */

@@ -5,6 +5,9 @@ import { estimateMessageTokens } from "./estimate-message-tokens";
 import { selectWindow } from "./select-window";
 import { withoutToolMessages } from "./without-tool-messages";
 
+/** How many messages `hasRunMessages` reads at a time. */
+const RUN_MESSAGES_PAGE = 100;
+
 /** Options of {@link ThreadMemory}. */
 export interface ThreadMemoryOptions {
   /** Where each thread's messages are kept: any `RunStore` (`MemoryRunStore`, `SqliteRunStore`, `PostgresRunStore`, or yours). */
@@ -145,6 +148,31 @@ export class ThreadMemory {
       ...(runId === undefined ? {} : { runId }),
     }));
     await this.store.appendThreadMessages(threadId, entries);
+  }
+
+  /**
+   * Whether the thread holds messages appended for run `runId` (`addMessages` with that `runId`),
+   * read from the newest back to those appended before `since` (epoch ms; all of them without it),
+   * a page at a time. The executor asks it when it resumes a run whose answer was recorded but
+   * whose process stopped before the run's messages were appended (see docs/memory.md).
+   */
+  async hasRunMessages(threadId: string, runId: string, options: { since?: number } = {}): Promise<boolean> {
+    checkThreadId(threadId);
+    if (typeof runId !== "string" || runId === "") throw invalid("runId", runId, "a non-empty string");
+    if (options === null || typeof options !== "object") throw invalid("options", options, "an object");
+    checkOptionKeys("ThreadMemory.hasRunMessages", options, ["since"], "options.");
+    const { since } = options;
+    if (since !== undefined && !Number.isFinite(since)) throw invalid("since", since, "a time in epoch milliseconds");
+    let before: number | undefined;
+    for (;;) {
+      const page = await this.store.readThreadMessages(threadId, { newestFirst: true, limit: RUN_MESSAGES_PAGE, ...(before === undefined ? {} : { before }) });
+      for (const message of page) {
+        if (since !== undefined && message.at < since) return false;
+        if (message.runId === runId) return true;
+      }
+      if (page.length < RUN_MESSAGES_PAGE) return false;
+      before = (page[page.length - 1] as StoredThreadMessage).seq;
+    }
   }
 
   /** Deletes the thread's messages; resolves with how many there were. */
