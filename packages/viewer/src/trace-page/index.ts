@@ -38,6 +38,7 @@ export type { TraceModel, TraceModelRuntime } from "./page/trace-model";
 export { traceSummaryRuntime } from "./page/trace-summary";
 export type { TraceScale, TraceSummary, TraceSummaryRuntime } from "./page/trace-summary";
 export { runListItemOf, runStopLabel } from "../ui/run-list-data";
+export { isStalledRun } from "./is-stalled-run";
 export type { RunListData, RunListItem } from "../ui/run-list-data";
 export { DIFF_PROMPT_TEXT_BUDGET, diffPageData, diffPageHtml } from "../diff-page/index";
 export type { DiffPageData, DiffPrompt, DiffPromptMessage } from "../diff-page/index";

@@ -3,6 +3,7 @@ import { readReadableEvents } from "./read-readable-events";
 import { CappedText, capTexts } from "./capped-text";
 import type { TracePageData, TraceRun } from "./trace-data";
 import { TraceEventConverter, type ServerTraceEvent, usageOf } from "./trace-event-converter";
+import { isStalledRun } from "./is-stalled-run";
 import type { TracePageSource } from "./page/trace-page-html";
 
 /**
@@ -84,8 +85,13 @@ export async function readTraceText(store: RunStore, runId: string, seq: number,
   return undefined;
 }
 
-/** The page's view of a run's row. @internal */
-export function traceRunOf(info: RunInfo): TraceRun {
+/**
+ * The page's view of a run's row, read at `now` (epoch milliseconds; a running run whose lease
+ * lapsed by then is `stalled`).
+ *
+ * @internal
+ */
+export function traceRunOf(info: RunInfo, now: number = Date.now()): TraceRun {
   const run: TraceRun = {
     runId: info.runId,
     status: info.status,
@@ -94,6 +100,7 @@ export function traceRunOf(info: RunInfo): TraceRun {
     eventCount: info.eventCount,
   };
   if (info.threadId !== undefined) run.threadId = info.threadId;
+  if (isStalledRun(info, now)) run.stalled = true;
   if (info.forkOf !== undefined) run.forkOf = { runId: info.forkOf.runId, iteration: info.forkOf.iteration };
   if (info.stopReason !== undefined) run.stopReason = info.stopReason;
   // Why a run failed or was cancelled; a run that ran on after that (a resume) has no error, even

@@ -199,6 +199,11 @@ export interface TraceRun {
   runId: string;
   threadId?: string;
   status: string;
+  /**
+   * Set on a `running` run whose lease had lapsed when its row was read (its process stopped
+   * without ending it): the header shows it `running (stalled)`. See `isStalledRun`.
+   */
+  stalled?: true;
   stopReason?: string;
   error?: string;
   usage?: TraceUsage;

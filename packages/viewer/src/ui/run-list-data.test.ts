@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { isStalledRun } from "../trace-page/is-stalled-run";
+import { traceRunOf } from "../trace-page/read-trace-page";
 import { runListItemOf, runStopLabel } from "./run-list-data";
 
 const at = 1_700_000_000_000;
@@ -20,7 +22,38 @@ describe("runStopLabel", () => {
   });
 
   it("is what the ui's list item carries", () => {
-    expect(runListItemOf(run({ status: "cancelled", error: "The run was cancelled." }))).toMatchObject({ status: "cancelled", stop: "cancelled", error: "The run was cancelled." });
-    expect(runListItemOf(run({ status: "running" })).stop).toBeUndefined();
+    expect(runListItemOf(run({ status: "cancelled", error: "The run was cancelled." }), at)).toMatchObject({ status: "cancelled", stop: "cancelled", error: "The run was cancelled." });
+    expect(runListItemOf(run({ status: "running" }), at).stop).toBeUndefined();
+  });
+});
+
+describe("a stalled run (running, its lease lapsed)", () => {
+  const running = run({ status: "running", owner: "host:1", leaseExpiresAt: at + 30_000 });
+
+  it("is stalled from the moment its lease expires, not before", () => {
+    expect(isStalledRun(running, at + 29_999)).toBe(false);
+    expect(isStalledRun(running, at + 30_000)).toBe(true);
+    expect(isStalledRun(running, at + 90_000)).toBe(true);
+  });
+
+  it("needs a lease, and the running status: a run that ended keeps its status whatever its old lease says", () => {
+    expect(isStalledRun(run({ status: "running" }), at + 90_000)).toBe(false);
+    for (const status of ["queued", "interrupted", "finished", "failed", "cancelled"] as const) expect(isStalledRun(run({ status, leaseExpiresAt: at }), at + 90_000), status).toBe(false);
+  });
+
+  it("is marked on the list item and the trace page's run by the time they are made at", () => {
+    expect(runListItemOf(running, at + 29_999).stalled).toBeUndefined();
+    expect(runListItemOf(running, at + 30_000)).toMatchObject({ status: "running", stalled: true });
+    expect(traceRunOf(running, at + 29_999).stalled).toBeUndefined();
+    expect(traceRunOf(running, at + 30_000)).toMatchObject({ status: "running", stalled: true });
+  });
+});
+
+describe("the list item's input", () => {
+  it("is the store's input preview, as stored (the page shortens it)", () => {
+    const preview = 'Say <script>alert("x")</script> & \'hi\'';
+    expect(runListItemOf(run({ inputPreview: preview }), at).input).toBe(preview);
+    expect(runListItemOf(run({ inputPreview: "" }), at).input).toBeUndefined();
+    expect(runListItemOf(run({}), at).input).toBeUndefined();
   });
 });

@@ -1,10 +1,18 @@
-import type { RunInfo } from "@agentrx/executors";
+import type { RunInfo, RunStatus } from "@agentrx/executors";
+import { isStalledRun } from "../trace-page/is-stalled-run";
 
 /** A run as the `ui`'s list shows it. */
 export interface RunListItem {
   runId: string;
   threadId?: string;
   status: string;
+  /**
+   * Set on a `running` run whose lease had lapsed when the list was made (its process stopped
+   * without ending it): the list shows it `running (stalled)`. See {@link isStalledRun}.
+   */
+  stalled?: true;
+  /** The start of the run's input (the store's `inputPreview`, at most 200 characters), when the store keeps one. */
+  input?: string;
   stopReason?: string;
   /** What the list's stop column says: see {@link runStopLabel}. */
   stop?: string;
@@ -28,10 +36,19 @@ export interface RunListData {
   limit: number;
   /** The words the runs were searched for (the store's full-text search over each run's input and answer), when the list was searched. */
   search?: string;
+  /** The statuses the list was filtered by (`?status=failed,cancelled`), when it was. */
+  status?: RunStatus[];
+  /** The thread the list was filtered by (`?thread=...`), when it was. */
+  threadId?: string;
 }
 
-/** A run as the `ui`'s list shows it (and `GET /api/runs` answers), from its row. @internal */
-export function runListItemOf(run: RunInfo): RunListItem {
+/**
+ * A run as the `ui`'s list shows it (and `GET /api/runs` answers), from its row; `now` (epoch
+ * milliseconds, when the list is made) decides whether a running run is stalled.
+ *
+ * @internal
+ */
+export function runListItemOf(run: RunInfo, now: number): RunListItem {
   const item: RunListItem = {
     runId: run.runId,
     status: run.status,
@@ -40,6 +57,8 @@ export function runListItemOf(run: RunInfo): RunListItem {
     updatedAt: run.updatedAt,
   };
   if (run.threadId !== undefined) item.threadId = run.threadId;
+  if (isStalledRun(run, now)) item.stalled = true;
+  if (run.inputPreview !== undefined && run.inputPreview !== "") item.input = run.inputPreview;
   if (run.stopReason !== undefined) item.stopReason = run.stopReason;
   const stop = runStopLabel(run);
   if (stop !== undefined) item.stop = stop;

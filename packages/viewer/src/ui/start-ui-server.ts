@@ -53,7 +53,9 @@ const STATUSES = new Set<string>(["queued", "running", "interrupted", "finished"
 const SEARCH_MAX_LENGTH = 200;
 
 /**
- * The `agentrx ui` web server, on the loopback interface: `/` lists the runs, `/runs/<id>` shows a
+ * The `agentrx ui` web server, on the loopback interface: `/` lists the runs (filtered by the
+ * query's `status`, `thread`, `search` and `limit`, as `/api/runs` is; the page keeps them in its
+ * controls and its URL; a running run whose lease lapsed is shown stalled), `/runs/<id>` shows a
  * run's trace page (a run in progress follows its record live; a fork's page links to its diff
  * with the run it was forked from), `/diff?a=<runId>&b=<runId>` compares two runs side by side
  * (see docs/trace-viewer.md), `/api/runs` lists runs as JSON (`?status=failed,cancelled&thread=T&limit=N`,
@@ -191,7 +193,17 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
       ...(search.words !== undefined ? { search: search.words } : {}),
       limit,
     });
-    return { source, runs: runs.map(runListItemOf), limit, ...(search.words !== undefined ? { search: search.words } : {}) };
+    // "now" is the server's, when the list is made: a running run whose lease lapsed by then is stalled.
+    const now = Date.now();
+    return {
+      source,
+      runs: runs.map((run) => runListItemOf(run, now)),
+      limit,
+      ...(search.words !== undefined ? { search: search.words } : {}),
+      // The filters applied, for the page's controls (a reload of `/?status=failed` starts from them).
+      ...(status.length > 0 ? { status: status as RunStatus[] } : {}),
+      ...(threadId !== undefined ? { threadId } : {}),
+    };
   };
 
   const server = createServer((req, res) => {

@@ -8,6 +8,7 @@ import type { TraceCopiedPrefix, TraceSummary, TraceSummaryRuntime } from "./tra
 import type { TraceModelRuntime } from "./trace-model";
 import type { TraceActionsRuntime } from "./trace-actions";
 import type { traceTreeRuntime } from "./trace-tree";
+import { STALLED_STATUS_LABEL, stalledRunHint } from "../is-stalled-run";
 
 /** What the trace page's script is given. */
 export interface TracePageParts {
@@ -97,6 +98,12 @@ export function tracePageMain(parts: TracePageParts): void {
     );
   }
 
+  /** The run's status; a stalled run's says why it is stalled and how to resume it (its tooltip). */
+  function statusBadge(status: string): HTMLElement {
+    if (trace.run.stalled !== true || status !== "running") return h("span", { class: `status ${status}`, attrs: { "data-status": status } }, status);
+    return h("span", { class: `status ${status} stalled`, attrs: { "data-status": status, "data-stalled": "", title: stalledRunHint(data.run.runId) } }, STALLED_STATUS_LABEL);
+  }
+
   function renderHeader(summary: TraceSummary): void {
     dom.clear(header);
     const title = h(
@@ -105,7 +112,7 @@ export function tracePageMain(parts: TracePageParts): void {
       data.mode === "ui" ? h("a", { attrs: { href: "/" } }, "← Runs") : null,
       h("span", null, "Run"),
       h("code", null, data.run.runId),
-      h("span", { class: `status ${summary.status}`, attrs: { "data-status": summary.status } }, summary.status),
+      statusBadge(summary.status),
       trace.run.threadId ? h("span", { class: "muted" }, `thread ${trace.run.threadId}`) : null,
       h("span", { class: "muted" }, `${data.source} · ${fmt.time(trace.segments[0]?.start ?? trace.run.createdAt)}`),
     );

@@ -38,6 +38,7 @@ button:hover { border-color: var(--muted); }
 .status.finished { background: var(--tool); } .status.failed { background: var(--fail); } .status.cancelled, .status.interrupted { background: var(--warn); }
 .status.running, .status.queued { background: var(--running); }
 .status.running::before { content: ""; display: inline-block; width: 7px; height: 7px; margin-right: 5px; border-radius: 50%; background: #fff; animation: pulse 1s infinite alternate; }
+.status.stalled { background: var(--warn); cursor: help; } .status.stalled::before { animation: none; opacity: .6; }
 @keyframes pulse { from { opacity: 1; } to { opacity: .2; } }
 .facts { display: flex; flex-wrap: wrap; gap: 6px 22px; margin: 0; }
 .facts div { display: flex; flex-direction: column; }
@@ -136,6 +137,7 @@ table.runs th, table.runs td { text-align: left; padding: 6px 12px; border-botto
 table.runs th { position: sticky; top: 0; background: var(--panel); color: var(--muted); font-size: 11px; text-transform: uppercase; letter-spacing: .04em; }
 table.runs tr:hover td { background: var(--hover); }
 table.runs td.num { text-align: right; }
+table.runs td.input { max-width: 32em; overflow: hidden; text-overflow: ellipsis; color: var(--muted); }
 .filters { display: flex; gap: 12px; align-items: center; flex-wrap: wrap; }
 .filters input, .filters select { font: inherit; color: inherit; background: var(--bg); border: 1px solid var(--line); border-radius: 6px; padding: 3px 8px; }
 .filters input[data-filter="search"] { width: 22em; max-width: 100%; }

@@ -1,0 +1,187 @@
+// The `ui`'s run list in Chromium: its filters come from the page's URL (shown in its controls,
+// kept across its refreshes, written back when they change), each run shows the start of its
+// input (as text), and a running run whose process stopped is shown stalled, on its trace page too.
+import { MemoryRunStore } from "@agentrx/runs";
+import type { RunStatus } from "@agentrx/executors";
+import type { Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium, skipWithoutChromium } from "../trace/browser-test-helpers";
+import { startUiServer, type UiServer } from "./start-ui-server";
+
+const skip = skipWithoutChromium("run list (browser)");
+
+let browser: Awaited<ReturnType<typeof launchChromium>>;
+let server: UiServer | undefined;
+
+beforeAll(async () => {
+  if (!skip) browser = await launchChromium();
+}, 60_000);
+
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+afterAll(async () => {
+  await browser?.closeAll();
+});
+
+const base = Date.now() - 3_600_000;
+
+/** Records a run that ended with `status` (or is still `running`, its lease held for ten minutes). */
+async function addRun(store: MemoryRunStore, runId: string, fields: { status: RunStatus; threadId?: string; input?: string; at: number }): Promise<void> {
+  const { status, threadId, input = `Question of ${runId}`, at } = fields;
+  await store.createRun({ runId, inputs: { input }, status: "running", owner: "test:1", leaseMs: 600_000, at: base + at, ...(threadId === undefined ? {} : { threadId }) });
+  if (status === "running") return;
+  const update = status === "failed" ? { status, error: "boom" } : status === "finished" ? { status, stopReason: "finish" } : { status };
+  await store.write(runId, { owner: "test:1", leaseMs: 600_000, at: base + at + 1, events: [], update: { ...update, release: true } });
+}
+
+async function serve(store: MemoryRunStore): Promise<string> {
+  server = await startUiServer({ store, source: "memory", port: 0 });
+  return server.url;
+}
+
+async function open(url: string, errors: string[]): Promise<Page> {
+  const page = await browser.newPage();
+  page.on("pageerror", (error) => errors.push(error.message));
+  await page.goto(url);
+  await page.waitForSelector("table.runs");
+  return page;
+}
+
+const rows = (page: Page) => page.locator("tbody tr").evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-run-id")));
+const controls = (page: Page) =>
+  page.evaluate(() => ({
+    status: document.querySelector<HTMLSelectElement>('[aria-label="Status"]')?.value,
+    thread: document.querySelector<HTMLInputElement>('[aria-label="Thread"]')?.value,
+    search: document.querySelector<HTMLInputElement>('[data-filter="search"]')?.value,
+  }));
+const query = (page: Page) => page.evaluate(() => Object.fromEntries(new URLSearchParams(location.search)));
+
+describe.skipIf(skip)("the run list's filters in Chromium", () => {
+  it("starts from the URL's status and thread, shows them in its controls and keeps them across its refreshes", async () => {
+    const store = new MemoryRunStore();
+    await addRun(store, "a-failed-t1", { status: "failed", threadId: "t1", at: 1 });
+    await addRun(store, "b-finished-t1", { status: "finished", threadId: "t1", at: 2 });
+    await addRun(store, "c-finished-t2", { status: "finished", threadId: "t2", at: 3 });
+    const url = await serve(store);
+    const errors: string[] = [];
+
+    const failed = await open(`${url}/?status=failed`, errors);
+    expect(await rows(failed)).toEqual(["a-failed-t1"]);
+    // A run added afterwards shows once the page has refreshed: with the filter, not every run.
+    await addRun(store, "d-failed-t2", { status: "failed", threadId: "t2", at: 4 });
+    await failed.waitForSelector('[data-run-id="d-failed-t2"]');
+    expect(await rows(failed)).toEqual(["d-failed-t2", "a-failed-t1"]);
+    expect(await controls(failed)).toEqual({ status: "failed", thread: "", search: "" });
+    await failed.close();
+
+    const thread = await open(`${url}/?thread=t1`, errors);
+    expect(await controls(thread)).toEqual({ status: "", thread: "t1", search: "" });
+    expect(await rows(thread)).toEqual(["b-finished-t1", "a-failed-t1"]);
+    await addRun(store, "e-finished-t1", { status: "finished", threadId: "t1", at: 5 });
+    await thread.waitForSelector('[data-run-id="e-finished-t1"]');
+    expect(await rows(thread)).toEqual(["e-finished-t1", "b-finished-t1", "a-failed-t1"]);
+    await thread.close();
+
+    // Several statuses (a link's) are one choice of the status control; the search goes with them.
+    const several = await open(`${url}/?status=failed,finished&thread=t1&search=question`, errors);
+    expect(await controls(several)).toEqual({ status: "failed,finished", thread: "t1", search: "question" });
+    expect(await several.locator('[aria-label="Status"] option:checked').textContent()).toBe("failed or finished");
+    expect(await rows(several)).toEqual(["e-finished-t1", "b-finished-t1", "a-failed-t1"]);
+    await addRun(store, "f-failed-t1", { status: "failed", threadId: "t1", at: 6 });
+    await addRun(store, "g-running-t1", { status: "running", threadId: "t1", at: 7 });
+    await several.waitForSelector('[data-run-id="f-failed-t1"]');
+    expect(await rows(several)).toEqual(["f-failed-t1", "e-finished-t1", "b-finished-t1", "a-failed-t1"]);
+    await several.close();
+    expect(errors).toEqual([]);
+  });
+
+  it("writes the filters the user changes into the URL, keeping its limit, so a reload starts from them", async () => {
+    const store = new MemoryRunStore();
+    await addRun(store, "a-failed-t1", { status: "failed", threadId: "t1", at: 1 });
+    await addRun(store, "b-finished-t1", { status: "finished", threadId: "t1", at: 2 });
+    await addRun(store, "c-finished-t2", { status: "finished", threadId: "t2", at: 3 });
+    const url = await serve(store);
+    const errors: string[] = [];
+    const page = await open(`${url}/?limit=10`, errors);
+    expect(await rows(page)).toEqual(["c-finished-t2", "b-finished-t1", "a-failed-t1"]);
+
+    await page.selectOption('[aria-label="Status"]', "finished");
+    expect(await query(page)).toEqual({ limit: "10", status: "finished" });
+    await page.fill('[aria-label="Thread"]', "t1");
+    expect(await query(page)).toEqual({ limit: "10", status: "finished", thread: "t1" });
+    await page.waitForFunction(() => document.querySelectorAll("tbody tr").length === 1);
+    expect(await rows(page)).toEqual(["b-finished-t1"]);
+
+    await page.reload();
+    await page.waitForSelector("table.runs");
+    expect(await controls(page)).toEqual({ status: "finished", thread: "t1", search: "" });
+    expect(await rows(page)).toEqual(["b-finished-t1"]);
+
+    // Emptied controls leave the URL.
+    await page.selectOption('[aria-label="Status"]', "");
+    await page.fill('[aria-label="Thread"]', "");
+    expect(await query(page)).toEqual({ limit: "10" });
+    await page.waitForFunction(() => document.querySelectorAll("tbody tr").length === 3);
+    await page.close();
+    expect(errors).toEqual([]);
+  });
+});
+
+describe.skipIf(skip)("the run list's columns in Chromium", () => {
+  it("shows the start of each run's input on one line, the whole preview on hover, as text", async () => {
+    const store = new MemoryRunStore();
+    const hostile = `<script>window.pwned = 1</script> "double" 'single' & <b>bold</b>\n\nthen   a long tail of words that goes on past the cell`;
+    await addRun(store, "hostile", { status: "finished", input: hostile, at: 1 });
+    await addRun(store, "short", { status: "finished", input: "Weather in Paris?", at: 2 });
+    const url = await serve(store);
+    // Embedded as JSON with `<` escaped: no recorded text can end the data's element.
+    const html = await (await fetch(`${url}/`)).text();
+    expect(html).not.toContain("<script>window.pwned");
+    const errors: string[] = [];
+    const page = await open(`${url}/`, errors);
+    expect(await page.locator("thead th").last().textContent()).toBe("Input");
+    const cell = (runId: string) => page.locator(`[data-run-id="${runId}"] td[data-input]`);
+    expect(await cell("short").textContent()).toBe("Weather in Paris?");
+    expect(await cell("short").getAttribute("title")).toBe("Weather in Paris?");
+    // One line, cut to 60 characters; the tooltip is the store's preview as it is.
+    expect(await cell("hostile").textContent()).toBe(`<script>window.pwned = 1</script> "double" 'single' & <b>bo…`);
+    expect(await cell("hostile").getAttribute("title")).toBe(hostile);
+    expect(await cell("hostile").locator("script, b").count()).toBe(0);
+    expect(await page.evaluate(() => (window as { pwned?: number }).pwned)).toBeUndefined();
+    await page.close();
+    expect(errors).toEqual([]);
+  });
+
+  it("shows a running run whose lease lapsed as stalled, saying why and how to resume it, in the list and on its page", async () => {
+    const store = new MemoryRunStore();
+    const now = Date.now();
+    // Its process stopped a minute ago without ending it: the lease (1 s) lapsed long since.
+    await store.createRun({ runId: "stuck", inputs: { input: "Book a flight" }, status: "running", owner: "gone:1", leaseMs: 1_000, at: now - 60_000 });
+    await store.createRun({ runId: "alive", inputs: { input: "Book a hotel" }, status: "running", owner: "here:1", leaseMs: 600_000, at: now });
+    const url = await serve(store);
+    const errors: string[] = [];
+    const page = await open(`${url}/`, errors);
+    const status = (runId: string) => page.locator(`[data-run-id="${runId}"] .status`);
+    expect(await status("stuck").textContent()).toBe("running (stalled)");
+    const hint = await status("stuck").getAttribute("title");
+    expect(hint).toContain("the process running this run stopped without ending it");
+    expect(hint).toContain('executor.resume("stuck")');
+    expect(await status("alive").textContent()).toBe("running");
+    expect(await status("alive").getAttribute("title")).toBeNull();
+
+    await page.goto(`${url}/runs/stuck`);
+    const badge = page.locator("header [data-status]");
+    await badge.waitFor();
+    expect(await badge.textContent()).toBe("running (stalled)");
+    expect(await badge.getAttribute("title")).toContain('executor.resume("stuck")');
+    await page.goto(`${url}/runs/alive`);
+    await badge.waitFor();
+    expect(await badge.textContent()).toBe("running");
+    expect(await badge.getAttribute("data-stalled")).toBeNull();
+    await page.close();
+    expect(errors).toEqual([]);
+  });
+});
