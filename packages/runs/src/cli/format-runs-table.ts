@@ -1,5 +1,5 @@
 import { formatUsd, type RunInfo } from "@agentrx/executors";
-import { formatRuntime, runStopLabel } from "@agentrx/viewer/trace-page";
+import { formatRuntime, isStalledRun, runStopLabel } from "@agentrx/viewer/trace-page";
 
 const fmt = formatRuntime();
 
@@ -68,7 +68,7 @@ export function forkLine(run: RunInfo): string | undefined {
  * @internal
  */
 export function isStalled(run: RunInfo, now: number): boolean {
-  return run.status === "running" && run.leaseExpiresAt !== undefined && run.leaseExpiresAt <= now;
+  return isStalledRun(run, now); // the viewer's rule, so the command line and the pages agree
 }
 
 /** A run's status for people: `running (stalled)` for a running run whose lease lapsed (see {@link isStalled}). @internal */
