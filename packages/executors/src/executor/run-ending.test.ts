@@ -193,18 +193,19 @@ describe("RunEnding.complete", () => {
     expect(fake.events[0]).toBe(interrupt);
   });
 
-  it("tells the chain run, then the memory, then the recorder (flushed and released) before the subscriber sees the output", async () => {
+  it("tells the chain run, records the output, gives the memory its messages, then flushes and releases the record before the subscriber sees the output", async () => {
     const fake = fakeRun({ chainRun: "ok", recorder: "ok", memory: "ok", threadId: "t-1" });
     fake.state.iteration = 2;
     await new RunEnding(fake.run).complete(finishWith("the answer"), "finish");
-    expect(fake.log).toEqual(["dispatch finished", "cleanup", "handleChainEnd", "addMessages", "record output", "flush", "recorder.stop", "next output", "complete"]);
+    // The answer is durable before the thread gets it (docs/memory.md): a resume completes a run stopped in between.
+    expect(fake.log).toEqual(["dispatch finished", "cleanup", "handleChainEnd", "record output", "flush", "addMessages", "flush", "recorder.stop", "next output", "complete"]);
     expect(fake.chainEnds).toEqual([{ output: "the answer", stopReason: "finish" }]);
     expect(fake.remembered).toHaveLength(1);
     expect(fake.remembered[0]?.threadId).toBe("t-1");
     expect(fake.remembered[0]?.runId).toBe("run-1");
     expect(fake.remembered[0]?.messages.map((m) => m.content)).toEqual(["hello", "the answer"]);
     expect(fake.recorded[0]?.event).toMatchObject({ type: "output", output: "the answer", iterations: 2 });
-    expect(fake.flushes).toEqual([{ status: "finished", stopReason: "finish", release: true }]);
+    expect(fake.flushes).toEqual([undefined, { status: "finished", stopReason: "finish", release: true }]);
   });
 
   it("a pause is recorded (interrupt, then output, status interrupted) and not put in the memory", async () => {
@@ -226,14 +227,14 @@ describe("RunEnding.complete", () => {
     expect(fake.flushes).toEqual([{ status: "failed", error: "Error: handler refused", release: true }]);
   });
 
-  it("a memory that refuses the run's messages fails the run: the record says why, no output", async () => {
+  it("a memory that refuses the run's messages fails the run: the record (which has the output) says why; the subscriber sees no output", async () => {
     const fake = fakeRun({ memory: "refuses", recorder: "ok", threadId: "t-1" });
     await new RunEnding(fake.run).complete(finishWith("x"), "finish");
     expect(fake.log).toContain("dispatch endRefused");
     expect(fake.state.phase).toBe("failed"); // the state agrees with the record
     expect(fake.events).toEqual([]);
     expect((fake.errors[0] as Error).message).toBe("memory full");
-    expect(fake.flushes).toEqual([{ status: "failed", error: "the conversation memory refused the run's messages: Error: memory full", release: true }]);
+    expect(fake.flushes).toEqual([undefined, { status: "failed", error: "the conversation memory refused the run's messages: Error: memory full", release: true }]);
   });
 
   it("a recorder whose final write fails fails the run: the subscriber never sees an output that is not durable", async () => {

@@ -5,6 +5,7 @@ import { HumanMessage, SystemMessage } from "@langchain/core/messages";
 import type { Runnable } from "@langchain/core/runnables";
 import type { StepsCompaction } from "../executor/events";
 import type { AgentMiddleware } from "./agent-middleware";
+import { sameTurn } from "../trimming/same-turn";
 import { badOption, isInvokable, replyText } from "./middleware-helpers";
 
 /** The tool name of the step that stands for summarized steps (the agent sees it; no tool runs). */
@@ -107,13 +108,6 @@ function turnStart(steps: readonly AgentStep[], index: number): number {
   let at = Math.max(0, index);
   while (at > 0 && at < steps.length && sameTurn(steps[at - 1] as AgentStep, steps[at] as AgentStep)) at--;
   return at;
-}
-
-function sameTurn(a: AgentStep, b: AgentStep): boolean {
-  const id = (b.action as { toolCallId?: unknown }).toolCallId;
-  if (typeof id !== "string") return false;
-  const log = (a.action as { messageLog?: { tool_calls?: { id?: string }[] }[] }).messageLog;
-  return Array.isArray(log) && log.some((message) => message.tool_calls?.some((call) => call.id === id) === true);
 }
 
 /** A step as the summarizer (and the token count) reads it. */

@@ -35,3 +35,14 @@ describe("trimInSteps", () => {
     expect(() => trimInSteps({ keep: 2, every: 1.5 })).toThrow(/`every` must be an integer >= 1/);
   });
 });
+
+describe("trimInSteps on a run rebuilt from its record", () => {
+  it("never splits a turn whose steps each hold a copy of its message without an id (a resume, a fork)", () => {
+    // A turn of two calls, then one of three, each step with its own copy of the model's message.
+    const copy = (ids: string[]) => new AIMessage({ content: "", tool_calls: ids.map((id) => ({ id, name: "t", args: {} })) });
+    const turn = (ids: string[]) => ids.map((id) => ({ action: { tool: "t", toolInput: {}, log: "", toolCallId: id, messageLog: [copy(ids)] }, observation: id }));
+    const steps = [...turn(["a1", "a2"]), ...turn(["b1", "b2", "b3"])] as AgentStep[];
+    // keep 2, every 1: the cut at 3 would split the second turn, so it moves back to 2.
+    expect(trimInSteps({ keep: 2, every: 1 })(steps).map((step) => step.observation)).toEqual(["b1", "b2", "b3"]);
+  });
+});

@@ -1,5 +1,6 @@
 import type { AgentStep } from "@agentrx/core";
 import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
+import { sameTurn } from "./same-turn";
 
 /** Options of {@link trimInSteps}. */
 export interface TrimInStepsOptions {
@@ -19,7 +20,8 @@ export interface TrimInStepsOptions {
  * a tenth of the price), rather than changing at every call as "keep the last N steps" does. The
  * agent sees the steps after the cut: the cut is a multiple of `every` steps from the start, the
  * largest that leaves at least `keep`, moved back to the start of its turn so that the calls of one
- * turn (one model message) are never split.
+ * turn (one model message) are never split, in a run restored from its record (a resume, a fork)
+ * too.
  *
  * @example
  * ```ts
@@ -54,12 +56,4 @@ export function trimInSteps(options: TrimInStepsOptions): (steps: AgentStep[]) =
     while (cut > 0 && sameTurn(steps[cut - 1] as AgentStep, steps[cut] as AgentStep)) cut--;
     return cut === 0 ? steps : steps.slice(cut);
   };
-}
-
-/** Whether two steps are calls of one model message (one turn). */
-function sameTurn(a: AgentStep, b: AgentStep): boolean {
-  const first = (a.action as { messageLog?: unknown[] }).messageLog?.[0] as { id?: unknown } | undefined;
-  const second = (b.action as { messageLog?: unknown[] }).messageLog?.[0] as { id?: unknown } | undefined;
-  if (first === undefined || second === undefined) return false;
-  return first === second || (first.id !== undefined && first.id === second.id);
 }
