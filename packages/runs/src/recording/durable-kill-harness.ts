@@ -2,12 +2,17 @@
 // A kill point is a marker file the child writes where it stops; the parent waits for it (never
 // for a time), looks at the store, and SIGKILLs the child.
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { childScript } from "../../../../test/support/child-script";
 import type { InDoubtPolicy } from "@agentrx/core";
-import type { Decision } from "@agentrx/executors";
+import type { Decision, RunStore } from "@agentrx/executors";
+import { afterAll, beforeAll, describe } from "vitest";
+import { PostgresRunStore } from "../postgres/index";
+import { SqliteRunStore } from "../sqlite/index";
+import { postgresTestDatabase } from "../testing/postgres-test-database";
 import type { ChildStoreTarget } from "./child-store";
 
 const CHILD = await childScript(fileURLToPath(new URL("./durable-kill-child.ts", import.meta.url)));
@@ -121,4 +126,52 @@ export function modelCalls(dir: string, label: string): { results: string[]; tol
   return effects(dir, label)
     .filter((line) => line.startsWith("model "))
     .map((line) => JSON.parse(line.slice("model ".length)) as { results: string[]; told: string[] });
+}
+
+/** What a kill test runs against: the parent's store, the children's way to it, and the folder of markers and effects. */
+export interface KillSetup {
+  store: RunStore;
+  target: ChildStoreTarget;
+  dir: string;
+}
+
+/** Declares kill tests: each case, given its setup, declares its `it`s. */
+export type KillCases = ((setup: () => KillSetup) => void)[];
+
+/**
+ * Declares `sqlite` under `title (SQLite)` on a file store, and `postgres` under `title
+ * (PostgreSQL)` on a schema of its own (skipped with a line saying why without a server, unless
+ * `CI` is set); each suite has its own folder of markers, removed afterwards.
+ */
+export async function describeKillTests(title: string, { sqlite, postgres = [] }: { sqlite: KillCases; postgres?: KillCases }): Promise<void> {
+  describe(`${title} (SQLite)`, () => {
+    let dir: string;
+    let store: SqliteRunStore;
+    beforeAll(() => {
+      dir = mkdtempSync(join(tmpdir(), "agentrx-kill-"));
+      store = new SqliteRunStore({ path: join(dir, "runs.db") });
+    });
+    afterAll(async () => {
+      await store?.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    for (const declare of sqlite) declare(() => ({ store, target: { kind: "sqlite", path: join(dir, "runs.db") }, dir }));
+  });
+  if (postgres.length === 0) return;
+  const database = await postgresTestDatabase(`${title} (PostgreSQL)`);
+  describe.skipIf(database.skip)(`${title} (PostgreSQL)`, () => {
+    let dir: string;
+    let store: PostgresRunStore;
+    beforeAll(() => {
+      database.assertReachable();
+      dir = mkdtempSync(join(tmpdir(), "agentrx-kill-pg-"));
+      store = new PostgresRunStore({ connectionString: database.connectionString, schema: database.schema });
+    });
+    afterAll(async () => {
+      await store?.close();
+      await database.drop();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    for (const declare of postgres) declare(() => ({ store, target: { kind: "postgres", connectionString: database.connectionString, schema: database.schema }, dir }));
+  });
 }

@@ -1,26 +1,13 @@
 // The conversation memory under SIGKILL: a run's answer is in its record before its thread gets
 // the run's messages, and a resume of a run whose process died in between appends them, once,
 // with the recorded answer; no model call is made again (docs/memory.md).
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { RunStore } from "@agentrx/executors";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PostgresRunStore } from "../postgres/index";
-import { SqliteRunStore } from "../sqlite/index";
-import { type PostgresTestDatabase, postgresTestDatabase } from "../testing/postgres-test-database";
-import type { ChildStoreTarget } from "./child-store";
-import { type ChildArgs, modelCalls, run, start } from "./durable-kill-harness";
+import { expect, it } from "vitest";
+import { type ChildArgs, type KillCases, type KillSetup, describeKillTests, modelCalls, run, start } from "./durable-kill-harness";
 
 const id = (prefix: string) => `${prefix}-${Math.random().toString(36).slice(2, 8)}`;
 
 const ANSWER = "j0 ok, j1 ok; told: nothing";
-
-interface Setup {
-  store: RunStore;
-  target: ChildStoreTarget;
-  dir: string;
-}
 
 /** The thread's messages: run, type and text, in order. */
 async function thread(store: RunStore, threadId: string): Promise<{ runId?: string; type: unknown; text: unknown }[]> {
@@ -42,7 +29,7 @@ function exchange(runId: string) {
   ];
 }
 
-function killedAround(point: "memory-append" | "memory-appended", setup: () => Setup): void {
+function killedAround(point: "memory-append" | "memory-appended", setup: () => KillSetup): void {
   const when = point === "memory-append" ? "before the thread had the run's messages" : "after the thread had them, before the run's end was written";
   it(`killed ${when}: the answer was recorded first; the resume gives the thread the run's messages once, with that answer, and calls no model`, async () => {
     const { store, target, dir } = setup();
@@ -72,40 +59,5 @@ function killedAround(point: "memory-append" | "memory-appended", setup: () => S
   }, 60_000);
 }
 
-describe("the conversation memory of a run whose process is killed (SQLite)", () => {
-  let dir: string;
-  let store: SqliteRunStore;
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), "agentrx-memory-kill-"));
-    store = new SqliteRunStore({ path: join(dir, "runs.db") });
-  });
-  afterAll(async () => {
-    await store?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const setup = (): Setup => ({ store, target: { kind: "sqlite", path: join(dir, "runs.db") }, dir });
-
-  killedAround("memory-append", setup);
-  killedAround("memory-appended", setup);
-});
-
-const database: PostgresTestDatabase = await postgresTestDatabase("the memory of a killed run (PostgreSQL)");
-
-describe.skipIf(database.skip)("the conversation memory of a run whose process is killed (PostgreSQL)", () => {
-  let dir: string;
-  let store: PostgresRunStore;
-  beforeAll(() => {
-    database.assertReachable();
-    dir = mkdtempSync(join(tmpdir(), "agentrx-memory-kill-pg-"));
-    store = new PostgresRunStore({ connectionString: database.connectionString, schema: database.schema });
-  });
-  afterAll(async () => {
-    await store?.close();
-    await database.drop();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const setup = (): Setup => ({ store, target: { kind: "postgres", connectionString: database.connectionString, schema: database.schema }, dir });
-
-  killedAround("memory-append", setup);
-  killedAround("memory-appended", setup);
-});
+const cases: KillCases = [(setup) => killedAround("memory-append", setup), (setup) => killedAround("memory-appended", setup)];
+await describeKillTests("the conversation memory of a run whose process is killed", { sqlite: cases, postgres: cases });

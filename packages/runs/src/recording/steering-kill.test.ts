@@ -1,17 +1,12 @@
 // Steering under SIGKILL: a message sent to a recorded run from another process (its inbox) joins
 // the run exactly once and in inbox order, whichever moment the process running it dies at; the
 // model call a message asks for starts only once the message is in the record (write-ahead).
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AgentExecutor, type RunStore, runInboxId } from "@agentrx/executors";
 import { RunnableLambda } from "@langchain/core/runnables";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PostgresRunStore } from "../postgres/index";
-import { SqliteRunStore } from "../sqlite/index";
-import { type PostgresTestDatabase, postgresTestDatabase } from "../testing/postgres-test-database";
-import type { ChildStoreTarget } from "./child-store";
-import { type ChildArgs, effects, fileWritten, modelCalls, run, start } from "./durable-kill-harness";
+import { expect, it } from "vitest";
+import { type ChildArgs, type KillSetup, describeKillTests, effects, fileWritten, modelCalls, run, start } from "./durable-kill-harness";
 
 const id = (prefix: string) => `${prefix}-${Math.random().toString(36).slice(2, 8)}`;
 
@@ -46,13 +41,7 @@ function sender(store: RunStore): AgentExecutor {
   return new AgentExecutor({ agent: RunnableLambda.from(() => ({ returnValues: { output: "" }, log: "" })), tools: [], store });
 }
 
-interface Setup {
-  store: RunStore;
-  target: ChildStoreTarget;
-  dir: string;
-}
-
-function killedAtTheModelCall(setup: () => Setup): void {
+function killedAtTheModelCall(setup: () => KillSetup): void {
   it("killed at the model call a message asked for: the message was recorded before it; it joins once, and one sent while the run was dead joins at the resume", async () => {
     const { store, target, dir } = setup();
     const runId = id("steer-model");
@@ -83,7 +72,7 @@ function killedAtTheModelCall(setup: () => Setup): void {
   }, 60_000);
 }
 
-function killedAsTheInboxIsRead(setup: () => Setup): void {
+function killedAsTheInboxIsRead(setup: () => KillSetup): void {
   it("killed as the run reads its inbox, the message not taken yet: it joins at the resume, once, before the next model call", async () => {
     const { store, target, dir } = setup();
     const runId = id("steer-read");
@@ -111,7 +100,7 @@ function killedAsTheInboxIsRead(setup: () => Setup): void {
   }, 60_000);
 }
 
-function twoSendersAtOnce(setup: () => Setup): void {
+function twoSendersAtOnce(setup: () => KillSetup): void {
   it("two processes that send at once: both messages join, once each, in inbox order", async () => {
     const { store, target, dir } = setup();
     const runId = id("steer-two");
@@ -140,7 +129,7 @@ function twoSendersAtOnce(setup: () => Setup): void {
   }, 60_000);
 }
 
-function inDoubtWithAMessagePending(setup: () => Setup): void {
+function inDoubtWithAMessagePending(setup: () => KillSetup): void {
   it('killed during a tool with a message pending: inDoubt "interrupt" pauses (in_doubt); the supplied result and the messages join once, in order', async () => {
     const { store, target, dir } = setup();
     const runId = id("steer-doubt");
@@ -170,42 +159,7 @@ function inDoubtWithAMessagePending(setup: () => Setup): void {
   }, 60_000);
 }
 
-describe("steering a run whose process is killed (SQLite)", () => {
-  let dir: string;
-  let store: SqliteRunStore;
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), "agentrx-steer-kill-"));
-    store = new SqliteRunStore({ path: join(dir, "runs.db") });
-  });
-  afterAll(async () => {
-    await store?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const setup = (): Setup => ({ store, target: { kind: "sqlite", path: join(dir, "runs.db") }, dir });
-
-  killedAtTheModelCall(setup);
-  killedAsTheInboxIsRead(setup);
-  twoSendersAtOnce(setup);
-  inDoubtWithAMessagePending(setup);
-});
-
-const database: PostgresTestDatabase = await postgresTestDatabase("steering a killed run (PostgreSQL)");
-
-describe.skipIf(database.skip)("steering a run whose process is killed (PostgreSQL)", () => {
-  let dir: string;
-  let store: PostgresRunStore;
-  beforeAll(() => {
-    database.assertReachable();
-    dir = mkdtempSync(join(tmpdir(), "agentrx-steer-kill-pg-"));
-    store = new PostgresRunStore({ connectionString: database.connectionString, schema: database.schema });
-  });
-  afterAll(async () => {
-    await store?.close();
-    await database.drop();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const setup = (): Setup => ({ store, target: { kind: "postgres", connectionString: database.connectionString, schema: database.schema }, dir });
-
-  killedAtTheModelCall(setup);
-  killedAsTheInboxIsRead(setup);
+await describeKillTests("steering a run whose process is killed", {
+  sqlite: [killedAtTheModelCall, killedAsTheInboxIsRead, twoSendersAtOnce, inDoubtWithAMessagePending],
+  postgres: [killedAtTheModelCall, killedAsTheInboxIsRead],
 });
