@@ -176,6 +176,26 @@ describe.skipIf(skip)("the ui server's guards on actions", () => {
     expect((await store.getRun("guarded"))?.status).toBe("interrupted");
   });
 
+  it("resumes a failed run and a stalled one (its process stopped), not one whose lease still holds or that has none", async () => {
+    const html = await (await fetch(`${server.url}/runs/guarded`)).text();
+    const token = /"actions":\{"token":"([^"]+)"/.exec(html)?.[1] as string;
+    const at = Date.now();
+    gateOpen = true;
+    await store.createRun({ runId: "failed-run", inputs: { input: "look f" }, status: "running", owner: "gone", leaseMs: 60_000, at });
+    await store.write("failed-run", { owner: "gone", leaseMs: 60_000, events: [], update: { status: "failed", error: "model down", release: true }, at });
+    await store.createRun({ runId: "stalled-run", inputs: { input: "look s" }, status: "running", owner: "gone", leaseMs: 10, at: at - 60_000 });
+    await store.createRun({ runId: "held-run", inputs: { input: "look h" }, status: "running", owner: "alive", leaseMs: 600_000, at });
+    for (const runId of ["failed-run", "stalled-run"]) {
+      const response = await post(runId, { action: "resume" }, { "x-agentrx-token": token });
+      expect(response.status, runId).toBe(202);
+      await expect.poll(async () => (await store.getRun(runId))?.status, { timeout: 10_000 }).toBe("finished");
+    }
+    const held = await post("held-run", { action: "resume" }, { "x-agentrx-token": token });
+    expect(held.status).toBe(409);
+    expect(((await held.json()) as { error: string }).error).toMatch(/only a cancelled or failed run, or a stalled one/);
+    expect((await store.getRun("held-run"))?.owner).toBe("alive");
+  });
+
   it("a server without an executor shows runs only", async () => {
     const readOnly = await startUiServer({ store, source: "memory", port: 0 });
     try {

@@ -3,6 +3,7 @@ import { RunEventDecoder, randomUuid } from "@agentrx/executors";
 import type { Observable, Subscription } from "rxjs";
 import type { TraceActions, TracePendingCall } from "../trace-page/trace-data";
 import { isUnreadableRunEvent, readReadableEvents } from "../trace-page/read-readable-events";
+import { isStalledRun } from "../trace-page/is-stalled-run";
 
 /**
  * What the `ui` server needs of an executor to act on runs: an `AgentExecutor` (the one that runs
@@ -49,11 +50,13 @@ export class RunActions {
 
   /** What the page of `run` may offer. */
   async pageActions(run: RunInfo, now = Date.now()): Promise<TraceActions> {
-    const crashed = run.status === "running" && !this.running.has(run.runId) && (run.leaseExpiresAt ?? 0) < now;
+    // Stalled: running under a lapsed lease, its process stopped (not one this server runs).
+    const stalled = !this.running.has(run.runId) && isStalledRun(run, now);
     return {
       token: this.token,
       pending: run.status === "interrupted" ? await this.pending(run.runId) : [],
-      resume: run.status === "cancelled" || crashed,
+      // A failed run goes on where its record ends, as `executor.resume` does (docs/runs.md).
+      resume: run.status === "cancelled" || run.status === "failed" || stalled,
       // A run of another process: through the store, when it can (`cancelRun`).
       cancel: this.running.has(run.runId) || (this.store.cancelRun !== undefined && CANCELLABLE.has(run.status)),
       fork: run.eventCount > 0 && run.status !== "queued",
@@ -80,7 +83,7 @@ export class RunActions {
         return this.start(runId, (signal) => this.executor.resume(runId, { decisions: { [call.id]: decision }, store: this.store, signal }));
       }
       case "resume":
-        if (!actions.resume) return conflict(`run ${runId} is ${run.status}: only a cancelled run, or a running one whose worker stopped renewing its lease, can be resumed here`);
+        if (!actions.resume) return conflict(`run ${runId} is ${run.status}: only a cancelled or failed run, or a stalled one (running, its process stopped and its lease lapsed), can be resumed here`);
         return this.start(runId, (signal) => this.executor.resume(runId, { store: this.store, signal }));
       case "cancel": {
         const own = this.running.get(runId);
