@@ -176,7 +176,7 @@ describe.skipIf(skip)("the ui server's guards on actions", () => {
     expect((await store.getRun("guarded"))?.status).toBe("interrupted");
   });
 
-  it("resumes a failed run and a stalled one (its process stopped), not one whose lease still holds or that has none", async () => {
+  it("resumes a failed run and a stalled one (its process stopped), not one whose lease still holds", async () => {
     const html = await (await fetch(`${server.url}/runs/guarded`)).text();
     const token = /"actions":\{"token":"([^"]+)"/.exec(html)?.[1] as string;
     const at = Date.now();
