@@ -14,6 +14,13 @@ describe("the A2A types", () => {
     expectTypeOf<A2AHandler["agentCard"]>().toExtend<AgentCard>();
   });
 
+  it("take a card with some of its capabilities, and refuse a field an A2A 1.0 card does not have", () => {
+    expectTypeOf<{ name: string; description: string; capabilities: { extendedAgentCard: boolean } }>().toExtend<A2AAgentCardInput>();
+    const card = (input: A2AAgentCardInput) => input;
+    // @ts-expect-error: not a field of an A2A 1.0 card (data of your own goes in an extension's `params`)
+    card({ name: "Weather", description: "Tells the weather.", vendorTier: "gold" });
+  });
+
   it("take the SDK's task stores", () => {
     expectTypeOf<InMemoryTaskStore>().toExtend<A2AHandlerOptions["taskStore"]>();
     expectTypeOf<TaskStore>().toExtend<A2ATaskStore>();

@@ -211,7 +211,10 @@ interface A2ASecurityScheme {
  * An A2A agent card (the SDK's `AgentCard`, A2A 1.0): who the agent is, where and how it is reached,
  * what it can do. `createA2AHandler` publishes one (`handler.agentCard`) at
  * `/.well-known/agent-card.json`; every field of the SDK's card is here, so a card of the SDK is an
- * `A2AAgentCard` and the other way round.
+ * `A2AAgentCard` and the other way round. These are all the fields of an A2A 1.0 card (the spec's
+ * card has no others, hence no index signature): data of your own goes in an extension's `params`
+ * (`capabilities.extensions`). Security schemes and OAuth flows are in the SDK's form here
+ * (`{ $case, value }`); the JSON published has each keyed by its case, as A2A 1.0's JSON does.
  *
  * @example
  * ```ts

@@ -9,6 +9,7 @@ import { checkPositiveInteger } from "../internal/check-options";
 import { errorText } from "../internal/error-text";
 import { isJsonContentType, readBody } from "../internal/request-body";
 import type { A2AAgentCard, A2AAgentExecutor, A2AAgentInterface, A2ATaskStore } from "./a2a-types";
+import { agentCardJson, agentCardOf, checkAgentCard } from "./agent-card-json";
 import { ExecutorA2AAgent, type ToInputs } from "./executor-agent";
 import { type StreamOptions, sendJson, streamEvents } from "./stream-events";
 import { loadA2AServer } from "./load-a2a-sdk";
@@ -16,7 +17,10 @@ import { answerTaskRunRequests } from "./task-run-requests";
 
 /**
  * The agent card to publish: at least a `name` and a `description`; every other field of an
- * {@link A2AAgentCard} is optional here and gets a default. `url` is where the JSON-RPC endpoint is reached from outside.
+ * {@link A2AAgentCard} is optional here and gets a default. `url` is where the JSON-RPC endpoint is
+ * reached from outside. These are the fields of an A2A 1.0 card and no others (the spec's card has
+ * none): data of your own goes in an extension's `params` (`capabilities.extensions`), and a field
+ * the card does not have is refused when the handler is made.
  *
  * @example
  * ```ts
@@ -25,7 +29,7 @@ import { answerTaskRunRequests } from "./task-run-requests";
  * const card: A2AAgentCardInput = { name: "Weather", description: "Tells the weather.", url: "https://agents.example.com/weather" };
  * ```
  */
-export type A2AAgentCardInput = Partial<Omit<A2AAgentCard, "supportedInterfaces">> & {
+export type A2AAgentCardInput = Partial<Omit<A2AAgentCard, "supportedInterfaces" | "capabilities">> & {
   /** The agent's name, as other agents see it (and `a2aTool` names its tool). */
   name: string;
   /** What the agent does, for other agents and people. */
@@ -37,6 +41,11 @@ export type A2AAgentCardInput = Partial<Omit<A2AAgentCard, "supportedInterfaces"
   url?: string;
   /** The interfaces to advertise. @default JSON-RPC at `url`, protocol 1.0 (and 0.3 for older clients) */
   supportedInterfaces?: A2AAgentInterface[];
+  /**
+   * What the agent supports; those left out get their default.
+   * @default `{ streaming: true, pushNotifications: false, extensions: [] }`
+   */
+  capabilities?: Partial<NonNullable<A2AAgentCard["capabilities"]>> | undefined;
 };
 
 /**
@@ -57,8 +66,9 @@ export interface A2AHandlerOptions {
   /**
    * Hears of a request that failed outside JSON-RPC, which no JSON-RPC error can answer: a body that
    * could not be read (the client went away mid-request; the response is closed and the text
-   * unused), an error of the handler itself (the client gets `500` with the text returned), or a
-   * streamed task whose events failed after its client went away (nobody to answer).
+   * unused), an error of the handler itself (the client gets `500` with the text returned), a
+   * streamed task whose events failed after its client went away (nobody to answer), or a task
+   * cancelled while its run was being resumed whose run record could not then be cancelled.
    * @default the error's message, reported nowhere
    */
   onError?: (error: unknown) => string;
@@ -98,7 +108,10 @@ export interface A2AHandlerOptions {
  */
 export interface A2AHandler {
   (request: IncomingMessage, response: ServerResponse): Promise<void>;
-  /** The agent card as published (with `url` when one was given). */
+  /**
+   * The agent card as published (with `url` when one was given), as the SDK's values have it: the
+   * JSON served has each security scheme keyed by its `$case`, as A2A 1.0's JSON does.
+   */
   readonly agentCard: A2AAgentCard;
   /** The executor as the SDK's `AgentExecutor`, for a `DefaultRequestHandler` of your own (Express, gRPC, REST). */
   readonly agentExecutor: A2AAgentExecutor;
@@ -163,6 +176,7 @@ export function createA2AHandler(executor: AgentExecutor, options: A2AHandlerOpt
   if (typeof input?.name !== "string" || input.name === "" || typeof input.description !== "string") {
     throw new InvalidArgumentError({ argument: "agentCard", value: input, message: "createA2AHandler: `agentCard` needs at least a `name` and a `description` (strings)." });
   }
+  checkAgentCard(input);
   if (typeof path !== "string" || !path.startsWith("/")) {
     throw new InvalidArgumentError({ argument: "path", value: path, message: `createA2AHandler: \`path\` must start with "/", got ${JSON.stringify(path)}.` });
   }
@@ -173,7 +187,14 @@ export function createA2AHandler(executor: AgentExecutor, options: A2AHandlerOpt
   checkPositiveInteger("createA2AHandler", "maxBufferedBytes", maxBufferedBytes);
   checkPositiveInteger("createA2AHandler", "heartbeatMs", heartbeatMs);
   const card = agentCardOf(input, input.url ?? `http://localhost${path}`);
-  const agentExecutor = new ExecutorA2AAgent(executor, toInputs);
+  const report = (error: unknown) => {
+    try {
+      onError?.(error);
+    } catch {
+      // The hook failed too: nothing more to tell.
+    }
+  };
+  const agentExecutor = new ExecutorA2AAgent(executor, toInputs, report);
   let ready: Promise<Serve> | undefined;
 
   const handler = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
@@ -181,7 +202,7 @@ export function createA2AHandler(executor: AgentExecutor, options: A2AHandlerOpt
       const url = new URL(request.url ?? "/", "http://localhost");
       if (url.pathname === CARD_PATH && (request.method === "GET" || request.method === "HEAD")) {
         const published = input.url !== undefined || input.supportedInterfaces ? card : agentCardOf(input, `http://${request.headers.host ?? "localhost"}${path}`);
-        response.writeHead(200, { "content-type": "application/json", "cache-control": "no-cache" }).end(JSON.stringify(published));
+        response.writeHead(200, { "content-type": "application/json", "cache-control": "no-cache" }).end(JSON.stringify(agentCardJson(published)));
         return;
       }
       if (url.pathname !== path) {
@@ -203,13 +224,6 @@ export function createA2AHandler(executor: AgentExecutor, options: A2AHandlerOpt
       await serve(request, response, body);
     } catch (error) {
       failed(response, error, onError);
-    }
-  };
-  const report = (error: unknown) => {
-    try {
-      onError?.(error);
-    } catch {
-      // The hook failed too: nothing more to tell.
     }
   };
   return Object.assign(handler, { agentCard: card, agentExecutor });
@@ -282,26 +296,4 @@ function failed(response: ServerResponse, error: unknown, onError: ((error: unkn
   if (response.destroyed || response.writableEnded) return;
   if (!response.headersSent && !response.socket?.destroyed) response.writeHead(500, { "content-type": "text/plain; charset=utf-8" }).end(`${text ?? errorText(error)}\n`);
   else response.destroy();
-}
-
-/** A whole `AgentCard` from the input, with defaults; JSON-RPC at `url` for protocols 1.0 and 0.3. */
-function agentCardOf(input: A2AAgentCardInput, url: string): AgentCard {
-  const { url: _url, supportedInterfaces, ...rest } = input;
-  const interfaces: A2AAgentInterface[] = supportedInterfaces ?? [
-    { url, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "1.0" },
-    { url, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "0.3" },
-  ];
-  return {
-    version: "1.0.0",
-    provider: undefined,
-    securitySchemes: {},
-    securityRequirements: [],
-    defaultInputModes: ["text/plain", "application/json"],
-    defaultOutputModes: ["text/plain", "application/json"],
-    skills: [],
-    signatures: [],
-    ...rest,
-    capabilities: { streaming: true, pushNotifications: false, extensions: [], ...rest.capabilities },
-    supportedInterfaces: interfaces,
-  };
 }

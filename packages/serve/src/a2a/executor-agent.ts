@@ -1,6 +1,6 @@
 import type { Message, Task } from "@a2a-js/sdk";
 import type { AgentExecutionEvent, AgentExecutor as SdkAgentExecutor, ExecutionEventBus, RequestContext } from "@a2a-js/sdk/server";
-import { type AgentExecutor, type AgentStreamEvent, type Decision, type Interrupt, RunFinishedError, RunNotFoundError, runDisplaySource } from "@agentrx/executors";
+import { type AgentExecutor, type AgentStreamEvent, type Decision, type Interrupt, RunFinishedError, RunNotFoundError, type RunStatus, type RunStore, runDisplaySource } from "@agentrx/executors";
 import { InvalidArgumentError } from "@agentrx/core";
 import type { Observable } from "rxjs";
 import { errorText } from "../internal/error-text";
@@ -68,7 +68,9 @@ export class SteeringRefused extends Error {
  * is `input-required`, and the next message on the task (its decisions) resumes the run; a message
  * on a task whose run is going on is sent to the run (steering, {@link ExecutorA2AAgent.steer});
  * cancelling the task unsubscribes from the run, which cancels it, or cancels the recorded run
- * (a paused one) in the executor's store. A request with a valid W3C `traceparent` header starts
+ * (a paused one) in the executor's store. A resumed run cancelled while its record is being
+ * claimed is stopped as soon as it starts (its record ends `cancelled`), and a resume refused
+ * because its record was cancelled meanwhile leaves the task `canceled`. A request with a valid W3C `traceparent` header starts
  * (or resumes) the run under that remote span, so its spans join the caller's trace (when the
  * executor has `telemetry`). @internal
  */
@@ -77,9 +79,14 @@ export class ExecutorA2AAgent implements SdkAgentExecutor {
   /** Context ids of the tasks this process has seen and that are not over (a paused task's too). */
   private readonly contexts = new Map<string, string>();
 
+  /**
+   * @param report hears of what no request can be answered with: a cancelled run that ended
+   *   before it started and whose record could not then be cancelled
+   */
   constructor(
     private readonly executor: AgentExecutor,
     private readonly toInputs: ToInputs = defaultToInputs,
+    private readonly report: (error: unknown) => void = () => undefined,
   ) {}
 
   execute = async (context: RequestContext, bus: ExecutionEventBus): Promise<void> => {
@@ -119,10 +126,24 @@ export class ExecutorA2AAgent implements SdkAgentExecutor {
         resolveDone();
       };
       let started = false;
+      // A cancel that came while a resumed run was being claimed: the run is stopped when it
+      // starts (unsubscribing earlier would give the claim back, leaving the run paused).
+      let cancelled = false;
       let interrupts: Interrupt[] = [];
       const answer = new TextBatcher((chunk, first) => publish({ kind: "artifactUpdate", data: { taskId, contextId, artifact: artifact(ANSWER_ARTIFACT, [textPart(chunk)]), append: !first, lastChunk: false, metadata: undefined } }));
+      /** A cancelled run that ended before it started: its record is cancelled, then the task's execution is over. */
+      const cancelUnstarted = () => {
+        this.cancelRecorded(taskId).then(finish, (error: unknown) => {
+          this.report(new Error(`Task ${taskId} was cancelled while its run was being resumed, and the run's record could not then be cancelled (${errorText(error)}): the run is still paused.`, { cause: error }));
+          finish();
+        });
+      };
       const subscription = events.subscribe({
         next: (event) => {
+          if (cancelled) {
+            if (event.type === "start") stop();
+            return;
+          }
           if (event.subRun !== undefined) return;
           // Streamed text goes out before whatever comes after it.
           if (event.type !== "token") answer.flush();
@@ -164,12 +185,20 @@ export class ExecutorA2AAgent implements SdkAgentExecutor {
           }
         },
         error: (error: unknown) => {
+          if (cancelled) return cancelUnstarted();
           answer.flush();
           if (resuming !== undefined && !started && InvalidArgumentError.isInstance(error)) {
-            // The run refused the decisions before it resumed (an unknown interrupt, an edit its
-            // tool's schema rejects): it still waits, so the task does too, saying why.
-            publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, TASK_STATE.inputRequired, approvalMessage(resuming.interrupts, taskId, contextId, error.message)) });
-            return finish();
+            const refused = resuming.interrupts;
+            // The run refused the decisions before it resumed. When its record is cancelled, the
+            // task was cancelled while this message was on its way: it stays cancelled. Otherwise
+            // (an unknown interrupt, an edit its tool's schema rejects) it still waits, so the
+            // task does too, saying why.
+            void this.recordedStatus(taskId).then((status) => {
+              if (status === "cancelled") publish({ kind: "statusUpdate", data: cancelledStatus(taskId, contextId) });
+              else publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, TASK_STATE.inputRequired, approvalMessage(refused, taskId, contextId, error.message)) });
+              finish();
+            });
+            return;
           }
           this.contexts.delete(taskId);
           const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
@@ -177,11 +206,24 @@ export class ExecutorA2AAgent implements SdkAgentExecutor {
           finish();
         },
         complete: () => {
+          if (cancelled) return cancelUnstarted();
           answer.flush();
           finish();
         },
       });
-      if (!done) this.active.set(taskId, { contextId, stop: () => (subscription.unsubscribe(), answer.discard(), finish()), done: followed });
+      // (A resumed run starts once its record is claimed, never while `subscribe` runs: `stop`
+      // below is never called before `subscription` is set.)
+      const stop = () => {
+        subscription.unsubscribe();
+        answer.discard();
+        finish();
+      };
+      const cancel = () => {
+        if (resuming === undefined || started) return stop();
+        cancelled = true;
+        answer.discard();
+      };
+      if (!done) this.active.set(taskId, { contextId, stop: cancel, done: followed });
     });
   };
 
@@ -191,11 +233,12 @@ export class ExecutorA2AAgent implements SdkAgentExecutor {
     // Unsubscribing cancels the run: its model call and tools see their signal fire. A run this
     // process does not follow (paused for approval) is cancelled in the store: when that fails,
     // so does the cancel, and the task stays as it is.
+    // A resumed run whose record is still being claimed is stopped as soon as it starts (see
+    // `execute`), and its record ends `cancelled` either way.
     if (run !== undefined) run.stop();
     else await this.cancelRun(taskId);
     this.contexts.delete(taskId);
-    const text = "The task was cancelled.";
-    bus.publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, TASK_STATE.canceled, message(ROLE_AGENT, [textPart(text)], { taskId, contextId })) });
+    bus.publish({ kind: "statusUpdate", data: cancelledStatus(taskId, contextId) });
   };
 
   /**
@@ -208,14 +251,32 @@ export class ExecutorA2AAgent implements SdkAgentExecutor {
    */
   cancelRun = async (taskId: string): Promise<void> => {
     if (this.active.has(taskId)) return;
-    const store = runDisplaySource(this.executor.resume(taskId))?.store;
-    if (store === undefined) return;
     try {
-      await cancelRecordedRun(store, taskId, `Its A2A task ${taskId} was cancelled.`);
+      await this.cancelRecorded(taskId);
     } catch (error) {
       throw new Error(`Task ${taskId} was not cancelled: its run could not be cancelled (${errorText(error)}).`, { cause: error });
     }
   };
+
+  /** Cancels the recorded run of task `taskId` in the executor's store (nothing without one); rejects with the store's error. */
+  private async cancelRecorded(taskId: string): Promise<void> {
+    const store = this.recordStore(taskId);
+    if (store !== undefined) await cancelRecordedRun(store, taskId, `Its A2A task ${taskId} was cancelled.`);
+  }
+
+  /** The store the executor resumes task `taskId`'s run from, if it records anywhere. */
+  private recordStore(taskId: string): RunStore | undefined {
+    return runDisplaySource(this.executor.resume(taskId))?.store;
+  }
+
+  /** The status of task `taskId`'s recorded run; undefined when it is not recorded or cannot be read. */
+  private async recordedStatus(taskId: string): Promise<RunStatus | undefined> {
+    try {
+      return (await this.recordStore(taskId)?.getRun(taskId))?.status;
+    } catch {
+      return undefined; // unreadable: the refusal is reported as the run gave it
+    }
+  }
 
   /**
    * Sends `received`, a message on task `taskId` whose run is going on, to the run as a steering
@@ -320,6 +381,11 @@ class TextBatcher {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
   }
+}
+
+/** The `canceled` status update of a cancelled task. */
+function cancelledStatus(taskId: string, contextId: string) {
+  return statusUpdate(taskId, contextId, TASK_STATE.canceled, message(ROLE_AGENT, [textPart("The task was cancelled.")], { taskId, contextId }));
 }
 
 function newTask(taskId: string, contextId: string, received: Message): Task {

@@ -164,7 +164,7 @@ describe("createAGUIHandler, driven by @ag-ui/client's HttpAgent", () => {
     } as unknown as AgentExecutor;
     const heard: unknown[] = [];
     const url = await serve(createAGUIHandler(executor, { onError: (error) => (heard.push(error), "The agent is unavailable.") }));
-    const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ threadId: "t", runId: "r", messages: [] }) });
+    const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ threadId: "t", runId: "r", messages: [{ id: "u1", role: "user", content: "Hi" }] }) });
     expect([response.status, response.headers.get("content-type")?.split(";")[0]]).toEqual([200, "text/event-stream"]);
     const events = (await response.text()).split("\n\n").filter((frame) => frame.startsWith("data: ")).map((frame) => JSON.parse(frame.slice("data: ".length)));
     expect(events.map((event) => [event.type, event.message])).toEqual([

@@ -22,8 +22,11 @@ import { toAGUIEvents } from "./to-ag-ui-events";
  */
 export interface AGUIHandlerOptions {
   /**
-   * The executor's inputs for a request.
-   * @default `{ input: <the text of the last user message> }`
+   * The executor's inputs for a request (the whole `RunAgentInput`: its earlier `messages`,
+   * `context`, `forwardedProps`, which the default leaves out). Given, it is the only reader of the
+   * messages: the default's checks below are not made.
+   * @default `{ input: <the text of the last message> }`; a request whose last message is not a
+   *   user's text (no message, the assistant's, a tool's result, an image part, no text) gets 400
    */
   inputs?: (input: RunAgentInput) => Record<string, unknown>;
   /**
@@ -55,10 +58,14 @@ const OPTION_KEYS = Object.keys({
  * An AG-UI endpoint for an executor, as a Node `http` handler `(req, res)`: it takes a POSTed
  * `RunAgentInput` (JSON) and answers with the run's AG-UI events as Server-Sent Events
  * (`data: <event as JSON>`; see `toAGUIEvents`). The executor runs with the request's `runId` and
- * `threadId`. A request with `resume` entries continues the paused run named in the state the
- * paused run reported (`state.agentrx.runId`) with `executor.resume(runId, { decisions })`: an
- * entry's `payload` is a decision (`"approve"`, `{ type: "reject", message? }`, `{ type: "edit",
- * toolInput }`) or `{ approved: boolean, reason? }`; a `cancelled` entry rejects the call. So
+ * `threadId`, on the text of its last message (a user's; see `inputs`). The request's `tools`
+ * (frontend tools), `context`, `forwardedProps`, earlier messages, `state` and `parentRunId` are
+ * not carried to the run (`inputs` can map them; see docs/serving.md). A request with `resume`
+ * entries continues the paused run named in the state the paused run reported
+ * (`state.agentrx.runId`) with `executor.resume(runId, { decisions })`: a resolved entry's
+ * `payload` is a decision (`"approve"`, `{ type: "reject", message? }`, `{ type: "edit",
+ * toolInput }`) or `{ approved: boolean, reason? }` (anything else gets 400); a `cancelled` entry
+ * rejects the call. So
  * `@ag-ui/client`'s `HttpAgent` and CopilotKit's runtime can drive it. The client going away
  * unsubscribes from the run (which cancels it). Bad requests get 400, 405, 413 or 415 with a
  * one-line reason, and so does a request the run store refuses before its run begins (the
@@ -103,6 +110,10 @@ export function createAGUIHandler(executor: AgentExecutor, options: AGUIHandlerO
     const resuming = input.resume !== undefined && input.resume.length > 0;
     const pausedRun = resuming ? pausedRunId(input) : undefined;
     if (resuming && pausedRun === undefined) return refuse(res, 400, "`resume` needs the paused run's state (`state.agentrx.runId`, as the STATE_SNAPSHOT of the paused run gave it).");
+    // The default inputs answer the last message, a user's text: any other request would be run on
+    // something it did not ask (an earlier question, an empty input), or lose part of its message.
+    const unanswerable = resuming || options.inputs !== undefined ? undefined : defaultInputsRefusal(input);
+    if (unanswerable !== undefined) return refuse(res, 400, unanswerable);
     let run: AGUIRun | Refusal;
     try {
       run =
@@ -233,15 +244,43 @@ function failed(res: ServerResponse, error: unknown, onError: ((error: unknown) 
   else res.destroy();
 }
 
+/** The default inputs: the text of the last message, a user's (see {@link defaultInputsRefusal}). */
 function defaultInputs(input: RunAgentInput): Record<string, unknown> {
-  const last = [...input.messages].reverse().find((message) => message.role === "user");
-  return { input: textOf(last?.content) };
+  return { input: textOf(input.messages.at(-1)?.content) };
 }
 
 function textOf(content: unknown): string {
   if (typeof content === "string") return content;
   if (Array.isArray(content)) return content.map((part) => (typeof part?.text === "string" ? part.text : "")).join("");
   return "";
+}
+
+/**
+ * Why the default inputs cannot answer a request, if they cannot: its last message is not the
+ * user's (none at all, a frontend tool's result, the assistant's answer: nothing new to answer),
+ * has a part other than text (an image the text input would drop), or has no text.
+ */
+function defaultInputsRefusal(input: RunAgentInput): string | undefined {
+  const how = "The handler's default `inputs` run the executor on the text of the last message, which must be a user message; pass `inputs` to map other requests (see docs/serving.md).";
+  const index = input.messages.length - 1;
+  const last = input.messages[index];
+  if (last === undefined) return `\`messages\` is empty: there is no user message to answer. ${how}`;
+  if (last.role !== "user") {
+    const what = last.role === "tool" ? "a tool's result (the executor's tools run on the server; a frontend tool's result cannot be given to a run)" : `a message of role \`${last.role}\`, not a new user message`;
+    return `\`messages[${index}]\`, the last message, is ${what}. ${how}`;
+  }
+  const { content } = last;
+  if (Array.isArray(content)) {
+    const other = content.findIndex((part: unknown) => !isObject(part) || part["type"] !== "text" || typeof part["text"] !== "string");
+    if (other !== -1) {
+      const type = isObject(content[other]) && typeof content[other]["type"] === "string" ? `a \`${content[other]["type"]}\` part` : "a part that is not text";
+      return `\`messages[${index}].content[${other}]\` is ${type}: the default \`inputs\` take text only, and would drop it. ${how}`;
+    }
+  } else if (content !== undefined && typeof content !== "string") {
+    return `\`messages[${index}].content\` must be a string or a list of text parts, got ${content === null ? "null" : typeof content}.`;
+  }
+  if (textOf(content).trim() === "") return `\`messages[${index}]\`, the last user message, has no text to answer. ${how}`;
+  return undefined;
 }
 
 function parseInput(body: string): RunAgentInput {
@@ -265,8 +304,21 @@ function parseInput(body: string): RunAgentInput {
     if (!isObject(entry) || typeof entry["interruptId"] !== "string" || entry["interruptId"] === "" || (entry["status"] !== "resolved" && entry["status"] !== "cancelled")) {
       throw new Error(`\`resume[${index}]\` must be a resume entry: an object with a non-empty string \`interruptId\` and a \`status\` of "resolved" or "cancelled".`);
     }
+    if (entry["status"] === "resolved" && !isDecisionPayload(entry["payload"])) {
+      throw new Error(
+        `\`resume[${index}].payload\` must say what was decided: { approved: true }, { approved: false, reason?: string }, or a decision ("approve", { type: "reject", message? }, { type: "edit", toolInput }); got ${JSON.stringify(entry["payload"]) ?? "none"}.`,
+      );
+    }
   });
   return input as RunAgentInput;
+}
+
+/** Whether a resolved entry's payload is a decision or `{ approved: boolean, reason?: string }` (the decision's own fields are checked by the resume). */
+function isDecisionPayload(payload: unknown): boolean {
+  if (payload === "approve") return true;
+  if (!isObject(payload)) return false;
+  if ("type" in payload) return typeof payload["type"] === "string";
+  return typeof payload["approved"] === "boolean" && (payload["reason"] === undefined || typeof payload["reason"] === "string");
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -149,6 +149,13 @@ describe("toUIMessageStreamResponse, read by the ai package", () => {
     expect(read([{ role: "assistant", metadata: { runId: "r" }, parts: [{ type: "dynamic-tool", state: "approval-responded", approval: { approved: true } }] }])).toThrow(
       "uiApprovalDecisions: the last message's part 0 answers an approval without an `approval.id` (a non-empty string).",
     );
+    // An answer that is neither yes nor no is refused, not taken as a no.
+    expect(read([{ role: "assistant", metadata: { runId: "r" }, parts: [{ type: "dynamic-tool", state: "approval-responded", approval: { id: "call-0-1" } }] }])).toThrow(
+      "uiApprovalDecisions: the last message's part 0 answers approval call-0-1 without `approval.approved` (true or false), got undefined.",
+    );
+    expect(read([{ role: "assistant", metadata: { runId: "r" }, parts: [{ type: "dynamic-tool", state: "approval-responded", approval: { id: "call-0-1", approved: false, reason: 7 } }] }])).toThrow(
+      "uiApprovalDecisions: the last message's part 0 gives approval call-0-1 a `reason` that is not a string (number).",
+    );
     expect(read([{ role: "assistant", metadata: { runId: "r" }, parts: [null] }])).not.toThrow();
     expect(read([null])).toThrow(InvalidArgumentError);
   });

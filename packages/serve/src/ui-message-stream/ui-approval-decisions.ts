@@ -41,8 +41,8 @@ export interface UIApprovalDecisions {
  * in state `approval-responded` to `"approve"` or `{ type: "reject", message: reason }`. Undefined
  * when the last message holds no approval response (a new question: start a new run). A body
  * that is not a list of UI messages (not an array, the assistant's last message without `parts`,
- * an answered approval without an id) throws an `InvalidArgumentError` naming what is wrong:
- * answer it with a 400.
+ * an answered approval without an id, or whose `approved` is not a boolean) throws an
+ * `InvalidArgumentError` naming what is wrong: answer it with a 400.
  *
  * @example
  * ```ts
@@ -75,6 +75,9 @@ export function uiApprovalDecisions(messages: readonly UIMessageLike[]): UIAppro
     if (typeof id !== "string" || id === "") {
       malformed("messages", part, `the last message's part ${index} answers an approval without an \`approval.id\` (a non-empty string).`);
     }
+    // Read as given, never guessed: an answer that is neither yes nor no is not taken as a no.
+    if (typeof approved !== "boolean") malformed("messages", part, `the last message's part ${index} answers approval ${id} without \`approval.approved\` (true or false), got ${kindOf(approved)}.`);
+    if (reason !== undefined && typeof reason !== "string") malformed("messages", part, `the last message's part ${index} gives approval ${id} a \`reason\` that is not a string (${kindOf(reason)}).`);
     decisions[id] = approved === true ? "approve" : { type: "reject", ...(typeof reason === "string" && reason ? { message: reason } : {}) };
   }
   return Object.keys(decisions).length > 0 ? { runId, decisions } : undefined;
