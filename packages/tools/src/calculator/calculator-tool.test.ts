@@ -97,6 +97,32 @@ describe("evaluateExpression", () => {
   });
 });
 
+describe("evaluateExpression on the way to the answer", () => {
+  it("refuses an infinity or NaN in any step, not only in the result", async () => {
+    for (const [expression, step] of [
+      ["1 / (1 / 0)", "1 / 0"],
+      ["sqrt(-1) ^ 0", "sqrt(-1)"],
+      ["sign(1 / 0)", "1 / 0"],
+      ["atan(10 ^ 400)", "10 ^ 400"],
+      ["1 / 171!", "171!"],
+      ["hypot(1 / 0, sqrt(-1))", "1 / 0"],
+    ] as const) {
+      const error = await evaluateExpression(expression).catch((caught: unknown) => caught);
+      expect(ExpressionError.isInstance(error), expression).toBe(true);
+      expect((error as Error).message, expression).toContain(`"${step}" is not a finite number`);
+    }
+    await expect(evaluateExpression("0 * 1e400")).rejects.toThrow(/a number in it is too large to compute with/);
+    await expect(evaluateExpression("1e-400 + 1")).resolves.toBe(1);
+  });
+
+  it("refuses options that are not limits, and misspelt ones", async () => {
+    await expect(evaluateExpression("1 + 1", { maxLength: Number.NaN })).rejects.toThrow(/evaluateExpression maxLength must be an integer >= 1, got NaN/);
+    await expect(evaluateExpression("1 + 1", { maxNodes: "5" as never })).rejects.toThrow(InvalidArgumentError);
+    await expect(evaluateExpression("1 + 1", { maxlength: 5 } as never)).rejects.toThrow(/unknown option `maxlength`; did you mean `maxLength`\?/);
+    expect(() => createCalculatorTool({ maxnodes: 5 } as never)).toThrow(/createCalculatorTool: unknown option `maxnodes`; did you mean `maxNodes`\?/);
+  });
+});
+
 describe("createCalculatorTool", () => {
 
   it("answers with the rounded number as text", async () => {

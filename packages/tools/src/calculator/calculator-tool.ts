@@ -1,7 +1,8 @@
+import { checkOptionKeys } from "@agentrx/core";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { checkNumberOption } from "../internal/check-number-option";
-import { CALCULATOR_FUNCTIONS, evaluateExpression, type EvaluateExpressionOptions } from "./evaluate-expression";
+import { CALCULATOR_FUNCTIONS, EVALUATE_OPTION_KEYS, evaluateExpression, type EvaluateExpressionOptions } from "./evaluate-expression";
 
 /** Options of {@link createCalculatorTool}. */
 export interface CalculatorToolOptions extends EvaluateExpressionOptions {
@@ -26,6 +27,7 @@ export interface CalculatorToolOptions extends EvaluateExpressionOptions {
  * ```
  */
 export function createCalculatorTool(options: CalculatorToolOptions = {}) {
+  checkOptionKeys("createCalculatorTool", options, ["name", "precision", ...EVALUATE_OPTION_KEYS]);
   const { name = "calculator", precision = 12, ...limits } = options;
   checkNumberOption("createCalculatorTool precision", precision, { min: 1, max: 17, integer: true });
   checkNumberOption("createCalculatorTool maxLength", limits.maxLength ?? 500, { min: 1, integer: true });

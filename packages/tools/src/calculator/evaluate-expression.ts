@@ -1,4 +1,6 @@
+import { checkOptionKeys } from "@agentrx/core";
 import type { MathNode } from "mathjs";
+import { checkNumberOption } from "../internal/check-number-option";
 import { ExpressionError } from "./expression-error";
 
 // mathjs takes about a second to load, so it is loaded on the calculator's first use, not when
@@ -95,6 +97,9 @@ export interface EvaluateExpressionOptions {
   maxNodes?: number;
 }
 
+/** The options {@link evaluateExpression} takes: a misspelt one would leave its default in place. @internal */
+export const EVALUATE_OPTION_KEYS: readonly string[] = Object.keys({ maxLength: true, maxNodes: true } satisfies Record<keyof EvaluateExpressionOptions, true>);
+
 /**
  * The names of the functions the calculator knows.
  *
@@ -112,8 +117,9 @@ export const CALCULATOR_FUNCTIONS: readonly string[] = Object.keys(FUNCTIONS);
  * `+ - * / ^ % !`, parentheses, the constants `pi e tau phi` and the functions in
  * {@link CALCULATOR_FUNCTIONS}. Resolves with the number (asynchronous because the parser, mathjs,
  * is loaded on first use) or rejects with an {@link ExpressionError} that says what is not allowed:
- * also for anything but a string, a comment (`#`), a result that is not a finite number (`1 / 0`)
- * and a modulo by zero (`5 % 0`, `mod(5, 0)`).
+ * also for anything but a string, a comment (`#`), a result that is not a finite number (`1 / 0`),
+ * also on the way to the answer (`1 / (1 / 0)`, `sqrt(-1) ^ 0`), and a modulo by zero (`5 % 0`,
+ * `mod(5, 0)`). Bad options reject with an `InvalidArgumentError`.
  *
  * @example
  * ```ts
@@ -123,7 +129,10 @@ export const CALCULATOR_FUNCTIONS: readonly string[] = Object.keys(FUNCTIONS);
  * ```
  */
 export async function evaluateExpression(expression: string, options: EvaluateExpressionOptions = {}): Promise<number> {
-  const { maxLength = 500, maxNodes = 200 } = options;
+  checkOptionKeys("evaluateExpression", options, EVALUATE_OPTION_KEYS);
+  const { maxLength = 500, maxNodes = 200 } = options ?? {};
+  checkNumberOption("evaluateExpression maxLength", maxLength, { min: 1, integer: true });
+  checkNumberOption("evaluateExpression maxNodes", maxNodes, { min: 1, integer: true });
   const fail = (reason: string, cause?: unknown): never => {
     throw new ExpressionError({ expression, reason, cause });
   };
@@ -140,7 +149,16 @@ export async function evaluateExpression(expression: string, options: EvaluateEx
     return fail(`it does not parse (${error instanceof Error ? error.message : String(error)}).`, error);
   }
   let nodes = 0;
+  // Every step must give a finite number, not only the last: "1 / (1 / 0)" would be 0 and
+  // "sqrt(-1) ^ 0" would be 1, an infinity or NaN on the way silently turned into an answer.
   const visit = (node: MathNode): number => {
+    const value = evaluateNode(node);
+    if (!Number.isFinite(value)) {
+      fail(node.type === "ConstantNode" ? "a number in it is too large to compute with (it reads as Infinity)." : `"${node.toString()}" is not a finite number (${value}).`);
+    }
+    return value;
+  };
+  const evaluateNode = (node: MathNode): number => {
     nodes += 1;
     if (nodes > maxNodes) fail(`the expression has more than ${maxNodes} parts.`);
     const refused = REFUSED[node.type];

@@ -4,7 +4,8 @@ const MARKER = "agentrx.error.ToolRetriesExhaustedError";
 const MARKER_SYMBOL = Symbol.for(MARKER);
 
 /**
- * A retry policy gave up: every attempt failed with a retryable error. `cause` is the last error.
+ * A retry policy gave up: every attempt failed with a retryable error, or the last one asked for a
+ * longer wait (`retryAfterMs`) than the policy's `maxDelayMs`. `cause` is the last error.
  *
  * @example
  * ```ts
@@ -22,11 +23,11 @@ export class ToolRetriesExhaustedError extends AgentRxError {
   /** How many attempts were made. */
   readonly attempts: number;
 
-  constructor({ toolName, attempts, cause }: { toolName: string; attempts: number; cause: unknown }) {
+  constructor({ toolName, attempts, cause, message }: { toolName: string; attempts: number; cause: unknown; message?: string }) {
     const reason = cause instanceof Error ? cause.message : String(cause);
     super({
       name: "ToolRetriesExhaustedError",
-      message: `Tool "${toolName}" failed after ${attempts} attempts: ${reason}`,
+      message: message ?? `Tool "${toolName}" failed after ${attempts} attempts: ${reason}`,
       cause,
     });
     this.toolName = toolName;

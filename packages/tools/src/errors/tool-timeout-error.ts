@@ -5,7 +5,9 @@ const MARKER_SYMBOL = Symbol.for(MARKER);
 
 /**
  * A tool call (or an HTTP request made by a tool) took longer than its time limit and was aborted.
- * It is marked `retryable`, so a retry policy around a timeout policy tries again.
+ * It is marked `retryable`, so a retry policy around a timeout policy tries again; the safe HTTP
+ * client's timeout of a request whose method is not idempotent (POST, PATCH) is not, as the
+ * request may have taken effect.
  *
  * @example
  * ```ts
@@ -22,10 +24,13 @@ export class ToolTimeoutError extends AgentRxError {
   readonly toolName: string;
   /** The limit that was exceeded, in milliseconds. */
   readonly timeoutMs: number;
-  /** Timeouts are worth retrying: a retry policy treats this error as retryable. */
-  readonly retryable = true;
+  /**
+   * Whether a retry policy may try again: true, unless what timed out may have taken effect and
+   * must not be repeated (the safe HTTP client's request with a method that is not idempotent, such as POST).
+   */
+  readonly retryable: boolean;
 
-  constructor({ toolName, timeoutMs, message }: { toolName: string; timeoutMs: number; message?: string }) {
+  constructor({ toolName, timeoutMs, message, retryable = true }: { toolName: string; timeoutMs: number; message?: string; retryable?: boolean }) {
     super({
       name: "ToolTimeoutError",
       message:
@@ -34,6 +39,7 @@ export class ToolTimeoutError extends AgentRxError {
     });
     this.toolName = toolName;
     this.timeoutMs = timeoutMs;
+    this.retryable = retryable;
   }
 
   /** Returns true when `error` is a {@link ToolTimeoutError} (from any copy of the package). */

@@ -54,6 +54,18 @@ export function refusedRange(address: string, allowlist: AddressAllowlist): stri
   return allowed ? undefined : range;
 }
 
+/**
+ * The one spelling of an IP address that Node's `net.isIP` recognises, so a connection to it needs
+ * no DNS lookup: "0x7f.0.0.1" is "127.0.0.1", and an IPv4-mapped IPv6 address is the IPv4 address
+ * it carries (the address {@link refusedRange} judged). Call it on an address that passed
+ * {@link refusedRange}.
+ */
+export function canonicalAddress(address: string): string {
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === "ipv6" && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) return (parsed as ipaddr.IPv6).toIPv4Address().toString();
+  return parsed.toString();
+}
+
 const IPV4_COMPATIBLE = ipaddr.parseCIDR("::/96");
 const GLOBAL_UNICAST = ipaddr.parseCIDR("2000::/3");
 

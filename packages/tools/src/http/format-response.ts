@@ -1,4 +1,6 @@
+import { InvalidArgumentError } from "@agentrx/core";
 import { RetryableToolError } from "../errors/retryable-tool-error";
+import { isIdempotentMethod } from "./idempotent-methods";
 import type { SafeHttpResponse } from "./safe-http-client";
 
 const SHOWN_HEADERS = ["content-type", "location", "retry-after"];
@@ -13,22 +15,43 @@ export function formatResponse(response: SafeHttpResponse): string {
   return `${lines.join("\n")}\n\n${response.body}`;
 }
 
-/** Parses a Retry-After header (seconds or an HTTP date) into milliseconds from now. */
+/**
+ * Parses a Retry-After header into milliseconds from now: whole seconds ("120") or an HTTP date
+ * (a date in the past is 0). Anything else ("0x10", "1e3", "-5") is not a Retry-After value: undefined.
+ */
 export function retryAfterMs(value: string | undefined): number | undefined {
-  if (!value) return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(value);
+  const text = value?.trim();
+  if (!text) return undefined;
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  // An HTTP date names its weekday or month ("Wed, 21 Oct 2015 07:28:00 GMT"); Date.parse alone would take "1.5" for a date.
+  if (!/[a-z]{3}/i.test(text)) return undefined;
+  const date = Date.parse(text);
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
-/** The observation for a response, or a RetryableToolError for a status in `retryableStatuses`. */
-export function responseToObservation(response: SafeHttpResponse, retryableStatuses: readonly number[]): string {
-  if (retryableStatuses.includes(response.status)) {
+/**
+ * The observation for a response, or a RetryableToolError for a status in `retryableStatuses` when
+ * the request's `method` is idempotent. A POST or PATCH that got such a status is an observation:
+ * a 502 or 504 does not say whether it was carried out, and a retry could carry it out twice.
+ */
+export function responseToObservation(response: SafeHttpResponse, retryableStatuses: readonly number[], method: string | undefined): string {
+  if (retryableStatuses.includes(response.status) && isIdempotentMethod(method)) {
     throw new RetryableToolError({
       message: `HTTP ${response.status} ${response.statusText} from ${response.url}; try again later.`,
       retryAfterMs: retryAfterMs(response.headers["retry-after"]),
     });
   }
   return formatResponse(response);
+}
+
+/** Throws an InvalidArgumentError naming `owner` unless `statuses` is a list of HTTP statuses (integers 100 to 599). */
+export function checkRetryableStatuses(owner: string, statuses: unknown): readonly number[] {
+  if (!Array.isArray(statuses) || !statuses.every((status) => Number.isInteger(status) && status >= 100 && status <= 599)) {
+    throw new InvalidArgumentError({
+      argument: "retryableStatuses",
+      value: statuses,
+      message: `${owner}: retryableStatuses must be a list of HTTP statuses (integers from 100 to 599) such as [429, 503], got ${JSON.stringify(statuses) ?? String(statuses)}.`,
+    });
+  }
+  return statuses as readonly number[];
 }

@@ -34,3 +34,27 @@ function unbracket(host: string): string {
 function stripDot(host: string): string {
   return host.endsWith(".") ? host.slice(0, -1) : host;
 }
+
+/**
+ * Says what is wrong with an allowlist pattern, or returns undefined when it is a host name, an IP
+ * (IPv6 with or without brackets) or "*." and a host name. A URL, a port, a path or credentials in
+ * a pattern would never match a request's host, so they are refused rather than left to refuse
+ * every request.
+ */
+export function hostPatternProblem(pattern: string): string | undefined {
+  const host = unbracket(pattern.startsWith("*.") ? pattern.slice(2) : pattern);
+  if (host === "") return "it has no host name";
+  if (host.includes("*")) return 'a "*" may only open the pattern, as in "*.example.com"';
+  if (host.includes("://")) return "it is a URL; give only its host name";
+  const bracketed = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+  let url: URL;
+  try {
+    url = new URL(`http://${bracketed}/`);
+  } catch {
+    return host.includes(":") ? "it is not a host name or an IP; ports are not part of a pattern (an allowed host may be called on any port)" : "it is not a valid host name or IP";
+  }
+  if (url.port || url.username || url.password || url.pathname !== "/" || url.search || url.hash) {
+    return "it holds more than a host name (a port, a path, a query or credentials)";
+  }
+  return undefined;
+}

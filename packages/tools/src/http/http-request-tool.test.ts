@@ -1,7 +1,9 @@
+import { InvalidArgumentError } from "@agentrx/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RetryableToolError } from "../errors/retryable-tool-error";
 import { ToolRetriesExhaustedError } from "../errors/tool-retries-exhausted-error";
 import { withRetry } from "../policies/retry-policy";
+import { retryAfterMs } from "./format-response";
 import { createHttpRequestTool } from "./http-request-tool";
 import { startTestServer, type TestServer } from "./test-server";
 
@@ -55,5 +57,29 @@ describe("createHttpRequestTool", () => {
 
   it("describes its hosts and methods to the model", () => {
     expect(httpTool().description).toContain("Allowed hosts: 127.0.0.1. Allowed methods: GET, POST.");
+  });
+
+  it("does not retry a POST that got a retryable status: it may have been carried out, so the model sees the status", async () => {
+    const retried = withRetry(httpTool(), { maxAttempts: 3, initialDelayMs: 1 });
+    await expect(retried.invoke({ url: `${server.origin}/busy`, method: "POST", body: '{"pay":1}' })).resolves.toBe("HTTP 503 Service Unavailable\nretry-after: 0\n\noverloaded");
+    expect(server.requests.filter((r) => r.url === "/busy")).toHaveLength(1);
+  });
+
+  it("reads Retry-After as whole seconds or an HTTP date, and nothing else", () => {
+    expect(retryAfterMs("120")).toBe(120_000);
+    expect(retryAfterMs(" 0 ")).toBe(0);
+    expect(retryAfterMs("Wed, 21 Oct 2015 07:28:00 GMT")).toBe(0);
+    const inAMinute = new Date(Date.now() + 60_000).toUTCString();
+    expect(retryAfterMs(inAMinute)).toBeGreaterThan(55_000);
+    for (const junk of ["0x10", "1e3", "-5", "1.5", "Infinity", "", undefined]) expect(retryAfterMs(junk), String(junk)).toBeUndefined();
+  });
+
+  it("refuses retryableStatuses that are not a list of HTTP statuses", () => {
+    for (const retryableStatuses of ["503", [503, "504"], [1000], 503]) {
+      expect(() => createHttpRequestTool({ allowedHosts: ["127.0.0.1"], retryableStatuses: retryableStatuses as never }), JSON.stringify(retryableStatuses)).toThrow(
+        /createHttpRequestTool: retryableStatuses must be a list of HTTP statuses \(integers from 100 to 599\)/,
+      );
+    }
+    expect(() => createHttpRequestTool({ allowedHosts: ["127.0.0.1"], retryableStatuses: "503" as never })).toThrow(InvalidArgumentError);
   });
 });

@@ -1,7 +1,7 @@
 import { checkOptionKeys } from "@agentrx/core";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { responseToObservation } from "./format-response";
+import { checkRetryableStatuses, responseToObservation } from "./format-response";
 import { SAFE_HTTP_OPTION_KEYS, createSafeHttpClient, type SafeHttpOptions } from "./safe-http-client";
 
 /** Options of {@link createHttpRequestTool}: the safe HTTP options plus the tool's own. */
@@ -12,7 +12,9 @@ export interface HttpRequestToolOptions extends SafeHttpOptions {
   description?: string;
   /**
    * Response statuses that fail the call with a `RetryableToolError` (honouring Retry-After),
-   * so that a retry policy tries again; other statuses are returned as observations. @default [429, 502, 503, 504]
+   * so that a retry policy tries again; other statuses are returned as observations, and so are
+   * these for a method that is not idempotent (POST, PATCH), which a retry could carry out twice.
+   * @default [429, 502, 503, 504]
    */
   retryableStatuses?: readonly number[];
 }
@@ -38,12 +40,13 @@ export interface HttpRequestToolOptions extends SafeHttpOptions {
 export function createHttpRequestTool(options: HttpRequestToolOptions) {
   checkOptionKeys("createHttpRequestTool", options, [...SAFE_HTTP_OPTION_KEYS, "name", "description", "retryableStatuses"]);
   const { name = "http_request", description, retryableStatuses = [429, 502, 503, 504], ...httpOptions } = options;
+  checkRetryableStatuses("createHttpRequestTool", retryableStatuses);
   const client = createSafeHttpClient(httpOptions);
   const methods = (httpOptions.allowedMethods ?? ["GET"]).map((m) => m.toUpperCase()) as [string, ...string[]];
   return tool(
     async ({ url, method, headers, body }, config) => {
       const response = await client.request({ url, method, headers, body }, { signal: config?.signal });
-      return responseToObservation(response, retryableStatuses);
+      return responseToObservation(response, retryableStatuses, method);
     },
     {
       name,

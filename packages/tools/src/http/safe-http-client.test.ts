@@ -1,3 +1,4 @@
+import dns from "node:dns";
 import { gzipSync } from "node:zlib";
 import { InvalidArgumentError } from "@agentrx/core";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -35,6 +36,7 @@ beforeEach(async () => {
     if (path === "/cross-redirect") return void response.writeHead(302, { location: `http://127.0.0.1:${other?.port}/echo` }).end();
     if (path === "/redirect") return void response.writeHead(302, { location: "http://10.0.0.1/secret" }).end();
     if (path === "/local-redirect") return void response.writeHead(302, { location: "/echo" }).end();
+    if (path === "/broken-redirect") return void response.writeHead(302, { location: "http://[oops/" }).end();
     response.writeHead(200, { "content-type": "application/json" });
     response.end(JSON.stringify({ method: request.method, host: request.headers.host, auth: request.headers.authorization ?? null, accept: request.headers.accept ?? null }));
   });
@@ -203,5 +205,76 @@ describe("createSafeHttpClient", () => {
     expect(() => createSafeHttpClient(local({ allowedMethods: ["GET /admin"] }))).toThrow(InvalidArgumentError);
     expect(() => createSafeHttpClient(local({ allowedRequestHeaders: ["x-a\r\n"] }))).toThrow(/allowedRequestHeaders/);
     expect(() => createSafeHttpClient(local({ headers: { authorization: "Bearer t\r\nX-Admin: 1" } }))).toThrow(/headers\["authorization"\] is not a valid header/);
+  });
+
+  it("refuses allowedHosts patterns that could match no host: URLs, ports, paths, stray wildcards", () => {
+    const cases: Array<[string, RegExp]> = [
+      ["https://api.example.com", /it is a URL; give only its host name/],
+      ["api.example.com:8443", /ports are not part of a pattern/],
+      ["api.example.com/v1", /more than a host name/],
+      ["user@api.example.com", /more than a host name/],
+      ["*", /a "\*" may only open the pattern/],
+      ["api.*.example.com", /a "\*" may only open the pattern/],
+      ["*.", /it has no host name/],
+      ["bad host", /not a valid host name or IP/],
+    ];
+    for (const [pattern, message] of cases) {
+      let error: unknown;
+      try {
+        createSafeHttpClient({ allowedHosts: ["api.example.com", pattern] });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(InvalidArgumentError.isInstance(error), pattern).toBe(true);
+      expect((error as InvalidArgumentError).argument).toBe("allowedHosts");
+      expect((error as Error).message, pattern).toMatch(new RegExp(`allowedHosts holds "${pattern.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}", which matches no request`));
+      expect((error as Error).message, pattern).toMatch(message);
+    }
+    for (const good of ["api.example.com", "*.example.org", "10.0.0.5", "::1", "[::1]", "bücher.example", "API.Example.com."]) {
+      expect(() => createSafeHttpClient({ allowedHosts: [good] }), good).not.toThrow();
+    }
+  });
+
+  it("refuses a redirect whose Location is not a URL with a RequestRefusedError that quotes it", async () => {
+    const error = await refusal(createSafeHttpClient(local({ maxRedirects: 1 })).request({ url: `${server.origin}/broken-redirect` }));
+    expect(RequestRefusedError.isInstance(error)).toBe(true);
+    expect(error?.reason).toBe("invalid_url");
+    expect(error?.message).toContain('points to "http://[oops/", which is not a valid URL');
+  });
+
+  it("connects to the vetted address in its canonical form, never looking the resolver's spelling up again", async () => {
+    const lookup = vi.spyOn(dns, "lookup");
+    try {
+      const client = createSafeHttpClient({ allowedHosts: ["service.internal.test"], allowedAddresses: ["127.0.0.1"], resolver: async () => ["0x7f.0.0.1"] });
+      const response = await client.request({ url: `http://service.internal.test:${server.port}/echo` });
+      expect(response.status).toBe(200);
+      expect(lookup.mock.calls.map(([name]) => name)).not.toContain("0x7f.0.0.1");
+      expect(lookup).not.toHaveBeenCalled();
+    } finally {
+      lookup.mockRestore();
+    }
+  });
+
+  it("refuses what a resolver gives that is not a list of addresses", async () => {
+    for (const answer of ["10.0.0.1", [42], null]) {
+      const client = createSafeHttpClient({ allowedHosts: ["x.test"], resolver: async () => answer as never });
+      const error = await refusal(client.request({ url: "http://x.test/" }));
+      expect(error?.reason).toBe("dns_failed");
+      expect(error?.message).toMatch(/the resolver gave .* for "x.test", not a list of IP addresses/);
+    }
+  });
+
+  it("marks the timeout of a POST as not retryable (it may have been carried out), and of a GET as retryable", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const client = createSafeHttpClient(local({ timeoutMs: 1000, allowedMethods: ["GET", "POST"] }));
+    for (const [method, retryable] of [["POST", false], ["GET", true], ["post", false]] as const) {
+      const arrived = new Promise<void>((resolve) => (onRequest = resolve));
+      const result = client.request({ url: `${server.origin}/hang`, method, body: method === "GET" ? undefined : "{}" }).catch((error: unknown) => error);
+      await arrived;
+      await vi.advanceTimersByTimeAsync(1000);
+      const error = await result;
+      expect(ToolTimeoutError.isInstance(error), method).toBe(true);
+      expect((error as ToolTimeoutError).retryable, method).toBe(retryable);
+    }
   });
 });

@@ -7,8 +7,9 @@ import { ResponseTooLargeError } from "../errors/response-too-large-error";
 import { ToolTimeoutError } from "../errors/tool-timeout-error";
 import { checkNumberOption, MAX_TIMER_MS } from "../internal/check-number-option";
 import { raceAbort } from "../internal/race-abort";
-import { ipKind, parseAddressAllowlist, refusedRange } from "./address-allowlist";
-import { hostAllowed } from "./host-allowlist";
+import { canonicalAddress, ipKind, parseAddressAllowlist, refusedRange } from "./address-allowlist";
+import { hostAllowed, hostPatternProblem } from "./host-allowlist";
+import { isIdempotentMethod } from "./idempotent-methods";
 import { keepsFixedHeaders } from "./keeps-fixed-headers";
 
 /** Resolves a host name to its IP addresses. */
@@ -87,7 +88,7 @@ async function defaultResolver(hostname: string): Promise<readonly string[]> {
  * vetted (so a DNS answer that changes between check and connect, "DNS rebinding", cannot move the
  * request), and limits the response size and the time taken. Refusals throw a
  * {@link RequestRefusedError}, oversized bodies a {@link ResponseTooLargeError}, timeouts a
- * {@link ToolTimeoutError}.
+ * {@link ToolTimeoutError} (retryable only for an idempotent method: a POST may have taken effect).
  *
  * @example
  * ```ts
@@ -105,7 +106,9 @@ export function createSafeHttpClient(options: SafeHttpOptions): SafeHttpClient {
       if (signal?.aborted) throw new AbortError({ reason: signal.reason });
       const controller = new AbortController();
       const timer = setTimeout(() => {
-        controller.abort(new ToolTimeoutError({ toolName: "http", timeoutMs: settings.timeoutMs, message: `The HTTP request to ${request.url} timed out after ${settings.timeoutMs} ms.` }));
+        // A POST that timed out may have been carried out: not retryable, so a retry policy does not send it twice.
+        const retryable = isIdempotentMethod(request.method);
+        controller.abort(new ToolTimeoutError({ toolName: "http", timeoutMs: settings.timeoutMs, retryable, message: `The HTTP request to ${request.url} timed out after ${settings.timeoutMs} ms.` }));
       }, settings.timeoutMs);
       const onAbort = () => controller.abort(new AbortError({ reason: signal?.reason }));
       signal?.addEventListener("abort", onAbort, { once: true });
@@ -116,6 +119,9 @@ export function createSafeHttpClient(options: SafeHttpOptions): SafeHttpClient {
           const location = response.headers.location;
           if (!REDIRECTS.has(response.status) || !location || redirects >= settings.maxRedirects) return response;
           const keepsBody = response.status === 307 || response.status === 308;
+          if (!URL.canParse(location, current.url)) {
+            throw new RequestRefusedError({ reason: "invalid_url", url: current.url, message: `the redirect from ${current.url} points to "${location}", which is not a valid URL.` });
+          }
           current = {
             url: new URL(location, current.url).toString(),
             method: keepsBody ? current.method : "GET",
@@ -149,6 +155,10 @@ function resolveOptions(options: SafeHttpOptions): Settings {
   const invalid = (argument: string, value: unknown, message: string) => new InvalidArgumentError({ argument, value, message });
   if (!options || !Array.isArray(options.allowedHosts) || options.allowedHosts.length === 0 || !options.allowedHosts.every((h) => typeof h === "string" && h.length > 0)) {
     throw invalid("allowedHosts", options?.allowedHosts, 'allowedHosts is required: a non-empty list of host names the tool may call, e.g. ["api.example.com"].');
+  }
+  for (const pattern of options.allowedHosts) {
+    const problem = hostPatternProblem(pattern);
+    if (problem) throw invalid("allowedHosts", pattern, `allowedHosts holds "${pattern}", which matches no request: ${problem}. Give host names or IPs, e.g. ["api.example.com", "*.example.org", "10.0.0.5"].`);
   }
   const allowlist = parseAddressAllowlist(options.allowedAddresses ?? []);
   if (typeof allowlist === "string") {
@@ -224,6 +234,9 @@ async function sendOnce(request: SafeHttpRequest, sameOrigin: boolean, settings:
     if (signal.aborted) throw signal.reason;
     return refuse("dns_failed", `the host "${hostname}" could not be resolved.`, error);
   }
+  if (!Array.isArray(addresses) || !addresses.every((address) => typeof address === "string")) {
+    return refuse("dns_failed", `the resolver gave ${JSON.stringify(addresses) ?? String(addresses)} for "${hostname}", not a list of IP addresses.`);
+  }
   if (addresses.length === 0) refuse("dns_failed", `the host "${hostname}" has no addresses.`);
   for (const address of addresses) {
     const range = refusedRange(address, settings.allowlist);
@@ -232,7 +245,9 @@ async function sendOnce(request: SafeHttpRequest, sameOrigin: boolean, settings:
     }
   }
   if (signal.aborted) throw signal.reason;
-  return send(url, addresses[0]!, method, headers, request.body, settings.maxResponseBytes, signal);
+  // Connect to the vetted address in its canonical spelling: another spelling ("0x7f.1") is no IP
+  // to Node, which would look it up in DNS again, and the connection could land elsewhere.
+  return send(url, canonicalAddress(addresses[0]!), method, headers, request.body, settings.maxResponseBytes, signal);
 }
 
 function send(url: URL, address: string, method: string, headers: Record<string, string>, body: string | undefined, maxBytes: number, signal: AbortSignal): Promise<SafeHttpResponse> {

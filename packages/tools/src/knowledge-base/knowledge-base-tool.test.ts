@@ -74,4 +74,9 @@ describe("createKnowledgeBaseTool over LangChain sources", () => {
     expect(() => createKnowledgeBaseTool({ documents, topK: 0 })).toThrow(/topK must be an integer >= 1/);
     expect(() => createKnowledgeBaseTool({ documents: [{ content: 5 as never }] })).toThrow(/documents\[0\]\.content must be a string/);
   });
+
+  it("refuses a misspelt option and documents that are not a list", () => {
+    expect(() => createKnowledgeBaseTool({ documents, topk: 1 } as never)).toThrow(/createKnowledgeBaseTool: unknown option `topk`; did you mean `topK`\?/);
+    expect(() => createKnowledgeBaseTool({ documents: "Employees get 25 days." as never })).toThrow(/createKnowledgeBaseTool documents must be a list of \{ content, source\?, title\? \} documents/);
+  });
 });

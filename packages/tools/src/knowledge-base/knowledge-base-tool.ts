@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "@agentrx/core";
+import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
 import type { DocumentInterface } from "@langchain/core/documents";
 import type { BaseRetrieverInterface } from "@langchain/core/retrievers";
 import { tool } from "@langchain/core/tools";
@@ -47,6 +47,11 @@ export interface KnowledgeResult {
   score: number | undefined;
 }
 
+/** The options {@link createKnowledgeBaseTool} takes: a misspelt one (`topk`) would leave its default in place. */
+const KNOWLEDGE_BASE_OPTION_KEYS = Object.keys({
+  name: true, description: true, documents: true, retriever: true, vectorStore: true, topK: true, scoreThreshold: true, maxCharsPerResult: true,
+} satisfies Record<keyof KnowledgeBaseToolOptions, true>);
+
 type Search = (query: string, config: { signal?: AbortSignal; callbacks?: unknown }) => Promise<KnowledgeResult[]>;
 
 /**
@@ -70,6 +75,7 @@ type Search = (query: string, config: { signal?: AbortSignal; callbacks?: unknow
  * ```
  */
 export function createKnowledgeBaseTool(options: KnowledgeBaseToolOptions) {
+  checkOptionKeys("createKnowledgeBaseTool", options, KNOWLEDGE_BASE_OPTION_KEYS);
   const { name = "knowledge_base", description, topK = 4, scoreThreshold, maxCharsPerResult = 2000 } = options;
   checkNumberOption("topK", topK, { min: 1, integer: true });
   checkNumberOption("maxCharsPerResult", maxCharsPerResult, { min: 1, integer: true });
@@ -120,6 +126,7 @@ function buildSearch(options: KnowledgeBaseToolOptions, topK: number): Search {
 }
 
 function documentSearch(documents: readonly KnowledgeDocument[]): Search {
+  if (!Array.isArray(documents)) throw invalidSource("documents", documents, "a list of { content, source?, title? } documents");
   documents.forEach((doc, index) => {
     if (typeof doc?.content !== "string") throw invalidSource(`documents[${index}].content`, doc?.content, "a string");
   });

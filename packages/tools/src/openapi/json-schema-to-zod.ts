@@ -14,11 +14,13 @@ export function resolvePointer(document: unknown, ref: string): unknown {
   return current;
 }
 
-/** Resolves `value` while it is a `{ $ref }` object. */
-export function deref<T = Schema>(document: unknown, value: unknown, depth = 0): T {
-  if (depth > 32) throw new Error("too many nested references");
+/** Resolves `value` while it is a `{ $ref }` object; a chain of references that comes back to one of its own is refused, naming it. */
+export function deref<T = Schema>(document: unknown, value: unknown, followed: readonly string[] = []): T {
   if (typeof value === "object" && value !== null && typeof (value as Schema).$ref === "string") {
-    return deref<T>(document, resolvePointer(document, (value as Schema).$ref as string), depth + 1);
+    const ref = (value as Schema).$ref as string;
+    if (followed.includes(ref)) throw new Error(`the reference "${ref}" leads back to itself (${[...followed, ref].join(" -> ")})`);
+    if (followed.length >= 32) throw new Error(`the references ${followed[0]} -> ... -> ${ref} are nested more than 32 deep`);
+    return deref<T>(document, resolvePointer(document, ref), [...followed, ref]);
   }
   return value as T;
 }

@@ -135,6 +135,7 @@ paths:
     expect(() => createOpenApiToolkit({ document: { swagger: "2.0", paths: {} } })).toThrow(/must be an OpenAPI 3 document/);
     expect(() => createOpenApiToolkit({ document: petsDocument })).toThrow(/baseUrl must be an absolute http\(s\) URL/);
     expect(() => createOpenApiToolkit({ document: petsDocument, baseUrl: "file:///etc" })).toThrow(InvalidArgumentError);
+    expect(() => toolkit({ retryableStatuses: [503, "504"] })).toThrow(/createOpenApiToolkit: retryableStatuses must be a list of HTTP statuses/);
     const duplicate = { ...petsDocument, paths: { "/a": { get: { operationId: "same" } }, "/b": { get: { operationId: "same" } } } };
     expect(() => createOpenApiToolkit({ document: duplicate, baseUrl: "https://x.example" })).toThrow(/both be named "same"/);
     expect(() => toolkit({ operations: ["getPett"] })).toThrow(/operations names "getPett", which the document does not have; its operations are getPet, listPets, createPet/);
@@ -258,5 +259,66 @@ describe("createOpenApiToolkit references", () => {
   it("names a broken reference at construction", () => {
     const broken = { openapi: "3.0.0", info: { title: "x", version: "1" }, paths: { "/a": { $ref: "#/components/pathItems/Nope" } } };
     expect(() => createOpenApiToolkit({ document: broken, baseUrl: "https://x.example" })).toThrow(/the reference "#\/components\/pathItems\/Nope" points nowhere/);
+  });
+});
+
+describe("createOpenApiToolkit with documents a tool cannot follow faithfully", () => {
+  const doc = (paths: Record<string, unknown>, components: Record<string, unknown> = {}) => ({ openapi: "3.0.0", info: { title: "x", version: "1" }, paths, components });
+  const constructionError = (document: Record<string, unknown>) => {
+    try {
+      createOpenApiToolkit({ document, baseUrl: "https://x.example" });
+    } catch (error) {
+      return error as InvalidArgumentError;
+    }
+    return undefined;
+  };
+
+  it("refuses a parameter that is not in path, query, header or cookie (it would never be sent)", () => {
+    const error = constructionError(doc({ "/pets": { post: { operationId: "add", parameters: [{ name: "pet", in: "body", required: true, schema: { type: "object" } }] } } }));
+    expect(InvalidArgumentError.isInstance(error)).toBe(true);
+    expect(error?.message).toContain('the parameter "pet" of POST /pets is in "body"; an OpenAPI 3 parameter is in path, query, header or cookie (a body goes in requestBody)');
+  });
+
+  it("refuses two parameters of one name, and a parameter named body beside a request body (one argument would feed both)", () => {
+    const twice = constructionError(doc({ "/items/{id}": { get: { operationId: "get", parameters: [{ name: "id", in: "path", required: true }, { name: "id", in: "query" }] } } }));
+    expect(InvalidArgumentError.isInstance(twice)).toBe(true);
+    expect(twice?.message).toContain('GET /items/{id} has two parameters named "id" (in path and in query), but a tool takes one argument per name; rename one in the document');
+    const body = constructionError(doc({ "/items": { post: { operationId: "add", parameters: [{ name: "body", in: "query" }], requestBody: { content: { "application/json": { schema: { type: "object" } } } } } } }));
+    expect(body?.message).toContain('POST /items has a query parameter named "body" and a request body, which its tool takes as the argument "body"; rename the parameter');
+  });
+
+  it("names a header parameter whose name is not a header name, instead of blaming allowedRequestHeaders", () => {
+    const error = constructionError(doc({ "/a": { get: { operationId: "a", parameters: [{ name: "X Trace", in: "header" }] } } }));
+    expect(InvalidArgumentError.isInstance(error)).toBe(true);
+    expect(error?.message).toContain('the header parameter "X Trace" of GET /a is not a valid header name');
+  });
+
+  it("names the references of a $ref cycle", () => {
+    const document = doc(
+      { "/a": { get: { operationId: "a", parameters: [{ name: "q", in: "query", schema: { $ref: "#/components/schemas/A" } }] } } },
+      { schemas: { A: { $ref: "#/components/schemas/B" }, B: { $ref: "#/components/schemas/A" } } },
+    );
+    const error = constructionError(document);
+    expect(InvalidArgumentError.isInstance(error)).toBe(true);
+    expect(error?.message).toContain('the reference "#/components/schemas/A" leads back to itself (#/components/schemas/A -> #/components/schemas/B -> #/components/schemas/A)');
+  });
+
+  it("sends an object header value as JSON, not as [object Object]", async () => {
+    const document = doc({ "/who": { get: { operationId: "who", parameters: [{ name: "X-Trace", in: "header", schema: { type: "object", properties: { id: { type: "string" } } } }] } } });
+    const [who] = createOpenApiToolkit({ document, baseUrl: `${server.origin}/v1`, allowedAddresses: ["127.0.0.1"] }).getTools();
+    expect(echoed(await who!.invoke({ "X-Trace": { id: "t1" } } as never)).trace).toBe('{"id":"t1"}');
+  });
+
+  it("returns a retryable status of a POST as an observation (it may have been carried out), and fails a GET's retryably", async () => {
+    const busy = await startTestServer((request, response) => void response.writeHead(503, { "content-type": "text/plain" }).end(`busy ${request.method}`));
+    try {
+      const tools = createOpenApiToolkit({ document: petsDocument, baseUrl: `${busy.origin}/v1`, allowedAddresses: ["127.0.0.1"] }).getTools();
+      const createPet = tools.find((t) => t.name === "createPet")!;
+      await expect(createPet.invoke({ body: { name: "Rex" } })).resolves.toBe("HTTP 503 Service Unavailable\ncontent-type: text/plain\n\nbusy POST");
+      const getPet = tools.find((t) => t.name === "getPet")!;
+      await expect(getPet.invoke({ petId: "1" })).rejects.toThrow(/HTTP 503 Service Unavailable from .*; try again later/);
+    } finally {
+      await busy.close();
+    }
   });
 });

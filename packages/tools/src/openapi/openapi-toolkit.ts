@@ -3,7 +3,7 @@ import { BaseToolkit, tool, type StructuredToolInterface } from "@langchain/core
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { RequestRefusedError } from "../errors/request-refused-error";
-import { responseToObservation } from "../http/format-response";
+import { checkRetryableStatuses, responseToObservation } from "../http/format-response";
 import { SAFE_HTTP_OPTION_KEYS, createSafeHttpClient, type SafeHttpClient, type SafeHttpOptions } from "../http/safe-http-client";
 import { encodePathParameter } from "./encode-path-parameter";
 import { checkPropertyName, deref, emptyShape, jsonSchemaToZod, objectOf } from "./json-schema-to-zod";
@@ -18,7 +18,7 @@ export interface OpenApiToolkitOptions extends Omit<SafeHttpOptions, "allowedHos
   allowedHosts?: readonly string[];
   /** Only these operations (by tool name: the operationId, cleaned) become tools; a name the document does not have throws. @default every operation */
   operations?: readonly string[];
-  /** Statuses that fail a call with a retryable error (see the HTTP tool). @default [429, 502, 503, 504] */
+  /** Statuses that fail a call with a retryable error when its method is idempotent (see the HTTP tool). @default [429, 502, 503, 504] */
   retryableStatuses?: readonly number[];
 }
 
@@ -40,6 +40,8 @@ interface Operation {
 }
 
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"] as const;
+const PARAMETER_PLACES: ReadonlyArray<string> = ["path", "query", "header", "cookie"];
+const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /**
  * The tools of an OpenAPI document, one per operation; see {@link createOpenApiToolkit}.
@@ -102,6 +104,7 @@ export function createOpenApiToolkit(options: OpenApiToolkitOptions): OpenApiToo
     checkOptionKeys("createOpenApiToolkit", options, [...new Set([...own, ...http])]);
   }
   const { document: input, baseUrl: baseOption, operations: only, retryableStatuses = [429, 502, 503, 504], ...httpOptions } = options;
+  checkRetryableStatuses("createOpenApiToolkit", retryableStatuses);
   const document = readDocument(input);
   const baseUrl = readBaseUrl(document, baseOption);
   let operations: Operation[];
@@ -197,12 +200,29 @@ function readOperations(document: Record<string, unknown>): Operation[] {
         const parameter = deref<Parameter>(document, raw);
         if (typeof parameter?.name !== "string" || !parameter.name) throw new Error(`${method.toUpperCase()} ${path} has a parameter without a name`);
         checkPropertyName(parameter.name, `a parameter of ${method.toUpperCase()} ${path}`);
+        if (!PARAMETER_PLACES.includes(parameter.in)) {
+          throw new Error(`the parameter "${parameter.name}" of ${method.toUpperCase()} ${path} is in ${JSON.stringify(parameter.in) ?? "nowhere"}; an OpenAPI 3 parameter is in path, query, header or cookie (a body goes in requestBody)`);
+        }
+        if (parameter.in === "header" && !HTTP_TOKEN.test(parameter.name)) {
+          throw new Error(`the header parameter "${parameter.name}" of ${method.toUpperCase()} ${path} is not a valid header name (letters, digits and !#$%&'*+.^_\`|~- only)`);
+        }
         if (parameter.in !== "cookie") byKey.set(`${parameter.in}:${parameter.name}`, parameter);
       }
       for (const [, name] of path.matchAll(/\{([^}]+)\}/g)) {
         checkPropertyName(name!, `a path variable of ${path}`);
         // A template variable the document forgot to declare is still required: never sent as "undefined".
         if (!byKey.has(`path:${name}`)) byKey.set(`path:${name}`, { name: name!, in: "path", required: true, schema: { type: "string" } });
+      }
+      const body = readBody(document, operation.requestBody);
+      // The tool's arguments are keyed by name alone: two parameters of one name would share one value.
+      const places = new Map<string, string>(body ? [["body", "the request body"]] : []);
+      for (const { name, in: place } of byKey.values()) {
+        const taken = places.get(name);
+        if (taken === "the request body") {
+          throw new Error(`${method.toUpperCase()} ${path} has a ${place} parameter named "body" and a request body, which its tool takes as the argument "body"; rename the parameter in the document`);
+        }
+        if (taken) throw new Error(`${method.toUpperCase()} ${path} has two parameters named "${name}" (in ${taken} and in ${place}), but a tool takes one argument per name; rename one in the document`);
+        places.set(name, place);
       }
       const summary = [operation.summary, operation.description].filter((text) => typeof text === "string" && text).join(" ");
       operations.push({
@@ -211,7 +231,7 @@ function readOperations(document: Record<string, unknown>): Operation[] {
         path,
         description: `${summary ? `${summary} ` : ""}(${method.toUpperCase()} ${path})`.slice(0, 1024),
         parameters: [...byKey.values()],
-        body: readBody(document, operation.requestBody),
+        body,
       });
     }
   }
@@ -250,7 +270,9 @@ function operationTool(document: unknown, operation: Operation, baseUrl: URL, cl
       const headers: Record<string, string> = {};
       for (const parameter of operation.parameters) {
         const value = own(args, parameter.name);
-        if (parameter.in === "header" && value !== undefined) headers[parameter.name] = String(value);
+        if (parameter.in === "header" && value !== undefined && value !== null) {
+          headers[parameter.name] = typeof value === "object" && !Array.isArray(value) ? JSON.stringify(value) : String(value);
+        }
       }
       let body: string | undefined;
       const given = own(args, "body");
@@ -259,7 +281,7 @@ function operationTool(document: unknown, operation: Operation, baseUrl: URL, cl
         body = typeof given === "string" && !operation.body.contentType.includes("json") ? given : JSON.stringify(given);
       }
       const response = await client.request({ url, method: operation.method, headers, body }, { signal: config?.signal });
-      return responseToObservation(response, retryableStatuses);
+      return responseToObservation(response, retryableStatuses, operation.method);
     },
     { name: operation.toolName, description: operation.description, schema: objectOf(shape) as z.ZodObject },
   );

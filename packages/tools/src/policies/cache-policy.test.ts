@@ -142,4 +142,63 @@ describe("cachePolicy", () => {
     expect(() => cachePolicy({ ttlMs: -1 })).toThrow(InvalidArgumentError);
     expect(() => cachePolicy({ maxEntries: 1.5 })).toThrow(/cachePolicy maxEntries must be an integer >= 1/);
   });
+
+  it("hands every caller its own copy of a cached result, so changing one changes no other", async () => {
+    let calls = 0;
+    const report = tool(
+      async () => {
+        calls += 1;
+        return { rows: [{ id: 1 }], at: new Date(0), seen: new Set(["a"]) };
+      },
+      { name: "report", description: "Builds a report.", schema: z.object({ q: z.string() }) },
+    );
+    const cached = withCache(report);
+    const first = (await cached.invoke({ q: "x" })) as unknown as { rows: Array<{ id: number }>; at: Date; seen: Set<string> };
+    first.rows.push({ id: 2 });
+    first.seen.add("b");
+    const second = (await cached.invoke({ q: "x" })) as unknown as typeof first;
+    expect(second).toEqual({ rows: [{ id: 1 }], at: new Date(0), seen: new Set(["a"]) });
+    second.rows[0]!.id = 99;
+    second.at.setTime(5);
+    await expect(cached.invoke({ q: "x" })).resolves.toEqual({ rows: [{ id: 1 }], at: new Date(0), seen: new Set(["a"]) });
+    expect(calls).toBe(1);
+  });
+
+  it("does not cache a result it cannot copy (a class instance)", async () => {
+    class Handle {
+      constructor(readonly id: number) {}
+    }
+    let calls = 0;
+    const open = tool(async () => new Handle((calls += 1)), { name: "open", description: "Opens.", schema: z.object({ q: z.string() }) });
+    const cache = cachePolicy();
+    const cached = withPolicies(open, [cache]);
+    const { config, metadata } = configWithMetadata();
+    const first = await cached.invoke({ q: "x" }, config);
+    expect(first).toBeInstanceOf(Handle);
+    expect(await cached.invoke({ q: "x" })).not.toBe(first);
+    expect(calls).toBe(2);
+    expect(cache.size).toBe(0);
+    expect(metadata.cached).toBe(false);
+  });
+
+  it("keys on the arguments as sent, so values a transform hides from JSON (private fields) do not share an entry", async () => {
+    class Money {
+      readonly #cents: number;
+      constructor(text: string) {
+        this.#cents = Math.round(Number(text) * 100);
+      }
+      toString() {
+        return `${this.#cents} cents`;
+      }
+    }
+    const price = tool(async ({ amount }) => `charged ${String(amount)}`, {
+      name: "price",
+      description: "Charges an amount.",
+      schema: z.object({ amount: z.string().transform((text) => new Money(text)) }),
+    });
+    const cached = withCache(price);
+    await expect(cached.invoke({ amount: "1" })).resolves.toBe("charged 100 cents");
+    await expect(cached.invoke({ amount: "2" })).resolves.toBe("charged 200 cents");
+    await expect(cached.invoke({ amount: "1" })).resolves.toBe("charged 100 cents");
+  });
 });

@@ -1,5 +1,6 @@
 import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
 import type { StructuredToolInterface } from "@langchain/core/tools";
+import { copyPlainData } from "./copy-plain-data";
 import { stableStringify } from "./stable-stringify";
 import { checkNumberOption } from "../internal/check-number-option";
 import { withPolicies, type PolicyTool, type ToolPolicy } from "./with-policies";
@@ -11,7 +12,8 @@ export interface CachePolicyOptions {
   /** The most results kept; the least recently used one goes first (integer >= 1). @default 100 */
   maxEntries?: number;
   /**
-   * The cache key of a call. @default the tool name and its arguments as JSON with sorted keys
+   * The cache key of a call, from the arguments after the schema's validation and transforms.
+   * @default the tool name and the arguments as the caller sent them (before the schema's transforms), as JSON with sorted keys
    */
   key?: (toolName: string, args: unknown) => string;
 }
@@ -35,8 +37,11 @@ const CACHE_OPTION_KEYS = Object.keys({ ttlMs: true, maxEntries: true, key: true
 /**
  * A policy that remembers successful results per tool name and arguments (key order does not
  * matter) for `ttlMs`, holding at most `maxEntries` (least recently used evicted). Failures, and
- * results of calls whose signal aborted, are not cached. Reports `cached: true | false` in the step metadata. One policy object is one cache: share
- * it between tools to share the cache (keys include the tool name).
+ * results of calls whose signal aborted, are not cached. Results are plain data (strings, numbers,
+ * arrays, plain objects, dates, maps, sets): the cache keeps a copy and hands every hit a copy of
+ * its own, so a caller that changes its result changes nobody else's; a result that is not plain
+ * data (a class instance, a function) is not cached. Reports `cached: true | false` in the step
+ * metadata. One policy object is one cache: share it between tools to share the cache (keys include the tool name).
  *
  * @example
  * ```ts
@@ -60,21 +65,27 @@ export function cachePolicy(options: CachePolicyOptions = {}): ToolPolicy & Tool
   }
   const entries = new Map<string, Entry>();
 
-  const policy: ToolPolicy = async ({ toolName, args, config, metadata }, next) => {
-    const cacheKey = key(toolName, args);
+  const policy: ToolPolicy = async ({ toolName, args, input, config, metadata }, next) => {
+    // The default key reads the arguments as the caller sent them (JSON from a model): what a
+    // schema's transform makes of them (a class instance with private fields) may not show in a key.
+    const cacheKey = key === defaultKey ? defaultKey(toolName, input) : key(toolName, args);
     const hit = entries.get(cacheKey);
     if (hit && hit.expiresAt > Date.now()) {
       entries.delete(cacheKey); // re-insert: most recently used goes last
       entries.set(cacheKey, hit);
       metadata.cached = true;
-      return hit.value;
+      // Every caller gets its own copy: one that changes its result cannot change what the next one gets.
+      return copyPlainData(hit.value)!.copy;
     }
     if (hit) entries.delete(cacheKey);
     metadata.cached = false;
     const value = await next(config);
     // A call aborted meanwhile may have resolved with whatever the tool had when it stopped: not a result to reuse.
     if (config.signal?.aborted) return value;
-    entries.set(cacheKey, { value, expiresAt: Date.now() + ttlMs });
+    // A result that is not plain data (a class instance) cannot be handed out as a copy: not cached.
+    const stored = copyPlainData(value);
+    if (!stored) return value;
+    entries.set(cacheKey, { value: stored.copy, expiresAt: Date.now() + ttlMs });
     while (entries.size > maxEntries) {
       const oldest = entries.keys().next().value as string;
       entries.delete(oldest);

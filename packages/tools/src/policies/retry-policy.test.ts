@@ -100,4 +100,21 @@ describe("retryPolicy", () => {
     expect(() => retryPolicy({ factor: 0.5 })).toThrow(InvalidArgumentError);
     expect(() => retryPolicy({ isRetryable: "yes" as never })).toThrow(/isRetryable must be a function/);
   });
+
+  it("gives up at once when an error asks for a longer wait than maxDelayMs, instead of retrying too soon", async () => {
+    const { flaky, calls } = failingTool([new RetryableToolError({ message: "429 Too Many Requests", retryAfterMs: 3_600_000 })]);
+    const { config, metadata } = configWithMetadata();
+    const result = withRetry(flaky, { maxDelayMs: 1000, initialDelayMs: 10 }).invoke({}, config);
+    const settled = result.then((value) => ({ value }), (error: unknown) => ({ error }));
+    await vi.advanceTimersByTimeAsync(1000);
+    const outcome = (await settled) as { value?: unknown; error?: unknown };
+    expect(outcome.value).toBeUndefined();
+    expect(ToolRetriesExhaustedError.isInstance(outcome.error)).toBe(true);
+    expect((outcome.error as Error).message).toBe(
+      'Tool "flaky" gave up after 1 attempts: the failure asked to wait 3600000 ms before trying again, longer than maxDelayMs (1000 ms). 429 Too Many Requests',
+    );
+    expect(calls.count).toBe(1);
+    expect(metadata.attempts).toBe(1);
+    expect(vi.getTimerCount()).toBe(0);
+  });
 });

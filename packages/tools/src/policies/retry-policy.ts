@@ -14,7 +14,7 @@ export interface RetryPolicyOptions {
   initialDelayMs?: number;
   /** Each further wait is the previous one times this factor (>= 1). @default 2 */
   factor?: number;
-  /** No wait is longer than this, in milliseconds. @default 10000 */
+  /** No wait is longer than this, in milliseconds; an error asking for a longer `retryAfterMs` ends the retries. @default 10000 */
   maxDelayMs?: number;
   /** Randomise each wait between half and all of it, so that many callers do not retry in step. @default true */
   jitter?: boolean;
@@ -31,8 +31,9 @@ const RETRY_OPTION_KEYS = Object.keys({ maxAttempts: true, initialDelayMs: true,
 /**
  * A policy that retries a tool call that failed with a retryable error, waiting with exponential
  * backoff between attempts (at least an error's `retryAfterMs`, if it has one). Other errors, and
- * the caller's abort, end the call at once. When every attempt failed, the call fails with a
- * {@link ToolRetriesExhaustedError} whose `cause` is the last error. Reports `attempts` (and the
+ * the caller's abort, end the call at once. When every attempt failed, or an error's `retryAfterMs`
+ * is longer than `maxDelayMs` (a server's Retry-After of an hour is not honoured by retrying
+ * sooner), the call fails with a {@link ToolRetriesExhaustedError} whose `cause` is the last error. Reports `attempts` (and the
  * last `error`) in the step metadata.
  *
  * @example
@@ -76,7 +77,13 @@ export function retryPolicy(options: RetryPolicyOptions = {}): ToolPolicy {
         const backoff = Math.min(maxDelayMs, initialDelayMs * factor ** (attempt - 1));
         const wait = jitter ? backoff / 2 + Math.random() * (backoff / 2) : backoff;
         const retryAfterMs = (error as { retryAfterMs?: unknown }).retryAfterMs;
-        const floor = typeof retryAfterMs === "number" && retryAfterMs > 0 ? Math.min(retryAfterMs, maxDelayMs) : 0;
+        const floor = typeof retryAfterMs === "number" && retryAfterMs > 0 ? retryAfterMs : 0;
+        if (floor > maxDelayMs) {
+          // Asked to wait longer than we may: retrying sooner would ignore the request (a rate limit), so give up now.
+          const reason = error instanceof Error ? error.message : String(error);
+          const message = `Tool "${toolName}" gave up after ${attempt} attempts: the failure asked to wait ${Math.round(floor)} ms before trying again, longer than maxDelayMs (${maxDelayMs} ms). ${reason}`;
+          throw new ToolRetriesExhaustedError({ toolName, attempts: attempt, cause: error, message });
+        }
         await abortableDelay(Math.max(wait, floor), config.signal);
       }
     }

@@ -21,8 +21,10 @@ import { StructuredTool, Tool, type StructuredToolInterface, type ToolRunnableCo
 export interface ToolPolicyContext {
   /** The wrapped tool's name. */
   readonly toolName: string;
-  /** The call's arguments, validated against the tool's schema. */
+  /** The call's arguments, validated against the tool's schema (and changed by its transforms, if any). */
   readonly args: unknown;
+  /** The arguments as the caller gave them, before the schema's validation and transforms (the model's JSON). */
+  readonly input: unknown;
   /** The config this call runs with (signal, callbacks, configurable); policies may pass a changed copy to `next`. */
   readonly config: RunnableConfig;
   /**
@@ -105,7 +107,7 @@ export class PolicyTool extends StructuredTool {
     const { toolCall: _toolCall, [RAW_INPUT]: raw, ...rest } = (parentConfig ?? {}) as ToolRunnableConfig & { [RAW_INPUT]?: unknown };
     const config: RunnableConfig = { ...rest, callbacks: runManager?.getChild() ?? rest.callbacks };
     const metadata = getStepMetadata(config) ?? {};
-    const context = { toolName: this.name, args: parsed, metadata };
+    const context = { toolName: this.name, args: parsed, input: raw === undefined ? parsed : raw, metadata };
     const run = (index: number, current: RunnableConfig): Promise<unknown> => {
       const policy = this.policies[index];
       if (!policy) return this.invokeInner(raw === undefined ? parsed : raw, current);
