@@ -1,6 +1,5 @@
 import { InvalidArgumentError } from "@agentrx/core";
 import { RetryableToolError } from "../errors/retryable-tool-error";
-import { isIdempotentMethod } from "./idempotent-methods";
 import type { SafeHttpResponse } from "./safe-http-client";
 
 const SHOWN_HEADERS = ["content-type", "location", "retry-after"];
@@ -31,11 +30,12 @@ export function retryAfterMs(value: string | undefined): number | undefined {
 
 /**
  * The observation for a response, or a RetryableToolError for a status in `retryableStatuses` when
- * the request's `method` is idempotent. A POST or PATCH that got such a status is an observation:
+ * the request is `retrySafe` (its method is idempotent, or it carried an idempotency key the API
+ * honours: `isRetrySafe`). A POST or PATCH without a key that got such a status is an observation:
  * a 502 or 504 does not say whether it was carried out, and a retry could carry it out twice.
  */
-export function responseToObservation(response: SafeHttpResponse, retryableStatuses: readonly number[], method: string | undefined): string {
-  if (retryableStatuses.includes(response.status) && isIdempotentMethod(method)) {
+export function responseToObservation(response: SafeHttpResponse, retryableStatuses: readonly number[], retrySafe: boolean): string {
+  if (retryableStatuses.includes(response.status) && retrySafe) {
     throw new RetryableToolError({
       message: `HTTP ${response.status} ${response.statusText} from ${response.url}; try again later.`,
       retryAfterMs: retryAfterMs(response.headers["retry-after"]),

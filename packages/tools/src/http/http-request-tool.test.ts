@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "@agentrx/core";
+import { IDEMPOTENCY_KEY_METADATA, InvalidArgumentError } from "@agentrx/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RetryableToolError } from "../errors/retryable-tool-error";
 import { ToolRetriesExhaustedError } from "../errors/tool-retries-exhausted-error";
@@ -63,6 +63,30 @@ describe("createHttpRequestTool", () => {
     const retried = withRetry(httpTool(), { maxAttempts: 3, initialDelayMs: 1 });
     await expect(retried.invoke({ url: `${server.origin}/busy`, method: "POST", body: '{"pay":1}' })).resolves.toBe("HTTP 503 Service Unavailable\nretry-after: 0\n\noverloaded");
     expect(server.requests.filter((r) => r.url === "/busy")).toHaveLength(1);
+  });
+
+  it("sends the tool call's idempotency key on a POST when idempotencyKeyHeader is set, which makes the POST safe to retry", async () => {
+    const keyed = createHttpRequestTool({ allowedHosts: ["127.0.0.1"], allowedAddresses: ["127.0.0.1"], allowedMethods: ["GET", "POST"], idempotencyKeyHeader: "Idempotency-Key" });
+    const config = { metadata: { [IDEMPOTENCY_KEY_METADATA]: "run-1:0:0" } };
+    const retried = withRetry(keyed, { maxAttempts: 3, initialDelayMs: 1 });
+    const exhausted = await retried.invoke({ url: `${server.origin}/busy`, method: "POST", body: '{"pay":1}' }, config).catch((e: unknown) => e);
+    expect(ToolRetriesExhaustedError.isInstance(exhausted)).toBe(true);
+    const busy = server.requests.filter((r) => r.url === "/busy");
+    expect(busy.map((r) => r.headers["idempotency-key"])).toEqual(["run-1:0:0", "run-1:0:0", "run-1:0:0"]);
+    // A GET is idempotent already: no key. A call without a key (not run by an executor): no header, no retry.
+    await keyed.invoke({ url: `${server.origin}/get` }, config);
+    expect(server.requests.at(-1)?.headers["idempotency-key"]).toBeUndefined();
+    await expect(withRetry(keyed, { maxAttempts: 3, initialDelayMs: 1 }).invoke({ url: `${server.origin}/busy`, method: "POST" })).resolves.toMatch(/^HTTP 503/);
+    expect(server.requests.at(-1)?.headers["idempotency-key"]).toBeUndefined();
+    expect(server.requests.filter((r) => r.url === "/busy")).toHaveLength(4);
+    // The model cannot set it: it is not among the headers it may send.
+    await expect(keyed.invoke({ url: `${server.origin}/x`, method: "POST", headers: { "Idempotency-Key": "mine" } }, config)).rejects.toThrow(/the header "Idempotency-Key" may not be set/);
+  });
+
+  it("refuses an idempotencyKeyHeader that is not a header name it may send", () => {
+    for (const bad of ["Idempotency Key", "", "host", "Content-Length", 5]) {
+      expect(() => createHttpRequestTool({ allowedHosts: ["127.0.0.1"], idempotencyKeyHeader: bad as never }), String(bad)).toThrow(/idempotencyKeyHeader must be a header name/);
+    }
   });
 
   it("reads Retry-After as whole seconds or an HTTP date, and nothing else", () => {

@@ -1,7 +1,8 @@
 import { checkOptionKeys } from "@agentrx/core";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { checkRetryableStatuses, responseToObservation } from "./format-response";
+import { checkRetryableStatuses } from "./format-response";
+import { toolRequest } from "./tool-request";
 import { SAFE_HTTP_OPTION_KEYS, createSafeHttpClient, type SafeHttpOptions } from "./safe-http-client";
 
 /** Options of {@link createHttpRequestTool}: the safe HTTP options plus the tool's own. */
@@ -44,10 +45,7 @@ export function createHttpRequestTool(options: HttpRequestToolOptions) {
   const client = createSafeHttpClient(httpOptions);
   const methods = (httpOptions.allowedMethods ?? ["GET"]).map((m) => m.toUpperCase()) as [string, ...string[]];
   return tool(
-    async ({ url, method, headers, body }, config) => {
-      const response = await client.request({ url, method, headers, body }, { signal: config?.signal });
-      return responseToObservation(response, retryableStatuses, method);
-    },
+    async ({ url, method, headers, body }, config) => toolRequest(client, { url, method, headers, body }, config, { retryableStatuses, idempotencyKeyHeader: httpOptions.idempotencyKeyHeader }),
     {
       name,
       description:

@@ -277,4 +277,25 @@ describe("createSafeHttpClient", () => {
       expect((error as ToolTimeoutError).retryable, method).toBe(retryable);
     }
   });
+
+  it("sends an idempotency key on a POST with idempotencyKeyHeader, whose timeout is then retryable; none on a GET or without the option", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const keyed = createSafeHttpClient(local({ timeoutMs: 1000, allowedMethods: ["GET", "POST"], idempotencyKeyHeader: "Idempotency-Key" }));
+    const plain = createSafeHttpClient(local({ timeoutMs: 1000, allowedMethods: ["GET", "POST"] }));
+    const cases = [
+      [keyed, "POST", "k-1", "k-1", true],
+      [keyed, "GET", "k-2", undefined, true],
+      [keyed, "POST", undefined, undefined, false],
+      [plain, "POST", "k-3", undefined, false],
+    ] as const;
+    for (const [client, method, idempotencyKey, sent, retryable] of cases) {
+      const arrived = new Promise<void>((resolve) => (onRequest = resolve));
+      const result = client.request({ url: `${server.origin}/hang`, method }, idempotencyKey === undefined ? {} : { idempotencyKey }).catch((error: unknown) => error);
+      await arrived;
+      expect(server.requests.at(-1)?.headers["idempotency-key"], `${method} ${idempotencyKey}`).toBe(sent);
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(((await result) as ToolTimeoutError).retryable, `${method} ${idempotencyKey}`).toBe(retryable);
+    }
+    await expect(keyed.request({ url: `${server.origin}/x`, method: "POST" }, { idempotencyKey: "a\nb" })).rejects.toThrow(/`idempotencyKey` must be a string without line breaks/);
+  });
 });

@@ -40,6 +40,15 @@ export interface SafeHttpOptions {
   maxRedirects?: number;
   /** How host names are resolved; inject one in tests. @default node:dns lookup (all addresses) */
   resolver?: HostResolver;
+  /**
+   * The header that carries a request's idempotency key (`request(..., { idempotencyKey })`; the
+   * HTTP tool and the OpenAPI toolkit pass the tool call's, `getIdempotencyKey(config)`) on a
+   * request whose method is not idempotent (POST, PATCH), for an API that carries out a request
+   * once per key (Stripe-style `"Idempotency-Key"`). Such a request becomes safe to send again: its
+   * timeout and its retryable statuses are then retryable. Set it only for an API that honours it.
+   * @default none: no key is sent, and a POST or PATCH is never retried
+   */
+  idempotencyKeyHeader?: string;
 }
 
 /** One request to a {@link SafeHttpClient}. */
@@ -63,9 +72,29 @@ export interface SafeHttpResponse {
   body: string;
 }
 
+/** How one request of a {@link SafeHttpClient} is sent. */
+export interface SafeHttpRequestOptions {
+  /** Aborts the request. */
+  signal?: AbortSignal;
+  /**
+   * The request's idempotency key, sent in the client's `idempotencyKeyHeader` when the method is
+   * not idempotent (see {@link SafeHttpOptions.idempotencyKeyHeader}); ignored without that option.
+   */
+  idempotencyKey?: string;
+}
+
 /** An HTTP client that only talks to allowed hosts at vetted addresses; see {@link createSafeHttpClient}. */
 export interface SafeHttpClient {
-  request(request: SafeHttpRequest, options?: { signal?: AbortSignal }): Promise<SafeHttpResponse>;
+  request(request: SafeHttpRequest, options?: SafeHttpRequestOptions): Promise<SafeHttpResponse>;
+}
+
+/**
+ * Whether a request may be sent again after a failure whose outcome is unknown (a timeout, a 502 or
+ * 504): its method is idempotent, or it carries an idempotency key the API honours (the client's
+ * `idempotencyKeyHeader` and a key). @internal
+ */
+export function isRetrySafe(method: string | undefined, idempotencyKeyHeader: string | undefined, idempotencyKey: string | undefined): boolean {
+  return isIdempotentMethod(method) || (idempotencyKeyHeader !== undefined && idempotencyKey !== undefined && idempotencyKey !== "");
 }
 
 const FORBIDDEN_HEADERS = new Set(["host", "connection", "content-length", "transfer-encoding", "upgrade", "te", "trailer", "keep-alive", "expect", "proxy-authorization", "proxy-connection"]);
@@ -88,7 +117,8 @@ async function defaultResolver(hostname: string): Promise<readonly string[]> {
  * vetted (so a DNS answer that changes between check and connect, "DNS rebinding", cannot move the
  * request), and limits the response size and the time taken. Refusals throw a
  * {@link RequestRefusedError}, oversized bodies a {@link ResponseTooLargeError}, timeouts a
- * {@link ToolTimeoutError} (retryable only for an idempotent method: a POST may have taken effect).
+ * {@link ToolTimeoutError} (retryable only for an idempotent method, or a request with an idempotency
+ * key the API honours, `idempotencyKeyHeader`: a POST may have taken effect).
  *
  * @example
  * ```ts
@@ -102,12 +132,17 @@ export function createSafeHttpClient(options: SafeHttpOptions): SafeHttpClient {
   checkOptionKeys("createSafeHttpClient", options, SAFE_HTTP_OPTION_KEYS);
   const settings = resolveOptions(options);
   return {
-    async request(request, { signal } = {}) {
+    async request(request, { signal, idempotencyKey } = {}) {
       if (signal?.aborted) throw new AbortError({ reason: signal.reason });
+      if (idempotencyKey !== undefined && (typeof idempotencyKey !== "string" || BAD_HEADER_VALUE.test(idempotencyKey))) {
+        throw new InvalidArgumentError({ argument: "idempotencyKey", value: idempotencyKey, message: "createSafeHttpClient: `idempotencyKey` must be a string without line breaks or control characters." });
+      }
+      const key = settings.idempotencyKeyHeader !== undefined && idempotencyKey !== undefined && idempotencyKey !== "" && !isIdempotentMethod(request.method) ? idempotencyKey : undefined;
       const controller = new AbortController();
       const timer = setTimeout(() => {
-        // A POST that timed out may have been carried out: not retryable, so a retry policy does not send it twice.
-        const retryable = isIdempotentMethod(request.method);
+        // A POST that timed out may have been carried out: not retryable, so a retry policy does not
+        // send it twice; unless it carries an idempotency key (the API carries it out once).
+        const retryable = isRetrySafe(request.method, settings.idempotencyKeyHeader, key);
         controller.abort(new ToolTimeoutError({ toolName: "http", timeoutMs: settings.timeoutMs, retryable, message: `The HTTP request to ${request.url} timed out after ${settings.timeoutMs} ms.` }));
       }, settings.timeoutMs);
       const onAbort = () => controller.abort(new AbortError({ reason: signal?.reason }));
@@ -115,7 +150,7 @@ export function createSafeHttpClient(options: SafeHttpOptions): SafeHttpClient {
       try {
         let current: SafeHttpRequest = request;
         for (let redirects = 0; ; redirects++) {
-          const response = await sendOnce(current, redirects === 0 || keepsFixedHeaders(request.url, current.url), settings, controller.signal);
+          const response = await sendOnce(current, redirects === 0 || keepsFixedHeaders(request.url, current.url), settings, controller.signal, key);
           const location = response.headers.location;
           if (!REDIRECTS.has(response.status) || !location || redirects >= settings.maxRedirects) return response;
           const keepsBody = response.status === 307 || response.status === 308;
@@ -140,7 +175,11 @@ export function createSafeHttpClient(options: SafeHttpOptions): SafeHttpClient {
   };
 }
 
-type Settings = Required<Omit<SafeHttpOptions, "allowedAddresses">> & { allowlist: Exclude<ReturnType<typeof parseAddressAllowlist>, string> };
+type Settings = Required<Omit<SafeHttpOptions, "allowedAddresses" | "idempotencyKeyHeader">> & {
+  allowlist: Exclude<ReturnType<typeof parseAddressAllowlist>, string>;
+  /** Lower case. */
+  idempotencyKeyHeader: string | undefined;
+};
 
 /**
  * The options of the safe HTTP layer, by name: a misspelt one (`allowedHost`, `timeout`) would leave
@@ -148,7 +187,7 @@ type Settings = Required<Omit<SafeHttpOptions, "allowedAddresses">> & { allowlis
  */
 export const SAFE_HTTP_OPTION_KEYS: readonly string[] = Object.keys({
   allowedHosts: true, allowedAddresses: true, allowedProtocols: true, allowedMethods: true, allowedRequestHeaders: true,
-  headers: true, maxResponseBytes: true, timeoutMs: true, maxRedirects: true, resolver: true,
+  headers: true, maxResponseBytes: true, timeoutMs: true, maxRedirects: true, resolver: true, idempotencyKeyHeader: true,
 } satisfies Record<keyof SafeHttpOptions, true>);
 
 function resolveOptions(options: SafeHttpOptions): Settings {
@@ -179,6 +218,10 @@ function resolveOptions(options: SafeHttpOptions): Settings {
       throw invalid("headers", name, `headers["${name}"] is not a valid header: the name must be an HTTP token and the value a string without line breaks or control characters.`);
     }
   }
+  const keyHeader = options.idempotencyKeyHeader;
+  if (keyHeader !== undefined && (typeof keyHeader !== "string" || !HTTP_TOKEN.test(keyHeader) || FORBIDDEN_HEADERS.has(keyHeader.toLowerCase()))) {
+    throw invalid("idempotencyKeyHeader", keyHeader, `idempotencyKeyHeader must be a header name (an HTTP token that is not a connection header) such as "Idempotency-Key", got ${JSON.stringify(keyHeader) ?? String(keyHeader)}.`);
+  }
   const resolver = options.resolver ?? defaultResolver;
   if (typeof resolver !== "function") throw invalid("resolver", resolver, "resolver must be a function (hostname) => Promise<string[]>.");
   return {
@@ -192,10 +235,11 @@ function resolveOptions(options: SafeHttpOptions): Settings {
     timeoutMs: checkNumberOption("timeoutMs", options.timeoutMs ?? 10_000, { min: 1, max: MAX_TIMER_MS }),
     maxRedirects: checkNumberOption("maxRedirects", options.maxRedirects ?? 0, { min: 0, max: 20, integer: true }),
     resolver,
+    idempotencyKeyHeader: keyHeader?.toLowerCase(),
   };
 }
 
-async function sendOnce(request: SafeHttpRequest, sameOrigin: boolean, settings: Settings, signal: AbortSignal): Promise<SafeHttpResponse> {
+async function sendOnce(request: SafeHttpRequest, sameOrigin: boolean, settings: Settings, signal: AbortSignal, idempotencyKey: string | undefined): Promise<SafeHttpResponse> {
   const refuse = (reason: RequestRefusedReason, message: string, cause?: unknown): never => {
     throw new RequestRefusedError({ reason, url: request.url, message, cause });
   };
@@ -222,6 +266,8 @@ async function sendOnce(request: SafeHttpRequest, sameOrigin: boolean, settings:
     headers[lower] = value;
   }
   if (sameOrigin) for (const [name, value] of Object.entries(settings.headers)) headers[name.toLowerCase()] = value;
+  // Ours, not the caller's: it overrides one the caller set, and follows the request's redirects.
+  if (idempotencyKey !== undefined && settings.idempotencyKeyHeader !== undefined) headers[settings.idempotencyKeyHeader] = idempotencyKey;
   const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
   if (!hostAllowed(hostname, settings.allowedHosts)) {
     refuse("host_not_allowed", `the host "${hostname}" is not in allowedHosts (${settings.allowedHosts.join(", ")}).`);

@@ -3,7 +3,8 @@ import { BaseToolkit, tool, type StructuredToolInterface } from "@langchain/core
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { RequestRefusedError } from "../errors/request-refused-error";
-import { checkRetryableStatuses, responseToObservation } from "../http/format-response";
+import { checkRetryableStatuses } from "../http/format-response";
+import { type ToolRequestSettings, toolRequest } from "../http/tool-request";
 import { SAFE_HTTP_OPTION_KEYS, createSafeHttpClient, type SafeHttpClient, type SafeHttpOptions } from "../http/safe-http-client";
 import { encodePathParameter } from "./encode-path-parameter";
 import { checkPropertyName, deref, emptyShape, jsonSchemaToZod, objectOf } from "./json-schema-to-zod";
@@ -142,7 +143,7 @@ export function createOpenApiToolkit(options: OpenApiToolkitOptions): OpenApiToo
     allowedRequestHeaders: ["accept", "content-type", ...operations.flatMap((o) => o.parameters.filter((p) => p.in === "header").map((p) => p.name))],
   });
   try {
-    return new OpenApiToolkit(operations.map((operation) => operationTool(document, operation, baseUrl, client, retryableStatuses)));
+    return new OpenApiToolkit(operations.map((operation) => operationTool(document, operation, baseUrl, client, { retryableStatuses, idempotencyKeyHeader: httpOptions.idempotencyKeyHeader })));
   } catch (error) {
     return readFailed(error); // a schema with a broken $ref or a value zod cannot hold
   }
@@ -253,7 +254,7 @@ function sanitizeName(name: string): string {
   return (cleaned || "operation").slice(0, 64);
 }
 
-function operationTool(document: unknown, operation: Operation, baseUrl: URL, client: SafeHttpClient, retryableStatuses: readonly number[]) {
+function operationTool(document: unknown, operation: Operation, baseUrl: URL, client: SafeHttpClient, settings: ToolRequestSettings) {
   const shape = emptyShape();
   for (const parameter of operation.parameters) {
     let schema = jsonSchemaToZod(document, parameter.schema ?? { type: "string" });
@@ -280,8 +281,7 @@ function operationTool(document: unknown, operation: Operation, baseUrl: URL, cl
         headers["content-type"] = operation.body.contentType;
         body = typeof given === "string" && !operation.body.contentType.includes("json") ? given : JSON.stringify(given);
       }
-      const response = await client.request({ url, method: operation.method, headers, body }, { signal: config?.signal });
-      return responseToObservation(response, retryableStatuses, operation.method);
+      return toolRequest(client, { url, method: operation.method, headers, body }, config, settings);
     },
     { name: operation.toolName, description: operation.description, schema: objectOf(shape) as z.ZodObject },
   );
