@@ -188,11 +188,11 @@ describe.skipIf(servers.skip)("RunClient with in-process workers (Redis, Postgre
     const paused = await client.result(runId);
     expect(paused).toMatchObject({ output: "", interrupts: [{ id: "call-0-0", tool: "double", toolInput: { n: 4 } }] });
     expect(effects).toEqual([]);
-    await expect(client.resume(runId, { decisions: { nope: "approve" } })).resolves.toBeUndefined(); // checked by the worker...
-    // ...which refuses it without changing the run; the right decision then goes through.
-    await until(async () => (await fixture.queue().getFailedCount()) >= 1, "the refused resume");
-    expect((await fixture.store.getRun(runId))?.status).toBe("interrupted");
     const pauseEnd = (await fixture.store.getRun(runId))?.eventCount as number;
+    // Checked at the call, against the pause in the store: refused, the run left as it was...
+    await expect(client.resume(runId, { decisions: { nope: "approve" } })).rejects.toThrow(/RunClient\.resume: run ".*" has no interrupt "nope" waiting for a decision \(waiting: call-0-0\)/);
+    expect(await fixture.store.getRun(runId)).toMatchObject({ status: "interrupted", eventCount: pauseEnd });
+    // ...and the right decision then goes through.
     await client.resume(runId, { decisions: { "call-0-0": "approve" } });
     // Followed from the pause on: the queued resume keeps the stream open until its output.
     const events = await lastValueFrom(client.events(runId, { after: pauseEnd }).pipe(toArray()));

@@ -1,5 +1,5 @@
 import { checkOptionKeys, InvalidArgumentError } from "@agentrx/core";
-import { type AgentExecutorResult, type Decision, RunBusyError, type RunInfo, RunNotFoundError, type RunStore, type SendMessageResult, type SteeringMessage, encodeRunEvent, initialRunState, type JsonObject, sendRunMessage, serializeRunState } from "@agentrx/executors";
+import { type AgentExecutorResult, type Decision, RunBusyError, type RunInfo, RunNotFoundError, type RunStore, type SendMessageResult, type SteeringMessage, encodeRunEvent, initialRunState, type JsonObject, recordDecisions, sendRunMessage, serializeRunState } from "@agentrx/executors";
 import { type ConnectionOptions, Queue } from "bullmq";
 import { Observable, filter, lastValueFrom, map } from "rxjs";
 import { ChannelHub } from "../internal/channel-hub";
@@ -207,18 +207,26 @@ export class RunClient {
   }
 
   /**
-   * Queues a resume of a run: with `decisions` for a paused run (the worker that takes it applies
-   * them: nobody waits for a person on a worker), without for a run that was cancelled, failed, or
-   * whose worker died (a `running` run whose lease expired), or a `queued` run whose job Redis
-   * lost. Clears a cancel of the run. Resolves once the job is queued. A resume that would do
-   * nothing is refused, and nothing is queued.
+   * Resumes a run on a worker: with `decisions` for a paused run, without for a run that was
+   * cancelled, failed, or whose worker died (a `running` run whose lease expired), or a `queued` run
+   * whose job Redis lost. Decisions are checked against the pause and recorded in the store first
+   * (as the run's `decisions` entry, the run becomes `queued`; see `recordDecisions`), then a resume
+   * job is queued: once this resolves, a job Redis loses before a worker takes it is queued again
+   * by `reconcile()` (or by whoever follows the run), and the run goes on with the recorded
+   * decisions (docs/deploying.md, "When Redis loses its jobs"). No worker waits for a person. A
+   * resume without decisions clears a cancel of the run. Resolves once the job is queued. A resume
+   * that would do nothing is refused, and nothing is recorded or queued.
    *
-   * @throws InvalidArgumentError (rejects) when `decisions` are given for a run that is not paused,
-   *   none for a paused run, the run has finished (it has its output: `result(runId)` gives it), or
-   *   it was not submitted through a `RunClient`
+   * @throws InvalidArgumentError (rejects) when `decisions` are given for a run that is not paused
+   *   (also when another process decided the pause at the same time: a pause is decided once),
+   *   name an interrupt the run does not wait for or are malformed (naming the interrupt and what
+   *   is wrong), none are given for a paused run, the run has finished (it has its output:
+   *   `result(runId)` gives it), or it was not submitted through a `RunClient`
    * @throws RunBusyError (rejects) when the run is running under a live lease (on a worker, or in a
    *   process that died less than a lease ago): wait for it to end, or for its lease to expire
    * @throws RunNotFoundError (rejects) for an unknown run
+   * @throws the Redis error (rejects) when the job cannot be queued; decisions are recorded by then,
+   *   and the `queued` run gets its job from `reconcile()` once Redis is back
    */
   async resume(runId: string, options: ResumeRunOptions = {}): Promise<void> {
     const where = "RunClient.resume";
@@ -228,7 +236,7 @@ export class RunClient {
     const decisions = options.decisions as Record<string, Decision> | undefined;
     if (decisions !== undefined) {
       checkObject(where, "decisions", decisions);
-      // An edited input travels to the worker as JSON too: a Date in it would reach the tool as a string.
+      // An edited input is recorded as JSON: a Date in it would reach the tool as a string.
       refuseNonJson(where, decisions, "decisions", "decisions for a queued run");
     }
     this.connect();
@@ -244,9 +252,17 @@ export class RunClient {
         message: `${where}: run "${runId}" is ${info.status}, not paused for approval: there is nothing to decide (a pause is decided once).`,
       });
     }
-    if (decisions === undefined) refuseIdleResume(where, info, Date.now());
-    // Followers of the run wait for this job rather than end at the pause (or the failure).
-    await this.queueResume(runId, executor, info.epoch, decisions, true);
+    if (decisions === undefined) {
+      refuseIdleResume(where, info, Date.now());
+      // Followers of the run wait for this job rather than end at the failure.
+      await this.queueResume(runId, executor, info.epoch, true);
+      return;
+    }
+    // Durable before anything is queued: the decisions are in the store, and the run is `queued`
+    // (its followers wait for it), so a job Redis loses is replaced by `reconcile()`. A cancel that
+    // waits in Redis is left there: the worker that takes the run sees it.
+    const { epoch } = await recordDecisions(this.store, runId, decisions, { owner: this.owner, operation: where });
+    await this.queueResume(runId, executor, epoch);
   }
 
   /**
@@ -418,18 +434,11 @@ export class RunClient {
   /**
    * Queues a resume job for the run and remembers it as the run's latest (followers wait for it).
    * `epoch`: the run's epoch when the resume was asked for (a run that ended after that is not
-   * brought back by this job).
+   * brought back by this job). The job carries no decisions: they are in the run's record.
    */
-  private async queueResume(runId: string, executor: string, epoch: number | undefined, decisions?: Record<string, Decision>, clearCancel = false): Promise<void> {
+  private async queueResume(runId: string, executor: string, epoch: number | undefined, clearCancel = false): Promise<void> {
     const { redis, queue } = this.connect();
-    const data: RunJobData = {
-      schemaVersion: 1,
-      kind: "resume",
-      runId,
-      executor,
-      ...(epoch === undefined ? {} : { epoch }),
-      ...(decisions === undefined ? {} : { decisions }),
-    };
+    const data: RunJobData = { schemaVersion: 1, kind: "resume", runId, executor, ...(epoch === undefined ? {} : { epoch }) };
     const jobId = resumeJobId(runId);
     const remember = redis.command.multi();
     if (clearCancel) remember.del(this.names.cancelKey(runId));

@@ -25,7 +25,11 @@ export interface RunJobData {
    */
   inputs?: JsonObject;
   threadId?: string;
-  /** Decisions on a paused run's interrupts, by interrupt id (resume jobs). */
+  /**
+   * Decisions on a paused run's interrupts, by interrupt id: resume jobs of earlier versions only.
+   * `RunClient.resume` records decisions in the run's record before it queues the job, which then
+   * carries none (a job Redis loses does not lose them).
+   */
   decisions?: Record<string, Decision>;
   /**
    * The run's epoch (its fencing token) when the resume was asked for (resume jobs): a run that

@@ -43,8 +43,9 @@ const BUSY_RETRY_MS = 1000;
 
 /**
  * Runs one job: checks the run's record and the cancel flag, then runs the next segment of the run
- * with the named executor (`resume`: a queued run starts there, a crashed one continues from its
- * record, a paused one takes the job's decisions). A run another process still holds is retried
+ * with the named executor (`resume`: a queued run starts there, or goes on with the decisions
+ * `RunClient.resume` recorded for it; a crashed one continues from its record; a paused one takes
+ * the decisions of a job queued by an earlier version). A run another process still holds is retried
  * when that lease expires (the job is delayed, not failed); a run that keeps killing its workers is
  * failed after `maxAttempts`.
  *

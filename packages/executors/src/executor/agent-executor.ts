@@ -365,6 +365,7 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
               resumed: restored.lastSeq > 0,
               decisions: restored.decisions,
               ...(restored.newDecisions ? { newDecisions: restored.newDecisions } : {}),
+              ...(restored.unstartedDecisions.length > 0 ? { unstartedDecisions: restored.unstartedDecisions } : {}),
               ...(restored.forkOf ? { forkOf: restored.forkOf } : {}),
               record: async (run) => {
                 const recorder = new RunRecorder(store, recordedId, owner, leaseMs, restored.lastSeq, run.recorderHooks(), restored.modelCalls, this.options.recordTokens === "coalesced", this.options.storeTimeoutMs, restored.claimedAt);

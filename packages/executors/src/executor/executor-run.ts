@@ -103,7 +103,8 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     this.tools = new ToolRunner(this);
     this.ending = new RunEnding(this);
     this.approvals = new ApprovalGate(this);
-    this.freshDecisions = request.newDecisions === undefined ? NO_DECISIONS : new Set(Object.keys(request.newDecisions));
+    const fresh = [...Object.keys(request.newDecisions ?? {}), ...(request.unstartedDecisions ?? [])];
+    this.freshDecisions = fresh.length === 0 ? NO_DECISIONS : new Set(fresh);
     this.loop = new AgentLoop(this);
     executorRunProbe.made?.(this);
   }

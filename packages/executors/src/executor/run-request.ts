@@ -36,6 +36,8 @@ export interface RunRequest {
   forkOf?: { runId: string; iteration: number };
   /** Decisions given to this resume (recorded as the segment starts). */
   newDecisions?: Record<string, Decision>;
+  /** Ids of recorded decisions whose calls never started (`RestoredRun.unstartedDecisions`): not in doubt. */
+  unstartedDecisions?: readonly string[];
   /** The run's spans, made from what it sees (set when traced without callbacks). */
   telemetry?: RunTelemetry;
 }

@@ -33,3 +33,4 @@ export { RunRecordFold, restoreRunState } from "./restore-run-state";
 export type { RestoredRun } from "./restore-run-state";
 export { REPLAY_PAGE_SIZE, corrupt as corruptEventError, messageOf as errorMessageOf, readRecordedEvents, recordedRunInfo } from "./read-recorded-events";
 export { randomUuid } from "./random-uuid";
+export { recordDecisions, type RecordDecisionsOptions, type RecordedDecisionsWrite } from "./record-decisions";

@@ -20,6 +20,13 @@ export interface RestoredRun {
   modelCalls: number;
   /** Decisions recorded for the waiting interrupts whose tool calls have not run yet (a resume that died). */
   decisions: Record<string, Decision>;
+  /**
+   * The ids among {@link RestoredRun.decisions} recorded while the run was paused, before any
+   * segment started with them (`recordDecisions`): their calls never started (a segment's start
+   * is durable before any of its tools runs), so they are not in doubt. A resume's own decisions
+   * are recorded after its segment's `start`, and are not among these.
+   */
+  unstartedDecisions: string[];
   /** The `seq` of the last `interrupt` event, if the run ever paused. */
   interruptSeq: number | undefined;
 }
@@ -70,6 +77,10 @@ export class RunRecordFold {
   private modelCalls = 0;
   private interruptSeq: number | undefined;
   private decisions: Record<string, Decision> = {};
+  /** Ids decided while paused, with no segment started since (see `RestoredRun.unstartedDecisions`). */
+  private unstarted = new Set<string>();
+  /** Whether the run paused and no segment started since. */
+  private paused = false;
   private lastInterrupt: InterruptEvent | undefined;
   private pauseEvents: RestoredRun["pause"];
 
@@ -121,6 +132,8 @@ export class RunRecordFold {
       case "start":
         this.pauseEvents = undefined; // a later segment: the pause before it was resumed
         this.output = undefined;
+        this.paused = false;
+        this.unstarted.clear(); // the decisions before it went into this segment: its calls may have started
         break;
       case "output":
         this.output = event;
@@ -133,9 +146,12 @@ export class RunRecordFold {
         this.lastInterrupt = event;
         this.interruptSeq = stored.seq;
         this.decisions = {};
+        this.unstarted.clear();
+        this.paused = true;
         break;
       case "decisions":
         Object.assign(this.decisions, event.decisions);
+        if (this.paused) for (const id of Object.keys(event.decisions)) this.unstarted.add(id);
         break;
     }
     return event;
@@ -169,7 +185,8 @@ export class RunRecordFold {
       state.phase = state.turn === undefined ? "agent" : "tools";
       state.stopReason = undefined;
     }
-    return { state, output: state.phase === "done" ? output : undefined, pause: pauseEvents, lastSeq, modelCalls: this.modelCalls, decisions: open, interruptSeq: this.interruptSeq };
+    const unstartedDecisions = [...this.unstarted].filter((id) => open[id] !== undefined);
+    return { state, output: state.phase === "done" ? output : undefined, pause: pauseEvents, lastSeq, modelCalls: this.modelCalls, decisions: open, unstartedDecisions, interruptSeq: this.interruptSeq };
   }
 }
 
