@@ -1,5 +1,5 @@
 import { checkOptionKeys, InvalidArgumentError } from "@agentrx/core";
-import { type AgentExecutorResult, type Decision, RunBusyError, type RunInfo, RunNotFoundError, type RunStore, type SendMessageResult, type SteeringMessage, encodeRunEvent, initialRunState, type JsonObject, recordDecisions, sendRunMessage, serializeRunState } from "@agentrx/executors";
+import { type AgentExecutorResult, type Decision, RunBusyError, type RunInfo, RunNotFoundError, type RunStore, type SendMessageResult, type SteeringMessage, recordDecisions, sendRunMessage } from "@agentrx/executors";
 import { type ConnectionOptions, Queue } from "bullmq";
 import { Observable, filter, lastValueFrom, map } from "rxjs";
 import { ChannelHub } from "../internal/channel-hub";
@@ -7,7 +7,6 @@ import { CANCEL_TTL_SECONDS, DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, type QueueNames
 import { type RedisClients, type RunQueueConnection, openRedisClients } from "../internal/redis-clients";
 import { RESUME_JOB, type RunJobData, START_JOB } from "../internal/run-job-data";
 import { checkConnection, checkInteger, checkName, checkObject, checkRunId, checkStore, fail } from "../internal/validate";
-import { jsonProblem } from "../internal/json-problem";
 import { encodeWire } from "../internal/wire";
 import { ENDED, cancelReason, settleRun } from "../internal/settle-run";
 import { type FollowItem, type FollowPace, type RunEvent, followRun } from "./follow-run";
@@ -15,6 +14,7 @@ import type { ReconcileOptions, ReconcileReport, ResumeRunOptions, RunClientOpti
 import { RunStoppedError } from "../errors/run-stopped-error";
 import { PENDING_STATES, giveUpRun, queuedAtEpoch, reconcileRun } from "./reconcile-run";
 import { toResult } from "./to-result";
+import { recordedInputs, refuseIdleResume, refuseNonJson, shownInputs } from "./run-call-checks";
 import { workerGone } from "./worker-gone";
 
 const KNOWN = new Set(["connection", "store", "queueName", "prefix", "pollIntervalMs"]);
@@ -459,70 +459,5 @@ export class RunClient {
     const queue = new Queue(this.names.queueName, { connection: this.connection as ConnectionOptions, prefix: this.names.prefix });
     queue.on("error", () => undefined); // reconnects on its own; calls report their errors
     return (this.connected = { redis, hub: new ChannelHub(redis.subscriber), queue });
-  }
-}
-
-/** Refuses `value` when a part of it would not reach the worker as given (see `jsonProblem`); `carrier` says what travels. */
-function refuseNonJson(where: string, value: unknown, path: string, carrier: string): void {
-  const problem = jsonProblem(value, path);
-  if (problem === undefined) return;
-  throw new InvalidArgumentError({
-    argument: problem.path,
-    value: problem.value,
-    message: `${where}: ${problem.path} ${problem.what}, which ${carrier} cannot carry (they travel as JSON). Nothing was queued.`,
-  });
-}
-
-/**
- * Refuses a resume without decisions that would queue a job with nothing to do: the run finished
- * (a worker would only find its output again), is paused (only decisions move it on), or is
- * running under a live lease (the job would wait for that lease, then find the run ended, or
- * resume a failure nobody asked to retry).
- */
-function refuseIdleResume(where: string, info: RunInfo, now: number): void {
-  const { runId, status } = info;
-  if (status === "finished") {
-    throw new InvalidArgumentError({
-      argument: "runId",
-      value: runId,
-      message: `${where}: run "${runId}" is finished: there is nothing to resume (\`result(runId)\` gives its output; submit a new run to ask again).`,
-    });
-  }
-  if (status === "interrupted") {
-    throw new InvalidArgumentError({
-      argument: "decisions",
-      value: undefined,
-      message: `${where}: run "${runId}" is paused for approval: only \`decisions\` for its interrupts move it on (\`result(runId)\` lists them), e.g. resume(runId, { decisions: { [interruptId]: "approve" } }); or cancel it.`,
-    });
-  }
-  if (status === "running" && (info.leaseExpiresAt ?? 0) >= now) {
-    throw new RunBusyError({ runId, ...(info.owner === undefined ? {} : { owner: info.owner }), ...(info.leaseExpiresAt === undefined ? {} : { leaseExpiresAt: info.leaseExpiresAt }) });
-  }
-}
-
-/**
- * The inputs as the run's record keeps them for the worker to run on: whole, in the form a run's
- * state is serialized in (messages in `@langchain/core`'s stored form), which `executor.resume`
- * restores a queued run from; as a run started in-process records them (docs/deploying.md, "The
- * API process").
- */
-function recordedInputs(inputs: Record<string, unknown>, runId: string, threadId: string | undefined): JsonObject {
-  try {
-    return serializeRunState(initialRunState(runId, threadId, inputs)).inputs as JsonObject;
-  } catch (cause) {
-    throw new InvalidArgumentError({ argument: "inputs", value: inputs, message: `RunClient.submit: \`inputs\` cannot be recorded: ${(cause as Error).message}`, cause });
-  }
-}
-
-/**
- * The inputs as queue tools show them on the job: as a `start` event records them (an image of
- * more than `MAX_RECORDED_IMAGE_CHARS` of base64 is a text that names it), so that Redis does not
- * hold a second copy of large images. The worker never runs on these (see {@link recordedInputs}).
- */
-function shownInputs(inputs: Record<string, unknown>, runId: string): JsonObject {
-  try {
-    return encodeRunEvent({ type: "start", runId, inputs, resumed: false, at: 0 })["inputs"] as JsonObject;
-  } catch (cause) {
-    throw new InvalidArgumentError({ argument: "inputs", value: inputs, message: `RunClient.submit: \`inputs\` cannot be recorded: ${(cause as Error).message}`, cause });
   }
 }
