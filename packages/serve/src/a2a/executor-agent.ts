@@ -1,26 +1,19 @@
 import type { Message, Task } from "@a2a-js/sdk";
 import type { AgentExecutionEvent, AgentExecutor as SdkAgentExecutor, ExecutionEventBus, RequestContext } from "@a2a-js/sdk/server";
-import { type AgentExecutor, type AgentStreamEvent, type Decision, type Interrupt, RunFinishedError, RunNotFoundError, type RunStatus, type RunStore, runDisplaySource } from "@agentrx/executors";
+import { type AgentExecutor, type AgentStreamEvent, type Interrupt, RunFinishedError, RunNotFoundError, type RunStatus, type RunStore, runDisplaySource } from "@agentrx/executors";
 import { InvalidArgumentError } from "@agentrx/core";
 import type { Observable } from "rxjs";
 import { errorText } from "../internal/error-text";
 import { type Headers, TELEMETRY_CONTEXT_KEY, remoteContext } from "../internal/trace-context";
 import type { A2AMessage } from "./a2a-types";
-import { ROLE_AGENT, TASK_STATE, artifact, dataOf, dataPart, message, partsText, statusUpdate, textPart } from "./a2a-parts";
+import { ROLE_AGENT, TASK_STATE, artifact, dataPart, message, partsText, statusUpdate, textPart } from "./a2a-parts";
 import { cancelRecordedRun } from "./cancel-recorded-run";
+import { approvalMessage, decisionsOf, pendingInterrupts } from "./a2a-approval";
+import { TextBatcher } from "./text-batcher";
 
 /** The artifact the answer streams into and ends up in. */
 export const ANSWER_ARTIFACT = "answer";
 
-/**
- * How long streamed text is gathered before it goes out as one artifact update (ms). The SDK copies
- * and saves the whole task on every update, so one update per token is quadratic in the answer's
- * length; batching bounds the updates by the time the answer takes, not by its tokens.
- */
-const TEXT_FLUSH_MS = 50;
-
-/** Gathered text this long (characters) goes out at once, so one update (and one SSE frame) stays small. */
-const TEXT_FLUSH_CHARS = 32 * 1024;
 
 /**
  * What becomes of an A2A message: the run's inputs. The message is the package's own
@@ -335,54 +328,6 @@ function stateName(state: number | undefined): string {
   return state === TASK_STATE.submitted ? "submitted" : "working";
 }
 
-/**
- * Gathers streamed text and sends it in chunks: the first as soon as the current turn of the event
- * loop is over (so a burst of tokens is one chunk), then at most one every {@link TEXT_FLUSH_MS}
- * unless {@link TEXT_FLUSH_CHARS} are waiting.
- */
-class TextBatcher {
-  private pending = "";
-  private sent = false;
-  private lastSent = Number.NEGATIVE_INFINITY;
-  private timer: ReturnType<typeof setTimeout> | undefined;
-
-  constructor(private readonly send: (chunk: string, first: boolean) => void) {}
-
-  add(text: string): void {
-    if (text === "") return;
-    this.pending += text;
-    if (this.pending.length >= TEXT_FLUSH_CHARS) return this.flush();
-    if (this.timer !== undefined) return;
-    const wait = Math.max(0, this.lastSent + TEXT_FLUSH_MS - Date.now());
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.flush();
-    }, wait);
-  }
-
-  /** Sends what is gathered now. */
-  flush(): void {
-    this.cancelTimer();
-    if (this.pending === "") return;
-    const chunk = this.pending;
-    this.pending = "";
-    this.lastSent = Date.now();
-    this.send(chunk, !this.sent);
-    this.sent = true;
-  }
-
-  /** Forgets what is gathered (the task was cancelled). */
-  discard(): void {
-    this.cancelTimer();
-    this.pending = "";
-  }
-
-  private cancelTimer(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
-  }
-}
-
 /** The `canceled` status update of a cancelled task. */
 function cancelledStatus(taskId: string, contextId: string) {
   return statusUpdate(taskId, contextId, TASK_STATE.canceled, message(ROLE_AGENT, [textPart("The task was cancelled.")], { taskId, contextId }));
@@ -397,38 +342,4 @@ function newTask(taskId: string, contextId: string, received: Message): Task {
     history: [received],
     metadata: { agentrx: { runId: taskId } },
   };
-}
-
-/**
- * The `input-required` message of a pause: what waits for a decision (text, after `problem`, what
- * was wrong with the last answer, if anything), and the interrupts (data).
- */
-function approvalMessage(interrupts: Interrupt[], taskId: string, contextId: string, problem?: string): Message {
-  const calls = interrupts.map((interrupt) => `${interrupt.tool}(${JSON.stringify(interrupt.toolInput)})`).join(", ");
-  const how = 'Reply "approve" or "reject" (with a reason after it), or send data { decisions: { [interruptId]: decision } }.';
-  const text = `${problem === undefined ? "" : `${problem} `}Approval needed for ${calls || "a tool call"}. ${how}`;
-  return message(ROLE_AGENT, [textPart(text), dataPart({ interrupts })], { taskId, contextId });
-}
-
-/** The interrupts a paused task waits on, from its `input-required` status message. */
-function pendingInterrupts(task: Task): Interrupt[] {
-  const interrupts = dataOf(task.status?.message?.parts)?.["interrupts"];
-  return Array.isArray(interrupts) ? (interrupts as Interrupt[]) : [];
-}
-
-/**
- * The decisions a message gives: data `{ decisions }` (by interrupt id) or `{ decision }` (for all),
- * else text starting with approve/yes or reject/no (the rest of a rejection is its message).
- * Undefined when the message is not a decision.
- */
-export function decisionsOf(received: Message, interrupts: Interrupt[]): Record<string, Decision> | undefined {
-  const data = dataOf(received.parts);
-  if (data?.["decisions"] !== undefined && typeof data["decisions"] === "object") return data["decisions"] as Record<string, Decision>;
-  const all = (decision: Decision) => Object.fromEntries(interrupts.map((interrupt) => [interrupt.id, decision]));
-  if (data?.["decision"] !== undefined) return all(data["decision"] as Decision);
-  const text = partsText(received.parts).trim();
-  if (/^(approve|approved|yes|y|ok)\b/i.test(text)) return all("approve");
-  const rejection = /^(reject|rejected|no|n|deny|denied)\b[\s:,.-]*([\s\S]*)$/i.exec(text);
-  if (rejection) return all(rejection[2] ? { type: "reject", message: rejection[2] } : { type: "reject" });
-  return undefined;
 }
