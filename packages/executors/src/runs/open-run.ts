@@ -5,7 +5,7 @@ import { type RestoredRun, restoreRunState } from "./restore-run-state";
 import { RunRecorder, ownerId } from "./run-recorder";
 import type { ForkOf, JsonObject, RunInfo, RunStore, RunUpdate } from "./run-store";
 import { RunNotFoundError, RunStoreError } from "./run-store-errors";
-import { withStoreTimeout } from "./with-store-timeout";
+import { guarded, withStoreTimeout } from "./with-store-timeout";
 import { AbortError, InvalidArgumentError } from "@agentrx/core";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { checkDecisions } from "../executor/approvals";
@@ -213,14 +213,4 @@ function noPause(runId: string, status: string): InvalidArgumentError {
     value: status,
     message: `AgentExecutor.resume: run "${runId}" is ${status}, not paused for approval: there is nothing to decide (a pause is decided once).`,
   });
-}
-
-/** Runs a store call; an error that is not a `RunStoreError` (a custom store's) is wrapped in one naming the run. */
-async function guarded<T>(operation: string, runId: string, call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (cause) {
-    if (RunStoreError.isInstance(cause)) throw cause;
-    throw new RunStoreError({ operation, runId, message: `Run "${runId}": the store's ${operation} failed: ${(cause as Error)?.message ?? String(cause)}`, cause });
-  }
 }

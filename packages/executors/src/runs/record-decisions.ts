@@ -6,8 +6,8 @@ import { restoreRunState } from "./restore-run-state";
 import { encodeDecisions } from "./run-event-codec";
 import { ownerId } from "./run-recorder";
 import type { RunInfo, RunStore, RunUpdate, StoredRunEvent } from "./run-store";
-import { RunBusyError, RunNotFoundError, RunStoreError } from "./run-store-errors";
-import { withStoreTimeout } from "./with-store-timeout";
+import { RunBusyError, RunNotFoundError } from "./run-store-errors";
+import { guarded, withStoreTimeout } from "./with-store-timeout";
 
 /** Options of {@link recordDecisions}. */
 export interface RecordDecisionsOptions {
@@ -178,14 +178,4 @@ function notPaused(where: string, runId: string, how: string, cause?: unknown): 
     message: `${where}: run "${runId}" ${how}, not paused for approval: there is nothing to decide (a pause is decided once). Nothing was recorded.`,
     ...(cause === undefined ? {} : { cause }),
   });
-}
-
-/** Runs a store call; an error that is not a `RunStoreError` (a custom store's) is wrapped in one naming the run. */
-async function guarded<T>(operation: string, runId: string, call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (cause) {
-    if (RunStoreError.isInstance(cause)) throw cause;
-    throw new RunStoreError({ operation, runId, message: `Run "${runId}": the store's ${operation} failed: ${(cause as Error)?.message ?? String(cause)}`, cause });
-  }
 }

@@ -32,3 +32,18 @@ export function withStoreTimeout<T>(promise: Promise<T>, timeoutMs: number, oper
     );
   });
 }
+
+/**
+ * Runs a store call; an error that is not a `RunStoreError` (a custom store's) is wrapped in one
+ * naming the run and the operation.
+ *
+ * @internal
+ */
+export async function guarded<T>(operation: string, runId: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (cause) {
+    if (RunStoreError.isInstance(cause)) throw cause;
+    throw new RunStoreError({ operation, runId, message: `Run "${runId}": the store's ${operation} failed: ${(cause as Error)?.message ?? String(cause)}`, cause });
+  }
+}
