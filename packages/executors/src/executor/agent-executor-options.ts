@@ -35,8 +35,8 @@ export interface AgentExecutorOptions {
   /** The tools the agent may call; names must be unique. */
   tools: readonly StructuredToolInterface[];
   /**
-   * Agent calls allowed (an integer >= 0). One iteration is one agent call plus the tools it asked
-   * for; a handled parsing error counts as one. `0` never calls the agent.
+   * Agent calls allowed (an integer >= 0, or `Infinity` for no limit). One iteration is one agent
+   * call plus the tools it asked for; a handled parsing error counts as one. `0` never calls the agent.
    * @default 15
    */
   maxIterations?: number;

@@ -103,6 +103,8 @@ function fail(argument: string, value: unknown, message: string): never {
 
 function show(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value);
+  // JSON would show NaN and -Infinity as null.
+  if (typeof value === "number") return String(value);
   if (typeof value === "function") return "a function";
   try {
     return JSON.stringify(value) ?? String(value);
@@ -165,8 +167,9 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
   });
   // A hand-built pipeline that cannot work (a prompt that never gets the steps, other tools): refused now.
   checkAgentPipeline(agent, [...toolsByName.keys()], [FINAL_ANSWER_TOOL]);
-  if (!Number.isInteger(maxIterations) || maxIterations < 0) {
-    fail("maxIterations", maxIterations, `\`maxIterations\` must be an integer >= 0, got ${show(maxIterations)}.`);
+  // Infinity is no limit, as in LangChain's classic executor (Python's `None`).
+  if (!(maxIterations === Number.POSITIVE_INFINITY || (Number.isInteger(maxIterations) && maxIterations >= 0))) {
+    fail("maxIterations", maxIterations, `\`maxIterations\` must be an integer >= 0, or Infinity for no limit, got ${show(maxIterations)}.`);
   }
   if (maxExecutionTime !== undefined && !(typeof maxExecutionTime === "number" && maxExecutionTime >= 0 && maxExecutionTime < 2 ** 31)) {
     fail("maxExecutionTime", maxExecutionTime, `\`maxExecutionTime\` must be a number of milliseconds >= 0 (below 2^31), got ${show(maxExecutionTime)}.`);
