@@ -16,7 +16,8 @@ export type RequestRefusedReason =
 
 /**
  * The safe HTTP layer refused a request: its URL, host, resolved address, method or headers are not
- * allowed by the tool's configuration. Nothing was sent.
+ * allowed by the tool's configuration. Nothing was sent to the refused URL (a refused redirect hop
+ * follows a request that was sent).
  *
  * @example
  * ```ts

@@ -205,6 +205,11 @@ describe("createSafeHttpClient", () => {
     expect(() => createSafeHttpClient(local({ allowedMethods: ["GET /admin"] }))).toThrow(InvalidArgumentError);
     expect(() => createSafeHttpClient(local({ allowedRequestHeaders: ["x-a\r\n"] }))).toThrow(/allowedRequestHeaders/);
     expect(() => createSafeHttpClient(local({ headers: { authorization: "Bearer t\r\nX-Admin: 1" } }))).toThrow(/headers\["authorization"\] is not a valid header/);
+    // The client's own headers: the vetted host, the body's length.
+    for (const name of ["Host", "content-length", "Transfer-Encoding"]) {
+      expect(() => createSafeHttpClient(local({ headers: { [name]: "x" } })), name).toThrow(new RegExp(`headers\\["${name}"\\] cannot be set`));
+    }
+    expect(() => createSafeHttpClient(local({ headers: { cookie: "session=abc" } }))).not.toThrow();
   });
 
   it("refuses allowedHosts patterns that could match no host: URLs, ports, paths, stray wildcards", () => {

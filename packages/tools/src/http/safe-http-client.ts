@@ -217,6 +217,10 @@ function resolveOptions(options: SafeHttpOptions): Settings {
     if (!HTTP_TOKEN.test(name) || typeof value !== "string" || BAD_HEADER_VALUE.test(value)) {
       throw invalid("headers", name, `headers["${name}"] is not a valid header: the name must be an HTTP token and the value a string without line breaks or control characters.`);
     }
+    // The client sets these itself (the host it vetted, the body's length): one of yours would be overridden or break the request.
+    if (FORBIDDEN_HEADERS.has(name.toLowerCase())) {
+      throw invalid("headers", name, `headers["${name}"] cannot be set: ${[...FORBIDDEN_HEADERS].join(", ")} are the client's own (the host comes from the URL, the length from the body).`);
+    }
   }
   const keyHeader = options.idempotencyKeyHeader;
   if (keyHeader !== undefined && (typeof keyHeader !== "string" || !HTTP_TOKEN.test(keyHeader) || FORBIDDEN_HEADERS.has(keyHeader.toLowerCase()))) {

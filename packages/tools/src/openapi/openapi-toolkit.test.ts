@@ -287,6 +287,21 @@ describe("createOpenApiToolkit with documents a tool cannot follow faithfully", 
     expect(body?.message).toContain('POST /items has a query parameter named "body" and a request body, which its tool takes as the argument "body"; rename the parameter');
   });
 
+  it("refuses a declared path parameter the path template does not have, and a required cookie without a fixed cookie header", () => {
+    const stray = constructionError(doc({ "/items": { get: { operationId: "list", parameters: [{ name: "id", in: "path", required: true }] } } }));
+    expect(InvalidArgumentError.isInstance(stray)).toBe(true);
+    expect(stray?.message).toContain('GET /items (list) declares the path parameter "id", which its path template does not have');
+    const cookieDoc = doc({
+      "/me": { get: { operationId: "me", parameters: [{ name: "session", in: "cookie", required: true }] } },
+      "/ping": { get: { operationId: "ping", parameters: [{ name: "theme", in: "cookie" }] } },
+    });
+    const cookie = constructionError(cookieDoc);
+    expect(cookie?.message).toContain('GET /me (me) requires the cookie "session", which its tool cannot take from the model; send it in the fixed `headers` ({ cookie: "session=..." })');
+    // Sent in the fixed headers, or the operation left out: fine. An optional cookie is no reason to refuse.
+    expect(createOpenApiToolkit({ document: cookieDoc, baseUrl: "https://x.example", headers: { Cookie: "session=abc" } }).getTools().map((t) => t.name)).toEqual(["me", "ping"]);
+    expect(createOpenApiToolkit({ document: cookieDoc, baseUrl: "https://x.example", operations: ["ping"] }).getTools().map((t) => t.name)).toEqual(["ping"]);
+  });
+
   it("names a header parameter whose name is not a header name, instead of blaming allowedRequestHeaders", () => {
     const error = constructionError(doc({ "/a": { get: { operationId: "a", parameters: [{ name: "X Trace", in: "header" }] } } }));
     expect(InvalidArgumentError.isInstance(error)).toBe(true);

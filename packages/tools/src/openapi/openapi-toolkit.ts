@@ -38,6 +38,10 @@ interface Operation {
   description: string;
   parameters: Parameter[];
   body?: { required: boolean; schema: unknown; contentType: string };
+  /** The required cookie parameters: the tools send no cookies but the fixed `headers`' `cookie`. */
+  requiredCookies: string[];
+  /** Path parameters the path template does not have: the document is wrong, and a call could not send them. */
+  strayPathParameters: string[];
 }
 
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"] as const;
@@ -136,6 +140,7 @@ export function createOpenApiToolkit(options: OpenApiToolkitOptions): OpenApiToo
     }
     operations = operations.filter((operation) => wanted.has(operation.toolName));
   }
+  checkSendable(operations, httpOptions.headers);
   const client = createSafeHttpClient({
     ...httpOptions,
     allowedHosts: httpOptions.allowedHosts ?? [baseUrl.hostname],
@@ -197,6 +202,7 @@ function readOperations(document: Record<string, unknown>): Operation[] {
       if (names.has(toolName)) throw invalid("document", toolName, `two operations would both be named "${toolName}"; give them distinct operationIds.`);
       names.add(toolName);
       const byKey = new Map<string, Parameter>();
+      const requiredCookies: string[] = [];
       for (const raw of [...shared, ...((operation.parameters as unknown[] | undefined) ?? [])]) {
         const parameter = deref<Parameter>(document, raw);
         if (typeof parameter?.name !== "string" || !parameter.name) throw new Error(`${method.toUpperCase()} ${path} has a parameter without a name`);
@@ -207,8 +213,12 @@ function readOperations(document: Record<string, unknown>): Operation[] {
         if (parameter.in === "header" && !HTTP_TOKEN.test(parameter.name)) {
           throw new Error(`the header parameter "${parameter.name}" of ${method.toUpperCase()} ${path} is not a valid header name (letters, digits and !#$%&'*+.^_\`|~- only)`);
         }
-        if (parameter.in !== "cookie") byKey.set(`${parameter.in}:${parameter.name}`, parameter);
+        if (parameter.in === "cookie") {
+          if (parameter.required === true) requiredCookies.push(parameter.name);
+        } else byKey.set(`${parameter.in}:${parameter.name}`, parameter);
       }
+      const templated = new Set([...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]));
+      const strayPathParameters = [...byKey.values()].filter((parameter) => parameter.in === "path" && !templated.has(parameter.name)).map((parameter) => parameter.name);
       for (const [, name] of path.matchAll(/\{([^}]+)\}/g)) {
         checkPropertyName(name!, `a path variable of ${path}`);
         // A template variable the document forgot to declare is still required: never sent as "undefined".
@@ -233,6 +243,8 @@ function readOperations(document: Record<string, unknown>): Operation[] {
         description: `${summary ? `${summary} ` : ""}(${method.toUpperCase()} ${path})`.slice(0, 1024),
         parameters: [...byKey.values()],
         body,
+        requiredCookies,
+        strayPathParameters,
       });
     }
   }
@@ -247,6 +259,24 @@ function readBody(document: unknown, raw: unknown): Operation["body"] {
   if (!contentType) return undefined;
   const schema = contentType.includes("json") ? content[contentType]?.schema : { type: "string" };
   return { required: body.required === true, schema, contentType };
+}
+
+/**
+ * Refuses an operation whose calls could not be what the document says: a path parameter its path
+ * template does not have (it would never be sent), or a required cookie while the fixed `headers`
+ * have no `cookie` (the tools send no cookie of the model's: each call would lack it).
+ */
+function checkSendable(operations: readonly Operation[], headers: Readonly<Record<string, string>> | undefined): void {
+  const hasCookie = Object.keys(headers ?? {}).some((name) => name.toLowerCase() === "cookie");
+  for (const operation of operations) {
+    const where = `${operation.method} ${operation.path} (${operation.toolName})`;
+    if (operation.strayPathParameters.length > 0) {
+      throw invalid("document", operation.strayPathParameters, `${where} declares the path parameter${operation.strayPathParameters.length === 1 ? "" : "s"} ${operation.strayPathParameters.map((name) => `"${name}"`).join(", ")}, which its path template does not have, so a call could never send ${operation.strayPathParameters.length === 1 ? "it" : "them"}; fix the document, or leave the operation out with \`operations\`.`);
+    }
+    if (operation.requiredCookies.length > 0 && !hasCookie) {
+      throw invalid("document", operation.requiredCookies, `${where} requires the cookie ${operation.requiredCookies.map((name) => `"${name}"`).join(", ")}, which its tool cannot take from the model; send it in the fixed \`headers\` ({ cookie: "${operation.requiredCookies[0]}=..." }), or leave the operation out with \`operations\`.`);
+    }
+  }
 }
 
 function sanitizeName(name: string): string {
