@@ -2,7 +2,10 @@ import { InvalidArgumentError } from "@agentrx/core";
 import type { RunInfo } from "@agentrx/executors";
 import { compareCodePoints } from "./compare-code-points";
 import type { RunRow } from "./run-record";
+import { searchHaystack, type RunSearchWords } from "./search-words";
 import type { RunFilter } from "./validate-run-arguments";
+
+export { searchTerms } from "./search-words";
 
 /** What `listRuns` sorts by. */
 export type RunSort = "createdAt" | "updatedAt" | "cost";
@@ -17,14 +20,6 @@ export interface RunCursor {
 /** The table column each sort reads (every store names them alike). */
 export const SORT_COLUMNS: Record<RunSort, "created_at" | "updated_at" | "cost_usd"> = { createdAt: "created_at", updatedAt: "updated_at", cost: "cost_usd" };
 
-/**
- * The words of a search or of a run's text: runs of letters and digits, lowercased, accents
- * removed (as SQLite's FTS5 `unicode61` tokenizer does).
- */
-export function searchTerms(text: string): string[] {
-  return text.normalize("NFKD").replace(/\p{M}+/gu, "").toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-}
-
 /** The row's sort key. */
 export function sortKeyOf(row: RunRow, sort: RunSort): number {
   return row[SORT_COLUMNS[sort]];
@@ -38,7 +33,15 @@ export function encodeCursor(sort: RunSort, order: "asc" | "desc", key: number, 
   return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
-/** The cursor's position; rejects a cursor that is malformed or was made for another sort. */
+/** A run id a store can hold (as `checkKey` requires): non-empty, no NUL, no lone surrogate. */
+const RUN_ID = /^(?:[^\u0000\ud800-\udfff]|[\ud800-\udbff][\udc00-\udfff])+$/;
+
+/**
+ * The cursor's position; rejects a cursor that is malformed, was made for another sort, or holds a
+ * position no listed row has (a time that is not a whole millisecond, a cost that is not a finite
+ * number, a run id no store could hold), so a tampered cursor fails here, in every store alike,
+ * rather than in the database.
+ */
 export function decodeCursor(cursor: unknown, sort: RunSort, order: "asc" | "desc"): RunCursor {
   const fail = (why: string): never => {
     throw new InvalidArgumentError({ argument: "options.cursor", value: cursor, message: `RunStore.listRuns: options.cursor ${why}; pass the \`cursor\` of a row listed with the same sort and order.` });
@@ -53,7 +56,10 @@ export function decodeCursor(cursor: unknown, sort: RunSort, order: "asc" | "des
   }
   if (!Array.isArray(parsed) || parsed.length !== 4 || typeof parsed[2] !== "number" || typeof parsed[3] !== "string") return fail("is not a cursor listRuns made");
   if (parsed[0] !== sort || parsed[1] !== order) return fail(`was made for sort "${String(parsed[0])}" ${String(parsed[1])}, not "${sort}" ${order}`);
-  return { key: parsed[2], runId: parsed[3] };
+  const [, , key, runId] = parsed as [RunSort, string, number, string];
+  const keyOk = sort === "cost" ? Number.isFinite(key) : Number.isSafeInteger(key);
+  if (!keyOk || !RUN_ID.test(runId)) return fail("is not a cursor listRuns made (its position is damaged)");
+  return { key, runId };
 }
 
 /** Sets each listed run's `cursor`. */
@@ -66,18 +72,10 @@ export function withCursors(runs: RunInfo[], rows: readonly RunRow[], filter: Ru
 }
 
 /**
- * The words of a row's input and answer as one string, each word after a space: a search word
- * `w` starts a word of the row when the string includes `" " + w`.
- */
-export function searchHaystack(row: RunRow): string {
-  return ` ${searchTerms(`${row.input_text} ${row.answer_text}`).join(" ")}`;
-}
-
-/**
  * Whether a row passes the filter (how `MemoryRunStore` selects; the SQL stores say the same in
- * SQL). `haystack` gives the row's {@link searchHaystack} (a store may keep it).
+ * SQL).
  */
-export function rowMatches(row: RunRow, filter: RunFilter, haystack: (row: RunRow) => string = searchHaystack): boolean {
+export function rowMatches(row: RunRow & RunSearchWords, filter: RunFilter): boolean {
   if (filter.threadId !== undefined && row.thread_id !== filter.threadId) return false;
   if (filter.statuses !== undefined && !filter.statuses.includes(row.status as never)) return false;
   if (filter.since !== undefined && row.created_at < filter.since) return false;
@@ -86,7 +84,7 @@ export function rowMatches(row: RunRow, filter: RunFilter, haystack: (row: RunRo
   if (filter.minCost !== undefined && row.cost_usd < filter.minCost) return false;
   if (filter.maxCost !== undefined && row.cost_usd > filter.maxCost) return false;
   if (filter.terms !== undefined) {
-    const words = haystack(row);
+    const words = searchHaystack(row);
     if (!filter.terms.every((term) => words.includes(` ${term}`))) return false;
   }
   return filter.after === undefined || compareRows(row, filter.after, filter) > 0;

@@ -1,4 +1,5 @@
 import { RunStoreError, type JsonObject, type NewRun, type RunInfo, type RunWrite, type StoredRunEvent } from "@agentrx/executors";
+import { capText, searchWordsOf, type RunSearchWords } from "./search-words";
 import { isRunStatus, storableText, toJsonText } from "./validate-run-arguments";
 
 /**
@@ -49,8 +50,6 @@ export interface EventRow {
 export const RUN_COLUMNS =
   "run_id, thread_id, status, stop_reason, inputs, usage, error, checkpoint, metadata, created_at, updated_at, event_count, owner, lease_expires_at, epoch, fork_of_run_id, fork_of_iteration, input_text, answer_text, cost_usd";
 
-/** How many characters of a run's input and answer a store keeps for search. */
-export const SEARCH_TEXT_CHARS = 2000;
 /** How many characters of them `inputPreview` and `answerPreview` show. */
 export const PREVIEW_CHARS = 200;
 
@@ -60,27 +59,38 @@ export function inputTextOf(inputs: JsonObject): string {
   return capText(typeof input === "string" ? input : JSON.stringify(inputs));
 }
 
-/** The final answer among a write's events (its last `output` event's `output`), if any. */
-export function answerTextOf(events: readonly StoredRunEvent[]): string | undefined {
+/**
+ * The search words of a run's input: those of its `input` when that is a string, else of the text
+ * inside its inputs (see `searchTextOf`).
+ */
+export function inputWordsOf(inputs: JsonObject): string {
+  const input = inputs["input"];
+  return searchWordsOf(typeof input === "string" ? input : inputs);
+}
+
+/** The final answer among a write's events (its last `output` event, not a sub-run's), if any. */
+function lastOutputOf(events: readonly StoredRunEvent[]): { output: unknown } | undefined {
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i]!;
     if (event.type !== "output" || event.data["subRun"] !== undefined) continue;
-    const output = event.data["output"];
-    return capText(typeof output === "string" ? output : JSON.stringify(output ?? ""));
+    return { output: event.data["output"] };
   }
   return undefined;
 }
 
-function capText(text: string): string {
-  return storableText(text.length > SEARCH_TEXT_CHARS ? text.slice(0, SEARCH_TEXT_CHARS) : text);
+/** The final answer among a write's events (its last `output` event's `output`) as text, if any. */
+export function answerTextOf(events: readonly StoredRunEvent[]): string | undefined {
+  const answer = lastOutputOf(events);
+  if (answer === undefined) return undefined;
+  return capText(typeof answer.output === "string" ? answer.output : JSON.stringify(answer.output ?? ""));
 }
 
 function preview(text: string): string {
   return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS - 1)}…` : text;
 }
 
-/** The row of a new run. */
-export function newRunRow(run: NewRun): RunRow {
+/** The row of a new run, with its search words. */
+export function newRunRow(run: NewRun): RunRow & RunSearchWords {
   const running = run.status === "running";
   return {
     run_id: run.runId,
@@ -103,6 +113,8 @@ export function newRunRow(run: NewRun): RunRow {
     input_text: inputTextOf(run.inputs),
     answer_text: "",
     cost_usd: 0,
+    input_words: inputWordsOf(run.inputs),
+    answer_words: "",
   };
 }
 
@@ -120,12 +132,15 @@ export interface WriteColumns {
   event_count: number | null;
   /** The run's answer, when the write records its output; else null. */
   answer_text: string | null;
+  /** The search words of the run's answer (see `RunSearchWords`), when the write records its output; else null. */
+  answer_words: string | null;
   /** The run's cost, when the write updates its usage; else null. */
   cost_usd: number | null;
 }
 
 export function writeColumns(write: RunWrite): WriteColumns {
   const { update, events } = write;
+  const answer = lastOutputOf(events);
   return {
     status: update?.status ?? null,
     stop_reason: update?.stopReason ?? null,
@@ -137,6 +152,7 @@ export function writeColumns(write: RunWrite): WriteColumns {
     updated_at: write.at,
     event_count: events.length === 0 ? null : events[events.length - 1]!.seq,
     answer_text: answerTextOf(events) ?? null,
+    answer_words: answer === undefined ? null : searchWordsOf(answer.output),
     cost_usd: update?.usage === undefined ? null : costOf(update.usage),
   };
 }

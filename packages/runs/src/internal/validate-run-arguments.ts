@@ -1,5 +1,5 @@
 import { RUN_SORTS, decodeCursor, searchTerms, type RunCursor, type RunSort } from "./run-list-query";
-import { InvalidArgumentError } from "@agentrx/core";
+import { checkOptionKeys, InvalidArgumentError } from "@agentrx/core";
 import type { CancelRun, ClaimRun, ListRunsOptions, NewRun, RunStatus, RunWrite } from "@agentrx/executors";
 
 /** Every status a run can have. */
@@ -11,8 +11,18 @@ const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff
 const UNSTORABLE_GLOBAL = new RegExp(UNSTORABLE.source, "g");
 
 export function invalid(operation: string, argument: string, value: unknown, expected: string): InvalidArgumentError {
-  const shown = typeof value === "string" ? JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}...` : value) : String(value);
+  const shown = typeof value === "string" ? JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}...` : value) : Array.isArray(value) ? jsonOrString(value) : String(value);
   return new InvalidArgumentError({ argument, value, message: `RunStore.${operation}: ${argument} must be ${expected}, got ${shown}.` });
+}
+
+/** An array as JSON (`[]`, `["done"]`), which `String` would show as nothing or bare words. */
+function jsonOrString(value: unknown[]): string {
+  try {
+    const json = JSON.stringify(value);
+    return json.length > 80 ? `${json.slice(0, 80)}...` : json;
+  } catch {
+    return String(value);
+  }
 }
 
 /** A string used as a key or label (`runId`, `threadId`, `owner`, an event `type`): non-empty, no NUL, no lone surrogate. */
@@ -187,16 +197,34 @@ export interface RunFilter {
   after?: RunCursor;
 }
 
+/**
+ * The most different words a search may have: each is one more condition for the database (SQLite
+ * takes seconds over 10,000, PostgreSQL runs out of stack near 100,000).
+ */
+export const MAX_SEARCH_WORDS = 1000;
+
+/** The options `listRuns` takes (see `ListRunsOptions`): any other key is refused, not ignored. */
+const LIST_OPTION_KEYS: readonly (keyof ListRunsOptions)[] = ["threadId", "status", "since", "before", "limit", "search", "hasError", "minCost", "maxCost", "sort", "order", "cursor"];
+
 export function checkListOptions(options: ListRunsOptions | undefined): RunFilter {
   if (options === undefined) return { limit: 100, sort: "createdAt", order: "desc" };
-  if (options === null || typeof options !== "object") throw invalid("listRuns", "options", options, "an object");
+  if (options === null || typeof options !== "object" || Array.isArray(options)) throw invalid("listRuns", "options", options, "an object");
+  // A misspelt filter (`serch`) would list every run.
+  checkOptionKeys("RunStore.listRuns", options, LIST_OPTION_KEYS, "options.");
   const { sort = "createdAt", order = "desc" } = options;
   if (!RUN_SORTS.includes(sort)) throw invalid("listRuns", "options.sort", sort, `one of ${RUN_SORTS.map((name) => `"${name}"`).join(", ")}`);
   if (order !== "asc" && order !== "desc") throw invalid("listRuns", "options.order", order, '"asc" or "desc"');
   const filter: RunFilter = { limit: options.limit === undefined ? 100 : checkPositiveInteger("listRuns", "options.limit", options.limit), sort, order };
   if (options.search !== undefined) {
     if (typeof options.search !== "string") throw invalid("listRuns", "options.search", options.search, "a string");
-    const terms = searchTerms(options.search);
+    const terms = [...new Set(searchTerms(options.search))];
+    if (terms.length > MAX_SEARCH_WORDS) {
+      throw new InvalidArgumentError({
+        argument: "options.search",
+        value: options.search,
+        message: `RunStore.listRuns: options.search has ${terms.length} different words; give at most ${MAX_SEARCH_WORDS} (every one must be found, so a few distinctive words find the same runs).`,
+      });
+    }
     if (terms.length > 0) filter.terms = terms;
   }
   if (options.hasError !== undefined) {
@@ -232,6 +260,8 @@ export function checkReadOptions(runId: string, options: { after?: number; limit
 }
 
 export function checkPruneOptions(options: { olderThan: number | Date }): number {
-  if (options === null || typeof options !== "object") throw invalid("pruneRuns", "options", options, "an object");
+  if (options === null || typeof options !== "object" || Array.isArray(options)) throw invalid("pruneRuns", "options", options, "an object");
+  // An option pruneRuns does not have (`dryRun`) must not be ignored while it deletes runs.
+  checkOptionKeys("RunStore.pruneRuns", options, ["olderThan"], "options.");
   return checkTimeFilter("pruneRuns", "options.olderThan", options.olderThan);
 }

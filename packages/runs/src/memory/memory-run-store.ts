@@ -19,8 +19,9 @@ import {
   type StoredRunEvent,
   type StoredThreadMessage,
 } from "@agentrx/executors";
-import { compareRows, rowMatches, searchHaystack, sortKeyOf, withCursors } from "../internal/run-list-query";
+import { compareRows, rowMatches, sortKeyOf, withCursors } from "../internal/run-list-query";
 import { eventRows, listedRunInfoOf, newRunRow, runInfoOf, storedEventOf, writeColumns, type EventRow, type RunRow } from "../internal/run-record";
+import type { RunSearchWords } from "../internal/search-words";
 import { CANCELLABLE_STATUSES, closedStoreError, leaseLostError, seqError } from "../internal/store-errors";
 import { checkThreadRead, storedThreadMessageOf, threadMessageRows, type ThreadMessageRow } from "../internal/thread-record";
 import {
@@ -55,14 +56,13 @@ export interface MemoryRunStoreOptions {}
  * ```
  */
 export class MemoryRunStore implements RunStore {
-  readonly #runs = new Map<string, RunRow>();
+  /** Each run's row with its search words (what the SQL stores index). */
+  readonly #runs = new Map<string, RunRow & RunSearchWords>();
   readonly #events = new Map<string, EventRow[]>();
   /** Each thread's messages in seq order, seq n at index n - 1. */
   readonly #threads = new Map<string, ThreadMessageRow[]>();
   /** The runs whose inbox is closed (see `RunUpdate.closeInbox`) until their next claim. */
   readonly #closedInboxes = new Set<string>();
-  /** Each row version's search words (see `searchHaystack`), computed at its first search. */
-  readonly #haystacks = new WeakMap<RunRow, string>();
   #closed = false;
 
   constructor(options: MemoryRunStoreOptions = {}) {
@@ -120,6 +120,7 @@ export class MemoryRunStore implements RunStore {
       updated_at: columns.updated_at,
       event_count: columns.event_count ?? row.event_count,
       answer_text: columns.answer_text ?? row.answer_text,
+      answer_words: columns.answer_words ?? row.answer_words,
       cost_usd: columns.cost_usd ?? row.cost_usd,
     });
     this.#events.get(runId)!.push(...rows);
@@ -159,12 +160,7 @@ export class MemoryRunStore implements RunStore {
   async listRuns(options?: ListRunsOptions): Promise<RunInfo[]> {
     this.#open("listRuns");
     const filter = checkListOptions(options);
-    const haystack = (row: RunRow): string => {
-      let words = this.#haystacks.get(row);
-      if (words === undefined) this.#haystacks.set(row, (words = searchHaystack(row)));
-      return words;
-    };
-    const rows = [...this.#runs.values()].filter((row) => rowMatches(row, filter, haystack));
+    const rows = [...this.#runs.values()].filter((row) => rowMatches(row, filter));
     // Ties in run id order by code point (UTF-8 byte order), as SQLite and PostgreSQL (COLLATE "C") sort.
     rows.sort((a, b) => compareRows(a, { key: sortKeyOf(b, filter.sort), runId: b.run_id }, filter));
     const page = rows.slice(0, filter.limit);

@@ -21,7 +21,8 @@ export interface PostgresQueries {
   /**
    * The write of `count` events: one statement, one round trip (and one commit, in autocommit).
    * Parameters: run id, owner, the event count the run must have (or null), the nine columns of
-   * `writeColumns`, the writer's epoch (or null), the three search parameters, with `closing` the
+   * `writeColumns`, the writer's epoch (or null), the three search parameters (the answer's text,
+   * the cost, the answer's search words as an array or null), with `closing` the
    * inbox position to close up to, then 4 per event (seq, type, at, data) up to 16 events, or 4
    * arrays beyond. `closing`: the write closes the run's inbox, reading the inbox's last position
    * after the sends in flight commit (see `writeSql`).
@@ -67,8 +68,9 @@ export function postgresQueries(s: string): PostgresQueries {
   const readMessages = `SELECT seq, run_id, tokens, at, message FROM ${messages} WHERE thread_id = $1 AND seq > $2::bigint AND seq < $3::bigint ORDER BY seq`;
   const params = RUN_COLUMNS.split(", ").map((_, index) => `$${index + 1}`).join(", ");
   return {
-    // The last parameter: the input's words, for the search vector.
-    insertRun: `INSERT INTO ${runs} (${RUN_COLUMNS}, input_vector) VALUES (${params}, to_tsvector('simple', $${RUN_COLUMNS.split(", ").length + 1}::text)) ON CONFLICT (run_id) DO NOTHING`,
+    // The last parameter: the input's search words (an array, see searchWordList), as they are the
+    // search vector's lexemes: PostgreSQL's parser does not split them again.
+    insertRun: `INSERT INTO ${runs} (${RUN_COLUMNS}, input_vector) VALUES (${params}, array_to_tsvector($${RUN_COLUMNS.split(", ").length + 1}::text[])) ON CONFLICT (run_id) DO NOTHING`,
     selectRun: `SELECT ${RUN_COLUMNS} FROM ${runs} WHERE run_id = $1`,
     // One statement: lock the row, take the lease when it is free, return the row as it was.
     claim: `WITH before AS (
@@ -134,8 +136,9 @@ export function postgresQueries(s: string): PostgresQueries {
       if (filter.hasError !== undefined) where.push(filter.hasError ? "error IS NOT NULL" : "error IS NULL");
       if (filter.minCost !== undefined) add((n) => `cost_usd >= ${n}`, filter.minCost);
       if (filter.maxCost !== undefined) add((n) => `cost_usd <= ${n}`, filter.maxCost);
-      // Words of letters and digits only: nothing the user types is read as tsquery syntax.
-      if (filter.terms !== undefined) add((n) => `(input_vector || answer_vector) @@ to_tsquery('simple', ${n})`, filter.terms.map((term) => `${term}:*`).join(" & "));
+      // Each word a quoted prefix lexeme, read as it is (no parser, no dictionary): nothing the
+      // user types is read as tsquery syntax, and the words are those the vectors hold.
+      if (filter.terms !== undefined) add((n) => `(input_vector || answer_vector) @@ ${n}::tsquery`, searchTsquery(filter.terms));
       const column = SORT_COLUMNS[filter.sort];
       const direction = filter.order === "asc" ? "ASC" : "DESC";
       if (filter.after !== undefined) {
@@ -147,6 +150,19 @@ export function postgresQueries(s: string): PostgresQueries {
       return { text, values };
     },
   };
+}
+
+/**
+ * Search words (joined by spaces, see `RunSearchWords`) as the array `array_to_tsvector` takes:
+ * none for no words (it refuses an empty lexeme).
+ */
+export function searchWordList(words: string): string[] {
+  return words === "" ? [] : words.split(" ");
+}
+
+/** The search's words as a tsquery: each a quoted lexeme matched as a prefix (`'word':*`), all of them required. */
+export function searchTsquery(terms: readonly string[]): string {
+  return terms.map((term) => `'${term.replace(/\\/g, "\\\\").replace(/'/g, "''")}':*`).join(" & ");
 }
 
 /** Events up to this many are inserted from a VALUES list (measured twice as fast as unnest); more from unnest of arrays. */
@@ -186,7 +202,7 @@ function writeSql(runs: string, events: string, threads: string, count: number, 
           updated_at = $11::bigint,
           event_count = coalesce($12::integer, event_count),
           answer_text = coalesce($14::text, answer_text),
-          answer_vector = CASE WHEN $14::text IS NULL THEN answer_vector ELSE to_tsvector('simple', $16::text) END,
+          answer_vector = CASE WHEN $14::text IS NULL THEN answer_vector ELSE array_to_tsvector($16::text[]) END,
           cost_usd = coalesce($15::double precision, cost_usd)${closing ? `,
           inbox_closed = CASE WHEN ${inboxSeq} <= $17::integer THEN true ELSE inbox_closed END` : ""}
         WHERE ${writer}

@@ -1,4 +1,4 @@
-import { searchTerms, withCursors } from "../internal/run-list-query";
+import { withCursors } from "../internal/run-list-query";
 import { checkOptionKeys, InvalidArgumentError } from "@agentrx/core";
 import {
   RunBusyError,
@@ -42,6 +42,7 @@ import {
   MAX_VALUES_EVENTS,
   postgresQueries,
   runRowOf,
+  searchWordList,
   statementName,
   threadMessageRowOf,
   writeEventValues,
@@ -229,9 +230,9 @@ export class PostgresRunStore implements RunStore {
 
   async createRun(run: NewRun): Promise<void> {
     checkNewRun(run);
-    const row = newRunRow(run) as unknown as Record<string, unknown>;
-    const values = RUN_COLUMNS.split(", ").map((column) => row[column]);
-    values.push(searchTerms(row["input_text"] as string).join(" "));
+    const row = newRunRow(run);
+    const values: unknown[] = RUN_COLUMNS.split(", ").map((column) => (row as unknown as Record<string, unknown>)[column]);
+    values.push(searchWordList(row.input_words));
     const { rowCount } = await this.#query("createRun", run.runId, { name: this.#names.insertRun, text: this.#sql.insertRun, values });
     if (rowCount === 0) {
       throw new RunStoreError({ operation: "createRun", runId: run.runId, message: `${STORE}: run "${run.runId}" exists already; run ids must be unique.` });
@@ -276,7 +277,7 @@ export class PostgresRunStore implements RunStore {
       runId, write.owner, expected ?? null,
       c.status, c.stop_reason, c.usage, c.error, c.checkpoint, c.release, c.lease_expires_at, c.updated_at, c.event_count,
       write.epoch ?? null,
-      c.answer_text, c.cost_usd, c.answer_text === null ? null : searchTerms(c.answer_text).join(" "),
+      c.answer_text, c.cost_usd, c.answer_words === null ? null : searchWordList(c.answer_words),
     ];
     if (closing) values.push(closeInbox);
     for (const value of writeEventValues(events)) values.push(value);

@@ -1,4 +1,6 @@
-import { RunStoreError } from "@agentrx/executors";
+import { RunStoreError, type JsonObject } from "@agentrx/executors";
+import { inputWordsOf } from "../internal/run-record";
+import { searchWordsOf } from "../internal/search-words";
 import type { SqliteConnection } from "./sqlite-driver";
 
 /** One step of the SQLite schema; applied once, in order, inside a transaction. */
@@ -103,6 +105,18 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       ALTER TABLE agentrx_runs ADD COLUMN inbox_closed INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 6,
+    // Search reads the run's search words (see searchTerms in @agentrx/runs), as every store does:
+    // FTS5's own tokenizer split the text otherwise than the other stores (it kept "й", Greek
+    // accents and compatibility forms such as "ﬁ" or "Ａ" that they fold, so such words were not
+    // found). The words of the runs recorded before are computed when this step is applied (see
+    // backfillSearchWords), and the full-text index is made again over them (see WORDS_FTS_SETUP).
+    up: `
+      ALTER TABLE agentrx_runs ADD COLUMN input_words TEXT NOT NULL DEFAULT '';
+      ALTER TABLE agentrx_runs ADD COLUMN answer_words TEXT NOT NULL DEFAULT '';
+    `,
+  },
 ];
 
 /**
@@ -135,6 +149,80 @@ const FTS_UPDATE_TRIGGER = `
     INSERT INTO agentrx_runs_fts (rowid, input_text, answer_text) VALUES (new.rowid, new.input_text, new.answer_text);
   END;
 `;
+
+/** The full-text index of migrations 4 and 5 (over the text itself), replaced by migration 6. */
+const TEXT_FTS_DROP = `
+  DROP TRIGGER IF EXISTS agentrx_runs_fts_insert;
+  DROP TRIGGER IF EXISTS agentrx_runs_fts_delete;
+  DROP TRIGGER IF EXISTS agentrx_runs_fts_update;
+  DROP TABLE IF EXISTS agentrx_runs_fts;
+`;
+
+/**
+ * The full-text index of the runs list from migration 6 on: an FTS5 table over the run's search
+ * words (external content, kept in step by triggers, touched only when the words change). Its
+ * "ascii" tokenizer splits them at the spaces between them and changes nothing else: the words
+ * are already lowercased and folded, so the index holds exactly the words the other stores hold.
+ */
+const WORDS_FTS_SETUP = `
+  CREATE VIRTUAL TABLE agentrx_runs_fts USING fts5(input_words, answer_words, content='agentrx_runs', content_rowid='rowid', tokenize='ascii');
+  INSERT INTO agentrx_runs_fts (agentrx_runs_fts) VALUES ('rebuild');
+  CREATE TRIGGER agentrx_runs_fts_insert AFTER INSERT ON agentrx_runs BEGIN
+    INSERT INTO agentrx_runs_fts (rowid, input_words, answer_words) VALUES (new.rowid, new.input_words, new.answer_words);
+  END;
+  CREATE TRIGGER agentrx_runs_fts_delete AFTER DELETE ON agentrx_runs BEGIN
+    INSERT INTO agentrx_runs_fts (agentrx_runs_fts, rowid, input_words, answer_words) VALUES ('delete', old.rowid, old.input_words, old.answer_words);
+  END;
+  CREATE TRIGGER agentrx_runs_fts_update AFTER UPDATE OF input_words, answer_words ON agentrx_runs
+  WHEN old.input_words IS NOT new.input_words OR old.answer_words IS NOT new.answer_words BEGIN
+    INSERT INTO agentrx_runs_fts (agentrx_runs_fts, rowid, input_words, answer_words) VALUES ('delete', old.rowid, old.input_words, old.answer_words);
+    INSERT INTO agentrx_runs_fts (rowid, input_words, answer_words) VALUES (new.rowid, new.input_words, new.answer_words);
+  END;
+`;
+
+/** How many runs {@link backfillSearchWords} reads at a time. */
+const BACKFILL_BATCH = 500;
+
+/**
+ * Sets the search words of the runs recorded before migration 6, as the store computes them for a
+ * new run: from the input (its `input` when a string, kept in `input_text`; else what the inputs
+ * say) and from the last output event's `output`. Rows whose JSON cannot be read get the words of
+ * their text columns.
+ */
+function backfillSearchWords(db: SqliteConnection): void {
+  const read = db.prepare(`
+    SELECT r.rowid AS id, r.input_text, r.answer_text,
+      CASE WHEN json_valid(r.inputs) AND json_type(r.inputs, '$.input') IS NOT 'text' THEN r.inputs END AS inputs,
+      (SELECT e.data FROM agentrx_run_events e
+        WHERE e.run_id = r.run_id AND e.type = 'output' AND json_valid(e.data) AND json_type(e.data, '$.subRun') IS NULL
+        ORDER BY e.seq DESC LIMIT 1) AS output
+    FROM agentrx_runs r WHERE r.rowid > ? ORDER BY r.rowid LIMIT ?`);
+  const write = db.prepare("UPDATE agentrx_runs SET input_words = ?, answer_words = ? WHERE rowid = ?");
+  type Row = { id: number; input_text: string; answer_text: string; inputs: string | null; output: string | null };
+  for (let after = Number.MIN_SAFE_INTEGER; ; ) {
+    const rows = read.all(after, BACKFILL_BATCH) as Row[];
+    for (const row of rows) {
+      const inputs = parsedObject(row.inputs);
+      const output = parsedObject(row.output);
+      const inputWords = inputs === undefined ? searchWordsOf(row.input_text) : inputWordsOf(inputs);
+      const answerWords = output === undefined ? searchWordsOf(row.answer_text) : searchWordsOf(output["output"]);
+      write.run(inputWords, answerWords, row.id);
+    }
+    if (rows.length < BACKFILL_BATCH) return;
+    after = rows[rows.length - 1]!.id;
+  }
+}
+
+/** The JSON object `text` holds, or undefined (no text, not JSON, not an object). */
+function parsedObject(text: string | null): JsonObject | undefined {
+  if (text === null) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as JsonObject) : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Whether the file has the full-text index of the runs list. */
 export function hasRunsFts(db: SqliteConnection): boolean {
@@ -187,6 +275,11 @@ export function migrateSqlite(db: SqliteConnection, path: string, at: number = D
       db.exec(migration.up);
       if (migration.version === 4 && hasFts5(db)) db.exec(FTS_SETUP);
       if (migration.version === 5 && hasRunsFts(db)) db.exec(FTS_UPDATE_TRIGGER);
+      if (migration.version === 6) {
+        db.exec(TEXT_FTS_DROP);
+        backfillSearchWords(db);
+        if (hasFts5(db)) db.exec(WORDS_FTS_SETUP);
+      }
       record.run(migration.version, at);
     }
   });

@@ -42,6 +42,28 @@ runStoreConformance({
   inAnotherProcess: (request) => runInAnotherProcess({ kind: "sqlite", path: conformancePath }, request),
 });
 
+// The same store where the SQLite build has no FTS5: search reads the search words directly, and
+// must find what the full-text index finds (the index is dropped, as a build without FTS5 never
+// creates it).
+const plainPath = join(dir, "no-fts", "runs.db");
+let plainFile: Promise<void> | undefined;
+runStoreConformance({
+  name: "SqliteRunStore (without FTS5)",
+  create: async () => {
+    plainFile ??= (async () => {
+      const store = new SqliteRunStore({ path: plainPath });
+      await store.getRun("x");
+      await store.close();
+      const db = new Database(plainPath);
+      db.exec("DROP TRIGGER agentrx_runs_fts_insert; DROP TRIGGER agentrx_runs_fts_delete; DROP TRIGGER agentrx_runs_fts_update; DROP TABLE agentrx_runs_fts;");
+      db.close();
+    })();
+    await plainFile;
+    return new SqliteRunStore({ path: plainPath });
+  },
+  persistent: true,
+});
+
 /** How many transactions the file's WAL holds (frames that end a commit, of the WAL's current salt). */
 function walCommits(path: string): number {
   const wal = readFileSync(`${path}-wal`);
@@ -101,7 +123,7 @@ describe("SqliteRunStore", () => {
         { type: "table", name: "agentrx_schema_migrations" },
         { type: "table", name: "agentrx_thread_messages" },
       ]);
-      expect(db.prepare("SELECT version FROM agentrx_schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
+      expect(db.prepare("SELECT version FROM agentrx_schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
     } finally {
       db.close();
     }
@@ -115,7 +137,7 @@ describe("SqliteRunStore", () => {
     expect((await store.listRuns()).map((run) => run.runId).sort()).toEqual(reports.map((report) => report.runId).sort());
     await store.close();
     const db = new Database(path, { readonly: true });
-    expect(db.prepare("SELECT version FROM agentrx_schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
+    expect(db.prepare("SELECT version FROM agentrx_schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
     db.close();
   });
 
@@ -136,7 +158,7 @@ describe("SqliteRunStore", () => {
     expect(await store.appendThreadMessages("t1", [{ message: { type: "human", data: { content: "hi" } }, tokens: 5, at: 3 }])).toEqual([1]);
     await store.close();
     const check = new Database(path, { readonly: true });
-    expect(check.prepare("SELECT version FROM agentrx_schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
+    expect(check.prepare("SELECT version FROM agentrx_schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
     check.close();
   });
 
@@ -157,6 +179,54 @@ describe("SqliteRunStore", () => {
     expect((await store.listRuns({ minCost: 0.5 })).map((run) => run.runId)).toEqual(["old"]);
     expect((await store.listRuns({ sort: "cost", order: "asc" })).map((run) => run.runId)).toEqual(["broken", "old"]);
     await store.close();
+  });
+
+  it("upgrades a file of schema version 5: its runs get search words, and the full-text index is made over them", async () => {
+    const path = freshPath();
+    const db = new Database(path);
+    db.exec("CREATE TABLE agentrx_schema_migrations (version INTEGER PRIMARY KEY NOT NULL, applied_at INTEGER NOT NULL)");
+    for (const migration of SQLITE_MIGRATIONS.slice(0, 5)) db.exec(migration.up);
+    db.exec("INSERT INTO agentrx_schema_migrations (version, applied_at) VALUES (1, 0), (2, 0), (3, 0), (4, 0), (5, 0)");
+    // The index of versions 4 and 5: FTS5's own tokenizer over the text.
+    db.exec(`CREATE VIRTUAL TABLE agentrx_runs_fts USING fts5(input_text, answer_text, content='agentrx_runs', content_rowid='rowid');
+      CREATE TRIGGER agentrx_runs_fts_insert AFTER INSERT ON agentrx_runs BEGIN
+        INSERT INTO agentrx_runs_fts (rowid, input_text, answer_text) VALUES (new.rowid, new.input_text, new.answer_text);
+      END;`);
+    const insert = db.prepare("INSERT INTO agentrx_runs (run_id, status, inputs, input_text, answer_text, created_at, updated_at) VALUES (?, 'finished', ?, ?, ?, ?, ?)");
+    const messages = JSON.stringify({ messages: [{ role: "user", content: "first\nsecond" }] });
+    insert.run("cyrillic", '{"input":"Йогурт и чай"}', "Йогурт и чай", "", 1, 1);
+    insert.run("messages", messages, messages, "", 2, 2);
+    insert.run("answered", '{"input":"question"}', "question", '{"text":"multi\\nline"}', 3, 3);
+    insert.run("broken", "{not json", "", "", 4, 4);
+    db.prepare("INSERT INTO agentrx_run_events (run_id, seq, type, at, data) VALUES ('answered', 1, 'output', 3, ?)").run('{"type":"output","at":3,"output":{"text":"multi\\nline"}}');
+    db.close();
+    const store = new SqliteRunStore({ path });
+    const search = async (text: string) => (await store.listRuns({ search: text, sort: "createdAt", order: "asc" })).map((run) => run.runId);
+    expect(await search("йогурт")).toEqual(["cyrillic"]);
+    expect(await search("иогурт чай")).toEqual(["cyrillic"]);
+    expect(await search("second")).toEqual(["messages"]);
+    expect(await search("role")).toEqual([]);
+    expect(await search("multi line")).toEqual(["answered"]);
+    expect(await search("question")).toEqual(["answered"]);
+    expect(await store.getRun("messages")).toMatchObject({ inputPreview: messages });
+    // Runs recorded after the upgrade are indexed by the new triggers.
+    await store.createRun({ runId: "new", inputs: { input: "Καλημέρα" }, status: "queued", at: 5 });
+    expect(await search("καλημερα")).toEqual(["new"]);
+    await store.deleteRun("cyrillic");
+    expect(await search("чай")).toEqual([]);
+    await store.close();
+    const check = new Database(path, { readonly: true });
+    try {
+      expect((check.prepare("SELECT sql FROM sqlite_master WHERE name = 'agentrx_runs_fts'").get() as { sql: string }).sql).toMatch(/fts5\(input_words, answer_words, .*tokenize='ascii'\)/);
+      expect(check.prepare("SELECT run_id, input_words, answer_words FROM agentrx_runs ORDER BY created_at").all()).toEqual([
+        { run_id: "messages", input_words: "user first second", answer_words: "" },
+        { run_id: "answered", input_words: "question", answer_words: "multi line" },
+        { run_id: "broken", input_words: "", answer_words: "" },
+        { run_id: "new", input_words: "καλημερα", answer_words: "" },
+      ]);
+    } finally {
+      check.close();
+    }
   });
 
   it("re-indexes a run's text for search only when it changes, not at every step's write", async () => {

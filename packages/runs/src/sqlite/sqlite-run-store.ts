@@ -20,6 +20,7 @@ import {
   type StoredThreadMessage,
 } from "@agentrx/executors";
 import { eventRows, listedRunInfoOf, newRunRow, runInfoOf, storedEventOf, writeColumns, type RunRow } from "../internal/run-record";
+import type { RunSearchWords } from "../internal/search-words";
 import { closedStoreError, wrapStoreError } from "../internal/store-errors";
 import { checkThreadRead, storedThreadMessageOf, threadMessageRows, threadSubject } from "../internal/thread-record";
 import {
@@ -374,7 +375,7 @@ export class SqliteRunStore implements RunStore {
         checkNewRun(run);
         this.#insert(statements, run.runId, newRunRow(run));
       }, { changes: true });
-    let row: RunRow;
+    let row: RunRow & RunSearchWords;
     try {
       checkNewRun(run);
       row = newRunRow(run);
@@ -384,7 +385,7 @@ export class SqliteRunStore implements RunStore {
     return this.#inTurn("createRun", run.runId, (statements) => this.#insert(statements, run.runId, row), alone);
   }
 
-  #insert(statements: SqliteStatements, runId: string, row: RunRow): void {
+  #insert(statements: SqliteStatements, runId: string, row: RunRow & RunSearchWords): void {
     if (!statements.insertRun(row)) {
       throw new RunStoreError({ operation: "createRun", runId, message: `${STORE}: run "${runId}" exists already; run ids must be unique.` });
     }

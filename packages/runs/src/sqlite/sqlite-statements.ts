@@ -1,5 +1,6 @@
 import { RunBusyError, RunFinishedError, RunNotFoundError, RunStoreError, runInboxId, type RunInfo, type RunMessageAppended, type RunStatus, type RunWriteResult } from "@agentrx/executors";
 import { RUN_COLUMNS, runInfoOf, type EventRow, type RunRow, type WriteColumns } from "../internal/run-record";
+import type { RunSearchWords } from "../internal/search-words";
 import { leaseLostError, seqError } from "../internal/store-errors";
 import type { NewThreadMessageRow, ThreadMessageRow, ThreadRead } from "../internal/thread-record";
 import type { RunFilter } from "../internal/validate-run-arguments";
@@ -27,7 +28,7 @@ export interface SqliteWrite {
 }
 
 /** The columns a write sets only when it has a value for them, in the order of their bits in a write's shape. */
-const OPTIONAL_COLUMNS = ["status", "stop_reason", "usage", "error", "checkpoint", "event_count", "answer_text"] as const satisfies readonly (keyof WriteColumns)[];
+const OPTIONAL_COLUMNS = ["status", "stop_reason", "usage", "error", "checkpoint", "event_count", "answer_text", "answer_words"] as const satisfies readonly (keyof WriteColumns)[];
 const RELEASE = 1 << OPTIONAL_COLUMNS.length;
 const BY_EPOCH = RELEASE << 1;
 const BY_COUNT = BY_EPOCH << 1;
@@ -89,7 +90,7 @@ export class SqliteStatements {
     this.#fts = hasRunsFts(db);
     this.#ftsCount = this.#fts ? db.prepare("SELECT count(*) AS n FROM agentrx_runs_fts WHERE agentrx_runs_fts MATCH ?") : db.prepare("SELECT 0 AS n");
     const params = RUN_COLUMNS.split(", ").map((column) => `@${column}`).join(", ");
-    this.#insertRun = db.prepare(`INSERT INTO agentrx_runs (${RUN_COLUMNS}) VALUES (${params}) ON CONFLICT (run_id) DO NOTHING`);
+    this.#insertRun = db.prepare(`INSERT INTO agentrx_runs (${RUN_COLUMNS}, input_words, answer_words) VALUES (${params}, @input_words, @answer_words) ON CONFLICT (run_id) DO NOTHING`);
     this.#selectRun = db.prepare(`SELECT ${RUN_COLUMNS} FROM agentrx_runs WHERE run_id = ?`);
     // Compare-and-set: the lease check and the epoch's increment in one statement.
     this.#claimUpdate = db.prepare(`
@@ -225,7 +226,7 @@ export class SqliteStatements {
   }
 
   /** Inserts a run; false when its id exists already. */
-  insertRun(row: RunRow): boolean {
+  insertRun(row: RunRow & RunSearchWords): boolean {
     return this.#insertRun.run(row).changes > 0;
   }
 
@@ -292,7 +293,8 @@ export class SqliteStatements {
     }
     if (filter.terms !== undefined) {
       if (this.#fts) {
-        // Each word a quoted prefix query: nothing the user types is read as FTS5 syntax.
+        // Each word a quoted prefix query: nothing the user types is read as FTS5 syntax. The index
+        // holds the search words (its "ascii" tokenizer splits them at the spaces only).
         const match = filter.terms.map((term) => `"${term}"*`).join(" AND ");
         // Few hits: fetch them by rowid and sort them. Many: walk the sort's index and keep the
         // hits (`+rowid` stops SQLite from fetching every hit first), which stops at the limit.
@@ -304,11 +306,11 @@ export class SqliteStatements {
         } else where.push("rowid IN (SELECT rowid FROM agentrx_runs_fts WHERE agentrx_runs_fts MATCH ?)");
         values.push(match);
       } else {
-        for (const term of filter.terms) {
-          where.push("(lower(input_text) LIKE ? ESCAPE '\\' OR lower(answer_text) LIKE ? ESCAPE '\\')");
-          const pattern = `%${term.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
-          values.push(pattern, pattern);
-        }
+        // As MemoryRunStore searches (see searchHaystack): a word starts where a space precedes it.
+        // One condition over the words as a JSON array, however many they are (a condition per
+        // word would pass SQLite's expression depth limit at 1,000 words).
+        where.push("NOT EXISTS (SELECT 1 FROM json_each(?) AS term WHERE instr(' ' || input_words || ' ' || answer_words, ' ' || term.value) = 0)");
+        values.push(JSON.stringify(filter.terms));
       }
     }
     const sql = `SELECT ${RUN_COLUMNS} FROM ${from}${where.length ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY ${column} ${direction}, run_id ${direction} LIMIT ?`;

@@ -7,8 +7,11 @@ import { fencingTests } from "./conformance/fencing-tests";
 import { inboxTests } from "./conformance/inbox-tests";
 import { leaseTests } from "./conformance/lease-tests";
 import { listingTests } from "./conformance/listing-tests";
+import { pagingTests } from "./conformance/paging-tests";
+import { pruneTests } from "./conformance/prune-tests";
 import { recordTests } from "./conformance/record-tests";
 import { searchTests } from "./conformance/search-tests";
+import { searchTextTests } from "./conformance/search-text-tests";
 import { stringTests } from "./conformance/string-tests";
 import { threadTests } from "./conformance/thread-tests";
 
@@ -68,7 +71,9 @@ export interface RunStoreConformanceOptions {
 
 /**
  * Registers the run store conformance tests (vitest `describe`/`it` blocks) for a store: records
- * and events, listing filters, leases and claims, fencing epochs and forks, atomic writes, concurrency, large and unusual
+ * and events, listing filters at their bounds, search (query syntax of every engine read as words,
+ * unicode, long words, inputs that are not strings), cursors (ties, damaged cursors, runs written
+ * between pages), pruning, leases and claims, fencing epochs and forks, atomic writes, concurrency, large and unusual
  * strings, corrupt records, closed stores and bad arguments, and thread messages (order, paging,
  * concurrent appends, clearing), and run inboxes (`appendRunMessage`, the inbox position every
  * `write` reports, `closeInbox` racing a send, deletion with the run). Every store of `@agentrx/runs`
@@ -102,6 +107,8 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
     recordTests(context);
     listingTests(context);
     searchTests(context);
+    searchTextTests(context);
+    pagingTests(context);
     leaseTests(context);
     fencingTests(context);
     concurrencyTests(context);
@@ -109,5 +116,7 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
     failureTests(context);
     threadTests(context);
     inboxTests(context);
+    // Last: it prunes every run older than its own (in 1970) that the tests before left.
+    pruneTests(context);
   });
 }
