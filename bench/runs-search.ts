@@ -2,7 +2,7 @@
 // and PostgreSQL (a schema of its own; left out when the server is not reachable): a full-text
 // search for a rare word and for a common one, a search sorted by cost, the page after a cursor,
 // and a filter without search. The rows are inserted in bulk by SQL with the columns the stores
-// write (input and answer text, cost; PostgreSQL's search vectors from the text's words), then one
+// write (input and answer text, cost, the search words every store indexes), then one
 // run is recorded through the store API so its own path is in the table too.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { MemoryRunStore, PostgresRunStore, SqliteRunStore, type ListRunsOptions, type RunStore } from "@agentrx/runs";
 import Database from "better-sqlite3";
+import { searchWordsOf } from "../packages/runs/src/internal/search-words";
 import { median } from "./measure";
 import type { Row } from "./scenarios";
 
@@ -43,6 +44,10 @@ const QUERIES: [string, ListRunsOptions][] = [
 ];
 
 async function timeQueries(label: string, store: RunStore): Promise<Row[]> {
+  // The rows are the ones the stores write: a search finds what it should (a bulk insert that
+  // missed a column the search reads would time empty answers).
+  const rare = await store.listRuns({ search: "zanzibar", limit: 1000 });
+  if (rare.length !== RUNS / 1000) throw new Error(`runs-search: ${label} found ${rare.length} runs for "zanzibar", not ${RUNS / 1000}`);
   const rows: Row[] = [];
   for (const [name, query] of QUERIES) {
     await store.listRuns(query); // warm up: statement preparation, caches
@@ -87,14 +92,14 @@ async function sqlite(): Promise<Row[]> {
     const db = new Database(path);
     const started = performance.now();
     const insert = db.prepare(
-      `INSERT INTO agentrx_runs (run_id, status, inputs, usage, error, created_at, updated_at, event_count, epoch, input_text, answer_text, cost_usd)
-       VALUES (?, ?, ?, ?, ?, ?, ?, 1, 1, ?, ?, ?)`,
+      `INSERT INTO agentrx_runs (run_id, status, inputs, usage, error, created_at, updated_at, event_count, epoch, input_text, answer_text, cost_usd, input_words, answer_words)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 1, 1, ?, ?, ?, ?, ?)`,
     );
     db.transaction(() => {
       for (let i = 0; i < RUNS; i++) {
         const run = runOf(i);
         const usage = JSON.stringify({ input_tokens: 100, output_tokens: 10, total_tokens: 110, cost: { input: run.cost / 2, output: run.cost / 2, total: run.cost, currency: "USD" } });
-        insert.run(run.runId, run.status, JSON.stringify({ input: run.input }), usage, run.error, run.at, run.at + 500, run.input, run.answer, run.cost);
+        insert.run(run.runId, run.status, JSON.stringify({ input: run.input }), usage, run.error, run.at, run.at + 500, run.input, run.answer, run.cost, searchWordsOf(run.input), searchWordsOf(run.answer));
       }
     })();
     db.close();
@@ -129,9 +134,12 @@ async function postgres(): Promise<Row[]> {
       await client.query(
         `INSERT INTO "${schema}".agentrx_runs (run_id, status, inputs, usage, error, created_at, updated_at, event_count, epoch, input_text, answer_text, cost_usd, input_vector, answer_vector)
          SELECT r.run_id, r.status, json_build_object('input', r.input)::text, json_build_object('input_tokens', 100, 'output_tokens', 10, 'total_tokens', 110, 'cost', json_build_object('total', r.cost))::text,
-                r.error, r.at, r.at + 500, 1, 1, r.input, r.answer, r.cost, to_tsvector('simple', lower(r.input)), to_tsvector('simple', lower(r.answer))
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::float8[]) AS r (run_id, status, error, at, input, answer, cost)`,
-        [runs.map((r) => r.runId), runs.map((r) => r.status), runs.map((r) => r.error), runs.map((r) => r.at), runs.map((r) => r.input), runs.map((r) => r.answer), runs.map((r) => r.cost)],
+                r.error, r.at, r.at + 500, 1, 1, r.input, r.answer, r.cost, array_to_tsvector(string_to_array(r.input_words, ' ')), array_to_tsvector(string_to_array(r.answer_words, ' '))
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::float8[], $8::text[], $9::text[]) AS r (run_id, status, error, at, input, answer, cost, input_words, answer_words)`,
+        [
+          runs.map((r) => r.runId), runs.map((r) => r.status), runs.map((r) => r.error), runs.map((r) => r.at), runs.map((r) => r.input), runs.map((r) => r.answer), runs.map((r) => r.cost),
+          runs.map((r) => searchWordsOf(r.input)), runs.map((r) => searchWordsOf(r.answer)),
+        ],
       );
     }
     await client.query(`ANALYZE "${schema}".agentrx_runs`);
