@@ -1,5 +1,6 @@
+import { MemoryRunStore } from "@agentrx/runs";
 import { describe, expect, it } from "vitest";
-import { cancelReason } from "./settle-run";
+import { cancelReason, settleRun } from "./settle-run";
 
 describe("cancelReason", () => {
   it("says how the run stood when it was cancelled: it may have run before", () => {
@@ -11,5 +12,35 @@ describe("cancelReason", () => {
     expect(cancelReason({ status: "running", eventCount: 4 })).toMatch(/after the worker running it stopped \(its lease had expired\)\.$/);
     // Its worker gone from Redis while its lease still ran (the store fenced the lease holder out).
     expect(cancelReason({ status: "running", eventCount: 4 }, { workerGone: true })).toMatch(/after the worker running it stopped \(it left Redis before its lease expired\)\.$/);
+  });
+});
+
+describe("settleRun", () => {
+  it("gives back a run another process ended between its read and its claim with that process's status and error", async () => {
+    const inner = new MemoryRunStore();
+    const at = Date.now() - 60_000;
+    await inner.createRun({ runId: "r", inputs: {}, status: "running", owner: "dead-worker", leaseMs: 10, at });
+    // Another process cancels the run right after settleRun read it (still running).
+    let read = false;
+    const store = new Proxy(inner, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver) as unknown;
+        if (name === "getRun") {
+          return async (runId: string) => {
+            const info = await target.getRun(runId);
+            if (!read) {
+              read = true;
+              await target.cancelRun!(runId, { reason: "Cancelled by the client.", at: Date.now() });
+            }
+            return info;
+          };
+        }
+        return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    expect(await settleRun(store, "r", "worker-2", "cancelled", "The worker found a cancel.")).toBe(false);
+    const after = await inner.getRun("r");
+    expect(after).toMatchObject({ status: "cancelled", error: "Cancelled by the client." });
+    expect(after?.owner).toBeUndefined();
   });
 });

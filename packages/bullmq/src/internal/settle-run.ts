@@ -18,14 +18,14 @@ export async function settleRun(store: RunStore, runId: string, owner: string, s
   const info = await store.getRun(runId);
   if (info === undefined || ENDED.has(info.status)) return false;
   const claimed = await store.claimRun(runId, { owner, leaseMs: SETTLE_LEASE_MS, at: Date.now() });
-  // A run that ended between the read and the claim keeps its status; either way the lease is
-  // given back.
+  // A run that ended between the read and the claim (another process cancelled it, say) keeps
+  // its status and its error, which the claim cleared; either way the lease is given back.
   const ended = ENDED.has(claimed.status);
   await store.write(runId, {
     owner,
     leaseMs: SETTLE_LEASE_MS,
     events: [],
-    update: ended ? { status: claimed.status, release: true } : { status, error: reason, release: true },
+    update: ended ? { status: claimed.status, ...(claimed.error === undefined ? {} : { error: claimed.error }), release: true } : { status, error: reason, release: true },
     at: Date.now(),
   });
   return !ended;
