@@ -103,8 +103,9 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     this.tools = new ToolRunner(this);
     this.ending = new RunEnding(this);
     this.approvals = new ApprovalGate(this);
-    const fresh = [...Object.keys(request.newDecisions ?? {}), ...(request.unstartedDecisions ?? [])];
-    this.freshDecisions = fresh.length === 0 ? NO_DECISIONS : new Set(fresh);
+    // Nothing to allocate for a run that was given no decisions (every new run).
+    const { newDecisions, unstartedDecisions } = request;
+    this.freshDecisions = newDecisions === undefined && unstartedDecisions === undefined ? NO_DECISIONS : new Set([...Object.keys(newDecisions ?? {}), ...(unstartedDecisions ?? [])]);
     this.loop = new AgentLoop(this);
     executorRunProbe.made?.(this);
   }

@@ -5,10 +5,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { RunStore } from "@agentrx/executors";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PostgresRunStore } from "../postgres/index";
 import { SqliteRunStore } from "../sqlite/index";
-import { type PostgresTestDatabase, postgresTestDatabase } from "../testing/postgres-test-database";
 import { childScript } from "../../../../test/support/child-script";
+import { type KillCases, describeKillTests } from "./durable-kill-harness";
 
 const CHILD = await childScript(fileURLToPath(new URL("./kill-child.ts", import.meta.url)));
 const ROOT = fileURLToPath(new URL("../../../../", import.meta.url)); // its tsconfig maps @agentrx/* to sources
@@ -105,24 +104,16 @@ async function crashLoop(store: RunStore, target: Target, dir: string, killPlan:
 /** Kill plans: which tool start of each segment to kill at (the loop walks through them). */
 const PLANS = [[1], [2, 1], [3, 2, 1], [1, 1, 1, 1], [5, 2]];
 
-describe("killed at a tool's first line (SQLite)", () => {
-  let dir: string;
-  let store: SqliteRunStore;
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), "agentrx-kill-"));
-    store = new SqliteRunStore({ path: join(dir, "runs.db") });
-  });
-  afterAll(async () => {
-    await store?.close();
-    rmSync(dir, { recursive: true, force: true });
+/** One test per kill plan: the crash loop over the setup's store. */
+const killPlans = (plans: number[][]): KillCases =>
+  plans.map((plan) => (setup) => {
+    it(`kills at starts ${plan.join(", ")}: the action is always recorded, nothing recorded runs again`, async () => {
+      const { store, target, dir } = setup();
+      await crashLoop(store, target, dir, plan);
+    }, 120_000);
   });
 
-  for (const plan of PLANS) {
-    it(`kills at starts ${plan.join(", ")}: the action is always recorded, nothing recorded runs again`, async () => {
-      await crashLoop(store, { kind: "sqlite", path: join(dir, "runs.db") }, dir, plan);
-    }, 120_000);
-  }
-});
+await describeKillTests("killed at a tool's first line", { sqlite: killPlans(PLANS), postgres: killPlans(PLANS.slice(0, 3)) });
 
 /**
  * Many runs in one process, started at once: their writes share SQLite commits (the first of a
@@ -170,27 +161,4 @@ describe("killed at a tool's first line, one of many runs sharing SQLite commits
       expect(actions.some((action) => action.includes(`"${killed!.job}"`)), `the action of ${killed!.job} of ${runId} is in the store when its tool starts`).toBe(true);
     }
   }, 120_000);
-});
-
-const database: PostgresTestDatabase = await postgresTestDatabase("kill at a tool's start (PostgreSQL)");
-
-describe.skipIf(database.skip)("killed at a tool's first line (PostgreSQL)", () => {
-  let store: PostgresRunStore;
-  let dir: string;
-  beforeAll(() => {
-    database.assertReachable();
-    dir = mkdtempSync(join(tmpdir(), "agentrx-kill-pg-"));
-    store = new PostgresRunStore({ connectionString: database.connectionString, schema: database.schema });
-  });
-  afterAll(async () => {
-    await store?.close();
-    await database.drop();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  for (const plan of PLANS.slice(0, 3)) {
-    it(`kills at starts ${plan.join(", ")}: the action is always recorded, nothing recorded runs again`, async () => {
-      await crashLoop(store, { kind: "postgres", connectionString: database.connectionString, schema: database.schema }, dir, plan);
-    }, 120_000);
-  }
 });
