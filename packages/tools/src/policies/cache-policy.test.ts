@@ -201,4 +201,74 @@ describe("cachePolicy", () => {
     await expect(cached.invoke({ amount: "2" })).resolves.toBe("charged 200 cents");
     await expect(cached.invoke({ amount: "1" })).resolves.toBe("charged 100 cents");
   });
+
+  describe("calls under way", () => {
+    function gatedTool() {
+      const gates: Array<ReturnType<typeof deferred<{ city: string; temp: number }>>> = [];
+      const weather = tool(
+        async () => {
+          const gate = deferred<{ city: string; temp: number }>();
+          gates.push(gate);
+          return gate.promise;
+        },
+        { name: "weather", description: "Weather.", schema: z.object({ city: z.string() }) },
+      );
+      return { weather, gates };
+    }
+    const flush = () => vi.advanceTimersByTimeAsync(0);
+
+    it("shares one call between callers that miss at the same time, each with its own copy", async () => {
+      const { weather, gates } = gatedTool();
+      const cached = withCache(weather);
+      const first = configWithMetadata();
+      const second = configWithMetadata();
+      const a = cached.invoke({ city: "Oslo" }, first.config);
+      await flush();
+      const b = cached.invoke({ city: "Oslo" }, second.config);
+      await flush();
+      expect(gates).toHaveLength(1);
+      gates[0]!.resolve({ city: "Oslo", temp: 3 });
+      const [resultA, resultB] = await Promise.all([a, b]);
+      expect(resultA).toEqual({ city: "Oslo", temp: 3 });
+      expect(resultB).toEqual({ city: "Oslo", temp: 3 });
+      expect(resultB).not.toBe(resultA);
+      expect(first.metadata.cached).toBe(false);
+      expect(second.metadata.cached).toBe(true);
+      expect(gates).toHaveLength(1);
+    });
+
+    it("calls the tool itself when the call it waited for fails", async () => {
+      const { weather, gates } = gatedTool();
+      const cached = withCache(weather);
+      const a = cached.invoke({ city: "Oslo" });
+      await flush();
+      const second = configWithMetadata();
+      const b = cached.invoke({ city: "Oslo" }, second.config);
+      await flush();
+      gates[0]!.reject(new Error("upstream down"));
+      await expect(a).rejects.toThrow("upstream down");
+      await flush();
+      expect(gates).toHaveLength(2);
+      gates[1]!.resolve({ city: "Oslo", temp: 4 });
+      await expect(b).resolves.toEqual({ city: "Oslo", temp: 4 });
+      expect(second.metadata.cached).toBe(false);
+    });
+
+    it("lets a waiting caller whose signal aborts leave at once; the call under way still fills the cache", async () => {
+      const { weather, gates } = gatedTool();
+      const cache = cachePolicy();
+      const cached = withPolicies(weather, [cache]);
+      const a = cached.invoke({ city: "Oslo" });
+      await flush();
+      const controller = new AbortController();
+      const b = cached.invoke({ city: "Oslo" }, { signal: controller.signal });
+      await flush();
+      controller.abort();
+      await expect(b).rejects.toMatchObject({ name: "AbortError" });
+      gates[0]!.resolve({ city: "Oslo", temp: 5 });
+      await expect(a).resolves.toEqual({ city: "Oslo", temp: 5 });
+      expect(cache.size).toBe(1);
+      expect(gates).toHaveLength(1);
+    });
+  });
 });

@@ -3,6 +3,7 @@ import type { StructuredToolInterface } from "@langchain/core/tools";
 import { copyPlainData } from "./copy-plain-data";
 import { stableStringify } from "./stable-stringify";
 import { checkNumberOption } from "../internal/check-number-option";
+import { raceAbort } from "../internal/race-abort";
 import { withPolicies, type PolicyTool, type ToolPolicy } from "./with-policies";
 
 /** Options of {@link cachePolicy} and {@link withCache}. */
@@ -41,7 +42,9 @@ const CACHE_OPTION_KEYS = Object.keys({ ttlMs: true, maxEntries: true, key: true
  * arrays, plain objects, dates, maps, sets): the cache keeps a copy and hands every hit a copy of
  * its own, so a caller that changes its result changes nobody else's; a result that is not plain
  * data (a class instance, a function) is not cached. Reports `cached: true | false` in the step
- * metadata. One policy object is one cache: share it between tools to share the cache (keys include the tool name).
+ * metadata. A call that misses while another call with the same key is under way waits for that
+ * call's result (reported `cached: true`) instead of calling the tool too; if that call fails, it
+ * calls the tool itself. One policy object is one cache: share it between tools to share the cache (keys include the tool name).
  *
  * @example
  * ```ts
@@ -64,6 +67,9 @@ export function cachePolicy(options: CachePolicyOptions = {}): ToolPolicy & Tool
     });
   }
   const entries = new Map<string, Entry>();
+  // Calls under way, by key: a caller that misses while one runs waits for its result instead of
+  // calling the tool too (parallel tool calls, or runs of a server, asking the same thing at once).
+  const inFlight = new Map<string, Promise<Entry | undefined>>();
 
   const policy: ToolPolicy = async ({ toolName, args, input, config, metadata }, next) => {
     // The default key reads the arguments as the caller sent them (JSON from a model): what a
@@ -78,22 +84,47 @@ export function cachePolicy(options: CachePolicyOptions = {}): ToolPolicy & Tool
       return copyPlainData(hit.value)!.copy;
     }
     if (hit) entries.delete(cacheKey);
-    metadata.cached = false;
-    const value = await next(config);
-    // A call aborted meanwhile may have resolved with whatever the tool had when it stopped: not a result to reuse.
-    if (config.signal?.aborted) return value;
-    // A result that is not plain data (a class instance) cannot be handed out as a copy: not cached.
-    const stored = copyPlainData(value);
-    if (!stored) return value;
-    entries.set(cacheKey, { value: stored.copy, expiresAt: Date.now() + ttlMs });
-    while (entries.size > maxEntries) {
-      const oldest = entries.keys().next().value as string;
-      entries.delete(oldest);
+    const pending = inFlight.get(cacheKey);
+    if (pending !== undefined) {
+      // A caller whose signal aborts while it waits leaves at once (an AbortError), as in a queue.
+      const shared = await raceAbort(pending, config.signal);
+      if (shared !== undefined) {
+        metadata.cached = true;
+        return copyPlainData(shared.value)!.copy;
+      }
+      // The call waited for failed, aborted or returned what cannot be cached: this caller calls the tool itself.
     }
-    return value;
+    metadata.cached = false;
+    let settle!: (entry: Entry | undefined) => void;
+    const mine = new Promise<Entry | undefined>((resolve) => (settle = resolve));
+    if (!inFlight.has(cacheKey)) inFlight.set(cacheKey, mine);
+    let entry: Entry | undefined;
+    try {
+      const value = await next(config);
+      // A call aborted meanwhile may have resolved with whatever the tool had when it stopped: not a result to reuse.
+      if (config.signal?.aborted) return value;
+      // A result that is not plain data (a class instance) cannot be handed out as a copy: not cached.
+      const stored = copyPlainData(value);
+      if (!stored) return value;
+      entry = { value: stored.copy, expiresAt: Date.now() + ttlMs };
+      entries.set(cacheKey, entry);
+      while (entries.size > maxEntries) {
+        const oldest = entries.keys().next().value as string;
+        entries.delete(oldest);
+      }
+      return value;
+    } finally {
+      if (inFlight.get(cacheKey) === mine) inFlight.delete(cacheKey);
+      settle(entry);
+    }
   };
   Object.defineProperty(policy, "size", { get: () => entries.size });
-  return Object.assign(policy as ToolPolicy & ToolResultCache, { clear: () => entries.clear() });
+  return Object.assign(policy as ToolPolicy & ToolResultCache, {
+    clear: () => {
+      entries.clear();
+      inFlight.clear();
+    },
+  });
 }
 
 function defaultKey(toolName: string, args: unknown): string {
