@@ -1,3 +1,4 @@
+import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { Decision, RunStore } from "@agentrx/executors";
 import type { RunQueueConnection } from "../internal/redis-clients";
 
@@ -26,6 +27,14 @@ export interface RunClientOptions {
    * net for messages lost while Redis was unreachable. @default 5000
    */
   pollIntervalMs?: number;
+  /**
+   * The tools of the workers' executors (the same tool objects, or ones with the same names and
+   * schemas): `resume` then checks an edited input (`{ type: "edit" }`) against its tool's schema
+   * and refuses one that does not fit, before anything is recorded. Without them an edit is checked
+   * for its shape only, and input a tool's schema refuses becomes that call's observation on the
+   * worker (the tool does not run). @default []
+   */
+  tools?: readonly StructuredToolInterface[];
 }
 
 /** Options of {@link RunClient.submit}. */

@@ -3,11 +3,13 @@
 import { InvalidArgumentError } from "@agentrx/core";
 import { MAX_RECORDED_IMAGE_CHARS, RunBusyError } from "@agentrx/executors";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { doublingExecutor } from "../test-helpers/doubling-agent";
 import { seeingExecutor } from "../test-helpers/seeing-agent";
 import { type QueueFixture, queueFixture } from "../test-helpers/queue-fixture";
 import { testServers, until } from "../test-helpers/test-servers";
+import { z } from "zod";
 
 const servers = await testServers("RunClient refusals");
 
@@ -160,6 +162,31 @@ describe.skipIf(servers.skip)("RunClient refuses what a queued job cannot carry 
     expect((error as Error).message).toMatch(/is a Date .*which decisions for a queued run cannot carry \(they travel as JSON\)\. Nothing was queued\./);
     expect(await jobCount()).toBe(jobs);
     expect((await fixture.store.getRun(runId))?.status).toBe("interrupted");
+  });
+
+  it("resume, given the workers' tools, refuses an edit its tool's schema refuses, naming the tool, and records and queues nothing", async () => {
+    const double = tool(async ({ n }) => String(n * 2), { name: "double", description: "Doubles n.", schema: z.object({ n: z.number() }) });
+    const client = fixture.client({ tools: [double] });
+    fixture.worker({ approve: () => doublingExecutor({ approval: true }) });
+    const runId = await client.submit("approve", { input: "double 2" });
+    const { interrupts } = await client.result(runId);
+    const id = interrupts?.[0]?.id as string;
+    const jobs = await jobCount();
+    const events = (await fixture.store.readEvents(runId)).length;
+    const error = await client.resume(runId, { decisions: { [id]: { type: "edit", toolInput: { n: "two" } } } }).catch((caught: unknown) => caught);
+    expect(InvalidArgumentError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/RunClient\.resume: .*the edited input for ".*" \(tool "double"\) does not fit the tool's schema: n: /);
+    expect(await jobCount()).toBe(jobs);
+    expect((await fixture.store.readEvents(runId)).length).toBe(events);
+    expect((await fixture.store.getRun(runId))?.status).toBe("interrupted");
+    // An edit that fits goes through, and the worker runs the tool with it.
+    await client.resume(runId, { decisions: { [id]: { type: "edit", toolInput: { n: 5 } } } });
+    expect((await client.result(runId)).output).toContain("10");
+  });
+
+  it("refuses tools that are not an array of named tools", () => {
+    expect(() => fixture.client({ tools: {} as never })).toThrow(/RunClient: `tools` must be an array of tools/);
+    expect(() => fixture.client({ tools: [{}] as never })).toThrow(InvalidArgumentError);
   });
 
   it("resume refuses a run running on a worker with RunBusyError naming its lease holder, and queues nothing", async () => {

@@ -1,6 +1,7 @@
 import { checkOptionKeys, InvalidArgumentError } from "@agentrx/core";
 import { type AgentExecutorResult, type Decision, RunBusyError, type RunInfo, RunNotFoundError, type RunStore, type SendMessageResult, type SteeringMessage, recordDecisions, sendRunMessage } from "@agentrx/executors";
 import { type ConnectionOptions, Queue } from "bullmq";
+import type { StructuredToolInterface } from "@langchain/core/tools";
 import { Observable, filter, lastValueFrom, map } from "rxjs";
 import { ChannelHub } from "../internal/channel-hub";
 import { CANCEL_TTL_SECONDS, DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, type QueueNames, queueNames, resumeJobId, startJobId } from "../internal/queue-names";
@@ -17,7 +18,7 @@ import { toResult } from "./to-result";
 import { recordedInputs, refuseIdleResume, refuseNonJson, shownInputs } from "./run-call-checks";
 import { workerGone } from "./worker-gone";
 
-const KNOWN = new Set(["connection", "store", "queueName", "prefix", "pollIntervalMs"]);
+const KNOWN = new Set(["connection", "store", "queueName", "prefix", "pollIntervalMs", "tools"]);
 /** Retries of a job whose store failed before its run started (the run itself is never retried blindly). */
 const JOB_ATTEMPTS = { attempts: 5, backoff: { type: "exponential", delay: 1000 } } as const;
 /** How many queued and running runs `reconcile()` looks at by default. */
@@ -66,6 +67,7 @@ export class RunClient {
   private readonly connection: RunQueueConnection;
   private readonly names: QueueNames;
   private readonly pollIntervalMs: number;
+  private readonly tools: readonly StructuredToolInterface[];
   private readonly owner = `client:${process.pid}:${crypto.randomUUID().slice(0, 8)}`;
   private connected: Connected | undefined;
   private closed = false;
@@ -77,12 +79,16 @@ export class RunClient {
     for (const key of Object.keys(options)) {
       if (!KNOWN.has(key)) fail(where, key, (options as unknown as Record<string, unknown>)[key], `one of the known options (${[...KNOWN].join(", ")}); remove it`);
     }
-    const { connection, store, queueName = DEFAULT_QUEUE_NAME, prefix = DEFAULT_PREFIX, pollIntervalMs = 5000 } = options;
+    const { connection, store, queueName = DEFAULT_QUEUE_NAME, prefix = DEFAULT_PREFIX, pollIntervalMs = 5000, tools = [] } = options;
     checkConnection(where, connection);
     checkStore(where, store);
     checkName(where, "queueName", queueName);
     checkName(where, "prefix", prefix);
     checkInteger(where, "pollIntervalMs", pollIntervalMs, 10);
+    if (!Array.isArray(tools) || tools.some((tool) => typeof (tool as { name?: unknown } | null)?.name !== "string")) {
+      fail(where, "tools", tools, "an array of tools (each with a name), the workers' executors' tools");
+    }
+    this.tools = tools;
     this.connection = connection;
     this.store = store;
     this.names = queueNames(queueName, prefix);
@@ -261,7 +267,7 @@ export class RunClient {
     // Durable before anything is queued: the decisions are in the store, and the run is `queued`
     // (its followers wait for it), so a job Redis loses is replaced by `reconcile()`. A cancel that
     // waits in Redis is left there: the worker that takes the run sees it.
-    const { epoch } = await recordDecisions(this.store, runId, decisions, { owner: this.owner, operation: where });
+    const { epoch } = await recordDecisions(this.store, runId, decisions, { tools: this.tools, owner: this.owner, operation: where });
     await this.queueResume(runId, executor, epoch);
   }
 
