@@ -16,4 +16,16 @@ describe("InProcessRunStore", () => {
     expect(await store.getRun("r1")).toMatchObject({ eventCount: 1, epoch: 2 });
     expect((await store.listRuns()).map((run) => run.forkOf)).toEqual([{ runId: "r0", iteration: 1 }]);
   });
+
+  it("lists by threadId, status and limit, and refuses a filter it would otherwise ignore, naming it", async () => {
+    const store = new InProcessRunStore();
+    await store.createRun({ runId: "a", threadId: "t", inputs: { input: "alpha" }, status: "running", at: 1 });
+    await store.createRun({ runId: "b", inputs: { input: "beta" }, status: "queued", at: 2 });
+    expect((await store.listRuns({ threadId: "t" })).map((run) => run.runId)).toEqual(["a"]);
+    expect((await store.listRuns({ status: ["queued"], limit: 5 })).map((run) => run.runId)).toEqual(["b"]);
+    await expect(store.listRuns({ search: "alpha" })).rejects.toThrow(/lists runs by threadId, status and limit only, not by search: give the executor a MemoryRunStore/);
+    await expect(store.listRuns({ sort: "cost", cursor: "x" })).rejects.toThrow(/not by sort, cursor/);
+    await expect(store.listRuns({ search: undefined })).resolves.toHaveLength(2);
+  });
 });
+

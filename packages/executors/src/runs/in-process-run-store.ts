@@ -1,6 +1,9 @@
 import type { ClaimRun, ListRunsOptions, NewRun, RunInfo, RunStore, RunWrite, StoredRunEvent } from "./run-store";
 import { RunBusyError, RunLeaseLostError, RunNotFoundError, RunStoreError } from "./run-store-errors";
 
+/** The `listRuns` options this store applies. */
+const LISTED_BY = new Set(["threadId", "status", "limit"]);
+
 interface Record {
   info: RunInfo;
   events: StoredRunEvent[];
@@ -78,6 +81,14 @@ export class InProcessRunStore implements RunStore {
   }
 
   async listRuns(options: ListRunsOptions = {}): Promise<RunInfo[]> {
+    // It lists what `resume` and steering need; a filter it would ignore is refused, not dropped.
+    const unsupported = Object.keys(options).filter((key) => !LISTED_BY.has(key) && (options as { [key: string]: unknown })[key] !== undefined);
+    if (unsupported.length > 0) {
+      throw new RunStoreError({
+        operation: "listRuns",
+        message: `The executor's in-process store lists runs by threadId, status and limit only, not by ${unsupported.join(", ")}: give the executor a MemoryRunStore, SqliteRunStore or PostgresRunStore (from @agentrx/runs) to search, sort or page runs.`,
+      });
+    }
     const statuses = options.status === undefined ? undefined : ([] as string[]).concat(options.status);
     return [...this.runs.values()]
       .map((record) => ({ ...record.info }))
