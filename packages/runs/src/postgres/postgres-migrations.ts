@@ -124,6 +124,19 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; up: (s: string) =>
     DROP INDEX IF EXISTS ${s}.agentrx_runs_updated;
     ALTER TABLE ${s}.agentrx_runs ADD COLUMN inbox_closed boolean NOT NULL DEFAULT false;`,
   },
+  {
+    version: 6,
+    // The search vectors hold the run's words as @agentrx/runs splits them (folded, accents
+    // removed; see docs/runs.md), as the other stores index them; those of the runs recorded
+    // before were PostgreSQL's "simple" split of the text. Those runs are marked, and the store
+    // computes their words when it opens the schema (see backfillSearchVectors), a batch at a
+    // time, until none is marked: a schema migrated by running this SQL by hand gets its words
+    // when a store first opens it.
+    up: (s) => `
+    ALTER TABLE ${s}.agentrx_runs ADD COLUMN words_pending boolean;
+    UPDATE ${s}.agentrx_runs SET words_pending = true;
+    CREATE INDEX agentrx_runs_words_pending ON ${s}.agentrx_runs (run_id COLLATE "C") WHERE words_pending;`,
+  },
 ];
 
 /** The latest schema version this package knows. */

@@ -192,7 +192,7 @@ describe.skipIf(database.skip)("PostgresRunStore", () => {
     const [reports] = await Promise.all([runManyProcesses({ kind: "postgres", connectionString, schema: name }, 2), ...stores.map((store) => store.listRuns())]);
     await Promise.all(stores.map((store) => store.close()));
     const { rows } = await database.pool().query(`SELECT version FROM "${name}".agentrx_schema_migrations ORDER BY version`);
-    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
+    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
     const check = new PostgresRunStore({ pool: database.pool(), schema: name });
     expect((await check.listRuns()).map((run) => run.runId).sort()).toEqual(reports.map((report) => report.runId).sort());
     await check.close();
@@ -201,11 +201,11 @@ describe.skipIf(database.skip)("PostgresRunStore", () => {
   it("can be migrated ahead of time, by the static method or by running its SQL (again)", async () => {
     database.assertReachable();
     const name = extraSchema();
-    expect(await PostgresRunStore.migrate({ connectionString, schema: name })).toBe(5);
+    expect(await PostgresRunStore.migrate({ connectionString, schema: name })).toBe(6);
     await database.pool().query(postgresMigrationSql(name));
     await database.pool().query(postgresMigrationSql(name));
     const { rows } = await database.pool().query(`SELECT version FROM "${name}".agentrx_schema_migrations ORDER BY version`);
-    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
+    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
     const tables = await database.pool().query("SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name", [name]);
     expect(tables.rows.map((row) => row.table_name)).toEqual(["agentrx_run_events", "agentrx_runs", "agentrx_schema_migrations", "agentrx_thread_messages", "agentrx_threads"]);
   });
@@ -226,7 +226,7 @@ describe.skipIf(database.skip)("PostgresRunStore", () => {
     expect((await store.claimRun("old", { owner: "w", leaseMs: 1000, at: 3 })).epoch).toBe(1);
     expect(await store.appendThreadMessages("t1", [{ message: { type: "human", data: { content: "hi" } }, tokens: 5, at: 3 }])).toEqual([1]);
     await store.close();
-    expect((await pool.query(`SELECT version FROM "${name}".agentrx_schema_migrations ORDER BY version`)).rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
+    expect((await pool.query(`SELECT version FROM "${name}".agentrx_schema_migrations ORDER BY version`)).rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
   });
 
   it("upgrades a schema of version 3: old runs get previews, cost and search from their inputs, usage and output", async () => {
@@ -244,6 +244,53 @@ describe.skipIf(database.skip)("PostgresRunStore", () => {
     expect((await store.listRuns({ search: "sunn pari" })).map((run) => run.runId)).toEqual(["old"]);
     expect((await store.listRuns({ minCost: 0.5 })).map((run) => run.runId)).toEqual(["old"]);
     expect((await store.listRuns({ sort: "cost", order: "asc" })).map((run) => run.runId)).toEqual(["broken", "old"]);
+    await store.close();
+  });
+
+  it("upgrades a schema of version 5: runs searched by PostgreSQL's own split of their text get the words every store searches", async () => {
+    database.assertReachable();
+    const name = extraSchema();
+    const pool = database.pool();
+    await pool.query(`CREATE SCHEMA "${name}"; CREATE TABLE "${name}".agentrx_schema_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL);`);
+    for (const migration of POSTGRES_MIGRATIONS.slice(0, 5)) await pool.query(migration.up(`"${name}"`));
+    await pool.query(`INSERT INTO "${name}".agentrx_schema_migrations (version, applied_at) VALUES (1, 0), (2, 0), (3, 0), (4, 0), (5, 0)`);
+    // As version 5 recorded them: the vectors PostgreSQL's "simple" configuration makes of the text
+    // (accents kept; a non-string input by its JSON, keys included).
+    const insert = `INSERT INTO "${name}".agentrx_runs (run_id, status, inputs, created_at, updated_at, input_text, answer_text, input_vector, answer_vector)
+      VALUES ($1, 'finished', $2, $3, $3, $4, $5, to_tsvector('simple', $4), to_tsvector('simple', $5))`;
+    await pool.query(insert, ["accents", '{"input":"Un café crème"}', 1, "Un café crème", "Voilà, ﬁni."]);
+    await pool.query(insert, ["object", '{"input":{"city":"Zürich"}}', 2, '{"input":{"city":"Zürich"}}', ""]);
+    await pool.query(`INSERT INTO "${name}".agentrx_run_events (run_id, seq, type, at, data) VALUES
+      ('object', 1, 'output', 2, '{"type":"output","at":2,"output":{"forecast":"Sonnig"}}'),
+      ('object', 2, 'output', 3, '{"type":"output","at":3,"output":"sub-run answer","subRun":{"runId":"s"}}')`);
+    const rows = Array.from({ length: 1203 }, (_, i) => i);
+    await pool.query(`INSERT INTO "${name}".agentrx_runs (run_id, status, inputs, created_at, updated_at, input_text) SELECT 'bulk-' || i, 'finished', '{"input":"Ärger ' || i || '"}', 10 + i, 10 + i, 'Ärger ' || i FROM unnest($1::int[]) AS i`, [rows]);
+    const store = new PostgresRunStore({ pool, schema: name });
+    expect((await store.listRuns({ search: "cafe creme" })).map((run) => run.runId)).toEqual(["accents"]);
+    expect((await store.listRuns({ search: "voila fini" })).map((run) => run.runId)).toEqual(["accents"]);
+    expect((await store.listRuns({ search: "zurich" })).map((run) => run.runId)).toEqual(["object"]);
+    expect((await store.listRuns({ search: "sonnig" })).map((run) => run.runId)).toEqual(["object"]);
+    // Not the JSON's keys, nor a sub-run's answer.
+    expect(await store.listRuns({ search: "city" })).toEqual([]);
+    expect(await store.listRuns({ search: "forecast" })).toEqual([]);
+    expect(await store.listRuns({ search: "sub" })).toEqual([]);
+    expect((await store.listRuns({ search: "arger 1202" })).map((run) => run.runId)).toEqual(["bulk-1202"]);
+    const pending = await pool.query(`SELECT count(*)::int AS n FROM "${name}".agentrx_runs WHERE words_pending`);
+    expect(pending.rows[0].n).toBe(0);
+    await store.close();
+  });
+
+  it("computes the words of runs marked by migration SQL run by hand when a store opens the schema", async () => {
+    database.assertReachable();
+    const name = extraSchema();
+    const pool = database.pool();
+    await pool.query(`CREATE SCHEMA "${name}"; CREATE TABLE "${name}".agentrx_schema_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL);`);
+    for (const migration of POSTGRES_MIGRATIONS.slice(0, 5)) await pool.query(migration.up(`"${name}"`));
+    await pool.query(`INSERT INTO "${name}".agentrx_schema_migrations (version, applied_at) VALUES (1, 0), (2, 0), (3, 0), (4, 0), (5, 0)`);
+    await pool.query(`INSERT INTO "${name}".agentrx_runs (run_id, status, inputs, created_at, updated_at, input_text, input_vector) VALUES ('old', 'finished', '{"input":"Crème brûlée"}', 1, 1, 'Crème brûlée', to_tsvector('simple', 'Crème brûlée'))`);
+    await pool.query(postgresMigrationSql(name));
+    const store = new PostgresRunStore({ pool, schema: name });
+    expect((await store.listRuns({ search: "creme brulee" })).map((run) => run.runId)).toEqual(["old"]);
     await store.close();
   });
 

@@ -35,6 +35,7 @@ import {
   checkWrite,
 } from "../internal/validate-run-arguments";
 import { describeTarget, wrapPostgresError } from "./postgres-errors";
+import { backfillSearchVectors } from "./postgres-backfill";
 import { POSTGRES_SCHEMA_VERSION, postgresMigrationSql, quoteSchema } from "./postgres-migrations";
 import { inTransaction } from "./postgres-transaction";
 import {
@@ -200,7 +201,10 @@ export class PostgresRunStore implements RunStore {
     try {
       const { rows } = await pool.query({ text: this.#sql.version, values: [] });
       const version = Number(rows[0]?.version ?? 0);
-      if (version === POSTGRES_SCHEMA_VERSION) return pool;
+      if (version === POSTGRES_SCHEMA_VERSION) {
+        await backfillSearchVectors(pool, quoteSchema(this.schema));
+        return pool;
+      }
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       // 42P01: no migrations table yet; 3F000: no schema yet.
@@ -216,6 +220,7 @@ export class PostgresRunStore implements RunStore {
     } finally {
       client.release(failed || undefined);
     }
+    await backfillSearchVectors(pool, quoteSchema(this.schema));
     return pool;
   }
 

@@ -1,6 +1,5 @@
-import { RunStoreError, type JsonObject } from "@agentrx/executors";
-import { inputWordsOf } from "../internal/run-record";
-import { searchWordsOf } from "../internal/search-words";
+import { RunStoreError } from "@agentrx/executors";
+import { recordedSearchWords } from "../internal/recorded-search-words";
 import type { SqliteConnection } from "./sqlite-driver";
 
 /** One step of the SQLite schema; applied once, in order, inside a transaction. */
@@ -183,12 +182,7 @@ const WORDS_FTS_SETUP = `
 /** How many runs {@link backfillSearchWords} reads at a time. */
 const BACKFILL_BATCH = 500;
 
-/**
- * Sets the search words of the runs recorded before migration 6, as the store computes them for a
- * new run: from the input (its `input` when a string, kept in `input_text`; else what the inputs
- * say) and from the last output event's `output`. Rows whose JSON cannot be read get the words of
- * their text columns.
- */
+/** Sets the search words of the runs recorded before migration 6 (see `recordedSearchWords`). */
 function backfillSearchWords(db: SqliteConnection): void {
   const read = db.prepare(`
     SELECT r.rowid AS id, r.input_text, r.answer_text,
@@ -202,25 +196,11 @@ function backfillSearchWords(db: SqliteConnection): void {
   for (let after = Number.MIN_SAFE_INTEGER; ; ) {
     const rows = read.all(after, BACKFILL_BATCH) as Row[];
     for (const row of rows) {
-      const inputs = parsedObject(row.inputs);
-      const output = parsedObject(row.output);
-      const inputWords = inputs === undefined ? searchWordsOf(row.input_text) : inputWordsOf(inputs);
-      const answerWords = output === undefined ? searchWordsOf(row.answer_text) : searchWordsOf(output["output"]);
-      write.run(inputWords, answerWords, row.id);
+      const words = recordedSearchWords(row);
+      write.run(words.input_words, words.answer_words, row.id);
     }
     if (rows.length < BACKFILL_BATCH) return;
     after = rows[rows.length - 1]!.id;
-  }
-}
-
-/** The JSON object `text` holds, or undefined (no text, not JSON, not an object). */
-function parsedObject(text: string | null): JsonObject | undefined {
-  if (text === null) return undefined;
-  try {
-    const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as JsonObject) : undefined;
-  } catch {
-    return undefined;
   }
 }
 
