@@ -89,11 +89,14 @@ export class ToolCallHeaders {
 
 /**
  * Converts one streamed chunk to an `AIMessageChunk`, or `undefined` when it carries nothing.
- * Tool-call deltas become `tool_call_chunks` keyed by index; the finish reason, model name and
- * usage ride on the chunks that carry them.
+ * Tool-call deltas become `tool_call_chunks` keyed by index; the finish reason and model name ride
+ * on the chunk that carries them. Only the first choice is read (as from a response that is not
+ * streamed: with `n` > 1 the other choices' deltas would mix into it). Usage is left out: some
+ * servers report it, cumulative, on every chunk, so the caller keeps the last report (see
+ * {@link toUsageChunk}).
  */
 export function toMessageChunk(chunk: OpenAI.Chat.ChatCompletionChunk, headers: ToolCallHeaders): AIMessageChunk | undefined {
-  const choice = chunk.choices[0];
+  const choice = chunk.choices.find((candidate) => (candidate.index ?? 0) === 0);
   const delta = choice?.delta;
   const content = delta?.content ?? "";
   const toolCallChunks: ToolCallChunk[] = (delta?.tool_calls ?? []).map((call) => {
@@ -113,9 +116,8 @@ export function toMessageChunk(chunk: OpenAI.Chat.ChatCompletionChunk, headers: 
   const functionCall = delta?.function_call;
   const refusal = delta?.refusal ?? undefined;
   const finishReason = choice?.finish_reason ?? undefined;
-  const usage = chunk.usage ? toUsageMetadata(chunk.usage) : undefined;
   const reasoning = reasoningOf(delta);
-  if (!content && !toolCallChunks.length && !functionCall && !refusal && !reasoning && !finishReason && !usage) return undefined;
+  if (!content && !toolCallChunks.length && !functionCall && !refusal && !reasoning && !finishReason) return undefined;
   return new AIMessageChunk({
     content,
     id: chunk.id,
@@ -127,7 +129,6 @@ export function toMessageChunk(chunk: OpenAI.Chat.ChatCompletionChunk, headers: 
       // So do reasoning deltas.
       ...(reasoning ? { reasoning_content: reasoning } : {}),
     },
-    ...(usage ? { usage_metadata: usage } : {}),
     response_metadata: finishReason
       ? {
           model_provider: "openai",
@@ -137,6 +138,11 @@ export function toMessageChunk(chunk: OpenAI.Chat.ChatCompletionChunk, headers: 
         }
       : {},
   });
+}
+
+/** The chunk that ends a stream with its usage: the last report the server sent (a total, not a delta). */
+export function toUsageChunk(id: string | undefined, usage: OpenAI.CompletionUsage): AIMessageChunk {
+  return new AIMessageChunk({ content: "", ...(id ? { id } : {}), usage_metadata: toUsageMetadata(usage) });
 }
 
 /** Turns an aggregate of streamed chunks into the final `AIMessage`, parsing tool calls strictly. */

@@ -37,6 +37,21 @@ describe("OpenAIChatModel retries", () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it("does not retry a 429 that says the quota is used up, and says so instead of advising more retries", async () => {
+    const quota = {
+      status: 429,
+      message: "You exceeded your current quota, please check your plan and billing details.",
+      type: "insufficient_quota",
+      code: "insufficient_quota",
+    };
+    const { server, model } = await setup({ responses: [quota, "never"] }, { maxRetries: 2 });
+    const error = await failure(model.invoke("go"));
+    expect(error).toMatchObject({ name: "OpenAIRateLimitError", status: 429 });
+    expect(error.message).toContain("quota is used up (429 insufficient_quota, not retried): You exceeded your current quota");
+    expect(error.message).not.toContain("maxRetries");
+    expect(server.requests).toHaveLength(1);
+  });
+
   it("honours maxRetries: 0", async () => {
     const { server, model } = await setup({ responses: [{ status: 503, message: "Busy." }, "never"] }, { maxRetries: 0 });
     const error = await failure(model.invoke("go"));

@@ -1,6 +1,6 @@
 import { collectChunks } from "../internal/collect-chunks";
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
-import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
+import type { BaseLanguageModelInput, StructuredOutputMethodOptions } from "@langchain/core/language_models/base";
 import {
   BaseChatModel,
   type BaseChatModelCallOptions,
@@ -13,7 +13,7 @@ import type { Runnable } from "@langchain/core/runnables";
 import { IterableReadableStream } from "@langchain/core/utils/stream";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import OpenAI from "openai";
-import { fromAggregate, toAIMessage, toMessageChunk, ToolCallHeaders } from "./from-openai-response";
+import { fromAggregate, toAIMessage, toMessageChunk, ToolCallHeaders, toUsageChunk } from "./from-openai-response";
 import { environment, resolveOptions, type OpenAIChatModelOptions, type ResolvedOptions } from "./openai-chat-model-options";
 import { chunkProblem, completionProblem, responseError } from "./check-response";
 import { OpenAIConnectionError } from "./openai-chat-model-error";
@@ -22,6 +22,7 @@ import { checkToolChoice, isReasoningModel, toToolChoice } from "./request-param
 import { abortErrorOf, rethrowAborts } from "./rethrow-aborts";
 import { requestCompletion, requestStream, type RequestSettings } from "./send-request";
 import { toOpenAIMessages } from "./to-openai-messages";
+import { structuredOutput, type StructuredOutputSchema } from "../internal/structured-output";
 import { withIdleTimeout } from "./with-idle-timeout";
 
 /** Call options of {@link OpenAIChatModel}. */
@@ -159,6 +160,40 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
     return this.withConfig({ ...kwargs, tools } as Partial<OpenAIChatModelCallOptions>);
   }
 
+  /**
+   * A runnable that answers with an object of `schema` (zod or JSON Schema). `method`:
+   * `"functionCalling"` (the default) binds the schema as a tool and forces the model to call it;
+   * `"jsonSchema"` sends it as `response_format` (OpenAI's structured outputs; `strict` applies to
+   * both); `"jsonMode"` asks for any JSON object. A zod schema validates the answer; a reply that
+   * does not fit throws an `OutputParserException` saying why (`includeRaw: true` returns
+   * `{ raw, parsed }`, with `parsed: null` then). See docs/models.md.
+   *
+   * @example
+   * ```ts
+   * import { OpenAIChatModel } from "@agentrx/core/openai";
+   * import { z } from "zod";
+   *
+   * const model = new OpenAIChatModel({ model: "gpt-4o-mini", apiKey: "sk-..." });
+   * const extractor = model.withStructuredOutput(z.object({ city: z.string() }), { name: "city" });
+   * ```
+   */
+  override withStructuredOutput<RunOutput extends Record<string, any> = Record<string, any>>(
+    schema: StructuredOutputSchema<RunOutput>,
+    config?: StructuredOutputMethodOptions<false>,
+  ): Runnable<BaseLanguageModelInput, RunOutput>;
+  override withStructuredOutput<RunOutput extends Record<string, any> = Record<string, any>>(
+    schema: StructuredOutputSchema<RunOutput>,
+    config?: StructuredOutputMethodOptions<true>,
+  ): Runnable<BaseLanguageModelInput, { raw: BaseMessage; parsed: RunOutput }>;
+  override withStructuredOutput(schema: unknown, config?: StructuredOutputMethodOptions<boolean>): Runnable<BaseLanguageModelInput, any> {
+    const target = {
+      owner: "OpenAIChatModel",
+      methods: ["functionCalling", "jsonSchema", "jsonMode"] as const,
+      bind: (kwargs: Record<string, unknown>) => this.withConfig(kwargs as Partial<OpenAIChatModelCallOptions>),
+    };
+    return structuredOutput(target, schema, config);
+  }
+
   override getLsParams(options: this["ParsedCallOptions"]): LangSmithParams {
     return {
       ls_provider: "openai",
@@ -239,6 +274,11 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
     let received: number | undefined;
     let finished = false;
     let release: (() => void) | undefined;
+    // The last usage report and the stream's id: OpenAI reports usage once, in a chunk of its
+    // own at the end; some servers (vLLM, LiteLLM, Gemini's) report the running total on every
+    // chunk, which must not be added up.
+    let usage: OpenAI.CompletionUsage | undefined;
+    let id: string | undefined;
     try {
       const started = await requestStream(body, this.requestSettings(options.signal));
       const stream = started.stream;
@@ -251,21 +291,13 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
         const problem = chunkProblem(raw, received);
         if (problem) throw responseError(problem, this.model, this.baseURL);
         received++;
+        id ??= raw.id || undefined;
+        if (raw.usage) usage = raw.usage;
         const message = toMessageChunk(raw, headers);
         if (!message) continue;
-        const text = typeof message.content === "string" ? message.content : "";
         const finishReason = message.response_metadata?.finish_reason;
         if (finishReason) finished = true;
-        const chunk = new ChatGenerationChunk({
-          text,
-          message,
-          ...(finishReason ? { generationInfo: { finish_reason: finishReason } } : {}),
-        });
-        yield chunk;
-        // Every chunk reaches the callbacks, as with every LangChain chat model: tool-call argument
-        // deltas (and the usage chunk) as an empty token with the chunk, so a handler can start a
-        // tool call as soon as its arguments are complete.
-        await runManager?.handleLLMNewToken(text, { prompt: 0, completion: 0 }, undefined, undefined, undefined, { chunk });
+        yield* this.emit(message, finishReason, runManager);
       }
     } catch (error) {
       throw this.toError(error, options.signal, received);
@@ -285,6 +317,20 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
           "follow the Chat Completions streaming format).",
       });
     }
+    if (usage) yield* this.emit(toUsageChunk(id, usage), undefined, runManager);
+  }
+
+  /**
+   * Yields one chunk and reports it to the callbacks, as every LangChain chat model does: a text
+   * delta as its token, anything else (tool-call argument deltas, the finish and usage chunks) as
+   * an empty token with the chunk, so a handler can start a tool call as soon as its arguments
+   * are complete.
+   */
+  private async *emit(message: AIMessageChunk, finishReason: unknown, runManager: CallbackManagerForLLMRun | undefined) {
+    const text = typeof message.content === "string" ? message.content : "";
+    const chunk = new ChatGenerationChunk({ text, message, ...(finishReason ? { generationInfo: { finish_reason: finishReason } } : {}) });
+    yield chunk;
+    await runManager?.handleLLMNewToken(text, { prompt: 0, completion: 0 }, undefined, undefined, undefined, { chunk });
   }
 
   /**

@@ -12,6 +12,7 @@ import {
 } from "./openai-chat-model-error";
 import { AttemptTimeout } from "./start-attempt";
 import { StreamIdleTimeout } from "./with-idle-timeout";
+import { isQuotaExhausted } from "./with-retries";
 
 /** What the model knew when the call failed. */
 export interface FailureContext {
@@ -83,6 +84,16 @@ export function toOpenAIChatModelError(error: unknown, context: FailureContext):
         message:
           `The server at ${baseURL} refused access to model "${model}" (${status}): ${serverMessage} ` +
           "Check that the API key's project or organization has access to this model.",
+      });
+    }
+    if (status === 429 && isQuotaExhausted(error)) {
+      return new OpenAIRateLimitError({
+        ...base,
+        status,
+        retryAfter: error.headers?.get("retry-after") ?? undefined,
+        message:
+          `The server at ${baseURL} refused model "${model}" because the account's quota is used up (429 insufficient_quota, ` +
+          `not retried): ${serverMessage} Check the plan and billing of the API key's account; retrying will not help.`,
       });
     }
     if (status === 429) {

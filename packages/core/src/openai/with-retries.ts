@@ -36,14 +36,21 @@ export async function withRetries<T>(attempt: () => Promise<T>, { maxRetries, ma
 /**
  * Whether a failed attempt is worth another: a connection error or a timeout, or a response the
  * SDK would retry (`x-should-retry: true`, or 408, 409, 429 or 5xx unless `x-should-retry: false`).
- * An abort never is.
+ * An abort never is, nor a 429 that says the account's quota is spent (`insufficient_quota`:
+ * waiting does not refill it).
  */
 export function isRetryable(error: unknown): boolean {
   if (error instanceof APIUserAbortError) return false;
   if (error instanceof AttemptTimeout || error instanceof APIConnectionError) return true;
   if (!(error instanceof APIError) || typeof error.status !== "number") return false;
+  if (isQuotaExhausted(error)) return false;
   const header = error.headers?.get("x-should-retry");
   if (header === "true") return true;
   if (header === "false") return false;
   return error.status === 408 || error.status === 409 || error.status === 429 || error.status >= 500;
+}
+
+/** Whether OpenAI answered that the account's quota is spent (a 429 with code or type `insufficient_quota`). */
+export function isQuotaExhausted(error: APIError): boolean {
+  return error.status === 429 && (error.code === "insufficient_quota" || error.type === "insufficient_quota");
 }

@@ -7,7 +7,7 @@ import {
   type BindToolsInput,
   type LangSmithParams,
 } from "@langchain/core/language_models/chat_models";
-import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
+import type { BaseLanguageModelInput, StructuredOutputMethodOptions } from "@langchain/core/language_models/base";
 import {
   AIMessage,
   AIMessageChunk,
@@ -31,6 +31,7 @@ import {
   type ScriptedResponse,
 } from "./scripted-response";
 import { sleep } from "../internal/sleep";
+import { structuredOutput, type StructuredOutputSchema } from "../internal/structured-output";
 
 export type { ScriptedCall, ScriptedMessage, ScriptedResponse, ScriptedToolCall } from "./scripted-response";
 
@@ -253,6 +254,30 @@ export class ScriptedChatModel extends BaseChatModel<ScriptedChatModelCallOption
     kwargs?: Partial<ScriptedChatModelCallOptions>,
   ): Runnable<BaseLanguageModelInput, AIMessageChunk, ScriptedChatModelCallOptions> {
     return this.withConfig({ ...kwargs, tools } as Partial<ScriptedChatModelCallOptions>);
+  }
+
+  /**
+   * A runnable that answers with an object of `schema` (zod or JSON Schema) by function calling:
+   * the schema is bound as the only tool, with a `tool_choice` that forces it (recorded in
+   * {@link ScriptedChatModel.calls}), so script a tool call of that name (`"extract"` unless
+   * `name` says otherwise). A zod schema validates the arguments; a reply without the call throws
+   * an `OutputParserException` (`includeRaw: true` returns `{ raw, parsed }`, `parsed: null` then).
+   */
+  override withStructuredOutput<RunOutput extends Record<string, any> = Record<string, any>>(
+    schema: StructuredOutputSchema<RunOutput>,
+    config?: StructuredOutputMethodOptions<false>,
+  ): Runnable<BaseLanguageModelInput, RunOutput>;
+  override withStructuredOutput<RunOutput extends Record<string, any> = Record<string, any>>(
+    schema: StructuredOutputSchema<RunOutput>,
+    config?: StructuredOutputMethodOptions<true>,
+  ): Runnable<BaseLanguageModelInput, { raw: BaseMessage; parsed: RunOutput }>;
+  override withStructuredOutput(schema: unknown, config?: StructuredOutputMethodOptions<boolean>): Runnable<BaseLanguageModelInput, any> {
+    const target = {
+      owner: "ScriptedChatModel",
+      methods: ["functionCalling"] as const,
+      bind: (kwargs: Record<string, unknown>) => this.withConfig(kwargs as Partial<ScriptedChatModelCallOptions>),
+    };
+    return structuredOutput(target, schema, config);
   }
 
   override async _generate(

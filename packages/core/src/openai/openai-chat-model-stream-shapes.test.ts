@@ -1,0 +1,43 @@
+// Streams laid out differently from OpenAI's own, as compatible servers send them.
+import { describe, expect, it } from "vitest";
+import { setup, streamAll } from "./test-helpers";
+
+const base = { id: "chatcmpl-1", object: "chat.completion.chunk", created: 0, model: "m" };
+const sse = (chunks: object[]) => ({
+  raw: `${chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join("")}data: [DONE]\n\n`,
+  contentType: "text/event-stream",
+});
+const choice = (delta: object, finishReason: string | null = null, index = 0) => ({ index, delta, finish_reason: finishReason });
+
+describe("OpenAIChatModel streams from compatible servers", () => {
+  it("counts usage reported on every chunk (a running total, as vLLM and LiteLLM send it) once: the last report", async () => {
+    const usage = (completion: number) => ({ prompt_tokens: 10, completion_tokens: completion, total_tokens: 10 + completion });
+    const reply = sse([
+      { ...base, choices: [choice({ role: "assistant", content: "a" })], usage: usage(1) },
+      { ...base, choices: [choice({ content: "b" })], usage: usage(2) },
+      { ...base, choices: [choice({}, "stop")], usage: { ...usage(3), prompt_tokens_details: { cached_tokens: 4 } } },
+    ]);
+    const { model } = await setup({ responses: [reply, reply] }, { streaming: true });
+    const expected = { input_tokens: 10, output_tokens: 3, total_tokens: 13, input_token_details: { cache_read: 4 } };
+    // (Concatenating chunks may add an empty `output_token_details`, as LangChain's merge does.)
+    expect((await model.invoke("go")).usage_metadata).toMatchObject(expected);
+    const chunks = await streamAll(model, "go");
+    expect(chunks.reduce((all, chunk) => all.concat(chunk)).usage_metadata).toMatchObject(expected);
+    expect(chunks.filter((chunk) => chunk.usage_metadata)).toHaveLength(1);
+    expect(chunks.at(-1)?.usage_metadata).toEqual(expected);
+  });
+
+  it("reads the first choice only when the server streams several (n > 1), as when it does not stream", async () => {
+    const reply = sse([
+      { ...base, choices: [choice({ role: "assistant", content: "Paris" })] },
+      { ...base, choices: [choice({ role: "assistant", content: "Lyon" }, null, 1)] },
+      { ...base, choices: [choice({ content: "!" }), choice({ content: "?" }, null, 1)] },
+      { ...base, choices: [choice({}, "stop", 1)] },
+      { ...base, choices: [choice({}, "length")] },
+    ]);
+    const { model } = await setup({ responses: [reply] }, { streaming: true, modelKwargs: { n: 2 } });
+    const message = await model.invoke("go");
+    expect(message.content).toBe("Paris!");
+    expect(message.response_metadata.finish_reason).toBe("length");
+  });
+});
