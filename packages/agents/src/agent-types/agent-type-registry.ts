@@ -81,7 +81,7 @@ export class AgentTypeRegistry<Types extends Record<string, AnyAgentType> = {}> 
 
 /**
  * Creates a registry holding every built-in agent type (`"tool-calling"`, `"openai-tools"`,
- * `"openai-functions"`, `"react"`, `"structured-chat"`, `"xml"`, `"self-ask-with-search"`);
+ * `"openai-functions"`, `"react"`, `"structured-chat"`, `"xml"`, `"self-ask-with-search"`, `"json-chat"`);
  * register community agent types on it.
  *
  * @example

@@ -1,4 +1,6 @@
 import { ScriptedChatModel } from "@agentrx/core/testing";
+import { InvalidArgumentError } from "@agentrx/core";
+import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { describe, expect, it } from "vitest";
 import { textOnlyModel } from "../test-utils/text-only-model";
 import { createAgentForModel, modelSupportsToolCalling, selectAgentType } from "./select-agent-type";
@@ -26,5 +28,29 @@ describe("selectAgentType", () => {
     const output = await createAgentForModel({ llm: textModel, tools: [] }).invoke({ input: "hello", steps: [] });
     expect(output).toMatchObject({ returnValues: { output: "Hi" } });
     expect(textModel.calls[0]?.stop).toEqual(["\nObservation:"]);
+  });
+
+  it("refuses a misspelt option instead of ignoring it and using the default prompt", () => {
+    const llm = new ScriptedChatModel({ responses: [] });
+    const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
+    const misspelt = (options: object) => {
+      try {
+        createAgentForModel({ llm, tools: [], ...options });
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    };
+    const single = misspelt({ prompt });
+    expect(InvalidArgumentError.isInstance(single)).toBe(true);
+    expect(single).toMatchObject({ argument: "prompt" });
+    expect((single as Error).message).toContain("prompts");
+    const inner = misspelt({ prompts: { tool_calling: prompt } });
+    expect(InvalidArgumentError.isInstance(inner)).toBe(true);
+    expect(inner).toMatchObject({ argument: "prompts.tool_calling" });
+    for (const options of [undefined, null, "llm"]) {
+      expect(() => createAgentForModel(options as never)).toThrow(/createAgentForModel: pass an options object/);
+      expect(() => selectAgentType(options as never)).toThrow(/selectAgentType: pass an options object/);
+    }
   });
 });

@@ -1,4 +1,4 @@
-import type { AgentInput, AgentOutput } from "@agentrx/core";
+import { checkOptionKeys, InvalidArgumentError, type AgentInput, type AgentOutput } from "@agentrx/core";
 import type { BaseLanguageModel } from "@langchain/core/language_models/base";
 import type { BasePromptTemplate } from "@langchain/core/prompts";
 import type { Runnable } from "@langchain/core/runnables";
@@ -55,7 +55,9 @@ export function modelSupportsToolCalling(llm: unknown): boolean {
  * console.log(selectAgentType({ llm, toolCalling: false }).name); // "react"
  * ```
  */
-export function selectAgentType({ llm, toolCalling }: SelectAgentTypeOptions): typeof toolCallingAgentType | typeof reactAgentType {
+export function selectAgentType(options: SelectAgentTypeOptions): typeof toolCallingAgentType | typeof reactAgentType {
+  assertOptions(options, "selectAgentType", SELECT_OPTION_KEYS, "{ llm }");
+  const { llm, toolCalling } = options;
   return (toolCalling ?? modelSupportsToolCalling(llm)) ? toolCallingAgentType : reactAgentType;
 }
 
@@ -84,10 +86,35 @@ export interface CreateAgentForModelOptions {
  * console.log(await agent.invoke({ input: "Hello", steps: [] })); // { returnValues: { output: "Hi!" }, log: "Hi!" }
  * ```
  */
-export function createAgentForModel({ llm, tools, prompts = {}, toolCalling }: CreateAgentForModelOptions): Runnable<AgentInput, AgentOutput> {
+export function createAgentForModel(options: CreateAgentForModelOptions): Runnable<AgentInput, AgentOutput> {
+  assertOptions(options, "createAgentForModel", CREATE_OPTION_KEYS, "{ llm, tools }", {
+    prompt: "the prompts go in `prompts: { toolCalling, react }`, one per strategy",
+  });
+  const { llm, tools, prompts = {}, toolCalling } = options;
+  if (typeof prompts !== "object" || prompts === null) {
+    throw new InvalidArgumentError({
+      argument: "prompts",
+      value: prompts,
+      message: "createAgentForModel: `prompts` must be an object { toolCalling?, react? }.",
+    });
+  }
+  checkOptionKeys("createAgentForModel", prompts, PROMPTS_KEYS, "prompts.");
   const agentType = selectAgentType({ llm, ...(toolCalling === undefined ? {} : { toolCalling }) });
   if (agentType.name === "tool-calling") {
     return toolCallingAgentType.create({ llm: llm as never, tools, ...(prompts.toolCalling ? { prompt: prompts.toolCalling } : {}) });
   }
   return reactAgentType.create({ llm, tools, ...(prompts.react ? { prompt: prompts.react } : {}) });
+}
+
+/** The options each function takes: a misspelt one is refused, not ignored. */
+const SELECT_OPTION_KEYS = Object.keys({ llm: true, toolCalling: true } satisfies Record<keyof SelectAgentTypeOptions, true>);
+const CREATE_OPTION_KEYS = Object.keys({ llm: true, tools: true, prompts: true, toolCalling: true } satisfies Record<keyof CreateAgentForModelOptions, true>);
+const PROMPTS_KEYS = Object.keys({ toolCalling: true, react: true } satisfies Record<keyof NonNullable<CreateAgentForModelOptions["prompts"]>, true>);
+
+/** Throws an `InvalidArgumentError` unless `options` is an object whose keys are all `known`. */
+function assertOptions(options: unknown, owner: string, known: readonly string[], shape: string, hints: Record<string, string> = {}): void {
+  if (typeof options !== "object" || options === null) {
+    throw new InvalidArgumentError({ argument: "options", value: options, message: `${owner}: pass an options object ${shape}.` });
+  }
+  checkOptionKeys(owner, options, known, { hints });
 }

@@ -5,7 +5,8 @@ const MARKER_SYMBOL = Symbol.for(MARKER);
 
 /**
  * An agent-type registry refused an operation: a second registration under a name already taken
- * (`reason: "duplicate"`), or a look-up of a name nobody registered (`reason: "unknown"`).
+ * (`reason: "duplicate"`), a look-up of a name nobody registered (`reason: "unknown"`), or the
+ * registration of something not made with `defineAgentType` (`reason: "invalid"`).
  *
  * @example
  * ```ts

@@ -36,6 +36,13 @@ describe("OpenAIFunctionsAgentOutputParser", () => {
     expect((action.messageLog[0] as AIMessage).tool_calls?.map((call) => call.id)).toEqual(["c1"]);
   });
 
+  it("reads a tool call whose args are missing (a function without parameters) as {}, sending {} back", async () => {
+    const message = new AIMessage({ content: "", tool_calls: [{ id: "call_1", name: "now", args: undefined as never }] });
+    const action = (await parser.invoke(message)) as FunctionsAgentAction;
+    expect(action).toMatchObject({ tool: "now", toolInput: {}, toolCallId: "call_1" });
+    expect((action.messageLog[0] as AIMessage).tool_calls).toEqual([{ id: "call_1", name: "now", args: {}, type: "tool_call" }]);
+  });
+
   it("handles one-megabyte adversarial arguments", async () => {
     for (const args of [megabyteOf("["), megabyteOf('{"a":'), `{"a": "${megabyteOf("\n")}"}`, megabyteOf('"\n')]) {
       const invalid = new AIMessage({ content: "", invalid_tool_calls: [{ type: "invalid_tool_call", id: "c1", name: "search", args }] });

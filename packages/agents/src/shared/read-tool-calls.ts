@@ -16,7 +16,11 @@ export interface ReadToolCall {
   argsText: string;
   /** What is wrong with the arguments, when they cannot be used. */
   problem: string | undefined;
-  /** Whether the call was among the message's invalid tool calls and is usable after all. */
+  /**
+   * Whether the message does not hold the call as read, so a message sent back must be rebuilt: it
+   * was among the message's invalid tool calls and is usable after all, or its arguments were
+   * missing and read as `{}`.
+   */
   recovered: boolean;
 }
 
@@ -24,8 +28,8 @@ export interface ReadToolCall {
  * The tool calls of a message, each checked once. They are parsed strictly (see
  * `strictToolCalls` in `@agentrx/core`: a truncated streamed call stays invalid), except that
  * arguments with raw control characters (newlines, tabs) inside their strings, which some models
- * write in multi-line arguments, are accepted as LangChain Python accepts them, and empty
- * arguments are `{}`. A message without tool calls is read for OpenAI's raw
+ * write in multi-line arguments, are accepted as LangChain Python accepts them, and empty or
+ * missing arguments are `{}`. A message without tool calls is read for OpenAI's raw
  * `additional_kwargs.tool_calls` (messages built by hand or by older integrations). Arguments
  * that are not a JSON object, or are nested more than {@link MAX_ARGUMENT_DEPTH} levels deep,
  * make the call unusable (`problem` says why). Fields of the wrong type are read as missing.
@@ -34,7 +38,10 @@ export function readToolCalls(message: BaseMessage): ReadToolCall[] {
   const { toolCalls, invalidToolCalls } = strictToolCalls(message);
   const calls: ReadToolCall[] = [];
   for (const call of listOf(toolCalls)) {
-    calls.push(checkArguments(nameOf(call.name), idOf(call.id), call.args, false));
+    // Missing arguments (some integrations leave them out for a tool without parameters) are {};
+    // the message sent back must then carry {} too, so the call counts as recovered.
+    const missing = call.args === undefined || call.args === null;
+    calls.push(checkArguments(nameOf(call.name), idOf(call.id), missing ? {} : call.args, missing));
   }
   for (const call of listOf(invalidToolCalls)) calls.push(fromText(nameOf(call.name), idOf(call.id), call.args, true));
   if (calls.length > 0) return calls;

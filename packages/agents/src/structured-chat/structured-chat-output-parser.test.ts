@@ -59,6 +59,14 @@ describe("StructuredChatOutputParser", () => {
     expect((await parseError(fence("not json at all"))).observation).toContain("not valid JSON");
   });
 
+  it("does not end the blob at a fence written inside a JSON string (code in an action_input)", async () => {
+    const code = "```python\nprint(1)\n```";
+    const text = fence(JSON.stringify({ action: "add", action_input: { code } }));
+    expect(await parser.parse(text)).toEqual({ tool: "add", toolInput: { code }, log: text });
+    const answer = fence(JSON.stringify({ action: "Final Answer", action_input: `Run:\n${code}` }));
+    expect(await parser.parse(answer)).toMatchObject({ returnValues: { output: `Run:\n${code}` } });
+  });
+
   it("rejects invalid JSON, a blob without an action, and an unclosed fence, telling the model the format", async () => {
     const invalid = await parseError(fence('{"action": "add", '));
     expect(invalid.sendToLLM).toBe(true);

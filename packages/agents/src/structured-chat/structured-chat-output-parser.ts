@@ -1,13 +1,11 @@
 import { InvalidToolArgumentsException, type AgentAction, type AgentFinish } from "@agentrx/core";
 import { AgentOutputParser, fixableParserError } from "../shared/agent-output-parser";
 import { MAX_ARGUMENT_DEPTH, nestedDeeperThan } from "../shared/argument-depth";
-import { parseLenientJson } from "../shared/parse-lenient-json";
-import { skipSpace } from "../shared/scan";
+import { isActionBlob, readJsonBlob, type ActionBlob } from "../shared/read-json-blob";
 
 /** The `action` value that marks a structured-chat final answer. */
 export const STRUCTURED_CHAT_FINAL_ANSWER = "Final Answer";
 
-const FENCE = "```";
 const FORMAT_FIX =
   'Reply with exactly one JSON blob {"action": <tool name or "Final Answer">, "action_input": <input>} ' +
   "inside a ```json fenced code block.";
@@ -21,7 +19,8 @@ export interface StructuredChatOutputParserOptions {
 /**
  * Parses the output of a structured-chat agent: a JSON blob `{"action", "action_input"}` in a
  * markdown code fence (the first fence tagged `json` or whose content starts with `{` or `[`;
- * other fenced blocks, such as code in an answer, are skipped). `"action":
+ * other fenced blocks, such as code in an answer, are skipped, and a fence written inside a JSON
+ * string does not close the block). `"action":
  * "Final Answer"` is the finish, with `action_input` as the output (non-strings are serialised to
  * JSON); any other action is a tool call whose input is `action_input` (an object for
  * multi-argument tools, `{}` when absent). A list of blobs uses the first. Text without such a
@@ -58,43 +57,40 @@ export class StructuredChatOutputParser extends AgentOutputParser<AgentAction | 
   }
 
   protected parseText(text: string): AgentAction | AgentFinish {
-    const fence = findBlobFence(text);
-    if (fence === undefined) {
+    const read = readJsonBlob(text, { bare: false });
+    if (read.kind === "none") {
       const bare = text.trim();
       if (bare.startsWith("{")) {
-        const blob = tryParse(bare);
-        if (blob.ok && isBlob(blob.value)) return this.toOutput(blob.value, text, bare);
+        const blob = readJsonBlob(bare);
+        if (blob.kind === "json" && isActionBlob(blob.value)) return this.toOutput(blob.value, text, blob.source);
       }
       return { returnValues: { output: text.trim() }, log: text };
     }
-    if (fence.close === -1) {
+    if (read.kind === "unclosed") {
       throw fixableParserError(
         `Could not parse LLM output (the code fence is not closed): ${text}`,
         text,
         `Invalid Format: the code fence is not closed. ${FORMAT_FIX}`,
       );
     }
-    const source = text.slice(fence.bodyStart, fence.close).trim();
-    const parsed = tryParse(source);
-    if (!parsed.ok) {
+    if (read.kind === "invalid") {
       throw fixableParserError(
-        `Could not parse LLM output (invalid JSON: ${parsed.error}): ${text}`,
+        `Could not parse LLM output (invalid JSON: ${read.error}): ${text}`,
         text,
-        `Invalid Format: the JSON blob is not valid JSON (${parsed.error}). ${FORMAT_FIX}`,
+        `Invalid Format: the JSON blob is not valid JSON (${read.error}). ${FORMAT_FIX}`,
       );
     }
-    const value = Array.isArray(parsed.value) ? parsed.value[0] : parsed.value;
-    if (!isBlob(value)) {
+    if (!isActionBlob(read.value)) {
       throw fixableParserError(
         `Could not parse LLM output (the JSON blob has no string "action"): ${text}`,
         text,
         `Invalid Format: the JSON blob must have a string "action". ${FORMAT_FIX}`,
       );
     }
-    return this.toOutput(value, text, source);
+    return this.toOutput(read.value, text, read.source);
   }
 
-  private toOutput(blob: Blob, text: string, source: string): AgentAction | AgentFinish {
+  private toOutput(blob: ActionBlob, text: string, source: string): AgentAction | AgentFinish {
     const tooDeep = "action_input" in blob && nestedDeeperThan(blob.action_input, MAX_ARGUMENT_DEPTH);
     if (blob.action === STRUCTURED_CHAT_FINAL_ANSWER) {
       if (!("action_input" in blob)) {
@@ -124,53 +120,4 @@ export class StructuredChatOutputParser extends AgentOutputParser<AgentAction | 
     }
     return { tool: blob.action, toolInput: (blob.action_input ?? {}) as AgentAction["toolInput"], log: text };
   }
-}
-
-interface Blob {
-  action: string;
-  action_input?: unknown;
-}
-
-function isBlob(value: unknown): value is Blob {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    !Array.isArray(value) &&
-    typeof (value as { action?: unknown }).action === "string"
-  );
-}
-
-function tryParse(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
-  try {
-    return { ok: true, value: parseLenientJson(text) };
-  } catch (error) {
-    return { ok: false, error: (error as Error).message };
-  }
-}
-
-/**
- * Finds the first fenced block that holds the blob: one tagged `json` (any case), or whose
- * content starts with `{` or `[`. Other blocks (code in a final answer, say) are skipped, as
- * LangChain Python's pattern skips them. `close` is -1 when the blob's fence is not closed.
- * Linear in the length of the text.
- */
-function findBlobFence(text: string): { bodyStart: number; close: number } | undefined {
-  for (let open = text.indexOf(FENCE); open !== -1; ) {
-    const bodyStart = skipLanguageTag(text, open + FENCE.length);
-    const close = text.indexOf(FENCE, bodyStart);
-    const first = text[skipSpace(text, bodyStart)];
-    if (text.slice(open + FENCE.length, bodyStart).toLowerCase() === "json" || first === "{" || first === "[") {
-      return { bodyStart, close };
-    }
-    if (close === -1) return undefined;
-    open = text.indexOf(FENCE, close + FENCE.length);
-  }
-  return undefined;
-}
-
-/** Skips a language tag right after an opening fence (letters, digits, `_`, `-`). */
-function skipLanguageTag(text: string, at: number): number {
-  let i = at;
-  while (i < text.length && /[\w-]/.test(text[i] as string)) i++;
-  return i;
 }

@@ -44,6 +44,17 @@ describe("formatToToolMessages", () => {
     expect(messages.map((message) => message.text)).toEqual(["Paris", "sunny", "Rome", "rain"]);
   });
 
+  it("keeps each turn's message when two turns' messages have the same id but other calls (a server that reuses the message id)", () => {
+    const turn = (id: string, city: string) => new AIMessage({ id: "chatcmpl-123", content: city, tool_calls: [{ id, name: "weather", args: { city } }] });
+    const messages = formatToToolMessages([
+      { action: { tool: "weather", toolInput: { city: "Paris" }, log: "", toolCallId: "c1", messageLog: [turn("c1", "Paris")] } as ToolAgentAction, observation: "sunny" },
+      { action: { tool: "weather", toolInput: { city: "Rome" }, log: "", toolCallId: "c2", messageLog: [turn("c2", "Rome")] } as ToolAgentAction, observation: "rain" },
+    ]);
+    expect(messages.map((message) => message.getType())).toEqual(["ai", "tool", "ai", "tool"]);
+    expect(messages.map((message) => message.text)).toEqual(["Paris", "sunny", "Rome", "rain"]);
+    expect((messages[2] as AIMessage).tool_calls?.map((call) => call.id)).toEqual(["c2"]);
+  });
+
   it("sends the shared message once, then the tool results in order", () => {
     const messages = formatToToolMessages([
       { action: action("a", "search"), observation: "found" },

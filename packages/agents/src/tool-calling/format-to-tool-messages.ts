@@ -45,7 +45,8 @@ export function formatToToolMessages(steps: readonly AgentStep[]): BaseMessage[]
   const messages: BaseMessage[] = [];
   // The model messages of the turn being written: a turn's steps are consecutive and share them.
   // The same message may come back as another object (a run restored from its record) and without
-  // an id (a model called without callbacks): its tool calls' ids name it then. Only the current
+  // an id (a model called without callbacks): its id and its tool calls' ids name it (a server may
+  // give every message the same id, so the id alone does not). Only the current
   // turn is compared, and a call id seen again starts a new turn, so two turns whose messages have
   // the same ids (a scripted model restarted in another process, a model that reuses ids) both
   // keep their message.
@@ -69,7 +70,7 @@ export function formatToToolMessages(steps: readonly AgentStep[]): BaseMessage[]
     const { messageLog, toolCallId } = action as { messageLog?: unknown; toolCallId?: unknown };
     if (Array.isArray(messageLog) && typeof toolCallId === "string") {
       const log = messageLog as BaseMessage[];
-      const keys = log.map((message) => message.id ?? toolCallsKey(message));
+      const keys = log.map(messageKey);
       if (turnCalls.has(toolCallId) || !log.some((message, index) => inTurn(message, keys[index]))) newTurn();
       turnCalls.add(toolCallId);
       log.forEach((message, index) => {
@@ -93,6 +94,16 @@ export function formatToToolMessages(steps: readonly AgentStep[]): BaseMessage[]
 /** @internal A tool's result for the scratchpad, named in `name` and `additional_kwargs.name`. */
 export function toolResultMessage(toolCallId: string, tool: string, content: string | MessageContentComplex[]): ToolMessage {
   return new ToolMessage({ tool_call_id: toolCallId, content: content as ToolMessage["content"], name: tool, additional_kwargs: { name: tool } });
+}
+
+/**
+ * A key for a model message: its id and its tool calls' ids, either alone when the other is missing
+ * (undefined when both are).
+ */
+function messageKey(message: BaseMessage): string | undefined {
+  const calls = toolCallsKey(message);
+  if (message.id === undefined) return calls;
+  return calls === undefined ? `id:${message.id}` : `id:${message.id}\u0000${calls}`;
 }
 
 /** A key for an AI message by its tool calls' ids (undefined when it has none, or one without an id). */

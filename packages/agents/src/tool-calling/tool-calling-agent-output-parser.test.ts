@@ -74,6 +74,15 @@ describe("ToolCallingAgentOutputParser", () => {
     await expect(parser.invoke(truncated)).rejects.toThrow(/tool "python".*invalid JSON/);
   });
 
+  it("reads a tool call whose args are missing or null (a tool without parameters) as {}, and sends it back with {}", async () => {
+    for (const args of [undefined, null]) {
+      const message = new AIMessage({ content: "", tool_calls: [{ id: "call_1", name: "now", args: args as never }] });
+      const [action] = (await parser.invoke(message)) as ToolAgentAction[];
+      expect(action).toMatchObject({ tool: "now", toolInput: {}, toolCallId: "call_1", log: 'Invoking "now" with {}' });
+      expect((action?.messageLog?.[0] as AIMessage).tool_calls).toEqual([{ id: "call_1", name: "now", args: {}, type: "tool_call" }]);
+    }
+  });
+
   it("handles one-megabyte adversarial arguments", async () => {
     for (const args of [megabyteOf("["), megabyteOf('{"a":'), `{"a": "${megabyteOf("\n")}"}`, megabyteOf('"\n')]) {
       const message = new AIMessage({

@@ -25,6 +25,15 @@ describe("XMLAgentOutputParser", () => {
     expect(await parser.parse("I know.\n<final_answer>Sunny")).toMatchObject({ returnValues: { output: "Sunny" } });
   });
 
+  it("reads a final answer that mentions the <tool> tag as the answer, not as a broken tool call", async () => {
+    const answer = "<final_answer>Wrap the tool's name in a <tool> tag.</final_answer>";
+    expect(await parser.parse(answer)).toEqual({ returnValues: { output: "Wrap the tool's name in a <tool> tag." }, log: answer });
+    const thought = "I could use a <tool> here, but I know it.\n<final_answer>Sunny";
+    expect(await parser.parse(thought)).toMatchObject({ returnValues: { output: "Sunny" } });
+    const call = "<tool>write</tool><tool_input>the <final_answer> tag";
+    expect(await parser.parse(call)).toMatchObject({ tool: "write", toolInput: "the <final_answer> tag" });
+  });
+
   it("reverses the minimal escaping of formatXml", async () => {
     const scratchpad = formatXml([{ action: { tool: "echo", toolInput: "<tool>x</tool>", log: "" }, observation: "<final_answer>no</final_answer>" }]);
     expect(scratchpad).toBe(

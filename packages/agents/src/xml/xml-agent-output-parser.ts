@@ -20,8 +20,10 @@ export interface XMLAgentOutputParserOptions {
  * Parses the output of an XML agent. `<tool>name</tool>` (exactly one) with an optional
  * `<tool_input>input</tool_input>` is an action; `<final_answer>answer</final_answer>` (exactly
  * one) is the finish. Because the model stops at `</tool_input>` and `</final_answer>`, an
- * input or answer that runs to the end of the text without its closing tag is accepted. Names,
- * inputs and answers are trimmed. Several `<tool>` or `<final_answer>` blocks, a `<tool>` without
+ * input or answer that runs to the end of the text without its closing tag is accepted. A
+ * `<tool>` block wins over a `<final_answer>`, but a `<tool>` never closed by `</tool>` next to a
+ * `<final_answer>` is text that mentions the tag, and the answer is read. Names, inputs and
+ * answers are trimmed. Several `<tool>` or `<final_answer>` blocks, a `<tool>` without
  * `</tool>`, or neither form raise an `OutputParserException` that tells the model the format.
  *
  * @example
@@ -50,8 +52,13 @@ export class XMLAgentOutputParser extends AgentOutputParser<AgentAction | AgentF
   }
 
   protected parseText(text: string): AgentAction | AgentFinish {
-    const tools = countOccurrences(text, "<tool>");
-    if (tools > 0) {
+    const toolAt = text.indexOf("<tool>");
+    const answerAt = text.indexOf("<final_answer>");
+    // A `<tool>` never closed by `</tool>` is a call only when there is no answer: in an answer
+    // (or a thought before one) it is text that mentions the tag, as LangChain Python reads it.
+    const toolCall = toolAt !== -1 && (answerAt === -1 || text.indexOf("</tool>", toolAt) !== -1);
+    if (toolCall) {
+      const tools = countOccurrences(text, "<tool>");
       if (tools > 1) throw malformed(text, `expected exactly one <tool> block, found ${tools}`);
       const start = text.indexOf("<tool>") + "<tool>".length;
       const end = text.indexOf("</tool>", start);
