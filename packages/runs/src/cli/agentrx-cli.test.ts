@@ -302,4 +302,14 @@ describe.skipIf(database.skip)("agentrx on PostgreSQL", () => {
     expect(show.stdout).toMatch(/^answer {2}The cheapest flight is AF1680/m);
     expectOneLineError(wrong, 1, /has no AgentRx runs \(no agentrx_no_such_schema\.agentrx_runs table\); pick the schema with --schema or \?schema=/);
   });
+
+  it("takes a URL without a host, as pg does: the host in ?host= (a Unix socket's directory, or a host name)", async () => {
+    const url = new URL(database.connectionString);
+    const login = `${url.username}${url.password === "" ? "" : `:${url.password}`}`;
+    const hostless = `postgres://${login}@${url.pathname}?host=${url.hostname}&port=${url.port || "5432"}&schema=${database.schema}`;
+    const result = await agentrxHere(["runs", "--db", hostless]);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`2 runs in PostgreSQL ${url.hostname}:${url.port || "5432"}${url.pathname}, schema ${database.schema}`);
+  });
 });

@@ -96,6 +96,13 @@ describe("agentrx given wrong values", () => {
       [["runs", "--since", "yesterday"], /^agentrx: --since must be a date \(2026-11-25 or 2026-11-25T10:00\), epoch milliseconds or an age such as 2h or 7d, got "yesterday"/],
       // A search with no word would list every run.
       [["runs", "--search", "!!!"], /^agentrx: --search "!!!" has no word to search for; give words/],
+      // A flag given a value is not a flag missing one.
+      [["runs", "--json=false"], /^agentrx: --json takes no value, got "--json=false"; write --json alone \(see agentrx --help\)$/],
+      [["runs", "--errors=yes"], /^agentrx: --errors takes no value, got "--errors=yes"; write --errors alone/],
+      // A value that starts with a dash is given, not missing; a forgotten value is missing.
+      [["runs", "--search", "-refund"], /^agentrx: --search "-refund": a value that starts with "-" is written --search=-refund \(see agentrx --help\)$/],
+      [["trace", "r1", "-o", "-out.html"], /^agentrx: -o "-out.html": a value that starts with "-" is written --output=-out\.html/],
+      [["runs", "--thread", "--json"], /^agentrx: --thread needs a value \(see agentrx --help\)$/],
     ];
     const results = await Promise.all(cases.map(([args]) => agentrxHere([...args, "--db", join(dir, "missing.db")])));
     results.forEach((result, index) => {
@@ -124,6 +131,28 @@ describe("agentrx given wrong values", () => {
     }
     const unicode = await agentrxHere(["show", "ünï😀", "--db", db]);
     expect(unicode.stderr).toBe('agentrx: no run "ünï😀" in SQLite runs.db; list the runs with: agentrx runs\n');
+  });
+});
+
+describe("agentrx given recorded values with control characters", () => {
+  it("prints a run id, thread id and input that hold an escape sequence as escapes, never sending them to the terminal", async () => {
+    // Inputs come from a run's users: an escape sequence in them must not clear the screen or retitle the terminal of whoever lists the runs.
+    const evil = "evil\u001b[2J\u001b]0;owned\u0007";
+    const path = join(dir, "escapes.db");
+    const store = new SqliteRunStore({ path });
+    const at = Date.now();
+    await store.createRun({ runId: evil, threadId: "t\u001b[31m", inputs: { input: "hi \u001b[2J there \u009b" }, status: "queued", at });
+    await store.createRun({ runId: "fork", inputs: { input: "hi" }, status: "queued", forkOf: { runId: evil, iteration: 0 }, at: at + 1 });
+    await store.close();
+    const [runs, show, diff] = await Promise.all([agentrxHere(["runs", "--db", path]), agentrxHere(["show", evil, "--db", path]), agentrxHere(["diff", evil, "fork", "--db", path])]);
+    for (const result of [runs, show, diff]) {
+      expect(result.code).toBe(0);
+      expect(result.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    }
+    expect(runs.stdout).toMatch(/^evil\\u001b\[2J\\u001b\]0;owned\\u0007 +t\\u001b\[31m +queued .* hi \\u001b\[2J there \\u009b$/m);
+    expect(runs.stdout).toContain("↳ fork of evil\\u001b[2J\\u001b]0;owned\\u0007@0: nothing copied");
+    expect(show.stdout).toMatch(/^Run evil\\u001b\[2J\\u001b\]0;owned\\u0007 · queued · .* · thread t\\u001b\[31m · /);
+    expect(diff.stdout).toMatch(/^a evil\\u001b\[2J\\u001b\]0;owned\\u0007 · queued\n/);
   });
 });
 

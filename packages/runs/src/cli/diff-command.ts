@@ -9,6 +9,7 @@ import { readComparableRecord } from "./read-comparable-record";
 import { requireRun } from "./require-run";
 import { kilobytes } from "./trace-command";
 import { shownPath, writeOutputFile } from "./write-output-file";
+import { printable } from "./printable";
 
 /** What `agentrx diff` is asked for. */
 export interface DiffCommandOptions {
@@ -82,7 +83,7 @@ export function formatRunDiff(diff: RunDiff, style: CliStyle): string {
 }
 
 function runLine(run: RunDiff["a"]): string {
-  const parts = [run.runId, `${run.status}${run.stopReason ? ` (${run.stopReason})` : ""}`];
+  const parts = [printable(run.runId), `${run.status}${run.stopReason ? ` (${run.stopReason})` : ""}`];
   if (run.usage) parts.push(usageText(run.usage));
   return parts.join(" · ");
 }
@@ -111,10 +112,10 @@ function usageText(usage: RunUsage | undefined): string {
 }
 
 function json(value: unknown): string {
-  return JSON.stringify(value) ?? String(value);
+  return printable(JSON.stringify(value) ?? String(value));
 }
 
 function oneLine(text: string, max = 100): string {
   const line = text.replace(/\s+/g, " ").trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+  return printable(line.length > max ? `${line.slice(0, max - 1)}…` : line);
 }

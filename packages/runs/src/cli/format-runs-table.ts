@@ -1,5 +1,6 @@
 import { formatUsd, type RunInfo } from "@agentrx/executors";
 import { formatRuntime, isStalledRun, runStopLabel } from "@agentrx/viewer/trace-page";
+import { printable } from "./printable";
 
 const fmt = formatRuntime();
 
@@ -53,7 +54,8 @@ export function runDurationMs(run: RunInfo): number {
  */
 export function forkLine(run: RunInfo): string | undefined {
   if (run.forkOf === undefined) return undefined;
-  const { runId, iteration } = run.forkOf;
+  const { iteration } = run.forkOf;
+  const runId = printable(run.forkOf.runId);
   const head = `  ↳ fork of ${runId}@${iteration}`;
   if (iteration === 0) return `${head}: nothing copied`;
   const copied = `${iteration} step${iteration === 1 ? "" : "s"} copied from ${runId}`;
@@ -83,7 +85,7 @@ export function runStatusLabel(run: RunInfo, now: number): string {
  */
 export function stalledHint(runIds: readonly string[]): string | undefined {
   if (runIds.length === 0) return undefined;
-  const which = runIds.length === 1 ? `Run ${runIds[0]} is` : `${runIds.length} runs are`;
+  const which = runIds.length === 1 ? `Run ${printable(runIds[0] as string)} is` : `${runIds.length} runs are`;
   const example = runIds[0] as string;
   return `${which} stalled: \`running\`, but the lease of the process running it lapsed (it stopped without ending the run). Resume it where its record ends: executor.resume(${JSON.stringify(example)}) (a fork stopped before its copy was written is deleted then, to be forked again).`;
 }
@@ -97,7 +99,7 @@ export function runCost(run: RunInfo): string {
 function previewCell(text: string | undefined, max: number): string {
   if (text === undefined || text === "") return "-";
   const line = text.replace(/\s+/g, " ").trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+  return printable(line.length > max ? `${line.slice(0, max - 1)}…` : line);
 }
 
 /**
@@ -113,8 +115,8 @@ export function formatRunsTable(runs: readonly RunInfo[], style: CliStyle, now: 
   const header = ["RUN", "THREAD", "STATUS", "STOP", "STEPS", "TOKENS", "COST", "DURATION", "STARTED", "INPUT"];
   const right = new Set([4, 5, 6, 7]);
   const rows = runs.map((run) => [
-    run.runId,
-    run.threadId ?? "-",
+    printable(run.runId),
+    run.threadId === undefined ? "-" : printable(run.threadId),
     runStatusLabel(run, now),
     runStopLabel(run) ?? "-",
     run.checkpoint !== undefined ? String(run.checkpoint.iteration) : "-",

@@ -59,13 +59,13 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === "" ? undefined : value;
 }
 
+/** Stands in for the host a URL's parser needs, where `pg` takes a URL without one. */
+const NO_HOST = "agentrx-no-host.invalid";
+
 async function openPostgres(db: string, schemaFlag: string | undefined, timeoutMs: number): Promise<OpenedRunStore> {
-  let url: URL;
-  try {
-    url = new URL(db);
-  } catch {
-    throw usageError(`--db ${redact(db)} is not a valid postgres:// URL`);
-  }
+  const parsed = parsePostgresUrl(db);
+  if (parsed === undefined) throw usageError(`--db ${redact(db)} is not a valid postgres:// URL`);
+  const { url, noHost } = parsed;
   const fromUrl = url.searchParams.get("schema") ?? undefined;
   if (schemaFlag !== undefined && fromUrl !== undefined && schemaFlag !== fromUrl) {
     throw usageError(`--schema ${schemaFlag} and the URL's ?schema=${fromUrl} differ; give one`);
@@ -73,10 +73,30 @@ async function openPostgres(db: string, schemaFlag: string | undefined, timeoutM
   url.searchParams.delete("schema");
   const schema = schemaFlag ?? fromUrl ?? "agentrx";
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(schema)) throw usageError(`--schema must be letters, digits and underscores, not starting with a digit; got ${quoteValue(schema)}`);
-  const connectionString = url.toString();
-  const label = `PostgreSQL ${describeTarget(connectionString, undefined)}, schema ${schema}`;
-  await probePostgres(connectionString, schema, label, timeoutMs);
+  const connectionString = noHost ? url.toString().replace(`@${NO_HOST}/`, "@/") : url.toString();
+  // Without a host in the URL, `pg` connects to its `?host=` (a Unix socket's directory, say).
+  const target = noHost ? `${url.searchParams.get("host") ?? "localhost"}:${url.searchParams.get("port") ?? (url.port || "5432")}${url.pathname}` : describeTarget(connectionString, undefined);
+  const label = `PostgreSQL ${target}, schema ${schema}`;
+  await probePostgres(connectionString, schema, label, target, timeoutMs);
   return { store: new PostgresRunStore({ connectionString, schema }), label };
+}
+
+/**
+ * `db` as a URL, or undefined when it is none. A URL whose host is empty
+ * (`postgres://app@/runs?host=/var/run/postgresql`: a Unix socket, or a host given as `?host=`),
+ * which `pg` accepts and the URL parser refuses, is parsed with a stand-in host (`noHost`).
+ */
+function parsePostgresUrl(db: string): { url: URL; noHost: boolean } | undefined {
+  try {
+    return { url: new URL(db), noHost: false };
+  } catch {
+    if (!db.includes("@/")) return undefined;
+    try {
+      return { url: new URL(db.replace("@/", `@${NO_HOST}/`)), noHost: true };
+    } catch {
+      return undefined;
+    }
+  }
 }
 
 async function openSqlite(db: string, schema: string | undefined, cwd: string): Promise<OpenedRunStore> {
@@ -121,13 +141,12 @@ async function probeSqlite(path: string, shown: string): Promise<void> {
  * firewall that drops packets) counts as unreachable after `timeoutMs`, not after the system's
  * TCP timeout.
  */
-async function probePostgres(connectionString: string, schema: string, label: string, timeoutMs: number): Promise<void> {
+async function probePostgres(connectionString: string, schema: string, label: string, target: string, timeoutMs: number): Promise<void> {
   type Client = { connect(): Promise<void>; query(text: string, values: unknown[]): Promise<{ rows: { found: string | null }[] }>; end(): Promise<void>; on(event: "error", listener: () => void): void };
   type ClientConfig = { connectionString: string; connectionTimeoutMillis: number; query_timeout: number };
   const pg = await loadDriver<{ Client: new (config: ClientConfig) => Client }>("agentrx", "pg", () => import("pg"));
   const client = new pg.Client({ connectionString, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
   client.on("error", () => undefined); // a dropped connection fails the query below
-  const target = describeTarget(connectionString, undefined);
   try {
     await client.connect();
     const { rows } = await client.query("SELECT to_regclass($1)::text AS found", [`"${schema}".agentrx_runs`]);

@@ -1,3 +1,5 @@
+import { printable } from "./printable";
+
 /** How many characters of a value a message repeats before it cuts it. */
 const SHOWN = 80;
 
@@ -24,10 +26,11 @@ export function shellWord(value: string): string {
 
 /**
  * A run id in a sentence: as it is, or quoted and cut (see {@link quoteValue}) when it is longer
- * than 80 characters.
+ * than 80 characters or holds a control character (JSON-quoted, an escape sequence is not sent to
+ * the terminal).
  *
  * @internal
  */
 export function shownRunId(runId: string): string {
-  return runId.length > 80 ? quoteValue(runId) : runId;
+  return runId.length > 80 || printable(runId) !== runId ? quoteValue(runId) : runId;
 }

@@ -2,6 +2,7 @@ import { RunEventDecoder, errorMessageOf, type RunInfo, type RunStore, type Stor
 import { isUnreadableRunEvent, readReadableEvents } from "@agentrx/viewer/trace-page";
 import type { RunRecord } from "../diff/diff-runs";
 import { CliError } from "./cli-error";
+import { printable } from "./printable";
 import { quoteValue, shellWord } from "./quote-value";
 
 /** How many damaged events the message lists. */
@@ -42,6 +43,6 @@ export async function readComparableRecord(store: RunStore, run: RunInfo): Promi
   const seqs = damaged.map((event) => event.seq);
   const others = damaged.length === 1 ? "" : `; damaged events: ${seqs.slice(0, LISTED).join(", ")}${seqs.length > LISTED ? ` and ${seqs.length - LISTED} more` : ""}`;
   throw new CliError({
-    message: `run ${quoteValue(runId)} cannot be compared: its record is damaged (event ${first.seq} ${first.why}${others}). A comparison needs every event; see what can be read with: agentrx show ${runId.length > 80 ? "<runId>" : shellWord(runId)}`,
+    message: `run ${quoteValue(runId)} cannot be compared: its record is damaged (event ${first.seq} ${first.why}${others}). A comparison needs every event; see what can be read with: agentrx show ${runId.length > 80 || printable(runId) !== runId ? "<runId>" : shellWord(runId)}`,
   });
 }

@@ -173,9 +173,36 @@ function parse(argv: readonly string[]) {
       const hint = given !== undefined && given.length > 2 ? ` (a run id that starts with "-" goes after --, e.g. agentrx show -- ${given})` : "";
       throw usageError(`unknown option ${option ?? message}${hint}`);
     }
-    if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") throw usageError(option ? `${option} needs a value` : message);
+    if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") throw usageError(option === undefined ? (message.split("\n")[0] as string) : valueMistake(option, message, argv));
     throw usageError(message.split("\n")[0] as string);
   }
+}
+
+/**
+ * What is wrong with the value of `option` (as `parseArgs` names it: `--json`, `-o`): a flag given
+ * a value (`--json=false`), a value that starts with a dash (`--search -foo`, which `parseArgs`
+ * reads as a forgotten value unless it is written `--search=-foo`), or no value at all.
+ */
+function valueMistake(option: string, message: string, argv: readonly string[]): string {
+  if (/does not take an argument/.test(message)) {
+    const given = argv.find((arg) => arg.startsWith(`${option}=`));
+    return `${option} takes no value${given === undefined ? "" : `, got ${quoteValue(given)}`}; write ${option} alone`;
+  }
+  if (/ambiguous/.test(message)) {
+    const next = argv[argv.indexOf(option) + 1];
+    // `--thread --json`: the value was forgotten; `--search -foo`: the value starts with a dash.
+    if (next !== undefined && !isOption(next)) {
+      const long = option.startsWith("--") ? option : `--${Object.entries(OPTIONS).find(([, spec]) => "short" in spec && `-${spec.short}` === option)?.[0] ?? option.slice(1)}`;
+      return `${option} ${quoteValue(next)}: a value that starts with "-" is written ${long}=${shellWord(next)}`;
+    }
+  }
+  return `${option} needs a value`;
+}
+
+/** Whether `arg` is one of the options `agentrx` knows (`--json`, `--limit=5`, `-h`). */
+function isOption(arg: string): boolean {
+  if (arg.startsWith("--")) return (arg.slice(2).split("=")[0] as string) in OPTIONS;
+  return Object.values(OPTIONS).some((spec) => "short" in spec && arg === `-${spec.short}`);
 }
 
 type Values = ReturnType<typeof parse>["values"];

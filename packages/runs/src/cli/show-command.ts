@@ -6,6 +6,7 @@ import { cliStyle, isStalled, runCost, runDurationMs, runStatusLabel, stalledHin
 import { readableRunEvents, type UnreadableEvent } from "./readable-run-events";
 import { requireRun } from "./require-run";
 import { unreadableWarning } from "./unreadable-warning";
+import { printable } from "./printable";
 
 const fmt = formatRuntime();
 
@@ -82,7 +83,7 @@ export async function showCommand(store: RunStore, runId: string, options: ShowC
   if (isStalled(run, now)) {
     io.stdout.write(style.dim(`\n(running, stalled; the record ends here)\n${stalledHint([runId])}\n`));
   } else if (run.status !== "finished") {
-    const why = run.error !== undefined ? `: ${run.error}` : "";
+    const why = run.error !== undefined ? `: ${printable(run.error)}` : "";
     io.stdout.write(style.dim(`\n(${run.status}${why}; the record ends here${run.status === "running" ? " for now" : ""})\n`));
   }
   warn(io, runId, unreadable, "each marked \"unreadable event\" in its place");
@@ -99,13 +100,13 @@ function warn(io: CliIo, runId: string, unreadable: readonly UnreadableEvent[], 
 
 function summaryLine(run: RunInfo, style: ReturnType<typeof cliStyle>): string {
   const parts = [
-    `${style.bold("Run")} ${run.runId}`,
+    `${style.bold("Run")} ${printable(run.runId)}`,
     style.status(run.status, runStatusLabel(run, Date.now())) + (run.stopReason !== undefined ? ` (${run.stopReason})` : ""),
     run.usage?.total_tokens !== undefined ? `${fmt.count(run.usage.total_tokens)} tokens` : undefined,
     run.usage?.cost !== undefined ? runCost(run) : undefined,
     fmt.duration(runDurationMs(run)),
     run.checkpoint !== undefined ? `${run.checkpoint.iteration} iteration${run.checkpoint.iteration === 1 ? "" : "s"}` : undefined,
-    run.threadId !== undefined ? `thread ${run.threadId}` : undefined,
+    run.threadId !== undefined ? `thread ${printable(run.threadId)}` : undefined,
     run.forkOf !== undefined ? forkPart(run.forkOf) : undefined,
     `started ${fmt.time(run.createdAt)}`,
   ];
@@ -118,7 +119,8 @@ function summaryLine(run: RunInfo, style: ReturnType<typeof cliStyle>): string {
  * they were paid for once, by the source run).
  */
 function forkPart(forkOf: NonNullable<RunInfo["forkOf"]>): string {
-  const { runId, iteration } = forkOf;
+  const { iteration } = forkOf;
+  const runId = printable(forkOf.runId);
   if (iteration === 0) return `fork of ${runId}@0`;
   return `fork of ${runId}@${iteration} (tokens and cost count its ${iteration} copied step${iteration === 1 ? "" : "s"})`;
 }

@@ -92,6 +92,27 @@ describe("diffRuns", () => {
     expect(diff.firstDivergence).toMatchObject({ field: "reply", iteration: 1 });
   });
 
+  it("tells apart tool results that are different images of the same type and size", async () => {
+    const store = new MemoryRunStore();
+    const screenshot = (runId: string, data: string) => {
+      const shot = tool(async () => [{ type: "text", text: "The page:" }, { type: "image", mimeType: "image/png", data }] as never, {
+        name: "screenshot",
+        description: "A screenshot.",
+        schema: z.object({}),
+        returnDirect: true,
+      });
+      const llm = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "screenshot", args: {}, id: "s1" }] }] });
+      return new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [shot], prompt }), tools: [shot], store }).invoke({ input: "Look" }, { runId });
+    };
+    await screenshot("a", "iVBORw0KGgoAAAA=");
+    await screenshot("b", "iVBORw0KGgoBBBB=");
+    await screenshot("c", "iVBORw0KGgoAAAA=");
+    const diff = diffRuns(await readRunRecord(store, "a"), await readRunRecord(store, "b"));
+    expect(diff.firstDivergence).toEqual({ field: "toolCalls", iteration: 0, description: "Iteration 0: tool call 0 (screenshot) returned a different observation." });
+    expect(diff.iterations[0]?.toolCalls.a[0]?.observation).toMatch(/^The page:\n\[image: image\/png, 12 B; .*\] \(digest [0-9a-f]{16}\)$/);
+    expect(diffRuns(await readRunRecord(store, "a"), await readRunRecord(store, "c")).firstDivergence).toBeUndefined();
+  });
+
   it("rejects an event that cannot be decoded with a RunStoreError (corrupt) naming the run and the event", async () => {
     const store = new MemoryRunStore();
     await executorOf(store, [call("Paris"), answer("Sunny.")]).invoke({ input: "Weather in Paris?" }, { runId: "a" });

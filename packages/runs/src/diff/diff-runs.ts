@@ -1,6 +1,7 @@
-import { observationText } from "@agentrx/core";
+import { isImageBlock, observationText } from "@agentrx/core";
 import {
   RunEventDecoder,
+  digestMessages,
   RunNotFoundError,
   RunStoreError,
   addCost,
@@ -10,6 +11,7 @@ import {
   type RunUsage,
   type StoredRunEvent,
 } from "@agentrx/executors";
+import { ToolMessage } from "@langchain/core/messages";
 
 /** A run as `diffRuns` compares it: its row and its recorded events (from the first). */
 export interface RunRecord {
@@ -28,6 +30,7 @@ export interface DiffPair<T> {
 export interface DiffToolCall {
   tool: string;
   input: unknown;
+  /** The observation's text; one with images ends with a digest of its content, e.g. `(digest 3f9a0c1e5b7d2468)`. */
   observation?: string;
 }
 
@@ -209,7 +212,7 @@ function sideOf(record: RunRecord): Side {
         if (event.index === undefined) break;
         const call = at(event.iteration).toolCalls[event.index];
         if (call === undefined) break;
-        call.observation = observationText(event.step.observation);
+        call.observation = observationForDiff(event.step.observation);
         // The input the call ran with: a person may have edited it before it ran (a fork records the edit in its action).
         call.input = event.step.action.toolInput;
         break;
@@ -235,6 +238,17 @@ function sideOf(record: RunRecord): Side {
     delete entry.streamed;
   }
   return side;
+}
+
+/**
+ * An observation as the diff shows and compares it: its text (`observationText`); with images,
+ * followed by a digest of the whole observation, since the text names an image only by its type
+ * and size: two screenshots of the same size would otherwise read as the same observation.
+ */
+function observationForDiff(observation: unknown): string {
+  const text = observationText(observation);
+  if (!Array.isArray(observation) || !observation.some(isImageBlock)) return text;
+  return `${text} (digest ${digestMessages([new ToolMessage({ content: observation, tool_call_id: "" })])})`;
 }
 
 function firstDivergence(diff: RunDiff, left: Side, right: Side): FirstDivergence | undefined {

@@ -124,6 +124,19 @@ describe("SseWriter", () => {
     expect(await (await fetch(`${origin}/`)).text()).toBe("retry: 500\n\nid: 7\nevent: note\ndata: a\ndata: b\n\nid: 8\n\n");
   });
 
+  it("keeps a comment, an id and an event name on one line: a CR or LF in them starts no field of its own", async () => {
+    const origin = await startLoopback((_req, res) => {
+      const sse = new SseWriter(res, { heartbeatMs: 0 });
+      sse.comment("waiting\rdata: forged");
+      sse.send({ id: "7\nevent: forged", event: "note\r\ndata: forged", data: "real" });
+      sse.end();
+    });
+    const text = await (await fetch(`${origin}/`)).text();
+    expect(text).toBe(": waiting data: forged\n\nid: 7 event: forged\nevent: note data: forged\ndata: real\n\n");
+    // Each line a client reads (CR, LF and CRLF end one) is the comment or a field the server wrote.
+    expect(text.split(/\r\n|\r|\n/).filter((line) => line !== "")).toEqual([": waiting data: forged", "id: 7 event: forged", "event: note data: forged", "data: real"]);
+  });
+
   it("writes ready-made frames under the same bound, after the caller's status and headers, and ends a dropped client with droppedMessage", async () => {
     let dropped = false;
     const origin = await startLoopback((_req, res) => {

@@ -54,9 +54,9 @@ const SSE_WRITER_OPTION_KEYS = Object.keys({
  * ```
  */
 export interface SseMessage {
-  /** The `id:` field (what the browser sends back as `Last-Event-ID`). */
+  /** The `id:` field (what the browser sends back as `Last-Event-ID`); a line break in it is sent as a space. */
   id?: string | number;
-  /** The `event:` field; absent means `message`. */
+  /** The `event:` field; absent means `message`; a line break in it is sent as a space. */
   event?: string;
   /** The `data:` field (one line per line of it); absent for a frame that only moves the id. */
   data?: string;
@@ -175,10 +175,10 @@ export class SseWriter {
     return this.write(frames);
   }
 
-  /** Sends a comment line (ignored by clients). */
+  /** Sends a comment line (ignored by clients); a line break in `text` is sent as a space. */
   comment(text: string): boolean {
     this.open();
-    return this.write(`: ${text.replace(/\n/g, " ")}\n\n`);
+    return this.write(`: ${oneLine(text)}\n\n`);
   }
 
   /** Resolves with true once the socket drained (at once when it is not full), false once the stream closed. */
@@ -253,9 +253,18 @@ function defaultDroppedMessage(info: { reason: string; lastEventId: string | nul
   return { event: "dropped", data: JSON.stringify(info) };
 }
 
+/**
+ * A field's value on one line: a client ends a line at CR, LF or CRLF, so a break inside a comment,
+ * an id or an event name would start a field of its own (a `data:` line, say: a message the server
+ * never sent).
+ */
+function oneLine(text: string): string {
+  return text.replace(/\r\n|\r|\n/g, " ");
+}
+
 /** One SSE frame. */
 function frame({ id, event, data }: SseMessage): string {
-  const head = `${id === undefined ? "" : `id: ${id}\n`}${event === undefined ? "" : `event: ${event}\n`}`;
+  const head = `${id === undefined ? "" : `id: ${oneLine(String(id))}\n`}${event === undefined ? "" : `event: ${oneLine(event)}\n`}`;
   const lines = data === undefined ? "" : data.split(/\r\n|\r|\n/).map((line) => `data: ${line}\n`).join("");
   return `${head}${lines}\n`;
 }
