@@ -77,10 +77,10 @@ describe("writeResponse", () => {
       settled.push(writeResponse(toUIMessageStreamResponse(run$), res, { maxBufferedBytes: max }).then(() => "resolved", (error: unknown) => `rejected: ${String(error)}`));
     });
     await Promise.all(Array.from({ length: 5 }, () => stalledClient(origin)));
-    await expect.poll(() => unsubscribed(), { timeout: 20_000 }).toBe(5);
+    await expect.poll(() => unsubscribed(), { timeout: 30_000 }).toBe(5);
     expect(await Promise.all(settled)).toEqual(Array(5).fill("resolved"));
     // The clients still do not read: after the grace the server closes the connections.
-    await expect.poll(() => sockets.filter((socket) => socket.destroyed).length, { timeout: 15_000 }).toBe(5);
+    await expect.poll(() => sockets.filter((socket) => socket.destroyed).length, { timeout: 30_000 }).toBe(5);
     for (const res of responses) expect(res.writableEnded).toBe(true);
   }, 40_000);
 
@@ -95,16 +95,37 @@ describe("writeResponse", () => {
     });
     const socket = await stalledClient(origin);
     await expect.poll(() => unsubscribed(), { timeout: 20_000 }).toBe(1);
-    expect(response?.writableEnded).toBe(true);
+    await expect.poll(() => response?.writableEnded, { timeout: 20_000 }).toBe(true);
     let text = "";
     socket.setEncoding("utf8");
     socket.on("data", (data: string) => (text += data));
     socket.resume(); // reads again within the grace
     await expect.poll(() => text.endsWith("0\r\n\r\n"), { timeout: 10_000 }).toBe(true);
-    const last = text.slice(text.lastIndexOf("data: "));
-    expect(last).toMatch(/^data: \{"type":"error","errorText":"The stream was cut: the client did not read: more than 16384 bytes were waiting for it\."\}\n\n/);
-    await expect.poll(() => serverSocket?.destroyed).toBe(true); // the connection closes after the end
+    // Whichever bound it passed first ends it: writeResponse's bytes or toUIMessageStream's chunks (the body waits while frames wait).
+    const last = text.slice(text.lastIndexOf("data: {"));
+    expect(last).toMatch(/^data: \{"type":"error","errorText":"(The stream was cut: the client did not read: more than 16384 bytes|The client did not read the stream: more than 10000 chunks) were waiting for it\."\}\n\n/);
+    await expect.poll(() => serverSocket?.destroyed, { timeout: 15_000 }).toBe(true); // the connection closes after the end (at once when dropped, else idle)
   }, 40_000);
+
+  it("sends a client that reads a tool call whose input and output are larger than maxBufferedBytes whole, however fast they come", async () => {
+    const big = "x".repeat(2 * 1024 * 1024);
+    const run$ = new Observable<AgentStreamEvent>((subscriber) => {
+      subscriber.next({ type: "start", runId: "big", inputs: {}, resumed: false, at: 0 });
+      const action = { tool: "read", toolInput: { big }, log: "", toolCallId: "c1" };
+      subscriber.next({ type: "action", iteration: 0, at: 0, action, messages: [] });
+      subscriber.next({ type: "step", iteration: 0, at: 0, step: { action, observation: big }, messages: [], durationMs: 1 });
+      subscriber.next({ type: "output", runId: "big", at: 0, output: "Read.", returnValues: {}, messages: [], stopReason: "finish" });
+      subscriber.complete();
+    });
+    const origin = await startLoopback((_req, res) => void writeResponse(toUIMessageStreamResponse(run$), res, { maxBufferedBytes: 64 * 1024 }));
+    const chunks = (await (await fetch(origin)).text())
+      .split("\n\n")
+      .filter((frame) => frame.startsWith("data: {"))
+      .map((frame) => JSON.parse(frame.slice("data: ".length)) as { type: string; output?: string });
+    expect(chunks.map((chunk) => chunk.type)).not.toContain("error");
+    expect(chunks.find((chunk) => chunk.type === "tool-output-available")?.output).toBe(big);
+    expect(chunks.at(-1)?.type).toBe("finish");
+  });
 
   it("refuses a maxBufferedBytes that cannot work", async () => {
     const res = {} as ServerResponse;

@@ -15,8 +15,9 @@ import { checkPositiveInteger } from "../internal/check-options";
  */
 export interface WriteResponseOptions {
   /**
-   * For an event stream: the most bytes held for a client that does not read; past it the client
-   * is dropped (a last message, then the connection closes) and the body cancelled.
+   * For an event stream: the most bytes held for a client that does not read; past it the next
+   * frame waits, and a client that takes nothing for 5 s is dropped (a last message, then the
+   * connection closes) and the body cancelled.
    * @default 1048576 (1 MiB)
    */
   maxBufferedBytes?: number;
@@ -25,10 +26,22 @@ export interface WriteResponseOptions {
 const OPTION_KEYS = Object.keys({ maxBufferedBytes: true } satisfies Record<keyof WriteResponseOptions, true>);
 
 /**
+ * How long the socket may take nothing of what waits for a client while an event stream's next
+ * frame has no room under `maxBufferedBytes`, in ms: past it, the client is dropped.
+ */
+const STALL_MS = 5_000;
+
+/** How often the bytes waiting for a client are looked at while a frame waits for room, in ms. */
+const ROOM_POLL_MS = 25;
+
+/**
  * Writes a web `Response` (e.g. from `toUIMessageStreamResponse`) to a Node `http` response. An
  * event stream (`content-type: text/event-stream`, a run that cannot pause) is written through
  * `SseWriter` of `@agentrx/runs`: what the client has not read is buffered up to
- * `maxBufferedBytes`, then the client is dropped: a UI message stream ends with an `error` chunk
+ * `maxBufferedBytes`; a frame with no room under it waits (the body is not read meanwhile) while
+ * the client takes some of what waits, so a client that reads gets frames larger than the bound
+ * (a tool call's big input or output) whole; a client that takes nothing for 5 s is then
+ * dropped: a UI message stream ends with an `error` chunk
  * saying so (another event stream with an `event: dropped` frame), the connection closes once that
  * is flushed (or after a short grace if the client still does not read), and the body is
  * cancelled (which unsubscribes from the run). Any other body is read only as fast as the socket
@@ -113,6 +126,7 @@ async function writeEventStream(reader: ReadableStreamDefaultReader<Uint8Array>,
         finished = true;
         break;
       }
+      await roomFor(res, sse, value.byteLength, maxBufferedBytes);
       sse.sendFrames(value);
     }
   } catch {
@@ -120,5 +134,33 @@ async function writeEventStream(reader: ReadableStreamDefaultReader<Uint8Array>,
   } finally {
     if (!finished) void reader.cancel().catch(() => undefined); // dropped, or the client went away
     sse.end();
+  }
+}
+
+/**
+ * Waits until `size` more bytes fit under `max` beside what the socket has not taken yet, as long
+ * as the socket takes some of it every {@link STALL_MS}: a burst of large frames (a tool call's
+ * input, then its output) reaches a client that reads, however slowly, the body waiting meanwhile.
+ * Returns at once when nothing waits (a frame larger than the bound by itself goes to a client
+ * that took everything before it) or the stream closed; returns when the socket took nothing for
+ * {@link STALL_MS}, and `sendFrames` then drops the client.
+ */
+async function roomFor(res: ServerResponse, sse: SseWriter, size: number, max: number): Promise<void> {
+  let waiting = res.writableLength;
+  let tookAt = Date.now();
+  while (!sse.closed && waiting > 0 && waiting + size > max) {
+    // 'drain' comes only after a write the socket refused; what waits below its high-water mark is polled for.
+    await new Promise<void>((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        res.off("drain", wake).off("close", wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ROOM_POLL_MS);
+      res.once("drain", wake).once("close", wake);
+    });
+    if (res.writableLength < waiting) tookAt = Date.now();
+    else if (Date.now() - tookAt >= STALL_MS) return;
+    waiting = res.writableLength;
   }
 }

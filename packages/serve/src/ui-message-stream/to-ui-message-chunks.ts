@@ -21,7 +21,13 @@ import type { AgentUIMessageMetadata, UIFinishReason, UIMessageChunk } from "./u
  * ```
  */
 export interface UIMessageStreamOptions {
-  /** The assistant message's id, sent on the `start` chunk; absent lets `useChat` pick one (or continue the last assistant message). */
+  /**
+   * The assistant message's id, sent on the `start` chunk. The run's id by default: the stream of
+   * a run resumed after an approval and a reconnection's replay of its record (`followRecordedRun`)
+   * then name the message the client shows already, which `useChat` updates instead of adding a
+   * second one.
+   * @default the run's id
+   */
   messageId?: string;
   /**
    * The text of the `error` chunk for an error of the run. What it returns reaches the browser:
@@ -45,15 +51,16 @@ const FINISH_REASONS: Record<StopReason, UIFinishReason> = {
 };
 
 /**
- * Maps a run's events to the AI SDK's UI message chunks: one assistant message per stream, a step
- * (`start-step` … `finish-step`) per agent call, the streamed tokens as text parts, each tool call
- * as a dynamic tool part (`tool-input-start`, one `tool-input-delta` with the whole input as JSON,
+ * Maps a run's events to the AI SDK's UI message chunks: one assistant message per stream (its id
+ * the run's, unless `messageId` says otherwise), a step (`start-step` … `finish-step`) per agent
+ * call, the streamed tokens as text parts, each tool call as a dynamic tool part
+ * (`tool-input-start`, one `tool-input-delta` with the whole input as JSON,
  * `tool-input-available`, then `tool-output-available`, `tool-output-denied` when a person
- * rejected the call, or, when the run fails or stops while it runs, `tool-output-error`), each pending approval as
- * `tool-approval-request` (its `approvalId` is the interrupt's id), and the run's id, thread and
- * usage as message metadata. The final answer is sent as text when the model did not stream it (a
- * `returnDirect` tool's result, an early stop's output). A sub-run's events (`subRun`) are left
- * out but for its usage: the sub-run is its parent's tool call. The message
+ * rejected the call, or, when the run fails or stops while it runs, `tool-output-error`), each
+ * pending approval as `tool-approval-request` (its `approvalId` is the interrupt's id), and the
+ * run's id, thread and usage as message metadata. The final answer is sent as text when the model
+ * did not stream it (a `returnDirect` tool's result, an early stop's output). A sub-run's events
+ * (`subRun`) are left out but for its usage: the sub-run is its parent's tool call. The message
  * finishes when the source completes (a replayed record with several segments is one message); an
  * error of the source becomes an `error` chunk, a cancelled run (an `AbortError`) an `abort`
  * chunk (what `useChat` takes as stopped, not failed), and the observable then completes. An
@@ -152,7 +159,7 @@ export function toUIMessageChunks(options: UIMessageStreamOptions = {}): Operato
             if (metadata === undefined) {
               resumedTurn.started(event.resumed);
               metadata = { runId: event.runId, ...(event.threadId === undefined ? {} : { threadId: event.threadId }) };
-              emit({ type: "start", ...(messageId === undefined ? {} : { messageId }), messageMetadata: metadata });
+              emit({ type: "start", messageId: messageId ?? event.runId, messageMetadata: metadata });
             }
             return;
           case "token":
