@@ -77,6 +77,11 @@ export interface ToolCallRequest {
   readonly index: number | undefined;
   /** The action: the tool's name and input. */
   action: AgentAction;
+  /**
+   * Whether the action's tool returns directly (`returnDirect`): its observation may end the run as
+   * its answer, without a model call after it (when every call of the turn is of such a tool).
+   */
+  readonly returnDirect: boolean;
   /** Every step of the run so far (the current turn's steps are added when the turn ends). */
   readonly runSteps: readonly AgentStep[];
   /** The call's signal: aborts on cancellation, a limit, or when the wrapped call settles. */

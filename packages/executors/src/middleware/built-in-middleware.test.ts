@@ -3,6 +3,7 @@ import type { AgentStep } from "@agentrx/core";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import {
   AgentExecutor,
+  type AgentMiddleware,
   COMPACTED_STEPS_TOOL,
   type CompactionEvent,
   type MiddlewareEvent,
@@ -48,6 +49,23 @@ describe("detectRepeatedCalls", () => {
     const result = await new AgentExecutor({ agent, tools: [echoTool], middleware: [detectRepeatedCalls({ max: 2 })] }).invoke({ input: "x" });
     expect(result.stopReason).toBe("finish");
     expect(() => detectRepeatedCalls({ max: 1 })).toThrow(/detectRepeatedCalls: `max` must be an integer >= 2/);
+  });
+
+  it("counts identical calls of one turn (parallel tool calls), and does not count a retry of one call as a repeat", async () => {
+    const calls: string[] = [];
+    const search = tool(async ({ q }: { q: string }) => (calls.push(q), "nothing"), { name: "search", description: "s", schema: z.object({ q: z.string() }) });
+    const { agent } = scriptedAgent([[act("search", { q: "rome" }), act("search", { q: "rome" }), act("search", { q: "rome" }), act("search", { q: "oslo" })], finish("done")]);
+    const executor = new AgentExecutor({ agent, tools: [search], middleware: [detectRepeatedCalls({ max: 2 })], returnIntermediateSteps: true });
+    const result = await executor.invoke({ input: "weather" });
+    expect(calls.sort()).toEqual(["oslo", "rome"]);
+    expect(result.intermediateSteps?.map((step) => String(step.observation).slice(0, 14))).toEqual(["nothing", "Repeated call:", "Repeated call:", "nothing"]);
+
+    let tries = 0;
+    const flaky = tool(async () => (++tries === 1 ? Promise.reject(new Error("flaky")) : "ok"), { name: "flaky", description: "f", schema: z.object({}) });
+    const retry: AgentMiddleware = { wrapToolCall: (call, next) => next(call).catch(() => next(call)) };
+    const once = scriptedAgent([act("flaky", {}), finish("done")]);
+    const retried = await new AgentExecutor({ agent: once.agent, tools: [flaky], handleToolRuntimeErrors: false, middleware: [retry, detectRepeatedCalls({ max: 2 })], returnIntermediateSteps: true }).invoke({ input: "x" });
+    expect(retried.intermediateSteps?.map((step) => step.observation)).toEqual(["ok"]);
   });
 });
 
@@ -148,6 +166,24 @@ describe("guardrail", () => {
     expect(await executor.invoke({ input: "x" })).toMatchObject({ stopReason: "guardrail", stoppedBy: { phase: "call", reason: "mass mail" } });
     expect(ran).toBe(0);
     expect(() => guardrail({ on: "everything" as never, check: () => false })).toThrow(/guardrail: `on` must be "input", "output" or "tool"/);
+  });
+
+  it("output: checks a structured answer (outputSchema) and the result of a returnDirect tool, which are final answers too", async () => {
+    const output = guardrail({ name: "no-cards", on: "output", check: cardNumber });
+    const typed = scriptedAgent([{ tool: "final_answer", toolInput: { card: "4111 1111 1111 1111" }, log: "", toolCallId: "c1", messageLog: [] } as never]);
+    const structured = await new AgentExecutor({ agent: typed.agent, tools: [], outputSchema: z.object({ card: z.string() }), middleware: [output] }).invoke({ input: "card?" });
+    expect(structured).toMatchObject({ stopReason: "guardrail", output: 'Agent stopped: guardrail "no-cards" tripped on the final answer: a credit-card number.' });
+    expect(structured.structuredOutput).toBeUndefined();
+
+    const reveal = tool(async () => "card on file: 4111 1111 1111 1111", { name: "reveal", description: "r", schema: z.object({}), returnDirect: true });
+    const direct = scriptedAgent([act("reveal", {})]);
+    const events = await collect(new AgentExecutor({ agent: direct.agent, tools: [reveal], middleware: [output] }).stream({ input: "card?" }));
+    expect(events.at(-1)).toMatchObject({ type: "output", stopReason: "guardrail", output: 'Agent stopped: guardrail "no-cards" tripped on the final answer (returned directly by reveal): a credit-card number.' });
+    expect(events.some((event) => event.type === "step")).toBe(false);
+
+    // A tool that does not return directly: its result goes to the model, not to the user; not checked.
+    const plain = scriptedAgent([act("echo", { text: "4111 1111 1111 1111" }), finish("done")]);
+    expect((await new AgentExecutor({ agent: plain.agent, tools: [echoTool], middleware: [output] }).invoke({ input: "x" })).stopReason).toBe("finish");
   });
 });
 

@@ -22,7 +22,8 @@ const NOTE_PREFIX = "Repeated call:";
  * arguments (compared as JSON, key order ignored) for the `max`-th time in a run, the tool is not
  * run: the model gets an observation telling it so, once. If it asks for that call again, the run
  * ends with `stopReason: "repeated_call"` (`stoppedBy` names the tool and its input). Counts come
- * from the run's steps, so a resumed run counts what came before.
+ * from the run's steps (and the calls of the turn in progress: identical calls of one turn count
+ * too), so a resumed run counts what came before.
  *
  * @example
  * ```ts
@@ -45,6 +46,19 @@ export function detectRepeatedCalls(options: DetectRepeatedCallsOptions = {}): A
   if (!Number.isInteger(max) || max < 2) badOption("detectRepeatedCalls", "max", max, `\`max\` must be an integer >= 2 (how many identical calls a run may ask for), got ${JSON.stringify(max)}.`);
   const keyOf = (action: AgentAction): string => `${action.tool}\u0000${stableJson(action.toolInput)}`;
   const told = (step: AgentStep): boolean => typeof step.observation === "string" && step.observation.startsWith(NOTE_PREFIX);
+  // The calls of the turn in progress, by key: a turn's steps join the run only when it ends, so
+  // identical calls of one turn (a model that asks for the same call several times at once) are
+  // counted here. A run's steps are a new array after each turn: keyed by it, nothing outlives the turn.
+  const turns = new WeakMap<readonly AgentStep[], Map<string, Set<AgentAction>>>();
+  const inTurn = (call: { runSteps: readonly AgentStep[]; action: AgentAction }, key: string): number => {
+    let calls = turns.get(call.runSteps);
+    if (calls === undefined) turns.set(call.runSteps, (calls = new Map()));
+    let same = calls.get(key);
+    if (same === undefined) calls.set(key, (same = new Set()));
+    const before = same.has(call.action) ? [...same].indexOf(call.action) : same.size; // a retried call is not a repeat
+    same.add(call.action);
+    return before;
+  };
   return {
     name: "detectRepeatedCalls",
     async wrapModelCall(request, next) {
@@ -63,7 +77,7 @@ export function detectRepeatedCalls(options: DetectRepeatedCallsOptions = {}): A
     },
     async wrapToolCall(call, next) {
       const key = keyOf(call.action);
-      let before = 0;
+      let before = inTurn(call, key);
       for (const step of call.runSteps) if (keyOf(step.action) === key) before++;
       if (before + 1 < max) return next(call);
       call.report({ tool: call.action.tool, times: before + 1, told: true });

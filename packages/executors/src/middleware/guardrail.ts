@@ -1,9 +1,10 @@
 import { isAgentFinish, observationText, checkOptionKeys } from "@agentrx/core";
-import type { AgentAction, Observation } from "@agentrx/core";
+import type { AgentAction, AgentOutput, Observation } from "@agentrx/core";
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
 import { HumanMessage, SystemMessage } from "@langchain/core/messages";
 import type { Runnable } from "@langchain/core/runnables";
 import { toOutputString } from "../executor/run-helpers";
+import { finalAnswerCall } from "../executor/structured-output";
 import type { AgentMiddleware } from "./agent-middleware";
 import { badOption, isInvokable, replyText } from "./middleware-helpers";
 import { stopRun } from "./stop-run";
@@ -46,7 +47,11 @@ export interface GuardrailModelCheck {
 export interface GuardrailOptions {
   /** Names the guardrail in the run's `stoppedBy` and its errors. @default `guardrail(${on})` */
   name?: string;
-  /** `"input"`: the run's input, before the first agent call; `"output"`: the final answer; `"tool"`: each tool call's input and result. */
+  /**
+   * `"input"`: the run's input, before the first agent call; `"output"`: the final answer (the
+   * agent's, a structured answer as JSON, or the result of a `returnDirect` tool); `"tool"`: each
+   * tool call's input and result.
+   */
   on: "input" | "output" | "tool";
   /** A function, or a model call ({@link GuardrailModelCheck}). */
   check: GuardrailCheck | GuardrailModelCheck;
@@ -122,8 +127,15 @@ export function guardrail(options: GuardrailOptions): AgentMiddleware {
   } else if (on === "output") {
     middleware.wrapModelCall = async (request, next) => {
       const output = await next(request);
-      if (isAgentFinish(output)) await verify({ on, text: toOutputString(output.returnValues["output"]), signal: request.signal }, "the final answer");
+      const text = answerText(output);
+      if (text !== undefined) await verify({ on, text, signal: request.signal }, "the final answer");
       return output;
+    };
+    // A tool that returns directly: its result may be the run's answer, with no model call after it.
+    middleware.wrapToolCall = async (call, next) => {
+      const observation = await next(call);
+      if (call.returnDirect) await verify({ on, text: observationText(observation), action: call.action, observation, signal: call.signal }, `the final answer (returned directly by ${call.action.tool})`);
+      return observation;
     };
   } else {
     middleware.wrapToolCall = async (call, next) => {
@@ -135,6 +147,18 @@ export function guardrail(options: GuardrailOptions): AgentMiddleware {
     };
   }
   return middleware;
+}
+
+/**
+ * The text of a final answer among an agent call's outputs: an `AgentFinish`'s output, or the
+ * input (as JSON) of a call of the final-answer tool (`outputSchema`); undefined for tool calls.
+ */
+function answerText(output: AgentOutput): string | undefined {
+  if (isAgentFinish(output)) return toOutputString(output.returnValues["output"]);
+  const answer = finalAnswerCall(Array.isArray(output) ? output : [output]);
+  if (answer === undefined) return undefined;
+  const value = answer.returnValues["structuredOutput"];
+  return typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
 }
 
 function checkFunction(check: GuardrailOptions["check"]): GuardrailCheck {

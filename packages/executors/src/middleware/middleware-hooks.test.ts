@@ -325,6 +325,29 @@ describe("cancellation", () => {
     subscription.unsubscribe();
     expect(signal.aborted).toBe(true);
   });
+
+  it("aborts the signal afterTurn sees when a resumed run is cancelled while it ends the turn a pause left pending", async () => {
+    const note = tool(async ({ text }: { text: string }) => `noted ${text}`, { name: "note", description: "Notes.", schema: z.object({ text: z.string() }) });
+    const mail = withApproval(tool(async ({ to }: { to: string }) => `sent to ${to}`, { name: "send", description: "Sends.", schema: z.object({ to: z.string() }) }));
+    const { agent } = scriptedAgent([[act("note", { text: "a" }), act("send", { to: "ana" })], finish("done")]);
+    const seen = deferred<AbortSignal>();
+    const hanging: AgentMiddleware = {
+      afterTurn: ({ signal }) => {
+        seen.resolve(signal);
+        return new Promise<void>(() => {});
+      },
+    };
+    const executor = new AgentExecutor({ agent, tools: [note, mail], middleware: [hanging] });
+    const paused = await executor.invoke({ input: "note and mail" }, { runId: "after-turn-cancelled" });
+    expect(paused.interrupts).toHaveLength(1);
+    const controller = new AbortController();
+    const outcome = executor.resume("after-turn-cancelled", { decisions: { "call-0-1": "approve" }, signal: controller.signal }).then(() => "finished", (error: unknown) => (error as Error).name);
+    const signal = await seen.promise;
+    expect(signal.aborted).toBe(false);
+    controller.abort();
+    expect(await outcome).toBe("AbortError");
+    expect(signal.aborted).toBe(true);
+  });
 });
 
 describe("report", () => {

@@ -14,6 +14,8 @@ import { RunStop } from "./stop-run";
 export interface MiddlewareHost {
   readonly state: RunState;
   readonly options: Pick<ResolvedOptions, "agent" | "trim" | "toolsByName">;
+  /** The run's abort scope: its `signal` aborts on a halt, a failure or a cancellation. */
+  readonly aborts: { readonly signal: AbortSignal };
   /** Whether the run was halted, cancelled or failed. */
   readonly interrupted: boolean;
   dispatch(event: RunTransition): void;
@@ -114,7 +116,8 @@ export class MiddlewareRun {
     const chain = this.compose(this.chain.wrapToolCall, "wrapToolCall", inner);
     try {
       const iteration = state.turn?.iteration ?? Math.max(0, state.iteration - 1);
-      const observation = await chain({ runId: state.runId, iteration, index, action, runSteps: state.steps, signal: controller.signal, report: noop });
+      const returnDirect = this.host.options.toolsByName.get(action.tool)?.returnDirect === true;
+      const observation = await chain({ runId: state.runId, iteration, index, action, returnDirect, runSteps: state.steps, signal: controller.signal, report: noop });
       return { observation, metadata };
     } finally {
       release();
@@ -127,7 +130,8 @@ export class MiddlewareRun {
     const count = turn?.actions.length ?? 0;
     const turnSteps = count === 0 ? [] : state.steps.slice(-count);
     const iteration = turn?.iteration ?? Math.max(0, state.iteration - 1);
-    const { controller, release } = childSignal(this.agentConfig.signal);
+    // The run's own signal: a resumed run ends a turn a pause left pending before any agent call.
+    const { controller, release } = childSignal(this.host.aborts.signal);
     try {
       for (const entry of this.chain.afterTurn) {
         const hook = entry.middleware.afterTurn as NonNullable<NamedMiddleware["middleware"]["afterTurn"]>;
@@ -304,7 +308,7 @@ const PREPARE_STEP_KEYS: readonly string[] = Object.keys({ inputs: true, steps: 
 /** The keys of a model call's request: what `wrapModelCall` may change for `next`, and what it must give back as it was. */
 const MODEL_REQUEST_KEYS = requestKeys<ModelCallRequest>({ inputs: true, steps: true, model: true, tools: true, signal: true, runId: false, iteration: false, runSteps: false, report: false });
 /** The same for a tool call's request and `wrapToolCall`. */
-const TOOL_REQUEST_KEYS = requestKeys<ToolCallRequest>({ action: true, signal: true, runId: false, iteration: false, index: false, runSteps: false, report: false });
+const TOOL_REQUEST_KEYS = requestKeys<ToolCallRequest>({ action: true, signal: true, runId: false, iteration: false, index: false, returnDirect: false, runSteps: false, report: false });
 
 function requestKeys<R>(keys: Record<keyof R, boolean>): { changeable: readonly string[]; fixed: readonly string[] } {
   const entries = Object.entries(keys);

@@ -5,14 +5,16 @@ import { RECORD_ONLY_EVENT_TYPES, RunEventDecoder } from "../runs/run-event-code
 import type { RunInfo, RunStore } from "../runs/run-store";
 import { RunStoreError } from "../runs/run-store-errors";
 import { withStoreTimeout } from "../runs/with-store-timeout";
-import { sendRunMessage } from "./send-run-message";
+import { RunFinishedError } from "./run-finished-error";
+import { type SendMessageResult, sendRunMessage } from "./send-run-message";
 import { ThreadBusyError } from "./thread-busy-error";
 
 /**
  * What a new input on a thread whose run is still going on does: `"queue"` waits for that run to
  * end and then starts (its history then includes that run); `"interrupt"` sends the input to the
- * running run as a message (see `executor.send`) and follows that run to its end; `"reject"`
- * fails with `ThreadBusyError`.
+ * running run as a message (see `executor.send`) and follows that run to its end (a run already
+ * writing its answer cannot take it: the input then waits for it to end, as with `"queue"`);
+ * `"reject"` fails with `ThreadBusyError`.
  */
 export type FollowUp = "queue" | "interrupt" | "reject";
 
@@ -45,28 +47,40 @@ export function followUpOnThread(request: FollowUpRequest): () => void {
   const { policy, store, threadId, subscriber } = request;
   let closed = false;
   let teardown: (() => void) | undefined;
-  const go = async (): Promise<void> => {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  /** Resolves after the poll interval; never, once the subscriber left (its timer is cleared). */
+  const pause = (): Promise<void> => new Promise((resolve) => (timer = setTimeout(resolve, FOLLOW_UP_POLL_MS)));
+  /** Waits for the thread's run (and any that started meanwhile) to end; then starts. */
+  const queue = async (): Promise<void> => {
     let busy = await runningRunOf(request);
+    while (busy !== undefined) {
+      if (closed) return;
+      await pause();
+      if (closed) return;
+      busy = await runningRunOf(request);
+    }
+    if (!closed) teardown = request.start();
+  };
+  const go = async (): Promise<void> => {
+    const busy = await runningRunOf(request);
     if (closed) return;
     if (busy === undefined) {
       teardown = request.start();
       return;
     }
     if (policy === "reject") throw new ThreadBusyError({ threadId, runId: busy.runId });
-    if (policy === "queue") {
-      // Wait for the thread's run (and any that started meanwhile) to end; then start.
-      while (busy !== undefined) {
-        await sleep(FOLLOW_UP_POLL_MS);
-        if (closed) return;
-        busy = await runningRunOf(request);
-        if (closed) return;
-      }
-      teardown = request.start();
-      return;
+    if (policy === "queue") return queue();
+    let sent: SendMessageResult;
+    try {
+      sent = await sendRunMessage(busy.runId, inputText(request.inputs), { store, storeTimeoutMs: request.storeTimeoutMs, operation: 'followUp: "interrupt"' });
+    } catch (error) {
+      // The run was ending (it had closed its inbox) as the input came: the input cannot join it,
+      // and the thread is no longer busy once it has ended. It starts a run of its own then.
+      if (!RunFinishedError.isInstance(error)) throw error;
+      return queue();
     }
-    const sent = await sendRunMessage(busy.runId, inputText(request.inputs), { store, storeTimeoutMs: request.storeTimeoutMs, operation: 'followUp: "interrupt"' });
     if (closed) return;
-    await follow(request, busy.runId, busy.eventCount, sent.inboxSeq, () => closed);
+    await follow(request, busy.runId, busy.eventCount, sent.inboxSeq, () => closed, pause);
   };
   go().then(
     () => undefined,
@@ -76,6 +90,7 @@ export function followUpOnThread(request: FollowUpRequest): () => void {
   );
   return () => {
     closed = true;
+    if (timer !== undefined) clearTimeout(timer);
     teardown?.();
   };
 }
@@ -91,7 +106,7 @@ async function runningRunOf({ store, threadId, runId, storeTimeoutMs }: FollowUp
  * Emits the events the running run records after `after` (its message event included) until its
  * output; the output's run is that run.
  */
-async function follow(request: FollowUpRequest, runId: string, after: number, inboxSeq: number | undefined, closed: () => boolean): Promise<void> {
+async function follow(request: FollowUpRequest, runId: string, after: number, inboxSeq: number | undefined, closed: () => boolean, pause: () => Promise<void>): Promise<void> {
   const { store, subscriber, storeTimeoutMs } = request;
   const decoder = new RunEventDecoder(runId);
   let read = 0;
@@ -117,7 +132,7 @@ async function follow(request: FollowUpRequest, runId: string, after: number, in
           message: `followUp: "interrupt": the input was sent to run "${runId}"${inboxSeq === undefined ? "" : ` (inbox position ${inboxSeq})`}, which then ${info.status === "failed" ? `failed (${info.error ?? "no reason recorded"})` : "was cancelled"} before it answered; resume it to have the input taken.`,
         });
       }
-      await sleep(FOLLOW_UP_POLL_MS);
+      await pause();
       if (closed()) return;
     }
   }
@@ -134,8 +149,4 @@ function inputText(inputs: Record<string, unknown>): string {
     value: inputs,
     message: 'followUp: "interrupt" sends the new input to the running run as a message: it needs `inputs.input` (a non-empty string), or exactly one string input.',
   });
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

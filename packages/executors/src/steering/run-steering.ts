@@ -1,7 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { InProcessRunStore } from "../runs/in-process-run-store";
 import type { RunStore, RunWriteResult } from "../runs/run-store";
-import { type InboxMessage, readInbox } from "./run-inbox";
+import { readInbox } from "./run-inbox";
 import { RunFinishedError } from "./run-finished-error";
 
 /** A message taken from a run's inbox (or its in-process queue), about to join the run. @internal */
@@ -83,27 +83,31 @@ export class RunSteering {
   }
 
   /**
-   * The messages sent since the last call, oldest first; `undefined` (no promise, no store read)
+   * The messages sent and not yet taken, oldest first; `undefined` (no promise, no store read)
    * when none can be waiting: nothing queued, or the run's latest write found nothing new in the
    * inbox. A message sent after that write joins at a later boundary, or when the run closes its
-   * inbox before it ends.
+   * inbox before it ends. They stay waiting until {@link taken} says they joined the run: a run
+   * halted while it read them takes them again (as it ends, or when it is resumed).
    */
   take(): Promise<PendingMessage[]> | undefined {
     const store = this.store;
     if (store === undefined) {
       if (this.queued.length === 0) return undefined;
-      const taken = this.queued.map((message) => ({ message }));
-      this.queued = [];
-      return Promise.resolve(taken);
+      return Promise.resolve(this.queued.map((message) => ({ message })));
     }
     const reported = this.reported;
     this.reported = undefined;
     if (reported !== undefined && reported <= this.after) return undefined;
-    return readInbox(store, this.runId, this.after, this.timeoutMs).then((rows: InboxMessage[]) => {
-      const last = rows[rows.length - 1];
-      if (last !== undefined) this.after = last.inboxSeq;
-      return rows;
-    });
+    return readInbox(store, this.runId, this.after, this.timeoutMs);
+  }
+
+  /** `messages` (what {@link take} gave, oldest first) joined the run: they are not taken again. */
+  taken(messages: readonly PendingMessage[]): void {
+    if (this.store === undefined) {
+      this.queued.splice(0, messages.length);
+      return;
+    }
+    for (const { inboxSeq } of messages) if (inboxSeq !== undefined && inboxSeq > this.after) this.after = inboxSeq;
   }
 
   /**

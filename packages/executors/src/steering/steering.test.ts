@@ -35,7 +35,9 @@ describe("executor.send (same process, no store)", () => {
     try {
       steering.push(new HumanMessage("early"));
       expect(await steering.closeInbox()).toBe(false); // something waits: the inbox stays open
-      expect((await steering.take())?.map(({ message }) => message.text)).toEqual(["early"]);
+      const taken = (await steering.take()) ?? [];
+      expect(taken.map(({ message }) => message.text)).toEqual(["early"]);
+      steering.taken(taken);
       expect(await steering.closeInbox()).toBe(true);
       const error = await sendRunMessage("closing", "Too late.", { store: undefined, operation: "send" }).then(() => undefined, (caught: unknown) => caught);
       expect(RunFinishedError.isInstance(error)).toBe(true);
