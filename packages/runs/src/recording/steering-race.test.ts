@@ -5,7 +5,7 @@ import { type AgentStep, isMessageStep } from "@agentrx/core";
 import { AgentExecutor, RunFinishedError, type RunStore, type RunWrite, runInboxId, sendRunMessage } from "@agentrx/executors";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
-import { lastValueFrom } from "rxjs";
+import { Subject, lastValueFrom } from "rxjs";
 import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemoryRunStore } from "../memory/index";
@@ -187,4 +187,47 @@ describe.skipIf(database.skip)("a send racing a run's answer (PostgresRunStore, 
     await database.drop();
   });
   raceTests(() => run, () => other);
+});
+
+describe("a halt while the run reads its inbox (MemoryRunStore)", () => {
+  it("ends the run gracefully, and the message read meanwhile joins it as it ends, once", async () => {
+    const base = new MemoryRunStore();
+    const stop = new Subject<unknown>();
+    let armed = false;
+    // The stop condition fires inside the inbox read: the read resolves after the run was halted.
+    const store = new Proxy(base, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver) as unknown;
+        if (name === "readThreadMessages") {
+          return async (threadId: string, options?: object) => {
+            if (armed && threadId.startsWith(runInboxId(""))) {
+              armed = false;
+              stop.next({ budget: "test" });
+            }
+            return target.readThreadMessages(threadId, options);
+          };
+        }
+        return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    }) as RunStore;
+    const runId = "halt-read";
+    const search = tool(
+      async () => {
+        await sendRunMessage(runId, "Also Rome.", { store: base, operation: "test" });
+        armed = true;
+        return "sunny";
+      },
+      { name: "search", description: "Searches.", schema: z.object({}) },
+    );
+    const agent = RunnableLambda.from((input: { steps: AgentStep[] }) => {
+      if (input.steps.length === 0) return { tool: "search", toolInput: {}, log: "", toolCallId: "c1" };
+      return { returnValues: { output: `told: ${input.steps.filter(isMessageStep).map((step) => step.observation).join(",")}` }, log: "" };
+    });
+    const executor = new AgentExecutor({ agent, tools: [search], store, returnIntermediateSteps: true });
+    const result = await lastValueFrom(executor.invoke({ input: "w" }, { runId, stopWhen: () => stop }));
+    expect(result.stopReason).toBe("budget");
+    const events = await base.readEvents(runId);
+    expect(events.filter((event) => event.type === "message")).toHaveLength(1);
+    expect((await base.getRun(runId))?.status).toBe("finished");
+  });
 });
