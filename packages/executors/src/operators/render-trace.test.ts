@@ -53,6 +53,25 @@ describe("renderTrace", () => {
     expect(seen).toEqual(run);
   });
 
+  it("writes the control characters of a model's, a tool's or an answer's text as escapes, so the terminal shows them instead of acting on them", () => {
+    const clear = "\x1b[2J\x1b]0;owned\x07";
+    const events: AgentStreamEvent[] = [
+      tokenEvent(0, `Hi${clear}\tthere\rX`),
+      actionEvent(0, "search", `q${clear}`),
+      stepEvent(0, "search", `found${clear}\u009b31m`, 3),
+      outputEvent(`Done${clear}\nline two\u007f`),
+    ];
+    const { text } = render(from(events));
+    expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(text).toContain("Hi\\u001b[2J\\u001b]0;owned\\u0007\tthere");
+    expect(text).toContain("search q\\u001b[2J");
+    expect(text).toContain("found\\u001b[2J\\u001b]0;owned\\u0007\\u009b31m");
+    expect(text).toContain("Done\\u001b[2J\\u001b]0;owned\\u0007\n        line two\\u007f (finish)");
+    // Colours are the trace's own escapes, and only those.
+    const coloured = render(from(events), { colors: true }).text;
+    expect(coloured.match(/\x1b\[2J/g)).toBeNull();
+  });
+
   it("starts a new model line for each model call", () => {
     const { text } = render(
       of(tokenEvent(0, "First call"), usageEvent(0, 1, 1), tokenEvent(1, "cut "), tokenEvent(2, "third"), outputEvent("third")),

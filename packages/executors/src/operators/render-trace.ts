@@ -8,6 +8,7 @@ import {
   formatError,
   formatLine,
   label,
+  printable,
   type TraceStyle,
 } from "./trace-format";
 
@@ -62,7 +63,9 @@ interface ResolvedTraceOptions {
  * `action` (tool and input), per `step` (tool, duration, observation, cut at a word boundary to
  * `maxLength`) and for the answer with its `stopReason` (and the budget that stopped it, as in
  * `(budget: tool_calls)`); the model's streamed text is written inline as it arrives, its
- * continuation lines indented under the label. If the run fails, an `error` line is written
+ * continuation lines indented under the label; other control characters are written as escapes
+ * (`\u001b`), so an escape sequence in a model's or tool's text cannot act on the terminal. If
+ * the run fails, an `error` line is written
  * before the error is passed on. Nothing is printed until the result is subscribed to, and
  * unsubscribing from it unsubscribes from the run (ending an open line).
  *
@@ -107,7 +110,7 @@ export function renderTrace(options: RenderTraceOptions = {}): MonoTypeOperatorF
             if (line === "") return;
             if (!tokenLine) out += label(style, "model");
             else if (breaks > 0) out += `${"\n".repeat(breaks)}${INDENT}`;
-            out += style.dim(line);
+            out += style.dim(printable(line));
             tokenLine = true;
             breaks = 0;
           });

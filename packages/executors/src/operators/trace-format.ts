@@ -47,12 +47,26 @@ export function label(style: TraceStyle, kind: Parameters<TraceStyle["label"]>[0
   return `${style.label(kind, kind)}${" ".repeat(LABEL_WIDTH - kind.length)}`;
 }
 
+/** C0 and C1 control characters and DEL, but tab and line feed: what a terminal acts on instead of printing. */
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
 /**
- * Text on one line: whitespace runs collapsed, cut to at most `maxLength` characters ending in an
- * ellipsis, at a word boundary when one is near the end.
+ * `text` with each control character (but tab and line feed) written as its `\u001b` escape:
+ * a model's or a tool's text, or a run's input, may hold an escape sequence, which the terminal
+ * showing the trace would act on (clear the screen, set the window's title, forge colours or
+ * lines) instead of showing it.
+ */
+export function printable(text: string): string {
+  return text.replace(CONTROL, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/**
+ * Text on one line: whitespace runs collapsed, control characters escaped (see {@link printable}),
+ * cut to at most `maxLength` characters ending in an ellipsis, at a word boundary when one is near
+ * the end.
  */
 export function oneLine(text: string, maxLength: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
+  const flat = printable(text.replace(/\s+/g, " ").trim());
   if (flat.length <= maxLength) return flat;
   let cut = flat.slice(0, maxLength - 1);
   // The last word that fits stays whole (also when it ends exactly at the cut); a long word is cut.
@@ -63,11 +77,11 @@ export function oneLine(text: string, maxLength: number): string {
   return `${cut.trimEnd()}…`;
 }
 
-/** Continuation lines of a multi-line text, indented under the label column (blank lines stay empty). */
+/** Continuation lines of a multi-line text, indented under the label column (blank lines stay empty), control characters escaped. */
 export function indentLines(text: string): string {
   return text
     .split(/\r?\n/)
-    .map((line, index) => (index === 0 || line === "" ? line : `${INDENT}${line}`))
+    .map((line, index) => (index === 0 || line === "" ? printable(line) : `${INDENT}${printable(line)}`))
     .join("\n");
 }
 
