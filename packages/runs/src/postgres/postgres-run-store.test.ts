@@ -39,6 +39,18 @@ const extraSchema = () => {
   return name;
 };
 
+/** A new schema as version `version` of the store left it, with the migrations table saying so. */
+async function schemaAtVersion(version: number): Promise<string> {
+  const name = extraSchema();
+  const pool = database.pool();
+  await pool.query(`CREATE SCHEMA "${name}"; CREATE TABLE "${name}".agentrx_schema_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL);`);
+  for (const migration of POSTGRES_MIGRATIONS.slice(0, version)) {
+    await pool.query(migration.up(`"${name}"`));
+    await pool.query(`INSERT INTO "${name}".agentrx_schema_migrations (version, applied_at) VALUES ($1, 0)`, [migration.version]);
+  }
+  return name;
+}
+
 afterAll(async () => {
   if (!database.skip) for (const name of extraSchemas) await database.pool().query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`);
   await database.drop();
@@ -212,11 +224,8 @@ describe.skipIf(database.skip)("PostgresRunStore", () => {
 
   it("upgrades a schema of version 1 to the latest, keeping its runs (at epoch 0, shown without one until claimed)", async () => {
     database.assertReachable();
-    const name = extraSchema();
+    const name = await schemaAtVersion(1);
     const pool = database.pool();
-    await pool.query(`CREATE SCHEMA "${name}"; CREATE TABLE "${name}".agentrx_schema_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL);`);
-    await pool.query(POSTGRES_MIGRATIONS[0]!.up(`"${name}"`));
-    await pool.query(`INSERT INTO "${name}".agentrx_schema_migrations (version, applied_at) VALUES (1, 0)`);
     await pool.query(`INSERT INTO "${name}".agentrx_runs (run_id, thread_id, status, inputs, created_at, updated_at) VALUES ('old', 't1', 'finished', '{"input":"hi"}', 1, 2)`);
     const store = new PostgresRunStore({ pool, schema: name });
     const old = await store.getRun("old");
@@ -231,11 +240,8 @@ describe.skipIf(database.skip)("PostgresRunStore", () => {
 
   it("upgrades a schema of version 3: old runs get previews, cost and search from their inputs, usage and output", async () => {
     database.assertReachable();
-    const name = extraSchema();
+    const name = await schemaAtVersion(3);
     const pool = database.pool();
-    await pool.query(`CREATE SCHEMA "${name}"; CREATE TABLE "${name}".agentrx_schema_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL);`);
-    for (const migration of POSTGRES_MIGRATIONS.slice(0, 3)) await pool.query(migration.up(`"${name}"`));
-    await pool.query(`INSERT INTO "${name}".agentrx_schema_migrations (version, applied_at) VALUES (1, 0), (2, 0), (3, 0)`);
     const usage = '{"input_tokens":1,"output_tokens":1,"total_tokens":2,"cost":{"input":0.5,"output":0.25,"total":0.75,"currency":"USD"}}';
     await pool.query(`INSERT INTO "${name}".agentrx_runs (run_id, status, inputs, usage, created_at, updated_at) VALUES ('old', 'finished', '{"input":"Weather in Paris?"}', $1, 1, 2), ('broken', 'finished', '{not json', NULL, 3, 4)`, [usage]);
     await pool.query(`INSERT INTO "${name}".agentrx_run_events (run_id, seq, type, at, data) VALUES ('old', 1, 'output', 2, '{"type":"output","at":2,"output":"Sunny and mild."}')`);
@@ -249,11 +255,8 @@ describe.skipIf(database.skip)("PostgresRunStore", () => {
 
   it("upgrades a schema of version 5: runs searched by PostgreSQL's own split of their text get the words every store searches", async () => {
     database.assertReachable();
-    const name = extraSchema();
+    const name = await schemaAtVersion(5);
     const pool = database.pool();
-    await pool.query(`CREATE SCHEMA "${name}"; CREATE TABLE "${name}".agentrx_schema_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL);`);
-    for (const migration of POSTGRES_MIGRATIONS.slice(0, 5)) await pool.query(migration.up(`"${name}"`));
-    await pool.query(`INSERT INTO "${name}".agentrx_schema_migrations (version, applied_at) VALUES (1, 0), (2, 0), (3, 0), (4, 0), (5, 0)`);
     // As version 5 recorded them: the vectors PostgreSQL's "simple" configuration makes of the text
     // (accents kept; a non-string input by its JSON, keys included).
     const insert = `INSERT INTO "${name}".agentrx_runs (run_id, status, inputs, created_at, updated_at, input_text, answer_text, input_vector, answer_vector)
@@ -282,11 +285,8 @@ describe.skipIf(database.skip)("PostgresRunStore", () => {
 
   it("computes the words of runs marked by migration SQL run by hand when a store opens the schema", async () => {
     database.assertReachable();
-    const name = extraSchema();
+    const name = await schemaAtVersion(5);
     const pool = database.pool();
-    await pool.query(`CREATE SCHEMA "${name}"; CREATE TABLE "${name}".agentrx_schema_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL);`);
-    for (const migration of POSTGRES_MIGRATIONS.slice(0, 5)) await pool.query(migration.up(`"${name}"`));
-    await pool.query(`INSERT INTO "${name}".agentrx_schema_migrations (version, applied_at) VALUES (1, 0), (2, 0), (3, 0), (4, 0), (5, 0)`);
     await pool.query(`INSERT INTO "${name}".agentrx_runs (run_id, status, inputs, created_at, updated_at, input_text, input_vector) VALUES ('old', 'finished', '{"input":"Crème brûlée"}', 1, 1, 'Crème brûlée', to_tsvector('simple', 'Crème brûlée'))`);
     await pool.query(postgresMigrationSql(name));
     const store = new PostgresRunStore({ pool, schema: name });
