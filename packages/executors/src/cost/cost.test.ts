@@ -1,12 +1,12 @@
 import { createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel, type ScriptedResponse } from "@agentrx/core/testing";
-import { AgentExecutor, type AgentExecutorOptions, type AgentStreamEvent, type UsageEvent, addCost, costBudget, priceUsage } from "@agentrx/executors";
+import { AgentExecutor, type AgentExecutorOptions, type AgentStreamEvent, type UsageEvent, addCost, costBudget, formatUsd, priceUsage } from "@agentrx/executors";
 import { tool } from "@langchain/core/tools";
 import { lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { prompt } from "../operators/executor-fixtures";
-import { priceTableFunction, resolvePrices } from "./cost";
+import { genaiPriceFunction, priceTableFunction, resolvePrices } from "./cost";
 
 const search = tool(async ({ query }: { query: string }) => `Sunny in ${query}`, {
   name: "search",
@@ -60,6 +60,32 @@ describe("priceUsage", () => {
   it("addCost sums either side", () => {
     expect(addCost(undefined, undefined)).toBeUndefined();
     expect(addCost({ input: 1, output: 2, total: 3, currency: "USD" }, { input: 1, output: 1, total: 2, currency: "USD" })).toEqual({ input: 2, output: 3, total: 5, currency: "USD" });
+  });
+
+  it("costs add up as decimal amounts do, without floating-point noise", () => {
+    // 1,000 tokens at $0.1 and 500 at $0.4 per million: 0.0001 + 0.0002.
+    expect(priceUsage({ input_tokens: 1_000, output_tokens: 500, total_tokens: 1_500 }, { input: 0.1, output: 0.4 })).toEqual({ input: 0.0001, output: 0.0002, total: 0.0003, currency: "USD" });
+    const dollars = (total: number) => ({ input: total, output: 0, total, currency: "USD" as const });
+    expect(addCost(dollars(0.7), dollars(0.1))?.total).toBe(0.8);
+    expect(addCost(dollars(0.1), dollars(0.2))?.total).toBe(0.3);
+  });
+
+  it("formatUsd never shows four decimals for an amount that rounds to a dollar", () => {
+    expect(formatUsd(0.99996)).toBe("$1.00");
+    expect(formatUsd(0.9999)).toBe("$0.9999");
+    expect(formatUsd(0.012345)).toBe("$0.0123");
+  });
+
+  it('"auto" gives @pydantic/genai-prices the reasoning tokens, for models that price them apart', () => {
+    const seen: Record<string, number | undefined>[] = [];
+    const price = genaiPriceFunction({
+      calcPrice: (usage) => {
+        seen.push(usage);
+        return null;
+      },
+    });
+    price("o3", { input_tokens: 100, output_tokens: 50, total_tokens: 150, input_token_details: { cache_read: 40 }, output_token_details: { reasoning: 30 } });
+    expect(seen).toEqual([{ input_tokens: 100, cache_read_tokens: 40, cache_write_tokens: 0, output_tokens: 50, output_reasoning_tokens: 30 }]);
   });
 
   it('"auto" prices from @pydantic/genai-prices, cached reads cheaper', async () => {

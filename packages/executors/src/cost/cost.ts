@@ -120,11 +120,24 @@ export function priceUsage(usage: UsageMetadata, price: ModelPrice): Cost {
   const plain = Math.max(0, count(usage.output_tokens) - reasoning);
   const input = (uncached * price.input + cacheRead * (price.cacheRead ?? price.input) + cacheWrite * (price.cacheWrite ?? price.input)) / 1e6;
   const output = (plain * price.output + reasoning * (price.reasoning ?? price.output)) / 1e6;
-  return { input, output, total: input + output, currency: "USD" };
+  return usd(input, output, input + output);
 }
 
 /**
- * The sum of two costs (either may be absent).
+ * A cost with its amounts rounded to 12 significant digits: binary floating point adds noise to
+ * decimal sums (0.7 + 0.1 is 0.7999999999999999), which a budget of $0.80 would not see as spent.
+ */
+function usd(input: number, output: number, total: number): Cost {
+  return { input: roundUsd(input), output: roundUsd(output), total: roundUsd(total), currency: "USD" };
+}
+
+function roundUsd(amount: number): number {
+  return Number.isFinite(amount) && amount !== 0 ? Number(amount.toPrecision(12)) : amount;
+}
+
+/**
+ * The sum of two costs (either may be absent), rounded to 12 significant digits so that decimal
+ * amounts add up as they do on paper.
  *
  * @example
  * ```ts
@@ -136,7 +149,7 @@ export function priceUsage(usage: UsageMetadata, price: ModelPrice): Cost {
 export function addCost(a: Cost | undefined, b: Cost | undefined): Cost | undefined {
   if (a === undefined) return b === undefined ? undefined : { ...b };
   if (b === undefined) return { ...a };
-  return { input: a.input + b.input, output: a.output + b.output, total: a.total + b.total, currency: "USD" };
+  return usd(a.input + b.input, a.output + b.output, a.total + b.total);
 }
 
 /** A price table as a function: exact name, else the longest key the name starts with. */
@@ -192,7 +205,12 @@ export function resolvePrices(prices: Prices): Promise<PriceFunction> | PriceFun
   ));
 }
 
-function genaiPriceFunction(module: GenaiPrices): PriceFunction {
+/**
+ * `@pydantic/genai-prices` as a price function: LangChain's usage in its terms (cached reads, cache
+ * writes and reasoning tokens counted inside the input and output tokens, as LangChain counts
+ * them), priced by `calcPrice`. @internal
+ */
+export function genaiPriceFunction(module: Pick<GenaiPrices, "calcPrice">): PriceFunction {
   return (model, usage) => {
     const result = module.calcPrice(
       {
@@ -200,11 +218,12 @@ function genaiPriceFunction(module: GenaiPrices): PriceFunction {
         cache_read_tokens: count(usage.input_token_details?.cache_read),
         cache_write_tokens: count(usage.input_token_details?.cache_creation),
         output_tokens: count(usage.output_tokens),
+        output_reasoning_tokens: count(usage.output_token_details?.reasoning),
       },
       model,
     );
     if (result === null) return undefined;
-    return { input: result.input_price, output: result.output_price, total: result.total_price, currency: "USD" };
+    return usd(result.input_price, result.output_price, result.total_price);
   };
 }
 
@@ -226,5 +245,7 @@ function count(value: unknown): number {
 export function formatUsd(amount: number): string {
   if (!Number.isFinite(amount) || amount <= 0) return "$0";
   if (amount < 0.0001) return "<$0.0001";
-  return `$${amount < 1 ? amount.toFixed(4) : amount.toFixed(2)}`;
+  // Under a dollar to four decimals, unless that rounds up to one ($0.99996 is "$1.00").
+  const cents = amount.toFixed(4);
+  return `$${cents.startsWith("0.") ? cents : amount.toFixed(2)}`;
 }

@@ -1,4 +1,5 @@
 import { ScriptedChatModel } from "@agentrx/core/testing";
+import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -60,6 +61,20 @@ describe("createAgentExecutor", () => {
     expect(model.calls[0]!.messages.map((message) => message.text)).toEqual(["You are a helpful assistant. Use the tools when they help you answer.", "Hi", "Hello.", "Hi"]);
   });
 
+  it("reads the history and the user's message where memory's historyKey and inputKey put them, for both agent types", async () => {
+    for (const toolCalling of [true, false]) {
+      const threads = new Map<string, BaseMessage[]>([["t1", [new HumanMessage("My name is Ada."), new AIMessage("Hello Ada.")]]]);
+      const memory = { getMessages: async (threadId: string) => threads.get(threadId) ?? [], addMessages: async () => undefined };
+      const model = new ScriptedChatModel({ responses: [toolCalling ? "You are Ada." : "Thought: I know.\nFinal Answer: You are Ada."] });
+      const executor = createAgentExecutor({ model, tools: [], toolCalling, memory: { memory, historyKey: "history", inputKey: "question" } });
+      const result = await executor.invoke({ question: "What is my name?" }, { threadId: "t1" });
+      expect(result.output).toBe("You are Ada.");
+      const texts = model.calls[0]!.messages.map((message) => message.text);
+      expect(texts.slice(1, 3), `toolCalling: ${toolCalling}`).toEqual(["My name is Ada.", "Hello Ada."]);
+      expect(texts.at(-1), `toolCalling: ${toolCalling}`).toMatch(/What is my name\?/);
+    }
+  });
+
   it("answers through the final_answer tool with an outputSchema", async () => {
     const model = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "final_answer", args: { city: "Paris", celsius: 21 } }] }] });
     const executor = createAgentExecutor({ model, tools: [weather], outputSchema: z.object({ city: z.string(), celsius: z.number() }) });
@@ -73,5 +88,6 @@ describe("createAgentExecutor", () => {
     expect(() => createAgentExecutor({ model: new ScriptedChatModel({ responses: [] }), tools: undefined as never })).toThrow(/`tools` must be an array/);
     expect(() => createAgentExecutor({ model: new ScriptedChatModel({ responses: [] }), tools: [], system: 1 as never })).toThrow(/`system` must be a string/);
     expect(() => createAgentExecutor({ model: new ScriptedChatModel({ responses: [] }), tools: [], maxIterations: -1 })).toThrow(/maxIterations/);
+    expect(() => createAgentExecutor({ model: new ScriptedChatModel({ responses: [] }), tools: [], toolCalling: "no" as never })).toThrow(/`toolCalling` must be true \(the tool-calling agent\), false \(ReAct\) or left out.*got "no"/);
   });
 });

@@ -43,7 +43,8 @@ export interface CreateAgentExecutorOptions<TStructured = unknown, TSteps extend
    */
   system?: string;
   /**
-   * Overrides the detection of tool calling: `true` for the tool-calling agent, `false` for ReAct.
+   * Overrides the detection of tool calling: `true` for the tool-calling agent, `false` for ReAct
+   * (any other value is refused).
    * @default whether the model supports tool calling
    */
   toolCalling?: boolean;
@@ -60,8 +61,9 @@ export interface CreateAgentExecutorOptions<TStructured = unknown, TSteps extend
  * conversation's history, the input, the scratchpad). Everything else is the executor's options.
  * It is the short form of `new AgentExecutor({ agent: createToolCallingAgent({ llm, tools, prompt }), tools })`.
  *
- * @throws InvalidArgumentError when `model` is not a language model, `tools` is not an array or
- *   `system` is not a string; the executor's own options are validated as `new AgentExecutor` does
+ * @throws InvalidArgumentError when `model` is not a language model, `tools` is not an array,
+ *   `system` is not a string or `toolCalling` not a boolean; the executor's own options are
+ *   validated as `new AgentExecutor` does
  * @example
  * ```ts
  * import { createAgentExecutor } from "@agentrx/executors";
@@ -93,8 +95,16 @@ export function createAgentExecutor<TStructured = unknown, TSteps extends boolea
   if (typeof system !== "string") {
     throw new InvalidArgumentError({ argument: "system", value: system, message: `createAgentExecutor: \`system\` must be a string, got ${typeof system}.` });
   }
+  if (toolCalling !== undefined && typeof toolCalling !== "boolean") {
+    throw new InvalidArgumentError({
+      argument: "toolCalling",
+      value: toolCalling,
+      message: `createAgentExecutor: \`toolCalling\` must be true (the tool-calling agent), false (ReAct) or left out (decided from the model), got ${JSON.stringify(toolCalling) ?? typeof toolCalling}.`,
+    });
+  }
   const strategy = selectAgentType({ llm: model, ...(toolCalling === undefined ? {} : { toolCalling }) }).name;
-  const prompt = createDefaultAgentPrompt(system, strategy);
+  // The prompt reads the history and the user's message where the executor's memory puts them.
+  const prompt = createDefaultAgentPrompt(system, strategy, memoryKeys(executorOptions.memory));
   const agentTools = [...tools];
   let agent;
   if (strategy === "tool-calling") {
@@ -105,6 +115,15 @@ export function createAgentExecutor<TStructured = unknown, TSteps extends boolea
     agent = createReactAgent({ llm: model, tools: agentTools, prompt });
   }
   return new AgentExecutor<TStructured, TSteps>({ ...executorOptions, agent, tools: agentTools });
+}
+
+/** The inputs a `memory` option fills and reads (its own check, with the executor's, names a bad one). */
+function memoryKeys(memory: unknown): { historyKey?: string; inputKey?: string } {
+  const { historyKey, inputKey } = (typeof memory === "object" && memory !== null ? memory : {}) as { historyKey?: unknown; inputKey?: unknown };
+  return {
+    ...(typeof historyKey === "string" && historyKey !== "" ? { historyKey } : {}),
+    ...(typeof inputKey === "string" && inputKey !== "" ? { inputKey } : {}),
+  };
 }
 
 /** What `createAgentExecutor` takes: its own options, and the executor's but `agent` (it builds the agent). */

@@ -22,6 +22,8 @@ export const DEFAULT_SYSTEM = "You are a helpful assistant. Use the tools when t
  *
  * @param system the system message (braces in it are text, not template variables)
  * @param strategy `"tool-calling"` or `"react"`
+ * @param keys the inputs that hold the history and the user's message (the executor's
+ *   `memory.historyKey` and `memory.inputKey`), `chat_history` and `input` by default
  * @example
  * ```ts
  * import { createDefaultAgentPrompt } from "@agentrx/executors";
@@ -29,20 +31,20 @@ export const DEFAULT_SYSTEM = "You are a helpful assistant. Use the tools when t
  * console.log(createDefaultAgentPrompt("You answer in French.", "tool-calling").inputVariables); // ["input", "agent_scratchpad"]
  * ```
  */
-export function createDefaultAgentPrompt(system: string, strategy: "tool-calling" | "react"): ChatPromptTemplate {
+export function createDefaultAgentPrompt(
+  system: string,
+  strategy: "tool-calling" | "react",
+  { historyKey = "chat_history", inputKey = "input" }: { historyKey?: string; inputKey?: string } = {},
+): ChatPromptTemplate {
   const text = escapeBraces(system);
+  const history = new MessagesPlaceholder({ variableName: historyKey, optional: true });
   if (strategy === "tool-calling") {
-    return ChatPromptTemplate.fromMessages([
-      ["system", text],
-      new MessagesPlaceholder({ variableName: "chat_history", optional: true }),
-      ["human", "{input}"],
-      new MessagesPlaceholder("agent_scratchpad"),
-    ]);
+    return ChatPromptTemplate.fromMessages([["system", text], history, ["human", `{${inputKey}}`], new MessagesPlaceholder("agent_scratchpad")]);
   }
   return ChatPromptTemplate.fromMessages([
     ["system", `${text}\n\n${REACT_FORMAT_INSTRUCTIONS}`],
-    new MessagesPlaceholder({ variableName: "chat_history", optional: true }),
-    ["human", "Question: {input}\nThought: {agent_scratchpad}"],
+    history,
+    ["human", `Question: {${inputKey}}\nThought: {agent_scratchpad}`],
   ]);
 }
 

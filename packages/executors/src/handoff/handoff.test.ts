@@ -1,12 +1,13 @@
 import { createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel } from "@agentrx/core/testing";
-import { AgentExecutor, type AgentStreamEvent, handoff } from "@agentrx/executors";
+import { AgentExecutor, type AgentStreamEvent, SubRunInterruptedError, handoff } from "@agentrx/executors";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { collect } from "../executor/test-helpers";
+import { InProcessRunStore } from "../runs/in-process-run-store";
 
 const prompt = ChatPromptTemplate.fromMessages([
   ["system", "You help."],
@@ -64,6 +65,42 @@ describe("handoff", () => {
     await triage(handoff(second.executor, { name: "transfer_to_billing", description: "Refunds." }), { request: "Refund order 42." }).invoke({ input: "charged twice" });
     expect(second.llm.calls[0]?.messages.at(-1)?.text).toBe("Refund order 42.");
     expect(second.llm.calls[0]?.messages.map((message) => message.getType())).toEqual(["system", "human", "ai", "tool", "human"]);
+  });
+
+  it("an agent that pauses for approval fails the handoff call, naming its paused run, rather than answer \"\"", async () => {
+    const refund = tool(async () => "refunded", { name: "refund", description: "Refunds.", schema: z.object({}) });
+    const llm = new ScriptedChatModel({ onExhausted: "cycle", responses: [{ toolCalls: [{ name: "refund", args: {} }] }] });
+    const store = new InProcessRunStore();
+    const billing = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [refund], prompt }), tools: [refund], store, needsApproval: () => true });
+    const toBilling = handoff(billing, { name: "transfer_to_billing", description: "Refunds." });
+    const triage = (options: { handleToolRuntimeErrors?: boolean } = {}) =>
+      new AgentExecutor({
+        agent: createToolCallingAgent({ llm: new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "transfer_to_billing", args: {} }] }] }), tools: [toBilling], prompt }),
+        tools: [toBilling],
+        ...options,
+      });
+    const error = await triage({ handleToolRuntimeErrors: false })
+      .invoke({ input: "Refund me" })
+      .then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
+    expect(SubRunInterruptedError.isInstance(error)).toBe(true);
+    const paused = error as SubRunInterruptedError;
+    expect(paused).toMatchObject({ tool: "transfer_to_billing", waitingOn: ["refund"] });
+    expect(paused.message).toMatch(/paused for approval \(waiting on "refund"\)/);
+    expect((await store.getRun(paused.runId))?.status).toBe("interrupted");
+    // With tool errors handled (the default), the run's answer says so: it used to be "".
+    const result = await triage().invoke({ input: "Refund me" });
+    expect(result.output).toMatch(/paused for approval/);
+  });
+
+  it("a handoff before any step shows the other agent the caller's input once, not twice in a row", async () => {
+    const billing = billingAgent();
+    const llm = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "transfer_to_billing", args: {} }] }] });
+    const toBilling = handoff(billing.executor, { name: "transfer_to_billing", description: "Refunds." });
+    await new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [toBilling], prompt }), tools: [toBilling] }).invoke({ input: "Refund order 42", chat_history: [new HumanMessage("Hi"), new AIMessage("Hello.")] });
+    expect(billing.llm.calls[0]?.messages.map((message) => `${message.getType()}:${message.text}`)).toEqual(["system:You help.", "human:Hi", "ai:Hello.", "human:Refund order 42"]);
   });
 
   it("refuses bad options, naming them", () => {

@@ -10,6 +10,7 @@ import type { AgentStreamEvent } from "../executor/events";
 import { childConfig } from "../executor/executor-tool";
 import { type SubRunModelCalls, subRunLink, subRunSinkOf } from "../executor/sub-run";
 import { RunNotFoundError } from "../runs/run-store-errors";
+import { SubRunInterruptedError } from "./sub-run-interrupted-error";
 
 /** The conversation a handoff passes on, as `inputFilter` sees it. */
 export interface HandoffConversation {
@@ -53,7 +54,9 @@ const SCHEMA = z.object({
  * run, `stopReason: "return_direct"`). The sub-run is recorded in the calling run's record; when the
  * other executor has a store, the sub-run is recorded there too under an id derived from the tool
  * call's idempotency key, so a resumed caller resumes the same sub-run (or takes its recorded
- * answer) instead of starting it again. See docs/agent-types.md.
+ * answer) instead of starting it again. When the other agent pauses for approval, the call fails
+ * with a {@link SubRunInterruptedError} (a pause inside a handoff does not pause the calling run).
+ * See docs/agent-types.md.
  *
  * @example
  * ```ts
@@ -92,16 +95,20 @@ export function handoff(executor: AgentExecutor, options: HandoffOptions): Struc
       if (typeof inputs !== "object" || inputs === null || Array.isArray(inputs)) {
         throw new InvalidArgumentError({ argument: "inputFilter", value: inputs, message: `handoff "${name}": \`inputFilter\` must return the other agent's inputs as an object, got ${Array.isArray(inputs) ? "an array" : typeof inputs}.` });
       }
-      let output: string | undefined;
+      let output: Extract<AgentStreamEvent, { type: "output" }> | undefined;
+      const waitingOn: string[] = [];
       await lastValueFrom(
         subRun(executor, inputs, config, link.modelCalls).pipe(
           tap((event) => {
-            if (event.type === "output" && event.subRun === undefined) output = event.output;
+            if (event.subRun === undefined && event.type === "output") output = event;
+            if (event.subRun === undefined && event.type === "interrupt") waitingOn.push(...event.interrupts.map((interrupt) => interrupt.tool));
             link.forward(event);
           }),
         ),
       );
-      return output ?? "";
+      // A paused run has no answer: "" would end the calling run as if it had answered.
+      if (output?.stopReason === "interrupted") throw new SubRunInterruptedError({ tool: name, runId: output.runId, waitingOn });
+      return output?.output ?? "";
     },
     { name, description, schema: SCHEMA },
   ) as unknown as StructuredToolInterface & { returnDirect: boolean };
@@ -141,10 +148,14 @@ function conversationOf(given: { inputs: Record<string, unknown>; steps: readonl
 /**
  * The other agent's inputs by default: the caller's, with the whole conversation in `chat_history`
  * (so it starts with a human message, as every provider wants), and as `input` the model's
- * `request` or, without one, the caller's input again, for the other agent to answer.
+ * `request` or, without one, the caller's input again, for the other agent to answer. A caller
+ * that handed off before any step would show that input twice in a row: its history is then the
+ * conversation before it.
  */
-function defaultInputs({ inputs, request, messages }: HandoffConversation): Record<string, unknown> {
-  return { ...inputs, input: request ?? inputs["input"] ?? "", chat_history: messages };
+function defaultInputs({ inputs, steps, request, messages }: HandoffConversation): Record<string, unknown> {
+  const input = request ?? inputs["input"] ?? "";
+  const repeated = request === undefined && steps.length === 0 && typeof inputs["input"] === "string" && inputs["input"] !== "";
+  return { ...inputs, input, chat_history: repeated ? messages.slice(0, -1) : messages };
 }
 
 /** The messages of the caller's `chat_history` input, if it has one. */

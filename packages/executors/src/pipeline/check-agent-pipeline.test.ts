@@ -21,6 +21,13 @@ describe("an agent composed by hand", () => {
     );
   });
 
+  it("an executor without tools takes a plain prompt | model | parser chat agent: there are no tool results to miss", async () => {
+    const chat = ChatPromptTemplate.fromMessages([["system", "Be brief."], ["human", "{input}"]]);
+    const agent = chat.pipe(new ScriptedChatModel({ responses: ["Hello!"] })).pipe(new ToolCallingAgentOutputParser());
+    const result = await new AgentExecutor({ agent, tools: [] }).invoke({ input: "Hi" });
+    expect(result.output).toBe("Hello!");
+  });
+
   it("with formatAgentScratchpad() first, the model sees its tool results", async () => {
     const llm = script();
     const agent = formatAgentScratchpad().pipe(prompt).pipe(llm.bindTools([weather])).pipe(new ToolCallingAgentOutputParser());

@@ -61,8 +61,9 @@ function toolName(tool: unknown): string | undefined {
 
 /**
  * Refuses an agent pipeline that cannot work with the executor: a prompt that is the first step
- * (it receives `{ ...inputs, steps }`, so the model never sees its tool results and the run loops
- * to `maxIterations`), or a model bound to tools other than the executor's.
+ * of an executor with tools (it receives `{ ...inputs, steps }`, so the model never sees its tool
+ * results and the run loops to `maxIterations`), or a model bound to tools other than the
+ * executor's.
  *
  * @throws InvalidArgumentError naming `agent` or `tools` and what differs
  * @internal
@@ -71,7 +72,10 @@ export function checkAgentPipeline(agent: unknown, toolNames: readonly string[],
   const steps = pipelineSteps(agent);
   if (steps === undefined) return;
   const first = steps[0];
-  if (isPromptTemplate(first) && !first.inputVariables.includes("steps")) {
+  const ignored = new Set(ignoredTools);
+  // Without tools there are no tool results to miss: a plain `prompt | model | parser` chat agent works.
+  const hasTools = toolNames.some((name) => !ignored.has(name));
+  if (hasTools && isPromptTemplate(first) && !first.inputVariables.includes("steps")) {
     const pad = first.inputVariables.includes("agent_scratchpad") ? " (its `agent_scratchpad` is never filled)" : "";
     throw new InvalidArgumentError({
       argument: "agent",
@@ -83,7 +87,6 @@ export function checkAgentPipeline(agent: unknown, toolNames: readonly string[],
   }
   const bound = boundToolNames(steps);
   if (bound === undefined) return;
-  const ignored = new Set(ignoredTools);
   const executor = new Set(toolNames);
   const model = new Set(bound.filter((name) => !ignored.has(name)));
   const onlyModel = [...model].filter((name) => !executor.has(name));

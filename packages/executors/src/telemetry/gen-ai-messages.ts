@@ -42,9 +42,18 @@ export function inputMessagesJson(messages: readonly BaseMessage[]): string {
   return JSON.stringify(messages.map(toGenAIMessage));
 }
 
-/** A model's reply (with its finish reason), as `gen_ai.output.messages` wants it. */
+/**
+ * A model's reply (with its finish reason), as `gen_ai.output.messages` wants it. Every output
+ * message has a `finish_reason`: a reply that names none finished with its tool calls
+ * (`tool_call`) or its text (`stop`).
+ */
 export function outputMessagesJson(messages: readonly BaseMessage[], finishReason: string | undefined): string {
-  return JSON.stringify(messages.map((message) => ({ ...toGenAIMessage(message), ...(finishReason ? { finish_reason: finishReason } : {}) })));
+  return JSON.stringify(
+    messages.map((message) => {
+      const converted = toGenAIMessage(message);
+      return { ...converted, finish_reason: finishReason ?? (converted.parts.some((part) => part.type === "tool_call") ? "tool_call" : "stop") };
+    }),
+  );
 }
 
 /** A run's input or answer as one text message. */

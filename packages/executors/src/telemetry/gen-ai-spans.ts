@@ -25,11 +25,16 @@ export interface UsageTotals {
   seen: boolean;
 }
 
-/** Counts a model call's usage in a run's totals. @internal */
+/** Counts a model call's usage in a run's totals (a count a partial usage lacks counts as 0). @internal */
 export function addUsage(totals: UsageTotals, usage: UsageMetadata): void {
-  totals.input += usage.input_tokens;
-  totals.output += usage.output_tokens;
+  totals.input += tokens(usage.input_tokens) ?? 0;
+  totals.output += tokens(usage.output_tokens) ?? 0;
   totals.seen = true;
+}
+
+/** A token count, when it is one. */
+function tokens(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined;
 }
 
 /** A run's `invoke_agent` span. `threadId` is given only for the top run of a trace. @internal */
@@ -92,10 +97,34 @@ export function describeChatModel(className: string | undefined, params: Record<
   return {
     spanName: `chat ${model}`,
     model,
-    provider: firstString(metadata?.["ls_provider"]),
+    provider: providerName(firstString(metadata?.["ls_provider"])),
     temperature: typeof temperature === "number" ? temperature : undefined,
     maxTokens: typeof maxTokens === "number" ? maxTokens : undefined,
   };
+}
+
+/**
+ * LangChain's `ls_provider` names that the GenAI conventions spell otherwise: where one of the
+ * conventions' well-known `gen_ai.provider.name` values applies, it must be used.
+ */
+const PROVIDER_NAMES: Readonly<Record<string, string>> = {
+  azure: "azure.ai.openai",
+  azure_openai: "azure.ai.openai",
+  google_genai: "gcp.gemini",
+  google_vertexai: "gcp.vertex_ai",
+  vertexai: "gcp.vertex_ai",
+  amazon_bedrock: "aws.bedrock",
+  bedrock: "aws.bedrock",
+  bedrock_converse: "aws.bedrock",
+  mistral: "mistral_ai",
+  mistralai: "mistral_ai",
+  xai: "x_ai",
+  watsonx: "ibm.watsonx.ai",
+};
+
+/** A model's `gen_ai.provider.name`, from LangChain's `ls_provider`. @internal */
+export function providerName(lsProvider: string | undefined): string | undefined {
+  return lsProvider !== undefined && Object.hasOwn(PROVIDER_NAMES, lsProvider) ? PROVIDER_NAMES[lsProvider] : lsProvider;
 }
 
 /** A model call's attributes at its start, before its messages: a new object each call. @internal */
@@ -133,8 +162,19 @@ export function chatEndAttributes(attributes: Attributes, options: TelemetryOpti
   if (typeof first?.id === "string") attributes["gen_ai.response.id"] = first.id;
   const used = replyUsage(first, usage);
   if (used) {
-    attributes["gen_ai.usage.input_tokens"] = used.input_tokens;
-    attributes["gen_ai.usage.output_tokens"] = used.output_tokens;
+    // Cached reads, cache writes and reasoning are counted inside the input and output tokens, in
+    // LangChain's usage as in the conventions.
+    const counts: [string, unknown][] = [
+      ["gen_ai.usage.input_tokens", used.input_tokens],
+      ["gen_ai.usage.output_tokens", used.output_tokens],
+      ["gen_ai.usage.cache_read.input_tokens", used.input_token_details?.cache_read],
+      ["gen_ai.usage.cache_creation.input_tokens", used.input_token_details?.cache_creation],
+      ["gen_ai.usage.reasoning.output_tokens", used.output_token_details?.reasoning],
+    ];
+    for (const [key, value] of counts) {
+      const count = tokens(value);
+      if (count !== undefined) attributes[key] = count;
+    }
   }
   if (options.recordOutputs) attributes["gen_ai.output.messages"] = outputMessagesJson(messages, reasons[0]);
   return used;

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { createToolCallingAgent } from "@agentrx/agents";
 import { markObservesModelCalls, takeModelCallObserver } from "@agentrx/core";
 import { ScriptedChatModel } from "@agentrx/core/testing";
-import { HumanMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { AgentExecutor, type AgentStreamEvent, finalAnswerTool } from "@agentrx/executors";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
@@ -71,6 +71,45 @@ describe("telemetry", () => {
       for (const chat of chats) expect(chat.attributes, mode).toMatchObject({ "gen_ai.usage.input_tokens": 10, "gen_ai.usage.output_tokens": 5 });
       expect(byName(spans, "invoke_agent")[0]?.attributes, mode).toMatchObject({ "gen_ai.usage.input_tokens": 20, "gen_ai.usage.output_tokens": 10 });
     }
+  });
+
+  it("names the provider as the conventions do, and counts cached, cache-written and reasoning tokens, under invoke and stream", async () => {
+    class AzureModel extends ScriptedChatModel {
+      override getLsParams(options: this["ParsedCallOptions"]) {
+        return { ...super.getLsParams(options), ls_provider: "azure" };
+      }
+    }
+    for (const mode of ["invoke", "stream"] as const) {
+      const { exporter, tracer } = tracing();
+      const reply = new AIMessage({
+        content: "Hello.",
+        usage_metadata: { input_tokens: 100, output_tokens: 40, total_tokens: 140, input_token_details: { cache_read: 60, cache_creation: 20 }, output_token_details: { reasoning: 30 } },
+      });
+      const llm = new AzureModel({ responses: [reply] });
+      const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [], prompt }), tools: [], telemetry: { tracer } });
+      if (mode === "invoke") await executor.invoke({ input: "Hi" });
+      else await collect(executor.stream({ input: "Hi" }));
+      const [chat] = byName(exporter.getFinishedSpans(), "chat ScriptedChatModel");
+      expect(chat?.attributes, mode).toMatchObject({
+        "gen_ai.provider.name": "azure.ai.openai",
+        "gen_ai.usage.input_tokens": 100,
+        "gen_ai.usage.output_tokens": 40,
+        "gen_ai.usage.cache_read.input_tokens": 60,
+        "gen_ai.usage.cache_creation.input_tokens": 20,
+        "gen_ai.usage.reasoning.output_tokens": 30,
+      });
+    }
+  });
+
+  it("a reply with partial usage counts what it reports: no NaN in the run's totals, no attribute for a missing count", async () => {
+    const { exporter, tracer } = tracing();
+    const partial = new AIMessage({ content: "", tool_calls: [{ id: "call_1", name: "weather", args: { city: "Paris" } }], usage_metadata: { input_tokens: 7 } as never });
+    await weatherExecutor({ tracer }, [partial, { content: "Sunny.", usage }]).invoke({ input: "Weather in Paris?" });
+    const spans = exporter.getFinishedSpans();
+    expect(byName(spans, "invoke_agent")[0]?.attributes).toMatchObject({ "gen_ai.usage.input_tokens": 17, "gen_ai.usage.output_tokens": 5 });
+    const [first] = byName(spans, "chat ScriptedChatModel");
+    expect(first?.attributes["gen_ai.usage.input_tokens"]).toBe(7);
+    expect(first?.attributes).not.toHaveProperty("gen_ai.usage.output_tokens");
   });
 
   it("makes an invoke_agent span with a chat span per model call and an execute_tool span per tool call, gen_ai attributes, no content by default", async () => {
