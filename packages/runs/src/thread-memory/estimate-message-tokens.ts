@@ -5,8 +5,29 @@ import { estimateTextTokens } from "./estimate-tokens";
 const MESSAGE_OVERHEAD = 4;
 /** What wraps each tool call besides its name and arguments (an estimate: providers do not document it). */
 const TOOL_CALL_OVERHEAD = 3;
-/** An image, priced as OpenAI prices a 1024×1024 image in high detail (low detail: 85). */
+/** An image, priced as OpenAI prices a 1024×1024 image in high detail. */
 const IMAGE_TOKENS = 765;
+/** An image sent with `detail: "low"`: OpenAI's fixed price. */
+const LOW_DETAIL_IMAGE_TOKENS = 85;
+/** Block types that hold an image, whatever the provider's format (OpenAI's chat and responses APIs, Anthropic, LangChain's standard blocks). */
+const IMAGE_BLOCKS = new Set(["image_url", "image", "input_image"]);
+
+interface ContentBlock {
+  type?: unknown;
+  text?: unknown;
+  detail?: unknown;
+  image_url?: { detail?: unknown };
+  mime_type?: unknown;
+  mimeType?: unknown;
+}
+
+/** The tokens of an image block, or `undefined` when the block holds no image (a Gemini `media` block holds one when its MIME type says so). */
+function imageTokens(block: ContentBlock): number | undefined {
+  const mime = block.mime_type ?? block.mimeType;
+  if (!IMAGE_BLOCKS.has(block.type as string) && !(typeof mime === "string" && mime.startsWith("image/"))) return undefined;
+  const detail = block.detail ?? (typeof block.image_url === "object" && block.image_url !== null ? block.image_url.detail : undefined);
+  return detail === "low" ? LOW_DETAIL_IMAGE_TOKENS : IMAGE_TOKENS;
+}
 
 function contentTokens(content: BaseMessage["content"]): number {
   if (typeof content === "string") return estimateTextTokens(content);
@@ -14,10 +35,9 @@ function contentTokens(content: BaseMessage["content"]): number {
   for (const block of content as unknown[]) {
     if (typeof block === "string") tokens += estimateTextTokens(block);
     else if (block !== null && typeof block === "object") {
-      const { type, text } = block as { type?: unknown; text?: unknown };
+      const { type, text } = block as ContentBlock;
       if (typeof text === "string" && (type === "text" || type === undefined)) tokens += estimateTextTokens(text);
-      else if (type === "image_url" || type === "image") tokens += IMAGE_TOKENS;
-      else tokens += estimateTextTokens(JSON.stringify(block));
+      else tokens += imageTokens(block as ContentBlock) ?? estimateTextTokens(JSON.stringify(block));
     }
   }
   return tokens;
@@ -27,7 +47,7 @@ function contentTokens(content: BaseMessage["content"]): number {
  * The token count `ThreadMemory` gives a message when no `countTokens` is passed: an offline
  * estimate, without tokenizer tables, of what the message costs in a prompt. Its text is priced by
  * {@link estimateTextTokens}; each message adds 4 tokens (role and separators), each tool call its
- * name, its arguments as JSON and 3 more, each image 765. Within a few percent of OpenAI's
+ * name, its arguments as JSON and 3 more, each image 765 (85 in low detail). Within a few percent of OpenAI's
  * `o200k_base` on English prose and code; see docs/memory.md for other text.
  *
  * @example

@@ -102,4 +102,18 @@ describe("estimateMessageTokens", () => {
     });
     expect(estimateMessageTokens(message)).toBe(4 + estimateTextTokens("What is in this picture?") + 765);
   });
+
+  it("prices an image as an image in every provider's block format, and 85 in low detail", () => {
+    const data = "iVBORw0KGgo".repeat(20_000);
+    const images: Record<string, unknown>[] = [
+      { type: "input_image", image_url: `data:image/png;base64,${data}` }, // OpenAI responses
+      { type: "media", mimeType: "image/png", data }, // Gemini
+      { type: "image", source_type: "base64", mime_type: "image/png", data }, // LangChain standard
+      { type: "image", source: { type: "base64", media_type: "image/png", data } }, // Anthropic
+    ];
+    for (const image of images) expect(estimateMessageTokens(new HumanMessage({ content: [image as never] })), String(image.type)).toBe(4 + 765);
+    const low = new HumanMessage({ content: [{ type: "image_url", image_url: { url: `data:image/png;base64,${data}`, detail: "low" } }] });
+    expect(estimateMessageTokens(low)).toBe(4 + 85);
+    expect(estimateMessageTokens(new HumanMessage({ content: [{ type: "input_image", image_url: "https://example.com/a.png", detail: "low" } as never] }))).toBe(4 + 85);
+  });
 });

@@ -56,14 +56,16 @@ const LAST_PAGE = 1000;
  * its tokens are counted first.
  */
 export async function selectWindow(readOlder: ReadOlder, maxTokens: number, cutEvery = 1): Promise<StoredThreadMessage[]> {
-  const window = await newestThatFit(readOlder, maxTokens);
-  return cutEvery > 1 ? snapStart(window, cutEvery) : window;
+  const { window, cut } = await newestThatFit(readOlder, maxTokens);
+  // A window that reaches the thread's start keeps it: its beginning cannot move yet.
+  return cut && cutEvery > 1 ? snapStart(window, cutEvery) : window;
 }
 
 /**
  * The window from its first message whose seq is past a multiple of `cutEvery` (a leading system
  * message stays), never starting on a tool result: the start moves only when the budget passes a
- * boundary, so consecutive windows of a growing thread share their beginning.
+ * boundary, so consecutive windows of a growing thread share their beginning. Only for a window
+ * the budget cut: one that holds the whole thread is kept whole.
  */
 function snapStart(window: StoredThreadMessage[], cutEvery: number): StoredThreadMessage[] {
   const system = window[0] !== undefined && window[0].seq === 1 && shapeOf(window[0]).type === "system" ? window[0] : undefined;
@@ -78,9 +80,15 @@ function snapStart(window: StoredThreadMessage[], cutEvery: number): StoredThrea
   return system === undefined ? kept : [system, ...kept];
 }
 
-async function newestThatFit(readOlder: ReadOlder, maxTokens: number): Promise<StoredThreadMessage[]> {
+/** The newest messages that fit, and whether the budget left older ones out (`cut`). */
+interface Fitted {
+  window: StoredThreadMessage[];
+  cut: boolean;
+}
+
+async function newestThatFit(readOlder: ReadOlder, maxTokens: number): Promise<Fitted> {
   let page = await readOlder(undefined, FIRST_PAGE);
-  if (page.length === 0) return [];
+  if (page.length === 0) return { window: [], cut: false };
   let first = page.at(-1)!.seq === 1 ? page.at(-1) : undefined;
   first ??= (await readOlder(2, 1))[0];
   const system = first !== undefined && first.seq === 1 && shapeOf(first).type === "system" ? first : undefined;
@@ -90,7 +98,7 @@ async function newestThatFit(readOlder: ReadOlder, maxTokens: number): Promise<S
   let size = FIRST_PAGE;
   while (budget >= 0) {
     for (const message of page) {
-      if (message.seq === system?.seq) return finish(system, selected);
+      if (message.seq === system?.seq) return finish(system, selected, false);
       const shape = shapeOf(message);
       if (isToolResult(shape)) {
         pending.push(message);
@@ -105,7 +113,7 @@ async function newestThatFit(readOlder: ReadOlder, maxTokens: number): Promise<S
         unit = [message, ...results];
       }
       const cost = unit.reduce((sum, part) => sum + part.tokens, 0);
-      if (cost > budget) return finish(system, selected);
+      if (cost > budget) return finish(system, selected, true);
       budget -= cost;
       for (let index = unit.length - 1; index >= 0; index--) selected.push(unit[index]!);
     }
@@ -115,10 +123,11 @@ async function newestThatFit(readOlder: ReadOlder, maxTokens: number): Promise<S
     page = await readOlder(oldest, size);
     if (page.length === 0) break;
   }
-  return finish(system, selected);
+  // Out of budget before the first message (a system message larger than maxTokens), or past it.
+  return finish(system, selected, budget < 0);
 }
 
-function finish(system: StoredThreadMessage | undefined, selected: StoredThreadMessage[]): StoredThreadMessage[] {
+function finish(system: StoredThreadMessage | undefined, selected: StoredThreadMessage[], cut: boolean): Fitted {
   selected.reverse();
-  return system === undefined ? selected : [system, ...selected];
+  return { window: system === undefined ? selected : [system, ...selected], cut };
 }

@@ -40,6 +40,21 @@ describe("ThreadMemory cutEvery", () => {
     expect(window[1]?.getType()).not.toBe("tool");
     expect(window.map((message) => String(message.content))).toEqual(["sys", "a1", "h2", "a2", "h3"]);
   });
+
+  it("keeps a thread that fits whole, after a leading system message or a left-out first message too", async () => {
+    const withSystem = new ThreadMemory({ store: new MemoryRunStore(), maxTokens: 1000, countTokens: oneToken, cutEvery: 20 });
+    await withSystem.addMessages("t", [new SystemMessage("sys"), new HumanMessage("h1"), new AIMessage("a1")]);
+    expect((await withSystem.getMessages("t")).map((message) => message.text)).toEqual(["sys", "h1", "a1"]);
+
+    const orphanFirst = new ThreadMemory({ store: new MemoryRunStore(), maxTokens: 1000, countTokens: oneToken, cutEvery: 20, includeToolMessages: true });
+    await orphanFirst.addMessages("t", [new ToolMessage({ content: "orphan", tool_call_id: "x" }), new HumanMessage("h1"), new AIMessage("a1")]);
+    expect((await orphanFirst.getMessages("t")).map((message) => message.text)).toEqual(["h1", "a1"]);
+
+    // Once the budget cuts the thread, the start moves in steps again (here to seq 21, the 20th message after the system message).
+    const cut = new ThreadMemory({ store: new MemoryRunStore(), maxTokens: 16, countTokens: oneToken, cutEvery: 20 });
+    await cut.addMessages("t", [new SystemMessage("sys"), ...Array.from({ length: 29 }, (_, index) => new HumanMessage(`m${index + 2}`))]);
+    expect((await cut.getMessages("t")).map((message) => message.text)).toEqual(["sys", ...Array.from({ length: 10 }, (_, index) => `m${index + 21}`)]);
+  });
 });
 
 describe("ThreadMemory unknown options", () => {

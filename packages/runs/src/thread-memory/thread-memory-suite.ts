@@ -288,7 +288,7 @@ export function threadMemorySuite(options: ThreadMemorySuiteOptions): void {
       expect(await rejected(memory.addMessages(threadId, [new HumanMessage("ok"), { role: "user", content: "hi" } as never]))).toBe("messages[1]");
       expect(await rejected(memory.addMessages(threadId, [], { runId: "" }))).toBe("runId");
       expect(await rejected(memory.clear(""))).toBe("threadId");
-      for (const bad of [Number.NaN, -1, Number.POSITIVE_INFINITY, "3"]) {
+      for (const bad of [Number.NaN, -1, Number.POSITIVE_INFINITY, "3", 2 ** 60]) {
         const counting = memoryOf({ maxTokens: 10, countTokens: (message) => (message.text === "second" ? (bad as number) : 1) });
         expect(await rejected(counting.addMessages(threadId, [new HumanMessage("first"), new HumanMessage("second")]))).toBe("countTokens");
       }

@@ -1,5 +1,5 @@
 import { checkOptionKeys, InvalidArgumentError } from "@agentrx/core";
-import { RunStoreError, type JsonObject, type NewThreadMessage, type RunStore, type StoredThreadMessage } from "@agentrx/executors";
+import { RunStoreError, runInboxId, type JsonObject, type NewThreadMessage, type RunStore, type StoredThreadMessage } from "@agentrx/executors";
 import { isBaseMessage, mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages, type BaseMessage, type StoredMessage } from "@langchain/core/messages";
 import { estimateMessageTokens } from "./estimate-message-tokens";
 import { selectWindow } from "./select-window";
@@ -183,19 +183,25 @@ export class ThreadMemory {
 
   #count(message: BaseMessage, index: number): number {
     const tokens = this.#countTokens(message);
-    if (typeof tokens !== "number" || !Number.isFinite(tokens) || tokens < 0) {
+    // A count beyond Number.MAX_SAFE_INTEGER is not a count: stores keep safe integers.
+    if (typeof tokens !== "number" || !Number.isSafeInteger(Math.ceil(tokens)) || tokens < 0) {
       throw new InvalidArgumentError({
         argument: "countTokens",
         value: tokens,
-        message: `ThreadMemory: countTokens must return a finite number >= 0, got ${String(tokens)} for messages[${index}] (a ${message.type} message).`,
+        message: `ThreadMemory: countTokens must return a finite number >= 0 (at most Number.MAX_SAFE_INTEGER), got ${String(tokens)} for messages[${index}] (a ${message.type} message).`,
       });
     }
     return Math.ceil(tokens);
   }
 }
 
+/** The prefix of the threads a store keeps runs' inboxes in (see `runInboxId`): not a conversation. */
+const INBOX_PREFIX = runInboxId("");
+
 function checkThreadId(threadId: unknown): void {
   if (typeof threadId !== "string" || threadId === "") throw invalid("threadId", threadId, "a non-empty string");
+  // Reading or writing there would read or steer another run (docs/steering.md).
+  if (threadId.startsWith(INBOX_PREFIX)) throw invalid("threadId", threadId, `a thread id that does not start with "${INBOX_PREFIX}" (the threads of runs' inboxes)`);
 }
 
 /** The `@langchain/core` message a stored one holds; a message it cannot read fails naming the thread and the seq. */

@@ -139,6 +139,35 @@ export function threadTests(context: ConformanceContext): void {
       }
     });
 
+    it("clears while appends run: each append is cleared whole or kept whole, every message counted once", async () => {
+      const other = options.persistent ? await options.create() : store();
+      try {
+        const threadId = id("append-clear");
+        const at = window();
+        const stores = [store(), other];
+        const appends: Promise<number[]>[] = [];
+        const clears: Promise<number>[] = [];
+        for (let round = 0; round < 12; round++) {
+          appends.push(stores[round % 2]!.appendThreadMessages(threadId, someThreadMessages(`r${round}`, 3, at)));
+          if (round % 3 === 1) clears.push(stores[(round + 1) % 2]!.clearThread(threadId));
+        }
+        await Promise.all(appends);
+        const cleared = (await Promise.all(clears)).reduce((sum, count) => sum + count, 0);
+        const left = await store().readThreadMessages(threadId);
+        // No message lost or counted twice, and what is left is numbered from 1 without gaps.
+        expect(cleared + left.length).toBe(12 * 3);
+        expect(seqs(left)).toEqual(range(1, left.length));
+        const labels = left.map((message) => (message.message.data as JsonObject).label as string);
+        for (const label of new Set(labels)) {
+          const kept = left.filter((message) => (message.message.data as JsonObject).label === label);
+          expect(kept.map((message) => (message.message.data as JsonObject).index), label).toEqual([0, 1, 2]);
+          expect(seqs(kept), label).toEqual(range(kept[0]!.seq, kept[0]!.seq + 2));
+        }
+      } finally {
+        if (other !== store()) await other.close();
+      }
+    });
+
     it("keeps NUL characters, unicode with lone surrogates, and 1 MB messages exactly", async () => {
       const threadId = `${id("strings")}-스레드-🧵`;
       const at = window();
