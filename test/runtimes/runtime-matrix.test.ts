@@ -215,10 +215,10 @@ for (const bin of bins) {
     }
     it("SqliteRunStore on node:sqlite passes the run store conformance suite (from the sources, in vitest under Deno, bun test under Bun)", async () => {
       const counts = bin.name === "deno" ? await conformanceUnderDeno(bin) : await conformanceUnderBun(bin);
-      // 89 tests (the fencing cases, the claim clearing a cancel's error, the runs-list search with its search text, paging and pruning cases, cancelRun, the run
-      // inboxes, clears racing appends, SQLite's own WAL checkpoints and the refused constructor options included): 86 run; the cross-process test, the "node:sqlite is missing" test
+      // 90 tests (the fencing cases, the claim clearing a cancel's error, the runs-list search with its search text, paging and pruning cases, cancelRun, the run
+      // inboxes, clears racing appends, the 1,024-byte ids, SQLite's own WAL checkpoints and the refused constructor options included): 87 run; the cross-process test, the "node:sqlite is missing" test
       // and the checkpoint worker's test (Node.js only) are skipped.
-      expect(counts).toEqual({ tests: 89, failed: 0, skipped: 3 });
+      expect(counts).toEqual({ tests: 90, failed: 0, skipped: 3 });
     }, 120_000);
     describeDocBlocks(bin);
   });

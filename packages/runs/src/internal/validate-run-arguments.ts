@@ -25,12 +25,33 @@ function jsonOrString(value: unknown[]): string {
   }
 }
 
-/** A string used as a key or label (`runId`, `threadId`, `owner`, an event `type`): non-empty, no NUL, no lone surrogate. */
+/**
+ * The most UTF-8 bytes of a key: PostgreSQL cannot index a value of more than about 2,700 bytes
+ * (its B-tree pages hold three entries at least), and every store takes the same keys (docs/runs.md).
+ */
+export const MAX_KEY_BYTES = 1024;
+
+/**
+ * A string used as a key or label (`runId`, `threadId`, `owner`, an event `type`): non-empty, no
+ * NUL, no lone surrogate, at most {@link MAX_KEY_BYTES} bytes of UTF-8.
+ */
 export function checkKey(operation: string, argument: string, value: unknown): string {
-  if (typeof value !== "string" || value.length === 0 || UNSTORABLE.test(value)) {
-    throw invalid(operation, argument, value, "a non-empty string without NUL characters or lone surrogates");
+  if (typeof value !== "string" || value.length === 0 || UNSTORABLE.test(value) || utf8Length(value) > MAX_KEY_BYTES) {
+    throw invalid(operation, argument, value, `a non-empty string of at most ${MAX_KEY_BYTES} bytes (UTF-8) without NUL characters or lone surrogates`);
   }
   return value;
+}
+
+/** The UTF-8 length of `text` (without lone surrogates), counted only past the length that always fits. */
+function utf8Length(text: string): number {
+  // A UTF-16 unit is at most 3 bytes of UTF-8 (a surrogate pair, two units, is 4).
+  if (text.length * 3 <= MAX_KEY_BYTES) return text.length;
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code >= 0xd800 && code <= 0xdbff ? (i++, 4) : 3;
+  }
+  return bytes;
 }
 
 /** A time, epoch milliseconds: a safe integer >= 0. */

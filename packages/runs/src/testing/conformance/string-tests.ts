@@ -86,5 +86,18 @@ export function stringTests(context: ConformanceContext): void {
       expect(await store().getRun(runId)).toMatchObject({ runId, threadId, status: "failed", stopReason: "erreur_été", error: "Tool 🔧 failed: 文件不存在 \"quoted\"\nsecond line" });
       expect((await store().listRuns({ threadId })).map((run) => run.runId)).toEqual([runId]);
     });
+
+    it("takes run and thread ids of up to 1,024 bytes of UTF-8, and refuses longer ones naming them (PostgreSQL could not index them)", async () => {
+      const at = window();
+      const head = `${id("long")}-`; // ASCII: one byte a character
+      const accents = Math.floor((1024 - head.length) / 2); // "é" is two bytes of UTF-8
+      const exact = `${head}${"é".repeat(accents)}${"x".repeat(1024 - head.length - 2 * accents)}`;
+      expect(new TextEncoder().encode(exact).length).toBe(1024);
+      await store().createRun({ runId: exact, threadId: exact, inputs: {}, status: "running", owner: "w", leaseMs: 60_000, at });
+      expect((await store().getRun(exact))?.threadId).toBe(exact);
+      const tooLong = `${exact}y`;
+      await expect(store().createRun({ runId: tooLong, inputs: {}, status: "running", owner: "w", leaseMs: 60_000, at })).rejects.toThrow(/runId must be a non-empty string of at most 1024 bytes/);
+      await expect(store().createRun({ runId: id("short"), threadId: `${"🧵".repeat(256)}y`, inputs: {}, status: "running", owner: "w", leaseMs: 60_000, at })).rejects.toThrow(/threadId must be a non-empty string of at most 1024 bytes/);
+    });
   });
 }
