@@ -131,7 +131,8 @@ function usd(input: number, output: number, total: number): Cost {
   return { input: roundUsd(input), output: roundUsd(output), total: roundUsd(total), currency: "USD" };
 }
 
-function roundUsd(amount: number): number {
+/** `amount` rounded to 12 significant digits: decimal amounts then add up as they do on paper. @internal */
+export function roundUsd(amount: number): number {
   return Number.isFinite(amount) && amount !== 0 ? Number(amount.toPrecision(12)) : amount;
 }
 

@@ -7,12 +7,27 @@ import type { BudgetSpent } from "./budget-spent";
 import { stopWhenAny } from "./stop-when-any";
 import { actionEvent, outputEvent, stepEvent, tokenEvent, usageEvent } from "./test-events";
 import { timeBudget } from "./time-budget";
+import { costBudget } from "./cost-budget";
 import { tokenBudget } from "./token-budget";
 import { toolCallBudget } from "./tool-call-budget";
 
 const scheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
 
 const spent = (budget: BudgetSpent["budget"], limit: number, used: number): BudgetSpent => ({ budget, limit, used });
+
+describe("costBudget", () => {
+  const priced = (iteration: number, total: number): AgentStreamEvent => {
+    const event = usageEvent(iteration, 10, 10);
+    return { ...event, usage: { ...event.usage, cost: { input: total, output: 0, total, currency: "USD" } } } as AgentStreamEvent;
+  };
+
+  it("adds costs as decimal amounts add up: $0.70 and $0.10 spend a budget of $0.80", () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const source = cold("a-A-S-b-B-o|", { a: priced(0, 0.7), A: actionEvent(0, "search"), S: stepEvent(0, "search", "ok"), b: priced(1, 0.1), B: actionEvent(1, "search"), o: outputEvent("done") });
+      expectObservable(source.pipe(costBudget(0.8))).toBe("--------(x|)", { x: spent("cost", 0.8, 0.8) });
+    });
+  });
+});
 
 describe("tokenBudget", () => {
   // Three model calls of 50, 70 and 90 tokens; the first two ask for a tool.

@@ -1,5 +1,5 @@
 import { filter, map, scan, take, type OperatorFunction } from "rxjs";
-import type { RunUsage } from "../cost/cost";
+import { type RunUsage, roundUsd } from "../cost/cost";
 import type { AgentStreamEvent } from "../executor/events";
 import type { BudgetKind, BudgetSpent } from "./budget-spent";
 
@@ -18,12 +18,13 @@ export function usageBudget(limit: number, budget: BudgetKind, amountOf: (usage:
           if (event.type === "output" || event.type === "start" || event.type === "interrupt") return state;
           if (state.spentAt === undefined) {
             if (event.type !== "usage") return state;
-            const used = state.used + amountOf(event.usage);
+            // Rounded as costs are (0.7 + 0.1 is 0.7999999999999999 otherwise); token counts are whole.
+            const used = roundUsd(state.used + amountOf(event.usage));
             return { used, spentAt: used >= limit ? event.iteration : undefined, fire: false };
           }
           // The budget is spent: stop once that call turns out to want more (tools, a retry).
           const more = event.iteration > state.spentAt || event.type === "action" || event.type === "step";
-          const used = event.type === "usage" ? state.used + amountOf(event.usage) : state.used;
+          const used = event.type === "usage" ? roundUsd(state.used + amountOf(event.usage)) : state.used;
           return { used, spentAt: state.spentAt, fire: more };
         },
         { used: 0, spentAt: undefined as number | undefined, fire: false },
