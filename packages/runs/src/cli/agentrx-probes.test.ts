@@ -122,12 +122,12 @@ describe("agentrx given wrong values", () => {
     expect(ids(utc)).toEqual(["early-on-the-25th", "late-on-the-24th"]);
   });
 
-  it("cuts a huge run id in its messages", async () => {
+  it("cuts a huge run id in its messages, and says a run id that long cannot be", async () => {
     const huge = "a".repeat(100_000);
     const [show, diff] = await Promise.all([agentrxHere(["show", huge, "--db", db]), agentrxHere(["diff", "r1", huge, "--db", db])]);
     for (const result of [show, diff]) {
       expect(result.code).toBe(1);
-      expect(result.stderr).toBe(`agentrx: no run "${"a".repeat(80)}"… (100,000 characters) in SQLite runs.db; list the runs with: agentrx runs\n`);
+      expect(result.stderr).toBe(`agentrx: InvalidArgumentError: RunStore.getRun: runId must be a non-empty string of at most 1024 bytes (UTF-8) without NUL characters or lone surrogates, got "${"a".repeat(80)}...".\n`);
     }
     const unicode = await agentrxHere(["show", "ünï😀", "--db", db]);
     expect(unicode.stderr).toBe('agentrx: no run "ünï😀" in SQLite runs.db; list the runs with: agentrx runs\n');
