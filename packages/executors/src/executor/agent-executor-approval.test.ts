@@ -69,6 +69,21 @@ describe("approval without a store", () => {
   });
 });
 
+describe("needsApproval's answer", () => {
+  it("a truthy answer that is not `true` (\"yes\", 1) asks for approval, as withApproval's function does; a falsy one does not", async () => {
+    const ran: string[] = [];
+    const plain = tool(async ({ to }: { to: string }) => (ran.push(to), `sent to ${to}`), { name: "send", description: "Sends.", schema: z.object({ to: z.string() }) });
+    for (const [answer, pauses] of [["yes", true], [1, true], [undefined, false], [0, false]] as const) {
+      ran.length = 0;
+      const { agent } = scriptedAgent([act("send", { to: "ana" }), finish("done")]);
+      const executor = new AgentExecutor({ agent, tools: [plain], needsApproval: (() => answer) as never });
+      const result = await executor.invoke({ input: "mail ana" });
+      expect(result.stopReason).toBe(pauses ? "interrupted" : "finish");
+      expect(ran).toEqual(pauses ? [] : ["ana"]);
+    }
+  });
+});
+
 describe("approval and returnDirect", () => {
   it("an approved returnDirect call returns directly; a rejected one goes back to the model", async () => {
     const ran: string[] = [];

@@ -1,6 +1,6 @@
 import { createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel } from "@agentrx/core/testing";
-import { AgentExecutor, type AgentStreamEvent, type RecordedModelCall, RunEventDecoder, type StoredRunEvent, finalAnswerTokens, renderTrace, restoreRunState, tokenBudget } from "@agentrx/executors";
+import { AgentExecutor, type AgentStreamEvent, type RecordedModelCall, RunEventDecoder, type StoredRunEvent, SubRunInterruptedError, finalAnswerTokens, renderTrace, restoreRunState, tokenBudget } from "@agentrx/executors";
 import { withApproval } from "@agentrx/tools";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { type StructuredToolInterface, tool } from "@langchain/core/tools";
@@ -92,6 +92,31 @@ describe("executor.asTool", () => {
     // The caller's 20-token budget is spent inside the sub-run (its first call reports 15 more).
     const events = await collect(supervisor(specialist("Moon."), tokenBudget(20)).stream({ input: "x" }));
     expect(events.at(-1)).toMatchObject({ type: "output", stopReason: "budget" });
+  });
+
+  it("a sub-run that pauses for approval fails its tool call (its run is the specialist's to decide), rather than answer \"\"", async () => {
+    const sent: string[] = [];
+    const send = withApproval(tool(async ({ to }: { to: string }) => (sent.push(to), `sent to ${to}`), { name: "send", description: "Sends.", schema: z.object({ to: z.string() }) }));
+    const llm = new ScriptedChatModel({ onExhausted: "repeat-last", responses: [{ toolCalls: [{ name: "send", args: { to: "ana" } }] }] });
+    const mailer = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [send], prompt }), tools: [send] });
+    const mail = mailer.asTool({ name: "mailer", description: "Sends mail." });
+    const supervisorLlm = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "mailer", args: { input: "mail ana" } }] }, (messages) => `Done: ${messages.at(-1)?.text}`] });
+    const caller = new AgentExecutor({ agent: createToolCallingAgent({ llm: supervisorLlm, tools: [mail], prompt }), tools: [mail] });
+    const events = await collect(caller.stream({ input: "x" }));
+    const step = events.find((event) => event.type === "step" && event.subRun === undefined);
+    const observation = step?.type === "step" ? String(step.step.observation) : "";
+    expect(observation).toContain("paused for approval");
+    expect(observation).toContain('"send"');
+    const paused = events.find((event) => event.type === "output" && event.subRun !== undefined);
+    expect(paused).toMatchObject({ stopReason: "interrupted" });
+    expect(observation).toContain(paused?.type === "output" ? paused.runId : "?");
+    expect(sent).toEqual([]);
+    // Without handling of tool errors, the caller fails with the error, which names the paused run.
+    const strictLlm = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "mailer", args: { input: "mail ana" } }] }] });
+    const strict = new AgentExecutor({ agent: createToolCallingAgent({ llm: strictLlm, tools: [mail], prompt }), tools: [mail], handleToolRuntimeErrors: false });
+    const error = await strict.invoke({ input: "x" }).then(() => undefined, (thrown: unknown) => thrown);
+    expect(SubRunInterruptedError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ tool: "mailer", waitingOn: ["send"] });
   });
 
   it("validates its options", () => {

@@ -86,6 +86,13 @@ describe("handleParsingErrors", () => {
     expect(inputs[1]?.steps[0]?.observation).toBe("fix: gibberish");
   });
 
+  it("a function that returns something other than a string: the model is sent it as JSON, as a tool's result", async () => {
+    const { agent, inputs } = scriptedAgent([badOutput(), finish("ok")]);
+    const executor = new AgentExecutor({ agent, tools: [], handleParsingErrors: (() => ({ retry: true })) as never });
+    await collect(executor.invoke({ input: "go" }));
+    expect(inputs[1]?.steps[0]?.observation).toBe('{"retry":true}');
+  });
+
   it("emits a step event for the _Exception step and no action event", async () => {
     const { agent } = scriptedAgent([badOutput(), finish("ok")]);
     const events = await collect(new AgentExecutor({ agent, tools: [], handleParsingErrors: true }).stream({ input: "go" }));

@@ -175,6 +175,8 @@ describe("AgentExecutor loop", () => {
     ["null", null, "null"],
     ["an array", ["hello"], "an array"],
     ["undefined", undefined, "undefined"],
+    ["a promise (not awaited)", Promise.resolve({ input: "hello" }), "a Promise (did you forget to `await` the inputs?)"],
+    ["a Map", new Map([["input", "hello"]]), "a Map (pass Object.fromEntries(map))"],
   ])("errors the observable when inputs are %s, naming the problem", async (_name, value, shown) => {
     const { agent, inputs } = scriptedAgent([finish("a")]);
     const executor = new AgentExecutor({ agent, tools: [] });

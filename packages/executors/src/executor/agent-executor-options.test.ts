@@ -126,6 +126,18 @@ describe("trimIntermediateSteps", () => {
     expect(seen(inputs)).toEqual(["", "1", "1", "13"]);
     expect(events.filter((event) => event.type === "step")).toHaveLength(3);
   });
+
+  it("a function that returns something other than an array (it forgot to return) fails the run, naming the option", async () => {
+    const { agent, inputs } = scriptedAgent(turns());
+    const executor = new AgentExecutor({ agent, tools: [echoTool], trimIntermediateSteps: (() => undefined) as never });
+    const error = await executor.invoke({ input: "go" }).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(InvalidArgumentError.isInstance(error) && error.argument).toBe("trimIntermediateSteps");
+    expect((error as Error).message).toContain("`trimIntermediateSteps` must return an array of steps");
+    expect(inputs).toHaveLength(0);
+  });
 });
 
 describe("invoke/stream config validation", () => {

@@ -2,7 +2,7 @@ import { createReactAgent, createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { AgentExecutor, OutputValidationError, finalAnswerTool } from "@agentrx/executors";
 import { ChatPromptTemplate, PromptTemplate } from "@langchain/core/prompts";
-import { tool } from "@langchain/core/tools";
+import { type StructuredToolInterface, tool } from "@langchain/core/tools";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import { collect } from "./test-helpers";
@@ -71,5 +71,25 @@ describe("outputSchema", () => {
     const result = await executor.invoke({ input: "Oslo?" });
     expect(result).toMatchObject({ structuredOutput: { city: "Oslo", celsius: 4 } });
     expect(() => new AgentExecutor({ agent, tools: [lookup], outputSchema: {} as never })).toThrow(/outputSchema/);
+  });
+
+  it("a returnDirect tool's answer that fits the schema is the typed value too; one that does not fit has none", async () => {
+    const report = tool(async ({ city }: { city: string }) => JSON.stringify({ city, celsius: 18 }), {
+      name: "report",
+      description: "The weather report, as the answer.",
+      schema: z.object({ city: z.string() }),
+      returnDirect: true,
+    });
+    const make = (tools: StructuredToolInterface[]) => {
+      const llm = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: tools[0]?.name ?? "", args: { city: "Nice" } }] }] });
+      return new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [...tools, finalAnswerTool(Weather)], prompt }), tools, outputSchema: Weather });
+    };
+    const result = await make([report]).invoke({ input: "Nice?" });
+    expect(result).toMatchObject({ stopReason: "return_direct", output: '{"city":"Nice","celsius":18}', structuredOutput: { city: "Nice", celsius: 18 } });
+    const prose = tool(async ({ city }: { city: string }) => `${city}: 18 C`, { name: "prose", description: "Prose.", schema: z.object({ city: z.string() }), returnDirect: true });
+    const untyped = await make([prose]).invoke({ input: "Nice?" });
+    expect(untyped.stopReason).toBe("return_direct");
+    expect(untyped.output).toBe("Nice: 18 C");
+    expect(untyped.structuredOutput).toBeUndefined();
   });
 });

@@ -13,7 +13,7 @@ import { ExecutorRun } from "./executor-run";
 import type { RunSubscriber } from "./run-ending";
 import type { RunRequest } from "./run-request";
 import { type RunDisplaySource, RunObservable } from "./run-observable";
-import { newRunId } from "./run-helpers";
+import { newRunId, notAnInputsObject } from "./run-helpers";
 import { type AsToolOptions, executorTool } from "./executor-tool";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { z } from "zod";
@@ -261,8 +261,9 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
     if (forkRunId !== undefined && (typeof forkRunId !== "string" || forkRunId === "")) {
       throw new InvalidArgumentError({ argument: "runId", value: forkRunId, message: `AgentExecutor.fork: \`runId\` (the fork's id) must be a non-empty string, got ${JSON.stringify(forkRunId)}.` });
     }
-    if (inputs !== undefined && (typeof inputs !== "object" || inputs === null || Array.isArray(inputs))) {
-      throw new InvalidArgumentError({ argument: "inputs", value: inputs, message: "AgentExecutor.fork: `inputs` must be an object such as { input: \"...\" }." });
+    const notInputs = inputs === undefined ? undefined : notAnInputsObject(inputs);
+    if (notInputs !== undefined) {
+      throw new InvalidArgumentError({ argument: "inputs", value: inputs, message: `AgentExecutor.fork: \`inputs\` must be an object such as { input: "..." }, got ${notInputs}.` });
     }
     if (edit !== undefined && (typeof edit !== "object" || edit === null || (edit.observation !== undefined && typeof edit.observation !== "string"))) {
       throw new InvalidArgumentError({ argument: "edit", value: edit, message: "AgentExecutor.fork: `edit` must be { observation?: string }." });
@@ -435,12 +436,13 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
     method: CallMethod,
     subscriber: RunSubscriber,
   ): TeardownLogic {
-    if (typeof inputs !== "object" || inputs === null || Array.isArray(inputs)) {
+    const notInputs = notAnInputsObject(inputs);
+    if (notInputs !== undefined) {
       subscriber.error(
         new InvalidArgumentError({
           argument: "inputs",
           value: inputs,
-          message: `AgentExecutor: \`inputs\` must be an object such as { input: "..." }, got ${inputs === null ? "null" : Array.isArray(inputs) ? "an array" : typeof inputs}.`,
+          message: `AgentExecutor: \`inputs\` must be an object such as { input: "..." }, got ${notInputs}.`,
         }),
       );
       return;

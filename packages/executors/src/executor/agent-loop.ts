@@ -325,7 +325,15 @@ export class AgentLoop {
     const { run } = this;
     const observation = steps.map((step) => observationText(step.observation)).join("\n\n");
     if ((await this.closeInbox("unanswered")) === "stopped") return isEnded(run.state) ? "done" : "stop";
-    await run.complete({ returnValues: { output: observation }, log: observation }, "return_direct");
+    const finish: AgentFinish = { returnValues: { output: observation }, log: observation };
+    // With `outputSchema`, a tool's answer that fits is the typed value too (one that does not, the
+    // tool's and not the model's, cannot go back to the model: the run ends without it).
+    const schema = run.options.outputSchema;
+    if (schema !== undefined) {
+      const checked = checkFinalAnswer(schema as never, finish);
+      if (checked.ok) finish.returnValues["structuredOutput"] = checked.value;
+    }
+    await run.complete(finish, "return_direct");
     return "done";
   }
 

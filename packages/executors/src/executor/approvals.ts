@@ -31,7 +31,8 @@ export function approvalCheck(
     const approval = getToolApproval(toolsByName.get(action.tool));
     if (approval === true) return true;
     if (typeof approval === "function" && (await approval(action.toolInput, { ...context, action }))) return true;
-    return needsApproval !== undefined && (await needsApproval(action)) === true;
+    // Truthy, as `withApproval`'s function: a call is never run unasked because a check said "yes" or 1.
+    return needsApproval !== undefined && Boolean(await needsApproval(action));
   };
 }
 

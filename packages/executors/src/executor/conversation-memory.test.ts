@@ -1,7 +1,12 @@
 import type { AgentStep } from "@agentrx/core";
-import { AIMessage } from "@langchain/core/messages";
+import { AIMessage, type ToolMessage } from "@langchain/core/messages";
+import { AgentExecutor } from "@agentrx/executors";
+import type { BaseMessage } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { runMessages } from "./conversation-memory";
+import { scriptedAgent } from "./test-helpers";
 
 /** Steps of one turn of calls `ids`; `copies`: each with its own copy of the message (a run rebuilt from its record). */
 function turn(ids: string[], copies: boolean): AgentStep[] {
@@ -26,5 +31,50 @@ describe("runMessages", () => {
       "tool",
       "ai",
     ]);
+  });
+});
+
+describe("runMessages of a turn cut short", () => {
+  it("keeps only the calls that have a result in the turn's model message (providers refuse a call without one)", () => {
+    // A limit halted a turn of two calls after the first finished: the run keeps only that step.
+    const [first] = turn(["a1", "a2"], false);
+    const messages = runMessages({ input: "Weather?" }, "input", [first as AgentStep], "Stopped.");
+    expect(messages.map((message) => message.getType())).toEqual(["human", "ai", "tool", "ai"]);
+    expect((messages[1] as AIMessage).tool_calls?.map((call) => call.id)).toEqual(["a1"]);
+    expect((messages[2] as ToolMessage).tool_call_id).toBe("a1");
+  });
+
+  it("a tool call without its model message goes in as its result alone, never as something the user said", () => {
+    const step = { action: { tool: "search", toolInput: {}, log: "", toolCallId: "c1" }, observation: "sunny" } as unknown as AgentStep;
+    const messages = runMessages({ input: "weather" }, "input", [step], "Sunny.");
+    expect(messages.map((message) => `${message.getType()}:${message.text}`)).toEqual(["human:weather", "tool:sunny", "ai:Sunny."]);
+  });
+
+  it("a run whose parallel turn a time limit cut short leaves the thread without a call that has no result", async () => {
+    const fast = tool(async () => "fast done", { name: "fast", description: "Fast.", schema: z.object({}) });
+    // Never finishes: the time limit halts the turn while it runs.
+    const slow = tool((_input, config) => new Promise<string>((_, reject) => config.signal?.addEventListener("abort", () => reject(config.signal?.reason))), {
+      name: "slow",
+      description: "Slow.",
+      schema: z.object({}),
+    });
+    const message = new AIMessage({ content: "", tool_calls: [{ id: "f1", name: "fast", args: {} }, { id: "s1", name: "slow", args: {} }] });
+    const { agent } = scriptedAgent([
+      [
+        { tool: "fast", toolInput: {}, log: "", toolCallId: "f1", messageLog: [message] },
+        { tool: "slow", toolInput: {}, log: "", toolCallId: "s1", messageLog: [message] },
+      ] as never,
+    ]);
+    const threads = new Map<string, BaseMessage[]>();
+    const memory = {
+      getMessages: async (threadId: string) => threads.get(threadId) ?? [],
+      addMessages: async (threadId: string, messages: readonly BaseMessage[]) => void threads.set(threadId, [...(threads.get(threadId) ?? []), ...messages]),
+    };
+    const executor = new AgentExecutor({ agent, tools: [fast, slow], memory: { memory }, maxExecutionTime: 50 });
+    const result = await executor.invoke({ input: "Go" }, { threadId: "t1" });
+    expect(result.stopReason).toBe("max_execution_time");
+    const saved = threads.get("t1") ?? [];
+    expect(saved.map((each) => each.getType())).toEqual(["human", "ai", "tool", "ai"]);
+    expect((saved[1] as AIMessage).tool_calls?.map((call) => call.id)).toEqual(["f1"]);
   });
 });

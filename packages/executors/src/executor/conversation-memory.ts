@@ -1,8 +1,8 @@
 import type { AgentStep } from "@agentrx/core";
 import { isMessageStep, isToolAgentAction } from "@agentrx/core";
+import { formatToToolMessages } from "@agentrx/agents";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import type { RestoredRun } from "../runs/restore-run-state";
-import { sameTurn } from "../trimming/same-turn";
 
 /**
  * What the executor needs of a conversation memory: `ThreadMemory` from `@agentrx/runs` is one
@@ -65,7 +65,9 @@ export interface ResolvedMemory {
 
 /**
  * A finished run's messages for its thread: the user's input, each turn's tool calls and their
- * results (the memory decides whether it keeps those), and the final answer.
+ * results (the memory decides whether it keeps those), and the final answer. Each turn's model
+ * message goes in once, with only the calls that have a result: a turn cut short by a limit keeps
+ * the calls that finished, and a provider refuses a thread with a call that has no result.
  *
  * @internal
  */
@@ -73,22 +75,20 @@ export function runMessages(inputs: Record<string, unknown>, inputKey: string, s
   const messages: BaseMessage[] = [];
   const input = inputs[inputKey];
   if (input !== undefined) messages.push(typeof input === "string" ? new HumanMessage(input) : new HumanMessage(JSON.stringify(input)));
-  let previous: AgentStep | undefined;
+  // Messages sent to the run (executor.send) are the user's; text agents' steps are scratchpad, not
+  // conversation. Tool calls with their model message go in as the agent's scratchpad has them (a
+  // turn's message once, with the answered calls); a call without one, as its result alone.
+  let batch: AgentStep[] = [];
   for (const step of steps) {
-    const { action } = step;
-    // A message sent to the run (executor.send) is part of the conversation: the user said it.
-    if (isMessageStep(step)) {
-      messages.push(new HumanMessage({ content: step.observation as HumanMessage["content"] }));
-      continue;
+    if (isMessageStep(step) || (isToolAgentAction(step.action) && Array.isArray(step.action.messageLog))) batch.push(step);
+    else if (isToolAgentAction(step.action)) {
+      if (batch.length > 0) messages.push(...formatToToolMessages(batch));
+      batch = [];
+      const { action } = step;
+      messages.push(new ToolMessage({ content: step.observation as ToolMessage["content"], tool_call_id: action.toolCallId, name: action.tool }));
     }
-    if (!isToolAgentAction(action)) continue; // text agents' steps are scratchpad, not conversation
-    // The calls of one turn share its model message: it goes to the thread once (a run restored
-    // from its record, a resume or a fork, has a copy of it in each of the turn's steps).
-    const log = action.messageLog?.[0];
-    if (log !== undefined && !(previous !== undefined && sameTurn(previous, step))) messages.push(log);
-    previous = step;
-    messages.push(new ToolMessage({ content: step.observation as ToolMessage["content"], tool_call_id: action.toolCallId, name: action.tool }));
   }
+  if (batch.length > 0) messages.push(...formatToToolMessages(batch));
   messages.push(new AIMessage(output));
   return messages;
 }

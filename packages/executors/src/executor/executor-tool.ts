@@ -4,6 +4,8 @@ import { type StructuredToolInterface, tool } from "@langchain/core/tools";
 import { lastValueFrom, tap } from "rxjs";
 import { z } from "zod";
 import type { AgentExecutor } from "./agent-executor";
+import type { AgentStreamEvent } from "./events";
+import { SubRunInterruptedError } from "../handoff/sub-run-interrupted-error";
 import { SUB_RUN_CALL_KEY, SUB_RUN_KEY, SUB_RUN_MODEL_CALLS_KEY, type SubRunModelCalls, subRunLink } from "./sub-run";
 import { STEP_METADATA_KEY } from "@agentrx/core";
 
@@ -31,7 +33,10 @@ export interface AsToolOptions {
 
 const DEFAULT_SCHEMA = z.object({ input: z.string().describe("What to ask this agent.") });
 
-/** The executor as a tool: each call streams a sub-run and forwards its events to the calling run. @internal */
+/**
+ * The executor as a tool: each call streams a sub-run and forwards its events to the calling run.
+ * A sub-run that pauses for approval fails the call with a `SubRunInterruptedError`. @internal
+ */
 export function executorTool(executor: AgentExecutor, options: AsToolOptions): StructuredToolInterface {
   checkOptionKeys("asTool", options, ["name", "description", "schema"] satisfies (keyof AsToolOptions)[]);
   const { name, description, schema = DEFAULT_SCHEMA } = (options ?? {}) as AsToolOptions;
@@ -47,16 +52,20 @@ export function executorTool(executor: AgentExecutor, options: AsToolOptions): S
   return tool(
     async (input: Record<string, unknown>, config?: RunnableConfig) => {
       const link = subRunLink(config, name);
-      let output: string | undefined;
+      let output: Extract<AgentStreamEvent, { type: "output" }> | undefined;
+      const waitingOn: string[] = [];
       await lastValueFrom(
         executor.stream(input, childConfig(config, link.modelCalls)).pipe(
           tap((event) => {
-            if (event.type === "output" && event.subRun === undefined) output = event.output;
+            if (event.subRun === undefined && event.type === "output") output = event;
+            if (event.subRun === undefined && event.type === "interrupt") waitingOn.push(...event.interrupts.map((interrupt) => interrupt.tool));
             link.forward(event);
           }),
         ),
       );
-      return output ?? "";
+      // A paused sub-run has no answer: "" would let the caller go on as if it had answered.
+      if (output?.stopReason === "interrupted") throw new SubRunInterruptedError({ tool: name, runId: output.runId, waitingOn });
+      return output?.output ?? "";
     },
     { name, description, schema: schema as never },
   ) as unknown as StructuredToolInterface;

@@ -148,8 +148,11 @@ export function parsingErrorStep(options: ResolvedOptions, error: OutputParserEx
     if (!InvalidToolArgumentsException.isInstance(error) || error.observation === undefined) throw error;
     observation = error.observation;
   } else if (typeof handle === "string") observation = handle;
-  else if (typeof handle === "function") observation = handle(error);
-  else observation = error.sendToLLM && error.observation !== undefined ? error.observation : "Invalid or incomplete response";
+  else if (typeof handle === "function") {
+    // What the model reads is text: a value that is not a string is written as JSON, as a tool's result is.
+    const value: unknown = handle(error);
+    observation = typeof value === "string" ? value : safeJson(value);
+  } else observation = error.sendToLLM && error.observation !== undefined ? error.observation : "Invalid or incomplete response";
   const log = error.llmOutput !== undefined && error.llmOutput !== "" ? error.llmOutput : error.message;
   return { action: { tool: EXCEPTION_TOOL_NAME, toolInput: observation, log }, observation };
 }

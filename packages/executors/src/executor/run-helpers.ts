@@ -191,3 +191,17 @@ function resultMessages(step: AgentStep): BaseMessage[] {
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
+
+/**
+ * What `inputs` is when it is not an object of named inputs (for the error that says so), else
+ * undefined. A promise (inputs not awaited) and a `Map` or `Set` are objects whose entries the run
+ * would never see.
+ */
+export function notAnInputsObject(inputs: unknown): string | undefined {
+  if (typeof inputs !== "object" || inputs === null) return inputs === null ? "null" : typeof inputs;
+  if (Array.isArray(inputs)) return "an array";
+  if (typeof (inputs as { then?: unknown }).then === "function") return "a Promise (did you forget to `await` the inputs?)";
+  if (inputs instanceof Map) return "a Map (pass Object.fromEntries(map))";
+  if (inputs instanceof Set) return "a Set";
+  return undefined;
+}

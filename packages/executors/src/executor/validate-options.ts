@@ -101,6 +101,18 @@ function fail(argument: string, value: unknown, message: string): never {
   throw new InvalidArgumentError({ argument, value, message: `AgentExecutor: ${message}` });
 }
 
+/**
+ * A trim function whose result is checked: anything but an array (a function that forgot to
+ * return) fails the run with an error naming the option, rather than reaching the agent as its steps.
+ */
+function checkedTrim(trim: (steps: AgentStep[]) => AgentStep[]): (steps: AgentStep[]) => AgentStep[] {
+  return (steps) => {
+    const kept = trim(steps);
+    if (!Array.isArray(kept)) fail("trimIntermediateSteps", kept, `\`trimIntermediateSteps\` must return an array of steps (the ones the agent sees), got ${show(kept)}.`);
+    return kept;
+  };
+}
+
 function show(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value);
   // JSON would show NaN and -Infinity as null.
@@ -184,7 +196,7 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     fail("handleToolRuntimeErrors", handleToolRuntimeErrors, `\`handleToolRuntimeErrors\` must be a boolean or a function, got ${show(handleToolRuntimeErrors)}.`);
   }
   let trim: ResolvedOptions["trim"];
-  if (typeof trimIntermediateSteps === "function") trim = trimIntermediateSteps;
+  if (typeof trimIntermediateSteps === "function") trim = checkedTrim(trimIntermediateSteps);
   else if (Number.isInteger(trimIntermediateSteps)) {
     const keep = trimIntermediateSteps;
     if (keep > 0) trim = (steps) => (steps.length > keep ? steps.slice(-keep) : steps);

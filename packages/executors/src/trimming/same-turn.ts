@@ -9,7 +9,7 @@ type LoggedMessage = { id?: unknown; tool_calls?: { id?: unknown }[] };
  * messages have none): the ids of the message's tool calls name it then. The same call id twice
  * is two turns (a model that reuses its call ids).
  *
- * @internal Shared by `trimInSteps`, `compactSteps` and the thread memory's exchange of a run.
+ * @internal Shared by `trimInSteps` and `compactSteps`.
  */
 export function sameTurn(a: AgentStep, b: AgentStep): boolean {
   const first = modelMessageOf(a);
