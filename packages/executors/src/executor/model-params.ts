@@ -70,7 +70,7 @@ export function lsModelName(model: unknown): string | undefined {
 export function observedUsage(call: ObservedModelCall): { usage: UsageMetadata; model: string | undefined } | undefined {
   const usage = replyUsage(call.output);
   if (usage === undefined) return undefined;
-  return { usage, model: replyModelName(call.output) ?? lsModelName(call.model) };
+  return { usage: wholeUsage(usage), model: replyModelName(call.output) ?? lsModelName(call.model) };
 }
 
 /** LangChain's legacy usage report (`llmOutput.tokenUsage`). */
@@ -88,6 +88,30 @@ export function replyUsage(reply: unknown, fallback?: unknown): UsageMetadata | 
   const message = reply as { usage_metadata?: UsageMetadata; response_metadata?: Record<string, unknown> } | undefined;
   if (message?.usage_metadata !== undefined) return message.usage_metadata;
   return fromTokenUsage(message?.response_metadata?.["tokenUsage"]) ?? fromTokenUsage(fallback);
+}
+
+/** A token count, when it is one. */
+function count(value: unknown): value is number {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0;
+}
+
+/**
+ * `usage` with every count a number: a partial usage (an integration that reports input and
+ * output tokens without their total, or one of them only) counts what it lacks as 0, and a total
+ * it lacks, or one below input plus output (`@langchain/core` sums a streamed reply's missing
+ * totals to 0), as input plus output; sums of it would be `NaN` or short otherwise. The same
+ * object when it is whole. What the run counts and its `usage` events carry; telemetry reports
+ * only the counts the reply gave.
+ *
+ * @internal
+ */
+export function wholeUsage(usage: UsageMetadata): UsageMetadata {
+  const { input_tokens: input, output_tokens: output, total_tokens: total } = usage;
+  if (count(input) && count(output) && count(total) && total >= input + output) return usage;
+  const inputTokens = count(input) ? input : 0;
+  const outputTokens = count(output) ? output : 0;
+  const sum = inputTokens + outputTokens;
+  return { ...usage, input_tokens: inputTokens, output_tokens: outputTokens, total_tokens: count(total) && total >= sum ? total : sum };
 }
 
 function fromTokenUsage(value: unknown): UsageMetadata | undefined {

@@ -1,7 +1,7 @@
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { BaseMessage, UsageMetadata } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
-import { replyModelName, replyUsage } from "./model-params";
+import { replyModelName, replyUsage, wholeUsage } from "./model-params";
 
 /** Where the forwarder delivers what the agent's model reports. */
 export interface TokenSink {
@@ -134,7 +134,8 @@ export class TokenForwarder extends BaseCallbackHandler {
 
 function usageOf(output: LLMResult): UsageMetadata | undefined {
   const generation = output.generations[0]?.[0] as { message?: BaseMessage } | undefined;
-  return replyUsage(generation?.message, output.llmOutput?.["tokenUsage"]);
+  const usage = replyUsage(generation?.message, output.llmOutput?.["tokenUsage"]);
+  return usage === undefined ? undefined : wholeUsage(usage);
 }
 
 /** The model name the provider reported in the reply (see `replyModelName`), else in the result's `llmOutput`. */
