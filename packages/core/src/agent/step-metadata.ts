@@ -19,6 +19,12 @@ export interface StepMetadata {
   error?: string;
   /** A person rejected the call (a `reject` decision on its approval): the tool did not run, the observation is the rejection. */
   rejected?: boolean;
+  /**
+   * The call failed and its observation says why (set by the executor): the tool threw (the
+   * observation is what `handleToolRuntimeErrors` made of the error), the tool's schema refused
+   * the input, or no tool has the name the agent asked for.
+   */
+  failed?: boolean;
   [key: string]: unknown;
 }
 

@@ -1,4 +1,4 @@
-import { AbortError, IDEMPOTENCY_KEY_METADATA, STEP_METADATA_KEY, getToolApproval, invalidToolObservation, unwrapSingleArgument } from "@agentrx/core";
+import { AbortError, IDEMPOTENCY_KEY_METADATA, STEP_METADATA_KEY, getStepMetadata, getToolApproval, invalidToolObservation, unwrapSingleArgument } from "@agentrx/core";
 import type { AgentAction, AgentStep, Observation, StepMetadata } from "@agentrx/core";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { StructuredToolInterface } from "@langchain/core/tools";
@@ -347,7 +347,7 @@ export class ToolRunner {
   private execute(action: AgentAction, base: RunnableConfig, callId: string, key: string | undefined, unnamed?: UnnamedCall): Promise<ToolOutcome> {
     const { options } = this.run;
     const tool = options.toolsByName.get(action.tool);
-    if (tool === undefined) return Promise.resolve({ observation: invalidToolObservation(action.tool, options.toolNames), metadata: undefined });
+    if (tool === undefined) return Promise.resolve({ observation: invalidToolObservation(action.tool, options.toolNames), metadata: { failed: true } });
     const metadata: StepMetadata = {};
     const span = this.run.telemetry?.toolStarted(action, unnamed);
     // Our keys come first in each literal and are set again after the spread (so they win): V8
@@ -390,6 +390,13 @@ export class ToolRunner {
     return result.then(finish, (error: unknown) => this.recover(tool, action, config, error, span).then(finish));
   }
 
+  /** The observation of a call that failed, its step metadata marked `failed` (a UI shows it as an error). */
+  private failed(config: RunnableConfig, observation: Observation): Observation {
+    const metadata = getStepMetadata(config);
+    if (metadata !== undefined) metadata.failed = true;
+    return observation;
+  }
+
   /**
    * A failed tool call's observation: a runtime error as `handleToolRuntimeErrors` says, input the
    * tool's schema refused as what was wrong; a string given to a tool that takes named arguments
@@ -399,19 +406,20 @@ export class ToolRunner {
     const input = action.toolInput as unknown;
     span?.fail(error);
     if (this.run.interrupted) throw error;
-    if (!isToolInputParsingException(error)) return toolErrorObservation(this.run.options, error, action);
-    if (typeof input !== "string") return invalidInputObservation(action.tool, error);
+    if (!isToolInputParsingException(error)) return this.failed(config, toolErrorObservation(this.run.options, error, action));
+    if (typeof input !== "string") return this.failed(config, invalidInputObservation(action.tool, error));
     // A string given to a tool that takes named arguments: accept it when it is a JSON object.
     const parsed = parseObject(input);
-    if (typeof parsed === "string") return stringInputObservation(action.tool, input, parsed);
-    if (parsed === undefined) return stringInputObservation(action.tool, input);
+    if (typeof parsed === "string") return this.failed(config, stringInputObservation(action.tool, input, parsed));
+    if (parsed === undefined) return this.failed(config, stringInputObservation(action.tool, input));
     try {
       return toObservation(await tool.invoke(parsed as never, config));
     } catch (retryError) {
       if (this.run.interrupted) throw retryError;
-      return isToolInputParsingException(retryError)
-        ? invalidInputObservation(action.tool, retryError)
-        : toolErrorObservation(this.run.options, retryError, action);
+      return this.failed(
+        config,
+        isToolInputParsingException(retryError) ? invalidInputObservation(action.tool, retryError) : toolErrorObservation(this.run.options, retryError, action),
+      );
     }
   }
 }

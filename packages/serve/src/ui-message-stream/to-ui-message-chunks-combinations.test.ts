@@ -41,6 +41,17 @@ describe("toUIMessageChunks, with the executor's other features", () => {
     expect(textOf(stopped.message)).toBe("Working on it. Stopped: too many steps.");
   });
 
+  it("shows a call that failed (the tool threw; the model was told the error) as an output-error part, and the run goes on", async () => {
+    const failing = workExecutor(workTool(), [{ toolCalls: [{ name: "work", args: { name: "a" } }, { name: "work", args: { name: 7 } }] }, "One worked."]);
+    const { chunks, message } = await read(failing.stream({ input: "go" }));
+    const errors = chunks.filter((chunk): chunk is Extract<UIMessageChunk, { type: "tool-output-error" }> => chunk.type === "tool-output-error");
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.errorText).toMatch(/Invalid input for tool "work"/);
+    const states = message.parts.filter((part) => part.type === "dynamic-tool").map((part) => (part as { state: string }).state);
+    expect(states.sort()).toEqual(["output-available", "output-error"]);
+    expect(textOf(message)).toBe("One worked.");
+  });
+
   it("does not send a streamed answer twice (generate early stopping streams its own answer)", async () => {
     const generating = workExecutor(workTool(), [{ content: "Working on it. ", toolCalls: [{ name: "work", args: { name: "a" } }] }, "Here is what I found."], { maxIterations: 1, earlyStoppingMethod: "generate" });
     const { message } = await read(generating.stream({ input: "go" }));

@@ -1,4 +1,4 @@
-import { type AgentAction, checkOptionKeys, isAbortError } from "@agentrx/core";
+import { type AgentAction, checkOptionKeys, isAbortError, observationText } from "@agentrx/core";
 import type { AgentStreamEvent, Interrupt, OutputEvent, StopReason, UsageEvent } from "@agentrx/executors";
 import type { UsageMetadata } from "@langchain/core/messages";
 import { Observable, type OperatorFunction } from "rxjs";
@@ -184,6 +184,8 @@ export function toUIMessageChunks(options: UIMessageStreamOptions = {}): Operato
             openTools.delete(toolCallId);
             answerStreamed = false;
             if (event.metadata?.rejected === true) emit({ type: "tool-output-denied", toolCallId });
+            // A call that failed (its observation is the error the model was told): an error part.
+            else if (event.metadata?.failed === true) emit({ type: "tool-output-error", toolCallId, errorText: observationText(event.step.observation), dynamic: true });
             else emit({ type: "tool-output-available", toolCallId, output: event.step.observation, dynamic: true });
             return;
           }
