@@ -127,11 +127,11 @@ export class RunTable {
     const { waiting, unmatched } = this.pauses();
     const body = this.rows.map((row) => {
       const pause = waiting.get(row);
-      const state = pause !== undefined ? `awaiting approval (<code>${escapeHtml(pause.id)}</code>)` : row.observation === undefined ? (this.status === "running" ? "running…" : "not run") : "";
+      const state = pause !== undefined ? `${pauseLabel(pause)} (<code>${escapeHtml(pause.id)}</code>)` : row.observation === undefined ? (this.status === "running" ? "running…" : "not run") : "";
       return `<tr${pause === undefined ? "" : ' class="agentrx-pause"'}><td>${row.iteration + 1}</td><td><code>${escapeHtml(row.tool)}</code></td><td><pre>${escapeHtml(cut(row.input))}</pre></td><td>${row.observation === undefined ? `<i>${state}</i>` : `<pre>${escapeHtml(cut(row.observation))}</pre>`}</td><td>${row.durationMs === undefined ? "" : `${Math.round(row.durationMs)} ms`}</td></tr>`;
     });
     for (const pause of unmatched) {
-      body.push(`<tr class="agentrx-pause"><td>${pause.iteration + 1}</td><td><code>${escapeHtml(pause.tool)}</code></td><td><pre>${escapeHtml(cut(textOf(pause.toolInput)))}</pre></td><td><i>awaiting approval (<code>${escapeHtml(pause.id)}</code>)</i></td><td></td></tr>`);
+      body.push(`<tr class="agentrx-pause"><td>${pause.iteration + 1}</td><td><code>${escapeHtml(pause.tool)}</code></td><td><pre>${escapeHtml(cut(textOf(pause.toolInput)))}</pre></td><td><i>${pauseLabel(pause)} (<code>${escapeHtml(pause.id)}</code>)</i></td><td></td></tr>`);
     }
     const table = body.length === 0 ? '<p class="agentrx-empty">No tool calls yet.</p>' : `<table><thead><tr><th title="the agent call (iteration) that asked for it, from 1">#</th><th>tool</th><th>input</th><th>observation</th><th>time</th></tr></thead><tbody>${body.join("")}</tbody></table>`;
     const answer = this.error !== undefined ? `<div class="agentrx-error">${escapeHtml(this.error)}</div>` : this.answer === "" ? "" : `<div class="agentrx-answer"><b>Answer</b><pre>${escapeHtml(this.answer)}</pre></div>`;
@@ -144,10 +144,10 @@ export class RunTable {
     const { waiting, unmatched } = this.pauses();
     for (const row of this.rows) {
       const pause = waiting.get(row);
-      const result = pause !== undefined ? `awaiting approval (${pause.id})` : row.observation === undefined ? (this.status === "running" ? "(running)" : "(not run)") : `-> ${oneLine(row.observation)}`;
+      const result = pause !== undefined ? `${pauseLabel(pause)} (${pause.id})` : row.observation === undefined ? (this.status === "running" ? "(running)" : "(not run)") : `-> ${oneLine(row.observation)}`;
       lines.push(`  [${row.iteration + 1}] ${row.tool}(${oneLine(row.input)}) ${result}`);
     }
-    for (const pause of unmatched) lines.push(`  [${pause.iteration + 1}] ${pause.tool}(${oneLine(textOf(pause.toolInput))}) awaiting approval (${pause.id})`);
+    for (const pause of unmatched) lines.push(`  [${pause.iteration + 1}] ${pause.tool}(${oneLine(textOf(pause.toolInput))}) ${pauseLabel(pause)} (${pause.id})`);
     if (this.error !== undefined) lines.push(`  ${this.error}`);
     else if (this.answer !== "") lines.push(`  Answer: ${this.answer}`);
     return lines.join("\n");
@@ -184,7 +184,7 @@ export class RunTable {
       case "cancelled":
         return `Run cancelled: ${calls}${elapsed}`;
       case "interrupted":
-        return `Run paused for approval: ${calls}${elapsed}`;
+        return this.interrupts.some((pause) => pause.reason === "in_doubt") ? `Run paused for a decision: ${calls}${elapsed}` : `Run paused for approval: ${calls}${elapsed}`;
       default:
         return `Run finished (${this.stopReason}): ${calls}${elapsed}${tokens}`;
     }
@@ -210,6 +210,11 @@ function rowOf(action: AgentAction, iteration: number, prefix: string): ToolRow 
   const callId = toolCallIdOf(action);
   if (callId !== undefined) row.toolCallId = callId;
   return row;
+}
+
+/** What a paused call waits for: a person's approval, or a decision on a call in doubt (started before a crash, no recorded result: it may have run). */
+function pauseLabel(pause: Interrupt): string {
+  return pause.reason === "in_doubt" ? "in doubt, may have run: awaiting a decision" : "awaiting approval";
 }
 
 function toolCallIdOf(action: AgentAction): string | undefined {

@@ -8,6 +8,7 @@ export { ReadableEventReader, isUnreadableRunEvent, readReadableEvents } from ".
 export type { ReadableRunEntry, UnreadableRunEvent } from "./read-readable-events";
 export type {
   TraceEdit,
+  TracePausedCall,
   TraceEvent,
   TraceMessage,
   TracePageData,

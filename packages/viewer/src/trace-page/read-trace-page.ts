@@ -41,12 +41,14 @@ export interface ReadTracePageOptions {
 export async function readTracePage(store: RunStore, runId: string, options: ReadTracePageOptions): Promise<TracePageSource> {
   const { mode, source, textBudget = TRACE_TEXT_BUDGET } = options;
   // A live page shows the text of the model call still streaming: the `ui` keeps token texts.
+  // The row first, then the events: a run that ends in between is then a running run whose page
+  // holds its last events (and follows it live), never a finished run without them.
+  const info = await store.getRun(runId);
+  if (info === undefined) throw new RunNotFoundError({ operation: "agentrx", runId });
   const converter = new TraceEventConverter(runId, { tokenText: mode === "ui" });
   const events: ServerTraceEvent[] = [];
   for await (const page of readReadableEvents(store, runId, "agentrx trace")) for (const stored of page) events.push(converter.convert(stored));
   dropAnsweredTokenTexts(events);
-  const info = await store.getRun(runId);
-  if (info === undefined) throw new RunNotFoundError({ operation: "agentrx", runId });
   capTexts(converter.texts, textBudget);
   capTexts(converter.requestTexts, options.requestBudget ?? TRACE_REQUEST_BUDGET);
   return { run: traceRunOf(info), events, mode, source, generatedAt: Date.now() };

@@ -172,9 +172,13 @@ export type TraceEvent<T = TraceText> =
       /** One line about it. */
       note?: string;
       summary?: T;
+      /** The images of its data (a message sent to the run, a paused call's input): `summary` marks their places. */
+      images?: TraceImage[];
       error?: string;
       /** On a resume's `decisions`: the inputs a person edited, by the call they replaced (the call then ran with them). */
       edits?: TraceEdit<T>[];
+      /** On a pause (`interrupt`): the calls it waits on, by iteration and position in their turn, and why. */
+      paused?: TracePausedCall[];
     })
   /**
    * An event of a sub-run (an executor called as a tool, `asTool`; a handoff), or one of its model
@@ -189,6 +193,16 @@ export interface TraceEdit<T = TraceText> {
   iteration: number;
   index: number;
   toolInput: T;
+}
+
+/**
+ * A tool call a pause waits on: for a person's approval (`"approval"`), or in doubt (`"in_doubt"`:
+ * it started before a crash or a cancellation and has no recorded result, so it may have run).
+ */
+export interface TracePausedCall {
+  iteration: number;
+  index: number;
+  reason: "approval" | "in_doubt";
 }
 
 /** A sub-run's own event, as a `sub_run` event carries it. */

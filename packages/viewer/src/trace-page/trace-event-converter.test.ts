@@ -103,6 +103,23 @@ describe("TraceEventConverter", () => {
     expect(late).toMatchObject({ type: "other", seq: 3, name: "message", note: "message sent to the run as it was ending (unanswered): And Oslo?" });
   });
 
+  it("shows the images of a message sent to the run and of a paused call's input as images, never as base64", () => {
+    const converter = new TraceEventConverter("r1");
+    converter.convert(stored(1, { type: "start", runId: "r1", resumed: false, inputs: {} }));
+    const png = `iVBORw0KGgo${"A".repeat(2000)}`;
+    const image = { type: "image_url", image_url: { url: `data:image/png;base64,${png}` } };
+    const message = json(converter.convert(stored(2, encodeRunEvent({ type: "message", message: new HumanMessage({ content: [{ type: "text", text: "Look: " }, image] }), iteration: 1, inboxSeq: 1, at: 1002 }))));
+    expect(message.note).toBe("message sent to the run before iteration 2: Look: [image 1: image/png, 1 KB]");
+    expect(message.summary).toBe("Look: [image 1: image/png, 1 KB]");
+    expect(message.images).toEqual([{ mime: "image/png", bytes: 1508, dataUrl: `data:image/png;base64,${png}` }]);
+    const pause = json(converter.convert(stored(3, encodeRunEvent({ type: "interrupt", runId: "r1", interrupts: [{ id: "call-0-0", tool: "describe", toolInput: { picture: [image] }, iteration: 0, index: 0, reason: "approval" }], at: 1003 } as never))));
+    expect(pause.note).toBe("waiting for approval of describe");
+    expect(pause.paused).toEqual([{ iteration: 0, index: 0, reason: "approval" }]);
+    expect(pause.summary).toContain("[image 1: image/png, 1 KB]");
+    expect(JSON.stringify(pause.summary)).not.toContain(png);
+    expect(pause.images).toHaveLength(1);
+  });
+
   it("marks an event the store could not give, and a later event that depends on an unreadable one", () => {
     const converter = new TraceEventConverter("r1");
     converter.convert(stored(1, { type: "start", runId: "r1", resumed: false, inputs: {} }));

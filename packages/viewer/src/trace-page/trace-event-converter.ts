@@ -2,7 +2,7 @@ import { PausedCalls, RunEventDecoder, type StoredRunEvent } from "@agentrx/exec
 import { isBaseMessage, mapStoredMessagesToChatMessages, type BaseMessage, type StoredMessage, type UsageMetadata } from "@langchain/core/messages";
 import { observationText } from "@agentrx/core";
 import { CappedText } from "./capped-text";
-import type { TraceEdit, TraceEvent, TraceImage, TraceMessage, TraceRequest, TraceUsage } from "./trace-data";
+import type { TraceEdit, TraceEvent, TraceImage, TraceMessage, TracePausedCall, TraceRequest, TraceUsage } from "./trace-data";
 import { TraceImageCollector } from "./trace-images";
 import { isUnreadableRunEvent, type ReadableRunEntry, type UnreadableRunEvent } from "./read-readable-events";
 
@@ -184,8 +184,20 @@ export class TraceEventConverter {
         };
       case "middleware":
         return { type: "other", seq, at, name: `middleware: ${String(event["name"])}`, note: jsonText(plain(event["data"])) };
-      default:
-        return { type: "other", seq, at, name: String(decoded.type), ...noteOf(event), ...this.otherSummary(stored), ...this.pauseOrEdits(event, scope) };
+      default: {
+        const images: TraceImage[] = [];
+        return {
+          type: "other",
+          seq,
+          at,
+          name: String(decoded.type),
+          ...noteOf(event),
+          ...this.otherSummary(stored, event, images),
+          ...withImages(images),
+          ...pausedOf(event),
+          ...this.pauseOrEdits(event, scope),
+        };
+      }
     }
   }
 
@@ -260,10 +272,14 @@ export class TraceEventConverter {
     return edits.length > 0 ? { edits } : {};
   }
 
-  /** What an event this page has no view for says: a summary of its data (an approval's tool calls, ...). */
-  private otherSummary(stored: StoredRunEvent): { summary?: CappedText } {
+  /**
+   * What an event this page has no view for says: a summary of its data (an approval's tool calls,
+   * ...); a message sent to the run, its whole text. Their images go to `images`, marked in the text.
+   */
+  private otherSummary(stored: StoredRunEvent, event: Record<string, any>, images: TraceImage[]): { summary?: CappedText } {
+    if (event["type"] === "message" && isBaseMessage(event["message"])) return { summary: this.text(contentText(this.images.strip((event["message"] as BaseMessage).content, images))) };
     const { type: _type, at: _at, subRun: _subRun, subRunCallIds: _ids, ...rest } = stored.data;
-    return Object.keys(rest).length > 0 ? { summary: this.text(jsonText(rest)) } : {};
+    return Object.keys(rest).length > 0 ? { summary: this.text(jsonText(this.images.strip(rest, images))) } : {};
   }
 }
 
@@ -285,12 +301,19 @@ function revive(value: unknown): unknown {
 /** One line about an event the page shows as is: a pause for approval, the decisions that ended it. */
 function noteOf(event: Record<string, any>): { note?: string } {
   if (event["type"] === "interrupt" && Array.isArray(event["interrupts"])) {
-    const tools = event["interrupts"].map((interrupt: { tool?: unknown }) => String(interrupt?.tool));
-    return { note: `waiting for approval of ${tools.join(", ")}` };
+    const interrupts = event["interrupts"] as { tool?: unknown; reason?: unknown }[];
+    const tools = (inDoubt: boolean) => interrupts.filter((interrupt) => (interrupt?.reason === "in_doubt") === inDoubt).map((interrupt) => String(interrupt?.tool));
+    const [approval, doubt] = [tools(false), tools(true)];
+    // A call in doubt started before a crash or a cancellation: it may have run, so it is not "waiting for approval".
+    const notes = [
+      ...(approval.length > 0 ? [`waiting for approval of ${approval.join(", ")}`] : []),
+      ...(doubt.length > 0 ? [`in doubt (started, no recorded result: it may have run), waiting for a decision: ${doubt.join(", ")}`] : []),
+    ];
+    return { note: notes.join("; ") };
   }
   if (event["type"] === "message" && isBaseMessage(event["message"])) {
     // A message sent to the run (executor.send): it joined before this iteration's agent call.
-    const text = oneLine(contentText((event["message"] as BaseMessage).content));
+    const text = oneLine(contentText(new TraceImageCollector(0).strip((event["message"] as BaseMessage).content, [])));
     // Unanswered: it came as the run was ending, after its last agent call.
     if (event["unanswered"] === true) return { note: `message sent to the run as it was ending (unanswered): ${text}` };
     return { note: `message sent to the run before iteration ${Number(event["iteration"]) + 1}: ${text}` };
@@ -300,6 +323,17 @@ function noteOf(event: Record<string, any>): { note?: string } {
     return { note: `resumed with ${kinds.length} decision${kinds.length === 1 ? "" : "s"}: ${kinds.join(", ")}` };
   }
   return {};
+}
+
+/** A pause's calls (an `interrupt` event's `interrupts`): where each is and why it waits. */
+function pausedOf(event: Record<string, any>): { paused?: TracePausedCall[] } {
+  if (event["type"] !== "interrupt" || !Array.isArray(event["interrupts"])) return {};
+  const paused: TracePausedCall[] = [];
+  for (const interrupt of event["interrupts"] as { iteration?: unknown; index?: unknown; reason?: unknown }[]) {
+    if (typeof interrupt?.iteration !== "number" || typeof interrupt.index !== "number") continue;
+    paused.push({ iteration: interrupt.iteration, index: interrupt.index, reason: interrupt.reason === "in_doubt" ? "in_doubt" : "approval" });
+  }
+  return paused.length > 0 ? { paused } : {};
 }
 
 /** The first line of a text, at most 200 characters. */

@@ -135,7 +135,11 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
         const after = lastEventId ?? Number(afterParam ?? 0);
         return serveTraceEvents(store, runId, req, res, { after, pollMs, onError: (error) => onError?.(messageOf(error)) });
       }
-      const text = await readTraceText(store, runId, Number(url.searchParams.get("seq")), url.searchParams.get("field") ?? "");
+      const seq = url.searchParams.get("seq");
+      const field = url.searchParams.get("field");
+      if (seq === null || !/^[1-9]\d{0,14}$/.test(seq)) return send(res, 400, "application/json", JSON.stringify({ error: `\`seq\` must be the number of one of the run's events (an integer >= 1), got ${seq === null ? "none" : JSON.stringify(seq)}` }));
+      if (!field) return send(res, 400, "application/json", JSON.stringify({ error: "`field` must name a text of the event, such as `observation` or `reply.content`" }));
+      const text = await readTraceText(store, runId, Number(seq), field);
       if (text === undefined) return send(res, 404, "application/json", JSON.stringify({ error: "no such text in the run's record" }));
       return send(res, 200, "application/json", JSON.stringify({ text }));
     }

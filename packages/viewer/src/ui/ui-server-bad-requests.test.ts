@@ -62,6 +62,23 @@ describe("agentrx ui server: bad requests", () => {
     expect((await get(`/api/runs?search=${"a".repeat(200)}`)).status).toBe(200);
   });
 
+  it("answers 400 naming the parameter for a whole text asked without a valid seq or field, 404 for one the record does not hold", async () => {
+    for (const [query, problem] of [
+      ["field=output", /`seq` must be the number of one of the run's events \(an integer >= 1\), got none/],
+      ["seq=abc&field=output", /got "abc"/],
+      ["seq=0&field=output", /got "0"/],
+      ["seq=1.5&field=output", /got "1.5"/],
+      ["seq=2", /`field` must name a text of the event/],
+      ["seq=2&field=", /`field` must name a text of the event/],
+    ] as const) {
+      const response = await get(`/api/runs/trip-1/text?${query}`);
+      expect(response.status, query).toBe(400);
+      expect(((await response.json()) as { error: string }).error, query).toMatch(problem);
+    }
+    expect((await get("/api/runs/trip-1/text?seq=100000&field=output")).status).toBe(404);
+    expect((await get("/api/runs/trip-1/text?seq=1&field=inputs")).status).toBe(200);
+  });
+
   it("refuses to compare a damaged record with 422, naming the run and its bad event, and links to its trace page", async () => {
     for (const path of ["/diff?a=trip-1&b=damaged", "/diff?a=damaged&b=trip-1"]) {
       const response = await get(path);

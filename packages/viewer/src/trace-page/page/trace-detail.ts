@@ -183,7 +183,7 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
       withInput && tool.askedInput !== undefined ? h("h3", null, "Input the agent asked for (edited before it ran)") : null,
       withInput && tool.askedInput !== undefined ? text(tool.askedInput, tool.askedInputSeq, "toolInput", context) : null,
       h("h3", null, "Observation"),
-      tool.observation !== undefined ? text(tool.observation, tool.stepSeq, "observation", context) : h("p", { class: "muted" }, missingResult(model)),
+      tool.observation !== undefined ? text(tool.observation, tool.stepSeq, "observation", context) : h("p", { class: "muted" }, missingResult(model, tool)),
       images(tool.observationImages),
       Object.keys(rest).length > 0 ? h("h3", null, "Metadata") : null,
       Object.keys(rest).length > 0 ? h("pre", { class: "payload" }, json(rest)) : null,
@@ -192,9 +192,13 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
     ];
   }
 
-  function missingResult(model: TraceModel): string {
+  function missingResult(model: TraceModel, tool: TraceToolCall): string {
     if (layout.isLive(model)) return "Still running.";
+    if (model.run.status === "interrupted" && tool.pausedFor === "in_doubt") {
+      return "In doubt: the call started before the run stopped (a crash or a cancellation) and no result was recorded, so it may have run. The run waits for a person's decision: approve runs it again (with the same idempotency key), reject skips it, and a result decision supplies what it returned.";
+    }
     if (model.run.status === "interrupted") return "Not run: the run paused for a person's approval; resume it with decisions.";
+    if (model.run.stalled === true) return "No result recorded: the run's process stopped (its lease lapsed) before the tool returned.";
     return "No result recorded: the run ended before the tool returned.";
   }
 
@@ -385,7 +389,8 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
       const other = model.others[row.item ?? -1];
       parts.push(title("event", row.label), kv([["At", offset(model, other?.at)], ["Seq", other ? String(other.seq) : undefined]]));
       if (other?.error) parts.push(h("h3", null, "Could not be read"), h("pre", { class: "payload error-text" }, other.error));
-      if (other?.summary !== undefined) parts.push(h("h3", null, "Data"), text(other.summary, other.seq, "summary", context));
+      if (other?.note !== undefined) parts.push(h("p", { class: "hint" }, other.note));
+      if (other?.summary !== undefined) parts.push(h("h3", null, other.name === "message" ? "Message" : "Data"), text(other.summary, other.seq, "summary", context), images(other.images));
     }
     dom.append(container, parts);
   }

@@ -64,8 +64,13 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
     return typeof text === "string" ? text : text.head;
   }
 
+  /**
+   * Whether the run is still going: queued, or running under a lease that holds. A stalled run
+   * (running, its lease lapsed: its process stopped without ending it) is drawn as its record
+   * ends, not as running until now.
+   */
   function isLive(model: TraceModel): boolean {
-    return model.run.status === "running" || model.run.status === "queued";
+    return (model.run.status === "running" || model.run.status === "queued") && model.run.stalled !== true;
   }
 
   function endOf(model: TraceModel, now: number): number {
@@ -246,9 +251,10 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
         const key = tool.index === null ? `s${tool.stepSeq}` : String(tool.index);
         let { state, badges } = toolState(tool);
         if (tool.stepSeq === undefined && !live) {
-          // It never returned: the run paused for approval before it, or ended (cancelled, failed, crashed).
+          // It never returned: the run paused for approval before it, or with it in doubt (it started
+          // before a crash and may have run), or ended (cancelled, failed, crashed).
           state = "none";
-          badges = [model.run.status === "interrupted" ? "awaiting approval" : "no result"];
+          badges = [model.run.status !== "interrupted" ? "no result" : tool.pausedFor === "in_doubt" ? "in doubt" : "awaiting approval"];
         }
         const toolStart = tool.start ?? tool.actionAt ?? iteration.firstAt;
         const toolEnd = tool.end ?? (live ? now : toolStart);
@@ -277,6 +283,8 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
     const addSubRun = (sub: TraceModel, parent: TraceRow, prefix: string) => {
       const status = sub.output !== undefined ? "finished" : model.run.status === "finished" ? "no answer" : model.run.status;
       sub.run.status = sub.output !== undefined ? "finished" : model.run.status;
+      if (model.run.stalled === true) sub.run.stalled = true;
+      else delete sub.run.stalled;
       const subRows = rows(sub, now);
       for (const row of subRows) {
         const root = row.id === "run";

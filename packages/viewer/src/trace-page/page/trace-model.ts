@@ -76,6 +76,8 @@ export interface TraceToolCall {
   /** The images of its observation. */
   observationImages?: TraceImage[];
   metadata?: Record<string, unknown>;
+  /** The last pause that waited on it: for a person's approval, or with the call in doubt (started, no recorded result). */
+  pausedFor?: "approval" | "in_doubt";
   /** The sub-runs this call started (an executor called as a tool, a handoff), in order. */
   subRuns?: TraceModel[];
 }
@@ -115,6 +117,8 @@ export interface TraceOther {
   name: string;
   note?: string;
   summary?: TraceText;
+  /** The images of its data (`summary` marks their places). */
+  images?: TraceImage[];
   error?: string;
 }
 
@@ -343,9 +347,15 @@ export function traceModelRuntime() {
         return;
       case "other": {
         if (event.edits !== undefined) applyEdits(model, event.seq, event.edits);
+        for (const call of event.paused ?? []) {
+          const iteration = model.iterations.find((candidate) => candidate.n === call.iteration);
+          const tool = iteration === undefined ? undefined : toolAt(iteration, call.index, event.seq);
+          if (tool !== undefined) tool.pausedFor = call.reason;
+        }
         const other: TraceOther = { seq: event.seq, at: event.at, name: event.name };
         if (event.note !== undefined) other.note = event.note;
         if (event.summary !== undefined) other.summary = event.summary;
+        if (event.images !== undefined) other.images = event.images;
         if (event.error !== undefined) other.error = event.error;
         model.others.push(other);
         return;

@@ -104,6 +104,9 @@ export function tracePageMain(parts: TracePageParts): void {
     return h("span", { class: `status ${status} stalled`, attrs: { "data-status": status, "data-stalled": "", title: stalledRunHint(data.run.runId) } }, STALLED_STATUS_LABEL);
   }
 
+  /** Why the page no longer follows the run live (the stream failed or was refused), while it says so. */
+  let liveProblem: string | undefined;
+
   function renderHeader(summary: TraceSummary): void {
     dom.clear(header);
     const title = h(
@@ -165,6 +168,7 @@ export function tracePageMain(parts: TracePageParts): void {
     }
     // A fork's `at` counts the record's iterations, the copied ones too.
     if (data.mode === "ui" && data.actions !== undefined) dom.append(header, [parts.actions.render(data.actions, trace.iterations.length, parts.actions.poster(runPath, data.actions.token))]);
+    if (liveProblem !== undefined) dom.append(header, [h("div", { class: "notice", attrs: { role: "status", "data-fact": "live" } }, h("strong", null, liveProblem))]);
     if (summary.unreadable.length > 0) {
       const count = summary.unreadable.length;
       const links = summary.unreadable.slice(0, 20).map((seq) => {
@@ -192,7 +196,8 @@ export function tracePageMain(parts: TracePageParts): void {
   }
 
   function render(): void {
-    const now = Date.now();
+    // A file shows the run as it was when the file was made, whenever it is opened.
+    const now = data.mode === "ui" || typeof data.generatedAt !== "number" ? Date.now() : data.generatedAt;
     const rows = layout.rows(trace, now);
     renderHeader(parts.summary.summary(trace, rows, now));
     tree.update(rows, parts.summary.scale(trace, now));
@@ -204,7 +209,8 @@ export function tracePageMain(parts: TracePageParts): void {
   render();
   tree.select("run", false);
 
-  if (data.mode !== "ui" || !layout.isLive(trace)) return;
+  // A stalled run is followed too: another process may resume it.
+  if (data.mode !== "ui" || (trace.run.status !== "running" && trace.run.status !== "queued")) return;
   let scheduled = false;
   const schedule = () => {
     if (scheduled) return;
@@ -220,6 +226,21 @@ export function tracePageMain(parts: TracePageParts): void {
     const update = JSON.parse((event as MessageEvent<string>).data) as TraceUpdate;
     trace.run = update.run;
     parts.model.applyEvents(trace, update.events);
+    liveProblem = undefined;
+    schedule();
+  });
+  // The server could not read the run's record: it ends the stream, and the browser asks again.
+  source.addEventListener("failure", (event) => {
+    const { error } = JSON.parse((event as MessageEvent<string>).data) as { error?: string };
+    liveProblem = `Live updates failed: ${error ?? "the server could not read the run"}. Retrying…`;
+    schedule();
+  });
+  source.addEventListener("error", () => {
+    if (source.readyState === EventSource.CLOSED) {
+      // Refused for good (the run is gone, the server answers otherwise): stop drawing it as it runs.
+      clearInterval(ticker);
+      liveProblem = "Live updates stopped: the server refused to stream this run (was it deleted?). Reload the page to try again.";
+    } else liveProblem ??= "Live updates interrupted: reconnecting to the server…";
     schedule();
   });
   source.addEventListener("end", () => {

@@ -378,6 +378,8 @@ export function traceTreeRuntime(dom: DomRuntime, fmt: FormatRuntime) {
       if (id) select(id, true);
     });
     tree.addEventListener("keydown", (event) => {
+      // The browser's and the system's shortcuts stay theirs: Ctrl + / Ctrl 0 zoom the page, Alt + ← goes back.
+      if (event.ctrlKey || event.metaKey || event.altKey) return;
       const index = visible.findIndex((row) => row.id === selectedId);
       const row = visible[index];
       if (row === undefined) return;
