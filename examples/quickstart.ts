@@ -9,6 +9,7 @@
 // it runs offline on a ScriptedChatModel and says so. `npx agentrx runs`, `show`, `trace` and `ui`
 // look at the recorded runs. Press Ctrl-C during the run to cancel it:
 // `npx tsx examples/runs.ts resume <runId>` finishes it later.
+import { AgentRxError } from "@agentrx/core";
 import { printTrace } from "@agentrx/executors";
 import { RUNS_DB, runStore, weatherExecutor } from "./lib/weather-agent";
 
@@ -26,9 +27,17 @@ try {
   console.log(`\nDone in ${Date.now() - started} ms: stopReason=${result.stopReason}`);
   console.log(`Recorded as run ${runId} in ${RUNS_DB}. See it again: npx agentrx show ${runId}, or in the browser: npx agentrx ui`);
 } catch (error) {
-  if ((error as Error).name !== "AbortError") throw error;
-  while ((await store.getRun(runId))?.status === "running") await new Promise((resolve) => setTimeout(resolve, 10));
-  console.log(`\nCancelled. Finish it with: npx tsx examples/runs.ts resume ${runId}`);
+  if (AgentRxError.isInstance(error) && error.name !== "AbortError") {
+    // A model that cannot be used (a rejected key, a model name the server does not know, a server
+    // that is down): the message says what to change, so print it whole, without the stack.
+    console.error(`\nThe run failed: ${error.message}`);
+    console.error(`Recorded as run ${runId} in ${RUNS_DB}: npx agentrx show ${runId}`);
+    process.exitCode = 1;
+  } else {
+    if ((error as Error).name !== "AbortError") throw error;
+    while ((await store.getRun(runId))?.status === "running") await new Promise((resolve) => setTimeout(resolve, 10));
+    console.log(`\nCancelled. Finish it with: npx tsx examples/runs.ts resume ${runId}`);
+  }
 } finally {
   await store.close();
 }

@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { startOpenAICompatibleServer } from "@agentrx/core/testing";
 import { startWeatherEndpoint } from "../fixtures/weather-endpoint";
 import { afterAll, describe, expect, it } from "vitest";
 
@@ -63,6 +64,29 @@ describe("npm run demo against an endpoint", { timeout: 90_000 }, () => {
       expect(bodies).toHaveLength(2);
       expect(bodies[0].model).toBe("loopback-model");
       expect(bodies[0].tools.map((tool: { function: { name: string } }) => tool.function.name)).toEqual(["get_weather"]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("says why the endpoint failed, whole and without a stack, and exits with 1", async () => {
+    const server = await startOpenAICompatibleServer({
+      responses: [{ status: 404, message: "The model `gpt-4o-mni` does not exist or you do not have access to it.", code: "model_not_found" }],
+    });
+    try {
+      const failure = await runExample("quickstart.ts", {
+        OPENAI_API_KEY: "sk-loopback",
+        OPENAI_BASE_URL: server.baseURL,
+        OPENAI_MODEL: "gpt-4o-mni",
+      }).then(
+        () => undefined,
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect(failure?.code).toBe(1);
+      expect(failure?.stderr).toContain("The run failed: ");
+      expect(failure?.stderr).toContain('Check `model` ("gpt-4o-mni") and `baseURL`.');
+      expect(failure?.stderr).toMatch(/Recorded as run \S+ in .*: npx agentrx show \S+/);
+      expect(failure?.stderr).not.toMatch(/^\s+at /m);
     } finally {
       await server.close();
     }

@@ -120,6 +120,15 @@ function validate(options: CreatePlanAndExecuteAgentOptions): CreatePlanAndExecu
     }
     names.add(tool.name);
   }
+  if (prompt === undefined || prompt === null) {
+    throw new InvalidArgumentError({
+      argument: "prompt",
+      value: prompt,
+      message:
+        `${name}: \`prompt\` is required: pass createExecutorPrompt() or a chat prompt of your own with a ` +
+        'MessagesPlaceholder("agent_scratchpad"), or build the agent with planAndExecuteAgentType.create, which uses createExecutorPrompt() by default.',
+    });
+  }
   requireVariables(prompt, ["agent_scratchpad"], "prompt");
   if (plannerPrompt !== undefined) requireVariables(plannerPrompt, ["input"], "plannerPrompt");
   if (maxPlanSteps !== undefined && !(Number.isInteger(maxPlanSteps) && maxPlanSteps > 0)) {

@@ -1,7 +1,7 @@
 // Runs the published package, by its name, with the AgentExecutor.
 import { planAndExecuteAgentType, createPlanAndExecuteAgent, createExecutorPrompt, PLAN_METADATA_KEY } from "@agentrx-community/plan-and-execute";
 import { createAgentTypeRegistry, InvalidPromptError, UnsupportedModelError } from "@agentrx/agents";
-import { FORCE_FINAL_ANSWER_INSTRUCTION } from "@agentrx/core";
+import { FORCE_FINAL_ANSWER_INSTRUCTION, InvalidArgumentError } from "@agentrx/core";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { AgentExecutor } from "@agentrx/executors";
 import { AIMessage } from "@langchain/core/messages";
@@ -64,5 +64,12 @@ describe("@agentrx-community/plan-and-execute", () => {
       InvalidPromptError,
     );
     expect(() => createPlanAndExecuteAgent({ llm, tools: [], prompt: createExecutorPrompt(), maxPlanSteps: 0 })).toThrow(/maxPlanSteps/);
+  });
+
+  it("says how to get a prompt when none is given", () => {
+    const llm = new ScriptedChatModel({ responses: [] });
+    const options = { llm, tools: [] } as unknown as Parameters<typeof createPlanAndExecuteAgent>[0];
+    expect(() => createPlanAndExecuteAgent(options)).toThrow(InvalidArgumentError);
+    expect(() => createPlanAndExecuteAgent(options)).toThrow(/`prompt` is required: pass createExecutorPrompt\(\)/);
   });
 });
