@@ -56,7 +56,7 @@ export function printTrace(
   const cancelled = (reason: unknown): AbortError => {
     const error = new AbortError({ reason });
     try {
-      write(formatError(error, style, maxLength));
+      write(formatError(error, style));
     } catch {
       // The cancellation matters more than the writer's failure.
     }

@@ -166,6 +166,12 @@ describe("renderTrace", () => {
     expect(failure).toBe(boom);
   });
 
+  it("writes an error whole, however long, its continuation lines indented: its end says what to do", () => {
+    const boom = new Error(`OpenAIChatModel: model "gpt-4o-mini-typo" was not found (404) at https://api.openai.com/v1. ${"Details. ".repeat(20)}\nSet OPENAI_MODEL to a model your account has.`);
+    const { text } = render(throwError(() => boom), { maxLength: 40 });
+    expect(text).toBe(`error   Error: ${boom.message.split("\n")[0]}\n        Set OPENAI_MODEL to a model your account has.\n`);
+  });
+
   it("passes a failing writer's error down the stream instead of throwing", () => {
     const broken = new Error("EPIPE");
     const events = new Subject<AgentStreamEvent>();

@@ -157,7 +157,7 @@ export function renderTrace(options: RenderTraceOptions = {}): MonoTypeOperatorF
         error: (error: unknown) => {
           try {
             closeTokenLine();
-            write(formatError(error, style, maxLength));
+            write(formatError(error, style));
           } catch {
             // The run's error matters more than the writer's.
           }

@@ -147,9 +147,11 @@ export function formatLine(
 }
 
 /** The `error` line of a run that failed or was cancelled. */
-export function formatError(error: unknown, style: TraceStyle, maxLength: number): string {
+export function formatError(error: unknown, style: TraceStyle): string {
   const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  return `${label(style, "error")}${style.label("error", oneLine(message, maxLength))}\n`;
+  // Whole, never cut: an error's message ends with what to do about it. Its continuation lines are
+  // indented under the label, as the answer's are.
+  return `${label(style, "error")}${style.label("error", indentLines(message.trimEnd()))}\n`;
 }
 
 /** `: tool_calls` when a built-in budget (a `BudgetSpent`) stopped the run, else nothing. */
