@@ -96,14 +96,21 @@ export function toolResultMessage(toolCallId: string, tool: string, content: str
   return new ToolMessage({ tool_call_id: toolCallId, content: content as ToolMessage["content"], name: tool, additional_kwargs: { name: tool } });
 }
 
+/** Keys by message (null: none): a run's steps keep their messages, so each is keyed once a run, not once a turn. */
+const messageKeys = new WeakMap<BaseMessage, string | null>();
+
 /**
  * A key for a model message: its id and its tool calls' ids, either alone when the other is missing
  * (undefined when both are).
  */
 function messageKey(message: BaseMessage): string | undefined {
-  const calls = toolCallsKey(message);
-  if (message.id === undefined) return calls;
-  return calls === undefined ? `id:${message.id}` : `id:${message.id}\u0000${calls}`;
+  let key = messageKeys.get(message);
+  if (key === undefined) {
+    const calls = toolCallsKey(message);
+    key = (message.id === undefined ? calls : calls === undefined ? `id:${message.id}` : `id:${message.id}\u0000${calls}`) ?? null;
+    messageKeys.set(message, key);
+  }
+  return key ?? undefined;
 }
 
 /** A key for an AI message by its tool calls' ids (undefined when it has none, or one without an id). */
