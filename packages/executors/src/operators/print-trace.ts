@@ -52,7 +52,7 @@ export function printTrace(
       message: `printTrace: \`signal\` must be an AbortSignal (e.g. new AbortController().signal), got ${signal === null ? "null" : typeof signal}.`,
     });
   }
-  const { write, style, maxLength } = resolveTraceOptions(traceOptions, "printTrace"); // fail fast
+  const { write, style } = resolveTraceOptions(traceOptions, "printTrace"); // fail fast
   const cancelled = (reason: unknown): AbortError => {
     const error = new AbortError({ reason });
     try {
