@@ -1,3 +1,5 @@
+import { UnsupportedModelError } from "@agentrx/agents";
+import { InvalidArgumentError } from "@agentrx/core";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
@@ -81,6 +83,54 @@ describe("createAgentExecutor", () => {
     const result = await executor.invoke({ input: "Weather in Paris?" });
     expect(result.structuredOutput).toEqual({ city: "Paris", celsius: 21 });
     expect(model.calls[0]!.toolNames).toEqual(["get_weather", "final_answer"]);
+  });
+
+  it("refuses a run whose inputs lack the user's message, naming the key and the keys given, before any model call", async () => {
+    for (const toolCalling of [true, false]) {
+      const model = new ScriptedChatModel({ responses: ["unused"] });
+      const executor = createAgentExecutor({ model, tools: [weather], toolCalling });
+      const error = await executor.invoke({ question: "Weather in Paris?", lang: "en" }).then(() => undefined, (e: unknown) => e);
+      expect(InvalidArgumentError.isInstance(error), `toolCalling: ${toolCalling}`).toBe(true);
+      expect((error as InvalidArgumentError).argument).toBe("inputs");
+      expect((error as Error).message).toBe(
+        'createAgentExecutor: the inputs have no `input` (the user\'s message, which the agent\'s prompt reads); the inputs given are `question`, `lang`. Call executor.invoke({ input: "..." }).',
+      );
+      expect(model.calls).toHaveLength(0);
+    }
+    const undefinedInput = await createAgentExecutor({ model: new ScriptedChatModel({ responses: ["unused"] }), tools: [] }).invoke({ input: undefined }).then(() => undefined, (e: unknown) => e);
+    expect((undefinedInput as Error).message).toMatch(/^createAgentExecutor: the inputs have no `input` .*; `input` is undefined\./);
+    const memory = { getMessages: async () => [], addMessages: async () => undefined };
+    const renamed = createAgentExecutor({ model: new ScriptedChatModel({ responses: ["unused"] }), tools: [], memory: { memory, inputKey: "question" } });
+    const noKeys = await renamed.invoke({}, { threadId: "t1" }).then(() => undefined, (e: unknown) => e);
+    expect((noKeys as Error).message).toMatch(/^createAgentExecutor: the inputs have no `question` \(the user's message, which the agent's prompt reads; `memory.inputKey` names it\); no inputs were given\. Call executor.invoke\(\{ question: "\.\.\." \}\)\.$/);
+  });
+
+  it("names createAgentExecutor, not the agent it builds, for tools and a model it cannot take", () => {
+    const model = () => new ScriptedChatModel({ responses: [] });
+    const schema = z.object({ city: z.string() });
+    const named = (name: string) => tool(async () => "x", { name, description: "d", schema: z.object({}) });
+    for (const toolCalling of [true, false]) {
+      expect(() => createAgentExecutor({ model: model(), tools: [weather, named("other"), weather], toolCalling })).toThrow(
+        'createAgentExecutor: `tools[0]` and `tools[2]` are both named "get_weather"; tool names must be unique. Rename one of them.',
+      );
+      expect(() => createAgentExecutor({ model: model(), tools: [{ name: "x" } as never], toolCalling })).toThrow(
+        "createAgentExecutor: `tools[0]` is not a @langchain/core tool (it needs a non-empty string `name` and an `invoke` method).",
+      );
+      expect(() => createAgentExecutor({ model: model(), tools: [named("final_answer")], toolCalling, outputSchema: schema })).toThrow(
+        /^createAgentExecutor: `tools\[0\]` is named "final_answer", the tool the model answers through with `outputSchema`/,
+      );
+    }
+    const noBind = model();
+    (noBind as { bindTools?: unknown }).bindTools = undefined;
+    let error: unknown;
+    try {
+      createAgentExecutor({ model: noBind, tools: [], toolCalling: true });
+    } catch (e) {
+      error = e;
+    }
+    expect(UnsupportedModelError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/^createAgentExecutor: `toolCalling: true`, but the model has no bindTools method/);
+    expect(() => createAgentExecutor({ model: { invoke: () => undefined } as never, tools: [] })).toThrow(/^createAgentExecutor: `model` must be a @langchain\/core chat model/);
   });
 
   it("names the option at fault", () => {

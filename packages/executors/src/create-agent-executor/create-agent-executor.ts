@@ -1,5 +1,5 @@
 import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
-import { createReactAgent, createToolCallingAgent, selectAgentType } from "@agentrx/agents";
+import { UnsupportedModelError, createReactAgent, createToolCallingAgent, selectAgentType } from "@agentrx/agents";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseLanguageModel } from "@langchain/core/language_models/base";
 import type { StructuredToolInterface } from "@langchain/core/tools";
@@ -7,7 +7,8 @@ import type { z } from "zod";
 import { AgentExecutor } from "../executor/agent-executor";
 import type { AgentExecutorOptions } from "../executor/agent-executor-options";
 import { EXECUTOR_OPTIONS } from "../executor/option-keys";
-import { finalAnswerTool } from "../executor/structured-output";
+import { FINAL_ANSWER_TOOL, finalAnswerTool } from "../executor/structured-output";
+import { assertAgentTools } from "./assert-agent-tools";
 import { DEFAULT_SYSTEM, createDefaultAgentPrompt } from "./default-agent-prompt";
 
 /**
@@ -60,10 +61,14 @@ export interface CreateAgentExecutorOptions<TStructured = unknown, TSteps extend
  * `selectAgentType` in `@agentrx/agents`) and given a default prompt (the system message, the
  * conversation's history, the input, the scratchpad). Everything else is the executor's options.
  * It is the short form of `new AgentExecutor({ agent: createToolCallingAgent({ llm, tools, prompt }), tools })`.
+ * The prompt reads the user's message from `input` (or `memory.inputKey`): a run without it fails
+ * before any model call with an `InvalidArgumentError` naming the key and the inputs given.
  *
- * @throws InvalidArgumentError when `model` is not a language model, `tools` is not an array,
- *   `system` is not a string or `toolCalling` not a boolean; the executor's own options are
- *   validated as `new AgentExecutor` does
+ * @throws InvalidArgumentError when `model` is not a language model, `tools` is not an array of
+ *   tools with unique names (none named `final_answer` with `outputSchema`), `system` is not a
+ *   string or `toolCalling` not a boolean; the executor's own options are validated as
+ *   `new AgentExecutor` does
+ * @throws UnsupportedModelError (from `@agentrx/agents`) for `toolCalling: true` and a model without `bindTools`
  * @example
  * ```ts
  * import { createAgentExecutor } from "@agentrx/executors";
@@ -82,7 +87,8 @@ export function createAgentExecutor<TStructured = unknown, TSteps extends boolea
   }
   checkOptionKeys("createAgentExecutor", options, KNOWN_KEYS, { hints: MOVED });
   const { model, tools, system = DEFAULT_SYSTEM, toolCalling, ...executorOptions } = options;
-  if (typeof model !== "object" || model === null || typeof (model as { invoke?: unknown }).invoke !== "function") {
+  const { invoke, withConfig } = (typeof model === "object" && model !== null ? model : {}) as { invoke?: unknown; withConfig?: unknown };
+  if (typeof invoke !== "function" || typeof withConfig !== "function") {
     throw new InvalidArgumentError({
       argument: "model",
       value: model,
@@ -102,6 +108,15 @@ export function createAgentExecutor<TStructured = unknown, TSteps extends boolea
       message: `createAgentExecutor: \`toolCalling\` must be true (the tool-calling agent), false (ReAct) or left out (decided from the model), got ${JSON.stringify(toolCalling) ?? typeof toolCalling}.`,
     });
   }
+  if (toolCalling === true && typeof (model as { bindTools?: unknown }).bindTools !== "function") {
+    throw new UnsupportedModelError({
+      agentType: "tool-calling",
+      requirement: "tool-calling",
+      message: "createAgentExecutor: `toolCalling: true`, but the model has no bindTools method, so it cannot call tools natively. Use a chat model that supports tool calling, or leave `toolCalling` out (or set it to false) for the ReAct agent.",
+    });
+  }
+  // Checked here, in the name of the function the user called, not the agent's or the executor's.
+  assertAgentTools(tools, executorOptions.outputSchema === undefined ? undefined : FINAL_ANSWER_TOOL);
   const strategy = selectAgentType({ llm: model, ...(toolCalling === undefined ? {} : { toolCalling }) }).name;
   // The prompt reads the history and the user's message where the executor's memory puts them.
   const prompt = createDefaultAgentPrompt(system, strategy, memoryKeys(executorOptions.memory));

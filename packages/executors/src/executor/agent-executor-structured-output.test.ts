@@ -1,8 +1,10 @@
 import { createReactAgent, createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel } from "@agentrx/core/testing";
-import { AgentExecutor, OutputValidationError, finalAnswerTool } from "@agentrx/executors";
+import { type AgentStreamEvent, AgentExecutor, OutputValidationError, finalAnswerTool } from "@agentrx/executors";
 import { ChatPromptTemplate, PromptTemplate } from "@langchain/core/prompts";
+import { RunnableLambda } from "@langchain/core/runnables";
 import { type StructuredToolInterface, tool } from "@langchain/core/tools";
+import { lastValueFrom, tap } from "rxjs";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import { collect } from "./test-helpers";
@@ -71,6 +73,29 @@ describe("outputSchema", () => {
     const result = await executor.invoke({ input: "Oslo?" });
     expect(result).toMatchObject({ structuredOutput: { city: "Oslo", celsius: 4 } });
     expect(() => new AgentExecutor({ agent, tools: [lookup], outputSchema: {} as never })).toThrow(/outputSchema/);
+  });
+
+  it("validates the generate call's answer when the agent gives an action or its parser fails: typed when it fits, else an OutputValidationError", async () => {
+    const react = PromptTemplate.fromTemplate("Tools: {tools} ({tool_names})\nQuestion: {input}\n{agent_scratchpad}");
+    const search = 'Thought: look it up\nAction: lookup\nAction Input: {"city": "Oslo"}';
+    // The generate answer is JSON without "Final Answer:": the ReAct parser throws, and its llmOutput is the answer.
+    const parsed = (answer: string) => {
+      const llm = new ScriptedChatModel({ responses: [search, answer] });
+      return new AgentExecutor({ agent: createReactAgent({ llm, tools: [lookup], prompt: react }), tools: [lookup], outputSchema: Weather, maxIterations: 1, earlyStoppingMethod: "generate" });
+    };
+    const typed = await parsed('{"city": "Oslo", "celsius": 4}').invoke({ input: "Oslo?" });
+    expect(typed).toMatchObject({ stopReason: "max_iterations", structuredOutput: { city: "Oslo", celsius: 4 } });
+    const prose = await parsed("It is cold in Oslo.").invoke({ input: "Oslo?" }).then(() => undefined, (e: unknown) => e);
+    expect(OutputValidationError.isInstance(prose)).toBe(true);
+    expect((prose as OutputValidationError).output).toBe("It is cold in Oslo.");
+    // An agent that ignores forceFinalAnswer and asks for a tool again: its log is not an answer that fits.
+    const agent = RunnableLambda.from(() => ({ tool: "lookup", toolInput: { city: "Oslo" }, log: "I should look again." }));
+    const stubborn = new AgentExecutor({ agent, tools: [lookup], outputSchema: Weather, maxIterations: 1, earlyStoppingMethod: "generate" });
+    const events: AgentStreamEvent[] = [];
+    const error = await lastValueFrom(stubborn.stream({ input: "Oslo?" }).pipe(tap((event) => events.push(event)))).then(() => undefined, (e: unknown) => e);
+    expect(OutputValidationError.isInstance(error)).toBe(true);
+    expect((error as OutputValidationError).output).toBe("I should look again.");
+    expect(events.some((event) => event.type === "output")).toBe(false);
   });
 
   it("a returnDirect tool's answer that fits the schema is the typed value too; one that does not fit has none", async () => {

@@ -391,7 +391,7 @@ export class AgentLoop {
       output = await run.wait(call, false);
     } catch (error) {
       if (isEnded(state)) return;
-      if (isOutputParserException(error)) return run.complete(forced(error.llmOutput || stopped), reason);
+      if (isOutputParserException(error)) return this.endGenerated(forced(error.llmOutput || stopped), reason);
       // The model failed on the one extra call: the run still ends with an answer that says so.
       const message = errorMessage(error);
       run.dispatch({ type: "generateFailed", message });
@@ -400,14 +400,20 @@ export class AgentLoop {
     if (isEnded(state)) return;
     if (run.usageFromOutput) this.addOutputUsage(output);
     const answer = isAgentFinish(output) ? output : options.outputSchema ? finalAnswerCall(Array.isArray(output) ? output : [output as AgentAction]) : undefined;
-    if (answer !== undefined) {
-      if (options.outputSchema) await this.finishTyped(answer, reason, undefined);
-      else await run.complete(answer, reason);
-      return;
-    }
+    if (answer !== undefined) return this.endGenerated(answer, reason);
     const first = (Array.isArray(output) ? output[0] : output) as AgentAction | undefined;
     if (first === undefined || !isAgentAction(first)) throw new InvalidAgentOutputError({ output, iteration: run.iteration });
-    return run.complete(forced(first.log || stopped), reason);
+    return this.endGenerated(forced(first.log || stopped), reason);
+  }
+
+  /**
+   * Ends the run with what the "generate" call gave (its answer, or the fallback text of an action
+   * or a parsing error): with `outputSchema` that text is the answer, validated like any other
+   * (see docs/structured-output.md), so the run never ends with an untyped answer.
+   */
+  private async endGenerated(finish: AgentFinish, reason: StopReason): Promise<void> {
+    if (this.run.options.outputSchema) await this.finishTyped(finish, reason, undefined);
+    else await this.run.complete(finish, reason);
   }
 
   /**
