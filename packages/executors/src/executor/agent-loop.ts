@@ -7,7 +7,7 @@ import type { AgentStreamEvent, StopReason } from "./events";
 import { InvalidAgentOutputError } from "./invalid-agent-output-error";
 import { isOutputParserException, parsingErrorStep } from "./observations";
 import { OutputValidationError } from "./output-validation-error";
-import { actionEvent, agentInput, errorMessage, forced, stepEvent, toActions } from "./run-helpers";
+import { actionEvent, agentInput, errorMessage, forced, missingPromptInput, stepEvent, toActions } from "./run-helpers";
 import { type RunState, type RunTransition, isEnded, pendingActions, stepsOfEndedTurn } from "./run-state";
 import { checkFinalAnswer, finalAnswerCall, invalidAnswerStep } from "./structured-output";
 import type { ToolRunner } from "./tool-runner";
@@ -145,7 +145,7 @@ export class AgentLoop {
         tools.dropEarly(); // the model call's early tool calls are not the turn's
         // A call cut short still counts: the "generate" call after it gets the next iteration.
         if (run.interrupted) break;
-        if (!isOutputParserException(error)) throw error;
+        if (!isOutputParserException(error)) throw missingPromptInput(error, inputs) ?? error;
         const step = parsingErrorStep(options, error);
         run.dispatch({ type: "parsingErrorHandled", step });
         if (run.observed) run.emit(stepEvent(step, iteration, 0));

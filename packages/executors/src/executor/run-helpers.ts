@@ -1,5 +1,5 @@
 import type { AgentAction, AgentFinish, AgentStep } from "@agentrx/core";
-import { isAgentAction, isToolAgentAction, observationText } from "@agentrx/core";
+import { InvalidArgumentError, isAgentAction, isToolAgentAction, observationText } from "@agentrx/core";
 import { AIMessage, type BaseMessage, FunctionMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { CallbackManager, type CallbackManagerForChainRun } from "@langchain/core/callbacks/manager";
 import type { SerializedNotImplemented } from "@langchain/core/load/serializable";
@@ -185,6 +185,26 @@ function resultMessages(step: AgentStep): BaseMessage[] {
   if (isToolAgentAction(action)) return [new ToolMessage({ content: observation, tool_call_id: action.toolCallId })];
   if ((action as { resultMessageType?: unknown }).resultMessageType === "function") return [new FunctionMessage({ content: observationText(step.observation), name: action.tool })];
   return [new HumanMessage({ content: observation })];
+}
+
+/**
+ * The error to fail a run with when the agent's prompt refused its inputs for a missing variable
+ * (`@langchain/core`'s `INVALID_PROMPT_INPUT`, "Missing value for input variable `x`"): an
+ * `InvalidArgumentError` naming the variable and the inputs given, the prompt's error as its
+ * cause. Undefined for any other error.
+ */
+export function missingPromptInput(error: unknown, inputs: Record<string, unknown>): InvalidArgumentError | undefined {
+  if ((error as { lc_error_code?: unknown } | null)?.lc_error_code !== "INVALID_PROMPT_INPUT") return undefined;
+  const missing = /^Missing value for input variable `([^`]+)`/.exec((error as Error).message)?.[1];
+  if (missing === undefined) return undefined;
+  const given = Object.keys(inputs);
+  const shown = given.length === 0 ? "no inputs were given" : `the inputs given are ${given.map((key) => `\`${key}\``).join(", ")}`;
+  return new InvalidArgumentError({
+    argument: "inputs",
+    value: inputs,
+    message: `AgentExecutor: the agent's prompt reads \`${missing}\`, which the inputs do not have; ${shown}. Pass it in the inputs (invoke({ ${/^[A-Za-z_$][\w$]*$/.test(missing) ? missing : JSON.stringify(missing)}: ... })), or give the prompt a default for it.`,
+    cause: error,
+  });
 }
 
 /** An error as one line for a record or an answer: `Name: message`, or the value as a string. */
