@@ -88,7 +88,7 @@ describe("agentrx on an SQLite file", () => {
     ]);
     expect(table.code).toBe(0);
     const lines = table.stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^RUN\s+THREAD\s+STATUS\s+STOP\s+STEPS\s+TOKENS\s+COST\s+DURATION\s+STARTED\s+INPUT$/);
+    expect(lines[0]).toMatch(/^RUN\s+THREAD\s+STATUS\s+STOP\s+TURNS\s+TOKENS\s+COST\s+DURATION\s+STARTED\s+INPUT$/);
     expect(lines.slice(1, 4).map((line) => line.split(/\s+/)[0])).toEqual(["synthetic-live", "trip-1", "synthetic-done"]);
     expect(lines[2]).toMatch(/^trip-1\s+support-42\s+finished\s+finish\s+3\s+\d+\s+-\s+\S+ m?s\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+\S.*$/);
     expect(lines[4]).toMatch(/^3 runs in SQLite .*runs\.db\. See one: agentrx show <runId>/);
@@ -103,7 +103,7 @@ describe("agentrx on an SQLite file", () => {
   it("shows a run's trace in the terminal, or its record as JSON", async () => {
     const [text, json, live] = await Promise.all([agentrx(["show", "trip-1", "--db", db]), agentrxHere(["show", "trip-1", "--db", db, "--json"]), agentrxHere(["show", "synthetic-live", "--db", db])]);
     expect(text.code).toBe(0);
-    expect(text.stdout).toMatch(/^Run trip-1 · finished \(finish\) · \d+ tokens · .* · 3 iterations · thread support-42 · started /);
+    expect(text.stdout).toMatch(/^Run trip-1 · finished \(finish\) · \d+ tokens · .* · 3 turns · thread support-42 · started /);
     expect(text.stdout).toMatch(/^action {2}search_flights \{"from":"Paris","to":"Nice","date":"2026-06-12"\}$/m);
     expect(text.stdout).toMatch(/^step {4}find_hotels \(\d+ ms\) Nice: Hôtel du Port/m);
     expect(text.stdout).toMatch(/^answer {2}The cheapest flight is AF1680 .* \(finish\)$/m);

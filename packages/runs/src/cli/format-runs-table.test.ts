@@ -20,4 +20,12 @@ describe("agentrx runs' table", () => {
     expect(stopOf("resumed-run")).toBe("finish");
     expect(stopOf("corrupt-run")).toBe("unreadable");
   });
+
+  it("counts a run's turns (agent calls), so a run that failed in its first model call shows 1 under TURNS", () => {
+    const checkpoint = { schemaVersion: 1, iteration: 1, elapsedMs: 5, phase: "agent" };
+    const [header, row] = formatRunsTable([run("failed-run", { status: "failed", error: "model down", checkpoint })], cliStyle(false)).split("\n");
+    const cells = (line: string | undefined) => line?.split(/\s{2,}/);
+    expect(cells(header)?.[4]).toBe("TURNS");
+    expect(cells(row)?.[4]).toBe("1");
+  });
 });

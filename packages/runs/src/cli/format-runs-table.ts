@@ -44,11 +44,16 @@ export function runDurationMs(run: RunInfo): number {
   return run.checkpoint?.elapsedMs ?? Math.max(0, run.updatedAt - run.createdAt);
 }
 
+/** `1 turn`, `2 turns`: a count of the agent's turns (iterations: each agent call, with the tool calls it asked for). @internal */
+export function turns(count: number): string {
+  return `${count} turn${count === 1 ? "" : "s"}`;
+}
+
 /**
  * The lineage line under a forked run: which run and iteration it was forked from, and that its
- * row counts the steps it copied from that run (its record holds them, and its usage theirs):
- * `↳ fork of trip-1@2: 2 steps copied from trip-1, 3 its own; STEPS, TOKENS and COST count both`.
- * The row does not say what the copied steps cost, so only the steps are split.
+ * row counts the turns it copied from that run (its record holds them, and its usage theirs):
+ * `↳ fork of trip-1@2: 2 turns copied from trip-1, 3 its own; TURNS, TOKENS and COST count both`.
+ * The row does not say what the copied turns cost, so only the turns are split.
  *
  * @internal
  */
@@ -58,9 +63,9 @@ export function forkLine(run: RunInfo): string | undefined {
   const runId = printable(run.forkOf.runId);
   const head = `  ↳ fork of ${runId}@${iteration}`;
   if (iteration === 0) return `${head}: nothing copied`;
-  const copied = `${iteration} step${iteration === 1 ? "" : "s"} copied from ${runId}`;
+  const copied = `${turns(iteration)} copied from ${runId}`;
   const own = run.checkpoint === undefined ? undefined : run.checkpoint.iteration - iteration;
-  return own === undefined || own < 0 ? `${head}: ${copied}; STEPS, TOKENS and COST count them` : `${head}: ${copied}, ${own} its own; STEPS, TOKENS and COST count both`;
+  return own === undefined || own < 0 ? `${head}: ${copied}; TURNS, TOKENS and COST count them` : `${head}: ${copied}, ${own} its own; TURNS, TOKENS and COST count both`;
 }
 
 /**
@@ -104,15 +109,16 @@ function previewCell(text: string | undefined, max: number): string {
 
 /**
  * The `agentrx runs` table: one line per run, in the listing's order: id, thread, status, stop
- * reason, steps (the agent's iterations), tokens, cost, running time, start time (local) and the
- * start of its input. A forked run has a second line, `↳ fork of <runId>@<iteration>`: the run and
- * the iteration its record was copied up to, and how many of its steps were copied (see
+ * reason, turns (the agent's iterations: its agent calls, not its tool steps), tokens, cost,
+ * running time, start time (local) and the start of its input. A forked run has a second line,
+ * `↳ fork of <runId>@<iteration>`: the run and the iteration its record was copied up to, and how
+ * many of its turns were copied (see
  * {@link forkLine}). A running run whose lease lapsed by `now` is `running (stalled)`.
  *
  * @internal
  */
 export function formatRunsTable(runs: readonly RunInfo[], style: CliStyle, now: number = Date.now()): string {
-  const header = ["RUN", "THREAD", "STATUS", "STOP", "STEPS", "TOKENS", "COST", "DURATION", "STARTED", "INPUT"];
+  const header = ["RUN", "THREAD", "STATUS", "STOP", "TURNS", "TOKENS", "COST", "DURATION", "STARTED", "INPUT"];
   const right = new Set([4, 5, 6, 7]);
   const rows = runs.map((run) => [
     printable(run.runId),

@@ -5,7 +5,8 @@ import { loadDriver } from "../internal/store-errors";
 import { PostgresRunStore } from "../postgres/index";
 import { describeTarget, wrapPostgresError } from "../postgres/postgres-errors";
 import { SqliteRunStore } from "../sqlite/index";
-import { type SqliteConnection, defaultSqliteDriver, loadSqliteDriver, sqliteErrorCode } from "../sqlite/sqlite-driver";
+import { RunStoreError } from "@agentrx/executors";
+import { type SqliteConnection, type SqliteDriver, resolveSqliteDriver, sqliteErrorCode } from "../sqlite/sqlite-driver";
 import { CliError, usageError } from "./cli-error";
 import { quoteValue } from "./quote-value";
 import { redact } from "./redact";
@@ -109,17 +110,19 @@ async function openSqlite(db: string, schema: string | undefined, cwd: string): 
     });
   }
   if (statSync(path).isDirectory()) throw new CliError({ message: `${shown} is a directory, not an SQLite run store; pass --db <file>` });
-  await probeSqlite(path, shown);
-  return { store: new SqliteRunStore({ path }), label: `SQLite ${shown}` };
+  // The store uses the driver the probe found (the default's fallback included), and the process is warned once at most.
+  const driver = await probeSqlite(path, shown);
+  return { store: new SqliteRunStore({ path, driver }), label: `SQLite ${shown}` };
 }
 
 /**
  * Fails unless `path` (an existing file) is an SQLite database with a run store's table. Opens it
- * with the driver the store will use (`better-sqlite3` under Node.js, `node:sqlite` under Deno and
- * Bun) and only reads.
+ * with the driver a store given no `driver` uses (`better-sqlite3` under Node.js, or `node:sqlite`
+ * where that cannot load and the runtime has it; `node:sqlite` under Deno and Bun), only reads, and
+ * resolves with that driver.
  */
-async function probeSqlite(path: string, shown: string): Promise<void> {
-  const open = await loadSqliteDriver("agentrx", defaultSqliteDriver());
+async function probeSqlite(path: string, shown: string): Promise<SqliteDriver> {
+  const { driver, open } = await driverOf(resolveSqliteDriver("agentrx", undefined));
   let db: SqliteConnection | undefined;
   try {
     db = open(path, 1_000);
@@ -133,6 +136,20 @@ async function probeSqlite(path: string, shown: string): Promise<void> {
   } finally {
     db?.close();
   }
+  return driver;
+}
+
+/**
+ * The loaded driver, or a {@link CliError} with the loader's message (what to install or build),
+ * without the `agentrx:` the command puts before every error itself.
+ */
+async function driverOf<T>(loading: Promise<T>): Promise<T> {
+  try {
+    return await loading;
+  } catch (error) {
+    if (!RunStoreError.isInstance(error)) throw error;
+    throw new CliError({ message: error.message.replace(/^agentrx: /, ""), cause: error });
+  }
 }
 
 /**
@@ -144,7 +161,7 @@ async function probeSqlite(path: string, shown: string): Promise<void> {
 async function probePostgres(connectionString: string, schema: string, label: string, target: string, timeoutMs: number): Promise<void> {
   type Client = { connect(): Promise<void>; query(text: string, values: unknown[]): Promise<{ rows: { found: string | null }[] }>; end(): Promise<void>; on(event: "error", listener: () => void): void };
   type ClientConfig = { connectionString: string; connectionTimeoutMillis: number; query_timeout: number };
-  const pg = await loadDriver<{ Client: new (config: ClientConfig) => Client }>("agentrx", "pg", () => import("pg"));
+  const pg = await driverOf(loadDriver<{ Client: new (config: ClientConfig) => Client }>("agentrx", "pg", () => import("pg")));
   const client = new pg.Client({ connectionString, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
   client.on("error", () => undefined); // a dropped connection fails the query below
   try {

@@ -22,8 +22,8 @@ describe("agentrx runs and show: lineage", () => {
     await runsCommand(store, { query: { limit: 10 }, flags: [], json: false, label: "memory" }, io);
     const lines = stdout.trimEnd().split("\n");
     expect(lines[1]).toMatch(/^fork-1\s+-\s+queued\s/);
-    // No checkpoint yet: its own steps are not known, the copied ones are.
-    expect(lines[2]).toBe("  ↳ fork of source@2: 2 steps copied from source; STEPS, TOKENS and COST count them");
+    // No checkpoint yet: its own turns are not known, the copied ones are.
+    expect(lines[2]).toBe("  ↳ fork of source@2: 2 turns copied from source; TURNS, TOKENS and COST count them");
     expect(lines[3]).toMatch(/^source\s+-\s+queued\s/);
     expect(lines[4]).toMatch(/^2 runs in memory/);
 
@@ -33,7 +33,7 @@ describe("agentrx runs and show: lineage", () => {
 
     let shown = "";
     await showCommand(store, "fork-1", { json: false, label: "memory" }, { ...io, stdout: { write: (text: string) => (shown += text) } });
-    expect(shown.split("\n")[0]).toMatch(/^Run fork-1 · queued · .* · fork of source@2 \(tokens and cost count its 2 copied steps\) · started /);
+    expect(shown.split("\n")[0]).toMatch(/^Run fork-1 · queued · .* · fork of source@2 \(tokens and cost count its 2 copied turns\) · started /);
     await store.close();
   });
 
@@ -45,19 +45,21 @@ describe("agentrx runs and show: lineage", () => {
     expect(lines[2]).toBe("\u001b[2m  ↳ fork of s@0: nothing copied\u001b[0m");
   });
 
-  it("says how many of a real fork's steps were copied, and that its tokens and cost count them", async () => {
+  it("says how many of a real fork's turns were copied (not its tool steps), and that its tokens and cost count them", async () => {
     const store = new MemoryRunStore();
     const prices: PriceTable = { "scripted-model": { input: 1, output: 2 } };
     const usage = { inputTokens: 1_000, outputTokens: 100 };
     const lookup = tool(async ({ q }) => `found ${q}`, { name: "lookup", description: "Looks up.", schema: z.object({ q: z.string() }) });
     const callLookup = (id: string) => ({ content: "", toolCalls: [{ name: "lookup", args: { q: id }, id }], usage });
-    // The source: lookup a, lookup b, answer. The fork after iteration 1 runs lookup c, then answers.
-    const llm = new ScriptedChatModel({ model: "scripted-model", responses: [callLookup("a"), callLookup("b"), { content: "done", usage }, callLookup("c"), { content: "done again", usage }] });
+    // The source: lookup a and b in one turn, lookup c, answer. The fork after its first turn (two
+    // tool steps) runs lookup d, then answers.
+    const callTwo = { content: "", toolCalls: [...callLookup("a").toolCalls, ...callLookup("b").toolCalls], usage };
+    const llm = new ScriptedChatModel({ model: "scripted-model", responses: [callTwo, callLookup("c"), { content: "done", usage }, callLookup("d"), { content: "done again", usage }] });
     const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], new MessagesPlaceholder("agent_scratchpad")]);
     const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [lookup], prompt }), tools: [lookup], prices, store });
     const source = await executor.invoke({ input: "Find it" });
     const fork = await executor.fork(source.runId as string, { at: 1, runId: "the-fork" });
-    // The fork's row counts the copied iteration: 3 steps, 3 model calls' tokens and cost.
+    // The fork's row counts the copied turn: 3 turns, 3 model calls' tokens and cost.
     expect(fork.usage?.total_tokens).toBe(3_300);
 
     let stdout = "";
@@ -65,8 +67,13 @@ describe("agentrx runs and show: lineage", () => {
     await runsCommand(store, { query: { limit: 10 }, flags: [], json: false, label: "memory" }, io);
     const lines = stdout.trimEnd().split("\n");
     expect(lines[1]).toMatch(/^the-fork\s+-\s+finished\s+finish\s+3\s+3,300\s+\$0\.0036\s/);
-    expect(lines[2]).toBe(`  ↳ fork of ${source.runId}@1: 1 step copied from ${source.runId}, 2 its own; STEPS, TOKENS and COST count both`);
-    expect(lines[4]).toMatch(/^2 runs in memory, \$0\.0072 in all \(forks' copied steps included\)\. /);
+    expect(lines[0]).toMatch(/^RUN\s+THREAD\s+STATUS\s+STOP\s+TURNS\s+TOKENS\s/);
+    expect(lines[2]).toBe(`  ↳ fork of ${source.runId}@1: 1 turn copied from ${source.runId}, 2 its own; TURNS, TOKENS and COST count both`);
+    expect(lines[4]).toMatch(/^2 runs in memory, \$0\.0072 in all \(forks' copied turns included\)\. /);
+
+    let shown = "";
+    await showCommand(store, "the-fork", { json: false, label: "memory" }, { ...io, stdout: { write: (text: string) => (shown += text) } });
+    expect(shown.split("\n")[0]).toMatch(new RegExp(`^Run the-fork · finished \\(finish\\) · 3,300 tokens · \\$0\\.0036 · .* · 3 turns · fork of ${source.runId}@1 \\(tokens and cost count its 1 copied turn\\) · started `));
     await store.close();
   });
 });

@@ -36,9 +36,9 @@ export async function runsCommand(store: RunStore, options: RunsCommandOptions, 
   const now = Date.now();
   io.stdout.write(`${formatRunsTable(runs, style, now)}\n`);
   const total = runs.reduce((sum, run) => sum + (run.usage?.cost?.total ?? 0), 0);
-  // A fork's cost counts its copied steps, which were paid for once, by the run it was forked from.
+  // A fork's cost counts its copied turns, which were paid for once, by the run it was forked from.
   const copiedCost = runs.some((run) => (run.forkOf?.iteration ?? 0) > 0 && run.usage?.cost !== undefined);
-  const cost = runs.some((run) => run.usage?.cost !== undefined) ? `, ${formatUsd(total)} in all${copiedCost ? " (forks' copied steps included)" : ""}` : "";
+  const cost = runs.some((run) => run.usage?.cost !== undefined) ? `, ${formatUsd(total)} in all${copiedCost ? " (forks' copied turns included)" : ""}` : "";
   io.stdout.write(style.dim(`${runs.length} run${runs.length === 1 ? "" : "s"} in ${label}${cost}. See one: agentrx show <runId> · agentrx diff <runA> <runB> · agentrx ui\n`));
   const stalled = stalledHint(runs.filter((run) => isStalled(run, now)).map((run) => run.runId));
   if (stalled !== undefined) io.stdout.write(style.dim(`${stalled}\n`));

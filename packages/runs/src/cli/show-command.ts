@@ -2,7 +2,7 @@ import { RunEventDecoder, errorMessageOf, renderTrace, type RunInfo, type RunSto
 import { formatRuntime, isUnreadableRunEvent, readReadableEvents } from "@agentrx/viewer/trace-page";
 import { lastValueFrom } from "rxjs";
 import type { CliIo } from "./cli-io";
-import { cliStyle, isStalled, runCost, runDurationMs, runStatusLabel, stalledHint, wantsColors } from "./format-runs-table";
+import { cliStyle, isStalled, runCost, runDurationMs, runStatusLabel, stalledHint, turns, wantsColors } from "./format-runs-table";
 import { readableRunEvents, type UnreadableEvent } from "./readable-run-events";
 import { requireRun } from "./require-run";
 import { unreadableWarning } from "./unreadable-warning";
@@ -105,7 +105,7 @@ function summaryLine(run: RunInfo, style: ReturnType<typeof cliStyle>): string {
     run.usage?.total_tokens !== undefined ? `${fmt.count(run.usage.total_tokens)} tokens` : undefined,
     run.usage?.cost !== undefined ? runCost(run) : undefined,
     fmt.duration(runDurationMs(run)),
-    run.checkpoint !== undefined ? `${run.checkpoint.iteration} iteration${run.checkpoint.iteration === 1 ? "" : "s"}` : undefined,
+    run.checkpoint !== undefined ? turns(run.checkpoint.iteration) : undefined,
     run.threadId !== undefined ? `thread ${printable(run.threadId)}` : undefined,
     run.forkOf !== undefined ? forkPart(run.forkOf) : undefined,
     `started ${fmt.time(run.createdAt)}`,
@@ -114,7 +114,7 @@ function summaryLine(run: RunInfo, style: ReturnType<typeof cliStyle>): string {
 }
 
 /**
- * The summary's lineage part: which run and iteration it was forked from, and, when steps were
+ * The summary's lineage part: which run and iteration it was forked from, and, when turns were
  * copied, that the tokens and cost before it count them (the fork's record holds their usage;
  * they were paid for once, by the source run).
  */
@@ -122,5 +122,5 @@ function forkPart(forkOf: NonNullable<RunInfo["forkOf"]>): string {
   const { iteration } = forkOf;
   const runId = printable(forkOf.runId);
   if (iteration === 0) return `fork of ${runId}@0`;
-  return `fork of ${runId}@${iteration} (tokens and cost count its ${iteration} copied step${iteration === 1 ? "" : "s"})`;
+  return `fork of ${runId}@${iteration} (tokens and cost count its ${iteration} copied turn${iteration === 1 ? "" : "s"})`;
 }

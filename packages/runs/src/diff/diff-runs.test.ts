@@ -158,7 +158,7 @@ describe("agentrx runs (search, sort, paging, cost) and agentrx diff", () => {
   it("shows cost and the input preview, searches, sorts by cost and pages with --cursor", async () => {
     const all = await cli(["runs"]);
     expect(all.code).toBe(0);
-    expect(all.stdout).toMatch(/^RUN\s+THREAD\s+STATUS\s+STOP\s+STEPS\s+TOKENS\s+COST\s+DURATION\s+STARTED\s+INPUT$/m);
+    expect(all.stdout).toMatch(/^RUN\s+THREAD\s+STATUS\s+STOP\s+TURNS\s+TOKENS\s+COST\s+DURATION\s+STARTED\s+INPUT$/m);
     expect(all.stdout).toMatch(/^paris .* \$0\.0105 .* Weather in Paris\?$/m);
     expect(all.stdout).toMatch(/3 runs in .*, \$0\.0\d+ in all\./);
     const search = await cli(["runs", "--search", "weath"]);

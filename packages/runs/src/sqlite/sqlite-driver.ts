@@ -1,6 +1,7 @@
 import { RunStoreError } from "@agentrx/executors";
 import type BetterSqlite3 from "better-sqlite3";
 import { loadDriver } from "../internal/store-errors";
+import { betterSqliteLoadError, NODE_SQLITE_HINT } from "./better-sqlite3-errors";
 
 /**
  * The SQLite binding a `SqliteRunStore` opens its file with: the `better-sqlite3` package (a
@@ -48,13 +49,31 @@ export function defaultSqliteDriver(): SqliteDriver {
 /** Opens a database file: the path (or `":memory:"`) and how long to wait for other connections' write locks. */
 export type OpenSqlite = (path: string, busyTimeoutMs: number) => SqliteConnection;
 
-/** Loads `driver`, or rejects with a `RunStoreError` that says what to install or use instead. */
-export async function loadSqliteDriver(store: string, driver: SqliteDriver): Promise<OpenSqlite> {
+/** How each driver's module is imported (tests give others, to play a driver that cannot load). */
+export interface SqliteImports {
+  "better-sqlite3": () => Promise<unknown>;
+  "node:sqlite": () => Promise<unknown>;
+}
+
+// A specifier in a variable: bundlers leave it to the runtime, and Node 20's types lack it.
+const NODE_SQLITE = "node:sqlite";
+const SQLITE_IMPORTS: SqliteImports = { "better-sqlite3": () => import("better-sqlite3"), "node:sqlite": () => import(NODE_SQLITE) };
+
+/** Loads `driver`, or rejects with a `RunStoreError` that says what to install, build or use instead. */
+export async function loadSqliteDriver(store: string, driver: SqliteDriver, imports: SqliteImports = SQLITE_IMPORTS): Promise<OpenSqlite> {
   if (driver === "better-sqlite3") {
-    const Database = await loadDriver<typeof BetterSqlite3>(store, "better-sqlite3", () => import("better-sqlite3"));
+    let Database: typeof BetterSqlite3;
+    try {
+      Database = await loadDriver<typeof BetterSqlite3>(store, "better-sqlite3", imports["better-sqlite3"]);
+      // The package loads its native addon at its first database: open one now, so that an addon
+      // that was never built (or was built for another Node.js) is reported as such, not as a file that cannot be opened.
+      new Database(":memory:").close();
+    } catch (error) {
+      throw betterSqliteLoadError(store, error);
+    }
     return (path, busyTimeoutMs) => betterSqliteConnection(new Database(path, { timeout: busyTimeoutMs }));
   }
-  const { DatabaseSync } = await loadNodeSqlite(store);
+  const { DatabaseSync } = await loadNodeSqlite(store, imports["node:sqlite"]);
   return (path, busyTimeoutMs) => {
     const db = new DatabaseSync(path);
     try {
@@ -65,6 +84,46 @@ export async function loadSqliteDriver(store: string, driver: SqliteDriver): Pro
     }
     return nodeSqliteConnection(db);
   };
+}
+
+/** A driver ready to open files, and which one it is. */
+export interface ResolvedSqliteDriver {
+  driver: SqliteDriver;
+  open: OpenSqlite;
+}
+
+let fallbackWarned = false;
+
+/**
+ * Loads the driver a store was given, or, when it was given none, the default one
+ * ({@link defaultSqliteDriver}). When that default is `better-sqlite3` and it cannot be loaded (not
+ * installed, its addon never built or built for another Node.js) but the runtime has `node:sqlite`
+ * (Node.js 22.13 and later), the store uses `node:sqlite`, which reads and writes the same files,
+ * and the process is warned once (`process.emitWarning`, code `AGENTRX_SQLITE_DRIVER_FALLBACK`)
+ * with why and how to choose. A driver given explicitly is never replaced.
+ */
+export async function resolveSqliteDriver(store: string, requested: SqliteDriver | undefined, imports: SqliteImports = SQLITE_IMPORTS): Promise<ResolvedSqliteDriver> {
+  const driver = requested ?? defaultSqliteDriver();
+  if (requested !== undefined || driver !== "better-sqlite3") return { driver, open: await loadSqliteDriver(store, driver, imports) };
+  try {
+    return { driver, open: await loadSqliteDriver(store, driver, imports) };
+  } catch (error) {
+    let open: OpenSqlite;
+    try {
+      open = await loadSqliteDriver(store, "node:sqlite", imports);
+    } catch {
+      throw error; // No node:sqlite either (Node.js before 22.13): better-sqlite3's error says what to do.
+    }
+    if (!fallbackWarned) {
+      fallbackWarned = true;
+      const why = (error as Error).message.replace(NODE_SQLITE_HINT, "").replace(/\s+/g, " ").trim();
+      globalThis.process?.emitWarning?.(
+        `${store} uses the built-in "node:sqlite" driver, because "better-sqlite3" cannot be loaded; both read and write the same files. Pass driver: "node:sqlite" to choose it and silence this warning, or fix better-sqlite3 to use it: ${why}`,
+        { code: "AGENTRX_SQLITE_DRIVER_FALLBACK" },
+      );
+    }
+    return { driver: "node:sqlite", open };
+  }
 }
 
 function betterSqliteConnection(db: BetterSqlite3.Database): SqliteConnection {
@@ -94,11 +153,9 @@ interface NodeSqliteDatabase {
   close(): void;
 }
 
-async function loadNodeSqlite(store: string): Promise<NodeSqliteModule> {
-  // A specifier in a variable: bundlers leave it to the runtime, and Node 20's types lack it.
-  const specifier = "node:sqlite";
+async function loadNodeSqlite(store: string, load: () => Promise<unknown>): Promise<NodeSqliteModule> {
   try {
-    return (await import(specifier)) as NodeSqliteModule;
+    return (await load()) as NodeSqliteModule;
   } catch (cause) {
     throw new RunStoreError({
       operation: "open",

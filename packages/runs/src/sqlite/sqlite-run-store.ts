@@ -33,7 +33,7 @@ import {
   checkReadOptions,
   checkWrite,
 } from "../internal/validate-run-arguments";
-import { defaultSqliteDriver, loadSqliteDriver, SQLITE_DRIVERS, sqliteErrorCode, type SqliteConnection, type SqliteDriver } from "./sqlite-driver";
+import { defaultSqliteDriver, resolveSqliteDriver, SQLITE_DRIVERS, sqliteErrorCode, type SqliteConnection, type SqliteDriver } from "./sqlite-driver";
 import { loadWorkerThreads, WalCheckpoints, type WalCheckpointState } from "./sqlite-checkpoints";
 import { migrateSqlite } from "./sqlite-migrations";
 import { type BatchOutcome, SqliteStatements, type SqliteWrite } from "./sqlite-statements";
@@ -179,7 +179,11 @@ export interface SqliteRunStoreOptions {
   /**
    * The SQLite binding: `"better-sqlite3"` (the npm package, a native addon for Node.js) or
    * `"node:sqlite"` (the runtime's built-in module: Deno 2, Bun 1, Node.js 22.13 and later). Both
-   * read and write the same file format and schema.
+   * read and write the same file format and schema. When none is given and `better-sqlite3`
+   * cannot be loaded (not installed, its native addon not built, or built for another Node.js)
+   * while the runtime has `node:sqlite` (Node.js 22.13 and later), the store uses `node:sqlite` and
+   * the process gets one warning (code `AGENTRX_SQLITE_DRIVER_FALLBACK`) saying why; a driver
+   * given here is never replaced.
    * @default "node:sqlite" under Deno and Bun (they cannot load `better-sqlite3`), else "better-sqlite3"
    */
   driver?: SqliteDriver;
@@ -212,8 +216,9 @@ export interface SqliteRunStoreOptions {
 export class SqliteRunStore implements RunStore {
   /** The database file (absolute), or `":memory:"`. */
   readonly path: string;
-  /** The SQLite binding the store opens its file with. */
-  readonly driver: SqliteDriver;
+  /** The `driver` option (undefined when it was not given: the default, with its fallback). */
+  readonly #requestedDriver: SqliteDriver | undefined;
+  #driver: SqliteDriver;
   readonly #busyTimeoutMs: number;
   #db: SqliteConnection | undefined;
   /** The WAL's checkpoints, made by a worker thread off the commits (undefined for `":memory:"`, and off Node.js). */
@@ -237,7 +242,8 @@ export class SqliteRunStore implements RunStore {
       throw new InvalidArgumentError({ argument: "options", value: options, message: `SqliteRunStore: options must be an object such as { path: "runs.db" }, got ${JSON.stringify(options)}.` });
     }
     checkOptionKeys(STORE, options, ["path", "busyTimeoutMs", "driver"]);
-    const { path = ".agentrx/runs.db", busyTimeoutMs = 5000, driver = defaultSqliteDriver() } = options;
+    const { path = ".agentrx/runs.db", busyTimeoutMs = 5000, driver: requestedDriver } = options;
+    const driver = requestedDriver ?? defaultSqliteDriver();
     if (typeof path !== "string" || path.length === 0) {
       throw new InvalidArgumentError({ argument: "path", value: path, message: `SqliteRunStore: path must be a file path or ":memory:", got ${JSON.stringify(path)}.` });
     }
@@ -248,8 +254,18 @@ export class SqliteRunStore implements RunStore {
       throw new InvalidArgumentError({ argument: "driver", value: driver, message: `SqliteRunStore: driver must be ${SQLITE_DRIVERS.map((name) => JSON.stringify(name)).join(" or ")}, got ${JSON.stringify(driver)}.` });
     }
     this.path = path === ":memory:" ? path : resolve(path);
-    this.driver = driver;
+    this.#requestedDriver = requestedDriver;
+    this.#driver = driver;
     this.#busyTimeoutMs = busyTimeoutMs;
+  }
+
+  /**
+   * The SQLite binding the store opens its file with: the `driver` option, else the runtime's
+   * default. Under Node.js, when the default `better-sqlite3` cannot be loaded and `node:sqlite`
+   * can, it is `"node:sqlite"` once the store has opened its file (a process warning says so).
+   */
+  get driver(): SqliteDriver {
+    return this.#driver;
   }
 
   #open(): Promise<void> {
@@ -261,7 +277,8 @@ export class SqliteRunStore implements RunStore {
   }
 
   async #openDatabase(): Promise<void> {
-    const openSqlite = await loadSqliteDriver(STORE, this.driver);
+    const { driver, open: openSqlite } = await resolveSqliteDriver(STORE, this.#requestedDriver);
+    this.#driver = driver;
     const Worker = this.path !== ":memory:" && onNode() ? await loadWorkerThreads() : undefined;
     const deadline = Date.now() + this.#busyTimeoutMs;
     for (let delay = FIRST_RETRY_DELAY_MS; ; delay = Math.min(delay * 2, MAX_RETRY_DELAY_MS)) {
@@ -276,7 +293,7 @@ export class SqliteRunStore implements RunStore {
         const file = this.#fileId();
         const statements = new SqliteStatements(db);
         if (journal === "wal" && file !== undefined && Worker !== undefined) {
-          this.#checkpoints = new WalCheckpoints({ db, path: this.path, driver: this.driver, file, busyTimeoutMs: this.#busyTimeoutMs, Worker });
+          this.#checkpoints = new WalCheckpoints({ db, path: this.path, driver: this.#driver, file, busyTimeoutMs: this.#busyTimeoutMs, Worker });
           storeCheckpoints.set(this, this.#checkpoints);
         }
         this.#file = file;
