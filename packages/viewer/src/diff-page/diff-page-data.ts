@@ -1,11 +1,15 @@
 import { diffRuns, promptsOf, type RecordedPrompt, type RunDiff, type RunRecord } from "@agentrx/runs";
 import { formatUsd, type JsonValue } from "@agentrx/executors";
+import { TraceImageCollector } from "../trace-page/trace-images";
 
 /** One message of a recorded prompt, as the diff page shows it. */
 export interface DiffPromptMessage {
   /** `human`, `ai`, `system`, `tool`, ... (the stored message's type). */
   role: string;
-  /** Its text (non-text content as JSON), cut to {@link DIFF_PROMPT_TEXT_BUDGET} characters. */
+  /**
+   * Its text (blocks of text joined by lines, other content as JSON; an image as a placeholder such
+   * as `[image 1: image/png, 12 KB]`, never its base64), cut to {@link DIFF_PROMPT_TEXT_BUDGET} characters.
+   */
   text: string;
 }
 
@@ -77,7 +81,7 @@ function messagesOf(prompt: RecordedPrompt): DiffPromptMessage[] {
     const object = isObject(message) ? message : {};
     const data = isObject(object["data"]) ? object["data"] : {};
     const content = data["content"];
-    const text = typeof content === "string" ? content : JSON.stringify(content ?? null);
+    const text = contentText(content);
     const calls = Array.isArray(data["tool_calls"]) && data["tool_calls"].length > 0 ? `\n[tool calls] ${JSON.stringify(data["tool_calls"])}` : "";
     const whole = `${text}${calls}`;
     return {
@@ -85,6 +89,20 @@ function messagesOf(prompt: RecordedPrompt): DiffPromptMessage[] {
       text: whole.length > DIFF_PROMPT_TEXT_BUDGET ? `${whole.slice(0, DIFF_PROMPT_TEXT_BUDGET - 1)}…` : whole,
     };
   });
+}
+
+/**
+ * A message's content as text: a string as it is; blocks of text (an image among them becomes a
+ * placeholder, `[image 1: image/png, 12 KB]`, as on the trace page: no base64) joined by lines;
+ * any other content as JSON, its images as placeholders too.
+ */
+function contentText(content: JsonValue | undefined): string {
+  if (typeof content === "string") return content;
+  const stripped = new TraceImageCollector(0).strip(content ?? null, []);
+  if (Array.isArray(stripped) && stripped.every((block) => isObject(block as JsonValue) && block.type === "text" && typeof block.text === "string")) {
+    return (stripped as { text: string }[]).map((block) => block.text).join("\n");
+  }
+  return JSON.stringify(stripped);
 }
 
 function isObject(value: JsonValue | undefined): value is { [key: string]: JsonValue } {

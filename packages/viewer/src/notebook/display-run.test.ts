@@ -146,4 +146,17 @@ describe("displayRun", () => {
     const live = { show: () => undefined, update: () => Promise.reject(new Error("kernel gone")) };
     await expect(displayRun(executor.invoke({ input: "x" }), { live })).rejects.toThrow("kernel gone");
   });
+
+  it("shows an observation's images as placeholders with their type and size, never as base64", async () => {
+    const data = `iVBORw0KGgo${"A".repeat(4000)}`;
+    const chart = tool(async () => [{ type: "text", text: "The chart:" }, { type: "image", mimeType: "image/png", data }], { name: "chart", description: "Charts.", schema: z.object({}) });
+    const { agent } = scriptedAgent([[toolCall("chart", {}, "c1")], finish("Done.")]);
+    const display = recordingDisplay();
+    const bundle = await displayRun(new AgentExecutor({ agent, tools: [chart] }).invoke({ input: "Chart it." }), { live: display.live });
+    const table = display.html().at(-1) as string;
+    expect(table).toContain("<pre>The chart:\n[image 1: image/png, 3 KB]</pre>");
+    expect(table).not.toContain("AAAAAAAA");
+    expect(bundle["text/plain"]).toContain("chart({}) -> The chart: [image 1: image/png, 3 KB]");
+    expect(bundle["text/plain"]).not.toContain("AAAAAAAA");
+  });
 });

@@ -1,7 +1,9 @@
-import type { AgentAction } from "@agentrx/core";
+import { type AgentAction, observationText } from "@agentrx/core";
 import type { UsageMetadata } from "@langchain/core/messages";
 import type { AgentStreamEvent, Interrupt, RunTableStatus, RunTableSummary, StopReason } from "@agentrx/executors";
 import { escapeHtml } from "../trace-page/page/page-shell";
+import type { TraceImage } from "../trace-page/trace-data";
+import { TraceImageCollector } from "../trace-page/trace-images";
 
 
 /** One tool call in the table: its action, then (once it ran) its observation. */
@@ -13,6 +15,8 @@ interface ToolRow {
   toolCallId?: string;
   observation?: string;
   durationMs?: number;
+  /** How the call ended when its observation is no tool result (its step's metadata): it failed, or a person rejected it. */
+  outcome?: "failed" | "rejected";
 }
 
 /** How many characters of a recorded text a cell shows; the trace has the whole text. */
@@ -57,8 +61,11 @@ export class RunTable {
       case "step": {
         this.steps += 1;
         const row = this.rowFor(event.step.action, event.iteration, prefix);
-        row.observation = textOf(event.step.observation);
+        // Images show as placeholders (`[image 1: image/png, 12 KB]`), never as base64.
+        row.observation = observationText(withoutImages(event.step.observation));
         row.durationMs = event.durationMs;
+        if (event.metadata?.rejected === true) row.outcome = "rejected";
+        else if (event.metadata?.failed === true || event.step.action.tool === "_Exception") row.outcome = "failed";
         break;
       }
       case "token":
@@ -128,10 +135,12 @@ export class RunTable {
     const body = this.rows.map((row) => {
       const pause = waiting.get(row);
       const state = pause !== undefined ? `${pauseLabel(pause)} (<code>${escapeHtml(pause.id)}</code>)` : row.observation === undefined ? (this.status === "running" ? "running…" : "not run") : "";
-      return `<tr${pause === undefined ? "" : ' class="agentrx-pause"'}><td>${row.iteration + 1}</td><td><code>${escapeHtml(row.tool)}</code></td><td><pre>${escapeHtml(cut(row.input))}</pre></td><td>${row.observation === undefined ? `<i>${state}</i>` : `<pre>${escapeHtml(cut(row.observation))}</pre>`}</td><td>${row.durationMs === undefined ? "" : `${Math.round(row.durationMs)} ms`}</td></tr>`;
+      const rowClass = pause !== undefined ? "agentrx-pause" : row.outcome === undefined ? undefined : `agentrx-${row.outcome}`;
+      const observation = row.observation === undefined ? `<i>${state}</i>` : `${row.outcome === undefined ? "" : `<b class="agentrx-outcome">${OUTCOME_LABELS[row.outcome]}</b>`}<pre>${escapeHtml(cut(row.observation))}</pre>`;
+      return `<tr${rowClass === undefined ? "" : ` class="${rowClass}"`}><td>${row.iteration + 1}</td><td><code>${escapeHtml(row.tool)}</code></td><td><pre>${escapeHtml(cut(row.input))}</pre></td><td>${observation}</td><td>${row.durationMs === undefined ? "" : `${Math.round(row.durationMs)} ms`}</td></tr>`;
     });
     for (const pause of unmatched) {
-      body.push(`<tr class="agentrx-pause"><td>${pause.iteration + 1}</td><td><code>${escapeHtml(pause.tool)}</code></td><td><pre>${escapeHtml(cut(textOf(pause.toolInput)))}</pre></td><td><i>${pauseLabel(pause)} (<code>${escapeHtml(pause.id)}</code>)</i></td><td></td></tr>`);
+      body.push(`<tr class="agentrx-pause"><td>${pause.iteration + 1}</td><td><code>${escapeHtml(pause.tool)}</code></td><td><pre>${escapeHtml(cut(textOf(withoutImages(pause.toolInput))))}</pre></td><td><i>${pauseLabel(pause)} (<code>${escapeHtml(pause.id)}</code>)</i></td><td></td></tr>`);
     }
     const table = body.length === 0 ? '<p class="agentrx-empty">No tool calls yet.</p>' : `<table><thead><tr><th title="the agent call (iteration) that asked for it, from 1">#</th><th>tool</th><th>input</th><th>observation</th><th>time</th></tr></thead><tbody>${body.join("")}</tbody></table>`;
     const answer = this.error !== undefined ? `<div class="agentrx-error">${escapeHtml(this.error)}</div>` : this.answer === "" ? "" : `<div class="agentrx-answer"><b>Answer</b><pre>${escapeHtml(this.answer)}</pre></div>`;
@@ -144,10 +153,10 @@ export class RunTable {
     const { waiting, unmatched } = this.pauses();
     for (const row of this.rows) {
       const pause = waiting.get(row);
-      const result = pause !== undefined ? `${pauseLabel(pause)} (${pause.id})` : row.observation === undefined ? (this.status === "running" ? "(running)" : "(not run)") : `-> ${oneLine(row.observation)}`;
+      const result = pause !== undefined ? `${pauseLabel(pause)} (${pause.id})` : row.observation === undefined ? (this.status === "running" ? "(running)" : "(not run)") : `${row.outcome === undefined ? "" : `${row.outcome} `}-> ${oneLine(row.observation)}`;
       lines.push(`  [${row.iteration + 1}] ${row.tool}(${oneLine(row.input)}) ${result}`);
     }
-    for (const pause of unmatched) lines.push(`  [${pause.iteration + 1}] ${pause.tool}(${oneLine(textOf(pause.toolInput))}) ${pauseLabel(pause)} (${pause.id})`);
+    for (const pause of unmatched) lines.push(`  [${pause.iteration + 1}] ${pause.tool}(${oneLine(textOf(withoutImages(pause.toolInput)))}) ${pauseLabel(pause)} (${pause.id})`);
     if (this.error !== undefined) lines.push(`  ${this.error}`);
     else if (this.answer !== "") lines.push(`  Answer: ${this.answer}`);
     return lines.join("\n");
@@ -206,7 +215,7 @@ export class RunTable {
 }
 
 function rowOf(action: AgentAction, iteration: number, prefix: string): ToolRow {
-  const row: ToolRow = { iteration, tool: `${prefix}${action.tool}`, input: textOf(action.toolInput) };
+  const row: ToolRow = { iteration, tool: `${prefix}${action.tool}`, input: textOf(withoutImages(action.toolInput)) };
   const callId = toolCallIdOf(action);
   if (callId !== undefined) row.toolCallId = callId;
   return row;
@@ -220,6 +229,16 @@ function pauseLabel(pause: Interrupt): string {
 function toolCallIdOf(action: AgentAction): string | undefined {
   const id = (action as { toolCallId?: unknown }).toolCallId;
   return typeof id === "string" ? id : undefined;
+}
+
+/** What the table's cells say of a call that is no tool result (see `ToolRow.outcome`). */
+const OUTCOME_LABELS = { failed: "failed: the error the agent was shown", rejected: "rejected: the rejection the agent was shown" } as const;
+
+/** `value` with each image block replaced by a placeholder text block, as the trace page shows it (no base64 in a cell). */
+function withoutImages(value: unknown): unknown {
+  const images: TraceImage[] = [];
+  const stripped = new TraceImageCollector(0).strip(value, images);
+  return images.length > 0 ? stripped : value;
 }
 
 function textOf(value: unknown): string {
@@ -249,6 +268,9 @@ const TABLE_STYLES = [
   "div.agentrx-run table tr{background:none}",
   "div.agentrx-run pre{margin:0;padding:0;background:none;white-space:pre-wrap;word-break:break-word;font:12px/1.35 ui-monospace,monospace;text-align:left}",
   "div.agentrx-run table tr.agentrx-pause td{background:rgba(255,191,0,.15)}",
+  "div.agentrx-run table tr.agentrx-failed td{background:rgba(198,40,40,.08)}",
+  "div.agentrx-run .agentrx-outcome{display:block;font-size:11px;font-weight:600}",
+  "div.agentrx-run tr.agentrx-failed .agentrx-outcome{color:#c62828}",
   "div.agentrx-run .agentrx-answer{margin-top:4px}",
   "div.agentrx-run .agentrx-error{margin-top:4px;color:#c62828;font-weight:600}",
   "div.agentrx-run[data-status=running] .agentrx-run-head b::after{content:' ⏳'}",

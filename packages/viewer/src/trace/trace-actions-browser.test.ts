@@ -132,6 +132,24 @@ describe.skipIf(skip)("acting on runs from the trace page in Chromium", () => {
     await page.close();
   });
 
+  it("keeps the iteration chosen to fork from while a running run's page redraws with the clock", async () => {
+    gateOpen = false;
+    const run = executor.stream({ input: "look z" }, { runId: "choose-while-running" }).subscribe({ error: () => undefined });
+    await expect.poll(async () => (await store.getRun("choose-while-running"))?.eventCount ?? 0).toBeGreaterThan(1);
+    const page = await browser.newPage();
+    await page.clock.install();
+    await page.goto(`${server.url}/runs/choose-while-running`);
+    const at = page.locator('[data-field="fork-at"]');
+    await at.waitFor();
+    expect(await at.inputValue()).toBe("1");
+    await page.selectOption('[data-field="fork-at"]', "0");
+    await page.clock.runFor(3000); // the running run's bars, header and detail are redrawn every second
+    expect(await page.locator("[data-status]").textContent()).toBe("running");
+    expect(await at.inputValue()).toBe("0");
+    await page.close();
+    run.unsubscribe(); // cancels the run
+  });
+
   it("forks a finished run after its first iteration and opens the fork", async () => {
     gateOpen = true;
     await lastValueFrom(executor.stream({ input: "look y" }, { runId: "fork-me" }));

@@ -1,6 +1,6 @@
 // The trace page in headless Chromium, at its edges: a file opened long after it was made, a run
-// whose process stopped (stalled), a live stream that fails, the browser's own shortcuts, a call
-// in doubt, and a message sent to the run with an image.
+// whose process stopped (stalled), a live stream that fails, a screen reader, the browser's own
+// shortcuts, a call in doubt, and a message sent to the run with an image.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -132,6 +132,37 @@ describe.skipIf(skip)("following a run live", () => {
     await expect.poll(() => notice.textContent(), { timeout: 10_000 }).toContain("Live updates failed: database unreachable");
     state = "gone"; // deleted: the stream is refused (404) and the browser stops asking
     await expect.poll(() => notice.textContent(), { timeout: 10_000 }).toContain("Live updates stopped");
+    await page.close();
+  });
+});
+
+describe.skipIf(skip)("a screen reader", () => {
+  it("is not read the detail again each time it is redrawn: a running call's, every second, is in no live region", async () => {
+    const store = new MemoryRunStore();
+    await runningRun(store, "ticking", Date.now() - 1000, 60_000);
+    server = await startUiServer({ store, source: "memory", port: 0 });
+    const page = await browser.newPage();
+    await page.clock.install();
+    await page.goto(`${server.url}/runs/ticking`);
+    await page.waitForSelector('[role="treeitem"]');
+    await page.click('[data-id="tool-0-0"] .label');
+    await page.evaluate(() => {
+      const counts = { detail: 0, live: 0 };
+      Object.assign(window, { __counts: counts });
+      const live = '[aria-live]:not([aria-live="off"]), [role="status"], [role="log"], [role="alert"]';
+      new MutationObserver((records) => {
+        for (const record of records) {
+          const at = record.target instanceof Element ? record.target : record.target.parentElement;
+          if (at?.closest(".detail")) counts.detail++;
+          if (at?.closest(live)) counts.live++;
+        }
+      }).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+    });
+    await page.clock.runFor(3000); // the running call's row and detail are redrawn with the clock
+    const counts = await page.evaluate(() => (window as unknown as { __counts: { detail: number; live: number } }).__counts);
+    expect(counts.detail).toBeGreaterThan(0);
+    expect(counts.live).toBe(0);
+    expect(await page.locator(".detail").getAttribute("aria-live")).toBeNull();
     await page.close();
   });
 });

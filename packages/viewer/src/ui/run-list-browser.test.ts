@@ -1,8 +1,9 @@
 // The `ui`'s run list in Chromium: its filters come from the page's URL (shown in its controls,
 // kept across its refreshes, written back when they change), each run shows the start of its
-// input (as text), and a running run whose process stopped is shown stalled, on its trace page too.
+// input (as text) and its cost (the list sorts by it when asked), and a running run whose process
+// stopped is shown stalled, on its trace page too.
 import { MemoryRunStore } from "@agentrx/runs";
-import type { RunStatus } from "@agentrx/executors";
+import type { RunStatus, RunUsage } from "@agentrx/executors";
 import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium, skipWithoutChromium } from "../trace/browser-test-helpers";
@@ -29,12 +30,12 @@ afterAll(async () => {
 const base = Date.now() - 3_600_000;
 
 /** Records a run that ended with `status` (or is still `running`, its lease held for ten minutes). */
-async function addRun(store: MemoryRunStore, runId: string, fields: { status: RunStatus; threadId?: string; input?: string; at: number }): Promise<void> {
+async function addRun(store: MemoryRunStore, runId: string, fields: { status: RunStatus; threadId?: string; input?: string; at: number; usage?: RunUsage }): Promise<void> {
   const { status, threadId, input = `Question of ${runId}`, at } = fields;
   await store.createRun({ runId, inputs: { input }, status: "running", owner: "test:1", leaseMs: 600_000, at: base + at, ...(threadId === undefined ? {} : { threadId }) });
   if (status === "running") return;
   const update = status === "failed" ? { status, error: "boom" } : status === "finished" ? { status, stopReason: "finish" } : { status };
-  await store.write(runId, { owner: "test:1", leaseMs: 600_000, at: base + at + 1, events: [], update: { ...update, release: true } });
+  await store.write(runId, { owner: "test:1", leaseMs: 600_000, at: base + at + 1, events: [], update: { ...update, ...(fields.usage === undefined ? {} : { usage: fields.usage }), release: true } });
 }
 
 async function serve(store: MemoryRunStore): Promise<string> {
@@ -151,6 +152,35 @@ describe.skipIf(skip)("the run list's columns in Chromium", () => {
     expect(await cell("hostile").getAttribute("title")).toBe(hostile);
     expect(await cell("hostile").locator("script, b").count()).toBe(0);
     expect(await page.evaluate(() => (window as { pwned?: number }).pwned)).toBeUndefined();
+    await page.close();
+    expect(errors).toEqual([]);
+  });
+
+  it("shows each run's cost, and sorts the runs by it, most expensive first, when asked (in the URL too)", async () => {
+    const store = new MemoryRunStore();
+    const priced = async (runId: string, at: number, total: number | undefined) => {
+      const usage = { input_tokens: 100, output_tokens: 10, total_tokens: 110, ...(total === undefined ? {} : { cost: { input: total / 2, output: total / 2, total, currency: "USD" as const } }) };
+      await addRun(store, runId, { status: "finished", at, usage });
+    };
+    await priced("cheap", 1, 0.0012);
+    await priced("dear", 2, 0.25);
+    await priced("unpriced", 3, undefined);
+    const url = await serve(store);
+    const errors: string[] = [];
+    const page = await open(`${url}/`, errors);
+    expect(await page.locator("thead th").allTextContents()).toEqual(["", "Run", "Thread", "Status", "Stop", "Steps", "Tokens", "Cost", "Duration", "Started", "Input"]);
+    const cost = (runId: string) => page.locator(`[data-run-id="${runId}"] td[data-cost]`).textContent();
+    expect([await cost("cheap"), await cost("dear"), await cost("unpriced")]).toEqual(["$0.0012", "$0.2500", "–"]);
+    expect(await rows(page)).toEqual(["unpriced", "dear", "cheap"]);
+
+    await page.selectOption('[aria-label="Sort"]', "cost");
+    expect(await query(page)).toEqual({ sort: "cost" });
+    await page.waitForFunction(() => document.querySelector("tbody tr")?.getAttribute("data-run-id") === "dear");
+    expect(await rows(page)).toEqual(["dear", "cheap", "unpriced"]);
+    await page.reload();
+    await page.waitForSelector("table.runs");
+    expect(await page.locator('[aria-label="Sort"]').inputValue()).toBe("cost");
+    expect(await rows(page)).toEqual(["dear", "cheap", "unpriced"]);
     await page.close();
     expect(errors).toEqual([]);
   });

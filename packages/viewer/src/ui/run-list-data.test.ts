@@ -57,3 +57,12 @@ describe("the list item's input", () => {
     expect(runListItemOf(run({}), at).input).toBeUndefined();
   });
 });
+
+describe("the list item's cost", () => {
+  it("is the run's priced cost in dollars, and absent for a run without a priced call (unknown, not free)", () => {
+    const usage = { input_tokens: 10, output_tokens: 5, total_tokens: 15 };
+    expect(runListItemOf(run({ usage: { ...usage, cost: { input: 0.001, output: 0.0025, total: 0.0035, currency: "USD" } } }), at)).toMatchObject({ tokens: 15, cost: 0.0035 });
+    expect(runListItemOf(run({ usage }), at).cost).toBeUndefined();
+    expect(runListItemOf(run({}), at).cost).toBeUndefined();
+  });
+});

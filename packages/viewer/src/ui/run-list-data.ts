@@ -19,6 +19,8 @@ export interface RunListItem {
   /** The agent's iterations so far. */
   steps?: number;
   tokens?: number;
+  /** What the run cost in US dollars (its usage's `cost.total`), when a model call of it was priced (the executor's `prices`). */
+  cost?: number;
   /** Running time (over every segment). */
   durationMs: number;
   createdAt: number;
@@ -40,7 +42,15 @@ export interface RunListData {
   status?: RunStatus[];
   /** The thread the list was filtered by (`?thread=...`), when it was. */
   threadId?: string;
+  /**
+   * What the runs are sorted by (`?sort=updated` or `?sort=cost`: the last written, or the most
+   * expensive, first), when not by start (newest first, the default).
+   */
+  sort?: RunListSort;
 }
+
+/** What the run list can be sorted by besides its start (newest first): the last write, or the cost (most expensive first). */
+export type RunListSort = "updated" | "cost";
 
 /**
  * A run as the `ui`'s list shows it (and `GET /api/runs` answers), from its row; `now` (epoch
@@ -64,6 +74,7 @@ export function runListItemOf(run: RunInfo, now: number): RunListItem {
   if (stop !== undefined) item.stop = stop;
   if (run.checkpoint !== undefined) item.steps = run.checkpoint.iteration;
   if (run.usage?.total_tokens !== undefined) item.tokens = run.usage.total_tokens;
+  if (run.usage?.cost !== undefined) item.cost = run.usage.cost.total;
   if (run.error !== undefined) item.error = run.error;
   return item;
 }

@@ -8,9 +8,10 @@ import type { RunListData, RunListItem } from "./run-list-data";
 const INPUT_CELL_LENGTH = 60;
 
 /**
- * The `ui`'s front page: the recorded runs, newest first, with the start of their input, filtered by
- * status and thread and searched by words of their input and answer (the store's full-text
- * search), refreshed every two seconds. The filters are the page's URL's (`/?status=failed&thread=t1&search=...`):
+ * The `ui`'s front page: the recorded runs, newest first (or last updated, or most expensive, first),
+ * with their cost and the start of their input, filtered by status and thread and searched by words of
+ * their input and answer (the store's full-text search), refreshed every two seconds. The filters
+ * and the sort are the page's URL's (`/?status=failed&thread=t1&search=...&sort=cost`):
  * the page starts from them and writes them back when they change, so a reload or a link keeps
  * them. A running run whose lease lapsed shows as `running (stalled)`. Each run opens its trace
  * page; two runs ticked are compared on the diff page.
@@ -26,17 +27,20 @@ export function runListMain(dom: DomRuntime, fmt: FormatRuntime, data: RunListDa
   const status = h("select", { attrs: { "aria-label": "Status", "data-filter": "status" } }, ...statuses.map((value) => h("option", { attrs: { value } }, value === "" ? "any status" : value.split(",").join(" or "))));
   const thread = h("input", { attrs: { type: "search", placeholder: "thread id", "aria-label": "Thread", "data-filter": "thread" } });
   const search = h("input", { attrs: { type: "search", placeholder: "search inputs and answers", "aria-label": "Search the runs' inputs and answers", maxlength: "200", "data-filter": "search" } });
+  const sorts: [string, string][] = [["", "newest first"], ["updated", "last updated first"], ["cost", "most expensive first"]];
+  const sort = h("select", { attrs: { "aria-label": "Sort", "data-filter": "sort" } }, ...sorts.map(([value, label]) => h("option", { attrs: { value } }, label)));
   // The page starts from the filters the server applied (its URL's), so its refreshes keep them.
   status.value = given;
   thread.value = data.threadId ?? "";
   search.value = data.search ?? "";
+  sort.value = data.sort ?? "";
   const count = h("span", { class: "muted" });
   /** The ticked runs, in the order they were ticked (kept across refreshes). */
   const selected: string[] = [];
   const compare = h("button", { attrs: { type: "button", "data-action": "compare", disabled: "" } }, "Compare");
   const compareHint = h("span", { class: "muted" });
   const body = h("tbody");
-  const columns = ["", "Run", "Thread", "Status", "Stop", "Steps", "Tokens", "Duration", "Started", "Input"];
+  const columns = ["", "Run", "Thread", "Status", "Stop", "Steps", "Tokens", "Cost", "Duration", "Started", "Input"];
   const table = h("table", { class: "runs" }, h("thead", null, h("tr", null, ...columns.map((name) => h("th", { attrs: { scope: "col" } }, name)))), body);
   const empty = h("p", { class: "empty" });
   dom.append(root, [
@@ -44,7 +48,7 @@ export function runListMain(dom: DomRuntime, fmt: FormatRuntime, data: RunListDa
       "header",
       { class: "top" },
       h("h1", { class: "title" }, h("span", null, "AgentRx runs"), h("span", { class: "muted" }, data.source)),
-      h("div", { class: "filters" }, search, status, thread, count, compare, compareHint),
+      h("div", { class: "filters" }, search, status, thread, sort, count, compare, compareHint),
     ),
     h("div", { class: "list" }, table, empty),
   ]);
@@ -70,6 +74,8 @@ export function runListMain(dom: DomRuntime, fmt: FormatRuntime, data: RunListDa
         h("td", { attrs: { title: run.error } }, run.stop ?? "–"),
         h("td", { class: "num" }, run.steps !== undefined ? fmt.count(run.steps) : "–"),
         h("td", { class: "num" }, run.tokens !== undefined ? fmt.count(run.tokens) : "–"),
+        // No price for any of its model calls: unknown, not free (a cost sort counts it as 0).
+        h("td", { class: "num", attrs: { "data-cost": "" } }, run.cost !== undefined ? fmt.usd(run.cost) : "–"),
         h("td", { class: "num" }, fmt.duration(run.durationMs)),
         h("td", null, fmt.time(run.createdAt)),
         h("td", { class: "input", attrs: { title: run.input, "data-input": "" } }, inputCell(run.input)),
@@ -81,7 +87,8 @@ export function runListMain(dom: DomRuntime, fmt: FormatRuntime, data: RunListDa
       body.appendChild(row);
     }
     const filtered = status.value !== "" || thread.value.trim() !== "" || search.value.trim() !== "";
-    count.textContent = `${runs.length} run${runs.length === 1 ? "" : "s"}${runs.length === data.limit ? ` (the ${data.limit} newest)` : ""}`;
+    const which = sort.value === "cost" ? "most expensive" : sort.value === "updated" ? "last updated" : "newest";
+    count.textContent = `${runs.length} run${runs.length === 1 ? "" : "s"}${runs.length === data.limit ? ` (the ${data.limit} ${which})` : ""}`;
     empty.textContent = runs.length > 0 ? "" : filtered ? "No runs match these filters." : "No runs recorded yet. Runs are recorded by an executor with a store: new AgentExecutor({ ..., store }).";
     empty.removeAttribute("data-error");
   }
@@ -131,6 +138,7 @@ export function runListMain(dom: DomRuntime, fmt: FormatRuntime, data: RunListDa
       ["status", status.value || undefined],
       ["thread", thread.value.trim() || undefined],
       ["search", search.value.trim() || undefined],
+      ["sort", sort.value || undefined],
     ];
   }
 
@@ -164,6 +172,7 @@ export function runListMain(dom: DomRuntime, fmt: FormatRuntime, data: RunListDa
     void refresh();
   };
   status.addEventListener("change", changed);
+  sort.addEventListener("change", changed);
   thread.addEventListener("input", changed);
   // Searched once typing pauses (each search asks the store).
   let typing: ReturnType<typeof setTimeout> | undefined;

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import type { RunStatus, RunStore } from "@agentrx/executors";
 import { escapeHtml, readTracePage, readTraceText, tracePageHtml } from "../trace-page/index";
 import { runListHtml } from "./run-list-html";
-import { runListItemOf, type RunListData } from "./run-list-data";
+import { runListItemOf, type RunListData, type RunListSort } from "./run-list-data";
 import { RunActions, parseActionRequest, type UiActionExecutor } from "./run-actions";
 import { serveTraceEvents } from "./serve-trace-events";
 import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
@@ -54,12 +54,13 @@ const SEARCH_MAX_LENGTH = 200;
 
 /**
  * The `agentrx ui` web server, on the loopback interface: `/` lists the runs (filtered by the
- * query's `status`, `thread`, `search` and `limit`, as `/api/runs` is; the page keeps them in its
+ * query's `status`, `thread`, `search` and `limit` and sorted by its `sort`, as `/api/runs` is; the page keeps them in its
  * controls and its URL; a running run whose lease lapsed is shown stalled), `/runs/<id>` shows a
  * run's trace page (a run in progress follows its record live; a fork's page links to its diff
  * with the run it was forked from), `/diff?a=<runId>&b=<runId>` compares two runs side by side
  * (see docs/trace-viewer.md), `/api/runs` lists runs as JSON (`?status=failed,cancelled&thread=T&limit=N`,
- * and `search=<words>`: the store's full-text search over each run's input and answer),
+ * `search=<words>`: the store's full-text search over each run's input and answer, and
+ * `sort=updated` or `sort=cost`: the last written or the most expensive first, not the newest),
  * `/api/runs/<id>/events` streams a run's new events (Server-Sent Events) and
  * `/api/runs/<id>/text` returns a whole text a page holds only the start of. Requests whose `Host`
  * is not a loopback name are refused, so another web site cannot read the runs through the
@@ -191,10 +192,15 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     const limit = Math.min(listLimit, limitParam ? Number(limitParam) : listLimit);
     const search = searchOf(url.searchParams.getAll("search"));
     if (search.problem !== undefined) return search.problem;
+    const sortParam = url.searchParams.get("sort") || "created";
+    if (!["created", "updated", "cost"].includes(sortParam)) return `Unknown sort ${JSON.stringify(sortParam)} in \`sort\`: use created (the default: newest first), updated (last written first) or cost (most expensive first).`;
+    // By start (the default) is asked without `sort`, so a store that cannot sort lists all the same.
+    const sort = sortParam === "created" ? undefined : (sortParam as RunListSort);
     const runs = await store.listRuns({
       ...(status.length > 0 ? { status: status as RunStatus[] } : {}),
       ...(threadId !== undefined ? { threadId } : {}),
       ...(search.words !== undefined ? { search: search.words } : {}),
+      ...(sort !== undefined ? { sort: sort === "updated" ? "updatedAt" : "cost" } : {}),
       limit,
     });
     // "now" is the server's, when the list is made: a running run whose lease lapsed by then is stalled.
@@ -207,6 +213,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
       // The filters applied, for the page's controls (a reload of `/?status=failed` starts from them).
       ...(status.length > 0 ? { status: status as RunStatus[] } : {}),
       ...(threadId !== undefined ? { threadId } : {}),
+      ...(sort !== undefined ? { sort } : {}),
     };
   };
 

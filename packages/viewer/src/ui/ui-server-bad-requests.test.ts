@@ -48,6 +48,7 @@ describe("agentrx ui server: bad requests", () => {
       ["search=%20", /`search` " " has no word to search for/],
       ["search=paris&search=nice", /`search` is given 2 times: give it once/],
       [`search=${"a".repeat(201)}`, /`search` is 201 characters long: give at most 200/],
+      ["sort=price", /Unknown sort "price" in `sort`: use created \(the default: newest first\), updated \(last written first\) or cost \(most expensive first\)/],
     ] as const) {
       const response = await get(`/api/runs?${query}`);
       expect(response.status, query).toBe(400);

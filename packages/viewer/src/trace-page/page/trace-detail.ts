@@ -160,7 +160,8 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
     const badges = (withInput ? row.badges : layout.toolState(tool).badges).filter((badge) => badge !== "slowest" && badge !== "early" && badge !== "edited");
     const metadata = tool.metadata ?? {};
     const error = typeof metadata["error"] === "string" ? metadata["error"] : undefined;
-    const rest = Object.fromEntries(Object.entries(metadata).filter(([key]) => !["error", "attempts", "timedOut", "cached", "durationMs"].includes(key)));
+    const rest = Object.fromEntries(Object.entries(metadata).filter(([key]) => !["error", "attempts", "timedOut", "cached", "durationMs", "failed", "rejected"].includes(key)));
+    const outcome = tool.observation === undefined ? undefined : outcomeNote(tool);
     return [
       kv([
         ["Tool", tool.tool],
@@ -183,6 +184,7 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
       withInput && tool.askedInput !== undefined ? h("h3", null, "Input the agent asked for (edited before it ran)") : null,
       withInput && tool.askedInput !== undefined ? text(tool.askedInput, tool.askedInputSeq, "toolInput", context) : null,
       h("h3", null, "Observation"),
+      outcome ?? null,
       tool.observation !== undefined ? text(tool.observation, tool.stepSeq, "observation", context) : h("p", { class: "muted" }, missingResult(model, tool)),
       images(tool.observationImages),
       Object.keys(rest).length > 0 ? h("h3", null, "Metadata") : null,
@@ -190,6 +192,14 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
       tool.log ? h("h3", null, "Agent log") : null,
       tool.log ? text(tool.log, tool.actionSeq, "log", context) : null,
     ];
+  }
+
+  /** What the detail says above the observation of a call that failed or was rejected: the observation is no tool result. */
+  function outcomeNote(tool: TraceToolCall): HTMLElement | undefined {
+    if (tool.metadata?.["rejected"] === true) return h("p", { class: "muted", attrs: { "data-outcome": "rejected" } }, "Rejected: a person rejected this call, so the tool did not run. The observation is the rejection the agent was shown.");
+    if (!layout.isFailed(tool)) return undefined;
+    const why = tool.tool === "_Exception" ? "the agent's output could not be parsed. The observation is what the agent was told about it." : "the tool threw (the observation is the error, as handleToolRuntimeErrors put it), its input did not fit its schema, or no tool has this name. The observation is the error the agent was shown, and the run went on.";
+    return h("p", { class: "error-text", attrs: { "data-outcome": "failed" } }, `This call failed: ${why}`);
   }
 
   function missingResult(model: TraceModel, tool: TraceToolCall): string {

@@ -109,7 +109,9 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
     const metadata = tool.metadata ?? {};
     const attempts = typeof metadata["attempts"] === "number" ? metadata["attempts"] : 1;
     if (tool.stepSeq === undefined) return { state: "running", badges: ["running"] };
-    const failed = /^Tool ".*" failed with error:/s.test(textOf(tool.observation)) || tool.tool === "_Exception";
+    // A person rejected it: it did not run, its observation is the rejection (not a failure).
+    if (metadata["rejected"] === true) return { state: "none", badges: ["rejected"] };
+    const failed = isFailed(tool);
     if (failed) badges.push(tool.tool === "_Exception" ? "parsing error" : "failed");
     if (attempts > 1) badges.push(`${attempts} attempts`);
     if (metadata["timedOut"] === true) badges.push("timed out");
@@ -117,6 +119,17 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
     if (tool.early === true) badges.push("early");
     const state: TraceRowState = failed ? "failed" : attempts > 1 || metadata["timedOut"] === true ? "warn" : metadata["cached"] === true ? "cached" : "ok";
     return { state, badges };
+  }
+
+  /**
+   * Whether a tool call that returned failed: its step's metadata says so (`failed`: the tool
+   * threw and its observation is the error the agent was shown, its schema refused the input, or
+   * no tool has its name), or it is the agent's parsing error (`_Exception`). A record made before
+   * steps carried `failed` is read by the default error observation's wording.
+   */
+  function isFailed(tool: TraceToolCall): boolean {
+    if (tool.tool === "_Exception" || tool.metadata?.["failed"] === true) return true;
+    return tool.metadata?.["failed"] === undefined && /^Tool ".*" failed with error:/s.test(textOf(tool.observation));
   }
 
   /**
@@ -353,5 +366,5 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
     return rowList.filter((row) => row.trace === undefined);
   }
 
-  return { rows, ownRows, textOf, toolState, isLive, endOf, slowestTool, firstToken, copiedIterations, usageOf };
+  return { rows, ownRows, textOf, toolState, isFailed, isLive, endOf, slowestTool, firstToken, copiedIterations, usageOf };
 }

@@ -48,7 +48,18 @@ export function tracePageMain(parts: TracePageParts): void {
   }
 
   const header = h("header", { class: "top" });
-  const detailPane = h("aside", { class: "detail", attrs: { "aria-label": "Details of the selected step", "aria-live": "polite" } });
+  // The header is redrawn with the run (every second while it runs) around two parts that stay: the
+  // actions bar (what is chosen, typed or focused in it, and what an action said, are kept) and the
+  // live-update notice (a live region, changed only when its message does).
+  const headTop = h("div");
+  const actionsSlot = h("div");
+  const liveNotice = h("div", { attrs: { role: "status", "data-fact": "live" } });
+  const headBottom = h("div");
+  dom.append(header, [headTop, actionsSlot, liveNotice, headBottom]);
+  let actionsBar: { element: HTMLElement; iterations: number } | undefined;
+  // No live region: the pane is redrawn on every selection and, for a running step, with the clock,
+  // so a screen reader would read it again and again. Selecting a row focuses it, which is read.
+  const detailPane = h("aside", { class: "detail", attrs: { "aria-label": "Details of the selected step" } });
   let detailKey = "";
   const showDetail = (row: TraceRow, force: boolean) => {
     const key = `${row.id}|${row.state}|${row.end ?? ""}|${trace.lastSeq}`;
@@ -107,8 +118,26 @@ export function tracePageMain(parts: TracePageParts): void {
   /** Why the page no longer follows the run live (the stream failed or was refused), while it says so. */
   let liveProblem: string | undefined;
 
+  /**
+   * Puts the actions bar in its place, made again only when the run has more iterations to fork
+   * from (the iteration chosen stays chosen), and not while an action runs or says it failed.
+   */
+  function showActions(actions: NonNullable<TracePageData["actions"]>): void {
+    const kept = actionsBar;
+    const iterations = trace.iterations.length;
+    if (kept !== undefined && (kept.iterations === iterations || kept.element.querySelector("button:disabled, .error-text") !== null)) return;
+    const element = parts.actions.render(actions, iterations, parts.actions.poster(runPath, actions.token));
+    const chosen = kept?.element.querySelector<HTMLSelectElement>('[data-field="fork-at"]')?.value;
+    const at = element.querySelector<HTMLSelectElement>('[data-field="fork-at"]');
+    if (at !== null && chosen !== undefined && chosen !== String(kept?.iterations)) at.value = chosen;
+    actionsBar = { element, iterations };
+    dom.clear(actionsSlot);
+    actionsSlot.appendChild(element);
+  }
+
   function renderHeader(summary: TraceSummary): void {
-    dom.clear(header);
+    dom.clear(headTop);
+    dom.clear(headBottom);
     const title = h(
       "h1",
       { class: "title" },
@@ -158,17 +187,21 @@ export function tracePageMain(parts: TracePageParts): void {
         h("span", null, swatch("var(--gap)"), `other ${fmt.duration(summary.otherMs)}`),
       ),
     );
-    dom.append(header, [title, facts, split]);
-    if (summary.copied !== undefined) dom.append(header, [copiedLine(summary.copied)]);
+    dom.append(headTop, [title, facts, split]);
+    if (summary.copied !== undefined) dom.append(headTop, [copiedLine(summary.copied)]);
     // A fork served by the ui links to its diff against the run it was forked from.
     const parent = data.run.forkOf;
     if (data.mode === "ui" && parent !== undefined) {
       const href = `/diff?${new URLSearchParams({ a: parent.runId, b: data.run.runId }).toString()}`;
-      dom.append(header, [h("a", { class: "compare-parent", attrs: { href, "data-compare-parent": "" } }, `Compare with parent run ${parent.runId}`)]);
+      dom.append(headTop, [h("a", { class: "compare-parent", attrs: { href, "data-compare-parent": "" } }, `Compare with parent run ${parent.runId}`)]);
     }
     // A fork's `at` counts the record's iterations, the copied ones too.
-    if (data.mode === "ui" && data.actions !== undefined) dom.append(header, [parts.actions.render(data.actions, trace.iterations.length, parts.actions.poster(runPath, data.actions.token))]);
-    if (liveProblem !== undefined) dom.append(header, [h("div", { class: "notice", attrs: { role: "status", "data-fact": "live" } }, h("strong", null, liveProblem))]);
+    if (data.mode === "ui" && data.actions !== undefined) showActions(data.actions);
+    if ((liveProblem ?? "") !== liveNotice.textContent) {
+      dom.clear(liveNotice);
+      liveNotice.className = liveProblem === undefined ? "" : "notice";
+      if (liveProblem !== undefined) liveNotice.appendChild(h("strong", null, liveProblem));
+    }
     if (summary.unreadable.length > 0) {
       const count = summary.unreadable.length;
       const links = summary.unreadable.slice(0, 20).map((seq) => {
@@ -176,7 +209,7 @@ export function tracePageMain(parts: TracePageParts): void {
         button.addEventListener("click", () => tree.select(`event-${seq}`, true));
         return button;
       });
-      dom.append(header, [
+      dom.append(headBottom, [
         h(
           "div",
           { class: "notice", attrs: { role: "status", "data-fact": "unreadable" } },
@@ -191,7 +224,7 @@ export function tracePageMain(parts: TracePageParts): void {
       const slowest = summary.slowest;
       const button = h("button", { attrs: { type: "button", "data-target": slowest.id } }, `${slowest.tool} ${slowest.input}`);
       button.addEventListener("click", () => tree.select(slowest.id, true));
-      dom.append(header, [h("div", { class: "slowest", attrs: { "data-fact": "slowest" } }, h("span", { class: "muted" }, "Slowest tool call"), button, h("strong", null, fmt.duration(slowest.durationMs)))]);
+      dom.append(headBottom, [h("div", { class: "slowest", attrs: { "data-fact": "slowest" } }, h("span", { class: "muted" }, "Slowest tool call"), button, h("strong", null, fmt.duration(slowest.durationMs)))]);
     }
   }
 

@@ -122,7 +122,7 @@ export function traceTreeRuntime(dom: DomRuntime, fmt: FormatRuntime) {
       const kindLabel = row.kind === "segment" && row.label === "forked" ? "fork" : { run: "run", subrun: "sub-run", segment: "resume", iteration: "iter", model: "model", tool: "tool", step: "result", answer: "answer", event: "event" }[row.kind];
       const chips = row.badges
         .filter((badge) => !(row.kind === "run" && badge === row.badges[0]))
-        .map((badge) => h("span", { class: `chip ${badge === "slowest" ? "slowest" : badge === "failed" || badge === "unreadable" ? "failed" : /attempts|timed out/.test(badge) ? "warn" : ""}` }, badge));
+        .map((badge) => h("span", { class: `chip ${badge === "slowest" ? "slowest" : badge === "failed" || badge === "parsing error" || badge === "unreadable" ? "failed" : /attempts|timed out/.test(badge) ? "warn" : ""}` }, badge));
       const element = h(
         "div",
         {
