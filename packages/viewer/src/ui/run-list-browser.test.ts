@@ -168,7 +168,7 @@ describe.skipIf(skip)("the run list's columns in Chromium", () => {
     const url = await serve(store);
     const errors: string[] = [];
     const page = await open(`${url}/`, errors);
-    expect(await page.locator("thead th").allTextContents()).toEqual(["", "Run", "Thread", "Status", "Stop", "Steps", "Tokens", "Cost", "Duration", "Started", "Input"]);
+    expect(await page.locator("thead th").allTextContents()).toEqual(["", "Run", "Thread", "Status", "Stop", "Turns", "Tokens", "Cost", "Duration", "Started", "Input"]);
     const cost = (runId: string) => page.locator(`[data-run-id="${runId}"] td[data-cost]`).textContent();
     expect([await cost("cheap"), await cost("dear"), await cost("unpriced")]).toEqual(["$0.0012", "$0.2500", "–"]);
     expect(await rows(page)).toEqual(["unpriced", "dear", "cheap"]);

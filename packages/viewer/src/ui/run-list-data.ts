@@ -16,7 +16,7 @@ export interface RunListItem {
   stopReason?: string;
   /** What the list's stop column says: see {@link runStopLabel}. */
   stop?: string;
-  /** The agent's iterations so far. */
+  /** The agent's iterations (turns: an agent call and the tool calls it asked for) so far; the list's Turns column. */
   steps?: number;
   tokens?: number;
   /** What the run cost in US dollars (its usage's `cost.total`), when a model call of it was priced (the executor's `prices`). */

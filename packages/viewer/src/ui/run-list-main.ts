@@ -40,7 +40,7 @@ export function runListMain(dom: DomRuntime, fmt: FormatRuntime, data: RunListDa
   const compare = h("button", { attrs: { type: "button", "data-action": "compare", disabled: "" } }, "Compare");
   const compareHint = h("span", { class: "muted" });
   const body = h("tbody");
-  const columns = ["", "Run", "Thread", "Status", "Stop", "Steps", "Tokens", "Cost", "Duration", "Started", "Input"];
+  const columns = ["", "Run", "Thread", "Status", "Stop", "Turns", "Tokens", "Cost", "Duration", "Started", "Input"];
   const table = h("table", { class: "runs" }, h("thead", null, h("tr", null, ...columns.map((name) => h("th", { attrs: { scope: "col" } }, name)))), body);
   const empty = h("p", { class: "empty" });
   dom.append(root, [
