@@ -1,33 +1,21 @@
 // A failed tool call on the trace page in Chromium: a red chip and bar, and a detail that says the
 // observation is the error the agent was shown; a rejected call and the run's status stay apart.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { readTracePage, tracePageHtml } from "@agentrx/viewer/trace-page";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, skipWithoutChromium } from "./browser-test-helpers";
+import { describe, expect, it } from "vitest";
+import { chromiumSuite } from "./chromium-suite";
 import { APOLOGY, recordFailingRun } from "./failed-call-fixtures";
 
-const skip = skipWithoutChromium("failed tool calls (browser)");
-const dir = mkdtempSync(join(tmpdir(), "agentrx-failed-call-"));
-let browser: Awaited<ReturnType<typeof launchChromium>>;
-
-beforeAll(async () => {
-  if (!skip) browser = await launchChromium();
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.closeAll();
-  rmSync(dir, { recursive: true, force: true });
-});
+const { skip, dir, browser } = chromiumSuite("failed tool calls (browser)", "agentrx-failed-call-");
 
 describe.skipIf(skip)("a failed tool call's page in Chromium", () => {
   it("marks the failed calls red in the tree and on the timeline, and its detail says the observation is the error", async () => {
     const store = await recordFailingRun();
     const path = join(dir, "failing.html");
     writeFileSync(path, tracePageHtml(await readTracePage(store, "failing", { mode: "file", source: "memory" })));
-    const page = await browser.newPage();
+    const page = await browser().newPage();
     const errors: string[] = [];
     page.on("pageerror", (error) => errors.push(error.message));
     await page.goto(pathToFileURL(path).href);

@@ -1,8 +1,7 @@
 // The trace page in headless Chromium, at its edges: a file opened long after it was made, a run
 // whose process stopped (stalled), a live stream that fails, a screen reader, the browser's own
 // shortcuts, a call in doubt, and a message sent to the run with an image.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { type RunStore, type StoredRunEvent, encodeRunEvent } from "@agentrx/executors";
@@ -10,33 +9,23 @@ import { MemoryRunStore } from "@agentrx/runs";
 import { readTracePage, tracePageHtml } from "@agentrx/viewer/trace-page";
 import { HumanMessage } from "@langchain/core/messages";
 import type { Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { startUiServer, type UiServer } from "../ui/start-ui-server";
-import { launchChromium, skipWithoutChromium } from "./browser-test-helpers";
+import { chromiumSuite } from "./chromium-suite";
 import { pngBase64 } from "./trace-debugger-fixtures";
 import { inDoubtRun } from "./in-doubt-fixtures";
 
-const skip = skipWithoutChromium("trace page edges (browser)");
-const dir = mkdtempSync(join(tmpdir(), "agentrx-trace-edges-"));
+const { skip, dir, browser } = chromiumSuite("trace page edges (browser)", "agentrx-trace-edges-");
 const HOUR = 3_600_000;
 const owner = "worker:1";
 
-let browser: Awaited<ReturnType<typeof launchChromium>>;
 let server: UiServer | undefined;
-
-beforeAll(async () => {
-  if (!skip) browser = await launchChromium();
-}, 60_000);
 
 afterEach(async () => {
   await server?.close();
   server = undefined;
 });
 
-afterAll(async () => {
-  await browser?.closeAll();
-  rmSync(dir, { recursive: true, force: true });
-});
 
 const event = (seq: number, at: number, data: Record<string, unknown>): StoredRunEvent => ({ seq, type: String(data["type"]), at, data: encodeRunEvent({ at, ...data } as never) as StoredRunEvent["data"] });
 const reply = { type: "ai", data: { content: "", tool_calls: [{ name: "lookup", args: { q: "x" }, id: "c1", type: "tool_call" }], invalid_tool_calls: [], additional_kwargs: {}, response_metadata: {} } };
@@ -58,7 +47,7 @@ async function runningRun(store: MemoryRunStore, runId: string, t0: number, leas
 
 /** A page that remembers its script errors. */
 async function open(url: string, options: { at?: number } = {}): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage();
+  const page = await browser().newPage();
   if (options.at !== undefined) await page.clock.setFixedTime(options.at);
   const errors: string[] = [];
   page.on("pageerror", (error) => errors.push(error.message));
@@ -141,7 +130,7 @@ describe.skipIf(skip)("a screen reader", () => {
     const store = new MemoryRunStore();
     await runningRun(store, "ticking", Date.now() - 1000, 60_000);
     server = await startUiServer({ store, source: "memory", port: 0 });
-    const page = await browser.newPage();
+    const page = await browser().newPage();
     await page.clock.install();
     await page.goto(`${server.url}/runs/ticking`);
     await page.waitForSelector('[role="treeitem"]');
