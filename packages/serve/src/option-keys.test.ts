@@ -43,8 +43,8 @@ describe("@agentrx/serve's options refuse a misspelt key instead of ignoring it"
   const store = new MemoryRunStore();
 
   it.each([
-    ["toUIMessageChunks", () => toUIMessageChunks({ messageID: "m1" } as never), /^toUIMessageChunks: unknown option `messageID`; did you mean `messageId`\? Known options: messageId, onError\.$/],
-    ["toUIMessageStream", () => toUIMessageStream(EMPTY, { maxBufferedChunk: 5 } as never), /^toUIMessageStream: unknown option `maxBufferedChunk`; did you mean `maxBufferedChunks`\? Known options: messageId, onError, maxBufferedChunks\.$/],
+    ["toUIMessageChunks", () => toUIMessageChunks({ messageID: "m1" } as never), /^toUIMessageChunks: unknown option `messageID`; did you mean `messageId`\? Known options: messageId, onError, earlierUsage\.$/],
+    ["toUIMessageStream", () => toUIMessageStream(EMPTY, { maxBufferedChunk: 5 } as never), /^toUIMessageStream: unknown option `maxBufferedChunk`; did you mean `maxBufferedChunks`\? Known options: messageId, onError, maxBufferedChunks, earlierUsage\.$/],
     [
       "toUIMessageStreamResponse",
       () => toUIMessageStreamResponse(EMPTY, { maxBufferedChunk: 5 } as never),

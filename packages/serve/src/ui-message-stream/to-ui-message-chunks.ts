@@ -3,6 +3,7 @@ import type { AgentStreamEvent, Interrupt, OutputEvent, StopReason, UsageEvent }
 import type { UsageMetadata } from "@langchain/core/messages";
 import { Observable, type OperatorFunction } from "rxjs";
 import { addUsage } from "../internal/add-usage";
+import { checkUsage } from "../internal/check-options";
 import { ResumedTurn } from "../internal/resumed-turn";
 import { errorText } from "../internal/error-text";
 import { followEvents } from "../internal/follow-events";
@@ -35,9 +36,17 @@ export interface UIMessageStreamOptions {
    * @default the error's message
    */
   onError?: (error: unknown) => string;
+  /**
+   * The run's usage before this stream's first event: for the stream of `executor.resume`, the
+   * usage of the segments before it (its record's, `(await store.getRun(runId))?.usage`), so the
+   * `message-metadata` usage counts the whole run so far, not only the resumed part. Leave it out
+   * for a stream that begins with the run (`executor.stream`, `followRecordedRun`).
+   * @default none: the stream's own usage events
+   */
+  earlierUsage?: UsageMetadata;
 }
 
-const OPTION_KEYS = Object.keys({ messageId: true, onError: true } satisfies Record<keyof UIMessageStreamOptions, true>);
+const OPTION_KEYS = Object.keys({ messageId: true, onError: true, earlierUsage: true } satisfies Record<keyof UIMessageStreamOptions, true>);
 
 const FINISH_REASONS: Record<StopReason, UIFinishReason> = {
   finish: "stop",
@@ -57,8 +66,11 @@ const FINISH_REASONS: Record<StopReason, UIFinishReason> = {
  * (`tool-input-start`, one `tool-input-delta` with the whole input as JSON,
  * `tool-input-available`, then `tool-output-available`, `tool-output-denied` when a person
  * rejected the call, or, when the run fails or stops while it runs, `tool-output-error`), each
- * pending approval as `tool-approval-request` (its `approvalId` is the interrupt's id), and the
- * run's id, thread and usage as message metadata. The final answer is sent as text when the model
+ * pending approval as `tool-approval-request` (its `approvalId` is the interrupt's id) when the
+ * source ends with the run paused, and the run's id, thread and usage (`earlierUsage` plus the
+ * events') as message metadata. An approval the same source answers (a replayed record of a run
+ * that went on) is not asked, as no chunk can carry the answer: the approved call gets its output,
+ * the rejected one a `tool-output-error` with the rejection. The final answer is sent as text when the model
  * did not stream it (a `returnDirect` tool's result, an early stop's output). A sub-run's events
  * (`subRun`) are left out but for its usage: the sub-run is its parent's tool call. The message
  * finishes when the source completes (a replayed record with several segments is one message); an
@@ -77,7 +89,8 @@ const FINISH_REASONS: Record<StopReason, UIFinishReason> = {
  */
 export function toUIMessageChunks(options: UIMessageStreamOptions = {}): OperatorFunction<AgentStreamEvent, UIMessageChunk> {
   checkOptionKeys("toUIMessageChunks", options, OPTION_KEYS);
-  const { messageId, onError = errorText } = options;
+  const { messageId, onError = errorText, earlierUsage } = options;
+  if (earlierUsage !== undefined) checkUsage("toUIMessageChunks", "earlierUsage", earlierUsage);
   return (source) =>
     new Observable<UIMessageChunk>((subscriber) => {
       const emit = (chunk: UIMessageChunk) => subscriber.next(chunk);
@@ -92,7 +105,7 @@ export function toUIMessageChunks(options: UIMessageStreamOptions = {}): Operato
       // Whether the model's text came after the step's tool calls: then it is the answer, else the
       // run's output (a returnDirect tool's, an early stop's) still has to be sent as text.
       let answerStreamed = false;
-      let usage: UsageMetadata | undefined;
+      let usage: UsageMetadata | undefined = earlierUsage === undefined ? undefined : addUsage(undefined, earlierUsage);
       let output: OutputEvent | undefined;
 
       const endText = () => {
@@ -130,10 +143,19 @@ export function toUIMessageChunks(options: UIMessageStreamOptions = {}): Operato
         emit({ type: "tool-input-available", toolCallId, toolName, input, dynamic: true });
       };
       const action = (iteration: number, value: AgentAction) => toolInput(ids.ofAction(iteration, value), value.tool, value.toolInput);
+      // The approvals the run waits for, sent when the stream ends paused. A stream that goes on
+      // (a replayed record of a run that was resumed) answers them instead: no chunk can carry the
+      // person's answer (the part's `approval.approved`), and a part asked for approval and then
+      // given an output without it is one the AI SDK's `validateUIMessages` refuses.
+      const pendingApprovals = new Map<string, string>(); // toolCallId -> approvalId
       const approval = (interrupt: Interrupt) => {
         const toolCallId = interrupt.toolCallId ?? interrupt.id;
         if (!openTools.has(toolCallId)) toolInput(toolCallId, interrupt.tool, interrupt.toolInput);
-        emit({ type: "tool-approval-request", approvalId: interrupt.id, toolCallId });
+        pendingApprovals.set(toolCallId, interrupt.id);
+      };
+      const askApprovals = () => {
+        for (const [toolCallId, approvalId] of pendingApprovals) emit({ type: "tool-approval-request", approvalId, toolCallId });
+        pendingApprovals.clear();
       };
 
       // Calls still running when the run ends or fails: each gets an error, so no part stays open.
@@ -182,8 +204,13 @@ export function toUIMessageChunks(options: UIMessageStreamOptions = {}): Operato
             if (stepOpen || !(shown || openTools.has(toolCallId))) startStep(event.iteration);
             if (!openTools.has(toolCallId) && !shown) toolInput(toolCallId, event.step.action.tool, event.step.action.toolInput);
             openTools.delete(toolCallId);
+            // Asked for approval in this stream, not sent yet: the call goes on as if never asked.
+            const unasked = pendingApprovals.delete(toolCallId);
             answerStreamed = false;
-            if (event.metadata?.rejected === true) emit({ type: "tool-output-denied", toolCallId });
+            // A rejection of an approval this stream never sent: the part has no answer for the
+            // `output-denied` state to show (the AI SDK requires one), so it ends as an error.
+            if (event.metadata?.rejected === true && unasked) emit({ type: "tool-output-error", toolCallId, errorText: observationText(event.step.observation), dynamic: true });
+            else if (event.metadata?.rejected === true) emit({ type: "tool-output-denied", toolCallId });
             // A call that failed (its observation is the error the model was told): an error part.
             else if (event.metadata?.failed === true) emit({ type: "tool-output-error", toolCallId, errorText: observationText(event.step.observation), dynamic: true });
             else emit({ type: "tool-output-available", toolCallId, output: event.step.observation, dynamic: true });
@@ -200,12 +227,13 @@ export function toUIMessageChunks(options: UIMessageStreamOptions = {}): Operato
             return;
           case "output":
             output = event;
-            if (event.stopReason !== "interrupted") {
-              stopOpenTools(`The run stopped (${event.stopReason}) before this call finished.`);
-              if (!answerStreamed && event.output !== "") {
-                startStep(undefined);
-                sendText(event.output);
-              }
+            // Paused: the step stays open for the approvals, sent when the stream ends there.
+            if (event.stopReason === "interrupted") return endText();
+            pendingApprovals.clear();
+            stopOpenTools(`The run stopped (${event.stopReason}) before this call finished.`);
+            if (!answerStreamed && event.output !== "") {
+              startStep(undefined);
+              sendText(event.output);
             }
             endStep();
             return;
@@ -215,6 +243,7 @@ export function toUIMessageChunks(options: UIMessageStreamOptions = {}): Operato
       return followEvents(source, subscriber, {
         next,
         error: (error) => {
+          pendingApprovals.clear(); // the calls end with the run's error instead
           if (isAbortError(error)) {
             // Cancelled (its AbortSignal, cancelRun from anywhere): stopped, not failed, as the AI
             // SDK's own streams end an aborted response.
@@ -229,6 +258,7 @@ export function toUIMessageChunks(options: UIMessageStreamOptions = {}): Operato
           emit({ type: "error", errorText: message });
         },
         complete: () => {
+          askApprovals();
           endStep();
           const final: AgentUIMessageMetadata | undefined =
             metadata === undefined ? undefined : { ...metadata, ...(output?.usage ?? usage ? { usage: output?.usage ?? usage } : {}), ...(output ? { stopReason: output.stopReason } : {}) };

@@ -4,6 +4,7 @@ import { type UIMessage, parseJsonEventStream, readUIMessageStream, uiMessageChu
 import { lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { ANSWER, weatherExecutor } from "../test-helpers/weather-executor";
+import { followRecordedRun } from "../runs/follow-recorded-run";
 import { toUIMessageChunks } from "./to-ui-message-chunks";
 import { toUIMessageStreamResponse } from "./to-ui-message-stream-response";
 import { uiApprovalDecisions, type UIMessageLike } from "./ui-approval-decisions";
@@ -110,7 +111,7 @@ describe("toUIMessageStreamResponse, read by the ai package", () => {
     expect(resumed.parts.map((part) => part.type)).toEqual(["step-start", "text", "dynamic-tool", "dynamic-tool", "step-start", "text"]);
   });
 
-  it("shows a rejected call as denied (state output-denied), live and replayed", async () => {
+  it("shows a rejected call as denied (state output-denied) live, and as an error the AI SDK accepts when replayed", async () => {
     const store = new MemoryRunStore();
     const executor = weatherExecutor({ approval: true, store });
     const paused = await readMessage(toUIMessageStreamResponse(executor.stream({ input: "Weather and time in Paris?" }, { runId: "run-3" })));
@@ -125,13 +126,56 @@ describe("toUIMessageStreamResponse, read by the ai package", () => {
       ["get_weather", "output-available"],
       ["get_time", "output-denied"],
     ]);
-    // Replayed from the record, the part has the approval's id only (the stream cannot say `approved: false`), which validateUIMessages refuses.
-    const replayed = await readMessage(toUIMessageStreamResponse(replayRun(store, "run-3")), undefined, false);
+    // Replayed from the record: no chunk carries the person's answer (`approval.approved`), which the
+    // `output-denied` state needs; the call is not asked again but ends as an error, and the message validates.
+    const replayed = await readMessage(toUIMessageStreamResponse(replayRun(store, "run-3")));
     expect(replayed.parts.map((part) => part.type)).toEqual(["step-start", "text", "dynamic-tool", "dynamic-tool", "step-start", "text"]);
-    expect(replayed.parts.filter((part) => part.type === "dynamic-tool").map((part) => [part.toolName, part.state])).toEqual([
-      ["get_weather", "output-available"],
-      ["get_time", "output-denied"],
+    expect(replayed.parts.filter((part) => part.type === "dynamic-tool").map((part) => [part.toolName, part.state, "errorText" in part ? part.errorText : undefined, "approval" in part ? part.approval : undefined])).toEqual([
+      ["get_weather", "output-available", undefined, undefined],
+      ["get_time", "output-error", "no", undefined],
     ]);
+  });
+
+  it("replays a run approved after a pause as one valid message, the call not asked again; a record that ends paused still asks", async () => {
+    const store = new MemoryRunStore();
+    const executor = weatherExecutor({ approval: true, store });
+    const paused = await readMessage(toUIMessageStreamResponse(executor.stream({ input: "Weather and time in Paris?" }, { runId: "run-4" })));
+    const replayedPause = await readMessage(toUIMessageStreamResponse(followRecordedRun(store, "run-4")));
+    expect(replayedPause.parts).toEqual(paused.parts);
+    const approvalId = (paused.parts.find((part) => part.type === "dynamic-tool" && part.state === "approval-requested") as { approval: { id: string } }).approval.id;
+    await lastValueFrom(executor.resume("run-4", { decisions: { [approvalId]: "approve" } }).pipe(toArray()));
+    for (const replayed of [await readMessage(toUIMessageStreamResponse(followRecordedRun(store, "run-4"))), await readMessage(toUIMessageStreamResponse(replayRun(store, "run-4")))]) {
+      expect(replayed.parts.map((part) => part.type)).toEqual(["step-start", "text", "dynamic-tool", "dynamic-tool", "step-start", "text"]);
+      expect(replayed.parts.filter((part) => part.type === "dynamic-tool")).toEqual([
+        expect.objectContaining({ toolName: "get_weather", state: "output-available", output: "sunny in Paris" }),
+        expect.not.objectContaining({ approval: expect.anything() }),
+      ]);
+      expect(replayed.parts[3]).toMatchObject({ toolName: "get_time", state: "output-available", output: "14:05 in Paris" });
+      expect(textOf(replayed)).toBe(`Let me check. ${ANSWER}`);
+    }
+  });
+
+  it("counts the earlier segments' usage in a resumed stream's metadata (earlierUsage), so the usage shown never drops", async () => {
+    const store = new MemoryRunStore();
+    const executor = weatherExecutor({ approval: true, store });
+    const first = await lastValueFrom(executor.stream({ input: "Weather and time in Paris?" }, { runId: "run-5" }).pipe(toArray()));
+    const interrupt = first.find((event) => event.type === "interrupt");
+    const earlierUsage = (await store.getRun("run-5"))?.usage;
+    expect(earlierUsage?.total_tokens).toBeGreaterThan(0);
+    const decisions = { [interrupt?.type === "interrupt" ? (interrupt.interrupts[0]?.id as string) : ""]: "approve" as const };
+    const chunks = await lastValueFrom(executor.resume("run-5", { decisions }).pipe(toUIMessageChunks({ earlierUsage }), toArray()));
+    const totals = chunks.flatMap((chunk) => (chunk.type === "message-metadata" || chunk.type === "finish" ? [chunk.messageMetadata?.usage?.total_tokens] : []));
+    const whole = (await store.getRun("run-5"))?.usage?.total_tokens;
+    // Every count is the whole run's so far: above the paused run's, and the last one the run's total.
+    expect(totals.length).toBeGreaterThan(1);
+    for (const total of totals) expect(total).toBeGreaterThan(earlierUsage?.total_tokens as number);
+    expect(totals.at(-2)).toBe(whole);
+    expect(totals.at(-1)).toBe(whole);
+    // Not a usage: refused at once, not summed into NaN.
+    expect(() => toUIMessageChunks({ earlierUsage: { total_tokens: 5 } as never })).toThrow(
+      "toUIMessageChunks: `earlierUsage` must be a usage with numbers `input_tokens`, `output_tokens` and `total_tokens` (a run's `usage`), got {\"total_tokens\":5}.",
+    );
+    expect(() => toUIMessageStreamResponse(executor.resume("run-5"), { earlierUsage: null as never })).toThrow(InvalidArgumentError);
   });
 
   it("a rejection becomes a reject decision with the reason", () => {
@@ -156,7 +200,12 @@ describe("toUIMessageStreamResponse, read by the ai package", () => {
     expect(read([{ role: "assistant", metadata: { runId: "r" }, parts: [{ type: "dynamic-tool", state: "approval-responded", approval: { id: "call-0-1", approved: false, reason: 7 } }] }])).toThrow(
       "uiApprovalDecisions: the last message's part 0 gives approval call-0-1 a `reason` that is not a string (number).",
     );
-    expect(read([{ role: "assistant", metadata: { runId: "r" }, parts: [null] }])).not.toThrow();
+    expect(read([{ role: "assistant", metadata: { runId: "r" }, parts: [null] }])).toThrow("uiApprovalDecisions: the last message's part 0 must be an object, got null.");
+    // A user's last message too (its text is read next): `parts` that are not a list of objects are refused, not left to throw a TypeError.
+    expect(read([{ id: "u1", role: "user", parts: "Refund order A1" }])).toThrow("uiApprovalDecisions: the last message's `parts` must be an array, got string.");
+    expect(read([{ id: "u1", role: "user" }])).toThrow("uiApprovalDecisions: the last message's `parts` must be an array, got undefined.");
+    expect(read([{ id: "u1", role: "user", parts: ["Refund order A1"] }])).toThrow("uiApprovalDecisions: the last message's part 0 must be an object, got string.");
+    expect(read([{ role: "assistant", parts: [{ type: "text", text: "Hi" }] }, { id: "u1", role: "user", parts: [{ type: "text", text: "Refund order A1" }] }])).not.toThrow();
     expect(read([null])).toThrow(InvalidArgumentError);
   });
 

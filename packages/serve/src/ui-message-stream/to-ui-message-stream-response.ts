@@ -29,6 +29,7 @@ const INIT_KEYS = [
     messageId: true,
     onError: true,
     maxBufferedChunks: true,
+    earlierUsage: true,
   } satisfies Record<keyof UIMessageStreamResponseInit, true>),
   "cf",
   "encodeBody",
@@ -76,10 +77,11 @@ export const UI_MESSAGE_STREAM_HEADERS: Readonly<Record<string, string>> = {
  */
 export function toUIMessageStreamResponse(events$: Observable<AgentStreamEvent>, init: UIMessageStreamResponseInit = {}): Response {
   if (typeof init === "object" && init !== null) checkOptionKeys("toUIMessageStreamResponse", init, INIT_KEYS);
-  const { messageId, onError, maxBufferedChunks, headers, ...responseInit } = init;
+  const { messageId, onError, earlierUsage, maxBufferedChunks, headers, ...responseInit } = init;
   const stream = toUIMessageStream(events$, {
     ...(messageId === undefined ? {} : { messageId }),
     ...(onError === undefined ? {} : { onError }),
+    ...(earlierUsage === undefined ? {} : { earlierUsage }),
     ...(maxBufferedChunks === undefined ? {} : { maxBufferedChunks }),
   });
   const merged = new Headers(UI_MESSAGE_STREAM_HEADERS);

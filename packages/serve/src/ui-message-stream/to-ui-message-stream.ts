@@ -25,7 +25,7 @@ export interface ToUIMessageStreamOptions extends UIMessageStreamOptions {
   maxBufferedChunks?: number;
 }
 
-const OPTION_KEYS = Object.keys({ messageId: true, onError: true, maxBufferedChunks: true } satisfies Record<keyof ToUIMessageStreamOptions, true>);
+const OPTION_KEYS = Object.keys({ messageId: true, onError: true, maxBufferedChunks: true, earlierUsage: true } satisfies Record<keyof ToUIMessageStreamOptions, true>);
 
 /**
  * A run's events as the AI SDK's UI message stream: a web `ReadableStream` of UI message chunks

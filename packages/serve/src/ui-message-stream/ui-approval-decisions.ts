@@ -40,9 +40,10 @@ export interface UIApprovalDecisions {
  * `executor.resume`: reads the last message when it is the assistant's, and maps each tool part
  * in state `approval-responded` to `"approve"` or `{ type: "reject", message: reason }`. Undefined
  * when the last message holds no approval response (a new question: start a new run). A body
- * that is not a list of UI messages (not an array, the assistant's last message without `parts`,
- * an answered approval without an id, or whose `approved` is not a boolean) throws an
- * `InvalidArgumentError` naming what is wrong: answer it with a 400.
+ * that is not a list of UI messages (not an array, a last message, whoever wrote it, without an
+ * array of part objects as its `parts`, an answered approval without an id, or whose `approved`
+ * is not a boolean) throws an `InvalidArgumentError` naming what is wrong: answer it with a 400.
+ * Once it returned, the last message's `parts` can be read (for its text, say) without a check.
  *
  * @example
  * ```ts
@@ -64,13 +65,17 @@ export function uiApprovalDecisions(messages: readonly UIMessageLike[]): UIAppro
   const last = messages.at(-1) as UIMessageLike | undefined;
   if (last === undefined) return undefined;
   if (typeof last !== "object" || last === null) malformed("messages", last, `the last message must be an object, got ${kindOf(last)}.`);
+  // Whoever wrote it (a user's question is read for its text next): a list of part objects.
+  if (!Array.isArray(last.parts)) malformed("messages", last, `the last message's \`parts\` must be an array, got ${kindOf(last.parts)}.`);
+  for (const [index, part] of last.parts.entries()) {
+    if (typeof part !== "object" || part === null || Array.isArray(part)) malformed("messages", part, `the last message's part ${index} must be an object, got ${kindOf(part)}.`);
+  }
   if (last.role !== "assistant") return undefined;
   const runId = (last.metadata as { runId?: unknown } | undefined)?.runId;
   if (typeof runId !== "string" || runId === "") return undefined;
-  if (!Array.isArray(last.parts)) malformed("messages", last, `the last message's \`parts\` must be an array, got ${kindOf(last.parts)}.`);
   const decisions: Record<string, Decision> = {};
   for (const [index, part] of last.parts.entries()) {
-    if (part?.state !== "approval-responded" || part.approval === undefined) continue;
+    if (part.state !== "approval-responded" || part.approval === undefined) continue;
     const { id, approved, reason } = (part.approval ?? {}) as { id?: unknown; approved?: unknown; reason?: unknown };
     if (typeof id !== "string" || id === "") {
       malformed("messages", part, `the last message's part ${index} answers an approval without an \`approval.id\` (a non-empty string).`);
