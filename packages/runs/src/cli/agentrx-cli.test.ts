@@ -159,6 +159,7 @@ describe("agentrx on an SQLite file", () => {
       [["runs", "--db", ""], 2, /^agentrx: --db needs a file path or a postgres:\/\/ URL \(see agentrx --help\)$/],
       [["runs", "--db", db, "--cursor", "zzz"], 2, /^agentrx: --cursor "zzz" is not a cursor agentrx runs printed for this --sort and --order/],
       [["runs", "--db", db, "--since", "2026-11-25", "--before", "2026-11-24"], 2, /^agentrx: --since 2026-11-25 is not before --before 2026-11-24: no run can match/],
+      [["runs", "--db", db, "--min-cost", "0.5", "--max-cost", "0.1"], 2, /^agentrx: --min-cost 0\.5 is above --max-cost 0\.1: no run can match/],
     ];
     // Three as processes (what a user sees, stack traces included), the rest in this process.
     const spawned = new Set([0, 3, 10]);

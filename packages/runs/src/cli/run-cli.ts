@@ -240,6 +240,9 @@ function runsQuery(values: Values, status: RunStatus[] | undefined, limit: numbe
   }
   if (values["min-cost"] !== undefined) (query.minCost = parseDollars("--min-cost", values["min-cost"])), flag("min-cost", values["min-cost"]);
   if (values["max-cost"] !== undefined) (query.maxCost = parseDollars("--max-cost", values["max-cost"])), flag("max-cost", values["max-cost"]);
+  if (query.minCost !== undefined && query.maxCost !== undefined && query.minCost > query.maxCost) {
+    throw usageError(`--min-cost ${values["min-cost"]} is above --max-cost ${values["max-cost"]}: no run can match`);
+  }
   if (values.errors && values["no-errors"]) throw usageError("--errors and --no-errors cannot be used together");
   if (values.errors) (query.hasError = true), flag("errors");
   if (values["no-errors"]) (query.hasError = false), flag("no-errors");
