@@ -21,6 +21,18 @@ function toolCalling(responses: ConstructorParameters<typeof ScriptedChatModel>[
 }
 
 describe("outputSchema", () => {
+  it("refuses a tool of the user's named final_answer (it would never run), and takes finalAnswerTool given to the executor too", () => {
+    const llm = new ScriptedChatModel({ responses: ["{}"] });
+    const mine = tool(async () => "sent", { name: "final_answer", description: "Sends the answer by mail.", schema: z.object({}) });
+    const agent = createToolCallingAgent({ llm, tools: [lookup, mine], prompt });
+    expect(() => new AgentExecutor({ agent, tools: [lookup, mine], outputSchema: Weather })).toThrow(/a tool of yours is named "final_answer": with `outputSchema`, a call to final_answer is the run's answer, so that tool would never run\. Rename it\./);
+    // Without outputSchema it is an ordinary tool.
+    expect(() => new AgentExecutor({ agent, tools: [lookup, mine] })).not.toThrow();
+    const answer = finalAnswerTool(Weather);
+    const typed = createToolCallingAgent({ llm, tools: [lookup, answer], prompt });
+    expect(() => new AgentExecutor({ agent: typed, tools: [lookup, answer], outputSchema: Weather })).not.toThrow();
+  });
+
   it("a tool-calling model answers through final_answer: the result carries the typed value next to the text", async () => {
     const { executor, llm } = toolCalling([
       { toolCalls: [{ name: "lookup", args: { city: "Paris" } }] },

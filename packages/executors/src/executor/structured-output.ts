@@ -20,11 +20,21 @@ export const FINAL_ANSWER_TOOL = "final_answer";
  * ```
  */
 export function finalAnswerTool(schema: z.ZodType<Record<string, unknown>>): StructuredToolInterface {
-  return tool(async (input) => JSON.stringify(input), {
+  const made = tool(async (input) => JSON.stringify(input), {
     name: FINAL_ANSWER_TOOL,
     description: "Call this once you have the final answer, with the answer in the required format. Do not answer in plain text.",
     schema: schema as never,
   }) as unknown as StructuredToolInterface;
+  finalAnswerTools.add(made);
+  return made;
+}
+
+/** The tools {@link finalAnswerTool} made. */
+const finalAnswerTools = new WeakSet<object>();
+
+/** Whether `tool` was made by {@link finalAnswerTool} (not a tool of the user's that has its name). @internal */
+export function isFinalAnswerTool(tool: object): boolean {
+  return finalAnswerTools.has(tool);
 }
 
 /** What checking a final answer against the schema gives. @internal */

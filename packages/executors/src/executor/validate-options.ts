@@ -17,7 +17,7 @@ import { type Prices, validatePrices } from "../cost/cost";
 import { type MiddlewareChain, resolveMiddleware } from "../middleware/resolve-middleware";
 import { FOLLOW_UPS, type FollowUp } from "../steering/follow-up";
 import { checkAgentPipeline } from "../pipeline/check-agent-pipeline";
-import { FINAL_ANSWER_TOOL } from "./structured-output";
+import { FINAL_ANSWER_TOOL, isFinalAnswerTool } from "./structured-output";
 import { EXECUTOR_OPTIONS } from "./option-keys";
 
 /** Options after validation, with defaults applied. @internal */
@@ -242,6 +242,10 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
   }
   if (outputSchema !== undefined && typeof (outputSchema as { safeParse?: unknown } | null)?.safeParse !== "function") {
     fail("outputSchema", outputSchema, "`outputSchema` must be a zod schema (e.g. z.object({ ... })).");
+  }
+  const shadowed = outputSchema === undefined ? undefined : toolsByName.get(FINAL_ANSWER_TOOL);
+  if (shadowed !== undefined && !isFinalAnswerTool(shadowed)) {
+    fail("tools", FINAL_ANSWER_TOOL, `a tool of yours is named "${FINAL_ANSWER_TOOL}": with \`outputSchema\`, a call to ${FINAL_ANSWER_TOOL} is the run's answer, so that tool would never run. Rename it.`);
   }
   if (typeof verbose !== "boolean") fail("verbose", verbose, `\`verbose\` must be a boolean, got ${show(verbose)}.`);
   if (needsApproval !== undefined && typeof needsApproval !== "function") {
