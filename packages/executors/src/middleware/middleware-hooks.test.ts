@@ -258,6 +258,25 @@ describe("errors", () => {
     expect((error as Error).message).toBe("model down");
   });
 
+  it("does not blame a middleware for a thrown value that is not an object (a string) that only passed through it", async () => {
+    const agent = RunnableLambda.from(() => {
+      throw "model down"; // a string, not an Error
+    });
+    const passThrough: AgentMiddleware = { name: "measure", wrapModelCall: (request, next) => next(request) };
+    const error = await new AgentExecutor({ agent, tools: [], middleware: [passThrough] }).invoke({ input: "hi" }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBe("model down");
+    // A middleware that throws a string of its own is blamed.
+    const own: AgentMiddleware = { name: "strict", wrapModelCall: () => Promise.reject("not allowed") };
+    const blamed = await new AgentExecutor({ agent, tools: [], middleware: [own] }).invoke({ input: "hi" }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(MiddlewareError.isInstance(blamed)).toBe(true);
+  });
+
   it("refuses bad middleware at construction, naming the problem", () => {
     const { agent } = scriptedAgent([]);
     expect(() => new AgentExecutor({ agent, tools: [], middleware: {} as never })).toThrow(/`middleware` must be an array/);

@@ -173,15 +173,20 @@ export class MiddlewareRun {
       const inside = next;
       next = (request: R) => {
         const given = { ...request, report: this.reporter(entry, hook, request) };
+        // What `next` rejected with during this call that is not an object (a thrown string): a
+        // WeakSet cannot hold it, and it passed through all the same.
+        let thrownValues: unknown[] | undefined;
         const checkedNext = (changed: R): Promise<T> => {
           this.checkNextKeys(entry, hook, changed, given);
           this.checkRequest(entry, hook, changed);
           return inside(changed).catch((error: unknown) => {
             if (typeof error === "object" && error !== null) this.passed.add(error);
+            else (thrownValues ??= []).push(error);
             throw error;
           });
         };
-        return this.guard(entry, hook, async () => checkAnswer(entry, hook, await wrap.call(entry.middleware, given, checkedNext)));
+        const passedThrough = (error: unknown) => thrownValues !== undefined && thrownValues.some((value) => Object.is(value, error));
+        return this.guard(entry, hook, async () => checkAnswer(entry, hook, await wrap.call(entry.middleware, given, checkedNext)), passedThrough);
       };
     }
     return next;
@@ -209,11 +214,11 @@ export class MiddlewareRun {
   }
 
   /** Runs a hook: its errors are blamed on it, unless they passed through or stop the run. */
-  private async guard<T>(entry: NamedMiddleware, hook: MiddlewareHook, call: () => T | Promise<T>): Promise<T> {
+  private async guard<T>(entry: NamedMiddleware, hook: MiddlewareHook, call: () => T | Promise<T>, passedThrough?: (error: unknown) => boolean): Promise<T> {
     try {
       return await call();
     } catch (error) {
-      throw this.blame(entry, hook, error);
+      throw passedThrough?.(error) === true ? error : this.blame(entry, hook, error);
     }
   }
 
