@@ -23,6 +23,14 @@ const LIVE_RUNS = Symbol.for("agentrx.steering.liveRuns");
 const liveRuns: Map<string, RunSteering> = (registry[LIVE_RUNS] ??= new Map());
 
 /**
+ * The ids of the runs without a store that ended in this process, the latest {@link ENDED_KEPT}:
+ * a message sent to one is refused with `RunFinishedError`, as a store refuses one to an ended run.
+ */
+const ENDED_RUNS = Symbol.for("agentrx.steering.endedRuns");
+const endedRuns = ((registry as unknown as { [key: symbol]: Set<string> | undefined })[ENDED_RUNS] ??= new Set<string>());
+const ENDED_KEPT = 1000;
+
+/**
  * Where one run finds the messages sent to it (see docs/steering.md): with a store, the run's
  * inbox in the store (any process may append to it); without one, a queue in this process. The
  * loop asks at each turn boundary. Every write of the run reports the inbox's last position, so a
@@ -65,10 +73,20 @@ export class RunSteering {
     return liveRuns.get(runId);
   }
 
+  /** Whether a run without a store with this id ended in this process (recently: the latest 1,000 are kept). */
+  static ended(runId: string): boolean {
+    return endedRuns.has(runId);
+  }
+
   /** The run ended: it takes nothing more. */
   close(): void {
     this.closed = true;
     if (liveRuns.get(this.runId) === this) liveRuns.delete(this.runId);
+    if (this.store === undefined) {
+      endedRuns.delete(this.runId);
+      endedRuns.add(this.runId);
+      if (endedRuns.size > ENDED_KEPT) endedRuns.delete(endedRuns.values().next().value as string);
+    }
   }
 
   /** Queues a message sent in this process to a run without a store; `RunFinishedError` once the run is ending. */

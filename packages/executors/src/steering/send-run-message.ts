@@ -82,6 +82,8 @@ export async function sendRunMessage(
     return { runId, status: "running" };
   }
   const inbox = live?.store ?? store;
+  // A run of this process without a store that has ended: refused as a store refuses one.
+  if (inbox === undefined && live === undefined && RunSteering.ended(runId)) throw new RunFinishedError({ runId });
   if (inbox === undefined) {
     throw new InvalidArgumentError({
       argument: "store",

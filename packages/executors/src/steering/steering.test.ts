@@ -96,6 +96,18 @@ describe("executor.send (same process, no store)", () => {
   });
 });
 
+describe("a message for a run of this process that ended (no store)", () => {
+  it("is refused with RunFinishedError, as a store refuses one for an ended run", async () => {
+    const executor = new AgentExecutor({ agent: scriptedAgent([finish("done")]).agent, tools: [] });
+    await executor.invoke({ input: "x" }, { runId: "ended-here" });
+    const error = await executor.send("ended-here", "One more thing").catch((caught: unknown) => caught);
+    expect(RunFinishedError.isInstance(error)).toBe(true);
+    expect((error as RunFinishedError).runId).toBe("ended-here");
+    // A run this process never had is still "no run".
+    await expect(executor.send("never-here", "hi")).rejects.toThrow(/no run "never-here" is going on in this process/);
+  });
+});
+
 describe("the message event in reduceRun", () => {
   it("adds a message step between turns and refuses one in the middle of a turn", () => {
     let state = initialRunState("r", undefined, { input: "x" });
