@@ -1,31 +1,20 @@
 import { InvalidArgumentError } from "@agentrx/core";
 import { MemoryRunStore, replayRun } from "@agentrx/runs";
-import { type UIMessage, parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema, validateUIMessages } from "ai";
+import type { UIMessage } from "ai";
 import { lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
+import { readUIMessage } from "../test-helpers/read-ui-message";
 import { ANSWER, weatherExecutor } from "../test-helpers/weather-executor";
 import { followRecordedRun } from "../runs/follow-recorded-run";
 import { toUIMessageChunks } from "./to-ui-message-chunks";
 import { toUIMessageStreamResponse } from "./to-ui-message-stream-response";
 import { uiApprovalDecisions, type UIMessageLike } from "./ui-approval-decisions";
 
-/** Reads a response the way useChat does: the `ai` package's SSE parser, chunk schema and message reader. */
+/** Reads a response the way useChat does, after checking its headers (see `readUIMessage`). */
 async function readMessage(response: Response, message?: UIMessage, validate = true): Promise<UIMessage> {
   expect(response.headers.get("x-vercel-ai-ui-message-stream")).toBe("v1");
   expect(response.headers.get("content-type")).toBe("text/event-stream");
-  const chunks = parseJsonEventStream({ stream: response.body as ReadableStream<Uint8Array>, schema: uiMessageChunkSchema }).pipeThrough(
-    new TransformStream({
-      transform(result, controller) {
-        if (!result.success) throw result.error;
-        controller.enqueue(result.value);
-      },
-    }),
-  );
-  let last: UIMessage | undefined;
-  for await (const snapshot of readUIMessageStream({ stream: chunks, terminateOnError: true, ...(message ? { message } : {}) })) last = snapshot;
-  if (last === undefined) throw new Error("no message");
-  if (validate) await validateUIMessages({ messages: [last] });
-  return last;
+  return readUIMessage(response, message, validate);
 }
 
 const textOf = (message: UIMessage) => message.parts.map((part) => (part.type === "text" ? part.text : "")).join("");

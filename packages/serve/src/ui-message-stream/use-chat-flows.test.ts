@@ -15,15 +15,13 @@ import {
   DefaultChatTransport,
   type UIMessage,
   lastAssistantMessageIsCompleteWithApprovalResponses,
-  parseJsonEventStream,
-  readUIMessageStream,
-  uiMessageChunkSchema,
   validateUIMessages,
 } from "ai";
 import { ReplaySubject } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { followRecordedRun } from "../runs/follow-recorded-run";
+import { readUIMessage } from "../test-helpers/read-ui-message";
 import { toUIMessageStreamResponse } from "./to-ui-message-stream-response";
 import { type UIApprovalDecisions, uiApprovalDecisions, type UIMessageLike } from "./ui-approval-decisions";
 
@@ -123,19 +121,7 @@ function chatServer(responses: ConstructorParameters<typeof ScriptedChatModel>[0
 /** A response's message, read as useChat reads it (the `ai` package's parser, schema and reader), validated. */
 async function messageOf(response: Response): Promise<UIMessage> {
   expect(response.status).toBe(200);
-  const chunks = parseJsonEventStream({ stream: response.body as ReadableStream<Uint8Array>, schema: uiMessageChunkSchema }).pipeThrough(
-    new TransformStream({
-      transform(result, controller) {
-        if (!result.success) throw result.error;
-        controller.enqueue(result.value);
-      },
-    }),
-  );
-  let last: UIMessage | undefined;
-  for await (const snapshot of readUIMessageStream({ stream: chunks, terminateOnError: true })) last = snapshot;
-  if (last === undefined) throw new Error("no message");
-  await validateUIMessages({ messages: [last] });
-  return last;
+  return readUIMessage(response);
 }
 
 const post = (server: ReturnType<typeof chatServer>, body: unknown) => server.fetch("http://localhost/api/chat", { method: "POST", body: JSON.stringify(body) });
