@@ -54,6 +54,27 @@ describe("followUpOnThread", () => {
     expect(started()).toBe(1);
   });
 
+  it('"interrupt": a followed run whose process stops (its lease expires, nothing more recorded) fails the input instead of waiting forever', async () => {
+    vi.useFakeTimers();
+    const leaseExpiresAt = Date.now() + FOLLOW_UP_POLL_MS * 3;
+    const busy = { runId: "busy", threadId: "t", status: "running", eventCount: 3, leaseExpiresAt } as RunInfo;
+    const store = {
+      ...storeWith({ running: () => true, ending: () => false }),
+      listRuns: async () => (Date.now() < leaseExpiresAt ? [busy] : []),
+      // The run's three events so far (all before the input: nothing to forward), then nothing more.
+      readEvents: async (_runId: string, { after }: { after: number }) => [1, 2, 3].filter((seq) => seq > after).map((seq) => ({ runId: "busy", seq, type: "token", at: 0, data: { type: "token", runId: "busy", token: "x", at: 0 } })),
+      getRun: async () => busy,
+    } as unknown as RunStore;
+    const { errors, started } = follow("interrupt", store);
+    await vi.advanceTimersByTimeAsync(FOLLOW_UP_POLL_MS * 2);
+    expect(errors).toEqual([]); // the lease still holds: the run may go on
+    await vi.advanceTimersByTimeAsync(FOLLOW_UP_POLL_MS * 2);
+    expect(errors).toHaveLength(1);
+    expect(String(errors[0])).toMatch(/sent to run "busy" \(inbox position 1\), which then stopped acting \(its process let its lease expire at .*\) before it answered; resume it/);
+    expect(vi.getTimerCount()).toBe(0);
+    expect(started()).toBe(0);
+  });
+
   it('"queue": unsubscribing while the input waits leaves no timer behind, and starts nothing', async () => {
     vi.useFakeTimers();
     const { teardown, started } = follow("queue", storeWith({ running: () => true, ending: () => false }));

@@ -125,17 +125,32 @@ async function follow(request: FollowUpRequest, runId: string, after: number, in
     }
     if (events.length === 0) {
       const info = await withStoreTimeout(store.getRun(runId), storeTimeoutMs, "getRun", runId);
-      if (info !== undefined && (info.status === "failed" || info.status === "cancelled") && info.eventCount <= read) {
+      const ended = info === undefined || info.eventCount > read ? undefined : howItEnded(info);
+      if (ended !== undefined) {
         throw new RunStoreError({
           operation: "followUp",
           runId,
-          message: `followUp: "interrupt": the input was sent to run "${runId}"${inboxSeq === undefined ? "" : ` (inbox position ${inboxSeq})`}, which then ${info.status === "failed" ? `failed (${info.error ?? "no reason recorded"})` : "was cancelled"} before it answered; resume it to have the input taken.`,
+          message: `followUp: "interrupt": the input was sent to run "${runId}"${inboxSeq === undefined ? "" : ` (inbox position ${inboxSeq})`}, which then ${ended} before it answered; resume it to have the input taken.`,
         });
       }
       await pause();
       if (closed()) return;
     }
   }
+}
+
+/**
+ * How a followed run that recorded nothing more ended without answering: it failed, was
+ * cancelled, or its process stopped (status `running` under an expired lease: the rule by which
+ * `"queue"` no longer waits for it either). `undefined` while it may still go on.
+ */
+function howItEnded(info: RunInfo): string | undefined {
+  if (info.status === "failed") return `failed (${info.error ?? "no reason recorded"})`;
+  if (info.status === "cancelled") return "was cancelled";
+  if (info.status === "running" && info.leaseExpiresAt !== undefined && info.leaseExpiresAt <= Date.now()) {
+    return `stopped acting (its process let its lease expire at ${new Date(info.leaseExpiresAt).toISOString()})`;
+  }
+  return undefined;
 }
 
 /** The text of a new input sent to a running run: `inputs.input`, else the one string input. */
