@@ -1,5 +1,5 @@
 import type { AgentStep } from "@agentrx/core";
-import { AIMessage, type ToolMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, type ToolMessage } from "@langchain/core/messages";
 import { AgentExecutor } from "@agentrx/executors";
 import type { BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
@@ -31,6 +31,29 @@ describe("runMessages", () => {
       "tool",
       "ai",
     ]);
+  });
+});
+
+describe("runMessages of an input that is not a string", () => {
+  const image = { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } };
+
+  it("content blocks (text and an image) become one human message with that content, not their JSON", () => {
+    const [message] = runMessages({ input: [{ type: "text", text: "What is this?" }, image] }, "input", [], "A cat.");
+    expect(message?.getType()).toBe("human");
+    expect(message?.content).toEqual([{ type: "text", text: "What is this?" }, image]);
+  });
+
+  it("a message, or a list of messages (a MessagesPlaceholder's input), goes in as it is", () => {
+    const question = new HumanMessage({ content: [{ type: "text", text: "And this?" }, image] });
+    expect(runMessages({ input: question }, "input", [], "A dog.")[0]).toBe(question);
+    const both = runMessages({ input: [new HumanMessage("First."), question] }, "input", [], "Both.");
+    expect(both.map((message) => message.getType())).toEqual(["human", "human", "ai"]);
+    expect(both[1]).toBe(question);
+  });
+
+  it("any other value is kept as its JSON text", () => {
+    const [message] = runMessages({ input: { city: "Rome", days: 2 } }, "input", [], "Sunny.");
+    expect(message?.content).toBe('{"city":"Rome","days":2}');
   });
 });
 

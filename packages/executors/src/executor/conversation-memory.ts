@@ -1,7 +1,7 @@
 import type { AgentStep } from "@agentrx/core";
 import { isMessageStep, isToolAgentAction } from "@agentrx/core";
 import { formatToToolMessages } from "@agentrx/agents";
-import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage, isBaseMessage } from "@langchain/core/messages";
 import type { RestoredRun } from "../runs/restore-run-state";
 
 /**
@@ -74,7 +74,7 @@ export interface ResolvedMemory {
 export function runMessages(inputs: Record<string, unknown>, inputKey: string, steps: readonly AgentStep[], output: string): BaseMessage[] {
   const messages: BaseMessage[] = [];
   const input = inputs[inputKey];
-  if (input !== undefined) messages.push(typeof input === "string" ? new HumanMessage(input) : new HumanMessage(JSON.stringify(input)));
+  if (input !== undefined) messages.push(...inputMessages(input));
   // Messages sent to the run (executor.send) are the user's; text agents' steps are scratchpad, not
   // conversation. Tool calls with their model message go in as the agent's scratchpad has them (a
   // turn's message once, with the answered calls); a call without one, as its result alone.
@@ -91,6 +91,27 @@ export function runMessages(inputs: Record<string, unknown>, inputKey: string, s
   if (batch.length > 0) messages.push(...formatToToolMessages(batch));
   messages.push(new AIMessage(output));
   return messages;
+}
+
+/**
+ * The thread's messages for a run's input: a string as a `HumanMessage`; a message (or a list of
+ * messages, as a `MessagesPlaceholder` takes them) as it is; a list of content blocks (text and
+ * images) as one `HumanMessage` with that content; anything else as a `HumanMessage` holding its
+ * JSON text.
+ */
+function inputMessages(input: unknown): BaseMessage[] {
+  if (typeof input === "string") return [new HumanMessage(input)];
+  if (isBaseMessage(input)) return [input];
+  if (Array.isArray(input) && input.length > 0) {
+    if (input.every((item) => isBaseMessage(item))) return input;
+    if (input.every(isContentBlock)) return [new HumanMessage({ content: input as HumanMessage["content"] })];
+  }
+  return [new HumanMessage(JSON.stringify(input))];
+}
+
+/** A message content block: an object with a string `type` (`text`, `image_url`, `image`, ...). */
+function isContentBlock(value: unknown): boolean {
+  return typeof value === "object" && value !== null && typeof (value as { type?: unknown }).type === "string";
 }
 
 /**
