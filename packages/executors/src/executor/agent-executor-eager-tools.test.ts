@@ -107,6 +107,55 @@ describe("eagerTools", () => {
     expect(events.at(-1)).toMatchObject({ type: "output", stopReason: "budget" });
   });
 
+  it("keeps the early calls that ran before a budget halted the stream as a partial turn: their events, their steps, what the generate call sees", async () => {
+    const started: string[] = [];
+    const work = tool(
+      async ({ name }: { name: string }) => {
+        started.push(name);
+        return `${name} done`;
+      },
+      { name: "work", description: "Works.", schema: z.object({ name: z.string() }) },
+    );
+    // Four calls streamed 30 ms apart: a and b start (and finish) while c and d still stream; c
+    // would be call 3 of a budget of 2, and the halt comes before d is complete.
+    const llm = new ScriptedChatModel({ tokenDelayMs: 30, responses: [{ toolCalls: ["a", "b", "c", "d"].map((name) => ({ name: "work", args: { name } })) }, "From two results."] });
+    const agent = createToolCallingAgent({ llm, tools: [work], prompt });
+    const executor = new AgentExecutor({ agent, tools: [work], eagerTools: true, earlyStoppingMethod: "generate", returnIntermediateSteps: true });
+    const events = await collect(executor.stream({ input: "go" }, { stopWhen: toolCallBudget(2) }));
+    expect(started).toEqual(["a", "b"]); // calls past the budget never start
+    const kept = events.filter((event) => event.type === "action" || event.type === "step");
+    expect(kept.map((event) => event.type)).toEqual(["action", "action", "step", "step"]);
+    const actions = kept.slice(0, 2) as Extract<AgentStreamEvent, { type: "action" }>[];
+    expect(actions.map((event) => [event.action.toolInput, event.early, event.iteration])).toEqual([
+      [{ name: "a" }, true, 0],
+      [{ name: "b" }, true, 0],
+    ]);
+    expect(actions.every((event) => typeof event.idempotencyKey === "string")).toBe(true);
+    const output = events.at(-1);
+    expect(output).toMatchObject({ type: "output", stopReason: "budget", output: "From two results.", stoppedBy: { budget: "tool_calls", limit: 2 } });
+    expect(output?.type === "output" && output.intermediateSteps?.map((step) => step.observation)).toEqual(["a done", "b done"]);
+    // The generate call sees one model message asking for a and b, and their two results.
+    const seen = llm.calls[1]?.messages ?? [];
+    const asked = seen.flatMap((message) => (message as { tool_calls?: { id?: string }[] }).tool_calls ?? []);
+    const answered = seen.filter((message) => message.getType() === "tool");
+    expect(asked.map((call) => call.id)).toEqual(actions.map((event) => (event.action as { toolCallId?: string }).toolCallId));
+    expect(answered.map((message) => [(message as { tool_call_id?: string }).tool_call_id, message.text])).toEqual(asked.map((call, i) => [call.id, `${["a", "b"][i]} done`]));
+  });
+
+  it("fails the run with the error of an early call that threw before a budget halted the stream, as a kept call's error does", async () => {
+    const work = tool(
+      async ({ name }: { name: string }) => {
+        if (name === "b") throw new Error("b broke");
+        return `${name} done`;
+      },
+      { name: "work", description: "Works.", schema: z.object({ name: z.string() }) },
+    );
+    const llm = new ScriptedChatModel({ tokenDelayMs: 30, responses: [{ toolCalls: ["a", "b", "c", "d"].map((name) => ({ name: "work", args: { name } })) }, "never"] });
+    const agent = createToolCallingAgent({ llm, tools: [work], prompt });
+    const executor = new AgentExecutor({ agent, tools: [work], eagerTools: true, handleToolRuntimeErrors: false });
+    await expect(collect(executor.stream({ input: "go" }, { stopWhen: toolCallBudget(2) }))).rejects.toThrow("b broke");
+  });
+
   it("records an early call before it starts (write-ahead), so a crash leaves it in the record", async () => {
     const store = new InProcessRunStore();
     const typesAtStart: string[][] = [];

@@ -49,6 +49,7 @@ function fakeRun(turns: Turn[], options: Partial<AgentExecutorOptions> = {}) {
     dropEarly() {
       log.push("tools.dropEarly");
     },
+    takeFinishedEarly: () => [],
     resetTurn() {},
     matchTurn(_actions: readonly AgentAction[]) {},
     earlyCall: (_index: number) => undefined,

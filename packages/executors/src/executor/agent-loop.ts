@@ -39,8 +39,8 @@ export interface AgentLoopContext {
   readonly interrupted: boolean;
   /** The 0-based iteration of the agent call in progress. */
   readonly iteration: number;
-  /** A turn's tool calls: the early ones (matched to the turn, or dropped) and the rest. */
-  readonly tools: Pick<ToolRunner, "runAll" | "returnsDirect" | "resetTurn" | "dropEarly" | "matchTurn" | "earlyCall" | "idempotencyKey">;
+  /** A turn's tool calls: the early ones (matched to the turn, kept by a halt, or dropped) and the rest. */
+  readonly tools: Pick<ToolRunner, "runAll" | "returnsDirect" | "resetTurn" | "dropEarly" | "takeFinishedEarly" | "matchTurn" | "earlyCall" | "idempotencyKey">;
   readonly approvals: Pick<ApprovalGate, "enabled" | "rejectedInTurn" | "interruptsOf" | "requested" | "resumeTurn" | "pause">;
   /** The run's middleware; undefined without middleware (the loop then calls the agent directly). */
   readonly middleware: MiddlewareRun | undefined;
@@ -142,7 +142,9 @@ export class AgentLoop {
         const call = run.middleware === undefined ? agent.invoke(agentInput(inputs, trim ? trim(state.steps) : state.steps), agentConfig) : run.middleware.callAgent(agentConfig, iteration);
         output = await run.waitCall(call);
       } catch (error) {
-        tools.dropEarly(); // the model call's early tool calls are not the turn's
+        // A call cut short by a halt keeps the early tool calls that finished before it (a partial turn).
+        if (run.interrupted) this.keepFinishedEarly();
+        else tools.dropEarly(); // the model call's early tool calls are not the turn's
         // A call cut short still counts: the "generate" call after it gets the next iteration.
         if (run.interrupted) break;
         if (!isOutputParserException(error)) throw missingPromptInput(error, inputs) ?? error;
@@ -152,7 +154,10 @@ export class AgentLoop {
         run.schedule();
         continue;
       }
-      if (run.interrupted) break;
+      if (run.interrupted) {
+        this.keepFinishedEarly(); // halted as the answer came: as when halted while it streamed
+        break;
+      }
       if (run.usageFromOutput) this.addOutputUsage(output);
       const answer = isAgentFinish(output) ? output : options.outputSchema ? finalAnswerCall(toActions(output, iteration)) : undefined;
       if (answer !== undefined) {
@@ -226,6 +231,50 @@ export class AgentLoop {
    * each is then in doubt like a recorded turn's call. The model is asked again only after them.
    */
   private earlyCallsInDoubt(early: readonly AgentAction[], keys: readonly (string | undefined)[] | undefined): void {
+    this.earlyTurn(early, keys, false);
+  }
+
+  /**
+   * The run was halted (a limit, a stop condition such as `toolCallBudget`) while the model still
+   * streamed: the early calls that finished before the halt become the agent call's turn, as a
+   * resume makes its early calls in doubt one ({@link earlyCallsInDoubt}), each with its step. Their
+   * `action` and `step` events are emitted and recorded and their steps are the run's (what the
+   * "generate" call sees, `intermediateSteps`); calls still running were aborted by the halt, and
+   * calls the halt refused never started: neither is part of it (they are dropped). Nothing is kept
+   * when the run ended.
+   */
+  private keepFinishedEarly(): void {
+    const { run } = this;
+    try {
+      if (!isEnded(run.state)) this.turnOfFinishedEarly();
+    } finally {
+      run.tools.dropEarly(); // the model call's other early tool calls are not the turn's
+    }
+  }
+
+  /** The finished early calls as the agent call's turn, each with its step. */
+  private turnOfFinishedEarly(): void {
+    const { run } = this;
+    const finished = run.tools.takeFinishedEarly();
+    if (finished.length === 0) return;
+    const actions = this.earlyTurn(
+      finished.map((call) => call.action),
+      finished.map((call) => call.key),
+      true,
+    );
+    for (let i = 0; i < finished.length; i++) {
+      const call = finished[i] as (typeof finished)[number];
+      this.toolFinished(i, { action: actions[i] as AgentAction, observation: call.observation }, call.durationMs, call.metadata);
+    }
+  }
+
+  /**
+   * Makes early calls (`early`, started under `keys`) the turn of the agent call in progress: one
+   * model message asking for all of them (what the model sees next) in their actions' `messageLog`,
+   * the turn started with them, and their `action` events emitted (with `early: true` when
+   * `startedEarly`: a stop condition counted them as they started). Returns the turn's actions.
+   */
+  private earlyTurn(early: readonly AgentAction[], keys: readonly (string | undefined)[] | undefined, startedEarly: boolean): AgentAction[] {
     const { run } = this;
     const calls = early.flatMap((action) => {
       const id = (action as { toolCallId?: unknown }).toolCallId;
@@ -238,13 +287,15 @@ export class AgentLoop {
     // Each call keeps the key it started with (recorded with its intent), and its action records it.
     run.dispatch(keys === undefined ? { type: "turnStarted", actions } : { type: "turnStarted", actions, keys: keys.slice(0, actions.length) });
     const iteration = run.state.iteration - 1;
-    if (!run.observed) return;
+    if (!run.observed) return actions;
     for (let i = 0; i < actions.length; i++) {
       const event = actionEvent(actions[i] as AgentAction, iteration);
+      if (startedEarly) event.early = true;
       const key = keys?.[i];
       if (key !== undefined) event.idempotencyKey = key;
       run.emit(event, i);
     }
+    return actions;
   }
 
   /** A tool call of the current turn finished: its step joins the turn, and is emitted and recorded. */

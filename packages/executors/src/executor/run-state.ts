@@ -170,7 +170,8 @@ export function transition(state: RunState, event: RunTransition): void {
     case "turnStarted":
       state.turn = { iteration: state.iteration - 1, actions: event.actions, results: new Array(event.actions.length) };
       if (event.keys !== undefined) state.turn.keys = event.keys;
-      state.phase = "tools";
+      // (A run halted while the model streamed keeps its finished early calls as a turn: it stays `stopping`.)
+      if (state.phase === "agent") state.phase = "tools";
       if (state.earlyCalls !== undefined) state.earlyCalls = undefined; // the turn's actions are the authority now
       return;
     case "earlyCallStarted": {

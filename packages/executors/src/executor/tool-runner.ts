@@ -83,8 +83,32 @@ export interface EarlyCall {
   unnamed?: UnnamedCall | undefined;
 }
 
-/** An early call while it waits for the model's answer: the model call that streamed it, and how to unlink it. */
-type PendingEarlyCall = EarlyCall & { modelRun: string; unlink: () => void };
+/**
+ * An early call while it waits for the model's answer: the model call that streamed it, how to
+ * unlink it, and how it settled while the run went on (`finished`, or `failed` with the tool's
+ * error; neither once the run was halted: what settles after a halt is not kept).
+ */
+type PendingEarlyCall = EarlyCall & {
+  modelRun: string;
+  unlink: () => void;
+  finished?: { outcome: ToolOutcome; durationMs: number } | undefined;
+  failed?: { error: unknown } | undefined;
+};
+
+/**
+ * An early call that finished before the run was halted while the model still streamed (see
+ * `ToolRunner.takeFinishedEarly`): what it ran, under which key, and its result.
+ *
+ * @internal
+ */
+export interface FinishedEarlyCall {
+  action: AgentAction;
+  /** The idempotency key it ran with. */
+  key: string;
+  observation: Observation;
+  durationMs: number;
+  metadata: StepMetadata | undefined;
+}
 
 /**
  * A turn's tool calls: those started early while the model still streamed (eager dispatch, the
@@ -205,8 +229,18 @@ export class ToolRunner {
     const { controller, unlink } = this.run.aborts.child();
     const started = this.startEarly(action, controller.signal);
     started.controller = controller;
-    started.result.catch(noop); // awaited by the turn if it keeps the call; dropped otherwise
-    early.set(key, { ...started, modelRun, unlink });
+    const entry: PendingEarlyCall = { ...started, modelRun, unlink };
+    // Awaited by the turn if it keeps the call; dropped otherwise. How it settled while the run went
+    // on is noted: a halt while the model streams keeps the calls that finished before it.
+    started.result.then(
+      (outcome) => {
+        if (!this.run.interrupted) entry.finished = { outcome, durationMs: performance.now() - started.start };
+      },
+      (error: unknown) => {
+        if (!this.run.interrupted) entry.failed = { error };
+      },
+    );
+    early.set(key, entry);
   }
 
   /** A model call failed: its early calls stop. */
@@ -221,6 +255,29 @@ export class ToolRunner {
   dropEarly(): void {
     if (this.early === undefined) return;
     for (const [key, entry] of this.early) this.drop(key, entry);
+  }
+
+  /**
+   * The run was halted (a limit, a stop condition) while the model still streamed: the early calls
+   * that finished before the halt, in the order they started, leave the pending ones (which
+   * `dropEarly` then aborts) to become the agent call's partial turn. Throws the error of an early
+   * call that failed before the halt (the run fails, as it would had its turn kept the call).
+   */
+  takeFinishedEarly(): FinishedEarlyCall[] {
+    const early = this.early;
+    if (early === undefined || early.size === 0) return [];
+    const kept: FinishedEarlyCall[] = [];
+    for (const [key, entry] of early) {
+      if (entry.failed !== undefined) throw entry.failed.error;
+      const finished = entry.finished;
+      if (finished === undefined) continue;
+      early.delete(key);
+      entry.unlink();
+      entry.unnamed?.name((entry.action as { toolCallId?: string }).toolCallId);
+      const { observation, metadata } = finished.outcome;
+      kept.push({ action: entry.action, key: entry.key, observation, durationMs: finished.durationMs, metadata });
+    }
+    return kept;
   }
 
   /** A new agent call begins: the previous turn's early starts are forgotten. */
@@ -461,5 +518,3 @@ function liftListenerLimit(...signals: AbortSignal[]): void {
   }
   setMaxListeners?.(0, ...signals);
 }
-
-function noop(): void {}

@@ -38,6 +38,7 @@ import { type ExecutorRun, executorRunProbe } from "../../../executors/src/execu
 // The store an executor makes for itself (approvals without a store); not exported by the package.
 import { InProcessRunStore } from "../../../executors/src/runs/in-process-run-store";
 import { MemoryRunStore } from "../memory/index";
+import { replayRun } from "../replay/replay-run";
 import { SqliteRunStore } from "../sqlite/index";
 import { ThreadMemory } from "../thread-memory/index";
 import { durableFixture } from "./durable-test-fixtures";
@@ -379,6 +380,37 @@ const scenarios: Scenario[] = [
       const events = await collect(executor.stream({ input: "go" }, { runId: "r" }));
       expect(events.filter((event) => event.type === "action").every((event) => (event as { early?: boolean }).early === true)).toBe(true);
       expect((await check("r")).steps).toHaveLength(3);
+    },
+  },
+  {
+    name: "eagerTools: a toolCallBudget halts the stream; the early calls that ran are a partial turn",
+    sqlite: true,
+    async run({ store, check }) {
+      const ran: string[] = [];
+      const quick = tool(
+        async ({ query }: { query: string }) => {
+          ran.push(query);
+          return `found ${query}`;
+        },
+        { name: "search", description: "Searches.", schema: z.object({ query: z.string() }) },
+      );
+      const executor = scripted(
+        [{ toolCalls: ["a", "b", "c", "d"].map((query) => ({ name: "search", args: { query } })) }, answer("From two steps.")],
+        [quick],
+        store,
+        { eagerTools: true, earlyStoppingMethod: "generate", stopWhen: toolCallBudget(2) },
+        { tokenDelayMs: 30 },
+      );
+      expect(await outputOf(collect(executor.stream({ input: "go" }, { runId: "r" })))).toMatchObject({ stopReason: "budget", output: "From two steps." });
+      expect(ran).toEqual(["a", "b"]);
+      const state = await check("r");
+      expect(state.steps.map((step) => step.observation)).toEqual(["found a", "found b"]);
+      const recorded = (await store.readEvents("r")).map((event) => event.type).filter((type) => type === "tool_intent" || type === "action" || type === "step");
+      expect(recorded).toEqual(["tool_intent", "tool_intent", "action", "action", "step", "step"]);
+      // Replayed, the run shows the partial turn and the same output.
+      const replayed = await collect(replayRun(store, "r"));
+      expect(replayed.filter((event) => event.type === "step")).toHaveLength(2);
+      expect(replayed.at(-1)).toMatchObject({ type: "output", output: "From two steps." });
     },
   },
   {
