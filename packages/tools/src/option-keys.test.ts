@@ -11,7 +11,7 @@ describe("the tools' options refuse a misspelt key instead of keeping the defaul
   it.each([
     ["withRetry", () => withRetry(echo, { maxAttempt: 5 } as never), /retryPolicy: unknown option `maxAttempt`; did you mean `maxAttempts`\? Known options: maxAttempts, initialDelayMs/],
     ["withCache", () => withCache(echo, { ttl: 10 } as never), /cachePolicy: unknown option `ttl`\. Known options: ttlMs, maxEntries, key/],
-    ["withTimeout", () => withTimeout(echo, { ms: 100, timeoutMs: 5 } as never), /timeoutPolicy: unknown option `timeoutMs`\. Known options: ms\./],
+    ["withTimeout", () => withTimeout(echo, { ms: 100, timeoutMs: 5 } as never), /timeoutPolicy: unknown option `timeoutMs`\. Known options: ms, retryable\./],
     ["withConcurrencyLimit", () => withConcurrencyLimit(echo, { max: 2 } as never), /concurrencyLimitPolicy: unknown option `max`\. Known options: maxConcurrent\./],
     ["createSafeHttpClient", () => createSafeHttpClient({ allowedHosts: ["api.example.com"], timeout: 10 } as never), /createSafeHttpClient: unknown option `timeout`/],
     ["createHttpRequestTool", () => createHttpRequestTool({ allowedHosts: ["api.example.com"], allowedMethod: ["POST"] } as never), /createHttpRequestTool: unknown option `allowedMethod`; did you mean `allowedMethods`\? Known options: .*allowedMethods.*retryableStatuses/],
@@ -24,7 +24,8 @@ describe("the tools' options refuse a misspelt key instead of keeping the defaul
   it("takes every option it documents", () => {
     expect(withRetry(echo, { maxAttempts: 2, initialDelayMs: 1, factor: 2, maxDelayMs: 5, jitter: false, isRetryable: () => true }).name).toBe("echo");
     expect(withCache(echo, { ttlMs: 10, maxEntries: 2, key: (name) => name }).name).toBe("echo");
-    expect(createHttpRequestTool({ allowedHosts: ["api.example.com"], allowedMethods: ["GET"], timeoutMs: 100, maxRedirects: 0, name: "http", description: "d", retryableStatuses: [503] }).name).toBe("http");
-    expect(createOpenApiToolkit({ document, operations: ["ping"], timeoutMs: 100, allowedHosts: ["api.example.com"] }).getTools().map((t) => t.name)).toEqual(["ping"]);
+    expect(withTimeout(echo, { ms: 100, retryable: false }).name).toBe("echo");
+    expect(createHttpRequestTool({ allowedHosts: ["api.example.com"], allowedMethods: ["GET"], timeoutMs: 100, maxRedirects: 0, name: "http", description: "d", retryableStatuses: [503], allowedPorts: [443] }).name).toBe("http");
+    expect(createOpenApiToolkit({ document, operations: ["ping"], timeoutMs: 100, allowedHosts: ["api.example.com"], allowedPorts: [443] }).getTools().map((t) => t.name)).toEqual(["ping"]);
   });
 });

@@ -7,17 +7,28 @@ import {
 import type OpenAI from "openai";
 import { assembleToolCalls, parseToolCalls } from "../messages/strict-tool-calls";
 
-/** Converts Chat Completions usage to `UsageMetadata`. */
+/**
+ * Converts Chat Completions usage to `UsageMetadata`: cached prompt tokens as
+ * `input_token_details.cache_read`, audio tokens as `input_token_details.audio` and
+ * `output_token_details.audio`, reasoning tokens as `output_token_details.reasoning`.
+ */
 export function toUsageMetadata(usage: OpenAI.CompletionUsage): UsageMetadata {
-  const cached = usage.prompt_tokens_details?.cached_tokens;
-  const reasoning = usage.completion_tokens_details?.reasoning_tokens;
+  const count = (value: number | null | undefined) => (typeof value === "number" ? value : undefined);
+  const input = details({ cache_read: count(usage.prompt_tokens_details?.cached_tokens), audio: count(usage.prompt_tokens_details?.audio_tokens) });
+  const output = details({ reasoning: count(usage.completion_tokens_details?.reasoning_tokens), audio: count(usage.completion_tokens_details?.audio_tokens) });
   return {
     input_tokens: usage.prompt_tokens,
     output_tokens: usage.completion_tokens,
     total_tokens: usage.total_tokens ?? usage.prompt_tokens + usage.completion_tokens,
-    ...(cached !== undefined && cached !== null ? { input_token_details: { cache_read: cached } } : {}),
-    ...(reasoning !== undefined && reasoning !== null ? { output_token_details: { reasoning } } : {}),
+    ...(input ? { input_token_details: input } : {}),
+    ...(output ? { output_token_details: output } : {}),
   };
+}
+
+/** The counts that were reported, or `undefined` when none was. */
+function details<T extends Record<string, number | undefined>>(counts: T): Partial<Record<keyof T, number>> | undefined {
+  const reported = Object.entries(counts).filter(([, value]) => value !== undefined);
+  return reported.length ? (Object.fromEntries(reported) as Partial<Record<keyof T, number>>) : undefined;
 }
 
 /**

@@ -74,7 +74,14 @@ export interface OpenAIChatModelOptions extends BaseChatModelParams {
    * that rejects `stream_options`. @default true
    */
   streamUsage?: boolean;
-  /** Extra body parameters sent with every request (for server-specific options such as `top_k`). */
+  /**
+   * Extra body parameters sent with every request (for server-specific options such as `top_k`).
+   * The keys the model writes itself are refused: `model`, `messages`, `stream` (use `streaming`),
+   * `tools`, `tool_choice` and `parallel_tool_calls` (use `bindTools` and `parallelToolCalls`), and
+   * so is a parameter that an option also sets (`temperature` with `temperature`, `max_tokens` with
+   * `maxTokens`...). `stream_options` is merged into streamed requests (with `include_usage`
+   * unless `streamUsage: false`) and left out of the others.
+   */
   modelKwargs?: Record<string, unknown>;
   /** Headers sent with every request. */
   defaultHeaders?: Record<string, string>;
@@ -191,6 +198,7 @@ export function resolveOptions(options: OpenAIChatModelOptions): ResolvedOptions
   if (options.stop !== undefined && !(Array.isArray(options.stop) && options.stop.every((s) => typeof s === "string"))) {
     fail("stop", options.stop, "an array of strings");
   }
+  checkModelKwargs(options, fail);
   const explicitBaseURL = options.baseURL ?? env("OPENAI_BASE_URL");
   const baseURL = options.client?.baseURL ?? explicitBaseURL ?? OPENAI_BASE_URL;
   try {
@@ -224,4 +232,61 @@ export function environment(): { apiKey?: string; baseURL?: string; model?: stri
   const baseURL = env("OPENAI_BASE_URL");
   const model = env("OPENAI_MODEL");
   return { ...(apiKey ? { apiKey } : {}), ...(baseURL ? { baseURL } : {}), ...(model ? { model } : {}) };
+}
+
+/** The request-body keys the model writes itself, and what to use instead. */
+const OWNED_BODY_KEYS: Readonly<Record<string, string>> = {
+  model: "the `model` option",
+  messages: "the messages passed to `invoke`",
+  stream: "the `streaming` option, or `stream()`",
+  tools: "`bindTools(tools)`",
+  tool_choice: "`bindTools(tools, { tool_choice })`",
+  parallel_tool_calls: "the `parallelToolCalls` option, or `bindTools(tools, { parallel_tool_calls })`",
+};
+
+/** Body parameters an option also sets: the option, by parameter. */
+const OPTION_OF_BODY_KEY: Readonly<Record<string, keyof OpenAIChatModelOptions>> = {
+  temperature: "temperature",
+  top_p: "topP",
+  max_tokens: "maxTokens",
+  max_completion_tokens: "maxTokens",
+  stop: "stop",
+  seed: "seed",
+  presence_penalty: "presencePenalty",
+  frequency_penalty: "frequencyPenalty",
+  reasoning_effort: "reasoningEffort",
+};
+
+/**
+ * `modelKwargs` must be a plain object that leaves the model's own keys alone: one of them would
+ * break every request (`stream: true` on a call that is not streamed) or be silently overwritten.
+ */
+function checkModelKwargs(options: OpenAIChatModelOptions, fail: (argument: string, value: unknown, expected: string) => never): void {
+  const kwargs: unknown = options.modelKwargs;
+  if (kwargs === undefined) return;
+  if (typeof kwargs !== "object" || kwargs === null || Array.isArray(kwargs)) {
+    fail("modelKwargs", kwargs, "an object of extra body parameters such as { top_k: 20 }");
+  }
+  for (const key of Object.keys(kwargs as object)) {
+    const instead = OWNED_BODY_KEYS[key];
+    if (instead !== undefined) {
+      throw new InvalidArgumentError({
+        argument: `modelKwargs.${key}`,
+        value: (kwargs as Record<string, unknown>)[key],
+        message: `OpenAIChatModel: \`modelKwargs.${key}\` cannot be set: the model writes \`${key}\` itself. Use ${instead} instead.`,
+      });
+    }
+    const option = OPTION_OF_BODY_KEY[key];
+    if (option !== undefined && options[option] !== undefined) {
+      throw new InvalidArgumentError({
+        argument: `modelKwargs.${key}`,
+        value: (kwargs as Record<string, unknown>)[key],
+        message: `OpenAIChatModel: \`modelKwargs.${key}\` and the \`${option}\` option set the same request parameter; set only one of them.`,
+      });
+    }
+  }
+  const streamOptions = (kwargs as Record<string, unknown>).stream_options;
+  if (streamOptions !== undefined && (typeof streamOptions !== "object" || streamOptions === null || Array.isArray(streamOptions))) {
+    fail("modelKwargs.stream_options", streamOptions, "an object such as { continuous_usage_stats: true }");
+  }
 }

@@ -40,4 +40,28 @@ describe("OpenAIChatModel streams from compatible servers", () => {
     expect(message.content).toBe("Paris!");
     expect(message.response_metadata.finish_reason).toBe("length");
   });
+
+  it("reports audio tokens of the prompt and of the answer in the usage details, streamed or not", async () => {
+    const usage = {
+      prompt_tokens: 50,
+      completion_tokens: 40,
+      total_tokens: 90,
+      prompt_tokens_details: { cached_tokens: 0, audio_tokens: 30 },
+      completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 25 },
+    };
+    const completion = {
+      raw: JSON.stringify({ ...base, object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: "hi" }, finish_reason: "stop" }], usage }),
+    };
+    const stream = sse([{ ...base, choices: [choice({ role: "assistant", content: "hi" }, "stop")] }, { ...base, choices: [], usage }]);
+    const expected = {
+      input_tokens: 50,
+      output_tokens: 40,
+      total_tokens: 90,
+      input_token_details: { cache_read: 0, audio: 30 },
+      output_token_details: { reasoning: 0, audio: 25 },
+    };
+    const { model } = await setup({ responses: [completion, stream] });
+    expect((await model.invoke("go")).usage_metadata).toEqual(expected);
+    expect((await streamAll(model, "go")).at(-1)?.usage_metadata).toEqual(expected);
+  });
 });

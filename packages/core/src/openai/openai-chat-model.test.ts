@@ -293,4 +293,48 @@ describe("OpenAIChatModel construction", () => {
     const model = new OpenAIChatModel({ model: "m", apiKey: "sk-secret", baseURL: "http://127.0.0.1:1/v1" });
     expect(JSON.stringify(model.toJSON())).not.toContain("sk-secret");
   });
+
+  it.each([
+    [{ stream: true }, "modelKwargs.stream", "`streaming`"],
+    [{ messages: [] }, "modelKwargs.messages", "invoke"],
+    [{ model: "other" }, "modelKwargs.model", "`model` option"],
+    [{ tools: [] }, "modelKwargs.tools", "bindTools"],
+    [{ tool_choice: "required" }, "modelKwargs.tool_choice", "bindTools"],
+    [{ parallel_tool_calls: false }, "modelKwargs.parallel_tool_calls", "parallelToolCalls"],
+  ])("refuses modelKwargs %j, a key the model writes itself", (modelKwargs, argument, instead) => {
+    let error: unknown;
+    try {
+      new OpenAIChatModel({ model: "m", apiKey: "k", modelKwargs });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(InvalidArgumentError.isInstance(error)).toBe(true);
+    expect((error as InvalidArgumentError).argument).toBe(argument);
+    expect((error as Error).message).toContain(`\`${argument}\` cannot be set`);
+    expect((error as Error).message).toContain(instead);
+  });
+
+  it("refuses modelKwargs that are not an object, or that set what an option sets too", () => {
+    expect(() => new OpenAIChatModel({ model: "m", apiKey: "k", modelKwargs: "top_k=20" as never })).toThrow(/`modelKwargs` must be an object/);
+    expect(() => new OpenAIChatModel({ model: "m", apiKey: "k", temperature: 0, modelKwargs: { temperature: 1 } })).toThrow(
+      /`modelKwargs.temperature` and the `temperature` option/,
+    );
+    expect(() => new OpenAIChatModel({ model: "o3", apiKey: "k", maxTokens: 10, modelKwargs: { max_completion_tokens: 20 } })).toThrow(
+      /`modelKwargs.max_completion_tokens` and the `maxTokens` option/,
+    );
+    expect(() => new OpenAIChatModel({ model: "m", apiKey: "k", modelKwargs: { stream_options: true } })).toThrow(/`modelKwargs.stream_options` must be an object/);
+  });
+
+  it("merges modelKwargs.stream_options into streamed requests only, keeping include_usage", async () => {
+    const { server, model } = await setup(
+      { responses: ["a", "b"] },
+      { modelKwargs: { top_k: 20, stream_options: { continuous_usage_stats: true } } },
+    );
+    await model.invoke("x");
+    await streamAll(model, "x");
+    const [plain, streamed] = server.chatRequests();
+    expect(plain).toMatchObject({ top_k: 20 });
+    expect(plain).not.toHaveProperty("stream_options");
+    expect(streamed).toMatchObject({ top_k: 20, stream: true, stream_options: { continuous_usage_stats: true, include_usage: true } });
+  });
 });

@@ -18,7 +18,7 @@ import { environment, resolveOptions, type OpenAIChatModelOptions, type Resolved
 import { chunkProblem, completionProblem, responseError } from "./check-response";
 import { OpenAIConnectionError } from "./openai-chat-model-error";
 import { toOpenAIChatModelError } from "./to-openai-chat-model-error";
-import { checkToolChoice, isReasoningModel, toToolChoice } from "./request-params";
+import { checkCallOptions, checkToolChoice, isReasoningModel, toToolChoice } from "./request-params";
 import { abortErrorOf, rethrowAborts } from "./rethrow-aborts";
 import { requestCompletion, requestStream, type RequestSettings } from "./send-request";
 import { toOpenAIMessages } from "./to-openai-messages";
@@ -136,7 +136,9 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
   /**
    * Binds tools (zod-schema or any `@langchain/core` tools, or OpenAI tool definitions) and
    * optionally `tool_choice` (`"auto"`, `"none"`, `"required"`/`"any"`, or a bound tool's name),
-   * `parallel_tool_calls` and `strict`.
+   * `parallel_tool_calls` and `strict`: LangChain's snake_case names. A camelCase `toolChoice` (or
+   * `parallelToolCalls`, `responseFormat`), or a `tool_choice` of the wrong shape, throws an
+   * `InvalidArgumentError`.
    *
    * @example
    * ```ts
@@ -157,6 +159,7 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
     tools: BindToolsInput[],
     kwargs?: Partial<OpenAIChatModelCallOptions>,
   ): Runnable<BaseLanguageModelInput, AIMessageChunk, OpenAIChatModelCallOptions> {
+    if (kwargs) checkCallOptions(kwargs);
     return this.withConfig({ ...kwargs, tools } as Partial<OpenAIChatModelCallOptions>);
   }
 
@@ -205,9 +208,11 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
     };
   }
 
-  /** The request body (without `messages` and `stream`) for a call with these options. */
+  /** The request body (without `messages`, `stream` and `stream_options`) for a call with these options. */
   invocationParams(options?: this["ParsedCallOptions"]): Omit<CreateParams, "messages"> {
     const o = this.options;
+    if (options) checkCallOptions(options);
+    const { stream_options: _streamOptions, ...modelKwargs } = o.modelKwargs ?? {};
     const stop = [...(o.stop ?? []), ...(options?.stop ?? [])];
     const strict = options?.strict;
     const tools = options?.tools?.map(
@@ -217,7 +222,7 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
     const seed = options?.seed ?? o.seed;
     const parallel = options?.parallel_tool_calls ?? o.parallelToolCalls;
     return {
-      ...o.modelKwargs,
+      ...modelKwargs,
       model: this.model,
       ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
       ...(o.topP !== undefined ? { top_p: o.topP } : {}),
@@ -269,7 +274,7 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
       ...this.invocationParams(options),
       messages: this.toMessages(messages),
       stream: true,
-      ...(this.options.streamUsage !== false ? { stream_options: { include_usage: true } } : {}),
+      ...streamOptions(this.options),
     };
     let received: number | undefined;
     let finished = false;
@@ -384,3 +389,9 @@ function tokenUsage(usage: { input_tokens: number; output_tokens: number; total_
     : {};
 }
 
+/** `stream_options` of a streamed request: those of `modelKwargs`, with `include_usage` unless `streamUsage` is false. */
+function streamOptions(options: OpenAIChatModelOptions): { stream_options?: OpenAI.Chat.ChatCompletionStreamOptions } {
+  const given = options.modelKwargs?.stream_options as OpenAI.Chat.ChatCompletionStreamOptions | undefined;
+  if (options.streamUsage === false) return given ? { stream_options: given } : {};
+  return { stream_options: { ...given, include_usage: true } };
+}

@@ -37,4 +37,40 @@ describe("OpenAIChatModel tool options", () => {
     expect(["o1", "o3-mini", "o4-mini", "gpt-5", "gpt-5-mini", "gpt-5.1"].filter(isReasoningModel)).toHaveLength(6);
     expect(["gpt-4o-mini", "gpt-4.1", "gpt-5-chat-latest", "gpt-5.1-chat-latest", "llama3.1", "omni"].filter(isReasoningModel)).toEqual([]);
   });
+
+  it.each([
+    ["toolChoice", "tool_choice"],
+    ["parallelToolCalls", "parallel_tool_calls"],
+    ["responseFormat", "response_format"],
+  ])("refuses a camelCase %s (which would be ignored), naming its name %s, sending nothing", async (camel, snake) => {
+    const { server, model } = await setup({ responses: ["never"] });
+    const value = camel === "parallelToolCalls" ? false : camel === "responseFormat" ? { type: "json_object" } : "required";
+    const bound = failure(Promise.resolve().then(() => model.bindTools([weather], { [camel]: value } as never)));
+    const called = failure(model.bindTools([weather]).invoke("x", { [camel]: value } as never));
+    for (const error of [await bound, await called]) {
+      expect(InvalidArgumentError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ argument: camel });
+      expect(error.message).toContain(`\`${snake}\``);
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it.each([[42], [""], [["weather"]], [{ type: "function" }], [{ function: { name: "weather" } }]])(
+    "refuses a tool_choice of the wrong shape (%j), sending nothing",
+    async (toolChoice) => {
+      const { server, model } = await setup({ responses: ["never"] });
+      const error = await failure(model.bindTools([weather]).invoke("x", { tool_choice: toolChoice as never }));
+      expect(InvalidArgumentError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ argument: "tool_choice" });
+      expect(error.message).toContain("`tool_choice` must be");
+      expect(server.requests).toHaveLength(0);
+    },
+  );
+
+  it("sends the snake_case tool_choice, given to bindTools or to the call", async () => {
+    const { server, model } = await setup({ responses: ["a", "b"] });
+    await model.bindTools([weather], { tool_choice: "required" }).invoke("x");
+    await model.bindTools([weather]).invoke("x", { tool_choice: "weather" });
+    expect(server.chatRequests().map((request) => request.tool_choice)).toEqual(["required", { type: "function", function: { name: "weather" } }]);
+  });
 });

@@ -11,6 +11,49 @@ export function isReasoningModel(model: string): boolean {
   return /^o\d/.test(model) || (/^gpt-[5-9]/.test(model) && !/^gpt-\d+(\.\d+)?-chat/.test(model));
 }
 
+/** Call options often given in camelCase, by their name: LangChain's (and OpenAI's) snake_case name. */
+const SNAKE_CASE_CALL_OPTIONS: Readonly<Record<string, string>> = {
+  toolChoice: "tool_choice",
+  parallelToolCalls: "parallel_tool_calls",
+  responseFormat: "response_format",
+};
+
+/**
+ * Checks the call options (from `bindTools`, `withConfig` or a call): a camelCase `toolChoice`,
+ * `parallelToolCalls` or `responseFormat` would be ignored, and a `tool_choice` that is neither a
+ * string nor a tool-choice object would be sent as is; both throw an `InvalidArgumentError`.
+ */
+export function checkCallOptions(options: object): void {
+  for (const [camel, snake] of Object.entries(SNAKE_CASE_CALL_OPTIONS)) {
+    if (camel in options && (options as Record<string, unknown>)[camel] !== undefined) {
+      throw new InvalidArgumentError({
+        argument: camel,
+        value: (options as Record<string, unknown>)[camel],
+        message:
+          `OpenAIChatModel: \`${camel}\` is not a call option; it is spelt \`${snake}\`, as in ` +
+          `\`bindTools(tools, { ${snake}: ... })\`.`,
+      });
+    }
+  }
+  const choice = (options as { tool_choice?: unknown }).tool_choice;
+  if (choice === undefined) return;
+  const valid =
+    (typeof choice === "string" && choice.trim() !== "") ||
+    (typeof choice === "object" &&
+      choice !== null &&
+      !Array.isArray(choice) &&
+      typeof (choice as { type?: unknown }).type === "string" &&
+      ((choice as { type: string }).type !== "function" || typeof (choice as { function?: { name?: unknown } }).function?.name === "string"));
+  if (valid) return;
+  throw new InvalidArgumentError({
+    argument: "tool_choice",
+    value: choice,
+    message:
+      `OpenAIChatModel: \`tool_choice\` must be "auto", "none", "required" (or "any"), a bound tool's name, or an ` +
+      `OpenAI tool choice such as { type: "function", function: { name: "weather" } }; got ${JSON.stringify(choice) ?? String(choice)}.`,
+  });
+}
+
 /** A `tool_choice` that names a tool must name a bound one (else OpenAI answers 400). */
 export function checkToolChoice(choice: ToolChoice, tools: OpenAI.Chat.ChatCompletionTool[]): void {
   const name =

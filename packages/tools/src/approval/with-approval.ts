@@ -40,8 +40,8 @@ export type NeedsApproval<TInput = unknown> = boolean | ((input: TInput, context
  * an `interrupt` event and `stopReason: "interrupted"`; `executor.resume(runId, { decisions })`
  * continues it, in this process or another (see docs/approval.md).
  *
- * The tool itself is not changed: the returned tool inherits from it. Apply `withApproval` last
- * (outside `withPolicies`), so the executor sees the mark.
+ * The tool itself is not changed: the returned tool inherits from it. `withPolicies` (and the
+ * `withTimeout`, `withRetry`... helpers) keep the mark on the tool they return.
  *
  * @example
  * ```ts

@@ -8,6 +8,7 @@ export type RequestRefusedReason =
   | "invalid_url"
   | "protocol_not_allowed"
   | "host_not_allowed"
+  | "port_not_allowed"
   | "address_not_allowed"
   | "dns_failed"
   | "method_not_allowed"
@@ -15,7 +16,7 @@ export type RequestRefusedReason =
   | "invalid_path_parameter";
 
 /**
- * The safe HTTP layer refused a request: its URL, host, resolved address, method or headers are not
+ * The safe HTTP layer refused a request: its URL, host, port, resolved address, method or headers are not
  * allowed by the tool's configuration. Nothing was sent to the refused URL (a refused redirect hop
  * follows a request that was sent).
  *

@@ -5,9 +5,10 @@ const MARKER_SYMBOL = Symbol.for(MARKER);
 
 /**
  * A tool call (or an HTTP request made by a tool) took longer than its time limit and was aborted.
- * It is marked `retryable`, so a retry policy around a timeout policy tries again; the safe HTTP
- * client's timeout of a request whose method is not idempotent (POST, PATCH) is not, as the
- * request may have taken effect.
+ * It is marked `retryable`, so a retry policy around a timeout policy tries again, unless what
+ * timed out may have taken effect and must not be repeated: the safe HTTP client's request whose
+ * method is not idempotent (POST, PATCH, without an idempotency key), and a `timeoutPolicy` with
+ * `retryable: false` or around a tool marked `withInDoubt(tool, "interrupt" | "fail")`.
  *
  * @example
  * ```ts
@@ -26,7 +27,7 @@ export class ToolTimeoutError extends AgentRxError {
   readonly timeoutMs: number;
   /**
    * Whether a retry policy may try again: true, unless what timed out may have taken effect and
-   * must not be repeated (the safe HTTP client's request with a method that is not idempotent, such as POST).
+   * must not be repeated (see above).
    */
   readonly retryable: boolean;
 

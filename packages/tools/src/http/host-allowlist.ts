@@ -51,10 +51,10 @@ export function hostPatternProblem(pattern: string): string | undefined {
   try {
     url = new URL(`http://${bracketed}/`);
   } catch {
-    return host.includes(":") ? "it is not a host name or an IP; ports are not part of a pattern (an allowed host may be called on any port)" : "it is not a valid host name or IP";
+    return host.includes(":") ? "it is not a host name or an IP; ports are not part of a pattern (limit them with allowedPorts)" : "it is not a valid host name or IP";
   }
   if (url.port || url.username || url.password || url.pathname !== "/" || url.search || url.hash) {
-    return "it holds more than a host name (a port, a path, a query or credentials)";
+    return "it holds more than a host name (a port, a path, a query or credentials); limit ports with allowedPorts";
   }
   return undefined;
 }

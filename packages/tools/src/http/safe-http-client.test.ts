@@ -303,4 +303,37 @@ describe("createSafeHttpClient", () => {
     }
     await expect(keyed.request({ url: `${server.origin}/x`, method: "POST" }, { idempotencyKey: "a\nb" })).rejects.toThrow(/`idempotencyKey` must be a string without line breaks/);
   });
+
+  it("calls only the allowedPorts of an allowed host, the scheme's port for a URL without one, on every redirect hop", async () => {
+    const client = createSafeHttpClient(local({ allowedPorts: [server.port], maxRedirects: 1 }));
+    expect((await client.request({ url: `${server.origin}/echo` })).status).toBe(200);
+    for (const [url, port] of [["http://127.0.0.1:22/", 22], ["http://127.0.0.1/", 80], ["https://127.0.0.1/", 443]] as const) {
+      const error = await refusal(client.request({ url }));
+      expect(RequestRefusedError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ reason: "port_not_allowed" });
+      expect(error?.message).toContain(`the port ${port} is not in allowedPorts (${server.port})`);
+    }
+    other = await startTestServer((_request, response) => response.end("other"));
+    try {
+      const hop = await refusal(client.request({ url: `${server.origin}/cross-redirect` }));
+      expect(hop).toMatchObject({ reason: "port_not_allowed", url: `http://127.0.0.1:${other.port}/echo` });
+      expect(other.requests).toHaveLength(0);
+    } finally {
+      await other.close();
+      other = undefined;
+    }
+    expect(server.requests).toHaveLength(2); // the echo and the redirect, nothing on a refused port
+  });
+
+  it.each([[[]], [[0]], [[65536]], [[443.5]], [["443"]], [443]])("refuses allowedPorts %j", (allowedPorts) => {
+    let error: unknown;
+    try {
+      createSafeHttpClient(local({ allowedPorts: allowedPorts as never }));
+    } catch (caught) {
+      error = caught;
+    }
+    expect(InvalidArgumentError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ argument: "allowedPorts" });
+    expect((error as Error).message).toContain("allowedPorts must be a non-empty list of port numbers from 1 to 65535");
+  });
 });

@@ -24,6 +24,13 @@ export interface SafeHttpOptions {
    * or CIDR ranges, e.g. `["127.0.0.1"]` for a local test server. @default [] (only public addresses)
    */
   allowedAddresses?: readonly string[];
+  /**
+   * Ports that may be called on an allowed host, as integers from 1 to 65535; a URL without a port
+   * uses its scheme's (80 for http:, 443 for https:). Checked on every redirect hop too.
+   * E.g. `[443]` keeps a model from reaching another service (an admin port, a database) on an
+   * allowed host. @default any port
+   */
+  allowedPorts?: readonly number[];
   /** URL schemes allowed. @default ["https:", "http:"] */
   allowedProtocols?: ReadonlyArray<"http:" | "https:">;
   /** HTTP methods allowed (upper case). @default ["GET"] */
@@ -175,7 +182,9 @@ export function createSafeHttpClient(options: SafeHttpOptions): SafeHttpClient {
   };
 }
 
-type Settings = Required<Omit<SafeHttpOptions, "allowedAddresses" | "idempotencyKeyHeader">> & {
+type Settings = Required<Omit<SafeHttpOptions, "allowedAddresses" | "allowedPorts" | "idempotencyKeyHeader">> & {
+  /** Undefined: any port. */
+  allowedPorts: readonly number[] | undefined;
   allowlist: Exclude<ReturnType<typeof parseAddressAllowlist>, string>;
   /** Lower case. */
   idempotencyKeyHeader: string | undefined;
@@ -186,7 +195,7 @@ type Settings = Required<Omit<SafeHttpOptions, "allowedAddresses" | "idempotency
  * its default in place, so the callers refuse it. @internal
  */
 export const SAFE_HTTP_OPTION_KEYS: readonly string[] = Object.keys({
-  allowedHosts: true, allowedAddresses: true, allowedProtocols: true, allowedMethods: true, allowedRequestHeaders: true,
+  allowedHosts: true, allowedAddresses: true, allowedPorts: true, allowedProtocols: true, allowedMethods: true, allowedRequestHeaders: true,
   headers: true, maxResponseBytes: true, timeoutMs: true, maxRedirects: true, resolver: true, idempotencyKeyHeader: true,
 } satisfies Record<keyof SafeHttpOptions, true>);
 
@@ -202,6 +211,10 @@ function resolveOptions(options: SafeHttpOptions): Settings {
   const allowlist = parseAddressAllowlist(options.allowedAddresses ?? []);
   if (typeof allowlist === "string") {
     throw invalid("allowedAddresses", allowlist, `allowedAddresses holds "${allowlist}", which is not an IP address or CIDR range such as "127.0.0.1" or "10.0.0.0/8".`);
+  }
+  const allowedPorts = options.allowedPorts;
+  if (allowedPorts !== undefined && (!Array.isArray(allowedPorts) || allowedPorts.length === 0 || !allowedPorts.every(isPort))) {
+    throw invalid("allowedPorts", allowedPorts, `allowedPorts must be a non-empty list of port numbers from 1 to 65535, such as [443] or [80, 443], got ${JSON.stringify(allowedPorts) ?? String(allowedPorts)}; leave it out to allow any port.`);
   }
   const allowedProtocols = options.allowedProtocols ?? ["https:", "http:"];
   const badProtocol = allowedProtocols.find((p) => p !== "http:" && p !== "https:");
@@ -230,6 +243,7 @@ function resolveOptions(options: SafeHttpOptions): Settings {
   if (typeof resolver !== "function") throw invalid("resolver", resolver, "resolver must be a function (hostname) => Promise<string[]>.");
   return {
     allowedHosts: options.allowedHosts,
+    allowedPorts,
     allowlist,
     allowedProtocols,
     allowedMethods: (options.allowedMethods ?? ["GET"]).map((m) => m.toUpperCase()),
@@ -241,6 +255,15 @@ function resolveOptions(options: SafeHttpOptions): Settings {
     resolver,
     idempotencyKeyHeader: keyHeader?.toLowerCase(),
   };
+}
+
+function isPort(value: unknown): boolean {
+  return typeof value === "number" && Number.isInteger(value) && value >= 1 && value <= 65535;
+}
+
+/** The port a request to `url` goes to: its own, else its scheme's (80 for http:, 443 for https:). @internal */
+export function portOf(url: URL): number {
+  return url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
 }
 
 async function sendOnce(request: SafeHttpRequest, sameOrigin: boolean, settings: Settings, signal: AbortSignal, idempotencyKey: string | undefined): Promise<SafeHttpResponse> {
@@ -275,6 +298,10 @@ async function sendOnce(request: SafeHttpRequest, sameOrigin: boolean, settings:
   const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
   if (!hostAllowed(hostname, settings.allowedHosts)) {
     refuse("host_not_allowed", `the host "${hostname}" is not in allowedHosts (${settings.allowedHosts.join(", ")}).`);
+  }
+  const port = portOf(url);
+  if (settings.allowedPorts !== undefined && !settings.allowedPorts.includes(port)) {
+    refuse("port_not_allowed", `the port ${port} is not in allowedPorts (${settings.allowedPorts.join(", ")}).`);
   }
   let addresses: readonly string[];
   try {

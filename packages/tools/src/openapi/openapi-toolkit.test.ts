@@ -336,4 +336,13 @@ describe("createOpenApiToolkit with documents a tool cannot follow faithfully", 
       await busy.close();
     }
   });
+
+  it("takes allowedPorts, and refuses one that leaves out the base URL's port", async () => {
+    const [getPet] = toolkit({ allowedPorts: [server.port] }).getTools();
+    expect(String(await getPet!.invoke({ petId: "7" }))).toContain("HTTP 200");
+    expect(() => toolkit({ allowedPorts: [443] })).toThrow(
+      `createOpenApiToolkit: allowedPorts (443) leaves out the port of the base URL ${server.origin} (${server.port}), so every request would be refused; add it.`,
+    );
+    expect(() => createOpenApiToolkit({ document: petsDocument, baseUrl: "https://x.example", allowedPorts: [443] })).not.toThrow();
+  });
 });

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { RequestRefusedError } from "../errors/request-refused-error";
 import { checkRetryableStatuses } from "../http/format-response";
 import { type ToolRequestSettings, toolRequest } from "../http/tool-request";
-import { SAFE_HTTP_OPTION_KEYS, createSafeHttpClient, type SafeHttpClient, type SafeHttpOptions } from "../http/safe-http-client";
+import { SAFE_HTTP_OPTION_KEYS, createSafeHttpClient, portOf, type SafeHttpClient, type SafeHttpOptions } from "../http/safe-http-client";
 import { encodePathParameter } from "./encode-path-parameter";
 import { checkPropertyName, deref, emptyShape, jsonSchemaToZod, objectOf } from "./json-schema-to-zod";
 
@@ -147,6 +147,10 @@ export function createOpenApiToolkit(options: OpenApiToolkitOptions): OpenApiToo
     allowedMethods: [...new Set(operations.map((operation) => operation.method))],
     allowedRequestHeaders: ["accept", "content-type", ...operations.flatMap((o) => o.parameters.filter((p) => p.in === "header").map((p) => p.name))],
   });
+  // Every request goes to the base URL's port: an allowedPorts without it would refuse them all.
+  if (httpOptions.allowedPorts !== undefined && !httpOptions.allowedPorts.includes(portOf(baseUrl))) {
+    throw invalid("allowedPorts", httpOptions.allowedPorts, `allowedPorts (${httpOptions.allowedPorts.join(", ")}) leaves out the port of the base URL ${baseUrl.origin} (${portOf(baseUrl)}), so every request would be refused; add it.`);
+  }
   try {
     return new OpenApiToolkit(operations.map((operation) => operationTool(document, operation, baseUrl, client, { retryableStatuses, idempotencyKeyHeader: httpOptions.idempotencyKeyHeader })));
   } catch (error) {

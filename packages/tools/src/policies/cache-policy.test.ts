@@ -138,6 +138,21 @@ describe("cachePolicy", () => {
     expect(calls).toHaveLength(3);
   });
 
+  it("keys a Date apart from its ISO string, and -0 apart from 0, when the tool can tell them apart", async () => {
+    const describeWhen = tool(async ({ when }) => (typeof when === "string" ? `text ${when}` : `date ${when.getTime()}`), {
+      name: "describe_when",
+      description: "Says what it got.",
+      schema: z.object({ when: z.union([z.date(), z.string()]) }),
+    });
+    const cachedWhen = withCache(describeWhen);
+    await expect(cachedWhen.invoke({ when: new Date(0) })).resolves.toBe("date 0");
+    await expect(cachedWhen.invoke({ when: "1970-01-01T00:00:00.000Z" })).resolves.toBe("text 1970-01-01T00:00:00.000Z");
+    const sign = tool(async ({ x }) => String(Math.sign(1 / x)), { name: "sign", description: "Sign of 1/x.", schema: z.object({ x: z.number() }) });
+    const cachedSign = withCache(sign);
+    await expect(cachedSign.invoke({ x: 0 })).resolves.toBe("1");
+    await expect(cachedSign.invoke({ x: -0 })).resolves.toBe("-1");
+  });
+
   it("refuses bad options at construction", () => {
     expect(() => cachePolicy({ ttlMs: -1 })).toThrow(InvalidArgumentError);
     expect(() => cachePolicy({ maxEntries: 1.5 })).toThrow(/cachePolicy maxEntries must be an integer >= 1/);
@@ -235,6 +250,25 @@ describe("cachePolicy", () => {
       expect(first.metadata.cached).toBe(false);
       expect(second.metadata.cached).toBe(true);
       expect(gates).toHaveLength(1);
+    });
+
+    it("does not keep the result of a call that was under way when clear() was called", async () => {
+      const { weather, gates } = gatedTool();
+      const cache = cachePolicy();
+      const cached = withPolicies(weather, [cache]);
+      const before = cached.invoke({ city: "Oslo" });
+      await flush();
+      cache.clear(); // the data changed while the call ran
+      gates[0]!.resolve({ city: "Oslo", temp: 3 });
+      await expect(before).resolves.toEqual({ city: "Oslo", temp: 3 });
+      expect(cache.size).toBe(0);
+      const after = configWithMetadata();
+      const again = cached.invoke({ city: "Oslo" }, after.config);
+      await flush();
+      expect(gates).toHaveLength(2);
+      gates[1]!.resolve({ city: "Oslo", temp: 9 });
+      await expect(again).resolves.toEqual({ city: "Oslo", temp: 9 });
+      expect(after.metadata.cached).toBe(false);
     });
 
     it("calls the tool itself when the call it waited for fails", async () => {

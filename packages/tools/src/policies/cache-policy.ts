@@ -23,7 +23,7 @@ export interface CachePolicyOptions {
 export interface ToolResultCache {
   /** How many results are held (expired ones included until they are next looked up). */
   readonly size: number;
-  /** Forgets every result. */
+  /** Forgets every result; a call under way when it is called does not put its result back. */
   clear(): void;
 }
 
@@ -70,6 +70,8 @@ export function cachePolicy(options: CachePolicyOptions = {}): ToolPolicy & Tool
   // Calls under way, by key: a caller that misses while one runs waits for its result instead of
   // calling the tool too (parallel tool calls, or runs of a server, asking the same thing at once).
   const inFlight = new Map<string, Promise<Entry | undefined>>();
+  // Bumped by clear(): a call that started before it must not put its (possibly stale) result back.
+  let generation = 0;
 
   const policy: ToolPolicy = async ({ toolName, args, input, config, metadata }, next) => {
     // The default key reads the arguments as the caller sent them (JSON from a model): what a
@@ -95,6 +97,7 @@ export function cachePolicy(options: CachePolicyOptions = {}): ToolPolicy & Tool
       // The call waited for failed, aborted or returned what cannot be cached: this caller calls the tool itself.
     }
     metadata.cached = false;
+    const startedIn = generation;
     let settle!: (entry: Entry | undefined) => void;
     const mine = new Promise<Entry | undefined>((resolve) => (settle = resolve));
     if (!inFlight.has(cacheKey)) inFlight.set(cacheKey, mine);
@@ -103,6 +106,8 @@ export function cachePolicy(options: CachePolicyOptions = {}): ToolPolicy & Tool
       const value = await next(config);
       // A call aborted meanwhile may have resolved with whatever the tool had when it stopped: not a result to reuse.
       if (config.signal?.aborted) return value;
+      // The cache was cleared while the call ran (the data changed): its result may be from before.
+      if (generation !== startedIn) return value;
       // A result that is not plain data (a class instance) cannot be handed out as a copy: not cached.
       const stored = copyPlainData(value);
       if (!stored) return value;
@@ -121,6 +126,7 @@ export function cachePolicy(options: CachePolicyOptions = {}): ToolPolicy & Tool
   Object.defineProperty(policy, "size", { get: () => entries.size });
   return Object.assign(policy as ToolPolicy & ToolResultCache, {
     clear: () => {
+      generation += 1;
       entries.clear();
       inFlight.clear();
     },

@@ -1,10 +1,13 @@
 /**
  * JSON with object keys sorted at every level, so `{ a, b }` and `{ b, a }` give the same text.
- * JSON values come out exactly as `JSON.stringify` writes them (keys sorted). Values JSON cannot
- * hold get unquoted tags that no JSON text contains, so two different values never share a text:
- * `NaN`, `Infinity`, `-Infinity`, `12n` (bigint), `Map(...)` and `Set(...)` (entries in a stable
- * order), `undefined` in arrays, `[Circular]`. Properties whose value is undefined, a function or a
- * symbol are left out, as `JSON.stringify` leaves them out; `toJSON` is honoured.
+ * JSON values come out exactly as `JSON.stringify` writes them (keys sorted), but for `-0`. Values JSON cannot
+ * hold, or cannot tell apart, get unquoted tags that `JSON.stringify` never writes, so two
+ * different values never share a text: `NaN`, `Infinity`, `-Infinity`, `-0`, `12n` (bigint),
+ * `Map(...)` and `Set(...)` (entries in a stable order), `undefined` in arrays, `[Circular]`, and an
+ * object with a `toJSON` method (a `Date`, a `URL`) as its JSON inside its class's name,
+ * `Date("1970-01-01T00:00:00.000Z")`, so it never shares a text with the string it turns into.
+ * Properties whose value is undefined, a function or a symbol are left out, as `JSON.stringify`
+ * leaves them out.
  *
  * @example
  * ```ts
@@ -26,6 +29,7 @@ function encode(value: unknown, open: Set<object>): string | undefined {
     case "boolean":
       return JSON.stringify(value);
     case "number":
+      if (Object.is(value, -0)) return "-0"; // JSON.stringify writes 0: -0 is another argument (1 / x, Math.atan2)
       return Number.isFinite(value) ? JSON.stringify(value) : String(value);
     case "bigint":
       return `${value}n`;
@@ -36,10 +40,14 @@ function encode(value: unknown, open: Set<object>): string | undefined {
   }
   if (value === null) return "null";
   const object = value as object;
-  if (typeof (object as { toJSON?: unknown }).toJSON === "function") return encode((object as { toJSON: () => unknown }).toJSON(), open);
   if (open.has(object)) return "[Circular]";
   open.add(object);
   try {
+    if (typeof (object as { toJSON?: unknown }).toJSON === "function") {
+      // A Date and its ISO string are different arguments (a tool may tell them apart): tagged with the class.
+      const name = (object as { constructor?: { name?: unknown } }).constructor?.name;
+      return `${typeof name === "string" && name ? name : "Object"}(${encode((object as { toJSON: (key: string) => unknown }).toJSON(""), open) ?? "undefined"})`;
+    }
     if (Array.isArray(object)) return `[${object.map((item) => encode(item, open) ?? "undefined").join(",")}]`;
     if (object instanceof Map) {
       const entries = [...object].map(([key, item]) => `[${encode(key, open) ?? "undefined"},${encode(item, open) ?? "undefined"}]`);

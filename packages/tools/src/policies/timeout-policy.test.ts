@@ -2,9 +2,13 @@ import { InvalidArgumentError } from "@agentrx/core";
 import { DynamicStructuredTool, tool } from "@langchain/core/tools";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
+import { withInDoubt } from "../approval/with-in-doubt";
+import { ToolRetriesExhaustedError } from "../errors/tool-retries-exhausted-error";
 import { ToolTimeoutError } from "../errors/tool-timeout-error";
+import { retryPolicy } from "./retry-policy";
 import { configWithMetadata } from "./test-helpers";
 import { timeoutPolicy, withTimeout } from "./timeout-policy";
+import { withPolicies } from "./with-policies";
 
 let seenSignal: AbortSignal | undefined;
 // Never finishes on its own and ignores its signal: the policy must still give up.
@@ -87,5 +91,50 @@ describe("timeoutPolicy", () => {
     // setTimeout fires at once for longer delays: "no limit" written as Infinity would time out every call
     expect(() => timeoutPolicy({ ms: Number.POSITIVE_INFINITY })).toThrow(/timeoutPolicy ms must be a number between 1 and 2147483647, got Infinity/);
     expect(() => timeoutPolicy({ ms: 2 ** 31 })).toThrow(InvalidArgumentError);
+  });
+
+  describe("whether its timeout may be retried", () => {
+    let calls = 0;
+    const charge = tool(
+      () => {
+        calls += 1;
+        return new Promise<string>(() => undefined);
+      },
+      { name: "charge", description: "Charges a card.", schema: z.object({}) },
+    );
+    /** How many times the tool ran under a retry policy of 3 attempts around `wrapped`'s timeout, and the error. */
+    const attempts = async (wrapped: { invoke: (input: object) => Promise<unknown> }) => {
+      calls = 0;
+      const result = wrapped.invoke({});
+      result.catch(() => undefined);
+      await vi.advanceTimersByTimeAsync(1000);
+      const error = await result.then(() => undefined, (caught: unknown) => caught);
+      return { calls, error };
+    };
+    const around = (inner: Parameters<typeof withPolicies>[0], options: { retryable?: boolean } = {}) =>
+      withPolicies(inner, [retryPolicy({ maxAttempts: 3, initialDelayMs: 1, jitter: false }), timeoutPolicy({ ms: 10, ...options })]);
+    const expectNoRetry = ({ calls: made, error }: { calls: number; error: unknown }) => {
+      expect(made).toBe(1);
+      expect(ToolTimeoutError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ retryable: false });
+    };
+    const expectRetries = ({ calls: made, error }: { calls: number; error: unknown }) => {
+      expect(made).toBe(3);
+      expect(ToolRetriesExhaustedError.isInstance(error)).toBe(true);
+    };
+
+    it("is not retried for a tool marked withInDoubt interrupt or fail, inside or outside the policies", async () => {
+      expectNoRetry(await attempts(around(withInDoubt(charge, "interrupt"))));
+      expectNoRetry(await attempts(withInDoubt(around(charge), "fail")));
+      expectRetries(await attempts(around(charge)));
+      expectRetries(await attempts(around(withInDoubt(charge, "retry"))));
+    });
+
+    it("follows the retryable option when it is given", async () => {
+      expectNoRetry(await attempts(around(charge, { retryable: false })));
+      expectNoRetry(await attempts(around(withInDoubt(charge, "retry"), { retryable: false })));
+      expectRetries(await attempts(around(withInDoubt(charge, "interrupt"), { retryable: true })));
+      expect(() => timeoutPolicy({ ms: 10, retryable: "no" as never })).toThrow(/timeoutPolicy retryable must be true or false, got "no"/);
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { checkOptionKeys, linkAbortSignal } from "@agentrx/core";
+import { InvalidArgumentError, checkOptionKeys, linkAbortSignal } from "@agentrx/core";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { ToolTimeoutError } from "../errors/tool-timeout-error";
 import { raceAbort } from "../internal/race-abort";
@@ -9,12 +9,23 @@ import { withPolicies, type PolicyTool, type ToolPolicy } from "./with-policies"
 export interface TimeoutPolicyOptions {
   /** The time limit of one call in milliseconds (1 to 2147483647, what setTimeout can wait). */
   ms: number;
+  /**
+   * Whether the {@link ToolTimeoutError} may be retried by a retry policy around this one. A call
+   * that timed out may have had its effect (and a tool that ignores its signal may still be
+   * running), so a retry can carry it out twice: set `false` for a tool that must not run twice,
+   * `true` for one that is safe to repeat (read-only, or passing `getIdempotencyKey(config)` to an
+   * API that honours it).
+   * @default true, unless the tool is marked `withInDoubt(tool, "interrupt")` or `"fail"` (it must not run again unchecked)
+   */
+  retryable?: boolean;
 }
 
 /**
  * A policy that aborts a tool call after `ms` milliseconds: the tool's `config.signal` (a child of
  * the caller's) fires, and the call fails at once with a {@link ToolTimeoutError}, even if the tool
- * ignores its signal. The caller's own abort still aborts the call.
+ * ignores its signal. The caller's own abort still aborts the call. The error is retryable (a retry
+ * policy outside tries again) unless `retryable: false`, or the tool is marked
+ * `withInDoubt(tool, "interrupt" | "fail")`: a call that timed out may have had its effect.
  *
  * @example
  * ```ts
@@ -24,15 +35,23 @@ export interface TimeoutPolicyOptions {
  * ```
  */
 export function timeoutPolicy(options: TimeoutPolicyOptions): ToolPolicy {
-  checkOptionKeys("timeoutPolicy", options, ["ms"] satisfies (keyof TimeoutPolicyOptions)[]);
-  const { ms } = options ?? ({} as Partial<TimeoutPolicyOptions>);
+  checkOptionKeys("timeoutPolicy", options, ["ms", "retryable"] satisfies (keyof TimeoutPolicyOptions)[]);
+  const { ms, retryable } = options ?? ({} as Partial<TimeoutPolicyOptions>);
   checkNumberOption("timeoutPolicy ms", ms, { min: 1, max: MAX_TIMER_MS });
-  return ({ toolName, config, metadata }, next) => {
+  if (retryable !== undefined && typeof retryable !== "boolean") {
+    throw new InvalidArgumentError({
+      argument: "timeoutPolicy retryable",
+      value: retryable,
+      message: `timeoutPolicy retryable must be true or false, got ${JSON.stringify(retryable) ?? String(retryable)}.`,
+    });
+  }
+  return ({ toolName, config, metadata, inDoubt }, next) => {
     const controller = new AbortController();
     const unlink = linkAbortSignal(config.signal, controller);
     const timer = setTimeout(() => {
       metadata.timedOut = true;
-      controller.abort(new ToolTimeoutError({ toolName, timeoutMs: ms }));
+      const mayRetry = retryable ?? (inDoubt !== "interrupt" && inDoubt !== "fail");
+      controller.abort(new ToolTimeoutError({ toolName, timeoutMs: ms, retryable: mayRetry }));
     }, ms);
     const work = next({ ...config, signal: controller.signal });
     return raceAbort(work, controller.signal, ToolTimeoutError.isInstance).finally(() => {

@@ -1,11 +1,15 @@
-import { InvalidArgumentError } from "@agentrx/core";
+import { InvalidArgumentError, getToolApproval, getToolInDoubt } from "@agentrx/core";
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { ToolMessage } from "@langchain/core/messages";
 import { DynamicTool, tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { withApproval } from "../approval/with-approval";
+import { withInDoubt } from "../approval/with-in-doubt";
 import { cachePolicy } from "./cache-policy";
+import { retryPolicy } from "./retry-policy";
 import { configWithMetadata } from "./test-helpers";
+import { timeoutPolicy } from "./timeout-policy";
 import { PolicyTool, withPolicies, type ToolPolicy } from "./with-policies";
 
 const echo = tool(async ({ text }, config) => `${text}${config?.signal ? " (signal)" : ""}`, {
@@ -112,5 +116,19 @@ describe("withPolicies", () => {
     expect(() => withPolicies({} as never, [])).toThrow(/withPolicies needs a @langchain\/core tool/);
     expect(() => withPolicies(echo, [cachePolicy(), "retry" as never])).toThrow(/policies\[1\] is not a function/);
     expect(() => withPolicies(echo, cachePolicy() as never)).toThrow(InvalidArgumentError);
+  });
+
+  it("keeps a tool's approval and in-doubt marks on the wrapper, however the wrappers are nested", () => {
+    const base = tool(async () => "sent", { name: "send", description: "Sends.", schema: z.object({}) });
+    const needs = () => true;
+    const wrappedOnce = withPolicies(withInDoubt(withApproval(base, needs), "interrupt"), [timeoutPolicy({ ms: 1000 })]);
+    const wrappedTwice = withPolicies(withInDoubt(withApproval(withPolicies(base, [timeoutPolicy({ ms: 1000 })]), true), "fail"), [retryPolicy()]);
+    expect(getToolInDoubt(wrappedOnce)).toBe("interrupt");
+    expect(typeof getToolApproval(wrappedOnce)).toBe("function");
+    expect(getToolInDoubt(wrappedTwice)).toBe("fail");
+    expect(getToolApproval(wrappedTwice)).toBe(true);
+    expect(wrappedTwice.policies).toHaveLength(2);
+    expect(getToolInDoubt(withPolicies(base, []))).toBeUndefined();
+    expect(getToolApproval(withPolicies(base, []))).toBeUndefined();
   });
 });

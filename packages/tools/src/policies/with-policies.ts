@@ -1,4 +1,4 @@
-import { InvalidArgumentError, getStepMetadata, type StepMetadata } from "@agentrx/core";
+import { type InDoubtPolicy, InvalidArgumentError, getStepMetadata, getToolApproval, getToolInDoubt, markToolApproval, markToolInDoubt, type StepMetadata } from "@agentrx/core";
 import { parseCallbackConfigArg, type CallbackManagerForToolRun } from "@langchain/core/callbacks/manager";
 import { isToolMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
@@ -32,6 +32,12 @@ export interface ToolPolicyContext {
    * Policies write what they measured here; the executor puts it in the `step` event.
    */
   readonly metadata: StepMetadata;
+  /**
+   * The tool's own in-doubt policy, when it is marked with `withInDoubt` (inside or outside the
+   * policies): `"interrupt"` or `"fail"` say that a call which may have had its effect must not
+   * simply run again, which is what `timeoutPolicy` reads. Undefined for an unmarked tool.
+   */
+  readonly inDoubt?: InDoubtPolicy;
 }
 
 /**
@@ -60,7 +66,8 @@ function isToolCallShaped(value: unknown): value is { type: "tool_call"; args: u
 /**
  * A tool wrapped in policies. It has the wrapped tool's name, description, schema and
  * `returnDirect`, so it drops into any agent in its place. Wrapping a `PolicyTool` again adds the
- * new policies outside the existing ones without a second wrapper. Create one with
+ * new policies outside the existing ones without a second wrapper; a tool's `withApproval` and
+ * `withInDoubt` marks stay on the wrapper, whichever is applied first. Create one with
  * {@link withPolicies} or the `withTimeout` / `withRetry` / `withCache` / `withConcurrencyLimit` helpers.
  *
  * @example
@@ -107,7 +114,8 @@ export class PolicyTool extends StructuredTool {
     const { toolCall: _toolCall, [RAW_INPUT]: raw, ...rest } = (parentConfig ?? {}) as ToolRunnableConfig & { [RAW_INPUT]?: unknown };
     const config: RunnableConfig = { ...rest, callbacks: runManager?.getChild() ?? rest.callbacks };
     const metadata = getStepMetadata(config) ?? {};
-    const context = { toolName: this.name, args: parsed, input: raw === undefined ? parsed : raw, metadata };
+    const inDoubt = getToolInDoubt(this) ?? getToolInDoubt(this.inner);
+    const context = { toolName: this.name, args: parsed, input: raw === undefined ? parsed : raw, metadata, ...(inDoubt ? { inDoubt } : {}) };
     const run = (index: number, current: RunnableConfig): Promise<unknown> => {
       const policy = this.policies[index];
       if (!policy) return this.invokeInner(raw === undefined ? parsed : raw, current);
@@ -164,6 +172,18 @@ export function withPolicies(tool: StructuredToolInterface, policies: readonly T
       message: `withPolicies needs an array of policies such as [retryPolicy(), timeoutPolicy({ ms: 1000 })]${bad >= 0 ? `; policies[${bad}] is not a function` : ""}.`,
     });
   }
-  if (tool instanceof PolicyTool) return new PolicyTool(tool.inner, [...policies, ...tool.policies]);
-  return new PolicyTool(tool, policies);
+  const wrapped = tool instanceof PolicyTool ? new PolicyTool(tool.inner, [...policies, ...tool.policies]) : new PolicyTool(tool, policies);
+  return keepMarks(tool, wrapped);
+}
+
+/**
+ * The executor reads a tool's `withApproval` and `withInDoubt` marks on the tool it is given: the
+ * wrapper carries those of the tool it wraps (a marked `PolicyTool` wrapped again included), so
+ * wrapping a marked tool never drops its approval or its in-doubt policy.
+ */
+function keepMarks(tool: StructuredToolInterface, wrapped: PolicyTool): PolicyTool {
+  const approval = getToolApproval(tool);
+  const inDoubt = getToolInDoubt(tool);
+  const approved = approval === undefined ? wrapped : markToolApproval(wrapped, approval);
+  return inDoubt === undefined ? approved : markToolInDoubt(approved, inDoubt);
 }
