@@ -114,7 +114,8 @@ await page.screenshot({ path: join(docs, "trace-viewer-live.png") });
 await liveRun;
 
 await page.emulateMedia({ colorScheme: "light" });
-await page.setViewportSize({ width: 1200, height: 260 });
+// Tall enough for all six runs: the trip run's cost shows.
+await page.setViewportSize({ width: 1200, height: 340 });
 await page.goto(`${server.url}/`);
 await page.waitForSelector("table.runs tbody tr");
 await page.screenshot({ path: join(docs, "trace-viewer-runs.png") });

@@ -3,6 +3,7 @@ import type { DiffPair, DiffToolCall, IterationDiff, RunDiff } from "@agentrx/ru
 import type { DomChild, DomRuntime } from "../trace-page/page/dom-runtime";
 import type { FormatRuntime } from "../trace-page/page/format-runtime";
 import type { DiffPageData, DiffPrompt, DiffPromptMessage } from "./diff-page-data";
+import { runPagePath } from "../trace-page/run-route";
 
 type RunUsage = NonNullable<RunDiff["usage"]["a"]>;
 
@@ -31,7 +32,7 @@ export function diffPageMain(dom: DomRuntime, fmt: FormatRuntime, data: DiffPage
   };
 
   const runLink = (run: RunDiff["a"]): HTMLElement =>
-    data.mode === "ui" ? h("a", { class: "mono", attrs: { href: `/runs/${encodeURIComponent(run.runId)}` } }, run.runId) : h("code", null, run.runId);
+    data.mode === "ui" ? h("a", { class: "mono", attrs: { href: runPagePath(run.runId) } }, run.runId) : h("code", null, run.runId);
 
   const runCard = (letter: "a" | "b", run: RunDiff["a"]): HTMLElement => {
     const forked = diff.relation?.fork === letter ? h("div", { class: "muted" }, `fork of ${letter === "a" ? "b" : "a"} at iteration ${diff.relation.iteration}`) : null;

@@ -52,9 +52,16 @@ async function open(url: string, errors: string[]): Promise<Page> {
 }
 
 const rows = (page: Page) => page.locator("tbody tr").evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-run-id")));
+/** The statuses ticked in the status control, comma-separated. */
+const ticked = (page: Page) => page.locator("[data-status-choice]:checked").evaluateAll((boxes) => boxes.map((box) => (box as HTMLInputElement).value).join(","));
+/** Opens the status control and ticks or unticks `status` in it. */
+async function toggleStatus(page: Page, status: string): Promise<void> {
+  if (!(await page.locator('[data-filter="status"]').evaluate((details) => (details as HTMLDetailsElement).open))) await page.click('[data-filter="status"] summary');
+  await page.click(`[data-status-choice="${status}"]`);
+}
 const controls = (page: Page) =>
   page.evaluate(() => ({
-    status: document.querySelector<HTMLSelectElement>('[aria-label="Status"]')?.value,
+    status: Array.from(document.querySelectorAll<HTMLInputElement>("[data-status-choice]:checked"), (box) => box.value).join(","),
     thread: document.querySelector<HTMLInputElement>('[aria-label="Thread"]')?.value,
     search: document.querySelector<HTMLInputElement>('[data-filter="search"]')?.value,
   }));
@@ -86,10 +93,10 @@ describe.skipIf(skip)("the run list's filters in Chromium", () => {
     expect(await rows(thread)).toEqual(["e-finished-t1", "b-finished-t1", "a-failed-t1"]);
     await thread.close();
 
-    // Several statuses (a link's) are one choice of the status control; the search goes with them.
+    // Several statuses (a link's) are ticked in the status control; the search goes with them.
     const several = await open(`${url}/?status=failed,finished&thread=t1&search=question`, errors);
-    expect(await controls(several)).toEqual({ status: "failed,finished", thread: "t1", search: "question" });
-    expect(await several.locator('[aria-label="Status"] option:checked').textContent()).toBe("failed or finished");
+    expect(await controls(several)).toEqual({ status: "finished,failed", thread: "t1", search: "question" });
+    expect(await several.locator('[data-filter="status"] summary').textContent()).toBe("finished or failed");
     expect(await rows(several)).toEqual(["e-finished-t1", "b-finished-t1", "a-failed-t1"]);
     await addRun(store, "f-failed-t1", { status: "failed", threadId: "t1", at: 6 });
     await addRun(store, "g-running-t1", { status: "running", threadId: "t1", at: 7 });
@@ -109,7 +116,7 @@ describe.skipIf(skip)("the run list's filters in Chromium", () => {
     const page = await open(`${url}/?limit=10`, errors);
     expect(await rows(page)).toEqual(["c-finished-t2", "b-finished-t1", "a-failed-t1"]);
 
-    await page.selectOption('[aria-label="Status"]', "finished");
+    await toggleStatus(page, "finished");
     expect(await query(page)).toEqual({ limit: "10", status: "finished" });
     await page.fill('[aria-label="Thread"]', "t1");
     expect(await query(page)).toEqual({ limit: "10", status: "finished", thread: "t1" });
@@ -122,10 +129,87 @@ describe.skipIf(skip)("the run list's filters in Chromium", () => {
     expect(await rows(page)).toEqual(["b-finished-t1"]);
 
     // Emptied controls leave the URL.
-    await page.selectOption('[aria-label="Status"]', "");
+    await toggleStatus(page, "finished");
     await page.fill('[aria-label="Thread"]', "");
     expect(await query(page)).toEqual({ limit: "10" });
     await page.waitForFunction(() => document.querySelectorAll("tbody tr").length === 3);
+    await page.close();
+    expect(errors).toEqual([]);
+  });
+});
+
+describe.skipIf(skip)("the run list's status filter in Chromium", () => {
+  it("shows the runs of several statuses ticked together, from a link's repeated or comma-separated statuses too", async () => {
+    const store = new MemoryRunStore();
+    await addRun(store, "a-failed", { status: "failed", at: 1 });
+    await addRun(store, "b-interrupted", { status: "interrupted", at: 2 });
+    await addRun(store, "c-finished", { status: "finished", at: 3 });
+    await addRun(store, "d-cancelled", { status: "cancelled", at: 4 });
+    const url = await serve(store);
+    const errors: string[] = [];
+    const summary = (page: Page) => page.locator('[data-filter="status"] summary').textContent();
+
+    // A link may repeat the parameter (as a form sends several choices).
+    const page = await open(`${url}/?status=failed&status=interrupted`, errors);
+    expect(await rows(page)).toEqual(["b-interrupted", "a-failed"]);
+    expect(await ticked(page)).toBe("failed,interrupted");
+    expect(await summary(page)).toBe("failed or interrupted");
+
+    // Ticking one more shows its runs too, and writes every status ticked into the URL.
+    await toggleStatus(page, "cancelled");
+    expect(await query(page)).toEqual({ status: "failed,cancelled,interrupted" });
+    await page.waitForFunction(() => document.querySelectorAll("tbody tr").length === 3);
+    expect(await rows(page)).toEqual(["d-cancelled", "b-interrupted", "a-failed"]);
+    expect(await summary(page)).toBe("failed or cancelled or interrupted");
+    // The list closes on Escape, as a menu does.
+    await page.keyboard.press("Escape");
+    expect(await page.locator('[data-filter="status"]').evaluate((details) => (details as HTMLDetailsElement).open)).toBe(false);
+
+    await page.reload();
+    await page.waitForSelector("table.runs");
+    expect(await ticked(page)).toBe("failed,cancelled,interrupted");
+    expect(await rows(page)).toEqual(["d-cancelled", "b-interrupted", "a-failed"]);
+
+    // Nothing ticked: every run, and no status in the URL.
+    for (const status of ["failed", "cancelled", "interrupted"]) await toggleStatus(page, status);
+    expect(await query(page)).toEqual({});
+    expect(await summary(page)).toBe("any status");
+    await page.waitForFunction(() => document.querySelectorAll("tbody tr").length === 4);
+    await page.close();
+
+    // The one-status form of old links still works.
+    const single = await open(`${url}/?status=finished`, errors);
+    expect(await rows(single)).toEqual(["c-finished"]);
+    expect(await ticked(single)).toBe("finished");
+    await single.close();
+    expect(errors).toEqual([]);
+  });
+});
+
+describe.skipIf(skip)("the run list's refreshes in Chromium", () => {
+  it("keeps the rows of runs that did not change, so a focused link stays focused, and redraws those that did", async () => {
+    const store = new MemoryRunStore();
+    await addRun(store, "a-finished", { status: "finished", at: 1 });
+    await addRun(store, "b-running", { status: "running", at: 2 });
+    const url = await serve(store);
+    const errors: string[] = [];
+    const page = await open(`${url}/`, errors);
+    // A keyboard user on the first run's link.
+    await page.focus('tr[data-run-id="a-finished"] a');
+    await page.evaluate(() => Object.assign(window, { kept: document.querySelector('tr[data-run-id="a-finished"]') }));
+
+    // The run still running ends, and a new run starts: the next refresh shows both.
+    await store.write("b-running", { owner: "test:1", leaseMs: 600_000, at: base + 10, events: [], update: { status: "finished", stopReason: "finish", release: true } });
+    await addRun(store, "c-failed", { status: "failed", at: 3 });
+    await page.waitForSelector('[data-run-id="c-failed"]', { timeout: 10_000 });
+    expect(await rows(page)).toEqual(["c-failed", "b-running", "a-finished"]);
+    expect(await page.locator('[data-run-id="b-running"] .status').textContent()).toBe("finished");
+    expect(
+      await page.evaluate(() => ({
+        same: document.querySelector('tr[data-run-id="a-finished"]') === (window as unknown as { kept: Element }).kept,
+        focused: document.activeElement?.textContent,
+      })),
+    ).toEqual({ same: true, focused: "a-finished" });
     await page.close();
     expect(errors).toEqual([]);
   });

@@ -8,7 +8,8 @@ import { runListItemOf, type RunListData, type RunListSort } from "./run-list-da
 import { RunActions, parseActionRequest, type UiActionExecutor } from "./run-actions";
 import { serveTraceEvents } from "./serve-trace-events";
 import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
-import { decodePathSegment, parseLastEventId } from "@agentrx/runs";
+import { parseLastEventId } from "@agentrx/runs";
+import { runIdOfRouteSegment, runPagePath } from "../trace-page/run-route";
 import { diffPageData } from "../diff-page/diff-page-data";
 import { diffPageHtml } from "../diff-page/diff-page-html";
 import { isDamagedDiffRecord, readDiffRecord } from "../diff-page/read-diff-record";
@@ -57,8 +58,10 @@ const SEARCH_MAX_LENGTH = 200;
  * query's `status`, `thread`, `search` and `limit` and sorted by its `sort`, as `/api/runs` is; the page keeps them in its
  * controls and its URL; a running run whose lease lapsed is shown stalled), `/runs/<id>` shows a
  * run's trace page (a run in progress follows its record live; a fork's page links to its diff
- * with the run it was forked from), `/diff?a=<runId>&b=<runId>` compares two runs side by side
- * (see docs/trace-viewer.md), `/api/runs` lists runs as JSON (`?status=failed,cancelled&thread=T&limit=N`,
+ * with the run it was forked from; `<id>` is percent-encoded, with a `~` before the ids `.` and
+ * `..`, see docs/trace-viewer.md), `/diff?a=<runId>&b=<runId>` compares two runs side by side
+ * (see docs/trace-viewer.md), `/api/runs` lists runs as JSON (`?status=failed,cancelled&thread=T&limit=N`;
+ * `status=failed&status=cancelled` is the same,
  * `search=<words>`: the store's full-text search over each run's input and answer, and
  * `sort=updated` or `sort=cost`: the last written or the most expensive first, not the newest),
  * `/api/runs/<id>/events` streams a run's new events (Server-Sent Events) and
@@ -115,7 +118,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     if (path === "/diff") return serveDiff(res, url.searchParams.get("a"), url.searchParams.get("b"));
     const page = /^\/runs\/([^/]+)$/.exec(path);
     if (page) {
-      const runId = decodePathSegment(page[1] as string);
+      const runId = runIdOfRouteSegment(page[1] as string);
       if (runId === undefined) return send(res, 400, "text/plain", "Malformed run id in the URL (a stray %).\n");
       const info = await store.getRun(runId);
       if (info === undefined) return send(res, 404, "text/html", notFoundHtml(runId));
@@ -125,7 +128,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     }
     const api = /^\/api\/runs\/([^/]+)\/(events|text)$/.exec(path);
     if (api) {
-      const runId = decodePathSegment(api[1] as string);
+      const runId = runIdOfRouteSegment(api[1] as string);
       if (runId === undefined) return send(res, 400, "application/json", JSON.stringify({ error: "malformed run id in the URL (a stray %)" }));
       if ((await store.getRun(runId)) === undefined) return send(res, 404, "application/json", JSON.stringify({ error: `no run ${JSON.stringify(runId)}` }));
       if (api[2] === "events") {
@@ -155,7 +158,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     if (origin !== undefined && origin !== `http://${req.headers.host ?? ""}`) return json(403, { error: "actions come from the server's own pages only" });
     if (!sameToken(req.headers["x-agentrx-token"], token)) return json(403, { error: "missing or wrong x-agentrx-token: actions come from the server's own pages" });
     if (!(req.headers["content-type"] ?? "").startsWith("application/json")) return json(415, { error: "the body must be application/json" });
-    const runId = decodePathSegment(segment);
+    const runId = runIdOfRouteSegment(segment);
     if (runId === undefined) return json(400, { error: "malformed run id in the URL (a stray %)" });
     let body: unknown;
     try {
@@ -182,10 +185,11 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
 
   /** The list's filters from the query, or what is wrong with them. */
   const listData = async (url: URL): Promise<RunListData | string> => {
-    const statusParam = url.searchParams.get("status") ?? "";
-    const status = statusParam.split(",").filter((value) => value !== "");
+    // Several statuses: comma-separated (`status=failed,interrupted`), the parameter repeated
+    // (`status=failed&status=interrupted`, as a form sends them), or both; each counted once.
+    const status = [...new Set(url.searchParams.getAll("status").flatMap((value) => value.split(",")).filter((value) => value !== ""))];
     const unknown = status.find((value) => !STATUSES.has(value));
-    if (unknown !== undefined) return `Unknown status ${JSON.stringify(unknown)} in \`status\`: use one or more of ${[...STATUSES].join(", ")}, comma-separated.`;
+    if (unknown !== undefined) return `Unknown status ${JSON.stringify(unknown)} in \`status\`: use one or more of ${[...STATUSES].join(", ")}, comma-separated or with \`status\` repeated.`;
     const threadId = url.searchParams.get("thread") || undefined;
     const limitParam = url.searchParams.get("limit");
     if (limitParam !== null && limitParam !== "" && !/^[1-9]\d{0,8}$/.test(limitParam)) return `\`limit\` must be an integer >= 1, got ${JSON.stringify(limitParam)}.`;
@@ -306,7 +310,7 @@ function notFoundHtml(runId: string): string {
 
 /** The diff page's answer when one of the runs cannot be compared: which run, where its record is damaged, and its trace page. */
 function damagedDiffHtml(runId: string, problem: string): string {
-  const page = `/runs/${encodeURIComponent(runId)}`;
+  const page = runPagePath(runId);
   return `<!doctype html><html lang="en"><meta charset="utf-8"><title>Cannot compare</title><body style="font-family: system-ui; padding: 24px"><p>Run ${escapeHtml(JSON.stringify(runId))} cannot be compared: its record is damaged (${escapeHtml(problem)}). <a href="${escapeHtml(page)}">Its trace page</a> shows what the record holds. <a href="/">All runs</a></p></body></html>`;
 }
 

@@ -1,6 +1,7 @@
 // Runs in the page: bundled into the page's script at build time (scripts/build-page-scripts.mjs).
 import type { TraceActions, TracePendingCall } from "../trace-data";
 import type { DomRuntime } from "./dom-runtime";
+import { runPagePath } from "../run-route";
 
 /** What an action asks the server (the JSON body of `POST /api/runs/<runId>/actions`). */
 export type TraceActionBody = Record<string, unknown> & { action: string };
@@ -33,7 +34,7 @@ export function traceActionsRuntime(dom: DomRuntime) {
 
   /** Where the page goes after an action: the fork's page, or this page again. */
   function after(action: string, runId: string | undefined): void {
-    if (action === "fork" && runId !== undefined) location.assign(`/runs/${encodeURIComponent(runId)}`);
+    if (action === "fork" && runId !== undefined) location.assign(runPagePath(runId));
     else location.reload();
   }
 

@@ -4,6 +4,7 @@ import type { DomChild, DomRuntime } from "./dom-runtime";
 import type { FormatRuntime } from "./format-runtime";
 import type { TraceLayoutRuntime, TraceRow } from "./trace-layout";
 import type { TraceModel, TraceModelCall, TraceToolCall } from "./trace-model";
+import { runPagePath } from "../run-route";
 
 /** What the detail pane needs besides the row. */
 export interface TraceDetailContext {
@@ -251,7 +252,7 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
 
   /** The run a fork was forked from: in the ui, a link to its page. */
   function sourceOf(runId: string, context: TraceDetailContext): DomChild {
-    return context.mode === "ui" ? h("a", { attrs: { href: `/runs/${encodeURIComponent(runId)}`, "data-fork-source": "" } }, runId) : runId;
+    return context.mode === "ui" ? h("a", { attrs: { href: runPagePath(runId), "data-fork-source": "" } }, runId) : runId;
   }
 
   /**

@@ -9,6 +9,7 @@ import type { TraceModelRuntime } from "./trace-model";
 import type { TraceActionsRuntime } from "./trace-actions";
 import type { traceTreeRuntime } from "./trace-tree";
 import { STALLED_STATUS_LABEL, stalledRunHint } from "../is-stalled-run";
+import { runApiPath, runPagePath } from "../run-route";
 
 /** What the trace page's script is given. */
 export interface TracePageParts {
@@ -36,7 +37,7 @@ export function tracePageMain(parts: TracePageParts): void {
   const { h } = dom;
   const trace = parts.model.createTrace(data.run);
   parts.model.applyEvents(trace, data.events);
-  const runPath = `/api/runs/${encodeURIComponent(data.run.runId)}`;
+  const runPath = runApiPath(data.run.runId);
   const context: TraceDetailContext = { mode: data.mode };
   if (data.mode === "ui") {
     context.fetchText = async (seq, field) => {
@@ -48,9 +49,11 @@ export function tracePageMain(parts: TracePageParts): void {
   }
 
   const header = h("header", { class: "top" });
-  // The header is redrawn with the run (every second while it runs) around two parts that stay: the
-  // actions bar (what is chosen, typed or focused in it, and what an action said, are kept) and the
-  // live-update notice (a live region, changed only when its message does).
+  // The header is drawn again with the run (every second while it runs), but each of its parts is
+  // replaced only when what it shows changed (see `patch`): a link or button focused in it, text
+  // selected in it and its live regions stay. The actions bar (what is chosen, typed or focused in
+  // it, and what an action said, are kept) and the live-update notice (changed only when its
+  // message does) are kept apart.
   const headTop = h("div");
   const actionsSlot = h("div");
   const liveNotice = h("div", { attrs: { role: "status", "data-fact": "live" } });
@@ -61,11 +64,21 @@ export function tracePageMain(parts: TracePageParts): void {
   // so a screen reader would read it again and again. Selecting a row focuses it, which is read.
   const detailPane = h("aside", { class: "detail", attrs: { "aria-label": "Details of the selected step" } });
   let detailKey = "";
+  /** The pane as last drawn, before the user changed it (a long text shown whole, say): to tell whether a redraw would change it. */
+  let detailDrawn: Node | undefined;
   const showDetail = (row: TraceRow, force: boolean) => {
     const key = `${row.id}|${row.state}|${row.end ?? ""}|${trace.lastSeq}`;
     if (!force && key === detailKey) return;
     detailKey = key;
-    detail.render(detailPane, row, trace, context);
+    // A live run's new events (a token every few hundred milliseconds) redraw the pane only when
+    // they change what it shows: a long text shown whole, the pane's scroll and the text selected
+    // in it stay while the user reads an earlier call.
+    const fresh = h("div");
+    detail.render(fresh, row, trace, context);
+    if (!force && detailDrawn !== undefined && fresh.isEqualNode(detailDrawn)) return;
+    detailDrawn = fresh.cloneNode(true);
+    dom.clear(detailPane);
+    while (fresh.firstChild) detailPane.appendChild(fresh.firstChild);
   };
   const tree = parts.tree.createTree({ onSelect: (row) => showDetail(row, true) });
   const swatch = (color: string, extra = "") => h("span", { class: "swatch", style: { background: color, ...(extra ? { border: extra } : {}) } });
@@ -92,7 +105,7 @@ export function tracePageMain(parts: TracePageParts): void {
    * calls): which run, which iterations, and what they held and cost. In the ui, the run is a link.
    */
   function copiedLine(copied: TraceCopiedPrefix): HTMLElement {
-    const source = data.mode === "ui" ? h("a", { attrs: { href: `/runs/${encodeURIComponent(copied.runId)}`, "data-fork-source": "" } }, copied.runId) : h("code", null, copied.runId);
+    const source = data.mode === "ui" ? h("a", { attrs: { href: runPagePath(copied.runId), "data-fork-source": "" } }, copied.runId) : h("code", null, copied.runId);
     const plural = (count: number, noun: string) => `${fmt.count(count)} ${noun}${count === 1 ? "" : "s"}`;
     const figures = [plural(copied.modelCalls, "model call"), plural(copied.toolCalls, "tool call")];
     if (copied.tokens !== undefined) figures.push(plural(copied.tokens.total, "token"));
@@ -136,8 +149,6 @@ export function tracePageMain(parts: TracePageParts): void {
   }
 
   function renderHeader(summary: TraceSummary): void {
-    dom.clear(headTop);
-    dom.clear(headBottom);
     const title = h(
       "h1",
       { class: "title" },
@@ -187,14 +198,15 @@ export function tracePageMain(parts: TracePageParts): void {
         h("span", null, swatch("var(--gap)"), `other ${fmt.duration(summary.otherMs)}`),
       ),
     );
-    dom.append(headTop, [title, facts, split]);
-    if (summary.copied !== undefined) dom.append(headTop, [copiedLine(summary.copied)]);
+    const top: HTMLElement[] = [title, facts, split];
+    if (summary.copied !== undefined) top.push(copiedLine(summary.copied));
     // A fork served by the ui links to its diff against the run it was forked from.
     const parent = data.run.forkOf;
     if (data.mode === "ui" && parent !== undefined) {
       const href = `/diff?${new URLSearchParams({ a: parent.runId, b: data.run.runId }).toString()}`;
-      dom.append(headTop, [h("a", { class: "compare-parent", attrs: { href, "data-compare-parent": "" } }, `Compare with parent run ${parent.runId}`)]);
+      top.push(h("a", { class: "compare-parent", attrs: { href, "data-compare-parent": "" } }, `Compare with parent run ${parent.runId}`));
     }
+    patch(headTop, top);
     // A fork's `at` counts the record's iterations, the copied ones too.
     if (data.mode === "ui" && data.actions !== undefined) showActions(data.actions);
     if ((liveProblem ?? "") !== liveNotice.textContent) {
@@ -202,6 +214,7 @@ export function tracePageMain(parts: TracePageParts): void {
       liveNotice.className = liveProblem === undefined ? "" : "notice";
       if (liveProblem !== undefined) liveNotice.appendChild(h("strong", null, liveProblem));
     }
+    const bottom: HTMLElement[] = [];
     if (summary.unreadable.length > 0) {
       const count = summary.unreadable.length;
       const links = summary.unreadable.slice(0, 20).map((seq) => {
@@ -209,7 +222,7 @@ export function tracePageMain(parts: TracePageParts): void {
         button.addEventListener("click", () => tree.select(`event-${seq}`, true));
         return button;
       });
-      dom.append(headBottom, [
+      bottom.push(
         h(
           "div",
           { class: "notice", attrs: { role: "status", "data-fact": "unreadable" } },
@@ -218,14 +231,31 @@ export function tracePageMain(parts: TracePageParts): void {
           ...links,
           count > links.length ? h("span", { class: "muted" }, `and ${fmt.count(count - links.length)} more`) : null,
         ),
-      ]);
+      );
     }
     if (summary.slowest !== undefined) {
       const slowest = summary.slowest;
       const button = h("button", { attrs: { type: "button", "data-target": slowest.id } }, `${slowest.tool} ${slowest.input}`);
       button.addEventListener("click", () => tree.select(slowest.id, true));
-      dom.append(headBottom, [h("div", { class: "slowest", attrs: { "data-fact": "slowest" } }, h("span", { class: "muted" }, "Slowest tool call"), button, h("strong", null, fmt.duration(slowest.durationMs)))]);
+      bottom.push(h("div", { class: "slowest", attrs: { "data-fact": "slowest" } }, h("span", { class: "muted" }, "Slowest tool call"), button, h("strong", null, fmt.duration(slowest.durationMs))));
     }
+    patch(headBottom, bottom);
+  }
+
+  /**
+   * Shows `parts` in `slot`, in order, keeping each element already there that is the same as its
+   * new one (`isEqualNode`: the same markup and text): the header is drawn again every second
+   * while the run runs, and what has not changed must not flicker, lose focus or the text selected
+   * in it, or be read again by a screen reader. The new parts' click handlers only act on what
+   * their markup shows (a `data-target`), so keeping the old element keeps what it does.
+   */
+  function patch(slot: HTMLElement, parts: HTMLElement[]): void {
+    parts.forEach((part, index) => {
+      const current = slot.children[index];
+      if (current === undefined) slot.appendChild(part);
+      else if (!current.isEqualNode(part)) slot.replaceChild(part, current);
+    });
+    while (slot.children.length > parts.length) slot.lastElementChild?.remove();
   }
 
   function render(): void {

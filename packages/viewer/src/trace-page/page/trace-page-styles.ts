@@ -141,6 +141,12 @@ table.runs td.input { max-width: 32em; overflow: hidden; text-overflow: ellipsis
 .filters { display: flex; gap: 12px; align-items: center; flex-wrap: wrap; }
 .filters input, .filters select { font: inherit; color: inherit; background: var(--bg); border: 1px solid var(--line); border-radius: 6px; padding: 3px 8px; }
 .filters input[data-filter="search"] { width: 22em; max-width: 100%; }
+.status-filter { position: relative; }
+.status-filter summary { list-style: none; cursor: pointer; border: 1px solid var(--line); border-radius: 6px; padding: 3px 8px; background: var(--bg); white-space: nowrap; }
+.status-filter summary::-webkit-details-marker { display: none; }
+.status-filter summary::after { content: " ▾"; color: var(--muted); }
+.status-filter fieldset { position: absolute; z-index: 5; top: calc(100% + 4px); left: 0; margin: 0; padding: 6px 10px; display: grid; gap: 4px; background: var(--panel); border: 1px solid var(--line); border-radius: 6px; box-shadow: 0 4px 14px rgba(0, 0, 0, .15); }
+.status-filter label { display: flex; gap: 6px; align-items: center; white-space: nowrap; cursor: pointer; }
 .list { overflow: auto; flex: 1; }
 @media (max-width: 900px) {
   .body { grid-template-columns: 1fr; grid-template-rows: minmax(0, 1fr) minmax(0, 45%); }
