@@ -1,19 +1,19 @@
 // The AI SDK's real useChat (@ai-sdk/react) in headless Chromium against a Node server that answers
-// with @agentrx/serve: a page built with Vite in the test, a scripted agent (no network, no key).
+// with the chat route of docs/serving.md (packages/serve/src/test-helpers/chat-route.ts, on
+// @agentrx/serve): a page built with Vite in the test, a scripted agent (no network, no key).
 // Needs Chromium at /usr/bin/chromium (skipped without it, failed in CI).
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { extname, join, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { AgentExecutor, AgentStreamEvent } from "@agentrx/executors";
 import { MemoryRunStore } from "@agentrx/runs";
-import { followRecordedRun, toUIMessageStreamResponse, uiApprovalDecisions, type UIMessageLike, writeResponse } from "@agentrx/serve";
+import { writeResponse } from "@agentrx/serve";
 import type { Browser, Page } from "playwright-core";
-import { ReplaySubject } from "rxjs";
 import { build } from "vite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ChatRoute, chatRoute } from "../../packages/serve/src/test-helpers/chat-route";
 import { ANSWER, weatherExecutor } from "../../packages/serve/src/test-helpers/weather-executor";
 import { launchChromium, skipWithoutChromium } from "../browser/chromium";
 
@@ -26,30 +26,36 @@ let server: Server;
 let origin: string;
 let browser: Browser | undefined;
 const store = new MemoryRunStore();
-/** Per chat: its executor (one script per conversation) and its latest run. */
-const chats = new Map<string, { executor: AgentExecutor; runId?: string }>();
 const pageErrors: string[] = [];
-/** The reconnections (useChat's resume) answered from a run's record. */
+/** The reconnections (useChat's resume) the route answered with a run's stream. */
 const reconnections: string[] = [];
 
-function executorFor(chatId: string): AgentExecutor {
-  if (chatId.startsWith("approve")) return weatherExecutor({ approval: true, store });
-  if (chatId.startsWith("slow")) return weatherExecutor({ store, tokenDelayMs: 40, answer: SLOW_ANSWER });
-  return weatherExecutor({ store });
+/**
+ * The chat route of docs/serving.md, one per kind of chat (each on a scripted executor of its
+ * own): the chat id's prefix says which. useChat answers approvals with approve or reject only,
+ * so there is no edited input for `tools` to check.
+ */
+const routes = {
+  approve: chatRoute(weatherExecutor({ approval: true, store }), { store, tools: [] }),
+  slow: chatRoute(weatherExecutor({ store, tokenDelayMs: 40, answer: SLOW_ANSWER }), { store, tools: [] }),
+  tools: chatRoute(weatherExecutor({ store }), { store, tools: [] }),
+};
+const routeOf = (chatId: string): ChatRoute => routes[chatId.split("-")[0] as keyof typeof routes] ?? routes.tools;
+
+/** A Node request's body as text. */
+async function bodyOf(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
 }
 
-async function chat(body: { id: string; messages: UIMessageLike[] }) {
-  const entry = chats.get(body.id) ?? { executor: executorFor(body.id) };
-  chats.set(body.id, entry);
-  const approvals = uiApprovalDecisions(body.messages);
-  const runId = approvals?.runId ?? `${body.id}-${chats.size}-${Date.now()}`;
-  entry.runId = runId;
-  const input = body.messages.at(-1)?.parts.map((part) => part.text ?? "").join("") ?? "";
-  const run$ = approvals ? entry.executor.resume(runId, { decisions: approvals.decisions }) : entry.executor.stream({ input }, { runId, threadId: body.id });
-  // The run goes on when the page goes away (a reload): the response only listens to it.
-  const live = new ReplaySubject<AgentStreamEvent>();
-  run$.subscribe(live);
-  return toUIMessageStreamResponse(live);
+/** The chat id a POST names, to pick its route ("" for a body that is not JSON: the route answers 400). */
+function chatIdOf(body: string): string {
+  try {
+    return String((JSON.parse(body) as { id?: unknown }).id ?? "");
+  } catch {
+    return "";
+  }
 }
 
 beforeAll(async () => {
@@ -64,17 +70,16 @@ beforeAll(async () => {
   server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://localhost");
     if (req.method === "POST" && url.pathname === "/api/chat") {
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-      return writeResponse(await chat(JSON.parse(Buffer.concat(chunks).toString("utf8"))), res);
+      const body = await bodyOf(req);
+      const request = new Request(url, { method: "POST", headers: { "content-type": req.headers["content-type"] ?? "application/json" }, body });
+      return writeResponse(await routeOf(chatIdOf(body)).POST(request), res);
     }
     const resume = /^\/api\/chat\/([^/]+)\/stream$/.exec(url.pathname);
     if (req.method === "GET" && resume) {
-      const runId = chats.get(decodeURIComponent(resume[1] as string))?.runId;
-      const running = runId !== undefined && (await store.getRun(runId))?.status === "running";
-      if (!running) return void res.writeHead(204).end();
-      reconnections.push(runId);
-      return writeResponse(toUIMessageStreamResponse(followRecordedRun(store, runId, { pollMs: 50 })), res);
+      const id = decodeURIComponent(resume[1] as string);
+      const response = await routeOf(id).GET(new Request(url), { params: { id } });
+      if (response.status === 200) reconnections.push(id);
+      return writeResponse(response, res);
     }
     const file = normalize(join(outDir, url.pathname === "/" ? "index.html" : url.pathname));
     if (!file.startsWith(outDir)) return void res.writeHead(404).end();

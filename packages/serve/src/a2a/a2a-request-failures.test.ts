@@ -162,3 +162,25 @@ describe("createA2AHandler, requests that fail", () => {
     expect(new Set(await Promise.all(outcomes))).toEqual(new Set(["resolved"]));
   }, 30_000);
 });
+
+describe("createA2AHandler's default toInputs", () => {
+  it("fails the task of a message the run would get nothing of (no text) or part of (a file's bytes), naming why, and starts no run", async () => {
+    const started: unknown[] = [];
+    const recording = { ...quickExecutor, stream: (inputs: unknown, config: { runId: string }) => (started.push(inputs), quickExecutor.stream(inputs as never, config)) } as unknown as AgentExecutor;
+    const url = await startLoopback(createA2AHandler(recording, { agentCard: card }));
+    const send = async (parts: unknown[]) => {
+      const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "message/send", params: { message: { kind: "message", messageId: crypto.randomUUID(), role: "user", parts } } });
+      const answer = (await (await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body })).json()) as { result: { status: { state: string; message?: { parts: { text?: string }[] } } } };
+      return { state: answer.result.status.state, text: answer.result.status.message?.parts.map((part) => part.text).join("") };
+    };
+    expect(await send([])).toEqual({ state: "failed", text: expect.stringContaining("The message has no text for the run to answer.") });
+    expect(await send([{ kind: "text", text: "  " }])).toEqual({ state: "failed", text: expect.stringContaining("The message has no text for the run to answer.") });
+    expect(await send([{ kind: "text", text: "Read this:" }, { kind: "file", file: { bytes: "aGVsbG8=", mimeType: "text/plain", name: "a.txt" } }])).toEqual({
+      state: "failed",
+      text: expect.stringContaining("The message's part 1 is a file's bytes (a `raw` part), which a text input would drop."),
+    });
+    expect(started).toEqual([]);
+    expect(await send([{ kind: "text", text: "Hi" }, { kind: "data", data: { city: "Paris" } }])).toEqual({ state: "completed", text: "hello" });
+    expect(started).toEqual([{ input: 'Hi\n{"city":"Paris"}' }]);
+  });
+});

@@ -79,7 +79,12 @@ export interface A2AHandlerOptions {
   maxBodyBytes?: number;
   /** Where tasks are kept (any `TaskStore` of the SDK). @default a new `InMemoryTaskStore` */
   taskStore?: A2ATaskStore;
-  /** The run's inputs for a message. @default `{ input: <the message's text> }` */
+  /**
+   * The run's inputs for a message.
+   * @default `{ input: <the message's text> }` (its text parts, data parts as JSON, URL parts); a
+   *   message with no text, or with a file's bytes (a `raw` part) the text would drop, is refused:
+   *   its task fails naming why
+   */
   toInputs?: ToInputs;
   /**
    * The most bytes a stream holds for a client that does not read. The run is not paused for a slow

@@ -21,8 +21,20 @@ export const ANSWER_ARTIFACT = "answer";
  */
 export type ToInputs = (message: A2AMessage) => Record<string, unknown>;
 
-/** By default the message's text is the run's `input`. */
-export const defaultToInputs: ToInputs = (received) => ({ input: partsText(received.parts) });
+/**
+ * By default the message's text is the run's `input` (its text parts, its data parts as JSON, its
+ * URL parts). A message the run would get nothing of (no part with text), or a part of which it
+ * would lose (a file's bytes), is refused: its task fails naming why, rather than running on an
+ * empty or partial input (`toInputs` maps other messages).
+ */
+export const defaultToInputs: ToInputs = (received) => {
+  const how = "The handler's default `toInputs` give the run the message's text; pass `toInputs` to map other messages (see docs/serving-a2a.md).";
+  const raw = (received.parts ?? []).findIndex((part) => part.content?.$case === "raw");
+  if (raw !== -1) throw new InvalidArgumentError({ argument: "message", value: received.messageId, message: `The message's part ${raw} is a file's bytes (a \`raw\` part), which a text input would drop. ${how}` });
+  const input = partsText(received.parts);
+  if (input.trim() === "") throw new InvalidArgumentError({ argument: "message", value: received.messageId, message: `The message has no text for the run to answer. ${how}` });
+  return { input };
+};
 
 interface ActiveRun {
   contextId: string;

@@ -81,3 +81,23 @@ describe("createAGUIHandler, resume entries", () => {
     expect(eventsOf(await (await resume({ payload: { approved: true } })).text()).at(-1)).toMatchObject({ type: "RUN_FINISHED", result: ANSWER });
   });
 });
+
+describe("createAGUIHandler, resume entries an attacker or a buggy client sends", () => {
+  it("refuses two entries for one interrupt (400) rather than letting the last one win, and an interrupt id such as __proto__ (400) rather than dropping it; the run stays paused", async () => {
+    const store = new MemoryRunStore();
+    const url = await startLoopback(createAGUIHandler(weatherExecutor({ approval: true, store })));
+    const agent = new HttpAgent({ url, threadId: "thread-twice" });
+    agent.messages = [{ id: "u1", role: "user", content: "Weather and time in Paris?" }];
+    await agent.runAgent({ runId: "run-t" });
+    const interruptId = (agent.state as { agentrx: { interrupts: { id: string }[] } }).agentrx.interrupts[0]?.id ?? "";
+    const resume = (entries: unknown[]) => post(url, { threadId: "thread-twice", runId: `run-t-${crypto.randomUUID()}`, messages: agent.messages, state: agent.state, resume: entries });
+
+    const twice = await resume([{ interruptId, status: "resolved", payload: { approved: true } }, { interruptId, status: "cancelled" }]);
+    expect([twice.status, await twice.text()]).toEqual([400, `\`resume[1]\` answers the interrupt "${interruptId}" that \`resume[0]\` answers already: give one entry per interrupt.\n`]);
+    const proto = await resume([{ interruptId: "__proto__", status: "resolved", payload: { type: "reject" } }]);
+    expect(proto.status).toBe(400);
+    expect(await proto.text()).toMatch(/has no interrupt "__proto__" waiting for a decision/);
+    expect((await store.getRun("run-t"))?.status).toBe("interrupted");
+    expect(eventsOf(await (await resume([{ interruptId, status: "resolved", payload: { approved: true } }])).text()).at(-1)).toMatchObject({ type: "RUN_FINISHED", result: ANSWER });
+  });
+});

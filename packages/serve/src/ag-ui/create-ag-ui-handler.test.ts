@@ -64,7 +64,9 @@ describe("createAGUIHandler, driven by @ag-ui/client's HttpAgent", () => {
   it("refuses what is not a RunAgentInput", async () => {
     const url = await serve(createAGUIHandler(weatherExecutor(), { maxBodyBytes: 1000 }));
     const post = (body: string) => fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
-    expect((await fetch(url)).status).toBe(405);
+    const get = await fetch(url);
+    // A 405 says which method the endpoint takes (RFC 9110 requires the Allow header).
+    expect([get.status, get.headers.get("allow")]).toEqual([405, "POST"]);
     expect((await post("{")).status).toBe(400);
     expect(await (await post(JSON.stringify({ threadId: "t", messages: [] }))).text()).toMatch(/runId/);
     expect((await post(JSON.stringify({ threadId: "t", runId: "r", messages: [], resume: [{ interruptId: "x", status: "resolved" }] }))).status).toBe(400);

@@ -65,9 +65,9 @@ const OPTION_KEYS = Object.keys({
  * (`state.agentrx.runId`) with `executor.resume(runId, { decisions })`: a resolved entry's
  * `payload` is a decision (`"approve"`, `{ type: "reject", message? }`, `{ type: "edit",
  * toolInput }`) or `{ approved: boolean, reason? }` (anything else gets 400); a `cancelled` entry
- * rejects the call. So
+ * rejects the call; two entries for one interrupt get 400. So
  * `@ag-ui/client`'s `HttpAgent` and CopilotKit's runtime can drive it. The client going away
- * unsubscribes from the run (which cancels it). Bad requests get 400, 405, 413 or 415 with a
+ * unsubscribes from the run (which cancels it). Bad requests get 400, 405 (with `allow: POST`), 413 or 415 with a
  * one-line reason, and so does a request the run store refuses before its run begins (the
  * response opens with the run's first event and, for a new run, once its record exists): 404 for
  * a resume of a run the store does not have; 409 for a `runId` the store has already (also when
@@ -97,7 +97,7 @@ export function createAGUIHandler(executor: AgentExecutor, options: AGUIHandlerO
   checkPositiveInteger("createAGUIHandler", "maxBufferedBytes", maxBufferedBytes);
   checkPositiveInteger("createAGUIHandler", "heartbeatMs", heartbeatMs);
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (req.method !== "POST") return refuse(res, 405, "An AG-UI endpoint takes POST with a RunAgentInput JSON body.");
+    if (req.method !== "POST") return refuse(res, 405, "An AG-UI endpoint takes POST with a RunAgentInput JSON body.", { allow: "POST" });
     if (!isJsonContentType(req.headers["content-type"])) return refuse(res, 415, `The body must be JSON (content-type: application/json), got content-type ${JSON.stringify(req.headers["content-type"])}.`);
     const body = await readBody(req, res, maxBodyBytes);
     if (body === undefined) return; // answered 413
@@ -300,10 +300,15 @@ function parseInput(body: string): RunAgentInput {
     if (!isObject(message) || typeof message["role"] !== "string") throw new Error(`\`messages[${index}]\` must be a message: an object with a string \`role\`.`);
   });
   if (input.resume !== undefined && !Array.isArray(input.resume)) throw new Error("`resume` must be an array of resume entries.");
+  const answered = new Map<string, number>();
   input.resume?.forEach((entry: unknown, index) => {
     if (!isObject(entry) || typeof entry["interruptId"] !== "string" || entry["interruptId"] === "" || (entry["status"] !== "resolved" && entry["status"] !== "cancelled")) {
       throw new Error(`\`resume[${index}]\` must be a resume entry: an object with a non-empty string \`interruptId\` and a \`status\` of "resolved" or "cancelled".`);
     }
+    // Two answers to one interrupt: which one holds is not the handler's to guess.
+    const earlier = answered.get(entry["interruptId"]);
+    if (earlier !== undefined) throw new Error(`\`resume[${index}]\` answers the interrupt ${JSON.stringify(entry["interruptId"])} that \`resume[${earlier}]\` answers already: give one entry per interrupt.`);
+    answered.set(entry["interruptId"], index);
     if (entry["status"] === "resolved" && !isDecisionPayload(entry["payload"])) {
       throw new Error(
         `\`resume[${index}].payload\` must say what was decided: { approved: true }, { approved: false, reason?: string }, or a decision ("approve", { type: "reject", message? }, { type: "edit", toolInput }); got ${JSON.stringify(entry["payload"]) ?? "none"}.`,
@@ -330,19 +335,24 @@ function pausedRunId(input: RunAgentInput): string | undefined {
   return typeof runId === "string" && runId !== "" ? runId : undefined;
 }
 
+/**
+ * The entries as `executor.resume` decisions, by interrupt id. Every id is an own key, whatever it
+ * is (`__proto__` too): an id the paused run does not wait for is refused by the resume, not lost.
+ */
 function decisionsOf(entries: AGUIResumeEntry[]): Record<string, Decision> {
   const decisions: Record<string, Decision> = {};
+  const set = (interruptId: string, decision: Decision) => Object.defineProperty(decisions, interruptId, { value: decision, enumerable: true, writable: true, configurable: true });
   for (const { interruptId, status, payload } of entries) {
-    if (status === "cancelled") decisions[interruptId] = { type: "reject" };
-    else if (payload === "approve" || (typeof payload === "object" && payload !== null && "type" in payload)) decisions[interruptId] = payload as Decision;
+    if (status === "cancelled") set(interruptId, { type: "reject" });
+    else if (payload === "approve" || (typeof payload === "object" && payload !== null && "type" in payload)) set(interruptId, payload as Decision);
     else {
       const { approved, reason } = (payload ?? {}) as { approved?: unknown; reason?: unknown };
-      decisions[interruptId] = approved === true ? "approve" : { type: "reject", ...(typeof reason === "string" && reason ? { message: reason } : {}) };
+      set(interruptId, approved === true ? "approve" : { type: "reject", ...(typeof reason === "string" && reason ? { message: reason } : {}) });
     }
   }
   return decisions;
 }
 
-function refuse(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { "content-type": "text/plain; charset=utf-8" }).end(`${message}\n`);
+function refuse(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": "text/plain; charset=utf-8", ...headers }).end(`${message}\n`);
 }

@@ -1,7 +1,8 @@
 import { EventSchemas } from "@ag-ui/core/schemas";
+import { AbortError } from "@agentrx/core";
 import { MemoryRunStore } from "@agentrx/runs";
 import type { AgentStreamEvent } from "@agentrx/executors";
-import { type Observable, lastValueFrom, of, throwError, toArray } from "rxjs";
+import { type Observable, concat, lastValueFrom, of, throwError, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { ANSWER, weatherExecutor } from "../test-helpers/weather-executor";
 import type { AGUIEvent, BaseEvent } from "./ag-ui-event";
@@ -101,6 +102,24 @@ describe("toAGUIEvents", () => {
     expect(events.at(-1)).toMatchObject({ type: "RUN_FINISHED", threadId: "t", runId: "r", outcome: { type: "cancelled" } });
     expect(events.at(-1)).not.toHaveProperty("result");
     expect(EventSchemas.parse(events.at(-1))).toMatchObject({ outcome: { type: "cancelled" } }); // @ag-ui/core reads it as cancelled
+  });
+
+  it("sums the cached and reasoning tokens of the usage events for a run that ends without the executor's total (cancelled)", async () => {
+    const usage = (cached: number) => ({ input_tokens: 10, output_tokens: 4, total_tokens: 14, input_token_details: { cache_read: cached, cache_creation: 1 }, output_token_details: { reasoning: 2 } });
+    const run$ = concat(
+      of(
+        { type: "start", runId: "run-u", inputs: {}, resumed: false, at: 1 },
+        { type: "usage", iteration: 0, at: 2, usage: usage(3) },
+        { type: "usage", iteration: 0, at: 3, subRun: ["researcher"], usage: usage(5) },
+      ) as unknown as Observable<AgentStreamEvent>,
+      throwError(() => new AbortError({ message: "stopped" })),
+    );
+    const events = validated(await lastValueFrom(toAGUIEvents(run$, { threadId: "t", runId: "r" }).pipe(toArray())));
+    expect(events.at(-1)).toMatchObject({
+      type: "RUN_FINISHED",
+      outcome: { type: "cancelled" },
+      usage: [{ inputTokens: 20, outputTokens: 8, totalTokens: 28, cachedInputTokens: 8, cacheWriteInputTokens: 2, reasoningTokens: 4 }],
+    });
   });
 
   it("sends a text agent's string input as JSON, as every other input, so a client parses the arguments back", async () => {

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, checkOptionKeys, isAbortError } from "@agentrx/core";
-import type { AgentStreamEvent, Interrupt, OutputEvent } from "@agentrx/executors";
+import type { AgentStreamEvent, Interrupt, OutputEvent, RunUsage } from "@agentrx/executors";
 import type { UsageMetadata } from "@langchain/core/messages";
 import { Observable } from "rxjs";
 import { addUsage } from "../internal/add-usage";
@@ -80,7 +80,7 @@ export function toAGUIEvents(events$: Observable<AgentStreamEvent>, options: ToA
     // run's output (a returnDirect tool's, an early stop's) still has to be sent as text.
     let answerStreamed = false;
     const openCalls = new Set<string>();
-    let usage: UsageMetadata | undefined;
+    let usage: RunUsage | undefined;
     let interrupts: Interrupt[] = [];
     let output: OutputEvent | undefined;
 

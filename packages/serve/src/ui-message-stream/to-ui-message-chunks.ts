@@ -1,6 +1,5 @@
 import { type AgentAction, checkOptionKeys, isAbortError, observationText } from "@agentrx/core";
-import type { AgentStreamEvent, Interrupt, OutputEvent, StopReason, UsageEvent } from "@agentrx/executors";
-import type { UsageMetadata } from "@langchain/core/messages";
+import type { AgentStreamEvent, Interrupt, OutputEvent, RunUsage, StopReason, UsageEvent } from "@agentrx/executors";
 import { Observable, type OperatorFunction } from "rxjs";
 import { addUsage } from "../internal/add-usage";
 import { checkUsage } from "../internal/check-options";
@@ -39,11 +38,13 @@ export interface UIMessageStreamOptions {
   /**
    * The run's usage before this stream's first event: for the stream of `executor.resume`, the
    * usage of the segments before it (its record's, `(await store.getRun(runId))?.usage`), so the
-   * `message-metadata` usage counts the whole run so far, not only the resumed part. Leave it out
-   * for a stream that begins with the run (`executor.stream`, `followRecordedRun`).
+   * `message-metadata` usage counts the whole run so far, not only the resumed part. It is kept
+   * whole: its token details (cache reads and writes, reasoning tokens) and its `cost` are added
+   * to the events', as the executor sums a run's usage. Leave it out for a stream that begins with
+   * the run (`executor.stream`, `followRecordedRun`).
    * @default none: the stream's own usage events
    */
-  earlierUsage?: UsageMetadata;
+  earlierUsage?: RunUsage;
 }
 
 const OPTION_KEYS = Object.keys({ messageId: true, onError: true, earlierUsage: true } satisfies Record<keyof UIMessageStreamOptions, true>);
@@ -105,7 +106,7 @@ export function toUIMessageChunks(options: UIMessageStreamOptions = {}): Operato
       // Whether the model's text came after the step's tool calls: then it is the answer, else the
       // run's output (a returnDirect tool's, an early stop's) still has to be sent as text.
       let answerStreamed = false;
-      let usage: UsageMetadata | undefined = earlierUsage === undefined ? undefined : addUsage(undefined, earlierUsage);
+      let usage: RunUsage | undefined = earlierUsage === undefined ? undefined : addUsage(undefined, earlierUsage);
       let output: OutputEvent | undefined;
 
       const endText = () => {

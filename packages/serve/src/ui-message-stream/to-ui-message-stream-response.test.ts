@@ -1,7 +1,8 @@
 import { InvalidArgumentError } from "@agentrx/core";
 import { MemoryRunStore, replayRun } from "@agentrx/runs";
 import type { UIMessage } from "ai";
-import { lastValueFrom, toArray } from "rxjs";
+import type { AgentStreamEvent, RunUsage } from "@agentrx/executors";
+import { from, lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { readUIMessage } from "../test-helpers/read-ui-message";
 import { ANSWER, weatherExecutor } from "../test-helpers/weather-executor";
@@ -165,6 +166,38 @@ describe("toUIMessageStreamResponse, read by the ai package", () => {
       "toUIMessageChunks: `earlierUsage` must be a usage with numbers `input_tokens`, `output_tokens` and `total_tokens` (a run's `usage`), got {\"total_tokens\":5}.",
     );
     expect(() => toUIMessageStreamResponse(executor.resume("run-5"), { earlierUsage: null as never })).toThrow(InvalidArgumentError);
+  });
+
+  it("keeps the whole usage, earlierUsage's and the events': token details and cost are summed, not dropped", async () => {
+    const call = (input: number, cached: number, reasoning: number, dollars: number): RunUsage => ({
+      input_tokens: input,
+      output_tokens: 5,
+      total_tokens: input + 5,
+      input_token_details: { cache_read: cached },
+      output_token_details: { reasoning },
+      cost: { input: dollars, output: dollars, total: 2 * dollars, currency: "USD" },
+    });
+    const events = [
+      { type: "start", runId: "run-u", at: 0, resumed: true },
+      { type: "usage", iteration: 1, at: 1, usage: call(10, 4, 2, 0.01) },
+      { type: "token", iteration: 1, at: 2, text: "Done." },
+      { type: "output", runId: "run-u", at: 3, output: "Done.", stopReason: "finish" },
+    ] as AgentStreamEvent[];
+    const earlierUsage = call(20, 8, 3, 0.02);
+    const chunks = await lastValueFrom(from(events).pipe(toUIMessageChunks({ earlierUsage }), toArray()));
+    const shown = chunks.flatMap((chunk) => (chunk.type === "message-metadata" ? [chunk.messageMetadata.usage] : []));
+    expect(shown).toEqual([
+      {
+        input_tokens: 30,
+        output_tokens: 10,
+        total_tokens: 40,
+        input_token_details: { cache_read: 12 },
+        output_token_details: { reasoning: 5 },
+        cost: { input: 0.03, output: 0.03, total: 0.06, currency: "USD" },
+      },
+    ]);
+    // The caller's usage is not changed by the sum.
+    expect(earlierUsage.input_token_details).toEqual({ cache_read: 8 });
   });
 
   it("a rejection becomes a reject decision with the reason", () => {

@@ -1,5 +1,4 @@
-import type { StopReason } from "@agentrx/executors";
-import type { UsageMetadata } from "@langchain/core/messages";
+import type { RunUsage, StopReason } from "@agentrx/executors";
 
 /**
  * What `toUIMessageStream` puts in the message's metadata (the `start`, `message-metadata` and
@@ -18,8 +17,12 @@ export interface AgentUIMessageMetadata {
   runId: string;
   /** The conversation the run belongs to, when it has one. */
   threadId?: string;
-  /** The run's token usage, summed over its model calls. */
-  usage?: UsageMetadata;
+  /**
+   * The run's usage, summed over its model calls as the executor sums it: the token counts, their
+   * details (cache reads and writes, reasoning tokens) and the `cost` when the executor's `prices`
+   * know the model.
+   */
+  usage?: RunUsage;
   /** Why the run ended (on the `finish` chunk). */
   stopReason?: StopReason;
 }

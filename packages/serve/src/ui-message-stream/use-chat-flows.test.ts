@@ -3,7 +3,7 @@
 // reconnection, read the way a browser's useChat reads them, without a browser.
 import { createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel } from "@agentrx/core/testing";
-import { AgentExecutor, type AgentStreamEvent, type RunStore, recordDecisions } from "@agentrx/executors";
+import { AgentExecutor, type RunStore, recordDecisions } from "@agentrx/executors";
 import { MemoryRunStore } from "@agentrx/runs";
 import { withApproval } from "@agentrx/tools";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
@@ -17,13 +17,11 @@ import {
   lastAssistantMessageIsCompleteWithApprovalResponses,
   validateUIMessages,
 } from "ai";
-import { ReplaySubject } from "rxjs";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { followRecordedRun } from "../runs/follow-recorded-run";
+import { chatRoute } from "../test-helpers/chat-route";
 import { readUIMessage } from "../test-helpers/read-ui-message";
-import { toUIMessageStreamResponse } from "./to-ui-message-stream-response";
-import { type UIApprovalDecisions, uiApprovalDecisions, type UIMessageLike } from "./ui-approval-decisions";
+import { uiApprovalDecisions, type UIMessageLike } from "./ui-approval-decisions";
 
 /** useChat's state, kept in a plain array (React keeps it in a hook). */
 class ArrayChatState implements ChatState<UIMessage> {
@@ -48,7 +46,10 @@ class Chat extends AbstractChat<UIMessage> {
  */
 class SlowStore extends MemoryRunStore {
   held: Promise<void> | undefined;
+  /** How many `createRun` calls came. */
+  creating = 0;
   override async createRun(...args: Parameters<MemoryRunStore["createRun"]>) {
+    this.creating++;
     await this.held;
     return super.createRun(...args);
   }
@@ -59,10 +60,10 @@ class SlowStore extends MemoryRunStore {
 }
 
 /**
- * A chat server as docs/serving.md has it: POST records the run `queued` (a new one, or the one
- * the approvals answer, with them), then runs it; GET `<chatId>/stream` follows the chat's queued
- * or running run from its record, once it is recorded. `a` and `b` need approval; `a` waits for
- * `gate` (when given) once approved.
+ * The chat route of docs/serving.md (`chatRoute`): POST records the run `queued` (a new one, or
+ * the one the approvals answer, with them), then runs it; GET `<chatId>/stream` follows the chat's
+ * queued or running run from its record, once it is recorded. `a` and `b` need approval; `a` waits
+ * for `gate` (when given) once approved. `requests` logs what the chat was sent.
  */
 function chatServer(responses: ConstructorParameters<typeof ScriptedChatModel>[0]["responses"], gate?: { started: () => void; release: Promise<void> }, store: RunStore = new MemoryRunStore()) {
   const a = tool(
@@ -78,44 +79,24 @@ function chatServer(responses: ConstructorParameters<typeof ScriptedChatModel>[0
   const llm = new ScriptedChatModel({ streaming: true, responses });
   const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
   const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools, prompt }), tools, store });
-  const latestRun = new Map<string, { runId: string; recorded: Promise<unknown> }>();
+  const route = chatRoute(executor, { store, tools });
   const requests: string[] = [];
   const fetch = async (url: string | URL | Request, init?: RequestInit): Promise<Response> => {
     if (init?.method === "GET") {
-      const chatId = decodeURIComponent(String(url).split("/").at(-2) ?? "");
       requests.push("GET");
-      const latest = latestRun.get(chatId);
-      await latest?.recorded;
-      const status = latest === undefined ? undefined : (await store.getRun(latest.runId))?.status;
-      if (latest === undefined || (status !== "queued" && status !== "running")) return new Response(null, { status: 204 });
-      return toUIMessageStreamResponse(followRecordedRun(store, latest.runId, { pollMs: 10 }));
+      return route.GET(new Request(new URL(String(url), "http://localhost")), { params: { id: decodeURIComponent(String(url).split("/").at(-2) ?? "") } });
     }
-    let body: { id: string; messages: UIMessageLike[] };
-    let approvals: UIApprovalDecisions | undefined;
-    try {
-      body = JSON.parse(String(init?.body)) as typeof body;
-      approvals = uiApprovalDecisions(body.messages);
-    } catch (error) {
-      return new Response(`Bad request: ${(error as Error).message}`, { status: 400 });
-    }
-    const { id, messages } = body;
+    const approvals = (() => {
+      try {
+        return uiApprovalDecisions((JSON.parse(String(init?.body)) as { messages: UIMessageLike[] }).messages);
+      } catch {
+        return undefined; // the route answers 400
+      }
+    })();
     requests.push(approvals ? `POST resume ${JSON.stringify(approvals.decisions)}` : "POST");
-    if (approvals && approvals.runId !== latestRun.get(id)?.runId) return new Response("That run is not this chat's.", { status: 409 });
-    const runId = approvals?.runId ?? crypto.randomUUID();
-    const input = messages.at(-1)?.parts.map((part) => part.text ?? "").join("") ?? "";
-    const recorded = approvals ? recordDecisions(store, runId, approvals.decisions, { tools }) : store.createRun({ runId, threadId: id, inputs: { input }, status: "queued", at: Date.now() });
-    latestRun.set(id, { runId, recorded: recorded.catch(() => undefined) });
-    try {
-      await recorded;
-    } catch (error) {
-      return new Response(`Conflict: ${(error as Error).message}`, { status: 409 });
-    }
-    const earlierUsage = approvals ? (await store.getRun(runId))?.usage : undefined;
-    const events = new ReplaySubject<AgentStreamEvent>(); // the run goes on if the page goes away
-    executor.resume(runId).subscribe(events);
-    return toUIMessageStreamResponse(events, { earlierUsage });
+    return route.POST(new Request(new URL(String(url), "http://localhost"), { method: "POST", body: init?.body ?? null }));
   };
-  return { transport: () => new DefaultChatTransport({ fetch: fetch as typeof globalThis.fetch }), fetch, requests, latestRun, executor, store };
+  return { transport: () => new DefaultChatTransport({ fetch: fetch as typeof globalThis.fetch }), fetch, requests, executor, store };
 }
 
 /** A response's message, read as useChat reads it (the `ai` package's parser, schema and reader), validated. */
@@ -170,7 +151,7 @@ describe("useChat's client against the documented route handlers", () => {
     expect(server.requests.at(-1)).toBe("GET");
     expect(reloaded.messages.map((message) => message.role)).toEqual(["user", "assistant"]);
     expect(reloaded.messages[1]?.id).toBe(saved[1]?.id);
-    expect(reloaded.messages[1]?.metadata).toMatchObject({ runId: server.latestRun.get("reload")?.runId, stopReason: "finish" });
+    expect(reloaded.messages[1]?.metadata).toMatchObject({ runId: (saved[1]?.metadata as { runId: string }).runId, stopReason: "finish" });
     expect(toolParts(reloaded.messages[1]).map((part) => [part.toolName, part.state, part.output])).toEqual([["a", "output-available", "a:1"]]);
     // What the page keeps (and posts with its next question) is what the AI SDK's validateUIMessages accepts.
     await expect(validateUIMessages({ messages: reloaded.messages })).resolves.toHaveLength(2);
@@ -203,6 +184,7 @@ describe("useChat's client against the documented route handlers", () => {
     let release!: () => void;
     store.held = new Promise((resolve) => (release = resolve));
     const posted = post(server, { id: "early", messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: "go" }] }] });
+    await expect.poll(() => store.creating).toBe(1); // the route has read the request and is recording its run
     const reloaded = reconnect(server, "early"); // the database has not recorded the run yet
     release();
     const [live, replayed] = await Promise.all([posted.then(messageOf), reloaded.then(messageOf)]);
@@ -213,7 +195,7 @@ describe("useChat's client against the documented route handlers", () => {
   it("a reload while the run is queued (its answers recorded, not yet taken up) follows it until it ends", async () => {
     const server = chatServer([{ toolCalls: [{ name: "b", args: { x: "2" } }] }, "Done."]);
     const paused = await messageOf(await post(server, { id: "queued", messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: "go" }] }] }));
-    const runId = server.latestRun.get("queued")?.runId as string;
+    const runId = (paused.metadata as { runId: string }).runId;
     // Another process (an API in front of workers) recorded the answer; the run waits for a worker.
     await recordDecisions(server.store, runId, { [approvalIds(paused)[0] as string]: "approve" });
     const reloaded = await reconnect(server, "queued");
@@ -229,7 +211,7 @@ describe("useChat's client against the documented route handlers", () => {
     const refused = await post(server, { id: "bad", messages: [{ id: "u1", role: "user", parts: "go" }] });
     expect(refused.status).toBe(400);
     expect(await refused.text()).toBe("Bad request: uiApprovalDecisions: the last message's `parts` must be an array, got string.");
-    expect(server.latestRun.get("bad")).toBeUndefined();
+    expect(await server.store.listRuns()).toEqual([]); // nothing was recorded
   });
 
   it("shows the whole run's usage while the approved run streams: it never drops below the paused run's", async () => {
@@ -246,10 +228,69 @@ describe("useChat's client against the documented route handlers", () => {
     const resumed = new Chat({ id: "usage", state, transport: server.transport() });
     await resumed.addToolApprovalResponse({ id: approvalIds(chat.messages.at(-1))[0] as string, approved: true });
     await resumed.sendMessage();
-    const whole = (await server.store.getRun(server.latestRun.get("usage")?.runId as string))?.usage?.total_tokens;
+    const whole = (await server.store.getRun((chat.messages.at(-1)?.metadata as { runId: string }).runId))?.usage?.total_tokens;
     // The usage the page shows never drops below the paused run's while the answer streams.
     expect(shown.length).toBeGreaterThan(1);
     expect(Math.min(...shown)).toBeGreaterThanOrEqual(pausedUsage);
     expect(shown.at(-1)).toBe(whole);
+  });
+});
+
+describe("the documented route's answers to requests it cannot take", () => {
+  /** A chat paused for `b`'s approval: the posted question, the paused message, and the answer useChat posts for it. */
+  async function pausedChat(server: ReturnType<typeof chatServer>, chatId: string) {
+    const user = { id: "u1", role: "user", parts: [{ type: "text", text: "go" }] };
+    const paused = await messageOf(await post(server, { id: chatId, messages: [user] }));
+    const answer = (approvalId: string) => ({ ...paused, parts: paused.parts.map((part) => (part.type === "dynamic-tool" ? { ...part, state: "approval-responded", approval: { id: approvalId, approved: true } } : part)) });
+    return { user, paused, answer, approvalId: approvalIds(paused)[0] as string };
+  }
+
+  it("answers 409 to an answer of a pause answered already, and to two answers of one pause at the same moment but the first", async () => {
+    const server = chatServer([{ toolCalls: [{ name: "b", args: { x: "2" } }] }, "Done."]);
+    const { user, answer, approvalId } = await pausedChat(server, "twice");
+    const [one, two] = await Promise.all([post(server, { id: "twice", messages: [user, answer(approvalId)] }), post(server, { id: "twice", messages: [user, answer(approvalId)] })]);
+    expect([one.status, two.status].sort()).toEqual([200, 409]);
+    expect(await (one.status === 409 ? one : two).text()).toMatch(/^Conflict: .*not paused for approval/);
+    await (one.status === 200 ? one : two).text(); // the run ends
+    const again = await post(server, { id: "twice", messages: [user, answer(approvalId)] });
+    expect(again.status).toBe(409);
+    expect(await again.text()).toMatch(/^Conflict: recordDecisions: run ".*" is (queued|running|finished), not paused for approval/);
+  });
+
+  it("answers 400, not 409, to an answer the pause does not wait for (an approval id it never asked), and the run stays paused", async () => {
+    const server = chatServer([{ toolCalls: [{ name: "b", args: { x: "2" } }] }, "Done."]);
+    const { user, answer, paused } = await pausedChat(server, "unknown");
+    const refused = await post(server, { id: "unknown", messages: [user, answer("call-9-9")] });
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toMatch(/^Bad request: recordDecisions: run ".*" has no interrupt "call-9-9" waiting for a decision/);
+    expect((await server.store.getRun((paused.metadata as { runId: string }).runId))?.status).toBe("interrupted");
+  });
+
+  it("answers 500, not 409, when the store fails to record the answer: the server's error, not the request's", async () => {
+    const store = new SlowStore();
+    const server = chatServer([{ toolCalls: [{ name: "b", args: { x: "2" } }] }, "Done."], undefined, store);
+    const { user, answer, approvalId } = await pausedChat(server, "down");
+    store.claimRun = () => Promise.reject(new Error("connection refused"));
+    const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      const failed = await post(server, { id: "down", messages: [user, answer(approvalId)] });
+      expect(failed.status).toBe(500);
+      expect(await failed.text()).toBe("The request could not be recorded; try again.");
+      expect(errors).toHaveBeenCalledOnce();
+    } finally {
+      errors.mockRestore();
+    }
+  });
+
+  it("answers 400 to a body that is not JSON or has no chat id, and 409 to answers for a run that is not the chat's", async () => {
+    const server = chatServer([{ toolCalls: [{ name: "b", args: { x: "2" } }] }, "Done."]);
+    const notJson = await server.fetch("http://localhost/api/chat", { method: "POST", body: "{" });
+    expect(notJson.status).toBe(400);
+    const noId = await post(server, { messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: "go" }] }] });
+    expect([noId.status, await noId.text()]).toEqual([400, "Bad request: `id` must be the chat's id, a non-empty string."]);
+    const { user, answer, approvalId } = await pausedChat(server, "mine");
+    const other = await post(server, { id: "other", messages: [user, answer(approvalId)] });
+    expect(other.status).toBe(409);
+    expect(await server.store.listRuns()).toHaveLength(1);
   });
 });
