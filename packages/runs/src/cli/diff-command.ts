@@ -3,7 +3,7 @@ import { formatUsd, type RunStore, type RunUsage } from "@agentrx/executors";
 import { diffPageData, diffPageHtml } from "@agentrx/viewer/trace-page";
 import { diffRuns, type DiffPair, type DiffToolCall, type RunDiff } from "../diff/diff-runs";
 import type { CliIo } from "./cli-io";
-import { cliStyle, wantsColors, type CliStyle } from "./format-runs-table";
+import { cliStyle, isUnmadeFork, wantsColors, type CliStyle } from "./format-runs-table";
 import { shownRunId } from "./quote-value";
 import { readComparableRecord } from "./read-comparable-record";
 import { requireRun } from "./require-run";
@@ -55,30 +55,55 @@ function writeDiffPage(html: string, runA: string, runB: string, output: string,
   io.stdout.write(`Wrote ${shownPath(io.cwd, path)} (${kilobytes(Buffer.byteLength(html))}): the diff of runs ${shownRunId(runA)} and ${shownRunId(runB)}. Open it in a browser.\n`);
 }
 
-/** The text of `agentrx diff`. @internal */
+/** How many characters of a value a line of `agentrx diff` shows. */
+const LINE_MAX = 100;
+/** How many characters of an iteration's tool calls their line shows. */
+const TOOLS_MAX = 500;
+/** How many characters of a tool call's input, and of its result, the tools line shows. */
+const CALL_PART = 60;
+/** How many characters before the first difference a cut value keeps, when that difference is past its start. */
+const BEFORE_DIFFERENCE = 40;
+
+/**
+ * The text of `agentrx diff`. Each value is one line, cut after 100 characters (an iteration's tool
+ * calls after 500, each call's input and result after 60) with its length, so that a run whose
+ * input is megabytes long does not flood the terminal; when two values differ only past that, both
+ * lines show the part where they start to differ. A last line says when something was cut:
+ * `--json` and `--html` show every value whole.
+ *
+ * @internal
+ */
 export function formatRunDiff(diff: RunDiff, style: CliStyle): string {
   const out: string[] = [];
   const first = diff.firstDivergence;
   const mark = (text: string) => style.status("failed", text);
+  const lines = new DiffLines(style);
   out.push(`${style.bold("a")} ${runLine(diff.a)}`);
   out.push(`${style.bold("b")} ${runLine(diff.b)}`);
   if (diff.relation) out.push(style.dim(`${diff.relation.fork} is a fork of ${diff.relation.fork === "a" ? "b" : "a"} at iteration ${diff.relation.iteration}`));
-  out.push(first ? mark(`First divergence: ${first.description}`) : "No divergence: same inputs, iterations and answer.");
+  // A fork without events: its copy of the source's record was never written, so nothing of it can be compared.
+  for (const [letter, run] of [["a", diff.a], ["b", diff.b]] as const) {
+    if (isUnmadeFork(run)) out.push(mark(`${letter} has no record: it is a fork of ${printable(run.forkOf?.runId ?? "")} whose copy was never written (agentrx show ${letter === "a" ? "<runA>" : "<runB>"} says why)`));
+  }
+  const going = [diff.a, diff.b].filter((run) => run.status === "running" || run.status === "queued").map((run) => (run === diff.a ? "a" : "b"));
+  const sofar = going.length === 0 ? "" : ` so far (${going.length === 1 ? `run ${going[0]} has` : "runs a and b have"} not ended)`;
+  out.push(first ? mark(`First divergence: ${first.description}`) : `No divergence${sofar}: same inputs, iterations and answer.`);
   out.push("");
-  out.push(...section("inputs", diff.inputs, (value) => json(value), first?.field === "inputs", style));
+  out.push(...lines.section("inputs", diff.inputs, json, first?.field === "inputs"));
   for (const iteration of diff.iterations) {
     const divergent = first?.iteration === iteration.iteration && first.field !== "inputs" && first.field !== "answer";
     const title = `iteration ${iteration.iteration}${iteration.same ? style.dim(" (same)") : ""}`;
     out.push(divergent ? mark(`▶ ${title}`) : style.bold(title));
     const prompt = iteration.prompt;
-    if (prompt.a !== undefined || prompt.b !== undefined) out.push(...pairLines("prompt", prompt, (value) => (value === undefined ? "not recorded" : `digest ${value}`), style));
-    if (iteration.reply.a !== undefined || iteration.reply.b !== undefined) out.push(...pairLines("text", iteration.reply, (value) => oneLine(value ?? "-"), style));
-    out.push(...pairLines("tools", iteration.toolCalls, toolCallsText, style));
-    if (iteration.usage.a !== undefined || iteration.usage.b !== undefined) out.push(...pairLines("usage", iteration.usage, usageText, style, true));
+    if (prompt.a !== undefined || prompt.b !== undefined) out.push(...lines.pair("prompt", prompt, (value) => (value === undefined ? "not recorded" : `digest ${value}`)));
+    if (iteration.reply.a !== undefined || iteration.reply.b !== undefined) out.push(...lines.pair("text", iteration.reply, (value) => value ?? "-"));
+    out.push(...lines.pair("tools", iteration.toolCalls, (calls) => toolCallsText(calls, lines), false, TOOLS_MAX));
+    if (iteration.usage.a !== undefined || iteration.usage.b !== undefined) out.push(...lines.pair("usage", iteration.usage, usageText, true));
   }
-  out.push(...section("answer", diff.answer, (value) => oneLine(value ?? "(none)"), first?.field === "answer", style));
-  out.push(...section("stop", diff.stopReason, (value) => value ?? "-", false, style));
-  out.push(...section("usage", diff.usage, usageText, false, style, true));
+  out.push(...lines.section("answer", diff.answer, (value) => value ?? "(none)", first?.field === "answer"));
+  out.push(...lines.section("stop", diff.stopReason, (value) => value ?? "-", false));
+  out.push(...lines.section("usage", diff.usage, usageText, false, true));
+  if (lines.cut) out.push(style.dim("(long values are cut; agentrx diff --json or --html shows them whole)"));
   return `${out.join("\n")}\n`;
 }
 
@@ -88,22 +113,58 @@ function runLine(run: RunDiff["a"]): string {
   return parts.join(" · ");
 }
 
-function section<T>(title: string, value: DiffPair<T>, show: (value: T) => string, divergent: boolean, style: CliStyle, quiet = false): string[] {
-  const heading = divergent ? style.status("failed", `▶ ${title}`) : style.bold(title);
-  return [heading, ...pairLines("", value, show, style, quiet)];
+/** The value lines of `agentrx diff`, each cut to {@link LINE_MAX} characters unless told otherwise; `cut` says whether one was. */
+class DiffLines {
+  cut = false;
+
+  constructor(private readonly style: CliStyle) {}
+
+  section<T>(title: string, value: DiffPair<T>, show: (value: T) => string, divergent: boolean, quiet = false): string[] {
+    const heading = divergent ? this.style.status("failed", `▶ ${title}`) : this.style.bold(title);
+    return [heading, ...this.pair("", value, show, quiet)];
+  }
+
+  /** `= value` when both sides agree, else an `a:` and a `b:` line (`quiet`: a difference is not highlighted). */
+  pair<T>(label: string, value: DiffPair<T>, show: (value: T) => string, quiet = false, max = LINE_MAX): string[] {
+    const name = label === "" ? "  " : `  ${label.padEnd(6)}`;
+    if (value.same) return [`${name}${this.style.dim("=")} ${this.shown(flat(show(value.a)), 0, max)}`];
+    const [a, b] = [flat(show(value.a)), flat(show(value.b))];
+    // Where they start to differ, unless that is in the part a line shows anyway.
+    const difference = firstDifference(a, b);
+    const from = difference < max - BEFORE_DIFFERENCE ? 0 : difference - BEFORE_DIFFERENCE;
+    const side = (letter: string, text: string) => `${name}${quiet ? letter : this.style.bold(letter)}: ${this.shown(text, from, max)}`;
+    return [side("a", a), side("b", b)];
+  }
+
+  /** At most `max` characters of `text`, `…` ending it when it was cut. */
+  clip(text: string, max: number): string {
+    if (text.length <= max) return text;
+    this.cut = true;
+    return `${text.slice(0, max - 1)}…`;
+  }
+
+  /** `text` from `from`, at most `max` characters, `…` where it was cut (with its length), printable. */
+  private shown(text: string, from: number, max: number): string {
+    if (text.length <= max) return printable(text);
+    this.cut = true;
+    const head = from > 0 ? "…" : "";
+    const room = max - head.length;
+    const part = from + room >= text.length ? `${head}${text.slice(text.length - room)}` : `${head}${text.slice(from, from + room - 1)}…`;
+    return `${printable(part)} (${text.length.toLocaleString("en-US")} characters)`;
+  }
 }
 
-/** `= value` when both sides agree, else an `a:` and a `b:` line (`quiet`: a difference is not highlighted). */
-function pairLines<T>(label: string, value: DiffPair<T>, show: (value: T) => string, style: CliStyle, quiet = false): string[] {
-  const name = label === "" ? "  " : `  ${label.padEnd(6)}`;
-  if (value.same) return [`${name}${style.dim("=")} ${show(value.a)}`];
-  const side = (letter: string, text: string) => `${name}${quiet ? letter : style.bold(letter)}: ${text}`;
-  return [side("a", show(value.a)), side("b", show(value.b))];
+/** The index of the first character where `a` and `b` differ (the shorter's length when one starts the other). */
+function firstDifference(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  let index = 0;
+  while (index < length && a.charCodeAt(index) === b.charCodeAt(index)) index++;
+  return index;
 }
 
-function toolCallsText(calls: DiffToolCall[]): string {
+function toolCallsText(calls: DiffToolCall[], lines: DiffLines): string {
   if (calls.length === 0) return "(none)";
-  return calls.map((call) => `${call.tool} ${oneLine(json(call.input), 60)} → ${call.observation === undefined ? "(no result)" : oneLine(call.observation, 60)}`).join(" | ");
+  return calls.map((call) => `${call.tool} ${lines.clip(json(call.input), CALL_PART)} → ${call.observation === undefined ? "(no result)" : lines.clip(flat(call.observation), CALL_PART)}`).join(" | ");
 }
 
 function usageText(usage: RunUsage | undefined): string {
@@ -112,10 +173,10 @@ function usageText(usage: RunUsage | undefined): string {
 }
 
 function json(value: unknown): string {
-  return printable(JSON.stringify(value) ?? String(value));
+  return JSON.stringify(value) ?? String(value);
 }
 
-function oneLine(text: string, max = 100): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  return printable(line.length > max ? `${line.slice(0, max - 1)}…` : line);
+/** `text` on one line: each run of whitespace one space. */
+function flat(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
 }

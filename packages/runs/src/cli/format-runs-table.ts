@@ -50,18 +50,51 @@ export function turns(count: number): string {
 }
 
 /**
- * The lineage line under a forked run: which run and iteration it was forked from, and that its
- * row counts the turns it copied from that run (its record holds them, and its usage theirs):
- * `↳ fork of trip-1@2: 2 turns copied from trip-1, 3 its own; TURNS, TOKENS and COST count both`.
- * The row does not say what the copied turns cost, so only the turns are split.
+ * Whether `run` is a fork whose copy of its source's record is not written: `fork` creates the run
+ * `running` and then writes the copy (its `start` event at least) in one write, so a `running` fork
+ * without events is one whose making has not finished, or never will; a `cancelled` one was given
+ * up when a resume could not delete it (see {@link unmadeForkState}).
  *
  * @internal
  */
-export function forkLine(run: RunInfo): string | undefined {
+export function isUnmadeFork(run: RunInfo): boolean {
+  return run.forkOf !== undefined && run.eventCount === 0 && (run.status === "running" || run.status === "cancelled");
+}
+
+/**
+ * What an unmade fork ({@link isUnmadeFork}) is by `now`: `making`, its maker's lease still holds
+ * (it is copying the record); `stopped`, running but its lease lapsed (the process making it
+ * stopped before the copy was written: a resume deletes it, to be forked again); `ended`,
+ * `cancelled` (given up when it could not be deleted).
+ *
+ * @internal
+ */
+export function unmadeForkState(run: RunInfo, now: number): "making" | "stopped" | "ended" {
+  if (run.status !== "running") return "ended";
+  return isStalled(run, now) ? "stopped" : "making";
+}
+
+/**
+ * The lineage line under a forked run: which run and iteration it was forked from, and that its
+ * row counts the turns it copied from that run (its record holds them, and its usage theirs):
+ * `↳ fork of trip-1@2: 2 turns copied from trip-1, 3 its own; TURNS, TOKENS and COST count both`.
+ * The row does not say what the copied turns cost, so only the turns are split. A fork whose copy
+ * is not written ({@link isUnmadeFork}) says so instead: being copied, or never copied because the
+ * process making it stopped (and how to clear it), by `now`.
+ *
+ * @internal
+ */
+export function forkLine(run: RunInfo, now: number = Date.now()): string | undefined {
   if (run.forkOf === undefined) return undefined;
   const { iteration } = run.forkOf;
   const runId = printable(run.forkOf.runId);
   const head = `  ↳ fork of ${runId}@${iteration}`;
+  if (isUnmadeFork(run)) {
+    const state = unmadeForkState(run, now);
+    if (state === "making") return `${head}: being made, its copy not written yet`;
+    if (state === "stopped") return `${head}: its copy was never written (the process making it stopped); executor.resume(${printable(JSON.stringify(run.runId))}) deletes it, to be forked again`;
+    return `${head}: its copy was never written; nothing ran`;
+  }
   if (iteration === 0) return `${head}: nothing copied`;
   const copied = `${turns(iteration)} copied from ${runId}`;
   const own = run.checkpoint === undefined ? undefined : run.checkpoint.iteration - iteration;
@@ -92,7 +125,7 @@ export function stalledHint(runIds: readonly string[]): string | undefined {
   if (runIds.length === 0) return undefined;
   const which = runIds.length === 1 ? `Run ${printable(runIds[0] as string)} is` : `${runIds.length} runs are`;
   const example = runIds[0] as string;
-  return `${which} stalled: \`running\`, but the lease of the process running it lapsed (it stopped without ending the run). Resume it where its record ends: executor.resume(${JSON.stringify(example)}) (a fork stopped before its copy was written is deleted then, to be forked again).`;
+  return `${which} stalled: \`running\`, but the lease of the process running it lapsed (it stopped without ending the run). Resume it where its record ends: executor.resume(${printable(JSON.stringify(example))}) (a fork stopped before its copy was written is deleted then, to be forked again).`;
 }
 
 /** A run's cost for people (`-` when no call of it was priced). @internal */
@@ -146,7 +179,7 @@ export function formatRunsTable(runs: readonly RunInfo[], style: CliStyle, now: 
     line(header, (cell) => style.dim(cell)),
     ...rows.flatMap((row, index) => {
       const run = runs[index] as RunInfo;
-      const lineage = forkLine(run);
+      const lineage = forkLine(run, now);
       const main = line(row, (cell, column) => (column === 2 ? style.status(run.status, cell) : cell));
       return lineage === undefined ? [main] : [main, style.dim(lineage)];
     }),

@@ -2,12 +2,14 @@ import { existsSync, statSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import type { RunStore } from "@agentrx/executors";
 import { loadDriver } from "../internal/store-errors";
+import { NODE_SQLITE_HINT } from "../sqlite/better-sqlite3-errors";
 import { PostgresRunStore } from "../postgres/index";
 import { describeTarget, wrapPostgresError } from "../postgres/postgres-errors";
 import { SqliteRunStore } from "../sqlite/index";
 import { RunStoreError } from "@agentrx/executors";
 import { type SqliteConnection, type SqliteDriver, resolveSqliteDriver, sqliteErrorCode } from "../sqlite/sqlite-driver";
 import { CliError, usageError } from "./cli-error";
+import { nodeSqliteHint } from "./node-sqlite-hint";
 import { quoteValue } from "./quote-value";
 import { redact } from "./redact";
 
@@ -141,14 +143,18 @@ async function probeSqlite(path: string, shown: string): Promise<SqliteDriver> {
 
 /**
  * The loaded driver, or a {@link CliError} with the loader's message (what to install or build),
- * without the `agentrx:` the command puts before every error itself.
+ * without the `agentrx:` the command puts before every error itself. The store's advice to pass
+ * `driver: "node:sqlite"` (an option the command has not: it uses `node:sqlite` by itself where
+ * that loads) becomes what this Node.js needs for it (see {@link nodeSqliteHint}).
  */
 async function driverOf<T>(loading: Promise<T>): Promise<T> {
   try {
     return await loading;
   } catch (error) {
     if (!RunStoreError.isInstance(error)) throw error;
-    throw new CliError({ message: error.message.replace(/^agentrx: /, ""), cause: error });
+    const hint = nodeSqliteHint(globalThis.process?.versions?.node ?? "0");
+    const message = error.message.replace(/^agentrx: /, "").replace(` ${NODE_SQLITE_HINT}`, hint === "" ? "" : ` ${hint}`);
+    throw new CliError({ message, cause: error });
   }
 }
 

@@ -39,7 +39,7 @@ describe("agentrx runs and show: lineage", () => {
 
   it("dims the lineage line when colours are on, and adds none for a run that is no fork", async () => {
     const base = { inputs: {}, createdAt: 0, updatedAt: 0, eventCount: 0 } as const;
-    const table = formatRunsTable([{ ...base, runId: "f", status: "running", forkOf: { runId: "s", iteration: 0 } }, { ...base, runId: "s", status: "finished" }], cliStyle(true));
+    const table = formatRunsTable([{ ...base, runId: "f", status: "running", eventCount: 1, forkOf: { runId: "s", iteration: 0 } }, { ...base, runId: "s", status: "finished" }], cliStyle(true));
     const lines = table.split("\n");
     expect(lines).toHaveLength(4);
     expect(lines[2]).toBe("\u001b[2m  ↳ fork of s@0: nothing copied\u001b[0m");

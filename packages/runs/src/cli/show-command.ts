@@ -2,7 +2,7 @@ import { RunEventDecoder, errorMessageOf, renderTrace, type RunInfo, type RunSto
 import { formatRuntime, isUnreadableRunEvent, readReadableEvents } from "@agentrx/viewer/trace-page";
 import { lastValueFrom } from "rxjs";
 import type { CliIo } from "./cli-io";
-import { cliStyle, isStalled, runCost, runDurationMs, runStatusLabel, stalledHint, turns, wantsColors } from "./format-runs-table";
+import { cliStyle, isStalled, isUnmadeFork, runCost, runDurationMs, runStatusLabel, stalledHint, turns, unmadeForkState, wantsColors } from "./format-runs-table";
 import { readableRunEvents, type UnreadableEvent } from "./readable-run-events";
 import { requireRun } from "./require-run";
 import { unreadableWarning } from "./unreadable-warning";
@@ -80,7 +80,14 @@ export async function showCommand(store: RunStore, runId: string, options: ShowC
   };
   await lastValueFrom(readableRunEvents(store, runId, onUnreadable).pipe(renderTrace({ write, colors, usage: true })), { defaultValue: undefined });
   const now = Date.now();
-  if (isStalled(run, now)) {
+  if (isUnmadeFork(run) && unmadeForkState(run, now) === "stopped") {
+    const source = printable((run.forkOf as NonNullable<RunInfo["forkOf"]>).runId);
+    io.stdout.write(
+      style.dim(
+        `\n(running, stalled: a fork of ${source} whose copy of its record was never written; the process making it stopped, and nothing of it ran)\nResume it to delete it: executor.resume(${printable(JSON.stringify(runId))}); then fork run ${source} again.\n`,
+      ),
+    );
+  } else if (isStalled(run, now)) {
     io.stdout.write(style.dim(`\n(running, stalled; the record ends here)\n${stalledHint([runId])}\n`));
   } else if (run.status !== "finished") {
     const why = run.error !== undefined ? `: ${printable(run.error)}` : "";
@@ -107,7 +114,7 @@ function summaryLine(run: RunInfo, style: ReturnType<typeof cliStyle>): string {
     fmt.duration(runDurationMs(run)),
     run.checkpoint !== undefined ? turns(run.checkpoint.iteration) : undefined,
     run.threadId !== undefined ? `thread ${printable(run.threadId)}` : undefined,
-    run.forkOf !== undefined ? forkPart(run.forkOf) : undefined,
+    run.forkOf !== undefined ? forkPart(run) : undefined,
     `started ${fmt.time(run.createdAt)}`,
   ];
   return parts.filter((part) => part !== undefined).join(" · ");
@@ -118,9 +125,11 @@ function summaryLine(run: RunInfo, style: ReturnType<typeof cliStyle>): string {
  * copied, that the tokens and cost before it count them (the fork's record holds their usage;
  * they were paid for once, by the source run).
  */
-function forkPart(forkOf: NonNullable<RunInfo["forkOf"]>): string {
+function forkPart(run: RunInfo): string {
+  const forkOf = run.forkOf as NonNullable<RunInfo["forkOf"]>;
   const { iteration } = forkOf;
   const runId = printable(forkOf.runId);
+  if (isUnmadeFork(run)) return `fork of ${runId}@${iteration} (its copy ${unmadeForkState(run, Date.now()) === "making" ? "not written yet" : "never written"})`;
   if (iteration === 0) return `fork of ${runId}@0`;
   return `fork of ${runId}@${iteration} (tokens and cost count its ${iteration} copied turn${iteration === 1 ? "" : "s"})`;
 }

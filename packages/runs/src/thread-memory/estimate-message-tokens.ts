@@ -1,5 +1,6 @@
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { estimateTextTokens } from "./estimate-tokens";
+import { mediaTokens } from "./media-tokens";
 
 /** What a chat API adds around each message (role and separators): OpenAI documents 3 plus the role. */
 const MESSAGE_OVERHEAD = 4;
@@ -37,7 +38,7 @@ function contentTokens(content: BaseMessage["content"]): number {
     else if (block !== null && typeof block === "object") {
       const { type, text } = block as ContentBlock;
       if (typeof text === "string" && (type === "text" || type === undefined)) tokens += estimateTextTokens(text);
-      else tokens += imageTokens(block as ContentBlock) ?? estimateTextTokens(JSON.stringify(block));
+      else tokens += imageTokens(block as ContentBlock) ?? mediaTokens(block) ?? estimateTextTokens(JSON.stringify(block));
     }
   }
   return tokens;
@@ -47,8 +48,11 @@ function contentTokens(content: BaseMessage["content"]): number {
  * The token count `ThreadMemory` gives a message when no `countTokens` is passed: an offline
  * estimate, without tokenizer tables, of what the message costs in a prompt. Its text is priced by
  * {@link estimateTextTokens}; each message adds 4 tokens (role and separators), each tool call its
- * name, its arguments as JSON and 3 more, each image 765 (85 in low detail). Within a few percent of OpenAI's
- * `o200k_base` on English prose and code; see docs/memory.md for other text.
+ * name, its arguments as JSON and 3 more, each image 765 (85 in low detail); a file, audio or video
+ * block as providers price it, not as its base64 text: a document 1,500 a page, audio 32 a second,
+ * video 300 a second, a text file as its text (docs/memory.md says how their pages and seconds are
+ * found). Within a few percent of OpenAI's `o200k_base` on English prose and code; see
+ * docs/memory.md for other text.
  *
  * @example
  * ```ts

@@ -117,3 +117,75 @@ describe("estimateMessageTokens", () => {
     expect(estimateMessageTokens(new HumanMessage({ content: [{ type: "input_image", image_url: "https://example.com/a.png", detail: "low" } as never] }))).toBe(4 + 85);
   });
 });
+
+describe("estimateMessageTokens on files, audio and video", () => {
+  const base64 = (bytes: string | Uint8Array) => Buffer.from(typeof bytes === "string" ? Buffer.from(bytes, "latin1") : bytes).toString("base64");
+  const tokens = (block: Record<string, unknown>) => estimateMessageTokens(new HumanMessage({ content: [block as never] })) - 4;
+  /** A PDF of `pages` uncompressed page objects, padded to `size` bytes. */
+  const pdf = (pages: number, size: number) => {
+    const objects = ["%PDF-1.4", "1 0 obj << /Type /Pages /Count 3 >> endobj", ...Array.from({ length: pages }, (_, i) => `${i + 2} 0 obj << /Type /Page /Parent 1 0 R >> endobj`)].join("\n");
+    return objects.padEnd(size, "\u00ff");
+  };
+  /** A WAV file: its 44-byte header (PCM, `byteRate` bytes a second) and `seconds` of samples. */
+  const wav = (byteRate: number, seconds: number) => {
+    const header = Buffer.alloc(44);
+    header.write("RIFF", 0, "latin1");
+    header.write("WAVE", 8, "latin1");
+    header.write("fmt ", 12, "latin1");
+    header.writeUInt32LE(byteRate, 28);
+    header.write("data", 36, "latin1");
+    return Buffer.concat([header, Buffer.alloc(byteRate * seconds, 7)]);
+  };
+
+  it("prices a PDF at 1,500 a page, its pages counted, in every provider's block format", () => {
+    const data = base64(pdf(3, 300_000));
+    const blocks: Record<string, unknown>[] = [
+      { type: "file", file: { filename: "a.pdf", file_data: `data:application/pdf;base64,${data}` } }, // OpenAI chat
+      { type: "input_file", filename: "a.pdf", file_data: `data:application/pdf;base64,${data}` }, // OpenAI responses
+      { type: "document", source: { type: "base64", media_type: "application/pdf", data } }, // Anthropic
+      { type: "file", source_type: "base64", mime_type: "application/pdf", data }, // LangChain standard
+      { type: "file", mimeType: "application/pdf", data: Buffer.from(pdf(3, 300_000), "latin1") }, // LangChain v1, bytes
+      { type: "media", mimeType: "application/pdf", data }, // Gemini
+    ];
+    for (const block of blocks) expect(tokens(block), JSON.stringify(block).slice(0, 60)).toBe(3 * 1_500);
+  });
+
+  it("prices a PDF whose pages cannot be counted (compressed) at 50 KB a page, and a linearized one by its page count", () => {
+    const compressed = base64("%PDF-1.7\n".padEnd(300_000, "\u00ab"));
+    expect(tokens({ type: "file", source_type: "base64", mime_type: "application/pdf", data: compressed })).toBe(6 * 1_500);
+    const linearized = base64("%PDF-1.7\n1 0 obj << /Linearized 1 /L 300000 /N 12 /T 299000 >> endobj\n".padEnd(300_000, "\u00ab"));
+    expect(tokens({ type: "document", source: { type: "base64", media_type: "application/pdf", data: linearized } })).toBe(12 * 1_500);
+  });
+
+  it("prices audio at 32 a second: a WAV file's length from its header, compressed audio's at 128 kbit/s", () => {
+    const data = base64(wav(32_000, 2));
+    const blocks: Record<string, unknown>[] = [
+      { type: "input_audio", input_audio: { data, format: "wav" } }, // OpenAI chat
+      { type: "audio", source_type: "base64", mime_type: "audio/wav", data }, // LangChain standard
+      { type: "media", mimeType: "audio/wav", data }, // Gemini
+    ];
+    for (const block of blocks) expect(tokens(block), String(block.type)).toBe(64);
+    expect(tokens({ type: "input_audio", input_audio: { data: base64(wav(48_000, 10)), format: "wav" } })).toBe(320);
+    expect(tokens({ type: "input_audio", input_audio: { data: base64(new Uint8Array(160_000).fill(9)), format: "mp3" } })).toBe(320);
+  });
+
+  it("prices video at 300 a second (1 Mbit/s), a text file as its text, and a file, audio or video sent by reference as a page or a minute", () => {
+    expect(tokens({ type: "video", source_type: "base64", mime_type: "video/mp4", data: base64(new Uint8Array(1_250_000).fill(3)) })).toBe(3_000);
+    const text = "Meeting notes: ship the release on Friday, then write the changelog.\n".repeat(50);
+    expect(tokens({ type: "file", source_type: "base64", mime_type: "text/plain", data: base64(Buffer.from(text)) })).toBe(estimateTextTokens(text));
+    expect(tokens({ type: "file", file: { file_data: `data:application/json;base64,${base64(Buffer.from('{"a": [1, 2, 3]}'))}` } })).toBe(estimateTextTokens('{"a": [1, 2, 3]}'));
+    expect(tokens({ type: "document", source: { type: "text", media_type: "text/plain", data: text } })).toBe(estimateTextTokens(text));
+    expect(tokens({ type: "file", source_type: "text", mime_type: "text/plain", text })).toBe(estimateTextTokens(text));
+    expect(tokens({ type: "input_file", file_id: "file-abc123" })).toBe(1_500);
+    expect(tokens({ type: "file", source_type: "url", url: "https://example.com/report.pdf", mime_type: "application/pdf" })).toBe(1_500);
+    expect(tokens({ type: "audio", source_type: "url", url: "https://example.com/call.mp3", mime_type: "audio/mpeg" })).toBe(60 * 32);
+    expect(tokens({ type: "video", source_type: "id", id: "file-9" })).toBe(60 * 300);
+  });
+
+  it("keeps a message with a 300 KB PDF far below the count of its base64 text", () => {
+    const data = base64(pdf(3, 300_000));
+    const message = new HumanMessage({ content: [{ type: "text", text: "Summarize this." }, { type: "file", source_type: "base64", mime_type: "application/pdf", data } as never] });
+    expect(estimateMessageTokens(message)).toBe(4 + estimateTextTokens("Summarize this.") + 4_500);
+    expect(estimateTextTokens(data)).toBeGreaterThan(100_000);
+  });
+});
