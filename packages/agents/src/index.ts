@@ -7,6 +7,9 @@ export { createAgentRunnable } from "./shared/create-agent-runnable";
 export type { AgentOverrideOptions, CreateAgentRunnableOptions } from "./shared/create-agent-runnable";
 export type { TextAgentOptions } from "./shared/create-text-agent";
 export { renderTextDescription, renderTextDescriptionAndArgs } from "./shared/render-tools";
+// Internal: the tool-list check @agentrx/executors shares (its messages name the caller).
+export { assertTools } from "./shared/validate-tools";
+export type { AssertToolsOptions, ReservedToolName } from "./shared/validate-tools";
 
 // Scratchpad formatters
 export { formatAgentScratchpad } from "./format-scratchpad/format-agent-scratchpad";

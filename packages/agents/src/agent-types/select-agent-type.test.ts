@@ -1,7 +1,9 @@
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { InvalidArgumentError } from "@agentrx/core";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
+import { tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { textOnlyModel } from "../test-utils/text-only-model";
 import { createAgentForModel, modelSupportsToolCalling, selectAgentType } from "./select-agent-type";
 
@@ -52,5 +54,33 @@ describe("selectAgentType", () => {
       expect(() => createAgentForModel(options as never)).toThrow(/createAgentForModel: pass an options object/);
       expect(() => selectAgentType(options as never)).toThrow(/selectAgentType: pass an options object/);
     }
+  });
+
+  it("names createAgentForModel and `prompts.<strategy>`, not the agent constructor it calls, in the agent's errors", () => {
+    const search = tool(async () => "x", { name: "search", description: "Searches.", schema: z.object({}) });
+    for (const llm of [new ScriptedChatModel({ responses: [] }), textOnlyModel({ responses: [] })]) {
+      expect(() => createAgentForModel({ llm, tools: [search, search] })).toThrow(
+        'createAgentForModel: `tools[0]` and `tools[1]` are both named "search"; tool names must be unique. Rename one of them.',
+      );
+      expect(() => createAgentForModel({ llm, tools: "search" as never })).toThrow(/^createAgentForModel: `tools` must be an array/);
+    }
+    const noScratchpad = ChatPromptTemplate.fromMessages([["human", "{input}"]]);
+    expect(() => createAgentForModel({ llm: new ScriptedChatModel({ responses: [] }), tools: [], prompts: { toolCalling: noScratchpad } })).toThrow(
+      /^createAgentForModel: the prompt `prompts.toolCalling` is missing the input variable "agent_scratchpad"\./,
+    );
+    expect(() => createAgentForModel({ llm: textOnlyModel({ responses: [] }), tools: [], prompts: { react: noScratchpad } })).toThrow(
+      /^createAgentForModel: the prompt `prompts.react` is missing the input variables "tools", "tool_names", "agent_scratchpad"\./,
+    );
+    const notPrompt = (() => {
+      try {
+        createAgentForModel({ llm: textOnlyModel({ responses: [] }), tools: [], prompts: { react: "Answer: {input}" as never } });
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    })();
+    expect(notPrompt).toMatchObject({ argument: "prompts.react" });
+    expect((notPrompt as Error).message).toMatch(/^createAgentForModel: `prompts.react` must be a @langchain\/core prompt template/);
+    expect(() => createAgentForModel({ llm: undefined as never, tools: [] })).toThrow(/^createAgentForModel: `llm` must be a @langchain\/core language model/);
   });
 });

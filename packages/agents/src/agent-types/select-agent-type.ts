@@ -3,6 +3,8 @@ import type { BaseLanguageModel } from "@langchain/core/language_models/base";
 import type { BasePromptTemplate } from "@langchain/core/prompts";
 import type { Runnable } from "@langchain/core/runnables";
 import type { StructuredToolInterface } from "@langchain/core/tools";
+import { reactAgentFor } from "../react/create-react-agent";
+import { toolCallingAgentFor } from "../tool-calling/create-tool-calling-agent";
 import { reactAgentType, toolCallingAgentType } from "./built-in-agent-types";
 
 /** Options of {@link selectAgentType}. */
@@ -100,10 +102,17 @@ export function createAgentForModel(options: CreateAgentForModelOptions): Runnab
   }
   checkOptionKeys("createAgentForModel", prompts, PROMPTS_KEYS, "prompts.");
   const agentType = selectAgentType({ llm, ...(toolCalling === undefined ? {} : { toolCalling }) });
+  // Built in this function's name: an error names createAgentForModel and `prompts.<strategy>`,
+  // not the agent constructor the user never called.
+  const caller = "createAgentForModel";
   if (agentType.name === "tool-calling") {
-    return toolCallingAgentType.create({ llm: llm as never, tools, ...(prompts.toolCalling ? { prompt: prompts.toolCalling } : {}) });
+    const given = prompts.toolCalling;
+    const prompt = given === undefined ? toolCallingAgentType.defaultPrompt() : given;
+    return toolCallingAgentFor({ llm: llm as never, tools, prompt }, { constructorName: caller, ...(given === undefined ? {} : { promptArgument: "prompts.toolCalling" }) });
   }
-  return reactAgentType.create({ llm, tools, ...(prompts.react ? { prompt: prompts.react } : {}) });
+  const given = prompts.react;
+  const prompt = given === undefined ? reactAgentType.defaultPrompt() : given;
+  return reactAgentFor({ llm, tools, prompt }, { constructorName: caller, ...(given === undefined ? {} : { promptArgument: "prompts.react" }) });
 }
 
 /** The options each function takes: a misspelt one is refused, not ignored. */

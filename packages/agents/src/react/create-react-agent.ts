@@ -3,6 +3,7 @@ import type { Runnable } from "@langchain/core/runnables";
 import { formatLogToString } from "../format-scratchpad/format-log-to-string";
 import { createTextAgent, type TextAgentOptions } from "../shared/create-text-agent";
 import { renderTextDescription } from "../shared/render-tools";
+import type { ValidationContext } from "../shared/validate-prompt";
 import { ReActSingleInputOutputParser } from "./react-single-input-output-parser";
 
 /** Options of {@link createReactAgent}. The default `stop` is `["\nObservation:"]`. */
@@ -39,9 +40,20 @@ export const REACT_STOP_SEQUENCES: readonly string[] = ["\nObservation:"];
  * ```
  */
 export function createReactAgent(options: CreateReactAgentOptions): Runnable<AgentInput, AgentOutput> {
+  return reactAgentFor(options, { constructorName: "createReactAgent" });
+}
+
+/**
+ * {@link createReactAgent} for a function that builds it for its user (`createAgentForModel`):
+ * its errors name `caller.constructorName`, the function the user called, and
+ * `caller.promptArgument`, where that user passed the prompt.
+ *
+ * @internal
+ */
+export function reactAgentFor(options: CreateReactAgentOptions, caller: Pick<ValidationContext, "constructorName" | "promptArgument">): Runnable<AgentInput, AgentOutput> {
   return createTextAgent(options, {
+    ...caller,
     agentType: "react",
-    constructorName: "createReactAgent",
     runName: "ReactAgent",
     requiredVariables: ["tools", "tool_names", "agent_scratchpad"],
     hints: {

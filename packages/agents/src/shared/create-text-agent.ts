@@ -15,7 +15,7 @@ import type { StructuredToolInterface } from "@langchain/core/tools";
 import { InvalidPromptError } from "../errors/invalid-prompt-error";
 import { createAgentRunnable } from "./create-agent-runnable";
 import { assertModel } from "./validate-model";
-import { assertPrompt, assertPromptVariables, type ValidationContext } from "./validate-prompt";
+import { assertPrompt, assertPromptVariables, thePrompt, type ValidationContext } from "./validate-prompt";
 import { assertTools } from "./validate-tools";
 
 /** Options shared by the text agents (ReAct, structured chat, XML, self-ask). */
@@ -109,7 +109,7 @@ function assertTextScratchpad(prompt: BasePromptTemplate, context: ValidationCon
       agentType: context.agentType,
       missingVariables: ["agent_scratchpad"],
       message:
-        `${context.constructorName}: this agent fills "agent_scratchpad" with text, but the prompt has it as a ` +
+        `${context.constructorName}: this agent fills "agent_scratchpad" with text, but ${thePrompt(context)} has it as a ` +
         `MessagesPlaceholder. Put "{agent_scratchpad}" inside a message template instead.`,
     });
   }

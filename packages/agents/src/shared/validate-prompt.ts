@@ -8,6 +8,16 @@ export interface ValidationContext {
   agentType: string;
   /** The constructor's name, e.g. `"createReactAgent"`, used as the message prefix. */
   constructorName: string;
+  /**
+   * Where the caller's user passed the prompt, when not in `prompt` (`createAgentForModel`'s
+   * `prompts.react`): errors about the prompt name it.
+   */
+  promptArgument?: string;
+}
+
+/** The prompt as messages name it: "the prompt", or "the prompt `prompts.react`" when given elsewhere. */
+export function thePrompt({ promptArgument }: ValidationContext): string {
+  return promptArgument === undefined ? "the prompt" : `the prompt \`${promptArgument}\``;
 }
 
 /** Returns the variables a prompt accepts: its input variables and its partial variables. */
@@ -16,7 +26,7 @@ export function promptVariables(prompt: BasePromptTemplate): Set<string> {
 }
 
 /** Throws unless `prompt` looks like a `@langchain/core` prompt template. */
-export function assertPrompt(prompt: unknown, { constructorName }: ValidationContext): asserts prompt is BasePromptTemplate {
+export function assertPrompt(prompt: unknown, { constructorName, promptArgument = "prompt" }: ValidationContext): asserts prompt is BasePromptTemplate {
   const candidate = prompt as Partial<BasePromptTemplate> | null | undefined;
   if (
     typeof candidate !== "object" ||
@@ -25,9 +35,9 @@ export function assertPrompt(prompt: unknown, { constructorName }: ValidationCon
     typeof candidate.invoke !== "function"
   ) {
     throw new InvalidArgumentError({
-      argument: "prompt",
+      argument: promptArgument,
       value: prompt,
-      message: `${constructorName}: \`prompt\` must be a @langchain/core prompt template (e.g. ChatPromptTemplate.fromMessages([...])).`,
+      message: `${constructorName}: \`${promptArgument}\` must be a @langchain/core prompt template (e.g. ChatPromptTemplate.fromMessages([...])).`,
     });
   }
 }
@@ -51,7 +61,7 @@ export function assertPromptVariables(
     agentType: context.agentType,
     missingVariables: missing,
     message:
-      `${context.constructorName}: the prompt is missing the input variable${missing.length > 1 ? "s" : ""} ${list}. ` +
+      `${context.constructorName}: ${thePrompt(context)} is missing the input variable${missing.length > 1 ? "s" : ""} ${list}. ` +
       `The prompt has ${JSON.stringify([...present])}.` +
       (fixes.length ? ` ${fixes.join(" ")}` : ""),
   });
@@ -71,7 +81,7 @@ export function assertMessagesPlaceholder(prompt: BasePromptTemplate, variable: 
       agentType: context.agentType,
       missingVariables: [variable],
       message:
-        `${context.constructorName}: the prompt's "${variable}" variable must be a MessagesPlaceholder, ` +
+        `${context.constructorName}: ${thePrompt(context)}'s "${variable}" variable must be a MessagesPlaceholder, ` +
         `because the agent fills it with messages. ${hint}`,
     });
   }

@@ -173,7 +173,9 @@ describe("createToolCallingAgent", () => {
     });
 
     it("requires unique tool names and a valid mode", () => {
-      expect(() => createToolCallingAgent({ llm, tools: [search, search], prompt })).toThrow(/two tools are named "search"/);
+      expect(() => createToolCallingAgent({ llm, tools: [search, search], prompt })).toThrow(
+        'createToolCallingAgent: `tools[0]` and `tools[1]` are both named "search"; tool names must be unique. Rename one of them.',
+      );
       expect(() =>
         createToolCallingAgent({ llm, tools: [search], prompt, forceFinalAnswerMode: "nope" as "without-tools" }),
       ).toThrow(InvalidArgumentError);

@@ -88,12 +88,26 @@ const MODES: readonly ForceFinalAnswerMode[] = ["without-tools", "tool-choice-no
  * ```
  */
 export function createToolCallingAgent(options: CreateToolCallingAgentOptions): Runnable<AgentInput, AgentOutput> {
+  return toolCallingAgentFor(options, { constructorName: "createToolCallingAgent" });
+}
+
+/**
+ * {@link createToolCallingAgent} for a function that builds it for its user (`createAgentForModel`):
+ * its errors name `caller.constructorName`, the function the user called, and
+ * `caller.promptArgument`, where that user passed the prompt.
+ *
+ * @internal
+ */
+export function toolCallingAgentFor(
+  options: CreateToolCallingAgentOptions,
+  caller: Pick<ValidationContext, "constructorName" | "promptArgument">,
+): Runnable<AgentInput, AgentOutput> {
   return buildToolCallingAgent(options, {
     agentType: "tool-calling",
-    constructorName: "createToolCallingAgent",
     runName: "ToolCallingAgent",
     formatScratchpad: formatToToolMessages,
     parser: new ToolCallingAgentOutputParser(),
+    ...caller,
   });
 }
 

@@ -85,23 +85,32 @@ describe("createAgentExecutor", () => {
     expect(model.calls[0]!.toolNames).toEqual(["get_weather", "final_answer"]);
   });
 
-  it("refuses a run whose inputs lack the user's message, naming the key and the keys given, before any model call", async () => {
+  it("refuses a run whose inputs lack the user's message before it starts: no event, no record, no model call", async () => {
     for (const toolCalling of [true, false]) {
       const model = new ScriptedChatModel({ responses: ["unused"] });
-      const executor = createAgentExecutor({ model, tools: [weather], toolCalling });
-      const error = await executor.invoke({ question: "Weather in Paris?", lang: "en" }).then(() => undefined, (e: unknown) => e);
+      const store = new InProcessRunStore();
+      const executor = createAgentExecutor({ model, tools: [weather], toolCalling, store });
+      const error = await executor.invoke({ question: "Weather in Paris?", lang: "en" } as never).then(() => undefined, (e: unknown) => e);
       expect(InvalidArgumentError.isInstance(error), `toolCalling: ${toolCalling}`).toBe(true);
       expect((error as InvalidArgumentError).argument).toBe("inputs");
       expect((error as Error).message).toBe(
         'createAgentExecutor: the inputs have no `input` (the user\'s message, which the agent\'s prompt reads); the inputs given are `question`, `lang`. Call executor.invoke({ input: "..." }).',
       );
+      // stream: the error is the observable's first and only notification.
+      const seen: string[] = [];
+      const streamed = await new Promise<unknown>((resolve) => {
+        executor.stream({ question: "Weather in Paris?" } as never).subscribe({ next: (event) => seen.push(event.type), error: resolve, complete: () => resolve(undefined) });
+      });
+      expect((streamed as Error).message).toMatch(/^createAgentExecutor: the inputs have no `input` /);
+      expect(seen).toEqual([]);
+      expect(await store.listRuns()).toEqual([]);
       expect(model.calls).toHaveLength(0);
     }
-    const undefinedInput = await createAgentExecutor({ model: new ScriptedChatModel({ responses: ["unused"] }), tools: [] }).invoke({ input: undefined }).then(() => undefined, (e: unknown) => e);
+    const undefinedInput = await createAgentExecutor({ model: new ScriptedChatModel({ responses: ["unused"] }), tools: [] }).invoke({ input: undefined } as never).then(() => undefined, (e: unknown) => e);
     expect((undefinedInput as Error).message).toMatch(/^createAgentExecutor: the inputs have no `input` .*; `input` is undefined\./);
     const memory = { getMessages: async () => [], addMessages: async () => undefined };
     const renamed = createAgentExecutor({ model: new ScriptedChatModel({ responses: ["unused"] }), tools: [], memory: { memory, inputKey: "question" } });
-    const noKeys = await renamed.invoke({}, { threadId: "t1" }).then(() => undefined, (e: unknown) => e);
+    const noKeys = await renamed.invoke({} as never, { threadId: "t1" }).then(() => undefined, (e: unknown) => e);
     expect((noKeys as Error).message).toMatch(/^createAgentExecutor: the inputs have no `question` \(the user's message, which the agent's prompt reads; `memory.inputKey` names it\); no inputs were given\. Call executor.invoke\(\{ question: "\.\.\." \}\)\.$/);
   });
 
@@ -114,7 +123,10 @@ describe("createAgentExecutor", () => {
         'createAgentExecutor: `tools[0]` and `tools[2]` are both named "get_weather"; tool names must be unique. Rename one of them.',
       );
       expect(() => createAgentExecutor({ model: model(), tools: [{ name: "x" } as never], toolCalling })).toThrow(
-        "createAgentExecutor: `tools[0]` is not a @langchain/core tool (it needs a non-empty string `name` and an `invoke` method).",
+        'createAgentExecutor: `tools[0]` is not a @langchain/core tool: "x" has no `invoke` method. Every tool needs a non-empty string `name` and an `invoke` method (tool() from @langchain/core/tools makes one).',
+      );
+      expect(() => createAgentExecutor({ model: model(), tools: "weather" as never, toolCalling })).toThrow(
+        "createAgentExecutor: `tools` must be an array of @langchain/core tools (use [] for none), got a string.",
       );
       expect(() => createAgentExecutor({ model: model(), tools: [named("final_answer")], toolCalling, outputSchema: schema })).toThrow(
         /^createAgentExecutor: `tools\[0\]` is named "final_answer", the tool the model answers through with `outputSchema`/,

@@ -1,14 +1,17 @@
 import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
-import { UnsupportedModelError, createReactAgent, createToolCallingAgent, selectAgentType } from "@agentrx/agents";
+import { UnsupportedModelError, assertTools, createReactAgent, createToolCallingAgent, selectAgentType } from "@agentrx/agents";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseLanguageModel } from "@langchain/core/language_models/base";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { z } from "zod";
-import { AgentExecutor } from "../executor/agent-executor";
-import type { AgentExecutorOptions } from "../executor/agent-executor-options";
+import { AgentExecutor, checkInputsBeforeRuns } from "../executor/agent-executor";
+import type { AgentExecutorCallConfig, AgentExecutorOptions, AgentExecutorResult } from "../executor/agent-executor-options";
+import type { ExecutorMemoryOptions } from "../executor/conversation-memory";
+import type { AgentStreamEvent } from "../executor/events";
+import type { RunObservable } from "../executor/run-observable";
 import { EXECUTOR_OPTIONS } from "../executor/option-keys";
-import { FINAL_ANSWER_TOOL, finalAnswerTool } from "../executor/structured-output";
-import { assertAgentTools } from "./assert-agent-tools";
+import { finalAnswerTool } from "../executor/structured-output";
+import { RESERVED_FINAL_ANSWER } from "../executor/validate-options";
 import { DEFAULT_SYSTEM, createDefaultAgentPrompt } from "./default-agent-prompt";
 
 /**
@@ -29,8 +32,8 @@ import { DEFAULT_SYSTEM, createDefaultAgentPrompt } from "./default-agent-prompt
  * };
  * ```
  */
-export interface CreateAgentExecutorOptions<TStructured = unknown, TSteps extends boolean = boolean>
-  extends Omit<AgentExecutorOptions, "agent" | "outputSchema" | "returnIntermediateSteps"> {
+export interface CreateAgentExecutorOptions<TStructured = unknown, TSteps extends boolean = boolean, TInputKey extends string = string>
+  extends Omit<AgentExecutorOptions, "agent" | "outputSchema" | "returnIntermediateSteps" | "memory"> {
   /**
    * Any `@langchain/core` chat model (or text model). A model with `bindTools` (and a profile that
    * does not deny tool calling) gets the tool-calling agent; any other model the ReAct agent.
@@ -53,6 +56,50 @@ export interface CreateAgentExecutorOptions<TStructured = unknown, TSteps extend
   outputSchema?: z.ZodType<TStructured & Record<string, unknown>>;
   /** Include `intermediateSteps` in the result (typed as present when you write `true`). @default false */
   returnIntermediateSteps?: TSteps;
+  /**
+   * Conversation memory (see `AgentExecutorOptions.memory`); its `inputKey` is where the prompt
+   * reads the user's message, and which input `invoke` and `stream` then require.
+   */
+  memory?: ExecutorMemoryOptions & { inputKey?: TInputKey };
+}
+
+/**
+ * The inputs of a run of a {@link CreatedAgentExecutor}: the user's message under `TInputKey`
+ * (`input`, or the executor's `memory.inputKey`), which its prompt reads, and any other inputs.
+ * For a key only known at run time (`string`), any inputs.
+ *
+ * @example
+ * ```ts
+ * import type { CreatedAgentExecutorInputs } from "@agentrx/executors";
+ *
+ * const inputs: CreatedAgentExecutorInputs = { input: "Weather in Paris?", chat_history: [] };
+ * ```
+ */
+export type CreatedAgentExecutorInputs<TInputKey extends string = "input"> = string extends TInputKey
+  ? Record<string, unknown>
+  : { [K in TInputKey]: NonNullable<unknown> } & Record<string, unknown>;
+
+/**
+ * What {@link createAgentExecutor} returns: an `AgentExecutor` whose `invoke` and `stream` take
+ * the user's message under `TInputKey` (`input` unless `memory.inputKey` names another key), as
+ * its prompt reads it; without it a run is refused before it starts.
+ *
+ * @example
+ * ```ts
+ * import { type CreatedAgentExecutor, createAgentExecutor } from "@agentrx/executors";
+ * import { ScriptedChatModel } from "@agentrx/core/testing";
+ *
+ * const executor: CreatedAgentExecutor = createAgentExecutor({ model: new ScriptedChatModel({ responses: ["Hi!"] }), tools: [] });
+ * const result = await executor.invoke({ input: "Hello" });
+ * console.log(result.output); // "Hi!"
+ * ```
+ */
+export interface CreatedAgentExecutor<out TStructured = unknown, out TSteps extends boolean = boolean, TInputKey extends string = "input">
+  extends AgentExecutor<TStructured, TSteps> {
+  /** As `AgentExecutor.invoke`, with the user's message required under `TInputKey`. */
+  invoke(inputs: CreatedAgentExecutorInputs<TInputKey>, config?: AgentExecutorCallConfig): RunObservable<AgentExecutorResult<TStructured, TSteps>>;
+  /** As `AgentExecutor.stream`, with the user's message required under `TInputKey`. */
+  stream(inputs: CreatedAgentExecutorInputs<TInputKey>, config?: AgentExecutorCallConfig): RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured, TSteps>>;
 }
 
 /**
@@ -61,8 +108,9 @@ export interface CreateAgentExecutorOptions<TStructured = unknown, TSteps extend
  * `selectAgentType` in `@agentrx/agents`) and given a default prompt (the system message, the
  * conversation's history, the input, the scratchpad). Everything else is the executor's options.
  * It is the short form of `new AgentExecutor({ agent: createToolCallingAgent({ llm, tools, prompt }), tools })`.
- * The prompt reads the user's message from `input` (or `memory.inputKey`): a run without it fails
- * before any model call with an `InvalidArgumentError` naming the key and the inputs given.
+ * The prompt reads the user's message from `input` (or `memory.inputKey`): `invoke` and `stream`
+ * require it, and a run without it (or with it `undefined`) is refused before it starts (no event,
+ * nothing recorded) with an `InvalidArgumentError` naming the key and the inputs given.
  *
  * @throws InvalidArgumentError when `model` is not a language model, `tools` is not an array of
  *   tools with unique names (none named `final_answer` with `outputSchema`), `system` is not a
@@ -79,9 +127,9 @@ export interface CreateAgentExecutorOptions<TStructured = unknown, TSteps extend
  * console.log(result.output, result.stopReason); // "Hello!" "finish"
  * ```
  */
-export function createAgentExecutor<TStructured = unknown, TSteps extends boolean = boolean>(
-  options: CreateAgentExecutorOptions<TStructured, TSteps>,
-): AgentExecutor<TStructured, TSteps> {
+export function createAgentExecutor<TStructured = unknown, TSteps extends boolean = boolean, TInputKey extends string = "input">(
+  options: CreateAgentExecutorOptions<TStructured, TSteps, TInputKey>,
+): CreatedAgentExecutor<TStructured, TSteps, TInputKey> {
   if (typeof options !== "object" || options === null) {
     throw new InvalidArgumentError({ argument: "options", value: options, message: "createAgentExecutor: pass an options object such as { model, tools }." });
   }
@@ -94,9 +142,6 @@ export function createAgentExecutor<TStructured = unknown, TSteps extends boolea
       value: model,
       message: "createAgentExecutor: `model` must be a @langchain/core chat model (for example OpenAIChatModel from @agentrx/core/openai, or ScriptedChatModel from @agentrx/core/testing).",
     });
-  }
-  if (!Array.isArray(tools)) {
-    throw new InvalidArgumentError({ argument: "tools", value: tools, message: "createAgentExecutor: `tools` must be an array of @langchain/core tools (it may be empty)." });
   }
   if (typeof system !== "string") {
     throw new InvalidArgumentError({ argument: "system", value: system, message: `createAgentExecutor: \`system\` must be a string, got ${typeof system}.` });
@@ -116,10 +161,11 @@ export function createAgentExecutor<TStructured = unknown, TSteps extends boolea
     });
   }
   // Checked here, in the name of the function the user called, not the agent's or the executor's.
-  assertAgentTools(tools, executorOptions.outputSchema === undefined ? undefined : FINAL_ANSWER_TOOL);
+  assertTools(tools, "createAgentExecutor", { reserved: executorOptions.outputSchema === undefined ? [] : [RESERVED_FINAL_ANSWER] });
   const strategy = selectAgentType({ llm: model, ...(toolCalling === undefined ? {} : { toolCalling }) }).name;
   // The prompt reads the history and the user's message where the executor's memory puts them.
-  const prompt = createDefaultAgentPrompt(system, strategy, memoryKeys(executorOptions.memory));
+  const keys = memoryKeys(executorOptions.memory);
+  const prompt = createDefaultAgentPrompt(system, strategy, keys);
   const agentTools = [...tools];
   let agent;
   if (strategy === "tool-calling") {
@@ -129,7 +175,32 @@ export function createAgentExecutor<TStructured = unknown, TSteps extends boolea
   } else {
     agent = createReactAgent({ llm: model, tools: agentTools, prompt });
   }
-  return new AgentExecutor<TStructured, TSteps>({ ...executorOptions, agent, tools: agentTools });
+  const executor = new AgentExecutor<TStructured, TSteps>({ ...executorOptions, agent, tools: agentTools });
+  checkInputsBeforeRuns(executor as AgentExecutor<unknown, boolean>, requireUserMessage(keys.inputKey ?? "input"));
+  return executor as CreatedAgentExecutor<TStructured, TSteps, TInputKey>;
+}
+
+/**
+ * A new run's inputs must hold the user's message under `key`: without it (or with it
+ * `undefined`, which the prompt would write as the text "undefined"), the run is refused before
+ * it starts, naming the key and the inputs given.
+ */
+function requireUserMessage(key: string): (inputs: Record<string, unknown>) => void {
+  const renamed = key === "input" ? "" : "; `memory.inputKey` names it";
+  return (inputs) => {
+    if (inputs[key] !== undefined) return;
+    const names = Object.keys(inputs);
+    const found = Object.hasOwn(inputs, key)
+      ? `\`${key}\` is undefined`
+      : names.length === 0
+        ? "no inputs were given"
+        : `the inputs given are ${names.map((name) => `\`${name}\``).join(", ")}`;
+    throw new InvalidArgumentError({
+      argument: "inputs",
+      value: inputs,
+      message: `createAgentExecutor: the inputs have no \`${key}\` (the user's message, which the agent's prompt reads${renamed}); ${found}. Call executor.invoke({ ${key}: "..." }).`,
+    });
+  };
 }
 
 /** The inputs a `memory` option fills and reads (its own check, with the executor's, names a bad one). */

@@ -1,3 +1,3 @@
 export { createAgentExecutor } from "./create-agent-executor";
-export type { CreateAgentExecutorOptions } from "./create-agent-executor";
+export type { CreateAgentExecutorOptions, CreatedAgentExecutor, CreatedAgentExecutorInputs } from "./create-agent-executor";
 export { createDefaultAgentPrompt, DEFAULT_SYSTEM } from "./default-agent-prompt";

@@ -62,13 +62,21 @@ describe("AgentExecutor constructor validation", () => {
   it("rejects duplicate tool names", () => {
     const error = errorOf({ tools: [echoTool, echoTool] });
     expect(error.argument).toBe("tools");
-    expect(error.message).toContain('two tools are named "echo"');
+    expect(error.message).toBe('AgentExecutor: `tools[0]` and `tools[1]` are both named "echo"; tool names must be unique. Rename one of them.');
   });
 
-  it("rejects an agent that is not a runnable and tools that are not tools", () => {
+  it("rejects an agent that is not a runnable and tools that are not tools, saying what is wrong with the entry", () => {
     expect(errorOf({ agent: (() => undefined) as never }).argument).toBe("agent");
     expect(errorOf({ tools: [{ name: "x" }] as never }).argument).toBe("tools");
     expect(errorOf({ tools: "echo" as never }).argument).toBe("tools");
+    expect(errorOf({ tools: "echo" as never }).message).toBe("AgentExecutor: `tools` must be an array of @langchain/core tools (use [] for none), got a string.");
+    const every = "Every tool needs a non-empty string `name` and an `invoke` method (tool() from @langchain/core/tools makes one).";
+    expect(errorOf({ tools: [echoTool, { name: "x" }] as never }).message).toBe(`AgentExecutor: \`tools[1]\` is not a @langchain/core tool: "x" has no \`invoke\` method. ${every}`);
+    expect(errorOf({ tools: [null] as never }).message).toBe(`AgentExecutor: \`tools[0]\` is not a @langchain/core tool: it is null. ${every}`);
+    expect(errorOf({ tools: [{ invoke: () => "" }] as never }).message).toBe(`AgentExecutor: \`tools[0]\` is not a @langchain/core tool: it has no \`name\`. ${every}`);
+    expect(errorOf({ tools: [{ name: 5, invoke: () => "" }] as never }).message).toBe(`AgentExecutor: \`tools[0]\` is not a @langchain/core tool: its \`name\` is a number, not a string. ${every}`);
+    // An empty name was taken here before (the agent constructors refused it): a model cannot call it.
+    expect(errorOf({ tools: [{ name: "", invoke: () => "" }] as never }).message).toBe(`AgentExecutor: \`tools[0]\` is not a @langchain/core tool: its \`name\` is empty. ${every}`);
   });
 
   it("accepts every documented value", () => {

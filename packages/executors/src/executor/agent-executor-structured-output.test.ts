@@ -25,7 +25,9 @@ describe("outputSchema", () => {
     const llm = new ScriptedChatModel({ responses: ["{}"] });
     const mine = tool(async () => "sent", { name: "final_answer", description: "Sends the answer by mail.", schema: z.object({}) });
     const agent = createToolCallingAgent({ llm, tools: [lookup, mine], prompt });
-    expect(() => new AgentExecutor({ agent, tools: [lookup, mine], outputSchema: Weather })).toThrow(/a tool of yours is named "final_answer": with `outputSchema`, a call to final_answer is the run's answer, so that tool would never run\. Rename it\./);
+    expect(() => new AgentExecutor({ agent, tools: [lookup, mine], outputSchema: Weather })).toThrow(
+      'AgentExecutor: `tools[1]` is named "final_answer", the tool the model answers through with `outputSchema` (a call to final_answer is the run\'s answer, so your tool would never run). Rename it.',
+    );
     // Without outputSchema it is an ordinary tool.
     expect(() => new AgentExecutor({ agent, tools: [lookup, mine] })).not.toThrow();
     const answer = finalAnswerTool(Weather);

@@ -447,6 +447,15 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
       );
       return;
     }
+    const check = inputChecks.get(this);
+    if (check !== undefined) {
+      try {
+        check(inputs);
+      } catch (error) {
+        subscriber.error(error);
+        return;
+      }
+    }
     const { options } = this;
     let runConfig: RunnableConfig = config ?? {};
     let conditions: readonly StopCondition[] = options.stopWhen;
@@ -502,6 +511,22 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
     }
     return new ExecutorRun(options, request, subscriber).start();
   }
+}
+
+/** What a new run's inputs are checked with before it starts, per executor (see {@link checkInputsBeforeRuns}). */
+const inputChecks = new WeakMap<object, (inputs: Record<string, unknown>) => void>();
+
+/**
+ * Makes `executor` check the inputs of every new run (`invoke`, `stream`, and what calls them)
+ * with `check` before the run starts: what `check` throws is the run's error, with no event
+ * emitted and nothing recorded (as for inputs that are not an object). Resumed and forked runs
+ * are not checked (their inputs were a run's). `createAgentExecutor` refuses inputs without the
+ * user's message so.
+ *
+ * @internal
+ */
+export function checkInputsBeforeRuns(executor: AgentExecutor<unknown, boolean>, check: (inputs: Record<string, unknown>) => void): void {
+  inputChecks.set(executor, check);
 }
 
 /** The method a new run was started by, as a refused config's message names it. */

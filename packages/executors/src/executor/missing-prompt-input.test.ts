@@ -25,4 +25,26 @@ describe("inputs the agent's prompt needs", () => {
     const result = await lastValueFrom(executor.invoke({ input: "Hi", language: "French" }));
     expect(result.output).toBe("Bonjour.");
   });
+
+  it("an undefined one is missing too (not the text \"undefined\" in the prompt), with or without middleware", async () => {
+    for (const middleware of [undefined, [{ name: "passing", wrapModelCall: (request: never, next: (request: never) => Promise<unknown>) => next(request) }]]) {
+      const llm = new ScriptedChatModel({ responses: ["Bonjour."] });
+      const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [echoTool], prompt }), tools: [echoTool], ...(middleware ? { middleware: middleware as never } : {}) });
+      const error = await lastValueFrom(executor.invoke({ input: undefined, language: "French" })).catch((caught: unknown) => caught);
+      expect(InvalidArgumentError.isInstance(error), `middleware: ${middleware !== undefined}`).toBe(true);
+      expect((error as InvalidArgumentError).argument).toBe("inputs");
+      expect((error as Error).message).toBe(
+        "AgentExecutor: the agent's prompt reads `input`, which the inputs do not have; `input` is undefined. Pass it in the inputs (invoke({ input: ... })), or give the prompt a default for it.",
+      );
+      expect(llm.calls).toHaveLength(0);
+    }
+  });
+
+  it("an undefined one leaves the prompt's default in place", async () => {
+    const llm = new ScriptedChatModel({ responses: ["Bonjour."] });
+    const withDefault = await prompt.partial({ language: "French" });
+    const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [echoTool], prompt: withDefault }), tools: [echoTool] });
+    await lastValueFrom(executor.invoke({ input: "Hi", language: undefined }));
+    expect(llm.calls[0]!.messages[0]!.text).toBe("Answer in French.");
+  });
 });

@@ -1,3 +1,4 @@
+import { type ReservedToolName, assertTools } from "@agentrx/agents";
 import { EARLY_STOP_OUTPUT, InvalidArgumentError, checkOptionKeys, isInDoubtPolicy } from "@agentrx/core";
 import type { InDoubtPolicy } from "@agentrx/core";
 import type { AgentAction, AgentStep } from "@agentrx/core";
@@ -94,6 +95,17 @@ export function defaultEarlyStopOutput(reason: StopReason, stoppedBy: unknown): 
 /** Observations longer than this many characters are truncated unless `maxObservationLength` says otherwise. */
 export const DEFAULT_MAX_OBSERVATION_LENGTH = 100_000;
 
+/**
+ * With `outputSchema`, the name of the tool the model answers through: a tool of the user's with
+ * that name would never run (a call to it is the answer). The executor's own `finalAnswerTool`
+ * (given to it by `createAgentExecutor`, or by a user who builds the agent) may have it. @internal
+ */
+export const RESERVED_FINAL_ANSWER: ReservedToolName = {
+  name: FINAL_ANSWER_TOOL,
+  reason: `the tool the model answers through with \`outputSchema\` (a call to ${FINAL_ANSWER_TOOL} is the run's answer, so your tool would never run)`,
+  allows: isFinalAnswerTool,
+};
+
 /** The keys of the `memory` option. */
 const MEMORY_KEYS: readonly string[] = ["memory", "historyKey", "inputKey"];
 
@@ -166,17 +178,8 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
   if (!Runnable.isRunnable(agent)) {
     fail("agent", agent, "`agent` must be a @langchain/core Runnable (e.g. from createToolCallingAgent or RunnableLambda.from).");
   }
-  if (!Array.isArray(tools)) fail("tools", tools, "`tools` must be an array of @langchain/core tools (use [] for none).");
-  const toolsByName = new Map<string, StructuredToolInterface>();
-  tools.forEach((tool: StructuredToolInterface, index: number) => {
-    if (typeof tool !== "object" || tool === null || typeof tool.name !== "string" || typeof tool.invoke !== "function") {
-      fail("tools", tool, `\`tools[${index}]\` is not a @langchain/core tool (it needs a string \`name\` and an \`invoke\` method).`);
-    }
-    if (toolsByName.has(tool.name)) {
-      fail("tools", tool.name, `two tools are named "${tool.name}"; tool names must be unique.`);
-    }
-    toolsByName.set(tool.name, tool);
-  });
+  assertTools(tools, "AgentExecutor", { reserved: outputSchema === undefined ? [] : [RESERVED_FINAL_ANSWER] });
+  const toolsByName = new Map<string, StructuredToolInterface>(tools.map((tool) => [tool.name, tool]));
   // A hand-built pipeline that cannot work (a prompt that never gets the steps, other tools): refused now.
   checkAgentPipeline(agent, [...toolsByName.keys()], [FINAL_ANSWER_TOOL]);
   // Infinity is no limit, as in LangChain's classic executor (Python's `None`).
@@ -242,10 +245,6 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
   }
   if (outputSchema !== undefined && typeof (outputSchema as { safeParse?: unknown } | null)?.safeParse !== "function") {
     fail("outputSchema", outputSchema, "`outputSchema` must be a zod schema (e.g. z.object({ ... })).");
-  }
-  const shadowed = outputSchema === undefined ? undefined : toolsByName.get(FINAL_ANSWER_TOOL);
-  if (shadowed !== undefined && !isFinalAnswerTool(shadowed)) {
-    fail("tools", FINAL_ANSWER_TOOL, `a tool of yours is named "${FINAL_ANSWER_TOOL}": with \`outputSchema\`, a call to ${FINAL_ANSWER_TOOL} is the run's answer, so that tool would never run. Rename it.`);
   }
   if (typeof verbose !== "boolean") fail("verbose", verbose, `\`verbose\` must be a boolean, got ${show(verbose)}.`);
   if (needsApproval !== undefined && typeof needsApproval !== "function") {

@@ -4,6 +4,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import type { AgentStreamEvent, StepsCompaction, StopReason } from "../executor/events";
 import type { RunState, RunTransition, RunTurn } from "../executor/run-state";
 import { onAbort } from "../executor/shared-abort-listener";
+import { agentInput } from "../executor/run-helpers";
 import type { ResolvedOptions } from "../executor/validate-options";
 import type { ModelCallRequest, PrepareStepArgs, PrepareStepResult, ToolCallRequest } from "./agent-middleware";
 import { MiddlewareError, type MiddlewareHook } from "./middleware-error";
@@ -157,7 +158,7 @@ export class MiddlewareRun {
       if (request.tools !== undefined) configurable[AGENT_TOOLS_KEY] = request.tools;
       config = { ...config, configurable };
     }
-    return agent.invoke({ ...request.inputs, steps: trim ? trim(steps) : steps }, config);
+    return agent.invoke(agentInput(request.inputs, trim ? trim(steps) : steps), config);
   }
 
   /** The chain of `entries`' `hook` around `inner`: the first entry outermost. */
