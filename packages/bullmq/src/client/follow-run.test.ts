@@ -1,10 +1,10 @@
 import { createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel } from "@agentrx/core/testing";
-import { AgentExecutor } from "@agentrx/executors";
+import { AgentExecutor, RunNotFoundError } from "@agentrx/executors";
 import { MemoryRunStore } from "@agentrx/runs";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
-import { lastValueFrom } from "rxjs";
+import { lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { ChannelHub } from "../internal/channel-hub";
@@ -73,5 +73,24 @@ describe("followRun's pace", () => {
     } finally {
       subscription.unsubscribe();
     }
+  });
+});
+
+describe("followRun while the channel cannot be heard (Redis unreachable)", () => {
+  const deaf = { listen: () => new Promise<never>(() => undefined), onReconnect: () => () => undefined, onClose: () => () => undefined } as unknown as ChannelHub;
+  const context = (store: MemoryRunStore) => ({ store, hub: deaf, channel: "c", pollIntervalMs: 60_000, resumePending: async () => false, reconcile: async () => undefined });
+
+  it("gives a finished run's events from its record and completes: the record says all", async () => {
+    const { store, runId } = await recordedRun();
+    const items = await lastValueFrom(followRun(context(store), runId, 0).pipe(toArray()));
+    expect(items).toHaveLength((await store.getRun(runId))?.eventCount ?? -1);
+    expect(items.at(-1)).toMatchObject({ event: { type: "output", output: "done" } });
+    // A follower that had everything already completes too.
+    await expect(lastValueFrom(followRun(context(store), runId, items.length).pipe(toArray()))).resolves.toEqual([]);
+  });
+
+  it("errors with RunNotFoundError for an unknown run", async () => {
+    const { store } = await recordedRun();
+    await expect(lastValueFrom(followRun(context(store), "no-such-run", 0))).rejects.toSatisfy((error) => RunNotFoundError.isInstance(error));
   });
 });

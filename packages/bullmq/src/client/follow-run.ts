@@ -221,6 +221,25 @@ export function followRun(context: FollowContext, runId: string, after: number, 
       subscriber.error(error);
     };
 
+    /**
+     * Reads the record while the channel's subscription is on its way: a finished run (or an
+     * unknown one) needs nothing from Redis, so its events come, and end, while Redis is
+     * unreachable too. Any other run goes on once the channel is heard (its record read again).
+     */
+    const readEnded = async (): Promise<void> => {
+      working = true;
+      try {
+        const info = await store.getRun(runId);
+        if (info === undefined) throw new RunNotFoundError({ operation: "events", runId });
+        if (info.status === "finished" && ((await readStore()) === "done" || decoded === info.eventCount)) return finish();
+      } catch (error) {
+        return fail(error);
+      } finally {
+        working = false;
+      }
+      if (listening) void pump();
+    };
+
     poll = setInterval(() => {
       if (Date.now() - quietSince < pollIntervalMs) return;
       quietSince = Date.now();
@@ -228,6 +247,7 @@ export function followRun(context: FollowContext, runId: string, after: number, 
       void pump();
     }, pollIntervalMs);
 
+    void readEnded();
     hub
       .listen(channel, (message) => {
         quietSince = Date.now();

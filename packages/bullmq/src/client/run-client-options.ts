@@ -41,7 +41,10 @@ export interface RunClientOptions {
 export interface SubmitRunOptions {
   /** The conversation the run belongs to (as `config.threadId` of the executor). */
   threadId?: string;
-  /** The run's id. @default a fresh UUID */
+  /**
+   * The run's id: one the store does not hold (the id of a run deleted from it may be used again).
+   * @default a fresh UUID
+   */
   runId?: string;
 }
 

@@ -1,3 +1,4 @@
+import { type AddressInfo, createServer } from "node:net";
 import { createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { InvalidArgumentError } from "@agentrx/core";
@@ -33,6 +34,18 @@ describe("RunClient: arguments (checked before Redis is reached)", () => {
     expect(() => (returned = client.result(42 as never))).not.toThrow();
     await expect(returned).rejects.toThrow("RunClient.events: `runId` must be a non-empty string, got 42.");
     await expect(client.result("")).rejects.toSatisfy((error) => InvalidArgumentError.isInstance(error));
+  });
+});
+
+describe("RunClient while Redis is unreachable", () => {
+  it("close() does not wait for Redis: it ends the runs followed and resolves", async () => {
+    const store = new MemoryRunStore();
+    await store.createRun({ runId: "waiting", inputs: { input: "x" }, status: "queued", metadata: { executor: "double" }, at: Date.now() });
+    // Port 1: nothing listens there; the follower's SUBSCRIBE waits for a connection that never comes.
+    const client = new RunClient({ connection: { host: "127.0.0.1", port: 1, retryStrategy: () => 50 }, store });
+    const followed = client.result("waiting");
+    await client.close();
+    await expect(followed).rejects.toThrow(/RunClient.close\(\) was called while this run was followed/);
   });
 });
 
@@ -209,6 +222,46 @@ describe.skipIf(servers.skip)("RunClient with in-process workers (Redis, Postgre
     const error = await client.result(runId).catch((caught: unknown) => caught);
     expect(RunStoppedError.isInstance(error) && error.status).toBe("failed");
     expect((error as RunStoppedError).reason).toMatch(/No executor named "nope" on this worker \(it has "double"\)/);
+  });
+
+  it("submitting an id again after its run was deleted from the store runs the new run (the old run's job, which BullMQ keeps, does not stand in for it)", async () => {
+    const client = fixture.client();
+    fixture.worker({ double: () => doublingExecutor() });
+    const runId = `again-${fixture.queueName}`;
+    await client.submit("nope", { input: "double 1" }, { runId });
+    await expect(client.result(runId)).rejects.toThrow(/No executor named "nope"/); // its job failed, and is kept
+    await fixture.store.deleteRun(runId);
+    await expect(client.submit("double", { input: "double 5" }, { runId })).resolves.toBe(runId);
+    expect((await client.result(runId)).output).toBe("5 doubled is 10.");
+    // An earlier run of the id that was cancelled: its cancel (kept in Redis for a day) is not the new run's.
+    const cancelledId = `again-cancelled-${fixture.queueName}`;
+    await client.submit("double", { input: "double 2" }, { runId: cancelledId });
+    await client.cancel(cancelledId);
+    await fixture.store.deleteRun(cancelledId);
+    await client.submit("double", { input: "double 3" }, { runId: cancelledId });
+    expect((await client.result(cancelledId)).output).toBe("3 doubled is 6.");
+    // A run id in use is refused, and the run it names is left as it is.
+    await expect(client.submit("double", { input: "double 6" }, { runId })).rejects.toThrow(/exists already/);
+    expect((await client.result(runId)).output).toBe("5 doubled is 10.");
+  });
+
+  it("gives a finished run's result and events from the store alone while Redis is unreachable", async () => {
+    fixture.worker({ double: () => doublingExecutor() });
+    const runId = await fixture.client().submit("double", { input: "double 8" });
+    expect((await fixture.client().result(runId)).output).toBe("8 doubled is 16.");
+    // A client whose Redis does not answer (nothing listens on its port).
+    const port = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, "127.0.0.1", () => {
+        const { port: free } = server.address() as AddressInfo;
+        server.close(() => resolve(free));
+      });
+    });
+    const cut = fixture.client({ connection: { host: "127.0.0.1", port, retryStrategy: () => 50 } });
+    expect((await cut.result(runId)).output).toBe("8 doubled is 16.");
+    const events = await lastValueFrom(cut.events(runId, { after: 2 }).pipe(toArray()));
+    expect(events[0]?.seq).toBe(3);
+    expect(events.at(-1)).toMatchObject({ type: "output", output: "8 doubled is 16." });
+    await expect(cut.result("no-such-run")).rejects.toSatisfy((error) => RunNotFoundError.isInstance(error));
   });
 
   it("send steers a run on a worker: the message joins at its next turn boundary, and a finished run refuses one", async () => {

@@ -1,34 +1,23 @@
 import { checkOptionKeys, InvalidArgumentError } from "@agentrx/core";
 import { type AgentExecutorResult, type Decision, RunBusyError, type RunInfo, RunNotFoundError, type RunStore, type SendMessageResult, type SteeringMessage, recordDecisions, sendRunMessage } from "@agentrx/executors";
-import { type ConnectionOptions, Queue } from "bullmq";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { Observable, filter, lastValueFrom, map } from "rxjs";
-import { ChannelHub } from "../internal/channel-hub";
-import { CANCEL_TTL_SECONDS, DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, type QueueNames, queueNames, resumeJobId, startJobId } from "../internal/queue-names";
-import { type RedisClients, type RunQueueConnection, openRedisClients } from "../internal/redis-clients";
-import { RESUME_JOB, type RunJobData, START_JOB } from "../internal/run-job-data";
+import type { ChannelHub } from "../internal/channel-hub";
+import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, queueNames } from "../internal/queue-names";
+import type { RunJobData } from "../internal/run-job-data";
 import { checkConnection, checkInteger, checkName, checkObject, checkRunId, checkStore, fail } from "../internal/validate";
-import { encodeWire } from "../internal/wire";
 import { ENDED, cancelReason, settleRun } from "../internal/settle-run";
 import { type FollowItem, type FollowPace, type RunEvent, followRun } from "./follow-run";
 import type { ReconcileOptions, ReconcileReport, ResumeRunOptions, RunClientOptions, RunEventsOptions, SubmitRunOptions } from "./run-client-options";
 import { RunStoppedError } from "../errors/run-stopped-error";
-import { PENDING_STATES, giveUpRun, queuedAtEpoch, reconcileRun } from "./reconcile-run";
+import { giveUpRun, reconcileRun } from "./reconcile-run";
+import { RunQueue } from "./run-queue";
 import { toResult } from "./to-result";
 import { recordedInputs, refuseIdleResume, refuseNonJson, shownInputs } from "./run-call-checks";
-import { workerGone } from "./worker-gone";
 
 const KNOWN = new Set(["connection", "store", "queueName", "prefix", "pollIntervalMs", "tools"]);
-/** Retries of a job whose store failed before its run started (the run itself is never retried blindly). */
-const JOB_ATTEMPTS = { attempts: 5, backoff: { type: "exponential", delay: 1000 } } as const;
 /** How many queued and running runs `reconcile()` looks at by default. */
 const RECONCILE_LIMIT = 1000;
-
-interface Connected {
-  redis: RedisClients;
-  hub: ChannelHub;
-  queue: Queue;
-}
 
 /** How `serveRunEvents` follows a run with the skips that move an SSE id past unshown entries. */
 const followers = new WeakMap<RunClient, (runId: string, after: number, pace?: FollowPace) => Observable<FollowItem>>();
@@ -64,13 +53,11 @@ export function followerOf(client: RunClient): (runId: string, after: number, pa
  */
 export class RunClient {
   private readonly store: RunStore;
-  private readonly connection: RunQueueConnection;
-  private readonly names: QueueNames;
+  /** The runs' jobs, cancels and channels in Redis. */
+  private readonly queue: RunQueue;
   private readonly pollIntervalMs: number;
   private readonly tools: readonly StructuredToolInterface[];
   private readonly owner = `client:${process.pid}:${crypto.randomUUID().slice(0, 8)}`;
-  private connected: Connected | undefined;
-  private closed = false;
 
   /** @throws InvalidArgumentError naming the option when an option cannot work */
   constructor(options: RunClientOptions) {
@@ -89,9 +76,8 @@ export class RunClient {
       fail(where, "tools", tools, "an array of tools (each with a name), the workers' executors' tools");
     }
     this.tools = tools;
-    this.connection = connection;
     this.store = store;
-    this.names = queueNames(queueName, prefix);
+    this.queue = new RunQueue(connection, queueNames(queueName, prefix));
     this.pollIntervalMs = pollIntervalMs;
     followers.set(this, (runId, after, pace) => this.follow(runId, after, pace));
   }
@@ -111,6 +97,8 @@ export class RunClient {
    *   `undefined` array item, a Date, a Map or Set, a class instance, a circular reference, a part
    *   nested more than 100 levels deep), in a message's fields too (`inputs.chat_history[0].
    *   additional_kwargs.sentAt is a Date`); nothing is recorded or queued then
+   * @throws RunStoreError (rejects) when the store holds a run with this `runId` already; nothing
+   *   is queued, and that run is left as it is
    */
   async submit(executor: string, inputs: Record<string, unknown>, options: SubmitRunOptions = {}): Promise<string> {
     const where = "RunClient.submit";
@@ -124,18 +112,18 @@ export class RunClient {
     refuseNonJson(where, inputs, "inputs", "a queued run's inputs");
     const recorded = recordedInputs(inputs, runId, threadId);
     const shown = shownInputs(inputs, runId);
-    const { queue } = this.connect();
+    this.queue.open(); // a closed client records nothing
     await this.store.createRun({
       runId,
       ...(threadId === undefined ? {} : { threadId }),
       inputs: recorded,
       status: "queued",
-      metadata: { executor, queue: this.names.queueName },
+      metadata: { executor, queue: this.queue.names.queueName },
       at: Date.now(),
     });
     const data: RunJobData = { schemaVersion: 1, kind: "start", runId, executor, inputs: shown, ...(threadId === undefined ? {} : { threadId }) };
     try {
-      await queue.add(START_JOB, data, { jobId: startJobId(runId), ...JOB_ATTEMPTS });
+      await this.queue.queueStart(runId, data);
     } catch (error) {
       const reason = `RunClient.submit could not queue the run: ${(error as Error)?.message ?? String(error)}`;
       await settleRun(this.store, runId, this.owner, "failed", reason).catch(() => undefined);
@@ -150,7 +138,8 @@ export class RunClient {
    * record); live `token` events carry none (the record keeps their text coalesced, one `token`
    * event per model call, which a follower that saw the tokens live does not get again). Completes
    * after the `output` event (a pause's included); errors with `RunStoppedError` when the run
-   * failed or was cancelled, and with `RunNotFoundError` for an unknown run. Cold: each
+   * failed or was cancelled, and with `RunNotFoundError` for an unknown run. A finished run needs
+   * nothing from Redis: its events come from the store even while Redis is unreachable. Cold: each
    * subscription follows the run anew; unsubscribing stops following (the run goes on).
    */
   events(runId: string, options: RunEventsOptions = {}): Observable<RunEvent> {
@@ -192,11 +181,10 @@ export class RunClient {
    */
   async cancel(runId: string): Promise<void> {
     checkRunId("RunClient.cancel", runId);
-    const { redis } = this.connect();
+    this.queue.open();
     let info = await this.runInfo(runId, "cancel");
     if (ENDED.has(info.status)) return;
-    await redis.command.set(this.names.cancelKey(runId), "1", "EX", CANCEL_TTL_SECONDS);
-    await redis.command.publish(this.names.cancelChannel, runId);
+    await this.queue.sendCancel(runId);
     // A run that was running may have paused (or been handed back) before the message reached its
     // worker, which then has no run to abort: read it again now that the cancel is in Redis (a
     // worker that pauses a run from now on sees the cancel there and records it itself).
@@ -205,10 +193,10 @@ export class RunClient {
     const lapsed = info.status === "running" && (info.leaseExpiresAt ?? 0) < Date.now();
     if (info.status === "queued" || info.status === "interrupted" || lapsed) {
       await this.recordCancel(info);
-    } else if (info.status === "running" && this.store.cancelRun !== undefined && this.ofThisQueue(info) && (await this.workerGone(runId))) {
+    } else if (info.status === "running" && this.store.cancelRun !== undefined && this.ofThisQueue(info) && (await this.queue.workerGone(runId))) {
       // Its lease is live but nobody renews it: the store cancels the run under it (a worker that
       // still held it would be refused its next write), rather than wait for the lease to lapse.
-      if (await this.store.cancelRun(runId, { reason: cancelReason(info, { workerGone: true }), at: Date.now() })) await this.publishEnd(runId, "cancelled");
+      if (await this.store.cancelRun(runId, { reason: cancelReason(info, { workerGone: true }), at: Date.now() })) await this.queue.publishEnd(runId, "cancelled");
     }
   }
 
@@ -245,7 +233,7 @@ export class RunClient {
       // An edited input is recorded as JSON: a Date in it would reach the tool as a string.
       refuseNonJson(where, decisions, "decisions", "decisions for a queued run");
     }
-    this.connect();
+    this.queue.open();
     const info = await this.runInfo(runId, "resume");
     const executor = info.metadata?.["executor"];
     if (typeof executor !== "string") {
@@ -261,14 +249,14 @@ export class RunClient {
     if (decisions === undefined) {
       refuseIdleResume(where, info, Date.now());
       // Followers of the run wait for this job rather than end at the failure.
-      await this.queueResume(runId, executor, info.epoch, true);
+      await this.queue.queueResume(runId, executor, info.epoch, true);
       return;
     }
     // Durable before anything is queued: the decisions are in the store, and the run is `queued`
     // (its followers wait for it), so a job Redis loses is replaced by `reconcile()`. A cancel that
     // waits in Redis is left there: the worker that takes the run sees it.
     const { epoch } = await recordDecisions(this.store, runId, decisions, { tools: this.tools, owner: this.owner, operation: where });
-    await this.queueResume(runId, executor, epoch);
+    await this.queue.queueResume(runId, executor, epoch);
   }
 
   /**
@@ -314,7 +302,7 @@ export class RunClient {
     checkOptionKeys(where, options, ["limit"], "options.");
     const { limit = RECONCILE_LIMIT } = options;
     checkInteger(where, "limit", limit, 1);
-    this.connect();
+    this.queue.open();
     const report: ReconcileReport = { requeued: [], failed: [], cancelled: [] };
     for (const info of await this.store.listRuns({ status: ["queued", "running"], limit })) {
       // Only runs submitted through a RunClient: a run recorded by an executor in its own process is that process's to resume.
@@ -329,22 +317,19 @@ export class RunClient {
     return report;
   }
 
-  /** Closes the client's connections; runs go on on the workers. Streams still open error. */
+  /**
+   * Closes the client's connections (at once when Redis is unreachable); runs go on on the
+   * workers. Streams still open error.
+   */
   async close(): Promise<void> {
-    this.closed = true;
-    const connected = this.connected;
-    this.connected = undefined;
-    if (connected === undefined) return;
-    connected.hub.closeAll(new Error("RunClient.close() was called while this run was followed."));
-    await connected.queue.close();
-    await connected.redis.close();
+    await this.queue.close(new Error("RunClient.close() was called while this run was followed."));
   }
 
   private follow(runId: string, after: number, pace?: FollowPace): Observable<FollowItem> {
     return new Observable<FollowItem>((subscriber) => {
       let hub: ChannelHub;
       try {
-        hub = this.connect().hub;
+        hub = this.queue.open().hub;
       } catch (error) {
         subscriber.error(error);
         return;
@@ -352,9 +337,9 @@ export class RunClient {
       const context = {
         store: this.store,
         hub,
-        channel: this.names.runChannel(runId),
+        channel: this.queue.names.runChannel(runId),
         pollIntervalMs: this.pollIntervalMs,
-        resumePending: (id: string) => this.resumePending(id),
+        resumePending: (id: string) => this.queue.resumePending(id),
         reconcile: async (info: RunInfo) => void (this.ofThisQueue(info) ? await this.reconcileRun(info) : undefined),
       };
       return followRun(context, runId, after, pace).subscribe(subscriber);
@@ -372,39 +357,12 @@ export class RunClient {
     let cancelled = false;
     try {
       cancelled = await settleRun(this.store, runId, this.owner, "cancelled", cancelReason(info));
-      if (cancelled) await this.publishEnd(runId, "cancelled");
+      if (cancelled) await this.queue.publishEnd(runId, "cancelled");
     } catch (error) {
       if (!RunBusyError.isInstance(error)) throw error;
     }
-    await this.connect().queue.remove(startJobId(runId)).catch(() => 0);
+    await this.queue.removeStart(runId);
     return cancelled;
-  }
-
-  /** Tells the run's followers that it ended, so they read its record again. */
-  private async publishEnd(runId: string, status: "cancelled"): Promise<void> {
-    await this.connect().redis.command.publish(this.names.runChannel(runId), encodeWire([{ end: { status } }]));
-  }
-
-  /**
-   * Whether the worker that runs the run is known to be gone (see `workerGone`): the run's active
-   * jobs (its start job, its latest resume job) against the workers of the queue Redis lists.
-   */
-  private async workerGone(runId: string): Promise<boolean> {
-    const { redis, queue } = this.connect();
-    const resumeId = await redis.command.get(this.names.resumeKey(runId));
-    const jobs = await Promise.all([queue.getJob(startJobId(runId)), resumeId === null ? undefined : queue.getJob(resumeId)]);
-    const active: { processedBy?: string }[] = [];
-    for (const job of jobs) if (job !== undefined && (await job.getState()) === "active") active.push(job);
-    return workerGone(active, () => queue.getWorkers());
-  }
-
-  /** Whether the run's latest resume job is still to run (or running). */
-  private async resumePending(runId: string): Promise<boolean> {
-    const { redis, queue } = this.connect();
-    const jobId = await redis.command.get(this.names.resumeKey(runId));
-    const job = jobId === null ? undefined : await queue.getJob(jobId);
-    if (job === undefined) return false;
-    return PENDING_STATES.has(await job.getState());
   }
 
   /**
@@ -413,57 +371,26 @@ export class RunClient {
    */
   private ofThisQueue(info: RunInfo): boolean {
     const queue = info.metadata?.["queue"];
-    return queue === undefined || queue === this.names.queueName;
+    return queue === undefined || queue === this.queue.names.queueName;
   }
 
   /** Checks that a stranded run has a job (see `reconcileRun`), through this client's queue and store. */
   private reconcileRun(info: RunInfo): Promise<"waiting" | "requeued"> {
     return reconcileRun(
       {
-        latestJob: async (runId) => {
-          const { redis, queue } = this.connect();
-          const resumeId = await redis.command.get(this.names.resumeKey(runId));
-          const job = (resumeId === null ? undefined : await queue.getJob(resumeId)) ?? (await queue.getJob(startJobId(runId)));
-          if (job === undefined) return { state: "unknown" };
-          const epoch = queuedAtEpoch(job.data);
-          return { state: await job.getState(), failedReason: job.failedReason, ...(epoch === undefined ? {} : { epoch }) };
-        },
-        cancelPending: async (runId) => (await this.connect().redis.command.exists(this.names.cancelKey(runId))) === 1,
+        latestJob: (runId) => this.queue.latestJob(runId),
+        cancelPending: (runId) => this.queue.cancelPending(runId),
         settleCancel: (info) => this.recordCancel(info),
-        queueResume: (runId, executor, epoch) => this.queueResume(runId, executor, epoch),
+        queueResume: (runId, executor, epoch) => this.queue.queueResume(runId, executor, epoch),
         giveUp: (runId, reason) => giveUpRun(this.store, this.owner, runId, reason),
       },
       info,
     );
   }
 
-  /**
-   * Queues a resume job for the run and remembers it as the run's latest (followers wait for it).
-   * `epoch`: the run's epoch when the resume was asked for (a run that ended after that is not
-   * brought back by this job). The job carries no decisions: they are in the run's record.
-   */
-  private async queueResume(runId: string, executor: string, epoch: number | undefined, clearCancel = false): Promise<void> {
-    const { redis, queue } = this.connect();
-    const data: RunJobData = { schemaVersion: 1, kind: "resume", runId, executor, ...(epoch === undefined ? {} : { epoch }) };
-    const jobId = resumeJobId(runId);
-    const remember = redis.command.multi();
-    if (clearCancel) remember.del(this.names.cancelKey(runId));
-    await remember.set(this.names.resumeKey(runId), jobId, "EX", CANCEL_TTL_SECONDS).exec();
-    await queue.add(RESUME_JOB, data, { jobId, ...JOB_ATTEMPTS });
-  }
-
   private async runInfo(runId: string, operation: string): Promise<RunInfo> {
     const info = await this.store.getRun(runId);
     if (info === undefined) throw new RunNotFoundError({ operation, runId });
     return info;
-  }
-
-  private connect(): Connected {
-    if (this.closed) throw new Error("RunClient: the client is closed; create a new one.");
-    if (this.connected) return this.connected;
-    const redis = openRedisClients(this.connection);
-    const queue = new Queue(this.names.queueName, { connection: this.connection as ConnectionOptions, prefix: this.names.prefix });
-    queue.on("error", () => undefined); // reconnects on its own; calls report their errors
-    return (this.connected = { redis, hub: new ChannelHub(redis.subscriber), queue });
   }
 }

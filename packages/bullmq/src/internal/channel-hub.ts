@@ -24,7 +24,15 @@ export class ChannelHub {
         this.connectedOnce = true;
         return;
       }
-      for (const listener of [...this.reconnectListeners]) listener();
+      // ioredis says "ready" before it subscribes to the channels again: a PING answered after
+      // those SUBSCRIBEs says they are heard, so a listener that reads the store then misses
+      // nothing published after that read. (A connection lost again says "ready" again.)
+      subscriber.ping().then(
+        () => {
+          for (const listener of [...this.reconnectListeners]) listener();
+        },
+        () => undefined,
+      );
     });
     if (subscriber.status === "ready") this.connectedOnce = true;
   }
@@ -67,7 +75,7 @@ export class ChannelHub {
     for (const listener of [...this.closeListeners]) listener(error);
   }
 
-  /** Calls `listener` whenever the subscriber connection is back after a disconnect. */
+  /** Calls `listener` whenever the subscriber connection is back after a disconnect, subscribed again. */
   onReconnect(listener: () => void): () => void {
     this.reconnectListeners.add(listener);
     return () => this.reconnectListeners.delete(listener);

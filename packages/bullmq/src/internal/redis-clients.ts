@@ -14,7 +14,7 @@ export interface RedisClients {
   command: Redis;
   /** SUBSCRIBE only. */
   subscriber: Redis;
-  /** Closes the connections we opened. */
+  /** Closes the connections we opened (at once when Redis is unreachable). */
   close(): Promise<void>;
 }
 
@@ -44,7 +44,9 @@ export function openRedisClients(connection: RunQueueConnection): RedisClients {
     command,
     subscriber,
     async close() {
-      await Promise.all(owned.map((client) => client.quit().catch(() => client.disconnect())));
+      // QUIT waits for the commands sent before it, which wait for a Redis that may not come back:
+      // a connection that is down is dropped instead (its pending commands reject).
+      await Promise.all(owned.map((client) => (client.status === "ready" ? client.quit().then(() => undefined, () => client.disconnect()) : client.disconnect())));
     },
   };
 }

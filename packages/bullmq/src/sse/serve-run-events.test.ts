@@ -24,6 +24,7 @@ describe("serveRunEvents' options", () => {
     expect(() => serveRunEvents({} as RunClient, "r1", {} as IncomingMessage, res, { heartbeat: 10 } as never)).toThrow(
       "serveRunEvents: unknown option `options.heartbeat`; did you mean `heartbeatMs`? Known options: heartbeatMs, maxBufferedBytes.",
     );
+    expect(() => serveRunEvents({} as RunClient, "r1", {} as IncomingMessage, res, null as never)).toThrow("serveRunEvents: `options` must be an object, got null.");
   });
 });
 

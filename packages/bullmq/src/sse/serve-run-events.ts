@@ -6,7 +6,7 @@ import type { Subscription } from "rxjs";
 import { RunStoppedError } from "../errors/run-stopped-error";
 import { type RunClient, followerOf } from "../client/run-client";
 import type { FollowItem } from "../client/follow-run";
-import { fail } from "../internal/validate";
+import { checkObject, fail } from "../internal/validate";
 
 /** Options of {@link serveRunEvents}. */
 export interface ServeRunEventsOptions {
@@ -48,6 +48,7 @@ const SERVE_RUN_EVENTS_OPTION_KEYS = Object.keys({ heartbeatMs: true, maxBuffere
  * ```
  */
 export function serveRunEvents(client: RunClient, runId: string, req: IncomingMessage, res: ServerResponse, options: ServeRunEventsOptions = {}): Promise<void> {
+  checkObject("serveRunEvents", "options", options);
   checkOptionKeys("serveRunEvents", options, SERVE_RUN_EVENTS_OPTION_KEYS, "options.");
   const follow = followerOf(client);
   const { heartbeatMs = 15_000, maxBufferedBytes = 1_048_576 } = options;

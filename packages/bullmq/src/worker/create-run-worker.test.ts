@@ -9,7 +9,7 @@ import { testServers, until } from "../test-helpers/test-servers";
 import { createRunWorker } from "./create-run-worker";
 
 describe("createRunWorker: options", () => {
-  const base = { connection: { host: "127.0.0.1" }, store: new MemoryRunStore(), executors: {} };
+  const base = { connection: { host: "127.0.0.1" }, store: new MemoryRunStore(), executors: { support: () => doublingExecutor() } };
   it.each([
     [{ ...base, concurrency: 0 }, /`concurrency` must be an integer >= 1, got 0/],
     [{ ...base, store: {} }, /`store` must be a RunStore .* it has no createRun, claimRun, write, getRun, readEvents method/],
@@ -18,6 +18,7 @@ describe("createRunWorker: options", () => {
     [{ ...base, maxAttempts: 1.5 }, /`maxAttempts` must be an integer >= 1/],
     [{ ...base, connection: "redis://x" }, /`connection` must be ioredis options/],
     [{ ...base, retries: 3 }, /`retries` must be one of the known options/],
+    [{ ...base, executors: {} }, /`executors` must be executor factories by name, at least one \(a worker with none would fail every run it takes\), got an object/],
   ])("refuses %#, naming the option", (options, message) => {
     expect(() => createRunWorker(options as never)).toThrow(message);
   });
@@ -65,6 +66,28 @@ describe.skipIf(servers.skip)("createRunWorker (Redis, PostgreSQL)", () => {
     await until(() => worker.activeRuns === 1, "the run to start");
     await worker.close({ gracePeriodMs: 10_000 });
     expect(await fixture.store.getRun(runId)).toMatchObject({ status: "finished" });
+  });
+
+  it("fails a run whose executor factory returns no executor, saying so, instead of retrying the job and leaving the run queued", async () => {
+    const client = fixture.client();
+    fixture.worker({ double: () => undefined as never });
+    const runId = await client.submit("double", { input: "double 2" });
+    await expect(client.result(runId)).rejects.toThrow(/The executor factory "double" returned undefined, not an AgentExecutor/);
+    expect(await fixture.store.getRun(runId)).toMatchObject({ status: "failed" });
+    const job = await fixture.queue().getJob(startJobId(runId));
+    expect(await job?.getState()).toBe("failed");
+    expect(job?.attemptsMade).toBe(1); // not retried: the factory would return the same again
+  });
+
+  it("reports a job whose data is malformed to onError (it belongs to no run), and fails the job without retrying it", async () => {
+    const errors: unknown[] = [];
+    fixture.worker({ double: () => doublingExecutor() }, { onError: (error) => errors.push(error) });
+    await fixture.queue().add("start", { schemaVersion: 1, kind: "start", executor: "double" }, { jobId: "no-run-id", attempts: 3 });
+    await until(() => errors.length > 0, "onError to be called");
+    expect(String((errors[0] as Error).message)).toMatch(/Job no-run-id of queue "worker-test-\d+" cannot be run: it has no runId\./);
+    const job = await fixture.queue().getJob("no-run-id");
+    expect(await job?.getState()).toBe("failed");
+    expect(job?.attemptsMade).toBe(1);
   });
 
   it("waits for the lease of a dead process to expire before resuming its run", async () => {

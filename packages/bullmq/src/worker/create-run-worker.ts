@@ -82,6 +82,8 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
   checkConnection(WHERE, connection);
   checkStore(WHERE, store);
   checkObject(WHERE, "executors", executors);
+  // A worker without executors would take every job of its queue and fail each run.
+  if (Object.keys(executors).length === 0) fail(WHERE, "executors", executors, "executor factories by name, at least one (a worker with none would fail every run it takes)");
   for (const [name, factory] of Object.entries(executors)) {
     if (typeof factory !== "function") fail(WHERE, `executors.${name}`, factory, "a function that returns an AgentExecutor");
   }

@@ -7,6 +7,7 @@ import { type RunJobData, readJobData } from "../internal/run-job-data";
 import type { WireItem } from "../internal/wire";
 import { type SegmentOutcome, runSegment } from "./run-segment";
 import { ENDED, cancelReason, settleRun } from "../internal/settle-run";
+import { show } from "../internal/validate";
 import type { WirePublisher } from "./wire-publisher";
 
 /** A run this worker is running: how to stop it, and whether a stop hands it back. */
@@ -53,7 +54,12 @@ const BUSY_RETRY_MS = 1000;
  */
 export async function processRunJob(context: WorkerContext, job: Job, token: string | undefined): Promise<RunJobResult> {
   const data = readJobData(job.data);
-  if (typeof data === "string") throw new UnrecoverableError(`Job ${job.id} of queue "${context.names.queueName}" cannot be run: ${data}.`);
+  if (typeof data === "string") {
+    // It names no run whose record could say so: the worker's onError is where it is told.
+    const error = new UnrecoverableError(`Job ${job.id} of queue "${context.names.queueName}" cannot be run: ${data}.`);
+    context.onError(error);
+    throw error;
+  }
   const { runId } = data;
   if (context.active.has(runId)) return retryLater(job, token, Date.now() + BUSY_RETRY_MS); // a second job of a run running here
   const active: ActiveRun = { controller: new AbortController(), handOff: false };
@@ -113,6 +119,12 @@ async function processRun(
     executor = await factory();
   } catch (error) {
     const reason = `The executor factory "${data.executor}" threw: ${(error as Error)?.message ?? String(error)}`;
+    await settleRun(store, runId, owner, "failed", reason);
+    throw new UnrecoverableError(reason);
+  }
+  if (typeof (executor as Partial<AgentExecutor> | null | undefined)?.resume !== "function") {
+    // Not retried: the factory returns the same thing each time, and the run would wait as `queued`.
+    const reason = `The executor factory "${data.executor}" returned ${show(executor)}, not an AgentExecutor (an object with a resume method).`;
     await settleRun(store, runId, owner, "failed", reason);
     throw new UnrecoverableError(reason);
   }

@@ -7,12 +7,14 @@ import type { RunQueueConnection } from "../internal/redis-clients";
  * @example
  * ```ts
  * import type { RunWorkerOptions } from "@agentrx/bullmq";
+ * import type { AgentExecutor } from "@agentrx/executors";
  * import { MemoryRunStore } from "@agentrx/runs";
+ * declare function supportExecutor(): AgentExecutor;
  *
  * const options: RunWorkerOptions = {
  *   connection: { host: "127.0.0.1", port: 6379 },
  *   store: new MemoryRunStore(), // a PostgresRunStore shared by every process, in production
- *   executors: {},
+ *   executors: { support: supportExecutor },
  *   concurrency: 20,
  * };
  * ```
@@ -26,7 +28,7 @@ export interface RunWorkerOptions {
    */
   store: RunStore;
   /**
-   * Executor factories by name; a job names one. A factory is called once per job (return a
+   * Executor factories by name (at least one); a job names one. A factory is called once per job (return a
    * cached executor when building one is costly: an executor keeps no state between runs). Every
    * worker of a queue should know every name: a job naming an executor this worker lacks fails
    * its run, naming the executors it has.

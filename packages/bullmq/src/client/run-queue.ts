@@ -1,0 +1,139 @@
+// What a RunClient keeps in Redis, beside the store: its connections (opened at the first call
+// that needs them), the runs' jobs, the cancels that wait for a worker, and the runs' channels.
+// @internal
+import { type ConnectionOptions, Queue } from "bullmq";
+import { ChannelHub } from "../internal/channel-hub";
+import { CANCEL_TTL_SECONDS, type QueueNames, resumeJobId, startJobId } from "../internal/queue-names";
+import { type RedisClients, type RunQueueConnection, openRedisClients } from "../internal/redis-clients";
+import { RESUME_JOB, type RunJobData, START_JOB } from "../internal/run-job-data";
+import { encodeWire } from "../internal/wire";
+import { type LatestJob, PENDING_STATES, queuedAtEpoch } from "./reconcile-run";
+import { workerGone } from "./worker-gone";
+
+/** Retries of a job whose store failed before its run started (the run itself is never retried blindly). */
+const JOB_ATTEMPTS = { attempts: 5, backoff: { type: "exponential", delay: 1000 } } as const;
+
+interface Connected {
+  redis: RedisClients;
+  hub: ChannelHub;
+  queue: Queue;
+}
+
+/**
+ * A client's side of one queue in Redis: the jobs of its runs (the start job, one per run; the
+ * latest resume job, remembered by id for a day), the cancels kept for whoever takes a run, and the
+ * runs' channels. Opens no connection until a call needs one.
+ *
+ * @internal
+ */
+export class RunQueue {
+  private connected: Connected | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly connection: RunQueueConnection,
+    readonly names: QueueNames,
+  ) {}
+
+  /** The connections, opened at the first call. @throws Error once the client is closed */
+  open(): Connected {
+    if (this.closed) throw new Error("RunClient: the client is closed; create a new one.");
+    if (this.connected) return this.connected;
+    const redis = openRedisClients(this.connection);
+    const queue = new Queue(this.names.queueName, { connection: this.connection as ConnectionOptions, prefix: this.names.prefix });
+    queue.on("error", () => undefined); // reconnects on its own; calls report their errors
+    return (this.connected = { redis, hub: new ChannelHub(redis.subscriber), queue });
+  }
+
+  /**
+   * Queues a new run's start job. What an earlier run of the same id (its record deleted since)
+   * left in Redis is not this run's and goes first: its job (BullMQ keeps ended jobs a while) would
+   * make BullMQ drop this one as a duplicate, and its cancel would cancel this run.
+   */
+  async queueStart(runId: string, data: RunJobData): Promise<void> {
+    const { redis, queue } = this.open();
+    await Promise.all([redis.command.del(this.names.cancelKey(runId), this.names.resumeKey(runId)), queue.remove(startJobId(runId))]);
+    await queue.add(START_JOB, data, { jobId: startJobId(runId), ...JOB_ATTEMPTS });
+  }
+
+  /**
+   * Queues a resume job for the run and remembers it as the run's latest (followers wait for it).
+   * `epoch`: the run's epoch when the resume was asked for (a run that ended after that is not
+   * brought back by this job). The job carries no decisions: they are in the run's record.
+   * `clearCancel`: the resume continues a cancelled run, so its cancel is forgotten.
+   */
+  async queueResume(runId: string, executor: string, epoch: number | undefined, clearCancel = false): Promise<void> {
+    const { redis, queue } = this.open();
+    const data: RunJobData = { schemaVersion: 1, kind: "resume", runId, executor, ...(epoch === undefined ? {} : { epoch }) };
+    const jobId = resumeJobId(runId);
+    const remember = redis.command.multi();
+    if (clearCancel) remember.del(this.names.cancelKey(runId));
+    await remember.set(this.names.resumeKey(runId), jobId, "EX", CANCEL_TTL_SECONDS).exec();
+    await queue.add(RESUME_JOB, data, { jobId, ...JOB_ATTEMPTS });
+  }
+
+  /** Removes the run's start job unless a worker holds it (its worker ends it then). */
+  async removeStart(runId: string): Promise<void> {
+    await this.open().queue.remove(startJobId(runId)).catch(() => 0);
+  }
+
+  /** The run's latest job (its resume job, else its start job), as reconciling reads it. */
+  async latestJob(runId: string): Promise<LatestJob> {
+    const { redis, queue } = this.open();
+    const resumeId = await redis.command.get(this.names.resumeKey(runId));
+    const job = (resumeId === null ? undefined : await queue.getJob(resumeId)) ?? (await queue.getJob(startJobId(runId)));
+    if (job === undefined) return { state: "unknown" };
+    const epoch = queuedAtEpoch(job.data);
+    return { state: await job.getState(), failedReason: job.failedReason, ...(epoch === undefined ? {} : { epoch }) };
+  }
+
+  /** Whether the run's latest resume job is still to run (or running). */
+  async resumePending(runId: string): Promise<boolean> {
+    const { redis, queue } = this.open();
+    const jobId = await redis.command.get(this.names.resumeKey(runId));
+    const job = jobId === null ? undefined : await queue.getJob(jobId);
+    if (job === undefined) return false;
+    return PENDING_STATES.has(await job.getState());
+  }
+
+  /**
+   * Whether the worker that runs the run is known to be gone (see `workerGone`): the run's active
+   * jobs (its start job, its latest resume job) against the workers of the queue Redis lists.
+   */
+  async workerGone(runId: string): Promise<boolean> {
+    const { redis, queue } = this.open();
+    const resumeId = await redis.command.get(this.names.resumeKey(runId));
+    const jobs = await Promise.all([queue.getJob(startJobId(runId)), resumeId === null ? undefined : queue.getJob(resumeId)]);
+    const active: { processedBy?: string }[] = [];
+    for (const job of jobs) if (job !== undefined && (await job.getState()) === "active") active.push(job);
+    return workerGone(active, () => queue.getWorkers());
+  }
+
+  /** Keeps a cancel of the run for a day (for whoever takes it) and tells the queue's workers. */
+  async sendCancel(runId: string): Promise<void> {
+    const { redis } = this.open();
+    await redis.command.set(this.names.cancelKey(runId), "1", "EX", CANCEL_TTL_SECONDS);
+    await redis.command.publish(this.names.cancelChannel, runId);
+  }
+
+  /** Whether a cancel of the run waits in Redis for whoever takes the run. */
+  async cancelPending(runId: string): Promise<boolean> {
+    return (await this.open().redis.command.exists(this.names.cancelKey(runId))) === 1;
+  }
+
+  /** Tells the run's followers that it ended, so they read its record again. */
+  async publishEnd(runId: string, status: "cancelled"): Promise<void> {
+    await this.open().redis.command.publish(this.names.runChannel(runId), encodeWire([{ end: { status } }]));
+  }
+
+  /** Closes the connections (at once when Redis is unreachable); the runs followed error with `error`. */
+  async close(error: Error): Promise<void> {
+    this.closed = true;
+    const connected = this.connected;
+    this.connected = undefined;
+    if (connected === undefined) return;
+    connected.hub.closeAll(error);
+    await connected.queue.close();
+    await connected.redis.close();
+  }
+}
