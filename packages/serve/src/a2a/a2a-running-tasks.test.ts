@@ -181,6 +181,12 @@ describe("createA2AHandler, a message on a task whose run is going on, through @
     const blank = await client.sendMessageStream(request("   ", "unknown-run")).next().catch((error: unknown) => error);
     expect(blank).toBeInstanceOf(RequestMalformedError);
     expect(blank).toMatchObject({ message: "Task unknown-run is working: a message to it is sent to its run as text (steering), and this one has no text." });
+    // A decision that comes after another answer resumed the run is refused, not read to the model as the user's words.
+    const late = userMessage("", "unknown-run");
+    late.parts = [{ content: { $case: "data", value: { decision: "approve" } }, metadata: undefined, filename: "", mediaType: "application/json" }] as Message["parts"];
+    const decision = await client.sendMessage({ tenant: "", message: late, configuration: undefined, metadata: undefined }).catch((error: unknown) => error);
+    expect(decision).toBeInstanceOf(UnsupportedOperationError);
+    expect(decision).toMatchObject({ message: expect.stringMatching(/^Task unknown-run is working: it is not waiting for a decision \(another answer may have resumed its run\)/) });
     for (const id of ["finished-run", "unknown-run"]) expect((await client.getTask({ tenant: "", id })).status?.state).toBe(TaskState.TASK_STATE_WORKING);
   });
 });

@@ -6,7 +6,7 @@ import type { Observable } from "rxjs";
 import { errorText } from "../internal/error-text";
 import { type Headers, TELEMETRY_CONTEXT_KEY, remoteContext } from "../internal/trace-context";
 import type { A2AMessage } from "./a2a-types";
-import { ROLE_AGENT, TASK_STATE, artifact, dataPart, message, partsText, statusUpdate, textPart } from "./a2a-parts";
+import { ROLE_AGENT, TASK_STATE, artifact, dataOf, dataPart, message, partsText, statusUpdate, textPart } from "./a2a-parts";
 import { cancelRecordedRun } from "./cancel-recorded-run";
 import { approvalMessage, decisionsOf, pendingInterrupts } from "./a2a-approval";
 import { TextBatcher } from "./text-batcher";
@@ -286,11 +286,18 @@ export class ExecutorA2AAgent implements SdkAgentExecutor {
   /**
    * Sends `received`, a message on task `taskId` whose run is going on, to the run as a steering
    * message (`executor.send`, see docs/steering.md): it joins the run at its next turn boundary.
-   * Rejects with a {@link SteeringRefused} when it cannot: the message has no text, the run has
+   * Rejects with a {@link SteeringRefused} when it cannot: the message has no text, or carries a
+   * decision (a data part with `decisions` or `decision`: it answered a pause that is over), the run has
    * finished (the task is about to complete), or the run cannot be reached from this process (no
    * store shared with the process that runs it); with the store's error when the store fails.
    */
   steer = async (taskId: string, received: Message, state: number | undefined): Promise<void> => {
+    const data = dataOf(received.parts);
+    if (data !== undefined && (data["decisions"] !== undefined || data["decision"] !== undefined)) {
+      // A decision for a pause that is over (another answer resumed the run first): not something
+      // the run's model should read as the user's words.
+      throw new SteeringRefused("unsupported", `Task ${taskId} is ${stateName(state)}: it is not waiting for a decision (another answer may have resumed its run), so this message's decision was not taken. A decision answers a task that is input-required.`);
+    }
     const text = partsText(received.parts);
     if (text.trim() === "") throw new SteeringRefused("malformed", `Task ${taskId} is ${stateName(state)}: a message to it is sent to its run as text (steering), and this one has no text.`);
     try {
