@@ -1,12 +1,14 @@
 import { HttpAgent } from "@ag-ui/client";
 import { EventSchemas } from "@ag-ui/core/schemas";
 import { createToolCallingAgent } from "@agentrx/agents";
-import { ScriptedChatModel } from "@agentrx/core/testing";
+import { ScriptedChatModel, deferred } from "@agentrx/core/testing";
 import { AgentExecutor, type AgentStreamEvent } from "@agentrx/executors";
 import { MemoryRunStore } from "@agentrx/runs";
 import { withApproval } from "@agentrx/tools";
+import { tool } from "@langchain/core/tools";
 import { type Observable, lastValueFrom, tap, toArray } from "rxjs";
 import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { closeLoopback, startLoopback } from "../../../runs/src/sse/loopback-test-server";
 import { createAGUIHandler } from "./create-ag-ui-handler";
 import type { AGUIEvent, BaseEvent } from "./ag-ui-event";
@@ -107,3 +109,66 @@ describe("toAGUIEvents, a resumed run", () => {
   });
 });
 
+
+describe("toAGUIEvents, a resumed run with a call in doubt (inDoubt: \"interrupt\")", () => {
+  it("pauses about the call the client has, then answers it, with steps and tool calls in an order @ag-ui/client accepts", async () => {
+    // A run cancelled while its one `work` call runs: the call has no recorded result, it is in doubt.
+    const store = new MemoryRunStore();
+    const started = deferred<void>();
+    let calls = 0;
+    const work = tool(
+      async ({ name }: { name: string }, config) => {
+        calls++;
+        started.resolve();
+        if (calls === 1) await new Promise((_, reject) => config?.signal?.addEventListener("abort", () => reject(new Error("aborted"))));
+        return `${name} done`;
+      },
+      { name: "work", description: "Works.", schema: z.object({ name: z.string() }) },
+    );
+    const executor = workExecutor(work, [{ toolCalls: [{ name: "work", args: { name: "a" } }] }, "Done."], { store, inDoubt: "interrupt" });
+    const events$ = (run$: Observable<AgentStreamEvent>, runId: string) => lastValueFrom(toAGUIEvents(run$, { threadId: "t1", runId }).pipe(toArray<BaseEvent>()));
+    // @ag-ui/client's HttpAgent, answered with each run's events as the handler sends them: it
+    // verifies their order (verifyEvents) and builds the conversation from them.
+    let next: BaseEvent[] = [];
+    const fetch = async () => new Response(next.map((event) => `data: ${JSON.stringify(event)}\n\n`).join(""), { headers: { "content-type": "text/event-stream" } });
+    const agent = new HttpAgent({ url: "http://localhost/agui", threadId: "t1", initialMessages: [{ id: "u1", role: "user", content: "go" }], fetch });
+    const run = async (events: BaseEvent[], params: Parameters<HttpAgent["runAgent"]>[0]) => {
+      next = events;
+      const seen: string[] = [];
+      await agent.runAgent(params, { onEvent: ({ event }) => void seen.push(EventSchemas.parse(event).type) });
+      return seen;
+    };
+
+    const controller = new AbortController();
+    const live = events$(executor.stream({ input: "go" }, { runId: "pay", signal: controller.signal }), "r1");
+    await started.promise;
+    controller.abort();
+    const cancelled = (await live) as AGUIEvent[];
+    expect(await run(cancelled, { runId: "r1" })).toEqual(["RUN_STARTED", "STEP_STARTED", "TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "STEP_FINISHED", "RUN_FINISHED"]);
+    expect(cancelled.at(-1)).toMatchObject({ outcome: { type: "cancelled" } });
+    const toolCallId = (cancelled.find((event) => event.type === "TOOL_CALL_START") as { toolCallId: string }).toolCallId;
+
+    // Resumed, the run pauses at once about the call (no action in its stream): no step, no tool
+    // call events, only the pause, which names the call the client has.
+    const paused = (await events$(executor.resume("pay"), "r2")) as AGUIEvent[];
+    expect(await run(paused, { runId: "r2" })).toEqual(["RUN_STARTED", "STATE_SNAPSHOT", "RUN_FINISHED"]);
+    expect(paused.at(-1)).toMatchObject({ outcome: { type: "interrupt", interrupts: [{ id: "call-0-0", reason: "in_doubt", toolCallId, metadata: { tool: "work", toolInput: { name: "a" } } }] } });
+    expect(paused[1]).toMatchObject({ snapshot: { agentrx: { runId: "pay", status: "interrupted", interrupts: [{ id: "call-0-0", toolCallId }] } } });
+
+    // Approved, the call runs first (its step, no action in this stream): its result answers the
+    // client's call inside the paused agent call's step, and the next agent call has its own.
+    const answered = (await events$(executor.resume("pay", { decisions: { "call-0-0": "approve" } }), "r3")) as AGUIEvent[];
+    const types = await run(answered, { runId: "r3", resume: [{ interruptId: "call-0-0", status: "resolved", payload: "approve" }] });
+    expect(types).toEqual(["RUN_STARTED", "STEP_STARTED", "TOOL_CALL_RESULT", "STEP_FINISHED", "STEP_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "STEP_FINISHED", "RUN_FINISHED"]);
+    expect(answered.filter((event) => event.type === "STEP_STARTED" || event.type === "STEP_FINISHED").map((event) => (event as { stepName: string }).stepName)).toEqual(["iteration 0", "iteration 0", "iteration 1", "iteration 1"]);
+    expect(answered[2]).toMatchObject({ type: "TOOL_CALL_RESULT", toolCallId, content: "a done" });
+    expect(answered.at(-1)).toMatchObject({ type: "RUN_FINISHED", result: "Done.", outcome: { type: "success" } });
+    expect(calls).toBe(2);
+
+    // The client's conversation: the one call, its one result, the answer.
+    const toolCalls = agent.messages.flatMap((message) => (message.role === "assistant" ? (message.toolCalls ?? []) : []));
+    expect(toolCalls.map((call) => call.id)).toEqual([toolCallId]);
+    expect(agent.messages.filter((message) => message.role === "tool")).toMatchObject([{ toolCallId, content: "a done" }]);
+    expect(agent.messages.at(-1)).toMatchObject({ role: "assistant", content: "Done." });
+  });
+});

@@ -1,18 +1,29 @@
 import { createToolCallingAgent } from "@agentrx/agents";
-import { ScriptedChatModel } from "@agentrx/core/testing";
+import { ScriptedChatModel, deferred } from "@agentrx/core/testing";
 import { AgentExecutor, type AgentStreamEvent } from "@agentrx/executors";
 import { MemoryRunStore } from "@agentrx/runs";
 import { withApproval } from "@agentrx/tools";
+import { tool } from "@langchain/core/tools";
 import { type UIMessage, readUIMessageStream, validateUIMessages } from "ai";
 import { type Observable, lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { toUIMessageChunks } from "./to-ui-message-chunks";
+import { uiApprovalDecisions } from "./ui-approval-decisions";
 import type { UIMessageChunk } from "./ui-message-chunk";
 import { workExecutor, workPrompt, workTool } from "../test-helpers/work-executor";
 
-/** The chunks of a run, and the message the `ai` package's reader makes of them (validated). */
-async function read(events$: Observable<AgentStreamEvent>): Promise<{ chunks: UIMessageChunk[]; message: UIMessage }> {
+/**
+ * The chunks of a run, and the message the `ai` package's reader makes of them (validated),
+ * continuing `shown` (a copy of it) when given, as useChat continues the message a page shows.
+ */
+async function read(events$: Observable<AgentStreamEvent>, shown?: UIMessage): Promise<{ chunks: UIMessageChunk[]; message: UIMessage }> {
   const chunks = await lastValueFrom(events$.pipe(toUIMessageChunks(), toArray()));
+  return { chunks, message: await readChunks(chunks, shown) };
+}
+
+/** The message the `ai` package's reader makes of `chunks` (validated), continuing a copy of `shown` when given. */
+async function readChunks(chunks: UIMessageChunk[], shown?: UIMessage): Promise<UIMessage> {
   const stream = new ReadableStream({
     start(controller) {
       for (const chunk of chunks) controller.enqueue(chunk);
@@ -20,10 +31,10 @@ async function read(events$: Observable<AgentStreamEvent>): Promise<{ chunks: UI
     },
   });
   let message: UIMessage | undefined;
-  for await (const snapshot of readUIMessageStream({ stream: stream as never, terminateOnError: true })) message = snapshot;
+  for await (const snapshot of readUIMessageStream({ stream: stream as never, terminateOnError: true, ...(shown ? { message: structuredClone(shown) } : {}) })) message = snapshot;
   if (message === undefined) throw new Error("no message");
   await validateUIMessages({ messages: [message] });
-  return { chunks, message };
+  return message;
 }
 
 const textOf = (message: UIMessage) => message.parts.map((part) => (part.type === "text" ? part.text : "")).join("");
@@ -133,5 +144,75 @@ describe("toUIMessageChunks, a resumed run", () => {
     for await (const snapshot of readUIMessageStream({ message: paused.message, stream: stream as never, terminateOnError: true })) message = snapshot;
     expect(message?.parts.filter((part) => part.type === "dynamic-tool").map((part) => (part as { state: string }).state)).toEqual(["output-available", "output-available"]);
     expect(textOf(message as UIMessage)).toBe("Done.");
+  });
+});
+
+describe("toUIMessageChunks, a resumed run with a call in doubt (inDoubt: \"interrupt\")", () => {
+  /**
+   * A run cancelled while its one `work` call runs (the first call waits for the cancellation; a
+   * later one answers at once): the call has no recorded result, so it is in doubt. Returns the
+   * executor and the message the page shows of the cancelled run.
+   */
+  async function cancelledMidCall() {
+    const store = new MemoryRunStore();
+    const started = deferred<void>();
+    let calls = 0;
+    const work = tool(
+      async ({ name }: { name: string }, config) => {
+        calls++;
+        started.resolve();
+        if (calls === 1) await new Promise((_, reject) => config?.signal?.addEventListener("abort", () => reject(new Error("aborted"))));
+        return `${name} done`;
+      },
+      { name: "work", description: "Works.", schema: z.object({ name: z.string() }) },
+    );
+    const executor = workExecutor(work, [{ toolCalls: [{ name: "work", args: { name: "a" } }] }, "Done."], { store, inDoubt: "interrupt" });
+    const controller = new AbortController();
+    const live = read(executor.stream({ input: "go" }, { runId: "pay", signal: controller.signal }));
+    await started.promise;
+    controller.abort();
+    const { chunks, message } = await live;
+    expect(chunks.at(-1)).toEqual({ type: "abort" });
+    expect((await store.getRun("pay"))?.status).toBe("cancelled");
+    const toolCallId = (chunks.find((chunk) => chunk.type === "tool-input-start") as { toolCallId: string }).toolCallId;
+    return { executor, shown: message, toolCallId, calls: () => calls };
+  }
+
+  const toolParts = (message: UIMessage) => message.parts.filter((part) => part.type === "dynamic-tool");
+
+  it("asks about the call on the part the page shows, with no step of its own, when the resumed run pauses at once (no action in its stream)", async () => {
+    const { executor, shown, toolCallId } = await cancelledMidCall();
+    expect(toolParts(shown)).toMatchObject([{ toolCallId, state: "output-error", errorText: "The run was cancelled before this call finished." }]);
+    const chunks = await lastValueFrom(executor.resume("pay").pipe(toUIMessageChunks(), toArray()));
+    // The call is shown again (its part may be gone from a reloaded page) and asked about; no step
+    // opens, so a page that shows the part updates it in place rather than adding a second one.
+    expect(chunks.map((chunk) => chunk.type)).toEqual(["start", "tool-input-start", "tool-input-delta", "tool-input-available", "tool-approval-request", "finish"]);
+    expect(chunks.slice(1, 5)).toMatchObject([{ toolCallId }, { toolCallId }, { toolCallId, input: { name: "a" } }, { toolCallId, approvalId: "call-0-0" }]);
+    expect(chunks.at(-1)).toMatchObject({ finishReason: "tool-calls", messageMetadata: { runId: "pay", stopReason: "interrupted" } });
+    // The page that showed the cancelled run: its one part is now asked about.
+    const continued = await readChunks(chunks, shown);
+    expect(continued.id).toBe(shown.id);
+    expect(continued.parts.map((part) => part.type)).toEqual(["step-start", "dynamic-tool"]);
+    expect(toolParts(continued)).toMatchObject([{ toolCallId, toolName: "work", state: "approval-requested", input: { name: "a" }, approval: { id: "call-0-0" } }]);
+    // A page that never saw the run (another device): the call, asked about.
+    const fresh = await readChunks(chunks);
+    expect(fresh.parts).toMatchObject([{ type: "dynamic-tool", toolCallId, state: "approval-requested", approval: { id: "call-0-0" } }]);
+  });
+
+  it("answers the approved call on its part, then opens the next agent call's step, when the resumed run starts with that call's step (no action in its stream)", async () => {
+    const { executor, shown, toolCallId, calls } = await cancelledMidCall();
+    const asked = await readChunks(await lastValueFrom(executor.resume("pay").pipe(toUIMessageChunks(), toArray())), shown);
+    // The person approves in useChat (addToolApprovalResponse): the part's approval is answered.
+    const answered: UIMessage = { ...asked, parts: asked.parts.map((part) => (part.type === "dynamic-tool" && part.state === "approval-requested" ? { ...part, state: "approval-responded", approval: { id: part.approval.id, approved: true } } : part)) };
+    const approvals = uiApprovalDecisions([answered]);
+    expect(approvals).toEqual({ runId: "pay", decisions: { "call-0-0": "approve" } });
+    const { chunks, message } = await read(executor.resume("pay", { decisions: approvals?.decisions ?? {} }), answered);
+    expect(calls()).toBe(2); // run again, as approved
+    expect(chunks.map((chunk) => chunk.type)).toEqual(["start", "tool-output-available", "start-step", "text-start", "text-delta", "message-metadata", "text-end", "finish-step", "finish"]);
+    expect(chunks[1]).toEqual({ type: "tool-output-available", toolCallId, output: "a done", dynamic: true });
+    expect(message.parts.map((part) => part.type)).toEqual(["step-start", "dynamic-tool", "step-start", "text"]);
+    expect(toolParts(message)).toMatchObject([{ toolCallId, state: "output-available", output: "a done", approval: { id: "call-0-0", approved: true } }]);
+    expect(textOf(message)).toBe("Done.");
+    expect(message.metadata).toMatchObject({ runId: "pay", stopReason: "finish" });
   });
 });
