@@ -6,6 +6,8 @@ export type ReadOlder = (before: number | undefined, limit: number) => Promise<S
 /** What the window selection needs to know about a stored message, read from its JSON. */
 interface MessageShape {
   type: string | undefined;
+  /** A chat message's `role` (a `ChatMessage`, stored with type `generic`). */
+  role: string | undefined;
   /** The ids of an AI message's tool calls (`undefined` for a call without one); empty when it has none. */
   toolCallIds: (string | undefined)[];
   /** A tool message's `tool_call_id`. */
@@ -18,6 +20,7 @@ function shapeOf(stored: StoredThreadMessage): MessageShape {
   const calls = Array.isArray(fields.tool_calls) ? fields.tool_calls : [];
   return {
     type: typeof type === "string" ? type : undefined,
+    role: typeof fields.role === "string" ? fields.role : undefined,
     toolCallIds: calls.map((call) => {
       const id = call !== null && typeof call === "object" && !Array.isArray(call) ? call.id : undefined;
       return typeof id === "string" && id !== "" ? id : undefined;
@@ -27,6 +30,23 @@ function shapeOf(stored: StoredThreadMessage): MessageShape {
 }
 
 const isToolResult = (shape: MessageShape) => shape.type === "tool" || shape.type === "function";
+
+/** A user's message: a `HumanMessage`, or a `ChatMessage` whose role is `user` or `human`. */
+const isHuman = (shape: MessageShape) => shape.type === "human" || (shape.type === "generic" && (shape.role === "user" || shape.role === "human"));
+
+/**
+ * Which message a window the budget cut may start on: `"human"`, a user's message (the question
+ * of its first turn is there); `"any"`, any message but a tool result.
+ */
+export type WindowStart = "human" | "any";
+
+/** How {@link selectWindow} moves the start of a window the budget cut. */
+export interface WindowOptions {
+  /** Move the start in steps of this many messages (an integer >= 1). @default 1 */
+  cutEvery?: number;
+  /** Which message the window may start on. @default "human" */
+  startOn?: WindowStart;
+}
 
 /**
  * The tool messages (oldest first) that answer an AI message's tool calls, or `undefined` when some
@@ -53,12 +73,37 @@ const LAST_PAGE = 1000;
  * the tool messages that answer them go in together or not at all; tool messages that answer no
  * call right before them, and AI messages whose calls are not all answered, are left out (chat
  * APIs reject both). The thread's first message, when it is a system message, is always kept, and
- * its tokens are counted first.
+ * its tokens are counted first. When the budget cut the thread, the start then moves forward: to a
+ * multiple of `cutEvery`, and (with `startOn: "human"`) to the first user's message at or after it,
+ * leaving only the leading system message when there is none.
  */
-export async function selectWindow(readOlder: ReadOlder, maxTokens: number, cutEvery = 1): Promise<StoredThreadMessage[]> {
+export async function selectWindow(readOlder: ReadOlder, maxTokens: number, options: WindowOptions = {}): Promise<StoredThreadMessage[]> {
+  const { cutEvery = 1, startOn = "human" } = options;
   const { window, cut } = await newestThatFit(readOlder, maxTokens);
   // A window that reaches the thread's start keeps it: its beginning cannot move yet.
-  return cut && cutEvery > 1 ? snapStart(window, cutEvery) : window;
+  if (!cut) return window;
+  const snapped = cutEvery > 1 ? snapStart(window, cutEvery) : window;
+  return startOn === "human" ? startOnHuman(snapped) : snapped;
+}
+
+/** The leading system message of a window (the thread's first message), if any, and the rest. */
+function splitSystem(window: StoredThreadMessage[]): { system: StoredThreadMessage | undefined; rest: StoredThreadMessage[] } {
+  const system = window[0] !== undefined && window[0].seq === 1 && shapeOf(window[0]).type === "system" ? window[0] : undefined;
+  return { system, rest: system === undefined ? window : window.slice(1) };
+}
+
+/**
+ * The window from its first user's message (a leading system message stays): a cut window does not
+ * open on an answer whose question was cut off. Without a user's message, the system message alone
+ * (or nothing).
+ */
+function startOnHuman(window: StoredThreadMessage[]): StoredThreadMessage[] {
+  const { system, rest } = splitSystem(window);
+  let start = rest.findIndex((message) => isHuman(shapeOf(message)));
+  if (start === -1) start = rest.length;
+  if (start === 0) return window;
+  const kept = rest.slice(start);
+  return system === undefined ? kept : [system, ...kept];
 }
 
 /**
@@ -68,8 +113,7 @@ export async function selectWindow(readOlder: ReadOlder, maxTokens: number, cutE
  * the budget cut: one that holds the whole thread is kept whole.
  */
 function snapStart(window: StoredThreadMessage[], cutEvery: number): StoredThreadMessage[] {
-  const system = window[0] !== undefined && window[0].seq === 1 && shapeOf(window[0]).type === "system" ? window[0] : undefined;
-  const rest = system === undefined ? window : window.slice(1);
+  const { system, rest } = splitSystem(window);
   const first = rest[0];
   if (first === undefined) return window;
   const boundary = Math.ceil((first.seq - 1) / cutEvery) * cutEvery + 1;

@@ -24,7 +24,8 @@ describe("ThreadMemory cutEvery", () => {
   });
 
   it("keeps a leading system message and never starts on a tool result", async () => {
-    const memory = new ThreadMemory({ store: new MemoryRunStore(), maxTokens: 6, countTokens: oneToken, cutEvery: 4, includeToolMessages: true });
+    // startOn "any": where the step alone puts the start (the default then moves it on to h2, below).
+    const memory = new ThreadMemory({ store: new MemoryRunStore(), maxTokens: 6, countTokens: oneToken, cutEvery: 4, includeToolMessages: true, startOn: "any" });
     await memory.addMessages("t", [
       new SystemMessage("sys"),
       new HumanMessage("h1"),
@@ -39,6 +40,8 @@ describe("ThreadMemory cutEvery", () => {
     expect(window[0]?.getType()).toBe("system");
     expect(window[1]?.getType()).not.toBe("tool");
     expect(window.map((message) => String(message.content))).toEqual(["sys", "a1", "h2", "a2", "h3"]);
+    const byDefault = new ThreadMemory({ store: memory.store, maxTokens: 6, countTokens: oneToken, cutEvery: 4 });
+    expect((await byDefault.getMessages("t")).map((message) => String(message.content))).toEqual(["sys", "h2", "a2", "h3"]);
   });
 
   it("keeps a thread that fits whole, after a leading system message or a left-out first message too", async () => {
@@ -72,7 +75,7 @@ describe("ThreadMemory unknown options", () => {
     const error = caught(() => new ThreadMemory({ store, maxTokens: 100, includeToolMessage: true } as never));
     expect(InvalidArgumentError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ argument: "includeToolMessage" });
-    expect((error as Error).message).toBe("ThreadMemory: unknown option `includeToolMessage`; did you mean `includeToolMessages`? Known options: store, maxTokens, countTokens, includeToolMessages, cutEvery.");
+    expect((error as Error).message).toBe("ThreadMemory: unknown option `includeToolMessage`; did you mean `includeToolMessages`? Known options: store, maxTokens, countTokens, includeToolMessages, cutEvery, startOn.");
   });
 
   it("refuses an unknown option of addMessages (a typo such as runid)", async () => {

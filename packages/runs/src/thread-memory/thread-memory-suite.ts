@@ -2,7 +2,7 @@
 // thread-memory.test.ts, as the run store conformance suite is.
 import { InvalidArgumentError } from "@agentrx/core";
 import { RunStoreError, type RunStore } from "@agentrx/executors";
-import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { estimateMessageTokens } from "./estimate-message-tokens";
 import { FIRST_PAGE } from "./select-window";
@@ -27,6 +27,7 @@ function conversation() {
     human: (id: string, tokens = 10) => cost(new HumanMessage({ id, content: `human ${id}` }), tokens),
     ai: (id: string, tokens = 10) => cost(new AIMessage({ id, content: `answer ${id}` }), tokens),
     system: (id: string, tokens = 10) => cost(new SystemMessage({ id, content: `system ${id}` }), tokens),
+    chat: (id: string, role: string, tokens = 10) => cost(new ChatMessage({ id, role, content: `${role} ${id}` }), tokens),
     calls: (id: string, callIds: string[], tokens = 5) =>
       cost(new AIMessage({ id, content: "", tool_calls: callIds.map((callId) => ({ id: callId, name: "lookup", args: { q: callId } })) }), tokens),
     result: (id: string, callId: string, tokens = 20) => cost(new ToolMessage({ id, content: `result ${callId}`, tool_call_id: callId }), tokens),
@@ -73,18 +74,80 @@ export function threadMemorySuite(options: ThreadMemorySuiteOptions): void {
     it("returns the newest messages that fit in maxTokens, oldest first, and stops at the first that does not", async () => {
       const c = conversation();
       const threadId = thread();
-      const memory = memoryOf({ maxTokens: 35, countTokens: c.countTokens });
+      // startOn "any": the budget's cut itself (the default's start on a user's message has its own test).
+      const memory = memoryOf({ maxTokens: 35, countTokens: c.countTokens, startOn: "any" });
       expect(await memory.getMessages(threadId)).toEqual([]);
       await memory.addMessages(threadId, [c.human("h1"), c.ai("a1", 2), c.human("h2", 20), c.ai("a2", 4), c.human("h3", 11), c.ai("a3", 10)]);
       // a3 + h3 + a2 = 25; h2 (20) does not fit in the 10 left. a1 (2) would, but the window is the newest messages.
       expect(ids(await memory.getMessages(threadId))).toEqual(["a2", "h3", "a3"]);
-      expect(ids(await memoryOf({ maxTokens: 25, countTokens: c.countTokens }).getMessages(threadId))).toEqual(["a2", "h3", "a3"]);
-      expect(ids(await memoryOf({ maxTokens: 45, countTokens: c.countTokens }).getMessages(threadId))).toEqual(["h2", "a2", "h3", "a3"]);
-      expect(ids(await memoryOf({ maxTokens: 1000, countTokens: c.countTokens }).getMessages(threadId))).toEqual(["h1", "a1", "h2", "a2", "h3", "a3"]);
-      expect(ids(await memoryOf({ maxTokens: 9, countTokens: c.countTokens }).getMessages(threadId))).toEqual([]);
+      expect(ids(await memoryOf({ maxTokens: 25, countTokens: c.countTokens, startOn: "any" }).getMessages(threadId))).toEqual(["a2", "h3", "a3"]);
+      expect(ids(await memoryOf({ maxTokens: 45, countTokens: c.countTokens, startOn: "any" }).getMessages(threadId))).toEqual(["h2", "a2", "h3", "a3"]);
+      expect(ids(await memoryOf({ maxTokens: 1000, countTokens: c.countTokens, startOn: "any" }).getMessages(threadId))).toEqual(["h1", "a1", "h2", "a2", "h3", "a3"]);
+      expect(ids(await memoryOf({ maxTokens: 9, countTokens: c.countTokens, startOn: "any" }).getMessages(threadId))).toEqual([]);
       const [first] = await memory.getMessages(threadId);
       expect(first).toBeInstanceOf(AIMessage);
       expect(first?.text).toBe("answer a2");
+      // By default the cut window starts on h3, a2's question h2 being cut off.
+      expect(ids(await memoryOf({ maxTokens: 35, countTokens: c.countTokens }).getMessages(threadId))).toEqual(["h3", "a3"]);
+    });
+
+    it("starts a window the budget cuts on a user's message by default, never on an answer whose question was cut off", async () => {
+      const c = conversation();
+      const window = (threadId: string, maxTokens: number, rest: Omit<ThreadMemoryOptions, "store" | "maxTokens" | "countTokens"> = {}) =>
+        memoryOf({ maxTokens, countTokens: c.countTokens, ...rest }).getMessages(threadId).then(ids);
+
+      // Alternating turns, the budget cutting in the middle of one (a1 fits, h1 does not).
+      const turns = thread();
+      await memoryOf({ maxTokens: 10, countTokens: c.countTokens }).addMessages(turns, [c.human("h1"), c.ai("a1"), c.human("h2"), c.ai("a2"), c.human("h3"), c.ai("a3")]);
+      expect(await window(turns, 50)).toEqual(["h2", "a2", "h3", "a3"]);
+      expect(await window(turns, 50, { startOn: "human" })).toEqual(["h2", "a2", "h3", "a3"]);
+      expect(await window(turns, 50, { startOn: "any" })).toEqual(["a1", "h2", "a2", "h3", "a3"]);
+      expect(await window(turns, 40)).toEqual(["h2", "a2", "h3", "a3"]);
+      expect(await window(turns, 60)).toEqual(["h1", "a1", "h2", "a2", "h3", "a3"]);
+      // The newest turn's answer alone fits: no user's message is left, so the window is empty.
+      expect(await window(turns, 15)).toEqual([]);
+      expect(await window(turns, 15, { startOn: "any" })).toEqual(["a3"]);
+
+      // A leading system message stays, before the first user's message.
+      const withSystem = thread();
+      await memoryOf({ maxTokens: 10, countTokens: c.countTokens }).addMessages(withSystem, [c.system("s", 30), c.human("h1"), c.ai("a1"), c.human("h2"), c.ai("a2")]);
+      expect(await window(withSystem, 65)).toEqual(["s", "h2", "a2"]);
+      expect(await window(withSystem, 65, { startOn: "any" })).toEqual(["s", "a1", "h2", "a2"]);
+      expect(await window(withSystem, 45)).toEqual(["s"]);
+
+      // A tool call and its results whose question was cut off go too; a ChatMessage with role "user" is a user's message.
+      const tools = thread();
+      await memoryOf({ maxTokens: 10, countTokens: c.countTokens, includeToolMessages: true }).addMessages(tools, [
+        c.human("h1"),
+        c.calls("a1", ["c1"]),
+        c.result("t1", "c1"),
+        c.ai("a2"),
+        c.chat("u2", "user"),
+        c.chat("b2", "assistant"),
+      ]);
+      expect(await window(tools, 55)).toEqual(["u2", "b2"]);
+      expect(await window(tools, 55, { startOn: "any" })).toEqual(["a1", "t1", "a2", "u2", "b2"]);
+      const [user] = await memoryOf({ maxTokens: 55, countTokens: c.countTokens }).getMessages(tools);
+      expect(user).toBeInstanceOf(ChatMessage);
+
+      // A window that holds the whole thread is the whole thread, even when it opens on an answer.
+      const greeting = thread();
+      await memoryOf({ maxTokens: 10, countTokens: c.countTokens }).addMessages(greeting, [c.ai("hello"), c.human("h1"), c.ai("a1")]);
+      expect(await window(greeting, 30)).toEqual(["hello", "h1", "a1"]);
+      expect(await window(greeting, 30, { cutEvery: 2 })).toEqual(["hello", "h1", "a1"]);
+      expect(await window(greeting, 29)).toEqual(["h1", "a1"]);
+    });
+
+    it("with cutEvery, starts the window on the first user's message at or after the step's boundary", async () => {
+      const c = conversation();
+      const threadId = thread();
+      // Seqs 1 to 10; the second turn has two answers (a2a at seq 4, a2b at seq 5).
+      await memoryOf({ maxTokens: 10, countTokens: c.countTokens }).addMessages(threadId, [c.human("h1"), c.ai("a1"), c.human("h2"), c.ai("a2a"), c.ai("a2b"), c.human("h3"), c.ai("a3"), c.human("h4"), c.ai("a4"), c.human("h5")]);
+      // The budget takes seq 4 to 10; the step of 4 moves the start to seq 5 (a2b), the default on to seq 6.
+      expect(ids(await memoryOf({ maxTokens: 70, countTokens: c.countTokens, cutEvery: 4 }).getMessages(threadId))).toEqual(["h3", "a3", "h4", "a4", "h5"]);
+      expect(ids(await memoryOf({ maxTokens: 70, countTokens: c.countTokens, cutEvery: 4, startOn: "any" }).getMessages(threadId))).toEqual(["a2b", "h3", "a3", "h4", "a4", "h5"]);
+      // The budget takes seq 2 to 10, the step of 2 moves the start to seq 3 (h2): a user's message, kept.
+      expect(ids(await memoryOf({ maxTokens: 90, countTokens: c.countTokens, cutEvery: 2 }).getMessages(threadId))).toEqual(["h2", "a2a", "a2b", "h3", "a3", "h4", "a4", "h5"]);
     });
 
     it("keeps an AI message with tool calls and their results together, or leaves them all out", async () => {
@@ -92,7 +155,8 @@ export function threadMemorySuite(options: ThreadMemorySuiteOptions): void {
       const threadId = thread();
       const messages = [c.human("h1"), c.calls("a1", ["c1", "c2"]), c.result("t1", "c1"), c.result("t2", "c2"), c.ai("a2"), c.human("h2"), c.ai("a3")];
       await memoryOf({ maxTokens: 10, countTokens: c.countTokens, includeToolMessages: true }).addMessages(threadId, messages);
-      const window = (maxTokens: number) => memoryOf({ maxTokens, countTokens: c.countTokens, includeToolMessages: true }).getMessages(threadId).then(ids);
+      // startOn "any": the windows that open on the group (a1) show it whole.
+      const window = (maxTokens: number) => memoryOf({ maxTokens, countTokens: c.countTokens, includeToolMessages: true, startOn: "any" }).getMessages(threadId).then(ids);
       // a3 + h2 + a2 = 30; the group a1 + t1 + t2 costs 45.
       expect(await window(74)).toEqual(["a2", "h2", "a3"]);
       expect(await window(50)).toEqual(["a2", "h2", "a3"]);
@@ -122,7 +186,8 @@ export function threadMemorySuite(options: ThreadMemorySuiteOptions): void {
         c.ai("a4"),
       ];
       await memoryOf({ maxTokens: 10, countTokens: c.countTokens, includeToolMessages: true }).addMessages(threadId, messages);
-      const window = (maxTokens: number) => memoryOf({ maxTokens, countTokens: c.countTokens }).getMessages(threadId).then(ids);
+      // startOn "any": the windows that open on an answer or a call show what is left out around them.
+      const window = (maxTokens: number) => memoryOf({ maxTokens, countTokens: c.countTokens, startOn: "any" }).getMessages(threadId).then(ids);
       expect(await window(1000)).toEqual(["h1", "a1", "h2", "a3", "t3", "a4"]);
       // a4 (10), then the group a3 + t3 (25): t4 alone (20) would fit in 34, but answers no call.
       expect(await window(34)).toEqual(["a4"]);
@@ -274,6 +339,9 @@ export function threadMemorySuite(options: ThreadMemorySuiteOptions): void {
       for (const maxTokens of [0, 1.5, -3, "100", Number.NaN]) expect(argumentOf(() => memoryOf({ maxTokens: maxTokens as number }))).toBe("maxTokens");
       expect(argumentOf(() => memoryOf({ maxTokens: 10, countTokens: "tiktoken" as never }))).toBe("countTokens");
       expect(argumentOf(() => memoryOf({ maxTokens: 10, includeToolMessages: "yes" as never }))).toBe("includeToolMessages");
+      for (const startOn of ["user", "Human", "", null, true]) expect(argumentOf(() => memoryOf({ maxTokens: 10, startOn: startOn as never }))).toBe("startOn");
+      expect(() => memoryOf({ maxTokens: 10, startOn: "user" as never })).toThrow('ThreadMemory: startOn must be "human" or "any", got "user".');
+      expect(memoryOf({ maxTokens: 10 }).startOn).toBe("human");
 
       const threadId = thread();
       const memory = memoryOf({ maxTokens: 10 });

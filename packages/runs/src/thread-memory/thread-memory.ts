@@ -40,6 +40,16 @@ export interface ThreadMemoryOptions {
    * up to `cutEvery`. @default 1 (the window starts wherever the budget ends)
    */
   cutEvery?: number;
+  /**
+   * Which message a window the budget cut starts on. `"human"`: the first user's message (a
+   * `HumanMessage`, or a `ChatMessage` with role `user`) at or after the cut (after `cutEvery`'s
+   * step too), so the history never opens on an answer whose question was cut off (Anthropic and
+   * Gemini require the conversation to start with the user's turn); when the window holds no
+   * user's message, it is empty (or the leading system message alone). `"any"`: the window starts
+   * wherever the budget (and `cutEvery`) ends, on any message but a tool result. A window that
+   * holds the whole thread is kept whole either way. @default "human"
+   */
+  startOn?: "human" | "any";
 }
 
 /** Options of {@link ThreadMemory.addMessages}. */
@@ -57,7 +67,8 @@ function invalid(argument: string, value: unknown, expected: string): InvalidArg
  * A conversation's memory on a run store: the messages of each thread, with each message's token
  * count computed once, when it is written, and `getMessages` for the newest messages that fit in
  * `maxTokens` (never splitting a tool call from its results, never starting on an orphaned tool
- * message, always keeping a leading system message). Selecting the window reads the thread from
+ * message, always keeping a leading system message, and, when the budget cuts the thread, starting
+ * on a user's message: see `startOn`). Selecting the window reads the thread from
  * its newest message backwards, a page at a time, and stops when the budget is spent: its cost
  * follows the window, not the thread's length.
  *
@@ -81,12 +92,14 @@ export class ThreadMemory {
   readonly includeToolMessages: boolean;
   /** The step, in messages, the window's start moves by. */
   readonly cutEvery: number;
+  /** Which message a window the budget cut starts on. */
+  readonly startOn: "human" | "any";
   readonly #countTokens: (message: BaseMessage) => number;
 
   constructor(options: ThreadMemoryOptions) {
     if (options === null || typeof options !== "object") throw invalid("options", options, "an object with store and maxTokens");
-    checkOptionKeys("ThreadMemory", options, ["store", "maxTokens", "countTokens", "includeToolMessages", "cutEvery"]);
-    const { store, maxTokens, countTokens = estimateMessageTokens, includeToolMessages = false, cutEvery = 1 } = options;
+    checkOptionKeys("ThreadMemory", options, ["store", "maxTokens", "countTokens", "includeToolMessages", "cutEvery", "startOn"]);
+    const { store, maxTokens, countTokens = estimateMessageTokens, includeToolMessages = false, cutEvery = 1, startOn = "human" } = options;
     const missing = (["appendThreadMessages", "readThreadMessages", "clearThread"] as const).filter(
       (method) => typeof (store as Partial<RunStore> | null | undefined)?.[method] !== "function",
     );
@@ -101,7 +114,9 @@ export class ThreadMemory {
     if (typeof countTokens !== "function") throw invalid("countTokens", countTokens, "a function (message) => number");
     if (typeof includeToolMessages !== "boolean") throw invalid("includeToolMessages", includeToolMessages, "a boolean");
     if (!Number.isSafeInteger(cutEvery) || cutEvery < 1) throw invalid("cutEvery", cutEvery, "an integer >= 1 (messages)");
+    if (startOn !== "human" && startOn !== "any") throw invalid("startOn", startOn, '"human" or "any"');
     this.cutEvery = cutEvery;
+    this.startOn = startOn;
     this.store = store;
     this.maxTokens = maxTokens;
     this.includeToolMessages = includeToolMessages;
@@ -110,14 +125,15 @@ export class ThreadMemory {
 
   /**
    * The thread's window: its newest messages whose stored token counts add up to at most
-   * `maxTokens`, oldest first, as `@langchain/core` messages. An unknown thread has none.
+   * `maxTokens`, oldest first, as `@langchain/core` messages (from a user's message when the
+   * budget cuts the thread, unless `startOn` is `"any"`). An unknown thread has none.
    */
   async getMessages(threadId: string): Promise<BaseMessage[]> {
     checkThreadId(threadId);
     const window = await selectWindow(
       (before, limit) => this.store.readThreadMessages(threadId, { newestFirst: true, limit, ...(before === undefined ? {} : { before }) }),
       this.maxTokens,
-      this.cutEvery,
+      { cutEvery: this.cutEvery, startOn: this.startOn },
     );
     return window.map((stored) => toMessage(threadId, stored));
   }
