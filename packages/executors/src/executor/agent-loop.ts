@@ -182,6 +182,7 @@ export class AgentLoop {
       if (run.observed) {
         for (let i = 0; i < actions.length; i++) {
           const event = actionEvent(actions[i] as AgentAction, iteration);
+          event.index = i;
           if (tools.earlyCall(i)) event.early = true;
           // Recorded with the action (write-ahead): a resumed call keeps its key.
           event.idempotencyKey = tools.idempotencyKey(actions[i] as AgentAction, i);
@@ -290,6 +291,7 @@ export class AgentLoop {
     if (!run.observed) return actions;
     for (let i = 0; i < actions.length; i++) {
       const event = actionEvent(actions[i] as AgentAction, iteration);
+      event.index = i;
       if (startedEarly) event.early = true;
       const key = keys?.[i];
       if (key !== undefined) event.idempotencyKey = key;
@@ -305,6 +307,7 @@ export class AgentLoop {
     run.dispatch({ type: "toolFinished", index, step });
     if (run.observed) {
       const event = stepEvent(step, iteration, durationMs);
+      event.index = index;
       if (metadata !== undefined && hasKeys(metadata)) event.metadata = metadata;
       run.emit(event, index);
     }

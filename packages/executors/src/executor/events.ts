@@ -117,7 +117,10 @@ export interface ActionEvent {
    * two calls of one sub-agent tool running at once are told apart. See docs/executor-options.md.
    */
   subRunCallIds?: string[];
-  /** The action's position in its turn (set on events read back from a record). */
+  /**
+   * The action's position in its turn: what names the call (with `iteration`) when it has no
+   * `toolCallId`, as an interrupt's id does (`call-<iteration>-<index>`).
+   */
   index?: number;
   /** The action (a `ToolAgentAction` for tool-calling agents). */
   action: AgentAction;
@@ -149,8 +152,9 @@ export interface StepEvent {
    */
   subRunCallIds?: string[];
   /**
-   * The position of the step's action in its turn, for a tool call's step read back from a record
-   * (absent for a parsing-error step, which belongs to no turn).
+   * The position of the step's action in its turn (absent for a parsing-error step, which belongs
+   * to no turn): a step that comes without its action in the same stream (a resumed run's approved
+   * or in-doubt call) names its call by it.
    */
   index?: number;
   /** The action and its observation. */

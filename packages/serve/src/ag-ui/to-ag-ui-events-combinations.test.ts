@@ -172,3 +172,27 @@ describe("toAGUIEvents, a resumed run with a call in doubt (inDoubt: \"interrupt
     expect(agent.messages.at(-1)).toMatchObject({ role: "assistant", content: "Done." });
   });
 });
+
+describe("toAGUIEvents, a resumed turn of calls without tool call ids", () => {
+  it("sends an approved call's result for that call (named by its place in the turn), not for the turn's first call", async () => {
+    const { RunnableLambda } = await import("@langchain/core/runnables");
+    const store = new MemoryRunStore();
+    const work = tool(async ({ n }: { n: number }) => `worked ${n}`, { name: "work", description: "Works.", schema: z.object({ n: z.number() }) });
+    const pay = withApproval(tool(async ({ n }: { n: number }) => `paid ${n}`, { name: "pay", description: "Pays.", schema: z.object({ n: z.number() }) }));
+    const agent = RunnableLambda.from((input: { steps: unknown[] }) =>
+      input.steps.length === 0
+        ? [
+            { tool: "work", toolInput: { n: 1 }, log: "" },
+            { tool: "pay", toolInput: { n: 2 }, log: "" },
+          ]
+        : { returnValues: { output: "Both done." }, log: "" },
+    );
+    const executor = new AgentExecutor({ agent, tools: [work, pay], store });
+    const results = async (events$: Observable<AgentStreamEvent>) =>
+      (await lastValueFrom(toAGUIEvents(events$, { threadId: "t1", runId: "pays" }).pipe(toArray<BaseEvent>())))
+        .map((event) => EventSchemas.parse(event))
+        .flatMap((event) => (event.type === "TOOL_CALL_RESULT" ? [[event.toolCallId, event.content]] : []));
+    expect(await results(executor.stream({ input: "go" }, { runId: "pays" }))).toEqual([["call-0-0", "worked 1"]]);
+    expect(await results(executor.resume("pays", { decisions: { "call-0-1": "approve" } }))).toEqual([["call-0-1", "paid 2"]]);
+  });
+});

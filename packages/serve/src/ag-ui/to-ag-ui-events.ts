@@ -151,12 +151,12 @@ export function toAGUIEvents(events$: Observable<AgentStreamEvent>, options: ToA
         case "action":
           resumedTurn.saw(event.type, event.iteration);
           startStep(event.iteration);
-          toolCall(ids.ofAction(event.iteration, event.action), event.action.tool, event.action.toolInput);
+          toolCall(ids.ofAction(event.iteration, event.action, event.index), event.action.tool, event.action.toolInput);
           return;
         case "step": {
           resumedTurn.saw(event.type, event.iteration);
           startStep(event.iteration);
-          const toolCallId = ids.ofStep(event.iteration, event.step.action);
+          const toolCallId = ids.ofStep(event.iteration, event.step.action, event.index);
           // A step without an action event (a handled parsing error) is shown as a call first; a
           // resumed run's answers go to calls the client got from the paused run.
           if (!openCalls.has(toolCallId) && !resumedTurn.answersShownCall(event.iteration)) toolCall(toolCallId, event.step.action.tool, event.step.action.toolInput);

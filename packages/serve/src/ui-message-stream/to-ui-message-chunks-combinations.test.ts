@@ -216,3 +216,39 @@ describe("toUIMessageChunks, a resumed run with a call in doubt (inDoubt: \"inte
     expect(message.metadata).toMatchObject({ runId: "pay", stopReason: "finish" });
   });
 });
+
+describe("toUIMessageChunks, a resumed turn of calls without tool call ids", () => {
+  it("answers an approved call on its own part (named by its place in the turn), not on the turn's first call", async () => {
+    const { RunnableLambda } = await import("@langchain/core/runnables");
+    const store = new MemoryRunStore();
+    const work = tool(async ({ n }: { n: number }) => `worked ${n}`, { name: "work", description: "Works.", schema: z.object({ n: z.number() }) });
+    const pay = withApproval(tool(async ({ n }: { n: number }) => `paid ${n}`, { name: "pay", description: "Pays.", schema: z.object({ n: z.number() }) }));
+    // A custom agent whose actions carry no toolCallId: the calls are named call-<iteration>-<index>.
+    const agent = RunnableLambda.from((input: { steps: unknown[] }) =>
+      input.steps.length === 0
+        ? [
+            { tool: "work", toolInput: { n: 1 }, log: "" },
+            { tool: "pay", toolInput: { n: 2 }, log: "" },
+          ]
+        : { returnValues: { output: "Both done." }, log: "" },
+    );
+    const executor = new AgentExecutor({ agent, tools: [work, pay], store });
+    const paused = await read(executor.stream({ input: "go" }, { runId: "pays" }));
+    expect(toolParts(paused.message).map((part) => [part.toolCallId, part.toolName, part.state])).toEqual([
+      ["call-0-0", "work", "output-available"],
+      ["call-0-1", "pay", "approval-requested"],
+    ]);
+    const answered: UIMessage = { ...paused.message, parts: paused.message.parts.map((part) => (part.type === "dynamic-tool" && part.state === "approval-requested" ? { ...part, state: "approval-responded", approval: { id: part.approval.id, approved: true } } : part)) };
+    const approvals = uiApprovalDecisions([answered]);
+    expect(approvals).toEqual({ runId: "pays", decisions: { "call-0-1": "approve" } });
+    const { chunks, message } = await read(executor.resume("pays", { decisions: approvals?.decisions ?? {} }), answered);
+    expect(chunks.find((chunk) => chunk.type === "tool-output-available")).toEqual({ type: "tool-output-available", toolCallId: "call-0-1", output: "paid 2", dynamic: true });
+    expect(toolParts(message).map((part) => [part.toolCallId, part.state, (part as { output?: unknown }).output])).toEqual([
+      ["call-0-0", "output-available", "worked 1"],
+      ["call-0-1", "output-available", "paid 2"],
+    ]);
+    expect(textOf(message)).toBe("Both done.");
+  });
+});
+
+const toolParts = (message: UIMessage) => message.parts.filter((part): part is Extract<UIMessage["parts"][number], { type: "dynamic-tool" }> => part.type === "dynamic-tool");

@@ -143,7 +143,7 @@ export function toUIMessageChunks(options: UIMessageStreamOptions = {}): Operato
         emit({ type: "tool-input-delta", toolCallId, inputTextDelta: JSON.stringify(input ?? {}) });
         emit({ type: "tool-input-available", toolCallId, toolName, input, dynamic: true });
       };
-      const action = (iteration: number, value: AgentAction) => toolInput(ids.ofAction(iteration, value), value.tool, value.toolInput);
+      const action = (iteration: number, value: AgentAction, index: number | undefined) => toolInput(ids.ofAction(iteration, value, index), value.tool, value.toolInput);
       // The approvals the run waits for, sent when the stream ends paused. A stream that goes on
       // (a replayed record of a run that was resumed) answers them instead: no chunk can carry the
       // person's answer (the part's `approval.approved`), and a part asked for approval and then
@@ -193,11 +193,11 @@ export function toUIMessageChunks(options: UIMessageStreamOptions = {}): Operato
           case "action":
             resumedTurn.saw(event.type, event.iteration);
             startStep(event.iteration);
-            action(event.iteration, event.action);
+            action(event.iteration, event.action, event.index);
             return;
           case "step": {
             resumedTurn.saw(event.type, event.iteration);
-            const toolCallId = ids.ofStep(event.iteration, event.step.action);
+            const toolCallId = ids.ofStep(event.iteration, event.step.action, event.index);
             // The answer to a call shown in a step that ended (before a pause, or by the client for a
             // resumed run's first steps) goes to that call's part: no new (empty) step for it. A
             // step without an action event (a handled parsing error) is shown as a call first.
