@@ -35,6 +35,7 @@ export { attachOutputUsage, getOutputUsage } from "./agent/output-usage";
 export { MODEL_CALL_OBSERVER_KEY, markObservesModelCalls, observesModelCalls, takeModelCallObserver } from "./agent/model-call-observer";
 export type { ModelCallObserver, ObservedModelCall } from "./agent/model-call-observer";
 export { getToolApproval, markToolApproval } from "./agent/tool-approval";
+export { isFinalAnswerTool, markFinalAnswerTool } from "./agent/final-answer-tool-mark";
 export { getToolInDoubt, isInDoubtPolicy, markToolInDoubt } from "./agent/tool-in-doubt";
 export type { InDoubtPolicy } from "./agent/tool-in-doubt";
 export { IDEMPOTENCY_KEY_METADATA, getIdempotencyKey, idempotencyKeyOf } from "./agent/idempotency-key";

@@ -1,4 +1,4 @@
-import { FORCE_FINAL_ANSWER_INSTRUCTION, type AgentAction } from "@agentrx/core";
+import { FORCE_FINAL_ANSWER_INSTRUCTION, markFinalAnswerTool, type AgentAction } from "@agentrx/core";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
@@ -34,6 +34,16 @@ describe("createOpenAIFunctionsAgent", () => {
     expect(llm.calls[1]?.tools).toEqual([]);
     expect(llm.calls[1]?.messages.map((m) => m.getType())).toEqual(["human", "ai", "tool", "human"]);
     expect(llm.calls[1]?.messages.at(-1)?.text).toBe(FORCE_FINAL_ANSWER_INSTRUCTION);
+  });
+
+  it("binds only the final-answer tool (finalAnswerTool of @agentrx/executors), forced, on forceFinalAnswer when it is one of the tools", async () => {
+    const answer = markFinalAnswerTool(tool(async (input) => JSON.stringify(input), { name: "final_answer", description: "The answer.", schema: z.object({ city: z.string() }) }));
+    const llm = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "final_answer", args: { city: "Oslo" } }] }] });
+    const agent = createOpenAIFunctionsAgent({ llm, tools: [search, answer], prompt });
+    const action = (await agent.invoke({ input: "x", steps: [], forceFinalAnswer: true })) as AgentAction;
+    expect(llm.calls[0]?.toolNames).toEqual(["final_answer"]);
+    expect(llm.calls[0]?.toolChoice).toBe("final_answer");
+    expect(action).toMatchObject({ tool: "final_answer", toolInput: { city: "Oslo" } });
   });
 
   it('binds tool_choice "none" on forceFinalAnswer with forceFinalAnswerMode "tool-choice-none"', async () => {

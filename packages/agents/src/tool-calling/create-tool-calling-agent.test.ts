@@ -1,4 +1,4 @@
-import { FORCE_FINAL_ANSWER_INSTRUCTION, InvalidArgumentError, type AgentStep, type ToolAgentAction } from "@agentrx/core";
+import { AGENT_MODEL_KEY, FORCE_FINAL_ANSWER_INSTRUCTION, InvalidArgumentError, markFinalAnswerTool, type AgentStep, type ToolAgentAction } from "@agentrx/core";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
@@ -119,6 +119,53 @@ describe("createToolCallingAgent", () => {
     await agent.invoke({ input: "hi", steps: [], forceFinalAnswer: true });
     expect(llm.calls[0]?.toolNames).toEqual(["search"]);
     expect(llm.calls[0]?.toolChoice).toBe("none");
+  });
+
+  describe("with the final-answer tool (finalAnswerTool of @agentrx/executors) among its tools", () => {
+    const answerTool = () =>
+      markFinalAnswerTool(tool(async (input) => JSON.stringify(input), { name: "final_answer", description: "The answer.", schema: z.object({ city: z.string() }) }));
+
+    it.each(["without-tools", "tool-choice-none"] as const)("binds that tool alone, forced, on forceFinalAnswer (forceFinalAnswerMode %s)", async (forceFinalAnswerMode) => {
+      const llm = new ScriptedChatModel({
+        responses: [{ toolCalls: [{ name: "search", args: { query: "a" } }] }, { toolCalls: [{ name: "final_answer", args: { city: "Oslo" } }] }],
+      });
+      const agent = createToolCallingAgent({ llm, tools: [search, answerTool(), calc], prompt, forceFinalAnswerMode });
+      const actions = (await agent.invoke({ input: "hi", steps: [] })) as ToolAgentAction[];
+      expect(llm.calls[0]?.toolNames).toEqual(["search", "final_answer", "calc"]);
+      expect(llm.calls[0]?.toolChoice).toBeUndefined();
+      const steps = actions.map((action) => ({ action, observation: "sunny" }));
+      const output = (await agent.invoke({ input: "hi", steps, forceFinalAnswer: true })) as ToolAgentAction[];
+      expect(llm.calls[1]?.toolNames).toEqual(["final_answer"]);
+      expect(llm.calls[1]?.toolChoice).toBe("final_answer");
+      expect(llm.calls[1]?.messages.at(-1)?.text).toBe(FORCE_FINAL_ANSWER_INSTRUCTION);
+      expect(output.map((action) => [action.tool, action.toolInput])).toEqual([["final_answer", { city: "Oslo" }]]);
+    });
+
+    it("does so for a model swapped in for the call too", async () => {
+      const own = new ScriptedChatModel({ responses: [] });
+      const other = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "final_answer", args: { city: "Oslo" } }] }] });
+      const agent = createToolCallingAgent({ llm: own, tools: [search, answerTool()], prompt });
+      await agent.invoke({ input: "hi", steps: [], forceFinalAnswer: true }, { configurable: { [AGENT_MODEL_KEY]: other } });
+      expect(other.calls[0]?.toolNames).toEqual(["final_answer"]);
+      expect(other.calls[0]?.toolChoice).toBe("final_answer");
+    });
+
+    it("offers it unforced to a model with extended thinking on (Anthropic refuses a forced tool choice then)", async () => {
+      const llm = Object.assign(new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "final_answer", args: { city: "Oslo" } }] }] }), { thinking: { type: "enabled", budget_tokens: 1024 } });
+      const agent = createToolCallingAgent({ llm, tools: [search, answerTool()], prompt });
+      await agent.invoke({ input: "hi", steps: [], forceFinalAnswer: true });
+      expect(llm.calls[0]?.toolNames).toEqual(["final_answer"]);
+      expect(llm.calls[0]?.toolChoice).toBeUndefined();
+    });
+
+    it("treats a tool of the user's named final_answer (not made by finalAnswerTool) as any other tool", async () => {
+      const mine = tool(async () => "sent", { name: "final_answer", description: "Mails the answer.", schema: z.object({}) });
+      const llm = new ScriptedChatModel({ responses: ["Final."] });
+      const agent = createToolCallingAgent({ llm, tools: [search, mine], prompt });
+      await agent.invoke({ input: "hi", steps: [], forceFinalAnswer: true });
+      expect(llm.calls[0]?.tools).toEqual([]);
+      expect(llm.calls[0]?.toolChoice).toBeUndefined();
+    });
   });
 
   it("calls the model inside the runnable so the caller's callbacks stream its tokens", async () => {

@@ -2,6 +2,7 @@ import { assertOptionKeys } from "../shared/validate-option-keys";
 import {
   FORCE_FINAL_ANSWER_INSTRUCTION,
   InvalidArgumentError,
+  isFinalAnswerTool,
   type AgentInput,
   type AgentOutput,
   type AgentStep,
@@ -24,7 +25,9 @@ import { assertToolImages, toolImagesFor, type ToolImages } from "./tool-images"
  * How a tool-calling agent withholds its tools on the `forceFinalAnswer` turn:
  * `"without-tools"` calls the plain model (no tool definitions at all); `"tool-choice-none"`
  * binds the tools with `tool_choice: "none"`, for providers that reject a conversation with
- * tool calls in it when no tools are defined.
+ * tool calls in it when no tools are defined. When the tools include the final-answer tool
+ * (`finalAnswerTool(schema)` of `@agentrx/executors`), neither applies: that tool alone is bound,
+ * with a `tool_choice` naming it.
  */
 export type ForceFinalAnswerMode = "without-tools" | "tool-choice-none";
 
@@ -58,8 +61,9 @@ const MODES: readonly ForceFinalAnswerMode[] = ["without-tools", "tool-choice-no
  * far as messages in `agent_scratchpad` (see {@link formatToToolMessages}), the model is called
  * with `llm.bindTools(tools)`, and every tool call of its reply becomes an action (several calls
  * run in parallel); a reply without tool calls is the final answer. On the `forceFinalAnswer`
- * turn the model is called without tools and the scratchpad ends with the final-answer
- * instruction.
+ * turn the model is called without tools (or, when the tools include the final-answer tool of
+ * `finalAnswerTool(schema)`, with that tool alone, forced) and the scratchpad ends with the
+ * final-answer instruction.
  *
  * @example
  * ```ts
@@ -144,7 +148,8 @@ const TOOL_CALLING_OPTION_KEYS = Object.keys({ llm: true, tools: true, prompt: t
 
 /**
  * Validates the options of a native tool-calling agent and builds it: tools bound for ordinary
- * turns, withheld (or `tool_choice: "none"`) on the `forceFinalAnswer` turn, a message scratchpad
+ * turns, withheld (or `tool_choice: "none"`; the final-answer tool alone, forced, when it is one
+ * of them) on the `forceFinalAnswer` turn, a message scratchpad
  * ending with the final-answer instruction. Shared by the tool-calling and OpenAI-functions agents.
  *
  * @internal
@@ -189,6 +194,10 @@ export function buildToolCallingAgent(
       });
     }
     if (!final) return bindTools.call(chat, [...offered]);
+    // With the final-answer tool (`finalAnswerTool(schema)`), that tool alone, forced: the answer
+    // still comes as a call of it, so it stays typed (see docs/structured-output.md).
+    const answer = offered.find(isFinalAnswerTool);
+    if (answer !== undefined) return bindTools.call(chat, [answer], forcesToolChoice(chat) ? { tool_choice: answer.name } : {});
     return forceFinalAnswerMode === "tool-choice-none" ? bindTools.call(chat, [...offered], { tool_choice: "none" }) : chat;
   };
   const model = stages(llm, tools, false);
@@ -203,4 +212,14 @@ export function buildToolCallingAgent(
     parser: context.parser,
     overrides: { llm, tools, model: stages, promptValuesFor: (chat) => toolImagesFor(toolImages, chat) },
   });
+}
+
+/**
+ * Whether a forced `tool_choice` may go to `chat`: not to a model with extended thinking on
+ * (`@langchain/anthropic`'s `thinking: { type: "enabled" | "adaptive" }`), which Anthropic refuses
+ * with a forced tool choice; that model is offered the final-answer tool alone, unforced.
+ */
+function forcesToolChoice(chat: BaseChatModel): boolean {
+  const thinking = (chat as { thinking?: { type?: unknown } }).thinking;
+  return !(typeof thinking === "object" && thinking !== null && (thinking.type === "enabled" || thinking.type === "adaptive"));
 }

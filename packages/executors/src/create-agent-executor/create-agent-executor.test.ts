@@ -85,6 +85,18 @@ describe("createAgentExecutor", () => {
     expect(model.calls[0]!.toolNames).toEqual(["get_weather", "final_answer"]);
   });
 
+  it("with an outputSchema and earlyStoppingMethod \"generate\", the final call forces final_answer: a stopped run still ends typed", async () => {
+    const answer = (_messages: unknown, call: { toolChoice?: unknown }) =>
+      call.toolChoice === "final_answer" ? { toolCalls: [{ name: "final_answer", args: { city: "Paris", celsius: 21 } }] } : "Sunny and 21 degrees.";
+    const model = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "get_weather", args: { city: "Paris" } }] }, answer] });
+    const executor = createAgentExecutor({ model, tools: [weather], outputSchema: z.object({ city: z.string(), celsius: z.number() }), maxIterations: 1, earlyStoppingMethod: "generate" });
+    const result = await executor.invoke({ input: "Weather in Paris?" });
+    expect(result.stopReason).toBe("max_iterations");
+    expect(result.structuredOutput).toEqual({ city: "Paris", celsius: 21 });
+    expect(model.calls[1]!.toolNames).toEqual(["final_answer"]);
+    expect(model.calls[1]!.toolChoice).toBe("final_answer");
+  });
+
   it("refuses a run whose inputs lack the user's message before it starts: no event, no record, no model call", async () => {
     for (const toolCalling of [true, false]) {
       const model = new ScriptedChatModel({ responses: ["unused"] });
@@ -112,6 +124,32 @@ describe("createAgentExecutor", () => {
     const renamed = createAgentExecutor({ model: new ScriptedChatModel({ responses: ["unused"] }), tools: [], memory: { memory, inputKey: "question" } });
     const noKeys = await renamed.invoke({} as never, { threadId: "t1" }).then(() => undefined, (e: unknown) => e);
     expect((noKeys as Error).message).toMatch(/^createAgentExecutor: the inputs have no `question` \(the user's message, which the agent's prompt reads; `memory.inputKey` names it\); no inputs were given\. Call executor.invoke\(\{ question: "\.\.\." \}\)\.$/);
+  });
+
+  it("refuses fork's replacement inputs without the user's message before the fork starts; a fork that keeps the source's inputs is not checked", async () => {
+    const model = new ScriptedChatModel({ responses: ["Sunny.", "Rainy.", "Windy."] });
+    const store = new InProcessRunStore();
+    const executor = createAgentExecutor({ model, tools: [weather], store });
+    const first = await executor.invoke({ input: "Weather in Paris?" });
+    const thrown = (() => {
+      try {
+        executor.fork(first.runId as string, { at: 0, inputs: { question: "Weather in Rome?" } });
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    })();
+    expect(InvalidArgumentError.isInstance(thrown)).toBe(true);
+    expect((thrown as InvalidArgumentError).argument).toBe("inputs");
+    expect((thrown as Error).message).toBe(
+      'createAgentExecutor: the fork\'s inputs have no `input` (the user\'s message, which the agent\'s prompt reads); the inputs given are `question`. Call executor.fork(runId, { inputs: { input: "..." } }).',
+    );
+    expect(() => executor.fork(first.runId as string, { at: 0, inputs: { input: undefined } })).toThrow(/fork's inputs have no `input` .*; `input` is undefined\./);
+    expect((await store.listRuns()).map((run) => run.runId)).toEqual([first.runId]);
+    expect(model.calls).toHaveLength(1);
+    // With the message, or without replacement inputs, the fork runs.
+    expect((await executor.fork(first.runId as string, { at: 0, inputs: { input: "Weather in Rome?" } })).output).toBe("Rainy.");
+    expect((await executor.fork(first.runId as string, { at: 0 })).output).toBe("Windy.");
   });
 
   it("names createAgentExecutor, not the agent it builds, for tools and a model it cannot take", () => {

@@ -181,13 +181,13 @@ export function createAgentExecutor<TStructured = unknown, TSteps extends boolea
 }
 
 /**
- * A new run's inputs must hold the user's message under `key`: without it (or with it
- * `undefined`, which the prompt would write as the text "undefined"), the run is refused before
- * it starts, naming the key and the inputs given.
+ * A new run's inputs (`fork`'s replacement inputs too) must hold the user's message under `key`:
+ * without it (or with it `undefined`, which the prompt would write as the text "undefined"), the
+ * run is refused before it starts, naming the key and the inputs given.
  */
-function requireUserMessage(key: string): (inputs: Record<string, unknown>) => void {
+function requireUserMessage(key: string): (inputs: Record<string, unknown>, call: "invoke" | "fork") => void {
   const renamed = key === "input" ? "" : "; `memory.inputKey` names it";
-  return (inputs) => {
+  return (inputs, call) => {
     if (inputs[key] !== undefined) return;
     const names = Object.keys(inputs);
     const found = Object.hasOwn(inputs, key)
@@ -195,10 +195,12 @@ function requireUserMessage(key: string): (inputs: Record<string, unknown>) => v
       : names.length === 0
         ? "no inputs were given"
         : `the inputs given are ${names.map((name) => `\`${name}\``).join(", ")}`;
+    const whose = call === "fork" ? "fork's inputs" : "inputs";
+    const fix = call === "fork" ? `executor.fork(runId, { inputs: { ${key}: "..." } })` : `executor.invoke({ ${key}: "..." })`;
     throw new InvalidArgumentError({
       argument: "inputs",
       value: inputs,
-      message: `createAgentExecutor: the inputs have no \`${key}\` (the user's message, which the agent's prompt reads${renamed}); ${found}. Call executor.invoke({ ${key}: "..." }).`,
+      message: `createAgentExecutor: the ${whose} have no \`${key}\` (the user's message, which the agent's prompt reads${renamed}); ${found}. Call ${fix}.`,
     });
   };
 }

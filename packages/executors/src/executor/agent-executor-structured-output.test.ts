@@ -89,6 +89,22 @@ describe("outputSchema", () => {
     expect(() => new AgentExecutor({ agent, tools: [lookup], outputSchema: {} as never })).toThrow(/outputSchema/);
   });
 
+  it("the generate call offers a tool-calling model final_answer alone, forced, so a model that answers in prose otherwise still ends typed", async () => {
+    // As a real model does: it calls final_answer only when made to.
+    const answer = (_messages: unknown, call: { toolChoice?: unknown }) =>
+      call.toolChoice === "final_answer" ? { toolCalls: [{ name: "final_answer", args: { city: "Oslo", celsius: 4 } }] } : "It is 4 degrees in Oslo.";
+    const llm = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "lookup", args: { city: "Oslo" } }] }, answer] });
+    const agent = createToolCallingAgent({ llm, tools: [lookup, finalAnswerTool(Weather)], prompt });
+    const executor = new AgentExecutor({ agent, tools: [lookup], outputSchema: Weather, maxIterations: 1, earlyStoppingMethod: "generate" });
+    const result = await executor.invoke({ input: "Oslo?" });
+    expect(result).toMatchObject({ stopReason: "max_iterations", output: '{"city":"Oslo","celsius":4}', structuredOutput: { city: "Oslo", celsius: 4 } });
+    expectTypeOf(result.structuredOutput).toEqualTypeOf<{ city: string; celsius: number } | undefined>();
+    expect(llm.calls.map((call) => [call.toolNames, call.toolChoice])).toEqual([
+      [["lookup", "final_answer"], undefined],
+      [["final_answer"], "final_answer"],
+    ]);
+  });
+
   it("validates the generate call's answer when the agent gives an action or its parser fails: typed when it fits, else an OutputValidationError", async () => {
     const react = PromptTemplate.fromTemplate("Tools: {tools} ({tool_names})\nQuestion: {input}\n{agent_scratchpad}");
     const search = 'Thought: look it up\nAction: lookup\nAction Input: {"city": "Oslo"}';

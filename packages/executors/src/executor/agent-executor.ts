@@ -265,6 +265,8 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
     if (notInputs !== undefined) {
       throw new InvalidArgumentError({ argument: "inputs", value: inputs, message: `AgentExecutor.fork: \`inputs\` must be an object such as { input: "..." }, got ${notInputs}.` });
     }
+    // Replacement inputs are a new run's: checked as invoke's are, before anything is copied.
+    if (inputs !== undefined) inputChecks.get(this)?.(inputs, "fork");
     if (edit !== undefined && (typeof edit !== "object" || edit === null || (edit.observation !== undefined && typeof edit.observation !== "string"))) {
       throw new InvalidArgumentError({ argument: "edit", value: edit, message: "AgentExecutor.fork: `edit` must be { observation?: string }." });
     }
@@ -450,7 +452,7 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
     const check = inputChecks.get(this);
     if (check !== undefined) {
       try {
-        check(inputs);
+        check(inputs, "invoke");
       } catch (error) {
         subscriber.error(error);
         return;
@@ -513,19 +515,26 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
   }
 }
 
+/**
+ * Checks a new run's inputs, throwing when they will not do; `call` is how they were given (to
+ * `invoke`/`stream`, or as `fork`'s replacement `inputs`), for the error to say how to fix them.
+ */
+type InputCheck = (inputs: Record<string, unknown>, call: "invoke" | "fork") => void;
+
 /** What a new run's inputs are checked with before it starts, per executor (see {@link checkInputsBeforeRuns}). */
-const inputChecks = new WeakMap<object, (inputs: Record<string, unknown>) => void>();
+const inputChecks = new WeakMap<object, InputCheck>();
 
 /**
  * Makes `executor` check the inputs of every new run (`invoke`, `stream`, and what calls them)
  * with `check` before the run starts: what `check` throws is the run's error, with no event
- * emitted and nothing recorded (as for inputs that are not an object). Resumed and forked runs
- * are not checked (their inputs were a run's). `createAgentExecutor` refuses inputs without the
- * user's message so.
+ * emitted and nothing recorded (as for inputs that are not an object). The replacement `inputs`
+ * of `fork` are checked too (`fork` throws, as for its other options); a resumed run, or a fork
+ * that keeps its source's inputs, is not checked (its inputs were a run's). `createAgentExecutor`
+ * refuses inputs without the user's message so.
  *
  * @internal
  */
-export function checkInputsBeforeRuns(executor: AgentExecutor<unknown, boolean>, check: (inputs: Record<string, unknown>) => void): void {
+export function checkInputsBeforeRuns(executor: AgentExecutor<unknown, boolean>, check: InputCheck): void {
   inputChecks.set(executor, check);
 }
 

@@ -440,8 +440,9 @@ export class AgentLoop {
     const config = { ...this.agentConfig, signal: run.finalSignal() };
     let output: AgentOutput;
     try {
-      // Through the middleware's wrapModelCall chain, as every agent call is (no prepareStep).
-      const call = run.middleware === undefined ? options.agent.invoke({ ...state.inputs, steps: state.steps, forceFinalAnswer: true }, config) : run.middleware.callFinal(config, state.iteration - 1);
+      // As every agent call: through the middleware (prepareStep, then wrapModelCall), an input that
+      // is undefined left out (agentInput).
+      const call = run.middleware === undefined ? options.agent.invoke(agentInput({ ...state.inputs, forceFinalAnswer: true }, state.steps), config) : run.middleware.callFinal(config, state.iteration - 1);
       output = await run.wait(call, false);
     } catch (error) {
       if (isEnded(state)) return;

@@ -47,4 +47,21 @@ describe("inputs the agent's prompt needs", () => {
     await lastValueFrom(executor.invoke({ input: "Hi", language: undefined }));
     expect(llm.calls[0]!.messages[0]!.text).toBe("Answer in French.");
   });
+
+  it("an undefined one is left out of the generate early-stopping call too, with or without middleware", async () => {
+    const withDefault = await prompt.partial({ language: "French" });
+    for (const middleware of [undefined, [{ name: "passing", wrapModelCall: (request: never, next: (request: never) => Promise<unknown>) => next(request) }]]) {
+      const llm = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "echo", args: { text: "a" } }] }, "Au revoir."] });
+      const executor = new AgentExecutor({
+        agent: createToolCallingAgent({ llm, tools: [echoTool], prompt: withDefault }),
+        tools: [echoTool],
+        maxIterations: 1,
+        earlyStoppingMethod: "generate",
+        ...(middleware ? { middleware: middleware as never } : {}),
+      });
+      const result = await lastValueFrom(executor.invoke({ input: "Hi", language: undefined }));
+      expect(result.output, `middleware: ${middleware !== undefined}`).toBe("Au revoir.");
+      expect(llm.calls.map((call) => call.messages[0]!.text)).toEqual(["Answer in French.", "Answer in French."]);
+    }
+  });
 });

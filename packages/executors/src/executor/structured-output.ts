@@ -1,4 +1,4 @@
-import { EXCEPTION_TOOL_NAME, type AgentAction, type AgentFinish, type AgentStep } from "@agentrx/core";
+import { EXCEPTION_TOOL_NAME, isFinalAnswerTool as isMarkedFinalAnswerTool, markFinalAnswerTool, type AgentAction, type AgentFinish, type AgentStep } from "@agentrx/core";
 import { tool, type StructuredToolInterface } from "@langchain/core/tools";
 import type { z } from "zod";
 
@@ -8,7 +8,9 @@ export const FINAL_ANSWER_TOOL = "final_answer";
 /**
  * The tool a tool-calling agent answers through when its executor has an `outputSchema`: bind it
  * with the agent's tools (`createToolCallingAgent({ llm, tools: [...tools, finalAnswerTool(schema)], prompt })`);
- * the executor takes a call of it as the final answer, validated, and never runs it.
+ * the executor takes a call of it as the final answer, validated, and never runs it. On the
+ * `earlyStoppingMethod: "generate"` call a built-in tool-calling agent binds only this tool and
+ * forces it (see docs/structured-output.md).
  *
  * @example
  * ```ts
@@ -25,16 +27,12 @@ export function finalAnswerTool(schema: z.ZodType<Record<string, unknown>>): Str
     description: "Call this once you have the final answer, with the answer in the required format. Do not answer in plain text.",
     schema: schema as never,
   }) as unknown as StructuredToolInterface;
-  finalAnswerTools.add(made);
-  return made;
+  return markFinalAnswerTool(made);
 }
-
-/** The tools {@link finalAnswerTool} made. */
-const finalAnswerTools = new WeakSet<object>();
 
 /** Whether `tool` was made by {@link finalAnswerTool} (not a tool of the user's that has its name). @internal */
 export function isFinalAnswerTool(tool: object): boolean {
-  return finalAnswerTools.has(tool);
+  return isMarkedFinalAnswerTool(tool);
 }
 
 /** What checking a final answer against the schema gives. @internal */
