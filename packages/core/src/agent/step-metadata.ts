@@ -15,8 +15,14 @@ export interface StepMetadata {
   attempts?: number;
   /** Whether the result came from a cache (cache policy). */
   cached?: boolean;
-  /** The error message of the last failed attempt, if any. */
+  /** Why the call failed (the message of what it threw, after every retry): set only when it failed. */
   error?: string;
+  /** The error message of each failed attempt, in order (retry policy): set when an attempt failed, even if a later one succeeded. */
+  attemptErrors?: string[];
+  /** Whether at least one attempt timed out (timeout policy). */
+  timedOut?: boolean;
+  /** Milliseconds the call waited for a slot, summed over its attempts (concurrency-limit policy). */
+  queuedMs?: number;
   /** A person rejected the call (a `reject` decision on its approval): the tool did not run, the observation is the rejection. */
   rejected?: boolean;
   /**

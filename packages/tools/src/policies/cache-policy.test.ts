@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from "@agentrx/core";
-import { tool } from "@langchain/core/tools";
+import { DynamicStructuredTool, tool } from "@langchain/core/tools";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { cachePolicy, withCache } from "./cache-policy";
@@ -286,6 +286,128 @@ describe("cachePolicy", () => {
       gates[1]!.resolve({ city: "Oslo", temp: 4 });
       await expect(b).resolves.toEqual({ city: "Oslo", temp: 4 });
       expect(second.metadata.cached).toBe(false);
+    });
+
+    it("has one of the callers waiting for a call that failed call the tool, the others waiting for it", async () => {
+      const { weather, gates } = gatedTool();
+      const cached = withCache(weather);
+      const leader = cached.invoke({ city: "Oslo" });
+      await flush();
+      const waiting = [configWithMetadata(), configWithMetadata(), configWithMetadata()];
+      const results = waiting.map(({ config }) => cached.invoke({ city: "Oslo" }, config));
+      await flush();
+      expect(gates).toHaveLength(1);
+      gates[0]!.reject(new Error("upstream down"));
+      await expect(leader).rejects.toThrow("upstream down");
+      await flush();
+      expect(gates).toHaveLength(2); // one new call, not three
+      gates[1]!.reject(new Error("still down"));
+      await expect(results[0]).rejects.toThrow("still down");
+      await flush();
+      expect(gates).toHaveLength(3); // each caller's error comes from its own call
+      gates[2]!.resolve({ city: "Oslo", temp: 6 });
+      await expect(Promise.all(results.slice(1))).resolves.toEqual([{ city: "Oslo", temp: 6 }, { city: "Oslo", temp: 6 }]);
+      expect(gates).toHaveLength(3);
+      expect(waiting.map(({ metadata }) => metadata.cached)).toEqual([false, false, true]);
+    });
+
+    it("does not call the tool for a waiting caller that aborted just as the call it waited for failed", async () => {
+      const gates: Array<ReturnType<typeof deferred<string>>> = [];
+      // A tool that does not look at its signal before it starts (as tools made with DynamicStructuredTool).
+      const unchecked = new DynamicStructuredTool({
+        name: "unchecked",
+        description: "Does not look at its signal.",
+        schema: z.object({ city: z.string() }),
+        func: () => {
+          const gate = deferred<string>();
+          gates.push(gate);
+          return gate.promise;
+        },
+      });
+      const cached = withCache(unchecked);
+      const leader = cached.invoke({ city: "Oslo" });
+      await flush();
+      const controller = new AbortController();
+      // The caller aborts in the moment the call it waits for ends (when it stops listening for its
+      // abort while waiting), before it resumes: deterministic, where a real abort would need a race.
+      let armed = false;
+      const stopListening = controller.signal.removeEventListener.bind(controller.signal);
+      controller.signal.removeEventListener = (...args: Parameters<AbortSignal["removeEventListener"]>) => {
+        stopListening(...args);
+        if (armed && args[0] === "abort" && !controller.signal.aborted) controller.abort();
+      };
+      const aborted = cached.invoke({ city: "Oslo" }, { signal: controller.signal });
+      // With a signal too, so that it resumes after the aborted caller (not before it, as one without would).
+      const other = cached.invoke({ city: "Oslo" }, { signal: new AbortController().signal });
+      await flush();
+      armed = true;
+      gates[0]!.reject(new Error("upstream down"));
+      await expect(leader).rejects.toThrow("upstream down");
+      await expect(aborted).rejects.toMatchObject({ name: "AbortError" });
+      await flush();
+      expect(gates).toHaveLength(2); // the other caller's call, and none for the aborted one
+      gates[1]!.resolve("sunny");
+      await expect(other).resolves.toBe("sunny");
+      expect(gates).toHaveLength(2);
+    });
+
+    it("lets every caller that waited for a result it cannot copy call the tool at once", async () => {
+      class Handle {
+        constructor(readonly id: number) {}
+      }
+      const gates: Array<ReturnType<typeof deferred<Handle>>> = [];
+      const open = tool(
+        () => {
+          const gate = deferred<Handle>();
+          gates.push(gate);
+          return gate.promise;
+        },
+        { name: "open", description: "Opens.", schema: z.object({ q: z.string() }) },
+      );
+      const cached = withCache(open);
+      const first = cached.invoke({ q: "x" });
+      await flush();
+      const others = [cached.invoke({ q: "x" }), cached.invoke({ q: "x" })];
+      await flush();
+      gates[0]!.resolve(new Handle(1));
+      await expect(first).resolves.toEqual(new Handle(1));
+      await flush();
+      // Nothing wrong with the tool and nothing to share: they do not wait for one another.
+      expect(gates).toHaveLength(3);
+      gates[1]!.resolve(new Handle(2));
+      gates[2]!.resolve(new Handle(3));
+      await expect(Promise.all(others)).resolves.toEqual([new Handle(2), new Handle(3)]);
+    });
+
+    it("does not keep waiting callers on a call whose caller aborted, even if its tool ignores the abort", async () => {
+      const gates: Array<ReturnType<typeof deferred<string>>> = [];
+      const deaf = new DynamicStructuredTool({
+        name: "deaf",
+        description: "Ignores its signal.",
+        schema: z.object({ city: z.string() }),
+        func: () => {
+          const gate = deferred<string>();
+          gates.push(gate);
+          return gate.promise;
+        },
+      });
+      const cache = cachePolicy();
+      const cached = withPolicies(deaf, [cache]);
+      const controller = new AbortController();
+      const abandoned = cached.invoke({ city: "Oslo" }, { signal: controller.signal });
+      await flush();
+      const waiting = cached.invoke({ city: "Oslo" });
+      await flush();
+      controller.abort();
+      await expect(abandoned).rejects.toMatchObject({ name: "AbortError" });
+      await flush();
+      expect(gates).toHaveLength(2);
+      gates[1]!.resolve("sunny");
+      await expect(waiting).resolves.toBe("sunny");
+      gates[0]!.resolve("late");
+      await flush();
+      await expect(cached.invoke({ city: "Oslo" })).resolves.toBe("sunny");
+      expect(gates).toHaveLength(2);
     });
 
     it("lets a waiting caller whose signal aborts leave at once; the call under way still fills the cache", async () => {

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
+import { AbortError, InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { copyPlainData } from "./copy-plain-data";
 import { stableStringify } from "./stable-stringify";
@@ -32,6 +32,14 @@ interface Entry {
   expiresAt: number;
 }
 
+/** How a call under way ended, for the callers waiting for it: its result, or nothing to share. */
+interface Outcome {
+  /** The cached result, when the call succeeded with plain data. */
+  entry?: Entry;
+  /** The call succeeded with a result that cannot be copied (so it was not cached). */
+  uncopyable?: boolean;
+}
+
 /** The options {@link cachePolicy} takes: a misspelt one would leave its default in place. */
 const CACHE_OPTION_KEYS = Object.keys({ ttlMs: true, maxEntries: true, key: true } satisfies Record<keyof CachePolicyOptions, true>);
 
@@ -43,8 +51,12 @@ const CACHE_OPTION_KEYS = Object.keys({ ttlMs: true, maxEntries: true, key: true
  * its own, so a caller that changes its result changes nobody else's; a result that is not plain
  * data (a class instance, a function) is not cached. Reports `cached: true | false` in the step
  * metadata. A call that misses while another call with the same key is under way waits for that
- * call's result (reported `cached: true`) instead of calling the tool too; if that call fails, it
- * calls the tool itself. One policy object is one cache: share it between tools to share the cache (keys include the tool name).
+ * call's result (reported `cached: true`) instead of calling the tool too. If that call fails (or
+ * its caller aborts, which ends it for the waiting callers at once), the callers that waited do
+ * not all call the tool at the same time: the first of them calls it, the others wait for that
+ * call, and so on, so every caller that gets an error got it from its own call (under a lasting
+ * failure they fail one after another: give the tool a `timeoutPolicy` inside the cache). One
+ * policy object is one cache: share it between tools to share the cache (keys include the tool name).
  *
  * @example
  * ```ts
@@ -67,51 +79,72 @@ export function cachePolicy(options: CachePolicyOptions = {}): ToolPolicy & Tool
     });
   }
   const entries = new Map<string, Entry>();
-  // Calls under way, by key: a caller that misses while one runs waits for its result instead of
+  // Calls under way, by key: a caller that misses while one runs waits for its outcome instead of
   // calling the tool too (parallel tool calls, or runs of a server, asking the same thing at once).
-  const inFlight = new Map<string, Promise<Entry | undefined>>();
+  const inFlight = new Map<string, Promise<Outcome>>();
   // Bumped by clear(): a call that started before it must not put its (possibly stale) result back.
   let generation = 0;
+
+  const fresh = (cacheKey: string): Entry | undefined => {
+    const hit = entries.get(cacheKey);
+    if (hit === undefined) return undefined;
+    entries.delete(cacheKey);
+    if (hit.expiresAt <= Date.now()) return undefined;
+    entries.set(cacheKey, hit); // re-insert: most recently used goes last
+    return hit;
+  };
 
   const policy: ToolPolicy = async ({ toolName, args, input, config, metadata }, next) => {
     // The default key reads the arguments as the caller sent them (JSON from a model): what a
     // schema's transform makes of them (a class instance with private fields) may not show in a key.
     const cacheKey = key === defaultKey ? defaultKey(toolName, input) : key(toolName, args);
-    const hit = entries.get(cacheKey);
-    if (hit && hit.expiresAt > Date.now()) {
-      entries.delete(cacheKey); // re-insert: most recently used goes last
-      entries.set(cacheKey, hit);
-      metadata.cached = true;
-      // Every caller gets its own copy: one that changes its result cannot change what the next one gets.
-      return copyPlainData(hit.value)!.copy;
-    }
-    if (hit) entries.delete(cacheKey);
-    const pending = inFlight.get(cacheKey);
-    if (pending !== undefined) {
-      // A caller whose signal aborts while it waits leaves at once (an AbortError), as in a queue.
-      const shared = await raceAbort(pending, config.signal);
-      if (shared !== undefined) {
+    for (;;) {
+      const hit = fresh(cacheKey);
+      if (hit !== undefined) {
         metadata.cached = true;
-        return copyPlainData(shared.value)!.copy;
+        // Every caller gets its own copy: one that changes its result cannot change what the next one gets.
+        return copyPlainData(hit.value)!.copy;
       }
-      // The call waited for failed, aborted or returned what cannot be cached: this caller calls the tool itself.
+      const pending = inFlight.get(cacheKey);
+      if (pending === undefined) break;
+      // A caller whose signal aborts while it waits leaves at once (an AbortError), as in a queue.
+      const outcome = await raceAbort(pending, config.signal);
+      if (outcome.entry !== undefined) {
+        metadata.cached = true;
+        return copyPlainData(outcome.entry.value)!.copy;
+      }
+      // A result that cannot be copied: nothing to share and nothing wrong with the tool, so every
+      // caller that waited calls it now.
+      if (outcome.uncopyable) break;
+      // The call failed (or was aborted, or its result came from before a clear()): look again. The
+      // first caller back finds no call under way and calls the tool; the others wait for its call,
+      // so a failing tool is not called by every waiting caller at once.
     }
+    // Aborted after the call it waited for ended but before it got here: it does not call the tool
+    // (and does not keep the callers behind it waiting on a call nobody wants).
+    if (config.signal?.aborted) throw new AbortError({ reason: config.signal.reason });
     metadata.cached = false;
     const startedIn = generation;
-    let settle!: (entry: Entry | undefined) => void;
-    const mine = new Promise<Entry | undefined>((resolve) => (settle = resolve));
+    let settle!: (outcome: Outcome) => void;
+    const mine = new Promise<Outcome>((resolve) => (settle = resolve));
     if (!inFlight.has(cacheKey)) inFlight.set(cacheKey, mine);
-    let entry: Entry | undefined;
+    let outcome: Outcome = {};
     try {
-      const value = await next(config);
+      // A caller that aborts gives up its call at once, also when the tool ignores its signal: the
+      // callers waiting for it must not wait on a call that nobody wants (one of them calls the tool).
+      const value = await raceAbort(next(config), config.signal);
       // A call aborted meanwhile may have resolved with whatever the tool had when it stopped: not a result to reuse.
       if (config.signal?.aborted) return value;
       // The cache was cleared while the call ran (the data changed): its result may be from before.
       if (generation !== startedIn) return value;
       // A result that is not plain data (a class instance) cannot be handed out as a copy: not cached.
       const stored = copyPlainData(value);
-      if (!stored) return value;
-      entry = { value: stored.copy, expiresAt: Date.now() + ttlMs };
+      if (!stored) {
+        outcome = { uncopyable: true };
+        return value;
+      }
+      const entry = { value: stored.copy, expiresAt: Date.now() + ttlMs };
+      outcome = { entry };
       entries.set(cacheKey, entry);
       while (entries.size > maxEntries) {
         const oldest = entries.keys().next().value as string;
@@ -120,7 +153,7 @@ export function cachePolicy(options: CachePolicyOptions = {}): ToolPolicy & Tool
       return value;
     } finally {
       if (inFlight.get(cacheKey) === mine) inFlight.delete(cacheKey);
-      settle(entry);
+      settle(outcome);
     }
   };
   Object.defineProperty(policy, "size", { get: () => entries.size });

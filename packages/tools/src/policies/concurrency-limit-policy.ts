@@ -27,8 +27,9 @@ interface Waiter {
  * object: it is shared by every run, every call and every tool wrapped with this same policy.
  * A waiting caller whose signal aborts leaves the line at once with an `AbortError`; a running call
  * whose signal aborts (a timeout, the caller) gives its slot back at once, even if the tool ignores
- * the abort and keeps running. Reports the
- * time spent waiting as `queuedMs` in the step metadata.
+ * the abort and keeps running; a caller that aborts after it was handed a slot, before its call
+ * started, does not start it and hands the slot on. Reports the time spent waiting as `queuedMs` in
+ * the step metadata (summed over the attempts when a retry policy is outside this one).
  *
  * @example
  * ```ts
@@ -76,8 +77,18 @@ export function concurrencyLimitPolicy(options: ConcurrencyLimitPolicyOptions): 
 
   const policy: ToolPolicy = async ({ config, metadata }, next) => {
     const start = performance.now();
-    await acquire(config.signal);
-    metadata.queuedMs = performance.now() - start;
+    try {
+      await acquire(config.signal);
+    } finally {
+      // Summed over the calls of one step (the attempts of a retry policy outside this one).
+      metadata.queuedMs = (typeof metadata.queuedMs === "number" ? metadata.queuedMs : 0) + (performance.now() - start);
+    }
+    if (config.signal?.aborted) {
+      // Aborted after it was handed the slot but before it resumed: it does not start, and the slot
+      // goes to the next caller in line.
+      release();
+      throw new AbortError({ reason: config.signal.reason });
+    }
     try {
       // Settles when the call aborts even if the tool ignores its signal, so a hung tool cannot keep the slot.
       return await raceAbort(next(config), config.signal, () => true);

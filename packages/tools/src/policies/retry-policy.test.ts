@@ -6,6 +6,7 @@ import { RetryableToolError } from "../errors/retryable-tool-error";
 import { ToolRetriesExhaustedError } from "../errors/tool-retries-exhausted-error";
 import { retryPolicy, withRetry } from "./retry-policy";
 import { configWithMetadata } from "./test-helpers";
+import { withPolicies, type ToolPolicy } from "./with-policies";
 
 function failingTool(failures: unknown[]) {
   const calls = { count: 0 };
@@ -44,7 +45,36 @@ describe("retryPolicy", () => {
     expect(calls.count).toBe(2); // the second wait is doubled
     await vi.advanceTimersByTimeAsync(1);
     await expect(result).resolves.toBe("ok after 3");
-    expect(metadata).toMatchObject({ attempts: 3, error: "reset" });
+    expect(metadata).toMatchObject({ attempts: 3, attemptErrors: ["busy", "reset"] });
+  });
+
+  it("does not report a call that succeeded after failed attempts as failed", async () => {
+    const { flaky } = failingTool([new RetryableToolError({ message: "busy" })]);
+    // What a wrapper inside the retries (a nested policy tool) writes when its attempt fails.
+    const recordFailure: ToolPolicy = async ({ config, metadata }, next) => {
+      try {
+        return await next(config);
+      } catch (error) {
+        metadata.error = (error as Error).message;
+        throw error;
+      }
+    };
+    const { config, metadata } = configWithMetadata();
+    const result = withPolicies(flaky, [retryPolicy({ initialDelayMs: 1 }), recordFailure]).invoke({}, config);
+    await vi.advanceTimersByTimeAsync(1);
+    await expect(result).resolves.toBe("ok after 2");
+    expect(metadata).not.toHaveProperty("error");
+    expect(metadata).toMatchObject({ attempts: 2, attemptErrors: ["busy"] });
+  });
+
+  it("reports what the call threw as its error, and every attempt's error, when all attempts fail", async () => {
+    const { flaky } = failingTool([new RetryableToolError({ message: "busy" }), new RetryableToolError({ message: "still busy" })]);
+    const { config, metadata } = configWithMetadata();
+    const result = withRetry(flaky, { maxAttempts: 2, initialDelayMs: 1 }).invoke({}, config);
+    const assertion = expect(result).rejects.toThrow(ToolRetriesExhaustedError);
+    await vi.advanceTimersByTimeAsync(1);
+    await assertion;
+    expect(metadata).toMatchObject({ attempts: 2, attemptErrors: ["busy", "still busy"], error: 'Tool "flaky" failed after 2 attempts: still busy' });
   });
 
   it("does not retry an error that is not marked retryable", async () => {

@@ -33,8 +33,10 @@ const RETRY_OPTION_KEYS = Object.keys({ maxAttempts: true, initialDelayMs: true,
  * backoff between attempts (at least an error's `retryAfterMs`, if it has one). Other errors, and
  * the caller's abort, end the call at once. When every attempt failed, or an error's `retryAfterMs`
  * is longer than `maxDelayMs` (a server's Retry-After of an hour is not honoured by retrying
- * sooner), the call fails with a {@link ToolRetriesExhaustedError} whose `cause` is the last error. Reports `attempts` (and the
- * last `error`) in the step metadata.
+ * sooner), the call fails with a {@link ToolRetriesExhaustedError} whose `cause` is the last error. Reports
+ * `attempts` in the step metadata and, when an attempt failed, `attemptErrors`: the failed attempts'
+ * error messages in order. A call that succeeds after failed attempts has no `error` in its step
+ * metadata: `error` is only there when the call itself failed.
  *
  * @example
  * ```ts
@@ -66,12 +68,17 @@ export function retryPolicy(options: RetryPolicyOptions = {}): ToolPolicy {
   }
 
   return async ({ toolName, config, metadata }, next) => {
+    const attemptErrors: string[] = [];
     for (let attempt = 1; ; attempt++) {
       metadata.attempts = attempt;
       try {
         return await next(config);
       } catch (error) {
-        metadata.error = error instanceof Error ? error.message : String(error);
+        attemptErrors.push(error instanceof Error ? error.message : String(error));
+        metadata.attemptErrors = [...attemptErrors];
+        // `error` says the call failed: an attempt's error (written by a wrapper inside) is not the
+        // call's. If this one ends the call, the wrapper outside records what the call threw.
+        delete metadata.error;
         if (config.signal?.aborted || isAbortError(error) || !isRetryable(error, attempt)) throw error;
         if (attempt >= maxAttempts) throw new ToolRetriesExhaustedError({ toolName, attempts: attempt, cause: error });
         const backoff = Math.min(maxDelayMs, initialDelayMs * factor ** (attempt - 1));

@@ -1,7 +1,7 @@
 import { InvalidArgumentError, getToolApproval, getToolInDoubt } from "@agentrx/core";
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { ToolMessage } from "@langchain/core/messages";
-import { DynamicTool, tool } from "@langchain/core/tools";
+import { DynamicStructuredTool, DynamicTool, tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { withApproval } from "../approval/with-approval";
@@ -82,6 +82,27 @@ describe("withPolicies", () => {
     const result = await wrapped.invoke({ text: "s" }, { signal: controller.signal, callbacks: [new Recorder()] });
     expect(result).toBe("s (signal)");
     expect(events).toEqual(["start:root:true", "start:child:true"]);
+  });
+
+  it("does not start a call whose signal has already aborted, even for a tool that does not check it", async () => {
+    let runs = 0;
+    const unchecked = new DynamicStructuredTool({
+      name: "unchecked",
+      description: "Does not look at its signal.",
+      schema: z.object({}),
+      func: async () => {
+        runs += 1;
+        return "ran";
+      },
+    });
+    const controller = new AbortController();
+    controller.abort();
+    for (const policies of [[], [timeoutPolicy({ ms: 1000 })], [retryPolicy()], [cachePolicy()]]) {
+      const { config, metadata } = configWithMetadata({ signal: controller.signal });
+      await expect(withPolicies(unchecked, policies).invoke({}, config)).rejects.toMatchObject({ name: "AbortError" });
+      expect(metadata.error).toEqual(expect.any(String));
+    }
+    expect(runs).toBe(0);
   });
 
   it("writes durationMs and the error into the executor's step metadata", async () => {

@@ -1,4 +1,4 @@
-import { type InDoubtPolicy, InvalidArgumentError, getStepMetadata, getToolApproval, getToolInDoubt, markToolApproval, markToolInDoubt, type StepMetadata } from "@agentrx/core";
+import { AbortError, type InDoubtPolicy, InvalidArgumentError, getStepMetadata, getToolApproval, getToolInDoubt, markToolApproval, markToolInDoubt, type StepMetadata } from "@agentrx/core";
 import { parseCallbackConfigArg, type CallbackManagerForToolRun } from "@langchain/core/callbacks/manager";
 import { isToolMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
@@ -67,7 +67,8 @@ function isToolCallShaped(value: unknown): value is { type: "tool_call"; args: u
  * A tool wrapped in policies. It has the wrapped tool's name, description, schema and
  * `returnDirect`, so it drops into any agent in its place. Wrapping a `PolicyTool` again adds the
  * new policies outside the existing ones without a second wrapper; a tool's `withApproval` and
- * `withInDoubt` marks stay on the wrapper, whichever is applied first. Create one with
+ * `withInDoubt` marks stay on the wrapper, whichever is applied first. A call whose signal has
+ * already aborted fails with an `AbortError` without starting the tool. Create one with
  * {@link withPolicies} or the `withTimeout` / `withRetry` / `withCache` / `withConcurrencyLimit` helpers.
  *
  * @example
@@ -123,6 +124,8 @@ export class PolicyTool extends StructuredTool {
     };
     const start = performance.now();
     try {
+      // A call whose signal has already aborted does not start (a tool that does not check its signal would run).
+      if (config.signal?.aborted) throw new AbortError({ reason: config.signal.reason });
       return await raceAbort(run(0, config), config.signal);
     } catch (error) {
       metadata.error ??= error instanceof Error ? error.message : String(error);

@@ -161,7 +161,10 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
     const badges = (withInput ? row.badges : layout.toolState(tool).badges).filter((badge) => badge !== "slowest" && badge !== "early" && badge !== "edited");
     const metadata = tool.metadata ?? {};
     const error = typeof metadata["error"] === "string" ? metadata["error"] : undefined;
-    const rest = Object.fromEntries(Object.entries(metadata).filter(([key]) => !["error", "attempts", "timedOut", "cached", "durationMs", "failed", "rejected"].includes(key)));
+    // The retry policy's failed attempts (records written before `attemptErrors` kept the last one as `error`).
+    const attemptErrors = Array.isArray(metadata["attemptErrors"]) ? metadata["attemptErrors"].filter((item): item is string => typeof item === "string") : [];
+    const callFailed = tool.observation !== undefined && badges.includes("failed");
+    const rest = Object.fromEntries(Object.entries(metadata).filter(([key]) => !["error", "attemptErrors", "attempts", "timedOut", "cached", "durationMs", "failed", "rejected"].includes(key)));
     const outcome = tool.observation === undefined ? undefined : outcomeNote(tool);
     return [
       kv([
@@ -177,8 +180,10 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
         ["Cached", typeof metadata["cached"] === "boolean" ? (metadata["cached"] ? "yes" : "no") : undefined],
         ["Policy time", typeof metadata["durationMs"] === "number" ? fmt.duration(metadata["durationMs"]) : undefined],
       ]),
-      error !== undefined ? h("h3", null, tool.observation !== undefined && badges.includes("failed") ? "Error" : "Error of a failed attempt") : null,
+      error !== undefined ? h("h3", null, callFailed || attemptErrors.length > 0 ? "Error" : "Error of a failed attempt") : null,
       error !== undefined ? h("pre", { class: "payload error-text" }, error) : null,
+      attemptErrors.length > 0 ? h("h3", null, attemptErrors.length === 1 ? "Error of a failed attempt" : `Errors of the ${attemptErrors.length} failed attempts`) : null,
+      attemptErrors.length > 0 ? h("pre", { class: "payload error-text" }, attemptErrors.join("\n")) : null,
       withInput ? h("h3", null, "Input") : null,
       withInput ? text(tool.input, tool.inputSeq, tool.inputField ?? "toolInput", context) : null,
       withInput ? images(tool.inputImages) : null,
