@@ -37,14 +37,16 @@ export type RunUsage = UsageMetadata & { cost?: Cost };
 /**
  * One model's prices in US dollars per million tokens. `input` is the price of an uncached prompt
  * token and `output` of a completion token; `cacheRead` (a prompt token read from the provider's
- * cache), `cacheWrite` (a prompt token written to it) and `reasoning` (a reasoning token) default
- * to `input`, `input` and `output`.
+ * cache), `cacheWrite` (a prompt token written to it), `inputAudio` (an audio prompt token),
+ * `reasoning` (a reasoning token) and `outputAudio` (an audio completion token) default to
+ * `input`, `input`, `input`, `output` and `output`.
  *
  * @example
  * ```ts
  * import type { ModelPrice } from "@agentrx/executors";
  *
  * const gpt4o: ModelPrice = { input: 2.5, cacheRead: 1.25, output: 10 };
+ * const gptAudio: ModelPrice = { input: 2.5, inputAudio: 32, output: 10, outputAudio: 64 };
  * ```
  */
 export interface ModelPrice {
@@ -52,12 +54,27 @@ export interface ModelPrice {
   output: number;
   cacheRead?: number;
   cacheWrite?: number;
+  inputAudio?: number;
   reasoning?: number;
+  outputAudio?: number;
 }
+
+/** Every field of a {@link ModelPrice}, in the order error messages list them. */
+const PRICE_FIELDS = Object.keys({
+  input: true,
+  output: true,
+  cacheRead: true,
+  cacheWrite: true,
+  inputAudio: true,
+  reasoning: true,
+  outputAudio: true,
+} satisfies Record<keyof ModelPrice, true>);
 
 /**
  * Prices by model name. A model is priced by its exact name, else by the longest name in the
- * table that its name starts with (`"gpt-4o"` prices `"gpt-4o-2024-08-06"`).
+ * table that its name starts with followed by `-`, `@` or `:` (`"gpt-4o"` prices
+ * `"gpt-4o-2024-08-06"`, but `"gpt-4"` does not price `"gpt-4o"` or `"gpt-4.1"`), else, for a name
+ * with a provider prefix (`"openai/gpt-4o"`), by the name after its last `/` in the same way.
  *
  * @example
  * ```ts
@@ -97,9 +114,11 @@ export type PriceFunction = (model: string, usage: UsageMetadata) => Cost | unde
 export type Prices = "auto" | PriceTable | PriceFunction;
 
 /**
- * What `usage` costs at `price` (dollars per million tokens). LangChain counts cached reads and
- * cache writes inside `input_tokens` and reasoning inside `output_tokens`; each part is priced at
- * its own rate.
+ * What `usage` costs at `price` (dollars per million tokens). LangChain counts cached reads, cache
+ * writes and audio inside `input_tokens`, and reasoning and audio inside `output_tokens`; each part
+ * is priced at its own rate. Prompt tokens are taken as cached first and audio tokens as uncached
+ * (providers do not say which cached tokens were audio), and a detail larger than its count is
+ * capped at what is left of the count.
  *
  * @example
  * ```ts
@@ -113,14 +132,35 @@ export type Prices = "auto" | PriceTable | PriceFunction;
  * ```
  */
 export function priceUsage(usage: UsageMetadata, price: ModelPrice): Cost {
-  const cacheRead = count(usage.input_token_details?.cache_read);
-  const cacheWrite = count(usage.input_token_details?.cache_creation);
-  const reasoning = count(usage.output_token_details?.reasoning);
-  const uncached = Math.max(0, count(usage.input_tokens) - cacheRead - cacheWrite);
-  const plain = Math.max(0, count(usage.output_tokens) - reasoning);
-  const input = (uncached * price.input + cacheRead * (price.cacheRead ?? price.input) + cacheWrite * (price.cacheWrite ?? price.input)) / 1e6;
-  const output = (plain * price.output + reasoning * (price.reasoning ?? price.output)) / 1e6;
+  const parts = usageParts(usage);
+  const uncached = parts.input - parts.cacheRead - parts.cacheWrite;
+  const audioIn = Math.min(parts.inputAudio, uncached);
+  const plain = parts.output - parts.reasoning;
+  const audioOut = Math.min(parts.outputAudio, plain);
+  const input =
+    ((uncached - audioIn) * price.input +
+      audioIn * (price.inputAudio ?? price.input) +
+      parts.cacheRead * (price.cacheRead ?? price.input) +
+      parts.cacheWrite * (price.cacheWrite ?? price.input)) /
+    1e6;
+  const output = ((plain - audioOut) * price.output + audioOut * (price.outputAudio ?? price.output) + parts.reasoning * (price.reasoning ?? price.output)) / 1e6;
   return usd(input, output, input + output);
+}
+
+/**
+ * A usage's counts, made consistent: each detail at most what is left of its count (cached reads,
+ * then cache writes, of the input; audio at most the input; reasoning at most the output; audio at
+ * most the output). Some integrations count cached or reasoning tokens outside the totals.
+ */
+function usageParts(usage: UsageMetadata): { input: number; cacheRead: number; cacheWrite: number; inputAudio: number; output: number; reasoning: number; outputAudio: number } {
+  const input = count(usage.input_tokens);
+  const cacheRead = Math.min(count(usage.input_token_details?.cache_read), input);
+  const cacheWrite = Math.min(count(usage.input_token_details?.cache_creation), input - cacheRead);
+  const inputAudio = Math.min(count(usage.input_token_details?.audio), input);
+  const output = count(usage.output_tokens);
+  const reasoning = Math.min(count(usage.output_token_details?.reasoning), output);
+  const outputAudio = Math.min(count(usage.output_token_details?.audio), output);
+  return { input, cacheRead, cacheWrite, inputAudio, output, reasoning, outputAudio };
 }
 
 /**
@@ -153,11 +193,21 @@ export function addCost(a: Cost | undefined, b: Cost | undefined): Cost | undefi
   return usd(a.input + b.input, a.output + b.output, a.total + b.total);
 }
 
-/** A price table as a function: exact name, else the longest key the name starts with. */
+/**
+ * A price table as a function: the exact name, else the longest key the name starts with followed
+ * by `-`, `@` or `:` (a date or version suffix: `"gpt-4o"` prices `"gpt-4o-2024-08-06"`, `"gpt-4"`
+ * does not price `"gpt-4o"`), else the same for the name after its last `/` (a provider prefix).
+ */
 export function priceTableFunction(table: PriceTable): PriceFunction {
   const keys = Object.keys(table).sort((a, b) => b.length - a.length);
+  const lookup = (model: string): ModelPrice | undefined => {
+    if (Object.hasOwn(table, model)) return table[model];
+    const key = keys.find((candidate) => candidate !== "" && model.startsWith(candidate) && "-@:".includes(model.charAt(candidate.length)));
+    return key === undefined ? undefined : table[key];
+  };
   return (model, usage) => {
-    const price = table[model] ?? table[keys.find((key) => model.startsWith(key)) ?? ""];
+    const slash = model.lastIndexOf("/");
+    const price = lookup(model) ?? (slash === -1 ? undefined : lookup(model.slice(slash + 1)));
     return price === undefined ? undefined : priceUsage(usage, price);
   };
 }
@@ -172,9 +222,16 @@ export function validatePrices(prices: unknown): void {
     fail(`AgentExecutor: \`prices\` must be "auto", a price table ({ [model]: { input, output } } in dollars per million tokens) or a function (model, usage) => Cost | undefined, got ${JSON.stringify(prices)}.`);
   }
   for (const [model, price] of Object.entries(prices as Record<string, unknown>)) {
-    const fields = price as Record<string, unknown> | null;
-    for (const key of ["input", "output", "cacheRead", "cacheWrite", "reasoning"]) {
-      const value = typeof fields === "object" && fields !== null ? fields[key] : undefined;
+    if (model === "") fail("AgentExecutor: `prices` model names must not be empty.");
+    if (typeof price !== "object" || price === null || Array.isArray(price)) {
+      fail(`AgentExecutor: \`prices["${model}"]\` must be an object { input, output } (dollars per million tokens), got ${JSON.stringify(price)}.`);
+    }
+    const fields = price as Record<string, unknown>;
+    for (const key of Object.keys(fields)) {
+      if (!PRICE_FIELDS.includes(key)) fail(`AgentExecutor: \`prices["${model}"].${key}\` is not a price field; a model's price has ${PRICE_FIELDS.join(", ")}.`);
+    }
+    for (const key of PRICE_FIELDS) {
+      const value = fields[key];
       const required = key === "input" || key === "output";
       if ((value === undefined && !required) || (typeof value === "number" && Number.isFinite(value) && value >= 0)) continue;
       fail(`AgentExecutor: \`prices["${model}"].${key}\` must be a number >= 0 (dollars per million tokens), got ${JSON.stringify(value)}.`);
@@ -208,18 +265,26 @@ export function resolvePrices(prices: Prices): Promise<PriceFunction> | PriceFun
 
 /**
  * `@pydantic/genai-prices` as a price function: LangChain's usage in its terms (cached reads, cache
- * writes and reasoning tokens counted inside the input and output tokens, as LangChain counts
- * them), priced by `calcPrice`. @internal
+ * writes and audio counted inside the input tokens, reasoning and audio inside the output tokens,
+ * as LangChain counts them), made consistent first (`calcPrice` throws on a detail larger than its
+ * count, which some integrations report), priced by `calcPrice`. @internal
  */
 export function genaiPriceFunction(module: Pick<GenaiPrices, "calcPrice">): PriceFunction {
   return (model, usage) => {
+    const parts = usageParts(usage);
+    // Audio tokens that cannot all be uncached were read from the cache; `calcPrice` needs that
+    // overlap whenever a prompt has both.
+    const cachedAudio = Math.min(parts.cacheRead, Math.max(0, parts.inputAudio - (parts.input - parts.cacheRead - parts.cacheWrite)));
     const result = module.calcPrice(
       {
-        input_tokens: count(usage.input_tokens),
-        cache_read_tokens: count(usage.input_token_details?.cache_read),
-        cache_write_tokens: count(usage.input_token_details?.cache_creation),
-        output_tokens: count(usage.output_tokens),
-        output_reasoning_tokens: count(usage.output_token_details?.reasoning),
+        input_tokens: parts.input,
+        cache_read_tokens: parts.cacheRead,
+        cache_write_tokens: parts.cacheWrite,
+        output_tokens: parts.output,
+        output_reasoning_tokens: parts.reasoning,
+        ...(parts.inputAudio > 0 ? { input_audio_tokens: parts.inputAudio } : {}),
+        ...(parts.inputAudio > 0 && parts.cacheRead > 0 ? { cache_audio_read_tokens: cachedAudio } : {}),
+        ...(parts.outputAudio > 0 ? { output_audio_tokens: parts.outputAudio } : {}),
       },
       model,
     );
@@ -249,4 +314,44 @@ export function formatUsd(amount: number): string {
   // Under a dollar to four decimals, unless that rounds up to one ($0.99996 is "$1.00").
   const cents = amount.toFixed(4);
   return `$${cents.startsWith("0.") ? cents : amount.toFixed(2)}`;
+}
+
+/**
+ * The sum of two usages: token counts, their details (cache reads and writes, reasoning and audio
+ * tokens, each key summed) and cost, as the executor sums a run's usage. Neither argument is
+ * changed; `total` may be absent (the first usage).
+ *
+ * @example
+ * ```ts
+ * import { addUsage } from "@agentrx/executors";
+ *
+ * const sum = addUsage({ input_tokens: 10, output_tokens: 2, total_tokens: 12, input_token_details: { cache_read: 8 } }, { input_tokens: 5, output_tokens: 1, total_tokens: 6 });
+ * console.log(sum.total_tokens, sum.input_token_details?.cache_read); // 18 8
+ * ```
+ */
+export function addUsage(total: RunUsage | undefined, usage: RunUsage): RunUsage {
+  if (total === undefined) return { ...usage };
+  const sum: RunUsage = {
+    input_tokens: total.input_tokens + usage.input_tokens,
+    output_tokens: total.output_tokens + usage.output_tokens,
+    total_tokens: total.total_tokens + usage.total_tokens,
+  };
+  const input = addDetails(total.input_token_details, usage.input_token_details);
+  if (input) sum.input_token_details = input;
+  const output = addDetails(total.output_token_details, usage.output_token_details);
+  if (output) sum.output_token_details = output;
+  const cost = addCost(total.cost, usage.cost);
+  if (cost) sum.cost = cost;
+  return sum;
+}
+
+/** Two detail records summed key by key (a count only one of them has is kept as it is). */
+function addDetails<T extends object>(a: T | undefined, b: T | undefined): T | undefined {
+  if (a === undefined) return b === undefined ? undefined : { ...b };
+  if (b === undefined) return { ...a };
+  const out: Record<string, number> = { ...(a as Record<string, number>) };
+  for (const [key, value] of Object.entries(b as Record<string, number>)) {
+    if (typeof value === "number") out[key] = (out[key] ?? 0) + value;
+  }
+  return out as T;
 }

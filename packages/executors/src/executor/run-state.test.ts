@@ -1,6 +1,7 @@
 import type { AgentAction } from "@agentrx/core";
 import { describe, expect, it } from "vitest";
-import { type RunPhase, type RunTransition, addUsage, initialRunState, isEnded, pendingActions, transition } from "./run-state";
+import { addUsage } from "../cost/cost";
+import { type RunPhase, type RunTransition, initialRunState, isEnded, pendingActions, transition } from "./run-state";
 
 const action = (tool: string): AgentAction => ({ tool, toolInput: {}, log: tool });
 

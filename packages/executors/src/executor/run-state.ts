@@ -1,5 +1,5 @@
 import type { AgentAction, AgentStep } from "@agentrx/core";
-import { addCost, type RunUsage } from "../cost/cost";
+import { addUsage, type RunUsage } from "../cost/cost";
 import type { Interrupt, StepsCompaction, StopReason } from "./events";
 
 /** The version of {@link RunState}'s shape; serialized states and checkpoints carry it. */
@@ -330,29 +330,3 @@ export function pendingActions(state: RunState): readonly number[] {
   return pending;
 }
 
-/** Sums two usages (token counts and their details). */
-export function addUsage(total: RunUsage | undefined, usage: RunUsage): RunUsage {
-  if (total === undefined) return { ...usage };
-  const sum: RunUsage = {
-    input_tokens: total.input_tokens + usage.input_tokens,
-    output_tokens: total.output_tokens + usage.output_tokens,
-    total_tokens: total.total_tokens + usage.total_tokens,
-  };
-  const input = addDetails(total.input_token_details, usage.input_token_details);
-  if (input) sum.input_token_details = input;
-  const output = addDetails(total.output_token_details, usage.output_token_details);
-  if (output) sum.output_token_details = output;
-  const cost = addCost(total.cost, usage.cost);
-  if (cost) sum.cost = cost;
-  return sum;
-}
-
-function addDetails<T extends object>(a: T | undefined, b: T | undefined): T | undefined {
-  if (a === undefined) return b === undefined ? undefined : { ...b };
-  if (b === undefined) return { ...a };
-  const out: Record<string, number> = { ...(a as Record<string, number>) };
-  for (const [key, value] of Object.entries(b as Record<string, number>)) {
-    if (typeof value === "number") out[key] = (out[key] ?? 0) + value;
-  }
-  return out as T;
-}

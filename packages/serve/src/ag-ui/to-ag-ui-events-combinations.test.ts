@@ -13,7 +13,7 @@ import { closeLoopback, startLoopback } from "../../../runs/src/sse/loopback-tes
 import { createAGUIHandler } from "./create-ag-ui-handler";
 import type { AGUIEvent, BaseEvent } from "./ag-ui-event";
 import { toAGUIEvents } from "./to-ag-ui-events";
-import { workExecutor, workPrompt, workTool } from "../test-helpers/work-executor";
+import { untaggedTurnExecutor, workExecutor, workPrompt, workTool } from "../test-helpers/work-executor";
 
 afterEach(closeLoopback);
 
@@ -175,19 +175,7 @@ describe("toAGUIEvents, a resumed run with a call in doubt (inDoubt: \"interrupt
 
 describe("toAGUIEvents, a resumed turn of calls without tool call ids", () => {
   it("sends an approved call's result for that call (named by its place in the turn), not for the turn's first call", async () => {
-    const { RunnableLambda } = await import("@langchain/core/runnables");
-    const store = new MemoryRunStore();
-    const work = tool(async ({ n }: { n: number }) => `worked ${n}`, { name: "work", description: "Works.", schema: z.object({ n: z.number() }) });
-    const pay = withApproval(tool(async ({ n }: { n: number }) => `paid ${n}`, { name: "pay", description: "Pays.", schema: z.object({ n: z.number() }) }));
-    const agent = RunnableLambda.from((input: { steps: unknown[] }) =>
-      input.steps.length === 0
-        ? [
-            { tool: "work", toolInput: { n: 1 }, log: "" },
-            { tool: "pay", toolInput: { n: 2 }, log: "" },
-          ]
-        : { returnValues: { output: "Both done." }, log: "" },
-    );
-    const executor = new AgentExecutor({ agent, tools: [work, pay], store });
+    const executor = untaggedTurnExecutor(new MemoryRunStore());
     const results = async (events$: Observable<AgentStreamEvent>) =>
       (await lastValueFrom(toAGUIEvents(events$, { threadId: "t1", runId: "pays" }).pipe(toArray<BaseEvent>())))
         .map((event) => EventSchemas.parse(event))

@@ -1,8 +1,7 @@
 import { InvalidArgumentError, checkOptionKeys, isAbortError } from "@agentrx/core";
-import type { AgentStreamEvent, Interrupt, OutputEvent, RunUsage } from "@agentrx/executors";
+import { type AgentStreamEvent, type Interrupt, type OutputEvent, type RunUsage, addUsage } from "@agentrx/executors";
 import type { UsageMetadata } from "@langchain/core/messages";
 import { Observable } from "rxjs";
-import { addUsage } from "../internal/add-usage";
 import { errorText } from "../internal/error-text";
 import { followEvents } from "../internal/follow-events";
 import { ResumedTurn } from "../internal/resumed-turn";

@@ -1,6 +1,8 @@
 import { createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel } from "@agentrx/core/testing";
-import { AgentExecutor } from "@agentrx/executors";
+import { AgentExecutor, type RunStore } from "@agentrx/executors";
+import { withApproval } from "@agentrx/tools";
+import { RunnableLambda } from "@langchain/core/runnables";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { type StructuredToolInterface, tool } from "@langchain/core/tools";
 import { z } from "zod";
@@ -32,3 +34,22 @@ export function workExecutor(tool: StructuredToolInterface, responses: Construct
 
 /** The prompt of the `work` executors, for agents built next to them. */
 export { prompt as workPrompt };
+
+/**
+ * An executor whose custom agent asks, in one turn and without tool call ids, for `work { n: 1 }`
+ * (answers `worked 1`) and `pay { n: 2 }` (needs approval; answers `paid 2`), then answers
+ * "Both done.": its calls are named `call-0-0` and `call-0-1` by their place in the turn.
+ */
+export function untaggedTurnExecutor(store: RunStore): AgentExecutor {
+  const work = tool(async ({ n }: { n: number }) => `worked ${n}`, { name: "work", description: "Works.", schema: z.object({ n: z.number() }) });
+  const pay = withApproval(tool(async ({ n }: { n: number }) => `paid ${n}`, { name: "pay", description: "Pays.", schema: z.object({ n: z.number() }) }));
+  const agent = RunnableLambda.from((input: { steps: unknown[] }) =>
+    input.steps.length === 0
+      ? [
+          { tool: "work", toolInput: { n: 1 }, log: "" },
+          { tool: "pay", toolInput: { n: 2 }, log: "" },
+        ]
+      : { returnValues: { output: "Both done." }, log: "" },
+  );
+  return new AgentExecutor({ agent, tools: [work, pay], store });
+}

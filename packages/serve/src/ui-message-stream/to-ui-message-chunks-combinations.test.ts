@@ -11,7 +11,7 @@ import { z } from "zod";
 import { toUIMessageChunks } from "./to-ui-message-chunks";
 import { uiApprovalDecisions } from "./ui-approval-decisions";
 import type { UIMessageChunk } from "./ui-message-chunk";
-import { workExecutor, workPrompt, workTool } from "../test-helpers/work-executor";
+import { untaggedTurnExecutor, workExecutor, workPrompt, workTool } from "../test-helpers/work-executor";
 
 /**
  * The chunks of a run, and the message the `ai` package's reader makes of them (validated),
@@ -219,20 +219,7 @@ describe("toUIMessageChunks, a resumed run with a call in doubt (inDoubt: \"inte
 
 describe("toUIMessageChunks, a resumed turn of calls without tool call ids", () => {
   it("answers an approved call on its own part (named by its place in the turn), not on the turn's first call", async () => {
-    const { RunnableLambda } = await import("@langchain/core/runnables");
-    const store = new MemoryRunStore();
-    const work = tool(async ({ n }: { n: number }) => `worked ${n}`, { name: "work", description: "Works.", schema: z.object({ n: z.number() }) });
-    const pay = withApproval(tool(async ({ n }: { n: number }) => `paid ${n}`, { name: "pay", description: "Pays.", schema: z.object({ n: z.number() }) }));
-    // A custom agent whose actions carry no toolCallId: the calls are named call-<iteration>-<index>.
-    const agent = RunnableLambda.from((input: { steps: unknown[] }) =>
-      input.steps.length === 0
-        ? [
-            { tool: "work", toolInput: { n: 1 }, log: "" },
-            { tool: "pay", toolInput: { n: 2 }, log: "" },
-          ]
-        : { returnValues: { output: "Both done." }, log: "" },
-    );
-    const executor = new AgentExecutor({ agent, tools: [work, pay], store });
+    const executor = untaggedTurnExecutor(new MemoryRunStore());
     const paused = await read(executor.stream({ input: "go" }, { runId: "pays" }));
     expect(toolParts(paused.message).map((part) => [part.toolCallId, part.toolName, part.state])).toEqual([
       ["call-0-0", "work", "output-available"],

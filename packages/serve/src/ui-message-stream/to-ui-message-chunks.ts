@@ -1,7 +1,6 @@
 import { type AgentAction, checkOptionKeys, isAbortError, observationText } from "@agentrx/core";
-import type { AgentStreamEvent, Interrupt, OutputEvent, RunUsage, StopReason, UsageEvent } from "@agentrx/executors";
+import { type AgentStreamEvent, type Interrupt, type OutputEvent, type RunUsage, type StopReason, type UsageEvent, addUsage } from "@agentrx/executors";
 import { Observable, type OperatorFunction } from "rxjs";
-import { addUsage } from "../internal/add-usage";
 import { checkUsage } from "../internal/check-options";
 import { ResumedTurn } from "../internal/resumed-turn";
 import { errorText } from "../internal/error-text";
