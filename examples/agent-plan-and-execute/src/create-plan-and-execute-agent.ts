@@ -8,6 +8,7 @@ import {
 import {
   FORCE_FINAL_ANSWER_INSTRUCTION,
   InvalidArgumentError,
+  isFinalAnswerTool,
   type AgentInput,
   type AgentOutput,
   type AgentStep,
@@ -49,8 +50,9 @@ export interface CreatePlanAndExecuteAgentOptions {
  * own message, and the model carries it out with native tool calls, several per turn if it likes,
  * until it answers in plain text. The plan travels in the `messageLog` of the first turn's
  * actions, so the agent stays stateless: any executor run can resume from its steps. On
- * `forceFinalAnswer` the model is called without tools and the scratchpad ends with the
- * final-answer instruction.
+ * `forceFinalAnswer` the model is called without tools (or with the executor's final-answer tool
+ * alone, forced, when `tools` has it: `finalAnswerTool(schema)` with `outputSchema`) and the
+ * scratchpad ends with the final-answer instruction.
  *
  * @example
  * ```ts
@@ -68,6 +70,7 @@ export interface CreatePlanAndExecuteAgentOptions {
 export function createPlanAndExecuteAgent(options: CreatePlanAndExecuteAgentOptions): Runnable<AgentInput, AgentOutput> {
   const { llm, tools, prompt, plannerPrompt = createPlannerPrompt(), maxPlanSteps = 5 } = validate(options);
   const withTools = (llm.bindTools as NonNullable<BaseChatModel["bindTools"]>).call(llm, tools);
+  const answerTool = tools.find(isFinalAnswerTool);
   const parser = new ToolCallingAgentOutputParser();
   const toolDescriptions = renderTextDescription(tools);
 
@@ -76,7 +79,9 @@ export function createPlanAndExecuteAgent(options: CreatePlanAndExecuteAgentOpti
     const scratchpad = formatToToolMessages(steps);
     if (forceFinalAnswer) {
       const value = await prompt.invoke({ ...inputs, agent_scratchpad: [...scratchpad, new HumanMessage(FORCE_FINAL_ANSWER_INSTRUCTION)] }, config);
-      return parser.invoke(await llm.invoke(value, config), config);
+      // With the executor's final-answer tool (outputSchema), that tool alone, forced: the answer stays typed.
+      const final = answerTool === undefined ? llm : (llm.bindTools as NonNullable<BaseChatModel["bindTools"]>).call(llm, [answerTool], { tool_choice: answerTool.name });
+      return parser.invoke(await final.invoke(value, config), config);
     }
     let plan: AIMessage | undefined;
     if (!hasPlan(steps)) {

@@ -3,7 +3,7 @@ import { planAndExecuteAgentType, createPlanAndExecuteAgent, createExecutorPromp
 import { createAgentTypeRegistry, InvalidPromptError, UnsupportedModelError } from "@agentrx/agents";
 import { FORCE_FINAL_ANSWER_INSTRUCTION, InvalidArgumentError } from "@agentrx/core";
 import { ScriptedChatModel } from "@agentrx/core/testing";
-import { AgentExecutor } from "@agentrx/executors";
+import { AgentExecutor, finalAnswerTool } from "@agentrx/executors";
 import { AIMessage } from "@langchain/core/messages";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
@@ -53,6 +53,24 @@ describe("@agentrx-community/plan-and-execute", () => {
     expect(llm.calls).toHaveLength(3);
     expect(llm.calls[2]?.tools).toEqual([]);
     expect(llm.calls[2]?.messages.at(-1)?.text).toBe(FORCE_FINAL_ANSWER_INSTRUCTION);
+  });
+
+  it('offers only the final-answer tool, forced, on the "generate" call of an executor with outputSchema', async () => {
+    const llm = new ScriptedChatModel({
+      responses: [
+        "1. Get the weather.",
+        { toolCalls: [{ name: "weather", args: { city: "Paris" } }] },
+        { toolCalls: [{ name: "final_answer", args: { city: "Paris", celsius: 18 } }] },
+      ],
+    });
+    const schema = z.object({ city: z.string(), celsius: z.number() });
+    const tools = [weather, finalAnswerTool(schema)];
+    const agent = createPlanAndExecuteAgent({ llm, tools, prompt: createExecutorPrompt() });
+    const executor = new AgentExecutor({ agent, tools: [weather], outputSchema: schema, maxIterations: 1, earlyStoppingMethod: "generate" });
+    const result = await lastValueFrom(executor.invoke({ input: "Weather in Paris?" }));
+    expect(result.structuredOutput).toEqual({ city: "Paris", celsius: 18 });
+    expect(llm.calls[2]?.toolNames).toEqual(["final_answer"]);
+    expect(llm.calls[2]?.toolChoice).toBe("final_answer");
   });
 
   it("validates its model and prompts", () => {
