@@ -61,12 +61,28 @@ describe("evaluateExpression", () => {
   });
 
   it("refuses a modulo by zero (it used to give the dividend) and comments (it used to drop what followed)", async () => {
-    for (const expression of ["5 % 0", "5 % (2 - 2)", "mod(5, 0)", "-0.5 % -0"]) {
+    for (const expression of ["5 % 0", "5 % (2 - 2)", "mod(5, 0)", "-0.5 % (-0)"]) {
       await expect(evaluateExpression(expression), expression).rejects.toThrow(/modulo by zero is undefined/);
     }
     for (const expression of ["1 # comment", "1 + 2 # + 3", "#", "2 * 3#"]) {
       await expect(evaluateExpression(expression), expression).rejects.toThrow(/comments \("#"\) are not allowed; send only the expression/);
     }
+  });
+
+  it("reads % as a modulo between operands and a percentage after one, and refuses a % right before a sign, which reads both ways", async () => {
+    for (const [expression, expected] of [["50%", 0.5], ["200 + 10%", 220], ["8% * 50", 4], ["10 % 3", 1], ["10 % (-3)", -2], ["mod(10, -3)", -2]] as const) {
+      expect(await evaluateExpression(expression), expression).toBeCloseTo(expected, 10);
+    }
+    // mathjs reads each as a modulo by the signed number: 0, 0 and 0, not 1.5, -0.92 and 13.
+    await expect(evaluateExpression("50% + 1")).rejects.toThrow('Cannot evaluate "50% + 1": "50 % +1" is ambiguous: write "50 % (+1)" or "mod(50, +1)" for a modulo, or "50 / 100 + 1" for a percentage.');
+    await expect(evaluateExpression("1 + 8% - 2")).rejects.toThrow(/"8 % -2" is ambiguous/);
+    await expect(evaluateExpression("10 % -3")).rejects.toThrow(/"10 % -3" is ambiguous/);
+    await expect(evaluateExpression("50% -2 pi")).rejects.toThrow(/"50 % -2 pi" is ambiguous/);
+  });
+
+  it("says NaN is not a number, rather than too large", async () => {
+    await expect(evaluateExpression("NaN + 1")).rejects.toThrow('Cannot evaluate "NaN + 1": "NaN" is not a number to compute with.');
+    await expect(evaluateExpression("1e400")).rejects.toThrow(/too large to compute with/);
   });
 
   it("rejects with an ExpressionError for an expression that is not a string", async () => {

@@ -118,8 +118,10 @@ export const CALCULATOR_FUNCTIONS: readonly string[] = Object.keys(FUNCTIONS);
  * {@link CALCULATOR_FUNCTIONS}. Resolves with the number (asynchronous because the parser, mathjs,
  * is loaded on first use) or rejects with an {@link ExpressionError} that says what is not allowed:
  * also for anything but a string, a comment (`#`), a result that is not a finite number (`1 / 0`),
- * also on the way to the answer (`1 / (1 / 0)`, `sqrt(-1) ^ 0`), and a modulo by zero (`5 % 0`,
- * `mod(5, 0)`). Bad options reject with an `InvalidArgumentError`.
+ * also on the way to the answer (`1 / (1 / 0)`, `sqrt(-1) ^ 0`), a modulo by zero (`5 % 0`,
+ * `mod(5, 0)`), and a `%` right before a sign (`50% + 1`: a modulo by +1, or 50 percent plus 1?).
+ * `%` is the modulo between two operands and a percentage after one (`50%` is 0.5, `200 + 10%` is
+ * 220, `8% * 50` is 4). Bad options reject with an `InvalidArgumentError`.
  *
  * @example
  * ```ts
@@ -154,7 +156,8 @@ export async function evaluateExpression(expression: string, options: EvaluateEx
   const visit = (node: MathNode): number => {
     const value = evaluateNode(node);
     if (!Number.isFinite(value)) {
-      fail(node.type === "ConstantNode" ? "a number in it is too large to compute with (it reads as Infinity)." : `"${node.toString()}" is not a finite number (${value}).`);
+      if (node.type !== "ConstantNode") fail(`"${node.toString()}" is not a finite number (${value}).`);
+      fail(Number.isNaN(value) ? '"NaN" is not a number to compute with.' : "a number in it is too large to compute with (it reads as Infinity).");
     }
     return value;
   };
@@ -178,6 +181,7 @@ export async function evaluateExpression(expression: string, options: EvaluateEx
         const { fn, op, args } = node as unknown as { fn: string; op: string; args: MathNode[] };
         const operator = OPERATORS[fn];
         if (!operator) return fail(`the operator "${op}" is not allowed; use + - * / ^ % !.`);
+        if (op === "%") refuseSignedModulo(args);
         return operator(...args.map(visit));
       }
       case "FunctionNode": {
@@ -199,6 +203,20 @@ export async function evaluateExpression(expression: string, options: EvaluateEx
       default:
         return fail(`${node.type} is not allowed.`);
     }
+  };
+  // mathjs reads "a % -b" and "a% - b" alike, as a modulo by -b, though the second may mean "a
+  // percent, minus b" (mathjs's own reading of "a% * b"): refused, so it cannot answer the wrong one.
+  const refuseSignedModulo = (args: MathNode[]) => {
+    type Operator = MathNode & { fn?: string; args?: MathNode[]; implicit?: boolean };
+    const [left, operand] = args as [MathNode, Operator];
+    let right = operand;
+    // "50% -2 pi" is a modulo by (-2) * pi: the sign opens the implicit product.
+    while (right.type === "OperatorNode" && right.implicit) right = right.args![0] as Operator;
+    if (right.type !== "OperatorNode" || (right.fn !== "unaryMinus" && right.fn !== "unaryPlus")) return;
+    const a = left.toString();
+    const sign = right.fn === "unaryMinus" ? "-" : "+";
+    const b = right === operand ? right.args![0]!.toString() : operand.toString().replace(/^[-+]/, "");
+    fail(`"${a} % ${sign}${b}" is ambiguous: write "${a} % (${sign}${b})" or "mod(${a}, ${sign}${b})" for a modulo, or "${a} / 100 ${sign} ${b}" for a percentage.`);
   };
   let result: number;
   try {

@@ -4,14 +4,31 @@ import type { SafeHttpResponse } from "./safe-http-client";
 
 const SHOWN_HEADERS = ["content-type", "location", "retry-after"];
 
-/** Renders a response as the model sees it: status line, a few useful headers, a blank line, the body. */
+/**
+ * Renders a response as the model sees it: status line, a few useful headers, a blank line, the
+ * body; or, for a body that is not text (an image, a PDF, an archive, or one still compressed by a
+ * `content-encoding`), a note saying so, since its bytes read as text would only be noise.
+ */
 export function formatResponse(response: SafeHttpResponse): string {
   const lines = [`HTTP ${response.status} ${response.statusText}`.trimEnd()];
   for (const name of SHOWN_HEADERS) {
     const value = response.headers[name];
     if (value !== undefined) lines.push(`${name}: ${value}`);
   }
-  return `${lines.join("\n")}\n\n${response.body}`;
+  return `${lines.join("\n")}\n\n${unreadableBodyNote(response) ?? response.body}`;
+}
+
+// Media types whose bodies are text, beyond text/*: JSON, XML, YAML, JavaScript, forms, GraphQL...
+const TEXT_TYPES = /^text\/|[/+](json|xml|yaml|x-yaml|javascript|ecmascript|x-www-form-urlencoded|graphql|csv|markdown|x-ndjson|ld\+json|problem\+json|sql)\b/;
+
+/** A note in place of a body that is not text, or undefined when the body is text (or empty). */
+function unreadableBodyNote(response: SafeHttpResponse): string | undefined {
+  if (response.body === "") return undefined;
+  const encoding = response.headers["content-encoding"]?.trim().toLowerCase();
+  if (encoding && encoding !== "identity") return `[The body is encoded with content-encoding "${encoding}", which this tool does not decode; it is not shown.]`;
+  const type = response.headers["content-type"]?.split(";")[0]?.trim().toLowerCase();
+  if (!type || TEXT_TYPES.test(type)) return undefined;
+  return `[The body is ${type}, which is not text; it is not shown.]`;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { IDEMPOTENCY_KEY_METADATA, InvalidArgumentError } from "@agentrx/core";
+import { gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RetryableToolError } from "../errors/retryable-tool-error";
 import { ToolRetriesExhaustedError } from "../errors/tool-retries-exhausted-error";
@@ -12,6 +13,15 @@ beforeEach(async () => {
   server = await startTestServer((request, response) => {
     if (request.url === "/busy") return void response.writeHead(503, { "retry-after": "0" }).end("overloaded");
     if (request.url === "/missing") return void response.writeHead(404, { "content-type": "text/plain" }).end("no such page");
+    if (request.url === "/logo.png") return void response.writeHead(200, { "content-type": "image/png" }).end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 0xff]));
+    if (request.url === "/packed") return void response.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" }).end(gzipSync('{"a":1}'));
+    if (request.url === "/latin1") return void response.writeHead(200, { "content-type": "text/plain; charset=ISO-8859-1" }).end(Buffer.from([0x63, 0x61, 0x66, 0xe9]));
+    if (request.url === "/problem") return void response.writeHead(400, { "content-type": "application/problem+json" }).end('{"title":"bad"}');
+    if (request.url === "/cut") {
+      response.writeHead(200, { "content-type": "text/plain", "content-length": "100" });
+      response.write("0123456789");
+      return void setImmediate(() => response.socket?.destroy());
+    }
     let body = "";
     request.on("data", (chunk) => (body += chunk));
     request.on("end", () => {
@@ -29,6 +39,24 @@ describe("createHttpRequestTool", () => {
   it("returns the status line, content type and body", async () => {
     await expect(httpTool().invoke({ url: `${server.origin}/hello?x=1` })).resolves.toBe("HTTP 200 OK\ncontent-type: text/plain\n\nGET /hello?x=1 ");
     await expect(httpTool().invoke({ url: `${server.origin}/data`, method: "POST", body: '{"a":1}' })).resolves.toContain('POST /data {"a":1}');
+  });
+
+  it("shows a note instead of a body that is not text, and decodes the charset the content type names", async () => {
+    await expect(httpTool().invoke({ url: `${server.origin}/logo.png` })).resolves.toBe("HTTP 200 OK\ncontent-type: image/png\n\n[The body is image/png, which is not text; it is not shown.]");
+    await expect(httpTool().invoke({ url: `${server.origin}/packed` })).resolves.toBe(
+      'HTTP 200 OK\ncontent-type: application/json\n\n[The body is encoded with content-encoding "gzip", which this tool does not decode; it is not shown.]',
+    );
+    await expect(httpTool().invoke({ url: `${server.origin}/latin1` })).resolves.toBe("HTTP 200 OK\ncontent-type: text/plain; charset=ISO-8859-1\n\ncafé");
+    await expect(httpTool().invoke({ url: `${server.origin}/problem` })).resolves.toBe('HTTP 400 Bad Request\ncontent-type: application/problem+json\n\n{"title":"bad"}');
+  });
+
+  it("says a response was cut off, retryably for a GET only (a POST may have been carried out)", async () => {
+    const get = await httpTool().invoke({ url: `${server.origin}/cut` }).catch((e: unknown) => e);
+    expect(RetryableToolError.isInstance(get)).toBe(true);
+    expect((get as Error).message).toMatch(/^The response from http:\/\/127\.0\.0\.1:\d+\/cut was cut off after \d+ bytes: the connection closed before the body was complete; try again\.$/);
+    const post = await httpTool().invoke({ url: `${server.origin}/cut`, method: "POST" }).catch((e: unknown) => e);
+    expect(RetryableToolError.isInstance(post)).toBe(false);
+    expect((post as Error).message).toMatch(/^The response from http:\/\/127\.0\.0\.1:\d+\/cut was cut off after \d+ bytes: the connection closed before the body was complete\.$/);
   });
 
   it("returns client errors as observations", async () => {

@@ -4,6 +4,7 @@ import https from "node:https";
 import { AbortError, InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
 import { RequestRefusedError, type RequestRefusedReason } from "../errors/request-refused-error";
 import { ResponseTooLargeError } from "../errors/response-too-large-error";
+import { RetryableToolError } from "../errors/retryable-tool-error";
 import { ToolTimeoutError } from "../errors/tool-timeout-error";
 import { checkNumberOption, MAX_TIMER_MS } from "../internal/check-number-option";
 import { raceAbort } from "../internal/race-abort";
@@ -75,7 +76,7 @@ export interface SafeHttpResponse {
   statusText: string;
   /** Response headers, names in lower case, repeated values joined with ", ". */
   headers: Record<string, string>;
-  /** The body decoded as UTF-8. */
+  /** The body as text: decoded with the charset its content-type names, else (or when the runtime does not know that charset) as UTF-8. */
   body: string;
 }
 
@@ -324,10 +325,11 @@ async function sendOnce(request: SafeHttpRequest, sameOrigin: boolean, settings:
   if (signal.aborted) throw signal.reason;
   // Connect to the vetted address in its canonical spelling: another spelling ("0x7f.1") is no IP
   // to Node, which would look it up in DNS again, and the connection could land elsewhere.
-  return send(url, canonicalAddress(addresses[0]!), method, headers, request.body, settings.maxResponseBytes, signal);
+  const retrySafe = isRetrySafe(method, settings.idempotencyKeyHeader, idempotencyKey);
+  return send(url, canonicalAddress(addresses[0]!), method, headers, request.body, settings.maxResponseBytes, signal, retrySafe);
 }
 
-function send(url: URL, address: string, method: string, headers: Record<string, string>, body: string | undefined, maxBytes: number, signal: AbortSignal): Promise<SafeHttpResponse> {
+function send(url: URL, address: string, method: string, headers: Record<string, string>, body: string | undefined, maxBytes: number, signal: AbortSignal, retrySafe: boolean): Promise<SafeHttpResponse> {
   return new Promise((resolve, reject) => {
     const transport = url.protocol === "https:" ? https : http;
     const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
@@ -358,7 +360,13 @@ function send(url: URL, address: string, method: string, headers: Record<string,
         if (size > maxBytes) tooLarge();
         else chunks.push(chunk);
       });
-      response.on("error", fail);
+      // The connection closed before the body was complete ("aborted"): say so, rather than pass
+      // on a bare "aborted"; retryable when sending the request again is safe.
+      response.on("error", (error) => {
+        if (signal.aborted) return fail(signal.reason);
+        const message = `The response from ${url.toString()} was cut off after ${size} bytes: the connection closed before the body was complete${retrySafe ? "; try again" : ""}.`;
+        fail(retrySafe ? new RetryableToolError({ message, cause: error }) : new Error(message, { cause: error }));
+      });
       response.on("end", () => {
         signal.removeEventListener("abort", onAbort);
         const responseHeaders: Record<string, string> = {};
@@ -370,10 +378,23 @@ function send(url: URL, address: string, method: string, headers: Record<string,
           status: response.statusCode ?? 0,
           statusText: response.statusMessage ?? "",
           headers: responseHeaders,
-          body: Buffer.concat(chunks).toString("utf8"),
+          body: decodeBody(Buffer.concat(chunks), responseHeaders["content-type"]),
         });
       });
     });
     request.end(body);
   });
+}
+
+/** `bytes` as text in the charset `contentType` names ("text/plain; charset=iso-8859-1"); UTF-8 when it names none, or one the runtime does not know. */
+function decodeBody(bytes: Buffer, contentType: string | undefined): string {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType ?? "")?.[1];
+  if (charset !== undefined) {
+    try {
+      return new TextDecoder(charset).decode(bytes);
+    } catch {
+      // an unknown charset: read as UTF-8 below
+    }
+  }
+  return bytes.toString("utf8");
 }

@@ -32,9 +32,42 @@ describe("createKnowledgeBaseTool over local documents", () => {
     expect(strict).toBe('No documents in the knowledge base match "employee receipts".');
   });
 
-  it("cuts long passages", async () => {
-    const kb = createKnowledgeBaseTool({ documents: [{ source: "long.txt", content: `needle ${"x".repeat(100)}` }], maxCharsPerResult: 10 });
-    await expect(kb.invoke({ query: "needle" })).resolves.toMatch(/\nneedle xxx\.\.\.$/);
+  it("splits a long document into passages and returns the one that matches, not the document's beginning", async () => {
+    const content = `${"Intro text. ".repeat(500)}\n\nThe refund window is 45 days for premium members.\n\n${"Filler text. ".repeat(500)}`;
+    const kb = createKnowledgeBaseTool({ documents: [{ source: "manual.md", content }], maxCharsPerResult: 200, topK: 1 });
+    const answer = await kb.invoke({ query: "refund window" });
+    expect(answer).toMatch(/^\[1\] source: manual\.md, part \d+ of \d+ \(score: [\d.]+\)\n(Intro text\. )*\s*The refund window is 45 days for premium members\.$/);
+    const parts = Number(/of (\d+)/.exec(answer)![1]);
+    expect(parts).toBeGreaterThan(50);
+    // Every passage is at most maxCharsPerResult, cut at a boundary where there is one.
+    const all = await createKnowledgeBaseTool({ documents: [{ source: "manual.md", content }], maxCharsPerResult: 200, topK: parts }).invoke({ query: "intro" });
+    const passages = all.split(/\n\n(?=\[\d+\])/).map((result) => result.slice(result.indexOf("\n") + 1));
+    expect(passages.length).toBeGreaterThan(10);
+    for (const passage of passages) {
+      expect(passage.length).toBeLessThanOrEqual(200);
+      expect(passage).toMatch(/^Intro text\..*\.$/s);
+    }
+  });
+
+  it("finds Chinese and Japanese words inside text written without spaces", async () => {
+    const kb = createKnowledgeBaseTool({
+      documents: [
+        { source: "leave.md", content: "员工每年有二十五天带薪假期。" },
+        { source: "expenses.md", content: "報告書は三十日以内に提出してください。" },
+      ],
+    });
+    expect(await kb.invoke({ query: "带薪假期" })).toMatch(/^\[1\] source: leave\.md/);
+    expect(await kb.invoke({ query: "带薪" })).toMatch(/^\[1\] source: leave\.md/);
+    expect(await kb.invoke({ query: "提出" })).toMatch(/^\[1\] source: expenses\.md/);
+  });
+
+  it("never cuts a passage inside a surrogate pair", async () => {
+    const kb = createKnowledgeBaseTool({ documents: [{ source: "emoji.txt", content: `needle ${"😀".repeat(20)}` }], maxCharsPerResult: 10 });
+    const answer = await kb.invoke({ query: "needle" });
+    expect(answer).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
+    const retriever = new FakeRetriever({ output: [new Document({ pageContent: "ab😀😀😀", metadata: { source: "r.md" } })] });
+    const cut = await createKnowledgeBaseTool({ retriever, maxCharsPerResult: 3 }).invoke({ query: "x" });
+    expect(cut).toBe("[1] source: r.md\nab...");
   });
 
   it("rejects missing, empty and wrong-typed queries", async () => {
@@ -56,6 +89,11 @@ describe("createKnowledgeBaseTool over LangChain sources", () => {
     });
     const answer = await createKnowledgeBaseTool({ retriever, scoreThreshold: 0.5 }).invoke({ query: "capital of Italy" });
     expect(answer).toBe("[1] source: italy.md (score: 0.9)\nRome is the capital of Italy.\n\n[2] source: Notes\nUnscored passage.");
+  });
+
+  it("cuts a retriever's long results", async () => {
+    const retriever = new FakeRetriever({ output: [new Document({ pageContent: `needle ${"x".repeat(100)}`, metadata: { source: "long.txt" } })] });
+    await expect(createKnowledgeBaseTool({ retriever, maxCharsPerResult: 10 }).invoke({ query: "needle" })).resolves.toBe("[1] source: long.txt\nneedle xxx...");
   });
 
   it("uses a vector store's similarity search with scores", async () => {

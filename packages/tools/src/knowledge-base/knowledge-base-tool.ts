@@ -36,7 +36,12 @@ export interface KnowledgeBaseToolOptions {
    * (unbounded); for a vector store, its similarity. Results without a score are kept. @default none
    */
   scoreThreshold?: number;
-  /** Each result's text is cut to this many characters. @default 2000 */
+  /**
+   * The longest result, in characters. Local `documents` longer than this are split into passages
+   * of at most this many characters (at a paragraph, line, sentence or word boundary where there is
+   * one), each searched and returned on its own; a retriever's or a vector store's results are cut
+   * to it. @default 2000
+   */
   maxCharsPerResult?: number;
 }
 
@@ -80,7 +85,7 @@ export function createKnowledgeBaseTool(options: KnowledgeBaseToolOptions) {
   checkNumberOption("topK", topK, { min: 1, integer: true });
   checkNumberOption("maxCharsPerResult", maxCharsPerResult, { min: 1, integer: true });
   if (scoreThreshold !== undefined) checkNumberOption("scoreThreshold", scoreThreshold, { min: Number.NEGATIVE_INFINITY });
-  const search = buildSearch(options, topK);
+  const search = buildSearch(options, topK, maxCharsPerResult);
   return tool(
     async ({ query }, config) => {
       const found = (await search(query, { signal: config?.signal, callbacks: config?.callbacks }))
@@ -90,7 +95,7 @@ export function createKnowledgeBaseTool(options: KnowledgeBaseToolOptions) {
       return found
         .map((result, index) => {
           const score = result.score === undefined ? "" : ` (score: ${Number(result.score.toFixed(3))})`;
-          const text = result.content.length > maxCharsPerResult ? `${result.content.slice(0, maxCharsPerResult)}...` : result.content;
+          const text = result.content.length > maxCharsPerResult ? `${cutAt(result.content, maxCharsPerResult)}...` : result.content;
           return `[${index + 1}] source: ${result.source}${score}\n${text}`;
         })
         .join("\n\n");
@@ -103,7 +108,7 @@ export function createKnowledgeBaseTool(options: KnowledgeBaseToolOptions) {
   );
 }
 
-function buildSearch(options: KnowledgeBaseToolOptions, topK: number): Search {
+function buildSearch(options: KnowledgeBaseToolOptions, topK: number, maxChars: number): Search {
   const { documents, retriever, vectorStore } = options;
   const given = [documents, retriever, vectorStore].filter((source) => source !== undefined).length;
   if (given !== 1) {
@@ -113,7 +118,7 @@ function buildSearch(options: KnowledgeBaseToolOptions, topK: number): Search {
       message: `createKnowledgeBaseTool needs exactly one of documents, retriever or vectorStore; got ${given}.`,
     });
   }
-  if (documents) return documentSearch(documents);
+  if (documents) return documentSearch(documents, maxChars);
   if (retriever) {
     if (typeof retriever.invoke !== "function") throw invalidSource("retriever", retriever, "a retriever with invoke(query)");
     return async (query, config) => (await retriever.invoke(query, config as never)).map((doc, index) => toResult(doc, readScore(doc), index));
@@ -125,21 +130,90 @@ function buildSearch(options: KnowledgeBaseToolOptions, topK: number): Search {
     (await vectorStore.similaritySearchWithScore(query, topK, undefined, config.callbacks as never)).map(([doc, score], index) => toResult(doc, score, index));
 }
 
-function documentSearch(documents: readonly KnowledgeDocument[]): Search {
+function documentSearch(documents: readonly KnowledgeDocument[], maxChars: number): Search {
   if (!Array.isArray(documents)) throw invalidSource("documents", documents, "a list of { content, source?, title? } documents");
   documents.forEach((doc, index) => {
     if (typeof doc?.content !== "string") throw invalidSource(`documents[${index}].content`, doc?.content, "a string");
   });
+  // A long document is searched and returned as passages: its matching part, not its beginning.
+  const passages = documents.flatMap((doc, index) => {
+    const source = doc.source ?? doc.title ?? `document ${index + 1}`;
+    const parts = splitPassages(doc.content, maxChars);
+    return parts.map((content, part) => ({ title: doc.title ?? "", content, source: parts.length === 1 ? source : `${source}, part ${part + 1} of ${parts.length}` }));
+  });
   const index = new MiniSearch<{ id: number; title: string; content: string }>({
     fields: ["title", "content"],
+    tokenize,
     searchOptions: { boost: { title: 2 }, prefix: true, fuzzy: 0.2 },
   });
-  index.addAll(documents.map((doc, id) => ({ id, title: doc.title ?? "", content: doc.content })));
+  index.addAll(passages.map((passage, id) => ({ id, title: passage.title, content: passage.content })));
   return async (query) =>
     index.search(query).map((hit) => {
-      const doc = documents[hit.id as number]!;
-      return { content: doc.content, source: doc.source ?? doc.title ?? `document ${(hit.id as number) + 1}`, score: hit.score };
+      const passage = passages[hit.id as number]!;
+      return { content: passage.content, source: passage.source, score: hit.score };
     });
+}
+
+/** Spaces and punctuation, where minisearch's own tokenizer splits. */
+const SPACE_OR_PUNCTUATION = /[\n\r\p{Z}\p{P}]+/u;
+/** Scripts written without spaces between words. */
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
+
+/**
+ * Splits text into terms like minisearch's default, but a run of Chinese or Japanese characters
+ * (written without spaces) becomes its overlapping two-character pieces: "带薪假期" is 带薪, 薪假, 假期,
+ * so a query for "带薪" finds it; as one term it would only match the whole run.
+ */
+function tokenize(text: string): string[] {
+  const terms: string[] = [];
+  for (const token of text.split(SPACE_OR_PUNCTUATION)) {
+    if (token === "") continue;
+    let last = 0;
+    for (const match of token.matchAll(UNSPACED)) {
+      if (match.index > last) terms.push(token.slice(last, match.index));
+      const run = [...match[0]];
+      if (run.length === 1) terms.push(run[0]!);
+      for (let i = 0; i + 1 < run.length; i++) terms.push(run[i]! + run[i + 1]!);
+      last = match.index + match[0].length;
+    }
+    if (last < token.length) terms.push(token.slice(last));
+  }
+  return terms;
+}
+
+/**
+ * Splits `text` into passages of at most `maxChars` characters, each ending at the last paragraph
+ * break, line break, sentence end or space of its window (in that order of preference, when one
+ * lies in the window's second half), else cut there; never inside a UTF-16 surrogate pair.
+ */
+function splitPassages(text: string, maxChars: number): string[] {
+  const passages: string[] = [];
+  let start = 0;
+  while (text.length - start > maxChars) {
+    const window = text.slice(start, start + maxChars + 1);
+    let end = -1;
+    for (const boundary of [/\n\s*\n/g, /\n/g, /[.!?。！？](?=\s)/g, /\s/g]) {
+      for (const match of window.matchAll(boundary)) {
+        const at = match.index + match[0].length;
+        if (at > maxChars / 2 && at <= maxChars) end = at;
+      }
+      if (end !== -1) break;
+    }
+    // No boundary: cut (a lone surrogate pair when maxChars is 1 stays whole).
+    if (end === -1) end = cutAt(window, maxChars).length || 2;
+    const passage = window.slice(0, end).trim();
+    if (passage !== "") passages.push(passage);
+    start += end;
+  }
+  const last = text.slice(start).trim();
+  if (last !== "" || passages.length === 0) passages.push(last === "" ? text.slice(start) : last);
+  return passages;
+}
+
+/** The first `maxChars` characters of `text`, one fewer when the cut would split a surrogate pair. */
+function cutAt(text: string, maxChars: number): string {
+  const code = text.charCodeAt(maxChars - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? maxChars - 1 : maxChars);
 }
 
 function readScore(doc: DocumentInterface): number | undefined {

@@ -27,3 +27,11 @@ describe("encodePathParameter", () => {
     for (const value of ["\ud800", "a\udc00b"]) expect(() => encodePathParameter("id", value, "u")).toThrow(RequestRefusedError);
   });
 });
+
+describe("encodePathParameter with an array", () => {
+  it("joins the encoded items with commas (OpenAPI's simple style), and refuses an empty one", () => {
+    expect(encodePathParameter("ids", [1, "a/b", "c,d", ".."], "u")).toBe("1,a%2Fb,c%2Cd,..");
+    expect(() => encodePathParameter("ids", [], "u")).toThrow(/the path parameter "ids" may not be ""/);
+    expect(() => encodePathParameter("ids", [".."], "u")).toThrow(/may not be "\.\."/);
+  });
+});

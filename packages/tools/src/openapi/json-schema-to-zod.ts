@@ -33,8 +33,14 @@ const MAX_NODES = 2000;
 /**
  * Converts the JSON Schema subset OpenAPI 3.0 and 3.1 documents use (types, nullable, enum, const,
  * properties/required, items, additionalProperties, oneOf/anyOf/allOf, local $refs, string and
- * number bounds) into a zod schema. Recursive schemas are cut off as `unknown` past a fixed depth,
- * and so is everything past a fixed number of nodes.
+ * number bounds) into a zod schema for a request's parameters and body. Recursive schemas are cut
+ * off as `unknown` past a fixed depth, and so is everything past a fixed number of nodes.
+ *
+ * Nothing the model gives is dropped that the schema allows: an object keeps the properties it does
+ * not list unless `additionalProperties: false` (JSON Schema allows them by default), so a `oneOf`
+ * option that matches first, or one part of an `allOf`, cannot strip the others' properties; and
+ * the properties and `required` beside an `allOf`, `oneOf` or `anyOf` apply as well. `readOnly`
+ * properties are left out: they belong to responses, and a request need not (should not) send them.
  */
 export function jsonSchemaToZod(document: unknown, input: unknown, depth = 0, budget = { nodes: MAX_NODES }): z.ZodType {
   if (depth > MAX_DEPTH || budget.nodes <= 0 || input === true || input === undefined) return z.unknown();
@@ -43,28 +49,45 @@ export function jsonSchemaToZod(document: unknown, input: unknown, depth = 0, bu
   const schema = deref(document, input);
   if (typeof schema !== "object" || schema === null) return z.unknown();
   const next = (value: unknown) => jsonSchemaToZod(document, value, depth + 1, budget);
-  let result = convert(schema, next);
+  let result = convert(schema, { next, readOnly: (value) => isReadOnly(document, value) });
   if (schema.nullable === true) result = result.nullable();
   if (typeof schema.description === "string") result = result.describe(schema.description);
   return result;
 }
 
-function convert(schema: Schema, next: (value: unknown) => z.ZodType): z.ZodType {
+/** What converting one schema needs: its subschemas' conversion, and whether a property is read-only. */
+interface Converter {
+  next: (value: unknown) => z.ZodType;
+  readOnly: (value: unknown) => boolean;
+}
+
+const COMPOSITIONS = ["allOf", "oneOf", "anyOf"] as const;
+/** Keys that constrain a value beside a composition: `{ allOf: [...], properties: {...}, required: [...] }`. */
+const CONSTRAINTS = ["type", "properties", "required", "additionalProperties", "items", "enum", "const", "minimum", "maximum", "minLength", "maxLength"];
+
+function convert(schema: Schema, converter: Converter): z.ZodType {
+  // Every part must hold: each composition, and the schema's own constraints beside them.
+  const parts: z.ZodType[] = [];
+  if (Array.isArray(schema.allOf)) parts.push(...(schema.allOf as unknown[]).map(converter.next));
+  for (const key of ["oneOf", "anyOf"] as const) {
+    if (Array.isArray(schema[key])) parts.push(union((schema[key] as unknown[]).map(converter.next)));
+  }
+  if (parts.length === 0) return convertPlain(schema, converter);
+  const own = Object.fromEntries(Object.entries(schema).filter(([key]) => !(COMPOSITIONS as readonly string[]).includes(key)));
+  if (CONSTRAINTS.some((key) => key in own)) parts.push(convertPlain(own, converter));
+  return parts.reduce((left, right) => z.intersection(left, right));
+}
+
+function convertPlain(schema: Schema, converter: Converter): z.ZodType {
+  const { next } = converter;
   if (Array.isArray(schema.enum)) {
     const values = schema.enum as unknown[];
     if (values.length > 0 && values.every((v) => typeof v === "string")) return z.enum(values as [string, ...string[]]);
     return union(values.map((v) => z.literal(v as string)));
   }
   if ("const" in schema) return z.literal(schema.const as string);
-  for (const key of ["oneOf", "anyOf"] as const) {
-    if (Array.isArray(schema[key])) return union((schema[key] as unknown[]).map(next));
-  }
-  if (Array.isArray(schema.allOf)) {
-    const parts = (schema.allOf as unknown[]).map(next);
-    return parts.reduce((left, right) => z.intersection(left, right));
-  }
   if (Array.isArray(schema.type)) {
-    return union((schema.type as string[]).map((type) => convert({ ...schema, type }, next)));
+    return union((schema.type as string[]).map((type) => convertPlain({ ...schema, type }, converter)));
   }
   switch (schema.type) {
     case "string": {
@@ -87,25 +110,41 @@ function convert(schema: Schema, next: (value: unknown) => z.ZodType): z.ZodType
     case "array":
       return z.array(next(schema.items));
     case "object":
-      return objectSchema(schema, next);
+      return objectSchema(schema, converter);
     default:
-      return schema.properties ? objectSchema(schema, next) : z.unknown();
+      return schema.properties ? objectSchema(schema, converter) : z.unknown();
   }
 }
 
-function objectSchema(schema: Schema, next: (value: unknown) => z.ZodType): z.ZodType {
+function objectSchema(schema: Schema, { next, readOnly }: Converter): z.ZodType {
   const properties = (schema.properties ?? {}) as Record<string, unknown>;
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
   const shape = emptyShape();
   for (const [name, value] of Object.entries(properties)) {
     checkPropertyName(name, "a schema property");
+    if (readOnly(value)) continue; // a response's property (an id the server assigns): not the request's to send
     shape[name] = required.has(name) ? next(value) : next(value).optional();
   }
   const additional = schema.additionalProperties;
-  if (Object.keys(shape).length === 0 && additional !== undefined && additional !== false) {
+  if (Object.keys(shape).length === 0 && additional !== undefined && additional !== false && additional !== true) {
     return z.record(z.string(), next(additional));
   }
-  return objectOf(shape);
+  if (additional === false) return objectOf(shape);
+  // Properties the schema does not list are allowed (JSON Schema's default): kept, not stripped.
+  const rest = additional === undefined || additional === true ? z.unknown() : next(additional);
+  return z.preprocess(ownProperties, z.object(shape).catchall(rest));
+}
+
+/** Whether a property's schema (through its `$ref`s) says `readOnly: true`. */
+function isReadOnly(document: unknown, value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  if ((value as Schema).readOnly === true) return true;
+  try {
+    const resolved = deref(document, value);
+    return typeof resolved === "object" && resolved !== null && (resolved as Schema).readOnly === true;
+  } catch {
+    return false; // a broken reference: converting the property names it
+  }
 }
 
 /** A shape without a prototype, so that a property named like one of `Object.prototype`'s is just a property. */

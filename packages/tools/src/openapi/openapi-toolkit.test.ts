@@ -346,3 +346,54 @@ describe("createOpenApiToolkit with documents a tool cannot follow faithfully", 
     expect(() => createOpenApiToolkit({ document: petsDocument, baseUrl: "https://x.example", allowedPorts: [443] })).not.toThrow();
   });
 });
+
+describe("createOpenApiToolkit as the document means it", () => {
+  const doc = (paths: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ openapi: "3.0.3", info: { title: "x", version: "1" }, paths, ...extra });
+  const post = (operationId: string, schema: unknown) => ({ post: { operationId, requestBody: { required: true, content: { "application/json": { schema } } } } });
+  const sent = async (tool: { invoke: (input: never) => Promise<unknown> }, input: unknown) => JSON.parse(echoed(String(await tool.invoke(input as never))).body as string) as unknown;
+
+  it("fills in the variables of the server URL with their defaults, and names a variable without one", async () => {
+    const servers = [{ url: `${server.origin}/{version}/{area}`, variables: { version: { default: "v2", enum: ["v1", "v2"] }, area: { default: "pets" } } }];
+    const [ping] = createOpenApiToolkit({ document: doc({ "/ping": { get: { operationId: "ping" } } }, { servers }), allowedAddresses: ["127.0.0.1"] }).getTools();
+    expect(echoed(await ping!.invoke({})).url).toBe("/v2/pets/ping");
+
+    const regional = doc({ "/ping": { get: { operationId: "ping" } } }, { servers: [{ url: "https://{region}.api.example.com/v1", variables: { region: { enum: ["eu", "us"] } } }] });
+    expect(() => createOpenApiToolkit({ document: regional })).toThrow(
+      'createOpenApiToolkit: servers[0].url "https://{region}.api.example.com/v1" has the variable {region} without a default value in servers[0].variables; pass baseUrl with a value for it filled in.',
+    );
+    expect(() => createOpenApiToolkit({ document: regional, baseUrl: "https://{region}.api.example.com/v1" })).toThrow(/baseUrl "https:\/\/\{region\}.api.example.com\/v1" holds a \{variable\}/);
+    expect(createOpenApiToolkit({ document: regional, baseUrl: "https://eu.api.example.com/v1" }).getTools()).toHaveLength(1);
+  });
+
+  it("sends every body property the schema allows: oneOf, allOf beside properties, additionalProperties", async () => {
+    const pet = { type: "object", required: ["name"], properties: { name: { type: "string" } } };
+    const dog = { type: "object", required: ["name", "barks"], properties: { name: { type: "string" }, barks: { type: "boolean" } } };
+    const document = doc({
+      "/one": post("one", { oneOf: [pet, dog] }),
+      "/all": post("all", { allOf: [pet], properties: { tag: { type: "string" } }, required: ["tag"] }),
+      "/more": post("more", { type: "object", properties: { name: { type: "string" } }, additionalProperties: { type: "number" } }),
+      "/closed": post("closed", { type: "object", properties: { name: { type: "string" } }, additionalProperties: false }),
+    });
+    const tools = Object.fromEntries(createOpenApiToolkit({ document, baseUrl: server.origin, allowedAddresses: ["127.0.0.1"] }).getTools().map((t) => [t.name, t]));
+    expect(await sent(tools.one!, { body: { name: "Rex", barks: true } })).toEqual({ name: "Rex", barks: true });
+    expect(await sent(tools.all!, { body: { name: "Rex", tag: "good" } })).toEqual({ name: "Rex", tag: "good" });
+    await expect(tools.all!.invoke({ body: { name: "Rex" } } as never)).rejects.toThrow(/did not match expected schema/);
+    expect(await sent(tools.more!, { body: { name: "Rex", weight: 30 } })).toEqual({ name: "Rex", weight: 30 });
+    await expect(tools.more!.invoke({ body: { name: "Rex", weight: "heavy" } } as never)).rejects.toThrow(/did not match expected schema/);
+    expect(await sent(tools.closed!, { body: { name: "Rex", extra: 1 } })).toEqual({ name: "Rex" });
+  });
+
+  it("leaves out readOnly properties, which a request need not send, even when required", async () => {
+    const components = { schemas: { Id: { type: "integer", readOnly: true }, Pet: { type: "object", required: ["id", "ref", "name"], properties: { id: { type: "integer", readOnly: true }, ref: { $ref: "#/components/schemas/Id" }, name: { type: "string" } } } } };
+    const document = doc({ "/pets": post("createPet", { $ref: "#/components/schemas/Pet" }) }, { components });
+    const [createPet] = createOpenApiToolkit({ document, baseUrl: server.origin, allowedAddresses: ["127.0.0.1"] }).getTools();
+    expect(await sent(createPet!, { body: { name: "Rex" } })).toEqual({ name: "Rex" });
+  });
+
+  it("sends an array path parameter in the simple style, each item encoded", async () => {
+    const document = doc({ "/pets/{ids}": { get: { operationId: "getPets", parameters: [{ name: "ids", in: "path", required: true, schema: { type: "array", items: { type: "string" } } }] } } });
+    const [getPets] = createOpenApiToolkit({ document, baseUrl: server.origin, allowedAddresses: ["127.0.0.1"] }).getTools();
+    expect(echoed(await getPets!.invoke({ ids: ["1", "a/b", "c,d"] })).url).toBe("/pets/1,a%2Fb,c%2Cd");
+    await expect(getPets!.invoke({ ids: [] })).rejects.toThrow(/the path parameter "ids" may not be ""/);
+  });
+});

@@ -13,7 +13,7 @@ import { checkPropertyName, deref, emptyShape, jsonSchemaToZod, objectOf } from 
 export interface OpenApiToolkitOptions extends Omit<SafeHttpOptions, "allowedHosts" | "allowedMethods" | "allowedRequestHeaders"> {
   /** An OpenAPI 3 document, as an object or as JSON or YAML text. */
   document: Record<string, unknown> | string;
-  /** Where the API lives, e.g. "https://api.example.com/v1". @default the document's first `servers` URL (must be absolute) */
+  /** Where the API lives, e.g. "https://api.example.com/v1". @default the document's first `servers` URL (must be absolute), its `{variables}` filled in with their defaults */
   baseUrl?: string;
   /** Hosts the tools may call. @default the host of `baseUrl` */
   allowedHosts?: readonly string[];
@@ -181,8 +181,11 @@ function readDocument(input: Record<string, unknown> | string): Record<string, u
 }
 
 function readBaseUrl(document: Record<string, unknown>, baseOption: string | undefined): URL {
-  const servers = document.servers as Array<{ url?: unknown }> | undefined;
-  const base = baseOption ?? (Array.isArray(servers) ? servers[0]?.url : undefined);
+  const servers = document.servers as unknown[] | undefined;
+  const base = baseOption ?? (Array.isArray(servers) ? serverUrl(servers[0]) : undefined);
+  if (typeof base === "string" && /[{}]/.test(base)) {
+    throw invalid("baseUrl", base, `baseUrl "${base}" holds a {variable}; give the URL with its value filled in.`);
+  }
   if (typeof base !== "string" || !URL.canParse(base) || !/^https?:$/.test(new URL(base).protocol)) {
     throw invalid("baseUrl", base, 'baseUrl must be an absolute http(s) URL such as "https://api.example.com/v1" (the document has no absolute servers[0].url to use instead).');
   }
@@ -191,6 +194,25 @@ function readBaseUrl(document: Record<string, unknown>, baseOption: string | und
     throw invalid("baseUrl", base, "baseUrl may not hold a query, a fragment or credentials; pass credentials in `headers` instead.");
   }
   return url;
+}
+
+/**
+ * A server's URL with its `{variables}` replaced by their `default` values, as OpenAPI says (a
+ * server URL such as "https://{region}.api.example.com/{version}" is a template); a variable
+ * without a default is refused, naming it, rather than sent as literal braces.
+ */
+function serverUrl(server: unknown): unknown {
+  const url = (server as { url?: unknown } | undefined)?.url;
+  if (typeof url !== "string") return url;
+  const variables = (server as { variables?: unknown }).variables;
+  return url.replace(/\{([^{}]*)\}/g, (_match, name: string) => {
+    const variable = typeof variables === "object" && variables !== null && Object.hasOwn(variables, name) ? (variables as Record<string, unknown>)[name] : undefined;
+    const value = (variable as { default?: unknown } | undefined)?.default;
+    if (typeof value !== "string" || /[{}]/.test(value)) {
+      throw invalid("baseUrl", url, `servers[0].url "${url}" has the variable {${name}} without a default value in servers[0].variables; pass baseUrl with a value for it filled in.`);
+    }
+    return value;
+  });
 }
 
 function readOperations(document: Record<string, unknown>): Operation[] {
