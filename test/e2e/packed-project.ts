@@ -75,11 +75,11 @@ export function packageFolders(): string[] {
 }
 
 /**
- * Packs the workspaces `npm run pack:local` packs into `dir`, from their built dist (which
- * `npm test` builds first; pack:local runs the build itself), and returns the tarballs' paths.
+ * Packs `workspaces` (by default those `npm run pack:local` packs) into `dir`, from their built
+ * dist (which `npm test` builds first; pack:local runs the build itself), and returns the
+ * tarballs' paths.
  */
-export async function packWorkspaces(dir: string): Promise<string[]> {
-  const workspaces = packLocalWorkspaces();
+export async function packWorkspaces(dir: string, workspaces: readonly string[] = packLocalWorkspaces()): Promise<string[]> {
   for (const workspace of workspaces) {
     const { main, name } = JSON.parse(readFileSync(join(root, workspace, "package.json"), "utf8"));
     if (!existsSync(join(root, workspace, main))) throw new Error(`${name} is not built (${join(workspace, main)} is missing): run \`npm run build\` first.`);
@@ -125,14 +125,22 @@ export async function installProject(dir: string, tarballs: string[]): Promise<v
   const strict = { ...docs.compilerOptions, strict: true, module: "nodenext", moduleResolution: "nodenext" };
   writeFileSync(join(dir, "tsconfig.json"), `${JSON.stringify({ ...docs, compilerOptions: strict }, null, 2)}\n`);
 
-  const pinned = ["@langchain/core", "rxjs", "zod", "better-sqlite3", "tsx", "typescript", "@types/node"].map((name) => `${name}@${repoVersion(name)}`);
-  // One retry, after at most 5 s: offline, npm gives up in seconds instead of minutes.
-  const fetch = ["--fetch-retries=1", "--fetch-retry-mintimeout=1000", "--fetch-retry-maxtimeout=5000"];
-  await run("npm", ["install", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund", ...fetch, ...tarballs, ...pinned], dir, 150_000);
+  await installPinned(dir, tarballs, ["@langchain/core", "rxjs", "zod", "better-sqlite3", "tsx", "typescript", "@types/node"]);
 
   const addon = join("build", "Release", "better_sqlite3.node");
   mkdirSync(join(dir, "node_modules", "better-sqlite3", "build", "Release"), { recursive: true });
   copyFileSync(join(root, "node_modules", "better-sqlite3", addon), join(dir, "node_modules", "better-sqlite3", addon));
+}
+
+/**
+ * Installs `tarballs` and the packages `names` at the versions the repository installed (so npm's
+ * cache has them) into the project `dir`: from the cache first, no install scripts, and one fetch
+ * retry after at most 5 s, so that offline npm gives up in seconds instead of minutes.
+ */
+export async function installPinned(dir: string, tarballs: readonly string[], names: readonly string[]): Promise<void> {
+  const pinned = names.map((name) => `${name}@${repoVersion(name)}`);
+  const fetch = ["--fetch-retries=1", "--fetch-retry-mintimeout=1000", "--fetch-retry-maxtimeout=5000"];
+  await run("npm", ["install", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund", ...fetch, ...tarballs, ...pinned], dir, 150_000);
 }
 
 /**

@@ -33,6 +33,20 @@ describe("defineAgentType", () => {
     expect(llm.calls[0]?.messages[0]?.text).toContain("Question: go");
   });
 
+  it("refuses a create call without an options object, naming the agent type", () => {
+    const planner = defineAgentType(definition);
+    for (const options of [undefined, null, "go"]) {
+      let error: unknown;
+      try {
+        planner.create(options as never);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(InvalidArgumentError.isInstance(error)).toBe(true);
+      expect((error as InvalidArgumentError).message).toMatch(/^The "acme\/planner" agent type's create: pass an options object such as \{ llm, tools \}, got (undefined|null|string)\.$/);
+    }
+  });
+
   it("validates the name, version, requirement and functions", () => {
     expect(() => defineAgentType({ ...definition, name: "Acme Planner" })).toThrow(/`name` must be lowercase/);
     expect(() => defineAgentType({ ...definition, name: "a/b/c" })).toThrow(InvalidArgumentError);
@@ -69,10 +83,36 @@ describe("AgentTypeRegistry", () => {
   it("names the unknown agent type and the registered ones", () => {
     const registry = new AgentTypeRegistry().register(reactAgentType);
     expect(() => registry.get("acme/missing" as string)).toThrow('No agent type named "acme/missing" is registered. Registered: "react".');
+    const scoped = registry.register(defineAgentType(definition));
+    expect(() => scoped.get("planner" as string)).toThrow('No agent type named "planner" is registered. Did you mean "acme/planner"? Registered: "react", "acme/planner".');
   });
 
   it("refuses values that are not agent types", () => {
     expect(() => new AgentTypeRegistry().register({ ...definition } as never)).toThrow(/defineAgentType/);
+  });
+
+  it("says what it got instead of an agent type, and how to get the agent type from it", () => {
+    const planner = defineAgentType(definition);
+    const refusal = (value: unknown) => {
+      try {
+        new AgentTypeRegistry().register(value as never);
+      } catch (error) {
+        expect(AgentTypeRegistryError.isInstance(error) && error.reason).toBe("invalid");
+        return (error as Error).message;
+      }
+      throw new Error("register accepted a value that is not an agent type");
+    };
+    // `import * as pkg from "..."`, and the `{ default }` CommonJS interop gives.
+    const namespace = { plannerAgentType: planner, createPlanner: definition.create };
+    expect(refusal(namespace)).toContain('holding agent types in `module.plannerAgentType` ("acme/planner"). Pass the agent type itself, e.g. register(module.plannerAgentType).');
+    expect(refusal({ default: namespace })).toContain("`module.default.plannerAgentType`");
+    // An import name the package does not export.
+    expect(refusal(undefined)).toContain("got undefined. Check the import");
+    expect(refusal(planner.create)).toContain("got a function. Pass the agent type itself");
+    expect(refusal("acme/planner")).toContain('got the string "acme/planner"');
+    // A spread copy loses the mark defineAgentType sets.
+    expect(refusal({ ...planner })).toContain('got "acme/planner", an object shaped like an agent type but without the mark defineAgentType sets');
+    expect(refusal({ tools: [] })).toContain("got an object that is not one.");
   });
 
   it("defines every built-in agent type through defineAgentType", () => {

@@ -33,9 +33,9 @@ export class AgentTypeRegistry<Types extends Record<string, AnyAgentType> = {}> 
   register<T extends AnyAgentType>(agentType: T): AgentTypeRegistry<Types & { [K in T["name"]]: T }> {
     if (!isAgentType(agentType)) {
       throw new AgentTypeRegistryError({
-        name: String((agentType as { name?: unknown } | null)?.name ?? ""),
+        name: nameOf(agentType),
         reason: "invalid",
-        message: "AgentTypeRegistry.register: pass an agent type made with defineAgentType(...).",
+        message: `AgentTypeRegistry.register: pass an agent type made with defineAgentType(...); ${describeNotAgentType(agentType)}`,
       });
     }
     const existing = this.types.get(agentType.name);
@@ -53,16 +53,22 @@ export class AgentTypeRegistry<Types extends Record<string, AnyAgentType> = {}> 
     return this as unknown as AgentTypeRegistry<Types & { [K in T["name"]]: T }>;
   }
 
-  /** Returns the agent type registered under `name`; throws when there is none. */
+  /**
+   * Returns the agent type registered under `name`; throws when there is none, naming the
+   * registered ones (and the scoped name meant, for a name given without its scope).
+   */
   get<N extends keyof Types & string>(name: N): Types[N];
   get(name: string): AnyAgentType;
   get(name: string): AnyAgentType {
     const agentType = this.types.get(name);
     if (!agentType) {
+      // A community agent type looked up without its scope ("planner" for "acme/planner").
+      const scoped = [...this.types.keys()].filter((key) => key.endsWith(`/${name}`));
+      const meant = scoped.length > 0 ? ` Did you mean ${scoped.map((key) => `"${key}"`).join(" or ")}?` : "";
       throw new AgentTypeRegistryError({
         name,
         reason: "unknown",
-        message: `No agent type named "${name}" is registered. Registered: ${[...this.types.keys()].map((key) => `"${key}"`).join(", ") || "none"}.`,
+        message: `No agent type named "${name}" is registered.${meant} Registered: ${[...this.types.keys()].map((key) => `"${key}"`).join(", ") || "none"}.`,
       });
     }
     return agentType;
@@ -96,4 +102,56 @@ export function createAgentTypeRegistry(): AgentTypeRegistry<BuiltInAgentTypes> 
   let registry: AgentTypeRegistry<Record<string, AnyAgentType>> = new AgentTypeRegistry();
   for (const agentType of builtInAgentTypes) registry = registry.register(agentType);
   return registry as unknown as AgentTypeRegistry<BuiltInAgentTypes>;
+}
+
+function nameOf(value: unknown): string {
+  try {
+    const name = (value as { name?: unknown } | null | undefined)?.name;
+    return typeof name === "string" ? name : "";
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * Says what was passed to `register` instead of an agent type, and how to get the agent type from
+ * it: the usual slips are a whole module (`import * as pkg`, or CommonJS interop's `{ default }`),
+ * an import name the package does not export (`undefined`), and a copy made with `{ ...type }`,
+ * which loses the mark `defineAgentType` sets.
+ */
+function describeNotAgentType(value: unknown): string {
+  if (value === undefined || value === null) {
+    return `got ${String(value)}. Check the import: is the name one the package exports, and is the package's version the one whose docs you read?`;
+  }
+  if (typeof value === "function") return "got a function. Pass the agent type itself, not its create function or the constructor it wraps.";
+  if (typeof value !== "object") return `got the ${typeof value} ${typeof value === "string" ? JSON.stringify(value) : String(value)}. Register the agent type object; look it up by name with get(name) afterwards.`;
+  try {
+    const found = agentTypesIn(value);
+    if (found.length > 0) {
+      const listed = found.map(({ path, type }) => `\`${path}\` ("${type.name}")`).join(", ");
+      return `got an object (a module?) holding agent types in ${listed}. Pass the agent type itself, e.g. register(${found[0]!.path}).`;
+    }
+    const { name, create, defaultPrompt } = value as Record<string, unknown>;
+    if (typeof name === "string" && typeof create === "function" && typeof defaultPrompt === "function") {
+      return `got "${name}", an object shaped like an agent type but without the mark defineAgentType sets (a copy made with { ...agentType } or Object.assign loses it). Register the agent type defineAgentType returned, or define a new one with defineAgentType({ ...agentType, ... }).`;
+    }
+  } catch {
+    // An object that cannot be read (a revoked proxy): nothing more to say about it.
+  }
+  return "got an object that is not one.";
+}
+
+/** The agent types among an object's own values and its `default` export's, with the path to each. */
+function agentTypesIn(value: object): { path: string; type: AnyAgentType }[] {
+  const found: { path: string; type: AnyAgentType }[] = [];
+  const look = (holder: object, prefix: string) => {
+    for (const key of Object.keys(holder)) {
+      const inner = (holder as Record<string, unknown>)[key];
+      if (isAgentType(inner)) found.push({ path: `${prefix}${key}`, type: inner });
+    }
+  };
+  look(value, "module.");
+  const fallback = (value as { default?: unknown }).default;
+  if (typeof fallback === "object" && fallback !== null && !isAgentType(fallback)) look(fallback, "module.default.");
+  return found;
 }

@@ -72,7 +72,8 @@ export type AgentTypeOptions<T extends AnyAgentType> = Parameters<T["create"]>[0
  * output parser and scratchpad formatter, and what it requires of the model. Types are inferred
  * from the definition: the name stays a literal, `create`'s options keep their type (with
  * `prompt` optional, falling back to the default prompt), and so do the parser and scratchpad.
- * Throws an `InvalidArgumentError` for a bad name, version or requirement.
+ * Throws an `InvalidArgumentError` for a bad name, version or requirement; the agent type's
+ * `create` throws one when it is given no options object.
  *
  * @example
  * ```ts
@@ -108,7 +109,14 @@ export function defineAgentType<
     description,
     requires,
     create: (options) => {
-      const prompt = options?.prompt ?? defaultPrompt();
+      if (typeof options !== "object" || options === null) {
+        throw new InvalidArgumentError({
+          argument: "options",
+          value: options,
+          message: `The "${name}" agent type's create: pass an options object such as { llm, tools }, got ${options === null ? "null" : typeof options}.`,
+        });
+      }
+      const prompt = options.prompt ?? defaultPrompt();
       return create({ ...options, prompt } as unknown as Options);
     },
     defaultPrompt,

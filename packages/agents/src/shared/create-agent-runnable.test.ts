@@ -68,6 +68,19 @@ describe("createAgentRunnable", () => {
     ).toThrow(/`prompt` must be a @langchain\/core prompt template/);
   });
 
+  it("refuses a misspelt option instead of running without it, and a call without options", () => {
+    const model = new ScriptedChatModel({ responses: [] });
+    // `finalModel` ignored, the forceFinalAnswer turn would quietly call `model`, tools and all.
+    expect(() => createAgentRunnable({ ...parts(), model, finalModel: model } as never)).toThrow(
+      "createAgentRunnable: unknown option `finalModel`. Known options: name, prompt, model, finalAnswerModel, formatScratchpad, appendFinalAnswerInstruction, parser, variables, overrides.",
+    );
+    expect(() => createAgentRunnable({ ...parts(), model, variable: { tools: "T" } } as never)).toThrow(/unknown option `variable`; did you mean `variables`\?/);
+    expect(() => createAgentRunnable({ ...parts(), model, overrides: { llm: model, tools: [], model: () => model, parsers: () => new ReActSingleInputOutputParser() } } as never)).toThrow(
+      /unknown option `overrides\.parsers`; did you mean `parser`\?/,
+    );
+    expect(() => createAgentRunnable(undefined as never)).toThrow(/^createAgentRunnable: pass an options object \{ name, prompt, model,/);
+  });
+
   it("is a visible pipeline: getGraph() draws scratchpad → prompt → model → parser", () => {
     const graph = build(new ScriptedChatModel({ responses: [] })).getGraph();
     expect(Object.values(graph.nodes).map((node) => node.name)).toEqual([

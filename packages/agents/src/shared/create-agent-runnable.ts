@@ -1,4 +1,4 @@
-import { InvalidArgumentError, type AgentInput, type AgentOutput, type AgentStep } from "@agentrx/core";
+import { checkOptionKeys, InvalidArgumentError, type AgentInput, type AgentOutput, type AgentStep } from "@agentrx/core";
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { StructuredToolInterface } from "@langchain/core/tools";
@@ -75,7 +75,8 @@ export interface CreateAgentRunnableOptions<Scratchpad> {
  * step that may use it (not the scratchpad step, a `@langchain/core` prompt template or output
  * parser, which would only race it). On `{ ...inputs, steps, forceFinalAnswer: true }` the same
  * pipeline runs with `finalAnswerModel`, and the scratchpad ends with the final-answer instruction.
- * Community agent types can use it too.
+ * Community agent types can use it too. Throws an `InvalidArgumentError` for a missing or
+ * misspelt option (an unknown key is refused, not ignored) and for a part of the wrong kind.
  *
  * @example
  * ```ts
@@ -96,17 +97,19 @@ export interface CreateAgentRunnableOptions<Scratchpad> {
  * console.log(output); // { returnValues: { output: "4" }, log: "Final Answer: 4" }
  * ```
  */
-export function createAgentRunnable<Scratchpad>({
-  name,
-  prompt,
-  model,
-  finalAnswerModel = model,
-  formatScratchpad,
-  appendFinalAnswerInstruction,
-  parser,
-  variables = {},
-  overrides,
-}: CreateAgentRunnableOptions<Scratchpad>): Runnable<AgentInput, AgentOutput> {
+export function createAgentRunnable<Scratchpad>(options: CreateAgentRunnableOptions<Scratchpad>): Runnable<AgentInput, AgentOutput> {
+  if (typeof options !== "object" || options === null) {
+    throw new InvalidArgumentError({
+      argument: "options",
+      value: options,
+      message: "createAgentRunnable: pass an options object { name, prompt, model, formatScratchpad, appendFinalAnswerInstruction, parser }.",
+    });
+  }
+  // A misspelt option (`finalModel`, `outputParser`) is refused, not ignored: ignored, the agent
+  // would quietly run without it.
+  checkOptionKeys("createAgentRunnable", options, OPTION_KEYS);
+  if (options.overrides !== undefined) checkOptionKeys("createAgentRunnable", options.overrides, OVERRIDE_KEYS, "overrides.");
+  const { name, prompt, model, finalAnswerModel = model, formatScratchpad, appendFinalAnswerInstruction, parser, variables = {}, overrides } = options;
   if (typeof name !== "string" || name === "") {
     throw new InvalidArgumentError({ argument: "name", value: name, message: "createAgentRunnable: `name` must be a non-empty string." });
   }
@@ -158,3 +161,23 @@ export function createAgentRunnable<Scratchpad>({
   return new AgentPipeline({ name, turn, finalTurn, rebuild });
 }
 
+/** The options createAgentRunnable takes, and those of its `overrides`. */
+const OPTION_KEYS = Object.keys({
+  name: true,
+  prompt: true,
+  model: true,
+  finalAnswerModel: true,
+  formatScratchpad: true,
+  appendFinalAnswerInstruction: true,
+  parser: true,
+  variables: true,
+  overrides: true,
+} satisfies Record<keyof CreateAgentRunnableOptions<unknown>, true>);
+const OVERRIDE_KEYS = Object.keys({
+  llm: true,
+  tools: true,
+  model: true,
+  variables: true,
+  parser: true,
+  promptValuesFor: true,
+} satisfies Record<keyof AgentOverrideOptions, true>);
