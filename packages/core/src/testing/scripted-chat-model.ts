@@ -25,6 +25,7 @@ import {
   splitText,
   toAIMessage,
   toScriptedMessage,
+  scriptedResponseProblem,
   toToolCallChunks,
   toolName,
   type ScriptedCall,
@@ -43,7 +44,10 @@ export type { ScriptedCall, ScriptedMessage, ScriptedResponse, ScriptedToolCall 
 export interface ScriptedChatModelOptions extends BaseChatModelParams {
   /** The responses, played in order, one per call. */
   responses: ScriptedResponse[];
-  /** Milliseconds to wait before each response (aborted by the call's signal). @default 0 */
+  /**
+   * Milliseconds to wait before each response, a scripted `Error` included (aborted by the call's
+   * signal). @default 0
+   */
   latencyMs?: number;
   /** Milliseconds to wait between streamed chunks. @default 0 */
   tokenDelayMs?: number;
@@ -221,6 +225,11 @@ export class ScriptedChatModel extends BaseChatModel<ScriptedChatModelCallOption
         message: `ScriptedChatModel: \`onExhausted\` must be "error", "repeat-last" or "cycle", got ${String(onExhausted)}.`,
       });
     }
+    for (const [position, entry] of responses.entries()) {
+      if (typeof entry === "function") continue;
+      const problem = scriptedResponseProblem(entry, `responses[${position}]`);
+      if (problem !== undefined) throw new InvalidArgumentError({ argument: "responses", value: entry, message: `ScriptedChatModel: ${problem}` });
+    }
     this.responses = [...responses];
     this.latencyMs = latencyMs;
     this.tokenDelayMs = tokenDelayMs;
@@ -374,9 +383,21 @@ export class ScriptedChatModel extends BaseChatModel<ScriptedChatModelCallOption
       streamed,
     };
     this.calls.push(call);
-    let entry = this.responseAt(index);
-    if (typeof entry === "function") entry = await entry(call.messages, call);
-    if (entry instanceof Error) throw entry;
+    const position = this.positionAt(index);
+    let entry = this.responses[position] as ScriptedResponse;
+    if (typeof entry === "function") {
+      const returned: unknown = await entry(call.messages, call);
+      const problem = scriptedResponseProblem(returned, "its response");
+      if (problem !== undefined) {
+        throw new InvalidArgumentError({ argument: "responses", value: returned, message: `ScriptedChatModel: call #${index + 1}: the function at responses[${position}] returned an invalid response: ${problem}` });
+      }
+      entry = returned as Exclude<ScriptedResponse, Function>;
+    }
+    if (entry instanceof Error) {
+      // A provider's error, too, comes after the round trip.
+      await sleep(this.latencyMs, options.signal);
+      throw entry;
+    }
     const scripted = toScriptedMessage(entry);
     const message = buildMessage(scripted, index, options.stop);
     const text = typeof message.content === "string" ? message.content : "";
@@ -387,11 +408,12 @@ export class ScriptedChatModel extends BaseChatModel<ScriptedChatModelCallOption
     return { message, textTokens, latencyMs: scripted.latencyMs ?? this.latencyMs };
   }
 
-  private responseAt(index: number): ScriptedResponse {
+  /** The position in the script of the response to call `index`. */
+  private positionAt(index: number): number {
     const count = this.responses.length;
-    if (index < count) return this.responses[index] as ScriptedResponse;
-    if (count > 0 && this.onExhausted === "repeat-last") return this.responses[count - 1] as ScriptedResponse;
-    if (count > 0 && this.onExhausted === "cycle") return this.responses[index % count] as ScriptedResponse;
+    if (index < count) return index;
+    if (count > 0 && this.onExhausted === "repeat-last") return count - 1;
+    if (count > 0 && this.onExhausted === "cycle") return index % count;
     throw new ScriptExhaustedError({ callIndex: index, scriptLength: count });
   }
 }

@@ -80,6 +80,69 @@ export function toolName(tool: BindToolsInput): string {
   return "<unnamed>";
 }
 
+const MESSAGE_KEYS = ["content", "toolCalls", "usage", "latencyMs"];
+const TOOL_CALL_KEYS = ["name", "args", "id"];
+const USAGE_KEYS = ["inputTokens", "outputTokens"];
+const ENTRY_KINDS = "text, a scripted message { content?, toolCalls?, usage?, latencyMs? }, an AIMessage, an Error or a function";
+
+function shown(value: unknown): string {
+  if (value === null || value === undefined || typeof value === "number" || typeof value === "boolean") return String(value);
+  if (typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "function") return "a function";
+  if (Array.isArray(value)) return "an array";
+  return "an object";
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * What is wrong with a script entry that is not a function (`where` names it, as
+ * `responses[2]`), or `undefined` when it is a valid response.
+ *
+ * @internal
+ */
+export function scriptedResponseProblem(entry: unknown, where: string): string | undefined {
+  if (typeof entry === "string" || entry instanceof Error || entry instanceof AIMessage || AIMessage.isInstance?.(entry)) return undefined;
+  if (!isPlainObject(entry)) return `${where} must be ${ENTRY_KINDS}, got ${shown(entry)}.`;
+  const unknown = Object.keys(entry).find((key) => !MESSAGE_KEYS.includes(key));
+  if (unknown !== undefined) return `${where} has an unknown key \`${unknown}\`; a scripted message has ${MESSAGE_KEYS.join(", ")}.`;
+  const { content, toolCalls, usage, latencyMs } = entry;
+  if (content !== undefined && typeof content !== "string" && !Array.isArray(content)) {
+    return `${where}.content must be text or an array of content blocks, got ${shown(content)}.`;
+  }
+  if (toolCalls !== undefined) {
+    if (!Array.isArray(toolCalls)) return `${where}.toolCalls must be an array of { name, args?, id? }, got ${shown(toolCalls)}.`;
+    for (const [position, call] of toolCalls.entries()) {
+      const at = `${where}.toolCalls[${position}]`;
+      if (!isPlainObject(call)) return `${at} must be an object { name, args?, id? }, got ${shown(call)}.`;
+      const extra = Object.keys(call).find((key) => !TOOL_CALL_KEYS.includes(key));
+      if (extra !== undefined) return `${at} has an unknown key \`${extra}\`; a scripted tool call has ${TOOL_CALL_KEYS.join(", ")}.`;
+      if (typeof call["name"] !== "string" || call["name"] === "") return `${at}.name must be a non-empty string, got ${shown(call["name"])}.`;
+      const args = call["args"];
+      if (args !== undefined && typeof args !== "string" && !isPlainObject(args)) {
+        return `${at}.args must be an object, or raw argument text (a string) to script broken arguments, got ${shown(args)}.`;
+      }
+      // An empty id is allowed: it scripts a model that streams its tool calls without ids.
+      if (call["id"] !== undefined && typeof call["id"] !== "string") return `${at}.id must be a string, got ${shown(call["id"])}.`;
+    }
+  }
+  if (usage !== undefined) {
+    if (!isPlainObject(usage)) return `${where}.usage must be an object { inputTokens, outputTokens }, got ${shown(usage)}.`;
+    const extra = Object.keys(usage).find((key) => !USAGE_KEYS.includes(key));
+    if (extra !== undefined) return `${where}.usage has an unknown key \`${extra}\`; a scripted usage has ${USAGE_KEYS.join(", ")} (script an AIMessage with usage_metadata for cache, reasoning or audio details).`;
+    for (const key of USAGE_KEYS) {
+      const value = usage[key];
+      if (typeof value !== "number" || !Number.isFinite(value) || value < 0) return `${where}.usage.${key} must be a number >= 0, got ${shown(value)}.`;
+    }
+  }
+  if (latencyMs !== undefined && (typeof latencyMs !== "number" || !(latencyMs >= 0) || latencyMs === Infinity)) {
+    return `${where}.latencyMs must be a number >= 0, got ${shown(latencyMs)}.`;
+  }
+  return undefined;
+}
+
 /**
  * A scripted message, with what a scripted `AIMessage` carries beyond it: its `additional_kwargs`
  * (reasoning), `response_metadata` and whole usage (cache and reasoning details), replayed as they

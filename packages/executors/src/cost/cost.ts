@@ -248,7 +248,7 @@ let autoPrices: Promise<PriceFunction> | undefined;
  * (a missing package rejects with an error that says to install it). @internal
  */
 export function resolvePrices(prices: Prices): Promise<PriceFunction> | PriceFunction {
-  if (typeof prices === "function") return prices;
+  if (typeof prices === "function") return checkedPriceFunction(prices);
   if (prices !== "auto") return priceTableFunction(prices);
   return (autoPrices ??= (import(/* webpackIgnore: true */ /* @vite-ignore */ SPECIFIER) as Promise<GenaiPrices>).then(
     (module) => genaiPriceFunction(module),
@@ -261,6 +261,33 @@ export function resolvePrices(prices: Prices): Promise<PriceFunction> | PriceFun
       });
     },
   ));
+}
+
+/**
+ * A user's price function whose every answer is checked: `undefined`, or a `Cost` of finite amounts
+ * >= 0 in USD. Anything else would make the run's cost `NaN` or a sum of currencies, so it fails
+ * the run with an error naming the model and the fault.
+ */
+function checkedPriceFunction(price: PriceFunction): PriceFunction {
+  return (model, usage) => {
+    const cost: unknown = price(model, usage);
+    if (cost === undefined) return undefined;
+    const fail = (message: string): never => {
+      throw new InvalidArgumentError({ argument: "prices", value: cost, message: `AgentExecutor: ${message}` });
+    };
+    if (typeof cost !== "object" || cost === null || Array.isArray(cost)) {
+      fail(`the \`prices\` function must return a Cost { input, output, total, currency: "USD" } or undefined, got ${String(JSON.stringify(cost) ?? cost)} for model "${model}".`);
+    }
+    const fields = cost as Record<string, unknown>;
+    for (const key of ["input", "output", "total"]) {
+      const value = fields[key];
+      if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+        fail(`the \`prices\` function returned a cost for model "${model}" whose \`${key}\` is ${typeof value === "number" ? String(value) : JSON.stringify(value) ?? "undefined"}; it must be a number of US dollars >= 0.`);
+      }
+    }
+    if (fields["currency"] !== "USD") fail(`the \`prices\` function returned a cost for model "${model}" whose \`currency\` is ${JSON.stringify(fields["currency"]) ?? "undefined"}; costs are in "USD".`);
+    return cost as Cost;
+  };
 }
 
 /**
