@@ -139,6 +139,18 @@ describe("a prices function", () => {
     await expect(run(() => ({ input: 1, output: 1, total: 2, currency: "EUR" }))).rejects.toThrow(/`currency` is "EUR"/);
   });
 
+  it("that throws fails the run under stream() as under invoke(), rather than dropping the call's usage", async () => {
+    const { lastValueFrom, toArray } = await import("rxjs");
+    const streamed = (prices: unknown) =>
+      lastValueFrom(createAgentExecutor({ model: new ScriptedChatModel({ model: "gpt-4o", streaming: true, responses: ["Hi."] }), tools: [], prices: prices as never }).stream({ input: "Hi" }).pipe(toArray()));
+    const broken = () => {
+      throw new Error("price service down");
+    };
+    await expect(run(broken)).rejects.toThrow("price service down");
+    await expect(streamed(broken)).rejects.toThrow("price service down");
+    await expect(streamed(() => 0.5)).rejects.toThrow(/`prices` function must return a Cost/);
+  });
+
   it("that returns a cost or undefined prices the run as it says", async () => {
     expect((await run(() => ({ input: 0.1, output: 0.2, total: 0.3, currency: "USD" }))).usage?.cost?.total).toBe(0.3);
     expect((await run(() => undefined)).usage?.cost).toBeUndefined();

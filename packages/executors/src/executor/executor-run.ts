@@ -226,7 +226,16 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
 
   onUsage(reported: UsageMetadata, model?: string): void {
     if (isEnded(this.state)) return;
-    const cost = model === undefined ? undefined : this.price?.(model, reported);
+    let cost: RunUsage["cost"];
+    if (model !== undefined && this.price !== undefined) {
+      try {
+        cost = this.price(model, reported);
+      } catch (error) {
+        // From a callback (streamed runs), a throw would only be logged and the call's usage lost.
+        this.fail(error);
+        return;
+      }
+    }
     const usage: RunUsage = cost === undefined ? reported : { ...reported, cost };
     this.dispatch({ type: "usageReported", usage });
     if (!this.observed) return;
