@@ -1,5 +1,6 @@
 import type { AgentStep } from "@agentrx/core";
 import { InvalidArgumentError } from "@agentrx/core";
+import { toolCallingAgentType } from "@agentrx/agents";
 import { AgentExecutor, type AgentExecutorOptions } from "@agentrx/executors";
 import { describe, expect, it } from "vitest";
 import { act, collect, echoTool, finish, scriptedAgent } from "./test-helpers";
@@ -56,6 +57,10 @@ describe("AgentExecutor constructor validation", () => {
 
   it("rejects a missing agent or missing tools, naming them", () => {
     expect(errorOf({ agent: undefined }).message).toContain("`agent` must be a @langchain/core Runnable");
+    // An agent type is not an agent: the message says to call its create().
+    expect(errorOf({ agent: toolCallingAgentType as never }).message).toBe(
+      'AgentExecutor: `agent` is the agent type "tool-calling", not an agent: make one with its create(), e.g. new AgentExecutor({ agent: agentType.create({ llm, tools }), tools }).',
+    );
     expect(errorOf({ tools: undefined }).message).toContain("`tools` must be an array");
   });
 

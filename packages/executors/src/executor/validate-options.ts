@@ -21,6 +21,9 @@ import { checkAgentPipeline } from "../pipeline/check-agent-pipeline";
 import { FINAL_ANSWER_TOOL, isFinalAnswerTool } from "./structured-output";
 import { EXECUTOR_OPTIONS } from "./option-keys";
 
+/** The mark `defineAgentType` (`@agentrx/agents`) puts on an agent type. */
+const AGENT_TYPE_MARKER = Symbol.for("agentrx.agent-type");
+
 /** Options after validation, with defaults applied. @internal */
 export interface ResolvedOptions {
   agent: AgentExecutorOptions["agent"];
@@ -176,7 +179,15 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
   } = options;
 
   if (!Runnable.isRunnable(agent)) {
-    fail("agent", agent, "`agent` must be a @langchain/core Runnable (e.g. from createToolCallingAgent or RunnableLambda.from).");
+    // An agent type (defineAgentType, a community package's export) makes agents: it is not one.
+    const type = (agent as Record<symbol, unknown> | null | undefined)?.[AGENT_TYPE_MARKER] === true ? (agent as { name?: unknown }).name : undefined;
+    fail(
+      "agent",
+      agent,
+      typeof type === "string"
+        ? `\`agent\` is the agent type "${type}", not an agent: make one with its create(), e.g. new AgentExecutor({ agent: agentType.create({ llm, tools }), tools }).`
+        : "`agent` must be a @langchain/core Runnable (e.g. from createToolCallingAgent or RunnableLambda.from).",
+    );
   }
   assertTools(tools, "AgentExecutor", { reserved: outputSchema === undefined ? [] : [RESERVED_FINAL_ANSWER] });
   const toolsByName = new Map<string, StructuredToolInterface>(tools.map((tool) => [tool.name, tool]));
