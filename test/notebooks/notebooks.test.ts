@@ -237,7 +237,7 @@ describe.skipIf(skip)("examples/notebooks on Deno's Jupyter kernel", () => {
       expect(result).toContain("answer: 17 times 23 is 391.");
     }, TEST_TIMEOUT);
 
-    it("streaming.ipynb: filter/map, scan, finalAnswerTokens, renderTrace, and cancelling", async () => {
+    it("streaming.ipynb: filter/map, scan, finalAnswerTokens, renderTrace, printTrace into the cell, and cancelling", async () => {
       const { printed } = await notebook("streaming");
       expect(printed("setup")).toContain("Model: ScriptedChatModel, offline");
       const lines = printed("filter").trimEnd().split("\n");
@@ -255,6 +255,11 @@ describe.skipIf(skip)("examples/notebooks on Deno's Jupyter kernel", () => {
       expect(trace).toMatch(/^step {4}get_weather \(\d+ ms\) sunny, 21°C$/m);
       expect(trace).toMatch(/^answer {2}Paris is sunny at 21°C and Rome is clear at 26°C\. \(finish\)$/m);
       expect(trace).toMatch(/^the last event: output$/m);
+      // printTrace's default writer: the cell's output in Deno's kernel (its process.stdout shows nowhere).
+      const print = printed("print");
+      expect(print).toMatch(/^action {2}get_weather \{"city":"Paris"\}$/m);
+      expect(print).toMatch(/^answer {2}Paris is sunny at 21°C and Rome is clear at 26°C\. \(finish\)$/m);
+      expect(print).toMatch(/^stop reason: finish$/m);
       const cancel = printed("cancel");
       expect(cancel).toContain("get_weather(Paris) cancelled");
       expect(cancel).toContain("get_weather(Rome) cancelled");

@@ -63,7 +63,7 @@ export interface DisplayRunOptions {
    */
   store?: RunStore;
   /**
-   * Least time between two live updates while the answer streams, in milliseconds.
+   * Least time between two updates of the live table, in milliseconds (`0`: every change at once).
    * @default 100
    */
   throttleMs?: number;

@@ -285,6 +285,43 @@ describe("autoColors", () => {
     expect(written.map((text) => text.includes("\x1b["))).toEqual([true, false, false]);
   });
 
+  it("in Deno's Jupyter kernel, writes to the running cell's stdout (the kernel's process.stdout shows nowhere)", async () => {
+    const sent: { type: string; content: Record<string, unknown> }[] = [];
+    const broadcast = vi.fn(async (type: string, content: Record<string, unknown>) => void sent.push({ type, content }));
+    vi.stubGlobal("Deno", { jupyter: { broadcast } });
+    vi.stubEnv("FORCE_COLOR", undefined);
+    vi.stubEnv("NO_COLOR", "1");
+    const write = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+    try {
+      of(actionEvent(0, "search", { q: "rxjs" }), outputEvent("ok")).pipe(renderTrace()).subscribe();
+      await Promise.resolve();
+      expect(write).not.toHaveBeenCalled();
+    } finally {
+      write.mockRestore();
+      vi.unstubAllGlobals();
+      vi.unstubAllEnvs();
+    }
+    expect(sent.every(({ type, content }) => type === "stream" && content["name"] === "stdout")).toBe(true);
+    const text = sent.map(({ content }) => content["text"]).join("");
+    expect(text).toMatch(/^action {2}search \{"q":"rxjs"\}$/m);
+    expect(text).toMatch(/^answer {2}ok/m);
+    expect(text).not.toContain("\x1b["); // NO_COLOR is honoured there too
+  });
+
+  it("in Deno's Jupyter kernel, a message the kernel fails to send goes to process.stdout, not nowhere", async () => {
+    vi.stubGlobal("Deno", { jupyter: { broadcast: async () => Promise.reject(new Error("kernel gone")) } });
+    const written: string[] = [];
+    const write = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => written.push(String(chunk)) > 0);
+    try {
+      of(outputEvent("ok")).pipe(renderTrace({ colors: false })).subscribe();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    } finally {
+      write.mockRestore();
+      vi.unstubAllGlobals();
+    }
+    expect(written.join("")).toMatch(/^answer {2}ok/m);
+  });
+
   it("keeps a custom writer plain under auto, whatever the environment says", () => {
     vi.stubEnv("FORCE_COLOR", "1");
     try {

@@ -27,14 +27,15 @@ import {
 export interface RenderTraceOptions {
   /**
    * Where the text goes. Called with whole lines, and with pieces of a line while tokens stream.
-   * @default (text) => process.stdout.write(text)
+   * @default (text) => process.stdout.write(text); in Deno's Jupyter kernel, the running cell's output
+   *   (its stdout stream, with colours under `"auto"`: front ends show them)
    */
   write?: (text: string) => void;
   /**
    * ANSI colours: `true` always, `false` never. `"auto"` decides for `process.stdout` (a custom
    * `write` gets plain text): a `FORCE_COLOR` environment variable decides first (`0` or `false`
    * turns colours off, any other value on, as in Node.js), else a non-empty `NO_COLOR` turns them
-   * off, else they are on when stdout is a TTY.
+   * off, else they are on when stdout is a TTY or a notebook cell's output (Deno's Jupyter kernel).
    * @default "auto"
    */
   colors?: boolean | "auto";
@@ -200,9 +201,12 @@ export function resolveTraceOptions(options: RenderTraceOptions, caller: string)
   if (typeof tokens !== "boolean") fail("tokens", tokens, "a boolean");
   if (typeof usage !== "boolean") fail("usage", usage, "a boolean");
   const stdout = write === undefined ? globalThis.process?.stdout : undefined;
-  const useColors = colors !== "auto" ? colors : stdout !== undefined && autoColors(stdout, globalThis.process?.env ?? {});
+  // In Deno's Jupyter kernel, process.stdout is the kernel's own, which no cell shows.
+  const notebook = write === undefined ? jupyterStdout(stdout) : undefined;
+  const env = globalThis.process?.env ?? {};
+  const useColors = colors !== "auto" ? colors : notebook !== undefined ? autoColors({ isTTY: true }, env) : stdout !== undefined && autoColors(stdout, env);
   return {
-    write: write ?? ((text) => void stdout?.write(text)),
+    write: write ?? notebook ?? ((text) => void stdout?.write(text)),
     style: useColors ? ANSI_STYLE : PLAIN_STYLE,
     maxLength,
     tokens,
@@ -222,4 +226,32 @@ export function autoColors(stream: { isTTY?: boolean } | undefined, env: Record<
   if (force !== undefined) return force !== "0" && force.toLowerCase() !== "false";
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
   return stream?.isTTY === true;
+}
+
+interface DenoJupyter {
+  broadcast(type: string, content: Record<string, unknown>): Promise<void> | void;
+}
+
+/**
+ * A writer to the running cell's stdout when this runs in Deno's Jupyter kernel (a `stream`
+ * message, as `console.log` sends), else `undefined`. A message the kernel fails to send is
+ * written to `fallback` instead (the kernel's terminal), not dropped.
+ *
+ * @internal
+ */
+export function jupyterStdout(fallback: { write(text: string): unknown } | undefined): ((text: string) => void) | undefined {
+  let jupyter: DenoJupyter | undefined;
+  try {
+    jupyter = (globalThis as { Deno?: { jupyter?: DenoJupyter } }).Deno?.jupyter;
+  } catch {
+    return undefined; // Deno outside its kernel throws on `Deno.jupyter` (an unstable API there)
+  }
+  if (typeof jupyter?.broadcast !== "function") return undefined;
+  const kernel = jupyter;
+  return (text) => {
+    // Deno's `broadcast` returns a promise or nothing, depending on its version.
+    Promise.resolve()
+      .then(() => kernel.broadcast("stream", { name: "stdout", text }))
+      .catch(() => fallback?.write(text));
+  };
 }

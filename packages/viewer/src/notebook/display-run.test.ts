@@ -1,4 +1,5 @@
 import { AgentExecutor, type AgentStreamEvent, type MimeBundle, RUN_MIME_TYPE } from "@agentrx/executors";
+import { MemoryRunStore } from "@agentrx/runs";
 import { displayRun } from "@agentrx/viewer";
 import { tool } from "@langchain/core/tools";
 import { Observable } from "rxjs";
@@ -33,7 +34,8 @@ describe("displayRun", () => {
   it("shows a live table that gains the actions, their observations and the answer, then the trace", async () => {
     const { executor } = twoCallExecutor();
     const display = recordingDisplay();
-    const bundle = await displayRun(executor.invoke({ input: "Weather in Oslo?" }), { live: display.live });
+    // throttleMs 0: every change is sent at once, so the state before the observations came is seen.
+    const bundle = await displayRun(executor.invoke({ input: "Weather in Oslo?" }), { live: display.live, throttleMs: 0 });
 
     expect(display.shown[0]?.kind).toBe("show");
     expect(display.html()[0]).toContain("No tool calls yet");
@@ -89,6 +91,30 @@ describe("displayRun", () => {
     await expect(Promise.resolve(run)).rejects.toThrow("model unreachable");
   });
 
+  it("shows a run whose signal aborted as cancelled, as its record says, with the call in flight cancelled", async () => {
+    const store = new MemoryRunStore();
+    const controller = new AbortController();
+    const hang = tool(
+      (_input: { q: string }, config) =>
+        new Promise<string>((_, reject) => {
+          controller.abort(); // the person stops the run (e.g. from a later cell) while this call runs
+          config?.signal?.addEventListener("abort", () => reject(config.signal?.reason), { once: true });
+        }),
+      { name: "lookup", description: "Looks up.", schema: z.object({ q: z.string() }) },
+    );
+    const { agent } = scriptedAgent([[toolCall("lookup", { q: "a" }, "c1")], finish("never")]);
+    const run = new AgentExecutor({ agent, tools: [hang], store }).invoke({ input: "go" }, { signal: controller.signal });
+    const bundle = await displayRun(run, { live: false });
+
+    const summary = bundle[RUN_MIME_TYPE];
+    expect(summary).toMatchObject({ status: "cancelled", actions: 1, steps: 0, error: expect.stringMatching(/^AbortError: /) });
+    expect((await store.getRun(summary.runId as string))?.status).toBe("cancelled");
+    expect(bundle["text/plain"]).toMatch(/^Run cancelled: 1 tool call/);
+    expect(bundle["text/plain"]).toContain('lookup({"q":"a"}) (cancelled)');
+    expect(bundle["text/html"]).toContain('data-status="cancelled"');
+    await expect(Promise.resolve(run)).rejects.toThrow(/aborted/);
+  });
+
   it("shows a run paused for approval with what it waits for", async () => {
     const { agent } = scriptedAgent([[toolCall("echo", { text: "wire $5" }, "c1")]]);
     const executor = new AgentExecutor({ agent, tools: [echoTool], needsApproval: () => true });
@@ -139,6 +165,30 @@ describe("displayRun", () => {
     // The bundle itself displays as the picture when it is a cell's last value.
     const again = (bundle as unknown as Record<symbol, () => MimeBundle>)[Symbol.for("Jupyter.display")]!();
     expect(again["text/html"]).toBe(bundle["text/html"]);
+  });
+
+  it("paces live updates of a run of hundreds of calls, and its table shows the latest 100 calls", async () => {
+    const events = new Observable<AgentStreamEvent>((subscriber) => {
+      subscriber.next({ type: "start", runId: "big", inputs: {}, resumed: false, at: 0 });
+      for (let i = 0; i < 300; i++) {
+        const action = { tool: "lookup", toolInput: { i }, log: "", toolCallId: `c${i}` };
+        subscriber.next({ type: "action", iteration: i, action, messages: [], at: i });
+        subscriber.next({ type: "step", iteration: i, step: { action, observation: `found ${i}` }, messages: [], durationMs: 1, at: i });
+      }
+      subscriber.next({ type: "output", runId: "big", at: 300, output: "done", returnValues: { output: "done" }, messages: [], stopReason: "finish" });
+      subscriber.complete();
+    });
+    const display = recordingDisplay();
+    const bundle = await displayRun(events, { live: display.live });
+
+    // 601 events in one go: the first draw, the final one, not one per event.
+    expect(display.shown.length).toBeLessThan(10);
+    const last = display.html().at(-1) as string;
+    expect(last).toContain("… 200 earlier tool calls, not shown here: the run's trace has every one");
+    expect(last.match(/<tr><td>/g)).toHaveLength(100);
+    expect(last).toContain("<pre>found 299</pre>");
+    expect(last).not.toContain("<pre>found 199</pre>");
+    expect(bundle[RUN_MIME_TYPE]).toMatchObject({ status: "finished", actions: 300, steps: 300 });
   });
 
   it("rejects when the live display fails, naming its error", async () => {

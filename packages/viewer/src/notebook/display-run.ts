@@ -69,7 +69,7 @@ export async function displayRun(run: Observable<AgentStreamEvent> | RunObservab
       next: (event) => {
         seen.push(event);
         table.add(event);
-        updates.changed(event.type === "token");
+        updates.changed();
       },
       error: (error: unknown) => {
         failure = { error };
@@ -88,7 +88,11 @@ export async function displayRun(run: Observable<AgentStreamEvent> | RunObservab
   return bundleOf(html, table.text(), table.summary());
 }
 
-/** Sends the table to the live display: at once for a new action or step, at most every `throttleMs` for tokens. */
+/**
+ * Sends the table to the live display at most every `throttleMs` (a change within that time is
+ * sent when it is up, with every change since): a fast run of hundreds of calls, or an answer
+ * streaming token by token, is a few updates a second, not one per event.
+ */
 class LiveUpdates {
   private queue: Promise<void> = Promise.resolve();
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -107,9 +111,9 @@ class LiveUpdates {
     await this.live.show(this.bundle());
   }
 
-  changed(streaming: boolean): void {
+  changed(): void {
     if (this.live === undefined || this.timer !== undefined) return;
-    const wait = streaming ? this.throttleMs - (Date.now() - this.last) : 0;
+    const wait = this.throttleMs - (Date.now() - this.last);
     if (wait <= 0) this.send();
     else this.timer = setTimeout(() => this.send(), wait);
   }
@@ -162,11 +166,19 @@ function denoLiveDisplay(): LiveRunDisplay | undefined {
   return { show: (bundle) => send("display_data", bundle), update: (bundle) => send("update_display_data", bundle) };
 }
 
+/**
+ * Characters of recorded text (and of recorded requests) the trace in a cell carries: a notebook
+ * keeps its outputs in its file, so a long run's longest texts are cut sooner than on the page
+ * `npx agentrx trace` writes, which has them whole.
+ */
+const NOTEBOOK_TEXT_BUDGET = 400_000;
+const NOTEBOOK_REQUEST_BUDGET = 100_000;
+
 /** The run's trace page in a sandboxed frame (scripts only: the page needs nothing else). */
 async function traceFrame(store: RunStore, runId: string, height: number): Promise<string | undefined> {
   let page: string;
   try {
-    page = tracePageHtml(await readTracePage(store, runId, { mode: "file", source: "notebook" }));
+    page = tracePageHtml(await readTracePage(store, runId, { mode: "file", source: "notebook", textBudget: NOTEBOOK_TEXT_BUDGET, requestBudget: NOTEBOOK_REQUEST_BUDGET }));
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     return `<p class="agentrx-trace-missing">The trace of run <code>${escapeHtml(runId)}</code> could not be read: ${escapeHtml(why)}</p>`;

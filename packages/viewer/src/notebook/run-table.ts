@@ -1,4 +1,4 @@
-import { type AgentAction, observationText } from "@agentrx/core";
+import { type AgentAction, isAbortError, observationText } from "@agentrx/core";
 import type { UsageMetadata } from "@langchain/core/messages";
 import type { AgentStreamEvent, Interrupt, RunTableStatus, RunTableSummary, StopReason } from "@agentrx/executors";
 import { escapeHtml } from "../trace-page/page/page-shell";
@@ -18,6 +18,9 @@ interface ToolRow {
   /** How the call ended when its observation is no tool result (its step's metadata): it failed, or a person rejected it. */
   outcome?: "failed" | "rejected";
 }
+
+/** How many tool calls the HTML table shows, the latest (and those that wait); the trace has them all. */
+const HTML_ROW_LIMIT = 100;
 
 /** How many characters of a recorded text a cell shows; the trace has the whole text. */
 const CELL_LIMIT = 400;
@@ -88,9 +91,14 @@ export class RunTable {
     }
   }
 
-  /** The run failed: the table says so, with the error's message. */
+  /**
+   * The run failed: the table says so, with the error's message. An `AbortError` (its signal
+   * aborted, e.g. from a later cell) is a cancellation, as the run store records it: the run shows
+   * as cancelled, its calls in flight as cancelled.
+   */
   fail(error: unknown): void {
     this.error = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    if (isAbortError(error)) this.cancelled = true;
     this.endedAt = Date.now();
   }
 
@@ -107,9 +115,10 @@ export class RunTable {
 
   /** Where the run stands. */
   get status(): RunTableStatus {
+    if (this.cancelled) return "cancelled";
     if (this.error !== undefined) return "failed";
     if (this.finished) return this.stopReason === "interrupted" ? "interrupted" : "finished";
-    return this.cancelled ? "cancelled" : "running";
+    return "running";
   }
 
   /** A plain summary for the JSON MIME type: counts, answer, stop reason, pauses, error. */
@@ -132,13 +141,17 @@ export class RunTable {
   html(): string {
     const head = `<div class="agentrx-run-head"><b>${escapeHtml(this.headline())}</b>${this.runId === undefined ? "" : ` <code>${escapeHtml(this.runId)}</code>`}</div>`;
     const { waiting, unmatched } = this.pauses();
-    const body = this.rows.map((row) => {
+    // A long run shows its latest calls (and every call that waits): each update redraws the table.
+    const shown = this.rows.filter((row, index) => index >= this.rows.length - HTML_ROW_LIMIT || waiting.has(row));
+    const hidden = this.rows.length - shown.length;
+    const body = shown.map((row) => {
       const pause = waiting.get(row);
-      const state = pause !== undefined ? `${pauseLabel(pause)} (<code>${escapeHtml(pause.id)}</code>)` : row.observation === undefined ? (this.status === "running" ? "running…" : "not run") : "";
+      const state = pause !== undefined ? `${pauseLabel(pause)} (<code>${escapeHtml(pause.id)}</code>)` : row.observation === undefined ? this.openCall("running…") : "";
       const rowClass = pause !== undefined ? "agentrx-pause" : row.outcome === undefined ? undefined : `agentrx-${row.outcome}`;
       const observation = row.observation === undefined ? `<i>${state}</i>` : `${row.outcome === undefined ? "" : `<b class="agentrx-outcome">${OUTCOME_LABELS[row.outcome]}</b>`}<pre>${escapeHtml(cut(row.observation))}</pre>`;
       return `<tr${rowClass === undefined ? "" : ` class="${rowClass}"`}><td>${row.iteration + 1}</td><td><code>${escapeHtml(row.tool)}</code></td><td><pre>${escapeHtml(cut(row.input))}</pre></td><td>${observation}</td><td>${row.durationMs === undefined ? "" : `${Math.round(row.durationMs)} ms`}</td></tr>`;
     });
+    if (hidden > 0) body.unshift(`<tr class="agentrx-hidden"><td colspan="5"><i>… ${hidden} earlier tool call${hidden === 1 ? "" : "s"}, not shown here: the run's trace has every one</i></td></tr>`);
     for (const pause of unmatched) {
       body.push(`<tr class="agentrx-pause"><td>${pause.iteration + 1}</td><td><code>${escapeHtml(pause.tool)}</code></td><td><pre>${escapeHtml(cut(textOf(withoutImages(pause.toolInput))))}</pre></td><td><i>${pauseLabel(pause)} (<code>${escapeHtml(pause.id)}</code>)</i></td><td></td></tr>`);
     }
@@ -153,13 +166,19 @@ export class RunTable {
     const { waiting, unmatched } = this.pauses();
     for (const row of this.rows) {
       const pause = waiting.get(row);
-      const result = pause !== undefined ? `${pauseLabel(pause)} (${pause.id})` : row.observation === undefined ? (this.status === "running" ? "(running)" : "(not run)") : `${row.outcome === undefined ? "" : `${row.outcome} `}-> ${oneLine(row.observation)}`;
+      const result = pause !== undefined ? `${pauseLabel(pause)} (${pause.id})` : row.observation === undefined ? `(${this.openCall("running")})` : `${row.outcome === undefined ? "" : `${row.outcome} `}-> ${oneLine(row.observation)}`;
       lines.push(`  [${row.iteration + 1}] ${row.tool}(${oneLine(row.input)}) ${result}`);
     }
     for (const pause of unmatched) lines.push(`  [${pause.iteration + 1}] ${pause.tool}(${oneLine(textOf(withoutImages(pause.toolInput)))}) ${pauseLabel(pause)} (${pause.id})`);
     if (this.error !== undefined) lines.push(`  ${this.error}`);
     else if (this.answer !== "") lines.push(`  Answer: ${this.answer}`);
     return lines.join("\n");
+  }
+
+  /** What a call without a result is: still running, cancelled with its run, or never run (its run failed first). */
+  private openCall(running: string): string {
+    const status = this.status;
+    return status === "running" ? running : status === "cancelled" ? "cancelled" : "not run";
   }
 
   /** Which rows wait for approval, and the pauses no row shows (a resumed run's, whose actions came earlier). */
