@@ -406,7 +406,7 @@ export class ToolRunner {
     const tool = options.toolsByName.get(action.tool);
     if (tool === undefined) return Promise.resolve({ observation: invalidToolObservation(action.tool, options.toolNames), metadata: { failed: true } });
     const metadata: StepMetadata = {};
-    const span = this.run.telemetry?.toolStarted(action, unnamed);
+    const span = this.run.telemetry?.toolStarted(action, unnamed, tool.description);
     // Our keys come first in each literal and are set again after the spread (so they win): V8
     // builds an object spread and then given new keys on a slow path (see `agentInput`).
     // A sub-run (an executor used as this tool) tags its events with this call's id.

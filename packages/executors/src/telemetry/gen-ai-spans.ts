@@ -37,13 +37,19 @@ function tokens(value: unknown): number | undefined {
   return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined;
 }
 
-/** A run's `invoke_agent` span. `threadId` is given only for the top run of a trace. @internal */
+/**
+ * A run's `invoke_agent` span. `threadId` is given only for the top run of a trace. A run the
+ * caller named (`runName`) is `invoke_agent {runName}` with that `gen_ai.agent.name`; an unnamed
+ * run is plain `invoke_agent` without one, as the conventions name a span whose agent has no name
+ * given by the application. @internal
+ */
 export function agentSpan(options: TelemetryOptions, runName: string | undefined, runId: string, threadId: string | undefined, inputs: Record<string, unknown> | undefined): SpanStart {
-  const agentName = runName ?? DEFAULT_RUN_NAME;
-  const attributes: Attributes = { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": agentName, "agentrx.run.id": runId };
+  const named = runName !== undefined && runName !== "" && runName !== DEFAULT_RUN_NAME;
+  const attributes: Attributes = { "gen_ai.operation.name": "invoke_agent", "agentrx.run.id": runId };
+  if (named) attributes["gen_ai.agent.name"] = runName;
   if (threadId !== undefined) attributes["gen_ai.conversation.id"] = threadId;
   if (options.recordInputs) attributes["gen_ai.input.messages"] = textMessageJson("user", attributeText(inputs?.["input"] ?? inputs));
-  return { name: agentName === DEFAULT_RUN_NAME ? "invoke_agent" : `invoke_agent ${agentName}`, attributes };
+  return { name: named ? `invoke_agent ${runName}` : "invoke_agent", attributes };
 }
 
 /** Ends a run's span with its stop reason, the usage under it and (when asked) its answer. @internal */
@@ -60,7 +66,7 @@ export function endAgentSpan(span: Span, options: TelemetryOptions, outputs: Rec
 
 /**
  * A model call's `chat {model}` span: the model's name from its LangSmith parameters
- * (`ls_model_name`), its settings, else its class name. @internal
+ * (`ls_model_name`), its settings, else its class name. `conversationId` is the run's thread. @internal
  */
 export function chatSpan(
   options: TelemetryOptions,
@@ -68,13 +74,15 @@ export function chatSpan(
   messages: readonly BaseMessage[],
   params: Record<string, unknown>,
   metadata: Record<string, unknown> | undefined,
+  conversationId?: string,
 ): SpanStart {
-  return chatSpanOf(options, describeChatModel(className, params, metadata), messages);
+  return chatSpanOf(options, describeChatModel(className, params, metadata), messages, conversationId);
 }
 
-/** A model call's `chat {model}` span, from the model's description. @internal */
-export function chatSpanOf(options: TelemetryOptions, model: ChatModelDescription, messages: readonly BaseMessage[]): SpanStart {
+/** A model call's `chat {model}` span, from the model's description; `conversationId` is the run's thread. @internal */
+export function chatSpanOf(options: TelemetryOptions, model: ChatModelDescription, messages: readonly BaseMessage[], conversationId?: string): SpanStart {
   const attributes = chatRequestAttributes(model);
+  if (conversationId !== undefined) attributes["gen_ai.conversation.id"] = conversationId;
   if (options.recordInputs) attributes["gen_ai.input.messages"] = inputMessagesJson(messages);
   return { name: model.spanName, attributes };
 }
@@ -84,23 +92,38 @@ export interface ChatModelDescription {
   /** The span's name, `chat {model}`. */
   spanName: string;
   model: string;
-  provider: string | undefined;
-  temperature: number | undefined;
-  maxTokens: number | undefined;
+  /** The attributes each call's span starts with: operation, model, provider and request settings. */
+  attributes: Readonly<Attributes>;
 }
 
-/** A model's description from its class name, settings and LangSmith parameters. @internal */
+/**
+ * A model's description from its class name, settings (`invocationParams`: OpenAI's and
+ * Anthropic's snake_case names, Google's camelCase ones) and LangSmith parameters. @internal
+ */
 export function describeChatModel(className: string | undefined, params: Record<string, unknown>, metadata: Record<string, unknown> | undefined): ChatModelDescription {
   const model = firstString(metadata?.["ls_model_name"], params["model"], params["model_name"], className) ?? "unknown";
-  const temperature = metadata?.["ls_temperature"] ?? params["temperature"];
-  const maxTokens = metadata?.["ls_max_tokens"] ?? params["max_tokens"];
-  return {
-    spanName: `chat ${model}`,
-    model,
-    provider: providerName(firstString(metadata?.["ls_provider"])),
-    temperature: typeof temperature === "number" ? temperature : undefined,
-    maxTokens: typeof maxTokens === "number" ? maxTokens : undefined,
-  };
+  const attributes: Attributes = { "gen_ai.operation.name": "chat", "gen_ai.request.model": model };
+  const provider = providerName(firstString(metadata?.["ls_provider"]));
+  if (provider !== undefined) attributes["gen_ai.provider.name"] = provider;
+  const settings: [string, unknown, "number" | "integer"][] = [
+    ["gen_ai.request.temperature", metadata?.["ls_temperature"] ?? params["temperature"], "number"],
+    ["gen_ai.request.max_tokens", metadata?.["ls_max_tokens"] ?? params["max_tokens"] ?? params["max_completion_tokens"] ?? params["maxOutputTokens"], "integer"],
+    ["gen_ai.request.top_p", params["top_p"] ?? params["topP"], "number"],
+    ["gen_ai.request.top_k", params["top_k"] ?? params["topK"], "integer"],
+    ["gen_ai.request.frequency_penalty", params["frequency_penalty"] ?? params["frequencyPenalty"], "number"],
+    ["gen_ai.request.presence_penalty", params["presence_penalty"] ?? params["presencePenalty"], "number"],
+    ["gen_ai.request.seed", params["seed"], "integer"],
+  ];
+  for (const [key, value, kind] of settings) {
+    if (typeof value === "number" && Number.isFinite(value) && (kind === "number" || Number.isInteger(value))) attributes[key] = value;
+  }
+  // Conditionally required only when the request asks for more than one choice.
+  const choices = params["n"] ?? params["candidateCount"];
+  if (typeof choices === "number" && Number.isInteger(choices) && choices !== 1) attributes["gen_ai.request.choice.count"] = choices;
+  const stop = metadata?.["ls_stop"] ?? params["stop"] ?? params["stop_sequences"] ?? params["stopSequences"];
+  const sequences = typeof stop === "string" ? [stop] : Array.isArray(stop) ? stop.filter((item): item is string => typeof item === "string") : [];
+  if (sequences.length > 0) attributes["gen_ai.request.stop_sequences"] = sequences;
+  return { spanName: `chat ${model}`, model, attributes };
 }
 
 /**
@@ -129,11 +152,7 @@ export function providerName(lsProvider: string | undefined): string | undefined
 
 /** A model call's attributes at its start, before its messages: a new object each call. @internal */
 export function chatRequestAttributes(model: ChatModelDescription): Attributes {
-  const attributes: Attributes = { "gen_ai.operation.name": "chat", "gen_ai.request.model": model.model };
-  if (model.provider !== undefined) attributes["gen_ai.provider.name"] = model.provider;
-  if (model.temperature !== undefined) attributes["gen_ai.request.temperature"] = model.temperature;
-  if (model.maxTokens !== undefined) attributes["gen_ai.request.max_tokens"] = model.maxTokens;
-  return attributes;
+  return { ...model.attributes };
 }
 
 /**
@@ -188,11 +207,12 @@ export function messageFinishReason(message: BaseMessage, generationInfo?: Recor
 
 /**
  * A tool call's `execute_tool {name}` span. `input` is the call's arguments (a string as it is,
- * anything else as JSON, only when inputs are recorded). @internal
+ * anything else as JSON, only when inputs are recorded); `description`, the tool's. @internal
  */
-export function toolSpan(options: TelemetryOptions, name: string, input: unknown, callId: string | undefined): SpanStart {
+export function toolSpan(options: TelemetryOptions, name: string, input: unknown, callId: string | undefined, description?: string): SpanStart {
   const attributes: Attributes = { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name, "gen_ai.tool.type": "function" };
   if (callId) attributes["gen_ai.tool.call.id"] = callId;
+  if (description) attributes["gen_ai.tool.description"] = description;
   if (options.recordInputs) attributes["gen_ai.tool.call.arguments"] = typeof input === "string" ? input : JSON.stringify(input);
   return { name: `execute_tool ${name}`, attributes };
 }

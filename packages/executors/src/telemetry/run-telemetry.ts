@@ -62,17 +62,20 @@ export class RunTelemetry {
   private readonly options: TelemetryOptions;
   /** Spans of early calls still waiting for their id (see {@link UnnamedCall}). */
   private unnamed: Set<OpenToolSpan> | undefined;
+  /** The run's thread (`gen_ai.conversation.id` of its spans); a sub-run has none. */
+  private readonly conversationId: string | undefined;
 
   constructor(
     options: TelemetryOptions,
     private readonly parent: TelemetryParent | undefined,
     private readonly runId: string,
-    private readonly threadId: string | undefined,
+    threadId: string | undefined,
     private readonly runName: string | undefined,
     /** Where the run's span starts when it has no parent (see {@link TELEMETRY_CONTEXT_KEY}); else the active context. */
     private readonly startContext?: Context,
   ) {
     this.options = parent?.options ?? options;
+    this.conversationId = parent === undefined ? threadId : undefined;
     this.usage = [{ input: 0, output: 0, seen: false }, ...(parent?.usage ?? [])];
   }
 
@@ -83,7 +86,7 @@ export class RunTelemetry {
     // Without a tracer and without @opentelemetry/api there is nothing to trace with.
     if (tracer === undefined) return;
     const parentContext = this.parent?.context ?? this.startContext ?? otel.active();
-    const { name, attributes } = agentSpan(this.options, this.runName, this.runId, this.parent === undefined ? this.threadId : undefined, inputs);
+    const { name, attributes } = agentSpan(this.options, this.runName, this.runId, this.conversationId, inputs);
     this.span = tracer.startSpan(name, { kind: SPAN_KIND.internal, attributes }, parentContext);
     this.context = otel.withSpan(parentContext, this.span);
     this.keepsContext = otel.keepsContext();
@@ -115,7 +118,7 @@ export class RunTelemetry {
     // What the span says of the model is worked out once per model (`describeModel`: a turn's
     // model, a binding, is the same object on every call). Given at its start: what a sampler
     // could know when the call started; the reply's attributes follow, as on the callback path.
-    const { name, attributes } = chatSpanOf(this.options, describeModel(call.model), call.input);
+    const { name, attributes } = chatSpanOf(this.options, describeModel(call.model), call.input, this.conversationId);
     const span = tracer.startSpan(name, { kind: SPAN_KIND.client, attributes, startTime: call.startedAt }, context);
     const message = call.output;
     if (message === undefined) return failSpan(span, call.error);
@@ -127,14 +130,14 @@ export class RunTelemetry {
 
   /**
    * Opens a tool call's `execute_tool` span; resolves the call's end. `parent` is where a sub-run
-   * the tool starts should put its spans.
+   * the tool starts should put its spans. `description` is the tool's (`gen_ai.tool.description`).
    */
-  toolStarted(action: AgentAction, unnamed?: UnnamedCall): ToolSpan | undefined {
+  toolStarted(action: AgentAction, unnamed?: UnnamedCall, description?: string): ToolSpan | undefined {
     const { tracer, context, otel } = this;
     if (tracer === undefined || context === undefined || otel === undefined) return undefined;
     const given = (action as { toolCallId?: unknown }).toolCallId;
     const callId = typeof given === "string" && given !== "" ? given : unnamed?.callId;
-    const { name, attributes } = toolSpan(this.options, action.tool, action.toolInput, callId);
+    const { name, attributes } = toolSpan(this.options, action.tool, action.toolInput, callId, description);
     const span = tracer.startSpan(name, { kind: SPAN_KIND.internal, attributes }, context);
     const open = new OpenToolSpan(this.options, tracer, otel, span, context, this.keepsContext, this.usage);
     if (unnamed !== undefined && !unnamed.settled) {

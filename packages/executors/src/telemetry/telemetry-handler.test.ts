@@ -123,7 +123,6 @@ describe("telemetry", () => {
     expect(agent?.kind).toBe(SpanKind.INTERNAL);
     expect(agent?.attributes).toMatchObject({
       "gen_ai.operation.name": "invoke_agent",
-      "gen_ai.agent.name": "AgentExecutor",
       "agentrx.run.id": "run-1",
       "gen_ai.conversation.id": "thread-1",
       "agentrx.stop_reason": "finish",
@@ -146,6 +145,99 @@ describe("telemetry", () => {
       expect(span.status.code).toBe(SpanStatusCode.UNSET);
       expect(Object.keys(span.attributes).filter((key) => /messages|arguments|result/.test(key))).toEqual([]);
     }
+  });
+
+  it("names an agent span after the run name only when the caller gave one, as gen_ai.agent.name says; on both paths", async () => {
+    const { exporter, tracer } = tracing();
+    const silent = RunnableLambda.from(async () => ({ returnValues: { output: "hi" }, log: "" }));
+    for (const agent of [silent, markObservesModelCalls(RunnableLambda.from(async () => ({ returnValues: { output: "hi" }, log: "" })))]) {
+      const executor = new AgentExecutor({ agent, tools: [], telemetry: { tracer } });
+      await executor.invoke({ input: "hi" });
+      await executor.invoke({ input: "hi" }, { runName: "support" });
+    }
+    const spans = exporter.getFinishedSpans();
+    expect(spans.map((span) => [span.name, span.attributes["gen_ai.agent.name"]])).toEqual([
+      ["invoke_agent", undefined],
+      ["invoke_agent support", "support"],
+      ["invoke_agent", undefined],
+      ["invoke_agent support", "support"],
+    ]);
+  });
+
+  it("gives each model call's span the run's thread as gen_ai.conversation.id, on both paths; a sub-run's spans have none", async () => {
+    const { exporter, tracer } = tracing();
+    await weatherExecutor({ tracer }).invoke({ input: "Weather in Paris?" }, { threadId: "thread-7" });
+    const model = new ScriptedChatModel({ responses: ["hi"] });
+    const silent = RunnableLambda.from(async (input: { input: string }, options) => {
+      const reply = await model.invoke([new HumanMessage(input.input)], options);
+      return { returnValues: { output: String(reply.content) }, log: "" };
+    });
+    await new AgentExecutor({ agent: silent, tools: [], telemetry: { tracer } }).invoke({ input: "hello" }, { threadId: "thread-8" });
+    let chats = byName(exporter.getFinishedSpans(), "chat ScriptedChatModel");
+    expect(chats.map((chat) => chat.attributes["gen_ai.conversation.id"])).toEqual(["thread-7", "thread-7", "thread-8"]);
+
+    exporter.reset();
+    const inner = weatherExecutor({ tracer });
+    const helper = inner.asTool({ name: "helper", description: "Answers.", schema: z.object({ input: z.string() }) });
+    const llm = new ScriptedChatModel({ responses: [{ toolCalls: [{ id: "call_h", name: "helper", args: { input: "Weather in Paris?" } }] }, "Done."] });
+    const outer = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [helper], prompt }), tools: [helper], telemetry: { tracer } });
+    await outer.invoke({ input: "Ask the helper." }, { threadId: "thread-9" });
+    const spans = exporter.getFinishedSpans();
+    const root = spans.find((span) => span.parentSpanContext === undefined)!;
+    chats = byName(spans, "chat ScriptedChatModel");
+    expect(chats).toHaveLength(4);
+    const own = chats.filter((chat) => parentOf(chat, spans) === root);
+    expect(own.map((chat) => chat.attributes["gen_ai.conversation.id"])).toEqual(["thread-9", "thread-9"]);
+    expect(chats.filter((chat) => !own.includes(chat)).map((chat) => chat.attributes["gen_ai.conversation.id"])).toEqual([undefined, undefined]);
+  });
+
+  it("records a model's request settings (top_p, top_k, penalties, seed, choice count, stop sequences) as the conventions name them, on both paths", async () => {
+    class TunedModel extends ScriptedChatModel {
+      override invocationParams() {
+        return { temperature: 0.2, max_completion_tokens: 300, top_p: 0.9, top_k: 40, frequency_penalty: 0.1, presence_penalty: 0.3, seed: 7, n: 2, stop: ["END"] };
+      }
+    }
+    const expected = {
+      "gen_ai.request.temperature": 0.2,
+      "gen_ai.request.max_tokens": 300,
+      "gen_ai.request.top_p": 0.9,
+      "gen_ai.request.top_k": 40,
+      "gen_ai.request.frequency_penalty": 0.1,
+      "gen_ai.request.presence_penalty": 0.3,
+      "gen_ai.request.seed": 7,
+      "gen_ai.request.choice.count": 2,
+      "gen_ai.request.stop_sequences": ["END"],
+    };
+    const { exporter, tracer } = tracing();
+    const llm = new TunedModel({ responses: ["hi"] });
+    await new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [weather], prompt }), tools: [weather], telemetry: { tracer } }).invoke({ input: "hello" });
+    const model = new TunedModel({ responses: ["hi"] });
+    const silent = RunnableLambda.from(async (input: { input: string }, options) => {
+      const reply = await model.invoke([new HumanMessage(input.input)], options);
+      return { returnValues: { output: String(reply.content) }, log: "" };
+    });
+    await new AgentExecutor({ agent: silent, tools: [], telemetry: { tracer } }).invoke({ input: "hello" });
+    const chats = exporter.getFinishedSpans().filter((span) => span.name.startsWith("chat "));
+    expect(chats).toHaveLength(2);
+    for (const chat of chats) expect(chat.attributes).toMatchObject(expected);
+
+    // One choice (the default) is not recorded; a setting that is not a number is not either.
+    exporter.reset();
+    class PlainModel extends ScriptedChatModel {
+      override invocationParams() {
+        return { n: 1, seed: "7", top_k: 2.5 };
+      }
+    }
+    const plain = new PlainModel({ responses: ["hi"] });
+    await new AgentExecutor({ agent: createToolCallingAgent({ llm: plain, tools: [weather], prompt }), tools: [weather], telemetry: { tracer } }).invoke({ input: "hello" });
+    const [chat] = exporter.getFinishedSpans().filter((span) => span.name.startsWith("chat "));
+    expect(Object.keys(chat!.attributes).filter((key) => key.startsWith("gen_ai.request.") && key !== "gen_ai.request.model")).toEqual([]);
+  });
+
+  it("gives a tool call's span the tool's description", async () => {
+    const { exporter, tracer } = tracing();
+    await weatherExecutor({ tracer }).invoke({ input: "Weather in Paris?" });
+    expect(byName(exporter.getFinishedSpans(), "execute_tool weather")[0]?.attributes["gen_ai.tool.description"]).toBe("Tells the weather.");
   });
 
   it("records inputs and outputs only when asked", async () => {
@@ -479,7 +571,7 @@ describe("telemetry", () => {
     const tracer = new BasicTracerProvider({ sampler, spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer("test");
     await weatherExecutor({ tracer }).invoke({ input: "Weather in Paris?" });
     expect(seen["chat ScriptedChatModel"]).toEqual({ "gen_ai.operation.name": "chat", "gen_ai.provider.name": "ScriptedChatModel", "gen_ai.request.model": "ScriptedChatModel" });
-    expect(seen["execute_tool weather"]).toEqual({ "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "weather", "gen_ai.tool.type": "function", "gen_ai.tool.call.id": "call_1" });
+    expect(seen["execute_tool weather"]).toEqual({ "gen_ai.operation.name": "execute_tool", "gen_ai.tool.description": "Tells the weather.", "gen_ai.tool.name": "weather", "gen_ai.tool.type": "function", "gen_ai.tool.call.id": "call_1" });
     const chats = byName(exporter.getFinishedSpans(), "chat ScriptedChatModel");
     expect(chats.map((chat) => chat.attributes)).toEqual([
       expect.objectContaining({ "gen_ai.request.model": "ScriptedChatModel", "gen_ai.response.finish_reasons": ["tool_calls"], "gen_ai.usage.input_tokens": 10, "gen_ai.usage.output_tokens": 5 }),

@@ -29,6 +29,8 @@ interface OpenSpan {
   context: Context;
   /** Set on `invoke_agent` spans: the usage of the model calls under it. */
   usage?: UsageTotals;
+  /** The thread of the run the span is in (the top run's `threadId`; a sub-run has none). */
+  conversationId?: string;
 }
 
 interface PendingToolCall {
@@ -89,8 +91,9 @@ export class TelemetryHandler extends BaseCallbackHandler {
     }
     const otel = loadedOtel ?? (await loadOtel());
     const known = parentRunId !== undefined && this.nearest(parentRunId) !== undefined;
-    const { name, attributes } = agentSpan(this.options, runName, known ? runId : this.runId, known ? undefined : this.threadId, inputs);
-    this.open(otel, runId, parentRunId, name, SPAN_KIND.internal, attributes, true);
+    const conversationId = known ? undefined : this.threadId;
+    const { name, attributes } = agentSpan(this.options, runName, known ? runId : this.runId, conversationId, inputs);
+    this.open(otel, runId, parentRunId, name, SPAN_KIND.internal, attributes, true, undefined, conversationId);
   }
 
   override async handleChainEnd(outputs: ChainValues, runId: string): Promise<void> {
@@ -130,7 +133,8 @@ export class TelemetryHandler extends BaseCallbackHandler {
     metadata: Record<string, unknown> | undefined,
     startTime?: number,
   ): void {
-    const { name, attributes } = chatSpan(this.options, className, messages, params, metadata);
+    const parent = parentRunId === undefined ? undefined : this.nearest(parentRunId);
+    const { name, attributes } = chatSpan(this.options, className, messages, params, metadata, parent?.conversationId);
     this.open(otel, runId, parentRunId, name, SPAN_KIND.client, attributes, false, startTime);
   }
 
@@ -200,8 +204,21 @@ export class TelemetryHandler extends BaseCallbackHandler {
     return open === undefined ? fn() : otel.withContext(open.context, fn);
   }
 
-  /** Starts a span under the nearest span above `parentRunId` (else the active context). */
-  private open(otel: Otel, runId: string, parentRunId: string | undefined, name: string, kind: SpanKind, attributes: Attributes, agent: boolean, startTime?: number): void {
+  /**
+   * Starts a span under the nearest span above `parentRunId` (else the active context). The span
+   * is in the conversation of its parent, unless it is an agent's (`conversationId` is then its own).
+   */
+  private open(
+    otel: Otel,
+    runId: string,
+    parentRunId: string | undefined,
+    name: string,
+    kind: SpanKind,
+    attributes: Attributes,
+    agent: boolean,
+    startTime?: number,
+    conversationId?: string,
+  ): void {
     const parent = parentRunId === undefined ? undefined : this.nearest(parentRunId);
     const parentContext = parent?.context ?? this.parent?.context ?? this.startContext ?? otel.active();
     this.tracer ??= otel.defaultTracer();
@@ -210,6 +227,8 @@ export class TelemetryHandler extends BaseCallbackHandler {
     const span = this.tracer.startSpan(name, startTime === undefined ? { kind, attributes } : { kind, attributes, startTime }, parentContext);
     const open: OpenSpan = { span, context: otel.withSpan(parentContext, span) };
     if (agent) open.usage = { input: 0, output: 0, seen: false };
+    const conversation = agent ? conversationId : parent?.conversationId;
+    if (conversation !== undefined) open.conversationId = conversation;
     this.spans.set(runId, open);
     this.parents.set(runId, parentRunId);
   }
