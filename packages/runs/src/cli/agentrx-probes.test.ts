@@ -153,6 +153,14 @@ describe("agentrx given recorded values with control characters", () => {
     expect(runs.stdout).toContain("↳ fork of evil\\u001b[2J\\u001b]0;owned\\u0007@0: nothing copied");
     expect(show.stdout).toMatch(/^Run evil\\u001b\[2J\\u001b\]0;owned\\u0007 · queued · .* · thread t\\u001b\[31m · /);
     expect(diff.stdout).toMatch(/^a evil\\u001b\[2J\\u001b\]0;owned\\u0007 · queued\n/);
+    // --json: the same JSON, with the C1 characters JSON.stringify leaves as they are escaped too.
+    const json = await Promise.all([agentrxHere(["runs", "--db", path, "--json"]), agentrxHere(["show", evil, "--db", path, "--json"]), agentrxHere(["diff", evil, "fork", "--db", path, "--json"])]);
+    for (const result of json) {
+      expect(result.code).toBe(0);
+      expect(result.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    }
+    expect(JSON.parse(json[0].stdout).find((run: { runId: string }) => run.runId === evil)?.inputs).toEqual({ input: "hi \u001b[2J there \u009b" });
+    expect(JSON.parse(json[1].stdout).run.runId).toBe(evil);
   });
 });
 

@@ -9,7 +9,7 @@ import { readComparableRecord } from "./read-comparable-record";
 import { requireRun } from "./require-run";
 import { kilobytes } from "./trace-command";
 import { shownPath, writeOutputFile } from "./write-output-file";
-import { printable } from "./printable";
+import { jsonText, printable } from "./printable";
 
 /** What `agentrx diff` is asked for. */
 export interface DiffCommandOptions {
@@ -39,7 +39,7 @@ export async function diffCommand(store: RunStore, runA: string, runB: string, o
   if (options.html !== undefined) return writeDiffPage(diffPageHtml(diffPageData(a, b, { mode: "file", source: options.label })), runA, runB, options.html, io);
   const diff = diffRuns(a, b);
   if (options.json) {
-    io.stdout.write(`${JSON.stringify(diff, null, 2)}\n`);
+    io.stdout.write(`${jsonText(diff)}\n`);
     return;
   }
   io.stdout.write(formatRunDiff(diff, cliStyle(wantsColors(io.stdout, io.env))));

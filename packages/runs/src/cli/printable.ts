@@ -12,3 +12,17 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 export function printable(text: string): string {
   return text.replace(CONTROL, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
+
+/** C1 control characters and DEL, which `JSON.stringify` leaves as they are (it escapes C0 only). */
+const C1 = /[\u007f-\u009f]/g;
+
+/**
+ * `value` as `agentrx --json` prints it: `JSON.stringify` with two-space indents, and DEL and the
+ * C1 control characters (which JSON text may hold as they are) written as `\u009b` escapes too, so
+ * the output is the same JSON and no terminal acts on a CSI in a recorded value.
+ *
+ * @internal
+ */
+export function jsonText(value: unknown): string {
+  return (JSON.stringify(value, null, 2) ?? "null").replace(C1, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}

@@ -1,6 +1,7 @@
 import { formatUsd, type ListRunsOptions, type RunStore } from "@agentrx/executors";
 import type { CliIo } from "./cli-io";
 import { cliStyle, formatRunsTable, isStalled, stalledHint, wantsColors } from "./format-runs-table";
+import { jsonText } from "./printable";
 
 /** What `agentrx runs` is asked for: the store's `listRuns` options, and how to print them. */
 export interface RunsCommandOptions {
@@ -24,7 +25,7 @@ export async function runsCommand(store: RunStore, options: RunsCommandOptions, 
   const { limit } = query;
   const runs = await store.listRuns(query);
   if (json) {
-    io.stdout.write(`${JSON.stringify(runs, null, 2)}\n`);
+    io.stdout.write(`${jsonText(runs)}\n`);
     return;
   }
   const filtered = flags.length > 0 || query.cursor !== undefined;

@@ -6,7 +6,7 @@ import { cliStyle, isStalled, isUnmadeFork, runCost, runDurationMs, runStatusLab
 import { readableRunEvents, type UnreadableEvent } from "./readable-run-events";
 import { requireRun } from "./require-run";
 import { unreadableWarning } from "./unreadable-warning";
-import { printable } from "./printable";
+import { jsonText, printable } from "./printable";
 
 const fmt = formatRuntime();
 
@@ -52,7 +52,7 @@ export async function showCommand(store: RunStore, runId: string, options: ShowC
         }
       }
     }
-    io.stdout.write(`${JSON.stringify({ run, events, ...(unreadable.length > 0 ? { unreadable } : {}) }, null, 2)}\n`);
+    io.stdout.write(`${jsonText({ run, events, ...(unreadable.length > 0 ? { unreadable } : {}) })}\n`);
     warn(io, runId, unreadable, "the others are listed under \"unreadable\"");
     return;
   }
