@@ -6,6 +6,7 @@ import { Observable } from "rxjs";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { echoTool, finish, scriptedAgent, toolCall } from "../../../executors/src/executor/test-helpers";
+import { longPromptExecutor } from "../trace/long-prompt-fixtures";
 
 /** A live display that keeps every bundle it was given, in order. */
 function recordingDisplay() {
@@ -195,6 +196,16 @@ describe("displayRun", () => {
     const { executor } = twoCallExecutor();
     const live = { show: () => undefined, update: () => Promise.reject(new Error("kernel gone")) };
     await expect(displayRun(executor.invoke({ input: "x" }), { live })).rejects.toThrow("kernel gone");
+  });
+
+  it("embeds each message of a long run's requests (recordPrompts) once: the trace of 200 tool calls stays small", async () => {
+    const bundle = await displayRun(longPromptExecutor(new MemoryRunStore(), 200).stream({ input: "Go." }, { runId: "long" }), { live: false });
+    const html = bundle["text/html"] as string;
+    expect(html).toContain('<iframe class="agentrx-trace"');
+    // Each request embedded whole repeats the conversation so far: about 7.5 MB of cell for this run.
+    expect(html.length).toBeLessThan(1_500_000);
+    // Every model call's request is in it, by the parts it had (the page rebuilds a request when it is shown).
+    expect(html.match(/&#34;requestRef&#34;:/g)).toHaveLength(201);
   });
 
   it("shows an observation's images as placeholders with their type and size, never as base64", async () => {

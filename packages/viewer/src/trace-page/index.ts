@@ -13,6 +13,8 @@ export type {
   TraceMessage,
   TracePageData,
   TraceRequest,
+  TraceRequestParts,
+  TraceRequestRef,
   TraceSubRunEvent,
   TraceRun,
   TraceText,
@@ -34,7 +36,7 @@ export { tracePageHtml, tracePageScript } from "./page/trace-page-html";
 export type { TracePageSource } from "./page/trace-page-html";
 export { traceLayoutRuntime } from "./page/trace-layout";
 export type { TraceLayoutRuntime, TraceRow, TraceRowState, TraceSlowest } from "./page/trace-layout";
-export { traceModelRuntime } from "./page/trace-model";
+export { traceModelRuntime, traceRequestOf } from "./page/trace-model";
 export type { TraceModel, TraceModelRuntime } from "./page/trace-model";
 export { traceSummaryRuntime } from "./page/trace-summary";
 export type { TraceScale, TraceSummary, TraceSummaryRuntime } from "./page/trace-summary";

@@ -45,6 +45,35 @@ export interface TraceRequest<T = TraceText> {
 }
 
 /**
+ * A model call's request as a page embeds it (`TraceEvent`'s `requestRef`): its parts by their
+ * position in the page's {@link TraceRequestParts}. A request repeats the conversation so far, so
+ * the page keeps each distinct message, tool list and settings text once and each request names
+ * the ones it had: a long run's page grows with its number of calls, not with its square.
+ */
+export interface TraceRequestRef {
+  /** The hash of the whole request (two calls with the same hash sent the same request). */
+  hash: string;
+  /**
+   * The messages sent, in order: positions in the parts' `messages`, a run of consecutive ones as
+   * `[first, last]` (a request that repeats the conversation so far is one run or a few).
+   */
+  messages: (number | [first: number, last: number])[];
+  /** The tool definitions: a position in the parts' `texts`. */
+  tools?: number;
+  /** How many tools were sent. */
+  toolCount?: number;
+  /** The settings: a position in the parts' `texts`. */
+  settings?: number;
+}
+
+/** The distinct parts of a page's requests, each once: what {@link TraceRequestRef}s point at. */
+export interface TraceRequestParts<T = TraceText> {
+  messages: TraceMessage<T>[];
+  /** Tool definitions and settings, as JSON text. */
+  texts: T[];
+}
+
+/**
  * An image of a recorded value (a tool's observation, the run's inputs, a message), as the page
  * shows it: a thumbnail when the page embeds it (`dataUrl`), else a placeholder with its type and
  * size. Its place in the text is marked `[image N: ...]`.
@@ -120,8 +149,10 @@ export type TraceEvent<T = TraceText> =
       inputCount: number;
       inputDigest: string;
       reply: TraceMessage<T>;
-      /** With `recordPrompts`: the exact request. */
+      /** With `recordPrompts`: the exact request (as the `ui` streams a live run's new calls). */
       request?: TraceRequest<T>;
+      /** With `recordPrompts`, in a page's embedded data: the exact request, by its parts in the page's `requestParts`. */
+      requestRef?: TraceRequestRef;
     })
   | (TraceEventBase & {
       type: "token";
@@ -244,6 +275,8 @@ export interface TracePageData {
   generatedAt: number;
   /** What can be done to the run from the page (a `ui` started with an executor); absent: nothing. */
   actions?: TraceActions;
+  /** The parts of the model calls' recorded requests (`recordPrompts`), each once: what their `requestRef`s point at. */
+  requestParts?: TraceRequestParts;
 }
 
 /** A paused tool call waiting for a decision, as the page's actions show it. */

@@ -10,6 +10,8 @@ import { lastValueFrom } from "rxjs";
 import { z } from "zod";
 import { describe, expect, it } from "vitest";
 import { readTracePage } from "./read-trace-page";
+import type { TracePageData } from "./trace-data";
+import { traceModelRuntime, traceRequestOf } from "./page/trace-model";
 import { TraceEventConverter } from "./trace-event-converter";
 
 const stored = (seq: number, data: Record<string, unknown>): StoredRunEvent => ({ seq, type: String(data["type"]), at: 1000 + seq, data: { at: 1000 + seq, ...data } as StoredRunEvent["data"] });
@@ -148,8 +150,13 @@ describe("TraceEventConverter", () => {
       [0.0041, "scripted-1"],
     ]);
     // The requests, as readPrompts gives them: the messages (the system one too), the tools, the settings.
+    // The page embeds each request by its parts (`requestRef`); the page's script rebuilds it.
     const prompts = await readPrompts(store, "priced");
-    const calls = data.events.filter((event: { type: string }) => event.type === "model_call");
+    const withRequest = (page: TracePageData) => {
+      const model = traceModelRuntime().createTrace(page.run, page.requestParts);
+      return json(page.events.filter((event) => event.type === "model_call").map((event) => ({ ...event, request: traceRequestOf(model, event) })));
+    };
+    const calls = withRequest(data);
     expect(calls).toHaveLength(2);
     calls.forEach((call: { request: { hash: string; messages: { role: string; content: string }[]; tools: string; toolCount: number; settings: string } }, index: number) => {
       const recorded = prompts[index]!;
@@ -166,7 +173,7 @@ describe("TraceEventConverter", () => {
     expect(calls[1].request.messages.map((message: { role: string }) => message.role)).toEqual(["system", "human", "ai", "tool"]);
     // The requests have a budget of their own: a small one cuts them, not the run's other texts.
     const small = json(await readTracePage(store, "priced", { mode: "file", source: "test", requestBudget: 40 }));
-    const cut = small.events.find((event: { type: string }) => event.type === "model_call").request.tools;
+    const cut = withRequest(small)[0].request.tools;
     expect(cut).toMatchObject({ length: calls[0].request.tools.length });
     expect(small.events.find((event: { type: string }) => event.type === "start").inputs).toBe(data.events[0].inputs);
   });

@@ -26,6 +26,14 @@ export class TraceEventConverter {
   readonly requestTexts: CappedText[] = [];
   /** The request parts recorded so far, by hash (each is recorded once, with the call that first sent it). */
   private readonly blobs = new Map<string, unknown>();
+  /**
+   * The page's form of each request part made so far, by its content (a message's or tool list's
+   * hash, a settings text): the requests that repeat a part share one object, whose texts are in
+   * `requestTexts` once.
+   */
+  private readonly requestParts = new Map<string, TraceMessage<CappedText> | CappedText>();
+  /** The keys of `requestParts` in the order they were made (an event given up on takes its own back). */
+  private readonly requestPartKeys: string[] = [];
   /** The images the page embeds share a budget. */
   private readonly images = new TraceImageCollector();
   /** The calls the pauses so far wait on, by run (`""`, or a sub-run's path): what a decision names. */
@@ -50,11 +58,13 @@ export class TraceEventConverter {
     if (isUnreadableRunEvent(entry)) return this.unreadable(entry);
     const texts = this.texts.length;
     const requestTexts = this.requestTexts.length;
+    const requestParts = this.requestPartKeys.length;
     try {
       return this.convertEvent(entry);
     } catch (error) {
       this.texts.length = texts; // the texts of an event given up on
       this.requestTexts.length = requestTexts;
+      for (const key of this.requestPartKeys.splice(requestParts)) this.requestParts.delete(key);
       this.sink = this.texts;
       return { type: "other", seq: entry.seq, at: entry.at, name: String(entry.type), error: error instanceof Error ? error.message : String(error) };
     }
@@ -209,7 +219,8 @@ export class TraceEventConverter {
 
   /**
    * The exact request of a model call recorded with `recordPrompts`: its parts, by hash, from this
-   * event's `blobs` or an earlier call's (as `readPrompts` of `@agentrx/runs` rebuilds them).
+   * event's `blobs` or an earlier call's (as `readPrompts` of `@agentrx/runs` rebuilds them). A
+   * part an earlier request had is the same object (see `requestParts`).
    */
   private requestOf(stored: StoredRunEvent): { request?: TraceRequest<CappedText> } {
     const blobs = stored.data["blobs"];
@@ -221,20 +232,38 @@ export class TraceEventConverter {
       if (value === undefined) throw new Error(`model call ${String(stored.data["call"])} refers to a prompt part ${JSON.stringify(hash)} that is not in the record`);
       return value;
     };
-    const messages = (Array.isArray(ref["messages"]) ? ref["messages"] : []).map(part);
+    const hashes = Array.isArray(ref["messages"]) ? ref["messages"] : [];
+    const messages = hashes.map((hash) => [hash as string, part(hash)] as const);
     const tools = ref["tools"] !== undefined ? part(ref["tools"]) : undefined;
     this.sink = this.requestTexts;
     try {
-      const request: TraceRequest<CappedText> = { hash: String(ref["hash"] ?? ""), messages: messages.map((message) => this.message(revive(message))) };
+      // A blob's hash is the hash of its JSON: the same hash, the same content.
+      const request: TraceRequest<CappedText> = {
+        hash: String(ref["hash"] ?? ""),
+        messages: messages.map(([hash, message]) => this.requestPart(`message ${hash}`, () => this.message(revive(message)))),
+      };
       if (tools !== undefined) {
-        request.tools = this.text(jsonText(tools));
+        request.tools = this.requestPart(`tools ${String(ref["tools"])}`, () => this.text(jsonText(tools)));
         if (Array.isArray(tools)) request.toolCount = tools.length;
       }
-      if (ref["settings"] !== undefined) request.settings = this.text(jsonText(ref["settings"]));
+      if (ref["settings"] !== undefined) {
+        const settings = jsonText(ref["settings"]);
+        request.settings = this.requestPart(`settings ${settings}`, () => this.text(settings));
+      }
       return { request };
     } finally {
       this.sink = this.texts;
     }
+  }
+
+  /** The request part of `key`: the one made for an earlier request, else a new one (`make`). */
+  private requestPart<P extends TraceMessage<CappedText> | CappedText>(key: string, make: () => P): P {
+    const known = this.requestParts.get(key);
+    if (known !== undefined) return known as P;
+    const made = make();
+    this.requestParts.set(key, made);
+    this.requestPartKeys.push(key);
+    return made;
   }
 
   private message(value: unknown): TraceMessage<CappedText> {

@@ -3,7 +3,7 @@ import type { TraceImage, TraceText, TraceUsage } from "../trace-data";
 import type { DomChild, DomRuntime } from "./dom-runtime";
 import type { FormatRuntime } from "./format-runtime";
 import type { TraceLayoutRuntime, TraceRow } from "./trace-layout";
-import type { TraceModel, TraceModelCall, TraceToolCall } from "./trace-model";
+import { traceRequestOf, type TraceModel, type TraceModelCall, type TraceToolCall } from "./trace-model";
 import { runPagePath } from "../run-route";
 
 /** What the detail pane needs besides the row. */
@@ -115,8 +115,8 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
   }
 
   /** The exact request of a model call (`recordPrompts`), collapsed: messages, tools, settings. */
-  function requestSection(call: TraceModelCall, context: TraceDetailContext): DomChild[] {
-    const request = call.request;
+  function requestSection(model: TraceModel, call: TraceModelCall, context: TraceDetailContext): DomChild[] {
+    const request = traceRequestOf(model, call);
     if (request === undefined) return [];
     const tools = request.toolCount !== undefined ? `, ${request.toolCount} tool${request.toolCount === 1 ? "" : "s"}` : "";
     const body: DomChild[] = [];
@@ -366,7 +366,7 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
       reply?.toolCalls?.forEach((toolCall, index) => {
         parts.push(h("div", { class: "message" }, h("div", { class: "role" }, `tool call · ${toolCall.name}${toolCall.id ? ` · ${toolCall.id}` : ""}`), text(toolCall.args, call.seq, `reply.toolCalls.${index}.args`, context)));
       });
-      if (call.request !== undefined) parts.push(...requestSection(call, context));
+      if (call.request !== undefined || call.requestRef !== undefined) parts.push(...requestSection(model, call, context));
       else {
         parts.push(
           h("h3", null, "Sent"),

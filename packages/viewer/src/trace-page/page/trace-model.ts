@@ -1,6 +1,6 @@
 // Runs in the trace page (bundled into its script at build time: scripts/build-page-scripts.mjs)
 // and in Node (the CLI and the tests), so it uses only the JavaScript built-ins, no DOM.
-import type { TraceEdit, TraceEvent, TraceImage, TraceMessage, TraceRequest, TraceRun, TraceSubRunEvent, TraceText, TraceUsage } from "../trace-data";
+import type { TraceEdit, TraceEvent, TraceImage, TraceMessage, TraceRequest, TraceRequestParts, TraceRequestRef, TraceRun, TraceSubRunEvent, TraceText, TraceUsage } from "../trace-data";
 
 /** A stretch of a run in one process: the first one, then one per resume. */
 export interface TraceSegment {
@@ -34,8 +34,10 @@ export interface TraceModelCall {
   liveText?: string;
   usage?: TraceUsage;
   reply?: TraceMessage;
-  /** With `recordPrompts`: the exact request. */
+  /** With `recordPrompts`: the exact request (a live run's new call), or see `requestRef`. */
   request?: TraceRequest;
+  /** With `recordPrompts`, from the page's embedded data: the exact request by its parts; {@link traceRequestOf} rebuilds it. */
+  requestRef?: TraceRequestRef;
   /** The model's name, as its usage reported it. */
   modelName?: string;
   inputCount?: number;
@@ -125,6 +127,8 @@ export interface TraceOther {
 /** A run as the trace page knows it, built from its row and its events. */
 export interface TraceModel {
   run: TraceRun;
+  /** The page's request parts (its data's `requestParts`), which its model calls' `requestRef`s point at; a sub-run shares its run's. */
+  requestParts?: TraceRequestParts;
   inputs?: TraceText;
   /** The images of the inputs. */
   inputImages?: TraceImage[];
@@ -177,8 +181,11 @@ export type TraceModelRuntime = ReturnType<typeof traceModelRuntime>;
  * @internal
  */
 export function traceModelRuntime() {
-  function createTrace(run: TraceRun): TraceModel {
-    return { run, segments: [], iterations: [], others: [], usage: { input: 0, output: 0, total: 0 }, tokenEvents: 0, lastSeq: 0 };
+  /** A run with no event applied yet; `requestParts`: the page data's, for its model calls' `requestRef`s. */
+  function createTrace(run: TraceRun, requestParts?: TraceRequestParts): TraceModel {
+    const model: TraceModel = { run, segments: [], iterations: [], others: [], usage: { input: 0, output: 0, total: 0 }, tokenEvents: 0, lastSeq: 0 };
+    if (requestParts !== undefined) model.requestParts = requestParts;
+    return model;
   }
 
   function iterationOf(model: TraceModel, n: number, at: number): TraceIteration {
@@ -285,6 +292,7 @@ export function traceModelRuntime() {
         if (iteration.pendingUsage !== undefined) call.usage = iteration.pendingUsage;
         if (iteration.pendingModel !== undefined) call.modelName = iteration.pendingModel;
         if (event.request !== undefined) call.request = event.request;
+        else if (event.requestRef !== undefined) call.requestRef = event.requestRef;
         iteration.pendingModel = undefined;
         iteration.pendingFirstTokenAt = undefined;
         iteration.pendingTokenChars = 0;
@@ -445,7 +453,7 @@ export function traceModelRuntime() {
     let sub = active[key];
     if (sub === undefined || (path.length === 1 && event.type === "start" && !event.resumed)) {
       const runId = event.type === "start" ? event.runId : `${name}?`;
-      sub = createTrace({ runId, status: parent.run.status, createdAt: event.at, updatedAt: event.at, eventCount: 0 });
+      sub = createTrace({ runId, status: parent.run.status, createdAt: event.at, updatedAt: event.at, eventCount: 0 }, parent.requestParts);
       sub.path = [...(parent.path ?? []), name];
       sub.fieldPrefix = "event.";
       if (callId !== undefined) sub.callId = callId;
@@ -468,4 +476,31 @@ export function traceModelRuntime() {
   }
 
   return { createTrace, applyEvents };
+}
+
+/**
+ * The exact request of a model call (`recordPrompts`), rebuilt from its `requestRef` and the page's
+ * request parts when the page embeds it so (only for the call shown: the page keeps each part
+ * once); `undefined` when the call has none. A part the page does not have (data that does not
+ * fit together) is a message that says so, never left out silently.
+ *
+ * @internal
+ */
+export function traceRequestOf(model: Pick<TraceModel, "requestParts">, call: Pick<TraceModelCall, "request" | "requestRef">): TraceRequest | undefined {
+  if (call.request !== undefined) return call.request;
+  const ref = call.requestRef;
+  if (ref === undefined) return undefined;
+  const parts = model.requestParts ?? { messages: [], texts: [] };
+  const missing = (what: string, index: number) => `(${what} ${index} of this model call's request is not in the page's data)`;
+  const messages: TraceMessage[] = [];
+  const add = (index: number) => messages.push(parts.messages[index] ?? { role: "unknown", content: missing("message part", index) });
+  for (const item of ref.messages) {
+    if (typeof item === "number") add(item);
+    else for (let index = item[0]; index <= item[1]; index++) add(index);
+  }
+  const request: TraceRequest = { hash: ref.hash, messages };
+  if (ref.tools !== undefined) request.tools = parts.texts[ref.tools] ?? missing("text part", ref.tools);
+  if (ref.toolCount !== undefined) request.toolCount = ref.toolCount;
+  if (ref.settings !== undefined) request.settings = parts.texts[ref.settings] ?? missing("text part", ref.settings);
+  return request;
 }

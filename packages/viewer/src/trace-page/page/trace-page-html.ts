@@ -1,10 +1,14 @@
-import type { TracePageData } from "../trace-data";
+import type { TracePageData, TraceRequestParts } from "../trace-data";
+import type { CappedText } from "../capped-text";
 import type { ServerTraceEvent } from "../trace-event-converter";
 import { TRACE_PAGE_SCRIPT } from "../../page-scripts/page-scripts.generated";
 import { pageShell } from "./page-shell";
 
 /** A trace page's data as the server holds it: its texts may still have to be cut (`CappedText`). */
-export type TracePageSource = Omit<TracePageData, "events"> & { events: (ServerTraceEvent | TracePageData["events"][number])[] };
+export type TracePageSource = Omit<TracePageData, "events" | "requestParts"> & {
+  events: (ServerTraceEvent | TracePageData["events"][number])[];
+  requestParts?: TraceRequestParts<CappedText> | TraceRequestParts;
+};
 
 /**
  * The trace page's script: src/page-scripts/trace-page.entry.ts, bundled at build time.

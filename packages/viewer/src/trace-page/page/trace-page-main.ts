@@ -35,7 +35,7 @@ export interface TracePageParts {
 export function tracePageMain(parts: TracePageParts): void {
   const { dom, fmt, layout, detail, data, root } = parts;
   const { h } = dom;
-  const trace = parts.model.createTrace(data.run);
+  const trace = parts.model.createTrace(data.run, data.requestParts);
   parts.model.applyEvents(trace, data.events);
   const runPath = runApiPath(data.run.runId);
   const context: TraceDetailContext = { mode: data.mode };
