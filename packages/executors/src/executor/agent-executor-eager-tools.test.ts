@@ -142,6 +142,31 @@ describe("eagerTools", () => {
     expect(answered.map((message) => [(message as { tool_call_id?: string }).tool_call_id, message.text])).toEqual(asked.map((call, i) => [call.id, `${["a", "b"][i]} done`]));
   });
 
+  it("a partial turn of returnDirect calls never returns directly: live it stops through generate, resumed (after a crash at the generate call) the model is asked", async () => {
+    const work = tool(async ({ name }: { name: string }) => `${name} ok`, { name: "work", description: "Works.", schema: z.object({ name: z.string() }), returnDirect: true });
+    const streamed = { toolCalls: ["a", "b", "c", "d"].map((name) => ({ name: "work", args: { name } })) };
+    // Run "whole": the calls, then the generate call's answer; run "cut": the calls, then its
+    // process dies at the generate call; then the resumed "cut".
+    const cut = new AbortController();
+    const dies = () => {
+      cut.abort(); // the run stops at its generate call, as a process that died there
+      return "never seen";
+    };
+    const llm = new ScriptedChatModel({ tokenDelayMs: 30, responses: [streamed, "Generated from a and b.", streamed, dies, "Asked again after the resume."] });
+    const store = new InProcessRunStore();
+    const agent = createToolCallingAgent({ llm, tools: [work], prompt });
+    const executor = new AgentExecutor({ agent, tools: [work], eagerTools: true, earlyStoppingMethod: "generate", store });
+    const live = await collect(executor.stream({ input: "go" }, { runId: "whole", stopWhen: toolCallBudget(2) }));
+    expect(live.at(-1)).toMatchObject({ type: "output", stopReason: "budget", output: "Generated from a and b." });
+    const partial = live.filter((event): event is Extract<AgentStreamEvent, { type: "action" }> => event.type === "action");
+    expect(partial.map((event) => event.partialTurn)).toEqual([true, true]);
+    // The same run, its process gone at the generate call: the record ends with the partial turn's steps.
+    await collect(executor.stream({ input: "go" }, { runId: "cut", stopWhen: toolCallBudget(2), signal: cut.signal })).catch(() => undefined);
+    expect((await store.getRun("cut"))?.status).toBe("cancelled");
+    const resumed = await collect(executor.resume("cut"));
+    expect(resumed.at(-1)).toMatchObject({ type: "output", stopReason: "finish", output: "Asked again after the resume." });
+  });
+
   it("fails the run with the error of an early call that threw before a budget halted the stream, as a kept call's error does", async () => {
     const work = tool(
       async ({ name }: { name: string }) => {

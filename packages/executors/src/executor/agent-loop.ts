@@ -286,12 +286,13 @@ export class AgentLoop {
     const message = calls.length === 0 ? undefined : new AIMessage({ content: "", tool_calls: calls });
     const actions = early.map((action) => (message === undefined || typeof (action as { toolCallId?: unknown }).toolCallId !== "string" ? action : { ...action, messageLog: [message] }));
     // Each call keeps the key it started with (recorded with its intent), and its action records it.
-    run.dispatch(keys === undefined ? { type: "turnStarted", actions } : { type: "turnStarted", actions, keys: keys.slice(0, actions.length) });
+    run.dispatch(keys === undefined ? { type: "turnStarted", actions, partial: true } : { type: "turnStarted", actions, keys: keys.slice(0, actions.length), partial: true });
     const iteration = run.state.iteration - 1;
     if (!run.observed) return actions;
     for (let i = 0; i < actions.length; i++) {
       const event = actionEvent(actions[i] as AgentAction, iteration);
       event.index = i;
+      event.partialTurn = true; // recorded: a resumed run knows this turn never returns directly
       if (startedEarly) event.early = true;
       const key = keys?.[i];
       if (key !== undefined) event.idempotencyKey = key;
@@ -365,12 +366,13 @@ export class AgentLoop {
 
   /**
    * Whether a turn whose calls all ended returns directly: every one of its calls is of a
-   * `returnDirect` tool, and no person rejected one (its answer is one call's observation, or
-   * several joined by blank lines).
+   * `returnDirect` tool, no person rejected one, and the model asked for the turn whole (not a turn
+   * of early calls: `partialIn`). Its answer is one call's observation, or several joined by blank
+   * lines.
    */
   private returnsDirectly(iteration: number, steps: readonly AgentStep[]): boolean {
     const { run } = this;
-    if (steps.length === 0 || run.approvals.rejectedInTurn(iteration)) return false;
+    if (steps.length === 0 || run.approvals.rejectedInTurn(iteration) || run.state.partialIn === iteration) return false;
     for (const step of steps) if (!run.tools.returnsDirect(step.action)) return false;
     return true;
   }

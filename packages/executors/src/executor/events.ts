@@ -129,6 +129,12 @@ export interface ActionEvent {
   /** With `eagerTools`: the tool started while the model still streamed, before this event. */
   early?: boolean;
   /**
+   * With `eagerTools`: the action is one of a turn made of early calls rather than of the model's
+   * whole answer (the calls that finished before a halt, or calls in doubt a resume settled). Such
+   * a turn never returns directly: the run stops, or the model is asked again, after it.
+   */
+  partialTurn?: boolean;
+  /**
    * The call's idempotency key (what `getIdempotencyKey` gives its tool, see docs/runs.md): set on
    * a run's own action events, and recorded with them, so a resumed call keeps its key. Absent
    * in records written before keys were recorded.

@@ -80,6 +80,7 @@ export function applyRunEvent(state: RunState, event: RunEvent | RunTransition):
       }
       turn.actions[index] = event.action;
       turn.results.length = turn.actions.length;
+      if (event.partialTurn === true) state.partialIn = event.iteration;
       // The key its call had (undefined: recorded before keys were); copied, not changed: `reduceRun` is pure.
       const keys = turn.keys === undefined ? [] : turn.keys.slice();
       keys[index] = event.idempotencyKey;

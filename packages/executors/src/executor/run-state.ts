@@ -80,6 +80,12 @@ export interface RunState {
   /** The iteration of the turn in which a person rejected a tool call: that turn never returns directly. */
   rejectedIn?: number | undefined;
   /**
+   * The iteration of a turn made of early tool calls (`eagerTools`) rather than of a whole answer
+   * of the model: the finished calls a halt kept, or calls in doubt a resume settled. The model
+   * never asked for that turn as a whole, so it never returns directly.
+   */
+  partialIn?: number | undefined;
+  /**
    * The last turn whose calls all have their results: its iteration, and where its steps are in
    * `steps` (`from`, `count`). A run restored right after it (no agent call since: the process died
    * before the output) ends as the live run did when that turn returns directly.
@@ -92,7 +98,7 @@ export type RunTransition =
   /** The agent is called for `state.iteration` (counts it). */
   | { type: "agentCalled" }
   /** The agent asked for `actions`: a turn starts. */
-  | { type: "turnStarted"; actions: AgentAction[]; keys?: (string | undefined)[] }
+  | { type: "turnStarted"; actions: AgentAction[]; keys?: (string | undefined)[]; partial?: boolean }
   /** A tool call of the agent call of `iteration` starts early, while the model still streams (`eagerTools`). */
   | { type: "earlyCallStarted"; iteration: number; action: AgentAction; key?: string | undefined }
   /** A person rejected a tool call of the turn of `iteration`. */
@@ -170,6 +176,7 @@ export function transition(state: RunState, event: RunTransition): void {
     case "turnStarted":
       state.turn = { iteration: state.iteration - 1, actions: event.actions, results: new Array(event.actions.length) };
       if (event.keys !== undefined) state.turn.keys = event.keys;
+      if (event.partial === true) state.partialIn = state.turn.iteration;
       // (A run halted while the model streamed keeps its finished early calls as a turn: it stays `stopping`.)
       if (state.phase === "agent") state.phase = "tools";
       if (state.earlyCalls !== undefined) state.earlyCalls = undefined; // the turn's actions are the authority now

@@ -125,6 +125,7 @@ function encodeOwnEvent(event: AgentStreamEvent, index: number | undefined, enco
       const out: JsonObject = { type: "action", at: event.at, iteration: event.iteration, index: index ?? 0, action: encodeActionWith(event.action, encode) };
       if (event.idempotencyKey !== undefined) out["idempotencyKey"] = event.idempotencyKey;
       if (event.early === true) out["early"] = true;
+      if (event.partialTurn === true) out["partialTurn"] = true;
       return out;
     }
     case "step": {
@@ -292,6 +293,7 @@ export class RunEventDecoder {
         const key = recordedKey(data, stored.seq);
         if (key !== undefined) event.idempotencyKey = key;
         if (data["early"] === true) event.early = true;
+        if (data["partialTurn"] === true) event.partialTurn = true;
         return event;
       }
       case "step": {
