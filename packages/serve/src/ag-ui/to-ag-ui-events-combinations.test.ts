@@ -1,19 +1,17 @@
 import { HttpAgent } from "@ag-ui/client";
 import { EventSchemas } from "@ag-ui/core/schemas";
 import { createToolCallingAgent } from "@agentrx/agents";
-import { ScriptedChatModel, deferred } from "@agentrx/core/testing";
+import { ScriptedChatModel } from "@agentrx/core/testing";
 import { AgentExecutor, type AgentStreamEvent } from "@agentrx/executors";
 import { MemoryRunStore } from "@agentrx/runs";
 import { withApproval } from "@agentrx/tools";
-import { tool } from "@langchain/core/tools";
 import { type Observable, lastValueFrom, tap, toArray } from "rxjs";
 import { afterEach, describe, expect, it } from "vitest";
-import { z } from "zod";
 import { closeLoopback, startLoopback } from "../../../runs/src/sse/loopback-test-server";
 import { createAGUIHandler } from "./create-ag-ui-handler";
 import type { AGUIEvent, BaseEvent } from "./ag-ui-event";
 import { toAGUIEvents } from "./to-ag-ui-events";
-import { untaggedTurnExecutor, workExecutor, workPrompt, workTool } from "../test-helpers/work-executor";
+import { inDoubtWorkExecutor, untaggedTurnExecutor, workExecutor, workPrompt, workTool } from "../test-helpers/work-executor";
 
 afterEach(closeLoopback);
 
@@ -113,19 +111,7 @@ describe("toAGUIEvents, a resumed run", () => {
 describe("toAGUIEvents, a resumed run with a call in doubt (inDoubt: \"interrupt\")", () => {
   it("pauses about the call the client has, then answers it, with steps and tool calls in an order @ag-ui/client accepts", async () => {
     // A run cancelled while its one `work` call runs: the call has no recorded result, it is in doubt.
-    const store = new MemoryRunStore();
-    const started = deferred<void>();
-    let calls = 0;
-    const work = tool(
-      async ({ name }: { name: string }, config) => {
-        calls++;
-        started.resolve();
-        if (calls === 1) await new Promise((_, reject) => config?.signal?.addEventListener("abort", () => reject(new Error("aborted"))));
-        return `${name} done`;
-      },
-      { name: "work", description: "Works.", schema: z.object({ name: z.string() }) },
-    );
-    const executor = workExecutor(work, [{ toolCalls: [{ name: "work", args: { name: "a" } }] }, "Done."], { store, inDoubt: "interrupt" });
+    const { executor, started, calls } = inDoubtWorkExecutor();
     const events$ = (run$: Observable<AgentStreamEvent>, runId: string) => lastValueFrom(toAGUIEvents(run$, { threadId: "t1", runId }).pipe(toArray<BaseEvent>()));
     // @ag-ui/client's HttpAgent, answered with each run's events as the handler sends them: it
     // verifies their order (verifyEvents) and builds the conversation from them.
@@ -141,7 +127,7 @@ describe("toAGUIEvents, a resumed run with a call in doubt (inDoubt: \"interrupt
 
     const controller = new AbortController();
     const live = events$(executor.stream({ input: "go" }, { runId: "pay", signal: controller.signal }), "r1");
-    await started.promise;
+    await started;
     controller.abort();
     const cancelled = (await live) as AGUIEvent[];
     expect(await run(cancelled, { runId: "r1" })).toEqual(["RUN_STARTED", "STEP_STARTED", "TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "STEP_FINISHED", "RUN_FINISHED"]);
@@ -163,7 +149,7 @@ describe("toAGUIEvents, a resumed run with a call in doubt (inDoubt: \"interrupt
     expect(answered.filter((event) => event.type === "STEP_STARTED" || event.type === "STEP_FINISHED").map((event) => (event as { stepName: string }).stepName)).toEqual(["iteration 0", "iteration 0", "iteration 1", "iteration 1"]);
     expect(answered[2]).toMatchObject({ type: "TOOL_CALL_RESULT", toolCallId, content: "a done" });
     expect(answered.at(-1)).toMatchObject({ type: "RUN_FINISHED", result: "Done.", outcome: { type: "success" } });
-    expect(calls).toBe(2);
+    expect(calls()).toBe(2);
 
     // The client's conversation: the one call, its one result, the answer.
     const toolCalls = agent.messages.flatMap((message) => (message.role === "assistant" ? (message.toolCalls ?? []) : []));

@@ -1,6 +1,7 @@
 import { createToolCallingAgent } from "@agentrx/agents";
-import { ScriptedChatModel } from "@agentrx/core/testing";
+import { ScriptedChatModel, deferred } from "@agentrx/core/testing";
 import { AgentExecutor, type RunStore } from "@agentrx/executors";
+import { MemoryRunStore } from "@agentrx/runs";
 import { withApproval } from "@agentrx/tools";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
@@ -52,4 +53,27 @@ export function untaggedTurnExecutor(store: RunStore): AgentExecutor {
       : { returnValues: { output: "Both done." }, log: "" },
   );
   return new AgentExecutor({ agent, tools: [work, pay], store });
+}
+
+/**
+ * An executor recording to a `MemoryRunStore`, with `inDoubt: "interrupt"`, whose one `work` call
+ * (`{ name: "a" }`) waits for its cancellation the first time and answers `a done` after; then
+ * "Done.". Cancel a run while that call waits (`started` resolves when it does) and the call is in
+ * doubt. `calls()` counts the tool's calls.
+ */
+export function inDoubtWorkExecutor(): { executor: AgentExecutor; store: MemoryRunStore; started: Promise<void>; calls: () => number } {
+  const store = new MemoryRunStore();
+  const started = deferred<void>();
+  let calls = 0;
+  const work = tool(
+    async ({ name }: { name: string }, config) => {
+      calls++;
+      started.resolve();
+      if (calls === 1) await new Promise((_, reject) => config?.signal?.addEventListener("abort", () => reject(new Error("aborted"))));
+      return `${name} done`;
+    },
+    { name: "work", description: "Works.", schema: z.object({ name: z.string() }) },
+  );
+  const executor = workExecutor(work, [{ toolCalls: [{ name: "work", args: { name: "a" } }] }, "Done."], { store, inDoubt: "interrupt" });
+  return { executor, store, started: started.promise, calls: () => calls };
 }

@@ -1,17 +1,15 @@
 import { createToolCallingAgent } from "@agentrx/agents";
-import { ScriptedChatModel, deferred } from "@agentrx/core/testing";
+import { ScriptedChatModel } from "@agentrx/core/testing";
 import { AgentExecutor, type AgentStreamEvent } from "@agentrx/executors";
 import { MemoryRunStore } from "@agentrx/runs";
 import { withApproval } from "@agentrx/tools";
-import { tool } from "@langchain/core/tools";
 import { type UIMessage, readUIMessageStream, validateUIMessages } from "ai";
 import { type Observable, lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import { toUIMessageChunks } from "./to-ui-message-chunks";
 import { uiApprovalDecisions } from "./ui-approval-decisions";
 import type { UIMessageChunk } from "./ui-message-chunk";
-import { untaggedTurnExecutor, workExecutor, workPrompt, workTool } from "../test-helpers/work-executor";
+import { inDoubtWorkExecutor, untaggedTurnExecutor, workExecutor, workPrompt, workTool } from "../test-helpers/work-executor";
 
 /**
  * The chunks of a run, and the message the `ai` package's reader makes of them (validated),
@@ -154,28 +152,16 @@ describe("toUIMessageChunks, a resumed run with a call in doubt (inDoubt: \"inte
    * executor and the message the page shows of the cancelled run.
    */
   async function cancelledMidCall() {
-    const store = new MemoryRunStore();
-    const started = deferred<void>();
-    let calls = 0;
-    const work = tool(
-      async ({ name }: { name: string }, config) => {
-        calls++;
-        started.resolve();
-        if (calls === 1) await new Promise((_, reject) => config?.signal?.addEventListener("abort", () => reject(new Error("aborted"))));
-        return `${name} done`;
-      },
-      { name: "work", description: "Works.", schema: z.object({ name: z.string() }) },
-    );
-    const executor = workExecutor(work, [{ toolCalls: [{ name: "work", args: { name: "a" } }] }, "Done."], { store, inDoubt: "interrupt" });
+    const { executor, store, started, calls } = inDoubtWorkExecutor();
     const controller = new AbortController();
     const live = read(executor.stream({ input: "go" }, { runId: "pay", signal: controller.signal }));
-    await started.promise;
+    await started;
     controller.abort();
     const { chunks, message } = await live;
     expect(chunks.at(-1)).toEqual({ type: "abort" });
     expect((await store.getRun("pay"))?.status).toBe("cancelled");
     const toolCallId = (chunks.find((chunk) => chunk.type === "tool-input-start") as { toolCallId: string }).toolCallId;
-    return { executor, shown: message, toolCallId, calls: () => calls };
+    return { executor, shown: message, toolCallId, calls };
   }
 
   const toolParts = (message: UIMessage) => message.parts.filter((part) => part.type === "dynamic-tool");
