@@ -25,6 +25,38 @@ export interface UsageTotals {
   seen: boolean;
 }
 
+/**
+ * The provider of a run's own model calls (not its sub-runs'): the one they all named, while
+ * `mixed` is false. One string and one flag, whatever the number of calls. @internal
+ */
+export interface RunProvider {
+  /** The provider every call so far named (`gen_ai.provider.name`); undefined before the first call. */
+  name: string | undefined;
+  /** Whether two calls named different providers, or one named none: the run then has none. */
+  mixed: boolean;
+}
+
+/** A new {@link RunProvider}, before the run's first model call. @internal */
+export function runProvider(): RunProvider {
+  return { name: undefined, mixed: false };
+}
+
+/** Counts a model call's `gen_ai.provider.name` (undefined: the model named none) in its run's. @internal */
+export function addProvider(run: RunProvider, provider: unknown): void {
+  if (run.mixed) return;
+  if (typeof provider === "string" && (run.name === undefined || run.name === provider)) {
+    run.name = provider;
+    return;
+  }
+  run.mixed = true;
+  run.name = undefined;
+}
+
+/** Sets a run's `gen_ai.provider.name` when all of its own model calls named one. @internal */
+export function setRunProvider(span: Span, run: RunProvider | undefined): void {
+  if (run !== undefined && !run.mixed && run.name !== undefined) span.setAttribute("gen_ai.provider.name", run.name);
+}
+
 /** Counts a model call's usage in a run's totals (a count a partial usage lacks counts as 0). @internal */
 export function addUsage(totals: UsageTotals, usage: UsageMetadata): void {
   totals.input += tokens(usage.input_tokens) ?? 0;
@@ -52,8 +84,12 @@ export function agentSpan(options: TelemetryOptions, runName: string | undefined
   return { name: named ? `invoke_agent ${runName}` : "invoke_agent", attributes };
 }
 
-/** Ends a run's span with its stop reason, the usage under it and (when asked) its answer. @internal */
-export function endAgentSpan(span: Span, options: TelemetryOptions, outputs: Record<string, unknown> | undefined, usage: UsageTotals | undefined): void {
+/**
+ * Ends a run's span with its stop reason, the usage under it, the provider of its own model calls
+ * (when they all named one) and (when asked) its answer. @internal
+ */
+export function endAgentSpan(span: Span, options: TelemetryOptions, outputs: Record<string, unknown> | undefined, usage: UsageTotals | undefined, provider?: RunProvider): void {
+  setRunProvider(span, provider);
   const stopReason = outputs?.["stopReason"];
   if (typeof stopReason === "string") span.setAttribute("agentrx.stop_reason", stopReason);
   if (usage?.seen) {
@@ -66,7 +102,8 @@ export function endAgentSpan(span: Span, options: TelemetryOptions, outputs: Rec
 
 /**
  * A model call's `chat {model}` span: the model's name from its LangSmith parameters
- * (`ls_model_name`), its settings, else its class name. `conversationId` is the run's thread. @internal
+ * (`ls_model_name`), its settings, else its class name as callbacks name it (the last of its
+ * serialized `id`). `conversationId` is the run's thread. @internal
  */
 export function chatSpan(
   options: TelemetryOptions,

@@ -1,6 +1,6 @@
 import type { AgentAction, ObservedModelCall, Observation } from "@agentrx/core";
 import type { Context, Span, Tracer } from "@opentelemetry/api";
-import { type ChatModelDescription, type UsageTotals, addUsage, agentSpan, chatSpanOf, describeChatModel, endAgentSpan, endChatSpan, endToolSpan, failSpan, messageFinishReason, toolSpan } from "./gen-ai-spans";
+import { type ChatModelDescription, type RunProvider, type UsageTotals, addProvider, addUsage, agentSpan, chatSpanOf, describeChatModel, endAgentSpan, endChatSpan, endToolSpan, failSpan, firstString, messageFinishReason, runProvider, setRunProvider, toolSpan } from "./gen-ai-spans";
 import { type Otel, SPAN_KIND, loadOtel, otel as loadedOtel } from "./otel-api";
 import type { TelemetryOptions } from "./telemetry-options";
 import { modelParams } from "../executor/model-params";
@@ -59,6 +59,8 @@ export class RunTelemetry {
   private keepsContext = false;
   /** This run's totals, then the totals of the runs above it. */
   private readonly usage: UsageTotals[];
+  /** The provider of the run's own model calls (a sub-run counts its own). */
+  private readonly provider: RunProvider = runProvider();
   private readonly options: TelemetryOptions;
   /** Spans of early calls still waiting for their id (see {@link UnnamedCall}). */
   private unnamed: Set<OpenToolSpan> | undefined;
@@ -95,14 +97,17 @@ export class RunTelemetry {
   /** Ends the run's span with its output. */
   end(outputs: Record<string, unknown>): void {
     this.releaseUnnamed();
-    if (this.span !== undefined) endAgentSpan(this.span, this.options, outputs, this.usage[0]);
+    if (this.span !== undefined) endAgentSpan(this.span, this.options, outputs, this.usage[0], this.provider);
     this.span = undefined;
   }
 
   /** Ends the run's span with an error (a cancellation is an `AbortError`). */
   fail(error: unknown): void {
     this.releaseUnnamed();
-    if (this.span !== undefined) failSpan(this.span, error);
+    if (this.span !== undefined) {
+      setRunProvider(this.span, this.provider);
+      failSpan(this.span, error);
+    }
     this.span = undefined;
   }
 
@@ -118,7 +123,9 @@ export class RunTelemetry {
     // What the span says of the model is worked out once per model (`describeModel`: a turn's
     // model, a binding, is the same object on every call). Given at its start: what a sampler
     // could know when the call started; the reply's attributes follow, as on the callback path.
-    const { name, attributes } = chatSpanOf(this.options, describeModel(call.model), call.input, this.conversationId);
+    const model = describeModel(call.model);
+    addProvider(this.provider, model.attributes["gen_ai.provider.name"]);
+    const { name, attributes } = chatSpanOf(this.options, model, call.input, this.conversationId);
     const span = tracer.startSpan(name, { kind: SPAN_KIND.client, attributes, startTime: call.startedAt }, context);
     const message = call.output;
     if (message === undefined) return failSpan(span, call.error);
@@ -245,7 +252,11 @@ export interface ToolSpan {
 /** Descriptions by model runnable: a turn's model (a binding) is the same object on every call. */
 const descriptions = new WeakMap<object, ChatModelDescription>();
 
-/** The model's description from its class name, settings and LangSmith parameters (`ls_model_name`, ...), through a binding (`bindTools`). */
+/**
+ * The model's description from its class name, settings and LangSmith parameters
+ * (`ls_model_name`, ...), through a binding (`bindTools`). Its class name is the one callbacks see
+ * (see {@link serializedClassName}), so that both ways of tracing a run name its spans alike.
+ */
 function describeModel(model: unknown): ChatModelDescription {
   if (typeof model !== "object" || model === null) return readModel(model);
   let description = descriptions.get(model);
@@ -255,5 +266,24 @@ function describeModel(model: unknown): ChatModelDescription {
 
 function readModel(model: unknown): ChatModelDescription {
   const { className, params, metadata } = modelParams(model);
-  return describeChatModel(className, params, metadata);
+  return describeChatModel(serializedClassName(model) ?? className, params, metadata);
+}
+
+/**
+ * The class name `@langchain/core` gives callbacks for a model (the last of its serialized `id`,
+ * `lc_id`: its `lc_name()` when its class gives one of its own, else the JavaScript class name),
+ * through bindings; undefined for a model that is not serializable.
+ */
+function serializedClassName(model: unknown): string | undefined {
+  let target = model as Record<string, unknown> | null | undefined;
+  for (let depth = 0; depth < 4 && typeof target === "object" && target !== null && "bound" in target; depth++) {
+    target = target["bound"] as Record<string, unknown> | null | undefined;
+  }
+  if (typeof target !== "object" || target === null) return undefined;
+  try {
+    const id = target["lc_id"];
+    return Array.isArray(id) ? firstString(id.at(-1)) : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -66,7 +66,7 @@ describe("telemetry", () => {
       if (mode === "invoke") await executor.invoke({ input: "Weather in Paris?" });
       else await new Promise<void>((resolve, reject) => executor.stream({ input: "Weather in Paris?" }).subscribe({ complete: resolve, error: reject }));
       const spans = exporter.getFinishedSpans();
-      const chats = byName(spans, "chat ScriptedChatModel");
+      const chats = byName(spans, "chat LegacyUsageModel");
       expect(chats, mode).toHaveLength(2);
       for (const chat of chats) expect(chat.attributes, mode).toMatchObject({ "gen_ai.usage.input_tokens": 10, "gen_ai.usage.output_tokens": 5 });
       expect(byName(spans, "invoke_agent")[0]?.attributes, mode).toMatchObject({ "gen_ai.usage.input_tokens": 20, "gen_ai.usage.output_tokens": 10 });
@@ -89,7 +89,7 @@ describe("telemetry", () => {
       const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [], prompt }), tools: [], telemetry: { tracer } });
       if (mode === "invoke") await executor.invoke({ input: "Hi" });
       else await collect(executor.stream({ input: "Hi" }));
-      const [chat] = byName(exporter.getFinishedSpans(), "chat ScriptedChatModel");
+      const [chat] = byName(exporter.getFinishedSpans(), "chat AzureModel");
       expect(chat?.attributes, mode).toMatchObject({
         "gen_ai.provider.name": "azure.ai.openai",
         "gen_ai.usage.input_tokens": 100,
@@ -232,6 +232,79 @@ describe("telemetry", () => {
     await new AgentExecutor({ agent: createToolCallingAgent({ llm: plain, tools: [weather], prompt }), tools: [weather], telemetry: { tracer } }).invoke({ input: "hello" });
     const [chat] = exporter.getFinishedSpans().filter((span) => span.name.startsWith("chat "));
     expect(Object.keys(chat!.attributes).filter((key) => key.startsWith("gen_ai.request.") && key !== "gen_ai.request.model")).toEqual([]);
+  });
+
+  it("names a model subclass's chat span the same on both paths: its model name when it reports one, else its class name as callbacks see it", async () => {
+    class TunedModel extends ScriptedChatModel {}
+    const { exporter, tracer } = tracing();
+    for (const options of [{}, { model: "tuned-1" }]) {
+      const llm = new TunedModel({ responses: ["hi"], ...options });
+      await new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [weather], prompt }), tools: [weather], telemetry: { tracer } }).invoke({ input: "hello" });
+      const model = new TunedModel({ responses: ["hi"], ...options });
+      const silent = RunnableLambda.from(async (input: { input: string }, config) => {
+        const reply = await model.invoke([new HumanMessage(input.input)], config);
+        return { returnValues: { output: String(reply.content) }, log: "" };
+      });
+      await new AgentExecutor({ agent: silent, tools: [], telemetry: { tracer } }).invoke({ input: "hello" });
+    }
+    const chats = exporter.getFinishedSpans().filter((span) => span.name.startsWith("chat "));
+    expect(chats.map((chat) => [chat.name, chat.attributes["gen_ai.request.model"]])).toEqual([
+      ["chat TunedModel", "TunedModel"],
+      ["chat TunedModel", "TunedModel"],
+      ["chat tuned-1", "tuned-1"],
+      ["chat tuned-1", "tuned-1"],
+    ]);
+  });
+
+  it("gives a run's span the provider of its own model calls when they all used one, on both paths; none when they used several or none", async () => {
+    class OpenAiModel extends ScriptedChatModel {
+      override getLsParams(options: this["ParsedCallOptions"]) {
+        return { ...super.getLsParams(options), ls_provider: "openai" };
+      }
+    }
+    class AnthropicModel extends ScriptedChatModel {
+      override getLsParams(options: this["ParsedCallOptions"]) {
+        return { ...super.getLsParams(options), ls_provider: "anthropic" };
+      }
+    }
+    /** An agent that calls each model once, reporting its calls (the run's own path) or not (callbacks). */
+    const calling = (models: ScriptedChatModel[], reports: boolean) => {
+      const agent = RunnableLambda.from(async (input: { input: string }, options) => {
+        const { observer, config } = reports ? takeModelCallObserver(options) : { observer: undefined, config: options };
+        for (const model of models) {
+          const sent = [new HumanMessage(input.input)];
+          const startedAt = Date.now();
+          const reply = await model.invoke(sent, config);
+          observer?.({ input: sent, output: reply, startedAt, model });
+        }
+        return { returnValues: { output: "done" }, log: "" };
+      });
+      return reports ? markObservesModelCalls(agent) : agent;
+    };
+    const { exporter, tracer } = tracing();
+    const runs = () => exporter.getFinishedSpans().filter((span) => span.name.startsWith("invoke_agent"));
+    for (const reports of [true, false]) {
+      exporter.reset();
+      const models = [new OpenAiModel({ responses: ["a"] }), new OpenAiModel({ responses: ["b"], onExhausted: "repeat-last" }), new AnthropicModel({ responses: ["c"] })];
+      await new AgentExecutor({ agent: calling(models.slice(0, 2), reports), tools: [], telemetry: { tracer } }).invoke({ input: "hi" }, { runName: "one" });
+      await new AgentExecutor({ agent: calling(models.slice(1), reports), tools: [], telemetry: { tracer } }).invoke({ input: "hi" }, { runName: "several" });
+      await new AgentExecutor({ agent: calling([], reports), tools: [], telemetry: { tracer } }).invoke({ input: "hi" }, { runName: "none" });
+      expect(runs().map((span) => [span.name, span.attributes["gen_ai.provider.name"]])).toEqual([
+        ["invoke_agent one", "openai"],
+        ["invoke_agent several", undefined],
+        ["invoke_agent none", undefined],
+      ]);
+    }
+
+    // A sub-run's model calls are its own, not its caller's.
+    exporter.reset();
+    const helper = new AgentExecutor({ agent: calling([new AnthropicModel({ responses: ["c"] })], true), tools: [] }).asTool({ name: "helper", description: "Helps." });
+    const llm = new OpenAiModel({ responses: [{ toolCalls: [{ id: "call_h", name: "helper", args: { input: "hi" } }] }, "Done."] });
+    await new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [helper], prompt }), tools: [helper], telemetry: { tracer } }).invoke({ input: "hi" }, { runName: "caller" });
+    expect(runs().map((span) => [span.name, span.attributes["gen_ai.provider.name"]])).toEqual([
+      ["invoke_agent", "anthropic"],
+      ["invoke_agent caller", "openai"],
+    ]);
   });
 
   it("gives a tool call's span the tool's description", async () => {

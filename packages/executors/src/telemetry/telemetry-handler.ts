@@ -6,7 +6,9 @@ import type { ChainValues } from "@langchain/core/utils/types";
 import type { Attributes, Context, Span, SpanKind, Tracer } from "@opentelemetry/api";
 import { attributeText } from "./gen-ai-messages";
 import {
+  type RunProvider,
   type UsageTotals,
+  addProvider,
   addUsage,
   agentSpan,
   chatSpan,
@@ -16,6 +18,8 @@ import {
   failSpan,
   firstString,
   messageFinishReason,
+  runProvider,
+  setRunProvider,
   toolSpan,
 } from "./gen-ai-spans";
 import { type Otel, SPAN_KIND, loadOtel, otel as loadedOtel } from "./otel-api";
@@ -29,6 +33,10 @@ interface OpenSpan {
   context: Context;
   /** Set on `invoke_agent` spans: the usage of the model calls under it. */
   usage?: UsageTotals;
+  /** Set on `invoke_agent` spans: the provider of the model calls in that run (not in its sub-runs). */
+  provider?: RunProvider;
+  /** The `invoke_agent` span of the run the span is in (itself, for one). */
+  agent?: OpenSpan;
   /** The thread of the run the span is in (the top run's `threadId`; a sub-run has none). */
   conversationId?: string;
 }
@@ -101,7 +109,7 @@ export class TelemetryHandler extends BaseCallbackHandler {
     const open = this.spans.get(runId);
     if (!open) return;
     this.spans.delete(runId);
-    endAgentSpan(open.span, this.options, outputs, open.usage);
+    endAgentSpan(open.span, this.options, outputs, open.usage, open.provider);
   }
 
   override async handleChainError(error: Error, runId: string): Promise<void> {
@@ -135,7 +143,9 @@ export class TelemetryHandler extends BaseCallbackHandler {
   ): void {
     const parent = parentRunId === undefined ? undefined : this.nearest(parentRunId);
     const { name, attributes } = chatSpan(this.options, className, messages, params, metadata, parent?.conversationId);
-    this.open(otel, runId, parentRunId, name, SPAN_KIND.client, attributes, false, startTime);
+    const open = this.open(otel, runId, parentRunId, name, SPAN_KIND.client, attributes, false, startTime);
+    const run = open?.agent?.provider;
+    if (run !== undefined) addProvider(run, attributes["gen_ai.provider.name"]);
   }
 
   override async handleLLMEnd(output: LLMResult, runId: string): Promise<void> {
@@ -207,6 +217,7 @@ export class TelemetryHandler extends BaseCallbackHandler {
   /**
    * Starts a span under the nearest span above `parentRunId` (else the active context). The span
    * is in the conversation of its parent, unless it is an agent's (`conversationId` is then its own).
+   * Returns the span opened (none without a tracer).
    */
   private open(
     otel: Otel,
@@ -218,19 +229,24 @@ export class TelemetryHandler extends BaseCallbackHandler {
     agent: boolean,
     startTime?: number,
     conversationId?: string,
-  ): void {
+  ): OpenSpan | undefined {
     const parent = parentRunId === undefined ? undefined : this.nearest(parentRunId);
     const parentContext = parent?.context ?? this.parent?.context ?? this.startContext ?? otel.active();
     this.tracer ??= otel.defaultTracer();
     // Without a tracer and without @opentelemetry/api there is nothing to trace with.
-    if (this.tracer === undefined) return;
+    if (this.tracer === undefined) return undefined;
     const span = this.tracer.startSpan(name, startTime === undefined ? { kind, attributes } : { kind, attributes, startTime }, parentContext);
     const open: OpenSpan = { span, context: otel.withSpan(parentContext, span) };
-    if (agent) open.usage = { input: 0, output: 0, seen: false };
+    if (agent) {
+      open.usage = { input: 0, output: 0, seen: false };
+      open.provider = runProvider();
+      open.agent = open;
+    } else if (parent?.agent !== undefined) open.agent = parent.agent;
     const conversation = agent ? conversationId : parent?.conversationId;
     if (conversation !== undefined) open.conversationId = conversation;
     this.spans.set(runId, open);
     this.parents.set(runId, parentRunId);
+    return open;
   }
 
   /** Ends a span with an error status (a cancellation is an `AbortError`). */
@@ -239,6 +255,7 @@ export class TelemetryHandler extends BaseCallbackHandler {
     this.parents.delete(runId);
     if (!open) return;
     this.spans.delete(runId);
+    setRunProvider(open.span, open.provider);
     failSpan(open.span, error);
   }
 
