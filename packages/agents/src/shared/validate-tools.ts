@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from "@agentrx/core";
+import { describeValue } from "./describe";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 
 /**
@@ -59,7 +60,7 @@ export function assertTools(tools: unknown, caller: string, { min = 0, reserved 
     throw new InvalidArgumentError({ argument: "tools", value: tools, message: `${caller}: ${message}` });
   };
   if (!Array.isArray(tools)) {
-    fail(`\`tools\` must be an array of @langchain/core tools${min === 0 ? " (use [] for none)" : ""}, got ${kindOf(tools)}.`);
+    fail(`\`tools\` must be an array of @langchain/core tools${min === 0 ? " (use [] for none)" : ""}, got ${describeValue(tools)}.`);
   }
   const list = tools as unknown[];
   if (list.length < min) fail(`\`tools\` must hold at least ${min} tool${min === 1 ? "" : "s"}, got ${list.length}.`);
@@ -82,20 +83,11 @@ export function assertTools(tools: unknown, caller: string, { min = 0, reserved 
 
 /** What makes `tool` not a tool, or undefined when it is one. */
 function notATool(tool: unknown): string | undefined {
-  if (typeof tool !== "object" || tool === null) return `it is ${kindOf(tool)}`;
+  if (typeof tool !== "object" || tool === null) return `it is ${describeValue(tool)}`;
   const { name, invoke } = tool as { name?: unknown; invoke?: unknown };
   if (name === undefined) return "it has no `name`";
-  if (typeof name !== "string") return `its \`name\` is ${kindOf(name)}, not a string`;
+  if (typeof name !== "string") return `its \`name\` is ${describeValue(name)}, not a string`;
   if (name === "") return "its `name` is empty";
   if (typeof invoke !== "function") return `"${name}" has no \`invoke\` method`;
   return undefined;
-}
-
-/** A value's kind, as messages name it: `null`, `a string`, `an array`, ... */
-function kindOf(value: unknown): string {
-  if (value === null) return "null";
-  if (value === undefined) return "undefined";
-  if (Array.isArray(value)) return "an array";
-  const type = typeof value;
-  return type === "object" ? "an object" : `a ${type}`;
 }

@@ -27,7 +27,7 @@ import { assertToolImages, toolImagesFor, type ToolImages } from "./tool-images"
  * binds the tools with `tool_choice: "none"`, for providers that reject a conversation with
  * tool calls in it when no tools are defined. When the tools include the final-answer tool
  * (`finalAnswerTool(schema)` of `@agentrx/executors`), neither applies: that tool alone is bound,
- * with a `tool_choice` naming it.
+ * with a `tool_choice` naming it (none for a model with extended thinking on, which refuses one).
  */
 export type ForceFinalAnswerMode = "without-tools" | "tool-choice-none";
 
@@ -62,7 +62,7 @@ const MODES: readonly ForceFinalAnswerMode[] = ["without-tools", "tool-choice-no
  * with `llm.bindTools(tools)`, and every tool call of its reply becomes an action (several calls
  * run in parallel); a reply without tool calls is the final answer. On the `forceFinalAnswer`
  * turn the model is called without tools (or, when the tools include the final-answer tool of
- * `finalAnswerTool(schema)`, with that tool alone, forced) and the scratchpad ends with the
+ * `finalAnswerTool(schema)`, with that tool alone, forced unless the model has extended thinking on) and the scratchpad ends with the
  * final-answer instruction.
  *
  * @example

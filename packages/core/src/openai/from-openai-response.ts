@@ -13,22 +13,26 @@ import { assembleToolCalls, parseToolCalls } from "../messages/strict-tool-calls
  * `output_token_details.audio`, reasoning tokens as `output_token_details.reasoning`.
  */
 export function toUsageMetadata(usage: OpenAI.CompletionUsage): UsageMetadata {
-  const count = (value: number | null | undefined) => (typeof value === "number" ? value : undefined);
-  const input = details({ cache_read: count(usage.prompt_tokens_details?.cached_tokens), audio: count(usage.prompt_tokens_details?.audio_tokens) });
-  const output = details({ reasoning: count(usage.completion_tokens_details?.reasoning_tokens), audio: count(usage.completion_tokens_details?.audio_tokens) });
-  return {
+  const metadata: UsageMetadata = {
     input_tokens: usage.prompt_tokens,
     output_tokens: usage.completion_tokens,
     total_tokens: usage.total_tokens ?? usage.prompt_tokens + usage.completion_tokens,
-    ...(input ? { input_token_details: input } : {}),
-    ...(output ? { output_token_details: output } : {}),
   };
-}
-
-/** The counts that were reported, or `undefined` when none was. */
-function details<T extends Record<string, number | undefined>>(counts: T): Partial<Record<keyof T, number>> | undefined {
-  const reported = Object.entries(counts).filter(([, value]) => value !== undefined);
-  return reported.length ? (Object.fromEntries(reported) as Partial<Record<keyof T, number>>) : undefined;
+  const prompt = usage.prompt_tokens_details;
+  if (prompt != null) {
+    const input: NonNullable<UsageMetadata["input_token_details"]> = {};
+    if (typeof prompt.cached_tokens === "number") input.cache_read = prompt.cached_tokens;
+    if (typeof prompt.audio_tokens === "number") input.audio = prompt.audio_tokens;
+    if (input.cache_read !== undefined || input.audio !== undefined) metadata.input_token_details = input;
+  }
+  const completion = usage.completion_tokens_details;
+  if (completion != null) {
+    const output: NonNullable<UsageMetadata["output_token_details"]> = {};
+    if (typeof completion.reasoning_tokens === "number") output.reasoning = completion.reasoning_tokens;
+    if (typeof completion.audio_tokens === "number") output.audio = completion.audio_tokens;
+    if (output.reasoning !== undefined || output.audio !== undefined) metadata.output_token_details = output;
+  }
+  return metadata;
 }
 
 /**

@@ -268,7 +268,7 @@ function checkModelKwargs(options: OpenAIChatModelOptions, fail: (argument: stri
     fail("modelKwargs", kwargs, "an object of extra body parameters such as { top_k: 20 }");
   }
   for (const key of Object.keys(kwargs as object)) {
-    const instead = OWNED_BODY_KEYS[key];
+    const instead = Object.hasOwn(OWNED_BODY_KEYS, key) ? OWNED_BODY_KEYS[key] : undefined;
     if (instead !== undefined) {
       throw new InvalidArgumentError({
         argument: `modelKwargs.${key}`,
@@ -276,7 +276,7 @@ function checkModelKwargs(options: OpenAIChatModelOptions, fail: (argument: stri
         message: `OpenAIChatModel: \`modelKwargs.${key}\` cannot be set: the model writes \`${key}\` itself. Use ${instead} instead.`,
       });
     }
-    const option = OPTION_OF_BODY_KEY[key];
+    const option = Object.hasOwn(OPTION_OF_BODY_KEY, key) ? OPTION_OF_BODY_KEY[key] : undefined;
     if (option !== undefined && options[option] !== undefined) {
       throw new InvalidArgumentError({
         argument: `modelKwargs.${key}`,

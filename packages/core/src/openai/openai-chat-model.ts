@@ -72,6 +72,8 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
   readonly client: OpenAI;
 
   private readonly options: OpenAIChatModelOptions;
+  /** `modelKwargs` without `stream_options`: what every request body gets of them. */
+  private readonly bodyKwargs: Record<string, unknown>;
   private readonly resolved: ResolvedOptions;
   /** Retries of a failed attempt: the model's own, or those of a client passed in. */
   private readonly retries: number;
@@ -109,6 +111,9 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
     const { model: _model, apiKey: _apiKey, baseURL: _baseURL, client: _client, dangerouslyAllowBrowser: _browser, ...params } = options;
     super(params);
     this.options = options;
+    // `stream_options` go with streamed requests only (see streamOptions): left out of every body once, here.
+    const { stream_options: _streamOptions, ...bodyKwargs } = options.modelKwargs ?? {};
+    this.bodyKwargs = bodyKwargs;
     this.resolved = resolved;
     this.model = options.model;
     this.baseURL = resolved.baseURL;
@@ -212,7 +217,7 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
   invocationParams(options?: this["ParsedCallOptions"]): Omit<CreateParams, "messages"> {
     const o = this.options;
     if (options) checkCallOptions(options);
-    const { stream_options: _streamOptions, ...modelKwargs } = o.modelKwargs ?? {};
+    const modelKwargs = this.bodyKwargs;
     const stop = [...(o.stop ?? []), ...(options?.stop ?? [])];
     const strict = options?.strict;
     const tools = options?.tools?.map(

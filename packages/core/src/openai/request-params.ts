@@ -24,6 +24,15 @@ const SNAKE_CASE_CALL_OPTIONS: Readonly<Record<string, string>> = {
  * string nor a tool-choice object would be sent as is; both throw an `InvalidArgumentError`.
  */
 export function checkCallOptions(options: object): void {
+  // Three `in` checks on every call (invocationParams runs twice a call): no entries array made.
+  if ("toolChoice" in options || "parallelToolCalls" in options || "responseFormat" in options) refuseCamelCase(options);
+  const choice = (options as { tool_choice?: unknown }).tool_choice;
+  if (choice === undefined) return;
+  checkToolChoiceShape(choice);
+}
+
+/** Throws for the camelCase call option `options` has (see {@link checkCallOptions}). */
+function refuseCamelCase(options: object): void {
   for (const [camel, snake] of Object.entries(SNAKE_CASE_CALL_OPTIONS)) {
     if (camel in options && (options as Record<string, unknown>)[camel] !== undefined) {
       throw new InvalidArgumentError({
@@ -35,8 +44,10 @@ export function checkCallOptions(options: object): void {
       });
     }
   }
-  const choice = (options as { tool_choice?: unknown }).tool_choice;
-  if (choice === undefined) return;
+}
+
+/** Throws unless `choice` is a non-empty string or a tool-choice object (see {@link checkCallOptions}). */
+function checkToolChoiceShape(choice: unknown): void {
   const valid =
     (typeof choice === "string" && choice.trim() !== "") ||
     (typeof choice === "object" &&

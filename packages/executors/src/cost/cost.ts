@@ -86,7 +86,9 @@ const PRICE_FIELDS = Object.keys({
 export type PriceTable = Record<string, ModelPrice>;
 
 /**
- * Prices a model call: its cost, or `undefined` when the model has no known price.
+ * Prices a model call: its cost, or `undefined` when the model has no known price. The answer is
+ * checked: anything but `undefined` or a `Cost` of finite amounts >= 0 in `"USD"`, or an error the
+ * function throws, fails the run (an `InvalidArgumentError` naming the model and the field).
  *
  * @example
  * ```ts

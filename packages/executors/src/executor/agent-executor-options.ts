@@ -141,8 +141,9 @@ export interface AgentExecutorOptions {
    * Prices each model call: its `usage` events and the run's total usage carry `usage.cost` (US
    * dollars). `"auto"` uses the `@pydantic/genai-prices` list (an optional peer dependency,
    * imported on first use); a {@link PriceTable} gives your own prices (dollars per million
-   * tokens, cached reads, cache writes and reasoning tokens each at their rate); a function
-   * decides per call. A call whose model has no price has no `cost`. Turns on watching the model
+   * tokens, cached reads, cache writes, reasoning and audio tokens each at their rate; a field it
+   * does not know is refused); a function decides per call (a malformed answer, or a throw, fails
+   * the run). A call whose model has no price has no `cost`. Turns on watching the model
    * through callbacks (as a `stream` run does). See docs/cost.md.
    * @default undefined (no prices)
    */

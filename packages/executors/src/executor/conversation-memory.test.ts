@@ -51,6 +51,11 @@ describe("runMessages of an input that is not a string", () => {
     expect(both[1]).toBe(question);
   });
 
+  it("a list of objects that are not content blocks is data: kept as its JSON text", () => {
+    const [message] = runMessages({ input: [{ type: "bug", title: "Crash on save" }] }, "input", [], "Filed.");
+    expect(message?.content).toBe('[{"type":"bug","title":"Crash on save"}]');
+  });
+
   it("any other value is kept as its JSON text", () => {
     const [message] = runMessages({ input: { city: "Rome", days: 2 } }, "input", [], "Sunny.");
     expect(message?.content).toBe('{"city":"Rome","days":2}');

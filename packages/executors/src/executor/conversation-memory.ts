@@ -109,9 +109,17 @@ function inputMessages(input: unknown): BaseMessage[] {
   return [new HumanMessage(JSON.stringify(input))];
 }
 
-/** A message content block: an object with a string `type` (`text`, `image_url`, `image`, ...). */
+/**
+ * The `type`s of message content blocks a provider takes from a user: LangChain's standard blocks,
+ * OpenAI's and Anthropic's. A list of objects with other types (`[{ type: "bug", ... }]`) is data,
+ * kept as JSON text: sent as content, a provider would refuse it, and the thread with it.
+ */
+const CONTENT_BLOCK_TYPES: ReadonlySet<string> = new Set(["text", "image_url", "image", "file", "audio", "video", "input_audio", "input_image", "input_file", "input_text", "document", "media"]);
+
+/** A message content block: an object whose `type` is one of {@link CONTENT_BLOCK_TYPES}. */
 function isContentBlock(value: unknown): boolean {
-  return typeof value === "object" && value !== null && typeof (value as { type?: unknown }).type === "string";
+  const type = typeof value === "object" && value !== null ? (value as { type?: unknown }).type : undefined;
+  return typeof type === "string" && CONTENT_BLOCK_TYPES.has(type);
 }
 
 /**

@@ -86,11 +86,19 @@ export function passOn(config: RunnableConfig, callbacks: RunnableConfig["callba
  * of it), where `@langchain/core` would have written the text "undefined" into the prompt.
  */
 export function agentInput(inputs: Record<string, unknown>, steps: readonly AgentStep[]): Record<string, unknown> {
+  for (const key in inputs) {
+    // Rare: built without the undefined ones (no `delete`, which would put the object in dictionary mode).
+    if (inputs[key] === undefined) return withoutUndefined(inputs, steps);
+  }
   const input: Record<string, unknown> = { steps, ...inputs };
   input["steps"] = steps;
-  for (const key in inputs) {
-    if (input[key] === undefined) delete input[key];
-  }
+  return input;
+}
+
+/** {@link agentInput} for inputs that hold an undefined value: a new object of the others, and the steps. */
+function withoutUndefined(inputs: Record<string, unknown>, steps: readonly AgentStep[]): Record<string, unknown> {
+  const input: Record<string, unknown> = { steps };
+  for (const key in inputs) if (inputs[key] !== undefined && key !== "steps") input[key] = inputs[key];
   return input;
 }
 

@@ -10,7 +10,7 @@ export const FINAL_ANSWER_TOOL = "final_answer";
  * with the agent's tools (`createToolCallingAgent({ llm, tools: [...tools, finalAnswerTool(schema)], prompt })`);
  * the executor takes a call of it as the final answer, validated, and never runs it. On the
  * `earlyStoppingMethod: "generate"` call a built-in tool-calling agent binds only this tool and
- * forces it (see docs/structured-output.md).
+ * forces it (unforced for a model with extended thinking on; see docs/structured-output.md).
  *
  * @example
  * ```ts

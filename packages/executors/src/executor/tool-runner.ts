@@ -266,9 +266,10 @@ export class ToolRunner {
   takeFinishedEarly(): FinishedEarlyCall[] {
     const early = this.early;
     if (early === undefined || early.size === 0) return [];
+    // A failure first: the run fails with it, and no call is taken (named, unlinked) for a turn that is never recorded.
+    for (const entry of early.values()) if (entry.failed !== undefined) throw entry.failed.error;
     const kept: FinishedEarlyCall[] = [];
     for (const [key, entry] of early) {
-      if (entry.failed !== undefined) throw entry.failed.error;
       const finished = entry.finished;
       if (finished === undefined) continue;
       early.delete(key);

@@ -1,4 +1,4 @@
-import { type ReservedToolName, assertTools } from "@agentrx/agents";
+import { type ReservedToolName, assertTools, isAgentType } from "@agentrx/agents";
 import { EARLY_STOP_OUTPUT, InvalidArgumentError, checkOptionKeys, isInDoubtPolicy } from "@agentrx/core";
 import type { InDoubtPolicy } from "@agentrx/core";
 import type { AgentAction, AgentStep } from "@agentrx/core";
@@ -20,9 +20,6 @@ import { FOLLOW_UPS, type FollowUp } from "../steering/follow-up";
 import { checkAgentPipeline } from "../pipeline/check-agent-pipeline";
 import { FINAL_ANSWER_TOOL, isFinalAnswerTool } from "./structured-output";
 import { EXECUTOR_OPTIONS } from "./option-keys";
-
-/** The mark `defineAgentType` (`@agentrx/agents`) puts on an agent type. */
-const AGENT_TYPE_MARKER = Symbol.for("agentrx.agent-type");
 
 /** Options after validation, with defaults applied. @internal */
 export interface ResolvedOptions {
@@ -180,7 +177,8 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
 
   if (!Runnable.isRunnable(agent)) {
     // An agent type (defineAgentType, a community package's export) makes agents: it is not one.
-    const type = (agent as Record<symbol, unknown> | null | undefined)?.[AGENT_TYPE_MARKER] === true ? (agent as { name?: unknown }).name : undefined;
+    const given: unknown = agent;
+    const type = isAgentType(given) ? given.name : undefined;
     fail(
       "agent",
       agent,
