@@ -1,6 +1,7 @@
 import { diffRuns, promptsOf, type RecordedPrompt, type RunDiff, type RunRecord } from "@agentrx/runs";
 import { formatUsd, type JsonValue } from "@agentrx/executors";
 import { TraceImageCollector } from "../trace-page/trace-images";
+import { cutText } from "../trace-page/cut-text";
 
 /** One message of a recorded prompt, as the diff page shows it. */
 export interface DiffPromptMessage {
@@ -86,7 +87,7 @@ function messagesOf(prompt: RecordedPrompt): DiffPromptMessage[] {
     const whole = `${text}${calls}`;
     return {
       role: typeof object["type"] === "string" ? object["type"] : "message",
-      text: whole.length > DIFF_PROMPT_TEXT_BUDGET ? `${whole.slice(0, DIFF_PROMPT_TEXT_BUDGET - 1)}…` : whole,
+      text: whole.length > DIFF_PROMPT_TEXT_BUDGET ? `${cutText(whole, DIFF_PROMPT_TEXT_BUDGET - 1)}…` : whole,
     };
   });
 }

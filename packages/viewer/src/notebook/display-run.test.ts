@@ -220,4 +220,18 @@ describe("displayRun", () => {
     expect(bundle["text/plain"]).toContain("chart({}) -> The chart: [image 1: image/png, 3 KB]");
     expect(bundle["text/plain"]).not.toContain("AAAAAAAA");
   });
+
+  it("cuts a long observation of emoji in its cell and its text line without splitting an emoji", async () => {
+    // An odd start: the cuts (400 characters in the cell, 120 in the text line) fall inside an emoji.
+    const { executor } = twoCallExecutor(`a${"😀".repeat(300)}`);
+    const display = recordingDisplay();
+    const bundle = await displayRun(executor.invoke({ input: "Weather in Oslo?" }), { live: display.live, throttleMs: 0 });
+    const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+    const html = display.html().at(-1) as string;
+    const text = bundle["text/plain"] as string;
+    expect(loneSurrogate.test(html)).toBe(false);
+    expect(loneSurrogate.test(text)).toBe(false);
+    expect(html).toContain(`<pre>a${"😀".repeat(199)}… (601 characters)</pre>`);
+    expect(text).toContain(`-> a${"😀".repeat(59)}…`);
+  });
 });

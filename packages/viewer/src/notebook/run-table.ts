@@ -4,6 +4,7 @@ import type { AgentStreamEvent, Interrupt, RunTableStatus, RunTableSummary, Stop
 import { escapeHtml } from "../trace-page/page/page-shell";
 import type { TraceImage } from "../trace-page/trace-data";
 import { TraceImageCollector } from "../trace-page/trace-images";
+import { cutText } from "../trace-page/cut-text";
 
 
 /** One tool call in the table: its action, then (once it ran) its observation. */
@@ -270,12 +271,12 @@ function textOf(value: unknown): string {
 }
 
 function cut(text: string): string {
-  return text.length <= CELL_LIMIT ? text : `${text.slice(0, CELL_LIMIT)}… (${text.length} characters)`;
+  return text.length <= CELL_LIMIT ? text : `${cutText(text, CELL_LIMIT)}… (${text.length} characters)`;
 }
 
 function oneLine(text: string): string {
   const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length <= 120 ? flat : `${flat.slice(0, 120)}…`;
+  return flat.length <= 120 ? flat : `${cutText(flat, 120)}…`;
 }
 
 // Front ends style tables of their own (JupyterLab right-aligns cells and stripes rows): these

@@ -1,3 +1,4 @@
+import { cutText } from "./cut-text";
 import type { TraceText } from "./trace-data";
 
 /**
@@ -14,10 +15,7 @@ export class CappedText {
 
   toJSON(): TraceText {
     if (this.text.length <= this.limit) return this.text;
-    let end = Math.max(0, Math.floor(this.limit));
-    const code = this.text.charCodeAt(end - 1);
-    if (code >= 0xd800 && code <= 0xdbff) end--; // do not split a surrogate pair
-    return { head: this.text.slice(0, end), length: this.text.length };
+    return { head: cutText(this.text, this.limit), length: this.text.length };
   }
 }
 

@@ -5,6 +5,7 @@ import { CappedText } from "./capped-text";
 import type { TraceEdit, TraceEvent, TraceImage, TraceMessage, TracePausedCall, TraceRequest, TraceUsage } from "./trace-data";
 import { TraceImageCollector } from "./trace-images";
 import { isUnreadableRunEvent, type ReadableRunEntry, type UnreadableRunEvent } from "./read-readable-events";
+import { cutText } from "./cut-text";
 
 /** A trace event whose texts are {@link CappedText}s (they serialize as `TraceText`). */
 export type ServerTraceEvent = TraceEvent<CappedText>;
@@ -368,7 +369,7 @@ function pausedOf(event: Record<string, any>): { paused?: TracePausedCall[] } {
 /** The first line of a text, at most 200 characters. */
 function oneLine(text: string): string {
   const line = text.replace(/\s+/g, " ").trim();
-  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+  return line.length > 200 ? `${cutText(line, 199)}…` : line;
 }
 
 /** A value with its `@langchain/core` messages as `{ role, content, toolCalls? }`, for reading. */

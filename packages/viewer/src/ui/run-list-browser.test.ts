@@ -240,6 +240,17 @@ describe.skipIf(skip)("the run list's columns in Chromium", () => {
     expect(errors).toEqual([]);
   });
 
+  it("cuts a run's input of emoji to 60 characters without splitting an emoji", async () => {
+    const store = new MemoryRunStore();
+    await addRun(store, "emoji", { status: "finished", input: "😀".repeat(40), at: 1 });
+    const errors: string[] = [];
+    const page = await open(`${await serve(store)}/`, errors);
+    // 59 code units and the ellipsis would end in half an emoji: the cut falls one earlier.
+    expect(await page.locator('[data-run-id="emoji"] td[data-input]').textContent()).toBe(`${"😀".repeat(29)}…`);
+    await page.close();
+    expect(errors).toEqual([]);
+  });
+
   it("shows each run's cost, and sorts the runs by it, most expensive first, when asked (in the URL too)", async () => {
     const store = new MemoryRunStore();
     const priced = async (runId: string, at: number, total: number | undefined) => {

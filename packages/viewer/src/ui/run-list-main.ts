@@ -4,6 +4,7 @@ import type { FormatRuntime } from "../trace-page/page/format-runtime";
 import { STALLED_STATUS_LABEL, stalledRunHint } from "../trace-page/is-stalled-run";
 import { runPagePath } from "../trace-page/run-route";
 import type { RunListData, RunListItem } from "./run-list-data";
+import { cutText } from "../trace-page/cut-text";
 
 /** The statuses the list can be filtered by, in the order its status control offers them. */
 const STATUS_CHOICES = ["running", "finished", "failed", "cancelled", "interrupted", "queued"];
@@ -146,7 +147,7 @@ export function runListMain(dom: DomRuntime, fmt: FormatRuntime, data: RunListDa
   function inputCell(text: string | undefined): string {
     const line = (text ?? "").replace(/\s+/g, " ").trim();
     if (line === "") return "–";
-    return line.length > INPUT_CELL_LENGTH ? `${line.slice(0, INPUT_CELL_LENGTH - 1)}…` : line;
+    return line.length > INPUT_CELL_LENGTH ? `${cutText(line, INPUT_CELL_LENGTH - 1)}…` : line;
   }
 
   /** What the server refused in the filters (a search without a word, say): no runs, and why. */

@@ -1,5 +1,6 @@
 // Runs in the trace page (bundled into its script at build time: scripts/build-page-scripts.mjs)
 // and in Node (the CLI and the tests), so it uses only the JavaScript built-ins, no DOM.
+import { cutText } from "../cut-text";
 
 /** The formatting helpers of the trace page. */
 export type FormatRuntime = ReturnType<typeof formatRuntime>;
@@ -74,7 +75,7 @@ export function formatRuntime() {
   /** `text` on one line, cut to `max` characters with `…`. */
   function oneLine(text: string, max: number): string {
     const line = text.replace(/\s+/g, " ").trim();
-    return line.length <= max ? line : `${line.slice(0, Math.max(0, max - 1))}…`;
+    return line.length <= max ? line : `${cutText(line, max - 1)}…`;
   }
 
   /** A round step for an axis about `span` long with about `target` ticks. */

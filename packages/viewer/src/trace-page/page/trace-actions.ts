@@ -2,6 +2,7 @@
 import type { TraceActions, TracePendingCall } from "../trace-data";
 import type { DomRuntime } from "./dom-runtime";
 import { runPagePath } from "../run-route";
+import { cutText } from "../cut-text";
 
 /** What an action asks the server (the JSON body of `POST /api/runs/<runId>/actions`). */
 export type TraceActionBody = Record<string, unknown> & { action: string };
@@ -105,7 +106,7 @@ export function traceActionsRuntime(dom: DomRuntime) {
   }
 
   function oneLine(text: string): string {
-    return text.length <= 120 ? text : `${text.slice(0, 119)}…`;
+    return text.length <= 120 ? text : `${cutText(text, 119)}…`;
   }
 
   return { render, poster };

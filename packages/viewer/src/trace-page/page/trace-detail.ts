@@ -5,6 +5,7 @@ import type { FormatRuntime } from "./format-runtime";
 import type { TraceLayoutRuntime, TraceRow } from "./trace-layout";
 import { traceRequestOf, type TraceModel, type TraceModelCall, type TraceToolCall } from "./trace-model";
 import { runPagePath } from "../run-route";
+import { cutText, cutTextEnd } from "../cut-text";
 
 /** What the detail pane needs besides the row. */
 export interface TraceDetailContext {
@@ -34,10 +35,11 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
     const whole = value === undefined ? "" : typeof value === "string" ? value : value.head;
     const length = value === undefined ? 0 : typeof value === "string" ? value.length : value.length;
     field = `${prefix}${field}`;
-    const pre = h("pre", { class: "payload", attrs: { "data-field": field } }, whole.length > PREVIEW ? `${whole.slice(0, PREVIEW)}…` : whole);
+    const preview = cutText(whole, PREVIEW);
+    const pre = h("pre", { class: "payload", attrs: { "data-field": field } }, preview.length < whole.length ? `${preview}…` : whole);
     if (whole === "") pre.textContent = "(empty)";
     if (length <= PREVIEW) return pre;
-    const status = h("span", null, `${fmt.count(Math.min(PREVIEW, whole.length))} of ${fmt.count(length)} characters shown`);
+    const status = h("span", null, `${fmt.count(preview.length)} of ${fmt.count(length)} characters shown`);
     const button = h("button", { attrs: { type: "button" } }, `Show all (${fmt.size(length)})`);
     const tools = h("div", { class: "payload-tools" }, button, status);
     button.addEventListener("click", () => {
@@ -87,7 +89,7 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
         return;
       }
       const why = image.leftOut
-        ? `not in the record: too large to keep${image.sha256 ? ` (sha256 ${image.sha256.slice(0, 16)}…)` : ""}`
+        ? `not in the record: too large to keep${image.sha256 ? ` (sha256 ${cutText(image.sha256, 16)}…)` : ""}`
         : image.url !== undefined
           ? `by URL, not loaded: ${image.url}`
           : image.bytes !== undefined
@@ -361,7 +363,7 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
         h("h3", null, "Received"),
         reply ? text(reply.content, call.seq, "reply.content", context) : h("p", { class: "muted" }, pendingReply(row)),
         images(reply?.images),
-        !reply && call.liveText !== undefined ? h("pre", { class: "payload streaming", attrs: { "data-field": "live-text" } }, call.liveText.length > PREVIEW ? `…${call.liveText.slice(-PREVIEW)}` : call.liveText) : null,
+        !reply && call.liveText !== undefined ? h("pre", { class: "payload streaming", attrs: { "data-field": "live-text" } }, call.liveText.length > PREVIEW ? `…${cutTextEnd(call.liveText, PREVIEW)}` : call.liveText) : null,
       );
       reply?.toolCalls?.forEach((toolCall, index) => {
         parts.push(h("div", { class: "message" }, h("div", { class: "role" }, `tool call · ${toolCall.name}${toolCall.id ? ` · ${toolCall.id}` : ""}`), text(toolCall.args, call.seq, `reply.toolCalls.${index}.args`, context)));

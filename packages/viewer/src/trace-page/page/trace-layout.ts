@@ -1,8 +1,9 @@
-// Runs in the trace page (serialized with Function.prototype.toString) and in Node: it must use
-// nothing but its own declarations, its parameters and the JavaScript built-ins.
+// Runs in the trace page (bundled into its script at build time: scripts/build-page-scripts.mjs)
+// and in Node, so it uses only the JavaScript built-ins, no DOM.
 import type { TraceText, TraceUsage } from "../trace-data";
 import type { FormatRuntime } from "./format-runtime";
 import type { TraceIteration, TraceModel, TraceModelCall, TraceToolCall } from "./trace-model";
+import { cutTextEnd } from "../cut-text";
 
 /** How a bar looks: the state of what it stands for. */
 export type TraceRowState = "ok" | "failed" | "warn" | "cached" | "running" | "inferred" | "none";
@@ -237,8 +238,8 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
         const ttft = ttftOf.known ? ` · first token ${ttftOf.text}` : ttftOf.text === "not streamed" && !open && !inferred ? " · not streamed" : "";
         const tokens = call.usage ? ` · ${fmt.count(call.usage.total)} tokens${call.usage.cost !== undefined ? ` · ${fmt.usd(call.usage.cost)}` : ""}` : "";
         // A call still streaming shows the end of its text so far, as it grows.
-        const tail = call.liveText === undefined ? undefined : fmt.oneLine(call.liveText.slice(-400), 400);
-        const streaming = tail === undefined ? undefined : `${tail.length > 40 ? `…${tail.slice(-40)}` : tail}▍`;
+        const tail = call.liveText === undefined ? undefined : fmt.oneLine(cutTextEnd(call.liveText, 400), 400);
+        const streaming = tail === undefined ? undefined : `${tail.length > 40 ? `…${cutTextEnd(tail, 40)}` : tail}▍`;
         const reply = streaming ?? (call.reply?.toolCalls?.length ? `→ ${call.reply.toolCalls.map((c) => c.name).join(", ")}` : fmt.oneLine(textOf(call.reply?.content), 100));
         const row: TraceRow = {
           id: `model-${n}-${k}`,

@@ -1,4 +1,4 @@
-// Runs in the trace page (serialized with Function.prototype.toString) and in Node: it must use
+// Runs in the trace page (bundled into the page script) and in Node: it must use
 // nothing but its own declarations, its parameters and the JavaScript built-ins.
 import type { FormatRuntime } from "./format-runtime";
 import type { TraceLayoutRuntime, TraceRow, TraceSlowest } from "./trace-layout";
