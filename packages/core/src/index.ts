@@ -8,6 +8,7 @@ export type {
   ToolAgentAction,
 } from "./agent/types";
 export { imageBlockUrl, isImageBlock, observationText } from "./agent/observation-text";
+export { cutText } from "./agent/cut-text";
 export { type CheckOptionKeysOptions, checkOptionKeys } from "./agent/check-option-keys";
 export { editDistance, nearMissOf } from "./agent/near-miss";
 export { MESSAGE_TOOL_NAME, isMessageStep, messageStep } from "./agent/message-step";

@@ -1,4 +1,4 @@
-import { EXCEPTION_TOOL_NAME, InvalidToolArgumentsException, isImageBlock } from "@agentrx/core";
+import { EXCEPTION_TOOL_NAME, InvalidToolArgumentsException, cutText, isImageBlock } from "@agentrx/core";
 import type { AgentAction, AgentStep, Observation } from "@agentrx/core";
 import type { MessageContentComplex } from "@langchain/core/messages";
 import { OutputParserException } from "@langchain/core/output_parsers";
@@ -75,11 +75,8 @@ export function stringInputObservation(tool: string, input: string, jsonError?: 
  * keeps the original length as `observationLength`). @internal
  */
 export function truncateObservation(observation: string, max: number): string {
-  let end = max;
-  // Never split a surrogate pair.
-  const last = observation.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end--;
-  return `${observation.slice(0, end)}\n\n[Observation truncated: the tool returned ${observation.length} characters; only the first ${end} are shown.]`;
+  const shown = cutText(observation, max); // never half an emoji
+  return `${shown}\n\n[Observation truncated: the tool returned ${observation.length} characters; only the first ${shown.length} are shown.]`;
 }
 
 /** The observation for a tool that threw, or rethrows when errors are not handled. @internal */

@@ -1,6 +1,6 @@
 // Formatting helpers of renderTrace and printTrace (internal: the package does not export them).
 import { formatUsd } from "../cost/cost";
-import { observationText } from "@agentrx/core";
+import { cutText, observationText } from "@agentrx/core";
 import type { AgentStreamEvent, StopReason } from "../executor/events";
 
 /** Styles the trace uses; identity functions when colours are off. */
@@ -68,12 +68,10 @@ export function printable(text: string): string {
 export function oneLine(text: string, maxLength: number): string {
   const flat = printable(text.replace(/\s+/g, " ").trim());
   if (flat.length <= maxLength) return flat;
-  let cut = flat.slice(0, maxLength - 1);
+  let cut = cutText(flat, maxLength - 1); // never half an emoji before the ellipsis
   // The last word that fits stays whole (also when it ends exactly at the cut); a long word is cut.
   const end = flat[cut.length] === " " ? cut.length : cut.lastIndexOf(" ");
   if (end > maxLength * 0.6) cut = cut.slice(0, end);
-  // Never leave half of a surrogate pair (an emoji) before the ellipsis.
-  if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
   return `${cut.trimEnd()}…`;
 }
 

@@ -28,4 +28,11 @@ describe("agentrx runs' table", () => {
     expect(cells(header)?.[4]).toBe("TURNS");
     expect(cells(row)?.[4]).toBe("1");
   });
+
+  it("cuts a long input preview at a whole emoji, never leaving half of one", () => {
+    const [, row] = formatRunsTable([run("emoji-run", { inputPreview: "😀".repeat(40) })], cliStyle(false)).split("\n");
+    const preview = row?.split(/\s{2,}/).find((cell) => cell.startsWith("😀"));
+    expect(preview).toBe(`${"😀".repeat(19)}…`); // 39 code units would split the 20th emoji
+    expect(preview).not.toMatch(/\\ud83d/);
+  });
 });

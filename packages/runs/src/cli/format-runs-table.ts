@@ -1,3 +1,4 @@
+import { cutText } from "@agentrx/core";
 import { formatUsd, type RunInfo } from "@agentrx/executors";
 import { formatRuntime, isStalledRun, runStopLabel } from "@agentrx/viewer/trace-page";
 import { printable } from "./printable";
@@ -137,7 +138,7 @@ export function runCost(run: RunInfo): string {
 function previewCell(text: string | undefined, max: number): string {
   if (text === undefined || text === "") return "-";
   const line = text.replace(/\s+/g, " ").trim();
-  return printable(line.length > max ? `${line.slice(0, max - 1)}…` : line);
+  return printable(line.length > max ? `${cutText(line, max - 1)}…` : line);
 }
 
 /**

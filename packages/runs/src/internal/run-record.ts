@@ -1,3 +1,4 @@
+import { cutText } from "@agentrx/core";
 import { RunStoreError, type JsonObject, type NewRun, type RunInfo, type RunWrite, type StoredRunEvent } from "@agentrx/executors";
 import { capText, searchWordsOf, type RunSearchWords } from "./search-words";
 import { isRunStatus, storableText, toJsonText } from "./validate-run-arguments";
@@ -86,7 +87,7 @@ export function answerTextOf(events: readonly StoredRunEvent[]): string | undefi
 }
 
 function preview(text: string): string {
-  return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS - 1)}…` : text;
+  return text.length > PREVIEW_CHARS ? `${cutText(text, PREVIEW_CHARS - 1)}…` : text;
 }
 
 /** The row of a new run, with its search words. */

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
+import { InvalidArgumentError, checkOptionKeys, cutText } from "@agentrx/core";
 import type { DocumentInterface } from "@langchain/core/documents";
 import type { BaseRetrieverInterface } from "@langchain/core/retrievers";
 import { tool } from "@langchain/core/tools";
@@ -95,7 +95,7 @@ export function createKnowledgeBaseTool(options: KnowledgeBaseToolOptions) {
       return found
         .map((result, index) => {
           const score = result.score === undefined ? "" : ` (score: ${Number(result.score.toFixed(3))})`;
-          const text = result.content.length > maxCharsPerResult ? `${cutAt(result.content, maxCharsPerResult)}...` : result.content;
+          const text = result.content.length > maxCharsPerResult ? `${cutText(result.content, maxCharsPerResult)}...` : result.content;
           return `[${index + 1}] source: ${result.source}${score}\n${text}`;
         })
         .join("\n\n");
@@ -200,7 +200,7 @@ function splitPassages(text: string, maxChars: number): string[] {
       if (end !== -1) break;
     }
     // No boundary: cut (a lone surrogate pair when maxChars is 1 stays whole).
-    if (end === -1) end = cutAt(window, maxChars).length || 2;
+    if (end === -1) end = cutText(window, maxChars).length || 2;
     const passage = window.slice(0, end).trim();
     if (passage !== "") passages.push(passage);
     start += end;
@@ -208,12 +208,6 @@ function splitPassages(text: string, maxChars: number): string[] {
   const last = text.slice(start).trim();
   if (last !== "" || passages.length === 0) passages.push(last === "" ? text.slice(start) : last);
   return passages;
-}
-
-/** The first `maxChars` characters of `text`, one fewer when the cut would split a surrogate pair. */
-function cutAt(text: string, maxChars: number): string {
-  const code = text.charCodeAt(maxChars - 1);
-  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? maxChars - 1 : maxChars);
 }
 
 function readScore(doc: DocumentInterface): number | undefined {

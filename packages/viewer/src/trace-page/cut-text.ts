@@ -1,5 +1,6 @@
 // Runs in the pages (bundled into their scripts at build time: scripts/build-page-scripts.mjs) and
-// in Node, so it uses only the JavaScript built-ins.
+// in Node, so it uses only the JavaScript built-ins: the pages cannot import @agentrx/core, whose
+// `cutText` is the same rule for the packages.
 
 /** Whether the UTF-16 code unit at `index` of `text` is the first half of a surrogate pair. */
 function isHighSurrogate(text: string, index: number): boolean {
