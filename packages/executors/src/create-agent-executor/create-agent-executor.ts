@@ -5,6 +5,7 @@ import type { BaseLanguageModel } from "@langchain/core/language_models/base";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { z } from "zod";
 import { AgentExecutor, checkInputsBeforeRuns } from "../executor/agent-executor";
+import { givenInputs } from "../executor/run-helpers";
 import type { AgentExecutorCallConfig, AgentExecutorOptions, AgentExecutorResult } from "../executor/agent-executor-options";
 import type { ExecutorMemoryOptions } from "../executor/conversation-memory";
 import type { AgentStreamEvent } from "../executor/events";
@@ -189,12 +190,7 @@ function requireUserMessage(key: string): (inputs: Record<string, unknown>, call
   const renamed = key === "input" ? "" : "; `memory.inputKey` names it";
   return (inputs, call) => {
     if (inputs[key] !== undefined) return;
-    const names = Object.keys(inputs);
-    const found = Object.hasOwn(inputs, key)
-      ? `\`${key}\` is undefined`
-      : names.length === 0
-        ? "no inputs were given"
-        : `the inputs given are ${names.map((name) => `\`${name}\``).join(", ")}`;
+    const found = givenInputs(inputs, key);
     const whose = call === "fork" ? "fork's inputs" : "inputs";
     const fix = call === "fork" ? `executor.fork(runId, { inputs: { ${key}: "..." } })` : `executor.invoke({ ${key}: "..." })`;
     throw new InvalidArgumentError({

@@ -213,13 +213,7 @@ export function missingPromptInput(error: unknown, inputs: Record<string, unknow
   if ((error as { lc_error_code?: unknown } | null)?.lc_error_code !== "INVALID_PROMPT_INPUT") return undefined;
   const missing = /^Missing value for input variable `([^`]+)`/.exec((error as Error).message)?.[1];
   if (missing === undefined) return undefined;
-  const given = Object.keys(inputs);
-  const shown =
-    Object.hasOwn(inputs, missing) && inputs[missing] === undefined
-      ? `\`${missing}\` is undefined`
-      : given.length === 0
-        ? "no inputs were given"
-        : `the inputs given are ${given.map((key) => `\`${key}\``).join(", ")}`;
+  const shown = givenInputs(inputs, missing);
   return new InvalidArgumentError({
     argument: "inputs",
     value: inputs,
@@ -245,4 +239,14 @@ export function notAnInputsObject(inputs: unknown): string | undefined {
   if (inputs instanceof Map) return "a Map (pass Object.fromEntries(map))";
   if (inputs instanceof Set) return "a Set";
   return undefined;
+}
+
+/**
+ * What inputs that lack `key` have, as an error's message says it: "`key` is undefined", "no
+ * inputs were given", or "the inputs given are `a`, `b`". @internal
+ */
+export function givenInputs(inputs: Record<string, unknown>, key: string): string {
+  if (Object.hasOwn(inputs, key) && inputs[key] === undefined) return `\`${key}\` is undefined`;
+  const names = Object.keys(inputs);
+  return names.length === 0 ? "no inputs were given" : `the inputs given are ${names.map((name) => `\`${name}\``).join(", ")}`;
 }

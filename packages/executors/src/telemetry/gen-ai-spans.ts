@@ -142,18 +142,14 @@ export function describeChatModel(className: string | undefined, params: Record<
   const attributes: Attributes = { "gen_ai.operation.name": "chat", "gen_ai.request.model": model };
   const provider = providerName(firstString(metadata?.["ls_provider"]));
   if (provider !== undefined) attributes["gen_ai.provider.name"] = provider;
-  const settings: [string, unknown, "number" | "integer"][] = [
-    ["gen_ai.request.temperature", metadata?.["ls_temperature"] ?? params["temperature"], "number"],
-    ["gen_ai.request.max_tokens", metadata?.["ls_max_tokens"] ?? params["max_tokens"] ?? params["max_completion_tokens"] ?? params["maxOutputTokens"], "integer"],
-    ["gen_ai.request.top_p", params["top_p"] ?? params["topP"], "number"],
-    ["gen_ai.request.top_k", params["top_k"] ?? params["topK"], "integer"],
-    ["gen_ai.request.frequency_penalty", params["frequency_penalty"] ?? params["frequencyPenalty"], "number"],
-    ["gen_ai.request.presence_penalty", params["presence_penalty"] ?? params["presencePenalty"], "number"],
-    ["gen_ai.request.seed", params["seed"], "integer"],
-  ];
-  for (const [key, value, kind] of settings) {
-    if (typeof value === "number" && Number.isFinite(value) && (kind === "number" || Number.isInteger(value))) attributes[key] = value;
-  }
+  // Straight-line (on every model call of the callback path): no list of settings built per call.
+  setNumber(attributes, "gen_ai.request.temperature", metadata?.["ls_temperature"] ?? params["temperature"], false);
+  setNumber(attributes, "gen_ai.request.max_tokens", metadata?.["ls_max_tokens"] ?? params["max_tokens"] ?? params["max_completion_tokens"] ?? params["maxOutputTokens"], true);
+  setNumber(attributes, "gen_ai.request.top_p", params["top_p"] ?? params["topP"], false);
+  setNumber(attributes, "gen_ai.request.top_k", params["top_k"] ?? params["topK"], true);
+  setNumber(attributes, "gen_ai.request.frequency_penalty", params["frequency_penalty"] ?? params["frequencyPenalty"], false);
+  setNumber(attributes, "gen_ai.request.presence_penalty", params["presence_penalty"] ?? params["presencePenalty"], false);
+  setNumber(attributes, "gen_ai.request.seed", params["seed"], true);
   // Conditionally required only when the request asks for more than one choice.
   const choices = params["n"] ?? params["candidateCount"];
   if (typeof choices === "number" && Number.isInteger(choices) && choices !== 1) attributes["gen_ai.request.choice.count"] = choices;
@@ -161,6 +157,11 @@ export function describeChatModel(className: string | undefined, params: Record<
   const sequences = typeof stop === "string" ? [stop] : Array.isArray(stop) ? stop.filter((item): item is string => typeof item === "string") : [];
   if (sequences.length > 0) attributes["gen_ai.request.stop_sequences"] = sequences;
   return { spanName: `chat ${model}`, model, attributes };
+}
+
+/** Sets `key` to `value` when it is a finite number (an integer, with `integer`); else nothing. */
+function setNumber(attributes: Attributes, key: string, value: unknown, integer: boolean): void {
+  if (typeof value === "number" && Number.isFinite(value) && (!integer || Number.isInteger(value))) attributes[key] = value;
 }
 
 /**

@@ -10,13 +10,14 @@ export class ToolCallIds {
 
   /** The id of an `action` event's call; `index` is the event's (its place in the turn), when it has one. */
   ofAction(iteration: number, action: AgentAction, index?: number): string {
-    const known = idOf(action) ?? this.byAction.get(action);
+    const known = idOf(action);
     if (known !== undefined) return known;
-    let place = index;
-    if (place === undefined) {
-      place = this.counts.get(iteration) ?? 0;
-      this.counts.set(iteration, place + 1);
-    }
+    if (index !== undefined) return `call-${iteration}-${index}`;
+    // An event without its place (a stream from before events carried it): numbered in order.
+    const seen = this.byAction.get(action);
+    if (seen !== undefined) return seen;
+    const place = this.counts.get(iteration) ?? 0;
+    this.counts.set(iteration, place + 1);
     const id = `call-${iteration}-${place}`;
     this.byAction.set(action, id);
     const key = keyOf(iteration, action);
@@ -25,20 +26,16 @@ export class ToolCallIds {
   }
 
   /**
-   * The id of a `step` event's call; `index` is the event's. A step whose action was not in this
+   * The id of a `step` event's call; `index` is the event's: a step whose action was not in this
    * stream (a resumed run's approved or in-doubt call) is named by its place in the turn, as the
    * interrupt that asked about it was.
    */
   ofStep(iteration: number, action: AgentAction, index?: number): string {
-    const known = idOf(action) ?? this.byAction.get(action);
+    const known = idOf(action);
     if (known !== undefined) return known;
-    if (index !== undefined) {
-      const id = `call-${iteration}-${index}`;
-      const queue = this.pending.get(keyOf(iteration, action));
-      const at = queue?.indexOf(id) ?? -1;
-      if (at !== -1) queue?.splice(at, 1);
-      return id;
-    }
+    if (index !== undefined) return `call-${iteration}-${index}`;
+    const seen = this.byAction.get(action);
+    if (seen !== undefined) return seen;
     // The step carries a copy of the action (a replayed record): match it by iteration, tool and input.
     const queue = this.pending.get(keyOf(iteration, action));
     return queue?.shift() ?? this.ofAction(iteration, action);
