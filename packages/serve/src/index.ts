@@ -14,6 +14,8 @@ export type { AGUIHandlerOptions } from "./ag-ui/create-ag-ui-handler";
 export type { AGUIEvent, AGUIInterrupt, AGUIResumeEntry, AGUIRunState, AGUITokenUsage, BaseEvent, RunAgentInput } from "./ag-ui/ag-ui-event";
 export { followRecordedRun } from "./runs/follow-recorded-run";
 export type { FollowRecordedRunOptions } from "./runs/follow-recorded-run";
+export { staleDecisions } from "./runs/stale-decisions";
+export type { StaleDecisions } from "./runs/stale-decisions";
 export { type WriteResponseOptions, writeResponse } from "./node/write-response";
 export { a2aTool, createA2AHandler, A2ATaskError } from "./a2a/index";
 export type {

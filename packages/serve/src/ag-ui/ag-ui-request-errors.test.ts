@@ -80,6 +80,23 @@ describe("createAGUIHandler, requests whose run cannot start", () => {
     expect(eventsOf(await (await resume(url, "run-q", interruptId)).text()).at(-1)).toMatchObject({ type: "RUN_FINISHED", result: ANSWER });
   });
 
+  it("answers 409 naming the pause the run waits on now to resume entries for an earlier pause, after another answer resumed it and it paused again", async () => {
+    const store = new MemoryRunStore();
+    const url = await serve(weatherExecutor({ approval: true, askAgain: true, store }));
+    const first = await pause(url, "run-s");
+    const resumed = eventsOf(await (await resume(url, "run-s", first)).text()).at(-1) as { type: string; outcome?: { type: string; interrupts: { id: string }[] } };
+    expect(resumed.outcome?.type).toBe("interrupt");
+    const waiting = resumed.outcome?.interrupts[0]?.id as string;
+    expect(waiting).not.toBe(first);
+    expect(await answer(await resume(url, "run-s", first))).toEqual([
+      409,
+      "text/plain",
+      `Run "run-s" paused again: "${first}" answers an earlier pause, which is over. It waits on ${waiting} (get_time) now: answer that pause.\n`,
+    ]);
+    expect((await store.getRun("run-s"))?.status).toBe("interrupted");
+    expect(eventsOf(await (await resume(url, "run-s", waiting)).text()).at(-1)).toMatchObject({ type: "RUN_FINISHED", result: ANSWER });
+  });
+
   it("answers 409 to the second of two requests for the same new runId that both passed the check: the store refuses its record, and the first runs to its end", async () => {
     // Both requests find no run "run-race" before either starts it.
     let checked = 0;

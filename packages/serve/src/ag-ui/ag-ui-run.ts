@@ -4,6 +4,7 @@
 import { InvalidArgumentError } from "@agentrx/core";
 import { type AgentExecutor, type AgentStreamEvent, type Decision, RunBusyError, RunNotFoundError, type RunObservable, type RunStore, ThreadBusyError, runDisplaySource } from "@agentrx/executors";
 import { type Observable, throwError } from "rxjs";
+import { type StaleDecisions, staleDecisions } from "../runs/stale-decisions";
 import { watchRunCreation } from "./watch-run-creation";
 
 /** A request refused before its run started: the HTTP status and a one-line reason. */
@@ -46,8 +47,10 @@ export async function newAGUIRun(executor: AgentExecutor, inputs: Record<string,
 /**
  * The paused run `runId` resumed with `decisions`. With a store, a run it does not have (`404`)
  * or that is not paused (`409`) is refused before anything starts; the same found by the resume
- * itself (another request answered the pause meanwhile) too, and decisions the pause does not
- * take (an unknown interrupt, an edit its tool's schema refuses) are a `400`.
+ * itself (another request answered the pause meanwhile) too, and so are decisions for an earlier
+ * pause of the run, which is over while it waits on a newer one (`409` naming that one, see
+ * `staleDecisions`); decisions the pause does not take (an interrupt the run never had, an edit
+ * its tool's schema refuses) are a `400`.
  */
 export async function resumedAGUIRun(executor: AgentExecutor, runId: string, decisions: Record<string, Decision>): Promise<AGUIRun | Refusal> {
   const events = executor.resume(runId, { decisions });
@@ -65,6 +68,8 @@ export async function resumedAGUIRun(executor: AgentExecutor, runId: string, dec
       if (InvalidArgumentError.isInstance(error) && error.argument === "decisions") {
         const status = await statusOf(store, runId);
         if (status !== undefined && status !== "interrupted") return notPaused(runId, status);
+        const stale = await staleOf(store, runId, decisions);
+        if (stale !== undefined) return { status: 409, message: stale.message };
         return { status: 400, message: `The resume entries do not fit the paused run: ${error.message.replace(/^AgentExecutor\.resume: /, "")}` };
       }
       return undefined;
@@ -95,6 +100,15 @@ function storeOf(events: RunObservable<unknown, unknown>): RunStore | undefined 
 async function statusOf(store: RunStore | undefined, runId: string): Promise<string | undefined> {
   try {
     return (await store?.getRun(runId))?.status;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The decisions' stale answers (see `staleDecisions`), or undefined when there are none or the store cannot say. */
+async function staleOf(store: RunStore | undefined, runId: string, decisions: Record<string, Decision>): Promise<StaleDecisions | undefined> {
+  try {
+    return store === undefined ? undefined : await staleDecisions(store, runId, decisions);
   } catch {
     return undefined;
   }

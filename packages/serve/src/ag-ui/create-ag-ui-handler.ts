@@ -71,9 +71,10 @@ const OPTION_KEYS = Object.keys({
  * one-line reason, and so does a request the run store refuses before its run begins (the
  * response opens with the run's first event and, for a new run, once its record exists): 404 for
  * a resume of a run the store does not have; 409 for a `runId` the store has already (also when
- * another request took it at the same moment), a resume of a run that is not paused, or a thread
- * whose run is going on (the executor's `followUp: "reject"`); 400 for resume entries the paused
- * run does not wait for. Any other failure of a valid request is a `RUN_ERROR` event in a `200`
+ * another request took it at the same moment), a resume of a run that is not paused, resume
+ * entries for an earlier pause of a run that paused again (naming the pause it waits on now), or
+ * a thread whose run is going on (the executor's `followUp: "reject"`); 400 for resume entries
+ * the paused run does not wait for and never did. Any other failure of a valid request is a `RUN_ERROR` event in a `200`
  * stream, whether it comes before the run starts (`inputs`, the executor or the run store
  * throwing, its memory failing to load) or after (see docs/serving.md). The returned
  * promise never rejects (so `createServer(handler)` is safe): a request whose body cannot be read

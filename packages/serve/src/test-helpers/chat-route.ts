@@ -5,8 +5,8 @@
 //   app/api/chat/route.ts:                export const POST = chat.POST;
 //   app/api/chat/[id]/stream/route.ts:    export const GET = chat.GET;
 import { InvalidArgumentError } from "@agentrx/core";
-import { type AgentExecutor, type AgentStreamEvent, RunBusyError, RunNotFoundError, type RunStore, recordDecisions } from "@agentrx/executors";
-import { type UIApprovalDecisions, type UIMessageLike, followRecordedRun, toUIMessageStreamResponse, uiApprovalDecisions } from "@agentrx/serve";
+import { type AgentExecutor, type AgentStreamEvent, type Decision, RunBusyError, RunNotFoundError, type RunStore, recordDecisions } from "@agentrx/executors";
+import { type UIApprovalDecisions, type UIMessageLike, followRecordedRun, staleDecisions, toUIMessageStreamResponse, uiApprovalDecisions } from "@agentrx/serve";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { ReplaySubject } from "rxjs";
 
@@ -65,7 +65,7 @@ export function chatRoute(executor: AgentExecutor, options: ChatRouteOptions): C
     try {
       await recorded;
     } catch (error) {
-      return notRecorded(error, runId);
+      return notRecorded(error, runId, approvals?.decisions ?? {});
     }
     // The usage so far, so the resumed stream shows the whole run's (not only what it adds).
     const earlierUsage = approvals ? (await store.getRun(runId))?.usage : undefined;
@@ -76,13 +76,16 @@ export function chatRoute(executor: AgentExecutor, options: ChatRouteOptions): C
 
   /**
    * Why the store did not record the request: 404 for a run it does not have; 409 for a pause
-   * that is not there to answer (answered already, also by another request at the same moment);
-   * 400 for answers the pause does not take (an approval it does not wait for); 500 when the
-   * store failed, which is the server's error, not the request's.
+   * that is not there to answer (answered already, also by another request at the same moment,
+   * or an earlier pause of a run that paused again: the answer names the pause it waits on now);
+   * 400 for answers the pause does not take (an approval it never asked); 500 when the store
+   * failed, which is the server's error, not the request's.
    */
-  async function notRecorded(error: unknown, runId: string): Promise<Response> {
+  async function notRecorded(error: unknown, runId: string, decisions: Record<string, Decision>): Promise<Response> {
     if (RunNotFoundError.isInstance(error)) return new Response(`Not found: ${error.message}`, { status: 404 });
     if (InvalidArgumentError.isInstance(error)) {
+      const stale = await staleDecisions(store, runId, decisions);
+      if (stale) return new Response(`Conflict: ${stale.message}`, { status: 409 });
       const conflict = RunBusyError.isInstance(error.cause) || (await store.getRun(runId))?.status !== "interrupted";
       return new Response(`${conflict ? "Conflict" : "Bad request"}: ${error.message}`, { status: conflict ? 409 : 400 });
     }

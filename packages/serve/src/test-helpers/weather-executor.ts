@@ -19,10 +19,12 @@ export interface WeatherExecutorOptions {
   answer?: string;
   /** Throw from get_weather. */
   failTool?: boolean;
+  /** Ask for get_time again (in Rome) before the answer: with `approval`, the run pauses twice. */
+  askAgain?: boolean;
 }
 
 export function weatherExecutor(options: WeatherExecutorOptions = {}): AgentExecutor {
-  const { approval = false, store, tokenDelayMs = 0, toolMs = 0, answer = ANSWER, failTool = false } = options;
+  const { approval = false, store, tokenDelayMs = 0, toolMs = 0, answer = ANSWER, failTool = false, askAgain = false } = options;
   const sleep = () => new Promise((resolve) => setTimeout(resolve, toolMs));
   const weather = tool(
     async ({ city }) => {
@@ -44,6 +46,7 @@ export function weatherExecutor(options: WeatherExecutorOptions = {}): AgentExec
     tokenDelayMs,
     responses: [
       { content: "Let me check. ", toolCalls: [{ name: "get_weather", args: { city: "Paris" } }, { name: "get_time", args: { city: "Paris" } }] },
+      ...(askAgain ? [{ content: "And Rome. ", toolCalls: [{ name: "get_time", args: { city: "Rome" } }] }] : []),
       answer,
     ],
   });

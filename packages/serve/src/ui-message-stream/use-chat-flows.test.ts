@@ -266,6 +266,21 @@ describe("the documented route's answers to requests it cannot take", () => {
     expect((await server.store.getRun((paused.metadata as { runId: string }).runId))?.status).toBe("interrupted");
   });
 
+  it("answers 409 naming the pause the run waits on now to an answer of an earlier pause, after the run paused again", async () => {
+    const server = chatServer([{ toolCalls: [{ name: "b", args: { x: "1" } }] }, { toolCalls: [{ name: "b", args: { x: "2" } }] }, "Done."]);
+    const { user, answer, approvalId, paused } = await pausedChat(server, "again");
+    const runId = (paused.metadata as { runId: string }).runId;
+    const resumed = await post(server, { id: "again", messages: [user, answer(approvalId)] });
+    expect(resumed.status).toBe(200);
+    // The resumed stream asks for the second approval (it continues the paused message).
+    const newer = [...(await resumed.text()).matchAll(/"type":"tool-approval-request"[^}]*"approvalId":"([^"]+)"/g)].map((match) => match[1]);
+    expect(newer).toHaveLength(1);
+    expect(newer[0]).not.toBe(approvalId);
+    const stale = await post(server, { id: "again", messages: [user, answer(approvalId)] });
+    expect([stale.status, await stale.text()]).toEqual([409, `Conflict: Run "${runId}" paused again: "${approvalId}" answers an earlier pause, which is over. It waits on ${newer[0]} (b) now: answer that pause.`]);
+    expect((await server.store.getRun(runId))?.status).toBe("interrupted");
+  });
+
   it("answers 500, not 409, when the store fails to record the answer: the server's error, not the request's", async () => {
     const store = new SlowStore();
     const server = chatServer([{ toolCalls: [{ name: "b", args: { x: "2" } }] }, "Done."], undefined, store);

@@ -14,6 +14,7 @@ export type {
   TracePageData,
   TraceRequest,
   TraceRequestParts,
+  TraceRequestPartsUpdate,
   TraceRequestRef,
   TraceSubRunEvent,
   TraceRun,

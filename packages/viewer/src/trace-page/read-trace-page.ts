@@ -1,9 +1,10 @@
 import { RunNotFoundError, type RunInfo, type RunStore } from "@agentrx/executors";
 import { readReadableEvents } from "./read-readable-events";
 import { CappedText, capTexts } from "./capped-text";
-import type { TraceMessage, TracePageData, TraceRequest, TraceRequestParts, TraceRequestRef, TraceRun } from "./trace-data";
+import type { TracePageData, TraceRun } from "./trace-data";
 import { TraceEventConverter, type ServerTraceEvent, usageOf } from "./trace-event-converter";
 import { isStalledRun } from "./is-stalled-run";
+import { RequestEmbedder } from "./request-embedder";
 import type { TracePageSource } from "./page/trace-page-html";
 
 /**
@@ -52,55 +53,9 @@ export async function readTracePage(store: RunStore, runId: string, options: Rea
   dropAnsweredTokenTexts(events);
   capTexts(converter.texts, textBudget);
   capTexts(converter.requestTexts, options.requestBudget ?? TRACE_REQUEST_BUDGET);
-  const { events: embedded, requestParts } = embedRequests(events);
-  return { run: traceRunOf(info), events: embedded, mode, source, generatedAt: Date.now(), ...(requestParts === undefined ? {} : { requestParts }) };
-}
-
-/** Positions with each run of consecutive ones (`4, 5, 6`) as `[first, last]`. */
-function runsOf(positions: readonly number[]): TraceRequestRef["messages"] {
-  const out: TraceRequestRef["messages"] = [];
-  for (let i = 0; i < positions.length; ) {
-    const first = positions[i] as number;
-    let j = i;
-    while (j + 1 < positions.length && positions[j + 1] === (positions[j] as number) + 1) j++;
-    out.push(j > i ? [first, first + (j - i)] : first);
-    i = j + 1;
-  }
-  return out;
-}
-
-/**
- * The events with each model call's `request` replaced by a `requestRef` to its parts, and those
- * parts, each once (the converter gives a part the requests share as one object). Every request
- * repeats the conversation so far: embedded whole, a run of n calls would carry n² messages.
- */
-function embedRequests(events: readonly ServerTraceEvent[]): { events: ServerTraceEvent[]; requestParts?: TraceRequestParts<CappedText> } {
-  const parts: TraceRequestParts<CappedText> = { messages: [], texts: [] };
-  const messageIndex = new Map<TraceMessage<CappedText>, number>();
-  const textIndex = new Map<CappedText, number>();
-  const indexOf = <P>(index: Map<P, number>, list: P[], part: P): number => {
-    let at = index.get(part);
-    if (at === undefined) index.set(part, (at = list.push(part) - 1));
-    return at;
-  };
-  const refOf = (request: TraceRequest<CappedText>): TraceRequestRef => {
-    const ref: TraceRequestRef = { hash: request.hash, messages: runsOf(request.messages.map((message) => indexOf(messageIndex, parts.messages, message))) };
-    if (request.tools !== undefined) ref.tools = indexOf(textIndex, parts.texts, request.tools);
-    if (request.toolCount !== undefined) ref.toolCount = request.toolCount;
-    if (request.settings !== undefined) ref.settings = indexOf(textIndex, parts.texts, request.settings);
-    return ref;
-  };
-  const embed = <E extends ServerTraceEvent>(event: E): E => {
-    if (event.type === "sub_run") {
-      const inner = embed(event.event);
-      return inner === event.event ? event : { ...event, event: inner };
-    }
-    if (event.type !== "model_call" || event.request === undefined) return event;
-    const { request, ...rest } = event;
-    return { ...rest, requestRef: refOf(request) } as E;
-  };
-  const out = events.map(embed);
-  return parts.messages.length > 0 || parts.texts.length > 0 ? { events: out, requestParts: parts } : { events: out };
+  const embedder = new RequestEmbedder();
+  const embedded = events.map((event) => embedder.embed(event));
+  return { run: traceRunOf(info), events: embedded, mode, source, generatedAt: Date.now(), ...(embedder.isEmpty ? {} : { requestParts: embedder.parts }) };
 }
 
 /** Removes the text of the token events whose model call has its reply recorded (the reply holds it). */

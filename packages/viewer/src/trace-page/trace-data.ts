@@ -74,6 +74,19 @@ export interface TraceRequestParts<T = TraceText> {
 }
 
 /**
+ * The request parts a live page's update adds to the page's {@link TraceRequestParts}: its new
+ * events' `requestRef`s point at them, and at the parts the page has already (sent once, never
+ * again). Each list goes at its position in the page's: `messages[i]` is the page's message
+ * `messagesFrom + i`.
+ */
+export interface TraceRequestPartsUpdate<T = TraceText> extends TraceRequestParts<T> {
+  /** The position in the page's `messages` of the first of `messages`. */
+  messagesFrom: number;
+  /** The position in the page's `texts` of the first of `texts`. */
+  textsFrom: number;
+}
+
+/**
  * An image of a recorded value (a tool's observation, the run's inputs, a message), as the page
  * shows it: a thumbnail when the page embeds it (`dataUrl`), else a placeholder with its type and
  * size. Its place in the text is marked `[image N: ...]`.
@@ -149,9 +162,9 @@ export type TraceEvent<T = TraceText> =
       inputCount: number;
       inputDigest: string;
       reply: TraceMessage<T>;
-      /** With `recordPrompts`: the exact request (as the `ui` streams a live run's new calls). */
+      /** With `recordPrompts`: the exact request, whole (the server's form, before it is embedded as `requestRef`). */
       request?: TraceRequest<T>;
-      /** With `recordPrompts`, in a page's embedded data: the exact request, by its parts in the page's `requestParts`. */
+      /** With `recordPrompts`, in a page's data and a live page's updates: the exact request, by its parts in the page's `requestParts`. */
       requestRef?: TraceRequestRef;
     })
   | (TraceEventBase & {
@@ -310,4 +323,9 @@ export interface TraceActions {
 export interface TraceUpdate {
   run: TraceRun;
   events: TraceEvent[];
+  /**
+   * The request parts the events' `requestRef`s add to the page's `requestParts` (`recordPrompts`):
+   * only the new ones, so a long live run's stream grows with its calls, not with their square.
+   */
+  requestParts?: TraceRequestPartsUpdate;
 }

@@ -73,7 +73,7 @@ export class RunActions {
       case "reject":
       case "edit": {
         const call = actions.pending.find((pending) => pending.id === request.interruptId);
-        if (call === undefined) return conflict(`run ${runId} has no call waiting for a decision with interrupt id ${JSON.stringify(request.interruptId)} (it is ${run.status})`);
+        if (call === undefined) return conflict(`run ${runId} has no call waiting for a decision with interrupt id ${JSON.stringify(request.interruptId)} (it is ${run.status}${waitingOn(actions.pending)})`);
         const decision: Decision =
           request.action === "approve"
             ? { type: "approve" }
@@ -163,6 +163,11 @@ export class RunActions {
 
 /** The statuses of a run the store can cancel (`cancelRun`): one that has not ended. */
 const CANCELLABLE = new Set(["queued", "running", "interrupted"]);
+
+/** The calls a pause waits on, for a refusal that names them (`; it waits on call-1-0 (refund)`); none: nothing. */
+function waitingOn(pending: readonly TracePendingCall[]): string {
+  return pending.length === 0 ? "" : `; it waits on ${pending.map((call) => `${call.id} (${call.tool})`).join(", ")}`;
+}
 
 function conflict(error: string): RunActionResult {
   return { status: 409, body: { error } };

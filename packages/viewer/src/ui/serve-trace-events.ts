@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RunStore } from "@agentrx/executors";
-import { TraceFollower } from "../trace-page/index";
+import { TraceFollower, type TraceUpdate } from "../trace-page/index";
 import { SseWriter } from "@agentrx/runs";
 
 /** Options of {@link serveTraceEvents}. */
@@ -20,8 +20,8 @@ const HEARTBEAT_MS = 15_000;
 
 /**
  * Follows a run's record as Server-Sent Events, polling the store for the events after the last
- * `seq` sent: an `update` event (id: the last `seq`; data: `{ run, events }` in the trace page's
- * form) whenever the run's row or its events change, and an `end` event once the run no longer
+ * `seq` sent: an `update` event (id: the last `seq`; data: `{ run, events, requestParts? }` in the
+ * trace page's form, with only the request parts the page does not have yet) whenever the run's row or its events change, and an `end` event once the run no longer
  * runs and every event was sent. Stops polling when the client goes away.
  *
  * @internal
@@ -50,7 +50,7 @@ export async function serveTraceEvents(store: RunStore, runId: string, req: Inco
       lastRow = row;
       lastSeq = update.events[update.events.length - 1]?.seq ?? lastSeq;
       // A full socket pauses the polling until the client has read what was sent.
-      if (!sse.send({ id: lastSeq, event: "update", data: JSON.stringify({ run: update.run, events: update.events }) }) && !(await sse.ready())) break;
+      if (!sse.send({ id: lastSeq, event: "update", data: JSON.stringify(updateData(update)) }) && !(await sse.ready())) break;
     }
     if (update.done) {
       sse.send({ event: "end", data: "{}" });
@@ -65,4 +65,9 @@ export async function serveTraceEvents(store: RunStore, runId: string, req: Inco
     });
   }
   sse.end();
+}
+
+/** What an `update` event carries: the update without `done`. */
+function updateData({ run, events, requestParts }: TraceUpdate): TraceUpdate {
+  return requestParts === undefined ? { run, events } : { run, events, requestParts };
 }

@@ -1,6 +1,6 @@
 // Runs in the trace page (bundled into its script at build time: scripts/build-page-scripts.mjs)
 // and in Node (the CLI and the tests), so it uses only the JavaScript built-ins, no DOM.
-import type { TraceEdit, TraceEvent, TraceImage, TraceMessage, TraceRequest, TraceRequestParts, TraceRequestRef, TraceRun, TraceSubRunEvent, TraceText, TraceUsage } from "../trace-data";
+import type { TraceEdit, TraceEvent, TraceImage, TraceMessage, TraceRequest, TraceRequestParts, TraceRequestRef, TraceRun, TraceSubRunEvent, TraceText, TraceUpdate, TraceUsage } from "../trace-data";
 
 /** A stretch of a run in one process: the first one, then one per resume. */
 export interface TraceSegment {
@@ -34,9 +34,9 @@ export interface TraceModelCall {
   liveText?: string;
   usage?: TraceUsage;
   reply?: TraceMessage;
-  /** With `recordPrompts`: the exact request (a live run's new call), or see `requestRef`. */
+  /** With `recordPrompts`: the exact request, whole (data made before requests were embedded by parts), or see `requestRef`. */
   request?: TraceRequest;
-  /** With `recordPrompts`, from the page's embedded data: the exact request by its parts; {@link traceRequestOf} rebuilds it. */
+  /** With `recordPrompts`, from the page's data or a live update: the exact request by its parts; {@link traceRequestOf} rebuilds it. */
   requestRef?: TraceRequestRef;
   /** The model's name, as its usage reported it. */
   modelName?: string;
@@ -181,11 +181,12 @@ export type TraceModelRuntime = ReturnType<typeof traceModelRuntime>;
  * @internal
  */
 export function traceModelRuntime() {
-  /** A run with no event applied yet; `requestParts`: the page data's, for its model calls' `requestRef`s. */
-  function createTrace(run: TraceRun, requestParts?: TraceRequestParts): TraceModel {
-    const model: TraceModel = { run, segments: [], iterations: [], others: [], usage: { input: 0, output: 0, total: 0 }, tokenEvents: 0, lastSeq: 0 };
-    if (requestParts !== undefined) model.requestParts = requestParts;
-    return model;
+  /**
+   * A run with no event applied yet; `requestParts`: the page data's, for its model calls'
+   * `requestRef`s (none: an empty list, which a live page's updates fill and its sub-runs share).
+   */
+  function createTrace(run: TraceRun, requestParts: TraceRequestParts = { messages: [], texts: [] }): TraceModel {
+    return { run, requestParts, segments: [], iterations: [], others: [], usage: { input: 0, output: 0, total: 0 }, tokenEvents: 0, lastSeq: 0 };
   }
 
   function iterationOf(model: TraceModel, n: number, at: number): TraceIteration {
@@ -475,7 +476,22 @@ export function traceModelRuntime() {
     for (const event of events) applyEvent(model, event);
   }
 
-  return { createTrace, applyEvents };
+  /**
+   * Applies a live page's update (see `TraceUpdate`): the run's row, the request parts it adds, each
+   * at its position in the page's (which a sub-run shares), then its events.
+   */
+  function applyUpdate(model: TraceModel, update: TraceUpdate): void {
+    model.run = update.run;
+    const added = update.requestParts;
+    if (added !== undefined) {
+      const parts = (model.requestParts ??= { messages: [], texts: [] });
+      added.messages.forEach((message, i) => (parts.messages[added.messagesFrom + i] = message));
+      added.texts.forEach((text, i) => (parts.texts[added.textsFrom + i] = text));
+    }
+    applyEvents(model, update.events);
+  }
+
+  return { createTrace, applyEvents, applyUpdate };
 }
 
 /**

@@ -286,9 +286,7 @@ export function tracePageMain(parts: TracePageParts): void {
   const ticker = setInterval(schedule, 1000); // running bars grow with the clock
   const source = new EventSource(`${runPath}/events?after=${trace.lastSeq}`);
   source.addEventListener("update", (event) => {
-    const update = JSON.parse((event as MessageEvent<string>).data) as TraceUpdate;
-    trace.run = update.run;
-    parts.model.applyEvents(trace, update.events);
+    parts.model.applyUpdate(trace, JSON.parse((event as MessageEvent<string>).data) as TraceUpdate);
     liveProblem = undefined;
     schedule();
   });
