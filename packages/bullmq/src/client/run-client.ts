@@ -113,17 +113,18 @@ export class RunClient {
     const recorded = recordedInputs(inputs, runId, threadId);
     const shown = shownInputs(inputs, runId);
     this.queue.open(); // a closed client records nothing
+    const createdAt = Date.now();
     await this.store.createRun({
       runId,
       ...(threadId === undefined ? {} : { threadId }),
       inputs: recorded,
       status: "queued",
       metadata: { executor, queue: this.queue.names.queueName },
-      at: Date.now(),
+      at: createdAt,
     });
-    const data: RunJobData = { schemaVersion: 1, kind: "start", runId, executor, inputs: shown, ...(threadId === undefined ? {} : { threadId }) };
+    const data: RunJobData = { schemaVersion: 1, kind: "start", runId, executor, inputs: shown, createdAt, ...(threadId === undefined ? {} : { threadId }) };
     try {
-      await this.queue.queueStart(runId, data);
+      await this.queue.queueStart({ runId, createdAt }, data);
     } catch (error) {
       const reason = `RunClient.submit could not queue the run: ${(error as Error)?.message ?? String(error)}`;
       await settleRun(this.store, runId, this.owner, "failed", reason).catch(() => undefined);
@@ -193,7 +194,7 @@ export class RunClient {
     const lapsed = info.status === "running" && (info.leaseExpiresAt ?? 0) < Date.now();
     if (info.status === "queued" || info.status === "interrupted" || lapsed) {
       await this.recordCancel(info);
-    } else if (info.status === "running" && this.store.cancelRun !== undefined && this.ofThisQueue(info) && (await this.queue.workerGone(runId))) {
+    } else if (info.status === "running" && this.store.cancelRun !== undefined && this.ofThisQueue(info) && (await this.queue.workerGone(info))) {
       // Its lease is live but nobody renews it: the store cancels the run under it (a worker that
       // still held it would be refused its next write), rather than wait for the lease to lapse.
       if (await this.store.cancelRun(runId, { reason: cancelReason(info, { workerGone: true }), at: Date.now() })) await this.queue.publishEnd(runId, "cancelled");
@@ -249,14 +250,14 @@ export class RunClient {
     if (decisions === undefined) {
       refuseIdleResume(where, info, Date.now());
       // Followers of the run wait for this job rather than end at the failure.
-      await this.queue.queueResume(runId, executor, info.epoch, true);
+      await this.queue.queueResume(info, executor, info.epoch, true);
       return;
     }
     // Durable before anything is queued: the decisions are in the store, and the run is `queued`
     // (its followers wait for it), so a job Redis loses is replaced by `reconcile()`. A cancel that
     // waits in Redis is left there: the worker that takes the run sees it.
     const { epoch } = await recordDecisions(this.store, runId, decisions, { tools: this.tools, owner: this.owner, operation: where });
-    await this.queue.queueResume(runId, executor, epoch);
+    await this.queue.queueResume(info, executor, epoch);
   }
 
   /**
@@ -361,7 +362,7 @@ export class RunClient {
     } catch (error) {
       if (!RunBusyError.isInstance(error)) throw error;
     }
-    await this.queue.removeStart(runId);
+    await this.queue.removeStart(info);
     return cancelled;
   }
 
@@ -378,10 +379,10 @@ export class RunClient {
   private reconcileRun(info: RunInfo): Promise<"waiting" | "requeued"> {
     return reconcileRun(
       {
-        latestJob: (runId) => this.queue.latestJob(runId),
+        latestJob: (runId) => this.queue.latestJob({ runId, createdAt: info.createdAt }),
         cancelPending: (runId) => this.queue.cancelPending(runId),
         settleCancel: (info) => this.recordCancel(info),
-        queueResume: (runId, executor, epoch) => this.queue.queueResume(runId, executor, epoch),
+        queueResume: (runId, executor, epoch) => this.queue.queueResume({ runId, createdAt: info.createdAt }, executor, epoch),
         giveUp: (runId, reason) => giveUpRun(this.store, this.owner, runId, reason),
       },
       info,

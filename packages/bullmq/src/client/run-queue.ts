@@ -1,17 +1,21 @@
 // What a RunClient keeps in Redis, beside the store: its connections (opened at the first call
 // that needs them), the runs' jobs, the cancels that wait for a worker, and the runs' channels.
 // @internal
-import { type ConnectionOptions, Queue } from "bullmq";
+import type { RunInfo } from "@agentrx/executors";
+import { type ConnectionOptions, type Job, Queue } from "bullmq";
 import { ChannelHub } from "../internal/channel-hub";
-import { CANCEL_TTL_SECONDS, type QueueNames, resumeJobId, startJobId } from "../internal/queue-names";
+import { CANCEL_TTL_SECONDS, type QueueNames, fallbackStartJobId, resumeJobId, startJobId } from "../internal/queue-names";
 import { type RedisClients, type RunQueueConnection, openRedisClients } from "../internal/redis-clients";
-import { RESUME_JOB, type RunJobData, START_JOB } from "../internal/run-job-data";
+import { RESUME_JOB, type RunJobData, START_JOB, ofEarlierRun } from "../internal/run-job-data";
 import { encodeWire } from "../internal/wire";
 import { type LatestJob, PENDING_STATES, queuedAtEpoch } from "./reconcile-run";
 import { workerGone } from "./worker-gone";
 
 /** Retries of a job whose store failed before its run started (the run itself is never retried blindly). */
 const JOB_ATTEMPTS = { attempts: 5, backoff: { type: "exponential", delay: 1000 } } as const;
+
+/** A run as its jobs are told from an earlier run's of the same id: by its record's `createdAt`. */
+type RunRef = Pick<RunInfo, "runId" | "createdAt">;
 
 interface Connected {
   redis: RedisClients;
@@ -21,8 +25,9 @@ interface Connected {
 
 /**
  * A client's side of one queue in Redis: the jobs of its runs (the start job, one per run; the
- * latest resume job, remembered by id for a day), the cancels kept for whoever takes a run, and the
- * runs' channels. Opens no connection until a call needs one.
+ * latest resume job, remembered by id for a day; each job names the record it was queued for), the
+ * cancels kept for whoever takes a run, and the runs' channels. Opens no connection until a call
+ * needs one.
  *
  * @internal
  */
@@ -48,12 +53,20 @@ export class RunQueue {
   /**
    * Queues a new run's start job. What an earlier run of the same id (its record deleted since)
    * left in Redis is not this run's and goes first: its job (BullMQ keeps ended jobs a while) would
-   * make BullMQ drop this one as a duplicate, and its cancel would cancel this run.
+   * make BullMQ drop this one as a duplicate, and its cancel would cancel this run. A job of that
+   * run that a worker still holds cannot be removed (a worker that stalled or died keeps its lock
+   * until `lockDuration` lapses): this run's job is queued beside it, under
+   * {@link fallbackStartJobId}, and the held one, when a worker takes it again, leaves this run
+   * alone (its data names the earlier run's record, see `ofEarlierRun`).
+   *
+   * @throws Error when neither job id is free (the request is never dropped silently)
    */
-  async queueStart(runId: string, data: RunJobData): Promise<void> {
-    const { redis, queue } = this.open();
-    await Promise.all([redis.command.del(this.names.cancelKey(runId), this.names.resumeKey(runId)), queue.remove(startJobId(runId))]);
-    await queue.add(START_JOB, data, { jobId: startJobId(runId), ...JOB_ATTEMPTS });
+  async queueStart(run: RunRef, data: RunJobData): Promise<void> {
+    const { redis } = this.open();
+    const { runId, createdAt } = run;
+    const [, queued] = await Promise.all([redis.command.del(this.names.cancelKey(runId), this.names.resumeKey(runId)), this.addUnlessHeld(startJobId(runId), data)]);
+    if (queued || (await this.addUnlessHeld(fallbackStartJobId(runId, createdAt), data))) return;
+    throw new Error(`the start jobs "${startJobId(runId)}" and "${fallbackStartJobId(runId, createdAt)}" of run "${runId}" are both held by a worker`);
   }
 
   /**
@@ -62,9 +75,10 @@ export class RunQueue {
    * brought back by this job). The job carries no decisions: they are in the run's record.
    * `clearCancel`: the resume continues a cancelled run, so its cancel is forgotten.
    */
-  async queueResume(runId: string, executor: string, epoch: number | undefined, clearCancel = false): Promise<void> {
+  async queueResume(run: RunRef, executor: string, epoch: number | undefined, clearCancel = false): Promise<void> {
     const { redis, queue } = this.open();
-    const data: RunJobData = { schemaVersion: 1, kind: "resume", runId, executor, ...(epoch === undefined ? {} : { epoch }) };
+    const { runId, createdAt } = run;
+    const data: RunJobData = { schemaVersion: 1, kind: "resume", runId, executor, createdAt, ...(epoch === undefined ? {} : { epoch }) };
     const jobId = resumeJobId(runId);
     const remember = redis.command.multi();
     if (clearCancel) remember.del(this.names.cancelKey(runId));
@@ -73,15 +87,14 @@ export class RunQueue {
   }
 
   /** Removes the run's start job unless a worker holds it (its worker ends it then). */
-  async removeStart(runId: string): Promise<void> {
-    await this.open().queue.remove(startJobId(runId)).catch(() => 0);
+  async removeStart(run: RunRef): Promise<void> {
+    const job = await this.startJob(run);
+    if (job?.id !== undefined) await this.open().queue.remove(job.id).catch(() => 0);
   }
 
   /** The run's latest job (its resume job, else its start job), as reconciling reads it. */
-  async latestJob(runId: string): Promise<LatestJob> {
-    const { redis, queue } = this.open();
-    const resumeId = await redis.command.get(this.names.resumeKey(runId));
-    const job = (resumeId === null ? undefined : await queue.getJob(resumeId)) ?? (await queue.getJob(startJobId(runId)));
+  async latestJob(run: RunRef): Promise<LatestJob> {
+    const job = (await this.resumeJob(run)) ?? (await this.startJob(run));
     if (job === undefined) return { state: "unknown" };
     const epoch = queuedAtEpoch(job.data);
     return { state: await job.getState(), failedReason: job.failedReason, ...(epoch === undefined ? {} : { epoch }) };
@@ -100,10 +113,9 @@ export class RunQueue {
    * Whether the worker that runs the run is known to be gone (see `workerGone`): the run's active
    * jobs (its start job, its latest resume job) against the workers of the queue Redis lists.
    */
-  async workerGone(runId: string): Promise<boolean> {
-    const { redis, queue } = this.open();
-    const resumeId = await redis.command.get(this.names.resumeKey(runId));
-    const jobs = await Promise.all([queue.getJob(startJobId(runId)), resumeId === null ? undefined : queue.getJob(resumeId)]);
+  async workerGone(run: RunRef): Promise<boolean> {
+    const { queue } = this.open();
+    const jobs = await Promise.all([this.startJob(run), this.resumeJob(run)]);
     const active: { processedBy?: string }[] = [];
     for (const job of jobs) if (job !== undefined && (await job.getState()) === "active") active.push(job);
     return workerGone(active, () => queue.getWorkers());
@@ -124,6 +136,38 @@ export class RunQueue {
   /** Tells the run's followers that it ended, so they read its record again. */
   async publishEnd(runId: string, status: "cancelled"): Promise<void> {
     await this.open().redis.command.publish(this.names.runChannel(runId), encodeWire([{ end: { status } }]));
+  }
+
+  /**
+   * Queues a start job under `jobId` unless a worker holds a job of that id (resolves `false`
+   * then): a job of that id that nobody holds is an earlier run's, removed first.
+   */
+  private async addUnlessHeld(jobId: string, data: RunJobData): Promise<boolean> {
+    const { queue } = this.open();
+    if ((await queue.remove(jobId)) === 0) return false; // locked: a worker holds it
+    await queue.add(START_JOB, data, { jobId, ...JOB_ATTEMPTS });
+    return true;
+  }
+
+  /**
+   * The run's start job: the one under its usual id, else the one queued beside a job of an
+   * earlier run of its id that a worker held (see `queueStart`); never a job of an earlier run.
+   */
+  private async startJob(run: RunRef): Promise<Job | undefined> {
+    const { queue } = this.open();
+    for (const jobId of [startJobId(run.runId), fallbackStartJobId(run.runId, run.createdAt)]) {
+      const job = await queue.getJob(jobId);
+      if (job !== undefined && !ofEarlierRun(job.data, run.createdAt)) return job;
+    }
+    return undefined;
+  }
+
+  /** The run's latest resume job, while Redis remembers it. */
+  private async resumeJob(run: RunRef): Promise<Job | undefined> {
+    const { redis, queue } = this.open();
+    const jobId = await redis.command.get(this.names.resumeKey(run.runId));
+    const job = jobId === null ? undefined : await queue.getJob(jobId);
+    return job === undefined || ofEarlierRun(job.data, run.createdAt) ? undefined : job;
   }
 
   /** Closes the connections (at once when Redis is unreachable); the runs followed error with `error`. */

@@ -46,6 +46,16 @@ export function startJobId(runId: string): string {
   return `run-${encodeURIComponent(runId)}`;
 }
 
+/**
+ * The start job id of a run whose usual one ({@link startJobId}) a worker still holds for an
+ * earlier run of the same id (its record deleted since, its worker stalled or dead with its lock
+ * not yet expired): BullMQ would drop a second job of that id as a duplicate. `createdAt` (the
+ * run's record's) tells this run's from any other; `@` is never in a URI-encoded run id.
+ */
+export function fallbackStartJobId(runId: string, createdAt: number): string {
+  return `${startJobId(runId)}@${createdAt}`;
+}
+
 /** The job id of a resume: a fresh one each time (two resumes of one pause: the first wins, the second is refused by the worker). */
 export function resumeJobId(runId: string): string {
   return `resume-${encodeURIComponent(runId)}-${crypto.randomUUID()}`;

@@ -37,6 +37,24 @@ export interface RunJobData {
    * ended, not brought back by a job that predates its end.
    */
   epoch?: number;
+  /**
+   * The `createdAt` of the run's record the job was queued for: a job queued for an earlier run of
+   * the same id (its record deleted since) is not this run's, and a worker leaves the run alone
+   * (see {@link ofEarlierRun}). Absent from jobs of earlier versions.
+   */
+  createdAt?: number;
+}
+
+/**
+ * Whether a job was queued for an earlier run of the same id than the record created at
+ * `createdAt` (that run's record was deleted, and the id submitted again). A job that does not say
+ * (of an earlier version, or data that cannot be read) is taken as the run's.
+ *
+ * @internal
+ */
+export function ofEarlierRun(data: unknown, createdAt: number): boolean {
+  const queuedFor = (data as Partial<RunJobData> | null | undefined)?.createdAt;
+  return typeof queuedFor === "number" && queuedFor !== createdAt;
 }
 
 /** The job's data, or a reason it cannot be run. */
@@ -50,5 +68,6 @@ export function readJobData(data: unknown): RunJobData | string {
     return "its decisions are not an object";
   }
   if (job.epoch !== undefined && !Number.isInteger(job.epoch)) return "its epoch is not an integer";
+  if (job.createdAt !== undefined && !Number.isFinite(job.createdAt)) return "its createdAt is not a number";
   return job as RunJobData;
 }

@@ -1,9 +1,9 @@
 import { InvalidArgumentError } from "@agentrx/core";
-import { type AgentExecutor, type Decision, RunBusyError, type RunInfo, RunNotFoundError, type RunStore } from "@agentrx/executors";
+import { type AgentExecutor, type Decision, RunBusyError, type RunInfo, RunNotFoundError, type RunStore, RunStoreError } from "@agentrx/executors";
 import { DelayedError, type Job, UnrecoverableError } from "bullmq";
 import type { Redis } from "ioredis";
 import type { QueueNames } from "../internal/queue-names";
-import { type RunJobData, readJobData } from "../internal/run-job-data";
+import { type RunJobData, ofEarlierRun, readJobData } from "../internal/run-job-data";
 import type { WireItem } from "../internal/wire";
 import { type SegmentOutcome, runSegment } from "./run-segment";
 import { ENDED, cancelReason, settleRun } from "../internal/settle-run";
@@ -48,7 +48,8 @@ const BUSY_RETRY_MS = 1000;
  * `RunClient.resume` recorded for it; a crashed one continues from its record; a paused one takes
  * the decisions of a job queued by an earlier version). A run another process still holds is retried
  * when that lease expires (the job is delayed, not failed); a run that keeps killing its workers is
- * failed after `maxAttempts`.
+ * failed after `maxAttempts`; a run whose record cannot be read is failed at once (see
+ * {@link failUnreadable}); a job queued for an earlier run of the same id leaves the run alone.
  *
  * @internal
  */
@@ -72,6 +73,7 @@ export async function processRunJob(context: WorkerContext, job: Job, token: str
     return { runId, status };
   } catch (error) {
     if (RunBusyError.isInstance(error)) return retryLater(job, token, (error.leaseExpiresAt ?? Date.now() + BUSY_RETRY_MS) + 20);
+    if (unreadable(error)) throw await failUnreadable(context, runId, error);
     throw error;
   } finally {
     context.active.delete(runId);
@@ -93,6 +95,8 @@ async function processRun(
   const { runId } = data;
   // Registered as active before this check: a cancel published from here on reaches the run.
   const [cancelled, info] = await Promise.all([context.redis.exists(context.names.cancelKey(runId)), store.getRun(runId)]);
+  // Queued for an earlier run of this id (its record deleted since): the run has a job of its own.
+  if (info !== undefined && ofEarlierRun(data, info.createdAt)) return info.status;
   if (cancelled === 1) {
     await settleRun(store, runId, owner, "cancelled", cancelReason(info));
     return "cancelled";
@@ -188,6 +192,28 @@ async function finish(outcome: SegmentOutcome, job: Job, token: string | undefin
   }
   if (!outcome.started) throw error; // the store failed before the run started: BullMQ retries the job
   throw new UnrecoverableError((error as Error)?.message ?? String(error)); // the run failed: its record says why
+}
+
+/** Whether the store says the run's record cannot be read (a retry would read the same record). */
+function unreadable(error: unknown): error is RunStoreError {
+  return RunStoreError.isInstance(error) && error.reason === "corrupt";
+}
+
+/**
+ * A run whose record cannot be read (a gap in its events, a `schemaVersion` this version does not
+ * know, a row that does not decode) will not heal by retrying its job: it is recorded as failed,
+ * with the store's reason, and the job fails at once (transient store failures, such as a timeout
+ * or an unreachable database, are retried). A record that cannot be written either (its row does
+ * not decode) stays as it is: reading it tells its followers the same.
+ */
+async function failUnreadable(context: WorkerContext, runId: string, error: RunStoreError): Promise<UnrecoverableError> {
+  const reason = `The run's record cannot be read, so no worker can run it (a retry would read the same record): ${error.message}`;
+  try {
+    await settleRun(context.store, runId, context.owner, "failed", reason);
+  } catch (settleError) {
+    if (!unreadable(settleError)) context.onError(settleError);
+  }
+  return new UnrecoverableError(reason);
 }
 
 /** Moves the job to the delayed set until `at` and tells BullMQ so (this is not a failure). */

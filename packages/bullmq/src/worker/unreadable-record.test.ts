@@ -1,0 +1,81 @@
+// A run whose record cannot be read fails at once (retrying its job reads the same record), while a
+// store that fails for a while (a timeout) has the job retried.
+import { type RunStore, RunStoreError } from "@agentrx/executors";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { RunStoppedError } from "../errors/run-stopped-error";
+import { startJobId } from "../internal/queue-names";
+import { doublingExecutor } from "../test-helpers/doubling-agent";
+import { type QueueFixture, queueFixture } from "../test-helpers/queue-fixture";
+import { testServers } from "../test-helpers/test-servers";
+
+const servers = await testServers("unreadable records");
+
+/** The store with `getRun` replaced (what a worker of another process would see). */
+function withGetRun(store: RunStore, getRun: RunStore["getRun"]): RunStore {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      if (property === "getRun") return getRun;
+      const value: unknown = Reflect.get(target, property, receiver);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+describe.skipIf(servers.skip)("createRunWorker and a record it cannot read (Redis, PostgreSQL)", () => {
+  let fixture: QueueFixture;
+  beforeAll(() => {
+    servers.assertReachable();
+    fixture = queueFixture(servers, "unreadable-test");
+  });
+  beforeEach(() => {
+    fixture.next();
+  });
+  afterAll(async () => {
+    await fixture?.close();
+    await servers.cleanup();
+  });
+
+  it("fails a run recorded with an unknown schemaVersion at once, naming it, without retrying the job", async () => {
+    const client = fixture.client();
+    const runId = await client.submit("double", { input: "double 2" });
+    // What a later version would have recorded: a checkpoint of a schemaVersion this one does not know.
+    const { epoch } = await fixture.store.claimRun(runId, { owner: "later-version", leaseMs: 10_000, at: Date.now() });
+    const checkpoint = { schemaVersion: 999, iteration: 0, elapsedMs: 0, phase: "agent" };
+    await fixture.store.write(runId, { owner: "later-version", leaseMs: 10_000, epoch, events: [], update: { status: "queued", checkpoint, release: true }, at: Date.now() });
+    fixture.worker({ double: () => doublingExecutor() });
+    const stopped = await client.result(runId).then(() => undefined, (error: unknown) => error);
+    expect(RunStoppedError.isInstance(stopped) && stopped.status).toBe("failed");
+    expect((stopped as Error).message).toMatch(/record cannot be read.*schemaVersion 999/);
+    expect(await fixture.store.getRun(runId)).toMatchObject({ status: "failed", error: expect.stringMatching(/^The run's record cannot be read, so no worker can run it.*schemaVersion 999/) });
+    const job = await fixture.queue().getJob(startJobId(runId));
+    expect(await job?.getState()).toBe("failed");
+    expect(job?.attemptsMade).toBe(1);
+  });
+
+  it("fails the job of a run whose row cannot be read at once; the run's followers get the reason", async () => {
+    const client = fixture.client();
+    const runId = await client.submit("double", { input: "double 2" });
+    const corrupt = new RunStoreError({ operation: "getRun", runId, reason: "corrupt", message: `the record of run "${runId}" is corrupt: its metadata is not valid JSON` });
+    fixture.worker({ double: () => doublingExecutor() }, { store: withGetRun(fixture.store, () => Promise.reject(corrupt)) });
+    const stopped = await client.result(runId).then(() => undefined, (error: unknown) => error);
+    expect(RunStoppedError.isInstance(stopped) && stopped.status).toBe("failed");
+    expect((stopped as Error).message).toMatch(/Its job failed before the run could go on: The run's record cannot be read.*its metadata is not valid JSON/);
+    const job = await fixture.queue().getJob(startJobId(runId));
+    expect(await job?.getState()).toBe("failed");
+    expect(job?.attemptsMade).toBe(1);
+  });
+
+  it("retries the job of a run whose store timed out, and runs the run", async () => {
+    const client = fixture.client();
+    const runId = await client.submit("double", { input: "double 4" });
+    let timeouts = 0;
+    const getRun: RunStore["getRun"] = (id) => {
+      if (timeouts++ > 0) return fixture.store.getRun(id);
+      return Promise.reject(new RunStoreError({ operation: "getRun", runId: id, reason: "timeout", message: "the store did not answer in time" }));
+    };
+    fixture.worker({ double: () => doublingExecutor() }, { store: withGetRun(fixture.store, getRun) });
+    expect((await client.result(runId)).output).toBe("4 doubled is 8.");
+    const job = await fixture.queue().getJob(startJobId(runId));
+    expect(job?.attemptsMade).toBe(2);
+  });
+});
