@@ -19,6 +19,12 @@ export interface ObservedModelCall {
   error?: unknown;
   /** When it started (epoch milliseconds). */
   startedAt: number;
+  /**
+   * When the first chunk of a streamed reply arrived (epoch milliseconds); absent when the call
+   * did not stream, or the agent did not see its chunks. A traced run records it as the call's
+   * `gen_ai.response.time_to_first_chunk` (see docs/telemetry.md).
+   */
+  firstChunkAt?: number;
   /** The model runnable called (a chat model, or a binding of one such as `model.bindTools(tools)`), for its name and settings. */
   model?: unknown;
 }

@@ -141,7 +141,11 @@ interface PreparedResponse {
  * ```
  */
 export class ScriptedChatModel extends BaseChatModel<ScriptedChatModelCallOptions> {
-  /** Every call received, in order. */
+  /**
+   * Every call received, in order. A call made with an already-aborted signal is not received (it
+   * throws the abort reason and plays no response); a call aborted once it has begun (during its
+   * latency, mid-stream) is, and has used its response.
+   */
   readonly calls: ScriptedCall[] = [];
 
   private readonly responses: ScriptedResponse[];
@@ -371,6 +375,9 @@ export class ScriptedChatModel extends BaseChatModel<ScriptedChatModelCallOption
     options: this["ParsedCallOptions"],
     streamed: boolean,
   ): Promise<PreparedResponse> {
+    // A call made with an aborted signal throws its reason, as LangChain's models do, and plays
+    // nothing: the next call gets the response it would have (see docs/testing.md).
+    options.signal?.throwIfAborted();
     const index = this.calls.length;
     const tools = options.tools ?? [];
     const call: ScriptedCall = {

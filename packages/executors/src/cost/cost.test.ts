@@ -3,7 +3,7 @@ import { ScriptedChatModel, type ScriptedResponse } from "@agentrx/core/testing"
 import { AgentExecutor, type AgentExecutorOptions, type AgentStreamEvent, type UsageEvent, addCost, costBudget, formatUsd, priceUsage } from "@agentrx/executors";
 import { tool } from "@langchain/core/tools";
 import { lastValueFrom, toArray } from "rxjs";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { prompt } from "../operators/executor-fixtures";
 import { genaiPriceFunction, priceTableFunction, resolvePrices } from "./cost";
@@ -113,11 +113,18 @@ describe("the executor's prices option", () => {
     expect(result.usage?.cost).toMatchObject({ input: 0.0075, output: 0.003, currency: "USD" });
   });
 
-  it("leaves a call of an unpriced model without cost", async () => {
-    const executor = executorOf([answer], { prices: table }, "mystery-model");
-    const result = await lastValueFrom(executor.invoke({ input: "Weather?" }));
-    expect(result.usage?.input_tokens).toBe(2_000);
-    expect(result.usage?.cost).toBeUndefined();
+  it("leaves a call of an unpriced model without cost, and counts it as unpriced", async () => {
+    const warn = vi.spyOn(process, "emitWarning").mockImplementation(() => undefined);
+    try {
+      const executor = executorOf([answer], { prices: table }, "mystery-model");
+      const result = await lastValueFrom(executor.invoke({ input: "Weather?" }));
+      expect(result.usage?.input_tokens).toBe(2_000);
+      expect(result.usage?.cost).toBeUndefined();
+      expect(result.usage?.unpricedCalls).toBe(1);
+      expect(warn).toHaveBeenCalledOnce();
+    } finally {
+      warn.mockRestore();
+    }
   });
 
   it("takes a function that decides per call", async () => {

@@ -21,18 +21,25 @@ export interface Cost {
 
 /**
  * A model call's usage as the executor reports it: LangChain's `UsageMetadata` plus its `cost`,
- * set when the executor's `prices` option knows the model. A run's total usage sums the costs of
- * the calls that have one.
+ * set when the executor's `prices` option knows the model, or, when the executor has `prices` and
+ * they cannot price the call (a model they do not know, a model that reports no name),
+ * `unpricedCalls: 1`. A run's total usage sums the costs of the calls that have one and counts in
+ * `unpricedCalls` those that have none, so a `cost` that leaves calls out says so (see
+ * docs/cost.md#calls-without-a-price).
  *
  * @example
  * ```ts
  * import type { RunUsage } from "@agentrx/executors";
  *
  * declare const usage: RunUsage;
- * console.log(usage.cost?.total ?? "unpriced");
+ * console.log(usage.cost?.total ?? "unpriced", usage.unpricedCalls ?? 0);
  * ```
  */
-export type RunUsage = UsageMetadata & { cost?: Cost };
+export type RunUsage = UsageMetadata & {
+  cost?: Cost;
+  /** How many model calls the executor's `prices` could not price (absent: none, or no `prices`). */
+  unpricedCalls?: number;
+};
 
 /**
  * One model's prices in US dollars per million tokens. `input` is the price of an uncached prompt
@@ -347,7 +354,7 @@ export function formatUsd(amount: number): string {
 
 /**
  * The sum of two usages: token counts, their details (cache reads and writes, reasoning and audio
- * tokens, each key summed) and cost, as the executor sums a run's usage. Neither argument is
+ * tokens, each key summed), cost and unpriced calls, as the executor sums a run's usage. Neither argument is
  * changed; `total` may be absent (the first usage).
  *
  * @example
@@ -371,6 +378,8 @@ export function addUsage(total: RunUsage | undefined, usage: RunUsage): RunUsage
   if (output) sum.output_token_details = output;
   const cost = addCost(total.cost, usage.cost);
   if (cost) sum.cost = cost;
+  const unpriced = (total.unpricedCalls ?? 0) + (usage.unpricedCalls ?? 0);
+  if (unpriced > 0) sum.unpricedCalls = unpriced;
   return sum;
 }
 

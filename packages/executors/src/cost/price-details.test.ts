@@ -3,7 +3,7 @@
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { createAgentExecutor, priceUsage } from "@agentrx/executors";
 import { AIMessage } from "@langchain/core/messages";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { priceTableFunction, resolvePrices } from "./cost";
 
 const million = 1_000_000;
@@ -153,6 +153,13 @@ describe("a prices function", () => {
 
   it("that returns a cost or undefined prices the run as it says", async () => {
     expect((await run(() => ({ input: 0.1, output: 0.2, total: 0.3, currency: "USD" }))).usage?.cost?.total).toBe(0.3);
-    expect((await run(() => undefined)).usage?.cost).toBeUndefined();
+    const warn = vi.spyOn(process, "emitWarning").mockImplementation(() => undefined);
+    try {
+      const unpriced = await run(() => undefined);
+      expect(unpriced.usage?.cost).toBeUndefined();
+      expect(unpriced.usage?.unpricedCalls).toBe(1);
+    } finally {
+      warn.mockRestore();
+    }
   });
 });

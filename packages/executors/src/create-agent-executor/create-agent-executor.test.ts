@@ -1,7 +1,8 @@
-import { UnsupportedModelError } from "@agentrx/agents";
+import { UnsupportedModelError, createToolCallingAgent } from "@agentrx/agents";
 import { InvalidArgumentError } from "@agentrx/core";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
+import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -124,6 +125,16 @@ describe("createAgentExecutor", () => {
     const renamed = createAgentExecutor({ model: new ScriptedChatModel({ responses: ["unused"] }), tools: [], memory: { memory, inputKey: "question" } });
     const noKeys = await renamed.invoke({} as never, { threadId: "t1" }).then(() => undefined, (e: unknown) => e);
     expect((noKeys as Error).message).toMatch(/^createAgentExecutor: the inputs have no `question` \(the user's message, which the agent's prompt reads; `memory.inputKey` names it\); no inputs were given\. Call executor.invoke\(\{ question: "\.\.\." \}\)\.$/);
+  });
+
+  it("returns an AgentExecutor; only its own runs require the user's message, not a plain AgentExecutor's", async () => {
+    const created = createAgentExecutor({ model: new ScriptedChatModel({ responses: ["unused"] }), tools: [] });
+    expect(created).toBeInstanceOf(AgentExecutor);
+    await expect(created.invoke({ question: "Hi" } as never)).rejects.toThrow(/the inputs have no `input`/);
+    const llm = new ScriptedChatModel({ responses: ["Hello!"] });
+    const prompt = ChatPromptTemplate.fromMessages([["human", "{question}"], new MessagesPlaceholder("agent_scratchpad")]);
+    const plain = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [], prompt }), tools: [] });
+    expect((await plain.invoke({ question: "Hi" })).output).toBe("Hello!");
   });
 
   it("refuses fork's replacement inputs without the user's message before the fork starts; a fork that keeps the source's inputs is not checked", async () => {

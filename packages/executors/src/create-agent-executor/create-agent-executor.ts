@@ -4,7 +4,7 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import type { BaseLanguageModel } from "@langchain/core/language_models/base";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { z } from "zod";
-import { AgentExecutor, checkInputsBeforeRuns } from "../executor/agent-executor";
+import { AgentExecutor } from "../executor/agent-executor";
 import { givenInputs } from "../executor/run-helpers";
 import type { AgentExecutorCallConfig, AgentExecutorOptions, AgentExecutorResult } from "../executor/agent-executor-options";
 import type { ExecutorMemoryOptions } from "../executor/conversation-memory";
@@ -176,9 +176,26 @@ export function createAgentExecutor<TStructured = unknown, TSteps extends boolea
   } else {
     agent = createReactAgent({ llm: model, tools: agentTools, prompt });
   }
-  const executor = new AgentExecutor<TStructured, TSteps>({ ...executorOptions, agent, tools: agentTools });
-  checkInputsBeforeRuns(executor as AgentExecutor<unknown, boolean>, requireUserMessage(keys.inputKey ?? "input"));
+  const executor = new UserMessageAgentExecutor<TStructured, TSteps>({ ...executorOptions, agent, tools: agentTools }, keys.inputKey ?? "input");
   return executor as CreatedAgentExecutor<TStructured, TSteps, TInputKey>;
+}
+
+/**
+ * The executor {@link createAgentExecutor} returns: an `AgentExecutor` whose new runs (and
+ * `fork`'s replacement inputs) must hold the user's message under `inputKey`, which its prompt
+ * reads (see {@link requireUserMessage}).
+ */
+class UserMessageAgentExecutor<TStructured, TSteps extends boolean> extends AgentExecutor<TStructured, TSteps> {
+  private readonly requireInput: (inputs: Record<string, unknown>, call: "invoke" | "fork") => void;
+
+  constructor(options: ConstructorParameters<typeof AgentExecutor<TStructured, TSteps>>[0], inputKey: string) {
+    super(options);
+    this.requireInput = requireUserMessage(inputKey);
+  }
+
+  protected override checkRunInputs(inputs: Record<string, unknown>, call: "invoke" | "fork"): void {
+    this.requireInput(inputs, call);
+  }
 }
 
 /**

@@ -143,7 +143,9 @@ export interface AgentExecutorOptions {
    * imported on first use); a {@link PriceTable} gives your own prices (dollars per million
    * tokens, cached reads, cache writes, reasoning and audio tokens each at their rate; a field it
    * does not know is refused); a function decides per call (a malformed answer, or a throw, fails
-   * the run). A call whose model has no price has no `cost`. Turns on watching the model
+   * the run). A call whose model has no price has no `cost` but `unpricedCalls: 1` (the run's
+   * usage counts them), and the process is warned once per model per executor (code
+   * `AGENTRX_UNPRICED_MODEL`). Turns on watching the model
    * through callbacks (as a `stream` run does). See docs/cost.md.
    * @default undefined (no prices)
    */

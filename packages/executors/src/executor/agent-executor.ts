@@ -266,7 +266,7 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
       throw new InvalidArgumentError({ argument: "inputs", value: inputs, message: `AgentExecutor.fork: \`inputs\` must be an object such as { input: "..." }, got ${notInputs}.` });
     }
     // Replacement inputs are a new run's: checked as invoke's are, before anything is copied.
-    if (inputs !== undefined) inputChecks.get(this)?.(inputs, "fork");
+    if (inputs !== undefined) this.checkRunInputs(inputs, "fork");
     if (edit !== undefined && (typeof edit !== "object" || edit === null || (edit.observation !== undefined && typeof edit.observation !== "string"))) {
       throw new InvalidArgumentError({ argument: "edit", value: edit, message: "AgentExecutor.fork: `edit` must be { observation?: string }." });
     }
@@ -282,6 +282,19 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
       openForkedRun(store, runId, forkRunId ?? newRunId(), request, owner, leaseMs, this.options.storeTimeoutMs, signal),
     );
   }
+
+  /**
+   * Checks the inputs of every new run (`invoke`, `stream`, and what calls them) before it starts,
+   * throwing when they will not do: what it throws is the run's error, with no event emitted and
+   * nothing recorded (as for inputs that are not an object). The replacement `inputs` of `fork`
+   * are checked too (`fork` throws, as for its other options); a resumed run, or a fork that keeps
+   * its source's inputs, is not checked (its inputs were a run's). `call` is how the inputs were
+   * given, for the error to say how to fix them. Checks nothing here; the executor
+   * `createAgentExecutor` returns refuses inputs without the user's message.
+   *
+   * @internal
+   */
+  protected checkRunInputs(_inputs: Record<string, unknown>, _call: "invoke" | "fork"): void {}
 
   /**
    * What is left of the end of a resumed run whose answer is recorded but which did not end: its
@@ -352,13 +365,14 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
             subscriber.complete();
             return;
           }
-          const traced = traceRun(config, this.options.telemetry, this.options.agent, runId, restored.state.threadId);
+          const traced = traceRun(config, this.options.telemetry, this.options.agent, runId, restored.state.threadId, restored.traceparent);
           const run = new ExecutorRun(
             this.options,
             {
               state: restored.state,
               config: traced.config,
               ...(traced.telemetry ? { telemetry: traced.telemetry } : {}),
+              ...(traced.trace ? { trace: traced.trace } : {}),
               conditions,
               streamTokens: true,
               observeModel: true,
@@ -449,14 +463,11 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
       );
       return;
     }
-    const check = inputChecks.get(this);
-    if (check !== undefined) {
-      try {
-        check(inputs, "invoke");
-      } catch (error) {
-        subscriber.error(error);
-        return;
-      }
+    try {
+      this.checkRunInputs(inputs, "invoke");
+    } catch (error) {
+      subscriber.error(error);
+      return;
     }
     const { options } = this;
     let runConfig: RunnableConfig = config ?? {};
@@ -503,6 +514,7 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
       resumed: false,
     };
     if (traced.telemetry) request.telemetry = traced.telemetry;
+    if (traced.trace) request.trace = traced.trace;
     if (store !== undefined) request.record = (run) => openNewRun(store, state, options.leaseMs, run, options.recordTokens === "coalesced", options.storeTimeoutMs);
     const { followUp, storeTimeoutMs } = options;
     // A new input on a thread whose run is going on: queue, steer or reject (docs/steering.md).
@@ -513,29 +525,6 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
     }
     return new ExecutorRun(options, request, subscriber).start();
   }
-}
-
-/**
- * Checks a new run's inputs, throwing when they will not do; `call` is how they were given (to
- * `invoke`/`stream`, or as `fork`'s replacement `inputs`), for the error to say how to fix them.
- */
-type InputCheck = (inputs: Record<string, unknown>, call: "invoke" | "fork") => void;
-
-/** What a new run's inputs are checked with before it starts, per executor (see {@link checkInputsBeforeRuns}). */
-const inputChecks = new WeakMap<object, InputCheck>();
-
-/**
- * Makes `executor` check the inputs of every new run (`invoke`, `stream`, and what calls them)
- * with `check` before the run starts: what `check` throws is the run's error, with no event
- * emitted and nothing recorded (as for inputs that are not an object). The replacement `inputs`
- * of `fork` are checked too (`fork` throws, as for its other options); a resumed run, or a fork
- * that keeps its source's inputs, is not checked (its inputs were a run's). `createAgentExecutor`
- * refuses inputs without the user's message so.
- *
- * @internal
- */
-export function checkInputsBeforeRuns(executor: AgentExecutor<unknown, boolean>, check: InputCheck): void {
-  inputChecks.set(executor, check);
 }
 
 /** The method a new run was started by, as a refused config's message names it. */

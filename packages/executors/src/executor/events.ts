@@ -207,7 +207,7 @@ export interface UsageEvent {
    * two calls of one sub-agent tool running at once are told apart. See docs/executor-options.md.
    */
   subRunCallIds?: string[];
-  /** The usage of that one model call, with its `cost` when the executor's `prices` know the model. */
+  /** The usage of that one model call, with its `cost` when the executor's `prices` know the model (`unpricedCalls: 1` when they do not). */
   usage: RunUsage;
   /** The model's name, when the model reported one (what `prices` looks up). */
   model?: string;

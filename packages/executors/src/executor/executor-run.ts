@@ -4,11 +4,13 @@ import { encodeAction } from "../runs/run-event-codec";
 import type { CallbackManagerForChainRun } from "@langchain/core/callbacks/manager";
 import type { UsageMetadata } from "@langchain/core/messages";
 import type { RecorderHooks, RunRecorder } from "../runs/run-recorder";
+import type { RunCheckpoint } from "../runs/run-store";
 import { PromptRecorder } from "../runs/prompt-recorder";
 import { AgentLoop, type AgentLoopContext } from "./agent-loop";
 import { ApprovalGate, type ApprovalGateContext } from "./approvals";
 import type { AgentStreamEvent, InterruptEvent, StopReason, UsageEvent } from "./events";
-import { type PriceFunction, type RunUsage, resolvePrices } from "../cost/cost";
+import type { RunUsage } from "../cost/cost";
+import type { CallPricer } from "../cost/executor-prices";
 import { actionEvent, callConfigs, startChainRun } from "./run-helpers";
 import { RunEnding, type RunEndingContext, type RunSubscriber } from "./run-ending";
 import type { RunRequest } from "./run-request";
@@ -75,7 +77,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
   private unwatchSignal: (() => void) | undefined;
   recorder: RunRecorder | undefined;
   /** Prices model calls (the executor's `prices`); resolved when the run begins. */
-  private price: PriceFunction | undefined;
+  private price: CallPricer | undefined;
   /** Where messages sent to the run come from (`executor.send`); opened when the run starts. */
   steering: RunSteering | undefined;
   /** `Date.now()` when this segment of the run started. */
@@ -226,17 +228,16 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
 
   onUsage(reported: UsageMetadata, model?: string): void {
     if (isEnded(this.state)) return;
-    let cost: RunUsage["cost"];
-    if (model !== undefined && this.price !== undefined) {
+    let usage: RunUsage = reported;
+    if (this.price !== undefined) {
       try {
-        cost = this.price(model, reported);
+        usage = this.price(model, reported);
       } catch (error) {
         // From a callback (streamed runs), a throw would only be logged and the call's usage lost.
         this.fail(error);
         return;
       }
     }
-    const usage: RunUsage = cost === undefined ? reported : { ...reported, cost };
     this.dispatch({ type: "usageReported", usage });
     if (!this.observed) return;
     const event: UsageEvent = { type: "usage", iteration: this.iteration, usage, at: Date.now() };
@@ -400,7 +401,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
       this.dispatch({ type: "inputAdded", key: memory.historyKey, value: history });
     }
     const { inputs, runId } = this.state;
-    if (this.options.prices !== undefined) this.price = await this.wait(Promise.resolve(resolvePrices(this.options.prices)), false);
+    if (this.options.prices !== undefined) this.price = await this.wait(Promise.resolve(this.options.prices.forRun()), false);
     if (this.request.record) {
       const recorder = await this.request.record(this);
       this.recorder = recorder;
@@ -468,7 +469,8 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
         // Usage first, as the forwarder reports it: a budget sees it before the call is recorded.
         if (usage) this.onObservedUsage(call);
         if (record !== undefined && call.output !== undefined) record(call.input, call.output, call.startedAt, undefined);
-        telemetry?.modelCall(call);
+        // With the time of the streamed reply's first chunk, when the forwarder saw the call's chunks.
+        telemetry?.modelCall(call, forwarder?.firstChunkAt);
       };
       // The key first, then set again (it wins): a key added after a spread costs V8 a slow path.
       const configurable: Record<string, unknown> = { [MODEL_CALL_OBSERVER_KEY]: observer, ...configs.agent.configurable };
@@ -495,13 +497,19 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
   /** What a recorder needs of this run: its checkpoint, and where a store failure goes. */
   recorderHooks(): RecorderHooks {
     return {
-      checkpoint: () => ({
-        schemaVersion: this.state.schemaVersion,
-        iteration: this.state.iteration,
-        elapsedMs: this.state.elapsedMs + (Date.now() - this.startedAt),
-        ...(this.state.usage === undefined ? {} : { usage: this.state.usage }),
-        phase: this.state.phase,
-      }),
+      checkpoint: () => {
+        const checkpoint: RunCheckpoint = {
+          schemaVersion: this.state.schemaVersion,
+          iteration: this.state.iteration,
+          elapsedMs: this.state.elapsedMs + (Date.now() - this.startedAt),
+          ...(this.state.usage === undefined ? {} : { usage: this.state.usage }),
+          phase: this.state.phase,
+        };
+        // A traced run keeps its span's traceparent: the segment that resumes it links to it (docs/telemetry.md).
+        const traceparent = this.request.trace?.traceparent();
+        if (traceparent !== undefined) checkpoint.traceparent = traceparent;
+        return checkpoint;
+      },
       onFailure: (error) => this.fail(error),
       onWritten: (result) => this.steering?.noteInbox(result.inboxSeq),
     };

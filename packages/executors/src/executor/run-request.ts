@@ -1,6 +1,7 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { RunRecorder } from "../runs/run-recorder";
 import type { RunTelemetry } from "../telemetry/run-telemetry";
+import type { SegmentTrace } from "../telemetry/segment-link";
 import type { Decision } from "./events";
 import type { ExecutorRun } from "./executor-run";
 import type { RunState } from "./run-state";
@@ -40,4 +41,6 @@ export interface RunRequest {
   unstartedDecisions?: readonly string[];
   /** The run's spans, made from what it sees (set when traced without callbacks). */
   telemetry?: RunTelemetry;
+  /** Where the run's checkpoint reads its span's `traceparent` (set when traced: docs/telemetry.md). */
+  trace?: SegmentTrace;
 }

@@ -54,7 +54,14 @@ export class TokenForwarder extends BaseCallbackHandler {
   /** The tool calls of each streaming model call (eager dispatch only), by tool-call index. */
   private readonly streaming = new Map<string, StreamingCall[]>();
 
+  /**
+   * When the latest model call's first chunk arrived (epoch ms); undefined until it streams one.
+   * Its span's time to first chunk (docs/telemetry.md).
+   */
+  firstChunkAt: number | undefined;
+
   override handleLLMNewToken(token: string, _idx: unknown, runId: string, _parent?: string, _tags?: string[], fields?: { chunk?: unknown }): void {
+    if (this.firstChunkAt === undefined) this.firstChunkAt = Date.now();
     // Tool-call argument deltas arrive as empty tokens: they are not text.
     if (token.length > 0 && this.lc_prefer_streaming) this.sink.onToken(token);
     if (this.sink.onToolCallComplete === undefined) return;
@@ -92,6 +99,7 @@ export class TokenForwarder extends BaseCallbackHandler {
     _tags?: string[],
     metadata?: Record<string, unknown>,
   ): void {
+    this.firstChunkAt = undefined;
     if (this.sink.onModelCall) this.calls.set(runId, { input: messages[0] ?? [], startedAt: Date.now(), start: extra });
     const model = metadata?.["ls_model_name"];
     if (typeof model === "string" && model !== "") this.models.set(runId, model);

@@ -14,7 +14,8 @@ import type { StopReason } from "./events";
 import type { StopCondition } from "./stop-condition";
 import type { TelemetryOptions } from "../telemetry/telemetry-options";
 import { resolveTelemetry } from "../telemetry/with-telemetry";
-import { type Prices, validatePrices } from "../cost/cost";
+import { validatePrices } from "../cost/cost";
+import { ExecutorPrices } from "../cost/executor-prices";
 import { type MiddlewareChain, resolveMiddleware } from "../middleware/resolve-middleware";
 import { FOLLOW_UPS, type FollowUp } from "../steering/follow-up";
 import { checkAgentPipeline } from "../pipeline/check-agent-pipeline";
@@ -47,7 +48,7 @@ export interface ResolvedOptions {
   recordPrompts: boolean | undefined;
   recordTokens: "coalesced" | "each";
   /** How model calls are priced; undefined: they are not. */
-  prices: Prices | undefined;
+  prices: ExecutorPrices | undefined;
   /** Which tools start while the model still streams; undefined: none. */
   eager: ((tool: StructuredToolInterface) => boolean) | undefined;
   /** Whether the executor's own `needsApproval` is set (its calls then never start early). */
@@ -296,7 +297,7 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     recordModelCalls,
     recordTokens,
     recordPrompts: recordModelCalls ? recordPrompts : false,
-    prices,
+    prices: prices === undefined ? undefined : new ExecutorPrices(prices),
     eager: eagerTools === true ? () => true : typeof eagerTools === "function" ? eagerTools : undefined,
     approvalOption: needsApproval !== undefined,
     approval: approvalCheck(toolsByName, needsApproval),

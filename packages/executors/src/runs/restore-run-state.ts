@@ -29,6 +29,8 @@ export interface RestoredRun {
   unstartedDecisions: string[];
   /** The `seq` of the last `interrupt` event, if the run ever paused. */
   interruptSeq: number | undefined;
+  /** The `traceparent` of the last traced segment's span (its checkpoint's), for the resumed segment's span to link to. */
+  traceparent?: string;
 }
 
 /**
@@ -186,7 +188,10 @@ export class RunRecordFold {
       state.stopReason = undefined;
     }
     const unstartedDecisions = [...this.unstarted].filter((id) => open[id] !== undefined);
-    return { state, output: state.phase === "done" ? output : undefined, pause: pauseEvents, lastSeq, modelCalls: this.modelCalls, decisions: open, unstartedDecisions, interruptSeq: this.interruptSeq };
+    const restored: RestoredRun = { state, output: state.phase === "done" ? output : undefined, pause: pauseEvents, lastSeq, modelCalls: this.modelCalls, decisions: open, unstartedDecisions, interruptSeq: this.interruptSeq };
+    const traceparent = info.checkpoint?.traceparent;
+    if (typeof traceparent === "string") restored.traceparent = traceparent;
+    return restored;
   }
 }
 

@@ -44,6 +44,12 @@ export interface RunCheckpoint {
   usage?: RunUsage;
   /** The loop's phase at the time of the write. */
   phase: string;
+  /**
+   * The W3C `traceparent` of the run segment's `invoke_agent` span, when the run is traced (the
+   * executor's `telemetry` option): the span of the segment that resumes the run links to it
+   * (see docs/telemetry.md).
+   */
+  traceparent?: string;
 }
 
 /** What `getRun` and `listRuns` return about a run. */

@@ -194,6 +194,18 @@ export function chatRequestAttributes(model: ChatModelDescription): Attributes {
 }
 
 /**
+ * Adds to a model call's `attributes` that it streamed and when its first chunk arrived
+ * (`firstChunkAt`, epoch ms): `gen_ai.request.stream` and `gen_ai.response.time_to_first_chunk`
+ * (in seconds, from `startedAt`), as the conventions record a streamed call. Nothing without a
+ * first chunk. @internal
+ */
+export function addFirstChunk(attributes: Attributes, startedAt: number | undefined, firstChunkAt: number | undefined): void {
+  if (firstChunkAt === undefined || startedAt === undefined) return;
+  attributes["gen_ai.request.stream"] = true;
+  attributes["gen_ai.response.time_to_first_chunk"] = Math.max(0, firstChunkAt - startedAt) / 1000;
+}
+
+/**
  * Ends a model call's span with what its reply says (finish reasons, response model and id, usage,
  * the reply when asked); returns the call's usage, for the runs above it. @internal
  */

@@ -1,7 +1,8 @@
 import type { AgentAction, ObservedModelCall, Observation } from "@agentrx/core";
 import type { Context, Span, Tracer } from "@opentelemetry/api";
-import { type ChatModelDescription, type RunProvider, type UsageTotals, addProvider, addUsage, agentSpan, chatSpanOf, describeChatModel, endAgentSpan, endChatSpan, endToolSpan, failSpan, firstString, messageFinishReason, runProvider, setRunProvider, toolSpan } from "./gen-ai-spans";
+import { type ChatModelDescription, type RunProvider, type UsageTotals, addFirstChunk, addProvider, addUsage, agentSpan, chatSpanOf, describeChatModel, endAgentSpan, endChatSpan, endToolSpan, failSpan, firstString, messageFinishReason, runProvider, setRunProvider, toolSpan } from "./gen-ai-spans";
 import { type Otel, SPAN_KIND, loadOtel, otel as loadedOtel } from "./otel-api";
+import { type SegmentTrace, linksTo, traceparentOf } from "./segment-link";
 import type { TelemetryOptions } from "./telemetry-options";
 import { modelParams } from "../executor/model-params";
 
@@ -50,7 +51,7 @@ export interface TelemetryParent {
  *
  * @internal
  */
-export class RunTelemetry {
+export class RunTelemetry implements SegmentTrace {
   private otel: Otel | undefined = loadedOtel;
   private tracer: Tracer | undefined;
   private span: Span | undefined;
@@ -66,6 +67,10 @@ export class RunTelemetry {
   private unnamed: Set<OpenToolSpan> | undefined;
   /** The run's thread (`gen_ai.conversation.id` of its spans); a sub-run has none. */
   private readonly conversationId: string | undefined;
+  /** The span of a top run (not a sub-run's), kept for its `traceparent` after it ends. */
+  private topSpan: Span | undefined;
+  /** Its `traceparent`, once read (null: it has none). */
+  private ownTraceparent: string | null | undefined;
 
   constructor(
     options: TelemetryOptions,
@@ -75,6 +80,8 @@ export class RunTelemetry {
     private readonly runName: string | undefined,
     /** Where the run's span starts when it has no parent (see {@link TELEMETRY_CONTEXT_KEY}); else the active context. */
     private readonly startContext?: Context,
+    /** The `traceparent` of the span of the segment this run resumes: its span links to it (see {@link linksTo}). */
+    private readonly previous?: string,
   ) {
     this.options = parent?.options ?? options;
     this.conversationId = parent === undefined ? threadId : undefined;
@@ -89,9 +96,19 @@ export class RunTelemetry {
     if (tracer === undefined) return;
     const parentContext = this.parent?.context ?? this.startContext ?? otel.active();
     const { name, attributes } = agentSpan(this.options, this.runName, this.runId, this.conversationId, inputs);
-    this.span = tracer.startSpan(name, { kind: SPAN_KIND.internal, attributes }, parentContext);
+    const links = this.previous === undefined ? undefined : linksTo(this.previous);
+    this.span = tracer.startSpan(name, links === undefined ? { kind: SPAN_KIND.internal, attributes } : { kind: SPAN_KIND.internal, attributes, links }, parentContext);
     this.context = otel.withSpan(parentContext, this.span);
     this.keepsContext = otel.keepsContext();
+    // A sub-run is resumed only with its caller: only a top run's record keeps its span's traceparent.
+    if (this.parent === undefined) this.topSpan = this.span;
+  }
+
+  /** The W3C `traceparent` of the run's `invoke_agent` span, for its record (see {@link SegmentTrace}). */
+  traceparent(): string | undefined {
+    // Read when the record first asks (an unrecorded run never does).
+    if (this.ownTraceparent === undefined && this.topSpan !== undefined) this.ownTraceparent = traceparentOf(this.topSpan) ?? null;
+    return this.ownTraceparent ?? undefined;
   }
 
   /** Ends the run's span with its output. */
@@ -116,8 +133,12 @@ export class RunTelemetry {
     if (this.unnamed !== undefined) for (const span of [...this.unnamed]) span.release(undefined);
   }
 
-  /** A model call of the agent, reported when it ended: its `chat` span, from its start. */
-  modelCall(call: ObservedModelCall): void {
+  /**
+   * A model call of the agent, reported when it ended: its `chat` span, from its start.
+   * `firstChunkAt` is when its streamed reply's first chunk arrived, when the executor saw it
+   * (else the agent's report of it); a time before the call started is an earlier call's.
+   */
+  modelCall(call: ObservedModelCall, firstChunkAt = call.firstChunkAt): void {
     const { tracer, context } = this;
     if (tracer === undefined || context === undefined) return;
     // What the span says of the model is worked out once per model (`describeModel`: a turn's
@@ -126,6 +147,7 @@ export class RunTelemetry {
     const model = describeModel(call.model);
     addProvider(this.provider, model.attributes["gen_ai.provider.name"]);
     const { name, attributes } = chatSpanOf(this.options, model, call.input, this.conversationId);
+    if (firstChunkAt !== undefined && firstChunkAt >= call.startedAt) addFirstChunk(attributes, call.startedAt, firstChunkAt);
     const span = tracer.startSpan(name, { kind: SPAN_KIND.client, attributes, startTime: call.startedAt }, context);
     const message = call.output;
     if (message === undefined) return failSpan(span, call.error);

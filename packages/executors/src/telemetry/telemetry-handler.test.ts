@@ -7,14 +7,16 @@ import { ScriptedChatModel } from "@agentrx/core/testing";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { AgentExecutor, type AgentStreamEvent, finalAnswerTool } from "@agentrx/executors";
+import type { Serialized } from "@langchain/core/load/serializable";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
 import { type Attributes, ROOT_CONTEXT, SpanKind, SpanStatusCode, context, trace } from "@opentelemetry/api";
 import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, type Sampler, SamplingDecision, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import type { TelemetryOptions } from "./telemetry-options";
 import { TELEMETRY_CONTEXT_KEY } from "./run-telemetry";
+import { TelemetryHandler } from "./telemetry-handler";
 import { useAsyncContextManager } from "./test-context-manager";
 import { withTelemetry } from "./with-telemetry";
 import { withLegacyUsage } from "../operators/executor-fixtures";
@@ -691,5 +693,31 @@ describe("telemetry", () => {
       });
     const offenders = files(root).filter((path) => /^\s*import\s+(?!type\b)[^;]*from\s+["']@opentelemetry\//m.test(readFileSync(path, "utf8")));
     expect(offenders).toEqual([]);
+  });
+
+  it("looks up the span above a run once per run started under a parent (a model call, a tool call, a sub-run)", async () => {
+    const { exporter, tracer } = tracing();
+    const handler = new TelemetryHandler({ tracer }, "run-1");
+    const nearest = vi.spyOn(handler as unknown as { nearest(runId: string): unknown }, "nearest");
+    const executor: Serialized = { lc: 1, type: "not_implemented", id: ["agentrx", "executors", "AgentExecutor"] };
+    await handler.handleChainStart(executor, { input: "hi" }, "chain-1");
+    expect(nearest).not.toHaveBeenCalled();
+    await handler.handleChatModelStart({ lc: 1, type: "not_implemented", id: ["ScriptedChatModel"] }, [[new HumanMessage("hi")]], "llm-1", "chain-1");
+    expect(nearest).toHaveBeenCalledTimes(1);
+    await handler.handleToolStart({ lc: 1, type: "not_implemented", id: ["weather"] }, "{}", "tool-1", "chain-1");
+    expect(nearest).toHaveBeenCalledTimes(2);
+    await handler.handleChainStart(executor, { input: "sub" }, "chain-2", "tool-1");
+    expect(nearest).toHaveBeenCalledTimes(3);
+    await handler.handleChainEnd({ output: "sub" }, "chain-2");
+    await handler.handleToolEnd("done", "tool-1");
+    await handler.handleLLMEnd({ generations: [[{ text: "hi", message: new AIMessage("hi") } as never]] }, "llm-1");
+    await handler.handleChainEnd({ output: "hi" }, "chain-1");
+    const spans = exporter.getFinishedSpans();
+    expect(spans.map((span) => [span.name, parentOf(span, spans)?.name])).toEqual([
+      ["invoke_agent", "execute_tool weather"],
+      ["execute_tool weather", "invoke_agent"],
+      ["chat ScriptedChatModel", "invoke_agent"],
+      ["invoke_agent", undefined],
+    ]);
   });
 });

@@ -3,11 +3,12 @@ import type { Serialized } from "@langchain/core/load/serializable";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { ChatGeneration, LLMResult } from "@langchain/core/outputs";
 import type { ChainValues } from "@langchain/core/utils/types";
-import type { Attributes, Context, Span, SpanKind, Tracer } from "@opentelemetry/api";
+import type { Attributes, Context, Link, Span, SpanKind, SpanOptions, Tracer } from "@opentelemetry/api";
 import { attributeText } from "./gen-ai-messages";
 import {
   type RunProvider,
   type UsageTotals,
+  addFirstChunk,
   addProvider,
   addUsage,
   agentSpan,
@@ -24,6 +25,7 @@ import {
 } from "./gen-ai-spans";
 import { type Otel, SPAN_KIND, loadOtel, otel as loadedOtel } from "./otel-api";
 import type { TelemetryParent } from "./run-telemetry";
+import { type SegmentTrace, linksTo, traceparentOf } from "./segment-link";
 import type { TelemetryOptions } from "./telemetry-options";
 
 const EXECUTOR_ID = "agentrx/executors/AgentExecutor";
@@ -39,6 +41,10 @@ interface OpenSpan {
   agent?: OpenSpan;
   /** The thread of the run the span is in (the top run's `threadId`; a sub-run has none). */
   conversationId?: string;
+  /** Set on `chat` spans: when the call started (epoch ms), for its time to first chunk. */
+  startedAt?: number;
+  /** Set on `chat` spans once the streamed reply's first chunk arrived (epoch ms). */
+  firstChunkAt?: number;
 }
 
 interface PendingToolCall {
@@ -53,7 +59,7 @@ interface PendingToolCall {
  * (`execute_tool {name}`), and sub-runs (`executor.asTool`) nested under the tool call that ran
  * them. Runs inline (`awaitHandlers`), so span times are the calls' own. @internal
  */
-export class TelemetryHandler extends BaseCallbackHandler {
+export class TelemetryHandler extends BaseCallbackHandler implements SegmentTrace {
   name = "agentrx_telemetry";
   override awaitHandlers = true;
   override raiseError = false;
@@ -66,6 +72,12 @@ export class TelemetryHandler extends BaseCallbackHandler {
   /** Tool calls the models asked for, to give each tool span its call id. */
   private pending: PendingToolCall[] = [];
   private tracer: Tracer | undefined;
+  /** The run's own `invoke_agent` span (not a sub-run's), kept for its `traceparent` after it ends. */
+  private topSpan: Span | undefined;
+  /** Its `traceparent`, once read (null: it has none). */
+  private ownTraceparent: string | null | undefined;
+  /** The link of the run's span to the span of the segment it resumes, if any. */
+  private readonly links: Link[] | undefined;
 
   constructor(
     private readonly options: TelemetryOptions,
@@ -77,10 +89,13 @@ export class TelemetryHandler extends BaseCallbackHandler {
     private readonly parent?: TelemetryParent,
     /** Where the run's span starts when it has no parent (see `TELEMETRY_CONTEXT_KEY`); else the active context. */
     private readonly startContext?: Context,
+    /** The `traceparent` of the span of the segment this run resumes (see {@link linksTo}). */
+    previous?: string,
   ) {
     super();
     // A TelemetryTracer is @opentelemetry/api's Tracer, typed by the method the executor calls.
     this.tracer = (options.tracer as Tracer | undefined) ?? parent?.tracer;
+    this.links = linksTo(previous);
   }
 
   override async handleChainStart(
@@ -98,10 +113,13 @@ export class TelemetryHandler extends BaseCallbackHandler {
       return;
     }
     const otel = loadedOtel ?? (await loadOtel());
-    const known = parentRunId !== undefined && this.nearest(parentRunId) !== undefined;
+    const parent = parentRunId === undefined ? undefined : this.nearest(parentRunId);
+    const known = parent !== undefined;
     const conversationId = known ? undefined : this.threadId;
     const { name, attributes } = agentSpan(this.options, runName, known ? runId : this.runId, conversationId, inputs);
-    this.open(otel, runId, parentRunId, name, SPAN_KIND.internal, attributes, true, undefined, conversationId);
+    const open = this.open(otel, runId, parentRunId, parent, name, SPAN_KIND.internal, attributes, true, undefined, conversationId, known ? undefined : this.links);
+    // A sub-run (under a parent) is resumed only with its caller: only a top run's record keeps its span's traceparent.
+    if (!known && this.parent === undefined) this.topSpan ??= open?.span;
   }
 
   override async handleChainEnd(outputs: ChainValues, runId: string): Promise<void> {
@@ -143,9 +161,17 @@ export class TelemetryHandler extends BaseCallbackHandler {
   ): void {
     const parent = parentRunId === undefined ? undefined : this.nearest(parentRunId);
     const { name, attributes } = chatSpan(this.options, className, messages, params, metadata, parent?.conversationId);
-    const open = this.open(otel, runId, parentRunId, name, SPAN_KIND.client, attributes, false, startTime);
-    const run = open?.agent?.provider;
+    const open = this.open(otel, runId, parentRunId, parent, name, SPAN_KIND.client, attributes, false, startTime);
+    if (open === undefined) return;
+    open.startedAt = startTime ?? Date.now();
+    const run = open.agent?.provider;
     if (run !== undefined) addProvider(run, attributes["gen_ai.provider.name"]);
+  }
+
+  /** A streamed reply's chunk: the first one's time makes the call's time to first chunk. */
+  override async handleLLMNewToken(_token: string, _idx: unknown, runId: string): Promise<void> {
+    const open = this.spans.get(runId);
+    if (open !== undefined && open.firstChunkAt === undefined) open.firstChunkAt = Date.now();
   }
 
   override async handleLLMEnd(output: LLMResult, runId: string): Promise<void> {
@@ -161,6 +187,7 @@ export class TelemetryHandler extends BaseCallbackHandler {
       const reason = messageFinishReason(generation.message, generation.generationInfo);
       if (reason !== undefined) reasons.push(reason);
     }
+    this.setStreamed(open);
     const usage = endChatSpan(open.span, this.options, messages, reasons, output.llmOutput?.["tokenUsage"]);
     // Every run above counts it (a caller's usage includes its sub-runs', as the executor's does).
     if (usage) for (const agent of this.agentsAbove(runId)) addUsage(agent, usage);
@@ -193,7 +220,7 @@ export class TelemetryHandler extends BaseCallbackHandler {
   /** Opens a tool call's `execute_tool` span. */
   startTool(otel: Otel, name: string, input: string, runId: string, parentRunId: string | undefined, toolCallId: string | undefined): void {
     const { name: spanName, attributes } = toolSpan(this.options, name, input, toolCallId ?? this.takeCallId(name, input));
-    this.open(otel, runId, parentRunId, spanName, SPAN_KIND.internal, attributes, false);
+    this.open(otel, runId, parentRunId, parentRunId === undefined ? undefined : this.nearest(parentRunId), spanName, SPAN_KIND.internal, attributes, false);
   }
 
   override async handleToolEnd(output: unknown, runId: string): Promise<void> {
@@ -215,27 +242,30 @@ export class TelemetryHandler extends BaseCallbackHandler {
   }
 
   /**
-   * Starts a span under the nearest span above `parentRunId` (else the active context). The span
-   * is in the conversation of its parent, unless it is an agent's (`conversationId` is then its own).
-   * Returns the span opened (none without a tracer).
+   * Starts a span under `parent`, the nearest span above `parentRunId` (else the active context).
+   * The span is in the conversation of its parent, unless it is an agent's (`conversationId` is
+   * then its own). Returns the span opened (none without a tracer).
    */
   private open(
     otel: Otel,
     runId: string,
     parentRunId: string | undefined,
+    parent: OpenSpan | undefined,
     name: string,
     kind: SpanKind,
     attributes: Attributes,
     agent: boolean,
     startTime?: number,
     conversationId?: string,
+    links?: Link[],
   ): OpenSpan | undefined {
-    const parent = parentRunId === undefined ? undefined : this.nearest(parentRunId);
     const parentContext = parent?.context ?? this.parent?.context ?? this.startContext ?? otel.active();
     this.tracer ??= otel.defaultTracer();
     // Without a tracer and without @opentelemetry/api there is nothing to trace with.
     if (this.tracer === undefined) return undefined;
-    const span = this.tracer.startSpan(name, startTime === undefined ? { kind, attributes } : { kind, attributes, startTime }, parentContext);
+    const options: SpanOptions = startTime === undefined ? { kind, attributes } : { kind, attributes, startTime };
+    if (links !== undefined) options.links = links;
+    const span = this.tracer.startSpan(name, options, parentContext);
     const open: OpenSpan = { span, context: otel.withSpan(parentContext, span) };
     if (agent) {
       open.usage = { input: 0, output: 0, seen: false };
@@ -255,8 +285,24 @@ export class TelemetryHandler extends BaseCallbackHandler {
     this.parents.delete(runId);
     if (!open) return;
     this.spans.delete(runId);
+    this.setStreamed(open);
     setRunProvider(open.span, open.provider);
     failSpan(open.span, error);
+  }
+
+  /** A model call whose reply streamed: its span says so, with its time to first chunk. */
+  private setStreamed(open: OpenSpan): void {
+    if (open.firstChunkAt === undefined) return;
+    const attributes: Attributes = {};
+    addFirstChunk(attributes, open.startedAt, open.firstChunkAt);
+    open.span.setAttributes(attributes);
+  }
+
+  /** The W3C `traceparent` of the run's own `invoke_agent` span, for its record (see {@link SegmentTrace}). */
+  traceparent(): string | undefined {
+    // Read when the record first asks (an unrecorded run never does).
+    if (this.ownTraceparent === undefined && this.topSpan !== undefined) this.ownTraceparent = traceparentOf(this.topSpan) ?? null;
+    return this.ownTraceparent ?? undefined;
   }
 
   /** The nearest open span at or above `runId`. */

@@ -4,6 +4,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import type { Context } from "@opentelemetry/api";
 import { activeSpanContext } from "./otel-api";
 import { RunTelemetry, TELEMETRY_CONTEXT_KEY, TELEMETRY_PARENT_KEY, type TelemetryParent, givenContext } from "./run-telemetry";
+import type { SegmentTrace } from "./segment-link";
 import { TelemetryHandler } from "./telemetry-handler";
 import type { TelemetryOptions } from "./telemetry-options";
 
@@ -36,8 +37,12 @@ function isTelemetryHandler(handler: unknown): boolean {
  */
 export function withTelemetry<T extends RunnableConfig>(config: T, telemetry: TelemetryOptions | undefined, runId: string, threadId?: string, parent?: TelemetryParent, startContext?: Context): T {
   if (telemetry === undefined) return config;
+  return withHandler(config, new TelemetryHandler(telemetry, runId, parent === undefined ? threadId : undefined, parent, startContext));
+}
+
+/** `config` with `handler` added to its callbacks, unless they hold a telemetry handler already. */
+function withHandler<T extends RunnableConfig>(config: T, handler: TelemetryHandler): T {
   const callbacks = config.callbacks;
-  const handler = new TelemetryHandler(telemetry, runId, parent === undefined ? threadId : undefined, parent, startContext);
   if (callbacks === undefined) return { ...config, callbacks: [handler] };
   if (Array.isArray(callbacks)) return callbacks.some(isTelemetryHandler) ? config : { ...config, callbacks: [...callbacks, handler] };
   if (callbacks instanceof CallbackManager || typeof (callbacks as CallbackManager).copy === "function") {
@@ -53,7 +58,9 @@ export function withTelemetry<T extends RunnableConfig>(config: T, telemetry: Te
  * callback runs), else through a callback handler (`withTelemetry`). A run started as a tool of a
  * traced run (`asTool`) is traced in its caller's tree, under the tool call, with its caller's
  * settings. A run given a context under `TELEMETRY_CONTEXT_KEY` (a remote caller's span) starts its
- * span there rather than in the active context. @internal
+ * span there rather than in the active context. A resumed run given `previous`, the `traceparent`
+ * its record kept of the segment before, links its span to that one. `trace` is where the run's
+ * record reads its own span's `traceparent` (a top run traced by itself only). @internal
  */
 export function traceRun<T extends RunnableConfig>(
   config: T,
@@ -61,7 +68,8 @@ export function traceRun<T extends RunnableConfig>(
   agent: unknown,
   runId: string,
   threadId?: string,
-): { config: T; telemetry?: RunTelemetry } {
+  previous?: string,
+): { config: T; telemetry?: RunTelemetry; trace?: SegmentTrace } {
   let configurable = config.configurable as Record<string, unknown> | undefined;
   // A given start context is this run's alone: taken out, so that the agent's steps and tools (and
   // a run started inside a tool) never see it.
@@ -81,8 +89,13 @@ export function traceRun<T extends RunnableConfig>(
   const tracedByCaller = Array.isArray(callbacks)
     ? callbacks.some(isTelemetryHandler)
     : typeof (callbacks as CallbackManager | undefined)?.copy === "function" && (callbacks as CallbackManager).handlers.some(isTelemetryHandler);
-  if (!tracedByCaller && observesModelCalls(agent)) return { config, telemetry: new RunTelemetry(telemetry, undefined, runId, threadId, config.runName, startContext) };
-  return { config: withTelemetry(config, telemetry, runId, threadId, undefined, startContext) };
+  if (tracedByCaller) return { config };
+  if (observesModelCalls(agent)) {
+    const run = new RunTelemetry(telemetry, undefined, runId, threadId, config.runName, startContext, previous);
+    return { config, telemetry: run, trace: run };
+  }
+  const handler = new TelemetryHandler(telemetry, runId, threadId, undefined, startContext, previous);
+  return { config: withHandler(config, handler), trace: handler };
 }
 
 /**
