@@ -9,4 +9,5 @@ export * from "./policies/index";
 export * from "./calculator/index";
 export * from "./knowledge-base/index";
 export { encodePathParameter } from "./openapi/encode-path-parameter";
+export type { ParameterStyle, StyleSerialization } from "./openapi/parameter-style";
 export * from "./approval/index";

@@ -13,7 +13,9 @@ export type RequestRefusedReason =
   | "dns_failed"
   | "method_not_allowed"
   | "header_not_allowed"
-  | "invalid_path_parameter";
+  | "invalid_path_parameter"
+  /** An OpenAPI tool's query, header or body argument cannot be sent in the style its document gives (a nested object in a query parameter, say). */
+  | "invalid_parameter";
 
 /**
  * The safe HTTP layer refused a request: its URL, host, port, resolved address, method or headers are not

@@ -35,3 +35,18 @@ describe("encodePathParameter with an array", () => {
     expect(() => encodePathParameter("ids", [".."], "u")).toThrow(/may not be "\.\."/);
   });
 });
+
+describe("encodePathParameter with a style", () => {
+  it("spells an object in the simple style (not as JSON), and arrays and objects in the label and matrix styles", () => {
+    expect(encodePathParameter("p", { a: 1, b: "x/y" }, "u")).toBe("a,1,b,x%2Fy");
+    expect(encodePathParameter("p", { a: 1, b: 2 }, "u", { style: "simple", explode: true })).toBe("a=1,b=2");
+    expect(encodePathParameter("p", [1, 2], "u", { style: "label", explode: false })).toBe(".1,2");
+    expect(encodePathParameter("p", [1, 2], "u", { style: "matrix", explode: true })).toBe(";p=1;p=2");
+  });
+
+  it("refuses a label value that would make a dot segment, and a nested value", () => {
+    expect(() => encodePathParameter("p", ".", "u", { style: "label", explode: false })).toThrow(/the path parameter "p" may not be "\.\."/);
+    expect(() => encodePathParameter("p", "", "u", { style: "label", explode: false })).toThrow(/may not be "\."/);
+    expect(() => encodePathParameter("p", { a: [1] }, "u")).toThrow(/the path parameter "p" cannot be sent: "p\.a" is a nested object or array/);
+  });
+});

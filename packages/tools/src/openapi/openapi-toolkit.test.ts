@@ -11,7 +11,9 @@ beforeEach(async () => {
     request.on("data", (chunk) => (body += chunk));
     request.on("end", () => {
       response.writeHead(200, { "content-type": "application/json" });
-      response.end(JSON.stringify({ method: request.method, url: request.url, auth: request.headers.authorization ?? null, trace: request.headers["x-trace"] ?? null, body }));
+      response.end(
+        JSON.stringify({ method: request.method, url: request.url, auth: request.headers.authorization ?? null, trace: request.headers["x-trace"] ?? null, type: request.headers["content-type"] ?? null, body }),
+      );
     });
   });
 });
@@ -318,10 +320,10 @@ describe("createOpenApiToolkit with documents a tool cannot follow faithfully", 
     expect(error?.message).toContain('the reference "#/components/schemas/A" leads back to itself (#/components/schemas/A -> #/components/schemas/B -> #/components/schemas/A)');
   });
 
-  it("sends an object header value as JSON, not as [object Object]", async () => {
+  it("sends an object header value in the simple style, not as [object Object]", async () => {
     const document = doc({ "/who": { get: { operationId: "who", parameters: [{ name: "X-Trace", in: "header", schema: { type: "object", properties: { id: { type: "string" } } } }] } } });
     const [who] = createOpenApiToolkit({ document, baseUrl: `${server.origin}/v1`, allowedAddresses: ["127.0.0.1"] }).getTools();
-    expect(echoed(await who!.invoke({ "X-Trace": { id: "t1" } } as never)).trace).toBe('{"id":"t1"}');
+    expect(echoed(await who!.invoke({ "X-Trace": { id: "t1" } } as never)).trace).toBe("id,t1");
   });
 
   it("returns a retryable status of a POST as an observation (it may have been carried out), and fails a GET's retryably", async () => {
@@ -395,5 +397,150 @@ describe("createOpenApiToolkit as the document means it", () => {
     const [getPets] = createOpenApiToolkit({ document, baseUrl: server.origin, allowedAddresses: ["127.0.0.1"] }).getTools();
     expect(echoed(await getPets!.invoke({ ids: ["1", "a/b", "c,d"] })).url).toBe("/pets/1,a%2Fb,c%2Cd");
     await expect(getPets!.invoke({ ids: [] })).rejects.toThrow(/the path parameter "ids" may not be ""/);
+  });
+});
+
+describe("createOpenApiToolkit serializes parameters and bodies as OpenAPI's style, explode and media types say", () => {
+  const doc = (paths: Record<string, unknown>) => ({ openapi: "3.1.0", info: { title: "x", version: "1" }, paths });
+  const toolsOf = (paths: Record<string, unknown>) =>
+    Object.fromEntries(createOpenApiToolkit({ document: doc(paths), baseUrl: server.origin, allowedAddresses: ["127.0.0.1"] }).getTools().map((t) => [t.name, t]));
+  const call = async (tool: { invoke: (input: never) => Promise<unknown> } | undefined, input: unknown) => echoed(String(await tool!.invoke(input as never)));
+  const constructionError = (paths: Record<string, unknown>) => {
+    try {
+      toolsOf(paths);
+    } catch (error) {
+      return error as Error;
+    }
+    return undefined;
+  };
+  const object = { type: "object", additionalProperties: { type: ["string", "integer"] } };
+  const strings = { type: "array", items: { type: "string" } };
+
+  it("spells query parameters in each query style: form (exploded or not), deepObject, spaceDelimited, pipeDelimited", async () => {
+    const { search } = toolsOf({
+      "/q": {
+        get: {
+          operationId: "search",
+          parameters: [
+            { name: "filter", in: "query", schema: object },
+            { name: "ids", in: "query", style: "form", explode: false, schema: strings },
+            { name: "flat", in: "query", style: "form", explode: false, schema: object },
+            { name: "deep", in: "query", style: "deepObject", explode: true, schema: object },
+            { name: "spaces", in: "query", style: "spaceDelimited", schema: strings },
+            { name: "pipes", in: "query", style: "pipeDelimited", schema: object },
+            { name: "tag", in: "query", schema: strings },
+          ],
+        },
+      },
+    });
+    const sent = await call(search, {
+      filter: { color: "red blue", size: 2 },
+      ids: ["1,5", "2"],
+      flat: { k: "v", n: 3 },
+      deep: { x: 1, "y z": "&" },
+      spaces: ["a", "b c"],
+      pipes: { r: 1, g: "|" },
+      tag: ["a", "b"],
+    });
+    expect(sent.url).toBe("/q?color=red+blue&size=2&ids=1%2C5,2&flat=k,v,n,3&deep%5Bx%5D=1&deep%5By+z%5D=%26&spaces=a%20b+c&pipes=r%7C1%7Cg%7C%7C&tag=a&tag=b");
+    // An empty array or object is left out, as RFC 6570 leaves out an empty list.
+    expect((await call(search, { filter: {}, ids: [], tag: ["x"] })).url).toBe("/q?tag=x");
+  });
+
+  it("spells header parameters in the simple style, and path parameters in the simple, label and matrix styles", async () => {
+    const { headers, paths } = toolsOf({
+      "/h": {
+        get: {
+          operationId: "headers",
+          parameters: [{ name: "X-Trace", in: "header", schema: { oneOf: [strings, object] } }],
+        },
+      },
+      "/p/{plain}/{label}/{matrix}/{exploded}": {
+        get: {
+          operationId: "paths",
+          parameters: [
+            { name: "plain", in: "path", required: true, schema: object },
+            { name: "label", in: "path", required: true, style: "label", schema: strings },
+            { name: "matrix", in: "path", required: true, style: "matrix", explode: true, schema: object },
+            { name: "exploded", in: "path", required: true, explode: true, schema: object },
+          ],
+        },
+      },
+    });
+    expect((await call(headers, { "X-Trace": ["a", "b"] })).trace).toBe("a,b");
+    expect((await call(headers, { "X-Trace": { id: "t1", n: 2 } })).trace).toBe("id,t1,n,2");
+    const sent = await call(paths, { plain: { a: "x/y" }, label: ["1", "2"], matrix: { r: 1, g: 2 }, exploded: { k: "v w" } });
+    expect(sent.url).toBe("/p/a,x%2Fy/.1,2/;r=1;g=2/k=v%20w");
+    const dots = await paths!.invoke({ plain: { a: "x" }, label: ["."], matrix: { r: 1 }, exploded: { k: "v" } } as never).catch((error: unknown) => error);
+    expect((dots as RequestRefusedError).reason).toBe("invalid_path_parameter");
+    expect((dots as Error).message).toContain('the path parameter "label" may not be ".."');
+  });
+
+  it("sends a content parameter as the text of its media type, JSON for a JSON type", async () => {
+    const { near } = toolsOf({
+      "/near": { get: { operationId: "near", parameters: [{ name: "at", in: "query", content: { "application/json": { schema: { type: "object", properties: { lat: { type: "number" } } } } } }] } },
+    });
+    expect((await call(near, { at: { lat: 1.5 } })).url).toBe("/near?at=%7B%22lat%22%3A1.5%7D");
+  });
+
+  it("refuses, naming the parameter, a nested value its style cannot spell, before sending anything", async () => {
+    const { search } = toolsOf({ "/q": { get: { operationId: "search", parameters: [{ name: "free", in: "query", schema: { type: "object" } }] } } });
+    const error = await search!.invoke({ free: { a: { b: 1 } } } as never).catch((caught: unknown) => caught);
+    expect(RequestRefusedError.isInstance(error)).toBe(true);
+    expect((error as RequestRefusedError).reason).toBe("invalid_parameter");
+    expect((error as Error).message).toContain('the query parameter "free" cannot be sent: "free.a" is a nested object or array');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("refuses, when the tools are built, a style OpenAPI does not allow for the parameter's place, or an undefined explode", () => {
+    const op = (parameter: Record<string, unknown>) => ({ "/a/{p}": { get: { operationId: "a", parameters: [{ name: "p", in: "path", required: true }, parameter] } } });
+    const cases: [Record<string, unknown>, string][] = [
+      [{ name: "q", in: "query", style: "simple" }, 'the query parameter "q" of GET /a/{p} has the style "simple", which OpenAPI does not allow in a query; a query parameter\'s style is form, spaceDelimited, pipeDelimited or deepObject'],
+      [{ name: "X-A", in: "header", style: "form" }, 'the header parameter "X-A" of GET /a/{p} has the style "form", which OpenAPI does not allow in a header; a header parameter\'s style is simple'],
+      [{ name: "q", in: "query", style: "pipeDelimited", explode: true, schema: strings }, "has the style pipeDelimited with explode: true, which OpenAPI leaves undefined"],
+      [{ name: "q", in: "query", style: "deepObject", explode: false, schema: object }, "has the style deepObject with explode: false, which OpenAPI leaves undefined"],
+      [{ name: "q", in: "query", style: "deepObject", schema: { type: "string" } }, "has the style deepObject, which sends an object, but its schema's type is string"],
+      [{ name: "q", in: "query", explode: "yes" }, 'has explode "yes"; explode is true or false'],
+      [{ name: "q", in: "query", content: { "application/json": {}, "text/plain": {} } }, "has a content with 2 media types; OpenAPI requires exactly one"],
+    ];
+    for (const [parameter, message] of cases) {
+      const error = constructionError(op(parameter));
+      expect(InvalidArgumentError.isInstance(error), message).toBe(true);
+      expect(error?.message).toContain(message);
+    }
+    const path = constructionError({ "/a/{p}": { get: { operationId: "a", parameters: [{ name: "p", in: "path", required: true, style: "form" }] } } });
+    expect(path?.message).toContain('the path parameter "p" of GET /a/{p} has the style "form", which OpenAPI does not allow in a path; a path parameter\'s style is simple, label or matrix');
+  });
+
+  it("sends an application/x-www-form-urlencoded body as a form, objects as JSON unless their encoding gives a style", async () => {
+    const form = (encoding?: Record<string, unknown>) => ({
+      required: true,
+      content: { "application/x-www-form-urlencoded": { schema: { type: "object", properties: { name: { type: "string" }, tags: strings, meta: object } }, ...(encoding ? { encoding } : {}) } },
+    });
+    const { plain, styled } = toolsOf({
+      "/plain": { post: { operationId: "plain", requestBody: form() } },
+      "/styled": { post: { operationId: "styled", requestBody: form({ meta: { style: "deepObject", explode: true }, tags: { style: "form", explode: false } }) } },
+    });
+    const body = { name: "Rex & co", tags: ["a", "b"], meta: { k: 1 } };
+    const sent = await call(plain, { body });
+    expect(sent.type).toBe("application/x-www-form-urlencoded");
+    expect(sent.body).toBe("name=Rex+%26+co&tags=a&tags=b&meta=%7B%22k%22%3A1%7D");
+    expect((await call(styled, { body })).body).toBe("name=Rex+%26+co&tags=a%2Cb&meta%5Bk%5D=1");
+  });
+
+  it("sends a multipart/form-data body as well-formed parts, an object as a JSON part", async () => {
+    const { upload } = toolsOf({
+      "/upload": {
+        post: {
+          operationId: "upload",
+          requestBody: { content: { "multipart/form-data": { schema: { type: "object", properties: { name: { type: "string" }, tags: strings, meta: object } } } } },
+        },
+      },
+    });
+    const sent = await call(upload, { body: { name: 'Rex "the dog"', tags: ["a", "b"], meta: { k: 1 } } });
+    expect(sent.type).toMatch(/^multipart\/form-data; boundary=/);
+    expect(sent.body).toContain('Content-Disposition: form-data; name="meta"\r\nContent-Type: application/json\r\n\r\n{"k":1}\r\n');
+    const parsed = await new Response(sent.body as string, { headers: { "content-type": sent.type as string } }).formData();
+    expect(Object.fromEntries(["name", "tags", "meta"].map((name) => [name, parsed.getAll(name)]))).toEqual({ name: ['Rex "the dog"'], tags: ["a", "b"], meta: ['{"k":1}'] });
   });
 });

@@ -8,6 +8,8 @@ import { type ToolRequestSettings, toolRequest } from "../http/tool-request";
 import { SAFE_HTTP_OPTION_KEYS, createSafeHttpClient, portOf, type SafeHttpClient, type SafeHttpOptions } from "../http/safe-http-client";
 import { encodePathParameter } from "./encode-path-parameter";
 import { checkPropertyName, deref, emptyShape, jsonSchemaToZod, objectOf } from "./json-schema-to-zod";
+import { expandValue, type ParameterPlace, queryPairs, readStyle, type StyleSerialization, UnserializableValueError } from "./parameter-style";
+import { type BodyFormat, bodyFormat, formBody, multipartBody, type PropertyEncoding, readEncodings } from "./request-body";
 
 /** Options of {@link createOpenApiToolkit}. */
 export interface OpenApiToolkitOptions extends Omit<SafeHttpOptions, "allowedHosts" | "allowedMethods" | "allowedRequestHeaders"> {
@@ -23,12 +25,32 @@ export interface OpenApiToolkitOptions extends Omit<SafeHttpOptions, "allowedHos
   retryableStatuses?: readonly number[];
 }
 
-interface Parameter {
+/** A Parameter Object as the document has it. */
+interface RawParameter {
   name: string;
-  in: "path" | "query" | "header" | "cookie";
+  in: ParameterPlace | "cookie";
   required?: boolean;
   description?: string;
   schema?: unknown;
+  content?: unknown;
+  style?: unknown;
+  explode?: unknown;
+}
+
+/**
+ * How a parameter's value is sent: in a `style` (with `schema`), or as the text of its `content`
+ * media type (JSON for a JSON type, the value itself otherwise).
+ */
+type ParameterSerialization = { kind: "style"; style: StyleSerialization } | { kind: "content"; json: boolean };
+
+/** A parameter a tool takes, read from the document. */
+interface Parameter {
+  name: string;
+  in: ParameterPlace;
+  required: boolean;
+  description?: string;
+  schema: unknown;
+  serialization: ParameterSerialization;
 }
 
 interface Operation {
@@ -37,7 +59,7 @@ interface Operation {
   path: string;
   description: string;
   parameters: Parameter[];
-  body?: { required: boolean; schema: unknown; contentType: string };
+  body?: { required: boolean; schema: unknown; contentType: string; format: BodyFormat; encodings: Record<string, PropertyEncoding> };
   /** The required cookie parameters: the tools send no cookies but the fixed `headers`' `cookie`. */
   requiredCookies: string[];
   /** Path parameters the path template does not have: the document is wrong, and a call could not send them. */
@@ -74,10 +96,16 @@ export class OpenApiToolkit extends BaseToolkit {
 /**
  * Builds one tool per operation of an OpenAPI 3 document. Each tool is named after the
  * operationId, described by the summary, and takes the operation's path, query and header
- * parameters and its JSON request body (as `body`), validated by zod schemas built from the
- * document. Path parameters are percent-encoded and "." or ".." are refused, so no argument can
- * change which path is called. Requests go through the safe HTTP layer ({@link createSafeHttpClient}):
- * allowed hosts only (by default the base URL's), public addresses unless allowed, limits on size and time.
+ * parameters and its request body (as `body`), validated by zod schemas built from the document.
+ * Parameters are sent as their `style` and `explode` say (query `form` by default, so an object
+ * `{ a: 1, b: 2 }` is `?a=1&b=2`; `deepObject`, `spaceDelimited`, `pipeDelimited`; path and header
+ * `simple`, path `label` and `matrix`), or as the JSON text of a JSON `content`; a style OpenAPI
+ * does not allow where the parameter is throws when the tools are built. A JSON body is sent as
+ * JSON, an `application/x-www-form-urlencoded` body as a form and a `multipart/form-data` body as
+ * parts, following their `encoding`. Path parameters are percent-encoded and "." or ".." are
+ * refused, so no argument can change which path is called. Requests go through the safe HTTP layer
+ * ({@link createSafeHttpClient}): allowed hosts only (by default the base URL's), public addresses
+ * unless allowed, limits on size and time. See docs/tools.md#openapi-toolkit.
  *
  * @example
  * ```ts
@@ -230,7 +258,7 @@ function readOperations(document: Record<string, unknown>): Operation[] {
       const byKey = new Map<string, Parameter>();
       const requiredCookies: string[] = [];
       for (const raw of [...shared, ...((operation.parameters as unknown[] | undefined) ?? [])]) {
-        const parameter = deref<Parameter>(document, raw);
+        const parameter = deref<RawParameter>(document, raw);
         if (typeof parameter?.name !== "string" || !parameter.name) throw new Error(`${method.toUpperCase()} ${path} has a parameter without a name`);
         checkPropertyName(parameter.name, `a parameter of ${method.toUpperCase()} ${path}`);
         if (!PARAMETER_PLACES.includes(parameter.in)) {
@@ -241,16 +269,16 @@ function readOperations(document: Record<string, unknown>): Operation[] {
         }
         if (parameter.in === "cookie") {
           if (parameter.required === true) requiredCookies.push(parameter.name);
-        } else byKey.set(`${parameter.in}:${parameter.name}`, parameter);
+        } else byKey.set(`${parameter.in}:${parameter.name}`, readParameter(document, parameter as RawParameter & { in: ParameterPlace }, `${method.toUpperCase()} ${path}`));
       }
       const templated = new Set([...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]));
       const strayPathParameters = [...byKey.values()].filter((parameter) => parameter.in === "path" && !templated.has(parameter.name)).map((parameter) => parameter.name);
       for (const [, name] of path.matchAll(/\{([^}]+)\}/g)) {
         checkPropertyName(name!, `a path variable of ${path}`);
         // A template variable the document forgot to declare is still required: never sent as "undefined".
-        if (!byKey.has(`path:${name}`)) byKey.set(`path:${name}`, { name: name!, in: "path", required: true, schema: { type: "string" } });
+        if (!byKey.has(`path:${name}`)) byKey.set(`path:${name}`, { name: name!, in: "path", required: true, schema: { type: "string" }, serialization: { kind: "style", style: { style: "simple", explode: false } } });
       }
-      const body = readBody(document, operation.requestBody);
+      const body = readBody(document, operation.requestBody, `${method.toUpperCase()} ${path}`);
       // The tool's arguments are keyed by name alone: two parameters of one name would share one value.
       const places = new Map<string, string>(body ? [["body", "the request body"]] : []);
       for (const { name, in: place } of byKey.values()) {
@@ -277,14 +305,55 @@ function readOperations(document: Record<string, unknown>): Operation[] {
   return operations;
 }
 
-function readBody(document: unknown, raw: unknown): Operation["body"] {
+/**
+ * Reads a parameter's serialization: its `style` and `explode` (checked against what OpenAPI
+ * allows in its place, and against its schema's type), or its `content`, which must hold one
+ * media type and may not stand beside a `schema`.
+ */
+function readParameter(document: unknown, raw: RawParameter & { in: ParameterPlace }, operation: string): Parameter {
+  const what = `the ${raw.in} parameter "${raw.name}" of ${operation}`;
+  const common = { name: raw.name, in: raw.in, required: raw.in === "path" || raw.required === true, ...(raw.description ? { description: raw.description } : {}) };
+  if (raw.content === undefined) {
+    const style = readStyle(raw, raw.in, what);
+    checkStyleFitsSchema(document, raw.schema, style, what);
+    return { ...common, schema: raw.schema ?? { type: "string" }, serialization: { kind: "style", style } };
+  }
+  if (raw.schema !== undefined) throw new Error(`${what} has both a schema and a content; OpenAPI allows one of them`);
+  const entries = typeof raw.content === "object" && raw.content !== null ? Object.entries(raw.content) : [];
+  if (entries.length !== 1) throw new Error(`${what} has a content with ${entries.length} media types; OpenAPI requires exactly one`);
+  const [mediaType, media] = entries[0]!;
+  const json = bodyFormat(mediaType) === "json";
+  const schema = deref<{ schema?: unknown } | undefined>(document, media)?.schema;
+  return { ...common, schema: schema ?? (json ? true : { type: "string" }), serialization: { kind: "content", json } };
+}
+
+/** Refuses a style whose values the schema's type cannot be: `deepObject` sends an object, the delimited styles an array or an object. */
+function checkStyleFitsSchema(document: unknown, schema: unknown, { style }: StyleSerialization, what: string): void {
+  const needs = style === "deepObject" ? ["object"] : style === "spaceDelimited" || style === "pipeDelimited" ? ["array", "object"] : undefined;
+  if (!needs || typeof schema !== "object" || schema === null) return;
+  const type = deref<{ type?: unknown }>(document, schema).type;
+  const types = typeof type === "string" ? [type] : Array.isArray(type) ? type : undefined;
+  if (types && !types.some((each) => needs.includes(each))) {
+    throw new Error(`${what} has the style ${style}, which sends ${needs.length === 1 ? "an object" : "an array or an object"}, but its schema's type is ${types.join(" or ")}`);
+  }
+}
+
+/**
+ * Reads an operation's request body: a JSON media type if it has one, else a form
+ * (`application/x-www-form-urlencoded`), else `multipart/form-data` (both with their schema, an
+ * object by default, and their `encoding`), else its first media type, sent as text.
+ */
+function readBody(document: unknown, raw: unknown, operation: string): Operation["body"] {
   if (!raw) return undefined;
-  const body = deref<{ required?: boolean; content?: Record<string, { schema?: unknown }> }>(document, raw);
-  const content = body.content ?? {};
-  const contentType = Object.keys(content).find((type) => type.includes("json")) ?? Object.keys(content)[0];
+  const body = deref<{ required?: boolean; content?: Record<string, unknown> }>(document, raw);
+  const types = Object.keys(body.content ?? {});
+  const contentType = (["json", "form", "multipart"] as const).map((format) => types.find((type) => bodyFormat(type) === format)).find((type) => type !== undefined) ?? types[0];
   if (!contentType) return undefined;
-  const schema = contentType.includes("json") ? content[contentType]?.schema : { type: "string" };
-  return { required: body.required === true, schema, contentType };
+  const format = bodyFormat(contentType);
+  const media = deref<{ schema?: unknown; encoding?: unknown } | undefined>(document, body.content![contentType]) ?? {};
+  const schema = format === "json" ? media.schema : format === "text" ? { type: "string" } : (media.schema ?? { type: "object" });
+  const encodings = format === "form" || format === "multipart" ? readEncodings(media.encoding, (value) => deref(document, value), `the ${contentType} body of ${operation}`) : {};
+  return { required: body.required === true, schema, contentType, format, encodings };
 }
 
 /**
@@ -313,9 +382,9 @@ function sanitizeName(name: string): string {
 function operationTool(document: unknown, operation: Operation, baseUrl: URL, client: SafeHttpClient, settings: ToolRequestSettings) {
   const shape = emptyShape();
   for (const parameter of operation.parameters) {
-    let schema = jsonSchemaToZod(document, parameter.schema ?? { type: "string" });
+    let schema = jsonSchemaToZod(document, parameter.schema);
     if (parameter.description) schema = schema.describe(parameter.description);
-    shape[parameter.name] = parameter.in === "path" || parameter.required ? schema : schema.optional();
+    shape[parameter.name] = parameter.required ? schema : schema.optional();
   }
   if (operation.body) {
     const body = jsonSchemaToZod(document, operation.body.schema).describe(`The request body (${operation.body.contentType}).`);
@@ -327,15 +396,17 @@ function operationTool(document: unknown, operation: Operation, baseUrl: URL, cl
       const headers: Record<string, string> = {};
       for (const parameter of operation.parameters) {
         const value = own(args, parameter.name);
-        if (parameter.in === "header" && value !== undefined && value !== null) {
-          headers[parameter.name] = typeof value === "object" && !Array.isArray(value) ? JSON.stringify(value) : String(value);
-        }
+        if (parameter.in !== "header" || value === undefined || value === null) continue;
+        const text = headerText(parameter, value, url);
+        // An empty array or object is undefined in RFC 6570, so the header is left out (an empty string is sent).
+        if (text !== "" || typeof value !== "object") headers[parameter.name] = text;
       }
       let body: string | undefined;
       const given = own(args, "body");
       if (operation.body && given !== undefined) {
-        headers["content-type"] = operation.body.contentType;
-        body = typeof given === "string" && !operation.body.contentType.includes("json") ? given : JSON.stringify(given);
+        const encoded = encodeBody(operation.body, given, url);
+        headers["content-type"] = encoded.contentType;
+        body = encoded.body;
       }
       return toolRequest(client, { url, method: operation.method, headers, body }, config, settings);
     },
@@ -345,20 +416,85 @@ function operationTool(document: unknown, operation: Operation, baseUrl: URL, cl
 
 function buildUrl(operation: Operation, baseUrl: URL, args: Record<string, unknown>): string {
   const template = `${baseUrl.toString().replace(/\/$/, "")}${operation.path}`;
-  const path = operation.path.replace(/\{([^}]+)\}/g, (_match, name: string) => encodePathParameter(name, own(args, name), template));
+  const pathParameters = new Map(operation.parameters.filter((parameter) => parameter.in === "path").map((parameter) => [parameter.name, parameter]));
+  const path = operation.path.replace(/\{([^}]+)\}/g, (_match, name: string) => {
+    const serialization = pathParameters.get(name)!.serialization;
+    const value = own(args, name);
+    if (serialization.kind === "style") return encodePathParameter(name, value, template, serialization.style);
+    return encodePathParameter(name, value === undefined || value === null ? value : contentText(serialization, value), template);
+  });
   const url = new URL(`${baseUrl.toString().replace(/\/$/, "")}${path}`);
   const expectedSegments = `${baseUrl.pathname.replace(/\/$/, "")}${operation.path}`.split("/").length;
   if (url.host !== baseUrl.host || url.pathname.split("/").length !== expectedSegments) {
     throw new RequestRefusedError({ reason: "invalid_path_parameter", url: url.toString(), message: `the path parameters would change the path of ${operation.method} ${operation.path}.` });
   }
+  const pairs: string[] = [];
   for (const parameter of operation.parameters) {
     const value = own(args, parameter.name);
     if (parameter.in !== "query" || value === undefined || value === null) continue;
-    for (const item of Array.isArray(value) ? value : [value]) {
-      url.searchParams.append(parameter.name, typeof item === "object" ? JSON.stringify(item) : String(item));
+    const { serialization } = parameter;
+    if (serialization.kind === "content") {
+      pairs.push(`${formEncode(parameter.name)}=${formEncode(contentText(serialization, value))}`);
+      continue;
     }
+    const styled = sendable(parameter, url.toString(), () => queryPairs(parameter.name, value, serialization.style));
+    pairs.push(...styled.map((pair) => `${formEncode(pair.key)}=${pair.items.map(formEncode).join(QUERY_DELIMITERS[pair.delimiter] ?? ",")}`));
   }
+  if (pairs.length > 0) url.search = `?${pairs.join("&")}`;
   return url.toString();
+}
+
+/** A style's delimiter as a query string spells it: the comma as is, the space and the pipe percent-encoded, as OpenAPI's examples do. */
+const QUERY_DELIMITERS: Readonly<Record<string, string>> = { ",": ",", " ": "%20", "|": "%7C" };
+
+/** Percent-encodes a query name or value as a form does (URLSearchParams' encoding: a space is "+"). */
+function formEncode(text: string): string {
+  return new URLSearchParams([["", text]]).toString().slice(1);
+}
+
+/** A header parameter's value: its content's text, or its `simple` style, not percent-encoded (a header is no URL). */
+function headerText(parameter: Parameter, value: unknown, url: string): string {
+  const { serialization } = parameter;
+  if (serialization.kind === "content") return contentText(serialization, value);
+  return sendable(parameter, url, () => expandValue(parameter.name, value, serialization.style, (text) => text));
+}
+
+/** The text of a `content` parameter: JSON for a JSON media type, else the value itself. */
+function contentText(serialization: { json: boolean }, value: unknown): string {
+  return serialization.json || (typeof value === "object" && value !== null) ? JSON.stringify(value) : String(value);
+}
+
+/** Runs `serialize`, turning a value the parameter's style cannot spell into a RequestRefusedError naming the parameter. */
+function sendable<T>(parameter: Parameter, url: string, serialize: () => T): T {
+  try {
+    return serialize();
+  } catch (error) {
+    if (!(error instanceof UnserializableValueError)) throw error;
+    throw new RequestRefusedError({ reason: "invalid_parameter", url, message: `the ${parameter.in} parameter "${parameter.name}" cannot be sent: ${error.message}.`, cause: error });
+  }
+}
+
+/**
+ * A request body as its media type wants it: JSON; a form (`application/x-www-form-urlencoded`,
+ * URLSearchParams' encoding) or `multipart/form-data` from an object, each property a field (see
+ * request-body.ts), a string given for a form being sent as it is (already encoded); text as given.
+ */
+function encodeBody(body: NonNullable<Operation["body"]>, given: unknown, url: string): { body: string; contentType: string } {
+  const isObject = typeof given === "object" && given !== null && !Array.isArray(given);
+  const refuse = (message: string, cause?: unknown): never => {
+    throw new RequestRefusedError({ reason: "invalid_parameter", url, message: `the ${body.contentType} body cannot be sent: ${message}`, cause });
+  };
+  try {
+    if (body.format === "json") return { body: JSON.stringify(given), contentType: body.contentType };
+    if (body.format === "text") return { body: typeof given === "string" ? given : JSON.stringify(given), contentType: body.contentType };
+    if (body.format === "form" && typeof given === "string") return { body: given, contentType: body.contentType };
+    if (!isObject) return refuse(`it must be an object, one property per field, not ${Array.isArray(given) ? "an array" : typeof given}.`);
+    if (body.format === "form") return { body: formBody(given as Record<string, unknown>, body.encodings), contentType: body.contentType };
+    return multipartBody(given as Record<string, unknown>, body.encodings);
+  } catch (error) {
+    if (error instanceof UnserializableValueError) return refuse(`${error.message}.`, error);
+    throw error;
+  }
 }
 
 /** `args[name]` when it is the arguments' own property (never one every object inherits, such as `toString`). */

@@ -6,6 +6,7 @@ import { RetryableToolError } from "../errors/retryable-tool-error";
 import { ToolRetriesExhaustedError } from "../errors/tool-retries-exhausted-error";
 import { retryPolicy, withRetry } from "./retry-policy";
 import { configWithMetadata } from "./test-helpers";
+import { timeoutPolicy } from "./timeout-policy";
 import { withPolicies, type ToolPolicy } from "./with-policies";
 
 function failingTool(failures: unknown[]) {
@@ -146,5 +147,84 @@ describe("retryPolicy", () => {
     expect(calls.count).toBe(1);
     expect(metadata.attempts).toBe(1);
     expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe("retryPolicy's record of a call: nested policies, aborts and timeouts", () => {
+  const busy = (message: string) => new RetryableToolError({ message });
+
+  it("keeps one record across nested retry policies: every attempt counted, every failure listed once", async () => {
+    const { flaky, calls } = failingTool([busy("a"), busy("b"), busy("c")]);
+    const inner = withRetry(flaky, { maxAttempts: 2, initialDelayMs: 1, jitter: false });
+    const outer = withPolicies(inner, [retryPolicy({ maxAttempts: 2, initialDelayMs: 1, jitter: false, isRetryable: () => true })]);
+    const { config, metadata } = configWithMetadata();
+    const result = outer.invoke({}, config);
+    await vi.advanceTimersByTimeAsync(10);
+    await expect(result).resolves.toBe("ok after 4");
+    expect(calls.count).toBe(4);
+    expect(metadata).toMatchObject({ attempts: 4, attemptErrors: ["a", "b", "c"] });
+    expect(metadata).not.toHaveProperty("error");
+  });
+
+  it("reports what the outermost policy threw as the error when every level gives up", async () => {
+    const { flaky } = failingTool([busy("a"), busy("b"), busy("c"), busy("d")]);
+    const tool = withPolicies(flaky, [retryPolicy({ maxAttempts: 2, initialDelayMs: 1, isRetryable: () => true }), retryPolicy({ maxAttempts: 2, initialDelayMs: 1 })]);
+    const { config, metadata } = configWithMetadata();
+    const result = tool.invoke({}, config);
+    const assertion = expect(result).rejects.toThrow(ToolRetriesExhaustedError);
+    await vi.advanceTimersByTimeAsync(10);
+    await assertion;
+    expect(metadata).toMatchObject({
+      attempts: 4,
+      attemptErrors: ["a", "b", "c", "d"],
+      error: 'Tool "flaky" failed after 2 attempts: Tool "flaky" failed after 2 attempts: d',
+    });
+  });
+
+  it("lists a timeout between two retry policies once, in order, and an abandoned inner attempt not at all", async () => {
+    const { flaky, calls } = failingTool([busy("busy")]);
+    const tool = withPolicies(flaky, [retryPolicy({ initialDelayMs: 1, jitter: false }), timeoutPolicy({ ms: 100 }), retryPolicy({ initialDelayMs: 1000, jitter: false })]);
+    const { config, metadata } = configWithMetadata();
+    const result = tool.invoke({}, config);
+    await vi.advanceTimersByTimeAsync(200);
+    await expect(result).resolves.toBe("ok after 2");
+    expect(calls.count).toBe(2);
+    expect(metadata).toMatchObject({ attempts: 2, attemptErrors: ["busy", expect.stringContaining('Tool "flaky" timed out after 100 ms')], timedOut: true });
+    expect(metadata).not.toHaveProperty("error");
+  });
+
+  it("leaves the call's error in place when the caller aborts during an attempt, and lists no aborted attempt", async () => {
+    const hanging = tool(
+      (_input, config) => new Promise<string>((_resolve, reject) => config?.signal?.addEventListener("abort", () => reject(new Error("stopped")))),
+      { name: "hanging", description: "Waits for its signal.", schema: z.object({}) },
+    );
+    const controller = new AbortController();
+    const { config, metadata } = configWithMetadata({ signal: controller.signal });
+    const result = withRetry(hanging).invoke({}, config);
+    const assertion = expect(result).rejects.toMatchObject({ name: "AbortError" });
+    await vi.advanceTimersByTimeAsync(1);
+    controller.abort();
+    await assertion;
+    await vi.advanceTimersByTimeAsync(1); // the tool's own rejection reaches the retry policy after the call ended
+    expect(metadata.error).toEqual(expect.any(String));
+    expect(metadata).not.toHaveProperty("attemptErrors");
+  });
+
+  it("keeps timedOut after a timed-out attempt that a retry made good: it says an attempt timed out, not that the call failed", async () => {
+    const calls = { count: 0 };
+    const slowOnce = tool(
+      (_input, config) => {
+        calls.count += 1;
+        if (calls.count > 1) return Promise.resolve("fast");
+        return new Promise<string>((_resolve, reject) => config?.signal?.addEventListener("abort", () => reject(config.signal?.reason)));
+      },
+      { name: "slow_once", description: "Hangs the first time.", schema: z.object({}) },
+    );
+    const { config, metadata } = configWithMetadata();
+    const result = withPolicies(slowOnce, [retryPolicy({ initialDelayMs: 1, jitter: false }), timeoutPolicy({ ms: 50 })]).invoke({}, config);
+    await vi.advanceTimersByTimeAsync(60);
+    await expect(result).resolves.toBe("fast");
+    expect(metadata).toMatchObject({ timedOut: true, attempts: 2, attemptErrors: [expect.stringContaining("timed out after 50 ms")] });
+    expect(metadata).not.toHaveProperty("error");
   });
 });

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, checkOptionKeys, isAbortError } from "@agentrx/core";
+import { InvalidArgumentError, type StepMetadata, checkOptionKeys, isAbortError } from "@agentrx/core";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { isRetryableError } from "../errors/retryable-tool-error";
 import { ToolRetriesExhaustedError } from "../errors/tool-retries-exhausted-error";
@@ -38,6 +38,13 @@ const RETRY_OPTION_KEYS = Object.keys({ maxAttempts: true, initialDelayMs: true,
  * error messages in order. A call that succeeds after failed attempts has no `error` in its step
  * metadata: `error` is only there when the call itself failed.
  *
+ * Retry policies nested in one call (a retried tool wrapped in a retry policy again) share one
+ * record: `attempts` counts the tool's attempts in all (each retry of any of them is one more), and
+ * `attemptErrors` lists each failure once, in order (what an inner policy gives up with, or lets
+ * through, is not listed again by the one outside it). An attempt ended by an abort, the caller's
+ * or a timeout policy's outside this one, is not listed here: the abort is reported where it
+ * happened (see docs/tools.md#retry).
+ *
  * @example
  * ```ts
  * import { retryPolicy } from "@agentrx/tools";
@@ -67,32 +74,50 @@ export function retryPolicy(options: RetryPolicyOptions = {}): ToolPolicy {
     });
   }
 
+  const waitBefore = (toolName: string, error: unknown, attempt: number): number => {
+    const backoff = Math.min(maxDelayMs, initialDelayMs * factor ** (attempt - 1));
+    const wait = jitter ? backoff / 2 + Math.random() * (backoff / 2) : backoff;
+    const retryAfterMs = (error as { retryAfterMs?: unknown } | null)?.retryAfterMs;
+    const floor = typeof retryAfterMs === "number" && retryAfterMs > 0 ? retryAfterMs : 0;
+    if (floor > maxDelayMs) {
+      // Asked to wait longer than we may: retrying sooner would ignore the request (a rate limit), so give up now.
+      const reason = error instanceof Error ? error.message : String(error);
+      const message = `Tool "${toolName}" gave up after ${attempt} attempts: the failure asked to wait ${Math.round(floor)} ms before trying again, longer than maxDelayMs (${maxDelayMs} ms). ${reason}`;
+      throw new ToolRetriesExhaustedError({ toolName, attempts: attempt, cause: error, message });
+    }
+    return Math.max(wait, floor);
+  };
+
   return async ({ toolName, config, metadata }, next) => {
-    const attemptErrors: string[] = [];
-    for (let attempt = 1; ; attempt++) {
-      metadata.attempts = attempt;
-      try {
-        return await next(config);
-      } catch (error) {
-        attemptErrors.push(error instanceof Error ? error.message : String(error));
-        metadata.attemptErrors = [...attemptErrors];
-        // `error` says the call failed: an attempt's error (written by a wrapper inside) is not the
-        // call's. If this one ends the call, the wrapper outside records what the call threw.
-        delete metadata.error;
-        if (config.signal?.aborted || isAbortError(error) || !isRetryable(error, attempt)) throw error;
-        if (attempt >= maxAttempts) throw new ToolRetriesExhaustedError({ toolName, attempts: attempt, cause: error });
-        const backoff = Math.min(maxDelayMs, initialDelayMs * factor ** (attempt - 1));
-        const wait = jitter ? backoff / 2 + Math.random() * (backoff / 2) : backoff;
-        const retryAfterMs = (error as { retryAfterMs?: unknown }).retryAfterMs;
-        const floor = typeof retryAfterMs === "number" && retryAfterMs > 0 ? retryAfterMs : 0;
-        if (floor > maxDelayMs) {
-          // Asked to wait longer than we may: retrying sooner would ignore the request (a rate limit), so give up now.
-          const reason = error instanceof Error ? error.message : String(error);
-          const message = `Tool "${toolName}" gave up after ${attempt} attempts: the failure asked to wait ${Math.round(floor)} ms before trying again, longer than maxDelayMs (${maxDelayMs} ms). ${reason}`;
-          throw new ToolRetriesExhaustedError({ toolName, attempts: attempt, cause: error, message });
+    const { record, release } = enterAttemptRecord(metadata);
+    try {
+      for (let attempt = 1; ; attempt++) {
+        if (attempt > 1) record.attempts += 1;
+        metadata.attempts = record.attempts;
+        record.handedOut = undefined;
+        try {
+          return await next(config);
+        } catch (error) {
+          // Aborted from outside (the caller, or a timeout policy around this one): whoever aborted reports it.
+          if (config.signal?.aborted) throw error;
+          recordFailure(record, metadata, error);
+          // `error` says the call failed: an attempt's error (written by a wrapper inside) is not the
+          // call's. If this one ends the call, the wrapper outside records what the call threw.
+          delete metadata.error;
+          let wait: number;
+          try {
+            if (isAbortError(error) || !isRetryable(error, attempt)) throw error;
+            if (attempt >= maxAttempts) throw new ToolRetriesExhaustedError({ toolName, attempts: attempt, cause: error });
+            wait = waitBefore(toolName, error, attempt);
+          } catch (final) {
+            record.handedOut = final; // recorded already: the policy outside, if any, does not list it again
+            throw final;
+          }
+          await abortableDelay(wait, config.signal);
         }
-        await abortableDelay(Math.max(wait, floor), config.signal);
       }
+    } finally {
+      release();
     }
   };
 }
@@ -120,4 +145,37 @@ export function retryPolicy(options: RetryPolicyOptions = {}): ToolPolicy {
  */
 export function withRetry(tool: StructuredToolInterface, options?: RetryPolicyOptions): PolicyTool {
   return withPolicies(tool, [retryPolicy(options)]);
+}
+
+/** What the retry policies of one call have recorded: nested ones share it, so none overwrites another's. */
+interface AttemptRecord {
+  /** The tool's attempts so far: the first, plus each retry of any of the policies. */
+  attempts: number;
+  /** The failed attempts' error messages, in order. */
+  errors: string[];
+  /** What a policy inside last threw out of its attempts: recorded already, so the policy outside does not list it again. */
+  handedOut: unknown;
+}
+
+const attemptRecords = new WeakMap<StepMetadata, AttemptRecord>();
+
+/**
+ * The call's attempt record: the outermost retry policy of the call starts it (and drops it when
+ * it returns), the retry policies inside it share it.
+ */
+function enterAttemptRecord(metadata: StepMetadata): { record: AttemptRecord; release: () => void } {
+  const shared = attemptRecords.get(metadata);
+  if (shared) return { record: shared, release: () => undefined };
+  const record: AttemptRecord = { attempts: 1, errors: [], handedOut: undefined };
+  attemptRecords.set(metadata, record);
+  return { record, release: () => attemptRecords.delete(metadata) };
+}
+
+/** Adds a failed attempt's error to the record, unless a retry policy inside recorded it already. */
+function recordFailure(record: AttemptRecord, metadata: StepMetadata, error: unknown): void {
+  const recorded = record.handedOut !== undefined && record.handedOut === error;
+  record.handedOut = undefined;
+  if (recorded) return;
+  record.errors.push(error instanceof Error ? error.message : String(error));
+  metadata.attemptErrors = [...record.errors];
 }

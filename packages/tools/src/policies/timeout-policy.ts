@@ -26,6 +26,10 @@ export interface TimeoutPolicyOptions {
  * ignores its signal. The caller's own abort still aborts the call. The error is retryable (a retry
  * policy outside tries again) unless `retryable: false`, or the tool is marked
  * `withInDoubt(tool, "interrupt" | "fail")`: a call that timed out may have had its effect.
+ * Sets `timedOut: true` in the step metadata when an attempt times out, and leaves it set when a
+ * retry policy outside then succeeds: it says that an attempt timed out (the tool may have been
+ * slow, or have had its effect twice), while the call's `error`, absent then, says whether the call
+ * failed (see docs/tools.md#timeout).
  *
  * @example
  * ```ts

@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { expandValue, queryPairs, readStyle, type ParameterStyle, type StyledPair } from "./parameter-style";
+
+// The style examples of OpenAPI 3.1.1 (and 3.0.4), for a parameter named "color".
+const string = "blue";
+const array = ["blue", "black", "brown"];
+const object = { R: 100, G: 200, B: 150 };
+
+const expand = (style: ParameterStyle, explode: boolean, value: unknown) => expandValue("color", value, { style, explode }, encodeURIComponent);
+const query = (style: ParameterStyle, explode: boolean, value: unknown) =>
+  queryPairs("color", value, { style, explode })
+    .map((pair: StyledPair) => `${pair.key}=${pair.items.join(pair.delimiter)}`)
+    .join("&");
+
+describe("expandValue (path and header styles)", () => {
+  it("spells the specification's examples of matrix, label and simple", () => {
+    const table: [ParameterStyle, boolean, string, string, string, string][] = [
+      ["matrix", false, ";color", ";color=blue", ";color=blue,black,brown", ";color=R,100,G,200,B,150"],
+      ["matrix", true, ";color", ";color=blue", ";color=blue;color=black;color=brown", ";R=100;G=200;B=150"],
+      ["label", false, ".", ".blue", ".blue,black,brown", ".R,100,G,200,B,150"],
+      ["label", true, ".", ".blue", ".blue.black.brown", ".R=100.G=200.B=150"],
+      ["simple", false, "", "blue", "blue,black,brown", "R,100,G,200,B,150"],
+      ["simple", true, "", "blue", "blue,black,brown", "R=100,G=200,B=150"],
+    ];
+    for (const [style, explode, empty, forString, forArray, forObject] of table) {
+      expect([expand(style, explode, ""), expand(style, explode, string), expand(style, explode, array), expand(style, explode, object)], `${style} ${explode}`).toEqual([empty, forString, forArray, forObject]);
+    }
+  });
+
+  it("encodes members, so a delimiter inside one is not a delimiter, and refuses a nested value", () => {
+    expect(expand("simple", false, ["a,b", "c/d"])).toBe("a%2Cb,c%2Fd");
+    expect(expand("matrix", true, { "k;x": "v=w" })).toBe(";k%3Bx=v%3Dw");
+    expect(() => expand("simple", false, { a: { b: 1 } })).toThrow('"color.a" is a nested object or array');
+    expect(() => expand("simple", false, [[1]])).toThrow('"color[0]" is a nested object or array');
+  });
+});
+
+describe("queryPairs (query styles)", () => {
+  it("spells the specification's examples of form, spaceDelimited, pipeDelimited and deepObject, before percent-encoding", () => {
+    expect([query("form", false, ""), query("form", false, string), query("form", false, array), query("form", false, object)]).toEqual(["color=", "color=blue", "color=blue,black,brown", "color=R,100,G,200,B,150"]);
+    expect([query("form", true, ""), query("form", true, string), query("form", true, array), query("form", true, object)]).toEqual(["color=", "color=blue", "color=blue&color=black&color=brown", "R=100&G=200&B=150"]);
+    expect([query("spaceDelimited", false, array), query("spaceDelimited", false, object)]).toEqual(["color=blue black brown", "color=R 100 G 200 B 150"]);
+    expect([query("pipeDelimited", false, array), query("pipeDelimited", false, object)]).toEqual(["color=blue|black|brown", "color=R|100|G|200|B|150"]);
+    expect(query("deepObject", true, object)).toBe("color[R]=100&color[G]=200&color[B]=150");
+  });
+
+  it("leaves out an empty array or object, and refuses a deepObject that is not an object", () => {
+    expect([query("form", true, []), query("form", false, {}), query("pipeDelimited", false, [])]).toEqual(["", "", ""]);
+    expect(() => query("deepObject", true, array)).toThrow('"color" is an array, but the deepObject style sends an object\'s properties');
+  });
+});
+
+describe("readStyle", () => {
+  it("gives each place its default style and explode", () => {
+    expect(readStyle({}, "query", "q")).toEqual({ style: "form", explode: true });
+    expect(readStyle({}, "path", "p")).toEqual({ style: "simple", explode: false });
+    expect(readStyle({}, "header", "h")).toEqual({ style: "simple", explode: false });
+    expect(readStyle({ style: "deepObject" }, "query", "q")).toEqual({ style: "deepObject", explode: true });
+    expect(readStyle({ style: "matrix", explode: true }, "path", "p")).toEqual({ style: "matrix", explode: true });
+  });
+});
