@@ -200,10 +200,11 @@ function unreadable(error: unknown): error is RunStoreError {
 }
 
 /**
- * A run whose record cannot be read (a gap in its events, a `schemaVersion` this version does not
- * know, a row that does not decode) will not heal by retrying its job: it is recorded as failed,
- * with the store's reason, and the job fails at once (transient store failures, such as a timeout
- * or an unreachable database, are retried). A record that cannot be written either (its row does
+ * A run whose record cannot be read (a gap in its events, a `schemaVersion` no release wrote, a
+ * row that does not decode) will not heal by retrying its job: it is recorded as failed, with the
+ * store's reason, and the job fails at once (transient store failures, such as a timeout or an
+ * unreachable database, are retried, and so is a record a newer release wrote, `reason:
+ * "unsupported"`: in a rolling deploy, a worker of that release takes the retried job). A record that cannot be written either (its row does
  * not decode) stays as it is: reading it tells its followers the same.
  */
 async function failUnreadable(context: WorkerContext, runId: string, error: RunStoreError): Promise<UnrecoverableError> {

@@ -1,5 +1,5 @@
 // A run whose record cannot be read fails at once (retrying its job reads the same record), while a
-// store that fails for a while (a timeout) has the job retried.
+// store that fails for a while (a timeout), or a record a newer release wrote, has the job retried.
 import { type RunStore, RunStoreError } from "@agentrx/executors";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { RunStoppedError } from "../errors/run-stopped-error";
@@ -35,21 +35,42 @@ describe.skipIf(servers.skip)("createRunWorker and a record it cannot read (Redi
     await servers.cleanup();
   });
 
-  it("fails a run recorded with an unknown schemaVersion at once, naming it, without retrying the job", async () => {
+  /** Records a checkpoint of `schemaVersion` for the queued run, as another process would have. */
+  async function recordCheckpoint(runId: string, schemaVersion: number): Promise<void> {
+    const owner = `version-${schemaVersion}`;
+    const { epoch } = await fixture.store.claimRun(runId, { owner, leaseMs: 10_000, at: Date.now() });
+    const checkpoint = { schemaVersion, iteration: 0, elapsedMs: 0, phase: "agent" };
+    await fixture.store.write(runId, { owner, leaseMs: 10_000, epoch, events: [], update: { status: "queued", checkpoint, release: true }, at: Date.now() });
+  }
+
+  it("fails a run whose checkpoint has a schemaVersion no release wrote at once, naming it, without retrying the job", async () => {
     const client = fixture.client();
     const runId = await client.submit("double", { input: "double 2" });
-    // What a later version would have recorded: a checkpoint of a schemaVersion this one does not know.
-    const { epoch } = await fixture.store.claimRun(runId, { owner: "later-version", leaseMs: 10_000, at: Date.now() });
-    const checkpoint = { schemaVersion: 999, iteration: 0, elapsedMs: 0, phase: "agent" };
-    await fixture.store.write(runId, { owner: "later-version", leaseMs: 10_000, epoch, events: [], update: { status: "queued", checkpoint, release: true }, at: Date.now() });
+    await recordCheckpoint(runId, 0);
     fixture.worker({ double: () => doublingExecutor() });
     const stopped = await client.result(runId).then(() => undefined, (error: unknown) => error);
     expect(RunStoppedError.isInstance(stopped) && stopped.status).toBe("failed");
-    expect((stopped as Error).message).toMatch(/record cannot be read.*schemaVersion 999/);
-    expect(await fixture.store.getRun(runId)).toMatchObject({ status: "failed", error: expect.stringMatching(/^The run's record cannot be read, so no worker can run it.*schemaVersion 999/) });
+    expect((stopped as Error).message).toMatch(/record cannot be read.*schemaVersion 0/);
+    expect(await fixture.store.getRun(runId)).toMatchObject({ status: "failed", error: expect.stringMatching(/^The run's record cannot be read, so no worker can run it.*schemaVersion 0/) });
     const job = await fixture.queue().getJob(startJobId(runId));
     expect(await job?.getState()).toBe("failed");
     expect(job?.attemptsMade).toBe(1);
+  });
+
+  it("leaves a run recorded by a newer release to a worker of that release: the job is retried, the run is not failed", async () => {
+    const client = fixture.client();
+    const runId = await client.submit("double", { input: "double 3" });
+    // A worker of a later release checkpointed the run and handed it back (a rolling deploy).
+    await recordCheckpoint(runId, 999);
+    fixture.worker({ double: () => doublingExecutor() });
+    const queue = fixture.queue();
+    await expect.poll(async () => (await queue.getJob(startJobId(runId)))?.attemptsMade, { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
+    expect(await fixture.store.getRun(runId)).toMatchObject({ status: "queued" });
+    expect((await fixture.store.getRun(runId))?.error).toBeUndefined();
+    // Once that release has gone on with it (here: its checkpoint is one this release reads), the retried job runs it.
+    await recordCheckpoint(runId, 1);
+    expect((await client.result(runId)).output).toBe("3 doubled is 6.");
+    expect((await queue.getJob(startJobId(runId)))?.attemptsMade).toBeGreaterThanOrEqual(2);
   });
 
   it("fails the job of a run whose row cannot be read at once; the run's followers get the reason", async () => {

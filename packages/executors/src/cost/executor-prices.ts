@@ -59,7 +59,7 @@ function unpricedReason(prices: Prices, model: string | undefined): string {
 
 /** What to do about it. */
 function howToPrice(prices: Prices, model: string | undefined): string {
-  if (model === undefined) return "Give the model a name (the `model` option of most chat models), or price the calls in a `prices` function that ignores the name.";
+  if (model === undefined) return "Give the model a name (the `model` option of most chat models): `prices` looks every call up by its model's name, a function's included.";
   if (typeof prices === "function") return "Return a Cost for it (a zero Cost for a free model).";
   if (prices === "auto") return `Give its price in a \`prices\` function that falls back to @pydantic/genai-prices (see docs/cost.md).`;
   return `Add "${model}" to the price table ({ input, output } in dollars per million tokens; 0 for a free model).`;

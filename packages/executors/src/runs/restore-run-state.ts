@@ -86,7 +86,10 @@ export class RunRecordFold {
   private lastInterrupt: InterruptEvent | undefined;
   private pauseEvents: RestoredRun["pause"];
 
-  /** @throws RunStoreError when the run's checkpoint has a `schemaVersion` this version does not know */
+  /**
+   * @throws RunStoreError when the run's checkpoint has a `schemaVersion` this version does not know
+   * (`reason: "unsupported"` for one above every known version, written by a newer release)
+   */
   constructor(
     private readonly info: RunInfo,
     private readonly operation = "resume",
@@ -98,8 +101,9 @@ export class RunRecordFold {
       throw new RunStoreError({
         operation,
         runId,
-        reason: "corrupt",
-        message: `${operation}: run "${runId}" was recorded with schemaVersion ${JSON.stringify(version)}, which this version of @agentrx/executors does not know (it reads ${KNOWN_SCHEMA_VERSIONS.join(", ")}); nothing ran.`,
+        // A version above every known one was written by a newer release (a rolling deploy), not damaged.
+        reason: isNewerVersion(version) ? "unsupported" : "corrupt",
+        message: `${operation}: run "${runId}" was recorded with schemaVersion ${JSON.stringify(version)}, which this version of @agentrx/executors does not know (it reads ${KNOWN_SCHEMA_VERSIONS.join(", ")}); nothing ran.${isNewerVersion(version) ? " A newer release of @agentrx/executors wrote it: go on with that release." : ""}`,
       });
     }
     this.decoder = new RunEventDecoder(runId);
@@ -201,4 +205,9 @@ const KNOWN_SCHEMA_VERSIONS: readonly number[] = [RUN_STATE_SCHEMA_VERSION];
 function describeSeq(event: unknown): string {
   const seq = (event as { seq?: unknown } | null)?.seq;
   return typeof seq === "number" ? `event ${seq}` : "an event without a seq";
+}
+
+/** Whether a checkpoint's `schemaVersion` is a whole number above every version this release reads. */
+function isNewerVersion(version: unknown): boolean {
+  return Number.isInteger(version) && (version as number) > Math.max(...KNOWN_SCHEMA_VERSIONS);
 }

@@ -9,8 +9,12 @@ const NOT_FOUND_SYMBOL = Symbol.for(NOT_FOUND_MARKER);
 const BUSY_SYMBOL = Symbol.for(BUSY_MARKER);
 const LEASE_LOST_SYMBOL = Symbol.for(LEASE_LOST_MARKER);
 
-/** Why a store call failed (see {@link RunStoreError.reason}). */
-export type RunStoreErrorReason = "timeout" | "gone" | "corrupt" | "error";
+/**
+ * Why a store call failed (see {@link RunStoreError.reason}): `"unsupported"` is a record written
+ * by a newer version (a checkpoint `schemaVersion` above the ones this version reads), which a
+ * process running that version can still go on with (see docs/runs.md).
+ */
+export type RunStoreErrorReason = "timeout" | "gone" | "corrupt" | "unsupported" | "error";
 
 /**
  * A run store could not do what was asked: the database is unreachable, a write failed, a record

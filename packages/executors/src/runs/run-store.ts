@@ -70,7 +70,11 @@ export interface RunInfo {
   checkpoint?: RunCheckpoint;
   /** Free-form labels given at creation (e.g. the executor's name on a worker). */
   metadata?: JsonObject;
-  /** Epoch milliseconds. */
+  /**
+   * Epoch milliseconds: exactly the `at` the run was created with (`createRun`), never a time of
+   * the store's own. A BullMQ worker tells a run's jobs from those of an earlier, deleted run of the
+   * same id by it (the store conformance suite checks it).
+   */
   createdAt: number;
   /** Epoch milliseconds of the last write. */
   updatedAt: number;

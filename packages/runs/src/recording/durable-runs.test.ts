@@ -126,7 +126,20 @@ describe("a damaged record", () => {
       return info && { ...info, checkpoint: { schemaVersion: 999, iteration: 0, elapsedMs: 0, phase: "agent" } };
     };
     future.claimRun = async (runId, claim) => ({ ...(await store.claimRun(runId, claim)), checkpoint: { schemaVersion: 999, iteration: 0, elapsedMs: 0, phase: "agent" } });
-    await expect(executor.resume("run", { store: future })).rejects.toThrow(/schemaVersion 999/);
+    const error = await executor.resume("run", { store: future }).then(() => undefined, (e: unknown) => e);
+    expect(error).toMatchObject({ name: "RunStoreError", reason: "unsupported" });
+    expect((error as Error).message).toMatch(/schemaVersion 999.*A newer release of @agentrx\/executors wrote it/);
+    // A version no release wrote (below the known ones) is damage.
+    const past = delegate(store);
+    const zero = { schemaVersion: 0, iteration: 0, elapsedMs: 0, phase: "agent" };
+    past.getRun = async (runId) => {
+      const info = await store.getRun(runId);
+      return info && { ...info, checkpoint: zero };
+    };
+    past.claimRun = async (runId, claim) => ({ ...(await store.claimRun(runId, claim)), checkpoint: zero });
+    const damaged = await executor.resume("run", { store: past }).then(() => undefined, (e: unknown) => e);
+    expect(damaged).toMatchObject({ name: "RunStoreError", reason: "corrupt" });
+    expect((damaged as Error).message).not.toMatch(/newer release/);
   });
 
   it("is refused when an event cannot follow from the state (a step for an action that was never recorded)", () => {
