@@ -45,6 +45,8 @@ export type { PendingInterrupt, RunPhase, RunState, RunTransition, RunTurn } fro
 export { RunEventOrderError, reduceRun } from "./executor/reduce-run";
 export type { RunEvent } from "./executor/reduce-run";
 export type { TelemetryOptions, TelemetryTracer } from "./telemetry/index";
+export { formatTraceparent, parseTraceparent } from "./telemetry/traceparent";
+export type { TraceParent } from "./telemetry/traceparent";
 export { addCost, addUsage, formatUsd, priceUsage } from "./cost/cost";
 export type { Cost, ModelPrice, PriceFunction, PriceTable, Prices, RunUsage } from "./cost/cost";
 export * from "./runs/index";

@@ -365,7 +365,8 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
             subscriber.complete();
             return;
           }
-          const traced = traceRun(config, this.options.telemetry, this.options.agent, runId, restored.state.threadId, restored.traceparent);
+          // A fork's spans carry its own run id (`runId` is its source's).
+          const traced = traceRun(config, this.options.telemetry, this.options.agent, recordedId, restored.state.threadId, restored.traceparent, restored.forkOf);
           const run = new ExecutorRun(
             this.options,
             {

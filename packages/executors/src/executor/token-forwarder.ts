@@ -54,14 +54,24 @@ export class TokenForwarder extends BaseCallbackHandler {
   /** The tool calls of each streaming model call (eager dispatch only), by tool-call index. */
   private readonly streaming = new Map<string, StreamingCall[]>();
 
+  /** When the latest model call's first chunk arrived (epoch ms). */
+  private chunkAt: number | undefined;
+  /** Model calls started and not ended yet. */
+  private open = 0;
+  /** Whether a model call started while another was open since the last call started alone. */
+  private overlapped = false;
+
   /**
-   * When the latest model call's first chunk arrived (epoch ms); undefined until it streams one.
-   * Its span's time to first chunk (docs/telemetry.md).
+   * When the model call that just ended streamed its first chunk (epoch ms), for its span's time to
+   * first chunk (docs/telemetry.md); undefined when it streamed none, while another call is open,
+   * or when calls overlapped (a chunk could then be either call's).
    */
-  firstChunkAt: number | undefined;
+  get firstChunkAt(): number | undefined {
+    return this.open === 0 && !this.overlapped ? this.chunkAt : undefined;
+  }
 
   override handleLLMNewToken(token: string, _idx: unknown, runId: string, _parent?: string, _tags?: string[], fields?: { chunk?: unknown }): void {
-    if (this.firstChunkAt === undefined) this.firstChunkAt = Date.now();
+    if (this.chunkAt === undefined) this.chunkAt = Date.now();
     // Tool-call argument deltas arrive as empty tokens: they are not text.
     if (token.length > 0 && this.lc_prefer_streaming) this.sink.onToken(token);
     if (this.sink.onToolCallComplete === undefined) return;
@@ -99,13 +109,19 @@ export class TokenForwarder extends BaseCallbackHandler {
     _tags?: string[],
     metadata?: Record<string, unknown>,
   ): void {
-    this.firstChunkAt = undefined;
+    if (this.open++ === 0) {
+      this.chunkAt = undefined;
+      this.overlapped = false;
+    } else {
+      this.overlapped = true;
+    }
     if (this.sink.onModelCall) this.calls.set(runId, { input: messages[0] ?? [], startedAt: Date.now(), start: extra });
     const model = metadata?.["ls_model_name"];
     if (typeof model === "string" && model !== "") this.models.set(runId, model);
   }
 
   override handleLLMEnd(output: LLMResult, runId: string): void {
+    this.ended();
     const streaming = this.streaming.get(runId);
     if (streaming) {
       this.streaming.delete(runId);
@@ -123,9 +139,15 @@ export class TokenForwarder extends BaseCallbackHandler {
   }
 
   override handleLLMError(_error: unknown, runId: string): void {
+    this.ended();
     this.calls.delete(runId);
     this.models.delete(runId);
     if (this.streaming.delete(runId)) this.sink.onModelError?.(runId);
+  }
+
+  /** A model call ended (answered or failed). */
+  private ended(): void {
+    if (this.open > 0) this.open--;
   }
 
   private complete(runId: string, call: StreamingCall): void {

@@ -33,7 +33,8 @@ const NOT_COPIED = new Set(["output", "interrupt", "decisions"]);
  * never executed: no model or tool call is made for it. When the copy cannot be written, the new
  * run is deleted again: a failed fork leaves no run behind. So does an aborted one: when `signal`
  * aborts before the new run is created, none is; after, it is deleted (the opened run's
- * `giveBack`), and the call rejects with `AbortError`.
+ * `giveBack`), and the call rejects with `AbortError`. Its `traceparent` is the one the source's
+ * checkpoint kept (its last traced segment's span): the fork's span links to it (docs/telemetry.md).
  *
  * @internal
  */
@@ -102,7 +103,9 @@ export async function openForkedRun(
     await removeHalfMadeFork(store, sourceId, runId, error, storeTimeoutMs);
     throw error;
   }
-  return { ...restored, claimed: true, decisions: {}, newDecisions: undefined, epoch: 1, claimedAt: now, forkOf, giveBack };
+  const opened = { ...restored, claimed: true, decisions: {}, newDecisions: undefined, epoch: 1, claimedAt: now, forkOf, giveBack };
+  const sourceTrace = info.checkpoint?.traceparent;
+  return typeof sourceTrace === "string" ? { ...opened, traceparent: sourceTrace } : opened;
 }
 
 /**

@@ -29,7 +29,7 @@ export interface RestoredRun {
   unstartedDecisions: string[];
   /** The `seq` of the last `interrupt` event, if the run ever paused. */
   interruptSeq: number | undefined;
-  /** The `traceparent` of the last traced segment's span (its checkpoint's), for the resumed segment's span to link to. */
+  /** The `traceparent` of the last traced segment's span (its checkpoint's), for the resumed segment's span (or a fork's first) to link to. */
   traceparent?: string;
 }
 

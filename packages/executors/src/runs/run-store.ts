@@ -46,8 +46,8 @@ export interface RunCheckpoint {
   phase: string;
   /**
    * The W3C `traceparent` of the run segment's `invoke_agent` span, when the run is traced (the
-   * executor's `telemetry` option): the span of the segment that resumes the run links to it
-   * (see docs/telemetry.md).
+   * executor's `telemetry` option): the span of the segment that resumes the run, or of a fork's
+   * first segment, links to it (see docs/telemetry.md).
    */
   traceparent?: string;
 }

@@ -2,7 +2,7 @@ import type { AgentAction, ObservedModelCall, Observation } from "@agentrx/core"
 import type { Context, Span, Tracer } from "@opentelemetry/api";
 import { type ChatModelDescription, type RunProvider, type UsageTotals, addFirstChunk, addProvider, addUsage, agentSpan, chatSpanOf, describeChatModel, endAgentSpan, endChatSpan, endToolSpan, failSpan, firstString, messageFinishReason, runProvider, setRunProvider, toolSpan } from "./gen-ai-spans";
 import { type Otel, SPAN_KIND, loadOtel, otel as loadedOtel } from "./otel-api";
-import { type SegmentTrace, linksTo, traceparentOf } from "./segment-link";
+import { type SegmentStart, SegmentSpan, type SegmentTrace } from "./segment-link";
 import type { TelemetryOptions } from "./telemetry-options";
 import { modelParams } from "../executor/model-params";
 
@@ -67,10 +67,8 @@ export class RunTelemetry implements SegmentTrace {
   private unnamed: Set<OpenToolSpan> | undefined;
   /** The run's thread (`gen_ai.conversation.id` of its spans); a sub-run has none. */
   private readonly conversationId: string | undefined;
-  /** The span of a top run (not a sub-run's), kept for its `traceparent` after it ends. */
-  private topSpan: Span | undefined;
-  /** Its `traceparent`, once read (null: it has none). */
-  private ownTraceparent: string | null | undefined;
+  /** The run's own `invoke_agent` span (not a sub-run's), for its `traceparent`. */
+  private readonly segmentSpan = new SegmentSpan();
 
   constructor(
     options: TelemetryOptions,
@@ -80,8 +78,8 @@ export class RunTelemetry implements SegmentTrace {
     private readonly runName: string | undefined,
     /** Where the run's span starts when it has no parent (see {@link TELEMETRY_CONTEXT_KEY}); else the active context. */
     private readonly startContext?: Context,
-    /** The `traceparent` of the span of the segment this run resumes: its span links to it (see {@link linksTo}). */
-    private readonly previous?: string,
+    /** How the span of a resumed run, or of a fork, joins the span before it (see {@link segmentStart}). */
+    private readonly segment?: SegmentStart,
   ) {
     this.options = parent?.options ?? options;
     this.conversationId = parent === undefined ? threadId : undefined;
@@ -96,19 +94,18 @@ export class RunTelemetry implements SegmentTrace {
     if (tracer === undefined) return;
     const parentContext = this.parent?.context ?? this.startContext ?? otel.active();
     const { name, attributes } = agentSpan(this.options, this.runName, this.runId, this.conversationId, inputs);
-    const links = this.previous === undefined ? undefined : linksTo(this.previous);
+    const { links, attributes: source } = this.segment ?? {};
+    if (source !== undefined) Object.assign(attributes, source);
     this.span = tracer.startSpan(name, links === undefined ? { kind: SPAN_KIND.internal, attributes } : { kind: SPAN_KIND.internal, attributes, links }, parentContext);
     this.context = otel.withSpan(parentContext, this.span);
     this.keepsContext = otel.keepsContext();
     // A sub-run is resumed only with its caller: only a top run's record keeps its span's traceparent.
-    if (this.parent === undefined) this.topSpan = this.span;
+    if (this.parent === undefined) this.segmentSpan.keep(this.span);
   }
 
-  /** The W3C `traceparent` of the run's `invoke_agent` span, for its record (see {@link SegmentTrace}). */
+  /** The W3C `traceparent` of the run's own `invoke_agent` span, for its record (see {@link SegmentTrace}). */
   traceparent(): string | undefined {
-    // Read when the record first asks (an unrecorded run never does).
-    if (this.ownTraceparent === undefined && this.topSpan !== undefined) this.ownTraceparent = traceparentOf(this.topSpan) ?? null;
-    return this.ownTraceparent ?? undefined;
+    return this.segmentSpan.traceparent();
   }
 
   /** Ends the run's span with its output. */

@@ -1,8 +1,11 @@
-import type { Link, Span } from "@opentelemetry/api";
+import type { Attributes, Link, Span } from "@opentelemetry/api";
+import type { ForkOf } from "../runs/run-store";
+import { formatTraceparent, parseTraceparent } from "./traceparent";
 
 // How the segments of one run find each other across traces: a run's record keeps the W3C
 // `traceparent` of its segment's `invoke_agent` span (in its checkpoint), and the span of the
-// segment that resumes it links to that one (docs/telemetry.md, "The spans"). @internal
+// segment that resumes it links to that one; a fork's first span links to its source run's last
+// traced segment the same way (docs/telemetry.md, "The spans"). @internal
 
 /** A traced run segment: the `traceparent` of its `invoke_agent` span, for its record. @internal */
 export interface SegmentTrace {
@@ -10,9 +13,26 @@ export interface SegmentTrace {
   traceparent(): string | undefined;
 }
 
-const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
-const ZERO_TRACE = "0".repeat(32);
-const ZERO_SPAN = "0".repeat(16);
+/**
+ * The `invoke_agent` span of a top run's segment (not a sub-run's: a sub-run is resumed only with
+ * its caller), kept for its `traceparent` after it ends; read when the run's record first asks (an
+ * unrecorded run never does). @internal
+ */
+export class SegmentSpan implements SegmentTrace {
+  private span: Span | undefined;
+  /** Its `traceparent`, once read (null: it has none). */
+  private value: string | null | undefined;
+
+  /** Keeps the segment's span (the first one given). */
+  keep(span: Span | undefined): void {
+    this.span ??= span;
+  }
+
+  traceparent(): string | undefined {
+    if (this.value === undefined && this.span !== undefined) this.value = traceparentOf(this.span) ?? null;
+    return this.value ?? undefined;
+  }
+}
 
 /**
  * The W3C `traceparent` (version 00) of `span`; undefined for a span without a valid context (a
@@ -21,27 +41,46 @@ const ZERO_SPAN = "0".repeat(16);
 export function traceparentOf(span: Span | undefined): string | undefined {
   const context = span?.spanContext();
   if (context === undefined) return undefined;
-  const { traceId, spanId, traceFlags } = context;
-  const value = `00-${traceId}-${spanId}-${(traceFlags & 0xff).toString(16).padStart(2, "0")}`;
-  return readTraceparent(value) === undefined ? undefined : value;
+  const value = formatTraceparent(context);
+  return parseTraceparent(value) === undefined ? undefined : value;
 }
 
 /**
  * The link from a resumed segment's span to the span of the segment before it (`traceparent`, as
  * the run's checkpoint kept it): undefined without one. A value that is not a valid version-00
- * `traceparent` (a record changed by hand, say) makes no link: a resume never fails for its trace.
+ * `traceparent` (see `parseTraceparent`; a record changed by hand, say) makes no link: a resume never fails for its trace.
  * @internal
  */
 export function linksTo(traceparent: unknown): Link[] | undefined {
-  const context = readTraceparent(traceparent);
-  return context === undefined ? undefined : [{ context }];
+  const parent = parseTraceparent(traceparent);
+  return parent === undefined ? undefined : [{ context: { ...parent, isRemote: true } }];
 }
 
-function readTraceparent(value: unknown): Link["context"] | undefined {
-  if (typeof value !== "string") return undefined;
-  const match = TRACEPARENT.exec(value);
-  if (match === null) return undefined;
-  const [, traceId = "", spanId = "", flags = "00"] = match;
-  if (traceId === ZERO_TRACE || spanId === ZERO_SPAN) return undefined;
-  return { traceId, spanId, traceFlags: Number.parseInt(flags, 16), isRemote: true };
+/** How a top run's segment span starts: its link to the span before it, and what names its source. @internal */
+export interface SegmentStart {
+  /** The link to the span of the segment before (see {@link linksTo}): the paused one, or a fork's source's. */
+  links?: Link[];
+  /** A fork's first segment: the run it was copied from and its fork point (see {@link forkAttributes}). */
+  attributes?: Attributes;
+}
+
+/**
+ * How a top run's segment span starts: linked to `previous` (the `traceparent` its record kept of
+ * the segment before; a fork's: its source's), and, for a fork's first segment (`forkOf`), with the
+ * attributes that name its source. Undefined when there is neither. @internal
+ */
+export function segmentStart(previous: unknown, forkOf: ForkOf | undefined): SegmentStart | undefined {
+  const links = linksTo(previous);
+  if (forkOf === undefined) return links === undefined ? undefined : { links };
+  const attributes = forkAttributes(forkOf);
+  return links === undefined ? { attributes } : { links, attributes };
+}
+
+/**
+ * The attributes of a fork's first `invoke_agent` span: `agentrx.fork_of.run.id` (the source run)
+ * and `agentrx.fork_of.iteration` (the fork point: the copy holds the source's iterations before
+ * it), as the fork's record has them (`forkOf`). The GenAI conventions have none for this. @internal
+ */
+export function forkAttributes(forkOf: ForkOf): Attributes {
+  return { "agentrx.fork_of.run.id": forkOf.runId, "agentrx.fork_of.iteration": forkOf.iteration };
 }

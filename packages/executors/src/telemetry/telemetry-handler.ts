@@ -25,7 +25,7 @@ import {
 } from "./gen-ai-spans";
 import { type Otel, SPAN_KIND, loadOtel, otel as loadedOtel } from "./otel-api";
 import type { TelemetryParent } from "./run-telemetry";
-import { type SegmentTrace, linksTo, traceparentOf } from "./segment-link";
+import { type SegmentStart, SegmentSpan, type SegmentTrace } from "./segment-link";
 import type { TelemetryOptions } from "./telemetry-options";
 
 const EXECUTOR_ID = "agentrx/executors/AgentExecutor";
@@ -72,12 +72,8 @@ export class TelemetryHandler extends BaseCallbackHandler implements SegmentTrac
   /** Tool calls the models asked for, to give each tool span its call id. */
   private pending: PendingToolCall[] = [];
   private tracer: Tracer | undefined;
-  /** The run's own `invoke_agent` span (not a sub-run's), kept for its `traceparent` after it ends. */
-  private topSpan: Span | undefined;
-  /** Its `traceparent`, once read (null: it has none). */
-  private ownTraceparent: string | null | undefined;
-  /** The link of the run's span to the span of the segment it resumes, if any. */
-  private readonly links: Link[] | undefined;
+  /** The run's own `invoke_agent` span (not a sub-run's), for its `traceparent`. */
+  private readonly segmentSpan = new SegmentSpan();
 
   constructor(
     private readonly options: TelemetryOptions,
@@ -89,13 +85,12 @@ export class TelemetryHandler extends BaseCallbackHandler implements SegmentTrac
     private readonly parent?: TelemetryParent,
     /** Where the run's span starts when it has no parent (see `TELEMETRY_CONTEXT_KEY`); else the active context. */
     private readonly startContext?: Context,
-    /** The `traceparent` of the span of the segment this run resumes (see {@link linksTo}). */
-    previous?: string,
+    /** How the span of a resumed run, or of a fork, joins the span before it (see {@link segmentStart}). */
+    private readonly segment?: SegmentStart,
   ) {
     super();
     // A TelemetryTracer is @opentelemetry/api's Tracer, typed by the method the executor calls.
     this.tracer = (options.tracer as Tracer | undefined) ?? parent?.tracer;
-    this.links = linksTo(previous);
   }
 
   override async handleChainStart(
@@ -117,9 +112,11 @@ export class TelemetryHandler extends BaseCallbackHandler implements SegmentTrac
     const known = parent !== undefined;
     const conversationId = known ? undefined : this.threadId;
     const { name, attributes } = agentSpan(this.options, runName, known ? runId : this.runId, conversationId, inputs);
-    const open = this.open(otel, runId, parentRunId, parent, name, SPAN_KIND.internal, attributes, true, undefined, conversationId, known ? undefined : this.links);
+    const segment = known ? undefined : this.segment;
+    if (segment?.attributes !== undefined) Object.assign(attributes, segment.attributes);
+    const open = this.open(otel, runId, parentRunId, parent, name, SPAN_KIND.internal, attributes, true, undefined, conversationId, segment?.links);
     // A sub-run (under a parent) is resumed only with its caller: only a top run's record keeps its span's traceparent.
-    if (!known && this.parent === undefined) this.topSpan ??= open?.span;
+    if (!known && this.parent === undefined) this.segmentSpan.keep(open?.span);
   }
 
   override async handleChainEnd(outputs: ChainValues, runId: string): Promise<void> {
@@ -169,7 +166,7 @@ export class TelemetryHandler extends BaseCallbackHandler implements SegmentTrac
   }
 
   /** A streamed reply's chunk: the first one's time makes the call's time to first chunk. */
-  override async handleLLMNewToken(_token: string, _idx: unknown, runId: string): Promise<void> {
+  override handleLLMNewToken(_token: string, _idx: unknown, runId: string): void {
     const open = this.spans.get(runId);
     if (open !== undefined && open.firstChunkAt === undefined) open.firstChunkAt = Date.now();
   }
@@ -300,9 +297,7 @@ export class TelemetryHandler extends BaseCallbackHandler implements SegmentTrac
 
   /** The W3C `traceparent` of the run's own `invoke_agent` span, for its record (see {@link SegmentTrace}). */
   traceparent(): string | undefined {
-    // Read when the record first asks (an unrecorded run never does).
-    if (this.ownTraceparent === undefined && this.topSpan !== undefined) this.ownTraceparent = traceparentOf(this.topSpan) ?? null;
-    return this.ownTraceparent ?? undefined;
+    return this.segmentSpan.traceparent();
   }
 
   /** The nearest open span at or above `runId`. */

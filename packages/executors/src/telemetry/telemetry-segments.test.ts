@@ -15,7 +15,8 @@ import { InProcessRunStore } from "../runs/in-process-run-store";
 import { linksTo, traceparentOf } from "./segment-link";
 
 // A streamed model call's time to first chunk, and the links between the spans of one run's
-// segments (paused and resumed, or left by a process that stopped): see docs/telemetry.md.
+// segments (paused and resumed, or left by a process that stopped), and from a fork to its
+// source run: see docs/telemetry.md.
 
 const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
 
@@ -177,6 +178,99 @@ describe("telemetry: a run's segments", () => {
     const resumed = await executor.resume("bad", { decisions: { [paused.interrupts![0]!.id]: "approve" } });
     expect(resumed.output).toBe("It is sunny in Paris.");
     expect(byName(exporter.getFinishedSpans(), "invoke_agent")[1]?.links).toEqual([]);
+  });
+});
+
+describe("telemetry: a fork", () => {
+  /** A recorded run in two traced segments (paused for approval, then resumed): its spans. */
+  async function pausedAndResumed(path: "observed" | "callbacks", store: InProcessRunStore, tracer: ReturnType<typeof tracing>["tracer"], runId: string) {
+    const llm = new ScriptedChatModel({ responses: [{ toolCalls: [{ id: "call_1", name: "weather", args: { city: "Paris" } }] }, "It is sunny in Paris."] });
+    const agent = path === "observed" ? createToolCallingAgent({ llm, tools: [weather], prompt }) : weatherTurns();
+    const executor = new AgentExecutor({ agent, tools: [weather], needsApproval: () => true, store, telemetry: { tracer } });
+    const paused = await executor.invoke({ input: "Weather in Paris?" }, { runId });
+    await executor.resume(runId, { decisions: { [paused.interrupts![0]!.id]: "approve" } });
+  }
+
+  /** An executor whose agent answers at once, to run a fork with. */
+  function forking(path: "observed" | "callbacks", store: InProcessRunStore, telemetry: { tracer: ReturnType<typeof tracing>["tracer"] } | undefined) {
+    const agent =
+      path === "observed"
+        ? createToolCallingAgent({ llm: new ScriptedChatModel({ responses: ["Forked answer."] }), tools: [weather], prompt })
+        : RunnableLambda.from(async () => ({ returnValues: { output: "Forked answer." }, log: "" }));
+    return new AgentExecutor({ agent, tools: [weather], store, ...(telemetry ? { telemetry } : {}) });
+  }
+
+  it("links a fork's span to its source run's last traced segment's span and names the source and the fork point, on both paths", async () => {
+    for (const path of ["observed", "callbacks"] as const) {
+      const { exporter, tracer } = tracing();
+      const store = new InProcessRunStore();
+      await pausedAndResumed(path, store, tracer, `source-${path}`);
+      const [, last] = byName(exporter.getFinishedSpans(), "invoke_agent");
+      expect((await store.getRun(`source-${path}`))?.checkpoint?.traceparent, path).toBe(traceparent(last!));
+      exporter.reset();
+
+      const fork = await forking(path, store, { tracer }).fork(`source-${path}`, { at: 1, runId: `fork-${path}` });
+      expect(fork.output, path).toBe("Forked answer.");
+      const [span] = byName(exporter.getFinishedSpans(), "invoke_agent");
+      // A trace of its own (no span was active at fork), linked to the source's last segment.
+      expect(span!.spanContext().traceId, path).not.toBe(last!.spanContext().traceId);
+      expect(span!.links.map((link) => link.context), path).toEqual([{ traceId: last!.spanContext().traceId, spanId: last!.spanContext().spanId, traceFlags: 1, isRemote: true }]);
+      expect(span!.attributes, path).toMatchObject({ "agentrx.run.id": `fork-${path}`, "agentrx.fork_of.run.id": `source-${path}`, "agentrx.fork_of.iteration": 1 });
+      // The fork's record keeps its own span's traceparent: a resume of the fork links to it.
+      expect((await store.getRun(`fork-${path}`))?.checkpoint?.traceparent, path).toBe(traceparent(span!));
+    }
+  });
+
+  it("names the source of a fork whose source was not traced, or kept a traceparent that is not one, with no link; the fork runs all the same", async () => {
+    /** A store whose record of run "garbled" holds a traceparent that is not one. */
+    class GarbledStore extends InProcessRunStore {
+      override async getRun(runId: string) {
+        const info = await super.getRun(runId);
+        return info === undefined || runId !== "garbled" ? info : { ...info, checkpoint: { ...info.checkpoint!, traceparent: "garbage" } };
+      }
+    }
+    const store = new GarbledStore();
+    const untraced = new AgentExecutor({ agent: createToolCallingAgent({ llm: new ScriptedChatModel({ responses: ["Done."] }), tools: [weather], prompt }), tools: [weather], store });
+    await untraced.invoke({ input: "hi" }, { runId: "untraced" });
+    const { exporter, tracer } = tracing();
+    await pausedAndResumed("observed", store, tracer, "garbled");
+    exporter.reset();
+    for (const source of ["untraced", "garbled"]) {
+      const fork = await forking("observed", store, { tracer }).fork(source, { at: 0 });
+      expect(fork.output, source).toBe("Forked answer.");
+    }
+    const spans = byName(exporter.getFinishedSpans(), "invoke_agent");
+    expect(spans.map((span) => span.links)).toEqual([[], []]);
+    expect(spans.map((span) => [span.attributes["agentrx.fork_of.run.id"], span.attributes["agentrx.fork_of.iteration"]])).toEqual([
+      ["untraced", 0],
+      ["garbled", 0],
+    ]);
+  });
+
+  it("reads nothing more of the store for a traced fork than for an untraced one", async () => {
+    /** A store that counts its reads. */
+    class CountingStore extends InProcessRunStore {
+      reads = 0;
+      override async getRun(runId: string) {
+        this.reads++;
+        return super.getRun(runId);
+      }
+      override readEvents(...args: Parameters<InProcessRunStore["readEvents"]>) {
+        this.reads++;
+        return super.readEvents(...args);
+      }
+    }
+    const store = new CountingStore();
+    const { tracer } = tracing();
+    await pausedAndResumed("observed", store, tracer, "source");
+    const readsOf = async (telemetry: { tracer: typeof tracer } | undefined) => {
+      const before = store.reads;
+      await forking("observed", store, telemetry).fork("source", { at: 1 });
+      return store.reads - before;
+    };
+    const untraced = await readsOf(undefined);
+    expect(untraced).toBeGreaterThan(0);
+    expect(await readsOf({ tracer })).toBe(untraced);
   });
 });
 

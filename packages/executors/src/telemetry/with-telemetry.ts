@@ -2,9 +2,10 @@ import { InvalidArgumentError, observesModelCalls } from "@agentrx/core";
 import { CallbackManager } from "@langchain/core/callbacks/manager";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { Context } from "@opentelemetry/api";
+import type { ForkOf } from "../runs/run-store";
 import { activeSpanContext } from "./otel-api";
 import { RunTelemetry, TELEMETRY_CONTEXT_KEY, TELEMETRY_PARENT_KEY, type TelemetryParent, givenContext } from "./run-telemetry";
-import type { SegmentTrace } from "./segment-link";
+import { type SegmentTrace, segmentStart } from "./segment-link";
 import { TelemetryHandler } from "./telemetry-handler";
 import type { TelemetryOptions } from "./telemetry-options";
 
@@ -59,8 +60,10 @@ function withHandler<T extends RunnableConfig>(config: T, handler: TelemetryHand
  * traced run (`asTool`) is traced in its caller's tree, under the tool call, with its caller's
  * settings. A run given a context under `TELEMETRY_CONTEXT_KEY` (a remote caller's span) starts its
  * span there rather than in the active context. A resumed run given `previous`, the `traceparent`
- * its record kept of the segment before, links its span to that one. `trace` is where the run's
- * record reads its own span's `traceparent` (a top run traced by itself only). @internal
+ * its record kept of the segment before, links its span to that one; a fork's first segment
+ * (`forkOf`) links to its source's last traced segment (`previous` is the source's) and names its
+ * source. `trace` is where the run's record reads its own span's `traceparent` (a top run traced
+ * by itself only). @internal
  */
 export function traceRun<T extends RunnableConfig>(
   config: T,
@@ -69,6 +72,7 @@ export function traceRun<T extends RunnableConfig>(
   runId: string,
   threadId?: string,
   previous?: string,
+  forkOf?: ForkOf,
 ): { config: T; telemetry?: RunTelemetry; trace?: SegmentTrace } {
   let configurable = config.configurable as Record<string, unknown> | undefined;
   // A given start context is this run's alone: taken out, so that the agent's steps and tools (and
@@ -90,11 +94,12 @@ export function traceRun<T extends RunnableConfig>(
     ? callbacks.some(isTelemetryHandler)
     : typeof (callbacks as CallbackManager | undefined)?.copy === "function" && (callbacks as CallbackManager).handlers.some(isTelemetryHandler);
   if (tracedByCaller) return { config };
+  const segment = segmentStart(previous, forkOf);
   if (observesModelCalls(agent)) {
-    const run = new RunTelemetry(telemetry, undefined, runId, threadId, config.runName, startContext, previous);
+    const run = new RunTelemetry(telemetry, undefined, runId, threadId, config.runName, startContext, segment);
     return { config, telemetry: run, trace: run };
   }
-  const handler = new TelemetryHandler(telemetry, runId, threadId, undefined, startContext, previous);
+  const handler = new TelemetryHandler(telemetry, runId, threadId, undefined, startContext, segment);
   return { config: withHandler(config, handler), trace: handler };
 }
 

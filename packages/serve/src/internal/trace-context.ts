@@ -3,6 +3,7 @@
 // the headers it receives (see docs/serving-a2a.md). `@opentelemetry/api` is an optional peer
 // dependency, imported only when there is a trace to carry; its specifier is not a literal, so
 // bundlers leave the import alone (as in @agentrx/executors' otel-api.ts). @internal
+import { formatTraceparent, parseTraceparent } from "@agentrx/executors";
 import type { Context, SpanContext } from "@opentelemetry/api";
 
 type OtelApi = typeof import("@opentelemetry/api");
@@ -62,39 +63,11 @@ async function headersOf(configurable: Record<string, unknown> | undefined): Pro
   const headers: Record<string, string> = {};
   if (api.propagation.fields().length > 0) api.propagation.inject(context, headers);
   if (headers["traceparent"] === undefined) {
-    headers["traceparent"] = traceparentOf(span);
+    headers["traceparent"] = formatTraceparent(span);
     const state = span.traceState?.serialize();
     if (state) headers["tracestate"] = state;
   }
   return headers;
-}
-
-/** A span context as a `traceparent` value (version 00). */
-export function traceparentOf(span: SpanContext): string {
-  return `00-${span.traceId}-${span.spanId}-${(span.traceFlags & 0xff).toString(16).padStart(2, "0")}`;
-}
-
-/** What a valid `traceparent` says. */
-export interface TraceParent {
-  traceId: string;
-  spanId: string;
-  traceFlags: number;
-}
-
-const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
-
-/**
- * A `traceparent` value, strictly as W3C Trace Context has it: lowercase hex; version `ff` invalid;
- * version `00` exactly its four fields, a later version possibly more after a `-`; trace and span
- * ids not all zeros. Undefined for anything else.
- */
-export function parseTraceparent(value: string | undefined): TraceParent | undefined {
-  const match = value === undefined ? null : TRACEPARENT.exec(value);
-  if (match === null) return undefined;
-  const [, version, traceId, spanId, flags, rest] = match as unknown as [string, string, string, string, string, string | undefined];
-  if (version === "ff" || (version === "00" && rest !== undefined)) return undefined;
-  if (/^0+$/.test(traceId) || /^0+$/.test(spanId)) return undefined;
-  return { traceId, spanId, traceFlags: Number.parseInt(flags, 16) };
 }
 
 /** The one value of a header (by any case of its name); undefined when absent or repeated. */
