@@ -11,6 +11,7 @@ import { raceAbort } from "../internal/race-abort";
 import { canonicalAddress, ipKind, parseAddressAllowlist, refusedRange } from "./address-allowlist";
 import { hostAllowed, hostPatternProblem } from "./host-allowlist";
 import { isIdempotentMethod } from "./idempotent-methods";
+import { joinCookies } from "./join-cookies";
 import { keepsFixedHeaders } from "./keeps-fixed-headers";
 
 /** Resolves a host name to its IP addresses. */
@@ -38,7 +39,7 @@ export interface SafeHttpOptions {
   allowedMethods?: readonly string[];
   /** Request headers the caller (the model) may set, case-insensitive. @default ["accept", "content-type"] */
   allowedRequestHeaders?: readonly string[];
-  /** Headers sent with every request, e.g. authorization; they override the caller's. Not sent after a redirect to another origin (host, port or scheme). */
+  /** Headers sent with every request, e.g. authorization; they override the caller's (a `cookie` is joined to the caller's cookies, overriding those of its names). Not sent after a redirect to another origin (host, port or scheme). */
   headers?: Readonly<Record<string, string>>;
   /** The largest response body read, in bytes. @default 1000000 */
   maxResponseBytes?: number;
@@ -293,7 +294,13 @@ async function sendOnce(request: SafeHttpRequest, sameOrigin: boolean, settings:
     if (BAD_HEADER_VALUE.test(value)) refuse("header_not_allowed", `the header "${name}" has a control character or a character outside Latin-1 in its value.`);
     headers[lower] = value;
   }
-  if (sameOrigin) for (const [name, value] of Object.entries(settings.headers)) headers[name.toLowerCase()] = value;
+  if (sameOrigin) {
+    for (const [name, value] of Object.entries(settings.headers)) {
+      const lower = name.toLowerCase();
+      // A fixed cookie is joined to the caller's cookies (an OpenAPI tool's cookie parameters), overriding theirs of its name.
+      headers[lower] = lower === "cookie" && headers.cookie !== undefined ? joinCookies(value, headers.cookie) : value;
+    }
+  }
   // Ours, not the caller's: it overrides one the caller set, and follows the request's redirects.
   if (idempotencyKey !== undefined && settings.idempotencyKeyHeader !== undefined) headers[settings.idempotencyKeyHeader] = idempotencyKey;
   const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;

@@ -12,7 +12,7 @@ beforeEach(async () => {
     request.on("end", () => {
       response.writeHead(200, { "content-type": "application/json" });
       response.end(
-        JSON.stringify({ method: request.method, url: request.url, auth: request.headers.authorization ?? null, trace: request.headers["x-trace"] ?? null, type: request.headers["content-type"] ?? null, body }),
+        JSON.stringify({ method: request.method, url: request.url, auth: request.headers.authorization ?? null, trace: request.headers["x-trace"] ?? null, cookie: request.headers.cookie ?? null, type: request.headers["content-type"] ?? null, body }),
       );
     });
   });
@@ -289,19 +289,10 @@ describe("createOpenApiToolkit with documents a tool cannot follow faithfully", 
     expect(body?.message).toContain('POST /items has a query parameter named "body" and a request body, which its tool takes as the argument "body"; rename the parameter');
   });
 
-  it("refuses a declared path parameter the path template does not have, and a required cookie without a fixed cookie header", () => {
+  it("refuses a declared path parameter the path template does not have", () => {
     const stray = constructionError(doc({ "/items": { get: { operationId: "list", parameters: [{ name: "id", in: "path", required: true }] } } }));
     expect(InvalidArgumentError.isInstance(stray)).toBe(true);
     expect(stray?.message).toContain('GET /items (list) declares the path parameter "id", which its path template does not have');
-    const cookieDoc = doc({
-      "/me": { get: { operationId: "me", parameters: [{ name: "session", in: "cookie", required: true }] } },
-      "/ping": { get: { operationId: "ping", parameters: [{ name: "theme", in: "cookie" }] } },
-    });
-    const cookie = constructionError(cookieDoc);
-    expect(cookie?.message).toContain('GET /me (me) requires the cookie "session", which its tool cannot take from the model; send it in the fixed `headers` ({ cookie: "session=..." })');
-    // Sent in the fixed headers, or the operation left out: fine. An optional cookie is no reason to refuse.
-    expect(createOpenApiToolkit({ document: cookieDoc, baseUrl: "https://x.example", headers: { Cookie: "session=abc" } }).getTools().map((t) => t.name)).toEqual(["me", "ping"]);
-    expect(createOpenApiToolkit({ document: cookieDoc, baseUrl: "https://x.example", operations: ["ping"] }).getTools().map((t) => t.name)).toEqual(["ping"]);
   });
 
   it("names a header parameter whose name is not a header name, instead of blaming allowedRequestHeaders", () => {
@@ -542,5 +533,117 @@ describe("createOpenApiToolkit serializes parameters and bodies as OpenAPI's sty
     expect(sent.body).toContain('Content-Disposition: form-data; name="meta"\r\nContent-Type: application/json\r\n\r\n{"k":1}\r\n');
     const parsed = await new Response(sent.body as string, { headers: { "content-type": sent.type as string } }).formData();
     expect(Object.fromEntries(["name", "tags", "meta"].map((name) => [name, parsed.getAll(name)]))).toEqual({ name: ['Rex "the dog"'], tags: ["a", "b"], meta: ['{"k":1}'] });
+  });
+});
+
+describe("createOpenApiToolkit sends cookie parameters", () => {
+  const doc = (paths: Record<string, unknown>) => ({ openapi: "3.1.1", info: { title: "x", version: "1" }, paths });
+  const build = (paths: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+    Object.fromEntries(createOpenApiToolkit({ document: doc(paths), baseUrl: server.origin, allowedAddresses: ["127.0.0.1"], ...extra }).getTools().map((t) => [t.name, t]));
+  const call = async (tool: { invoke: (input: never) => Promise<unknown> } | undefined, input: unknown) => echoed(String(await tool!.invoke(input as never)));
+  const strings = { type: "array", items: { type: "string" } };
+  const object = { type: "object", additionalProperties: { type: ["string", "integer"] } };
+  const me = (parameters: unknown[]) => ({ "/me": { get: { operationId: "me", parameters } } });
+
+  it("sends them in one Cookie header in the form style, each value percent-encoded, beside the fixed cookie, which wins", async () => {
+    const paths = me([
+      { name: "session", in: "cookie", required: true, schema: { type: "string" } },
+      { name: "theme", in: "cookie", schema: { type: "string" } },
+      { name: "ids", in: "cookie", explode: false, schema: strings },
+      { name: "tags", in: "cookie", schema: strings },
+      { name: "prefs", in: "cookie", style: "form", explode: true, schema: object },
+      { name: "lang", in: "cookie", content: { "application/json": { schema: object } } },
+    ]);
+    const { me: tool } = build(paths, { headers: { Cookie: "session=abc" } });
+    const sent = await call(tool, { theme: "dark; admin=1\r\nX-Evil: 1", ids: ["1", "2,3"], tags: ["a", "b"], prefs: { R: 100, session: "forged", "a b": "é" }, lang: { main: "en" } });
+    expect(sent.cookie).toBe("session=abc; theme=dark%3B%20admin%3D1%0D%0AX-Evil%3A%201; ids=1,2%2C3; tags=a; tags=b; R=100; a%20b=%C3%A9; lang=%7B%22main%22%3A%22en%22%7D");
+    // Without a value, nothing of the model's is sent; the fixed cookie alone is.
+    expect((await call(tool, {})).cookie).toBe("session=abc");
+    // A cookie the fixed headers do not send is the model's to give: required stays required.
+    const { me: open } = build(paths);
+    await expect(open!.invoke({ theme: "dark" } as never)).rejects.toThrow(/session/);
+    expect((await call(open, { session: "s 1", theme: "", ids: [] })).cookie).toBe("session=s%201; theme=");
+  });
+
+  it("refuses a value no cookie can carry, naming the parameter, before sending anything", async () => {
+    const { me: tool } = build(me([{ name: "prefs", in: "cookie", schema: object }, { name: "theme", in: "cookie", schema: { type: "string" } }]));
+    for (const [input, message] of [
+      [{ prefs: { "": "x" } }, 'the cookie parameter "prefs" cannot be sent: "prefs" has an empty property name'],
+      [{ theme: "\ud800" }, 'the cookie parameter "theme" cannot be sent: "theme" holds a lone UTF-16 surrogate'],
+    ] as const) {
+      const error = await tool!.invoke(input as never).catch((caught: unknown) => caught);
+      expect((error as RequestRefusedError).reason).toBe("invalid_parameter");
+      expect((error as Error).message).toContain(message);
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("refuses, when the tools are built, a cookie style other than form, a name that is no cookie name, and a Cookie header parameter beside cookies", () => {
+    const cases: [unknown[], string][] = [
+      [[{ name: "c", in: "cookie", style: "simple" }], 'the cookie parameter "c" of GET /me has the style "simple", which OpenAPI does not allow in a cookie; a cookie parameter\'s style is form'],
+      [[{ name: "c", in: "cookie", style: "cookie" }], 'the cookie parameter "c" of GET /me has the style "cookie" (OpenAPI 3.2), which sends its value unencoded and is not supported; use the form style'],
+      [[{ name: "a b", in: "cookie" }], 'the cookie parameter "a b" of GET /me is not a valid cookie name'],
+      [[{ name: "c", in: "cookie" }, { name: "Cookie", in: "header" }], 'GET /me has both a header parameter named "Cookie" and cookie parameters, which would both set the Cookie header'],
+    ];
+    for (const [parameters, message] of cases) {
+      expect(() => build(me(parameters)), message).toThrow(message);
+    }
+  });
+});
+
+describe("createOpenApiToolkit with allowReserved", () => {
+  const doc = (paths: Record<string, unknown>) => ({ openapi: "3.1.1", info: { title: "x", version: "1" }, paths });
+  const build = (paths: Record<string, unknown>) =>
+    Object.fromEntries(createOpenApiToolkit({ document: doc(paths), baseUrl: server.origin, allowedAddresses: ["127.0.0.1"] }).getTools().map((t) => [t.name, t]));
+  const call = async (tool: { invoke: (input: never) => Promise<unknown> } | undefined, input: unknown) => echoed(String(await tool!.invoke(input as never)));
+  const text = "/a:b?c@d!$'()*,;e&f=g+h#i[j] k%2F%zz";
+
+  it("leaves a query value's reserved characters unencoded, but for those that would change the query", async () => {
+    const { find } = build({
+      "/find/{p}": {
+        get: {
+          operationId: "find",
+          parameters: [
+            { name: "p", in: "path", required: true, allowReserved: true },
+            { name: "raw", in: "query", allowReserved: true, schema: { type: "string" } },
+            { name: "list", in: "query", allowReserved: true, explode: false, schema: { type: "array", items: { type: "string" } } },
+            { name: "plain", in: "query", schema: { type: "string" } },
+          ],
+        },
+      },
+    });
+    const sent = await call(find, { p: "x/y", raw: text, list: ["a/b", "c"], plain: "a/b" });
+    // `'` is sent as %27: the URL standard encodes it in an http(s) query.
+    expect(sent.url).toBe("/find/x%2Fy?raw=/a:b?c@d!$%27()*,;e%26f%3Dg%2Bh%23i%5Bj%5D%20k%2F%25zz&list=a/b,c&plain=a%2Fb");
+    expect(new URL(`http://x${String(sent.url)}`).searchParams.get("raw")).toBe(text.replace("%2F", "/"));
+  });
+
+  it("leaves a form body property's reserved characters unencoded when its encoding says allowReserved", async () => {
+    const { post } = build({
+      "/post": {
+        post: {
+          operationId: "post",
+          requestBody: {
+            content: {
+              "application/x-www-form-urlencoded": {
+                schema: { type: "object", properties: { raw: { type: "string" }, plain: { type: "string" } } },
+                encoding: { raw: { allowReserved: true } },
+              },
+            },
+          },
+        },
+      },
+    });
+    const sent = await call(post, { body: { raw: text, plain: "a/b" } });
+    expect(sent.body).toBe("raw=/a:b?c@d!$'()*,;e%26f%3Dg%2Bh%23i%5Bj%5D%20k%2F%25zz&plain=a%2Fb");
+    expect(new URLSearchParams(String(sent.body)).get("raw")).toBe(text.replace("%2F", "/"));
+  });
+
+  it("refuses an allowReserved that is not a boolean when the tools are built", () => {
+    expect(() => build({ "/q": { get: { operationId: "q", parameters: [{ name: "q", in: "query", allowReserved: "yes" }] } } })).toThrow(
+      'the query parameter "q" of GET /q has allowReserved "yes"; allowReserved is true or false',
+    );
+    const encoding = { content: { "application/x-www-form-urlencoded": { schema: { type: "object" }, encoding: { q: { allowReserved: 1 } } } } };
+    expect(() => build({ "/q": { post: { operationId: "q", requestBody: encoding } } })).toThrow('has allowReserved 1; allowReserved is true or false');
   });
 });

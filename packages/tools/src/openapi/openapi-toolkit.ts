@@ -6,9 +6,11 @@ import { RequestRefusedError } from "../errors/request-refused-error";
 import { checkRetryableStatuses } from "../http/format-response";
 import { type ToolRequestSettings, toolRequest } from "../http/tool-request";
 import { SAFE_HTTP_OPTION_KEYS, createSafeHttpClient, portOf, type SafeHttpClient, type SafeHttpOptions } from "../http/safe-http-client";
+import { cookieNames } from "../http/join-cookies";
 import { encodePathParameter } from "./encode-path-parameter";
 import { checkPropertyName, deref, emptyShape, jsonSchemaToZod, objectOf } from "./json-schema-to-zod";
-import { expandValue, type ParameterPlace, queryPairs, readStyle, type StyleSerialization, UnserializableValueError } from "./parameter-style";
+import { cookiePairs, encoded, expandValue, type ParameterPlace, queryPairs, readAllowReserved, readStyle, type StyleSerialization, UnserializableValueError } from "./parameter-style";
+import { encodeAllowingReserved, encodeForm } from "./percent-encode";
 import { type BodyFormat, bodyFormat, formBody, multipartBody, type PropertyEncoding, readEncodings } from "./request-body";
 
 /** Options of {@link createOpenApiToolkit}. */
@@ -28,20 +30,22 @@ export interface OpenApiToolkitOptions extends Omit<SafeHttpOptions, "allowedHos
 /** A Parameter Object as the document has it. */
 interface RawParameter {
   name: string;
-  in: ParameterPlace | "cookie";
+  in: ParameterPlace;
   required?: boolean;
   description?: string;
   schema?: unknown;
   content?: unknown;
   style?: unknown;
   explode?: unknown;
+  allowReserved?: unknown;
 }
 
 /**
- * How a parameter's value is sent: in a `style` (with `schema`), or as the text of its `content`
- * media type (JSON for a JSON type, the value itself otherwise).
+ * How a parameter's value is sent: in a `style` (with `schema`; `allowReserved` for a query
+ * parameter), or as the text of its `content` media type (JSON for a JSON type, the value itself
+ * otherwise).
  */
-type ParameterSerialization = { kind: "style"; style: StyleSerialization } | { kind: "content"; json: boolean };
+type ParameterSerialization = { kind: "style"; style: StyleSerialization; allowReserved: boolean } | { kind: "content"; json: boolean };
 
 /** A parameter a tool takes, read from the document. */
 interface Parameter {
@@ -60,8 +64,6 @@ interface Operation {
   description: string;
   parameters: Parameter[];
   body?: { required: boolean; schema: unknown; contentType: string; format: BodyFormat; encodings: Record<string, PropertyEncoding> };
-  /** The required cookie parameters: the tools send no cookies but the fixed `headers`' `cookie`. */
-  requiredCookies: string[];
   /** Path parameters the path template does not have: the document is wrong, and a call could not send them. */
   strayPathParameters: string[];
 }
@@ -95,12 +97,14 @@ export class OpenApiToolkit extends BaseToolkit {
 
 /**
  * Builds one tool per operation of an OpenAPI 3 document. Each tool is named after the
- * operationId, described by the summary, and takes the operation's path, query and header
+ * operationId, described by the summary, and takes the operation's path, query, header and cookie
  * parameters and its request body (as `body`), validated by zod schemas built from the document.
  * Parameters are sent as their `style` and `explode` say (query `form` by default, so an object
  * `{ a: 1, b: 2 }` is `?a=1&b=2`; `deepObject`, `spaceDelimited`, `pipeDelimited`; path and header
- * `simple`, path `label` and `matrix`), or as the JSON text of a JSON `content`; a style OpenAPI
- * does not allow where the parameter is throws when the tools are built. A JSON body is sent as
+ * `simple`, path `label` and `matrix`; cookie `form`, in one `Cookie` header, each value
+ * percent-encoded, beside the fixed `headers`' cookie), a query value with `allowReserved` keeping
+ * its reserved characters, or as the JSON text of a JSON `content`; a style OpenAPI does not allow
+ * where the parameter is throws when the tools are built. A JSON body is sent as
  * JSON, an `application/x-www-form-urlencoded` body as a form and a `multipart/form-data` body as
  * parts, following their `encoding`. Path parameters are percent-encoded and "." or ".." are
  * refused, so no argument can change which path is called. Requests go through the safe HTTP layer
@@ -146,7 +150,7 @@ export function createOpenApiToolkit(options: OpenApiToolkitOptions): OpenApiToo
     throw new InvalidArgumentError({ argument: "document", value: undefined, message: `createOpenApiToolkit: the document cannot be read: ${(error as Error).message}.`, cause: error });
   };
   try {
-    operations = readOperations(document);
+    operations = readOperations(document, fixedCookies(httpOptions.headers));
   } catch (error) {
     return readFailed(error);
   }
@@ -168,12 +172,17 @@ export function createOpenApiToolkit(options: OpenApiToolkitOptions): OpenApiToo
     }
     operations = operations.filter((operation) => wanted.has(operation.toolName));
   }
-  checkSendable(operations, httpOptions.headers);
+  checkSendable(operations);
   const client = createSafeHttpClient({
     ...httpOptions,
     allowedHosts: httpOptions.allowedHosts ?? [baseUrl.hostname],
     allowedMethods: [...new Set(operations.map((operation) => operation.method))],
-    allowedRequestHeaders: ["accept", "content-type", ...operations.flatMap((o) => o.parameters.filter((p) => p.in === "header").map((p) => p.name))],
+    allowedRequestHeaders: [
+      "accept",
+      "content-type",
+      ...operations.flatMap((o) => o.parameters.filter((p) => p.in === "header").map((p) => p.name)),
+      ...(operations.some((o) => o.parameters.some((p) => p.in === "cookie")) ? ["cookie"] : []),
+    ],
   });
   // Every request goes to the base URL's port: an allowedPorts without it would refuse them all.
   if (httpOptions.allowedPorts !== undefined && !httpOptions.allowedPorts.includes(portOf(baseUrl))) {
@@ -243,7 +252,17 @@ function serverUrl(server: unknown): unknown {
   });
 }
 
-function readOperations(document: Record<string, unknown>): Operation[] {
+/** The names of the cookies the fixed `headers` send (a non-string value is the safe HTTP layer's to refuse). */
+function fixedCookies(headers: Readonly<Record<string, string>> | undefined): Set<string> {
+  const value = Object.entries(headers ?? {}).find(([name]) => name.toLowerCase() === "cookie")?.[1];
+  return typeof value === "string" ? cookieNames(value) : new Set();
+}
+
+/**
+ * Reads the document's operations. A cookie parameter whose cookie the fixed `headers` send is
+ * left out of the tool (the fixed value is sent, whatever the model would give).
+ */
+function readOperations(document: Record<string, unknown>, fixed: ReadonlySet<string>): Operation[] {
   const operations: Operation[] = [];
   const names = new Set<string>();
   for (const [path, rawItem] of Object.entries(document.paths as Record<string, unknown>)) {
@@ -256,7 +275,6 @@ function readOperations(document: Record<string, unknown>): Operation[] {
       if (names.has(toolName)) throw invalid("document", toolName, `two operations would both be named "${toolName}"; give them distinct operationIds.`);
       names.add(toolName);
       const byKey = new Map<string, Parameter>();
-      const requiredCookies: string[] = [];
       for (const raw of [...shared, ...((operation.parameters as unknown[] | undefined) ?? [])]) {
         const parameter = deref<RawParameter>(document, raw);
         if (typeof parameter?.name !== "string" || !parameter.name) throw new Error(`${method.toUpperCase()} ${path} has a parameter without a name`);
@@ -267,16 +285,23 @@ function readOperations(document: Record<string, unknown>): Operation[] {
         if (parameter.in === "header" && !HTTP_TOKEN.test(parameter.name)) {
           throw new Error(`the header parameter "${parameter.name}" of ${method.toUpperCase()} ${path} is not a valid header name (letters, digits and !#$%&'*+.^_\`|~- only)`);
         }
-        if (parameter.in === "cookie") {
-          if (parameter.required === true) requiredCookies.push(parameter.name);
-        } else byKey.set(`${parameter.in}:${parameter.name}`, readParameter(document, parameter as RawParameter & { in: ParameterPlace }, `${method.toUpperCase()} ${path}`));
+        if (parameter.in === "cookie" && !HTTP_TOKEN.test(parameter.name)) {
+          throw new Error(`the cookie parameter "${parameter.name}" of ${method.toUpperCase()} ${path} is not a valid cookie name (letters, digits and !#$%&'*+.^_\`|~- only)`);
+        }
+        if (parameter.in === "cookie" && fixed.has(parameter.name)) continue;
+        byKey.set(`${parameter.in}:${parameter.name}`, readParameter(document, parameter, `${method.toUpperCase()} ${path}`));
+      }
+      const values = [...byKey.values()];
+      const cookieHeader = values.find((parameter) => parameter.in === "header" && parameter.name.toLowerCase() === "cookie");
+      if (cookieHeader && values.some((parameter) => parameter.in === "cookie")) {
+        throw new Error(`${method.toUpperCase()} ${path} has both a header parameter named "${cookieHeader.name}" and cookie parameters, which would both set the Cookie header; declare the cookies as cookie parameters only`);
       }
       const templated = new Set([...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]));
       const strayPathParameters = [...byKey.values()].filter((parameter) => parameter.in === "path" && !templated.has(parameter.name)).map((parameter) => parameter.name);
       for (const [, name] of path.matchAll(/\{([^}]+)\}/g)) {
         checkPropertyName(name!, `a path variable of ${path}`);
         // A template variable the document forgot to declare is still required: never sent as "undefined".
-        if (!byKey.has(`path:${name}`)) byKey.set(`path:${name}`, { name: name!, in: "path", required: true, schema: { type: "string" }, serialization: { kind: "style", style: { style: "simple", explode: false } } });
+        if (!byKey.has(`path:${name}`)) byKey.set(`path:${name}`, { name: name!, in: "path", required: true, schema: { type: "string" }, serialization: { kind: "style", style: { style: "simple", explode: false }, allowReserved: false } });
       }
       const body = readBody(document, operation.requestBody, `${method.toUpperCase()} ${path}`);
       // The tool's arguments are keyed by name alone: two parameters of one name would share one value.
@@ -297,7 +322,6 @@ function readOperations(document: Record<string, unknown>): Operation[] {
         description: `${summary ? `${summary} ` : ""}(${method.toUpperCase()} ${path})`.slice(0, 1024),
         parameters: [...byKey.values()],
         body,
-        requiredCookies,
         strayPathParameters,
       });
     }
@@ -307,16 +331,18 @@ function readOperations(document: Record<string, unknown>): Operation[] {
 
 /**
  * Reads a parameter's serialization: its `style` and `explode` (checked against what OpenAPI
- * allows in its place, and against its schema's type), or its `content`, which must hold one
- * media type and may not stand beside a `schema`.
+ * allows in its place, and against its schema's type) and, in a query, its `allowReserved` (which
+ * OpenAPI 3.1 defines for query parameters only: a path or cookie value is always encoded), or its
+ * `content`, which must hold one media type and may not stand beside a `schema`.
  */
-function readParameter(document: unknown, raw: RawParameter & { in: ParameterPlace }, operation: string): Parameter {
+function readParameter(document: unknown, raw: RawParameter, operation: string): Parameter {
   const what = `the ${raw.in} parameter "${raw.name}" of ${operation}`;
   const common = { name: raw.name, in: raw.in, required: raw.in === "path" || raw.required === true, ...(raw.description ? { description: raw.description } : {}) };
   if (raw.content === undefined) {
     const style = readStyle(raw, raw.in, what);
     checkStyleFitsSchema(document, raw.schema, style, what);
-    return { ...common, schema: raw.schema ?? { type: "string" }, serialization: { kind: "style", style } };
+    const allowReserved = raw.in === "query" && readAllowReserved(raw, what);
+    return { ...common, schema: raw.schema ?? { type: "string" }, serialization: { kind: "style", style, allowReserved } };
   }
   if (raw.schema !== undefined) throw new Error(`${what} has both a schema and a content; OpenAPI allows one of them`);
   const entries = typeof raw.content === "object" && raw.content !== null ? Object.entries(raw.content) : [];
@@ -358,18 +384,13 @@ function readBody(document: unknown, raw: unknown, operation: string): Operation
 
 /**
  * Refuses an operation whose calls could not be what the document says: a path parameter its path
- * template does not have (it would never be sent), or a required cookie while the fixed `headers`
- * have no `cookie` (the tools send no cookie of the model's: each call would lack it).
+ * template does not have (it would never be sent).
  */
-function checkSendable(operations: readonly Operation[], headers: Readonly<Record<string, string>> | undefined): void {
-  const hasCookie = Object.keys(headers ?? {}).some((name) => name.toLowerCase() === "cookie");
+function checkSendable(operations: readonly Operation[]): void {
   for (const operation of operations) {
     const where = `${operation.method} ${operation.path} (${operation.toolName})`;
     if (operation.strayPathParameters.length > 0) {
       throw invalid("document", operation.strayPathParameters, `${where} declares the path parameter${operation.strayPathParameters.length === 1 ? "" : "s"} ${operation.strayPathParameters.map((name) => `"${name}"`).join(", ")}, which its path template does not have, so a call could never send ${operation.strayPathParameters.length === 1 ? "it" : "them"}; fix the document, or leave the operation out with \`operations\`.`);
-    }
-    if (operation.requiredCookies.length > 0 && !hasCookie) {
-      throw invalid("document", operation.requiredCookies, `${where} requires the cookie ${operation.requiredCookies.map((name) => `"${name}"`).join(", ")}, which its tool cannot take from the model; send it in the fixed \`headers\` ({ cookie: "${operation.requiredCookies[0]}=..." }), or leave the operation out with \`operations\`.`);
     }
   }
 }
@@ -401,6 +422,8 @@ function operationTool(document: unknown, operation: Operation, baseUrl: URL, cl
         // An empty array or object is undefined in RFC 6570, so the header is left out (an empty string is sent).
         if (text !== "" || typeof value !== "object") headers[parameter.name] = text;
       }
+      const cookie = cookieHeader(operation, args, url);
+      if (cookie !== "") headers.cookie = cookie;
       let body: string | undefined;
       const given = own(args, "body");
       if (operation.body && given !== undefined) {
@@ -434,11 +457,14 @@ function buildUrl(operation: Operation, baseUrl: URL, args: Record<string, unkno
     if (parameter.in !== "query" || value === undefined || value === null) continue;
     const { serialization } = parameter;
     if (serialization.kind === "content") {
-      pairs.push(`${formEncode(parameter.name)}=${formEncode(contentText(serialization, value))}`);
+      pairs.push(`${encodeForm(parameter.name)}=${encodeForm(contentText(serialization, value))}`);
       continue;
     }
-    const styled = sendable(parameter, url.toString(), () => queryPairs(parameter.name, value, serialization.style));
-    pairs.push(...styled.map((pair) => `${formEncode(pair.key)}=${pair.items.map(formEncode).join(QUERY_DELIMITERS[pair.delimiter] ?? ",")}`));
+    const encodeValue = serialization.allowReserved ? (text: string) => encoded(parameter.name, text, encodeAllowingReserved) : encodeForm;
+    const styled = sendable(parameter, url.toString(), () =>
+      queryPairs(parameter.name, value, serialization.style).map((pair) => `${encodeForm(pair.key)}=${pair.items.map(encodeValue).join(QUERY_DELIMITERS[pair.delimiter] ?? ",")}`),
+    );
+    pairs.push(...styled);
   }
   if (pairs.length > 0) url.search = `?${pairs.join("&")}`;
   return url.toString();
@@ -447,9 +473,24 @@ function buildUrl(operation: Operation, baseUrl: URL, args: Record<string, unkno
 /** A style's delimiter as a query string spells it: the comma as is, the space and the pipe percent-encoded, as OpenAPI's examples do. */
 const QUERY_DELIMITERS: Readonly<Record<string, string>> = { ",": ",", " ": "%20", "|": "%7C" };
 
-/** Percent-encodes a query name or value as a form does (URLSearchParams' encoding: a space is "+"). */
-function formEncode(text: string): string {
-  return new URLSearchParams([["", text]]).toString().slice(1);
+/**
+ * The `Cookie` header of the call's cookie parameters ("" when it has none): each `name=value`
+ * in the `form` style (a `content` parameter's text as its value), values percent-encoded so that
+ * none can add a cookie or break the header, joined with `; `. The safe HTTP layer joins it to a
+ * `cookie` of the fixed `headers`.
+ */
+function cookieHeader(operation: Operation, args: Record<string, unknown>, url: string): string {
+  const cookies: string[] = [];
+  for (const parameter of operation.parameters) {
+    const value = own(args, parameter.name);
+    if (parameter.in !== "cookie" || value === undefined || value === null) continue;
+    const { serialization } = parameter;
+    const text = sendable(parameter, url, () =>
+      serialization.kind === "style" ? cookiePairs(parameter.name, value, serialization.style) : cookiePairs(parameter.name, contentText(serialization, value), { style: "form", explode: true }),
+    );
+    if (text !== "") cookies.push(text);
+  }
+  return cookies.join("; ");
 }
 
 /** A header parameter's value: its content's text, or its `simple` style, not percent-encoded (a header is no URL). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { expandValue, queryPairs, readStyle, type ParameterStyle, type StyledPair } from "./parameter-style";
+import { cookiePairs, expandValue, queryPairs, readAllowReserved, readStyle, type ParameterStyle, type StyledPair } from "./parameter-style";
 
 // The style examples of OpenAPI 3.1.1 (and 3.0.4), for a parameter named "color".
 const string = "blue";
@@ -57,5 +57,24 @@ describe("readStyle", () => {
     expect(readStyle({}, "header", "h")).toEqual({ style: "simple", explode: false });
     expect(readStyle({ style: "deepObject" }, "query", "q")).toEqual({ style: "deepObject", explode: true });
     expect(readStyle({ style: "matrix", explode: true }, "path", "p")).toEqual({ style: "matrix", explode: true });
+  });
+});
+
+describe("cookiePairs (the form style in a Cookie header)", () => {
+  it("spells the specification's form examples as cookies, joined with '; ', every member percent-encoded", () => {
+    const cookie = (explode: boolean, value: unknown) => cookiePairs("color", value, { style: "form", explode });
+    expect([cookie(false, ""), cookie(false, string), cookie(false, array), cookie(false, object)]).toEqual(["color=", "color=blue", "color=blue,black,brown", "color=R,100,G,200,B,150"]);
+    expect([cookie(true, ""), cookie(true, string), cookie(true, array), cookie(true, object)]).toEqual(["color=", "color=blue", "color=blue; color=black; color=brown", "R=100; G=200; B=150"]);
+    expect(cookie(true, "Hello, world!")).toBe("color=Hello%2C%20world%21");
+    expect(cookie(true, { "x;y": "a=b; c", "ok!": "" })).toBe("x%3By=a%3Db%3B%20c; ok!=");
+    expect([cookie(true, []), cookie(false, {})]).toEqual(["", ""]);
+  });
+
+  it("takes the form style only, and a boolean allowReserved", () => {
+    expect(readStyle({}, "cookie", "c")).toEqual({ style: "form", explode: true });
+    expect(() => readStyle({ style: "simple" }, "cookie", "c")).toThrow("a cookie parameter's style is form");
+    expect(() => readStyle({ style: "cookie" }, "cookie", "c")).toThrow('has the style "cookie" (OpenAPI 3.2)');
+    expect([readAllowReserved({}, "q"), readAllowReserved({ allowReserved: true }, "q")]).toEqual([false, true]);
+    expect(() => readAllowReserved({ allowReserved: "true" }, "q")).toThrow('q has allowReserved "true"; allowReserved is true or false');
   });
 });

@@ -4,10 +4,12 @@
  * spelled in each style. Pure code, so that it runs in a browser too.
  */
 
-/** Where a parameter goes: the places a tool sends (cookies it does not). */
-export type ParameterPlace = "path" | "query" | "header";
+import { encodeStrict, UnencodableTextError } from "./percent-encode";
 
-/** An OpenAPI 3 parameter style: `simple`, `label` and `matrix` in a path (`simple` in a header), the others in a query. */
+/** Where a parameter goes. */
+export type ParameterPlace = "path" | "query" | "header" | "cookie";
+
+/** An OpenAPI 3 parameter style: `simple`, `label` and `matrix` in a path (`simple` in a header), the others in a query (`form` in a cookie too). */
 export type ParameterStyle = "matrix" | "label" | "simple" | "form" | "spaceDelimited" | "pipeDelimited" | "deepObject";
 
 /** How one parameter (or one property of a form body) is serialized, as its `style` and `explode` say. */
@@ -23,6 +25,7 @@ export const STYLES_BY_PLACE: Readonly<Record<ParameterPlace, readonly Parameter
   path: ["simple", "label", "matrix"],
   query: ["form", "spaceDelimited", "pipeDelimited", "deepObject"],
   header: ["simple"],
+  cookie: ["form"],
 };
 
 /** The delimiter of a non-exploded list, as the style spells it. */
@@ -37,6 +40,9 @@ const DELIMITERS: Partial<Record<ParameterStyle, string>> = { spaceDelimited: " 
 export function readStyle(raw: { style?: unknown; explode?: unknown }, place: ParameterPlace, what: string): StyleSerialization {
   const allowed = STYLES_BY_PLACE[place];
   const style = raw.style ?? allowed[0];
+  if (place === "cookie" && style === "cookie") {
+    throw new Error(`${what} has the style "cookie" (OpenAPI 3.2), which sends its value unencoded and is not supported; use the form style (the default), which percent-encodes it`);
+  }
   if (typeof style !== "string" || !allowed.includes(style as ParameterStyle)) {
     const styles = allowed.length === 1 ? allowed[0] : `${allowed.slice(0, -1).join(", ")} or ${allowed.at(-1)}`;
     throw new Error(`${what} has the style ${JSON.stringify(style) ?? String(style)}, which OpenAPI does not allow in a ${place}; a ${place} parameter's style is ${styles}`);
@@ -52,6 +58,17 @@ export function readStyle(raw: { style?: unknown; explode?: unknown }, place: Pa
   }
   const explode = raw.explode ?? (style === "form" || style === "deepObject");
   return { style: style as ParameterStyle, explode };
+}
+
+/**
+ * Reads a query parameter's (or an Encoding Object's) `allowReserved`: false when left out; a
+ * value that is not a boolean throws an Error naming `what`.
+ */
+export function readAllowReserved(raw: { allowReserved?: unknown }, what: string): boolean {
+  if (raw.allowReserved !== undefined && typeof raw.allowReserved !== "boolean") {
+    throw new Error(`${what} has allowReserved ${JSON.stringify(raw.allowReserved) ?? String(raw.allowReserved)}; allowReserved is true or false`);
+  }
+  return raw.allowReserved === true;
 }
 
 /** Thrown for a value the style cannot spell: the caller turns it into its own error. */
@@ -134,4 +151,35 @@ export function expandValue(name: string, value: unknown, { style, explode }: St
   const separator = style === "label" && explode ? "." : ",";
   const members = items ?? (explode ? pairs!.map(([key, text]) => `${key}=${text}`) : pairs!.flat());
   return `${style === "label" ? "." : ""}${members.join(separator)}`;
+}
+
+/** A cookie name: an HTTP token (RFC 6265). */
+const COOKIE_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * A cookie parameter's `name=value` pairs in the `form` style, joined as a `Cookie` header joins
+ * cookies (`; `): `color=blue`, not exploded `color=blue,black,brown`, exploded `color=blue;
+ * color=black` for an array and `R=100; G=200` for an object ("" for an empty array or object).
+ * Every member is percent-encoded as RFC 3986 does (`encodeStrict`), and so is a name that is not
+ * an HTTP token (a cookie name is one), so no value can add a cookie or break the header; a lone
+ * UTF-16 surrogate, and an exploded object's empty key (a cookie without a name), are refused.
+ */
+export function cookiePairs(name: string, value: unknown, serialization: StyleSerialization): string {
+  return queryPairs(name, value, serialization)
+    .map((pair) => {
+      if (pair.key === "") throw new UnserializableValueError(`"${name}" has an empty property name, which would be a cookie without a name`);
+      const cookieName = COOKIE_NAME.test(pair.key) ? pair.key : encoded(name, pair.key, encodeStrict);
+      return `${cookieName}=${pair.items.map((item) => encoded(name, item, encodeStrict)).join(",")}`;
+    })
+    .join("; ");
+}
+
+/** `encode(text)`, a text it cannot encode (a lone surrogate) refused as unserializable, naming the parameter. */
+export function encoded(name: string, text: string, encode: (text: string) => string): string {
+  try {
+    return encode(text);
+  } catch (error) {
+    if (error instanceof UnencodableTextError) throw new UnserializableValueError(`"${name}" ${error.message}`, { cause: error });
+    throw error;
+  }
 }

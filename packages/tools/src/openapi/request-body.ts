@@ -1,4 +1,5 @@
-import { queryPairs, readStyle, type StyleSerialization, type StyledPair } from "./parameter-style";
+import { encoded, queryPairs, readAllowReserved, readStyle, type StyleSerialization, type StyledPair } from "./parameter-style";
+import { encodeAllowingReserved, encodeForm } from "./percent-encode";
 
 /** How an operation's request body is sent, by its media type (see docs/tools.md#openapi-toolkit). */
 export type BodyFormat = "json" | "form" | "multipart" | "text";
@@ -9,6 +10,8 @@ export interface PropertyEncoding {
   style?: StyleSerialization;
   /** The explicit `contentType`, if any. */
   contentType?: string;
+  /** `allowReserved: true`: a form body leaves the property's reserved characters unencoded (see `encodeAllowingReserved`); a multipart body encodes nothing anyway. */
+  allowReserved?: boolean;
 }
 
 /** The format of a request body media type such as "application/json; charset=utf-8". */
@@ -24,7 +27,7 @@ export function bodyFormat(mediaType: string): BodyFormat {
  * Reads a form or multipart body's `encoding` map. A property's `style`/`explode` are checked like
  * a query parameter's; when any of `style`, `explode` or `allowReserved` is given the property is
  * serialized in that style (the others at their defaults), otherwise by its content type, as
- * OpenAPI 3.1.1 recommends.
+ * OpenAPI 3.1.1 recommends. An `allowReserved` that is not a boolean throws.
  */
 export function readEncodings(encoding: unknown, resolve: (value: unknown) => unknown, where: string): Record<string, PropertyEncoding> {
   const result: Record<string, PropertyEncoding> = Object.create(null);
@@ -35,8 +38,10 @@ export function readEncodings(encoding: unknown, resolve: (value: unknown) => un
     if (typeof entry !== "object" || entry === null) throw new Error(`the encoding of the property "${property}" of ${where} is not an object`);
     const styled = entry.style !== undefined || entry.explode !== undefined || entry.allowReserved !== undefined;
     const contentType = readContentType(entry.contentType, `the property "${property}" of ${where}`);
+    const allowReserved = readAllowReserved(entry, `the property "${property}" of ${where}`);
     result[property] = {
       ...(styled ? { style: readStyle(entry, "query", `the property "${property}" of ${where}`) } : {}),
+      ...(allowReserved ? { allowReserved } : {}),
       ...(contentType ? { contentType } : {}),
     };
   }
@@ -62,6 +67,8 @@ interface Field {
   value: string;
   /** A part's content type; none is text/plain. */
   contentType?: string;
+  /** Whether a form leaves the value's reserved characters unencoded. */
+  allowReserved?: boolean;
 }
 
 /** Whether a property's (explicit or default) content type asks for JSON. */
@@ -80,7 +87,8 @@ function fields(body: Record<string, unknown>, encodings: Record<string, Propert
     if (value === null || value === undefined) continue;
     const encoding = Object.hasOwn(encodings, name) ? encodings[name]! : {};
     if (encoding.style) {
-      result.push(...queryPairs(name, value, encoding.style).map((pair: StyledPair) => ({ name: pair.key, value: pair.items.join(pair.delimiter) })));
+      const allowReserved = encoding.allowReserved === true;
+      result.push(...queryPairs(name, value, encoding.style).map((pair: StyledPair) => ({ name: pair.key, value: pair.items.join(pair.delimiter), allowReserved })));
       continue;
     }
     for (const item of Array.isArray(value) ? value : [value]) {
@@ -93,11 +101,15 @@ function fields(body: Record<string, unknown>, encodings: Record<string, Propert
   return result;
 }
 
-/** An `application/x-www-form-urlencoded` body (URLSearchParams' encoding). */
+/**
+ * An `application/x-www-form-urlencoded` body (URLSearchParams' encoding), the value of a property
+ * whose encoding has `allowReserved: true` with its reserved characters left unencoded but for
+ * `&`, `=`, `+`, `#`, `[` and `]` (see `encodeAllowingReserved`).
+ */
 export function formBody(body: Record<string, unknown>, encodings: Record<string, PropertyEncoding>): string {
-  const params = new URLSearchParams();
-  for (const field of fields(body, encodings)) params.append(field.name, field.value);
-  return params.toString();
+  return fields(body, encodings)
+    .map((field) => `${encodeForm(field.name)}=${field.allowReserved ? encoded(field.name, field.value, encodeAllowingReserved) : encodeForm(field.value)}`)
+    .join("&");
 }
 
 /** A name or file name as a multipart part header quotes it: `"`, CR and LF escaped as HTML's FormData does. */
