@@ -145,8 +145,9 @@ export interface AgentExecutorOptions {
    * does not know is refused); a function decides per call (a malformed answer, or a throw, fails
    * the run). A call whose model has no price has no `cost` but `unpricedCalls: 1` (the run's
    * usage counts them), and the process is warned once per model per executor (code
-   * `AGENTRX_UNPRICED_MODEL`). Turns on watching the model
-   * through callbacks (as a `stream` run does). See docs/cost.md.
+   * `AGENTRX_UNPRICED_MODEL`). A built-in agent reports each model call to the executor, so
+   * pricing needs no callbacks; an agent that does not report its calls is watched through
+   * callbacks for them (as a `stream` run always is). See docs/cost.md.
    * @default undefined (no prices)
    */
   prices?: Prices;

@@ -129,9 +129,20 @@ export function stalledHint(runIds: readonly string[]): string | undefined {
   return `${which} stalled: \`running\`, but the lease of the process running it lapsed (it stopped without ending the run). Resume it where its record ends: executor.resume(${printable(JSON.stringify(example))}) (a fork stopped before its copy was written is deleted then, to be forked again).`;
 }
 
-/** A run's cost for people (`-` when no call of it was priced). @internal */
+/**
+ * A run's cost for people, with the model calls its executor's `prices` could not price (its
+ * usage's `unpricedCalls`, see docs/cost.md#calls-without-a-price): `$0.0213`, `$0.0213 + 2
+ * unpriced`, `2 unpriced` when no call was priced; undefined when there is neither.
+ *
+ * @internal
+ */
+export function runCostText(run: RunInfo): string | undefined {
+  return fmt.costWithUnpriced(run.usage?.cost === undefined ? undefined : formatUsd(run.usage.cost.total), run.usage?.unpricedCalls);
+}
+
+/** A run's cost for the table's COST column ({@link runCostText}; `-` when no call of it was priced nor counted unpriced). @internal */
 export function runCost(run: RunInfo): string {
-  return run.usage?.cost === undefined ? "-" : formatUsd(run.usage.cost.total);
+  return runCostText(run) ?? "-";
 }
 
 /** At most `max` characters of a preview, on one line. */

@@ -1,7 +1,10 @@
-import { formatUsd, type ListRunsOptions, type RunStore } from "@agentrx/executors";
+import { formatUsd, type ListRunsOptions, type RunInfo, type RunStore } from "@agentrx/executors";
+import { formatRuntime } from "@agentrx/viewer/trace-page";
 import type { CliIo } from "./cli-io";
 import { cliStyle, formatRunsTable, isStalled, stalledHint, wantsColors } from "./format-runs-table";
 import { jsonText } from "./printable";
+
+const fmt = formatRuntime();
 
 /** What `agentrx runs` is asked for: the store's `listRuns` options, and how to print them. */
 export interface RunsCommandOptions {
@@ -36,15 +39,33 @@ export async function runsCommand(store: RunStore, options: RunsCommandOptions, 
   const style = cliStyle(wantsColors(io.stdout, io.env));
   const now = Date.now();
   io.stdout.write(`${formatRunsTable(runs, style, now)}\n`);
-  const total = runs.reduce((sum, run) => sum + (run.usage?.cost?.total ?? 0), 0);
-  // A fork's cost counts its copied turns, which were paid for once, by the run it was forked from.
-  const copiedCost = runs.some((run) => (run.forkOf?.iteration ?? 0) > 0 && run.usage?.cost !== undefined);
-  const cost = runs.some((run) => run.usage?.cost !== undefined) ? `, ${formatUsd(total)} in all${copiedCost ? " (forks' copied turns included)" : ""}` : "";
-  io.stdout.write(style.dim(`${runs.length} run${runs.length === 1 ? "" : "s"} in ${label}${cost}. See one: agentrx show <runId> · agentrx diff <runA> <runB> · agentrx ui\n`));
+  io.stdout.write(style.dim(`${runs.length} run${runs.length === 1 ? "" : "s"} in ${label}${totalCost(runs)}. See one: agentrx show <runId> · agentrx diff <runA> <runB> · agentrx ui\n`));
   const stalled = stalledHint(runs.filter((run) => isStalled(run, now)).map((run) => run.runId));
   if (stalled !== undefined) io.stdout.write(style.dim(`${stalled}\n`));
   const last = runs[runs.length - 1];
   if (runs.length === limit && last?.cursor !== undefined) {
     io.stdout.write(style.dim(`Next page: agentrx runs ${[...flags, "--cursor", last.cursor].join(" ")}\n`));
   }
+}
+
+/**
+ * The listing's total cost, as its COST column writes a run's (`, $0.0500 + 3 unpriced in all`:
+ * the calls no `prices` could price, see docs/cost.md#calls-without-a-price); empty when no run was
+ * priced nor has unpriced calls.
+ */
+function totalCost(runs: readonly RunInfo[]): string {
+  const priced = runs.filter((run) => run.usage?.cost !== undefined);
+  const total = priced.reduce((sum, run) => sum + (run.usage?.cost?.total ?? 0), 0);
+  const unpriced = runs.reduce((sum, run) => sum + unpricedCallsOf(run), 0);
+  const text = fmt.costWithUnpriced(priced.length > 0 ? formatUsd(total) : undefined, unpriced);
+  if (text === undefined) return "";
+  // A fork's cost counts its copied turns, which were paid for once, by the run it was forked from.
+  const copiedCost = runs.some((run) => (run.forkOf?.iteration ?? 0) > 0 && (run.usage?.cost !== undefined || unpricedCallsOf(run) > 0));
+  return `, ${text} in all${copiedCost ? " (forks' copied turns included)" : ""}`;
+}
+
+/** The run's unpriced calls (0 when none, or a count that is not one). */
+function unpricedCallsOf(run: RunInfo): number {
+  const count = run.usage?.unpricedCalls;
+  return typeof count === "number" && Number.isFinite(count) && count > 0 ? count : 0;
 }

@@ -2,7 +2,7 @@ import { RunEventDecoder, errorMessageOf, renderTrace, type RunInfo, type RunSto
 import { formatRuntime, isUnreadableRunEvent, readReadableEvents } from "@agentrx/viewer/trace-page";
 import { lastValueFrom } from "rxjs";
 import type { CliIo } from "./cli-io";
-import { cliStyle, isStalled, isUnmadeFork, runCost, runDurationMs, runStatusLabel, stalledHint, turns, unmadeForkState, wantsColors } from "./format-runs-table";
+import { cliStyle, isStalled, isUnmadeFork, runCostText, runDurationMs, runStatusLabel, stalledHint, turns, unmadeForkState, wantsColors } from "./format-runs-table";
 import { readableRunEvents, type UnreadableEvent } from "./readable-run-events";
 import { requireRun } from "./require-run";
 import { unreadableWarning } from "./unreadable-warning";
@@ -110,7 +110,7 @@ function summaryLine(run: RunInfo, style: ReturnType<typeof cliStyle>): string {
     `${style.bold("Run")} ${printable(run.runId)}`,
     style.status(run.status, runStatusLabel(run, Date.now())) + (run.stopReason !== undefined ? ` (${run.stopReason})` : ""),
     run.usage?.total_tokens !== undefined ? `${fmt.count(run.usage.total_tokens)} tokens` : undefined,
-    run.usage?.cost !== undefined ? runCost(run) : undefined,
+    runCostText(run),
     fmt.duration(runDurationMs(run)),
     run.checkpoint !== undefined ? turns(run.checkpoint.iteration) : undefined,
     run.threadId !== undefined ? `thread ${printable(run.threadId)}` : undefined,

@@ -26,6 +26,12 @@ export interface TraceUsage {
   reasoning?: number;
   /** What it cost in US dollars, when the executor's `prices` knew the model (`usage.cost.total`). */
   cost?: number;
+  /**
+   * How many model calls the executor's `prices` could not price (`usage.unpricedCalls`: 1 on such
+   * a call's usage, a count on a run's; see docs/cost.md#calls-without-a-price). Absent when there
+   * are none, and on a record written before usage counted them.
+   */
+  unpricedCalls?: number;
 }
 
 /**

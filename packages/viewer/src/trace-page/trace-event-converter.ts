@@ -472,7 +472,7 @@ function toolCallIdOf(action: unknown): { toolCallId?: string } {
   return typeof id === "string" ? { toolCallId: id } : {};
 }
 
-/** The page's view of a recorded usage: counts, and the cache and reasoning details when reported. @internal */
+/** The page's view of a recorded usage: counts, the cache and reasoning details when reported, its cost and unpriced calls. @internal */
 export function usageOf(value: unknown): TraceUsage {
   const usage = (value ?? {}) as Partial<UsageMetadata>;
   const input = Number(usage.input_tokens ?? 0) || 0;
@@ -490,5 +490,7 @@ export function usageOf(value: unknown): TraceUsage {
   if (reasoning !== undefined) out.reasoning = reasoning;
   const cost = (value as { cost?: { total?: unknown } } | undefined)?.cost?.total;
   if (typeof cost === "number" && Number.isFinite(cost)) out.cost = cost;
+  const unpriced = (value as { unpricedCalls?: unknown } | undefined)?.unpricedCalls;
+  if (typeof unpriced === "number" && Number.isFinite(unpriced) && unpriced >= 0) out.unpricedCalls = unpriced;
   return out;
 }

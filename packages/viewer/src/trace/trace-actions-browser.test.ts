@@ -191,10 +191,10 @@ describe.skipIf(skip)("the ui server's guards on actions", () => {
     expect(((await bad.json()) as { error: string }).error).toContain("interruptId");
     const wrong = await post("guarded", { action: "resume" }, { "x-agentrx-token": token });
     expect(wrong.status).toBe(409); // paused, not cancelled: decide its calls instead
-    // A decision for a call the pause does not wait for (a stale page's) names the calls it waits on.
-    const stale = await post("guarded", { action: "approve", interruptId: "call-9-0" }, { "x-agentrx-token": token });
-    expect(stale.status).toBe(409);
-    expect(((await stale.json()) as { error: string }).error).toMatch(/^run guarded has no call waiting for a decision with interrupt id "call-9-0" \(it is interrupted; it waits on call-0-0 \(\w+\)\)$/);
+    // A decision for an interrupt the run never had names the calls it waits on (decision-statuses.test.ts: the others).
+    const unknown = await post("guarded", { action: "approve", interruptId: "call-9-0" }, { "x-agentrx-token": token });
+    expect(unknown.status).toBe(400);
+    expect(((await unknown.json()) as { error: string }).error).toMatch(/^run guarded never paused on interrupt id "call-9-0"; it waits on call-0-0 \(\w+\)$/);
     expect((await store.getRun("guarded"))?.status).toBe("interrupted");
   });
 

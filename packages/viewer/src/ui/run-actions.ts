@@ -1,5 +1,6 @@
+import { InvalidArgumentError } from "@agentrx/core";
 import type { AgentStreamEvent, Decision, ForkOptions, ResumeOptions, RunInfo, RunStore } from "@agentrx/executors";
-import { RunEventDecoder, randomUuid } from "@agentrx/executors";
+import { RunEventDecoder, RunNotFoundError, randomUuid } from "@agentrx/executors";
 import type { Observable, Subscription } from "rxjs";
 import type { TraceActions, TracePendingCall } from "../trace-page/trace-data";
 import { isUnreadableRunEvent, readReadableEvents } from "../trace-page/read-readable-events";
@@ -66,24 +67,27 @@ export class RunActions {
   /** Carries out `request` on run `runId`; resolves once the run it starts has started. */
   async perform(runId: string, request: RunActionRequest): Promise<RunActionResult> {
     const run = await this.store.getRun(runId);
-    if (run === undefined) return { status: 404, body: { error: `no run ${JSON.stringify(runId)}` } };
-    const actions = await this.pageActions(run);
+    if (run === undefined) return notFound(runId);
     switch (request.action) {
       case "approve":
       case "reject":
       case "edit": {
-        const call = actions.pending.find((pending) => pending.id === request.interruptId);
-        if (call === undefined) return conflict(`run ${runId} has no call waiting for a decision with interrupt id ${JSON.stringify(request.interruptId)} (it is ${run.status}${waitingOn(actions.pending)})`);
+        const call = await this.pausedCall(run, request.interruptId);
+        if (!isPendingCall(call)) return call;
         const decision: Decision =
           request.action === "approve"
             ? { type: "approve" }
             : request.action === "reject"
               ? { type: "reject", ...(request.message ? { message: request.message } : {}) }
               : { type: "edit", toolInput: request.toolInput };
-        return this.start(runId, (signal) => this.executor.resume(runId, { decisions: { [call.id]: decision }, store: this.store, signal }));
+        return this.start(
+          runId,
+          (signal) => this.executor.resume(runId, { decisions: { [call.id]: decision }, store: this.store, signal }),
+          (error) => this.refusedDecision(runId, call.id, error),
+        );
       }
       case "resume":
-        if (!actions.resume) return conflict(`run ${runId} is ${run.status}: only a cancelled or failed run, or a stalled one (running, its process stopped and its lease lapsed), can be resumed here`);
+        if (!(await this.pageActions(run)).resume) return conflict(`run ${runId} is ${run.status}: only a cancelled or failed run, or a stalled one (running, its process stopped and its lease lapsed), can be resumed here`);
         return this.start(runId, (signal) => this.executor.resume(runId, { store: this.store, signal }));
       case "cancel": {
         const own = this.running.get(runId);
@@ -100,10 +104,13 @@ export class RunActions {
         return { status: 200, body: { runId } };
       }
       case "fork": {
-        if (!actions.fork) return conflict(`run ${runId} has no record to fork from`);
+        if (!(await this.pageActions(run)).fork) return conflict(`run ${runId} has no record to fork from`);
         const forkId = randomUuid();
-        return this.start(forkId, (signal) =>
-          this.executor.fork(runId, { runId: forkId, store: this.store, signal, ...(request.at === undefined ? {} : { at: request.at }) }),
+        return this.start(
+          forkId,
+          (signal) => this.executor.fork(runId, { runId: forkId, store: this.store, signal, ...(request.at === undefined ? {} : { at: request.at }) }),
+          // An iteration the run has no turn boundary at: the request's mistake, not the run's state.
+          async (error) => (InvalidArgumentError.isInstance(error) && error.argument === "at" ? badRequest(messageOf(error)) : undefined),
         );
       }
     }
@@ -120,21 +127,64 @@ export class RunActions {
 
   /** Calls waiting for a decision: those of the run's last `interrupt` event. */
   private async pending(runId: string): Promise<TracePendingCall[]> {
+    return (await this.pauses(runId)).at(-1) ?? [];
+  }
+
+  /** The calls of each of the run's own pauses (its `interrupt` events, not its sub-runs'), in order. */
+  private async pauses(runId: string): Promise<TracePendingCall[][]> {
     const decoder = new RunEventDecoder(runId);
-    let last: TracePendingCall[] = [];
+    const pauses: TracePendingCall[][] = [];
     for await (const page of readReadableEvents(this.store, runId, "agentrx ui")) {
       for (const entry of page) {
         if (isUnreadableRunEvent(entry) || entry.type !== "interrupt") continue;
         const event = decoder.decode(entry);
         if (event.type !== "interrupt" || event.subRun !== undefined) continue;
-        last = event.interrupts.map((interrupt) => ({ id: interrupt.id, tool: interrupt.tool, toolInput: interrupt.toolInput, ...(interrupt.reason === undefined ? {} : { reason: interrupt.reason }) }));
+        pauses.push(event.interrupts.map((interrupt) => ({ id: interrupt.id, tool: interrupt.tool, toolInput: interrupt.toolInput, ...(interrupt.reason === undefined ? {} : { reason: interrupt.reason }) })));
       }
     }
-    return last;
+    return pauses;
   }
 
-  /** Runs `run` here until it ends; resolves with its id once it emitted its first event (it started) or ended. */
-  private start(runId: string, run: (signal: AbortSignal) => Observable<AgentStreamEvent>): Promise<RunActionResult> {
+  /**
+   * The paused call a decision for `interruptId` answers, or why it is refused, as every route
+   * that takes decisions refuses it (docs/serving.md, "Answering a pause"): `409` when the run is
+   * not paused, or paused again and the id is of an earlier pause (a stale page); `400` for an
+   * interrupt id the run never paused on.
+   */
+  private async pausedCall(run: RunInfo, interruptId: string): Promise<TracePendingCall | RunActionResult> {
+    if (run.status !== "interrupted") return conflict(`run ${run.runId} is ${run.status}, not paused: there is nothing to decide (a pause is answered once)`);
+    const pauses = await this.pauses(run.runId);
+    const waiting = pauses.at(-1) ?? [];
+    const call = waiting.find((pending) => pending.id === interruptId);
+    if (call !== undefined) return call;
+    const id = JSON.stringify(interruptId);
+    if (pauses.slice(0, -1).some((pause) => pause.some((pending) => pending.id === interruptId))) {
+      return conflict(`run ${run.runId} paused again: ${id} answers an earlier pause, which is over${waitingOn(waiting)} now: answer that pause`);
+    }
+    return badRequest(`run ${run.runId} never paused on interrupt id ${id}${waitingOn(waiting)}`);
+  }
+
+  /**
+   * The status of a resume that refused the decision for `interruptId` before it started: the
+   * run's state moved on meanwhile (another request answered the pause: `409`), or the pause does
+   * not take it (an edit its tool's schema refuses: `400`).
+   */
+  private async refusedDecision(runId: string, interruptId: string, error: unknown): Promise<RunActionResult | undefined> {
+    if (!InvalidArgumentError.isInstance(error) || error.argument !== "decisions") return undefined;
+    const run = await this.store.getRun(runId);
+    if (run === undefined) return notFound(runId);
+    const call = await this.pausedCall(run, interruptId);
+    if (!isPendingCall(call)) return call;
+    return badRequest(messageOf(error).replace(/^AgentExecutor\.resume: /, ""));
+  }
+
+  /**
+   * Runs `run` here until it ends; resolves with its id once it emitted its first event (it
+   * started) or ended. An error before that is answered with `refusal`'s status when it gives
+   * one, else `404` for a run the store no longer has, `409` for any other (the run's state
+   * refused it: running elsewhere, paused, or a record it cannot go on from).
+   */
+  private start(runId: string, run: (signal: AbortSignal) => Observable<AgentStreamEvent>, refusal?: (error: unknown) => Promise<RunActionResult | undefined>): Promise<RunActionResult> {
     const controller = new AbortController();
     return new Promise<RunActionResult>((resolve) => {
       let answered = false;
@@ -147,9 +197,11 @@ export class RunActions {
         next: () => answer({ status: 202, body: { runId } }),
         error: (error: unknown) => {
           this.running.delete(runId);
-          const message = error instanceof Error ? error.message : String(error);
-          if (answered) this.onError(`run ${runId}: ${message}`);
-          answer({ status: 409, body: { error: message } });
+          if (answered) {
+            this.onError(`run ${runId}: ${messageOf(error)}`);
+            return;
+          }
+          void refusedStart(runId, error, refusal).then(answer, (failure: unknown) => answer(conflict(`${messageOf(error)} (and the store could not say why: ${messageOf(failure)})`)));
         },
         complete: () => {
           this.running.delete(runId);
@@ -169,8 +221,35 @@ function waitingOn(pending: readonly TracePendingCall[]): string {
   return pending.length === 0 ? "" : `; it waits on ${pending.map((call) => `${call.id} (${call.tool})`).join(", ")}`;
 }
 
+/** The answer to a run that failed before it started (see {@link RunActions}' `start`). */
+async function refusedStart(runId: string, error: unknown, refusal?: (error: unknown) => Promise<RunActionResult | undefined>): Promise<RunActionResult> {
+  const refused = await refusal?.(error);
+  if (refused !== undefined) return refused;
+  if (RunNotFoundError.isInstance(error)) return notFound(runId);
+  return conflict(messageOf(error));
+}
+
+/** Whether `value` is a paused call rather than a refusal. */
+function isPendingCall(value: TracePendingCall | RunActionResult): value is TracePendingCall {
+  return !("status" in value);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A run that is not in the state the request needs (it moved on, or never was). */
 function conflict(error: string): RunActionResult {
   return { status: 409, body: { error } };
+}
+
+/** A request the run cannot take whatever its state: the client's mistake. */
+function badRequest(error: string): RunActionResult {
+  return { status: 400, body: { error } };
+}
+
+function notFound(runId: string): RunActionResult {
+  return { status: 404, body: { error: `no run ${JSON.stringify(runId)}` } };
 }
 
 /**

@@ -65,4 +65,12 @@ describe("the list item's cost", () => {
     expect(runListItemOf(run({ usage }), at).cost).toBeUndefined();
     expect(runListItemOf(run({}), at).cost).toBeUndefined();
   });
+
+  it("carries the calls the cost leaves out (the usage's unpricedCalls), with a cost or without one", () => {
+    const usage = { input_tokens: 10, output_tokens: 5, total_tokens: 15 };
+    const cost = { input: 0.001, output: 0.0025, total: 0.0035, currency: "USD" as const };
+    expect(runListItemOf(run({ usage: { ...usage, cost, unpricedCalls: 2 } }), at)).toMatchObject({ cost: 0.0035, unpricedCalls: 2 });
+    expect(runListItemOf(run({ usage: { ...usage, unpricedCalls: 3 } }), at)).toMatchObject({ unpricedCalls: 3 });
+    expect(runListItemOf(run({ usage: { ...usage, cost } }), at)).not.toHaveProperty("unpricedCalls");
+  });
 });

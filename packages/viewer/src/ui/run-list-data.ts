@@ -21,6 +21,11 @@ export interface RunListItem {
   tokens?: number;
   /** What the run cost in US dollars (its usage's `cost.total`), when a model call of it was priced (the executor's `prices`). */
   cost?: number;
+  /**
+   * How many of its model calls the executor's `prices` could not price (its usage's
+   * `unpricedCalls`; see docs/cost.md#calls-without-a-price): the cost leaves them out. Absent when none.
+   */
+  unpricedCalls?: number;
   /** Running time (over every segment). */
   durationMs: number;
   createdAt: number;
@@ -75,6 +80,8 @@ export function runListItemOf(run: RunInfo, now: number): RunListItem {
   if (run.checkpoint !== undefined) item.steps = run.checkpoint.iteration;
   if (run.usage?.total_tokens !== undefined) item.tokens = run.usage.total_tokens;
   if (run.usage?.cost !== undefined) item.cost = run.usage.cost.total;
+  const unpriced = run.usage?.unpricedCalls;
+  if (typeof unpriced === "number" && Number.isFinite(unpriced) && unpriced > 0) item.unpricedCalls = unpriced;
   if (run.error !== undefined) item.error = run.error;
   return item;
 }

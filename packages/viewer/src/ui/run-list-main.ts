@@ -124,8 +124,9 @@ export function runListMain(dom: DomRuntime, fmt: FormatRuntime, data: RunListDa
       h("td", { attrs: { title: run.error } }, run.stop ?? "–"),
       h("td", { class: "num" }, run.steps !== undefined ? fmt.count(run.steps) : "–"),
       h("td", { class: "num" }, run.tokens !== undefined ? fmt.count(run.tokens) : "–"),
-      // No price for any of its model calls: unknown, not free (a cost sort counts it as 0).
-      h("td", { class: "num", attrs: { "data-cost": "" } }, run.cost !== undefined ? fmt.usd(run.cost) : "–"),
+      // No price for any of its model calls: unknown, not free (a cost sort counts it as 0); calls
+      // without a price are counted (`$0.0213 + 2 unpriced`, docs/cost.md#calls-without-a-price).
+      h("td", { class: "num", attrs: { "data-cost": "" } }, fmt.costWithUnpriced(run.cost !== undefined ? fmt.usd(run.cost) : undefined, run.unpricedCalls) ?? "–"),
       h("td", { class: "num" }, fmt.duration(run.durationMs)),
       h("td", null, fmt.time(run.createdAt)),
       h("td", { class: "input", attrs: { title: run.input, "data-input": "" } }, inputCell(run.input)),

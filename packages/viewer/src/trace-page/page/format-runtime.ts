@@ -58,6 +58,18 @@ export function formatRuntime() {
     return Math.round(value).toLocaleString("en-US");
   }
 
+  /**
+   * A run's cost with the model calls it leaves out (`usage.unpricedCalls`, see
+   * docs/cost.md#calls-without-a-price), as `agentrx runs`, `agentrx show` and the pages write it:
+   * `$0.0213`, `$0.0213 + 2 unpriced`, or `2 unpriced` when no call was priced; undefined when
+   * there is neither. `money` is the cost already written in dollars (each surface has its own form).
+   */
+  function costWithUnpriced(money: string | undefined, unpricedCalls: number | undefined): string | undefined {
+    const unpriced = unpricedCalls !== undefined && Number.isFinite(unpricedCalls) && unpricedCalls > 0 ? `${count(unpricedCalls)} unpriced` : undefined;
+    if (money === undefined) return unpriced;
+    return unpriced === undefined ? money : `${money} + ${unpriced}`;
+  }
+
   /** `2026-01-31 14:05:09` in local time. */
   function time(at: number): string {
     const date = new Date(at);
@@ -86,5 +98,5 @@ export function formatRuntime() {
     return 10 * power;
   }
 
-  return { duration, tick, count, usd, time, size, oneLine, niceStep };
+  return { duration, tick, count, usd, costWithUnpriced, time, size, oneLine, niceStep };
 }

@@ -139,8 +139,17 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
     return [h("h3", null, "Request"), details];
   }
 
-  /** A cost in dollars, when the call or run was priced (the executor's `prices`). */
+  /**
+   * A run's cost in dollars with the calls it leaves out (`$0.0213 + 2 unpriced`, see
+   * docs/cost.md#calls-without-a-price), when it was priced (the executor's `prices`).
+   */
   function costOf(value: TraceUsage | undefined): string | undefined {
+    return fmt.costWithUnpriced(value?.cost === undefined ? undefined : fmt.usd(value.cost), value?.unpricedCalls);
+  }
+
+  /** A model call's cost in dollars, or `unpriced` when the executor's `prices` had none for its model. */
+  function callCostOf(value: TraceUsage | undefined): string | undefined {
+    if ((value?.unpricedCalls ?? 0) > 0) return "unpriced (the executor's prices have none for its model)";
     return value?.cost === undefined ? undefined : fmt.usd(value.cost);
   }
 
@@ -299,7 +308,7 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
           ["Forked from", forkOf === undefined ? undefined : h("span", null, sourceOf(forkOf.runId, context), forkOf.iteration === 0 ? ", at its start" : `, after iteration ${forkOf.iteration}`)],
           ["Usage", usage(ownUsage)],
           ["Cost", costOf(ownUsage ?? model.usage)],
-          ["Copied usage", copied === undefined ? undefined : `${usage(copied)}${copied.cost !== undefined ? `, ${fmt.usd(copied.cost)}` : ""}: the copied prefix's, spent by ${forkOf?.runId ?? "the run it was forked from"}`],
+          ["Copied usage", copied === undefined ? undefined : `${usage(copied)}${costOf(copied) !== undefined ? `, ${costOf(copied)}` : ""}: the copied prefix's, spent by ${forkOf?.runId ?? "the run it was forked from"}`],
           ["Events", fmt.count(model.lastSeq)],
         ]),
         model.run.error ? h("h3", null, model.run.status === "cancelled" ? "Cancelled" : "Error") : null,
@@ -352,7 +361,7 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
           ["Streamed", call.tokenChars > 0 ? `${fmt.count(call.tokenChars)} characters` : undefined],
           ["Model", call.modelName],
           ["Usage", usage(call.usage)],
-          ["Cost", costOf(call.usage)],
+          ["Cost", callCostOf(call.usage)],
           ["Sent", call.inputCount !== undefined ? `${call.inputCount} messages (digest ${call.inputDigest})` : undefined],
         ]),
         row.state === "inferred"

@@ -98,7 +98,7 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
     const copied = model.copiedUsage;
     if (total === undefined || copied === undefined) return total === undefined ? (copied === undefined ? {} : { copied }) : { total, own: total };
     const own: TraceUsage = { input: 0, output: 0, total: 0 };
-    for (const key of ["input", "output", "total", "cacheRead", "cacheCreation", "reasoning", "cost"] as const) {
+    for (const key of ["input", "output", "total", "cacheRead", "cacheCreation", "reasoning", "cost", "unpricedCalls"] as const) {
       const all = total[key];
       if (all !== undefined) own[key] = Math.max(0, all - (copied[key] ?? 0));
     }
@@ -236,7 +236,8 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
       calls.forEach((call, k) => {
         const ttftOf = firstToken(model, call);
         const ttft = ttftOf.known ? ` · first token ${ttftOf.text}` : ttftOf.text === "not streamed" && !open && !inferred ? " · not streamed" : "";
-        const tokens = call.usage ? ` · ${fmt.count(call.usage.total)} tokens${call.usage.cost !== undefined ? ` · ${fmt.usd(call.usage.cost)}` : ""}` : "";
+        const cost = call.usage?.cost !== undefined ? ` · ${fmt.usd(call.usage.cost)}` : (call.usage?.unpricedCalls ?? 0) > 0 ? " · unpriced" : "";
+        const tokens = call.usage ? ` · ${fmt.count(call.usage.total)} tokens${cost}` : "";
         // A call still streaming shows the end of its text so far, as it grows.
         const tail = call.liveText === undefined ? undefined : fmt.oneLine(cutTextEnd(call.liveText, 400), 400);
         const streaming = tail === undefined ? undefined : `${tail.length > 40 ? `…${cutTextEnd(tail, 40)}` : tail}▍`;

@@ -213,7 +213,7 @@ export function traceModelRuntime() {
     total.input += usage.input;
     total.output += usage.output;
     total.total += usage.total;
-    for (const key of ["cacheRead", "cacheCreation", "reasoning", "cost"] as const) {
+    for (const key of ["cacheRead", "cacheCreation", "reasoning", "cost", "unpricedCalls"] as const) {
       const count = usage[key];
       if (count !== undefined) total[key] = (total[key] ?? 0) + count;
     }

@@ -101,6 +101,26 @@ export function tracePageMain(parts: TracePageParts): void {
   }
 
   /**
+   * The run's cost, saying how many calls it leaves out (`$0.0042 + 2 unpriced`, or `2 unpriced`
+   * when none was priced; hover for their model), or nothing when the run was not priced. A model
+   * without a price (a local model, a name the prices do not know) costs nothing here: see
+   * docs/cost.md#calls-without-a-price.
+   */
+  function costFact(summary: TraceSummary): HTMLElement | null {
+    const text = fmt.costWithUnpriced(summary.cost === undefined ? undefined : fmt.usd(summary.cost), summary.unpriced?.calls);
+    if (text === undefined) return null;
+    const element = fact("Cost", "cost", text);
+    const unpriced = summary.unpriced;
+    if (unpriced !== undefined) {
+      const calls = `${fmt.count(unpriced.calls)} model call${unpriced.calls === 1 ? "" : "s"}`;
+      const models = unpriced.models.length > 0 ? ` (${unpriced.models.join(", ")})` : "";
+      const what = summary.cost === undefined ? `No model call was priced: ${calls}` : `The cost leaves out ${calls}`;
+      element.setAttribute("title", `${what} whose model${models} had no price: give it one in the executor's prices.`);
+    }
+    return element;
+  }
+
+  /**
    * A fork's copied prefix, apart from the figures above (the run it was forked from made those
    * calls): which run, which iterations, and what they held and cost. In the ui, the run is a link.
    */
@@ -165,18 +185,12 @@ export function tracePageMain(parts: TracePageParts): void {
       { class: "facts" },
       fact("Stop reason", "stop-reason", summary.stopReason ?? "–"), // a running run has none yet: its status says it runs
       fact("Tokens", "tokens", tokens),
-      summary.cost !== undefined ? fact("Cost", "cost", summary.unpriced === undefined ? fmt.usd(summary.cost) : `${fmt.usd(summary.cost)} + ${fmt.count(summary.unpriced.calls)} unpriced call${summary.unpriced.calls === 1 ? "" : "s"}`) : null,
+      costFact(summary),
       fact("Wall time", "wall-time", fmt.duration(summary.wallMs)),
       fact("Iterations", "iterations", fmt.count(summary.iterations)),
       fact("Model calls", "model-calls", fmt.count(summary.modelCalls)),
       fact("Tool calls", "tool-calls", fmt.count(summary.toolCalls)),
     );
-    // A cost that leaves calls out says so: a model without a price (a local model, a name the prices do not know) costs nothing here.
-    const unpriced = summary.unpriced;
-    if (unpriced !== undefined) {
-      const models = unpriced.models.length > 0 ? ` (${unpriced.models.join(", ")})` : "";
-      facts.querySelector('[data-fact="cost"]')?.setAttribute("title", `The cost leaves out ${fmt.count(unpriced.calls)} model call${unpriced.calls === 1 ? "" : "s"} whose model${models} had no price: give it one in the executor's prices.`);
-    }
     if (summary.tokens) facts.children[1]?.setAttribute("title", `${fmt.count(summary.tokens.input)} in, ${fmt.count(summary.tokens.output)} out${summary.copied?.tokens ? ` (this run's own; the copied prefix's ${fmt.count(summary.copied.tokens.total)} are not counted)` : ""}`);
     const whole = Math.max(1, summary.modelMs + summary.toolMs + summary.otherMs);
     const share = (ms: number) => `${Math.round((ms / whole) * 100)}%`;

@@ -23,8 +23,11 @@ export interface TraceSummary {
   /** A fork's copied prefix: what the run it was forked from did before the fork, counted apart. */
   copied?: TraceCopiedPrefix;
   /**
-   * When the run has a cost but some of its model calls (its sub-runs' too) had no price (their
-   * model is not in the executor's `prices`): how many, and their models. The cost leaves them out.
+   * When some of the run's model calls had no price (their model is not in the executor's
+   * `prices`): how many (its usage's `unpricedCalls`, a fork's own), and their models. The cost
+   * leaves them out; a run none of whose calls was priced has this and no `cost`. For a record
+   * written before usage counted them: its priced run's calls (its sub-runs' too) without a cost.
+   * See docs/cost.md#calls-without-a-price.
    */
   unpriced?: { calls: number; models: string[] };
   /** Time with a model call, with a tool call (and no model call), and with neither (a fork's own: not its copied prefix's). */
@@ -92,23 +95,36 @@ export function traceSummaryRuntime(fmt: FormatRuntime, layout: TraceLayoutRunti
     return total;
   }
 
-  /** Counts the model calls with a known usage of `trace` from iteration `from` on, and of its sub-runs: priced or not (and the models of those not). */
-  function countPricing(trace: TraceModel, from: number, out: { priced: number; unpriced: number; models: string[] }): void {
+  /** Counts the model calls of `trace` from iteration `from` on, and of its sub-runs, whose usage `unpriced` picks (and their models). */
+  function countUnpriced(trace: TraceModel, from: number, unpriced: (usage: TraceUsage) => boolean, out: { calls: number; models: string[] }): void {
     const count = (usage: TraceUsage | undefined, modelName: string | undefined) => {
-      if (usage === undefined) return;
-      if (usage.cost !== undefined) out.priced++;
-      else {
-        out.unpriced++;
-        if (modelName !== undefined && !out.models.includes(modelName)) out.models.push(modelName);
-      }
+      if (usage === undefined || !unpriced(usage)) return;
+      out.calls++;
+      if (modelName !== undefined && !out.models.includes(modelName)) out.models.push(modelName);
     };
     for (const iteration of trace.iterations) {
       if (iteration.n < from) continue;
       for (const call of iteration.modelCalls) count(call.usage, call.modelName);
       count(iteration.pendingUsage, iteration.pendingModel);
-      for (const tool of iteration.tools) for (const sub of tool.subRuns ?? []) countPricing(sub, 0, out);
+      for (const tool of iteration.tools) for (const sub of tool.subRuns ?? []) countUnpriced(sub, 0, unpriced, out);
     }
-    for (const sub of trace.strayRuns ?? []) countPricing(sub, 0, out);
+    for (const sub of trace.strayRuns ?? []) countUnpriced(sub, 0, unpriced, out);
+  }
+
+  /**
+   * The model calls the run's cost leaves out (see {@link TraceSummary}'s `unpriced`): its usage's
+   * `unpricedCalls` (`usage`, a fork's own), naming the models of the calls marked so; for a
+   * record without the count, the calls without a cost of a run that has one.
+   */
+  function unpricedOf(model: TraceModel, from: number, usage: TraceUsage | undefined, cost: number | undefined): TraceSummary["unpriced"] {
+    const found = { calls: 0, models: [] as string[] };
+    if (usage?.unpricedCalls !== undefined) {
+      countUnpriced(model, from, (call) => (call.unpricedCalls ?? 0) > 0, found);
+      return usage.unpricedCalls > 0 ? { calls: usage.unpricedCalls, models: found.models } : undefined;
+    }
+    if (cost === undefined) return undefined;
+    countUnpriced(model, from, (call) => call.cost === undefined, found);
+    return found.calls > 0 ? found : undefined;
   }
 
   function summary(model: TraceModel, allRows: readonly TraceRow[], now: number): TraceSummary {
@@ -152,9 +168,8 @@ export function traceSummaryRuntime(fmt: FormatRuntime, layout: TraceLayoutRunti
     if (usage !== undefined) out.tokens = usage;
     const cost = usage?.cost ?? (model.usage.cost === undefined ? undefined : Math.max(0, model.usage.cost - (copiedUsage?.cost ?? 0)));
     if (cost !== undefined) out.cost = cost;
-    const pricing = { priced: 0, unpriced: 0, models: [] as string[] };
-    countPricing(model, copied, pricing);
-    if (cost !== undefined && pricing.unpriced > 0) out.unpriced = { calls: pricing.unpriced, models: pricing.models };
+    const unpriced = unpricedOf(model, copied, usage, cost);
+    if (unpriced !== undefined) out.unpriced = unpriced;
     const forkOf = model.segments.find((segment) => segment.forkOf !== undefined)?.forkOf;
     if (forkOf !== undefined) {
       out.copied = { runId: forkOf.runId, iteration: forkOf.iteration, ...counts(true) };

@@ -1,0 +1,85 @@
+// `agentrx runs` and `agentrx show` write a run's cost with the model calls it leaves out (its
+// usage's `unpricedCalls`: calls the executor's `prices` could not price), as the ui's pages do:
+// `$0.0213 + 2 unpriced`, or `2 unpriced` when no call was priced (docs/cost.md#calls-without-a-price).
+import { createToolCallingAgent } from "@agentrx/agents";
+import { ScriptedChatModel } from "@agentrx/core/testing";
+import { AgentExecutor, type RunInfo, type RunUsage } from "@agentrx/executors";
+import { ChatPromptTemplate } from "@langchain/core/prompts";
+import { tool } from "@langchain/core/tools";
+import { lastValueFrom } from "rxjs";
+import { describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { MemoryRunStore } from "../memory/index";
+import type { CliIo } from "./cli-io";
+import { cliStyle, formatRunsTable } from "./format-runs-table";
+import { runsCommand } from "./runs-command";
+import { showCommand } from "./show-command";
+
+const at = 1_700_000_000_000;
+const tokens = { input_tokens: 100, output_tokens: 10, total_tokens: 110 };
+const cost = (total: number) => ({ input: total / 2, output: total / 2, total, currency: "USD" as const });
+const run = (runId: string, usage: RunUsage | undefined): RunInfo => ({ runId, status: "finished", inputs: {}, createdAt: at, updatedAt: at + 10, eventCount: 0, ...(usage === undefined ? {} : { usage }) });
+
+function io(): { io: CliIo; out: () => string } {
+  let stdout = "";
+  return { io: { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: () => undefined }, env: { NO_COLOR: "1" }, cwd: "." }, out: () => stdout };
+}
+
+/** Records a run whose executor's prices know `gpt-4o` but not its model (`local-llama`): two unpriced calls, no cost. */
+async function recordUnpricedRun(store: MemoryRunStore, runId: string): Promise<void> {
+  const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
+  const lookup = tool(async ({ q }: { q: string }) => `facts about ${q}`, { name: "lookup", description: "Looks facts up.", schema: z.object({ q: z.string() }) });
+  const llm = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "lookup", args: { q: "tides" } }] }, "The moon."], model: "local-llama" });
+  const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [lookup], prompt }), tools: [lookup], store, prices: { "gpt-4o": { input: 2.5, output: 10 } } });
+  const warn = vi.spyOn(process, "emitWarning").mockImplementation(() => undefined); // the unpriced model's warning
+  try {
+    await lastValueFrom(executor.stream({ input: "Explain tides." }, { runId }));
+  } finally {
+    warn.mockRestore();
+  }
+}
+
+describe("agentrx runs' COST column", () => {
+  it("adds the calls the cost leaves out, and shows them alone when no call was priced", () => {
+    const table = formatRunsTable(
+      [run("priced", { ...tokens, cost: cost(0.0213) }), run("partly", { ...tokens, cost: cost(0.0213), unpricedCalls: 2 }), run("local", { ...tokens, unpricedCalls: 1 }), run("none", tokens)],
+      cliStyle(false),
+    );
+    const costOf = (runId: string) => table.split("\n").find((line) => line.startsWith(runId))?.split(/\s{2,}/)[6];
+    expect(table.split("\n")[0]?.split(/\s{2,}/)[6]).toBe("COST");
+    expect(costOf("priced")).toBe("$0.0213");
+    expect(costOf("partly")).toBe("$0.0213 + 2 unpriced");
+    expect(costOf("local")).toBe("1 unpriced");
+    expect(costOf("none")).toBe("-");
+  });
+
+  it("counts them in the listing's total too", async () => {
+    const store = new MemoryRunStore();
+    const write = async (runId: string, usage: RunUsage) => {
+      await store.createRun({ runId, inputs: {}, status: "running", owner: "test", leaseMs: 60_000, at });
+      await store.write(runId, { owner: "test", leaseMs: 60_000, at: at + 1, events: [], update: { status: "finished", stopReason: "finish", usage, release: true } });
+    };
+    await write("partly", { ...tokens, cost: cost(0.02), unpricedCalls: 2 });
+    await write("local", { ...tokens, unpricedCalls: 1 });
+    const { io: cli, out } = io();
+    await runsCommand(store, { query: { limit: 10 }, flags: [], json: false, label: "memory" }, cli);
+    expect(out()).toMatch(/^2 runs in memory, \$0\.0200 \+ 3 unpriced in all\. /m);
+    await store.close();
+  });
+});
+
+describe("agentrx show's summary line", () => {
+  it("says how many calls a recorded run's cost leaves out, from its usage", async () => {
+    const store = new MemoryRunStore();
+    await recordUnpricedRun(store, "local-run");
+    expect((await store.getRun("local-run"))?.usage).toMatchObject({ unpricedCalls: 2 });
+    const { io: cli, out } = io();
+    await showCommand(store, "local-run", { json: false, label: "memory" }, cli);
+    expect(out().split("\n")[0]).toMatch(/^Run local-run · finished \(finish\) · [\d,]+ tokens · 2 unpriced · /);
+
+    const { io: list, out: listed } = io();
+    await runsCommand(store, { query: { limit: 10 }, flags: [], json: false, label: "memory" }, list);
+    expect(listed().split("\n")[1]?.split(/\s{2,}/)[6]).toBe("2 unpriced");
+    await store.close();
+  });
+});
