@@ -103,3 +103,35 @@ describe("a model call the executor's prices cannot price", () => {
     expect(addUsage(usage, usage)).not.toHaveProperty("unpricedCalls");
   });
 });
+
+describe("a sub-run whose executor has no prices", () => {
+  /** A supervisor (model gpt-4o, with `prices`) that calls a researcher executor (model `researcherModel`, with `researcherPrices`) as a tool. */
+  function supervisorOf(prices: AgentExecutorOptions["prices"], researcherModel: string, researcherPrices?: AgentExecutorOptions["prices"]) {
+    const researcher = executorOf(researcherPrices === undefined ? {} : { prices: researcherPrices }, researcherModel);
+    const research = researcher.asTool({ name: "researcher", description: "Researches a topic." });
+    const llm = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "researcher", args: { input: "Paris?" } }], usage: { inputTokens: 1_000_000, outputTokens: 0 } }, answer], model: "gpt-4o" });
+    return new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [research], prompt }), tools: [research], prices });
+  }
+
+  it("has its calls priced by the caller's prices, so the caller's cost covers the whole tree (in the events too)", async () => {
+    const events = await lastValueFrom(supervisorOf({ ...table, "local-llama": { input: 1, output: 1 } }, "local-llama").stream({ input: "Weather?" }).pipe(toArray()));
+    const subRunUsage = events.filter((event): event is UsageEvent => event.type === "usage" && event.subRun !== undefined);
+    expect(subRunUsage.map((event) => event.usage.cost?.total)).toEqual([1, 1]);
+    const output = events.at(-1);
+    // Two gpt-4o calls at $2.50 per million input tokens, two local-llama calls at $1.
+    expect(output?.type === "output" ? output.usage?.cost?.total : undefined).toBeCloseTo(7);
+    expect(output?.type === "output" ? output.usage?.unpricedCalls : undefined).toBeUndefined();
+  });
+
+  it("has its calls counted unpriced when the caller's prices do not know its model either", async () => {
+    const { usage } = await lastValueFrom(supervisorOf(table, "local-llama").invoke({ input: "Weather?" }));
+    expect(usage?.cost?.total).toBeCloseTo(5);
+    expect(usage?.unpricedCalls).toBe(2);
+    expect(unpricedWarnings()).toEqual([expect.stringContaining('"local-llama"')]);
+  });
+
+  it("keeps the prices of a sub-run whose executor has its own", async () => {
+    const { usage } = await lastValueFrom(supervisorOf({ ...table, "local-llama": { input: 1, output: 1 } }, "local-llama", { "local-llama": { input: 3, output: 3 } }).invoke({ input: "Weather?" }));
+    expect(usage?.cost?.total).toBeCloseTo(11);
+  });
+});

@@ -264,8 +264,19 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
   /** An event of a sub-run (its `subRun` path relative to this run). */
   subRunEvent(event: AgentStreamEvent): void {
     if (isEnded(this.state)) return;
-    // A sub-run's model calls count toward this run's usage (its own sub-runs' too: they come through it).
-    if (event.type === "usage") this.dispatch({ type: "usageReported", usage: event.usage });
+    if (event.type === "usage") {
+      // Priced by this run's `prices` when the sub-run's executor has none (docs/cost.md).
+      if (this.price !== undefined && event.usage.cost === undefined && event.usage.unpricedCalls === undefined) {
+        try {
+          event = { ...event, usage: this.price(event.model, event.usage) };
+        } catch (error) {
+          this.fail(error);
+          return;
+        }
+      }
+      // A sub-run's model calls count toward this run's usage (its own sub-runs' too: they come through it).
+      this.dispatch({ type: "usageReported", usage: event.usage });
+    }
     // In the record too (not its tokens: its steps and output carry its text), so a follower that
     // reconnects and a resumed caller see the sub-run.
     if (event.type !== "token") this.recorder?.record(event);

@@ -11,8 +11,8 @@ import { z } from "zod";
  * Records a supervisor run (model `gpt-4o`, priced) that calls a researcher executor as a tool
  * whose model (`local-llama`) has no price: of its four model calls, the researcher's two have no
  * cost. With `researcherPrices`, the researcher has them too, so its calls are counted unpriced
- * (`usage.unpricedCalls`); without, nothing counts them (as in a record written before usage
- * counted unpriced calls). Resolves with the run id.
+ * (`usage.unpricedCalls`); without, the supervisor prices them with its own `prices`, which do not
+ * know `local-llama` either, so they are counted unpriced too. Resolves with the run id.
  */
 export async function recordPartlyPricedRun(store: RunStore, runId = "partly-priced", researcherPrices?: PriceTable): Promise<string> {
   const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
