@@ -3,7 +3,7 @@ import { DynamicStructuredTool, tool } from "@langchain/core/tools";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { cachePolicy, withCache } from "./cache-policy";
-import { configWithMetadata, deferred } from "./test-helpers";
+import { abortWhenUnlistened, configWithMetadata, deferred } from "./test-helpers";
 import { withPolicies, type ToolPolicy } from "./with-policies";
 
 function countingTool(name = "lookup") {
@@ -327,20 +327,14 @@ describe("cachePolicy", () => {
       const cached = withCache(unchecked);
       const leader = cached.invoke({ city: "Oslo" });
       await flush();
-      const controller = new AbortController();
+      const { controller, arm } = abortWhenUnlistened();
       // The caller aborts in the moment the call it waits for ends (when it stops listening for its
       // abort while waiting), before it resumes: deterministic, where a real abort would need a race.
-      let armed = false;
-      const stopListening = controller.signal.removeEventListener.bind(controller.signal);
-      controller.signal.removeEventListener = (...args: Parameters<AbortSignal["removeEventListener"]>) => {
-        stopListening(...args);
-        if (armed && args[0] === "abort" && !controller.signal.aborted) controller.abort();
-      };
       const aborted = cached.invoke({ city: "Oslo" }, { signal: controller.signal });
       // With a signal too, so that it resumes after the aborted caller (not before it, as one without would).
       const other = cached.invoke({ city: "Oslo" }, { signal: new AbortController().signal });
       await flush();
-      armed = true;
+      arm();
       gates[0]!.reject(new Error("upstream down"));
       await expect(leader).rejects.toThrow("upstream down");
       await expect(aborted).rejects.toMatchObject({ name: "AbortError" });

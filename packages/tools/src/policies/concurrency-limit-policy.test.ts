@@ -4,7 +4,7 @@ import { z } from "zod";
 import { concurrencyLimitPolicy } from "./concurrency-limit-policy";
 import { RetryableToolError } from "../errors/retryable-tool-error";
 import { retryPolicy } from "./retry-policy";
-import { configWithMetadata, deferred } from "./test-helpers";
+import { abortWhenUnlistened, configWithMetadata, deferred } from "./test-helpers";
 import { withPolicies } from "./with-policies";
 
 function gatedTool(name: string) {
@@ -80,20 +80,14 @@ describe("concurrencyLimitPolicy", () => {
     });
     const limited = withPolicies(counted, [limit]);
     const first = limited.invoke({ n: 1 });
-    const controller = new AbortController();
+    const { controller, arm } = abortWhenUnlistened();
     // The caller aborts in the moment it is handed the slot (when the line stops listening for its
     // abort), before its call resumes: deterministic, where a real abort would need a race.
-    let armed = false;
-    const stopListening = controller.signal.removeEventListener.bind(controller.signal);
-    controller.signal.removeEventListener = (...args: Parameters<AbortSignal["removeEventListener"]>) => {
-      stopListening(...args);
-      if (armed && args[0] === "abort" && !controller.signal.aborted) controller.abort();
-    };
     const second = limited.invoke({ n: 2 }, { signal: controller.signal });
     const third = limited.invoke({ n: 3 });
     await tick();
     expect([limit.active, limit.queued]).toEqual([1, 2]);
-    armed = true;
+    arm();
     gates.get(1)?.resolve("one");
     await expect(first).resolves.toBe("one");
     await expect(second).rejects.toMatchObject({ name: "AbortError" });
