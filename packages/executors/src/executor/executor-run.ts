@@ -480,8 +480,9 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
         // Usage first, as the forwarder reports it: a budget sees it before the call is recorded.
         if (usage) this.onObservedUsage(call);
         if (record !== undefined && call.output !== undefined) record(call.input, call.output, call.startedAt, undefined);
-        // With the time of the streamed reply's first chunk, when the forwarder saw the call's chunks.
-        telemetry?.modelCall(call, forwarder?.firstChunkAt);
+        // With the time of the streamed reply's first chunk: the agent's own for its call, else
+        // the one the forwarder saw when the step's chunks could only be this call's.
+        telemetry?.modelCall(call, call.firstChunkAt ?? forwarder?.firstChunkAt);
       };
       // The key first, then set again (it wins): a key added after a spread costs V8 a slow path.
       const configurable: Record<string, unknown> = { [MODEL_CALL_OBSERVER_KEY]: observer, ...configs.agent.configurable };

@@ -13,7 +13,7 @@ import { describe, expect, it } from "vitest";
 const TTFC = "gen_ai.response.time_to_first_chunk";
 
 /** An agent that makes two streamed model calls in one step (one after the other, or at once) and reports both. */
-function twoCallAgent(fast: ScriptedChatModel, slow: ScriptedChatModel, together: boolean) {
+function twoCallAgent(fast: ScriptedChatModel, slow: ScriptedChatModel, together: boolean, ownFirstChunk?: number) {
   return markObservesModelCalls(
     RunnableLambda.from(async (input: { input: string }, options) => {
       const { observer, config } = takeModelCallObserver(options);
@@ -22,7 +22,7 @@ function twoCallAgent(fast: ScriptedChatModel, slow: ScriptedChatModel, together
         const startedAt = Date.now();
         let reply: AIMessageChunk | undefined;
         for await (const chunk of await model.stream(sent, config)) reply = reply ? reply.concat(chunk) : chunk;
-        observer?.({ input: sent, output: reply as AIMessageChunk, startedAt, model });
+        observer?.({ input: sent, output: reply as AIMessageChunk, startedAt, model, ...(ownFirstChunk === undefined ? {} : { firstChunkAt: startedAt + ownFirstChunk }) });
         return String(reply?.content);
       };
       const replies = together ? await Promise.all([call(slow), call(fast)]) : [await call(slow), await call(fast)];
@@ -31,12 +31,13 @@ function twoCallAgent(fast: ScriptedChatModel, slow: ScriptedChatModel, together
   );
 }
 
-async function chatSpans(together: boolean) {
+/** The agent's two calls' chat spans; with `ownFirstChunk`, the agent reports that many ms after each call's start as its first chunk's time. */
+async function chatSpans(together: boolean, ownFirstChunk?: number) {
   const exporter = new InMemorySpanExporter();
   const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer("test");
   const fast = new ScriptedChatModel({ responses: ["fast reply"] });
   const slow = new ScriptedChatModel({ responses: ["slow reply"], latencyMs: 300 });
-  const executor = new AgentExecutor({ agent: twoCallAgent(fast, slow, together), tools: [], telemetry: { tracer } });
+  const executor = new AgentExecutor({ agent: twoCallAgent(fast, slow, together, ownFirstChunk), tools: [], telemetry: { tracer } });
   await lastValueFrom(executor.stream({ input: "hi" }).pipe(toArray()));
   return exporter.getFinishedSpans().filter((span) => span.name.startsWith("chat"));
 }
@@ -54,5 +55,13 @@ describe("time to first chunk with two model calls in one step", () => {
     const spans = await chatSpans(true);
     expect(spans).toHaveLength(2);
     expect(spans.map((span) => span.attributes[TTFC])).toEqual([undefined, undefined]);
+  });
+
+  it("keeps the time an agent reports for its own call over the one the executor saw for the step", async () => {
+    // The agent knows which chunk was whose; the executor only sees the step's chunks.
+    const spans = await chatSpans(true, 2_000);
+    expect(spans.map((span) => span.attributes[TTFC])).toEqual([2, 2]);
+    const sequential = await chatSpans(false, 2_000);
+    expect(sequential.map((span) => span.attributes[TTFC])).toEqual([2, 2]);
   });
 });

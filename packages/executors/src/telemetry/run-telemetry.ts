@@ -132,8 +132,9 @@ export class RunTelemetry implements SegmentTrace {
 
   /**
    * A model call of the agent, reported when it ended: its `chat` span, from its start.
-   * `firstChunkAt` is when its streamed reply's first chunk arrived, when the executor saw it
-   * (else the agent's report of it); a time before the call started is an earlier call's.
+   * `firstChunkAt` is when its streamed reply's first chunk arrived: the agent's report of it
+   * when it made one (it knows which chunk was whose), else when the executor saw it; a time
+   * before the call started is an earlier call's.
    */
   modelCall(call: ObservedModelCall, firstChunkAt = call.firstChunkAt): void {
     const { tracer, context } = this;
