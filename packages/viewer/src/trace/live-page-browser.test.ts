@@ -1,7 +1,8 @@
 // A run followed live in Chromium: its header and detail pane are drawn again every second and
 // with each new event, but what did not change stays as it is (the damaged-record notice, the
 // detail of an earlier call with its long text shown whole), so it does not flicker, and what the
-// user focused, selected or opened in it stays so.
+// user focused, selected or opened in it stays so; a row pressed just before the tree is drawn
+// again is clicked all the same.
 import type { StoredRunEvent } from "@agentrx/executors";
 import { MemoryRunStore } from "@agentrx/runs";
 import { afterEach, describe, expect, it } from "vitest";
@@ -92,9 +93,10 @@ describe.skipIf(skip)("a running run's page in agentrx ui", () => {
     await page.waitForSelector('[role="treeitem"]');
     await page.click('[data-id="tool-0-0"] .label');
     const observation = page.locator('.detail [data-field="observation"]');
-    expect(await observation.evaluate((element) => element.textContent?.length)).toBe(4_001); // 4,000 and "…"
+    const shown = () => observation.evaluate((element) => element.textContent?.length);
+    await expect.poll(shown, { timeout: 10_000 }).toBe(4_001); // 4,000 and "…"
     await page.click(".detail >> text=Show all");
-    expect(await observation.evaluate((element) => element.textContent?.length)).toBe(10_000);
+    await expect.poll(shown, { timeout: 10_000 }).toBe(10_000);
     await page.locator(".detail").evaluate((pane) => (pane.scrollTop = 200));
 
     // The run goes on: a new turn is drawn (the header counts its call), the detail of the earlier call stays.
@@ -105,10 +107,57 @@ describe.skipIf(skip)("a running run's page in agentrx ui", () => {
 
     // What the detail shows changes when the selected call does: its result arrives.
     await page.click('[data-id="tool-2-0"] .label');
-    expect(await page.locator(".detail").textContent()).toContain("Still running.");
+    await expect.poll(() => page.locator(".detail").textContent(), { timeout: 10_000 }).toContain("Still running.");
     const at = Date.now();
     await store.write("live", { owner, leaseMs: 3_600_000, at, events: [event(events.length + 3, "step", at, { iteration: 2, index: 0, observation: "found more", durationMs: 50 })] });
     await expect.poll(() => observation.textContent(), { timeout: 10_000 }).toBe("found more");
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("selects the row pressed, and opens or closes the one whose twisty is pressed, when the tree is drawn again before the release", async () => {
+    const store = new MemoryRunStore();
+    await writeSyntheticRun(store, { runId: "live", iterations: 2, toolsPerIteration: 1, running: true, start: Date.now() - 5_000 });
+    server = await startUiServer({ store, source: "memory", port: 0 });
+    const page = await browser().newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (error) => errors.push(error.message));
+    await page.goto(`${server.url}/runs/live`);
+    await page.waitForSelector('[role="treeitem"]');
+    const selected = () => page.locator('[role="treeitem"][aria-selected="true"]').getAttribute("data-id");
+    expect(await selected()).toBe("run");
+
+    /** Presses `selector` in the row `id`, waits until the running run's tree draws that row again (every second), and releases. */
+    const pressAcrossRedraw = async (id: string, selector: string) => {
+      const box = await page.locator(`[data-id="${id}"] ${selector}`).boundingBox();
+      if (box === null) throw new Error(`no ${selector} in row ${id}`);
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      await page.mouse.down();
+      await page.evaluate((rowId) => Object.assign(window, { pressedRow: document.querySelector(`[data-id="${rowId}"]`) }), id);
+      await page.waitForFunction((rowId) => document.querySelector(`[data-id="${rowId}"]`) !== (window as unknown as { pressedRow: Element }).pressedRow, id, { timeout: 10_000 });
+      await page.mouse.up();
+    };
+
+    // The row's element is replaced while the button is down: the browser sends no click, the row is selected all the same.
+    await pressAcrossRedraw("tool-1-0", ".label");
+    await expect.poll(selected, { timeout: 10_000 }).toBe("tool-1-0");
+    await expect.poll(() => page.locator('.detail [data-field="observation"]').textContent(), { timeout: 10_000 }).toContain("result 1.0");
+
+    // The same for a twisty: the tool call opens (its result row shows), and stays selected.
+    expect(await page.locator('[data-id="tool-1-0"]').getAttribute("aria-expanded")).toBe("false");
+    await pressAcrossRedraw("tool-1-0", ".twisty");
+    await expect.poll(() => page.locator('[data-id="tool-1-0"]').getAttribute("aria-expanded"), { timeout: 10_000 }).toBe("true");
+    expect(await page.locator('[data-id="step-1-0"]').count()).toBe(1);
+    expect(await selected()).toBe("tool-1-0");
+
+    // Pressed on one row and released on another: nothing is selected.
+    const first = (await page.locator('[data-id="it-0"] .label').boundingBox())!;
+    const second = (await page.locator('[data-id="it-1"] .label').boundingBox())!;
+    await page.mouse.move(first.x + 2, first.y + first.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(second.x + 2, second.y + second.height / 2, { steps: 3 });
+    await page.mouse.up();
+    expect(await selected()).toBe("tool-1-0");
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -1,6 +1,7 @@
 // Runs in the page: bundled into the page's script at build time (scripts/build-page-scripts.mjs).
 import type { DomRuntime } from "./dom-runtime";
 import type { FormatRuntime } from "./format-runtime";
+import { watchRowPresses } from "./row-press";
 import type { TraceRow } from "./trace-layout";
 import type { TraceScale } from "./trace-summary";
 
@@ -149,10 +150,6 @@ export function traceTreeRuntime(dom: DomRuntime, fmt: FormatRuntime) {
         ),
         h("div", { class: "track" }, ...barOf(row, s)),
       );
-      twisty.addEventListener("click", (event) => {
-        event.stopPropagation();
-        toggle(row);
-      });
       return element;
     }
 
@@ -372,10 +369,16 @@ export function traceTreeRuntime(dom: DomRuntime, fmt: FormatRuntime) {
       drag = undefined;
     });
 
-    tree.addEventListener("click", (event) => {
-      const target = (event.target as Element).closest("[data-id]");
-      const id = target?.getAttribute("data-id");
-      if (id) select(id, true);
+    // A click on a row selects it, on its twisty opens or closes it: also when a live run's redraw
+    // replaced the row's element between the press and the release.
+    watchRowPresses(tree, {
+      dragged: () => drag?.moved === true,
+      onClick: ({ id, twisty }) => {
+        const row = byId.get(id);
+        if (row === undefined) return;
+        if (twisty) toggle(row);
+        else select(id, true);
+      },
     });
     tree.addEventListener("keydown", (event) => {
       // The browser's and the system's shortcuts stay theirs: Ctrl + / Ctrl 0 zoom the page, Alt + ← goes back.
