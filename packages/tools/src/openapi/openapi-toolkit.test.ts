@@ -516,7 +516,44 @@ describe("createOpenApiToolkit serializes parameters and bodies as OpenAPI's sty
     const sent = await call(plain, { body });
     expect(sent.type).toBe("application/x-www-form-urlencoded");
     expect(sent.body).toBe("name=Rex+%26+co&tags=a&tags=b&meta=%7B%22k%22%3A1%7D");
-    expect((await call(styled, { body })).body).toBe("name=Rex+%26+co&tags=a%2Cb&meta%5Bk%5D=1");
+    expect((await call(styled, { body })).body).toBe("name=Rex+%26+co&tags=a,b&meta%5Bk%5D=1");
+  });
+
+  it("spells a form body property whose encoding gives a style as a query parameter of that style: delimiters literal, members encoded", async () => {
+    const styles = [
+      ["ids", { style: "form", explode: false }, strings],
+      ["flat", { style: "form", explode: false }, object],
+      ["spaces", { style: "spaceDelimited" }, strings],
+      ["pipes", { style: "pipeDelimited" }, object],
+      ["raw", { explode: false, allowReserved: true }, strings],
+      ["tag", { style: "form", explode: true }, strings],
+    ] as const;
+    const { search, post } = toolsOf({
+      "/q": {
+        get: { operationId: "search", parameters: styles.map(([name, style, schema]) => ({ name, in: "query", ...style, schema })) },
+        post: {
+          operationId: "post",
+          requestBody: {
+            content: {
+              "application/x-www-form-urlencoded": {
+                schema: { type: "object", properties: Object.fromEntries(styles.map(([name, , schema]) => [name, schema])) },
+                encoding: Object.fromEntries(styles.map(([name, style]) => [name, style])),
+              },
+            },
+          },
+        },
+      },
+    });
+    const values = { ids: ["1,5", "2 3", "é&"], flat: { k: "v,w", n: 3 }, spaces: ["a", "b c"], pipes: { r: 1, g: "|" }, raw: ["a/b", "c,d&e"], tag: ["x", "y"] };
+    const expected = "ids=1%2C5,2+3,%C3%A9%26&flat=k,v%2Cw,n,3&spaces=a%20b+c&pipes=r%7C1%7Cg%7C%7C&raw=a/b,c,d%26e&tag=x&tag=y";
+    const sent = await call(post, { body: values });
+    expect(sent.body).toBe(expected);
+    // The same spelling as the query parameters of those styles: one serializer for both.
+    expect(sent.url).toBe("/q");
+    expect((await call(search, values)).url).toBe(`/q?${expected}`);
+    // Split at its literal commas, then decoded, the list gives back each member, commas inside included.
+    const decode = (text: string) => new URLSearchParams(`v=${text}`).get("v");
+    expect(String(sent.body).split("&")[0]!.slice("ids=".length).split(",").map(decode)).toEqual(values.ids);
   });
 
   it("sends a multipart/form-data body as well-formed parts, an object as a JSON part", async () => {
@@ -578,16 +615,70 @@ describe("createOpenApiToolkit sends cookie parameters", () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  it("refuses, when the tools are built, a cookie style other than form, a name that is no cookie name, and a Cookie header parameter beside cookies", () => {
+  it("refuses, when the tools are built, a cookie style other than form, and a name that is no cookie name", () => {
     const cases: [unknown[], string][] = [
       [[{ name: "c", in: "cookie", style: "simple" }], 'the cookie parameter "c" of GET /me has the style "simple", which OpenAPI does not allow in a cookie; a cookie parameter\'s style is form'],
       [[{ name: "c", in: "cookie", style: "cookie" }], 'the cookie parameter "c" of GET /me has the style "cookie" (OpenAPI 3.2), which sends its value unencoded and is not supported; use the form style'],
       [[{ name: "a b", in: "cookie" }], 'the cookie parameter "a b" of GET /me is not a valid cookie name'],
-      [[{ name: "c", in: "cookie" }, { name: "Cookie", in: "header" }], 'GET /me has both a header parameter named "Cookie" and cookie parameters, which would both set the Cookie header'],
     ];
     for (const [parameters, message] of cases) {
       expect(() => build(me(parameters)), message).toThrow(message);
     }
+  });
+});
+
+describe("createOpenApiToolkit with header parameters for the headers the tool sets itself", () => {
+  const doc = (paths: Record<string, unknown>) => ({ openapi: "3.1.1", info: { title: "x", version: "1" }, paths });
+  const build = (paths: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+    Object.fromEntries(createOpenApiToolkit({ document: doc(paths), baseUrl: server.origin, allowedAddresses: ["127.0.0.1"], ...extra }).getTools().map((t) => [t.name, t]));
+  const call = async (tool: { invoke: (input: never) => Promise<unknown> } | undefined, input: unknown) => echoed(String(await tool!.invoke(input as never)));
+  const constructionError = (paths: Record<string, unknown>, extra?: Record<string, unknown>) => {
+    try {
+      build(paths, extra);
+    } catch (error) {
+      return error as Error;
+    }
+    return undefined;
+  };
+
+  it("ignores header parameters named Accept, Content-Type and Authorization, as OpenAPI says", async () => {
+    const { a } = build({
+      "/a": {
+        post: {
+          operationId: "a",
+          parameters: [
+            { name: "Accept", in: "header", required: true, schema: { type: "string" } },
+            { name: "content-type", in: "header", schema: { type: "string" } },
+            { name: "AUTHORIZATION", in: "header", required: true, schema: { type: "string" } },
+            { name: "X-Trace", in: "header", schema: { type: "string" } },
+          ],
+          requestBody: { content: { "application/json": { schema: { type: "object" } } } },
+        },
+      },
+    });
+    // Not arguments of the tool: required as they are, a call without them is sent.
+    const sent = await call(a, { "X-Trace": "t", body: { k: 1 } });
+    expect([sent.trace, sent.type, sent.auth, sent.body]).toEqual(["t", "application/json", null, '{"k":1}']);
+    // Given anyway, they are not sent.
+    const given = await call(a, { Accept: "text/evil", "content-type": "text/evil", AUTHORIZATION: "Bearer evil", body: { k: 1 } });
+    expect([given.type, given.auth]).toEqual(["application/json", null]);
+    expect(server.requests[1]!.headers.accept).toBeUndefined();
+  });
+
+  it("refuses a header parameter named Cookie when the tools are built, naming it, unless the fixed headers send a cookie", async () => {
+    const me = (parameters: unknown[]) => ({ "/me": { get: { operationId: "me", parameters } }, "/other": { get: { operationId: "other" } } });
+    for (const parameters of [[{ name: "Cookie", in: "header", schema: { type: "string" } }], [{ name: "c", in: "cookie" }, { name: "cookie", in: "header", required: true }]]) {
+      const error = constructionError(me(parameters));
+      expect(InvalidArgumentError.isInstance(error)).toBe(true);
+      expect(error?.message).toContain(`GET /me (me) has a header parameter named "${(parameters.at(-1) as { name: string }).name}", whose text would be sent unencoded as the Cookie header`);
+      expect(error?.message).toContain("declare each cookie as an `in: cookie` parameter");
+    }
+    const parameters = [{ name: "Cookie", in: "header", required: true, schema: { type: "string" } }, { name: "c", in: "cookie", schema: { type: "string" } }];
+    // Left out with `operations`, the operation no longer stands in the way of the others.
+    expect(Object.keys(build(me(parameters), { operations: ["other"] }))).toEqual(["other"]);
+    // A fixed cookie stands in for the parameter: it is no argument, and the model's cookies join the fixed one.
+    const { me: tool } = build(me(parameters), { headers: { Cookie: "session=abc" } });
+    expect((await call(tool, { Cookie: "admin=1", c: "x y" })).cookie).toBe("session=abc; c=x%20y");
   });
 });
 

@@ -9,8 +9,8 @@ import { SAFE_HTTP_OPTION_KEYS, createSafeHttpClient, portOf, type SafeHttpClien
 import { cookieNames } from "../http/join-cookies";
 import { encodePathParameter } from "./encode-path-parameter";
 import { checkPropertyName, deref, emptyShape, jsonSchemaToZod, objectOf } from "./json-schema-to-zod";
-import { cookiePairs, encoded, expandValue, type ParameterPlace, queryPairs, readAllowReserved, readStyle, type StyleSerialization, UnserializableValueError } from "./parameter-style";
-import { encodeAllowingReserved, encodeForm } from "./percent-encode";
+import { cookiePairs, encodedQueryPairs, expandValue, type ParameterPlace, readAllowReserved, readStyle, type StyleSerialization, UnserializableValueError } from "./parameter-style";
+import { encodeForm } from "./percent-encode";
 import { type BodyFormat, bodyFormat, formBody, multipartBody, type PropertyEncoding, readEncodings } from "./request-body";
 
 /** Options of {@link createOpenApiToolkit}. */
@@ -66,11 +66,15 @@ interface Operation {
   body?: { required: boolean; schema: unknown; contentType: string; format: BodyFormat; encodings: Record<string, PropertyEncoding> };
   /** Path parameters the path template does not have: the document is wrong, and a call could not send them. */
   strayPathParameters: string[];
+  /** The name of a header parameter named `Cookie` (in any case) when no fixed cookie stands in for it: it cannot be sent as the document means. */
+  cookieHeaderParameter?: string;
 }
 
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"] as const;
 const PARAMETER_PLACES: ReadonlyArray<string> = ["path", "query", "header", "cookie"];
 const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Header parameters OpenAPI says to ignore (by name; header names are case-insensitive): the tool sets these itself, or the fixed `headers` do. */
+const IGNORED_HEADERS: ReadonlySet<string> = new Set(["accept", "content-type", "authorization"]);
 
 /**
  * The tools of an OpenAPI document, one per operation; see {@link createOpenApiToolkit}.
@@ -105,8 +109,11 @@ export class OpenApiToolkit extends BaseToolkit {
  * percent-encoded, beside the fixed `headers`' cookie), a query value with `allowReserved` keeping
  * its reserved characters, or as the JSON text of a JSON `content`; a style OpenAPI does not allow
  * where the parameter is throws when the tools are built. A JSON body is sent as
- * JSON, an `application/x-www-form-urlencoded` body as a form and a `multipart/form-data` body as
- * parts, following their `encoding`. Path parameters are percent-encoded and "." or ".." are
+ * JSON, an `application/x-www-form-urlencoded` body as a form (a property with a style spelled as
+ * a query parameter of that style) and a `multipart/form-data` body as parts, following their
+ * `encoding`. Header parameters named `Accept`, `Content-Type` or `Authorization` are ignored, as
+ * OpenAPI says; one named `Cookie` is left out when the fixed `headers` send a cookie, and refused
+ * otherwise (declare cookies as `in: cookie` parameters). Path parameters are percent-encoded and "." or ".." are
  * refused, so no argument can change which path is called. Requests go through the safe HTTP layer
  * ({@link createSafeHttpClient}): allowed hosts only (by default the base URL's), public addresses
  * unless allowed, limits on size and time. See docs/tools.md#openapi-toolkit.
@@ -252,17 +259,19 @@ function serverUrl(server: unknown): unknown {
   });
 }
 
-/** The names of the cookies the fixed `headers` send (a non-string value is the safe HTTP layer's to refuse). */
-function fixedCookies(headers: Readonly<Record<string, string>> | undefined): Set<string> {
+/** The names of the cookies the fixed `headers` send; undefined when they send no `cookie` (a non-string value is the safe HTTP layer's to refuse). */
+function fixedCookies(headers: Readonly<Record<string, string>> | undefined): Set<string> | undefined {
   const value = Object.entries(headers ?? {}).find(([name]) => name.toLowerCase() === "cookie")?.[1];
-  return typeof value === "string" ? cookieNames(value) : new Set();
+  return typeof value === "string" ? cookieNames(value) : undefined;
 }
 
 /**
  * Reads the document's operations. A cookie parameter whose cookie the fixed `headers` send is
- * left out of the tool (the fixed value is sent, whatever the model would give).
+ * left out of the tool (the fixed value is sent, whatever the model would give), and so is a
+ * header parameter named `Cookie` when they send one. Header parameters named `Accept`,
+ * `Content-Type` or `Authorization` are ignored, as OpenAPI says.
  */
-function readOperations(document: Record<string, unknown>, fixed: ReadonlySet<string>): Operation[] {
+function readOperations(document: Record<string, unknown>, fixed: ReadonlySet<string> | undefined): Operation[] {
   const operations: Operation[] = [];
   const names = new Set<string>();
   for (const [path, rawItem] of Object.entries(document.paths as Record<string, unknown>)) {
@@ -275,6 +284,7 @@ function readOperations(document: Record<string, unknown>, fixed: ReadonlySet<st
       if (names.has(toolName)) throw invalid("document", toolName, `two operations would both be named "${toolName}"; give them distinct operationIds.`);
       names.add(toolName);
       const byKey = new Map<string, Parameter>();
+      let cookieHeaderParameter: string | undefined;
       for (const raw of [...shared, ...((operation.parameters as unknown[] | undefined) ?? [])]) {
         const parameter = deref<RawParameter>(document, raw);
         if (typeof parameter?.name !== "string" || !parameter.name) throw new Error(`${method.toUpperCase()} ${path} has a parameter without a name`);
@@ -282,19 +292,20 @@ function readOperations(document: Record<string, unknown>, fixed: ReadonlySet<st
         if (!PARAMETER_PLACES.includes(parameter.in)) {
           throw new Error(`the parameter "${parameter.name}" of ${method.toUpperCase()} ${path} is in ${JSON.stringify(parameter.in) ?? "nowhere"}; an OpenAPI 3 parameter is in path, query, header or cookie (a body goes in requestBody)`);
         }
+        if (parameter.in === "header" && IGNORED_HEADERS.has(parameter.name.toLowerCase())) continue;
+        if (parameter.in === "header" && parameter.name.toLowerCase() === "cookie") {
+          // The tool builds the Cookie header itself, from the cookie parameters and the fixed cookie.
+          if (!fixed) cookieHeaderParameter = parameter.name;
+          continue;
+        }
         if (parameter.in === "header" && !HTTP_TOKEN.test(parameter.name)) {
           throw new Error(`the header parameter "${parameter.name}" of ${method.toUpperCase()} ${path} is not a valid header name (letters, digits and !#$%&'*+.^_\`|~- only)`);
         }
         if (parameter.in === "cookie" && !HTTP_TOKEN.test(parameter.name)) {
           throw new Error(`the cookie parameter "${parameter.name}" of ${method.toUpperCase()} ${path} is not a valid cookie name (letters, digits and !#$%&'*+.^_\`|~- only)`);
         }
-        if (parameter.in === "cookie" && fixed.has(parameter.name)) continue;
+        if (parameter.in === "cookie" && fixed?.has(parameter.name)) continue;
         byKey.set(`${parameter.in}:${parameter.name}`, readParameter(document, parameter, `${method.toUpperCase()} ${path}`));
-      }
-      const values = [...byKey.values()];
-      const cookieHeader = values.find((parameter) => parameter.in === "header" && parameter.name.toLowerCase() === "cookie");
-      if (cookieHeader && values.some((parameter) => parameter.in === "cookie")) {
-        throw new Error(`${method.toUpperCase()} ${path} has both a header parameter named "${cookieHeader.name}" and cookie parameters, which would both set the Cookie header; declare the cookies as cookie parameters only`);
       }
       const templated = new Set([...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]));
       const strayPathParameters = [...byKey.values()].filter((parameter) => parameter.in === "path" && !templated.has(parameter.name)).map((parameter) => parameter.name);
@@ -323,6 +334,7 @@ function readOperations(document: Record<string, unknown>, fixed: ReadonlySet<st
         parameters: [...byKey.values()],
         body,
         strayPathParameters,
+        ...(cookieHeaderParameter ? { cookieHeaderParameter } : {}),
       });
     }
   }
@@ -384,13 +396,21 @@ function readBody(document: unknown, raw: unknown, operation: string): Operation
 
 /**
  * Refuses an operation whose calls could not be what the document says: a path parameter its path
- * template does not have (it would never be sent).
+ * template does not have (it would never be sent), or a header parameter named `Cookie` (its text
+ * would be sent unencoded as the Cookie header the tool builds from the cookie parameters).
  */
 function checkSendable(operations: readonly Operation[]): void {
   for (const operation of operations) {
     const where = `${operation.method} ${operation.path} (${operation.toolName})`;
     if (operation.strayPathParameters.length > 0) {
       throw invalid("document", operation.strayPathParameters, `${where} declares the path parameter${operation.strayPathParameters.length === 1 ? "" : "s"} ${operation.strayPathParameters.map((name) => `"${name}"`).join(", ")}, which its path template does not have, so a call could never send ${operation.strayPathParameters.length === 1 ? "it" : "them"}; fix the document, or leave the operation out with \`operations\`.`);
+    }
+    if (operation.cookieHeaderParameter !== undefined) {
+      throw invalid(
+        "document",
+        operation.cookieHeaderParameter,
+        `${where} has a header parameter named "${operation.cookieHeaderParameter}", whose text would be sent unencoded as the Cookie header that the tool builds from the cookie parameters; declare each cookie as an \`in: cookie\` parameter (percent-encoded, joined into that header), send the cookie with the fixed \`headers\` (then the parameter is left out), or leave the operation out with \`operations\`.`,
+      );
     }
   }
 }
@@ -460,18 +480,11 @@ function buildUrl(operation: Operation, baseUrl: URL, args: Record<string, unkno
       pairs.push(`${encodeForm(parameter.name)}=${encodeForm(contentText(serialization, value))}`);
       continue;
     }
-    const encodeValue = serialization.allowReserved ? (text: string) => encoded(parameter.name, text, encodeAllowingReserved) : encodeForm;
-    const styled = sendable(parameter, url.toString(), () =>
-      queryPairs(parameter.name, value, serialization.style).map((pair) => `${encodeForm(pair.key)}=${pair.items.map(encodeValue).join(QUERY_DELIMITERS[pair.delimiter] ?? ",")}`),
-    );
-    pairs.push(...styled);
+    pairs.push(...sendable(parameter, url.toString(), () => encodedQueryPairs(parameter.name, value, serialization.style, serialization.allowReserved)));
   }
   if (pairs.length > 0) url.search = `?${pairs.join("&")}`;
   return url.toString();
 }
-
-/** A style's delimiter as a query string spells it: the comma as is, the space and the pipe percent-encoded, as OpenAPI's examples do. */
-const QUERY_DELIMITERS: Readonly<Record<string, string>> = { ",": ",", " ": "%20", "|": "%7C" };
 
 /**
  * The `Cookie` header of the call's cookie parameters ("" when it has none): each `name=value`

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cookiePairs, expandValue, queryPairs, readAllowReserved, readStyle, type ParameterStyle, type StyledPair } from "./parameter-style";
+import { cookiePairs, encodedQueryPairs, expandValue, queryPairs, readAllowReserved, readStyle, type ParameterStyle, type StyledPair } from "./parameter-style";
 
 // The style examples of OpenAPI 3.1.1 (and 3.0.4), for a parameter named "color".
 const string = "blue";
@@ -47,6 +47,18 @@ describe("queryPairs (query styles)", () => {
   it("leaves out an empty array or object, and refuses a deepObject that is not an object", () => {
     expect([query("form", true, []), query("form", false, {}), query("pipeDelimited", false, [])]).toEqual(["", "", ""]);
     expect(() => query("deepObject", true, array)).toThrow('"color" is an array, but the deepObject style sends an object\'s properties');
+  });
+});
+
+describe("encodedQueryPairs (a query string, or a form body property with a style)", () => {
+  it("percent-encodes names and members as a form does, the style's delimiter left a delimiter", () => {
+    const encode = (style: ParameterStyle, explode: boolean, value: unknown, allowReserved = false) => encodedQueryPairs("c d", value, { style, explode }, allowReserved);
+    expect(encode("form", false, ["a,b", "c d"])).toEqual(["c+d=a%2Cb,c+d"]);
+    expect(encode("form", true, { "k&": "v=" })).toEqual(["k%26=v%3D"]);
+    expect([encode("spaceDelimited", false, ["a b", "c"]), encode("pipeDelimited", false, ["a|b", "c"])]).toEqual([["c+d=a+b%20c"], ["c+d=a%7Cb%7Cc"]]);
+    expect(encode("deepObject", true, { x: "[y]" })).toEqual(["c+d%5Bx%5D=%5By%5D"]);
+    expect(encode("form", false, ["a/b", "c,d&e"], true)).toEqual(["c+d=a/b,c,d%26e"]);
+    expect(() => encode("form", false, ["\ud800"], true)).toThrow('"c d" holds a lone UTF-16 surrogate');
   });
 });
 

@@ -4,7 +4,7 @@
  * spelled in each style. Pure code, so that it runs in a browser too.
  */
 
-import { encodeStrict, UnencodableTextError } from "./percent-encode";
+import { encodeAllowingReserved, encodeForm, encodeStrict, UnencodableTextError } from "./percent-encode";
 
 /** Where a parameter goes. */
 export type ParameterPlace = "path" | "query" | "header" | "cookie";
@@ -128,6 +128,28 @@ export function queryPairs(name: string, value: unknown, { style, explode }: Sty
   if (shaped.kind === "array") return style === "form" && explode ? shaped.items.map((text) => ({ key: name, items: [text], delimiter: "," })) : single(shaped.items);
   if (style === "form" && explode) return shaped.entries.map(([key, text]) => ({ key, items: [text], delimiter: "," }));
   return single(shaped.entries.flat());
+}
+
+/** A style's delimiter as a query string or a form body spells it: the comma as is, the space and the pipe percent-encoded, as OpenAPI's examples do. */
+const ENCODED_DELIMITERS: Readonly<Record<string, string>> = { ",": ",", " ": "%20", "|": "%7C" };
+
+/**
+ * The `name=value` pairs, percent-encoded, of a query parameter, or of a form body property whose
+ * Encoding Object gives a style (which OpenAPI spells as a query parameter of that style; see
+ * docs/tools.md#openapi-toolkit): each name and member encoded as a form encodes it (a space is
+ * `+`), or with `allowReserved` its reserved characters left as they are (see
+ * `encodeAllowingReserved`), and the members joined with the style's delimiter, which stays a
+ * delimiter (`ids=1%2C5,2` for `["1,5", "2"]` not exploded). A lone UTF-16 surrogate, or a value
+ * the style cannot spell, throws an UnserializableValueError naming `name`.
+ *
+ * @example
+ * ```ts
+ * encodedQueryPairs("color", ["blue", "black,brown"], { style: "form", explode: false }, false); // ["color=blue,black%2Cbrown"]
+ * ```
+ */
+export function encodedQueryPairs(name: string, value: unknown, serialization: StyleSerialization, allowReserved: boolean): string[] {
+  const encodeValue = allowReserved ? (text: string) => encoded(name, text, encodeAllowingReserved) : encodeForm;
+  return queryPairs(name, value, serialization).map((pair) => `${encodeForm(pair.key)}=${pair.items.map(encodeValue).join(ENCODED_DELIMITERS[pair.delimiter] ?? ",")}`);
 }
 
 /**

@@ -1,5 +1,5 @@
-import { encoded, queryPairs, readAllowReserved, readStyle, type StyleSerialization, type StyledPair } from "./parameter-style";
-import { encodeAllowingReserved, encodeForm } from "./percent-encode";
+import { encodedQueryPairs, queryPairs, readAllowReserved, readStyle, type StyleSerialization } from "./parameter-style";
+import { encodeForm } from "./percent-encode";
 
 /** How an operation's request body is sent, by its media type (see docs/tools.md#openapi-toolkit). */
 export type BodyFormat = "json" | "form" | "multipart" | "text";
@@ -67,8 +67,6 @@ interface Field {
   value: string;
   /** A part's content type; none is text/plain. */
   contentType?: string;
-  /** Whether a form leaves the value's reserved characters unencoded. */
-  allowReserved?: boolean;
 }
 
 /** Whether a property's (explicit or default) content type asks for JSON. */
@@ -76,39 +74,42 @@ function isJsonType(contentType: string | undefined): boolean {
   return contentType !== undefined && bodyFormat(contentType) === "json";
 }
 
+/** The body's properties that are sent (`null` left out), each with its encoding ({} when it has none). */
+function properties(body: Record<string, unknown>, encodings: Record<string, PropertyEncoding>): [string, unknown, PropertyEncoding][] {
+  return Object.entries(body)
+    .filter(([, value]) => value !== null && value !== undefined)
+    .map(([name, value]): [string, unknown, PropertyEncoding] => [name, value, Object.hasOwn(encodings, name) ? encodings[name]! : {}]);
+}
+
 /**
- * The fields of a form or multipart body: one per property, one per item of an array (the name
- * repeated), an object (or an object item) as JSON text, `null` left out. A property with an
- * explicit style is spelled like a query parameter of that style (`deepObject`: `name[key]`).
+ * The fields of a property without a style, by its content type: one per item of an array (the
+ * name repeated), an object (or an object item) as JSON text, a `null` item left out.
  */
-function fields(body: Record<string, unknown>, encodings: Record<string, PropertyEncoding>): Field[] {
+function contentFields(name: string, value: unknown, encoding: PropertyEncoding): Field[] {
   const result: Field[] = [];
-  for (const [name, value] of Object.entries(body)) {
-    if (value === null || value === undefined) continue;
-    const encoding = Object.hasOwn(encodings, name) ? encodings[name]! : {};
-    if (encoding.style) {
-      const allowReserved = encoding.allowReserved === true;
-      result.push(...queryPairs(name, value, encoding.style).map((pair: StyledPair) => ({ name: pair.key, value: pair.items.join(pair.delimiter), allowReserved })));
-      continue;
-    }
-    for (const item of Array.isArray(value) ? value : [value]) {
-      if (item === null || item === undefined) continue;
-      const json = typeof item === "object" || isJsonType(encoding.contentType);
-      const contentType = encoding.contentType ?? (json ? "application/json" : undefined);
-      result.push({ name, value: json ? JSON.stringify(item) : String(item), ...(contentType ? { contentType } : {}) });
-    }
+  for (const item of Array.isArray(value) ? value : [value]) {
+    if (item === null || item === undefined) continue;
+    const json = typeof item === "object" || isJsonType(encoding.contentType);
+    const contentType = encoding.contentType ?? (json ? "application/json" : undefined);
+    result.push({ name, value: json ? JSON.stringify(item) : String(item), ...(contentType ? { contentType } : {}) });
   }
   return result;
 }
 
 /**
- * An `application/x-www-form-urlencoded` body (URLSearchParams' encoding), the value of a property
- * whose encoding has `allowReserved: true` with its reserved characters left unencoded but for
- * `&`, `=`, `+`, `#`, `[` and `]` (see `encodeAllowingReserved`).
+ * An `application/x-www-form-urlencoded` body (URLSearchParams' encoding). A property whose
+ * encoding gives a style is spelled as a query parameter of that style (`encodedQueryPairs`): its
+ * delimiters as they are (`tags=a,b` for `["a", "b"]` with `explode: false`), its members encoded,
+ * with `allowReserved` their reserved characters left unencoded but for `&`, `=`, `+`, `#`, `[`
+ * and `]` (see `encodeAllowingReserved`).
  */
 export function formBody(body: Record<string, unknown>, encodings: Record<string, PropertyEncoding>): string {
-  return fields(body, encodings)
-    .map((field) => `${encodeForm(field.name)}=${field.allowReserved ? encoded(field.name, field.value, encodeAllowingReserved) : encodeForm(field.value)}`)
+  return properties(body, encodings)
+    .flatMap(([name, value, encoding]) =>
+      encoding.style
+        ? encodedQueryPairs(name, value, encoding.style, encoding.allowReserved === true)
+        : contentFields(name, value, encoding).map((field) => `${encodeForm(field.name)}=${encodeForm(field.value)}`),
+    )
     .join("&");
 }
 
@@ -123,7 +124,11 @@ function quoted(name: string): string {
  */
 export function multipartBody(body: Record<string, unknown>, encodings: Record<string, PropertyEncoding>): { body: string; contentType: string } {
   const boundary = `----agentrx-${crypto.randomUUID()}`;
-  const parts = fields(body, encodings).map(
+  // A property with a style is spelled like a query parameter of that style (`deepObject`: `name[key]`), not percent-encoded.
+  const fields = properties(body, encodings).flatMap(([name, value, encoding]) =>
+    encoding.style ? queryPairs(name, value, encoding.style).map((pair): Field => ({ name: pair.key, value: pair.items.join(pair.delimiter) })) : contentFields(name, value, encoding),
+  );
+  const parts = fields.map(
     (field) => `--${boundary}\r\nContent-Disposition: form-data; name=${quoted(field.name)}\r\n${field.contentType ? `Content-Type: ${field.contentType}\r\n` : ""}\r\n${field.value}\r\n`,
   );
   return { body: `${parts.join("")}--${boundary}--\r\n`, contentType: `multipart/form-data; boundary=${boundary}` };
