@@ -517,7 +517,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
           ...(this.state.usage === undefined ? {} : { usage: this.state.usage }),
           phase: this.state.phase,
         };
-        // A traced run keeps its span's traceparent: the segment that resumes it links to it (docs/telemetry.md).
+        // The traceparent of the run's last traced segment (this one's, when traced): the next traced segment links to it (docs/telemetry.md).
         const traceparent = this.request.trace?.traceparent();
         if (traceparent !== undefined) checkpoint.traceparent = traceparent;
         return checkpoint;

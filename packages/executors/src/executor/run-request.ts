@@ -41,6 +41,6 @@ export interface RunRequest {
   unstartedDecisions?: readonly string[];
   /** The run's spans, made from what it sees (set when traced without callbacks). */
   telemetry?: RunTelemetry;
-  /** Where the run's checkpoint reads its span's `traceparent` (set when traced: docs/telemetry.md). */
+  /** Where the run's checkpoint reads the `traceparent` it keeps: its span's when traced, else the last traced segment's (docs/telemetry.md). */
   trace?: SegmentTrace;
 }

@@ -1,10 +1,11 @@
 import { AbortError, InvalidArgumentError } from "@agentrx/core";
+import { parseTraceparent } from "../telemetry/traceparent";
 import { encodeValue } from "./json-value";
 import type { OpenedRun } from "./open-run";
 import { PausedCalls } from "./paused-calls";
 import { messageOf, readRecordedEvents, recordedRunInfo } from "./read-recorded-events";
 import { restoreRunState } from "./restore-run-state";
-import type { ForkOf, JsonObject, JsonValue, RunInfo, RunStore, StoredRunEvent } from "./run-store";
+import type { ForkOf, JsonObject, JsonValue, RunCheckpoint, RunInfo, RunStore, StoredRunEvent } from "./run-store";
 import { RunStoreError } from "./run-store-errors";
 import { withStoreTimeout } from "./with-store-timeout";
 
@@ -34,7 +35,8 @@ const NOT_COPIED = new Set(["output", "interrupt", "decisions"]);
  * run is deleted again: a failed fork leaves no run behind. So does an aborted one: when `signal`
  * aborts before the new run is created, none is; after, it is deleted (the opened run's
  * `giveBack`), and the call rejects with `AbortError`. Its `traceparent` is the one the source's
- * checkpoint kept (its last traced segment's span): the fork's span links to it (docs/telemetry.md).
+ * checkpoint kept (its last traced segment's span), when valid: the fork's span links to it, and the
+ * copy's checkpoint keeps it until a traced segment of the fork writes its own (docs/telemetry.md).
  *
  * @internal
  */
@@ -73,7 +75,11 @@ export async function openForkedRun(
   const newInfo: RunInfo = { runId, status: "running", inputs: encodedInputs, createdAt: now, updatedAt: now, eventCount: copy.length, forkOf, epoch: 1 };
   if (info.threadId !== undefined) newInfo.threadId = info.threadId;
   const restored = restoreRunState(newInfo, copy, "fork");
-  const checkpoint = { schemaVersion: restored.state.schemaVersion, iteration: restored.state.iteration, elapsedMs: 0, phase: restored.state.phase, ...(restored.state.usage ? { usage: restored.state.usage } : {}) };
+  // The source's last traced segment's traceparent goes with the copy: a fork whose process stops
+  // before its own segment writes is resumed linked to that span (docs/telemetry.md).
+  const sourceTrace = parseTraceparent(info.checkpoint?.traceparent) === undefined ? undefined : (info.checkpoint?.traceparent as string);
+  const checkpoint: RunCheckpoint = { schemaVersion: restored.state.schemaVersion, iteration: restored.state.iteration, elapsedMs: 0, phase: restored.state.phase, ...(restored.state.usage ? { usage: restored.state.usage } : {}) };
+  if (sourceTrace !== undefined) checkpoint.traceparent = sourceTrace;
   // Aborted while the source was read: no run is made.
   if (signal?.aborted) throw new AbortError({ reason: signal.reason });
   // Two store calls (a `RunStore` has no call that creates a run with events): everything that can
@@ -104,8 +110,7 @@ export async function openForkedRun(
     throw error;
   }
   const opened = { ...restored, claimed: true, decisions: {}, newDecisions: undefined, epoch: 1, claimedAt: now, forkOf, giveBack };
-  const sourceTrace = info.checkpoint?.traceparent;
-  return typeof sourceTrace === "string" ? { ...opened, traceparent: sourceTrace } : opened;
+  return sourceTrace === undefined ? opened : { ...opened, traceparent: sourceTrace };
 }
 
 /**

@@ -45,9 +45,10 @@ export interface RunCheckpoint {
   /** The loop's phase at the time of the write. */
   phase: string;
   /**
-   * The W3C `traceparent` of the run segment's `invoke_agent` span, when the run is traced (the
-   * executor's `telemetry` option): the span of the segment that resumes the run, or of a fork's
-   * first segment, links to it (see docs/telemetry.md).
+   * The W3C `traceparent` of the `invoke_agent` span of the run's last traced segment (the
+   * executor's `telemetry` option; a segment that is not traced keeps the one before, and a fork's
+   * record starts with its source's): the span of the next traced segment that resumes the run, or
+   * of a fork's first segment, links to it (see docs/telemetry.md).
    */
   traceparent?: string;
 }

@@ -3,9 +3,10 @@ import type { ForkOf } from "../runs/run-store";
 import { formatTraceparent, parseTraceparent } from "./traceparent";
 
 // How the segments of one run find each other across traces: a run's record keeps the W3C
-// `traceparent` of its segment's `invoke_agent` span (in its checkpoint), and the span of the
-// segment that resumes it links to that one; a fork's first span links to its source run's last
-// traced segment the same way (docs/telemetry.md, "The spans"). @internal
+// `traceparent` of its last traced segment's `invoke_agent` span (in its checkpoint; a segment that
+// is not traced keeps the one before), and the span of the next traced segment links to that one;
+// a fork's first span links to its source run's last traced segment the same way, and the fork's
+// record starts with that `traceparent` (docs/telemetry.md, "The spans"). @internal
 
 /** A traced run segment: the `traceparent` of its `invoke_agent` span, for its record. @internal */
 export interface SegmentTrace {
@@ -32,6 +33,20 @@ export class SegmentSpan implements SegmentTrace {
     if (this.value === undefined && this.span !== undefined) this.value = traceparentOf(this.span) ?? null;
     return this.value ?? undefined;
   }
+}
+
+/**
+ * Where a top run segment's record reads the `traceparent` it keeps: its own span's (`own`, when
+ * the segment is traced), else `previous`, the one its record kept of the last traced segment
+ * before it (a fork's first segment: its source's), when that is a valid one. So a segment that is
+ * not traced, or whose span has not started yet or has no valid context, keeps the last traced
+ * segment's, and the next traced segment links to that one rather than to nothing
+ * (docs/telemetry.md, "The spans"). Undefined when there is neither. @internal
+ */
+export function keptTrace(own: SegmentTrace | undefined, previous: unknown): SegmentTrace | undefined {
+  if (parseTraceparent(previous) === undefined) return own;
+  const kept = previous as string;
+  return { traceparent: () => own?.traceparent() ?? kept };
 }
 
 /**

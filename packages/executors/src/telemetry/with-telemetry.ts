@@ -5,7 +5,7 @@ import type { Context } from "@opentelemetry/api";
 import type { ForkOf } from "../runs/run-store";
 import { activeSpanContext } from "./otel-api";
 import { RunTelemetry, TELEMETRY_CONTEXT_KEY, TELEMETRY_PARENT_KEY, type TelemetryParent, givenContext } from "./run-telemetry";
-import { type SegmentTrace, segmentStart } from "./segment-link";
+import { type SegmentTrace, keptTrace, segmentStart } from "./segment-link";
 import { TelemetryHandler } from "./telemetry-handler";
 import type { TelemetryOptions } from "./telemetry-options";
 
@@ -62,10 +62,26 @@ function withHandler<T extends RunnableConfig>(config: T, handler: TelemetryHand
  * span there rather than in the active context. A resumed run given `previous`, the `traceparent`
  * its record kept of the segment before, links its span to that one; a fork's first segment
  * (`forkOf`) links to its source's last traced segment (`previous` is the source's) and names its
- * source. `trace` is where the run's record reads its own span's `traceparent` (a top run traced
- * by itself only). @internal
+ * source. `trace` is where the run's record reads the `traceparent` it keeps: its own span's (a
+ * top run traced by itself only), else `previous` (see {@link keptTrace}). @internal
  */
 export function traceRun<T extends RunnableConfig>(
+  config: T,
+  telemetry: TelemetryOptions | undefined,
+  agent: unknown,
+  runId: string,
+  threadId?: string,
+  previous?: string,
+  forkOf?: ForkOf,
+): { config: T; telemetry?: RunTelemetry; trace?: SegmentTrace } {
+  const traced = traceSegment(config, telemetry, agent, runId, threadId, previous, forkOf);
+  // Untraced, or before its span starts: the record keeps the last traced segment's traceparent.
+  const trace = keptTrace(traced.trace, previous);
+  return trace === traced.trace ? traced : { ...traced, trace };
+}
+
+/** {@link traceRun}, but `trace` only for a top run traced by itself. */
+function traceSegment<T extends RunnableConfig>(
   config: T,
   telemetry: TelemetryOptions | undefined,
   agent: unknown,
