@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from "@agentrx/core";
+import { toJsonSchema } from "@langchain/core/utils/json_schema";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RequestRefusedError } from "../errors/request-refused-error";
 import { startTestServer, type TestServer } from "../http/test-server";
@@ -679,6 +680,36 @@ describe("createOpenApiToolkit with header parameters for the headers the tool s
     // A fixed cookie stands in for the parameter: it is no argument, and the model's cookies join the fixed one.
     const { me: tool } = build(me(parameters), { headers: { Cookie: "session=abc" } });
     expect((await call(tool, { Cookie: "admin=1", c: "x y" })).cookie).toBe("session=abc; c=x%20y");
+  });
+
+  it("leaves out a header parameter whose header the fixed headers set, in any case, even when required: the fixed value is sent once", async () => {
+    const paths = {
+      "/me": {
+        get: {
+          operationId: "me",
+          parameters: [
+            { name: "X-Trace", in: "header", required: true, schema: { type: "string" }, description: "The caller's trace id." },
+            { name: "X-Other", in: "header", schema: { type: "string" } },
+          ],
+        },
+      },
+    };
+    const { me: tool } = build(paths, { headers: { "x-TRACE": "fixed" } });
+    // What the model is shown: the tool's arguments as JSON Schema.
+    const argumentsOf = (t: typeof tool) => toJsonSchema(t!.schema as Parameters<typeof toJsonSchema>[0]) as { properties?: Record<string, unknown>; required?: string[] };
+    expect(Object.keys(argumentsOf(tool).properties ?? {})).toEqual(["X-Other"]);
+    expect(argumentsOf(tool).required ?? []).toEqual([]);
+    // Required in the document, yet a call without it is sent, with the fixed value.
+    expect((await call(tool, {})).trace).toBe("fixed");
+    // Given anyway, the model's value is not sent beside or instead of the fixed one.
+    expect((await call(tool, { "X-Trace": "forged", "X-Other": "o" })).trace).toBe("fixed");
+    const { rawHeaders, headers } = server.requests[1]!;
+    expect(rawHeaders.filter((name, i) => i % 2 === 0 && name.toLowerCase() === "x-trace")).toHaveLength(1);
+    expect([headers["x-trace"], headers["x-other"]]).toEqual(["fixed", "o"]);
+    // A header the fixed headers do not set is the model's to give: required stays required.
+    const { me: open } = build(paths, { headers: { "x-api-key": "k" } });
+    expect(argumentsOf(open)).toMatchObject({ properties: { "X-Trace": { description: "The caller's trace id." }, "X-Other": {} }, required: ["X-Trace"] });
+    await expect(open!.invoke({} as never)).rejects.toThrow(/X-Trace/);
   });
 });
 

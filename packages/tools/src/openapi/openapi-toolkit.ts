@@ -113,7 +113,10 @@ export class OpenApiToolkit extends BaseToolkit {
  * a query parameter of that style) and a `multipart/form-data` body as parts, following their
  * `encoding`. Header parameters named `Accept`, `Content-Type` or `Authorization` are ignored, as
  * OpenAPI says; one named `Cookie` is left out when the fixed `headers` send a cookie, and refused
- * otherwise (declare cookies as `in: cookie` parameters). Path parameters are percent-encoded and "." or ".." are
+ * otherwise (declare cookies as `in: cookie` parameters). A header parameter whose header the fixed
+ * `headers` set (the name in any case, e.g. `X-Api-Key` beside `headers: { "x-api-key": key }`) is
+ * not a tool argument, even when `required`: the fixed value is sent, once; likewise a cookie
+ * parameter whose cookie they send. Path parameters are percent-encoded and "." or ".." are
  * refused, so no argument can change which path is called. Requests go through the safe HTTP layer
  * ({@link createSafeHttpClient}): allowed hosts only (by default the base URL's), public addresses
  * unless allowed, limits on size and time. See docs/tools.md#openapi-toolkit.
@@ -157,7 +160,7 @@ export function createOpenApiToolkit(options: OpenApiToolkitOptions): OpenApiToo
     throw new InvalidArgumentError({ argument: "document", value: undefined, message: `createOpenApiToolkit: the document cannot be read: ${(error as Error).message}.`, cause: error });
   };
   try {
-    operations = readOperations(document, fixedCookies(httpOptions.headers));
+    operations = readOperations(document, readFixedHeaders(httpOptions.headers));
   } catch (error) {
     return readFailed(error);
   }
@@ -259,19 +262,28 @@ function serverUrl(server: unknown): unknown {
   });
 }
 
-/** The names of the cookies the fixed `headers` send; undefined when they send no `cookie` (a non-string value is the safe HTTP layer's to refuse). */
-function fixedCookies(headers: Readonly<Record<string, string>> | undefined): Set<string> | undefined {
-  const value = Object.entries(headers ?? {}).find(([name]) => name.toLowerCase() === "cookie")?.[1];
-  return typeof value === "string" ? cookieNames(value) : undefined;
+/** What the fixed `headers` send, as far as choosing a tool's arguments goes. */
+interface FixedHeaders {
+  /** The names of the headers, in lower case. */
+  names: ReadonlySet<string>;
+  /** The names of the cookies; undefined when they send no `cookie` (a non-string value is the safe HTTP layer's to refuse). */
+  cookies?: ReadonlySet<string>;
+}
+
+function readFixedHeaders(headers: Readonly<Record<string, string>> | undefined): FixedHeaders {
+  const entries = Object.entries(headers ?? {});
+  const cookie = entries.find(([name]) => name.toLowerCase() === "cookie")?.[1];
+  return { names: new Set(entries.map(([name]) => name.toLowerCase())), ...(typeof cookie === "string" ? { cookies: cookieNames(cookie) } : {}) };
 }
 
 /**
- * Reads the document's operations. A cookie parameter whose cookie the fixed `headers` send is
- * left out of the tool (the fixed value is sent, whatever the model would give), and so is a
+ * Reads the document's operations. A header parameter whose header the fixed `headers` set (the
+ * name in any case) is left out of the tool, since the fixed value is sent whatever the model would
+ * give (docs/tools.md#openapi-toolkit); so is a cookie parameter whose cookie they send, and a
  * header parameter named `Cookie` when they send one. Header parameters named `Accept`,
  * `Content-Type` or `Authorization` are ignored, as OpenAPI says.
  */
-function readOperations(document: Record<string, unknown>, fixed: ReadonlySet<string> | undefined): Operation[] {
+function readOperations(document: Record<string, unknown>, fixed: FixedHeaders): Operation[] {
   const operations: Operation[] = [];
   const names = new Set<string>();
   for (const [path, rawItem] of Object.entries(document.paths as Record<string, unknown>)) {
@@ -295,16 +307,17 @@ function readOperations(document: Record<string, unknown>, fixed: ReadonlySet<st
         if (parameter.in === "header" && IGNORED_HEADERS.has(parameter.name.toLowerCase())) continue;
         if (parameter.in === "header" && parameter.name.toLowerCase() === "cookie") {
           // The tool builds the Cookie header itself, from the cookie parameters and the fixed cookie.
-          if (!fixed) cookieHeaderParameter = parameter.name;
+          if (!fixed.cookies) cookieHeaderParameter = parameter.name;
           continue;
         }
         if (parameter.in === "header" && !HTTP_TOKEN.test(parameter.name)) {
           throw new Error(`the header parameter "${parameter.name}" of ${method.toUpperCase()} ${path} is not a valid header name (letters, digits and !#$%&'*+.^_\`|~- only)`);
         }
+        if (parameter.in === "header" && fixed.names.has(parameter.name.toLowerCase())) continue;
         if (parameter.in === "cookie" && !HTTP_TOKEN.test(parameter.name)) {
           throw new Error(`the cookie parameter "${parameter.name}" of ${method.toUpperCase()} ${path} is not a valid cookie name (letters, digits and !#$%&'*+.^_\`|~- only)`);
         }
-        if (parameter.in === "cookie" && fixed?.has(parameter.name)) continue;
+        if (parameter.in === "cookie" && fixed.cookies?.has(parameter.name)) continue;
         byKey.set(`${parameter.in}:${parameter.name}`, readParameter(document, parameter, `${method.toUpperCase()} ${path}`));
       }
       const templated = new Set([...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]));
