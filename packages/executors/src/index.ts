@@ -50,6 +50,8 @@ export type { TraceParent } from "./telemetry/traceparent";
 export { addCost, addUsage, formatUsd, priceUsage } from "./cost/cost";
 export type { Cost, ModelPrice, PriceFunction, PriceTable, Prices, RunUsage } from "./cost/cost";
 export * from "./runs/index";
+export { runPauses } from "./runs/run-pauses";
+export type { RunPauses } from "./runs/run-pauses";
 export * from "./display/index";
 export { runDisplaySource } from "./executor/run-observable";
 export type { RunDisplaySource } from "./executor/run-observable";

@@ -1,4 +1,4 @@
-import { type Interrupt, RunEventDecoder, type RunStore } from "@agentrx/executors";
+import { type Interrupt, type RunStore, runPauses } from "@agentrx/executors";
 
 /**
  * What {@link staleDecisions} found: decisions that answer an earlier pause of a run, which is
@@ -49,26 +49,12 @@ export interface StaleDecisions {
  */
 export async function staleDecisions(store: RunStore, runId: string, decisions: Readonly<Record<string, unknown>>): Promise<StaleDecisions | undefined> {
   if ((await store.getRun(runId))?.status !== "interrupted") return undefined;
-  const pauses = await pausesOf(store, runId);
-  const waiting = pauses.at(-1) ?? [];
-  const now = new Set(waiting.map((interrupt) => interrupt.id));
-  const earlier = new Set(pauses.slice(0, -1).flatMap((interrupts) => interrupts.map((interrupt) => interrupt.id)));
-  const answered = Object.keys(decisions).filter((id) => !now.has(id) && earlier.has(id));
+  // Read strictly: a store failure or a pause that cannot be decoded rejects.
+  const { waiting, over } = runPauses(runId, await store.readEvents(runId));
+  const answered = Object.keys(decisions).filter((id) => over.has(id));
   if (answered.length === 0) return undefined;
   const names = answered.map((id) => JSON.stringify(id)).join(", ");
   const calls = waiting.map((interrupt) => `${interrupt.id} (${interrupt.tool})`).join(", ");
   const message = `Run "${runId}" paused again: ${names} ${answered.length === 1 ? "answers" : "answer"} an earlier pause, which is over. It waits on ${calls || "no call"} now: answer that pause.`;
   return { runId, answered, waiting, message };
-}
-
-/** The interrupts of each of the run's own pauses (its `interrupt` events, not its sub-runs'), in order. */
-async function pausesOf(store: RunStore, runId: string): Promise<Interrupt[][]> {
-  const decoder = new RunEventDecoder(runId);
-  const pauses: Interrupt[][] = [];
-  for (const stored of await store.readEvents(runId)) {
-    if (stored.type !== "interrupt") continue;
-    const event = decoder.decode(stored);
-    if (event.type === "interrupt" && event.subRun === undefined) pauses.push(event.interrupts);
-  }
-  return pauses;
 }

@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from "@agentrx/core";
-import type { AgentStreamEvent, Decision, ForkOptions, ResumeOptions, RunInfo, RunStore } from "@agentrx/executors";
-import { RunEventDecoder, RunNotFoundError, randomUuid } from "@agentrx/executors";
+import type { AgentStreamEvent, Decision, ForkOptions, Interrupt, ResumeOptions, RunInfo, RunPauses, RunStore, StoredRunEvent } from "@agentrx/executors";
+import { RunBusyError, RunLeaseLostError, RunNotFoundError, ThreadBusyError, randomUuid, runPauses } from "@agentrx/executors";
 import type { Observable, Subscription } from "rxjs";
 import type { TraceActions, TracePendingCall } from "../trace-page/trace-data";
 import { isUnreadableRunEvent, readReadableEvents } from "../trace-page/read-readable-events";
@@ -82,13 +82,14 @@ export class RunActions {
               : { type: "edit", toolInput: request.toolInput };
         return this.start(
           runId,
+          `resume run ${runId} with the decision for ${call.id}`,
           (signal) => this.executor.resume(runId, { decisions: { [call.id]: decision }, store: this.store, signal }),
           (error) => this.refusedDecision(runId, call.id, error),
         );
       }
       case "resume":
         if (!(await this.pageActions(run)).resume) return conflict(`run ${runId} is ${run.status}: only a cancelled or failed run, or a stalled one (running, its process stopped and its lease lapsed), can be resumed here`);
-        return this.start(runId, (signal) => this.executor.resume(runId, { store: this.store, signal }));
+        return this.start(runId, `resume run ${runId}`, (signal) => this.executor.resume(runId, { store: this.store, signal }));
       case "cancel": {
         const own = this.running.get(runId);
         if (own === undefined) {
@@ -108,6 +109,7 @@ export class RunActions {
         const forkId = randomUuid();
         return this.start(
           forkId,
+          `fork run ${runId}`,
           (signal) => this.executor.fork(runId, { runId: forkId, store: this.store, signal, ...(request.at === undefined ? {} : { at: request.at }) }),
           // An iteration the run has no turn boundary at: the request's mistake, not the run's state.
           async (error) => (InvalidArgumentError.isInstance(error) && error.argument === "at" ? badRequest(messageOf(error)) : undefined),
@@ -125,24 +127,21 @@ export class RunActions {
     this.running.clear();
   }
 
-  /** Calls waiting for a decision: those of the run's last `interrupt` event. */
+  /** Calls waiting for a decision: those of the pause the run waits on. */
   private async pending(runId: string): Promise<TracePendingCall[]> {
-    return (await this.pauses(runId)).at(-1) ?? [];
+    return (await this.pauses(runId)).waiting.map(pendingCall);
   }
 
-  /** The calls of each of the run's own pauses (its `interrupt` events, not its sub-runs'), in order. */
-  private async pauses(runId: string): Promise<TracePendingCall[][]> {
-    const decoder = new RunEventDecoder(runId);
-    const pauses: TracePendingCall[][] = [];
+  /**
+   * The run's pauses (`runPauses`), read tolerantly as the trace page reads the record: an event
+   * that cannot be read is left out, so a damaged record still shows the calls it waits on.
+   */
+  private async pauses(runId: string): Promise<RunPauses> {
+    const readable: StoredRunEvent[] = [];
     for await (const page of readReadableEvents(this.store, runId, "agentrx ui")) {
-      for (const entry of page) {
-        if (isUnreadableRunEvent(entry) || entry.type !== "interrupt") continue;
-        const event = decoder.decode(entry);
-        if (event.type !== "interrupt" || event.subRun !== undefined) continue;
-        pauses.push(event.interrupts.map((interrupt) => ({ id: interrupt.id, tool: interrupt.tool, toolInput: interrupt.toolInput, ...(interrupt.reason === undefined ? {} : { reason: interrupt.reason }) })));
-      }
+      for (const entry of page) if (!isUnreadableRunEvent(entry)) readable.push(entry);
     }
-    return pauses;
+    return runPauses(runId, readable);
   }
 
   /**
@@ -153,12 +152,11 @@ export class RunActions {
    */
   private async pausedCall(run: RunInfo, interruptId: string): Promise<TracePendingCall | RunActionResult> {
     if (run.status !== "interrupted") return conflict(`run ${run.runId} is ${run.status}, not paused: there is nothing to decide (a pause is answered once)`);
-    const pauses = await this.pauses(run.runId);
-    const waiting = pauses.at(-1) ?? [];
+    const { waiting, over } = await this.pauses(run.runId);
     const call = waiting.find((pending) => pending.id === interruptId);
-    if (call !== undefined) return call;
+    if (call !== undefined) return pendingCall(call);
     const id = JSON.stringify(interruptId);
-    if (pauses.slice(0, -1).some((pause) => pause.some((pending) => pending.id === interruptId))) {
+    if (over.has(interruptId)) {
       return conflict(`run ${run.runId} paused again: ${id} answers an earlier pause, which is over${waitingOn(waiting)} now: answer that pause`);
     }
     return badRequest(`run ${run.runId} never paused on interrupt id ${id}${waitingOn(waiting)}`);
@@ -181,10 +179,15 @@ export class RunActions {
   /**
    * Runs `run` here until it ends; resolves with its id once it emitted its first event (it
    * started) or ended. An error before that is answered with `refusal`'s status when it gives
-   * one, else `404` for a run the store no longer has, `409` for any other (the run's state
-   * refused it: running elsewhere, paused, or a record it cannot go on from).
+   * one, else as {@link refusedStart} answers it: `409` only when the run's state refused it,
+   * `500` naming `what` failed for a store failure or any other error (docs/trace-viewer.md).
    */
-  private start(runId: string, run: (signal: AbortSignal) => Observable<AgentStreamEvent>, refusal?: (error: unknown) => Promise<RunActionResult | undefined>): Promise<RunActionResult> {
+  private start(
+    runId: string,
+    what: string,
+    run: (signal: AbortSignal) => Observable<AgentStreamEvent>,
+    refusal?: (error: unknown) => Promise<RunActionResult | undefined>,
+  ): Promise<RunActionResult> {
     const controller = new AbortController();
     return new Promise<RunActionResult>((resolve) => {
       let answered = false;
@@ -201,7 +204,14 @@ export class RunActions {
             this.onError(`run ${runId}: ${messageOf(error)}`);
             return;
           }
-          void refusedStart(runId, error, refusal).then(answer, (failure: unknown) => answer(conflict(`${messageOf(error)} (and the store could not say why: ${messageOf(failure)})`)));
+          const failed = (why: string) => {
+            this.onError(why);
+            return serverError(why);
+          };
+          void refusedStart(runId, error, refusal).then(
+            (result) => answer(result ?? failed(`could not ${what}: ${messageOf(error)}`)),
+            (failure: unknown) => answer(failed(`could not ${what}: ${messageOf(error)} (and the store could not say why: ${messageOf(failure)})`)),
+          );
         },
         complete: () => {
           this.running.delete(runId);
@@ -216,17 +226,31 @@ export class RunActions {
 /** The statuses of a run the store can cancel (`cancelRun`): one that has not ended. */
 const CANCELLABLE = new Set(["queued", "running", "interrupted"]);
 
+/** The page's view of a call the run waits on. */
+function pendingCall(interrupt: Interrupt): TracePendingCall {
+  return { id: interrupt.id, tool: interrupt.tool, toolInput: interrupt.toolInput, ...(interrupt.reason === undefined ? {} : { reason: interrupt.reason }) };
+}
+
 /** The calls a pause waits on, for a refusal that names them (`; it waits on call-1-0 (refund)`); none: nothing. */
-function waitingOn(pending: readonly TracePendingCall[]): string {
+function waitingOn(pending: readonly Interrupt[]): string {
   return pending.length === 0 ? "" : `; it waits on ${pending.map((call) => `${call.id} (${call.tool})`).join(", ")}`;
 }
 
-/** The answer to a run that failed before it started (see {@link RunActions}' `start`). */
-async function refusedStart(runId: string, error: unknown, refusal?: (error: unknown) => Promise<RunActionResult | undefined>): Promise<RunActionResult> {
+/**
+ * The answer to a run that failed before it started (see {@link RunActions}' `start`): `refusal`'s,
+ * when it gives one; `404` for a run the store no longer has; `409` when the run's state refused
+ * it (another process runs it or took it over, another run of its thread goes on, it is not paused
+ * for the decision); `400` for a value the executor or the store refuses, as the server answers
+ * it elsewhere. Undefined for anything else (the store failed, a record that cannot be read): the
+ * server's failure, not a conflict.
+ */
+async function refusedStart(runId: string, error: unknown, refusal?: (error: unknown) => Promise<RunActionResult | undefined>): Promise<RunActionResult | undefined> {
   const refused = await refusal?.(error);
   if (refused !== undefined) return refused;
   if (RunNotFoundError.isInstance(error)) return notFound(runId);
-  return conflict(messageOf(error));
+  if (RunBusyError.isInstance(error) || RunLeaseLostError.isInstance(error) || ThreadBusyError.isInstance(error)) return conflict(messageOf(error));
+  if (InvalidArgumentError.isInstance(error)) return error.argument === "decisions" ? conflict(messageOf(error)) : badRequest(messageOf(error));
+  return undefined;
 }
 
 /** Whether `value` is a paused call rather than a refusal. */
@@ -246,6 +270,11 @@ function conflict(error: string): RunActionResult {
 /** A request the run cannot take whatever its state: the client's mistake. */
 function badRequest(error: string): RunActionResult {
   return { status: 400, body: { error } };
+}
+
+/** A failure of the server (its store, a record it cannot read), not of the request: said in one line, never with a stack. */
+function serverError(error: string): RunActionResult {
+  return { status: 500, body: { error } };
 }
 
 function notFound(runId: string): RunActionResult {
