@@ -39,8 +39,12 @@ export interface RunActionResult {
  * @internal
  */
 export class RunActions {
-  /** The runs this server started, by run id, with what cancels them. */
-  private readonly running = new Map<string, { controller: AbortController; subscription: Subscription }>();
+  /**
+   * The runs this server started, by run id, with what stops them: a set, as two actions on one
+   * run may be starting at once (two tabs), and the one the executor refuses must not take the
+   * other's entry with it.
+   */
+  private readonly running = new Map<string, Set<OwnRun>>();
 
   constructor(
     private readonly executor: UiActionExecutor,
@@ -80,16 +84,16 @@ export class RunActions {
             : request.action === "reject"
               ? { type: "reject", ...(request.message ? { message: request.message } : {}) }
               : { type: "edit", toolInput: request.toolInput };
-        return this.start(
+        return this.start({
           runId,
-          `resume run ${runId} with the decision for ${call.id}`,
-          (signal) => this.executor.resume(runId, { decisions: { [call.id]: decision }, store: this.store, signal }),
-          (error) => this.refusedDecision(runId, call.id, error),
-        );
+          what: `resume run ${runId} with the decision for ${call.id}`,
+          run: (signal) => this.executor.resume(runId, { decisions: { [call.id]: decision }, store: this.store, signal }),
+          refusal: (error) => this.refusedDecision(runId, call.id, error),
+        });
       }
       case "resume":
         if (!(await this.pageActions(run)).resume) return conflict(`run ${runId} is ${run.status}: only a cancelled or failed run, or a stalled one (running, its process stopped and its lease lapsed), can be resumed here`);
-        return this.start(runId, `resume run ${runId}`, (signal) => this.executor.resume(runId, { store: this.store, signal }));
+        return this.start({ runId, what: `resume run ${runId}`, run: (signal) => this.executor.resume(runId, { store: this.store, signal }) });
       case "cancel": {
         const own = this.running.get(runId);
         if (own === undefined) {
@@ -99,32 +103,29 @@ export class RunActions {
           if (!cancelled) return conflict(`run ${runId} ended before it could be cancelled`);
           return { status: 200, body: { runId } };
         }
-        own.controller.abort();
-        own.subscription.unsubscribe();
-        this.running.delete(runId);
+        // A start not answered yet is answered now: it will not start (the run is left as it was).
+        for (const one of [...own]) one.stop(409, "it was cancelled before it started");
         return { status: 200, body: { runId } };
       }
       case "fork": {
         if (!(await this.pageActions(run)).fork) return conflict(`run ${runId} has no record to fork from`);
         const forkId = randomUuid();
-        return this.start(
-          forkId,
-          `fork run ${runId}`,
-          (signal) => this.executor.fork(runId, { runId: forkId, store: this.store, signal, ...(request.at === undefined ? {} : { at: request.at }) }),
+        return this.start({
+          runId: forkId,
+          what: `fork run ${runId}`,
+          // A source that is gone meanwhile: the 404 names it, not the fork that was never made.
+          source: runId,
+          run: (signal) => this.executor.fork(runId, { runId: forkId, store: this.store, signal, ...(request.at === undefined ? {} : { at: request.at }) }),
           // An iteration the run has no turn boundary at: the request's mistake, not the run's state.
-          async (error) => (InvalidArgumentError.isInstance(error) && error.argument === "at" ? badRequest(messageOf(error)) : undefined),
-        );
+          refusal: async (error) => (InvalidArgumentError.isInstance(error) && error.argument === "at" ? badRequest(messageOf(error)) : undefined),
+        });
       }
     }
   }
 
   /** Stops every run this server runs (the server is closing). */
   stopAll(): void {
-    for (const { controller, subscription } of this.running.values()) {
-      controller.abort();
-      subscription.unsubscribe();
-    }
-    this.running.clear();
+    for (const own of [...this.running.values()].flatMap((runs) => [...runs])) own.stop(503, "agentrx ui closed before it started");
   }
 
   /** Calls waiting for a decision: those of the pause the run waits on. */
@@ -178,16 +179,13 @@ export class RunActions {
 
   /**
    * Runs `run` here until it ends; resolves with its id once it emitted its first event (it
-   * started) or ended. An error before that is answered with `refusal`'s status when it gives
-   * one, else as {@link refusedStart} answers it: `409` only when the run's state refused it,
-   * `500` naming `what` failed for a store failure or any other error (docs/trace-viewer.md).
+   * started) or ended. An error before that, thrown or emitted, is answered with `refusal`'s
+   * status when it gives one, else as {@link refusedStart} answers it: `409` only when the run's
+   * state refused it, `500` naming `what` failed for a store failure or any other error
+   * (docs/trace-viewer.md). A start stopped before it started (cancelled, or the server closes) is
+   * answered too, with the status `stop` is given.
    */
-  private start(
-    runId: string,
-    what: string,
-    run: (signal: AbortSignal) => Observable<AgentStreamEvent>,
-    refusal?: (error: unknown) => Promise<RunActionResult | undefined>,
-  ): Promise<RunActionResult> {
+  private start({ runId, what, source = runId, run, refusal }: StartOptions): Promise<RunActionResult> {
     const controller = new AbortController();
     return new Promise<RunActionResult>((resolve) => {
       let answered = false;
@@ -196,31 +194,75 @@ export class RunActions {
         answered = true;
         resolve(result);
       };
-      const subscription = run(controller.signal).subscribe({
-        next: () => answer({ status: 202, body: { runId } }),
-        error: (error: unknown) => {
-          this.running.delete(runId);
-          if (answered) {
-            this.onError(`run ${runId}: ${messageOf(error)}`);
-            return;
-          }
-          const failed = (why: string) => {
-            this.onError(why);
-            return serverError(why);
-          };
-          void refusedStart(runId, error, refusal).then(
-            (result) => answer(result ?? failed(`could not ${what}: ${messageOf(error)}`)),
-            (failure: unknown) => answer(failed(`could not ${what}: ${messageOf(error)} (and the store could not say why: ${messageOf(failure)})`)),
-          );
+      let subscription: Subscription | undefined;
+      const own: OwnRun = {
+        stop: (status, why) => {
+          this.forget(runId, own);
+          controller.abort();
+          subscription?.unsubscribe();
+          answer({ status, body: { error: `could not ${what}: ${why}` } });
         },
-        complete: () => {
-          this.running.delete(runId);
-          answer({ status: 202, body: { runId } });
-        },
-      });
-      if (!subscription.closed) this.running.set(runId, { controller, subscription });
+      };
+      const failed = (error: unknown) => {
+        this.forget(runId, own);
+        if (answered) {
+          this.onError(`run ${runId}: ${messageOf(error)}`);
+          return;
+        }
+        const failure = (why: string) => {
+          this.onError(why);
+          return serverError(why);
+        };
+        void refusedStart(source, error, refusal).then(
+          (result) => answer(result ?? failure(`could not ${what}: ${messageOf(error)}`)),
+          (cause: unknown) => answer(failure(`could not ${what}: ${messageOf(error)} (and the store could not say why: ${messageOf(cause)})`)),
+        );
+      };
+      try {
+        subscription = run(controller.signal).subscribe({
+          next: () => answer({ status: 202, body: { runId } }),
+          error: failed,
+          complete: () => {
+            this.forget(runId, own);
+            answer({ status: 202, body: { runId } });
+          },
+        });
+      } catch (error) {
+        // An executor that throws rather than erroring its observable is answered the same way.
+        failed(error);
+        return;
+      }
+      if (!subscription.closed) {
+        const runs = this.running.get(runId) ?? new Set<OwnRun>();
+        this.running.set(runId, runs.add(own));
+      }
     });
   }
+
+  /** Drops `own` from the runs this server runs (only it: not another start of the same run). */
+  private forget(runId: string, own: OwnRun): void {
+    const runs = this.running.get(runId);
+    if (runs?.delete(own) && runs.size === 0) this.running.delete(runId);
+  }
+}
+
+/** What {@link RunActions}' `start` runs and how it answers. */
+interface StartOptions {
+  /** The id of the run that starts (a fork's: the new run's). */
+  runId: string;
+  /** What is done, for a refusal's `error` (`resume run r1`). */
+  what: string;
+  /** The run a `404` names: the fork's source for a fork. @default runId */
+  source?: string;
+  /** Starts the run, cancelled by `signal`. */
+  run: (signal: AbortSignal) => Observable<AgentStreamEvent>;
+  /** The status of an error before the run started, when this action has its own. */
+  refusal?: (error: unknown) => Promise<RunActionResult | undefined>;
+}
+
+/** A run this server runs: `stop` aborts it and answers its start with `status` when not yet answered. */
+interface OwnRun {
+  stop(status: number, why: string): void;
 }
 
 /** The statuses of a run the store can cancel (`cancelRun`): one that has not ended. */
@@ -238,16 +280,17 @@ function waitingOn(pending: readonly Interrupt[]): string {
 
 /**
  * The answer to a run that failed before it started (see {@link RunActions}' `start`): `refusal`'s,
- * when it gives one; `404` for a run the store no longer has; `409` when the run's state refused
+ * when it gives one; `404` for a run the store no longer has, named by the error, else `source`
+ * (the run acted on: a fork's source, not the fork); `409` when the run's state refused
  * it (another process runs it or took it over, another run of its thread goes on, it is not paused
  * for the decision); `400` for a value the executor or the store refuses, as the server answers
  * it elsewhere. Undefined for anything else (the store failed, a record that cannot be read): the
  * server's failure, not a conflict.
  */
-async function refusedStart(runId: string, error: unknown, refusal?: (error: unknown) => Promise<RunActionResult | undefined>): Promise<RunActionResult | undefined> {
+async function refusedStart(source: string, error: unknown, refusal?: (error: unknown) => Promise<RunActionResult | undefined>): Promise<RunActionResult | undefined> {
   const refused = await refusal?.(error);
   if (refused !== undefined) return refused;
-  if (RunNotFoundError.isInstance(error)) return notFound(runId);
+  if (RunNotFoundError.isInstance(error)) return notFound(error.runId ?? source);
   if (RunBusyError.isInstance(error) || RunLeaseLostError.isInstance(error) || ThreadBusyError.isInstance(error)) return conflict(messageOf(error));
   if (InvalidArgumentError.isInstance(error)) return error.argument === "decisions" ? conflict(messageOf(error)) : badRequest(messageOf(error));
   return undefined;
