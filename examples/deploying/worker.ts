@@ -42,8 +42,15 @@ const worker = createRunWorker({
   concurrency: 20, // runs at once in this process
 });
 // A deploy stops workers with SIGTERM: finish what can finish, hand the rest back to the queue.
+// close() rejects (RunWorkerCloseError) when Redis keeps it waiting 10 s more (forceAfterMs).
 process.on("SIGTERM", () => {
-  void worker.close({ gracePeriodMs: 20_000 }).then(() => store.close()).then(() => process.exit(0));
+  void worker
+    .close({ gracePeriodMs: 20_000 })
+    .then(() => 0, (error: unknown) => (console.error(error), 1))
+    .then(async (code) => {
+      await store.close();
+      process.exit(code);
+    });
 });
 await worker.ready();
 console.log("worker ready");

@@ -7,4 +7,5 @@ export type { RunEvent } from "./client/follow-run";
 export { serveRunEvents } from "./sse/serve-run-events";
 export type { ServeRunEventsOptions } from "./sse/serve-run-events";
 export { RunStoppedError } from "./errors/run-stopped-error";
+export { RunWorkerCloseError } from "./errors/run-worker-close-error";
 export type { RunQueueConnection } from "./internal/redis-clients";

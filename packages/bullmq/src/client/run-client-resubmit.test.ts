@@ -45,10 +45,12 @@ describe.skipIf(servers.skip)("a run id submitted again while a worker holds its
     await heldEarlierRun(runId);
     const client = fixture.client();
     await client.submit("double", { input: "double 5" }, { runId });
-    const { createdAt } = (await fixture.store.getRun(runId))!;
+    const { createdAt, metadata } = (await fixture.store.getRun(runId))!;
     const waiting = await fixture.queue().getJobs(["waiting"]);
     expect(waiting.map((job) => job.id)).toEqual([fallbackStartJobId(runId, createdAt)]);
-    expect(waiting[0]?.data).toMatchObject({ kind: "start", runId, createdAt, inputs: { input: "double 5" } });
+    // The job names the record it was queued for: its createdAt, and the submissionId submit recorded.
+    expect(metadata?.["submissionId"]).toEqual(expect.any(String));
+    expect(waiting[0]?.data).toMatchObject({ kind: "start", runId, createdAt, submissionId: metadata?.["submissionId"], inputs: { input: "double 5" } });
     // Past the grace a fresh submit gets: reconciling finds the run's own job, not the held one, and queues nothing.
     await until(async () => (await fixture.store.getRun(runId))!.updatedAt + 1000 < Date.now(), "the run to be over a second old");
     expect(await client.reconcile()).toEqual({ requeued: [], failed: [], cancelled: [] });

@@ -4,7 +4,7 @@ import type { StructuredToolInterface } from "@langchain/core/tools";
 import { Observable, filter, lastValueFrom, map } from "rxjs";
 import type { ChannelHub } from "../internal/channel-hub";
 import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, queueNames } from "../internal/queue-names";
-import type { RunJobData } from "../internal/run-job-data";
+import { type RunJobData, SUBMISSION_ID } from "../internal/run-job-data";
 import { checkConnection, checkInteger, checkName, checkObject, checkRunId, checkStore, fail } from "../internal/validate";
 import { ENDED, cancelReason, settleRun } from "../internal/settle-run";
 import { type FollowItem, type FollowPace, type RunEvent, followRun } from "./follow-run";
@@ -114,17 +114,20 @@ export class RunClient {
     const shown = shownInputs(inputs, runId);
     this.queue.open(); // a closed client records nothing
     const createdAt = Date.now();
+    // Tells this run's jobs from an earlier run's of the same id, even one created in the same millisecond.
+    const submissionId = crypto.randomUUID();
+    const metadata = { executor, queue: this.queue.names.queueName, [SUBMISSION_ID]: submissionId };
     await this.store.createRun({
       runId,
       ...(threadId === undefined ? {} : { threadId }),
       inputs: recorded,
       status: "queued",
-      metadata: { executor, queue: this.queue.names.queueName },
+      metadata,
       at: createdAt,
     });
-    const data: RunJobData = { schemaVersion: 1, kind: "start", runId, executor, inputs: shown, createdAt, ...(threadId === undefined ? {} : { threadId }) };
+    const data: RunJobData = { schemaVersion: 1, kind: "start", runId, executor, inputs: shown, createdAt, submissionId, ...(threadId === undefined ? {} : { threadId }) };
     try {
-      await this.queue.queueStart({ runId, createdAt }, data);
+      await this.queue.queueStart({ runId, createdAt, metadata }, data);
     } catch (error) {
       const reason = `RunClient.submit could not queue the run: ${(error as Error)?.message ?? String(error)}`;
       await settleRun(this.store, runId, this.owner, "failed", reason).catch(() => undefined);
@@ -379,10 +382,10 @@ export class RunClient {
   private reconcileRun(info: RunInfo): Promise<"waiting" | "requeued"> {
     return reconcileRun(
       {
-        latestJob: (runId) => this.queue.latestJob({ runId, createdAt: info.createdAt }),
+        latestJob: () => this.queue.latestJob(info),
         cancelPending: (runId) => this.queue.cancelPending(runId),
         settleCancel: (info) => this.recordCancel(info),
-        queueResume: (runId, executor, epoch) => this.queue.queueResume({ runId, createdAt: info.createdAt }, executor, epoch),
+        queueResume: (_runId, executor, epoch) => this.queue.queueResume(info, executor, epoch),
         giveUp: (runId, reason) => giveUpRun(this.store, this.owner, runId, reason),
       },
       info,

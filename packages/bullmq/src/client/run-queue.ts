@@ -6,7 +6,7 @@ import { type ConnectionOptions, type Job, Queue } from "bullmq";
 import { ChannelHub } from "../internal/channel-hub";
 import { CANCEL_TTL_SECONDS, type QueueNames, fallbackStartJobId, resumeJobId, startJobId } from "../internal/queue-names";
 import { type RedisClients, type RunQueueConnection, openRedisClients } from "../internal/redis-clients";
-import { RESUME_JOB, type RunJobData, START_JOB, ofEarlierRun } from "../internal/run-job-data";
+import { RESUME_JOB, type RunJobData, START_JOB, ofEarlierRun, submissionIdOf } from "../internal/run-job-data";
 import { encodeWire } from "../internal/wire";
 import { type LatestJob, PENDING_STATES, queuedAtEpoch } from "./reconcile-run";
 import { workerGone } from "./worker-gone";
@@ -14,8 +14,8 @@ import { workerGone } from "./worker-gone";
 /** Retries of a job whose store failed before its run started (the run itself is never retried blindly). */
 const JOB_ATTEMPTS = { attempts: 5, backoff: { type: "exponential", delay: 1000 } } as const;
 
-/** A run as its jobs are told from an earlier run's of the same id: by its record's `createdAt`. */
-type RunRef = Pick<RunInfo, "runId" | "createdAt">;
+/** A run as its jobs are told from an earlier run's of the same id: by its record's `metadata.submissionId` and `createdAt`. */
+type RunRef = Pick<RunInfo, "runId" | "createdAt" | "metadata">;
 
 interface Connected {
   redis: RedisClients;
@@ -78,7 +78,16 @@ export class RunQueue {
   async queueResume(run: RunRef, executor: string, epoch: number | undefined, clearCancel = false): Promise<void> {
     const { redis, queue } = this.open();
     const { runId, createdAt } = run;
-    const data: RunJobData = { schemaVersion: 1, kind: "resume", runId, executor, createdAt, ...(epoch === undefined ? {} : { epoch }) };
+    const submissionId = submissionIdOf(run);
+    const data: RunJobData = {
+      schemaVersion: 1,
+      kind: "resume",
+      runId,
+      executor,
+      createdAt,
+      ...(submissionId === undefined ? {} : { submissionId }),
+      ...(epoch === undefined ? {} : { epoch }),
+    };
     const jobId = resumeJobId(runId);
     const remember = redis.command.multi();
     if (clearCancel) remember.del(this.names.cancelKey(runId));
@@ -157,7 +166,7 @@ export class RunQueue {
     const { queue } = this.open();
     for (const jobId of [startJobId(run.runId), fallbackStartJobId(run.runId, run.createdAt)]) {
       const job = await queue.getJob(jobId);
-      if (job !== undefined && !ofEarlierRun(job.data, run.createdAt)) return job;
+      if (job !== undefined && !ofEarlierRun(job.data, run)) return job;
     }
     return undefined;
   }
@@ -167,7 +176,7 @@ export class RunQueue {
     const { redis, queue } = this.open();
     const jobId = await redis.command.get(this.names.resumeKey(run.runId));
     const job = jobId === null ? undefined : await queue.getJob(jobId);
-    return job === undefined || ofEarlierRun(job.data, run.createdAt) ? undefined : job;
+    return job === undefined || ofEarlierRun(job.data, run) ? undefined : job;
   }
 
   /** Closes the connections (at once when Redis is unreachable); the runs followed error with `error`. */

@@ -16,6 +16,8 @@ export interface RedisClients {
   subscriber: Redis;
   /** Closes the connections we opened (at once when Redis is unreachable). */
   close(): Promise<void>;
+  /** Drops the connections we opened at once, without waiting for Redis (their pending commands are abandoned). */
+  drop(): void;
 }
 
 export function isRedisInstance(connection: unknown): connection is Redis {
@@ -47,6 +49,9 @@ export function openRedisClients(connection: RunQueueConnection): RedisClients {
       // QUIT waits for the commands sent before it, which wait for a Redis that may not come back:
       // a connection that is down is dropped instead (its pending commands reject).
       await Promise.all(owned.map((client) => (client.status === "ready" ? client.quit().then(() => undefined, () => client.disconnect()) : client.disconnect())));
+    },
+    drop() {
+      for (const client of owned) client.disconnect();
     },
   };
 }

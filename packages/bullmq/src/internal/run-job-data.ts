@@ -1,4 +1,4 @@
-import type { Decision, JsonObject } from "@agentrx/executors";
+import type { Decision, JsonObject, RunInfo } from "@agentrx/executors";
 
 /** The BullMQ job name of a run's first job. */
 export const START_JOB = "start";
@@ -43,18 +43,37 @@ export interface RunJobData {
    * (see {@link ofEarlierRun}). Absent from jobs of earlier versions.
    */
   createdAt?: number;
+  /**
+   * The `metadata.submissionId` of the run's record the job was queued for (a random id
+   * `RunClient.submit` gives each record): it tells the job's run from an earlier one of the same
+   * id created in the same millisecond, which `createdAt` cannot. Absent from jobs of earlier
+   * versions, and of runs whose record has none.
+   */
+  submissionId?: string;
+}
+
+/** The key of a run's `metadata` under which `RunClient.submit` records its {@link RunJobData.submissionId}. */
+export const SUBMISSION_ID = "submissionId";
+
+/** The record's submission id (see {@link RunJobData.submissionId}), when it has one. */
+export function submissionIdOf(record: Pick<RunInfo, "metadata">): string | undefined {
+  const id = record.metadata?.[SUBMISSION_ID];
+  return typeof id === "string" ? id : undefined;
 }
 
 /**
- * Whether a job was queued for an earlier run of the same id than the record created at
- * `createdAt` (that run's record was deleted, and the id submitted again). A job that does not say
- * (of an earlier version, or data that cannot be read) is taken as the run's.
+ * Whether a job was queued for an earlier run of the same id than `record` (that run's record was
+ * deleted, and the id submitted again). A job that names its record's submission id is the run's
+ * when the record has that id; one that names only a `createdAt` (queued by an earlier version), when
+ * it is the record's. A job that names neither (of an earlier version, or data that cannot be read)
+ * is taken as the run's.
  *
  * @internal
  */
-export function ofEarlierRun(data: unknown, createdAt: number): boolean {
-  const queuedFor = (data as Partial<RunJobData> | null | undefined)?.createdAt;
-  return typeof queuedFor === "number" && queuedFor !== createdAt;
+export function ofEarlierRun(data: unknown, record: Pick<RunInfo, "createdAt" | "metadata">): boolean {
+  const job = data as Partial<RunJobData> | null | undefined;
+  if (typeof job?.submissionId === "string") return job.submissionId !== submissionIdOf(record);
+  return typeof job?.createdAt === "number" && job.createdAt !== record.createdAt;
 }
 
 /** The job's data, or a reason it cannot be run. */
@@ -69,5 +88,6 @@ export function readJobData(data: unknown): RunJobData | string {
   }
   if (job.epoch !== undefined && !Number.isInteger(job.epoch)) return "its epoch is not an integer";
   if (job.createdAt !== undefined && !Number.isFinite(job.createdAt)) return "its createdAt is not a number";
+  if (job.submissionId !== undefined && typeof job.submissionId !== "string") return "its submissionId is not a string";
   return job as RunJobData;
 }

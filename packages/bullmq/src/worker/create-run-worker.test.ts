@@ -1,3 +1,4 @@
+import { type AddressInfo, type Socket, connect, createServer } from "node:net";
 import { RunBusyError } from "@agentrx/executors";
 import { MemoryRunStore } from "@agentrx/runs";
 import { Redis } from "ioredis";
@@ -6,6 +7,7 @@ import { startJobId } from "../internal/queue-names";
 import { doublingExecutor } from "../test-helpers/doubling-agent";
 import { type QueueFixture, queueFixture } from "../test-helpers/queue-fixture";
 import { testServers, until } from "../test-helpers/test-servers";
+import { RunWorkerCloseError } from "../errors/run-worker-close-error";
 import { createRunWorker } from "./create-run-worker";
 
 describe("createRunWorker: options", () => {
@@ -25,6 +27,29 @@ describe("createRunWorker: options", () => {
 });
 
 const servers = await testServers("createRunWorker");
+
+/** A TCP proxy to the tests' Redis whose `cut()` closes it and every connection through it (Redis itself goes on). */
+async function redisProxy(): Promise<{ port: number; cut(): void }> {
+  const target = new URL(servers.redisUrl);
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    const upstream = connect(Number(target.port || 6379), target.hostname);
+    for (const end of [socket, upstream]) {
+      sockets.add(end);
+      end.on("error", () => undefined);
+      end.on("close", () => (socket.destroy(), upstream.destroy()));
+    }
+    socket.pipe(upstream).pipe(socket);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    cut() {
+      server.close();
+      for (const socket of sockets) socket.destroy();
+    },
+  };
+}
 
 describe.skipIf(servers.skip)("createRunWorker (Redis, PostgreSQL)", () => {
   let fixture: QueueFixture;
@@ -144,7 +169,8 @@ describe.skipIf(servers.skip)("createRunWorker (Redis, PostgreSQL)", () => {
     await worker.ready();
     await expect(worker.close({ gracePeriodMs: -1 })).rejects.toThrow(/RunWorker.close: `gracePeriodMs` must be a number of milliseconds >= 0/);
     await expect(worker.close(null as never)).rejects.toThrow(/RunWorker.close: `options` must be an object, got null/);
-    await expect(worker.close({ gracePeriod: 0 } as never)).rejects.toThrow(/unknown option `options.gracePeriod`; did you mean `gracePeriodMs`\? Known options: gracePeriodMs\./);
+    await expect(worker.close({ gracePeriod: 0 } as never)).rejects.toThrow(/unknown option `options.gracePeriod`; did you mean `gracePeriodMs`\? Known options: gracePeriodMs, forceAfterMs\./);
+    await expect(worker.close({ forceAfterMs: Number.NaN })).rejects.toThrow(/RunWorker.close: `forceAfterMs` must be a number of milliseconds >= 0/);
     expect(worker.worker.isRunning()).toBe(true);
     await worker.close({ gracePeriodMs: 0 });
     expect(worker.worker.isRunning()).toBe(false);
@@ -163,6 +189,34 @@ describe.skipIf(servers.skip)("createRunWorker (Redis, PostgreSQL)", () => {
     expect(Date.now() - at).toBeLessThan(5_000);
     await polite;
     expect(await fixture.store.getRun(runId)).toMatchObject({ status: "queued" });
+  });
+
+  it("close() gives up on a Redis that no longer answers: it drops the connections and rejects naming the run whose job it could not hand back", async () => {
+    const proxy = await redisProxy();
+    const client = fixture.client();
+    let started = false;
+    const worker = fixture.worker(
+      { double: () => doublingExecutor({ toolMs: 15_000, onTool: (what) => what === "start" && (started = true) }) },
+      { connection: { host: "127.0.0.1", port: proxy.port } },
+    );
+    await worker.ready();
+    const runId = await client.submit("double", { input: "double 3" });
+    await until(() => started, "the tool to start");
+    proxy.cut(); // the worker's Redis is gone (the tests' Redis goes on)
+    // A deadline (a second close) shortens the wait for Redis; both calls settle alike.
+    const [first, second] = await Promise.allSettled([worker.close({ gracePeriodMs: 0 }), worker.close({ gracePeriodMs: 0, forceAfterMs: 100 })]);
+    expect(first).toEqual(second);
+    const error = first.status === "rejected" ? (first.reason as unknown) : undefined;
+    expect(RunWorkerCloseError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ runIds: [runId], forceAfterMs: 100 });
+    expect((error as Error).message).toMatch(/^RunWorker.close: gave up 100 ms \(forceAfterMs\) after the runs were handed back or had ended: Redis did not answer, or a run did not stop; runs still in progress here: "[\w-]+"/);
+    // The store answered: the run was handed back, and a worker with Redis takes it once its job's lock lapses.
+    expect(await fixture.store.getRun(runId)).toMatchObject({ status: "queued" });
+  });
+
+  it("close() of a worker that never reached Redis resolves at once", async () => {
+    const worker = fixture.worker({ double: () => doublingExecutor() }, { connection: { host: "127.0.0.1", port: 1, retryStrategy: () => 50 } });
+    await expect(worker.close()).resolves.toBeUndefined();
   });
 
   it("a cancel sent while the worker's subscriber connection was down reaches the run once it is back", async () => {

@@ -2,7 +2,8 @@ import { checkOptionKeys } from "@agentrx/core";
 import { type ConnectionOptions, Worker } from "bullmq";
 import { ChannelHub } from "../internal/channel-hub";
 import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, queueNames } from "../internal/queue-names";
-import { openRedisClients } from "../internal/redis-clients";
+import { isRedisInstance, openRedisClients } from "../internal/redis-clients";
+import { RunWorkerCloseError } from "../errors/run-worker-close-error";
 import { WirePublisher } from "./wire-publisher";
 import { checkConnection, checkInteger, checkName, checkObject, checkStore, fail } from "../internal/validate";
 import { type ActiveRun, type WorkerContext, processRunJob } from "./process-run-job";
@@ -11,6 +12,8 @@ import type { CloseRunWorkerOptions, RunWorkerOptions } from "./run-worker-optio
 const WHERE = "createRunWorker";
 /** The longest delay `setTimeout` takes (a longer one fires at once). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/** How long `close()` waits for Redis once the runs are handed back, by default. */
+const FORCE_AFTER_MS = 10_000;
 const KNOWN = new Set(["connection", "store", "executors", "concurrency", "queueName", "prefix", "maxAttempts", "lockDuration", "stalledInterval", "onError"]);
 
 /** A running worker: see {@link createRunWorker}. */
@@ -25,7 +28,12 @@ export interface RunWorker {
    * Stops taking jobs, waits up to `gracePeriodMs` for the runs in progress, hands the others back
    * to the queue (recorded as `queued`, resumed by another worker from their record), and closes
    * the worker's connections. Calling it again returns the same promise; a shorter `gracePeriodMs`
-   * given then hands the runs back sooner. Options it refuses (rejects) change nothing.
+   * (or `forceAfterMs`) given then hands the runs back (or gives up) sooner. Options it refuses
+   * (rejects) change nothing.
+   *
+   * @throws RunWorkerCloseError (rejects) when Redis (or a run that would not stop) kept it waiting
+   *   `forceAfterMs` after the runs were handed back or had ended: it dropped the connections, and
+   *   the worker is closed all the same
    */
   close(options?: CloseRunWorkerOptions): Promise<void>;
 }
@@ -57,7 +65,7 @@ export interface RunWorker {
  *   executors: { support: supportExecutor },
  *   concurrency: 20,
  * });
- * process.on("SIGTERM", () => void worker.close({ gracePeriodMs: 20_000 }));
+ * process.on("SIGTERM", () => void worker.close({ gracePeriodMs: 20_000 }).catch(console.error)); // rejects (RunWorkerCloseError) when Redis does not answer
  * ```
  *
  * @throws InvalidArgumentError naming the option when an option cannot work
@@ -110,7 +118,8 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     active,
     onError,
   };
-  const worker = new Worker(names.queueName, (job, token) => processRunJob(context, job, token), {
+  // Once a job ends, a closing worker with no run left may have only Redis to wait for (see close()).
+  const worker = new Worker(names.queueName, (job, token) => processRunJob(context, job, token).finally(() => armForce()), {
     // Its jobs name it (`processedBy`) and Redis lists its connection by it: a client that cancels
     // a run can tell its worker is gone (see RunClient.cancel).
     name: context.owner,
@@ -162,7 +171,10 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
   })();
   ready.catch(onError);
 
+  let handedOff = false;
   const handOff = () => {
+    handedOff = true;
+    armForce();
     for (const run of active.values()) {
       run.handOff = true;
       run.controller.abort(new Error("the worker is shutting down; the run goes back to the queue"));
@@ -180,30 +192,72 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     handOffTimer = setTimeout(handOff, gracePeriodMs);
   };
   let closing: Promise<void> | undefined;
+  // Giving up on Redis: `forceAfterMs` (the shortest any close() asked for) after the runs were
+  // handed back or had all ended, whichever came first. A run still within its grace period is
+  // waited for: the wait starts again at its hand-off or its end.
+  let forceAfterMs = Infinity;
+  let forceFrom: number | undefined;
+  let forceTimer: ReturnType<typeof setTimeout> | undefined;
+  let giveUp: ((error: RunWorkerCloseError) => void) | undefined;
+  let forced = false;
+  const force = () => {
+    forceTimer = undefined;
+    if (!handedOff && active.size > 0) {
+      forceFrom = undefined; // a run taken as the worker closed, within its grace period
+      return;
+    }
+    forced = true;
+    // An ioredis instance given is the caller's: only the connection BullMQ opened beside it is dropped.
+    const dropped = isRedisInstance(connection) ? worker.getBackend().disconnectBlocking(false) : worker.disconnect();
+    dropped.catch(() => undefined);
+    redis.drop();
+    giveUp?.(new RunWorkerCloseError({ runIds: [...active.keys()], forceAfterMs }));
+  };
+  function armForce(): void {
+    if (closing === undefined || forced || forceAfterMs > MAX_TIMER_MS || !(handedOff || active.size === 0)) return;
+    forceFrom ??= Date.now();
+    if (forceTimer !== undefined) clearTimeout(forceTimer);
+    forceTimer = setTimeout(force, Math.max(0, forceFrom + forceAfterMs - Date.now()));
+  }
   const shutDown = async (): Promise<void> => {
     closed = true;
+    const givenUp = new Promise<never>((_, reject) => (giveUp = reject));
+    const orderly = (async () => {
+      try {
+        await worker.close();
+      } finally {
+        stopListening?.();
+        await redis.close();
+      }
+    })();
+    // Whichever loses is left to settle on its own.
+    for (const settles of [givenUp, orderly]) settles.catch(() => undefined);
     try {
-      await worker.close();
+      await Promise.race([orderly, givenUp]);
     } finally {
       if (handOffTimer !== undefined) clearTimeout(handOffTimer);
-      handOffTimer = undefined;
+      if (forceTimer !== undefined) clearTimeout(forceTimer);
+      handOffTimer = forceTimer = undefined;
       stopListening?.();
-      await redis.close();
     }
   };
   const close = (closeOptions: CloseRunWorkerOptions = {}): Promise<void> => {
     // Checked before anything is done: a close() refused for its options leaves the worker as it was.
     try {
       checkObject("RunWorker.close", "options", closeOptions);
-      checkOptionKeys("RunWorker.close", closeOptions, ["gracePeriodMs"], "options.");
-      const { gracePeriodMs = 30_000 } = closeOptions;
+      checkOptionKeys("RunWorker.close", closeOptions, ["gracePeriodMs", "forceAfterMs"], "options.");
+      const { gracePeriodMs = 30_000, forceAfterMs: forceAfter = FORCE_AFTER_MS } = closeOptions;
       if (!(typeof gracePeriodMs === "number" && gracePeriodMs >= 0)) fail("RunWorker.close", "gracePeriodMs", gracePeriodMs, "a number of milliseconds >= 0 (or Infinity)");
+      if (!(typeof forceAfter === "number" && forceAfter >= 0)) fail("RunWorker.close", "forceAfterMs", forceAfter, "a number of milliseconds >= 0 (or Infinity)");
       // Beyond what a timer can hold (about 24.8 days), as Infinity: Node would fire it at once.
       if (gracePeriodMs <= MAX_TIMER_MS) scheduleHandOff(gracePeriodMs);
+      forceAfterMs = Math.min(forceAfterMs, forceAfter);
     } catch (error) {
       return Promise.reject(error);
     }
-    return (closing ??= shutDown());
+    closing ??= shutDown();
+    armForce();
+    return closing;
   };
 
   return {

@@ -37,6 +37,11 @@ export interface RunJobResult {
   runId: string;
   /** The run's status when the job ended. */
   status: string;
+  /**
+   * The job was queued for an earlier run of the same id (its record deleted since): it left the
+   * run alone, and said nothing on the run's channel (its followers follow the newer run).
+   */
+  ofEarlierRun?: true;
 }
 
 /** How long to wait before retrying a job whose run is busy and whose lease end is unknown. */
@@ -68,17 +73,22 @@ export async function processRunJob(context: WorkerContext, job: Job, token: str
   const channel = context.names.runChannel(runId);
   const send = (items: WireItem[]) => context.publisher.send(channel, items);
   let status: string | undefined;
+  let earlier = false;
   try {
-    status = await processRun(context, job, token, data, active, send);
-    return { runId, status };
+    const processed = await processRun(context, job, token, data, active, send);
+    const result: RunJobResult = typeof processed === "string" ? { runId, status: processed } : processed;
+    status = result.status;
+    earlier = result.ofEarlierRun === true;
+    return result;
   } catch (error) {
     if (RunBusyError.isInstance(error)) return retryLater(job, token, (error.leaseExpiresAt ?? Date.now() + BUSY_RETRY_MS) + 20);
     if (unreadable(error)) throw await failUnreadable(context, runId, error);
     throw error;
   } finally {
     context.active.delete(runId);
-    // Followers read the record again: it says how the run stands now.
-    send([{ end: { status: status ?? "unknown" } }]);
+    // Followers read the record again: it says how the run stands now. A job of an earlier run of
+    // this id has nothing to say to the followers of the run that has the id now.
+    if (!earlier) send([{ end: { status: status ?? "unknown" } }]);
     context.publisher.flush();
   }
 }
@@ -90,13 +100,13 @@ async function processRun(
   data: RunJobData,
   active: ActiveRun,
   send: (items: WireItem[]) => void,
-): Promise<string> {
+): Promise<string | RunJobResult> {
   const { store, owner } = context;
   const { runId } = data;
   // Registered as active before this check: a cancel published from here on reaches the run.
   const [cancelled, info] = await Promise.all([context.redis.exists(context.names.cancelKey(runId)), store.getRun(runId)]);
   // Queued for an earlier run of this id (its record deleted since): the run has a job of its own.
-  if (info !== undefined && ofEarlierRun(data, info.createdAt)) return info.status;
+  if (info !== undefined && ofEarlierRun(data, info)) return { runId, status: info.status, ofEarlierRun: true };
   if (cancelled === 1) {
     await settleRun(store, runId, owner, "cancelled", cancelReason(info));
     return "cancelled";

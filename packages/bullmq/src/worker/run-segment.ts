@@ -43,11 +43,18 @@ export async function runSegment(request: SegmentRequest): Promise<SegmentOutcom
   let started = false;
   const tap = tapStore(request.store, {
     written: (events) => publisher.written(events),
-    rewrite: (update) => {
+    rewrite: (update, found) => {
       if (request.handingOff()) return update.status === "cancelled" ? handedBack(update) : update;
-      // A cancel that landed while `resume` claimed the run: the executor gives the claim back as
-      // it found the run (queued, paused); the person who cancelled it wants it cancelled.
-      if (!started && signal.aborted && update.release === true && update.status !== "cancelled") return { ...update, status: "cancelled", error: `The run was aborted: ${reasonOf(signal)}` };
+      if (!started && update.release === true) {
+        // A cancel that landed while `resume` claimed the run: the executor gives the claim back as
+        // it found the run (queued, paused); the person who cancelled it wants it cancelled.
+        if (signal.aborted && update.status !== "cancelled") return { ...update, status: "cancelled", error: `The run was aborted: ${reasonOf(signal)}` };
+        // A run its stopped worker left `running` that `resume` could not go on with (a record it
+        // cannot read, a store that failed): the executor cannot give it back as `running`, and
+        // gives it back `cancelled`, though nobody cancelled it. It goes back `queued`: the job is
+        // retried, or the run is failed with the reason (a record no worker can read).
+        if (!signal.aborted && found === "running" && update.status === "cancelled") return handedBack(update);
+      }
       return update;
     },
     ...(request.known === undefined ? {} : { known: request.known }),

@@ -69,4 +69,12 @@ export interface CloseRunWorkerOptions {
    * at once; `Infinity` waits for them all. @default 30000
    */
   gracePeriodMs?: number;
+  /**
+   * How long to wait, once the runs are handed back (or have all ended), for Redis to take their
+   * jobs back and close the worker's connections, and for the runs to stop. After that (Redis is
+   * unreachable, or a run ignores its `AbortSignal`) the worker drops its connections and `close()`
+   * rejects with a `RunWorkerCloseError` naming the runs left in progress; the worker is closed
+   * either way. `Infinity` waits for Redis however long it takes. @default 10000
+   */
+  forceAfterMs?: number;
 }

@@ -1,11 +1,14 @@
-import { type ClaimRun, RunLeaseLostError, type RunInfo, type RunStore, type RunUpdate, type RunWrite, type RunWriteResult, type StoredRunEvent } from "@agentrx/executors";
+import { type ClaimRun, RunLeaseLostError, type RunInfo, type RunStatus, type RunStore, type RunUpdate, type RunWrite, type RunWriteResult, type StoredRunEvent } from "@agentrx/executors";
 
 /** What a worker learns from the writes of the run it runs. */
 export interface StoreTapHooks {
   /** A write is in the store: its events, in order. */
   written(events: readonly StoredRunEvent[]): void;
-  /** May change a write's run update before it is sent (a hand-off turns `cancelled` into `queued`). */
-  rewrite?(update: RunUpdate): RunUpdate;
+  /**
+   * May change a write's run update before it is sent (a hand-off turns `cancelled` into `queued`).
+   * `found`: the run's status as the executor's claim found it (before the claim), once it claimed it.
+   */
+  rewrite?(update: RunUpdate, found: RunStatus | undefined): RunUpdate;
   /**
    * The run as the worker has just read it: the first `getRun` of that run (the one `resume`
    * makes) is answered with it instead of a second round trip. A run that changed in between is
@@ -46,14 +49,14 @@ export function tapStore(store: RunStore, hooks: StoreTapHooks): StoreTap {
     gone = true;
     resolveReleased();
   };
-  let claim: { runId: string; owner: string; leaseMs: number; epoch: number | undefined } | undefined;
+  let claim: { runId: string; owner: string; leaseMs: number; epoch: number | undefined; found: RunStatus } | undefined;
   const claimRun = async (runId: string, given: ClaimRun): Promise<RunInfo> => {
     const claimed = await store.claimRun(runId, given);
-    claim = { runId, owner: given.owner, leaseMs: given.leaseMs, epoch: claimed.epoch };
+    claim = { runId, owner: given.owner, leaseMs: given.leaseMs, epoch: claimed.epoch, found: claimed.status };
     return claimed;
   };
   const write = async (runId: string, given: RunWrite): Promise<RunWriteResult | void> => {
-    const update = given.update && hooks.rewrite ? hooks.rewrite(given.update) : given.update;
+    const update = given.update && hooks.rewrite ? hooks.rewrite(given.update, claim?.found) : given.update;
     const change: RunWrite = update === given.update ? given : { ...given, ...(update ? { update } : {}) };
     const releases = change.update?.release === true;
     let result: RunWriteResult | void;

@@ -6,15 +6,20 @@ import { RunStoppedError } from "../errors/run-stopped-error";
 import { startJobId } from "../internal/queue-names";
 import { doublingExecutor } from "../test-helpers/doubling-agent";
 import { type QueueFixture, queueFixture } from "../test-helpers/queue-fixture";
-import { testServers } from "../test-helpers/test-servers";
+import { testServers, until } from "../test-helpers/test-servers";
 
 const servers = await testServers("unreadable records");
 
 /** The store with `getRun` replaced (what a worker of another process would see). */
 function withGetRun(store: RunStore, getRun: RunStore["getRun"]): RunStore {
+  return withMethod(store, "getRun", getRun);
+}
+
+/** The store with one method replaced. */
+function withMethod<K extends keyof RunStore>(store: RunStore, name: K, method: RunStore[K]): RunStore {
   return new Proxy(store, {
     get(target, property, receiver) {
-      if (property === "getRun") return getRun;
+      if (property === name) return method;
       const value: unknown = Reflect.get(target, property, receiver);
       return typeof value === "function" ? value.bind(target) : value;
     },
@@ -84,6 +89,34 @@ describe.skipIf(servers.skip)("createRunWorker and a record it cannot read (Redi
     const job = await fixture.queue().getJob(startJobId(runId));
     expect(await job?.getState()).toBe("failed");
     expect(job?.attemptsMade).toBe(1);
+  });
+
+  it("fails a run its stopped worker left running whose events cannot be read, with the reason, instead of recording it cancelled", async () => {
+    const runId = `left-${Math.random().toString(36).slice(2, 8)}`;
+    // What a worker that died leaves: a running run under a lease that has expired, and its job.
+    await fixture.store.createRun({ runId, inputs: { input: "double 2" }, status: "running", owner: "dead", leaseMs: 100, metadata: { executor: "double" }, at: Date.now() - 5000 });
+    await fixture.queue().add("start", { schemaVersion: 1, kind: "start", runId, executor: "double" }, { jobId: startJobId(runId), attempts: 3 });
+    const corrupt = new RunStoreError({ operation: "readEvents", runId, reason: "corrupt", message: `readEvents: event 1 of run "${runId}" is corrupt: its data is not a JSON object.` });
+    fixture.worker({ double: () => doublingExecutor() }, { store: withMethod(fixture.store, "readEvents", () => Promise.reject(corrupt)) });
+    const job = async () => fixture.queue().getJob(startJobId(runId));
+    await until(async () => (await (await job())?.getState()) === "failed", "the job to fail");
+    expect(await fixture.store.getRun(runId)).toMatchObject({ status: "failed", error: expect.stringMatching(/^The run's record cannot be read, so no worker can run it.*event 1 of run "left-\w+" is corrupt/) });
+    expect((await job())?.attemptsMade).toBe(1);
+  });
+
+  it("gives a run its stopped worker left running back as queued when its events could not be read for a while, and the retried job runs it", async () => {
+    const client = fixture.client();
+    const runId = `left-${Math.random().toString(36).slice(2, 8)}`;
+    await fixture.store.createRun({ runId, inputs: { input: "double 5" }, status: "running", owner: "dead", leaseMs: 100, metadata: { executor: "double" }, at: Date.now() - 5000 });
+    await fixture.queue().add("start", { schemaVersion: 1, kind: "start", runId, executor: "double" }, { jobId: startJobId(runId), attempts: 3, backoff: 10 });
+    let timeouts = 0;
+    const readEvents: RunStore["readEvents"] = (id, options) => {
+      if (timeouts++ > 0) return fixture.store.readEvents(id, options);
+      return Promise.reject(new RunStoreError({ operation: "readEvents", runId: id, reason: "timeout", message: "the store did not answer in time" }));
+    };
+    fixture.worker({ double: () => doublingExecutor() }, { store: withMethod(fixture.store, "readEvents", readEvents) });
+    expect((await client.result(runId)).output).toBe("5 doubled is 10.");
+    expect((await fixture.queue().getJob(startJobId(runId)))?.attemptsMade).toBe(2);
   });
 
   it("retries the job of a run whose store timed out, and runs the run", async () => {
