@@ -170,7 +170,8 @@ export async function openResumedRun(
  * the lease is free, and anyone can resume the run at once.
  */
 function claimGivenBack(before: Pick<RunInfo, "status" | "error">, why: string): RunUpdate {
-  if (before.status === "running") return { status: "cancelled", error: `The run had been left running by a process that stopped; ${why}.` };
+  // `why` may end a sentence of its own (an error's message): one period ends the whole.
+  if (before.status === "running") return { status: "cancelled", error: `The run had been left running by a process that stopped; ${why.replace(/\.+$/, "")}.` };
   return { status: before.status, ...(before.error === undefined ? {} : { error: before.error }) };
 }
 

@@ -131,6 +131,20 @@ describe.each(stores)("a resume aborted while it claims the run (%s store)", (_n
     expect(other.sent).toEqual(["ana"]);
   });
 
+  it("says once, in one sentence, why a crashed run whose record cannot be read was given back", async () => {
+    const store = newStore();
+    const at = Date.now() - 60_000;
+    await store.createRun({ runId: "crashed", inputs: { input: "mail ana" }, status: "running", owner: "a-dead-process", leaseMs: 1_000, at });
+    // An action event that cannot be decoded: the resume cannot go on from the record.
+    await store.write("crashed", { owner: "a-dead-process", leaseMs: 1_000, at: at + 1, events: [{ seq: 1, type: "action", at: at + 1, data: { type: "action", at: at + 1, iteration: 0, index: 0, action: "garbage" } }] });
+    const { executor, llm } = mailer(store);
+    await expect(executor.resume("crashed")).rejects.toThrow();
+    expect(llm.calls).toHaveLength(0);
+    const crashed = await store.getRun("crashed");
+    expect(crashed).toMatchObject({ status: "cancelled" });
+    expect(crashed?.error).toMatch(/^The run had been left running by a process that stopped; a resume could not read its record: .+[^.]\.$/);
+  });
+
   it("gives a queued run back queued, and a crashed one (running under a lapsed lease) back cancelled, saying why", async () => {
     const inner = newStore();
     const at = Date.now();
