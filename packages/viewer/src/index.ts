@@ -3,4 +3,5 @@
 export * from "./index.browser";
 export { startUiServer } from "./ui/start-ui-server";
 export type { UiServer, UiServerOptions } from "./ui/start-ui-server";
-export type { RunActionRequest, UiActionExecutor } from "./ui/run-actions";
+export type { RunActionRequest } from "./ui/action-request";
+export type { UiActionExecutor } from "./ui/run-actions";
