@@ -131,6 +131,24 @@ describe("renderTrace", () => {
     `);
   });
 
+  it("ends a usage line with the call's cost, or says the executor's prices could not price it", () => {
+    const priced = usageEvent(0, 1000, 100);
+    priced.usage.cost = { input: 0.0025, output: 0.001, total: 0.0035, currency: "USD" };
+    const unpriced = usageEvent(1, 500, 20);
+    unpriced.usage.unpricedCalls = 1;
+    const { text } = render(of(priced, unpriced, outputEvent("ok")), { usage: true });
+    expect(text).toMatchInlineSnapshot(`
+      "usage   1000 in + 100 out = 1100 tokens · $0.0035
+      usage   500 in + 20 out = 520 tokens · unpriced
+      answer  ok (finish)
+      "
+    `);
+    // Only unpriced calls: never a cost of $0.
+    const { text: alone } = render(of(unpriced, outputEvent("ok")), { usage: true });
+    expect(alone).toContain("520 tokens · unpriced\n");
+    expect(alone).not.toContain("$");
+  });
+
   it("colours the labels with ANSI codes when colours are on", () => {
     const { text } = render(of(actionEvent(0, "search", { q: 1 }), outputEvent("ok", "budget")), { colors: true });
     expect(text.replaceAll("\x1b", "␛")).toMatchInlineSnapshot(`

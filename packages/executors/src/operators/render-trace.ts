@@ -47,7 +47,12 @@ export interface RenderTraceOptions {
   maxLength?: number;
   /** Write the model's streamed text inline, on `model` lines. @default true */
   tokens?: boolean;
-  /** Write a `usage` line for every model call that reported token usage. @default false */
+  /**
+   * Write a `usage` line for every model call that reported token usage, ending with its cost when
+   * the executor's `prices` priced it (`· $0.0012`), or `· unpriced` when they could not (see
+   * docs/cost.md#calls-without-a-price).
+   * @default false
+   */
   usage?: boolean;
 }
 

@@ -131,7 +131,9 @@ export function formatLine(
         outDetails?.reasoning !== undefined ? `${outDetails.reasoning} reasoning` : "",
       ].filter(Boolean);
       const note = details.length > 0 ? ` (${details.join(", ")})` : "";
-      const cost = event.usage.cost === undefined ? "" : ` · ${formatUsd(event.usage.cost.total)}`;
+      // A call the executor's `prices` could not price says so, as the trace page's row does
+      // (docs/cost.md#calls-without-a-price): no cost is not a cost of $0.
+      const cost = event.usage.cost !== undefined ? ` · ${formatUsd(event.usage.cost.total)}` : (event.usage.unpricedCalls ?? 0) > 0 ? " · unpriced" : "";
       return `${label(style, "usage")}${style.dim(`${input} in + ${output} out = ${total} tokens${note}${cost}`)}\n`;
     }
     case "output": {

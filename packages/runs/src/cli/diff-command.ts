@@ -1,9 +1,9 @@
 import { resolve } from "node:path";
-import { formatUsd, type RunStore, type RunUsage } from "@agentrx/executors";
+import type { RunStore, RunUsage } from "@agentrx/executors";
 import { diffPageData, diffPageHtml } from "@agentrx/viewer/trace-page";
 import { diffRuns, type DiffPair, type DiffToolCall, type RunDiff } from "../diff/diff-runs";
 import type { CliIo } from "./cli-io";
-import { cliStyle, isUnmadeFork, wantsColors, type CliStyle } from "./format-runs-table";
+import { cliStyle, isUnmadeFork, usageCostText, wantsColors, type CliStyle } from "./format-runs-table";
 import { shownRunId } from "./quote-value";
 import { readComparableRecord } from "./read-comparable-record";
 import { requireRun } from "./require-run";
@@ -167,9 +167,11 @@ function toolCallsText(calls: DiffToolCall[], lines: DiffLines): string {
   return calls.map((call) => `${call.tool} ${lines.clip(json(call.input), CALL_PART)} → ${call.observation === undefined ? "(no result)" : lines.clip(flat(call.observation), CALL_PART)}`).join(" | ");
 }
 
+/** `1100 tokens · $0.0035 + 1 unpriced`: the cost as `agentrx runs` writes it (docs/cost.md#calls-without-a-price). */
 function usageText(usage: RunUsage | undefined): string {
   if (usage === undefined) return "-";
-  return `${usage.total_tokens} tokens${usage.cost === undefined ? "" : ` · ${formatUsd(usage.cost.total)}`}`;
+  const cost = usageCostText(usage);
+  return `${usage.total_tokens} tokens${cost === undefined ? "" : ` · ${cost}`}`;
 }
 
 function json(value: unknown): string {

@@ -1,5 +1,5 @@
 import { cutText } from "@agentrx/core";
-import { formatUsd, type RunInfo } from "@agentrx/executors";
+import { formatUsd, type RunInfo, type RunUsage } from "@agentrx/executors";
 import { formatRuntime, isStalledRun, runStopLabel } from "@agentrx/viewer/trace-page";
 import { printable } from "./printable";
 
@@ -137,7 +137,17 @@ export function stalledHint(runIds: readonly string[]): string | undefined {
  * @internal
  */
 export function runCostText(run: RunInfo): string | undefined {
-  return fmt.costWithUnpriced(run.usage?.cost === undefined ? undefined : formatUsd(run.usage.cost.total), run.usage?.unpricedCalls);
+  return usageCostText(run.usage);
+}
+
+/**
+ * The cost of a usage (a run's, or an iteration's calls'), written as {@link runCostText} writes
+ * a run's: `$0.0213`, `$0.0213 + 2 unpriced`, `2 unpriced`; undefined when there is neither.
+ *
+ * @internal
+ */
+export function usageCostText(usage: RunUsage | undefined): string | undefined {
+  return fmt.costWithUnpriced(usage?.cost === undefined ? undefined : formatUsd(usage.cost.total), usage?.unpricedCalls);
 }
 
 /** A run's cost for the table's COST column ({@link runCostText}; `-` when no call of it was priced nor counted unpriced). @internal */

@@ -131,6 +131,22 @@ describe("diffRuns", () => {
     expect((error as Error).message).toMatch(new RegExp(`diffRuns: run "a" cannot be compared: its event ${damaged?.seq} cannot be decoded`));
   });
 
+  it("sums an iteration's usage events as the executor sums a run's: their cost and the calls its prices could not price", async () => {
+    const store = new MemoryRunStore();
+    await executorOf(store, [call("Paris"), answer("Sunny.")]).invoke({ input: "Weather in Paris?" }, { runId: "a" });
+    const record = await readRunRecord(store, "a");
+    const priced = record.events.find((event) => event.type === "usage" && event.data["iteration"] === 0);
+    if (priced === undefined) throw new Error("the run recorded no usage for iteration 0");
+    // A second model call of iteration 0, of a model the prices do not know.
+    const unpriced = { ...priced, data: { ...priced.data, model: "local-llama", usage: { input_tokens: 500, output_tokens: 20, total_tokens: 520, unpricedCalls: 1 } } };
+    const twice = { ...record, events: record.events.flatMap((event) => (event === priced ? [event, unpriced] : [event])) };
+    const diff = diffRuns(record, twice);
+    expect(diff.iterations[0]?.usage.a).toMatchObject({ total_tokens: 1100, cost: { total: 0.0035 } });
+    expect(diff.iterations[0]?.usage.a?.unpricedCalls).toBeUndefined();
+    expect(diff.iterations[0]?.usage.b).toMatchObject({ total_tokens: 1620, cost: { total: 0.0035 }, unpricedCalls: 1 });
+    expect(diff.iterations[0]?.usage.same).toBe(false);
+  });
+
   it("rejects an unknown run with RunNotFoundError", async () => {
     await expect(readRunRecord(new MemoryRunStore(), "nope")).rejects.toThrow(/nope/);
   });

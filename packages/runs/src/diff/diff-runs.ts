@@ -4,7 +4,7 @@ import {
   digestMessages,
   RunNotFoundError,
   RunStoreError,
-  addCost,
+  addUsage,
   readRecordedEvents,
   type RunInfo,
   type RunStore,
@@ -74,7 +74,7 @@ export interface RunDiff {
   answer: DiffPair<string | undefined>;
   stopReason: DiffPair<string | undefined>;
   usage: DiffPair<RunUsage | undefined>;
-  /** The runs' costs in US dollars (absent on a side without priced calls). */
+  /** The runs' costs in US dollars (absent on a side without priced calls; `usage`'s `unpricedCalls` counts the calls a cost leaves out). */
   cost: DiffPair<number | undefined>;
   /** Where they first differ; absent when they do not differ in inputs, iterations or answer. */
   firstDivergence?: FirstDivergence;
@@ -219,7 +219,7 @@ function sideOf(record: RunRecord): Side {
       }
       case "usage": {
         const entry = at(event.iteration);
-        entry.usage = entry.usage === undefined ? event.usage : sumUsage(entry.usage, event.usage);
+        entry.usage = addUsage(entry.usage, event.usage); // its cost, and the calls `prices` could not price
         break;
       }
       case "output":
@@ -300,9 +300,3 @@ function equal(a: unknown, b: unknown): boolean {
   return keysA.length === keysB.length && keysA.every((key) => equal((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
 }
 
-function sumUsage(a: RunUsage, b: RunUsage): RunUsage {
-  const sum: RunUsage = { input_tokens: a.input_tokens + b.input_tokens, output_tokens: a.output_tokens + b.output_tokens, total_tokens: a.total_tokens + b.total_tokens };
-  const cost = addCost(a.cost, b.cost);
-  if (cost !== undefined) sum.cost = cost;
-  return sum;
-}

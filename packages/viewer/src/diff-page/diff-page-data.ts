@@ -2,6 +2,9 @@ import { diffRuns, promptsOf, type RecordedPrompt, type RunDiff, type RunRecord 
 import { formatUsd, type JsonValue } from "@agentrx/executors";
 import { TraceImageCollector } from "../trace-page/trace-images";
 import { cutText } from "../trace-page/cut-text";
+import { formatRuntime } from "../trace-page/page/format-runtime";
+
+const fmt = formatRuntime();
 
 /** One message of a recorded prompt, as the diff page shows it. */
 export interface DiffPromptMessage {
@@ -32,7 +35,11 @@ export interface DiffPageData {
   diff: RunDiff;
   /** The iterations whose prompts both runs recorded (`recordPrompts`), in order. */
   prompts: DiffPrompt[];
-  /** The runs' costs as the page shows them (`$0.0123`), absent on a side without priced calls. */
+  /**
+   * The runs' costs as the page shows them, with the model calls the executor's `prices` could not
+   * price (`$0.0123`, `$0.0123 + 1 unpriced`, or `1 unpriced` when none was priced); absent on a
+   * side with neither.
+   */
   costText: { a?: string; b?: string };
 }
 
@@ -66,8 +73,12 @@ export function diffPageData(a: RunRecord, b: RunRecord, options: { mode: "ui" |
   }
   prompts.sort((x, y) => x.iteration - y.iteration);
   const costText: DiffPageData["costText"] = {};
-  if (diff.cost.a !== undefined) costText.a = formatUsd(diff.cost.a);
-  if (diff.cost.b !== undefined) costText.b = formatUsd(diff.cost.b);
+  for (const side of ["a", "b"] as const) {
+    // With the calls the cost leaves out, as the trace page and `agentrx runs` write it (docs/cost.md#calls-without-a-price).
+    const cost = diff.cost[side];
+    const text = fmt.costWithUnpriced(cost === undefined ? undefined : formatUsd(cost), diff.usage[side]?.unpricedCalls);
+    if (text !== undefined) costText[side] = text;
+  }
   return { mode: options.mode, source: options.source, diff, prompts, costText };
 }
 
