@@ -42,7 +42,7 @@ const worker = createRunWorker({
   concurrency: 20, // runs at once in this process
 });
 // A deploy stops workers with SIGTERM: finish what can finish, hand the rest back to the queue.
-// close() rejects (RunWorkerCloseError) when Redis keeps it waiting 10 s more (forceAfterMs).
+// close() rejects (RunWorkerCloseError) when Redis keeps it waiting 20 s more (forceAfterMs).
 process.on("SIGTERM", () => {
   void worker
     .close({ gracePeriodMs: 20_000 })

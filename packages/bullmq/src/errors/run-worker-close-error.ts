@@ -4,8 +4,8 @@ const MARKER = "agentrx.error.RunWorkerCloseError";
 const MARKER_SYMBOL = Symbol.for(MARKER);
 
 /**
- * `RunWorker.close()` gave up: `forceAfterMs` after the worker's runs were handed back (or had all
- * ended), Redis had still not taken its jobs back and closed its connections (it is unreachable),
+ * `RunWorker.close()` gave up: `forceAfterMs` after the worker's runs were told to go back to the
+ * queue (or had all ended), Redis had still not taken its jobs back and closed its connections (it is unreachable),
  * or a run had not stopped. The worker dropped its connections and is closed: it takes no job, and
  * BullMQ's last timers end within `stalledInterval`, so the process can exit. What it could not do is left to the
  * queue: a job it still held goes to another worker once Redis is back and the job's lock lapses
@@ -44,7 +44,7 @@ export class RunWorkerCloseError extends AgentRxError {
         : `Redis did not answer, or a run did not stop; runs still in progress here: ${runs} (another worker resumes each from its record once Redis is back and its job's lock lapses)`;
     super({
       name: "RunWorkerCloseError",
-      message: `RunWorker.close: gave up ${forceAfterMs} ms (forceAfterMs) after the runs were handed back or had ended: ${waitedFor}. The worker dropped its connections and is closed. Give a larger forceAfterMs to wait longer.`,
+      message: `RunWorker.close: gave up ${forceAfterMs} ms (forceAfterMs) after the runs were told to go back to the queue or had ended: ${waitedFor}. The worker dropped its connections and is closed. Give a larger forceAfterMs to wait longer.`,
     });
     this.runIds = [...runIds];
     this.forceAfterMs = forceAfterMs;

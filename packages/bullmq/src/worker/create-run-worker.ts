@@ -12,8 +12,8 @@ import type { CloseRunWorkerOptions, RunWorkerOptions } from "./run-worker-optio
 const WHERE = "createRunWorker";
 /** The longest delay `setTimeout` takes (a longer one fires at once). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
-/** How long `close()` waits for Redis once the runs are handed back, by default. */
-const FORCE_AFTER_MS = 10_000;
+/** How long `close()` waits for the hand-back and Redis once the runs are told to go back, by default: twice the default store timeout. */
+const FORCE_AFTER_MS = 20_000;
 const KNOWN = new Set(["connection", "store", "executors", "concurrency", "queueName", "prefix", "maxAttempts", "lockDuration", "stalledInterval", "onError"]);
 
 /** A running worker: see {@link createRunWorker}. */
@@ -186,20 +186,22 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
   let handOffTimer: ReturnType<typeof setTimeout> | undefined;
   const scheduleHandOff = (gracePeriodMs: number) => {
     const at = Date.now() + gracePeriodMs;
-    if (!(at < handOffAt)) return;
+    if (settled || !(at < handOffAt)) return;
     handOffAt = at;
     if (handOffTimer !== undefined) clearTimeout(handOffTimer);
     handOffTimer = setTimeout(handOff, gracePeriodMs);
   };
   let closing: Promise<void> | undefined;
   // Giving up on Redis: `forceAfterMs` (the shortest any close() asked for) after the runs were
-  // handed back or had all ended, whichever came first. A run still within its grace period is
+  // told to go back to the queue or had all ended, whichever came first. A run still within its grace period is
   // waited for: the wait starts again at its hand-off or its end.
   let forceAfterMs = Infinity;
   let forceFrom: number | undefined;
   let forceTimer: ReturnType<typeof setTimeout> | undefined;
   let giveUp: ((error: RunWorkerCloseError) => void) | undefined;
   let forced = false;
+  // The shutdown is over: a later close() returns its promise and arms no timer (which would keep the process alive).
+  let settled = false;
   const force = () => {
     forceTimer = undefined;
     if (!handedOff && active.size > 0) {
@@ -214,7 +216,7 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     giveUp?.(new RunWorkerCloseError({ runIds: [...active.keys()], forceAfterMs }));
   };
   function armForce(): void {
-    if (closing === undefined || forced || forceAfterMs > MAX_TIMER_MS || !(handedOff || active.size === 0)) return;
+    if (closing === undefined || forced || settled || forceAfterMs > MAX_TIMER_MS || !(handedOff || active.size === 0)) return;
     forceFrom ??= Date.now();
     if (forceTimer !== undefined) clearTimeout(forceTimer);
     forceTimer = setTimeout(force, Math.max(0, forceFrom + forceAfterMs - Date.now()));
@@ -235,6 +237,7 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     try {
       await Promise.race([orderly, givenUp]);
     } finally {
+      settled = true;
       if (handOffTimer !== undefined) clearTimeout(handOffTimer);
       if (forceTimer !== undefined) clearTimeout(forceTimer);
       handOffTimer = forceTimer = undefined;

@@ -70,11 +70,13 @@ export interface CloseRunWorkerOptions {
    */
   gracePeriodMs?: number;
   /**
-   * How long to wait, once the runs are handed back (or have all ended), for Redis to take their
-   * jobs back and close the worker's connections, and for the runs to stop. After that (Redis is
-   * unreachable, or a run ignores its `AbortSignal`) the worker drops its connections and `close()`
+   * How long to wait, once the runs are told to go back to the queue (the grace period is over) or
+   * have all ended, for them to be handed back (a write to the store, their jobs to Redis) and for
+   * Redis to close the worker's connections. After that (Redis is unreachable, the store does not
+   * answer, or a run ignores its `AbortSignal`) the worker drops its connections and `close()`
    * rejects with a `RunWorkerCloseError` naming the runs left in progress; the worker is closed
-   * either way. `Infinity` waits for Redis however long it takes. @default 10000
+   * either way. The default is twice the executors' default `storeTimeoutMs`, so that a slow
+   * store's hand-back is not cut short. `Infinity` waits however long it takes. @default 20000
    */
   forceAfterMs?: number;
 }

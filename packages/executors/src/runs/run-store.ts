@@ -74,7 +74,8 @@ export interface RunInfo {
   /**
    * Epoch milliseconds: exactly the `at` the run was created with (`createRun`), never a time of
    * the store's own. A BullMQ worker tells a run's jobs from those of an earlier, deleted run of the
-   * same id by it (the store conformance suite checks it).
+   * same id by its `metadata.submissionId`, or by this time for a job queued before submission ids
+   * (the store conformance suite checks it).
    */
   createdAt: number;
   /** Epoch milliseconds of the last write. */
