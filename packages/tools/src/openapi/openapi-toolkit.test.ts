@@ -666,14 +666,17 @@ describe("createOpenApiToolkit with header parameters for the headers the tool s
     expect(server.requests[1]!.headers.accept).toBeUndefined();
   });
 
-  it("refuses a header parameter named Cookie when the tools are built, naming it, unless the fixed headers send a cookie", async () => {
+  it("refuses a header parameter named Cookie beside cookie parameters when the tools are built, naming it, unless the fixed headers send a cookie; alone, it is sent as given", async () => {
     const me = (parameters: unknown[]) => ({ "/me": { get: { operationId: "me", parameters } }, "/other": { get: { operationId: "other" } } });
-    for (const parameters of [[{ name: "Cookie", in: "header", schema: { type: "string" } }], [{ name: "c", in: "cookie" }, { name: "cookie", in: "header", required: true }]]) {
+    for (const parameters of [[{ name: "c", in: "cookie" }, { name: "Cookie", in: "header", schema: { type: "string" } }], [{ name: "c", in: "cookie" }, { name: "cookie", in: "header", required: true }]]) {
       const error = constructionError(me(parameters));
       expect(InvalidArgumentError.isInstance(error)).toBe(true);
-      expect(error?.message).toContain(`GET /me (me) has a header parameter named "${(parameters.at(-1) as { name: string }).name}", whose text would be sent unencoded as the Cookie header`);
-      expect(error?.message).toContain("declare each cookie as an `in: cookie` parameter");
+      expect(error?.message).toContain(`GET /me (me) has a header parameter named "${(parameters.at(-1) as { name: string }).name}" beside cookie parameters, which would both set the Cookie header`);
+      expect(error?.message).toContain("declare each cookie as an `in: cookie` parameter only");
     }
+    // Alone, its text is the header's, as the document has it.
+    const { me: alone } = build(me([{ name: "Cookie", in: "header", schema: { type: "string" } }]));
+    expect((await call(alone, { Cookie: "a=1; b=2" })).cookie).toBe("a=1; b=2");
     const parameters = [{ name: "Cookie", in: "header", required: true, schema: { type: "string" } }, { name: "c", in: "cookie", schema: { type: "string" } }];
     // Left out with `operations`, the operation no longer stands in the way of the others.
     expect(Object.keys(build(me(parameters), { operations: ["other"] }))).toEqual(["other"]);

@@ -56,8 +56,8 @@ export class OpenApiToolkit extends BaseToolkit {
  * JSON, an `application/x-www-form-urlencoded` body as a form (a property with a style spelled as
  * a query parameter of that style) and a `multipart/form-data` body as parts, following their
  * `encoding`. Header parameters named `Accept`, `Content-Type` or `Authorization` are ignored, as
- * OpenAPI says; one named `Cookie` is left out when the fixed `headers` send a cookie, and refused
- * otherwise (declare cookies as `in: cookie` parameters). A header parameter whose header the fixed
+ * OpenAPI says; one named `Cookie` is sent as given, left out when the fixed `headers` send a
+ * cookie, and refused beside cookie parameters (both would set the header). A header parameter whose header the fixed
  * `headers` set (the name in any case, e.g. `X-Api-Key` beside `headers: { "x-api-key": key }`) is
  * not a tool argument, even when `required`: the fixed value is sent, once; likewise a cookie
  * parameter whose cookie they send. Path parameters are percent-encoded and "." or ".." are

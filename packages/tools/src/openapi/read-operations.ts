@@ -44,7 +44,7 @@ export interface Operation {
   body?: { required: boolean; schema: unknown; contentType: string; format: BodyFormat; encodings: Record<string, PropertyEncoding> };
   /** Path parameters the path template does not have: the document is wrong, and a call could not send them. */
   strayPathParameters: string[];
-  /** The name of a header parameter named `Cookie` (in any case) when no fixed cookie stands in for it: it cannot be sent as the document means. */
+  /** The name of a header parameter named `Cookie` (in any case) beside cookie parameters: both would set the Cookie header. */
   cookieHeaderParameter?: string;
 }
 
@@ -113,7 +113,7 @@ export function readOperations(document: Record<string, unknown>, fixed: FixedHe
       if (names.has(toolName)) throw invalid("document", toolName, `two operations would both be named "${toolName}"; give them distinct operationIds.`);
       names.add(toolName);
       const byKey = new Map<string, Parameter>();
-      let cookieHeaderParameter: string | undefined;
+      let cookieHeader: string | undefined;
       for (const raw of [...shared, ...((operation.parameters as unknown[] | undefined) ?? [])]) {
         const parameter = deref<RawParameter>(document, raw);
         if (typeof parameter?.name !== "string" || !parameter.name) throw new Error(`${method.toUpperCase()} ${path} has a parameter without a name`);
@@ -123,9 +123,9 @@ export function readOperations(document: Record<string, unknown>, fixed: FixedHe
         }
         if (parameter.in === "header" && IGNORED_HEADERS.has(parameter.name.toLowerCase())) continue;
         if (parameter.in === "header" && parameter.name.toLowerCase() === "cookie") {
-          // The tool builds the Cookie header itself, from the cookie parameters and the fixed cookie.
-          if (!fixed.cookies) cookieHeaderParameter = parameter.name;
-          continue;
+          // A fixed cookie stands in for it: the tool sends that one. Else its text is the header's.
+          if (fixed.cookies) continue;
+          cookieHeader = parameter.name;
         }
         if (parameter.in === "header" && !HTTP_TOKEN.test(parameter.name)) {
           throw new Error(`the header parameter "${parameter.name}" of ${method.toUpperCase()} ${path} is not a valid header name (letters, digits and !#$%&'*+.^_\`|~- only)`);
@@ -137,6 +137,8 @@ export function readOperations(document: Record<string, unknown>, fixed: FixedHe
         if (parameter.in === "cookie" && fixed.cookies?.has(parameter.name)) continue;
         byKey.set(`${parameter.in}:${parameter.name}`, readParameter(document, parameter, `${method.toUpperCase()} ${path}`));
       }
+      // Beside cookie parameters, which the tool joins into the Cookie header, it would set that header twice.
+      const cookieHeaderParameter = cookieHeader !== undefined && [...byKey.values()].some((parameter) => parameter.in === "cookie") ? cookieHeader : undefined;
       const templated = new Set([...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]));
       const strayPathParameters = [...byKey.values()].filter((parameter) => parameter.in === "path" && !templated.has(parameter.name)).map((parameter) => parameter.name);
       for (const [, name] of path.matchAll(/\{([^}]+)\}/g)) {
@@ -226,8 +228,8 @@ function readBody(document: unknown, raw: unknown, operation: string): Operation
 
 /**
  * Refuses an operation whose calls could not be what the document says: a path parameter its path
- * template does not have (it would never be sent), or a header parameter named `Cookie` (its text
- * would be sent unencoded as the Cookie header the tool builds from the cookie parameters).
+ * template does not have (it would never be sent), or a header parameter named `Cookie` beside
+ * cookie parameters (both would set the Cookie header).
  */
 export function checkSendable(operations: readonly Operation[]): void {
   for (const operation of operations) {
@@ -239,7 +241,7 @@ export function checkSendable(operations: readonly Operation[]): void {
       throw invalid(
         "document",
         operation.cookieHeaderParameter,
-        `${where} has a header parameter named "${operation.cookieHeaderParameter}", whose text would be sent unencoded as the Cookie header that the tool builds from the cookie parameters; declare each cookie as an \`in: cookie\` parameter (percent-encoded, joined into that header), send the cookie with the fixed \`headers\` (then the parameter is left out), or leave the operation out with \`operations\`.`,
+        `${where} has a header parameter named "${operation.cookieHeaderParameter}" beside cookie parameters, which would both set the Cookie header that the tool builds from the cookie parameters; declare each cookie as an \`in: cookie\` parameter only (percent-encoded, joined into that header), send the cookie with the fixed \`headers\` (then the parameter is left out), or leave the operation out with \`operations\`.`,
       );
     }
   }
