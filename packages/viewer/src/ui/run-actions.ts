@@ -1,11 +1,12 @@
 import { InvalidArgumentError } from "@agentrx/core";
 import type { AgentStreamEvent, Decision, ForkOptions, Interrupt, ResumeOptions, RunInfo, RunPauses, RunStore, StoredRunEvent } from "@agentrx/executors";
-import { RunBusyError, RunLeaseLostError, RunNotFoundError, ThreadBusyError, randomUuid, runPauses } from "@agentrx/executors";
+import { errorMessageOf as messageOf, randomUuid, runPauses } from "@agentrx/executors";
 import type { Observable, Subscription } from "rxjs";
 import type { TraceActions, TracePendingCall } from "../trace-page/trace-data";
 import { isUnreadableRunEvent, readReadableEvents } from "../trace-page/read-readable-events";
 import { isStalledRun } from "../trace-page/is-stalled-run";
 import type { RunActionRequest } from "./action-request";
+import { type RunActionResult, badRequest, conflict, notFound, refusedStart, serverError } from "./action-results";
 
 /**
  * What the `ui` server needs of an executor to act on runs: an `AgentExecutor` (the one that runs
@@ -14,12 +15,6 @@ import type { RunActionRequest } from "./action-request";
 export interface UiActionExecutor {
   resume(runId: string, options?: ResumeOptions): Observable<AgentStreamEvent>;
   fork(runId: string, options?: ForkOptions): Observable<AgentStreamEvent>;
-}
-
-/** The answer to an action: the HTTP status and its JSON body. */
-export interface RunActionResult {
-  status: number;
-  body: { runId?: string; error?: string };
 }
 
 /**
@@ -270,48 +265,7 @@ function waitingOn(pending: readonly Interrupt[]): string {
   return pending.length === 0 ? "" : `; it waits on ${pending.map((call) => `${call.id} (${call.tool})`).join(", ")}`;
 }
 
-/**
- * The answer to a run that failed before it started (see {@link RunActions}' `start`): `refusal`'s,
- * when it gives one; `404` for a run the store no longer has, named by the error, else `source`
- * (the run acted on: a fork's source, not the fork); `409` when the run's state refused
- * it (another process runs it or took it over, another run of its thread goes on, it is not paused
- * for the decision); `400` for a value the executor or the store refuses, as the server answers
- * it elsewhere. Undefined for anything else (the store failed, a record that cannot be read): the
- * server's failure, not a conflict.
- */
-async function refusedStart(source: string, error: unknown, refusal?: (error: unknown) => Promise<RunActionResult | undefined>): Promise<RunActionResult | undefined> {
-  const refused = await refusal?.(error);
-  if (refused !== undefined) return refused;
-  if (RunNotFoundError.isInstance(error)) return notFound(error.runId ?? source);
-  if (RunBusyError.isInstance(error) || RunLeaseLostError.isInstance(error) || ThreadBusyError.isInstance(error)) return conflict(messageOf(error));
-  if (InvalidArgumentError.isInstance(error)) return error.argument === "decisions" ? conflict(messageOf(error)) : badRequest(messageOf(error));
-  return undefined;
-}
-
 /** Whether `value` is a paused call rather than a refusal. */
 function isPendingCall(value: TracePendingCall | RunActionResult): value is TracePendingCall {
   return !("status" in value);
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-/** A run that is not in the state the request needs (it moved on, or never was). */
-function conflict(error: string): RunActionResult {
-  return { status: 409, body: { error } };
-}
-
-/** A request the run cannot take whatever its state: the client's mistake. */
-function badRequest(error: string): RunActionResult {
-  return { status: 400, body: { error } };
-}
-
-/** A failure of the server (its store, a record it cannot read), not of the request: said in one line, never with a stack. */
-function serverError(error: string): RunActionResult {
-  return { status: 500, body: { error } };
-}
-
-function notFound(runId: string): RunActionResult {
-  return { status: 404, body: { error: `no run ${JSON.stringify(runId)}` } };
 }

@@ -126,18 +126,12 @@ export function tracePageMain(parts: TracePageParts): void {
    */
   function copiedLine(copied: TraceCopiedPrefix): HTMLElement {
     const source = data.mode === "ui" ? h("a", { attrs: { href: runPagePath(copied.runId), "data-fork-source": "" } }, copied.runId) : h("code", null, copied.runId);
-    const plural = (count: number, noun: string) => `${fmt.count(count)} ${noun}${count === 1 ? "" : "s"}`;
-    const figures = [plural(copied.modelCalls, "model call"), plural(copied.toolCalls, "tool call")];
-    if (copied.tokens !== undefined) figures.push(plural(copied.tokens.total, "token"));
-    if (copied.cost !== undefined) figures.push(fmt.usd(copied.cost));
-    const range = copied.iteration === 1 ? "iteration 1" : `iterations 1–${copied.iteration}`;
-    const what = copied.iteration === 0 ? "at its start: nothing copied" : `${range} copied: ${figures.join(", ")}`;
     return h(
       "div",
       { class: "copied", attrs: { "data-fact": "copied" } },
       h("span", { class: "muted" }, "Forked from"),
       source,
-      h("span", null, what),
+      h("span", null, parts.summary.copiedText(copied)),
       copied.iteration === 0 ? null : h("span", { class: "muted" }, "(that run's work, not counted above)"),
     );
   }

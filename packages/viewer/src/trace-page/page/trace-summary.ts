@@ -54,6 +54,11 @@ export interface TraceCopiedPrefix {
   toolCalls: number;
   tokens?: { input: number; output: number; total: number };
   cost?: number;
+  /**
+   * When some of the copied model calls had no price: how many, and their models, counted as for
+   * the run's own calls (see {@link TraceSummary}'s `unpriced`). See docs/cost.md#calls-without-a-price.
+   */
+  unpriced?: { calls: number; models: string[] };
 }
 
 /** Positions on the timeline: run time to a fraction of its width, ticks, and the gaps cut out. */
@@ -95,35 +100,40 @@ export function traceSummaryRuntime(fmt: FormatRuntime, layout: TraceLayoutRunti
     return total;
   }
 
-  /** Counts the model calls of `trace` from iteration `from` on, and of its sub-runs, whose usage `unpriced` picks (and their models). */
-  function countUnpriced(trace: TraceModel, from: number, unpriced: (usage: TraceUsage) => boolean, out: { calls: number; models: string[] }): void {
+  /**
+   * Counts the model calls of `trace`'s iterations `from` to `to` (excluded), and of their
+   * sub-runs, whose usage `unpriced` picks (and their models). Sub-runs no tool call holds are
+   * counted with the iterations that run to the end (a fork's own part).
+   */
+  function countUnpriced(trace: TraceModel, from: number, to: number, unpriced: (usage: TraceUsage) => boolean, out: { calls: number; models: string[] }): void {
     const count = (usage: TraceUsage | undefined, modelName: string | undefined) => {
       if (usage === undefined || !unpriced(usage)) return;
       out.calls++;
       if (modelName !== undefined && !out.models.includes(modelName)) out.models.push(modelName);
     };
     for (const iteration of trace.iterations) {
-      if (iteration.n < from) continue;
+      if (iteration.n < from || iteration.n >= to) continue;
       for (const call of iteration.modelCalls) count(call.usage, call.modelName);
       count(iteration.pendingUsage, iteration.pendingModel);
-      for (const tool of iteration.tools) for (const sub of tool.subRuns ?? []) countUnpriced(sub, 0, unpriced, out);
+      for (const tool of iteration.tools) for (const sub of tool.subRuns ?? []) countUnpriced(sub, 0, Infinity, unpriced, out);
     }
-    for (const sub of trace.strayRuns ?? []) countUnpriced(sub, 0, unpriced, out);
+    if (to === Infinity) for (const sub of trace.strayRuns ?? []) countUnpriced(sub, 0, Infinity, unpriced, out);
   }
 
   /**
-   * The model calls the run's cost leaves out (see {@link TraceSummary}'s `unpriced`): its usage's
-   * `unpricedCalls` (`usage`, a fork's own), naming the models of the calls marked so; for a
-   * record without the count, the calls without a cost of a run that has one.
+   * The model calls the cost of iterations `from` to `to` leaves out (see {@link TraceSummary}'s
+   * `unpriced`): their usage's `unpricedCalls` (`usage`: a fork's own, or its copied prefix's),
+   * naming the models of the calls marked so; for a record without the count, the calls without
+   * a cost of a part that has one.
    */
-  function unpricedOf(model: TraceModel, from: number, usage: TraceUsage | undefined, cost: number | undefined): TraceSummary["unpriced"] {
+  function unpricedOf(model: TraceModel, from: number, to: number, usage: TraceUsage | undefined, cost: number | undefined): TraceSummary["unpriced"] {
     const found = { calls: 0, models: [] as string[] };
     if (usage?.unpricedCalls !== undefined) {
-      countUnpriced(model, from, (call) => (call.unpricedCalls ?? 0) > 0, found);
+      countUnpriced(model, from, to, (call) => (call.unpricedCalls ?? 0) > 0, found);
       return usage.unpricedCalls > 0 ? { calls: usage.unpricedCalls, models: found.models } : undefined;
     }
     if (cost === undefined) return undefined;
-    countUnpriced(model, from, (call) => call.cost === undefined, found);
+    countUnpriced(model, from, to, (call) => call.cost === undefined, found);
     return found.calls > 0 ? found : undefined;
   }
 
@@ -168,17 +178,35 @@ export function traceSummaryRuntime(fmt: FormatRuntime, layout: TraceLayoutRunti
     if (usage !== undefined) out.tokens = usage;
     const cost = usage?.cost ?? (model.usage.cost === undefined ? undefined : Math.max(0, model.usage.cost - (copiedUsage?.cost ?? 0)));
     if (cost !== undefined) out.cost = cost;
-    const unpriced = unpricedOf(model, copied, usage, cost);
+    const unpriced = unpricedOf(model, copied, Infinity, usage, cost);
     if (unpriced !== undefined) out.unpriced = unpriced;
     const forkOf = model.segments.find((segment) => segment.forkOf !== undefined)?.forkOf;
     if (forkOf !== undefined) {
       out.copied = { runId: forkOf.runId, iteration: forkOf.iteration, ...counts(true) };
       if (copiedUsage !== undefined) out.copied.tokens = copiedUsage;
       if (copiedUsage?.cost !== undefined) out.copied.cost = copiedUsage.cost;
+      const copiedUnpriced = unpricedOf(model, 0, copied, copiedUsage, copiedUsage?.cost);
+      if (copiedUnpriced !== undefined) out.copied.unpriced = copiedUnpriced;
     }
     const slowest = slowestTool(model, now);
     if (slowest !== undefined) out.slowest = slowest;
     return out;
+  }
+
+  /**
+   * What a fork's copied prefix held and cost, as its line under the header says it
+   * (`iterations 1–2 copied: 2 model calls, 2 tool calls, 1,840 tokens, $0.0061 + 1 unpriced`),
+   * the cost written as the header's.
+   */
+  function copiedText(copied: TraceCopiedPrefix): string {
+    if (copied.iteration === 0) return "at its start: nothing copied";
+    const plural = (count: number, noun: string) => `${fmt.count(count)} ${noun}${count === 1 ? "" : "s"}`;
+    const figures = [plural(copied.modelCalls, "model call"), plural(copied.toolCalls, "tool call")];
+    if (copied.tokens !== undefined) figures.push(plural(copied.tokens.total, "token"));
+    const cost = fmt.costWithUnpriced(copied.cost === undefined ? undefined : fmt.usd(copied.cost), copied.unpriced?.calls);
+    if (cost !== undefined) figures.push(cost);
+    const range = copied.iteration === 1 ? "iteration 1" : `iterations 1–${copied.iteration}`;
+    return `${range} copied: ${figures.join(", ")}`;
   }
 
   /** The timeline's scale; pauses between segments longer than the run's running time are drawn narrow. */
@@ -254,5 +282,5 @@ export function traceSummaryRuntime(fmt: FormatRuntime, layout: TraceLayoutRunti
     return { start, end, x, at, ticks: ticksIn(0, 1), ticksIn, breaks };
   }
 
-  return { summary, scale };
+  return { summary, scale, copiedText };
 }
