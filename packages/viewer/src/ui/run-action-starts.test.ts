@@ -110,7 +110,7 @@ describe("a start of agentrx ui stopped before its run's first event", () => {
     expect(await resume).toEqual({ status: 409, body: { error: "could not resume run r1: it was cancelled before it started" } });
     claim.release();
     // The executor gives the claim back: the run is as it was before the resume.
-    await expect.poll(async () => (await base.getRun("r1"))?.status).toBe("failed");
+    await expect.poll(async () => (await base.getRun("r1"))?.status, { timeout: 10_000 }).toBe("failed");
     expect(logged).toEqual([]);
   });
 
@@ -122,7 +122,7 @@ describe("a start of agentrx ui stopped before its run's first event", () => {
     expect(await actions.perform("paused", { action: "cancel" })).toEqual({ status: 200, body: { runId: "paused" } });
     expect(await approve).toEqual({ status: 409, body: { error: "could not resume run paused with the decision for call-0-0: it was cancelled before it started" } });
     claim.release();
-    await expect.poll(async () => (await base.getRun("paused"))?.status).toBe("interrupted");
+    await expect.poll(async () => (await base.getRun("paused"))?.status, { timeout: 10_000 }).toBe("interrupted");
   });
 
   it("a cancel of a fork being made answers the fork 409; the fork's run is deleted", async () => {
@@ -133,7 +133,7 @@ describe("a start of agentrx ui stopped before its run's first event", () => {
     expect(await actions.perform(forkId, { action: "cancel" })).toEqual({ status: 200, body: { runId: forkId } });
     expect(await fork).toEqual({ status: 409, body: { error: "could not fork run source: it was cancelled before it started" } });
     create.release();
-    await expect.poll(async () => await base.getRun(forkId)).toBeUndefined();
+    await expect.poll(async () => await base.getRun(forkId), { timeout: 10_000 }).toBeUndefined();
   });
 
   it("closing the server while a resume is starting answers it 503", async () => {
@@ -195,6 +195,6 @@ describe("two actions of agentrx ui starting one run at once", () => {
     expect((await actions.pageActions((await base.getRun("r4"))!)).cancel).toBe(true);
     actions.stopAll();
     await aborted;
-    await expect.poll(async () => (await base.getRun("r4"))?.status).toBe("cancelled");
+    await expect.poll(async () => (await base.getRun("r4"))?.status, { timeout: 10_000 }).toBe("cancelled");
   });
 });

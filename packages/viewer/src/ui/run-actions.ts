@@ -125,11 +125,12 @@ export class RunActions {
    * that cannot be read is left out, so a damaged record still shows the calls it waits on.
    */
   private async pauses(runId: string): Promise<RunPauses> {
-    const readable: StoredRunEvent[] = [];
+    // Only what `runPauses` reads is kept: the pages of a long run's other events are let go.
+    const kept: StoredRunEvent[] = [];
     for await (const page of readReadableEvents(this.store, runId, "agentrx ui")) {
-      for (const entry of page) if (!isUnreadableRunEvent(entry)) readable.push(entry);
+      for (const entry of page) if (!isUnreadableRunEvent(entry) && (entry.type === "interrupt" || entry.type === "decisions")) kept.push(entry);
     }
-    return runPauses(runId, readable);
+    return runPauses(runId, kept);
   }
 
   /**
