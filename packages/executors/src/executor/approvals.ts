@@ -4,6 +4,7 @@ import type { StructuredToolInterface } from "@langchain/core/tools";
 import { Validator } from "@langchain/core/utils/json_schema";
 import type { Decision, Interrupt, InterruptEvent, StopReason } from "./events";
 import { InDoubtToolCallError } from "./in-doubt-tool-call-error";
+import type { SubRunInterruptedError } from "../handoff/sub-run-interrupted-error";
 import { leftOutPart } from "../runs/json-value";
 import { forced } from "./run-helpers";
 import { type RunState, type RunTransition, pendingActions } from "./run-state";
@@ -121,7 +122,8 @@ function checkDecision(id: string, decision: unknown, interrupt: Interrupt, tool
     const size = jsonSize(toolInput);
     if (size === undefined) throw invalid(decision, `the edited input for "${id}" (tool "${interrupt.tool}") cannot be written as JSON (too deep, or circular). Nothing ran.`);
     if (size > MAX_DECISION_CHARS) throw invalid(decision, `the edited input for "${id}" (tool "${interrupt.tool}") is ${size} characters of JSON; at most ${MAX_DECISION_CHARS} are accepted. Nothing ran.`);
-    const problem = schemaProblem(toolsByName.get(interrupt.tool), toolInput);
+    // A sub-run's call is not one of these tools: the other executor checks the edit when its run resumes.
+    const problem = interrupt.subRun === undefined ? schemaProblem(toolsByName.get(interrupt.tool), toolInput) : undefined;
     if (problem !== undefined) throw invalid(decision, `the edited input for "${id}" (tool "${interrupt.tool}") does not fit the tool's schema: ${problem}. Nothing ran.`);
     return { type, toolInput };
   }
@@ -230,22 +232,40 @@ export class ApprovalGate {
   resumeTurn(): void {
     const { state, freshDecisions } = this.run;
     const fresh = new Set(state.interrupts.filter((interrupt) => freshDecisions.has(interrupt.id)).map((interrupt) => interrupt.index));
-    this.applyDecisions();
+    this.applyDecisions(fresh);
     this.settleInDoubt(pendingActions(state).filter((index) => !fresh.has(index)));
   }
 
-  /** Applies the decisions this resume brought: rejections become observations, edits change the input. */
-  applyDecisions(): void {
+  /**
+   * Applies the decisions this resume brought: rejections become observations, edits change the
+   * input. Decisions on a sub-run's interrupts (`subRun`) are not this run's to apply: the call
+   * that ran the sub-run runs again, and each of those at `fresh` (not in doubt) hands them to the
+   * sub-run (`subRunDecisions`); that call's other sub-run interrupts leave the waiting list too
+   * (the sub-run, resumed, pauses on them again).
+   */
+  applyDecisions(fresh?: ReadonlySet<number>): void {
     const { decisions, state } = this.run;
     if (decisions === undefined || state.interrupts.length === 0) return;
     const decided = state.interrupts.filter((interrupt) => decisions[interrupt.id] !== undefined);
     if (decided.length === 0) return;
-    this.run.dispatch({ type: "decided", ids: decided.map((interrupt) => interrupt.id) });
     const turn = state.turn;
+    const nested = new Map<number, Record<string, Decision>>();
+    for (const interrupt of decided) {
+      if (interrupt.subRun === undefined) continue;
+      const forCall = nested.get(interrupt.index) ?? {};
+      forCall[interrupt.subRun.interruptId] = decisions[interrupt.id] as Decision;
+      nested.set(interrupt.index, forCall);
+    }
+    const ids = state.interrupts.filter((interrupt) => decisions[interrupt.id] !== undefined || (interrupt.subRun !== undefined && nested.has(interrupt.index))).map((interrupt) => interrupt.id);
+    this.run.dispatch({ type: "decided", ids });
+    if (turn !== undefined && nested.size > 0) {
+      const byIndex = new Map([...nested].filter(([index]) => fresh === undefined || fresh.has(index)));
+      this.subRunDecided = { iteration: turn.iteration, byIndex };
+    }
     for (const interrupt of decided) {
       const decision = decisions[interrupt.id] as Decision;
       const action = turn?.actions[interrupt.index];
-      if (action === undefined || typeof decision === "string") continue;
+      if (action === undefined || typeof decision === "string" || interrupt.subRun !== undefined) continue;
       if (decision.type === "reject") {
         this.run.dispatch({ type: "callRejected", iteration: interrupt.iteration });
         this.run.toolFinished(interrupt.index, { action, observation: decision.message ?? REJECTED_OBSERVATION }, 0, { rejected: true });
@@ -283,6 +303,40 @@ export class ApprovalGate {
       waiting.push(interrupt);
     }
     if (waiting.length > 0) this.run.dispatch({ type: "approvalRequested", interrupts: [...state.interrupts, ...waiting] });
+  }
+
+  /** Decisions for sub-runs of the resumed turn (`applyDecisions`), by the index of the call that ran each. */
+  private subRunDecided: { iteration: number; byIndex: Map<number, Record<string, Decision>> } | undefined;
+
+  /**
+   * The decisions a person gave on the paused sub-run of the current turn's call at `index`, by
+   * the sub-run's interrupt ids: what that call hands its sub-run when it runs again.
+   */
+  subRunDecisions(index: number): Record<string, Decision> | undefined {
+    const decided = this.subRunDecided;
+    if (decided === undefined || decided.iteration !== this.run.state.turn?.iteration) return undefined;
+    return decided.byIndex.get(index);
+  }
+
+  /**
+   * The sub-run of the current turn's call at `index` paused (a `handoff`, `error` says how): its
+   * interrupts become this run's, each under the id `<call's interrupt id>/<its id>` with `subRun`
+   * saying where it came from, and the call waits on them with no result (the run pauses when
+   * its turn's other calls are done). See docs/agent-types.md, "Pauses inside a handoff".
+   */
+  subRunPaused(index: number, error: SubRunInterruptedError): void {
+    const { state } = this.run;
+    const turn = state.turn;
+    if (turn === undefined) return;
+    const callId = `call-${turn.iteration}-${index}`;
+    const nested = error.interrupts.map((inner): Interrupt => {
+      const interrupt: Interrupt = { id: `${callId}/${inner.id}`, tool: inner.tool, toolInput: inner.toolInput, iteration: turn.iteration, index, reason: inner.reason ?? "approval" };
+      if (inner.toolCallId !== undefined) interrupt.toolCallId = inner.toolCallId;
+      interrupt.subRun = { tool: error.tool, runId: error.runId, interruptId: inner.id };
+      return interrupt;
+    });
+    // (A call that runs waits on nothing: what it waited on before is replaced.)
+    this.run.dispatch({ type: "approvalRequested", interrupts: [...state.interrupts.filter((interrupt) => interrupt.index !== index), ...nested] });
   }
 
   /** Pauses the run for the interrupts of its turn: recorded first, then the `interrupt` and `output` events. */

@@ -8,7 +8,8 @@ import type { RunCheckpoint } from "../runs/run-store";
 import { PromptRecorder } from "../runs/prompt-recorder";
 import { AgentLoop, type AgentLoopContext } from "./agent-loop";
 import { ApprovalGate, type ApprovalGateContext } from "./approvals";
-import type { AgentStreamEvent, InterruptEvent, StopReason, UsageEvent } from "./events";
+import type { AgentStreamEvent, Decision, InterruptEvent, StopReason, UsageEvent } from "./events";
+import type { SubRunInterruptedError } from "../handoff/sub-run-interrupted-error";
 import type { RunUsage } from "../cost/cost";
 import type { CallPricer } from "../cost/executor-prices";
 import { actionEvent, callConfigs, startChainRun } from "./run-helpers";
@@ -296,6 +297,18 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     if (isEnded(this.state)) return;
     if (this.options.recordModelCalls) this.recorder?.recordSubRunModelCall(call);
     this.parentModelCalls?.(call);
+  }
+
+  get recorded(): boolean {
+    return this.recorder !== undefined;
+  }
+
+  subRunPaused(index: number, error: SubRunInterruptedError): void {
+    this.approvals.subRunPaused(index, error);
+  }
+
+  subRunDecisions(index: number): Record<string, Decision> | undefined {
+    return this.approvals.subRunDecisions(index);
   }
 
   beforeToolStart(): void {

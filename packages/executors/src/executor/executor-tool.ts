@@ -4,9 +4,9 @@ import { type StructuredToolInterface, tool } from "@langchain/core/tools";
 import { lastValueFrom, tap } from "rxjs";
 import { z } from "zod";
 import type { AgentExecutor } from "./agent-executor";
-import type { AgentStreamEvent } from "./events";
+import type { AgentStreamEvent, Interrupt } from "./events";
 import { SubRunInterruptedError } from "../handoff/sub-run-interrupted-error";
-import { SUB_RUN_CALL_KEY, SUB_RUN_KEY, SUB_RUN_MODEL_CALLS_KEY, type SubRunModelCalls, subRunLink } from "./sub-run";
+import { SUB_RUN_CALL_KEY, SUB_RUN_DECISIONS_KEY, SUB_RUN_KEY, SUB_RUN_MODEL_CALLS_KEY, type SubRunModelCalls, subRunLink } from "./sub-run";
 import { STEP_METADATA_KEY } from "@agentrx/core";
 
 /**
@@ -54,17 +54,21 @@ export function executorTool(executor: AgentExecutor, options: AsToolOptions): S
       const link = subRunLink(config, name);
       let output: Extract<AgentStreamEvent, { type: "output" }> | undefined;
       const waitingOn: string[] = [];
+      const interrupts: Interrupt[] = [];
       await lastValueFrom(
         executor.stream(input, childConfig(config, link.modelCalls)).pipe(
           tap((event) => {
             if (event.subRun === undefined && event.type === "output") output = event;
-            if (event.subRun === undefined && event.type === "interrupt") waitingOn.push(...event.interrupts.map((interrupt) => interrupt.tool));
+            if (event.subRun === undefined && event.type === "interrupt") {
+              waitingOn.push(...event.interrupts.map((interrupt) => interrupt.tool));
+              interrupts.push(...event.interrupts);
+            }
             link.forward(event);
           }),
         ),
       );
       // A paused sub-run has no answer: "" would let the caller go on as if it had answered.
-      if (output?.stopReason === "interrupted") throw new SubRunInterruptedError({ tool: name, runId: output.runId, waitingOn });
+      if (output?.stopReason === "interrupted") throw new SubRunInterruptedError({ tool: name, runId: output.runId, waitingOn, interrupts });
       return output?.output ?? "";
     },
     { name, description, schema: schema as never },
@@ -82,7 +86,7 @@ export function childConfig(config: RunnableConfig | undefined, modelCalls?: Sub
   if (config?.tags) out.tags = config.tags;
   if (config?.metadata) out.metadata = config.metadata;
   if (config?.configurable) {
-    const { [SUB_RUN_KEY]: _sink, [STEP_METADATA_KEY]: _metadata, [SUB_RUN_CALL_KEY]: _call, [SUB_RUN_MODEL_CALLS_KEY]: _calls, ...rest } = config.configurable;
+    const { [SUB_RUN_KEY]: _sink, [STEP_METADATA_KEY]: _metadata, [SUB_RUN_CALL_KEY]: _call, [SUB_RUN_MODEL_CALLS_KEY]: _calls, [SUB_RUN_DECISIONS_KEY]: _decisions, ...rest } = config.configurable;
     if (Object.keys(rest).length > 0) out.configurable = rest;
   }
   if (modelCalls !== undefined) out.configurable = { ...out.configurable, [SUB_RUN_MODEL_CALLS_KEY]: modelCalls };

@@ -146,7 +146,8 @@ export function applyRunEvent(state: RunState, event: RunEvent | RunTransition):
       transition(state, { type: "resumed" });
       for (const interrupt of state.interrupts) {
         const decision = event.decisions[interrupt.id];
-        if (typeof decision !== "object") continue;
+        // A sub-run's interrupt: its decision is the sub-run's (its own record has it), not this run's call's.
+        if (typeof decision !== "object" || interrupt.subRun !== undefined) continue;
         if (decision.type === "edit") transition(state, { type: "inputEdited", index: interrupt.index, toolInput: decision.toolInput });
         // As the live run's approval gate: a rejection keeps its turn from returning directly.
         else if (decision.type === "reject") transition(state, { type: "callRejected", iteration: interrupt.iteration });

@@ -20,6 +20,15 @@ export const SUB_RUN_KEY = "__agentrx_sub_run";
 export const SUB_RUN_CALL_KEY = "__agentrx_sub_run_call";
 
 /**
+ * The `config.configurable` key under which a resumed run hands a `handoff` call the decisions a
+ * person gave on its paused sub-run's interrupts, by the sub-run's own interrupt ids: the handoff
+ * resumes its sub-run with them (see docs/agent-types.md, "Pauses inside a handoff").
+ *
+ * @internal
+ */
+export const SUB_RUN_DECISIONS_KEY = "__agentrx_sub_run_decisions";
+
+/**
  * The `config.configurable` key under which a tool that runs an executor hands the sub-run where
  * its model calls go (a run above it records them). The sub-run takes it out of what it passes on.
  *

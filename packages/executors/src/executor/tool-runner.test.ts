@@ -88,6 +88,11 @@ function fakeRun(
     stepsDurable: (): Promise<boolean> | boolean => true,
     callId: (_action: AgentAction, index: number | undefined) => `call-${index ?? "early"}`,
     idempotencyKey: (_action: AgentAction, index: number | undefined, _early?: number) => `key-${index ?? "early"}`,
+    recorded: false,
+    subRunPaused: (index: number) => {
+      log.push(`subRunPaused ${index}`);
+    },
+    subRunDecisions: () => undefined,
   } satisfies ToolRunContext;
   return { run, finished, log, aborts };
 }

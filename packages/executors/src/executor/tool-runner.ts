@@ -7,7 +7,9 @@ import type { ResolvedOptions } from "./validate-options";
 import type { RunAbortScope } from "./run-abort-scope";
 import type { MiddlewareRun } from "../middleware/middleware-run";
 import { earlyCallKey, inputKey } from "./run-state";
-import { SUB_RUN_CALL_KEY } from "./sub-run";
+import { SUB_RUN_CALL_KEY, SUB_RUN_DECISIONS_KEY } from "./sub-run";
+import type { Decision } from "./events";
+import { SubRunInterruptedError } from "../handoff/sub-run-interrupted-error";
 import {
   truncateObservation,
   invalidInputObservation,
@@ -67,6 +69,16 @@ export interface ToolRunContext {
   idempotencyKey(action: AgentAction, index: number | undefined, early?: number): string;
   /** The run's middleware (its `wrapToolCall` chain); undefined without middleware. */
   readonly middleware: MiddlewareRun | undefined;
+  /**
+   * Whether the run is recorded (it can be resumed): a call whose sub-run paused and can be
+   * resumed (a `handoff`'s `SubRunInterruptedError` with `resumable`) then pauses the run rather
+   * than fail (see docs/agent-types.md, "Pauses inside a handoff").
+   */
+  readonly recorded: boolean;
+  /** The sub-run of the turn's call at `index` paused: the call waits, with no result, on its interrupts. */
+  subRunPaused(index: number, error: SubRunInterruptedError): void;
+  /** The decisions a resume brought for the paused sub-run of the turn's call at `index`, by the sub-run's interrupt ids. */
+  subRunDecisions(index: number): Record<string, Decision> | undefined;
 }
 
 /** A tool call started while the model still streamed. @internal */
@@ -380,8 +392,9 @@ export class ToolRunner {
         return Promise.reject(error);
       }
     }
-    return pending.then(({ observation, metadata }) => {
+    return pending.then(({ observation, metadata, paused }) => {
       if (this.run.interrupted) return;
+      if (paused !== undefined) return this.run.subRunPaused(index, paused);
       this.run.toolFinished(index, { action, observation }, observed || early ? performance.now() - start : 0, metadata);
     });
   }
@@ -391,9 +404,21 @@ export class ToolRunner {
    * `wrapToolCall` chain when there is one.
    */
   private call(action: AgentAction, index: number | undefined, callId: string, base: RunnableConfig, key: string, unnamed?: UnnamedCall): Promise<ToolOutcome> {
+    // A call that ran a sub-run which paused: it hands the sub-run the decisions a resume brought.
+    const decisions = index === undefined ? undefined : this.run.subRunDecisions(index);
+    if (decisions !== undefined) base = { ...base, configurable: { ...base.configurable, [SUB_RUN_DECISIONS_KEY]: decisions } };
     const middleware = this.run.middleware;
     if (middleware === undefined) return this.execute(action, base, callId, key, unnamed);
-    return middleware.callTool(action, index, withKey(base, key), (a, c) => this.execute(a, c, callId, undefined, unnamed));
+    // The middleware sees a paused sub-run's call as failed (its observation); the pause is kept aside.
+    let paused: SubRunInterruptedError | undefined;
+    return middleware
+      .callTool(action, index, withKey(base, key), (a, c) =>
+        this.execute(a, c, callId, undefined, unnamed).then((outcome) => {
+          paused = outcome.paused;
+          return outcome;
+        }),
+      )
+      .then((outcome) => (paused === undefined ? outcome : { ...outcome, paused }));
   }
 
   /**
@@ -445,7 +470,21 @@ export class ToolRunner {
     } catch (error) {
       result = Promise.reject(error);
     }
-    return result.then(finish, (error: unknown) => this.recover(tool, action, config, error, span).then(finish));
+    return result.then(finish, (error: unknown) => {
+      if (!this.pausesOn(error)) return this.recover(tool, action, config, error, span).then(finish);
+      // Its observation, should the call's result be needed after all (a halt keeps an early call's).
+      const outcome = finish(`Tool "${action.tool}" failed with error: ${error.message}`);
+      outcome.paused = error;
+      return outcome;
+    });
+  }
+
+  /**
+   * Whether `error` pauses the run rather than fail the call: the call's sub-run paused, can be
+   * resumed, and this run is recorded (see docs/agent-types.md, "Pauses inside a handoff").
+   */
+  private pausesOn(error: unknown): error is SubRunInterruptedError {
+    return this.run.recorded && !this.run.interrupted && SubRunInterruptedError.isInstance(error) && error.resumable && error.interrupts.length > 0;
   }
 
   /** The observation of a call that failed, its step metadata marked `failed` (a UI shows it as an error). */
@@ -482,8 +521,11 @@ export class ToolRunner {
   }
 }
 
-/** A finished tool call: its observation and what policies reported. */
-type ToolOutcome = { observation: Observation; metadata: StepMetadata | undefined };
+/**
+ * A finished tool call: its observation and what policies reported; `paused` when the call's
+ * sub-run paused and the run pauses with it (the call then has no result).
+ */
+type ToolOutcome = { observation: Observation; metadata: StepMetadata | undefined; paused?: SubRunInterruptedError };
 
 /** `config` with the tool call's idempotency key in its metadata (see `getIdempotencyKey`). */
 function withKey(config: RunnableConfig, key: string): RunnableConfig {

@@ -6,9 +6,9 @@ import { type StructuredToolInterface, tool } from "@langchain/core/tools";
 import { type Observable, catchError, lastValueFrom, tap, throwError } from "rxjs";
 import { z } from "zod";
 import type { AgentExecutor } from "../executor/agent-executor";
-import type { AgentStreamEvent } from "../executor/events";
+import type { AgentStreamEvent, Decision, Interrupt } from "../executor/events";
 import { childConfig } from "../executor/executor-tool";
-import { type SubRunModelCalls, subRunLink, subRunSinkOf } from "../executor/sub-run";
+import { SUB_RUN_DECISIONS_KEY, type SubRunModelCalls, subRunLink, subRunSinkOf } from "../executor/sub-run";
 import { RunNotFoundError } from "../runs/run-store-errors";
 import { SubRunInterruptedError } from "./sub-run-interrupted-error";
 
@@ -54,9 +54,10 @@ const SCHEMA = z.object({
  * run, `stopReason: "return_direct"`). The sub-run is recorded in the calling run's record; when the
  * other executor has a store, the sub-run is recorded there too under an id derived from the tool
  * call's idempotency key, so a resumed caller resumes the same sub-run (or takes its recorded
- * answer) instead of starting it again. When the other agent pauses for approval, the call fails
- * with a {@link SubRunInterruptedError} (a pause inside a handoff does not pause the calling run).
- * See docs/agent-types.md.
+ * answer) instead of starting it again. When the other agent pauses for approval, a recorded calling
+ * run pauses too, listing the other agent's waiting calls (each `Interrupt` with `subRun`), and a
+ * resume with decisions on them resumes the other agent's run with them; without a store on either
+ * side, the call fails with a {@link SubRunInterruptedError}. See docs/agent-types.md.
  *
  * @example
  * ```ts
@@ -97,17 +98,23 @@ export function handoff(executor: AgentExecutor, options: HandoffOptions): Struc
       }
       let output: Extract<AgentStreamEvent, { type: "output" }> | undefined;
       const waitingOn: string[] = [];
+      const interrupts: Interrupt[] = [];
+      const run = subRun(name, executor, inputs, config, link.modelCalls);
       await lastValueFrom(
-        subRun(executor, inputs, config, link.modelCalls).pipe(
+        run.events.pipe(
           tap((event) => {
             if (event.subRun === undefined && event.type === "output") output = event;
-            if (event.subRun === undefined && event.type === "interrupt") waitingOn.push(...event.interrupts.map((interrupt) => interrupt.tool));
+            if (event.subRun === undefined && event.type === "interrupt") {
+              waitingOn.push(...event.interrupts.map((interrupt) => interrupt.tool));
+              interrupts.push(...event.interrupts);
+            }
             link.forward(event);
           }),
         ),
       );
-      // A paused run has no answer: "" would end the calling run as if it had answered.
-      if (output?.stopReason === "interrupted") throw new SubRunInterruptedError({ tool: name, runId: output.runId, waitingOn });
+      // A paused run has no answer: "" would end the calling run as if it had answered. A recorded
+      // calling run pauses with it instead (when the sub-run can be resumed: `resumable`).
+      if (output?.stopReason === "interrupted") throw new SubRunInterruptedError({ tool: name, runId: output.runId, waitingOn, interrupts, resumable: run.resumable() });
       return output?.output ?? "";
     },
     { name, description, schema: SCHEMA },
@@ -118,21 +125,61 @@ export function handoff(executor: AgentExecutor, options: HandoffOptions): Struc
 
 /**
  * The other agent's run: with a tool-call key, its id is derived from it, and a recorded run of
- * that id (a resumed caller's retry) is resumed rather than started again.
+ * that id (a resumed caller's retry) is resumed rather than started again, with the decisions a
+ * person gave on its pause when the calling run passes some (`SUB_RUN_DECISIONS_KEY`).
+ * `resumable` says, once the run ended, whether it is recorded where a retry finds it (the other
+ * executor has a store, and the call a key).
  */
-function subRun(executor: AgentExecutor, inputs: Record<string, unknown>, config: RunnableConfig | undefined, modelCalls: SubRunModelCalls | undefined): Observable<AgentStreamEvent> {
+function subRun(
+  name: string,
+  executor: AgentExecutor,
+  inputs: Record<string, unknown>,
+  config: RunnableConfig | undefined,
+  modelCalls: SubRunModelCalls | undefined,
+): { events: Observable<AgentStreamEvent>; resumable: () => boolean } {
   const child = childConfig(config, modelCalls);
   const key = getIdempotencyKey(config);
-  if (key === undefined) return executor.stream(inputs, child);
+  if (key === undefined) return { events: executor.stream(inputs, child), resumable: () => false };
   const runId = `handoff:${key}`;
+  const decisions = subRunDecisionsOf(config);
+  let recorded = true;
   const fresh = (): Observable<AgentStreamEvent> => executor.stream(inputs, { ...child, runId });
-  return (executor.resume(runId, child) as Observable<AgentStreamEvent>).pipe(
+  const resumed = (decisions === undefined ? executor.resume(runId, child) : executor.resume(runId, { ...child, decisions })) as Observable<AgentStreamEvent>;
+  const events = resumed.pipe(
     catchError((error: unknown) => {
-      // Not recorded (first call), or the executor records nowhere: start it.
-      if (RunNotFoundError.isInstance(error) || (InvalidArgumentError.isInstance(error) && error.argument === "store")) return fresh();
+      // Not recorded (first call; or recorded in another process's in-process store, when a pause's
+      // decisions come to this one: it is asked again), or the executor records nowhere: start it.
+      if (RunNotFoundError.isInstance(error)) return fresh();
+      if (InvalidArgumentError.isInstance(error) && error.argument === "store") {
+        recorded = false;
+        return fresh();
+      }
+      if (decisions !== undefined && InvalidArgumentError.isInstance(error) && error.argument === "decisions") {
+        // Not paused any more (its value is the run's status: decided with that agent's executor
+        // meanwhile, say): it goes on without them, or gives its recorded answer.
+        if (typeof error.value === "string") return executor.resume(runId, child) as Observable<AgentStreamEvent>;
+        return throwError(() => refusedDecisions(name, runId, error));
+      }
       return throwError(() => error);
     }),
   );
+  return { events, resumable: () => recorded };
+}
+
+/** The decisions the calling run passes on for its sub-run's pause, by the sub-run's interrupt ids. */
+function subRunDecisionsOf(config: RunnableConfig | undefined): Record<string, Decision> | undefined {
+  const decisions = config?.configurable?.[SUB_RUN_DECISIONS_KEY] as Record<string, Decision> | undefined;
+  return typeof decisions === "object" && decisions !== null ? decisions : undefined;
+}
+
+/** The other executor refused the decisions a person gave on its run's pause (an edit its tool's schema refuses, say). */
+function refusedDecisions(name: string, runId: string, error: InvalidArgumentError): InvalidArgumentError {
+  return new InvalidArgumentError({
+    argument: "decisions",
+    value: error.value,
+    message: `handoff "${name}": the other agent's run "${runId}" refused the decisions given on its pause (${error.message.replace(/^AgentExecutor\.resume: /, "")}). Nothing of it ran; it is still paused: decide it with that agent's executor (resume("${runId}", { decisions })).`,
+    cause: error,
+  });
 }
 
 function conversationOf(given: { inputs: Record<string, unknown>; steps: readonly AgentStep[] } | undefined, request: string | undefined): HandoffConversation {

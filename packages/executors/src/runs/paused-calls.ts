@@ -20,7 +20,9 @@ export class PausedCalls {
   paused(interrupts: unknown): void {
     if (!Array.isArray(interrupts)) return;
     for (const interrupt of interrupts) {
-      const { id, iteration, index } = (interrupt ?? {}) as { id?: unknown; iteration?: unknown; index?: unknown };
+      const { id, iteration, index, subRun } = (interrupt ?? {}) as { id?: unknown; iteration?: unknown; index?: unknown; subRun?: unknown };
+      // A sub-run's call (a handoff's): an edit of it changes that call's input, not this run's call's.
+      if (subRun !== undefined) continue;
       if (typeof id === "string" && typeof iteration === "number" && typeof index === "number") this.calls.set(id, { iteration, index });
     }
   }

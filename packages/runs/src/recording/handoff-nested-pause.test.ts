@@ -1,0 +1,114 @@
+// A handoff whose other agent paused pauses its caller; the pause is answered from another
+// "process": new executors over new store instances on the same SQLite file, restored from the
+// record alone (see docs/agent-types.md, "Pauses inside a handoff").
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { AgentStep } from "@agentrx/core";
+import { AgentExecutor, type RunStore, type RunWrite, handoff, recordDecisions } from "@agentrx/executors";
+import { withApproval } from "@agentrx/tools";
+import { RunnableLambda } from "@langchain/core/runnables";
+import { tool } from "@langchain/core/tools";
+import { afterAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { MemoryRunStore } from "../memory/index";
+import { SqliteRunStore } from "../sqlite/index";
+import { delegate } from "./durable-test-fixtures";
+
+const dir = mkdtempSync(join(tmpdir(), "agentrx-nested-pause-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+
+/** One "process": a store instance on `path`, the billing agent (its refunds need approval) and the triage agent that hands off to it. */
+function startProcess(path: string, refunded: number[], stores: { caller?: RunStore; billing?: RunStore } = {}) {
+  const store = new SqliteRunStore({ path });
+  const refund = tool(
+    async ({ amount }: { amount: number }) => {
+      refunded.push(amount);
+      return `refunded ${amount}`;
+    },
+    { name: "refund", description: "Refunds an amount.", schema: z.object({ amount: z.number() }) },
+  );
+  const billingAgent = RunnableLambda.from((input: { steps: AgentStep[] }) =>
+    input.steps.length === 0 ? { tool: "refund", toolInput: { amount: 10 }, log: "", toolCallId: "r1" } : { returnValues: { output: `Billing: ${input.steps[0]?.observation}` }, log: "" },
+  );
+  const billing = new AgentExecutor({ agent: billingAgent, tools: [withApproval(refund)], store: stores.billing ?? store, leaseMs: 100 });
+  const toBilling = handoff(billing, { name: "transfer_to_billing", description: "Refunds." });
+  const triageAgent = RunnableLambda.from((input: { steps: AgentStep[] }) =>
+    input.steps.length === 0 ? { tool: "transfer_to_billing", toolInput: {}, log: "", toolCallId: "h1" } : { returnValues: { output: "the caller's model was asked again" }, log: "" },
+  );
+  const triage = new AgentExecutor({ agent: triageAgent, tools: [toBilling], store: stores.caller ?? store, leaseMs: 100 });
+  return { store, triage, tools: [toBilling] };
+}
+
+describe("handoff: a nested pause answered from another process", () => {
+  it("resume(runId, { decisions }) on new instances runs the other agent's call once, and the caller ends with its answer", async () => {
+    const path = join(dir, `runs-${++files}.db`);
+    const refunded: number[] = [];
+    const first = startProcess(path, refunded);
+    const paused = await first.triage.invoke({ input: "Refund me" }, { runId: "caller" });
+    expect(paused.stopReason).toBe("interrupted");
+    expect(paused.interrupts).toEqual([
+      {
+        id: "call-0-0/call-0-0",
+        toolCallId: "r1",
+        tool: "refund",
+        toolInput: { amount: 10 },
+        iteration: 0,
+        index: 0,
+        reason: "approval",
+        subRun: { tool: "transfer_to_billing", runId: "handoff:caller:0:h1", interruptId: "call-0-0" },
+      },
+    ]);
+    await first.store.close();
+
+    const second = startProcess(path, refunded);
+    const result = await second.triage.resume("caller", { decisions: { "call-0-0/call-0-0": "approve" } });
+    expect(result).toMatchObject({ stopReason: "return_direct", output: "Billing: refunded 10" });
+    expect(refunded).toEqual([10]);
+    expect((await second.store.getRun("handoff:caller:0:h1"))?.status).toBe("finished");
+    await second.store.close();
+  });
+
+  it("decisions recorded by one process (recordDecisions) are carried out by a resume without decisions in another", async () => {
+    const path = join(dir, `runs-${++files}.db`);
+    const refunded: number[] = [];
+    const api = startProcess(path, refunded);
+    await api.triage.invoke({ input: "Refund me" }, { runId: "caller" });
+    // The caller's tools do not include the other agent's: its edit is checked by that agent's executor.
+    await recordDecisions(api.store, "caller", { "call-0-0/call-0-0": { type: "edit", toolInput: { amount: 7 } } }, { tools: api.tools });
+    expect((await api.store.getRun("caller"))?.status).toBe("queued");
+    await api.store.close();
+
+    const worker = startProcess(path, refunded);
+    const result = await worker.triage.resume("caller");
+    expect(result).toMatchObject({ stopReason: "return_direct", output: "Billing: refunded 7" });
+    expect(refunded).toEqual([7]);
+    await worker.store.close();
+  });
+
+  it("a caller that stopped after the other agent answered retries the handoff without the decisions, and takes that answer: the call ran once", async () => {
+    const path = join(dir, `runs-${++files}.db`);
+    const refunded: number[] = [];
+    // The caller's store refuses the write of the handoff's step while `dying`: its process "stops" there.
+    const inner = new MemoryRunStore();
+    const caller = delegate(inner);
+    const control = { dying: true };
+    caller.write = async (runId: string, write: RunWrite) => {
+      if (control.dying && write.events.some((event) => event.data["type"] === "step" && event.data["subRun"] === undefined)) throw new Error("the process stopped");
+      return inner.write(runId, write);
+    };
+    const live = startProcess(path, refunded, { caller });
+    await live.triage.invoke({ input: "Refund me" }, { runId: "caller" });
+    await expect(live.triage.resume("caller", { decisions: { "call-0-0/call-0-0": "approve" } })).rejects.toThrow(/the process stopped/);
+    expect(refunded).toEqual([10]);
+    expect((await live.store.getRun("handoff:caller:0:h1"))?.status).toBe("finished");
+    control.dying = false;
+    await new Promise((resolve) => setTimeout(resolve, 150)); // the caller's lease lapses
+
+    const result = await live.triage.resume("caller");
+    expect(result).toMatchObject({ stopReason: "return_direct", output: "Billing: refunded 10" });
+    expect(refunded).toEqual([10]);
+    await live.store.close();
+  });
+});
