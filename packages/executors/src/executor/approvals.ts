@@ -319,7 +319,7 @@ export class ApprovalGate {
   }
 
   /**
-   * The sub-run of the current turn's call at `index` paused (a `handoff`, `error` says how): its
+   * The sub-run of the current turn's call at `index` paused (a `handoff` or `asTool`, `error` says how): its
    * interrupts become this run's, each under the id `<call's interrupt id>/<its id>` with `subRun`
    * saying where it came from, and the call waits on them with no result (the run pauses when
    * its turn's other calls are done). See docs/agent-types.md, "Pauses inside a handoff".

@@ -47,18 +47,18 @@ export interface Interrupt {
    */
   reason?: "approval" | "in_doubt";
   /**
-   * Set when the call that waits is not this run's own but a sub-run's: a `handoff` whose other
-   * agent paused (see docs/agent-types.md, "Pauses inside a handoff"). This run paused with it,
+   * Set when the call that waits is not this run's own but a sub-run's: a `handoff` (or `asTool`)
+   * whose other agent paused (see docs/agent-types.md, "Pauses inside a handoff"). This run paused with it,
    * and lists the sub-run's waiting call here: `tool`, `toolInput` and `toolCallId` are that
-   * call's, `iteration` and `index` those of this run's handoff call, and `id` is
-   * `<handoff call's interrupt id>/<interruptId>` (e.g. `"call-0-0/call-0-0"`). A decision for `id`
+   * call's, `iteration` and `index` those of this run's call that ran the sub-run, and `id` is
+   * `<that call's interrupt id>/<interruptId>` (e.g. `"call-0-0/call-0-0"`). A decision for `id`
    * goes to the sub-run as its decision for `interruptId` when this run is resumed; `reason` is
    * the sub-run's. Absent on this run's own calls.
    */
   subRun?: {
-    /** The name of this run's tool that ran the sub-run (the handoff's `name`). */
+    /** The name of this run's tool that ran the sub-run (the handoff's or `asTool`'s `name`). */
     tool: string;
-    /** The paused sub-run's id (`handoff:<the call's idempotency key>`), in the other executor's store. */
+    /** The paused sub-run's id (`handoff:<the call's idempotency key>`, or `as-tool:<key>`), in the other executor's store. */
     runId: string;
     /** The interrupt's id in the sub-run. */
     interruptId: string;

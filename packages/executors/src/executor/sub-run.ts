@@ -20,9 +20,9 @@ export const SUB_RUN_KEY = "__agentrx_sub_run";
 export const SUB_RUN_CALL_KEY = "__agentrx_sub_run_call";
 
 /**
- * The `config.configurable` key under which a resumed run hands a `handoff` call the decisions a
- * person gave on its paused sub-run's interrupts, by the sub-run's own interrupt ids: the handoff
- * resumes its sub-run with them (see docs/agent-types.md, "Pauses inside a handoff").
+ * The `config.configurable` key under which a resumed run hands a `handoff` (or `asTool`) call the
+ * decisions a person gave on its paused sub-run's interrupts, by the sub-run's own interrupt ids:
+ * the tool resumes its sub-run with them (see docs/agent-types.md, "Pauses inside a handoff").
  *
  * @internal
  */

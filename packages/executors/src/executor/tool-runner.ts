@@ -71,7 +71,7 @@ export interface ToolRunContext {
   readonly middleware: MiddlewareRun | undefined;
   /**
    * Whether the run is recorded (it can be resumed): a call whose sub-run paused and can be
-   * resumed (a `handoff`'s `SubRunInterruptedError` with `resumable`) then pauses the run rather
+   * resumed (a `handoff`'s or `asTool`'s `SubRunInterruptedError` with `resumable`) then pauses the run rather
    * than fail (see docs/agent-types.md, "Pauses inside a handoff").
    */
   readonly recorded: boolean;

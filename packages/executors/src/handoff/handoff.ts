@@ -1,16 +1,13 @@
-import { type AgentStep, InvalidArgumentError, getIdempotencyKey, checkOptionKeys } from "@agentrx/core";
+import { type AgentStep, InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
 import { formatToToolMessages } from "@agentrx/agents";
 import { type BaseMessage, HumanMessage, isBaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { type StructuredToolInterface, tool } from "@langchain/core/tools";
-import { type Observable, catchError, lastValueFrom, tap, throwError } from "rxjs";
 import { z } from "zod";
 import type { AgentExecutor } from "../executor/agent-executor";
-import type { AgentStreamEvent, Decision, Interrupt } from "../executor/events";
-import { childConfig } from "../executor/executor-tool";
-import { SUB_RUN_DECISIONS_KEY, type SubRunModelCalls, subRunLink, subRunSinkOf } from "../executor/sub-run";
-import { RunNotFoundError } from "../runs/run-store-errors";
-import { SubRunInterruptedError } from "./sub-run-interrupted-error";
+import { callSubRun } from "../executor/call-sub-run";
+import { subRunSinkOf } from "../executor/sub-run";
+import type { SubRunInterruptedError } from "./sub-run-interrupted-error";
 
 /** The conversation a handoff passes on, as `inputFilter` sees it. */
 export interface HandoffConversation {
@@ -90,96 +87,17 @@ export function handoff(executor: AgentExecutor, options: HandoffOptions): Struc
   const handoffTool = tool(
     async ({ request }: { request?: string | undefined }, config?: RunnableConfig) => {
       const sink = subRunSinkOf(config);
-      const link = subRunLink(config, name);
       const conversation = conversationOf(sink?.conversation?.(), request);
       const inputs = inputFilter ? inputFilter(conversation) : defaultInputs(conversation);
       if (typeof inputs !== "object" || inputs === null || Array.isArray(inputs)) {
         throw new InvalidArgumentError({ argument: "inputFilter", value: inputs, message: `handoff "${name}": \`inputFilter\` must return the other agent's inputs as an object, got ${Array.isArray(inputs) ? "an array" : typeof inputs}.` });
       }
-      let output: Extract<AgentStreamEvent, { type: "output" }> | undefined;
-      const waitingOn: string[] = [];
-      const interrupts: Interrupt[] = [];
-      const run = subRun(name, executor, inputs, config, link.modelCalls);
-      await lastValueFrom(
-        run.events.pipe(
-          tap((event) => {
-            if (event.subRun === undefined && event.type === "output") output = event;
-            if (event.subRun === undefined && event.type === "interrupt") {
-              waitingOn.push(...event.interrupts.map((interrupt) => interrupt.tool));
-              interrupts.push(...event.interrupts);
-            }
-            link.forward(event);
-          }),
-        ),
-      );
-      // A paused run has no answer: "" would end the calling run as if it had answered. A recorded
-      // calling run pauses with it instead (when the sub-run can be resumed: `resumable`).
-      if (output?.stopReason === "interrupted") throw new SubRunInterruptedError({ tool: name, runId: output.runId, waitingOn, interrupts, resumable: run.resumable() });
-      return output?.output ?? "";
+      return callSubRun(executor, inputs, config, { tool: name, label: `handoff "${name}"`, runIdPrefix: "handoff" });
     },
     { name, description, schema: SCHEMA },
   ) as unknown as StructuredToolInterface & { returnDirect: boolean };
   handoffTool.returnDirect = true;
   return handoffTool;
-}
-
-/**
- * The other agent's run: with a tool-call key, its id is derived from it, and a recorded run of
- * that id (a resumed caller's retry) is resumed rather than started again, with the decisions a
- * person gave on its pause when the calling run passes some (`SUB_RUN_DECISIONS_KEY`).
- * `resumable` says, once the run ended, whether it is recorded where a retry finds it (the other
- * executor has a store, and the call a key).
- */
-function subRun(
-  name: string,
-  executor: AgentExecutor,
-  inputs: Record<string, unknown>,
-  config: RunnableConfig | undefined,
-  modelCalls: SubRunModelCalls | undefined,
-): { events: Observable<AgentStreamEvent>; resumable: () => boolean } {
-  const child = childConfig(config, modelCalls);
-  const key = getIdempotencyKey(config);
-  if (key === undefined) return { events: executor.stream(inputs, child), resumable: () => false };
-  const runId = `handoff:${key}`;
-  const decisions = subRunDecisionsOf(config);
-  let recorded = true;
-  const fresh = (): Observable<AgentStreamEvent> => executor.stream(inputs, { ...child, runId });
-  const resumed = (decisions === undefined ? executor.resume(runId, child) : executor.resume(runId, { ...child, decisions })) as Observable<AgentStreamEvent>;
-  const events = resumed.pipe(
-    catchError((error: unknown) => {
-      // Not recorded (first call; or recorded in another process's in-process store, when a pause's
-      // decisions come to this one: it is asked again), or the executor records nowhere: start it.
-      if (RunNotFoundError.isInstance(error)) return fresh();
-      if (InvalidArgumentError.isInstance(error) && error.argument === "store") {
-        recorded = false;
-        return fresh();
-      }
-      if (decisions !== undefined && InvalidArgumentError.isInstance(error) && error.argument === "decisions") {
-        // Not paused any more (its value is the run's status: decided with that agent's executor
-        // meanwhile, say): it goes on without them, or gives its recorded answer.
-        if (typeof error.value === "string") return executor.resume(runId, child) as Observable<AgentStreamEvent>;
-        return throwError(() => refusedDecisions(name, runId, error));
-      }
-      return throwError(() => error);
-    }),
-  );
-  return { events, resumable: () => recorded };
-}
-
-/** The decisions the calling run passes on for its sub-run's pause, by the sub-run's interrupt ids. */
-function subRunDecisionsOf(config: RunnableConfig | undefined): Record<string, Decision> | undefined {
-  const decisions = config?.configurable?.[SUB_RUN_DECISIONS_KEY] as Record<string, Decision> | undefined;
-  return typeof decisions === "object" && decisions !== null ? decisions : undefined;
-}
-
-/** The other executor refused the decisions a person gave on its run's pause (an edit its tool's schema refuses, say). */
-function refusedDecisions(name: string, runId: string, error: InvalidArgumentError): InvalidArgumentError {
-  return new InvalidArgumentError({
-    argument: "decisions",
-    value: error.value,
-    message: `handoff "${name}": the other agent's run "${runId}" refused the decisions given on its pause (${error.message.replace(/^AgentExecutor\.resume: /, "")}). Nothing of it ran; it is still paused: decide it with that agent's executor (resume("${runId}", { decisions })).`,
-    cause: error,
-  });
 }
 
 function conversationOf(given: { inputs: Record<string, unknown>; steps: readonly AgentStep[] } | undefined, request: string | undefined): HandoffConversation {

@@ -7,7 +7,7 @@ const MARKER_SYMBOL = Symbol.for(MARKER);
 /**
  * The agent a tool ran as a sub-run (a `handoff`, or an executor's `asTool`) paused for approval
  * (its run ended with `stopReason: "interrupted"`): the tool has no answer to give. When the sub-run
- * can be resumed (`resumable`: a `handoff` whose other executor has a store) and the calling run is
+ * can be resumed (`resumable`: the call's agent's executor has a store) and the calling run is
  * recorded, the calling run pauses with the sub-run's interrupts (see docs/agent-types.md, "Pauses
  * inside a handoff"), and this error is never seen. Otherwise the tool call fails with it rather
  * than answer `""`; the paused run is the other executor's to decide
@@ -59,7 +59,7 @@ export class SubRunInterruptedError extends AgentRxError {
       name: "SubRunInterruptedError",
       message:
         `Tool "${tool}": the agent it ran paused for approval${calls}, so it has no answer to give; its run "${runId}" is interrupted. ` +
-        "The calling run did not pause with it (only a handoff whose calling run is recorded and whose other executor has a store does, see docs/agent-types.md): decide it with that agent's executor (resume(runId, { decisions })), or give that agent no approval step.",
+        "The calling run did not pause with it (only a handoff or asTool call whose calling run is recorded and whose agent's executor has a store does, see docs/agent-types.md): decide it with that agent's executor (resume(runId, { decisions })), or give that agent no approval step.",
     });
     this.tool = tool;
     this.runId = runId;
