@@ -1,6 +1,7 @@
 // The AG-UI events `toAGUIEvents` emits, as plain objects: the same wire shapes as `@ag-ui/core`'s
 // event types (whose `EventType` is a runtime enum), so this package needs no runtime dependency
 // on it. Tests validate every event with `@ag-ui/core`'s own schemas.
+import type { Interrupt } from "@agentrx/executors";
 
 /**
  * Fields every AG-UI event carries.
@@ -96,7 +97,16 @@ export interface StateSnapshotEvent extends BaseEvent { type: "STATE_SNAPSHOT"; 
  * ```
  */
 export interface AGUIRunState {
-  agentrx: { runId: string; status: "interrupted"; interrupts: { id: string; tool: string; toolInput: unknown; toolCallId?: string }[] };
+  agentrx: {
+    runId: string;
+    status: "interrupted";
+    /**
+     * The calls the run waits on. One of another agent's (a paused `handoff`: `subRun`, see
+     * docs/serving.md) has the tool and input of that agent's call, and the `toolCallId` of the
+     * handoff's call, the one the client has.
+     */
+    interrupts: { id: string; tool: string; toolInput: unknown; toolCallId?: string; subRun?: Interrupt["subRun"] }[];
+  };
 }
 
 /**

@@ -41,7 +41,9 @@ const OPTION_KEYS = Object.keys({ threadId: true, runId: true, onError: true } s
  * gets a `TOOL_CALL_RESULT` saying so, since a call left without one is the client's to answer; a
  * step without an action (a handled parsing error) is shown as a call first. The final answer is
  * sent as text when the model did not stream it (a `returnDirect` tool's result, an early stop's
- * output). A sub-run's events (`subRun`) are left out but for its usage. An option it does not
+ * output). A sub-run's events (`subRun`) are left out but for its usage; an interrupt of another
+ * agent's call a paused handoff waits on (`Interrupt.subRun`) carries the handoff's `toolCallId`
+ * and, in the state and its `metadata`, `subRun` (docs/serving.md). An option it does not
  * take (a misspelt `threadID`) throws an `InvalidArgumentError` naming it.
  *
  * @example
@@ -81,6 +83,11 @@ export function toAGUIEvents(events$: Observable<AgentStreamEvent>, options: ToA
     const openCalls = new Set<string>();
     let usage: RunUsage | undefined;
     let interrupts: Interrupt[] = [];
+    // The client's id of each of the run's calls, by `<iteration>:<index>`, and of the call that
+    // started each sub-run, by the sub-run's id: a handoff that paused on the other agent's calls
+    // (`Interrupt.subRun`) is the call the client has for them.
+    const callIds = new Map<string, string>();
+    const subRunCalls = new Map<string, string>();
     let output: OutputEvent | undefined;
 
     const start = () => {
@@ -132,6 +139,8 @@ export function toAGUIEvents(events$: Observable<AgentStreamEvent>, options: ToA
       if (event.subRun !== undefined) {
         // A sub-run's model calls are the run's too (its output's usage counts them).
         if (event.type === "usage") usage = addUsage(usage, event.usage);
+        const caller = event.subRunCallIds?.[0];
+        if (event.type === "start" && event.subRun.length === 1 && caller !== undefined) subRunCalls.set(event.runId, /^\d+:\d+$/.test(caller) ? `call-${caller.replace(":", "-")}` : caller);
         return;
       }
       switch (event.type) {
@@ -150,7 +159,11 @@ export function toAGUIEvents(events$: Observable<AgentStreamEvent>, options: ToA
         case "action":
           resumedTurn.saw(event.type, event.iteration);
           startStep(event.iteration);
-          toolCall(ids.ofAction(event.iteration, event.action, event.index), event.action.tool, event.action.toolInput);
+          {
+            const toolCallId = ids.ofAction(event.iteration, event.action, event.index);
+            if (event.index !== undefined) callIds.set(`${event.iteration}:${event.index}`, toolCallId);
+            toolCall(toolCallId, event.action.tool, event.action.toolInput);
+          }
           return;
         case "step": {
           resumedTurn.saw(event.type, event.iteration);
@@ -168,7 +181,13 @@ export function toAGUIEvents(events$: Observable<AgentStreamEvent>, options: ToA
           return;
         case "interrupt":
           endText();
-          interrupts = event.interrupts;
+          interrupts = event.interrupts.map((interrupt) => {
+            if (interrupt.subRun === undefined) return interrupt;
+            // The other agent's call is none of the client's: its interrupt names the handoff's call.
+            const { toolCallId: _theirs, ...nested } = interrupt;
+            const toolCallId = callIds.get(`${interrupt.iteration}:${interrupt.index}`) ?? subRunCalls.get(interrupt.subRun.runId);
+            return toolCallId === undefined ? nested : { ...nested, toolCallId };
+          });
           emit({ type: "STATE_SNAPSHOT", snapshot: stateOf(executorRunId, interrupts) });
           return;
         case "output":
@@ -222,7 +241,7 @@ function stateOf(runId: string, interrupts: Interrupt[]): AGUIRunState {
     agentrx: {
       runId,
       status: "interrupted",
-      interrupts: interrupts.map(({ id, tool, toolInput, toolCallId }) => ({ id, tool, toolInput, ...(toolCallId === undefined ? {} : { toolCallId }) })),
+      interrupts: interrupts.map(({ id, tool, toolInput, toolCallId, subRun }) => ({ id, tool, toolInput, ...(toolCallId === undefined ? {} : { toolCallId }), ...(subRun === undefined ? {} : { subRun }) })),
     },
   };
 }
@@ -234,7 +253,7 @@ function agUiInterrupt(interrupt: Interrupt): AGUIInterrupt {
     reason: typeof reason === "string" ? reason : "approval",
     message: interruptMessage(interrupt, reason),
     ...(interrupt.toolCallId === undefined ? {} : { toolCallId: interrupt.toolCallId }),
-    metadata: { tool: interrupt.tool, toolInput: interrupt.toolInput },
+    metadata: { tool: interrupt.tool, toolInput: interrupt.toolInput, ...(interrupt.subRun === undefined ? {} : { subRun: interrupt.subRun }) },
   };
 }
 

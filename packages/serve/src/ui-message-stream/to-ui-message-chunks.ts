@@ -1,8 +1,9 @@
 import { type AgentAction, checkOptionKeys, isAbortError, observationText } from "@agentrx/core";
-import { type AgentStreamEvent, type Interrupt, type OutputEvent, type RunUsage, type StopReason, type UsageEvent, addUsage } from "@agentrx/executors";
+import { type AgentStreamEvent, type Interrupt, type OutputEvent, type RunUsage, type StepEvent, type StopReason, type UsageEvent, addUsage } from "@agentrx/executors";
 import { Observable, type OperatorFunction } from "rxjs";
 import { checkUsage } from "../internal/check-options";
 import { ResumedTurn } from "../internal/resumed-turn";
+import { SubRunAnswers } from "../internal/sub-run-answers";
 import { errorText } from "../internal/error-text";
 import { followEvents } from "../internal/follow-events";
 import { ToolCallIds } from "../internal/tool-call-ids";
@@ -72,7 +73,10 @@ const FINISH_REASONS: Record<StopReason, UIFinishReason> = {
  * that went on) is not asked, as no chunk can carry the answer: the approved call gets its output,
  * the rejected one a `tool-output-error` with the rejection. The final answer is sent as text when the model
  * did not stream it (a `returnDirect` tool's result, an early stop's output). A sub-run's events
- * (`subRun`) are left out but for its usage: the sub-run is its parent's tool call. The message
+ * (`subRun`) are left out but for its usage: the sub-run is its parent's tool call. Another
+ * agent's call a paused handoff waits on (`Interrupt.subRun`) is a part of its own, named by its
+ * interrupt id, in a step after the handoff's part; it gets the output the resumed sub-run gives it
+ * (see docs/serving.md, "Answering a pause"). The message
  * finishes when the source completes (a replayed record with several segments is one message); an
  * error of the source becomes an `error` chunk, a cancelled run (an `AbortError`) an `abort`
  * chunk (what `useChat` takes as stopped, not failed), and the observable then completes. An
@@ -98,6 +102,7 @@ export function toUIMessageChunks(options: UIMessageStreamOptions = {}): Operato
       const openTools = new Map<string, true>();
       let metadata: AgentUIMessageMetadata | undefined;
       const resumedTurn = new ResumedTurn();
+      const subRunAnswers = new SubRunAnswers();
       let step: number | undefined;
       let stepOpen = false;
       let text: string | undefined;
@@ -148,8 +153,10 @@ export function toUIMessageChunks(options: UIMessageStreamOptions = {}): Operato
       // person's answer (the part's `approval.approved`), and a part asked for approval and then
       // given an output without it is one the AI SDK's `validateUIMessages` refuses.
       const pendingApprovals = new Map<string, string>(); // toolCallId -> approvalId
+      // A sub-run's call (a paused handoff's, `subRun`) is its own part, named by its interrupt id:
+      // its tool call id is the other agent's, which may be one of this run's too.
       const approval = (interrupt: Interrupt) => {
-        const toolCallId = interrupt.toolCallId ?? interrupt.id;
+        const toolCallId = interrupt.subRun === undefined ? (interrupt.toolCallId ?? interrupt.id) : interrupt.id;
         if (!openTools.has(toolCallId)) toolInput(toolCallId, interrupt.tool, interrupt.toolInput);
         pendingApprovals.set(toolCallId, interrupt.id);
       };
@@ -165,6 +172,19 @@ export function toUIMessageChunks(options: UIMessageStreamOptions = {}): Operato
         openTools.clear();
       };
 
+      const answer = (toolCallId: string, event: StepEvent) => {
+        openTools.delete(toolCallId);
+        // Asked for approval in this stream, not sent yet: the call goes on as if never asked.
+        const unasked = pendingApprovals.delete(toolCallId);
+        // A rejection of an approval this stream never sent: the part has no answer for the
+        // `output-denied` state to show (the AI SDK requires one), so it ends as an error.
+        if (event.metadata?.rejected === true && unasked) emit({ type: "tool-output-error", toolCallId, errorText: observationText(event.step.observation), dynamic: true });
+        else if (event.metadata?.rejected === true) emit({ type: "tool-output-denied", toolCallId });
+        // A call that failed (its observation is the error the model was told): an error part.
+        else if (event.metadata?.failed === true) emit({ type: "tool-output-error", toolCallId, errorText: observationText(event.step.observation), dynamic: true });
+        else emit({ type: "tool-output-available", toolCallId, output: event.step.observation, dynamic: true });
+      };
+
       const addToUsage = (event: UsageEvent) => {
         usage = addUsage(usage, event.usage);
         if (metadata !== undefined) emit({ type: "message-metadata", messageMetadata: { ...metadata, usage } });
@@ -174,6 +194,7 @@ export function toUIMessageChunks(options: UIMessageStreamOptions = {}): Operato
         if (event.subRun !== undefined) {
           // A sub-run's model calls are the run's too (its output's usage counts them).
           if (event.type === "usage") addToUsage(event);
+          subRunAnswers.saw(event);
           return;
         }
         switch (event.type) {
@@ -203,17 +224,10 @@ export function toUIMessageChunks(options: UIMessageStreamOptions = {}): Operato
             const shown = resumedTurn.answersShownCall(event.iteration);
             if (stepOpen || !(shown || openTools.has(toolCallId))) startStep(event.iteration);
             if (!openTools.has(toolCallId) && !shown) toolInput(toolCallId, event.step.action.tool, event.step.action.toolInput);
-            openTools.delete(toolCallId);
-            // Asked for approval in this stream, not sent yet: the call goes on as if never asked.
-            const unasked = pendingApprovals.delete(toolCallId);
+            // A handoff that paused on the other agent's calls answered them first: their parts too.
+            for (const [nestedId, nested] of subRunAnswers.answersOf([], event)) if (openTools.has(nestedId) || shown) answer(nestedId, nested);
+            answer(toolCallId, event);
             answerStreamed = false;
-            // A rejection of an approval this stream never sent: the part has no answer for the
-            // `output-denied` state to show (the AI SDK requires one), so it ends as an error.
-            if (event.metadata?.rejected === true && unasked) emit({ type: "tool-output-error", toolCallId, errorText: observationText(event.step.observation), dynamic: true });
-            else if (event.metadata?.rejected === true) emit({ type: "tool-output-denied", toolCallId });
-            // A call that failed (its observation is the error the model was told): an error part.
-            else if (event.metadata?.failed === true) emit({ type: "tool-output-error", toolCallId, errorText: observationText(event.step.observation), dynamic: true });
-            else emit({ type: "tool-output-available", toolCallId, output: event.step.observation, dynamic: true });
             return;
           }
           case "usage":
@@ -221,10 +235,29 @@ export function toUIMessageChunks(options: UIMessageStreamOptions = {}): Operato
             startStep(event.iteration);
             addToUsage(event);
             return;
-          case "interrupt":
+          case "interrupt": {
             endText();
-            for (const interrupt of event.interrupts) approval(interrupt);
+            for (const interrupt of event.interrupts) if (interrupt.subRun === undefined) approval(interrupt);
+            const nested = event.interrupts.filter((interrupt) => interrupt.subRun !== undefined);
+            if (nested.length > 0) {
+              // A resumed run that pauses again in the turn it resumed: its handoffs answered some
+              // of the calls the client shows, then waited on others.
+              for (const interrupt of nested) {
+                resumedTurn.saw("step", interrupt.iteration);
+                for (const [nestedId, answered] of subRunAnswers.answersBeforePause(interrupt)) {
+                  if (openTools.has(nestedId) || resumedTurn.answersShownCall(interrupt.iteration)) answer(nestedId, answered);
+                }
+              }
+              // The other agent's calls in a step of their own: the handoff's part, waiting with no
+              // output, stays in the step before, so useChat's `lastAssistantMessageIsCompleteWithApprovalResponses`
+              // (which reads the last step) sends the answers once these are answered.
+              endStep();
+              stepOpen = true;
+              emit({ type: "start-step" });
+              for (const interrupt of nested) approval(interrupt);
+            }
             return;
+          }
           case "output":
             output = event;
             // Paused: the step stays open for the approvals, sent when the stream ends there.

@@ -306,6 +306,12 @@ export interface TracePendingCall {
   toolInput: unknown;
   /** Why it paused: `"approval"` or `"in_doubt"`. */
   reason?: string;
+  /**
+   * Set on another agent's call (a paused `handoff`'s, see docs/agent-types.md, "Pauses inside a
+   * handoff"): the run's tool that ran that agent, and that agent's run. `tool` is not one of this
+   * run's tools; a decision for `id` goes to that agent's run when this one resumes.
+   */
+  subRun?: { tool: string; runId: string };
 }
 
 /**

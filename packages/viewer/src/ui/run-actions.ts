@@ -258,7 +258,14 @@ const CANCELLABLE = new Set(["queued", "running", "interrupted"]);
 
 /** The page's view of a call the run waits on. */
 function pendingCall(interrupt: Interrupt): TracePendingCall {
-  return { id: interrupt.id, tool: interrupt.tool, toolInput: interrupt.toolInput, ...(interrupt.reason === undefined ? {} : { reason: interrupt.reason }) };
+  const { subRun } = interrupt;
+  return {
+    id: interrupt.id,
+    tool: interrupt.tool,
+    toolInput: interrupt.toolInput,
+    ...(interrupt.reason === undefined ? {} : { reason: interrupt.reason }),
+    ...(subRun === undefined ? {} : { subRun: { tool: subRun.tool, runId: subRun.runId } }),
+  };
 }
 
 /** The calls a pause waits on, for a refusal that names them (`; it waits on call-1-0 (refund)`); none: nothing. */
