@@ -150,6 +150,15 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
   }
 
   /**
+   * This executor's tool named `name`: what a caller's resume checks an edit of a paused call of
+   * this executor's run against, when that run is a `handoff`'s or `asTool`'s sub-run (see
+   * docs/approval.md). @internal
+   */
+  toolNamed(name: string): StructuredToolInterface | undefined {
+    return this.options.toolsByName.get(name);
+  }
+
+  /**
    * Sends a message to a run that is going on (steering, see docs/steering.md): it is recorded at
    * once (in the run's inbox in the store, which any process sharing the store can append to) and
    * joins the run at its next turn boundary, never in the middle of a turn's tool calls, as a

@@ -273,4 +273,22 @@ describe("ApprovalGate.resumeTurn", () => {
       ],
     });
   });
+  it("a call whose sub-run's paused calls have recorded decisions is not in doubt: it runs again, handing them on", () => {
+    const fake = fakeRun({ decisions: { "call-0-1/call-0-0": { type: "edit", toolInput: { amount: 5 } } }, inDoubt: () => "interrupt" });
+    const actions = [act("a"), act("transfer_to_billing")];
+    fake.run.dispatch({ type: "agentCalled" });
+    fake.run.dispatch({ type: "turnStarted", actions });
+    const subRun = { tool: "transfer_to_billing", runId: "handoff:run-1:0:1", interruptId: "call-0-0" };
+    fake.run.dispatch({ type: "approvalRequested", interrupts: [{ id: "call-0-1/call-0-0", tool: "refund", toolInput: { amount: 10 }, iteration: 0, index: 1, reason: "approval", subRun }] });
+    fake.dispatched.length = 0;
+    const gate = new ApprovalGate(fake.run);
+    gate.resumeTurn();
+    // Only the other call (which may have started) is in doubt.
+    expect(fake.dispatched).toEqual([
+      { type: "decided", ids: ["call-0-1/call-0-0"] },
+      { type: "approvalRequested", interrupts: [{ id: "call-0-0", tool: "a", toolInput: {}, iteration: 0, index: 0, reason: "in_doubt" }] },
+    ]);
+    expect(gate.subRunDecisions(1)).toEqual({ "call-0-0": { type: "edit", toolInput: { amount: 5 } } });
+    expect(pendingActions(fake.state)).toEqual([1]);
+  });
 });

@@ -4,6 +4,7 @@ import type { StructuredToolInterface } from "@langchain/core/tools";
 import { Validator } from "@langchain/core/utils/json_schema";
 import type { Decision, Interrupt, InterruptEvent, StopReason } from "./events";
 import { InDoubtToolCallError } from "./in-doubt-tool-call-error";
+import { subRunExecutorOf } from "./executor-tool";
 import type { SubRunInterruptedError } from "../handoff/sub-run-interrupted-error";
 import { leftOutPart } from "../runs/json-value";
 import { forced } from "./run-helpers";
@@ -122,12 +123,23 @@ function checkDecision(id: string, decision: unknown, interrupt: Interrupt, tool
     const size = jsonSize(toolInput);
     if (size === undefined) throw invalid(decision, `the edited input for "${id}" (tool "${interrupt.tool}") cannot be written as JSON (too deep, or circular). Nothing ran.`);
     if (size > MAX_DECISION_CHARS) throw invalid(decision, `the edited input for "${id}" (tool "${interrupt.tool}") is ${size} characters of JSON; at most ${MAX_DECISION_CHARS} are accepted. Nothing ran.`);
-    // A sub-run's call is not one of these tools: the other executor checks the edit when its run resumes.
-    const problem = interrupt.subRun === undefined ? schemaProblem(toolsByName.get(interrupt.tool), toolInput) : undefined;
-    if (problem !== undefined) throw invalid(decision, `the edited input for "${id}" (tool "${interrupt.tool}") does not fit the tool's schema: ${problem}. Nothing ran.`);
+    const problem = schemaProblem(interrupt.subRun === undefined ? toolsByName.get(interrupt.tool) : subRunToolOf(interrupt.subRun, interrupt.tool, toolsByName), toolInput);
+    if (problem !== undefined) throw invalid(decision, `the edited input for "${id}" (tool "${interrupt.tool}"${interrupt.subRun === undefined ? "" : ` of the agent "${interrupt.subRun.tool}" runs`}) does not fit the tool's schema: ${problem}. Nothing ran.`);
     return { type, toolInput };
   }
   throw invalid(decision, `the decision for "${id}" must be "approve", { type: "approve" }, { type: "reject", message? }, { type: "edit", toolInput } or { type: "result", observation }.`);
+}
+
+/**
+ * The tool of a sub-run's paused call (`Interrupt.subRun`): the tool named `name` of the executor
+ * that the caller's `handoff` or `asTool` tool runs, for its edits to be checked when the caller's
+ * resume is called (see docs/approval.md, "A pause inside a handoff"). Undefined, and the edit is
+ * left to that executor, when the paused call is itself a sub-run's (one more handoff down: its
+ * tool is not this executor's), or when the tool cannot be found.
+ */
+function subRunToolOf(subRun: NonNullable<Interrupt["subRun"]>, name: string, toolsByName: ReadonlyMap<string, StructuredToolInterface>): StructuredToolInterface | undefined {
+  if (subRun.interruptId.includes("/")) return undefined;
+  return subRunExecutorOf(toolsByName.get(subRun.tool))?.toolNamed(name);
 }
 
 /** What is wrong with `input` for the tool's schema (zod, or JSON Schema as MCP tools have), if anything. */
@@ -227,23 +239,28 @@ export class ApprovalGate {
   /**
    * A resumed run's pending turn, before its calls run: applies the decisions (`applyDecisions`),
    * and settles the calls without a result that may have started (`settleInDoubt`): every one but
-   * those this resume's own decisions answer, which never started.
+   * those this resume's own decisions answer, which never started, and those that ran a sub-run
+   * whose paused calls have decisions, fresh or recorded: such a call runs again with them, and
+   * the sub-run's own record decides what they do (a paused sub-run applies them, one that went
+   * on refuses them and the call takes its answer), so nothing runs twice.
    */
   resumeTurn(): void {
-    const { state, freshDecisions } = this.run;
-    const fresh = new Set(state.interrupts.filter((interrupt) => freshDecisions.has(interrupt.id)).map((interrupt) => interrupt.index));
-    this.applyDecisions(fresh);
-    this.settleInDoubt(pendingActions(state).filter((index) => !fresh.has(index)));
+    const { state, freshDecisions, decisions } = this.run;
+    const settled = new Set<number>();
+    for (const interrupt of state.interrupts) {
+      if (freshDecisions.has(interrupt.id) || (interrupt.subRun !== undefined && decisions?.[interrupt.id] !== undefined)) settled.add(interrupt.index);
+    }
+    this.applyDecisions();
+    this.settleInDoubt(pendingActions(state).filter((index) => !settled.has(index)));
   }
 
   /**
    * Applies the decisions this resume brought: rejections become observations, edits change the
    * input. Decisions on a sub-run's interrupts (`subRun`) are not this run's to apply: the call
-   * that ran the sub-run runs again, and each of those at `fresh` (not in doubt) hands them to the
-   * sub-run (`subRunDecisions`); that call's other sub-run interrupts leave the waiting list too
-   * (the sub-run, resumed, pauses on them again).
+   * that ran the sub-run runs again and hands them to the sub-run (`subRunDecisions`); that call's
+   * other sub-run interrupts leave the waiting list too (the sub-run, resumed, pauses on them again).
    */
-  applyDecisions(fresh?: ReadonlySet<number>): void {
+  applyDecisions(): void {
     const { decisions, state } = this.run;
     if (decisions === undefined || state.interrupts.length === 0) return;
     const decided = state.interrupts.filter((interrupt) => decisions[interrupt.id] !== undefined);
@@ -258,10 +275,7 @@ export class ApprovalGate {
     }
     const ids = state.interrupts.filter((interrupt) => decisions[interrupt.id] !== undefined || (interrupt.subRun !== undefined && nested.has(interrupt.index))).map((interrupt) => interrupt.id);
     this.run.dispatch({ type: "decided", ids });
-    if (turn !== undefined && nested.size > 0) {
-      const byIndex = new Map([...nested].filter(([index]) => fresh === undefined || fresh.has(index)));
-      this.subRunDecided = { iteration: turn.iteration, byIndex };
-    }
+    if (turn !== undefined && nested.size > 0) this.subRunDecided = { iteration: turn.iteration, byIndex: nested };
     for (const interrupt of decided) {
       const decision = decisions[interrupt.id] as Decision;
       const action = turn?.actions[interrupt.index];

@@ -103,14 +103,24 @@ describe("asTool: a pause inside pauses the caller", () => {
     expect(billing.refunded).toEqual([]);
   });
 
-  it("an edit the specialist's tool refuses fails the call, naming the asTool, and leaves the specialist's run paused", async () => {
-    const { billingStore, billing, supervisor } = setup();
+  it("an edit the specialist's tool refuses is refused by the caller's resume, naming the asTool: nothing is recorded or run, and both runs stay paused", async () => {
+    const { callerStore, billingStore, billing, supervisor } = setup();
     const paused = await supervisor.executor.invoke({ input: "Refund me" }, { runId: "s4" });
     const subRunId = paused.interrupts?.[0]?.subRun?.runId ?? "";
-    const result = await supervisor.executor.resume("s4", { decisions: { "call-0-0/call-0-0": { type: "edit", toolInput: { amount: "all" } } } });
-    expect(result.output).toMatch(/asTool "billing": the other agent's run "as-tool:s4:.*" refused the decisions given on its pause/);
+    const before = (await callerStore.readEvents("s4")).length;
+    const error = await supervisor.executor.resume("s4", { decisions: { "call-0-0/call-0-0": { type: "edit", toolInput: { amount: "all" } } } }).then(
+      () => undefined,
+      (refused: unknown) => refused,
+    );
+    expect(error).toMatchObject({ name: "InvalidArgumentError", argument: "decisions" });
+    expect((error as Error).message).toMatch(/"call-0-0\/call-0-0" \(tool "refund" of the agent "billing" runs\) does not fit the tool's schema: amount: .*Nothing ran\./);
     expect(billing.refunded).toEqual([]);
+    expect(await callerStore.readEvents("s4")).toHaveLength(before);
+    expect((await callerStore.getRun("s4"))?.status).toBe("interrupted");
     expect((await billingStore.getRun(subRunId))?.status).toBe("interrupted");
+    const result = await supervisor.executor.resume("s4", { decisions: { "call-0-0/call-0-0": { type: "edit", toolInput: { amount: 4 } } } });
+    expect(result.output).toBe("Supervisor: Billing: refunded 4");
+    expect(billing.refunded).toEqual([4]);
   });
 
   it("answering one of two waiting calls runs that one, and the caller pauses again on the other", async () => {

@@ -1,10 +1,12 @@
-import { InvalidArgumentError, STEP_METADATA_KEY, getIdempotencyKey } from "@agentrx/core";
+import { AbortError, InvalidArgumentError, STEP_METADATA_KEY, getIdempotencyKey } from "@agentrx/core";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { type Observable, catchError, lastValueFrom, tap, throwError } from "rxjs";
+import { Observable, catchError, from, lastValueFrom, switchMap, tap, throwError } from "rxjs";
 import type { AgentExecutor } from "./agent-executor";
 import type { AgentStreamEvent, Decision, Interrupt } from "./events";
 import { SubRunInterruptedError } from "../handoff/sub-run-interrupted-error";
-import { RunNotFoundError } from "../runs/run-store-errors";
+import type { RunStatus } from "../runs/run-store";
+import { RunBusyError, RunNotFoundError, RunStoreError } from "../runs/run-store-errors";
+import { type RunObservable, runDisplaySource } from "./run-observable";
 import { SUB_RUN_CALL_KEY, SUB_RUN_DECISIONS_KEY, SUB_RUN_KEY, SUB_RUN_MODEL_CALLS_KEY, type SubRunModelCalls, subRunLink } from "./sub-run";
 
 /** How a tool runs its executor as a sub-run (see {@link callSubRun}). @internal */
@@ -54,10 +56,21 @@ export async function callSubRun(executor: AgentExecutor, inputs: Record<string,
   return output?.output ?? "";
 }
 
+/** How many times a retry waits for the lease of a sub-run another process holds (see {@link untilLeaseLapses}). */
+const LEASE_WAITS = 3;
+/** The longest of those waits, in ms. */
+const LONGEST_LEASE_WAIT_MS = 60_000;
+/** How long after a lease's reported expiry a retry claims the run again, in ms (clocks differ a little). */
+const LEASE_MARGIN_MS = 50;
+
 /**
  * The sub-run's events: resumed (with the calling run's decisions, if any) when a run of its id is
  * recorded, else started. `resumable` says, once it ended, whether it is recorded where a retry
- * finds it.
+ * finds it. A sub-run another process holds (`RunBusyError`: the retry of a caller that stopped,
+ * which left its sub-run leased) is resumed once its lease lapses; decisions the sub-run refuses
+ * because it is not paused any more are settled by its status: a finished run gives its recorded
+ * answer, a running or queued one goes on (once free) with what it recorded, a cancelled or failed
+ * one fails the call (see docs/agent-types.md, "Pauses inside a handoff").
  */
 function subRun(
   executor: AgentExecutor,
@@ -73,26 +86,81 @@ function subRun(
   const decisions = subRunDecisionsOf(config);
   let recorded = true;
   const fresh = (): Observable<AgentStreamEvent> => executor.stream(inputs, { ...child, runId });
-  const resumed = (decisions === undefined ? executor.resume(runId, child) : executor.resume(runId, { ...child, decisions })) as Observable<AgentStreamEvent>;
-  const events = resumed.pipe(
-    catchError((error: unknown) => {
-      // Not recorded (first call; or recorded in another process's in-process store, when a pause's
-      // decisions come to this one: it is asked again), or the executor records nowhere: start it.
-      if (RunNotFoundError.isInstance(error)) return fresh();
-      if (InvalidArgumentError.isInstance(error) && error.argument === "store") {
-        recorded = false;
-        return fresh();
-      }
-      if (decisions !== undefined && InvalidArgumentError.isInstance(error) && error.argument === "decisions") {
-        // Not paused any more (its value is the run's status: decided with that agent's executor
-        // meanwhile, say): it goes on without them, or gives its recorded answer.
-        if (typeof error.value === "string") return executor.resume(runId, child) as Observable<AgentStreamEvent>;
-        return throwError(() => refusedDecisions(label, runId, error));
-      }
-      return throwError(() => error);
-    }),
-  );
-  return { events, resumable: () => recorded };
+  // Waits for a lease another process holds, then tries again from the top (with the decisions: the
+  // run may be paused again by then), at most `LEASE_WAITS` times.
+  const afterLease = (busy: RunBusyError, waits: number): Observable<AgentStreamEvent> =>
+    untilLeaseLapses(busy, waits, config?.signal, label, runId).pipe(switchMap(() => attempt(waits + 1)));
+  const withoutDecisions = (waits: number): Observable<AgentStreamEvent> =>
+    (executor.resume(runId, child) as Observable<AgentStreamEvent>).pipe(catchError((error: unknown) => (RunBusyError.isInstance(error) ? afterLease(error, waits) : throwError(() => error))));
+  const attempt = (waits: number): Observable<AgentStreamEvent> => {
+    const resumed = decisions === undefined ? executor.resume(runId, child) : executor.resume(runId, { ...child, decisions });
+    return (resumed as Observable<AgentStreamEvent>).pipe(
+      catchError((error: unknown) => {
+        // Not recorded (first call; or recorded in another process's in-process store, when a
+        // pause's decisions come to this one: it is started again, and asks again, see
+        // docs/agent-types.md), or the executor records nowhere: start it.
+        if (RunNotFoundError.isInstance(error)) return fresh();
+        if (InvalidArgumentError.isInstance(error) && error.argument === "store") {
+          recorded = false;
+          return fresh();
+        }
+        if (RunBusyError.isInstance(error)) return afterLease(error, waits);
+        if (decisions !== undefined && InvalidArgumentError.isInstance(error) && error.argument === "decisions") {
+          // Refused: not paused any more, or decisions its tools refuse. Its status says which.
+          return from(statusOf(resumed, runId)).pipe(
+            switchMap((status) => {
+              if (status === "gone") return fresh(); // deleted meanwhile: as if never recorded
+              if (status === "finished" || status === "running" || status === "queued") return withoutDecisions(waits);
+              if (status === "cancelled" || status === "failed") return throwError(() => endedSubRun(label, runId, status, error));
+              return throwError(() => refusedDecisions(label, runId, error));
+            }),
+          );
+        }
+        return throwError(() => error);
+      }),
+    );
+  };
+  return { events: attempt(0), resumable: () => recorded };
+}
+
+/**
+ * The status of run `runId` in the store `resumed` resumes it from: `"gone"` when it is not
+ * recorded there any more, `"unknown"` when that store is not known.
+ */
+async function statusOf(resumed: RunObservable<unknown, unknown>, runId: string): Promise<RunStatus | "gone" | "unknown"> {
+  const store = runDisplaySource(resumed)?.store;
+  if (store === undefined) return "unknown";
+  return (await store.getRun(runId))?.status ?? "gone";
+}
+
+/**
+ * Emits once the lease `busy` reports has lapsed (plus a small margin; at most
+ * `LONGEST_LEASE_WAIT_MS`), or errors: with an `AbortError` when `signal` aborts meanwhile, with a
+ * `RunStoreError` saying the run is still running elsewhere when `waits` waits were made already
+ * (or the lease's end is not known). Unsubscribed, it clears its timer.
+ */
+function untilLeaseLapses(busy: RunBusyError, waits: number, signal: AbortSignal | undefined, label: string, runId: string): Observable<void> {
+  return new Observable<void>((subscriber) => {
+    if (waits >= LEASE_WAITS || busy.leaseExpiresAt === undefined) {
+      subscriber.error(stillBusy(label, runId, busy, waits));
+      return undefined;
+    }
+    if (signal?.aborted) {
+      subscriber.error(new AbortError({ reason: signal.reason }));
+      return undefined;
+    }
+    const onAbort = () => subscriber.error(new AbortError({ reason: signal?.reason }));
+    const ms = Math.min(Math.max(0, busy.leaseExpiresAt - Date.now()) + LEASE_MARGIN_MS, LONGEST_LEASE_WAIT_MS);
+    const timer = setTimeout(() => {
+      subscriber.next();
+      subscriber.complete();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    return () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    };
+  });
 }
 
 /**
@@ -117,6 +185,31 @@ export function childConfig(config: RunnableConfig | undefined, modelCalls?: Sub
 function subRunDecisionsOf(config: RunnableConfig | undefined): Record<string, Decision> | undefined {
   const decisions = config?.configurable?.[SUB_RUN_DECISIONS_KEY] as Record<string, Decision> | undefined;
   return typeof decisions === "object" && decisions !== null ? decisions : undefined;
+}
+
+/**
+ * The decisions came to a sub-run that ended without them (cancelled, or failed, since it paused):
+ * it is not resumed (that would undo its cancel), and the decisions are not carried out.
+ */
+function endedSubRun(label: string, runId: string, status: "cancelled" | "failed", error: InvalidArgumentError): InvalidArgumentError {
+  return new InvalidArgumentError({
+    argument: "decisions",
+    value: status,
+    message: `${label}: the other agent's run "${runId}" is ${status}, not paused any more, so the decisions given on its pause were not carried out and it was not resumed. Resume it with that agent's executor (resume("${runId}")) if it should go on.`,
+    cause: error,
+  });
+}
+
+/** Still running elsewhere after `waits` waits for its lease (or a lease whose end is not known). */
+function stillBusy(label: string, runId: string, busy: RunBusyError, waits: number): RunStoreError {
+  const until = busy.leaseExpiresAt === undefined ? "" : ` until ${new Date(busy.leaseExpiresAt).toISOString()}`;
+  const waited = waits === 0 ? "" : ` after ${waits} wait${waits === 1 ? "" : "s"} for its lease to lapse`;
+  return new RunStoreError({
+    operation: "resume",
+    runId,
+    message: `${label}: the other agent's run "${runId}" is still running in another process (${busy.owner ?? "unknown owner"}), which holds its lease${until}${waited}. Nothing of it ran here: resume the calling run again once that process is done with it (or, if it stopped, once its lease has lapsed).`,
+    cause: busy,
+  });
 }
 
 /** The other executor refused the decisions a person gave on its run's pause (an edit its tool's schema refuses, say). */

@@ -49,8 +49,28 @@ export function executorTool(executor: AgentExecutor, options: AsToolOptions): S
   if (typeof (schema as { safeParse?: unknown }).safeParse !== "function") {
     throw new InvalidArgumentError({ argument: "schema", value: schema, message: "asTool: `schema` must be a zod object schema." });
   }
-  return tool(
+  const asTool = tool(
     async (input: Record<string, unknown>, config?: RunnableConfig) => callSubRun(executor, input, config, { tool: name, label: `asTool "${name}"`, runIdPrefix: "as-tool" }),
     { name, description, schema: schema as never },
   ) as unknown as StructuredToolInterface;
+  return withSubRunExecutor(asTool, executor);
+}
+
+/** Where a `handoff` or `asTool` tool keeps the executor it runs as a sub-run. */
+const SUB_RUN_EXECUTOR = Symbol("agentrx.subRunExecutor");
+
+/**
+ * Marks `tool` as running `executor` as a sub-run (`handoff`, `asTool`), under a key of its own
+ * that is not enumerated: a caller's resume checks an edit of the sub-run's paused call against
+ * that executor's tool (see `checkDecisions`). @internal
+ */
+export function withSubRunExecutor<T extends object>(tool: T, executor: AgentExecutor): T {
+  Object.defineProperty(tool, SUB_RUN_EXECUTOR, { value: executor });
+  return tool;
+}
+
+/** The executor `tool` runs as a sub-run (`withSubRunExecutor`); undefined for any other tool. @internal */
+export function subRunExecutorOf(tool: unknown): AgentExecutor | undefined {
+  if (typeof tool !== "object" || tool === null) return undefined;
+  return (tool as { [SUB_RUN_EXECUTOR]?: AgentExecutor })[SUB_RUN_EXECUTOR];
 }

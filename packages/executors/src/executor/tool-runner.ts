@@ -10,6 +10,7 @@ import { earlyCallKey, inputKey } from "./run-state";
 import { SUB_RUN_CALL_KEY, SUB_RUN_DECISIONS_KEY } from "./sub-run";
 import type { Decision } from "./events";
 import { SubRunInterruptedError } from "../handoff/sub-run-interrupted-error";
+import { subRunExecutorOf } from "./executor-tool";
 import {
   truncateObservation,
   invalidInputObservation,
@@ -249,7 +250,11 @@ export class ToolRunner {
         if (!this.run.interrupted) entry.finished = { outcome, durationMs: performance.now() - started.start };
       },
       (error: unknown) => {
-        if (!this.run.interrupted) entry.failed = { error };
+        if (this.run.interrupted) return;
+        // Paused through middleware (see `invoke`): kept by a halt as the outcome it has without middleware.
+        const paused = this.pausedThrough?.get(started.key);
+        if (paused !== undefined) entry.finished = { outcome: { observation: pausedObservation(action.tool, paused), metadata: undefined, paused }, durationMs: performance.now() - started.start };
+        else entry.failed = { error };
       },
     );
     early.set(key, entry);
@@ -382,21 +387,62 @@ export class ToolRunner {
     const early = this.turnEarly?.[index];
     const start = early ? early.start : observed ? performance.now() : 0;
     let pending: Promise<ToolOutcome>;
-    if (early) pending = early.result;
-    else {
+    let key: string;
+    if (early) {
+      pending = early.result;
+      key = early.key;
+    } else {
       try {
         this.run.beforeToolStart();
         const callId = this.run.callId(action, index);
-        pending = this.call(action, index, callId, this.config, this.run.idempotencyKey(action, index));
+        key = this.run.idempotencyKey(action, index);
+        pending = this.call(action, index, callId, this.config, key);
       } catch (error) {
         return Promise.reject(error);
       }
     }
-    return pending.then(({ observation, metadata, paused }) => {
+    const done = ({ observation, metadata, paused }: ToolOutcome): void => {
       if (this.run.interrupted) return;
+      // Paused through middleware that gave a text of its own all the same: it is no result.
+      paused ??= this.takePause(key);
       if (paused !== undefined) return this.run.subRunPaused(index, paused);
       this.run.toolFinished(index, { action, observation }, observed || early ? performance.now() - start : 0, metadata);
+    };
+    // Through middleware, a `handoff`'s or `asTool`'s call whose sub-run paused rejects with the
+    // pause (see `invoke`): only such calls need this handler.
+    if (!this.rejectsOnPause(action)) return pending.then(done);
+    return pending.then(done, (error: unknown) => {
+      // Whatever the chain made of the pause (rethrown, wrapped), the call paused.
+      const paused = this.takePause(key);
+      if (paused === undefined) throw error;
+      if (!this.run.interrupted) this.run.subRunPaused(index, paused);
     });
+  }
+
+  /**
+   * The pauses of calls made through middleware (see `invoke`), by the call's idempotency key;
+   * made at the first such pause (until then, `takePause` costs nothing).
+   */
+  private pausedThrough: Map<string, SubRunInterruptedError> | undefined;
+
+  /**
+   * Whether a call of `action` whose sub-run paused rejects with the pause in the `wrapToolCall`
+   * chain (see `invoke`): the run has middleware and is recorded (else it never pauses so), and
+   * the tool is a `handoff`'s or an `asTool`'s. (A tool that calls one of those in its own code
+   * pauses all the same; its middleware then sees the failure's text.)
+   */
+  private rejectsOnPause(action: AgentAction): boolean {
+    const { middleware, recorded, options } = this.run;
+    return middleware !== undefined && recorded && subRunExecutorOf(options.toolsByName.get(action.tool)) !== undefined;
+  }
+
+  /** The pause of the call of `key` made through middleware, if it paused (forgotten once taken). */
+  private takePause(key: string): SubRunInterruptedError | undefined {
+    const pauses = this.pausedThrough;
+    if (pauses === undefined) return undefined;
+    const paused = pauses.get(key);
+    if (paused !== undefined) pauses.delete(key);
+    return paused;
   }
 
   /**
@@ -409,25 +455,19 @@ export class ToolRunner {
     if (decisions !== undefined) base = { ...base, configurable: { ...base.configurable, [SUB_RUN_DECISIONS_KEY]: decisions } };
     const middleware = this.run.middleware;
     if (middleware === undefined) return this.execute(action, base, callId, key, unnamed);
-    // The middleware sees a paused sub-run's call as failed (its observation); the pause is kept aside.
-    let paused: SubRunInterruptedError | undefined;
-    return middleware
-      .callTool(action, index, withKey(base, key), (a, c) =>
-        this.execute(a, c, callId, undefined, unnamed).then((outcome) => {
-          paused = outcome.paused;
-          return outcome;
-        }),
-      )
-      .then((outcome) => (paused === undefined ? outcome : { ...outcome, paused }));
+    const rejects = this.rejectsOnPause(action);
+    return middleware.callTool(action, index, withKey(base, key), (a, c) => this.execute(a, c, callId, undefined, unnamed, key, rejects));
   }
 
   /**
    * Calls the action's tool: its observation (truncated when too long) and what policies reported.
    * `key`, when given, is put in the config's metadata (else `base` has it already); `unnamed`, an
-   * early call streamed without an id (its span waits for the turn's). Promise callbacks, not async
-   * functions: a tool call costs as few promises and microtasks as it can.
+   * early call streamed without an id (its span waits for the turn's); `throughMiddleware`, the
+   * call's key when the `wrapToolCall` chain made the call, and `rejects`, whether a pause then
+   * rejects (see `invoke`). Promise callbacks, not async functions: a tool call costs as few
+   * promises and microtasks as it can.
    */
-  private execute(action: AgentAction, base: RunnableConfig, callId: string, key: string | undefined, unnamed?: UnnamedCall): Promise<ToolOutcome> {
+  private execute(action: AgentAction, base: RunnableConfig, callId: string, key: string | undefined, unnamed?: UnnamedCall, throughMiddleware?: string, rejects = false): Promise<ToolOutcome> {
     const { options } = this.run;
     const tool = options.toolsByName.get(action.tool);
     if (tool === undefined) return Promise.resolve({ observation: invalidToolObservation(action.tool, options.toolNames), metadata: { failed: true } });
@@ -458,12 +498,28 @@ export class ToolRunner {
       }
       return { observation, metadata };
     };
-    if (span === undefined) return this.invoke(tool, action, config, finish, undefined);
-    return span.run(() => this.invoke(tool, action, config, finish, span));
+    if (span === undefined) return this.invoke(tool, action, config, finish, undefined, throughMiddleware, rejects);
+    return span.run(() => this.invoke(tool, action, config, finish, span, throughMiddleware, rejects));
   }
 
-  /** Calls the tool; `finish` makes the outcome of what it returned, or of the observation an error becomes (see `recover`). */
-  private invoke(tool: StructuredToolInterface, action: AgentAction, config: RunnableConfig, finish: (result: unknown) => ToolOutcome, span: ToolSpan | undefined): Promise<ToolOutcome> {
+  /**
+   * Calls the tool; `finish` makes the outcome of what it returned, or of the observation an error
+   * becomes (see `recover`). A call whose sub-run paused the run (`pausesOn`) has no result: its
+   * outcome carries the pause; made through middleware (`throughMiddleware`, the call's key), the
+   * pause is noted for `runOne` (`takePause`), which pauses the run with it whatever the chain
+   * made of the call, and with `rejects` (`rejectsOnPause`) the call rejects with the pause, so
+   * that no `wrapToolCall` takes a text for its result (a guardrail would check it as a
+   * `returnDirect` tool's answer).
+   */
+  private invoke(
+    tool: StructuredToolInterface,
+    action: AgentAction,
+    config: RunnableConfig,
+    finish: (result: unknown) => ToolOutcome,
+    span: ToolSpan | undefined,
+    throughMiddleware: string | undefined,
+    rejects: boolean,
+  ): Promise<ToolOutcome> {
     let result: Promise<unknown>;
     try {
       result = Promise.resolve(tool.invoke(action.toolInput as never, config));
@@ -472,8 +528,11 @@ export class ToolRunner {
     }
     return result.then(finish, (error: unknown) => {
       if (!this.pausesOn(error)) return this.recover(tool, action, config, error, span).then(finish);
-      // Its observation, should the call's result be needed after all (a halt keeps an early call's).
-      const outcome = finish(`Tool "${action.tool}" failed with error: ${error.message}`);
+      const outcome = finish(pausedObservation(action.tool, error));
+      if (throughMiddleware !== undefined) {
+        (this.pausedThrough ??= new Map()).set(throughMiddleware, error);
+        if (rejects) throw error;
+      }
       outcome.paused = error;
       return outcome;
     });
@@ -526,6 +585,11 @@ export class ToolRunner {
  * sub-run paused and the run pauses with it (the call then has no result).
  */
 type ToolOutcome = { observation: Observation; metadata: StepMetadata | undefined; paused?: SubRunInterruptedError };
+
+/** The observation of a call whose sub-run paused the run, should its result be needed after all (a halt keeps an early call's). */
+function pausedObservation(tool: string, error: SubRunInterruptedError): string {
+  return `Tool "${tool}" failed with error: ${error.message}`;
+}
 
 /** `config` with the tool call's idempotency key in its metadata (see `getIdempotencyKey`). */
 function withKey(config: RunnableConfig, key: string): RunnableConfig {

@@ -2,8 +2,9 @@
 // agent's waiting calls; a resume of the caller with decisions on them resumes the other agent's
 // run with them (see docs/agent-types.md, "Pauses inside a handoff").
 import { createToolCallingAgent } from "@agentrx/agents";
+import { InvalidArgumentError } from "@agentrx/core";
 import { ScriptedChatModel } from "@agentrx/core/testing";
-import { type AgentMiddleware, AgentExecutor, type AgentStreamEvent, type Interrupt, RunEventDecoder, type RunStore, handoff, restoreRunState, runPauses } from "@agentrx/executors";
+import { type AgentMiddleware, AgentExecutor, type AgentStreamEvent, type Interrupt, RunEventDecoder, RunBusyError, type RunStore, SubRunInterruptedError, handoff, restoreRunState, runPauses } from "@agentrx/executors";
 import { withApproval } from "@agentrx/tools";
 import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
@@ -122,7 +123,7 @@ describe("handoff: a pause inside pauses the caller", () => {
     expect(billing.refunded).toEqual([]);
   });
 
-  it("edit: the other agent's tool runs with the edited input, which only its executor checks", async () => {
+  it("edit: the other agent's tool runs with the edited input", async () => {
     const { callerStore, billing, triage } = setup();
     await triage.executor.invoke({ input: "Refund me" }, { runId: "t4" });
     const result = await triage.executor.resume("t4", { decisions: { "call-0-0/call-0-0": { type: "edit", toolInput: { amount: 5 } } } });
@@ -134,14 +135,27 @@ describe("handoff: a pause inside pauses the caller", () => {
     expect(steps.map((event) => event.type === "step" && [event.step.action.tool, event.step.action.toolInput])).toEqual([["transfer_to_billing", {}]]);
   });
 
-  it("an edit the other agent's tool refuses fails the handoff call, saying why, and leaves the other agent's run paused", async () => {
-    const { billingStore, billing, triage } = setup();
+  it("an edit the other agent's tool refuses is refused by the caller's resume, saying why: nothing is recorded or run, and both runs stay paused", async () => {
+    const { callerStore, billingStore, billing, triage } = setup();
     const paused = await triage.executor.invoke({ input: "Refund me" }, { runId: "t5" });
     const subRunId = paused.interrupts?.[0]?.subRun?.runId ?? "";
-    const result = await triage.executor.resume("t5", { decisions: { "call-0-0/call-0-0": { type: "edit", toolInput: { amount: "all" } } } });
-    expect(result.output).toMatch(/handoff "transfer_to_billing": the other agent's run "handoff:t5:.*" refused the decisions given on its pause \(the edited input for "call-0-0" \(tool "refund"\) does not fit the tool's schema: amount: /);
+    const before = (await callerStore.readEvents("t5")).length;
+    const error = await triage.executor.resume("t5", { decisions: { "call-0-0/call-0-0": { type: "edit", toolInput: { amount: "all" } } } }).then(
+      () => undefined,
+      (refused: unknown) => refused,
+    );
+    expect(InvalidArgumentError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ argument: "decisions" });
+    expect((error as Error).message).toMatch(/the edited input for "call-0-0\/call-0-0" \(tool "refund" of the agent "transfer_to_billing" runs\) does not fit the tool's schema: amount: .*Nothing ran\./);
     expect(billing.refunded).toEqual([]);
+    expect(triage.llm.calls).toHaveLength(1);
+    expect((await callerStore.getRun("t5"))?.status).toBe("interrupted");
+    expect(await callerStore.readEvents("t5")).toHaveLength(before);
     expect((await billingStore.getRun(subRunId))?.status).toBe("interrupted");
+    // Still paused on the same call: a fitting edit goes through.
+    const result = await triage.executor.resume("t5", { decisions: { "call-0-0/call-0-0": { type: "edit", toolInput: { amount: 5 } } } });
+    expect(result).toMatchObject({ stopReason: "return_direct", output: "Billing: refunded 5" });
+    expect(billing.refunded).toEqual([5]);
   });
 
   it("a pause decided with the other agent's executor meanwhile: the caller's decisions find it answered, and it takes that answer", async () => {
@@ -248,4 +262,37 @@ describe("handoff: a pause inside pauses the caller", () => {
     expect(result.interrupts).toBeUndefined();
     expect(billing.refunded).toEqual([]);
   });
+
+  it("the other agent's run held by another process: the caller's retry waits for its lease, and stops waiting when the caller's signal aborts", async () => {
+    const { billingStore, billing, triage } = setup();
+    const paused = await triage.executor.invoke({ input: "Refund me" }, { runId: "t13" });
+    const subRunId = paused.interrupts?.[0]?.subRun?.runId ?? "";
+    await billingStore.claimRun(subRunId, { owner: "elsewhere", leaseMs: 60_000, at: Date.now() });
+    const controller = new AbortController();
+    // Aborted once the retry was refused the run (it waits for the lease then).
+    const claim = billingStore.claimRun.bind(billingStore);
+    billingStore.claimRun = (runId, options) =>
+      claim(runId, options).catch((error: unknown) => {
+        if (RunBusyError.isInstance(error)) setTimeout(() => controller.abort(new Error("the user pressed stop")), 20);
+        throw error;
+      });
+    const outcome = new Promise<unknown>((resolve) => {
+      triage.executor.resume("t13", { decisions: { "call-0-0/call-0-0": "approve" }, signal: controller.signal }).subscribe({ error: resolve, complete: () => resolve(undefined) });
+    });
+    const error = await outcome;
+    expect(error).toMatchObject({ name: "AbortError" });
+    expect(billing.refunded).toEqual([]);
+    expect(await billingStore.getRun(subRunId)).toMatchObject({ status: "running", owner: "elsewhere" });
+  });
+
+  it("SubRunInterruptedError's message holds whether or not the calling run pauses with it (middleware sees it either way)", () => {
+    const error = new SubRunInterruptedError({ tool: "transfer_to_billing", runId: "handoff:t14:0:h1", waitingOn: ["refund"], resumable: true });
+    expect(error.message).toBe(
+      'Tool "transfer_to_billing": the other agent\'s run "handoff:t14:0:h1" paused for approval (waiting on "refund"), so the tool has no answer to give. ' +
+        'A calling run that is recorded pauses with it when that agent\'s executor has a store (see docs/agent-types.md, "Pauses inside a handoff"); ' +
+        "else decide it with that agent's executor (resume(runId, { decisions })), or give that agent no approval step.",
+    );
+    expect(error.message).not.toMatch(/did not pause/);
+  });
 });
+

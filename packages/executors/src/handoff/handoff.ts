@@ -6,6 +6,7 @@ import { type StructuredToolInterface, tool } from "@langchain/core/tools";
 import { z } from "zod";
 import type { AgentExecutor } from "../executor/agent-executor";
 import { callSubRun } from "../executor/call-sub-run";
+import { withSubRunExecutor } from "../executor/executor-tool";
 import { subRunSinkOf } from "../executor/sub-run";
 import type { SubRunInterruptedError } from "./sub-run-interrupted-error";
 
@@ -97,7 +98,7 @@ export function handoff(executor: AgentExecutor, options: HandoffOptions): Struc
     { name, description, schema: SCHEMA },
   ) as unknown as StructuredToolInterface & { returnDirect: boolean };
   handoffTool.returnDirect = true;
-  return handoffTool;
+  return withSubRunExecutor(handoffTool, executor);
 }
 
 function conversationOf(given: { inputs: Record<string, unknown>; steps: readonly AgentStep[] } | undefined, request: string | undefined): HandoffConversation {

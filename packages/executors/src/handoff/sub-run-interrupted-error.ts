@@ -9,7 +9,8 @@ const MARKER_SYMBOL = Symbol.for(MARKER);
  * (its run ended with `stopReason: "interrupted"`): the tool has no answer to give. When the sub-run
  * can be resumed (`resumable`: the call's agent's executor has a store) and the calling run is
  * recorded, the calling run pauses with the sub-run's interrupts (see docs/agent-types.md, "Pauses
- * inside a handoff"), and this error is never seen. Otherwise the tool call fails with it rather
+ * inside a handoff"); only a `wrapToolCall` middleware sees this error then, as its `next`
+ * rejecting (the run pauses whatever it does with it). Otherwise the tool call fails with it rather
  * than answer `""`; the paused run is the other executor's to decide
  * (`executor.resume(runId, { decisions })`).
  *
@@ -58,8 +59,9 @@ export class SubRunInterruptedError extends AgentRxError {
     super({
       name: "SubRunInterruptedError",
       message:
-        `Tool "${tool}": the agent it ran paused for approval${calls}, so it has no answer to give; its run "${runId}" is interrupted. ` +
-        "The calling run did not pause with it (only a handoff or asTool call whose calling run is recorded and whose agent's executor has a store does, see docs/agent-types.md): decide it with that agent's executor (resume(runId, { decisions })), or give that agent no approval step.",
+        `Tool "${tool}": the other agent's run "${runId}" paused for approval${calls}, so the tool has no answer to give. ` +
+        "A calling run that is recorded pauses with it when that agent's executor has a store (see docs/agent-types.md, \"Pauses inside a handoff\"); " +
+        "else decide it with that agent's executor (resume(runId, { decisions })), or give that agent no approval step.",
     });
     this.tool = tool;
     this.runId = runId;

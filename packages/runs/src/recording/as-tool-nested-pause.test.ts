@@ -128,4 +128,20 @@ describe("asTool: a recorded sub-run across processes", () => {
     expect(seen).toEqual({ refunded: [10], specialistCalls: 2 });
     await live.store.close();
   });
+
+  it("decisions for the specialist's run that failed meanwhile: it is not resumed, its call never runs, and the call says so", async () => {
+    const path = join(dir, `runs-${++files}.db`);
+    const seen: Seen = { refunded: [], specialistCalls: 0 };
+    const here = startProcess(path, seen);
+    await here.supervisor.invoke({ input: "Refund me" }, { runId: "caller" });
+    // Another process took it and failed it (a claim, then a write that ends it as failed).
+    const claimed = await here.store.claimRun("as-tool:caller:0:b1", { owner: "elsewhere", leaseMs: 1_000, at: Date.now() });
+    await here.store.write("as-tool:caller:0:b1", { owner: "elsewhere", leaseMs: 1_000, at: Date.now(), events: [], update: { status: "failed", error: "it broke", release: true }, ...(claimed.epoch === undefined ? {} : { epoch: claimed.epoch }) });
+    const result = await here.supervisor.resume("caller", { decisions: { "call-0-0/call-0-0": "approve" } });
+    expect(result.output).toMatch(/^Supervisor: Tool "billing" failed with error: asTool "billing": the other agent's run "as-tool:caller:0:b1" is failed, not paused any more, so the decisions given on its pause were not carried out and it was not resumed/);
+    expect(seen).toEqual({ refunded: [], specialistCalls: 1 });
+    expect((await here.store.getRun("as-tool:caller:0:b1"))?.status).toBe("failed");
+    await here.store.close();
+  });
 });
+

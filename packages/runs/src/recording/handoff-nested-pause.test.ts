@@ -20,7 +20,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let files = 0;
 
 /** One "process": a store instance on `path`, the billing agent (its refunds need approval) and the triage agent that hands off to it. */
-function startProcess(path: string, refunded: number[], stores: { caller?: RunStore; billing?: RunStore } = {}) {
+function startProcess(path: string, refunded: number[], stores: { caller?: RunStore; billing?: RunStore } = {}, billingLeaseMs = 100) {
   const store = new SqliteRunStore({ path });
   const refund = tool(
     async ({ amount }: { amount: number }) => {
@@ -32,7 +32,7 @@ function startProcess(path: string, refunded: number[], stores: { caller?: RunSt
   const billingAgent = RunnableLambda.from((input: { steps: AgentStep[] }) =>
     input.steps.length === 0 ? { tool: "refund", toolInput: { amount: 10 }, log: "", toolCallId: "r1" } : { returnValues: { output: `Billing: ${input.steps[0]?.observation}` }, log: "" },
   );
-  const billing = new AgentExecutor({ agent: billingAgent, tools: [withApproval(refund)], store: stores.billing ?? store, leaseMs: 100 });
+  const billing = new AgentExecutor({ agent: billingAgent, tools: [withApproval(refund)], store: stores.billing ?? store, leaseMs: billingLeaseMs });
   const toBilling = handoff(billing, { name: "transfer_to_billing", description: "Refunds." });
   const triageAgent = RunnableLambda.from((input: { steps: AgentStep[] }) =>
     input.steps.length === 0 ? { tool: "transfer_to_billing", toolInput: {}, log: "", toolCallId: "h1" } : { returnValues: { output: "the caller's model was asked again" }, log: "" },
@@ -75,7 +75,7 @@ describe("handoff: a nested pause answered from another process", () => {
     const refunded: number[] = [];
     const api = startProcess(path, refunded);
     await api.triage.invoke({ input: "Refund me" }, { runId: "caller" });
-    // The caller's tools do not include the other agent's: its edit is checked by that agent's executor.
+    // Given the caller's tools, the edit is checked against the other agent's tool (through the handoff's).
     await recordDecisions(api.store, "caller", { "call-0-0/call-0-0": { type: "edit", toolInput: { amount: 7 } } }, { tools: api.tools });
     expect((await api.store.getRun("caller"))?.status).toBe("queued");
     await api.store.close();
@@ -110,5 +110,73 @@ describe("handoff: a nested pause answered from another process", () => {
     expect(result).toMatchObject({ stopReason: "return_direct", output: "Billing: refunded 10" });
     expect(refunded).toEqual([10]);
     await live.store.close();
+  });
+
+  it("a caller resumed after its process stopped, while the other agent's run is still leased by it, waits for that lease to lapse and resumes that run: its call runs once", async () => {
+    const path = join(dir, `runs-${++files}.db`);
+    const refunded: number[] = [];
+    await startProcess(path, refunded).triage.invoke({ input: "Refund me" }, { runId: "caller" }).then(() => undefined);
+    // The dying process: it stops once the other agent's run (under a lease of 1 s) has recorded
+    // the decisions, before its call starts; no write of it lands after that, the release of that
+    // lease included.
+    const inner = new SqliteRunStore({ path });
+    const dying = delegate(inner);
+    const control = { dead: false };
+    dying.write = async (runId: string, write: RunWrite) => {
+      if (control.dead) throw new Error("the process stopped");
+      await inner.write(runId, write);
+      if (runId.startsWith("handoff:") && write.events.some((event) => event.data["type"] === "decisions")) {
+        control.dead = true;
+        throw new Error("the process stopped");
+      }
+    };
+    const live = startProcess(path, refunded, { caller: dying, billing: dying }, 1_000);
+    await expect(live.triage.resume("caller", { decisions: { "call-0-0/call-0-0": "approve" } })).rejects.toThrow(/the process stopped/);
+    expect(refunded).toEqual([]);
+    expect(await inner.getRun("handoff:caller:0:h1")).toMatchObject({ status: "running", leaseExpiresAt: expect.any(Number) });
+    await inner.close();
+    await live.store.close();
+    await new Promise((resolve) => setTimeout(resolve, 150)); // the caller's lease (100 ms) lapses; the other agent's does not
+
+    const second = startProcess(path, refunded);
+    const result = await second.triage.resume("caller");
+    expect(result).toMatchObject({ stopReason: "return_direct", output: "Billing: refunded 10" });
+    expect(refunded).toEqual([10]);
+    expect((await second.store.getRun("handoff:caller:0:h1"))?.status).toBe("finished");
+    await second.store.close();
+  });
+
+  it("decisions for the other agent's run that was cancelled meanwhile: it stays cancelled, its call never runs, and the handoff call says so", async () => {
+    const path = join(dir, `runs-${++files}.db`);
+    const refunded: number[] = [];
+    const here = startProcess(path, refunded);
+    await here.triage.invoke({ input: "Refund me" }, { runId: "caller" });
+    expect(await here.store.cancelRun("handoff:caller:0:h1", { reason: "Cancelled from agentrx ui.", at: Date.now() })).toBe(true);
+    const result = await here.triage.resume("caller", { decisions: { "call-0-0/call-0-0": "approve" } });
+    expect(result.stopReason).toBe("return_direct");
+    expect(result.output).toMatch(/handoff "transfer_to_billing": the other agent's run "handoff:caller:0:h1" is cancelled, not paused any more, so the decisions given on its pause were not carried out/);
+    expect(refunded).toEqual([]);
+    expect((await here.store.getRun("handoff:caller:0:h1"))?.status).toBe("cancelled");
+    await here.store.close();
+  });
+
+  it("the other agent's run held by a process that keeps its lease: the retry waits a few times, then the handoff call says it is still running there", async () => {
+    const path = join(dir, `runs-${++files}.db`);
+    const refunded: number[] = [];
+    const here = startProcess(path, refunded);
+    await here.triage.invoke({ input: "Refund me" }, { runId: "caller" });
+    // Another process runs it, renewing its lease (300 ms) long before it lapses.
+    const hold = () => here.store.claimRun("handoff:caller:0:h1", { owner: "elsewhere", leaseMs: 300, at: Date.now() });
+    await hold();
+    const renewing = setInterval(() => void hold().catch(() => undefined), 20);
+    try {
+      const result = await here.triage.resume("caller", { decisions: { "call-0-0/call-0-0": "approve" } });
+      expect(result.output).toMatch(/handoff "transfer_to_billing": the other agent's run "handoff:caller:0:h1" is still running in another process \(elsewhere\), which holds its lease until .* after 3 waits for its lease to lapse/);
+    } finally {
+      clearInterval(renewing);
+    }
+    expect(refunded).toEqual([]);
+    expect(await here.store.getRun("handoff:caller:0:h1")).toMatchObject({ status: "running", owner: "elsewhere" });
+    await here.store.close();
   });
 });
