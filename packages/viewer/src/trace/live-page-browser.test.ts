@@ -127,10 +127,18 @@ describe.skipIf(skip)("a running run's page in agentrx ui", () => {
     const selected = () => page.locator('[role="treeitem"][aria-selected="true"]').getAttribute("data-id");
     expect(await selected()).toBe("run");
 
+    /**
+     * Where `selector` is now, measured in the page in one step: the tree is redrawn every second,
+     * so an element found first and measured after may be gone by then (`boundingBox()` is null).
+     */
+    const boxOf = (selector: string) =>
+      page.locator(selector).evaluate((element) => {
+        const { x, y, width, height } = element.getBoundingClientRect();
+        return { x, y, width, height };
+      });
     /** Presses `selector` in the row `id`, waits until the running run's tree draws that row again (every second), and releases. */
     const pressAcrossRedraw = async (id: string, selector: string) => {
-      const box = await page.locator(`[data-id="${id}"] ${selector}`).boundingBox();
-      if (box === null) throw new Error(`no ${selector} in row ${id}`);
+      const box = await boxOf(`[data-id="${id}"] ${selector}`);
       await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
       await page.mouse.down();
       await page.evaluate((rowId) => Object.assign(window, { pressedRow: document.querySelector(`[data-id="${rowId}"]`) }), id);
@@ -151,8 +159,8 @@ describe.skipIf(skip)("a running run's page in agentrx ui", () => {
     expect(await selected()).toBe("tool-1-0");
 
     // Pressed on one row and released on another: nothing is selected.
-    const first = (await page.locator('[data-id="it-0"] .label').boundingBox())!;
-    const second = (await page.locator('[data-id="it-1"] .label').boundingBox())!;
+    const first = await boxOf('[data-id="it-0"] .label');
+    const second = await boxOf('[data-id="it-1"] .label');
     await page.mouse.move(first.x + 2, first.y + first.height / 2);
     await page.mouse.down();
     await page.mouse.move(second.x + 2, second.y + second.height / 2, { steps: 3 });
