@@ -4,36 +4,14 @@
 import { createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { AgentExecutor, type AgentStreamEvent, type Interrupt, type RunStore, SubRunInterruptedError, handoff, runPauses } from "@agentrx/executors";
-import { withApproval } from "@agentrx/tools";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
-import { tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import { InProcessRunStore } from "../runs/in-process-run-store";
 import { collect } from "./test-helpers";
+import { billingAgent } from "../handoff/nested-pause-fixtures";
 
 const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
 
-/** The specialist: asks to refund `amounts` (each needs approval), then answers with what its tools said. */
-function billingAgent(store: RunStore | undefined, amounts: number[] = [10]) {
-  const refunded: number[] = [];
-  const refund = tool(
-    async ({ amount }: { amount: number }) => {
-      refunded.push(amount);
-      return `refunded ${amount}`;
-    },
-    { name: "refund", description: "Refunds an amount.", schema: z.object({ amount: z.number() }) },
-  );
-  const llm = new ScriptedChatModel({
-    responses: [
-      { toolCalls: amounts.map((amount) => ({ name: "refund", args: { amount } })) },
-      (messages) => `Billing: ${messages.filter((message) => message.getType() === "tool").map((message) => message.text).join("; ")}`,
-    ],
-  });
-  const tools = [withApproval(refund)];
-  const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools, prompt }), tools, ...(store ? { store } : {}) });
-  return { executor, refunded, llm };
-}
 
 /** The supervisor: calls the specialist as a tool, then answers with what it said. */
 function supervisorAgent(billing: AgentExecutor, store: RunStore | undefined, handleToolRuntimeErrors = true) {

@@ -5,41 +5,12 @@ import { createToolCallingAgent } from "@agentrx/agents";
 import { InvalidArgumentError } from "@agentrx/core";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { type AgentMiddleware, AgentExecutor, type AgentStreamEvent, type Interrupt, RunEventDecoder, RunBusyError, type RunStore, SubRunInterruptedError, handoff, restoreRunState, runPauses } from "@agentrx/executors";
-import { withApproval } from "@agentrx/tools";
-import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { collect } from "../executor/test-helpers";
+import { billingAgent, prompt } from "./nested-pause-fixtures";
 import { InProcessRunStore } from "../runs/in-process-run-store";
-
-const prompt = ChatPromptTemplate.fromMessages([
-  ["system", "You help."],
-  new MessagesPlaceholder({ variableName: "chat_history", optional: true }),
-  ["human", "{input}"],
-  ["placeholder", "{agent_scratchpad}"],
-]);
-
-/** The billing agent: asks to refund `amounts` (each needs approval), then answers with what its tools said. */
-function billingAgent(store: RunStore | undefined, amounts: number[] = [10]) {
-  const refunded: number[] = [];
-  const refund = tool(
-    async ({ amount }: { amount: number }) => {
-      refunded.push(amount);
-      return `refunded ${amount}`;
-    },
-    { name: "refund", description: "Refunds an amount.", schema: z.object({ amount: z.number() }) },
-  );
-  const llm = new ScriptedChatModel({
-    responses: [
-      { toolCalls: amounts.map((amount) => ({ name: "refund", args: { amount } })) },
-      (messages) => `Billing: ${messages.filter((message) => message.getType() === "tool").map((message) => message.text).join("; ")}`,
-    ],
-  });
-  const tools = [withApproval(refund)];
-  const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools, prompt }), tools, ...(store ? { store } : {}) });
-  return { executor, refunded, llm };
-}
 
 /** The caller: hands off to billing at once (after `lookup` in the same turn, when `withLookup`). */
 function triageAgent(billing: AgentExecutor, store: RunStore | undefined, { withLookup = false, eagerTools = false, middleware = [] as AgentMiddleware[] } = {}) {
