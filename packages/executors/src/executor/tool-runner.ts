@@ -432,8 +432,9 @@ export class ToolRunner {
    * pauses all the same; its middleware then sees the failure's text.)
    */
   private rejectsOnPause(action: AgentAction): boolean {
-    const { middleware, recorded, options } = this.run;
-    return middleware !== undefined && recorded && subRunExecutorOf(options.toolsByName.get(action.tool)) !== undefined;
+    // Every call asks: without middleware (the common case), one property read answers.
+    const run = this.run;
+    return run.middleware !== undefined && run.recorded && subRunExecutorOf(run.options.toolsByName.get(action.tool)) !== undefined;
   }
 
   /** The pause of the call of `key` made through middleware, if it paused (forgotten once taken). */
