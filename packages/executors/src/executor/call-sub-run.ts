@@ -1,6 +1,6 @@
 import { AbortError, InvalidArgumentError, STEP_METADATA_KEY, getIdempotencyKey } from "@agentrx/core";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { Observable, catchError, from, lastValueFrom, switchMap, tap, throwError } from "rxjs";
+import { Observable, catchError, from, fromEvent, lastValueFrom, map, race, switchMap, tap, throwError, timer } from "rxjs";
 import type { AgentExecutor } from "./agent-executor";
 import type { AgentStreamEvent, Decision, Interrupt } from "./events";
 import { SubRunInterruptedError } from "../handoff/sub-run-interrupted-error";
@@ -140,27 +140,11 @@ async function statusOf(resumed: RunObservable<unknown, unknown>, runId: string)
  * (or the lease's end is not known). Unsubscribed, it clears its timer.
  */
 function untilLeaseLapses(busy: RunBusyError, waits: number, signal: AbortSignal | undefined, label: string, runId: string): Observable<void> {
-  return new Observable<void>((subscriber) => {
-    if (waits >= LEASE_WAITS || busy.leaseExpiresAt === undefined) {
-      subscriber.error(stillBusy(label, runId, busy, waits));
-      return undefined;
-    }
-    if (signal?.aborted) {
-      subscriber.error(new AbortError({ reason: signal.reason }));
-      return undefined;
-    }
-    const onAbort = () => subscriber.error(new AbortError({ reason: signal?.reason }));
-    const ms = Math.min(Math.max(0, busy.leaseExpiresAt - Date.now()) + LEASE_MARGIN_MS, LONGEST_LEASE_WAIT_MS);
-    const timer = setTimeout(() => {
-      subscriber.next();
-      subscriber.complete();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-    return () => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-    };
-  });
+  if (waits >= LEASE_WAITS || busy.leaseExpiresAt === undefined) return throwError(() => stillBusy(label, runId, busy, waits));
+  const aborted = () => new AbortError({ reason: signal?.reason });
+  if (signal?.aborted) return throwError(aborted);
+  const lapsed = timer(Math.min(Math.max(0, busy.leaseExpiresAt - Date.now()) + LEASE_MARGIN_MS, LONGEST_LEASE_WAIT_MS)).pipe(map(() => undefined));
+  return signal === undefined ? lapsed : race(lapsed, fromEvent(signal, "abort").pipe(switchMap(() => throwError(aborted))));
 }
 
 /**

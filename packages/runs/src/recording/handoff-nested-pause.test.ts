@@ -179,4 +179,20 @@ describe("handoff: a nested pause answered from another process", () => {
     expect(await here.store.getRun("handoff:caller:0:h1")).toMatchObject({ status: "running", owner: "elsewhere" });
     await here.store.close();
   });
+
+  it("a resume cancelled while it waits for the other agent's lease stops waiting at once", async () => {
+    const path = join(dir, `runs-${++files}.db`);
+    const refunded: number[] = [];
+    const here = startProcess(path, refunded);
+    await here.triage.invoke({ input: "Refund me" }, { runId: "caller" });
+    // Another process holds the other agent's run for a minute: the retry would wait for it.
+    await here.store.claimRun("handoff:caller:0:h1", { owner: "elsewhere", leaseMs: 60_000, at: Date.now() });
+    const controller = new AbortController();
+    const resumed = here.triage.resume("caller", { decisions: { "call-0-0/call-0-0": "approve" }, signal: controller.signal });
+    setTimeout(() => controller.abort(new Error("the person left")), 100);
+    await expect(resumed).rejects.toThrow(/cancel|abort/i);
+    expect(refunded).toEqual([]);
+    expect((await here.store.getRun("caller"))?.status).toBe("cancelled");
+    await here.store.close();
+  });
 });
