@@ -307,11 +307,21 @@ export interface TracePendingCall {
   /** Why it paused: `"approval"` or `"in_doubt"`. */
   reason?: string;
   /**
-   * Set on another agent's call (a paused `handoff`'s, see docs/agent-types.md, "Pauses inside a
-   * handoff"): the run's tool that ran that agent, and that agent's run. `tool` is not one of this
-   * run's tools; a decision for `id` goes to that agent's run when this one resumes.
+   * Set on another agent's call (a paused `handoff`'s or `asTool`'s, see docs/agent-types.md,
+   * "Pauses inside a handoff"): the run's tool that ran that agent, and that agent's run. `tool` is
+   * not one of this run's tools; a decision for `id` goes to that agent's run when this one
+   * resumes. The page names the tool and links to that run's page (when this store holds it).
    */
-  subRun?: { tool: string; runId: string };
+  subRun?: {
+    /** This run's tool that ran the other agent (the handoff's or `asTool`'s name). */
+    tool: string;
+    /** The other agent's paused run (`handoff:<key>` or `as-tool:<key>`). */
+    runId: string;
+    /** The call's interrupt id in that run. */
+    interruptId: string;
+    /** Whether the `ui`'s store holds that run (the other agent may record its runs in a store of its own). */
+    inStore: boolean;
+  };
 }
 
 /**
@@ -323,6 +333,12 @@ export interface TraceActions {
   token: string;
   /** Calls waiting for approve / reject / edit. */
   pending: TracePendingCall[];
+  /**
+   * Set on another agent's paused run (a `handoff`'s or `asTool`'s) whose calling run, in this
+   * store, waits on it: that run's id. Its calls are answered on that run's page, not here
+   * (`pending` is empty): resuming it resumes this run with its own agent.
+   */
+  pausedIn?: string;
   /** A cancelled run, or one whose worker died (running, with its lease expired). */
   resume: boolean;
   /** A run this server runs (it resumed or forked it). */

@@ -44,9 +44,12 @@ export class RunActions {
   async pageActions(run: RunInfo, now = Date.now()): Promise<TraceActions> {
     // Stalled: running under a lapsed lease, its process stopped (not one this server runs).
     const stalled = !this.running.has(run.runId) && isStalledRun(run, now);
+    // Another agent's run that its calling run waits on: its calls are answered there (see perform).
+    const pausedIn = run.status === "interrupted" ? await this.callerWaitingOn(run.runId) : undefined;
     return {
       token: this.token,
-      pending: run.status === "interrupted" ? await this.pending(run.runId) : [],
+      pending: run.status === "interrupted" && pausedIn === undefined ? await this.pending(run.runId) : [],
+      ...(pausedIn === undefined ? {} : { pausedIn }),
       // A failed run goes on where its record ends, as `executor.resume` does (docs/runs.md).
       resume: run.status === "cancelled" || run.status === "failed" || stalled,
       // A run of another process: through the store, when it can (`cancelRun`).
@@ -63,6 +66,12 @@ export class RunActions {
       case "approve":
       case "reject":
       case "edit": {
+        // Resumed here, another agent's run would run with this server's executor: the calling
+        // run's agent, not its own. Its calling run resumes it, with that agent (docs/approval.md).
+        const caller = run.status === "interrupted" ? await this.callerWaitingOn(runId) : undefined;
+        if (caller !== undefined) {
+          return conflict(`run ${runId} is another agent's run, paused inside a call of run ${caller}, which waits on it: answer its calls on run ${caller} (resuming that run resumes this one, with its own agent)`);
+        }
         const call = await this.pausedCall(run, request.interruptId);
         if (!isPendingCall(call)) return call;
         const decision: Decision =
@@ -115,9 +124,35 @@ export class RunActions {
     for (const own of [...this.running.values()].flatMap((runs) => [...runs])) own.stop(503, "agentrx ui closed before it started");
   }
 
-  /** Calls waiting for a decision: those of the pause the run waits on. */
+  /**
+   * Calls waiting for a decision: those of the pause the run waits on. Another agent's call says
+   * whether this store holds that agent's run, so that the page links to its page only then.
+   */
   private async pending(runId: string): Promise<TracePendingCall[]> {
-    return (await this.pauses(runId)).waiting.map(pendingCall);
+    const { waiting } = await this.pauses(runId);
+    const subRuns = new Set(waiting.flatMap((call) => (call.subRun === undefined ? [] : [call.subRun.runId])));
+    const inStore = new Set<string>();
+    for (const subRunId of subRuns) if ((await this.store.getRun(subRunId)) !== undefined) inStore.add(subRunId);
+    return waiting.map((call) => pendingCall(call, inStore));
+  }
+
+  /**
+   * The run that waits on paused run `runId`, when `runId` is another agent's run that a `handoff`
+   * or `asTool` call started (`handoff:<the call's idempotency key>`, `as-tool:<key>`, the key
+   * `<the calling run's id>:...`) and its calling run, in this store, is paused on it (one of its
+   * interrupts has `subRun.runId` `runId`); else undefined. A calling run id with `:` in it is
+   * found too: each prefix of the key that ends before a `:` is tried.
+   */
+  private async callerWaitingOn(runId: string): Promise<string | undefined> {
+    const prefix = SUB_RUN_PREFIXES.find((one) => runId.startsWith(one));
+    if (prefix === undefined) return undefined;
+    const key = runId.slice(prefix.length);
+    for (let end = key.lastIndexOf(":"); end > 0; end = key.lastIndexOf(":", end - 1)) {
+      const callerId = key.slice(0, end);
+      if ((await this.store.getRun(callerId))?.status !== "interrupted") continue;
+      if ((await this.pauses(callerId)).waiting.some((call) => call.subRun?.runId === runId)) return callerId;
+    }
+    return undefined;
   }
 
   /**
@@ -139,11 +174,11 @@ export class RunActions {
    * not paused, or paused again and the id is of an earlier pause (a stale page); `400` for an
    * interrupt id the run never paused on.
    */
-  private async pausedCall(run: RunInfo, interruptId: string): Promise<TracePendingCall | RunActionResult> {
+  private async pausedCall(run: RunInfo, interruptId: string): Promise<Interrupt | RunActionResult> {
     if (run.status !== "interrupted") return conflict(`run ${run.runId} is ${run.status}, not paused: there is nothing to decide (a pause is answered once)`);
     const { waiting, over } = await this.pauses(run.runId);
     const call = waiting.find((pending) => pending.id === interruptId);
-    if (call !== undefined) return pendingCall(call);
+    if (call !== undefined) return call;
     const id = JSON.stringify(interruptId);
     if (over.has(interruptId)) {
       return conflict(`run ${run.runId} paused again: ${id} answers an earlier pause, which is over${waitingOn(waiting)} now: answer that pause`);
@@ -253,18 +288,21 @@ interface OwnRun {
   stop(status: number, why: string): void;
 }
 
+/** How the ids of the runs `handoff` and `asTool` calls start begin (docs/agent-types.md, "Pauses inside a handoff"). */
+const SUB_RUN_PREFIXES = ["handoff:", "as-tool:"];
+
 /** The statuses of a run the store can cancel (`cancelRun`): one that has not ended. */
 const CANCELLABLE = new Set(["queued", "running", "interrupted"]);
 
-/** The page's view of a call the run waits on. */
-function pendingCall(interrupt: Interrupt): TracePendingCall {
+/** The page's view of a call the run waits on; `inStore`: the sub-runs this store holds. */
+function pendingCall(interrupt: Interrupt, inStore: ReadonlySet<string>): TracePendingCall {
   const { subRun } = interrupt;
   return {
     id: interrupt.id,
     tool: interrupt.tool,
     toolInput: interrupt.toolInput,
     ...(interrupt.reason === undefined ? {} : { reason: interrupt.reason }),
-    ...(subRun === undefined ? {} : { subRun: { tool: subRun.tool, runId: subRun.runId } }),
+    ...(subRun === undefined ? {} : { subRun: { tool: subRun.tool, runId: subRun.runId, interruptId: subRun.interruptId, inStore: inStore.has(subRun.runId) } }),
   };
 }
 
@@ -274,6 +312,6 @@ function waitingOn(pending: readonly Interrupt[]): string {
 }
 
 /** Whether `value` is a paused call rather than a refusal. */
-function isPendingCall(value: TracePendingCall | RunActionResult): value is TracePendingCall {
+function isPendingCall(value: Interrupt | RunActionResult): value is Interrupt {
   return !("status" in value);
 }

@@ -15,8 +15,10 @@ export type TraceActionsRuntime = ReturnType<typeof traceActionsRuntime>;
 
 /**
  * The actions bar of a run's page in a `ui` started with an executor: approve, reject or edit each
- * paused call, resume a cancelled or crashed run, cancel a run the server runs, fork from an
- * iteration. After an action the page reloads (the run then follows live), or opens the fork.
+ * paused call (another agent's call, a `handoff`'s or `asTool`'s, says whose, linking to that
+ * agent's run; that run's own page links back to the run whose page answers it), resume a
+ * cancelled or crashed run, cancel a run the server runs, fork from an iteration. After an action
+ * the page reloads (the run then follows live), or opens the fork.
  *
  * @internal
  */
@@ -61,6 +63,7 @@ export function traceActionsRuntime(dom: DomRuntime) {
       return element;
     };
     const bar = h("div", { class: "actions", attrs: { "data-fact": "actions" } });
+    if (actions.pausedIn !== undefined) dom.append(bar, [pausedInLine(actions.pausedIn)]);
     for (const call of actions.pending) dom.append(bar, [pendingRow(call, button, status)]);
     const line = h("div", { class: "action-line" });
     if (actions.resume) line.appendChild(button("Resume the run", "resume", () => ({ action: "resume" }), "primary"));
@@ -92,16 +95,52 @@ export function traceActionsRuntime(dom: DomRuntime) {
         return undefined;
       }
     });
+    const waiting = call.reason === "in_doubt" ? "In doubt" : "Waiting for approval";
+    const { subRun } = call;
     return h(
       "div",
-      { class: "pending", attrs: { "data-interrupt": call.id } },
-      h("strong", null, call.reason === "in_doubt" ? "In doubt" : "Waiting for approval"),
+      {
+        class: "pending",
+        // Named for a screen reader as it is read: which call, and whose (another agent's call says so).
+        attrs: { "data-interrupt": call.id, role: "group", "aria-label": `${waiting}: ${call.tool}${subRun === undefined ? "" : `, asked by ${subRun.tool}`}` },
+      },
+      h("strong", null, waiting),
       h("code", null, `${call.tool}(${oneLine(JSON.stringify(call.toolInput) ?? "")})`),
+      subRun === undefined ? null : askedBy(subRun),
       button("Approve", "approve", () => ({ action: "approve", interruptId: call.id }), "primary"),
       button("Reject", "reject", () => ({ action: "reject", interruptId: call.id, ...(reason.value ? { message: reason.value } : {}) }), "danger"),
       reason,
       edit,
       args,
+    );
+  }
+
+  /**
+   * Whose call another agent's call is: the tool of this run that ran that agent, and that agent's
+   * run, a link to its page when the `ui`'s store holds it (the other agent may record its runs in
+   * a store of its own). E.g. "asked by transfer_to_billing (run handoff:r1:0:call_1)".
+   */
+  function askedBy(subRun: NonNullable<TracePendingCall["subRun"]>): HTMLElement {
+    const run = subRun.inStore ? h("a", { attrs: { href: runPagePath(subRun.runId), "data-sub-run": "" } }, subRun.runId) : h("code", null, subRun.runId);
+    return h(
+      "span",
+      { class: "asked-by", attrs: { "data-field": "asked-by" } },
+      "asked by ",
+      h("code", null, subRun.tool),
+      " (run ",
+      run,
+      subRun.inStore ? ")" : ", recorded in that agent's store, not this one)",
+    );
+  }
+
+  /** Another agent's paused run: its calls are answered on its calling run's page, linked. */
+  function pausedInLine(callerId: string): HTMLElement {
+    return h(
+      "p",
+      { class: "paused-in", attrs: { "data-field": "paused-in" } },
+      "Another agent's run, paused inside a call of run ",
+      h("a", { attrs: { href: runPagePath(callerId), "data-paused-in": "" } }, callerId),
+      ": approve, reject or edit its calls there (resuming that run resumes this one, with its own agent).",
     );
   }
 

@@ -101,6 +101,8 @@ button:hover { border-color: var(--muted); }
 .actions .pending, .actions .action-line { display: flex; align-items: center; gap: 8px; flex-wrap: wrap; }
 .actions .pending { padding: 6px 8px; border: 1px solid var(--warn); border-radius: 6px; }
 .actions .pending code { max-width: 40ch; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.actions .pending .asked-by { overflow-wrap: anywhere; } .actions .pending .asked-by code { max-width: none; white-space: normal; }
+.actions .paused-in { margin: 0; overflow-wrap: anywhere; }
 .actions .edit-args { flex: 1 1 100%; font: 12px/1.35 ui-monospace, monospace; }
 .actions button.primary { border-color: var(--tool); } .actions button.danger { border-color: var(--fail); }
 .bar.slowest { outline: 2px solid var(--slow); outline-offset: -2px; } /* inside the bar: a row (content-visibility) clips what is outside */
