@@ -326,6 +326,12 @@ export interface RunStore {
    * its `epoch` goes up by one, so the process that runs it is refused its next write (a quiet run
    * renews its lease every third of it) with a `RunLeaseLostError` saying it was cancelled, and
    * stops. Resolves with whether the run was cancelled (false: it had ended, or is unknown).
+   * The stores of `@agentrx/runs` also cancel, in the same atomic step, the sub-runs (`handoff`,
+   * `asTool`) the run's last pause waits on (its interrupts' `subRun.runId`) that are recorded in
+   * the same store and still `interrupted` or `queued`, recursively, each with the error
+   * `Its calling run "<id>" was cancelled: <reason>`; other sub-runs are not touched (see
+   * docs/approval.md, "A pause inside a handoff"). A store of your own should do the same; one that
+   * does not leaves such sub-runs paused.
    * Optional: `agentrx ui` uses it to cancel runs of other processes.
    */
   cancelRun?(runId: string, cancel: CancelRun): Promise<boolean>;

@@ -23,6 +23,7 @@ import { compareRows, rowMatches, sortKeyOf, withCursors } from "../internal/run
 import { eventRows, listedRunInfoOf, newRunRow, runInfoOf, storedEventOf, writeColumns, type EventRow, type RunRow } from "../internal/run-record";
 import type { RunSearchWords } from "../internal/search-words";
 import { CANCELLABLE_STATUSES, closedStoreError, leaseLostError, seqError } from "../internal/store-errors";
+import { SUB_RUN_CANCELLABLE_STATUSES, cancelPausedSubRuns } from "../internal/sub-run-cancel";
 import { checkThreadRead, storedThreadMessageOf, threadMessageRows, type ThreadMessageRow } from "../internal/thread-record";
 import {
   checkCancel,
@@ -137,8 +138,22 @@ export class MemoryRunStore implements RunStore {
     checkCancel(runId, cancel);
     const row = this.#runs.get(runId);
     if (row === undefined || !CANCELLABLE_STATUSES.includes(row.status)) return false;
-    this.#runs.set(runId, { ...row, status: "cancelled", error: cancel.reason, owner: null, lease_expires_at: null, epoch: row.epoch + 1, updated_at: cancel.at });
+    this.#cancel(runId, row, cancel.reason, cancel.at);
+    // Its paused sub-runs (handoff, asTool) with it, in the same step: nothing runs in between.
+    cancelPausedSubRuns(runId, cancel.reason, {
+      interruptEvents: (id) => (this.#events.get(id) ?? []).filter((event) => event.type === "interrupt").reverse().map((event) => event.data),
+      cancelIfPaused: (id, reason) => {
+        const sub = this.#runs.get(id);
+        if (sub === undefined || !SUB_RUN_CANCELLABLE_STATUSES.includes(sub.status)) return false;
+        this.#cancel(id, sub, reason, cancel.at);
+        return true;
+      },
+    });
     return true;
+  }
+
+  #cancel(runId: string, row: RunRow & RunSearchWords, reason: string, at: number): void {
+    this.#runs.set(runId, { ...row, status: "cancelled", error: reason, owner: null, lease_expires_at: null, epoch: row.epoch + 1, updated_at: at });
   }
 
   async getRun(runId: string): Promise<RunInfo | undefined> {

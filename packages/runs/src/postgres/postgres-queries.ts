@@ -18,6 +18,10 @@ export interface PostgresQueries {
   claim: string;
   /** Cancels a run that has not ended. Parameters: run id, reason, time. */
   cancel: string;
+  /** Cancels a sub-run with its calling run, if it is paused or queued. Parameters: run id, reason, time. */
+  cancelPaused: string;
+  /** The `data` of a run's `interrupt` events, newest first. Parameter: run id. */
+  interruptEvents: string;
   /**
    * The write of `count` events: one statement, one round trip (and one commit, in autocommit).
    * Parameters: run id, owner, the event count the run must have (or null), the nine columns of
@@ -86,6 +90,9 @@ export function postgresQueries(s: string): PostgresQueries {
     // Compare-and-set: only a run that has not ended; the epoch's increment fences its writer.
     cancel: `UPDATE ${runs} SET status = 'cancelled', error = $2, owner = NULL, lease_expires_at = NULL, updated_at = $3, epoch = epoch + 1
       WHERE run_id = $1 AND status IN ('queued', 'running', 'interrupted')`,
+    cancelPaused: `UPDATE ${runs} SET status = 'cancelled', error = $2, owner = NULL, lease_expires_at = NULL, updated_at = $3, epoch = epoch + 1
+      WHERE run_id = $1 AND status IN ('interrupted', 'queued')`,
+    interruptEvents: `SELECT data FROM ${events} WHERE run_id = $1 AND type = 'interrupt' ORDER BY seq DESC`,
     write: (count, closing) => writeSql(runs, events, threads, count, closing),
     lockRun: `SELECT 1 FROM ${runs} WHERE run_id = $1 FOR UPDATE`,
     runMessageState: `SELECT status, stop_reason, inbox_closed FROM ${runs} WHERE run_id = $1 FOR SHARE`,

@@ -23,6 +23,7 @@ import {
 } from "@agentrx/executors";
 import { eventRows, listedRunInfoOf, newRunRow, RUN_COLUMNS, runInfoOf, storedEventOf, writeColumns } from "../internal/run-record";
 import { closedStoreError, leaseLostError, loadDriver, seqError } from "../internal/store-errors";
+import { cancelPausedSubRunsAsync } from "../internal/sub-run-cancel";
 import { checkThreadRead, storedThreadMessageOf, threadMessageRows, threadSubject } from "../internal/thread-record";
 import {
   checkCancel,
@@ -66,7 +67,7 @@ const STORE = "PostgresRunStore";
 const DEFAULT_TIMEOUT_MS = 10_000;
 type Rows = Record<string, unknown>[];
 /** The statements prepared once per connection (by name). */
-const STATEMENT_KINDS = ["insertRun", "selectRun", "claim", "cancel", "readEvents", "appendThreadMessages", "readThreadMessagesOldest", "readThreadMessagesNewest"] as const;
+const STATEMENT_KINDS = ["insertRun", "selectRun", "claim", "readEvents", "appendThreadMessages", "readThreadMessagesOldest", "readThreadMessagesNewest"] as const;
 type StatementKind = (typeof STATEMENT_KINDS)[number];
 
 /**
@@ -262,8 +263,17 @@ export class PostgresRunStore implements RunStore {
 
   async cancelRun(runId: string, cancel: CancelRun): Promise<boolean> {
     checkCancel(runId, cancel);
-    const { rowCount } = await this.#query("cancelRun", runId, { name: this.#names.cancel, text: this.#sql.cancel, values: [runId, cancel.reason, cancel.at] });
-    return (rowCount ?? 0) > 0;
+    // The run and its paused sub-runs (handoff, asTool) in one transaction: a cancel that fails
+    // half-way leaves none of them cancelled, rather than a sub-run paused with nobody to resume it.
+    return this.#transaction("cancelRun", runId, async (client) => {
+      const { rowCount } = await client.query({ text: this.#sql.cancel, values: [runId, cancel.reason, cancel.at] });
+      if ((rowCount ?? 0) === 0) return false;
+      await cancelPausedSubRunsAsync(runId, cancel.reason, {
+        interruptEvents: async (id) => (await client.query({ text: this.#sql.interruptEvents, values: [id] })).rows.map((row) => row.data as string),
+        cancelIfPaused: async (id, reason) => ((await client.query({ text: this.#sql.cancelPaused, values: [id, reason, cancel.at] })).rowCount ?? 0) > 0,
+      });
+      return true;
+    });
   }
 
   async write(runId: string, write: RunWrite): Promise<RunWriteResult> {

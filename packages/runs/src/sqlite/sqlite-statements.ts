@@ -2,6 +2,7 @@ import { RunBusyError, RunFinishedError, RunNotFoundError, RunStoreError, runInb
 import { RUN_COLUMNS, runInfoOf, type EventRow, type RunRow, type WriteColumns } from "../internal/run-record";
 import type { RunSearchWords } from "../internal/search-words";
 import { leaseLostError, seqError } from "../internal/store-errors";
+import { cancelPausedSubRuns } from "../internal/sub-run-cancel";
 import type { NewThreadMessageRow, ThreadMessageRow, ThreadRead } from "../internal/thread-record";
 import type { RunFilter } from "../internal/validate-run-arguments";
 import { SORT_COLUMNS } from "../internal/run-list-query";
@@ -53,6 +54,9 @@ export class SqliteStatements {
   readonly #selectRun: SqliteStatement;
   readonly #claimUpdate: SqliteStatement;
   readonly #cancelUpdate: SqliteStatement;
+  readonly #cancelPausedUpdate: SqliteStatement;
+  readonly #interruptEvents: SqliteStatement;
+  readonly #cancel: (runId: string, reason: string, at: number) => boolean;
   /** The UPDATE of a write, one per set of columns a write changes (see {@link writeUpdateOf}). */
   readonly #writeUpdates = new Map<number, SqliteStatement>();
   readonly #writeCost: SqliteStatement;
@@ -101,6 +105,20 @@ export class SqliteStatements {
     this.#cancelUpdate = db.prepare(`
       UPDATE agentrx_runs SET status = 'cancelled', error = @reason, owner = NULL, lease_expires_at = NULL, updated_at = @at, epoch = epoch + 1
       WHERE run_id = @run_id AND status IN ('queued', 'running', 'interrupted')`);
+    // A sub-run cancelled with its calling run: only one that is paused or has not started.
+    this.#cancelPausedUpdate = db.prepare(`
+      UPDATE agentrx_runs SET status = 'cancelled', error = @reason, owner = NULL, lease_expires_at = NULL, updated_at = @at, epoch = epoch + 1
+      WHERE run_id = @run_id AND status IN ('interrupted', 'queued')`);
+    this.#interruptEvents = db.prepare("SELECT data FROM agentrx_run_events WHERE run_id = ? AND type = 'interrupt' ORDER BY seq DESC");
+    // The run and its paused sub-runs (handoff, asTool), in one BEGIN IMMEDIATE transaction.
+    this.#cancel = db.immediate((runId: string, reason: string, at: number): boolean => {
+      if (this.#cancelUpdate.run({ run_id: runId, reason, at }).changes === 0) return false;
+      cancelPausedSubRuns(runId, reason, {
+        interruptEvents: (id) => (this.#interruptEvents.all(id) as { data: string }[]).map((row) => row.data),
+        cancelIfPaused: (id, why) => this.#cancelPausedUpdate.run({ run_id: id, reason: why, at }).changes > 0,
+      });
+      return true;
+    });
     this.#writeCost = db.prepare("UPDATE agentrx_runs SET cost_usd = ? WHERE run_id = ? AND cost_usd IS NOT ?");
     this.#writeState = db.prepare("SELECT owner, event_count, epoch, status FROM agentrx_runs WHERE run_id = ?");
     this.#insertEvent = db.prepare("INSERT INTO agentrx_run_events (run_id, seq, type, at, data) VALUES (?, ?, ?, ?, ?)");
@@ -240,9 +258,12 @@ export class SqliteStatements {
     return { ...runInfoOf(row, STORE, "claimRun"), epoch };
   }
 
-  /** Cancels a run that has not ended (one statement); false when there is none. */
+  /**
+   * Cancels a run that has not ended, and the sub-runs paused inside it (one `BEGIN IMMEDIATE`
+   * transaction); false when there is none.
+   */
   cancel(runId: string, reason: string, at: number): boolean {
-    return this.#cancelUpdate.run({ run_id: runId, reason, at }).changes > 0;
+    return this.#cancel(runId, reason, at);
   }
 
   /** Appends the events and updates the row (one `BEGIN IMMEDIATE` transaction) when `owner` holds the lease at `epoch` (when given). */
