@@ -7,7 +7,9 @@ const SHOWN_HEADERS = ["content-type", "location", "retry-after"];
 /**
  * Renders a response as the model sees it: status line, a few useful headers, a blank line, the
  * body; or, for a body that is not text (an image, a PDF, an archive, or one still compressed by a
- * `content-encoding`), a note saying so, since its bytes read as text would only be noise.
+ * `content-encoding`, or one without a content-type whose bytes hold a NUL or are not UTF-8), a
+ * note saying so, since its bytes read as text would only be noise. A response without a body but
+ * with a content-length (the answer to a HEAD, a 304) shows that too: the size of what a GET gets.
  */
 export function formatResponse(response: SafeHttpResponse): string {
   const lines = [`HTTP ${response.status} ${response.statusText}`.trimEnd()];
@@ -15,11 +17,20 @@ export function formatResponse(response: SafeHttpResponse): string {
     const value = response.headers[name];
     if (value !== undefined) lines.push(`${name}: ${value}`);
   }
+  const length = response.headers["content-length"];
+  if (response.body === "" && length !== undefined && length.trim() !== "0") lines.push(`content-length: ${length}`);
   return `${lines.join("\n")}\n\n${unreadableBodyNote(response) ?? response.body}`;
 }
 
 // Media types whose bodies are text, beyond text/*: JSON, XML, YAML, JavaScript, forms, GraphQL...
 const TEXT_TYPES = /^text\/|[/+](json|xml|yaml|x-yaml|javascript|ecmascript|x-www-form-urlencoded|graphql|csv|markdown|x-ndjson|ld\+json|problem\+json|sql)\b/;
+
+/**
+ * A body without a content-type is decoded as UTF-8: a NUL (no text holds one), or a U+FFFD that
+ * stands for bytes that are not UTF-8, says it is binary data (or text in a charset it does not name).
+ */
+// eslint-disable-next-line no-control-regex
+const UNTYPED_BINARY = /[\u0000\ufffd]/;
 
 /** A note in place of a body that is not text, or undefined when the body is text (or empty). */
 function unreadableBodyNote(response: SafeHttpResponse): string | undefined {
@@ -27,7 +38,8 @@ function unreadableBodyNote(response: SafeHttpResponse): string | undefined {
   const encoding = response.headers["content-encoding"]?.trim().toLowerCase();
   if (encoding && encoding !== "identity") return `[The body is encoded with content-encoding "${encoding}", which this tool does not decode; it is not shown.]`;
   const type = response.headers["content-type"]?.split(";")[0]?.trim().toLowerCase();
-  if (!type || TEXT_TYPES.test(type)) return undefined;
+  if (!type) return UNTYPED_BINARY.test(response.body) ? "[The body has no content-type and is not UTF-8 text (binary data, or text in another charset); it is not shown.]" : undefined;
+  if (TEXT_TYPES.test(type)) return undefined;
   return `[The body is ${type}, which is not text; it is not shown.]`;
 }
 

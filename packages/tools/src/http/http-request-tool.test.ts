@@ -16,6 +16,11 @@ beforeEach(async () => {
     if (request.url === "/logo.png") return void response.writeHead(200, { "content-type": "image/png" }).end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 0xff]));
     if (request.url === "/packed") return void response.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" }).end(gzipSync('{"a":1}'));
     if (request.url === "/latin1") return void response.writeHead(200, { "content-type": "text/plain; charset=ISO-8859-1" }).end(Buffer.from([0x63, 0x61, 0x66, 0xe9]));
+    if (request.url === "/big.pdf") return void response.writeHead(200, { "content-type": "application/pdf", "content-length": "50000000" }).end();
+    if (request.url === "/unchanged") return void response.writeHead(304, { etag: '"v1"', "content-length": "50000000" }).end();
+    if (request.url === "/untyped.bin") return void response.end(Buffer.from([0x25, 0x50, 0x44, 0x46, 0x00, 0x01, 0x02]));
+    if (request.url === "/untyped-latin1") return void response.end(Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x20, 0x6f, 0x6b]));
+    if (request.url === "/untyped.txt") return void response.end("caf\u00e9 ok");
     if (request.url === "/problem") return void response.writeHead(400, { "content-type": "application/problem+json" }).end('{"title":"bad"}');
     if (request.url === "/cut") {
       response.writeHead(200, { "content-type": "text/plain", "content-length": "100" });
@@ -48,6 +53,21 @@ describe("createHttpRequestTool", () => {
     );
     await expect(httpTool().invoke({ url: `${server.origin}/latin1` })).resolves.toBe("HTTP 200 OK\ncontent-type: text/plain; charset=ISO-8859-1\n\ncafé");
     await expect(httpTool().invoke({ url: `${server.origin}/problem` })).resolves.toBe('HTTP 400 Bad Request\ncontent-type: application/problem+json\n\n{"title":"bad"}');
+  });
+
+  it("answers a HEAD for a resource larger than maxResponseBytes with its headers: there is no body to limit", async () => {
+    const head = createHttpRequestTool({ allowedHosts: ["127.0.0.1"], allowedAddresses: ["127.0.0.1"], allowedMethods: ["GET", "HEAD"] });
+    await expect(head.invoke({ url: `${server.origin}/big.pdf`, method: "HEAD" })).resolves.toBe("HTTP 200 OK\ncontent-type: application/pdf\ncontent-length: 50000000\n\n");
+    // A 304 has no body either, whatever size its content-length gives; a GET of the large body is still refused.
+    await expect(head.invoke({ url: `${server.origin}/unchanged` })).resolves.toBe("HTTP 304 Not Modified\ncontent-length: 50000000\n\n");
+    await expect(head.invoke({ url: `${server.origin}/big.pdf` })).rejects.toThrow(/maxResponseBytes/);
+  });
+
+  it("shows a note instead of a body without a content-type whose bytes hold a NUL or are not UTF-8", async () => {
+    const note = "HTTP 200 OK\n\n[The body has no content-type and is not UTF-8 text (binary data, or text in another charset); it is not shown.]";
+    await expect(httpTool().invoke({ url: `${server.origin}/untyped.bin` })).resolves.toBe(note);
+    await expect(httpTool().invoke({ url: `${server.origin}/untyped-latin1` })).resolves.toBe(note);
+    await expect(httpTool().invoke({ url: `${server.origin}/untyped.txt` })).resolves.toBe("HTTP 200 OK\n\ncaf\u00e9 ok");
   });
 
   it("says a response was cut off, retryably for a GET only (a POST may have been carried out)", async () => {

@@ -41,7 +41,10 @@ export interface SafeHttpOptions {
   allowedRequestHeaders?: readonly string[];
   /** Headers sent with every request, e.g. authorization; they override the caller's (a `cookie` is joined to the caller's cookies, overriding those of its names). Not sent after a redirect to another origin (host, port or scheme). */
   headers?: Readonly<Record<string, string>>;
-  /** The largest response body read, in bytes. @default 1000000 */
+  /**
+   * The largest response body read, in bytes. A response without a body (to a HEAD, a 204, a 304)
+   * is not held to it, whatever its content-length says. @default 1000000
+   */
   maxResponseBytes?: number;
   /** The time limit of one request including redirects, in milliseconds. @default 10000 */
   timeoutMs?: number;
@@ -359,7 +362,10 @@ function send(url: URL, address: string, method: string, headers: Record<string,
     request.on("error", fail);
     request.on("response", (response) => {
       const tooLarge = () => fail(new ResponseTooLargeError({ url: url.toString(), maxResponseBytes: maxBytes }));
-      if (Number(response.headers["content-length"] ?? 0) > maxBytes) return tooLarge();
+      // A HEAD's answer, a 204 and a 304 have no body, whatever their content-length says (for a HEAD,
+      // the size of what a GET gets): nothing to limit, and nothing to read.
+      const bodiless = method === "HEAD" || response.statusCode === 204 || response.statusCode === 304;
+      if (!bodiless && Number(response.headers["content-length"] ?? 0) > maxBytes) return tooLarge();
       const chunks: Buffer[] = [];
       let size = 0;
       response.on("data", (chunk: Buffer) => {

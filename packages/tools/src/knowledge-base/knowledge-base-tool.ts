@@ -27,7 +27,11 @@ export interface KnowledgeBaseToolOptions {
   documents?: readonly KnowledgeDocument[];
   /** Any `@langchain/core` retriever; a document's score is read from `metadata.score` when present. */
   retriever?: Pick<BaseRetrieverInterface, "invoke">;
-  /** Any `@langchain/core` vector store; results come from `similaritySearchWithScore` (higher is better). */
+  /**
+   * Any `@langchain/core` vector store; results come from `similaritySearchWithScore` (higher is
+   * better). That method takes no AbortSignal: an aborted call returns at once, but the search (and
+   * the query's embedding) runs to its end; give the store's embeddings client a timeout of its own.
+   */
   vectorStore?: Pick<VectorStoreInterface, "similaritySearchWithScore">;
   /** The most results returned (integer >= 1). @default 4 */
   topK?: number;

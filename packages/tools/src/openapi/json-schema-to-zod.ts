@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { arraySchema, constraintNotes, numberSchema, stringSchema } from "./schema-constraints";
 
 type Schema = Record<string, unknown>;
 
@@ -32,8 +33,10 @@ const MAX_NODES = 2000;
 
 /**
  * Converts the JSON Schema subset OpenAPI 3.0 and 3.1 documents use (types, nullable, enum, const,
- * properties/required, items, additionalProperties, oneOf/anyOf/allOf, local $refs, string and
- * number bounds) into a zod schema for a request's parameters and body. Recursive schemas are cut
+ * properties/required, items, additionalProperties, oneOf/anyOf/allOf, local $refs, and the
+ * constraints of schema-constraints.ts: string lengths, `pattern` and `format`, number bounds
+ * (exclusive ones in OpenAPI 3.0's and 3.1's spelling) and `multipleOf`, array lengths and
+ * `uniqueItems`) into a zod schema for a request's parameters and body. Recursive schemas are cut
  * off as `unknown` past a fixed depth, and so is everything past a fixed number of nodes.
  *
  * Nothing the model gives is dropped that the schema allows: an object keeps the properties it does
@@ -51,8 +54,19 @@ export function jsonSchemaToZod(document: unknown, input: unknown, depth = 0, bu
   const next = (value: unknown) => jsonSchemaToZod(document, value, depth + 1, budget);
   let result = convert(schema, { next, readOnly: (value) => isReadOnly(document, value) });
   if (schema.nullable === true) result = result.nullable();
-  if (typeof schema.description === "string") result = result.describe(schema.description);
+  const description = withConstraintNotes(typeof schema.description === "string" ? schema.description : undefined, schema);
+  if (description !== undefined) result = result.describe(description);
   return result;
+}
+
+/**
+ * `text` (a schema's or a parameter's description) followed by what the schema asks that the
+ * tool's JSON schema cannot carry (see `constraintNotes`); undefined when both are empty.
+ */
+export function withConstraintNotes(text: string | undefined, schema: unknown): string | undefined {
+  const notes = typeof schema === "object" && schema !== null ? constraintNotes(schema as Schema) : [];
+  const parts = [text, ...notes].filter((part) => part !== undefined && part !== "");
+  return parts.length === 0 ? undefined : parts.join(" ");
 }
 
 /** What converting one schema needs: its subschemas' conversion, and whether a property is read-only. */
@@ -63,7 +77,10 @@ interface Converter {
 
 const COMPOSITIONS = ["allOf", "oneOf", "anyOf"] as const;
 /** Keys that constrain a value beside a composition: `{ allOf: [...], properties: {...}, required: [...] }`. */
-const CONSTRAINTS = ["type", "properties", "required", "additionalProperties", "items", "enum", "const", "minimum", "maximum", "minLength", "maxLength"];
+const CONSTRAINTS = [
+  "type", "properties", "required", "additionalProperties", "items", "enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+  "multipleOf", "minLength", "maxLength", "pattern", "format", "minItems", "maxItems", "uniqueItems",
+];
 
 function convert(schema: Schema, converter: Converter): z.ZodType {
   // Every part must hold: each composition, and the schema's own constraints beside them.
@@ -90,25 +107,17 @@ function convertPlain(schema: Schema, converter: Converter): z.ZodType {
     return union((schema.type as string[]).map((type) => convertPlain({ ...schema, type }, converter)));
   }
   switch (schema.type) {
-    case "string": {
-      let s = z.string();
-      if (typeof schema.minLength === "number") s = s.min(schema.minLength);
-      if (typeof schema.maxLength === "number") s = s.max(schema.maxLength);
-      return s;
-    }
+    case "string":
+      return stringSchema(schema);
     case "integer":
-    case "number": {
-      let n = schema.type === "integer" ? z.number().int() : z.number();
-      if (typeof schema.minimum === "number") n = n.min(schema.minimum);
-      if (typeof schema.maximum === "number") n = n.max(schema.maximum);
-      return n;
-    }
+    case "number":
+      return numberSchema(schema);
     case "boolean":
       return z.boolean();
     case "null":
       return z.null();
     case "array":
-      return z.array(next(schema.items));
+      return arraySchema(schema, next(schema.items));
     case "object":
       return objectSchema(schema, converter);
     default:

@@ -4,15 +4,26 @@ import { parse as parseYaml } from "yaml";
 import { checkRetryableStatuses } from "../http/format-response";
 import { SAFE_HTTP_OPTION_KEYS, createSafeHttpClient, portOf, type SafeHttpOptions } from "../http/safe-http-client";
 import { operationTool } from "./operation-request";
-import { checkSendable, invalid, type Operation, readFixedHeaders, readOperations, serverUrl } from "./read-operations";
+import { checkSendable, invalid, type Operation, readFixedHeaders, readOperations } from "./read-operations";
+import { operationBaseUrls } from "./server-urls";
 
 /** Options of {@link createOpenApiToolkit}. */
 export interface OpenApiToolkitOptions extends Omit<SafeHttpOptions, "allowedHosts" | "allowedMethods" | "allowedRequestHeaders"> {
   /** An OpenAPI 3 document, as an object or as JSON or YAML text. */
   document: Record<string, unknown> | string;
-  /** Where the API lives, e.g. "https://api.example.com/v1". @default the document's first `servers` URL (must be absolute), its `{variables}` filled in with their defaults */
+  /**
+   * Where the API lives, e.g. "https://api.example.com/v1": it stands in for the document's
+   * `servers`. An operation's or its path's own `servers` still override it, as OpenAPI says (a
+   * relative one is resolved against it). @default the document's first `servers` URL (must be
+   * absolute, unless every operation has absolute servers of its own), its `{variables}` filled in
+   * with their defaults
+   */
   baseUrl?: string;
-  /** Hosts the tools may call. @default the host of `baseUrl` */
+  /**
+   * Hosts the tools may call; the list given is used as it is (a tool whose server's host it leaves
+   * out has its calls refused). @default the hosts of the base URLs the tools use: `baseUrl`'s (or
+   * the document's server's) and those of the kept operations' own `servers`
+   */
   allowedHosts?: readonly string[];
   /** Only these operations (by tool name: the operationId, cleaned) become tools; a name the document does not have throws. @default every operation */
   operations?: readonly string[];
@@ -60,9 +71,13 @@ export class OpenApiToolkit extends BaseToolkit {
  * cookie, and refused beside cookie parameters (both would set the header). A header parameter whose header the fixed
  * `headers` set (the name in any case, e.g. `X-Api-Key` beside `headers: { "x-api-key": key }`) is
  * not a tool argument, even when `required`: the fixed value is sent, once; likewise a cookie
- * parameter whose cookie they send. Path parameters are percent-encoded and "." or ".." are
+ * parameter whose cookie they send, and a header parameter named like the `idempotencyKeyHeader`
+ * (the call's key is sent). Schema constraints (`pattern`, `format`, exclusive bounds,
+ * `multipleOf`, `minItems`, `maxItems`, `uniqueItems`, lengths and bounds) are checked before
+ * anything is sent. An operation goes to its own `servers`, else its path's, else the base URL's
+ * (`baseUrl` or the document's `servers`). Path parameters are percent-encoded and "." or ".." are
  * refused, so no argument can change which path is called. Requests go through the safe HTTP layer
- * ({@link createSafeHttpClient}): allowed hosts only (by default the base URL's), public addresses
+ * ({@link createSafeHttpClient}): allowed hosts only (by default the base URLs'), public addresses
  * unless allowed, limits on size and time. See docs/tools.md#openapi-toolkit.
  *
  * @example
@@ -97,14 +112,13 @@ export function createOpenApiToolkit(options: OpenApiToolkitOptions): OpenApiToo
   const { document: input, baseUrl: baseOption, operations: only, retryableStatuses = [429, 502, 503, 504], ...httpOptions } = options;
   checkRetryableStatuses("createOpenApiToolkit", retryableStatuses);
   const document = readDocument(input);
-  const baseUrl = readBaseUrl(document, baseOption);
   let operations: Operation[];
   const readFailed = (error: unknown): never => {
     if (InvalidArgumentError.isInstance(error)) throw error;
     throw new InvalidArgumentError({ argument: "document", value: undefined, message: `createOpenApiToolkit: the document cannot be read: ${(error as Error).message}.`, cause: error });
   };
   try {
-    operations = readOperations(document, readFixedHeaders(httpOptions.headers));
+    operations = readOperations(document, readFixedHeaders(httpOptions.headers, httpOptions.idempotencyKeyHeader));
   } catch (error) {
     return readFailed(error);
   }
@@ -127,9 +141,11 @@ export function createOpenApiToolkit(options: OpenApiToolkitOptions): OpenApiToo
     operations = operations.filter((operation) => wanted.has(operation.toolName));
   }
   checkSendable(operations);
+  const baseUrls = operationBaseUrls(document, baseOption, operations);
   const client = createSafeHttpClient({
     ...httpOptions,
-    allowedHosts: httpOptions.allowedHosts ?? [baseUrl.hostname],
+    // The hosts of the base URLs the operations use (the document's, and those of the paths' and operations' own servers).
+    allowedHosts: httpOptions.allowedHosts ?? [...new Set(baseUrls.map((url) => url.hostname))],
     allowedMethods: [...new Set(operations.map((operation) => operation.method))],
     allowedRequestHeaders: [
       "accept",
@@ -138,12 +154,16 @@ export function createOpenApiToolkit(options: OpenApiToolkitOptions): OpenApiToo
       ...(operations.some((o) => o.parameters.some((p) => p.in === "cookie")) ? ["cookie"] : []),
     ],
   });
-  // Every request goes to the base URL's port: an allowedPorts without it would refuse them all.
-  if (httpOptions.allowedPorts !== undefined && !httpOptions.allowedPorts.includes(portOf(baseUrl))) {
-    throw invalid("allowedPorts", httpOptions.allowedPorts, `allowedPorts (${httpOptions.allowedPorts.join(", ")}) leaves out the port of the base URL ${baseUrl.origin} (${portOf(baseUrl)}), so every request would be refused; add it.`);
+  // Every request goes to its base URL's port: an allowedPorts without it would refuse them all.
+  const { allowedPorts } = httpOptions;
+  const unreachable = allowedPorts === undefined ? -1 : baseUrls.findIndex((url) => !allowedPorts.includes(portOf(url)));
+  if (allowedPorts !== undefined && unreachable !== -1) {
+    const baseUrl = baseUrls[unreachable]!;
+    const whose = operations[unreachable]!.servers === undefined ? "the base URL" : `the server of ${operations[unreachable]!.toolName}`;
+    throw invalid("allowedPorts", allowedPorts, `allowedPorts (${allowedPorts.join(", ")}) leaves out the port of ${whose} ${baseUrl.origin} (${portOf(baseUrl)}), so every request${whose === "the base URL" ? "" : " of that tool"} would be refused; add it.`);
   }
   try {
-    return new OpenApiToolkit(operations.map((operation) => operationTool(document, operation, baseUrl, client, { retryableStatuses, idempotencyKeyHeader: httpOptions.idempotencyKeyHeader })));
+    return new OpenApiToolkit(operations.map((operation, index) => operationTool(document, operation, baseUrls[index]!, client, { retryableStatuses, idempotencyKeyHeader: httpOptions.idempotencyKeyHeader })));
   } catch (error) {
     return readFailed(error); // a schema with a broken $ref or a value zod cannot hold
   }
@@ -166,20 +186,4 @@ function readDocument(input: Record<string, unknown> | string): Record<string, u
     throw invalid("document", "paths", 'document has no "paths" object.');
   }
   return document as Record<string, unknown>;
-}
-
-function readBaseUrl(document: Record<string, unknown>, baseOption: string | undefined): URL {
-  const servers = document.servers as unknown[] | undefined;
-  const base = baseOption ?? (Array.isArray(servers) ? serverUrl(servers[0]) : undefined);
-  if (typeof base === "string" && /[{}]/.test(base)) {
-    throw invalid("baseUrl", base, `baseUrl "${base}" holds a {variable}; give the URL with its value filled in.`);
-  }
-  if (typeof base !== "string" || !URL.canParse(base) || !/^https?:$/.test(new URL(base).protocol)) {
-    throw invalid("baseUrl", base, 'baseUrl must be an absolute http(s) URL such as "https://api.example.com/v1" (the document has no absolute servers[0].url to use instead).');
-  }
-  const url = new URL(base.endsWith("/") ? base.slice(0, -1) : base);
-  if (url.search || url.hash || url.username || url.password) {
-    throw invalid("baseUrl", base, "baseUrl may not hold a query, a fragment or credentials; pass credentials in `headers` instead.");
-  }
-  return url;
 }

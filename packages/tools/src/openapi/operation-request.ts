@@ -4,7 +4,7 @@ import { RequestRefusedError } from "../errors/request-refused-error";
 import { type ToolRequestSettings, toolRequest } from "../http/tool-request";
 import { type SafeHttpClient } from "../http/safe-http-client";
 import { encodePathParameter } from "./encode-path-parameter";
-import { emptyShape, jsonSchemaToZod, objectOf } from "./json-schema-to-zod";
+import { deref, emptyShape, jsonSchemaToZod, objectOf, withConstraintNotes } from "./json-schema-to-zod";
 import { cookiePairs, encodedQueryPairs, expandValue, UnserializableValueError } from "./parameter-style";
 import { encodeForm } from "./percent-encode";
 import { type Operation, type Parameter } from "./read-operations";
@@ -15,11 +15,12 @@ export function operationTool(document: unknown, operation: Operation, baseUrl: 
   const shape = emptyShape();
   for (const parameter of operation.parameters) {
     let schema = jsonSchemaToZod(document, parameter.schema);
-    if (parameter.description) schema = schema.describe(parameter.description);
+    // The parameter's description stands in for its schema's; what the schema asks that the JSON schema cannot carry stays.
+    if (parameter.description) schema = schema.describe(withConstraintNotes(parameter.description, deref(document, parameter.schema))!);
     shape[parameter.name] = parameter.required ? schema : schema.optional();
   }
   if (operation.body) {
-    const body = jsonSchemaToZod(document, operation.body.schema).describe(`The request body (${operation.body.contentType}).`);
+    const body = jsonSchemaToZod(document, operation.body.schema).describe(withConstraintNotes(`The request body (${operation.body.contentType}).`, deref(document, operation.body.schema))!);
     shape.body = operation.body.required ? body : body.optional();
   }
   return tool(

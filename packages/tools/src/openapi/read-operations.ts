@@ -46,6 +46,8 @@ export interface Operation {
   strayPathParameters: string[];
   /** The name of a header parameter named `Cookie` (in any case) beside cookie parameters: both would set the Cookie header. */
   cookieHeaderParameter?: string;
+  /** The operation's own `servers`, else its path's (OpenAPI: they override the document's); undefined when neither has any. */
+  servers?: { list: unknown[]; owner: "operation" | "path" };
 }
 
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"] as const;
@@ -59,44 +61,33 @@ export function invalid(argument: string, value: unknown, message: string): Inva
   return new InvalidArgumentError({ argument, value, message: `createOpenApiToolkit: ${message}` });
 }
 
-/**
- * A server's URL with its `{variables}` replaced by their `default` values, as OpenAPI says (a
- * server URL such as "https://{region}.api.example.com/{version}" is a template); a variable
- * without a default is refused, naming it, rather than sent as literal braces.
- */
-export function serverUrl(server: unknown): unknown {
-  const url = (server as { url?: unknown } | undefined)?.url;
-  if (typeof url !== "string") return url;
-  const variables = (server as { variables?: unknown }).variables;
-  return url.replace(/\{([^{}]*)\}/g, (_match, name: string) => {
-    const variable = typeof variables === "object" && variables !== null && Object.hasOwn(variables, name) ? (variables as Record<string, unknown>)[name] : undefined;
-    const value = (variable as { default?: unknown } | undefined)?.default;
-    if (typeof value !== "string" || /[{}]/.test(value)) {
-      throw invalid("baseUrl", url, `servers[0].url "${url}" has the variable {${name}} without a default value in servers[0].variables; pass baseUrl with a value for it filled in.`);
-    }
-    return value;
-  });
-}
-
-/** What the fixed `headers` send, as far as choosing a tool's arguments goes. */
+/** What the fixed `headers` send (and the `idempotencyKeyHeader`), as far as choosing a tool's arguments goes. */
 export interface FixedHeaders {
-  /** The names of the headers, in lower case. */
+  /** The names of the headers, in lower case; the `idempotencyKeyHeader` among them. */
   names: ReadonlySet<string>;
   /** The names of the cookies; undefined when they send no `cookie` (a non-string value is the safe HTTP layer's to refuse). */
   cookies?: ReadonlySet<string>;
 }
 
-/** Reads the fixed `headers` option: which headers and cookies it sends. */
-export function readFixedHeaders(headers: Readonly<Record<string, string>> | undefined): FixedHeaders {
+/**
+ * Reads the fixed `headers` option: which headers and cookies it sends. The `idempotencyKeyHeader`
+ * counts as one of them: the safe HTTP layer sets it to the call's key (and sends none without one),
+ * so a header parameter of that name (Stripe's `Idempotency-Key`) is no argument for the model.
+ */
+export function readFixedHeaders(headers: Readonly<Record<string, string>> | undefined, idempotencyKeyHeader: unknown): FixedHeaders {
   const entries = Object.entries(headers ?? {});
   const cookie = entries.find(([name]) => name.toLowerCase() === "cookie")?.[1];
-  return { names: new Set(entries.map(([name]) => name.toLowerCase())), ...(typeof cookie === "string" ? { cookies: cookieNames(cookie) } : {}) };
+  const names = new Set(entries.map(([name]) => name.toLowerCase()));
+  // Not a string: the safe HTTP layer refuses it, naming the option.
+  if (typeof idempotencyKeyHeader === "string") names.add(idempotencyKeyHeader.toLowerCase());
+  return { names, ...(typeof cookie === "string" ? { cookies: cookieNames(cookie) } : {}) };
 }
 
 /**
  * Reads the document's operations. A header parameter whose header the fixed `headers` set (the
  * name in any case) is left out of the tool, since the fixed value is sent whatever the model would
- * give (docs/tools.md#openapi-toolkit); so is a cookie parameter whose cookie they send, and a
+ * give (docs/tools.md#openapi-toolkit), and so is one named like the `idempotencyKeyHeader`; so is
+ * a cookie parameter whose cookie they send, and a
  * header parameter named `Cookie` when they send one. Header parameters named `Accept`,
  * `Content-Type` or `Authorization` are ignored, as OpenAPI says.
  */
@@ -157,6 +148,7 @@ export function readOperations(document: Record<string, unknown>, fixed: FixedHe
         if (taken) throw new Error(`${method.toUpperCase()} ${path} has two parameters named "${name}" (in ${taken} and in ${place}), but a tool takes one argument per name; rename one in the document`);
         places.set(name, place);
       }
+      const servers = nonEmpty(operation.servers) ? { list: operation.servers, owner: "operation" as const } : nonEmpty(item.servers) ? { list: item.servers, owner: "path" as const } : undefined;
       const summary = [operation.summary, operation.description].filter((text) => typeof text === "string" && text).join(" ");
       operations.push({
         toolName,
@@ -167,6 +159,7 @@ export function readOperations(document: Record<string, unknown>, fixed: FixedHe
         body,
         strayPathParameters,
         ...(cookieHeaderParameter ? { cookieHeaderParameter } : {}),
+        ...(servers ? { servers } : {}),
       });
     }
   }
@@ -245,6 +238,11 @@ export function checkSendable(operations: readonly Operation[]): void {
       );
     }
   }
+}
+
+/** Whether `value` is a list with something in it: an empty `servers` is as good as none. */
+function nonEmpty(value: unknown): value is unknown[] {
+  return Array.isArray(value) && value.length > 0;
 }
 
 function sanitizeName(name: string): string {
