@@ -1,3 +1,9 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, get } from "node:https";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { ClientFactory } from "@a2a-js/sdk/client";
 import { AgentExecutor } from "@agentrx/executors";
 import { type A2AAgentCardInput, createA2AHandler } from "@agentrx/serve";
@@ -80,6 +86,33 @@ describe("createA2AHandler's agent card", () => {
     const published = await (await fetch(`${origin}/.well-known/agent-card.json`)).json();
     expect(published).toMatchObject({ capabilities: { streaming: true, pushNotifications: false, extensions: [] }, securitySchemes: {}, skills: [], version: "1.0.0" });
     expect(await (await new ClientFactory().createFromUrl(origin)).getAgentCard()).toMatchObject({ name: "Weather", capabilities: { streaming: true } });
+  });
+
+  it("advertises an https endpoint when served over TLS", async () => {
+    // A self-signed certificate for 127.0.0.1, made here (openssl), valid for a day.
+    const dir = mkdtempSync(join(tmpdir(), "a2a-tls-"));
+    try {
+      execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], { stdio: "ignore" });
+      const cert = readFileSync(join(dir, "cert.pem"));
+      const server = createServer({ key: readFileSync(join(dir, "key.pem")), cert }, createA2AHandler(executor(), { agentCard: { name: "Weather", description: "Tells the weather." }, path: "/a2a" }));
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      try {
+        const origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+        const published = await new Promise<{ supportedInterfaces: { url: string }[] }>((resolve, reject) => {
+          get(`${origin}/.well-known/agent-card.json`, { ca: cert }, (response) => {
+            let body = "";
+            response.setEncoding("utf8").on("data", (chunk: string) => (body += chunk));
+            response.on("end", () => resolve(JSON.parse(body))).on("error", reject);
+          }).on("error", reject);
+        });
+        expect(published.supportedInterfaces.map((item) => item.url)).toEqual([`${origin}/a2a`, `${origin}/a2a`]);
+      } finally {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it.each([

@@ -47,18 +47,50 @@ export function artifact(artifactId: string, parts: Part[]): Artifact {
   return { artifactId, name: artifactId, description: "", parts, metadata: undefined, extensions: [] };
 }
 
-/** The text of some parts: text parts as they are, data parts as JSON, one per line. */
+/** The text of some parts: text parts as they are, data parts as JSON, URL parts' URLs, one per line (a file's bytes, a `raw` part, have none). */
 export function partsText(parts: readonly Part[] | undefined): string {
   return (parts ?? [])
-    .map((part) => {
-      const content = part.content;
-      if (content?.$case === "text") return content.value;
-      if (content?.$case === "data") return JSON.stringify(content.value);
-      if (content?.$case === "url") return content.value;
-      return "";
-    })
+    .map((part) => partText(part, false))
     .filter((text) => text !== "")
     .join("\n");
+}
+
+/**
+ * The text of an answer's parts, as {@link partsText} has it, with a one-line note in place of each
+ * file's bytes (a `raw` part), naming the file, its media type and size: a text answer cannot carry
+ * the bytes, but its reader learns that the file was sent.
+ */
+export function answerText(parts: readonly Part[] | undefined): string {
+  return (parts ?? [])
+    .map((part) => partText(part, true))
+    .filter((text) => text !== "")
+    .join("\n");
+}
+
+function partText(part: Part, noteFiles: boolean): string {
+  const content = part.content;
+  switch (content?.$case) {
+    case "text":
+      return content.value;
+    case "data":
+      return JSON.stringify(content.value);
+    case "url":
+      return content.value;
+    case "raw":
+      return noteFiles ? fileNote(part, content.value) : "";
+    default:
+      return "";
+  }
+}
+
+/** `[File "report.pdf" (application/pdf, 12.0 KB): its bytes are not shown.]` */
+function fileNote(part: Part, bytes: Uint8Array | undefined): string {
+  const about = [part.mediaType, formatBytes(bytes?.byteLength ?? 0)].filter((text) => text !== "").join(", ");
+  return `[File${part.filename ? ` ${JSON.stringify(part.filename)}` : ""} (${about}): its bytes are not shown.]`;
+}
+
+function formatBytes(bytes: number): string {
+  return bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
 /** The value of the first data part that is an object, if any. */
@@ -70,8 +102,8 @@ export function dataOf(parts: readonly Part[] | undefined): Record<string, unkno
   return undefined;
 }
 
-/** The text of a task's answer: its artifacts' text, else its status message's. */
+/** The text of a task's answer ({@link answerText}): its artifacts', else its status message's. */
 export function taskText(task: Task): string {
-  const fromArtifacts = task.artifacts.map((item) => partsText(item.parts)).filter((text) => text !== "").join("\n");
-  return fromArtifacts !== "" ? fromArtifacts : partsText(task.status?.message?.parts);
+  const fromArtifacts = task.artifacts.map((item) => answerText(item.parts)).filter((text) => text !== "").join("\n");
+  return fromArtifacts !== "" ? fromArtifacts : answerText(task.status?.message?.parts);
 }

@@ -13,6 +13,32 @@ import { z } from "zod";
 const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
 
 describe("an AgentRx agent calling another over A2A", () => {
+  it("a task paused for approval and approved through a2aTool returns the answer", async () => {
+    const refunded: string[] = [];
+    const refund = tool(
+      async ({ order }: { order: string }) => {
+        refunded.push(order);
+        return `Refunded order ${order}`;
+      },
+      { name: "refund", description: "Refunds an order.", schema: z.object({ order: z.string() }) },
+    );
+    const llm = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "refund", args: { order: "A-17" } }] }, (messages) => `Done: ${messages.at(-1)?.text}.`] });
+    const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [refund], prompt }), tools: [refund], needsApproval: (action) => action.tool === "refund" });
+    const server = createServer(createA2AHandler(executor, { agentCard: { name: "Refunds", description: "Refunds orders." } }));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const remote = await a2aTool({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+      const first = await remote.invoke({ input: "Refund order A-17" });
+      expect(first).toContain("needs more input");
+      const taskId = /task ([^)]+)\)/.exec(first)?.[1] ?? "";
+      expect(await remote.invoke({ input: "approve", taskId })).toBe("Done: Refunded order A-17.");
+      expect(refunded).toEqual(["A-17"]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it("cancelling the calling run cancels the remote run", async () => {
     let started!: () => void;
     const remoteToolStarted = new Promise<void>((resolve) => (started = resolve));

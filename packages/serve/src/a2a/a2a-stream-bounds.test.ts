@@ -114,26 +114,32 @@ describe("createA2AHandler's streams stay bounded", () => {
     expect(seen).toEqual(["w0 ", "w1 ", "w2 ", "w3 ", "w4 "]);
   }, 30_000);
 
-  it("a run that fails after some text: the text streamed, then the task failed with the error", async () => {
-    const stream = (_inputs: unknown, config: { runId: string }) =>
-      new Observable<AgentStreamEvent>((subscriber) => {
-        subscriber.next({ type: "start", runId: config.runId, inputs: {}, resumed: false, at: 0 } as AgentStreamEvent);
-        subscriber.next({ type: "token", iteration: 0, at: 0, text: "Half an " } as AgentStreamEvent);
-        subscriber.next({ type: "token", iteration: 0, at: 0, text: "answer" } as AgentStreamEvent);
-        subscriber.error(new Error("the model went away"));
-      });
-    const executor = { stream, resume: () => new Observable() } as unknown as AgentExecutor;
-    const server = createServer(createA2AHandler(executor, { agentCard: { name: "Talker", description: "Talks." } }));
-    servers.push(server);
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const client = await new ClientFactory().createFromUrl(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-    const seen: string[] = [];
-    for await (const event of client.sendMessageStream({ tenant: "", message: userMessage("talk"), configuration: undefined, metadata: undefined })) {
-      const payload = event.payload!;
-      if (payload.$case === "artifactUpdate") seen.push(`text:${payload.value.artifact?.parts.map((part) => (part.content?.$case === "text" ? part.content.value : "")).join("")}`);
-      if (payload.$case === "statusUpdate") seen.push(`status:${payload.value.status?.state}:${payload.value.status?.message?.parts.map((part) => (part.content?.$case === "text" ? part.content.value : "")).join("") ?? ""}`);
+  it("a run that fails after some text: the text streamed, then the task failed with the error (a thrown object's message too)", async () => {
+    const failures: [unknown, string][] = [
+      [new Error("the model went away"), "Error: the model went away"],
+      [{ message: "quota exceeded", status: 429 }, "quota exceeded"], // what HTTP and SDK clients throw
+    ];
+    for (const [thrown, text] of failures) {
+      const stream = (_inputs: unknown, config: { runId: string }) =>
+        new Observable<AgentStreamEvent>((subscriber) => {
+          subscriber.next({ type: "start", runId: config.runId, inputs: {}, resumed: false, at: 0 } as AgentStreamEvent);
+          subscriber.next({ type: "token", iteration: 0, at: 0, text: "Half an " } as AgentStreamEvent);
+          subscriber.next({ type: "token", iteration: 0, at: 0, text: "answer" } as AgentStreamEvent);
+          subscriber.error(thrown);
+        });
+      const executor = { stream, resume: () => new Observable() } as unknown as AgentExecutor;
+      const server = createServer(createA2AHandler(executor, { agentCard: { name: "Talker", description: "Talks." } }));
+      servers.push(server);
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const client = await new ClientFactory().createFromUrl(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+      const seen: string[] = [];
+      for await (const event of client.sendMessageStream({ tenant: "", message: userMessage("talk"), configuration: undefined, metadata: undefined })) {
+        const payload = event.payload!;
+        if (payload.$case === "artifactUpdate") seen.push(`text:${payload.value.artifact?.parts.map((part) => (part.content?.$case === "text" ? part.content.value : "")).join("")}`);
+        if (payload.$case === "statusUpdate") seen.push(`status:${payload.value.status?.state}:${payload.value.status?.message?.parts.map((part) => (part.content?.$case === "text" ? part.content.value : "")).join("") ?? ""}`);
+      }
+      expect(seen.slice(-2)).toEqual(["text:Half an answer", `status:4:${text}`]);
     }
-    expect(seen.slice(-2)).toEqual(["text:Half an answer", "status:4:Error: the model went away"]);
   }, 30_000);
 
   it("drops a client that never reads: what the server holds for it is bounded, and its connection is closed", async () => {

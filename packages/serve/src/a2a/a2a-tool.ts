@@ -5,9 +5,10 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { type StructuredToolInterface, tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { traceHeaders } from "../internal/trace-context";
-import { ROLE_USER, TASK_STATE, message, partsText, taskText, textPart } from "./a2a-parts";
+import { ROLE_USER, TASK_STATE, answerText, message, taskText, textPart } from "./a2a-parts";
 import { A2ATaskError } from "./a2a-task-error";
 import { loadA2AClient } from "./load-a2a-sdk";
+import { pollTask } from "./poll-task";
 
 /**
  * Options of {@link a2aTool}.
@@ -33,6 +34,8 @@ const OPTION_KEYS = Object.keys({ url: true, name: true, description: true } sat
 /** How long an aborted call waits for the remote task's id, to cancel it. */
 const CANCEL_WAIT_MS = 5_000;
 
+const CARD_PATH = "/.well-known/agent-card.json";
+
 const schema = z.object({
   input: z.string().describe("What to ask the agent."),
   taskId: z.string().optional().describe("To answer an agent that asked for more input: the task id it gave. Omit to start a new task."),
@@ -40,12 +43,15 @@ const schema = z.object({
 
 /**
  * A remote [A2A](https://a2a-protocol.org) agent as a `@langchain/core` tool, on `@a2a-js/sdk`'s
- * client: it reads the agent card (for the tool's name and description, unless given), and each
- * call sends the input as a message, streams the task to its end and returns the answer (the
- * task's artifacts, else its last message). A task that fails, is rejected or cancelled throws
- * an `A2ATaskError`; one that asks for input returns the question and its task id, which the
- * model passes back (`taskId`) with its answer. Aborting the call (the run's signal: a cancelled
- * or timed-out run) cancels the remote task. When the call is traced (the executor's `telemetry`, or
+ * client: it reads the agent card at `<url>/.well-known/agent-card.json` (for the tool's name and
+ * description, unless given), and each call sends the input as a message, follows the task to its
+ * end (over its stream; for an agent whose card says it does not stream, by reading it with
+ * `GetTask` until it ends) and returns the answer (the task's artifacts, else its last message; a
+ * file's bytes as a one-line note naming it, its media type and size). A task that fails, is
+ * rejected or cancelled throws an `A2ATaskError`; one that asks for input (or for authorization)
+ * returns the question and its task id, which the model passes back (`taskId`) with its answer.
+ * Aborting the call (the run's signal: a cancelled or timed-out run) cancels the remote task, on
+ * an agent that streams or not. When the call is traced (the executor's `telemetry`, or
  * an active OpenTelemetry span), its requests carry the W3C `traceparent` (and `tracestate`) of the
  * call's span, so the remote run's spans join the caller's trace (see docs/serving-a2a.md). An
  * option it does not take (a misspelt `nmae`) throws an `InvalidArgumentError` naming it, before
@@ -77,15 +83,38 @@ export async function a2aTool(options: A2AToolOptions): Promise<StructuredToolIn
     throw new InvalidArgumentError({ argument: "name", value: givenName, message: `a2aTool: \`name\` must be 1-64 letters, digits, "_" or "-", got ${JSON.stringify(givenName)}.` });
   }
   const { ClientFactory } = await loadA2AClient();
-  const client = await new ClientFactory().createFromUrl(url);
+  // The card's full URL (an empty path): the SDK would resolve its well-known path against `url`,
+  // dropping `url`'s last path segment.
+  const client = await new ClientFactory().createFromUrl(agentCardUrl(url), "");
   const card = await client.getAgentCard();
   const name = givenName ?? (card.name.replace(/[^A-Za-z0-9_-]+/g, "_").slice(0, 64) || "a2a_agent");
   const description = givenDescription ?? (card.description || `The A2A agent "${card.name}".`);
-  return tool(async ({ input, taskId }: z.infer<typeof schema>, config?: RunnableConfig) => callAgent(client, card.name, input, taskId, config?.signal, await traceHeaders(config?.configurable)), {
+  const agent: RemoteAgent = { client, name: card.name, streaming: card.capabilities?.streaming === true };
+  return tool(async ({ input, taskId }: z.infer<typeof schema>, config?: RunnableConfig) => callAgent(agent, input, taskId, config?.signal, await traceHeaders(config?.configurable)), {
     name,
     description,
     schema,
   }) as unknown as StructuredToolInterface;
+}
+
+/** `<url>/.well-known/agent-card.json`, `url`'s path kept whole. */
+function agentCardUrl(url: string): string {
+  let card: URL;
+  try {
+    card = new URL(url);
+  } catch (error) {
+    throw new InvalidArgumentError({ argument: "url", value: url, message: `a2aTool: \`url\` must be the agent's http(s) base URL, got ${JSON.stringify(url)}.`, cause: error });
+  }
+  card.pathname = `${card.pathname.replace(/\/+$/, "")}${CARD_PATH}`;
+  card.hash = "";
+  return card.href;
+}
+
+/** The agent a tool calls: its client, its name (for errors), and whether it streams. */
+interface RemoteAgent {
+  client: Client;
+  name: string;
+  streaming: boolean;
 }
 
 /** What the task's stream has shown so far. */
@@ -98,10 +127,19 @@ interface Seen {
 }
 
 /**
- * Sends the input and follows the task to its end. `headers`: the trace context of the call, sent
- * with each request (the SDK's `serviceParameters` are HTTP headers).
+ * The states at which a call returns: the task ended, or is interrupted (it waits for input, or for
+ * authorization). At `auth-required` the SDK's servers keep the stream open, since the task may go
+ * on once authorized out of band; the call returns the agent's request there, as a blocking
+ * `SendMessage` does, rather than wait on a person.
  */
-async function callAgent(client: Client, agent: string, input: string, taskId: string | undefined, signal: AbortSignal | undefined, headers: Record<string, string> | undefined): Promise<string> {
+const SETTLED_STATES: ReadonlySet<number> = new Set([TASK_STATE.completed, TASK_STATE.failed, TASK_STATE.canceled, TASK_STATE.rejected, TASK_STATE.inputRequired, TASK_STATE.authRequired]);
+
+/**
+ * Sends the input and follows the task to its end: over its stream, or, for an agent that does not
+ * stream, by reading it until it settles ({@link pollTask}). `headers`: the trace context of the
+ * call, sent with each request (the SDK's `serviceParameters` are HTTP headers).
+ */
+async function callAgent({ client, name: agent, streaming }: RemoteAgent, input: string, taskId: string | undefined, signal: AbortSignal | undefined, headers: Record<string, string> | undefined): Promise<string> {
   signal?.throwIfAborted();
   const stream = new AbortController();
   const seen: Seen = { statusText: "", artifacts: new Map() };
@@ -110,7 +148,8 @@ async function callAgent(client: Client, agent: string, input: string, taskId: s
   let cancelWhenKnown = false;
   const onAbort = () => {
     // Cancel the remote task, then stop listening; before its id is known, read on until it is
-    // (the task is the stream's first event), for at most a few seconds.
+    // (the task is the stream's first event, or the reply of a non-streaming send), for at most a
+    // few seconds.
     const id = seen.task?.id;
     if (id) {
       cancel(id);
@@ -123,13 +162,20 @@ async function callAgent(client: Client, agent: string, input: string, taskId: s
   signal?.addEventListener("abort", onAbort, { once: true });
   try {
     const request = { tenant: "", message: message(ROLE_USER, [textPart(input)], taskId ? { taskId } : {}), configuration: undefined, metadata: undefined };
-    for await (const event of client.sendMessageStream(request, { signal: stream.signal, ...traced })) {
+    const options = { signal: stream.signal, ...traced };
+    const events = streaming ? client.sendMessageStream(request, options) : pollTask(client, request, options, taskId !== undefined);
+    // A message on a task opens with the task as it stood, which may be the very pause this
+    // message answers: that state is not the task's new one.
+    let opening = taskId !== undefined;
+    for await (const event of events) {
       observe(seen, event);
       if (cancelWhenKnown && seen.task) {
         cancel(seen.task.id);
         break;
       }
-      if (seen.reply || (seen.state !== undefined && seen.state !== TASK_STATE.submitted && seen.state !== TASK_STATE.working && seen.state !== TASK_STATE.authRequired)) break;
+      const stale = opening && event.payload?.$case === "task";
+      opening = false;
+      if (seen.reply || (!stale && seen.state !== undefined && SETTLED_STATES.has(seen.state))) break;
     }
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
@@ -138,7 +184,7 @@ async function callAgent(client: Client, agent: string, input: string, taskId: s
     signal?.removeEventListener("abort", onAbort);
   }
   signal?.throwIfAborted();
-  if (seen.reply) return partsText(seen.reply.parts);
+  if (seen.reply) return answerText(seen.reply.parts);
   const id = seen.task?.id ?? taskId ?? "(unknown)";
   const answer = [...seen.artifacts.values()].filter((text) => text !== "").join("\n") || seen.statusText;
   switch (seen.state) {
@@ -146,6 +192,8 @@ async function callAgent(client: Client, agent: string, input: string, taskId: s
       return answer;
     case TASK_STATE.inputRequired:
       return `The agent "${agent}" needs more input (task ${id}): ${seen.statusText}\nTo answer, call this tool again with taskId "${id}".`;
+    case TASK_STATE.authRequired:
+      return `The agent "${agent}" needs authorization to go on (task ${id}): ${seen.statusText || "it did not say how."}\nTo answer it, or once it is given, call this tool again with taskId "${id}".`;
     case TASK_STATE.failed:
       throw new A2ATaskError({ agent, taskId: id, state: "failed", detail: seen.statusText });
     case TASK_STATE.rejected:
@@ -169,11 +217,11 @@ function observe(seen: Seen, event: StreamResponse): void {
       seen.task = task;
       if (task.status) {
         seen.state = task.status.state;
-        seen.statusText = partsText(task.status.message?.parts) || seen.statusText;
+        seen.statusText = answerText(task.status.message?.parts) || seen.statusText;
       }
       if (task.artifacts.length > 0) {
         seen.artifacts.clear();
-        for (const item of task.artifacts) seen.artifacts.set(item.artifactId, partsText(item.parts));
+        for (const item of task.artifacts) seen.artifacts.set(item.artifactId, answerText(item.parts));
       }
       if (task.status?.state === TASK_STATE.completed && task.artifacts.length === 0) seen.statusText = taskText(task);
       return;
@@ -182,14 +230,14 @@ function observe(seen: Seen, event: StreamResponse): void {
       const status = payload.value.status;
       if (!status) return;
       seen.state = status.state;
-      const text = partsText(status.message?.parts);
+      const text = answerText(status.message?.parts);
       if (text) seen.statusText = text;
       return;
     }
     case "artifactUpdate": {
       const item = payload.value.artifact;
       if (!item) return;
-      const text = partsText(item.parts);
+      const text = answerText(item.parts);
       const before = payload.value.append ? (seen.artifacts.get(item.artifactId) ?? "") : "";
       seen.artifacts.set(item.artifactId, before + text);
       return;

@@ -165,6 +165,21 @@ describe("createA2AHandler", () => {
     expect(textOf(rejected)).toBe("The weather: not now.");
   });
 
+  it("a decision's stream opens with the resumed task working, never with the pause it answered", async () => {
+    const { client } = await serve(weatherExecutor({ approval: true }));
+    const paused = await send(client, "Weather in Paris?");
+    expect(paused.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const states: string[] = [];
+    for await (const event of client.sendMessageStream({ tenant: "", message: userMessage("approve", paused.id), configuration: undefined, metadata: undefined })) {
+      const payload = event.payload;
+      if (payload?.$case === "task") states.push(`task:${TaskState[payload.value.status?.state ?? 0]}`);
+      if (payload?.$case === "statusUpdate") states.push(TaskState[payload.value.status?.state ?? 0] ?? "");
+    }
+    expect(states[0]).toBe("task:TASK_STATE_WORKING");
+    expect(states).not.toContain("TASK_STATE_INPUT_REQUIRED");
+    expect(states.at(-1)).toBe("TASK_STATE_COMPLETED");
+  });
+
   it("a decision the paused run refuses (an unknown interrupt) leaves the task at input-required; an edit then resumes it", async () => {
     const store = new MemoryRunStore();
     const { client } = await serve(weatherExecutor({ approval: true, store }));

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { TLSSocket } from "node:tls";
 // The SDK's types stay inside the module: the public types below are the package's own (a2a-types.ts),
 // since `@a2a-js/sdk` is an optional peer dependency that users' compilers may not find.
 import type { AgentCard } from "@a2a-js/sdk";
@@ -36,7 +37,7 @@ export type A2AAgentCardInput = Partial<Omit<A2AAgentCard, "supportedInterfaces"
   description: string;
   /**
    * The JSON-RPC endpoint's absolute URL. @default the request's own host and `path`
-   * (`http://<Host header><path>`), fine behind no proxy
+   * (`http://<Host header><path>`, `https://` on a TLS connection), fine behind no proxy
    */
   url?: string;
   /** The interfaces to advertise. @default JSON-RPC at `url`, protocol 1.0 (and 0.3 for older clients) */
@@ -206,7 +207,7 @@ export function createA2AHandler(executor: AgentExecutor, options: A2AHandlerOpt
     try {
       const url = new URL(request.url ?? "/", "http://localhost");
       if (url.pathname === CARD_PATH && (request.method === "GET" || request.method === "HEAD")) {
-        const published = input.url !== undefined || input.supportedInterfaces ? card : agentCardOf(input, `http://${request.headers.host ?? "localhost"}${path}`);
+        const published = input.url !== undefined || input.supportedInterfaces ? card : agentCardOf(input, `${scheme(request)}://${request.headers.host ?? "localhost"}${path}`);
         response.writeHead(200, { "content-type": "application/json", "cache-control": "no-cache" }).end(JSON.stringify(agentCardJson(published)));
         return;
       }
@@ -232,6 +233,11 @@ export function createA2AHandler(executor: AgentExecutor, options: A2AHandlerOpt
     }
   };
   return Object.assign(handler, { agentCard: card, agentExecutor });
+}
+
+/** `https` for a request that came over TLS (an `https` server's socket is a `TLSSocket`), else `http`. */
+function scheme(request: IncomingMessage): "http" | "https" {
+  return (request.socket as TLSSocket | undefined)?.encrypted === true ? "https" : "http";
 }
 
 type Serve = (request: IncomingMessage, response: ServerResponse, body: string) => Promise<void>;

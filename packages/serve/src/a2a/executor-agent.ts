@@ -70,7 +70,8 @@ export class SteeringRefused extends Error {
 /**
  * The executor as the SDK's `AgentExecutor`: each A2A task is one run (the task id is the run's
  * `runId`, the context id its `threadId`). The run's events become task updates; an approval pause
- * is `input-required`, and the next message on the task (its decisions) resumes the run; a message
+ * is `input-required`, and the next message on the task (its decisions) resumes the run, the task
+ * published `working` first (never the pause again, which a client would take for its answer); a message
  * on a task whose run is going on is sent to the run (steering, {@link ExecutorA2AAgent.steer});
  * cancelling the task unsubscribes from the run, which cancels it, or cancels the recorded run
  * (a paused one) in the executor's store. A resumed run cancelled while its record is being
@@ -109,14 +110,17 @@ export class ExecutorA2AAgent implements SdkAgentExecutor {
       events = this.executor.stream(this.toInputs(received), { runId: taskId, threadId: contextId, ...traced });
     } else {
       if (task.status?.state !== TASK_STATE.inputRequired) return this.steerFromExecute(task, received, publish);
-      publish({ kind: "task", data: task });
-      const decisions = decisionsOf(received, pendingInterrupts(task));
+      const interrupts = pendingInterrupts(task);
+      const decisions = decisionsOf(received, interrupts);
       if (decisions === undefined) {
-        const interrupts = pendingInterrupts(task);
+        publish({ kind: "task", data: task });
         publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, TASK_STATE.inputRequired, approvalMessage(interrupts, taskId, contextId, "That was not a decision.")) });
         return;
       }
-      resuming = { interrupts: pendingInterrupts(task) };
+      // The task resumes: its stream (and whoever follows the task) opens with it `working`, not
+      // with the pause this message answered, which a client would take for the task's new state.
+      publish({ kind: "task", data: { ...task, status: { state: TASK_STATE.working, message: undefined, timestamp: new Date().toISOString() } } });
+      resuming = { interrupts };
       events = this.executor.resume(taskId, { decisions, ...traced });
     }
     let resolveDone!: () => void;
@@ -206,7 +210,7 @@ export class ExecutorA2AAgent implements SdkAgentExecutor {
             return;
           }
           this.contexts.delete(taskId);
-          const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+          const text = error instanceof Error ? `${error.name}: ${error.message}` : errorText(error); // a thrown object's `message` too
           publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, TASK_STATE.failed, message(ROLE_AGENT, [textPart(text)], { taskId, contextId })) });
           finish();
         },

@@ -2,12 +2,16 @@ import type { ServerResponse } from "node:http";
 import { HttpAgent } from "@ag-ui/client";
 import { EventSchemas } from "@ag-ui/core/schemas";
 import type { AgentExecutor, AgentStreamEvent } from "@agentrx/executors";
+import { deferred } from "@agentrx/core/testing";
 import { MemoryRunStore } from "@agentrx/runs";
-import { Observable } from "rxjs";
+import { tool } from "@langchain/core/tools";
+import { Observable, filter, lastValueFrom } from "rxjs";
 import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { closeLoopback, stalledClient, startLoopback } from "../../../runs/src/sse/loopback-test-server";
 import { chunkedUpload } from "../test-helpers/chunked-upload";
 import { ANSWER, weatherExecutor } from "../test-helpers/weather-executor";
+import { workExecutor } from "../test-helpers/work-executor";
 import { createAGUIHandler } from "./create-ag-ui-handler";
 
 afterEach(closeLoopback);
@@ -174,5 +178,33 @@ describe("createAGUIHandler, driven by @ag-ui/client's HttpAgent", () => {
       ["RUN_ERROR", "The agent is unavailable."],
     ]);
     expect(heard).toMatchObject([{ message: "secret detail" }]);
+  });
+
+  it("cancels the run when its client goes away (a closed page, a stop), and a run store records it cancelled, to be resumed", async () => {
+    const store = new MemoryRunStore();
+    const started = deferred<void>();
+    let calls = 0;
+    let aborted = false;
+    // The first call waits until the run is cancelled; the one of the resumed run answers at once.
+    const work = tool(
+      async ({ name }: { name: string }, config) => {
+        if (++calls > 1) return `${name} done`;
+        started.resolve();
+        return new Promise<string>((_, reject) => config?.signal?.addEventListener("abort", () => ((aborted = true), reject(new Error("aborted")))));
+      },
+      { name: "work", description: "Works.", schema: z.object({ name: z.string() }) },
+    );
+    const executor = workExecutor(work, [{ toolCalls: [{ name: "work", args: { name: "a" } }] }, "Done."], { store });
+    const url = await serve(createAGUIHandler(executor));
+    const client = new AbortController();
+    const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ threadId: "t", runId: "gone", messages: [{ id: "u1", role: "user", content: "go" }] }), signal: client.signal });
+    expect(response.status).toBe(200);
+    await started.promise;
+    client.abort(); // the client goes away while the call runs
+    await expect.poll(async () => (await store.getRun("gone"))?.status).toBe("cancelled");
+    expect(aborted).toBe(true);
+    // With the store, the server carries the run on: the call cut off runs again (docs/serving.md).
+    const output = await lastValueFrom(executor.resume("gone").pipe(filter((event) => event.type === "output")));
+    expect([output.output, calls, (await store.getRun("gone"))?.status]).toEqual(["Done.", 2, "finished"]);
   });
 });

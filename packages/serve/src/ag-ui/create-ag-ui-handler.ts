@@ -30,7 +30,8 @@ export interface AGUIHandlerOptions {
    */
   inputs?: (input: RunAgentInput) => Record<string, unknown>;
   /**
-   * The text of `RUN_ERROR` for an error of a run; what it returns reaches the client. A valid
+   * The text of `RUN_ERROR` for an error of a run (and of the results of the calls it cut off);
+   * what it returns reaches the client. A valid
    * request whose run fails before it starts (`inputs`, the executor or the run store throwing) is
    * answered the same way, with a `RUN_ERROR`. It also hears of a body that could not be read (the
    * client went away mid-request; the response is closed and its text unused). A request refused
@@ -40,7 +41,7 @@ export interface AGUIHandlerOptions {
   onError?: (error: unknown) => string;
   /** The largest request body accepted, in bytes (a larger one gets 413). @default 1048576 */
   maxBodyBytes?: number;
-  /** The most bytes held for a client that does not read; past it the client is dropped and the run unsubscribed from. @default 1048576 */
+  /** The most bytes held for a client that does not read; past it the client is dropped and the run unsubscribed from (cancelled). @default 1048576 */
   maxBufferedBytes?: number;
   /** A comment line is sent this often (ms) so proxies keep an idle stream open. @default 15000 */
   heartbeatMs?: number;
@@ -66,8 +67,12 @@ const OPTION_KEYS = Object.keys({
  * `payload` is a decision (`"approve"`, `{ type: "reject", message? }`, `{ type: "edit",
  * toolInput }`) or `{ approved: boolean, reason? }` (anything else gets 400); a `cancelled` entry
  * rejects the call; two entries for one interrupt get 400. So
- * `@ag-ui/client`'s `HttpAgent` and CopilotKit's runtime can drive it. The client going away
- * unsubscribes from the run (which cancels it). Bad requests get 400, 405 (with `allow: POST`), 413 or 415 with a
+ * `@ag-ui/client`'s `HttpAgent` and CopilotKit's runtime can drive it. The run lasts as long as
+ * its response: the client going away (a page closed or navigated away, CopilotKit's stop,
+ * `HttpAgent.abortRun()`, a dropped connection) unsubscribes from the run, which cancels it; with
+ * a run store it is recorded `cancelled`, and `executor.resume(runId)` (the request's `runId`)
+ * carries it on, as the handler itself resumes only paused runs (docs/serving.md, "A client that
+ * goes away"). Bad requests get 400, 405 (with `allow: POST`), 413 or 415 with a
  * one-line reason, and so does a request the run store refuses before its run begins (the
  * response opens with the run's first event and, for a new run, once its record exists): 404 for
  * a resume of a run the store does not have; 409 for a `runId` the store has already (also when
@@ -143,7 +148,7 @@ export function createAGUIHandler(executor: AgentExecutor, options: AGUIHandlerO
  * has begun: its first event, and for a new recorded run its record. Until then its events are
  * held, and an error that is the request's (see {@link AGUIRun.refusal}) is answered with an HTTP
  * status instead; any other error is the run's, sent as `RUN_ERROR` (see docs/serving.md).
- * Resolves once the response ended; the client going away unsubscribes from the run.
+ * Resolves once the response ended; the client going away unsubscribes from the run (cancels it).
  */
 function streamRun(res: ServerResponse, run: AGUIRun, input: RunAgentInput, options: { heartbeatMs: number; maxBufferedBytes: number; onError?: (error: unknown) => string }): Promise<void> {
   const { heartbeatMs, maxBufferedBytes, onError } = options;

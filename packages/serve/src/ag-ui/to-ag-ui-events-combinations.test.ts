@@ -1,12 +1,14 @@
-import { HttpAgent } from "@ag-ui/client";
+import { HttpAgent, verifyEvents } from "@ag-ui/client";
 import { EventSchemas } from "@ag-ui/core/schemas";
 import { createToolCallingAgent } from "@agentrx/agents";
-import { ScriptedChatModel } from "@agentrx/core/testing";
+import { ScriptedChatModel, deferred } from "@agentrx/core/testing";
 import { AgentExecutor, type AgentStreamEvent } from "@agentrx/executors";
 import { MemoryRunStore } from "@agentrx/runs";
 import { withApproval } from "@agentrx/tools";
+import { tool } from "@langchain/core/tools";
 import { type Observable, lastValueFrom, tap, toArray } from "rxjs";
 import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { closeLoopback, startLoopback } from "../../../runs/src/sse/loopback-test-server";
 import { createAGUIHandler } from "./create-ag-ui-handler";
 import type { AGUIEvent, BaseEvent } from "./ag-ui-event";
@@ -70,6 +72,63 @@ describe("toAGUIEvents, with the executor's other features", () => {
   });
 });
 
+/**
+ * An executor whose model calls `work` for `a` and `b` in one turn; each call waits for its
+ * cancellation, but `b` throws `throws` (when given) once both have started. `started` resolves
+ * when both calls run.
+ */
+function parallelWorkExecutor(throws?: unknown) {
+  const started = deferred<void>();
+  let running = 0;
+  const work = tool(
+    async ({ name }: { name: string }, config) => {
+      if (++running === 2) started.resolve();
+      await started.promise;
+      if (name === "b" && throws !== undefined) throw throws;
+      return new Promise<string>((_, reject) => config?.signal?.addEventListener("abort", () => reject(new Error("aborted"))));
+    },
+    { name: "work", description: "Works.", schema: z.object({ name: z.string() }) },
+  );
+  const executor = workExecutor(work, [{ content: "Working. ", toolCalls: [{ name: "work", args: { name: "a" } }, { name: "work", args: { name: "b" } }] }, "Done."], { handleToolRuntimeErrors: false });
+  return { executor, started: started.promise };
+}
+
+/** The events, checked by @ag-ui/core's schemas and @ag-ui/client's order rules (verifyEvents, on its own copy of rxjs). */
+async function verified(events$: Observable<BaseEvent>): Promise<AGUIEvent[]> {
+  const checked = verifyEvents(false)(events$ as never) as unknown as Observable<BaseEvent>;
+  return (await lastValueFrom(checked.pipe(toArray()))).map((event) => EventSchemas.parse(event)) as AGUIEvent[];
+}
+
+describe("toAGUIEvents, a run cancelled or failed while its calls run", () => {
+  it("answers each call a cancel cut off, before the step ends and the run finishes as cancelled", async () => {
+    const { executor, started } = parallelWorkExecutor();
+    const controller = new AbortController();
+    const events = verified(toAGUIEvents(executor.stream({ input: "go" }, { signal: controller.signal }), { threadId: "t", runId: "r" }));
+    await started;
+    controller.abort();
+    const all = await events;
+    const calls = all.flatMap((event) => (event.type === "TOOL_CALL_START" ? [event.toolCallId] : []));
+    expect(calls).toHaveLength(2);
+    expect(all.slice(-4)).toMatchObject([
+      ...calls.map((toolCallId) => ({ type: "TOOL_CALL_RESULT", toolCallId, messageId: `${toolCallId}-unfinished`, content: "The run was cancelled before this call finished.", role: "tool" })),
+      { type: "STEP_FINISHED" },
+      { type: "RUN_FINISHED", outcome: { type: "cancelled" } },
+    ]);
+  });
+
+  it("answers each call a failure cut off with onError's text, before the step ends and RUN_ERROR", async () => {
+    const { executor } = parallelWorkExecutor(new Error("quota exceeded"));
+    const all = await verified(toAGUIEvents(executor.stream({ input: "go" }), { threadId: "t", runId: "r", onError: (error) => `Failed: ${(error as Error).message}` }));
+    const calls = all.flatMap((event) => (event.type === "TOOL_CALL_START" ? [event.toolCallId] : []));
+    expect(calls).toHaveLength(2);
+    expect(all.slice(-4)).toMatchObject([
+      ...calls.map((toolCallId) => ({ type: "TOOL_CALL_RESULT", toolCallId, content: "Failed: quota exceeded" })),
+      { type: "STEP_FINISHED" },
+      { type: "RUN_ERROR", message: "Failed: quota exceeded" },
+    ]);
+  });
+});
+
 describe("toAGUIEvents, with an executor as a tool (sub-runs)", () => {
   it("counts the sub-run's model calls in the usage of a run cancelled while the sub-run's tool runs", async () => {
     const usage = { inputTokens: 10, outputTokens: 5 };
@@ -130,7 +189,8 @@ describe("toAGUIEvents, a resumed run with a call in doubt (inDoubt: \"interrupt
     await started;
     controller.abort();
     const cancelled = (await live) as AGUIEvent[];
-    expect(await run(cancelled, { runId: "r1" })).toEqual(["RUN_STARTED", "STEP_STARTED", "TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "STEP_FINISHED", "RUN_FINISHED"]);
+    // The cancel answers the call it cut off (the client has nothing left to answer).
+    expect(await run(cancelled, { runId: "r1" })).toEqual(["RUN_STARTED", "STEP_STARTED", "TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_RESULT", "STEP_FINISHED", "RUN_FINISHED"]);
     expect(cancelled.at(-1)).toMatchObject({ outcome: { type: "cancelled" } });
     const toolCallId = (cancelled.find((event) => event.type === "TOOL_CALL_START") as { toolCallId: string }).toolCallId;
 
@@ -151,10 +211,14 @@ describe("toAGUIEvents, a resumed run with a call in doubt (inDoubt: \"interrupt
     expect(answered.at(-1)).toMatchObject({ type: "RUN_FINISHED", result: "Done.", outcome: { type: "success" } });
     expect(calls()).toBe(2);
 
-    // The client's conversation: the one call, its one result, the answer.
+    // The client's conversation: the one call, the cancel's result and then the call's own (two
+    // messages, each with its id), the answer.
     const toolCalls = agent.messages.flatMap((message) => (message.role === "assistant" ? (message.toolCalls ?? []) : []));
     expect(toolCalls.map((call) => call.id)).toEqual([toolCallId]);
-    expect(agent.messages.filter((message) => message.role === "tool")).toMatchObject([{ toolCallId, content: "a done" }]);
+    expect(agent.messages.filter((message) => message.role === "tool")).toMatchObject([
+      { id: `${toolCallId}-unfinished`, toolCallId, content: "The run was cancelled before this call finished." },
+      { id: `${toolCallId}-result`, toolCallId, content: "a done" },
+    ]);
     expect(agent.messages.at(-1)).toMatchObject({ role: "assistant", content: "Done." });
   });
 });

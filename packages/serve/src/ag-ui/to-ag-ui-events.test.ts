@@ -90,6 +90,11 @@ describe("toAGUIEvents", () => {
     expect(events).toMatchObject([{ type: "RUN_STARTED" }, { type: "RUN_ERROR", message: "boom", code: "TypeError" }]);
   });
 
+  it("gives RUN_ERROR the message of a thrown object that is not an Error (what HTTP and SDK clients throw)", async () => {
+    const events = validated(await lastValueFrom(toAGUIEvents(throwError(() => ({ message: "quota exceeded", status: 429 })), { threadId: "t", runId: "r" }).pipe(toArray())));
+    expect(events).toEqual([expect.objectContaining({ type: "RUN_STARTED" }), { type: "RUN_ERROR", message: "quota exceeded", timestamp: expect.any(Number) }]);
+  });
+
   it("ends a cancelled run with RUN_FINISHED and a cancelled outcome, not RUN_ERROR", async () => {
     const controller = new AbortController();
     const run$ = weatherExecutor({ toolMs: 2_000 }).stream({ input: "Weather and time in Paris?" }, { runId: "run-c", signal: controller.signal });

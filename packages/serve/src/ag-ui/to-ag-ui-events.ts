@@ -23,7 +23,11 @@ export interface ToAGUIEventsOptions {
   threadId: string;
   /** The AG-UI run (`RunAgentInput.runId`); a resumed executor run keeps its own id, reported in the state. */
   runId: string;
-  /** The text of `RUN_ERROR` for an error of the run; what it returns reaches the client. @default the error's message */
+  /**
+   * The text of `RUN_ERROR` for an error of the run, and of the `TOOL_CALL_RESULT` of each call it
+   * cut off; what it returns reaches the client. @default the error's message (a thrown object's
+   * `message` too)
+   */
   onError?: (error: unknown) => string;
 }
 
@@ -37,8 +41,9 @@ const OPTION_KEYS = Object.keys({ threadId: true, runId: true, onError: true } s
  * (`{ agentrx: { runId, status: "interrupted", interrupts } }`) and `RUN_FINISHED` with an
  * `interrupt` outcome; the end as `RUN_FINISHED` (`result`: the final answer, `usage`), as
  * `RUN_FINISHED` with a `cancelled` outcome when the run was cancelled (an `AbortError`), or
- * `RUN_ERROR` when the run fails. A call the run stopped before it finished (a limit, a budget)
- * gets a `TOOL_CALL_RESULT` saying so, since a call left without one is the client's to answer; a
+ * `RUN_ERROR` when the run fails. A call the run stopped before it finished (a limit, a budget, a
+ * cancel) gets a `TOOL_CALL_RESULT` saying so, and one it failed in a result with `onError`'s text,
+ * since a call left without one is the client's to answer; a
  * step without an action (a handled parsing error) is shown as a call first. The final answer is
  * sent as text when the model did not stream it (a `returnDirect` tool's result, an early stop's
  * output). A sub-run's events (`subRun`) are left out but for its usage; an interrupt of another
@@ -128,11 +133,13 @@ export function toAGUIEvents(events$: Observable<AgentStreamEvent>, options: ToA
       emit({ type: "TOOL_CALL_ARGS", toolCallId, delta: JSON.stringify(input ?? {}) });
       emit({ type: "TOOL_CALL_END", toolCallId });
     };
-    const toolResult = (toolCallId: string, content: unknown) => {
+    // `kind` names the result message: a call cut off by a cancel or a failure has a result of its
+    // own (`-unfinished`), as a run resumed from its record may still answer it (`-result`).
+    const toolResult = (toolCallId: string, content: unknown, kind = "result") => {
       endText();
       answerStreamed = false;
       openCalls.delete(toolCallId);
-      emit({ type: "TOOL_CALL_RESULT", messageId: `${toolCallId}-result`, toolCallId, content: typeof content === "string" ? content : JSON.stringify(content), role: "tool" });
+      emit({ type: "TOOL_CALL_RESULT", messageId: `${toolCallId}-${kind}`, toolCallId, content: typeof content === "string" ? content : JSON.stringify(content), role: "tool" });
     };
 
     const next = (event: AgentStreamEvent) => {
@@ -210,13 +217,18 @@ export function toAGUIEvents(events$: Observable<AgentStreamEvent>, options: ToA
       next,
       error: (error) => {
         start();
+        const cancelled = isAbortError(error);
+        const message = cancelled ? "The run was cancelled before this call finished." : onError(error);
+        // Calls the run was cancelled or failed in get a result too, as a stopped run's do: a call left
+        // without one is, to an AG-UI client, a call it must answer itself.
+        for (const toolCallId of [...openCalls]) toolResult(toolCallId, message, "unfinished");
         endStep();
-        if (isAbortError(error)) {
+        if (cancelled) {
           // Cancelled (its AbortSignal, or cancelRun from anywhere): stopped, not failed.
           emit({ type: "RUN_FINISHED", threadId, runId, outcome: { type: "cancelled" }, ...(usage ? { usage: [tokenUsage(usage)] } : {}) });
           return;
         }
-        emit({ type: "RUN_ERROR", message: onError(error), ...(codeOf(error) ? { code: codeOf(error) } : {}) });
+        emit({ type: "RUN_ERROR", message, ...(codeOf(error) ? { code: codeOf(error) } : {}) });
       },
       complete: () => {
         start();

@@ -3,9 +3,11 @@ import { ScriptedChatModel } from "@agentrx/core/testing";
 import { AgentExecutor, type AgentStreamEvent } from "@agentrx/executors";
 import { MemoryRunStore } from "@agentrx/runs";
 import { withApproval } from "@agentrx/tools";
+import { tool } from "@langchain/core/tools";
 import { type UIMessage, readUIMessageStream, validateUIMessages } from "ai";
 import { type Observable, lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { toUIMessageChunks } from "./to-ui-message-chunks";
 import { uiApprovalDecisions } from "./ui-approval-decisions";
 import type { UIMessageChunk } from "./ui-message-chunk";
@@ -59,6 +61,18 @@ describe("toUIMessageChunks, with the executor's other features", () => {
     const states = message.parts.filter((part) => part.type === "dynamic-tool").map((part) => (part as { state: string }).state);
     expect(states.sort()).toEqual(["output-available", "output-error"]);
     expect(textOf(message)).toBe("One worked.");
+  });
+
+  it("shows the message of an object a tool threw (handleToolRuntimeErrors: false) as the error's text, not [object Object]", async () => {
+    const quota = tool(
+      async (_: { name: string }) => {
+        throw { message: "quota exceeded", status: 429 }; // what HTTP and SDK clients throw
+      },
+      { name: "work", description: "Works.", schema: z.object({ name: z.string() }) },
+    );
+    const failing = workExecutor(quota, [{ toolCalls: [{ name: "work", args: { name: "a" } }] }], { handleToolRuntimeErrors: false });
+    const chunks = await lastValueFrom(failing.stream({ input: "go" }).pipe(toUIMessageChunks(), toArray()));
+    expect(chunks.slice(-3)).toMatchObject([{ type: "tool-output-error", errorText: "quota exceeded" }, { type: "finish-step" }, { type: "error", errorText: "quota exceeded" }]);
   });
 
   it("does not send a streamed answer twice (generate early stopping streams its own answer)", async () => {

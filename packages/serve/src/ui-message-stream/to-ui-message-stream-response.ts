@@ -58,9 +58,12 @@ export const UI_MESSAGE_STREAM_HEADERS: Readonly<Record<string, string>> = {
  * A run's events as a web `Response` in the AI SDK's UI message stream protocol, what `useChat`
  * (`@ai-sdk/react`, AI SDK 5 and 6) reads: Server-Sent Events `data: <chunk as JSON>`, ending with
  * `data: [DONE]`, and the header `x-vercel-ai-ui-message-stream: v1`. Return it from a route
- * handler (Next.js, Hono, Remix, Bun, Deno); on Node's `http` write it with `writeResponse`. A
- * key of `init` that is neither a `ResponseInit` key nor an option of the stream (a misspelt
- * `maxBufferedChunk`) throws an `InvalidArgumentError` naming it.
+ * handler (Next.js, Hono, Remix, Bun, Deno); on Node's `http` write it with `writeResponse`.
+ * Cancelling its body (`writeResponse` does when the client goes away) unsubscribes from
+ * `events$`, which cancels a run given as `executor.stream(...)`: give a subject that holds the run
+ * to keep it going (docs/serving.md, "A client that goes away"). A key of `init` that is neither
+ * a `ResponseInit` key nor an option of the stream (a misspelt `maxBufferedChunk`) throws an
+ * `InvalidArgumentError` naming it.
  *
  * @example
  * ```ts
