@@ -1,6 +1,6 @@
 import { createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel } from "@agentrx/core/testing";
-import { AgentExecutor, RunNotFoundError } from "@agentrx/executors";
+import { AgentExecutor, RunNotFoundError, RunStoreError, type StoredRunEvent } from "@agentrx/executors";
 import { MemoryRunStore } from "@agentrx/runs";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
@@ -92,5 +92,17 @@ describe("followRun while the channel cannot be heard (Redis unreachable)", () =
   it("errors with RunNotFoundError for an unknown run", async () => {
     const { store } = await recordedRun();
     await expect(lastValueFrom(followRun(context(store), "no-such-run", 0))).rejects.toSatisfy((error) => RunNotFoundError.isInstance(error));
+  });
+
+  it("errors with a corrupt RunStoreError for a record no process can read (an event that cannot be decoded, a missing one)", async () => {
+    const { store, runId } = await recordedRun();
+    const read = store.readEvents.bind(store);
+    const garble = (events: StoredRunEvent[]) => events.map((event) => (event.seq === 2 ? { ...event, data: { ...event.data, type: "no-such-event" } } : event));
+    store.readEvents = async (id, options) => garble(await read(id, options));
+    const undecodable = await lastValueFrom(followRun(context(store), runId, 0)).catch((error: unknown) => error);
+    expect(RunStoreError.isInstance(undecodable) && [undecodable.reason, undecodable.message]).toEqual(["corrupt", expect.stringMatching(/event 2 of run "run-1" cannot be decoded/)]);
+    store.readEvents = async (id, options) => (await read(id, options)).filter((event) => event.seq !== 2);
+    const missing = await lastValueFrom(followRun(context(store), runId, 0)).catch((error: unknown) => error);
+    expect(RunStoreError.isInstance(missing) && [missing.reason, missing.message]).toEqual(["corrupt", expect.stringMatching(/event 2 of run "run-1" is missing from the store/)]);
   });
 });

@@ -89,7 +89,7 @@ export function followRun(context: FollowContext, runId: string, after: number, 
       try {
         event = decoder.decode(stored) as AgentStreamEvent;
       } catch (cause) {
-        throw new RunStoreError({ operation: "events", runId, message: `RunClient.events: event ${stored.seq} of run "${runId}" cannot be decoded: ${(cause as Error).message}`, cause });
+        throw new RunStoreError({ operation: "events", runId, reason: "corrupt", message: `RunClient.events: event ${stored.seq} of run "${runId}" cannot be decoded: ${(cause as Error).message}`, cause });
       }
       // A sub-run's events (recorded by the calling run) neither start a segment nor end the stream.
       const own = event.subRun === undefined;
@@ -114,7 +114,7 @@ export function followRun(context: FollowContext, runId: string, after: number, 
         for (const stored of page) {
           if (stored.seq <= decoded) continue;
           if (stored.seq !== decoded + 1) {
-            throw new RunStoreError({ operation: "events", runId, message: `RunClient.events: event ${decoded + 1} of run "${runId}" is missing from the store (it returned ${stored.seq} next).` });
+            throw new RunStoreError({ operation: "events", runId, reason: "corrupt", message: `RunClient.events: event ${decoded + 1} of run "${runId}" is missing from the store (it returned ${stored.seq} next).` });
           }
           if (take(stored) === "done" || closed) return "done";
           const paused = pace?.();

@@ -1,9 +1,10 @@
 // What RunClient checks and makes of a call's arguments before anything is recorded or queued:
-// inputs that travel as JSON, a resume with nothing to do, and the inputs' two forms (the record's,
+// inputs that travel as JSON, a resume with nothing to do (or whose job is still queued), and the inputs' two forms (the record's,
 // the job's). @internal
 import { InvalidArgumentError } from "@agentrx/core";
 import { type JsonObject, RunBusyError, type RunInfo, encodeRunEvent, initialRunState, serializeRunState } from "@agentrx/executors";
 import { jsonProblem } from "../internal/json-problem";
+import { type LatestJob, PENDING_STATES } from "./reconcile-run";
 
 /** Refuses `value` when a part of it would not reach the worker as given (see `jsonProblem`); `carrier` says what travels. */
 export function refuseNonJson(where: string, value: unknown, path: string, carrier: string): void {
@@ -41,6 +42,20 @@ export function refuseIdleResume(where: string, info: RunInfo, now: number): voi
   if (status === "running" && (info.leaseExpiresAt ?? 0) >= now) {
     throw new RunBusyError({ runId, ...(info.owner === undefined ? {} : { owner: info.owner }), ...(info.leaseExpiresAt === undefined ? {} : { leaseExpiresAt: info.leaseExpiresAt }) });
   }
+}
+
+/**
+ * Refuses a resume without decisions of a `queued` run whose latest job will still run it (waiting,
+ * delayed, or taken by a worker): a second job would have nothing to do. Such a resume is for a
+ * queued run whose job Redis lost.
+ */
+export function refuseQueuedResume(where: string, info: RunInfo, job: LatestJob): void {
+  if (info.status !== "queued" || !PENDING_STATES.has(job.state)) return;
+  throw new InvalidArgumentError({
+    argument: "runId",
+    value: info.runId,
+    message: `${where}: run "${info.runId}" is queued, its job is ${job.state}: a worker ${job.state === "active" ? "has taken it" : "will take it"}, so there is nothing to resume (a resume without decisions is for a queued run whose job Redis lost; cancel the run to stop it).`,
+  });
 }
 
 /**

@@ -5,6 +5,7 @@ import { MAX_RECORDED_IMAGE_CHARS, RunBusyError } from "@agentrx/executors";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startJobId } from "../internal/queue-names";
 import { doublingExecutor } from "../test-helpers/doubling-agent";
 import { seeingExecutor } from "../test-helpers/seeing-agent";
 import { type QueueFixture, queueFixture } from "../test-helpers/queue-fixture";
@@ -162,6 +163,24 @@ describe.skipIf(servers.skip)("RunClient refuses what a queued job cannot carry 
     expect((error as Error).message).toMatch(/is a Date .*which decisions for a queued run cannot carry \(they travel as JSON\)\. Nothing was queued\./);
     expect(await jobCount()).toBe(jobs);
     expect((await fixture.store.getRun(runId))?.status).toBe("interrupted");
+  });
+
+  it("resume refuses a queued run whose job is waiting (a worker will take it), and queues nothing; it takes one whose job Redis lost", async () => {
+    const client = fixture.client();
+    const runId = await client.submit("double", { input: "double 3" }); // no worker yet: its job waits
+    const jobs = await jobCount();
+    const error = await client.resume(runId).catch((caught: unknown) => caught);
+    expect(InvalidArgumentError.isInstance(error) && error.argument).toBe("runId");
+    expect((error as Error).message).toBe(
+      `RunClient.resume: run "${runId}" is queued, its job is waiting: a worker will take it, so there is nothing to resume (a resume without decisions is for a queued run whose job Redis lost; cancel the run to stop it).`,
+    );
+    expect(await jobCount()).toBe(jobs);
+    // Redis loses the job: now the resume queues one, and a worker runs the run once.
+    await fixture.queue().remove(startJobId(runId));
+    await client.resume(runId);
+    expect(await jobCount()).toBe(jobs);
+    fixture.worker({ double: () => doublingExecutor() });
+    expect((await client.result(runId)).output).toBe("3 doubled is 6.");
   });
 
   it("resume, given the workers' tools, refuses an edit its tool's schema refuses, naming the tool, and records and queues nothing", async () => {

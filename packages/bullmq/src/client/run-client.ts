@@ -13,7 +13,7 @@ import { RunStoppedError } from "../errors/run-stopped-error";
 import { giveUpRun, reconcileRun } from "./reconcile-run";
 import { RunQueue } from "./run-queue";
 import { toResult } from "./to-result";
-import { recordedInputs, refuseIdleResume, refuseNonJson, shownInputs } from "./run-call-checks";
+import { recordedInputs, refuseIdleResume, refuseNonJson, refuseQueuedResume, shownInputs } from "./run-call-checks";
 
 const KNOWN = new Set(["connection", "store", "queueName", "prefix", "pollIntervalMs", "tools"]);
 /** How many queued and running runs `reconcile()` looks at by default. */
@@ -219,7 +219,9 @@ export class RunClient {
    *   (also when another process decided the pause at the same time: a pause is decided once),
    *   name an interrupt the run does not wait for or are malformed (naming the interrupt and what
    *   is wrong), none are given for a paused run, the run has finished (it has its output:
-   *   `result(runId)` gives it), or it was not submitted through a `RunClient`
+   *   `result(runId)` gives it), none are given for a `queued` run whose job is still waiting,
+   *   delayed or active (a worker takes it without a resume), or it was not submitted through a
+   *   `RunClient`
    * @throws RunBusyError (rejects) when the run is running under a live lease (on a worker, or in a
    *   process that died less than a lease ago): wait for it to end, or for its lease to expire
    * @throws RunNotFoundError (rejects) for an unknown run
@@ -252,6 +254,7 @@ export class RunClient {
     }
     if (decisions === undefined) {
       refuseIdleResume(where, info, Date.now());
+      if (info.status === "queued") refuseQueuedResume(where, info, await this.queue.latestJob(info));
       // Followers of the run wait for this job rather than end at the failure.
       await this.queue.queueResume(info, executor, info.epoch, true);
       return;
@@ -323,7 +326,9 @@ export class RunClient {
 
   /**
    * Closes the client's connections (at once when Redis is unreachable); runs go on on the
-   * workers. Streams still open error.
+   * workers. Streams still open error; `serveRunEvents` ends its responses without an `end` frame,
+   * so a browser's `EventSource` reconnects with `Last-Event-ID` (to another API process, during a
+   * deploy) and follows the run on.
    */
   async close(): Promise<void> {
     await this.queue.close(new Error("RunClient.close() was called while this run was followed."));

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { checkOptionKeys } from "@agentrx/core";
-import { RunNotFoundError } from "@agentrx/executors";
-import { SseWriter, parseLastEventId, type SseMessage } from "@agentrx/runs";
+import { RunNotFoundError, RunStoreError } from "@agentrx/executors";
+import { SseWriter, type SseMessage } from "@agentrx/runs";
 import type { Subscription } from "rxjs";
 import { RunStoppedError } from "../errors/run-stopped-error";
 import { type RunClient, followerOf } from "../client/run-client";
@@ -27,10 +27,16 @@ const SERVE_RUN_EVENTS_OPTION_KEYS = Object.keys({ heartbeatMs: true, maxBuffere
  * `id: <seq>`, `event: <type>`, `data: <the event as JSON>`; live tokens as `event: token` without
  * an id. A browser's `EventSource` that reconnects sends `Last-Event-ID` and gets exactly the events
  * after it. The stream ends after the `output` event, or with `event: end` (`data: { runId,
- * status, reason }`) when the run failed or was cancelled: close the `EventSource` on either, or it
- * reconnects (and then gets `204 No Content`, which stops it). An unknown run gets `404`. Replaying
- * the record waits while the client's socket is full, so a slow reader of a long record is not
- * dropped; live events are not held back for it (past `maxBufferedBytes` it is dropped).
+ * status, reason }`) when the run failed or was cancelled (`status: "error"` when its record cannot
+ * be read): close the `EventSource` on either. The `end` frame has an id of its own, `<seq>-end`
+ * (the seq of the last event before it): a client that reconnects with it, and nothing happened
+ * since, gets `204 No Content`, which stops an `EventSource`; a client that lost its connection
+ * before the run stopped gets the `end` it missed. Any other error (the client is closed, the store
+ * or Redis is unreachable) is not how the run ended: the stream ends without `end`, and an
+ * `EventSource` reconnects with `Last-Event-ID` (to another API process, during a deploy). An
+ * unknown run gets `404`; a `Last-Event-ID` that is neither a seq nor an `end` id gets `400`.
+ * Replaying the record waits while the client's socket is full, so a slow reader of a long record
+ * is not dropped; live events are not held back for it (past `maxBufferedBytes` it is dropped).
  *
  * Resolves once the response has ended (the run's output was sent, or the client went away).
  *
@@ -54,17 +60,21 @@ export function serveRunEvents(client: RunClient, runId: string, req: IncomingMe
   const { heartbeatMs = 15_000, maxBufferedBytes = 1_048_576 } = options;
   if (!(typeof heartbeatMs === "number" && heartbeatMs > 0)) fail("serveRunEvents", "heartbeatMs", heartbeatMs, "a number of milliseconds > 0");
   if (!(typeof maxBufferedBytes === "number" && maxBufferedBytes > 0)) fail("serveRunEvents", "maxBufferedBytes", maxBufferedBytes, "a number of bytes > 0");
-  const after = parseLastEventId(req);
-  if (after === null) {
+  const lastEventId = parseRunLastEventId(req);
+  if (lastEventId === null) {
     const header = req.headers["last-event-id"];
-    res.writeHead(400, { "Content-Type": "text/plain; charset=utf-8" }).end(`Last-Event-ID must be the seq of an event (a decimal integer >= 0), got ${JSON.stringify(header)}.\n`);
+    res
+      .writeHead(400, { "Content-Type": "text/plain; charset=utf-8" })
+      .end(`Last-Event-ID must be the seq of an event (a decimal integer >= 0) or the id of an end frame (<seq>-end), got ${JSON.stringify(header)}.\n`);
     return Promise.resolve();
   }
+  const { after, endSent } = lastEventId;
   const sse = new SseWriter(res, { heartbeatMs, maxBufferedBytes });
   return new Promise<void>((resolve) => {
     let ended = false;
     let subscription: Subscription | undefined;
     let full = false;
+    let lastId = after; // the seq of the last event this client has
     // The record's replay waits while the socket is full (live events rely on the bound instead).
     const pace = () => (full ? sse.ready().then(() => (full = false)) : undefined);
     const end = (status?: number, text?: string) => {
@@ -75,19 +85,28 @@ export function serveRunEvents(client: RunClient, runId: string, req: IncomingMe
       else sse.end();
       resolve();
     };
-    subscription = follow(runId, after ?? 0, pace).subscribe({
+    subscription = follow(runId, after, pace).subscribe({
       next: (item) => {
-        full = !sse.send(message(item));
+        const sent = message(item);
+        if (typeof sent.id === "number") lastId = sent.id;
+        full = !sse.send(sent);
         // A client that does not read was dropped (its EventSource reconnects with Last-Event-ID): stop following.
         if (sse.closed) end();
       },
       complete: () => end(res.headersSent ? undefined : 204),
       error: (error: unknown) => {
         if (RunNotFoundError.isInstance(error) && !res.headersSent) return end(404, `${error.message}\n`);
-        if (RunStoppedError.isInstance(error) && !res.headersSent && (after ?? 0) > 0) return end(204); // nothing new since the client's last event
-        const stopped = RunStoppedError.isInstance(error);
-        const data = { runId, status: stopped ? error.status : "error", reason: stopped ? error.reason : (error as Error)?.message ?? String(error) };
-        sse.send({ event: "end", data: JSON.stringify(data) });
+        const stop = howItStopped(error);
+        if (stop === undefined) {
+          // Not how the run ended: this process cannot follow it now (its client was closed, the
+          // store or Redis failed). A stream that ends makes an EventSource reconnect; a status
+          // other than 200 (a 503) would make it give up.
+          sse.comment("this server cannot follow the run now: reconnect with Last-Event-ID");
+          return end();
+        }
+        // This client was sent how the run ended, and nothing was recorded since.
+        if (endSent && !res.headersSent) return end(204);
+        sse.send({ id: `${lastId}${END_ID_SUFFIX}`, event: "end", data: JSON.stringify({ runId, ...stop }) });
         end();
       },
     });
@@ -95,6 +114,33 @@ export function serveRunEvents(client: RunClient, runId: string, req: IncomingMe
     // The client went away (or the response ended): stop following the run.
     sse.onClose(() => end());
   });
+}
+
+/** What the `id` of an `end` frame adds to the seq of the last event before it. */
+const END_ID_SUFFIX = "-end";
+
+/**
+ * The request's `Last-Event-ID`: the seq of the last event the client has, and whether it was sent
+ * the run's `end` frame (`<seq>-end`); `null` when it is neither (digits only, at most 15 of them,
+ * as `parseLastEventId` of `@agentrx/runs` reads a seq).
+ */
+function parseRunLastEventId(req: IncomingMessage): { after: number; endSent: boolean } | null {
+  const header = req.headers["last-event-id"];
+  const value = (Array.isArray(header) ? header[0] : header)?.trim();
+  if (value === undefined || value === "") return { after: 0, endSent: false };
+  const match = /^(\d{1,15})(-end)?$/.exec(value);
+  return match?.[1] === undefined ? null : { after: Number(match[1]), endSent: match[2] !== undefined };
+}
+
+/**
+ * How the run ended, when `error` says so (what an `end` frame carries): it failed or was
+ * cancelled, or its record cannot be read (by any process: reconnecting would not help).
+ * `undefined` for an error of this process (a closed client, a store or Redis that failed).
+ */
+function howItStopped(error: unknown): { status: string; reason?: string } | undefined {
+  if (RunStoppedError.isInstance(error)) return { status: error.status, ...(error.reason === undefined ? {} : { reason: error.reason }) };
+  if (RunStoreError.isInstance(error) && error.reason === "corrupt") return { status: "error", reason: error.message };
+  return undefined;
 }
 
 /** One SSE message: an event (with its seq as id when it has one), or a bare id past an entry not shown. */
