@@ -3,6 +3,7 @@ import type { AgentAction, AgentStep, Observation } from "@agentrx/core";
 import type { MessageContentComplex } from "@langchain/core/messages";
 import { OutputParserException } from "@langchain/core/output_parsers";
 import { ToolInputParsingException } from "@langchain/core/tools";
+import { describeThrown } from "../internal/describe-thrown";
 import type { ResolvedOptions } from "./validate-options";
 
 /**
@@ -91,7 +92,7 @@ export function toolErrorObservation(options: Pick<ResolvedOptions, "handleToolR
 /**
  * Any thrown value as an `Error` whose `message` can be read: an `Error` as it is (unless reading
  * its message throws), anything else (`Object.create(null)`, an object whose `toString` throws, a
- * symbol) described without calling code that might throw again. @internal
+ * symbol) described by {@link describeThrown}, which calls no code that might throw again. @internal
  */
 export function toError(thrown: unknown): Error {
   try {
@@ -99,38 +100,7 @@ export function toError(thrown: unknown): Error {
   } catch {
     // a `message` getter that throws, or a revoked proxy: described below
   }
-  return new Error(describeThrown(thrown), { cause: thrown });
-}
-
-function describeThrown(value: unknown): string {
-  if (typeof value === "string") return value;
-  if (typeof value === "symbol") return value.toString();
-  if (value === null || (typeof value !== "object" && typeof value !== "function")) return String(value);
-  try {
-    const message = (value as { message?: unknown }).message;
-    if (typeof message === "string") return message;
-  } catch {
-    // fall through
-  }
-  try {
-    const text = String(value);
-    if (text !== "[object Object]") return text;
-  } catch {
-    // fall through
-  }
-  try {
-    const json = JSON.stringify(value);
-    if (json !== undefined && json !== "{}") return json;
-  } catch {
-    // fall through
-  }
-  let name = "an object";
-  try {
-    name = Object.getPrototypeOf(value) === null ? "an object without a prototype" : `a ${(value as object).constructor?.name ?? "object"}`;
-  } catch {
-    // keep the generic name
-  }
-  return `the tool threw ${name} that cannot be shown as text`;
+  return new Error(describeThrown(thrown, "the tool"), { cause: thrown });
 }
 
 /**

@@ -9,6 +9,7 @@ import { InvalidAgentOutputError } from "./invalid-agent-output-error";
 import { SUB_RUN_KEY, type SubRunSink } from "./sub-run";
 import type { TokenForwarder } from "./token-forwarder";
 import { randomUuid } from "../runs/random-uuid";
+import { describeThrown } from "../internal/describe-thrown";
 
 // Small helpers of the run loop. @internal
 
@@ -222,9 +223,18 @@ export function missingPromptInput(error: unknown, inputs: Record<string, unknow
   });
 }
 
-/** An error as one line for a record or an answer: `Name: message`, or the value as a string. */
+/**
+ * A thrown value as text for a failed run's `error`, an answer or a trace: an `Error` as
+ * `Name: message`; anything else as {@link describeThrown} writes it (`{ message: "quota exceeded",
+ * status: 429 }` as `quota exceeded`, never `[object Object]`). It never throws.
+ */
 export function errorMessage(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  try {
+    if (error instanceof Error && typeof error.message === "string") return `${error.name}: ${error.message}`;
+  } catch {
+    // a `name` or `message` getter that throws, a revoked proxy: described below
+  }
+  return describeThrown(error);
 }
 
 /**

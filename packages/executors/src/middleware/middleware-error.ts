@@ -1,4 +1,5 @@
 import { AgentRxError } from "@agentrx/core";
+import { describeThrown } from "../internal/describe-thrown";
 
 const MARKER = "agentrx.error.MiddlewareError";
 const MARKER_SYMBOL = Symbol.for(MARKER);
@@ -26,7 +27,7 @@ export class MiddlewareError extends AgentRxError {
   readonly hook: MiddlewareHook;
 
   constructor({ middleware, hook, cause, message }: { middleware: string; hook: MiddlewareHook; cause?: unknown; message?: string }) {
-    const reason = message ?? (cause instanceof Error ? cause.message : String(cause));
+    const reason = message ?? describeThrown(cause);
     super({ name: "MiddlewareError", message: `Middleware "${middleware}" failed in ${hook}: ${reason}`, cause });
     this.middleware = middleware;
     this.hook = hook;

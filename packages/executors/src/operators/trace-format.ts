@@ -2,6 +2,7 @@
 import { formatUsd } from "../cost/cost";
 import { cutText, observationText } from "@agentrx/core";
 import type { AgentStreamEvent, StopReason } from "../executor/events";
+import { errorMessage } from "../executor/run-helpers";
 
 /** Styles the trace uses; identity functions when colours are off. */
 export interface TraceStyle {
@@ -148,7 +149,7 @@ export function formatLine(
 
 /** The `error` line of a run that failed or was cancelled. */
 export function formatError(error: unknown, style: TraceStyle): string {
-  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  const message = errorMessage(error);
   // Whole, never cut: an error's message ends with what to do about it. Its continuation lines are
   // indented under the label, as the answer's are.
   return `${label(style, "error")}${style.label("error", indentLines(message.trimEnd()))}\n`;

@@ -12,6 +12,7 @@ import { checkDecisions } from "../executor/approvals";
 import type { Decision } from "../executor/events";
 import { transition } from "../executor/run-state";
 import { errorMessage } from "../executor/run-helpers";
+import { describeThrown } from "../internal/describe-thrown";
 
 // Opening a run's record: creating it for a new run, claiming and reading it for a resume. @internal
 
@@ -203,7 +204,7 @@ function abortedResume(reason: unknown): string {
 }
 
 function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error ?? "no reason given");
+  return error === undefined || error === null ? "no reason given" : describeThrown(error);
 }
 
 function noop(): void {}

@@ -1,3 +1,4 @@
+import { describeThrown } from "../internal/describe-thrown";
 import { RunNotFoundError, RunStoreError } from "./run-store-errors";
 import type { RunInfo, RunStore, StoredRunEvent } from "./run-store";
 
@@ -78,9 +79,13 @@ export function corrupt(operation: string, runId: string, seq: number, why: stri
   return new RunStoreError({ operation, runId, reason: "corrupt", message: `${operation}: event ${seq} of run "${runId}" is corrupt: ${why}.`, cause });
 }
 
-/** The message of an error, or the value as text. @internal */
+/**
+ * The message of an error, or any other thrown value as text: an object's string `message` (so a
+ * store's `{ message: "quota exceeded", status: 429 }` reads `quota exceeded`), else its own
+ * string, else its JSON. It never throws. @internal
+ */
 export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return describeThrown(error);
 }
 
 function describeSeq(event: unknown): string {

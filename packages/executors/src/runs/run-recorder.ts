@@ -1,6 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { AgentStreamEvent, Decision } from "../executor/events";
 import type { SubRunModelCall } from "../executor/sub-run";
+import { describeThrown } from "../internal/describe-thrown";
 import { digestMessages } from "./digest-messages";
 import type { RecordedPromptRef } from "./prompt-recorder";
 import { randomUuid } from "./random-uuid";
@@ -320,7 +321,7 @@ export class RunRecorder {
     } catch (cause) {
       const error = RunStoreError.isInstance(cause)
         ? cause
-        : new RunStoreError({ operation: "write", runId: this.runId, message: `Run "${this.runId}": recording failed: ${errorText(cause)}`, cause });
+        : new RunStoreError({ operation: "write", runId: this.runId, message: `Run "${this.runId}": recording failed: ${describeThrown(cause, "the store")}`, cause });
       this.failure = { error };
       this.stop();
       this.hooks.onFailure(error);
@@ -344,14 +345,6 @@ function sameValues(now: readonly unknown[], then: readonly unknown[]): boolean 
   return true;
 }
 
-/** A thrown value's message, whatever was thrown (a revoked proxy included). */
-function errorText(value: unknown): string {
-  try {
-    return value instanceof Error ? value.message : String(value);
-  } catch {
-    return "an unreadable error";
-  }
-}
 
 /** A finished model call as the record keeps it: its reply and a digest of what it was sent. */
 function modelCallEntry(call: number, iteration: number, at: number, input: BaseMessage[], message: BaseMessage, startedAt: number): RecordedModelCall {

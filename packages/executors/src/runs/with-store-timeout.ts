@@ -1,3 +1,4 @@
+import { describeThrown } from "../internal/describe-thrown";
 import { RunStoreError } from "./run-store-errors";
 
 /**
@@ -44,6 +45,6 @@ export async function guarded<T>(operation: string, runId: string, call: () => P
     return await call();
   } catch (cause) {
     if (RunStoreError.isInstance(cause)) throw cause;
-    throw new RunStoreError({ operation, runId, message: `Run "${runId}": the store's ${operation} failed: ${(cause as Error)?.message ?? String(cause)}`, cause });
+    throw new RunStoreError({ operation, runId, message: `Run "${runId}": the store's ${operation} failed: ${describeThrown(cause, "the store")}`, cause });
   }
 }

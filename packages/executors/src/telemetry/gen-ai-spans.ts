@@ -2,6 +2,7 @@ import type { BaseMessage, UsageMetadata } from "@langchain/core/messages";
 import type { Attributes, Span } from "@opentelemetry/api";
 import { replyUsage } from "../executor/model-params";
 import { attributeText, inputMessagesJson, outputMessagesJson, textMessageJson } from "./gen-ai-messages";
+import { describeThrown } from "../internal/describe-thrown";
 import { STATUS_ERROR } from "./otel-api";
 import type { TelemetryOptions } from "./telemetry-options";
 
@@ -289,7 +290,7 @@ export function failSpan(span: Span, error: unknown, end = true): void {
   span.setAttribute("error.type", type);
   if (type === "AbortError") span.setAttribute("agentrx.cancelled", true);
   span.recordException(failure as Error);
-  span.setStatus({ code: STATUS_ERROR, message: failure?.message ?? String(error) });
+  span.setStatus({ code: STATUS_ERROR, message: describeThrown(error) });
   if (end) span.end();
 }
 
