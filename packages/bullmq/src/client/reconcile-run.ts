@@ -8,10 +8,13 @@ import { cancelReason, settleRun } from "../internal/settle-run";
 export const PENDING_STATES: ReadonlySet<string> = new Set(["waiting", "delayed", "active", "prioritized", "waiting-children"]);
 
 /**
- * A queued run younger than this is left alone: `submit` records the run before it queues its
- * job, and reconciling must not queue a second job in between.
+ * A queued run younger than this is left alone: `submit` (and a resume with decisions) records the
+ * run as queued before it queues its job, and reconciling (or a resume without decisions) must not
+ * queue a second job in between.
+ *
+ * @internal
  */
-const GRACE_MS = 1000;
+export const GRACE_MS = 1000;
 
 /** What reconciling a run needs: narrow callbacks onto the queue and the store. @internal */
 export interface ReconcileRunContext {

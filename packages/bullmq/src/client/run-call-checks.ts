@@ -4,7 +4,7 @@
 import { InvalidArgumentError } from "@agentrx/core";
 import { type JsonObject, RunBusyError, type RunInfo, encodeRunEvent, initialRunState, serializeRunState } from "@agentrx/executors";
 import { jsonProblem } from "../internal/json-problem";
-import { type LatestJob, PENDING_STATES } from "./reconcile-run";
+import { GRACE_MS, type LatestJob, PENDING_STATES } from "./reconcile-run";
 
 /** Refuses `value` when a part of it would not reach the worker as given (see `jsonProblem`); `carrier` says what travels. */
 export function refuseNonJson(where: string, value: unknown, path: string, carrier: string): void {
@@ -46,15 +46,22 @@ export function refuseIdleResume(where: string, info: RunInfo, now: number): voi
 
 /**
  * Refuses a resume without decisions of a `queued` run whose latest job will still run it (waiting,
- * delayed, or taken by a worker): a second job would have nothing to do. Such a resume is for a
- * queued run whose job Redis lost.
+ * delayed, or taken by a worker), or that was queued less than `GRACE_MS` before `now` and has no
+ * such job yet (the call that queued it, `submit` or a resume with decisions, records the run
+ * before it queues the job, and is queuing it: `reconcile` leaves such a run alone too): a second
+ * job would have nothing to do. Such a resume is for a queued run whose job Redis lost.
  */
-export function refuseQueuedResume(where: string, info: RunInfo, job: LatestJob): void {
-  if (info.status !== "queued" || !PENDING_STATES.has(job.state)) return;
+export function refuseQueuedResume(where: string, info: RunInfo, job: LatestJob, now: number): void {
+  if (info.status !== "queued") return;
+  const pending = PENDING_STATES.has(job.state);
+  if (!pending && info.updatedAt + GRACE_MS <= now) return;
+  const why = pending
+    ? `its job is ${job.state}: a worker ${job.state === "active" ? "has taken it" : "will take it"}`
+    : `it was queued less than a second ago and its job is being queued (the run is recorded first, then its job): a worker will take it`;
   throw new InvalidArgumentError({
     argument: "runId",
     value: info.runId,
-    message: `${where}: run "${info.runId}" is queued, its job is ${job.state}: a worker ${job.state === "active" ? "has taken it" : "will take it"}, so there is nothing to resume (a resume without decisions is for a queued run whose job Redis lost; cancel the run to stop it).`,
+    message: `${where}: run "${info.runId}" is queued, ${why}, so there is nothing to resume (a resume without decisions is for a queued run whose job Redis lost; cancel the run to stop it).`,
   });
 }
 

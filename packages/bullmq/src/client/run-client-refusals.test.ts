@@ -1,7 +1,7 @@
 // Calls that would queue a job that cannot do what was asked are refused at the call, before
 // anything is recorded or queued: inputs JSON would change, resumes with nothing to resume.
 import { InvalidArgumentError } from "@agentrx/core";
-import { MAX_RECORDED_IMAGE_CHARS, RunBusyError } from "@agentrx/executors";
+import { MAX_RECORDED_IMAGE_CHARS, type NewRun, RunBusyError, type RunStore } from "@agentrx/executors";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -10,6 +10,7 @@ import { doublingExecutor } from "../test-helpers/doubling-agent";
 import { seeingExecutor } from "../test-helpers/seeing-agent";
 import { type QueueFixture, queueFixture } from "../test-helpers/queue-fixture";
 import { testServers, until } from "../test-helpers/test-servers";
+import type { RunClient } from "./run-client";
 import { z } from "zod";
 
 const servers = await testServers("RunClient refusals");
@@ -175,12 +176,42 @@ describe.skipIf(servers.skip)("RunClient refuses what a queued job cannot carry 
       `RunClient.resume: run "${runId}" is queued, its job is waiting: a worker will take it, so there is nothing to resume (a resume without decisions is for a queued run whose job Redis lost; cancel the run to stop it).`,
     );
     expect(await jobCount()).toBe(jobs);
-    // Redis loses the job: now the resume queues one, and a worker runs the run once.
+    // Redis loses the job of a run queued over a second ago: now the resume queues one, and a
+    // worker runs the run once.
     await fixture.queue().remove(startJobId(runId));
-    await client.resume(runId);
+    const lost = fresh("lost");
+    await fixture.store.createRun({ runId: lost, inputs: { input: "double 3" }, status: "queued", metadata: { executor: "double", queue: fixture.queueName }, at: Date.now() - 5000 });
+    await client.resume(lost);
     expect(await jobCount()).toBe(jobs);
     fixture.worker({ double: () => doublingExecutor() });
-    expect((await client.result(runId)).output).toBe("3 doubled is 6.");
+    expect((await client.result(lost)).output).toBe("3 doubled is 6.");
+  });
+
+  it("resume refuses a run that submit recorded and is still queuing (within a second, no job yet), and the run gets one job", async () => {
+    let client!: RunClient;
+    let refused: unknown;
+    // Between submit recording the run and queuing its job, a resume without decisions comes.
+    const store = new Proxy(fixture.store, {
+      get(target, name, receiver) {
+        if (name === "createRun") {
+          return async (run: NewRun) => {
+            await target.createRun(run);
+            refused = await client.resume(run.runId).catch((caught: unknown) => caught);
+          };
+        }
+        const value = Reflect.get(target, name, receiver) as unknown;
+        return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    }) as RunStore;
+    client = fixture.client({ store });
+    const runId = await client.submit("double", { input: "double 4" });
+    expect(InvalidArgumentError.isInstance(refused) && refused.argument).toBe("runId");
+    expect((refused as Error).message).toBe(
+      `RunClient.resume: run "${runId}" is queued, it was queued less than a second ago and its job is being queued (the run is recorded first, then its job): a worker will take it, so there is nothing to resume (a resume without decisions is for a queued run whose job Redis lost; cancel the run to stop it).`,
+    );
+    expect(await jobCount()).toBe(1);
+    fixture.worker({ double: () => doublingExecutor() });
+    expect((await client.result(runId)).output).toBe("4 doubled is 8.");
   });
 
   it("resume, given the workers' tools, refuses an edit its tool's schema refuses, naming the tool, and records and queues nothing", async () => {

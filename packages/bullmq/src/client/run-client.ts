@@ -180,8 +180,11 @@ export class RunClient {
    * run is taken over, so its worker could not write to it again), or its job is still active under
    * a worker that is no longer connected to Redis (killed, crashed) while another worker of the
    * queue is, and the store can cancel a run from any process (`RunStore.cancelRun`, which fences
-   * the lease holder out). A run that ended is left as it is. Resolves once the cancel is sent, not
-   * once the run has stopped (follow `events` for that).
+   * the lease holder out). A run that ended is left as it is. A run cancelled here while it is
+   * queued or paused is cancelled with the store's `cancelRun` where it has one, so its paused
+   * sub-runs (the other agent's run of a `handoff` or `asTool` call that paused inside it) are
+   * cancelled with it, each naming the run (see docs/approval.md, "A pause inside a handoff").
+   * Resolves once the cancel is sent, not once the run has stopped (follow `events` for that).
    */
   async cancel(runId: string): Promise<void> {
     checkRunId("RunClient.cancel", runId);
@@ -220,8 +223,10 @@ export class RunClient {
    *   name an interrupt the run does not wait for or are malformed (naming the interrupt and what
    *   is wrong), none are given for a paused run, the run has finished (it has its output:
    *   `result(runId)` gives it), none are given for a `queued` run whose job is still waiting,
-   *   delayed or active (a worker takes it without a resume), or it was not submitted through a
-   *   `RunClient`
+   *   delayed or active (a worker takes it without a resume) or that was queued less than a second
+   *   ago and has no job yet (`submit`, or a resume with decisions, records the run first and is
+   *   queuing its job; `reconcile()` leaves such a run alone too: resume it later if it still has
+   *   no job), or it was not submitted through a `RunClient`
    * @throws RunBusyError (rejects) when the run is running under a live lease (on a worker, or in a
    *   process that died less than a lease ago): wait for it to end, or for its lease to expire
    * @throws RunNotFoundError (rejects) for an unknown run
@@ -254,7 +259,7 @@ export class RunClient {
     }
     if (decisions === undefined) {
       refuseIdleResume(where, info, Date.now());
-      if (info.status === "queued") refuseQueuedResume(where, info, await this.queue.latestJob(info));
+      if (info.status === "queued") refuseQueuedResume(where, info, await this.queue.latestJob(info), Date.now());
       // Followers of the run wait for this job rather than end at the failure.
       await this.queue.queueResume(info, executor, info.epoch, true);
       return;
@@ -357,7 +362,8 @@ export class RunClient {
 
   /**
    * Records a run that nobody runs now (queued, paused, or under a lapsed lease) as cancelled,
-   * taking its lease first, and removes its job (an active job is locked: its worker ends it).
+   * taking its lease first (with its paused sub-runs, see `settleRun`), and removes its job (an
+   * active job is locked: its worker ends it).
    * Resolves with whether it recorded the cancel (not when the run ended, or a worker took it
    * meanwhile: the cancel message reaches that worker).
    */

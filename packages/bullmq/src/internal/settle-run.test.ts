@@ -43,4 +43,34 @@ describe("settleRun", () => {
     expect(after).toMatchObject({ status: "cancelled", error: "Cancelled by the client." });
     expect(after?.owner).toBeUndefined();
   });
+
+  it("cancels through the store's cancelRun (which cancels the run's paused sub-runs too), and with a write in a store without one", async () => {
+    const cancels: string[] = [];
+    const withCancel = new MemoryRunStore();
+    const spied = new Proxy(withCancel, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver) as unknown;
+        if (name === "cancelRun") return async (runId: string, cancel: { reason: string; at: number }) => (cancels.push(runId), target.cancelRun(runId, cancel));
+        return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    await withCancel.createRun({ runId: "first", inputs: {}, status: "queued", at: Date.now() });
+    expect(await settleRun(spied, "first", "client-1", "cancelled", "Cancelled before it ran.")).toBe(true);
+    expect(cancels).toEqual(["first"]);
+    expect(await withCancel.getRun("first")).toMatchObject({ status: "cancelled", error: "Cancelled before it ran." });
+    expect((await withCancel.getRun("first"))?.owner).toBeUndefined();
+
+    const inner = new MemoryRunStore();
+    const without = new Proxy(inner, {
+      get(target, name, receiver) {
+        if (name === "cancelRun") return undefined;
+        const value = Reflect.get(target, name, receiver) as unknown;
+        return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    await inner.createRun({ runId: "queued", inputs: {}, status: "queued", at: Date.now() });
+    expect(await settleRun(without, "queued", "client-1", "cancelled", "Cancelled before it started.")).toBe(true);
+    expect(await inner.getRun("queued")).toMatchObject({ status: "cancelled", error: "Cancelled before it started." });
+    expect((await inner.getRun("queued"))?.owner).toBeUndefined();
+  });
 });

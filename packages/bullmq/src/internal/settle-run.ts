@@ -7,10 +7,14 @@ const SETTLE_LEASE_MS = 10_000;
 export const ENDED: ReadonlySet<RunStatus> = new Set(["finished", "failed", "cancelled"]);
 
 /**
- * Records the end of a run that is not running here (cancelled before it started, failed after
- * too many crashes, or with no executor to run it): takes its lease (compare-and-set, so a process
- * running it wins) and writes the status and reason. Resolves with `false`, writing nothing, when
- * the run has ended already; rejects with `RunBusyError` while another process holds its lease.
+ * Records the end of a run that is not running here (cancelled before it started or while paused,
+ * failed after too many crashes, or with no executor to run it): takes its lease (compare-and-set,
+ * so a process running it wins) and writes the status and reason. A cancel is written with the
+ * store's `cancelRun` when it has one, so that the run's paused sub-runs (the other agent's run of a
+ * `handoff` or `asTool` call that paused inside it) are cancelled with it (docs/approval.md, "A
+ * pause inside a handoff"); a store without `cancelRun` gets the cancel as a write, and such
+ * sub-runs stay paused. Resolves with `false`, writing nothing, when the run has ended already;
+ * rejects with `RunBusyError` while another process holds its lease.
  *
  * @internal
  */
@@ -21,6 +25,8 @@ export async function settleRun(store: RunStore, runId: string, owner: string, s
   // A run that ended between the read and the claim (another process cancelled it, say) keeps
   // its status and its error, which the claim cleared; either way the lease is given back.
   const ended = ENDED.has(claimed.status);
+  // Ours now (nobody else can claim it): the store cancels it, and its paused sub-runs, in one step.
+  if (!ended && status === "cancelled" && store.cancelRun !== undefined) return store.cancelRun(runId, { reason, at: Date.now() });
   await store.write(runId, {
     owner,
     leaseMs: SETTLE_LEASE_MS,
