@@ -193,7 +193,7 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
         return Promise.reject(error);
       }
     }
-    return sendRunMessage(runId, message, { store: options?.store ?? this.options.store, storeTimeoutMs: this.options.storeTimeoutMs, operation: "AgentExecutor.send" });
+    return sendRunMessage(runId, message, { store: options?.store ?? this.defaultStore(), storeTimeoutMs: this.options.storeTimeoutMs, operation: "AgentExecutor.send" });
   }
 
   /**
@@ -289,6 +289,7 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
     const request = { ...(at === undefined ? {} : { at }), ...(inputs === undefined ? {} : { inputs }), ...(edit === undefined ? {} : { edit }) };
     return this.continueRun("fork", runId, rest, (store, owner, leaseMs, signal) =>
       openForkedRun(store, runId, forkRunId ?? newRunId(), request, owner, leaseMs, this.options.storeTimeoutMs, signal),
+      edit?.observation !== undefined,
     );
   }
 
@@ -320,6 +321,7 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
     runId: string,
     options: Omit<ResumeOptions, "decisions">,
     open: (store: RunStore, owner: string, leaseMs: number, signal: AbortSignal | undefined) => Promise<OpenedRun & { forkOf?: ForkOf }>,
+    forkEdited = false,
   ): RunObservable<AgentStreamEvent, AgentExecutorResult<TStructured, TSteps>> {
     const called = withCallerContext(options, this.options.telemetry) ?? options;
     const subscribe = (subscriber: Subscriber<AgentStreamEvent>): TeardownLogic => {
@@ -394,6 +396,7 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
               ...(restored.newDecisions ? { newDecisions: restored.newDecisions } : {}),
               ...(restored.unstartedDecisions.length > 0 ? { unstartedDecisions: restored.unstartedDecisions } : {}),
               ...(restored.forkOf ? { forkOf: restored.forkOf } : {}),
+              ...(forkEdited ? { forkEdited } : {}),
               record: async (run) => {
                 const recorder = new RunRecorder(store, recordedId, owner, leaseMs, restored.lastSeq, run.recorderHooks(), restored.modelCalls, this.options.recordTokens === "coalesced", this.options.storeTimeoutMs, restored.claimedAt);
                 recorder.epoch = restored.epoch;

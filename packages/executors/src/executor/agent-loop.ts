@@ -1,5 +1,5 @@
-import { getOutputUsage, isAgentAction, isAgentFinish, observationText } from "@agentrx/core";
-import type { AgentAction, AgentFinish, AgentOutput, AgentStep, StepMetadata } from "@agentrx/core";
+import { InvalidArgumentError, getOutputUsage, isAgentAction, isAgentFinish, observationText } from "@agentrx/core";
+import type { AgentAction, AgentFinish, AgentOutput, AgentStep, Observation, StepMetadata } from "@agentrx/core";
 import { AIMessage, type UsageMetadata } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { ApprovalGate } from "./approvals";
@@ -75,6 +75,8 @@ export interface AgentLoopContext {
   complete(finish: AgentFinish, stopReason: StopReason): Promise<void>;
   /** Where messages sent to the run come from (see docs/steering.md); set once the run started. */
   readonly steering: RunSteering | undefined;
+  /** A fork whose last copied step's observation was edited (`edit.observation`), in its first segment. */
+  readonly forkEdited?: boolean;
 }
 
 /**
@@ -111,6 +113,8 @@ export class AgentLoop {
       // The turn the pause left pending has ended: its afterTurn runs now (it did not before the pause).
       if (run.middleware?.afterTurns && !(await this.afterTurn(run.middleware, turn))) return isEnded(state) ? undefined : this.earlyStop();
     } else if (state.endedTurn !== undefined && !run.interrupted) {
+      // A fork's edited observation is checked as a live result of its call is, first.
+      if (run.forkEdited === true && run.middleware !== undefined && !(await this.checkEdit(run.middleware))) return isEnded(state) ? undefined : this.earlyStop();
       // A resumed run (or a fork) whose process died after a turn that returns directly, before its
       // output was recorded: it ends as the live run did, without a model call the live run never made.
       const outcome = this.endedTurnOutcome();
@@ -362,6 +366,44 @@ export class AgentLoop {
     const steps = stepsOfEndedTurn(state);
     if (steps === undefined || state.endedTurn === undefined || !this.returnsDirectly(state.endedTurn.iteration, steps)) return undefined;
     return this.returnDirect(steps);
+  }
+
+  /**
+   * A fork whose last copied step's observation was edited (see docs/runs.md, "Fork"): the edit
+   * goes through the `wrapToolCall` chain as the result of that step's call (its `next` resolves to
+   * the edit; no tool runs), with the steps before its turn, as a live result would: a tool-result
+   * guardrail, then a `returnDirect` answer's check, may stop the run. The edit is recorded as
+   * given (the fork's copy): a chain that would change it fails the run, saying what to pass
+   * instead. False when the run was stopped meanwhile (the loop stops).
+   */
+  private async checkEdit(middleware: MiddlewareRun): Promise<boolean> {
+    const { run } = this;
+    const { state } = run;
+    const ended = state.endedTurn;
+    const steps = stepsOfEndedTurn(state);
+    const step = steps?.at(-1);
+    // An edited parsing error's step (no tool call) goes to the model as a live one does: unchecked.
+    if (ended === undefined || steps === undefined || step === undefined) return true;
+    const edit = step.observation;
+    // Write-ahead, as before every call: the fork's start is durable first.
+    const durable = this.durable();
+    if (durable === false || (durable !== true && !(await durable))) return false;
+    let observation: Observation;
+    try {
+      const given = () => Promise.resolve({ observation: edit, metadata: undefined });
+      ({ observation } = await run.wait(middleware.callTool(step.action, steps.length - 1, this.agentConfig, given, state.steps.slice(0, ended.from)), true));
+    } catch (error) {
+      if (run.interrupted) return false;
+      throw error;
+    }
+    if (run.interrupted) return false;
+    if (observation === edit) return true;
+    const made = observationText(observation);
+    throw new InvalidArgumentError({
+      argument: "edit",
+      value: { observation: edit },
+      message: `AgentExecutor.fork: the middleware's wrapToolCall made the edited observation of ${step.action.tool} into ${JSON.stringify(made)}, as it would a live result; a fork's edit is recorded as given: pass that as \`edit.observation\`.`,
+    });
   }
 
   /**

@@ -115,6 +115,11 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
 
   // What the collaborators' contexts ask of the run, beyond its own members.
 
+  /** A fork whose last copied step's observation was edited (see `AgentLoop`'s check of it). */
+  get forkEdited(): boolean {
+    return this.request.forkEdited === true;
+  }
+
   /** The run's spans, when traced without callbacks. */
   get telemetry(): RunTelemetry | undefined {
     return this.request.telemetry;

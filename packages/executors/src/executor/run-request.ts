@@ -35,6 +35,8 @@ export interface RunRequest {
   decisions?: Record<string, Decision>;
   /** For a fork: the run and iteration it was forked from (its start event says so). */
   forkOf?: { runId: string; iteration: number };
+  /** For a fork: its last copied step's observation was edited (`edit.observation`): checked before it goes on. */
+  forkEdited?: boolean;
   /** Decisions given to this resume (recorded as the segment starts). */
   newDecisions?: Record<string, Decision>;
   /** Ids of recorded decisions whose calls never started (`RestoredRun.unstartedDecisions`): not in doubt. */

@@ -78,29 +78,63 @@ export function compactSteps(options: CompactStepsOptions): AgentMiddleware {
   };
   return {
     name: "compactSteps",
-    async prepareStep({ runSteps, compaction, signal }) {
-      const seen = viewOf(runSteps, compaction);
+    async prepareStep({ steps, runSteps, compaction, signal }) {
+      // The steps the agent would see (what the middleware before this one left of the run's), by
+      // the run step each stands for: a compaction counts the run's steps (what is recorded).
+      const at = runIndexes(steps, runSteps);
+      const seen = viewOf(steps, at, compaction);
       if (tokensOf(seen) <= maxTokens) return compaction === undefined ? undefined : { steps: seen };
       const from = compaction?.steps ?? 0;
       const cut = turnStart(runSteps, runSteps.length - keep);
       if (cut <= from) return compaction === undefined ? undefined : { steps: seen };
-      const notes = runSteps.slice(from, cut).map((step, i) => `Step ${from + i + 1}: ${stepText(step)}`).join("\n\n");
+      // Only what the agent would have seen of the steps folded in is summarized.
+      const notes = steps.flatMap((step, i) => {
+        const index = at[i];
+        return index !== undefined && index >= from && index < cut ? [`Step ${index + 1}: ${stepText(step)}`] : [];
+      });
+      if (notes.length === 0) return compaction === undefined ? undefined : { steps: seen };
       const earlier = compaction === undefined ? "" : `Summary of the steps before:\n${compaction.summary}\n\n`;
-      const reply = await model.invoke([new SystemMessage(instructions), new HumanMessage(`${earlier}Steps:\n${notes}`)], { signal });
+      const reply = await model.invoke([new SystemMessage(instructions), new HumanMessage(`${earlier}Steps:\n${notes.join("\n\n")}`)], { signal });
       const next: StepsCompaction = { steps: cut, summary: replyText(reply).trim() };
-      return { compaction: next, steps: viewOf(runSteps, next) };
+      return { compaction: next, steps: viewOf(steps, at, next) };
     },
   };
 }
 
-/** What the agent sees: the summary step in place of the summarized steps, then the rest. */
-function viewOf(steps: readonly AgentStep[], compaction: StepsCompaction | undefined): AgentStep[] {
+/**
+ * What the agent sees: `steps` with the summary step in place of those that stand for the run's
+ * first `compaction.steps` steps (where the first of them was, else first).
+ */
+function viewOf(steps: readonly AgentStep[], at: readonly (number | undefined)[], compaction: StepsCompaction | undefined): AgentStep[] {
   if (compaction === undefined) return steps as AgentStep[];
   const summary: AgentStep = {
     action: { tool: COMPACTED_STEPS_TOOL, toolInput: { steps: compaction.steps }, log: "(My earlier steps were summarized to save space.)" },
     observation: `Summary of the earlier steps:\n${compaction.summary}`,
   };
-  return [summary, ...steps.slice(compaction.steps)];
+  const view: AgentStep[] = [];
+  let placed = false;
+  steps.forEach((step, i) => {
+    const index = at[i];
+    if (index === undefined || index >= compaction.steps) return void view.push(step);
+    if (!placed) view.push(summary);
+    placed = true;
+  });
+  if (!placed) view.unshift(summary);
+  return view;
+}
+
+/**
+ * For each of `steps`, the index of the run step it stands for: the same step or the same action
+ * (a middleware that changed an observation keeps its action); when none is found so and the two
+ * lists are as long, by position (a middleware that rebuilt every step). Undefined: a step of its own.
+ */
+function runIndexes(steps: readonly AgentStep[], runSteps: readonly AgentStep[]): (number | undefined)[] {
+  if (steps === runSteps) return steps.map((_, i) => i);
+  const byAction = new Map<unknown, number>();
+  runSteps.forEach((step, i) => byAction.set(step.action, i));
+  const at = steps.map((step) => byAction.get(step.action));
+  if (steps.length === runSteps.length && at.every((index) => index === undefined)) return steps.map((_, i) => i);
+  return at;
 }
 
 /** `index`, moved back while it would split a turn (steps whose calls came in one model message). */

@@ -2,7 +2,7 @@ import { AGENT_MODEL_KEY, AGENT_TOOLS_KEY, acceptsOverrides } from "@agentrx/cor
 import type { AgentAction, AgentOutput, AgentStep, Observation, StepMetadata } from "@agentrx/core";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { AgentStreamEvent, StepsCompaction, StopReason } from "../executor/events";
-import type { RunState, RunTransition, RunTurn } from "../executor/run-state";
+import { type RunState, type RunTransition, type RunTurn, isEnded } from "../executor/run-state";
 import { onAbort } from "../executor/shared-abort-listener";
 import { agentInput } from "../executor/run-helpers";
 import type { ResolvedOptions } from "../executor/validate-options";
@@ -104,22 +104,26 @@ export class MiddlewareRun {
     }
   }
 
-  /** One tool call through the `wrapToolCall` chain (`execute` is the call itself). */
-  async callTool(action: AgentAction, index: number | undefined, config: RunnableConfig, execute: Execute): Promise<{ observation: Observation; metadata: StepMetadata | undefined }> {
+  /**
+   * One tool call through the `wrapToolCall` chain (`execute` is the call itself); `runSteps`, the
+   * steps its request carries (by default the run's).
+   */
+  async callTool(action: AgentAction, index: number | undefined, config: RunnableConfig, execute: Execute, runSteps: readonly AgentStep[] = this.host.state.steps): Promise<{ observation: Observation; metadata: StepMetadata | undefined }> {
     const { state } = this.host;
     const { controller, release } = childSignal(config.signal);
-    let metadata: StepMetadata | undefined;
+    // The calls the chain made, in order: the step's metadata is the one whose observation it gave.
+    const ran: { action: AgentAction; observation: Observation; metadata: StepMetadata | undefined }[] = [];
     const inner = async (call: ToolCallRequest): Promise<Observation> => {
       const result = await execute(call.action, { ...config, signal: call.signal });
-      metadata = result.metadata;
+      ran.push({ action: call.action, observation: result.observation, metadata: result.metadata });
       return result.observation;
     };
     const chain = this.compose(this.chain.wrapToolCall, "wrapToolCall", inner);
     try {
       const iteration = state.turn?.iteration ?? Math.max(0, state.iteration - 1);
       const returnDirect = this.host.options.toolsByName.get(action.tool)?.returnDirect === true;
-      const observation = await chain({ runId: state.runId, iteration, index, action, returnDirect, runSteps: state.steps, signal: controller.signal, report: noop });
-      return { observation, metadata };
+      const observation = await chain({ runId: state.runId, iteration, index, action, returnDirect, runSteps, signal: controller.signal, report: noop });
+      return { observation, metadata: ran.length === 0 ? undefined : stepMetadata(action, observation, ran) };
     } finally {
       release();
     }
@@ -234,9 +238,11 @@ export class MiddlewareRun {
   }
 
   /** `report` for `entry`'s hook: a `middleware` event named after it. */
-  private reporter(entry: NamedMiddleware, hook: MiddlewareHook, request: { iteration: number }): (data: Record<string, unknown>) => void {
+  private reporter(entry: NamedMiddleware, hook: MiddlewareHook, request: { iteration: number; signal: AbortSignal }): (data: Record<string, unknown>) => void {
     return (data) => {
-      if (this.host.interrupted) return;
+      // Dropped only once the call was cancelled (its signal aborted) or the run ended: the
+      // "generate" call after a halt reports as every agent call does.
+      if (request.signal.aborted || isEnded(this.host.state)) return;
       if (typeof data !== "object" || data === null || Array.isArray(data)) {
         throw new MiddlewareError({ middleware: entry.name, hook, message: "report(data) takes an object." });
       }
@@ -333,6 +339,28 @@ function checkAnswer<T>(entry: NamedMiddleware, hook: "wrapModelCall" | "wrapToo
   const got = value === undefined ? "undefined (a missing `return`?)" : value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
   const wanted = hook === "wrapToolCall" ? "the tool call's observation (a string or message content, as `next(call)` resolves to)" : "the agent's output (as `next(request)` resolves to)";
   throw new MiddlewareError({ middleware: entry.name, hook, message: `${hook} must resolve to ${wanted}, got ${got}.` });
+}
+
+/**
+ * The metadata of a tool call's step made through `wrapToolCall` (see docs/middleware.md): that of
+ * the call whose observation the chain gave (the last one with it), else the last call's without
+ * `failed` and `error` (a hook answered with an observation of its own: the failure is not the
+ * step's); with `ranWith` when that call ran another action than the one the model asked for.
+ */
+function stepMetadata(asked: AgentAction, observation: Observation, ran: readonly { action: AgentAction; observation: Observation; metadata: StepMetadata | undefined }[]): StepMetadata | undefined {
+  let call: (typeof ran)[number] | undefined;
+  for (let i = ran.length - 1; i >= 0 && call === undefined; i--) if (ran[i]?.observation === observation) call = ran[i];
+  let metadata = call?.metadata;
+  if (call === undefined) {
+    call = ran.at(-1) as (typeof ran)[number];
+    if (call.metadata !== undefined && (call.metadata.failed !== undefined || call.metadata.error !== undefined)) {
+      const { failed: _failed, error: _error, ...rest } = call.metadata;
+      metadata = rest;
+    } else metadata = call.metadata;
+  }
+  const { tool, toolInput } = call.action;
+  if (tool === asked.tool && (toolInput === asked.toolInput || JSON.stringify(toolInput) === JSON.stringify(asked.toolInput))) return metadata;
+  return { ...metadata, ranWith: { tool, toolInput } };
 }
 
 /** A signal that aborts with `parent` and when released (a wrapped call settled: what it left running stops). */
