@@ -3,13 +3,14 @@
 // ignores `method: "jsonSchema"`, and its parser rejects the `AIMessage` that `invoke` returns
 // ("Input is not an AIMessageChunk."), so the models build their own pipeline here.
 import type { BaseLanguageModelInput, StructuredOutputMethodOptions } from "@langchain/core/language_models/base";
-import type { AIMessage, BaseMessage } from "@langchain/core/messages";
+import type { BaseMessage } from "@langchain/core/messages";
 import { OutputParserException } from "@langchain/core/output_parsers";
 import { RunnableLambda, RunnablePassthrough, RunnableSequence, type Runnable } from "@langchain/core/runnables";
 import { toJsonSchema } from "@langchain/core/utils/json_schema";
 import { interopParseAsync, isInteropZodSchema, type InteropZodType } from "@langchain/core/utils/types";
 import { checkOptionKeys } from "../agent/check-option-keys";
 import { InvalidArgumentError } from "../errors/invalid-argument-error";
+import { strictToolCalls } from "../messages/strict-tool-calls";
 
 /** A schema `withStructuredOutput` takes: a zod schema, a JSON Schema, or an OpenAI function definition. */
 export type StructuredOutputSchema<T> = InteropZodType<T> | Record<string, any>;
@@ -65,7 +66,9 @@ export function structuredOutput(
   // An OpenAI function definition ({ name, description, parameters }) brings its own name.
   const isFunction = !isZod && typeof definition.name === "string" && typeof definition.parameters === "object";
   const jsonSchema: Record<string, any> = isZod ? toJsonSchema(schema as InteropZodType) : isFunction ? definition.parameters : definition;
-  const name = config?.name ?? (isFunction ? definition.name : typeof jsonSchema.title === "string" ? jsonSchema.title : "extract");
+  // An explicit name (the option's, a function definition's) must be valid as it is; a JSON
+  // Schema's title ("City info") is made into one.
+  const name = config?.name ?? (isFunction ? definition.name : typeof jsonSchema.title === "string" ? nameFromTitle(jsonSchema.title) : "extract");
   if (typeof name !== "string" || !/^[a-zA-Z0-9_-]{1,64}$/.test(name)) {
     fail("name", name, `\`name\` must be 1 to 64 letters, digits, "_" or "-", got ${JSON.stringify(name)}.`);
   }
@@ -89,10 +92,12 @@ export function structuredOutput(
       ls_structured_output_format: format("function_calling"),
     });
     parse = async (message) => {
-      const ai = message as AIMessage;
-      const call = ai.tool_calls?.find((candidate) => candidate.name === name);
+      // Parsed strictly: a streamed message's calls are rebuilt from its chunks, so arguments cut
+      // off mid-JSON are invalid rather than "repaired" (see `strictToolCalls`).
+      const { toolCalls, invalidToolCalls } = strictToolCalls(message);
+      const call = toolCalls.find((candidate) => candidate.name === name);
       if (call) return validate(call.args, JSON.stringify(call.args));
-      const invalid = ai.invalid_tool_calls?.find((candidate) => candidate.name === name);
+      const invalid = invalidToolCalls.find((candidate) => candidate.name === name);
       if (invalid) {
         throw new OutputParserException(
           `${owner}: the model called "${name}" with arguments that are not valid JSON${invalid.error ? ` (${invalid.error})` : ""}: ${invalid.args ?? ""}`,
@@ -125,6 +130,14 @@ export function structuredOutput(
   const withParsed = RunnablePassthrough.assign({ parsed: (input: { raw: BaseMessage }, runConfig) => parser.invoke(input.raw, runConfig) });
   const withNull = RunnablePassthrough.assign({ parsed: () => null }) as unknown as typeof withParsed;
   return RunnableSequence.from([{ raw: llm }, withParsed.withFallbacks({ fallbacks: [withNull] })]).withConfig({ runName: "StructuredOutputRunnable" });
+}
+
+/**
+ * A tool or schema name made from a JSON Schema's `title`: every character other than a letter,
+ * a digit, `_` or `-` becomes `_`, cut to 64 characters (`"extract"` for an empty title).
+ */
+function nameFromTitle(title: string): string {
+  return title.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64) || "extract";
 }
 
 /** The JSON inside a Markdown code fence, or the text itself. */

@@ -1,6 +1,7 @@
 import {
   AIMessage,
   AIMessageChunk,
+  type InvalidToolCall,
   type ToolCallChunk,
   type UsageMetadata,
 } from "@langchain/core/messages";
@@ -10,13 +11,17 @@ import { assembleToolCalls, parseToolCalls } from "../messages/strict-tool-calls
 /**
  * Converts Chat Completions usage to `UsageMetadata`: cached prompt tokens as
  * `input_token_details.cache_read`, audio tokens as `input_token_details.audio` and
- * `output_token_details.audio`, reasoning tokens as `output_token_details.reasoning`.
+ * `output_token_details.audio`, reasoning tokens as `output_token_details.reasoning`. A count the
+ * server left out (or sent as something other than a number) is 0, and a missing total is the sum
+ * of the other two, so a partial report never gives `NaN`.
  */
 export function toUsageMetadata(usage: OpenAI.CompletionUsage): UsageMetadata {
+  const input = countOf(usage.prompt_tokens);
+  const output = countOf(usage.completion_tokens);
   const metadata: UsageMetadata = {
-    input_tokens: usage.prompt_tokens,
-    output_tokens: usage.completion_tokens,
-    total_tokens: usage.total_tokens ?? usage.prompt_tokens + usage.completion_tokens,
+    input_tokens: input,
+    output_tokens: output,
+    total_tokens: isCount(usage.total_tokens) ? usage.total_tokens : input + output,
   };
   const prompt = usage.prompt_tokens_details;
   if (prompt != null) {
@@ -35,39 +40,110 @@ export function toUsageMetadata(usage: OpenAI.CompletionUsage): UsageMetadata {
   return metadata;
 }
 
+function isCount(value: unknown): value is number {
+  return typeof value === "number" && Number.isFinite(value);
+}
+
+function countOf(value: unknown): number {
+  return isCount(value) ? value : 0;
+}
+
 /**
  * The reasoning a compatible server sends beside the content (`reasoning_content` from DeepSeek
- * and vLLM, `reasoning` from OpenRouter), or `undefined`.
+ * and vLLM, `reasoning` from OpenRouter): the first of the two that is a non-empty string (some
+ * servers send both, one of them empty), or `undefined`.
  */
 function reasoningOf(message: unknown): string | undefined {
   const { reasoning_content: content, reasoning } = (message ?? {}) as { reasoning_content?: unknown; reasoning?: unknown };
-  const text = typeof content === "string" ? content : typeof reasoning === "string" ? reasoning : undefined;
-  return text ? text : undefined;
+  for (const text of [content, reasoning]) if (typeof text === "string" && text) return text;
+  return undefined;
+}
+
+/**
+ * The id for a tool call the server sent without one (the API needs it to pair the call with its
+ * result): `call_<message id>_<n>`, `n` the call's position, with a random part in place of the
+ * message id when there is none either.
+ */
+function madeUpToolCallId(messageId: string, position: number): string {
+  return `call_${messageId}_${position}`;
+}
+
+function randomIdPart(): string {
+  return Math.random().toString(36).slice(2, 12);
+}
+
+/** A tool call of a completion as it was sent, before its type is checked. */
+interface WireToolCall {
+  id?: unknown;
+  type?: unknown;
+  function?: { name?: string; arguments?: string } | null;
+  [key: string]: unknown;
+}
+
+/**
+ * Reads the tool calls of a completion: a call of type `"function"`, or without a type (some
+ * compatible servers leave it out), as its raw id, name and arguments; a call of any other type
+ * (a custom tool's) as an invalid tool call that says why. A call without an id gets one (see
+ * {@link madeUpToolCallId}).
+ */
+function readWireToolCalls(
+  calls: readonly WireToolCall[],
+  messageId: string | undefined,
+): { raw: { id: string; name?: string; args: string }[]; otherTypes: InvalidToolCall[] } {
+  let idPart = messageId;
+  const idAt = (call: WireToolCall, position: number): string => {
+    if (typeof call.id === "string" && call.id) return call.id;
+    idPart ??= randomIdPart();
+    return madeUpToolCallId(idPart, position);
+  };
+  const raw: { id: string; name?: string; args: string }[] = [];
+  const otherTypes: InvalidToolCall[] = [];
+  calls.forEach((call, position) => {
+    if (typeof call !== "object" || call === null) return;
+    const id = idAt(call, position);
+    if (call.type === undefined || call.type === null || call.type === "function") {
+      raw.push({ id, ...(call.function?.name ? { name: call.function.name } : {}), args: call.function?.arguments ?? "" });
+      return;
+    }
+    const type = String(call.type);
+    const body = (typeof call[type] === "object" && call[type] !== null ? call[type] : {}) as { name?: unknown; input?: unknown };
+    otherTypes.push({
+      id,
+      ...(typeof body.name === "string" ? { name: body.name } : {}),
+      args: typeof body.input === "string" ? body.input : "",
+      error: `The tool call is of type ${JSON.stringify(type)}: only "function" tool calls are supported.`,
+      type: "invalid_tool_call",
+    });
+  });
+  return { raw, otherTypes };
+}
+
+/**
+ * OpenAI's raw `additional_kwargs.tool_calls` for a message, set only when the message has a
+ * valid tool call: `@langchain/core` prints a misleading "New LangChain packages are available"
+ * warning for a message with raw tool calls and no parsed ones. The raw arguments of the invalid
+ * calls are kept in `invalid_tool_calls[].args`.
+ */
+function rawToolCallsKwarg(raw: { id?: string; name?: string; args: string }[], valid: number) {
+  if (!raw.length || !valid) return {};
+  return {
+    tool_calls: raw.map((call) => ({ id: call.id ?? "", type: "function" as const, function: { name: call.name ?? "", arguments: call.args } })),
+  };
 }
 
 /** Converts a non-streamed completion to an `AIMessage`. */
 export function toAIMessage(completion: OpenAI.Chat.ChatCompletion): AIMessage {
   const choice = completion.choices[0];
   const message = choice?.message;
-  const rawToolCalls = (message?.tool_calls ?? []).flatMap((call) =>
-    call.type === "function" ? [{ id: call.id, name: call.function.name, args: call.function.arguments }] : [],
-  );
-  const { toolCalls, invalidToolCalls } = parseToolCalls(rawToolCalls);
+  const { raw, otherTypes } = readWireToolCalls((message?.tool_calls ?? []) as unknown as readonly WireToolCall[], completion.id || undefined);
+  const { toolCalls, invalidToolCalls } = parseToolCalls(raw);
   return new AIMessage({
     content: message?.content ?? "",
     id: completion.id,
     tool_calls: toolCalls,
-    invalid_tool_calls: invalidToolCalls,
+    invalid_tool_calls: [...invalidToolCalls, ...otherTypes],
     additional_kwargs: {
-      ...(rawToolCalls.length
-        ? {
-            tool_calls: rawToolCalls.map((call) => ({
-              id: call.id,
-              type: "function" as const,
-              function: { name: call.name, arguments: call.args },
-            })),
-          }
-        : {}),
+      ...rawToolCallsKwarg(raw, toolCalls.length),
       ...(message?.function_call ? { function_call: message.function_call } : {}),
       ...(message?.refusal ? { refusal: message.refusal } : {}),
       ...(reasoningOf(message) !== undefined ? { reasoning_content: reasoningOf(message) } : {}),
@@ -86,20 +162,39 @@ export function toAIMessage(completion: OpenAI.Chat.ChatCompletion): AIMessage {
  * Per-stream state of the tool calls: for each index the server uses, the call streaming there
  * (its id and name, already sent, so repeats are not concatenated, and the index it is given).
  * Calls are numbered in the order they start, so a server that streams several calls at one index
- * (each with its own id, as some compatible servers do) gives each call an index of its own.
+ * (each with its own id, as some compatible servers do) gives each call an index of its own. A
+ * call whose first delta has no id gets one made up (`call_<stream id>_<index>`, see
+ * {@link madeUpToolCallId}), sent with that delta; an id the server sends for it later is ignored.
  */
 export class ToolCallHeaders {
-  private readonly calls = new Map<number, { id?: string; name?: string; index: number }>();
+  private readonly calls = new Map<number, ToolCallHeader>();
   private started = 0;
+  private randomPart: string | undefined;
 
   /** The call a delta at the server's `index` belongs to: a new one when its `id` is new there. */
-  callAt(index: number, id: string | undefined): { id?: string; name?: string; index: number } {
+  callAt(index: number, id: string | undefined): ToolCallHeader {
     const seen = this.calls.get(index);
-    if (seen !== undefined && !(id && seen.id && id !== seen.id)) return seen;
-    const call = { index: this.started++ };
+    if (seen !== undefined && !(id && seen.id && !seen.madeUpId && id !== seen.id)) return seen;
+    const call: ToolCallHeader = { index: this.started++ };
     this.calls.set(index, call);
     return call;
   }
+
+  /** An id for the call at `index` of the stream `streamId` (a random part when the stream has none). */
+  madeUpId(streamId: string | undefined, index: number): string {
+    if (streamId) return madeUpToolCallId(streamId, index);
+    this.randomPart ??= randomIdPart();
+    return madeUpToolCallId(this.randomPart, index);
+  }
+}
+
+/** What {@link ToolCallHeaders} keeps of a streamed call. */
+interface ToolCallHeader {
+  id?: string;
+  /** Whether `id` was made up, the server having sent none. */
+  madeUpId?: boolean;
+  name?: string;
+  index: number;
 }
 
 /**
@@ -115,10 +210,15 @@ export function toMessageChunk(chunk: OpenAI.Chat.ChatCompletionChunk, headers: 
   const delta = choice?.delta;
   const content = delta?.content ?? "";
   const toolCallChunks: ToolCallChunk[] = (delta?.tool_calls ?? []).map((call) => {
-    const seen = headers.callAt(call.index, call.id ?? undefined);
-    const id = call.id && call.id !== seen.id ? call.id : undefined;
+    const seen = headers.callAt(call.index, call.id || undefined);
+    // The id goes out once, with the call's first delta.
+    let id: string | undefined;
+    if (seen.id === undefined) {
+      id = call.id || headers.madeUpId(chunk.id || undefined, seen.index);
+      seen.id = id;
+      seen.madeUpId = !call.id;
+    }
     const name = call.function?.name && call.function.name !== seen.name ? call.function.name : undefined;
-    seen.id ??= id;
     seen.name ??= name;
     return {
       type: "tool_call_chunk",
@@ -168,18 +268,7 @@ export function fromAggregate(chunk: AIMessageChunk): AIMessage {
     id: chunk.id,
     tool_calls: toolCalls,
     invalid_tool_calls: invalidToolCalls,
-    additional_kwargs: {
-      ...chunk.additional_kwargs,
-      ...(raw.length
-        ? {
-            tool_calls: raw.map((call) => ({
-              id: call.id ?? "",
-              type: "function" as const,
-              function: { name: call.name ?? "", arguments: call.args },
-            })),
-          }
-        : {}),
-    },
+    additional_kwargs: { ...chunk.additional_kwargs, ...rawToolCallsKwarg(raw, toolCalls.length) },
     ...(chunk.usage_metadata ? { usage_metadata: chunk.usage_metadata } : {}),
     response_metadata: chunk.response_metadata ?? {},
   });
