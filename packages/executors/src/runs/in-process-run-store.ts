@@ -1,18 +1,44 @@
-import type { ClaimRun, ListRunsOptions, NewRun, RunInfo, RunStore, RunWrite, StoredRunEvent } from "./run-store";
+import { RunFinishedError } from "../steering/run-finished-error";
+import { runInboxId } from "../steering/run-inbox";
+import type {
+  ClaimRun,
+  ListRunsOptions,
+  NewRun,
+  NewThreadMessage,
+  ReadThreadMessagesOptions,
+  RunInfo,
+  RunMessageAppended,
+  RunStore,
+  RunWrite,
+  RunWriteResult,
+  StoredRunEvent,
+  StoredThreadMessage,
+} from "./run-store";
 import { RunBusyError, RunLeaseLostError, RunNotFoundError, RunStoreError } from "./run-store-errors";
 
 /** The `listRuns` options this store applies. */
 const LISTED_BY = new Set(["threadId", "status", "limit"]);
 
+/** Where a run's inbox thread id starts: the run id follows (see `runInboxId`). */
+const INBOX_PREFIX = runInboxId("");
+
 interface Record {
   info: RunInfo;
   events: StoredRunEvent[];
+  /** The messages sent to the run (its inbox, see docs/steering.md) that it may still take. */
+  inbox: StoredThreadMessage[];
+  /** The inbox's last position (0: nothing sent); kept when a finished run's messages are dropped. */
+  inboxSeq: number;
+  /** The run closed its inbox to end (`RunUpdate.closeInbox`); its next claim opens it again. */
+  inboxClosed: boolean;
 }
 
 /**
  * The store an executor keeps its runs in when its tools need approval and it was given no store:
  * in this process only, so a script or a notebook can pause a run and resume it. It holds what
- * `resume` needs (runs and their events, with the same lease rules as every store) and nothing
+ * `resume` needs (runs and their events, with the same lease rules as every store) and each run's
+ * inbox (the messages `send` gives a paused or running run, see docs/steering.md), which lives
+ * and goes with its run (a finished run's is dropped: its record has what it took); nothing
  * more: give the executor a `MemoryRunStore`, `SqliteRunStore` or `PostgresRunStore` (from
  * `@agentrx/runs`) to list runs, keep threads, or resume in another process.
  *
@@ -28,7 +54,7 @@ export class InProcessRunStore implements RunStore {
     if (run.forkOf !== undefined) info.forkOf = { ...run.forkOf };
     if (run.owner !== undefined) info.owner = run.owner;
     if (run.leaseMs !== undefined) info.leaseExpiresAt = run.at + run.leaseMs;
-    this.runs.set(run.runId, { info, events: [] });
+    this.runs.set(run.runId, { info, events: [], inbox: [], inboxSeq: 0, inboxClosed: false });
   }
 
   async claimRun(runId: string, claim: ClaimRun): Promise<RunInfo> {
@@ -40,11 +66,12 @@ export class InProcessRunStore implements RunStore {
     }
     const epoch = (record.info.epoch ?? 0) + 1;
     delete record.info.error; // a claimed run runs again: why it stopped before no longer holds
+    record.inboxClosed = false;
     Object.assign(record.info, { status: "running", owner: claim.owner, leaseExpiresAt: claim.at + claim.leaseMs, updatedAt: claim.at, epoch });
     return { ...before, epoch };
   }
 
-  async write(runId: string, write: RunWrite): Promise<void> {
+  async write(runId: string, write: RunWrite): Promise<RunWriteResult> {
     const record = this.record(runId, "write");
     if (record.info.owner !== write.owner) throw new RunLeaseLostError({ runId, owner: write.owner });
     if (write.epoch !== undefined && record.info.epoch !== write.epoch) throw new RunLeaseLostError({ runId, owner: write.owner, epoch: write.epoch });
@@ -67,6 +94,12 @@ export class InProcessRunStore implements RunStore {
       delete info.owner;
       delete info.leaseExpiresAt;
     }
+    // A finished run takes no more messages, and its record holds those it took.
+    if (info.status === "finished") record.inbox = [];
+    const inboxSeq = record.inboxSeq;
+    if (update.closeInbox === undefined) return { inboxSeq };
+    record.inboxClosed = inboxSeq <= update.closeInbox;
+    return { inboxSeq, inboxClosed: record.inboxClosed };
   }
 
   async getRun(runId: string): Promise<RunInfo | undefined> {
@@ -110,12 +143,25 @@ export class InProcessRunStore implements RunStore {
     return count;
   }
 
+  /** Appends a message to a run's inbox, checking the run in the same step (see `RunStore.appendRunMessage`). */
+  async appendRunMessage(runId: string, message: NewThreadMessage): Promise<RunMessageAppended> {
+    const record = this.record(runId, "appendRunMessage");
+    const { status, stopReason } = record.info;
+    if (status === "finished" || (status === "running" && record.inboxClosed)) throw new RunFinishedError({ runId, ...(stopReason === undefined ? {} : { stopReason }) });
+    const inboxSeq = ++record.inboxSeq;
+    record.inbox.push({ ...message, seq: inboxSeq });
+    return { inboxSeq, status };
+  }
+
   appendThreadMessages(): Promise<number[]> {
     return Promise.reject(this.noThreads("appendThreadMessages"));
   }
 
-  readThreadMessages(): Promise<never[]> {
-    return Promise.reject(this.noThreads("readThreadMessages"));
+  /** A run's inbox (the thread `runInboxId(runId)`) after `options.after`; other threads are refused. */
+  async readThreadMessages(threadId: string, options: ReadThreadMessagesOptions = {}): Promise<StoredThreadMessage[]> {
+    if (!threadId.startsWith(INBOX_PREFIX)) throw this.noThreads("readThreadMessages");
+    const after = options.after ?? 0;
+    return (this.runs.get(threadId.slice(INBOX_PREFIX.length))?.inbox ?? []).filter((message) => message.seq > after).map((message) => ({ ...message }));
   }
 
   clearThread(): Promise<number> {
@@ -135,7 +181,7 @@ export class InProcessRunStore implements RunStore {
   private noThreads(operation: string): RunStoreError {
     return new RunStoreError({
       operation,
-      message: "The executor's own in-process store keeps paused runs only; give ThreadMemory a store from @agentrx/runs (MemoryRunStore, SqliteRunStore, PostgresRunStore).",
+      message: "The executor's own in-process store keeps paused runs and their inboxes only; give ThreadMemory a store from @agentrx/runs (MemoryRunStore, SqliteRunStore, PostgresRunStore).",
     });
   }
 }

@@ -15,7 +15,10 @@ export interface ForkRequest {
   at?: number;
   /** Inputs that replace the source's (merged over them). */
   inputs?: Record<string, unknown>;
-  /** Changes to the copy: `observation` replaces the last copied step's observation. */
+  /**
+   * Changes to the copy: `observation` replaces the last copied step's observation (its metadata
+   * then says so, `observationEdited: true`, and loses what described the source's observation).
+   */
   edit?: { observation?: string };
 }
 
@@ -218,10 +221,29 @@ function renumber(
   return prefix.map((event, i) => {
     let data: JsonObject = event.data;
     if (i === 0) data = { ...data, runId, inputs, resumed: false, forkOf: { runId: forkOf.runId, iteration: forkOf.iteration } };
-    if (i === lastStep && edit?.observation !== undefined) data = { ...data, observation: edit.observation };
+    if (i === lastStep && edit?.observation !== undefined) data = editedStep(data, edit.observation);
     if (data["subRun"] === undefined) data = ownEventOfFork(data, edited);
     return { seq: i + 1, type: event.type, at: event.at, data };
   });
+}
+
+/**
+ * What describes the source's observation, not the call: it no longer holds for an edited one
+ * (a failure and its error, a cached result, the length of a truncated one).
+ */
+const OBSERVATION_METADATA = ["failed", "error", "cached", "observationLength"];
+
+/**
+ * A copied step with its observation replaced by `edit.observation`: its metadata keeps what
+ * describes the call (duration, attempts, a person's rejection), drops what described the source's
+ * observation ({@link OBSERVATION_METADATA}) and says the observation was edited
+ * (`observationEdited: true`, see docs/runs.md).
+ */
+function editedStep(data: JsonObject, observation: string): JsonObject {
+  const metadata: JsonObject = isJsonObject(data["metadata"]) ? { ...data["metadata"] } : {};
+  for (const key of OBSERVATION_METADATA) delete metadata[key];
+  metadata["observationEdited"] = true;
+  return { ...data, observation, metadata };
 }
 
 /**

@@ -1,5 +1,4 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import { InProcessRunStore } from "../runs/in-process-run-store";
 import type { RunStore, RunWriteResult } from "../runs/run-store";
 import { readInbox } from "./run-inbox";
 import { RunFinishedError } from "./run-finished-error";
@@ -151,7 +150,11 @@ export class RunSteering {
   }
 }
 
-/** Whether a store can keep a run's inbox: it keeps thread messages (the in-process store of approvals does not). */
+/**
+ * Whether a store can keep a run's inbox: it keeps thread messages. The executor's in-process
+ * store of approvals keeps its runs' inboxes (and no other thread), so a paused run takes what was
+ * sent to it when it is resumed.
+ */
 function keepsInbox(store: RunStore): boolean {
-  return !(store instanceof InProcessRunStore) && typeof store.appendThreadMessages === "function" && typeof store.readThreadMessages === "function";
+  return typeof store.appendThreadMessages === "function" && typeof store.readThreadMessages === "function";
 }

@@ -8,12 +8,19 @@ import { appendToInbox } from "./run-inbox";
 import { RunFinishedError } from "./run-finished-error";
 import { RunSteering } from "./run-steering";
 
-/** A message for a running run: text (sent as a `HumanMessage`) or a `@langchain/core` message. */
+/**
+ * A message for a running run: text (sent as a `HumanMessage`) or a `HumanMessage` (its content
+ * may hold images). It joins as the user's turn: `send` refuses a message of another role, and one
+ * with no text but white space and nothing else.
+ */
 export type SteeringMessage = string | BaseMessage;
 
 /** Options of `AgentExecutor.send`. */
 export interface SendMessageOptions {
-  /** The store the run records to. @default the executor's store */
+  /**
+   * The store the run records to. @default the executor's store (without one, when its tools need
+   * approval, the in-process store its runs pause in)
+   */
   store?: RunStore;
 }
 
@@ -34,15 +41,42 @@ export interface SendMessageResult {
   status: RunStatus;
 }
 
-/** `message` as the `HumanMessage` (or other message) that joins the run. @internal */
+/**
+ * `message` as the `HumanMessage` that joins the run. A message joins as the user's turn (a
+ * `_Message` step holds its content, not its role), so other roles are refused, as is a message
+ * with no text (or only white space) and no other content (an image). @internal
+ */
 export function toSteeringMessage(message: unknown, operation: string): BaseMessage {
   if (typeof message === "string" && message.trim() !== "") return new HumanMessage(message);
-  if (isBaseMessage(message)) return message;
-  const got = typeof message !== "string" ? typeof message : message === "" ? "an empty string" : "only white space";
+  if (isBaseMessage(message)) {
+    const type = message.getType();
+    if (type !== "human") {
+      const name = (message.constructor as { lc_name?: () => string }).lc_name?.() ?? "message";
+      throw new InvalidArgumentError({
+        argument: "message",
+        value: message,
+        message: `${operation}: a message joins the run as the user's, so it must be a HumanMessage (or a string), got a message of type "${type}" (${name}); send its text as a string to pass it on.`,
+      });
+    }
+    if (!isBlank(message.content)) return message;
+  }
+  const got = isBaseMessage(message) ? "a HumanMessage that is empty or only white space" : typeof message !== "string" ? typeof message : message === "" ? "an empty string" : "only white space";
   throw new InvalidArgumentError({
     argument: "message",
     value: message,
-    message: `${operation}: \`message\` must be a non-empty string or a @langchain/core message (e.g. new HumanMessage("...")), got ${got}.`,
+    message: `${operation}: \`message\` must be a non-empty string or a HumanMessage with text or other content (an image), got ${got}.`,
+  });
+}
+
+/** Whether a message's content has no text but white space, and nothing else (no image or other block). */
+function isBlank(content: unknown): boolean {
+  if (typeof content === "string") return content.trim() === "";
+  if (!Array.isArray(content)) return false;
+  return content.every((block: unknown) => {
+    if (typeof block === "string") return block.trim() === "";
+    if (typeof block !== "object" || block === null || (block as { type?: unknown }).type !== "text") return false;
+    const text = (block as { text?: unknown }).text;
+    return text === undefined || (typeof text === "string" && text.trim() === "");
   });
 }
 

@@ -89,7 +89,7 @@ describe("executor.send (same process, no store)", () => {
   it("refuses a message for a run that is not going on here when there is no store, and a bad message", async () => {
     const executor = new AgentExecutor({ agent: scriptedAgent([finish("x")]).agent, tools: [] });
     await expect(executor.send("nowhere", "hi")).rejects.toThrow(/no run "nowhere" is going on in this process, and there is no store/);
-    await expect(executor.send("nowhere", "" as string)).rejects.toThrow(/`message` must be a non-empty string or a @langchain\/core message/);
+    await expect(executor.send("nowhere", "" as string)).rejects.toThrow(/`message` must be a non-empty string or a HumanMessage with text or other content \(an image\), got an empty string\./);
     await expect(executor.send("nowhere", "  \n ")).rejects.toThrow(/`message` must be a non-empty string .*got only white space/);
     await expect(executor.send("", "hi")).rejects.toThrow(/`runId` must be a non-empty string/);
     expect(RunFinishedError.isInstance(new RunFinishedError({ runId: "r" }))).toBe(true);
