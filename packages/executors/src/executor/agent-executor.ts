@@ -167,10 +167,11 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
    * records to no store gets it in memory.
    *
    * @param runId the run's id (`result.runId`, the `start` event's `runId`, or `config.runId`)
-   * @param message text (sent as a `HumanMessage`) or a `@langchain/core` message
+   * @param message text (sent as a `HumanMessage`) or a `HumanMessage` (it joins as the user's turn)
    * @param options the store the run records to (defaults to the executor's)
    * @throws RunFinishedError (rejects) when the run had finished before the message was recorded
    * @throws RunNotFoundError (rejects) when the store has no such run
+   * @throws InvalidArgumentError (rejects) for a blank message, or one of another role than the user's
    *
    * @example
    * ```ts
