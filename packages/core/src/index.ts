@@ -25,6 +25,7 @@ export {
   InvalidArgumentError,
   InvalidToolArgumentsException,
   isAbortError,
+  describeThrown,
 } from "./errors/index";
 export type { AgentRxErrorOptions } from "./errors/index";
 export { fromRunnable } from "./observable/from-runnable";

@@ -21,9 +21,9 @@ export function isImageBlock(block: unknown): boolean {
 
 /**
  * The URL of an image block, a `data:` URL for base64 data: LangChain's `image` block (`url`, or
- * `data` with `mimeType`), an `image_url` block, OpenAI's `input_image`, or Anthropic's `image`
- * (a `source` of type `base64` or `url`). Undefined for anything else, and for an image known
- * only by a provider's file id.
+ * `data` with `mimeType`, the data as base64 text or as a `Uint8Array`), an `image_url` block,
+ * OpenAI's `input_image`, or Anthropic's `image` (a `source` of type `base64` or `url`).
+ * Undefined for anything else, and for an image known only by a provider's file id.
  *
  * @example
  * ```ts
@@ -41,10 +41,26 @@ export function imageBlockUrl(block: unknown): string | undefined {
   if (typeof imageUrl === "string") return imageUrl;
   if (typeof (imageUrl as Block | null)?.["url"] === "string") return (imageUrl as Block)["url"] as string;
   if (typeof image["url"] === "string") return image["url"];
-  if (typeof image["data"] === "string") return `data:${String(image["mimeType"] ?? image["mime_type"] ?? "image/png")};base64,${image["data"]}`;
+  const data = base64Data(image["data"]);
+  if (data !== undefined) return `data:${String(image["mimeType"] ?? image["mime_type"] ?? "image/png")};base64,${data}`;
   if (source?.["type"] === "url" && typeof source["url"] === "string") return source["url"];
   if (source?.["type"] === "base64" && typeof source["data"] === "string") return `data:${String(source["media_type"] ?? "image/png")};base64,${source["data"]}`;
   return undefined;
+}
+
+/**
+ * The base64 text of a content block's `data`: a string as it is, bytes (a `Uint8Array`, as
+ * LangChain v1's standard blocks may carry) encoded; undefined for anything else.
+ *
+ * @internal Shared with the OpenAI message conversion; not exported from the package.
+ */
+export function base64Data(data: unknown): string | undefined {
+  if (typeof data === "string") return data;
+  if (!(data instanceof Uint8Array)) return undefined;
+  let binary = "";
+  // In slices, so that no call gets more arguments than an engine takes.
+  for (let start = 0; start < data.length; start += 0x8000) binary += String.fromCharCode(...data.subarray(start, start + 0x8000));
+  return btoa(binary);
 }
 
 /** The media type and size (bytes of base64 data) of an image block, as far as it tells. */
@@ -54,6 +70,7 @@ function describeImage(block: Block): string {
   const data = block["data"] ?? source?.["data"];
   const url = block["url"] ?? source?.["url"] ?? (typeof block["image_url"] === "string" ? block["image_url"] : (block["image_url"] as Block | undefined)?.["url"]);
   if (typeof data === "string") return `${String(mime)}, ${formatBytes(Math.floor((data.length * 3) / 4))}`;
+  if (data instanceof Uint8Array) return `${String(mime)}, ${formatBytes(data.byteLength)}`;
   if (typeof url === "string" && url.startsWith("data:")) return `${url.slice(5, url.indexOf(";")) || String(mime)}, ${formatBytes(Math.floor(((url.length - url.indexOf(",") - 1) * 3) / 4))}`;
   if (typeof url === "string") return `${String(mime)} at ${url}`;
   return String(mime);

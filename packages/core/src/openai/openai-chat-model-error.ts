@@ -126,7 +126,7 @@ const RATE_LIMIT_SYMBOL = Symbol.for(RATE_LIMIT);
  */
 export class OpenAIRateLimitError extends OpenAIChatModelError {
   protected readonly [RATE_LIMIT_SYMBOL] = true;
-  /** The last `Retry-After` header, if any. */
+  /** The last `Retry-After` header, if any; with a `retry-after-ms` header alone, that delay in seconds (`"1.5"`). */
   readonly retryAfter: string | undefined;
   constructor({ retryAfter, ...options }: OpenAIChatModelErrorOptions & { retryAfter?: string | undefined }) {
     super(options, "OpenAIRateLimitError");

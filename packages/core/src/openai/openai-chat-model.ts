@@ -14,6 +14,8 @@ import { IterableReadableStream } from "@langchain/core/utils/stream";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import OpenAI from "openai";
 import { fromAggregate, toAIMessage, toMessageChunk, ToolCallHeaders, toUsageChunk } from "./from-openai-response";
+import { bodyAsChunk } from "./body-as-chunk";
+import { keepingErrorBodies } from "./error-body";
 import { environment, resolveOptions, type OpenAIChatModelOptions, type ResolvedOptions } from "./openai-chat-model-options";
 import { chunkProblem, completionProblem, responseError } from "./check-response";
 import { OpenAIConnectionError } from "./openai-chat-model-error";
@@ -126,6 +128,8 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
         baseURL: resolved.baseURL,
         // The model retries on its own (see withRetries): the SDK makes one attempt per call.
         maxRetries: 0,
+        // Keeps the text of error bodies, so that an error quotes the server's message whatever its shape.
+        fetch: keepingErrorBodies(),
         ...(resolved.timeout !== undefined ? { timeout: resolved.timeout } : {}),
         ...(options.defaultHeaders ? { defaultHeaders: options.defaultHeaders } : {}),
         ...(options.organization ? { organization: options.organization } : {}),
@@ -221,9 +225,9 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
     const stop = [...(o.stop ?? []), ...(options?.stop ?? [])];
     const strict = options?.strict;
     const tools = options?.tools?.map(
-      (tool) => convertToOpenAITool(tool, strict !== undefined ? { strict } : undefined) as OpenAI.Chat.ChatCompletionTool,
+      (tool) => convertToOpenAITool(ownCopy(tool), strict !== undefined ? { strict } : undefined) as OpenAI.Chat.ChatCompletionTool,
     );
-    if (tools?.length && options?.tool_choice !== undefined) checkToolChoice(options.tool_choice, tools);
+    if (options?.tool_choice !== undefined) checkToolChoice(options.tool_choice, tools ?? []);
     const seed = options?.seed ?? o.seed;
     const parallel = options?.parallel_tool_calls ?? o.parallelToolCalls;
     return {
@@ -291,12 +295,18 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
     let id: string | undefined;
     try {
       const started = await requestStream(body, this.requestSettings(options.signal));
-      const stream = started.stream;
-      release = started.release;
       received = 0;
+      let chunks: AsyncIterable<OpenAI.Chat.ChatCompletionChunk> | Iterable<OpenAI.Chat.ChatCompletionChunk>;
+      if (started.kind === "stream") {
+        const stream = started.stream;
+        release = started.release;
+        const idleMs = this.timeoutMs;
+        chunks = idleMs ? withIdleTimeout(stream, idleMs, () => stream.controller.abort()) : stream;
+      } else {
+        // Not server-sent events: a whole completion (a server that ignores `stream`) reads as one chunk.
+        chunks = [bodyAsChunk(started.text, started.contentType, { model: this.model, baseURL: this.baseURL })];
+      }
       const headers = new ToolCallHeaders();
-      const idleMs = this.timeoutMs;
-      const chunks = idleMs ? withIdleTimeout(stream, idleMs, () => stream.controller.abort()) : stream;
       for await (const raw of chunks) {
         const problem = chunkProblem(raw, received);
         if (problem) throw responseError(problem, this.model, this.baseURL);
@@ -386,6 +396,17 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
       chunksReceived,
     });
   }
+}
+
+/**
+ * A copy of an OpenAI-format tool (`convertToOpenAITool` writes `strict` into its `function` in
+ * place, which would change the caller's definition and every later call that binds it); any
+ * other tool as it is (it is converted into a new object).
+ */
+function ownCopy(tool: BindToolsInput): BindToolsInput {
+  const fn = (tool as { type?: unknown; function?: unknown }).function;
+  if (typeof fn !== "object" || fn === null) return tool;
+  return { ...(tool as object), function: { ...fn } } as BindToolsInput;
 }
 
 function tokenUsage(usage: { input_tokens: number; output_tokens: number; total_tokens: number } | undefined) {

@@ -33,6 +33,35 @@ describe("OpenAIChatModel tool options", () => {
     },
   );
 
+  it("leaves an OpenAI-format tool it binds with strict as it was, so a later call without strict is not strict", async () => {
+    const { server, model } = await setup({ responses: ["a", "b"] });
+    const definition = { type: "function", function: { name: "w", parameters: { type: "object", properties: {} } } };
+    await model.bindTools([definition], { strict: true }).invoke("x");
+    await model.bindTools([definition]).invoke("x");
+    const [strict, plain] = server.chatRequests();
+    expect(strict.tools[0].function.strict).toBe(true);
+    expect(plain.tools[0].function.strict).toBeUndefined();
+    expect(definition).toEqual({ type: "function", function: { name: "w", parameters: { type: "object", properties: {} } } });
+  });
+
+  it("fails clearly, sending nothing, when tool_choice names a tool and no tools are bound", async () => {
+    const { server, model } = await setup({ responses: ["never"] });
+    const error = await failure(model.bindTools([], { tool_choice: "weather" }).invoke("x"));
+    expect(InvalidArgumentError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ argument: "tool_choice" });
+    expect(error.message).toContain('"weather", which is not bound (no tools are bound)');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it.each([["END"], [["END", 1]]])("refuses a stop call option that is not an array of strings (%j), sending nothing", async (stop) => {
+    const { server, model } = await setup({ responses: ["never"] });
+    const error = await failure(model.invoke("x", { stop: stop as never }));
+    expect(InvalidArgumentError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ argument: "stop" });
+    expect(error.message).toContain("`stop` call option must be an array of strings");
+    expect(server.requests).toHaveLength(0);
+  });
+
   it("tells reasoning models from chat models", () => {
     expect(["o1", "o3-mini", "o4-mini", "gpt-5", "gpt-5-mini", "gpt-5.1"].filter(isReasoningModel)).toHaveLength(6);
     expect(["gpt-4o-mini", "gpt-4.1", "gpt-5-chat-latest", "gpt-5.1-chat-latest", "llama3.1", "omni"].filter(isReasoningModel)).toEqual([]);

@@ -20,12 +20,22 @@ const SNAKE_CASE_CALL_OPTIONS: Readonly<Record<string, string>> = {
 
 /**
  * Checks the call options (from `bindTools`, `withConfig` or a call): a camelCase `toolChoice`,
- * `parallelToolCalls` or `responseFormat` would be ignored, and a `tool_choice` that is neither a
- * string nor a tool-choice object would be sent as is; both throw an `InvalidArgumentError`.
+ * `parallelToolCalls` or `responseFormat` would be ignored, a `tool_choice` that is neither a
+ * string nor a tool-choice object would be sent as is, and a `stop` that is not an array of strings
+ * (a string would be spread into one stop sequence per character); each throws an
+ * `InvalidArgumentError`, as the constructor's `stop` option does.
  */
 export function checkCallOptions(options: object): void {
   // Three `in` checks on every call (invocationParams runs twice a call): no entries array made.
   if ("toolChoice" in options || "parallelToolCalls" in options || "responseFormat" in options) refuseCamelCase(options);
+  const stop = (options as { stop?: unknown }).stop;
+  if (stop != null && !(Array.isArray(stop) && stop.every((sequence) => typeof sequence === "string"))) {
+    throw new InvalidArgumentError({
+      argument: "stop",
+      value: stop,
+      message: `OpenAIChatModel: the \`stop\` call option must be an array of strings, such as ["\\nObservation:"]; got ${JSON.stringify(stop) ?? String(stop)}.`,
+    });
+  }
   const choice = (options as { tool_choice?: unknown }).tool_choice;
   if (choice === undefined) return;
   checkToolChoiceShape(choice);
@@ -65,7 +75,10 @@ function checkToolChoiceShape(choice: unknown): void {
   });
 }
 
-/** A `tool_choice` that names a tool must name a bound one (else OpenAI answers 400). */
+/**
+ * A `tool_choice` that names a tool must name a bound one (else OpenAI answers 400; with no tools
+ * at all it would be left out of the request, and the model would answer without calling it).
+ */
 export function checkToolChoice(choice: ToolChoice, tools: OpenAI.Chat.ChatCompletionTool[]): void {
   const name =
     typeof choice === "string"
@@ -73,12 +86,13 @@ export function checkToolChoice(choice: ToolChoice, tools: OpenAI.Chat.ChatCompl
       : (choice as { function?: { name?: unknown } }).function?.name;
   const names = tools.flatMap((tool) => (tool.type === "function" ? [tool.function.name] : []));
   if (typeof name !== "string" || names.includes(name)) return;
+  const bound = names.length ? `the bound tools are ${names.map((tool) => `"${tool}"`).join(", ")}` : "no tools are bound";
   throw new InvalidArgumentError({
     argument: "tool_choice",
     value: choice,
     message:
-      `OpenAIChatModel: \`tool_choice\` names the tool "${name}", which is not bound (the bound tools are ` +
-      `${names.map((bound) => `"${bound}"`).join(", ")}). Name one of them, or pass "auto", "none" or "required".`,
+      `OpenAIChatModel: \`tool_choice\` names the tool "${name}", which is not bound (${bound}). ` +
+      `${names.length ? "Name one of them" : "Bind it with `bindTools`"}, or pass "auto", "none" or "required".`,
   });
 }
 

@@ -29,6 +29,10 @@ describe("retryDelayMs", () => {
     expect(delay({ "retry-after-ms": "-1" })).toBe(500);
   });
 
+  it("lets a valid Retry-After decide when retry-after-ms is zero, negative or unparsable", () => {
+    for (const value of ["0", "-1", "soon"]) expect(delay({ "retry-after-ms": value, "retry-after": "5" }), value).toBe(5_000);
+  });
+
   it("doubles the backoff with each retry up to 8 s, with up to 25% jitter, never past the cap", () => {
     expect([0, 1, 2, 3, 4, 5].map((retry) => delay({}, retry))).toEqual([500, 1_000, 2_000, 4_000, 8_000, 8_000]);
     expect(retryDelayMs(undefined, { retry: 0, maxRetryDelayMs: 60_000, random: 0.999 })).toBeCloseTo(375, 0);

@@ -23,9 +23,9 @@ export interface RetryDelayContext {
  * The milliseconds to wait before a retry. A `retry-after-ms` or `Retry-After` header (seconds,
  * fractional or not, or an HTTP date) is obeyed up to `maxRetryDelayMs`; a value beyond the cap
  * (an hour, or a number too large for a timer) waits the cap. A header that is absent, does not
- * parse, is zero or negative, or names a date already past counts as absent: the wait is then
- * the default backoff, 0.5 s doubling with each retry up to 8 s, less up to 25% of jitter (and
- * never more than the cap).
+ * parse, is zero or negative, or names a date already past counts as absent (so a `retry-after-ms`
+ * of 0 leaves a valid `Retry-After` to decide); with neither, the wait is the default backoff,
+ * 0.5 s doubling with each retry up to 8 s, less up to 25% of jitter (and never more than the cap).
  */
 export function retryDelayMs(headers: Headers | undefined, context: RetryDelayContext): number {
   const { retry, maxRetryDelayMs, now = Date.now(), random = Math.random() } = context;
@@ -37,8 +37,9 @@ export function retryDelayMs(headers: Headers | undefined, context: RetryDelayCo
 
 /** The positive delay the headers ask for (possibly `Infinity`), or undefined. */
 function askedDelayMs(headers: Headers | undefined, now: number): number | undefined {
+  // A `retry-after-ms` of zero or less asks for nothing: `Retry-After` may still ask for a wait.
   const milliseconds = parseNumber(headers?.get("retry-after-ms"));
-  if (milliseconds !== undefined) return milliseconds > 0 ? milliseconds : undefined;
+  if (milliseconds !== undefined && milliseconds > 0) return milliseconds;
   const header = headers?.get("retry-after")?.trim();
   if (!header) return undefined;
   const seconds = parseNumber(header);

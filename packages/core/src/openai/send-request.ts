@@ -39,20 +39,34 @@ export function requestCompletion(
   }, settings);
 }
 
+/** A streamed request under way, or the body of a reply that is not a stream of server-sent events. */
+export type StartedStream =
+  | { kind: "stream"; stream: Stream<OpenAI.Chat.ChatCompletionChunk>; release: () => void }
+  | { kind: "body"; text: string; contentType: string | null };
+
 /**
  * Starts a streamed request; resolves once its headers arrived (from then on the caller's idle
- * timeout bounds each chunk), with `release` to call when the stream is over.
+ * timeout bounds each chunk), with `release` to call when the stream is over. A reply whose
+ * `content-type` is not `text/event-stream` (an HTML page from a proxy, or JSON from a server that
+ * ignores `stream`) is read whole within the deadline and resolves as its body instead: the SDK
+ * would find no event in it and end the stream quietly, as if the connection had been lost. A
+ * reply without a `content-type` is read as a stream.
  */
-export function requestStream(
-  body: OpenAI.Chat.ChatCompletionCreateParamsStreaming,
-  settings: RequestSettings,
-): Promise<{ stream: Stream<OpenAI.Chat.ChatCompletionChunk>; release: () => void }> {
+export function requestStream(body: OpenAI.Chat.ChatCompletionCreateParamsStreaming, settings: RequestSettings): Promise<StartedStream> {
   return withRetries(async () => {
     const attempt = startAttempt(settings.signal, settings.timeoutMs);
     try {
-      const stream = await settings.client.chat.completions.create(body, { signal: attempt.signal, maxRetries: 0 });
+      const { data: stream, response } = await settings.client.chat.completions
+        .create(body, { signal: attempt.signal, maxRetries: 0 })
+        .withResponse();
+      const contentType = response.headers.get("content-type");
+      if (contentType && !contentType.toLowerCase().includes("text/event-stream")) {
+        const text = await response.text();
+        attempt.release();
+        return { kind: "body", text, contentType };
+      }
       attempt.clearDeadline();
-      return { stream, release: attempt.release };
+      return { kind: "stream", stream, release: attempt.release };
     } catch (error) {
       attempt.release();
       throw attempt.failure(error);

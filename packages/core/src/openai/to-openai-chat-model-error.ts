@@ -10,6 +10,7 @@ import {
   OpenAIServerError,
   OpenAITimeoutError,
 } from "./openai-chat-model-error";
+import { serverMessageOf } from "./error-body";
 import { AttemptTimeout } from "./start-attempt";
 import { StreamIdleTimeout } from "./with-idle-timeout";
 import { isQuotaExhausted } from "./with-retries";
@@ -90,7 +91,7 @@ export function toOpenAIChatModelError(error: unknown, context: FailureContext):
       return new OpenAIRateLimitError({
         ...base,
         status,
-        retryAfter: error.headers?.get("retry-after") ?? undefined,
+        retryAfter: retryAfterOf(error.headers),
         message:
           `The server at ${baseURL} refused model "${model}" because the account's quota is used up (429 insufficient_quota, ` +
           `not retried): ${serverMessage} Check the plan and billing of the API key's account; retrying will not help.`,
@@ -100,7 +101,7 @@ export function toOpenAIChatModelError(error: unknown, context: FailureContext):
       return new OpenAIRateLimitError({
         ...base,
         status,
-        retryAfter: error.headers?.get("retry-after") ?? undefined,
+        retryAfter: retryAfterOf(error.headers),
         message:
           `The server at ${baseURL} is rate limiting model "${model}" (429) after ${context.maxRetries + 1} ` +
           `attempt${context.maxRetries === 0 ? "" : "s"}: ${serverMessage} Raise \`maxRetries\` or slow down.`,
@@ -152,10 +153,15 @@ export function toOpenAIChatModelError(error: unknown, context: FailureContext):
   return error instanceof Error ? error : new Error(String(error));
 }
 
-function serverMessageOf(error: APIError): string {
-  const body = error.error as { message?: unknown } | undefined;
-  const message = typeof body?.message === "string" && body.message ? body.message : error.message;
-  return /[.!?]$/.test(message) ? message : `${message}.`;
+/**
+ * What the server asked to wait, as a `Retry-After` value: that header as sent, else a positive
+ * `retry-after-ms` (OpenAI's own header) in seconds.
+ */
+function retryAfterOf(headers: Headers | undefined): string | undefined {
+  const header = headers?.get("retry-after")?.trim();
+  if (header) return header;
+  const milliseconds = Number(headers?.get("retry-after-ms")?.trim() || Number.NaN);
+  return Number.isFinite(milliseconds) && milliseconds > 0 ? String(milliseconds / 1000) : undefined;
 }
 
 function describeCause(error: unknown): string {

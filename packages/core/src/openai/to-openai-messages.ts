@@ -1,10 +1,11 @@
-import { imageBlockUrl, isImageBlock, observationText } from "../agent/observation-text";
-import type { BaseMessage, MessageContent } from "@langchain/core/messages";
+import { isImageBlock, observationText } from "../agent/observation-text";
+import type { BaseMessage } from "@langchain/core/messages";
 import type OpenAI from "openai";
 import { InvalidArgumentError } from "../errors/invalid-argument-error";
+import { strictToolCalls } from "../messages/strict-tool-calls";
+import { toOpenAIUserContent } from "./to-openai-user-content";
 
 type MessageParam = OpenAI.Chat.ChatCompletionMessageParam;
-type UserContentPart = OpenAI.Chat.ChatCompletionContentPart;
 
 /** How messages are converted for one model. */
 export interface ToOpenAIMessagesOptions {
@@ -49,15 +50,14 @@ function toOpenAIMessage(message: BaseMessage, index: number, options: ToOpenAIM
       return { role: developer ? "developer" : "system", content: message.text };
     }
     case "human":
-      return { role: "user", content: userContent(message, index) };
+      return { role: "user", content: toOpenAIUserContent(message, index) };
     case "ai": {
-      const ai = message as BaseMessage & {
-        tool_calls?: { id?: string; name: string; args: unknown }[];
-        invalid_tool_calls?: { id?: string; name?: string; args?: string }[];
-      };
+      // A message concatenated from streamed chunks has its calls rebuilt from the chunks: its own
+      // `tool_calls` hold arguments "repaired" from partial JSON, not what the model produced.
+      const { toolCalls: valid, invalidToolCalls: invalid } = strictToolCalls(message);
       const toolCalls = [
-        ...(ai.tool_calls ?? []).map((call) => ({ id: call.id, name: call.name, args: JSON.stringify(call.args ?? {}) })),
-        ...(ai.invalid_tool_calls ?? []).map((call) => ({ id: call.id, name: call.name ?? "", args: call.args ?? "" })),
+        ...valid.map((call) => ({ id: call.id, name: call.name, args: JSON.stringify(call.args ?? {}) })),
+        ...invalid.map((call) => ({ id: call.id, name: call.name ?? "", args: call.args ?? "" })),
       ];
       const unnamed = toolCalls.find((call) => !call.id);
       if (unnamed) missingId(index, message, `has a tool call ("${unnamed.name}") without an \`id\``);
@@ -94,41 +94,9 @@ function toOpenAIMessage(message: BaseMessage, index: number, options: ToOpenAIM
       const role = (message as BaseMessage & { role?: string }).role;
       if (role === "system" || role === "developer") return { role: options.systemAsDeveloper ? "developer" : role, content: message.text };
       if (role === "assistant" || role === "ai") return { role: "assistant", content: message.text };
-      return { role: "user", content: userContent(message, index) };
+      return { role: "user", content: toOpenAIUserContent(message, index) };
     }
     default:
       return { role: "user", content: message.text };
   }
-}
-
-function userContent(message: BaseMessage, index: number): string | UserContentPart[] {
-  const content: MessageContent = message.content;
-  if (typeof content === "string") return content;
-  return content.flatMap((block): UserContentPart[] => {
-    const part = block as Record<string, any>;
-    if (part.type === "text" && typeof part.text === "string") return [{ type: "text", text: part.text }];
-    if (part.type === "image_url") {
-      const image = typeof part.image_url === "string" ? { url: part.image_url } : part.image_url;
-      return [{ type: "image_url", image_url: image }];
-    }
-    if (part.type === "image") return [{ type: "image_url", image_url: { url: imageUrl(part, message, index) } }];
-    return [part as UserContentPart];
-  });
-}
-
-/**
- * The URL (a `data:` URL for base64 data) of an `image` block: LangChain's (`url`, or `data` with
- * `mimeType`) or Anthropic's (`source` of type `base64` or `url`). Throws an `InvalidArgumentError`
- * naming the message for an image Chat Completions cannot take (a provider's file id).
- */
-function imageUrl(part: Record<string, any>, message: BaseMessage, index: number): string {
-  const url = imageBlockUrl(part);
-  if (url !== undefined) return url;
-  throw new InvalidArgumentError({
-    argument: `messages[${index}]`,
-    value: message,
-    message:
-      `OpenAIChatModel: messages[${index}] (${message.getType()}) has an image block without a URL or base64 data ` +
-      `(${JSON.stringify(part).slice(0, 200)}). The Chat Completions API takes images by URL or as base64 data only.`,
-  });
 }

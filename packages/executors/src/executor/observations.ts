@@ -1,9 +1,8 @@
-import { EXCEPTION_TOOL_NAME, InvalidToolArgumentsException, cutText, isImageBlock } from "@agentrx/core";
+import { EXCEPTION_TOOL_NAME, InvalidToolArgumentsException, cutText, isImageBlock, describeThrown } from "@agentrx/core";
 import type { AgentAction, AgentStep, Observation } from "@agentrx/core";
 import type { MessageContentComplex } from "@langchain/core/messages";
 import { OutputParserException } from "@langchain/core/output_parsers";
 import { ToolInputParsingException } from "@langchain/core/tools";
-import { describeThrown } from "../internal/describe-thrown";
 import type { ResolvedOptions } from "./validate-options";
 
 /**

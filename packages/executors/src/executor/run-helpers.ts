@@ -1,5 +1,5 @@
 import type { AgentAction, AgentFinish, AgentStep } from "@agentrx/core";
-import { InvalidArgumentError, isAgentAction, isToolAgentAction, observationText } from "@agentrx/core";
+import { InvalidArgumentError, isAgentAction, isToolAgentAction, observationText, describeThrown } from "@agentrx/core";
 import { AIMessage, type BaseMessage, FunctionMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { CallbackManager, type CallbackManagerForChainRun } from "@langchain/core/callbacks/manager";
 import type { SerializedNotImplemented } from "@langchain/core/load/serializable";
@@ -9,7 +9,6 @@ import { InvalidAgentOutputError } from "./invalid-agent-output-error";
 import { SUB_RUN_KEY, type SubRunSink } from "./sub-run";
 import type { TokenForwarder } from "./token-forwarder";
 import { randomUuid } from "../runs/random-uuid";
-import { describeThrown } from "../internal/describe-thrown";
 
 // Small helpers of the run loop. @internal
 

@@ -1,5 +1,4 @@
-import { AgentRxError } from "@agentrx/core";
-import { describeThrown } from "../internal/describe-thrown";
+import { AgentRxError, describeThrown } from "@agentrx/core";
 
 const MARKER = "agentrx.error.MiddlewareError";
 const MARKER_SYMBOL = Symbol.for(MARKER);

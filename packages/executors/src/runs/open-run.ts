@@ -6,13 +6,12 @@ import { RunRecorder, ownerId } from "./run-recorder";
 import type { ForkOf, JsonObject, RunInfo, RunStore, RunUpdate } from "./run-store";
 import { RunNotFoundError, RunStoreError } from "./run-store-errors";
 import { guarded, withStoreTimeout } from "./with-store-timeout";
-import { AbortError, InvalidArgumentError } from "@agentrx/core";
+import { AbortError, InvalidArgumentError, describeThrown } from "@agentrx/core";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { checkDecisions } from "../executor/approvals";
 import type { Decision } from "../executor/events";
 import { transition } from "../executor/run-state";
 import { errorMessage } from "../executor/run-helpers";
-import { describeThrown } from "../internal/describe-thrown";
 
 // Opening a run's record: creating it for a new run, claiming and reading it for a resume. @internal
 

@@ -1,4 +1,4 @@
-import { describeThrown } from "../internal/describe-thrown";
+import { describeThrown } from "@agentrx/core";
 import { RunNotFoundError, RunStoreError } from "./run-store-errors";
 import type { RunInfo, RunStore, StoredRunEvent } from "./run-store";
 

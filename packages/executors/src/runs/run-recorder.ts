@@ -1,7 +1,7 @@
+import { describeThrown } from "@agentrx/core";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { AgentStreamEvent, Decision } from "../executor/events";
 import type { SubRunModelCall } from "../executor/sub-run";
-import { describeThrown } from "../internal/describe-thrown";
 import { digestMessages } from "./digest-messages";
 import type { RecordedPromptRef } from "./prompt-recorder";
 import { randomUuid } from "./random-uuid";

@@ -1,4 +1,4 @@
-import { describeThrown } from "../internal/describe-thrown";
+import { describeThrown } from "@agentrx/core";
 import { RunStoreError } from "./run-store-errors";
 
 /**

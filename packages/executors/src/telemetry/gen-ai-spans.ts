@@ -1,8 +1,8 @@
+import { describeThrown } from "@agentrx/core";
 import type { BaseMessage, UsageMetadata } from "@langchain/core/messages";
 import type { Attributes, Span } from "@opentelemetry/api";
 import { replyUsage } from "../executor/model-params";
 import { attributeText, inputMessagesJson, outputMessagesJson, textMessageJson } from "./gen-ai-messages";
-import { describeThrown } from "../internal/describe-thrown";
 import { STATUS_ERROR } from "./otel-api";
 import type { TelemetryOptions } from "./telemetry-options";
 

@@ -15,11 +15,13 @@ describe("errorText (the default text of an error a client sees)", () => {
     expect(errorText({ status: 429, code: "rate_limited" })).toBe('{"status":429,"code":"rate_limited"}');
   });
 
-  it("falls back to a generic text for what cannot be shown, without throwing", () => {
+  it("says what cannot be shown, as the executor does (describeThrown), without throwing", () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
     const hostile = new Proxy({}, { get: () => { throw new Error("no reading"); } });
-    for (const value of [{}, Object.create(null), cyclic, hostile, new Error("")]) expect(errorText(value)).toBe("The run failed.");
+    for (const value of [{}, cyclic, hostile]) expect(errorText(value)).toBe("the run threw an object that cannot be shown as text");
+    expect(errorText(Object.create(null))).toBe("the run threw an object without a prototype that cannot be shown as text");
+    expect(errorText(new Error(""))).toBe("The run failed.");
     expect([errorText(undefined), errorText(null)]).toEqual(["undefined", "null"]);
   });
 });

@@ -65,6 +65,34 @@ describe("the loopback server rejects what the OpenAI API rejects", () => {
     expect(requests).toHaveLength(1);
   });
 
+  it.each([
+    ["a LangChain file block as it is", { type: "file", mimeType: "application/pdf", data: "JVBERi0=" }, "messages.[0].content[1].file", "Missing required parameter: 'messages.[0].content[1].file'."],
+    ["file_data without a filename", { type: "file", file: { file_data: "data:application/pdf;base64,JVBERi0=" } }, "messages.[0].content[1].file.file_id", "Missing required parameter"],
+    ["an image_url without url", { type: "image_url", image_url: { detail: "low" } }, "messages.[0].content[1].image_url.url", "Missing required parameter"],
+    ["an image_url given as a string", { type: "image_url", image_url: "https://example.com/a.png" }, "messages.[0].content[1].image_url.url", "Missing required parameter"],
+    ["input_audio without data", { type: "input_audio", input_audio: { format: "wav" } }, "messages.[0].content[1].input_audio.data", "Missing required parameter"],
+    ["input_audio of another format", { type: "input_audio", input_audio: { data: "T2dnUw==", format: "ogg" } }, "messages.[0].content[1].input_audio.format", "Invalid value: 'ogg'. Supported values are: 'wav' and 'mp3'."],
+  ])("400 for a content part without its required fields: %s", async (_case, part, param, message) => {
+    const { url } = await start({ responses: ["never"] });
+    const response = await post(url, JSON.stringify({ model: "m", messages: [{ role: "user", content: [{ type: "text", text: "What is this?" }, part] }] }));
+    expect(response.status).toBe(400);
+    const { error } = await response.json();
+    expect(error.param).toBe(param);
+    expect(error.message).toContain(message);
+  });
+
+  it("accepts every content part in OpenAI's shape", async () => {
+    const { url } = await start({ responses: ["ok"] });
+    const content = [
+      { type: "text", text: "Compare" },
+      { type: "image_url", image_url: { url: "https://example.com/a.png", detail: "low" } },
+      { type: "input_audio", input_audio: { data: "UklGRg==", format: "wav" } },
+      { type: "file", file: { file_data: "data:application/pdf;base64,JVBERi0=", filename: "a.pdf" } },
+      { type: "file", file: { file_id: "file-abc" } },
+    ];
+    expect((await post(url, JSON.stringify({ model: "m", messages: [{ role: "user", content }] }))).status).toBe(200);
+  });
+
   it("accepts a complete tool-call exchange, and anything with validateRequests: false", async () => {
     const complete = [
       user,

@@ -7,7 +7,8 @@ const ROLES = new Set(["system", "developer", "user", "assistant", "tool", "func
  * library can make (a missing model or messages, `stream_options` without `stream`, `tool_choice` or
  * `parallel_tool_calls` without tools, an unknown role, a tool message without `tool_call_id`, tool
  * calls left without a result, a content part its role does not take, such as an image in a tool
- * message), and returns the 400 OpenAI would answer, or
+ * message, or without the fields its type requires, such as a `file` part with neither
+ * `file_data` nor `file_id`), and returns the 400 OpenAI would answer, or
  * `undefined` when the request is acceptable. The messages mimic OpenAI's own.
  */
 export function validateChatRequest(body: Record<string, unknown>): LoopbackHttpError | undefined {
@@ -99,6 +100,48 @@ function contentPartsError(
       const supported = allowed.map((name) => `'${name}'`).join(", ");
       return bad(`Invalid value: '${String(type)}'. Supported values are: ${supported}.`, `${param}.content[${index}].type`, "invalid_value");
     }
+    const fieldError = partFieldsError(part as Record<string, unknown>, `${param}.content[${index}]`, bad);
+    if (fieldError) return fieldError;
   }
   return undefined;
+}
+
+/**
+ * The 400 for a content part without the fields its type requires: those of the `openai`
+ * package's types (`text.text`, `image_url.url`, `input_audio.data` and a `format` of wav or mp3)
+ * and, for a `file`, a `file_id` or a `file_data` with its `filename` (which OpenAI requires
+ * too). So a part sent in another shape (a LangChain `file` block as it is) is refused as the API
+ * refuses it.
+ */
+function partFieldsError(
+  part: Record<string, unknown>,
+  param: string,
+  bad: (message: string, param?: string | null, code?: string | null) => LoopbackHttpError,
+): LoopbackHttpError | undefined {
+  const missing = (field: string) => bad(`Missing required parameter: '${param}.${field}'.`, `${param}.${field}`, "missing_required_parameter");
+  const member = (name: string) => (typeof part[name] === "object" && part[name] !== null ? (part[name] as Record<string, unknown>) : undefined);
+  const isText = (value: unknown) => typeof value === "string";
+  switch (part.type) {
+    case "text":
+    case "refusal":
+      return isText(part[part.type]) ? undefined : missing(part.type);
+    case "image_url":
+      return isText(member("image_url")?.url) ? undefined : missing("image_url.url");
+    case "input_audio": {
+      const audio = member("input_audio");
+      if (!isText(audio?.data)) return missing("input_audio.data");
+      if (audio?.format === "wav" || audio?.format === "mp3") return undefined;
+      if (audio?.format === undefined) return missing("input_audio.format");
+      return bad(`Invalid value: '${String(audio.format)}'. Supported values are: 'wav' and 'mp3'.`, `${param}.input_audio.format`, "invalid_value");
+    }
+    case "file": {
+      const file = member("file");
+      if (file === undefined) return missing("file");
+      // OpenAI takes `file_data` only with a `filename`, and names the missing `file_id` when either is missing.
+      if (isText(file.file_id) || (isText(file.file_data) && isText(file.filename))) return undefined;
+      return missing("file.file_id");
+    }
+    default:
+      return undefined;
+  }
 }

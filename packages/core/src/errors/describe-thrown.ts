@@ -1,14 +1,24 @@
 /**
- * Any thrown value as text, the one way the executor writes one (a failed run's `error`, the
- * trace's `error` line, a span's status, a tool's error observation, a store's failure): a string
+ * Any thrown value as text, the one way AgentRx writes one (a failed run's `error`, the trace's
+ * `error` line, a span's status, a tool's error observation, a store's failure, the error text
+ * `@agentrx/serve` sends a client): a string
  * as it is; an object with a string `message` (an `Error`, or what HTTP and SDK clients often
  * throw, such as `{ message: "quota exceeded", status: 429 }`) its message; else the value's own
  * string when it has a meaningful one; else its JSON; else `<thrower> threw <what> that cannot be
  * shown as text`. It never throws: a `message` getter, a `toString` or a `toJSON` that throws, a
  * revoked proxy, a cycle are passed over.
  *
+ * @param value - What was thrown (or a rejection's reason).
  * @param thrower - Who threw, for the last resort (`"the tool"`, `"the store"`; `"something"` by default).
- * @internal
+ * @returns The text; never throws.
+ *
+ * @example
+ * ```ts
+ * import { describeThrown } from "@agentrx/core";
+ *
+ * describeThrown({ message: "quota exceeded", status: 429 }); // "quota exceeded"
+ * describeThrown({ status: 429 }); // '{"status":429}'
+ * ```
  */
 export function describeThrown(value: unknown, thrower = "something"): string {
   if (typeof value === "string") return value;

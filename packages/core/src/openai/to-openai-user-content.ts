@@ -1,0 +1,146 @@
+// The content of a user message as Chat Completions content parts: LangChain's content blocks
+// (v1's standard `image`, `file` and `audio` blocks, v0's with a `source_type`), OpenAI's
+// Responses `input_image` and Anthropic's `image` converted to the parts the API takes.
+import { base64Data, imageBlockUrl, isImageBlock } from "../agent/observation-text";
+import type { BaseMessage } from "@langchain/core/messages";
+import type OpenAI from "openai";
+import { InvalidArgumentError } from "../errors/invalid-argument-error";
+
+type UserContentPart = OpenAI.Chat.ChatCompletionContentPart;
+type Block = Record<string, any>;
+
+/** Where the block is, for an error message. */
+interface Place {
+  message: BaseMessage;
+  index: number;
+}
+
+/**
+ * A user message's content for the Chat Completions API: a string as it is; `text` blocks as text
+ * parts; every image block (LangChain's `image` with a URL or base64 data, `image_url`, OpenAI's
+ * `input_image`, Anthropic's `image`) as an `image_url` part; LangChain's `file` block as a `file`
+ * part (`file_data` as a data URL with its `metadata.filename`, else a name such as `file.pdf`
+ * made from its media type, which OpenAI requires; or `file_id`); LangChain's `audio`
+ * block as an `input_audio` part (wav or mp3 only); OpenAI's own parts as they are. Throws an
+ * `InvalidArgumentError` naming the message for a block the API cannot take (an image, file or
+ * audio known only by an `https:` URL where the API takes data, or audio of another format).
+ */
+export function toOpenAIUserContent(message: BaseMessage, index: number): string | UserContentPart[] {
+  const content = message.content;
+  if (typeof content === "string") return content;
+  const place = { message, index };
+  return content.map((block): UserContentPart => {
+    const part = block as Block;
+    if (part.type === "text" && typeof part.text === "string") return { type: "text", text: part.text };
+    if (part.type === "image_url" && typeof part.image_url === "object" && part.image_url !== null) return { type: "image_url", image_url: part.image_url };
+    if (isImageBlock(part)) return imagePart(part, place);
+    if (part.type === "file" && (typeof part.file !== "object" || part.file === null)) return filePart(part, place);
+    if (part.type === "audio") return audioPart(part, place);
+    return part as UserContentPart;
+  });
+}
+
+function imagePart(part: Block, place: Place): UserContentPart {
+  const url = imageBlockUrl(part);
+  if (url === undefined) {
+    refuse(
+      place,
+      part,
+      "an image block without a URL or base64 data",
+      "The Chat Completions API takes images by URL or as base64 data only.",
+    );
+  }
+  const detail = part.detail ?? part.metadata?.detail;
+  return { type: "image_url", image_url: { url, ...(typeof detail === "string" ? { detail } : {}) } } as UserContentPart;
+}
+
+/** LangChain's `file` block (v1: `data`, `url` or `fileId`; v0: a `source_type`) as OpenAI's `file` part. */
+function filePart(part: Block, place: Place): UserContentPart {
+  const fileId = stringOf(part.fileId) ?? stringOf(part.file_id) ?? (part.source_type === "id" ? stringOf(part.id) : undefined);
+  if (fileId !== undefined) return { type: "file", file: { file_id: fileId } };
+  const data = dataUrl(part);
+  if (data === undefined) {
+    refuse(
+      place,
+      part,
+      "a file block without base64 data or a file id",
+      "The Chat Completions API takes a file as base64 data (`data` with `mimeType`, or a `data:` URL) or as the id of an " +
+        "uploaded file (`fileId`), not by an https URL: download it and pass its data, or upload it first.",
+    );
+  }
+  const metadata = part.metadata as Block | undefined;
+  const filename = stringOf(metadata?.filename) ?? stringOf(metadata?.name) ?? stringOf(metadata?.title) ?? stringOf(part.filename);
+  // OpenAI refuses `file_data` without a `filename`: a block without one gets a name from its media type.
+  return { type: "file", file: { file_data: data, filename: filename ?? defaultFilename(data) } };
+}
+
+/** `file.pdf` for a `data:application/pdf;...` URL (`file.txt` for text/plain), else `file`. */
+function defaultFilename(url: string): string {
+  const subtype = /^data:[^/;,]+\/([^;,]+)/.exec(url)?.[1]?.toLowerCase();
+  if (subtype === "plain") return "file.txt";
+  return subtype && /^[a-z0-9]{1,8}$/.test(subtype) ? `file.${subtype}` : "file";
+}
+
+/** Audio formats the Chat Completions API takes, by media type. */
+const AUDIO_FORMATS: Readonly<Record<string, "wav" | "mp3">> = {
+  "audio/wav": "wav",
+  "audio/wave": "wav",
+  "audio/x-wav": "wav",
+  "audio/vnd.wave": "wav",
+  "audio/mpeg": "mp3",
+  "audio/mp3": "mp3",
+  "audio/mpeg3": "mp3",
+  "audio/x-mp3": "mp3",
+};
+
+/** LangChain's `audio` block (base64 data, or a `data:` URL) as OpenAI's `input_audio` part. */
+function audioPart(part: Block, place: Place): UserContentPart {
+  const url = dataUrl(part);
+  const match = url === undefined ? undefined : /^data:([^;,]*)(?:;[^,]*)?,(.*)$/s.exec(url);
+  if (!match) {
+    refuse(
+      place,
+      part,
+      "an audio block without base64 data",
+      "The Chat Completions API takes audio as base64 data only (`data` with `mimeType`, or a `data:` URL).",
+    );
+  }
+  const mimeType = (match[1] ?? "").trim().toLowerCase();
+  const format = AUDIO_FORMATS[mimeType];
+  if (format === undefined) {
+    refuse(
+      place,
+      part,
+      `an audio block of type "${mimeType || "unknown"}"`,
+      'The Chat Completions API takes wav or mp3 audio only: give `mimeType` "audio/wav" or "audio/mpeg", converting the audio if need be.',
+    );
+  }
+  return { type: "input_audio", input_audio: { data: match[2] ?? "", format } };
+}
+
+/** A `data:` URL for a block's base64 data (v1 `data` with `mimeType`, v0 `source_type: "base64"`), or its `url` when that is one. */
+function dataUrl(part: Block): string | undefined {
+  const data = base64Data(part.data);
+  if (data !== undefined) return `data:${stringOf(part.mimeType) ?? stringOf(part.mime_type) ?? "application/octet-stream"};base64,${data}`;
+  const url = stringOf(part.url);
+  return url?.startsWith("data:") ? url : undefined;
+}
+
+function stringOf(value: unknown): string | undefined {
+  return typeof value === "string" && value ? value : undefined;
+}
+
+function refuse(place: Place, part: Block, what: string, fix: string): never {
+  const { message, index } = place;
+  throw new InvalidArgumentError({
+    argument: `messages[${index}]`,
+    value: message,
+    message: `OpenAIChatModel: messages[${index}] (${message.getType()}) has ${what} (${preview(part)}). ${fix}`,
+  });
+}
+
+/** The start of a block as JSON, with bytes left out. */
+function preview(part: Block): string {
+  const text = JSON.stringify(part, (_key, value: unknown) => (value instanceof Uint8Array ? `<${value.byteLength} bytes>` : value)) ?? "";
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
