@@ -2,12 +2,12 @@
 // store, clients and in-process workers a test needs, all closed by `close()`.
 import type { AgentExecutor } from "@agentrx/executors";
 import { PostgresRunStore } from "@agentrx/runs";
-import { Queue } from "bullmq";
+import { type Job, Queue } from "bullmq";
 import { RunClient } from "../client/run-client";
 import type { RunClientOptions } from "../client/run-client-options";
 import { type RunWorker, createRunWorker } from "../worker/create-run-worker";
 import type { RunWorkerOptions } from "../worker/run-worker-options";
-import type { TestServers } from "./test-servers";
+import { type TestServers, until } from "./test-servers";
 
 export interface QueueFixture {
   store: PostgresRunStore;
@@ -19,6 +19,12 @@ export interface QueueFixture {
   worker(executors: Record<string, () => AgentExecutor>, options?: Partial<RunWorkerOptions>): RunWorker;
   /** The current BullMQ queue, for looking at jobs. */
   queue(): Queue;
+  /**
+   * The job once BullMQ has moved it to `completed` or `failed`. A run's result is recorded before
+   * its job's processor returns, so `attemptsMade` read right after `client.result` may still miss
+   * the last attempt.
+   */
+  settledJob(jobId: string): Promise<Job>;
   /** A second store on the same database and schema: what another process opens. */
   otherStore(): PostgresRunStore;
   close(): Promise<void>;
@@ -67,6 +73,16 @@ export function queueFixture(servers: TestServers, name: string): QueueFixture {
         });
       }
       return queue;
+    },
+    async settledJob(jobId) {
+      const queue = this.queue();
+      let job: Job | undefined;
+      await until(async () => {
+        job = await queue.getJob(jobId);
+        const state = await job?.getState();
+        return state === "completed" || state === "failed";
+      }, `job ${jobId} to complete or fail`);
+      return job as Job;
     },
     async close() {
       for (const close of closers.reverse()) await close().catch(() => undefined);

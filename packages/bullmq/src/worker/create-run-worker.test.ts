@@ -99,9 +99,9 @@ describe.skipIf(servers.skip)("createRunWorker (Redis, PostgreSQL)", () => {
     const runId = await client.submit("double", { input: "double 2" });
     await expect(client.result(runId)).rejects.toThrow(/The executor factory "double" returned undefined, not an AgentExecutor/);
     expect(await fixture.store.getRun(runId)).toMatchObject({ status: "failed" });
-    const job = await fixture.queue().getJob(startJobId(runId));
-    expect(await job?.getState()).toBe("failed");
-    expect(job?.attemptsMade).toBe(1); // not retried: the factory would return the same again
+    const job = await fixture.settledJob(startJobId(runId));
+    expect(await job.getState()).toBe("failed");
+    expect(job.attemptsMade).toBe(1); // not retried: the factory would return the same again
   });
 
   it("reports a job whose data is malformed to onError (it belongs to no run), and fails the job without retrying it", async () => {

@@ -57,9 +57,9 @@ describe.skipIf(servers.skip)("createRunWorker and a record it cannot read (Redi
     expect(RunStoppedError.isInstance(stopped) && stopped.status).toBe("failed");
     expect((stopped as Error).message).toMatch(/record cannot be read.*schemaVersion 0/);
     expect(await fixture.store.getRun(runId)).toMatchObject({ status: "failed", error: expect.stringMatching(/^The run's record cannot be read, so no worker can run it.*schemaVersion 0/) });
-    const job = await fixture.queue().getJob(startJobId(runId));
-    expect(await job?.getState()).toBe("failed");
-    expect(job?.attemptsMade).toBe(1);
+    const job = await fixture.settledJob(startJobId(runId));
+    expect(await job.getState()).toBe("failed");
+    expect(job.attemptsMade).toBe(1);
   });
 
   it("leaves a run recorded by a newer release to a worker of that release: the job is retried, the run is not failed", async () => {
@@ -75,7 +75,7 @@ describe.skipIf(servers.skip)("createRunWorker and a record it cannot read (Redi
     // Once that release has gone on with it (here: its checkpoint is one this release reads), the retried job runs it.
     await recordCheckpoint(runId, 1);
     expect((await client.result(runId)).output).toBe("3 doubled is 6.");
-    expect((await queue.getJob(startJobId(runId)))?.attemptsMade).toBeGreaterThanOrEqual(2);
+    expect((await fixture.settledJob(startJobId(runId))).attemptsMade).toBeGreaterThanOrEqual(2);
   });
 
   it("fails the job of a run whose row cannot be read at once; the run's followers get the reason", async () => {
@@ -86,9 +86,9 @@ describe.skipIf(servers.skip)("createRunWorker and a record it cannot read (Redi
     const stopped = await client.result(runId).then(() => undefined, (error: unknown) => error);
     expect(RunStoppedError.isInstance(stopped) && stopped.status).toBe("failed");
     expect((stopped as Error).message).toMatch(/Its job failed before the run could go on: The run's record cannot be read.*its metadata is not valid JSON/);
-    const job = await fixture.queue().getJob(startJobId(runId));
-    expect(await job?.getState()).toBe("failed");
-    expect(job?.attemptsMade).toBe(1);
+    const job = await fixture.settledJob(startJobId(runId));
+    expect(await job.getState()).toBe("failed");
+    expect(job.attemptsMade).toBe(1);
   });
 
   it("fails a run its stopped worker left running whose events cannot be read, with the reason, instead of recording it cancelled", async () => {
@@ -116,7 +116,7 @@ describe.skipIf(servers.skip)("createRunWorker and a record it cannot read (Redi
     };
     fixture.worker({ double: () => doublingExecutor() }, { store: withMethod(fixture.store, "readEvents", readEvents) });
     expect((await client.result(runId)).output).toBe("5 doubled is 10.");
-    expect((await fixture.queue().getJob(startJobId(runId)))?.attemptsMade).toBe(2);
+    expect((await fixture.settledJob(startJobId(runId))).attemptsMade).toBe(2);
   });
 
   it("retries the job of a run whose store timed out, and runs the run", async () => {
@@ -129,7 +129,6 @@ describe.skipIf(servers.skip)("createRunWorker and a record it cannot read (Redi
     };
     fixture.worker({ double: () => doublingExecutor() }, { store: withGetRun(fixture.store, getRun) });
     expect((await client.result(runId)).output).toBe("4 doubled is 8.");
-    const job = await fixture.queue().getJob(startJobId(runId));
-    expect(job?.attemptsMade).toBe(2);
+    expect((await fixture.settledJob(startJobId(runId))).attemptsMade).toBe(2);
   });
 });
