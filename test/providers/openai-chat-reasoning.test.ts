@@ -1,7 +1,8 @@
 // A reasoning model behind a Chat Completions API (DeepSeek, vLLM, OpenRouter...), through
 // OpenAIChatModel and the executor: the reasoning the server streams beside the content
 // (`reasoning_content`, or `reasoning`) and the usage details (cached and reasoning tokens) reach
-// the run's events and its record, and goes back with the turn that called the tool.
+// the run's events and its record, and goes back with the turn that called the tool, in the field
+// it came in.
 import { OpenAIChatModel } from "@agentrx/core/openai";
 import { startOpenAICompatibleServer } from "@agentrx/core/testing";
 import { MemoryRunStore } from "@agentrx/runs";
@@ -11,19 +12,31 @@ import { cleanupAfterEach, multiply, toolCallingExecutor, weather } from "./supp
 
 const { track } = cleanupAfterEach();
 const THOUGHT = "The user wants Paris: one call to the weather tool.";
+// OpenRouter's reasoning details (a Gemini thought signature among them), sent back unchanged.
+const DETAILS = [
+  { type: "reasoning.text", text: THOUGHT, format: "google-gemini-v1", index: 0 },
+  { type: "reasoning.encrypted", data: "c2lnbmF0dXJl", id: "call_weather", format: "google-gemini-v1", index: 1 },
+];
 
 describe("OpenAIChatModel with a reasoning model behind a Chat Completions API", () => {
   for (const [reasoningField, streaming] of [
     ["reasoning_content", true],
     ["reasoning_content", false],
     ["reasoning", true],
+    ["reasoning", false],
   ] as const) {
     it(`keeps the ${reasoningField} and the usage details in the run's events and record (${streaming ? "streaming" : "not streaming"})`, async () => {
       const server = track(
         await startOpenAICompatibleServer({
           reasoningField,
+          requireReasoningBack: true,
           responses: [
-            { reasoning: THOUGHT, toolCalls: [{ name: "weather", arguments: { city: "Paris" } }], usage: { promptTokens: 200, completionTokens: 60, cachedTokens: 0, reasoningTokens: 45 } },
+            {
+              reasoning: THOUGHT,
+              ...(reasoningField === "reasoning" ? { reasoningDetails: DETAILS } : {}),
+              toolCalls: [{ name: "weather", arguments: { city: "Paris" } }],
+              usage: { promptTokens: 200, completionTokens: 60, cachedTokens: 0, reasoningTokens: 45 },
+            },
             { reasoning: "Answer now.", content: "Sunny in Paris.", usage: { promptTokens: 240, completionTokens: 12, cachedTokens: 192, reasoningTokens: 3 } },
           ],
         }),
@@ -45,9 +58,14 @@ describe("OpenAIChatModel with a reasoning model behind a Chat Completions API",
       // The record keeps the reasoning with the model's message.
       const recorded = (await store.readEvents("r")).find((event) => event.type === "action");
       expect(JSON.stringify(recorded?.data)).toContain(THOUGHT);
-      // The turn that called the tool goes back with its reasoning, as DeepSeek's thinking mode requires.
+      // The turn that called the tool goes back with its reasoning, in the field it came in, as
+      // DeepSeek's thinking mode requires (and OpenRouter's field for OpenRouter).
       const sentBack = server.chatRequests()[1].messages.find((message: { role: string }) => message.role === "assistant");
-      expect(sentBack.reasoning_content).toBe(THOUGHT);
+      expect(sentBack[reasoningField]).toBe(THOUGHT);
+      expect(sentBack).not.toHaveProperty(reasoningField === "reasoning" ? "reasoning_content" : "reasoning");
+      if (reasoningField === "reasoning") expect(sentBack.reasoning_details).toEqual(DETAILS);
+      else expect(sentBack).not.toHaveProperty("reasoning_details");
+      expect(server.rejections).toEqual([]);
     });
   }
 

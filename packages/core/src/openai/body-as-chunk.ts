@@ -4,6 +4,7 @@
 // request that is not streamed does.
 import type OpenAI from "openai";
 import { completionProblem, responseError } from "./check-response";
+import { argumentsText } from "./from-openai-response";
 
 /** Where the reply came from, for the error message. */
 export interface BodySource {
@@ -14,7 +15,7 @@ export interface BodySource {
 /**
  * The chunk that stands for a streamed request's reply that is not a stream: a Chat Completions
  * JSON object becomes one chunk carrying the whole message (content, tool calls, refusal,
- * reasoning), its finish reason and its usage, so the answer reads as if it had been streamed in
+ * reasoning and its details), its finish reason and its usage, so the answer reads as if it had been streamed in
  * one piece. Any other body throws the `OpenAIResponseError` of {@link responseError}.
  */
 export function bodyAsChunk(text: string, contentType: string | null, source: BodySource): OpenAI.Chat.ChatCompletionChunk {
@@ -23,10 +24,11 @@ export function bodyAsChunk(text: string, contentType: string | null, source: Bo
   if (problem) throw responseError(`${problem}, where a stream of server-sent events was expected`, source.model, source.baseURL);
   const completion = data as OpenAI.Chat.ChatCompletion;
   const choice = completion.choices[0] as OpenAI.Chat.ChatCompletion.Choice;
-  const message = choice.message as OpenAI.Chat.ChatCompletionMessage & { reasoning_content?: unknown; reasoning?: unknown };
+  const message = choice.message as OpenAI.Chat.ChatCompletionMessage & { reasoning_content?: unknown; reasoning?: unknown; reasoning_details?: unknown };
   const toolCalls = (message.tool_calls ?? []).flatMap((call, index) => {
-    const fn = (call as { function?: { name?: string; arguments?: string } }).function;
-    return fn ? [{ index, id: call.id, type: "function" as const, function: { name: fn.name, arguments: fn.arguments } }] : [];
+    const fn = (call as { function?: { name?: string; arguments?: unknown } }).function;
+    // Arguments that are not a string become their JSON here, as in a response that is not streamed.
+    return fn ? [{ index, id: call.id, type: "function" as const, function: { name: fn.name, arguments: argumentsText(fn.arguments) } }] : [];
   });
   const delta = {
     role: "assistant" as const,
@@ -36,6 +38,7 @@ export function bodyAsChunk(text: string, contentType: string | null, source: Bo
     ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
     ...(message.reasoning_content !== undefined ? { reasoning_content: message.reasoning_content } : {}),
     ...(message.reasoning !== undefined ? { reasoning: message.reasoning } : {}),
+    ...(message.reasoning_details !== undefined ? { reasoning_details: message.reasoning_details } : {}),
   };
   return {
     id: completion.id,

@@ -32,13 +32,23 @@ export function keepingErrorBodies(): (input: string | URL | Request, init?: Req
  * The server's own message for an HTTP error, ending with a full stop: OpenAI's `error.message`
  * (or an `error` that is a string, as Ollama sends), else, from the body kept by
  * {@link keepingErrorBodies}, a top-level `message` (vLLM) or `detail` (FastAPI, its validation
- * errors too), else the SDK's message.
+ * errors too), else the SDK's message. The body of a response to a client passed in
+ * (`clientPassedIn`) is not kept: where the SDK found no `error` member in it and says "no body",
+ * the message says why the server's message is missing and how to see it.
  */
-export function serverMessageOf(error: APIError): string {
-  const message = ownMessage(error.error) ?? bodyMessage(error.headers) ?? error.message;
+export function serverMessageOf(error: APIError, { clientPassedIn = false }: { clientPassedIn?: boolean } = {}): string {
+  const own = ownMessage(error.error) ?? bodyMessage(error.headers);
+  if (own === undefined && clientPassedIn && error.error === undefined && /\(no body\)$/.test(error.message)) return LOST_BODY;
+  const message = own ?? error.message;
   const text = message.length > MAX_MESSAGE_CHARS ? `${message.slice(0, MAX_MESSAGE_CHARS)}…` : message;
   return /[.!?…]$/.test(text) ? text : `${text}.`;
 }
+
+/** What stands for the server's message when a client passed in kept none. */
+const LOST_BODY =
+  "the server's message is not available (the `openai` client passed as `client` keeps only the `error` member of an " +
+  "error body, and this one had none: vLLM's `{ message }` and FastAPI's `{ detail }` are lost); build the model with " +
+  "`baseURL` and `apiKey` instead of `client` to see it.";
 
 function ownMessage(body: unknown): string | undefined {
   if (typeof body === "string" && body.trim()) return body.trim();

@@ -7,6 +7,7 @@ import {
 } from "@langchain/core/messages";
 import type OpenAI from "openai";
 import { assembleToolCalls, parseToolCalls } from "../messages/strict-tool-calls";
+import { reasoningKwargs, type StreamReasoning } from "./reasoning-fields";
 
 /**
  * Converts Chat Completions usage to `UsageMetadata`: cached prompt tokens as
@@ -49,17 +50,6 @@ function countOf(value: unknown): number {
 }
 
 /**
- * The reasoning a compatible server sends beside the content (`reasoning_content` from DeepSeek
- * and vLLM, `reasoning` from OpenRouter): the first of the two that is a non-empty string (some
- * servers send both, one of them empty), or `undefined`.
- */
-function reasoningOf(message: unknown): string | undefined {
-  const { reasoning_content: content, reasoning } = (message ?? {}) as { reasoning_content?: unknown; reasoning?: unknown };
-  for (const text of [content, reasoning]) if (typeof text === "string" && text) return text;
-  return undefined;
-}
-
-/**
  * The id for a tool call the server sent without one (the API needs it to pair the call with its
  * result): `call_<message id>_<n>`, `n` the call's position, with a random part in place of the
  * message id when there is none either.
@@ -76,8 +66,21 @@ function randomIdPart(): string {
 interface WireToolCall {
   id?: unknown;
   type?: unknown;
-  function?: { name?: string; arguments?: string } | null;
+  function?: { name?: string; arguments?: unknown } | null;
   [key: string]: unknown;
+}
+
+/**
+ * The text of a tool call's `arguments` as the server sent them: a string as it is; an object (as
+ * some compatible servers, Ollama's among them, send the arguments) as its JSON; none as `""`.
+ * Any other value (a number, an array, `null`) becomes its JSON too, which strict parsing then
+ * reports as an invalid tool call ("must be a JSON object"), never a `TypeError`. In a streamed
+ * delta (`delta: true`) `null` is no text: compatible servers send it beside a call's name.
+ */
+export function argumentsText(value: unknown, { delta = false }: { delta?: boolean } = {}): string {
+  if (typeof value === "string") return value;
+  if (value === undefined || (value === null && delta)) return "";
+  return JSON.stringify(value) ?? "";
 }
 
 /**
@@ -102,7 +105,7 @@ function readWireToolCalls(
     if (typeof call !== "object" || call === null) return;
     const id = idAt(call, position);
     if (call.type === undefined || call.type === null || call.type === "function") {
-      raw.push({ id, ...(call.function?.name ? { name: call.function.name } : {}), args: call.function?.arguments ?? "" });
+      raw.push({ id, ...(call.function?.name ? { name: call.function.name } : {}), args: argumentsText(call.function?.arguments) });
       return;
     }
     const type = String(call.type);
@@ -146,7 +149,8 @@ export function toAIMessage(completion: OpenAI.Chat.ChatCompletion): AIMessage {
       ...rawToolCallsKwarg(raw, toolCalls.length),
       ...(message?.function_call ? { function_call: message.function_call } : {}),
       ...(message?.refusal ? { refusal: message.refusal } : {}),
-      ...(reasoningOf(message) !== undefined ? { reasoning_content: reasoningOf(message) } : {}),
+      // The reasoning of a compatible server (DeepSeek's, OpenRouter's), to send back as it came.
+      ...reasoningKwargs(message),
     },
     ...(completion.usage ? { usage_metadata: toUsageMetadata(completion.usage) } : {}),
     response_metadata: {
@@ -203,9 +207,14 @@ interface ToolCallHeader {
  * on the chunk that carries them. Only the first choice is read (as from a response that is not
  * streamed: with `n` > 1 the other choices' deltas would mix into it). Usage is left out: some
  * servers report it, cumulative, on every chunk, so the caller keeps the last report (see
- * {@link toUsageChunk}).
+ * {@link toUsageChunk}); so are `reasoning_details`, which `reasoning` assembles for the end of
+ * the stream.
  */
-export function toMessageChunk(chunk: OpenAI.Chat.ChatCompletionChunk, headers: ToolCallHeaders): AIMessageChunk | undefined {
+export function toMessageChunk(
+  chunk: OpenAI.Chat.ChatCompletionChunk,
+  headers: ToolCallHeaders,
+  reasoning: StreamReasoning,
+): AIMessageChunk | undefined {
   const choice = chunk.choices.find((candidate) => (candidate.index ?? 0) === 0);
   const delta = choice?.delta;
   const content = delta?.content ?? "";
@@ -225,14 +234,16 @@ export function toMessageChunk(chunk: OpenAI.Chat.ChatCompletionChunk, headers: 
       index: seen.index,
       ...(id ? { id } : {}),
       ...(name ? { name } : {}),
-      args: call.function?.arguments ?? "",
+      args: argumentsText(call.function?.arguments, { delta: true }),
     };
   });
   const functionCall = delta?.function_call;
   const refusal = delta?.refusal ?? undefined;
   const finishReason = choice?.finish_reason ?? undefined;
-  const reasoning = reasoningOf(delta);
-  if (!content && !toolCallChunks.length && !functionCall && !refusal && !reasoning && !finishReason) return undefined;
+  reasoning.addDetails(delta);
+  // Reasoning deltas concatenate when chunks are merged, as in a non-streamed response.
+  const reasoningText = reasoning.textKwargs(delta);
+  if (!content && !toolCallChunks.length && !functionCall && !refusal && !reasoningText.reasoning_content && !finishReason) return undefined;
   return new AIMessageChunk({
     content,
     id: chunk.id,
@@ -241,8 +252,7 @@ export function toMessageChunk(chunk: OpenAI.Chat.ChatCompletionChunk, headers: 
       ...(functionCall ? { function_call: { name: functionCall.name ?? "", arguments: functionCall.arguments ?? "" } } : {}),
       // Refusal deltas concatenate when chunks are merged, as in a non-streamed response.
       ...(refusal ? { refusal } : {}),
-      // So do reasoning deltas.
-      ...(reasoning ? { reasoning_content: reasoning } : {}),
+      ...reasoningText,
     },
     response_metadata: finishReason
       ? {
@@ -258,6 +268,11 @@ export function toMessageChunk(chunk: OpenAI.Chat.ChatCompletionChunk, headers: 
 /** The chunk that ends a stream with its usage: the last report the server sent (a total, not a delta). */
 export function toUsageChunk(id: string | undefined, usage: OpenAI.CompletionUsage): AIMessageChunk {
   return new AIMessageChunk({ content: "", ...(id ? { id } : {}), usage_metadata: toUsageMetadata(usage) });
+}
+
+/** The chunk that carries a stream's assembled `reasoning_details` (see {@link StreamReasoning}), once, at its end. */
+export function toReasoningDetailsChunk(id: string | undefined, details: unknown[]): AIMessageChunk {
+  return new AIMessageChunk({ content: "", ...(id ? { id } : {}), additional_kwargs: { reasoning_details: details } });
 }
 
 /** Turns an aggregate of streamed chunks into the final `AIMessage`, parsing tool calls strictly. */

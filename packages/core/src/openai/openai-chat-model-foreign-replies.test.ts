@@ -60,6 +60,39 @@ describe("OpenAIChatModel quotes a compatible server's own error message", () =>
   });
 });
 
+describe("OpenAIChatModel with a client passed in, and an error body not in OpenAI's shape", () => {
+  const withClient = async (reply: object, streaming = false) => {
+    const { server } = await setup({ responses: [reply] });
+    return new OpenAIChatModel({ model: "m", streaming, client: new OpenAI({ apiKey: "k", baseURL: server.baseURL, maxRetries: 0 }) });
+  };
+
+  it.each([
+    ["Ollama's error string", { raw: JSON.stringify({ error: 'model "llama9" not found' }), status: 404 }, '(404): model "llama9" not found.'],
+    ["an error object with a message", { raw: JSON.stringify({ error: { message: "Bad sampling parameters." } }), status: 400 }, "(400): Bad sampling parameters."],
+  ])("quotes %s, which the SDK keeps", async (_label, reply, fragment) => {
+    for (const streaming of [false, true]) {
+      expect((await failure((await withClient(reply, streaming)).invoke("go"))).message).toContain(fragment);
+    }
+  });
+
+  it.each([
+    ["FastAPI's detail", { raw: JSON.stringify({ detail: "Not authenticated" }), status: 401 }],
+    ["vLLM's error object", { raw: JSON.stringify({ object: "error", message: "Context too long.", code: 400 }), status: 400 }],
+  ])("says why %s is not quoted, and how to see it, instead of the SDK's misleading \"no body\"", async (_label, reply) => {
+    for (const streaming of [false, true]) {
+      const error = await failure((await withClient(reply, streaming)).invoke("go"));
+      expect(error.message).not.toContain("(no body)");
+      expect(error.message).toContain("the `openai` client passed as `client` keeps only the `error` member of an error body");
+      expect(error.message).toContain("build the model with `baseURL` and `apiKey` instead");
+    }
+  });
+
+  it("keeps the SDK's own words for a body that is not JSON", async () => {
+    const error = await failure((await withClient({ raw: "upstream connect error", status: 502, contentType: "text/plain" })).invoke("go"));
+    expect(error.message).toContain("upstream connect error");
+  });
+});
+
 describe("OpenAIRateLimitError.retryAfter", () => {
   it("gives a retry-after-ms header alone in seconds, and Retry-After as sent when there is one", async () => {
     const { model } = await setup({

@@ -2,6 +2,7 @@
 // id, all-invalid tool calls, empty reasoning fields, incomplete usage reports.
 import { AIMessage } from "@langchain/core/messages";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { strictToolCalls } from "../messages/strict-tool-calls";
 import { setup, streamAll } from "./test-helpers";
 
 const base = { id: "chatcmpl-1", created: 0, model: "m" };
@@ -100,6 +101,60 @@ describe("OpenAIChatModel reads tool calls", () => {
     const { model } = await setup({ responses: [{ toolCalls: [{ name: "w", arguments: "{bad", id: "c1" }, { name: "w", arguments: "{}", id: "c2" }] }] });
     const message = await model.invoke("go");
     expect(message.additional_kwargs.tool_calls?.map((call) => call.id)).toEqual(["c1", "c2"]);
+  });
+});
+
+describe("OpenAIChatModel reads tool-call arguments that are not a string", () => {
+  const calls = [
+    { id: "c1", type: "function", function: { name: "w", arguments: { city: "Paris" } } },
+    { id: "c2", type: "function", function: { name: "w", arguments: 42 } },
+    { id: "c3", type: "function", function: { name: "w", arguments: null } },
+    { id: "c4", type: "function", function: { name: "w", arguments: ["Paris"] } },
+  ];
+  const valid = [{ id: "c1", name: "w", args: { city: "Paris" }, type: "tool_call" }];
+  const invalid = [
+    { id: "c2", name: "w", args: "42", error: expect.stringContaining("must be a JSON object"), type: "invalid_tool_call" },
+    { id: "c3", name: "w", args: "null", error: expect.stringContaining("must be a JSON object"), type: "invalid_tool_call" },
+    { id: "c4", name: "w", args: '["Paris"]', error: expect.stringContaining("must be a JSON object"), type: "invalid_tool_call" },
+  ];
+
+  it("takes an object (as Ollama-compatible servers send it) as its JSON, and anything else as an invalid call", async () => {
+    const { model } = await setup({ responses: [completion({ content: null, tool_calls: calls })] });
+    const message = await model.invoke("go");
+    expect(message.tool_calls).toEqual(valid);
+    expect(message.invalid_tool_calls).toEqual(invalid);
+    expect(message.additional_kwargs.tool_calls?.map((call) => call.function.arguments)).toEqual(['{"city":"Paris"}', "42", "null", '["Paris"]']);
+  });
+
+  it("does the same in a stream, and in a whole completion sent for a streamed request", async () => {
+    // (A null in a streamed delta is no text: see the next test.)
+    const notNull = calls.filter((call) => call.function.arguments !== null);
+    const invalidNotNull = invalid.filter((call) => call.args !== "null");
+    const deltas = notNull.map((call, index) => choice({ tool_calls: [{ index, ...call }] }));
+    const stream = sse([choice({ role: "assistant" }), ...deltas, choice({}, "tool_calls")]);
+    const whole = completion({ content: null, tool_calls: calls });
+    const { model } = await setup({ responses: [stream, whole, stream] });
+    for (const expected of [invalidNotNull, invalid]) {
+      const merged = (await streamAll(model, "go")).reduce((all, chunk) => all.concat(chunk));
+      const { toolCalls, invalidToolCalls } = strictToolCalls(merged);
+      expect(toolCalls).toEqual(valid);
+      expect(invalidToolCalls).toEqual(expected);
+    }
+    const streamed = (await setup({ responses: [stream] }, { streaming: true })).model;
+    const message = await streamed.invoke("go");
+    expect(message.tool_calls).toEqual(valid);
+    expect(message.invalid_tool_calls).toEqual(invalidNotNull);
+  });
+
+  it("takes null arguments in a streamed delta as no text, as compatible servers send them beside a call's name", async () => {
+    const stream = sse([
+      choice({ role: "assistant", tool_calls: [{ index: 0, id: "c1", type: "function", function: { name: "w", arguments: null } }] }),
+      choice({ tool_calls: [{ index: 0, function: { name: null, arguments: '{"city":' } }] }),
+      choice({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] }),
+      choice({}, "tool_calls"),
+    ]);
+    const { model } = await setup({ responses: [stream] }, { streaming: true });
+    expect((await model.invoke("go")).tool_calls).toEqual(valid);
   });
 });
 

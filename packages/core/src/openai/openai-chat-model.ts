@@ -13,7 +13,8 @@ import type { Runnable } from "@langchain/core/runnables";
 import { IterableReadableStream } from "@langchain/core/utils/stream";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import OpenAI from "openai";
-import { fromAggregate, toAIMessage, toMessageChunk, ToolCallHeaders, toUsageChunk } from "./from-openai-response";
+import { fromAggregate, toAIMessage, toMessageChunk, ToolCallHeaders, toReasoningDetailsChunk, toUsageChunk } from "./from-openai-response";
+import { StreamReasoning } from "./reasoning-fields";
 import { bodyAsChunk } from "./body-as-chunk";
 import { keepingErrorBodies } from "./error-body";
 import { environment, resolveOptions, type OpenAIChatModelOptions, type ResolvedOptions } from "./openai-chat-model-options";
@@ -293,6 +294,7 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
     // chunk, which must not be added up.
     let usage: OpenAI.CompletionUsage | undefined;
     let id: string | undefined;
+    const reasoning = new StreamReasoning();
     try {
       const started = await requestStream(body, this.requestSettings(options.signal));
       received = 0;
@@ -313,7 +315,7 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
         received++;
         id ??= raw.id || undefined;
         if (raw.usage) usage = raw.usage;
-        const message = toMessageChunk(raw, headers);
+        const message = toMessageChunk(raw, headers, reasoning);
         if (!message) continue;
         const finishReason = message.response_metadata?.finish_reason;
         if (finishReason) finished = true;
@@ -337,6 +339,8 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
           "follow the Chat Completions streaming format).",
       });
     }
+    const details = reasoning.assembled();
+    if (details) yield* this.emit(toReasoningDetailsChunk(id, details), undefined, runManager);
     if (usage) yield* this.emit(toUsageChunk(id, usage), undefined, runManager);
   }
 
@@ -394,6 +398,7 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
       maxRetries: this.retries,
       signal,
       chunksReceived,
+      clientPassedIn: this.options.client !== undefined,
     });
   }
 }

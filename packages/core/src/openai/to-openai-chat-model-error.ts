@@ -24,6 +24,8 @@ export interface FailureContext {
   signal: AbortSignal | undefined;
   /** How many SSE chunks had arrived when a streamed response failed; `undefined` before streaming. */
   chunksReceived: number | undefined;
+  /** Whether the requests went through a client the caller passed in, whose error bodies the model cannot read. */
+  clientPassedIn?: boolean;
 }
 
 /**
@@ -67,7 +69,7 @@ export function toOpenAIChatModelError(error: unknown, context: FailureContext):
   }
   if (error instanceof APIError && typeof error.status === "number") {
     const status = error.status;
-    const serverMessage = serverMessageOf(error);
+    const serverMessage = serverMessageOf(error, { clientPassedIn: context.clientPassedIn ?? false });
     if (status === 401) {
       return new OpenAIAuthenticationError({
         ...base,
@@ -130,7 +132,7 @@ export function toOpenAIChatModelError(error: unknown, context: FailureContext):
         ...base,
         message:
           `The server at ${baseURL} reported an error in the middle of the stream for model "${model}", after ` +
-          `${context.chunksReceived} chunk(s): ${serverMessageOf(error)}`,
+          `${context.chunksReceived} chunk(s): ${serverMessageOf(error, { clientPassedIn: context.clientPassedIn ?? false })}`,
       });
     }
     if (error instanceof SyntaxError) {

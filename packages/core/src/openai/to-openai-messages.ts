@@ -3,6 +3,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type OpenAI from "openai";
 import { InvalidArgumentError } from "../errors/invalid-argument-error";
 import { strictToolCalls } from "../messages/strict-tool-calls";
+import { reasoningParams } from "./reasoning-fields";
 import { toOpenAIUserContent } from "./to-openai-user-content";
 
 type MessageParam = OpenAI.Chat.ChatCompletionMessageParam;
@@ -15,7 +16,9 @@ export interface ToOpenAIMessagesOptions {
 
 /**
  * Converts `@langchain/core` messages to Chat Completions messages; an assistant message with tool
- * calls keeps its `additional_kwargs.reasoning_content` (as `reasoning_content`). Throws an
+ * calls keeps its `additional_kwargs.reasoning_content` (as `reasoning_content`, or as `reasoning`
+ * when `reasoning_field` says it came in that field), and any assistant message its
+ * `additional_kwargs.reasoning_details`, unchanged. Throws an
  * `InvalidArgumentError` for a message the API would reject for want of an id (a tool message
  * without `tool_call_id`, a tool call without `id`), so the caller learns which message is at fault
  * instead of getting a 400.
@@ -62,9 +65,8 @@ function toOpenAIMessage(message: BaseMessage, index: number, options: ToOpenAIM
       const unnamed = toolCalls.find((call) => !call.id);
       if (unnamed) missingId(index, message, `has a tool call ("${unnamed.name}") without an \`id\``);
       const functionCall = message.additional_kwargs?.function_call as { name: string; arguments: string } | undefined;
-      // A reasoning model behind a compatible API (DeepSeek's thinking mode, Kimi) needs the
-      // reasoning of a turn that called tools back with it, as it came; other turns go without.
-      const reasoning = message.additional_kwargs?.reasoning_content;
+      // A reasoning model behind a compatible API (DeepSeek's thinking mode, Kimi, OpenRouter)
+      // needs the reasoning of a turn that called tools back with it, as it came.
       return {
         role: "assistant",
         content: message.text || (toolCalls.length || functionCall ? null : ""),
@@ -78,7 +80,7 @@ function toOpenAIMessage(message: BaseMessage, index: number, options: ToOpenAIM
             }
           : {}),
         ...(functionCall ? { function_call: { name: functionCall.name, arguments: functionCall.arguments } } : {}),
-        ...(toolCalls.length && typeof reasoning === "string" ? { reasoning_content: reasoning } : {}),
+        ...reasoningParams(message.additional_kwargs, toolCalls.length > 0),
       } as MessageParam;
     }
     case "tool": {

@@ -81,6 +81,49 @@ describe("OpenAIChatModel user content blocks (what goes over the wire)", () => 
   });
 });
 
+describe("OpenAIChatModel plain-text and video blocks", () => {
+  it("sends LangChain's text-plain blocks (text, base64 or byte data, a data URL) and v0 text file blocks as text parts", async () => {
+    const utf8 = new TextEncoder().encode("Grüße aus Köln.");
+    expect(
+      await sent([
+        { type: "text-plain", text: "Meeting notes.", mimeType: "text/plain", title: "notes.txt" },
+        { type: "text-plain", mimeType: "text/markdown", data: btoa("# Title") },
+        { type: "text-plain", mimeType: "text/plain", data: utf8 },
+        { type: "text-plain", url: "data:text/plain;base64,aGVsbG8=" },
+        { type: "text-plain", url: "data:text/plain,a%20b" },
+        { type: "text-plain", source_type: "base64", mime_type: "text/plain", data: btoa("v0 data") },
+        { type: "file", source_type: "text", mime_type: "text/plain", text: "A v0 text file." },
+        { type: "text-plain", fileId: "file-txt" },
+      ]),
+    ).toEqual([
+      { type: "text", text: "Meeting notes." },
+      { type: "text", text: "# Title" },
+      { type: "text", text: "Grüße aus Köln." },
+      { type: "text", text: "hello" },
+      { type: "text", text: "a b" },
+      { type: "text", text: "v0 data" },
+      { type: "text", text: "A v0 text file." },
+      { type: "file", file: { file_id: "file-txt" } },
+    ]);
+  });
+
+  it.each([
+    [{ type: "video", mimeType: "video/mp4", data: "AAAAIGZ0eXA=" }, 'a "video" block', "no video"],
+    [{ type: "video", source_type: "url", url: "https://example.com/a.mp4" }, 'a "video" block', "no video"],
+    [{ type: "text-plain", url: "https://example.com/a.txt" }, "a text-plain block without its text", "download it"],
+    [{ type: "text-plain", mimeType: "text/plain", data: "%%%not base64" }, "a text-plain block whose data is not valid base64", "UTF-8 bytes"],
+    [{ type: "text-plain", mimeType: "text/plain", data: new Uint8Array([0xff, 0xfe, 0x00]) }, "a text-plain block whose data is not UTF-8 text", "UTF-8 bytes"],
+  ])("refuses %j before sending, naming the message and the block", async (block, what, fix) => {
+    const { server, model } = await setup({ responses: ["never"] });
+    const error = await failure(model.invoke([new HumanMessage("Hi"), new AIMessage("Hello."), new HumanMessage({ content: [{ type: "text", text: "See:" }, block] as never })]));
+    expect(InvalidArgumentError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ argument: "messages[2]" });
+    expect(error.message).toContain(`messages[2] (human) has ${what}`);
+    expect(error.message).toContain(fix);
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
 describe("OpenAIChatModel tool calls of a streamed reply sent back", () => {
   it("sends the arguments the model produced, not those repaired from partial JSON", async () => {
     const { server, model } = await setup({ responses: [{ toolCalls: [{ name: "weather", arguments: '{"city": "Par', id: "call_1" }], finishReason: "length" }, "ok"] });

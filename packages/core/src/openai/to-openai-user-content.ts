@@ -1,5 +1,5 @@
 // The content of a user message as Chat Completions content parts: LangChain's content blocks
-// (v1's standard `image`, `file` and `audio` blocks, v0's with a `source_type`), OpenAI's
+// (v1's standard `image`, `file`, `audio` and `text-plain` blocks, v0's with a `source_type`), OpenAI's
 // Responses `input_image` and Anthropic's `image` converted to the parts the API takes.
 import { base64Data, imageBlockUrl, isImageBlock } from "../agent/observation-text";
 import type { BaseMessage } from "@langchain/core/messages";
@@ -21,9 +21,12 @@ interface Place {
  * `input_image`, Anthropic's `image`) as an `image_url` part; LangChain's `file` block as a `file`
  * part (`file_data` as a data URL with its `metadata.filename`, else a name such as `file.pdf`
  * made from its media type, which OpenAI requires; or `file_id`); LangChain's `audio`
- * block as an `input_audio` part (wav or mp3 only); OpenAI's own parts as they are. Throws an
- * `InvalidArgumentError` naming the message for a block the API cannot take (an image, file or
- * audio known only by an `https:` URL where the API takes data, or audio of another format).
+ * block as an `input_audio` part (wav or mp3 only); LangChain's `text-plain` block (and v0's
+ * `file` block with `source_type: "text"`) as a text part, its `text` or its data decoded as
+ * UTF-8 (a `fileId` as a `file` part); OpenAI's own parts as they are. Throws an
+ * `InvalidArgumentError` naming the message for a block the API cannot take (an image, file,
+ * audio or plain text known only by an `https:` URL where the API takes data, audio of another
+ * format, or a `video` block: the Chat Completions API takes no video).
  */
 export function toOpenAIUserContent(message: BaseMessage, index: number): string | UserContentPart[] {
   const content = message.content;
@@ -34,8 +37,17 @@ export function toOpenAIUserContent(message: BaseMessage, index: number): string
     if (part.type === "text" && typeof part.text === "string") return { type: "text", text: part.text };
     if (part.type === "image_url" && typeof part.image_url === "object" && part.image_url !== null) return { type: "image_url", image_url: part.image_url };
     if (isImageBlock(part)) return imagePart(part, place);
+    if (part.type === "text-plain" || (part.type === "file" && part.source_type === "text")) return plainTextPart(part, place);
     if (part.type === "file" && (typeof part.file !== "object" || part.file === null)) return filePart(part, place);
     if (part.type === "audio") return audioPart(part, place);
+    if (part.type === "video") {
+      refuse(
+        place,
+        part,
+        'a "video" block',
+        "The Chat Completions API takes no video: take frames of it as images, or use a model whose API takes video (Gemini's, for one).",
+      );
+    }
     return part as UserContentPart;
   });
 }
@@ -116,6 +128,60 @@ function audioPart(part: Block, place: Place): UserContentPart {
     );
   }
   return { type: "input_audio", input_audio: { data: match[2] ?? "", format } };
+}
+
+/**
+ * LangChain's `text-plain` block (v1: `text`, or `data` with its UTF-8 bytes, as base64 or a
+ * `Uint8Array`, or a `data:` URL, or a `fileId`; v0: `source_type` `"text"` or `"base64"`) as a
+ * text part, or a `file` part for a file id. Chat Completions has no part for plain-text files.
+ */
+function plainTextPart(part: Block, place: Place): UserContentPart {
+  if (typeof part.text === "string") return { type: "text", text: part.text };
+  const fileId = stringOf(part.fileId) ?? stringOf(part.file_id) ?? (part.source_type === "id" ? stringOf(part.id) : undefined);
+  if (fileId !== undefined) return { type: "file", file: { file_id: fileId } };
+  const bytes = plainTextBytes(part);
+  if (bytes === undefined) {
+    refuse(
+      place,
+      part,
+      "a text-plain block without its text",
+      "The Chat Completions API takes plain text as text only: give the block `text`, or `data` with the text's UTF-8 bytes (base64), " +
+        "or a `data:` URL, not an https URL: download it and pass its text.",
+    );
+  }
+  const fix = "Give the block `text`, or `data` with the text's UTF-8 bytes (base64-encoded, or as a `Uint8Array`).";
+  if (bytes === "invalid") refuse(place, part, "a text-plain block whose data is not valid base64", fix);
+  try {
+    return { type: "text", text: new TextDecoder("utf-8", { fatal: true }).decode(bytes) };
+  } catch {
+    refuse(place, part, "a text-plain block whose data is not UTF-8 text", fix);
+  }
+}
+
+/** The bytes of a plain-text block's `data` or `data:` URL; `"invalid"` for base64 that is not; `undefined` when it has neither. */
+function plainTextBytes(part: Block): Uint8Array | "invalid" | undefined {
+  if (part.data instanceof Uint8Array) return part.data;
+  if (typeof part.data === "string") return fromBase64(part.data);
+  const url = stringOf(part.url);
+  const match = url === undefined ? undefined : /^data:([^,]*),(.*)$/s.exec(url);
+  if (!match) return undefined;
+  const [, params = "", payload = ""] = match;
+  if (/;base64$/i.test(params)) return fromBase64(payload);
+  try {
+    return new TextEncoder().encode(decodeURIComponent(payload));
+  } catch {
+    return "invalid";
+  }
+}
+
+function fromBase64(text: string): Uint8Array | "invalid" {
+  let binary: string;
+  try {
+    binary = atob(text.replace(/\s+/g, ""));
+  } catch {
+    return "invalid";
+  }
+  return Uint8Array.from(binary, (char) => char.charCodeAt(0));
 }
 
 /** A `data:` URL for a block's base64 data (v1 `data` with `mimeType`, v0 `source_type: "base64"`), or its `url` when that is one. */

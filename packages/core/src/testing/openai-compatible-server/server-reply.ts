@@ -56,6 +56,14 @@ export interface LoopbackCompletion {
    * default usage.
    */
   reasoning?: string;
+  /**
+   * OpenRouter's `reasoning_details` (objects such as `{ type: "reasoning.text", text, signature,
+   * format, index }` or `{ type: "reasoning.encrypted", data, format, index }`): sent as they are as
+   * `message.reasoning_details`, and streamed as OpenRouter streams them, each detail in pieces
+   * that carry its `type`, `index` (its position unless it has one) and `format`, its `text` (or
+   * `summary`) split into words, the rest of its fields with the last piece.
+   */
+  reasoningDetails?: Record<string, unknown>[];
 }
 
 /** An HTTP error the loopback server answers with, in OpenAI's error format. */
@@ -166,6 +174,8 @@ export interface PreparedCompletion {
   finishReason: string;
   refusal: string | null;
   reasoning: string;
+  /** OpenRouter's `reasoning_details`, as scripted (none when empty). */
+  reasoningDetails: Record<string, unknown>[];
   /** The field the reasoning goes in: `reasoning_content` (DeepSeek, vLLM) or `reasoning` (OpenRouter). */
   reasoningField: "reasoning_content" | "reasoning";
   usage: {
@@ -213,6 +223,7 @@ export function prepareCompletion(
     finishReason: completion.finishReason ?? (toolCalls.length && !stopped ? "tool_calls" : "stop"),
     refusal: completion.refusal ?? null,
     reasoning,
+    reasoningDetails: completion.reasoningDetails ?? [],
     reasoningField,
     usage: {
       prompt_tokens: usage.promptTokens,
@@ -239,6 +250,7 @@ export function completionBody(prepared: PreparedCompletion): string {
           content: (prepared.toolCalls.length || prepared.refusal) && !prepared.content ? null : prepared.content,
           refusal: prepared.refusal,
           ...(prepared.reasoning ? { [prepared.reasoningField]: prepared.reasoning } : {}),
+          ...(prepared.reasoningDetails.length ? { reasoning_details: prepared.reasoningDetails } : {}),
           ...(prepared.toolCalls.length
             ? {
                 tool_calls: prepared.toolCalls.map((call) => ({
@@ -258,7 +270,8 @@ export function completionBody(prepared: PreparedCompletion): string {
 }
 
 /**
- * The `chat.completion.chunk` objects of a streamed completion: a role chunk, the reasoning deltas, the text deltas,
+ * The `chat.completion.chunk` objects of a streamed completion: a role chunk, the reasoning deltas
+ * (then those of the reasoning details, see {@link reasoningDetailPieces}), the text deltas,
  * the tool calls (a header chunk with id and name, then argument deltas of `toolCallChunkSize`
  * characters, round-robin across tool calls; or, `"sequential"`, each call whole before the next),
  * the finish chunk and, when asked, the usage chunk.
@@ -278,6 +291,9 @@ export function completionChunks(
   });
   const chunks: object[] = [chunk({ role: "assistant", content: "", refusal: null })];
   for (const text of splitText(prepared.reasoning, "word")) chunks.push(chunk({ [prepared.reasoningField]: text }));
+  prepared.reasoningDetails.forEach((detail, position) => {
+    for (const piece of reasoningDetailPieces(detail, position)) chunks.push(chunk({ reasoning_details: [piece] }));
+  });
   for (const text of textDeltas) chunks.push(chunk({ content: text }));
   for (const text of splitText(prepared.refusal ?? "", "word")) chunks.push(chunk({ refusal: text }));
   const header = (call: ToolCallOut, index: number) =>
@@ -299,6 +315,21 @@ export function completionChunks(
   chunks.push(chunk({}, prepared.finishReason));
   if (includeUsage) chunks.push({ ...base, choices: [], usage: prepared.usage });
   return chunks;
+}
+
+/**
+ * A reasoning detail as OpenRouter streams it: pieces that each carry its `type`, `index` and
+ * `format`, with its `text` (or else `summary`) split into words; the rest of its fields (a
+ * `signature`, `data`, an `id`) come with the last piece.
+ */
+function reasoningDetailPieces(detail: Record<string, unknown>, position: number): Record<string, unknown>[] {
+  const index = detail.index ?? position;
+  const field = typeof detail.text === "string" ? "text" : typeof detail.summary === "string" ? "summary" : undefined;
+  const words = field ? splitText(detail[field] as string, "word") : [];
+  if (!field || words.length < 2) return [{ ...detail, index }];
+  const head = { type: detail.type, index, ...(detail.format !== undefined ? { format: detail.format } : {}) };
+  const { [field]: _text, ...rest } = detail;
+  return words.map((word, at) => ({ ...head, [field]: word, ...(at === words.length - 1 ? { ...rest, index } : {}) }));
 }
 
 const WORD = /\s*\S+\s*|\s+/g;

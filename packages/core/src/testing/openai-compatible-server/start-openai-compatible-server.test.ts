@@ -218,6 +218,25 @@ describe("startOpenAICompatibleServer", () => {
     expect(server.rejections.map((rejection) => [rejection.index, rejection.status])).toEqual([[1, 400], [4, 400]]);
   });
 
+  it("sends OpenRouter's reasoning_details, whole in a completion and in pieces in a stream", async () => {
+    const details = [
+      { type: "reasoning.text", text: "Two and two.", signature: "sig", format: "anthropic-claude-v1", index: 0 },
+      { type: "reasoning.encrypted", data: "opaque", format: "google-gemini-v1" },
+    ];
+    const { url } = await start({ reasoningField: "reasoning", onExhausted: "repeat-last", responses: [{ reasoning: "Two and two.", reasoningDetails: details, content: "4" }] });
+    const body = await (await chat(url, {})).json();
+    expect(body.choices[0].message).toMatchObject({ reasoning: "Two and two.", reasoning_details: details });
+    const pieces = (await events(await chat(url, { stream: true })))
+      .filter((event) => event.includes("reasoning_details"))
+      .map((event) => JSON.parse(event).choices[0].delta.reasoning_details);
+    expect(pieces).toEqual([
+      [{ type: "reasoning.text", index: 0, format: "anthropic-claude-v1", text: "Two " }],
+      [{ type: "reasoning.text", index: 0, format: "anthropic-claude-v1", text: "and " }],
+      [{ type: "reasoning.text", index: 0, format: "anthropic-claude-v1", text: "two.", signature: "sig" }],
+      [{ type: "reasoning.encrypted", data: "opaque", format: "google-gemini-v1", index: 1 }],
+    ]);
+  });
+
   it("rejects bad options", async () => {
     await expect(startOpenAICompatibleServer({ responses: [], toolCallChunkSize: 0 })).rejects.toSatisfy(
       (error: unknown) => InvalidArgumentError.isInstance(error) && error.argument === "toolCallChunkSize",
