@@ -1,3 +1,4 @@
+import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
 import { RunFinishedError } from "../steering/run-finished-error";
 import { runInboxId } from "../steering/run-inbox";
 import type {
@@ -18,6 +19,23 @@ import { RunBusyError, RunLeaseLostError, RunNotFoundError, RunStoreError } from
 
 /** The `listRuns` options this store applies. */
 const LISTED_BY = new Set(["threadId", "status", "limit"]);
+
+/** The statuses of a run that ended: the runs the store keeps at most `maxEndedRuns` of. */
+const ENDED = new Set<string>(["finished", "failed", "cancelled"]);
+
+/** How many ended runs an {@link InProcessRunStore} keeps by default. */
+export const DEFAULT_MAX_ENDED_RUNS = 1000;
+
+/** Options of {@link InProcessRunStore}. @internal */
+export interface InProcessRunStoreOptions {
+  /**
+   * How many ended runs (`finished`, `failed` or `cancelled`) the store keeps: once one more ends,
+   * the one that ended longest ago is dropped. Paused, running and queued runs are never dropped
+   * (a paused run waits for a decision). A positive integer, or `Infinity` to keep them all.
+   * @default 1000
+   */
+  maxEndedRuns?: number;
+}
 
 /** Where a run's inbox thread id starts: the run id follows (see `runInboxId`). */
 const INBOX_PREFIX = runInboxId("");
@@ -40,12 +58,30 @@ interface Record {
  * inbox (the messages `send` gives a paused or running run, see docs/steering.md), which lives
  * and goes with its run (a finished run's is dropped: its record has what it took); nothing
  * more: give the executor a `MemoryRunStore`, `SqliteRunStore` or `PostgresRunStore` (from
- * `@agentrx/runs`) to list runs, keep threads, or resume in another process.
+ * `@agentrx/runs`) to list runs, keep threads, or resume in another process. So that a process
+ * that runs many is not filled by them, it keeps the last `maxEndedRuns` (1,000) ended runs only,
+ * and every paused or running one (see docs/approval.md).
  *
  * @internal
  */
 export class InProcessRunStore implements RunStore {
   private readonly runs = new Map<string, Record>();
+  /** The ids of the ended runs, the one that ended longest ago first. */
+  private readonly ended = new Set<string>();
+  private readonly maxEndedRuns: number;
+
+  constructor(options: InProcessRunStoreOptions = {}) {
+    checkOptionKeys("InProcessRunStore", options, ["maxEndedRuns"] satisfies (keyof InProcessRunStoreOptions)[]);
+    const { maxEndedRuns = DEFAULT_MAX_ENDED_RUNS } = options;
+    if (maxEndedRuns !== Infinity && (!Number.isSafeInteger(maxEndedRuns) || maxEndedRuns < 1)) {
+      throw new InvalidArgumentError({
+        argument: "maxEndedRuns",
+        value: maxEndedRuns,
+        message: `InProcessRunStore: maxEndedRuns must be a positive integer or Infinity, got ${String(maxEndedRuns)}.`,
+      });
+    }
+    this.maxEndedRuns = maxEndedRuns;
+  }
 
   async createRun(run: NewRun): Promise<void> {
     if (this.runs.has(run.runId)) throw new RunStoreError({ operation: "createRun", runId: run.runId, message: `Run "${run.runId}" is recorded already.` });
@@ -55,6 +91,7 @@ export class InProcessRunStore implements RunStore {
     if (run.owner !== undefined) info.owner = run.owner;
     if (run.leaseMs !== undefined) info.leaseExpiresAt = run.at + run.leaseMs;
     this.runs.set(run.runId, { info, events: [], inbox: [], inboxSeq: 0, inboxClosed: false });
+    this.statusChanged(run.runId, info.status);
   }
 
   async claimRun(runId: string, claim: ClaimRun): Promise<RunInfo> {
@@ -68,6 +105,7 @@ export class InProcessRunStore implements RunStore {
     delete record.info.error; // a claimed run runs again: why it stopped before no longer holds
     record.inboxClosed = false;
     Object.assign(record.info, { status: "running", owner: claim.owner, leaseExpiresAt: claim.at + claim.leaseMs, updatedAt: claim.at, epoch });
+    this.statusChanged(runId, "running");
     return { ...before, epoch };
   }
 
@@ -85,6 +123,7 @@ export class InProcessRunStore implements RunStore {
     info.updatedAt = write.at;
     info.leaseExpiresAt = write.at + write.leaseMs;
     const update = write.update ?? {};
+    const statusBefore = info.status;
     if (update.status !== undefined) info.status = update.status;
     if (update.stopReason !== undefined) info.stopReason = update.stopReason;
     if (update.usage !== undefined) info.usage = update.usage;
@@ -97,9 +136,9 @@ export class InProcessRunStore implements RunStore {
     // A finished run takes no more messages, and its record holds those it took.
     if (info.status === "finished") record.inbox = [];
     const inboxSeq = record.inboxSeq;
-    if (update.closeInbox === undefined) return { inboxSeq };
-    record.inboxClosed = inboxSeq <= update.closeInbox;
-    return { inboxSeq, inboxClosed: record.inboxClosed };
+    const inboxClosed = update.closeInbox === undefined ? undefined : (record.inboxClosed = inboxSeq <= update.closeInbox);
+    if (info.status !== statusBefore) this.statusChanged(runId, info.status);
+    return inboxClosed === undefined ? { inboxSeq } : { inboxSeq, inboxClosed };
   }
 
   async getRun(runId: string): Promise<RunInfo | undefined> {
@@ -131,6 +170,7 @@ export class InProcessRunStore implements RunStore {
   }
 
   async deleteRun(runId: string): Promise<boolean> {
+    this.ended.delete(runId);
     return this.runs.delete(runId);
   }
 
@@ -138,7 +178,10 @@ export class InProcessRunStore implements RunStore {
     const limit = typeof options.olderThan === "number" ? options.olderThan : options.olderThan.getTime();
     let count = 0;
     for (const [runId, { info }] of this.runs) {
-      if (info.status !== "running" && info.updatedAt < limit) count += this.runs.delete(runId) ? 1 : 0;
+      if (info.status !== "running" && info.updatedAt < limit) {
+        this.ended.delete(runId);
+        count += this.runs.delete(runId) ? 1 : 0;
+      }
     }
     return count;
   }
@@ -170,6 +213,23 @@ export class InProcessRunStore implements RunStore {
 
   async close(): Promise<void> {
     this.runs.clear();
+    this.ended.clear();
+  }
+
+  /**
+   * Keeps the list of ended runs as run `runId`, now `status`, changes it: a run that ends goes
+   * last (it ended most recently), then the ones that ended longest ago are dropped past
+   * `maxEndedRuns`; a run that runs again (a resume of a failed or cancelled run) leaves it.
+   */
+  private statusChanged(runId: string, status: string): void {
+    this.ended.delete(runId);
+    if (!ENDED.has(status)) return;
+    this.ended.add(runId);
+    for (const oldest of this.ended) {
+      if (this.ended.size <= this.maxEndedRuns) break;
+      this.ended.delete(oldest);
+      this.runs.delete(oldest);
+    }
   }
 
   private record(runId: string, operation: string): Record {

@@ -48,6 +48,39 @@ export interface SubRunCancelSteps {
   cancelIfPaused(runId: string, reason: string): boolean;
 }
 
+/** {@link SubRunCancelSteps} for a store whose calls are asynchronous (PostgreSQL). */
+export interface AsyncSubRunCancelSteps {
+  /** The `data` of run `runId`'s `interrupt` events, newest first. */
+  interruptEvents(runId: string): Promise<Iterable<string>>;
+  /** Cancels run `runId` with `reason` if it is `interrupted` or `queued`; whether it did. */
+  cancelIfPaused(runId: string, reason: string): Promise<boolean>;
+}
+
+/** One store call the walk asks for: its answer is sent back into the walk. */
+type SubRunCancelRequest =
+  | { readonly kind: "interruptEvents"; readonly runId: string }
+  | { readonly kind: "cancelIfPaused"; readonly runId: string; readonly reason: string };
+
+/**
+ * The walk down the sub-runs of run `callerId`, as a generator of the store calls it needs: it
+ * yields each request and is resumed with its answer (the events for `interruptEvents`, whether it
+ * cancelled for `cancelIfPaused`). The one piece of logic both drivers below run, so that the
+ * synchronous and asynchronous stores cancel the same sub-runs, in the same order.
+ */
+function* subRunCancelWalk(callerId: string, reason: string): Generator<SubRunCancelRequest, void, Iterable<string> | boolean> {
+  const seen = new Set([callerId]);
+  const callers = [callerId];
+  for (let caller = callers.pop(); caller !== undefined; caller = callers.pop()) {
+    const events = (yield { kind: "interruptEvents", runId: caller }) as Iterable<string>;
+    for (const id of pausedSubRunIds(caller, events)) {
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const cancelled = (yield { kind: "cancelIfPaused", runId: id, reason: subRunCancelReason(caller, reason) }) as boolean;
+      if (cancelled) callers.push(id);
+    }
+  }
+}
+
 /**
  * Cancels the paused (or queued) sub-runs of run `callerId`, which was just cancelled for `reason`,
  * and theirs in turn: each gets `subRunCancelReason(<its calling run>, reason)` as its error. A
@@ -55,31 +88,19 @@ export interface SubRunCancelSteps {
  * its own sub-runs. Synchronous: for a store whose transaction cannot await (SQLite, memory).
  */
 export function cancelPausedSubRuns(callerId: string, reason: string, steps: SubRunCancelSteps): void {
-  const seen = new Set([callerId]);
-  const callers = [callerId];
-  for (let caller = callers.pop(); caller !== undefined; caller = callers.pop()) {
-    for (const id of pausedSubRunIds(caller, steps.interruptEvents(caller))) {
-      if (seen.has(id)) continue;
-      seen.add(id);
-      if (steps.cancelIfPaused(id, subRunCancelReason(caller, reason))) callers.push(id);
-    }
+  const walk = subRunCancelWalk(callerId, reason);
+  for (let next = walk.next(); next.done !== true; ) {
+    const request = next.value;
+    next = walk.next(request.kind === "interruptEvents" ? steps.interruptEvents(request.runId) : steps.cancelIfPaused(request.runId, request.reason));
   }
 }
 
 /** The same as {@link cancelPausedSubRuns}, for a store whose calls are asynchronous (PostgreSQL). */
-export async function cancelPausedSubRunsAsync(
-  callerId: string,
-  reason: string,
-  steps: { interruptEvents(runId: string): Promise<Iterable<string>>; cancelIfPaused(runId: string, reason: string): Promise<boolean> },
-): Promise<void> {
-  const seen = new Set([callerId]);
-  const callers = [callerId];
-  for (let caller = callers.pop(); caller !== undefined; caller = callers.pop()) {
-    for (const id of pausedSubRunIds(caller, await steps.interruptEvents(caller))) {
-      if (seen.has(id)) continue;
-      seen.add(id);
-      if (await steps.cancelIfPaused(id, subRunCancelReason(caller, reason))) callers.push(id);
-    }
+export async function cancelPausedSubRunsAsync(callerId: string, reason: string, steps: AsyncSubRunCancelSteps): Promise<void> {
+  const walk = subRunCancelWalk(callerId, reason);
+  for (let next = walk.next(); next.done !== true; ) {
+    const request = next.value;
+    next = walk.next(request.kind === "interruptEvents" ? await steps.interruptEvents(request.runId) : await steps.cancelIfPaused(request.runId, request.reason));
   }
 }
 

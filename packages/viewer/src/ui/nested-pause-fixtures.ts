@@ -56,5 +56,5 @@ export function nestedPauseExecutors({ askAgain = false, via = "handoff", shared
     ],
   });
   const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm: callerModel, tools, prompt }), tools, store });
-  return { executor, store, billingStore, refunded };
+  return { executor, billing, store, billingStore, refunded };
 }

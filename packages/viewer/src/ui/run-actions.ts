@@ -46,15 +46,17 @@ export class RunActions {
     const stalled = !this.running.has(run.runId) && isStalledRun(run, now);
     // Another agent's run that its calling run waits on: its calls are answered there (see perform).
     const pausedIn = run.status === "interrupted" ? await this.callerWaitingOn(run.runId) : undefined;
+    // False for another agent's run (or a fork of one): this server's executor is not the agent that ran it.
+    const ownAgents = (await this.otherAgentsRun(run)) === undefined;
     return {
       token: this.token,
       pending: run.status === "interrupted" && pausedIn === undefined ? await this.pending(run.runId) : [],
       ...(pausedIn === undefined ? {} : { pausedIn }),
       // A failed run goes on where its record ends, as `executor.resume` does (docs/runs.md).
-      resume: run.status === "cancelled" || run.status === "failed" || stalled,
+      resume: ownAgents && (run.status === "cancelled" || run.status === "failed" || stalled),
       // A run of another process: through the store, when it can (`cancelRun`).
       cancel: this.running.has(run.runId) || (this.store.cancelRun !== undefined && CANCELLABLE.has(run.status)),
-      fork: run.eventCount > 0 && run.status !== "queued",
+      fork: ownAgents && run.eventCount > 0 && run.status !== "queued",
     };
   }
 
@@ -87,9 +89,12 @@ export class RunActions {
           refusal: (error) => this.refusedDecision(runId, call.id, error),
         });
       }
-      case "resume":
+      case "resume": {
+        const other = await this.otherAgentsRun(run);
+        if (other !== undefined) return conflict(otherAgentsRefusal(runId, other, "resume"));
         if (!(await this.pageActions(run)).resume) return conflict(`run ${runId} is ${run.status}: only a cancelled or failed run, or a stalled one (running, its process stopped and its lease lapsed), can be resumed here`);
         return this.start({ runId, what: `resume run ${runId}`, run: (signal) => this.executor.resume(runId, { store: this.store, signal }) });
+      }
       case "cancel": {
         const own = this.running.get(runId);
         if (own === undefined) {
@@ -104,6 +109,8 @@ export class RunActions {
         return { status: 200, body: { runId } };
       }
       case "fork": {
+        const other = await this.otherAgentsRun(run);
+        if (other !== undefined) return conflict(otherAgentsRefusal(runId, other, "fork"));
         if (!(await this.pageActions(run)).fork) return conflict(`run ${runId} has no record to fork from`);
         const forkId = randomUuid();
         return this.start({
@@ -144,13 +151,43 @@ export class RunActions {
    * found too: each prefix of the key that ends before a `:` is tried.
    */
   private async callerWaitingOn(runId: string): Promise<string | undefined> {
-    const prefix = SUB_RUN_PREFIXES.find((one) => runId.startsWith(one));
-    if (prefix === undefined) return undefined;
-    const key = runId.slice(prefix.length);
+    const key = subRunKey(runId);
+    if (key === undefined) return undefined;
     for (let end = key.lastIndexOf(":"); end > 0; end = key.lastIndexOf(":", end - 1)) {
       const callerId = key.slice(0, end);
       if ((await this.store.getRun(callerId))?.status !== "interrupted") continue;
       if ((await this.pauses(callerId)).waiting.some((call) => call.subRun?.runId === runId)) return callerId;
+    }
+    return undefined;
+  }
+
+  /**
+   * Whether `run` is another agent's run, one a `handoff` or `asTool` call started (its id says so:
+   * `handoff:...`, `as-tool:...`), or a fork of one (its `forkOf` chain leads to one): then which
+   * run that is, and its calling run when this store holds it. The server's executor is the
+   * calling runs' agent, not that one: a run does not record which executor ran it, so resuming
+   * or forking it here would run it with the wrong agent. Undefined for any other run.
+   */
+  private async otherAgentsRun(run: RunInfo): Promise<OtherAgentsRun | undefined> {
+    const seen = new Set<string>();
+    let { runId, forkOf } = run;
+    while (!seen.has(runId)) {
+      seen.add(runId);
+      if (subRunKey(runId) !== undefined) return { subRunId: runId, callerId: await this.callerOf(runId) };
+      if (forkOf === undefined) return undefined;
+      // A source deleted since still tells by its id what it was; only its own source is unknown.
+      runId = forkOf.runId;
+      forkOf = (await this.store.getRun(runId))?.forkOf;
+    }
+    return undefined;
+  }
+
+  /** The calling run of sub-run `subRunId` when this store holds it (see {@link callerWaitingOn}), in any status. */
+  private async callerOf(subRunId: string): Promise<string | undefined> {
+    const key = subRunKey(subRunId) ?? "";
+    for (let end = key.lastIndexOf(":"); end > 0; end = key.lastIndexOf(":", end - 1)) {
+      const callerId = key.slice(0, end);
+      if ((await this.store.getRun(callerId)) !== undefined) return callerId;
     }
     return undefined;
   }
@@ -290,6 +327,39 @@ interface OwnRun {
 
 /** How the ids of the runs `handoff` and `asTool` calls start begin (docs/agent-types.md, "Pauses inside a handoff"). */
 const SUB_RUN_PREFIXES = ["handoff:", "as-tool:"];
+
+/** The tool call's idempotency key in sub-run id `runId` (`<the calling run's id>:...`); undefined for a run no call started. */
+function subRunKey(runId: string): string | undefined {
+  const prefix = SUB_RUN_PREFIXES.find((one) => runId.startsWith(one));
+  return prefix === undefined ? undefined : runId.slice(prefix.length);
+}
+
+/** Another agent's run that a run is, or was forked from (see `RunActions`' `otherAgentsRun`). */
+interface OtherAgentsRun {
+  /** The run a `handoff` or `asTool` call started: the run itself, or its fork's source (maybe through forks). */
+  subRunId: string;
+  /** The run whose call started it, when the store holds it. */
+  callerId: string | undefined;
+}
+
+/**
+ * Why a resume or fork of `runId`, which is (or was forked from) another agent's run, is refused,
+ * and what to do instead: act on its calling run, which runs that agent with its own executor.
+ */
+function otherAgentsRefusal(runId: string, { subRunId, callerId }: OtherAgentsRun, action: "resume" | "fork"): string {
+  const what = subRunId === runId ? `run ${runId} is another agent's run` : `run ${runId} is a fork of another agent's run (${subRunId})`;
+  const startedBy = callerId === undefined ? "started by a handoff or asTool call" : `started by a handoff or asTool call of run ${callerId}`;
+  const why = `this server's executor is not that agent, so it cannot ${action} it`;
+  const instead =
+    callerId === undefined
+      ? `${action} its calling run instead, or this run with that agent's executor in code`
+      : action === "fork"
+        ? `fork run ${callerId} instead (its fork calls that agent anew)`
+        : subRunId === runId
+          ? `resume run ${callerId} instead (resuming it resumes this one, with its own agent)`
+          : `resume it with that agent's executor in code`;
+  return `${what}, ${startedBy}: ${why}; ${instead}`;
+}
 
 /** The statuses of a run the store can cancel (`cancelRun`): one that has not ended. */
 const CANCELLABLE = new Set(["queued", "running", "interrupted"]);

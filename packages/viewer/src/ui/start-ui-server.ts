@@ -35,7 +35,8 @@ export interface UiServerOptions {
    * pages can act on runs: approve, reject or edit a paused call, resume a cancelled or crashed
    * run, cancel a run (one this server runs at once; one of another process through the store's
    * `cancelRun`, when it has one), fork a run from an iteration (see docs/trace-viewer.md).
-   * Without it the pages only show runs.
+   * Another agent's run (started by a `handoff` or `asTool` call) is neither resumed nor forked
+   * with it: it is not that agent. Without it the pages only show runs.
    */
   executor?: UiActionExecutor;
 }
