@@ -45,3 +45,4 @@ export type { ApprovalContext, ToolApproval } from "./agent/tool-approval";
 export type { StepMetadata } from "./agent/step-metadata";
 export { strictToolCalls } from "./messages/strict-tool-calls";
 export { unwrapSingleArgument } from "./agent/unwrap-single-argument";
+export { withoutUnansweredOutput } from "./agent/without-unanswered-output";

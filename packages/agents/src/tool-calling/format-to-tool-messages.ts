@@ -1,4 +1,4 @@
-import { isMessageStep, type AgentStep } from "@agentrx/core";
+import { isMessageStep, withoutUnansweredOutput, type AgentStep } from "@agentrx/core";
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage, type MessageContentComplex } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
 import { observationText } from "../shared/observation-text";
@@ -158,24 +158,6 @@ export function withKeptCalls(ai: AIMessage, kept: (id: unknown) => boolean, too
     response_metadata: withoutUnansweredOutput(ai.response_metadata, kept),
     ...(ai.usage_metadata ? { usage_metadata: ai.usage_metadata } : {}),
   });
-}
-
-/**
- * The response metadata without the unanswered calls of its `output` (OpenAI's Responses API keeps
- * the output items there, and `@langchain/openai` sends them back as they are). A reasoning item
- * must come back followed by the very items it led to, so once one of them is gone the reasoning
- * item goes too, and the items left lose their ids (sent as new items, they need no reasoning).
- */
-function withoutUnansweredOutput(metadata: Record<string, unknown>, kept: (id: unknown) => boolean): Record<string, unknown> {
-  const output = metadata?.["output"];
-  if (!Array.isArray(output)) return metadata;
-  const items = output as { type?: unknown; call_id?: unknown; id?: unknown }[];
-  const answered = items.filter((item) => item?.type !== "function_call" || kept(item.call_id));
-  if (!items.some((item) => item?.type === "reasoning")) return { ...metadata, output: answered };
-  return {
-    ...metadata,
-    output: answered.filter((item) => item?.type !== "reasoning").map(({ id: _id, ...item }) => item),
-  };
 }
 
 /** Where `@langchain/google-genai` keeps the thought signatures of a message's function calls, by call id. */

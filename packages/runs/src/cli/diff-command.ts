@@ -95,7 +95,8 @@ export function formatRunDiff(diff: RunDiff, style: CliStyle): string {
     const title = `iteration ${iteration.iteration}${iteration.same ? style.dim(" (same)") : ""}`;
     out.push(divergent ? mark(`▶ ${title}`) : style.bold(title));
     const prompt = iteration.prompt;
-    if (prompt.a !== undefined || prompt.b !== undefined) out.push(...lines.pair("prompt", prompt, (value) => (value === undefined ? "not recorded" : `digest ${value}`)));
+    if (iteration.promptIds !== undefined) out.push(`  ${"prompt".padEnd(6)}${style.dim("=")} ${promptIdsText(iteration.promptIds, prompt)}`);
+    else if (prompt.a !== undefined || prompt.b !== undefined) out.push(...lines.pair("prompt", prompt, (value) => (value === undefined ? "not recorded" : `digest ${value}`)));
     if (iteration.reply.a !== undefined || iteration.reply.b !== undefined) out.push(...lines.pair("text", iteration.reply, (value) => value ?? "-"));
     out.push(...lines.pair("tools", iteration.toolCalls, (calls) => toolCallsText(calls, lines), false, TOOLS_MAX));
     if (iteration.usage.a !== undefined || iteration.usage.b !== undefined) out.push(...lines.pair("usage", iteration.usage, usageText, true));
@@ -105,6 +106,14 @@ export function formatRunDiff(diff: RunDiff, style: CliStyle): string {
   out.push(...lines.section("usage", diff.usage, usageText, false, true));
   if (lines.cut) out.push(style.dim("(long values are cut; agentrx diff --json or --html shows them whole)"));
   return `${out.join("\n")}\n`;
+}
+
+/** The prompt line of an iteration whose digests differ in tool-call ids only (see `IterationDiff.promptIds`). */
+function promptIdsText(promptIds: "ignored" | "uncompared", prompt: DiffPair<string | undefined>): string {
+  const digests = `digests ${prompt.a ?? "-"} and ${prompt.b ?? "-"}`;
+  return promptIds === "ignored"
+    ? `the same but for tool-call ids (${digests})`
+    : `not compared: the ${digests} hash tool-call ids, which differ between the runs (recordPrompts compares the messages)`;
 }
 
 function runLine(run: RunDiff["a"]): string {

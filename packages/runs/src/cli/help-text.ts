@@ -36,7 +36,7 @@ Options:
   --errors            only runs with an error (--no-errors: only runs without)
   --sort <key>        created (default), updated or cost; --order asc|desc (default desc)
   --limit <n>         at most n runs (default ${DEFAULT_RUNS_LIMIT})
-  --cursor <c>        the next page: the cursor a full page prints
+  --cursor <c>        the next page: the cursor a page with more after it prints
   --json              JSON instead of text (runs, show, diff)
   -o, --output <file> where trace writes the page (default <runId>.html; a directory:
                       <runId>.html in it; - for stdout)

@@ -207,10 +207,17 @@ function isOption(arg: string): boolean {
 
 type Values = ReturnType<typeof parse>["values"];
 
-/** The `listRuns` options of `agentrx runs`, and its filter flags as given (for the next-page hint). */
-function runsQuery(values: Values, status: RunStatus[] | undefined, limit: number): { query: ListRunsOptions & { limit: number }; flags: string[] } {
+/**
+ * The `listRuns` options of `agentrx runs`, and its flags as given (for the next-page hint): the
+ * filters and sort in `flags`; `--db` (a URL's password left out: the hint is printed, and a
+ * terminal's scrollback is no place for one) and `--schema` in `storeFlags`.
+ */
+function runsQuery(values: Values, status: RunStatus[] | undefined, limit: number): { query: ListRunsOptions & { limit: number }; flags: string[]; storeFlags: string[] } {
   const query: ListRunsOptions & { limit: number } = { limit };
   const flags: string[] = [];
+  const storeFlags: string[] = [];
+  if (values.db !== undefined) storeFlags.push("--db", shellWord(withoutPassword(values.db)));
+  if (values.schema !== undefined) storeFlags.push("--schema", shellWord(values.schema));
   const flag = (name: string, value?: string) => flags.push(`--${name}`, ...(value === undefined ? [] : [shellWord(value)]));
   if (values.thread === "") throw usageError("--thread needs a thread id");
   if (values.thread !== undefined) (query.threadId = values.thread), flag("thread", values.thread);
@@ -256,7 +263,16 @@ function runsQuery(values: Values, status: RunStatus[] | undefined, limit: numbe
     }
     query.cursor = values.cursor;
   }
-  return { query, flags };
+  return { query, flags, storeFlags };
+}
+
+/**
+ * A `--db` value without the password of a connection string: the one of `user:password@` and a
+ * `password=` parameter (an SQLite path is returned as it is).
+ */
+function withoutPassword(db: string): string {
+  if (!/^postgres(?:ql)?:\/\//i.test(db)) return db;
+  return db.replace(/^(postgres(?:ql)?:\/\/[^:/@?#\s]*):[^/?#\s]*@/i, "$1@").replace(/([?&])password=[^&#]*(&?)/gi, (_, before: string, after: string) => (after === "" ? "" : before));
 }
 
 /** `2026-11-25`, `2026-11-25T10:00`, `2026-11-25 10:00:30.5`, with an optional `Z` or `+02:00`. */
@@ -290,11 +306,15 @@ function parseTime(flag: string, value: string): number {
   if (zone === undefined) return new Date(year as number, (month as number) - 1, day, hour, minute, second, ms).getTime();
   if (zone.toUpperCase() === "Z") return utc;
   const offset = /^([+-])(\d{2}):?(\d{2})$/.exec(zone) as RegExpExecArray;
-  return utc - (offset[1] === "-" ? -1 : 1) * (Number(offset[2]) * 60 + Number(offset[3])) * 60_000;
+  const [offsetHours, offsetMinutes] = [Number(offset[2]), Number(offset[3])];
+  // Time zones are from -12:00 to +14:00: a larger offset, or one of 60 minutes or more, is a typo, not a time.
+  if (offsetMinutes >= 60 || offsetHours * 60 + offsetMinutes > 14 * 60) throw wrong(`: ${zone} is not a UTC offset (from -14:00 to +14:00, minutes below 60)`);
+  return utc - (offset[1] === "-" ? -1 : 1) * (offsetHours * 60 + offsetMinutes) * 60_000;
 }
 
 function parseDollars(flag: string, value: string): number {
-  const amount = /^\$?\d+(\.\d+)?$/.test(value) ? Number(value.replace("$", "")) : Number.NaN;
+  // `0.05`, `.5`, `5.`, with or without a leading `$`.
+  const amount = /^\$?(\d+\.?\d*|\.\d+)$/.test(value) ? Number(value.replace("$", "")) : Number.NaN;
   if (!Number.isFinite(amount)) throw usageError(`${flag} must be an amount of US dollars such as 0.05, got ${quoteValue(value)}`);
   return amount;
 }

@@ -14,26 +14,34 @@ export interface RunsCommandOptions {
   label: string;
   /** The command line's filter and sort flags, repeated in the "next page" hint. */
   flags: readonly string[];
+  /** The command line's `--db` (its password left out) and `--schema`, repeated first in the "next page" hint. */
+  storeFlags?: readonly string[];
 }
 
 /**
  * `agentrx runs`: the runs (newest first unless `--sort`/`--order` say otherwise) as a table, or
- * a JSON array of the store's `RunInfo`s. A full page ends with the command for the next one
- * (`--cursor`).
+ * a JSON array of the store's `RunInfo`s. A page with more runs after it ends with the command
+ * for the next one (`--cursor`): one run more than `limit` is read to know.
  *
  * @internal
  */
 export async function runsCommand(store: RunStore, options: RunsCommandOptions, io: CliIo): Promise<void> {
-  const { query, json, label, flags } = options;
+  const { query, json, label, flags, storeFlags = [] } = options;
   const { limit } = query;
-  const runs = await store.listRuns(query);
+  // One more than the page: a page that is exactly full offers no next page when nothing follows it.
+  const read = await store.listRuns({ ...query, limit: limit + 1 });
+  const more = read.length > limit;
+  const runs = more ? read.slice(0, limit) : read;
   if (json) {
     io.stdout.write(`${jsonText(runs)}\n`);
     return;
   }
-  const filtered = flags.length > 0 || query.cursor !== undefined;
   if (runs.length === 0) {
-    io.stdout.write(filtered ? `No runs in ${label} match these filters.\n` : `No runs in ${label} yet. Runs are recorded by an executor with a store: new AgentExecutor({ ..., store }).\n`);
+    if (query.cursor !== undefined) {
+      io.stdout.write(`No more runs in ${label} after this cursor${flags.length > 0 ? " that match these filters" : ""}.\n`);
+      return;
+    }
+    io.stdout.write(flags.length > 0 ? `No runs in ${label} match these filters.\n` : `No runs in ${label} yet. Runs are recorded by an executor with a store: new AgentExecutor({ ..., store }).\n`);
     return;
   }
   const style = cliStyle(wantsColors(io.stdout, io.env));
@@ -43,8 +51,8 @@ export async function runsCommand(store: RunStore, options: RunsCommandOptions, 
   const stalled = stalledHint(runs.filter((run) => isStalled(run, now)).map((run) => run.runId));
   if (stalled !== undefined) io.stdout.write(style.dim(`${stalled}\n`));
   const last = runs[runs.length - 1];
-  if (runs.length === limit && last?.cursor !== undefined) {
-    io.stdout.write(style.dim(`Next page: agentrx runs ${[...flags, "--cursor", last.cursor].join(" ")}\n`));
+  if (more && last?.cursor !== undefined) {
+    io.stdout.write(style.dim(`Next page: agentrx runs ${[...storeFlags, ...flags, "--cursor", last.cursor].join(" ")}\n`));
   }
 }
 

@@ -181,7 +181,7 @@ describe("agentrx runs (search, sort, paging, cost) and agentrx diff", () => {
     expect(search.stdout.match(/^(paris|lyon|trip) /gm)).toEqual(["lyon ", "paris "]);
     const dear = await cli(["runs", "--sort", "cost", "--limit", "1"]);
     expect(dear.stdout.match(/^(paris|lyon|trip) /gm)).toEqual(["trip "]);
-    const next = /Next page: agentrx runs --sort cost --limit 1 --cursor (\S+)/.exec(dear.stdout);
+    const next = /Next page: agentrx runs --db \S+ --sort cost --limit 1 --cursor (\S+)/.exec(dear.stdout);
     expect(next).not.toBeNull();
     const second = await cli(["runs", "--sort", "cost", "--limit", "1", "--cursor", next![1]!]);
     expect(second.stdout.match(/^(paris|lyon|trip) /gm)).toEqual(["paris "]);

@@ -9,9 +9,11 @@ import {
   type RunInfo,
   type RunStore,
   type RunUsage,
+  type JsonValue,
   type StoredRunEvent,
 } from "@agentrx/executors";
-import { ToolMessage } from "@langchain/core/messages";
+import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { promptsOf } from "../prompts/read-prompts";
 
 /** A run as `diffRuns` compares it: its row and its recorded events (from the first). */
 export interface RunRecord {
@@ -40,14 +42,23 @@ export interface IterationDiff {
   /**
    * A digest of the conversation sent to the model in this iteration (`model_call.inputDigest`;
    * the full request is in the record when the run had `recordPrompts`). Absent on a side whose
-   * model call was not recorded.
+   * model call was not recorded. The digest hashes the tool calls' ids, which a provider makes up
+   * anew in every run, so `same` leaves them out: see {@link IterationDiff.promptIds}.
    */
   prompt: DiffPair<string | undefined>;
-  /** The model's text in this iteration (its streamed or replied text), when recorded. */
+  /**
+   * Set when the prompt digests differ while `prompt.same` is true, because of tool-call ids (which
+   * differ between two runs that each called a provider): `"ignored"`, both prompts are recorded
+   * (`recordPrompts`) and are the same but for those ids (compared by each id's position);
+   * `"uncompared"`, a side's prompt is not recorded and the runs' earlier tool calls have different
+   * ids, so the digests (which hash them) cannot tell whether anything else differs.
+   */
+  promptIds?: "ignored" | "uncompared";
+  /** The model's text in this iteration (its streamed or replied text: text blocks only, tool calls are in `toolCalls`), when recorded. */
   reply: DiffPair<string | undefined>;
   /** The tool calls of the iteration, in turn order. */
   toolCalls: DiffPair<DiffToolCall[]>;
-  /** The usage of the iteration's model call(s). */
+  /** The usage of the iteration's model call(s); `same` compares their numbers (an empty `input_token_details` is none). */
   usage: DiffPair<RunUsage | undefined>;
   /** Whether both sides are equal in prompt, reply and tool calls. */
   same: boolean;
@@ -80,10 +91,23 @@ export interface RunDiff {
   firstDivergence?: FirstDivergence;
 }
 
+interface IterationSide {
+  /** The first model call's `inputDigest`. */
+  prompt?: string;
+  /** With its recorded prompt: a digest of its messages with each tool-call id replaced by its position. */
+  promptWithoutIds?: string;
+  /** The tool-call ids the run made before the iteration's first model call, in order. */
+  idsBefore?: string;
+  reply?: string;
+  streamed?: string;
+  toolCalls: DiffToolCall[];
+  usage?: RunUsage;
+}
+
 interface Side {
   inputs: unknown;
   /** `reply`: the recorded model calls' text; `streamed`: the token events' (used when no model call is recorded). */
-  iterations: Map<number, { prompt?: string; reply?: string; streamed?: string; toolCalls: DiffToolCall[]; usage?: RunUsage }>;
+  iterations: Map<number, IterationSide>;
   answer?: string;
   stopReason?: string;
 }
@@ -113,12 +137,20 @@ export function diffRuns(a: RunRecord, b: RunRecord): RunDiff {
     const x = left.iterations.get(iteration);
     const y = right.iterations.get(iteration);
     const prompt = pair(x?.prompt, y?.prompt);
+    let promptIds: IterationDiff["promptIds"];
     // A side without a recorded prompt cannot be told apart on it.
     if (x?.prompt === undefined || y?.prompt === undefined) prompt.same = true;
+    else if (x.promptWithoutIds !== undefined && y.promptWithoutIds !== undefined) {
+      prompt.same = x.promptWithoutIds === y.promptWithoutIds;
+      if (prompt.same && x.prompt !== y.prompt) promptIds = "ignored";
+    } else if (!prompt.same && x.idsBefore !== y.idsBefore) {
+      prompt.same = true;
+      promptIds = "uncompared";
+    }
     const reply = pair(x?.reply, y?.reply);
     const toolCalls = pair(x?.toolCalls ?? [], y?.toolCalls ?? []);
-    const usage = pair(x?.usage, y?.usage);
-    iterations.push({ iteration, prompt, reply, toolCalls, usage, same: prompt.same && reply.same && toolCalls.same && x !== undefined && y !== undefined });
+    const usage = { a: x?.usage, b: y?.usage, same: equal(usageNumbers(x?.usage), usageNumbers(y?.usage)) };
+    iterations.push({ iteration, prompt, ...(promptIds === undefined ? {} : { promptIds }), reply, toolCalls, usage, same: prompt.same && reply.same && toolCalls.same && x !== undefined && y !== undefined });
   }
   const diff: RunDiff = {
     a: a.run,
@@ -127,7 +159,7 @@ export function diffRuns(a: RunRecord, b: RunRecord): RunDiff {
     iterations,
     answer: pair(left.answer, right.answer),
     stopReason: pair(left.stopReason, right.stopReason),
-    usage: pair(a.run.usage, b.run.usage),
+    usage: { a: a.run.usage, b: b.run.usage, same: equal(usageNumbers(a.run.usage), usageNumbers(b.run.usage)) },
     cost: pair(a.run.usage?.cost?.total, b.run.usage?.cost?.total),
   };
   if (b.run.forkOf?.runId === a.run.runId) diff.relation = { fork: "b", iteration: b.run.forkOf.iteration };
@@ -182,6 +214,20 @@ function sideOf(record: RunRecord): Side {
     return entry;
   };
   let started = false;
+  // The messages of each recorded prompt, by model call (none when a part of one is missing).
+  let prompts: Map<number, JsonValue[]>;
+  try {
+    prompts = new Map(promptsOf(record.run.runId, record.events).map((prompt) => [prompt.call, prompt.messages]));
+  } catch {
+    prompts = new Map();
+  }
+  const ids: string[] = [];
+  const seen = new Set<string>();
+  const addId = (id: unknown) => {
+    if (typeof id !== "string" || id === "" || seen.has(id)) return;
+    seen.add(id);
+    ids.push(id);
+  };
   for (const stored of record.events) {
     if (stored.data["subRun"] !== undefined) continue; // a sub-run's events are its own
     const event = decodeForDiff(decoder, stored, record.run.runId);
@@ -193,8 +239,15 @@ function sideOf(record: RunRecord): Side {
         break;
       case "model_call": {
         const entry = at(event.iteration);
-        entry.prompt ??= event.inputDigest;
-        const text = typeof event.message.content === "string" ? event.message.content : JSON.stringify(event.message.content);
+        if (entry.prompt === undefined) {
+          entry.prompt = event.inputDigest;
+          entry.idsBefore = ids.join("\u0000");
+          const messages = prompts.get(event.call);
+          if (messages !== undefined) entry.promptWithoutIds = digestWithoutIds(messages);
+        }
+        for (const call of (event.message as { tool_calls?: { id?: string }[] }).tool_calls ?? []) addId(call.id);
+        // Its text only: tool-call blocks (Anthropic's tool_use) carry ids the provider makes up, and the calls are compared in toolCalls.
+        const text = replyText(event.message);
         if (text !== "") entry.reply = (entry.reply ?? "") + text;
         break;
       }
@@ -206,6 +259,7 @@ function sideOf(record: RunRecord): Side {
         break;
       }
       case "action":
+        addId((event.action as { toolCallId?: unknown }).toolCallId);
         at(event.iteration).toolCalls[event.index ?? at(event.iteration).toolCalls.length] = { tool: event.action.tool, input: event.action.toolInput };
         break;
       case "step": {
@@ -249,6 +303,78 @@ function observationForDiff(observation: unknown): string {
   const text = observationText(observation);
   if (!Array.isArray(observation) || !observation.some(isImageBlock)) return text;
   return `${text} (digest ${digestMessages([new ToolMessage({ content: observation, tool_call_id: "" })])})`;
+}
+
+/** A reply's text: its string content, or its text blocks' text. */
+function replyText(message: BaseMessage): string {
+  try {
+    return message.text;
+  } catch {
+    return typeof message.content === "string" ? message.content : "";
+  }
+}
+
+/** Content blocks that carry a tool call, whose `id` is the call's. */
+const CALL_BLOCKS = new Set(["tool_use", "tool_call", "function_call", "server_tool_use"]);
+
+/**
+ * A digest of recorded messages (their stored form), as `digestMessages` makes of a conversation,
+ * but with each tool-call id replaced by its position among the ids of the conversation (wherever
+ * it is: a call, a tool result's `tool_call_id`, a content block), so two runs whose provider made
+ * up different ids for the same calls get the same digest.
+ */
+function digestWithoutIds(messages: readonly JsonValue[]): string {
+  const positions = new Map<string, string>();
+  const position = (id: unknown) => {
+    if (typeof id === "string" && id !== "" && !positions.has(id)) positions.set(id, `#${positions.size}`);
+  };
+  const fields = (message: JsonValue) => {
+    const stored = (isRecord(message) ? message : {}) as { type?: unknown; data?: unknown };
+    return { type: String(stored.type ?? ""), data: (isRecord(stored.data) ? stored.data : {}) as Record<string, unknown> };
+  };
+  for (const message of messages) {
+    const { data } = fields(message);
+    if (Array.isArray(data["tool_calls"])) for (const call of data["tool_calls"]) position(isRecord(call) ? call["id"] : undefined);
+    if (Array.isArray(data["content"])) for (const block of data["content"]) if (isRecord(block) && CALL_BLOCKS.has(String(block["type"]))) position(block["id"]);
+    position(data["tool_call_id"]);
+  }
+  const withoutIds = (value: unknown): unknown => {
+    if (typeof value === "string") return positions.get(value) ?? value;
+    if (Array.isArray(value)) return value.map(withoutIds);
+    if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withoutIds(item)]));
+    return value;
+  };
+  // What digestMessages reads of a message: its type, name, content, tool calls and tool-call id.
+  const shaped = messages.map((message) => {
+    const { type, data } = fields(message);
+    return {
+      getType: () => type,
+      name: typeof data["name"] === "string" ? data["name"] : undefined,
+      content: withoutIds(data["content"] ?? ""),
+      tool_calls: withoutIds(data["tool_calls"]),
+      tool_call_id: withoutIds(data["tool_call_id"]),
+    };
+  });
+  return digestMessages(shaped as unknown as BaseMessage[]);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A usage's numbers, as `diffRuns` compares them: what is absent, or an object with no number in
+ * it (`input_token_details: {}`, which a streamed call records and an invoked one does not), is left out.
+ */
+function usageNumbers(value: unknown): unknown {
+  if (!isRecord(value)) return value;
+  const kept: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    const numbers = usageNumbers(item);
+    if (numbers === undefined || (isRecord(numbers) && Object.keys(numbers).length === 0)) continue;
+    kept[key] = numbers;
+  }
+  return kept;
 }
 
 function firstDivergence(diff: RunDiff, left: Side, right: Side): FirstDivergence | undefined {

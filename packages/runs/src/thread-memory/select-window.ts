@@ -51,15 +51,17 @@ export interface WindowOptions {
 /**
  * The tool messages (oldest first) that answer an AI message's tool calls, or `undefined` when some
  * call has no answer. `following` are the tool messages right after it. When every call has an id,
- * only messages answering one of those ids belong to it (the others are orphans); calls without an
- * id are answered by position.
+ * only messages answering one of those ids belong to it (the others are orphans); otherwise the
+ * calls are answered by position, one tool message each, and the tool messages past them are
+ * orphans.
  */
 function resultsOf(ids: (string | undefined)[], following: StoredThreadMessage[]): StoredThreadMessage[] | undefined {
   if (ids.every((id): id is string => id !== undefined)) {
     const answered = new Set<string | undefined>(following.map((message) => shapeOf(message).toolCallId));
     return ids.every((id) => answered.has(id)) ? following.filter((message) => ids.includes(shapeOf(message).toolCallId!)) : undefined;
   }
-  return following.length >= ids.length ? following : undefined;
+  // By position: the first tool message answers the first call, and so on; those past the calls answer none.
+  return following.length >= ids.length ? following.slice(0, ids.length) : undefined;
 }
 
 /** Page sizes of the backward read: the first page, doubling up to the last. */

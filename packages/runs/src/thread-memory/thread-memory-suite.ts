@@ -3,6 +3,7 @@
 import { InvalidArgumentError } from "@agentrx/core";
 import { RunStoreError, type RunStore } from "@agentrx/executors";
 import { AIMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { convertMessagesToResponsesInput, convertResponsesMessageToAIMessage } from "@langchain/openai";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { estimateMessageTokens } from "./estimate-message-tokens";
 import { FIRST_PAGE } from "./select-window";
@@ -198,6 +199,21 @@ export function threadMemorySuite(options: ThreadMemorySuiteOptions): void {
       expect(await window(65)).toEqual(["h1", "a1", "h2", "a3", "t3", "a4"]);
     });
 
+    it("answers calls without an id by position, leaving out the tool messages past their number", async () => {
+      const threadId = thread();
+      const memory = memoryOf({ maxTokens: 10_000, includeToolMessages: true });
+      await memory.addMessages(threadId, [
+        new HumanMessage({ id: "h", content: "Look it up." }),
+        new AIMessage({ id: "call", content: "", tool_calls: [{ name: "lookup", args: { q: "x" } }] }),
+        new ToolMessage({ id: "r1", content: "found", tool_call_id: "" }),
+        new ToolMessage({ id: "r2", content: "stray", tool_call_id: "" }),
+        new AIMessage({ id: "done", content: "done" }),
+      ]);
+      const window = await memory.getMessages(threadId);
+      expect(ids(window)).toEqual(["h", "call", "r1", "done"]);
+      expect(window.filter((message) => message.type === "tool")).toHaveLength(1);
+    });
+
     it("always keeps the thread's leading system message, counting it first", async () => {
       const c = conversation();
       const threadId = thread();
@@ -291,6 +307,31 @@ export function threadMemorySuite(options: ThreadMemorySuiteOptions): void {
       expect(says.additional_kwargs).toEqual({ other: 1 });
       expect(await memory.addMessages(threadId, [new ToolMessage({ content: "x", tool_call_id: "c9" })])).toBeUndefined();
       expect(await store().readThreadMessages(threadId)).toHaveLength(3);
+    });
+
+    it("without includeToolMessages, sends an OpenAI Responses API message's text back without its function call", async () => {
+      const response = (output: unknown[]) =>
+        convertResponsesMessageToAIMessage({ id: "resp_1", model: "gpt-4.1", created_at: 1, object: "response", status: "completed", output } as never);
+      const text = { type: "message", id: "msg_1", role: "assistant", status: "completed", content: [{ type: "output_text", text: "Let me check the weather.", annotations: [] }] };
+      const call = { type: "function_call", id: "fc_1", call_id: "call_1", name: "weather", arguments: '{"city":"Paris"}', status: "completed" };
+      const reasoning = { type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "Weather needs a tool." }] };
+      const inputOf = async (messages: BaseMessage[], zdrEnabled = false) => {
+        const threadId = thread();
+        const memory = memoryOf({ maxTokens: 10_000 });
+        await memory.addMessages(threadId, [new HumanMessage("Weather?"), ...messages]);
+        return convertMessagesToResponsesInput({ messages: await memory.getMessages(threadId), zdrEnabled, model: "gpt-4.1" }) as { type?: string; id?: string }[];
+      };
+
+      const plain = await inputOf([response([text, call])]);
+      expect(plain.filter((item) => item.type === "function_call")).toEqual([]);
+      expect(plain).toEqual([expect.objectContaining({ role: "user" }), expect.objectContaining({ type: "message", id: "msg_1", role: "assistant" })]);
+
+      // The reasoning that led to the call goes with it, and the message goes back as a new item.
+      const reasoned = await inputOf([response([reasoning, text, call])]);
+      expect(reasoned.map((item) => item.type)).toEqual(["message", "message"]);
+      expect(reasoned[1]).not.toHaveProperty("id");
+      const zdr = await inputOf([response([reasoning, text, call])], true);
+      expect(zdr.filter((item) => item.type === "function_call" || item.type === "reasoning")).toEqual([]);
     });
 
     it("clears a thread, and stores messages exactly as @langchain/core serializes them", async () => {

@@ -1,3 +1,4 @@
+import { withoutUnansweredOutput } from "@agentrx/core";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 
 /** Content blocks that carry a tool call rather than text (Anthropic's `tool_use`, and the like). */
@@ -8,10 +9,21 @@ function hasToolCalls(message: AIMessage): boolean {
   return (message.tool_calls?.length ?? 0) > 0 || (message.invalid_tool_calls?.length ?? 0) > 0 || kwargs.tool_calls !== undefined || kwargs.function_call !== undefined;
 }
 
-/** The AI message without its tool calls, or `undefined` when it has no text besides them. */
+/**
+ * What `@langchain/openai` keeps in `additional_kwargs` about a message's calls: the reasoning that
+ * led to them (sent back before them) and the Responses API's item id of each call.
+ */
+const CALL_KWARGS = ["tool_calls", "function_call", "reasoning", "__openai_function_call_ids__"];
+
+/**
+ * The AI message without its tool calls, or `undefined` when it has no text besides them. The
+ * calls leave every place a provider keeps them, the Responses API's output items in
+ * `response_metadata` included (`@langchain/openai` sends those back as they are, and OpenAI
+ * refuses a call without its result).
+ */
 function textOnly(message: AIMessage): AIMessage | undefined {
   if (message.text.trim() === "") return undefined;
-  const { tool_calls: _calls, function_call: _function, ...additional_kwargs } = message.additional_kwargs ?? {};
+  const additional_kwargs = Object.fromEntries(Object.entries(message.additional_kwargs ?? {}).filter(([key]) => !CALL_KWARGS.includes(key)));
   const content =
     typeof message.content === "string"
       ? message.content
@@ -19,7 +31,7 @@ function textOnly(message: AIMessage): AIMessage | undefined {
   return new AIMessage({
     content,
     additional_kwargs,
-    response_metadata: message.response_metadata,
+    response_metadata: withoutUnansweredOutput(message.response_metadata, () => false),
     ...(message.id === undefined ? {} : { id: message.id }),
     ...(message.name === undefined ? {} : { name: message.name }),
     ...(message.usage_metadata === undefined ? {} : { usage_metadata: message.usage_metadata }),
