@@ -3,6 +3,7 @@ import { OutputParserException } from "@langchain/core/output_parsers";
 import { describe, expect, it } from "vitest";
 import { assertParserHandlesAnyGeneration, assertParserIsTotal, megabyteOf } from "../test-utils/parser-properties";
 import { ConvoOutputParser } from "./convo-output-parser";
+import { expectInvalidArgument } from "../test-utils/expect-invalid-argument";
 
 const parser = new ConvoOutputParser();
 
@@ -38,6 +39,20 @@ describe("ConvoOutputParser", () => {
     expect(await parser.parse(text)).toEqual({ returnValues: { output: "It is sunny." }, log: text });
     expect(await new ConvoOutputParser({ aiPrefix: "Bot" }).parse("Bot: Hi! AI: is a topic")).toMatchObject({ returnValues: { output: "Hi! AI: is a topic" } });
     expect(() => new ConvoOutputParser({ aiPrefix: "" })).toThrow(InvalidArgumentError);
+  });
+
+  it('reads "AI:" only at the start of a line or after a space, not inside a word such as "OpenAI:"', async () => {
+    const text = "Thought: Do I need to use a tool? Yes\nAction: search\nAction Input: OpenAI: latest news";
+    expect(await parser.parse(text)).toEqual({ tool: "search", toolInput: "OpenAI: latest news", log: text });
+    expect(await new ConvoOutputParser({ aiPrefix: "Bot" }).parse("Action: search\nAction Input: RoBot: specs")).toMatchObject({ tool: "search", toolInput: "RoBot: specs" });
+    expect(await parser.parse("Thought: Do I need to use a tool? No AI: Hi")).toMatchObject({ returnValues: { output: "Hi" } });
+    expect(await parser.parse("AI: Hi, OpenAI: is a company")).toMatchObject({ returnValues: { output: "Hi, OpenAI: is a company" } });
+  });
+
+  it("refuses an aiPrefix that is not a non-empty string, naming the option", () => {
+    for (const aiPrefix of ["", "  ", 7]) {
+      expectInvalidArgument(() => new ConvoOutputParser({ aiPrefix } as never), "aiPrefix", /^ConvoOutputParser: `aiPrefix` must be a non-empty string such as "AI", got /);
+    }
   });
 
   it("refuses text without an action, or an action without a tool, telling the model the format", async () => {

@@ -1,6 +1,7 @@
-import { InvalidArgumentError, type AgentAction, type AgentFinish } from "@agentrx/core";
+import type { AgentAction, AgentFinish } from "@agentrx/core";
 import { AgentOutputParser, fixableParserError } from "../shared/agent-output-parser";
-import { stripQuotes } from "../shared/scan";
+import { isSpace, stripQuotes } from "../shared/scan";
+import { assertNonEmptyString } from "../shared/validate-option-values";
 
 const ACTION = "Action:";
 const ACTION_INPUT = "Action Input:";
@@ -9,7 +10,8 @@ const OBSERVATION = "\nObservation:";
 /** Options of {@link ConvoOutputParser}. */
 export interface ConvoOutputParserOptions {
   /**
-   * The prefix before the agent's reply to the user: text with `"<aiPrefix>:"` is the final answer.
+   * The prefix before the agent's reply to the user: text with `"<aiPrefix>:"` (at the start of a
+   * line or after white space) is the final answer. A string with more than white space.
    * @default "AI"
    */
   aiPrefix?: string;
@@ -17,11 +19,13 @@ export interface ConvoOutputParserOptions {
 
 /**
  * Parses the output of LangChain's conversational agent (the text format, for users migrating old
- * agents): text with `"AI:"` (the `aiPrefix`) is the final answer, the text after its last
- * occurrence; otherwise `Action: <tool>` followed by `Action Input: <input>` is a tool call whose
- * input is the rest of the text (up to an `Observation:` line the model wrote itself, or the start
- * of one at the very end), trimmed and stripped of surrounding quotes. Anything else raises an
- * `OutputParserException` with `sendToLLM` set that tells the model the format.
+ * agents): text with `"AI:"` (the `aiPrefix`) at the start of a line or after white space is the
+ * final answer, the text after its last such occurrence (`OpenAI:` is not one); otherwise
+ * `Action: <tool>` followed by `Action Input: <input>` is a tool call whose input is the rest of the
+ * text (up to an `Observation:` line the model wrote itself, or the start of one at the very end),
+ * trimmed and stripped of surrounding quotes. Anything else raises an `OutputParserException` with
+ * `sendToLLM` set that tells the model the format. An `aiPrefix` that is not a non-empty string
+ * throws an `InvalidArgumentError`.
  *
  * @example
  * ```ts
@@ -42,13 +46,7 @@ export class ConvoOutputParser extends AgentOutputParser<AgentAction | AgentFini
 
   constructor({ aiPrefix = "AI" }: ConvoOutputParserOptions = {}) {
     super();
-    if (typeof aiPrefix !== "string" || aiPrefix.trim() === "") {
-      throw new InvalidArgumentError({
-        argument: "aiPrefix",
-        value: aiPrefix,
-        message: `ConvoOutputParser: \`aiPrefix\` must be a non-empty string such as "AI", got ${JSON.stringify(aiPrefix)}.`,
-      });
-    }
+    assertNonEmptyString("ConvoOutputParser", "aiPrefix", aiPrefix, 'such as "AI"');
     this.aiPrefix = aiPrefix;
   }
 
@@ -61,7 +59,7 @@ export class ConvoOutputParser extends AgentOutputParser<AgentAction | AgentFini
 
   protected parseText(text: string): AgentAction | AgentFinish {
     const finalMarker = `${this.aiPrefix}:`;
-    const final = text.lastIndexOf(finalMarker);
+    const final = lastStandaloneIndexOf(text, finalMarker);
     if (final !== -1) return { returnValues: { output: text.slice(final + finalMarker.length).trim() }, log: text };
     const action = text.indexOf(ACTION);
     const input = action === -1 ? -1 : text.indexOf(ACTION_INPUT, action + ACTION.length);
@@ -82,6 +80,17 @@ export class ConvoOutputParser extends AgentOutputParser<AgentAction | AgentFini
     }
     return { tool, toolInput: stripQuotes(withoutObservation(text.slice(input + ACTION_INPUT.length)).trim()), log: text };
   }
+}
+
+/**
+ * The index of the last `marker` at the start of the text or after white space (so `AI:` is not
+ * found in `OpenAI:`), or -1.
+ */
+function lastStandaloneIndexOf(text: string, marker: string): number {
+  for (let at = text.lastIndexOf(marker); at !== -1; at = at === 0 ? -1 : text.lastIndexOf(marker, at - 1)) {
+    if (at === 0 || isSpace(text.charCodeAt(at - 1))) return at;
+  }
+  return -1;
 }
 
 /** The text up to an `Observation:` line, or up to the start of one at the very end (`"\nObs"`). */

@@ -1,5 +1,6 @@
 import { InvalidArgumentError, isMessageStep, type AgentStep } from "@agentrx/core";
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { describeValue } from "../shared/describe";
 import { observationText } from "../shared/observation-text";
 
 /** Options of {@link formatLogToMessages}. */
@@ -38,20 +39,8 @@ export function formatLogToMessages(
   steps: readonly AgentStep[],
   { templateToolResponse = "{observation}", templateUserMessage = "{message}" }: FormatLogToMessagesOptions = {},
 ): BaseMessage[] {
-  if (!templateToolResponse.includes("{observation}")) {
-    throw new InvalidArgumentError({
-      argument: "templateToolResponse",
-      value: templateToolResponse,
-      message: `formatLogToMessages: \`templateToolResponse\` must contain "{observation}", got ${JSON.stringify(templateToolResponse)}.`,
-    });
-  }
-  if (!templateUserMessage.includes("{message}")) {
-    throw new InvalidArgumentError({
-      argument: "templateUserMessage",
-      value: templateUserMessage,
-      message: `formatLogToMessages: \`templateUserMessage\` must contain "{message}", got ${JSON.stringify(templateUserMessage)}.`,
-    });
-  }
+  assertTemplate("templateToolResponse", templateToolResponse, "{observation}");
+  assertTemplate("templateUserMessage", templateUserMessage, "{message}");
   const messages: BaseMessage[] = [];
   for (const step of steps) {
     const { action, observation } = step;
@@ -64,4 +53,15 @@ export function formatLogToMessages(
     messages.push(new HumanMessage(templateToolResponse.split("{observation}").join(observationText(observation))));
   }
   return messages;
+}
+
+/** Throws an `InvalidArgumentError` naming `argument` unless `template` is a string with `placeholder`. */
+function assertTemplate(argument: string, template: unknown, placeholder: string): asserts template is string {
+  if (typeof template === "string" && template.includes(placeholder)) return;
+  const expected = typeof template === "string" ? `must contain "${placeholder}"` : `must be a string containing "${placeholder}"`;
+  throw new InvalidArgumentError({
+    argument,
+    value: template,
+    message: `formatLogToMessages: \`${argument}\` ${expected}, got ${typeof template === "string" ? JSON.stringify(template) : describeValue(template)}.`,
+  });
 }

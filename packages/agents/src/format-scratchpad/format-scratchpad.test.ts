@@ -7,6 +7,7 @@ import { formatLogToString } from "./format-log-to-string";
 import { formatXml } from "../xml/format-xml";
 import { formatJsonChatScratchpad } from "../json-chat/create-json-chat-agent";
 import { JSON_CHAT_TOOL_RESPONSE } from "../json-chat/json-chat-prompt";
+import { expectInvalidArgument } from "../test-utils/expect-invalid-argument";
 
 const steps: AgentStep[] = [
   { action: { tool: "search", toolInput: "Paris", log: "Thought: a\nAction: search\nAction Input: Paris" }, observation: "Sunny" },
@@ -43,6 +44,21 @@ describe("formatLogToMessages", () => {
 
   it("requires {observation} in the template", () => {
     expect(() => formatLogToMessages(steps, { templateToolResponse: "Result" })).toThrow(/must contain "\{observation\}"/);
+  });
+
+  it("refuses a template that is not a string with an InvalidArgumentError naming it", () => {
+    for (const template of [7, null, ["{observation}"]]) {
+      expectInvalidArgument(
+        () => formatLogToMessages(steps, { templateToolResponse: template } as never),
+        "templateToolResponse",
+        /^formatLogToMessages: `templateToolResponse` must be a string containing "\{observation\}", got /,
+      );
+      expectInvalidArgument(
+        () => formatLogToMessages(steps, { templateUserMessage: template } as never),
+        "templateUserMessage",
+        /^formatLogToMessages: `templateUserMessage` must be a string containing "\{message\}", got /,
+      );
+    }
   });
 });
 

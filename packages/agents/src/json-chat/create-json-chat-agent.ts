@@ -12,6 +12,7 @@ import { renderTextDescription } from "../shared/render-tools";
 import { assertModel } from "../shared/validate-model";
 import { assertMessagesPlaceholder, assertPrompt, assertPromptVariables } from "../shared/validate-prompt";
 import { assertTools } from "../shared/validate-tools";
+import { assertStringArray } from "../shared/validate-option-values";
 import { JSON_CHAT_TOOL_RESPONSE, JSON_CHAT_USER_MESSAGE } from "./json-chat-prompt";
 import { ReActJsonSingleInputOutputParser } from "./react-json-single-input-output-parser";
 
@@ -103,13 +104,7 @@ export function createJsonChatAgent(options: CreateJsonChatAgentOptions): Runnab
     tool_names: 'Add "{tool_names}" where the allowed tool names go.',
   });
   assertMessagesPlaceholder(prompt, "agent_scratchpad", CONTEXT);
-  if (!Array.isArray(stop) || stop.some((sequence) => typeof sequence !== "string" || sequence === "")) {
-    throw new InvalidArgumentError({
-      argument: "stop",
-      value: stop,
-      message: `${CONTEXT.constructorName}: \`stop\` must be an array of non-empty strings (or [] for none), got ${JSON.stringify(stop)}.`,
-    });
-  }
+  assertStringArray(CONTEXT.constructorName, "stop", stop, { whiteSpace: true, note: "(or [] for none)" });
   if (typeof toolsRenderer !== "function") {
     throw new InvalidArgumentError({
       argument: "toolsRenderer",

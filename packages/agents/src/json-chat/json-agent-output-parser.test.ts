@@ -2,6 +2,8 @@ import { OutputParserException } from "@langchain/core/output_parsers";
 import { describe, expect, it } from "vitest";
 import { assertParserHandlesAnyGeneration, assertParserIsTotal } from "../test-utils/parser-properties";
 import { JSONAgentOutputParser } from "./json-agent-output-parser";
+import { ChatConversationalAgentOutputParser } from "../conversational/chat-conversational-agent-output-parser";
+import { expectInvalidArgument } from "../test-utils/expect-invalid-argument";
 
 const parser = new JSONAgentOutputParser({ toolNames: ["search"] });
 
@@ -28,6 +30,24 @@ describe("JSONAgentOutputParser", () => {
       expect(error).toBeInstanceOf(OutputParserException);
       expect((error as OutputParserException).sendToLLM).toBe(true);
       expect((error as OutputParserException).observation).toContain("Invalid Format");
+    }
+  });
+
+  it("skips a fence tagged with another language, even one holding { or [, and reads the blob after it", async () => {
+    const error = await parser.parse("Here is how:\n```python\n[1, 2, 3]\n```\nDone.").catch((caught: unknown) => caught);
+    expect((error as OutputParserException).observation).toContain("there is no JSON blob");
+    const text = 'Use:\n```js\n{ a: 1 }\n```\n```json\n{"action": "search", "action_input": "a"}\n```';
+    expect(await parser.parse(text)).toEqual({ tool: "search", toolInput: "a", log: text });
+  });
+
+  it("refuses toolNames that is not an array of non-empty strings, naming the option", () => {
+    for (const toolNames of ["search", [7], [""]]) {
+      expectInvalidArgument(() => new JSONAgentOutputParser({ toolNames } as never), "toolNames", /^JSONAgentOutputParser: `toolNames` must be an array of non-empty strings/);
+      expectInvalidArgument(
+        () => new ChatConversationalAgentOutputParser({ toolNames } as never),
+        "toolNames",
+        /^ChatConversationalAgentOutputParser: `toolNames` must be an array of non-empty strings/,
+      );
     }
   });
 

@@ -1,5 +1,6 @@
 import { InvalidToolArgumentsException, type AgentAction, type AgentFinish } from "@agentrx/core";
 import { AgentOutputParser, fixableParserError } from "../shared/agent-output-parser";
+import { assertStringArray } from "../shared/validate-option-values";
 import { MAX_ARGUMENT_DEPTH, nestedDeeperThan } from "../shared/argument-depth";
 import { isActionBlob, readJsonBlob, type ActionBlob } from "../shared/read-json-blob";
 
@@ -12,13 +13,14 @@ const FORMAT =
 
 /** Options of {@link JSONAgentOutputParser}. */
 export interface JSONAgentOutputParserOptions {
-  /** The tool names, used by the format instructions. @default [] */
+  /** The tool names, used by the format instructions: an array of non-empty strings. @default [] */
   toolNames?: string[];
 }
 
 /**
  * Parses a JSON agent's output: one JSON blob `{"action": ..., "action_input": ...}`, in a markdown
- * code fence (the first tagged `json` or holding `{`/`[`) or bare. `"action": "Final Answer"` is the
+ * code fence (the first tagged `json`, or untagged and holding `{`/`[`; blocks tagged with another
+ * language are code, skipped) or bare. `"action": "Final Answer"` is the
  * finish with `action_input` as the output (serialised to JSON when it is not a string); any other
  * action is a tool call whose input is `action_input` (`{}` when absent). A list of blobs acts on the
  * first. Anything else (no blob, JSON that does not parse, no string `action`) raises an
@@ -43,6 +45,7 @@ export class JSONAgentOutputParser extends AgentOutputParser<AgentAction | Agent
 
   constructor({ toolNames = [] }: JSONAgentOutputParserOptions = {}) {
     super();
+    assertStringArray(new.target.lc_name(), "toolNames", toolNames);
     this.toolNames = [...toolNames];
   }
 

@@ -3,6 +3,7 @@ import { OutputParserException } from "@langchain/core/output_parsers";
 import { describe, expect, it } from "vitest";
 import { assertParserHandlesAnyGeneration, assertParserIsTotal, megabyteOf, nestedArgumentsText } from "../test-utils/parser-properties";
 import { ReActJsonSingleInputOutputParser } from "./react-json-single-input-output-parser";
+import { expectInvalidArgument } from "../test-utils/expect-invalid-argument";
 
 const parser = new ReActJsonSingleInputOutputParser({ toolNames: ["search"] });
 
@@ -47,6 +48,21 @@ describe("ReActJsonSingleInputOutputParser", () => {
     expect(error.message).toContain('both a final answer and a tool call to "search"');
   });
 
+  it('reads "Final Answer:" only outside the blob: inside its action_input it is part of the tool input', async () => {
+    const text = '```json\n{"action": "search", "action_input": "What does Final Answer: mean"}\n```';
+    expect(await parser.parse(text)).toEqual({ tool: "search", toolInput: "What does Final Answer: mean", log: text });
+    const bare = '{"action": "search", "action_input": "Final Answer: 4"}';
+    expect(await parser.parse(bare)).toMatchObject({ tool: "search", toolInput: "Final Answer: 4" });
+    const after = '```json\n{"action": "search", "action_input": "x"}\n```\nFinal Answer: 4';
+    expect((await parseError(after)).message).toContain("both a final answer and a tool call");
+  });
+
+  it("skips a fence tagged with another language and reads the final answer around it", async () => {
+    const text = "Final Answer: run\n```python\n[1, 2, 3]\n```";
+    expect(await parser.parse(text)).toEqual({ returnValues: { output: "run\n```python\n[1, 2, 3]\n```" }, log: text });
+    expect((await parseError("Use:\n```js\n{ a: 1 }\n```")).observation).toContain('there is neither a JSON blob nor "Final Answer:"');
+  });
+
   it('falls back on "Final Answer:" when the blob is not valid or has no action, and tells the model otherwise', async () => {
     expect(await parser.parse('```json\n{"action": \n```\nFinal Answer: 4')).toMatchObject({ returnValues: { output: "4" } });
     expect(await parser.parse('Final Answer: use ```json\n{"a": 1}\n```')).toMatchObject({ returnValues: { output: 'use ```json\n{"a": 1}\n```' } });
@@ -75,6 +91,16 @@ describe("ReActJsonSingleInputOutputParser", () => {
 
   it("throws only OutputParserException for any generation", async () => {
     await assertParserHandlesAnyGeneration(parser);
+  });
+
+  it("refuses toolNames that is not an array of non-empty strings, naming the option", () => {
+    for (const toolNames of ["search", [null], [""]]) {
+      expectInvalidArgument(
+        () => new ReActJsonSingleInputOutputParser({ toolNames } as never),
+        "toolNames",
+        /^ReActJsonSingleInputOutputParser: `toolNames` must be an array of non-empty strings/,
+      );
+    }
   });
 
   it("describes the format, naming the tools", () => {

@@ -1,5 +1,6 @@
 import type { AgentAction, AgentFinish } from "@agentrx/core";
 import { AgentOutputParser, fixableParserError } from "../shared/agent-output-parser";
+import { assertStringArray } from "../shared/validate-option-values";
 import { isActionBlob, readJsonBlob } from "../shared/read-json-blob";
 import { FINAL_ANSWER_ACTION } from "../react/react-single-input-output-parser";
 import { blobOutput, JSON_FINAL_ANSWER_ACTION } from "./json-agent-output-parser";
@@ -10,19 +11,21 @@ const FORMAT =
 
 /** Options of {@link ReActJsonSingleInputOutputParser}. */
 export interface ReActJsonSingleInputOutputParserOptions {
-  /** The tool names, used by the format instructions. @default [] */
+  /** The tool names, used by the format instructions: an array of non-empty strings. @default [] */
   toolNames?: string[];
 }
 
 /**
  * Parses ReAct-style output whose action is a JSON blob, the parser of the JSON chat agent:
  *
- * - a JSON blob `{"action": ..., "action_input": ...}` (in a fenced block tagged `json` or holding
- *   `{`, or bare) is a tool call, its input `action_input` (`{}` when absent);
+ * - a JSON blob `{"action": ..., "action_input": ...}` (in a fenced block tagged `json`, or
+ *   untagged and holding `{`, or bare; blocks tagged with another language are skipped) is a tool
+ *   call, its input `action_input` (`{}` when absent);
  * - `"Final Answer: ..."` in plain text is the finish, its output the text after the last
  *   `Final Answer:`; so is a blob whose action is `"Final Answer"`.
  *
- * Text with both a tool call and `Final Answer:` is ambiguous, and text with neither is malformed:
+ * Text with both a tool call and `Final Answer:` outside the blob is ambiguous (`Final Answer:`
+ * inside the blob's `action_input` is part of the input), and text with neither is malformed:
  * both raise an `OutputParserException` with `sendToLLM` set that tells the model the format.
  *
  * @example
@@ -44,6 +47,7 @@ export class ReActJsonSingleInputOutputParser extends AgentOutputParser<AgentAct
 
   constructor({ toolNames = [] }: ReActJsonSingleInputOutputParserOptions = {}) {
     super();
+    assertStringArray(new.target.lc_name(), "toolNames", toolNames);
     this.toolNames = [...toolNames];
   }
 
@@ -56,7 +60,9 @@ export class ReActJsonSingleInputOutputParser extends AgentOutputParser<AgentAct
     const includesAnswer = text.includes(FINAL_ANSWER_ACTION);
     const read = readJsonBlob(text);
     if (read.kind === "json" && isActionBlob(read.value)) {
-      if (includesAnswer && read.value.action !== JSON_FINAL_ANSWER_ACTION) {
+      // "Final Answer:" inside the blob (in its action_input) is the tool's input, not an answer.
+      const answerOutside = text.slice(0, read.start).includes(FINAL_ANSWER_ACTION) || text.slice(read.end).includes(FINAL_ANSWER_ACTION);
+      if (answerOutside && read.value.action !== JSON_FINAL_ANSWER_ACTION) {
         throw fixableParserError(
           `Could not parse LLM output (it has both a final answer and a tool call to "${read.value.action}"): ${text}`,
           text,

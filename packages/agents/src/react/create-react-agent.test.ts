@@ -76,7 +76,10 @@ describe("createReactAgent", () => {
 
   it("validates stop and tools", () => {
     const llm = textOnlyModel({ responses: [] });
-    expect(() => createReactAgent({ llm, tools: [search], prompt: createReactPrompt(), stop: [""] })).toThrow(/`stop`/);
+    expect(() => createReactAgent({ llm, tools: [search], prompt: createReactPrompt(), stop: [""] })).toThrow(
+      /^createReactAgent: `stop` must be an array of non-empty strings \(or \[\] for none\), got \[""\]\.$/,
+    );
+    expect(() => createReactAgent({ llm, tools: [search], prompt: createReactPrompt(), stop: ["\n"] })).not.toThrow();
     expect(() => createReactAgent({ llm, tools: [search, search], prompt: createReactPrompt() })).toThrow(/unique/);
     expect(() => createReactAgent({ llm: {} as never, tools: [search], prompt: createReactPrompt() })).toThrow(/`llm`/);
   });

@@ -7,6 +7,7 @@ import {
   MISSING_ACTION_INPUT_AFTER_ACTION_ERROR_MESSAGE,
   ReActSingleInputOutputParser,
 } from "./react-single-input-output-parser";
+import { expectInvalidArgument } from "../test-utils/expect-invalid-argument";
 
 const parser = new ReActSingleInputOutputParser({ toolNames: ["search", "calc"] });
 
@@ -29,6 +30,14 @@ describe("ReActSingleInputOutputParser", () => {
 
   it("accepts numbered markers and the tool name on the next line", async () => {
     expect(await parser.parse("Action 1:\nsearch\nAction 1 Input 1: x")).toMatchObject({ tool: "search", toolInput: "x" });
+  });
+
+  it('takes the tool from the "Action:" that starts a line, not one written inside the thought', async () => {
+    const text = "Thought: the next Action: is a search.\nAction: search\nAction Input: Paris";
+    expect(await parser.parse(text)).toEqual({ tool: "search", toolInput: "Paris", log: text });
+    expect(await parser.parse("Action: search\n  Action 2: calc\nAction Input: 1+1")).toMatchObject({ tool: "calc", toolInput: "1+1" });
+    // Without an "Action:" at a line start, one inside the text still counts, as in LangChain.
+    expect(await parser.parse("I will search. Action: search Action Input: Paris")).toMatchObject({ tool: "search", toolInput: "Paris" });
   });
 
   it("keeps a multi-line input", async () => {
@@ -67,6 +76,16 @@ describe("ReActSingleInputOutputParser", () => {
     expect(reversed.sendToLLM).toBe(true);
     expect(reversed.observation).toBe(MISSING_ACTION_INPUT_AFTER_ACTION_ERROR_MESSAGE);
     expect((await parseError("Action:\nAction Input: x")).observation).toContain("Missing tool name");
+  });
+
+  it("refuses toolNames that is not an array of non-empty strings, naming the option", () => {
+    for (const toolNames of ["search", [1], [""], {}]) {
+      expectInvalidArgument(
+        () => new ReActSingleInputOutputParser({ toolNames } as never),
+        "toolNames",
+        /^ReActSingleInputOutputParser: `toolNames` must be an array of non-empty strings/,
+      );
+    }
   });
 
   it("reads a chat message's text through message.text (content blocks)", async () => {

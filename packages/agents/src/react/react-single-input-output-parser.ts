@@ -1,5 +1,6 @@
 import type { AgentAction, AgentFinish } from "@agentrx/core";
 import { AgentOutputParser, fixableParserError } from "../shared/agent-output-parser";
+import { assertStringArray } from "../shared/validate-option-values";
 import { skipDigits, skipSpace, stripQuotes } from "../shared/scan";
 
 /** The marker of a ReAct final answer. */
@@ -14,17 +15,19 @@ export const FINAL_ANSWER_AND_PARSABLE_ACTION_ERROR_MESSAGE =
 
 /** Options of {@link ReActSingleInputOutputParser}. */
 export interface ReActSingleInputOutputParserOptions {
-  /** The tool names, used by the format instructions. @default [] */
+  /** The tool names, used by the format instructions: an array of non-empty strings. @default [] */
   toolNames?: string[];
 }
 
 /**
  * Parses the text of a ReAct agent (`Thought:` / `Action:` / `Action Input:` / `Final Answer:`).
- * `Action` may carry a number (`Action 1:`, `Action 1 Input 1:`). The tool input is everything
- * after `Action Input:`, trimmed, with surrounding double quotes removed. An output with both an
- * action and a final answer is an error; one without `Action:` or without `Action Input:` raises
- * an `OutputParserException` whose `observation` tells the model the fix. Scanning is linear in
- * the length of the text.
+ * `Action` may carry a number (`Action 1:`, `Action 1 Input 1:`). The tool is named after the last
+ * `Action:` that starts a line before `Action Input:` (an `Action:` inside the thought is text).
+ * The tool input is everything after `Action Input:`, trimmed, with surrounding double quotes
+ * removed. A `toolNames` that is not an array of non-empty strings throws an
+ * `InvalidArgumentError`. An output with both an action and a final answer is an error; one
+ * without `Action:` or without `Action Input:` raises an `OutputParserException` whose
+ * `observation` tells the model the fix. Scanning is linear in the length of the text.
  *
  * @example
  * ```ts
@@ -44,6 +47,7 @@ export class ReActSingleInputOutputParser extends AgentOutputParser<AgentAction 
 
   constructor({ toolNames = [] }: ReActSingleInputOutputParserOptions = {}) {
     super();
+    assertStringArray(new.target.lc_name(), "toolNames", toolNames);
     this.toolNames = [...toolNames];
   }
 
@@ -99,12 +103,29 @@ interface ActionSpan {
   inputStart: number;
 }
 
+/**
+ * The action: the first `Action Input:` after an `Action:`, and the tool named by the last `Action:`
+ * that starts a line before it (so `Action:` written inside a thought is not taken for the marker);
+ * when no `Action:` before it starts a line, the first one, as LangChain reads it.
+ */
 function findAction(text: string): ActionSpan | undefined {
-  const action = firstMarker(text, 0, actionMarkerEnd);
-  if (!action) return undefined;
-  const input = firstMarker(text, action.end, actionInputMarkerEnd);
+  const first = firstMarker(text, 0, actionMarkerEnd);
+  if (!first) return undefined;
+  const input = firstMarker(text, first.end, actionInputMarkerEnd);
   if (!input) return undefined;
+  let action = first;
+  for (let marker: typeof first | undefined = first; marker !== undefined && marker.start < input.start; ) {
+    if (startsLine(text, marker.start)) action = marker;
+    marker = firstMarker(text, marker.end, actionMarkerEnd);
+  }
   return { toolStart: action.end, toolEnd: input.start, inputStart: input.end };
+}
+
+/** Whether only spaces or tabs come between the start of `at`'s line and `at`. */
+function startsLine(text: string, at: number): boolean {
+  let i = at - 1;
+  while (i >= 0 && (text[i] === " " || text[i] === "\t")) i--;
+  return i < 0 || text[i] === "\n" || text[i] === "\r";
 }
 
 /** Finds the first `Action` at or after `from` for which `matchEnd` matches a marker. */

@@ -2,6 +2,7 @@ import { OutputParserException } from "@langchain/core/output_parsers";
 import { describe, expect, it } from "vitest";
 import { assertParserHandlesAnyGeneration, assertParserIsTotal, megabyteOf, parseTotally } from "../test-utils/parser-properties";
 import { SelfAskOutputParser } from "./self-ask-output-parser";
+import { expectInvalidArgument } from "../test-utils/expect-invalid-argument";
 
 const parser = new SelfAskOutputParser();
 
@@ -46,6 +47,16 @@ describe("SelfAskOutputParser", () => {
   it("rejects an empty follow-up question", async () => {
     await expect(parser.parse("Follow up:   ")).rejects.toBeInstanceOf(OutputParserException);
     await expect(parser.parse("So the final answer is: Rome\nFollow up:")).rejects.toBeInstanceOf(OutputParserException);
+  });
+
+  it("refuses an empty finishString or follow-up marker, naming the option", async () => {
+    for (const finishString of ["", " ", 3]) {
+      expectInvalidArgument(() => new SelfAskOutputParser({ finishString } as never), "finishString", /^SelfAskOutputParser: `finishString` must be a non-empty string/);
+    }
+    for (const followUps of ["Follow up:", [], [""], ["Follow up:", " "], [1]]) {
+      expectInvalidArgument(() => new SelfAskOutputParser({ followUps } as never), "followUps", /^SelfAskOutputParser: `followUps` must be a non-empty array of non-empty strings/);
+    }
+    expect(await new SelfAskOutputParser({ followUps: ["Next:"], finishString: "Answer:" }).parse("Next: Who?")).toMatchObject({ toolInput: "Who?" });
   });
 
   it("only ever returns an action or a finish, or throws OutputParserException", async () => {

@@ -1,14 +1,18 @@
 import type { AgentAction, AgentFinish } from "@agentrx/core";
 import { AgentOutputParser, fixableParserError } from "../shared/agent-output-parser";
+import { assertNonEmptyString, assertStringArray } from "../shared/validate-option-values";
 
 /** The name of the one tool a self-ask-with-search agent uses. */
 export const INTERMEDIATE_ANSWER_TOOL = "Intermediate Answer";
 
 /** Options of {@link SelfAskOutputParser}. */
 export interface SelfAskOutputParserOptions {
-  /** The markers of a follow-up question. @default ["Follow up:", "Followup:"] */
+  /**
+   * The markers of a follow-up question: at least one, none of them empty or only white space.
+   * @default ["Follow up:", "Followup:"]
+   */
   followUps?: string[];
-  /** The marker of the final answer. @default "So the final answer is:" */
+  /** The marker of the final answer, not empty or only white space. @default "So the final answer is:" */
   finishString?: string;
 }
 
@@ -18,6 +22,7 @@ export interface SelfAskOutputParserOptions {
  * the question after the marker. Otherwise the text after the last `So the final answer is:` is
  * the finish (the answer may span several lines, or start on the line after the marker). Anything
  * else (or an empty answer) raises an `OutputParserException` that tells the model the format.
+ * Markers that are empty (or only white space) throw an `InvalidArgumentError` at construction.
  *
  * @example
  * ```ts
@@ -38,6 +43,8 @@ export class SelfAskOutputParser extends AgentOutputParser<AgentAction | AgentFi
 
   constructor({ followUps = ["Follow up:", "Followup:"], finishString = "So the final answer is:" }: SelfAskOutputParserOptions = {}) {
     super();
+    assertStringArray(new.target.lc_name(), "followUps", followUps, { nonEmpty: true });
+    assertNonEmptyString(new.target.lc_name(), "finishString", finishString, 'such as "So the final answer is:"');
     this.followUps = [...followUps];
     this.finishString = finishString;
   }

@@ -17,6 +17,7 @@ import { createAgentRunnable } from "./create-agent-runnable";
 import { assertModel } from "./validate-model";
 import { assertPrompt, assertPromptVariables, thePrompt, type ValidationContext } from "./validate-prompt";
 import { assertTools } from "./validate-tools";
+import { assertStringArray } from "./validate-option-values";
 
 /** Options shared by the text agents (ReAct, structured chat, XML, self-ask). */
 export interface TextAgentOptions {
@@ -71,13 +72,7 @@ export function createTextAgent(options: TextAgentOptions, spec: TextAgentSpec):
   assertPrompt(prompt, spec);
   assertPromptVariables(prompt, spec.requiredVariables, spec, spec.hints);
   assertTextScratchpad(prompt, spec);
-  if (!Array.isArray(stop) || stop.some((sequence) => typeof sequence !== "string" || sequence === "")) {
-    throw new InvalidArgumentError({
-      argument: "stop",
-      value: stop,
-      message: `${spec.constructorName}: \`stop\` must be an array of non-empty strings (or [] for none), got ${JSON.stringify(stop)}.`,
-    });
-  }
+  assertStringArray(spec.constructorName, "stop", stop, { whiteSpace: true, note: "(or [] for none)" });
   const model = stop.length > 0 ? llm.withConfig({ stop } as Partial<BaseLanguageModelCallOptions>) : llm;
   return createAgentRunnable<string>({
     name: spec.runName,

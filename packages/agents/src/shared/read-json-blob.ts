@@ -11,13 +11,17 @@ export type JsonBlobRead =
   | { kind: "unclosed" }
   /** JSON that does not parse; `error` says why. */
   | { kind: "invalid"; source: string; error: string }
-  /** Parsed JSON (the first element of a list), with the text it came from. */
-  | { kind: "json"; source: string; value: unknown };
+  /**
+   * Parsed JSON (the first element of a list), with the text it came from; `start` and `end` bound
+   * the blob in the text, fences included.
+   */
+  | { kind: "json"; source: string; value: unknown; start: number; end: number };
 
 /**
- * Reads the JSON blob of a model's text: the first fenced block tagged `json` (any case) or whose
- * content starts with `{` or `[` (other fenced blocks, such as code in an answer, are skipped; a
- * fence inside a JSON string does not close the block);
+ * Reads the JSON blob of a model's text: the first fenced block tagged `json` (any case), or
+ * untagged with content that starts with `{` or `[` (other fenced blocks, such as code tagged
+ * `python` or `js` in an answer even when it starts with `{` or `[`, are skipped; a fence inside a
+ * JSON string does not close the block);
  * else, with `bare`, the whole text when it starts with `{` or `[`. Raw newlines and tabs inside
  * strings are accepted; a list stands for its first element. Linear in the length of the text.
  *
@@ -27,10 +31,10 @@ export function readJsonBlob(text: string, { bare = true }: { bare?: boolean } =
   const fence = findBlobFence(text);
   if (fence !== undefined) {
     if (fence.close === -1) return { kind: "unclosed" };
-    return parse(text.slice(fence.bodyStart, fence.close).trim());
+    return parse(text.slice(fence.bodyStart, fence.close).trim(), fence.open, fence.close + FENCE.length);
   }
   const trimmed = text.trim();
-  if (bare && (trimmed.startsWith("{") || trimmed.startsWith("["))) return parse(trimmed);
+  if (bare && (trimmed.startsWith("{") || trimmed.startsWith("["))) return parse(trimmed, 0, text.length);
   return { kind: "none" };
 }
 
@@ -47,21 +51,27 @@ export function isActionBlob(value: unknown): value is ActionBlob {
   );
 }
 
-function parse(source: string): JsonBlobRead {
+function parse(source: string, start: number, end: number): JsonBlobRead {
   try {
     const value = parseLenientJson(source);
-    return { kind: "json", source, value: Array.isArray(value) ? value[0] : value };
+    return { kind: "json", source, value: Array.isArray(value) ? value[0] : value, start, end };
   } catch (error) {
     return { kind: "invalid", source, error: error instanceof Error ? error.message : String(error) };
   }
 }
 
-function findBlobFence(text: string): { bodyStart: number; close: number } | undefined {
+/**
+ * The first fenced block that holds the blob: one tagged `json` (any case), or untagged whose
+ * content starts with `{` or `[`. A block with another tag (`python`, `js`, ...) is code, skipped
+ * whatever it starts with.
+ */
+function findBlobFence(text: string): { open: number; bodyStart: number; close: number } | undefined {
   for (let open = text.indexOf(FENCE); open !== -1; ) {
     const bodyStart = skipLanguageTag(text, open + FENCE.length);
+    const tag = text.slice(open + FENCE.length, bodyStart).toLowerCase();
     const first = text[skipSpace(text, bodyStart)];
-    if (text.slice(open + FENCE.length, bodyStart).toLowerCase() === "json" || first === "{" || first === "[") {
-      return { bodyStart, close: closingFence(text, bodyStart) };
+    if (tag === "json" || (tag === "" && (first === "{" || first === "["))) {
+      return { open, bodyStart, close: closingFence(text, bodyStart) };
     }
     const close = text.indexOf(FENCE, bodyStart);
     if (close === -1) return undefined;

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { InvalidToolArgumentsException } from "@agentrx/core";
 import { assertParserHandlesAnyGeneration, assertParserIsTotal, megabyteOf, nestedArgumentsText, parseTotally } from "../test-utils/parser-properties";
 import { StructuredChatOutputParser } from "./structured-chat-output-parser";
+import { expectInvalidArgument } from "../test-utils/expect-invalid-argument";
 
 const parser = new StructuredChatOutputParser({ toolNames: ["add"] });
 const fence = (body: string, tag = "json") => `Thought: go\nAction:\n\`\`\`${tag}\n${body}\n\`\`\``;
@@ -59,6 +60,15 @@ describe("StructuredChatOutputParser", () => {
     expect((await parseError(fence("not json at all"))).observation).toContain("not valid JSON");
   });
 
+  it("skips a fence tagged with another language even when its code starts with { or [: the text is the final answer", async () => {
+    const list = "Here is how:\n```python\n[1, 2, 3]\n```\nDone.";
+    expect(await parser.parse(list)).toEqual({ returnValues: { output: list }, log: list });
+    const object = "Use:\n```js\n{ a: 1 }\n```";
+    expect(await parser.parse(object)).toEqual({ returnValues: { output: object }, log: object });
+    const codeThenBlob = `\`\`\`ts\n{ const a = 1; }\n\`\`\`\n${fence('{"action": "add", "action_input": {"a": 1}}')}`;
+    expect(await parser.parse(codeThenBlob)).toMatchObject({ tool: "add", toolInput: { a: 1 } });
+  });
+
   it("does not end the blob at a fence written inside a JSON string (code in an action_input)", async () => {
     const code = "```python\nprint(1)\n```";
     const text = fence(JSON.stringify({ action: "add", action_input: { code } }));
@@ -86,6 +96,13 @@ describe("StructuredChatOutputParser", () => {
     }
     const answer = await parseError(fence(`{"action": "Final Answer", "action_input": ${nestedArgumentsText(10_000)}}`));
     expect(answer.observation).toContain("nested more than 100 levels deep");
+  });
+
+  it("refuses toolNames that is not an array of non-empty strings, naming the option", () => {
+    for (const toolNames of ["add", [1], [""], null]) {
+      expectInvalidArgument(() => new StructuredChatOutputParser({ toolNames } as never), "toolNames", /^StructuredChatOutputParser: `toolNames` must be an array of non-empty strings/);
+    }
+    expect(new StructuredChatOutputParser({ toolNames: [] }).toolNames).toEqual([]);
   });
 
   it("only ever returns an action or a finish, or throws OutputParserException", async () => {

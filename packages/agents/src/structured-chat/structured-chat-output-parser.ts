@@ -1,5 +1,6 @@
 import { InvalidToolArgumentsException, type AgentAction, type AgentFinish } from "@agentrx/core";
 import { AgentOutputParser, fixableParserError } from "../shared/agent-output-parser";
+import { assertStringArray } from "../shared/validate-option-values";
 import { MAX_ARGUMENT_DEPTH, nestedDeeperThan } from "../shared/argument-depth";
 import { isActionBlob, readJsonBlob, type ActionBlob } from "../shared/read-json-blob";
 
@@ -12,15 +13,15 @@ const FORMAT_FIX =
 
 /** Options of {@link StructuredChatOutputParser}. */
 export interface StructuredChatOutputParserOptions {
-  /** The tool names, used by the format instructions. @default [] */
+  /** The tool names, used by the format instructions: an array of non-empty strings. @default [] */
   toolNames?: string[];
 }
 
 /**
  * Parses the output of a structured-chat agent: a JSON blob `{"action", "action_input"}` in a
- * markdown code fence (the first fence tagged `json` or whose content starts with `{` or `[`;
- * other fenced blocks, such as code in an answer, are skipped, and a fence written inside a JSON
- * string does not close the block). `"action":
+ * markdown code fence (the first fence tagged `json`, or untagged with content that starts with `{`
+ * or `[`; other fenced blocks, such as code tagged `python` or `js` in an answer, are skipped
+ * whatever they start with, and a fence written inside a JSON string does not close the block). `"action":
  * "Final Answer"` is the finish, with `action_input` as the output (non-strings are serialised to
  * JSON); any other action is a tool call whose input is `action_input` (an object for
  * multi-argument tools, `{}` when absent). A list of blobs uses the first. Text without such a
@@ -48,6 +49,7 @@ export class StructuredChatOutputParser extends AgentOutputParser<AgentAction | 
 
   constructor({ toolNames = [] }: StructuredChatOutputParserOptions = {}) {
     super();
+    assertStringArray(new.target.lc_name(), "toolNames", toolNames);
     this.toolNames = [...toolNames];
   }
 

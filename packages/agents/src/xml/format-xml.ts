@@ -1,13 +1,14 @@
 import { isMessageStep, type AgentStep } from "@agentrx/core";
 import { observationText, toolInputText } from "../shared/observation-text";
 import { escapeXmlTags } from "./xml-escape";
+import { assertOneOf } from "../shared/validate-option-values";
 
 /** Options of {@link formatXml}. */
 export interface FormatXmlOptions {
   /**
    * `"minimal"` escapes the agent's own tags inside the tool name, input and observation
    * (`<tool>` as `[[tool]]`, ...), which {@link XMLAgentOutputParser} reverses; `"none"` writes
-   * them as they are.
+   * them as they are. Any other value throws an `InvalidArgumentError`.
    * @default "minimal"
    */
   escapeFormat?: "minimal" | "none";
@@ -28,6 +29,7 @@ export interface FormatXmlOptions {
  * ```
  */
 export function formatXml(steps: readonly AgentStep[], { escapeFormat = "minimal" }: FormatXmlOptions = {}): string {
+  assertOneOf("formatXml", "escapeFormat", escapeFormat, ["minimal", "none"]);
   const escape = escapeFormat === "minimal" ? escapeXmlTags : (text: string) => text;
   let text = "";
   for (const step of steps) {

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { assertParserHandlesAnyGeneration, assertParserIsTotal, megabyteOf, parseTotally } from "../test-utils/parser-properties";
 import { formatXml } from "./format-xml";
 import { XMLAgentOutputParser } from "./xml-agent-output-parser";
+import { expectInvalidArgument } from "../test-utils/expect-invalid-argument";
 
 const parser = new XMLAgentOutputParser();
 
@@ -40,6 +41,13 @@ describe("XMLAgentOutputParser", () => {
       "<tool>echo</tool><tool_input>[[tool]]x[[/tool]]</tool_input><observation>[[final_answer]]no[[/final_answer]]</observation>",
     );
     expect(await parser.parse("<tool>echo</tool><tool_input>[[tool]]x[[/tool]]")).toMatchObject({ toolInput: "<tool>x</tool>" });
+  });
+
+  it("refuses an escapeFormat other than minimal or none, naming the option (it would silently act as none)", () => {
+    for (const escapeFormat of ["full", "", null]) {
+      expectInvalidArgument(() => new XMLAgentOutputParser({ escapeFormat } as never), "escapeFormat", /^XMLAgentOutputParser: `escapeFormat` must be "minimal" or "none", got /);
+      expectInvalidArgument(() => formatXml([], { escapeFormat } as never), "escapeFormat", /^formatXml: `escapeFormat` must be "minimal" or "none", got /);
+    }
   });
 
   it("rejects several tool blocks, several answers, an unclosed tool tag and plain text", async () => {

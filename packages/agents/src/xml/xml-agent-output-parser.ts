@@ -1,5 +1,6 @@
 import type { AgentAction, AgentFinish } from "@agentrx/core";
 import { AgentOutputParser, fixableParserError } from "../shared/agent-output-parser";
+import { assertOneOf } from "../shared/validate-option-values";
 import { countOccurrences } from "../shared/scan";
 import { unescapeXmlTags } from "./xml-escape";
 
@@ -7,10 +8,13 @@ const FORMAT_FIX =
   "Reply with <tool>tool name</tool><tool_input>its input</tool_input> to use a tool, " +
   "or <final_answer>the answer</final_answer> to finish.";
 
+const ESCAPE_FORMATS = ["minimal", "none"] as const;
+
 /** Options of {@link XMLAgentOutputParser}. */
 export interface XMLAgentOutputParserOptions {
   /**
-   * Whether to reverse the `"minimal"` escaping of {@link formatXml} (`[[tool]]` back to `<tool>`).
+   * Whether to reverse the `"minimal"` escaping of {@link formatXml} (`[[tool]]` back to `<tool>`);
+   * `"none"` reads the text as it is. Any other value throws an `InvalidArgumentError`.
    * @default "minimal"
    */
   escapeFormat?: "minimal" | "none";
@@ -44,6 +48,7 @@ export class XMLAgentOutputParser extends AgentOutputParser<AgentAction | AgentF
 
   constructor({ escapeFormat = "minimal" }: XMLAgentOutputParserOptions = {}) {
     super();
+    assertOneOf(new.target.lc_name(), "escapeFormat", escapeFormat, ESCAPE_FORMATS);
     this.unescape = escapeFormat === "minimal" ? unescapeXmlTags : (text) => text;
   }
 
