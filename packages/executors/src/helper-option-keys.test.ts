@@ -40,7 +40,7 @@ describe("asTool, send and createAgentExecutor refuse an option they do not take
   it("send rejects (it returns a promise) naming the misspelt key, and records nothing", async () => {
     const error = await executor.send("r1", "hi", { stores: undefined } as never).catch((caught: unknown) => caught);
     expect(InvalidArgumentError.isInstance(error)).toBe(true);
-    expect((error as Error).message).toMatch(/AgentExecutor\.send: unknown option `options\.stores`; did you mean `store`\? Known options: store\./);
+    expect((error as Error).message).toMatch(/AgentExecutor\.send: unknown option `options\.stores`; did you mean `store`\? Known options: store, maxMessageChars, maxPendingMessages\./);
   });
 
   it("createAgentExecutor names its own options, says where a key from elsewhere goes, and does not offer `agent`", () => {

@@ -1,3 +1,4 @@
+import type { AgentAction } from "@langchain/core/agents";
 import type { RunnableConfig } from "@langchain/core/runnables";
 
 /**
@@ -31,6 +32,19 @@ export interface StepMetadata {
    * the input, or no tool has the name the agent asked for.
    */
   failed?: boolean;
+  /**
+   * The observation is not what the tool returned but one a person gave (set by the executor): a
+   * fork's `edit.observation` (the fork's copy of the step), or a result supplied on resume with a
+   * `{ type: "result", observation }` decision. With middleware, it went through the
+   * `wrapToolCall` chain as a live result would.
+   */
+  observationEdited?: boolean;
+  /**
+   * The call that ran, when a `wrapToolCall` middleware gave its `next` another action than the
+   * one the model asked for (a changed input, another tool); the step's `action` stays the one asked
+   * for (set by the executor).
+   */
+  ranWith?: { tool: string; toolInput: AgentAction["toolInput"] };
   [key: string]: unknown;
 }
 

@@ -168,10 +168,13 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
    *
    * @param runId the run's id (`result.runId`, the `start` event's `runId`, or `config.runId`)
    * @param message text (sent as a `HumanMessage`) or a `HumanMessage` (it joins as the user's turn)
-   * @param options the store the run records to (defaults to the executor's)
+   * @param options the store the run records to (defaults to the executor's), and the limits on the
+   * message (`maxMessageChars`, default 100,000) and on the messages waiting for the run
+   * (`maxPendingMessages`, default 100)
    * @throws RunFinishedError (rejects) when the run had finished before the message was recorded
    * @throws RunNotFoundError (rejects) when the store has no such run
-   * @throws InvalidArgumentError (rejects) for a blank message, or one of another role than the user's
+   * @throws InvalidArgumentError (rejects) for a blank message, one of another role than the user's,
+   * one over `maxMessageChars`, or when `maxPendingMessages` messages already wait for the run
    *
    * @example
    * ```ts
@@ -189,12 +192,13 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
   send(runId: string, message: SteeringMessage, options?: SendMessageOptions): Promise<SendMessageResult> {
     if (typeof options === "object" && options !== null) {
       try {
-        checkOptionKeys("AgentExecutor.send", options, ["store"] satisfies (keyof SendMessageOptions)[], "options.");
+        checkOptionKeys("AgentExecutor.send", options, ["store", "maxMessageChars", "maxPendingMessages"] satisfies (keyof SendMessageOptions)[], "options.");
       } catch (error) {
         return Promise.reject(error);
       }
     }
-    return sendRunMessage(runId, message, { store: options?.store ?? this.defaultStore(), storeTimeoutMs: this.options.storeTimeoutMs, operation: "AgentExecutor.send" });
+    const { maxMessageChars, maxPendingMessages } = options ?? {};
+    return sendRunMessage(runId, message, { store: options?.store ?? this.defaultStore(), storeTimeoutMs: this.options.storeTimeoutMs, operation: "AgentExecutor.send", maxMessageChars, maxPendingMessages });
   }
 
   /**

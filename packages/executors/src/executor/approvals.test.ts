@@ -138,7 +138,7 @@ describe("ApprovalGate.applyDecisions", () => {
     expect(fake.finished).toEqual([
       { index: 1, step: { action: actions[1], observation: "not today" }, metadata: { rejected: true } },
       { index: 2, step: { action: actions[2], observation: REJECTED_OBSERVATION }, metadata: { rejected: true } },
-      { index: 3, step: { action: actions[3], observation: "done by hand" }, metadata: undefined },
+      { index: 3, step: { action: actions[3], observation: "done by hand" }, metadata: { observationEdited: true } },
     ]);
     expect(fake.state.interrupts).toEqual([]);
     expect(pendingActions(fake.state)).toEqual([0, 4]); // the approved and the edited call run

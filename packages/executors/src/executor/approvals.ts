@@ -6,6 +6,7 @@ import type { Decision, Interrupt, InterruptEvent, StopReason } from "./events";
 import { InDoubtToolCallError } from "./in-doubt-tool-call-error";
 import { subRunExecutorOf } from "./executor-tool";
 import type { SubRunInterruptedError } from "../handoff/sub-run-interrupted-error";
+import type { MiddlewareRun } from "../middleware/middleware-run";
 import { leftOutPart } from "../runs/json-value";
 import { forced } from "./run-helpers";
 import { type RunState, type RunTransition, pendingActions } from "./run-state";
@@ -191,6 +192,11 @@ export interface ApprovalGateContext {
   readonly decisions: Record<string, Decision> | undefined;
   /** The ids of the interrupts this resume's own decisions answer (their calls never started). */
   readonly freshDecisions: ReadonlySet<string>;
+  /**
+   * The run's middleware: with it, a result a person supplies (a `result` decision) goes through
+   * its `wrapToolCall` chain as the call's, before it is the call's step (see `suppliedResult`).
+   */
+  readonly middleware?: MiddlewareRun | undefined;
   /** Changes the run's state. */
   dispatch(event: RunTransition): void;
   /** Awaits `promise` unless the run is cancelled or (when `halts`) halted first. */
@@ -251,12 +257,17 @@ export class ApprovalGate {
       if (freshDecisions.has(interrupt.id) || (interrupt.subRun !== undefined && decisions?.[interrupt.id] !== undefined)) settled.add(interrupt.index);
     }
     this.applyDecisions();
+    // A supplied result that goes through the middleware (fresh or recorded) is no call in doubt: the tool never runs for it.
+    for (const index of this.supplied?.byIndex.keys() ?? []) settled.add(index);
     this.settleInDoubt(pendingActions(state).filter((index) => !settled.has(index)));
   }
 
   /**
    * Applies the decisions this resume brought: rejections become observations, edits change the
-   * input. Decisions on a sub-run's interrupts (`subRun`) are not this run's to apply: the call
+   * input, a supplied result (`result`) becomes the call's step, marked `observationEdited: true`;
+   * with middleware, it is left to the turn's calls instead, which give it to the `wrapToolCall`
+   * chain as the call's result without running the tool (`suppliedResult`), so what would refuse
+   * or change a live result does the same with it (see docs/approval.md). Decisions on a sub-run's interrupts (`subRun`) are not this run's to apply: the call
    * that ran the sub-run runs again and hands them to the sub-run (`subRunDecisions`); that call's
    * other sub-run interrupts leave the waiting list too (the sub-run, resumed, pauses on them again).
    */
@@ -284,7 +295,10 @@ export class ApprovalGate {
         this.run.dispatch({ type: "callRejected", iteration: interrupt.iteration });
         this.run.toolFinished(interrupt.index, { action, observation: decision.message ?? REJECTED_OBSERVATION }, 0, { rejected: true });
       } else if (decision.type === "result") {
-        this.run.toolFinished(interrupt.index, { action, observation: decision.observation }, 0, undefined);
+        if (this.run.middleware !== undefined) {
+          if (this.supplied?.iteration !== interrupt.iteration) this.supplied = { iteration: interrupt.iteration, byIndex: new Map() };
+          this.supplied.byIndex.set(interrupt.index, decision.observation);
+        } else this.run.toolFinished(interrupt.index, { action, observation: decision.observation }, 0, { observationEdited: true });
       } else if (decision.type === "edit") {
         this.run.dispatch({ type: "inputEdited", index: interrupt.index, toolInput: decision.toolInput });
       }
@@ -317,6 +331,20 @@ export class ApprovalGate {
       waiting.push(interrupt);
     }
     if (waiting.length > 0) this.run.dispatch({ type: "approvalRequested", interrupts: [...state.interrupts, ...waiting] });
+  }
+
+  /** Results a person supplied for calls of the resumed turn, left to its calls (`applyDecisions`), by call index. */
+  private supplied: { iteration: number; byIndex: Map<number, string> } | undefined;
+
+  /**
+   * The result a person supplied (a `result` decision) for the current turn's call at `index`,
+   * when the run has middleware: the call gives it to the `wrapToolCall` chain as its result,
+   * without running the tool. Undefined for any other call.
+   */
+  suppliedResult(index: number): string | undefined {
+    const supplied = this.supplied;
+    if (supplied === undefined || supplied.iteration !== this.run.state.turn?.iteration) return undefined;
+    return supplied.byIndex.get(index);
   }
 
   /** Decisions for sub-runs of the resumed turn (`applyDecisions`), by the index of the call that ran each. */

@@ -316,6 +316,10 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     return this.approvals.subRunDecisions(index);
   }
 
+  suppliedResult(index: number): string | undefined {
+    return this.approvals.suppliedResult(index);
+  }
+
   beforeToolStart(): void {
     this.recorder?.checkLease();
   }

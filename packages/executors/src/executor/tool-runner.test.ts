@@ -93,6 +93,7 @@ function fakeRun(
       log.push(`subRunPaused ${index}`);
     },
     subRunDecisions: () => undefined,
+    suppliedResult: () => undefined,
   } satisfies ToolRunContext;
   return { run, finished, log, aborts };
 }

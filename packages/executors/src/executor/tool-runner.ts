@@ -80,6 +80,11 @@ export interface ToolRunContext {
   subRunPaused(index: number, error: SubRunInterruptedError): void;
   /** The decisions a resume brought for the paused sub-run of the turn's call at `index`, by the sub-run's interrupt ids. */
   subRunDecisions(index: number): Record<string, Decision> | undefined;
+  /**
+   * The result a person supplied (a `result` decision) for the turn's call at `index`, which goes
+   * through the middleware's `wrapToolCall` chain in place of the tool's (set only with middleware).
+   */
+  suppliedResult(index: number): string | undefined;
 }
 
 /** A tool call started while the model still streamed. @internal */
@@ -456,6 +461,9 @@ export class ToolRunner {
     if (decisions !== undefined) base = { ...base, configurable: { ...base.configurable, [SUB_RUN_DECISIONS_KEY]: decisions } };
     const middleware = this.run.middleware;
     if (middleware === undefined) return this.execute(action, base, callId, key, unnamed);
+    // A result a person supplied: the chain's `next` resolves to it, and the tool does not run.
+    const supplied = index === undefined ? undefined : this.run.suppliedResult(index);
+    if (supplied !== undefined) return middleware.callTool(action, index, withKey(base, key), () => Promise.resolve({ observation: supplied, metadata: { observationEdited: true } }));
     const rejects = this.rejectsOnPause(action);
     return middleware.callTool(action, index, withKey(base, key), (a, c) => this.execute(a, c, callId, undefined, unnamed, key, rejects));
   }

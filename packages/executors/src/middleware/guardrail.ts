@@ -1,5 +1,5 @@
-import { isAgentFinish, observationText, checkOptionKeys } from "@agentrx/core";
-import type { AgentAction, AgentOutput, Observation } from "@agentrx/core";
+import { isAgentFinish, isMessageStep, observationText, checkOptionKeys } from "@agentrx/core";
+import type { AgentAction, AgentOutput, AgentStep, Observation } from "@agentrx/core";
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
 import { HumanMessage, SystemMessage } from "@langchain/core/messages";
 import type { Runnable } from "@langchain/core/runnables";
@@ -15,10 +15,15 @@ export interface GuardrailSubject {
   on: "input" | "output" | "tool";
   /** For `on: "tool"`: `"call"` (the tool's input, before or while it runs) or `"result"` (its observation, before the model sees it). */
   phase?: "call" | "result";
-  /** The text to check: the input (`inputs.input`, else the inputs as JSON), the final answer, a tool call's input as JSON, or its observation. */
+  /**
+   * The text to check: the input (`inputs.input`, else the inputs as JSON), a message sent to the
+   * run, the final answer, a tool call's input as JSON, or its observation.
+   */
   text: string;
   /** The run's inputs (`on: "input"`). */
   inputs?: Readonly<Record<string, unknown>>;
+  /** `on: "input"`: true when `text` is a message sent to the run (`executor.send`), not its input. */
+  sent?: true;
   /** The tool call (`on: "tool"`). */
   action?: AgentAction;
   /** The tool call's result (`on: "tool"`, `phase: "result"`). */
@@ -48,7 +53,8 @@ export interface GuardrailOptions {
   /** Names the guardrail in the run's `stoppedBy` and its errors. @default `guardrail(${on})` */
   name?: string;
   /**
-   * `"input"`: the run's input, before the first agent call; `"output"`: the final answer (the
+   * `"input"`: the run's input, before the first agent call, and each message sent to the run
+   * (`executor.send`), before the agent call it joins for; `"output"`: the final answer (the
    * agent's, a structured answer as JSON, or the result of a `returnDirect` tool); `"tool"`: each
    * tool call's input and result.
    */
@@ -65,8 +71,8 @@ export interface GuardrailOptions {
 }
 
 /**
- * A guardrail with a tripwire (see docs/middleware.md): a check on the run's input, its final
- * answer, or each tool call (its input, then its result before the model sees it). When the check
+ * A guardrail with a tripwire (see docs/middleware.md): a check on the run's input (and the
+ * messages sent to it), its final answer, or each tool call (its input, then its result before the model sees it). When the check
  * trips, the run ends with `stopReason: "guardrail"`, the output `Agent stopped: guardrail "<name>"
  * tripped on <what>: <reason>.`, and `stoppedBy: { middleware, guardrail, on, phase?, reason, message }`
  * on the output event and the result. A check that throws fails the run with a `MiddlewareError`.
@@ -106,23 +112,34 @@ export function guardrail(options: GuardrailOptions): AgentMiddleware {
       details: { guardrail: name, on, ...(subject.phase === undefined ? {} : { phase: subject.phase }), reason },
     });
   };
-  /** Runs `call` after the check (blocking) or side by side with it (a trip rejects at once). */
-  const guarded = async <T>(subject: GuardrailSubject, what: string, call: () => Promise<T>): Promise<T> => {
+  /** Runs `call` after the checks (blocking) or side by side with them (a trip rejects at once). */
+  const guarded = async <T>(check: () => Promise<void>, call: () => Promise<T>): Promise<T> => {
     if (blocking) {
-      await verify(subject, what);
+      await check();
       return call();
     }
-    const [value] = await Promise.all([call(), verify(subject, what)]);
+    const [value] = await Promise.all([call(), check()]);
     return value;
   };
 
   const middleware: AgentMiddleware = { name };
   if (on === "input") {
+    // The messages sent to a run that passed (steps of this process's runs): each is checked once.
+    const passed = new WeakSet<AgentStep>();
     middleware.wrapModelCall = (request, next) => {
-      // The input is checked once, before the run's first agent call.
-      if (request.iteration !== 0) return next(request);
-      const text = typeof request.inputs["input"] === "string" ? request.inputs["input"] : JSON.stringify(request.inputs);
-      return guarded({ on, text, inputs: request.inputs, signal: request.signal }, "the input", () => next(request));
+      // The input is checked once, before the run's first agent call; the messages sent to the run,
+      // before the agent call they joined for (they are the run's last steps then).
+      const sent = sentMessages(request.runSteps, passed);
+      if (request.iteration !== 0 && sent.length === 0) return next(request);
+      const { inputs, signal } = request;
+      const check = async () => {
+        if (request.iteration === 0) await verify({ on, text: typeof inputs["input"] === "string" ? inputs["input"] : JSON.stringify(inputs), inputs, signal }, "the input");
+        for (const step of sent) {
+          await verify({ on, text: observationText(step.observation), inputs, sent: true, signal }, "a message sent to the run");
+          passed.add(step);
+        }
+      };
+      return guarded(check, () => next(request));
     };
   } else if (on === "output") {
     middleware.wrapModelCall = async (request, next) => {
@@ -141,12 +158,27 @@ export function guardrail(options: GuardrailOptions): AgentMiddleware {
     middleware.wrapToolCall = async (call, next) => {
       const { action, signal } = call;
       const input = typeof action.toolInput === "string" ? action.toolInput : JSON.stringify(action.toolInput);
-      const observation = await guarded({ on, phase: "call", text: input, action, signal }, `a tool call (${action.tool})`, () => next(call));
+      const observation = await guarded(() => verify({ on, phase: "call", text: input, action, signal }, `a tool call (${action.tool})`), () => next(call));
       await verify({ on, phase: "result", text: observationText(observation), action, observation, signal }, `a tool result (${action.tool})`);
       return observation;
     };
   }
   return middleware;
+}
+
+/**
+ * The messages sent to the run that joined for the coming agent call and were not checked yet:
+ * the message steps at the end of the run's steps (messages join between turns, right before an
+ * agent call), less those that `passed` already.
+ */
+function sentMessages(steps: readonly AgentStep[], passed: WeakSet<AgentStep>): AgentStep[] {
+  const sent: AgentStep[] = [];
+  for (let i = steps.length - 1; i >= 0; i--) {
+    const step = steps[i] as AgentStep;
+    if (!isMessageStep(step)) break;
+    if (!passed.has(step)) sent.unshift(step);
+  }
+  return sent;
 }
 
 /**

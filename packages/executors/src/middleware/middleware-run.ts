@@ -1,4 +1,4 @@
-import { AGENT_MODEL_KEY, AGENT_TOOLS_KEY, acceptsOverrides } from "@agentrx/core";
+import { AGENT_MODEL_KEY, AGENT_TOOLS_KEY, acceptsOverrides, isAgentAction, isAgentFinish } from "@agentrx/core";
 import type { AgentAction, AgentOutput, AgentStep, Observation, StepMetadata } from "@agentrx/core";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { AgentStreamEvent, StepsCompaction, StopReason } from "../executor/events";
@@ -181,17 +181,23 @@ export class MiddlewareRun {
         // What `next` rejected with during this call that is not an object (a thrown string): a
         // WeakSet cannot hold it, and it passed through all the same.
         let thrownValues: unknown[] | undefined;
+        // What `next` resolved to during this call: an answer the hook only passed on is not blamed on it.
+        let resolved: unknown[] | undefined;
         const checkedNext = (changed: R): Promise<T> => {
           this.checkNextKeys(entry, hook, changed, given);
           this.checkRequest(entry, hook, changed);
-          return inside(changed).catch((error: unknown) => {
-            if (typeof error === "object" && error !== null) this.passed.add(error);
-            else (thrownValues ??= []).push(error);
-            throw error;
-          });
+          return inside(changed).then(
+            (value) => ((resolved ??= []).push(value), value),
+            (error: unknown) => {
+              if (typeof error === "object" && error !== null) this.passed.add(error);
+              else (thrownValues ??= []).push(error);
+              throw error;
+            },
+          );
         };
         const passedThrough = (error: unknown) => thrownValues !== undefined && thrownValues.some((value) => Object.is(value, error));
-        return this.guard(entry, hook, async () => checkAnswer(entry, hook, await wrap.call(entry.middleware, given, checkedNext)), passedThrough);
+        const passedOn = (answer: unknown) => resolved !== undefined && resolved.some((value) => Object.is(value, answer));
+        return this.guard(entry, hook, async () => checkAnswer(entry, hook, await wrap.call(entry.middleware, given, checkedNext), passedOn), passedThrough);
       };
     }
     return next;
@@ -329,16 +335,36 @@ function requestKeys<R>(keys: Record<keyof R, boolean>): { changeable: readonly 
 
 /**
  * What a wrap hook resolved to: a tool call's observation (a string or message content), an agent
- * call's output (an object). A hook that forgot to return its `next`'s result fails, named, rather
- * than leaving an empty observation or blaming the agent.
+ * call's output (an `AgentFinish`, an `AgentAction` or a non-empty array of them). A hook that
+ * forgot to return its `next`'s result, or made an output of another shape, fails, named, rather
+ * than leaving an empty observation or blaming the agent; an agent's output the hook only passed
+ * on (`passedOn`) is left for the loop to blame on the agent.
  */
-function checkAnswer<T>(entry: NamedMiddleware, hook: "wrapModelCall" | "wrapToolCall", answer: T): T {
+function checkAnswer<T>(entry: NamedMiddleware, hook: "wrapModelCall" | "wrapToolCall", answer: T, passedOn: (answer: unknown) => boolean): T {
   const value = answer as unknown;
-  const fine = hook === "wrapToolCall" ? typeof value === "string" || Array.isArray(value) : typeof value === "object" && value !== null;
+  const fine = hook === "wrapToolCall" ? typeof value === "string" || Array.isArray(value) : isAgentOutput(value) || passedOn(value);
   if (fine) return answer;
-  const got = value === undefined ? "undefined (a missing `return`?)" : value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
-  const wanted = hook === "wrapToolCall" ? "the tool call's observation (a string or message content, as `next(call)` resolves to)" : "the agent's output (as `next(request)` resolves to)";
-  throw new MiddlewareError({ middleware: entry.name, hook, message: `${hook} must resolve to ${wanted}, got ${got}.` });
+  const wanted =
+    hook === "wrapToolCall"
+      ? "the tool call's observation (a string or message content, as `next(call)` resolves to)"
+      : "the agent's output (an AgentFinish, an AgentAction or a non-empty array of AgentActions, as `next(request)` resolves to)";
+  throw new MiddlewareError({ middleware: entry.name, hook, message: `${hook} must resolve to ${wanted}, got ${shapeOf(value)}.` });
+}
+
+/** Whether `value` is an agent call's output the loop takes: an `AgentFinish`, an `AgentAction` or a non-empty array of `AgentAction`s. */
+function isAgentOutput(value: unknown): boolean {
+  if (Array.isArray(value)) return value.length > 0 && value.every(isAgentAction);
+  return isAgentFinish(value) || isAgentAction(value);
+}
+
+/** What a hook's answer is, for its error. */
+function shapeOf(value: unknown): string {
+  if (value === undefined) return "undefined (a missing `return`?)";
+  if (value === null) return "null";
+  if (Array.isArray(value)) return value.length === 0 ? "an empty array" : "an array that is not all AgentActions";
+  if (typeof value !== "object") return typeof value === "string" ? "a string" : typeof value;
+  const keys = Object.keys(value);
+  return keys.length === 0 ? "an empty object" : `an object with keys ${keys.slice(0, 8).join(", ")}${keys.length > 8 ? ", ..." : ""}`;
 }
 
 /**

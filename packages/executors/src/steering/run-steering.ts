@@ -94,6 +94,16 @@ export class RunSteering {
     this.queued.push(message);
   }
 
+  /** In-process only (no store): how many messages wait to join the run. */
+  get queuedCount(): number {
+    return this.queued.length;
+  }
+
+  /** The inbox position of the last message the run has taken (0: none). */
+  get takenUpTo(): number {
+    return this.after;
+  }
+
   /** A write of the run was applied; `inboxSeq` is the inbox's last position then. */
   noteInbox(inboxSeq: number): void {
     this.reported = inboxSeq;

@@ -4,7 +4,7 @@ import { encodeMessages } from "../runs/json-value";
 import type { JsonObject, RunStatus, RunStore } from "../runs/run-store";
 import { RunNotFoundError } from "../runs/run-store-errors";
 import { withStoreTimeout } from "../runs/with-store-timeout";
-import { appendToInbox } from "./run-inbox";
+import { appendToInbox, runInboxId } from "./run-inbox";
 import { RunFinishedError } from "./run-finished-error";
 import { RunSteering } from "./run-steering";
 
@@ -22,7 +22,23 @@ export interface SendMessageOptions {
    * approval, the in-process store its runs pause in)
    */
   store?: RunStore;
+  /**
+   * The most characters of text a message may have (a string's length, or the sum of a
+   * `HumanMessage`'s text blocks; images are not counted): a longer one is refused with an
+   * `InvalidArgumentError`. @default 100_000
+   */
+  maxMessageChars?: number;
+  /**
+   * The most messages that may wait for the run (sent, not yet joined): one more is refused with an
+   * `InvalidArgumentError` until the run has taken some. @default 100
+   */
+  maxPendingMessages?: number;
 }
+
+/** The default of `SendMessageOptions.maxMessageChars`. */
+const DEFAULT_MAX_MESSAGE_CHARS = 100_000;
+/** The default of `SendMessageOptions.maxPendingMessages`. */
+const DEFAULT_MAX_PENDING_MESSAGES = 100;
 
 /** What `send` did with the message. */
 export interface SendMessageResult {
@@ -104,14 +120,27 @@ function isBlank(content: unknown): boolean {
 export async function sendRunMessage(
   runId: string,
   given: unknown,
-  { store, storeTimeoutMs = 10_000, operation }: { store: RunStore | undefined; storeTimeoutMs?: number; operation: string },
+  {
+    store,
+    storeTimeoutMs = 10_000,
+    operation,
+    maxMessageChars = DEFAULT_MAX_MESSAGE_CHARS,
+    maxPendingMessages = DEFAULT_MAX_PENDING_MESSAGES,
+  }: { store: RunStore | undefined; storeTimeoutMs?: number; operation: string } & Pick<SendMessageOptions, "maxMessageChars" | "maxPendingMessages">,
 ): Promise<SendMessageResult> {
   if (typeof runId !== "string" || runId === "") {
     throw new InvalidArgumentError({ argument: "runId", value: runId, message: `${operation}: \`runId\` must be a non-empty string, got ${JSON.stringify(runId)}.` });
   }
+  checkLimit(operation, "maxMessageChars", maxMessageChars);
+  checkLimit(operation, "maxPendingMessages", maxPendingMessages);
   const message = toSteeringMessage(given, operation);
+  const chars = textLength(message.content);
+  if (chars > maxMessageChars) {
+    throw new InvalidArgumentError({ argument: "message", value: message, message: `${operation}: the message has ${chars} characters of text; at most ${maxMessageChars} are accepted (\`maxMessageChars\`).` });
+  }
   const live = RunSteering.live(runId);
   if (live !== undefined && live.store === undefined) {
+    if (live.queuedCount >= maxPendingMessages) throw tooMany(operation, runId, live.queuedCount, maxPendingMessages);
     live.push(message);
     return { runId, status: "running" };
   }
@@ -128,6 +157,9 @@ export async function sendRunMessage(
   if (typeof inbox.appendThreadMessages !== "function") {
     throw new InvalidArgumentError({ argument: "store", value: inbox, message: `${operation}: this store keeps no thread messages (it has no appendThreadMessages), where a run's messages wait for it; use a store from @agentrx/runs.` });
   }
+  // Counted through the sender's own store when it has one (its connection, not the run's).
+  const pending = await pendingMessages(store ?? inbox, runId, live, maxPendingMessages, storeTimeoutMs);
+  if (pending >= maxPendingMessages) throw tooMany(operation, runId, pending, maxPendingMessages);
   if (typeof inbox.appendRunMessage === "function") {
     // The store checks the run and appends in one atomic step (see RunStore.appendRunMessage).
     const stored = encodeMessages([message])[0] as JsonObject;
@@ -145,6 +177,56 @@ export async function sendRunMessage(
     throw new RunFinishedError({ runId, stopReason: after.stopReason, late: true });
   }
   return { runId, inboxSeq, status: after?.status ?? info.status };
+}
+
+/** A limit option must be a positive integer. */
+function checkLimit(operation: string, name: "maxMessageChars" | "maxPendingMessages", value: unknown): void {
+  if (typeof value === "number" && Number.isInteger(value) && value > 0) return;
+  throw new InvalidArgumentError({ argument: name, value, message: `${operation}: \`${name}\` must be a positive integer, got ${String(value)}.` });
+}
+
+function tooMany(operation: string, runId: string, pending: number, max: number): InvalidArgumentError {
+  return new InvalidArgumentError({
+    argument: "message",
+    value: runId,
+    message: `${operation}: run "${runId}" has ${pending} messages sent to it waiting to join; at most ${max} may wait (\`maxPendingMessages\`). Send again once it has taken some.`,
+  });
+}
+
+/** The characters of text of a message's content: a string's, or its text blocks' (images and other blocks do not count). */
+function textLength(content: unknown): number {
+  if (typeof content === "string") return content.length;
+  if (!Array.isArray(content)) return 0;
+  let length = 0;
+  for (const block of content as unknown[]) {
+    if (typeof block === "string") length += block.length;
+    else if (typeof block === "object" && block !== null && typeof (block as { text?: unknown }).text === "string") length += ((block as { text: string }).text).length;
+  }
+  return length;
+}
+
+/**
+ * How many messages wait in the run's inbox (sent, not yet taken), as far as `max` matters. Inbox
+ * positions are consecutive from 1, so the last one is how many were ever sent: fewer than `max`
+ * need no more reading. Otherwise what the run took is its live steering's in this process, else
+ * the last inbox position among the `message` events of its record. (Senders racing each other
+ * may together go a few over the limit: it bounds a run's inbox, it is no exact quota.)
+ */
+async function pendingMessages(store: RunStore, runId: string, live: RunSteering | undefined, max: number, timeoutMs: number): Promise<number> {
+  // A store that cannot read its threads back (a partial one of your own) cannot count them.
+  if (typeof store.readThreadMessages !== "function") return 0;
+  const newest = await withStoreTimeout(store.readThreadMessages(runInboxId(runId), { newestFirst: true, limit: 1 }), timeoutMs, "readInbox", runId);
+  // (Taking the highest seq read: a store may return more than asked, oldest first.)
+  const last = newest.reduce((highest, row) => Math.max(highest, row.seq), 0);
+  if (last < max) return last;
+  if (live?.store !== undefined) return last - live.takenUpTo;
+  const events = await withStoreTimeout(store.readEvents(runId), timeoutMs, "readEvents", runId);
+  let taken = 0;
+  for (const { type, data } of events) {
+    const seq = data["inboxSeq"];
+    if (type === "message" && data["subRun"] === undefined && typeof seq === "number" && seq > taken) taken = seq;
+  }
+  return last - taken;
 }
 
 /** Whether the run's record has the `message` event of inbox position `inboxSeq`. */
