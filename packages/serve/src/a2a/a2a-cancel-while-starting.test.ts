@@ -1,4 +1,4 @@
-import { type Message, type Task, TaskState } from "@a2a-js/sdk";
+import { type Task, TaskState } from "@a2a-js/sdk";
 import { type Client, ClientFactory } from "@a2a-js/sdk/client";
 import { InMemoryTaskStore, type ServerCallContext } from "@a2a-js/sdk/server";
 import { deferred } from "@agentrx/core/testing";
@@ -9,6 +9,7 @@ import { tool } from "@langchain/core/tools";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { closeLoopback, startLoopback } from "../../../runs/src/sse/loopback-test-server";
+import { messageRequest as request } from "../test-helpers/a2a-messages";
 import { workExecutor } from "../test-helpers/work-executor";
 
 // A CancelTask that comes while a task's run is starting, before it runs: the run must not go on,
@@ -16,11 +17,6 @@ import { workExecutor } from "../test-helpers/work-executor";
 
 afterEach(closeLoopback);
 
-function userMessage(text: string, taskId = ""): Message {
-  return { messageId: crypto.randomUUID(), contextId: "", taskId, role: 1, parts: [{ content: { $case: "text", value: text }, metadata: undefined, filename: "", mediaType: "text/plain" }], metadata: undefined, extensions: [], referenceTaskIds: [] };
-}
-
-const request = (text: string, taskId?: string) => ({ tenant: "", message: userMessage(text, taskId), configuration: undefined, metadata: undefined });
 const cancel = (client: Client, id: string) => client.cancelTask({ tenant: "", id, metadata: undefined });
 
 /**
@@ -84,6 +80,23 @@ function approvalExecutor(store: MemoryRunStore) {
   return { executor, calls };
 }
 
+/**
+ * A task paused for approval, its run recorded in `store`, whose "approve" (`sent`) came while
+ * `store` held the claim of its run's record, and which was then cancelled (checked: the cancel
+ * answers canceled). `onError` is the handler's.
+ */
+async function cancelledWhileClaiming(store: HeldClaims, onError: (error: unknown) => void) {
+  const { executor, calls } = approvalExecutor(store);
+  const handler = createA2AHandler(executor, { agentCard: { name: "Worker", description: "Works." }, onError: (error) => (onError(error), "") });
+  const client = await new ClientFactory().createFromUrl(await startLoopback(handler));
+  const paused = (await client.sendMessage(request("Work, please."))) as Task;
+  store.hold();
+  const sent = client.sendMessage(request("approve", paused.id)) as Promise<Task>;
+  await store.claiming.promise;
+  expect((await cancel(client, paused.id)).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+  return { client, paused, sent, calls };
+}
+
 describe("createA2AHandler, CancelTask while the task's run is starting, through @a2a-js/sdk's client", () => {
   it("cancels a new task's run whose record is still being created: its record ends cancelled, its tool never runs", async () => {
     const creating = deferred();
@@ -139,15 +152,7 @@ describe("createA2AHandler, CancelTask while the task's run is starting, through
   it("cancels the record of a resumed run that fails before it starts, once cancelled", async () => {
     const store = new HeldClaims();
     const reported: unknown[] = [];
-    const { executor, calls } = approvalExecutor(store);
-    const handler = createA2AHandler(executor, { agentCard: { name: "Worker", description: "Works." }, onError: (error) => (reported.push(error), "") });
-    const client = await new ClientFactory().createFromUrl(await startLoopback(handler));
-    const paused = (await client.sendMessage(request("Work, please."))) as Task;
-
-    store.hold();
-    const sent = client.sendMessage(request("approve", paused.id)) as Promise<Task>;
-    await store.claiming.promise;
-    expect((await cancel(client, paused.id)).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    const { client, paused, sent, calls } = await cancelledWhileClaiming(store, (error) => reported.push(error));
     expect((await sent).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
     store.fail(new Error("The database went away."));
 
@@ -166,15 +171,7 @@ describe("createA2AHandler, CancelTask while the task's run is starting, through
     }
     const store = new ReadOnlyCancels();
     const reported = deferred<unknown>();
-    const { executor } = approvalExecutor(store);
-    const handler = createA2AHandler(executor, { agentCard: { name: "Worker", description: "Works." }, onError: (error) => (reported.resolve(error), "") });
-    const client = await new ClientFactory().createFromUrl(await startLoopback(handler));
-    const paused = (await client.sendMessage(request("Work, please."))) as Task;
-
-    store.hold();
-    const sent = client.sendMessage(request("approve", paused.id)) as Promise<Task>;
-    await store.claiming.promise;
-    expect((await cancel(client, paused.id)).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    const { paused, sent } = await cancelledWhileClaiming(store, (error) => reported.resolve(error));
     await sent;
     store.fail(new Error("The database went away."));
 

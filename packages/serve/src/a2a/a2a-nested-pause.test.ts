@@ -1,38 +1,25 @@
 // A pause inside a handoff (the other agent's call waits for approval, and the calling run pauses
 // with it: `Interrupt.subRun`) through createA2AHandler, driven by the A2A SDK's client.
-import { type Server, createServer } from "node:http";
-import type { AddressInfo } from "node:net";
-import { type Message, type Task, TaskState } from "@a2a-js/sdk";
+import { createServer } from "node:http";
+import { type Task, TaskState } from "@a2a-js/sdk";
 import { ClientFactory } from "@a2a-js/sdk/client";
 import { createA2AHandler } from "@agentrx/serve";
 import { afterEach, describe, expect, it } from "vitest";
+import { artifactText, dataMessage, messageRequest } from "../test-helpers/a2a-messages";
 import { NESTED_ID, handoffExecutors } from "../test-helpers/handoff-executor";
+import { closeServers, listenOnLoopback } from "../test-helpers/http-servers";
 
-const servers: Server[] = [];
-
-afterEach(async () => {
-  await Promise.all(
-    servers.splice(0).map((server) => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(resolve));
-    }),
-  );
-});
+afterEach(closeServers);
 
 async function serveNested(options: { askAgain?: boolean } = {}) {
   const fixture = handoffExecutors(options);
-  const server = createServer(createA2AHandler(fixture.executor, { agentCard: { name: "Triage", description: "Hands refunds to billing." } }));
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const client = await new ClientFactory().createFromUrl(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-  const sendParts = (parts: Message["parts"], taskId = "") =>
-    client.sendMessage({ tenant: "", message: { messageId: crypto.randomUUID(), contextId: "", taskId, role: 1, parts, metadata: undefined, extensions: [], referenceTaskIds: [] }, configuration: undefined, metadata: undefined }) as Promise<Task>;
-  const send = (text: string, taskId?: string) => sendParts([{ content: { $case: "text", value: text }, metadata: undefined, filename: "", mediaType: "text/plain" }], taskId);
-  const decide = (value: unknown, taskId: string) => sendParts([{ content: { $case: "data", value }, metadata: undefined, filename: "", mediaType: "application/json" }], taskId);
+  const origin = await listenOnLoopback(createServer(createA2AHandler(fixture.executor, { agentCard: { name: "Triage", description: "Hands refunds to billing." } })));
+  const client = await new ClientFactory().createFromUrl(origin);
+  const send = (text: string, taskId?: string) => client.sendMessage(messageRequest(text, taskId)) as Promise<Task>;
+  const decide = (value: unknown, taskId: string) => client.sendMessage({ tenant: "", message: dataMessage(value, taskId), configuration: undefined, metadata: undefined }) as Promise<Task>;
   return { ...fixture, send, decide };
 }
 
-const textOf = (task: Task) => task.artifacts.flatMap((item) => item.parts).map((part) => (part.content?.$case === "text" ? part.content.value : "")).join("");
 const partsOf = (task: Task) => task.status?.message?.parts.map((part) => part.content) ?? [];
 
 describe("createA2AHandler: a pause inside a handoff", () => {
@@ -46,7 +33,7 @@ describe("createA2AHandler: a pause inside a handoff", () => {
     ]);
     const done = await decide({ decisions: { [NESTED_ID]: "approve" } }, paused.id);
     expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
-    expect(textOf(done)).toBe("Billing: refunded 10");
+    expect(artifactText(done)).toBe("Billing: refunded 10");
     expect(refunded).toEqual([10]);
     expect((await store.getRun(paused.id))?.status).toBe("finished");
   });
@@ -54,11 +41,11 @@ describe("createA2AHandler: a pause inside a handoff", () => {
   it("takes a text rejection and a data edit of the other agent's call (its tool is not the caller's)", async () => {
     const rejecting = await serveNested();
     const rejected = await rejecting.send("reject: not over the phone", (await rejecting.send("Refund me")).id);
-    expect([rejected.status?.state, textOf(rejected), rejecting.refunded]).toEqual([TaskState.TASK_STATE_COMPLETED, "Billing: not over the phone", []]);
+    expect([rejected.status?.state, artifactText(rejected), rejecting.refunded]).toEqual([TaskState.TASK_STATE_COMPLETED, "Billing: not over the phone", []]);
 
     const editing = await serveNested();
     const edited = await editing.decide({ decisions: { [NESTED_ID]: { type: "edit", toolInput: { amount: 5 } } } }, (await editing.send("Refund me")).id);
-    expect([edited.status?.state, textOf(edited), editing.refunded]).toEqual([TaskState.TASK_STATE_COMPLETED, "Billing: refunded 5", [5]]);
+    expect([edited.status?.state, artifactText(edited), editing.refunded]).toEqual([TaskState.TASK_STATE_COMPLETED, "Billing: refunded 5", [5]]);
   });
 
   it("a decision for an earlier pause leaves the task waiting on the newer one, saying so", async () => {
@@ -72,6 +59,6 @@ describe("createA2AHandler: a pause inside a handoff", () => {
     expect(partsOf(late)[0]).toEqual({ $case: "text", value: expect.stringContaining(`no interrupt "${NESTED_ID}" waiting`) });
     expect(refunded).toEqual([10]);
     const done = await send("approve", paused.id);
-    expect([done.status?.state, textOf(done), refunded]).toEqual([TaskState.TASK_STATE_COMPLETED, "Billing: refunded 10; refunded 20", [10, 20]]);
+    expect([done.status?.state, artifactText(done), refunded]).toEqual([TaskState.TASK_STATE_COMPLETED, "Billing: refunded 10; refunded 20", [10, 20]]);
   });
 });

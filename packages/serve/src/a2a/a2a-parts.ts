@@ -1,4 +1,4 @@
-import type { Artifact, Message, Part, Task, TaskState, TaskStatusUpdateEvent } from "@a2a-js/sdk";
+import type { Artifact, Message, Part, TaskState, TaskStatusUpdateEvent } from "@a2a-js/sdk";
 
 // Builders and readers of the SDK's protobuf-shaped values (every field present). @internal
 
@@ -93,6 +93,37 @@ function formatBytes(bytes: number): string {
   return bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
+/**
+ * LangChain's standard content blocks for some parts, as a steering message carries them to a run:
+ * one `text` block with their text ({@link partsText}: text parts, data parts as JSON, URL parts'
+ * URLs), left out when blank, then a block for each file's bytes (a `raw` part) by its media type:
+ * `image` (`image/*`), `audio` (`audio/*`), `video` (`video/*`), else `file` (no media type:
+ * `application/octet-stream`), its bytes base64-encoded in `data` and its filename, if any, in
+ * `metadata.filename`. An empty array for parts with neither text nor a file.
+ */
+export function partsContent(parts: readonly Part[] | undefined): ContentBlock[] {
+  const text = partsText(parts);
+  const blocks: ContentBlock[] = text.trim() === "" ? [] : [{ type: "text", text }];
+  for (const part of parts ?? []) {
+    if (part.content?.$case !== "raw") continue;
+    const mimeType = part.mediaType || "application/octet-stream";
+    const kind = /^(image|audio|video)\//i.exec(mimeType)?.[1]?.toLowerCase() ?? "file";
+    blocks.push({ type: kind, mimeType, data: toBase64(part.content.value), ...(part.filename ? { metadata: { filename: part.filename } } : {}) });
+  }
+  return blocks;
+}
+
+/** A LangChain content block (`text`, or a file's: `image`, `audio`, `video`, `file`). */
+export type ContentBlock = { type: "text"; text: string } | { type: string; mimeType: string; data: string; metadata?: { filename: string } };
+
+/** `bytes` as base64 text (in slices: no call gets more arguments than an engine takes). */
+function toBase64(bytes: Uint8Array | undefined): string {
+  let binary = "";
+  const data = bytes ?? new Uint8Array();
+  for (let start = 0; start < data.length; start += 0x8000) binary += String.fromCharCode(...data.subarray(start, start + 0x8000));
+  return btoa(binary);
+}
+
 /** The value of the first data part that is an object, if any. */
 export function dataOf(parts: readonly Part[] | undefined): Record<string, unknown> | undefined {
   for (const part of parts ?? []) {
@@ -100,10 +131,4 @@ export function dataOf(parts: readonly Part[] | undefined): Record<string, unkno
     if (typeof value === "object" && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
   }
   return undefined;
-}
-
-/** The text of a task's answer ({@link answerText}): its artifacts', else its status message's. */
-export function taskText(task: Task): string {
-  const fromArtifacts = task.artifacts.map((item) => answerText(item.parts)).filter((text) => text !== "").join("\n");
-  return fromArtifacts !== "" ? fromArtifacts : answerText(task.status?.message?.parts);
 }

@@ -1,32 +1,18 @@
-import type { Message, Task } from "@a2a-js/sdk";
+import type { Task } from "@a2a-js/sdk";
 import { ClientFactory } from "@a2a-js/sdk/client";
 import type { AgentExecutor, AgentStreamEvent } from "@agentrx/executors";
 import { createA2AHandler } from "@agentrx/serve";
 import { Observable } from "rxjs";
 import { afterEach, describe, expect, it } from "vitest";
 import { closeLoopback, stalledClient, startLoopback } from "../../../runs/src/sse/loopback-test-server";
+import { messageRequest, quickExecutor } from "../test-helpers/a2a-messages";
 import { chunkedUpload } from "../test-helpers/chunked-upload";
 
 afterEach(closeLoopback);
 
 const card = { name: "Talker", description: "Talks." };
 
-/** An executor that answers "hello" at once. */
-const quickExecutor = {
-  stream: (_inputs: unknown, config: { runId: string }) =>
-    new Observable<AgentStreamEvent>((subscriber) => {
-      subscriber.next({ type: "start", runId: config.runId, inputs: {}, resumed: false, at: 0 } as AgentStreamEvent);
-      subscriber.next({ type: "output", runId: config.runId, output: "hello", stopReason: "finish", at: 0 } as AgentStreamEvent);
-      subscriber.complete();
-    }),
-  resume: () => new Observable(),
-} as unknown as AgentExecutor;
-
 const v03Send = (text: string) => JSON.stringify({ jsonrpc: "2.0", id: 1, method: "message/send", params: { message: { kind: "message", messageId: crypto.randomUUID(), role: "user", parts: [{ kind: "text", text }] } } });
-
-function userMessage(text: string): Message {
-  return { messageId: crypto.randomUUID(), contextId: "", taskId: "", role: 1, parts: [{ content: { $case: "text", value: text }, metadata: undefined, filename: "", mediaType: "text/plain" }], metadata: undefined, extensions: [], referenceTaskIds: [] };
-}
 
 describe("createA2AHandler, requests that fail", () => {
   it("survives a client that goes away mid-body: the handler resolves, onError hears of it, the next request is served", async () => {
@@ -138,7 +124,7 @@ describe("createA2AHandler, requests that fail", () => {
     let text = "";
     await expect(
       (async () => {
-        for await (const event of client.sendMessageStream({ tenant: "", message: userMessage("talk"), configuration: undefined, metadata: undefined }, { signal: abort.signal })) {
+        for await (const event of client.sendMessageStream(messageRequest("talk"), { signal: abort.signal })) {
           const payload = event.payload!;
           if (payload.$case === "task") taskId = payload.value.id;
           if (payload.$case === "artifactUpdate") {

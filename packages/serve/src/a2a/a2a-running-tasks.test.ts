@@ -9,19 +9,16 @@ import { type StructuredToolInterface, tool } from "@langchain/core/tools";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { closeLoopback, startLoopback } from "../../../runs/src/sse/loopback-test-server";
+import { artifactText, messageRequest as request, userMessage } from "../test-helpers/a2a-messages";
 import { workExecutor, workTool } from "../test-helpers/work-executor";
 
 afterEach(closeLoopback);
 
 const card = { name: "Worker", description: "Works." };
 
-function userMessage(text: string, taskId = ""): Message {
-  return { messageId: crypto.randomUUID(), contextId: "", taskId, role: 1, parts: [{ content: { $case: "text", value: text }, metadata: undefined, filename: "", mediaType: "text/plain" }], metadata: undefined, extensions: [], referenceTaskIds: [] };
-}
-
-const request = (text: string, taskId?: string) => ({ tenant: "", message: userMessage(text, taskId), configuration: undefined, metadata: undefined });
 const send = (client: Client, text: string, taskId?: string) => client.sendMessage(request(text, taskId)) as Promise<Task>;
-const textOf = (task: Task) => task.artifacts.flatMap((item) => item.parts).map((part) => (part.content?.$case === "text" ? part.content.value : "")).join("");
+/** A send's `configuration` for a reply at once (the task as it starts), not at its end. */
+const immediately = { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: true };
 
 async function serve(executor: AgentExecutor, taskStore?: InMemoryTaskStore): Promise<Client> {
   const origin = await startLoopback(createA2AHandler(executor, { agentCard: card, ...(taskStore ? { taskStore } : {}) }));
@@ -57,6 +54,21 @@ function gatedTool() {
 /** An executor that calls `work`, then answers with the last message it was given. */
 const steerableExecutor = (work: StructuredToolInterface, store?: RunStore) =>
   workExecutor(work, [{ toolCalls: [{ name: "work", args: { name: "a" } }] }, (messages) => `Answered: ${messages.at(-1)?.text}`], store ? { store } : {});
+
+/**
+ * A working task, served over `store` (none: the run's queue in this process), whose run calls a
+ * gated `work` and waits in it until `release()`, then answers "Got it.": `seen()` is the content
+ * of the last message its model was then given.
+ */
+async function workingTask(store?: RunStore) {
+  const { work, running, release } = gatedTool();
+  let seen: unknown;
+  const executor = workExecutor(work, [{ toolCalls: [{ name: "work", args: { name: "a" } }] }, (messages) => ((seen = messages.at(-1)?.content), "Got it.")], store ? { store } : {});
+  const client = await serve(executor);
+  const taskId = ((await client.sendMessage({ ...request("Work, please."), configuration: immediately })) as Task).id;
+  await running;
+  return { client, taskId, release, seen: () => seen };
+}
 
 describe("createA2AHandler, cancelling a paused task, through @a2a-js/sdk's client", () => {
   it.each([
@@ -141,14 +153,14 @@ describe("createA2AHandler, a message on a task whose run is going on, through @
     expect(updates.filter((update) => update.event === "message")).toEqual([{ state: TaskState.TASK_STATE_WORKING, event: "message" }]);
     expect(updates.at(-1)?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     const done = await client.getTask({ tenant: "", id: taskId });
-    expect(textOf(done)).toBe("Answered: Also check Rome.");
+    expect(artifactText(done)).toBe("Answered: Also check Rome.");
     if (store) expect((await store.readEvents(taskId)).filter((event) => event.type === "message")).toHaveLength(1);
   });
 
   it("SendStreamingMessage on a working task sends the message to the run and streams the task from then on, to its end", async () => {
     const { work, running, release } = gatedTool();
     const client = await serve(steerableExecutor(work, new MemoryRunStore()));
-    const first = client.sendMessage({ ...request("Work, please."), configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: true } }) as Promise<Task>;
+    const first = client.sendMessage({ ...request("Work, please."), configuration: immediately }) as Promise<Task>;
     const taskId = (await first).id;
     await running;
     const kinds: string[] = [];
@@ -158,7 +170,44 @@ describe("createA2AHandler, a message on a task whose run is going on, through @
     release();
     for await (const event of streamed) kinds.push(event.payload?.$case === "statusUpdate" ? `status:${event.payload.value.status?.state}` : String(event.payload?.$case));
     expect(kinds.at(-1)).toBe(`status:${TaskState.TASK_STATE_COMPLETED}`);
-    expect(textOf(await client.getTask({ tenant: "", id: taskId }))).toBe("Answered: Also check Rome.");
+    expect(artifactText(await client.getTask({ tenant: "", id: taskId }))).toBe("Answered: Also check Rome.");
+  });
+
+  it.each([
+    ["a MemoryRunStore (the run's inbox)", () => new MemoryRunStore()],
+    ["no store (the run's queue in this process)", () => undefined],
+  ])("with %s, a message with files sends them to the run with its text, as content blocks the model sees", async (_name, makeStore) => {
+    const { client, taskId, release, seen } = await workingTask(makeStore());
+    const withFiles = userMessage("Look at these too.", taskId);
+    const png = Buffer.from([137, 80, 78, 71]);
+    const pdf = Buffer.from("%PDF-1.4");
+    withFiles.parts.push(
+      { content: { $case: "raw", value: png }, metadata: undefined, filename: "chart.png", mediaType: "image/png" },
+      { content: { $case: "raw", value: pdf }, metadata: undefined, filename: "report.pdf", mediaType: "application/pdf" },
+      { content: { $case: "url", value: "https://example.com/a.txt" }, metadata: undefined, filename: "a.txt", mediaType: "text/plain" },
+    );
+    const reply = (await client.sendMessage({ tenant: "", message: withFiles, configuration: undefined, metadata: undefined })) as Task;
+    expect(reply.status?.state).toBe(TaskState.TASK_STATE_WORKING);
+    release();
+    await expect.poll(async () => (await client.getTask({ tenant: "", id: taskId })).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(seen()).toEqual([
+      { type: "text", text: "Look at these too.\nhttps://example.com/a.txt" },
+      { type: "image", mimeType: "image/png", data: "iVBORw==", metadata: { filename: "chart.png" } },
+      { type: "file", mimeType: "application/pdf", data: "JVBERi0xLjQ=", metadata: { filename: "report.pdf" } },
+    ]);
+  });
+
+  it("sends a message with only a file to the run (it has no text, but has content)", async () => {
+    const { client, taskId, release, seen } = await workingTask(new MemoryRunStore());
+    const fileOnly = userMessage("", taskId);
+    fileOnly.parts = [{ content: { $case: "raw", value: Buffer.from([1, 2, 3]) }, metadata: undefined, filename: "", mediaType: "" }];
+    const streamed = client.sendMessageStream({ tenant: "", message: fileOnly, configuration: undefined, metadata: undefined });
+    expect((await streamed.next()).value?.payload).toMatchObject({ $case: "task", value: { id: taskId, status: { state: TaskState.TASK_STATE_WORKING } } });
+    release();
+    for await (const _event of streamed) {
+      // to the task's end
+    }
+    expect(seen()).toEqual([{ type: "file", mimeType: "application/octet-stream", data: "AQID" }]);
   });
 
   it("answers a message the run cannot take with a JSON-RPC error naming why, and leaves the task as it was", async () => {
@@ -180,7 +229,7 @@ describe("createA2AHandler, a message on a task whose run is going on, through @
     expect(unknown).toMatchObject({ envelopeCode: -32004, message: expect.stringMatching(/^Task unknown-run is working, but its run cannot be reached from this process to take the message: /) });
     const blank = await client.sendMessageStream(request("   ", "unknown-run")).next().catch((error: unknown) => error);
     expect(blank).toBeInstanceOf(RequestMalformedError);
-    expect(blank).toMatchObject({ message: "Task unknown-run is working: a message to it is sent to its run as text (steering), and this one has no text." });
+    expect(blank).toMatchObject({ message: "Task unknown-run is working: a message to it is sent to its run (steering), and this one has no text and no file." });
     // A decision that comes after another answer resumed the run is refused, not read to the model as the user's words.
     const late = userMessage("", "unknown-run");
     late.parts = [{ content: { $case: "data", value: { decision: "approve" } }, metadata: undefined, filename: "", mediaType: "application/json" }] as Message["parts"];
@@ -211,7 +260,6 @@ describe("the handler's agentExecutor on a DefaultRequestHandler of the user's o
     const { work, running, release } = gatedTool();
     const store = new MemoryRunStore();
     const handler = ownHandler(steerableExecutor(work, store));
-    const immediately = { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: true };
     const taskId = ((await handler.sendMessage({ ...request("Work, please."), configuration: immediately }, context())) as Task).id;
     await running;
     const second = handler.sendMessage(request("Also check Rome.", taskId), context()) as Promise<Task>;
@@ -219,6 +267,6 @@ describe("the handler's agentExecutor on a DefaultRequestHandler of the user's o
     await expect.poll(async () => (await store.readThreadMessages(runInboxId(taskId))).length).toBe(1);
     release();
     const answered = await second;
-    expect([answered.id, answered.status?.state, textOf(answered)]).toEqual([taskId, TaskState.TASK_STATE_COMPLETED, "Answered: Also check Rome."]);
+    expect([answered.id, answered.status?.state, artifactText(answered)]).toEqual([taskId, TaskState.TASK_STATE_COMPLETED, "Answered: Also check Rome."]);
   });
 });

@@ -1,6 +1,5 @@
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Message } from "@a2a-js/sdk";
 import { ClientFactory } from "@a2a-js/sdk/client";
 import { InMemoryTaskStore } from "@a2a-js/sdk/server";
 import type { AgentExecutor, AgentStreamEvent } from "@agentrx/executors";
@@ -8,6 +7,7 @@ import { createA2AHandler } from "@agentrx/serve";
 import { Observable } from "rxjs";
 import { afterEach, describe, expect, it } from "vitest";
 import { closeLoopback, stalledClient, startLoopback } from "../../../runs/src/sse/loopback-test-server";
+import { messageRequest } from "../test-helpers/a2a-messages";
 
 /** An executor whose run streams `tokens` tokens, one per turn of the event loop (as a model's stream does), then answers. */
 function talkingExecutor(tokens: number): AgentExecutor {
@@ -34,10 +34,6 @@ function talkingExecutor(tokens: number): AgentExecutor {
 
 const expectedText = (tokens: number) => Array.from({ length: tokens }, (_, index) => `t${index} `).join("");
 
-function userMessage(text: string): Message {
-  return { messageId: crypto.randomUUID(), contextId: "", taskId: "", role: 1, parts: [{ content: { $case: "text", value: text }, metadata: undefined, filename: "", mediaType: "text/plain" }], metadata: undefined, extensions: [], referenceTaskIds: [] };
-}
-
 const servers: Server[] = [];
 afterEach(async () => {
   await closeLoopback();
@@ -63,7 +59,7 @@ describe("createA2AHandler's streams stay bounded", () => {
       let streamed = "";
       let updates = 0;
       let completed = false;
-      for await (const event of client.sendMessageStream({ tenant: "", message: userMessage("talk"), configuration: undefined, metadata: undefined })) {
+      for await (const event of client.sendMessageStream(messageRequest("talk"))) {
         const payload = event.payload!;
         if (payload.$case === "artifactUpdate" && !payload.value.lastChunk) {
           updates++;
@@ -104,7 +100,7 @@ describe("createA2AHandler's streams stay bounded", () => {
     servers.push(server);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const client = await new ClientFactory().createFromUrl(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-    for await (const event of client.sendMessageStream({ tenant: "", message: userMessage("talk"), configuration: undefined, metadata: undefined })) {
+    for await (const event of client.sendMessageStream(messageRequest("talk"))) {
       const payload = event.payload!;
       if (payload.$case === "artifactUpdate" && !payload.value.lastChunk) {
         seen.push(payload.value.artifact?.parts.map((part) => (part.content?.$case === "text" ? part.content.value : "")).join("") ?? "");
@@ -133,7 +129,7 @@ describe("createA2AHandler's streams stay bounded", () => {
       await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
       const client = await new ClientFactory().createFromUrl(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
       const seen: string[] = [];
-      for await (const event of client.sendMessageStream({ tenant: "", message: userMessage("talk"), configuration: undefined, metadata: undefined })) {
+      for await (const event of client.sendMessageStream(messageRequest("talk"))) {
         const payload = event.payload!;
         if (payload.$case === "artifactUpdate") seen.push(`text:${payload.value.artifact?.parts.map((part) => (part.content?.$case === "text" ? part.content.value : "")).join("")}`);
         if (payload.$case === "statusUpdate") seen.push(`status:${payload.value.status?.state}:${payload.value.status?.message?.parts.map((part) => (part.content?.$case === "text" ? part.content.value : "")).join("") ?? ""}`);

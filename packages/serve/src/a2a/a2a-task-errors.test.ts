@@ -1,28 +1,12 @@
-import type { Message, Task } from "@a2a-js/sdk";
+import type { Task } from "@a2a-js/sdk";
 import { type Client, ClientFactory } from "@a2a-js/sdk/client";
 import { TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
-import type { AgentExecutor, AgentStreamEvent } from "@agentrx/executors";
 import { createA2AHandler } from "@agentrx/serve";
-import { Observable } from "rxjs";
 import { afterEach, describe, expect, it } from "vitest";
 import { closeLoopback, startLoopback } from "../../../runs/src/sse/loopback-test-server";
+import { messageRequest, quickExecutor } from "../test-helpers/a2a-messages";
 
 afterEach(closeLoopback);
-
-/** An executor that answers "hello" at once. */
-const quickExecutor = {
-  stream: (_inputs: unknown, config: { runId: string }) =>
-    new Observable<AgentStreamEvent>((subscriber) => {
-      subscriber.next({ type: "start", runId: config.runId, inputs: {}, resumed: false, at: 0 } as AgentStreamEvent);
-      subscriber.next({ type: "output", runId: config.runId, output: "hello", stopReason: "finish", at: 0 } as AgentStreamEvent);
-      subscriber.complete();
-    }),
-  resume: () => new Observable(),
-} as unknown as AgentExecutor;
-
-function userMessage(text: string, taskId = ""): Message {
-  return { messageId: crypto.randomUUID(), contextId: "", taskId, role: 1, parts: [{ content: { $case: "text", value: text }, metadata: undefined, filename: "", mediaType: "text/plain" }], metadata: undefined, extensions: [], referenceTaskIds: [] };
-}
 
 async function serve(): Promise<{ origin: string; client: Client }> {
   const origin = await startLoopback(createA2AHandler(quickExecutor, { agentCard: { name: "Talker", description: "Talks." } }));
@@ -36,8 +20,8 @@ async function drain(events: AsyncGenerator<unknown>): Promise<number> {
   return count;
 }
 
-const send = (client: Client, text: string, taskId?: string) => client.sendMessage({ tenant: "", message: userMessage(text, taskId), configuration: undefined, metadata: undefined });
-const sendStream = (client: Client, text: string, taskId?: string) => drain(client.sendMessageStream({ tenant: "", message: userMessage(text, taskId), configuration: undefined, metadata: undefined }));
+const send = (client: Client, text: string, taskId?: string) => client.sendMessage(messageRequest(text, taskId));
+const sendStream = (client: Client, text: string, taskId?: string) => drain(client.sendMessageStream(messageRequest(text, taskId)));
 
 describe("createA2AHandler, requests about a task it cannot serve, through @a2a-js/sdk's client", () => {
   it("answers each request about an unknown task with TaskNotFoundError (-32001), streaming ones included", async () => {

@@ -5,7 +5,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { type StructuredToolInterface, tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { traceHeaders } from "../internal/trace-context";
-import { ROLE_USER, TASK_STATE, answerText, message, taskText, textPart } from "./a2a-parts";
+import { ROLE_USER, TASK_STATE, answerText, message, textPart } from "./a2a-parts";
 import { A2ATaskError } from "./a2a-task-error";
 import { loadA2AClient } from "./load-a2a-sdk";
 import { pollTask } from "./poll-task";
@@ -46,9 +46,10 @@ const schema = z.object({
  * client: it reads the agent card at `<url>/.well-known/agent-card.json` (for the tool's name and
  * description, unless given), and each call sends the input as a message, follows the task to its
  * end (over its stream; for an agent whose card says it does not stream, by reading it with
- * `GetTask` until it ends) and returns the answer (the task's artifacts, else its last message; a
- * file's bytes as a one-line note naming it, its media type and size). A task that fails, is
- * rejected or cancelled throws an `A2ATaskError`; one that asks for input (or for authorization)
+ * `GetTask` until it ends) and returns the answer (the task's artifacts, else the message of its
+ * final status; a file's bytes as a one-line note naming it, its media type and size; a task
+ * completed with neither, a sentence saying so). A task that fails, is rejected or cancelled
+ * throws an `A2ATaskError`; one that asks for input (or for authorization)
  * returns the question and its task id, which the model passes back (`taskId`) with its answer.
  * Aborting the call (the run's signal: a cancelled or timed-out run) cancels the remote task, on
  * an agent that streams or not. When the call is traced (the executor's `telemetry`, or
@@ -121,6 +122,7 @@ interface RemoteAgent {
 interface Seen {
   task?: Task;
   state?: number;
+  /** The text of the message of the latest status (the one `state` is of): an earlier status's text is not what the task says now. */
   statusText: string;
   artifacts: Map<string, string>;
   reply?: Message;
@@ -189,9 +191,9 @@ async function callAgent({ client, name: agent, streaming }: RemoteAgent, input:
   const answer = [...seen.artifacts.values()].filter((text) => text !== "").join("\n") || seen.statusText;
   switch (seen.state) {
     case TASK_STATE.completed:
-      return answer;
+      return answer || `The agent "${agent}" completed task ${id} without an answer: it sent no artifact and no message.`;
     case TASK_STATE.inputRequired:
-      return `The agent "${agent}" needs more input (task ${id}): ${seen.statusText}\nTo answer, call this tool again with taskId "${id}".`;
+      return `The agent "${agent}" needs more input (task ${id}): ${seen.statusText || "it did not say what."}\nTo answer, call this tool again with taskId "${id}".`;
     case TASK_STATE.authRequired:
       return `The agent "${agent}" needs authorization to go on (task ${id}): ${seen.statusText || "it did not say how."}\nTo answer it, or once it is given, call this tool again with taskId "${id}".`;
     case TASK_STATE.failed:
@@ -217,21 +219,19 @@ function observe(seen: Seen, event: StreamResponse): void {
       seen.task = task;
       if (task.status) {
         seen.state = task.status.state;
-        seen.statusText = answerText(task.status.message?.parts) || seen.statusText;
+        seen.statusText = answerText(task.status.message?.parts);
       }
       if (task.artifacts.length > 0) {
         seen.artifacts.clear();
         for (const item of task.artifacts) seen.artifacts.set(item.artifactId, answerText(item.parts));
       }
-      if (task.status?.state === TASK_STATE.completed && task.artifacts.length === 0) seen.statusText = taskText(task);
       return;
     }
     case "statusUpdate": {
       const status = payload.value.status;
       if (!status) return;
       seen.state = status.state;
-      const text = answerText(status.message?.parts);
-      if (text) seen.statusText = text;
+      seen.statusText = answerText(status.message?.parts);
       return;
     }
     case "artifactUpdate": {

@@ -1,6 +1,5 @@
-import { type Server, createServer } from "node:http";
-import type { AddressInfo } from "node:net";
-import { type Message, type Task, TaskState } from "@a2a-js/sdk";
+import { createServer } from "node:http";
+import { type Task, TaskState } from "@a2a-js/sdk";
 import { type Client, ClientFactory } from "@a2a-js/sdk/client";
 import { createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel } from "@agentrx/core/testing";
@@ -11,37 +10,18 @@ import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { artifactText, dataMessage, messageRequest } from "../test-helpers/a2a-messages";
+import { closeServers, listenOnLoopback } from "../test-helpers/http-servers";
 
 const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
-const servers: Server[] = [];
-
-afterEach(async () => {
-  await Promise.all(
-    servers.splice(0).map((server) => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(resolve));
-    }),
-  );
-});
+afterEach(closeServers);
 
 async function serve(executor: AgentExecutor): Promise<{ url: string; client: Client }> {
-  const server = createServer(createA2AHandler(executor, { agentCard: { name: "Weather agent", description: "Tells the weather in a city." } }));
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const url = await listenOnLoopback(createServer(createA2AHandler(executor, { agentCard: { name: "Weather agent", description: "Tells the weather in a city." } })));
   return { url, client: await new ClientFactory().createFromUrl(url) };
 }
 
-function userMessage(text: string, taskId?: string): Message {
-  return { messageId: crypto.randomUUID(), contextId: "", taskId: taskId ?? "", role: 1, parts: [{ content: { $case: "text", value: text }, metadata: undefined, filename: "", mediaType: "text/plain" }], metadata: undefined, extensions: [], referenceTaskIds: [] };
-}
-
-function dataMessage(value: unknown, taskId: string): Message {
-  return { messageId: crypto.randomUUID(), contextId: "", taskId, role: 1, parts: [{ content: { $case: "data", value }, metadata: undefined, filename: "", mediaType: "application/json" }], metadata: undefined, extensions: [], referenceTaskIds: [] };
-}
-
-const send = (client: Client, text: string, taskId?: string) => client.sendMessage({ tenant: "", message: userMessage(text, taskId), configuration: undefined, metadata: undefined }) as Promise<Task>;
-const textOf = (task: Task) => task.artifacts.flatMap((item) => item.parts).map((part) => (part.content?.$case === "text" ? part.content.value : "")).join("");
+const send = (client: Client, text: string, taskId?: string) => client.sendMessage(messageRequest(text, taskId)) as Promise<Task>;
 
 function weatherExecutor(options: { store?: MemoryRunStore; slow?: { started: () => void; aborted: () => void }; approval?: boolean } = {}) {
   const weather = tool(
@@ -82,7 +62,7 @@ describe("createA2AHandler", () => {
 
     const task = await send(client, "Weather in Paris?");
     expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
-    expect(textOf(task)).toBe("The weather: Sunny in Paris.");
+    expect(artifactText(task)).toBe("The weather: Sunny in Paris.");
     expect(task.metadata).toMatchObject({ agentrx: { runId: task.id } });
     // The task is the run: recorded under the task's id, its thread the task's context.
     expect(await store.getRun(task.id)).toMatchObject({ status: "finished", stopReason: "finish", threadId: task.contextId });
@@ -95,7 +75,7 @@ describe("createA2AHandler", () => {
     const kinds: string[] = [];
     let streamed = "";
     let last: unknown;
-    for await (const event of client.sendMessageStream({ tenant: "", message: userMessage("Weather?"), configuration: undefined, metadata: undefined })) {
+    for await (const event of client.sendMessageStream(messageRequest("Weather?"))) {
       const payload = event.payload!;
       kinds.push(payload.$case === "statusUpdate" ? `status:${payload.value.status?.state}` : payload.$case);
       if (payload.$case === "artifactUpdate" && !payload.value.lastChunk) streamed += payload.value.artifact?.parts.map((part) => (part.content?.$case === "text" ? part.content.value : "")).join("");
@@ -128,7 +108,7 @@ describe("createA2AHandler", () => {
     const toolStarted = new Promise<void>((resolve) => (started = resolve));
     let aborted = false;
     const { client } = await serve(weatherExecutor({ store, slow: { started, aborted: () => (aborted = true) } }));
-    const stream = client.sendMessageStream({ tenant: "", message: userMessage("Weather?"), configuration: undefined, metadata: undefined });
+    const stream = client.sendMessageStream(messageRequest("Weather?"));
     const first = await stream.next();
     const taskId = first.value?.payload?.$case === "task" ? first.value.payload.value.id : "";
     const rest = (async () => {
@@ -157,12 +137,12 @@ describe("createA2AHandler", () => {
     const done = await send(client, "approve", paused.id);
     expect(done.id).toBe(paused.id);
     expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
-    expect(textOf(done)).toBe("The weather: Sunny in Paris.");
+    expect(artifactText(done)).toBe("The weather: Sunny in Paris.");
 
     const second = await send(client, "Weather in Paris?");
     const rejected = await send(client, "reject: not now", second.id);
     expect(rejected.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
-    expect(textOf(rejected)).toBe("The weather: not now.");
+    expect(artifactText(rejected)).toBe("The weather: not now.");
   });
 
   it("a decision's stream opens with the resumed task working, never with the pause it answered", async () => {
@@ -170,7 +150,7 @@ describe("createA2AHandler", () => {
     const paused = await send(client, "Weather in Paris?");
     expect(paused.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     const states: string[] = [];
-    for await (const event of client.sendMessageStream({ tenant: "", message: userMessage("approve", paused.id), configuration: undefined, metadata: undefined })) {
+    for await (const event of client.sendMessageStream(messageRequest("approve", paused.id))) {
       const payload = event.payload;
       if (payload?.$case === "task") states.push(`task:${TaskState[payload.value.status?.state ?? 0]}`);
       if (payload?.$case === "statusUpdate") states.push(TaskState[payload.value.status?.state ?? 0] ?? "");
@@ -195,7 +175,7 @@ describe("createA2AHandler", () => {
     const interrupt = (parts[1]?.content?.$case === "data" ? (parts[1].content.value as { interrupts: { id: string }[] }).interrupts[0]?.id : undefined) ?? "";
     const done = await decide({ decisions: { [interrupt]: { type: "edit", toolInput: { city: "Rome" } } } }, paused.id);
     expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
-    expect(textOf(done)).toBe("The weather: Sunny in Rome.");
+    expect(artifactText(done)).toBe("The weather: Sunny in Rome.");
   });
 
   it("refuses what it cannot serve", async () => {

@@ -144,10 +144,11 @@ const OPTION_KEYS = Object.keys({
  * the task; `CancelTask` cancels the run (a paused one too: it is recorded `cancelled`, so nothing
  * resumes it); a pause for approval is `input-required`, and the next message on the task
  * (`approve`, `reject <reason>`, or data `{ decisions }`) resumes the run. A message on a task whose
- * run is going on is sent to the run (`executor.send`, steering): `SendMessage` is answered with the
- * working task, `SendStreamingMessage` with the task's stream to its end; one the run cannot take
- * (it has finished, or cannot be reached from this process; a message without text) gets a JSON-RPC
- * error saying why (`UnsupportedOperationError` -32004, `RequestMalformedError`).
+ * run is going on is sent to the run (`executor.send`, steering; its files as content blocks):
+ * `SendMessage` is answered with the working task, `SendStreamingMessage` with the task's stream to
+ * its end; one the run cannot take (it has finished, or cannot be reached from this process; a
+ * message with no text and no file) gets a JSON-RPC error saying why (`UnsupportedOperationError`
+ * -32004, `RequestMalformedError`).
  * A streamed task is saved to its end even when its client goes away. A request the SDK refuses
  * (an unknown task: `TaskNotFoundError`, -32001; cancelling a finished task:
  * `TaskNotCancelableError`, -32002; a message to a finished task: `UnsupportedOperationError`,

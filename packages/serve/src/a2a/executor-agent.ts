@@ -2,11 +2,12 @@ import type { Message, Task } from "@a2a-js/sdk";
 import type { AgentExecutionEvent, AgentExecutor as SdkAgentExecutor, ExecutionEventBus, RequestContext } from "@a2a-js/sdk/server";
 import { type AgentExecutor, type AgentStreamEvent, type Interrupt, RunFinishedError, RunNotFoundError, type RunStatus, type RunStore, runDisplaySource } from "@agentrx/executors";
 import { InvalidArgumentError } from "@agentrx/core";
+import { HumanMessage } from "@langchain/core/messages";
 import type { Observable } from "rxjs";
 import { errorText } from "../internal/error-text";
 import { type Headers, TELEMETRY_CONTEXT_KEY, remoteContext } from "../internal/trace-context";
 import type { A2AMessage } from "./a2a-types";
-import { ROLE_AGENT, TASK_STATE, artifact, dataOf, dataPart, message, partsText, statusUpdate, textPart } from "./a2a-parts";
+import { ROLE_AGENT, TASK_STATE, artifact, dataOf, dataPart, message, partsContent, partsText, statusUpdate, textPart } from "./a2a-parts";
 import { cancelRecordedRun } from "./cancel-recorded-run";
 import { approvalMessage, decisionsOf, pendingInterrupts } from "./a2a-approval";
 import { TextBatcher } from "./text-batcher";
@@ -53,8 +54,8 @@ export function isTerminalState(state: number | undefined): boolean {
 
 /**
  * Why a message to a task whose run is going on could not be sent to the run: `malformed` (the
- * message has no text to send), or `unsupported` (the run has finished, or cannot be reached from
- * this process). The handler answers it with the JSON-RPC error of that kind. @internal
+ * message has no text and no file to send), or `unsupported` (the run has finished, or cannot be
+ * reached from this process). The handler answers it with the JSON-RPC error of that kind. @internal
  */
 export class SteeringRefused extends Error {
   constructor(
@@ -289,11 +290,13 @@ export class ExecutorA2AAgent implements SdkAgentExecutor {
 
   /**
    * Sends `received`, a message on task `taskId` whose run is going on, to the run as a steering
-   * message (`executor.send`, see docs/steering.md): it joins the run at its next turn boundary.
-   * Rejects with a {@link SteeringRefused} when it cannot: the message has no text, or carries a
-   * decision (a data part with `decisions` or `decision`: it answered a pause that is over), the run has
-   * finished (the task is about to complete), or the run cannot be reached from this process (no
-   * store shared with the process that runs it); with the store's error when the store fails.
+   * message (`executor.send`, see docs/steering.md): it joins the run at its next turn boundary,
+   * its text as text, or, when it has files (`raw` parts), as a `HumanMessage` of content blocks
+   * ({@link partsContent}). Rejects with a {@link SteeringRefused} when it cannot: the message has
+   * no text and no file, or carries a decision (a data part with `decisions` or `decision`: it
+   * answered a pause that is over), the run has finished (the task is about to complete), or the
+   * run cannot be reached from this process (no store shared with the process that runs it); with
+   * the store's error when the store fails.
    */
   steer = async (taskId: string, received: Message, state: number | undefined): Promise<void> => {
     const data = dataOf(received.parts);
@@ -302,10 +305,12 @@ export class ExecutorA2AAgent implements SdkAgentExecutor {
       // the run's model should read as the user's words.
       throw new SteeringRefused("unsupported", `Task ${taskId} is ${stateName(state)}: it is not waiting for a decision (another answer may have resumed its run), so this message's decision was not taken. A decision answers a task that is input-required.`);
     }
-    const text = partsText(received.parts);
-    if (text.trim() === "") throw new SteeringRefused("malformed", `Task ${taskId} is ${stateName(state)}: a message to it is sent to its run as text (steering), and this one has no text.`);
+    const content = partsContent(received.parts);
+    if (content.length === 0) throw new SteeringRefused("malformed", `Task ${taskId} is ${stateName(state)}: a message to it is sent to its run (steering), and this one has no text and no file.`);
+    // Text alone goes as text; with files, as a HumanMessage of content blocks the model sees.
+    const steering = content.length === 1 && content[0]?.type === "text" ? (content[0] as { text: string }).text : new HumanMessage({ content });
     try {
-      await this.executor.send(taskId, text);
+      await this.executor.send(taskId, steering);
     } catch (error) {
       if (RunFinishedError.isInstance(error)) {
         throw new SteeringRefused("unsupported", `Task ${taskId} is ending: its run finished before the message could join it. Send the message without a taskId (a new task, in the same context).`, { cause: error });

@@ -20,7 +20,7 @@ export interface SteeringErrors {
  *   on the task's event bus, breaking the run's own stream). `SendMessage` is answered with the
  *   task as it stands, `SendStreamingMessage` with the task's stream from now on (the SDK's
  *   resubscription: the task, then its updates until it ends or pauses). A message the run cannot
- *   take gets a JSON-RPC error saying why: `RequestMalformedError` for one without text,
+ *   take gets a JSON-RPC error saying why: `RequestMalformedError` for one with no text and no file,
  *   `UnsupportedOperationError` for a run that finished or cannot be reached from here;
  * - `CancelTask` of a task that has not ended cancels its recorded run first (`agent.cancelRun`:
  *   a paused run, or one of another process; the SDK calls the executor's `cancelTask` only when

@@ -1,9 +1,8 @@
 // A pause inside a handoff (the other agent's call waits for approval, and the calling run pauses
 // with it: `Interrupt.subRun`) through createAGUIHandler, driven by @ag-ui/client's HttpAgent.
-import { HttpAgent } from "@ag-ui/client";
-import { EventSchemas } from "@ag-ui/core/schemas";
 import { afterEach, describe, expect, it } from "vitest";
 import { closeLoopback, startLoopback } from "../../../runs/src/sse/loopback-test-server";
+import { recordingAgent } from "../test-helpers/ag-ui-recording-agent";
 import { NESTED_ID, handoffExecutors } from "../test-helpers/handoff-executor";
 import { createAGUIHandler } from "./create-ag-ui-handler";
 
@@ -13,14 +12,7 @@ afterEach(closeLoopback);
 async function nestedAgent(threadId: string, options: { askAgain?: boolean } = {}) {
   const fixture = handoffExecutors({ billingCallId: "call_billing", ...options });
   const url = `${await startLoopback(createAGUIHandler(fixture.executor))}/agent`;
-  const agent = new HttpAgent({ url, threadId });
-  const events: { type: string }[] = [];
-  const subscriber = {
-    onEvent: ({ event }: { event: { type: string } }) => {
-      EventSchemas.parse(event);
-      events.push(event);
-    },
-  };
+  const { agent, events, subscriber } = recordingAgent(url, threadId);
   agent.messages = [{ id: "u1", role: "user", content: "Refund me" }];
   return { ...fixture, url, agent, events, subscriber };
 }

@@ -1,6 +1,4 @@
 import type { ServerResponse } from "node:http";
-import { HttpAgent } from "@ag-ui/client";
-import { EventSchemas } from "@ag-ui/core/schemas";
 import type { AgentExecutor, AgentStreamEvent } from "@agentrx/executors";
 import { deferred } from "@agentrx/core/testing";
 import { MemoryRunStore } from "@agentrx/runs";
@@ -9,6 +7,7 @@ import { Observable, filter, lastValueFrom } from "rxjs";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { closeLoopback, stalledClient, startLoopback } from "../../../runs/src/sse/loopback-test-server";
+import { recordingAgent } from "../test-helpers/ag-ui-recording-agent";
 import { chunkedUpload } from "../test-helpers/chunked-upload";
 import { ANSWER, weatherExecutor } from "../test-helpers/weather-executor";
 import { workExecutor } from "../test-helpers/work-executor";
@@ -17,19 +16,6 @@ import { createAGUIHandler } from "./create-ag-ui-handler";
 afterEach(closeLoopback);
 
 const serve: typeof startLoopback = async (handler) => `${await startLoopback(handler)}/agent`;
-
-/** An AG-UI client's view: every event it received, validated by @ag-ui/core's schemas. */
-function recordingAgent(url: string, threadId: string) {
-  const agent = new HttpAgent({ url, threadId });
-  const events: { type: string }[] = [];
-  const subscriber = {
-    onEvent: ({ event }: { event: { type: string } }) => {
-      EventSchemas.parse(event);
-      events.push(event);
-    },
-  };
-  return { agent, events, subscriber };
-}
 
 describe("createAGUIHandler, driven by @ag-ui/client's HttpAgent", () => {
   it("runs the agent: the client ends with the assistant's text and both tool calls", async () => {

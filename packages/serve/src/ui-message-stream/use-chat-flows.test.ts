@@ -8,37 +8,13 @@ import { MemoryRunStore } from "@agentrx/runs";
 import { withApproval } from "@agentrx/tools";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
-import {
-  AbstractChat,
-  type ChatState,
-  type ChatStatus,
-  DefaultChatTransport,
-  type UIMessage,
-  lastAssistantMessageIsCompleteWithApprovalResponses,
-  validateUIMessages,
-} from "ai";
+import { DefaultChatTransport, type UIMessage, lastAssistantMessageIsCompleteWithApprovalResponses, validateUIMessages } from "ai";
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
+import { ArrayChatState, Chat } from "../test-helpers/array-chat";
 import { chatRoute } from "../test-helpers/chat-route";
 import { readUIMessage } from "../test-helpers/read-ui-message";
 import { uiApprovalDecisions, type UIMessageLike } from "./ui-approval-decisions";
-
-/** useChat's state, kept in a plain array (React keeps it in a hook). */
-class ArrayChatState implements ChatState<UIMessage> {
-  status: ChatStatus = "ready";
-  error: Error | undefined;
-  constructor(public messages: UIMessage[] = []) {}
-  pushMessage = (message: UIMessage) => void this.messages.push(message);
-  popMessage = () => void this.messages.pop();
-  replaceMessage = (index: number, message: UIMessage) => void (this.messages[index] = message);
-  snapshot = <T>(value: T): T => structuredClone(value);
-}
-
-class Chat extends AbstractChat<UIMessage> {
-  get messages(): UIMessage[] {
-    return this.state.messages;
-  }
-}
 
 /**
  * A store whose `createRun` and `claimRun` wait while `held` is set: a run posted then is not yet

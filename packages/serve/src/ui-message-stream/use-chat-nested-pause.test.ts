@@ -3,30 +3,14 @@
 // the other agent's call is a part of its own with an approval request, answered like any other.
 import { recordDecisions } from "@agentrx/executors";
 import { replayRun } from "@agentrx/runs";
-import { AbstractChat, type ChatState, type ChatStatus, DefaultChatTransport, type UIMessage, lastAssistantMessageIsCompleteWithApprovalResponses } from "ai";
+import { DefaultChatTransport, type UIMessage, lastAssistantMessageIsCompleteWithApprovalResponses } from "ai";
 import { describe, expect, it } from "vitest";
 import { followRecordedRun } from "../runs/follow-recorded-run";
+import { ArrayChatState, Chat } from "../test-helpers/array-chat";
 import { chatRoute } from "../test-helpers/chat-route";
 import { NESTED_ID, handoffExecutors } from "../test-helpers/handoff-executor";
 import { readUIMessage } from "../test-helpers/read-ui-message";
 import { toUIMessageStreamResponse } from "./to-ui-message-stream-response";
-
-/** useChat's state, kept in a plain array (React keeps it in a hook). */
-class ArrayChatState implements ChatState<UIMessage> {
-  status: ChatStatus = "ready";
-  error: Error | undefined;
-  constructor(public messages: UIMessage[] = []) {}
-  pushMessage = (message: UIMessage) => void this.messages.push(message);
-  popMessage = () => void this.messages.pop();
-  replaceMessage = (index: number, message: UIMessage) => void (this.messages[index] = message);
-  snapshot = <T>(value: T): T => structuredClone(value);
-}
-
-class Chat extends AbstractChat<UIMessage> {
-  get messages(): UIMessage[] {
-    return this.state.messages;
-  }
-}
 
 /** The handoff executors behind the chat route of docs/serving.md, and a chat on useChat's client that sends answers once all are given. */
 function chatOnRoute(id: string) {
