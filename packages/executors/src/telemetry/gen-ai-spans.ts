@@ -1,6 +1,7 @@
 import { describeThrown } from "@agentrx/core";
 import type { BaseMessage, UsageMetadata } from "@langchain/core/messages";
 import type { Attributes, Span } from "@opentelemetry/api";
+import type { StopReason } from "../executor/events";
 import { replyUsage } from "../executor/model-params";
 import { attributeText, inputMessagesJson, outputMessagesJson, textMessageJson } from "./gen-ai-messages";
 import { STATUS_ERROR } from "./otel-api";
@@ -53,8 +54,8 @@ export function addProvider(run: RunProvider, provider: unknown): void {
   run.name = undefined;
 }
 
-/** Sets a run's `gen_ai.provider.name` when all of its own model calls named one. @internal */
-export function setRunProvider(span: Span, run: RunProvider | undefined): void {
+/** Sets a run's `gen_ai.provider.name` when all of its own model calls named one. */
+function setRunProvider(span: Span, run: RunProvider | undefined): void {
   if (run !== undefined && !run.mixed && run.name !== undefined) span.setAttribute("gen_ai.provider.name", run.name);
 }
 
@@ -93,18 +94,51 @@ export function agentSpan(options: TelemetryOptions, runName: string | undefined
 
 /**
  * Ends a run's span with its stop reason, the usage under it, the provider of its own model calls
- * (when they all named one) and (when asked) its answer. @internal
+ * (when they all named one) and (when asked) its answer, whose finish reason is the stop reason's
+ * (see {@link runFinishReason}). @internal
  */
 export function endAgentSpan(span: Span, options: TelemetryOptions, outputs: Record<string, unknown> | undefined, usage: UsageTotals | undefined, provider?: RunProvider): void {
-  setRunProvider(span, provider);
+  setRunTotals(span, usage, provider);
   const stopReason = outputs?.["stopReason"];
   if (typeof stopReason === "string") span.setAttribute("agentrx.stop_reason", stopReason);
+  if (options.recordOutputs) span.setAttribute("gen_ai.output.messages", textMessageJson("assistant", attributeText(outputs?.["output"] ?? ""), runFinishReason(stopReason)));
+  span.end();
+}
+
+/**
+ * Sets what a run's span counts of the model calls under it, however the run ends (an answer, a
+ * failure, a cancellation): the usage under it (when a call reported any) and the provider of its
+ * own calls (when they all named one). @internal
+ */
+export function setRunTotals(span: Span, usage: UsageTotals | undefined, provider: RunProvider | undefined): void {
+  setRunProvider(span, provider);
   if (usage?.seen) {
     span.setAttribute("gen_ai.usage.input_tokens", usage.input);
     span.setAttribute("gen_ai.usage.output_tokens", usage.output);
   }
-  if (options.recordOutputs) span.setAttribute("gen_ai.output.messages", textMessageJson("assistant", attributeText(outputs?.["output"] ?? ""), "stop"));
-  span.end();
+}
+
+/**
+ * The finish reason of a run's answer for each stop reason, in the conventions' well-known values:
+ * an answer is `stop`; a run a limit or budget cut short, `length`; one a guardrail stopped,
+ * `content_filter`; one paused on tool calls waiting for approval, `tool_call`. A stop reason with
+ * no such value (`repeated_call`) is given as it is: the conventions' list is open.
+ */
+const RUN_FINISH_REASONS = {
+  finish: "stop",
+  return_direct: "stop",
+  max_iterations: "length",
+  max_execution_time: "length",
+  budget: "length",
+  guardrail: "content_filter",
+  interrupted: "tool_call",
+  repeated_call: "repeated_call",
+} as const satisfies Record<StopReason, string>;
+
+/** The `finish_reason` of a run's answer in `gen_ai.output.messages`, from its stop reason (`stop` without one). @internal */
+export function runFinishReason(stopReason: unknown): string {
+  if (typeof stopReason !== "string") return "stop";
+  return Object.hasOwn(RUN_FINISH_REASONS, stopReason) ? RUN_FINISH_REASONS[stopReason as StopReason] : stopReason;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { AgentAction, ObservedModelCall, Observation } from "@agentrx/core";
 import type { Context, Span, Tracer } from "@opentelemetry/api";
-import { type ChatModelDescription, type RunProvider, type UsageTotals, addFirstChunk, addProvider, addUsage, agentSpan, chatSpanOf, describeChatModel, endAgentSpan, endChatSpan, endToolSpan, failSpan, firstString, messageFinishReason, runProvider, setRunProvider, toolSpan } from "./gen-ai-spans";
+import { type ChatModelDescription, type RunProvider, type UsageTotals, addFirstChunk, addProvider, addUsage, agentSpan, chatSpanOf, describeChatModel, endAgentSpan, endChatSpan, endToolSpan, failSpan, firstString, messageFinishReason, runProvider, setRunTotals, toolSpan } from "./gen-ai-spans";
 import { type Otel, SPAN_KIND, loadOtel, otel as loadedOtel } from "./otel-api";
 import { type SegmentStart, SegmentSpan, type SegmentTrace } from "./segment-link";
 import type { TelemetryOptions } from "./telemetry-options";
@@ -119,7 +119,8 @@ export class RunTelemetry implements SegmentTrace {
   fail(error: unknown): void {
     this.releaseUnnamed();
     if (this.span !== undefined) {
-      setRunProvider(this.span, this.provider);
+      // The model calls made before the run failed (or was cancelled) count all the same.
+      setRunTotals(this.span, this.usage[0], this.provider);
       failSpan(this.span, error);
     }
     this.span = undefined;

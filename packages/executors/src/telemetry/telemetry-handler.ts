@@ -20,7 +20,7 @@ import {
   firstString,
   messageFinishReason,
   runProvider,
-  setRunProvider,
+  setRunTotals,
   toolSpan,
 } from "./gen-ai-spans";
 import { type Otel, SPAN_KIND, loadOtel, otel as loadedOtel } from "./otel-api";
@@ -283,7 +283,8 @@ export class TelemetryHandler extends BaseCallbackHandler implements SegmentTrac
     if (!open) return;
     this.spans.delete(runId);
     this.setStreamed(open);
-    setRunProvider(open.span, open.provider);
+    // A run's span: the model calls made before it failed (or was cancelled) count all the same.
+    setRunTotals(open.span, open.usage, open.provider);
     failSpan(open.span, error);
   }
 

@@ -58,7 +58,9 @@ function withHandler<T extends RunnableConfig>(config: T, handler: TelemetryHand
  * model calls, as every built-in agent does: no callback handler, so the agent's runnables build no
  * callback runs), else through a callback handler (`withTelemetry`). A run started as a tool of a
  * traced run (`asTool`) is traced in its caller's tree, under the tool call, with its caller's
- * settings. A run given a context under `TELEMETRY_CONTEXT_KEY` (a remote caller's span) starts its
+ * settings; a run whose callbacks hold a telemetry handler (a caller traced through callbacks) is
+ * traced by that handler, whatever its agent, so that one tracer owns each run of a tree. A run
+ * given a context under `TELEMETRY_CONTEXT_KEY` (a remote caller's span) starts its
  * span there rather than in the active context. A resumed run given `previous`, the `traceparent`
  * its record kept of the segment before, links its span to that one; a fork's first segment
  * (`forkOf`) links to its source's last traced segment (`previous` is the source's) and names its
@@ -100,16 +102,17 @@ function traceSegment<T extends RunnableConfig>(
     config = { ...config, configurable: rest };
   }
   const parent = configurable?.[TELEMETRY_PARENT_KEY] as TelemetryParent | undefined;
+  // One tracer owns a run. A run whose callbacks hold a telemetry handler (a caller traced through
+  // callbacks) is traced by that handler, under the tool call that ran it, and so is every run
+  // under it: nothing under a handler is traced from what it sees. A parent its config names is
+  // then a run's further up, passed down through the handler's run: not this run's parent.
+  if ((parent !== undefined || telemetry !== undefined) && tracedByHandler(config.callbacks)) return { config: withoutParent(config, configurable) };
   if (parent !== undefined) {
     if (observesModelCalls(agent)) return { config, telemetry: new RunTelemetry(parent.options, parent, runId, undefined, config.runName) };
-    return { config: withTelemetry(config, parent.options, runId, undefined, parent) };
+    // Traced by a handler of its own, under the tool call: that handler owns the runs under it.
+    return { config: withTelemetry(withoutParent(config, configurable), parent.options, runId, undefined, parent) };
   }
   if (telemetry === undefined) return { config };
-  const callbacks = config.callbacks;
-  const tracedByCaller = Array.isArray(callbacks)
-    ? callbacks.some(isTelemetryHandler)
-    : typeof (callbacks as CallbackManager | undefined)?.copy === "function" && (callbacks as CallbackManager).handlers.some(isTelemetryHandler);
-  if (tracedByCaller) return { config };
   const segment = segmentStart(previous, forkOf);
   if (observesModelCalls(agent)) {
     const run = new RunTelemetry(telemetry, undefined, runId, threadId, config.runName, startContext, segment);
@@ -117,6 +120,19 @@ function traceSegment<T extends RunnableConfig>(
   }
   const handler = new TelemetryHandler(telemetry, runId, threadId, undefined, startContext, segment);
   return { config: withHandler(config, handler), trace: handler };
+}
+
+/** Whether `callbacks` (a run's config's) hold a telemetry handler: the run's caller is traced through callbacks. */
+function tracedByHandler(callbacks: RunnableConfig["callbacks"]): boolean {
+  if (Array.isArray(callbacks)) return callbacks.some(isTelemetryHandler);
+  return typeof (callbacks as CallbackManager | undefined)?.copy === "function" && (callbacks as CallbackManager).handlers.some(isTelemetryHandler);
+}
+
+/** `config` without the parent its `configurable` names under `TELEMETRY_PARENT_KEY` (as it is when it names none). */
+function withoutParent<T extends RunnableConfig>(config: T, configurable: Record<string, unknown> | undefined): T {
+  if (configurable === undefined || !(TELEMETRY_PARENT_KEY in configurable)) return config;
+  const { [TELEMETRY_PARENT_KEY]: _parent, ...rest } = configurable;
+  return { ...config, configurable: rest };
 }
 
 /**
