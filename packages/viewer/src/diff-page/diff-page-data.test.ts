@@ -1,8 +1,7 @@
 // The diff page's data: the recorded prompts it shows next to each other carry no image as base64;
 // the runs' costs say how many calls they leave out (docs/cost.md#calls-without-a-price).
-import { formatUsd } from "@agentrx/executors";
 import { MemoryRunStore, readRunRecord } from "@agentrx/runs";
-import { diffPageData } from "@agentrx/viewer/trace-page";
+import { diffPageData, formatRuntime } from "@agentrx/viewer/trace-page";
 import { describe, expect, it, vi } from "vitest";
 import { CHART_PNG, recordImageRun } from "../trace/trace-debugger-fixtures";
 import { recordTripRun } from "../trace/trace-test-fixtures";
@@ -35,8 +34,19 @@ describe("the diff page's costs", () => {
     const data = diffPageData(await readRunRecord(store, "partly"), await readRunRecord(store, "local"), { mode: "file", source: "memory" });
     const cost = (await store.getRun("partly"))?.usage?.cost?.total;
     expect(cost).toBeGreaterThan(0);
-    expect(data.costText.a).toBe(`${formatUsd(cost ?? 0)} + 2 unpriced`);
+    expect(data.costText.a).toBe(`${formatRuntime().usd(cost ?? 0)} + 2 unpriced`);
     expect(data.costText.b).toBe("2 unpriced");
+  });
+
+  it("write a tiny cost as the trace page writes it, with its digits", async () => {
+    const store = new MemoryRunStore();
+    await recordTripRun(store, { runId: "cheap", scale: 0.01, prices: { "trip-model": { input: 0.01, output: 0.01 } } });
+    await recordImageRun(store, "image");
+    const data = diffPageData(await readRunRecord(store, "cheap"), await readRunRecord(store, "image"), { mode: "file", source: "memory" });
+    const cost = (await store.getRun("cheap"))?.usage?.cost?.total as number;
+    expect(cost).toBeLessThan(0.0001);
+    expect(data.costText.a).toBe(formatRuntime().usd(cost));
+    expect(data.costText.a).toMatch(/^\$0\.0000\d+$/);
   });
 
   it("are the cost alone when every call was priced, and absent without prices", async () => {

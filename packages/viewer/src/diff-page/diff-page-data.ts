@@ -1,5 +1,5 @@
 import { diffRuns, promptsOf, type RecordedPrompt, type RunDiff, type RunRecord } from "@agentrx/runs";
-import { formatUsd, type JsonValue } from "@agentrx/executors";
+import type { JsonValue } from "@agentrx/executors";
 import { TraceImageCollector } from "../trace-page/trace-images";
 import { cutText } from "../trace-page/cut-text";
 import { formatRuntime } from "../trace-page/page/format-runtime";
@@ -74,9 +74,9 @@ export function diffPageData(a: RunRecord, b: RunRecord, options: { mode: "ui" |
   prompts.sort((x, y) => x.iteration - y.iteration);
   const costText: DiffPageData["costText"] = {};
   for (const side of ["a", "b"] as const) {
-    // With the calls the cost leaves out, as the trace page and `agentrx runs` write it (docs/cost.md#calls-without-a-price).
+    // In dollars as the trace page writes them, with the calls the cost leaves out (docs/cost.md#calls-without-a-price).
     const cost = diff.cost[side];
-    const text = fmt.costWithUnpriced(cost === undefined ? undefined : formatUsd(cost), diff.usage[side]?.unpricedCalls);
+    const text = fmt.costWithUnpriced(cost === undefined ? undefined : fmt.usd(cost), diff.usage[side]?.unpricedCalls);
     if (text !== undefined) costText[side] = text;
   }
   return { mode: options.mode, source: options.source, diff, prompts, costText };

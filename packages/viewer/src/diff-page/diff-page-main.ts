@@ -110,11 +110,12 @@ export function diffPageMain(dom: DomRuntime, fmt: FormatRuntime, data: DiffPage
     element.setAttribute("data-iteration", String(n));
     const missing = (side: "a" | "b") => iteration.prompt[side] === undefined && iteration.reply[side] === undefined && iteration.toolCalls[side].length === 0 && iteration.usage[side] === undefined;
     if (missing("a") || missing("b")) element.appendChild(h("p", { class: "muted" }, `Run ${missing("a") ? "a" : "b"} has no iteration ${n}.`));
-    if (iteration.prompt.a !== undefined || iteration.prompt.b !== undefined) {
+    if (iteration.promptIds !== undefined) element.appendChild(promptIdsRow(iteration.promptIds, iteration.prompt));
+    else if (iteration.prompt.a !== undefined || iteration.prompt.b !== undefined) {
       element.appendChild(row("prompt", iteration.prompt, (value) => (value === undefined ? h("span", { class: "muted" }, "not recorded") : h("code", null, `digest ${value}`))));
-      const prompt = prompts.get(n);
-      if (prompt !== undefined) element.appendChild(promptDetails(prompt));
     }
+    const prompt = prompts.get(n);
+    if (prompt !== undefined && (iteration.prompt.a !== undefined || iteration.prompt.b !== undefined)) element.appendChild(promptDetails(prompt, iteration.promptIds));
     if (iteration.reply.a !== undefined || iteration.reply.b !== undefined) element.appendChild(row("text", iteration.reply, (value) => (value === undefined ? "–" : pre(value)), false, "reply"));
     element.appendChild(row("tools", iteration.toolCalls, (calls, other) => toolCalls(calls, other), false, "toolCalls"));
     if (iteration.usage.a !== undefined || iteration.usage.b !== undefined) element.appendChild(row("usage", iteration.usage, (value) => usageText(value), true));
@@ -160,7 +161,21 @@ export function diffPageMain(dom: DomRuntime, fmt: FormatRuntime, data: DiffPage
     );
   }
 
-  function promptDetails(prompt: DiffPrompt): HTMLElement {
+  /**
+   * The prompt line of an iteration whose digests differ in tool-call ids only (`promptIds`): the
+   * prompts are the same but for those ids, or were not compared; never one side's digest as if
+   * both were that.
+   */
+  function promptIdsRow(promptIds: NonNullable<IterationDiff["promptIds"]>, prompt: DiffPair<string | undefined>): HTMLElement {
+    const digests = h("span", { class: "muted" }, ` (digests ${prompt.a ?? "–"} and ${prompt.b ?? "–"})`);
+    const text =
+      promptIds === "ignored"
+        ? h("span", null, "the same but for tool-call ids", digests)
+        : h("span", null, "not compared: the digests hash tool-call ids, which differ between the runs (recordPrompts compares the messages)", digests);
+    return h("div", { class: "diff-row same", attrs: { "data-field": "prompt", "data-prompt-ids": promptIds } }, h("div", { class: "label" }, "prompt"), h("div", { class: "cell both" }, text));
+  }
+
+  function promptDetails(prompt: DiffPrompt, promptIds: IterationDiff["promptIds"]): HTMLElement {
     const list = (messages: DiffPromptMessage[], other: DiffPromptMessage[]) =>
       h(
         "ol",
@@ -175,7 +190,7 @@ export function diffPageMain(dom: DomRuntime, fmt: FormatRuntime, data: DiffPage
     return h(
       "details",
       { class: "recorded-prompt", attrs: { "data-field": "recorded-prompt" } },
-      h("summary", null, `Recorded prompt: ${prompt.a.length} message${prompt.a.length === 1 ? "" : "s"} in a, ${prompt.b.length} in b${prompt.same ? " (the same)" : ""}`),
+      h("summary", null, `Recorded prompt: ${prompt.a.length} message${prompt.a.length === 1 ? "" : "s"} in a, ${prompt.b.length} in b${prompt.same ? " (the same)" : promptIds === "ignored" ? " (the same but for tool-call ids)" : ""}`),
       h("div", { class: "diff-row" }, h("div", { class: "label" }, ""), ...cells),
     );
   }

@@ -1,6 +1,7 @@
 import { AgentExecutor, type AgentStreamEvent, type MimeBundle, RUN_MIME_TYPE } from "@agentrx/executors";
 import { MemoryRunStore } from "@agentrx/runs";
 import { displayRun } from "@agentrx/viewer";
+import { withApproval } from "@agentrx/tools";
 import { tool } from "@langchain/core/tools";
 import { Observable } from "rxjs";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -71,6 +72,52 @@ describe("displayRun", () => {
     const bundle = await displayRun(run, { live: false });
     expect(inputs).toHaveLength(2);
     expect(bundle[RUN_MIME_TYPE]).toMatchObject({ status: "finished", output: "Sunny in Oslo.", runId: result.runId });
+  });
+
+  it("shows a paused run awaited before as paused, from its record: its pause, its calls and the trace", async () => {
+    const refund = tool(async ({ order }: { order: string }) => `refunded ${order}`, { name: "refund", description: "Refunds.", schema: z.object({ order: z.string() }) });
+    const { agent } = scriptedAgent([[toolCall("refund", { order: "A1" }, "c1")], finish("Refunded.")]);
+    const store = new MemoryRunStore();
+    const executor = new AgentExecutor({ agent, tools: [withApproval(refund)], store });
+    const run = executor.invoke({ input: "Refund A1" });
+    const result = await run;
+    expect(result.stopReason).toBe("interrupted");
+
+    const bundle = await displayRun(run, { live: false });
+    expect(bundle[RUN_MIME_TYPE]).toMatchObject({ runId: result.runId, status: "interrupted", stopReason: "interrupted", output: "", actions: 1, steps: 0, interrupts: [{ tool: "refund", toolInput: { order: "A1" } }] });
+    expect(bundle["text/plain"]).toMatch(/^Run paused for approval: 1 tool call/);
+    expect(bundle["text/plain"]).toMatch(/refund\(\{"order":"A1"\}\) awaiting approval/);
+    expect(bundle["text/html"]).toContain('data-status="interrupted"');
+    expect(bundle["text/html"]).toContain('<iframe class="agentrx-trace"');
+
+    // Resumed and awaited, then shown: the resumed segment, as a live display of the resume shows it.
+    const id = result.interrupts?.[0]?.id as string;
+    const resumed = executor.resume(result.runId, { decisions: { [id]: { type: "approve" } } });
+    expect((await resumed).output).toBe("Refunded.");
+    const after = await displayRun(resumed, { live: false });
+    expect(after[RUN_MIME_TYPE]).toMatchObject({ runId: result.runId, status: "finished", stopReason: "finish", output: "Refunded.", actions: 1, steps: 1 });
+    expect(after[RUN_MIME_TYPE].interrupts).toBeUndefined();
+    expect(after["text/plain"]).toContain('refund({"order":"A1"}) -> refunded A1');
+    expect(after["text/plain"]).not.toContain("awaiting approval");
+  });
+
+  it("shows a run awaited before with no record from its result: stop reason, pauses, usage and steps", async () => {
+    const { agent } = scriptedAgent([[toolCall("echo", { text: "small" }, "c1"), toolCall("echo", { text: "big" }, "c2")]]);
+    const needsApproval = (action: { toolInput: unknown }) => (action.toolInput as { text: string }).text !== "small";
+    const executor = new AgentExecutor({ agent, tools: [echoTool], needsApproval, returnIntermediateSteps: true });
+    const run = executor.invoke({ input: "pay" });
+    const result = await run;
+    const bundle = await displayRun(run, { live: false });
+    expect(bundle[RUN_MIME_TYPE]).toMatchObject({
+      runId: result.runId,
+      status: "interrupted",
+      stopReason: "interrupted",
+      output: "",
+      actions: 2,
+      steps: 1,
+      interrupts: [{ tool: "echo", toolInput: { text: "big" } }],
+    });
+    expect(bundle["text/plain"]).toMatch(/^Run paused for approval: 2 tool calls/);
   });
 
   it("escapes what tools return: recorded text is data, never markup", async () => {

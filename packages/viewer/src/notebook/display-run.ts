@@ -2,6 +2,7 @@ import { checkOptionKeys } from "@agentrx/core";
 import {
   type AgentStreamEvent,
   type DisplayRunOptions,
+  type Interrupt,
   type LiveRunDisplay,
   type MimeBundle,
   RUN_MIME_TYPE,
@@ -9,11 +10,13 @@ import {
   type RunObservable,
   type RunStore,
   type RunTableSummary,
+  type StopReason,
   randomUuid,
   runDisplaySource,
 } from "@agentrx/executors";
-import { MemoryRunStore } from "@agentrx/runs";
-import { type Observable, from, lastValueFrom } from "rxjs";
+import { MemoryRunStore, replayRun } from "@agentrx/runs";
+import type { UsageMetadata } from "@langchain/core/messages";
+import { type Observable, from, lastValueFrom, toArray } from "rxjs";
 import { escapeHtml } from "../trace-page/page/page-shell";
 import { tracePageHtml } from "../trace-page/page/trace-page-html";
 import { readTracePage } from "../trace-page/read-trace-page";
@@ -29,8 +32,9 @@ import { RunTable } from "./run-table";
  *
  * For a run made by an executor (`invoke`, `stream`, `resume`), awaiting the run afterwards
  * resolves with this run's result (or rejects with its error) without running it again; a run
- * that was awaited already is not run again either: the bundle shows its result. A failed run
- * shows its error in the table and the bundle; the promise still resolves.
+ * that was awaited already is not run again either: the bundle's summary is its result's (a paused
+ * run is `"interrupted"`), and its table is replayed from the run's record when the store has it.
+ * A failed run shows its error in the table and the bundle; the promise still resolves.
  *
  * @param run a run from `executor.invoke`, `stream` or `resume`, or any observable of run events
  * @param options where the live table goes, the store of the run's record, update pacing
@@ -186,21 +190,91 @@ async function traceFrame(store: RunStore, runId: string, height: number): Promi
   return `<iframe class="agentrx-trace" title="Trace of run ${escapeHtml(runId)}" sandbox="allow-scripts" style="width:100%;height:${height}px;border:1px solid rgba(127,127,127,.35);border-radius:4px" srcdoc="${escapeHtml(page)}"></iframe>`;
 }
 
-/** The bundle of a run that was awaited before it was displayed: its result, and its trace when recorded. */
+/** What awaiting an executor's run resolves with, as far as the display reads it. */
+interface AwaitedResult {
+  runId?: string;
+  output?: string;
+  stopReason?: StopReason;
+  interrupts?: Interrupt[];
+  usage?: UsageMetadata;
+  intermediateSteps?: unknown[];
+}
+
+/**
+ * The bundle of a run that was awaited before it was displayed. Its summary is its result's (status,
+ * stop reason, pauses, usage); its table is the run's record replayed when `store` has it (the
+ * segment the result ends: a resumed run shows its resumed part, as a live display of the resume
+ * does), else a line with its answer; and its trace when recorded.
+ */
 async function awaitedBundle(result: Promise<unknown>, store: RunStore | undefined, height: number): Promise<RunDisplayBundle> {
-  const table = new RunTable();
+  let value: AwaitedResult;
   try {
-    const value = (await result) as { runId?: string; output?: string };
-    const summary: RunTableSummary = { status: "finished", actions: 0, steps: 0 };
-    if (value.runId !== undefined) summary.runId = value.runId;
-    if (value.output !== undefined) summary.output = value.output;
-    const trace = value.runId === undefined || store === undefined ? undefined : await traceFrame(store, value.runId, height);
-    const text = `Run ${value.runId ?? ""} (awaited before it was displayed): ${value.output ?? ""}`;
-    return bundleOf(trace ?? `<div class="agentrx-run"><pre>${escapeHtml(text)}</pre></div>`, text, summary);
+    value = ((await result) ?? {}) as AwaitedResult;
   } catch (error) {
+    // A failed run's error does not say which run it was: no record to read, no trace.
+    const table = new RunTable();
     table.fail(error);
     return bundleOf(table.html(), table.text(), table.summary());
   }
+  const summary = awaitedSummary(value);
+  const runId = value.runId;
+  const table = runId === undefined || store === undefined ? undefined : await recordedSegment(store, runId, value);
+  if (table !== undefined) {
+    summary.actions = table.summary().actions;
+    summary.steps = table.summary().steps;
+  }
+  const trace = runId === undefined || store === undefined ? undefined : await traceFrame(store, runId, height);
+  if (table !== undefined) return bundleOf(table.html() + (trace ?? ""), table.text(), summary);
+  const headline = summary.status === "interrupted" ? "paused" : `finished (${summary.stopReason ?? "finish"})`;
+  const text = `Run ${headline} ${runId ?? ""} (awaited before it was displayed): ${value.output ?? ""}`;
+  return bundleOf(trace ?? `<div class="agentrx-run" data-status="${summary.status}"><pre>${escapeHtml(text)}</pre></div>`, text, summary);
+}
+
+/**
+ * The summary of an awaited run from its result. Without the record, its counts are what the
+ * result says: its steps (with `returnIntermediateSteps`), and those calls plus the paused ones.
+ */
+function awaitedSummary(value: AwaitedResult): RunTableSummary {
+  const steps = Array.isArray(value.intermediateSteps) ? value.intermediateSteps.length : 0;
+  const interrupts = Array.isArray(value.interrupts) ? value.interrupts : [];
+  const summary: RunTableSummary = { status: value.stopReason === "interrupted" ? "interrupted" : "finished", actions: steps + interrupts.length, steps };
+  if (value.runId !== undefined) summary.runId = value.runId;
+  if (value.stopReason !== undefined) summary.stopReason = value.stopReason;
+  if (value.output !== undefined) summary.output = value.output;
+  if (interrupts.length > 0) summary.interrupts = interrupts.map(({ id, tool, toolInput }) => ({ id, tool, toolInput }));
+  if (value.usage !== undefined) summary.usage = value.usage;
+  return summary;
+}
+
+/**
+ * The table of the recorded segment (from a `start` of the run to its `output`) that ended with
+ * `value`: the latest one whose stop reason, answer and pauses are the result's (the run may have
+ * been resumed again since). `undefined` when the record cannot be read or has no such segment.
+ */
+async function recordedSegment(store: RunStore, runId: string, value: AwaitedResult): Promise<RunTable | undefined> {
+  let events: AgentStreamEvent[];
+  try {
+    events = await lastValueFrom(replayRun(store, runId).pipe(toArray()));
+  } catch {
+    return undefined;
+  }
+  const segments: AgentStreamEvent[][] = [];
+  for (const event of events) {
+    if (event.type === "start" && event.subRun === undefined) segments.push([]);
+    segments.at(-1)?.push(event);
+  }
+  const pauses = (interrupts: readonly Interrupt[] | undefined) => (interrupts ?? []).map(({ id }) => id).join("\n");
+  for (let index = segments.length - 1; index >= 0; index--) {
+    const segment = segments[index] as AgentStreamEvent[];
+    const output = segment.find((event) => event.type === "output" && event.subRun === undefined);
+    if (output?.type !== "output" || output.stopReason !== value.stopReason || output.output !== value.output) continue;
+    const interrupt = segment.find((event) => event.type === "interrupt" && event.subRun === undefined);
+    if (pauses(interrupt?.type === "interrupt" ? interrupt.interrupts : undefined) !== pauses(value.interrupts)) continue;
+    const table = new RunTable();
+    for (const event of segment) table.add(event);
+    return table;
+  }
+  return undefined;
 }
 
 function bundleOf(html: string, text: string, summary: RunTableSummary): RunDisplayBundle {

@@ -185,7 +185,11 @@ export type TraceEvent<T = TraceText> =
   | (TraceEventBase & {
       type: "action";
       iteration: number;
-      index: number;
+      /**
+       * The action's position in its turn; `null` for a sub-run's action in a record that did not
+       * keep it (records of releases before sub-run events carried their own positions).
+       */
+      index: number | null;
       tool: string;
       toolCallId?: string;
       toolInput: T;

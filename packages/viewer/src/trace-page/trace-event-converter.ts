@@ -130,7 +130,8 @@ export class TraceEventConverter {
       case "usage":
         return { type: "usage", seq, at, iteration: Number(event["iteration"]), usage: usageOf(event["usage"]), ...(typeof event["model"] === "string" ? { model: event["model"] } : {}) };
       case "action": {
-        const index = typeof stored.data["index"] === "number" ? stored.data["index"] : 0;
+        // A sub-run's action without its position (an older record): the page places it, never by a guessed 0.
+        const index = typeof stored.data["index"] === "number" ? stored.data["index"] : scope === "" ? 0 : null;
         const action = event["action"];
         const images: TraceImage[] = [];
         return {

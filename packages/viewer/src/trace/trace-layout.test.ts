@@ -272,6 +272,31 @@ describe("sub-runs", () => {
     expect(rows.some((row) => row.kind === "event")).toBe(false);
   });
 
+  it("shows each of a sub-run's parallel tool calls once, with its own result", async () => {
+    const store = new MemoryRunStore();
+    const lookup = tool(async ({ q }: { q: string }) => `found ${q}`, { name: "lookup", description: "Looks up.", schema: z.object({ q: z.string() }) });
+    const inner = RunnableLambda.from((input: { steps: unknown[] }) =>
+      input.steps.length === 0
+        ? [
+            { tool: "lookup", toolInput: { q: "a" }, log: "" },
+            { tool: "lookup", toolInput: { q: "b" }, log: "" },
+          ]
+        : { returnValues: { output: "done" }, log: "" },
+    );
+    const researcher = new AgentExecutor({ agent: inner, tools: [lookup] }).asTool({ name: "researcher", description: "Researches." });
+    const llm = new ScriptedChatModel({ responses: [{ toolCalls: [{ id: "c1", name: "researcher", args: { input: "t" } }] }, "ok"] });
+    const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
+    await new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [researcher], prompt }), tools: [researcher], store }).invoke({ input: "go" }, { runId: "parallel-sub" });
+    const { model } = await traceOf(store, "parallel-sub");
+    const rows = layout.rows(model, Date.now());
+    const calls = rows.filter((row) => row.kind === "tool" && row.label === "lookup");
+    expect(calls.map((row) => [row.id, row.toolCall?.input, row.toolCall?.observation])).toEqual([
+      ["tool-0-0/sub0/tool-0-0", '{\n  "q": "a"\n}', "found a"],
+      ["tool-0-0/sub0/tool-0-1", '{\n  "q": "b"\n}', "found b"],
+    ]);
+    expect(calls.map((row) => row.state)).toEqual(["ok", "ok"]);
+  });
+
   it("nests a sub-run's own sub-run under its tool call, by the path of tool names", () => {
     const model = runtime.createTrace({ runId: "top", status: "finished", createdAt: 0, updatedAt: 100, eventCount: 12 });
     let seq = 0;
@@ -400,6 +425,69 @@ describe("sub-runs of parallel calls of one tool", () => {
       { type: "sub_run", seq: 4, at: 11, path: ["researcher"], callIds: ["0:1"], event: { type: "start", seq: 4, at: 11, runId: "r", inputs: "y", resumed: false } },
     ]);
     expect(model.iterations[0]?.tools.map((tool) => tool.subRuns?.length ?? 0)).toEqual([0, 1]);
+  });
+});
+
+describe("a sub-run's parallel tool calls", () => {
+  /** A researcher sub-run whose one turn calls lookup twice; `actionIndex`/`stepIndex` give each event's recorded position (`null`: none). */
+  function subRunTurn(actionIndex: (i: number) => number | null, stepIndex: (i: number) => number | null, options: { ids: boolean; stepOrder: number[] }) {
+    const model = runtime.createTrace({ runId: "top", status: "finished", createdAt: 0, updatedAt: 100, eventCount: 12 });
+    let seq = 0;
+    const sub = (event: Record<string, unknown>) => ({ type: "sub_run", seq: ++seq, at: Number(event["at"]), path: ["researcher"], callIds: ["r1"], event: { ...event, seq } }) as never;
+    const own = (event: Record<string, unknown>) => ({ ...event, seq: ++seq }) as never;
+    const queries = ["a", "b"];
+    const id = (i: number) => (options.ids ? { toolCallId: `l${i}` } : {});
+    runtime.applyEvents(model, [
+      own({ type: "start", at: 0, runId: "top", inputs: "{}", resumed: false }),
+      own({ type: "action", at: 10, iteration: 0, index: 0, tool: "researcher", toolCallId: "r1", toolInput: "t", log: "" }),
+      sub({ type: "start", at: 11, runId: "sub", inputs: "t", resumed: false }),
+      ...queries.map((q, i) => sub({ type: "action", at: 12, iteration: 0, index: actionIndex(i), tool: "lookup", ...id(i), toolInput: q, log: "" })),
+      ...options.stepOrder.map((i) => {
+        const index = stepIndex(i);
+        return sub({ type: "step", at: 20 + i, iteration: 0, index, tool: "lookup", ...id(i), ...(index === null ? { toolInput: queries[i] } : {}), observation: `found ${queries[i]}`, durationMs: 8 + i });
+      }),
+      sub({ type: "output", at: 25, output: "done", stopReason: "finish" }),
+      own({ type: "step", at: 26, iteration: 0, index: 0, tool: "researcher", toolCallId: "r1", observation: "done", durationMs: 16 }),
+      own({ type: "output", at: 30, output: "ok", stopReason: "finish" }),
+    ]);
+    const calls = layout.rows(model, 100).filter((row) => row.kind === "tool" && row.label === "lookup");
+    return calls.map((row) => [row.id, row.toolCall?.input, row.toolCall?.observation]);
+  }
+
+  const expected = [
+    ["tool-0-0/sub0/tool-0-0", "a", "found a"],
+    ["tool-0-0/sub0/tool-0-1", "b", "found b"],
+  ];
+
+  it("places the calls by their own positions when the record has them", () => {
+    expect(subRunTurn((i) => i, (i) => i, { ids: false, stepOrder: [1, 0] })).toEqual(expected);
+  });
+
+  it.each([
+    ["without positions, with tool call ids, results in reverse order", () => null, { ids: true, stepOrder: [1, 0] }],
+    ["without positions or ids, results in order", () => null, { ids: false, stepOrder: [0, 1] }],
+    ["with every action at 0 (an older record), with ids", () => 0, { ids: true, stepOrder: [1, 0] }],
+    ["with every action at 0 (an older record), without ids", () => 0, { ids: false, stepOrder: [0, 1] }],
+  ])("never merges the calls of an older record (%s)", (_label, actionIndex, options) => {
+    expect(subRunTurn(actionIndex, () => null, options)).toEqual(expected);
+  });
+});
+
+describe("usage per model call", () => {
+  it("gives a model call every usage event reported before it, not only the last", () => {
+    const model = runtime.createTrace({ runId: "top", status: "finished", createdAt: 0, updatedAt: 100, eventCount: 5 });
+    const reply = { role: "ai", content: "hi" };
+    runtime.applyEvents(model, [
+      { type: "start", seq: 1, at: 0, runId: "top", inputs: "{}", resumed: false },
+      { type: "usage", seq: 2, at: 5, iteration: 0, usage: { input: 80, output: 20, total: 100, cost: 0.002 }, model: "m" },
+      { type: "usage", seq: 3, at: 8, iteration: 0, usage: { input: 40, output: 10, total: 50, cost: 0.001 }, model: "m" },
+      { type: "model_call", seq: 4, at: 10, iteration: 0, call: 0, durationMs: 10, inputCount: 1, inputDigest: "d", reply },
+      { type: "output", seq: 5, at: 12, output: "hi", stopReason: "finish" },
+    ]);
+    const call = model.iterations[0]?.modelCalls[0];
+    expect(call?.usage).toEqual({ input: 120, output: 30, total: 150, cost: 0.003 });
+    expect(model.usage.total).toBe(150);
+    expect(layout.rows(model, 100).find((row) => row.id === "model-0-0")?.note).toContain("150 tokens");
   });
 });
 

@@ -45,11 +45,15 @@ export function formatRuntime() {
     return `${Number((ms / (unit as number)).toFixed(decimals))} ${name}`;
   }
 
-  /** US dollars: `$0.0123`, `$12.50`; a tiny amount keeps two significant digits (`$0.000042`). */
+  /** US dollars: `$0.0123`, `$12.50`; a tiny amount keeps two significant digits (`$0.000042`, `$0.00000031`), never an exponent. */
   function usd(value: number): string {
     if (!Number.isFinite(value)) return "?";
     if (value === 0) return "$0";
-    if (Math.abs(value) < 0.0001) return `$${Number(value.toPrecision(2))}`;
+    if (Math.abs(value) < 0.0001) {
+      const rounded = Number(value.toPrecision(2));
+      const decimals = Math.min(100, 1 - Math.floor(Math.log10(Math.abs(rounded))));
+      return `$${rounded.toFixed(decimals).replace(/0+$/, "")}`;
+    }
     return `$${value.toFixed(Math.abs(value) >= 100 ? 2 : 4)}`;
   }
 

@@ -95,7 +95,9 @@ export interface TraceIteration {
   pendingTokenChars: number;
   /** The text of those tokens, when the page was given it (a live page). */
   pendingText?: string;
+  /** The sum of the usage events since its last recorded model call (which that call did not claim). */
   pendingUsage?: TraceUsage;
+  /** The model the latest of them named. */
   pendingModel?: string;
   /** Times of its first and last events. */
   firstAt: number;
@@ -221,13 +223,38 @@ export function traceModelRuntime() {
 
   /**
    * The tool call of an action or step: by its position in the turn; a step without one (a
-   * parsing error, or a sub-run's step, recorded with its action) by its tool call id.
+   * parsing error, or a sub-run's step, recorded with its action) by its tool call id, else (in a
+   * sub-run, `inSubRun`) the oldest call of its tool still open, with no tool call id either.
    */
-  function toolAt(iteration: TraceIteration, index: number | null, seq: number, toolCallId?: string): TraceToolCall | undefined {
+  function toolAt(iteration: TraceIteration, index: number | null, seq: number, toolCallId?: string, name?: string, inSubRun = false): TraceToolCall | undefined {
     if (index !== null) return iteration.tools.find((tool) => tool.index === index);
-    const own = iteration.tools.find((tool) => tool.index === null && tool.stepSeq === seq);
-    if (own !== undefined || toolCallId === undefined) return own;
-    return iteration.tools.find((tool) => tool.toolCallId === toolCallId && tool.stepSeq === undefined);
+    const own = iteration.tools.find((tool) => tool.stepSeq === seq);
+    if (own !== undefined) return own;
+    if (toolCallId !== undefined) return iteration.tools.find((tool) => tool.toolCallId === toolCallId && tool.stepSeq === undefined);
+    if (!inSubRun || name === undefined) return undefined;
+    return iteration.tools.find((tool) => tool.tool === name && tool.toolCallId === undefined && tool.actionSeq !== undefined && tool.stepSeq === undefined);
+  }
+
+  /**
+   * The tool call of a sub-run's action recorded without its own position in the turn (records of
+   * releases that kept none: no index, or 0 for every action): the call of its tool call id, else
+   * a new call at the turn's next position (a turn's actions are recorded in order), never one
+   * merged by position.
+   */
+  function unplacedCall(iteration: TraceIteration, event: { iteration: number; tool: string; toolCallId?: string }): TraceToolCall {
+    const known = event.toolCallId === undefined ? undefined : iteration.tools.find((tool) => tool.toolCallId === event.toolCallId);
+    if (known !== undefined) return known;
+    let next = 0;
+    for (const tool of iteration.tools) if (tool.index !== null && tool.index >= next) next = tool.index + 1;
+    const created: TraceToolCall = { iteration: event.iteration, index: next, tool: event.tool };
+    iteration.tools.push(created);
+    iteration.tools.sort(byIndex);
+    return created;
+  }
+
+  /** Turn order: by position, the calls without one (steps without a turn) last, in arrival order. */
+  function byIndex(a: TraceToolCall, b: TraceToolCall): number {
+    return (a.index ?? Infinity) - (b.index ?? Infinity);
   }
 
   function applyEvent(model: TraceModel, event: TraceEvent): void {
@@ -269,9 +296,15 @@ export function traceModelRuntime() {
         if (last !== undefined && last.usage === undefined && iteration.pendingUsage === undefined && last.end <= event.at) {
           last.usage = event.usage;
           if (event.model !== undefined) last.modelName = event.model;
-        } else {
+        } else if (iteration.pendingUsage === undefined) {
           iteration.pendingUsage = event.usage;
           iteration.pendingModel = event.model;
+        } else {
+          // Several usage events before the model call (a call retried, a model's usage reported in parts): the call spent them all.
+          const sum = { ...iteration.pendingUsage };
+          addUsage(sum, event.usage);
+          iteration.pendingUsage = sum;
+          if (event.model !== undefined) iteration.pendingModel = event.model;
         }
         return;
       }
@@ -305,11 +338,13 @@ export function traceModelRuntime() {
       }
       case "action": {
         const iteration = iterationOf(model, event.iteration, event.at);
-        let tool = toolAt(iteration, event.index, event.seq);
+        let tool = event.index === null ? unplacedCall(iteration, event) : toolAt(iteration, event.index, event.seq);
+        // A sub-run's position that another action holds is not its own (records that kept none gave each 0).
+        if (model.path !== undefined && tool?.actionSeq !== undefined && tool.actionSeq !== event.seq) tool = unplacedCall(iteration, event);
         if (tool === undefined) {
           tool = { iteration: event.iteration, index: event.index, tool: event.tool };
           iteration.tools.push(tool);
-          iteration.tools.sort((a, b) => (a.index ?? Infinity) - (b.index ?? Infinity));
+          iteration.tools.sort(byIndex);
         }
         tool.tool = event.tool;
         if (event.toolCallId !== undefined) tool.toolCallId = event.toolCallId;
@@ -326,13 +361,13 @@ export function traceModelRuntime() {
       }
       case "step": {
         const iteration = iterationOf(model, event.iteration, event.at);
-        let tool = toolAt(iteration, event.index, event.seq, event.toolCallId);
+        let tool = toolAt(iteration, event.index, event.seq, event.toolCallId, event.tool, model.path !== undefined);
         if (tool === undefined) {
           tool = { iteration: event.iteration, index: event.index, tool: event.tool };
           iteration.tools.push(tool);
         }
         if (event.toolCallId !== undefined) tool.toolCallId = event.toolCallId;
-        if (event.toolInput !== undefined) {
+        if (event.toolInput !== undefined && tool.actionSeq === undefined) {
           tool.input = event.toolInput;
           tool.inputSeq = event.seq;
         }
