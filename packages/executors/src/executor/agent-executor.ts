@@ -5,6 +5,8 @@ import { InProcessRunStore } from "../runs/in-process-run-store";
 import { openForkedRun } from "../runs/open-fork";
 import { type OpenedRun, openNewRun, openResumedRun } from "../runs/open-run";
 import type { ForkOf, RunStore } from "../runs/run-store";
+import { RunStoreError } from "../runs/run-store-errors";
+import { withStoreTimeout } from "../runs/with-store-timeout";
 import { RunRecorder, ownerId } from "../runs/run-recorder";
 import type { AgentExecutorCallConfig, AgentExecutorOptions, AgentExecutorResult, ForkOptions, ResumeOptions } from "./agent-executor-options";
 import type { AgentStreamEvent, Interrupt, OutputEvent } from "./events";
@@ -292,8 +294,15 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
       throw new InvalidArgumentError({ argument: "at", value: at, message: `AgentExecutor.fork: \`at\` must be an integer >= 0 (an iteration), got ${typeof at === "number" ? String(at) : JSON.stringify(at)}.` });
     }
     const request = { ...(at === undefined ? {} : { at }), ...(inputs === undefined ? {} : { inputs }), ...(edit === undefined ? {} : { edit }) };
-    return this.continueRun("fork", runId, rest, (store, owner, leaseMs, signal) =>
-      openForkedRun(store, runId, forkRunId ?? newRunId(), request, owner, leaseMs, this.options.storeTimeoutMs, signal),
+    const { storeTimeoutMs } = this.options;
+    return this.continueRun(
+      "fork",
+      runId,
+      rest,
+      (store, owner, leaseMs, signal) => {
+        const opening = openForkedRun(store, runId, forkRunId ?? newRunId(), request, owner, leaseMs, storeTimeoutMs, signal);
+        return forkRunId === undefined ? opening : opening.catch((error: unknown) => refuseTakenForkId(store, forkRunId, error, storeTimeoutMs));
+      },
       edit?.observation !== undefined,
     );
   }
@@ -649,4 +658,22 @@ function threadIdOf(threadId: unknown, configurable: Record<string, unknown> | u
     throw new InvalidArgumentError({ argument: "config.threadId", value, message: `AgentExecutor: \`threadId\` must be a non-empty string, got ${JSON.stringify(value)}.` });
   }
   return value;
+}
+
+/**
+ * A fork given the id of a run that exists already (`options.runId`): the store refused to create
+ * it (`createRun`), and nothing was copied. That is bad input, not a store failure: rethrown as an
+ * `InvalidArgumentError` naming `options.runId` once the store confirms a run has the id; any
+ * other error as it is.
+ */
+async function refuseTakenForkId(store: RunStore, forkRunId: string, error: unknown, storeTimeoutMs: number): Promise<never> {
+  if (!RunStoreError.isInstance(error) || error.operation !== "createRun" || error.runId !== forkRunId) throw error;
+  const existing = await withStoreTimeout(store.getRun(forkRunId), storeTimeoutMs, "getRun", forkRunId).catch(() => undefined);
+  if (existing === undefined) throw error;
+  throw new InvalidArgumentError({
+    argument: "runId",
+    value: forkRunId,
+    message: `AgentExecutor.fork: \`options.runId\` "${forkRunId}" is the id of a run that exists already; a fork makes a new run: pass an id no run has, or leave \`runId\` out for a fresh one. Nothing was copied.`,
+    cause: error,
+  });
 }

@@ -104,7 +104,16 @@ export class AgentLoop {
       // A resumed run whose last turn has tool calls without a result: run those (and the ones a
       // person decided on), then go on. Calls decided by this resume never started; every other
       // call without a result may have (it is in doubt).
-      approvals.resumeTurn();
+      // (A promise when a call never asked about must be checked for approval: it waits for it then.)
+      const resuming = approvals.resumeTurn();
+      if (resuming) {
+        try {
+          await resuming;
+        } catch (error) {
+          if (!run.interrupted) throw error;
+        }
+        if (run.interrupted) return isEnded(state) ? undefined : this.earlyStop();
+      }
       // Write-ahead: the resume's decisions (and the segment's start) are durable before any tool runs.
       await this.durable();
       const turn = state.turn;
@@ -143,7 +152,9 @@ export class AgentLoop {
       tools.resetTurn();
       let output: AgentOutput;
       try {
-        const call = run.middleware === undefined ? agent.invoke(agentInput(inputs, trim ? trim(state.steps) : state.steps), agentConfig) : run.middleware.callAgent(agentConfig, iteration);
+        // A copy (one per agent call): a trim function or an agent that edits the list it is given
+        // in place (`splice`) must not change the run's steps.
+        const call = run.middleware === undefined ? agent.invoke(agentInput(inputs, trim ? trim(state.steps.slice()) : state.steps.slice()), agentConfig) : run.middleware.callAgent(agentConfig, iteration);
         output = await run.waitCall(call);
       } catch (error) {
         // A call cut short by a halt keeps the early tool calls that finished before it (a partial turn).
@@ -486,7 +497,7 @@ export class AgentLoop {
     try {
       // As every agent call: through the middleware (prepareStep, then wrapModelCall), an input that
       // is undefined left out (agentInput).
-      const call = run.middleware === undefined ? options.agent.invoke(agentInput({ ...state.inputs, forceFinalAnswer: true }, state.steps), config) : run.middleware.callFinal(config, state.iteration - 1);
+      const call = run.middleware === undefined ? options.agent.invoke(agentInput({ ...state.inputs, forceFinalAnswer: true }, state.steps.slice()), config) : run.middleware.callFinal(config, state.iteration - 1);
       output = await run.wait(call, false);
     } catch (error) {
       if (isEnded(state)) return;

@@ -244,22 +244,57 @@ export class ApprovalGate {
 
   /**
    * A resumed run's pending turn, before its calls run: applies the decisions (`applyDecisions`),
-   * and settles the calls without a result that may have started (`settleInDoubt`): every one but
+   * asks for approval on the calls that need it and were never asked about (`askUnasked`), and
+   * settles the calls without a result that may have started (`settleInDoubt`): every one but
    * those this resume's own decisions answer, which never started, and those that ran a sub-run
    * whose paused calls have decisions, fresh or recorded: such a call runs again with them, and
    * the sub-run's own record decides what they do (a paused sub-run applies them, one that went
    * on refuses them and the call takes its answer), so nothing runs twice.
+   *
+   * A promise only when a call must be checked for approval (the check may be async): the calls
+   * in doubt are settled once it is done. Rejects (or throws) as the check or `settleInDoubt` does.
    */
-  resumeTurn(): void {
+  resumeTurn(): Promise<void> | void {
     const { state, freshDecisions, decisions } = this.run;
     const settled = new Set<number>();
+    // The calls a person was asked about (a recorded pause): approved or edited ones that are still
+    // pending may have started under that decision (in doubt, unless this resume's own).
+    const asked = new Set<number>();
     for (const interrupt of state.interrupts) {
+      asked.add(interrupt.index);
       if (freshDecisions.has(interrupt.id) || (interrupt.subRun !== undefined && decisions?.[interrupt.id] !== undefined)) settled.add(interrupt.index);
     }
     this.applyDecisions();
     // A supplied result that goes through the middleware (fresh or recorded) is no call in doubt: the tool never runs for it.
     for (const index of this.supplied?.byIndex.keys() ?? []) settled.add(index);
-    this.settleInDoubt(pendingActions(state).filter((index) => !settled.has(index)));
+    const unasked = this.enabled ? pendingActions(state).filter((index) => !asked.has(index)) : [];
+    if (unasked.length === 0) {
+      this.settleInDoubt(pendingActions(state).filter((index) => !settled.has(index)));
+      return undefined;
+    }
+    return this.askUnasked(unasked).then(() => this.settleInDoubt(pendingActions(state).filter((index) => !settled.has(index))));
+  }
+
+  /**
+   * The calls at `indexes` of a resumed turn were never asked about: those that need approval
+   * wait for it (reason `approval`) and never count as in doubt. Their pause was never recorded
+   * (it is written when the turn's other calls are done, and the run stopped before: a tool
+   * threw, it was cancelled, its process died), so none of them started: a call is never run
+   * unasked (see docs/approval.md).
+   */
+  private async askUnasked(indexes: readonly number[]): Promise<void> {
+    const { state } = this.run;
+    const turn = state.turn;
+    if (turn === undefined) return;
+    const actions = indexes.map((index) => turn.actions[index] as AgentAction);
+    const found = await this.interruptsOf(actions, turn.iteration);
+    if (found.length === 0) return;
+    // Numbered by the call's place in the turn, as the live run numbers them.
+    const interrupts = found.map((interrupt): Interrupt => {
+      const index = indexes[interrupt.index] as number;
+      return { ...interrupt, id: `call-${turn.iteration}-${index}`, index };
+    });
+    this.run.dispatch({ type: "approvalRequested", interrupts: [...state.interrupts, ...interrupts] });
   }
 
   /**

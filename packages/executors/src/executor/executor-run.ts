@@ -382,7 +382,13 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     // apart), else `<runId>:<iteration>:<index>` (what `idempotencyKeyOf` gives).
     const iteration = turn?.iteration ?? this.iteration;
     const id = (action as { toolCallId?: unknown }).toolCallId;
-    if (typeof id === "string" && id !== "") return `${runId}:${iteration}:${id}`;
+    if (typeof id === "string" && id !== "") {
+      // An id the turn gave an earlier call too (some providers repeat one in a response): this
+      // call is told apart by its place in the turn, `<runId>:<iteration>:<toolCallId>#<index>`
+      // (the turn's actions are recorded: a resume makes the same key).
+      if (index !== undefined && turn !== undefined && repeatsEarlierId(turn.actions, id, index)) return `${runId}:${iteration}:${id}#${index}`;
+      return `${runId}:${iteration}:${id}`;
+    }
     // An early call without an id: numbered apart from the turn's positions (and from each other).
     if (index === undefined && early !== undefined) return `${runId}:${iteration}:early-${early}`;
     return idempotencyKeyOf(runId, iteration, index ?? 0);
@@ -577,6 +583,12 @@ class SubRunPort implements SubRunSink {
 }
 
 function noop(): void {}
+
+/** Whether an action before `index` in `actions` has the tool-call id `id`. */
+function repeatsEarlierId(actions: readonly AgentAction[], id: string, index: number): boolean {
+  for (let i = 0; i < index && i < actions.length; i++) if ((actions[i] as { toolCallId?: unknown }).toolCallId === id) return true;
+  return false;
+}
 
 const immediate = (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate;
 /** `setImmediate` where there is one (Node, Deno, Bun), else a zero timeout (browsers). */

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, nearMissOf } from "@agentrx/core";
+import { InvalidArgumentError, editDistance, nearMissOf } from "@agentrx/core";
 import {
   AGENT_EXECUTOR_OPTION_KEYS,
   CALL_CONFIG_KEYS,
@@ -105,7 +105,7 @@ export function refuseNearMisses(options: object, known: KnownKeys, where: strin
     if (belongs !== undefined) {
       throw new InvalidArgumentError({ argument: `${argument}.${key}`, value: (options as Record<string, unknown>)[key], message: `${where}: \`${key}\` is ${belongs}.` });
     }
-    const meant = nearMissOf(key, known.names);
+    const meant = nearMissOfOption(key, known.names);
     if (meant === undefined) continue;
     throw new InvalidArgumentError({
       argument: `${argument}.${key}`,
@@ -113,6 +113,39 @@ export function refuseNearMisses(options: object, known: KnownKeys, where: strin
       message: `${where}: unknown key \`${key}\` (it would be ignored); did you mean \`${meant}\`?`,
     });
   }
+}
+
+/**
+ * The option of a call that `key` is a near miss of: as `nearMissOf` finds it, or, for an option
+ * of 3 characters or fewer (`fork`'s `at`, which `nearMissOf` matches only but for case, `_` and
+ * `-`), a key one character added, dropped or swapped with its neighbour away (`ats`, `a`, `ta`).
+ * A changed character is not one (`it`, `as` are other words). Only the call's own options are
+ * compared, so no other call's or constructor's key is taken for one.
+ *
+ * @internal
+ */
+export function nearMissOfOption(key: string, names: readonly string[]): string | undefined {
+  const meant = nearMissOf(key, names);
+  if (meant !== undefined) return meant;
+  const folded = fold(key);
+  for (const name of names) {
+    const target = fold(name);
+    if (target.length > 3 || (folded.length === target.length && !isSwap(folded, target))) continue;
+    if (editDistance(folded, target, 1) === 1) return name;
+  }
+  return undefined;
+}
+
+/** A key as a near miss compares it: lower case, without `_` and `-`. */
+function fold(name: string): string {
+  return name.toLowerCase().replace(/[_-]/g, "");
+}
+
+/** Whether `a` is `b` with two neighbouring characters swapped (`ta` and `at`). */
+function isSwap(a: string, b: string): boolean {
+  const differ: number[] = [];
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) differ.push(i);
+  return differ.length === 2 && differ[1] === (differ[0] as number) + 1 && a[differ[0] as number] === b[differ[1] as number] && a[differ[1] as number] === b[differ[0] as number];
 }
 
 const { runId: _resumeHasNoRunId, ...runnableConfigButRunId } = RUNNABLE_CONFIG_KEYS;

@@ -1,4 +1,5 @@
 import type { AgentAction } from "@agentrx/core";
+import { HumanMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { deserializeRunState, serializeRunState } from "../runs/serialize-run-state";
 import { RunEventOrderError, reduceRun } from "./reduce-run";
@@ -67,5 +68,50 @@ describe("reduceRun: a rejection in recorded decisions", () => {
     const rejected = reduceRun(state, { type: "decisions", at: 3, decisions: { "call-0-0": "approve", "call-0-1": { type: "reject", message: "no" } } });
     expect(rejected.rejectedIn).toBe(0);
     expect(deserializeRunState(JSON.parse(JSON.stringify(serializeRunState(rejected)))).rejectedIn).toBe(0);
+  });
+});
+
+describe("reduceRun: a turn's actions as a record can hold them", () => {
+  const action = (iteration: number, index: number, cents = 1) => ({ type: "action" as const, iteration, index, action: call(undefined, cents), messages: [], at: 0 });
+  const step = (iteration: number, index: number) => ({ type: "step" as const, iteration, index, step: { action: call(undefined, 1), observation: "ok" }, messages: [], durationMs: 0, at: 0 });
+  const fold = (events: Parameters<typeof reduceRun>[1][]) => events.reduce(reduceRun, fresh());
+
+  it("takes a turn's actions in order, then their results, then the next turn", () => {
+    const state = fold([action(0, 0), action(0, 1), step(0, 1), step(0, 0), action(1, 0)]);
+    expect(state.steps).toHaveLength(2);
+    expect(state.turn?.iteration).toBe(1);
+  });
+
+  it("refuses an action recorded twice: in its turn, or after its turn ended (its tool would run twice)", () => {
+    expect(() => fold([action(0, 0), action(0, 0)])).toThrow(/action 0 of iteration 0 is already recorded/);
+    expect(() => fold([action(0, 0), step(0, 0), action(0, 0)])).toThrow(/action 0 of iteration 0 comes after the turn of iteration 0 ended/);
+    expect(() => fold([action(0, 0), step(0, 0), action(1, 0), step(1, 0), action(0, 0)])).toThrow(RunEventOrderError);
+  });
+
+  it("refuses a turn whose actions skip an index, or come after one of its results", () => {
+    expect(() => fold([action(0, 1)])).toThrow(/action 1 of iteration 0 comes before action 0 of its turn/);
+    expect(() => fold([action(0, 0), action(0, 2)])).toThrow(/action 2 of iteration 0 comes before action 1 of its turn/);
+    expect(() => fold([action(0, 0), action(0, 1), step(0, 0), action(0, 2)])).toThrow(/action 2 of iteration 0 comes after a result of its turn/);
+  });
+
+  it("refuses an agent call's event more than one iteration past the calls recorded, or with an iteration that is not a count", () => {
+    expect(() => fold([action(0, 0), step(0, 0), action(7, 0)])).toThrow(/an action of iteration 7 comes after 1 agent call\(s\)/);
+    expect(() => fold([{ type: "token", iteration: 5, text: "x", at: 0 }])).toThrow(/a token of iteration 5 comes after 0 agent call\(s\)/);
+    expect(() => fold([{ type: "token", iteration: Number.NaN, text: "x", at: 0 }])).toThrow(/a token has an iteration that is not a whole number from 0 up: NaN/);
+    // One past: the "generate" call after a call a halt cut short, which left no entry.
+    expect(fold([action(0, 0), step(0, 0), { type: "token", iteration: 2, text: "x", at: 0 }]).iteration).toBe(3);
+  });
+
+  it("counts the agent call whose answer a message sent back to the model (the message's iteration)", () => {
+    const message = { type: "message" as const, iteration: 2, message: new HumanMessage("also this"), at: 0 };
+    const state = fold([action(0, 0), step(0, 0), message]);
+    expect(state.iteration).toBe(2);
+    expect(reduceRun(state, action(2, 0)).turn?.iteration).toBe(2);
+  });
+
+  it("refuses an interrupt for a call of the turn that was never recorded", () => {
+    const interrupt = (index: number) => ({ id: `call-0-${index}`, tool: "charge", toolInput: {}, iteration: 0, index, reason: "approval" as const });
+    expect(fold([action(0, 0), { type: "interrupt", runId: "r", interrupts: [interrupt(0)], at: 0 }]).interrupts).toHaveLength(1);
+    expect(() => fold([action(0, 0), { type: "interrupt", runId: "r", interrupts: [interrupt(0), interrupt(3)], at: 0 }])).toThrow(/the interrupt "call-0-3" waits for action 3 of iteration 0, which is not recorded/);
   });
 });

@@ -23,8 +23,9 @@ export class RunEventOrderError extends TypeError {
  * through it, so a restored run equals the live one by construction.
  *
  * @throws RunEventOrderError when the event cannot follow from the state (a step for an action
- *   that was never recorded, decisions without a pause, a turn that starts while another waits
- *   for results)
+ *   that was never recorded, an action recorded twice or out of its turn's order, a turn of an
+ *   iteration that ended or that skips agent calls, an interrupt for an action never recorded,
+ *   decisions without a pause, a turn that starts while another waits for results)
  *
  * @example
  * ```ts
@@ -72,11 +73,28 @@ export function applyRunEvent(state: RunState, event: RunEvent | RunTransition):
           throw new RunEventOrderError(`an action of iteration ${event.iteration} starts a turn while the turn of iteration ${turn.iteration} still waits for results`);
         }
         if (event.iteration < state.iteration - 1) throw new RunEventOrderError(`an action of iteration ${event.iteration} comes after iteration ${state.iteration - 1}`);
+        // A turn that ended is not asked for again (a copied action would run its tool twice).
+        const ended = state.endedTurn;
+        if (ended !== undefined && event.iteration <= ended.iteration) {
+          throw new RunEventOrderError(`action ${index} of iteration ${event.iteration} comes after the turn of iteration ${ended.iteration} ended (the action is already recorded, or out of order)`);
+        }
+        // Nor far ahead of the agent calls recorded (an iteration 7 right after 0).
+        refuseSkippedCalls(state, event.iteration, "an action");
+        if (index !== 0) throw new RunEventOrderError(`action ${index} of iteration ${event.iteration} comes before action 0 of its turn`);
         turn = { iteration: event.iteration, actions: [], results: [] };
         state.turn = turn;
         // The turn's recorded actions supersede the early calls before them (the live run kept the
         // ones the answer asked for, by the same id, and aborted the others).
         if (state.earlyCalls !== undefined) state.earlyCalls = undefined;
+      } else if (index !== turn.actions.length) {
+        // A turn's actions are recorded in order, all before its first result.
+        throw new RunEventOrderError(
+          index < turn.actions.length
+            ? `action ${index} of iteration ${event.iteration} is already recorded (a second copy would run its tool twice)`
+            : `action ${index} of iteration ${event.iteration} comes before action ${turn.actions.length} of its turn`,
+        );
+      } else if (turn.results.some((result) => result !== undefined)) {
+        throw new RunEventOrderError(`action ${index} of iteration ${event.iteration} comes after a result of its turn`);
       }
       turn.actions[index] = event.action;
       turn.results.length = turn.actions.length;
@@ -92,6 +110,7 @@ export function applyRunEvent(state: RunState, event: RunEvent | RunTransition):
     case "step": {
       if (event.index === undefined) {
         // A handled parsing error (or an answer that failed the output schema): its own iteration.
+        refuseSkippedCalls(state, event.iteration, "a parsing-error step");
         transition(state, { type: "parsingErrorHandled", step: event.step });
         state.iteration = Math.max(state.iteration, event.iteration + 1);
         return;
@@ -112,6 +131,7 @@ export function applyRunEvent(state: RunState, event: RunEvent | RunTransition):
       return;
     case "model_call":
     case "token":
+      refuseSkippedCalls(state, event.iteration, event.type === "token" ? "a token" : "a model call");
       state.iteration = Math.max(state.iteration, event.iteration + 1);
       // A later agent call streams: the early calls of an earlier one were taken or dropped.
       if (state.earlyCalls !== undefined && state.earlyCalls.iteration < event.iteration) state.earlyCalls = undefined;
@@ -119,6 +139,7 @@ export function applyRunEvent(state: RunState, event: RunEvent | RunTransition):
     case "tool_intent":
       // An early call (`eagerTools`) recorded as it started: in doubt until its turn is recorded.
       if (state.turn !== undefined) throw new RunEventOrderError(`an early tool call of iteration ${event.iteration} starts while the turn of iteration ${state.turn.iteration} still waits for results`);
+      refuseSkippedCalls(state, event.iteration, "an early tool call");
       transition(state, { type: "earlyCallStarted", iteration: event.iteration, action: event.action, key: event.idempotencyKey });
       return;
     case "middleware":
@@ -130,10 +151,22 @@ export function applyRunEvent(state: RunState, event: RunEvent | RunTransition):
       // A message joins between turns, never while a turn waits for its tools' results.
       if (state.turn !== undefined) throw new RunEventOrderError(`a message joins the run while the turn of iteration ${state.turn.iteration} still waits for results`);
       transition(state, { type: "messageAdded", step: messageStepOf(event) });
+      // Its iteration is the run's count of agent calls as it joined: one whose answer it sent on
+      // back to the model counts, though that call left no other entry. (A hand-made record's
+      // message without one counts nothing.)
+      if (event.iteration !== undefined) {
+        refuseSkippedCalls(state, event.iteration, "a message");
+        state.iteration = Math.max(state.iteration, event.iteration);
+      }
       return;
     case "interrupt": {
       const turn = state.turn;
       if (turn === undefined) throw new RunEventOrderError("a pause (interrupt) without a turn waiting for its tools");
+      for (const interrupt of event.interrupts) {
+        if (interrupt.iteration === turn.iteration && turn.actions[interrupt.index] === undefined) {
+          throw new RunEventOrderError(`the interrupt "${interrupt.id}" waits for action ${interrupt.index} of iteration ${turn.iteration}, which is not recorded`);
+        }
+      }
       const waiting = event.interrupts.filter((interrupt) => interrupt.iteration === turn.iteration && turn.results[interrupt.index] === undefined);
       transition(state, { type: "paused", interrupts: waiting });
       return;
@@ -167,5 +200,18 @@ export function applyRunEvent(state: RunState, event: RunEvent | RunTransition):
       return;
     default:
       transition(state, event);
+  }
+}
+
+/**
+ * Refuses an entry of the agent call of `iteration` when that is not a count, or when the record
+ * has no entry of the calls before it. Every agent call leaves one (its turn, a parsing error, its model call or tokens, or
+ * the message that sent its answer back), so `state.iteration` counts them, but for a call a
+ * halt cut short while the model streamed: the "generate" call after it is one further on.
+ */
+function refuseSkippedCalls(state: RunState, iteration: number, what: string): void {
+  if (!Number.isSafeInteger(iteration) || iteration < 0) throw new RunEventOrderError(`${what} has an iteration that is not a whole number from 0 up: ${String(iteration)}`);
+  if (iteration > state.iteration + 1) {
+    throw new RunEventOrderError(`${what} of iteration ${iteration} comes after ${state.iteration} agent call(s): the agent calls between are not recorded`);
   }
 }

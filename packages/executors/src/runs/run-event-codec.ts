@@ -106,8 +106,11 @@ export function encodeRunEvent(event: AgentStreamEvent, index?: number): JsonObj
 /** {@link encodeRunEvent}, with the messages of actions turned into their stored form by `encode` (@internal). */
 export function encodeRunEventWith(event: AgentStreamEvent, index: number | undefined, encode: MessageEncoder): JsonObject {
   if (event.subRun === undefined) return encodeOwnEvent(event, index, encode);
-  // A sub-run's event (an executor called as a tool): its turns are its own, so a step carries its action.
+  // A sub-run's event (an executor called as a tool): its turns are its own, so a step carries its
+  // action. Its action and step keep the call's index in the sub-run's turn (absent in records of
+  // releases before it was kept: their sub-run actions all say 0), so a reader tells calls apart.
   const out = encodeOwnEvent(event, undefined, encode);
+  if ((event.type === "action" || event.type === "step") && event.index !== undefined) out["index"] = event.index;
   out["subRun"] = [...event.subRun];
   if (event.subRunCallIds !== undefined) out["subRunCallIds"] = [...event.subRunCallIds];
   return out;
@@ -256,16 +259,27 @@ export class RunEventDecoder {
   decode(stored: StoredRunEvent): AgentStreamEvent | RecordedModelCall | RecordedDecisions | RecordedToolIntent {
     const subRun = stored.data["subRun"];
     if (Array.isArray(subRun)) {
-      // A sub-run's event (or model call): decoded on its own, so it never touches this run's turns and steps.
-      const { subRun: _, subRunCallIds: ids, ...data } = stored.data;
-      const event = new RunEventDecoder(this.runId).decode({ ...stored, data }) as AgentStreamEvent | RecordedModelCall;
+      // A sub-run's event (or model call): decoded on its own, so it never touches this run's turns
+      // and steps; the index of its action or step is the call's in the sub-run's own turn.
+      const { subRun: _, subRunCallIds: ids, index, ...data } = stored.data;
+      const type = data["type"];
+      const own = type === "action" || type === "step";
+      const event = new RunEventDecoder(this.runId).decode({ ...stored, data: own || index === undefined ? data : { ...data, index } }) as AgentStreamEvent | RecordedModelCall;
+      if ((event.type === "action" || event.type === "step") && index !== undefined) event.index = countOf(stored.data, "index", stored.seq);
       event.subRun = subRun.map(String);
       if (Array.isArray(ids) && ids.length === subRun.length) event.subRunCallIds = ids.map(String);
       return event;
     }
     const data = stored.data;
     const at = typeof data["at"] === "number" ? data["at"] : stored.at;
-    const iteration = data["iteration"] as number;
+    // Every entry of an agent call names its iteration: a damaged one is refused here, before it
+    // reaches a run's state (a missing one would make the run's count of agent calls NaN). An entry
+    // that changes no state (a token, usage, a message, a middleware's) is shown without one.
+    const type = data["type"];
+    const iteration =
+      typeof type === "string" && (TURN_TYPES.has(type) || (ITERATION_TYPES.has(type) && data["iteration"] !== undefined))
+        ? countOf(data, "iteration", stored.seq)
+        : (data["iteration"] as number);
     switch (data["type"]) {
       case "start": {
         const event: AgentStreamEvent = {
@@ -282,7 +296,8 @@ export class RunEventDecoder {
       }
       case "action": {
         const action = decodeAction(data["action"]);
-        const index = typeof data["index"] === "number" ? data["index"] : 0;
+        // (Every release recorded it; a record without it is read as index 0.)
+        const index = data["index"] === undefined ? 0 : countOf(data, "index", stored.seq);
         let actions = this.turns.get(iteration);
         if (actions === undefined) this.turns.set(iteration, (actions = []));
         actions[index] = action;
@@ -299,11 +314,12 @@ export class RunEventDecoder {
       case "step": {
         const observation = decodeObservation(data["observation"]) as AgentStep["observation"];
         let action: AgentAction;
-        if (typeof data["index"] === "number") {
-          const known = this.turns.get(iteration)?.[data["index"]];
-          if (known === undefined) throw new TypeError(`step ${stored.seq} refers to action ${data["index"]} of iteration ${iteration}, which is not recorded`);
+        const index = data["index"] === undefined ? undefined : countOf(data, "index", stored.seq);
+        if (index !== undefined) {
+          const known = this.turns.get(iteration)?.[index];
+          if (known === undefined) throw new TypeError(`step ${stored.seq} refers to action ${index} of iteration ${iteration}, which is not recorded`);
           action = known;
-          this.settle(iteration, data["index"], { action, observation });
+          this.settle(iteration, index, { action, observation });
         } else {
           action = decodeAction(data["action"]);
           this.steps.push({ action, observation });
@@ -315,7 +331,7 @@ export class RunEventDecoder {
             ? [new ToolMessage({ content: observation as ToolMessage["content"], tool_call_id: toolCallId })]
             : [new HumanMessage({ content: observation as ToolMessage["content"] })];
         const event: AgentStreamEvent = { type: "step", iteration, step, messages, durationMs: Number(data["durationMs"] ?? 0), at };
-        if (typeof data["index"] === "number") event.index = data["index"];
+        if (index !== undefined) event.index = index;
         if (data["metadata"] !== undefined) event.metadata = decodeValue(data["metadata"]) as Record<string, unknown>;
         return event;
       }
@@ -339,7 +355,7 @@ export class RunEventDecoder {
           at,
         };
         if (data["withSteps"] === true) event.intermediateSteps = this.steps.slice();
-        if (typeof data["iterations"] === "number") event.iterations = data["iterations"];
+        if (typeof data["iterations"] === "number") event.iterations = countOf(data, "iterations", stored.seq);
         if (data["stoppedBy"] !== undefined) event.stoppedBy = decodeValue(data["stoppedBy"]);
         if (typeof data["generateError"] === "string") event.generateError = data["generateError"];
         if (data["usage"] !== undefined) event.usage = decodeValue(data["usage"]) as UsageMetadata;
@@ -356,6 +372,13 @@ export class RunEventDecoder {
       }
       case "interrupt": {
         const interrupts = decodeValue(data["interrupts"] ?? []) as Interrupt[];
+        if (!Array.isArray(interrupts)) throw new TypeError(`event ${stored.seq} (interrupt) has no list of interrupts`);
+        // Each names its call by iteration and index (what a decision's call is found by): a damaged
+        // one is refused (one without them, which no release wrote, is shown; a run's state refuses it).
+        for (const interrupt of interrupts) {
+          if (interrupt === null || typeof interrupt !== "object") throw new TypeError(`event ${stored.seq} (interrupt) has an interrupt that is not an object: ${describeValue(interrupt)}`);
+          for (const field of ["iteration", "index"]) if ((interrupt as unknown as JsonObject)[field] !== undefined) countOf(interrupt as unknown as JsonObject, field, stored.seq);
+        }
         this.paused.paused(interrupts);
         return { type: "interrupt", runId: String(data["runId"] ?? this.runId), interrupts, at };
       }
@@ -436,6 +459,29 @@ export class RunEventDecoder {
       this.pendingSteps.delete(iteration);
     }
   }
+}
+
+/** The types of recorded entries that belong to an agent call, and name its `iteration`. */
+const ITERATION_TYPES: ReadonlySet<string> = new Set(["action", "step", "token", "usage", "compaction", "middleware", "message", "model_call", "tool_intent"]);
+
+/** Those that a run's state is rebuilt from by their iteration: without one, they cannot be read. */
+const TURN_TYPES: ReadonlySet<string> = new Set(["action", "step", "model_call", "tool_intent"]);
+
+/**
+ * A count an entry records (an `iteration`, an `index`): a whole number from 0 up to
+ * `Number.MAX_SAFE_INTEGER`. Anything else (missing, negative, a fraction, a string) is refused,
+ * naming the event.
+ */
+function countOf(data: JsonObject, field: string, seq: number): number {
+  const value = data[field];
+  if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) return value;
+  throw new TypeError(`event ${seq} (${String(data["type"] ?? "interrupt")}) has an ${field} that is not a whole number from 0 up: ${describeValue(value)}`);
+}
+
+function describeValue(value: unknown): string {
+  if (value === undefined) return "it is missing";
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 40 ? `${text.slice(0, 40)}...` : text;
 }
 
 function isObject(value: JsonValue | undefined): value is JsonObject {

@@ -1,0 +1,36 @@
+// A trim function or an agent that edits the step list it is given in place does not change the
+// run's steps (what `intermediateSteps` returns, what the next agent call sees).
+import type { AgentStep } from "@agentrx/core";
+import { AgentExecutor } from "@agentrx/executors";
+import { RunnableLambda } from "@langchain/core/runnables";
+import { describe, expect, it } from "vitest";
+import { act, echoTool, finish } from "./test-helpers";
+
+/** How many steps each agent call was given. */
+let calls: number[] = [];
+
+/** Calls echo once per iteration for four iterations, then answers with how many steps it was given. */
+const agentOf = (edit: (steps: AgentStep[]) => void = () => undefined) =>
+  RunnableLambda.from((input: { steps: AgentStep[] }) => {
+    const seen = input.steps.length;
+    edit(input.steps);
+    return calls.push(seen) > 4 ? finish(`saw ${seen}`) : act("echo", { text: `t${calls.length}` });
+  });
+
+describe("steps edited in place by the run's user code", () => {
+  it("a trim function that splices the list it is given", async () => {
+    calls = [];
+    const executor = new AgentExecutor({ agent: agentOf(), tools: [echoTool], returnIntermediateSteps: true, trimIntermediateSteps: (steps) => (steps.splice(0, steps.length - 1), steps) });
+    const result = await executor.invoke({ input: "x" });
+    expect(result.intermediateSteps?.map((step) => step.observation)).toEqual(["t1", "t2", "t3", "t4"]);
+    expect(calls).toEqual([0, 1, 1, 1, 1]);
+  });
+
+  it("an agent that empties the list it is given", async () => {
+    calls = [];
+    const executor = new AgentExecutor({ agent: agentOf((steps) => steps.splice(0)), tools: [echoTool], returnIntermediateSteps: true });
+    const result = await executor.invoke({ input: "x" });
+    expect(result.intermediateSteps?.map((step) => step.observation)).toEqual(["t1", "t2", "t3", "t4"]);
+    expect(calls).toEqual([0, 1, 2, 3, 4]);
+  });
+});
