@@ -2,28 +2,17 @@
 // starting the run, an approval queued before the run was cancelled through the store, and a
 // resume job queued before the run was stopped.
 import type { RunStore } from "@agentrx/executors";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { RunStoppedError } from "../errors/run-stopped-error";
 import { doublingExecutor } from "../test-helpers/doubling-agent";
-import { type QueueFixture, queueFixture } from "../test-helpers/queue-fixture";
+import { useQueueFixture } from "../test-helpers/queue-fixture";
 import { testServers, until } from "../test-helpers/test-servers";
 import { RunClient } from "./run-client";
 
 const servers = await testServers("RunClient cancel races");
 
 describe.skipIf(servers.skip)("RunClient.cancel where it meets pauses, starts and queued resumes (Redis, PostgreSQL)", () => {
-  let fixture: QueueFixture;
-  beforeAll(() => {
-    servers.assertReachable();
-    fixture = queueFixture(servers, "cancel-races");
-  });
-  beforeEach(() => {
-    fixture.next();
-  });
-  afterAll(async () => {
-    await fixture?.close();
-    await servers.cleanup();
-  });
+  const fixture = useQueueFixture(servers, "cancel-races");
 
   /** A client whose first read of `runId` returns what the store said, after `meanwhile` ran (a read that raced with the run). */
   const racingClient = (meanwhile: () => Promise<void>) => {

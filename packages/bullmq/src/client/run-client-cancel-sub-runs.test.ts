@@ -1,52 +1,25 @@
 // `RunClient.cancel` of a run paused inside a handoff (the other agent asked for approval) cancels
 // the other agent's paused run with it, as `RunStore.cancelRun` does (see docs/approval.md, "A pause
 // inside a handoff"): it is not left paused with nobody to resume it.
-import type { AgentStep } from "@agentrx/core";
 import { AgentExecutor, type RunStore, handoff } from "@agentrx/executors";
-import { RunnableLambda } from "@langchain/core/runnables";
-import { tool } from "@langchain/core/tools";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { z } from "zod";
+import { describe, expect, it } from "vitest";
 import { RunStoppedError } from "../errors/run-stopped-error";
-import { type QueueFixture, queueFixture } from "../test-helpers/queue-fixture";
+import { useQueueFixture } from "../test-helpers/queue-fixture";
 import { testServers, until } from "../test-helpers/test-servers";
+import { callsFirst, refundTool } from "../../../executors/src/executor/test-helpers";
 
 const servers = await testServers("RunClient cancel of sub-runs");
 
-/** An agent that calls `name` (call id `callId`, with `toolInput`) first, then answers with what it said. */
-function callsFirst(name: string, callId: string, toolInput: Record<string, unknown>) {
-  return RunnableLambda.from((input: { steps: AgentStep[] }) =>
-    input.steps.length === 0 ? { tool: name, toolInput, log: "", toolCallId: callId } : { returnValues: { output: `done: ${input.steps[0]?.observation}` }, log: "" },
-  );
-}
-
 /** Triage hands off to billing, whose refund (of 10) needs approval; `refunded` says which ran. */
 function triageExecutor(store: RunStore, refunded: number[]): AgentExecutor {
-  const refund = tool(
-    async ({ amount }: { amount: number }) => {
-      refunded.push(amount);
-      return `refunded ${amount}`;
-    },
-    { name: "refund", description: "Refunds an amount.", schema: z.object({ amount: z.number() }) },
-  );
+  const refund = refundTool(refunded);
   const billing = new AgentExecutor({ agent: callsFirst("refund", "r1", { amount: 10 }), tools: [refund], needsApproval: () => true, store });
   const toBilling = handoff(billing, { name: "transfer_to_billing", description: "Refunds." });
   return new AgentExecutor({ agent: callsFirst("transfer_to_billing", "h1", { input: "refund order 42" }), tools: [toBilling] });
 }
 
 describe.skipIf(servers.skip)("RunClient.cancel of a run paused inside a handoff (Redis, PostgreSQL)", () => {
-  let fixture: QueueFixture;
-  beforeAll(() => {
-    servers.assertReachable();
-    fixture = queueFixture(servers, "cancel-sub-runs");
-  });
-  beforeEach(() => {
-    fixture.next();
-  });
-  afterAll(async () => {
-    await fixture?.close();
-    await servers.cleanup();
-  });
+  const fixture = useQueueFixture(servers, "cancel-sub-runs");
 
   it("cancels the other agent's paused run, naming the calling run; the caller's result rejects as cancelled", async () => {
     const refunded: number[] = [];

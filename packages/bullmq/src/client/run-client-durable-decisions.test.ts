@@ -3,27 +3,16 @@
 // deleting this queue's keys) is queued again by `reconcile()`, and the run goes on with them.
 import { InvalidArgumentError } from "@agentrx/core";
 import { lastValueFrom, toArray } from "rxjs";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { RESUME_JOB } from "../internal/run-job-data";
 import { doublingExecutor } from "../test-helpers/doubling-agent";
-import { type QueueFixture, queueFixture } from "../test-helpers/queue-fixture";
+import { type QueueFixture, useQueueFixture } from "../test-helpers/queue-fixture";
 import { deleteKeys, testServers, until } from "../test-helpers/test-servers";
 
 const servers = await testServers("RunClient durable decisions");
 
 describe.skipIf(servers.skip)("RunClient.resume records decisions before it resolves (Redis, PostgreSQL)", () => {
-  let fixture: QueueFixture;
-  beforeAll(() => {
-    servers.assertReachable();
-    fixture = queueFixture(servers, "decisions-test");
-  });
-  beforeEach(() => {
-    fixture.next();
-  });
-  afterAll(async () => {
-    await fixture?.close();
-    await servers.cleanup();
-  });
+  const fixture = useQueueFixture(servers, "decisions-test");
 
   /** What a Redis restart without persistence does to this queue: every key of it is gone. */
   const loseQueue = () => deleteKeys(`${servers.prefix}:${fixture.queueName}:*`);

@@ -1,27 +1,16 @@
 // A Redis that lost its jobs (a restart without persistence, simulated by deleting this queue's
 // keys only): runs recorded as queued are queued again, and runs that cannot progress end clearly.
 import { UnrecoverableError, Worker } from "bullmq";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { RunStoppedError } from "../errors/run-stopped-error";
 import { doublingExecutor } from "../test-helpers/doubling-agent";
-import { type QueueFixture, queueFixture } from "../test-helpers/queue-fixture";
+import { useQueueFixture } from "../test-helpers/queue-fixture";
 import { deleteKeys, testServers, until } from "../test-helpers/test-servers";
 
 const servers = await testServers("RunClient reconciliation");
 
 describe.skipIf(servers.skip)("RunClient after Redis lost its jobs (Redis, PostgreSQL)", () => {
-  let fixture: QueueFixture;
-  beforeAll(() => {
-    servers.assertReachable();
-    fixture = queueFixture(servers, "reconcile-test");
-  });
-  beforeEach(() => {
-    fixture.next();
-  });
-  afterAll(async () => {
-    await fixture?.close();
-    await servers.cleanup();
-  });
+  const fixture = useQueueFixture(servers, "reconcile-test");
 
   /** What a Redis restart without persistence does to this queue: every key of it is gone. */
   const loseQueue = () => deleteKeys(`${servers.prefix}:${fixture.queueName}:*`);

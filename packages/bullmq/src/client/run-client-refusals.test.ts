@@ -4,11 +4,11 @@ import { InvalidArgumentError } from "@agentrx/core";
 import { MAX_RECORDED_IMAGE_CHARS, type NewRun, RunBusyError, type RunStore } from "@agentrx/executors";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startJobId } from "../internal/queue-names";
 import { doublingExecutor } from "../test-helpers/doubling-agent";
 import { seeingExecutor } from "../test-helpers/seeing-agent";
-import { type QueueFixture, queueFixture } from "../test-helpers/queue-fixture";
+import { useQueueFixture } from "../test-helpers/queue-fixture";
 import { testServers, until } from "../test-helpers/test-servers";
 import type { RunClient } from "./run-client";
 import { z } from "zod";
@@ -16,18 +16,7 @@ import { z } from "zod";
 const servers = await testServers("RunClient refusals");
 
 describe.skipIf(servers.skip)("RunClient refuses what a queued job cannot carry out (Redis, PostgreSQL)", () => {
-  let fixture: QueueFixture;
-  beforeAll(() => {
-    servers.assertReachable();
-    fixture = queueFixture(servers, "refusals-test");
-  });
-  beforeEach(() => {
-    fixture.next();
-  });
-  afterAll(async () => {
-    await fixture?.close();
-    await servers.cleanup();
-  });
+  const fixture = useQueueFixture(servers, "refusals-test");
 
   /** Every job of the current queue, whatever its state. */
   const jobCount = async () => Object.values(await fixture.queue().getJobCounts()).reduce((sum, count) => sum + count, 0);

@@ -1,31 +1,20 @@
 // A run id submitted again (its earlier run's record deleted) while a worker that stalled or died
 // still holds that run's start job: BullMQ would drop a second job of the same id as a duplicate.
 import { Worker } from "bullmq";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { fallbackStartJobId, startJobId } from "../internal/queue-names";
 import { doublingExecutor } from "../test-helpers/doubling-agent";
-import { type QueueFixture, queueFixture } from "../test-helpers/queue-fixture";
+import { useQueueFixture } from "../test-helpers/queue-fixture";
 import { testServers, until } from "../test-helpers/test-servers";
 
 const servers = await testServers("RunClient resubmit");
 
 describe.skipIf(servers.skip)("a run id submitted again while a worker holds its earlier run's job (Redis, PostgreSQL)", () => {
-  let fixture: QueueFixture;
+  const fixture = useQueueFixture(servers, "resubmit-test");
   let holders: Worker[] = [];
-  beforeAll(() => {
-    servers.assertReachable();
-    fixture = queueFixture(servers, "resubmit-test");
-  });
-  beforeEach(() => {
-    fixture.next();
-  });
   afterEach(async () => {
     await Promise.all(holders.map((holder) => holder.close(true)));
     holders = [];
-  });
-  afterAll(async () => {
-    await fixture?.close();
-    await servers.cleanup();
   });
 
   /** Submits a run, has a worker take its start job and stop there (its lock holds for a minute), and deletes the run's record. */

@@ -6,10 +6,10 @@ import { AgentExecutor, RunNotFoundError } from "@agentrx/executors";
 import { MemoryRunStore } from "@agentrx/runs";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { lastValueFrom, toArray } from "rxjs";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { RunStoppedError } from "../errors/run-stopped-error";
 import { doublingExecutor } from "../test-helpers/doubling-agent";
-import { type QueueFixture, queueFixture } from "../test-helpers/queue-fixture";
+import { useQueueFixture } from "../test-helpers/queue-fixture";
 import { testServers, until } from "../test-helpers/test-servers";
 import type { RunEvent } from "./follow-run";
 import { RunClient } from "./run-client";
@@ -57,18 +57,7 @@ const supervisorPrompt = ChatPromptTemplate.fromMessages([
 ]);
 
 describe.skipIf(servers.skip)("RunClient with in-process workers (Redis, PostgreSQL)", () => {
-  let fixture: QueueFixture;
-  beforeAll(() => {
-    servers.assertReachable();
-    fixture = queueFixture(servers, "client-test");
-  });
-  beforeEach(() => {
-    fixture.next();
-  });
-  afterAll(async () => {
-    await fixture?.close();
-    await servers.cleanup();
-  });
+  const fixture = useQueueFixture(servers, "client-test");
 
   it("submits a run, records it as queued at once, and gives its result once a worker ran it", async () => {
     const client = fixture.client();

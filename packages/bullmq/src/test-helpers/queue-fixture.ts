@@ -3,6 +3,7 @@
 import type { AgentExecutor } from "@agentrx/executors";
 import { PostgresRunStore } from "@agentrx/runs";
 import { type Job, Queue } from "bullmq";
+import { afterAll, beforeAll, beforeEach } from "vitest";
 import { RunClient } from "../client/run-client";
 import type { RunClientOptions } from "../client/run-client-options";
 import { type RunWorker, createRunWorker } from "../worker/create-run-worker";
@@ -89,4 +90,32 @@ export function queueFixture(servers: TestServers, name: string): QueueFixture {
       await store.close();
     },
   };
+}
+
+/**
+ * The queue fixture of a `describe` block: made (and the servers checked) before its tests, moved
+ * to a fresh queue before each test, closed with the servers' clean-up after them. The object
+ * returned stands for the fixture once it is made.
+ */
+export function useQueueFixture(servers: TestServers, name: string): QueueFixture {
+  let fixture: QueueFixture | undefined;
+  const made = (): QueueFixture => {
+    if (fixture === undefined) throw new Error(`the queue fixture "${name}" is used before its tests run`);
+    return fixture;
+  };
+  beforeAll(() => {
+    servers.assertReachable();
+    fixture = queueFixture(servers, name);
+  });
+  beforeEach(() => {
+    made().next();
+  });
+  afterAll(async () => {
+    await fixture?.close();
+    await servers.cleanup();
+  });
+  return new Proxy({} as QueueFixture, {
+    get: (_, key) => Reflect.get(made(), key),
+    set: (_, key, value) => Reflect.set(made(), key, value),
+  });
 }

@@ -2,10 +2,10 @@ import { type AddressInfo, type Socket, connect, createServer } from "node:net";
 import { RunBusyError } from "@agentrx/executors";
 import { MemoryRunStore } from "@agentrx/runs";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startJobId } from "../internal/queue-names";
 import { doublingExecutor } from "../test-helpers/doubling-agent";
-import { type QueueFixture, queueFixture } from "../test-helpers/queue-fixture";
+import { useQueueFixture } from "../test-helpers/queue-fixture";
 import { testServers, until } from "../test-helpers/test-servers";
 import { RunWorkerCloseError } from "../errors/run-worker-close-error";
 import { createRunWorker } from "./create-run-worker";
@@ -52,18 +52,7 @@ async function redisProxy(): Promise<{ port: number; cut(): void }> {
 }
 
 describe.skipIf(servers.skip)("createRunWorker (Redis, PostgreSQL)", () => {
-  let fixture: QueueFixture;
-  beforeAll(() => {
-    servers.assertReachable();
-    fixture = queueFixture(servers, "worker-test");
-  });
-  beforeEach(() => {
-    fixture.next();
-  });
-  afterAll(async () => {
-    await fixture?.close();
-    await servers.cleanup();
-  });
+  const fixture = useQueueFixture(servers, "worker-test");
 
   it("close() hands a run in progress back to the queue as queued; another worker finishes it without repeating finished work", async () => {
     const client = fixture.client();

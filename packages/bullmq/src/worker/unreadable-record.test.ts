@@ -1,11 +1,11 @@
 // A run whose record cannot be read fails at once (retrying its job reads the same record), while a
 // store that fails for a while (a timeout), or a record a newer release wrote, has the job retried.
 import { type RunStore, RunStoreError } from "@agentrx/executors";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { RunStoppedError } from "../errors/run-stopped-error";
 import { startJobId } from "../internal/queue-names";
 import { doublingExecutor } from "../test-helpers/doubling-agent";
-import { type QueueFixture, queueFixture } from "../test-helpers/queue-fixture";
+import { useQueueFixture } from "../test-helpers/queue-fixture";
 import { testServers, until } from "../test-helpers/test-servers";
 
 const servers = await testServers("unreadable records");
@@ -27,18 +27,7 @@ function withMethod<K extends keyof RunStore>(store: RunStore, name: K, method: 
 }
 
 describe.skipIf(servers.skip)("createRunWorker and a record it cannot read (Redis, PostgreSQL)", () => {
-  let fixture: QueueFixture;
-  beforeAll(() => {
-    servers.assertReachable();
-    fixture = queueFixture(servers, "unreadable-test");
-  });
-  beforeEach(() => {
-    fixture.next();
-  });
-  afterAll(async () => {
-    await fixture?.close();
-    await servers.cleanup();
-  });
+  const fixture = useQueueFixture(servers, "unreadable-test");
 
   /** Records a checkpoint of `schemaVersion` for the queued run, as another process would have. */
   async function recordCheckpoint(runId: string, schemaVersion: number): Promise<void> {

@@ -7,7 +7,7 @@ import type { AgentStreamEvent, StopReason } from "./events";
 import { InvalidAgentOutputError } from "./invalid-agent-output-error";
 import { isOutputParserException, parsingErrorStep } from "./observations";
 import { OutputValidationError } from "./output-validation-error";
-import { actionEvent, agentInput, errorMessage, forced, missingPromptInput, stepEvent, toActions } from "./run-helpers";
+import { actionEvent, agentCallInput, errorMessage, forced, missingPromptInput, stepEvent, toActions } from "./run-helpers";
 import { type RunState, type RunTransition, isEnded, pendingActions, stepsOfEndedTurn } from "./run-state";
 import { checkFinalAnswer, finalAnswerCall, invalidAnswerStep } from "./structured-output";
 import type { ToolRunner } from "./tool-runner";
@@ -152,9 +152,7 @@ export class AgentLoop {
       tools.resetTurn();
       let output: AgentOutput;
       try {
-        // A copy (one per agent call): a trim function or an agent that edits the list it is given
-        // in place (`splice`) must not change the run's steps.
-        const call = run.middleware === undefined ? agent.invoke(agentInput(inputs, trim ? trim(state.steps.slice()) : state.steps.slice()), agentConfig) : run.middleware.callAgent(agentConfig, iteration);
+        const call = run.middleware === undefined ? agent.invoke(agentCallInput(inputs, state.steps, trim), agentConfig) : run.middleware.callAgent(agentConfig, iteration);
         output = await run.waitCall(call);
       } catch (error) {
         // A call cut short by a halt keeps the early tool calls that finished before it (a partial turn).
@@ -496,8 +494,8 @@ export class AgentLoop {
     let output: AgentOutput;
     try {
       // As every agent call: through the middleware (prepareStep, then wrapModelCall), an input that
-      // is undefined left out (agentInput).
-      const call = run.middleware === undefined ? options.agent.invoke(agentInput({ ...state.inputs, forceFinalAnswer: true }, state.steps.slice()), config) : run.middleware.callFinal(config, state.iteration - 1);
+      // is undefined left out and the steps copied (agentCallInput).
+      const call = run.middleware === undefined ? options.agent.invoke(agentCallInput({ ...state.inputs, forceFinalAnswer: true }, state.steps), config) : run.middleware.callFinal(config, state.iteration - 1);
       output = await run.wait(call, false);
     } catch (error) {
       if (isEnded(state)) return;

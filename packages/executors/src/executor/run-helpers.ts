@@ -95,6 +95,16 @@ export function agentInput(inputs: Record<string, unknown>, steps: readonly Agen
   return input;
 }
 
+/**
+ * The agent's input for one call ({@link agentInput}) with a copy of `steps`, trimmed by `trim`
+ * when given: a trim function or an agent that edits the list it is given in place (`splice`)
+ * must not change the run's steps. One copy per agent call.
+ */
+export function agentCallInput(inputs: Record<string, unknown>, steps: readonly AgentStep[], trim?: (steps: AgentStep[]) => AgentStep[]): Record<string, unknown> {
+  const copy = steps.slice();
+  return agentInput(inputs, trim === undefined ? copy : trim(copy));
+}
+
 /** {@link agentInput} for inputs that hold an undefined value: a new object of the others, and the steps. */
 function withoutUndefined(inputs: Record<string, unknown>, steps: readonly AgentStep[]): Record<string, unknown> {
   const input: Record<string, unknown> = { steps };

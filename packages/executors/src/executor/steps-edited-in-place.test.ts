@@ -1,7 +1,7 @@
-// A trim function or an agent that edits the step list it is given in place does not change the
-// run's steps (what `intermediateSteps` returns, what the next agent call sees).
+// A trim function, an agent or a middleware hook that edits the step list it is given in place does
+// not change the run's steps (what `intermediateSteps` returns, what the next agent call sees).
 import type { AgentStep } from "@agentrx/core";
-import { AgentExecutor } from "@agentrx/executors";
+import { AgentExecutor, type AgentMiddleware } from "@agentrx/executors";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { describe, expect, it } from "vitest";
 import { act, echoTool, finish } from "./test-helpers";
@@ -32,5 +32,39 @@ describe("steps edited in place by the run's user code", () => {
     const result = await executor.invoke({ input: "x" });
     expect(result.intermediateSteps?.map((step) => step.observation)).toEqual(["t1", "t2", "t3", "t4"]);
     expect(calls).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it("an agent that empties the list it is given under a middleware", async () => {
+    calls = [];
+    const passOn: AgentMiddleware = { wrapModelCall: (request, next) => next(request) };
+    const executor = new AgentExecutor({ agent: agentOf((steps) => steps.splice(0)), tools: [echoTool], middleware: [passOn], returnIntermediateSteps: true, trimIntermediateSteps: 3 });
+    const result = await executor.invoke({ input: "x" });
+    expect(result.intermediateSteps?.map((step) => step.observation)).toEqual(["t1", "t2", "t3", "t4"]);
+    expect(calls).toEqual([0, 1, 2, 3, 3]);
+  });
+
+  it("middleware hooks that splice the steps and run steps they are given", async () => {
+    calls = [];
+    const seenByHooks: number[] = [];
+    const splicing: AgentMiddleware = {
+      prepareStep({ steps, runSteps }) {
+        seenByHooks.push(runSteps.length);
+        (steps as AgentStep[]).splice(0);
+        (runSteps as AgentStep[]).splice(0);
+      },
+      wrapModelCall(request, next) {
+        (request.runSteps as AgentStep[]).splice(0);
+        return next(request);
+      },
+      afterTurn({ steps }) {
+        (steps as AgentStep[]).splice(0);
+      },
+    };
+    const executor = new AgentExecutor({ agent: agentOf(), tools: [echoTool], middleware: [splicing], returnIntermediateSteps: true });
+    const result = await executor.invoke({ input: "x" });
+    expect(result.intermediateSteps?.map((step) => step.observation)).toEqual(["t1", "t2", "t3", "t4"]);
+    expect(seenByHooks).toEqual([0, 1, 2, 3, 4]);
+    // The hook emptied its own copy, which is also the request's steps: the agent saw none.
+    expect(calls).toEqual([0, 0, 0, 0, 0]);
   });
 });

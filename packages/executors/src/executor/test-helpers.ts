@@ -1,5 +1,5 @@
 // Shared helpers for the executor's tests (not exported from the package).
-import type { AgentAction, AgentFinish, AgentInput, AgentOutput } from "@agentrx/core";
+import type { AgentAction, AgentFinish, AgentInput, AgentOutput, AgentStep } from "@agentrx/core";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { type AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { RunnableLambda, type RunnableConfig } from "@langchain/core/runnables";
@@ -32,6 +32,24 @@ export function toolCall(tool: string, args: Record<string, unknown>, id: string
 
 export function finish(output: string): AgentFinish {
   return { returnValues: { output }, log: output };
+}
+
+/** An agent that calls `name` (call id `callId`, with `toolInput`) first, then answers with what it said. */
+export function callsFirst(name: string, callId: string, toolInput: Record<string, unknown>) {
+  return RunnableLambda.from((input: { steps: AgentStep[] }) =>
+    input.steps.length === 0 ? { tool: name, toolInput, log: "", toolCallId: callId } : { returnValues: { output: `done: ${input.steps[0]?.observation}` }, log: "" },
+  );
+}
+
+/** A tool `refund({ amount })`; `refunded` gets each amount it refunded. */
+export function refundTool(refunded: number[]) {
+  return tool(
+    async ({ amount }: { amount: number }) => {
+      refunded.push(amount);
+      return `refunded ${amount}`;
+    },
+    { name: "refund", description: "Refunds an amount.", schema: z.object({ amount: z.number() }) },
+  );
 }
 
 /** A tool `echo({ text })` that returns `text`. */

@@ -4,7 +4,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import type { AgentStreamEvent, StepsCompaction, StopReason } from "../executor/events";
 import { type RunState, type RunTransition, type RunTurn, isEnded } from "../executor/run-state";
 import { onAbort } from "../executor/shared-abort-listener";
-import { agentInput } from "../executor/run-helpers";
+import { agentCallInput } from "../executor/run-helpers";
 import type { ResolvedOptions } from "../executor/validate-options";
 import type { ModelCallRequest, PrepareStepArgs, PrepareStepResult, ToolCallRequest } from "./agent-middleware";
 import { MiddlewareError, type MiddlewareHook } from "./middleware-error";
@@ -79,11 +79,15 @@ export class MiddlewareRun {
     const { controller, release } = childSignal(config.signal);
     try {
       let inputs: Record<string, unknown> = final ? { ...state.inputs, forceFinalAnswer: true } : state.inputs;
-      let steps: readonly AgentStep[] = state.steps;
+      // A copy of the run's steps for the hooks and the request (one per agent call): a hook that
+      // edits the list it is given in place must not change the run's steps. `steps` and
+      // `runSteps` start as the same list, so a hook can tell whether steps were changed.
+      const runSteps = state.steps.slice();
+      let steps: readonly AgentStep[] = runSteps;
       let model: PrepareStepResult["model"];
       let tools: PrepareStepResult["tools"];
       for (const entry of this.chain.prepareStep) {
-        const args: PrepareStepArgs = { runId: state.runId, iteration, steps, runSteps: state.steps, inputs, usage: state.usage, compaction: state.compaction, signal: controller.signal };
+        const args: PrepareStepArgs = { runId: state.runId, iteration, steps, runSteps, inputs, usage: state.usage, compaction: state.compaction, signal: controller.signal };
         const result = await this.guard(entry, "prepareStep", () => (entry.middleware.prepareStep as NonNullable<NamedMiddleware["middleware"]["prepareStep"]>)(args));
         if (final ? controller.signal.aborted : this.host.interrupted) throw controller.signal.reason ?? new Error("The run was stopped.");
         if (result === undefined || result === null) continue;
@@ -94,7 +98,7 @@ export class MiddlewareRun {
         if (result.model !== undefined) model = result.model;
         if (result.tools !== undefined) tools = result.tools;
       }
-      const request: ModelCallRequest = { runId: state.runId, iteration, inputs: { ...inputs }, steps, runSteps: state.steps, signal: controller.signal, report: noop };
+      const request: ModelCallRequest = { runId: state.runId, iteration, inputs: { ...inputs }, steps, runSteps, signal: controller.signal, report: noop };
       if (model !== undefined) request.model = model;
       if (tools !== undefined) request.tools = tools;
       const chain = final ? this.compose(this.chain.wrapModelCall, "wrapModelCall", (call: ModelCallRequest) => this.callAgentItself(call, config, false)) : this.modelChain;
@@ -134,6 +138,8 @@ export class MiddlewareRun {
     const { state } = this.host;
     const count = turn?.actions.length ?? 0;
     const turnSteps = count === 0 ? [] : state.steps.slice(-count);
+    // A copy, as every agent call's: a hook that edits it in place does not change the run's steps.
+    const steps = this.chain.afterTurn.length === 0 ? state.steps : state.steps.slice();
     const iteration = turn?.iteration ?? Math.max(0, state.iteration - 1);
     // The run's own signal: a resumed run ends a turn a pause left pending before any agent call.
     const { controller, release } = childSignal(this.host.aborts.signal);
@@ -141,7 +147,7 @@ export class MiddlewareRun {
       for (const entry of this.chain.afterTurn) {
         const hook = entry.middleware.afterTurn as NonNullable<NamedMiddleware["middleware"]["afterTurn"]>;
         await this.guard(entry, "afterTurn", () =>
-          hook({ runId: state.runId, iteration, turnSteps, steps: state.steps, inputs: state.inputs, usage: state.usage, signal: controller.signal }),
+          hook({ runId: state.runId, iteration, turnSteps, steps, inputs: state.inputs, usage: state.usage, signal: controller.signal }),
         );
         if (this.host.interrupted) return;
       }
@@ -154,7 +160,6 @@ export class MiddlewareRun {
   private callAgentItself(request: ModelCallRequest, base: RunnableConfig = this.agentConfig, trims = true): Promise<AgentOutput> {
     const { agent } = this.host.options;
     const trim = trims ? this.host.options.trim : undefined;
-    const steps = request.steps as AgentStep[];
     let config: RunnableConfig = { ...base, signal: request.signal };
     if (request.model !== undefined || request.tools !== undefined) {
       const configurable: Record<string, unknown> = { ...config.configurable };
@@ -162,7 +167,7 @@ export class MiddlewareRun {
       if (request.tools !== undefined) configurable[AGENT_TOOLS_KEY] = request.tools;
       config = { ...config, configurable };
     }
-    return agent.invoke(agentInput(request.inputs, trim ? trim(steps) : steps), config);
+    return agent.invoke(agentCallInput(request.inputs, request.steps, trim), config);
   }
 
   /** The chain of `entries`' `hook` around `inner`: the first entry outermost. */

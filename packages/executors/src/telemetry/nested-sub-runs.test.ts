@@ -5,10 +5,11 @@ import { HumanMessage } from "@langchain/core/messages";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { RunnableLambda } from "@langchain/core/runnables";
 import type { StructuredToolInterface } from "@langchain/core/tools";
-import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { TelemetryOptions } from "./telemetry-options";
+import { tracing } from "./test-tracing";
 
 // One tracer owns each run: a sub-run is traced once, under the tool call that ran it, whichever
 // way (from what it sees, or through callbacks) each run of the tree is traced.
@@ -40,11 +41,6 @@ function level(kind: Kind, tokens: number, child?: StructuredToolInterface, tele
   return new AgentExecutor({ agent, tools, ...(telemetry ? { telemetry } : {}) });
 }
 
-function tracing() {
-  const exporter = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-  return { exporter, tracer: provider.getTracer("test") };
-}
 
 /** Each span as the path of span names from the root down to it. */
 function paths(spans: readonly ReadableSpan[]): string[] {

@@ -6,10 +6,11 @@ import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
 import { SpanStatusCode } from "@opentelemetry/api";
-import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { runFinishReason } from "./gen-ai-spans";
+import { tracing, waitingWeatherTool } from "./test-tracing";
 
 // How a run's `invoke_agent` span ends: its usage whatever the way the run ended, and the finish
 // reason of its answer from the run's stop reason (see docs/telemetry.md).
@@ -17,11 +18,6 @@ import { runFinishReason } from "./gen-ai-spans";
 const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
 const usage = { inputTokens: 10, outputTokens: 5 };
 
-function tracing() {
-  const exporter = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-  return { exporter, tracer: provider.getTracer("test") };
-}
 
 const weather = tool(async ({ city }: { city: string }) => `Sunny in ${city}`, {
   name: "weather",
@@ -29,20 +25,6 @@ const weather = tool(async ({ city }: { city: string }) => `Sunny in ${city}`, {
   schema: z.object({ city: z.string() }),
 });
 
-/** A tool that waits until its call is aborted; `started` resolves when it is called. */
-function waiting() {
-  let started!: () => void;
-  const called = new Promise<void>((resolve) => (started = resolve));
-  const slow = tool(
-    async (_input: { city: string }, config) => {
-      started();
-      await new Promise<void>((_, reject) => config?.signal?.addEventListener("abort", () => reject(config.signal?.reason)));
-      return "never";
-    },
-    { name: "weather", description: "Tells the weather.", schema: z.object({ city: z.string() }) },
-  );
-  return { slow, called };
-}
 
 const agentSpan = (spans: ReadableSpan[]) => spans.find((span) => span.name.startsWith("invoke_agent"));
 const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
@@ -75,7 +57,7 @@ describe("telemetry: a failed or cancelled run's span", () => {
   it("keeps the usage of the model calls made before a run was cancelled, on both paths", async () => {
     // From what the run sees: a built-in agent, cancelled while its tool runs.
     const traced = tracing();
-    const { slow, called } = waiting();
+    const { slow, called } = waitingWeatherTool();
     const llm = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "weather", args: { city: "Paris" } }], usage }] });
     const builtIn = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [slow], prompt }), tools: [slow], telemetry: { tracer: traced.tracer } });
     let controller = new AbortController();

@@ -4,11 +4,12 @@ import { AgentExecutor, type RunInfo, type RunWrite, type StoredRunEvent } from 
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
 import { trace } from "@opentelemetry/api";
-import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { InMemorySpanExporter, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { InProcessRunStore } from "../runs/in-process-run-store";
 import { keptTrace } from "./segment-link";
+import { tracing } from "./test-tracing";
 
 // What a run's record keeps of its last traced segment when a later segment is not traced, or
 // stops before it writes its own: see docs/telemetry.md, "The spans".
@@ -16,11 +17,6 @@ import { keptTrace } from "./segment-link";
 const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
 const weather = tool(async ({ city }: { city: string }) => `Sunny in ${city}`, { name: "weather", description: "Tells the weather.", schema: z.object({ city: z.string() }) });
 
-function tracing() {
-  const exporter = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-  return { exporter, tracer: provider.getTracer("test") };
-}
 
 const agentSpans = (exporter: InMemorySpanExporter) => exporter.getFinishedSpans().filter((span) => span.name === "invoke_agent");
 const traceparent = (span: ReadableSpan) => `00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`;

@@ -21,15 +21,11 @@ import { useAsyncContextManager } from "./test-context-manager";
 import { withTelemetry } from "./with-telemetry";
 import { withLegacyUsage } from "../operators/executor-fixtures";
 import { collect } from "../executor/test-helpers";
+import { tracing, waitingWeatherTool } from "./test-tracing";
 
 const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
 const usage = { inputTokens: 10, outputTokens: 5 };
 
-function tracing() {
-  const exporter = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-  return { exporter, provider, tracer: provider.getTracer("test") };
-}
 
 const weather = tool(async ({ city }: { city: string }) => `Sunny in ${city}`, {
   name: "weather",
@@ -364,16 +360,7 @@ describe("telemetry", () => {
 
   it("ends the spans of a cancelled run with an error status marked as a cancellation", async () => {
     const { exporter, tracer } = tracing();
-    let started!: () => void;
-    const toolStarted = new Promise<void>((resolve) => (started = resolve));
-    const slow = tool(
-      async (_input: { city: string }, config) => {
-        started();
-        await new Promise<void>((_, reject) => config?.signal?.addEventListener("abort", () => reject(config.signal?.reason)));
-        return "never";
-      },
-      { name: "weather", description: "Tells the weather.", schema: z.object({ city: z.string() }) },
-    );
+    const { slow, called: toolStarted } = waitingWeatherTool();
     const llm = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "weather", args: { city: "Paris" } }] }] });
     const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [slow], prompt }), tools: [slow], telemetry: { tracer } });
     const controller = new AbortController();
@@ -689,7 +676,8 @@ describe("telemetry", () => {
     const files = (dir: string): string[] =>
       readdirSync(dir).flatMap((name) => {
         const path = join(dir, name);
-        return statSync(path).isDirectory() ? files(path) : name.endsWith(".ts") && !/\.test(-d)?\.ts$/.test(name) ? [path] : [];
+        // Tests and the test-only helpers (`test-*.ts`, which no module of the package imports) aside.
+        return statSync(path).isDirectory() ? files(path) : name.endsWith(".ts") && !/\.test(-d)?\.ts$/.test(name) && !name.startsWith("test-") ? [path] : [];
       });
     const offenders = files(root).filter((path) => /^\s*import\s+(?!type\b)[^;]*from\s+["']@opentelemetry\//m.test(readFileSync(path, "utf8")));
     expect(offenders).toEqual([]);

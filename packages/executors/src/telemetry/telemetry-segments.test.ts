@@ -7,12 +7,13 @@ import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
 import { trace } from "@opentelemetry/api";
-import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { collect } from "../executor/test-helpers";
 import { InProcessRunStore } from "../runs/in-process-run-store";
 import { linksTo, traceparentOf } from "./segment-link";
+import { tracing } from "./test-tracing";
 
 // A streamed model call's time to first chunk, and the links between the spans of one run's
 // segments (paused and resumed, or left by a process that stopped), and from a fork to its
@@ -20,11 +21,6 @@ import { linksTo, traceparentOf } from "./segment-link";
 
 const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
 
-function tracing() {
-  const exporter = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-  return { exporter, tracer: provider.getTracer("test") };
-}
 
 const weather = tool(async ({ city }: { city: string }) => `Sunny in ${city}`, { name: "weather", description: "Tells the weather.", schema: z.object({ city: z.string() }) });
 const byName = (spans: ReadableSpan[], name: string) => spans.filter((span) => span.name === name);

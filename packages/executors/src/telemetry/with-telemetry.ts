@@ -45,12 +45,15 @@ export function withTelemetry<T extends RunnableConfig>(config: T, telemetry: Te
 function withHandler<T extends RunnableConfig>(config: T, handler: TelemetryHandler): T {
   const callbacks = config.callbacks;
   if (callbacks === undefined) return { ...config, callbacks: [handler] };
-  if (Array.isArray(callbacks)) return callbacks.some(isTelemetryHandler) ? config : { ...config, callbacks: [...callbacks, handler] };
-  if (callbacks instanceof CallbackManager || typeof (callbacks as CallbackManager).copy === "function") {
-    const manager = callbacks as CallbackManager;
-    return manager.handlers.some(isTelemetryHandler) ? config : { ...config, callbacks: manager.copy([handler], true) };
-  }
+  if (tracedByHandler(callbacks)) return config;
+  if (Array.isArray(callbacks)) return { ...config, callbacks: [...callbacks, handler] };
+  if (isCallbackManager(callbacks)) return { ...config, callbacks: callbacks.copy([handler], true) };
   return config;
+}
+
+/** Whether `callbacks` is a callback manager (of this copy of `@langchain/core` or another's). */
+function isCallbackManager(callbacks: RunnableConfig["callbacks"]): callbacks is CallbackManager {
+  return callbacks instanceof CallbackManager || typeof (callbacks as CallbackManager | undefined)?.copy === "function";
 }
 
 /**
@@ -125,7 +128,7 @@ function traceSegment<T extends RunnableConfig>(
 /** Whether `callbacks` (a run's config's) hold a telemetry handler: the run's caller is traced through callbacks. */
 function tracedByHandler(callbacks: RunnableConfig["callbacks"]): boolean {
   if (Array.isArray(callbacks)) return callbacks.some(isTelemetryHandler);
-  return typeof (callbacks as CallbackManager | undefined)?.copy === "function" && (callbacks as CallbackManager).handlers.some(isTelemetryHandler);
+  return isCallbackManager(callbacks) && callbacks.handlers.some(isTelemetryHandler);
 }
 
 /** `config` without the parent its `configurable` names under `TELEMETRY_PARENT_KEY` (as it is when it names none). */

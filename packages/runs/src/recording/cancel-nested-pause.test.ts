@@ -8,13 +8,12 @@ import type { AgentStep } from "@agentrx/core";
 import { AgentExecutor, type RunStore, handoff, recordDecisions } from "@agentrx/executors";
 import { withApproval } from "@agentrx/tools";
 import { RunnableLambda } from "@langchain/core/runnables";
-import { tool } from "@langchain/core/tools";
 import { afterAll, describe, expect, it } from "vitest";
-import { z } from "zod";
 import { MemoryRunStore } from "../memory/index";
 import { PostgresRunStore } from "../postgres/index";
 import { SqliteRunStore } from "../sqlite/index";
 import { postgresTestDatabase } from "../testing/postgres-test-database";
+import { callsFirst, refundTool } from "../../../executors/src/executor/test-helpers";
 
 const dir = mkdtempSync(join(tmpdir(), "agentrx-cancel-nested-"));
 const database = await postgresTestDatabase("cancel of a nested pause");
@@ -41,23 +40,12 @@ const kinds: { name: string; skip: boolean; open: () => RunStore }[] = [
 ];
 
 const REASON = "The run was cancelled from agentrx ui.";
-
-/** An agent that calls `name` (call id `callId`, with `toolInput`) first, then answers with what it said. */
-function callsFirst(name: string, callId: string, toolInput: Record<string, unknown> = { input: "refund order 42" }) {
-  return RunnableLambda.from((input: { steps: AgentStep[] }) =>
-    input.steps.length === 0 ? { tool: name, toolInput, log: "", toolCallId: callId } : { returnValues: { output: `done: ${input.steps[0]?.observation}` }, log: "" },
-  );
-}
+/** What a caller asks the billing agent (a handoff's input). */
+const REFUND_ORDER = { input: "refund order 42" };
 
 /** The billing agent: its refund (of 10) needs approval; `refunded` says which ran. */
 function billingExecutor(store: RunStore, refunded: number[]): AgentExecutor {
-  const refund = tool(
-    async ({ amount }: { amount: number }) => {
-      refunded.push(amount);
-      return `refunded ${amount}`;
-    },
-    { name: "refund", description: "Refunds an amount.", schema: z.object({ amount: z.number() }) },
-  );
+  const refund = refundTool(refunded);
   return new AgentExecutor({ agent: callsFirst("refund", "r1", { amount: 10 }), tools: [withApproval(refund)], store });
 }
 
@@ -66,7 +54,7 @@ describe.each(kinds)("$name: cancelRun of a caller paused inside a sub-run", ({ 
     const store = open();
     const refunded: number[] = [];
     const toBilling = handoff(billingExecutor(store, refunded), { name: "transfer_to_billing", description: "Refunds." });
-    const triage = new AgentExecutor({ agent: callsFirst("transfer_to_billing", "h1"), tools: [toBilling], store });
+    const triage = new AgentExecutor({ agent: callsFirst("transfer_to_billing", "h1", REFUND_ORDER), tools: [toBilling], store });
     const caller = callerId();
     const paused = await triage.invoke({ input: "Refund me" }, { runId: caller });
     const subRunId = `handoff:${caller}:0:h1`;
@@ -90,8 +78,8 @@ describe.each(kinds)("$name: cancelRun of a caller paused inside a sub-run", ({ 
     const store = open();
     const refunded: number[] = [];
     const billing = billingExecutor(store, refunded);
-    const middle = new AgentExecutor({ agent: callsFirst("to_billing", "m1"), tools: [handoff(billing, { name: "to_billing", description: "Refunds." })], store });
-    const top = new AgentExecutor({ agent: callsFirst("to_middle", "t1"), tools: [handoff(middle, { name: "to_middle", description: "Routes." })], store });
+    const middle = new AgentExecutor({ agent: callsFirst("to_billing", "m1", REFUND_ORDER), tools: [handoff(billing, { name: "to_billing", description: "Refunds." })], store });
+    const top = new AgentExecutor({ agent: callsFirst("to_middle", "t1", REFUND_ORDER), tools: [handoff(middle, { name: "to_middle", description: "Routes." })], store });
     const caller = callerId();
     await top.invoke({ input: "Refund me" }, { runId: caller });
     const middleId = `handoff:${caller}:0:t1`;
@@ -108,7 +96,7 @@ describe.each(kinds)("$name: cancelRun of a caller paused inside a sub-run", ({ 
   it.skipIf(skip)("cancels the paused run of an asTool call, also once the caller's decisions are recorded (queued)", async () => {
     const store = open();
     const refunded: number[] = [];
-    const supervisor = new AgentExecutor({ agent: callsFirst("billing", "b1"), tools: [billingExecutor(store, refunded).asTool({ name: "billing", description: "Refunds." })], store });
+    const supervisor = new AgentExecutor({ agent: callsFirst("billing", "b1", REFUND_ORDER), tools: [billingExecutor(store, refunded).asTool({ name: "billing", description: "Refunds." })], store });
     const caller = callerId();
     await supervisor.invoke({ input: "Refund me" }, { runId: caller });
     await recordDecisions(store, caller, { "call-0-0/call-0-0": "approve" });

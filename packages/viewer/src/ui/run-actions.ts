@@ -150,15 +150,8 @@ export class RunActions {
    * interrupts has `subRun.runId` `runId`); else undefined. A calling run id with `:` in it is
    * found too: each prefix of the key that ends before a `:` is tried.
    */
-  private async callerWaitingOn(runId: string): Promise<string | undefined> {
-    const key = subRunKey(runId);
-    if (key === undefined) return undefined;
-    for (let end = key.lastIndexOf(":"); end > 0; end = key.lastIndexOf(":", end - 1)) {
-      const callerId = key.slice(0, end);
-      if ((await this.store.getRun(callerId))?.status !== "interrupted") continue;
-      if ((await this.pauses(callerId)).waiting.some((call) => call.subRun?.runId === runId)) return callerId;
-    }
-    return undefined;
+  private callerWaitingOn(runId: string): Promise<string | undefined> {
+    return this.findCaller(runId, async (caller) => caller.status === "interrupted" && (await this.pauses(caller.runId)).waiting.some((call) => call.subRun?.runId === runId));
   }
 
   /**
@@ -183,11 +176,20 @@ export class RunActions {
   }
 
   /** The calling run of sub-run `subRunId` when this store holds it (see {@link callerWaitingOn}), in any status. */
-  private async callerOf(subRunId: string): Promise<string | undefined> {
-    const key = subRunKey(subRunId) ?? "";
+  private callerOf(subRunId: string): Promise<string | undefined> {
+    return this.findCaller(subRunId, () => true);
+  }
+
+  /**
+   * The calling run of sub-run `subRunId` (undefined when `subRunId` is not one) that this store
+   * holds and `accepts`: each prefix of its key that ends before a `:` is tried, longest first.
+   */
+  private async findCaller(subRunId: string, accepts: (caller: RunInfo) => boolean | Promise<boolean>): Promise<string | undefined> {
+    const key = subRunKey(subRunId);
+    if (key === undefined) return undefined;
     for (let end = key.lastIndexOf(":"); end > 0; end = key.lastIndexOf(":", end - 1)) {
-      const callerId = key.slice(0, end);
-      if ((await this.store.getRun(callerId)) !== undefined) return callerId;
+      const caller = await this.store.getRun(key.slice(0, end));
+      if (caller !== undefined && (await accepts(caller))) return caller.runId;
     }
     return undefined;
   }
