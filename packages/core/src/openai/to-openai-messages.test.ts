@@ -1,4 +1,4 @@
-import { AIMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
+import { AIMessage, ChatMessage, FunctionMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../errors/invalid-argument-error";
 import { failure, setup } from "./test-helpers";
@@ -141,5 +141,77 @@ describe("OpenAIChatModel message conversion (what goes over the wire)", () => {
     const [, sentTurn, , sentAnswer] = server.chatRequests()[0].messages;
     expect(sentTurn).toMatchObject({ role: "assistant", reasoning_content: "Look first." });
     expect(sentAnswer).toEqual({ role: "assistant", content: "A cat." });
+  });
+});
+
+describe("OpenAIChatModel content blocks in system, developer, assistant, tool and function messages", () => {
+  const notes = btoa("Refunds within 30 days.");
+
+  it("sends a plain-text document (text-plain, or a text file block) as its decoded text, in order with the text around it", async () => {
+    const { server, model } = await setup({ responses: ["ok"] });
+    await model.invoke([
+      new SystemMessage({ content: [{ type: "text", text: "Policy:" }, { type: "text-plain", mimeType: "text/plain", data: notes }] }),
+      new SystemMessage({ content: [{ type: "file", mimeType: "text/plain", data: notes }], additional_kwargs: { __openai_role__: "developer" } }),
+      new HumanMessage("Can I get a refund?"),
+      new AIMessage({ content: [{ type: "text-plain", text: "Quoted." }, { type: "text", text: "Yes" }, { type: "text", text: "." }], tool_calls: [{ name: "look", args: {}, id: "call_a" }] }),
+      new ToolMessage({ content: [{ type: "text", text: "Order:" }, { type: "file", source_type: "base64", mime_type: "text/csv", data: btoa("id,total\n7,12") }], tool_call_id: "call_a" }),
+      new ChatMessage({ role: "system", content: [{ type: "file", url: `data:text/plain;base64,${notes}` }] as never }),
+      new FunctionMessage({ name: "policy", content: [{ type: "text-plain", mimeType: "text/plain", data: new TextEncoder().encode("Köln") }] as never }),
+    ]);
+    expect(server.rejections).toEqual([]);
+    const messages = server.chatRequests()[0].messages;
+    expect(messages[0]).toEqual({ role: "system", content: "Policy:\nRefunds within 30 days." });
+    expect(messages[1]).toEqual({ role: "developer", content: "Refunds within 30 days." });
+    expect(messages[3]).toMatchObject({ role: "assistant", content: "Quoted.\nYes." });
+    expect(messages[4]).toEqual({ role: "tool", tool_call_id: "call_a", content: "Order:\nid,total\n7,12" });
+    expect(messages[5]).toEqual({ role: "system", content: "Refunds within 30 days." });
+    expect(messages[6]).toEqual({ role: "function", name: "policy", content: "Köln" });
+  });
+
+  it("keeps a tool result's images as notes beside a plain-text document", async () => {
+    const { server, model } = await setup({ responses: ["ok"] });
+    const result = new ToolMessage({
+      content: [{ type: "text-plain", mimeType: "text/plain", data: btoa("Chart data.") }, { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" }],
+      tool_call_id: "call_a",
+    });
+    await model.invoke([new HumanMessage("x"), new AIMessage({ content: "", tool_calls: [{ name: "chart", args: {}, id: "call_a" }] }), result]);
+    expect(server.chatRequests()[0].messages[2]).toEqual({ role: "tool", tool_call_id: "call_a", content: "Chart data.\n[image: image/png, 9 B; this agent reads text only]" });
+  });
+
+  it("leaves out blocks that are not content (reasoning, tool calls), as before", async () => {
+    const { server, model } = await setup({ responses: ["ok"] });
+    const turn = new AIMessage({ content: [{ type: "thinking", thinking: "Hmm." }, { type: "text", text: "Hi." }] as never });
+    await model.invoke([new HumanMessage("x"), turn, new HumanMessage("y")]);
+    expect(server.chatRequests()[0].messages[1]).toEqual({ role: "assistant", content: "Hi." });
+  });
+
+  const call = new AIMessage({ content: "", tool_calls: [{ name: "fetch", args: {}, id: "call_a" }] });
+  const refusal = async (message: SystemMessage | AIMessage | ToolMessage) => {
+    const { server, model } = await setup({ responses: ["never"] });
+    const error = await failure(model.invoke([new HumanMessage("Hi"), call, message]));
+    expect(InvalidArgumentError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ argument: "messages[2]" });
+    expect(server.requests).toHaveLength(0);
+    return error.message;
+  };
+
+  it.each([
+    ["an image in a system message", new SystemMessage({ content: [{ type: "text", text: "Logo:" }, { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" }] }), "system", 'an "image" block', "put images in a user message"],
+    ["an image in an assistant message", new AIMessage({ content: [{ type: "image_url", image_url: { url: "https://example.com/a.png" } }] }), "assistant", 'an "image_url" block', "put images in a user message"],
+    ["audio in a system message", new SystemMessage({ content: [{ type: "audio", mimeType: "audio/wav", data: "UklGRg==" }] }), "system", 'an "audio" block', "put audio in a user message"],
+    ["video in a tool message", new ToolMessage({ content: [{ type: "video", mimeType: "video/mp4", data: "AAAAIGZ0eXA=" }], tool_call_id: "call_a" }), "tool", 'a "video" block', "takes no video in any message"],
+    ["a PDF in a tool message", new ToolMessage({ content: [{ type: "file", mimeType: "application/pdf", data: "JVBERi0=" }], tool_call_id: "call_a" }), "tool", 'a "file" block', "put files in a user message"],
+    ["a text file known by id in a tool message", new ToolMessage({ content: [{ type: "text-plain", fileId: "file-txt" }], tool_call_id: "call_a" }), "tool", "a plain-text file known only by its id", "give the block its `text`"],
+  ])("refuses %s before sending, naming the role, the block and the fix", async (_label, message, role, what, fix) => {
+    const text = await refusal(message);
+    expect(text).toContain(`messages[2] (${message.getType()}) has ${what}`);
+    expect(text).toContain(`A ${role} message`);
+    expect(text).toContain(fix);
+  });
+
+  it("refuses a plain-text document it cannot read, as in a user message", async () => {
+    const text = await refusal(new SystemMessage({ content: [{ type: "text-plain", url: "https://example.com/a.txt" }] }));
+    expect(text).toContain("messages[2] (system) has a text-plain block without its text");
+    expect(text).toContain("download it");
   });
 });

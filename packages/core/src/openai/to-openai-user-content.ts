@@ -9,8 +9,8 @@ import { InvalidArgumentError } from "../errors/invalid-argument-error";
 type UserContentPart = OpenAI.Chat.ChatCompletionContentPart;
 type Block = Record<string, any>;
 
-/** Where the block is, for an error message. */
-interface Place {
+/** Where a block is, for an error message: the message and its index in the request. */
+export interface Place {
   message: BaseMessage;
   index: number;
 }
@@ -37,7 +37,7 @@ export function toOpenAIUserContent(message: BaseMessage, index: number): string
     if (part.type === "text" && typeof part.text === "string") return { type: "text", text: part.text };
     if (part.type === "image_url" && typeof part.image_url === "object" && part.image_url !== null) return { type: "image_url", image_url: part.image_url };
     if (isImageBlock(part)) return imagePart(part, place);
-    if (part.type === "text-plain" || (part.type === "file" && part.source_type === "text")) return plainTextPart(part, place);
+    if (isPlainTextBlock(part)) return plainTextPart(part, place);
     if (part.type === "file" && (typeof part.file !== "object" || part.file === null)) return filePart(part, place);
     if (part.type === "audio") return audioPart(part, place);
     if (part.type === "video") {
@@ -130,12 +130,20 @@ function audioPart(part: Block, place: Place): UserContentPart {
   return { type: "input_audio", input_audio: { data: match[2] ?? "", format } };
 }
 
+/** Whether a block is LangChain's `text-plain` block (v1), or v0's `file` block with `source_type: "text"`. */
+export function isPlainTextBlock(part: Block): boolean {
+  return part.type === "text-plain" || (part.type === "file" && part.source_type === "text");
+}
+
 /**
  * LangChain's `text-plain` block (v1: `text`, or `data` with its UTF-8 bytes, as base64 or a
  * `Uint8Array`, or a `data:` URL, or a `fileId`; v0: `source_type` `"text"` or `"base64"`) as a
  * text part, or a `file` part for a file id. Chat Completions has no part for plain-text files.
+ * Also reads a `file` block of a text media type for the roles that take text only (see
+ * `to-openai-messages.ts`). Throws an `InvalidArgumentError` naming the message for a block
+ * without its text (an `https:` URL) or whose data is not base64 of UTF-8 text.
  */
-function plainTextPart(part: Block, place: Place): UserContentPart {
+export function plainTextPart(part: Block, place: Place): UserContentPart {
   if (typeof part.text === "string") return { type: "text", text: part.text };
   const fileId = stringOf(part.fileId) ?? stringOf(part.file_id) ?? (part.source_type === "id" ? stringOf(part.id) : undefined);
   if (fileId !== undefined) return { type: "file", file: { file_id: fileId } };
@@ -196,7 +204,8 @@ function stringOf(value: unknown): string | undefined {
   return typeof value === "string" && value ? value : undefined;
 }
 
-function refuse(place: Place, part: Block, what: string, fix: string): never {
+/** Throws an `InvalidArgumentError` saying that the message at `place` has `what` (the block, previewed), and `fix`. */
+export function refuse(place: Place, part: Block, what: string, fix: string): never {
   const { message, index } = place;
   throw new InvalidArgumentError({
     argument: `messages[${index}]`,

@@ -102,7 +102,7 @@ describe("ThreadMemory.hasRunMessages", () => {
     expect(await memory.hasRunMessages("t", "old-run", { since: 1_500 })).toBe(false); // older than since: not looked at
     expect(await memory.hasRunMessages("t", "never")).toBe(false);
     expect(await memory.hasRunMessages("other-thread", "old-run")).toBe(false);
-    expect(() => memory.hasRunMessages("t", "")).rejects.toThrow(/runId/);
+    await expect(memory.hasRunMessages("t", "")).rejects.toThrow(/runId/);
     await expect(memory.hasRunMessages("t", "x", { sinec: 1 } as never)).rejects.toThrow(/unknown option `options.sinec`; did you mean `since`\?/);
   });
 });
