@@ -14,7 +14,7 @@ import { AgentExecutorRunnable } from "./agent-executor-runnable";
 import { ExecutorRun } from "./executor-run";
 import type { RunSubscriber } from "./run-ending";
 import type { RunRequest } from "./run-request";
-import { type RunDisplaySource, RunObservable } from "./run-observable";
+import { type RunDisplaySource, RunObservable, noteAwaitedRunId } from "./run-observable";
 import { newRunId, notAnInputsObject } from "./run-helpers";
 import { type AsToolOptions, executorTool } from "./executor-tool";
 import type { StructuredToolInterface } from "@langchain/core/tools";
@@ -569,7 +569,10 @@ function toResultOf(inputs: Record<string, unknown> | undefined): OperatorFuncti
       return events.subscribe({
         next: (event) => {
           if (event.subRun !== undefined) return; // a sub-run's start, pause and answer are not the run's
-          if (event.type === "start" && inputs === undefined) seen = event.inputs;
+          if (event.type === "start") {
+            if (inputs === undefined) seen = event.inputs;
+            noteAwaitedRunId(subscriber, event.runId); // an awaited verbose `invoke` that fails still says which run it was
+          }
           if (event.type === "interrupt") interrupts = event.interrupts;
           if (event.type === "output") {
             const result = toResult(seen, event);
@@ -601,7 +604,8 @@ class ResultSink implements RunSubscriber {
 
   next(event: AgentStreamEvent): void {
     if (event.subRun !== undefined) return; // a sub-run's start, pause and answer are not the run's
-    if (event.type === "interrupt") this.interrupts = event.interrupts;
+    if (event.type === "start") noteAwaitedRunId(this.destination, event.runId); // an awaited run that fails still says which run it was
+    else if (event.type === "interrupt") this.interrupts = event.interrupts;
     else if (event.type === "output") {
       const result = toResult(this.inputs, event);
       if (this.interrupts) result.interrupts = this.interrupts;

@@ -1,4 +1,4 @@
-import { Observable, type OperatorFunction, type Subscriber, type TeardownLogic, lastValueFrom } from "rxjs";
+import { Observable, type OperatorFunction, type Subscriber, type TeardownLogic, lastValueFrom, tap } from "rxjs";
 import type { RunDisplayBundle } from "../display/display-types";
 import { loadViewer } from "../display/load-viewer";
 import type { RunStore } from "../runs/run-store";
@@ -23,6 +23,30 @@ export interface RunDisplaySource<R> {
 /** The display source of a run made by an executor. @internal */
 export function runDisplaySource<R>(run: RunObservable<unknown, R>): RunDisplaySource<R> | undefined {
   return typeof run.displaySourceOf === "function" ? run.displaySourceOf() : undefined;
+}
+
+/**
+ * The subscriber through which each awaited run runs, to what tells that run its id (see
+ * {@link noteAwaitedRunId}). Weak: an ended run's subscriber goes with it.
+ */
+const awaitedRuns = new WeakMap<object, (runId: string) => void>();
+
+/**
+ * Tells the awaited run that runs through `subscriber`, if it is one, the id of its run (its
+ * `start` event's): what an executor does whose awaited subscriber sees no events, only the result
+ * (`invoke`'s), so that a run that fails still says which run it was. Anything else is a no-op.
+ *
+ * @internal
+ */
+export function noteAwaitedRunId(subscriber: object, runId: string): void {
+  awaitedRuns.get(subscriber)?.(runId);
+}
+
+/** The run id a value carries: a run event's (not a sub-run's), or a result's. */
+function runIdIn(value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const { runId, subRun } = value as { runId?: unknown; subRun?: unknown };
+  return typeof runId === "string" && subRun === undefined ? runId : undefined;
 }
 
 /**
@@ -51,6 +75,8 @@ export function runDisplaySource<R>(run: RunObservable<unknown, R>): RunDisplayS
  */
 export class RunObservable<T, R = T> extends Observable<T> implements PromiseLike<R> {
   private result: Promise<R> | undefined;
+  /** The id of the run the awaited result comes from, once that run's first event said it. */
+  private resultRunId: (() => string | undefined) | undefined;
   /** How the awaited result comes from the run (stored untyped, so the class stays covariant). */
   private readonly settle: (run: Observable<never>) => Promise<unknown>;
   /** How a notebook display runs it, or how to make that (read by `runDisplaySource`, rarely: made on demand). */
@@ -74,8 +100,30 @@ export class RunObservable<T, R = T> extends Observable<T> implements PromiseLik
 
   // biome-ignore lint/suspicious/noThenProperty: awaiting a run is the point
   then<A = R, B = never>(onfulfilled?: ((value: R) => A | PromiseLike<A>) | null, onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<A | B> {
-    this.result ??= this.settle(new Observable<T>((subscriber) => this.subscribe(subscriber)) as Observable<never>) as Promise<R>;
+    this.result ??= this.settle(this.awaitedRun() as Observable<never>) as Promise<R>;
     return this.result.then(onfulfilled, onrejected);
+  }
+
+  /**
+   * The run that awaiting runs (one subscription), noting its id from the first value that
+   * carries one (a `stream`'s `start` event, an `invoke`'s result) or from what its executor tells
+   * {@link noteAwaitedRunId} (an `invoke` that fails emits nothing): a failed run's display reads
+   * its record with it.
+   */
+  private awaitedRun(): Observable<T> {
+    let runId: string | undefined;
+    this.resultRunId = () => runId;
+    const learn = (id: string) => {
+      runId ??= id;
+    };
+    return new Observable<T>((subscriber) => {
+      awaitedRuns.set(subscriber, learn);
+      return this.subscribe(subscriber);
+    }).pipe(
+      tap((value) => {
+        if (runId === undefined) runId = runIdIn(value);
+      }),
+    );
   }
 
   /**
@@ -129,13 +177,27 @@ export class RunObservable<T, R = T> extends Observable<T> implements PromiseLik
   }
 
   /**
-   * Makes `outcome` this run's awaited result, unless it was awaited already (a display does).
+   * The id of the run the awaited result comes from, when the run was awaited (or displayed) and
+   * said its id before it ended: a failed run's error does not say it.
    *
    * @internal
    */
-  adoptResult(outcome: Promise<R>): void {
+  awaitedRunId(): string | undefined {
+    return this.resultRunId?.();
+  }
+
+  /**
+   * Makes `outcome` this run's awaited result, unless it was awaited already (a display does,
+   * before it runs the run, so that awaiting the run meanwhile waits for the display's run).
+   *
+   * @param outcome the result of the run the display runs
+   * @param runId the id of that run, once its events said it
+   * @internal
+   */
+  adoptResult(outcome: Promise<R>, runId?: () => string | undefined): void {
     if (this.result !== undefined) return;
     outcome.catch(() => undefined); // a failure shows in the display; awaiting the run rethrows it
     this.result = outcome;
+    this.resultRunId = runId;
   }
 }

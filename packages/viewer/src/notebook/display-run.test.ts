@@ -139,6 +139,44 @@ describe("displayRun", () => {
     await expect(Promise.resolve(run)).rejects.toThrow("model unreachable");
   });
 
+  it.each([
+    ["invoke", (executor: AgentExecutor) => executor.invoke({ input: "x" }, { runId: "failing-run" })],
+    ["stream", (executor: AgentExecutor) => executor.stream({ input: "x" }, { runId: "failing-run" })],
+  ] as const)("shows a failed run awaited before (%s) from its record: its calls, its error and the trace", async (_method, start) => {
+    const { agent, inputs } = scriptedAgent([[toolCall("echo", { text: "first" }, "c1")], new Error("model unreachable")]);
+    const store = new MemoryRunStore();
+    const run = start(new AgentExecutor({ agent, tools: [echoTool], store }));
+    await expect(Promise.resolve(run)).rejects.toThrow("model unreachable");
+
+    const bundle = await displayRun(run, { live: false });
+    expect(inputs).toHaveLength(2); // shown from the record, not run again
+    expect(bundle[RUN_MIME_TYPE]).toMatchObject({ runId: "failing-run", status: "failed", error: "Error: model unreachable", actions: 1, steps: 1 });
+    expect(bundle["text/plain"]).toMatch(/^Run failed: 1 tool call/);
+    expect(bundle["text/plain"]).toContain('echo({"text":"first"}) -> first');
+    expect(bundle["text/html"]).toContain('data-status="failed"');
+    expect(bundle["text/html"]).toContain('<iframe class="agentrx-trace" title="Trace of run failing-run"');
+  });
+
+  it("shows a failed run awaited before without a record as its error, with its id", async () => {
+    const { agent } = scriptedAgent([new Error("model unreachable")]);
+    const run = new AgentExecutor({ agent, tools: [] }).invoke({ input: "x" }, { runId: "unrecorded" });
+    await run.catch(() => undefined);
+    const bundle = await displayRun(run, { live: false });
+    expect(bundle[RUN_MIME_TYPE]).toEqual({ runId: "unrecorded", status: "failed", error: "Error: model unreachable", actions: 0, steps: 0 });
+    expect(bundle["text/html"]).toContain('data-status="failed"');
+    expect(bundle["text/html"]).not.toContain("<iframe");
+  });
+
+  it("runs a run displayed and awaited at once a single time", async () => {
+    const { executor, inputs } = twoCallExecutor();
+    const run = executor.invoke({ input: "Weather in Oslo?" });
+    const shown = displayRun(run, { live: false });
+    const result = await run;
+    const bundle = await shown;
+    expect(inputs).toHaveLength(2);
+    expect(bundle[RUN_MIME_TYPE]).toMatchObject({ runId: result.runId, status: "finished" });
+  });
+
   it("shows a run whose signal aborted as cancelled, as its record says, with the call in flight cancelled", async () => {
     const store = new MemoryRunStore();
     const controller = new AbortController();
@@ -243,6 +281,15 @@ describe("displayRun", () => {
     const { executor } = twoCallExecutor();
     const live = { show: () => undefined, update: () => Promise.reject(new Error("kernel gone")) };
     await expect(displayRun(executor.invoke({ input: "x" }), { live })).rejects.toThrow("kernel gone");
+  });
+
+  it("rejects when the live display cannot show the table, and awaiting the run gives the run that display ran", async () => {
+    const { executor, inputs } = twoCallExecutor();
+    const live = { show: () => Promise.reject(new Error("kernel gone")), update: () => undefined };
+    const run = executor.invoke({ input: "x" });
+    await expect(displayRun(run, { live })).rejects.toThrow("kernel gone");
+    expect((await run).output).toBe("Sunny in Oslo.");
+    expect(inputs).toHaveLength(2);
   });
 
   it("embeds each message of a long run's requests (recordPrompts) once: the trace of 200 tool calls stays small", async () => {

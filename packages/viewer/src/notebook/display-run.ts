@@ -30,11 +30,13 @@ import { RunTable } from "./run-table";
  * expression in Deno's kernel does this by itself; call it to show a run elsewhere in a cell, or
  * with your own `live` target in another kernel (tslab: `newDisplay()`).
  *
- * For a run made by an executor (`invoke`, `stream`, `resume`), awaiting the run afterwards
- * resolves with this run's result (or rejects with its error) without running it again; a run
- * that was awaited already is not run again either: the bundle's summary is its result's (a paused
- * run is `"interrupted"`), and its table is replayed from the run's record when the store has it.
- * A failed run shows its error in the table and the bundle; the promise still resolves.
+ * For a run made by an executor (`invoke`, `stream`, `resume`), awaiting the run afterwards (or
+ * while it is shown) resolves with this run's result (or rejects with its error) without running
+ * it again; a run that was awaited already is not run again either: the bundle's summary is its
+ * result's (a paused run is `"interrupted"`, a failed one `"failed"` with its error), and its table
+ * is replayed from the run's record, above its trace, when the store has it. A failed run shows
+ * its error in the table and the bundle; the promise still resolves. It rejects when the live
+ * display fails, after the run ended.
  *
  * @param run a run from `executor.invoke`, `stream` or `resume`, or any observable of run events
  * @param options where the live table goes, the store of the run's record, update pacing
@@ -59,7 +61,11 @@ export async function displayRun(run: Observable<AgentStreamEvent> | RunObservab
   const runObservable = run as RunObservable<unknown, unknown>;
   const source = runDisplaySource(runObservable);
   const awaited = typeof runObservable.awaitedResult === "function" ? runObservable.awaitedResult() : undefined;
-  if (awaited !== undefined) return awaitedBundle(awaited, options.store ?? source?.store, traceHeight);
+  if (awaited !== undefined) {
+    // An executors package from before `awaitedRunId` has no id of a failed run: its error alone is shown.
+    const runId = typeof runObservable.awaitedRunId === "function" ? runObservable.awaitedRunId() : undefined;
+    return awaitedBundle(awaited, runId, options.store ?? source?.store, traceHeight);
+  }
 
   const store = options.store ?? source?.store ?? (source === undefined ? undefined : new MemoryRunStore());
   const events = source === undefined ? (run as Observable<AgentStreamEvent>) : source.events(store);
@@ -67,6 +73,10 @@ export async function displayRun(run: Observable<AgentStreamEvent> | RunObservab
   const updates = new LiveUpdates(live, table, throttleMs);
   const seen: AgentStreamEvent[] = [];
   let failure: { error: unknown } | undefined;
+  // The result is this display's from now on (before the first await): awaiting the run while it
+  // is shown waits for the run shown, rather than running it a second time.
+  let settle: ((outcome: Promise<unknown>) => void) | undefined;
+  if (source !== undefined) runObservable.adoptResult(new Promise<unknown>((resolve) => (settle = resolve)), () => table.id);
   await updates.start();
   await new Promise<void>((resolve) => {
     events.subscribe({
@@ -83,9 +93,7 @@ export async function displayRun(run: Observable<AgentStreamEvent> | RunObservab
       complete: () => resolve(),
     });
   });
-  if (source !== undefined) {
-    runObservable.adoptResult(failure === undefined ? lastValueFrom(from(seen).pipe(source.result)) : Promise.reject(failure.error));
-  }
+  if (source !== undefined) settle?.(failure === undefined ? lastValueFrom(from(seen).pipe(source.result)) : Promise.reject(failure.error));
   await updates.finish();
   const trace = table.id === undefined || store === undefined ? undefined : await traceFrame(store, table.id, traceHeight);
   const html = live === undefined ? table.html() + (trace ?? "") : (trace ?? table.html());
@@ -109,10 +117,18 @@ class LiveUpdates {
     private readonly throttleMs: number,
   ) {}
 
+  /**
+   * Shows the table. A show that fails is kept, as a failed update is, and rejects `finish`: the
+   * run goes on regardless, since awaiting it waits for this display's run.
+   */
   async start(): Promise<void> {
     if (this.live === undefined) return;
     this.last = Date.now();
-    await this.live.show(this.bundle());
+    try {
+      await this.live.show(this.bundle());
+    } catch (error) {
+      this.failed = { error };
+    }
   }
 
   changed(): void {
@@ -204,20 +220,18 @@ interface AwaitedResult {
  * The bundle of a run that was awaited before it was displayed. Its summary is its result's (status,
  * stop reason, pauses, usage); its table is the run's record replayed when `store` has it (the
  * segment the result ends: a resumed run shows its resumed part, as a live display of the resume
- * does), else a line with its answer; and its trace when recorded.
+ * does), else a line with its answer; and its trace when recorded. A failed run shows the same
+ * from its record (`runId`: the error does not say which run it was) with its error.
  */
-async function awaitedBundle(result: Promise<unknown>, store: RunStore | undefined, height: number): Promise<RunDisplayBundle> {
+async function awaitedBundle(result: Promise<unknown>, runId: string | undefined, store: RunStore | undefined, height: number): Promise<RunDisplayBundle> {
   let value: AwaitedResult;
   try {
     value = ((await result) ?? {}) as AwaitedResult;
   } catch (error) {
-    // A failed run's error does not say which run it was: no record to read, no trace.
-    const table = new RunTable();
-    table.fail(error);
-    return bundleOf(table.html(), table.text(), table.summary());
+    return failedBundle(error, runId, store, height);
   }
   const summary = awaitedSummary(value);
-  const runId = value.runId;
+  runId = value.runId;
   const table = runId === undefined || store === undefined ? undefined : await recordedSegment(store, runId, value);
   if (table !== undefined) {
     summary.actions = table.summary().actions;
@@ -228,6 +242,22 @@ async function awaitedBundle(result: Promise<unknown>, store: RunStore | undefin
   const headline = summary.status === "interrupted" ? "paused" : `finished (${summary.stopReason ?? "finish"})`;
   const text = `Run ${headline} ${runId ?? ""} (awaited before it was displayed): ${value.output ?? ""}`;
   return bundleOf(trace ?? `<div class="agentrx-run" data-status="${summary.status}"><pre>${escapeHtml(text)}</pre></div>`, text, summary);
+}
+
+/**
+ * The bundle of an awaited run that failed: the last recorded segment of run `runId` (the one that
+ * failed) with the error, above the run's trace, when `store` has it; else the error alone (with
+ * the run's id when known).
+ */
+async function failedBundle(error: unknown, runId: string | undefined, store: RunStore | undefined, height: number): Promise<RunDisplayBundle> {
+  const recorded = runId === undefined || store === undefined ? undefined : await recordedSegments(store, runId);
+  const table = new RunTable();
+  for (const event of recorded?.at(-1) ?? []) table.add(event);
+  table.fail(error);
+  const summary = table.summary();
+  if (runId !== undefined) summary.runId = runId;
+  const trace = recorded === undefined ? undefined : await traceFrame(store as RunStore, runId as string, height);
+  return bundleOf(table.html() + (trace ?? ""), table.text(), summary);
 }
 
 /**
@@ -252,17 +282,8 @@ function awaitedSummary(value: AwaitedResult): RunTableSummary {
  * been resumed again since). `undefined` when the record cannot be read or has no such segment.
  */
 async function recordedSegment(store: RunStore, runId: string, value: AwaitedResult): Promise<RunTable | undefined> {
-  let events: AgentStreamEvent[];
-  try {
-    events = await lastValueFrom(replayRun(store, runId).pipe(toArray()));
-  } catch {
-    return undefined;
-  }
-  const segments: AgentStreamEvent[][] = [];
-  for (const event of events) {
-    if (event.type === "start" && event.subRun === undefined) segments.push([]);
-    segments.at(-1)?.push(event);
-  }
+  const segments = await recordedSegments(store, runId);
+  if (segments === undefined) return undefined;
   const pauses = (interrupts: readonly Interrupt[] | undefined) => (interrupts ?? []).map(({ id }) => id).join("\n");
   for (let index = segments.length - 1; index >= 0; index--) {
     const segment = segments[index] as AgentStreamEvent[];
@@ -275,6 +296,25 @@ async function recordedSegment(store: RunStore, runId: string, value: AwaitedRes
     return table;
   }
   return undefined;
+}
+
+/**
+ * The run's recorded events, by segment (each from a `start` of the run: a resumed run has one per
+ * resume). `undefined` when the record cannot be read.
+ */
+async function recordedSegments(store: RunStore, runId: string): Promise<AgentStreamEvent[][] | undefined> {
+  let events: AgentStreamEvent[];
+  try {
+    events = await lastValueFrom(replayRun(store, runId).pipe(toArray()));
+  } catch {
+    return undefined;
+  }
+  const segments: AgentStreamEvent[][] = [];
+  for (const event of events) {
+    if (event.type === "start" && event.subRun === undefined) segments.push([]);
+    segments.at(-1)?.push(event);
+  }
+  return segments;
 }
 
 function bundleOf(html: string, text: string, summary: RunTableSummary): RunDisplayBundle {
