@@ -26,6 +26,8 @@ const deno = runtimeBins().find((bin) => bin.name === "deno");
 const KERNEL = "agentrx-deno-test";
 /** Seconds a cell may run; the notebooks' cells take well under one. */
 const CELL_TIMEOUT = 120;
+/** What nbconvert says when a kernel exits before it could run anything. */
+const KERNEL_DIED_AT_START = "Kernel died before replying to kernel_info";
 /** Milliseconds a test waits for its notebook: they run at once, in about 10 s. */
 const TEST_TIMEOUT = 180_000;
 
@@ -144,7 +146,15 @@ describe.skipIf(skip)("examples/notebooks on Deno's Jupyter kernel", () => {
       join(notebooksDir, `${name}.ipynb`),
     ];
     const options = { cwd: notebooksDir, env: { ...env, ...extraEnv }, timeout: 150_000, maxBuffer: 16 * 1024 * 1024 };
-    const done = execute(jupyter as string, args, options).then(
+    // A kernel that dies before it answers kernel_info never ran a cell: with five kernels started at
+    // once, Jupyter's port picking (bind to 0, release, hand to the kernel) can race, and Deno's kernel
+    // then exits on a port taken in between. That start, and only that, is tried again.
+    const attempt = (triesLeft: number): Promise<unknown> =>
+      execute(jupyter as string, args, options).catch((error: Error & { stderr?: string }) => {
+        if (triesLeft > 0 && (error.stderr ?? "").includes(KERNEL_DIED_AT_START)) return attempt(triesLeft - 1);
+        throw error;
+      });
+    const done = attempt(2).then(
       () => readNotebook(join(tmp, `${run}.ipynb`)),
       (error: Error & { stderr?: string }) => {
         // nbconvert's report of a failing cell (its source and error) ends stderr, after a traceback.
