@@ -167,6 +167,10 @@ export class RunClient {
    * @param message text (sent as a `HumanMessage`) or a `@langchain/core` message
    * @throws RunFinishedError (rejects) when the run had finished before the message was recorded
    * @throws RunNotFoundError (rejects) for an unknown run
+   * @throws InvalidArgumentError (rejects) for a blank message, one of another role than the user's,
+   * or one over 100,000 characters of text
+   * @throws SteeringInboxFullError (rejects) when 100 messages already wait for the run (send
+   * again once it has taken some)
    */
   send(runId: string, message: SteeringMessage): Promise<SendMessageResult> {
     return sendRunMessage(runId, message, { store: this.store, operation: "RunClient.send" });

@@ -176,7 +176,9 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
    * @throws RunFinishedError (rejects) when the run had finished before the message was recorded
    * @throws RunNotFoundError (rejects) when the store has no such run
    * @throws InvalidArgumentError (rejects) for a blank message, one of another role than the user's,
-   * one over `maxMessageChars`, or when `maxPendingMessages` messages already wait for the run
+   * or one over `maxMessageChars`
+   * @throws SteeringInboxFullError (rejects) when `maxPendingMessages` messages already wait for the
+   * run (send again once it has taken some)
    *
    * @example
    * ```ts

@@ -7,6 +7,7 @@ import { withStoreTimeout } from "../runs/with-store-timeout";
 import { appendToInbox, runInboxId } from "./run-inbox";
 import { RunFinishedError } from "./run-finished-error";
 import { RunSteering } from "./run-steering";
+import { SteeringInboxFullError } from "./steering-inbox-full-error";
 
 /**
  * A message for a running run: text (sent as a `HumanMessage`) or a `HumanMessage` (its content
@@ -29,8 +30,8 @@ export interface SendMessageOptions {
    */
   maxMessageChars?: number;
   /**
-   * The most messages that may wait for the run (sent, not yet joined): one more is refused with an
-   * `InvalidArgumentError` until the run has taken some. @default 100
+   * The most messages that may wait for the run (sent, not yet joined): one more is refused with a
+   * `SteeringInboxFullError` until the run has taken some. @default 100
    */
   maxPendingMessages?: number;
 }
@@ -101,7 +102,9 @@ function isBlank(content: unknown): boolean {
  * gets it in memory; otherwise it is appended to the run's inbox in `store` at once (durable when
  * this resolves), and the run takes it at its next turn boundary, whichever process runs it.
  * Rejects with `RunFinishedError` when the run had finished, or was ending (its inbox closed),
- * before the message was recorded, `RunNotFoundError` when the store has no such run. A message
+ * before the message was recorded, `RunNotFoundError` when the store has no such run,
+ * `SteeringInboxFullError` when `maxPendingMessages` messages wait for the run (counting the sends
+ * of this process under way: racing ones never go over it together). A message
  * this accepted is taken by the run: before its answer, or (as the run ends without another agent
  * call) recorded as `unanswered`.
  *
@@ -140,7 +143,7 @@ export async function sendRunMessage(
   }
   const live = RunSteering.live(runId);
   if (live !== undefined && live.store === undefined) {
-    if (live.queuedCount >= maxPendingMessages) throw tooMany(operation, runId, live.queuedCount, maxPendingMessages);
+    if (live.queuedCount >= maxPendingMessages) throw new SteeringInboxFullError({ operation, runId, limit: maxPendingMessages, pending: live.queuedCount });
     live.push(message);
     return { runId, status: "running" };
   }
@@ -157,9 +160,32 @@ export async function sendRunMessage(
   if (typeof inbox.appendThreadMessages !== "function") {
     throw new InvalidArgumentError({ argument: "store", value: inbox, message: `${operation}: this store keeps no thread messages (it has no appendThreadMessages), where a run's messages wait for it; use a store from @agentrx/runs.` });
   }
-  // Counted through the sender's own store when it has one (its connection, not the run's).
-  const pending = await pendingMessages(store ?? inbox, runId, live, maxPendingMessages, storeTimeoutMs);
-  if (pending >= maxPendingMessages) throw tooMany(operation, runId, pending, maxPendingMessages);
+  // The slot is reserved before the first await, so the sends of this process racing each other
+  // count one another (the store alone would show none of them until they are appended).
+  const slot = reserveSlot(inbox, runId);
+  try {
+    // As many sends under way as the limit: refused without reading the store.
+    if (slot.ahead.length >= maxPendingMessages) throw new SteeringInboxFullError({ operation, runId, limit: maxPendingMessages, pending: slot.ahead.length });
+    // Counted through the sender's own store when it has one (its connection, not the run's).
+    const counted = await pendingMessages(store ?? inbox, runId, live, maxPendingMessages, storeTimeoutMs);
+    const pending = counted.pending + slot.ahead.filter((other) => !seenIn(other, counted.last)).length;
+    if (pending >= maxPendingMessages) throw new SteeringInboxFullError({ operation, runId, limit: maxPendingMessages, pending });
+    const sent = await appendMessage(inbox, runId, message, storeTimeoutMs);
+    slot.inboxSeq = sent.inboxSeq ?? REFUSED;
+    return sent;
+  } catch (error) {
+    slot.inboxSeq = REFUSED;
+    throw error;
+  } finally {
+    releaseSlot(inbox, runId, slot);
+  }
+}
+
+/**
+ * Appends `message` to the run's inbox in `inbox`, checking the run: atomically with the append
+ * when the store has `appendRunMessage`, else before and after it.
+ */
+async function appendMessage(inbox: RunStore, runId: string, message: BaseMessage, storeTimeoutMs: number): Promise<SendMessageResult> {
   if (typeof inbox.appendRunMessage === "function") {
     // The store checks the run and appends in one atomic step (see RunStore.appendRunMessage).
     const stored = encodeMessages([message])[0] as JsonObject;
@@ -185,12 +211,54 @@ function checkLimit(operation: string, name: "maxMessageChars" | "maxPendingMess
   throw new InvalidArgumentError({ argument: name, value, message: `${operation}: \`${name}\` must be a positive integer, got ${String(value)}.` });
 }
 
-function tooMany(operation: string, runId: string, pending: number, max: number): InvalidArgumentError {
-  return new InvalidArgumentError({
-    argument: "message",
-    value: runId,
-    message: `${operation}: run "${runId}" has ${pending} messages sent to it waiting to join; at most ${max} may wait (\`maxPendingMessages\`). Send again once it has taken some.`,
-  });
+/** `Slot.inboxSeq` of a send that was refused or failed: it added nothing to the inbox. */
+const REFUSED = -1;
+
+/**
+ * A send of this process to a run's inbox, from before it counts the waiting messages until its
+ * append settled. `ahead`: the sends to the same inbox that were under way when it began (a send
+ * counts those, and they do not count it, so two sends never both take the last place).
+ */
+interface Slot {
+  ahead: readonly Slot[];
+  /** Its inbox position once appended, `REFUSED` once refused or failed, undefined while under way. */
+  inboxSeq: number | undefined;
+}
+
+/**
+ * The sends under way in this process, by inbox store and run id. Shared through `globalThis`,
+ * as the live runs are (run-steering.ts), so two copies of the package count each other's sends.
+ */
+const SLOTS = Symbol.for("agentrx.steering.sendSlots");
+const slotsByStore: WeakMap<RunStore, Map<string, Slot[]>> = ((globalThis as { [key: symbol]: WeakMap<RunStore, Map<string, Slot[]>> | undefined })[SLOTS] ??= new WeakMap());
+
+/** Registers a send to `runId`'s inbox in `inbox`; synchronous, so racing sends are ordered. */
+function reserveSlot(inbox: RunStore, runId: string): Slot {
+  let runs = slotsByStore.get(inbox);
+  if (runs === undefined) slotsByStore.set(inbox, (runs = new Map()));
+  const slots = runs.get(runId) ?? [];
+  const slot: Slot = { ahead: [...slots], inboxSeq: undefined };
+  slots.push(slot);
+  runs.set(runId, slots);
+  return slot;
+}
+
+/** The send settled: later sends no longer find it (those that began meanwhile keep it in `ahead`). */
+function releaseSlot(inbox: RunStore, runId: string, slot: Slot): void {
+  const runs = slotsByStore.get(inbox);
+  const slots = runs?.get(runId);
+  if (runs === undefined || slots === undefined) return;
+  slots.splice(slots.indexOf(slot), 1);
+  if (slots.length === 0) runs.delete(runId);
+}
+
+/**
+ * Whether a send ahead is already in a count of the inbox whose last position read was `last`:
+ * one refused adds nothing, one appended at or before `last` was read; one still under way, or
+ * appended after the read, was not.
+ */
+function seenIn(other: Slot, last: number): boolean {
+  return other.inboxSeq === REFUSED || (other.inboxSeq !== undefined && other.inboxSeq <= last);
 }
 
 /** The characters of text of a message's content: a string's, or its text blocks' (images and other blocks do not count). */
@@ -206,27 +274,29 @@ function textLength(content: unknown): number {
 }
 
 /**
- * How many messages wait in the run's inbox (sent, not yet taken), as far as `max` matters. Inbox
- * positions are consecutive from 1, so the last one is how many were ever sent: fewer than `max`
- * need no more reading. Otherwise what the run took is its live steering's in this process, else
- * the last inbox position among the `message` events of its record. (Senders racing each other
- * may together go a few over the limit: it bounds a run's inbox, it is no exact quota.)
+ * How many messages wait in the run's inbox (sent, not yet taken), as far as `max` matters, and
+ * the inbox's last position read. Inbox positions are consecutive from 1, so the last one is how
+ * many were ever sent: fewer than `max` need no more reading. Otherwise what the run took is its
+ * live steering's in this process, else the last inbox position among the `message` events of its
+ * record. (The sends of this process are counted exactly, see `reserveSlot`; senders of other
+ * processes racing each other may together go a few over: the limit bounds a run's inbox, it is
+ * no exact quota across processes.)
  */
-async function pendingMessages(store: RunStore, runId: string, live: RunSteering | undefined, max: number, timeoutMs: number): Promise<number> {
+async function pendingMessages(store: RunStore, runId: string, live: RunSteering | undefined, max: number, timeoutMs: number): Promise<{ pending: number; last: number }> {
   // A store that cannot read its threads back (a partial one of your own) cannot count them.
-  if (typeof store.readThreadMessages !== "function") return 0;
+  if (typeof store.readThreadMessages !== "function") return { pending: 0, last: Number.POSITIVE_INFINITY };
   const newest = await withStoreTimeout(store.readThreadMessages(runInboxId(runId), { newestFirst: true, limit: 1 }), timeoutMs, "readInbox", runId);
   // (Taking the highest seq read: a store may return more than asked, oldest first.)
   const last = newest.reduce((highest, row) => Math.max(highest, row.seq), 0);
-  if (last < max) return last;
-  if (live?.store !== undefined) return last - live.takenUpTo;
+  if (last < max) return { pending: last, last };
+  if (live?.store !== undefined) return { pending: last - live.takenUpTo, last };
   const events = await withStoreTimeout(store.readEvents(runId), timeoutMs, "readEvents", runId);
   let taken = 0;
   for (const { type, data } of events) {
     const seq = data["inboxSeq"];
     if (type === "message" && data["subRun"] === undefined && typeof seq === "number" && seq > taken) taken = seq;
   }
-  return last - taken;
+  return { pending: last - taken, last };
 }
 
 /** Whether the run's record has the `message` event of inbox position `inboxSeq`. */

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from "@agentrx/core";
-import { AgentExecutor, type AgentExecutorResult, guardrail, sendRunMessage } from "@agentrx/executors";
+import { AgentExecutor, type AgentExecutorResult, type SendMessageResult, SteeringInboxFullError, guardrail, sendRunMessage } from "@agentrx/executors";
 import { HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
@@ -102,6 +102,51 @@ describe("limits on messages sent to a run", () => {
     await paused.invoke({ input: "go" }, { runId: "store-queue-2" });
     await sendRunMessage("store-queue-2", "a", { store, operation: "send", maxPendingMessages: 1 });
     await expect(sendRunMessage("store-queue-2", "b", { store, operation: "send", maxPendingMessages: 1 })).rejects.toThrow(/at most 1 may wait/);
+  });
+
+  it("refuses a full inbox with SteeringInboxFullError (a condition of the run, not a bad message), naming the run and the limit", async () => {
+    const steering = RunSteering.open("full-inbox-error", undefined, 0, 1000);
+    try {
+      await sendRunMessage("full-inbox-error", "first", { store: undefined, operation: "send", maxPendingMessages: 1 });
+      const refused = await sendRunMessage("full-inbox-error", "second", { store: undefined, operation: "send", maxPendingMessages: 1 }).catch((error: unknown) => error);
+      expect(SteeringInboxFullError.isInstance(refused)).toBe(true);
+      expect(InvalidArgumentError.isInstance(refused)).toBe(false);
+      expect(refused).toMatchObject({ name: "SteeringInboxFullError", runId: "full-inbox-error", limit: 1 });
+      // A message too long is still bad input.
+      const long = await sendRunMessage("full-inbox-error", "xx", { store: undefined, operation: "send", maxMessageChars: 1 }).catch((error: unknown) => error);
+      expect(InvalidArgumentError.isInstance(long)).toBe(true);
+      expect(SteeringInboxFullError.isInstance(long)).toBe(false);
+    } finally {
+      steering.close();
+    }
+  });
+
+  it("never lets racing senders past maxPendingMessages: concurrent sends to a run recorded in a store", async () => {
+    const store = new InProcessRunStore();
+    const { agent } = scriptedAgent([act("wait"), finish("done")]);
+    let outcomes: (SendMessageResult | unknown)[] = [];
+    const burst = () => Promise.all(Array.from({ length: 10 }, (_, i) => executor.send("racing", `m${i}`, { maxPendingMessages: 3 }).catch((error: unknown) => error)));
+    const executor: AgentExecutor = new AgentExecutor({ agent, tools: [waitTool(async () => (outcomes = await burst()))], store });
+    await executor.invoke({ input: "go" }, { runId: "racing" });
+    const accepted = outcomes.filter((outcome) => !(outcome instanceof Error));
+    const refused = outcomes.filter((outcome) => outcome instanceof Error);
+    expect({ accepted: accepted.length, refused: refused.length }).toEqual({ accepted: 3, refused: 7 });
+    expect(refused.every((error) => SteeringInboxFullError.isInstance(error))).toBe(true);
+    // The run took exactly the accepted messages.
+    const taken = (await store.readEvents("racing")).filter((event) => event.type === "message");
+    expect(taken.map((event) => event.data["inboxSeq"])).toEqual((accepted as SendMessageResult[]).map((sent) => sent.inboxSeq));
+  });
+
+  it("counts a refused or failed send's reserved slot free again", async () => {
+    const store = new InProcessRunStore();
+    const paused = new AgentExecutor({ agent: scriptedAgent([act("wait"), finish("x")]).agent, tools: [waitTool(async () => undefined)], store, needsApproval: () => true });
+    await paused.invoke({ input: "go" }, { runId: "reserve-release" });
+    const append = store.appendRunMessage.bind(store);
+    let failNext = true;
+    store.appendRunMessage = (runId, message) => (failNext ? ((failNext = false), Promise.reject(new Error("disk full"))) : append(runId, message));
+    await expect(sendRunMessage("reserve-release", "lost", { store, operation: "send", maxPendingMessages: 1 })).rejects.toThrow("disk full");
+    await expect(sendRunMessage("reserve-release", "kept", { store, operation: "send", maxPendingMessages: 1 })).resolves.toMatchObject({ inboxSeq: 1 });
+    await expect(sendRunMessage("reserve-release", "one more", { store, operation: "send", maxPendingMessages: 1 })).rejects.toSatisfy(SteeringInboxFullError.isInstance);
   });
 
   it("takes the limits as send options, and refuses bad ones", async () => {

@@ -1,8 +1,8 @@
 import { type Message, type Task, TaskState } from "@a2a-js/sdk";
 import { type Client, ClientFactory } from "@a2a-js/sdk/client";
-import { RequestMalformedError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
+import { JsonRpcTransportError, RequestMalformedError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import { DefaultRequestHandler, InMemoryTaskStore, UnauthenticatedUser, defaultServerCallContextBuilder } from "@a2a-js/sdk/server";
-import { type AgentExecutor, type RunStore, runDisplaySource, runInboxId } from "@agentrx/executors";
+import { type AgentExecutor, type RunStore, runDisplaySource, runInboxId, sendRunMessage } from "@agentrx/executors";
 import { MemoryRunStore } from "@agentrx/runs";
 import { createA2AHandler } from "@agentrx/serve";
 import { type StructuredToolInterface, tool } from "@langchain/core/tools";
@@ -208,6 +208,37 @@ describe("createA2AHandler, a message on a task whose run is going on, through @
       // to the task's end
     }
     expect(seen()).toEqual([{ type: "file", mimeType: "application/octet-stream", data: "AQID" }]);
+  });
+
+  it("answers a message to a run whose inbox is full as 'retry later' (HTTP 429, Retry-After, JSON-RPC -32029), and one too long as malformed", async () => {
+    const store = new MemoryRunStore();
+    const { work, running, release } = gatedTool();
+    const origin = await startLoopback(createA2AHandler(steerableExecutor(work, store), { agentCard: card }));
+    const client = await new ClientFactory().createFromUrl(origin);
+    const taskId = ((await client.sendMessage({ ...request("Work, please."), configuration: immediately })) as Task).id;
+    await running;
+    // The run takes nothing while its tool waits: 100 messages (the default limit) fill its inbox.
+    for (let i = 0; i < 100; i++) await sendRunMessage(taskId, `note ${i}`, { store, operation: "test" });
+    const full = await send(client, "Also check Rome.", taskId).catch((error: unknown) => error);
+    expect(full).toBeInstanceOf(JsonRpcTransportError);
+    expect(full).toMatchObject({
+      envelopeCode: -32029,
+      message: `Task ${taskId} is working: 100 messages sent to its run wait to join it, the most it holds (maxPendingMessages 100). Nothing was sent: send the message again once the run has taken them (at its next turn).`,
+    });
+    // The HTTP answer says so to any client: 429 with Retry-After, for a plain and a streaming request.
+    for (const method of ["message/send", "message/stream"]) {
+      const body = JSON.stringify({ jsonrpc: "2.0", id: 7, method, params: { message: { kind: "message", messageId: crypto.randomUUID(), role: "user", taskId, parts: [{ kind: "text", text: "Also check Rome." }] } } });
+      const answer = await fetch(origin, { method: "POST", headers: { "content-type": "application/json" }, body });
+      expect([answer.status, answer.headers.get("retry-after")]).toEqual([429, "1"]);
+      expect(await answer.json()).toMatchObject({ jsonrpc: "2.0", id: 7, error: { code: -32029 } });
+    }
+    // A message over maxMessageChars is the message's fault, whatever the inbox holds.
+    const long = await send(client, "x".repeat(100_001), taskId).catch((error: unknown) => error);
+    expect(long).toBeInstanceOf(RequestMalformedError);
+    expect(long).toMatchObject({ message: `Task ${taskId} is working: the message has 100001 characters of text; at most 100000 are accepted (\`maxMessageChars\`).` });
+    release();
+    await expect.poll(async () => (await client.getTask({ tenant: "", id: taskId })).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect((await store.readEvents(taskId)).filter((event) => event.type === "message")).toHaveLength(100);
   });
 
   it("answers a message the run cannot take with a JSON-RPC error naming why, and leaves the task as it was", async () => {

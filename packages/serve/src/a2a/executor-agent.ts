@@ -1,6 +1,6 @@
 import type { Message, Task } from "@a2a-js/sdk";
 import type { AgentExecutionEvent, AgentExecutor as SdkAgentExecutor, ExecutionEventBus, RequestContext } from "@a2a-js/sdk/server";
-import { type AgentExecutor, type AgentStreamEvent, type Interrupt, RunFinishedError, RunNotFoundError, type RunStatus, type RunStore, runDisplaySource } from "@agentrx/executors";
+import { type AgentExecutor, type AgentStreamEvent, type Interrupt, RunFinishedError, RunNotFoundError, type RunStatus, type RunStore, SteeringInboxFullError, runDisplaySource } from "@agentrx/executors";
 import { InvalidArgumentError } from "@agentrx/core";
 import { HumanMessage } from "@langchain/core/messages";
 import type { Observable } from "rxjs";
@@ -54,12 +54,14 @@ export function isTerminalState(state: number | undefined): boolean {
 
 /**
  * Why a message to a task whose run is going on could not be sent to the run: `malformed` (the
- * message has no text and no file to send), or `unsupported` (the run has finished, or cannot be
- * reached from this process). The handler answers it with the JSON-RPC error of that kind. @internal
+ * message has no text and no file to send, or more text than the run takes), `unsupported` (the
+ * run has finished, or cannot be reached from this process), or `busy` (as many messages as the
+ * run holds wait for it: the same message may be sent again later). The handler answers it with
+ * the JSON-RPC error of that kind. @internal
  */
 export class SteeringRefused extends Error {
   constructor(
-    readonly kind: "malformed" | "unsupported",
+    readonly kind: "malformed" | "unsupported" | "busy",
     message: string,
     options?: { cause?: unknown },
   ) {
@@ -296,7 +298,8 @@ export class ExecutorA2AAgent implements SdkAgentExecutor {
    * no text and no file, or carries a decision (a data part with `decisions` or `decision`: it
    * answered a pause that is over), the run has finished (the task is about to complete), or the
    * run cannot be reached from this process (no store shared with the process that runs it); with
-   * the store's error when the store fails.
+   * the store's error when the store fails. A message with more text than `maxMessageChars` is
+   * `malformed`; one that finds the run's inbox full (`SteeringInboxFullError`) is `busy`.
    */
   steer = async (taskId: string, received: Message, state: number | undefined): Promise<void> => {
     const data = dataOf(received.parts);
@@ -314,6 +317,17 @@ export class ExecutorA2AAgent implements SdkAgentExecutor {
     } catch (error) {
       if (RunFinishedError.isInstance(error)) {
         throw new SteeringRefused("unsupported", `Task ${taskId} is ending: its run finished before the message could join it. Send the message without a taskId (a new task, in the same context).`, { cause: error });
+      }
+      if (SteeringInboxFullError.isInstance(error)) {
+        throw new SteeringRefused(
+          "busy",
+          `Task ${taskId} is ${stateName(state)}: ${error.pending} messages sent to its run wait to join it, the most it holds (maxPendingMessages ${error.limit}). Nothing was sent: send the message again once the run has taken them (at its next turn).`,
+          { cause: error },
+        );
+      }
+      if (InvalidArgumentError.isInstance(error) && error.argument === "message") {
+        // Too long (`maxMessageChars`): the message's fault, as a blank one is.
+        throw new SteeringRefused("malformed", `Task ${taskId} is ${stateName(state)}: ${error.message.replace(/^AgentExecutor\.send: /, "")}`, { cause: error });
       }
       if (RunNotFoundError.isInstance(error) || (InvalidArgumentError.isInstance(error) && error.argument === "store")) {
         throw new SteeringRefused("unsupported", `Task ${taskId} is ${stateName(state)}, but its run cannot be reached from this process to take the message: ${errorText(error)}`, { cause: error });

@@ -2,6 +2,7 @@
 // docs/serving-a2a.md). @internal
 import type { ServerResponse } from "node:http";
 import { SseWriter } from "@agentrx/runs";
+import { INBOX_FULL_CODE, INBOX_FULL_RETRY_AFTER_SECONDS } from "./task-run-requests";
 
 /** How a stream is written: `SseWriter`'s bounds, and where an error no client can be told of goes. */
 export interface StreamOptions {
@@ -66,7 +67,16 @@ export async function streamEvents(
   }
 }
 
-/** A JSON-RPC response (a result or an error) as one JSON answer, status `200` as JSON-RPC has it. */
+/**
+ * A JSON-RPC response (a result or an error) as one JSON answer, status `200` as JSON-RPC has it;
+ * but `429` with `Retry-After` for a message refused because its run's inbox is full, so any HTTP
+ * client knows to retry later (the SDK's clients read the JSON-RPC error whatever the status).
+ */
 export function sendJson(response: ServerResponse, value: unknown): void {
+  const code = (value as { error?: { code?: unknown } } | undefined)?.error?.code;
+  if (code === INBOX_FULL_CODE) {
+    response.writeHead(429, { "content-type": "application/json", "retry-after": String(INBOX_FULL_RETRY_AFTER_SECONDS) }).end(JSON.stringify(value));
+    return;
+  }
   response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(value));
 }

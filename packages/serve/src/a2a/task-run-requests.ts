@@ -10,7 +10,20 @@ import { TASK_STATE } from "./a2a-parts";
 export interface SteeringErrors {
   RequestMalformedError: new (message: string) => Error;
   UnsupportedOperationError: new (message: string) => Error;
+  /** A JSON-RPC error of a code of our own (A2A has none for "retry later"). */
+  JsonRpcTransportError: new (envelope: { jsonrpc: "2.0"; id: string | number | null; error: { code: number; message: string } }) => Error;
 }
+
+/**
+ * The JSON-RPC error code of a message refused because its run's inbox is full (see
+ * docs/serving-a2a.md): A2A's own codes are all for what will not change on a retry, so this one
+ * is ours, from JSON-RPC's range for server errors (-32000 to -32099) and outside A2A's table.
+ * The handler answers it with HTTP `429 Too Many Requests` and `Retry-After`.
+ */
+export const INBOX_FULL_CODE = -32029;
+
+/** The `Retry-After` (seconds) of a message refused because its run's inbox is full: a hint, the run takes its messages at its next turn. */
+export const INBOX_FULL_RETRY_AFTER_SECONDS = 1;
 
 /**
  * Wraps `handler`'s `sendMessage`, `sendMessageStream` and `cancelTask`, before the SDK sees them:
@@ -20,8 +33,9 @@ export interface SteeringErrors {
  *   on the task's event bus, breaking the run's own stream). `SendMessage` is answered with the
  *   task as it stands, `SendStreamingMessage` with the task's stream from now on (the SDK's
  *   resubscription: the task, then its updates until it ends or pauses). A message the run cannot
- *   take gets a JSON-RPC error saying why: `RequestMalformedError` for one with no text and no file,
- *   `UnsupportedOperationError` for a run that finished or cannot be reached from here;
+ *   take gets a JSON-RPC error saying why: `RequestMalformedError` for one with no text and no file
+ *   (or too much text), `UnsupportedOperationError` for a run that finished or cannot be reached
+ *   from here, {@link INBOX_FULL_CODE} for a run whose inbox is full (send it again later);
  * - `CancelTask` of a task that has not ended cancels its recorded run first (`agent.cancelRun`:
  *   a paused run, or one of another process; the SDK calls the executor's `cancelTask` only when
  *   this process has the task's event bus), so the task is not reported cancelled while its run
@@ -45,7 +59,7 @@ export function answerTaskRunRequests(handler: DefaultRequestHandler, store: Tas
     try {
       await agent.steer(taskId, received, state);
     } catch (error) {
-      if (error instanceof SteeringRefused) throw error.kind === "malformed" ? new errors.RequestMalformedError(error.message) : new errors.UnsupportedOperationError(error.message);
+      if (error instanceof SteeringRefused) throw refusalError(error, errors);
       throw error;
     }
     return task;
@@ -68,4 +82,11 @@ export function answerTaskRunRequests(handler: DefaultRequestHandler, store: Tas
     if (task !== undefined && !isTerminalState(task.status?.state)) await agent.cancelRun(task.id);
     return cancelTask(params, context);
   };
+}
+
+/** The SDK's JSON-RPC error for a refused steering message. */
+function refusalError(refused: SteeringRefused, errors: SteeringErrors): Error {
+  if (refused.kind === "malformed") return new errors.RequestMalformedError(refused.message);
+  if (refused.kind === "unsupported") return new errors.UnsupportedOperationError(refused.message);
+  return new errors.JsonRpcTransportError({ jsonrpc: "2.0", id: null, error: { code: INBOX_FULL_CODE, message: refused.message } });
 }

@@ -1,5 +1,5 @@
 import { HttpAgent } from "@ag-ui/client";
-import type { AgentExecutor, AgentStreamEvent } from "@agentrx/executors";
+import { type AgentExecutor, type AgentStreamEvent, sendRunMessage } from "@agentrx/executors";
 import { MemoryRunStore } from "@agentrx/runs";
 import { tool } from "@langchain/core/tools";
 import { Observable } from "rxjs";
@@ -36,6 +36,23 @@ async function pause(url: string, runId: string): Promise<string> {
 
 const resume = (url: string, pausedRunId: string, interruptId: string) =>
   post(url, { threadId: `thread-${pausedRunId}`, runId: `${pausedRunId}-again`, messages: [], state: { agentrx: { runId: pausedRunId } }, resume: [{ interruptId, status: "resolved", payload: { approved: true } }] });
+
+/** A `work` tool that waits, once started (`toolStarted`), until `finishTool()` is called. */
+function gatedWorkTool() {
+  let started!: () => void;
+  const toolStarted = new Promise<void>((resolve) => (started = resolve));
+  let finishTool!: () => void;
+  const toolMayFinish = new Promise<void>((resolve) => (finishTool = resolve));
+  const slow = tool(
+    async ({ name }: { name: string }) => {
+      started();
+      await toolMayFinish;
+      return `${name} done`;
+    },
+    { name: "work", description: "Works.", schema: z.object({ name: z.string() }) },
+  );
+  return { slow, toolStarted, finishTool };
+}
 
 describe("createAGUIHandler, requests whose run cannot start", () => {
   it("answers 409 to a RunAgentInput whose runId names a recorded run: HttpAgent's runAgent rejects naming it, and the recorded run is untouched", async () => {
@@ -121,18 +138,7 @@ describe("createAGUIHandler, requests whose run cannot start", () => {
   });
 
   it("answers 409 to a new input on a thread whose run is going on, when the executor's followUp is reject", async () => {
-    let started!: () => void;
-    const toolStarted = new Promise<void>((resolve) => (started = resolve));
-    let finishTool!: () => void;
-    const toolMayFinish = new Promise<void>((resolve) => (finishTool = resolve));
-    const slow = tool(
-      async ({ name }: { name: string }) => {
-        started();
-        await toolMayFinish;
-        return `${name} done`;
-      },
-      { name: "work", description: "Works.", schema: z.object({ name: z.string() }) },
-    );
+    const { slow, toolStarted, finishTool } = gatedWorkTool();
     const executor = workExecutor(slow, [{ toolCalls: [{ name: "work", args: { name: "a" } }] }, "All done."], { store: new MemoryRunStore(), followUp: "reject" });
     const url = await serve(executor);
     const running = post(url, { threadId: "thread-busy", runId: "run-a", messages: [{ id: "u1", role: "user", content: "work" }] });
@@ -144,6 +150,25 @@ describe("createAGUIHandler, requests whose run cannot start", () => {
     ]);
     finishTool();
     expect(eventsOf(await (await running).text()).at(-1)).toMatchObject({ type: "RUN_FINISHED", result: "All done." });
+  });
+
+  it("answers 429 with Retry-After to a new input sent to a thread's running run (followUp interrupt) whose inbox is full", async () => {
+    const { slow, toolStarted, finishTool } = gatedWorkTool();
+    const store = new MemoryRunStore();
+    const executor = workExecutor(slow, [{ toolCalls: [{ name: "work", args: { name: "a" } }] }, "All done."], { store, followUp: "interrupt" });
+    const url = await serve(executor);
+    const running = post(url, { threadId: "thread-full", runId: "run-full", messages: [{ id: "u1", role: "user", content: "work" }] });
+    await toolStarted;
+    for (let i = 0; i < 100; i++) await sendRunMessage("run-full", `note ${i}`, { store, operation: "test" });
+    const refused = await post(url, { threadId: "thread-full", runId: "run-more", messages: [{ id: "u2", role: "user", content: "more" }] });
+    expect(refused.headers.get("retry-after")).toBe("1");
+    expect(await answer(refused)).toEqual([
+      429,
+      "text/plain",
+      'Thread "thread-full" has a run going on ("run-full") with 100 messages waiting to join it, the most it holds (maxPendingMessages 100): send the input again once the run has taken them.\n',
+    ]);
+    finishTool();
+    expect(eventsOf(await (await running).text()).at(-1)).toMatchObject({ type: "RUN_FINISHED" });
   });
 
   it("answers a valid request whose run fails before it starts with RUN_ERROR in a 200 stream, whatever fails: the store's check, the memory, inputs; HttpAgent hears it as a run error", async () => {

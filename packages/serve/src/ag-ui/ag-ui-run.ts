@@ -2,16 +2,20 @@
 // request gets wrong (an unknown run to resume, one that is not paused, a run id in use) is
 // answered with an HTTP status rather than a RUN_ERROR event (see docs/serving.md, "AG-UI"). @internal
 import { InvalidArgumentError } from "@agentrx/core";
-import { type AgentExecutor, type AgentStreamEvent, type Decision, RunBusyError, RunNotFoundError, type RunObservable, type RunStore, ThreadBusyError, runDisplaySource } from "@agentrx/executors";
+import { type AgentExecutor, type AgentStreamEvent, type Decision, RunBusyError, RunNotFoundError, type RunObservable, type RunStore, SteeringInboxFullError, ThreadBusyError, runDisplaySource } from "@agentrx/executors";
 import { type Observable, throwError } from "rxjs";
 import { type StaleDecisions, staleDecisions } from "../runs/stale-decisions";
 import { watchRunCreation } from "./watch-run-creation";
 
-/** A request refused before its run started: the HTTP status and a one-line reason. */
+/** A request refused before its run started: the HTTP status, a one-line reason, and headers to send with them. */
 export interface Refusal {
-  status: 400 | 404 | 409;
+  status: 400 | 404 | 409 | 429;
   message: string;
+  headers?: Record<string, string>;
 }
+
+/** The `Retry-After` (seconds) of a `429`: a hint, a run takes the messages sent to it at its next turn. */
+const RETRY_AFTER_SECONDS = 1;
 
 /** A request's run, checked, to subscribe to. */
 export interface AGUIRun {
@@ -34,13 +38,13 @@ export async function newAGUIRun(executor: AgentExecutor, inputs: Record<string,
   const { runId } = ids;
   const events = executor.stream(inputs, ids);
   const store = storeOf(events);
-  if (store === undefined) return { events, refusal: async (error) => threadBusy(error) };
+  if (store === undefined) return { events, refusal: async (error) => threadBusy(error) ?? inboxFull(error, ids.threadId) };
   if ((await store.getRun(runId)) !== undefined) return runExists(runId);
   const watched = watchRunCreation(store, runId);
   return {
     events: executor.stream(inputs, { ...ids, store: watched.store }),
     record: { runId, created: watched.created },
-    refusal: async (error) => threadBusy(error) ?? (watched.refused && (await statusOf(store, runId)) !== undefined ? runExists(runId) : undefined),
+    refusal: async (error) => threadBusy(error) ?? inboxFull(error, ids.threadId) ?? (watched.refused && (await statusOf(store, runId)) !== undefined ? runExists(runId) : undefined),
   };
 }
 
@@ -117,6 +121,19 @@ async function staleOf(store: RunStore | undefined, runId: string, decisions: Re
 function threadBusy(error: unknown): Refusal | undefined {
   if (!ThreadBusyError.isInstance(error)) return undefined;
   return { status: 409, message: `Thread "${error.threadId}" has a run going on ("${error.runId}"): wait for it to end before starting another.` };
+}
+
+/**
+ * The input, sent to the thread's running run (the executor's `followUp: "interrupt"`), found its
+ * inbox full: a `429`, since the same request succeeds once the run has taken its messages.
+ */
+function inboxFull(error: unknown, threadId: string): Refusal | undefined {
+  if (!SteeringInboxFullError.isInstance(error)) return undefined;
+  return {
+    status: 429,
+    message: `Thread "${threadId}" has a run going on ("${error.runId}") with ${error.pending} messages waiting to join it, the most it holds (maxPendingMessages ${error.limit}): send the input again once the run has taken them.`,
+    headers: { "retry-after": String(RETRY_AFTER_SECONDS) },
+  };
 }
 
 function runExists(runId: string): Refusal {

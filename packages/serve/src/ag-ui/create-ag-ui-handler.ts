@@ -79,7 +79,8 @@ const OPTION_KEYS = Object.keys({
  * another request took it at the same moment), a resume of a run that is not paused, resume
  * entries for an earlier pause of a run that paused again (naming the pause it waits on now), or
  * a thread whose run is going on (the executor's `followUp: "reject"`); 400 for resume entries
- * the paused run does not wait for and never did. Any other failure of a valid request is a `RUN_ERROR` event in a `200`
+ * the paused run does not wait for and never did; 429 (with `Retry-After`) for an input sent to a
+ * thread's running run (`followUp: "interrupt"`) whose inbox is full (`maxPendingMessages`). Any other failure of a valid request is a `RUN_ERROR` event in a `200`
  * stream, whether it comes before the run starts (`inputs`, the executor or the run store
  * throwing, its memory failing to load) or after (see docs/serving.md). The returned
  * promise never rejects (so `createServer(handler)` is safe): a request whose body cannot be read
@@ -131,7 +132,7 @@ export function createAGUIHandler(executor: AgentExecutor, options: AGUIHandlerO
       // check) is the run failing, told as a run's error before its first event is (docs/serving.md).
       run = failedAGUIRun(error);
     }
-    if (isRefusal(run)) return refuse(res, run.status, run.message);
+    if (isRefusal(run)) return refuse(res, run.status, run.message, run.headers);
     await streamRun(res, run, input, { heartbeatMs, maxBufferedBytes, ...(onError ? { onError } : {}) });
   };
   return async (req, res) => {
@@ -188,7 +189,7 @@ function streamRun(res: ServerResponse, run: AGUIRun, input: RunAgentInput, opti
           .then((refusal) => {
             if (done) return;
             if (refusal === undefined) return open();
-            refuse(res, refusal.status, refusal.message);
+            refuse(res, refusal.status, refusal.message, refusal.headers);
             finish();
           });
         return;
