@@ -7,7 +7,8 @@ export type {
   Observation,
   ToolAgentAction,
 } from "./agent/types";
-export { imageBlockUrl, isImageBlock, observationText } from "./agent/observation-text";
+export { observationText } from "./agent/observation-text";
+export { type ContentBlockKind, contentBlockKind, imageBlockUrl, isImageBlock } from "./agent/content-blocks";
 export { cutText } from "./agent/cut-text";
 export { type CheckOptionKeysOptions, checkOptionKeys } from "./agent/check-option-keys";
 export { editDistance, nearMissOf } from "./agent/near-miss";

@@ -45,10 +45,10 @@ export interface CreateToolCallingAgentOptions {
    */
   forceFinalAnswerMode?: ForceFinalAnswerMode;
   /**
-   * Where the images a tool returned go, for the model to see them (see {@link ToolImages}):
-   * `"auto"` sends them in a user message after the tool results to an OpenAI chat model on Chat
-   * Completions (which refuses an image in a tool message) and in the tool result to every other
-   * model.
+   * Where the images a tool returned go, and with them its files (a PDF) and audio, for the model
+   * to see them (see {@link ToolImages}): `"auto"` sends them in a user message after the tool
+   * results to an OpenAI chat model on Chat Completions (which takes text only in a tool message)
+   * and in the tool result to every other model.
    * @default "auto"
    */
   toolImages?: ToolImages;

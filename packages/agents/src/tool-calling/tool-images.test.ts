@@ -42,7 +42,7 @@ describe("toolImagesFor", () => {
     expect(sent.map((message) => message.getType())).toEqual(["ai", "tool", "tool", "human", "ai"]);
     expect(sent[1]).toMatchObject({ content: "A:\n[image 1: in the user message after the tool results]", tool_call_id: "a", name: "chart", status: "success" });
     // An image known only by a provider's file id cannot go in a Chat Completions message: a note says what it was.
-    expect(sent[2]?.content).toBe("[image 2: in the user message after the tool results]\n[image: image; this agent reads text only]");
+    expect(sent[2]?.content).toBe("[image 2: in the user message after the tool results]\n[image: image, id file_1; this agent reads text only]");
     expect(sent[3]?.content).toEqual([
       { type: "text", text: "The images the tools above returned:" },
       { type: "text", text: "Image 1 (from chart, call a):" },

@@ -1,17 +1,23 @@
-import { imageBlockUrl, InvalidArgumentError, isImageBlock, observationText } from "@agentrx/core";
+import { contentBlockKind, imageBlockUrl, InvalidArgumentError, observationText } from "@agentrx/core";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { HumanMessage, ToolMessage, type MessageContentComplex } from "@langchain/core/messages";
 
 /**
- * Where a tool-calling agent puts the images a tool returned (a chart, a screenshot), for its model
- * to see them:
+ * Where a tool-calling agent puts the images a tool returned (a chart, a screenshot), and with
+ * them the files (a PDF) and audio, for its model to see them. Despite its name, the option covers
+ * all three:
  *
  * - `"tool-result"`: in the tool's result, as content blocks (Anthropic, Gemini; for OpenAI's
- *   Responses API as `input_text` and `input_image` items of the function call's output).
- * - `"user-message"`: the tool's result keeps its text and says where each image went, and the
- *   images follow the turn's results in one user message (OpenAI's Chat Completions, which takes
- *   text only in a tool message and answers 400 to an image there).
- * - `"text"`: a note in place of each image, with its type and size (a model that reads no images).
+ *   Responses API, images as `input_image` items of the function call's output, the rest as
+ *   `input_text`).
+ * - `"user-message"`: the tool's result keeps its text and says where each image, file and audio
+ *   clip went (`[file 1: in the user message after the tool results]`), and they follow the turn's
+ *   results in one user message (OpenAI's Chat Completions, which takes text only in a tool
+ *   message and answers 400 to an image there). A plain-text document (a `text-plain` block, or a
+ *   `file` of a `text/*` type) stays in the tool message, where the OpenAI conversion reads it as
+ *   text; so does a video, which Chat Completions takes in no message (the conversion says so).
+ * - `"text"`: a note in place of each image, file, audio clip and video, with its type and size
+ *   (a model that reads text only); a plain-text document stays.
  * - `"auto"`: `"user-message"` for an OpenAI chat model on Chat Completions (`ChatOpenAI`,
  *   `AzureChatOpenAI`, `OpenAIChatModel`), `"tool-result"` for every other model. Chosen for the
  *   model of each call, so a model swapped in by a middleware gets its own.
@@ -24,8 +30,10 @@ export type ToolImages = "auto" | "tool-result" | "user-message" | "text";
 /** The values `ToolImages` takes. @internal */
 export const TOOL_IMAGES: readonly ToolImages[] = ["auto", "tool-result", "user-message", "text"];
 
-/** How the images of a tool's result reach one model: `ToolImages` resolved for it. */
+/** How the images (and files and audio) of a tool's result reach one model: `ToolImages` resolved for it. */
 type ImagesFor = "blocks" | "responses" | "user-message" | "text";
+
+type Block = Record<string, unknown>;
 
 /** Throws an `InvalidArgumentError` naming `constructorName` unless `value` is a `ToolImages`. @internal */
 export function assertToolImages(value: unknown, constructorName: string): asserts value is ToolImages {
@@ -39,8 +47,9 @@ export function assertToolImages(value: unknown, constructorName: string): asser
 }
 
 /**
- * Rewrites the message lists among a prompt's values so that `model` can take the images of the
- * tool results in them (see {@link ToolImages}); undefined when nothing needs rewriting.
+ * Rewrites the message lists among a prompt's values so that `model` can take the images, files
+ * and audio of the tool results in them (see {@link ToolImages}); undefined when nothing needs
+ * rewriting.
  *
  * @internal
  */
@@ -51,7 +60,7 @@ export function toolImagesFor(mode: ToolImages, model: BaseChatModel): ((values:
     let changed: Record<string, unknown> | undefined;
     for (const key in values) {
       const value = values[key];
-      if (!Array.isArray(value) || !value.some(hasToolImages)) continue;
+      if (!Array.isArray(value) || !value.some((message) => needsRewrite(message, imagesFor))) continue;
       changed ??= { ...values };
       changed[key] = rewrite(value as unknown[], imagesFor);
     }
@@ -83,51 +92,144 @@ function usesResponsesApi(model: BaseChatModel): boolean {
   }
 }
 
-function hasToolImages(message: unknown): boolean {
-  return ToolMessage.isInstance(message) && Array.isArray(message.content) && message.content.some(isImageBlock);
+/**
+ * Whether a block goes in the user message after the tool results, which takes it where a tool
+ * message does not: an image, a file (LangChain's `file` block, a PDF), audio. A plain-text
+ * document stays (the OpenAI conversion reads it as text), and so does a video: Chat Completions
+ * takes none (the conversion says so), and OpenAI's Responses-only `input_file`, which it refuses.
+ */
+function movesToUserMessage(block: unknown): boolean {
+  const kind = contentBlockKind(block);
+  return kind === "image" || kind === "audio" || (kind === "file" && (block as Block)["type"] === "file");
 }
+
+/** Whether a block is more than text: media, or a plain-text document. */
+function isMoreThanText(block: unknown): boolean {
+  const kind = contentBlockKind(block);
+  return kind !== undefined && kind !== "text";
+}
+
+/** Whether a message is a tool's result that has to be rewritten for the model. */
+function needsRewrite(message: unknown, imagesFor: Exclude<ImagesFor, "blocks">): boolean {
+  if (!ToolMessage.isInstance(message) || !Array.isArray(message.content)) return false;
+  const blocks: unknown[] = message.content;
+  return blocks.some(imagesFor === "user-message" ? movesToUserMessage : isMoreThanText);
+}
+
+/** What a kind is called in the user message's heading and before each of its blocks. */
+const KIND_NAMES: Readonly<Record<"image" | "file" | "audio", { plural: string; label: string }>> = {
+  image: { plural: "images", label: "Image" },
+  file: { plural: "files", label: "File" },
+  audio: { plural: "audio", label: "Audio" },
+};
 
 function rewrite(messages: readonly unknown[], imagesFor: Exclude<ImagesFor, "blocks">): unknown[] {
   const result: unknown[] = [];
-  // The images of the tool results read so far, sent once the run of tool messages ends.
+  // The images, files and audio of the tool results read so far, sent once the run of tool messages ends.
   let pending: MessageContentComplex[] = [];
-  let count = 0;
+  let kinds = new Set<keyof typeof KIND_NAMES>();
+  // Numbered by kind across the whole list, so that each note names one block of a user message.
+  const counts = { image: 0, file: 0, audio: 0 };
   const flush = () => {
     if (pending.length === 0) return;
-    result.push(new HumanMessage({ content: [{ type: "text", text: "The images the tools above returned:" }, ...pending] as HumanMessage["content"] }));
+    const names = (["image", "file", "audio"] as const).filter((kind) => kinds.has(kind)).map((kind) => KIND_NAMES[kind].plural);
+    const heading = `The ${names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names.at(-1)}` : names[0]} the tools above returned:`;
+    result.push(new HumanMessage({ content: [{ type: "text", text: heading }, ...pending] as HumanMessage["content"] }));
     pending = [];
+    kinds = new Set();
   };
   for (const message of messages) {
     if (imagesFor === "user-message" && !ToolMessage.isInstance(message)) flush();
-    if (!hasToolImages(message)) {
+    if (!needsRewrite(message, imagesFor)) {
       result.push(message);
       continue;
     }
     const tool = message as ToolMessage;
     const blocks = tool.content as MessageContentComplex[];
-    if (imagesFor === "text") result.push(withContent(tool, observationText(blocks)));
-    else if (imagesFor === "responses") result.push(withContent(tool, blocks.map(responsesItem)));
-    else {
-      const lines = blocks.map((block) => {
-        if (!isImageBlock(block)) return blockText(block);
-        const url = imageBlockUrl(block);
-        if (url === undefined) return observationText([block]);
-        count += 1;
-        pending.push({ type: "text", text: `Image ${count} (from ${tool.name ?? "the tool"}, call ${tool.tool_call_id}):` }, { type: "image_url", image_url: { url } });
-        return `[image ${count}: in the user message after the tool results]`;
-      });
-      result.push(withContent(tool, lines.join("\n")));
+    if (imagesFor === "text") {
+      result.push(withContent(tool, observationText(blocks)));
+      continue;
     }
+    if (imagesFor === "responses") {
+      result.push(withContent(tool, blocks.map(responsesItem)));
+      continue;
+    }
+    const parts = blocks.map((block): string | MessageContentComplex => {
+      if (!movesToUserMessage(block)) return keptPart(block);
+      const kind = contentBlockKind(block) as keyof typeof KIND_NAMES;
+      let sent: MessageContentComplex = block;
+      if (kind === "image") {
+        const url = imageBlockUrl(block);
+        // An image known only by a provider's file id cannot go in a Chat Completions message.
+        if (url === undefined) return observationText([block]);
+        sent = { type: "image_url", image_url: { url } };
+      }
+      counts[kind] += 1;
+      kinds.add(kind);
+      pending.push({ type: "text", text: `${KIND_NAMES[kind].label} ${counts[kind]} (from ${tool.name ?? "the tool"}, call ${tool.tool_call_id}):` }, sent);
+      return `[${kind} ${counts[kind]}: in the user message after the tool results]`;
+    });
+    result.push(withContent(tool, joinParts(parts)));
   }
   flush();
   return result;
 }
 
-/** A block of a function call's output on OpenAI's Responses API. */
+/**
+ * A block that stays in the tool message: its text, or the block itself for a plain-text document
+ * (the OpenAI conversion reads it as text) and for media no message of Chat Completions takes (a
+ * video), which the conversion refuses with a message naming it rather than sending it as JSON.
+ */
+function keptPart(block: MessageContentComplex): string | MessageContentComplex {
+  return isMoreThanText(block) ? block : blockText(block);
+}
+
+/** The tool message's content: its text when every part is text, else text blocks between the blocks kept. */
+function joinParts(parts: readonly (string | MessageContentComplex)[]): string | MessageContentComplex[] {
+  if (parts.every((part) => typeof part === "string")) return parts.join("\n");
+  const content: MessageContentComplex[] = [];
+  let lines: string[] = [];
+  for (const part of parts) {
+    if (typeof part === "string") {
+      lines.push(part);
+      continue;
+    }
+    if (lines.length > 0) content.push({ type: "text", text: lines.join("\n") });
+    lines = [];
+    content.push(part);
+  }
+  if (lines.length > 0) content.push({ type: "text", text: lines.join("\n") });
+  return content;
+}
+
+/**
+ * A block of a function call's output on OpenAI's Responses API, which takes `input_text`,
+ * `input_image` and `input_file` items there: an image as `input_image`, a file with its data as
+ * `input_file`, anything else as text (a plain-text document's text, a note for audio or video).
+ */
 function responsesItem(block: MessageContentComplex): MessageContentComplex {
-  if (!isImageBlock(block)) return { type: "input_text", text: blockText(block) };
-  const url = imageBlockUrl(block);
-  return url === undefined ? { type: "input_text", text: observationText([block]) } : { type: "input_image", image_url: url, detail: "auto" };
+  const kind = contentBlockKind(block);
+  if (kind === "image") {
+    const url = imageBlockUrl(block);
+    return url === undefined ? { type: "input_text", text: observationText([block]) } : { type: "input_image", image_url: url, detail: "auto" };
+  }
+  if ((block as Block)["type"] === "input_file") return block;
+  const file = kind === "file" ? inputFile(block as Block) : undefined;
+  return file ?? { type: "input_text", text: kind === undefined ? blockText(block) : observationText([block]) };
+}
+
+/** LangChain's `file` block with inline data as a Responses `input_file` item (`file_data` a `data:` URL, with a file name); undefined without inline data. */
+function inputFile(block: Block): MessageContentComplex | undefined {
+  const declared = block["mimeType"] ?? block["mime_type"];
+  const mimeType = typeof declared === "string" ? declared : undefined;
+  const data = typeof block["data"] === "string" ? block["data"] : undefined;
+  const url = typeof block["url"] === "string" && block["url"].startsWith("data:") ? block["url"] : undefined;
+  const fileData = data !== undefined ? `data:${mimeType ?? "application/octet-stream"};base64,${data}` : url;
+  if (fileData === undefined) return undefined;
+  const named = (block["metadata"] as { filename?: unknown } | undefined)?.filename;
+  const type = mimeType ?? /^data:([^;,]+)/.exec(fileData)?.[1] ?? "application/octet-stream";
+  const filename = typeof named === "string" ? named : `file.${type.split("/")[1]?.split("+")[0] ?? "bin"}`;
+  return { type: "input_file", file_data: fileData, filename };
 }
 
 function blockText(block: MessageContentComplex): string {

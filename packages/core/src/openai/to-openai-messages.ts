@@ -1,10 +1,11 @@
-import { isImageBlock, observationText } from "../agent/observation-text";
+import { contentBlockKind, isImageBlock } from "../agent/content-blocks";
+import { observationText } from "../agent/observation-text";
 import type { BaseMessage } from "@langchain/core/messages";
 import type OpenAI from "openai";
 import { InvalidArgumentError } from "../errors/invalid-argument-error";
 import { strictToolCalls } from "../messages/strict-tool-calls";
 import { reasoningParams } from "./reasoning-fields";
-import { isPlainTextBlock, plainTextPart, refuse, toOpenAIUserContent, type Place } from "./to-openai-user-content";
+import { plainTextPart, refuse, toOpenAIUserContent, type Place } from "./to-openai-user-content";
 
 type MessageParam = OpenAI.Chat.ChatCompletionMessageParam;
 type Block = Record<string, any>;
@@ -140,10 +141,7 @@ function textContent(message: BaseMessage, index: number, role: TextRole): strin
 
 /** A plain-text document: LangChain's `text-plain` block, or a `file` block whose media type is `text/*`. */
 function isTextDocument(block: Block): boolean {
-  if (isPlainTextBlock(block)) return true;
-  if (block?.type !== "file" || (typeof block.file === "object" && block.file !== null)) return false;
-  const mediaType = block.mimeType ?? block.mime_type ?? (typeof block.url === "string" ? /^data:([^;,]+)/.exec(block.url)?.[1] : undefined);
-  return typeof mediaType === "string" && /^text\//i.test(mediaType.trim());
+  return contentBlockKind(block) === "text-document";
 }
 
 /** A document's text, read as the user path reads a `text-plain` block; one known only by a file id cannot be sent as text. */
@@ -160,11 +158,8 @@ function documentText(block: Block, place: Place, role: TextRole): string {
 
 /** What kind of content a block is that a text-only role cannot carry, if it is one. */
 function mediaKind(block: Block): "image" | "audio" | "video" | "file" | undefined {
-  if (isImageBlock(block)) return "image";
-  if (block?.type === "audio" || block?.type === "input_audio") return "audio";
-  if (block?.type === "video") return "video";
-  if (block?.type === "file" || block?.type === "input_file") return "file";
-  return undefined;
+  const kind = contentBlockKind(block);
+  return kind === "text" || kind === "text-document" ? undefined : kind;
 }
 
 function refuseMedia(block: Block, place: Place, role: TextRole): never {

@@ -1,7 +1,7 @@
 // The content of a user message as Chat Completions content parts: LangChain's content blocks
 // (v1's standard `image`, `file`, `audio` and `text-plain` blocks, v0's with a `source_type`), OpenAI's
 // Responses `input_image` and Anthropic's `image` converted to the parts the API takes.
-import { base64Data, imageBlockUrl, isImageBlock } from "../agent/observation-text";
+import { base64Data, imageBlockUrl, isImageBlock, textDocumentBytes } from "../agent/content-blocks";
 import type { BaseMessage } from "@langchain/core/messages";
 import type OpenAI from "openai";
 import { InvalidArgumentError } from "../errors/invalid-argument-error";
@@ -147,7 +147,7 @@ export function plainTextPart(part: Block, place: Place): UserContentPart {
   if (typeof part.text === "string") return { type: "text", text: part.text };
   const fileId = stringOf(part.fileId) ?? stringOf(part.file_id) ?? (part.source_type === "id" ? stringOf(part.id) : undefined);
   if (fileId !== undefined) return { type: "file", file: { file_id: fileId } };
-  const bytes = plainTextBytes(part);
+  const bytes = textDocumentBytes(part);
   if (bytes === undefined) {
     refuse(
       place,
@@ -164,32 +164,6 @@ export function plainTextPart(part: Block, place: Place): UserContentPart {
   } catch {
     refuse(place, part, "a text-plain block whose data is not UTF-8 text", fix);
   }
-}
-
-/** The bytes of a plain-text block's `data` or `data:` URL; `"invalid"` for base64 that is not; `undefined` when it has neither. */
-function plainTextBytes(part: Block): Uint8Array | "invalid" | undefined {
-  if (part.data instanceof Uint8Array) return part.data;
-  if (typeof part.data === "string") return fromBase64(part.data);
-  const url = stringOf(part.url);
-  const match = url === undefined ? undefined : /^data:([^,]*),(.*)$/s.exec(url);
-  if (!match) return undefined;
-  const [, params = "", payload = ""] = match;
-  if (/;base64$/i.test(params)) return fromBase64(payload);
-  try {
-    return new TextEncoder().encode(decodeURIComponent(payload));
-  } catch {
-    return "invalid";
-  }
-}
-
-function fromBase64(text: string): Uint8Array | "invalid" {
-  let binary: string;
-  try {
-    binary = atob(text.replace(/\s+/g, ""));
-  } catch {
-    return "invalid";
-  }
-  return Uint8Array.from(binary, (char) => char.charCodeAt(0));
 }
 
 /** A `data:` URL for a block's base64 data (v1 `data` with `mimeType`, v0 `source_type: "base64"`), or its `url` when that is one. */

@@ -1,4 +1,4 @@
-import { EXCEPTION_TOOL_NAME, InvalidToolArgumentsException, cutText, isImageBlock, describeThrown } from "@agentrx/core";
+import { EXCEPTION_TOOL_NAME, InvalidToolArgumentsException, contentBlockKind, cutText, describeThrown } from "@agentrx/core";
 import type { AgentAction, AgentStep, Observation } from "@agentrx/core";
 import type { MessageContentComplex } from "@langchain/core/messages";
 import { OutputParserException } from "@langchain/core/output_parsers";
@@ -7,16 +7,23 @@ import type { ResolvedOptions } from "./validate-options";
 
 /**
  * Turns a tool result into an observation: a string as it is; message content (or a message whose
- * content is) with an image block, such as a chart or a screenshot, as that content (text and
- * image blocks); anything else as JSON. @internal
+ * content is) with more than text in it (an image such as a chart or a screenshot, a file such as a
+ * PDF, audio, video, a plain-text document) as that content, blocks and all; anything else as
+ * JSON. @internal
  */
 export function toObservation(result: unknown): Observation {
   if (typeof result === "string") return result;
   if (result === undefined) return "";
   const content = isMessage(result) ? result.content : result;
   if (typeof content === "string") return content;
-  if (Array.isArray(content) && content.some(isImageBlock)) return content as MessageContentComplex[];
+  if (Array.isArray(content) && content.some(isMoreThanText)) return content as MessageContentComplex[];
   return safeJson(content);
+}
+
+/** A content block an agent passes on as a block: an image, a file, audio, video or a plain-text document. */
+function isMoreThanText(block: unknown): boolean {
+  const kind = contentBlockKind(block);
+  return kind !== undefined && kind !== "text";
 }
 
 function isMessage(value: unknown): value is { content: unknown; _getType: () => string } {

@@ -1,6 +1,7 @@
 import { type BaseMessage, isBaseMessage, mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages } from "@langchain/core/messages";
 import type { StoredMessage } from "@langchain/core/messages";
 import { sha256 } from "@langchain/core/utils/hash";
+import { contentBlockKind } from "@agentrx/core";
 import type { JsonObject, JsonValue } from "./run-store";
 
 // Values that runs record (inputs, tool inputs, return values) as JSON. Messages go through
@@ -156,8 +157,8 @@ function decodeObject(value: JsonObject): Record<string, unknown> {
 }
 
 /**
- * The most base64 characters of one image in an observation that a run's record keeps (about
- * 384 KB of image); a larger image is recorded as a text block that says what it was.
+ * The most base64 characters of one image (or file, audio clip or video) in an observation that a
+ * run's record keeps (about 384 KB); a larger one is recorded as a text block that says what it was.
  *
  * @example
  * ```ts
@@ -169,17 +170,36 @@ function decodeObject(value: JsonObject): Record<string, unknown> {
 export const MAX_RECORDED_IMAGE_CHARS = 512 * 1024;
 
 /**
- * An observation as a record keeps it: text as it is; content with its images kept up to
- * {@link MAX_RECORDED_IMAGE_CHARS} of base64 each (a larger one is replaced by a text block that
+ * An observation as a record keeps it: text as it is; content with its images, files, audio and
+ * video kept up to {@link MAX_RECORDED_IMAGE_CHARS} of base64 each (a larger one is replaced by a text block that
  * says what it was), so no event carries unbounded base64.
  */
 export function encodeObservation(observation: unknown): JsonValue {
   if (!Array.isArray(observation)) return typeof observation === "string" ? observation : String(observation ?? "");
   return observation.map((block: Record<string, unknown>, index) => {
-    const size = imageChars(block);
+    const kind = contentBlockKind(block);
+    const size = kind === "image" ? imageChars(block) : kind === "file" || kind === "audio" || kind === "video" ? mediaChars(block) : 0;
     if (size <= MAX_RECORDED_IMAGE_CHARS) return encodeValue(block, `observation[${index}]`);
-    return { type: "text", text: `[${imageMime(block)} image of ${kilobytes(size)} KB, left out of the run record: too large to keep]` };
+    const type = kind === "image" ? imageMime(block) : mediaMime(block, kind as string);
+    return { type: "text", text: `[${type} ${kind} of ${kilobytes(size)} KB, left out of the run record: too large to keep]` };
   });
+}
+
+/** Base64 characters of a file, audio or video block's inline data: `data` (OpenAI's `input_audio.data`), or a `data:` URL (OpenAI's `file.file_data`). */
+function mediaChars(block: Record<string, unknown>): number {
+  const nested = [block["file"], block["input_audio"]].find((value): value is Record<string, unknown> => typeof value === "object" && value !== null);
+  const inline = [block["data"], nested?.["data"]].find((value): value is string => typeof value === "string");
+  if (inline !== undefined) return inline.length;
+  const url = [block["url"], nested?.["file_data"]].find((value): value is string => typeof value === "string" && value.startsWith("data:"));
+  return url?.length ?? 0;
+}
+
+function mediaMime(block: Record<string, unknown>, kind: string): string {
+  const declared = block["mimeType"] ?? block["mime_type"];
+  if (typeof declared === "string" && declared) return declared;
+  const url = [block["url"], (block["file"] as { file_data?: unknown } | undefined)?.file_data].find((value): value is string => typeof value === "string");
+  const format = (block["input_audio"] as { format?: unknown } | undefined)?.format;
+  return (url === undefined ? undefined : /^data:([^;,]+)/.exec(url)?.[1]) ?? (typeof format === "string" ? `${kind}/${format}` : kind);
 }
 
 /**

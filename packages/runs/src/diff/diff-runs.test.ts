@@ -92,10 +92,13 @@ describe("diffRuns", () => {
     expect(diff.firstDivergence).toMatchObject({ field: "reply", iteration: 1 });
   });
 
-  it("tells apart tool results that are different images of the same type and size", async () => {
+  it.each([
+    ["images", (data: string) => ({ type: "image", mimeType: "image/png", data }), /^The page:\n\[image: image\/png, 12 B; .*\] \(digest [0-9a-f]{16}\)$/],
+    ["PDFs", (data: string) => ({ type: "file", mimeType: "application/pdf", data }), /^The page:\n\[file: application\/pdf, 12 B; .*\] \(digest [0-9a-f]{16}\)$/],
+  ])("tells apart tool results that are different %s of the same type and size", async (_, block, shown) => {
     const store = new MemoryRunStore();
     const screenshot = (runId: string, data: string) => {
-      const shot = tool(async () => [{ type: "text", text: "The page:" }, { type: "image", mimeType: "image/png", data }] as never, {
+      const shot = tool(async () => [{ type: "text", text: "The page:" }, block(data)] as never, {
         name: "screenshot",
         description: "A screenshot.",
         schema: z.object({}),
@@ -109,7 +112,7 @@ describe("diffRuns", () => {
     await screenshot("c", "iVBORw0KGgoAAAA=");
     const diff = diffRuns(await readRunRecord(store, "a"), await readRunRecord(store, "b"));
     expect(diff.firstDivergence).toEqual({ field: "toolCalls", iteration: 0, description: "Iteration 0: tool call 0 (screenshot) returned a different observation." });
-    expect(diff.iterations[0]?.toolCalls.a[0]?.observation).toMatch(/^The page:\n\[image: image\/png, 12 B; .*\] \(digest [0-9a-f]{16}\)$/);
+    expect(diff.iterations[0]?.toolCalls.a[0]?.observation).toMatch(shown);
     expect(diffRuns(await readRunRecord(store, "a"), await readRunRecord(store, "c")).firstDivergence).toBeUndefined();
   });
 

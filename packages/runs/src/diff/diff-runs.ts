@@ -1,4 +1,4 @@
-import { isImageBlock, observationText } from "@agentrx/core";
+import { contentBlockKind, observationText } from "@agentrx/core";
 import {
   RunEventDecoder,
   digestMessages,
@@ -295,14 +295,20 @@ function sideOf(record: RunRecord): Side {
 }
 
 /**
- * An observation as the diff shows and compares it: its text (`observationText`); with images,
- * followed by a digest of the whole observation, since the text names an image only by its type
+ * An observation as the diff shows and compares it: its text (`observationText`); with images (or
+ * files, audio, video), followed by a digest of the whole observation, since the text names them only by type
  * and size: two screenshots of the same size would otherwise read as the same observation.
  */
 function observationForDiff(observation: unknown): string {
   const text = observationText(observation);
-  if (!Array.isArray(observation) || !observation.some(isImageBlock)) return text;
+  if (!Array.isArray(observation) || !observation.some(isMedia)) return text;
   return `${text} (digest ${digestMessages([new ToolMessage({ content: observation, tool_call_id: "" })])})`;
+}
+
+/** An image, file, audio clip or video: what `observationText` names only by its type and size. */
+function isMedia(block: unknown): boolean {
+  const kind = contentBlockKind(block);
+  return kind === "image" || kind === "file" || kind === "audio" || kind === "video";
 }
 
 /** A reply's text: its string content, or its text blocks' text. */

@@ -1,0 +1,179 @@
+// A tool that returns a file (a PDF) or audio, for a model on OpenAI's Chat Completions: the API
+// takes them in a user message only, so `toolImages` moves them there as it moves images
+// (see docs/models.md#images).
+import { InvalidArgumentError } from "@agentrx/core";
+import { OpenAIChatModel } from "@agentrx/core/openai";
+import { ScriptedChatModel, startOpenAICompatibleServer, type OpenAICompatibleServer } from "@agentrx/core/testing";
+import { AgentExecutor } from "@agentrx/executors";
+import type { AgentStep } from "@agentrx/core";
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { AIMessage, ToolMessage } from "@langchain/core/messages";
+import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
+import { tool } from "@langchain/core/tools";
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { createToolCallingAgent } from "./create-tool-calling-agent";
+import { toolImagesFor } from "./tool-images";
+
+const pdf = { type: "file", mimeType: "application/pdf", data: "JVBERi0xLjQ=" };
+const wav = { type: "audio", mimeType: "audio/wav", data: "UklGRg==" };
+const image = { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" };
+const video = { type: "video", mimeType: "video/mp4", data: "AAAAGGZ0eXA=" };
+const textDocument = { type: "text-plain", mimeType: "text/plain", data: btoa("a,b\n1,2") };
+const call = (...ids: string[]) => new AIMessage({ content: "", tool_calls: ids.map((id) => ({ id, name: "report", args: {} })) });
+const result = (id: string, content: ToolMessage["content"]) => new ToolMessage({ tool_call_id: id, name: "report", content, status: "success" });
+
+/** A model that reports itself as `type` (what `_llmType()` says), optionally on the Responses API. */
+function modelOf(type: string, responses?: boolean): BaseChatModel {
+  const model = new ScriptedChatModel({ responses: [] }) as BaseChatModel & { _useResponsesApi?: () => boolean };
+  model._llmType = () => type;
+  if (responses !== undefined) model._useResponsesApi = () => responses;
+  return model;
+}
+
+function prepared(mode: Parameters<typeof toolImagesFor>[0], model: BaseChatModel, steps: unknown[]): ToolMessage[] {
+  return (toolImagesFor(mode, model)?.({ steps }) as { steps: ToolMessage[] } | undefined)?.steps ?? (steps as ToolMessage[]);
+}
+
+describe("toolImages with files and audio", () => {
+  it("user-message: a PDF and an audio clip follow the turn's results in the user message, a note in each tool message", () => {
+    const sent = prepared("auto", modelOf("openai", false), [call("a", "b"), result("a", [{ type: "text", text: "Report:" }, pdf]), result("b", [wav]), new AIMessage("done")]);
+    expect(sent.map((message) => message.getType())).toEqual(["ai", "tool", "tool", "human", "ai"]);
+    expect(sent[1]).toMatchObject({ content: "Report:\n[file 1: in the user message after the tool results]", tool_call_id: "a", name: "report", status: "success" });
+    expect(sent[2]?.content).toBe("[audio 1: in the user message after the tool results]");
+    expect(sent[3]?.content).toEqual([
+      { type: "text", text: "The files and audio the tools above returned:" },
+      { type: "text", text: "File 1 (from report, call a):" },
+      pdf,
+      { type: "text", text: "Audio 1 (from report, call b):" },
+      wav,
+    ]);
+  });
+
+  it("user-message: images and files of one result are numbered by kind; the images alone keep their heading", () => {
+    const sent = prepared("user-message", modelOf("anthropic"), [call("a"), result("a", [image, pdf, image])]);
+    expect(sent[1]?.content).toBe(
+      [
+        "[image 1: in the user message after the tool results]",
+        "[file 1: in the user message after the tool results]",
+        "[image 2: in the user message after the tool results]",
+      ].join("\n"),
+    );
+    expect((sent[2]?.content as { text?: string }[]).filter((block) => block.text !== undefined).map((block) => block.text)).toEqual([
+      "The images and files the tools above returned:",
+      "Image 1 (from report, call a):",
+      "File 1 (from report, call a):",
+      "Image 2 (from report, call a):",
+    ]);
+  });
+
+  it("user-message: a plain-text document and a video stay in the tool message, as blocks", () => {
+    const csv = { type: "file", mimeType: "text/csv", data: btoa("x\n1") };
+    const onlyText = result("a", [{ type: "text", text: "Table:" }, textDocument, csv]);
+    const steps = [call("a", "b"), onlyText, result("b", [{ type: "text", text: "Clip and notes:" }, video, pdf, textDocument])];
+    const sent = prepared("auto", modelOf("azure_openai", false), steps);
+    expect(sent[1]).toBe(onlyText); // nothing in it moves: the OpenAI conversion reads the documents as text
+    expect(sent[2]?.content).toEqual([{ type: "text", text: "Clip and notes:" }, video, { type: "text", text: "[file 1: in the user message after the tool results]" }, textDocument]);
+    expect(sent[3]?.content).toEqual([{ type: "text", text: "The files the tools above returned:" }, { type: "text", text: "File 1 (from report, call b):" }, pdf]);
+  });
+
+  it("text: a note with the type and size of each file, audio clip and video; a plain-text document as its text", () => {
+    const sent = prepared("text", modelOf("anthropic"), [call("a", "b"), result("a", [{ type: "text", text: "Report:" }, pdf, wav, video]), result("b", [textDocument, pdf])]);
+    expect(sent[1]?.content).toBe(
+      [
+        "Report:",
+        "[file: application/pdf, 9 B; this agent reads text only]",
+        "[audio: audio/wav, 6 B; this agent reads text only]",
+        "[video: video/mp4, 9 B; this agent reads text only]",
+      ].join("\n"),
+    );
+    expect(sent[2]?.content).toBe("a,b\n1,2\n[file: application/pdf, 9 B; this agent reads text only]");
+  });
+
+  it("tool-result: a file stays in the tool's result for Anthropic; on OpenAI's Responses API it becomes an input_file item of the output", () => {
+    const steps = [call("a"), result("a", [{ type: "text", text: "Report:" }, pdf, textDocument, wav])];
+    expect(toolImagesFor("tool-result", modelOf("anthropic"))).toBeUndefined();
+    const sent = prepared("auto", modelOf("openai", true), steps);
+    expect(sent[1]).toMatchObject({ tool_call_id: "a", name: "report" });
+    // @langchain/openai sends a tool message of input_text, input_image and input_file items as the output's items (anything else as JSON text).
+    expect(sent[1]?.content).toEqual([
+      { type: "input_text", text: "Report:" },
+      { type: "input_file", file_data: "data:application/pdf;base64,JVBERi0xLjQ=", filename: "file.pdf" },
+      { type: "input_text", text: "a,b\n1,2" },
+      { type: "input_text", text: "[audio: audio/wav, 6 B; this agent reads text only]" },
+    ]);
+  });
+});
+
+describe("a tool's PDF or audio, sent to OpenAIChatModel by the tool-calling agent", () => {
+  let server: OpenAICompatibleServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+  const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], new MessagesPlaceholder("agent_scratchpad")]);
+  const report = tool(async () => "", { name: "report", description: "Writes the report.", schema: z.object({}) });
+  const stepOf = (id: string, observation: AgentStep["observation"]): AgentStep => ({
+    action: { tool: "report", toolInput: {}, log: "", toolCallId: id, messageLog: [call("call_1", "call_2")] } as AgentStep["action"],
+    observation,
+  });
+
+  it("goes in a user message after the tool messages: the request carries a file part and an input_audio part", async () => {
+    server = await startOpenAICompatibleServer({ responses: ["Read."] });
+    const llm = new OpenAIChatModel({ model: "gpt-4o", baseURL: server.baseURL, apiKey: "test", maxRetries: 0 });
+    const agent = createToolCallingAgent({ llm, tools: [report], prompt }); // toolImages: "auto"
+    const steps = [stepOf("call_1", [{ type: "text", text: "Report:" }, pdf]), stepOf("call_2", [wav])];
+    const output = await agent.invoke({ input: "Read the report.", steps });
+    expect(output).toMatchObject({ returnValues: { output: "Read." } });
+    expect(server.rejections).toEqual([]);
+    const messages = server.chatRequests()[0]?.["messages"] as { role: string; content: unknown }[];
+    expect(messages.map((message) => message.role)).toEqual(["user", "assistant", "tool", "tool", "user"]);
+    expect(messages[2]?.content).toBe("Report:\n[file 1: in the user message after the tool results]");
+    expect(messages[3]?.content).toBe("[audio 1: in the user message after the tool results]");
+    expect(messages[4]?.content).toEqual([
+      { type: "text", text: "The files and audio the tools above returned:" },
+      { type: "text", text: "File 1 (from report, call call_1):" },
+      { type: "file", file: { file_data: "data:application/pdf;base64,JVBERi0xLjQ=", filename: "file.pdf" } },
+      { type: "text", text: "Audio 1 (from report, call call_2):" },
+      { type: "input_audio", input_audio: { data: "UklGRg==", format: "wav" } },
+    ]);
+  });
+
+  it("a run whose tool returns a chart with its PDF finishes, the PDF next to the image", async () => {
+    const chart = tool(async () => [{ type: "text", text: "Sales:" }, image, pdf], { name: "chart", description: "Draws the chart.", schema: z.object({}) });
+    server = await startOpenAICompatibleServer({ responses: [{ toolCalls: [{ name: "chart", arguments: {}, id: "call_1" }] }, "Sales grow."] });
+    const llm = new OpenAIChatModel({ model: "gpt-4o", baseURL: server.baseURL, apiKey: "test", maxRetries: 0 });
+    const result = await new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [chart], prompt }), tools: [chart] }).invoke({ input: "Show the sales." });
+    expect(result.output).toBe("Sales grow.");
+    expect(server.rejections).toEqual([]);
+    const messages = server.chatRequests()[1]?.["messages"] as { role: string; content: { type: string }[] }[];
+    expect(messages.map((message) => message.role)).toEqual(["user", "assistant", "tool", "user"]);
+    expect(messages[3]?.content.map((part) => part.type)).toEqual(["text", "text", "image_url", "text", "file"]);
+  });
+
+  it("a run whose tool returns only a PDF finishes, the PDF in the user message and not as JSON in the tool message", async () => {
+    const read = tool(async () => [pdf], { name: "read", description: "Reads the report.", schema: z.object({}) });
+    server = await startOpenAICompatibleServer({ responses: [{ toolCalls: [{ name: "read", arguments: {}, id: "call_1" }] }, "Read."] });
+    const llm = new OpenAIChatModel({ model: "gpt-4o", baseURL: server.baseURL, apiKey: "test", maxRetries: 0 });
+    const result = await new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [read], prompt }), tools: [read] }).invoke({ input: "Read it." });
+    expect(result.output).toBe("Read.");
+    const messages = server.chatRequests()[1]?.["messages"] as { role: string; content: unknown }[];
+    expect(messages.map((message) => message.role)).toEqual(["user", "assistant", "tool", "user"]);
+    expect(messages[2]?.content).toBe("[file 1: in the user message after the tool results]");
+    expect(messages[3]?.content).toEqual([
+      { type: "text", text: "The files the tools above returned:" },
+      { type: "text", text: "File 1 (from read, call call_1):" },
+      { type: "file", file: { file_data: "data:application/pdf;base64,JVBERi0xLjQ=", filename: "file.pdf" } },
+    ]);
+  });
+
+  it("a video stays in the tool message, which the OpenAI conversion refuses by name", async () => {
+    server = await startOpenAICompatibleServer({ responses: ["Watched."] });
+    const llm = new OpenAIChatModel({ model: "gpt-4o", baseURL: server.baseURL, apiKey: "test", maxRetries: 0 });
+    const agent = createToolCallingAgent({ llm, tools: [report], prompt });
+    const error = await agent.invoke({ input: "Watch it.", steps: [stepOf("call_1", [image, video])] }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(InvalidArgumentError);
+    expect((error as Error).message).toMatch(/\(tool\) has a "video" block.*takes no video/);
+    expect(server.chatRequests()).toEqual([]);
+  });
+});
