@@ -40,19 +40,25 @@ function setup(behave: () => Promise<string>, options: { needsApproval?: boolean
   return { executor, store, refunded, lookups };
 }
 
+/** `setup` with a lookup that fails ("db down") until `recover()` is called, then answers "found". */
+function failingUntilRecovered(options?: Parameters<typeof setup>[1]) {
+  let fails = true;
+  const made = setup(async () => {
+    if (fails) throw new Error("db down");
+    return "found";
+  }, options);
+  return { ...made, recover: () => void (fails = false) };
+}
+
 const approve: Record<string, Decision> = { "call-0-1": "approve" };
 
 describe("resume of a turn whose pause for approval was never recorded", () => {
   it("a tool failed before the pause: the resume asks for approval instead of running the call", async () => {
-    let fails = true;
-    const { executor, refunded, store } = setup(async () => {
-      if (fails) throw new Error("db down");
-      return "found";
-    });
+    const { executor, refunded, store, recover } = failingUntilRecovered();
     await expect(executor.invoke({ input: "x" }, { runId: "r" })).rejects.toThrow("db down");
     const types = (await store.readEvents("r")).map((event) => event.data["type"]);
     expect(types).not.toContain("interrupt");
-    fails = false;
+    recover();
     const paused = await executor.resume("r");
     expect(refunded).toEqual([]);
     expect(paused.stopReason).toBe("interrupted");
@@ -63,16 +69,9 @@ describe("resume of a turn whose pause for approval was never recorded", () => {
   });
 
   it("the executor's needsApproval option: the same", async () => {
-    let fails = true;
-    const { executor, refunded } = setup(
-      async () => {
-        if (fails) throw new Error("db down");
-        return "found";
-      },
-      { needsApproval: true },
-    );
+    const { executor, refunded, recover } = failingUntilRecovered({ needsApproval: true });
     await expect(executor.invoke({ input: "x" }, { runId: "r" })).rejects.toThrow("db down");
-    fails = false;
+    recover();
     const paused = await executor.resume("r");
     expect(refunded).toEqual([]);
     expect(paused.interrupts?.map((interrupt) => [interrupt.id, interrupt.reason])).toEqual([["call-0-1", "approval"]]);
@@ -103,16 +102,9 @@ describe("resume of a turn whose pause for approval was never recorded", () => {
   });
 
   it("with inDoubt \"interrupt\": the other call waits as in doubt, the unasked one for approval", async () => {
-    let fails = true;
-    const { executor, refunded } = setup(
-      async () => {
-        if (fails) throw new Error("db down");
-        return "found";
-      },
-      { inDoubt: "interrupt" },
-    );
+    const { executor, refunded, recover } = failingUntilRecovered({ inDoubt: "interrupt" });
     await expect(executor.invoke({ input: "x" }, { runId: "r" })).rejects.toThrow("db down");
-    fails = false;
+    recover();
     const paused = await executor.resume("r");
     expect(paused.interrupts?.map((interrupt) => [interrupt.id, interrupt.reason])).toEqual([
       ["call-0-1", "approval"],

@@ -5,12 +5,13 @@
 // given. Every tool effect is appended to a file, one line each.
 import { appendFileSync } from "node:fs";
 import type { AgentAction, AgentStep } from "@agentrx/core";
-import { AgentExecutor, type Decision, RunBusyError } from "@agentrx/executors";
+import { AgentExecutor, type Decision } from "@agentrx/executors";
 import { SqliteRunStore } from "@agentrx/runs";
 import { withApproval } from "@agentrx/tools";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
+import { whenLeaseFree } from "./child-store";
 
 const args = JSON.parse(process.argv[2] as string) as { mode: "run" | "resume" | "approve"; runId: string; path: string; effects: string; decisions?: Record<string, Decision> };
 const effect = (line: string) => appendFileSync(args.effects, `${line}\n`);
@@ -46,15 +47,7 @@ const executor = new AgentExecutor({ agent, tools: [lookup, refund], store, leas
 if (args.mode === "run") {
   executor.stream({ input: "refund" }, { runId: args.runId }).subscribe();
 } else {
-  for (;;) {
-    try {
-      const result = await executor.resume(args.runId, args.mode === "approve" ? { decisions: args.decisions ?? {} } : {});
-      process.stdout.write(JSON.stringify(result));
-      break;
-    } catch (error) {
-      if (!RunBusyError.isInstance(error)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50)); // the killed process's lease has not expired yet
-    }
-  }
+  const result = await whenLeaseFree(() => executor.resume(args.runId, args.mode === "approve" ? { decisions: args.decisions ?? {} } : {}));
+  process.stdout.write(JSON.stringify(result));
   await store.close();
 }

@@ -2,8 +2,8 @@
 // for three tool calls (two quick, one slow) and is killed by the test while the slow one runs;
 // `resume` mode resumes it in a fresh process. Side effects are appended to a file, one line each.
 import { appendFileSync } from "node:fs";
-import { AgentExecutor, RunBusyError, type RunStore } from "@agentrx/executors";
-import { type ChildStoreTarget, openChildStore } from "./child-store";
+import { AgentExecutor, type RunStore } from "@agentrx/executors";
+import { type ChildStoreTarget, openChildStore, whenLeaseFree } from "./child-store";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
 import { lastValueFrom } from "rxjs";
@@ -47,15 +47,7 @@ const executor = new AgentExecutor({ agent, tools: [work], store, leaseMs: 400 }
 if (args.mode === "run") {
   executor.stream({ input: "go" }, { runId: args.runId }).subscribe();
 } else {
-  for (;;) {
-    try {
-      const output = await lastValueFrom(executor.resume(args.runId));
-      process.stdout.write(JSON.stringify(output));
-      break;
-    } catch (error) {
-      if (!RunBusyError.isInstance(error)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100)); // the dead process's lease has not expired yet
-    }
-  }
+  const output = await whenLeaseFree(() => lastValueFrom(executor.resume(args.runId)), 100);
+  process.stdout.write(JSON.stringify(output));
   await store.close();
 }

@@ -9,13 +9,13 @@ import { join } from "node:path";
 import { createToolCallingAgent } from "@agentrx/agents";
 import { getIdempotencyKey } from "@agentrx/core";
 import { ScriptedChatModel } from "@agentrx/core/testing";
-import { AgentExecutor, RunBusyError, type RunStore, runInboxId } from "@agentrx/executors";
+import { AgentExecutor, type RunStore, runInboxId } from "@agentrx/executors";
 import type { BaseMessage } from "@langchain/core/messages";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { ThreadMemory } from "../thread-memory/index";
-import { openChildStore } from "./child-store";
+import { openChildStore, whenLeaseFree } from "./child-store";
 import type { ChildArgs } from "./durable-kill-harness";
 
 const args = JSON.parse(process.argv[2] as string) as ChildArgs;
@@ -119,15 +119,8 @@ const executor = new AgentExecutor({
 });
 
 /** Resumes the run, waiting out the lease a killed process left behind. */
-async function resumeWhenFree(): Promise<unknown> {
-  for (;;) {
-    try {
-      return await executor.resume(args.runId, args.decisions === undefined ? {} : { decisions: args.decisions });
-    } catch (error) {
-      if (!RunBusyError.isInstance(error)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50)); // the killed process's lease has not expired yet
-    }
-  }
+function resumeWhenFree(): Promise<unknown> {
+  return whenLeaseFree(() => executor.resume(args.runId, args.decisions === undefined ? {} : { decisions: args.decisions }));
 }
 
 let result: unknown;

@@ -11,12 +11,12 @@ import { join } from "node:path";
 import { createToolCallingAgent } from "@agentrx/agents";
 import { type InDoubtPolicy, getIdempotencyKey } from "@agentrx/core";
 import { ScriptedChatModel } from "@agentrx/core/testing";
-import { AgentExecutor, type Decision, RunBusyError, type RunStore, type RunWrite, serializeRunState, toolCallBudget } from "@agentrx/executors";
+import { AgentExecutor, type Decision, type RunStore, type RunWrite, serializeRunState, toolCallBudget } from "@agentrx/executors";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { type ExecutorRun, executorRunProbe } from "../../../executors/src/executor/executor-run";
-import { type ChildStoreTarget, openChildStore } from "./child-store";
+import { type ChildStoreTarget, openChildStore, whenLeaseFree } from "./child-store";
 
 /**
  * Where a run stops being recorded:
@@ -176,15 +176,8 @@ function executorOf({ inDoubt, halt = "budget" }: HaltRun): AgentExecutor {
 }
 
 /** Resumes a run, waiting out the lease a killed process left behind. */
-async function resumeWhenFree(run: HaltRun) {
-  for (;;) {
-    try {
-      return await executorOf(run).resume(run.runId, run.decisions === undefined ? {} : { decisions: run.decisions });
-    } catch (error) {
-      if (!RunBusyError.isInstance(error)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50)); // the killed process's lease has not expired yet
-    }
-  }
+function resumeWhenFree(run: HaltRun) {
+  return whenLeaseFree(() => executorOf(run).resume(run.runId, run.decisions === undefined ? {} : { decisions: run.decisions }));
 }
 
 if (args.mode === "run") {

@@ -4,8 +4,8 @@
 // is appended to a file, one line each.
 import { appendFileSync } from "node:fs";
 import { type AgentStep, getIdempotencyKey } from "@agentrx/core";
-import { AgentExecutor, RunBusyError, type RunStore } from "@agentrx/executors";
-import { type ChildStoreTarget, openChildStore } from "./child-store";
+import { AgentExecutor, type RunStore } from "@agentrx/executors";
+import { type ChildStoreTarget, openChildStore, whenLeaseFree } from "./child-store";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
@@ -52,14 +52,7 @@ const executor = new AgentExecutor({ agent, tools: [work], store, leaseMs: 300 }
 
 /** Resumes a run, waiting out the lease a killed process left behind. */
 async function resumeWhenFree(runId: string): Promise<unknown> {
-  for (;;) {
-    try {
-      return (await executor.resume(runId)).output;
-    } catch (error) {
-      if (!RunBusyError.isInstance(error)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50)); // the killed process's lease has not expired yet
-    }
-  }
+  return (await whenLeaseFree(() => executor.resume(runId))).output;
 }
 
 process.send?.({ ready: true });
