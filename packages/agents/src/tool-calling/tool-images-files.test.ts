@@ -3,7 +3,7 @@
 // (see docs/models.md#images).
 import { InvalidArgumentError } from "@agentrx/core";
 import { OpenAIChatModel } from "@agentrx/core/openai";
-import { ScriptedChatModel, startOpenAICompatibleServer, type OpenAICompatibleServer } from "@agentrx/core/testing";
+import { startOpenAICompatibleServer, type OpenAICompatibleServer } from "@agentrx/core/testing";
 import { AgentExecutor } from "@agentrx/executors";
 import type { AgentStep } from "@agentrx/core";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
@@ -13,6 +13,7 @@ import { tool } from "@langchain/core/tools";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createToolCallingAgent } from "./create-tool-calling-agent";
+import { modelOf } from "./test-models";
 import { toolImagesFor } from "./tool-images";
 
 const pdf = { type: "file", mimeType: "application/pdf", data: "JVBERi0xLjQ=" };
@@ -22,14 +23,6 @@ const video = { type: "video", mimeType: "video/mp4", data: "AAAAGGZ0eXA=" };
 const textDocument = { type: "text-plain", mimeType: "text/plain", data: btoa("a,b\n1,2") };
 const call = (...ids: string[]) => new AIMessage({ content: "", tool_calls: ids.map((id) => ({ id, name: "report", args: {} })) });
 const result = (id: string, content: ToolMessage["content"]) => new ToolMessage({ tool_call_id: id, name: "report", content, status: "success" });
-
-/** A model that reports itself as `type` (what `_llmType()` says), optionally on the Responses API. */
-function modelOf(type: string, responses?: boolean): BaseChatModel {
-  const model = new ScriptedChatModel({ responses: [] }) as BaseChatModel & { _useResponsesApi?: () => boolean };
-  model._llmType = () => type;
-  if (responses !== undefined) model._useResponsesApi = () => responses;
-  return model;
-}
 
 function prepared(mode: Parameters<typeof toolImagesFor>[0], model: BaseChatModel, steps: unknown[]): ToolMessage[] {
   return (toolImagesFor(mode, model)?.({ steps }) as { steps: ToolMessage[] } | undefined)?.steps ?? (steps as ToolMessage[]);

@@ -1,24 +1,16 @@
 import { InvalidArgumentError } from "@agentrx/core";
 import { ScriptedChatModel } from "@agentrx/core/testing";
-import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { describe, expect, it } from "vitest";
 import { createToolCallingAgent } from "./create-tool-calling-agent";
+import { modelOf } from "./test-models";
 import { toolImagesFor } from "./tool-images";
 
 const image = { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" };
 const url = "data:image/png;base64,iVBORw0KGgo=";
 const call = (id: string) => new AIMessage({ content: "", tool_calls: [{ id, name: "chart", args: {} }] });
 const result = (id: string, content: ToolMessage["content"]) => new ToolMessage({ tool_call_id: id, name: "chart", content, status: "success" });
-
-/** A model that reports itself as `type` (what `_llmType()` says), optionally on the Responses API. */
-function modelOf(type: string, responses?: boolean): BaseChatModel {
-  const model = new ScriptedChatModel({ responses: [] }) as BaseChatModel & { _useResponsesApi?: () => boolean };
-  model._llmType = () => type;
-  if (responses !== undefined) model._useResponsesApi = () => responses;
-  return model;
-}
 
 describe("toolImagesFor", () => {
   it('"auto" leaves every model but OpenAI\'s alone', () => {

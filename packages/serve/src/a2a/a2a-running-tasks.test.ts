@@ -5,12 +5,11 @@ import { DefaultRequestHandler, InMemoryTaskStore, UnauthenticatedUser, defaultS
 import { type AgentExecutor, type RunStore, runDisplaySource, runInboxId, sendRunMessage } from "@agentrx/executors";
 import { MemoryRunStore } from "@agentrx/runs";
 import { createA2AHandler } from "@agentrx/serve";
-import { type StructuredToolInterface, tool } from "@langchain/core/tools";
+import type { StructuredToolInterface } from "@langchain/core/tools";
 import { afterEach, describe, expect, it } from "vitest";
-import { z } from "zod";
 import { closeLoopback, startLoopback } from "../../../runs/src/sse/loopback-test-server";
 import { artifactText, messageRequest as request, userMessage } from "../test-helpers/a2a-messages";
-import { workExecutor, workTool } from "../test-helpers/work-executor";
+import { gatedWorkTool, workExecutor, workTool } from "../test-helpers/work-executor";
 
 afterEach(closeLoopback);
 
@@ -31,26 +30,6 @@ const approvalExecutor = (store?: RunStore) => workExecutor(workTool(), [{ toolC
 /** The status the executor's store (its own, or the in-process one of approvals) records for run `runId`. */
 const recordedStatus = async (executor: AgentExecutor, runId: string) => (await runDisplaySource(executor.resume(runId))?.store?.getRun(runId))?.status;
 
-/**
- * A `work` tool that waits, once it started, until `release()`: while it waits, the task is
- * `working` and its run is between turns soon after.
- */
-function gatedTool() {
-  let started!: () => void;
-  const running = new Promise<void>((resolve) => (started = resolve));
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => (release = resolve));
-  const work = tool(
-    async ({ name }: { name: string }) => {
-      started();
-      await gate;
-      return `${name} done`;
-    },
-    { name: "work", description: "Works.", schema: z.object({ name: z.string() }) },
-  );
-  return { work, running, release };
-}
-
 /** An executor that calls `work`, then answers with the last message it was given. */
 const steerableExecutor = (work: StructuredToolInterface, store?: RunStore) =>
   workExecutor(work, [{ toolCalls: [{ name: "work", args: { name: "a" } }] }, (messages) => `Answered: ${messages.at(-1)?.text}`], store ? { store } : {});
@@ -61,7 +40,7 @@ const steerableExecutor = (work: StructuredToolInterface, store?: RunStore) =>
  * of the last message its model was then given.
  */
 async function workingTask(store?: RunStore) {
-  const { work, running, release } = gatedTool();
+  const { work, running, release } = gatedWorkTool();
   let seen: unknown;
   const executor = workExecutor(work, [{ toolCalls: [{ name: "work", args: { name: "a" } }] }, (messages) => ((seen = messages.at(-1)?.content), "Got it.")], store ? { store } : {});
   const client = await serve(executor);
@@ -131,7 +110,7 @@ describe("createA2AHandler, a message on a task whose run is going on, through @
     ["a MemoryRunStore (the run's inbox)", () => new MemoryRunStore()],
     ["no store (the run's queue in this process)", () => undefined],
   ])("with %s, SendMessage sends it to the run (steering), answers with the working task, and the run's own stream goes on to the answer that took it", async (_name, makeStore) => {
-    const { work, running, release } = gatedTool();
+    const { work, running, release } = gatedWorkTool();
     const store = makeStore();
     const client = await serve(steerableExecutor(work, store));
     const stream = client.sendMessageStream(request("Work, please."));
@@ -158,7 +137,7 @@ describe("createA2AHandler, a message on a task whose run is going on, through @
   });
 
   it("SendStreamingMessage on a working task sends the message to the run and streams the task from then on, to its end", async () => {
-    const { work, running, release } = gatedTool();
+    const { work, running, release } = gatedWorkTool();
     const client = await serve(steerableExecutor(work, new MemoryRunStore()));
     const first = client.sendMessage({ ...request("Work, please."), configuration: immediately }) as Promise<Task>;
     const taskId = (await first).id;
@@ -212,7 +191,7 @@ describe("createA2AHandler, a message on a task whose run is going on, through @
 
   it("answers a message to a run whose inbox is full as 'retry later' (HTTP 429, Retry-After, JSON-RPC -32029), and one too long as malformed", async () => {
     const store = new MemoryRunStore();
-    const { work, running, release } = gatedTool();
+    const { work, running, release } = gatedWorkTool();
     const origin = await startLoopback(createA2AHandler(steerableExecutor(work, store), { agentCard: card }));
     const client = await new ClientFactory().createFromUrl(origin);
     const taskId = ((await client.sendMessage({ ...request("Work, please."), configuration: immediately })) as Task).id;
@@ -288,7 +267,7 @@ describe("the handler's agentExecutor on a DefaultRequestHandler of the user's o
   });
 
   it("a message on a working task is sent to its run, and a blocking one gets the task at its end", async () => {
-    const { work, running, release } = gatedTool();
+    const { work, running, release } = gatedWorkTool();
     const store = new MemoryRunStore();
     const handler = ownHandler(steerableExecutor(work, store));
     const taskId = ((await handler.sendMessage({ ...request("Work, please."), configuration: immediately }, context())) as Task).id;

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { closeLoopback, startLoopback } from "../../../runs/src/sse/loopback-test-server";
 import { ANSWER, weatherExecutor } from "../test-helpers/weather-executor";
-import { workExecutor } from "../test-helpers/work-executor";
+import { gatedWorkTool, workExecutor } from "../test-helpers/work-executor";
 import { createAGUIHandler } from "./create-ag-ui-handler";
 
 afterEach(closeLoopback);
@@ -36,23 +36,6 @@ async function pause(url: string, runId: string): Promise<string> {
 
 const resume = (url: string, pausedRunId: string, interruptId: string) =>
   post(url, { threadId: `thread-${pausedRunId}`, runId: `${pausedRunId}-again`, messages: [], state: { agentrx: { runId: pausedRunId } }, resume: [{ interruptId, status: "resolved", payload: { approved: true } }] });
-
-/** A `work` tool that waits, once started (`toolStarted`), until `finishTool()` is called. */
-function gatedWorkTool() {
-  let started!: () => void;
-  const toolStarted = new Promise<void>((resolve) => (started = resolve));
-  let finishTool!: () => void;
-  const toolMayFinish = new Promise<void>((resolve) => (finishTool = resolve));
-  const slow = tool(
-    async ({ name }: { name: string }) => {
-      started();
-      await toolMayFinish;
-      return `${name} done`;
-    },
-    { name: "work", description: "Works.", schema: z.object({ name: z.string() }) },
-  );
-  return { slow, toolStarted, finishTool };
-}
 
 describe("createAGUIHandler, requests whose run cannot start", () => {
   it("answers 409 to a RunAgentInput whose runId names a recorded run: HttpAgent's runAgent rejects naming it, and the recorded run is untouched", async () => {
@@ -138,7 +121,7 @@ describe("createAGUIHandler, requests whose run cannot start", () => {
   });
 
   it("answers 409 to a new input on a thread whose run is going on, when the executor's followUp is reject", async () => {
-    const { slow, toolStarted, finishTool } = gatedWorkTool();
+    const { work: slow, running: toolStarted, release: finishTool } = gatedWorkTool();
     const executor = workExecutor(slow, [{ toolCalls: [{ name: "work", args: { name: "a" } }] }, "All done."], { store: new MemoryRunStore(), followUp: "reject" });
     const url = await serve(executor);
     const running = post(url, { threadId: "thread-busy", runId: "run-a", messages: [{ id: "u1", role: "user", content: "work" }] });
@@ -153,7 +136,7 @@ describe("createAGUIHandler, requests whose run cannot start", () => {
   });
 
   it("answers 429 with Retry-After to a new input sent to a thread's running run (followUp interrupt) whose inbox is full", async () => {
-    const { slow, toolStarted, finishTool } = gatedWorkTool();
+    const { work: slow, running: toolStarted, release: finishTool } = gatedWorkTool();
     const store = new MemoryRunStore();
     const executor = workExecutor(slow, [{ toolCalls: [{ name: "work", args: { name: "a" } }] }, "All done."], { store, followUp: "interrupt" });
     const url = await serve(executor);

@@ -27,6 +27,26 @@ export function workTool(options: { returnDirect?: boolean; slowMs?: number } = 
   );
 }
 
+/**
+ * A `work` tool that waits, once started (`running` resolves), until `release()`: while it waits,
+ * its run is between turns soon after (a task is `working`, a thread has a run going on).
+ */
+export function gatedWorkTool(): { work: StructuredToolInterface; running: Promise<void>; release: () => void } {
+  let started!: () => void;
+  const running = new Promise<void>((resolve) => (started = resolve));
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const work = tool(
+    async ({ name }: { name: string }) => {
+      started();
+      await gate;
+      return `${name} done`;
+    },
+    { name: "work", description: "Works.", schema: z.object({ name: z.string() }) },
+  );
+  return { work, running, release };
+}
+
 /** A tool-calling agent's executor with one tool, on a streaming scripted model that cycles through `responses`. */
 export function workExecutor(tool: StructuredToolInterface, responses: ConstructorParameters<typeof ScriptedChatModel>[0]["responses"], options: Partial<ConstructorParameters<typeof AgentExecutor>[0]> = {}): AgentExecutor {
   const llm = new ScriptedChatModel({ streaming: true, onExhausted: "cycle", responses });
