@@ -43,6 +43,14 @@ describe("toolImages with files and audio", () => {
     ]);
   });
 
+  it("user-message: Anthropic's document block with a PDF moves as a file; one with text stays", () => {
+    const pdfDocument = { type: "document", source: { type: "base64", media_type: "application/pdf", data: "JVBERi0=" } };
+    const textDocument = { type: "document", source: { type: "text", media_type: "text/plain", data: "Notes." } };
+    const sent = prepared("user-message", modelOf("openai", false), [call("a"), result("a", [pdfDocument, textDocument] as never)]);
+    expect(sent[1]?.content).toEqual([{ type: "text", text: "[file 1: in the user message after the tool results]" }, textDocument]);
+    expect(sent[2]?.content).toEqual([{ type: "text", text: "The files the tools above returned:" }, { type: "text", text: "File 1 (from report, call a):" }, pdfDocument]);
+  });
+
   it("user-message: images and files of one result are numbered by kind; the images alone keep their heading", () => {
     const sent = prepared("user-message", modelOf("anthropic"), [call("a"), result("a", [image, pdf, image])]);
     expect(sent[1]?.content).toBe(

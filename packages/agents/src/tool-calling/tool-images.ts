@@ -94,13 +94,14 @@ function usesResponsesApi(model: BaseChatModel): boolean {
 
 /**
  * Whether a block goes in the user message after the tool results, which takes it where a tool
- * message does not: an image, a file (LangChain's `file` block, a PDF), audio. A plain-text
+ * message does not: an image, a file (LangChain's `file` block, a PDF; Anthropic's `document`), audio. A plain-text
  * document stays (the OpenAI conversion reads it as text), and so does a video: Chat Completions
  * takes none (the conversion says so), and OpenAI's Responses-only `input_file`, which it refuses.
  */
 function movesToUserMessage(block: unknown): boolean {
   const kind = contentBlockKind(block);
-  return kind === "image" || kind === "audio" || (kind === "file" && (block as Block)["type"] === "file");
+  const type = (block as Block)["type"];
+  return kind === "image" || kind === "audio" || (kind === "file" && (type === "file" || type === "document"));
 }
 
 /** Whether a block is more than text: media, or a plain-text document. */

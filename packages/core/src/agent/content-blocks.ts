@@ -13,6 +13,7 @@ type Block = Record<string, unknown>;
  *   `source_type: "text"`) or a `file` block of a `text/*` media type (`text/csv`);
  * - `"image"`: LangChain's `image` or `image_url` block, OpenAI's `input_image`;
  * - `"file"`: any other file, LangChain's `file` block (a PDF) or OpenAI's `input_file`;
+ *   Anthropic's `document` block is a `"text-document"` when it holds text, else a `"file"`;
  * - `"audio"`: LangChain's `audio` block or OpenAI's `input_audio`;
  * - `"video"`: a `video` block.
  */
@@ -39,6 +40,7 @@ export function contentBlockKind(block: unknown): ContentBlockKind | undefined {
   if (type === "audio" || type === "input_audio") return "audio";
   if (type === "video") return "video";
   if (type === "text-plain") return "text-document";
+  if (type === "document") return contentBlockKind(standardDocumentBlock(block as Block));
   if (type === "file") return isTextFile(block as Block) ? "text-document" : "file";
   if (type === "input_file") return "file";
   return undefined;
@@ -183,6 +185,7 @@ export function textDocumentBytes(block: Block): Uint8Array | "invalid" | undefi
  * @internal
  */
 export function textDocumentText(block: Block): string | undefined {
+  if (block["type"] === "document") return textDocumentText(standardDocumentBlock(block));
   if (typeof block["text"] === "string") return block["text"];
   const bytes = textDocumentBytes(block);
   if (bytes === undefined || bytes === "invalid") return undefined;
@@ -190,6 +193,40 @@ export function textDocumentText(block: Block): string | undefined {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * Anthropic's `document` block as LangChain's standard block of the same content: a `text-plain`
+ * block for text (a `source` of type `text`, of type `content` holding text blocks only, or base64
+ * of a `text/*` type), else a `file` block (a PDF's base64 `data`, a `url`, or a `fileId`); its
+ * `title` becomes the file name. Other blocks are returned as they are.
+ *
+ * @internal Shared with the OpenAI message conversion.
+ */
+export function standardDocumentBlock(block: Block): Block {
+  if (block["type"] !== "document") return block;
+  const source = isObject(block["source"]) ? block["source"] : {};
+  const declared = source["media_type"];
+  const mimeType = typeof declared === "string" && declared.trim() ? declared.trim() : undefined;
+  const named = typeof block["title"] === "string" ? { metadata: { filename: block["title"] } } : {};
+  switch (source["type"]) {
+    case "text":
+      return { type: "text-plain", mimeType: mimeType ?? "text/plain", text: String(source["data"] ?? ""), ...named };
+    case "content": {
+      const content = source["content"];
+      const blocks = typeof content === "string" ? [{ type: "text", text: content }] : Array.isArray(content) ? (content as unknown[]) : [];
+      if (!blocks.every((part) => contentBlockKind(part) === "text")) return { type: "file", mimeType: "application/octet-stream", ...named };
+      return { type: "text-plain", mimeType: "text/plain", text: blocks.map((part) => (part as { text: string }).text).join("\n"), ...named };
+    }
+    case "base64":
+      return { type: mimeType !== undefined && /^text\//i.test(mimeType) ? "text-plain" : "file", mimeType: mimeType ?? "application/pdf", data: source["data"], ...named };
+    case "url":
+      return { type: "file", url: source["url"], ...(mimeType === undefined ? {} : { mimeType }), ...named };
+    case "file":
+      return { type: "file", fileId: source["file_id"], ...named };
+    default:
+      return { type: "file", ...named };
   }
 }
 

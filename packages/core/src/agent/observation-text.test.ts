@@ -28,6 +28,8 @@ describe("observationText", () => {
       { type: "video", url: "https://example.com/clip.mp4" },
       { type: "file", fileId: "file-abc" },
       { type: "text-plain", mimeType: "text/plain", data: "////" },
+      { type: "document", title: "notes", source: { type: "text", media_type: "text/plain", data: "Refunds within 30 days." } },
+      { type: "document", source: { type: "base64", media_type: "application/pdf", data: "JVBERi0=" } },
     ];
     expect(observationText(observation).split("\n")).toEqual([
       "The report:",
@@ -40,6 +42,8 @@ describe("observationText", () => {
       "[video: video at https://example.com/clip.mp4; this agent reads text only]",
       "[file: file, id file-abc; this agent reads text only]",
       "[document: text/plain, 3 B; its text could not be read]",
+      "Refunds within 30 days.",
+      "[file: application/pdf, 6 B; this agent reads text only]",
     ]);
   });
 
@@ -55,11 +59,14 @@ describe("observationText", () => {
       { type: "image_url", image_url: { url: "https://example.com/a.png" } },
       { type: "input_audio", input_audio: { data: "", format: "wav" } },
       { type: "video", fileId: "v" },
+      { type: "document", source: { type: "text", media_type: "text/plain", data: "hi" } },
+      { type: "document", source: { type: "base64", media_type: "application/pdf", data: "JVBERi0=" } },
+      { type: "document", source: { type: "content", content: [{ type: "image", source: { type: "url", url: "https://example.com/a.png" } }] } },
       { type: "reasoning", reasoning: "..." },
       { type: "text" },
       null,
     ].map(contentBlockKind);
-    expect(kinds).toEqual(["text", "text-document", "text-document", "text-document", "file", "file", "file", "image", "audio", "video", undefined, undefined, undefined]);
+    expect(kinds).toEqual(["text", "text-document", "text-document", "text-document", "file", "file", "file", "image", "audio", "video", "text-document", "file", "file", undefined, undefined, undefined]);
   });
 
   it("knows image blocks", () => {

@@ -209,6 +209,38 @@ describe("OpenAIChatModel content blocks in system, developer, assistant, tool a
     expect(text).toContain(fix);
   });
 
+  it("reads Anthropic's document blocks as the standard blocks of the same content: text as text, a PDF refused by name (it was dropped)", async () => {
+    const { server, model } = await setup({ responses: ["ok"] });
+    await model.invoke([
+      new SystemMessage({ content: [{ type: "text", text: "Policy:" }, { type: "document", source: { type: "text", media_type: "text/plain", data: "Refunds within 30 days." } }] as never }),
+      new HumanMessage("x"),
+      call,
+      new ToolMessage({ content: [{ type: "document", source: { type: "content", content: [{ type: "text", text: "id,total" }, { type: "text", text: "7,12" }] } }] as never, tool_call_id: "call_a" }),
+      new SystemMessage({ content: [{ type: "document", source: { type: "base64", media_type: "text/csv", data: btoa("a,b") } }] as never }),
+    ]);
+    const messages = server.chatRequests()[0].messages;
+    expect(messages[0]).toEqual({ role: "system", content: "Policy:\nRefunds within 30 days." });
+    expect(messages[3]).toEqual({ role: "tool", tool_call_id: "call_a", content: "id,total\n7,12" });
+    expect(messages[4]).toEqual({ role: "system", content: "a,b" });
+    const text = await refusal(new ToolMessage({ content: [{ type: "document", source: { type: "base64", media_type: "application/pdf", data: "JVBERi0=" } }] as never, tool_call_id: "call_a" }));
+    expect(text).toContain('messages[2] (tool) has a "document" block');
+    expect(text).toContain("put files in a user message");
+  });
+
+  it("sends Anthropic's document blocks in a user message as a file part (a PDF) or a text part (text), and refuses one by URL", async () => {
+    const { server, model } = await setup({ responses: ["ok"] });
+    const pdf = { type: "document", title: "q3.pdf", source: { type: "base64", media_type: "application/pdf", data: "JVBERi0=" } };
+    await model.invoke([
+      new HumanMessage({ content: [pdf, { type: "document", source: { type: "text", media_type: "text/plain", data: "Notes." } }, { type: "document", source: { type: "file", file_id: "file-9" } }] as never }),
+    ]);
+    expect(server.chatRequests()[0].messages[0]).toEqual({
+      role: "user",
+      content: [{ type: "file", file: { file_data: "data:application/pdf;base64,JVBERi0=", filename: "q3.pdf" } }, { type: "text", text: "Notes." }, { type: "file", file: { file_id: "file-9" } }],
+    });
+    const error = await failure(model.invoke([new HumanMessage({ content: [{ type: "document", source: { type: "url", url: "https://example.com/a.pdf" } }] as never })]));
+    expect(InvalidArgumentError.isInstance(error) && error.message).toMatch(/messages\[0\] \(human\) has a file block without base64 data or a file id/);
+  });
+
   it("refuses a plain-text document it cannot read, as in a user message", async () => {
     const text = await refusal(new SystemMessage({ content: [{ type: "text-plain", url: "https://example.com/a.txt" }] }));
     expect(text).toContain("messages[2] (system) has a text-plain block without its text");

@@ -1,4 +1,4 @@
-import { contentBlockKind, isImageBlock } from "../agent/content-blocks";
+import { contentBlockKind, isImageBlock, standardDocumentBlock } from "../agent/content-blocks";
 import { observationText } from "../agent/observation-text";
 import type { BaseMessage } from "@langchain/core/messages";
 import type OpenAI from "openai";
@@ -124,13 +124,15 @@ function textContent(message: BaseMessage, index: number, role: TextRole): strin
   if (typeof content === "string") return content;
   const place = { message, index };
   const documents = new Set<Block>();
-  const blocks = (content as Block[]).map((block) => {
+  const blocks = (content as Block[]).map((given) => {
+    // Anthropic's `document` block, as the standard block of the same content.
+    const block = standardDocumentBlock(given) as Block;
     if (isTextDocument(block)) {
       const text = { type: "text", text: documentText(block, place, role) };
       documents.add(text);
       return text;
     }
-    if (!(role === "tool" && isImageBlock(block)) && mediaKind(block) !== undefined) refuseMedia(block, place, role);
+    if (!(role === "tool" && isImageBlock(block)) && mediaKind(block) !== undefined) refuseMedia(given, place, role);
     return block;
   });
   if (role === "tool" && blocks.some(isImageBlock)) return observationText(blocks);

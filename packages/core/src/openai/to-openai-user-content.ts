@@ -1,7 +1,7 @@
 // The content of a user message as Chat Completions content parts: LangChain's content blocks
 // (v1's standard `image`, `file`, `audio` and `text-plain` blocks, v0's with a `source_type`), OpenAI's
 // Responses `input_image` and Anthropic's `image` converted to the parts the API takes.
-import { base64Data, imageBlockUrl, isImageBlock, textDocumentBytes } from "../agent/content-blocks";
+import { base64Data, imageBlockUrl, isImageBlock, standardDocumentBlock, textDocumentBytes } from "../agent/content-blocks";
 import type { BaseMessage } from "@langchain/core/messages";
 import type OpenAI from "openai";
 import { InvalidArgumentError } from "../errors/invalid-argument-error";
@@ -23,7 +23,8 @@ export interface Place {
  * made from its media type, which OpenAI requires; or `file_id`); LangChain's `audio`
  * block as an `input_audio` part (wav or mp3 only); LangChain's `text-plain` block (and v0's
  * `file` block with `source_type: "text"`) as a text part, its `text` or its data decoded as
- * UTF-8 (a `fileId` as a `file` part); OpenAI's own parts as they are. Throws an
+ * UTF-8 (a `fileId` as a `file` part); Anthropic's `document` block as the `file` or text part of
+ * the same content (a PDF's base64 data, a file id; text); OpenAI's own parts as they are. Throws an
  * `InvalidArgumentError` naming the message for a block the API cannot take (an image, file,
  * audio or plain text known only by an `https:` URL where the API takes data, audio of another
  * format, or a `video` block: the Chat Completions API takes no video).
@@ -33,7 +34,8 @@ export function toOpenAIUserContent(message: BaseMessage, index: number): string
   if (typeof content === "string") return content;
   const place = { message, index };
   return content.map((block): UserContentPart => {
-    const part = block as Block;
+    // Anthropic's `document` block, as the standard block of the same content.
+    const part = standardDocumentBlock(block as Block) as Block;
     if (part.type === "text" && typeof part.text === "string") return { type: "text", text: part.text };
     if (part.type === "image_url" && typeof part.image_url === "object" && part.image_url !== null) return { type: "image_url", image_url: part.image_url };
     if (isImageBlock(part)) return imagePart(part, place);
