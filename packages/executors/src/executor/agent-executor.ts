@@ -9,12 +9,13 @@ import { RunStoreError } from "../runs/run-store-errors";
 import { withStoreTimeout } from "../runs/with-store-timeout";
 import { RunRecorder, ownerId } from "../runs/run-recorder";
 import type { AgentExecutorCallConfig, AgentExecutorOptions, AgentExecutorResult, ForkOptions, ResumeOptions } from "./agent-executor-options";
-import type { AgentStreamEvent, Interrupt, OutputEvent } from "./events";
+import type { AgentStreamEvent } from "./events";
+import { ResultSink, toResultOf } from "./run-result";
 import { AgentExecutorRunnable } from "./agent-executor-runnable";
 import { ExecutorRun } from "./executor-run";
 import type { RunSubscriber } from "./run-ending";
 import type { RunRequest } from "./run-request";
-import { type RunDisplaySource, RunObservable, noteAwaitedRunId } from "./run-observable";
+import { type RunDisplaySource, RunObservable } from "./run-observable";
 import { newRunId, notAnInputsObject } from "./run-helpers";
 import { type AsToolOptions, executorTool } from "./executor-tool";
 import type { StructuredToolInterface } from "@langchain/core/tools";
@@ -558,98 +559,6 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
 
 /** The method a new run was started by, as a refused config's message names it. */
 type CallMethod = "invoke" | "stream";
-
-/**
- * Keeps the `output` event and maps it to the result (`filter` + `map` in one operator). Without
- * `inputs`, they come from the run's `start` event (a resumed run's).
- */
-function toResultOf(inputs: Record<string, unknown> | undefined): OperatorFunction<AgentStreamEvent, AgentExecutorResult> {
-  return (events) =>
-    new Observable<AgentExecutorResult>((subscriber) => {
-      let interrupts: Interrupt[] | undefined;
-      let seen = inputs ?? {};
-      return events.subscribe({
-        next: (event) => {
-          if (event.subRun !== undefined) return; // a sub-run's start, pause and answer are not the run's
-          if (event.type === "start") {
-            if (inputs === undefined) seen = event.inputs;
-            noteAwaitedRunId(subscriber, event.runId); // an awaited verbose `invoke` that fails still says which run it was
-          }
-          if (event.type === "interrupt") interrupts = event.interrupts;
-          if (event.type === "output") {
-            const result = toResult(seen, event);
-            if (interrupts) result.interrupts = interrupts;
-            subscriber.next(result);
-          }
-        },
-        error: (error: unknown) => subscriber.error(error),
-        complete: () => subscriber.complete(),
-      });
-    });
-}
-
-/**
- * What `invoke` hands a run as its subscriber: keeps the `output` event and passes it on as the
- * result (what `toResultOf(inputs)` does), straight to the caller's subscriber.
- */
-class ResultSink implements RunSubscriber {
-  private interrupts: Interrupt[] | undefined;
-
-  constructor(
-    private readonly destination: Subscriber<AgentExecutorResult>,
-    private readonly inputs: Record<string, unknown>,
-  ) {}
-
-  get closed(): boolean {
-    return this.destination.closed;
-  }
-
-  next(event: AgentStreamEvent): void {
-    if (event.subRun !== undefined) return; // a sub-run's start, pause and answer are not the run's
-    if (event.type === "start") noteAwaitedRunId(this.destination, event.runId); // an awaited run that fails still says which run it was
-    else if (event.type === "interrupt") this.interrupts = event.interrupts;
-    else if (event.type === "output") {
-      const result = toResult(this.inputs, event);
-      if (this.interrupts) result.interrupts = this.interrupts;
-      this.destination.next(result);
-    }
-  }
-
-  error(error: unknown): void {
-    this.destination.error(error);
-  }
-
-  complete(): void {
-    this.destination.complete();
-  }
-}
-
-function toResult(inputs: Record<string, unknown>, event: OutputEvent): AgentExecutorResult {
-  // Copied key by key, not with `{ ...inputs, ...returnValues, output, ... }`: V8 (Node 20) builds
-  // an object spread and then given more keys on a slow path, some 3 µs a result.
-  const result = {} as AgentExecutorResult;
-  copyEchoed(result, inputs);
-  copyEchoed(result, event.returnValues);
-  result.output = event.output;
-  result.runId = event.runId;
-  result.stopReason = event.stopReason;
-  if (event.intermediateSteps) result.intermediateSteps = event.intermediateSteps;
-  if (event.usage) result.usage = event.usage;
-  if (event.stoppedBy !== undefined) result.stoppedBy = event.stoppedBy;
-  return result;
-}
-
-/**
- * Copies `source`'s own enumerable keys into `target`, as a spread does (a `__proto__` key too, as
- * an own property), except `type`: a result is not an event (see AgentExecutorResult).
- */
-function copyEchoed(target: Record<string, unknown>, source: Record<string, unknown>): void {
-  for (const key of Object.keys(source)) {
-    if (key === "type") continue;
-    if (key === "__proto__") Object.defineProperty(target, key, { value: source[key], enumerable: true, writable: true, configurable: true });
-    else target[key] = source[key];
-  }
-}
 
 /** A call's `store`, unless it is LangGraph's (see `isLangGraphStore`); not checked (the run checks it). */
 function runStoreIn(store: RunStore | undefined): RunStore | undefined {
