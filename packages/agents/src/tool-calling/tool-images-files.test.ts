@@ -12,6 +12,7 @@ import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts
 import { tool } from "@langchain/core/tools";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { ChatOpenAI } from "@langchain/openai";
 import { createToolCallingAgent } from "./create-tool-calling-agent";
 import { modelOf } from "./test-models";
 import { toolImagesFor } from "./tool-images";
@@ -21,6 +22,9 @@ const wav = { type: "audio", mimeType: "audio/wav", data: "UklGRg==" };
 const image = { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" };
 const video = { type: "video", mimeType: "video/mp4", data: "AAAAGGZ0eXA=" };
 const textDocument = { type: "text-plain", mimeType: "text/plain", data: btoa("a,b\n1,2") };
+/** The Chat Completions parts `pdf` and `wav` go in, in a user message. */
+const pdfPart = { type: "file", file: { file_data: "data:application/pdf;base64,JVBERi0xLjQ=", filename: "file.pdf" } };
+const wavPart = { type: "input_audio", input_audio: { data: "UklGRg==", format: "wav" } };
 const call = (...ids: string[]) => new AIMessage({ content: "", tool_calls: ids.map((id) => ({ id, name: "report", args: {} })) });
 const result = (id: string, content: ToolMessage["content"]) => new ToolMessage({ tool_call_id: id, name: "report", content, status: "success" });
 
@@ -37,9 +41,9 @@ describe("toolImages with files and audio", () => {
     expect(sent[3]?.content).toEqual([
       { type: "text", text: "The files and audio the tools above returned:" },
       { type: "text", text: "File 1 (from report, call a):" },
-      pdf,
+      pdfPart,
       { type: "text", text: "Audio 1 (from report, call b):" },
-      wav,
+      wavPart,
     ]);
   });
 
@@ -48,7 +52,30 @@ describe("toolImages with files and audio", () => {
     const textDocument = { type: "document", source: { type: "text", media_type: "text/plain", data: "Notes." } };
     const sent = prepared("user-message", modelOf("openai", false), [call("a"), result("a", [pdfDocument, textDocument] as never)]);
     expect(sent[1]?.content).toEqual([{ type: "text", text: "[file 1: in the user message after the tool results]" }, textDocument]);
-    expect(sent[2]?.content).toEqual([{ type: "text", text: "The files the tools above returned:" }, { type: "text", text: "File 1 (from report, call a):" }, pdfDocument]);
+    expect(sent[2]?.content).toEqual([
+      { type: "text", text: "The files the tools above returned:" },
+      { type: "text", text: "File 1 (from report, call a):" },
+      { type: "file", file: { file_data: "data:application/pdf;base64,JVBERi0=", filename: "file.pdf" } },
+    ]);
+  });
+
+  it("user-message: each file and clip goes as the API's own part (a file id, a file name from its metadata); one it cannot say that way stays as it is", () => {
+    const named = { type: "file", mimeType: "application/pdf", data: "JVBERi0=", metadata: { filename: "q3.pdf" } };
+    const byId = { type: "file", fileId: "file-7" };
+    const byUrl = { type: "file", mimeType: "application/pdf", url: "https://example.com/q3.pdf" };
+    const ogg = { type: "audio", mimeType: "audio/ogg", data: "T2dnUw==" };
+    const mp3 = { type: "audio", url: "data:audio/mpeg;base64,SUQz" };
+    const ownPart = { type: "input_audio", input_audio: { data: "SUQz", format: "mp3" } };
+    const sent = prepared("user-message", modelOf("openai", false), [call("a"), result("a", [named, byId, byUrl, ogg, mp3, ownPart] as never)]);
+    const parts = (sent[2]?.content as object[]).filter((_, index) => index > 0 && index % 2 === 0);
+    expect(parts).toEqual([
+      { type: "file", file: { file_data: "data:application/pdf;base64,JVBERi0=", filename: "q3.pdf" } },
+      { type: "file", file: { file_id: "file-7" } },
+      byUrl,
+      ogg,
+      { type: "input_audio", input_audio: { data: "SUQz", format: "mp3" } },
+      ownPart,
+    ]);
   });
 
   it("user-message: images and files of one result are numbered by kind; the images alone keep their heading", () => {
@@ -75,7 +102,7 @@ describe("toolImages with files and audio", () => {
     const sent = prepared("auto", modelOf("azure_openai", false), steps);
     expect(sent[1]).toBe(onlyText); // nothing in it moves: the OpenAI conversion reads the documents as text
     expect(sent[2]?.content).toEqual([{ type: "text", text: "Clip and notes:" }, video, { type: "text", text: "[file 1: in the user message after the tool results]" }, textDocument]);
-    expect(sent[3]?.content).toEqual([{ type: "text", text: "The files the tools above returned:" }, { type: "text", text: "File 1 (from report, call b):" }, pdf]);
+    expect(sent[3]?.content).toEqual([{ type: "text", text: "The files the tools above returned:" }, { type: "text", text: "File 1 (from report, call b):" }, pdfPart]);
   });
 
   it("text: a note with the type and size of each file, audio clip and video; a plain-text document as its text", () => {
@@ -165,6 +192,24 @@ describe("a tool's PDF or audio, sent to OpenAIChatModel by the tool-calling age
       { type: "text", text: "The files the tools above returned:" },
       { type: "text", text: "File 1 (from read, call call_1):" },
       { type: "file", file: { file_data: "data:application/pdf;base64,JVBERi0xLjQ=", filename: "file.pdf" } },
+    ]);
+  });
+
+  it("ChatOpenAI (@langchain/openai) sends them too: the request carries the API's own file and input_audio parts, and is accepted", async () => {
+    const read = tool(async () => [pdf, wav], { name: "read", description: "Reads the report.", schema: z.object({}) });
+    server = await startOpenAICompatibleServer({ responses: [{ toolCalls: [{ name: "read", arguments: {}, id: "call_1" }] }, "Read."] });
+    const llm = new ChatOpenAI({ model: "gpt-4o", apiKey: "test", configuration: { baseURL: server.baseURL }, maxRetries: 0 });
+    const result = await new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [read], prompt }), tools: [read] }).invoke({ input: "Read it." });
+    expect(result.output).toBe("Read.");
+    expect(server.rejections).toEqual([]);
+    const messages = server.chatRequests()[1]?.["messages"] as { role: string; content: unknown }[];
+    expect(messages.map((message) => message.role)).toEqual(["user", "assistant", "tool", "user"]);
+    expect(messages[3]?.content).toEqual([
+      { type: "text", text: "The files and audio the tools above returned:" },
+      { type: "text", text: "File 1 (from read, call call_1):" },
+      pdfPart,
+      { type: "text", text: "Audio 1 (from read, call call_1):" },
+      wavPart,
     ]);
   });
 

@@ -164,6 +164,11 @@ function rewrite(messages: readonly unknown[], imagesFor: Exclude<ImagesFor, "bl
         // An image known only by a provider's file id cannot go in a Chat Completions message.
         if (url === undefined) return observationText([block]);
         sent = { type: "image_url", image_url: { url } };
+      } else {
+        // As the API's own part, which every OpenAI chat model sends as it is (`ChatOpenAI` sends
+        // LangChain's `file` and `audio` blocks unconverted, and the API answers 400); a block
+        // without inline data or a file id stays, for the model's conversion to refuse by name.
+        sent = chatCompletionsPart(block as Block) ?? block;
       }
       counts[kind] += 1;
       kinds.add(kind);
@@ -174,6 +179,45 @@ function rewrite(messages: readonly unknown[], imagesFor: Exclude<ImagesFor, "bl
   }
   flush();
   return result;
+}
+
+/** Chat Completions' audio formats, by media type. */
+const AUDIO_FORMATS: Readonly<Record<string, "wav" | "mp3">> = { "audio/wav": "wav", "audio/wave": "wav", "audio/x-wav": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3" };
+
+/**
+ * A file or audio block as the part of a Chat Completions user message that carries it: a `file`
+ * part (`file_data` a `data:` URL with a file name, or `file_id`), an `input_audio` part (wav or
+ * mp3). LangChain's `file` and `audio` blocks and Anthropic's `document` (a base64 or file
+ * source); OpenAI's own parts as they are. Undefined for one it cannot say that way (a file by an
+ * `https:` URL, audio of another format).
+ */
+function chatCompletionsPart(block: Block): MessageContentComplex | undefined {
+  const type = block["type"];
+  if (type === "input_audio" || (type === "file" && isRecord(block["file"]))) return block as MessageContentComplex;
+  const source = type === "document" && isRecord(block["source"]) ? block["source"] : undefined;
+  const mimeType = text(block["mimeType"]) ?? text(block["mime_type"]) ?? text(source?.["media_type"]);
+  const base64 = source === undefined ? text(block["data"]) : source["type"] === "base64" ? text(source["data"]) : undefined;
+  const url = base64 !== undefined ? `data:${mimeType ?? "application/octet-stream"};base64,${base64}` : text(block["url"])?.startsWith("data:") ? text(block["url"]) : undefined;
+  if (type === "audio") {
+    const format = AUDIO_FORMATS[(mimeType ?? /^data:([^;,]+)/.exec(url ?? "")?.[1] ?? "").toLowerCase()];
+    const data = url === undefined ? undefined : url.slice(url.indexOf(",") + 1);
+    return format === undefined || data === undefined || !/;base64,/i.test(url ?? "") ? undefined : { type: "input_audio", input_audio: { data, format } };
+  }
+  const fileId = text(block["fileId"]) ?? text(block["file_id"]) ?? (source?.["type"] === "file" ? text(source["file_id"]) : undefined);
+  if (fileId !== undefined) return { type: "file", file: { file_id: fileId } };
+  if (url === undefined) return undefined;
+  const metadata = isRecord(block["metadata"]) ? block["metadata"] : {};
+  const subtype = /^data:[^/;,]+\/([^;,]+)/.exec(url)?.[1]?.toLowerCase();
+  const named = text(metadata["filename"]) ?? text(metadata["name"]) ?? text(block["filename"]) ?? text(block["title"]);
+  return { type: "file", file: { file_data: url, filename: named ?? (subtype && /^[a-z0-9]{1,8}$/.test(subtype) ? `file.${subtype}` : "file") } };
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+function isRecord(value: unknown): value is Block {
+  return typeof value === "object" && value !== null;
 }
 
 /**
