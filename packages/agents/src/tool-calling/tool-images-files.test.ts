@@ -3,7 +3,7 @@
 // (see docs/models.md#images).
 import { InvalidArgumentError } from "@agentrx/core";
 import { OpenAIChatModel } from "@agentrx/core/openai";
-import { startOpenAICompatibleServer, type OpenAICompatibleServer } from "@agentrx/core/testing";
+import { startAnthropicMessagesServer, startOpenAICompatibleServer, type OpenAICompatibleServer } from "@agentrx/core/testing";
 import { AgentExecutor } from "@agentrx/executors";
 import type { AgentStep } from "@agentrx/core";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
@@ -12,6 +12,7 @@ import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts
 import { tool } from "@langchain/core/tools";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { ChatAnthropic } from "@langchain/anthropic";
 import { ChatOpenAI } from "@langchain/openai";
 import { createToolCallingAgent } from "./create-tool-calling-agent";
 import { modelOf } from "./test-models";
@@ -47,11 +48,11 @@ describe("toolImages with files and audio", () => {
     ]);
   });
 
-  it("user-message: Anthropic's document block with a PDF moves as a file; one with text stays", () => {
+  it("user-message: Anthropic's document block with a PDF moves as a file; one with text becomes its text", () => {
     const pdfDocument = { type: "document", source: { type: "base64", media_type: "application/pdf", data: "JVBERi0=" } };
     const textDocument = { type: "document", source: { type: "text", media_type: "text/plain", data: "Notes." } };
     const sent = prepared("user-message", modelOf("openai", false), [call("a"), result("a", [pdfDocument, textDocument] as never)]);
-    expect(sent[1]?.content).toEqual([{ type: "text", text: "[file 1: in the user message after the tool results]" }, textDocument]);
+    expect(sent[1]?.content).toBe("[file 1: in the user message after the tool results]\nNotes.");
     expect(sent[2]?.content).toEqual([
       { type: "text", text: "The files the tools above returned:" },
       { type: "text", text: "File 1 (from report, call a):" },
@@ -95,13 +96,12 @@ describe("toolImages with files and audio", () => {
     ]);
   });
 
-  it("user-message: a plain-text document and a video stay in the tool message, as blocks", () => {
+  it("user-message: a plain-text document becomes its text in the tool message (ChatOpenAI sends a text-plain block as it is, answered 400); a video stays", () => {
     const csv = { type: "file", mimeType: "text/csv", data: btoa("x\n1") };
-    const onlyText = result("a", [{ type: "text", text: "Table:" }, textDocument, csv]);
-    const steps = [call("a", "b"), onlyText, result("b", [{ type: "text", text: "Clip and notes:" }, video, pdf, textDocument])];
+    const steps = [call("a", "b"), result("a", [{ type: "text", text: "Table:" }, textDocument, csv]), result("b", [{ type: "text", text: "Clip and notes:" }, video, pdf, textDocument])];
     const sent = prepared("auto", modelOf("azure_openai", false), steps);
-    expect(sent[1]).toBe(onlyText); // nothing in it moves: the OpenAI conversion reads the documents as text
-    expect(sent[2]?.content).toEqual([{ type: "text", text: "Clip and notes:" }, video, { type: "text", text: "[file 1: in the user message after the tool results]" }, textDocument]);
+    expect(sent[1]).toMatchObject({ content: "Table:\na,b\n1,2\nx\n1", tool_call_id: "a" });
+    expect(sent[2]?.content).toEqual([{ type: "text", text: "Clip and notes:" }, video, { type: "text", text: "[file 1: in the user message after the tool results]\na,b\n1,2" }]);
     expect(sent[3]?.content).toEqual([{ type: "text", text: "The files the tools above returned:" }, { type: "text", text: "File 1 (from report, call b):" }, pdfPart]);
   });
 
@@ -118,9 +118,23 @@ describe("toolImages with files and audio", () => {
     expect(sent[2]?.content).toBe("a,b\n1,2\n[file: application/pdf, 9 B; this agent reads text only]");
   });
 
+  it("tool-result: a plain-text document goes as its text block to any model, and to Anthropic audio and video as a note (@langchain/anthropic drops them)", () => {
+    const steps = [call("a"), result("a", [{ type: "text", text: "Report:" }, textDocument, pdf, image, wav, video])];
+    expect(prepared("tool-result", modelOf("anthropic"), steps)[1]?.content).toEqual([
+      { type: "text", text: "Report:" },
+      { type: "text", text: "a,b\n1,2" },
+      pdf,
+      image,
+      { type: "text", text: "[audio: audio/wav, 6 B; Anthropic's API takes no audio in a tool result]" },
+      { type: "text", text: "[video: video/mp4, 9 B; Anthropic's API takes no video in a tool result]" },
+    ]);
+    expect(prepared("auto", modelOf("google_genai"), steps)[1]?.content).toEqual([{ type: "text", text: "Report:" }, { type: "text", text: "a,b\n1,2" }, pdf, image, wav, video]);
+  });
+
   it("tool-result: a file stays in the tool's result for Anthropic; on OpenAI's Responses API it becomes an input_file item of the output", () => {
     const steps = [call("a"), result("a", [{ type: "text", text: "Report:" }, pdf, textDocument, wav])];
-    expect(toolImagesFor("tool-result", modelOf("anthropic"))).toBeUndefined();
+    const anthropic = { steps: [call("a"), result("a", [{ type: "text", text: "Report:" }, pdf])] };
+    expect(toolImagesFor("tool-result", modelOf("anthropic"))?.(anthropic)).toBe(anthropic);
     const sent = prepared("auto", modelOf("openai", true), steps);
     expect(sent[1]).toMatchObject({ tool_call_id: "a", name: "report" });
     // @langchain/openai sends a tool message of input_text, input_image and input_file items as the output's items (anything else as JSON text).
@@ -211,6 +225,46 @@ describe("a tool's PDF or audio, sent to OpenAIChatModel by the tool-calling age
       { type: "text", text: "Audio 1 (from read, call call_1):" },
       wavPart,
     ]);
+  });
+
+  it("ChatOpenAI: a tool's plain-text document reaches the model as text in the tool message", async () => {
+    const table = tool(async () => [{ type: "text", text: "Table:" }, textDocument], { name: "table", description: "Reads the table.", schema: z.object({}) });
+    server = await startOpenAICompatibleServer({ responses: [{ toolCalls: [{ name: "table", arguments: {}, id: "call_1" }] }, "Read."] });
+    const llm = new ChatOpenAI({ model: "gpt-4o", apiKey: "test", configuration: { baseURL: server.baseURL }, maxRetries: 0 });
+    const result = await new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [table], prompt }), tools: [table] }).invoke({ input: "Read it." });
+    expect(result.output).toBe("Read.");
+    expect(server.rejections).toEqual([]);
+    const messages = server.chatRequests()[1]?.["messages"] as { role: string; content: unknown }[];
+    expect(messages.map((message) => [message.role, message.content])).toEqual([
+      ["user", "Read it."],
+      ["assistant", ""],
+      ["tool", "Table:\na,b\n1,2"],
+    ]);
+  });
+
+  it("ChatAnthropic (@langchain/anthropic): a tool's plain-text document and audio reach the model as text, not dropped", async () => {
+    const read = tool(async () => [{ type: "text", text: "Table:" }, textDocument, wav], { name: "read", description: "Reads the table.", schema: z.object({}) });
+    const anthropic = await startAnthropicMessagesServer({ responses: [{ toolCalls: [{ name: "read", input: {}, id: "toolu_1" }] }, "Read."] });
+    try {
+      const llm = new ChatAnthropic({ model: "claude-sonnet-4-5", apiKey: "test", anthropicApiUrl: anthropic.url, maxRetries: 0 });
+      const result = await new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [read], prompt }), tools: [read] }).invoke({ input: "Read it." });
+      expect(result.output).toBe("Read.");
+      expect(anthropic.rejections).toEqual([]);
+      const messages = anthropic.messageRequests()[1]?.["messages"] as { role: string; content: unknown }[];
+      expect(messages.at(-1)?.content).toEqual([
+        {
+          type: "tool_result",
+          tool_use_id: "toolu_1",
+          content: [
+            { type: "text", text: "Table:" },
+            { type: "text", text: "a,b\n1,2" },
+            { type: "text", text: "[audio: audio/wav, 6 B; Anthropic's API takes no audio in a tool result]" },
+          ],
+        },
+      ]);
+    } finally {
+      await anthropic.close();
+    }
   });
 
   it("a video stays in the tool message, which the OpenAI conversion refuses by name", async () => {

@@ -13,12 +13,13 @@ const call = (id: string) => new AIMessage({ content: "", tool_calls: [{ id, nam
 const result = (id: string, content: ToolMessage["content"]) => new ToolMessage({ tool_call_id: id, name: "chart", content, status: "success" });
 
 describe("toolImagesFor", () => {
-  it('"auto" leaves every model but OpenAI\'s alone', () => {
-    expect(toolImagesFor("auto", modelOf("anthropic"))).toBeUndefined();
-    expect(toolImagesFor("auto", modelOf("scripted"))).toBeUndefined();
-    expect(toolImagesFor("tool-result", modelOf("openai", false))).toBeUndefined();
-    expect(toolImagesFor("auto", modelOf("openai"))).toBeTypeOf("function");
-    expect(toolImagesFor("auto", modelOf("azure_openai", false))).toBeTypeOf("function");
+  it('"auto" leaves the images of every model but OpenAI\'s in the tool result', () => {
+    const values = { steps: [call("a"), result("a", [{ type: "text", text: "A:" }, image])] };
+    for (const [mode, model] of [["auto", modelOf("anthropic")], ["auto", modelOf("scripted")], ["tool-result", modelOf("openai", false)]] as const) {
+      expect(toolImagesFor(mode, model)?.(values)).toBe(values);
+    }
+    expect(toolImagesFor("auto", modelOf("openai"))?.(values)).not.toBe(values);
+    expect(toolImagesFor("auto", modelOf("azure_openai", false))?.(values)).not.toBe(values);
   });
 
   it("user-message: images of consecutive tool results follow them in one user message; other messages and values are untouched", () => {

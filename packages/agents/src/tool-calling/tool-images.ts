@@ -8,16 +8,17 @@ import { HumanMessage, ToolMessage, type MessageContentComplex } from "@langchai
  * all three:
  *
  * - `"tool-result"`: in the tool's result, as content blocks (Anthropic, Gemini; for OpenAI's
- *   Responses API, images as `input_image` items of the function call's output, the rest as
- *   `input_text`).
+ *   Responses API, items of the function call's output: images as `input_image`, files as
+ *   `input_file`, the rest as `input_text`). A plain-text document goes as its text; for
+ *   Anthropic, which takes neither there, audio and video as a note.
  * - `"user-message"`: the tool's result keeps its text and says where each image, file and audio
  *   clip went (`[file 1: in the user message after the tool results]`), and they follow the turn's
  *   results in one user message (OpenAI's Chat Completions, which takes text only in a tool
  *   message and answers 400 to an image there). A plain-text document (a `text-plain` block, or a
- *   `file` of a `text/*` type) stays in the tool message, where the OpenAI conversion reads it as
- *   text; so does a video, which Chat Completions takes in no message (the conversion says so).
+ *   `file` of a `text/*` type) becomes its text in the tool message; a video stays there, as Chat
+ *   Completions takes it in no message (the OpenAI conversion says so).
  * - `"text"`: a note in place of each image, file, audio clip and video, with its type and size
- *   (a model that reads text only); a plain-text document stays.
+ *   (a model that reads text only); a plain-text document becomes its text.
  * - `"auto"`: `"user-message"` for an OpenAI chat model on Chat Completions (`ChatOpenAI`,
  *   `AzureChatOpenAI`, `OpenAIChatModel`), `"tool-result"` for every other model. Chosen for the
  *   model of each call, so a model swapped in by a middleware gets its own.
@@ -31,7 +32,7 @@ export type ToolImages = "auto" | "tool-result" | "user-message" | "text";
 export const TOOL_IMAGES: readonly ToolImages[] = ["auto", "tool-result", "user-message", "text"];
 
 /** How the images (and files and audio) of a tool's result reach one model: `ToolImages` resolved for it. */
-type ImagesFor = "blocks" | "responses" | "user-message" | "text";
+type ImagesFor = "blocks" | "anthropic" | "responses" | "user-message" | "text";
 
 type Block = Record<string, unknown>;
 
@@ -55,7 +56,6 @@ export function assertToolImages(value: unknown, constructorName: string): asser
  */
 export function toolImagesFor(mode: ToolImages, model: BaseChatModel): ((values: Record<string, unknown>) => Record<string, unknown>) | undefined {
   const imagesFor = resolve(mode, model);
-  if (imagesFor === "blocks") return undefined;
   return (values) => {
     let changed: Record<string, unknown> | undefined;
     for (const key in values) {
@@ -71,8 +71,14 @@ export function toolImagesFor(mode: ToolImages, model: BaseChatModel): ((values:
 function resolve(mode: ToolImages, model: BaseChatModel): ImagesFor {
   if (mode === "text" || mode === "user-message") return mode;
   const openAI = isOpenAIChatModel(model);
-  if (mode === "tool-result") return openAI && usesResponsesApi(model) ? "responses" : "blocks";
-  return openAI ? (usesResponsesApi(model) ? "responses" : "user-message") : "blocks";
+  if (mode === "tool-result") return openAI && usesResponsesApi(model) ? "responses" : blocksFor(model);
+  return openAI ? (usesResponsesApi(model) ? "responses" : "user-message") : blocksFor(model);
+}
+
+/** How a model other than OpenAI's gets a tool result's blocks: `@langchain/anthropic` (`_llmType()` "anthropic") takes fewer kinds. */
+function blocksFor(model: BaseChatModel): "blocks" | "anthropic" {
+  const type = typeof model._llmType === "function" ? model._llmType() : undefined;
+  return type === "anthropic" ? "anthropic" : "blocks";
 }
 
 /** `ChatOpenAI`, `AzureChatOpenAI` (from `@langchain/openai`) and `OpenAIChatModel` report these. */
@@ -111,10 +117,30 @@ function isMoreThanText(block: unknown): boolean {
 }
 
 /** Whether a message is a tool's result that has to be rewritten for the model. */
-function needsRewrite(message: unknown, imagesFor: Exclude<ImagesFor, "blocks">): boolean {
+function needsRewrite(message: unknown, imagesFor: ImagesFor): boolean {
   if (!ToolMessage.isInstance(message) || !Array.isArray(message.content)) return false;
   const blocks: unknown[] = message.content;
-  return blocks.some(imagesFor === "user-message" ? movesToUserMessage : isMoreThanText);
+  if (imagesFor === "user-message") return blocks.some((block) => movesToUserMessage(block) || contentBlockKind(block) === "text-document");
+  if (imagesFor === "blocks" || imagesFor === "anthropic") return blocks.some((block) => inBlocksAsText(block, imagesFor));
+  return blocks.some(isMoreThanText);
+}
+
+/**
+ * Whether a block of a tool result sent as blocks goes as text instead: a plain-text document
+ * always (`@langchain/anthropic` drops a `text-plain` block without a word), and for Anthropic,
+ * whose tool results take text, images and documents only, audio and video too (dropped as well).
+ */
+function inBlocksAsText(block: unknown, imagesFor: "blocks" | "anthropic"): boolean {
+  const kind = contentBlockKind(block);
+  return kind === "text-document" || (imagesFor === "anthropic" && (kind === "audio" || kind === "video"));
+}
+
+/** A block of a tool result sent as blocks, as `inBlocksAsText` says: a document's text, a note in place of audio or video. */
+function blockAsText(block: MessageContentComplex, imagesFor: "blocks" | "anthropic"): MessageContentComplex {
+  if (!inBlocksAsText(block, imagesFor)) return block;
+  const kind = contentBlockKind(block);
+  const text = observationText([block]);
+  return { type: "text", text: kind === "text-document" ? text : text.replace("this agent reads text only", `Anthropic's API takes no ${kind} in a tool result`) };
 }
 
 /** What a kind is called in the user message's heading and before each of its blocks. */
@@ -124,7 +150,7 @@ const KIND_NAMES: Readonly<Record<"image" | "file" | "audio", { plural: string; 
   audio: { plural: "audio", label: "Audio" },
 };
 
-function rewrite(messages: readonly unknown[], imagesFor: Exclude<ImagesFor, "blocks">): unknown[] {
+function rewrite(messages: readonly unknown[], imagesFor: ImagesFor): unknown[] {
   const result: unknown[] = [];
   // The images, files and audio of the tool results read so far, sent once the run of tool messages ends.
   let pending: MessageContentComplex[] = [];
@@ -153,6 +179,10 @@ function rewrite(messages: readonly unknown[], imagesFor: Exclude<ImagesFor, "bl
     }
     if (imagesFor === "responses") {
       result.push(withContent(tool, blocks.map(responsesItem)));
+      continue;
+    }
+    if (imagesFor === "blocks" || imagesFor === "anthropic") {
+      result.push(withContent(tool, blocks.map((block) => blockAsText(block, imagesFor))));
       continue;
     }
     const parts = blocks.map((block): string | MessageContentComplex => {
@@ -221,12 +251,15 @@ function isRecord(value: unknown): value is Block {
 }
 
 /**
- * A block that stays in the tool message: its text, or the block itself for a plain-text document
- * (the OpenAI conversion reads it as text) and for media no message of Chat Completions takes (a
- * video), which the conversion refuses with a message naming it rather than sending it as JSON.
+ * A block that stays in the tool message, which takes text only: its text, a plain-text
+ * document's text (`ChatOpenAI` sends a `text-plain` block as it is, and the API answers 400), or
+ * the block itself for media no message of Chat Completions takes (a video), which the OpenAI
+ * conversion refuses with a message naming it rather than sending it as JSON.
  */
 function keptPart(block: MessageContentComplex): string | MessageContentComplex {
-  return isMoreThanText(block) ? block : blockText(block);
+  const kind = contentBlockKind(block);
+  if (kind === "text-document") return observationText([block]);
+  return kind !== undefined && kind !== "text" ? block : blockText(block);
 }
 
 /** The tool message's content: its text when every part is text, else text blocks between the blocks kept. */
