@@ -224,22 +224,36 @@ const AUDIO_FORMATS: Readonly<Record<string, "wav" | "mp3">> = { "audio/wav": "w
 function chatCompletionsPart(block: Block): MessageContentComplex | undefined {
   const type = block["type"];
   if (type === "input_audio" || (type === "file" && isRecord(block["file"]))) return block as MessageContentComplex;
-  const source = type === "document" && isRecord(block["source"]) ? block["source"] : undefined;
-  const mimeType = text(block["mimeType"]) ?? text(block["mime_type"]) ?? text(source?.["media_type"]);
-  const base64 = source === undefined ? text(block["data"]) : source["type"] === "base64" ? text(source["data"]) : undefined;
-  const url = base64 !== undefined ? `data:${mimeType ?? "application/octet-stream"};base64,${base64}` : text(block["url"])?.startsWith("data:") ? text(block["url"]) : undefined;
+  const file = fileOf(block);
   if (type === "audio") {
-    const format = AUDIO_FORMATS[(mimeType ?? /^data:([^;,]+)/.exec(url ?? "")?.[1] ?? "").toLowerCase()];
-    const data = url === undefined ? undefined : url.slice(url.indexOf(",") + 1);
-    return format === undefined || data === undefined || !/;base64,/i.test(url ?? "") ? undefined : { type: "input_audio", input_audio: { data, format } };
+    const format = file?.url === undefined ? undefined : AUDIO_FORMATS[file.mimeType.toLowerCase()];
+    const data = file?.url?.slice(file.url.indexOf(",") + 1);
+    return format === undefined || data === undefined || !/;base64,/i.test(file?.url ?? "") ? undefined : { type: "input_audio", input_audio: { data, format } };
   }
+  if (file?.fileId !== undefined) return { type: "file", file: { file_id: file.fileId } };
+  return file?.url === undefined ? undefined : { type: "file", file: { file_data: file.url, filename: file.filename } };
+}
+
+/**
+ * What a file (or audio) block holds, for an OpenAI part: its inline data as a `data:` URL with
+ * its media type and a file name (its metadata's, else one made from the media type, `file.pdf`:
+ * OpenAI refuses file data without a name), or its file id. LangChain's blocks and Anthropic's
+ * `document` (a base64 or file source); undefined for one known only by an `https:` URL.
+ */
+function fileOf(block: Block): { url?: string; fileId?: string; mimeType: string; filename: string } | undefined {
+  const source = block["type"] === "document" && isRecord(block["source"]) ? block["source"] : undefined;
+  const declared = text(block["mimeType"]) ?? text(block["mime_type"]) ?? text(source?.["media_type"]);
+  const base64 = source === undefined ? text(block["data"]) : source["type"] === "base64" ? text(source["data"]) : undefined;
+  const given = text(block["url"]);
+  const url = base64 !== undefined ? `data:${declared ?? "application/octet-stream"};base64,${base64}` : given?.startsWith("data:") ? given : undefined;
   const fileId = text(block["fileId"]) ?? text(block["file_id"]) ?? (source?.["type"] === "file" ? text(source["file_id"]) : undefined);
-  if (fileId !== undefined) return { type: "file", file: { file_id: fileId } };
-  if (url === undefined) return undefined;
+  if (url === undefined && fileId === undefined) return undefined;
+  const mimeType = declared ?? /^data:([^;,]+)/.exec(url ?? "")?.[1] ?? "application/octet-stream";
   const metadata = isRecord(block["metadata"]) ? block["metadata"] : {};
-  const subtype = /^data:[^/;,]+\/([^;,]+)/.exec(url)?.[1]?.toLowerCase();
+  const subtype = mimeType.split("/")[1]?.toLowerCase();
   const named = text(metadata["filename"]) ?? text(metadata["name"]) ?? text(block["filename"]) ?? text(block["title"]);
-  return { type: "file", file: { file_data: url, filename: named ?? (subtype && /^[a-z0-9]{1,8}$/.test(subtype) ? `file.${subtype}` : "file") } };
+  const filename = named ?? (subtype && /^[a-z0-9]{1,8}$/.test(subtype) ? `file.${subtype}` : "file");
+  return { ...(url === undefined ? {} : { url }), ...(fileId === undefined ? {} : { fileId }), mimeType, filename };
 }
 
 function text(value: unknown): string | undefined {
@@ -296,18 +310,11 @@ function responsesItem(block: MessageContentComplex): MessageContentComplex {
   return file ?? { type: "input_text", text: kind === undefined ? blockText(block) : observationText([block]) };
 }
 
-/** LangChain's `file` block with inline data as a Responses `input_file` item (`file_data` a `data:` URL, with a file name); undefined without inline data. */
+/** A file block as a Responses `input_file` item (`file_data` a `data:` URL with a file name, or `file_id`); undefined for one known only by an `https:` URL. */
 function inputFile(block: Block): MessageContentComplex | undefined {
-  const declared = block["mimeType"] ?? block["mime_type"];
-  const mimeType = typeof declared === "string" ? declared : undefined;
-  const data = typeof block["data"] === "string" ? block["data"] : undefined;
-  const url = typeof block["url"] === "string" && block["url"].startsWith("data:") ? block["url"] : undefined;
-  const fileData = data !== undefined ? `data:${mimeType ?? "application/octet-stream"};base64,${data}` : url;
-  if (fileData === undefined) return undefined;
-  const named = (block["metadata"] as { filename?: unknown } | undefined)?.filename;
-  const type = mimeType ?? /^data:([^;,]+)/.exec(fileData)?.[1] ?? "application/octet-stream";
-  const filename = typeof named === "string" ? named : `file.${type.split("/")[1]?.split("+")[0] ?? "bin"}`;
-  return { type: "input_file", file_data: fileData, filename };
+  const file = fileOf(block);
+  if (file?.fileId !== undefined) return { type: "input_file", file_id: file.fileId };
+  return file?.url === undefined ? undefined : { type: "input_file", file_data: file.url, filename: file.filename };
 }
 
 function blockText(block: MessageContentComplex): string {
