@@ -9,7 +9,7 @@ import type { AgentStep } from "@agentrx/core";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
-import { tool } from "@langchain/core/tools";
+import { type StructuredToolInterface, tool } from "@langchain/core/tools";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ChatAnthropic } from "@langchain/anthropic";
@@ -155,6 +155,9 @@ describe("a tool's PDF or audio, sent to OpenAIChatModel by the tool-calling age
   });
   const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], new MessagesPlaceholder("agent_scratchpad")]);
   const report = tool(async () => "", { name: "report", description: "Writes the report.", schema: z.object({}) });
+  /** One run of a tool-calling agent on `llm` with the one tool `only`. */
+  const runOnce = (llm: BaseChatModel, only: StructuredToolInterface, input: string) =>
+    new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [only], prompt }), tools: [only] }).invoke({ input });
   const stepOf = (id: string, observation: AgentStep["observation"]): AgentStep => ({
     action: { tool: "report", toolInput: {}, log: "", toolCallId: id, messageLog: [call("call_1", "call_2")] } as AgentStep["action"],
     observation,
@@ -185,7 +188,7 @@ describe("a tool's PDF or audio, sent to OpenAIChatModel by the tool-calling age
     const chart = tool(async () => [{ type: "text", text: "Sales:" }, image, pdf], { name: "chart", description: "Draws the chart.", schema: z.object({}) });
     server = await startOpenAICompatibleServer({ responses: [{ toolCalls: [{ name: "chart", arguments: {}, id: "call_1" }] }, "Sales grow."] });
     const llm = new OpenAIChatModel({ model: "gpt-4o", baseURL: server.baseURL, apiKey: "test", maxRetries: 0 });
-    const result = await new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [chart], prompt }), tools: [chart] }).invoke({ input: "Show the sales." });
+    const result = await runOnce(llm, chart, "Show the sales.");
     expect(result.output).toBe("Sales grow.");
     expect(server.rejections).toEqual([]);
     const messages = server.chatRequests()[1]?.["messages"] as { role: string; content: { type: string }[] }[];
@@ -197,7 +200,7 @@ describe("a tool's PDF or audio, sent to OpenAIChatModel by the tool-calling age
     const read = tool(async () => [pdf], { name: "read", description: "Reads the report.", schema: z.object({}) });
     server = await startOpenAICompatibleServer({ responses: [{ toolCalls: [{ name: "read", arguments: {}, id: "call_1" }] }, "Read."] });
     const llm = new OpenAIChatModel({ model: "gpt-4o", baseURL: server.baseURL, apiKey: "test", maxRetries: 0 });
-    const result = await new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [read], prompt }), tools: [read] }).invoke({ input: "Read it." });
+    const result = await runOnce(llm, read, "Read it.");
     expect(result.output).toBe("Read.");
     const messages = server.chatRequests()[1]?.["messages"] as { role: string; content: unknown }[];
     expect(messages.map((message) => message.role)).toEqual(["user", "assistant", "tool", "user"]);
@@ -213,7 +216,7 @@ describe("a tool's PDF or audio, sent to OpenAIChatModel by the tool-calling age
     const read = tool(async () => [pdf, wav], { name: "read", description: "Reads the report.", schema: z.object({}) });
     server = await startOpenAICompatibleServer({ responses: [{ toolCalls: [{ name: "read", arguments: {}, id: "call_1" }] }, "Read."] });
     const llm = new ChatOpenAI({ model: "gpt-4o", apiKey: "test", configuration: { baseURL: server.baseURL }, maxRetries: 0 });
-    const result = await new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [read], prompt }), tools: [read] }).invoke({ input: "Read it." });
+    const result = await runOnce(llm, read, "Read it.");
     expect(result.output).toBe("Read.");
     expect(server.rejections).toEqual([]);
     const messages = server.chatRequests()[1]?.["messages"] as { role: string; content: unknown }[];
@@ -231,7 +234,7 @@ describe("a tool's PDF or audio, sent to OpenAIChatModel by the tool-calling age
     const table = tool(async () => [{ type: "text", text: "Table:" }, textDocument], { name: "table", description: "Reads the table.", schema: z.object({}) });
     server = await startOpenAICompatibleServer({ responses: [{ toolCalls: [{ name: "table", arguments: {}, id: "call_1" }] }, "Read."] });
     const llm = new ChatOpenAI({ model: "gpt-4o", apiKey: "test", configuration: { baseURL: server.baseURL }, maxRetries: 0 });
-    const result = await new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [table], prompt }), tools: [table] }).invoke({ input: "Read it." });
+    const result = await runOnce(llm, table, "Read it.");
     expect(result.output).toBe("Read.");
     expect(server.rejections).toEqual([]);
     const messages = server.chatRequests()[1]?.["messages"] as { role: string; content: unknown }[];
@@ -247,7 +250,7 @@ describe("a tool's PDF or audio, sent to OpenAIChatModel by the tool-calling age
     const anthropic = await startAnthropicMessagesServer({ responses: [{ toolCalls: [{ name: "read", input: {}, id: "toolu_1" }] }, "Read."] });
     try {
       const llm = new ChatAnthropic({ model: "claude-sonnet-4-5", apiKey: "test", anthropicApiUrl: anthropic.url, maxRetries: 0 });
-      const result = await new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [read], prompt }), tools: [read] }).invoke({ input: "Read it." });
+      const result = await runOnce(llm, read, "Read it.");
       expect(result.output).toBe("Read.");
       expect(anthropic.rejections).toEqual([]);
       const messages = anthropic.messageRequests()[1]?.["messages"] as { role: string; content: unknown }[];
