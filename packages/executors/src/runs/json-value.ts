@@ -178,28 +178,10 @@ export function encodeObservation(observation: unknown): JsonValue {
   if (!Array.isArray(observation)) return typeof observation === "string" ? observation : String(observation ?? "");
   return observation.map((block: Record<string, unknown>, index) => {
     const kind = contentBlockKind(block);
-    const size = kind === "image" ? imageChars(block) : kind === "file" || kind === "audio" || kind === "video" ? mediaChars(block) : 0;
+    const size = kind === "image" || kind === "file" || kind === "audio" || kind === "video" ? (inlineData(block)?.length ?? 0) : 0;
     if (size <= MAX_RECORDED_IMAGE_CHARS) return encodeValue(block, `observation[${index}]`);
-    const type = kind === "image" ? imageMime(block) : mediaMime(block, kind as string);
-    return { type: "text", text: `[${type} ${kind} of ${kilobytes(size)} KB, left out of the run record: too large to keep]` };
+    return { type: "text", text: `[${mediaType(block, kind as string)} ${kind} of ${kilobytes(size)} KB, left out of the run record: too large to keep]` };
   });
-}
-
-/** Base64 characters of a file, audio or video block's inline data: `data` (OpenAI's `input_audio.data`), or a `data:` URL (OpenAI's `file.file_data`). */
-function mediaChars(block: Record<string, unknown>): number {
-  const nested = [block["file"], block["input_audio"]].find((value): value is Record<string, unknown> => typeof value === "object" && value !== null);
-  const inline = [block["data"], nested?.["data"]].find((value): value is string => typeof value === "string");
-  if (inline !== undefined) return inline.length;
-  const url = [block["url"], nested?.["file_data"]].find((value): value is string => typeof value === "string" && value.startsWith("data:"));
-  return url?.length ?? 0;
-}
-
-function mediaMime(block: Record<string, unknown>, kind: string): string {
-  const declared = block["mimeType"] ?? block["mime_type"];
-  if (typeof declared === "string" && declared) return declared;
-  const url = [block["url"], (block["file"] as { file_data?: unknown } | undefined)?.file_data].find((value): value is string => typeof value === "string");
-  const format = (block["input_audio"] as { format?: unknown } | undefined)?.format;
-  return (url === undefined ? undefined : /^data:([^;,]+)/.exec(url)?.[1]) ?? (typeof format === "string" ? `${kind}/${format}` : kind);
 }
 
 /**
@@ -216,22 +198,26 @@ export function encodeInputs(inputs: unknown): JsonValue {
 function capImages(value: JsonValue): JsonValue {
   if (value === null || typeof value !== "object") return value;
   if (Array.isArray(value)) return value.map(capImages);
-  const size = value["type"] === "image" || value["type"] === "image_url" ? imageChars(value) : 0;
-  if (size > MAX_RECORDED_IMAGE_CHARS) {
-    const hash = sha256(imageData(value) ?? "");
-    return { type: "text", text: `[${imageMime(value)} image of ${kilobytes(size)} KB, sha256 ${hash}, left out of the run record: too large to keep]` };
+  const data = value["type"] === "image" || value["type"] === "image_url" ? inlineData(value) : undefined;
+  if (data !== undefined && data.length > MAX_RECORDED_IMAGE_CHARS) {
+    return { type: "text", text: `[${mediaType(value, "image")} image of ${kilobytes(data.length)} KB, sha256 ${sha256(data)}, left out of the run record: too large to keep]` };
   }
   const out: JsonObject = {};
   for (const key of Object.keys(value)) out[key] = capImages(value[key] as JsonValue);
   return out;
 }
 
-function imageMime(block: Record<string, unknown>): string {
-  const source = block["source"] as Record<string, unknown> | undefined;
-  const imageUrl = block["image_url"];
-  const url = typeof imageUrl === "string" ? imageUrl : (imageUrl as { url?: unknown } | undefined)?.url;
-  const fromUrl = typeof url === "string" ? /^data:([^;,]+)/.exec(url)?.[1] : undefined;
-  return String(block["mimeType"] ?? block["mime_type"] ?? source?.["media_type"] ?? fromUrl ?? "image");
+/**
+ * A media block's media type: its `mimeType` (v0: `mime_type`; Anthropic: `source.media_type`),
+ * that of its `data:` URL, or `<kind>/<format>` for OpenAI's `input_audio`; else `kind`.
+ */
+function mediaType(block: Record<string, unknown>, kind: string): string {
+  const declared = block["mimeType"] ?? block["mime_type"] ?? nested(block, "source")?.["media_type"];
+  if (typeof declared === "string" && declared !== "") return declared;
+  const fromUrl = dataUrlOf(block)?.match(/^data:([^;,]+)/)?.[1];
+  if (fromUrl !== undefined) return fromUrl;
+  const format = nested(block, "input_audio")?.["format"];
+  return typeof format === "string" ? `${kind}/${format}` : kind;
 }
 
 function kilobytes(base64Chars: number): number {
@@ -244,16 +230,24 @@ export function decodeObservation(value: JsonValue | undefined): string | Record
   return typeof value === "string" ? value : String(value ?? "");
 }
 
-/** An image block's inline data: base64, or a `data:` URL (`undefined` for other blocks and images by URL). */
-function imageData(block: Record<string, unknown>): string | undefined {
-  const source = block?.["source"] as Record<string, unknown> | undefined;
-  const imageUrl = block?.["image_url"];
-  const url = typeof imageUrl === "string" ? imageUrl : (imageUrl as { url?: unknown } | undefined)?.url;
-  const data = block?.["data"] ?? source?.["data"] ?? (typeof url === "string" && url.startsWith("data:") ? url : undefined);
-  return typeof data === "string" ? data : undefined;
+/**
+ * A media block's inline data, as the record would carry it: base64 (`data`; Anthropic's
+ * `source.data`; OpenAI's `input_audio.data`) or a `data:` URL (`url`, `image_url`, OpenAI's
+ * `file.file_data`); undefined for one known by an `https:` URL or an id.
+ */
+function inlineData(block: Record<string, unknown>): string | undefined {
+  const data = block["data"] ?? nested(block, "source")?.["data"] ?? nested(block, "input_audio")?.["data"];
+  return typeof data === "string" ? data : dataUrlOf(block);
 }
 
-/** Base64 characters of an image block's inline data (0 for other blocks and images by URL). */
-function imageChars(block: Record<string, unknown>): number {
-  return imageData(block)?.length ?? 0;
+/** A block's `data:` URL: its `url`, its `image_url` (a string or `{ url }`), or OpenAI's `file.file_data`. */
+function dataUrlOf(block: Record<string, unknown>): string | undefined {
+  const imageUrl = block["image_url"];
+  const candidates = [block["url"], typeof imageUrl === "string" ? imageUrl : nested(block, "image_url")?.["url"], nested(block, "file")?.["file_data"]];
+  return candidates.find((value): value is string => typeof value === "string" && value.startsWith("data:"));
+}
+
+function nested(block: Record<string, unknown>, key: string): Record<string, unknown> | undefined {
+  const value = block[key];
+  return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : undefined;
 }
