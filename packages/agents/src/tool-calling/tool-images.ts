@@ -118,8 +118,9 @@ function isMoreThanText(block: unknown): boolean {
 
 /** Whether a message is a tool's result that has to be rewritten for the model. */
 function needsRewrite(message: unknown, imagesFor: ImagesFor): boolean {
-  if (!ToolMessage.isInstance(message) || !Array.isArray(message.content)) return false;
-  const blocks: unknown[] = message.content;
+  // Runs on every message of every call: the common string content is ruled out first.
+  const blocks = (message as { content?: unknown } | null)?.content;
+  if (!Array.isArray(blocks) || !ToolMessage.isInstance(message)) return false;
   if (imagesFor === "user-message") return blocks.some((block) => movesToUserMessage(block) || contentBlockKind(block) === "text-document");
   if (imagesFor === "blocks" || imagesFor === "anthropic") return blocks.some((block) => inBlocksAsText(block, imagesFor));
   return blocks.some(isMoreThanText);
