@@ -9,6 +9,7 @@ export type {
 } from "./agent/types";
 export { observationText } from "./agent/observation-text";
 export { type ContentBlockKind, contentBlockKind, imageBlockUrl, isImageBlock } from "./agent/content-blocks";
+export { type ChatCompletionsMediaPart, toChatCompletionsMediaPart } from "./openai/to-openai-user-content";
 export { cutText } from "./agent/cut-text";
 export { type CheckOptionKeysOptions, checkOptionKeys } from "./agent/check-option-keys";
 export { editDistance, nearMissOf } from "./agent/near-miss";

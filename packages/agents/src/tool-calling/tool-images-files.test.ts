@@ -79,6 +79,19 @@ describe("toolImages with files and audio", () => {
     ]);
   });
 
+  it("user-message: a file given as bytes or in LangChain v0's shape, and wav audio of any of its media types, go as the API's parts as OpenAIChatModel would send them", () => {
+    const bytes = { type: "file", mimeType: "application/pdf", data: new Uint8Array([0x25, 0x50, 0x44, 0x46]) };
+    const v0 = { type: "file", source_type: "base64", mime_type: "application/pdf", data: "JVBERi0=", metadata: { title: "q3.pdf" } };
+    const wave = { type: "audio", mimeType: "audio/vnd.wave", data: "UklGRg==" };
+    const sent = prepared("user-message", modelOf("openai", false), [call("a"), result("a", [bytes, v0, wave] as never)]);
+    const parts = (sent[2]?.content as object[]).filter((_, index) => index > 0 && index % 2 === 0);
+    expect(parts).toEqual([
+      { type: "file", file: { file_data: "data:application/pdf;base64,JVBERg==", filename: "file.pdf" } },
+      { type: "file", file: { file_data: "data:application/pdf;base64,JVBERi0=", filename: "q3.pdf" } },
+      { type: "input_audio", input_audio: { data: "UklGRg==", format: "wav" } },
+    ]);
+  });
+
   it("user-message: images and files of one result are numbered by kind; the images alone keep their heading", () => {
     const sent = prepared("user-message", modelOf("anthropic"), [call("a"), result("a", [image, pdf, image])]);
     expect(sent[1]?.content).toBe(

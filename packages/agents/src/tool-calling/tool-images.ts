@@ -1,4 +1,4 @@
-import { contentBlockKind, imageBlockUrl, InvalidArgumentError, observationText } from "@agentrx/core";
+import { contentBlockKind, imageBlockUrl, InvalidArgumentError, observationText, toChatCompletionsMediaPart } from "@agentrx/core";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { HumanMessage, ToolMessage, type MessageContentComplex } from "@langchain/core/messages";
 
@@ -199,7 +199,7 @@ function rewrite(messages: readonly unknown[], imagesFor: ImagesFor): unknown[] 
         // As the API's own part, which every OpenAI chat model sends as it is (`ChatOpenAI` sends
         // LangChain's `file` and `audio` blocks unconverted, and the API answers 400); a block
         // without inline data or a file id stays, for the model's conversion to refuse by name.
-        sent = chatCompletionsPart(block as Block) ?? block;
+        sent = (toChatCompletionsMediaPart(block) as MessageContentComplex | undefined) ?? block;
       }
       counts[kind] += 1;
       kinds.add(kind);
@@ -210,59 +210,6 @@ function rewrite(messages: readonly unknown[], imagesFor: ImagesFor): unknown[] 
   }
   flush();
   return result;
-}
-
-/** Chat Completions' audio formats, by media type. */
-const AUDIO_FORMATS: Readonly<Record<string, "wav" | "mp3">> = { "audio/wav": "wav", "audio/wave": "wav", "audio/x-wav": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3" };
-
-/**
- * A file or audio block as the part of a Chat Completions user message that carries it: a `file`
- * part (`file_data` a `data:` URL with a file name, or `file_id`), an `input_audio` part (wav or
- * mp3). LangChain's `file` and `audio` blocks and Anthropic's `document` (a base64 or file
- * source); OpenAI's own parts as they are. Undefined for one it cannot say that way (a file by an
- * `https:` URL, audio of another format).
- */
-function chatCompletionsPart(block: Block): MessageContentComplex | undefined {
-  const type = block["type"];
-  if (type === "input_audio" || (type === "file" && isRecord(block["file"]))) return block as MessageContentComplex;
-  const file = fileOf(block);
-  if (type === "audio") {
-    const format = file?.url === undefined ? undefined : AUDIO_FORMATS[file.mimeType.toLowerCase()];
-    const data = file?.url?.slice(file.url.indexOf(",") + 1);
-    return format === undefined || data === undefined || !/;base64,/i.test(file?.url ?? "") ? undefined : { type: "input_audio", input_audio: { data, format } };
-  }
-  if (file?.fileId !== undefined) return { type: "file", file: { file_id: file.fileId } };
-  return file?.url === undefined ? undefined : { type: "file", file: { file_data: file.url, filename: file.filename } };
-}
-
-/**
- * What a file (or audio) block holds, for an OpenAI part: its inline data as a `data:` URL with
- * its media type and a file name (its metadata's, else one made from the media type, `file.pdf`:
- * OpenAI refuses file data without a name), or its file id. LangChain's blocks and Anthropic's
- * `document` (a base64 or file source); undefined for one known only by an `https:` URL.
- */
-function fileOf(block: Block): { url?: string; fileId?: string; mimeType: string; filename: string } | undefined {
-  const source = block["type"] === "document" && isRecord(block["source"]) ? block["source"] : undefined;
-  const declared = text(block["mimeType"]) ?? text(block["mime_type"]) ?? text(source?.["media_type"]);
-  const base64 = source === undefined ? text(block["data"]) : source["type"] === "base64" ? text(source["data"]) : undefined;
-  const given = text(block["url"]);
-  const url = base64 !== undefined ? `data:${declared ?? "application/octet-stream"};base64,${base64}` : given?.startsWith("data:") ? given : undefined;
-  const fileId = text(block["fileId"]) ?? text(block["file_id"]) ?? (source?.["type"] === "file" ? text(source["file_id"]) : undefined);
-  if (url === undefined && fileId === undefined) return undefined;
-  const mimeType = declared ?? /^data:([^;,]+)/.exec(url ?? "")?.[1] ?? "application/octet-stream";
-  const metadata = isRecord(block["metadata"]) ? block["metadata"] : {};
-  const subtype = mimeType.split("/")[1]?.toLowerCase();
-  const named = text(metadata["filename"]) ?? text(metadata["name"]) ?? text(block["filename"]) ?? text(block["title"]);
-  const filename = named ?? (subtype && /^[a-z0-9]{1,8}$/.test(subtype) ? `file.${subtype}` : "file");
-  return { ...(url === undefined ? {} : { url }), ...(fileId === undefined ? {} : { fileId }), mimeType, filename };
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === "string" && value !== "" ? value : undefined;
-}
-
-function isRecord(value: unknown): value is Block {
-  return typeof value === "object" && value !== null;
 }
 
 /**
@@ -311,11 +258,13 @@ function responsesItem(block: MessageContentComplex): MessageContentComplex {
   return file ?? { type: "input_text", text: kind === undefined ? blockText(block) : observationText([block]) };
 }
 
-/** A file block as a Responses `input_file` item (`file_data` a `data:` URL with a file name, or `file_id`); undefined for one known only by an `https:` URL. */
+/** A file block as a Responses `input_file` item (`file_data` a `data:` URL with a file name, or `file_id`), from the Chat Completions part of the same file; undefined for one known only by an `https:` URL. */
 function inputFile(block: Block): MessageContentComplex | undefined {
-  const file = fileOf(block);
-  if (file?.fileId !== undefined) return { type: "input_file", file_id: file.fileId };
-  return file?.url === undefined ? undefined : { type: "input_file", file_data: file.url, filename: file.filename };
+  const part = toChatCompletionsMediaPart(block);
+  if (part?.type !== "file") return undefined;
+  const { file_id: fileId, file_data: data, filename } = part.file;
+  if (fileId !== undefined) return { type: "input_file", file_id: fileId };
+  return data === undefined ? undefined : { type: "input_file", file_data: data, ...(filename === undefined ? {} : { filename }) };
 }
 
 function blockText(block: MessageContentComplex): string {

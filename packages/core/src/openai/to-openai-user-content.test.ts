@@ -2,6 +2,7 @@ import { AIMessage, AIMessageChunk, HumanMessage, ToolMessage } from "@langchain
 import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../errors/invalid-argument-error";
 import { failure, setup } from "./test-helpers";
+import { toChatCompletionsMediaPart } from "./to-openai-user-content";
 
 const sent = async (content: object[]) => {
   const { server, model } = await setup({ responses: ["ok"] });
@@ -141,5 +142,45 @@ describe("OpenAIChatModel tool calls of a streamed reply sent back", () => {
     const turn = new AIMessage({ content: "", tool_calls: [{ name: "weather", args: { city: "Rome" }, id: "call_1" }] });
     await model.invoke([new HumanMessage("x"), turn, new ToolMessage({ content: "Sunny.", tool_call_id: "call_1" })]);
     expect(server.chatRequests()[0].messages[1].tool_calls[0].function.arguments).toBe('{"city":"Rome"}');
+  });
+});
+
+describe("toChatCompletionsMediaPart", () => {
+  it("gives a file block the file part OpenAIChatModel sends for it: base64 or bytes with a file name, a file id, Anthropic's document, v0's shape", async () => {
+    const blocks = [
+      { type: "file", mimeType: "application/pdf", data: "JVBERi0=", metadata: { filename: "q3.pdf" } },
+      { type: "file", mimeType: "application/pdf", data: new Uint8Array([0x25, 0x50, 0x44, 0x46]) },
+      { type: "file", fileId: "file-7" },
+      { type: "document", title: "notes.pdf", source: { type: "base64", media_type: "application/pdf", data: "JVBERi0=" } },
+      { type: "file", source_type: "base64", mime_type: "application/pdf", data: "JVBERi0=" },
+    ];
+    const parts = blocks.map((block) => toChatCompletionsMediaPart(block));
+    expect(parts).toEqual([
+      { type: "file", file: { file_data: "data:application/pdf;base64,JVBERi0=", filename: "q3.pdf" } },
+      { type: "file", file: { file_data: "data:application/pdf;base64,JVBERg==", filename: "file.pdf" } },
+      { type: "file", file: { file_id: "file-7" } },
+      { type: "file", file: { file_data: "data:application/pdf;base64,JVBERi0=", filename: "notes.pdf" } },
+      { type: "file", file: { file_data: "data:application/pdf;base64,JVBERi0=", filename: "file.pdf" } },
+    ]);
+    // The same parts as a user message sends.
+    expect(await sent(blocks)).toEqual(parts);
+  });
+
+  it("gives wav and mp3 audio an input_audio part, passes OpenAI's own parts, and is undefined for what the API cannot take that way", () => {
+    expect(toChatCompletionsMediaPart({ type: "audio", mimeType: "audio/vnd.wave", data: "UklGRg==" })).toEqual({ type: "input_audio", input_audio: { data: "UklGRg==", format: "wav" } });
+    expect(toChatCompletionsMediaPart({ type: "audio", url: "data:audio/mpeg;base64,SUQz" })).toEqual({ type: "input_audio", input_audio: { data: "SUQz", format: "mp3" } });
+    const own = { type: "input_audio", input_audio: { data: "SUQz", format: "mp3" } };
+    expect(toChatCompletionsMediaPart(own)).toBe(own);
+    for (const block of [
+      { type: "audio", mimeType: "audio/ogg", data: "T2dnUw==" },
+      { type: "file", mimeType: "application/pdf", url: "https://example.com/q3.pdf" },
+      { type: "text-plain", mimeType: "text/plain", text: "notes" },
+      { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" },
+      { type: "text", text: "hello" },
+      "a string",
+      null,
+    ]) {
+      expect(toChatCompletionsMediaPart(block)).toBeUndefined();
+    }
   });
 });

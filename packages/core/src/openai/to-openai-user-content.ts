@@ -40,8 +40,8 @@ export function toOpenAIUserContent(message: BaseMessage, index: number): string
     if (part.type === "image_url" && typeof part.image_url === "object" && part.image_url !== null) return { type: "image_url", image_url: part.image_url };
     if (isImageBlock(part)) return imagePart(part, place);
     if (isPlainTextBlock(part)) return plainTextPart(part, place);
-    if (part.type === "file" && (typeof part.file !== "object" || part.file === null)) return filePart(part, place);
-    if (part.type === "audio") return audioPart(part, place);
+    if (part.type === "file" && (typeof part.file !== "object" || part.file === null)) return partOrRefuse(place, part, filePart(part));
+    if (part.type === "audio") return partOrRefuse(place, part, audioPart(part));
     if (part.type === "video") {
       refuse(
         place,
@@ -68,19 +68,63 @@ function imagePart(part: Block, place: Place): UserContentPart {
   return { type: "image_url", image_url: { url, ...(typeof detail === "string" ? { detail } : {}) } } as UserContentPart;
 }
 
+/** What is wrong with a block the API cannot take, and how to give it instead (for `refuse`). */
+interface Refusal {
+  refused: string;
+  fix: string;
+}
+
+/** The part, or the refusal as `refuse` words it. */
+function partOrRefuse(place: Place, part: Block, converted: UserContentPart | Refusal): UserContentPart {
+  if ("refused" in converted) refuse(place, part, converted.refused, converted.fix);
+  return converted;
+}
+
+/** A media part of a Chat Completions user message: a `file` part or an `input_audio` part. */
+export type ChatCompletionsMediaPart = OpenAI.Chat.ChatCompletionContentPart.File | OpenAI.Chat.ChatCompletionContentPartInputAudio;
+
+/**
+ * A file or audio block as the part of a Chat Completions user message that carries it, the
+ * conversion `OpenAIChatModel` makes: LangChain's `file` block (v1, or v0 with a `source_type`) and
+ * Anthropic's `document` block (a PDF's base64 data or a file id) as a `file` part (`file_data`, a
+ * `data:` URL with a file name: its metadata's, else one made from its media type, `file.pdf`,
+ * which OpenAI requires; or `file_id`); LangChain's `audio` block as an `input_audio` part (wav or
+ * mp3); OpenAI's own `file` and `input_audio` parts as they are. Undefined for any other block and
+ * for one the API cannot take that way (a file known only by an `https:` URL, audio of another
+ * format), which `OpenAIChatModel` refuses by name.
+ *
+ * Use it to move a tool's file into the user message that follows the tool results, where Chat
+ * Completions takes it (`ChatOpenAI` sends LangChain's `file` and `audio` blocks unconverted).
+ *
+ * @example
+ * ```ts
+ * import { toChatCompletionsMediaPart } from "@agentrx/core";
+ *
+ * const part = toChatCompletionsMediaPart({ type: "file", mimeType: "application/pdf", data: "JVBERi0=" });
+ * console.log(part); // { type: "file", file: { file_data: "data:application/pdf;base64,JVBERi0=", filename: "file.pdf" } }
+ * ```
+ */
+export function toChatCompletionsMediaPart(block: unknown): ChatCompletionsMediaPart | undefined {
+  if (typeof block !== "object" || block === null) return undefined;
+  const part = standardDocumentBlock(block as Block) as Block;
+  if (part.type === "input_audio" && typeof part.input_audio === "object" && part.input_audio !== null) return part as ChatCompletionsMediaPart;
+  if (part.type === "file" && typeof part.file === "object" && part.file !== null) return part as ChatCompletionsMediaPart;
+  const converted = part.type === "file" && !isPlainTextBlock(part) ? filePart(part) : part.type === "audio" ? audioPart(part) : undefined;
+  return converted === undefined || "refused" in converted ? undefined : (converted as ChatCompletionsMediaPart);
+}
+
 /** LangChain's `file` block (v1: `data`, `url` or `fileId`; v0: a `source_type`) as OpenAI's `file` part. */
-function filePart(part: Block, place: Place): UserContentPart {
+function filePart(part: Block): UserContentPart | Refusal {
   const fileId = stringOf(part.fileId) ?? stringOf(part.file_id) ?? (part.source_type === "id" ? stringOf(part.id) : undefined);
   if (fileId !== undefined) return { type: "file", file: { file_id: fileId } };
   const data = dataUrl(part);
   if (data === undefined) {
-    refuse(
-      place,
-      part,
-      "a file block without base64 data or a file id",
-      "The Chat Completions API takes a file as base64 data (`data` with `mimeType`, or a `data:` URL) or as the id of an " +
+    return {
+      refused: "a file block without base64 data or a file id",
+      fix:
+        "The Chat Completions API takes a file as base64 data (`data` with `mimeType`, or a `data:` URL) or as the id of an " +
         "uploaded file (`fileId`), not by an https URL: download it and pass its data, or upload it first.",
-    );
+    };
   }
   const metadata = part.metadata as Block | undefined;
   const filename = stringOf(metadata?.filename) ?? stringOf(metadata?.name) ?? stringOf(metadata?.title) ?? stringOf(part.filename);
@@ -108,26 +152,22 @@ const AUDIO_FORMATS: Readonly<Record<string, "wav" | "mp3">> = {
 };
 
 /** LangChain's `audio` block (base64 data, or a `data:` URL) as OpenAI's `input_audio` part. */
-function audioPart(part: Block, place: Place): UserContentPart {
+function audioPart(part: Block): UserContentPart | Refusal {
   const url = dataUrl(part);
   const match = url === undefined ? undefined : /^data:([^;,]*)(?:;[^,]*)?,(.*)$/s.exec(url);
   if (!match) {
-    refuse(
-      place,
-      part,
-      "an audio block without base64 data",
-      "The Chat Completions API takes audio as base64 data only (`data` with `mimeType`, or a `data:` URL).",
-    );
+    return {
+      refused: "an audio block without base64 data",
+      fix: "The Chat Completions API takes audio as base64 data only (`data` with `mimeType`, or a `data:` URL).",
+    };
   }
   const mimeType = (match[1] ?? "").trim().toLowerCase();
   const format = AUDIO_FORMATS[mimeType];
   if (format === undefined) {
-    refuse(
-      place,
-      part,
-      `an audio block of type "${mimeType || "unknown"}"`,
-      'The Chat Completions API takes wav or mp3 audio only: give `mimeType` "audio/wav" or "audio/mpeg", converting the audio if need be.',
-    );
+    return {
+      refused: `an audio block of type "${mimeType || "unknown"}"`,
+      fix: 'The Chat Completions API takes wav or mp3 audio only: give `mimeType` "audio/wav" or "audio/mpeg", converting the audio if need be.',
+    };
   }
   return { type: "input_audio", input_audio: { data: match[2] ?? "", format } };
 }
