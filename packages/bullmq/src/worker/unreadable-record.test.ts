@@ -99,13 +99,23 @@ describe.skipIf(servers.skip)("createRunWorker and a record it cannot read (Redi
     await fixture.store.createRun({ runId, inputs: { input: "double 5" }, status: "running", owner: "dead", leaseMs: 100, metadata: { executor: "double" }, at: Date.now() - 5000 });
     await fixture.queue().add("start", { schemaVersion: 1, kind: "start", runId, executor: "double" }, { jobId: startJobId(runId), attempts: 3, backoff: 10 });
     let timeouts = 0;
+    // What the worker's store saw, said when the job's attempts are not what they should be (this
+    // test once saw one attempt under a loaded machine: it says why, should it happen again).
+    const seen: string[] = [];
     const readEvents: RunStore["readEvents"] = (id, options) => {
+      seen.push(`readEvents ${timeouts > 0 ? "answered" : "timed out"} at ${Date.now()}`);
       if (timeouts++ > 0) return fixture.store.readEvents(id, options);
       return Promise.reject(new RunStoreError({ operation: "readEvents", runId: id, reason: "timeout", message: "the store did not answer in time" }));
     };
-    fixture.worker({ double: () => doublingExecutor() }, { store: withMethod(fixture.store, "readEvents", readEvents) });
+    const claimRun: RunStore["claimRun"] = (id, claim) =>
+      fixture.store.claimRun(id, claim).then(
+        (info) => (seen.push(`claimRun at ${claim.at}: epoch ${info.epoch}`), info),
+        (error: unknown) => (seen.push(`claimRun at ${claim.at} refused: ${(error as Error).message}`), Promise.reject(error)),
+      );
+    fixture.worker({ double: () => doublingExecutor() }, { store: withMethod(withMethod(fixture.store, "readEvents", readEvents), "claimRun", claimRun) });
     expect((await client.result(runId)).output).toBe("5 doubled is 10.");
-    expect((await fixture.settledJob(startJobId(runId))).attemptsMade).toBe(2);
+    const job = await fixture.settledJob(startJobId(runId));
+    expect(job.attemptsMade, `${seen.join("\n")}\nthe job: ${JSON.stringify(job.toJSON())}`).toBe(2);
   });
 
   it("retries the job of a run whose store timed out, and runs the run", async () => {
