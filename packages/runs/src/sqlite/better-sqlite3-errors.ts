@@ -45,3 +45,30 @@ export function betterSqliteLoadError(store: string, error: unknown): RunStoreEr
   if (wrapped) return new RunStoreError({ operation: "open", message: `${error.message.replace(/\.?$/, ".")} ${NODE_SQLITE_HINT}`, cause });
   return new RunStoreError({ operation: "open", message: `${store}: the "better-sqlite3" package could not open a database (${firstLine(messageOf(cause))}). Reinstall it: npm install better-sqlite3. ${NODE_SQLITE_HINT}`, cause });
 }
+
+/**
+ * Why the installed `better-sqlite3` (its package.json, `manifest`) cannot run on Node.js
+ * `nodeVersion`, from the lower bound its `engines.node` states (`">=22"`), or undefined when it
+ * can, or when either is unknown. better-sqlite3 13, which npm installs as its latest release,
+ * needs Node.js 22: on Node.js 20 its addon crashes the process (a segmentation fault) when it
+ * opens a database, so the store refuses it before it loads, naming the release to install.
+ */
+export function betterSqliteEngineProblem(store: string, manifest: unknown, nodeVersion: string | undefined): string | undefined {
+  const { version, engines } = (manifest ?? {}) as { version?: unknown; engines?: { node?: unknown } | null };
+  const wanted = engines?.node;
+  if (typeof wanted !== "string" || nodeVersion === undefined) return undefined;
+  const bound = /^\s*>=\s*v?(\d+)(?:\.(\d+))?(?:\.(\d+))?\s*$/.exec(wanted);
+  if (bound === null) return undefined; // only a plain lower bound is read
+  const running = nodeVersion.replace(/^v/, "").split(".").map((part) => Number.parseInt(part, 10) || 0);
+  const needed = bound.slice(1).map((part) => Number.parseInt(part ?? "0", 10) || 0);
+  for (let index = 0; index < 3; index++) {
+    if ((running[index] ?? 0) > (needed[index] ?? 0)) return undefined;
+    if ((running[index] ?? 0) < (needed[index] ?? 0)) break;
+    if (index === 2) return undefined;
+  }
+  const release = typeof version === "string" ? ` ${version}` : "";
+  return (
+    `${store}: the installed "better-sqlite3"${release} needs Node.js ${wanted.trim()}, and this is Node.js ${nodeVersion.replace(/^v?/, "")}: ` +
+    "its native addon would crash this process. Install the release for this Node.js: npm install better-sqlite3@12 (it supports Node.js 20), or run Node.js 22 or later."
+  );
+}

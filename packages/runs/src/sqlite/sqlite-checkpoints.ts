@@ -1,9 +1,6 @@
 import { closeSync, openSync, readSync } from "node:fs";
-import { createRequire } from "node:module";
 import { endianness } from "node:os";
-import { resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import type { SqliteConnection, SqliteDriver } from "./sqlite-driver";
+import { type SqliteConnection, type SqliteDriver, sqlitePackagePath } from "./sqlite-driver";
 
 /**
  * Pages in the WAL not yet copied back into the database file at which the worker is asked for a
@@ -148,28 +145,6 @@ export interface WalCheckpointState {
   inline: number;
 }
 
-/** The file of the SQLite package `driver`, for the worker to load the same copy (undefined when it cannot be found). */
-function driverPathOf(driver: SqliteDriver): string | undefined {
-  if (driver === "node:sqlite") return driver;
-  // The ESM build resolves from this module; the CommonJS build (where `import.meta` is empty) with its `require`.
-  try {
-    const meta = import.meta as { resolve?: (specifier: string) => string };
-    if (typeof meta.resolve === "function") return fileURLToPath(meta.resolve(driver));
-  } catch {
-    // Not resolvable from here: try the other ways.
-  }
-  try {
-    if (typeof require === "function") return require.resolve(driver);
-  } catch {
-    // As above.
-  }
-  try {
-    return createRequire(resolve("package.json")).resolve(driver);
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Keeps the checkpoints of a store's WAL off its commits. SQLite copies the WAL back into the
  * database file (a checkpoint, two `fsync`s) inside the commit that takes the WAL past 1,000
@@ -277,7 +252,7 @@ export class WalCheckpoints {
   #start(): void {
     let worker: CheckpointWorker;
     try {
-      const driverPath = driverPathOf(this.#driver);
+      const driverPath = sqlitePackagePath(this.#driver);
       if (driverPath === undefined) throw new Error(`${this.#driver} cannot be resolved`);
       worker = new this.#Worker(WORKER_SOURCE, {
         eval: true,

@@ -6,6 +6,7 @@ import { RunStoreError } from "@agentrx/executors";
 import BetterSqlite3 from "better-sqlite3";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { rejectionOf } from "../testing/conformance/conformance-context";
+import { betterSqliteEngineProblem } from "./better-sqlite3-errors";
 import { loadSqliteDriver, resolveSqliteDriver, type SqliteImports } from "./sqlite-driver";
 
 /** What `bindings` throws when better_sqlite3.node was never built. */
@@ -135,5 +136,32 @@ describe("the default driver's fallback to node:sqlite", () => {
   it("uses better-sqlite3 when it loads", async () => {
     const resolved = await resolveSqliteDriver("SqliteRunStore", undefined, imports(async () => ({ default: BetterSqlite3 }), fakeNodeSqlite));
     expect(resolved.driver).toBe("better-sqlite3");
+  });
+});
+
+describe("a better-sqlite3 release for a later Node.js (refused before it loads: its addon would crash the process)", () => {
+  const release13 = { name: "better-sqlite3", version: "13.2.0", engines: { node: ">=22" } };
+
+  it("refuses better-sqlite3 13 on Node.js 20, naming both versions and the release to install", () => {
+    expect(betterSqliteEngineProblem("SqliteRunStore", release13, "20.19.6")).toBe(
+      'SqliteRunStore: the installed "better-sqlite3" 13.2.0 needs Node.js >=22, and this is Node.js 20.19.6: its native addon would crash this process. Install the release for this Node.js: npm install better-sqlite3@12 (it supports Node.js 20), or run Node.js 22 or later.',
+    );
+    expect(betterSqliteEngineProblem("SqliteRunStore", { ...release13, engines: { node: ">= 20.19.3" } }, "v20.19.2")).toContain("needs Node.js >= 20.19.3, and this is Node.js 20.19.2");
+  });
+
+  it("takes what the running Node.js satisfies, and any bound it cannot read, as no problem", () => {
+    for (const node of ["22.0.0", "22.23.3", "24.1.0", "v26.10.0"]) expect(betterSqliteEngineProblem("SqliteRunStore", release13, node)).toBeUndefined();
+    expect(betterSqliteEngineProblem("SqliteRunStore", { ...release13, engines: { node: ">=20.19.3" } }, "20.19.3")).toBeUndefined();
+    expect(betterSqliteEngineProblem("SqliteRunStore", { ...release13, engines: { node: "20.x || 22.x || >=23" } }, "18.0.0")).toBeUndefined();
+    expect(betterSqliteEngineProblem("SqliteRunStore", { name: "better-sqlite3", version: "12.11.1" }, "20.19.6")).toBeUndefined();
+    expect(betterSqliteEngineProblem("SqliteRunStore", undefined, "20.19.6")).toBeUndefined();
+    expect(betterSqliteEngineProblem("SqliteRunStore", release13, undefined)).toBeUndefined();
+  });
+
+  it("lets the release this repository installs load on this Node.js", async () => {
+    const open = await loadSqliteDriver("SqliteRunStore", "better-sqlite3");
+    const db = open(":memory:", 0);
+    expect(db.prepare("SELECT 1 AS one").get()).toEqual({ one: 1 });
+    db.close();
   });
 });

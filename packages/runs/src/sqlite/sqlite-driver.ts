@@ -1,7 +1,11 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { RunStoreError } from "@agentrx/executors";
 import type BetterSqlite3 from "better-sqlite3";
 import { loadDriver } from "../internal/store-errors";
-import { betterSqliteLoadError, NODE_SQLITE_HINT } from "./better-sqlite3-errors";
+import { betterSqliteEngineProblem, betterSqliteLoadError, NODE_SQLITE_HINT } from "./better-sqlite3-errors";
 
 /**
  * The SQLite binding a `SqliteRunStore` opens its file with: the `better-sqlite3` package (a
@@ -62,6 +66,10 @@ const SQLITE_IMPORTS: SqliteImports = { "better-sqlite3": () => import("better-s
 /** Loads `driver`, or rejects with a `RunStoreError` that says what to install, build or use instead. */
 export async function loadSqliteDriver(store: string, driver: SqliteDriver, imports: SqliteImports = SQLITE_IMPORTS): Promise<OpenSqlite> {
   if (driver === "better-sqlite3") {
+    // Checked before the package loads: a release built for a later Node.js (better-sqlite3 13
+    // needs Node.js 22) crashes the process when it opens its first database, past any catch.
+    const problem = betterSqliteEngineProblem(store, installedPackage("better-sqlite3"), globalThis.process?.versions?.node);
+    if (problem !== undefined) throw new RunStoreError({ operation: "open", message: problem });
     let Database: typeof BetterSqlite3;
     try {
       Database = await loadDriver<typeof BetterSqlite3>(store, "better-sqlite3", imports["better-sqlite3"]);
@@ -84,6 +92,50 @@ export async function loadSqliteDriver(store: string, driver: SqliteDriver, impo
     }
     return nodeSqliteConnection(db);
   };
+}
+
+/**
+ * The file of the SQLite package `driver` as this module resolves it (the copy its `import` loads),
+ * for the checkpoint worker to load the same copy; `driver` itself for `node:sqlite`; undefined
+ * when it cannot be found.
+ *
+ * @internal
+ */
+export function sqlitePackagePath(driver: SqliteDriver): string | undefined {
+  if (driver === "node:sqlite") return driver;
+  // The ESM build resolves from this module; the CommonJS build (where `import.meta` is empty) with its `require`.
+  try {
+    const meta = import.meta as { resolve?: (specifier: string) => string };
+    if (typeof meta.resolve === "function") return fileURLToPath(meta.resolve(driver));
+  } catch {
+    // Not resolvable from here: try the other ways.
+  }
+  try {
+    if (typeof require === "function") return require.resolve(driver);
+  } catch {
+    // As above.
+  }
+  try {
+    return createRequire(resolve("package.json")).resolve(driver);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The package.json of the installed package `name` (the copy this module loads), or undefined when it cannot be read. */
+function installedPackage(name: SqliteDriver): unknown {
+  const main = sqlitePackagePath(name);
+  if (main === undefined || main === name) return undefined;
+  // Up from its main file (better-sqlite3/lib/index.js) to the folder whose package.json names it.
+  for (let dir = dirname(main), depth = 0; depth < 4 && dir !== dirname(dir); dir = dirname(dir), depth++) {
+    try {
+      const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name?: unknown };
+      if (manifest.name === name) return manifest;
+    } catch {
+      // No package.json here (or not one that reads): look further up.
+    }
+  }
+  return undefined;
 }
 
 /** A driver ready to open files, and which one it is. */
