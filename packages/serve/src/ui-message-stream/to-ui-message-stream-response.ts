@@ -56,7 +56,7 @@ export const UI_MESSAGE_STREAM_HEADERS: Readonly<Record<string, string>> = {
 
 /**
  * A run's events as a web `Response` in the AI SDK's UI message stream protocol, what `useChat`
- * (`@ai-sdk/react`, AI SDK 5 and 6) reads: Server-Sent Events `data: <chunk as JSON>`, ending with
+ * (`@ai-sdk/react`, AI SDK 5, 6 and 7) reads: Server-Sent Events `data: <chunk as JSON>`, ending with
  * `data: [DONE]`, and the header `x-vercel-ai-ui-message-stream: v1`. Return it from a route
  * handler (Next.js, Hono, Remix, Bun, Deno); on Node's `http` write it with `writeResponse`.
  * Cancelling its body (`writeResponse` does when the client goes away) unsubscribes from
