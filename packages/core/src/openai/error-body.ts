@@ -1,6 +1,7 @@
-// The text of an error response, kept for OpenAIChatModel's error messages. The `openai` SDK keeps
-// only the `error` member of a JSON error body: a compatible server that answers in another shape
-// (vLLM's `{ object: "error", message }`, FastAPI's `{ detail }`) would lose its message.
+// The text of an error response, kept for OpenAIChatModel's error messages. The `openai` SDK 6
+// keeps only the `error` member of a JSON error body: a compatible server that answers in another
+// shape (vLLM's `{ object: "error", message }`, FastAPI's `{ detail }`) would lose its message.
+// The SDK 7 keeps the whole body when it has no `error` member; both are read.
 import type { APIError } from "openai";
 
 /** Error bodies by the `Headers` of their response, which the SDK's `APIError` keeps as `headers`. */
@@ -30,14 +31,16 @@ export function keepingErrorBodies(): (input: string | URL | Request, init?: Req
 
 /**
  * The server's own message for an HTTP error, ending with a full stop: OpenAI's `error.message`
- * (or an `error` that is a string, as Ollama sends), else, from the body kept by
- * {@link keepingErrorBodies}, a top-level `message` (vLLM) or `detail` (FastAPI, its validation
- * errors too), else the SDK's message. The body of a response to a client passed in
- * (`clientPassedIn`) is not kept: where the SDK found no `error` member in it and says "no body",
- * the message says why the server's message is missing and how to see it.
+ * (or an `error` that is a string, as Ollama sends), else, from the body (as the SDK 7 keeps a
+ * body without an `error` member, or as {@link keepingErrorBodies} kept it), a top-level `message`
+ * (vLLM) or `detail` (FastAPI, its validation errors too), else the SDK's message. The body of a
+ * response to a client passed in (`clientPassedIn`) is not kept: where the SDK (6) found no
+ * `error` member in it and says "no body", the message says why the server's message is missing
+ * and how to see it.
  */
 export function serverMessageOf(error: APIError, { clientPassedIn = false }: { clientPassedIn?: boolean } = {}): string {
-  const own = ownMessage(error.error) ?? bodyMessage(error.headers);
+  // `error.error` is the body's `error` member (openai 6), or the whole body when it has none (7).
+  const own = ownMessage(error.error) ?? messageOfBody(error.error) ?? bodyMessage(error.headers);
   if (own === undefined && clientPassedIn && error.error === undefined && /\(no body\)$/.test(error.message)) return LOST_BODY;
   const message = own ?? error.message;
   const text = message.length > MAX_MESSAGE_CHARS ? `${message.slice(0, MAX_MESSAGE_CHARS)}…` : message;
@@ -65,6 +68,11 @@ function bodyMessage(headers: Headers | undefined): string | undefined {
   } catch {
     return undefined; // Not JSON: the SDK puts the text itself in its message.
   }
+  return messageOfBody(body);
+}
+
+/** The server's message in a JSON error body: a top-level `message` (vLLM), an `error` string or `error.message`, or FastAPI's `detail`. */
+function messageOfBody(body: unknown): string | undefined {
   if (typeof body !== "object" || body === null) return undefined;
   const { message, detail, error } = body as { message?: unknown; detail?: unknown; error?: unknown };
   return ownMessage({ message }) ?? ownMessage(error) ?? detailMessage(detail);
