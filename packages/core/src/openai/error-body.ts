@@ -40,7 +40,7 @@ export function keepingErrorBodies(): (input: string | URL | Request, init?: Req
  */
 export function serverMessageOf(error: APIError, { clientPassedIn = false }: { clientPassedIn?: boolean } = {}): string {
   // `error.error` is the body's `error` member (openai 6), or the whole body when it has none (7).
-  const own = ownMessage(error.error) ?? messageOfBody(error.error) ?? bodyMessage(error.headers);
+  const own = messageOfBody(error.error) ?? bodyMessage(error.headers);
   if (own === undefined && clientPassedIn && error.error === undefined && /\(no body\)$/.test(error.message)) return LOST_BODY;
   const message = own ?? error.message;
   const text = message.length > MAX_MESSAGE_CHARS ? `${message.slice(0, MAX_MESSAGE_CHARS)}…` : message;
@@ -71,9 +71,9 @@ function bodyMessage(headers: Headers | undefined): string | undefined {
   return messageOfBody(body);
 }
 
-/** The server's message in a JSON error body: a top-level `message` (vLLM), an `error` string or `error.message`, or FastAPI's `detail`. */
+/** The server's message in an error body: a string as it is, a top-level `message` (vLLM), an `error` string or `error.message`, or FastAPI's `detail`. */
 function messageOfBody(body: unknown): string | undefined {
-  if (typeof body !== "object" || body === null) return undefined;
+  if (typeof body !== "object" || body === null) return ownMessage(body);
   const { message, detail, error } = body as { message?: unknown; detail?: unknown; error?: unknown };
   return ownMessage({ message }) ?? ownMessage(error) ?? detailMessage(detail);
 }
