@@ -4,13 +4,15 @@
 // docs/quickstart.md#install says; then the README's quickstart, taken from README.md, type-checks
 // there with `tsc` (with the other README and docs/quickstart.md blocks), runs with `npx tsx`, and
 // `npx agentrx runs` lists its run; and every entry point loads with require() and with import.
+// The same blocks type-check with TypeScript 7 too (what `npm install typescript` gives today, a
+// native compiler), in the tsconfig.json docs/quickstart.md shows and in a bundler's setting.
 // The rest of the tests see the packages' sources or the repository's links to them, not what a
 // tarball holds and how its package.json resolves for TypeScript and Node.js.
 //
 // npm installs from its cache (the repository's install fills it) and asks the registry only for
 // what the cache lacks. When that install fails because the registry cannot be reached, the tests
 // are skipped with one line saying why; with CI set they fail instead.
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -33,6 +35,8 @@ const packages: string[] = packLocalWorkspaces().map((folder) => JSON.parse(read
 // The one entry point that needs an optional peer the project does not install (vitest, a test
 // runner of the project's choosing): left out of the require() and import check.
 const needsOptionalPeer = new Set(["@agentrx/runs/testing"]);
+/** TypeScript's first native major (installed beside the project, from npm's registry). */
+const TYPESCRIPT_7 = "7.0.2";
 
 // The README's quickstart (the block that records with `new SqliteRunStore()`), saved as
 // quickstart.ts as the README says; the README's other blocks and those of docs/quickstart.md,
@@ -80,6 +84,34 @@ describe("the packed packages, installed into a project of one's own", { timeout
     skip(skipReason !== undefined, skipReason);
     const { stdout } = await npx(["tsc", "-p", "."], 120_000);
     expect(stdout).toBe("");
+  }, 150_000);
+
+  it(`type-checks the same with TypeScript ${TYPESCRIPT_7}, under nodenext and under bundler resolution, with the declarations checked too`, async ({ skip }) => {
+    skip(skipReason !== undefined, skipReason);
+    // Beside the project, not in it: the project keeps the repository's TypeScript for the test above.
+    const beside = join(workDir, "typescript-7");
+    mkdirSync(beside);
+    const fetch = ["--fetch-retries=1", "--fetch-retry-mintimeout=1000", "--fetch-retry-maxtimeout=5000"];
+    try {
+      await run("npm", ["install", "--prefix", beside, "--prefer-offline", "--no-audit", "--no-fund", ...fetch, `typescript@${TYPESCRIPT_7}`], workDir, 120_000);
+    } catch (error) {
+      const problem = await registryProblem(workDir);
+      if (problem === undefined) throw error;
+      if (process.env.CI) throw new Error(`${problem}; with CI set, this test needs TypeScript ${TYPESCRIPT_7} from it. ${(error as Error).message}`);
+      return skip(true, `${problem}: TypeScript ${TYPESCRIPT_7} is not installed`);
+    }
+    const tsc = join(beside, "node_modules", "typescript", "bin", "tsc");
+    expect((await run(tsc, ["--version"], project)).stdout.trim()).toBe(`Version ${TYPESCRIPT_7}`);
+    const { compilerOptions } = JSON.parse(readFileSync(join(project, "tsconfig.json"), "utf8"));
+    const settings = {
+      "tsconfig.nodenext.json": { ...compilerOptions, skipLibCheck: false },
+      "tsconfig.bundler.json": { ...compilerOptions, module: "preserve", moduleResolution: "bundler", skipLibCheck: false },
+    };
+    for (const [file, options] of Object.entries(settings)) {
+      writeFileSync(join(project, file), JSON.stringify({ compilerOptions: options, include: ["*.ts"] }));
+      const { stdout } = await run(tsc, ["-p", file], project, 120_000);
+      expect(stdout, `${file} under TypeScript ${TYPESCRIPT_7}`).toBe("");
+    }
   }, 150_000);
 
   it("runs the quickstart with `npx tsx quickstart.ts`: its trace, its answer and its run's id", async ({ skip }) => {
