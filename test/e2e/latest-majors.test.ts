@@ -4,7 +4,8 @@
 // shares with the project, so a client the project makes is the type `client` takes). Under
 // Node.js 22 the README's quickstart records with better-sqlite3 13 and `npx agentrx runs` lists the
 // run; OpenAIChatModel streams through openai 7, with its own client and with the project's, and
-// type-checks with the project's; under Node.js 20 the store refuses better-sqlite3 13, naming the
+// type-checks with the project's; createAgentExecutor runs over @langchain/openai's ChatOpenAI, whose
+// latest release is the first on openai 7 (and on Node.js 22); under Node.js 20 the store refuses better-sqlite3 13, naming the
 // release to install, where loading it would crash the process (its addon segfaults there).
 //
 // Node.js 22 comes from `node scripts/fetch-runtimes.mjs` (CI runs it before `npm test`); without
@@ -22,6 +23,8 @@ import { CommandError, packWorkspaces, registryProblem, repoVersion, run } from 
 /** The releases under test: the first majors that need Node.js 22. */
 const RELEASE = "13.2.0";
 const OPENAI = "7.59.0";
+/** @langchain/openai's first release on openai 7 (and on Node.js 22): what `npm install @langchain/openai` gives. */
+const LANGCHAIN_OPENAI = "1.6.0";
 const workDir = mkdtempSync(join(tmpdir(), "agentrx-latest-majors-"));
 const project = join(workDir, "my-app");
 const node22 = runtimeBins().find((bin) => bin.name === "node22");
@@ -51,7 +54,7 @@ describe(`better-sqlite3 ${RELEASE} and openai ${OPENAI} (the latest majors, for
     const peers = ["@langchain/core", "rxjs", "zod", "tsx", "typescript", "@types/node"].map((name) => `${name}@${repoVersion(name)}`);
     const fetch = ["--fetch-retries=1", "--fetch-retry-mintimeout=1000", "--fetch-retry-maxtimeout=5000"];
     try {
-      await run("npm", ["install", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund", ...fetch, ...tarballs, ...peers, `better-sqlite3@${RELEASE}`, `openai@${OPENAI}`], project, 150_000);
+      await run("npm", ["install", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund", ...fetch, ...tarballs, ...peers, `better-sqlite3@${RELEASE}`, `openai@${OPENAI}`, `@langchain/openai@${LANGCHAIN_OPENAI}`], project, 150_000);
     } catch (error) {
       const problem = await registryProblem(workDir);
       if (problem === undefined) throw error;
@@ -122,6 +125,53 @@ try {
     expect(seen.text).toBe("Hello from");
     // openai 7 keeps a body without an `error` member whole: FastAPI's detail is quoted.
     expect(seen.failed).toContain("(401): Not authenticated.");
+    const checked = await runWith(node22!.path, [join("node_modules", "typescript", "bin", "tsc"), "-p", "."], 120_000);
+    expect(checked.stdout).toBe("");
+  }, 150_000);
+
+  it(`runs createAgentExecutor over @langchain/openai ${LANGCHAIN_OPENAI}'s ChatOpenAI (openai 7) under Node.js 22: tool calls, their results sent back, the answer streamed`, async ({ skip }) => {
+    skip(skipReason !== undefined, skipReason);
+    // The project's one openai serves @langchain/openai and @agentrx/core alike.
+    expect(existsSync(join(project, "node_modules", "@langchain", "openai", "node_modules", "openai"))).toBe(false);
+    writeFileSync(
+      join(project, "chat-openai.ts"),
+      `import { ChatOpenAI } from "@langchain/openai";
+import { createAgentExecutor } from "@agentrx/executors";
+import { startOpenAICompatibleServer } from "@agentrx/core/testing";
+import { tool } from "@langchain/core/tools";
+import { lastValueFrom, toArray } from "rxjs";
+import { z } from "zod";
+
+const weather = tool(async ({ city }) => \`sunny in \${city}\`, { name: "get_weather", description: "Weather in a city.", schema: z.object({ city: z.string() }) });
+const calls = { content: "", toolCalls: [{ name: "get_weather", arguments: { city: "Paris" }, id: "call_1" }, { name: "get_weather", arguments: { city: "Rome" }, id: "call_2" }] };
+const server = await startOpenAICompatibleServer({ responses: [calls, "Sunny in both.", calls, "Sunny in both."] });
+try {
+  const model = new ChatOpenAI({ model: "m", apiKey: "k", configuration: { baseURL: server.baseURL }, maxRetries: 0 });
+  const executor = createAgentExecutor({ model, tools: [weather] });
+  const result = await executor.invoke({ input: "Paris and Rome?" });
+  const events = await lastValueFrom(executor.stream({ input: "Paris and Rome?" }).pipe(toArray()));
+  const sent = server.chatRequests()[1].messages.filter((message: { role: string }) => message.role === "tool");
+  console.log(JSON.stringify({
+    output: result.output,
+    stopReason: result.stopReason,
+    tokens: events.filter((event) => event.type === "token").map((event) => (event as { text: string }).text).join(""),
+    types: [...new Set(events.map((event) => event.type))],
+    sent: sent.map((message: { tool_call_id: string; content: string }) => [message.tool_call_id, message.content]),
+  }));
+} finally {
+  await server.close();
+}
+`,
+    );
+    const { stdout } = await runWith(node22!.path, [tsx, "chat-openai.ts"]);
+    const seen = JSON.parse(stdout) as { output: string; stopReason: string; tokens: string; types: string[]; sent: string[][] };
+    expect(seen.output).toBe("Sunny in both.");
+    expect(seen.stopReason).toBe("finish");
+    expect(seen.tokens).toBe("Sunny in both.");
+    expect(seen.types).toEqual(expect.arrayContaining(["action", "step", "token", "output"]));
+    expect(seen.sent).toEqual([["call_1", "sunny in Paris"], ["call_2", "sunny in Rome"]]);
+    const compilerOptions = { strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", noEmit: true, types: ["node"] };
+    writeFileSync(join(project, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["chat-openai.ts"] }));
     const checked = await runWith(node22!.path, [join("node_modules", "typescript", "bin", "tsc"), "-p", "."], 120_000);
     expect(checked.stdout).toBe("");
   }, 150_000);
