@@ -6,7 +6,9 @@
 // run; OpenAIChatModel streams through openai 7, with its own client and with the project's, and
 // type-checks with the project's; createAgentExecutor runs over @langchain/openai's ChatOpenAI, whose
 // latest release is the first on openai 7 (and on Node.js 22); under Node.js 20 the store refuses better-sqlite3 13, naming the
-// release to install, where loading it would crash the process (its addon segfaults there).
+// release to install, where loading it would crash the process (its addon segfaults there). Deno
+// and Bun, which refuse better-sqlite3 12 (a V8-API addon), record with 13 (Node-API) when the
+// store is given `driver: "better-sqlite3"`.
 //
 // Node.js 22 comes from `node scripts/fetch-runtimes.mjs` (CI runs it before `npm test`); without
 // it, or without npm's registry (these releases are not what the repository installs), the tests
@@ -175,6 +177,47 @@ try {
     const checked = await runWith(node22!.path, [join("node_modules", "typescript", "bin", "tsc"), "-p", "."], 120_000);
     expect(checked.stdout).toBe("");
   }, 150_000);
+
+  it.for(["deno", "bun"] as const)(`records with better-sqlite3 ${RELEASE} under %s when the store is given driver "better-sqlite3" (a Node-API addon: 12 is refused there), and Node.js 22 reads the run`, async (name, { skip }) => {
+    skip(skipReason !== undefined, skipReason);
+    const bin = runtimeBins().find((entry) => entry.name === name);
+    if (!bin?.exists) {
+      if (process.env.CI) throw new Error(`${name} is not installed in .cache/runtimes (node scripts/fetch-runtimes.mjs); with CI set, this test needs it.`);
+      return skip(true, `${name} is not installed in .cache/runtimes (node scripts/fetch-runtimes.mjs)`);
+    }
+    writeFileSync(
+      join(project, "record-with-addon.mjs"),
+      [
+        'import { createRequire } from "node:module";',
+        'import { createAgentExecutor } from "@agentrx/executors";',
+        'import { SqliteRunStore } from "@agentrx/runs";',
+        'import { ScriptedChatModel } from "@agentrx/core/testing";',
+        'const store = new SqliteRunStore({ path: process.argv[2], driver: "better-sqlite3" });',
+        'const executor = createAgentExecutor({ model: new ScriptedChatModel({ responses: ["Recorded."] }), tools: [], store });',
+        'const result = await executor.invoke({ input: "Record this." });',
+        'const version = createRequire(import.meta.url)("better-sqlite3/package.json").version;',
+        "console.log(JSON.stringify({ runId: result.runId, driver: store.driver, version, output: result.output }));",
+        "await store.close();",
+      ].join("\n"),
+    );
+    const file = `${name}-addon.db`;
+    const args = name === "deno" ? ["run", "-A", "record-with-addon.mjs", file] : ["record-with-addon.mjs", file];
+    const { stdout } = await runWith(bin.path, args);
+    const recorded = JSON.parse(stdout) as { runId: string; driver: string; version: string; output: string };
+    expect(recorded).toMatchObject({ driver: "better-sqlite3", version: RELEASE, output: "Recorded." });
+    writeFileSync(
+      join(project, "read-back.mjs"),
+      [
+        'import { SqliteRunStore } from "@agentrx/runs";',
+        "const store = new SqliteRunStore({ path: process.argv[2] });",
+        "const run = await store.getRun(process.argv[3]);",
+        "console.log(JSON.stringify({ status: run?.status, stopReason: run?.stopReason }));",
+        "await store.close();",
+      ].join("\n"),
+    );
+    const read = await runWith(node22!.path, ["read-back.mjs", file, recorded.runId]);
+    expect(JSON.parse(read.stdout)).toEqual({ status: "finished", stopReason: "finish" });
+  });
 
   it("is refused under Node.js 20 with an error naming the release to install, and the process does not crash", async ({ skip }) => {
     skip(skipReason !== undefined, skipReason);

@@ -43,7 +43,8 @@ export interface SqliteConnection {
 
 /**
  * The driver used when none is given: `node:sqlite` under Deno and Bun, which cannot load
- * `better-sqlite3` (it is built on Node's V8 addon interface, not Node-API), else `better-sqlite3`.
+ * `better-sqlite3` 12 (it is built on Node's V8 addon interface, not Node-API; release 13 is a
+ * Node-API addon and loads there when `driver: "better-sqlite3"` asks for it), else `better-sqlite3`.
  */
 export function defaultSqliteDriver(): SqliteDriver {
   const runtime = globalThis as { Deno?: unknown; process?: { versions?: { bun?: string } } };

@@ -184,7 +184,7 @@ export interface SqliteRunStoreOptions {
    * while the runtime has `node:sqlite` (Node.js 22.13 and later), the store uses `node:sqlite` and
    * the process gets one warning (code `AGENTRX_SQLITE_DRIVER_FALLBACK`) saying why; a driver
    * given here is never replaced.
-   * @default "node:sqlite" under Deno and Bun (they cannot load `better-sqlite3`), else "better-sqlite3"
+   * @default "node:sqlite" under Deno and Bun (they cannot load `better-sqlite3` 12; 13 loads there when asked for), else "better-sqlite3"
    */
   driver?: SqliteDriver;
 }
