@@ -91,7 +91,11 @@ describe("agentrx given wrong values", () => {
       [["runs", "--limit", "-1"], /^agentrx: --limit must be a whole number from 1 to 10000, got "-1" \(see agentrx --help\)$/],
       [["runs", "--min-cost", "-0.5"], /^agentrx: --min-cost must be an amount of US dollars such as 0\.05, got "-0\.5"/],
       // `Date.parse` reads "12" as December 2001 and "2026-02-30" as March 2.
-      [["runs", "--since", "12"], /^agentrx: --since must be a date .*, got "12": a number is epoch milliseconds \(10 digits or more\); an age needs its unit \(12h, 12d\)/],
+      [["runs", "--since", "12"], /^agentrx: --since must be a date .*, got "12": a number is epoch milliseconds \(13 digits\); an age needs its unit \(12h, 12d\)/],
+      // Read as milliseconds, epoch seconds would be January 1970 (every run), microseconds the year 56,000 (none).
+      [["runs", "--since", "1795900000"], /^agentrx: --since must be a date .*, got "1795900000": that reads as epoch seconds; epoch milliseconds have 13 digits \(1795900000000\)/],
+      [["runs", "--before", "1795900000123456"], /^agentrx: --before must be a date .*, got "1795900000123456": that reads as epoch microseconds; epoch milliseconds have 13 digits \(1795900000123\)/],
+      [["runs", "--since", "99999999999999999"], /^agentrx: --since must be a date .*, got "99999999999999999"; epoch milliseconds have 13 digits \(see agentrx --help\)$/],
       [["runs", "--before", "2026-02-30"], /^agentrx: --before must be a date .*, got "2026-02-30": there is no such day or time/],
       [["runs", "--since", "yesterday"], /^agentrx: --since must be a date \(2026-11-25 or 2026-11-25T10:00\), epoch milliseconds or an age such as 2h or 7d, got "yesterday"/],
       // A search with no word would list every run.
@@ -120,6 +124,16 @@ describe("agentrx given wrong values", () => {
     ]);
     expect(ids(local)).toEqual(["early-on-the-25th"]);
     expect(ids(utc)).toEqual(["early-on-the-25th", "late-on-the-24th"]);
+  });
+
+  it("reads 13 digits as epoch milliseconds", async () => {
+    const ids = (result: Result) => (JSON.parse(result.stdout) as RunInfo[]).map((run) => run.runId).filter((id) => id.includes("-the-"));
+    const [since, before] = await Promise.all([
+      agentrx(["runs", "--db", db, "--json", "--since", String(EARLY_ON_THE_25TH)]),
+      agentrx(["runs", "--db", db, "--json", "--before", String(EARLY_ON_THE_25TH)]),
+    ]);
+    expect(ids(since)).toEqual(["early-on-the-25th"]);
+    expect(ids(before)).toEqual(["late-on-the-24th"]);
   });
 
   it("cuts a huge run id in its messages, and says a run id that long cannot be", async () => {

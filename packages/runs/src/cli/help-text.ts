@@ -30,7 +30,7 @@ Options:
                       finished, failed, cancelled
   --search <words>    runs whose input or answer has words starting with these
   --since <when>      runs created at or after: a local date (2026-11-25, 2026-11-25T10:00),
-                      epoch ms or an age (2h, 7d)
+                      epoch ms (13 digits) or an age (2h, 7d)
   --before <when>     runs created before it
   --min-cost <usd>    runs that cost at least this much (--max-cost: at most)
   --errors            only runs with an error (--no-errors: only runs without)

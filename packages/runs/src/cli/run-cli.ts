@@ -279,17 +279,32 @@ function withoutPassword(db: string): string {
 const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3})\d*)?)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 
 /**
+ * A number given as a time: epoch milliseconds, which have 13 digits from 2001 to 2286. Other
+ * lengths are refused with what they likely are: an age without its unit (`12`), epoch seconds
+ * (10 digits: read as milliseconds they would be January 1970, and match every run), micro- or
+ * nanoseconds (16 or 19 digits: years past 50,000, matching none).
+ */
+function epochMilliseconds(value: string, wrong: (why?: string) => Error): number {
+  if (value.length === 13) return Number(value);
+  if (value.length < 10) throw wrong(`: a number is epoch milliseconds (13 digits); an age needs its unit (${value}h, ${value}d)`);
+  const unit = value.length === 10 ? "seconds" : value.length === 16 ? "microseconds" : value.length === 19 ? "nanoseconds" : undefined;
+  const likely = unit === undefined ? "" : `: that reads as epoch ${unit}`;
+  const millis = unit === "seconds" ? `${value}000` : unit === undefined ? undefined : value.slice(0, 13);
+  throw wrong(`${likely}; epoch milliseconds have 13 digits${millis === undefined ? "" : ` (${millis})`}`);
+}
+
+/**
  * A date (`2026-11-25`, `2026-11-25T10:00`: local time, as `agentrx runs` prints its times, unless
- * it ends with `Z` or an offset), epoch milliseconds, or an age (`30m`, `2h`, `7d`: that long ago).
- * A day that does not exist (`2026-02-30`) and a bare short number (`12`, which `Date.parse` would
- * read as December 2001) are refused.
+ * it ends with `Z` or an offset), epoch milliseconds (13 digits), or an age (`30m`, `2h`, `7d`:
+ * that long ago). A day that does not exist (`2026-02-30`), a bare short number (`12`, which
+ * `Date.parse` would read as December 2001) and a number of another length (epoch seconds,
+ * microseconds) are refused.
  */
 function parseTime(flag: string, value: string): number {
   const wrong = (why = "") => usageError(`${flag} must be a date (2026-11-25 or 2026-11-25T10:00), epoch milliseconds or an age such as 2h or 7d, got ${quoteValue(value)}${why}`);
   const age = /^(\d+)([smhd])$/.exec(value);
   if (age) return Date.now() - Number(age[1]) * { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[age[2] as "s" | "m" | "h" | "d"];
-  if (/^\d{10,}$/.test(value)) return Number(value);
-  if (/^\d+$/.test(value)) throw wrong(`: a number is epoch milliseconds (10 digits or more); an age needs its unit (${value}h, ${value}d)`);
+  if (/^\d+$/.test(value)) return epochMilliseconds(value, wrong);
   const iso = ISO_TIME.exec(value);
   if (iso === null) {
     const time = Date.parse(value);
