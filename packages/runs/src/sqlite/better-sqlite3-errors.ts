@@ -61,11 +61,9 @@ export function betterSqliteEngineProblem(store: string, manifest: unknown, node
   if (bound === null) return undefined; // only a plain lower bound is read
   const running = nodeVersion.replace(/^v/, "").split(".").map((part) => Number.parseInt(part, 10) || 0);
   const needed = bound.slice(1).map((part) => Number.parseInt(part ?? "0", 10) || 0);
-  for (let index = 0; index < 3; index++) {
-    if ((running[index] ?? 0) > (needed[index] ?? 0)) return undefined;
-    if ((running[index] ?? 0) < (needed[index] ?? 0)) break;
-    if (index === 2) return undefined;
-  }
+  // Compared at the first of major, minor and patch that differs: none, or a higher one, fits.
+  const differs = needed.findIndex((part, index) => (running[index] ?? 0) !== part);
+  if (differs === -1 || (running[differs] ?? 0) > (needed[differs] as number)) return undefined;
   const release = typeof version === "string" ? ` ${version}` : "";
   return (
     `${store}: the installed "better-sqlite3"${release} needs Node.js ${wanted.trim()}, and this is Node.js ${nodeVersion.replace(/^v?/, "")}: ` +
