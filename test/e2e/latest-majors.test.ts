@@ -39,6 +39,13 @@ const runWith = (node: string, args: string[], timeoutMs = 60_000) => run(node, 
 const tsx = join("node_modules", "tsx", "dist", "cli.mjs");
 const agentrx = join("node_modules", "@agentrx", "runs", "bin", "agentrx.js");
 
+/** What `tsc --strict` (nodenext) prints for `file` of the project, under Node.js 22: nothing when it type-checks. */
+async function typeCheck(file: string): Promise<string> {
+  const compilerOptions = { strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", noEmit: true, types: ["node"] };
+  writeFileSync(join(project, "tsconfig.json"), JSON.stringify({ compilerOptions, files: [file] }));
+  return (await runWith(node22!.path, [join("node_modules", "typescript", "bin", "tsc"), "-p", "."], 120_000)).stdout;
+}
+
 describe(`better-sqlite3 ${RELEASE} and openai ${OPENAI} (the latest majors, for Node.js 22) with the packed packages`, { timeout: 60_000 }, () => {
   beforeAll(async () => {
     if (!node22?.exists) {
@@ -119,16 +126,13 @@ try {
 }
 `,
     );
-    const compilerOptions = { strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", noEmit: true, types: ["node"] };
-    writeFileSync(join(project, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["openai-latest.ts"] }));
     const { stdout } = await runWith(node22!.path, [tsx, "openai-latest.ts"]);
     const seen = JSON.parse(stdout) as { openai: string; text: string; failed: string };
     expect(seen.openai).toBe(OPENAI);
     expect(seen.text).toBe("Hello from");
     // openai 7 keeps a body without an `error` member whole: FastAPI's detail is quoted.
     expect(seen.failed).toContain("(401): Not authenticated.");
-    const checked = await runWith(node22!.path, [join("node_modules", "typescript", "bin", "tsc"), "-p", "."], 120_000);
-    expect(checked.stdout).toBe("");
+    expect(await typeCheck("openai-latest.ts")).toBe("");
   }, 150_000);
 
   it(`runs createAgentExecutor over @langchain/openai ${LANGCHAIN_OPENAI}'s ChatOpenAI (openai 7) under Node.js 22: tool calls, their results sent back, the answer streamed`, async ({ skip }) => {
@@ -172,10 +176,7 @@ try {
     expect(seen.tokens).toBe("Sunny in both.");
     expect(seen.types).toEqual(expect.arrayContaining(["action", "step", "token", "output"]));
     expect(seen.sent).toEqual([["call_1", "sunny in Paris"], ["call_2", "sunny in Rome"]]);
-    const compilerOptions = { strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", noEmit: true, types: ["node"] };
-    writeFileSync(join(project, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["chat-openai.ts"] }));
-    const checked = await runWith(node22!.path, [join("node_modules", "typescript", "bin", "tsc"), "-p", "."], 120_000);
-    expect(checked.stdout).toBe("");
+    expect(await typeCheck("chat-openai.ts")).toBe("");
   }, 150_000);
 
   it.for(["deno", "bun"] as const)(`records with better-sqlite3 ${RELEASE} under %s when the store is given driver "better-sqlite3" (a Node-API addon: 12 is refused there), and Node.js 22 reads the run`, async (name, { skip }) => {
