@@ -122,8 +122,9 @@ export class RunBusyError extends RunStoreError {
 }
 
 /**
- * A writer no longer holds the run's lease (it expired and another process took the run over): the
- * write was refused and the run must stop here.
+ * A writer no longer holds the run's lease (it expired and another process took the run over, or
+ * the run was cancelled from another process: see {@link RunLeaseLostError.cancelled}): the write
+ * was refused and the run must stop here.
  *
  * @example
  * ```ts
@@ -140,8 +141,13 @@ export class RunLeaseLostError extends RunStoreError {
   readonly owner: string;
   /** The writer's epoch (fencing token), when it gave one. */
   readonly epoch: number | undefined;
+  /**
+   * True when the run was cancelled from another process (`cancelRun`) rather than taken over:
+   * the run stopped because someone asked it to, which a front-end shows as cancelled, not failed.
+   */
+  readonly cancelled: boolean;
 
-  constructor({ runId, owner, epoch, operation, message }: { runId: string; owner: string; epoch?: number; operation?: string; message?: string }) {
+  constructor({ runId, owner, epoch, operation, message, cancelled }: { runId: string; owner: string; epoch?: number; operation?: string; message?: string; cancelled?: boolean }) {
     super({
       name: "RunLeaseLostError",
       operation: operation ?? "write",
@@ -152,6 +158,7 @@ export class RunLeaseLostError extends RunStoreError {
     });
     this.owner = owner;
     this.epoch = epoch;
+    this.cancelled = cancelled ?? false;
   }
 
   /** Returns true when `error` is a {@link RunLeaseLostError} (from any copy of the package). */

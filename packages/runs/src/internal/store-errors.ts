@@ -66,6 +66,7 @@ export function leaseLostError(store: string, runId: string, owner: string, epoc
       runId,
       owner,
       ...(epoch === undefined ? {} : { epoch }),
+      cancelled: true,
       message: `${store}: run "${runId}" was cancelled from another process (cancelRun), so this write was refused and the run stops here.`,
     });
   }

@@ -103,6 +103,24 @@ describe("createA2AHandler, cancelling a paused task, through @a2a-js/sdk's clie
     expect(refused).toMatchObject({ envelopeCode: -32603, message: `Task ${paused.id} was not cancelled: its run could not be cancelled (The run store is read-only.).` });
     expect((await client.getTask({ tenant: "", id: paused.id })).status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
   });
+
+  it("ends a working task canceled, not failed, when another process cancels its run (store.cancelRun, agentrx ui's Cancel)", async () => {
+    const store = new MemoryRunStore();
+    const client = await serve(workExecutor(workTool({ slowMs: 5_000 }), [{ toolCalls: [{ name: "work", args: { name: "a" } }] }], { store, leaseMs: 300 }));
+    const states: (number | undefined)[] = [];
+    let taskId = "";
+    for await (const event of client.sendMessageStream(request("Work, please."))) {
+      if (event.payload?.$case === "task") {
+        taskId = event.payload.value.id;
+        setTimeout(() => void store.cancelRun(taskId, { reason: "Cancelled by an operator.", at: Date.now() }), 100);
+      }
+      if (event.payload?.$case === "statusUpdate") states.push(event.payload.value.status?.state);
+    }
+    expect(states.at(-1)).toBe(TaskState.TASK_STATE_CANCELED);
+    expect(states).not.toContain(TaskState.TASK_STATE_FAILED);
+    expect((await client.getTask({ tenant: "", id: taskId })).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    expect(await store.getRun(taskId)).toMatchObject({ status: "cancelled", error: "Cancelled by an operator." });
+  });
 });
 
 describe("createA2AHandler, a message on a task whose run is going on, through @a2a-js/sdk's client", () => {

@@ -5,6 +5,7 @@ import { InvalidArgumentError } from "@agentrx/core";
 import { HumanMessage } from "@langchain/core/messages";
 import type { Observable } from "rxjs";
 import { errorText } from "../internal/error-text";
+import { isRunCancellation } from "../internal/run-cancellation";
 import { type Headers, TELEMETRY_CONTEXT_KEY, remoteContext } from "../internal/trace-context";
 import type { A2AMessage } from "./a2a-types";
 import { ROLE_AGENT, TASK_STATE, artifact, dataOf, dataPart, message, partsContent, partsText, statusUpdate, textPart } from "./a2a-parts";
@@ -213,6 +214,12 @@ export class ExecutorA2AAgent implements SdkAgentExecutor {
             return;
           }
           this.contexts.delete(taskId);
+          if (isRunCancellation(error)) {
+            // Cancelled from another process (`cancelRun`, `agentrx ui`'s Cancel): the task is canceled, not failed.
+            publish({ kind: "statusUpdate", data: cancelledStatus(taskId, contextId) });
+            finish();
+            return;
+          }
           const text = error instanceof Error ? `${error.name}: ${error.message}` : errorText(error); // a thrown object's `message` too
           publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, TASK_STATE.failed, message(ROLE_AGENT, [textPart(text)], { taskId, contextId })) });
           finish();

@@ -5,6 +5,7 @@ import type { AgentStreamEvent } from "@agentrx/executors";
 import { type Observable, concat, lastValueFrom, of, throwError, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { ANSWER, weatherExecutor } from "../test-helpers/weather-executor";
+import { workExecutor, workTool } from "../test-helpers/work-executor";
 import type { AGUIEvent, BaseEvent } from "./ag-ui-event";
 import { toAGUIEvents } from "./to-ag-ui-events";
 
@@ -107,6 +108,17 @@ describe("toAGUIEvents", () => {
     expect(events.at(-1)).toMatchObject({ type: "RUN_FINISHED", threadId: "t", runId: "r", outcome: { type: "cancelled" } });
     expect(events.at(-1)).not.toHaveProperty("result");
     expect(EventSchemas.parse(events.at(-1))).toMatchObject({ outcome: { type: "cancelled" } }); // @ag-ui/core reads it as cancelled
+  });
+
+  it("ends a run another process cancelled (store.cancelRun, agentrx ui's Cancel) the same way, as the record says", async () => {
+    const store = new MemoryRunStore();
+    const run$ = workExecutor(workTool({ slowMs: 5_000 }), [{ toolCalls: [{ name: "work", args: { name: "a" } }] }], { store, leaseMs: 300 }).stream({ input: "go" }, { runId: "run-x" });
+    setTimeout(() => void store.cancelRun("run-x", { reason: "Cancelled by an operator.", at: Date.now() }), 100);
+    const events = validated(await lastValueFrom(toAGUIEvents(run$, { threadId: "t", runId: "r" }).pipe(toArray())));
+    expect(events.filter((event) => event.type === "RUN_ERROR")).toEqual([]);
+    expect(events.find((event) => event.type === "TOOL_CALL_RESULT")).toMatchObject({ content: "The run was cancelled before this call finished." });
+    expect(events.at(-1)).toMatchObject({ type: "RUN_FINISHED", threadId: "t", runId: "r", outcome: { type: "cancelled" } });
+    expect(await store.getRun("run-x")).toMatchObject({ status: "cancelled", error: "Cancelled by an operator." });
   });
 
   it("sums the cached and reasoning tokens of the usage events for a run that ends without the executor's total (cancelled)", async () => {

@@ -1,9 +1,10 @@
-import { InvalidArgumentError, checkOptionKeys, isAbortError } from "@agentrx/core";
+import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
 import { type AgentStreamEvent, type Interrupt, type OutputEvent, type RunUsage, addUsage } from "@agentrx/executors";
 import type { UsageMetadata } from "@langchain/core/messages";
 import { Observable } from "rxjs";
 import { errorText } from "../internal/error-text";
 import { followEvents } from "../internal/follow-events";
+import { isRunCancellation } from "../internal/run-cancellation";
 import { ResumedTurn } from "../internal/resumed-turn";
 import { ToolCallIds } from "../internal/tool-call-ids";
 import type { AGUIEvent, AGUIInterrupt, AGUIRunState, AGUITokenUsage, BaseEvent } from "./ag-ui-event";
@@ -217,7 +218,7 @@ export function toAGUIEvents(events$: Observable<AgentStreamEvent>, options: ToA
       next,
       error: (error) => {
         start();
-        const cancelled = isAbortError(error);
+        const cancelled = isRunCancellation(error);
         const message = cancelled ? "The run was cancelled before this call finished." : onError(error);
         // Calls the run was cancelled or failed in get a result too, as a stopped run's do: a call left
         // without one is, to an AG-UI client, a call it must answer itself.

@@ -108,6 +108,18 @@ describe("toUIMessageChunks, a cancelled run", () => {
     expect(types.slice(-3)).toEqual(["tool-output-error", "finish-step", "abort"]);
     expect(message.parts.filter((part) => part.type === "dynamic-tool")).toMatchObject([{ state: "output-error", errorText: "The run was cancelled before this call finished." }]);
   });
+
+  it("ends with an abort chunk too when another process cancels the run (store.cancelRun, agentrx ui's Cancel), as the record says", async () => {
+    const store = new MemoryRunStore();
+    const slow = workExecutor(workTool({ slowMs: 5_000 }), [{ toolCalls: [{ name: "work", args: { name: "a" } }] }], { store, leaseMs: 300 });
+    setTimeout(() => void store.cancelRun("cancelled-elsewhere", { reason: "Cancelled by an operator.", at: Date.now() }), 100);
+    const { chunks, message } = await read(slow.stream({ input: "go" }, { runId: "cancelled-elsewhere" }));
+    const types = chunks.map((chunk) => chunk.type);
+    expect(types).not.toContain("error");
+    expect(types.slice(-3)).toEqual(["tool-output-error", "finish-step", "abort"]);
+    expect(message.parts.filter((part) => part.type === "dynamic-tool")).toMatchObject([{ state: "output-error", errorText: "The run was cancelled before this call finished." }]);
+    expect(await store.getRun("cancelled-elsewhere")).toMatchObject({ status: "cancelled", error: "Cancelled by an operator." });
+  });
 });
 
 describe("toUIMessageChunks, with an executor as a tool (sub-runs)", () => {

@@ -1,4 +1,4 @@
-import { type AgentAction, checkOptionKeys, isAbortError, observationText } from "@agentrx/core";
+import { type AgentAction, checkOptionKeys, observationText } from "@agentrx/core";
 import { type AgentStreamEvent, type Interrupt, type OutputEvent, type RunUsage, type StepEvent, type StopReason, type UsageEvent, addUsage } from "@agentrx/executors";
 import { Observable, type OperatorFunction } from "rxjs";
 import { checkUsage } from "../internal/check-options";
@@ -6,6 +6,7 @@ import { ResumedTurn } from "../internal/resumed-turn";
 import { SubRunAnswers } from "../internal/sub-run-answers";
 import { errorText } from "../internal/error-text";
 import { followEvents } from "../internal/follow-events";
+import { isRunCancellation } from "../internal/run-cancellation";
 import { ToolCallIds } from "../internal/tool-call-ids";
 import type { AgentUIMessageMetadata, UIFinishReason, UIMessageChunk } from "./ui-message-chunk";
 
@@ -277,7 +278,7 @@ export function toUIMessageChunks(options: UIMessageStreamOptions = {}): Operato
         next,
         error: (error) => {
           pendingApprovals.clear(); // the calls end with the run's error instead
-          if (isAbortError(error)) {
+          if (isRunCancellation(error)) {
             // Cancelled (its AbortSignal, cancelRun from anywhere): stopped, not failed, as the AI
             // SDK's own streams end an aborted response.
             stopOpenTools("The run was cancelled before this call finished.");

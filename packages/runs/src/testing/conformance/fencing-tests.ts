@@ -53,6 +53,7 @@ export function fencingTests(context: ConformanceContext): void {
       const refused = await rejectionOf(store().write(runId, { owner: "a", leaseMs: LEASE, epoch: 1, events: [], at: at + 3 }));
       expect(RunLeaseLostError.isInstance(refused)).toBe(true);
       expect((refused as Error).message).toMatch(/was cancelled from another process \(cancelRun\)/);
+      expect((refused as RunLeaseLostError).cancelled).toBe(true);
       expect(await store().getRun(runId)).toMatchObject({ status: "cancelled", epoch: 2 });
       // Cancelled already, or ended: nothing changes. Unknown: false.
       expect(await cancelRun(runId, { reason: "again", at: at + 4 })).toBe(false);
@@ -78,7 +79,7 @@ export function fencingTests(context: ConformanceContext): void {
       const events = await store().readEvents(runId);
       const stale = await rejectionOf(store().write(runId, { owner: "a", leaseMs: LEASE, epoch: 1, events: someEvents(2, 2, at + 3), update: { status: "finished", stopReason: "finish", release: true }, at: at + 3 }));
       expect(RunLeaseLostError.isInstance(stale)).toBe(true);
-      expect(stale).toMatchObject({ runId, owner: "a", epoch: 1, operation: "write" });
+      expect(stale).toMatchObject({ runId, owner: "a", epoch: 1, operation: "write", cancelled: false });
       expect(await store().getRun(runId)).toEqual(before);
       expect(await store().readEvents(runId)).toEqual(events);
       // The current epoch writes; a write without an epoch is checked by owner only.
@@ -95,7 +96,7 @@ export function fencingTests(context: ConformanceContext): void {
       expect(taken.epoch).toBe(2);
       const late = await rejectionOf(store().write(runId, { owner: "a", leaseMs: LEASE, epoch: 1, events: someEvents(1, 1, at), at: at + LEASE + 1 }));
       expect(RunLeaseLostError.isInstance(late)).toBe(true);
-      expect(late).toMatchObject({ runId, owner: "a" });
+      expect(late).toMatchObject({ runId, owner: "a", cancelled: false });
       expect(await store().readEvents(runId)).toEqual([]);
     });
 
