@@ -230,7 +230,21 @@ describe("toAGUIEvents, a resumed turn of calls without tool call ids", () => {
       (await lastValueFrom(toAGUIEvents(events$, { threadId: "t1", runId: "pays" }).pipe(toArray<BaseEvent>())))
         .map((event) => EventSchemas.parse(event))
         .flatMap((event) => (event.type === "TOOL_CALL_RESULT" ? [[event.toolCallId, event.content]] : []));
-    expect(await results(executor.stream({ input: "go" }, { runId: "pays" }))).toEqual([["call-0-0", "worked 1"]]);
-    expect(await results(executor.resume("pays", { decisions: { "call-0-1": "approve" } }))).toEqual([["call-0-1", "paid 2"]]);
+    expect(await results(executor.stream({ input: "go" }, { runId: "pays" }))).toEqual([["pays-call-0-0", "worked 1"]]);
+    expect(await results(executor.resume("pays", { decisions: { "call-0-1": "approve" } }))).toEqual([["pays-call-0-1", "paid 2"]]);
+  });
+
+  it("names them by the run too, so two runs of one thread never share a call id, and an interrupt names the call the client was shown", async () => {
+    const executor = untaggedTurnExecutor(new MemoryRunStore());
+    const events = async (runId: string) =>
+      (await lastValueFrom(toAGUIEvents(executor.stream({ input: "go" }, { runId }), { threadId: "t1", runId }).pipe(toArray<BaseEvent>()))).map((event) => EventSchemas.parse(event));
+    const [first, second] = [await events("first"), await events("second")];
+    const callIds = (all: typeof first) => all.flatMap((event) => (event.type === "TOOL_CALL_START" ? [event.toolCallId] : []));
+    expect(callIds(first)).toEqual(["first-call-0-0", "first-call-0-1"]);
+    expect(callIds(second)).toEqual(["second-call-0-0", "second-call-0-1"]);
+    // The pause on `pay` is the executor's interrupt `call-0-1`, about the call shown as `first-call-0-1`.
+    expect(first.at(-1)).toMatchObject({ type: "RUN_FINISHED", outcome: { type: "interrupt", interrupts: [{ id: "call-0-1", toolCallId: "first-call-0-1" }] } });
+    const messageIds = [...first, ...second].flatMap((event) => (event.type === "TOOL_CALL_RESULT" || event.type === "TEXT_MESSAGE_START" ? [event.messageId] : []));
+    expect(new Set(messageIds).size).toBe(messageIds.length);
   });
 });

@@ -155,6 +155,10 @@ export function toAGUIEvents(events$: Observable<AgentStreamEvent>, options: ToA
         case "start":
           if (!started) {
             executorRunId = event.runId;
+            // A text agent's calls are named by their place in the run, which repeats in every run
+            // of the thread: the run's id makes them the thread's (a resumed run keeps its id, so
+            // its calls keep theirs).
+            ids.prefix = `${event.runId}-`;
             resumedTurn.started(event.resumed);
           }
           start();
@@ -190,7 +194,8 @@ export function toAGUIEvents(events$: Observable<AgentStreamEvent>, options: ToA
         case "interrupt":
           endText();
           interrupts = event.interrupts.map((interrupt) => {
-            if (interrupt.subRun === undefined) return interrupt;
+            // A call without the model's id: the interrupt names the call as the client has it.
+            if (interrupt.subRun === undefined) return interrupt.toolCallId === undefined ? { ...interrupt, toolCallId: callIds.get(`${interrupt.iteration}:${interrupt.index}`) ?? ids.ofPlace(interrupt.iteration, interrupt.index) } : interrupt;
             // The other agent's call is none of the client's: its interrupt names the handoff's call.
             const { toolCallId: _theirs, ...nested } = interrupt;
             const toolCallId = callIds.get(`${interrupt.iteration}:${interrupt.index}`) ?? subRunCalls.get(interrupt.subRun.runId);
