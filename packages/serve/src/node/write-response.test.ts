@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { AgentStreamEvent } from "@agentrx/executors";
-import { Observable } from "rxjs";
+import { Observable, from } from "rxjs";
 import { afterEach, describe, expect, it } from "vitest";
 import { closeLoopback, stalledClient, startLoopback } from "../../../runs/src/sse/loopback-test-server";
 import { toUIMessageStreamResponse } from "../ui-message-stream/to-ui-message-stream-response";
@@ -125,6 +125,23 @@ describe("writeResponse", () => {
     expect(chunks.map((chunk) => chunk.type)).not.toContain("error");
     expect(chunks.find((chunk) => chunk.type === "tool-output-available")?.output).toBe(big);
     expect(chunks.at(-1)?.type).toBe("finish");
+  });
+
+  it("sends each Set-Cookie of the Response as a header line of its own, and the stream's with the caller's headers", async () => {
+    const headers = new Headers({ vary: "origin" });
+    headers.append("set-cookie", "session=abc; Path=/; HttpOnly");
+    headers.append("set-cookie", "theme=dark; Path=/");
+    const origin = await startLoopback((req, res) => {
+      const response = req.url === "/stream" ? toUIMessageStreamResponse(from([{ type: "start", runId: "r", inputs: {}, resumed: false, at: 0 } as AgentStreamEvent]), { headers }) : new Response("hello", { headers });
+      void writeResponse(response, res);
+    });
+    expect(toUIMessageStreamResponse(from([]), { headers }).headers.getSetCookie()).toHaveLength(2);
+    for (const path of ["/plain", "/stream"]) {
+      const response = await fetch(`${origin}${path}`);
+      expect(response.headers.getSetCookie()).toEqual(["session=abc; Path=/; HttpOnly", "theme=dark; Path=/"]);
+      expect(response.headers.get("vary")).toBe("origin");
+      await response.text();
+    }
   });
 
   it("refuses a maxBufferedBytes that cannot work", async () => {

@@ -66,8 +66,13 @@ export async function writeResponse(response: Response, res: ServerResponse, opt
   checkOptionKeys("writeResponse", options, OPTION_KEYS);
   const { maxBufferedBytes = 1_048_576 } = options;
   checkPositiveInteger("writeResponse", "maxBufferedBytes", maxBufferedBytes);
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, key) => (headers[key] = value));
+  const headers: Record<string, string | string[]> = {};
+  response.headers.forEach((value, key) => {
+    if (key !== "set-cookie") headers[key] = value;
+  });
+  // Each cookie is a header line of its own: joined into one (or the last one kept), a browser reads them wrong.
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) headers["set-cookie"] = cookies;
   res.writeHead(response.status, response.statusText, headers);
   if (response.body === null) {
     res.end();
@@ -75,7 +80,7 @@ export async function writeResponse(response: Response, res: ServerResponse, opt
   }
   res.flushHeaders();
   const reader = response.body.getReader();
-  if (/^text\/event-stream\b/i.test(headers["content-type"] ?? "")) return writeEventStream(reader, res, maxBufferedBytes, headers["x-vercel-ai-ui-message-stream"] !== undefined);
+  if (/^text\/event-stream\b/i.test(response.headers.get("content-type") ?? "")) return writeEventStream(reader, res, maxBufferedBytes, response.headers.has("x-vercel-ai-ui-message-stream"));
   let closed = false;
   let wake: (() => void) | undefined;
   const onClose = () => {

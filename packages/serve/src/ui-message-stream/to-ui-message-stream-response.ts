@@ -88,7 +88,8 @@ export function toUIMessageStreamResponse(events$: Observable<AgentStreamEvent>,
     ...(maxBufferedChunks === undefined ? {} : { maxBufferedChunks }),
   });
   const merged = new Headers(UI_MESSAGE_STREAM_HEADERS);
-  new Headers(headers).forEach((value, key) => merged.set(key, value));
+  // Yours replace the stream's, but every cookie is kept (`set` would keep only the last).
+  new Headers(headers).forEach((value, key) => (key === "set-cookie" ? merged.append(key, value) : merged.set(key, value)));
   return new Response(stream.pipeThrough(sseEncoder()), { status: 200, ...responseInit, headers: merged });
 }
 
