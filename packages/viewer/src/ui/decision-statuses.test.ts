@@ -93,4 +93,20 @@ describe("a decision agentrx ui refuses", () => {
   it("with a body that is not a decision is a 400", async () => {
     expect(await decide("first-pause", { action: "edit", interruptId: "call-0-0" })).toMatchObject({ status: 400, error: "`edit` needs `toolInput`, the call's new arguments" });
   });
+
+  it("with a body larger than any decision can be is a 413 saying so, answered (not a reset connection); the run stays paused", async () => {
+    await lastValueFrom(executor.stream({ input: "delete" }, { runId: "too-large" }));
+    const refused = await decide("too-large", { action: "reject", interruptId: await waitingOn("too-large"), message: "m".repeat(7_000_000) });
+    expect(refused).toEqual({ status: 413, error: "the body is over 6356992 bytes: a decision carries at most 1,000,000 characters" });
+    expect((await store.getRun("too-large"))?.status).toBe("interrupted");
+  });
+});
+
+describe("a decision agentrx ui takes", () => {
+  it("carries up to the 1,000,000 characters a decision may have: a rejection with a 500,000-character reason", async () => {
+    await lastValueFrom(executor.stream({ input: "delete" }, { runId: "long-reason" }));
+    const reason = "Not that one. ".repeat(36_000).slice(0, 500_000);
+    expect(await decide("long-reason", { action: "reject", interruptId: await waitingOn("long-reason"), message: reason })).toEqual({ status: 202, runId: "long-reason" });
+    await expect.poll(async () => (await store.readEvents("long-reason")).some((event) => event.type === "step" && JSON.stringify(event.data).includes(reason)), { timeout: 5_000 }).toBe(true);
+  });
 });

@@ -164,7 +164,9 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     if (runId === undefined) return json(400, { error: "malformed run id in the URL (a stray %)" });
     let body: unknown;
     try {
-      body = JSON.parse(await readBody(req, 64 * 1024));
+      const text = await readBody(req, ACTION_BODY_LIMIT);
+      if (text === undefined) return json(413, { error: `the body is over ${ACTION_BODY_LIMIT} bytes: a decision carries at most 1,000,000 characters` });
+      body = JSON.parse(text);
     } catch (error) {
       return json(400, { error: `the body is not JSON: ${messageOf(error)}` });
     }
@@ -279,19 +281,27 @@ function sameToken(header: string | string[] | undefined, token: string): boolea
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
-/** The request's body as text; rejects past `limit` bytes. */
-function readBody(req: IncomingMessage, limit: number): Promise<string> {
+/**
+ * The largest action body, in bytes: room for a decision of 1,000,000 characters (the most
+ * `resume` takes) written as JSON, each character up to 6 bytes (`\u001f`), and the rest of the body.
+ */
+const ACTION_BODY_LIMIT = 6 * 1024 * 1024 + 64 * 1024;
+
+/**
+ * The request's body as text, or undefined when it is over `limit` bytes: the rest is then read
+ * and dropped, so that the client, which sends its whole body before it reads, gets its answer
+ * rather than a reset connection. Only the server's own pages get this far (the token is checked first).
+ */
+function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on("data", (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) {
-        reject(new Error(`the body is over ${limit} bytes`));
-        req.destroy();
-      } else chunks.push(chunk);
+      if (size <= limit) chunks.push(chunk);
+      else chunks.length = 0;
     });
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("end", () => resolve(size > limit ? undefined : Buffer.concat(chunks).toString("utf8")));
     req.on("error", reject);
   });
 }
