@@ -136,6 +136,14 @@ describe("agentrx given wrong values", () => {
     expect(ids(before)).toEqual(["late-on-the-24th"]);
   });
 
+  it("refuses a diff page path that names a directory (a trailing slash), existing or not, writing nothing", async () => {
+    for (const output of ["pages/", join(dir, "no-such-dir") + "/"]) {
+      const result = await agentrxHere(["diff", "r1", LONG_ID, "--db", db, "--html", output]);
+      expect([result.code, result.stderr]).toEqual([1, `agentrx: cannot write ${output}: it names a directory; give --html a file name (pages/diff.html)\n`]);
+      expect(existsSync(resolve(dir, output))).toBe(false);
+    }
+  });
+
   it("cuts a huge run id in its messages, and says a run id that long cannot be", async () => {
     const huge = "a".repeat(100_000);
     const [show, diff] = await Promise.all([agentrxHere(["show", huge, "--db", db]), agentrxHere(["diff", "r1", huge, "--db", db])]);

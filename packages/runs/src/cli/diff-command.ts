@@ -3,6 +3,7 @@ import type { RunStore, RunUsage } from "@agentrx/executors";
 import { diffPageData, diffPageHtml } from "@agentrx/viewer/trace-page";
 import { diffRuns, type DiffPair, type DiffToolCall, type RunDiff } from "../diff/diff-runs";
 import type { CliIo } from "./cli-io";
+import { CliError } from "./cli-error";
 import { cliStyle, isUnmadeFork, usageCostText, wantsColors, type CliStyle } from "./format-runs-table";
 import { shownRunId } from "./quote-value";
 import { readComparableRecord } from "./read-comparable-record";
@@ -50,6 +51,8 @@ function writeDiffPage(html: string, runA: string, runB: string, output: string,
     io.stdout.write(html);
     return;
   }
+  // `resolve` drops a trailing slash: "pages/" would name a file called "pages".
+  if (/[\\/]$/.test(output)) throw new CliError({ message: `cannot write ${output}: it names a directory; give --html a file name (pages/diff.html)` });
   const path = resolve(io.cwd, output);
   writeOutputFile(path, html, "--html", io.cwd);
   io.stdout.write(`Wrote ${shownPath(io.cwd, path)} (${kilobytes(Buffer.byteLength(html))}): the diff of runs ${shownRunId(runA)} and ${shownRunId(runB)}. Open it in a browser.\n`);

@@ -196,7 +196,8 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     if (unknown !== undefined) return `Unknown status ${JSON.stringify(unknown)} in \`status\`: use one or more of ${[...STATUSES].join(", ")}, comma-separated or with \`status\` repeated.`;
     const threadId = url.searchParams.get("thread") || undefined;
     const limitParam = url.searchParams.get("limit");
-    if (limitParam !== null && limitParam !== "" && !/^[1-9]\d{0,8}$/.test(limitParam)) return `\`limit\` must be an integer >= 1, got ${JSON.stringify(limitParam)}.`;
+    // Any whole number from 1 is taken and capped at the list's limit (digits only: not "1e3", "0x10" or "-1").
+    if (limitParam !== null && limitParam !== "" && !(/^\d+$/.test(limitParam) && Number(limitParam) >= 1)) return `\`limit\` must be an integer >= 1, got ${JSON.stringify(limitParam)}.`;
     const limit = Math.min(listLimit, limitParam ? Number(limitParam) : listLimit);
     const search = searchOf(url.searchParams.getAll("search"));
     if (search.problem !== undefined) return search.problem;

@@ -43,6 +43,9 @@ describe("agentrx ui server: bad requests", () => {
       ["limit=1.5", /`limit` must be an integer >= 1, got "1.5"/],
       ["limit=0", /`limit` must be an integer >= 1/],
       ["limit=abc", /`limit` must be an integer >= 1/],
+      ["limit=000", /`limit` must be an integer >= 1/],
+      ["limit=1e3", /`limit` must be an integer >= 1/],
+      ["limit=-5", /`limit` must be an integer >= 1/],
       // A search without a word would list every run; one given twice would drop one of them.
       ["search=%3F%3F", /`search` "\?\?" has no word to search for: give words \(letters or digits\)/],
       ["search=%20", /`search` " " has no word to search for/],
@@ -59,6 +62,12 @@ describe("agentrx ui server: bad requests", () => {
     const runs = (await (await get("/api/runs?status=finished,failed&limit=1&thread=support-42")).json()) as { runs: { runId: string }[]; limit: number };
     expect(runs).toMatchObject({ runs: [{ runId: "trip-1" }], limit: 1 });
     expect((await get("/api/runs?status=&limit=")).status).toBe(200);
+    // Any whole number from 1 is a limit, capped at the list's: a large one, or one written with leading zeros.
+    for (const limit of ["00001", "1000000000", "99999999999999999999"]) {
+      const response = await get(`/api/runs?limit=${limit}`);
+      expect(response.status, limit).toBe(200);
+      expect(((await response.json()) as { limit: number }).limit, limit).toBe(limit === "00001" ? 1 : 200);
+    }
     expect((await get("/api/runs?search=")).status).toBe(200); // an empty box: no search
     expect((await get(`/api/runs?search=${"a".repeat(200)}`)).status).toBe(200);
   });
