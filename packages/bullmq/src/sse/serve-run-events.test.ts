@@ -25,6 +25,7 @@ describe("serveRunEvents' options", () => {
       "serveRunEvents: unknown option `options.heartbeat`; did you mean `heartbeatMs`? Known options: heartbeatMs, maxBufferedBytes.",
     );
     expect(() => serveRunEvents({} as RunClient, "r1", {} as IncomingMessage, res, null as never)).toThrow("serveRunEvents: `options` must be an object, got null.");
+    expect(() => serveRunEvents({} as RunClient, "r1", {} as IncomingMessage, res, { heartbeatMs: 3_000_000_000 })).toThrow(/heartbeatMs.*at most 2147483647/);
   });
 });
 

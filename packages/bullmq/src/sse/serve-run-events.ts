@@ -56,10 +56,10 @@ const SERVE_RUN_EVENTS_OPTION_KEYS = Object.keys({ heartbeatMs: true, maxBuffere
 export function serveRunEvents(client: RunClient, runId: string, req: IncomingMessage, res: ServerResponse, options: ServeRunEventsOptions = {}): Promise<void> {
   checkObject("serveRunEvents", "options", options);
   checkOptionKeys("serveRunEvents", options, SERVE_RUN_EVENTS_OPTION_KEYS, "options.");
-  const follow = followerOf(client);
   const { heartbeatMs = 15_000, maxBufferedBytes = 1_048_576 } = options;
-  if (!(typeof heartbeatMs === "number" && heartbeatMs > 0)) fail("serveRunEvents", "heartbeatMs", heartbeatMs, "a number of milliseconds > 0");
+  if (!(typeof heartbeatMs === "number" && heartbeatMs > 0 && heartbeatMs <= 2_147_483_647)) fail("serveRunEvents", "heartbeatMs", heartbeatMs, "a number of milliseconds > 0 and at most 2147483647 (the longest a timer waits)");
   if (!(typeof maxBufferedBytes === "number" && maxBufferedBytes > 0)) fail("serveRunEvents", "maxBufferedBytes", maxBufferedBytes, "a number of bytes > 0");
+  const follow = followerOf(client);
   const lastEventId = parseRunLastEventId(req);
   if (lastEventId === null) {
     const header = req.headers["last-event-id"];

@@ -165,6 +165,8 @@ describe("SseWriter", () => {
     expect(() => new SseWriter(res, { droppedMessage: "no" as never })).toThrow(/droppedMessage/);
     expect(() => new SseWriter(res, { maxBufferedBytes: 0 })).toThrow(/maxBufferedBytes/);
     expect(() => new SseWriter(res, { heartbeatMs: Number.NaN })).toThrow(/heartbeatMs/);
+    // Past the longest delay a timer takes, Node fires it every millisecond: a heartbeat meant as "never" would flood the client.
+    expect(() => new SseWriter(res, { heartbeatMs: 3_000_000_000 })).toThrow("SseWriter: `heartbeatMs` must be a number from 0 to 2147483647 (the longest a timer waits), got 3000000000.");
     expect(() => new SseWriter(res, { droppedMessage: "bye" as never })).toThrow(/droppedMessage/);
     // A misspelt option is refused, not left at its default.
     expect(() => new SseWriter(res, { maxBufferBytes: 10 } as never)).toThrow("SseWriter: unknown option `maxBufferBytes`; did you mean `maxBufferedBytes`? Known options: heartbeatMs, maxBufferedBytes, retryMs, headers, droppedMessage.");

@@ -102,7 +102,7 @@ export class SseWriter {
   constructor(res: ServerResponse, options: SseWriterOptions = {}) {
     checkOptionKeys("SseWriter", options, SSE_WRITER_OPTION_KEYS);
     const { heartbeatMs = 15_000, maxBufferedBytes = 1_048_576, retryMs, headers = {}, droppedMessage = defaultDroppedMessage } = options;
-    check("heartbeatMs", heartbeatMs, 0);
+    check("heartbeatMs", heartbeatMs, 0, MAX_TIMER_MS);
     check("maxBufferedBytes", maxBufferedBytes, 1);
     if (retryMs !== undefined) check("retryMs", retryMs, 0);
     if (typeof droppedMessage !== "function") {
@@ -309,8 +309,12 @@ export function decodePathSegment(segment: string): string | undefined {
   }
 }
 
-function check(name: string, value: unknown, min: number): void {
-  if (!(typeof value === "number" && Number.isFinite(value) && value >= min)) {
-    throw new InvalidArgumentError({ argument: name, value, message: `SseWriter: \`${name}\` must be a number >= ${min}, got ${JSON.stringify(value)}.` });
+/** The longest delay Node's timers take (2^31 - 1 ms, about 24.8 days): a longer one fires every millisecond. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+function check(name: string, value: unknown, min: number, max = Number.MAX_VALUE): void {
+  if (!(typeof value === "number" && Number.isFinite(value) && value >= min && value <= max)) {
+    const range = max === Number.MAX_VALUE ? `>= ${min}` : `from ${min} to ${max} (the longest a timer waits)`;
+    throw new InvalidArgumentError({ argument: name, value, message: `SseWriter: \`${name}\` must be a number ${range}, got ${JSON.stringify(value)}.` });
   }
 }

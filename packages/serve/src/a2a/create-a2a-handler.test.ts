@@ -5,7 +5,7 @@ import { createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { AgentExecutor } from "@agentrx/executors";
 import { MemoryRunStore } from "@agentrx/runs";
-import { createA2AHandler } from "@agentrx/serve";
+import { createA2AHandler, createAGUIHandler } from "@agentrx/serve";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
 import { afterEach, describe, expect, it } from "vitest";
@@ -187,5 +187,9 @@ describe("createA2AHandler", () => {
     expect(() => createA2AHandler(weatherExecutor(), { agentCard: { name: "" } } as never)).toThrow(/agentCard/);
     expect(() => createA2AHandler(weatherExecutor(), { agentCard: { name: "A", description: "B" }, maxBufferedBytes: 0 })).toThrow(/maxBufferedBytes/);
     expect(() => createA2AHandler(weatherExecutor(), { agentCard: { name: "A", description: "B" }, heartbeatMs: Number.NaN })).toThrow(/heartbeatMs/);
+    // Past the longest delay a timer takes, Node would send a heartbeat every millisecond: refused when the handler is made.
+    for (const make of [() => createA2AHandler(weatherExecutor(), { agentCard: { name: "A", description: "B" }, heartbeatMs: 3_000_000_000 }), () => createAGUIHandler(weatherExecutor(), { heartbeatMs: 3_000_000_000 })]) {
+      expect(make).toThrow(/`heartbeatMs` must be at most 2147483647 \(about 24\.8 days, the longest a timer waits/);
+    }
   });
 });

@@ -6,7 +6,7 @@ import type { AgentCard } from "@a2a-js/sdk";
 import type { TaskStore } from "@a2a-js/sdk/server";
 import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
 import type { AgentExecutor } from "@agentrx/executors";
-import { checkPositiveInteger } from "../internal/check-options";
+import { checkPositiveInteger, checkTimerMs } from "../internal/check-options";
 import { errorText } from "../internal/error-text";
 import { isJsonContentType, readBody } from "../internal/request-body";
 import type { A2AAgentCard, A2AAgentExecutor, A2AAgentInterface, A2ATaskStore } from "./a2a-types";
@@ -193,7 +193,7 @@ export function createA2AHandler(executor: AgentExecutor, options: A2AHandlerOpt
   }
   checkPositiveInteger("createA2AHandler", "maxBodyBytes", maxBodyBytes);
   checkPositiveInteger("createA2AHandler", "maxBufferedBytes", maxBufferedBytes);
-  checkPositiveInteger("createA2AHandler", "heartbeatMs", heartbeatMs);
+  checkTimerMs("createA2AHandler", "heartbeatMs", heartbeatMs);
   const card = agentCardOf(input, input.url ?? `http://localhost${path}`);
   const report = (error: unknown) => {
     try {

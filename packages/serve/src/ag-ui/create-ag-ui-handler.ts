@@ -3,7 +3,7 @@ import type { AgentExecutor, Decision } from "@agentrx/executors";
 import { checkOptionKeys } from "@agentrx/core";
 import { SseWriter } from "@agentrx/runs";
 import { type Subscription, tap } from "rxjs";
-import { checkPositiveInteger } from "../internal/check-options";
+import { checkPositiveInteger, checkTimerMs } from "../internal/check-options";
 import { errorText } from "../internal/error-text";
 import { isJsonContentType, readBody } from "../internal/request-body";
 import type { AGUIResumeEntry, BaseEvent, RunAgentInput } from "./ag-ui-event";
@@ -102,7 +102,7 @@ export function createAGUIHandler(executor: AgentExecutor, options: AGUIHandlerO
   const { inputs = defaultInputs, onError, maxBodyBytes = 1_048_576, maxBufferedBytes = 1_048_576, heartbeatMs = 15_000 } = options;
   checkPositiveInteger("createAGUIHandler", "maxBodyBytes", maxBodyBytes);
   checkPositiveInteger("createAGUIHandler", "maxBufferedBytes", maxBufferedBytes);
-  checkPositiveInteger("createAGUIHandler", "heartbeatMs", heartbeatMs);
+  checkTimerMs("createAGUIHandler", "heartbeatMs", heartbeatMs);
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (req.method !== "POST") return refuse(res, 405, "An AG-UI endpoint takes POST with a RunAgentInput JSON body.", { allow: "POST" });
     if (!isJsonContentType(req.headers["content-type"])) return refuse(res, 415, `The body must be JSON (content-type: application/json), got content-type ${JSON.stringify(req.headers["content-type"])}.`);

@@ -7,6 +7,17 @@ export function checkPositiveInteger(where: string, argument: string, value: unk
   }
 }
 
+/** The longest delay Node's timers take (2^31 - 1 ms, about 24.8 days); a longer one fires after 1 ms. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** A number of milliseconds for a timer: an integer from 1 to {@link MAX_TIMER_MS}. */
+export function checkTimerMs(where: string, argument: string, value: unknown): asserts value is number {
+  checkPositiveInteger(where, argument, value);
+  if (value > MAX_TIMER_MS) {
+    throw new InvalidArgumentError({ argument, value, message: `${where}: \`${argument}\` must be at most ${MAX_TIMER_MS} (about 24.8 days, the longest a timer waits; a longer one would fire every millisecond), got ${value}.` });
+  }
+}
+
 export function checkUsage(where: string, argument: string, value: unknown): void {
   const counts = value as Record<string, unknown> | null;
   const valid = typeof counts === "object" && counts !== null && ["input_tokens", "output_tokens", "total_tokens"].every((key) => typeof counts[key] === "number" && Number.isFinite(counts[key]));
