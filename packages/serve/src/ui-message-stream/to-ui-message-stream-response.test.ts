@@ -207,6 +207,14 @@ describe("toUIMessageStreamResponse, read by the ai package", () => {
     expect(uiApprovalDecisions([])).toBeUndefined();
   });
 
+  it("keeps an answer whose approval id is __proto__, for the run to refuse as one it never paused on, rather than dropping it", () => {
+    const answer = (id: string) => ({ type: "dynamic-tool", state: "approval-responded", approval: { id, approved: true } });
+    const decisions = uiApprovalDecisions([{ role: "assistant", metadata: { runId: "r" }, parts: [answer("__proto__"), answer("call-0-0")] }]);
+    expect(Object.keys(decisions?.decisions ?? {})).toEqual(["__proto__", "call-0-0"]);
+    expect(Object.getPrototypeOf(decisions?.decisions)).toBe(Object.prototype);
+    expect(Object.keys(uiApprovalDecisions([{ role: "assistant", metadata: { runId: "r" }, parts: [answer("__proto__")] }])?.decisions ?? {})).toEqual(["__proto__"]);
+  });
+
   it("uiApprovalDecisions refuses a body that is not a list of UI messages with an InvalidArgumentError naming what is wrong", () => {
     const read = (messages: unknown) => () => uiApprovalDecisions(messages as UIMessageLike[]);
     expect(read({ messages: [] })).toThrow("uiApprovalDecisions: `messages` must be an array of UI messages, got object.");

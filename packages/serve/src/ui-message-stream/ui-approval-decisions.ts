@@ -83,7 +83,9 @@ export function uiApprovalDecisions(messages: readonly UIMessageLike[]): UIAppro
     // Read as given, never guessed: an answer that is neither yes nor no is not taken as a no.
     if (typeof approved !== "boolean") malformed("messages", part, `the last message's part ${index} answers approval ${id} without \`approval.approved\` (true or false), got ${kindOf(approved)}.`);
     if (reason !== undefined && typeof reason !== "string") malformed("messages", part, `the last message's part ${index} gives approval ${id} a \`reason\` that is not a string (${kindOf(reason)}).`);
-    decisions[id] = approved === true ? "approve" : { type: "reject", ...(typeof reason === "string" && reason ? { message: reason } : {}) };
+    const decision: Decision = approved === true ? "approve" : { type: "reject", ...(typeof reason === "string" && reason ? { message: reason } : {}) };
+    // Defined, not assigned: an id such as `__proto__` is kept (and refused by the run as one it never paused on), not dropped.
+    Object.defineProperty(decisions, id, { value: decision, enumerable: true, writable: true, configurable: true });
   }
   return Object.keys(decisions).length > 0 ? { runId, decisions } : undefined;
 }
