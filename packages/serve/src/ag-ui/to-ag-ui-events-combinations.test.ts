@@ -223,6 +223,18 @@ describe("toAGUIEvents, a resumed run with a call in doubt (inDoubt: \"interrupt
   });
 });
 
+describe("toAGUIEvents, the usage of a resumed run", () => {
+  it("reports only the model calls the resuming AG-UI run made, as @ag-ui/core's RUN_FINISHED.usage says, so the two runs add up to the whole", async () => {
+    const store = new MemoryRunStore();
+    const executor = workExecutor(workTool(), [{ toolCalls: [{ name: "work", args: { name: "a" } }], usage: { inputTokens: 100, outputTokens: 10 } }, { content: "Done.", usage: { inputTokens: 200, outputTokens: 20 } }], { store, needsApproval: () => true });
+    const finished = async (events$: Observable<AgentStreamEvent>, runId: string) =>
+      EventSchemas.parse((await lastValueFrom(toAGUIEvents(events$, { threadId: "t1", runId }).pipe(toArray<BaseEvent>()))).at(-1));
+    expect(await finished(executor.stream({ input: "go" }, { runId: "usage-run" }), "g1")).toMatchObject({ type: "RUN_FINISHED", outcome: { type: "interrupt" }, usage: [{ totalTokens: 110 }] });
+    expect(await finished(executor.resume("usage-run", { decisions: { "call-0-0": "approve" } }), "g2")).toMatchObject({ type: "RUN_FINISHED", outcome: { type: "success" }, usage: [{ inputTokens: 200, outputTokens: 20, totalTokens: 220 }] });
+    expect((await store.getRun("usage-run"))?.usage).toMatchObject({ total_tokens: 330 }); // the record keeps the whole run's
+  });
+});
+
 describe("toAGUIEvents, a resumed turn of calls without tool call ids", () => {
   it("sends an approved call's result for that call (named by its place in the turn), not for the turn's first call", async () => {
     const executor = untaggedTurnExecutor(new MemoryRunStore());

@@ -80,6 +80,9 @@ export function toAGUIEvents(events$: Observable<AgentStreamEvent>, options: ToA
     let started = false;
     const resumedTurn = new ResumedTurn();
     let executorRunId = runId;
+    // A resumed run: its AG-UI run reports the model calls it made itself (the events'), not the
+    // whole run's `output.usage`, which counts the interrupted AG-UI run's calls again.
+    let resumed = false;
     let step: number | undefined;
     let text: string | undefined;
     let textCount = 0;
@@ -160,6 +163,7 @@ export function toAGUIEvents(events$: Observable<AgentStreamEvent>, options: ToA
             // its calls keep theirs).
             ids.prefix = `${event.runId}-`;
             resumedTurn.started(event.resumed);
+            resumed = event.resumed;
           }
           start();
           return;
@@ -239,7 +243,7 @@ export function toAGUIEvents(events$: Observable<AgentStreamEvent>, options: ToA
       complete: () => {
         start();
         endStep();
-        const total = output?.usage ?? usage;
+        const total = resumed ? usage : (output?.usage ?? usage);
         const paused = output?.stopReason === "interrupted" && interrupts.length > 0;
         emit({
           type: "RUN_FINISHED",
