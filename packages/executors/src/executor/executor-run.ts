@@ -464,7 +464,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     if (recorder !== undefined) {
       if (isEnded(this.state)) {
         // Cancelled while the record was being opened: the record says so.
-        this.ending.endRecording({ status: this.state.phase === "failed" ? "failed" : "cancelled", error: "The run ended before it started." });
+        void this.ending.endRecording({ status: this.state.phase === "failed" ? "failed" : "cancelled", error: "The run ended before it started." });
         return;
       }
       recorder.startHeartbeat();

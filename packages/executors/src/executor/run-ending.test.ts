@@ -257,13 +257,31 @@ describe("RunEnding.complete", () => {
 });
 
 describe("RunEnding.fail and cancel", () => {
-  it("fail: the state is failed, everything in flight is aborted, the record says why, the subscriber errors", () => {
+  it("fail: the state is failed, everything in flight is aborted, the record says why, then the subscriber errors", async () => {
     const fake = fakeRun({ recorder: "ok" });
     const error = new Error("boom");
     new RunEnding(fake.run).fail(error);
     expect(fake.state.phase).toBe("failed");
     expect(fake.aborted).toEqual([error]);
     expect(fake.flushes).toEqual([{ status: "failed", error: "Error: boom", release: true }]);
+    // Not before the write of `failed` settled: a caller who sees the error reads the same from the store.
+    expect(fake.errors).toEqual([]);
+    await flushPromises();
+    expect(fake.errors).toEqual([error]);
+  });
+
+  it("fail with a recorder whose write fails: the subscriber still errors, with the run's error", async () => {
+    const fake = fakeRun({ recorder: "refuses" });
+    const error = new Error("boom");
+    new RunEnding(fake.run).fail(error);
+    await flushPromises();
+    expect(fake.errors).toEqual([error]);
+  });
+
+  it("fail without a recorder errors the subscriber at once", () => {
+    const fake = fakeRun();
+    const error = new Error("boom");
+    new RunEnding(fake.run).fail(error);
     expect(fake.errors).toEqual([error]);
   });
 
@@ -277,13 +295,14 @@ describe("RunEnding.fail and cancel", () => {
     expect(fake.errors).toEqual([error]);
   });
 
-  it("cancel: the state is cancelled, everything is aborted; notify errors the subscriber, else it is left alone", () => {
+  it("cancel: the state is cancelled, everything is aborted; notify errors the subscriber once the record says so, else it is left alone", async () => {
     const notified = fakeRun({ recorder: "ok" });
     const error = new AbortError({ message: "stop it" });
     new RunEnding(notified.run).cancel(error, true);
     expect(notified.state.phase).toBe("cancelled");
     expect(notified.aborted).toEqual([error]);
     expect(notified.flushes).toEqual([{ status: "cancelled", error: "stop it", release: true }]);
+    await flushPromises();
     expect(notified.errors).toEqual([error]);
     const quiet = fakeRun();
     new RunEnding(quiet.run).cancel(error, false);

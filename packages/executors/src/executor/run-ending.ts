@@ -78,7 +78,7 @@ export class RunEnding {
       } catch (error) {
         // A handler with `raiseError` refused the run's end: the run fails with its error.
         run.dispatch({ type: "endRefused" });
-        this.endRecording({ status: "failed", error: errorMessage(error) });
+        await this.endRecording({ status: "failed", error: errorMessage(error) });
         run.subscriber.error(error);
         return;
       }
@@ -109,7 +109,7 @@ export class RunEnding {
         await memory.memory.addMessages(run.state.threadId, messages, { runId: run.state.runId });
       } catch (error) {
         run.dispatch({ type: "endRefused" });
-        this.endRecording({ status: "failed", error: `the conversation memory refused the run's messages: ${errorMessage(error)}` });
+        await this.endRecording({ status: "failed", error: `the conversation memory refused the run's messages: ${errorMessage(error)}` });
         if (!run.subscriber.closed) run.subscriber.error(error);
         return;
       }
@@ -131,43 +131,49 @@ export class RunEnding {
     run.subscriber.complete();
   }
 
-  /** Fails the run: aborts everything in flight, starts nothing more and errors the observable. */
+  /**
+   * Fails the run: aborts everything in flight, starts nothing more and errors the observable, once
+   * the record says `failed` (or could not: nobody is left to tell of that), so that a caller who
+   * sees the error reads the same from the store.
+   */
   fail(error: unknown): void {
     const { run } = this;
     if (isEnded(run.state)) return;
     run.dispatch({ type: "failed" });
     run.abortAll(error);
-    this.endRecording({ status: "failed", error: errorMessage(error) });
+    const recorded = this.endRecording({ status: "failed", error: errorMessage(error) });
     run.telemetry?.fail(error);
     const chainRun = run.chainRun;
-    if (chainRun) {
-      chainRun.handleChainError(error).then(
-        () => run.subscriber.error(error),
-        () => run.subscriber.error(error),
-      );
-    } else {
-      run.subscriber.error(error);
-    }
+    const tell = () => run.subscriber.error(error);
+    const told = () => (chainRun ? chainRun.handleChainError(error).then(tell, tell) : tell());
+    if (recorded) void recorded.then(told);
+    else void told();
   }
 
-  /** Cancels the run: aborts everything in flight; `notify` errors the observable (not after an unsubscribe). */
+  /** Cancels the run: aborts everything in flight; `notify` errors the observable (not after an unsubscribe), once the record says `cancelled`. */
   cancel(error: AbortError, notify: boolean): void {
     const { run } = this;
     if (isEnded(run.state)) return;
     run.dispatch({ type: "cancelled" });
     run.abortAll(error);
-    this.endRecording({ status: "cancelled", error: error.message });
+    const recorded = this.endRecording({ status: "cancelled", error: error.message });
     run.chainRun?.handleChainError(error).catch(noop);
     run.telemetry?.fail(error);
-    if (notify) run.subscriber.error(error);
+    if (!notify) return;
+    if (recorded) void recorded.then(() => run.subscriber.error(error));
+    else run.subscriber.error(error);
   }
 
-  /** Writes the run's end (failed, cancelled) with what is buffered; nobody is left to tell of a failure. */
-  endRecording(update: { status: "failed" | "cancelled"; error: string }): void {
+  /**
+   * Writes the run's end (failed, cancelled) with what is buffered; resolves once the write is
+   * settled (never rejects: nobody is left to tell of a failure to write it), or is undefined when
+   * the run records nowhere.
+   */
+  endRecording(update: { status: "failed" | "cancelled"; error: string }): Promise<void> | undefined {
     const recorder = this.run.recorder;
-    if (!recorder) return;
+    if (!recorder) return undefined;
     recorder.stop();
-    recorder.flush({ ...update, release: true }).catch(noop);
+    return recorder.flush({ ...update, release: true }).then(noop, noop);
   }
 }
 

@@ -206,8 +206,9 @@ describe("resume reads the record while it claims the run", () => {
 
 describe("idempotency keys and calls in doubt", () => {
   /** A run cancelled while its one tool call is in flight: the call is in doubt. */
-  async function cancelledMidTool(options: { inDoubt?: "retry" | "interrupt" | "fail"; toolPolicy?: "retry" | "interrupt" | "fail" } = {}) {
+  async function cancelledMidTool(options: { inDoubt?: "retry" | "interrupt" | "fail"; toolPolicy?: "retry" | "interrupt" | "fail"; writeDelayMs?: number } = {}) {
     const store = new MemoryRunStore();
+    const writeDelayMs = options.writeDelayMs ?? 0;
     const keys: string[] = [];
     let release: (() => void) | undefined;
     const started = new Promise<void>((resolve) => (release = resolve));
@@ -226,11 +227,11 @@ describe("idempotency keys and calls in doubt", () => {
         ? ({ tool: "charge", toolInput: { cents: 5 }, log: "", toolCallId: "pay-1" } as AgentAction)
         : { returnValues: { output: `then: ${input.steps[0]?.observation}` }, log: "" },
     );
-    const executor = new AgentExecutor({ agent, tools: [charge], store, ...(options.inDoubt ? { inDoubt: options.inDoubt } : {}) });
+    const executor = new AgentExecutor({ agent, tools: [charge], store: writeDelayMs > 0 ? slowStore(store, { delayMs: writeDelayMs }) : store, ...(options.inDoubt ? { inDoubt: options.inDoubt } : {}) });
     const run = executor.invoke({ input: "pay" }, { runId: "pay" }).subscribe({ error: () => undefined });
     await started;
     run.unsubscribe();
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setTimeout(resolve, 10 + 2 * writeDelayMs));
     return { store, executor, keys };
   }
 
@@ -270,6 +271,15 @@ describe("idempotency keys and calls in doubt", () => {
     const error = await executor.resume("pay").then(() => undefined, (e: unknown) => e);
     expect(InDoubtToolCallError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ tool: "charge", iteration: 0, index: 0, runId: "pay" });
+    expect(keys).toHaveLength(1);
+  });
+
+  it('with "fail", the record says failed by the time the caller sees the error, on a store whose writes take a while', async () => {
+    const { executor, store, keys } = await cancelledMidTool({ toolPolicy: "fail", writeDelayMs: 40 });
+    const error = await executor.resume("pay").then(() => undefined, (e: unknown) => e);
+    expect(InDoubtToolCallError.isInstance(error)).toBe(true);
+    expect((await store.getRun("pay"))?.status).toBe("failed");
+    expect((await store.getRun("pay"))?.error).toMatch(/InDoubtToolCallError/);
     expect(keys).toHaveLength(1);
   });
 
