@@ -103,6 +103,19 @@ export function followRecordedRun(store: RunStore, runId: string, options: Follo
 /** The error a run that stopped without an output ended with: its recorded reason. */
 function endingError(run: RunInfo): Error | undefined {
   if (run.status === "cancelled") return new AbortError({ message: run.error ?? `The run "${run.runId}" was cancelled.` });
-  if (run.status === "failed") return new Error(run.error ?? `The run "${run.runId}" failed (no reason was recorded).`);
+  if (run.status === "failed") return run.error === undefined ? new Error(`The run "${run.runId}" failed (no reason was recorded).`) : recordedError(run.error);
   return undefined;
+}
+
+/**
+ * The error a failed run's record names, as the live run had it: the record keeps it as
+ * `<name>: <message>` (`Error: model down`, `InDoubtToolCallError: ...`), so a replay shows the
+ * same message, and the same name, as the live stream did. Any other text is the message.
+ */
+function recordedError(text: string): Error {
+  const match = /^((?:[A-Za-z_$][\w$]*)?(?:Error|Exception)): ([\s\S]*)$/.exec(text);
+  if (match === null) return new Error(text);
+  const error = new Error(match[2]);
+  error.name = match[1]!;
+  return error;
 }
