@@ -6,7 +6,7 @@ import { runMessages } from "./conversation-memory";
 import type { AgentStreamEvent, InterruptEvent, StopReason } from "./events";
 import { errorMessage, outputEvent, toOutputString } from "./run-helpers";
 import { type RunState, type RunTransition, isEnded } from "./run-state";
-import type { ResolvedOptions } from "./validate-options";
+import { type ResolvedOptions, stoppedByMiddleware } from "./validate-options";
 
 /**
  * Where a run's events go: what it needs of an rxjs `Subscriber` (which is one), so that `invoke`
@@ -68,7 +68,7 @@ export class RunEnding {
     const event = outputEvent(run.state.runId, finish, output, stopReason);
     if (run.options.returnIntermediateSteps) event.intermediateSteps = stepsSoFar(run.state);
     const { stoppedBy, generateError } = run.state;
-    if (stoppedBy !== undefined && (stopReason === "budget" || stopReason === "guardrail" || stopReason === "repeated_call")) event.stoppedBy = stoppedBy;
+    if (stoppedBy !== undefined && (stopReason === "budget" || stopReason === "guardrail" || stopReason === "repeated_call" || stoppedByMiddleware(stoppedBy))) event.stoppedBy = stoppedBy;
     if (run.state.usage !== undefined) event.usage = run.state.usage;
     if (generateError !== undefined) event.generateError = generateError;
     if (finish.returnValues["structuredOutput"] !== undefined) event.structuredOutput = finish.returnValues["structuredOutput"];

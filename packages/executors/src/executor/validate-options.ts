@@ -77,7 +77,8 @@ export interface ResolvedOptions {
  */
 export function defaultEarlyStopOutput(reason: StopReason, stoppedBy: unknown): string {
   const message = (stoppedBy as { message?: unknown } | undefined)?.message;
-  if ((reason === "guardrail" || reason === "repeated_call") && typeof message === "string") return message;
+  // A middleware's `stopRun` gives the output it meant, whatever the reason.
+  if ((reason === "guardrail" || reason === "repeated_call" || stoppedByMiddleware(stoppedBy)) && typeof message === "string") return message;
   if (reason !== "budget") return EARLY_STOP_OUTPUT;
   const spent = stoppedBy as Partial<BudgetSpent> | undefined;
   const names: Record<string, string> = { tokens: "token", tool_calls: "tool-call", time: "time", cost: "cost" };
@@ -91,6 +92,11 @@ export function defaultEarlyStopOutput(reason: StopReason, stoppedBy: unknown): 
         ? ` (${dollars(spent.used)} used of ${dollars(spent.limit)})`
         : ` (${spent.used} used of ${spent.limit})`;
   return `Agent stopped because its ${name} budget was spent${used}.`;
+}
+
+/** Whether a run was stopped by a middleware's `stopRun` (its `stoppedBy` names the middleware). @internal */
+export function stoppedByMiddleware(stoppedBy: unknown): boolean {
+  return typeof (stoppedBy as { middleware?: unknown } | undefined)?.middleware === "string";
 }
 
 /** Observations longer than this many characters are truncated unless `maxObservationLength` says otherwise. */

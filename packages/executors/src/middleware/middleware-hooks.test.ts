@@ -298,6 +298,37 @@ describe("errors", () => {
     expect(inputs).toHaveLength(1);
     expect(result.stopReason).toBe("budget");
     expect(result.stoppedBy).toEqual({ middleware: "modelCallLimit", limit: 1, message: "Agent stopped: one model call." });
+    // The output is the message it gave, as for every reason a middleware may stop with.
+    expect(result.output).toBe("Agent stopped: one model call.");
+  });
+
+  it("a stopRun with max_iterations: its message is the output and stoppedBy names the middleware", async () => {
+    const { agent } = scriptedAgent([act("echo", { text: "a" }), act("echo", { text: "b" }), finish("done")]);
+    const limit: AgentMiddleware = {
+      name: "turnLimit",
+      prepareStep({ iteration }) {
+        if (iteration >= 1) stopRun({ reason: "max_iterations", message: "Stopped after one turn." });
+      },
+    };
+    const result = await new AgentExecutor({ agent, tools: [echoTool], middleware: [limit] }).invoke({ input: "hi" });
+    expect([result.stopReason, result.output]).toEqual(["max_iterations", "Stopped after one turn."]);
+    expect(result.stoppedBy).toEqual({ middleware: "turnLimit", message: "Stopped after one turn." });
+  });
+
+  it("a stopRun a run cannot report fails the run with a MiddlewareError whose cause names what is wrong", async () => {
+    for (const [options, problem] of [
+      [{ reason: "finish", message: "Done." }, /`reason` must be one of max_iterations, budget, guardrail, repeated_call .*got "finish"/],
+      [{ reason: "nope", message: "x" }, /`reason` must be one of .*got "nope"/],
+      [{ reason: "budget", message: 42 }, /`message` \(the run's output\) must be a non-empty string, got 42/],
+      [{ reason: "budget" }, /`message` .* got undefined/],
+      [{ reason: "budget", message: "x", details: [1] }, /`details` must be an object .* got an array/],
+    ] as const) {
+      const { agent } = scriptedAgent([act("echo", { text: "a" }), finish("done")]);
+      const stopper: AgentMiddleware = { name: "stopper", prepareStep: () => stopRun(options as never) };
+      const error = await new AgentExecutor({ agent, tools: [echoTool], middleware: [stopper] }).invoke({ input: "hi" }).then(() => undefined, (e: unknown) => e);
+      expect(MiddlewareError.isInstance(error), JSON.stringify(options)).toBe(true);
+      expect(String((error as Error & { cause?: Error }).cause?.message), JSON.stringify(options)).toMatch(problem);
+    }
   });
 });
 

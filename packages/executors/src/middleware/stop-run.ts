@@ -1,4 +1,4 @@
-import { AgentRxError } from "@agentrx/core";
+import { AgentRxError, InvalidArgumentError } from "@agentrx/core";
 import type { StopReason } from "../executor/events";
 
 const MARKER = "agentrx.error.RunStop";
@@ -56,5 +56,25 @@ export class RunStop extends AgentRxError {
  * ```
  */
 export function stopRun(options: StopRunOptions): never {
-  throw new RunStop(options);
+  throw new RunStop(checkStopRun(options));
+}
+
+/** The reasons {@link MiddlewareStopReason} names, for the check of a call from JavaScript. */
+const MIDDLEWARE_STOP_REASONS: readonly MiddlewareStopReason[] = ["max_iterations", "budget", "guardrail", "repeated_call"];
+
+/** `options` when it is a stop a run can report; else an `InvalidArgumentError` naming what is wrong (nothing it meant is dropped). */
+function checkStopRun(options: StopRunOptions): StopRunOptions {
+  const fail = (argument: string, value: unknown, what: string): never => {
+    throw new InvalidArgumentError({ argument, value, message: `stopRun: ${what}` });
+  };
+  if (typeof options !== "object" || options === null) fail("options", options, `pass { reason, message, details? }, got ${options === null ? "null" : typeof options}.`);
+  const { reason, message, details } = options;
+  if (!MIDDLEWARE_STOP_REASONS.includes(reason)) {
+    fail("reason", reason, `\`reason\` must be one of ${MIDDLEWARE_STOP_REASONS.join(", ")} (a run's other stop reasons are not a middleware's to give), got ${JSON.stringify(reason) ?? String(reason)}.`);
+  }
+  if (typeof message !== "string" || message === "") fail("message", message, `\`message\` (the run's output) must be a non-empty string, got ${JSON.stringify(message) ?? String(message)}.`);
+  if (details !== undefined && (typeof details !== "object" || details === null || Array.isArray(details))) {
+    fail("details", details, `\`details\` must be an object (what the output event's \`stoppedBy\` carries besides the middleware and message), got ${Array.isArray(details) ? "an array" : JSON.stringify(details) ?? String(details)}.`);
+  }
+  return options;
 }
