@@ -94,6 +94,29 @@ describe("eagerTools", () => {
     expect(log.length).toBeLessThanOrEqual(2);
   });
 
+  it.for([1, 2])("runs at most maxConcurrency (%i) calls at once, the early ones included; every call runs once", async (maxConcurrency) => {
+    let running = 0;
+    let peak = 0;
+    const started: number[] = [];
+    const fetchPage = tool(
+      async ({ page }: { page: number }) => {
+        started.push(page);
+        peak = Math.max(peak, ++running);
+        await new Promise((resolve) => setTimeout(resolve, 60));
+        running--;
+        return `page ${page}`;
+      },
+      { name: "fetch_page", description: "Fetches a page.", schema: z.object({ page: z.number() }) },
+    );
+    const llm = new ScriptedChatModel({ tokenDelayMs: 5, responses: [{ toolCalls: [1, 2, 3, 4, 5].map((page) => ({ name: "fetch_page", args: { page } })) }, "done"] });
+    const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [fetchPage], prompt }), tools: [fetchPage], eagerTools: true, maxConcurrency, returnIntermediateSteps: true });
+    const events = await collect(executor.stream({ input: "go" }));
+    expect(peak).toBe(maxConcurrency);
+    expect([...started].sort()).toEqual([1, 2, 3, 4, 5]);
+    expect(events.filter((event) => event.type === "action" && event.early === true).length).toBeGreaterThanOrEqual(1); // some did start early
+    expect((events.at(-1) as Extract<AgentStreamEvent, { type: "output" }>).intermediateSteps?.map((step) => step.observation)).toEqual(["page 1", "page 2", "page 3", "page 4", "page 5"]);
+  });
+
   it("validates the option", () => {
     const { executor } = setup();
     expect(executor).toBeDefined();

@@ -174,6 +174,12 @@ export class ToolRunner {
       const index = indexes[0] as number;
       return this.runOne(actions[index] as AgentAction, index);
     }
+    // The calls started early (at most `maxConcurrency` of them run) take the first slots, so that
+    // with the others the turn never runs more than `maxConcurrency` at once.
+    const turnEarly = this.turnEarly;
+    if (turnEarly !== undefined && turnEarly.some((entry) => entry !== undefined)) {
+      indexes = [...indexes.filter((index) => turnEarly[index] !== undefined), ...indexes.filter((index) => turnEarly[index] === undefined)];
+    }
     return new Promise<void>((resolve, reject) => {
       let next = 0;
       let settled = 0;
@@ -243,6 +249,9 @@ export class ToolRunner {
     const key = id ?? inputKey(call.name, toolInput);
     const early = (this.early ??= new Map());
     if (early.has(key)) return;
+    // `maxConcurrency` holds for early calls too: past it, a call waits for the turn (`runAll`),
+    // which starts the early ones' slots first.
+    if (runningEarly(early) >= options.maxConcurrency) return;
     const action: AgentAction = { tool: call.name, toolInput, log: "", ...(id ? { toolCallId: id } : {}) };
     const { controller, unlink } = this.run.aborts.child();
     const started = this.startEarly(action, controller.signal);
@@ -633,4 +642,11 @@ function liftListenerLimit(...signals: AbortSignal[]): void {
     setMaxListeners = events?.setMaxListeners ?? null;
   }
   setMaxListeners?.(0, ...signals);
+}
+
+/** How many early calls are still running (not settled). */
+function runningEarly(early: Map<string, PendingEarlyCall>): number {
+  let running = 0;
+  for (const entry of early.values()) if (entry.finished === undefined && entry.failed === undefined) running++;
+  return running;
 }
