@@ -1,4 +1,4 @@
-import { EXCEPTION_TOOL_NAME, InvalidToolArgumentsException } from "@agentrx/core";
+import { EXCEPTION_TOOL_NAME, InvalidArgumentError, InvalidToolArgumentsException } from "@agentrx/core";
 import { AgentExecutor, type AgentStreamEvent } from "@agentrx/executors";
 import { HumanMessage } from "@langchain/core/messages";
 import { OutputParserException } from "@langchain/core/output_parsers";
@@ -91,6 +91,17 @@ describe("handleParsingErrors", () => {
     const executor = new AgentExecutor({ agent, tools: [], handleParsingErrors: (() => ({ retry: true })) as never });
     await collect(executor.invoke({ input: "go" }));
     expect(inputs[1]?.steps[0]?.observation).toBe('{"retry":true}');
+  });
+
+  it("a function that returns a Promise or nothing fails the run naming the option, rather than sending \"{}\" or \"undefined\"", async () => {
+    for (const [handler, got] of [[async () => "try again", "a Promise"], [() => undefined, "undefined"]] as const) {
+      const { agent, inputs } = scriptedAgent([badOutput(), finish("ok")]);
+      const executor = new AgentExecutor({ agent, tools: [], handleParsingErrors: handler as never });
+      const error = await collect(executor.invoke({ input: "go" })).then(() => undefined, (e: unknown) => e);
+      expect(InvalidArgumentError.isInstance(error) && error.argument).toBe("handleParsingErrors");
+      expect((error as Error).message).toBe(`\`handleParsingErrors\` must return the text the model reads (synchronously), got ${got}.`);
+      expect(inputs).toHaveLength(1); // the agent was not called again
+    }
   });
 
   it("emits a step event for the _Exception step and no action event", async () => {

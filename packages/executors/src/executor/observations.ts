@@ -1,4 +1,4 @@
-import { EXCEPTION_TOOL_NAME, InvalidToolArgumentsException, contentBlockKind, cutText, describeThrown } from "@agentrx/core";
+import { EXCEPTION_TOOL_NAME, InvalidArgumentError, InvalidToolArgumentsException, contentBlockKind, cutText, describeThrown } from "@agentrx/core";
 import type { AgentAction, AgentStep, Observation } from "@agentrx/core";
 import type { MessageContentComplex } from "@langchain/core/messages";
 import { OutputParserException } from "@langchain/core/output_parsers";
@@ -124,6 +124,15 @@ export function parsingErrorStep(options: ResolvedOptions, error: OutputParserEx
   else if (typeof handle === "function") {
     // What the model reads is text: a value that is not a string is written as JSON, as a tool's result is.
     const value: unknown = handle(error);
+    // A promise (an async handler) or nothing (a handler that forgot to return) is not what it
+    // meant the model to read: the run fails naming the option, rather than sending "{}" or "undefined".
+    if (value === undefined || typeof (value as { then?: unknown } | null)?.then === "function") {
+      throw new InvalidArgumentError({
+        argument: "handleParsingErrors",
+        value,
+        message: `\`handleParsingErrors\` must return the text the model reads (synchronously), got ${value === undefined ? "undefined" : "a Promise"}.`,
+      });
+    }
     observation = typeof value === "string" ? value : safeJson(value);
   } else observation = error.sendToLLM && error.observation !== undefined ? error.observation : "Invalid or incomplete response";
   const log = error.llmOutput !== undefined && error.llmOutput !== "" ? error.llmOutput : error.message;
