@@ -6,6 +6,7 @@ import {
   type AgentMiddleware,
   COMPACTED_STEPS_TOOL,
   type CompactionEvent,
+  MiddlewareError,
   type MiddlewareEvent,
   compactSteps,
   detectRepeatedCalls,
@@ -130,6 +131,17 @@ describe("guardrail", () => {
     expect(tripped).toMatchObject({ stopReason: "guardrail", output: 'Agent stopped: guardrail "guardrail(input)" tripped on the input: prompt injection.' });
     expect(inputs).toHaveLength(0);
     expect((await executor.invoke({ input: "hello" })).output).toBe("answer");
+  });
+
+  it("fails the run, naming the guardrail, when its check returns something that is not a verdict, rather than letting the run through", async () => {
+    for (const [verdict, shown] of [[1, "1"], [{ reason: "x" }, '{"reason":"x"}'], [{ tripped: "yes" }, '{"tripped":"yes"}'], [[true], "[true]"]] as const) {
+      const { agent, inputs } = scriptedAgent([finish("answer")]);
+      const executor = new AgentExecutor({ agent, tools: [], middleware: [guardrail({ name: "strict", on: "input", check: () => verdict as never })] });
+      const error = await executor.invoke({ input: "hello" }).then(() => undefined, (e: unknown) => e);
+      expect(MiddlewareError.isInstance(error), shown).toBe(true);
+      expect(String((error as Error & { cause?: Error }).cause?.message)).toBe(`guardrail "strict": its check returned ${shown}, which is not a verdict: return true, false, a reason (a string) or { tripped: boolean, reason?: string }.`);
+      expect(inputs).toHaveLength(0);
+    }
   });
 
   it("parallel: the agent call starts at once and is cancelled when the check trips", async () => {

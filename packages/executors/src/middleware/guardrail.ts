@@ -1,4 +1,4 @@
-import { isAgentFinish, isMessageStep, observationText, checkOptionKeys } from "@agentrx/core";
+import { InvalidArgumentError, isAgentFinish, isMessageStep, observationText, checkOptionKeys } from "@agentrx/core";
 import type { AgentAction, AgentOutput, AgentStep, Observation } from "@agentrx/core";
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
 import { HumanMessage, SystemMessage } from "@langchain/core/messages";
@@ -34,7 +34,8 @@ export interface GuardrailSubject {
 
 /**
  * A check's verdict: `true`, a reason (a non-empty string) or `{ tripped: true, reason? }` trips the
- * guardrail; `false`, `""`, `undefined` or `{ tripped: false }` lets the run go on.
+ * guardrail; `false`, `""`, `undefined` or `{ tripped: false }` lets the run go on. Anything else
+ * fails the run (a `MiddlewareError` naming the guardrail): it is never read as a pass.
  */
 export type GuardrailVerdict = boolean | string | undefined | null | void | { tripped: boolean; reason?: string };
 
@@ -103,7 +104,7 @@ export function guardrail(options: GuardrailOptions): AgentMiddleware {
 
   /** Checks `subject`; a trip ends the run. */
   const verify = async (subject: GuardrailSubject, what: string): Promise<void> => {
-    const verdict = toVerdict(await run(subject));
+    const verdict = toVerdict(await run(subject), name);
     if (!verdict.tripped) return;
     const reason = verdict.reason ?? "";
     stopRun({
@@ -210,11 +211,26 @@ function checkFunction(check: GuardrailOptions["check"]): GuardrailCheck {
   };
 }
 
-function toVerdict(verdict: GuardrailVerdict): { tripped: boolean; reason?: string } {
+/**
+ * What a check's verdict says; a value that is none of the verdicts throws (the run fails naming the
+ * guardrail): a tripwire does not let the run through on an answer it cannot read.
+ */
+function toVerdict(verdict: GuardrailVerdict, name: string): { tripped: boolean; reason?: string } {
   if (verdict === true) return { tripped: true };
+  if (verdict === false || verdict === undefined || verdict === null) return { tripped: false };
   if (typeof verdict === "string") return verdict === "" ? { tripped: false } : { tripped: true, reason: verdict };
-  if (typeof verdict === "object" && verdict !== null) {
+  if (typeof verdict === "object" && typeof verdict.tripped === "boolean" && (verdict.reason === undefined || typeof verdict.reason === "string")) {
     return verdict.tripped ? { tripped: true, ...(verdict.reason === undefined ? {} : { reason: verdict.reason }) } : { tripped: false };
   }
-  return { tripped: false };
+  let shown: string;
+  try {
+    shown = JSON.stringify(verdict) ?? String(verdict);
+  } catch {
+    shown = typeof verdict;
+  }
+  throw new InvalidArgumentError({
+    argument: "check",
+    value: verdict,
+    message: `guardrail "${name}": its check returned ${shown}, which is not a verdict: return true, false, a reason (a string) or { tripped: boolean, reason?: string }.`,
+  });
 }
