@@ -143,6 +143,9 @@ describe("the executor's prices option", () => {
   it("refuses a malformed price table at construction, naming the field", () => {
     expect(() => executorOf([answer], { prices: { "gpt-4o": { input: 1 } } as never })).toThrow(/prices\["gpt-4o"\]\.output/);
     expect(() => executorOf([answer], { prices: "cheap" as never })).toThrow(/`prices` must be "auto"/);
+    // The value as given (JSON would show Infinity and NaN as null).
+    expect(() => executorOf([answer], { prices: { "gpt-4o": { input: Infinity, output: 1 } } })).toThrow('`prices["gpt-4o"].input` must be a number >= 0 (dollars per million tokens), got Infinity.');
+    expect(() => executorOf([answer], { prices: { "gpt-4o": { input: 1, output: Number.NaN } } })).toThrow("got NaN.");
   });
 });
 

@@ -243,7 +243,7 @@ export function validatePrices(prices: unknown): void {
       const value = fields[key];
       const required = key === "input" || key === "output";
       if ((value === undefined && !required) || (typeof value === "number" && Number.isFinite(value) && value >= 0)) continue;
-      fail(`AgentExecutor: \`prices["${model}"].${key}\` must be a number >= 0 (dollars per million tokens), got ${JSON.stringify(value)}.`);
+      fail(`AgentExecutor: \`prices["${model}"].${key}\` must be a number >= 0 (dollars per million tokens), got ${typeof value === "number" ? String(value) : JSON.stringify(value)}.`);
     }
   }
 }

@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from "@agentrx/core";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { AgentExecutor, type AgentStreamEvent, type StopCondition } from "@agentrx/executors";
 import { tool } from "@langchain/core/tools";
@@ -195,5 +196,14 @@ describe("stopWhen", () => {
     await expect(collect(new AgentExecutor({ agent, tools: [echoTool], stopWhen: broken }).invoke({ input: "go" }))).rejects.toThrow(
       "condition bug",
     );
+  });
+
+  it("a condition that returns no Observable fails the run with an error naming stopWhen, before the agent is called", async () => {
+    const { agent, inputs } = scriptedAgent([act("echo", { text: "x" }), finish("done")]);
+    const notObservable = (() => true) as unknown as StopCondition;
+    const error = await collect(new AgentExecutor({ agent, tools: [echoTool], stopWhen: notObservable }).invoke({ input: "go" })).then(() => undefined, (e: unknown) => e);
+    expect(InvalidArgumentError.isInstance(error) && error.argument).toBe("stopWhen");
+    expect((error as Error).message).toBe("A `stopWhen` condition must return an Observable (events$) => Observable, emitting when the run should stop; got boolean.");
+    expect(inputs).toHaveLength(0);
   });
 });

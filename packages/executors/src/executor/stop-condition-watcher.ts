@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from "@agentrx/core";
 import { Subject, Subscription } from "rxjs";
 import type { AgentStreamEvent } from "./events";
 import type { StopCondition } from "./stop-condition";
@@ -20,7 +21,16 @@ export class StopConditionWatcher {
     const observer = { next: onStop, error: onError };
     for (const condition of conditions) {
       try {
-        this.subscription.add(condition(this.input.asObservable()).subscribe(observer));
+        const stops = condition(this.input.asObservable()) as unknown;
+        // Anything with `subscribe` (an Observable of another copy of RxJS too).
+        if (typeof (stops as { subscribe?: unknown } | null)?.subscribe !== "function") {
+          throw new InvalidArgumentError({
+            argument: "stopWhen",
+            value: stops,
+            message: `A \`stopWhen\` condition must return an Observable (events$) => Observable, emitting when the run should stop; got ${stops === null ? "null" : typeof stops}.`,
+          });
+        }
+        this.subscription.add((stops as ReturnType<StopCondition>).subscribe(observer));
       } catch (error) {
         onError(error);
         return;
