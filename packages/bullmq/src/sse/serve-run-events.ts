@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { checkOptionKeys } from "@agentrx/core";
+import { MAX_TIMER_DELAY_MS, checkOptionKeys } from "@agentrx/core";
 import { RunNotFoundError, RunStoreError } from "@agentrx/executors";
 import { SseWriter, type SseMessage } from "@agentrx/runs";
 import type { Subscription } from "rxjs";
@@ -57,7 +57,7 @@ export function serveRunEvents(client: RunClient, runId: string, req: IncomingMe
   checkObject("serveRunEvents", "options", options);
   checkOptionKeys("serveRunEvents", options, SERVE_RUN_EVENTS_OPTION_KEYS, "options.");
   const { heartbeatMs = 15_000, maxBufferedBytes = 1_048_576 } = options;
-  if (!(typeof heartbeatMs === "number" && heartbeatMs > 0 && heartbeatMs <= 2_147_483_647)) fail("serveRunEvents", "heartbeatMs", heartbeatMs, "a number of milliseconds > 0 and at most 2147483647 (the longest a timer waits)");
+  if (!(typeof heartbeatMs === "number" && heartbeatMs > 0 && heartbeatMs <= MAX_TIMER_DELAY_MS)) fail("serveRunEvents", "heartbeatMs", heartbeatMs, `a number of milliseconds > 0 and at most ${MAX_TIMER_DELAY_MS} (the longest a timer waits)`);
   if (!(typeof maxBufferedBytes === "number" && maxBufferedBytes > 0)) fail("serveRunEvents", "maxBufferedBytes", maxBufferedBytes, "a number of bytes > 0");
   const follow = followerOf(client);
   const lastEventId = parseRunLastEventId(req);

@@ -1,4 +1,4 @@
-import { checkOptionKeys } from "@agentrx/core";
+import { MAX_TIMER_DELAY_MS, checkOptionKeys } from "@agentrx/core";
 import { type ConnectionOptions, Worker } from "bullmq";
 import { ChannelHub } from "../internal/channel-hub";
 import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, queueNames } from "../internal/queue-names";
@@ -10,8 +10,6 @@ import { type ActiveRun, type WorkerContext, processRunJob } from "./process-run
 import type { CloseRunWorkerOptions, RunWorkerOptions } from "./run-worker-options";
 
 const WHERE = "createRunWorker";
-/** The longest delay `setTimeout` takes (a longer one fires at once). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 /** How long `close()` waits for the hand-back and Redis once the runs are told to go back, by default: twice the default store timeout. */
 const FORCE_AFTER_MS = 20_000;
 const KNOWN = new Set(["connection", "store", "executors", "concurrency", "queueName", "prefix", "maxAttempts", "lockDuration", "stalledInterval", "onError"]);
@@ -216,7 +214,7 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     giveUp?.(new RunWorkerCloseError({ runIds: [...active.keys()], forceAfterMs }));
   };
   function armForce(): void {
-    if (closing === undefined || forced || settled || forceAfterMs > MAX_TIMER_MS || !(handedOff || active.size === 0)) return;
+    if (closing === undefined || forced || settled || forceAfterMs > MAX_TIMER_DELAY_MS || !(handedOff || active.size === 0)) return;
     forceFrom ??= Date.now();
     if (forceTimer !== undefined) clearTimeout(forceTimer);
     forceTimer = setTimeout(force, Math.max(0, forceFrom + forceAfterMs - Date.now()));
@@ -253,7 +251,7 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
       if (!(typeof gracePeriodMs === "number" && gracePeriodMs >= 0)) fail("RunWorker.close", "gracePeriodMs", gracePeriodMs, "a number of milliseconds >= 0 (or Infinity)");
       if (!(typeof forceAfter === "number" && forceAfter >= 0)) fail("RunWorker.close", "forceAfterMs", forceAfter, "a number of milliseconds >= 0 (or Infinity)");
       // Beyond what a timer can hold (about 24.8 days), as Infinity: Node would fire it at once.
-      if (gracePeriodMs <= MAX_TIMER_MS) scheduleHandOff(gracePeriodMs);
+      if (gracePeriodMs <= MAX_TIMER_DELAY_MS) scheduleHandOff(gracePeriodMs);
       forceAfterMs = Math.min(forceAfterMs, forceAfter);
     } catch (error) {
       return Promise.reject(error);

@@ -4,7 +4,10 @@
 /** The default cap on one wait between two attempts. */
 export const DEFAULT_MAX_RETRY_DELAY_MS = 60_000;
 
-/** The longest delay `setTimeout` accepts (a longer one fires at once). */
+/**
+ * The longest delay `setTimeout` and `setInterval` take, in ms (2^31 - 1, about 24.8 days): Node
+ * fires a longer one after 1 ms. Options that become a timer's delay are checked against it.
+ */
 export const MAX_TIMER_DELAY_MS = 2_147_483_647;
 
 /** Context of {@link retryDelayMs}. */

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
+import { InvalidArgumentError, MAX_TIMER_DELAY_MS, checkOptionKeys } from "@agentrx/core";
 
 /**
  * Options of {@link SseWriter}.
@@ -102,7 +102,7 @@ export class SseWriter {
   constructor(res: ServerResponse, options: SseWriterOptions = {}) {
     checkOptionKeys("SseWriter", options, SSE_WRITER_OPTION_KEYS);
     const { heartbeatMs = 15_000, maxBufferedBytes = 1_048_576, retryMs, headers = {}, droppedMessage = defaultDroppedMessage } = options;
-    check("heartbeatMs", heartbeatMs, 0, MAX_TIMER_MS);
+    check("heartbeatMs", heartbeatMs, 0, MAX_TIMER_DELAY_MS);
     check("maxBufferedBytes", maxBufferedBytes, 1);
     if (retryMs !== undefined) check("retryMs", retryMs, 0);
     if (typeof droppedMessage !== "function") {
@@ -308,9 +308,6 @@ export function decodePathSegment(segment: string): string | undefined {
     return undefined;
   }
 }
-
-/** The longest delay Node's timers take (2^31 - 1 ms, about 24.8 days): a longer one fires every millisecond. */
-const MAX_TIMER_MS = 2_147_483_647;
 
 function check(name: string, value: unknown, min: number, max = Number.MAX_VALUE): void {
   if (!(typeof value === "number" && Number.isFinite(value) && value >= min && value <= max)) {

@@ -1,5 +1,5 @@
 // Checks of options, done once, when a function is called or a handler is made. @internal
-import { InvalidArgumentError } from "@agentrx/core";
+import { InvalidArgumentError, MAX_TIMER_DELAY_MS } from "@agentrx/core";
 
 export function checkPositiveInteger(where: string, argument: string, value: unknown): asserts value is number {
   if (!(typeof value === "number" && Number.isSafeInteger(value) && value > 0)) {
@@ -7,14 +7,11 @@ export function checkPositiveInteger(where: string, argument: string, value: unk
   }
 }
 
-/** The longest delay Node's timers take (2^31 - 1 ms, about 24.8 days); a longer one fires after 1 ms. */
-const MAX_TIMER_MS = 2_147_483_647;
-
-/** A number of milliseconds for a timer: an integer from 1 to {@link MAX_TIMER_MS}. */
+/** A number of milliseconds for a timer: an integer from 1 to `MAX_TIMER_DELAY_MS` (a longer delay fires every millisecond). */
 export function checkTimerMs(where: string, argument: string, value: unknown): asserts value is number {
   checkPositiveInteger(where, argument, value);
-  if (value > MAX_TIMER_MS) {
-    throw new InvalidArgumentError({ argument, value, message: `${where}: \`${argument}\` must be at most ${MAX_TIMER_MS} (about 24.8 days, the longest a timer waits; a longer one would fire every millisecond), got ${value}.` });
+  if (value > MAX_TIMER_DELAY_MS) {
+    throw new InvalidArgumentError({ argument, value, message: `${where}: \`${argument}\` must be at most ${MAX_TIMER_DELAY_MS} (about 24.8 days, the longest a timer waits; a longer one would fire every millisecond), got ${value}.` });
   }
 }
 

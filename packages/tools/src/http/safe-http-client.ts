@@ -1,12 +1,12 @@
 import { lookup } from "node:dns/promises";
 import http from "node:http";
 import https from "node:https";
-import { AbortError, InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
+import { AbortError, InvalidArgumentError, MAX_TIMER_DELAY_MS, checkOptionKeys } from "@agentrx/core";
 import { RequestRefusedError, type RequestRefusedReason } from "../errors/request-refused-error";
 import { ResponseTooLargeError } from "../errors/response-too-large-error";
 import { RetryableToolError } from "../errors/retryable-tool-error";
 import { ToolTimeoutError } from "../errors/tool-timeout-error";
-import { checkNumberOption, MAX_TIMER_MS } from "../internal/check-number-option";
+import { checkNumberOption } from "../internal/check-number-option";
 import { raceAbort } from "../internal/race-abort";
 import { canonicalAddress, ipKind, parseAddressAllowlist, refusedRange } from "./address-allowlist";
 import { hostAllowed, hostPatternProblem } from "./host-allowlist";
@@ -255,7 +255,7 @@ function resolveOptions(options: SafeHttpOptions): Settings {
     allowedRequestHeaders: (options.allowedRequestHeaders ?? ["accept", "content-type"]).map((h) => h.toLowerCase()),
     headers: options.headers ?? {},
     maxResponseBytes: checkNumberOption("maxResponseBytes", options.maxResponseBytes ?? 1_000_000, { min: 1, integer: true }),
-    timeoutMs: checkNumberOption("timeoutMs", options.timeoutMs ?? 10_000, { min: 1, max: MAX_TIMER_MS }),
+    timeoutMs: checkNumberOption("timeoutMs", options.timeoutMs ?? 10_000, { min: 1, max: MAX_TIMER_DELAY_MS }),
     maxRedirects: checkNumberOption("maxRedirects", options.maxRedirects ?? 0, { min: 0, max: 20, integer: true }),
     resolver,
     idempotencyKeyHeader: keyHeader?.toLowerCase(),

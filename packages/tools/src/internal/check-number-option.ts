@@ -1,8 +1,5 @@
 import { InvalidArgumentError } from "@agentrx/core";
 
-/** The longest delay setTimeout honours (2^31 - 1 ms, about 24.8 days); a longer one fires at once. */
-export const MAX_TIMER_MS = 2_147_483_647;
-
 /** Throws an InvalidArgumentError naming `argument` unless `value` is a number within [min, max] (an integer if asked). */
 export function checkNumberOption(
   argument: string,

@@ -1,9 +1,9 @@
-import { InvalidArgumentError, type StepMetadata, checkOptionKeys, isAbortError } from "@agentrx/core";
+import { InvalidArgumentError, MAX_TIMER_DELAY_MS, type StepMetadata, checkOptionKeys, isAbortError } from "@agentrx/core";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { isRetryableError } from "../errors/retryable-tool-error";
 import { ToolRetriesExhaustedError } from "../errors/tool-retries-exhausted-error";
 import { abortableDelay } from "../internal/abortable-delay";
-import { checkNumberOption, MAX_TIMER_MS } from "../internal/check-number-option";
+import { checkNumberOption } from "../internal/check-number-option";
 import { withPolicies, type PolicyTool, type ToolPolicy } from "./with-policies";
 
 /** Options of {@link retryPolicy} and {@link withRetry}. */
@@ -63,9 +63,9 @@ export function retryPolicy(options: RetryPolicyOptions = {}): ToolPolicy {
     isRetryable = isRetryableError,
   } = options;
   checkNumberOption("retryPolicy maxAttempts", maxAttempts, { min: 1, integer: true });
-  checkNumberOption("retryPolicy initialDelayMs", initialDelayMs, { max: MAX_TIMER_MS });
+  checkNumberOption("retryPolicy initialDelayMs", initialDelayMs, { max: MAX_TIMER_DELAY_MS });
   checkNumberOption("retryPolicy factor", factor, { min: 1 });
-  checkNumberOption("retryPolicy maxDelayMs", maxDelayMs, { max: MAX_TIMER_MS });
+  checkNumberOption("retryPolicy maxDelayMs", maxDelayMs, { max: MAX_TIMER_DELAY_MS });
   if (typeof isRetryable !== "function") {
     throw new InvalidArgumentError({
       argument: "retryPolicy isRetryable",

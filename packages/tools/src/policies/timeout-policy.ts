@@ -1,8 +1,8 @@
-import { InvalidArgumentError, checkOptionKeys, linkAbortSignal } from "@agentrx/core";
+import { InvalidArgumentError, MAX_TIMER_DELAY_MS, checkOptionKeys, linkAbortSignal } from "@agentrx/core";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { ToolTimeoutError } from "../errors/tool-timeout-error";
 import { raceAbort } from "../internal/race-abort";
-import { checkNumberOption, MAX_TIMER_MS } from "../internal/check-number-option";
+import { checkNumberOption } from "../internal/check-number-option";
 import { withPolicies, type PolicyTool, type ToolPolicy } from "./with-policies";
 
 /** Options of {@link timeoutPolicy} and {@link withTimeout}. */
@@ -41,7 +41,7 @@ export interface TimeoutPolicyOptions {
 export function timeoutPolicy(options: TimeoutPolicyOptions): ToolPolicy {
   checkOptionKeys("timeoutPolicy", options, ["ms", "retryable"] satisfies (keyof TimeoutPolicyOptions)[]);
   const { ms, retryable } = options ?? ({} as Partial<TimeoutPolicyOptions>);
-  checkNumberOption("timeoutPolicy ms", ms, { min: 1, max: MAX_TIMER_MS });
+  checkNumberOption("timeoutPolicy ms", ms, { min: 1, max: MAX_TIMER_DELAY_MS });
   if (retryable !== undefined && typeof retryable !== "boolean") {
     throw new InvalidArgumentError({
       argument: "timeoutPolicy retryable",
