@@ -202,7 +202,8 @@ export interface AgentExecutorOptions {
    * agent answers through `finalAnswerTool(schema)` (bind it with the agent's tools); a text agent
    * answers with JSON (a fenced block is fine). An answer that does not fit goes back to the model as
    * an observation naming the problem while iterations are left; then the run fails with an
-   * `OutputValidationError`. See docs/structured-output.md.
+   * `OutputValidationError`. Asynchronous refinements and transforms are checked with zod's
+   * `safeParseAsync`. See docs/structured-output.md.
    */
   outputSchema?: z.ZodType<Record<string, unknown>>;
   /**

@@ -147,4 +147,33 @@ describe("outputSchema", () => {
     expect(untyped.output).toBe("Nice: 18 C");
     expect(untyped.structuredOutput).toBeUndefined();
   });
+
+  it("checks a schema with asynchronous refinements and transforms (safeParseAsync): a failing answer goes back to the model, a passing one ends typed", async () => {
+    const known = new Set(["Paris"]);
+    const Checked = z
+      .object({ city: z.string().refine(async (city) => known.has(city), { message: "unknown city" }), celsius: z.number() })
+      .transform(async (value) => ({ ...value, fahrenheit: value.celsius * 1.8 + 32 }));
+    const llm = new ScriptedChatModel({
+      responses: [{ toolCalls: [{ name: "final_answer", args: { city: "Atlantis", celsius: 30 } }] }, { toolCalls: [{ name: "final_answer", args: { city: "Paris", celsius: 20 } }] }],
+    });
+    const agent = createToolCallingAgent({ llm, tools: [lookup, finalAnswerTool(Weather)], prompt });
+    const events = await collect(new AgentExecutor({ agent, tools: [lookup], outputSchema: Checked }).stream({ input: "Weather?" }));
+    const step = events.find((event) => event.type === "step");
+    expect(step?.type === "step" && step.step.observation).toMatch(/does not fit the required format: city: unknown city/);
+    expect(events.at(-1)).toMatchObject({ type: "output", stopReason: "finish", structuredOutput: { city: "Paris", celsius: 20, fahrenheit: 68 } });
+    // A returnDirect tool's answer is checked the same way.
+    const report = tool(async ({ city }: { city: string }) => JSON.stringify({ city, celsius: 10 }), { name: "report", description: "Report.", schema: z.object({ city: z.string() }), returnDirect: true });
+    const direct = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "report", args: { city: "Paris" } }] }] });
+    const result = await new AgentExecutor({ agent: createToolCallingAgent({ llm: direct, tools: [report], prompt }), tools: [report], outputSchema: Checked }).invoke({ input: "Paris?" });
+    expect(result).toMatchObject({ stopReason: "return_direct", structuredOutput: { city: "Paris", celsius: 10, fahrenheit: 50 } });
+  });
+
+  it("a refinement that throws fails the run with its own error", async () => {
+    const Throwing = Weather.refine(() => {
+      throw new Error("lookup service down");
+    });
+    const llm = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "final_answer", args: { city: "Paris", celsius: 21 } }] }] });
+    const agent = createToolCallingAgent({ llm, tools: [lookup, finalAnswerTool(Weather)], prompt });
+    await expect(new AgentExecutor({ agent, tools: [lookup], outputSchema: Throwing }).invoke({ input: "Weather?" })).rejects.toThrow("lookup service down");
+  });
 });

@@ -437,7 +437,7 @@ export class AgentLoop {
     // tool's and not the model's, cannot go back to the model: the run ends without it).
     const schema = run.options.outputSchema;
     if (schema !== undefined) {
-      const checked = checkFinalAnswer(schema as never, finish);
+      const checked = await checkFinalAnswer(schema as never, finish);
       if (checked.ok) finish.returnValues["structuredOutput"] = checked.value;
     }
     await run.complete(finish, "return_direct");
@@ -452,7 +452,7 @@ export class AgentLoop {
    */
   private async finishTyped(finish: AgentFinish, stopReason: StopReason, iteration: number | undefined, inboxMode?: InboxMode): Promise<"done" | "retry" | "stopped"> {
     const { run } = this;
-    const checked = checkFinalAnswer(run.options.outputSchema as never, finish);
+    const checked = await checkFinalAnswer(run.options.outputSchema as never, finish);
     if (checked.ok) {
       if (inboxMode !== undefined) {
         const inbox = await this.closeInbox(inboxMode);

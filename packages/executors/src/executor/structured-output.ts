@@ -38,17 +38,30 @@ export function isFinalAnswerTool(tool: object): boolean {
 /** What checking a final answer against the schema gives. @internal */
 export type Checked = { ok: true; value: unknown; text: string } | { ok: false; issues: string; given: unknown };
 
+type ParseResult = { success: boolean; data?: unknown; error?: { issues?: { path: PropertyKey[]; message: string }[]; message?: string } };
+
 interface SafeParser {
-  safeParse(value: unknown): { success: boolean; data?: unknown; error?: { issues?: { path: PropertyKey[]; message: string }[]; message?: string } };
+  safeParse(value: unknown): ParseResult;
+  safeParseAsync?(value: unknown): Promise<ParseResult>;
+}
+
+/**
+ * Whether `error` is what zod throws when a synchronous parse meets an asynchronous refinement or
+ * transform (zod 4's `$ZodAsyncError`, zod 3's "Asynchronous refinement encountered ..."): both
+ * tell the caller to use `parseAsync`.
+ */
+function needsAsyncParse(error: unknown): boolean {
+  return error instanceof Error && error.message.includes("parseAsync");
 }
 
 /**
  * Checks a finish against the schema: its `returnValues.structuredOutput` (what the final-answer
- * tool was called with), else its output text as JSON (a fenced code block is accepted).
+ * tool was called with), else its output text as JSON (a fenced code block is accepted). A schema
+ * with asynchronous refinements or transforms is checked with `safeParseAsync` (a promise then).
  *
  * @internal
  */
-export function checkFinalAnswer(schema: SafeParser, finish: AgentFinish): Checked {
+export function checkFinalAnswer(schema: SafeParser, finish: AgentFinish): Checked | Promise<Checked> {
   const values = finish.returnValues;
   let candidate: unknown = values["structuredOutput"];
   if (candidate === undefined) {
@@ -59,7 +72,18 @@ export function checkFinalAnswer(schema: SafeParser, finish: AgentFinish): Check
       candidate = parsed.value;
     } else candidate = output;
   }
-  const result = schema.safeParse(candidate);
+  let result: ParseResult;
+  try {
+    result = schema.safeParse(candidate);
+  } catch (error) {
+    if (!needsAsyncParse(error) || typeof schema.safeParseAsync !== "function") throw error;
+    const given = candidate;
+    return schema.safeParseAsync(given).then((parsed) => checked(parsed, given));
+  }
+  return checked(result, candidate);
+}
+
+function checked(result: ParseResult, candidate: unknown): Checked {
   if (result.success) return { ok: true, value: result.data, text: JSON.stringify(result.data) };
   const issues = result.error?.issues?.map((issue) => `${issue.path.map(String).join(".") || "(answer)"}: ${issue.message}`).join("; ");
   return { ok: false, issues: issues || result.error?.message || "invalid", given: candidate };
