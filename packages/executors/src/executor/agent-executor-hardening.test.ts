@@ -71,6 +71,16 @@ describe("maxObservationLength", () => {
     expect(inputs[3]?.steps[0]?.observation).toHaveLength(250_000);
     expect(() => new AgentExecutor({ agent, tools: [big], maxObservationLength: 0 })).toThrow(/maxObservationLength/);
   });
+
+  it("keeps a returnDirect tool's observation whole: it is the run's answer", async () => {
+    const report = tool(async () => "y".repeat(500), { name: "report", description: "The report, as the answer.", schema: z.object({}), returnDirect: true });
+    const { agent } = scriptedAgent([act("report")]);
+    const events = await collect(new AgentExecutor({ agent, tools: [report], maxObservationLength: 10 }).stream({ input: "go" }));
+    expect(events.at(-1)).toMatchObject({ type: "output", stopReason: "return_direct", output: "y".repeat(500) });
+    const step = events.find((event) => event.type === "step");
+    expect(step?.type === "step" && step.step.observation).toBe("y".repeat(500));
+    expect(step?.type === "step" && step.metadata?.observationLength).toBeUndefined();
+  });
 });
 
 describe("many runs under one caller signal", () => {

@@ -171,7 +171,8 @@ export interface AgentExecutorOptions {
   /**
    * Observations longer than this many characters are truncated, with a note the model can read
    * ("[Observation truncated: the tool returned N characters; ...]"); the step's `metadata` keeps
-   * the original length as `observationLength`. `Infinity` keeps everything.
+   * the original length as `observationLength`. `Infinity` keeps everything. A `returnDirect`
+   * tool's observation is the run's answer and is kept whole.
    * @default 100000 (about 25,000 tokens)
    */
   maxObservationLength?: number;

@@ -509,8 +509,9 @@ export class ToolRunner {
     const finish = (result: unknown): ToolOutcome => {
       let observation = toObservation(result); // what `recover` gives is one already (and stays as it is)
       span?.end(observation);
-      // Content with images is kept whole (each image is capped when recorded).
-      if (typeof observation === "string" && observation.length > options.maxObservationLength) {
+      // Content with images is kept whole (each image is capped when recorded), and so is a
+      // `returnDirect` tool's answer: it is the user's answer, not text for the model to read.
+      if (typeof observation === "string" && observation.length > options.maxObservationLength && tool.returnDirect !== true) {
         metadata.observationLength = observation.length;
         observation = truncateObservation(observation, options.maxObservationLength);
       }
