@@ -45,6 +45,32 @@ describe("approval without a store", () => {
     expect(done.intermediateSteps?.map((step) => step.observation)).toEqual(["noted a", "sent to ana"]);
   });
 
+  it("resume's maxConcurrency caps the approved calls it runs", async () => {
+    let running = 0;
+    let peak = 0;
+    const slow = withApproval(
+      tool(
+        async ({ to }: { to: string }) => {
+          running++;
+          peak = Math.max(peak, running);
+          await new Promise((resolve) => setImmediate(resolve));
+          running--;
+          return `sent to ${to}`;
+        },
+        { name: "send", description: "Sends an email.", schema: z.object({ to: z.string() }) },
+      ),
+    );
+    const names = ["ana", "bo", "cy", "di"];
+    const { agent } = scriptedAgent([names.map((to) => act("send", { to })), finish("done")]);
+    const executor = new AgentExecutor({ agent, tools: [slow] });
+    const paused = await executor.invoke({ input: "mail them" }, { runId: "four" });
+    const decisions = Object.fromEntries((paused.interrupts ?? []).map((interrupt) => [interrupt.id, "approve" as const]));
+    expect(Object.keys(decisions)).toHaveLength(4);
+    const done = await executor.resume("four", { decisions, maxConcurrency: 1 });
+    expect(done.stopReason).toBe("finish");
+    expect(peak).toBe(1);
+  });
+
   it("a resume whose signal is already aborted rejects without claiming the run: it stays paused, and resumes after", async () => {
     const ran: string[] = [];
     const { agent } = scriptedAgent([act("send", { to: "ana" }), finish("done")]);

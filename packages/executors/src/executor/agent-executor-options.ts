@@ -254,6 +254,12 @@ export interface AgentExecutorCallConfig extends RunnableConfig {
   threadId?: string;
   /** Records this run in this store (overrides the executor's `store`). */
   store?: RunStore;
+  /**
+   * How many of a turn's tool calls run at once in this run: the lower of this and the executor's
+   * `maxConcurrency` holds (it is passed on to the agent and the tools too, as LangChain's is).
+   * The same in `resume`'s and `fork`'s options.
+   */
+  maxConcurrency?: number;
 }
 
 /**

@@ -66,6 +66,38 @@ describe("AgentExecutor parallel tools", () => {
     expect(result?.intermediateSteps).toHaveLength(5);
   });
 
+  it("a call's maxConcurrency lowers the executor's for its run (the lower holds), and a bad one names the option", async () => {
+    let running = 0;
+    let peak = 0;
+    const busy = tool(
+      async () => {
+        running++;
+        peak = Math.max(peak, running);
+        await new Promise((resolve) => setImmediate(resolve));
+        running--;
+        return "ok";
+      },
+      { name: "busy", description: "b", schema: z.object({}) },
+    );
+    const turn = Array.from({ length: 5 }, () => act("busy"));
+    const peakOf = async (executorCap: number | undefined, callCap: number | undefined) => {
+      peak = 0;
+      const { agent } = scriptedAgent([turn, finish("done")]);
+      const executor = new AgentExecutor({ agent, tools: [busy], ...(executorCap === undefined ? {} : { maxConcurrency: executorCap }) });
+      await collect(executor.invoke({ input: "go" }, callCap === undefined ? undefined : { maxConcurrency: callCap }));
+      return peak;
+    };
+    expect(await peakOf(undefined, 1)).toBe(1);
+    expect(await peakOf(undefined, 3)).toBe(3);
+    expect(await peakOf(2, 4)).toBe(2);
+    expect(await peakOf(3, 2)).toBe(2);
+    expect(await peakOf(undefined, Number.POSITIVE_INFINITY)).toBe(5);
+    const { agent } = scriptedAgent([finish("done")]);
+    await expect(collect(new AgentExecutor({ agent, tools: [busy] }).invoke({ input: "go" }, { maxConcurrency: 0 }))).rejects.toThrow(
+      "AgentExecutor: `maxConcurrency` must be an integer >= 1 or Infinity (how many of a turn's tool calls run at once), got 0.",
+    );
+  });
+
   it("fails the run and aborts the sibling tools when a tool throws with handleToolRuntimeErrors: false", async () => {
     const siblingAborted = deferred<unknown>();
     const started = latch(2);

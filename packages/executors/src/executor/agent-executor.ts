@@ -25,7 +25,7 @@ import type { StopCondition } from "./stop-condition";
 import { initialRunState } from "./run-state";
 import { rememberRecordedRun } from "./conversation-memory";
 import type { RestoredRun } from "../runs/restore-run-state";
-import { type ResolvedOptions, callStoreOf, isLangGraphStore, normalizeStopWhen, validateCallConfig, validateOptions } from "./validate-options";
+import { type ResolvedOptions, callStoreOf, isLangGraphStore, normalizeStopWhen, validateCallConfig, validateOptions, withCallConcurrency } from "./validate-options";
 import { CALL_CONFIG, FORK_OPTIONS, RESUME_OPTIONS, refuseNearMisses } from "./option-keys";
 import { traceRun, withCallerContext } from "../telemetry/with-telemetry";
 import { followUpOnThread } from "../steering/follow-up";
@@ -396,7 +396,7 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
           // A fork's spans carry its own run id (`runId` is its source's).
           const traced = traceRun(config, this.options.telemetry, this.options.agent, recordedId, restored.state.threadId, restored.traceparent, restored.forkOf);
           const run = new ExecutorRun(
-            this.options,
+            withCallConcurrency(this.options, config),
             {
               state: restored.state,
               config: traced.config,
@@ -547,13 +547,14 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
     if (traced.trace) request.trace = traced.trace;
     if (store !== undefined) request.record = (run) => openNewRun(store, state, options.leaseMs, run, options.recordTokens === "coalesced", options.storeTimeoutMs);
     const { followUp, storeTimeoutMs } = options;
+    const runOptions = withCallConcurrency(options, runConfig);
     // A new input on a thread whose run is going on: queue, steer or reject (docs/steering.md).
     // (With `followUp`, `subscriber` is rxjs's: `invoke` hands its own sink only without it.)
     if (followUp !== undefined && threadId !== undefined && store !== undefined) {
-      const start = () => new ExecutorRun(options, request, subscriber).start();
+      const start = () => new ExecutorRun(runOptions, request, subscriber).start();
       return followUpOnThread({ policy: followUp, store, threadId, runId, inputs, storeTimeoutMs, subscriber: subscriber as Subscriber<AgentStreamEvent>, start });
     }
-    return new ExecutorRun(options, request, subscriber).start();
+    return new ExecutorRun(runOptions, request, subscriber).start();
   }
 }
 

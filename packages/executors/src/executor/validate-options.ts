@@ -398,7 +398,7 @@ export function validateCallConfig(config: unknown, owner: string, name: string)
   if (typeof config !== "object" || config === null || Array.isArray(config)) {
     invalid("", config, "an object (a RunnableConfig such as { runId, signal, tags, configurable })");
   }
-  const { runId, signal, configurable, timeout, tags, metadata, callbacks } = config as Record<string, unknown>;
+  const { runId, signal, configurable, timeout, tags, metadata, callbacks, maxConcurrency } = config as Record<string, unknown>;
   if (runId !== undefined && (typeof runId !== "string" || runId === "")) invalid("runId", runId, "a non-empty string");
   if (signal !== undefined && !(typeof (signal as AbortSignal | null)?.addEventListener === "function" && typeof (signal as AbortSignal).aborted === "boolean")) {
     invalid("signal", signal, "an AbortSignal (e.g. new AbortController().signal)");
@@ -409,6 +409,9 @@ export function validateCallConfig(config: unknown, owner: string, name: string)
   if (timeout !== undefined && !(typeof timeout === "number" && timeout > 0 && timeout < 2 ** 31)) {
     invalid("timeout", timeout, "a number of milliseconds > 0 (below 2^31), the limit of each agent and tool call");
   }
+  if (maxConcurrency !== undefined && !(maxConcurrency === Number.POSITIVE_INFINITY || (Number.isInteger(maxConcurrency) && (maxConcurrency as number) >= 1))) {
+    invalid("maxConcurrency", maxConcurrency, "an integer >= 1 or Infinity (how many of a turn's tool calls run at once)");
+  }
   if (tags !== undefined && !(Array.isArray(tags) && tags.every((tag) => typeof tag === "string"))) invalid("tags", tags, "an array of strings");
   if (metadata !== undefined && (typeof metadata !== "object" || metadata === null || Array.isArray(metadata))) invalid("metadata", metadata, "an object");
   // `@langchain/core`'s Callbacks: handlers (objects), or a CallbackManager (which holds `handlers`).
@@ -416,4 +419,16 @@ export function validateCallConfig(config: unknown, owner: string, name: string)
   if (callbacks !== undefined && callbacks !== null && !(Array.isArray(handlers) && handlers.every((handler) => typeof handler === "object" && handler !== null))) {
     invalid("callbacks", callbacks, "an array of callback handlers or a CallbackManager");
   }
+}
+
+/**
+ * The options of a run under its call's `maxConcurrency` (checked by {@link validateCallConfig}):
+ * the lower of it and the executor's caps the turn's tool calls; `options` itself when the call's
+ * is absent or no lower (no copy).
+ *
+ * @internal
+ */
+export function withCallConcurrency(options: ResolvedOptions, config: { maxConcurrency?: number }): ResolvedOptions {
+  const cap = config.maxConcurrency;
+  return cap === undefined || cap >= options.maxConcurrency ? options : { ...options, maxConcurrency: cap };
 }
