@@ -169,18 +169,29 @@ export function toAIMessage(completion: OpenAI.Chat.ChatCompletion): AIMessage {
  * (each with its own id, as some compatible servers do) gives each call an index of its own. A
  * call whose first delta has no id gets one made up (`call_<stream id>_<index>`, see
  * {@link madeUpToolCallId}), sent with that delta; an id the server sends for it later is ignored.
+ * A delta without an `index` (which the wire format requires, and some compatible servers leave
+ * out) continues the call the last delta was of, unless its id is a new one: then it starts a call.
  */
 export class ToolCallHeaders {
   private readonly calls = new Map<number, ToolCallHeader>();
   private started = 0;
   private randomPart: string | undefined;
+  /** The key in `calls` of the last delta's call. */
+  private lastKey: number | undefined;
 
   /** The call a delta at the server's `index` belongs to: a new one when its `id` is new there. */
-  callAt(index: number, id: string | undefined): ToolCallHeader {
-    const seen = this.calls.get(index);
-    if (seen !== undefined && !(id && seen.id && !seen.madeUpId && id !== seen.id)) return seen;
+  callAt(index: number | undefined, id: string | undefined): ToolCallHeader {
+    // Without an index: the last delta's call, or a key no server index is (negative).
+    const key = Number.isInteger(index) ? (index as number) : (this.lastKey ?? -1);
+    const seen = this.calls.get(key);
+    if (seen !== undefined && !(id && seen.id && !seen.madeUpId && id !== seen.id)) {
+      this.lastKey = key;
+      return seen;
+    }
     const call: ToolCallHeader = { index: this.started++ };
-    this.calls.set(index, call);
+    const at = Number.isInteger(index) ? key : -call.index - 1;
+    this.calls.set(at, call);
+    this.lastKey = at;
     return call;
   }
 

@@ -198,6 +198,18 @@ export function resolveOptions(options: OpenAIChatModelOptions): ResolvedOptions
   if (options.stop !== undefined && !(Array.isArray(options.stop) && options.stop.every((s) => typeof s === "string"))) {
     fail("stop", options.stop, "an array of strings");
   }
+  for (const name of ["streaming", "streamUsage", "dangerouslyAllowBrowser"] as const) {
+    if (options[name] !== undefined && typeof options[name] !== "boolean") fail(name, options[name], "true or false");
+  }
+  for (const name of ["organization", "project"] as const) {
+    if (options[name] !== undefined && !(typeof options[name] === "string" && options[name] !== "")) fail(name, options[name], "a non-empty string");
+  }
+  checkHeaders(options.defaultHeaders, fail);
+  const client = options.client as { chat?: { completions?: { create?: unknown } } } | undefined;
+  if (client !== undefined && typeof client?.chat?.completions?.create !== "function") {
+    const given = typeof client === "object" && client !== null ? "an object without chat.completions.create" : client;
+    fail("client", given, "an OpenAI client (new OpenAI({ ... }) from the `openai` package)");
+  }
   checkModelKwargs(options, fail);
   const explicitBaseURL = options.baseURL ?? env("OPENAI_BASE_URL");
   const baseURL = options.client?.baseURL ?? explicitBaseURL ?? OPENAI_BASE_URL;
@@ -224,6 +236,15 @@ export function resolveOptions(options: OpenAIChatModelOptions): ResolvedOptions
     apiKey = NO_KEY;
   }
   return { apiKey: apiKey ?? NO_KEY, baseURL, maxRetries, maxRetryDelayMs, timeout };
+}
+
+/** `defaultHeaders`: an object of header values (a value left `undefined` is not sent, as the client does). */
+function checkHeaders(headers: unknown, fail: (argument: string, value: unknown, expected: string) => never): void {
+  if (headers === undefined) return;
+  if (typeof headers !== "object" || headers === null || Array.isArray(headers)) fail("defaultHeaders", headers, 'an object of header values such as { "X-Team": "search" }');
+  for (const [name, value] of Object.entries(headers as Record<string, unknown>)) {
+    if (value !== undefined && typeof value !== "string") fail(`defaultHeaders.${name}`, value, "a string");
+  }
 }
 
 /** The environment-variable fallbacks, for `OpenAIChatModel.fromEnv`. */

@@ -27,6 +27,28 @@ describe("OpenAIChatModel streams from compatible servers", () => {
     expect(chunks.at(-1)?.usage_metadata).toEqual(expected);
   });
 
+  it("takes tool-call deltas without an index (as some servers send them) as the call in progress, or a new call when their id is new", async () => {
+    const reply = sse([
+      { ...base, choices: [choice({ role: "assistant", tool_calls: [{ index: 0, id: "call_a", type: "function", function: { name: "weather", arguments: "" } }] })] },
+      { ...base, choices: [choice({ tool_calls: [{ function: { arguments: '{"city":' } }] })] },
+      { ...base, choices: [choice({ tool_calls: [{ function: { arguments: '"Paris"}' } }] })] },
+      { ...base, choices: [choice({ tool_calls: [{ id: "call_b", type: "function", function: { name: "time", arguments: '{"zone":"CET"}' } }] })] },
+      { ...base, choices: [choice({ tool_calls: [{ id: "call_c", type: "function", function: { name: "weather" } }] })] },
+      { ...base, choices: [choice({ tool_calls: [{ function: { arguments: '{"city":"Rome"}' } }] })] },
+      { ...base, choices: [choice({}, "tool_calls")] },
+    ]);
+    const { model } = await setup({ responses: [reply, reply] }, { streaming: true });
+    const expected = [
+      { id: "call_a", name: "weather", args: { city: "Paris" } },
+      { id: "call_b", name: "time", args: { zone: "CET" } },
+      { id: "call_c", name: "weather", args: { city: "Rome" } },
+    ];
+    for (const message of [await model.invoke("go"), (await streamAll(model, "go")).reduce((all, chunk) => all.concat(chunk))]) {
+      expect(message.tool_calls).toMatchObject(expected);
+      expect(message.invalid_tool_calls ?? []).toEqual([]);
+    }
+  });
+
   it("reads the first choice only when the server streams several (n > 1), as when it does not stream", async () => {
     const reply = sse([
       { ...base, choices: [choice({ role: "assistant", content: "Paris" })] },

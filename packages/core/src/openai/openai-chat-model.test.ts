@@ -142,6 +142,20 @@ describe("OpenAIChatModel against the loopback server", () => {
     expect(build({ parallelToolCalls: "yes" })).toThrow(/`parallelToolCalls` must be true or false/);
   });
 
+  it("checks the switches, ids, headers and client when the model is built, naming the option", () => {
+    const build = (extra: Record<string, unknown>) => () => new OpenAIChatModel({ model: "m", apiKey: "test", ...extra });
+    expect(build({ streaming: "false" })).toThrow('OpenAIChatModel: `streaming` must be true or false, got "false".');
+    expect(build({ streamUsage: 0 })).toThrow("OpenAIChatModel: `streamUsage` must be true or false, got 0.");
+    expect(build({ dangerouslyAllowBrowser: "yes" })).toThrow(/`dangerouslyAllowBrowser` must be true or false/);
+    expect(build({ organization: 5 })).toThrow("OpenAIChatModel: `organization` must be a non-empty string, got 5.");
+    expect(build({ project: {} })).toThrow("OpenAIChatModel: `project` must be a non-empty string, got {}.");
+    expect(build({ defaultHeaders: "x-a" })).toThrow(/`defaultHeaders` must be an object of header values/);
+    expect(build({ defaultHeaders: ["x"] })).toThrow(/`defaultHeaders` must be an object of header values/);
+    expect(build({ defaultHeaders: { "X-Team": 7 } })).toThrow("OpenAIChatModel: `defaultHeaders.X-Team` must be a string, got 7.");
+    expect(build({ client: {} })).toThrow(/`client` must be an OpenAI client/);
+    expect(build({ streaming: false, streamUsage: true, organization: "org-1", project: "proj-1", defaultHeaders: { "X-Team": "search", "X-Unset": undefined } })).not.toThrow();
+  });
+
   it("sends tool-call history and tool results in the Chat Completions format", async () => {
     const { server, model } = await setup({ responses: ["It is sunny."] });
     await model.invoke([
