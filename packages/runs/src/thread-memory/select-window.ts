@@ -14,17 +14,28 @@ interface MessageShape {
   toolCallId: string | undefined;
 }
 
+/** The ids of the calls in a stored list of tool calls (`undefined` for one without an id). */
+function callIds(calls: unknown): (string | undefined)[] {
+  if (!Array.isArray(calls)) return [];
+  return calls.map((call: unknown) => {
+    const id = call !== null && typeof call === "object" && !Array.isArray(call) ? (call as JsonObject).id : undefined;
+    return typeof id === "string" && id !== "" ? id : undefined;
+  });
+}
+
 function shapeOf(stored: StoredThreadMessage): MessageShape {
   const { type, data } = stored.message as { type?: unknown; data?: unknown };
   const fields = (data !== null && typeof data === "object" ? data : {}) as JsonObject;
-  const calls = Array.isArray(fields.tool_calls) ? fields.tool_calls : [];
+  // A model sends the calls it could not parse (`invalid_tool_calls`) and the provider's raw ones
+  // (`additional_kwargs.tool_calls`) back as calls too: their answers belong with the message.
+  const extra = fields.additional_kwargs;
+  const raw = extra !== null && typeof extra === "object" && !Array.isArray(extra) ? (extra as JsonObject).tool_calls : undefined;
+  const ids = callIds(fields.tool_calls);
+  for (const id of [...callIds(fields.invalid_tool_calls), ...callIds(raw)]) if (id === undefined || !ids.includes(id)) ids.push(id);
   return {
     type: typeof type === "string" ? type : undefined,
     role: typeof fields.role === "string" ? fields.role : undefined,
-    toolCallIds: calls.map((call) => {
-      const id = call !== null && typeof call === "object" && !Array.isArray(call) ? call.id : undefined;
-      return typeof id === "string" && id !== "" ? id : undefined;
-    }),
+    toolCallIds: ids,
     toolCallId: typeof fields.tool_call_id === "string" ? fields.tool_call_id : undefined,
   };
 }

@@ -199,6 +199,34 @@ export function threadMemorySuite(options: ThreadMemorySuiteOptions): void {
       expect(await window(65)).toEqual(["h1", "a1", "h2", "a3", "t3", "a4"]);
     });
 
+    it("keeps the answers of an AI message's invalid and raw provider calls with it (a model sends them back as calls)", async () => {
+      const threadId = thread();
+      const memory = memoryOf({ maxTokens: 10_000, includeToolMessages: true });
+      await memory.addMessages(threadId, [
+        new HumanMessage({ id: "h", content: "Weather?" }),
+        new AIMessage({ id: "bad", content: "", invalid_tool_calls: [{ id: "x1", name: "weather", args: '{"c', error: "bad JSON", type: "invalid_tool_call" }] }),
+        new ToolMessage({ id: "r1", content: "error: bad JSON", tool_call_id: "x1" }),
+        new AIMessage({
+          id: "raw",
+          content: "",
+          tool_calls: [{ id: "y1", name: "weather", args: { city: "Paris" } }],
+          additional_kwargs: { tool_calls: [{ id: "y1", type: "function", function: { name: "weather", arguments: '{"city":"Paris"}' } }, { id: "y2", type: "function", function: { name: "time", arguments: "{}" } }] },
+        }),
+        new ToolMessage({ id: "r2", content: "sunny", tool_call_id: "y1" }),
+        new ToolMessage({ id: "r3", content: "noon", tool_call_id: "y2" }),
+        new AIMessage({ id: "done", content: "Sunny at noon." }),
+      ]);
+      expect(ids(await memory.getMessages(threadId))).toEqual(["h", "bad", "r1", "raw", "r2", "r3", "done"]);
+      // An invalid call whose answer is missing leaves its message out, as a valid one does.
+      const other = thread();
+      await memory.addMessages(other, [
+        new HumanMessage({ id: "h", content: "Weather?" }),
+        new AIMessage({ id: "bad", content: "", invalid_tool_calls: [{ id: "x1", name: "weather", args: '{"c', error: "bad JSON", type: "invalid_tool_call" }] }),
+        new AIMessage({ id: "done", content: "Sorry." }),
+      ]);
+      expect(ids(await memory.getMessages(other))).toEqual(["h", "done"]);
+    });
+
     it("answers calls without an id by position, leaving out the tool messages past their number", async () => {
       const threadId = thread();
       const memory = memoryOf({ maxTokens: 10_000, includeToolMessages: true });
