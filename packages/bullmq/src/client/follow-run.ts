@@ -50,11 +50,13 @@ export type FollowPace = () => Promise<unknown> | undefined;
  * (and no resume is queued), with `RunNotFoundError` for an unknown run. With `pace`, reading the
  * record waits while the consumer is full; live items are not paused (a consumer that does not keep
  * up relies on its own bound), and a paused replay goes on anyway once more than
- * {@link PAUSED_INBOX_LIMIT} channel items wait, so what is held stays bounded.
+ * {@link PAUSED_INBOX_LIMIT} channel items wait, so what is held stays bounded. `onLive` is called
+ * once the record shows the run queued or running (it goes on: a consumer can open its stream then,
+ * before any event comes).
  *
  * @internal
  */
-export function followRun(context: FollowContext, runId: string, after: number, pace?: FollowPace): Observable<FollowItem> {
+export function followRun(context: FollowContext, runId: string, after: number, pace?: FollowPace, onLive?: () => void): Observable<FollowItem> {
   return new Observable<FollowItem>((subscriber) => {
     const { store, hub, channel, pollIntervalMs } = context;
     const decoder = new RunEventDecoder(runId);
@@ -232,6 +234,7 @@ export function followRun(context: FollowContext, runId: string, after: number, 
         const info = await store.getRun(runId);
         if (info === undefined) throw new RunNotFoundError({ operation: "events", runId });
         if (info.status === "finished" && ((await readStore()) === "done" || decoded === info.eventCount)) return finish();
+        if ((info.status === "queued" || info.status === "running") && !closed) onLive?.();
       } catch (error) {
         return fail(error);
       } finally {

@@ -23,7 +23,7 @@ const RECONCILE_LIMIT = 1000;
 const followers = new WeakMap<RunClient, (runId: string, after: number, pace?: FollowPace) => Observable<FollowItem>>();
 
 /** @internal */
-export function followerOf(client: RunClient): (runId: string, after: number, pace?: FollowPace) => Observable<FollowItem> {
+export function followerOf(client: RunClient): (runId: string, after: number, pace?: FollowPace, onLive?: () => void) => Observable<FollowItem> {
   const follow = followers.get(client);
   if (follow === undefined) throw new InvalidArgumentError({ argument: "client", value: client, message: "serveRunEvents: `client` must be a RunClient." });
   return follow;
@@ -79,7 +79,7 @@ export class RunClient {
     this.store = store;
     this.queue = new RunQueue(connection, queueNames(queueName, prefix));
     this.pollIntervalMs = pollIntervalMs;
-    followers.set(this, (runId, after, pace) => this.follow(runId, after, pace));
+    followers.set(this, (runId, after, pace, onLive) => this.follow(runId, after, pace, onLive));
   }
 
   /**
@@ -343,7 +343,7 @@ export class RunClient {
     await this.queue.close(new Error("RunClient.close() was called while this run was followed."));
   }
 
-  private follow(runId: string, after: number, pace?: FollowPace): Observable<FollowItem> {
+  private follow(runId: string, after: number, pace?: FollowPace, onLive?: () => void): Observable<FollowItem> {
     return new Observable<FollowItem>((subscriber) => {
       let hub: ChannelHub;
       try {
@@ -360,7 +360,7 @@ export class RunClient {
         resumePending: (id: string) => this.queue.resumePending(id),
         reconcile: async (info: RunInfo) => void (this.ofThisQueue(info) ? await this.reconcileRun(info) : undefined),
       };
-      return followRun(context, runId, after, pace).subscribe(subscriber);
+      return followRun(context, runId, after, pace, onLive).subscribe(subscriber);
     });
   }
 

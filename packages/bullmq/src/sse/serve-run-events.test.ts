@@ -128,6 +128,28 @@ describe.skipIf(servers.skip)("serveRunEvents over Node's http (Redis, PostgreSQ
     }
   });
 
+  it("answers a run that waits in the queue at once, with its headers and heartbeats (a proxy keeps it open); 400 for a run id no store takes", async () => {
+    const runId = await client.submit("double", { input: "double 5" }); // no worker: it stays queued
+    const first = await new Promise<{ status: number | undefined; text: string }>((resolve, reject) => {
+      const req = get(`${base}/runs/${runId}/events`, (res) => {
+        let text = "";
+        res.on("data", (chunk: Buffer) => {
+          text += String(chunk);
+          if (!text.includes("\n\n")) return;
+          resolve({ status: res.statusCode, text });
+          req.destroy();
+        });
+      });
+      req.on("error", reject);
+    });
+    expect(first.status).toBe(200);
+    expect(first.text).toBe(": keep-alive\n\n");
+    for (const id of ["%00", "x".repeat(1100)]) {
+      const read = await readSse(`${base}/runs/${id}/events`);
+      expect(read.status, id.slice(0, 5)).toBe(400);
+    }
+  });
+
   it("holds a bounded number of bytes for each of five clients that never read a 100k-token run, drops them, and the run still finishes", async () => {
     const max = 64 * 1024;
     const words = 100_000;

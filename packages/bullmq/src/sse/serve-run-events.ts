@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { MAX_TIMER_DELAY_MS, checkOptionKeys } from "@agentrx/core";
+import { InvalidArgumentError, MAX_TIMER_DELAY_MS, checkOptionKeys } from "@agentrx/core";
 import { RunNotFoundError, RunStoreError } from "@agentrx/executors";
 import { SseWriter, type SseMessage } from "@agentrx/runs";
 import type { Subscription } from "rxjs";
@@ -34,7 +34,9 @@ const SERVE_RUN_EVENTS_OPTION_KEYS = Object.keys({ heartbeatMs: true, maxBuffere
  * before the run stopped gets the `end` it missed. Any other error (the client is closed, the store
  * or Redis is unreachable) is not how the run ended: the stream ends without `end`, and an
  * `EventSource` reconnects with `Last-Event-ID` (to another API process, during a deploy). An
- * unknown run gets `404`; a `Last-Event-ID` that is neither a seq nor an `end` id gets `400`.
+ * unknown run gets `404`; a run id no store takes (empty, too long) and a `Last-Event-ID` that is
+ * neither a seq nor an `end` id get `400`. A run that is queued or running gets its headers (and
+ * the heartbeat starts) once its record is read, before its next event.
  * Replaying the record waits while the client's socket is full, so a slow reader of a long record
  * is not dropped; live events are not held back for it (past `maxBufferedBytes` it is dropped).
  *
@@ -85,7 +87,12 @@ export function serveRunEvents(client: RunClient, runId: string, req: IncomingMe
       else sse.end();
       resolve();
     };
-    subscription = follow(runId, after, pace).subscribe({
+    // A run that goes on gets its headers and heartbeat at once: one waiting in the queue, or in
+    // a long tool call, sends no event for a while, and a proxy would time the request out.
+    const live = () => {
+      if (!ended) sse.open();
+    };
+    subscription = follow(runId, after, pace, live).subscribe({
       next: (item) => {
         const sent = message(item);
         if (typeof sent.id === "number") lastId = sent.id;
@@ -96,6 +103,8 @@ export function serveRunEvents(client: RunClient, runId: string, req: IncomingMe
       complete: () => end(res.headersSent ? undefined : 204),
       error: (error: unknown) => {
         if (RunNotFoundError.isInstance(error) && !res.headersSent) return end(404, `${error.message}\n`);
+        // A run id no store takes (empty, a NUL, too long): no reconnection would help.
+        if (InvalidArgumentError.isInstance(error) && !res.headersSent) return end(400, `${error.message}\n`);
         const stop = howItStopped(error);
         if (stop === undefined) {
           // Not how the run ended: this process cannot follow it now (its client was closed, the
