@@ -209,6 +209,26 @@ describe.skipIf(servers.skip)("createRunWorker (Redis, PostgreSQL)", () => {
     await expect(worker.close()).resolves.toBeUndefined();
   });
 
+  it("close() during startup is no error: onError hears nothing and ready() resolves", async () => {
+    const errors: unknown[] = [];
+    const worker = fixture.worker({ double: () => doublingExecutor() }, { onError: (error: unknown) => errors.push(error) });
+    await worker.close();
+    await expect(worker.ready()).resolves.toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(errors).toEqual([]);
+  });
+
+  it("refuses an ioredis instance whose commands give up (ioredis' default), opening no connection", async () => {
+    const instance = new Redis(servers.redisUrl, { lazyConnect: true });
+    const before = process.getActiveResourcesInfo().filter((kind) => kind === "TCPSocketWrap").length;
+    expect(() => createRunWorker({ connection: instance, store: fixture.store, executors: { double: () => doublingExecutor() } })).toThrow(
+      "createRunWorker: `connection` is an ioredis instance with `maxRetriesPerRequest: 20`; a worker's must have `maxRetriesPerRequest: null`",
+    );
+    expect(process.getActiveResourcesInfo().filter((kind) => kind === "TCPSocketWrap").length).toBe(before);
+    expect(instance.status).toBe("wait");
+    instance.disconnect();
+  });
+
   it("close() called again once the worker closed arms no timer (nothing keeps the process alive)", async () => {
     const worker = fixture.worker({ double: () => doublingExecutor() });
     await worker.ready();

@@ -1,4 +1,4 @@
-import { MAX_TIMER_DELAY_MS, checkOptionKeys } from "@agentrx/core";
+import { InvalidArgumentError, MAX_TIMER_DELAY_MS, checkOptionKeys } from "@agentrx/core";
 import { type ConnectionOptions, Worker } from "bullmq";
 import { ChannelHub } from "../internal/channel-hub";
 import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, queueNames } from "../internal/queue-names";
@@ -18,7 +18,7 @@ const KNOWN = new Set(["connection", "store", "executors", "concurrency", "queue
 export interface RunWorker {
   /** The BullMQ worker underneath (its events, `pause()`, `isRunning()`...). */
   readonly worker: Worker;
-  /** Resolves once the worker listens for cancels and takes jobs. */
+  /** Resolves once the worker listens for cancels and takes jobs, or was closed before (no error then). */
   ready(): Promise<void>;
   /** How many runs are in progress on this worker now. */
   readonly activeRuns: number;
@@ -86,6 +86,16 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     onError = (error: unknown) => console.error("@agentrx/bullmq worker:", error),
   } = options;
   checkConnection(WHERE, connection);
+  // A worker blocks on Redis (BRPOPLPUSH): BullMQ refuses an instance whose commands give up after
+  // a few reconnect attempts (ioredis' default is 20).
+  const retries = isRedisInstance(connection) ? connection.options?.maxRetriesPerRequest : null;
+  if (retries !== null && retries !== undefined && retries !== 0) {
+    throw new InvalidArgumentError({
+      argument: "connection",
+      value: `an ioredis instance with maxRetriesPerRequest: ${String(retries)}`,
+      message: `${WHERE}: \`connection\` is an ioredis instance with \`maxRetriesPerRequest: ${String(retries)}\`; a worker's must have \`maxRetriesPerRequest: null\` (its blocking commands wait through reconnects): create it with new Redis({ ..., maxRetriesPerRequest: null }), or pass ioredis options.`,
+    });
+  }
   checkStore(WHERE, store);
   checkObject(WHERE, "executors", executors);
   // A worker without executors would take every job of its queue and fail each run.
@@ -117,21 +127,28 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     onError,
   };
   // Once a job ends, a closing worker with no run left may have only Redis to wait for (see close()).
-  const worker = new Worker(names.queueName, (job, token) => processRunJob(context, job, token).finally(() => armForce()), {
-    // Its jobs name it (`processedBy`) and Redis lists its connection by it: a client that cancels
-    // a run can tell its worker is gone (see RunClient.cancel).
-    name: context.owner,
-    connection: connection as ConnectionOptions,
-    prefix,
-    concurrency,
-    lockDuration,
-    stalledInterval,
-    // A run may be handed over this many times by dead workers; the next taker fails it.
-    maxStalledCount: maxAttempts,
-    autorun: false,
-    removeOnComplete: { count: 1000 },
-    removeOnFail: { age: 7 * 24 * 60 * 60 },
-  });
+  let worker: Worker;
+  try {
+    worker = new Worker(names.queueName, (job, token) => processRunJob(context, job, token).finally(() => armForce()), {
+      // Its jobs name it (`processedBy`) and Redis lists its connection by it: a client that cancels
+      // a run can tell its worker is gone (see RunClient.cancel).
+      name: context.owner,
+      connection: connection as ConnectionOptions,
+      prefix,
+      concurrency,
+      lockDuration,
+      stalledInterval,
+      // A run may be handed over this many times by dead workers; the next taker fails it.
+      maxStalledCount: maxAttempts,
+      autorun: false,
+      removeOnComplete: { count: 1000 },
+      removeOnFail: { age: 7 * 24 * 60 * 60 },
+    });
+  } catch (error) {
+    // The connections opened for it are not left open (they would keep the process alive).
+    void redis.close();
+    throw error;
+  }
   worker.on("error", onError);
 
   const cancelRun = (runId: string) => {
@@ -156,7 +173,7 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
   };
   let stopListening: (() => void) | undefined;
   let closed = false;
-  const ready = (async () => {
+  const start = async () => {
     const stop = await hub.listen(names.cancelChannel, cancelRun);
     if (closed) return stop();
     const stopReconnect = hub.onReconnect(() => void catchUpCancels());
@@ -166,7 +183,12 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     };
     void worker.run().catch(onError);
     await worker.waitUntilReady();
-  })();
+  };
+  // A close() during startup (a SIGTERM as the process starts) closes the connections under it:
+  // that is no failure, and ready() resolves.
+  const ready = start().catch((error: unknown) => {
+    if (!closed) throw error;
+  });
   ready.catch(onError);
 
   let handedOff = false;

@@ -20,7 +20,11 @@ import type { RunQueueConnection } from "../internal/redis-clients";
  * ```
  */
 export interface RunWorkerOptions {
-  /** How to reach Redis, as BullMQ takes it: ioredis options (or `{ url }`) or an ioredis instance. */
+  /**
+   * How to reach Redis, as BullMQ takes it: ioredis options (or `{ url }`) or an ioredis instance.
+   * An instance must be made with `maxRetriesPerRequest: null` (the worker's blocking commands
+   * wait through reconnects); one with ioredis' default (20) is refused.
+   */
   connection: RunQueueConnection;
   /**
    * Where runs are recorded, shared by every worker and client of the queue (a `PostgresRunStore`
