@@ -47,6 +47,22 @@ describe("RunClient while Redis is unreachable", () => {
     await client.close();
     await expect(followed).rejects.toThrow(/RunClient.close\(\) was called while this run was followed/);
   });
+
+  it("close() rejects the calls that wait for Redis (submit, cancel), and a submit's run is recorded as failed", async () => {
+    const store = new MemoryRunStore();
+    const client = new RunClient({ connection: { host: "127.0.0.1", port: 1, retryStrategy: () => 50 }, store });
+    const submitted = client.submit("double", { input: "x" }, { runId: "down-1" });
+    await until(async () => (await store.getRun("down-1"))?.status === "queued", "the run to be recorded");
+    const cancelled = client.cancel("down-1");
+    const outcomes = Promise.allSettled([submitted, cancelled]);
+    await new Promise((resolve) => setTimeout(resolve, 100)); // both wait for Redis
+    await client.close();
+    const [submit, cancel] = await outcomes;
+    const closed = "RunClient: the client was closed while this call waited for Redis; nothing more of it was done.";
+    expect(submit).toMatchObject({ status: "rejected", reason: { message: closed } });
+    expect(cancel).toMatchObject({ status: "rejected", reason: { message: closed } });
+    expect(await store.getRun("down-1")).toMatchObject({ status: "failed", error: `RunClient.submit could not queue the run: ${closed}` });
+  });
 });
 
 const servers = await testServers("RunClient");

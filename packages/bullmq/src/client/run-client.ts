@@ -337,7 +337,8 @@ export class RunClient {
    * Closes the client's connections (at once when Redis is unreachable); runs go on on the
    * workers. Streams still open error; `serveRunEvents` ends its responses without an `end` frame,
    * so a browser's `EventSource` reconnects with `Last-Event-ID` (to another API process, during a
-   * deploy) and follows the run on.
+   * deploy) and follows the run on. Calls still waiting for Redis (`submit`, `cancel`, `resume`
+   * while it is unreachable) reject, saying the client was closed.
    */
   async close(): Promise<void> {
     await this.queue.close(new Error("RunClient.close() was called while this run was followed."));

@@ -34,6 +34,8 @@ interface Connected {
 export class RunQueue {
   private connected: Connected | undefined;
   private closed = false;
+  /** Rejects the calls in progress when the client closes (see `guard`). */
+  private closing: { promise: Promise<never>; reject: (error: Error) => void } | undefined;
 
   constructor(
     private readonly connection: RunQueueConnection,
@@ -61,12 +63,14 @@ export class RunQueue {
    *
    * @throws Error when neither job id is free (the request is never dropped silently)
    */
-  async queueStart(run: RunRef, data: RunJobData): Promise<void> {
-    const { redis } = this.open();
-    const { runId, createdAt } = run;
-    const [, queued] = await Promise.all([redis.command.del(this.names.cancelKey(runId), this.names.resumeKey(runId)), this.addUnlessHeld(startJobId(runId), data)]);
-    if (queued || (await this.addUnlessHeld(fallbackStartJobId(runId, createdAt), data))) return;
-    throw new Error(`the start jobs "${startJobId(runId)}" and "${fallbackStartJobId(runId, createdAt)}" of run "${runId}" are both held by a worker`);
+  queueStart(run: RunRef, data: RunJobData): Promise<void> {
+    return this.guard(async () => {
+      const { redis } = this.open();
+      const { runId, createdAt } = run;
+      const [, queued] = await Promise.all([redis.command.del(this.names.cancelKey(runId), this.names.resumeKey(runId)), this.addUnlessHeld(startJobId(runId), data)]);
+      if (queued || (await this.addUnlessHeld(fallbackStartJobId(runId, createdAt), data))) return;
+      throw new Error(`the start jobs "${startJobId(runId)}" and "${fallbackStartJobId(runId, createdAt)}" of run "${runId}" are both held by a worker`);
+    });
   }
 
   /**
@@ -75,76 +79,92 @@ export class RunQueue {
    * brought back by this job). The job carries no decisions: they are in the run's record.
    * `clearCancel`: the resume continues a cancelled run, so its cancel is forgotten.
    */
-  async queueResume(run: RunRef, executor: string, epoch: number | undefined, clearCancel = false): Promise<void> {
-    const { redis, queue } = this.open();
-    const { runId, createdAt } = run;
-    const submissionId = submissionIdOf(run);
-    const data: RunJobData = {
-      schemaVersion: 1,
-      kind: "resume",
-      runId,
-      executor,
-      createdAt,
-      ...(submissionId === undefined ? {} : { submissionId }),
-      ...(epoch === undefined ? {} : { epoch }),
-    };
-    const jobId = resumeJobId(runId);
-    const remember = redis.command.multi();
-    if (clearCancel) remember.del(this.names.cancelKey(runId));
-    await remember.set(this.names.resumeKey(runId), jobId, "EX", CANCEL_TTL_SECONDS).exec();
-    await queue.add(RESUME_JOB, data, { jobId, ...JOB_ATTEMPTS });
+  queueResume(run: RunRef, executor: string, epoch: number | undefined, clearCancel = false): Promise<void> {
+    return this.guard(async () => {
+      const { redis, queue } = this.open();
+      const { runId, createdAt } = run;
+      const submissionId = submissionIdOf(run);
+      const data: RunJobData = {
+        schemaVersion: 1,
+        kind: "resume",
+        runId,
+        executor,
+        createdAt,
+        ...(submissionId === undefined ? {} : { submissionId }),
+        ...(epoch === undefined ? {} : { epoch }),
+      };
+      const jobId = resumeJobId(runId);
+      const remember = redis.command.multi();
+      if (clearCancel) remember.del(this.names.cancelKey(runId));
+      await remember.set(this.names.resumeKey(runId), jobId, "EX", CANCEL_TTL_SECONDS).exec();
+      await queue.add(RESUME_JOB, data, { jobId, ...JOB_ATTEMPTS });
+    });
   }
 
   /** Removes the run's start job unless a worker holds it (its worker ends it then). */
-  async removeStart(run: RunRef): Promise<void> {
-    const job = await this.startJob(run);
-    if (job?.id !== undefined) await this.open().queue.remove(job.id).catch(() => 0);
+  removeStart(run: RunRef): Promise<void> {
+    return this.guard(async () => {
+      const job = await this.startJob(run);
+      if (job?.id !== undefined) await this.open().queue.remove(job.id).catch(() => 0);
+    });
   }
 
   /** The run's latest job (its resume job, else its start job), as reconciling reads it. */
-  async latestJob(run: RunRef): Promise<LatestJob> {
-    const job = (await this.resumeJob(run)) ?? (await this.startJob(run));
-    if (job === undefined) return { state: "unknown" };
-    const epoch = queuedAtEpoch(job.data);
-    return { state: await job.getState(), failedReason: job.failedReason, ...(epoch === undefined ? {} : { epoch }) };
+  latestJob(run: RunRef): Promise<LatestJob> {
+    return this.guard(async () => {
+      const job = (await this.resumeJob(run)) ?? (await this.startJob(run));
+      if (job === undefined) return { state: "unknown" };
+      const epoch = queuedAtEpoch(job.data);
+      return { state: await job.getState(), failedReason: job.failedReason, ...(epoch === undefined ? {} : { epoch }) };
+    });
   }
 
   /** Whether the run's latest resume job is still to run (or running). */
-  async resumePending(runId: string): Promise<boolean> {
-    const { redis, queue } = this.open();
-    const jobId = await redis.command.get(this.names.resumeKey(runId));
-    const job = jobId === null ? undefined : await queue.getJob(jobId);
-    if (job === undefined) return false;
-    return PENDING_STATES.has(await job.getState());
+  resumePending(runId: string): Promise<boolean> {
+    return this.guard(async () => {
+      const { redis, queue } = this.open();
+      const jobId = await redis.command.get(this.names.resumeKey(runId));
+      const job = jobId === null ? undefined : await queue.getJob(jobId);
+      if (job === undefined) return false;
+      return PENDING_STATES.has(await job.getState());
+    });
   }
 
   /**
    * Whether the worker that runs the run is known to be gone (see `workerGone`): the run's active
    * jobs (its start job, its latest resume job) against the workers of the queue Redis lists.
    */
-  async workerGone(run: RunRef): Promise<boolean> {
-    const { queue } = this.open();
-    const jobs = await Promise.all([this.startJob(run), this.resumeJob(run)]);
-    const active: { processedBy?: string }[] = [];
-    for (const job of jobs) if (job !== undefined && (await job.getState()) === "active") active.push(job);
-    return workerGone(active, () => queue.getWorkers());
+  workerGone(run: RunRef): Promise<boolean> {
+    return this.guard(async () => {
+      const { queue } = this.open();
+      const jobs = await Promise.all([this.startJob(run), this.resumeJob(run)]);
+      const active: { processedBy?: string }[] = [];
+      for (const job of jobs) if (job !== undefined && (await job.getState()) === "active") active.push(job);
+      return workerGone(active, () => queue.getWorkers());
+    });
   }
 
   /** Keeps a cancel of the run for a day (for whoever takes it) and tells the queue's workers. */
-  async sendCancel(runId: string): Promise<void> {
-    const { redis } = this.open();
-    await redis.command.set(this.names.cancelKey(runId), "1", "EX", CANCEL_TTL_SECONDS);
-    await redis.command.publish(this.names.cancelChannel, runId);
+  sendCancel(runId: string): Promise<void> {
+    return this.guard(async () => {
+      const { redis } = this.open();
+      await redis.command.set(this.names.cancelKey(runId), "1", "EX", CANCEL_TTL_SECONDS);
+      await redis.command.publish(this.names.cancelChannel, runId);
+    });
   }
 
   /** Whether a cancel of the run waits in Redis for whoever takes the run. */
-  async cancelPending(runId: string): Promise<boolean> {
-    return (await this.open().redis.command.exists(this.names.cancelKey(runId))) === 1;
+  cancelPending(runId: string): Promise<boolean> {
+    return this.guard(async () => {
+      return (await this.open().redis.command.exists(this.names.cancelKey(runId))) === 1;
+    });
   }
 
   /** Tells the run's followers that it ended, so they read its record again. */
-  async publishEnd(runId: string, status: "cancelled"): Promise<void> {
-    await this.open().redis.command.publish(this.names.runChannel(runId), encodeWire([{ end: { status } }]));
+  publishEnd(runId: string, status: "cancelled"): Promise<void> {
+    return this.guard(async () => {
+      await this.open().redis.command.publish(this.names.runChannel(runId), encodeWire([{ end: { status } }]));
+    });
   }
 
   /**
@@ -179,9 +199,29 @@ export class RunQueue {
     return job === undefined || ofEarlierRun(job.data, run) ? undefined : job;
   }
 
-  /** Closes the connections (at once when Redis is unreachable); the runs followed error with `error`. */
+  /**
+   * Runs a call's Redis work, rejecting when the client is closed before it is done: a command
+   * waits through Redis' reconnects, and closing drops the connection without failing the commands
+   * it held (an API request would wait forever).
+   */
+  private guard<T>(work: () => Promise<T>): Promise<T> {
+    let closing = this.closing;
+    if (closing === undefined) {
+      let reject!: (error: Error) => void;
+      const promise = new Promise<never>((_, rejectWith) => (reject = rejectWith));
+      promise.catch(() => undefined); // no call may be waiting
+      closing = this.closing = { promise, reject };
+    }
+    return Promise.race([work(), closing.promise]);
+  }
+
+  /**
+   * Closes the connections (at once when Redis is unreachable); the runs followed error with
+   * `error`, and calls still waiting for Redis reject, saying the client was closed.
+   */
   async close(error: Error): Promise<void> {
     this.closed = true;
+    this.closing?.reject(new Error("RunClient: the client was closed while this call waited for Redis; nothing more of it was done."));
     const connected = this.connected;
     this.connected = undefined;
     if (connected === undefined) return;
