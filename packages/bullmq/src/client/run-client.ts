@@ -20,7 +20,7 @@ const KNOWN = new Set(["connection", "store", "queueName", "prefix", "pollInterv
 const RECONCILE_LIMIT = 1000;
 
 /** How `serveRunEvents` follows a run with the skips that move an SSE id past unshown entries. */
-const followers = new WeakMap<RunClient, (runId: string, after: number, pace?: FollowPace) => Observable<FollowItem>>();
+const followers = new WeakMap<RunClient, (runId: string, after: number, pace?: FollowPace, onLive?: () => void) => Observable<FollowItem>>();
 
 /** @internal */
 export function followerOf(client: RunClient): (runId: string, after: number, pace?: FollowPace, onLive?: () => void) => Observable<FollowItem> {
