@@ -2,7 +2,7 @@ import { InvalidArgumentError } from "@agentrx/core";
 import { tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createHttpRequestTool, createOpenApiToolkit, createSafeHttpClient, withCache, withConcurrencyLimit, withRetry, withTimeout } from "./index";
+import { createCalculatorTool, createHttpRequestTool, createKnowledgeBaseTool, createOpenApiToolkit, createSafeHttpClient, withCache, withConcurrencyLimit, withRetry, withTimeout } from "./index";
 
 const echo = tool(async ({ text }: { text: string }) => text, { name: "echo", description: "Echoes.", schema: z.object({ text: z.string() }) });
 const document = { openapi: "3.0.0", info: { title: "t", version: "1" }, servers: [{ url: "https://api.example.com" }], paths: { "/ping": { get: { operationId: "ping", responses: { "200": { description: "ok" } } } } } };
@@ -27,5 +27,24 @@ describe("the tools' options refuse a misspelt key instead of keeping the defaul
     expect(withTimeout(echo, { ms: 100, retryable: false }).name).toBe("echo");
     expect(createHttpRequestTool({ allowedHosts: ["api.example.com"], allowedMethods: ["GET"], timeoutMs: 100, maxRedirects: 0, name: "http", description: "d", retryableStatuses: [503], allowedPorts: [443] }).name).toBe("http");
     expect(createOpenApiToolkit({ document, operations: ["ping"], timeoutMs: 100, allowedHosts: ["api.example.com"], allowedPorts: [443] }).getTools().map((t) => t.name)).toEqual(["ping"]);
+  });
+});
+
+describe("the tools' options refuse a value of the wrong kind, naming it", () => {
+  it.each([
+    ["retryPolicy(null)", () => withRetry(echo, null as never), "retryPolicy: the options must be an object such as { maxAttempts: 3 }, got null."],
+    ["cachePolicy(null)", () => withCache(echo, null as never), "cachePolicy: the options must be an object such as { ttlMs: 60_000 }, got null."],
+    ["retryPolicy jitter", () => withRetry(echo, { jitter: "no" } as never), 'retryPolicy jitter must be true or false, got "no".'],
+    ["headers as a string", () => createHttpRequestTool({ allowedHosts: ["api.example.com"], headers: "Bearer tok" } as never), 'headers must be an object of header values such as { authorization: "Bearer <token>" }, got "Bearer tok".'],
+    ["headers as an array", () => createSafeHttpClient({ allowedHosts: ["api.example.com"], headers: ["x"] } as never), /headers must be an object of header values .*, got an array\./],
+    ["allowedProtocols as a string", () => createSafeHttpClient({ allowedHosts: ["api.example.com"], allowedProtocols: "https:" } as never), /allowedProtocols must be a non-empty list of "http:" and "https:"/],
+    ["allowedProtocols empty", () => createSafeHttpClient({ allowedHosts: ["api.example.com"], allowedProtocols: [] }), /allowedProtocols must be a non-empty list .*, got \[\]/],
+    ["calculator name", () => createCalculatorTool({ name: 5 } as never), "createCalculatorTool: `name` must be a non-empty string (the model calls the tool by it), got 5."],
+    ["calculator empty name", () => createCalculatorTool({ name: " " }), /createCalculatorTool: `name` must be a non-empty string/],
+    ["http tool name", () => createHttpRequestTool({ allowedHosts: ["api.example.com"], name: "" }), /createHttpRequestTool: `name` must be a non-empty string/],
+    ["knowledge base name", () => createKnowledgeBaseTool({ documents: [{ pageContent: "a" }], name: 5 } as never), /createKnowledgeBaseTool: `name` must be a non-empty string/],
+  ])("%s", (_name, make, message) => {
+    expect(make).toThrow(InvalidArgumentError);
+    expect(make).toThrow(message);
   });
 });

@@ -3,6 +3,7 @@ import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { checkNumberOption } from "../internal/check-number-option";
 import { CALCULATOR_FUNCTIONS, EVALUATE_OPTION_KEYS, evaluateExpression, type EvaluateExpressionOptions } from "./evaluate-expression";
+import { checkToolName } from "../internal/check-options";
 
 /** Options of {@link createCalculatorTool}. */
 export interface CalculatorToolOptions extends EvaluateExpressionOptions {
@@ -29,6 +30,7 @@ export interface CalculatorToolOptions extends EvaluateExpressionOptions {
 export function createCalculatorTool(options: CalculatorToolOptions = {}) {
   checkOptionKeys("createCalculatorTool", options, ["name", "precision", ...EVALUATE_OPTION_KEYS]);
   const { name = "calculator", precision = 12, ...limits } = options;
+  checkToolName("createCalculatorTool", name);
   checkNumberOption("createCalculatorTool precision", precision, { min: 1, max: 17, integer: true });
   checkNumberOption("createCalculatorTool maxLength", limits.maxLength ?? 500, { min: 1, integer: true });
   checkNumberOption("createCalculatorTool maxNodes", limits.maxNodes ?? 200, { min: 1, integer: true });

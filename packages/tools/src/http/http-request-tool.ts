@@ -4,6 +4,7 @@ import { z } from "zod";
 import { checkRetryableStatuses } from "./format-response";
 import { toolRequest } from "./tool-request";
 import { SAFE_HTTP_OPTION_KEYS, createSafeHttpClient, type SafeHttpOptions } from "./safe-http-client";
+import { checkToolName } from "../internal/check-options";
 
 /** Options of {@link createHttpRequestTool}: the safe HTTP options plus the tool's own. */
 export interface HttpRequestToolOptions extends SafeHttpOptions {
@@ -41,6 +42,7 @@ export interface HttpRequestToolOptions extends SafeHttpOptions {
 export function createHttpRequestTool(options: HttpRequestToolOptions) {
   checkOptionKeys("createHttpRequestTool", options, [...SAFE_HTTP_OPTION_KEYS, "name", "description", "retryableStatuses"]);
   const { name = "http_request", description, retryableStatuses = [429, 502, 503, 504], ...httpOptions } = options;
+  checkToolName("createHttpRequestTool", name);
   checkRetryableStatuses("createHttpRequestTool", retryableStatuses);
   const client = createSafeHttpClient(httpOptions);
   const methods = (httpOptions.allowedMethods ?? ["GET"]).map((m) => m.toUpperCase()) as [string, ...string[]];

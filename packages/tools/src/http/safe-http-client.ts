@@ -222,6 +222,9 @@ function resolveOptions(options: SafeHttpOptions): Settings {
     throw invalid("allowedPorts", allowedPorts, `allowedPorts must be a non-empty list of port numbers from 1 to 65535, such as [443] or [80, 443], got ${JSON.stringify(allowedPorts) ?? String(allowedPorts)}; leave it out to allow any port.`);
   }
   const allowedProtocols = options.allowedProtocols ?? ["https:", "http:"];
+  if (!Array.isArray(allowedProtocols) || allowedProtocols.length === 0) {
+    throw invalid("allowedProtocols", allowedProtocols, `allowedProtocols must be a non-empty list of "http:" and "https:", such as ["https:"], got ${JSON.stringify(allowedProtocols) ?? String(allowedProtocols)}; leave it out to allow both.`);
+  }
   const badProtocol = allowedProtocols.find((p) => p !== "http:" && p !== "https:");
   if (badProtocol !== undefined) throw invalid("allowedProtocols", badProtocol, `allowedProtocols may only hold "http:" and "https:", got "${badProtocol}".`);
   const checkTokens = (argument: string, list: unknown, example: string, allowEmpty: boolean) => {
@@ -231,7 +234,11 @@ function resolveOptions(options: SafeHttpOptions): Settings {
   };
   if (options.allowedMethods !== undefined) checkTokens("allowedMethods", options.allowedMethods, '["GET", "POST"]', false);
   if (options.allowedRequestHeaders !== undefined) checkTokens("allowedRequestHeaders", options.allowedRequestHeaders, '["accept", "content-type"]', true);
-  for (const [name, value] of Object.entries(options.headers ?? {})) {
+  const fixed = options.headers;
+  if (fixed !== undefined && (typeof fixed !== "object" || fixed === null || Array.isArray(fixed))) {
+    throw invalid("headers", fixed, `headers must be an object of header values such as { authorization: "Bearer <token>" }, got ${Array.isArray(fixed) ? "an array" : (JSON.stringify(fixed) ?? String(fixed))}.`);
+  }
+  for (const [name, value] of Object.entries(fixed ?? {})) {
     if (!HTTP_TOKEN.test(name) || typeof value !== "string" || BAD_HEADER_VALUE.test(value)) {
       throw invalid("headers", name, `headers["${name}"] is not a valid header: the name must be an HTTP token and the value a string without line breaks or control characters.`);
     }

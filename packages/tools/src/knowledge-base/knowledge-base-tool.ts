@@ -6,6 +6,7 @@ import type { VectorStoreInterface } from "@langchain/core/vectorstores";
 import MiniSearch from "minisearch";
 import { z } from "zod";
 import { checkNumberOption } from "../internal/check-number-option";
+import { checkToolName } from "../internal/check-options";
 
 /** A local document for the built-in full-text index. */
 export interface KnowledgeDocument {
@@ -86,6 +87,7 @@ type Search = (query: string, config: { signal?: AbortSignal; callbacks?: unknow
 export function createKnowledgeBaseTool(options: KnowledgeBaseToolOptions) {
   checkOptionKeys("createKnowledgeBaseTool", options, KNOWLEDGE_BASE_OPTION_KEYS);
   const { name = "knowledge_base", description, topK = 4, scoreThreshold, maxCharsPerResult = 2000 } = options;
+  checkToolName("createKnowledgeBaseTool", name);
   checkNumberOption("topK", topK, { min: 1, integer: true });
   checkNumberOption("maxCharsPerResult", maxCharsPerResult, { min: 1, integer: true });
   if (scoreThreshold !== undefined) checkNumberOption("scoreThreshold", scoreThreshold, { min: Number.NEGATIVE_INFINITY });

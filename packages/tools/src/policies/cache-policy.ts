@@ -5,6 +5,7 @@ import { stableStringify } from "./stable-stringify";
 import { checkNumberOption } from "../internal/check-number-option";
 import { raceAbort } from "../internal/race-abort";
 import { withPolicies, type PolicyTool, type ToolPolicy } from "./with-policies";
+import { checkOptionsObject } from "../internal/check-options";
 
 /** Options of {@link cachePolicy} and {@link withCache}. */
 export interface CachePolicyOptions {
@@ -67,6 +68,7 @@ const CACHE_OPTION_KEYS = Object.keys({ ttlMs: true, maxEntries: true, key: true
  * ```
  */
 export function cachePolicy(options: CachePolicyOptions = {}): ToolPolicy & ToolResultCache {
+  checkOptionsObject("cachePolicy", options, "{ ttlMs: 60_000 }");
   checkOptionKeys("cachePolicy", options, CACHE_OPTION_KEYS);
   const { ttlMs = 300_000, maxEntries = 100, key = defaultKey } = options;
   checkNumberOption("cachePolicy ttlMs", ttlMs, { min: 1 });

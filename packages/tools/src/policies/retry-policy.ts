@@ -5,6 +5,7 @@ import { ToolRetriesExhaustedError } from "../errors/tool-retries-exhausted-erro
 import { abortableDelay } from "../internal/abortable-delay";
 import { checkNumberOption } from "../internal/check-number-option";
 import { withPolicies, type PolicyTool, type ToolPolicy } from "./with-policies";
+import { checkBooleanOption, checkOptionsObject } from "../internal/check-options";
 
 /** Options of {@link retryPolicy} and {@link withRetry}. */
 export interface RetryPolicyOptions {
@@ -53,6 +54,7 @@ const RETRY_OPTION_KEYS = Object.keys({ maxAttempts: true, initialDelayMs: true,
  * ```
  */
 export function retryPolicy(options: RetryPolicyOptions = {}): ToolPolicy {
+  checkOptionsObject("retryPolicy", options, "{ maxAttempts: 3 }");
   checkOptionKeys("retryPolicy", options, RETRY_OPTION_KEYS);
   const {
     maxAttempts = 3,
@@ -66,6 +68,7 @@ export function retryPolicy(options: RetryPolicyOptions = {}): ToolPolicy {
   checkNumberOption("retryPolicy initialDelayMs", initialDelayMs, { max: MAX_TIMER_DELAY_MS });
   checkNumberOption("retryPolicy factor", factor, { min: 1 });
   checkNumberOption("retryPolicy maxDelayMs", maxDelayMs, { max: MAX_TIMER_DELAY_MS });
+  checkBooleanOption("retryPolicy jitter", jitter);
   if (typeof isRetryable !== "function") {
     throw new InvalidArgumentError({
       argument: "retryPolicy isRetryable",
