@@ -6,6 +6,22 @@ import { latch } from "@agentrx/core/testing";
 import { act, collect, deferred, finish, scriptedAgent } from "./test-helpers";
 
 
+/** A tool that counts how many of its calls run at once (`counts.peak`, the most). */
+function busyTool() {
+  const counts = { running: 0, peak: 0 };
+  const busy = tool(
+    async () => {
+      counts.running++;
+      counts.peak = Math.max(counts.peak, counts.running);
+      await new Promise((resolve) => setImmediate(resolve));
+      counts.running--;
+      return "ok";
+    },
+    { name: "busy", description: "b", schema: z.object({}) },
+  );
+  return { busy, counts };
+}
+
 describe("AgentExecutor parallel tools", () => {
   it("runs the tool calls of one turn concurrently (both reach a shared latch)", async () => {
     const both = latch(2);
@@ -45,47 +61,25 @@ describe("AgentExecutor parallel tools", () => {
   });
 
   it("runs at most maxConcurrency tool calls at once", async () => {
-    let running = 0;
-    let peak = 0;
-    const busy = tool(
-      async () => {
-        running++;
-        peak = Math.max(peak, running);
-        await new Promise((resolve) => setImmediate(resolve));
-        running--;
-        return "ok";
-      },
-      { name: "busy", description: "b", schema: z.object({}) },
-    );
+    const { busy, counts } = busyTool();
     const turn = Array.from({ length: 5 }, () => act("busy"));
     const { agent } = scriptedAgent([turn, finish("done")]);
     const [result] = await collect(
       new AgentExecutor({ agent, tools: [busy], maxConcurrency: 2, returnIntermediateSteps: true }).invoke({ input: "go" }),
     );
-    expect(peak).toBe(2);
+    expect(counts.peak).toBe(2);
     expect(result?.intermediateSteps).toHaveLength(5);
   });
 
   it("a call's maxConcurrency lowers the executor's for its run (the lower holds), and a bad one names the option", async () => {
-    let running = 0;
-    let peak = 0;
-    const busy = tool(
-      async () => {
-        running++;
-        peak = Math.max(peak, running);
-        await new Promise((resolve) => setImmediate(resolve));
-        running--;
-        return "ok";
-      },
-      { name: "busy", description: "b", schema: z.object({}) },
-    );
+    const { busy, counts } = busyTool();
     const turn = Array.from({ length: 5 }, () => act("busy"));
     const peakOf = async (executorCap: number | undefined, callCap: number | undefined) => {
-      peak = 0;
+      counts.peak = 0;
       const { agent } = scriptedAgent([turn, finish("done")]);
       const executor = new AgentExecutor({ agent, tools: [busy], ...(executorCap === undefined ? {} : { maxConcurrency: executorCap }) });
       await collect(executor.invoke({ input: "go" }, callCap === undefined ? undefined : { maxConcurrency: callCap }));
-      return peak;
+      return counts.peak;
     };
     expect(await peakOf(undefined, 1)).toBe(1);
     expect(await peakOf(undefined, 3)).toBe(3);
