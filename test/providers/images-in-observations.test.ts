@@ -43,7 +43,7 @@ describe("images in observations", () => {
     const executor = new AgentExecutor({ agent: createReactAgent({ llm, tools: [chart], prompt: react }), tools: [chart] });
     await lastValueFrom(executor.invoke({ input: "Show the sales." }));
     const sent = llm.calls[1]?.messages.map((message) => message.text).join("\n") ?? "";
-    expect(sent).toContain("Sales by month:\n[image: image/png, 72 B; this agent reads text only]");
+    expect(sent).toContain("Sales by month:\n[image: image/png, 70 B; this agent reads text only]");
   });
 
   it("the record keeps the image (capped), and a run resumed from SQLite sends it again", async () => {

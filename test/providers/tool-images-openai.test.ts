@@ -82,7 +82,7 @@ describe("a tool's images on OpenAI", () => {
     const { server, sent } = await chatCompletionsRun(chatOpenAI, "text");
     expect(server.rejections).toEqual([]);
     expect(sent.map((message) => message["role"])).toEqual(["system", "user", "assistant", "tool", "tool"]);
-    expect(JSON.stringify(sent[3]?.["content"])).toContain("Sales in May:\\n[image: image/png, 72 B; this agent reads text only]");
+    expect(JSON.stringify(sent[3]?.["content"])).toContain("Sales in May:\\n[image: image/png, 70 B; this agent reads text only]");
   });
 
   it("a tool result with images in the history (a thread's memory) goes to Chat Completions the same way", async () => {

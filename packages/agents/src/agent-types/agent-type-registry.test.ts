@@ -51,6 +51,8 @@ describe("defineAgentType", () => {
     expect(() => defineAgentType({ ...definition, name: "Acme Planner" })).toThrow(/`name` must be lowercase/);
     expect(() => defineAgentType({ ...definition, name: "a/b/c" })).toThrow(InvalidArgumentError);
     expect(() => defineAgentType({ ...definition, version: "1.0" })).toThrow(/semver/);
+    for (const version of ["01.0.0", "1.0.0-+", "1.0.0-01", "1.0.0-", "1.0.0+"]) expect(() => defineAgentType({ ...definition, version }), version).toThrow(/semver/);
+    for (const version of ["0.1.0", "1.0.0-rc.1", "1.0.0-0A.is.legal+build.5"]) expect(defineAgentType({ ...definition, version }).version).toBe(version);
     expect(() => defineAgentType({ ...definition, requires: "vision" as "text" })).toThrow(/"tool-calling" or "text"/);
     expect(() => defineAgentType({ ...definition, create: undefined as never })).toThrow(/`create` must be a function/);
   });

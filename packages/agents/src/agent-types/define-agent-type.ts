@@ -8,7 +8,11 @@ export type ModelRequirement = "tool-calling" | "text";
 
 const AGENT_TYPE_MARKER = Symbol.for("agentrx.agent-type");
 const NAME = /^(?:[a-z0-9][a-z0-9._-]*\/)?[a-z0-9][a-z0-9._-]*$/;
-const VERSION = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]+)?$/;
+// Semantic Versioning 2.0.0: numbers without leading zeros, dot-separated non-empty identifiers
+// after `-` (numeric ones without leading zeros) and after `+`.
+const NUMBER = "(?:0|[1-9]\\d*)";
+const PRE_ID = `(?:${NUMBER}|\\d*[A-Za-z-][0-9A-Za-z-]*)`;
+const VERSION = new RegExp(`^${NUMBER}\\.${NUMBER}\\.${NUMBER}(?:-${PRE_ID}(?:\\.${PRE_ID})*)?(?:\\+[0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*)?$`);
 
 /** The declaration of an agent type, as given to {@link defineAgentType}. */
 export interface AgentTypeDefinition<

@@ -19,6 +19,13 @@ describe("JSONAgentOutputParser", () => {
     expect(await parser.parse(text)).toEqual({ returnValues: { output: "4" }, log: text });
   });
 
+  it('refuses a "Final Answer" blob without action_input (fixable) rather than finish with an empty answer', async () => {
+    const error = (await parser.parse('```json\n{"action": "Final Answer"}\n```').catch((caught: unknown) => caught)) as OutputParserException;
+    expect(error).toBeInstanceOf(OutputParserException);
+    expect(error.sendToLLM).toBe(true);
+    expect(error.observation).toMatch(/the final answer has no "action_input": put the answer there/);
+  });
+
   it("acts on the first blob of a list, accepts a bare blob, and uses {} when action_input is absent", async () => {
     expect(await parser.parse('[{"action": "search", "action_input": "a"}, {"action": "other"}]')).toMatchObject({ tool: "search", toolInput: "a" });
     expect(await parser.parse('{"action": "search"}')).toMatchObject({ tool: "search", toolInput: {} });

@@ -90,8 +90,10 @@ export function blobOutput(blob: ActionBlob, text: string): AgentAction | AgentF
   const input = blob.action_input;
   const tooDeep = input !== undefined && nestedDeeperThan(input, MAX_ARGUMENT_DEPTH);
   if (blob.action === JSON_FINAL_ANSWER_ACTION) {
+    // No answer is not an empty answer: the model is asked for it (the run would end with "").
+    if (input === undefined) throw formatError(text, 'the final answer has no "action_input": put the answer there');
     if (tooDeep) throw formatError(text, `the final answer is nested more than ${MAX_ARGUMENT_DEPTH} levels deep; give it as text`);
-    const output = typeof input === "string" ? input : input === undefined ? "" : JSON.stringify(input);
+    const output = typeof input === "string" ? input : JSON.stringify(input);
     return { returnValues: { output }, log: text };
   }
   if (tooDeep) {

@@ -32,6 +32,16 @@ describe("StructuredChatOutputParser", () => {
     });
   });
 
+  it("refuses a bare blob that names an action but does not parse (fixable), instead of taking it as the answer", async () => {
+    for (const text of ['{"action": "add", "action_input": {"a": 1},}', '{"action": "add", "action_input": {"a": 1', '{"action": 5, "action_input": 1}']) {
+      const error = await parseError(text);
+      expect(error.sendToLLM, text).toBe(true);
+      expect(error.observation, text).toMatch(/^Invalid Format: the JSON blob is not valid/);
+    }
+    // A bare JSON answer that names no action stays the answer.
+    expect(await parser.parse('{"city": "Paris"}')).toMatchObject({ returnValues: { output: '{"city": "Paris"}' } });
+  });
+
   it("uses the first blob of a list and the first fenced block", async () => {
     const list = fence('[{"action": "add", "action_input": {"a": 1}}, {"action": "Final Answer", "action_input": "x"}]');
     expect(await parser.parse(list)).toMatchObject({ tool: "add" });

@@ -65,6 +65,12 @@ export class StructuredChatOutputParser extends AgentOutputParser<AgentAction | 
       if (bare.startsWith("{")) {
         const blob = readJsonBlob(bare);
         if (blob.kind === "json" && isActionBlob(blob.value)) return this.toOutput(blob.value, text, blob.source);
+        // A bare blob meant as an action (it names one) that does not parse is the model's mistake
+        // to fix, not its answer: taken as the answer, the tool call would be lost without a word.
+        if (/^\{\s*"action"\s*:/.test(bare)) {
+          const problem = blob.kind === "invalid" ? `invalid JSON: ${blob.error}` : "not one JSON blob with a string \"action\"";
+          throw fixableParserError(`Could not parse LLM output (${problem}): ${text}`, text, `Invalid Format: the JSON blob is not valid (${problem}). ${FORMAT_FIX}`);
+        }
       }
       return { returnValues: { output: text.trim() }, log: text };
     }

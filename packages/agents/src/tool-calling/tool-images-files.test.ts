@@ -123,12 +123,12 @@ describe("toolImages with files and audio", () => {
     expect(sent[1]?.content).toBe(
       [
         "Report:",
-        "[file: application/pdf, 9 B; this agent reads text only]",
-        "[audio: audio/wav, 6 B; this agent reads text only]",
-        "[video: video/mp4, 9 B; this agent reads text only]",
+        "[file: application/pdf, 8 B; this agent reads text only]",
+        "[audio: audio/wav, 4 B; this agent reads text only]",
+        "[video: video/mp4, 8 B; this agent reads text only]",
       ].join("\n"),
     );
-    expect(sent[2]?.content).toBe("a,b\n1,2\n[file: application/pdf, 9 B; this agent reads text only]");
+    expect(sent[2]?.content).toBe("a,b\n1,2\n[file: application/pdf, 8 B; this agent reads text only]");
   });
 
   it("tool-result: a plain-text document goes as its text block to any model, and to Anthropic audio and video as a note (@langchain/anthropic drops them)", () => {
@@ -138,8 +138,8 @@ describe("toolImages with files and audio", () => {
       { type: "text", text: "a,b\n1,2" },
       pdf,
       image,
-      { type: "text", text: "[audio: audio/wav, 6 B; Anthropic's API takes no audio in a tool result]" },
-      { type: "text", text: "[video: video/mp4, 9 B; Anthropic's API takes no video in a tool result]" },
+      { type: "text", text: "[audio: audio/wav, 4 B; Anthropic's API takes no audio in a tool result]" },
+      { type: "text", text: "[video: video/mp4, 8 B; Anthropic's API takes no video in a tool result]" },
     ]);
     expect(prepared("auto", modelOf("google_genai"), steps)[1]?.content).toEqual([{ type: "text", text: "Report:" }, { type: "text", text: "a,b\n1,2" }, pdf, image, wav, video]);
   });
@@ -155,7 +155,7 @@ describe("toolImages with files and audio", () => {
       { type: "input_text", text: "Report:" },
       { type: "input_file", file_data: "data:application/pdf;base64,JVBERi0xLjQ=", filename: "file.pdf" },
       { type: "input_text", text: "a,b\n1,2" },
-      { type: "input_text", text: "[audio: audio/wav, 6 B; this agent reads text only]" },
+      { type: "input_text", text: "[audio: audio/wav, 4 B; this agent reads text only]" },
     ]);
   });
 });
@@ -274,7 +274,7 @@ describe("a tool's PDF or audio, sent to OpenAIChatModel by the tool-calling age
           content: [
             { type: "text", text: "Table:" },
             { type: "text", text: "a,b\n1,2" },
-            { type: "text", text: "[audio: audio/wav, 6 B; Anthropic's API takes no audio in a tool result]" },
+            { type: "text", text: "[audio: audio/wav, 4 B; Anthropic's API takes no audio in a tool result]" },
           ],
         },
       ]);

@@ -59,7 +59,7 @@ describe("toolImagesFor", () => {
   it("text: a note in place of each image, for any model", () => {
     const prepare = toolImagesFor("text", modelOf("anthropic"));
     const prepared = prepare?.({ steps: [call("a"), result("a", [{ type: "text", text: "A:" }, image])] }) as { steps: ToolMessage[] };
-    expect(prepared.steps[1]?.content).toBe("A:\n[image: image/png, 9 B; this agent reads text only]");
+    expect(prepared.steps[1]?.content).toBe("A:\n[image: image/png, 8 B; this agent reads text only]");
   });
 });
 

@@ -4,6 +4,7 @@ import { tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { textOnlyModel } from "../test-utils/text-only-model";
+import { AgentExecutor } from "@agentrx/executors";
 import { createXmlAgent } from "./create-xml-agent";
 import { createXmlPrompt } from "./xml-prompt";
 
@@ -41,6 +42,17 @@ describe("createXmlAgent", () => {
     const text = llm.calls[0]?.messages[0]?.text ?? "";
     expect(text).toContain("<observation>18C</observation><user_message>Also check Rome.</user_message>");
     expect(text).not.toContain("<tool>_Message</tool>");
+  });
+
+  it("after a reply it could not read, shows the model its reply and the fix in the real tags (not escaped), and the fix works", async () => {
+    const llm = textOnlyModel({ responses: ["I will search.", "<tool>search</tool><tool_input>Paris</tool_input>", "<final_answer>Sunny</final_answer>"] });
+    const agent = createXmlAgent({ llm, tools: [search], prompt: createXmlPrompt() });
+    const result = await new AgentExecutor({ agent, tools: [search], handleParsingErrors: true }).invoke({ input: "Weather?" });
+    expect(result.output).toBe("Sunny");
+    const scratchpad = llm.calls[1]?.messages.map((message) => message.text).join("\n") ?? "";
+    expect(scratchpad).toContain("<tool>_Exception</tool><tool_input>I will search.</tool_input><observation>Invalid Format:");
+    expect(scratchpad).toContain("Reply with <tool>tool name</tool><tool_input>its input</tool_input> to use a tool");
+    expect(scratchpad).not.toContain("[[tool]]");
   });
 
   it("names the missing prompt variables", () => {

@@ -1,4 +1,4 @@
-import { isMessageStep, type AgentStep } from "@agentrx/core";
+import { EXCEPTION_TOOL_NAME, isMessageStep, type AgentStep } from "@agentrx/core";
 import { observationText, toolInputText } from "../shared/observation-text";
 import { escapeXmlTags } from "./xml-escape";
 import { assertOneOf } from "../shared/validate-option-values";
@@ -18,7 +18,9 @@ export interface FormatXmlOptions {
  * Formats the steps of an XML agent as its `agent_scratchpad`:
  * `<tool>name</tool><tool_input>input</tool_input><observation>result</observation>` per step.
  * Object inputs are written as JSON. A message sent to the run while it works (a message step, see
- * `executor.send`) is the user's: `<user_message>text</user_message>`.
+ * `executor.send`) is the user's: `<user_message>text</user_message>`. A reply the parser could not
+ * read (an `_Exception` step, with `handleParsingErrors`) is written with the model's own text as
+ * its input and the fix, unescaped, as its observation.
  *
  * @example
  * ```ts
@@ -36,6 +38,13 @@ export function formatXml(steps: readonly AgentStep[], { escapeFormat = "minimal
     const { action, observation } = step;
     if (isMessageStep(step)) {
       text += `<user_message>${escape(observationText(observation))}</user_message>`;
+      continue;
+    }
+    if (action.tool === EXCEPTION_TOOL_NAME) {
+      // A reply the parser could not read: the model's own text, then how to fix it. The fix is the
+      // executor's (or `handleParsingErrors`') text, not a tool's, and names the agent's real tags:
+      // escaped, it would tell the model to write `[[tool]]`, which the parser does not read.
+      text += `<tool>${EXCEPTION_TOOL_NAME}</tool><tool_input>${escape(action.log)}</tool_input><observation>${observationText(observation)}</observation>`;
       continue;
     }
     text +=

@@ -148,12 +148,18 @@ export function describeMediaBlock(block: Block): string {
   const type = blockMediaType(block) ?? (typeof format === "string" ? `${kind}/${format}` : kind);
   const data = block["data"] ?? nested?.["data"];
   const url = blockUrl(block);
-  if (typeof data === "string") return `${type}, ${formatBytes(Math.floor((data.length * 3) / 4))}`;
+  if (typeof data === "string") return `${type}, ${formatBytes(base64Bytes(data))}`;
   if (data instanceof Uint8Array) return `${type}, ${formatBytes(data.byteLength)}`;
-  if (url?.startsWith("data:")) return `${type}, ${formatBytes(Math.floor(((url.length - url.indexOf(",") - 1) * 3) / 4))}`;
+  if (url?.startsWith("data:")) return `${type}, ${formatBytes(base64Bytes(url.slice(url.indexOf(",") + 1)))}`;
   if (url !== undefined) return `${type} at ${url}`;
   const fileId = block["fileId"] ?? block["file_id"] ?? nested?.["file_id"];
   return typeof fileId === "string" ? `${type}, id ${fileId}` : type;
+}
+
+/** The bytes base64 text decodes to (its `=` padding is no data). */
+function base64Bytes(base64: string): number {
+  const padding = base64.endsWith("==") ? 2 : base64.endsWith("=") ? 1 : 0;
+  return Math.max(0, Math.floor((base64.length * 3) / 4) - padding);
 }
 
 /**

@@ -33,17 +33,17 @@ describe("observationText", () => {
     ];
     expect(observationText(observation).split("\n")).toEqual([
       "The report:",
-      "[file: application/pdf, 9 B; this agent reads text only]",
+      "[file: application/pdf, 8 B; this agent reads text only]",
       "a,b",
       "1,2",
       "x,y",
-      "[audio: audio/wav, 6 B; this agent reads text only]",
+      "[audio: audio/wav, 4 B; this agent reads text only]",
       "[audio: audio/mp3, 3 B; this agent reads text only]",
       "[video: video at https://example.com/clip.mp4; this agent reads text only]",
       "[file: file, id file-abc; this agent reads text only]",
       "[document: text/plain, 3 B; its text could not be read]",
       "Refunds within 30 days.",
-      "[file: application/pdf, 6 B; this agent reads text only]",
+      "[file: application/pdf, 5 B; this agent reads text only]",
     ]);
   });
 

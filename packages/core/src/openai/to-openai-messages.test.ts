@@ -175,7 +175,7 @@ describe("OpenAIChatModel content blocks in system, developer, assistant, tool a
       tool_call_id: "call_a",
     });
     await model.invoke([new HumanMessage("x"), new AIMessage({ content: "", tool_calls: [{ name: "chart", args: {}, id: "call_a" }] }), result]);
-    expect(server.chatRequests()[0].messages[2]).toEqual({ role: "tool", tool_call_id: "call_a", content: "Chart data.\n[image: image/png, 9 B; this agent reads text only]" });
+    expect(server.chatRequests()[0].messages[2]).toEqual({ role: "tool", tool_call_id: "call_a", content: "Chart data.\n[image: image/png, 8 B; this agent reads text only]" });
   });
 
   it("leaves out blocks that are not content (reasoning, tool calls), as before", async () => {
