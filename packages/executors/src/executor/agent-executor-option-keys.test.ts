@@ -205,6 +205,16 @@ describe("the constructor names the option an unknown one is close to", () => {
     expect(error.message).toContain("unknown option `myAppTraceId`. Known options: agent, tools, maxIterations");
     expect(error.message).not.toContain("did you mean");
   });
+
+  it.for([
+    ["callbacks", "callbacks are given per call: executor.invoke(inputs, { callbacks })"],
+    ["tags", "tags are given per call: executor.invoke(inputs, { tags })"],
+    ["metadata", "metadata is given per call: executor.invoke(inputs, { metadata })"],
+    ["llm", "the model goes in the agent (createToolCallingAgent({ llm, tools, prompt })), or use createAgentExecutor({ model, tools })"],
+    ["returnOnlyOutputs", "it has no counterpart"],
+  ] as const)("says where LangChain classic's %s goes", ([key, hint]) => {
+    expect(constructorError({ [key]: [] }).message).toContain(`AgentExecutor: unknown option \`${key}\`: ${hint}`);
+  });
 });
 
 describe("the known keys", () => {

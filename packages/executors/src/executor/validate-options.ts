@@ -144,12 +144,21 @@ function show(value: unknown): string {
   }
 }
 
+/** Where options of LangChain's classic executor that this one does not take go instead. */
+const CLASSIC_OPTION_HINTS: Readonly<Record<string, string>> = {
+  callbacks: "callbacks are given per call: executor.invoke(inputs, { callbacks })",
+  tags: "tags are given per call: executor.invoke(inputs, { tags })",
+  metadata: "metadata is given per call: executor.invoke(inputs, { metadata })",
+  llm: "the model goes in the agent (createToolCallingAgent({ llm, tools, prompt })), or use createAgentExecutor({ model, tools })",
+  returnOnlyOutputs: "it has no counterpart: a result holds the inputs, `output`, `stopReason` and the run's details",
+};
+
 /** Validates the constructor options and applies defaults. @internal */
 export function validateOptions(options: AgentExecutorOptions): ResolvedOptions {
   if (typeof options !== "object" || options === null) {
     fail("options", options, "expected an options object `{ agent, tools, ...options }`.");
   }
-  checkOptionKeys("AgentExecutor", options, EXECUTOR_OPTIONS.names);
+  checkOptionKeys("AgentExecutor", options, EXECUTOR_OPTIONS.names, { hints: CLASSIC_OPTION_HINTS });
   const {
     agent,
     tools,

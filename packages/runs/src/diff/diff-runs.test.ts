@@ -93,8 +93,8 @@ describe("diffRuns", () => {
   });
 
   it.each([
-    ["images", (data: string) => ({ type: "image", mimeType: "image/png", data }), /^The page:\n\[image: image\/png, 12 B; .*\] \(digest [0-9a-f]{16}\)$/],
-    ["PDFs", (data: string) => ({ type: "file", mimeType: "application/pdf", data }), /^The page:\n\[file: application\/pdf, 12 B; .*\] \(digest [0-9a-f]{16}\)$/],
+    ["images", (data: string) => ({ type: "image", mimeType: "image/png", data }), /^The page:\n\[image: image\/png, 11 B; .*\] \(digest [0-9a-f]{16}\)$/],
+    ["PDFs", (data: string) => ({ type: "file", mimeType: "application/pdf", data }), /^The page:\n\[file: application\/pdf, 11 B; .*\] \(digest [0-9a-f]{16}\)$/],
   ])("tells apart tool results that are different %s of the same type and size", async (_, block, shown) => {
     const store = new MemoryRunStore();
     const screenshot = (runId: string, data: string) => {
