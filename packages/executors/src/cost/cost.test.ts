@@ -1,6 +1,6 @@
 import { createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel, type ScriptedResponse } from "@agentrx/core/testing";
-import { AgentExecutor, type AgentExecutorOptions, type AgentStreamEvent, type UsageEvent, addCost, costBudget, formatUsd, priceUsage } from "@agentrx/executors";
+import { AgentExecutor, type AgentExecutorOptions, type AgentStreamEvent, type UsageEvent, addCost, costBudget, formatUsd, priceUsage, stopWhenAny, toolCallBudget } from "@agentrx/executors";
 import { tool } from "@langchain/core/tools";
 import { lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it, vi } from "vitest";
@@ -147,6 +147,18 @@ describe("the executor's prices option", () => {
     expect(() => executorOf([answer], { prices: { "gpt-4o": { input: Infinity, output: 1 } } })).toThrow('`prices["gpt-4o"].input` must be a number >= 0 (dollars per million tokens), got Infinity.');
     expect(() => executorOf([answer], { prices: { "gpt-4o": { input: 1, output: Number.NaN } } })).toThrow("got NaN.");
   });
+
+  it("refuses a Map or a class instance as the price table (it has no entries of its own: nothing would be priced)", () => {
+    const map = new Map([["gpt-4o", { input: 2.5, output: 10 }]]);
+    expect(() => executorOf([answer], { prices: map as never })).toThrow("`prices` must be a plain object ({ [model]: { input, output } }), got a Map (use Object.fromEntries(map)).");
+    class Table {
+      "gpt-4o" = { input: 2.5, output: 10 };
+    }
+    expect(() => executorOf([answer], { prices: new Table() as never })).toThrow(/got an instance of Table/);
+    // A table without a prototype is a plain one.
+    const bare = Object.assign(Object.create(null) as object, table);
+    expect(() => executorOf([answer], { prices: bare })).not.toThrow();
+  });
 });
 
 describe("costBudget", () => {
@@ -158,6 +170,20 @@ describe("costBudget", () => {
     expect(output.stoppedBy).toEqual({ budget: "cost", limit: 0.005, used: 0.007 });
     expect(output.output).toBe("Agent stopped because its cost budget was spent ($0.0070 used of $0.0050).");
     expect(events.filter((event) => event.type === "step")).toHaveLength(1);
+  });
+
+  it("is refused by an executor without prices, where no call has a cost and it would never fire", async () => {
+    const executor = executorOf([call("Paris"), answer], {});
+    await expect(lastValueFrom(executor.invoke({ input: "Weather?" }, { stopWhen: costBudget(0.005) }))).rejects.toThrow(
+      /`config.stopWhen` is a costBudget, but the executor has no `prices`/,
+    );
+    // Also inside stopWhenAny, in a list, and as the executor's own condition.
+    await expect(lastValueFrom(executor.invoke({ input: "Weather?" }, { stopWhen: [toolCallBudget(3), stopWhenAny(toolCallBudget(2), costBudget(1))] }))).rejects.toThrow(
+      /`config.stopWhen\[1\]` is a costBudget/,
+    );
+    expect(() => executorOf([answer], { stopWhen: costBudget(1) })).toThrow(/`stopWhen` is a costBudget, but the executor has no `prices`/);
+    // Conditions that do not read costs are fine without prices.
+    await expect(lastValueFrom(executorOf([answer], {}).invoke({ input: "Weather?" }, { stopWhen: stopWhenAny(toolCallBudget(2)) }))).resolves.toMatchObject({ output: "Sunny." });
   });
 
   it("refuses a budget that is not a positive number", () => {

@@ -230,6 +230,12 @@ export function validatePrices(prices: unknown): void {
   if (typeof prices !== "object" || prices === null || Array.isArray(prices)) {
     fail(`AgentExecutor: \`prices\` must be "auto", a price table ({ [model]: { input, output } } in dollars per million tokens) or a function (model, usage) => Cost | undefined, got ${JSON.stringify(prices)}.`);
   }
+  // A Map (or another class's instance) has no entries of its own: every model would go unpriced.
+  const proto = Object.getPrototypeOf(prices) as unknown;
+  if (proto !== Object.prototype && proto !== null) {
+    const kind = prices instanceof Map ? "a Map" : `an instance of ${(prices as object).constructor?.name ?? "a class"}`;
+    fail(`AgentExecutor: \`prices\` must be a plain object ({ [model]: { input, output } }), got ${kind}${prices instanceof Map ? " (use Object.fromEntries(map))" : ""}.`);
+  }
   for (const [model, price] of Object.entries(prices as Record<string, unknown>)) {
     if (model === "") fail("AgentExecutor: `prices` model names must not be empty.");
     if (typeof price !== "object" || price === null || Array.isArray(price)) {

@@ -356,7 +356,7 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
         }
         store = found;
         validateCallConfig(config, `AgentExecutor.${operation}`, "options");
-        conditions = [...this.options.stopWhen, ...normalizeStopWhen(stopWhen, "options.stopWhen")];
+        conditions = [...this.options.stopWhen, ...normalizeStopWhen(stopWhen, "options.stopWhen", this.options.prices !== undefined)];
       } catch (error) {
         subscriber.error(error);
         return;
@@ -510,7 +510,7 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
         refuseNearMisses(config, CALL_CONFIG, `AgentExecutor.${method} config`, "config");
         const { stopWhen, store: callStore, threadId: callThread, ...rest } = config;
         runConfig = rest;
-        if (stopWhen !== undefined) conditions = [...conditions, ...normalizeStopWhen(stopWhen, "config.stopWhen")];
+        if (stopWhen !== undefined) conditions = [...conditions, ...normalizeStopWhen(stopWhen, "config.stopWhen", options.prices !== undefined)];
         // LangGraph's store (the config of a LangGraph node) is not where runs are: it is left out.
         const runStore = callStoreOf(callStore, "config.store");
         if (runStore !== undefined) store = runStore;

@@ -209,7 +209,7 @@ export function transition(state: RunState, event: RunTransition): void {
     case "toolFinished": {
       const turn = state.turn;
       if (turn === undefined) return;
-      turn.results[event.index] = event.step;
+      turn.results[event.index] = readOnlyStep(event.step);
       for (let i = 0; i < turn.results.length; i++) if (turn.results[i] === undefined) return;
       state.endedTurn = { iteration: turn.iteration, from: state.steps.length, count: turn.results.length };
       state.steps = state.steps.concat(turn.results as AgentStep[]);
@@ -220,7 +220,7 @@ export function transition(state: RunState, event: RunTransition): void {
     }
     case "parsingErrorHandled":
     case "messageAdded":
-      state.steps = state.steps.concat(event.step);
+      state.steps = state.steps.concat(readOnlyStep(event.step));
       if (state.earlyCalls !== undefined) state.earlyCalls = undefined;
       return;
     case "usageReported":
@@ -292,6 +292,26 @@ export function stepsOfEndedTurn(state: RunState): AgentStep[] | undefined {
   const ended = state.endedTurn;
   if (ended === undefined || state.turn !== undefined || ended.iteration !== state.iteration - 1) return undefined;
   return state.steps.slice(ended.from, ended.from + ended.count);
+}
+
+/**
+ * A step as the run keeps it: frozen, with its action (and the action's input, and an observation
+ * of content blocks) frozen too. The agent, the middleware hooks, the events and the result all
+ * get the run's own step objects (a copy per call would cost every agent call a walk of the whole
+ * list): an edit made in place would change what later calls and the result see while the record
+ * keeps the original, so it throws instead (docs/middleware.md). A step's `messageLog` is left as
+ * it is (its messages are @langchain/core's).
+ */
+function readOnlyStep(step: AgentStep): AgentStep {
+  if (Object.isFrozen(step)) return step;
+  const { action, observation } = step;
+  if (typeof action === "object" && action !== null && !Object.isFrozen(action)) {
+    const input = action.toolInput;
+    if (typeof input === "object" && input !== null) Object.freeze(input);
+    Object.freeze(action);
+  }
+  if (Array.isArray(observation)) Object.freeze(observation);
+  return Object.freeze(step);
 }
 
 /** A halted turn ends with the steps that finished, in action order. */

@@ -9,6 +9,7 @@ import type { AgentExecutorOptions } from "./agent-executor-options";
 import type { RunStore } from "../runs/run-store";
 import { type ApprovalCheck, approvalCheck } from "./approvals";
 import type { BudgetSpent } from "../operators/budget-spent";
+import { isPriced } from "../operators/priced-condition";
 import type { ExecutorMemoryOptions, ResolvedMemory } from "./conversation-memory";
 import type { StopReason } from "./events";
 import type { StopCondition } from "./stop-condition";
@@ -304,7 +305,7 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     trim,
     returnIntermediateSteps,
     maxConcurrency,
-    stopWhen: normalizeStopWhen(stopWhen, "stopWhen"),
+    stopWhen: normalizeStopWhen(stopWhen, "stopWhen", prices !== undefined),
     store,
     leaseMs,
     storeTimeoutMs,
@@ -370,12 +371,17 @@ export function callStoreOf(store: unknown, argument: string): RunStore | undefi
 }
 
 /** Normalises `stopWhen` (one condition or many) to an array, validating each. @internal */
-export function normalizeStopWhen(value: unknown, argument: string): readonly StopCondition[] {
+export function normalizeStopWhen(value: unknown, argument: string, priced: boolean): readonly StopCondition[] {
   if (value === undefined) return [];
   const list = Array.isArray(value) ? value : [value];
   list.forEach((condition, index) => {
+    const name = `${argument}${Array.isArray(value) ? `[${index}]` : ""}`;
     if (typeof condition !== "function") {
-      fail(argument, condition, `\`${argument}${Array.isArray(value) ? `[${index}]` : ""}\` must be a stop condition (a function from the event observable to an observable), got ${show(condition)}.`);
+      fail(argument, condition, `\`${name}\` must be a stop condition (a function from the event observable to an observable), got ${show(condition)}.`);
+    }
+    // Without prices no model call has a cost: a cost budget would never stop the run.
+    if (!priced && isPriced(condition)) {
+      fail(argument, condition, `\`${name}\` is a costBudget, but the executor has no \`prices\`: no model call would have a cost, so it would never stop the run. Give the executor \`prices\` ("auto", a price table or a function; see docs/cost.md).`);
     }
   });
   return list as StopCondition[];

@@ -178,6 +178,10 @@ describe("guardrail", () => {
     expect(await executor.invoke({ input: "x" })).toMatchObject({ stopReason: "guardrail", stoppedBy: { phase: "call", reason: "mass mail" } });
     expect(ran).toBe(0);
     expect(() => guardrail({ on: "everything" as never, check: () => false })).toThrow(/guardrail: `on` must be "input", "output" or "tool"/);
+    // A model check's setting it does not take would be ignored: refused, named.
+    const judge = new ScriptedChatModel({ responses: ["PASS"] });
+    expect(() => guardrail({ on: "input", check: { model: judge, instructions: "Is it rude?", temperature: 0 } as never })).toThrow("guardrail: unknown option `check.temperature`. Known options: model, instructions.");
+    expect(() => guardrail({ on: "input", check: { model: judge, instructions: "Is it rude?", instruction: "x" } as never })).toThrow(/unknown option `check.instruction`; did you mean `instructions`\?/);
   });
 
   it("output: checks a structured answer (outputSchema) and the result of a returnDirect tool, which are final answers too", async () => {

@@ -200,6 +200,8 @@ function checkFunction(check: GuardrailOptions["check"]): GuardrailCheck {
   if (typeof given !== "object" || given === null || !isInvokable(given.model) || typeof given.instructions !== "string" || given.instructions === "") {
     badOption("guardrail", "check", check, "`check` must be a function (subject) => verdict, or { model, instructions } (a chat model that answers PASS or TRIP: reason).");
   }
+  // A setting it does not take (`temperature`, a misspelt `instruction`) would be ignored: refused.
+  checkOptionKeys("guardrail", given as object, ["model", "instructions"] satisfies (keyof GuardrailModelCheck)[], "check.");
   const { model, instructions } = given as GuardrailModelCheck;
   const system = `${instructions}\n\nReply with exactly PASS when the text is acceptable. Otherwise reply TRIP: followed by a short reason.`;
   return async ({ text, signal }) => {

@@ -106,6 +106,24 @@ describe("what a hook hands back", () => {
     expect(result.intermediateSteps?.map((step) => step.observation)).toEqual(["b"]);
   });
 
+  it("refuses a request passed to next whose action, inputs, steps or signal is of the wrong type, naming the hook", async () => {
+    const refused = async (middleware: AgentMiddleware, message: RegExp) => {
+      const { agent, inputs } = scriptedAgent([act("echo", { text: "a" }), finish("done")]);
+      let ran = 0;
+      const counted = tool(async ({ text }: { text: string }) => (ran++, text), { name: "echo", description: "Echoes.", schema: z.object({ text: z.string() }) });
+      await expect(new AgentExecutor({ agent, tools: [counted], middleware: [{ name: "bad", ...middleware }] }).invoke({ input: "hi" })).rejects.toThrow(message);
+      return { ran, agentCalls: inputs.length };
+    };
+    // A tool name where the action goes: the call would have failed quietly as an unknown tool.
+    expect(await refused({ wrapToolCall: (call, next) => next({ ...call, action: "echo" as never }) }, /Middleware "bad" failed in wrapToolCall: next\(\) was given the request with `action` set to a string; it must be an AgentAction/)).toEqual({ ran: 0, agentCalls: 1 });
+    await refused({ wrapToolCall: (call, next) => next({ ...call, action: null as never }) }, /`action` set to null; it must be an AgentAction/);
+    await refused({ wrapToolCall: (call, next) => next({ ...call, signal: "stop" as never }) }, /`signal` set to a string; it must be an AbortSignal/);
+    // The prompt would have been blamed for a missing variable.
+    expect(await refused({ wrapModelCall: (request, next) => next({ ...request, inputs: null as never }) }, /Middleware "bad" failed in wrapModelCall: next\(\) was given the request with `inputs` set to null; it must be an object/)).toEqual({ ran: 0, agentCalls: 0 });
+    await refused({ wrapModelCall: (request, next) => next({ ...request, steps: { length: 0 } as never }) }, /`steps` set to an object with keys length; it must be an array of AgentSteps/);
+    await refused({ wrapModelCall: ({ inputs, steps }, next) => next({ inputs, steps } as never) }, /`signal` missing; it must be an AbortSignal/);
+  });
+
   it("fails a wrap hook that resolves to nothing, naming it, instead of recording an empty observation", async () => {
     const { agent } = scriptedAgent([act("echo", { text: "a" }), finish("done")]);
     const forgot: AgentMiddleware = {

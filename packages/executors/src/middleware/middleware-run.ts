@@ -219,14 +219,26 @@ export class MiddlewareRun {
     };
     if (typeof changed !== "object" || changed === null || Array.isArray(changed)) bad(`next() takes the request (or a changed copy of it), got ${changed === null ? "null" : Array.isArray(changed) ? "an array" : typeof changed}.`);
     const { changeable, fixed } = hook === "wrapModelCall" ? MODEL_REQUEST_KEYS : TOOL_REQUEST_KEYS;
+    const request = changed as Record<string, unknown>;
     for (const key of Object.keys(changed)) {
       if (changeable.includes(key)) continue;
       if (fixed.includes(key)) {
-        if ((changed as Record<string, unknown>)[key] === (given as Record<string, unknown>)[key]) continue;
+        if (request[key] === (given as Record<string, unknown>)[key]) continue;
         bad(`next() was given the request with \`${key}\` changed, which a ${hook === "wrapModelCall" ? "model" : "tool"} call cannot change (it would be ignored); it may change ${changeable.join(", ")}.`);
       }
       bad(`next() was given the request with an unknown key \`${key}\` (it would be ignored); it may change ${changeable.join(", ")}.`);
     }
+    // What it may change, of the type the call takes: a wrong one would fail deep in the call,
+    // blamed on the agent, the prompt or the tool. (`model` and `tools`: checkRequest.)
+    const wrong = (key: string, wanted: string): never => bad(`next() was given the request with \`${key}\` ${describeValue(request[key])}; it must be ${wanted}.`);
+    if (!(request["signal"] instanceof AbortSignal)) wrong("signal", "an AbortSignal (the request's own, or one that aborts with it)");
+    if (hook === "wrapToolCall") {
+      if (!isAgentAction(request["action"])) wrong("action", "an AgentAction ({ tool, toolInput, log }, e.g. { ...request.action, toolInput })");
+      return;
+    }
+    const inputs = request["inputs"];
+    if (typeof inputs !== "object" || inputs === null || Array.isArray(inputs)) wrong("inputs", "an object (the agent's inputs)");
+    if (!Array.isArray(request["steps"])) wrong("steps", "an array of AgentSteps");
   }
 
   /** Runs a hook: its errors are blamed on it, unless they passed through or stop the run. */
@@ -360,6 +372,14 @@ function checkAnswer<T>(entry: NamedMiddleware, hook: "wrapModelCall" | "wrapToo
 function isAgentOutput(value: unknown): boolean {
   if (Array.isArray(value)) return value.length > 0 && value.every(isAgentAction);
   return isAgentFinish(value) || isAgentAction(value);
+}
+
+/** A value a hook gave where another kind was wanted, for its error: "set to null", "set to a string". */
+function describeValue(value: unknown): string {
+  if (value === undefined) return "missing";
+  if (value === null) return "set to null";
+  if (Array.isArray(value)) return "set to an array";
+  return `set to ${typeof value === "object" ? `an object with keys ${Object.keys(value).slice(0, 8).join(", ") || "(none)"}` : typeof value === "string" ? "a string" : typeof value}`;
 }
 
 /** What a hook's answer is, for its error. */

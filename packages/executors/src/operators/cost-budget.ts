@@ -2,12 +2,14 @@ import { InvalidArgumentError } from "@agentrx/core";
 import type { OperatorFunction } from "rxjs";
 import type { AgentStreamEvent } from "../executor/events";
 import type { BudgetSpent } from "./budget-spent";
+import { markPriced } from "./priced-condition";
 import { usageBudget } from "./usage-budget";
 
 /**
  * A stop condition that ends a run once its model calls have cost `maxUsd` US dollars, as priced
  * by the executor's `prices` option (each `usage` event's `usage.cost.total`). A call whose model
- * has no price costs nothing here, so give `prices` a price for every model the run uses.
+ * has no price costs nothing here, so give `prices` a price for every model the run uses. An
+ * executor without `prices` refuses it (no call would have a cost: it would never stop the run).
  *
  * Like `tokenBudget`, the call that spends the budget is kept: if it gives the final answer the
  * run finishes; if it asks for tools, the run ends before any of them runs, through the
@@ -31,8 +33,10 @@ export function costBudget(maxUsd: number): OperatorFunction<AgentStreamEvent, B
       message: `costBudget: \`maxUsd\` must be a positive number of US dollars, got ${String(maxUsd)}.`,
     });
   }
-  return usageBudget(maxUsd, "cost", (usage) => {
-    const total = usage.cost?.total;
-    return typeof total === "number" && Number.isFinite(total) && total > 0 ? total : 0;
-  });
+  return markPriced(
+    usageBudget(maxUsd, "cost", (usage) => {
+      const total = usage.cost?.total;
+      return typeof total === "number" && Number.isFinite(total) && total > 0 ? total : 0;
+    }),
+  );
 }

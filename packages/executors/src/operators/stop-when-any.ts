@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from "@agentrx/core";
 import { connect, merge, take } from "rxjs";
 import type { StopCondition } from "../executor/stop-condition";
+import { isPriced, markPriced } from "./priced-condition";
 
 /**
  * Combines stop conditions into one that fires when the first of them fires (with that
@@ -31,9 +32,10 @@ export function stopWhenAny(...conditions: StopCondition[]): StopCondition {
       });
     }
   });
-  return (events) =>
+  const any: StopCondition = (events) =>
     events.pipe(
       connect((shared) => merge(...conditions.map((condition) => shared.pipe(condition)))),
       take(1),
     );
+  return conditions.some(isPriced) ? markPriced(any) : any;
 }
