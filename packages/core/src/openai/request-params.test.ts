@@ -62,6 +62,28 @@ describe("OpenAIChatModel tool options", () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it.each([
+    ["parallel_tool_calls", "false", "a boolean"],
+    ["strict", 1, "a boolean"],
+    ["seed", 1.5, "an integer"],
+    ["seed", "42", "an integer"],
+    ["response_format", "json_object", "an object with a `type`"],
+    ["response_format", { json_schema: {} }, "an object with a `type`"],
+  ])("refuses a %s call option of the wrong type (%j), sending nothing", async (name, value, wanted) => {
+    const { server, model } = await setup({ responses: ["never"] });
+    const error = await failure(model.bindTools([weather]).invoke("x", { [name]: value } as never));
+    expect(InvalidArgumentError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ argument: name });
+    expect(error.message).toContain(`the \`${name}\` call option must be ${wanted}`);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("sends call options of the right type as they are", async () => {
+    const { server, model } = await setup({ responses: ["a"] });
+    await model.bindTools([weather], { parallel_tool_calls: false, strict: true }).invoke("x", { seed: 7, response_format: { type: "json_object" } });
+    expect(server.chatRequests()[0]).toMatchObject({ parallel_tool_calls: false, seed: 7, response_format: { type: "json_object" } });
+  });
+
   it("tells reasoning models from chat models", () => {
     expect(["o1", "o3-mini", "o4-mini", "gpt-5", "gpt-5-mini", "gpt-5.1"].filter(isReasoningModel)).toHaveLength(6);
     expect(["gpt-4o-mini", "gpt-4.1", "gpt-5-chat-latest", "gpt-5.1-chat-latest", "llama3.1", "omni"].filter(isReasoningModel)).toEqual([]);

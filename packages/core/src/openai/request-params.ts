@@ -22,8 +22,10 @@ const SNAKE_CASE_CALL_OPTIONS: Readonly<Record<string, string>> = {
  * Checks the call options (from `bindTools`, `withConfig` or a call): a camelCase `toolChoice`,
  * `parallelToolCalls` or `responseFormat` would be ignored, a `tool_choice` that is neither a
  * string nor a tool-choice object would be sent as is, and a `stop` that is not an array of strings
- * (a string would be spread into one stop sequence per character); each throws an
- * `InvalidArgumentError`, as the constructor's `stop` option does.
+ * (a string would be spread into one stop sequence per character), and a `parallel_tool_calls`
+ * or `strict` that is not a boolean, a `seed` that is not an integer or a `response_format`
+ * without a `type` (each would be sent as is); each throws an `InvalidArgumentError`, as the
+ * constructor's options do.
  */
 export function checkCallOptions(options: object): void {
   // Three `in` checks on every call (invocationParams runs twice a call): no entries array made.
@@ -36,9 +38,21 @@ export function checkCallOptions(options: object): void {
       message: `OpenAIChatModel: the \`stop\` call option must be an array of strings, such as ["\\nObservation:"]; got ${JSON.stringify(stop) ?? String(stop)}.`,
     });
   }
+  const { parallel_tool_calls: parallel, strict, seed, response_format: format } = options as Record<string, unknown>;
+  // A string "false" would be sent as is (a 400 from OpenAI, "true" to a lenient server), a seed of 1.5 too.
+  if (parallel !== undefined && typeof parallel !== "boolean") badCallOption("parallel_tool_calls", parallel, "a boolean");
+  if (strict !== undefined && typeof strict !== "boolean") badCallOption("strict", strict, "a boolean");
+  if (seed !== undefined && !Number.isSafeInteger(seed)) badCallOption("seed", seed, "an integer");
+  if (format != null && (typeof format !== "object" || Array.isArray(format) || typeof (format as { type?: unknown }).type !== "string")) {
+    badCallOption("response_format", format, 'an object with a `type` ({ type: "json_object" } or { type: "json_schema", json_schema })');
+  }
   const choice = (options as { tool_choice?: unknown }).tool_choice;
   if (choice === undefined) return;
   checkToolChoiceShape(choice);
+}
+
+function badCallOption(name: string, value: unknown, wanted: string): never {
+  throw new InvalidArgumentError({ argument: name, value, message: `OpenAIChatModel: the \`${name}\` call option must be ${wanted}; got ${JSON.stringify(value) ?? String(value)}.` });
 }
 
 /** Throws for the camelCase call option `options` has (see {@link checkCallOptions}). */
