@@ -33,6 +33,15 @@ describe("printTrace", () => {
     expect(out.text()).toBe("error   Error: tool exploded\n");
   });
 
+  it("refuses what is not a run's stream, options that are not an object and unknown options, naming them", () => {
+    expect(() => printTrace({} as never)).toThrowError("printTrace: `events` must be a run's event stream, such as executor.stream({ input }), got an object that is not an Observable.");
+    expect(() => printTrace(Promise.resolve(1) as never)).toThrowError(InvalidArgumentError);
+    expect(() => printTrace(undefined as never)).toThrowError(/got undefined/);
+    expect(() => printTrace(from(run), null as never)).toThrowError("printTrace: `options` must be an object such as { colors: false }, got null.");
+    // A misspelt signal would leave the run impossible to cancel.
+    expect(() => printTrace(from(run), { sigal: AbortSignal.timeout(10) } as never)).toThrowError(/unknown option `sigal`; did you mean `signal`\?/);
+  });
+
   it("rejects clearly when the stream has no output event", async () => {
     const rejection = printTrace(of(tokenEvent(0, "x")), { write: () => undefined });
     await expect(rejection).rejects.toSatisfy((error) => AgentRxError.isInstance(error));

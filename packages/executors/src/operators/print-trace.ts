@@ -1,4 +1,4 @@
-import { AbortError, AgentRxError, InvalidArgumentError } from "@agentrx/core";
+import { AbortError, AgentRxError, InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
 import type { Observable } from "rxjs";
 import type { AgentStreamEvent, OutputEvent } from "../executor/events";
 import { renderTrace, resolveTraceOptions, type RenderTraceOptions } from "./render-trace";
@@ -24,6 +24,9 @@ export interface PrintTraceOptions extends RenderTraceOptions {
   signal?: AbortSignal;
 }
 
+/** The options {@link printTrace} takes. */
+const PRINT_TRACE_OPTION_KEYS = ["signal", "write", "colors", "maxLength", "tokens", "usage"] satisfies (keyof PrintTraceOptions)[];
+
 /**
  * Runs a stream to its end while printing it with {@link renderTrace}, for notebook-style
  * scripts: `await` it, and it resolves with the run's `output` event. It rejects with the run's
@@ -44,7 +47,18 @@ export function printTrace(
   events: Observable<AgentStreamEvent>,
   options: PrintTraceOptions = {},
 ): Promise<OutputEvent> {
-  const { signal, ...traceOptions } = options ?? {};
+  if (typeof (events as Partial<Observable<AgentStreamEvent>> | null)?.pipe !== "function" || typeof (events as Partial<Observable<AgentStreamEvent>>).subscribe !== "function") {
+    throw new InvalidArgumentError({
+      argument: "events",
+      value: events,
+      message: `printTrace: \`events\` must be a run's event stream, such as executor.stream({ input }), got ${events === null ? "null" : typeof events === "object" ? "an object that is not an Observable" : typeof events}.`,
+    });
+  }
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
+    throw new InvalidArgumentError({ argument: "options", value: options, message: `printTrace: \`options\` must be an object such as { colors: false }, got ${options === null ? "null" : Array.isArray(options) ? "an array" : typeof options}.` });
+  }
+  checkOptionKeys("printTrace", options, [...PRINT_TRACE_OPTION_KEYS]);
+  const { signal, ...traceOptions } = options;
   if (signal !== undefined && !isAbortSignal(signal)) {
     throw new InvalidArgumentError({
       argument: "signal",

@@ -258,6 +258,24 @@ describe("renderTrace", () => {
     expect(() => renderTrace({ colors: "always" as "auto" })).toThrowError(/`colors` must be true, false or "auto"/);
     expect(() => renderTrace({ maxLength: 3 })).toThrowError(/`maxLength`/);
     expect(() => renderTrace({ write: "stdout" as never })).toThrowError(/`write`/);
+    // A misspelt option would be ignored: refused, naming it and what was meant.
+    expect(() => renderTrace({ maxLenght: 50 } as never)).toThrowError("renderTrace: unknown option `maxLenght`; did you mean `maxLength`? Known options: write, colors, maxLength, tokens, usage.");
+    expect(() => renderTrace({ colours: true } as never)).toThrowError(/unknown option `colours`; did you mean `colors`\?/);
+    expect(() => renderTrace(5 as never)).toThrowError("renderTrace: `options` must be an object such as { colors: false }, got 5.");
+    expect(() => renderTrace(null as never)).toThrowError(/`options` must be an object/);
+  });
+
+  it("escapes a tool's and a sub-run's name as it escapes text: a model picks them, and a line feed in one would forge a line", () => {
+    const forged = "se\x1b[2Jarch\nanswer  all good\t\u202e";
+    const sub = { ...actionEvent(0, "inner"), subRun: [`agent\x1b]0;T\x07`] } as AgentStreamEvent;
+    const { text } = render(from([actionEvent(0, forged), stepEvent(0, forged, "ok", 3), sub, outputEvent("done")]));
+    expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
+    expect(text).toContain("action  se\\u001b[2Jarch\\nanswer  all good\\t\\u202e {}");
+    expect(text).toContain("step    se\\u001b[2Jarch\\nanswer  all good\\t\\u202e (3 ms) ok");
+    expect(text).toContain("[agent\\u001b]0;T\\u0007] action  inner {}");
+    expect(text.split("\n").filter((line) => line.startsWith("answer"))).toEqual(["answer  done (finish)"]);
+    // A long name is cut as text is.
+    expect(render(from([actionEvent(0, "x".repeat(500))]), { maxLength: 40 }).text).toBe(`action  ${"x".repeat(39)}… {}\n`);
   });
 });
 

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "@agentrx/core";
+import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
 import { Observable, type MonoTypeOperatorFunction } from "rxjs";
 import type { AgentStreamEvent } from "../executor/events";
 import {
@@ -9,6 +9,7 @@ import {
   formatLine,
   label,
   printable,
+  printableName,
   type TraceStyle,
 } from "./trace-format";
 
@@ -142,7 +143,7 @@ export function renderTrace(options: RenderTraceOptions = {}): MonoTypeOperatorF
               const line = formatLine(event, style, maxLength, false);
               if (line === undefined) return;
               closeTokenLine();
-              write(`${INDENT}${style.dim(`[${event.subRun.join(" > ")}]`)} ${line}`);
+              write(`${INDENT}${style.dim(`[${event.subRun.map((name) => printableName(name, maxLength)).join(" > ")}]`)} ${line}`);
               return;
             }
             if (event.type === "token") {
@@ -184,20 +185,26 @@ export function renderTrace(options: RenderTraceOptions = {}): MonoTypeOperatorF
     });
 }
 
+/** The options {@link renderTrace} takes. */
+const TRACE_OPTION_KEYS = ["write", "colors", "maxLength", "tokens", "usage"] satisfies (keyof RenderTraceOptions)[];
+
 /**
  * Validates and resolves the options once, at construction. Not exported by the package.
  *
  * @internal
  */
 export function resolveTraceOptions(options: RenderTraceOptions, caller: string): ResolvedTraceOptions {
-  const { write, colors = "auto", maxLength = 120, tokens = true, usage = false } = options ?? {};
   const fail = (argument: string, value: unknown, expected: string): never => {
     throw new InvalidArgumentError({
       argument,
       value,
-      message: `${caller}: \`${argument}\` must be ${expected}, got ${typeof value === "string" ? JSON.stringify(value) : String(value)}.`,
+      message: `${caller}: \`${argument}\` must be ${expected}, got ${typeof value === "string" ? JSON.stringify(value) : Array.isArray(value) ? "an array" : String(value)}.`,
     });
   };
+  if (options !== undefined && (typeof options !== "object" || options === null || Array.isArray(options))) fail("options", options, "an object such as { colors: false }");
+  // A misspelt option (`maxLenght`, `colours`) would be ignored: refused, naming it.
+  checkOptionKeys(caller, options, TRACE_OPTION_KEYS);
+  const { write, colors = "auto", maxLength = 120, tokens = true, usage = false } = options ?? {};
   if (write !== undefined && typeof write !== "function") fail("write", write, "a function (text: string) => void");
   if (colors !== true && colors !== false && colors !== "auto") fail("colors", colors, 'true, false or "auto"');
   if (typeof maxLength !== "number" || Number.isNaN(maxLength) || maxLength < 10) {

@@ -48,8 +48,12 @@ export function label(style: TraceStyle, kind: Parameters<TraceStyle["label"]>[0
   return `${style.label(kind, kind)}${" ".repeat(LABEL_WIDTH - kind.length)}`;
 }
 
-/** C0 and C1 control characters and DEL, but tab and line feed: what a terminal acts on instead of printing. */
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+/**
+ * C0 and C1 control characters and DEL, but tab and line feed: what a terminal acts on instead of
+ * printing; and the bidirectional formatting characters (embeddings, overrides, isolates, marks),
+ * which make a terminal show the rest of the line reversed.
+ */
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /**
  * `text` with each control character (but tab and line feed) written as its `\u001b` escape:
@@ -59,6 +63,15 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
  */
 export function printable(text: string): string {
   return text.replace(CONTROL, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/**
+ * A name the model chose (a tool's, a sub-run's): every control character escaped, tab and line
+ * feed too (a name holds neither; a line feed would forge a trace line), cut to `maxLength`.
+ */
+export function printableName(name: string, maxLength: number): string {
+  const text = printable(name).replace(/[\t\n]/g, (char) => (char === "\t" ? "\\t" : "\\n"));
+  return text.length <= maxLength ? text : `${cutText(text, maxLength - 1)}…`;
 }
 
 /**
@@ -113,12 +126,12 @@ export function formatLine(
   switch (event.type) {
     case "action": {
       const { tool, toolInput } = event.action;
-      return `${label(style, "action")}${style.bold(tool)} ${oneLine(formatInput(toolInput), maxLength)}\n`;
+      return `${label(style, "action")}${style.bold(printableName(tool, maxLength))} ${oneLine(formatInput(toolInput), maxLength)}\n`;
     }
     case "step": {
       const { action, observation } = event.step;
       const took = style.dim(`(${formatDuration(event.durationMs)})`);
-      return `${label(style, "step")}${style.bold(action.tool)} ${took} ${oneLine(formatInput(typeof observation === "string" ? observation : observationText(observation)), maxLength)}\n`;
+      return `${label(style, "step")}${style.bold(printableName(action.tool, maxLength))} ${took} ${oneLine(formatInput(typeof observation === "string" ? observation : observationText(observation)), maxLength)}\n`;
     }
     case "message":
       // A message sent to the run (executor.send), joining it between turns.
@@ -158,5 +171,5 @@ export function formatError(error: unknown, style: TraceStyle): string {
 /** `: tool_calls` when a built-in budget (a `BudgetSpent`) stopped the run, else nothing. */
 function budgetOf(stoppedBy: unknown): string {
   const budget = typeof stoppedBy === "object" && stoppedBy !== null ? (stoppedBy as { budget?: unknown }).budget : undefined;
-  return typeof budget === "string" ? `: ${budget}` : "";
+  return typeof budget === "string" ? `: ${printableName(budget, 40)}` : "";
 }

@@ -64,8 +64,8 @@ describe("agentrx diff with long values", () => {
   it("cuts a turn of 200 tool calls to one line of at most 500 characters", async () => {
     const text = await agentrxHere(["diff", "many-calls", "small-a"]);
     expect(text.code).toBe(0);
-    const tools = text.stdout.split("\n").find((line) => line.startsWith("  tools a: "));
-    expect(tools).toMatch(/^ {2}tools a: lookup \{"q":"item 0\.0"\} → result 0\.0 x+ \| lookup .*… \(\d{1,3}(,\d{3})* characters\)$/);
+    const tools = text.stdout.split("\n").find((line) => line.startsWith("  tools  a: "));
+    expect(tools).toMatch(/^ {2}tools {2}a: lookup \{"q":"item 0\.0"\} → result 0\.0 x+ \| lookup .*… \(\d{1,3}(,\d{3})* characters\)$/);
     expect(tools!.length).toBeLessThan(560);
     expect(text.stdout).toContain("(long values are cut; agentrx diff --json or --html shows them whole)");
   });

@@ -163,17 +163,18 @@ describe("agentrx given recorded values with control characters", () => {
     const path = join(dir, "escapes.db");
     const store = new SqliteRunStore({ path });
     const at = Date.now();
-    await store.createRun({ runId: evil, threadId: "t\u001b[31m", inputs: { input: "hi \u001b[2J there \u009b" }, status: "queued", at });
+    // (U+202E, a bidi override, would show the rest of the row reversed.)
+    await store.createRun({ runId: evil, threadId: "t\u001b[31m\u202e", inputs: { input: "hi \u001b[2J there \u009b" }, status: "queued", at });
     await store.createRun({ runId: "fork", inputs: { input: "hi" }, status: "queued", forkOf: { runId: evil, iteration: 0 }, at: at + 1 });
     await store.close();
     const [runs, show, diff] = await Promise.all([agentrxHere(["runs", "--db", path]), agentrxHere(["show", evil, "--db", path]), agentrxHere(["diff", evil, "fork", "--db", path])]);
     for (const result of [runs, show, diff]) {
       expect(result.code).toBe(0);
-      expect(result.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+      expect(result.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
     }
-    expect(runs.stdout).toMatch(/^evil\\u001b\[2J\\u001b\]0;owned\\u0007 +t\\u001b\[31m +queued .* hi \\u001b\[2J there \\u009b$/m);
+    expect(runs.stdout).toMatch(/^evil\\u001b\[2J\\u001b\]0;owned\\u0007 +t\\u001b\[31m\\u202e +queued .* hi \\u001b\[2J there \\u009b$/m);
     expect(runs.stdout).toContain("↳ fork of evil\\u001b[2J\\u001b]0;owned\\u0007@0: nothing copied");
-    expect(show.stdout).toMatch(/^Run evil\\u001b\[2J\\u001b\]0;owned\\u0007 · queued · .* · thread t\\u001b\[31m · /);
+    expect(show.stdout).toMatch(/^Run evil\\u001b\[2J\\u001b\]0;owned\\u0007 · queued · .* · thread t\\u001b\[31m\\u202e · /);
     expect(diff.stdout).toMatch(/^a evil\\u001b\[2J\\u001b\]0;owned\\u0007 · queued\n/);
     // --json: the same JSON, with the C1 characters JSON.stringify leaves as they are escaped too.
     const json = await Promise.all([agentrxHere(["runs", "--db", path, "--json"]), agentrxHere(["show", evil, "--db", path, "--json"]), agentrxHere(["diff", evil, "fork", "--db", path, "--json"])]);

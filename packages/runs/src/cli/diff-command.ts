@@ -98,7 +98,7 @@ export function formatRunDiff(diff: RunDiff, style: CliStyle): string {
     const title = `iteration ${iteration.iteration}${iteration.same ? style.dim(" (same)") : ""}`;
     out.push(divergent ? mark(`▶ ${title}`) : style.bold(title));
     const prompt = iteration.prompt;
-    if (iteration.promptIds !== undefined) out.push(`  ${"prompt".padEnd(6)}${style.dim("=")} ${promptIdsText(iteration.promptIds, prompt)}`);
+    if (iteration.promptIds !== undefined) out.push(`  ${"prompt".padEnd(7)}${style.dim("=")} ${promptIdsText(iteration.promptIds, prompt)}`);
     else if (prompt.a !== undefined || prompt.b !== undefined) out.push(...lines.pair("prompt", prompt, (value) => (value === undefined ? "not recorded" : `digest ${value}`)));
     if (iteration.reply.a !== undefined || iteration.reply.b !== undefined) out.push(...lines.pair("text", iteration.reply, (value) => value ?? "-"));
     out.push(...lines.pair("tools", iteration.toolCalls, (calls) => toolCallsText(calls, lines), false, TOOLS_MAX));
@@ -138,7 +138,8 @@ class DiffLines {
 
   /** `= value` when both sides agree, else an `a:` and a `b:` line (`quiet`: a difference is not highlighted). */
   pair<T>(label: string, value: DiffPair<T>, show: (value: T) => string, quiet = false, max = LINE_MAX): string[] {
-    const name = label === "" ? "  " : `  ${label.padEnd(6)}`;
+    // Wide enough for the longest label ("prompt") and a space before its side.
+  const name = label === "" ? "  " : `  ${label.padEnd(7)}`;
     if (value.same) return [`${name}${this.style.dim("=")} ${this.shown(flat(show(value.a)), 0, max)}`];
     const [a, b] = [flat(show(value.a)), flat(show(value.b))];
     // Where they start to differ, unless that is in the part a line shows anyway.

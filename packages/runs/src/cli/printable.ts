@@ -1,5 +1,9 @@
-/** C0 and C1 control characters and DEL: what a terminal may act on instead of printing. */
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+/**
+ * C0 and C1 control characters and DEL: what a terminal may act on instead of printing; and the
+ * bidirectional formatting characters (embeddings, overrides, isolates, marks), which make a
+ * terminal show the rest of the line reversed.
+ */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /**
  * `text` as `agentrx` prints a recorded value (a run id, a thread id, an input, a model's text):

@@ -77,10 +77,10 @@ describe("agentrx diff", () => {
     expect(lines[1]).toBe("b local · finished (finish) · 2200 tokens · 1 unpriced");
     // Each iteration's usage line: the priced tool call, then the unpriced answer.
     expect(lines.filter((line) => line.startsWith("  usage"))).toEqual([
-      "  usage a: 1100 tokens · $0.0035",
-      "  usage b: 2200 tokens · 1 unpriced",
-      "  usage a: 2200 tokens · 1 unpriced",
-      "  usage b: -",
+      "  usage  a: 1100 tokens · $0.0035",
+      "  usage  b: 2200 tokens · 1 unpriced",
+      "  usage  a: 2200 tokens · 1 unpriced",
+      "  usage  b: -",
     ]);
     // The runs' usage at the end.
     const usage = lines.indexOf("usage");

@@ -2,6 +2,7 @@ import { AgentExecutor, type AgentStreamEvent, type MimeBundle, RUN_MIME_TYPE } 
 import { MemoryRunStore } from "@agentrx/runs";
 import { displayRun } from "@agentrx/viewer";
 import { withApproval } from "@agentrx/tools";
+import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
 import { Observable } from "rxjs";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -275,6 +276,55 @@ describe("displayRun", () => {
     expect(last).toContain("<pre>found 299</pre>");
     expect(last).not.toContain("<pre>found 199</pre>");
     expect(bundle[RUN_MIME_TYPE]).toMatchObject({ status: "finished", actions: 300, steps: 300 });
+  });
+
+  it("bounds the text/plain table as the HTML one, and writes control characters in it as escapes", async () => {
+    const events = new Observable<AgentStreamEvent>((subscriber) => {
+      subscriber.next({ type: "start", runId: "big", inputs: {}, resumed: false, at: 0 });
+      for (let i = 0; i < 300; i++) {
+        const action = { tool: i === 299 ? "look\x1b]0;T\x07up" : "lookup", toolInput: { i }, log: "", toolCallId: `c${i}` };
+        subscriber.next({ type: "action", iteration: i, action, messages: [], at: i });
+        subscriber.next({ type: "step", iteration: i, step: { action, observation: `found\x1b[2J ${i}` }, messages: [], durationMs: 1, at: i });
+      }
+      subscriber.next({ type: "output", runId: "big", at: 300, output: "done\x1b[31m\u202e", returnValues: { output: "done" }, messages: [], stopReason: "finish" });
+      subscriber.complete();
+    });
+    const text = (await displayRun(events, { live: false }))["text/plain"] as string;
+    const lines = text.split("\n");
+    expect(lines).toHaveLength(1 + 1 + 100 + 1);
+    expect(lines[1]).toBe("  … 200 earlier tool calls, not shown here: the run's trace has every one");
+    expect(lines[2]).toBe('  [201] lookup({"i":200}) -> found\\u001b[2J 200');
+    expect(lines.at(-2)).toBe('  [300] look\\u001b]0;T\\u0007up({"i":299}) -> found\\u001b[2J 299');
+    expect(lines.at(-1)).toBe("  Answer: done\\u001b[31m\\u202e");
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+  });
+
+  it("shows a failure that is not an Error by its message, else its JSON, never [object Object]", async () => {
+    const quota = { message: "quota exceeded", status: 429 };
+    const agent = RunnableLambda.from(() => {
+      throw quota;
+    });
+    const bundle = await displayRun(new AgentExecutor({ agent, tools: [] }).invoke({ input: "x" }), { live: false });
+    expect(bundle[RUN_MIME_TYPE]).toMatchObject({ status: "failed", error: "quota exceeded" });
+    expect(bundle["text/plain"]).toContain("quota exceeded");
+    expect(JSON.stringify(bundle)).not.toContain("[object Object]");
+  });
+
+  it("refuses what is not a run and options of the wrong kind before the run starts, naming them", async () => {
+    const { executor, inputs } = twoCallExecutor();
+    const run = executor.invoke({ input: "x" });
+    await expect(displayRun({} as never)).rejects.toThrow("displayRun: `run` must be a run: executor.invoke(...), stream(...) or resume(...), or an observable of run events; got an object.");
+    await expect(displayRun(Promise.resolve(1) as never)).rejects.toThrow(/got a promise \(pass the run itself/);
+    await expect(displayRun(undefined as never)).rejects.toThrow(/`run` must be a run/);
+    await expect(displayRun(run, null as never)).rejects.toThrow("displayRun: `options` must be an object such as { live: false }, got null.");
+    await expect(displayRun(run, { live: true as never })).rejects.toThrow("displayRun: `live` must be false or a display target { show(bundle), update(bundle) } (tslab: newDisplay()), got true.");
+    await expect(displayRun(run, { live: {} as never })).rejects.toThrow(/`live` must be false or a display target/);
+    for (const throttleMs of [Number.NaN, -1, "fast"]) await expect(displayRun(run, { live: false, throttleMs: throttleMs as never })).rejects.toThrow(/`throttleMs` must be a number of milliseconds >= 0/);
+    for (const traceHeight of [0, -5, "1px\" onload=\"alert(1)", Infinity]) await expect(displayRun(run, { live: false, traceHeight: traceHeight as never })).rejects.toThrow(/`traceHeight` must be a number of CSS pixels > 0/);
+    await expect(displayRun(run, { live: false, store: "runs.db" as never })).rejects.toThrow(/`store` must be a RunStore/);
+    // None of them ran the run.
+    expect(inputs).toHaveLength(0);
+    expect((await displayRun(run, { live: false }))[RUN_MIME_TYPE]).toMatchObject({ status: "finished" });
   });
 
   it("rejects when the live display fails, naming its error", async () => {

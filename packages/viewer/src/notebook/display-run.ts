@@ -1,4 +1,4 @@
-import { checkOptionKeys } from "@agentrx/core";
+import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
 import {
   type AgentStreamEvent,
   type DisplayRunOptions,
@@ -55,7 +55,7 @@ import { RunTable } from "./run-table";
  * ```
  */
 export async function displayRun(run: Observable<AgentStreamEvent> | RunObservable<unknown, unknown>, options: DisplayRunOptions = {}): Promise<RunDisplayBundle> {
-  checkOptionKeys("displayRun", options, ["live", "store", "throttleMs", "traceHeight"] satisfies (keyof DisplayRunOptions)[]);
+  checkDisplayArguments(run, options);
   const { throttleMs = 100, traceHeight = 520 } = options;
   const live = options.live === undefined ? denoLiveDisplay() : options.live === false ? undefined : options.live;
   const runObservable = run as RunObservable<unknown, unknown>;
@@ -195,6 +195,30 @@ const NOTEBOOK_TEXT_BUDGET = 400_000;
 const NOTEBOOK_REQUEST_BUDGET = 100_000;
 
 /** The run's trace page in a sandboxed frame (scripts only: the page needs nothing else). */
+/**
+ * What `displayRun` was given, checked before the run starts: a run (an observable of its events),
+ * and options of the right kinds. A `live` target without `show` and `update` would fail only once
+ * the run had run; a `traceHeight` that is not a number would be written into the frame's style.
+ */
+function checkDisplayArguments(run: unknown, options: unknown): void {
+  const bad = (argument: string, value: unknown, message: string): never => {
+    throw new InvalidArgumentError({ argument, value, message: `displayRun: ${message}` });
+  };
+  const kind = (value: unknown) => (value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : typeof value === "string" ? JSON.stringify(value) : String(value));
+  if (typeof (run as { subscribe?: unknown } | null)?.subscribe !== "function") {
+    bad("run", run, `\`run\` must be a run: executor.invoke(...), stream(...) or resume(...), or an observable of run events; got ${typeof (run as { then?: unknown } | null)?.then === "function" ? "a promise (pass the run itself, not what awaiting it gives)" : kind(run)}.`);
+  }
+  if (typeof options !== "object" || options === null || Array.isArray(options)) bad("options", options, `\`options\` must be an object such as { live: false }, got ${kind(options)}.`);
+  checkOptionKeys("displayRun", options, ["live", "store", "throttleMs", "traceHeight"] satisfies (keyof DisplayRunOptions)[]);
+  const { live, throttleMs, traceHeight, store } = options as DisplayRunOptions;
+  if (live !== undefined && live !== false && (typeof live !== "object" || live === null || typeof live.show !== "function" || typeof live.update !== "function")) {
+    bad("live", live, `\`live\` must be false or a display target { show(bundle), update(bundle) } (tslab: newDisplay()), got ${kind(live)}.`);
+  }
+  if (throttleMs !== undefined && (typeof throttleMs !== "number" || !Number.isFinite(throttleMs) || throttleMs < 0)) bad("throttleMs", throttleMs, `\`throttleMs\` must be a number of milliseconds >= 0, got ${kind(throttleMs)}.`);
+  if (traceHeight !== undefined && (typeof traceHeight !== "number" || !Number.isFinite(traceHeight) || traceHeight <= 0)) bad("traceHeight", traceHeight, `\`traceHeight\` must be a number of CSS pixels > 0, got ${kind(traceHeight)}.`);
+  if (store !== undefined && typeof (store as { readEvents?: unknown } | null)?.readEvents !== "function") bad("store", store, `\`store\` must be a RunStore (e.g. new SqliteRunStore() from @agentrx/runs), got ${kind(store)}.`);
+}
+
 async function traceFrame(store: RunStore, runId: string, height: number): Promise<string | undefined> {
   let page: string;
   try {

@@ -1,6 +1,6 @@
 import { type AgentAction, isAbortError, observationText } from "@agentrx/core";
 import type { UsageMetadata } from "@langchain/core/messages";
-import type { AgentStreamEvent, Interrupt, RunTableStatus, RunTableSummary, StopReason } from "@agentrx/executors";
+import { type AgentStreamEvent, type Interrupt, type RunTableStatus, type RunTableSummary, type StopReason, errorMessageOf } from "@agentrx/executors";
 import { escapeHtml } from "../trace-page/page/page-shell";
 import type { TraceImage } from "../trace-page/trace-data";
 import { TraceImageCollector } from "../trace-page/trace-images";
@@ -98,7 +98,8 @@ export class RunTable {
    * as cancelled, its calls in flight as cancelled.
    */
   fail(error: unknown): void {
-    this.error = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    // A thrown value that is not an Error (an HTTP client's `{ message, status }`): its message, else its JSON.
+    this.error = error instanceof Error ? `${error.name}: ${error.message}` : errorMessageOf(error);
     if (isAbortError(error)) this.cancelled = true;
     this.endedAt = Date.now();
   }
@@ -143,7 +144,7 @@ export class RunTable {
     const head = `<div class="agentrx-run-head"><b>${escapeHtml(this.headline())}</b>${this.runId === undefined ? "" : ` <code>${escapeHtml(this.runId)}</code>`}</div>`;
     const { waiting, unmatched } = this.pauses();
     // A long run shows its latest calls (and every call that waits): each update redraws the table.
-    const shown = this.rows.filter((row, index) => index >= this.rows.length - HTML_ROW_LIMIT || waiting.has(row));
+    const shown = this.shownRows(waiting);
     const hidden = this.rows.length - shown.length;
     const body = shown.map((row) => {
       const pause = waiting.get(row);
@@ -161,19 +162,31 @@ export class RunTable {
     return `<div class="agentrx-run" data-status="${this.status}"><style>${TABLE_STYLES}</style>${head}${table}${answer}</div>`;
   }
 
-  /** The table as text (what a front end without HTML shows). */
+  /**
+   * The table as text (what a front end without HTML shows, a terminal's among them): the rows the
+   * HTML table shows (the latest {@link HTML_ROW_LIMIT} and those that wait), and control characters
+   * written as escapes, which a terminal would act on.
+   */
   text(): string {
     const lines = [this.headline() + (this.runId === undefined ? "" : ` ${this.runId}`)];
     const { waiting, unmatched } = this.pauses();
-    for (const row of this.rows) {
+    const shown = this.shownRows(waiting);
+    const hidden = this.rows.length - shown.length;
+    if (hidden > 0) lines.push(`  … ${hidden} earlier tool call${hidden === 1 ? "" : "s"}, not shown here: the run's trace has every one`);
+    for (const row of shown) {
       const pause = waiting.get(row);
       const result = pause !== undefined ? `${pauseLabel(pause)} (${pause.id})` : row.observation === undefined ? `(${this.openCall("running")})` : `${row.outcome === undefined ? "" : `${row.outcome} `}-> ${oneLine(row.observation)}`;
-      lines.push(`  [${row.iteration + 1}] ${row.tool}(${oneLine(row.input)}) ${result}`);
+      lines.push(`  [${row.iteration + 1}] ${oneLine(row.tool)}(${oneLine(row.input)}) ${result}`);
     }
-    for (const pause of unmatched) lines.push(`  [${pause.iteration + 1}] ${pause.tool}(${oneLine(textOf(withoutImages(pause.toolInput)))}) ${pauseLabel(pause)} (${pause.id})`);
+    for (const pause of unmatched) lines.push(`  [${pause.iteration + 1}] ${oneLine(pause.tool)}(${oneLine(textOf(withoutImages(pause.toolInput)))}) ${pauseLabel(pause)} (${pause.id})`);
     if (this.error !== undefined) lines.push(`  ${this.error}`);
     else if (this.answer !== "") lines.push(`  Answer: ${this.answer}`);
-    return lines.join("\n");
+    return printable(lines.join("\n"));
+  }
+
+  /** The rows a table shows: the latest {@link HTML_ROW_LIMIT}, and those that wait for a person. */
+  private shownRows(waiting: ReadonlyMap<ToolRow, unknown>): ToolRow[] {
+    return this.rows.filter((row, index) => index >= this.rows.length - HTML_ROW_LIMIT || waiting.has(row));
   }
 
   /** What a call without a result is: still running, cancelled with its run, or never run (its run failed first). */
@@ -272,6 +285,14 @@ function textOf(value: unknown): string {
 
 function cut(text: string): string {
   return text.length <= CELL_LIMIT ? text : `${cutText(text, CELL_LIMIT)}… (${text.length} characters)`;
+}
+
+/** C0 and C1 control characters and DEL, but tab and line feed, and the bidirectional formatting characters. */
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** `text` with each control character written as its `\u001b` escape: a terminal would act on it (clear the screen, forge lines). */
+function printable(text: string): string {
+  return text.replace(CONTROL, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 function oneLine(text: string): string {
