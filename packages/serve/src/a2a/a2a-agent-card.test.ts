@@ -119,6 +119,10 @@ describe("createA2AHandler's agent card", () => {
     ["a field of your own", { "x-vendor-tier": "gold" }, "`agentCard.x-vendor-tier` is not a field of an A2A 1.0 agent card; data of your own goes in an extension's `params` (`capabilities.extensions`)."],
     ["a misspelt field", { iconURL: "https://example.com/icon.png" }, "`agentCard.iconURL` is not a field of an A2A 1.0 agent card; did you mean `iconUrl`?"],
     ["a field of A2A 0.3", { supportsAuthenticatedExtendedCard: true }, "`agentCard.supportsAuthenticatedExtendedCard` is not a field of an A2A 1.0 agent card; A2A 1.0 says it in `capabilities.extendedAgentCard`."],
+    ["a misspelt capability", { capabilities: { streamng: false } }, "`agentCard.capabilities.streamng` is not a capability of an A2A 1.0 agent card; did you mean `streaming`?"],
+    ["a capability of A2A 0.3", { capabilities: { stateTransitionHistory: true } }, "`agentCard.capabilities.stateTransitionHistory` is not a capability of an A2A 1.0 agent card"],
+    ["a capability of the wrong type", { capabilities: { streaming: "no" } }, "`agentCard.capabilities.streaming` must be a boolean, got \"no\"."],
+    ["capabilities that are not an object", { capabilities: [] }, "`agentCard.capabilities` must be an object"],
     ["a security scheme in A2A's JSON form", { securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: "Bearer" } } } }, "security scheme `bearer` must be in the SDK's form"],
   ])("refuses %s when the handler is made, naming it", (_name, extra, message) => {
     const made = () => createA2AHandler(executor(), { agentCard: { name: "Weather", description: "Tells the weather.", ...extra } as A2AAgentCardInput });

@@ -55,6 +55,7 @@ export function checkAgentCard(input: A2AAgentCardInput): void {
       message: `createA2AHandler: \`agentCard.${key}\` is not a field of an A2A 1.0 agent card; ${said} The fields taken: ${CARD_KEYS.join(", ")}.`,
     });
   }
+  checkCapabilities(input.capabilities);
   const schemes: unknown = input.securitySchemes;
   if (schemes === undefined) return;
   if (typeof schemes !== "object" || schemes === null || Array.isArray(schemes)) {
@@ -67,6 +68,35 @@ export function checkAgentCard(input: A2AAgentCardInput): void {
       value: scheme,
       message: `createA2AHandler: security scheme \`${name}\` must be in the SDK's form, { scheme: { $case: "httpAuthSecurityScheme", value: { description: "", scheme: "Bearer", bearerFormat: "JWT" } } } ($case one of ${[...SCHEME_CASES].join(", ")}), got ${JSON.stringify(scheme)}.`,
     });
+  }
+}
+
+/** The fields of an A2A 1.0 card's `capabilities`. */
+const CAPABILITY_KEYS: readonly string[] = ["streaming", "pushNotifications", "extensions", "extendedAgentCard"];
+
+/**
+ * Refuses `capabilities` that are not an object, and a key they do not have (a misspelt
+ * `streamng` would be published while `streaming` kept its default; A2A 0.3's
+ * `stateTransitionHistory` is not in 1.0).
+ */
+function checkCapabilities(capabilities: unknown): void {
+  if (capabilities === undefined) return;
+  if (typeof capabilities !== "object" || capabilities === null || Array.isArray(capabilities)) {
+    throw new InvalidArgumentError({ argument: "agentCard.capabilities", value: capabilities, message: `createA2AHandler: \`agentCard.capabilities\` must be an object ({ ${CAPABILITY_KEYS.join(", ")} }), got ${JSON.stringify(capabilities)}.` });
+  }
+  for (const [key, value] of Object.entries(capabilities)) {
+    if (!CAPABILITY_KEYS.includes(key)) {
+      const meant = nearMissOf(key, CAPABILITY_KEYS);
+      throw new InvalidArgumentError({
+        argument: `agentCard.capabilities.${key}`,
+        value,
+        message: `createA2AHandler: \`agentCard.capabilities.${key}\` is not a capability of an A2A 1.0 agent card; ${meant !== undefined ? `did you mean \`${meant}\`?` : "data of your own goes in an extension's `params` (`capabilities.extensions`)."} The capabilities taken: ${CAPABILITY_KEYS.join(", ")}.`,
+      });
+    }
+    const fine = key === "extensions" ? Array.isArray(value) : value === undefined || typeof value === "boolean";
+    if (!fine) {
+      throw new InvalidArgumentError({ argument: `agentCard.capabilities.${key}`, value, message: `createA2AHandler: \`agentCard.capabilities.${key}\` must be ${key === "extensions" ? "an array of extensions ({ uri, description, required, params })" : "a boolean"}, got ${JSON.stringify(value)}.` });
+    }
   }
 }
 

@@ -184,8 +184,20 @@ describe("createA2AHandler", () => {
     expect((await fetch(`${url}/`)).status).toBe(405);
     const parse = await (await fetch(`${url}/`, { method: "POST", headers: { "content-type": "application/json" }, body: "{not json" })).json();
     expect(parse.error.code).toBe(-32700);
+    // A request sent as a JSON string (v0.3, no A2A-Version header) is no request: nothing runs.
+    const request = { jsonrpc: "2.0", id: 7, method: "message/send", params: { message: { kind: "message", messageId: "m1", role: "user", parts: [{ kind: "text", text: "hi" }] } } };
+    for (const body of [JSON.stringify(JSON.stringify(request)), '"hi"', "5", "null"]) {
+      const answer = await (await fetch(`${url}/`, { method: "POST", headers: { "content-type": "application/json" }, body })).json();
+      expect(answer).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringContaining("a JSON-RPC request is an object") } });
+    }
     expect(() => createA2AHandler(weatherExecutor(), { agentCard: { name: "" } } as never)).toThrow(/agentCard/);
     expect(() => createA2AHandler(weatherExecutor(), { agentCard: { name: "A", description: "B" }, maxBufferedBytes: 0 })).toThrow(/maxBufferedBytes/);
+    // The AG-UI handler checks its executor and its functions when it is made, as this one does.
+    expect(() => createAGUIHandler(null as never)).toThrow("createAGUIHandler: `executor` must be an AgentExecutor from @agentrx/executors.");
+    expect(() => createAGUIHandler(weatherExecutor(), { onError: "x" } as never)).toThrow("createAGUIHandler: `onError` must be a function `(error) => string`.");
+    expect(() => createAGUIHandler(weatherExecutor(), { inputs: "x" } as never)).toThrow(/createAGUIHandler: `inputs` must be a function/);
+    expect(() => createAGUIHandler(weatherExecutor(), null as never)).toThrow(/`options` must be an object/);
+    expect(() => createA2AHandler(weatherExecutor(), { agentCard: { name: "A", description: "B" }, onError: 5 } as never)).toThrow("createA2AHandler: `onError` must be a function `(error) => string`.");
     expect(() => createA2AHandler(weatherExecutor(), { agentCard: { name: "A", description: "B" }, heartbeatMs: Number.NaN })).toThrow(/heartbeatMs/);
     // Past the longest delay a timer takes, Node would send a heartbeat every millisecond: refused when the handler is made.
     for (const make of [() => createA2AHandler(weatherExecutor(), { agentCard: { name: "A", description: "B" }, heartbeatMs: 3_000_000_000 }), () => createAGUIHandler(weatherExecutor(), { heartbeatMs: 3_000_000_000 })]) {

@@ -6,7 +6,7 @@ import type { AgentCard } from "@a2a-js/sdk";
 import type { TaskStore } from "@a2a-js/sdk/server";
 import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
 import type { AgentExecutor } from "@agentrx/executors";
-import { checkPositiveInteger, checkTimerMs } from "../internal/check-options";
+import { checkExecutor, checkFunction, checkPositiveInteger, checkTimerMs } from "../internal/check-options";
 import { errorText } from "../internal/error-text";
 import { isJsonContentType, readBody } from "../internal/request-body";
 import type { A2AAgentCard, A2AAgentExecutor, A2AAgentInterface, A2ATaskStore } from "./a2a-types";
@@ -177,9 +177,7 @@ const OPTION_KEYS = Object.keys({
  */
 export function createA2AHandler(executor: AgentExecutor, options: A2AHandlerOptions): A2AHandler {
   const { agentCard: input, path = "/", taskStore, toInputs, onError, maxBodyBytes = 10_485_760, maxBufferedBytes = 1_048_576, heartbeatMs = 15_000 } = (options ?? {}) as A2AHandlerOptions;
-  if (typeof executor?.stream !== "function" || typeof executor.resume !== "function") {
-    throw new InvalidArgumentError({ argument: "executor", value: executor, message: "createA2AHandler: `executor` must be an AgentExecutor from @agentrx/executors." });
-  }
+  checkExecutor("createA2AHandler", executor, ["stream", "resume"]);
   checkOptionKeys("createA2AHandler", options, OPTION_KEYS);
   if (typeof input?.name !== "string" || input.name === "" || typeof input.description !== "string") {
     throw new InvalidArgumentError({ argument: "agentCard", value: input, message: "createA2AHandler: `agentCard` needs at least a `name` and a `description` (strings)." });
@@ -188,9 +186,7 @@ export function createA2AHandler(executor: AgentExecutor, options: A2AHandlerOpt
   if (typeof path !== "string" || !path.startsWith("/")) {
     throw new InvalidArgumentError({ argument: "path", value: path, message: `createA2AHandler: \`path\` must start with "/", got ${JSON.stringify(path)}.` });
   }
-  if (onError !== undefined && typeof onError !== "function") {
-    throw new InvalidArgumentError({ argument: "onError", value: onError, message: "createA2AHandler: `onError` must be a function `(error) => string`." });
-  }
+  checkFunction("createA2AHandler", "onError", onError, "(error) => string");
   checkPositiveInteger("createA2AHandler", "maxBodyBytes", maxBodyBytes);
   checkPositiveInteger("createA2AHandler", "maxBufferedBytes", maxBufferedBytes);
   checkTimerMs("createA2AHandler", "heartbeatMs", heartbeatMs);
@@ -272,6 +268,12 @@ async function prepare(card: AgentCard, agentExecutor: ExecutorA2AAgent, taskSto
       body = JSON.parse(text) as Record<string, unknown>;
     } catch (error) {
       sendJson(response, { jsonrpc: "2.0", id: null, error: { code: -32700, message: `Parse error: ${error instanceof Error ? error.message : String(error)}` } });
+      return;
+    }
+    // A JSON-RPC request is an object: the SDK's v0.3 handler would parse a string again (a request
+    // sent as a JSON string would run), and read another value's fields as a request's.
+    if (typeof body !== "object" || body === null || Array.isArray(body)) {
+      sendJson(response, { jsonrpc: "2.0", id: null, error: { code: -32600, message: `Invalid Request: a JSON-RPC request is an object { jsonrpc: "2.0", id, method, params }, got ${body === null ? "null" : Array.isArray(body) ? "an array" : typeof body}.` } });
       return;
     }
     const id = (body?.["id"] as string | number | undefined) ?? null;

@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AgentExecutor, Decision } from "@agentrx/executors";
-import { checkOptionKeys } from "@agentrx/core";
+import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
 import { SseWriter } from "@agentrx/runs";
 import { type Subscription, tap } from "rxjs";
-import { checkPositiveInteger, checkTimerMs } from "../internal/check-options";
+import { checkExecutor, checkFunction, checkPositiveInteger, checkTimerMs } from "../internal/check-options";
 import { errorText } from "../internal/error-text";
 import { isJsonContentType, readBody } from "../internal/request-body";
 import type { AGUIResumeEntry, BaseEvent, RunAgentInput } from "./ag-ui-event";
@@ -98,8 +98,14 @@ const OPTION_KEYS = Object.keys({
  * ```
  */
 export function createAGUIHandler(executor: AgentExecutor, options: AGUIHandlerOptions = {}): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  checkExecutor("createAGUIHandler", executor, ["stream"]);
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw new InvalidArgumentError({ argument: "options", value: options, message: `createAGUIHandler: \`options\` must be an object such as { onError }, got ${JSON.stringify(options) ?? String(options)}.` });
+  }
   checkOptionKeys("createAGUIHandler", options, OPTION_KEYS);
   const { inputs = defaultInputs, onError, maxBodyBytes = 1_048_576, maxBufferedBytes = 1_048_576, heartbeatMs = 15_000 } = options;
+  checkFunction("createAGUIHandler", "inputs", options.inputs, "(input: RunAgentInput) => inputs");
+  checkFunction("createAGUIHandler", "onError", onError, "(error) => string");
   checkPositiveInteger("createAGUIHandler", "maxBodyBytes", maxBodyBytes);
   checkPositiveInteger("createAGUIHandler", "maxBufferedBytes", maxBufferedBytes);
   checkTimerMs("createAGUIHandler", "heartbeatMs", heartbeatMs);

@@ -26,3 +26,18 @@ export function checkUsage(where: string, argument: string, value: unknown): voi
     });
   }
 }
+
+/** The executor a handler serves: an `AgentExecutor`, or an object with the `methods` the handler calls. */
+export function checkExecutor(where: string, executor: unknown, methods: readonly ("stream" | "resume")[]): void {
+  const given = executor as Record<string, unknown> | null | undefined;
+  if (typeof given !== "object" || given === null || methods.some((method) => typeof given[method] !== "function")) {
+    throw new InvalidArgumentError({ argument: "executor", value: executor, message: `${where}: \`executor\` must be an AgentExecutor from @agentrx/executors.` });
+  }
+}
+
+/** An optional function option (`onError`, `inputs`): a value that is not one would fail every request. */
+export function checkFunction(where: string, argument: string, value: unknown, shape: string): void {
+  if (value !== undefined && typeof value !== "function") {
+    throw new InvalidArgumentError({ argument, value, message: `${where}: \`${argument}\` must be a function \`${shape}\`.` });
+  }
+}
