@@ -93,6 +93,15 @@ describe.skipIf(skip)("the run list's filters in Chromium", () => {
     expect(await rows(thread)).toEqual(["e-finished-t1", "b-finished-t1", "a-failed-t1"]);
     await thread.close();
 
+    // A thread id with a leading space is another thread, at load and after a refresh.
+    await addRun(store, "f-spaced", { status: "finished", threadId: " t1", at: 6 });
+    const spaced = await open(`${url}/?thread=%20t1`, errors);
+    expect(await rows(spaced)).toEqual(["f-spaced"]);
+    await addRun(store, "g-spaced", { status: "finished", threadId: " t1", at: 7 });
+    await spaced.waitForSelector('[data-run-id="g-spaced"]');
+    expect(await rows(spaced)).toEqual(["g-spaced", "f-spaced"]);
+    await spaced.close();
+
     // Several statuses (a link's) are ticked in the status control; the search goes with them.
     const several = await open(`${url}/?status=failed,finished&thread=t1&search=question`, errors);
     expect(await controls(several)).toEqual({ status: "finished,failed", thread: "t1", search: "question" });

@@ -181,7 +181,8 @@ export function runListMain(dom: DomRuntime, fmt: FormatRuntime, data: RunListDa
   function filters(): [string, string | undefined][] {
     return [
       ["status", statusValue() || undefined],
-      ["thread", thread.value.trim() || undefined],
+      // As typed: the server takes a thread id as it is, so " support" is not "support".
+      ["thread", thread.value.trim() === "" ? undefined : thread.value],
       ["search", search.value.trim() || undefined],
       ["sort", sort.value || undefined],
     ];
