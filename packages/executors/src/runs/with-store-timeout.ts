@@ -1,4 +1,4 @@
-import { describeThrown } from "@agentrx/core";
+import { InvalidArgumentError, describeThrown } from "@agentrx/core";
 import { RunStoreError } from "./run-store-errors";
 
 /**
@@ -36,7 +36,8 @@ export function withStoreTimeout<T>(promise: Promise<T>, timeoutMs: number, oper
 
 /**
  * Runs a store call; an error that is not a `RunStoreError` (a custom store's) is wrapped in one
- * naming the run and the operation.
+ * naming the run and the operation, but an `InvalidArgumentError` (the store refused an argument)
+ * reaches the caller as it is.
  *
  * @internal
  */
@@ -44,7 +45,9 @@ export async function guarded<T>(operation: string, runId: string, call: () => P
   try {
     return await call();
   } catch (cause) {
-    if (RunStoreError.isInstance(cause)) throw cause;
+    // A store refusing what it was given (an id too long, a NUL in it) names the caller's mistake:
+    // not a failure of the store, and not to be retried as one.
+    if (RunStoreError.isInstance(cause) || InvalidArgumentError.isInstance(cause)) throw cause;
     throw new RunStoreError({ operation, runId, message: `Run "${runId}": the store's ${operation} failed: ${describeThrown(cause, "the store")}`, cause });
   }
 }

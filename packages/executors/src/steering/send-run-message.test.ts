@@ -51,3 +51,14 @@ describe("sendRunMessage's message", () => {
     expect((await store.readThreadMessages(runInboxId("r"))).map((row) => row.seq)).toEqual([1, 2]);
   });
 });
+
+describe("sendRunMessage's options", () => {
+  it("refuses a misspelt option instead of ignoring it, and names itself when no operation is given", async () => {
+    const store = await runningRun();
+    await expect(sendRunMessage("r", "hi", { store, maxPending: 0 } as never)).rejects.toThrow("sendRunMessage: unknown option `options.maxPending`. Known options: store, storeTimeoutMs, operation, maxMessageChars, maxPendingMessages.");
+    await expect(sendRunMessage("r", "   ", { store })).rejects.toThrow(/^sendRunMessage: /);
+    await expect(sendRunMessage("r", "hi", null as never)).rejects.toThrow(InvalidArgumentError);
+    expect(await store.readThreadMessages(runInboxId("r"))).toEqual([]);
+    expect(await sendRunMessage("r", "hi", { store })).toMatchObject({ runId: "r", inboxSeq: 1 });
+  });
+});

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "@agentrx/core";
+import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
 import { type BaseMessage, HumanMessage, isBaseMessage } from "@langchain/core/messages";
 import { encodeMessages } from "../runs/json-value";
 import type { JsonObject, RunStatus, RunStore } from "../runs/run-store";
@@ -97,6 +97,9 @@ function isBlank(content: unknown): boolean {
   });
 }
 
+/** The options {@link sendRunMessage} takes. */
+const SEND_RUN_MESSAGE_OPTION_KEYS = ["store", "storeTimeoutMs", "operation", "maxMessageChars", "maxPendingMessages"];
+
 /**
  * Sends a message to a run (see docs/steering.md): a run of this process that records to no store
  * gets it in memory; otherwise it is appended to the run's inbox in `store` at once (durable when
@@ -123,14 +126,14 @@ function isBlank(content: unknown): boolean {
 export async function sendRunMessage(
   runId: string,
   given: unknown,
-  {
-    store,
-    storeTimeoutMs = 10_000,
-    operation,
-    maxMessageChars = DEFAULT_MAX_MESSAGE_CHARS,
-    maxPendingMessages = DEFAULT_MAX_PENDING_MESSAGES,
-  }: { store: RunStore | undefined; storeTimeoutMs?: number; operation: string } & Pick<SendMessageOptions, "maxMessageChars" | "maxPendingMessages">,
+  options: { store: RunStore | undefined; storeTimeoutMs?: number; operation?: string } & Pick<SendMessageOptions, "maxMessageChars" | "maxPendingMessages">,
 ): Promise<SendMessageResult> {
+  if (typeof options !== "object" || options === null) {
+    throw new InvalidArgumentError({ argument: "options", value: options, message: "sendRunMessage: pass the options, e.g. { store } (the store the run records to)." });
+  }
+  // A misspelt option (`maxPending`, `stor`) would be ignored: refused, naming it.
+  checkOptionKeys(typeof options.operation === "string" ? options.operation : "sendRunMessage", options, SEND_RUN_MESSAGE_OPTION_KEYS, "options.");
+  const { store, storeTimeoutMs = 10_000, operation = "sendRunMessage", maxMessageChars = DEFAULT_MAX_MESSAGE_CHARS, maxPendingMessages = DEFAULT_MAX_PENDING_MESSAGES } = options;
   if (typeof runId !== "string" || runId === "") {
     throw new InvalidArgumentError({ argument: "runId", value: runId, message: `${operation}: \`runId\` must be a non-empty string, got ${JSON.stringify(runId)}.` });
   }
