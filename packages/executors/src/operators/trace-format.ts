@@ -1,6 +1,6 @@
 // Formatting helpers of renderTrace and printTrace (internal: the package does not export them).
 import { formatUsd } from "../cost/cost";
-import { cutText, observationText } from "@agentrx/core";
+import { cutText, escapeControlCharacters, observationText } from "@agentrx/core";
 import type { AgentStreamEvent, StopReason } from "../executor/events";
 import { errorMessage } from "../executor/run-helpers";
 
@@ -48,12 +48,7 @@ export function label(style: TraceStyle, kind: Parameters<TraceStyle["label"]>[0
   return `${style.label(kind, kind)}${" ".repeat(LABEL_WIDTH - kind.length)}`;
 }
 
-/**
- * C0 and C1 control characters and DEL, but tab and line feed: what a terminal acts on instead of
- * printing; and the bidirectional formatting characters (embeddings, overrides, isolates, marks),
- * which make a terminal show the rest of the line reversed.
- */
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const KEEP_LINE_BREAKS = { keepLineBreaks: true } as const;
 
 /**
  * `text` with each control character (but tab and line feed) written as its `\u001b` escape:
@@ -62,7 +57,7 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202
  * lines) instead of showing it.
  */
 export function printable(text: string): string {
-  return text.replace(CONTROL, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return escapeControlCharacters(text, KEEP_LINE_BREAKS);
 }
 
 /**

@@ -1,20 +1,16 @@
-/**
- * C0 and C1 control characters and DEL: what a terminal may act on instead of printing; and the
- * bidirectional formatting characters (embeddings, overrides, isolates, marks), which make a
- * terminal show the rest of the line reversed.
- */
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+import { escapeControlCharacters } from "@agentrx/core";
 
 /**
  * `text` as `agentrx` prints a recorded value (a run id, a thread id, an input, a model's text):
- * each control character written as its `\u001b` escape. A run's inputs come from its users, and
- * an escape sequence in them would reach the terminal of whoever lists the runs, which acts on it
- * (clears the screen, sets the window's title, forges colours or lines) instead of showing it.
+ * each control character written as its `\u001b` escape, line breaks too. A run's inputs come from
+ * its users, and an escape sequence in them would reach the terminal of whoever lists the runs,
+ * which acts on it (clears the screen, sets the window's title, forges colours or lines) instead
+ * of showing it.
  *
  * @internal
  */
 export function printable(text: string): string {
-  return text.replace(CONTROL, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return escapeControlCharacters(text);
 }
 
 /** C1 control characters and DEL, which `JSON.stringify` leaves as they are (it escapes C0 only). */

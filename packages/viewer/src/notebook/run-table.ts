@@ -1,4 +1,4 @@
-import { type AgentAction, isAbortError, observationText } from "@agentrx/core";
+import { type AgentAction, escapeControlCharacters, isAbortError, observationText } from "@agentrx/core";
 import type { UsageMetadata } from "@langchain/core/messages";
 import { type AgentStreamEvent, type Interrupt, type RunTableStatus, type RunTableSummary, type StopReason, errorMessageOf } from "@agentrx/executors";
 import { escapeHtml } from "../trace-page/page/page-shell";
@@ -287,12 +287,11 @@ function cut(text: string): string {
   return text.length <= CELL_LIMIT ? text : `${cutText(text, CELL_LIMIT)}… (${text.length} characters)`;
 }
 
-/** C0 and C1 control characters and DEL, but tab and line feed, and the bidirectional formatting characters. */
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const KEEP_LINE_BREAKS = { keepLineBreaks: true } as const;
 
 /** `text` with each control character written as its `\u001b` escape: a terminal would act on it (clear the screen, forge lines). */
 function printable(text: string): string {
-  return text.replace(CONTROL, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return escapeControlCharacters(text, KEEP_LINE_BREAKS);
 }
 
 function oneLine(text: string): string {
