@@ -102,11 +102,13 @@ describe("@langchain/openai (Responses API): more runs", () => {
     expect(await twoRunsWithMemory(llmFor(server))).toBe("Sunny in Rome too.");
     expect(server.rejections).toEqual([]);
     // The first run's tool turn came back from memory: its reasoning item before its call, then the
-    // call's output; its answer came back as text (a message without an id, which needs no reasoning).
+    // call's output; its answer came back as the model's own message, after its reasoning item.
     expect(shape(server.responseRequests()[3]).filter((entry) => entry !== "message")).toEqual([
       "reasoning:rs_loopback_0",
       "function_call:fc_loopback_0_0",
       "function_call_output",
+      "reasoning:rs_loopback_1",
+      "message:msg_loopback_1",
       "reasoning:rs_loopback_2",
       "function_call:fc_loopback_2_0",
       "function_call_output",

@@ -43,7 +43,12 @@ export class ToolCallingAgentOutputParser extends AgentOutputParser<ToolAgentAct
 
   protected override parseMessage(message: BaseMessage, text: string): ToolAgentAction[] | AgentFinish {
     const calls = readToolCalls(message);
-    if (calls.length === 0) return this.parseText(text);
+    if (calls.length === 0) {
+      // The model's message goes with the answer (not enumerable: the answer is still
+      // `{ returnValues, log }` to see and to compare), so the thread's memory keeps it whole, its
+      // reasoning and metadata with it, as the steps keep each tool-calling turn's.
+      return Object.defineProperty(this.parseText(text), "messageLog", { value: [message], enumerable: false });
+    }
     const bad = calls.find((call) => call.problem !== undefined || !call.name);
     if (bad) throw toolCallError(bad, text, "tool");
     const ids = toolCallIds(calls, message.id);

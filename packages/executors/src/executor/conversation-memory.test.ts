@@ -106,3 +106,36 @@ describe("runMessages of a turn cut short", () => {
     expect((saved[1] as AIMessage).tool_calls?.map((call) => call.id)).toEqual(["f1"]);
   });
 });
+
+describe("the answer a thread keeps", () => {
+  it("is the model's own message when it is the answer, with what the provider sent with it (reasoning, metadata)", async () => {
+    const { createToolCallingAgent } = await import("@agentrx/agents");
+    const { ScriptedChatModel } = await import("@agentrx/core/testing");
+    const { ChatPromptTemplate } = await import("@langchain/core/prompts");
+    const details = [{ type: "reasoning.text", text: "They asked for the weather.", signature: "sig-1" }];
+    const answer = new AIMessage({ content: "Sunny.", additional_kwargs: { reasoning_details: details } });
+    const llm = new ScriptedChatModel({ responses: [answer] });
+    const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
+    const threads = new Map<string, BaseMessage[]>();
+    const memory = {
+      getMessages: async (threadId: string) => threads.get(threadId) ?? [],
+      addMessages: async (threadId: string, messages: readonly BaseMessage[]) => void threads.set(threadId, [...(threads.get(threadId) ?? []), ...messages]),
+    };
+    const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [], prompt }), tools: [], memory: { memory } });
+    expect((await executor.invoke({ input: "Weather?" }, { threadId: "t1" })).output).toBe("Sunny.");
+    const kept = threads.get("t1")?.at(-1) as AIMessage;
+    expect(kept.text).toBe("Sunny.");
+    expect(kept.additional_kwargs["reasoning_details"]).toEqual(details);
+  });
+
+  it("is a message of the output's text when the model's message is not the answer itself", () => {
+    // A text agent's `Final Answer:`, or a structured answer given through a tool call.
+    const react = new AIMessage("Thought: done.\nFinal Answer: Sunny.");
+    const viaTool = new AIMessage({ content: "", tool_calls: [{ id: "f1", name: "final_answer", args: { answer: "Sunny." } }] });
+    for (const log of [[react], [viaTool], [new AIMessage("Sunny."), new AIMessage("Sunny.")], undefined]) {
+      const last = runMessages({ input: "Weather?" }, "input", [], "Sunny.", log).at(-1) as AIMessage;
+      expect(last.content).toBe("Sunny.");
+      expect(last.tool_calls ?? []).toEqual([]);
+    }
+  });
+});

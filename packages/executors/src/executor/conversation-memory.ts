@@ -71,7 +71,7 @@ export interface ResolvedMemory {
  *
  * @internal
  */
-export function runMessages(inputs: Record<string, unknown>, inputKey: string, steps: readonly AgentStep[], output: string): BaseMessage[] {
+export function runMessages(inputs: Record<string, unknown>, inputKey: string, steps: readonly AgentStep[], output: string, answer?: readonly BaseMessage[]): BaseMessage[] {
   const messages: BaseMessage[] = [];
   const input = inputs[inputKey];
   if (input !== undefined) messages.push(...inputMessages(input));
@@ -89,8 +89,28 @@ export function runMessages(inputs: Record<string, unknown>, inputKey: string, s
     }
   }
   if (batch.length > 0) messages.push(...formatToToolMessages(batch));
-  messages.push(new AIMessage(output));
+  messages.push(answerMessage(output, answer));
   return messages;
+}
+
+/**
+ * The run's answer as the thread keeps it: the model's own message when it is the answer (one AI
+ * message, no tool calls, its text the output), so what the provider sent with it (reasoning
+ * content blocks, OpenRouter's `reasoning_details`, its metadata and usage) goes back with it, as
+ * docs/memory.md says; else (a `returnDirect` tool's answer, a text agent's `Final Answer:`, an
+ * early stop, a structured answer given through a tool call) a message of the output's text.
+ */
+function answerMessage(output: string, answer: readonly BaseMessage[] | undefined): BaseMessage {
+  const message = answer?.length === 1 ? answer[0] : undefined;
+  if (message !== undefined && AIMessage.isInstance(message) && (message.tool_calls ?? []).length === 0 && (message.invalid_tool_calls ?? []).length === 0) {
+    const raw = (message.additional_kwargs as { tool_calls?: unknown[] } | undefined)?.tool_calls;
+    if ((raw === undefined || raw.length === 0) && message.text === output) {
+      // As a whole message (a streamed reply is a chunk), with what the provider sent with it.
+      const { content, additional_kwargs, response_metadata, usage_metadata, id } = message;
+      return new AIMessage({ content, additional_kwargs, response_metadata, ...(usage_metadata === undefined ? {} : { usage_metadata }), ...(id === undefined ? {} : { id }) });
+    }
+  }
+  return new AIMessage(output);
 }
 
 /**
@@ -134,5 +154,5 @@ export async function rememberRecordedRun(memory: ResolvedMemory, restored: Rest
   const { state, output } = restored;
   if (output === undefined || state.threadId === undefined) return;
   if (typeof memory.memory.hasRunMessages === "function" && (await memory.memory.hasRunMessages(state.threadId, state.runId, { since: startedAt }))) return;
-  await memory.memory.addMessages(state.threadId, runMessages(state.inputs, memory.inputKey, state.steps, output.output), { runId: state.runId });
+  await memory.memory.addMessages(state.threadId, runMessages(state.inputs, memory.inputKey, state.steps, output.output, output.messages), { runId: state.runId });
 }

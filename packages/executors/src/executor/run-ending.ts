@@ -105,7 +105,7 @@ export class RunEnding {
         }
       }
       try {
-        const messages = runMessages(run.state.inputs, memory.inputKey, run.state.steps, output);
+        const messages = runMessages(run.state.inputs, memory.inputKey, run.state.steps, output, event.messages);
         await memory.memory.addMessages(run.state.threadId, messages, { runId: run.state.runId });
       } catch (error) {
         run.dispatch({ type: "endRefused" });
