@@ -1,5 +1,5 @@
 import { RunStoreError, type JsonObject, type NewThreadMessage, type ReadThreadMessagesOptions, type StoredThreadMessage } from "@agentrx/executors";
-import { checkKey, checkObject, checkPositiveInteger, checkTime, invalid, toJsonText } from "./validate-run-arguments";
+import { checkKey, checkThreadKey, checkObject, checkPositiveInteger, checkTime, invalid, toJsonText } from "./validate-run-arguments";
 
 /** A thread message as a store's table holds it (`agentrx_thread_messages`): the message as JSON text. */
 export interface ThreadMessageRow {
@@ -25,7 +25,7 @@ export interface ThreadRead {
 /** Checks the arguments of `appendThreadMessages` and returns the rows to insert, in order. */
 export function threadMessageRows(threadId: string, messages: readonly NewThreadMessage[]): NewThreadMessageRow[] {
   const operation = "appendThreadMessages";
-  checkKey(operation, "threadId", threadId);
+  checkThreadKey(operation, "threadId", threadId);
   if (!Array.isArray(messages)) throw invalid(operation, "messages", messages, "an array");
   return messages.map((entry: NewThreadMessage, index) => {
     const name = `messages[${index}]`;
@@ -43,7 +43,7 @@ export function threadMessageRows(threadId: string, messages: readonly NewThread
 /** Checks the arguments of `readThreadMessages`. */
 export function checkThreadRead(threadId: string, options: ReadThreadMessagesOptions | undefined): ThreadRead {
   const operation = "readThreadMessages";
-  checkKey(operation, "threadId", threadId);
+  checkThreadKey(operation, "threadId", threadId);
   if (options === undefined) return { after: 0, before: Number.MAX_SAFE_INTEGER, limit: undefined, newestFirst: false };
   if (options === null || typeof options !== "object") throw invalid(operation, "options", options, "an object");
   const after = options.after ?? 0;

@@ -1,6 +1,6 @@
 import { RUN_SORTS, decodeCursor, searchTerms, type RunCursor, type RunSort } from "./run-list-query";
 import { checkOptionKeys, InvalidArgumentError } from "@agentrx/core";
-import type { CancelRun, ClaimRun, ListRunsOptions, NewRun, RunStatus, RunWrite } from "@agentrx/executors";
+import { type CancelRun, type ClaimRun, type ListRunsOptions, type NewRun, type RunStatus, type RunWrite, runInboxId } from "@agentrx/executors";
 
 /** Every status a run can have. */
 export const RUN_STATUSES: readonly RunStatus[] = ["queued", "running", "interrupted", "finished", "failed", "cancelled"];
@@ -40,6 +40,22 @@ export function checkKey(operation: string, argument: string, value: unknown): s
     throw invalid(operation, argument, value, `a non-empty string of at most ${MAX_KEY_BYTES} bytes (UTF-8) without NUL characters or lone surrogates`);
   }
   return value;
+}
+
+/** What a run's inbox thread id starts with (`runInboxId("")`). */
+const INBOX_PREFIX = runInboxId("");
+
+/**
+ * A thread id: a key (see {@link checkKey}), or a run's inbox (`runInboxId(runId)`), whose run id
+ * part is checked as a key, so a run with the longest id a store takes can be sent messages.
+ */
+export function checkThreadKey(operation: string, argument: string, value: unknown): string {
+  if (typeof value === "string" && value.startsWith(INBOX_PREFIX) && value.length > INBOX_PREFIX.length) {
+    const runId = value.slice(INBOX_PREFIX.length);
+    if (runId.length > 0 && !UNSTORABLE.test(runId) && utf8Length(runId) <= MAX_KEY_BYTES) return value;
+    throw invalid(operation, argument, value, `a run's inbox (\`runInboxId(runId)\`) of a run id of at most ${MAX_KEY_BYTES} bytes (UTF-8) without NUL characters or lone surrogates`);
+  }
+  return checkKey(operation, argument, value);
 }
 
 /** The UTF-8 length of `text` (without lone surrogates), counted only past the length that always fits. */

@@ -29,6 +29,7 @@ import {
   checkCancel,
   checkClaim,
   checkKey,
+  checkThreadKey,
   checkListOptions,
   checkNewRun,
   checkPruneOptions,
@@ -246,7 +247,7 @@ export class MemoryRunStore implements RunStore {
 
   async clearThread(threadId: string): Promise<number> {
     this.#open("clearThread");
-    checkKey("clearThread", "threadId", threadId);
+    checkThreadKey("clearThread", "threadId", threadId);
     const count = this.#threads.get(threadId)?.length ?? 0;
     this.#threads.delete(threadId);
     return count;

@@ -29,6 +29,7 @@ import {
   checkCancel,
   checkClaim,
   checkKey,
+  checkThreadKey,
   checkListOptions,
   checkNewRun,
   checkPruneOptions,
@@ -421,7 +422,7 @@ export class PostgresRunStore implements RunStore {
    * again at seq 1 without meeting a message left behind.
    */
   async clearThread(threadId: string): Promise<number> {
-    checkKey("clearThread", "threadId", threadId);
+    checkThreadKey("clearThread", "threadId", threadId);
     const pool = await this.#use("clearThread");
     try {
       return await inTransaction(pool, async (client) => {

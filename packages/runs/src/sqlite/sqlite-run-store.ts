@@ -27,6 +27,7 @@ import {
   checkCancel,
   checkClaim,
   checkKey,
+  checkThreadKey,
   checkListOptions,
   checkNewRun,
   checkPruneOptions,
@@ -537,7 +538,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   clearThread(threadId: string): Promise<number> {
-    return this.#call("clearThread", undefined, (statements) => statements.clearThread(checkKey("clearThread", "threadId", threadId)), { subject: threadSubject(threadId), changes: true });
+    return this.#call("clearThread", undefined, (statements) => statements.clearThread(checkThreadKey("clearThread", "threadId", threadId)), { subject: threadSubject(threadId), changes: true });
   }
 
   /** Closes the database file. Calls made after it reject with a `RunStoreError`. */
