@@ -23,6 +23,7 @@ export * from "./middleware/index";
 export {
   AgentExecutor,
   AgentExecutorRunnable,
+  CallTimeoutError,
   FINAL_ANSWER_TOOL,
   InDoubtToolCallError,
   InvalidAgentOutputError,

@@ -106,6 +106,7 @@ function fakeRun(turns: Turn[], options: Partial<AgentExecutorOptions> = {}) {
       return Promise.resolve();
     },
     steering: undefined,
+    timed: <T>(promise: Promise<T>): Promise<T> => promise,
   } satisfies AgentLoopContext;
   loop = new AgentLoop(run);
   return { run, loop, state, log, events, completed, inputs, configs, tools, approvals, finalSignal: finalController.signal };

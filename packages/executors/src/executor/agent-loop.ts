@@ -53,6 +53,8 @@ export interface AgentLoopContext {
    * nothing can halt the run meanwhile: check `interrupted` after it settles.
    */
   waitCall<T>(promise: Promise<T>): Promise<T>;
+  /** `promise`, a call of the agent or of `tool`, under the call's `timeout` (past it the run fails with a `CallTimeoutError`). */
+  timed<T>(promise: Promise<T>, call: "agent" | "tool", tool?: string): Promise<T>;
   /** Emits an event to the subscriber, the stop conditions and the recorder. */
   emit(event: AgentStreamEvent, index?: number): void;
   /** Stops the loop gracefully. */
@@ -153,7 +155,7 @@ export class AgentLoop {
       let output: AgentOutput;
       try {
         const call = run.middleware === undefined ? agent.invoke(agentCallInput(inputs, state.steps, trim), agentConfig) : run.middleware.callAgent(agentConfig, iteration);
-        output = await run.waitCall(call);
+        output = await run.waitCall(run.timed(call, "agent"));
       } catch (error) {
         // A call cut short by a halt keeps the early tool calls that finished before it (a partial turn).
         if (run.interrupted) this.keepFinishedEarly();
@@ -496,7 +498,7 @@ export class AgentLoop {
       // As every agent call: through the middleware (prepareStep, then wrapModelCall), an input that
       // is undefined left out and the steps copied (agentCallInput).
       const call = run.middleware === undefined ? options.agent.invoke(agentCallInput({ ...state.inputs, forceFinalAnswer: true }, state.steps), config) : run.middleware.callFinal(config, state.iteration - 1);
-      output = await run.wait(call, false);
+      output = await run.wait(run.timed(call, "agent"), false);
     } catch (error) {
       if (isEnded(state)) return;
       if (isOutputParserException(error)) return this.endGenerated(forced(error.llmOutput || stopped), reason);

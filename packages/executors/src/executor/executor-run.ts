@@ -16,6 +16,7 @@ import { actionEvent, callConfigs, startChainRun } from "./run-helpers";
 import { RunEnding, type RunEndingContext, type RunSubscriber } from "./run-ending";
 import type { RunRequest } from "./run-request";
 import { type RunState, type RunTransition, isEnded, transition } from "./run-state";
+import { CallTimeoutError } from "./call-timeout-error";
 import { StopConditionWatcher } from "./stop-condition-watcher";
 import { RunWaiter } from "./run-waiter";
 import { RunAbortScope } from "./run-abort-scope";
@@ -419,6 +420,21 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
   waitCall<T>(promise: Promise<T>): Promise<T> {
     if (this.options.maxExecutionTime === undefined && this.conditions === undefined && this.middleware === undefined && !this.interrupted) return promise;
     return this.wait(promise, true);
+  }
+
+  /**
+   * `promise` under the call's `timeout` (the caller's config), when one is given: past it the run
+   * fails with a `CallTimeoutError` (which aborts the call's signal). The executor keeps the time
+   * itself rather than pass `timeout` on: `@langchain/core` would join an `AbortSignal.timeout` to
+   * the call's signal with `AbortSignal.any`, whose timeout Node 20 can collect before it fires.
+   */
+  timed<T>(promise: Promise<T>, call: "agent" | "tool", tool?: string): Promise<T> {
+    const timeoutMs = this.config.timeout;
+    if (timeoutMs === undefined) return promise;
+    const timer = setTimeout(() => {
+      if (!isEnded(this.state)) this.fail(new CallTimeoutError({ runId: this.state.runId, call, ...(tool === undefined ? {} : { tool }), timeoutMs }));
+    }, timeoutMs);
+    return promise.finally(() => clearTimeout(timer));
   }
 
   /** Stops the loop gracefully: in-flight work is aborted and early stopping produces the output. */

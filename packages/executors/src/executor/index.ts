@@ -1,6 +1,7 @@
 export { AgentExecutor } from "./agent-executor";
 export type { AgentExecutorCallConfig, AgentExecutorOptions, AgentExecutorResult, ForkOptions, ResumeOptions } from "./agent-executor-options";
 export { AgentExecutorRunnable } from "./agent-executor-runnable";
+export { CallTimeoutError } from "./call-timeout-error";
 export { InDoubtToolCallError } from "./in-doubt-tool-call-error";
 export { InvalidAgentOutputError } from "./invalid-agent-output-error";
 export { RunObservable } from "./run-observable";

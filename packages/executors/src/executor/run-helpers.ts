@@ -70,8 +70,7 @@ export function passOn(config: RunnableConfig, callbacks: RunnableConfig["callba
   if (config.metadata) out.metadata = config.metadata;
   if (config.configurable) out.configurable = config.configurable;
   if (config.recursionLimit !== undefined) out.recursionLimit = config.recursionLimit;
-  // A per-call timeout applies to each agent and tool call, as @langchain/core passes it to children.
-  if (config.timeout !== undefined) out.timeout = config.timeout;
+  // Not `timeout`: the run keeps each agent and tool call's time itself (`ExecutorRun.timed`).
   return out;
 }
 

@@ -94,6 +94,7 @@ function fakeRun(
     },
     subRunDecisions: () => undefined,
     suppliedResult: () => undefined,
+    timed: <T>(promise: Promise<T>): Promise<T> => promise,
   } satisfies ToolRunContext;
   return { run, finished, log, aborts };
 }

@@ -76,6 +76,8 @@ export interface ToolRunContext {
    * than fail (see docs/agent-types.md, "Pauses inside a handoff").
    */
   readonly recorded: boolean;
+  /** `promise`, a call of the agent or of `tool`, under the call's `timeout` (see `ExecutorRun.timed`). */
+  timed<T>(promise: Promise<T>, call: "agent" | "tool", tool?: string): Promise<T>;
   /** The sub-run of the turn's call at `index` paused: the call waits, with no result, on its interrupts. */
   subRunPaused(index: number, error: SubRunInterruptedError): void;
   /** The decisions a resume brought for the paused sub-run of the turn's call at `index`, by the sub-run's interrupt ids. */
@@ -541,7 +543,7 @@ export class ToolRunner {
   ): Promise<ToolOutcome> {
     let result: Promise<unknown>;
     try {
-      result = Promise.resolve(tool.invoke(action.toolInput as never, config));
+      result = this.run.timed(Promise.resolve(tool.invoke(action.toolInput as never, config)), "tool", action.tool);
     } catch (error) {
       result = Promise.reject(error);
     }
@@ -588,7 +590,7 @@ export class ToolRunner {
     if (typeof parsed === "string") return this.failed(config, stringInputObservation(action.tool, input, parsed));
     if (parsed === undefined) return this.failed(config, stringInputObservation(action.tool, input));
     try {
-      return toObservation(await tool.invoke(parsed as never, config));
+      return toObservation(await this.run.timed(Promise.resolve(tool.invoke(parsed as never, config)), "tool", action.tool));
     } catch (retryError) {
       if (this.run.interrupted) throw retryError;
       return this.failed(
