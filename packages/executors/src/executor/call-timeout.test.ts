@@ -7,7 +7,7 @@ import { z } from "zod";
 import { describe, expect, it } from "vitest";
 import { act, finish, scriptedAgent } from "./test-helpers";
 
-function failure(promise: Promise<unknown>): Promise<unknown> {
+function failure(promise: PromiseLike<unknown>): PromiseLike<unknown> {
   return promise.then(() => undefined, (error: unknown) => error);
 }
 
