@@ -64,10 +64,14 @@ describe("createReactAgent", () => {
     });
     const agent = createReactAgent({ llm, tools: [search], prompt: partial });
     expect(await agent.invoke({ input: "x", steps: [] })).toMatchObject({ returnValues: { output: "ok" } });
+    // The prompt's own value is sent, not the tools' description.
+    expect(llm.calls[0]?.messages[0]?.text).toMatch(/^custom tools search x/);
     const chatPartial = await ChatPromptTemplate.fromMessages([["human", "{tools} {tool_names} {input} {agent_scratchpad}"]]).partial({
-      tool_names: "search",
+      tool_names: "my names",
     });
-    expect(() => createReactAgent({ llm, tools: [search], prompt: chatPartial })).not.toThrow();
+    const chatLlm = textOnlyModel({ responses: ["Final Answer: ok"] });
+    await createReactAgent({ llm: chatLlm, tools: [search], prompt: chatPartial }).invoke({ input: "x", steps: [] });
+    expect(chatLlm.calls[0]?.messages[0]?.text).toMatch(/^search: .* my names x/s);
     const chatMissing = await ChatPromptTemplate.fromMessages([["human", "{tools} {input}"]]).partial({ tools: "T" });
     expect(() => createReactAgent({ llm, tools: [search], prompt: chatMissing })).toThrow(/missing the input variables "tool_names", "agent_scratchpad"/);
     const chat = ChatPromptTemplate.fromMessages([["human", "{tools} {tool_names} {input}"], new MessagesPlaceholder("agent_scratchpad")]);

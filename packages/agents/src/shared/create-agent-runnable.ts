@@ -135,8 +135,12 @@ export function createAgentRunnable<Scratchpad>(options: CreateAgentRunnableOpti
       throw new InvalidArgumentError({ argument: option, value, message: `createAgentRunnable(${name}): \`${option}\` must be a function.` });
     }
   }
+  // A value the prompt has as a partial variable (its own `tools` text, say) is the prompt's: the
+  // agent's value of that name (the tools' description) is not sent over it.
+  const partials = Object.keys((prompt as { partialVariables?: Record<string, unknown> }).partialVariables ?? {});
+  const ownValues = (values: Record<string, unknown>) => (partials.length === 0 ? values : Object.fromEntries(Object.entries(values).filter(([key]) => !partials.includes(key))));
   const formatWith = (values: Record<string, unknown>, llm = overrides?.llm) => {
-    const format = scratchpadValues(name, formatScratchpad, appendFinalAnswerInstruction, values);
+    const format = scratchpadValues(name, formatScratchpad, appendFinalAnswerInstruction, ownValues(values));
     const prepare = llm === undefined ? undefined : overrides?.promptValuesFor?.(llm);
     return prepare === undefined ? format : (input: AgentInput) => prepare(format(input));
   };
