@@ -81,6 +81,36 @@ describe("outputSchema", () => {
     expect(events.at(-1)).toMatchObject({ type: "output", structuredOutput: { city: "Rome", celsius: 26 } });
   });
 
+  it.each([
+    ["a JSON object in a block tagged JSON", 'Final Answer: ```JSON\n{"city": "Rome", "celsius": 26}\n```', Weather, { city: "Rome", celsius: 26 }],
+    ["the json block after a block in another language", 'Final Answer: ```python\nprint(1)\n```\n```json\n{"city": "Rome", "celsius": 26}\n```', Weather, { city: "Rome", celsius: 26 }],
+    ["plain text for a string schema", "Final Answer: hello there", z.string(), "hello there"],
+    ["digits for a string schema, as text", "Final Answer: 123", z.string(), "123"],
+    ["a JSON string for a string schema", 'Final Answer: "quoted"', z.string(), "quoted"],
+    ["a value of an enum", "Final Answer: yes", z.enum(["yes", "no"]), "yes"],
+    ["a number for a number schema", "Final Answer: 42", z.number(), 42],
+  ] as [string, string, z.ZodType, unknown][])("a text agent's final answer: %s", async (_name, answer, schema, expected) => {
+    const react = PromptTemplate.fromTemplate("Tools: {tools} ({tool_names})\nQuestion: {input}\n{agent_scratchpad}");
+    const llm = new ScriptedChatModel({ responses: [`Thought: done\n${answer}`] });
+    // Typed as an object schema (what finalAnswerTool needs); from JavaScript any zod schema comes through.
+    const executor = new AgentExecutor({ agent: createReactAgent({ llm, tools: [lookup], prompt: react }), tools: [lookup], outputSchema: schema as z.ZodType<Record<string, unknown>>, maxIterations: 1 });
+    expect((await executor.invoke({ input: "Rome?" })).structuredOutput).toEqual(expected);
+  });
+
+  it("a text answer that fits neither as JSON nor as text names what is wrong", async () => {
+    const react = PromptTemplate.fromTemplate("Tools: {tools} ({tool_names})\nQuestion: {input}\n{agent_scratchpad}");
+    for (const [answer, problem] of [
+      ["maybe", /not JSON/],
+      ["42", /expected object/i],
+    ] as const) {
+      const llm = new ScriptedChatModel({ responses: [`Final Answer: ${answer}`] });
+      const executor = new AgentExecutor({ agent: createReactAgent({ llm, tools: [lookup], prompt: react }), tools: [lookup], outputSchema: Weather, maxIterations: 1 });
+      const error = await executor.invoke({ input: "Rome?" }).then(() => undefined, (thrown: unknown) => thrown);
+      expect(OutputValidationError.isInstance(error)).toBe(true);
+      expect((error as Error).message).toMatch(problem);
+    }
+  });
+
   it("works with the generate early-stopping call, and refuses a schema that is not one", async () => {
     const { agent } = { agent: createToolCallingAgent({ llm: new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "lookup", args: { city: "Oslo" } }] }, '{"city": "Oslo", "celsius": 4}'] }), tools: [lookup], prompt }) };
     const executor = new AgentExecutor({ agent, tools: [lookup], outputSchema: Weather, maxIterations: 1, earlyStoppingMethod: "generate" });

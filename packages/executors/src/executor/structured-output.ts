@@ -56,29 +56,41 @@ function needsAsyncParse(error: unknown): boolean {
 
 /**
  * Checks a finish against the schema: its `returnValues.structuredOutput` (what the final-answer
- * tool was called with), else its output text as JSON (a fenced code block is accepted). A schema
- * with asynchronous refinements or transforms is checked with `safeParseAsync` (a promise then).
+ * tool was called with), else its output text as JSON (a fenced code block is accepted: the first
+ * tagged `json`, in any case, else the first untagged one). When the text is not JSON, or its JSON
+ * does not fit, the text itself is checked too, so a schema of a string (`z.string()`, `z.enum`)
+ * takes a plain answer (`hello`, or `123` as the text "123"). A schema with asynchronous
+ * refinements or transforms is checked with `safeParseAsync` (a promise then).
  *
  * @internal
  */
 export function checkFinalAnswer(schema: SafeParser, finish: AgentFinish): Checked | Promise<Checked> {
   const values = finish.returnValues;
-  let candidate: unknown = values["structuredOutput"];
-  if (candidate === undefined) {
-    const output = values["output"];
-    if (typeof output === "string") {
-      const parsed = parseJsonAnswer(output);
-      if (!parsed.ok) return { ok: false, issues: parsed.problem, given: output };
-      candidate = parsed.value;
-    } else candidate = output;
+  const structured: unknown = values["structuredOutput"];
+  const output = values["output"];
+  if (structured !== undefined || typeof output !== "string") return checkValue(schema, structured !== undefined ? structured : output);
+  const parsed = parseJsonAnswer(output);
+  const text = output.trim();
+  if (!parsed.ok) {
+    // Not JSON: the text itself, for a schema of a string; else what is wrong is that it is not JSON.
+    return thenChecked(checkValue(schema, text), (asText) => (asText.ok ? asText : { ok: false, issues: parsed.problem, given: output }));
   }
+  return thenChecked(checkValue(schema, parsed.value), (asJson) => (asJson.ok || typeof parsed.value === "string" ? asJson : thenChecked(checkValue(schema, text), (asText) => (asText.ok ? asText : asJson))));
+}
+
+/** `f` of a check, now or once an asynchronous one settles. */
+function thenChecked(result: Checked | Promise<Checked>, f: (checked: Checked) => Checked | Promise<Checked>): Checked | Promise<Checked> {
+  return result instanceof Promise ? result.then(f) : f(result);
+}
+
+/** Checks `candidate` against the schema (asynchronously when the schema needs it). */
+function checkValue(schema: SafeParser, candidate: unknown): Checked | Promise<Checked> {
   let result: ParseResult;
   try {
     result = schema.safeParse(candidate);
   } catch (error) {
     if (!needsAsyncParse(error) || typeof schema.safeParseAsync !== "function") throw error;
-    const given = candidate;
-    return schema.safeParseAsync(given).then((parsed) => checked(parsed, given));
+    return schema.safeParseAsync(candidate).then((parsed) => checked(parsed, candidate));
   }
   return checked(result, candidate);
 }
@@ -105,11 +117,21 @@ export function invalidAnswerStep(issues: string, given: unknown): AgentStep {
 }
 
 function parseJsonAnswer(text: string): { ok: true; value: unknown } | { ok: false; problem: string } {
-  const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(text);
-  const body = (fenced ? fenced[1] : text)?.trim() ?? "";
+  const body = (fencedJson(text) ?? text).trim();
   try {
     return { ok: true, value: JSON.parse(body) };
   } catch (error) {
     return { ok: false, problem: `the answer is not JSON (${(error as Error).message})` };
   }
+}
+
+/** The body of the text's first code block tagged `json` (any case), else of its first untagged one. */
+function fencedJson(text: string): string | undefined {
+  let untagged: string | undefined;
+  for (const match of text.matchAll(/```([^\s`]*)[^\S\n]*\n?([\s\S]*?)```/g)) {
+    const tag = (match[1] ?? "").toLowerCase();
+    if (tag === "json") return match[2];
+    if (tag === "" && untagged === undefined) untagged = match[2];
+  }
+  return untagged;
 }
