@@ -337,6 +337,22 @@ export function threadMemorySuite(options: ThreadMemorySuiteOptions): void {
       expect(await store().readThreadMessages(threadId)).toHaveLength(3);
     });
 
+    it("without includeToolMessages, takes tool_use content blocks for calls also when the message has no tool_calls", async () => {
+      const threadId = thread();
+      const memory = memoryOf({ maxTokens: 10_000 });
+      await memory.addMessages(threadId, [
+        new HumanMessage({ id: "h", content: "q" }),
+        new AIMessage({ id: "only-calls", content: [{ type: "tool_use", id: "tu1", name: "f", input: {} }] }),
+        new ToolMessage({ id: "t1", content: "r", tool_call_id: "tu1" }),
+        new AIMessage({ id: "says", content: [{ type: "text", text: "Checking." }, { type: "tool_use", id: "tu2", name: "f", input: {} }] }),
+        new ToolMessage({ id: "t2", content: "r", tool_call_id: "tu2" }),
+        new AIMessage({ id: "answer", content: "done" }),
+      ]);
+      const window = await memory.getMessages(threadId);
+      expect(ids(window)).toEqual(["h", "says", "answer"]);
+      expect((window[1] as AIMessage).content).toEqual([{ type: "text", text: "Checking." }]);
+    });
+
     it("without includeToolMessages, sends an OpenAI Responses API message's text back without its function call", async () => {
       const response = (output: unknown[]) =>
         convertResponsesMessageToAIMessage({ id: "resp_1", model: "gpt-4.1", created_at: 1, object: "response", status: "completed", output } as never);

@@ -4,9 +4,11 @@ import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 /** Content blocks that carry a tool call rather than text (Anthropic's `tool_use`, and the like). */
 const CALL_BLOCKS = new Set(["tool_use", "tool_call", "function_call", "server_tool_use"]);
 
+/** Whether the message calls tools: in `tool_calls`, in `additional_kwargs`, or as content blocks alone (a message built by hand). */
 function hasToolCalls(message: AIMessage): boolean {
   const kwargs = message.additional_kwargs ?? {};
-  return (message.tool_calls?.length ?? 0) > 0 || (message.invalid_tool_calls?.length ?? 0) > 0 || kwargs.tool_calls !== undefined || kwargs.function_call !== undefined;
+  if ((message.tool_calls?.length ?? 0) > 0 || (message.invalid_tool_calls?.length ?? 0) > 0 || kwargs.tool_calls !== undefined || kwargs.function_call !== undefined) return true;
+  return Array.isArray(message.content) && message.content.some((block) => typeof block === "object" && block !== null && CALL_BLOCKS.has((block as { type?: string }).type ?? ""));
 }
 
 /**
