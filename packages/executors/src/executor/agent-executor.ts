@@ -520,6 +520,19 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
         return;
       }
     }
+    const memory = options.memory;
+    if (memory !== undefined && threadId !== undefined && inputs[memory.inputKey] === undefined) {
+      // The thread would keep the run's answer without the user's message it answers.
+      const given = Object.keys(inputs).filter((key) => inputs[key] !== undefined && key !== memory.historyKey);
+      subscriber.error(
+        new InvalidArgumentError({
+          argument: `inputs.${memory.inputKey}`,
+          value: inputs,
+          message: `AgentExecutor: the run is on thread "${threadId}" and its memory keeps the user's message from the input "${memory.inputKey}" (\`memory.inputKey\`), but the inputs have no "${memory.inputKey}" (they have ${given.length === 0 ? "none" : given.map((key) => `"${key}"`).join(", ")}). Pass it, or set \`memory: { inputKey }\` to the input that holds the user's message.`,
+        }),
+      );
+      return;
+    }
     const runId = runConfig.runId ?? newRunId();
     const state = initialRunState(runId, threadId, inputs);
     const recorded = store !== undefined;

@@ -139,3 +139,29 @@ describe("the answer a thread keeps", () => {
     }
   });
 });
+
+describe("the input a thread keeps the user's message from", () => {
+  const threads = new Map<string, BaseMessage[]>();
+  const memory = {
+    getMessages: async (threadId: string) => threads.get(threadId) ?? [],
+    addMessages: async (threadId: string, messages: readonly BaseMessage[]) => void threads.set(threadId, [...(threads.get(threadId) ?? []), ...messages]),
+  };
+
+  it("missing from a run on a thread: the run is refused, naming it, and the thread is left as it was", async () => {
+    const { agent, inputs } = scriptedAgent([{ returnValues: { output: "Nice to meet you." }, log: "" }]);
+    const executor = new AgentExecutor({ agent, tools: [], memory: { memory } });
+    const error = await executor.invoke({ question: "Hi, I'm Ada." }, { threadId: "t-missing" }).then(() => undefined, (thrown: unknown) => thrown);
+    expect(error).toMatchObject({ name: "InvalidArgumentError", argument: "inputs.input" });
+    expect((error as Error).message).toContain('the inputs have no "input" (they have "question")');
+    expect(inputs).toHaveLength(0);
+    expect(threads.get("t-missing")).toBeUndefined();
+  });
+
+  it("given through memory.inputKey, or a run without a thread: the run goes on", async () => {
+    const { agent } = scriptedAgent([{ returnValues: { output: "Hello Ada." }, log: "" }, { returnValues: { output: "No thread." }, log: "" }]);
+    const executor = new AgentExecutor({ agent, tools: [], memory: { memory, inputKey: "question" } });
+    expect((await executor.invoke({ question: "Hi, I'm Ada." }, { threadId: "t-question" })).output).toBe("Hello Ada.");
+    expect(threads.get("t-question")?.map((message) => message.getType())).toEqual(["human", "ai"]);
+    expect((await executor.invoke({ other: "x" })).output).toBe("No thread.");
+  });
+});
