@@ -332,11 +332,12 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
 const STORE_METHODS = ["createRun", "claimRun", "write", "getRun", "readEvents"] as const;
 
 /** Checks that `store` is a `RunStore` (or undefined). @internal */
-export function validateStore(store: unknown, argument: string): asserts store is RunStore | undefined {
+export function validateStore(store: unknown, argument: string, owner = "AgentExecutor"): asserts store is RunStore | undefined {
   if (store === undefined) return;
   const missing = STORE_METHODS.filter((name) => typeof (store as Record<string, unknown> | null)?.[name] !== "function");
   if (missing.length > 0) {
-    fail(argument, store, `\`${argument}\` must be a RunStore (e.g. new SqliteRunStore() from @agentrx/runs); it has no ${missing.join(", ")} method.`);
+    const what = typeof store !== "object" || store === null ? `it is ${store === null ? "null" : typeof store}` : `it has no ${missing.join(", ")} method`;
+    throw new InvalidArgumentError({ argument, value: store, message: `${owner}: \`${argument}\` must be a RunStore (e.g. new SqliteRunStore() from @agentrx/runs); ${what}.` });
   }
 }
 

@@ -7,7 +7,16 @@ import { RunFinishedError } from "./run-finished-error";
 /** A store whose thread has the run `busy` going on while `running()` says so; its inbox refuses messages once `ending()`. */
 function storeWith({ running, ending }: { running: () => boolean; ending: () => boolean }): RunStore {
   const busy = { runId: "busy", threadId: "t", status: "running", eventCount: 3 } as RunInfo;
+  // Only what a follow-up calls does anything; the rest make it a RunStore (sends check that).
+  const unused = async () => {
+    throw new Error("not called by a follow-up");
+  };
   return {
+    createRun: unused,
+    claimRun: unused,
+    write: unused,
+    getRun: async () => busy,
+    readEvents: async () => [],
     listRuns: async () => (running() ? [busy] : []),
     appendThreadMessages: async () => [1],
     appendRunMessage: async (runId: string) => {

@@ -4,6 +4,7 @@ import { encodeMessages } from "../runs/json-value";
 import type { JsonObject, RunStatus, RunStore } from "../runs/run-store";
 import { RunNotFoundError } from "../runs/run-store-errors";
 import { withStoreTimeout } from "../runs/with-store-timeout";
+import { validateStore } from "../executor/validate-options";
 import { appendToInbox, runInboxId } from "./run-inbox";
 import { RunFinishedError } from "./run-finished-error";
 import { RunSteering } from "./run-steering";
@@ -137,6 +138,7 @@ export async function sendRunMessage(
   if (typeof runId !== "string" || runId === "") {
     throw new InvalidArgumentError({ argument: "runId", value: runId, message: `${operation}: \`runId\` must be a non-empty string, got ${JSON.stringify(runId)}.` });
   }
+  validateStore(store, "options.store", operation);
   checkLimit(operation, "maxMessageChars", maxMessageChars);
   checkLimit(operation, "maxPendingMessages", maxPendingMessages);
   const message = toSteeringMessage(given, operation);
@@ -169,8 +171,9 @@ export async function sendRunMessage(
   try {
     // As many sends under way as the limit: refused without reading the store.
     if (slot.ahead.length >= maxPendingMessages) throw new SteeringInboxFullError({ operation, runId, limit: maxPendingMessages, pending: slot.ahead.length });
-    // Counted through the sender's own store when it has one (its connection, not the run's).
-    const counted = await pendingMessages(store ?? inbox, runId, live, maxPendingMessages, storeTimeoutMs);
+    // Counted in the inbox the message goes to (a run of this process: its own store, whatever
+    // store the caller passed).
+    const counted = await pendingMessages(inbox, runId, live, maxPendingMessages, storeTimeoutMs);
     const pending = counted.pending + slot.ahead.filter((other) => !seenIn(other, counted.last)).length;
     if (pending >= maxPendingMessages) throw new SteeringInboxFullError({ operation, runId, limit: maxPendingMessages, pending });
     const sent = await appendMessage(inbox, runId, message, storeTimeoutMs);

@@ -104,6 +104,28 @@ describe("limits on messages sent to a run", () => {
     await expect(sendRunMessage("store-queue-2", "b", { store, operation: "send", maxPendingMessages: 1 })).rejects.toThrow(/at most 1 may wait/);
   });
 
+  it("counts in the run's own inbox whatever store the sender passes, and refuses a store that is not one", async () => {
+    const store = new InProcessRunStore();
+    const outcomes: unknown[] = [];
+    const other = new InProcessRunStore();
+    const attempt = (text: string, with_: unknown) =>
+      sendRunMessage("own-inbox", text, { store: with_ as InProcessRunStore, operation: "send", maxPendingMessages: 2 }).then((sent) => sent.inboxSeq, (error: unknown) => (error as Error).message);
+    const { agent } = scriptedAgent([act("wait"), finish("done")]);
+    const executor = new AgentExecutor({
+      agent,
+      tools: [waitTool(async () => outcomes.push(await attempt("a", store), await attempt("b", store), await attempt("c", other), await attempt("d", {}), await attempt("e", "runs.db")))],
+      store,
+    });
+    await executor.invoke({ input: "go" }, { runId: "own-inbox" });
+    expect(outcomes).toEqual([
+      1,
+      2,
+      expect.stringMatching(/has 2 messages sent to it waiting to join; at most 2 may wait/),
+      "send: `options.store` must be a RunStore (e.g. new SqliteRunStore() from @agentrx/runs); it has no createRun, claimRun, write, getRun, readEvents method.",
+      "send: `options.store` must be a RunStore (e.g. new SqliteRunStore() from @agentrx/runs); it is string.",
+    ]);
+  });
+
   it("refuses a full inbox with SteeringInboxFullError (a condition of the run, not a bad message), naming the run and the limit", async () => {
     const steering = RunSteering.open("full-inbox-error", undefined, 0, 1000);
     try {
