@@ -301,7 +301,7 @@ export function toolSpan(options: TelemetryOptions, name: string, input: unknown
   const attributes: Attributes = { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name, "gen_ai.tool.type": "function" };
   if (callId) attributes["gen_ai.tool.call.id"] = callId;
   if (description) attributes["gen_ai.tool.description"] = description;
-  if (options.recordInputs) attributes["gen_ai.tool.call.arguments"] = typeof input === "string" ? input : JSON.stringify(input);
+  if (options.recordInputs) attributes["gen_ai.tool.call.arguments"] = attributeText(input);
   return { name: `execute_tool ${name}`, attributes };
 }
 

@@ -5,6 +5,7 @@ import { type Otel, SPAN_KIND, loadOtel, otel as loadedOtel } from "./otel-api";
 import { type SegmentStart, SegmentSpan, type SegmentTrace } from "./segment-link";
 import type { TelemetryOptions } from "./telemetry-options";
 import { modelParams } from "../executor/model-params";
+import { safeTracer } from "./safe-tracer";
 
 /**
  * The `config.configurable` key under which a traced run passes each tool call where its span is,
@@ -89,9 +90,11 @@ export class RunTelemetry implements SegmentTrace {
   /** Opens the run's `invoke_agent` span (under its caller's tool call, for a sub-run). */
   async begin(inputs: Record<string, unknown>): Promise<void> {
     const otel = (this.otel ??= await loadOtel());
-    const tracer = (this.tracer = this.parent?.tracer ?? (this.options.tracer as Tracer | undefined) ?? otel.defaultTracer());
+    const given = this.parent?.tracer ?? (this.options.tracer as Tracer | undefined) ?? otel.defaultTracer();
     // Without a tracer and without @opentelemetry/api there is nothing to trace with.
-    if (tracer === undefined) return;
+    if (given === undefined) return;
+    // A tracer that throws (a span processor, an exporter) never fails or hangs the run.
+    const tracer = (this.tracer = safeTracer(given));
     const parentContext = this.parent?.context ?? this.startContext ?? otel.active();
     const { name, attributes } = agentSpan(this.options, this.runName, this.runId, this.conversationId, inputs);
     const { links, attributes: source } = this.segment ?? {};

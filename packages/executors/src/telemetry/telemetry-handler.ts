@@ -1,4 +1,5 @@
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import { safeTracer } from "./safe-tracer";
 import type { Serialized } from "@langchain/core/load/serializable";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { ChatGeneration, LLMResult } from "@langchain/core/outputs";
@@ -90,7 +91,8 @@ export class TelemetryHandler extends BaseCallbackHandler implements SegmentTrac
   ) {
     super();
     // A TelemetryTracer is @opentelemetry/api's Tracer, typed by the method the executor calls.
-    this.tracer = (options.tracer as Tracer | undefined) ?? parent?.tracer;
+    const given = (options.tracer as Tracer | undefined) ?? parent?.tracer;
+    this.tracer = given === undefined ? undefined : safeTracer(given);
   }
 
   override async handleChainStart(
@@ -257,7 +259,11 @@ export class TelemetryHandler extends BaseCallbackHandler implements SegmentTrac
     links?: Link[],
   ): OpenSpan | undefined {
     const parentContext = parent?.context ?? this.parent?.context ?? this.startContext ?? otel.active();
-    this.tracer ??= otel.defaultTracer();
+    if (this.tracer === undefined) {
+      const given = otel.defaultTracer();
+      // A tracer that throws (a span processor, an exporter) never fails or hangs the run.
+      if (given !== undefined) this.tracer = safeTracer(given);
+    }
     // Without a tracer and without @opentelemetry/api there is nothing to trace with.
     if (this.tracer === undefined) return undefined;
     const options: SpanOptions = startTime === undefined ? { kind, attributes } : { kind, attributes, startTime };
