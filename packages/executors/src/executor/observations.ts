@@ -3,6 +3,7 @@ import type { AgentAction, AgentStep, Observation } from "@agentrx/core";
 import type { MessageContentComplex } from "@langchain/core/messages";
 import { OutputParserException } from "@langchain/core/output_parsers";
 import { ToolInputParsingException } from "@langchain/core/tools";
+import { Validator } from "@langchain/core/utils/json_schema";
 import type { ResolvedOptions } from "./validate-options";
 
 /**
@@ -59,9 +60,44 @@ export function isOutputParserException(error: unknown): error is OutputParserEx
   }
 }
 
-/** The observation for tool input that failed the tool's schema. @internal */
-export function invalidInputObservation(tool: string, error: Error): string {
-  return `Invalid input for tool "${tool}": ${error.message.trim()}\nFix the arguments and call "${tool}" again.`;
+/**
+ * The observation for tool input that failed the tool's schema. `@langchain/core` names the field
+ * at fault for a zod schema only; for a JSON schema (an MCP tool's, say) `schema` and `input` give
+ * the problems, each with where it is, so the model can fix the call. @internal
+ */
+export function invalidInputObservation(tool: string, error: Error, schema?: unknown, input?: unknown): string {
+  const message = error.message.trim();
+  const problems = message.includes("\n") ? undefined : jsonSchemaProblems(schema, input);
+  return `Invalid input for tool "${tool}": ${message}${problems === undefined ? "" : `\n\n${problems}`}\nFix the arguments and call "${tool}" again.`;
+}
+
+/** Errors of a JSON schema check that only say a child failed (the child's error says how). */
+const WRAPPING_KEYWORDS = new Set(["properties", "patternProperties", "items", "prefixItems", "additionalItems", "allOf", "$ref", "false", "contains", "dependentSchemas"]);
+
+/** At most this many problems are listed. */
+const MAX_PROBLEMS = 10;
+
+/**
+ * What is wrong with `input` for a JSON schema (not a zod one), one problem a line in the form of
+ * zod's own report (`✖ problem` then `  → at path`); undefined when `schema` is not a JSON schema
+ * or the check finds nothing to say.
+ */
+function jsonSchemaProblems(schema: unknown, input: unknown): string | undefined {
+  if (typeof schema !== "object" || schema === null || typeof (schema as { safeParse?: unknown }).safeParse === "function" || "~standard" in schema) return undefined;
+  let errors: { instanceLocation: string; keyword: string; error: string }[];
+  try {
+    errors = new Validator(schema as never, "7", false).validate(input as never).errors;
+  } catch {
+    return undefined; // a schema the validator cannot read: the message says what it can
+  }
+  const lines = errors
+    .filter((found) => !WRAPPING_KEYWORDS.has(found.keyword))
+    .slice(0, MAX_PROBLEMS)
+    .map((found) => {
+      const path = found.instanceLocation.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent).join(".");
+      return path === "" ? `✖ ${found.error}` : `✖ ${found.error}\n  → at ${path}`;
+    });
+  return lines.length === 0 ? undefined : lines.join("\n");
 }
 
 /**

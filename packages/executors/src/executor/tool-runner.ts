@@ -584,7 +584,7 @@ export class ToolRunner {
     span?.fail(error);
     if (this.run.interrupted) throw error;
     if (!isToolInputParsingException(error)) return this.failed(config, toolErrorObservation(this.run.options, error, action));
-    if (typeof input !== "string") return this.failed(config, invalidInputObservation(action.tool, error));
+    if (typeof input !== "string") return this.failed(config, invalidInputObservation(action.tool, error, tool.schema, input));
     // A string given to a tool that takes named arguments: accept it when it is a JSON object.
     const parsed = parseObject(input);
     if (typeof parsed === "string") return this.failed(config, stringInputObservation(action.tool, input, parsed));
@@ -595,7 +595,7 @@ export class ToolRunner {
       if (this.run.interrupted) throw retryError;
       return this.failed(
         config,
-        isToolInputParsingException(retryError) ? invalidInputObservation(action.tool, retryError) : toolErrorObservation(this.run.options, retryError, action),
+        isToolInputParsingException(retryError) ? invalidInputObservation(action.tool, retryError, tool.schema, parsed) : toolErrorObservation(this.run.options, retryError, action),
       );
     }
   }
