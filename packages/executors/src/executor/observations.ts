@@ -31,12 +31,35 @@ function isMessage(value: unknown): value is { content: unknown; _getType: () =>
   return typeof value === "object" && value !== null && "content" in value && typeof (value as { _getType?: unknown })._getType === "function";
 }
 
+/**
+ * `value` as JSON; a value JSON cannot hold as it is (a cycle, a `BigInt` inside an object) as JSON
+ * with each cycle written `"[Circular]"` and each `BigInt` as its digits, rather than
+ * `[object Object]`; else its `String`.
+ */
 function safeJson(value: unknown): string {
   try {
     return JSON.stringify(value) ?? String(value);
   } catch {
-    return String(value);
+    try {
+      return JSON.stringify(value, cycleSafe()) ?? String(value);
+    } catch {
+      return String(value);
+    }
   }
+}
+
+/** A `JSON.stringify` replacer that writes a reference to an object it is inside of as `"[Circular]"`, and a `BigInt` as its digits. */
+function cycleSafe(): (this: unknown, key: string, value: unknown) => unknown {
+  const ancestors: unknown[] = [];
+  return function (this: unknown, _key: string, value: unknown): unknown {
+    if (typeof value === "bigint") return value.toString();
+    if (typeof value !== "object" || value === null) return value;
+    // `this` is the object holding `value`: the ancestors past it are done with.
+    while (ancestors.length > 0 && ancestors[ancestors.length - 1] !== this) ancestors.pop();
+    if (ancestors.includes(value)) return "[Circular]";
+    ancestors.push(value);
+    return value;
+  };
 }
 
 /** Returns true for `@langchain/core`'s tool schema validation error. @internal */
@@ -127,7 +150,20 @@ export function toolErrorObservation(options: Pick<ResolvedOptions, "handleToolR
   const handle = options.handleToolRuntimeErrors;
   if (handle === false) throw error;
   const asError = toError(error);
-  if (typeof handle === "function") return handle(asError, action);
+  if (typeof handle === "function") {
+    const value: unknown = handle(asError, action);
+    // A promise (an async handler) or nothing (a handler that forgot to return) is not what it
+    // meant the model to read: the run fails naming the option, rather than sending "" or "{}".
+    if (value === undefined || typeof (value as { then?: unknown } | null)?.then === "function") {
+      throw new InvalidArgumentError({
+        argument: "handleToolRuntimeErrors",
+        value,
+        message: `\`handleToolRuntimeErrors\` must return the text the model reads (synchronously), got ${value === undefined ? "undefined" : "a Promise"}.`,
+      });
+    }
+    // What the model reads is text: a value that is not a string is written as JSON, as a tool's result is.
+    return typeof value === "string" ? value : safeJson(value);
+  }
   return `Tool "${action.tool}" failed with error: ${asError.message}`;
 }
 

@@ -1,0 +1,45 @@
+// What the model reads of a tool's result or error, when it is not a string.
+import { AgentExecutor } from "@agentrx/executors";
+import { type StructuredToolInterface, tool } from "@langchain/core/tools";
+import { z } from "zod";
+import { describe, expect, it } from "vitest";
+import { act, finish, scriptedAgent } from "./test-helpers";
+
+const failing = tool(
+  async () => {
+    throw new Error("down");
+  },
+  { name: "flaky", description: "Always fails.", schema: z.object({}) },
+);
+
+async function run(tools: StructuredToolInterface[], options: Record<string, unknown> = {}) {
+  const { agent } = scriptedAgent([act(tools[0]?.name ?? "x"), finish("done")]);
+  return new AgentExecutor({ agent, tools, returnIntermediateSteps: true, ...options }).invoke({ input: "go" });
+}
+
+describe("a handleToolRuntimeErrors handler", () => {
+  it.each([
+    ["returns nothing", () => undefined, /`handleToolRuntimeErrors` must return the text the model reads \(synchronously\), got undefined/],
+    ["is async", async () => "later", /got a Promise/],
+  ])("that %s fails the run naming the option", async (_name, handler, message) => {
+    const error = await run([failing], { handleToolRuntimeErrors: handler }).then(() => undefined, (thrown: unknown) => thrown);
+    expect(error).toMatchObject({ name: "InvalidArgumentError", argument: "handleToolRuntimeErrors" });
+    expect((error as Error).message).toMatch(message);
+  });
+
+  it("that returns an object gives its JSON", async () => {
+    const result = await run([failing], { handleToolRuntimeErrors: () => ({ retry: false }) });
+    expect(result.intermediateSteps[0]?.observation).toBe('{"retry":false}');
+  });
+});
+
+describe("a tool result JSON cannot hold as it is", () => {
+  it("writes a cycle as [Circular] and a BigInt as its digits, not [object Object]", async () => {
+    const circular: Record<string, unknown> = { name: "root", count: 2n, shared: { a: 1 } };
+    circular["self"] = circular;
+    circular["again"] = circular["shared"]; // a shared object twice is no cycle
+    const cyclic = tool(async () => circular as never, { name: "cyclic", description: "Returns a cycle.", schema: z.object({}) });
+    const result = await run([cyclic]);
+    expect(JSON.parse(String(result.intermediateSteps[0]?.observation))).toEqual({ name: "root", count: "2", shared: { a: 1 }, self: "[Circular]", again: { a: 1 } });
+  });
+});
