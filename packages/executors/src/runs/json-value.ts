@@ -132,7 +132,7 @@ export function encodeValue(value: unknown, path = "value", seen: Set<object> = 
     for (const key of Object.keys(value)) {
       const item = (value as Record<string, unknown>)[key];
       if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
-      out[key] = encodeValue(item, `${path}.${key}`, seen, depth + 1);
+      setOwn(out, key, encodeValue(item, `${path}.${key}`, seen, depth + 1));
     }
     return TAG in out ? { [TAG]: "object", value: out } : out;
   } finally {
@@ -152,8 +152,17 @@ export function decodeValue(value: JsonValue): unknown {
 
 function decodeObject(value: JsonObject): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) out[key] = decodeValue(value[key] as JsonValue);
+  for (const key of Object.keys(value)) setOwn(out, key, decodeValue(value[key] as JsonValue));
   return out;
+}
+
+/**
+ * Sets `object[key]` as an own property: a key named `__proto__` (which `JSON.parse` makes an own
+ * key of, from a user's JSON) would otherwise set the object's prototype and be lost.
+ */
+function setOwn(object: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__") Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+  else object[key] = value;
 }
 
 /**
