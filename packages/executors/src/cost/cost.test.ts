@@ -191,3 +191,40 @@ describe("costBudget", () => {
     expect(() => costBudget(Number.NaN)).toThrow(/`maxUsd`/);
   });
 });
+
+describe("checks of prices and budgets", () => {
+  const usage = { input_tokens: 1_000, output_tokens: 100, total_tokens: 1_100 };
+
+  it("priceUsage refuses a price it cannot use, naming the field, and a usage that is not one", () => {
+    expect(() => priceUsage(usage, { input: 1 } as never)).toThrow("priceUsage: `price.output` must be a number >= 0 (dollars per million tokens), got undefined.");
+    expect(() => priceUsage(usage, { input: -1, output: 1 })).toThrow("`price.input` must be a number >= 0");
+    expect(() => priceUsage(usage, { input: "2", output: 1 } as never)).toThrow('got "2"');
+    expect(() => priceUsage(usage, { input: 1, output: 1, cacheReed: 0 } as never)).toThrow("`price.cacheReed` is not a price field (did you mean `cacheRead`?)");
+    expect(() => priceUsage(usage, { input: 1, output: 1, cachedInput: 0 } as never)).toThrow("`price.cachedInput` is not a price field; a model's price has input, output, cacheRead");
+    expect(() => priceUsage(null as never, { input: 1, output: 1 })).toThrow("priceUsage: `usage` must be a usage object");
+    expect(priceUsage(usage, { input: 1, output: 1 }).total).toBeCloseTo(0.0011, 10);
+  });
+
+  it("an executor keeps a copy of its price table: a later change to the caller's object prices nothing differently", async () => {
+    const table = { "gpt-4o": { input: 2.5, output: 10 } };
+    const executor = executorOf([answer], { prices: table });
+    table["gpt-4o"].input = -5;
+    const result = await lastValueFrom(executor.invoke({ input: "Weather?" }));
+    expect(result.usage?.cost?.input).toBeCloseTo(0.005, 10);
+  });
+
+  it("a spent cost budget names the amounts readably, under a cent and over a thousand dollars", async () => {
+    const small = executorOf([call("Paris"), answer], { prices: { "gpt-4o": { input: 0.01, output: 0.01 } } });
+    const tiny = await lastValueFrom(small.invoke({ input: "Weather?" }, { stopWhen: costBudget(0.00001) }));
+    expect(tiny.output).toBe("Agent stopped because its cost budget was spent ($0.0000110 used of $0.0000100).");
+    const big = executorOf([call("Paris"), answer], { prices: { "gpt-4o": { input: 3_000_000, output: 0 } } });
+    const large = await lastValueFrom(big.invoke({ input: "Weather?" }, { stopWhen: costBudget(2500) }));
+    expect(large.output).toBe("Agent stopped because its cost budget was spent ($3000.00 used of $2500.00).");
+  });
+
+  it("costBudget names the type of a value that is not a number; an async price function is refused for what it is", async () => {
+    expect(() => costBudget("1" as never)).toThrow('costBudget: `maxUsd` must be a positive number of US dollars, got string "1".');
+    const executor = executorOf([answer], { prices: (async () => ({ input: 0, output: 0, total: 0, currency: "USD" })) as never });
+    await expect(lastValueFrom(executor.invoke({ input: "Weather?" }))).rejects.toThrow(/returned a Promise for model "gpt-4o-2024-08-06": it must return a Cost \(or undefined\) synchronously/);
+  });
+});

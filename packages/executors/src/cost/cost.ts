@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "@agentrx/core";
+import { InvalidArgumentError, nearMissOf } from "@agentrx/core";
 import type { UsageMetadata } from "@langchain/core/messages";
 
 /**
@@ -141,6 +141,15 @@ export type Prices = "auto" | PriceTable | PriceFunction;
  * ```
  */
 export function priceUsage(usage: UsageMetadata, price: ModelPrice): Cost {
+  if (typeof usage !== "object" || usage === null || Array.isArray(usage)) {
+    throw new InvalidArgumentError({ argument: "usage", value: usage, message: `priceUsage: \`usage\` must be a usage object ({ input_tokens, output_tokens, ... }, a message's usage_metadata), got ${describePrice(usage)}.` });
+  }
+  checkModelPrice("priceUsage: ", "price", "price", price);
+  return priceOf(usage, price);
+}
+
+/** {@link priceUsage} of a usage and a price already checked. */
+function priceOf(usage: UsageMetadata, price: ModelPrice): Cost {
   const parts = usageParts(usage);
   const uncached = parts.input - parts.cacheRead - parts.cacheWrite;
   const audioIn = Math.min(parts.inputAudio, uncached);
@@ -217,13 +226,17 @@ export function priceTableFunction(table: PriceTable): PriceFunction {
   return (model, usage) => {
     const slash = model.lastIndexOf("/");
     const price = lookup(model) ?? (slash === -1 ? undefined : lookup(model.slice(slash + 1)));
-    return price === undefined ? undefined : priceUsage(usage, price);
+    return price === undefined ? undefined : priceOf(usage, price);
   };
 }
 
-/** Checks a `prices` option once, at construction. @internal */
-export function validatePrices(prices: unknown): void {
-  if (prices === undefined || prices === "auto" || typeof prices === "function") return;
+/**
+ * Checks a `prices` option once, at construction, and returns what the executor keeps: a price
+ * table copied (a later change to the caller's object would bypass the checks: a negative price, a
+ * misspelt field), anything else as it is. @internal
+ */
+export function validatePrices(prices: unknown): Prices | undefined {
+  if (prices === undefined || prices === "auto" || typeof prices === "function") return prices as Prices | undefined;
   const fail = (message: string): never => {
     throw new InvalidArgumentError({ argument: "prices", value: prices, message });
   };
@@ -236,21 +249,49 @@ export function validatePrices(prices: unknown): void {
     const kind = prices instanceof Map ? "a Map" : `an instance of ${(prices as object).constructor?.name ?? "a class"}`;
     fail(`AgentExecutor: \`prices\` must be a plain object ({ [model]: { input, output } }), got ${kind}${prices instanceof Map ? " (use Object.fromEntries(map))" : ""}.`);
   }
+  const copy: PriceTable = {};
   for (const [model, price] of Object.entries(prices as Record<string, unknown>)) {
     if (model === "") fail("AgentExecutor: `prices` model names must not be empty.");
-    if (typeof price !== "object" || price === null || Array.isArray(price)) {
-      fail(`AgentExecutor: \`prices["${model}"]\` must be an object { input, output } (dollars per million tokens), got ${JSON.stringify(price)}.`);
+    checkModelPrice("AgentExecutor: ", `prices["${model}"]`, "prices", price, prices);
+    Object.defineProperty(copy, model, { value: { ...(price as ModelPrice) }, enumerable: true, writable: true, configurable: true });
+  }
+  return copy;
+}
+
+/**
+ * Checks one model's price: an object of {@link PRICE_FIELDS}, `input` and `output` required, each
+ * a number >= 0. Messages start with `owner` and name `label` (`prices["gpt-4o"]`, `price`);
+ * `value` is the error's value (the whole table, for a table's entry).
+ */
+function checkModelPrice(owner: string, label: string, argument: string, price: unknown, value: unknown = price): asserts price is ModelPrice {
+  const fail = (message: string): never => {
+    throw new InvalidArgumentError({ argument, value, message: `${owner}${message}` });
+  };
+  if (typeof price !== "object" || price === null || Array.isArray(price)) {
+    fail(`\`${label}\` must be an object { input, output } (dollars per million tokens), got ${describePrice(price)}.`);
+  }
+  const fields = price as Record<string, unknown>;
+  for (const key of Object.keys(fields)) {
+    if (!PRICE_FIELDS.includes(key)) {
+      const meant = nearMissOf(key, PRICE_FIELDS);
+      fail(`\`${label}.${key}\` is not a price field${meant === undefined ? "" : ` (did you mean \`${meant}\`?)`}; a model's price has ${PRICE_FIELDS.join(", ")}.`);
     }
-    const fields = price as Record<string, unknown>;
-    for (const key of Object.keys(fields)) {
-      if (!PRICE_FIELDS.includes(key)) fail(`AgentExecutor: \`prices["${model}"].${key}\` is not a price field; a model's price has ${PRICE_FIELDS.join(", ")}.`);
-    }
-    for (const key of PRICE_FIELDS) {
-      const value = fields[key];
-      const required = key === "input" || key === "output";
-      if ((value === undefined && !required) || (typeof value === "number" && Number.isFinite(value) && value >= 0)) continue;
-      fail(`AgentExecutor: \`prices["${model}"].${key}\` must be a number >= 0 (dollars per million tokens), got ${typeof value === "number" ? String(value) : JSON.stringify(value)}.`);
-    }
+  }
+  for (const key of PRICE_FIELDS) {
+    const field = fields[key];
+    const required = key === "input" || key === "output";
+    if ((field === undefined && !required) || (typeof field === "number" && Number.isFinite(field) && field >= 0)) continue;
+    fail(`\`${label}.${key}\` must be a number >= 0 (dollars per million tokens), got ${describePrice(field)}.`);
+  }
+}
+
+/** A value in a message: a number as it is, a string quoted, anything else as JSON where it can be. */
+function describePrice(value: unknown): string {
+  if (typeof value === "number" || typeof value === "bigint") return String(value);
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
   }
 }
 
@@ -290,6 +331,9 @@ function checkedPriceFunction(price: PriceFunction): PriceFunction {
     const fail = (message: string): never => {
       throw new InvalidArgumentError({ argument: "prices", value: cost, message: `AgentExecutor: ${message}` });
     };
+    if (typeof (cost as { then?: unknown } | null)?.then === "function") {
+      fail(`the \`prices\` function returned a Promise for model "${model}": it must return a Cost (or undefined) synchronously, as each call is priced when it ends. Look prices up before the run (or use "auto").`);
+    }
     if (typeof cost !== "object" || cost === null || Array.isArray(cost)) {
       fail(`the \`prices\` function must return a Cost { input, output, total, currency: "USD" } or undefined, got ${String(JSON.stringify(cost) ?? cost)} for model "${model}".`);
     }

@@ -15,7 +15,7 @@ import type { StopReason } from "./events";
 import type { StopCondition } from "./stop-condition";
 import type { TelemetryOptions } from "../telemetry/telemetry-options";
 import { resolveTelemetry } from "../telemetry/with-telemetry";
-import { validatePrices } from "../cost/cost";
+import { formatUsd, validatePrices } from "../cost/cost";
 import { ExecutorPrices } from "../cost/executor-prices";
 import { type MiddlewareChain, resolveMiddleware } from "../middleware/resolve-middleware";
 import { FOLLOW_UPS, type FollowUp } from "../steering/follow-up";
@@ -85,7 +85,9 @@ export function defaultEarlyStopOutput(reason: StopReason, stoppedBy: unknown): 
   const names: Record<string, string> = { tokens: "token", tool_calls: "tool-call", time: "time", cost: "cost" };
   const name = spent?.budget === undefined ? undefined : names[spent.budget];
   if (name === undefined) return "Agent stopped: a stop condition ended the run.";
-  const dollars = (value: number): string => `$${value.toFixed(4)}`;
+  // As formatUsd writes amounts (cents for a dollar or more), and an amount under $0.0001 to three
+  // significant digits, so that a budget of a hundredth of a cent still reads as one.
+  const dollars = (value: number): string => (value > 0 && value < 0.0001 ? `$${value.toFixed(Math.min(20, 2 - Math.floor(Math.log10(value))))}` : formatUsd(value));
   const used =
     typeof spent?.used !== "number" || typeof spent.limit !== "number"
       ? ""
@@ -282,7 +284,7 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
   if (recordTokens !== "coalesced" && recordTokens !== "each") {
     fail("recordTokens", recordTokens, `\`recordTokens\` must be "coalesced" or "each", got ${show(recordTokens)}.`);
   }
-  validatePrices(prices);
+  const keptPrices = validatePrices(prices);
   if (recordPrompts !== undefined && typeof recordPrompts !== "boolean") {
     fail("recordPrompts", recordPrompts, `\`recordPrompts\` must be a boolean, got ${show(recordPrompts)}.`);
   }
@@ -313,7 +315,7 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     recordModelCalls,
     recordTokens,
     recordPrompts: recordModelCalls ? recordPrompts : false,
-    prices: prices === undefined ? undefined : new ExecutorPrices(prices),
+    prices: keptPrices === undefined ? undefined : new ExecutorPrices(keptPrices),
     eager: eagerTools === true ? () => true : typeof eagerTools === "function" ? eagerTools : undefined,
     approvalOption: needsApproval !== undefined,
     approval: approvalCheck(toolsByName, needsApproval),

@@ -30,7 +30,7 @@ export function costBudget(maxUsd: number): OperatorFunction<AgentStreamEvent, B
     throw new InvalidArgumentError({
       argument: "maxUsd",
       value: maxUsd,
-      message: `costBudget: \`maxUsd\` must be a positive number of US dollars, got ${String(maxUsd)}.`,
+      message: `costBudget: \`maxUsd\` must be a positive number of US dollars, got ${typeof maxUsd === "number" ? String(maxUsd) : `${typeof maxUsd} ${JSON.stringify(maxUsd) ?? String(maxUsd)}`}.`,
     });
   }
   return markPriced(
