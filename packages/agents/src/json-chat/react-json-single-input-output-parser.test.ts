@@ -108,3 +108,11 @@ describe("ReActJsonSingleInputOutputParser", () => {
     expect(parser.getFormatInstructions()).toContain("Final Answer:");
   });
 });
+
+describe("an empty final answer", () => {
+  it.each(["Final Answer:", "Thought: done\nFinal Answer:  "])("is a fixable parse error, not an empty answer: %j", async (text) => {
+    const error = await parseError(text);
+    expect(error.sendToLLM).toBe(true);
+    expect(error.observation).toContain('Invalid Format: the final answer is empty. Write the answer after "Final Answer:".');
+  });
+});

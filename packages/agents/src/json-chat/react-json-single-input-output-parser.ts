@@ -73,7 +73,12 @@ export class ReActJsonSingleInputOutputParser extends AgentOutputParser<AgentAct
     }
     if (includesAnswer) {
       const at = text.lastIndexOf(FINAL_ANSWER_ACTION);
-      return { returnValues: { output: text.slice(at + FINAL_ANSWER_ACTION.length).trim() }, log: text };
+      const output = text.slice(at + FINAL_ANSWER_ACTION.length).trim();
+      // Nothing after the marker (a reply cut at its token limit, say) is no answer to give the user.
+      if (output === "") {
+        throw fixableParserError(`Could not parse LLM output (the final answer is empty): ${text}`, text, `Invalid Format: the final answer is empty. Write the answer after "${FINAL_ANSWER_ACTION}". ${FORMAT}`);
+      }
+      return { returnValues: { output }, log: text };
     }
     const problem =
       read.kind === "unclosed"

@@ -121,3 +121,11 @@ describe("ReActSingleInputOutputParser", () => {
     await assertParserHandlesAnyGeneration(parser);
   });
 });
+
+describe("an empty final answer", () => {
+  it.each(["Final Answer:", "Thought: done\nFinal Answer:   \n", "Final Answer: x\nFinal Answer:"])("is a fixable parse error, not an empty answer: %j", async (text) => {
+    const error = await parseError(text);
+    expect(error.sendToLLM).toBe(true);
+    expect(error.observation).toBe('Invalid Format: the final answer is empty. Write the answer after "Final Answer:".');
+  });
+});

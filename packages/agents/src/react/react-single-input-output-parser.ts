@@ -5,6 +5,9 @@ import { skipDigits, skipSpace, stripQuotes } from "../shared/scan";
 
 /** The marker of a ReAct final answer. */
 export const FINAL_ANSWER_ACTION = "Final Answer:";
+
+/** What the model is told when its `Final Answer:` has nothing after it. */
+const EMPTY_ANSWER_MESSAGE = `Invalid Format: the final answer is empty. Write the answer after "${FINAL_ANSWER_ACTION}".`;
 /** The observation sent to the model when its output has no `Action:`. */
 export const MISSING_ACTION_AFTER_THOUGHT_ERROR_MESSAGE = "Invalid Format: Missing 'Action:' after 'Thought:'";
 /** The observation sent to the model when its `Action:` has no `Action Input:`. */
@@ -84,6 +87,8 @@ export class ReActSingleInputOutputParser extends AgentOutputParser<AgentAction 
     }
     if (includesAnswer) {
       const output = text.slice(text.lastIndexOf(FINAL_ANSWER_ACTION) + FINAL_ANSWER_ACTION.length).trim();
+      // Nothing after the marker (a reply cut at its token limit, say) is no answer to give the user.
+      if (output === "") throw fixableParserError(`Could not parse LLM output (the final answer is empty): ${text}`, text, EMPTY_ANSWER_MESSAGE);
       return { returnValues: { output }, log: text };
     }
     // No action was found: either there is no `Action:`, or no `Action Input:` follows the first

@@ -76,3 +76,11 @@ describe("XMLAgentOutputParser", () => {
     await assertParserHandlesAnyGeneration(parser);
   });
 });
+
+describe("an empty final answer", () => {
+  it.each(["<final_answer></final_answer>", "<final_answer>  \n</final_answer>", "<final_answer>"])("is a fixable parse error, not an empty answer: %j", async (text) => {
+    const error = await parseError(text);
+    expect(error.sendToLLM).toBe(true);
+    expect(error.observation).toContain("the <final_answer> block is empty; write the answer inside it");
+  });
+});

@@ -78,7 +78,10 @@ export class XMLAgentOutputParser extends AgentOutputParser<AgentAction | AgentF
     const answers = countOccurrences(text, "<final_answer>");
     if (answers > 1) throw malformed(text, `expected exactly one <final_answer> block, found ${answers}`);
     if (answers === 1) {
-      return { returnValues: { output: this.unescape(blockContent(text, "final_answer")).trim() }, log: text };
+      const output = this.unescape(blockContent(text, "final_answer")).trim();
+      // An empty block (a reply cut at its token limit, say) is no answer to give the user.
+      if (output === "") throw malformed(text, "the <final_answer> block is empty; write the answer inside it");
+      return { returnValues: { output }, log: text };
     }
     throw malformed(text, "found neither a <tool> block nor a <final_answer> block");
   }
