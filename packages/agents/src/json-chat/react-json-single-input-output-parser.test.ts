@@ -116,3 +116,14 @@ describe("an empty final answer", () => {
     expect(error.observation).toContain('Invalid Format: the final answer is empty. Write the answer after "Final Answer:".');
   });
 });
+
+describe("an action blob written without a fence after a thought", () => {
+  it("is the tool call it names", async () => {
+    expect(await parser.parse('Thought: look it up.\nAction:\n{"action": "search", "action_input": "Paris"}')).toMatchObject({ tool: "search", toolInput: "Paris" });
+  });
+
+  it("that does not parse is named as invalid JSON, not as missing", async () => {
+    const error = await parseError('Thought: look it up.\n{"action": "search", "action_input": ');
+    expect(error.observation).toContain("the JSON blob is not valid JSON");
+  });
+});

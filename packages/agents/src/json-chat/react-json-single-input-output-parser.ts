@@ -1,7 +1,7 @@
 import type { AgentAction, AgentFinish } from "@agentrx/core";
 import { AgentOutputParser, fixableParserError } from "../shared/agent-output-parser";
 import { assertStringArray } from "../shared/validate-option-values";
-import { isActionBlob, readJsonBlob } from "../shared/read-json-blob";
+import { isActionBlob, readJsonBlob, readLineBlob } from "../shared/read-json-blob";
 import { FINAL_ANSWER_ACTION } from "../react/react-single-input-output-parser";
 import { blobOutput, JSON_FINAL_ANSWER_ACTION } from "./json-agent-output-parser";
 
@@ -58,7 +58,9 @@ export class ReActJsonSingleInputOutputParser extends AgentOutputParser<AgentAct
 
   protected parseText(text: string): AgentAction | AgentFinish {
     const includesAnswer = text.includes(FINAL_ANSWER_ACTION);
-    const read = readJsonBlob(text);
+    const fenced = readJsonBlob(text);
+    // A blob written without a fence after a thought (`Action:\n{"action": ...}`) counts as one.
+    const read = fenced.kind === "none" ? (readLineBlob(text) ?? fenced) : fenced;
     if (read.kind === "json" && isActionBlob(read.value)) {
       // "Final Answer:" inside the blob (in its action_input) is the tool's input, not an answer.
       const answerOutside = text.slice(0, read.start).includes(FINAL_ANSWER_ACTION) || text.slice(read.end).includes(FINAL_ANSWER_ACTION);

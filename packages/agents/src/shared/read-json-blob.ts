@@ -38,6 +38,24 @@ export function readJsonBlob(text: string, { bare = true }: { bare?: boolean } =
   return { kind: "none" };
 }
 
+/** An action blob that starts a line after other text (after `Action:` or a thought), not fenced. */
+const LINE_BLOB = /(?:^|\n)[^\S\n]*(?:Action:[^\S\n]*\n?[^\S\n]*)?(\{\s*"action"\s*:)/;
+
+/**
+ * The action blob a model wrote without a fence after other text (`Thought: ...\nAction:\n{"action":
+ * ...}`): the JSON from the `{` that starts a line (or follows `Action:`) and opens with an
+ * `"action"` key, to the end of the text; undefined when there is none. Read as {@link readJsonBlob}
+ * reads a bare blob, so a blob followed by more text is `invalid`.
+ *
+ * @internal Shared by the JSON agent parsers.
+ */
+export function readLineBlob(text: string): JsonBlobRead | undefined {
+  const match = LINE_BLOB.exec(text);
+  if (match === null || match[1] === undefined) return undefined;
+  const start = match.index + match[0].length - match[1].length;
+  return parse(text.slice(start).trim(), start, text.length);
+}
+
 /** A JSON blob with a string `action`. */
 export interface ActionBlob {
   action: string;

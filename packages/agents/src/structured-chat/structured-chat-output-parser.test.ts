@@ -139,3 +139,22 @@ describe("StructuredChatOutputParser", () => {
     await assertParserHandlesAnyGeneration(parser);
   });
 });
+
+describe("an action blob written without a fence after a thought", () => {
+  it("is the tool call it names, not the answer", async () => {
+    const text = 'Thought: I must add.\nAction:\n{"action": "add", "action_input": {"a": 2, "b": 3}}';
+    expect(await parser.parse(text)).toMatchObject({ tool: "add", toolInput: { a: 2, b: 3 } });
+    expect(await parser.parse('I know it.\n{"action": "Final Answer", "action_input": "5"}')).toMatchObject({ returnValues: { output: "5" } });
+  });
+
+  it("that does not parse is a fixable error, never the answer", async () => {
+    const error = await parseError('Thought: I must add.\nAction:\n{"action": "add", "action_input": {a: 2}');
+    expect(error.sendToLLM).toBe(true);
+    expect(error.observation).toContain("Invalid Format: the JSON blob is not valid (invalid JSON");
+  });
+
+  it("leaves prose that only mentions JSON mid-line as the answer", async () => {
+    const text = 'The format is {"action": "x"} in the docs.';
+    expect(await parser.parse(text)).toMatchObject({ returnValues: { output: text } });
+  });
+});

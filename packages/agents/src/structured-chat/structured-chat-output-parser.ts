@@ -2,7 +2,7 @@ import { InvalidToolArgumentsException, type AgentAction, type AgentFinish } fro
 import { AgentOutputParser, fixableParserError } from "../shared/agent-output-parser";
 import { assertStringArray } from "../shared/validate-option-values";
 import { MAX_ARGUMENT_DEPTH, nestedDeeperThan } from "../shared/argument-depth";
-import { isActionBlob, readJsonBlob, type ActionBlob } from "../shared/read-json-blob";
+import { isActionBlob, readJsonBlob, readLineBlob, type ActionBlob } from "../shared/read-json-blob";
 
 /** The `action` value that marks a structured-chat final answer. */
 export const STRUCTURED_CHAT_FINAL_ANSWER = "Final Answer";
@@ -71,6 +71,14 @@ export class StructuredChatOutputParser extends AgentOutputParser<AgentAction | 
           const problem = blob.kind === "invalid" ? `invalid JSON: ${blob.error}` : "not one JSON blob with a string \"action\"";
           throw fixableParserError(`Could not parse LLM output (${problem}): ${text}`, text, `Invalid Format: the JSON blob is not valid (${problem}). ${FORMAT_FIX}`);
         }
+      }
+      // A blob written without a fence after a thought (`Action:\n{"action": ...}`) is the tool call
+      // it names, or the model's mistake to fix: never the answer, which would show the user the JSON.
+      const line = readLineBlob(text);
+      if (line?.kind === "json" && isActionBlob(line.value)) return this.toOutput(line.value, text, line.source);
+      if (line !== undefined) {
+        const problem = line.kind === "invalid" ? `invalid JSON: ${line.error}` : "not one JSON blob with a string \"action\"";
+        throw fixableParserError(`Could not parse LLM output (${problem}): ${text}`, text, `Invalid Format: the JSON blob is not valid (${problem}). ${FORMAT_FIX}`);
       }
       return { returnValues: { output: text.trim() }, log: text };
     }
