@@ -171,9 +171,8 @@ export async function sendRunMessage(
   try {
     // As many sends under way as the limit: refused without reading the store.
     if (slot.ahead.length >= maxPendingMessages) throw new SteeringInboxFullError({ operation, runId, limit: maxPendingMessages, pending: slot.ahead.length });
-    // Counted in the inbox the message goes to (a run of this process: its own store, whatever
-    // store the caller passed).
-    const counted = await pendingMessages(inbox, runId, live, maxPendingMessages, storeTimeoutMs);
+    // Counted through the sender's own store when it has one (its connection, not the run's).
+    const counted = await pendingMessages(store ?? inbox, runId, live, maxPendingMessages, storeTimeoutMs);
     const pending = counted.pending + slot.ahead.filter((other) => !seenIn(other, counted.last)).length;
     if (pending >= maxPendingMessages) throw new SteeringInboxFullError({ operation, runId, limit: maxPendingMessages, pending });
     const sent = await appendMessage(inbox, runId, message, storeTimeoutMs);
