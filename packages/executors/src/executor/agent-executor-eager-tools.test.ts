@@ -319,3 +319,44 @@ describe("eagerTools, calls the turn does not keep", () => {
     expect(warnings).not.toContain("MaxListenersExceededWarning");
   });
 });
+
+describe("eagerTools and a sub-run started early", () => {
+  function researcher() {
+    const reply = { content: "Sunny.", usage: { inputTokens: 7, outputTokens: 3 } };
+    const llm = new ScriptedChatModel({ responses: [reply, reply] });
+    const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [], prompt }), tools: [] });
+    return executor.asTool({ name: "researcher", description: "Researches." });
+  }
+
+  it("streams the sub-run's events after the action that asked for it, and records them so", async () => {
+    const research = researcher();
+    const llm = new ScriptedChatModel({ tokenDelayMs: 15, responses: [{ toolCalls: [{ name: "researcher", args: { input: "Paris?" } }, { name: "researcher", args: { input: "Rome?" } }] }, "Both sunny."] });
+    const store = new InProcessRunStore();
+    const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [research], prompt }), tools: [research], eagerTools: true, store });
+    const events = await collect(executor.stream({ input: "Weather?" }, { runId: "held" }));
+    const firstAction = events.findIndex((event) => event.type === "action" && event.subRun === undefined);
+    const firstSubRun = events.findIndex((event) => event.subRun !== undefined);
+    expect(firstAction).toBeGreaterThan(-1);
+    expect(firstSubRun).toBeGreaterThan(firstAction);
+    expect(events.filter((event) => event.type === "output" && event.subRun !== undefined)).toHaveLength(2);
+    const recorded = (await store.readEvents("held")).map((event) => event.data as unknown as AgentStreamEvent);
+    const recordedAction = recorded.findIndex((event) => event.type === "action" && event.subRun === undefined);
+    // (A sub-run's model calls are recorded as they end, as the run's own are: what they cost.)
+    expect(recorded.findIndex((event) => event.subRun !== undefined && (event.type as string) !== "model_call")).toBeGreaterThan(recordedAction);
+  });
+
+  it("leaves no event of a dropped early call's sub-run in the stream, and counts its model call's usage", async () => {
+    const research = researcher();
+    const Answer = z.object({ answer: z.string() });
+    const llm = new ScriptedChatModel({
+      tokenDelayMs: 20,
+      responses: [{ toolCalls: [{ name: "researcher", args: { input: "Paris?" } }, { name: "final_answer", args: { answer: "I did not need it after all." } }], usage: { inputTokens: 100, outputTokens: 10 } }],
+    });
+    const agent = createToolCallingAgent({ llm, tools: [research, finalAnswerTool(Answer)], prompt });
+    const events = await collect(new AgentExecutor({ agent, tools: [research], eagerTools: true, outputSchema: Answer }).stream({ input: "Weather?" }));
+    expect(events.filter((event) => event.subRun !== undefined)).toEqual([]);
+    const output = events.at(-1) as Extract<AgentStreamEvent, { type: "output" }>;
+    expect(output.structuredOutput).toEqual({ answer: "I did not need it after all." });
+    expect(output.usage).toMatchObject({ input_tokens: 107, output_tokens: 13 });
+  });
+});

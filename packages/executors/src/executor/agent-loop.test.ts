@@ -53,6 +53,7 @@ function fakeRun(turns: Turn[], options: Partial<AgentExecutorOptions> = {}) {
     resetTurn() {},
     matchTurn(_actions: readonly AgentAction[]) {},
     earlyCall: (_index: number) => undefined,
+    releaseEarly() {},
     idempotencyKey: (_action: AgentAction, index: number) => `run-1:${state.turn?.iteration}:${index}`,
   };
   const approvals = {

@@ -40,7 +40,7 @@ export interface AgentLoopContext {
   /** The 0-based iteration of the agent call in progress. */
   readonly iteration: number;
   /** A turn's tool calls: the early ones (matched to the turn, kept by a halt, or dropped) and the rest. */
-  readonly tools: Pick<ToolRunner, "runAll" | "returnsDirect" | "resetTurn" | "dropEarly" | "takeFinishedEarly" | "matchTurn" | "earlyCall" | "idempotencyKey">;
+  readonly tools: Pick<ToolRunner, "runAll" | "returnsDirect" | "resetTurn" | "dropEarly" | "takeFinishedEarly" | "matchTurn" | "earlyCall" | "idempotencyKey" | "releaseEarly">;
   readonly approvals: Pick<ApprovalGate, "enabled" | "rejectedInTurn" | "interruptsOf" | "requested" | "resumeTurn" | "pause">;
   /** The run's middleware; undefined without middleware (the loop then calls the agent directly). */
   readonly middleware: MiddlewareRun | undefined;
@@ -204,6 +204,7 @@ export class AgentLoop {
           run.emit(event, i);
         }
       }
+      tools.releaseEarly(); // their sub-runs' events follow the actions that asked for them
       if (run.interrupted) break; // a stop condition fired on an action event
       if (approvals.enabled) {
         let interrupts;
@@ -280,6 +281,7 @@ export class AgentLoop {
     );
     for (let i = 0; i < finished.length; i++) {
       const call = finished[i] as (typeof finished)[number];
+      call.port?.release(); // its sub-run's events follow its action
       this.toolFinished(i, { action: actions[i] as AgentAction, observation: call.observation }, call.durationMs, call.metadata);
     }
   }

@@ -272,17 +272,9 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
   subRunEvent(event: AgentStreamEvent): void {
     if (isEnded(this.state)) return;
     if (event.type === "usage") {
-      // Priced by this run's `prices` when the sub-run's executor has none (docs/cost.md).
-      if (this.price !== undefined && event.usage.cost === undefined && event.usage.unpricedCalls === undefined) {
-        try {
-          event = { ...event, usage: this.price(event.model, event.usage) };
-        } catch (error) {
-          this.fail(error);
-          return;
-        }
-      }
-      // A sub-run's model calls count toward this run's usage (its own sub-runs' too: they come through it).
-      this.dispatch({ type: "usageReported", usage: event.usage });
+      const counted = this.subRunUsage(event);
+      if (counted === undefined) return;
+      event = counted;
     }
     // In the record too (not its tokens: its steps and output carry its text), so a follower that
     // reconnects and a resumed caller see the sub-run.
@@ -290,6 +282,25 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     if (!this.observed) return;
     this.subscriber.next(event);
     this.conditions?.next(event);
+  }
+
+  /**
+   * A sub-run's `usage` event counted toward this run's usage (its own sub-runs' too: they come
+   * through it), priced by this run's `prices` when the sub-run's executor has none (docs/cost.md);
+   * undefined when pricing it failed the run.
+   */
+  subRunUsage(event: UsageEvent): UsageEvent | undefined {
+    if (isEnded(this.state)) return undefined;
+    if (this.price !== undefined && event.usage.cost === undefined && event.usage.unpricedCalls === undefined) {
+      try {
+        event = { ...event, usage: this.price(event.model, event.usage) };
+      } catch (error) {
+        this.fail(error);
+        return undefined;
+      }
+    }
+    this.dispatch({ type: "usageReported", usage: event.usage });
+    return event;
   }
 
   /** Where sub-runs send their model calls: only when someone records them (this run, or one above it). */
@@ -595,6 +606,10 @@ class SubRunPort implements SubRunSink {
 
   modelCalls(): SubRunModelCalls | undefined {
     return this.run.subRunModelCalls();
+  }
+
+  countUsage(event: UsageEvent): void {
+    this.run.subRunUsage(event);
   }
 }
 

@@ -1,7 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { AgentStep } from "@agentrx/core";
-import type { AgentStreamEvent } from "./events";
+import type { AgentStreamEvent, UsageEvent } from "./events";
 
 /**
  * The `config.configurable` key under which a run hands its tool calls a sink for the events of
@@ -65,6 +65,58 @@ export interface SubRunSink {
   conversation?(): { inputs: Record<string, unknown>; steps: readonly AgentStep[] };
   /** Where sub-runs' model calls go, when the calling run (or a run above it) records them. */
   modelCalls?(): SubRunModelCalls | undefined;
+  /** Counts a sub-run's `usage` event toward the calling run's usage, without emitting or recording it. */
+  countUsage?(event: UsageEvent): void;
+}
+
+/**
+ * The sink of a tool call started early (`eagerTools`): its sub-run's events wait until the turn
+ * keeps the call and its `action` event is out (`release`), so that no sub-run event comes before
+ * the action that asked for it; a call the turn does not keep (`drop`) leaves none in the stream
+ * or the record, its model calls still counted in the run's usage.
+ *
+ * @internal
+ */
+export class HeldSubRunSink implements SubRunSink {
+  private held: AgentStreamEvent[] | undefined = [];
+  private dropped = false;
+
+  constructor(private readonly sink: SubRunSink) {}
+
+  emit(event: AgentStreamEvent): void {
+    if (this.dropped) {
+      if (event.type === "usage") this.sink.countUsage?.(event);
+    } else if (this.held !== undefined) this.held.push(event);
+    else this.sink.emit(event);
+  }
+
+  conversation(): { inputs: Record<string, unknown>; steps: readonly AgentStep[] } {
+    return this.sink.conversation?.() ?? { inputs: {}, steps: [] };
+  }
+
+  modelCalls(): SubRunModelCalls | undefined {
+    return this.sink.modelCalls?.();
+  }
+
+  countUsage(event: UsageEvent): void {
+    this.sink.countUsage?.(event);
+  }
+
+  /** The call is the turn's and its action is out: the events held so far go on, and the next ones straight through. */
+  release(): void {
+    const held = this.held;
+    this.held = undefined;
+    if (held !== undefined && !this.dropped) for (const event of held) this.sink.emit(event);
+  }
+
+  /** The call is not the turn's: its events are left out (their usage counted). */
+  drop(): void {
+    if (this.dropped) return;
+    this.dropped = true;
+    const held = this.held;
+    this.held = undefined;
+    if (held !== undefined) for (const event of held) if (event.type === "usage") this.sink.countUsage?.(event);
+  }
 }
 
 /** The sink the calling run put in `config`, if the tool is called by a run. @internal */

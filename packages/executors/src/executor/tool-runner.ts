@@ -7,7 +7,7 @@ import type { ResolvedOptions } from "./validate-options";
 import type { RunAbortScope } from "./run-abort-scope";
 import type { MiddlewareRun } from "../middleware/middleware-run";
 import { earlyCallKey, inputKey } from "./run-state";
-import { SUB_RUN_CALL_KEY, SUB_RUN_DECISIONS_KEY } from "./sub-run";
+import { HeldSubRunSink, SUB_RUN_CALL_KEY, SUB_RUN_DECISIONS_KEY, SUB_RUN_KEY, subRunSinkOf } from "./sub-run";
 import type { Decision } from "./events";
 import { SubRunInterruptedError } from "../handoff/sub-run-interrupted-error";
 import { subRunExecutorOf } from "./executor-tool";
@@ -101,6 +101,8 @@ export interface EarlyCall {
   controller: AbortController | undefined;
   /** A call streamed without an id, when traced: its span waits for the id the turn gives it. */
   unnamed?: UnnamedCall | undefined;
+  /** Where its sub-run's events wait for its action (see `HeldSubRunSink`), when the run takes sub-run events. */
+  port?: HeldSubRunSink | undefined;
 }
 
 /**
@@ -128,6 +130,8 @@ export interface FinishedEarlyCall {
   observation: Observation;
   durationMs: number;
   metadata: StepMetadata | undefined;
+  /** Where its sub-run's events wait for its action. */
+  port: HeldSubRunSink | undefined;
 }
 
 /**
@@ -309,7 +313,7 @@ export class ToolRunner {
       entry.unlink();
       entry.unnamed?.name((entry.action as { toolCallId?: string }).toolCallId);
       const { observation, metadata } = finished.outcome;
-      kept.push({ action: entry.action, key: entry.key, observation, durationMs: finished.durationMs, metadata });
+      kept.push({ action: entry.action, key: entry.key, observation, durationMs: finished.durationMs, metadata, port: entry.port });
     }
     return kept;
   }
@@ -326,6 +330,12 @@ export class ToolRunner {
    */
   matchTurn(actions: readonly AgentAction[]): void {
     if (this.early !== undefined && this.early.size > 0) this.turnEarly = this.match(actions);
+  }
+
+  /** The turn's actions are out: the sub-run events its early calls held go on (see `HeldSubRunSink`). */
+  releaseEarly(): void {
+    const kept = this.turnEarly;
+    if (kept !== undefined) for (const call of kept) call?.port?.release();
   }
 
   /** The early start of the current turn's action at `index`, if it was dispatched eagerly. */
@@ -367,6 +377,7 @@ export class ToolRunner {
     entry.unlink();
     entry.unnamed?.name(undefined);
     entry.controller?.abort(new AbortError({ message: "The model's answer did not keep this early tool call." }));
+    entry.port?.drop();
   }
 
   /**
@@ -379,7 +390,11 @@ export class ToolRunner {
     const id = (action as { toolCallId?: unknown }).toolCallId;
     const keyless = typeof id === "string" && id !== "" ? undefined : this.keylessEarly++;
     const callId = this.run.callId(action, undefined, keyless);
-    const base = { ...this.config, signal };
+    const base: RunnableConfig = { ...this.config, signal };
+    // Its sub-run's events wait for the action that asks for the call (see `HeldSubRunSink`).
+    const parent = subRunSinkOf(this.config);
+    const port = parent === undefined ? undefined : new HeldSubRunSink(parent);
+    if (port !== undefined) base.configurable = { ...this.config.configurable, [SUB_RUN_KEY]: port };
     const keys = (this.earlyKeys ??= new Map());
     const call = earlyCallKey(action);
     const known = keys.get(call);
@@ -391,7 +406,7 @@ export class ToolRunner {
       this.run.beforeToolStart();
       return this.call(action, undefined, callId, base, key, unnamed);
     });
-    return { action, start, key, result, controller: undefined, unnamed };
+    return { action, start, key, result, controller: undefined, unnamed, port };
   }
 
   /**
