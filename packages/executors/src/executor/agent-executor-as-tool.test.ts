@@ -8,7 +8,7 @@ import { lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { InProcessRunStore } from "../runs/in-process-run-store";
-import { collect } from "./test-helpers";
+import { collect, finish, scriptedAgent, toolCall } from "./test-helpers";
 
 const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
 const usage = { inputTokens: 10, outputTokens: 5 };
@@ -231,6 +231,16 @@ describe("executor.asTool, in a recorded caller", () => {
     }
     const seqOf = (id: string, type: string) => decoded.findIndex((event) => event.subRunCallIds?.[0] === id && event.type === type);
     expect(seqOf("b", "start")).toBeLessThan(seqOf("a", "output")); // they did run at once
+  });
+
+  it("two calls of one sub-agent tool with the same id (an agent of your own that repeats one): told apart as <id>#<index>", async () => {
+    let open = () => {};
+    const gate = { started: 0, open: () => open(), opened: new Promise<void>((resolve) => (open = resolve)) };
+    const researcher = parallelSpecialist(gate).asTool({ name: "researcher", description: "Researches." });
+    const { agent } = scriptedAgent([[toolCall("researcher", { input: "tides" }, "same"), toolCall("researcher", { input: "waves" }, "same")], finish("Both.")]);
+    const events = await collect(new AgentExecutor({ agent, tools: [researcher] }).stream({ input: "x" }));
+    const starts = events.filter((event): event is Extract<AgentStreamEvent, { type: "start" }> => event.type === "start" && event.subRun !== undefined);
+    expect(Object.fromEntries(starts.map((event) => [event.inputs["input"], event.subRunCallIds]))).toEqual({ tides: ["same"], waves: ["same#1"] });
   });
 
   it("nested sub-runs: the path of names and the parallel path of call ids", async () => {

@@ -376,7 +376,11 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
 
   callId(action: AgentAction, index: number | undefined, early?: number): string {
     const id = (action as { toolCallId?: unknown }).toolCallId;
-    if (typeof id === "string" && id !== "") return id;
+    if (typeof id === "string" && id !== "") {
+      // An id an earlier call of the turn has too (some providers repeat one): `<id>#<index>`, as its key.
+      const turn = this.state.turn;
+      return index !== undefined && turn !== undefined && repeatsEarlierId(turn.actions, id, index) ? `${id}#${index}` : id;
+    }
     const iteration = this.state.turn?.iteration ?? this.iteration;
     return index === undefined && early !== undefined ? `${iteration}:early-${early}` : `${iteration}:${index ?? 0}`;
   }
