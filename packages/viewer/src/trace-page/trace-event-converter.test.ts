@@ -28,6 +28,12 @@ describe("TraceEventConverter", () => {
     expect(json(step)).toEqual({ type: "step", seq: 2, at: 1002, iteration: 0, index: null, tool: "_Exception", toolInput: "Invalid or incomplete response", observation: "Invalid or incomplete response", durationMs: 0 });
   });
 
+  it("shows an output event of a damaged record without its stop reason or output as not recorded, not as undefined", () => {
+    const converter = new TraceEventConverter("r1");
+    const output = json(converter.convert(stored(1, { type: "output", runId: "r1" })));
+    expect(output).toMatchObject({ type: "output", output: "", stopReason: "(not recorded)" });
+  });
+
   it("shows a model reply's reasoning apart from its text, without the blocks that repeat its tool calls", () => {
     const converter = new TraceEventConverter("r1");
     converter.convert(stored(1, { type: "start", runId: "r1", resumed: false, inputs: {} }));

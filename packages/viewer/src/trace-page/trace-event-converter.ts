@@ -178,8 +178,9 @@ export class TraceEventConverter {
           type: "output",
           seq,
           at,
-          output: this.text(String(event["output"])),
-          stopReason: String(event["stopReason"]),
+          // A damaged record's missing field shows as missing, not as the word "undefined".
+          output: this.text(event["output"] === undefined || event["output"] === null ? "" : String(event["output"])),
+          stopReason: typeof event["stopReason"] === "string" && event["stopReason"] !== "" ? event["stopReason"] : "(not recorded)",
           ...(event["usage"] !== undefined ? { usage: usageOf(event["usage"]) } : {}),
           ...(stoppedBy !== undefined ? { stoppedBy: typeof stoppedBy === "string" ? stoppedBy : jsonText(plain(stoppedBy)) } : {}),
         };

@@ -373,9 +373,10 @@ describe("sub-runs of parallel calls of one tool", () => {
     expect(second?.iterations[0]?.modelCalls.map((call) => call.reply?.content)).toEqual(["about tides", "about waves"]);
   });
 
-  // A call started early (eagerTools) starts its sub-run while the model still streams, before the
-  // action that names the call is recorded; a call streamed without an id has the call id
-  // `<iteration>:early-<n>`, known from its recorded idempotency key.
+  // A call started early (eagerTools) starts its sub-run while the model still streams; its events
+  // are recorded once the action that names the call is (an older release recorded them before it:
+  // the next test's case). A call streamed without an id has the call id `<iteration>:early-<n>`,
+  // known from its recorded idempotency key.
   it.each([
     ["with ids", undefined],
     ["streamed without ids", ""],
@@ -392,9 +393,9 @@ describe("sub-runs of parallel calls of one tool", () => {
     const supervisor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [research], prompt }), tools: [research], store, eagerTools: true });
     await lastValueFrom(supervisor.stream({ input: "go" }, { runId: "eager" }));
     const { data, model } = await traceOf(store, "eager");
-    // The record has a sub-run event before the action of its call (so the case is the one meant).
+    // The record has the sub-runs' events after the actions of their calls.
     const firstSubRun = data.events.findIndex((event) => event.type === "sub_run");
-    expect(firstSubRun).toBeLessThan(data.events.findIndex((event) => event.type === "action"));
+    expect(firstSubRun).toBeGreaterThan(data.events.findIndex((event) => event.type === "action"));
     const tools = model.iterations[0]?.tools ?? [];
     expect(tools.map((tool) => tool.subRuns?.map((sub) => sub.output?.text))).toEqual([["about tides"], ["about waves"]]);
     expect(model.strayRuns).toBeUndefined();
