@@ -102,3 +102,21 @@ describe("a2aTool's agent card", () => {
     expect(await remote.invoke({ input: "hi" })).toBe("HI");
   });
 });
+
+describe("a2aTool, when the agent card cannot be read", () => {
+  it("names the card's URL and what failed: nothing listening, or a server without a card", async () => {
+    const { createServer } = await import("node:http");
+    const refused = await a2aTool({ url: "http://127.0.0.1:9/agents/x" }).then(() => undefined, (error: unknown) => error as Error);
+    expect(refused?.message).toMatch(/^a2aTool: could not read the agent card at http:\/\/127\.0\.0\.1:9\/agents\/x\/\.well-known\/agent-card\.json: /);
+    const server = createServer((_request, response) => response.writeHead(404).end("no card here"));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const port = (server.address() as { port: number }).port;
+      const missing = await a2aTool({ url: `http://127.0.0.1:${port}` }).then(() => undefined, (error: unknown) => error as Error);
+      expect(missing?.message).toContain(`a2aTool: could not read the agent card at http://127.0.0.1:${port}/.well-known/agent-card.json: `);
+      expect(missing?.cause).toBeInstanceOf(Error);
+    } finally {
+      server.close();
+    }
+  });
+});

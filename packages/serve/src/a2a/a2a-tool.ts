@@ -86,8 +86,16 @@ export async function a2aTool(options: A2AToolOptions): Promise<StructuredToolIn
   const { ClientFactory } = await loadA2AClient();
   // The card's full URL (an empty path): the SDK would resolve its well-known path against `url`,
   // dropping `url`'s last path segment.
-  const client = await new ClientFactory().createFromUrl(agentCardUrl(url), "");
-  const card = await client.getAgentCard();
+  const cardUrl = agentCardUrl(url);
+  let client: Awaited<ReturnType<InstanceType<typeof ClientFactory>["createFromUrl"]>>;
+  let card: Awaited<ReturnType<typeof client.getAgentCard>>;
+  try {
+    client = await new ClientFactory().createFromUrl(cardUrl, "");
+    card = await client.getAgentCard();
+  } catch (error) {
+    // The SDK's error says what failed (a status, a refused connection), not where: the URL is the first thing to check.
+    throw new Error(`a2aTool: could not read the agent card at ${cardUrl}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
   const name = givenName ?? (card.name.replace(/[^A-Za-z0-9_-]+/g, "_").slice(0, 64) || "a2a_agent");
   const description = givenDescription ?? (card.description || `The A2A agent "${card.name}".`);
   const agent: RemoteAgent = { client, name: card.name, streaming: card.capabilities?.streaming === true };
