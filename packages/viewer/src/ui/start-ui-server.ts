@@ -41,6 +41,25 @@ export interface UiServerOptions {
   executor?: UiActionExecutor;
 }
 
+/** Checks the values of `startUiServer`'s options: a bad one would fail later, far from its cause (a port "4477x", a poll of NaN ms). */
+function checkUiServerOptions(options: UiServerOptions): void {
+  const bad = (argument: string, value: unknown, expected: string): never => {
+    throw new InvalidArgumentError({ argument, value, message: `startUiServer: \`${argument}\` must be ${expected}, got ${typeof value === "string" ? JSON.stringify(value) : String(value)}.` });
+  };
+  if (typeof options !== "object" || options === null) bad("options", options, "an object { store, source, port }");
+  const { store, source, port, host, pollMs, listLimit, onError, executor } = options;
+  if (typeof (store as { getRun?: unknown } | undefined)?.getRun !== "function" || typeof (store as { listRuns?: unknown }).listRuns !== "function") {
+    bad("store", store, "a RunStore that lists runs (e.g. new SqliteRunStore() from @agentrx/runs)");
+  }
+  if (typeof source !== "string" || source === "") bad("source", source, 'a non-empty string naming the store (e.g. "SQLite .agentrx/runs.db")');
+  if (typeof port !== "number" || !Number.isInteger(port) || port < 0 || port > 65_535) bad("port", port, "an integer from 0 (any free port) to 65535");
+  if (host !== undefined && (typeof host !== "string" || host === "")) bad("host", host, "a non-empty host name or address");
+  if (pollMs !== undefined && (typeof pollMs !== "number" || !Number.isFinite(pollMs) || pollMs <= 0)) bad("pollMs", pollMs, "a number of milliseconds > 0");
+  if (listLimit !== undefined && (typeof listLimit !== "number" || !Number.isInteger(listLimit) || listLimit < 1)) bad("listLimit", listLimit, "an integer >= 1");
+  if (onError !== undefined && typeof onError !== "function") bad("onError", onError, "a function (message) => void");
+  if (executor !== undefined && (typeof executor !== "object" || executor === null)) bad("executor", executor, "an AgentExecutor over the same store");
+}
+
 /** A running `agentrx ui` server. */
 export interface UiServer {
   /** E.g. `http://127.0.0.1:4477`. */
@@ -94,6 +113,7 @@ const SEARCH_MAX_LENGTH = 200;
  */
 export async function startUiServer(options: UiServerOptions): Promise<UiServer> {
   checkOptionKeys("startUiServer", options, ["store", "source", "port", "host", "pollMs", "listLimit", "onError", "executor"] satisfies (keyof UiServerOptions)[]);
+  checkUiServerOptions(options);
   const { store, source, port, host = "127.0.0.1", pollMs = 250, listLimit = 200, onError } = options;
   const sockets = new Set<import("node:net").Socket>();
   const token = randomBytes(24).toString("base64url");

@@ -106,3 +106,22 @@ describe("agentrx ui server: bad requests", () => {
     expect(await response.text()).toContain("agentrx-data");
   });
 });
+
+describe("startUiServer's option values", () => {
+  it.each([
+    [{ port: "4477x" }, "port", "an integer from 0 (any free port) to 65535"],
+    [{ port: 70_000 }, "port", "an integer from 0"],
+    [{ listLimit: 0 }, "listLimit", "an integer >= 1"],
+    [{ pollMs: Number.NaN }, "pollMs", "a number of milliseconds > 0"],
+    [{ store: undefined }, "store", "a RunStore that lists runs"],
+    [{ source: "" }, "source", "a non-empty string"],
+    [{ onError: "log" }, "onError", "a function"],
+  ])("refuses %j, naming it, before listening", async (override, argument, expected) => {
+    const error = await startUiServer({ store, source: "memory", port: 0, ...override } as never).then(
+      (started) => (void started.close(), undefined),
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toMatchObject({ name: "InvalidArgumentError", argument });
+    expect((error as Error).message).toContain(`startUiServer: \`${argument}\` must be ${expected}`);
+  });
+});
