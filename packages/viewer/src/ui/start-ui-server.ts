@@ -41,6 +41,19 @@ export interface UiServerOptions {
   executor?: UiActionExecutor;
 }
 
+/** Whether every part of a query string decodes: no stray `%`, no escape that is not UTF-8. */
+function wellFormedQuery(search: string): boolean {
+  if (!search.includes("%")) return true;
+  for (const part of search.slice(1).split(/[&=]/)) {
+    try {
+      decodeURIComponent(part.replace(/\+/g, " "));
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
 /** Checks the values of `startUiServer`'s options: a bad one would fail later, far from its cause (a port "4477x", a poll of NaN ms). */
 function checkUiServerOptions(options: UiServerOptions): void {
   const bad = (argument: string, value: unknown, expected: string): never => {
@@ -126,6 +139,8 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     } catch {
       return send(res, 400, "text/plain", "Malformed URL.\n");
     }
+    // URLSearchParams reads a stray or non-UTF-8 % escape as U+FFFD: a filter that matches nothing, said nowhere.
+    if (!wellFormedQuery(url.search)) return send(res, 400, url.pathname.startsWith("/api/") ? "application/json" : "text/plain", url.pathname.startsWith("/api/") ? JSON.stringify({ error: "malformed query string (a stray % or an escape that is not UTF-8)" }) : "Malformed query string (a stray % or an escape that is not UTF-8).\n");
     const hostname = (req.headers.host ?? "").replace(/:\d+$/, "");
     if (!["127.0.0.1", "localhost", "[::1]", host].includes(hostname)) return send(res, 403, "text/plain", "agentrx ui answers on localhost only.\n");
     const path = url.pathname;

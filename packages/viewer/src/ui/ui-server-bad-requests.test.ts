@@ -125,3 +125,15 @@ describe("startUiServer's option values", () => {
     expect((error as Error).message).toContain(`startUiServer: \`${argument}\` must be ${expected}`);
   });
 });
+
+describe("a query string that does not decode", () => {
+  it.each(["/?thread=%ff", "/api/runs?q=%E2%82", "/?thread=50%"])("is refused with 400, not read as U+FFFD: %s", async (path) => {
+    const response = await get(path);
+    expect(response.status).toBe(400);
+    expect(await response.text()).toMatch(/malformed query string/i);
+  });
+
+  it("leaves a well-formed escape alone", async () => {
+    expect((await get("/api/runs?q=%E2%82%AC")).status).toBe(200);
+  });
+});
