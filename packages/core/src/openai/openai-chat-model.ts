@@ -28,6 +28,12 @@ import { toOpenAIMessages } from "./to-openai-messages";
 import { structuredOutput, type StructuredOutputSchema } from "../internal/structured-output";
 import { withIdleTimeout } from "./with-idle-timeout";
 
+/**
+ * How long a stream may go quiet after its answer's finish_reason before it counts as ended: time
+ * enough for the usage report that follows it, where the server sends one.
+ */
+const AFTER_FINISH_QUIET_MS = 1_000;
+
 /** Call options of {@link OpenAIChatModel}. */
 export interface OpenAIChatModelCallOptions extends BaseChatModelCallOptions {
   /** Tools for this call (set by `bindTools`). */
@@ -302,8 +308,9 @@ export class OpenAIChatModel extends BaseChatModel<OpenAIChatModelCallOptions, A
       if (started.kind === "stream") {
         const stream = started.stream;
         release = started.release;
-        const idleMs = this.timeoutMs;
-        chunks = idleMs ? withIdleTimeout(stream, idleMs, () => stream.controller.abort()) : stream;
+        // Once the answer is complete (a finish_reason came), a server that keeps the connection open
+        // after it (and after `[DONE]`, which the SDK reads past) ends the stream by going quiet.
+        chunks = withIdleTimeout(stream, this.timeoutMs || undefined, () => stream.controller.abort(), () => (finished ? AFTER_FINISH_QUIET_MS : undefined));
       } else {
         // Not server-sent events: a whole completion (a server that ignores `stream`) reads as one chunk.
         chunks = [bodyAsChunk(started.text, started.contentType, { model: this.model, baseURL: this.baseURL })];

@@ -12,23 +12,33 @@ export class StreamIdleTimeout extends Error {
 
 /**
  * Iterates `source`, failing with a {@link StreamIdleTimeout} when the next item takes longer than
- * `ms`. Unless `source` ran to its end, `abort` is called on the way out (a timeout, an error, or a
- * consumer that stopped early), to close the connection.
+ * `ms` (none: it may take as long as it takes). Once `quietMs` gives a time (the response is
+ * complete, only trailing items such as a usage report may follow), a wait longer than that ends
+ * the iteration as if `source` had ended: a server that sent its whole answer and `[DONE]` but
+ * keeps the connection open does not hang the call. Unless `source` ran to its end, `abort` is
+ * called on the way out (a timeout, an error, a quiet end, or a consumer that stopped early), to
+ * close the connection.
  */
-export async function* withIdleTimeout<T>(source: AsyncIterable<T>, ms: number, abort: () => void): AsyncGenerator<T> {
+export async function* withIdleTimeout<T>(source: AsyncIterable<T>, ms: number | undefined, abort: () => void, quietMs?: () => number | undefined): AsyncGenerator<T> {
   const iterator = source[Symbol.asyncIterator]();
   let ended = false;
   try {
     for (;;) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const idle = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new StreamIdleTimeout(ms)), ms);
-      });
+      const quiet = quietMs?.();
       let next: IteratorResult<T>;
-      try {
-        next = await Promise.race([iterator.next(), idle]);
-      } finally {
-        clearTimeout(timer);
+      if (quiet === undefined && ms === undefined) next = await iterator.next();
+      else {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const wait = quiet === undefined ? (ms as number) : ms === undefined ? quiet : Math.min(ms, quiet);
+        const idle = new Promise<IteratorResult<T>>((resolve, reject) => {
+          timer = setTimeout(() => (quiet === undefined ? reject(new StreamIdleTimeout(wait)) : resolve({ done: true, value: undefined })), wait);
+        });
+        try {
+          next = await Promise.race([iterator.next(), idle]);
+        } finally {
+          clearTimeout(timer);
+        }
+        if (next.done && quiet !== undefined) return; // quiet after the answer: done (`abort` closes the connection)
       }
       if (next.done) {
         ended = true;
