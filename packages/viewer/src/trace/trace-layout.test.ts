@@ -40,7 +40,7 @@ describe("the trace page's layout of a recorded run", () => {
   const store = new MemoryRunStore();
   let events: StoredRunEvent[] = [];
   beforeAll(async () => {
-    await recordTripRun(store, { scale: 0.1 }); // the flights call stays the slowest, even on a busy machine
+    await recordTripRun(store, { scale: 0.3 }); // the flights call stays the slowest, even on a busy machine (140 ms at 0.1 was not)
     events = await store.readEvents("trip-1");
   });
 
