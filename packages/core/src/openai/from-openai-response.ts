@@ -238,8 +238,15 @@ export function toMessageChunk(
       seen.id = id;
       seen.madeUpId = !call.id;
     }
-    const name = call.function?.name && call.function.name !== seen.name ? call.function.name : undefined;
-    seen.name ??= name;
+    // The call's whole name so far (`@langchain/core` keeps a chunk's last name, not their sum): a
+    // server that repeats the name on each delta, or sends it growing, has it whole; one that
+    // splits it (`"wea"`, then `"ther"`) has its pieces joined.
+    const piece = call.function?.name;
+    let name: string | undefined;
+    if (piece && piece !== seen.name) {
+      name = seen.name === undefined || piece.startsWith(seen.name) ? piece : `${seen.name}${piece}`;
+      seen.name = name;
+    }
     return {
       type: "tool_call_chunk",
       index: seen.index,

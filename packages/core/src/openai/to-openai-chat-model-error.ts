@@ -13,7 +13,7 @@ import {
 import { serverMessageOf } from "./error-body";
 import { AttemptTimeout } from "./start-attempt";
 import { StreamIdleTimeout } from "./with-idle-timeout";
-import { isQuotaExhausted } from "./with-retries";
+import { attemptsOf, isQuotaExhausted } from "./with-retries";
 
 /** What the model knew when the call failed. */
 export interface FailureContext {
@@ -35,6 +35,10 @@ export interface FailureContext {
 export function toOpenAIChatModelError(error: unknown, context: FailureContext): Error {
   if (AgentRxError.isInstance(error)) return error;
   const { model, baseURL } = context;
+  // The attempts made: fewer than `maxRetries + 1` when one failed in a way not worth retrying.
+  const attempts = attemptsOf(error) ?? context.maxRetries + 1;
+  const allTried = attempts >= context.maxRetries + 1;
+  const afterAttempts = `after ${attempts} attempt${attempts === 1 ? "" : "s"}${allTried ? "" : " (the server said not to retry)"}`;
   const base = { model, baseURL, cause: error };
   if (context.signal?.aborted || error instanceof APIUserAbortError || isAbortError(error)) {
     const reason = context.signal?.reason;
@@ -57,7 +61,7 @@ export function toOpenAIChatModelError(error: unknown, context: FailureContext):
       message:
         `The request to ${baseURL} for model "${model}" timed out` +
         `${timeoutMs !== undefined ? ` after ${timeoutMs} ms` : ""}` +
-        `${context.maxRetries > 0 ? ` (on each of ${context.maxRetries + 1} attempts)` : ""}. ` +
+        `${attempts > 1 ? ` (the last of ${attempts} attempts)` : ""}. ` +
         "Raise the `timeout` option or check that the server is responsive.",
     });
   }
@@ -105,8 +109,8 @@ export function toOpenAIChatModelError(error: unknown, context: FailureContext):
         status,
         retryAfter: retryAfterOf(error.headers),
         message:
-          `The server at ${baseURL} is rate limiting model "${model}" (429) after ${context.maxRetries + 1} ` +
-          `attempt${context.maxRetries === 0 ? "" : "s"}: ${serverMessage} Raise \`maxRetries\` or slow down.`,
+          `The server at ${baseURL} is rate limiting model "${model}" (429) ${afterAttempts}: ${serverMessage}` +
+          `${allTried ? " Raise `maxRetries` or slow down." : " Slow down."}`,
       });
     }
     if (status >= 500) {
@@ -114,8 +118,7 @@ export function toOpenAIChatModelError(error: unknown, context: FailureContext):
         ...base,
         status,
         message:
-          `The server at ${baseURL} failed (${status}) after ${context.maxRetries + 1} ` +
-          `attempt${context.maxRetries === 0 ? "" : "s"}: ${serverMessage}`,
+          `The server at ${baseURL} failed (${status}) ${afterAttempts}: ${serverMessage}`,
       });
     }
     const hint = status === 404 ? ` Check \`model\` ("${model}") and \`baseURL\`.` : "";

@@ -16,6 +16,14 @@ export interface RetryOptions {
   signal: AbortSignal | undefined;
 }
 
+/** How many attempts were made when {@link withRetries} gave up with an error. */
+const ATTEMPTS = new WeakMap<object, number>();
+
+/** How many attempts {@link withRetries} made before it rethrew `error` (undefined: it did not). */
+export function attemptsOf(error: unknown): number | undefined {
+  return typeof error === "object" && error !== null ? ATTEMPTS.get(error) : undefined;
+}
+
 /**
  * Runs `attempt` until it succeeds, fails with an error not worth retrying (see
  * {@link isRetryable}), or has failed `maxRetries + 1` times; the last error is rethrown.
@@ -26,7 +34,10 @@ export async function withRetries<T>(attempt: () => Promise<T>, { maxRetries, ma
     try {
       return await attempt();
     } catch (error) {
-      if (retry >= maxRetries || signal?.aborted || !isRetryable(error)) throw error;
+      if (retry >= maxRetries || signal?.aborted || !isRetryable(error)) {
+        if (typeof error === "object" && error !== null) ATTEMPTS.set(error, retry + 1);
+        throw error;
+      }
       const headers = error instanceof APIError ? error.headers : undefined;
       await sleep(retryDelayMs(headers, { retry, maxRetryDelayMs }), signal);
     }
