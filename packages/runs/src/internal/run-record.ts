@@ -189,8 +189,42 @@ function parse(column: keyof RunRow, text: string | null): unknown {
   return value;
 }
 
+/** Whether `value` is a whole number from 0 up, as every time, count and epoch of a row is. */
+function isCount(value: unknown): value is number {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+}
+
+/**
+ * The row's numeric columns a store reads back as they are (SQLite keeps any value in any column):
+ * what each must be, and what it is called in the error.
+ */
+const NUMBER_COLUMNS: readonly { column: keyof RunRow; nullable: boolean; what: string; valid: (value: unknown) => boolean }[] = [
+  { column: "created_at", nullable: false, what: "a time (whole epoch milliseconds)", valid: isCount },
+  { column: "updated_at", nullable: false, what: "a time (whole epoch milliseconds)", valid: isCount },
+  { column: "event_count", nullable: false, what: "a whole number from 0 up", valid: isCount },
+  { column: "lease_expires_at", nullable: true, what: "a time (whole epoch milliseconds)", valid: isCount },
+  { column: "epoch", nullable: false, what: "a whole number from 0 up", valid: isCount },
+  { column: "fork_of_iteration", nullable: true, what: "a whole number from 0 up", valid: isCount },
+  { column: "cost_usd", nullable: false, what: "a number from 0 up (US dollars)", valid: (value) => typeof value === "number" && Number.isFinite(value) && value >= 0 },
+];
+
+/** Rejects a row whose numeric column holds something else (`'yesterday'` in `created_at`). */
+function checkNumbers(row: RunRow): void {
+  for (const { column, nullable, what, valid } of NUMBER_COLUMNS) {
+    const value: unknown = row[column];
+    if (value === null && nullable) continue;
+    if (!valid(value)) throw new CorruptField(`its ${column} ${shownValue(value)} is not ${what}`);
+  }
+}
+
+function shownValue(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value);
+  return typeof value === "bigint" ? `${value}n` : String(value);
+}
+
 function decode(row: RunRow): RunInfo {
   if (!isRunStatus(row.status)) throw new CorruptField(`its status ${JSON.stringify(row.status)} is not a run status`);
+  checkNumbers(row);
   const info: RunInfo = {
     runId: row.run_id,
     status: row.status,
@@ -218,10 +252,13 @@ function addPreviews(info: RunInfo, row: RunRow): void {
   if (row.answer_text) info.answerPreview = preview(row.answer_text);
 }
 
-/** Sets `epoch` (when the row has been fenced) and `forkOf` (when it is a fork) on `info`. */
+/**
+ * Sets `epoch` (when the row has been fenced) and `forkOf` (when it is a fork) on `info`; a damaged
+ * number (a corrupt row, listed) is left out.
+ */
 function addFencing(info: RunInfo, row: RunRow): void {
-  if (row.epoch > 0) info.epoch = row.epoch;
-  if (row.fork_of_run_id !== null) info.forkOf = { runId: row.fork_of_run_id, iteration: row.fork_of_iteration ?? 0 };
+  if (isCount(row.epoch) && row.epoch > 0) info.epoch = row.epoch;
+  if (row.fork_of_run_id !== null) info.forkOf = { runId: row.fork_of_run_id, iteration: isCount(row.fork_of_iteration) ? row.fork_of_iteration : 0 };
 }
 
 /** The run a row holds; rejects a corrupt row with a `RunStoreError` naming the run and the column. */
@@ -245,18 +282,20 @@ export function listedRunInfoOf(row: RunRow): RunInfo {
     return decode(row);
   } catch (error) {
     if (!(error instanceof CorruptField)) throw error;
+    // A damaged time shows the row's other one (else 0), so what lists runs still gets numbers.
+    const createdAt = isCount(row.created_at) ? row.created_at : isCount(row.updated_at) ? row.updated_at : 0;
     const info: RunInfo = {
       runId: row.run_id,
       status: isRunStatus(row.status) ? row.status : "failed",
       inputs: {},
       error: `Corrupt record: ${error.message}.`,
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-      eventCount: row.event_count,
+      createdAt,
+      updatedAt: isCount(row.updated_at) ? row.updated_at : createdAt,
+      eventCount: isCount(row.event_count) ? row.event_count : 0,
     };
     if (row.thread_id !== null) info.threadId = row.thread_id;
     if (row.owner !== null) info.owner = row.owner;
-    if (row.lease_expires_at !== null) info.leaseExpiresAt = row.lease_expires_at;
+    if (isCount(row.lease_expires_at)) info.leaseExpiresAt = row.lease_expires_at;
     addFencing(info, row);
     addPreviews(info, row);
     return info;

@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from "@agentrx/core";
 import { describe, expect, it } from "vitest";
-import { checkKey, checkListOptions, checkTimeFilter, checkWrite, storableText } from "./validate-run-arguments";
+import { checkKey, checkListOptions, checkNewRun, checkReadOptions, checkTimeFilter, checkWrite, storableText } from "./validate-run-arguments";
 
 describe("run arguments", () => {
   it("stores error text with NUL and lone surrogates replaced by U+FFFD, pairs kept", () => {
@@ -36,5 +36,33 @@ describe("run arguments", () => {
     expect(() => checkWrite("r1", { owner: "w", leaseMs: 1, events: [{ seq: 1, type: "step", at: 1, data: {} }, { seq: 3, type: "step", at: 1, data: {} }], at: 1 })).toThrow(
       "RunStore.write: write.events[1].seq must be 2 (seq is consecutive within a write), got 3.",
     );
+  });
+
+  it("refuses a key the run, the write, its update or the read options do not have, rather than ignoring it", () => {
+    const write = { owner: "w", leaseMs: 1, events: [], at: 1 };
+    const cases: [string, () => unknown, string][] = [
+      ["createRun", () => checkNewRun({ runId: "r1", inputs: {}, status: "queued", at: 1, thread: "t" } as never), "run.thread"],
+      ["write", () => checkWrite("r1", { ...write, udpate: { status: "finished" } } as never), "write.udpate"],
+      ["write", () => checkWrite("r1", { ...write, update: { stauts: "finished" } } as never), "write.update.stauts"],
+      ["readEvents", () => checkReadOptions("r1", { before: 3 } as never), "options.before"],
+    ];
+    for (const [operation, check, argument] of cases) {
+      let caught: unknown;
+      try {
+        check();
+      } catch (error) {
+        caught = error;
+      }
+      expect(InvalidArgumentError.isInstance(caught), argument).toBe(true);
+      expect(caught).toMatchObject({ argument });
+      expect((caught as Error).message).toMatch(new RegExp(`^RunStore\\.${operation}: unknown option \`${argument.replace(".", "\\.")}\``));
+    }
+    // Every key the types declare is taken.
+    expect(() =>
+      checkNewRun({ runId: "r1", threadId: "t", inputs: {}, status: "running", owner: "w", leaseMs: 1, metadata: {}, forkOf: { runId: "r0", iteration: 0 }, at: 1 }),
+    ).not.toThrow();
+    const update = { status: "finished", stopReason: "done", usage: {}, error: "e", checkpoint: {}, release: true, closeInbox: 0 } as const;
+    expect(() => checkWrite("r1", { ...write, epoch: 1, update: update as never })).not.toThrow();
+    expect(checkReadOptions("r1", { after: 1, limit: 2 })).toEqual({ after: 1, limit: 2 });
   });
 });

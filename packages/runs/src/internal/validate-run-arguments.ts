@@ -1,6 +1,6 @@
 import { RUN_SORTS, decodeCursor, searchTerms, type RunCursor, type RunSort } from "./run-list-query";
 import { checkOptionKeys, InvalidArgumentError } from "@agentrx/core";
-import { type CancelRun, type ClaimRun, type ListRunsOptions, type NewRun, type RunStatus, type RunWrite, runInboxId } from "@agentrx/executors";
+import { type CancelRun, type ClaimRun, type ListRunsOptions, type NewRun, type RunStatus, type RunUpdate, type RunWrite, runInboxId } from "@agentrx/executors";
 
 /** Every status a run can have. */
 export const RUN_STATUSES: readonly RunStatus[] = ["queued", "running", "interrupted", "finished", "failed", "cancelled"];
@@ -125,8 +125,19 @@ export function storableText(text: string): string {
   return UNSTORABLE.test(text) ? text.replace(UNSTORABLE_GLOBAL, "\ufffd") : text;
 }
 
+/**
+ * The keys of a new run, a write, its update and `readEvents`' options (see `NewRun`, `RunWrite`,
+ * `RunUpdate`): any other is refused, not ignored (`{ update: { stauts: "finished" } }` would leave
+ * the run running, `{ thread: "t" }` record it without its thread).
+ */
+const NEW_RUN_KEYS: readonly (keyof NewRun)[] = ["runId", "threadId", "inputs", "status", "owner", "leaseMs", "metadata", "forkOf", "at"];
+const WRITE_KEYS: readonly (keyof RunWrite)[] = ["owner", "leaseMs", "epoch", "events", "update", "at"];
+const UPDATE_KEYS: readonly (keyof RunUpdate)[] = ["status", "stopReason", "usage", "error", "checkpoint", "release", "closeInbox"];
+const READ_OPTION_KEYS: readonly string[] = ["after", "limit"];
+
 export function checkNewRun(run: NewRun): void {
   if (run === null || typeof run !== "object") throw invalid("createRun", "run", run, "an object");
+  checkOptionKeys("RunStore.createRun", run, NEW_RUN_KEYS, "run.");
   checkKey("createRun", "run.runId", run.runId);
   if (run.threadId !== undefined) checkKey("createRun", "run.threadId", run.threadId);
   checkObject("createRun", "run.inputs", run.inputs);
@@ -170,6 +181,7 @@ export function checkCancel(runId: string, cancel: CancelRun): void {
 export function checkWrite(runId: string, write: RunWrite): number | undefined {
   checkKey("write", "runId", runId);
   if (write === null || typeof write !== "object") throw invalid("write", "write", write, "an object");
+  checkOptionKeys("RunStore.write", write, WRITE_KEYS, "write.");
   checkKey("write", "write.owner", write.owner);
   checkPositiveInteger("write", "write.leaseMs", write.leaseMs);
   checkTime("write", "write.at", write.at);
@@ -190,6 +202,7 @@ export function checkWrite(runId: string, write: RunWrite): number | undefined {
   }
   if (update !== undefined) {
     checkObject("write", "write.update", update);
+    checkOptionKeys("RunStore.write", update, UPDATE_KEYS, "write.update.");
     if (update.status !== undefined) checkStatus("write", "write.update.status", update.status);
     if (update.stopReason !== undefined) checkKey("write", "write.update.stopReason", update.stopReason);
     if (update.error !== undefined && typeof update.error !== "string") throw invalid("write", "write.update.error", update.error, "a string");
@@ -290,6 +303,10 @@ export function checkReadOptions(runId: string, options: { after?: number; limit
   checkKey("readEvents", "runId", runId);
   if (options === undefined) return { after: 0, limit: undefined };
   if (options === null || typeof options !== "object") throw invalid("readEvents", "options", options, "an object");
+  checkOptionKeys("RunStore.readEvents", options, READ_OPTION_KEYS, {
+    prefix: "options.",
+    hints: { before: "readEvents reads forward only: the events after `after` (default 0), at most `limit` of them" },
+  });
   const after = options.after ?? 0;
   if (typeof after !== "number" || !Number.isSafeInteger(after) || after < 0) throw invalid("readEvents", "options.after", after, "an integer >= 0");
   const limit = options.limit === undefined ? undefined : checkPositiveInteger("readEvents", "options.limit", options.limit);

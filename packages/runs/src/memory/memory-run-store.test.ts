@@ -28,6 +28,20 @@ describe("MemoryRunStore", () => {
   });
 });
 
+describe("MemoryRunStore arguments", () => {
+  it("refuses a misspelt key of a new run, a write, its update or the read options, and changes nothing", async () => {
+    const store = new MemoryRunStore();
+    await store.createRun({ runId: "r1", inputs: {}, status: "running", owner: "w", leaseMs: 60_000, at: 1 });
+    const write = { owner: "w", leaseMs: 60_000, events: [{ seq: 1, type: "step", at: 2, data: {} }], at: 2 };
+    await expect(store.write("r1", { ...write, update: { stauts: "finished" } } as never)).rejects.toMatchObject({ name: "InvalidArgumentError", argument: "write.update.stauts" });
+    await expect(store.write("r1", { ...write, udpate: { status: "finished" } } as never)).rejects.toMatchObject({ name: "InvalidArgumentError", argument: "write.udpate" });
+    await expect(store.createRun({ runId: "r2", inputs: {}, status: "queued", at: 1, thread: "t" } as never)).rejects.toMatchObject({ name: "InvalidArgumentError", argument: "run.thread" });
+    await expect(store.readEvents("r1", { before: 3 } as never)).rejects.toMatchObject({ name: "InvalidArgumentError", argument: "options.before" });
+    expect(await store.getRun("r1")).toMatchObject({ status: "running", eventCount: 0 });
+    expect(await store.getRun("r2")).toBeUndefined();
+  });
+});
+
 describe("MemoryRunStore options", () => {
   it.each([
     [{ leaseMs: 1000 }, "leaseMs", /MemoryRunStore: unknown option `leaseMs`; MemoryRunStore takes no options yet\./],

@@ -439,3 +439,47 @@ describe.skipIf(database.skip)("PostgresRunStore: deleting a run while a message
     });
   }
 });
+
+describe.skipIf(database.skip)("PostgresRunStore: close() with calls in flight", () => {
+  const event = (seq: number) => ({ seq, type: "step", at: seq, data: { seq } });
+
+  for (const ticks of [0, 1, 2]) {
+    it(`lets the calls made before close() finish (close ${ticks} microtask(s) after them) and refuses the calls made after`, { timeout: 20_000 }, async () => {
+      database.assertReachable();
+      const runId = `in-flight-${ticks}-${Math.random().toString(36).slice(2, 8)}`;
+      // connectionTimeoutMs short: a call dropped by the pool's end would fail in 2 s rather than 10.
+      const store = new PostgresRunStore({ connectionString, schema, connectionTimeoutMs: 2_000 });
+      await store.createRun({ runId, inputs: {}, status: "running", owner: "w", leaseMs: 60_000, at: 1 });
+      const calls = [
+        store.write(runId, { owner: "w", epoch: 1, leaseMs: 60_000, events: [event(1)], at: 2 }),
+        store.getRun(runId),
+        store.listRuns({ limit: 1 }),
+        store.readEvents(runId),
+        store.createRun({ runId: `${runId}-new`, inputs: {}, status: "queued", at: 3 }),
+      ];
+      for (let tick = 0; tick < ticks; tick++) await Promise.resolve();
+      const closing = store.close();
+      const late = await rejectionOf(store.getRun(runId));
+      expect(late.message).toMatch(/closed/);
+      const outcomes = await Promise.allSettled(calls);
+      await closing;
+      expect(outcomes.map((outcome) => (outcome.status === "rejected" ? (outcome.reason as Error).message : "fulfilled"))).toEqual(Array(calls.length).fill("fulfilled"));
+      const check = new PostgresRunStore({ pool: database.pool(), schema });
+      expect((await check.getRun(runId))?.eventCount).toBe(1);
+      expect(await check.getRun(`${runId}-new`)).toMatchObject({ status: "queued" });
+      await check.close();
+    });
+  }
+
+  it("finishes a first call still migrating when close() follows in the same tick", { timeout: 20_000 }, async () => {
+    database.assertReachable();
+    const name = extraSchema();
+    const store = new PostgresRunStore({ connectionString, schema: name, connectionTimeoutMs: 2_000 });
+    const creating = store.createRun({ runId: "first", inputs: {}, status: "queued", at: 1 });
+    await store.close();
+    await creating;
+    const check = new PostgresRunStore({ pool: database.pool(), schema: name });
+    expect((await check.getRun("first"))?.status).toBe("queued");
+    await check.close();
+  });
+});

@@ -39,6 +39,7 @@ import {
 import { describeTarget, wrapPostgresError } from "./postgres-errors";
 import { backfillSearchVectors } from "./postgres-backfill";
 import { POSTGRES_SCHEMA_VERSION, postgresMigrationSql, quoteSchema } from "./postgres-migrations";
+import { MAX_MESSAGE_BYTES, valueBytesOver } from "./postgres-message-size";
 import { inTransaction } from "./postgres-transaction";
 import {
   eventRowOf,
@@ -104,6 +105,9 @@ export class PostgresRunStore implements RunStore {
   #pool: PostgresPool | undefined;
   #ready: Promise<PostgresPool> | undefined;
   #closed = false;
+  /** The calls made before `close()` and not yet settled (each settles quietly): `close()` waits for them. */
+  readonly #calls = new Set<Promise<void>>();
+  #closing: Promise<void> | undefined;
 
   constructor(options: PostgresRunStoreOptions) {
     if (options === null || typeof options !== "object") {
@@ -157,7 +161,7 @@ export class PostgresRunStore implements RunStore {
   static async migrate(options: PostgresRunStoreOptions): Promise<number> {
     const store = new PostgresRunStore(options);
     try {
-      await store.#use("migrate");
+      await store.#call("migrate", undefined, async () => undefined);
       return POSTGRES_SCHEMA_VERSION;
     } finally {
       await store.close();
@@ -168,20 +172,33 @@ export class PostgresRunStore implements RunStore {
     return describeTarget(this.#connectionString, (this.#pool as { options?: Record<string, unknown> } | undefined)?.options);
   }
 
-  async #use(operation: string, runId?: string): Promise<PostgresPool> {
-    if (this.#closed) throw closedStoreError(STORE, operation, runId);
+  /**
+   * Runs `work` with the pool (created and migrated at the first call) as one call of the store:
+   * refused once `close()` was called; else `close()` waits for it, so a call made before
+   * `close()` completes (pg's pool drops a query it has not sent yet when it is ended).
+   */
+  #call<T>(operation: string, runId: string | undefined, work: (pool: PostgresPool) => Promise<T>): Promise<T> {
+    if (this.#closed) return Promise.reject(closedStoreError(STORE, operation, runId));
+    const call = this.#open(operation, runId).then(work);
+    const settled = call.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#calls.add(settled);
+    void settled.then(() => this.#calls.delete(settled));
+    return call;
+  }
+
+  async #open(operation: string, runId: string | undefined): Promise<PostgresPool> {
     this.#ready ??= this.#initialize().catch((error: unknown) => {
       this.#ready = undefined;
       throw error;
     });
-    let pool: PostgresPool;
     try {
-      pool = await this.#ready;
+      return await this.#ready;
     } catch (error) {
       throw wrapPostgresError(operation, runId, error, this.#target);
     }
-    if (this.#closed) throw closedStoreError(STORE, operation, runId);
-    return pool;
   }
 
   async #initialize(): Promise<PostgresPool> {
@@ -226,8 +243,18 @@ export class PostgresRunStore implements RunStore {
     return pool;
   }
 
-  async #query(operation: string, runId: string | undefined, query: PostgresQuery, subject?: string): Promise<{ rows: Rows; rowCount: number | null }> {
-    const pool = await this.#use(operation, runId);
+  /** One statement on `pool` (a call's, see `#call`); errors as the store reports them. */
+  async #query(pool: PostgresPool, operation: string, runId: string | undefined, query: PostgresQuery, subject?: string): Promise<{ rows: Rows; rowCount: number | null }> {
+    const bytes = valueBytesOver(query.values, MAX_MESSAGE_BYTES);
+    if (bytes !== undefined) {
+      // Sent, it would make the server drop the connection: an ECONNRESET, as if it were unreachable.
+      const what = `${operation}${runId !== undefined ? ` of run "${runId}"` : subject !== undefined ? ` of ${subject}` : ""}`;
+      throw new RunStoreError({
+        operation,
+        runId,
+        message: `${STORE}: ${what} is too large for one statement: its values take at least ${bytes.toLocaleString("en-US")} bytes (UTF-8), and PostgreSQL reads at most ${MAX_MESSAGE_BYTES.toLocaleString("en-US")} in one message. Nothing was sent; record less at once (fewer or smaller events in a write).`,
+      });
+    }
     try {
       return await pool.query(query);
     } catch (error) {
@@ -240,19 +267,23 @@ export class PostgresRunStore implements RunStore {
     const row = newRunRow(run);
     const values: unknown[] = RUN_COLUMNS.split(", ").map((column) => (row as unknown as Record<string, unknown>)[column]);
     values.push(searchWordList(row.input_words));
-    const { rowCount } = await this.#query("createRun", run.runId, { name: this.#names.insertRun, text: this.#sql.insertRun, values });
-    if (rowCount === 0) {
-      throw new RunStoreError({ operation: "createRun", runId: run.runId, message: `${STORE}: run "${run.runId}" exists already; run ids must be unique.` });
-    }
+    return this.#call("createRun", run.runId, async (pool) => {
+      const { rowCount } = await this.#query(pool, "createRun", run.runId, { name: this.#names.insertRun, text: this.#sql.insertRun, values });
+      if (rowCount === 0) {
+        throw new RunStoreError({ operation: "createRun", runId: run.runId, message: `${STORE}: run "${run.runId}" exists already; run ids must be unique.` });
+      }
+    });
   }
 
   async claimRun(runId: string, claim: ClaimRun): Promise<RunInfo> {
     checkClaim(runId, claim);
-    const { rows } = await this.#query("claimRun", runId, {
-      name: this.#names.claim,
-      text: this.#sql.claim,
-      values: [runId, claim.owner, claim.at + claim.leaseMs, claim.at],
-    });
+    const { rows } = await this.#call("claimRun", runId, (pool) =>
+      this.#query(pool, "claimRun", runId, {
+        name: this.#names.claim,
+        text: this.#sql.claim,
+        values: [runId, claim.owner, claim.at + claim.leaseMs, claim.at],
+      }),
+    );
     const row = rows[0];
     if (row === undefined) throw new RunNotFoundError({ operation: "claimRun", runId });
     const before = runRowOf(row);
@@ -299,13 +330,17 @@ export class PostgresRunStore implements RunStore {
     for (const value of writeEventValues(events)) values.push(value);
     // One statement, one round trip, in autocommit (a write that closes the inbox too: its
     // statement waits for the sends in flight itself, see postgresQueries' write).
-    const { rows } = await this.#query("write", runId, { ...statement, values });
-    const row = rows[0];
-    if (row !== undefined && row.updated !== 0) {
+    const written = statement;
+    const { row, state } = await this.#call("write", runId, async (pool) => {
+      const row = (await this.#query(pool, "write", runId, { ...written, values })).rows[0];
+      if (row !== undefined && row.updated !== 0) return { row, state: undefined };
+      // Refused: why (the run's state), read in the same call, so close() waits for it too.
+      return { row: undefined, state: (await this.#query(pool, "write", runId, { text: this.#sql.writeState, values: [runId] })).rows[0] };
+    });
+    if (row !== undefined) {
       const inboxSeq = Number(row.inbox_seq ?? 0);
       return closeInbox === undefined ? { inboxSeq } : { inboxSeq, inboxClosed: row.inbox_closed === true };
     }
-    const state = (await this.#query("write", runId, { text: this.#sql.writeState, values: [runId] })).rows[0];
     if (state === undefined) throw new RunNotFoundError({ operation: "write", runId });
     const current = { owner: state.owner as string | null, epoch: Number(state.epoch), status: state.status as string };
     if (current.owner !== write.owner || (write.epoch !== undefined && current.epoch !== write.epoch)) throw leaseLostError(STORE, runId, write.owner, write.epoch, current);
@@ -315,20 +350,22 @@ export class PostgresRunStore implements RunStore {
 
   async getRun(runId: string): Promise<RunInfo | undefined> {
     checkKey("getRun", "runId", runId);
-    const { rows } = await this.#query("getRun", runId, { name: this.#names.selectRun, text: this.#sql.selectRun, values: [runId] });
+    const { rows } = await this.#call("getRun", runId, (pool) => this.#query(pool, "getRun", runId, { name: this.#names.selectRun, text: this.#sql.selectRun, values: [runId] }));
     return rows[0] === undefined ? undefined : runInfoOf(runRowOf(rows[0]), STORE, "getRun");
   }
 
   async readEvents(runId: string, options?: { after?: number; limit?: number }): Promise<StoredRunEvent[]> {
     const { after, limit } = checkReadOptions(runId, options);
-    const { rows } = await this.#query("readEvents", runId, { name: this.#names.readEvents, text: this.#sql.readEvents, values: [runId, after, limit ?? null] });
+    const { rows } = await this.#call("readEvents", runId, (pool) =>
+      this.#query(pool, "readEvents", runId, { name: this.#names.readEvents, text: this.#sql.readEvents, values: [runId, after, limit ?? null] }),
+    );
     return rows.map((row) => storedEventOf(runId, eventRowOf(row), STORE));
   }
 
   async listRuns(options?: ListRunsOptions): Promise<RunInfo[]> {
     const filter = checkListOptions(options);
     const query = this.#sql.list(filter);
-    const { rows } = await this.#query("listRuns", undefined, { ...query, name: statementName("list", query.text) });
+    const { rows } = await this.#call("listRuns", undefined, (pool) => this.#query(pool, "listRuns", undefined, { ...query, name: statementName("list", query.text) }));
     const runRows = rows.map(runRowOf);
     return withCursors(runRows.map(listedRunInfoOf), runRows, filter);
   }
@@ -358,18 +395,21 @@ export class PostgresRunStore implements RunStore {
   async appendThreadMessages(threadId: string, messages: readonly NewThreadMessage[]): Promise<number[]> {
     const rows = threadMessageRows(threadId, messages);
     if (rows.length === 0) return [];
-    const { rows: inserted } = await this.#query(
-      "appendThreadMessages",
-      undefined,
-      {
-        name: this.#names.appendThreadMessages,
-        text: this.#sql.appendThreadMessages,
-        values: [
-          threadId, rows.length, rows[rows.length - 1]!.at,
-          rows.map((row) => row.run_id), rows.map((row) => row.tokens), rows.map((row) => row.at), rows.map((row) => row.message),
-        ],
-      },
-      threadSubject(threadId),
+    const { rows: inserted } = await this.#call("appendThreadMessages", undefined, (pool) =>
+      this.#query(
+        pool,
+        "appendThreadMessages",
+        undefined,
+        {
+          name: this.#names.appendThreadMessages,
+          text: this.#sql.appendThreadMessages,
+          values: [
+            threadId, rows.length, rows[rows.length - 1]!.at,
+            rows.map((row) => row.run_id), rows.map((row) => row.tokens), rows.map((row) => row.at), rows.map((row) => row.message),
+          ],
+        },
+        threadSubject(threadId),
+      ),
     );
     return inserted.map((row) => Number(row.seq)).sort((a, b) => a - b);
   }
@@ -395,23 +435,27 @@ export class PostgresRunStore implements RunStore {
   }
 
   /** Runs `work` in one transaction on one connection; errors as the store reports them. */
-  async #transaction<T>(operation: string, runId: string | undefined, work: (client: PostgresPoolClient) => Promise<T>): Promise<T> {
-    const pool = await this.#use(operation, runId);
-    try {
-      return await inTransaction(pool, work);
-    } catch (error) {
-      throw wrapPostgresError(operation, runId, error, this.#target);
-    }
+  #transaction<T>(operation: string, runId: string | undefined, work: (client: PostgresPoolClient) => Promise<T>, subject?: string): Promise<T> {
+    return this.#call(operation, runId, async (pool) => {
+      try {
+        return await inTransaction(pool, work);
+      } catch (error) {
+        throw wrapPostgresError(operation, runId, error, this.#target, subject);
+      }
+    });
   }
 
   async readThreadMessages(threadId: string, options?: ReadThreadMessagesOptions): Promise<StoredThreadMessage[]> {
     const read = checkThreadRead(threadId, options);
     const kind = read.newestFirst ? "readThreadMessagesNewest" : "readThreadMessagesOldest";
-    const { rows } = await this.#query(
-      "readThreadMessages",
-      undefined,
-      { name: this.#names[kind], text: this.#sql[kind], values: [threadId, read.after, read.before, read.limit ?? null] },
-      threadSubject(threadId),
+    const { rows } = await this.#call("readThreadMessages", undefined, (pool) =>
+      this.#query(
+        pool,
+        "readThreadMessages",
+        undefined,
+        { name: this.#names[kind], text: this.#sql[kind], values: [threadId, read.after, read.before, read.limit ?? null] },
+        threadSubject(threadId),
+      ),
     );
     return rows.map((row) => storedThreadMessageOf(threadId, threadMessageRowOf(row), STORE));
   }
@@ -423,25 +467,33 @@ export class PostgresRunStore implements RunStore {
    */
   async clearThread(threadId: string): Promise<number> {
     checkThreadKey("clearThread", "threadId", threadId);
-    const pool = await this.#use("clearThread");
-    try {
-      return await inTransaction(pool, async (client) => {
+    return this.#transaction(
+      "clearThread",
+      undefined,
+      async (client) => {
         await client.query({ text: this.#sql.clearThreadLock, values: [threadId] });
         await client.query({ text: this.#sql.clearThreadCounter, values: [threadId] });
         return (await client.query({ text: this.#sql.clearThreadMessages, values: [threadId] })).rowCount ?? 0;
-      });
-    } catch (error) {
-      throw wrapPostgresError("clearThread", undefined, error, this.#target, threadSubject(threadId));
-    }
+      },
+      threadSubject(threadId),
+    );
   }
 
   /**
-   * Ends the pool the store created from `connectionString` (a `pool` you passed stays open: it
-   * is yours). Calls made after it reject with a `RunStoreError`.
+   * Lets the calls made before it finish (they resolve or reject as they would have), then ends
+   * the pool the store created from `connectionString` (a `pool` you passed stays open: it is
+   * yours). Calls made after it reject with a `RunStoreError`; calling it again resolves when the
+   * first has finished.
    */
-  async close(): Promise<void> {
-    if (this.#closed) return;
+  close(): Promise<void> {
     this.#closed = true;
+    this.#closing ??= this.#end();
+    return this.#closing;
+  }
+
+  async #end(): Promise<void> {
+    // No call starts from now on (#call refuses them), so the set only shrinks.
+    await Promise.all(this.#calls);
     await this.#ready?.catch(() => undefined);
     if (this.#ownsPool && this.#pool !== undefined) {
       const pool = this.#pool;

@@ -562,3 +562,40 @@ describe("SqliteRunStore", () => {
     }
   });
 });
+
+describe("SqliteRunStore: a damaged number in a run's row", () => {
+  it.each([
+    ["created_at", "'yesterday'"],
+    ["updated_at", "'soon'"],
+    ["event_count", "2.5"],
+    ["lease_expires_at", "'later'"],
+    ["epoch", "'one'"],
+    ["fork_of_iteration", "-1"],
+    ["cost_usd", "'free'"],
+  ])("%s = %s: listed with `error` and numbers in its times, refused by getRun with reason \"corrupt\"", async (column, value) => {
+    const path = freshPath();
+    const store = new SqliteRunStore({ path });
+    await store.createRun({ runId: "healthy", inputs: {}, status: "queued", at: 5 });
+    await store.createRun({ runId: "damaged", inputs: { input: "hi" }, status: "running", owner: "w", leaseMs: 60_000, forkOf: { runId: "healthy", iteration: 0 }, at: 7 });
+    await store.close();
+    const db = new Database(path);
+    db.prepare(`UPDATE agentrx_runs SET ${column} = ${value} WHERE run_id = 'damaged'`).run();
+    db.close();
+    const reopened = new SqliteRunStore({ path });
+    try {
+      const error = await rejectionOf(reopened.getRun("damaged"));
+      expect(RunStoreError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ reason: "corrupt", operation: "getRun", runId: "damaged" });
+      expect(error.message).toContain(`its ${column}`);
+      const listed = await reopened.listRuns();
+      const damaged = listed.find((run) => run.runId === "damaged");
+      expect(damaged?.error).toMatch(new RegExp(`^Corrupt record: its ${column}`));
+      for (const key of ["createdAt", "updatedAt", "eventCount"] as const) expect(Number.isSafeInteger(damaged?.[key]), key).toBe(true);
+      if (damaged?.leaseExpiresAt !== undefined) expect(Number.isSafeInteger(damaged.leaseExpiresAt)).toBe(true);
+      if (damaged?.epoch !== undefined) expect(Number.isSafeInteger(damaged.epoch)).toBe(true);
+      expect(listed.find((run) => run.runId === "healthy")?.error).toBeUndefined();
+    } finally {
+      await reopened.close();
+    }
+  });
+});
