@@ -14,7 +14,12 @@ import type { RunQueueConnection } from "../internal/redis-clients";
  * ```
  */
 export interface RunClientOptions {
-  /** How to reach Redis, as BullMQ takes it: ioredis options (or `{ url }`) or an ioredis instance. */
+  /**
+   * How to reach Redis, as BullMQ takes it: ioredis options (or `{ url }`) or an ioredis instance.
+   * Options are checked at once: a key ioredis does not take (`hots`), or a `url`, `host`, `port`,
+   * `path`, `db`, `username`, `password`, `tls` or `family` of the wrong type, is refused with an
+   * `InvalidArgumentError` naming it (pass an ioredis instance for an option the check does not know).
+   */
   connection: RunQueueConnection;
   /** The run store the workers record in (the same `PostgresRunStore`). */
   store: RunStore;

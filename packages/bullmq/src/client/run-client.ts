@@ -3,9 +3,10 @@ import { type AgentExecutorResult, type Decision, RunBusyError, type RunInfo, Ru
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { Observable, filter, lastValueFrom, map } from "rxjs";
 import type { ChannelHub } from "../internal/channel-hub";
-import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, queueNames } from "../internal/queue-names";
+import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, type QueueNames, queueNames } from "../internal/queue-names";
 import { type RunJobData, SUBMISSION_ID } from "../internal/run-job-data";
-import { checkConnection, checkInteger, checkName, checkObject, checkRunId, checkStore, fail } from "../internal/validate";
+import { checkConnection } from "../internal/check-connection";
+import { checkInteger, checkName, checkObject, checkRunId, checkStore, fail } from "../internal/validate";
 import { ENDED, cancelReason, settleRun } from "../internal/settle-run";
 import { type FollowItem, type FollowPace, type RunEvent, followRun } from "./follow-run";
 import type { ReconcileOptions, ReconcileReport, ResumeRunOptions, RunClientOptions, RunEventsOptions, SubmitRunOptions } from "./run-client-options";
@@ -116,7 +117,8 @@ export class RunClient {
     const createdAt = Date.now();
     // Tells this run's jobs from an earlier run's of the same id, even one created in the same millisecond.
     const submissionId = crypto.randomUUID();
-    const metadata = { executor, queue: this.queue.names.queueName, [SUBMISSION_ID]: submissionId };
+    // The queue and prefix tell this deployment's runs from another's sharing the store (see `ofThisQueue`).
+    const metadata = { executor, queue: this.queue.names.queueName, prefix: this.queue.names.prefix, [SUBMISSION_ID]: submissionId };
     await this.store.createRun({
       runId,
       ...(threadId === undefined ? {} : { threadId }),
@@ -180,7 +182,9 @@ export class RunClient {
    * Cancels a run: a queued or paused run is recorded as `cancelled` and its job removed; a
    * running one is stopped through its `AbortSignal` on whichever worker runs it (a worker that
    * takes the run later sees the cancel too, for a day, and so does a run that pauses as the cancel
-   * comes). A run whose worker is gone is recorded as `cancelled` at once: its lease expired (the
+   * comes). A run of another queue or prefix than this client's is cancelled the same way: the
+   * cancel goes to the queue and prefix its record names (`metadata.queue`, `metadata.prefix`), on
+   * this client's Redis, so that queue's workers must share it. A run whose worker is gone is recorded as `cancelled` at once: its lease expired (the
    * run is taken over, so its worker could not write to it again), or its job is still active under
    * a worker that is no longer connected to Redis (killed, crashed) while another worker of the
    * queue is, and the store can cancel a run from any process (`RunStore.cancelRun`, which fences
@@ -195,7 +199,7 @@ export class RunClient {
     this.queue.open();
     let info = await this.runInfo(runId, "cancel");
     if (ENDED.has(info.status)) return;
-    await this.queue.sendCancel(runId);
+    await this.queue.sendCancel(runId, this.namesOf(info));
     // A run that was running may have paused (or been handed back) before the message reached its
     // worker, which then has no run to abort: read it again now that the cancel is in Redis (a
     // worker that pauses a run from now on sees the cancel there and records it itself).
@@ -207,7 +211,7 @@ export class RunClient {
     } else if (info.status === "running" && this.store.cancelRun !== undefined && this.ofThisQueue(info) && (await this.queue.workerGone(info))) {
       // Its lease is live but nobody renews it: the store cancels the run under it (a worker that
       // still held it would be refused its next write), rather than wait for the lease to lapse.
-      if (await this.store.cancelRun(runId, { reason: cancelReason(info, { workerGone: true }), at: Date.now() })) await this.queue.publishEnd(runId, "cancelled");
+      if (await this.store.cancelRun(runId, { reason: cancelReason(info, { workerGone: true }), at: Date.now() })) await this.queue.publishEnd(runId, "cancelled", this.namesOf(info));
     }
   }
 
@@ -288,16 +292,17 @@ export class RunClient {
   }
 
   /**
-   * Queues again the runs of this queue that Redis lost (after a restart without persistence, a
+   * Queues again the runs of this queue and prefix that Redis lost (after a restart without persistence, a
    * failover, a flush): every `queued` run, and every `running` run whose lease expired, that has no
    * job waiting, delayed or active gets a resume job (a queued run starts there, a crashed one
    * continues from its record). A run that cannot progress is recorded as `failed` with the reason:
    * its job failed before the run started (the store was unreachable through every attempt), or
    * its record names no executor to queue it with. A run cancelled while its worker (now gone) held
    * it is recorded as `cancelled` (no worker is needed for that). Paused runs need no job: a
-   * resume with decisions queues one. Runs submitted to another queue, or not through
-   * a `RunClient`, are left alone; runs queued less than a second ago too (their `submit` may be
-   * queuing them right now).
+   * resume with decisions queues one. Runs submitted to another queue or under another prefix
+   * (another deployment sharing the store; runs recorded by a version that recorded no prefix count
+   * as of every prefix), or not through a `RunClient`, are left alone; runs queued less than a
+   * second ago too (their `submit` may be queuing them right now).
    *
    * `events` and `result` do the same for the run they follow, each time they read its record (at
    * the start, when Redis reconnects, and every `pollIntervalMs` without news): call `reconcile()`
@@ -377,21 +382,33 @@ export class RunClient {
     let cancelled = false;
     try {
       cancelled = await settleRun(this.store, runId, this.owner, "cancelled", cancelReason(info));
-      if (cancelled) await this.queue.publishEnd(runId, "cancelled");
+      if (cancelled) await this.queue.publishEnd(runId, "cancelled", this.namesOf(info));
     } catch (error) {
       if (!RunBusyError.isInstance(error)) throw error;
     }
-    await this.queue.removeStart(info);
+    // Another queue's job is not in this client's queue: the worker that takes it finds the run ended.
+    if (this.ofThisQueue(info)) await this.queue.removeStart(info);
     return cancelled;
   }
 
   /**
-   * Whether the run is not another queue's (runs recorded before the queue was, by an older
-   * version, and runs not submitted through a `RunClient`, count as this queue's).
+   * Whether the run is not another queue's nor another prefix's (another deployment's sharing the
+   * store). Runs recorded without a queue or without a prefix, by an older version, and runs not
+   * submitted through a `RunClient`, count as of this queue or this prefix.
    */
   private ofThisQueue(info: RunInfo): boolean {
-    const queue = info.metadata?.["queue"];
-    return queue === undefined || queue === this.queue.names.queueName;
+    const { queue, prefix } = info.metadata ?? {};
+    return (queue === undefined || queue === this.queue.names.queueName) && (prefix === undefined || prefix === this.queue.names.prefix);
+  }
+
+  /** The names of the run's own queue and prefix, as its record gives them (this client's where it gives none). */
+  private namesOf(info: RunInfo): QueueNames {
+    const { queue, prefix } = info.metadata ?? {};
+    const own = this.queue.names;
+    const usable = (name: unknown): name is string => typeof name === "string" && name !== "" && !name.includes(":");
+    const queueName = usable(queue) ? queue : own.queueName;
+    const runPrefix = usable(prefix) ? prefix : own.prefix;
+    return queueName === own.queueName && runPrefix === own.prefix ? own : queueNames(queueName, runPrefix);
   }
 
   /** Checks that a stranded run has a job (see `reconcileRun`), through this client's queue and store. */

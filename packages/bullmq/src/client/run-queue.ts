@@ -144,12 +144,15 @@ export class RunQueue {
     });
   }
 
-  /** Keeps a cancel of the run for a day (for whoever takes it) and tells the queue's workers. */
-  sendCancel(runId: string): Promise<void> {
+  /**
+   * Keeps a cancel of the run for a day (for whoever takes it) and tells the queue's workers:
+   * those of `names`, the run's own queue and prefix (another queue's than this client's, say).
+   */
+  sendCancel(runId: string, names: QueueNames = this.names): Promise<void> {
     return this.guard(async () => {
       const { redis } = this.open();
-      await redis.command.set(this.names.cancelKey(runId), "1", "EX", CANCEL_TTL_SECONDS);
-      await redis.command.publish(this.names.cancelChannel, runId);
+      await redis.command.set(names.cancelKey(runId), "1", "EX", CANCEL_TTL_SECONDS);
+      await redis.command.publish(names.cancelChannel, runId);
     });
   }
 
@@ -160,10 +163,15 @@ export class RunQueue {
     });
   }
 
-  /** Tells the run's followers that it ended, so they read its record again. */
-  publishEnd(runId: string, status: "cancelled"): Promise<void> {
+  /**
+   * Tells the run's followers that it ended, so they read its record again: those on the channel
+   * of `names` (the run's own queue and prefix) and this client's (whose followers listen there).
+   */
+  publishEnd(runId: string, status: "cancelled", names: QueueNames = this.names): Promise<void> {
     return this.guard(async () => {
-      await this.open().redis.command.publish(this.names.runChannel(runId), encodeWire([{ end: { status } }]));
+      const { redis } = this.open();
+      const channels = new Set([names.runChannel(runId), this.names.runChannel(runId)]);
+      await Promise.all([...channels].map((channel) => redis.command.publish(channel, encodeWire([{ end: { status } }]))));
     });
   }
 

@@ -1,4 +1,5 @@
 import { AgentRxError } from "@agentrx/core";
+import { checkObject, fail } from "../internal/validate";
 
 const MARKER = "agentrx.error.RunStoppedError";
 const MARKER_SYMBOL = Symbol.for(MARKER);
@@ -26,7 +27,17 @@ export class RunStoppedError extends AgentRxError {
   /** Why, as recorded (the error's message), when the record says. */
   readonly reason: string | undefined;
 
-  constructor({ runId, status, reason }: { runId: string; status: "failed" | "cancelled"; reason?: string }) {
+  /**
+   * @throws InvalidArgumentError naming the argument when `runId` is not a non-empty string,
+   *   `status` is neither `"failed"` nor `"cancelled"`, or `reason` is given and not a string
+   */
+  constructor(options: { runId: string; status: "failed" | "cancelled"; reason?: string }) {
+    const where = "RunStoppedError";
+    checkObject(where, "options", options);
+    const { runId, status, reason } = options;
+    if (typeof runId !== "string" || runId === "") fail(where, "runId", runId, "a non-empty string");
+    if (status !== "failed" && status !== "cancelled") fail(where, "status", status, '"failed" or "cancelled"');
+    if (reason !== undefined && typeof reason !== "string") fail(where, "reason", reason, "a string or undefined");
     super({
       name: "RunStoppedError",
       message: `Run "${runId}" ${status === "failed" ? "failed" : "was cancelled"}${reason ? `: ${reason.replace(/\.$/, "")}` : ""}. It has no output; \`RunClient.resume(runId)\` continues it from its record.`,

@@ -1,4 +1,5 @@
 import { AgentRxError } from "@agentrx/core";
+import { checkObject, fail } from "../internal/validate";
 
 const MARKER = "agentrx.error.RunWorkerCloseError";
 const MARKER_SYMBOL = Symbol.for(MARKER);
@@ -36,7 +37,16 @@ export class RunWorkerCloseError extends AgentRxError {
   /** How long the worker waited, once its runs were handed back or had ended (ms). */
   readonly forceAfterMs: number;
 
-  constructor({ runIds, forceAfterMs }: { runIds: readonly string[]; forceAfterMs: number }) {
+  /**
+   * @throws InvalidArgumentError naming the argument when `runIds` is not an array of strings or
+   *   `forceAfterMs` is not a number >= 0
+   */
+  constructor(options: { runIds: readonly string[]; forceAfterMs: number }) {
+    const where = "RunWorkerCloseError";
+    checkObject(where, "options", options);
+    const { runIds, forceAfterMs } = options;
+    if (!Array.isArray(runIds) || runIds.some((runId) => typeof runId !== "string")) fail(where, "runIds", runIds, "an array of run ids (strings)");
+    if (!(typeof forceAfterMs === "number" && forceAfterMs >= 0)) fail(where, "forceAfterMs", forceAfterMs, "a number of milliseconds >= 0");
     const runs = runIds.map((runId) => JSON.stringify(runId)).join(", ");
     const waitedFor =
       runIds.length === 0

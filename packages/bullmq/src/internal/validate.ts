@@ -27,12 +27,6 @@ export function checkStore(where: string, store: unknown): asserts store is RunS
   }
 }
 
-export function checkConnection(where: string, connection: unknown): void {
-  if (connection === null || typeof connection !== "object" || Array.isArray(connection)) {
-    fail(where, "connection", connection, 'ioredis options (e.g. { host: "127.0.0.1", port: 6379 } or { url: "redis://..." }) or an ioredis instance');
-  }
-}
-
 export function checkName(where: string, argument: string, value: unknown): asserts value is string {
   if (typeof value !== "string" || value === "" || value.includes(":")) fail(where, argument, value, "a non-empty string without `:`");
 }

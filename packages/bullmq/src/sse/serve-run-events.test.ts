@@ -15,17 +15,24 @@ import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { closeLoopback, stalledClient, startLoopback } from "../../../runs/src/sse/loopback-test-server";
 import { serveRunEvents } from "./serve-run-events";
+import { InvalidArgumentError } from "@agentrx/core";
 
 const servers = await testServers("serveRunEvents");
 
 describe("serveRunEvents' options", () => {
-  it("refuses a misspelt option before it touches the client or the response", () => {
+  it("rejects (never throws) for a misspelt or wrong option, before it touches the client or the response", async () => {
     const res = { writeHead: () => expect.unreachable("nothing is written") } as unknown as ServerResponse;
-    expect(() => serveRunEvents({} as RunClient, "r1", {} as IncomingMessage, res, { heartbeat: 10 } as never)).toThrow(
-      "serveRunEvents: unknown option `options.heartbeat`; did you mean `heartbeatMs`? Known options: heartbeatMs, maxBufferedBytes.",
-    );
-    expect(() => serveRunEvents({} as RunClient, "r1", {} as IncomingMessage, res, null as never)).toThrow("serveRunEvents: `options` must be an object, got null.");
-    expect(() => serveRunEvents({} as RunClient, "r1", {} as IncomingMessage, res, { heartbeatMs: 3_000_000_000 })).toThrow(/heartbeatMs.*at most 2147483647/);
+    const serve = (options: unknown, client = {} as RunClient) => {
+      let served: Promise<void> | undefined;
+      expect(() => (served = serveRunEvents(client, "r1", {} as IncomingMessage, res, options as never))).not.toThrow();
+      return served as Promise<void>;
+    };
+    await expect(serve({ heartbeat: 10 })).rejects.toThrow("serveRunEvents: unknown option `options.heartbeat`; did you mean `heartbeatMs`? Known options: heartbeatMs, maxBufferedBytes.");
+    await expect(serve(null)).rejects.toThrow("serveRunEvents: `options` must be an object, got null.");
+    await expect(serve({ heartbeatMs: 3_000_000_000 })).rejects.toThrow(/heartbeatMs.*at most 2147483647/);
+    await expect(serve({ heartbeatMs: -1 })).rejects.toSatisfy((error) => InvalidArgumentError.isInstance(error) && error.argument === "heartbeatMs");
+    await expect(serve({ maxBufferedBytes: 0 })).rejects.toSatisfy((error) => InvalidArgumentError.isInstance(error) && error.argument === "maxBufferedBytes");
+    await expect(serve({})).rejects.toThrow("serveRunEvents: `client` must be a RunClient.");
   });
 });
 

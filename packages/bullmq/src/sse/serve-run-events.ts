@@ -22,6 +22,16 @@ export interface ServeRunEventsOptions {
 /** The options {@link serveRunEvents} takes, checked against the interface by `satisfies`. */
 const SERVE_RUN_EVENTS_OPTION_KEYS = Object.keys({ heartbeatMs: true, maxBufferedBytes: true } satisfies Record<keyof ServeRunEventsOptions, true>);
 
+/** The options with their defaults, and how to follow the client's runs. @throws InvalidArgumentError naming the argument at fault */
+function checkServeArguments(client: RunClient, options: ServeRunEventsOptions) {
+  checkObject("serveRunEvents", "options", options);
+  checkOptionKeys("serveRunEvents", options, SERVE_RUN_EVENTS_OPTION_KEYS, "options.");
+  const { heartbeatMs = 15_000, maxBufferedBytes = 1_048_576 } = options;
+  if (!(typeof heartbeatMs === "number" && heartbeatMs > 0 && heartbeatMs <= MAX_TIMER_DELAY_MS)) fail("serveRunEvents", "heartbeatMs", heartbeatMs, `a number of milliseconds > 0 and at most ${MAX_TIMER_DELAY_MS} (the longest a timer waits)`);
+  if (!(typeof maxBufferedBytes === "number" && maxBufferedBytes > 0)) fail("serveRunEvents", "maxBufferedBytes", maxBufferedBytes, "a number of bytes > 0");
+  return { follow: followerOf(client), heartbeatMs, maxBufferedBytes };
+}
+
 /**
  * Serves a run's events as Server-Sent Events on a Node `http` response: each recorded event as
  * `id: <seq>`, `event: <type>`, `data: <the event as JSON>`; live tokens as `event: token` without
@@ -41,6 +51,8 @@ const SERVE_RUN_EVENTS_OPTION_KEYS = Object.keys({ heartbeatMs: true, maxBuffere
  * is not dropped; live events are not held back for it (past `maxBufferedBytes` it is dropped).
  *
  * Resolves once the response has ended (the run's output was sent, or the client went away).
+ * Rejects with an `InvalidArgumentError` naming the option (it never throws) when `options` or
+ * `client` cannot work, before anything is written to the response.
  *
  * @example
  * ```ts
@@ -56,12 +68,14 @@ const SERVE_RUN_EVENTS_OPTION_KEYS = Object.keys({ heartbeatMs: true, maxBuffere
  * ```
  */
 export function serveRunEvents(client: RunClient, runId: string, req: IncomingMessage, res: ServerResponse, options: ServeRunEventsOptions = {}): Promise<void> {
-  checkObject("serveRunEvents", "options", options);
-  checkOptionKeys("serveRunEvents", options, SERVE_RUN_EVENTS_OPTION_KEYS, "options.");
-  const { heartbeatMs = 15_000, maxBufferedBytes = 1_048_576 } = options;
-  if (!(typeof heartbeatMs === "number" && heartbeatMs > 0 && heartbeatMs <= MAX_TIMER_DELAY_MS)) fail("serveRunEvents", "heartbeatMs", heartbeatMs, `a number of milliseconds > 0 and at most ${MAX_TIMER_DELAY_MS} (the longest a timer waits)`);
-  if (!(typeof maxBufferedBytes === "number" && maxBufferedBytes > 0)) fail("serveRunEvents", "maxBufferedBytes", maxBufferedBytes, "a number of bytes > 0");
-  const follow = followerOf(client);
+  let checked: ReturnType<typeof checkServeArguments>;
+  try {
+    checked = checkServeArguments(client, options);
+  } catch (error) {
+    // It returns a promise: a caller's `.catch` (or `await`) gets a bad argument too.
+    return Promise.reject(error);
+  }
+  const { follow, heartbeatMs, maxBufferedBytes } = checked;
   const lastEventId = parseRunLastEventId(req);
   if (lastEventId === null) {
     const header = req.headers["last-event-id"];

@@ -5,7 +5,8 @@ import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, queueNames } from "../internal/queu
 import { isRedisInstance, openRedisClients } from "../internal/redis-clients";
 import { RunWorkerCloseError } from "../errors/run-worker-close-error";
 import { WirePublisher } from "./wire-publisher";
-import { checkConnection, checkInteger, checkName, checkObject, checkStore, fail } from "../internal/validate";
+import { checkConnection } from "../internal/check-connection";
+import { checkInteger, checkName, checkObject, checkStore, fail } from "../internal/validate";
 import { type ActiveRun, type WorkerContext, processRunJob } from "./process-run-job";
 import type { CloseRunWorkerOptions, RunWorkerOptions } from "./run-worker-options";
 

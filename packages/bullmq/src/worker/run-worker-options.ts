@@ -23,7 +23,10 @@ export interface RunWorkerOptions {
   /**
    * How to reach Redis, as BullMQ takes it: ioredis options (or `{ url }`) or an ioredis instance.
    * An instance must be made with `maxRetriesPerRequest: null` (the worker's blocking commands
-   * wait through reconnects); one with ioredis' default (20) is refused.
+   * wait through reconnects); one with ioredis' default (20) is refused. Options are checked at
+   * once: a key ioredis does not take (`hots`), or a `url`, `host`, `port`, `path`, `db`,
+   * `username`, `password`, `tls` or `family` of the wrong type, is refused with an
+   * `InvalidArgumentError` naming it (pass an ioredis instance for an option the check does not know).
    */
   connection: RunQueueConnection;
   /**
