@@ -57,6 +57,12 @@ afterAll(async () => {
 });
 
 describe("PostgresRunStore options", () => {
+  it("names the problem of a connection string that is no PostgreSQL URL, without its password; takes key-value strings", () => {
+    expect(() => new PostgresRunStore({ connectionString: "mysql://root:secret@127.0.0.1/test" })).toThrow("PostgresRunStore: connectionString must be a PostgreSQL URL (postgres://user@host:5432/database), got a mysql: URL (mysql://root:***@127.0.0.1/test).");
+    expect(() => new PostgresRunStore({ connectionString: "postgres://user:pa ss@[bad host/db" })).toThrow(/is not a valid URL .*encodeURIComponent/);
+    for (const ok of ["postgresql://u@localhost:5432/db", "host=localhost dbname=test", "socket:/var/run/postgresql?db=test"]) expect(() => new PostgresRunStore({ connectionString: ok })).not.toThrow();
+  });
+
   it("takes exactly one of pool and connectionString, a schema that is an identifier, and timeouts in whole ms", () => {
     const cases: [unknown, string][] = [
       [{}, "connectionString"],
@@ -73,6 +79,9 @@ describe("PostgresRunStore options", () => {
       // A typo is not ignored (the store would use the default schema).
       [{ connectionString: "postgres://x/y", schma: "tenant_a" }, "schma"],
       ["postgres://x/y", "options"],
+      // A URL of another database, or no URL at all, fails here rather than at the first call.
+      [{ connectionString: "mysql://root@127.0.0.1/test" }, "connectionString"],
+      [{ connectionString: "postgres://user:pa ss@[bad host/db" }, "connectionString"],
     ];
     for (const [options, argument] of cases) {
       let caught: unknown;

@@ -73,6 +73,30 @@ const STATEMENT_KINDS = ["insertRun", "selectRun", "claim", "readEvents", "appen
 type StatementKind = (typeof STATEMENT_KINDS)[number];
 
 /**
+ * A connection string that is a URL must be one PostgreSQL's client reads: `postgres:` or
+ * `postgresql:` (or `socket:`), and a URL at all (a mysql:// one, or a malformed one, would fail at
+ * the first call, far from its cause). Key-value strings (`host=... dbname=...`) pass as they are.
+ */
+function checkConnectionUrl(connectionString: string): void {
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(connectionString)?.[1]?.toLowerCase();
+  if (scheme === undefined) return;
+  // The password is not shown.
+  const shown = connectionString.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):[^@/]*@/i, "$1:***@");
+  if (scheme !== "postgres" && scheme !== "postgresql" && scheme !== "socket") {
+    throw new InvalidArgumentError({ argument: "connectionString", value: shown, message: `PostgresRunStore: connectionString must be a PostgreSQL URL (postgres://user@host:5432/database), got a ${scheme}: URL (${shown}).` });
+  }
+  try {
+    new URL(connectionString);
+  } catch {
+    throw new InvalidArgumentError({
+      argument: "connectionString",
+      value: shown,
+      message: `PostgresRunStore: connectionString is not a valid URL (${shown}); write it as postgres://user:password@host:5432/database, with special characters of the user or password escaped (encodeURIComponent).`,
+    });
+  }
+}
+
+/**
  * A run store in PostgreSQL, through the `pg` package (an optional peer dependency:
  * `npm install pg`). Its tables live in their own schema (`agentrx` by default), created and
  * migrated at the first call (or by hand: {@link PostgresRunStore.migrate},
@@ -125,6 +149,7 @@ export class PostgresRunStore implements RunStore {
     if (connectionString !== undefined && (typeof connectionString !== "string" || connectionString.length === 0)) {
       throw new InvalidArgumentError({ argument: "connectionString", value: connectionString, message: "PostgresRunStore: connectionString must be a non-empty string such as postgres://user@host:5432/database." });
     }
+    if (connectionString !== undefined) checkConnectionUrl(connectionString);
     if (pool !== undefined && (pool === null || typeof pool.query !== "function" || typeof pool.connect !== "function")) {
       throw new InvalidArgumentError({ argument: "pool", value: pool, message: "PostgresRunStore: pool must be a pg.Pool (with query() and connect())." });
     }

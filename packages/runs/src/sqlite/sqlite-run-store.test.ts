@@ -365,6 +365,14 @@ describe("SqliteRunStore", () => {
     check.close();
   });
 
+  it("refuses a URL for a path (a PostgreSQL one, SQLite's file: form), making no folder of it", () => {
+    expect(() => new SqliteRunStore({ path: "postgres://u@127.0.0.1/test" })).toThrow(/not a URL \(postgres:\).*use PostgresRunStore\(\{ connectionString \}\)/);
+    expect(() => new SqliteRunStore({ path: "file:runs.db?mode=ro" })).toThrow(/not a URL \(file:\).*without file: and its query/);
+    expect(() => new SqliteRunStore({ path: "file:///tmp/runs.db" })).toThrow(/not a URL/);
+    // A Windows drive letter, or a colon later in a path, is a path.
+    expect(new SqliteRunStore({ path: join(tmpdir(), "a:b", "runs.db") }).path).toContain("a:b");
+  });
+
   it("refuses a file that is not an SQLite database, naming it", async () => {
     const path = freshPath();
     writeFileSync(path, "this is a text file, not a database\n".repeat(200));

@@ -248,6 +248,13 @@ export class SqliteRunStore implements RunStore {
     if (typeof path !== "string" || path.length === 0) {
       throw new InvalidArgumentError({ argument: "path", value: path, message: `SqliteRunStore: path must be a file path or ":memory:", got ${JSON.stringify(path)}.` });
     }
+    // A URL (a database server's, or SQLite's `file:` form, which the driver is not given) would be
+    // taken for a relative path: folders named `postgres:` or `file:` made in the working folder.
+    const scheme = /^([a-z][a-z0-9+.-]*):(?:\/\/|[^\\/]*\?)/i.exec(path)?.[1];
+    if (scheme !== undefined && scheme.length > 1) {
+      const hint = /^postgres(ql)?$/i.test(scheme) ? " For PostgreSQL, use PostgresRunStore({ connectionString })." : scheme.toLowerCase() === "file" ? " Give the file's path itself (without file: and its query)." : "";
+      throw new InvalidArgumentError({ argument: "path", value: path, message: `SqliteRunStore: path must be a file path or ":memory:", not a URL (${scheme}:), got ${JSON.stringify(path)}.${hint}` });
+    }
     if (typeof busyTimeoutMs !== "number" || !Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
       throw new InvalidArgumentError({ argument: "busyTimeoutMs", value: busyTimeoutMs, message: `SqliteRunStore: busyTimeoutMs must be an integer >= 0 (milliseconds), got ${String(busyTimeoutMs)}.` });
     }
