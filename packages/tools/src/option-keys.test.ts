@@ -48,3 +48,36 @@ describe("the tools' options refuse a value of the wrong kind, naming it", () =>
     expect(make).toThrow(message);
   });
 });
+
+describe("the tools' factories refuse options that are not an object, naming them", () => {
+  // They used to throw a raw TypeError for undefined and null ("Cannot read properties of undefined
+  // (reading 'name')"), and the calculator took 0, "x" and [] as if no options had been given.
+  const factories = {
+    createCalculatorTool: (options: unknown) => createCalculatorTool(options as never),
+    createHttpRequestTool: (options: unknown) => createHttpRequestTool(options as never),
+    createKnowledgeBaseTool: (options: unknown) => createKnowledgeBaseTool(options as never),
+    createOpenApiToolkit: (options: unknown) => createOpenApiToolkit(options as never),
+    createSafeHttpClient: (options: unknown) => createSafeHttpClient(options as never),
+  };
+  it.each(Object.keys(factories) as (keyof typeof factories)[])("%s", (name) => {
+    const values: unknown[] = name === "createCalculatorTool" ? [null, 0, "x", [], true] : [undefined, null, 0, "x", [], true];
+    for (const value of values) {
+      let error: unknown;
+      try {
+        factories[name](value);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(InvalidArgumentError.isInstance(error), `${name}(${String(value)}): ${String(error)}`).toBe(true);
+      expect((error as InvalidArgumentError).argument).toBe(`${name} options`);
+      expect((error as Error).message).toMatch(new RegExp(`^${name}: the options must be an object such as \\{ .+ \\}, got `));
+    }
+    expect(() => factories[name](null)).toThrow(`${name}: the options must be an object`);
+    expect(() => factories[name]([])).toThrow(/, got an array\.$/);
+  });
+
+  it("keeps the calculator's defaults when it is given no options", () => {
+    expect(createCalculatorTool().name).toBe("calculator");
+    expect(createCalculatorTool(undefined).name).toBe("calculator");
+  });
+});

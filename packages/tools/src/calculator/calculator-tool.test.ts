@@ -80,6 +80,30 @@ describe("evaluateExpression", () => {
     await expect(evaluateExpression("50% -2 pi")).rejects.toThrow(/"50 % -2 pi" is ambiguous/);
   });
 
+  it("computes a modulo of large whole numbers exactly, with the sign of the divisor", async () => {
+    // x - y * floor(x / y) lost the remainder once x / y was too large to be exact.
+    for (const [expression, expected] of [
+      ["2^60 % 10", 6],
+      ["1e17 % 7", 5],
+      ["mod(1e17, 7)", 5],
+      ["100000000000000000 % 7", 5],
+      ["-(2^60) % 10", 4],
+      ["mod(2^60, -10)", -4],
+      ["-7 % 3", 2],
+      ["7 % (-3)", -2],
+      ["-7 % (-3)", -1],
+      ["5.5 % 2", 1.5],
+      ["-5.5 % 2", 0.5],
+      ["mod(1, 1e17)", 1],
+      ["mod(-3, 2^40)", 2 ** 40 - 3],
+    ] as const) {
+      expect(await evaluateExpression(expression), expression).toBe(expected);
+    }
+    expect(Object.is(await evaluateExpression("-6 % 3"), 0), "-6 % 3 is 0, not -0").toBe(true);
+    await expect(calculator.invoke({ expression: "2^60 % 10" })).resolves.toBe("6");
+    await expect(calculator.invoke({ expression: "1e17 % 7" })).resolves.toBe("5");
+  });
+
   it("says NaN is not a number, rather than too large", async () => {
     await expect(evaluateExpression("NaN + 1")).rejects.toThrow('Cannot evaluate "NaN + 1": "NaN" is not a number to compute with.');
     await expect(evaluateExpression("1e400")).rejects.toThrow(/too large to compute with/);
@@ -129,6 +153,19 @@ describe("evaluateExpression on the way to the answer", () => {
     }
     await expect(evaluateExpression("0 * 1e400")).rejects.toThrow(/a number in it is too large to compute with/);
     await expect(evaluateExpression("1e-400 + 1")).resolves.toBe(1);
+  });
+
+  it("refuses a logarithm whose own steps are not finite, such as the log of a base 0", async () => {
+    // log(x, 0) is log(x) / log(0) = log(x) / -Infinity: it used to answer 0.
+    for (const expression of ["log(8, 0)", "log(1000, 0)", "log(0.5, 0)", "log(0, 2)", "log(0)", "log(8, 1)"]) {
+      const error = await evaluateExpression(expression).catch((caught: unknown) => caught);
+      expect(ExpressionError.isInstance(error), expression).toBe(true);
+      expect((error as Error).message, expression).toMatch(/is not a finite number/);
+    }
+    await expect(evaluateExpression("log(8, 0)")).rejects.toThrow('Cannot evaluate "log(8, 0)": "log(0)" is not a finite number (-Infinity).');
+    await expect(calculator.invoke({ expression: "log(1000, 0)" })).rejects.toThrow(ExpressionError);
+    expect(await evaluateExpression("log(8, 2)")).toBeCloseTo(3, 12);
+    expect(await evaluateExpression("log(0.25, 0.5)")).toBeCloseTo(2, 12);
   });
 
   it("refuses options that are not limits, and misspelt ones", async () => {

@@ -3,7 +3,7 @@ import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { checkNumberOption } from "../internal/check-number-option";
 import { CALCULATOR_FUNCTIONS, EVALUATE_OPTION_KEYS, evaluateExpression, type EvaluateExpressionOptions } from "./evaluate-expression";
-import { checkToolName } from "../internal/check-options";
+import { checkOptionsObject, checkToolName } from "../internal/check-options";
 
 /** Options of {@link createCalculatorTool}. */
 export interface CalculatorToolOptions extends EvaluateExpressionOptions {
@@ -17,7 +17,8 @@ export interface CalculatorToolOptions extends EvaluateExpressionOptions {
  * A calculator tool on a real expression parser (see {@link evaluateExpression}): no `eval`, no
  * variables, no property access, no function definitions, bounded input size. The answer is the
  * number as text, rounded to `precision` significant digits; a refused expression fails with an
- * {@link ExpressionError} that tells the model what to change.
+ * {@link ExpressionError} that tells the model what to change. The options may be left out; if given,
+ * they must be an object, or an `InvalidArgumentError` naming them is thrown, as for a bad value.
  *
  * @example
  * ```ts
@@ -28,6 +29,7 @@ export interface CalculatorToolOptions extends EvaluateExpressionOptions {
  * ```
  */
 export function createCalculatorTool(options: CalculatorToolOptions = {}) {
+  checkOptionsObject("createCalculatorTool", options, "{ precision: 8 }");
   checkOptionKeys("createCalculatorTool", options, ["name", "precision", ...EVALUATE_OPTION_KEYS]);
   const { name = "calculator", precision = 12, ...limits } = options;
   checkToolName("createCalculatorTool", name);

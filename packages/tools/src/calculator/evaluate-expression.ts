@@ -22,13 +22,23 @@ function factorial(n: number): number {
   return result;
 }
 
+/**
+ * One of the two logarithms in `log(x, base)`, refused unless finite: it is a step on the way, as
+ * much as a syntax node is ("log(8, 0)" would be log(8) / -Infinity, a silent 0).
+ */
+function logStep(x: number): number {
+  const value = Math.log(x);
+  if (!Number.isFinite(value)) throw new RangeError(`"log(${x})" is not a finite number (${value})`);
+  return value;
+}
+
 const FUNCTIONS: Readonly<Record<string, NumberFunction>> = {
   abs: unary(Math.abs),
   sign: unary(Math.sign),
   sqrt: unary(Math.sqrt),
   cbrt: unary(Math.cbrt),
   exp: unary(Math.exp),
-  log: { arity: [1, 2], apply: (x, base) => (base === undefined ? Math.log(x) : Math.log(x) / Math.log(base)) },
+  log: { arity: [1, 2], apply: (x, base) => (base === undefined ? Math.log(x) : logStep(x) / logStep(base)) },
   log2: unary(Math.log2),
   log10: unary(Math.log10),
   sin: unary(Math.sin),
@@ -70,10 +80,16 @@ const OPERATORS: Readonly<Record<string, (...args: number[]) => number>> = {
   factorial: (a) => factorial(a!),
 };
 
-/** Modulo with the sign of the divisor (as mathjs); by zero it is undefined, and refused. */
+/**
+ * Modulo with the sign of the divisor (as mathjs); by zero it is undefined, and refused. `%` is
+ * exact (`x - y * floor(x / y)` is not: `2^60 % 10` would be 0), so the remainder is computed
+ * with it and moved into the divisor's sign with a single addition.
+ */
 function mod(x: number, y: number): number {
   if (y === 0) throw new RangeError("modulo by zero is undefined");
-  return x - y * Math.floor(x / y);
+  const remainder = x % y;
+  if (remainder === 0) return 0; // not -0 ("-6 % 3")
+  return remainder < 0 === y < 0 ? remainder : remainder + y;
 }
 
 const REFUSED: Readonly<Record<string, string>> = {
@@ -118,10 +134,11 @@ export const CALCULATOR_FUNCTIONS: readonly string[] = Object.keys(FUNCTIONS);
  * {@link CALCULATOR_FUNCTIONS}. Resolves with the number (asynchronous because the parser, mathjs,
  * is loaded on first use) or rejects with an {@link ExpressionError} that says what is not allowed:
  * also for anything but a string, a comment (`#`), a result that is not a finite number (`1 / 0`),
- * also on the way to the answer (`1 / (1 / 0)`, `sqrt(-1) ^ 0`), a modulo by zero (`5 % 0`,
+ * also on the way to the answer (`1 / (1 / 0)`, `sqrt(-1) ^ 0`, `log(8, 0)`), a modulo by zero (`5 % 0`,
  * `mod(5, 0)`), and a `%` right before a sign (`50% + 1`: a modulo by +1, or 50 percent plus 1?).
  * `%` is the modulo between two operands and a percentage after one (`50%` is 0.5, `200 + 10%` is
- * 220, `8% * 50` is 4). Bad options reject with an `InvalidArgumentError`.
+ * 220, `8% * 50` is 4); the modulo has the sign of the divisor and is exact (`2^60 % 10` is 6).
+ * Bad options reject with an `InvalidArgumentError`.
  *
  * @example
  * ```ts

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { checkRetryableStatuses } from "./format-response";
 import { toolRequest } from "./tool-request";
 import { SAFE_HTTP_OPTION_KEYS, createSafeHttpClient, type SafeHttpOptions } from "./safe-http-client";
-import { checkToolName } from "../internal/check-options";
+import { checkOptionsObject, checkToolName } from "../internal/check-options";
 
 /** Options of {@link createHttpRequestTool}: the safe HTTP options plus the tool's own. */
 export interface HttpRequestToolOptions extends SafeHttpOptions {
@@ -26,6 +26,7 @@ export interface HttpRequestToolOptions extends SafeHttpOptions {
  * allowed hosts, only public addresses unless allowed, the address pinned for the connection, limits
  * on size and time, allowed methods and headers. The observation is the status line, the
  * content type and the body; a refused request fails with a {@link RequestRefusedError} saying why.
+ * Options that are not an object, or that hold a bad value, throw an `InvalidArgumentError` naming it.
  *
  * @example
  * ```ts
@@ -40,6 +41,7 @@ export interface HttpRequestToolOptions extends SafeHttpOptions {
  * ```
  */
 export function createHttpRequestTool(options: HttpRequestToolOptions) {
+  checkOptionsObject("createHttpRequestTool", options, '{ allowedHosts: ["api.example.com"] }');
   checkOptionKeys("createHttpRequestTool", options, [...SAFE_HTTP_OPTION_KEYS, "name", "description", "retryableStatuses"]);
   const { name = "http_request", description, retryableStatuses = [429, 502, 503, 504], ...httpOptions } = options;
   checkToolName("createHttpRequestTool", name);

@@ -7,6 +7,7 @@ import { ResponseTooLargeError } from "../errors/response-too-large-error";
 import { RetryableToolError } from "../errors/retryable-tool-error";
 import { ToolTimeoutError } from "../errors/tool-timeout-error";
 import { checkNumberOption } from "../internal/check-number-option";
+import { checkOptionsObject } from "../internal/check-options";
 import { raceAbort } from "../internal/race-abort";
 import { canonicalAddress, ipKind, parseAddressAllowlist, refusedRange } from "./address-allowlist";
 import { hostAllowed, hostPatternProblem } from "./host-allowlist";
@@ -130,7 +131,8 @@ async function defaultResolver(hostname: string): Promise<readonly string[]> {
  * request), and limits the response size and the time taken. Refusals throw a
  * {@link RequestRefusedError}, oversized bodies a {@link ResponseTooLargeError}, timeouts a
  * {@link ToolTimeoutError} (retryable only for an idempotent method, or a request with an idempotency
- * key the API honours, `idempotencyKeyHeader`: a POST may have taken effect).
+ * key the API honours, `idempotencyKeyHeader`: a POST may have taken effect). Options that are not
+ * an object, or that hold a bad value, throw an `InvalidArgumentError` naming it.
  *
  * @example
  * ```ts
@@ -141,6 +143,7 @@ async function defaultResolver(hostname: string): Promise<readonly string[]> {
  * ```
  */
 export function createSafeHttpClient(options: SafeHttpOptions): SafeHttpClient {
+  checkOptionsObject("createSafeHttpClient", options, '{ allowedHosts: ["api.example.com"] }');
   checkOptionKeys("createSafeHttpClient", options, SAFE_HTTP_OPTION_KEYS);
   const settings = resolveOptions(options);
   return {

@@ -6,7 +6,7 @@ import type { VectorStoreInterface } from "@langchain/core/vectorstores";
 import MiniSearch from "minisearch";
 import { z } from "zod";
 import { checkNumberOption } from "../internal/check-number-option";
-import { checkToolName } from "../internal/check-options";
+import { checkOptionsObject, checkToolName } from "../internal/check-options";
 
 /** A local document for the built-in full-text index. */
 export interface KnowledgeDocument {
@@ -67,7 +67,8 @@ type Search = (query: string, config: { signal?: AbortSignal; callbacks?: unknow
 /**
  * A knowledge-base retriever tool, like Dify's dataset retriever: the model sends a query and gets
  * the `topK` best passages above `scoreThreshold`, each with its source and score. It searches
- * local `documents` with an embedded full-text index, or any `retriever` or `vectorStore`.
+ * local `documents` with an embedded full-text index, or any `retriever` or `vectorStore`. Options
+ * that are not an object, or that hold a bad value, throw an `InvalidArgumentError` naming it.
  *
  * @example
  * ```ts
@@ -85,6 +86,7 @@ type Search = (query: string, config: { signal?: AbortSignal; callbacks?: unknow
  * ```
  */
 export function createKnowledgeBaseTool(options: KnowledgeBaseToolOptions) {
+  checkOptionsObject("createKnowledgeBaseTool", options, '{ documents: [{ source: "faq.md", content: "..." }] }');
   checkOptionKeys("createKnowledgeBaseTool", options, KNOWLEDGE_BASE_OPTION_KEYS);
   const { name = "knowledge_base", description, topK = 4, scoreThreshold, maxCharsPerResult = 2000 } = options;
   checkToolName("createKnowledgeBaseTool", name);

@@ -2,6 +2,7 @@ import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
 import { BaseToolkit, type StructuredToolInterface } from "@langchain/core/tools";
 import { parse as parseYaml } from "yaml";
 import { checkRetryableStatuses } from "../http/format-response";
+import { checkOptionsObject } from "../internal/check-options";
 import { SAFE_HTTP_OPTION_KEYS, createSafeHttpClient, portOf, type SafeHttpOptions } from "../http/safe-http-client";
 import { operationTool } from "./operation-request";
 import { checkSendable, invalid, type Operation, readFixedHeaders, readOperations } from "./read-operations";
@@ -78,7 +79,8 @@ export class OpenApiToolkit extends BaseToolkit {
  * (`baseUrl` or the document's `servers`). Path parameters are percent-encoded and "." or ".." are
  * refused, so no argument can change which path is called. Requests go through the safe HTTP layer
  * ({@link createSafeHttpClient}): allowed hosts only (by default the base URLs'), public addresses
- * unless allowed, limits on size and time. See docs/tools.md#openapi-toolkit.
+ * unless allowed, limits on size and time. Options that are not an object, a bad option or a document
+ * that cannot be used throw an `InvalidArgumentError` naming it. See docs/tools.md#openapi-toolkit.
  *
  * @example
  * ```ts
@@ -103,12 +105,11 @@ export class OpenApiToolkit extends BaseToolkit {
  * ```
  */
 export function createOpenApiToolkit(options: OpenApiToolkitOptions): OpenApiToolkit {
-  if (typeof options === "object" && options !== null) {
-    const own = ["document", "baseUrl", "allowedHosts", "operations", "retryableStatuses"];
-    // The safe HTTP layer's methods and headers allowlists come from the document, not from options.
-    const http = SAFE_HTTP_OPTION_KEYS.filter((key) => key !== "allowedMethods" && key !== "allowedRequestHeaders");
-    checkOptionKeys("createOpenApiToolkit", options, [...new Set([...own, ...http])]);
-  }
+  checkOptionsObject("createOpenApiToolkit", options, "{ document: openApiDocument }");
+  const own = ["document", "baseUrl", "allowedHosts", "operations", "retryableStatuses"];
+  // The safe HTTP layer's methods and headers allowlists come from the document, not from options.
+  const http = SAFE_HTTP_OPTION_KEYS.filter((key) => key !== "allowedMethods" && key !== "allowedRequestHeaders");
+  checkOptionKeys("createOpenApiToolkit", options, [...new Set([...own, ...http])]);
   const { document: input, baseUrl: baseOption, operations: only, retryableStatuses = [429, 502, 503, 504], ...httpOptions } = options;
   checkRetryableStatuses("createOpenApiToolkit", retryableStatuses);
   const document = readDocument(input);
