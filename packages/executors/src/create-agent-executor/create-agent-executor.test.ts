@@ -201,4 +201,30 @@ describe("createAgentExecutor", () => {
     expect(() => createAgentExecutor({ model: new ScriptedChatModel({ responses: [] }), tools: [], maxIterations: -1 })).toThrow(/maxIterations/);
     expect(() => createAgentExecutor({ model: new ScriptedChatModel({ responses: [] }), tools: [], toolCalling: "no" as never })).toThrow(/`toolCalling` must be true \(the tool-calling agent\), false \(ReAct\) or left out.*got "no"/);
   });
+
+  it("refuses a wrapped model (bindTools, withConfig, withRetry) rather than quietly making a ReAct agent of it", () => {
+    const model = new ScriptedChatModel({ responses: [] });
+    for (const wrapped of [model.bindTools([weather]), model.withConfig({ tags: ["x"] }), model.withRetry()]) {
+      expect(() => createAgentExecutor({ model: wrapped as never, tools: [weather] })).toThrow(/`model` is a wrapped model \(made by bindTools, withConfig or withRetry\).*pass the chat model/);
+    }
+  });
+
+  it("sends an input of content blocks (an image with a question) as one human message with that content, as the thread keeps it", async () => {
+    const model = new ScriptedChatModel({ responses: ["A cat.", "Still a cat."] });
+    const threads = new Map<string, BaseMessage[]>();
+    const memory = {
+      getMessages: async (threadId: string) => threads.get(threadId) ?? [],
+      addMessages: async (threadId: string, messages: readonly BaseMessage[]) => void threads.set(threadId, [...(threads.get(threadId) ?? []), ...messages]),
+    };
+    const executor = createAgentExecutor({ model, tools: [], memory: { memory } });
+    const input = [{ type: "text", text: "What is this?" }, { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } }];
+    await executor.invoke({ input }, { threadId: "t" });
+    await executor.invoke({ input: "And now?" }, { threadId: "t" });
+    const first = model.calls[0]?.messages.at(-1) as HumanMessage;
+    expect(first.getType()).toBe("human");
+    expect(first.content).toEqual(input);
+    // The same message, read back from the thread on the next run.
+    expect((model.calls[1]?.messages.find((message) => Array.isArray(message.content)) as HumanMessage | undefined)?.content).toEqual(input);
+    expect(model.calls[1]?.messages.at(-1)?.content).toBe("And now?");
+  });
 });

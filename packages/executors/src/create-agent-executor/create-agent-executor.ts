@@ -144,6 +144,18 @@ export function createAgentExecutor<TStructured = unknown, TSteps extends boolea
       message: "createAgentExecutor: `model` must be a @langchain/core chat model (for example OpenAIChatModel from @agentrx/core/openai, or ScriptedChatModel from @agentrx/core/testing).",
     });
   }
+  // A wrapped model (`bindTools`, `withConfig`, `withRetry`: a RunnableBinding or RunnableRetry) has
+  // no `bindTools` of its own: it would silently become a ReAct agent over a prompt it was not meant for.
+  const bound = (model as { bound?: unknown }).bound;
+  if (typeof (bound as { invoke?: unknown } | null | undefined)?.invoke === "function") {
+    throw new InvalidArgumentError({
+      argument: "model",
+      value: model,
+      message:
+        "createAgentExecutor: `model` is a wrapped model (made by bindTools, withConfig or withRetry), not the chat model itself: pass the chat model; " +
+        "createAgentExecutor binds the tools itself (set call options on the model, e.g. new OpenAIChatModel({ temperature }), and retries with its maxRetries).",
+    });
+  }
   if (typeof system !== "string") {
     throw new InvalidArgumentError({ argument: "system", value: system, message: `createAgentExecutor: \`system\` must be a string, got ${typeof system}.` });
   }

@@ -1,5 +1,7 @@
 import { REACT_FORMAT_INSTRUCTIONS } from "@agentrx/agents";
-import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
+import type { BaseMessage } from "@langchain/core/messages";
+import { BaseMessagePromptTemplate, ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
+import { inputMessages } from "../executor/conversation-memory";
 
 /**
  * The system message of `createAgentExecutor` when none is given.
@@ -40,7 +42,7 @@ export function createDefaultAgentPrompt(
   const text = escapeBraces(system);
   const history = new MessagesPlaceholder({ variableName: historyKey, optional: true });
   return strategy === "tool-calling"
-    ? ChatPromptTemplate.fromMessages([["system", text], history, ["human", `{${inputKey}}`], new MessagesPlaceholder("agent_scratchpad")])
+    ? ChatPromptTemplate.fromMessages([["system", text], history, new UserMessagePromptTemplate(inputKey), new MessagesPlaceholder("agent_scratchpad")])
     : ChatPromptTemplate.fromMessages([
         ["system", `${text}\n\n${REACT_FORMAT_INSTRUCTIONS}`],
         history,
@@ -51,4 +53,30 @@ export function createDefaultAgentPrompt(
 /** `system` as literal template text: `{` and `}` doubled. */
 function escapeBraces(system: string): string {
   return system.replaceAll("{", "{{").replaceAll("}", "}}");
+}
+
+/**
+ * The user's message of the tool-calling prompt, as the thread's memory keeps it: a string as a
+ * `HumanMessage`, content blocks (an image with a question) as one `HumanMessage` with that content,
+ * a message or a list of messages as they are. A `{input}` template would write the blocks as
+ * their JSON text.
+ */
+class UserMessagePromptTemplate extends BaseMessagePromptTemplate {
+  static lc_name(): string {
+    return "UserMessagePromptTemplate";
+  }
+
+  override lc_namespace = ["agentrx", "prompts"];
+
+  constructor(private readonly key: string) {
+    super({});
+  }
+
+  get inputVariables(): string[] {
+    return [this.key];
+  }
+
+  async formatMessages(values: Record<string, unknown>): Promise<BaseMessage[]> {
+    return inputMessages(values[this.key]);
+  }
 }

@@ -2,6 +2,7 @@ import type { AgentStep } from "@agentrx/core";
 import { InvalidArgumentError } from "@agentrx/core";
 import { toolCallingAgentType } from "@agentrx/agents";
 import { AgentExecutor, type AgentExecutorOptions } from "@agentrx/executors";
+import { ScriptedChatModel } from "@agentrx/core/testing";
 import { describe, expect, it } from "vitest";
 import { act, collect, echoTool, finish, scriptedAgent } from "./test-helpers";
 
@@ -62,6 +63,15 @@ describe("AgentExecutor constructor validation", () => {
       'AgentExecutor: `agent` is the agent type "tool-calling", not an agent: make one with its create(), e.g. new AgentExecutor({ agent: agentType.create({ llm, tools }), tools }).',
     );
     expect(errorOf({ tools: undefined }).message).toContain("`tools` must be an array");
+  });
+
+  it("refuses a chat model given as the agent, bare or wrapped, pointing to the agents that use one", () => {
+    const llm = new ScriptedChatModel({ responses: ["hi"] });
+    for (const agent of [llm, llm.bindTools([echoTool]), llm.withRetry()]) {
+      expect(errorOf({ agent: agent as never }).message).toBe(
+        "AgentExecutor: `agent` is a chat model, not an agent: make an agent of it, e.g. createToolCallingAgent({ llm, tools, prompt }) from @agentrx/agents, or use createAgentExecutor({ model, tools }), which does.",
+      );
+    }
   });
 
   it("rejects duplicate tool names", () => {

@@ -117,9 +117,11 @@ function answerMessage(output: string, answer: readonly BaseMessage[] | undefine
  * The thread's messages for a run's input: a string as a `HumanMessage`; a message (or a list of
  * messages, as a `MessagesPlaceholder` takes them) as it is; a list of content blocks (text and
  * images) as one `HumanMessage` with that content; anything else as a `HumanMessage` holding its
- * JSON text.
+ * JSON text. (Also what `createAgentExecutor`'s prompt sends the model for the user's message.)
+ *
+ * @internal
  */
-function inputMessages(input: unknown): BaseMessage[] {
+export function inputMessages(input: unknown): BaseMessage[] {
   if (typeof input === "string") return [new HumanMessage(input)];
   if (isBaseMessage(input)) return [input];
   if (Array.isArray(input) && input.length > 0) {

@@ -206,6 +206,15 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
         : "`agent` must be a @langchain/core Runnable (e.g. from createToolCallingAgent or RunnableLambda.from).",
     );
   }
+  // A chat model (or a wrapped one) is not an agent: it answers with a message, not an action or
+  // an answer, and would fail the run with a LangChain internal (promptValue.toChatMessages).
+  if (isChatModel(agent) || isChatModel((agent as { bound?: unknown }).bound)) {
+    fail(
+      "agent",
+      agent,
+      "`agent` is a chat model, not an agent: make an agent of it, e.g. createToolCallingAgent({ llm, tools, prompt }) from @agentrx/agents, or use createAgentExecutor({ model, tools }), which does.",
+    );
+  }
   assertTools(tools, "AgentExecutor", { reserved: outputSchema === undefined ? [] : [RESERVED_FINAL_ANSWER] });
   const toolsByName = new Map<string, StructuredToolInterface>(tools.map((tool) => [tool.name, tool]));
   // A hand-built pipeline that cannot work (a prompt that never gets the steps, other tools): refused now.
@@ -340,6 +349,17 @@ export function validateStore(store: unknown, argument: string, owner = "AgentEx
   if (missing.length > 0) {
     const what = typeof store !== "object" || store === null ? `it is ${store === null ? "null" : typeof store}` : `it has no ${missing.join(", ")} method`;
     throw new InvalidArgumentError({ argument, value: store, message: `${owner}: \`${argument}\` must be a RunStore (e.g. new SqliteRunStore() from @agentrx/runs); ${what}.` });
+  }
+}
+
+/** Whether `value` is a `@langchain/core` chat model (`BaseChatModel`, from any copy of the package). */
+function isChatModel(value: unknown): boolean {
+  const modelType = (value as { _modelType?: unknown } | null | undefined)?._modelType;
+  if (typeof modelType !== "function") return false;
+  try {
+    return (modelType as () => unknown).call(value) === "base_chat_model";
+  } catch {
+    return false;
   }
 }
 
