@@ -32,11 +32,14 @@ export async function* readRecordedEvents(
     try {
       page = await store.readEvents(runId, { after, limit: Math.min(pageSize, last - after) });
     } catch (cause) {
+      // Its reason goes on (a damaged event is "corrupt", a store that did not answer "timeout"): it says whether a retry can help.
+      const reason = RunStoreError.isInstance(cause) ? cause.reason : undefined;
       throw new RunStoreError({
         operation,
         runId,
         message: `${operation}: reading the events of run "${runId}" after event ${after} failed: ${messageOf(cause)}`,
         cause,
+        ...(reason === undefined ? {} : { reason }),
       });
     }
     if (!Array.isArray(page) || page.length === 0) {

@@ -99,7 +99,11 @@ export function formatRunDiff(diff: RunDiff, style: CliStyle): string {
     out.push(divergent ? mark(`▶ ${title}`) : style.bold(title));
     const prompt = iteration.prompt;
     if (iteration.promptIds !== undefined) out.push(`  ${"prompt".padEnd(7)}${style.dim("=")} ${promptIdsText(iteration.promptIds, prompt)}`);
-    else if (prompt.a !== undefined || prompt.b !== undefined) out.push(...lines.pair("prompt", prompt, (value) => (value === undefined ? "not recorded" : `digest ${value}`)));
+    else if (prompt.a !== undefined || prompt.b !== undefined) {
+      // One side without a prompt: both sides shown (an "=" line would show one run's digest as both's).
+      const shown = prompt.a === undefined || prompt.b === undefined ? { ...prompt, same: false } : prompt;
+      out.push(...lines.pair("prompt", shown, (value) => (value === undefined ? "not recorded" : `digest ${value}`)));
+    }
     if (iteration.reply.a !== undefined || iteration.reply.b !== undefined) out.push(...lines.pair("text", iteration.reply, (value) => value ?? "-"));
     out.push(...lines.pair("tools", iteration.toolCalls, (calls) => toolCallsText(calls, lines), false, TOOLS_MAX));
     if (iteration.usage.a !== undefined || iteration.usage.b !== undefined) out.push(...lines.pair("usage", iteration.usage, usageText, true));

@@ -10,6 +10,8 @@ import { lastValueFrom } from "rxjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { runCli } from "../cli/run-cli";
+import { formatRunDiff } from "../cli/diff-command";
+import { cliStyle } from "../cli/format-runs-table";
 import { MemoryRunStore } from "../memory/index";
 import { SqliteRunStore } from "../sqlite/index";
 import { diffRuns, readRunRecord } from "./diff-runs";
@@ -80,6 +82,11 @@ describe("diffRuns", () => {
     expect(diff.firstDivergence).toMatchObject({ field: "reply", iteration: 0 });
     expect(diff.iterations).toHaveLength(2);
     expect(diff.iterations[1]?.toolCalls.a).toEqual([]);
+    // The iteration only "long" has: its prompt is its own, not the same as none.
+    expect(diff.iterations[1]?.prompt).toMatchObject({ a: undefined, same: false });
+    expect(diff.iterations[1]?.prompt.b).toEqual(expect.any(String));
+    const text = formatRunDiff(diff, cliStyle(false));
+    expect(text).toContain("iteration 1\n  prompt a: not recorded\n  prompt b: digest ");
   });
 
   it("takes a streamed run's text once (its token event comes before its recorded model call)", async () => {

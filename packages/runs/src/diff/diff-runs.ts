@@ -1,4 +1,4 @@
-import { contentBlockKind, observationText } from "@agentrx/core";
+import { InvalidArgumentError, contentBlockKind, observationText } from "@agentrx/core";
 import {
   RunEventDecoder,
   digestMessages,
@@ -14,6 +14,7 @@ import {
 } from "@agentrx/executors";
 import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { promptsOf } from "../prompts/read-prompts";
+import { checkRunReference } from "../replay/check-run-reference";
 
 /** A run as `diffRuns` compares it: its row and its recorded events (from the first). */
 export interface RunRecord {
@@ -129,6 +130,8 @@ interface Side {
  * ```
  */
 export function diffRuns(a: RunRecord, b: RunRecord): RunDiff {
+  checkRunRecord("a", a);
+  checkRunRecord("b", b);
   const left = sideOf(a);
   const right = sideOf(b);
   const count = Math.max(lastIteration(left), lastIteration(right)) + 1;
@@ -138,8 +141,10 @@ export function diffRuns(a: RunRecord, b: RunRecord): RunDiff {
     const y = right.iterations.get(iteration);
     const prompt = pair(x?.prompt, y?.prompt);
     let promptIds: IterationDiff["promptIds"];
+    // An iteration only one run has: its prompt is that run's alone (never the same as none).
+    if (x === undefined || y === undefined) prompt.same = x?.prompt === y?.prompt;
     // A side without a recorded prompt cannot be told apart on it.
-    if (x?.prompt === undefined || y?.prompt === undefined) prompt.same = true;
+    else if (x.prompt === undefined || y.prompt === undefined) prompt.same = true;
     else if (x.promptWithoutIds !== undefined && y.promptWithoutIds !== undefined) {
       prompt.same = x.promptWithoutIds === y.promptWithoutIds;
       if (prompt.same && x.prompt !== y.prompt) promptIds = "ignored";
@@ -183,6 +188,7 @@ export function diffRuns(a: RunRecord, b: RunRecord): RunDiff {
  * ```
  */
 export async function readRunRecord(store: RunStore, runId: string): Promise<RunRecord> {
+  checkRunReference("readRunRecord", store, runId);
   const run = await store.getRun(runId);
   if (run === undefined) throw new RunNotFoundError({ operation: "diffRuns", runId });
   const events: StoredRunEvent[] = [];
@@ -432,3 +438,15 @@ function equal(a: unknown, b: unknown): boolean {
   return keysA.length === keysB.length && keysA.every((key) => equal((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
 }
 
+
+/** Throws an `InvalidArgumentError` naming `argument` unless `record` is a run's record (`readRunRecord`'s: `{ run, events }`). */
+function checkRunRecord(argument: "a" | "b", record: unknown): asserts record is RunRecord {
+  const { run, events } = (typeof record === "object" && record !== null ? record : {}) as { run?: unknown; events?: unknown };
+  if (typeof run !== "object" || run === null || typeof (run as { runId?: unknown }).runId !== "string" || !Array.isArray(events)) {
+    throw new InvalidArgumentError({
+      argument,
+      value: record,
+      message: `diffRuns: \`${argument}\` must be a run's record { run, events } (what readRunRecord(store, runId) gives), got ${record === null ? "null" : Array.isArray(record) ? "an array" : typeof record === "object" ? `an object without ${Array.isArray(events) ? "a run" : "an events array"}` : typeof record}.`,
+    });
+  }
+}

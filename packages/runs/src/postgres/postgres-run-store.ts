@@ -74,8 +74,9 @@ type StatementKind = (typeof STATEMENT_KINDS)[number];
 
 /**
  * A connection string that is a URL must be one PostgreSQL's client reads: `postgres:` or
- * `postgresql:` (or `socket:`), and a URL at all (a mysql:// one, or a malformed one, would fail at
- * the first call, far from its cause). Key-value strings (`host=... dbname=...`) pass as they are.
+ * `postgresql:` (or `socket:`): a mysql:// one would fail at the first call, far from its cause.
+ * The rest is pg's to read (it takes URLs a WHATWG parser does not, such as one without a host),
+ * and key-value strings (`host=... dbname=...`) pass as they are.
  */
 function checkConnectionUrl(connectionString: string): void {
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(connectionString)?.[1]?.toLowerCase();
@@ -84,15 +85,6 @@ function checkConnectionUrl(connectionString: string): void {
   const shown = connectionString.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):[^@/]*@/i, "$1:***@");
   if (scheme !== "postgres" && scheme !== "postgresql" && scheme !== "socket") {
     throw new InvalidArgumentError({ argument: "connectionString", value: shown, message: `PostgresRunStore: connectionString must be a PostgreSQL URL (postgres://user@host:5432/database), got a ${scheme}: URL (${shown}).` });
-  }
-  try {
-    new URL(connectionString);
-  } catch {
-    throw new InvalidArgumentError({
-      argument: "connectionString",
-      value: shown,
-      message: `PostgresRunStore: connectionString is not a valid URL (${shown}); write it as postgres://user:password@host:5432/database, with special characters of the user or password escaped (encodeURIComponent).`,
-    });
   }
 }
 

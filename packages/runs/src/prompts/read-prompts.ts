@@ -1,4 +1,6 @@
+import { InvalidArgumentError } from "@agentrx/core";
 import { RunNotFoundError, RunStoreError, readRecordedEvents, type JsonObject, type JsonValue, type RunStore, type StoredRunEvent } from "@agentrx/executors";
+import { checkRunReference } from "../replay/check-run-reference";
 
 /** A model call's full request, as recorded with the executor's `recordPrompts`. */
 export interface RecordedPrompt {
@@ -33,6 +35,7 @@ export interface RecordedPrompt {
  * ```
  */
 export async function readPrompts(store: RunStore, runId: string): Promise<RecordedPrompt[]> {
+  checkRunReference("readPrompts", store, runId);
   if ((await store.getRun(runId)) === undefined) throw new RunNotFoundError({ operation: "readPrompts", runId });
   const events: StoredRunEvent[] = [];
   for await (const page of readRecordedEvents(store, runId, "readPrompts")) events.push(...page);
@@ -41,6 +44,12 @@ export async function readPrompts(store: RunStore, runId: string): Promise<Recor
 
 /** The prompts of a run's recorded events (see {@link readPrompts}). */
 export function promptsOf(runId: string, events: readonly StoredRunEvent[]): RecordedPrompt[] {
+  if (typeof runId !== "string" || runId === "") {
+    throw new InvalidArgumentError({ argument: "runId", value: runId, message: `promptsOf: \`runId\` must be the non-empty id of the run the events are of, got ${JSON.stringify(runId) ?? String(runId)}.` });
+  }
+  if (!Array.isArray(events)) {
+    throw new InvalidArgumentError({ argument: "events", value: events, message: `promptsOf: \`events\` must be the run's recorded events (an array, as store.readEvents gives them), got ${events === null ? "null" : typeof events}.` });
+  }
   const blobs = new Map<string, JsonValue>();
   const prompts: RecordedPrompt[] = [];
   for (const event of events) {

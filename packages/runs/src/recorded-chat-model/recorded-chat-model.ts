@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "@agentrx/core";
+import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
 import { RunEventDecoder, digestMessages, leftOutOfMessage, type RecordedModelCall, type RunStore, corruptEventError as corrupt, errorMessageOf as messageOf, readRecordedEvents } from "@agentrx/executors";
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
@@ -16,6 +16,23 @@ import { asTracedMessages } from "./as-traced-messages";
 import { ReplayDivergenceError } from "./replay-divergence-error";
 
 const OWNER = "RecordedChatModel";
+
+/** The options {@link RecordedChatModel} takes: its own and `@langchain/core`'s chat model parameters. */
+const RECORDED_CHAT_MODEL_OPTION_KEYS = [
+  "store",
+  "runId",
+  "callbacks",
+  "callbackManager",
+  "tags",
+  "metadata",
+  "verbose",
+  "cache",
+  "maxConcurrency",
+  "maxRetries",
+  "onFailedAttempt",
+  "disableStreaming",
+  "outputVersion",
+];
 
 /**
  * Options of {@link RecordedChatModel}.
@@ -105,6 +122,8 @@ export class RecordedChatModel extends BaseChatModel<RecordedChatModelCallOption
         message: `RecordedChatModel: \`options\` must be an object such as { store, runId }, got ${options === null ? "null" : typeof options}.`,
       });
     }
+    // A misspelt key (`runID`) would go to @langchain/core, which ignores it.
+    checkOptionKeys(OWNER, options, RECORDED_CHAT_MODEL_OPTION_KEYS, "options.");
     const { store, runId, ...rest } = options;
     checkRunReference(OWNER, store, runId);
     super(rest);
@@ -151,9 +170,11 @@ export class RecordedChatModel extends BaseChatModel<RecordedChatModelCallOption
 
   /** The recorded call that answers this call, once the conversation is checked against it. */
   private async answer(messages: BaseMessage[], options: this["ParsedCallOptions"]): Promise<RecordedModelCall> {
-    const call = this.nextCall++;
+    // The call takes its position once the record is read: a read that failed (and is retried) or
+    // an aborted call leaves it to the next call.
     const recorded = await this.load();
     options.signal?.throwIfAborted();
+    const call = this.nextCall++;
     // The recording digests the messages as callbacks saw them; those as sent differ only when
     // they hold data blocks, and match too, should @langchain/core stop reformatting those.
     const traced = asTracedMessages(messages);
