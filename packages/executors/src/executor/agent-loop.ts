@@ -5,7 +5,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import type { ApprovalGate } from "./approvals";
 import type { AgentStreamEvent, StopReason } from "./events";
 import { InvalidAgentOutputError } from "./invalid-agent-output-error";
-import { isOutputParserException, parsingErrorStep } from "./observations";
+import { isOutputParserException, isRefusedInput, parsingErrorStep } from "./observations";
 import { OutputValidationError } from "./output-validation-error";
 import { actionEvent, agentCallInput, errorMessage, forced, missingPromptInput, stepEvent, toActions } from "./run-helpers";
 import { type RunState, type RunTransition, isEnded, pendingActions, stepsOfEndedTurn } from "./run-state";
@@ -421,14 +421,15 @@ export class AgentLoop {
 
   /**
    * Whether a turn whose calls all ended returns directly: every one of its calls is of a
-   * `returnDirect` tool, no person rejected one, and the model asked for the turn whole (not a turn
-   * of early calls: `partialIn`). Its answer is one call's observation, or several joined by blank
+   * `returnDirect` tool that ran (its input was not refused), no person rejected one, and the model
+   * asked for the turn whole (not a turn of early calls: `partialIn`). Its answer is one call's observation, or several joined by blank
    * lines.
    */
   private returnsDirectly(iteration: number, steps: readonly AgentStep[]): boolean {
     const { run } = this;
     if (steps.length === 0 || run.approvals.rejectedInTurn(iteration) || run.state.partialIn === iteration) return false;
-    for (const step of steps) if (!run.tools.returnsDirect(step.action)) return false;
+    // A call whose input was refused never ran its tool: the model fixes it (see `isRefusedInput`).
+    for (const step of steps) if (!run.tools.returnsDirect(step.action) || isRefusedInput(step)) return false;
     return true;
   }
 

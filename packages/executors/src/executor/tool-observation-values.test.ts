@@ -43,3 +43,25 @@ describe("a tool result JSON cannot hold as it is", () => {
     expect(JSON.parse(String(result.intermediateSteps[0]?.observation))).toEqual({ name: "root", count: "2", shared: { a: 1 }, self: "[Circular]", again: { a: 1 } });
   });
 });
+
+describe("a returnDirect tool whose input is refused", () => {
+  it("goes back to the model, which fixes the call, instead of ending the run with the refusal", async () => {
+    const ran: unknown[] = [];
+    const direct = tool(async ({ city }: { city: string }) => (ran.push(city), `Booked ${city}.`), {
+      name: "book",
+      description: "Books a trip.",
+      schema: z.object({ city: z.string() }),
+      returnDirect: true,
+    });
+    for (const bad of ["please help", { town: "Rome" }]) {
+      ran.length = 0;
+      const { agent, inputs } = scriptedAgent([act("book", bad as never), act("book", { city: "Rome" }), finish("never")]);
+      const result = await new AgentExecutor({ agent, tools: [direct], returnIntermediateSteps: true }).invoke({ input: "go" });
+      expect(result.output).toBe("Booked Rome.");
+      expect(result.stopReason).toBe("return_direct");
+      expect(String(result.intermediateSteps[0]?.observation)).toMatch(/^Invalid input for tool "book": /);
+      expect(inputs).toHaveLength(2);
+      expect(ran).toEqual(["Rome"]);
+    }
+  });
+});
