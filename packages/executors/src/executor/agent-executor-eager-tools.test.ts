@@ -360,3 +360,34 @@ describe("eagerTools and a sub-run started early", () => {
     expect(output.usage).toMatchObject({ input_tokens: 107, output_tokens: 13 });
   });
 });
+
+describe("eagerTools and a model call that fails after an early call finished", () => {
+  it("runs the call once: the next attempt (a modelFallback's backup) that asks for the same call takes its result", async () => {
+    const { modelFallback } = await import("@agentrx/executors");
+    /** A model whose stream breaks after `after` chunks (a dropped connection). */
+    class BreaksMidStream extends ScriptedChatModel {
+      override async *_streamResponseChunks(...args: Parameters<ScriptedChatModel["_streamResponseChunks"]>) {
+        let chunks = 0;
+        for await (const chunk of super._streamResponseChunks(...args)) {
+          yield chunk;
+          if (++chunks >= 12) {
+            await new Promise((resolve) => setTimeout(resolve, 30)); // the first call finishes meanwhile
+            throw new Error("stream broke");
+          }
+        }
+      }
+    }
+    const ran: string[] = [];
+    const charge = tool(async ({ id }: { id: string }) => (ran.push(id), `charged ${id}`), { name: "charge", description: "Charges.", schema: z.object({ id: z.string() }) });
+    const call = (id: string, callId: string) => ({ name: "charge", args: { id }, id: callId });
+    const primary = new BreaksMidStream({ toolCallChunkSize: 4, responses: [{ toolCalls: [call("a", "c1"), call("b".repeat(40), "c2")] }] });
+    const backup = new ScriptedChatModel({ responses: [{ toolCalls: [call("a", "c1")] }, "done"] });
+    const agent = createToolCallingAgent({ llm: primary, tools: [charge], prompt });
+    const store = new InProcessRunStore();
+    const result = await new AgentExecutor({ agent, tools: [charge], eagerTools: true, store, middleware: [modelFallback([backup])] }).invoke({ input: "x" }, { runId: "fallback-eager" });
+    expect(result.output).toBe("done");
+    expect(ran).toEqual(["a"]);
+    const intents = (await store.readEvents("fallback-eager")).filter((event) => event.type === "tool_intent");
+    expect(intents).toHaveLength(1);
+  });
+});

@@ -280,11 +280,15 @@ export class ToolRunner {
     early.set(key, entry);
   }
 
-  /** A model call failed: its early calls stop. */
+  /**
+   * A model call failed: its early calls still running stop. Those that finished stay, for the
+   * agent call's next attempt (a retry, a `modelFallback`'s backup model) to take when it asks for
+   * the same call: they had their effect, and are not run again.
+   */
   dropModelCall(modelRun: string): void {
     if (this.early === undefined) return;
     for (const [key, entry] of this.early) {
-      if (entry.modelRun === modelRun) this.drop(key, entry);
+      if (entry.modelRun === modelRun && entry.finished === undefined) this.drop(key, entry);
     }
   }
 
