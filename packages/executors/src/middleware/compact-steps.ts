@@ -23,9 +23,13 @@ export interface CompactStepsOptions {
    * @default 4
    */
   keep?: number;
-  /** Counts the tokens of a text. @default about 4 characters a token */
+  /**
+   * Counts the tokens of a text; it must return a finite number >= 0 (anything else fails the run
+   * with an `InvalidArgumentError` naming `countTokens`).
+   * @default about 4 characters a token
+   */
   countTokens?: (text: string) => number;
-  /** The summarizer's instructions. @default instructions to keep every fact the agent may need */
+  /** The summarizer's instructions (not blank). @default instructions to keep every fact the agent may need */
   instructions?: string;
 }
 
@@ -62,18 +66,25 @@ const DEFAULT_INSTRUCTIONS =
  * ```
  */
 export function compactSteps(options: CompactStepsOptions): AgentMiddleware {
-  if (typeof options !== "object" || options === null) badOption("compactSteps", "options", options, "pass an options object { model, maxTokens, keep? }.");
+  if (typeof options !== "object" || options === null || Array.isArray(options)) badOption("compactSteps", "options", options, "pass an options object { model, maxTokens, keep? }.");
   checkOptionKeys("compactSteps", options, ["model", "maxTokens", "keep", "countTokens", "instructions"] satisfies (keyof CompactStepsOptions)[]);
   const { model, maxTokens, keep = 4, countTokens = approximateTokens, instructions = DEFAULT_INSTRUCTIONS } = options;
   if (!isInvokable(model)) badOption("compactSteps", "model", model, "`model` must be a @langchain/core chat model (it writes the summaries).");
-  if (!Number.isInteger(maxTokens) || maxTokens < 1) badOption("compactSteps", "maxTokens", maxTokens, `\`maxTokens\` must be an integer >= 1, got ${JSON.stringify(maxTokens)}.`);
-  if (!Number.isInteger(keep) || keep < 0) badOption("compactSteps", "keep", keep, `\`keep\` must be an integer >= 0, got ${JSON.stringify(keep)}.`);
+  if (!Number.isInteger(maxTokens) || maxTokens < 1) badOption("compactSteps", "maxTokens", maxTokens, `\`maxTokens\` must be an integer >= 1, got ${shown(maxTokens)}.`);
+  if (!Number.isInteger(keep) || keep < 0) badOption("compactSteps", "keep", keep, `\`keep\` must be an integer >= 0, got ${shown(keep)}.`);
   if (typeof countTokens !== "function") badOption("compactSteps", "countTokens", countTokens, "`countTokens` must be a function (text) => number.");
-  if (typeof instructions !== "string" || instructions === "") badOption("compactSteps", "instructions", instructions, "`instructions` must be a non-empty string.");
+  if (typeof instructions !== "string" || instructions.trim() === "") badOption("compactSteps", "instructions", instructions, "`instructions` must be a string that is not blank.");
 
   const tokensOf = (steps: readonly AgentStep[]): number => {
     let total = 0;
-    for (const step of steps) total += countTokens(stepText(step));
+    for (const step of steps) {
+      const tokens: unknown = countTokens(stepText(step));
+      // A count that is not a number would make every comparison with `maxTokens` wrong: refused.
+      if (typeof tokens !== "number" || !Number.isFinite(tokens) || tokens < 0) {
+        badOption("compactSteps", "countTokens", tokens, `\`countTokens\` must return a finite number >= 0 (the tokens of the text it is given), got ${shown(tokens)}.`);
+      }
+      total += tokens;
+    }
     return total;
   };
   return {
@@ -149,6 +160,16 @@ function stepText(step: AgentStep): string {
   const { action } = step;
   const input = typeof action.toolInput === "string" ? action.toolInput : JSON.stringify(action.toolInput);
   return `${action.log ? `${action.log}\n` : ""}${action.tool}(${input}) -> ${observationText(step.observation)}`;
+}
+
+/** A value as it is written in a message (`JSON.stringify` writes `Infinity` and `NaN` as `null`). */
+function shown(value: unknown): string {
+  if (typeof value === "number" || value === undefined) return String(value);
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return typeof value;
+  }
 }
 
 function approximateTokens(text: string): number {

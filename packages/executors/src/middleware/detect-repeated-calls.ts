@@ -23,7 +23,9 @@ const NOTE_PREFIX = "Repeated call:";
  * run: the model gets an observation telling it so, once. If it asks for that call again, the run
  * ends with `stopReason: "repeated_call"` (`stoppedBy` names the tool and its input). Counts come
  * from the run's steps (and the calls of the turn in progress: identical calls of one turn count
- * too), so a resumed run counts what came before.
+ * too), so a resumed or forked run counts what came before. Whether the model was told comes from the
+ * same record (the run holds `max` identical calls and the `max`-th got the note), never from what a
+ * tool returned: a tool result that begins like the note does not end the run.
  *
  * @example
  * ```ts
@@ -40,12 +42,26 @@ const NOTE_PREFIX = "Repeated call:";
  * ```
  */
 export function detectRepeatedCalls(options: DetectRepeatedCallsOptions = {}): AgentMiddleware {
-  if (typeof options !== "object" || options === null) badOption("detectRepeatedCalls", "options", options, "pass an options object { max? }.");
+  if (typeof options !== "object" || options === null || Array.isArray(options)) badOption("detectRepeatedCalls", "options", options, "pass an options object { max? }.");
   checkOptionKeys("detectRepeatedCalls", options, ["max"] satisfies (keyof DetectRepeatedCallsOptions)[]);
   const { max = 3 } = options;
-  if (!Number.isInteger(max) || max < 2) badOption("detectRepeatedCalls", "max", max, `\`max\` must be an integer >= 2 (how many identical calls a run may ask for), got ${JSON.stringify(max)}.`);
+  if (!Number.isInteger(max) || max < 2) badOption("detectRepeatedCalls", "max", max, `\`max\` must be an integer >= 2 (how many identical calls a run may ask for), got ${shown(max)}.`);
   const keyOf = (action: AgentAction): string => `${action.tool}\u0000${stableJson(action.toolInput)}`;
-  const told = (step: AgentStep): boolean => typeof step.observation === "string" && step.observation.startsWith(NOTE_PREFIX);
+  // Whether this middleware told the model about the call `key` in `steps`. It answers the `max`-th
+  // identical call with its note instead of running it, so it told the model exactly when the run
+  // holds `max` such calls and the `max`-th one's observation is that note. The calls are the
+  // model's (their keys come from the recorded actions, which a tool cannot write) and a resumed or
+  // forked run has them all; the note check leaves out calls made before the middleware was added
+  // (their tool ran, so the model was told nothing). A tool's result that merely looks like the
+  // note never counts: below `max` calls nothing was told, whatever the observations say.
+  const told = (steps: readonly AgentStep[], key: string, tool: string): boolean => {
+    let seen = 0;
+    for (const step of steps) {
+      if (keyOf(step.action) !== key || ++seen < max) continue;
+      return step.observation === note(tool, max);
+    }
+    return false;
+  };
   // The calls of the turn in progress, by key: a turn's steps join the run only when it ends, so
   // identical calls of one turn (a model that asks for the same call several times at once) are
   // counted here. A run's steps are a new array after each turn: keyed by it, nothing outlives the turn.
@@ -66,7 +82,7 @@ export function detectRepeatedCalls(options: DetectRepeatedCallsOptions = {}): A
       if (isAgentFinish(output)) return output;
       for (const action of Array.isArray(output) ? output : [output]) {
         const key = keyOf(action);
-        if (!request.runSteps.some((step) => told(step) && keyOf(step.action) === key)) continue;
+        if (!told(request.runSteps, key, action.tool)) continue;
         stopRun({
           reason: "repeated_call",
           message: `Agent stopped: it asked again for ${action.tool} with the same arguments after being told that ${max} identical calls are the limit.`,
@@ -81,7 +97,17 @@ export function detectRepeatedCalls(options: DetectRepeatedCallsOptions = {}): A
       for (const step of call.runSteps) if (keyOf(step.action) === key) before++;
       if (before + 1 < max) return next(call);
       call.report({ tool: call.action.tool, times: before + 1, told: true });
-      return `${NOTE_PREFIX} you have asked for ${call.action.tool} with these same arguments ${before + 1} times; it was not run again, its result would not change. Use the results you have or try something different. Asking for this same call again ends the run.`;
+      return note(call.action.tool, before + 1);
     },
   };
+}
+
+/** The observation the model gets instead of the result of the `times`-th identical call of `tool`. */
+function note(tool: string, times: number): string {
+  return `${NOTE_PREFIX} you have asked for ${tool} with these same arguments ${times} times; it was not run again, its result would not change. Use the results you have or try something different. Asking for this same call again ends the run.`;
+}
+
+/** A number as it is written (`JSON.stringify` writes `Infinity` and `NaN` as `null`). */
+function shown(value: unknown): string {
+  return typeof value === "number" ? String(value) : (JSON.stringify(value) ?? String(value));
 }

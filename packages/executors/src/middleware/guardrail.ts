@@ -45,13 +45,13 @@ export type GuardrailCheck = (subject: GuardrailSubject) => GuardrailVerdict | P
 /** A guardrail's check as a model call: the model reads `instructions` and the text, and answers `PASS` or `TRIP: reason`. */
 export interface GuardrailModelCheck {
   model: Runnable<BaseLanguageModelInput, unknown>;
-  /** What the model must look for (e.g. "Does the text contain a credit-card number?"). */
+  /** What the model must look for (e.g. "Does the text contain a credit-card number?"); not blank. */
   instructions: string;
 }
 
 /** Options of {@link guardrail}. */
 export interface GuardrailOptions {
-  /** Names the guardrail in the run's `stoppedBy` and its errors. @default `guardrail(${on})` */
+  /** Names the guardrail in the run's `stoppedBy` and its errors (a string that is not blank). @default `guardrail(${on})` */
   name?: string;
   /**
    * `"input"`: the run's input, before the first agent call, and each message sent to the run
@@ -93,13 +93,14 @@ export interface GuardrailOptions {
  * ```
  */
 export function guardrail(options: GuardrailOptions): AgentMiddleware {
-  if (typeof options !== "object" || options === null) badOption("guardrail", "options", options, "pass an options object { on, check, blocking?, name? }.");
+  if (typeof options !== "object" || options === null || Array.isArray(options)) badOption("guardrail", "options", options, "pass an options object { on, check, blocking?, name? }.");
   checkOptionKeys("guardrail", options, ["name", "on", "check", "blocking"] satisfies (keyof GuardrailOptions)[]);
   const { on, check, blocking = true } = options;
   if (on !== "input" && on !== "output" && on !== "tool") badOption("guardrail", "on", on, `\`on\` must be "input", "output" or "tool", got ${JSON.stringify(on)}.`);
   if (typeof blocking !== "boolean") badOption("guardrail", "blocking", blocking, "`blocking` must be a boolean.");
-  const name = options.name ?? `guardrail(${on})`;
-  if (typeof name !== "string" || name === "") badOption("guardrail", "name", name, "`name` must be a non-empty string.");
+  // Only a missing name (or `undefined`) takes the default: `null` is refused, as for every other option.
+  const name = options.name === undefined ? `guardrail(${on})` : options.name;
+  if (typeof name !== "string" || name.trim() === "") badOption("guardrail", "name", name, "`name` must be a string that is not blank.");
   const run = checkFunction(check);
 
   /** Checks `subject`; a trip ends the run. */
@@ -197,8 +198,8 @@ function answerText(output: AgentOutput): string | undefined {
 function checkFunction(check: GuardrailOptions["check"]): GuardrailCheck {
   if (typeof check === "function") return check;
   const given = check as Partial<GuardrailModelCheck> | null;
-  if (typeof given !== "object" || given === null || !isInvokable(given.model) || typeof given.instructions !== "string" || given.instructions === "") {
-    badOption("guardrail", "check", check, "`check` must be a function (subject) => verdict, or { model, instructions } (a chat model that answers PASS or TRIP: reason).");
+  if (typeof given !== "object" || given === null || !isInvokable(given.model) || typeof given.instructions !== "string" || given.instructions.trim() === "") {
+    badOption("guardrail", "check", check, "`check` must be a function (subject) => verdict, or { model, instructions } (a chat model that answers PASS or TRIP: reason; instructions that are not blank).");
   }
   // A setting it does not take (`temperature`, a misspelt `instruction`) would be ignored: refused.
   checkOptionKeys("guardrail", given as object, ["model", "instructions"] satisfies (keyof GuardrailModelCheck)[], "check.");

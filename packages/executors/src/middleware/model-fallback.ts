@@ -15,6 +15,9 @@ import { RunStop } from "./stop-run";
  * failed, the run fails with the last error. The agent must take a model per call: the built-in
  * agents of `@agentrx/agents` do.
  *
+ * @param models The chat models to fall back to, in order: a non-empty array with a chat model at
+ * every index (a sparse array is refused). It takes no options: a second argument is refused.
+ *
  * @example
  * ```ts
  * import { createToolCallingAgent } from "@agentrx/agents";
@@ -30,11 +33,15 @@ import { RunStop } from "./stop-run";
  * console.log((await executor.invoke({ input: "Capital of France?" })).output); // "Paris."
  * ```
  */
-export function modelFallback(models: readonly BaseChatModel[]): AgentMiddleware {
+export function modelFallback(models: readonly BaseChatModel[], ...rest: never[]): AgentMiddleware {
   if (!Array.isArray(models) || models.length === 0) badOption("modelFallback", "models", models, "pass a non-empty array of chat models to fall back to, in order.");
-  models.forEach((model, index) => {
-    if (!isInvokable(model)) badOption("modelFallback", `models[${index}]`, model, `\`models[${index}]\` is not a @langchain/core chat model.`);
-  });
+  // It takes no options: a second argument (`{ retries }`) would be ignored.
+  if (rest.length > 0) badOption("modelFallback", "options", rest[0], "it takes one argument, the array of models to fall back to; to retry a model first, put a retrying middleware before it.");
+  // A plain loop: `forEach` skips the holes of a sparse array (`[, backup]`), which would call the failing model again.
+  for (let index = 0; index < models.length; index++) {
+    const model: unknown = models[index];
+    if (!isInvokable(model)) badOption("modelFallback", `models[${index}]`, model, `\`models[${index}]\` is not a @langchain/core chat model${index in models ? "" : " (the array has a hole there)"}.`);
+  }
   const list = [...models];
   return {
     name: "modelFallback",
