@@ -108,6 +108,8 @@ function fakeRun(turns: Turn[], options: Partial<AgentExecutorOptions> = {}) {
     },
     steering: undefined,
     timed: <T>(promise: Promise<T>): Promise<T> => promise,
+    holdTokens() {},
+    releaseTokens() {},
   } satisfies AgentLoopContext;
   loop = new AgentLoop(run);
   return { run, loop, state, log, events, completed, inputs, configs, tools, approvals, finalSignal: finalController.signal };

@@ -53,6 +53,10 @@ export interface AgentLoopContext {
    * nothing can halt the run meanwhile: check `interrupted` after it settles.
    */
   waitCall<T>(promise: Promise<T>): Promise<T>;
+  /** An agent call begins: its tokens are held when a middleware checks its answer after it (an output guardrail). */
+  holdTokens(): void;
+  /** The agent call returned (its output passed): the tokens held go out; with `drop`, they are left out. */
+  releaseTokens(drop?: boolean): void;
   /** `promise`, a call of the agent or of `tool`, under the call's `timeout` (past it the run fails with a `CallTimeoutError`). */
   timed<T>(promise: Promise<T>, call: "agent" | "tool", tool?: string): Promise<T>;
   /** Emits an event to the subscriber, the stop conditions and the recorder. */
@@ -154,9 +158,12 @@ export class AgentLoop {
       tools.resetTurn();
       let output: AgentOutput;
       try {
+        run.holdTokens();
         const call = run.middleware === undefined ? agent.invoke(agentCallInput(inputs, state.steps, trim), agentConfig) : run.middleware.callAgent(agentConfig, iteration);
         output = await run.waitCall(run.timed(call, "agent"));
+        run.releaseTokens();
       } catch (error) {
+        run.releaseTokens(true); // a call that failed (or a tripped answer): its text is not streamed
         // A call cut short by a halt keeps the early tool calls that finished before it (a partial turn).
         if (run.interrupted) this.keepFinishedEarly();
         else tools.dropEarly(); // the model call's early tool calls are not the turn's
@@ -500,9 +507,12 @@ export class AgentLoop {
     try {
       // As every agent call: through the middleware (prepareStep, then wrapModelCall), an input that
       // is undefined left out and the steps copied (agentCallInput).
+      run.holdTokens();
       const call = run.middleware === undefined ? options.agent.invoke(agentCallInput({ ...state.inputs, forceFinalAnswer: true }, state.steps), config) : run.middleware.callFinal(config, state.iteration - 1);
       output = await run.wait(run.timed(call, "agent"), false);
+      run.releaseTokens();
     } catch (error) {
+      run.releaseTokens(true);
       if (isEnded(state)) return;
       if (isOutputParserException(error)) return this.endGenerated(forced(error.llmOutput || stopped), reason);
       // The model failed on the one extra call: the run still ends with an answer that says so.

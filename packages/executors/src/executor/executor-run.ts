@@ -230,7 +230,30 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
   }
 
   onToken(text: string): void {
-    if (!isEnded(this.state) && this.request.streamTokens) this.emit({ type: "token", iteration: this.iteration, text, at: Date.now() });
+    if (isEnded(this.state) || !this.request.streamTokens) return;
+    const event: AgentStreamEvent = { type: "token", iteration: this.iteration, text, at: Date.now() };
+    if (this.heldTokens !== undefined) this.heldTokens.push(event);
+    else this.emit(event);
+  }
+
+  /**
+   * The tokens of the agent call in progress, held until its output passed the middleware that
+   * checks the answer after the model call (an output guardrail): a tripped answer's text is never
+   * streamed. Undefined when nothing is held.
+   */
+  private heldTokens: AgentStreamEvent[] | undefined;
+
+  /** An agent call begins: with a middleware that checks its answer, its tokens are held (see `heldTokens`). */
+  holdTokens(): void {
+    if (this.middleware?.holdsAnswerTokens === true && this.request.streamTokens) this.heldTokens = [];
+  }
+
+  /** The agent call returned and its output passed: the tokens it held go out; `drop`, they are left out (it failed, or the run stopped). */
+  releaseTokens(drop = false): void {
+    const held = this.heldTokens;
+    this.heldTokens = undefined;
+    if (held === undefined || drop || isEnded(this.state) || this.interrupted) return;
+    for (const event of held) this.emit(event);
   }
 
   onUsage(reported: UsageMetadata, model?: string): void {

@@ -1,4 +1,5 @@
 import { InvalidArgumentError, isAgentFinish, isMessageStep, observationText, checkOptionKeys } from "@agentrx/core";
+import { markHoldsAnswerTokens } from "./holds-answer-tokens";
 import type { AgentAction, AgentOutput, AgentStep, Observation } from "@agentrx/core";
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
 import { HumanMessage, SystemMessage } from "@langchain/core/messages";
@@ -144,6 +145,8 @@ export function guardrail(options: GuardrailOptions): AgentMiddleware {
       return guarded(check, () => next(request));
     };
   } else if (on === "output") {
+    // The run holds a model call's streamed tokens until this check passed (see `holdsAnswerTokens`).
+    markHoldsAnswerTokens(middleware);
     middleware.wrapModelCall = async (request, next) => {
       const output = await next(request);
       const text = answerText(output);

@@ -52,6 +52,11 @@ export class MiddlewareRun {
     this.modelChain = this.compose(chain.wrapModelCall, "wrapModelCall", (request: ModelCallRequest) => this.callAgentItself(request));
   }
 
+  /** Whether a middleware checks the answer after the model call: the run holds the call's tokens until it returns. */
+  get holdsAnswerTokens(): boolean {
+    return this.chain.holdsAnswerTokens;
+  }
+
   /** Whether any middleware has an `afterTurn` hook. */
   get afterTurns(): boolean {
     return this.chain.afterTurn.length > 0;

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from "@agentrx/core";
+import { holdsAnswerTokens } from "./holds-answer-tokens";
 import type { AgentMiddleware } from "./agent-middleware";
 
 /** A middleware with its name (its own, else `middleware[i]`). @internal */
@@ -14,6 +15,8 @@ export interface MiddlewareChain {
   wrapModelCall: readonly NamedMiddleware[];
   wrapToolCall: readonly NamedMiddleware[];
   afterTurn: readonly NamedMiddleware[];
+  /** Whether one checks the answer after the model call (an output guardrail): the run holds the call's tokens until it returns. */
+  holdsAnswerTokens: boolean;
 }
 
 const HOOKS = ["prepareStep", "wrapModelCall", "wrapToolCall", "afterTurn"] as const;
@@ -46,7 +49,14 @@ export function resolveMiddleware(value: unknown): MiddlewareChain | undefined {
   });
   if (all.length === 0) return undefined;
   const having = (hook: (typeof HOOKS)[number]) => all.filter((entry) => typeof entry.middleware[hook] === "function");
-  return { all, prepareStep: having("prepareStep"), wrapModelCall: having("wrapModelCall"), wrapToolCall: having("wrapToolCall"), afterTurn: having("afterTurn") };
+  return {
+    all,
+    prepareStep: having("prepareStep"),
+    wrapModelCall: having("wrapModelCall"),
+    wrapToolCall: having("wrapToolCall"),
+    afterTurn: having("afterTurn"),
+    holdsAnswerTokens: holdsAnswerTokens(all.map((entry) => entry.middleware)),
+  };
 }
 
 function fail(value: unknown, message: string): never {
