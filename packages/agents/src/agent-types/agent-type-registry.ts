@@ -29,7 +29,11 @@ export interface AgentTypeInfo {
 export class AgentTypeRegistry<Types extends Record<string, AnyAgentType> = {}> {
   private readonly types = new Map<string, AnyAgentType>();
 
-  /** Adds an agent type; throws when its name is already registered. */
+  /**
+   * Adds an agent type; throws an {@link AgentTypeRegistryError} (reason `"duplicate"`) when its
+   * name is already registered, saying whether it is the same agent type again (from this or
+   * another copy of its package) or another one under the same name.
+   */
   register<T extends AnyAgentType>(agentType: T): AgentTypeRegistry<Types & { [K in T["name"]]: T }> {
     if (!isAgentType(agentType)) {
       throw new AgentTypeRegistryError({
@@ -40,14 +44,7 @@ export class AgentTypeRegistry<Types extends Record<string, AnyAgentType> = {}> 
     }
     const existing = this.types.get(agentType.name);
     if (existing) {
-      throw new AgentTypeRegistryError({
-        name: agentType.name,
-        reason: "duplicate",
-        message:
-          `An agent type named "${agentType.name}" is already registered (version ${existing.version}); ` +
-          `refusing to register version ${agentType.version} under the same name. Names must be unique: ` +
-          `publish under your own scope (e.g. "acme/${agentType.name.split("/").pop() ?? agentType.name}").`,
-      });
+      throw new AgentTypeRegistryError({ name: agentType.name, reason: "duplicate", message: describeDuplicate(existing, agentType) });
     }
     this.types.set(agentType.name, agentType);
     return this as unknown as AgentTypeRegistry<Types & { [K in T["name"]]: T }>;
@@ -102,6 +99,32 @@ export function createAgentTypeRegistry(): AgentTypeRegistry<BuiltInAgentTypes> 
   let registry: AgentTypeRegistry<Record<string, AnyAgentType>> = new AgentTypeRegistry();
   for (const agentType of builtInAgentTypes) registry = registry.register(agentType);
   return registry as unknown as AgentTypeRegistry<BuiltInAgentTypes>;
+}
+
+/**
+ * Says why a second registration under a taken name is refused, and what to do: the same agent
+ * type registered twice (register it once), the same declaration from another copy of its package
+ * (it is already there), or another agent type under the same name (give it a name of its own).
+ */
+function describeDuplicate(existing: AnyAgentType, added: AnyAgentType): string {
+  const { name } = added;
+  if (existing === added) {
+    return `The agent type "${name}" is already registered (version ${existing.version}, this same agent type); register it once.`;
+  }
+  if (existing.version === added.version && existing.description === added.description && existing.requires === added.requires) {
+    return (
+      `An agent type "${name}" version ${existing.version} is already registered; this is the same agent type from another copy of its package ` +
+      `(two copies are installed, e.g. two versions of @agentrx/agents or of the package that declares it). ` +
+      `It is already available: leave this registration out, or deduplicate the installs (npm dedupe).`
+    );
+  }
+  const base = name.split("/").pop() ?? name;
+  const suggestion = `your-scope/${base}` === name ? `your-scope/${base}-2` : `your-scope/${base}`;
+  return (
+    `An agent type named "${name}" is already registered (version ${existing.version}); ` +
+    `refusing to register another agent type (version ${added.version}) under the same name. Names must be unique: ` +
+    `register one version of an agent type only, and publish a different agent type under a scoped name of your own (e.g. "${suggestion}").`
+  );
 }
 
 function nameOf(value: unknown): string {

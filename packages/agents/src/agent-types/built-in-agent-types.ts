@@ -143,8 +143,11 @@ export const jsonChatAgentType = /* @__PURE__ */ defineAgentType({
   formatScratchpad: formatJsonChatScratchpad,
 });
 
-/** Every built-in agent type, in the order `createAgentTypeRegistry` registers them. */
-export const builtInAgentTypes = [
+/**
+ * Every built-in agent type, in the order `createAgentTypeRegistry` registers them. The array is
+ * frozen: copy it (`[...builtInAgentTypes, myType]`) to build a list of your own.
+ */
+export const builtInAgentTypes = /* @__PURE__ */ Object.freeze([
   toolCallingAgentType,
   openAIToolsAgentType,
   openAIFunctionsAgentType,
@@ -153,7 +156,7 @@ export const builtInAgentTypes = [
   xmlAgentType,
   selfAskWithSearchAgentType,
   jsonChatAgentType,
-] as const;
+] as const);
 
 /** The built-in agent types by name. */
 export type BuiltInAgentTypes = { [T in (typeof builtInAgentTypes)[number] as T["name"]]: T };

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, type AgentInput, type AgentOutput, type AgentStep } from "@agentrx/core";
+import { checkOptionKeys, InvalidArgumentError, type AgentInput, type AgentOutput, type AgentStep } from "@agentrx/core";
 import type { BaseOutputParser } from "@langchain/core/output_parsers";
 import type { BasePromptTemplate } from "@langchain/core/prompts";
 import type { Runnable } from "@langchain/core/runnables";
@@ -76,8 +76,10 @@ export type AgentTypeOptions<T extends AnyAgentType> = Parameters<T["create"]>[0
  * output parser and scratchpad formatter, and what it requires of the model. Types are inferred
  * from the definition: the name stays a literal, `create`'s options keep their type (with
  * `prompt` optional, falling back to the default prompt), and so do the parser and scratchpad.
- * Throws an `InvalidArgumentError` for a bad name, version or requirement; the agent type's
- * `create` throws one when it is given no options object.
+ * Throws an `InvalidArgumentError` for a definition that is not an object, an unknown key (with
+ * the key meant, for a near miss), and a bad name, version, requirement, description or function;
+ * the agent type's `create` throws one when it is given no options object, or `prompt: null`
+ * (leave `prompt` out for the default prompt).
  *
  * @example
  * ```ts
@@ -120,6 +122,13 @@ export function defineAgentType<
           message: `The "${name}" agent type's create: pass an options object such as { llm, tools }, got ${options === null ? "null" : typeof options}.`,
         });
       }
+      if (options.prompt === null) {
+        throw new InvalidArgumentError({
+          argument: "prompt",
+          value: null,
+          message: `The "${name}" agent type's create: \`prompt\` must be a prompt template, or left out for the default prompt; got null.`,
+        });
+      }
       const prompt = options.prompt ?? defaultPrompt();
       return create({ ...options, prompt } as unknown as Options);
     },
@@ -146,14 +155,28 @@ export function isAgentType(value: unknown): value is AnyAgentType {
   return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[AGENT_TYPE_MARKER] === true;
 }
 
+/** The keys of a definition: any other is refused. */
+const DEFINITION_KEYS = Object.keys({
+  name: true,
+  version: true,
+  description: true,
+  requires: true,
+  create: true,
+  defaultPrompt: true,
+  createOutputParser: true,
+  formatScratchpad: true,
+} satisfies Record<keyof AgentTypeDefinition<string, { prompt: BasePromptTemplate }, unknown, BaseOutputParser<AgentOutput>, ModelRequirement>, true>);
+
 function validateDefinition(definition: unknown): void {
-  if (typeof definition !== "object" || definition === null) {
+  if (typeof definition !== "object" || definition === null || Array.isArray(definition)) {
     throw new InvalidArgumentError({
       argument: "definition",
       value: definition,
-      message: "defineAgentType: pass a definition object { name, version, description, requires, create, ... }.",
+      message: `defineAgentType: pass a definition object { name, version, description, requires, create, ... }, got ${Array.isArray(definition) ? "an array" : definition === null ? "null" : typeof definition}.`,
     });
   }
+  // A misspelt key (`requirez`) is refused, not dropped with the default left in its place.
+  checkOptionKeys("defineAgentType", definition, DEFINITION_KEYS);
   const { name, version, requires, description } = definition as Record<string, unknown>;
   if (typeof name !== "string" || !NAME.test(name)) {
     throw new InvalidArgumentError({

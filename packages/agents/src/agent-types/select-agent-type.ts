@@ -4,6 +4,8 @@ import type { BasePromptTemplate } from "@langchain/core/prompts";
 import type { Runnable } from "@langchain/core/runnables";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { reactAgentFor } from "../react/create-react-agent";
+import { assertModel } from "../shared/validate-model";
+import { assertPrompt } from "../shared/validate-prompt";
 import { toolCallingAgentFor } from "../tool-calling/create-tool-calling-agent";
 import { reactAgentType, toolCallingAgentType } from "./built-in-agent-types";
 
@@ -45,7 +47,10 @@ export function modelSupportsToolCalling(llm: unknown): boolean {
 
 /**
  * Picks the agent type for a model, as Dify does: the tool-calling agent for a model that
- * supports tool calling, the ReAct agent otherwise.
+ * supports tool calling, the ReAct agent otherwise. Throws an `InvalidArgumentError` when `llm` is
+ * not a `@langchain/core` language model, when it is a wrapped model (made by `bindTools`,
+ * `withConfig` or `withRetry`: pass the chat model itself), and when `toolCalling` is given but
+ * not a boolean.
  *
  * @example
  * ```ts
@@ -60,7 +65,7 @@ export function modelSupportsToolCalling(llm: unknown): boolean {
 export function selectAgentType(options: SelectAgentTypeOptions): typeof toolCallingAgentType | typeof reactAgentType {
   assertOptions(options, "selectAgentType", SELECT_OPTION_KEYS, "{ llm }");
   const { llm, toolCalling } = options;
-  return (toolCalling ?? modelSupportsToolCalling(llm)) ? toolCallingAgentType : reactAgentType;
+  return pickAgentType(llm, toolCalling, "selectAgentType", "it reads tool-calling support from the chat model itself");
 }
 
 /** Options of {@link createAgentForModel}. */
@@ -77,7 +82,10 @@ export interface CreateAgentForModelOptions {
 
 /**
  * Creates the right agent for a model: a tool-calling agent when the model supports tool calling,
- * a ReAct agent otherwise (see {@link selectAgentType}).
+ * a ReAct agent otherwise (see {@link selectAgentType}). Throws an `InvalidArgumentError` for the
+ * arguments `selectAgentType` refuses, and for `prompts` that is not an object `{ toolCalling?,
+ * react? }` or holds something other than a prompt template (both prompts are checked, whichever
+ * agent the model gets).
  *
  * @example
  * ```ts
@@ -93,7 +101,7 @@ export function createAgentForModel(options: CreateAgentForModelOptions): Runnab
     prompt: "the prompts go in `prompts: { toolCalling, react }`, one per strategy",
   });
   const { llm, tools, prompts = {}, toolCalling } = options;
-  if (typeof prompts !== "object" || prompts === null) {
+  if (typeof prompts !== "object" || prompts === null || Array.isArray(prompts)) {
     throw new InvalidArgumentError({
       argument: "prompts",
       value: prompts,
@@ -101,10 +109,17 @@ export function createAgentForModel(options: CreateAgentForModelOptions): Runnab
     });
   }
   checkOptionKeys("createAgentForModel", prompts, PROMPTS_KEYS, "prompts.");
-  const agentType = selectAgentType({ llm, ...(toolCalling === undefined ? {} : { toolCalling }) });
   // Built in this function's name: an error names createAgentForModel and `prompts.<strategy>`,
   // not the agent constructor the user never called.
   const caller = "createAgentForModel";
+  const agentType = pickAgentType(llm, toolCalling, caller, "the agent binds the tools itself (set call options on the model, e.g. new OpenAIChatModel({ temperature }))");
+  // Both prompts, not only the chosen one's: a bad prompt for the other strategy would otherwise
+  // surface only when a model of the other kind comes along.
+  for (const [key, agentTypeName] of [["toolCalling", "tool-calling"], ["react", "react"]] as const) {
+    if (prompts[key] !== undefined) {
+      assertPrompt(prompts[key], { agentType: agentTypeName, constructorName: caller, promptArgument: `prompts.${key}` });
+    }
+  }
   if (agentType.name === "tool-calling") {
     const given = prompts.toolCalling;
     const prompt = given === undefined ? toolCallingAgentType.defaultPrompt() : given;
@@ -119,6 +134,32 @@ export function createAgentForModel(options: CreateAgentForModelOptions): Runnab
 const SELECT_OPTION_KEYS = Object.keys({ llm: true, toolCalling: true } satisfies Record<keyof SelectAgentTypeOptions, true>);
 const CREATE_OPTION_KEYS = Object.keys({ llm: true, tools: true, prompts: true, toolCalling: true } satisfies Record<keyof CreateAgentForModelOptions, true>);
 const PROMPTS_KEYS = Object.keys({ toolCalling: true, react: true } satisfies Record<keyof NonNullable<CreateAgentForModelOptions["prompts"]>, true>);
+
+/**
+ * Checks `llm` and `toolCalling` in the name of `owner` and picks the agent type; `wrappedHint` says
+ * why the chat model itself is needed.
+ */
+function pickAgentType(llm: unknown, toolCalling: unknown, owner: string, wrappedHint: string): typeof toolCallingAgentType | typeof reactAgentType {
+  assertModel(llm, { agentType: "", constructorName: owner });
+  // A wrapped model (`bindTools`, `withConfig`, `withRetry`: a RunnableBinding or RunnableRetry) has
+  // no `bindTools` of its own: it would silently get the ReAct agent.
+  const bound = (llm as { bound?: unknown }).bound;
+  if (typeof (bound as { invoke?: unknown } | null | undefined)?.invoke === "function") {
+    throw new InvalidArgumentError({
+      argument: "llm",
+      value: llm,
+      message: `${owner}: \`llm\` is a wrapped model (made by bindTools, withConfig or withRetry), not the chat model itself: pass the chat model; ${wrappedHint}.`,
+    });
+  }
+  if (toolCalling !== undefined && typeof toolCalling !== "boolean") {
+    throw new InvalidArgumentError({
+      argument: "toolCalling",
+      value: toolCalling,
+      message: `${owner}: \`toolCalling\` must be true (the tool-calling agent), false (ReAct) or left out (decided from the model), got ${JSON.stringify(toolCalling) ?? typeof toolCalling}.`,
+    });
+  }
+  return (toolCalling ?? modelSupportsToolCalling(llm)) ? toolCallingAgentType : reactAgentType;
+}
 
 /** Throws an `InvalidArgumentError` unless `options` is an object whose keys are all `known`. */
 function assertOptions(options: unknown, owner: string, known: readonly string[], shape: string, hints: Record<string, string> = {}): void {

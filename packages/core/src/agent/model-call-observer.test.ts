@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { MODEL_CALL_OBSERVER_KEY, takeModelCallObserver } from "./model-call-observer";
+import { InvalidArgumentError } from "../errors/invalid-argument-error";
+import { MODEL_CALL_OBSERVER_KEY, markObservesModelCalls, observesModelCalls, takeModelCallObserver } from "./model-call-observer";
 
 describe("takeModelCallObserver", () => {
   const observer = () => {};
@@ -31,5 +32,33 @@ describe("takeModelCallObserver", () => {
     const config = { configurable: { thread_id: "t" } };
     expect(takeModelCallObserver(config)).toEqual({ observer: undefined, config });
     expect(takeModelCallObserver(undefined)).toEqual({ observer: undefined, config: {} });
+  });
+});
+
+describe("markObservesModelCalls", () => {
+  it("refuses what is not an agent, or an agent it cannot mark, with an InvalidArgumentError naming `agent`", () => {
+    for (const agent of [undefined, null, "x", 42]) {
+      let error: unknown;
+      try {
+        markObservesModelCalls(agent as never);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(InvalidArgumentError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ argument: "agent" });
+      expect((error as Error).message).toMatch(/^markObservesModelCalls: `agent` must be an agent runnable/);
+    }
+    let frozen: unknown;
+    try {
+      markObservesModelCalls(Object.freeze({}));
+    } catch (caught) {
+      frozen = caught;
+    }
+    expect(InvalidArgumentError.isInstance(frozen)).toBe(true);
+    expect(frozen).toMatchObject({ argument: "agent" });
+    expect((frozen as Error).message).toMatch(/^markObservesModelCalls: `agent` is frozen \(or not extensible\)/);
+    const agent = markObservesModelCalls({ invoke: () => 1 });
+    expect(observesModelCalls(agent)).toBe(true);
+    expect(markObservesModelCalls(Object.freeze(agent))).toBe(agent);
   });
 });

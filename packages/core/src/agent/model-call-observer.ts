@@ -1,5 +1,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
+import { InvalidArgumentError } from "../errors/invalid-argument-error";
 
 /**
  * The `config.configurable` key under which an executor that records model calls passes the agent
@@ -38,6 +39,8 @@ const OBSERVES = Symbol.for("agentrx.agent.observesModelCalls");
  * Marks an agent runnable as one that reports its model calls to the observer found by
  * {@link takeModelCallObserver}. The executor then passes the observer instead of watching the
  * model through callbacks. Mark only an agent that really reports every model call it makes.
+ * Throws an `InvalidArgumentError` naming `agent` for anything but an object (or function), and for
+ * a frozen (non-extensible) agent, which cannot carry the mark.
  *
  * @example
  * ```ts
@@ -49,6 +52,21 @@ const OBSERVES = Symbol.for("agentrx.agent.observesModelCalls");
  * ```
  */
 export function markObservesModelCalls<T extends object>(agent: T): T {
+  if ((typeof agent !== "object" && typeof agent !== "function") || agent === null) {
+    throw new InvalidArgumentError({
+      argument: "agent",
+      value: agent,
+      message: `markObservesModelCalls: \`agent\` must be an agent runnable (an object), got ${agent === null ? "null" : typeof agent}.`,
+    });
+  }
+  if ((agent as Record<symbol, unknown>)[OBSERVES] === true && Object.hasOwn(agent, OBSERVES)) return agent;
+  if (!Object.isExtensible(agent)) {
+    throw new InvalidArgumentError({
+      argument: "agent",
+      value: agent,
+      message: "markObservesModelCalls: `agent` is frozen (or not extensible), so it cannot be marked: mark the agent before freezing it.",
+    });
+  }
   Object.defineProperty(agent, OBSERVES, { value: true, enumerable: false, configurable: true });
   return agent;
 }
