@@ -552,7 +552,9 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
       streamTokens: tokens,
       observeModel: tokens || conditions.length > 0 || recorded,
       watchModel: tokens || (perCall && !observes) || (recorded && options.recordModelCalls && (recordPrompts || !observes)),
-      observeUsage: perCall && observes,
+      // Whenever the observer is attached (priced, counted, or recorded), usage comes from it: a
+      // hand-written agent that reports its calls need not also attach their usage to its output.
+      observeUsage: observes,
       recordPrompts,
       resumed: false,
     };
