@@ -103,3 +103,14 @@ describe("printTrace with the executor", () => {
     `);
   });
 });
+
+describe("printTrace of events that end without an answer", () => {
+  it("says the run has no answer (a replay of a failed run), not to use stream() instead of invoke()", async () => {
+    const lines: string[] = [];
+    const events = from([{ type: "start", runId: "r1", inputs: { input: "x" }, resumed: false, at: 1 }, actionEvent(0, "search", { query: "x" })] as AgentStreamEvent[]);
+    const error = await printTrace(events, { write: (line: string) => void lines.push(line), colors: false }).then(() => undefined, (thrown: unknown) => thrown as Error);
+    expect(error?.message).toMatch(/^printTrace: the run's events ended without an "output" event: the run has no answer/);
+    const none = await printTrace(from([] as AgentStreamEvent[]), { write: () => undefined, colors: false }).then(() => undefined, (thrown: unknown) => thrown as Error);
+    expect(none?.message).toContain("pass `executor.stream(...)`, not `executor.invoke(...)`");
+  });
+});

@@ -82,6 +82,7 @@ export function printTrace(
       return;
     }
     let output: OutputEvent | undefined;
+    let started = false;
     const onAbort = () => {
       subscription.unsubscribe(); // ends an open `model` line first
       reject(cancelled(signal?.reason));
@@ -89,6 +90,7 @@ export function printTrace(
     const subscription = events.pipe(renderTrace(traceOptions)).subscribe({
       next: (event) => {
         if (event.type === "output") output = event;
+        else if (event.type === "start" && event.subRun === undefined) started = true;
       },
       error: (error: unknown) => {
         signal?.removeEventListener("abort", onAbort);
@@ -101,8 +103,11 @@ export function printTrace(
           reject(
             new AgentRxError({
               name: "AgentRxError",
-              message:
-                'printTrace: the stream completed without an "output" event; pass `executor.stream(...)`, not `executor.invoke(...)`.',
+              // A run's events that end without an answer: a replay of a run that failed, was
+              // cancelled or is still running (its record ends there). No run's events at all: a result.
+              message: started
+                ? 'printTrace: the run\'s events ended without an "output" event: the run has no answer (a replay of a run that failed, was cancelled or is still running ends where its record does); the trace above shows what it did.'
+                : 'printTrace: the stream completed without an "output" event; pass `executor.stream(...)`, not `executor.invoke(...)`.',
             }),
           );
       },
