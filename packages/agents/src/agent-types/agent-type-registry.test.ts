@@ -2,25 +2,13 @@ import { InvalidArgumentError } from "@agentrx/core";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { describe, expect, it } from "vitest";
 import { AgentTypeRegistryError } from "../errors/agent-type-registry-error";
-import { createReactAgent } from "../react/create-react-agent";
-import { createReactPrompt } from "../react/react-prompt";
-import { ReActSingleInputOutputParser } from "../react/react-single-input-output-parser";
-import { formatLogToString } from "../format-scratchpad/format-log-to-string";
+import { plannerDefinition } from "../test-utils/planner-definition";
 import { textOnlyModel } from "../test-utils/text-only-model";
 import { AgentTypeRegistry, createAgentTypeRegistry } from "./agent-type-registry";
 import { builtInAgentTypes, reactAgentType } from "./built-in-agent-types";
 import { defineAgentType, isAgentType } from "./define-agent-type";
 
-const definition = {
-  name: "acme/planner",
-  version: "1.2.0",
-  description: "Plans first.",
-  requires: "text" as const,
-  create: createReactAgent,
-  defaultPrompt: createReactPrompt,
-  createOutputParser: ({ toolNames }: { toolNames: string[] }) => new ReActSingleInputOutputParser({ toolNames }),
-  formatScratchpad: formatLogToString,
-};
+const definition = plannerDefinition;
 
 describe("defineAgentType", () => {
   it("creates agents with the default prompt when none is given", async () => {

@@ -3,26 +3,15 @@ import { ScriptedChatModel } from "@agentrx/core/testing";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { describe, expect, it } from "vitest";
 import { AgentTypeRegistryError } from "../errors/agent-type-registry-error";
-import { formatLogToString } from "../format-scratchpad/format-log-to-string";
-import { createReactAgent } from "../react/create-react-agent";
 import { createReactPrompt } from "../react/react-prompt";
-import { ReActSingleInputOutputParser } from "../react/react-single-input-output-parser";
+import { plannerDefinition } from "../test-utils/planner-definition";
 import { textOnlyModel } from "../test-utils/text-only-model";
 import { AgentTypeRegistry, createAgentTypeRegistry } from "./agent-type-registry";
 import { builtInAgentTypes, reactAgentType } from "./built-in-agent-types";
 import { defineAgentType } from "./define-agent-type";
 import { createAgentForModel, selectAgentType } from "./select-agent-type";
 
-const definition = {
-  name: "acme/planner",
-  version: "1.2.0",
-  description: "Plans first.",
-  requires: "text" as const,
-  create: createReactAgent,
-  defaultPrompt: createReactPrompt,
-  createOutputParser: ({ toolNames }: { toolNames: string[] }) => new ReActSingleInputOutputParser({ toolNames }),
-  formatScratchpad: formatLogToString,
-};
+const definition = plannerDefinition;
 
 /** The error `run` throws (undefined when it throws none). */
 function thrown(run: () => unknown): unknown {
