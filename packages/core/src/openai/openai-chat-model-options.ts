@@ -152,6 +152,13 @@ function env(name: string): string | undefined {
   return value ? value : undefined;
 }
 
+/** `ChatOpenAI`'s names of options this model takes under another name (what a user coming from `@langchain/openai` writes). */
+const CHAT_OPENAI_HINTS: Readonly<Record<string, string>> = {
+  modelName: "the model's name goes in `model` (ChatOpenAI's `modelName`)",
+  openAIApiKey: "the key goes in `apiKey` (ChatOpenAI's `openAIApiKey`; OPENAI_API_KEY is read when it is left out)",
+  configuration: "the server goes in `baseURL` (ChatOpenAI's `configuration.baseURL`; OPENAI_BASE_URL is read when it is left out), and a client of your own in `client`",
+};
+
 /** Reads the environment, applies defaults and validates every option (an unknown one too); throws `InvalidArgumentError`. */
 export function resolveOptions(options: OpenAIChatModelOptions): ResolvedOptions {
   const fail = (argument: string, value: unknown, expected: string): never => {
@@ -162,7 +169,7 @@ export function resolveOptions(options: OpenAIChatModelOptions): ResolvedOptions
     });
   };
   if (typeof options !== "object" || options === null) fail("options", options, "an object such as { model: \"gpt-4o-mini\" }");
-  checkOptionKeys("OpenAIChatModel", options, OPTION_KEYS);
+  checkOptionKeys("OpenAIChatModel", options, OPTION_KEYS, { hints: CHAT_OPENAI_HINTS });
   const { model, maxRetries = 2, maxRetryDelayMs = DEFAULT_MAX_RETRY_DELAY_MS, timeout } = options;
   if (typeof model !== "string" || !model.trim()) fail("model", model, 'a model name such as "gpt-4o-mini"');
   if (!Number.isInteger(maxRetries) || maxRetries < 0) fail("maxRetries", maxRetries, "an integer >= 0");

@@ -352,3 +352,13 @@ describe("OpenAIChatModel construction", () => {
     expect(streamed).toMatchObject({ top_k: 20, stream: true, stream_options: { continuous_usage_stats: true, include_usage: true } });
   });
 });
+
+describe("ChatOpenAI's option names", () => {
+  it.each([
+    [{ modelName: "gpt-4o" }, "modelName", "the model's name goes in `model`"],
+    [{ model: "m", openAIApiKey: "sk-x" }, "openAIApiKey", "the key goes in `apiKey`"],
+    [{ model: "m", configuration: { baseURL: "http://127.0.0.1:1/v1" } }, "configuration", "the server goes in `baseURL`"],
+  ])("%j: refused, saying where it goes", (options, key, hint) => {
+    expect(() => new OpenAIChatModel(options as never)).toThrow(`OpenAIChatModel: unknown option \`${key}\`: ${hint}`);
+  });
+});

@@ -364,21 +364,24 @@ describe("eagerTools and a sub-run started early", () => {
 describe("eagerTools and a model call that fails after an early call finished", () => {
   it("runs the call once: the next attempt (a modelFallback's backup) that asks for the same call takes its result", async () => {
     const { modelFallback } = await import("@agentrx/executors");
-    /** A model whose stream breaks after `after` chunks (a dropped connection). */
+    let charged!: () => void;
+    const firstCharged = new Promise<void>((resolve) => (charged = resolve));
+    /** A model whose stream breaks (a dropped connection) after 12 chunks, once the first call has finished. */
     class BreaksMidStream extends ScriptedChatModel {
       override async *_streamResponseChunks(...args: Parameters<ScriptedChatModel["_streamResponseChunks"]>) {
         let chunks = 0;
         for await (const chunk of super._streamResponseChunks(...args)) {
           yield chunk;
           if (++chunks >= 12) {
-            await new Promise((resolve) => setTimeout(resolve, 30)); // the first call finishes meanwhile
+            await firstCharged; // the first call ran; a macrotask later its result is in
+            await new Promise((resolve) => setTimeout(resolve, 50));
             throw new Error("stream broke");
           }
         }
       }
     }
     const ran: string[] = [];
-    const charge = tool(async ({ id }: { id: string }) => (ran.push(id), `charged ${id}`), { name: "charge", description: "Charges.", schema: z.object({ id: z.string() }) });
+    const charge = tool(async ({ id }: { id: string }) => (ran.push(id), charged(), `charged ${id}`), { name: "charge", description: "Charges.", schema: z.object({ id: z.string() }) });
     const call = (id: string, callId: string) => ({ name: "charge", args: { id }, id: callId });
     const primary = new BreaksMidStream({ toolCallChunkSize: 4, responses: [{ toolCalls: [call("a", "c1"), call("b".repeat(40), "c2")] }] });
     const backup = new ScriptedChatModel({ responses: [{ toolCalls: [call("a", "c1")] }, "done"] });

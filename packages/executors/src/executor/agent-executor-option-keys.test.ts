@@ -211,6 +211,7 @@ describe("the constructor names the option an unknown one is close to", () => {
     ["tags", "tags are given per call: executor.invoke(inputs, { tags })"],
     ["metadata", "metadata is given per call: executor.invoke(inputs, { metadata })"],
     ["llm", "the model goes in the agent (createToolCallingAgent({ llm, tools, prompt })), or use createAgentExecutor({ model, tools })"],
+    ["model", "the model goes in the agent (createToolCallingAgent({ llm, tools, prompt })), or use createAgentExecutor({ model, tools })"],
     ["returnOnlyOutputs", "it has no counterpart"],
   ] as const)("says where LangChain classic's %s goes", ([key, hint]) => {
     expect(constructorError({ [key]: [] }).message).toContain(`AgentExecutor: unknown option \`${key}\`: ${hint}`);

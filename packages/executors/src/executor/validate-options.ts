@@ -153,6 +153,8 @@ const CLASSIC_OPTION_HINTS: Readonly<Record<string, string>> = {
   tags: "tags are given per call: executor.invoke(inputs, { tags })",
   metadata: "metadata is given per call: executor.invoke(inputs, { metadata })",
   llm: "the model goes in the agent (createToolCallingAgent({ llm, tools, prompt })), or use createAgentExecutor({ model, tools })",
+  // LangChain v1's createAgent({ model, tools }) and the AI SDK name it `model`.
+  model: "the model goes in the agent (createToolCallingAgent({ llm, tools, prompt })), or use createAgentExecutor({ model, tools })",
   returnOnlyOutputs: "it has no counterpart: a result holds the inputs, `output`, `stopReason` and the run's details",
 };
 
