@@ -1,4 +1,5 @@
 import { InvalidArgumentError, nearMissOf } from "@agentrx/core";
+import { showValue } from "../executor/show-value";
 import type { UsageMetadata } from "@langchain/core/messages";
 
 /**
@@ -142,7 +143,7 @@ export type Prices = "auto" | PriceTable | PriceFunction;
  */
 export function priceUsage(usage: UsageMetadata, price: ModelPrice): Cost {
   if (typeof usage !== "object" || usage === null || Array.isArray(usage)) {
-    throw new InvalidArgumentError({ argument: "usage", value: usage, message: `priceUsage: \`usage\` must be a usage object ({ input_tokens, output_tokens, ... }, a message's usage_metadata), got ${describePrice(usage)}.` });
+    throw new InvalidArgumentError({ argument: "usage", value: usage, message: `priceUsage: \`usage\` must be a usage object ({ input_tokens, output_tokens, ... }, a message's usage_metadata), got ${showValue(usage)}.` });
   }
   checkModelPrice("priceUsage: ", "price", "price", price);
   return priceOf(usage, price);
@@ -268,7 +269,7 @@ function checkModelPrice(owner: string, label: string, argument: string, price: 
     throw new InvalidArgumentError({ argument, value, message: `${owner}${message}` });
   };
   if (typeof price !== "object" || price === null || Array.isArray(price)) {
-    fail(`\`${label}\` must be an object { input, output } (dollars per million tokens), got ${describePrice(price)}.`);
+    fail(`\`${label}\` must be an object { input, output } (dollars per million tokens), got ${showValue(price)}.`);
   }
   const fields = price as Record<string, unknown>;
   for (const key of Object.keys(fields)) {
@@ -281,19 +282,10 @@ function checkModelPrice(owner: string, label: string, argument: string, price: 
     const field = fields[key];
     const required = key === "input" || key === "output";
     if ((field === undefined && !required) || (typeof field === "number" && Number.isFinite(field) && field >= 0)) continue;
-    fail(`\`${label}.${key}\` must be a number >= 0 (dollars per million tokens), got ${describePrice(field)}.`);
+    fail(`\`${label}.${key}\` must be a number >= 0 (dollars per million tokens), got ${showValue(field)}.`);
   }
 }
 
-/** A value in a message: a number as it is, a string quoted, anything else as JSON where it can be. */
-function describePrice(value: unknown): string {
-  if (typeof value === "number" || typeof value === "bigint") return String(value);
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
-}
 
 type GenaiPrices = typeof import("@pydantic/genai-prices");
 const SPECIFIER = "@pydantic/genai-prices";

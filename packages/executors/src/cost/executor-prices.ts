@@ -1,4 +1,5 @@
 import type { UsageMetadata } from "@langchain/core/messages";
+import { processWarning } from "../executor/process-warning";
 import { type PriceFunction, type Prices, type RunUsage, resolvePrices } from "./cost";
 
 /** The code of the process warning about a model `prices` cannot price (see docs/cost.md#calls-without-a-price). */
@@ -45,7 +46,7 @@ export class ExecutorPrices {
   private warnOnce(model: string | undefined): void {
     if (this.warned.has(model)) return;
     this.warned.add(model);
-    emitWarning(`${unpricedReason(this.prices, model)}: its calls have no \`cost\`, and a run's \`usage.cost\` leaves them out (\`usage.unpricedCalls\` counts them). ${howToPrice(this.prices, model)} This warning is given once per model per executor.`);
+    processWarning(`${unpricedReason(this.prices, model)}: its calls have no \`cost\`, and a run's \`usage.cost\` leaves them out (\`usage.unpricedCalls\` counts them). ${howToPrice(this.prices, model)} This warning is given once per model per executor.`, UNPRICED_MODEL_WARNING);
   }
 }
 
@@ -65,9 +66,3 @@ function howToPrice(prices: Prices, model: string | undefined): string {
   return `Add "${model}" to the price table ({ input, output } in dollars per million tokens; 0 for a free model).`;
 }
 
-/** A process warning (`process.emitWarning`), or, where there is no `process` (a browser), a console warning. */
-function emitWarning(message: string): void {
-  const emit = globalThis.process?.emitWarning;
-  if (typeof emit === "function") emit.call(globalThis.process, message, { code: UNPRICED_MODEL_WARNING });
-  else console.warn(`[${UNPRICED_MODEL_WARNING}] ${message}`);
-}

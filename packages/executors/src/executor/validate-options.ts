@@ -16,6 +16,7 @@ import type { StopCondition } from "./stop-condition";
 import type { TelemetryOptions } from "../telemetry/telemetry-options";
 import { resolveTelemetry } from "../telemetry/with-telemetry";
 import { formatUsd, validatePrices } from "../cost/cost";
+import { showValue as show } from "./show-value";
 import { ExecutorPrices } from "../cost/executor-prices";
 import { type MiddlewareChain, resolveMiddleware } from "../middleware/resolve-middleware";
 import { FOLLOW_UPS, type FollowUp } from "../steering/follow-up";
@@ -133,18 +134,6 @@ function checkedTrim(trim: (steps: AgentStep[]) => AgentStep[]): (steps: AgentSt
     if (!Array.isArray(kept)) fail("trimIntermediateSteps", kept, `\`trimIntermediateSteps\` must return an array of steps (the ones the agent sees), got ${show(kept)}.`);
     return kept;
   };
-}
-
-function show(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value);
-  // JSON would show NaN and -Infinity as null.
-  if (typeof value === "number") return String(value);
-  if (typeof value === "function") return "a function";
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
 }
 
 /** Where options of LangChain's classic executor that this one does not take go instead. */

@@ -1,4 +1,5 @@
 import { observationText, checkOptionKeys } from "@agentrx/core";
+import { showValue } from "../executor/show-value";
 import type { AgentStep } from "@agentrx/core";
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
 import { HumanMessage, SystemMessage } from "@langchain/core/messages";
@@ -70,8 +71,8 @@ export function compactSteps(options: CompactStepsOptions): AgentMiddleware {
   checkOptionKeys("compactSteps", options, ["model", "maxTokens", "keep", "countTokens", "instructions"] satisfies (keyof CompactStepsOptions)[]);
   const { model, maxTokens, keep = 4, countTokens = approximateTokens, instructions = DEFAULT_INSTRUCTIONS } = options;
   if (!isInvokable(model)) badOption("compactSteps", "model", model, "`model` must be a @langchain/core chat model (it writes the summaries).");
-  if (!Number.isInteger(maxTokens) || maxTokens < 1) badOption("compactSteps", "maxTokens", maxTokens, `\`maxTokens\` must be an integer >= 1, got ${shown(maxTokens)}.`);
-  if (!Number.isInteger(keep) || keep < 0) badOption("compactSteps", "keep", keep, `\`keep\` must be an integer >= 0, got ${shown(keep)}.`);
+  if (!Number.isInteger(maxTokens) || maxTokens < 1) badOption("compactSteps", "maxTokens", maxTokens, `\`maxTokens\` must be an integer >= 1, got ${showValue(maxTokens)}.`);
+  if (!Number.isInteger(keep) || keep < 0) badOption("compactSteps", "keep", keep, `\`keep\` must be an integer >= 0, got ${showValue(keep)}.`);
   if (typeof countTokens !== "function") badOption("compactSteps", "countTokens", countTokens, "`countTokens` must be a function (text) => number.");
   if (typeof instructions !== "string" || instructions.trim() === "") badOption("compactSteps", "instructions", instructions, "`instructions` must be a string that is not blank.");
 
@@ -81,7 +82,7 @@ export function compactSteps(options: CompactStepsOptions): AgentMiddleware {
       const tokens: unknown = countTokens(stepText(step));
       // A count that is not a number would make every comparison with `maxTokens` wrong: refused.
       if (typeof tokens !== "number" || !Number.isFinite(tokens) || tokens < 0) {
-        badOption("compactSteps", "countTokens", tokens, `\`countTokens\` must return a finite number >= 0 (the tokens of the text it is given), got ${shown(tokens)}.`);
+        badOption("compactSteps", "countTokens", tokens, `\`countTokens\` must return a finite number >= 0 (the tokens of the text it is given), got ${showValue(tokens)}.`);
       }
       total += tokens;
     }
@@ -162,15 +163,6 @@ function stepText(step: AgentStep): string {
   return `${action.log ? `${action.log}\n` : ""}${action.tool}(${input}) -> ${observationText(step.observation)}`;
 }
 
-/** A value as it is written in a message (`JSON.stringify` writes `Infinity` and `NaN` as `null`). */
-function shown(value: unknown): string {
-  if (typeof value === "number" || value === undefined) return String(value);
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return typeof value;
-  }
-}
 
 function approximateTokens(text: string): number {
   return Math.ceil(text.length / 4);

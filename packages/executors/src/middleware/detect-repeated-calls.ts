@@ -1,4 +1,5 @@
 import { isAgentFinish, checkOptionKeys } from "@agentrx/core";
+import { showValue } from "../executor/show-value";
 import type { AgentAction, AgentStep } from "@agentrx/core";
 import type { AgentMiddleware } from "./agent-middleware";
 import { badOption, stableJson } from "./middleware-helpers";
@@ -45,7 +46,7 @@ export function detectRepeatedCalls(options: DetectRepeatedCallsOptions = {}): A
   if (typeof options !== "object" || options === null || Array.isArray(options)) badOption("detectRepeatedCalls", "options", options, "pass an options object { max? }.");
   checkOptionKeys("detectRepeatedCalls", options, ["max"] satisfies (keyof DetectRepeatedCallsOptions)[]);
   const { max = 3 } = options;
-  if (!Number.isInteger(max) || max < 2) badOption("detectRepeatedCalls", "max", max, `\`max\` must be an integer >= 2 (how many identical calls a run may ask for), got ${shown(max)}.`);
+  if (!Number.isInteger(max) || max < 2) badOption("detectRepeatedCalls", "max", max, `\`max\` must be an integer >= 2 (how many identical calls a run may ask for), got ${showValue(max)}.`);
   const keyOf = (action: AgentAction): string => `${action.tool}\u0000${stableJson(action.toolInput)}`;
   // Whether this middleware told the model about the call `key` in `steps`. It answers the `max`-th
   // identical call with its note instead of running it, so it told the model exactly when the run
@@ -107,7 +108,3 @@ function note(tool: string, times: number): string {
   return `${NOTE_PREFIX} you have asked for ${tool} with these same arguments ${times} times; it was not run again, its result would not change. Use the results you have or try something different. Asking for this same call again ends the run.`;
 }
 
-/** A number as it is written (`JSON.stringify` writes `Infinity` and `NaN` as `null`). */
-function shown(value: unknown): string {
-  return typeof value === "number" ? String(value) : (JSON.stringify(value) ?? String(value));
-}

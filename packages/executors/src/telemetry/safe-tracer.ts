@@ -2,6 +2,7 @@
 // that throws, a tracer of the user's whose spans lack a method. Tracing is an observer of the run;
 // its failure is reported once, as a process warning, and the run goes on (docs/telemetry.md).
 import type { Attributes, AttributeValue, Exception, Link, Span, SpanContext, SpanStatus, TimeInput, Tracer } from "@opentelemetry/api";
+import { processWarning } from "../executor/process-warning";
 
 /** The code of the warning a failing tracer gives. */
 export const TELEMETRY_FAILED_WARNING = "AGENTRX_TELEMETRY_FAILED";
@@ -26,7 +27,7 @@ export function safeTracer(tracer: Tracer): Tracer {
   const report = (error: unknown): void => {
     if (reported) return;
     reported = true;
-    warn(`AgentExecutor: the telemetry tracer threw (${describe(error)}); the run goes on, and its spans may be incomplete. This warning is given once per tracer.`);
+    processWarning(`AgentExecutor: the telemetry tracer threw (${describe(error)}); the run goes on, and its spans may be incomplete. This warning is given once per tracer.`, TELEMETRY_FAILED_WARNING);
   };
   const safe: Tracer = {
     startSpan(name, options, context) {
@@ -113,9 +114,3 @@ function describe(error: unknown): string {
   }
 }
 
-/** A process warning (`process.emitWarning`), or, where there is no `process` (a browser), a console warning. */
-function warn(message: string): void {
-  const emit = globalThis.process?.emitWarning;
-  if (typeof emit === "function") emit.call(globalThis.process, message, { code: TELEMETRY_FAILED_WARNING });
-  else console.warn(`[${TELEMETRY_FAILED_WARNING}] ${message}`);
-}
