@@ -515,6 +515,8 @@ export class AgentLoop {
       run.releaseTokens(true);
       if (isEnded(state)) return;
       if (isOutputParserException(error)) return this.endGenerated(forced(error.llmOutput || stopped), reason);
+      // A middleware stopped the call (a guardrail tripped on its answer): the run ends as that stop.
+      if (state.stopReason !== reason) return run.complete(forced(options.earlyStopOutput(state.stopReason as StopReason, state.stoppedBy)), state.stopReason as StopReason);
       // The model failed on the one extra call: the run still ends with an answer that says so.
       const message = errorMessage(error);
       run.dispatch({ type: "generateFailed", message });

@@ -161,7 +161,8 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
   }
 
   stop(reason: StopReason, stoppedBy: Record<string, unknown>): void {
-    this.halt(reason, stoppedBy);
+    if (this.state.phase === "stopping") this.dispatch({ type: "stopReplaced", reason, stoppedBy });
+    else this.halt(reason, stoppedBy);
   }
 
   /** Starts the run; returns the teardown for the subscription. */

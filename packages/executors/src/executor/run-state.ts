@@ -113,6 +113,11 @@ export type RunTransition =
   | { type: "usageReported"; usage: RunUsage }
   /** A limit or stop condition halted the loop; steps of a halted turn that finished are kept. */
   | { type: "halted"; reason: StopReason; stoppedBy?: unknown }
+  /**
+   * A middleware stopped a run a limit had halted (a guardrail tripped on the "generate" call's
+   * answer): its stop, which never asks the model again, replaces the limit's.
+   */
+  | { type: "stopReplaced"; reason: StopReason; stoppedBy: unknown }
   /** The "generate" early-stopping call failed: the output says so. */
   | { type: "generateFailed"; message: string }
   /** The run produced its output. */
@@ -232,6 +237,11 @@ export function transition(state: RunState, event: RunTransition): void {
       if (event.stoppedBy !== undefined) state.stoppedBy = event.stoppedBy;
       state.phase = "stopping";
       keepFinishedSteps(state);
+      return;
+    case "stopReplaced":
+      if (state.phase !== "stopping") return;
+      state.stopReason = event.reason;
+      state.stoppedBy = event.stoppedBy;
       return;
     case "finished":
       keepFinishedSteps(state);

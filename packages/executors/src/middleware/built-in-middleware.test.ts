@@ -201,6 +201,21 @@ describe("guardrail", () => {
     const plain = scriptedAgent([act("echo", { text: "4111 1111 1111 1111" }), finish("done")]);
     expect((await new AgentExecutor({ agent: plain.agent, tools: [echoTool], middleware: [output] }).invoke({ input: "x" })).stopReason).toBe("finish");
   });
+
+  it("output: a trip on the answer of the \"generate\" call after a limit stops the run as a guardrail stop, not as a failed generate call", async () => {
+    const output = guardrail({ name: "no-cards", on: "output", check: cardNumber });
+    const { agent, inputs } = scriptedAgent([act("echo", { text: "look up" }), finish("card: 4111 1111 1111 1111")]);
+    const executor = new AgentExecutor({ agent, tools: [echoTool], maxIterations: 1, earlyStoppingMethod: "generate", middleware: [output] });
+    const events = await collect(executor.stream({ input: "card?" }));
+    expect(inputs).toHaveLength(2);
+    expect(events.at(-1)).toMatchObject({
+      type: "output",
+      stopReason: "guardrail",
+      output: 'Agent stopped: guardrail "no-cards" tripped on the final answer: a credit-card number.',
+      stoppedBy: { middleware: "no-cards", guardrail: "no-cards", on: "output", reason: "a credit-card number" },
+    });
+    expect(JSON.stringify(events)).not.toContain("4111");
+  });
 });
 
 /** An agent that reads `pages` pages one turn at a time, then answers; records the largest context it saw. */
