@@ -51,6 +51,11 @@ describe.skipIf(servers.skip)("RunClient of another queue or prefix (Redis, Post
     expect(ran).toEqual([]);
     await mine.cancel(runId);
     expect(await followed).toSatisfy((error) => RunStoppedError.isInstance(error) && error.status === "cancelled");
+    // Resuming it from this deployment would queue it for this deployment's workers: refused, naming its own.
+    await expect(mine.resume(runId)).rejects.toThrow(`RunClient.resume: run "${runId}" was submitted to queue "${fixture.queueName}" under prefix "${otherPrefix}", not to this client's (queue "${fixture.queueName}", prefix "${servers.prefix}")`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(ran).toEqual([]);
+    expect((await fixture.store.getRun(runId))?.status).toBe("cancelled");
     expect(await theirs.reconcile()).toEqual({ requeued: [], failed: [], cancelled: [] });
   });
 

@@ -234,7 +234,9 @@ export class RunClient {
    *   delayed or active (a worker takes it without a resume) or that was queued less than a second
    *   ago and has no job yet (`submit`, or a resume with decisions, records the run first and is
    *   queuing its job; `reconcile()` leaves such a run alone too: resume it later if it still has
-   *   no job), or it was not submitted through a `RunClient`
+   *   no job), it was not submitted through a `RunClient`, or it was submitted to another queue or
+   *   under another prefix (its record's `metadata.queue` / `metadata.prefix`: another
+   *   deployment's run, which this client's workers must not run)
    * @throws RunBusyError (rejects) when the run is running under a live lease (on a worker, or in a
    *   process that died less than a lease ago): wait for it to end, or for its lease to expire
    * @throws RunNotFoundError (rejects) for an unknown run
@@ -257,6 +259,15 @@ export class RunClient {
     const executor = info.metadata?.["executor"];
     if (typeof executor !== "string") {
       fail(where, "runId", runId, "the id of a run submitted through RunClient.submit (the record names no executor)");
+    }
+    if (!this.ofThisQueue(info)) {
+      // Its executor is another deployment's (or another queue's workers'): this client's workers must not run it.
+      const { queue, prefix } = info.metadata ?? {};
+      throw new InvalidArgumentError({
+        argument: "runId",
+        value: runId,
+        message: `${where}: run "${runId}" was submitted to queue ${JSON.stringify(queue ?? this.queue.names.queueName)} under prefix ${JSON.stringify(prefix ?? this.queue.names.prefix)}, not to this client's (queue ${JSON.stringify(this.queue.names.queueName)}, prefix ${JSON.stringify(this.queue.names.prefix)}): resume it with a RunClient of that queue and prefix, whose workers have its executor.`,
+      });
     }
     if (decisions !== undefined && info.status !== "interrupted") {
       throw new InvalidArgumentError({
