@@ -96,6 +96,14 @@ describe("toAGUIEvents", () => {
     expect(events).toEqual([expect.objectContaining({ type: "RUN_STARTED" }), { type: "RUN_ERROR", message: "quota exceeded", timestamp: expect.any(Number) }]);
   });
 
+  it("ends a failed run with RUN_ERROR even when onError throws or gives no text (the error's own text then)", async () => {
+    const hooks = [() => { throw new Error("hook broke"); }, () => undefined as unknown as string, () => ""];
+    for (const onError of hooks) {
+      const events = validated(await lastValueFrom(toAGUIEvents(throwError(() => new TypeError("boom")), { threadId: "t", runId: "r", onError }).pipe(toArray())));
+      expect(events).toMatchObject([{ type: "RUN_STARTED" }, { type: "RUN_ERROR", message: "boom", code: "TypeError" }]);
+    }
+  });
+
   it("ends a cancelled run with RUN_FINISHED and a cancelled outcome, not RUN_ERROR", async () => {
     const controller = new AbortController();
     const run$ = weatherExecutor({ toolMs: 2_000 }).stream({ input: "Weather and time in Paris?" }, { runId: "run-c", signal: controller.signal });

@@ -2,7 +2,7 @@ import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
 import { type AgentStreamEvent, type Interrupt, type OutputEvent, type RunUsage, addUsage } from "@agentrx/executors";
 import type { UsageMetadata } from "@langchain/core/messages";
 import { Observable } from "rxjs";
-import { errorText } from "../internal/error-text";
+import { clientErrorText, errorText } from "../internal/error-text";
 import { followEvents } from "../internal/follow-events";
 import { isRunCancellation } from "../internal/run-cancellation";
 import { ResumedTurn } from "../internal/resumed-turn";
@@ -228,7 +228,7 @@ export function toAGUIEvents(events$: Observable<AgentStreamEvent>, options: ToA
       error: (error) => {
         start();
         const cancelled = isRunCancellation(error);
-        const message = cancelled ? "The run was cancelled before this call finished." : onError(error);
+        const message = cancelled ? "The run was cancelled before this call finished." : clientErrorText(onError, error);
         // Calls the run was cancelled or failed in get a result too, as a stopped run's do: a call left
         // without one is, to an AG-UI client, a call it must answer itself.
         for (const toolCallId of [...openCalls]) toolResult(toolCallId, message, "unfinished");

@@ -11,3 +11,19 @@ import { describeThrown } from "@agentrx/core";
 export function errorText(error: unknown): string {
   return describeThrown(error, "the run").split("\n")[0] || "The run failed.";
 }
+
+/**
+ * The text a client sees for `error`: the `onError` hook's, or {@link errorText}'s when there is no
+ * hook, or when it throws or gives no text (a broken masking hook must not leave a stream open, or
+ * crash the server from an observable's error callback). It never throws. @internal
+ */
+export function clientErrorText(onError: ((error: unknown) => string) | undefined, error: unknown): string {
+  if (onError === undefined) return errorText(error);
+  try {
+    const text = onError(error);
+    if (typeof text === "string" && text !== "") return text;
+  } catch {
+    // The hook failed too: the error's own text goes out.
+  }
+  return errorText(error);
+}

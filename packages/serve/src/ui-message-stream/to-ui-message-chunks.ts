@@ -1,10 +1,10 @@
 import { type AgentAction, checkOptionKeys, observationText } from "@agentrx/core";
 import { type AgentStreamEvent, type Interrupt, type OutputEvent, type RunUsage, type StepEvent, type StopReason, type UsageEvent, addUsage } from "@agentrx/executors";
 import { Observable, type OperatorFunction } from "rxjs";
-import { checkUsage } from "../internal/check-options";
+import { checkFunction, checkUsage } from "../internal/check-options";
 import { ResumedTurn } from "../internal/resumed-turn";
 import { SubRunAnswers } from "../internal/sub-run-answers";
-import { errorText } from "../internal/error-text";
+import { clientErrorText, errorText } from "../internal/error-text";
 import { followEvents } from "../internal/follow-events";
 import { isRunCancellation } from "../internal/run-cancellation";
 import { ToolCallIds } from "../internal/tool-call-ids";
@@ -95,6 +95,7 @@ const FINISH_REASONS: Record<StopReason, UIFinishReason> = {
 export function toUIMessageChunks(options: UIMessageStreamOptions = {}): OperatorFunction<AgentStreamEvent, UIMessageChunk> {
   checkOptionKeys("toUIMessageChunks", options, OPTION_KEYS);
   const { messageId, onError = errorText, earlierUsage } = options;
+  checkFunction("toUIMessageChunks", "onError", onError, "(error) => string");
   if (earlierUsage !== undefined) checkUsage("toUIMessageChunks", "earlierUsage", earlierUsage);
   return (source) =>
     new Observable<UIMessageChunk>((subscriber) => {
@@ -286,7 +287,7 @@ export function toUIMessageChunks(options: UIMessageStreamOptions = {}): Operato
             emit({ type: "abort" });
             return;
           }
-          const message = onError(error);
+          const message = clientErrorText(onError, error);
           stopOpenTools(message);
           endStep();
           emit({ type: "error", errorText: message });

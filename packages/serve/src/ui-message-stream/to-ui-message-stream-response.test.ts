@@ -249,6 +249,15 @@ describe("toUIMessageStreamResponse, read by the ai package", () => {
     expect(chunks.at(-1)).toEqual({ type: "error", errorText: "The agent failed." });
     const response = toUIMessageStreamResponse(weatherExecutor({ failTool: true }).stream({ input: "Weather?" }));
     await expect(readMessage(response)).rejects.toThrow(/weather service down/);
+    // A hook that throws (or gives no text) does not leave the stream open: the error's own text goes out.
+    const broken = () => {
+      throw new Error("hook broke");
+    };
+    const ended = await lastValueFrom(weatherExecutor({ failTool: true }).stream({ input: "Weather?" }).pipe(toUIMessageChunks({ onError: broken }), toArray()));
+    expect(ended.at(-1)).toEqual({ type: "error", errorText: expect.stringMatching(/weather service down/) });
+    const response2 = toUIMessageStreamResponse(weatherExecutor({ failTool: true }).stream({ input: "Weather?" }), { onError: () => undefined as unknown as string });
+    await expect(readMessage(response2)).rejects.toThrow(/weather service down/);
+    expect(() => toUIMessageChunks({ onError: "The agent failed." as never })).toThrow("toUIMessageChunks: `onError` must be a function `(error) => string`.");
   });
 
   it("ends a stream nobody reads with an error chunk once maxBufferedChunks are waiting", async () => {
