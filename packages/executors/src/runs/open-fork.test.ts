@@ -1,4 +1,7 @@
+import { createToolCallingAgent } from "@agentrx/agents";
 import { getStepMetadata } from "@agentrx/core";
+import { ScriptedChatModel } from "@agentrx/core/testing";
+import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
 import { AgentExecutor } from "@agentrx/executors";
 import { tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
@@ -58,5 +61,21 @@ describe("fork with edit.observation", () => {
     await executor.invoke({ input: "go" }, { runId: "src" });
     await executor.fork("src", { at: 1, runId: "fork" });
     expect(await forkedStepMetadata(store, "fork")).toMatchObject({ failed: true });
+  });
+});
+
+describe("fork at", () => {
+  it("refuses an `at` past the last complete turn of a run whose final model call was recorded (that call is never made again)", async () => {
+    const store = new InProcessRunStore();
+    const lookup = tool(async () => "found", { name: "lookup", description: "l", schema: z.object({}) });
+    const llm = new ScriptedChatModel({ responses: [{ toolCalls: [{ id: "c1", name: "lookup", args: {} }] }, "done"] });
+    const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], new MessagesPlaceholder("agent_scratchpad")]);
+    const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [lookup], prompt }), tools: [lookup], store });
+    await executor.invoke({ input: "go" }, { runId: "src" });
+    expect((await store.readEvents("src")).some((event) => event.type === "model_call" && event.data["iteration"] === 1)).toBe(true);
+    const refused = await executor.fork("src", { at: 2, runId: "fork" }).catch((error: unknown) => error);
+    expect((refused as Error).message).toBe('AgentExecutor.fork: run "src" has no complete turn boundary at iteration 2 (its complete turns end before iteration 1); pick an `at` between 0 and that.');
+    expect(llm.calls).toHaveLength(2);
+    expect(await store.getRun("fork")).toBeUndefined();
   });
 });

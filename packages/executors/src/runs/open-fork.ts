@@ -58,16 +58,19 @@ export async function openForkedRun(
   const events: StoredRunEvent[] = [];
   for await (const page of readRecordedEvents(store, sourceId, "fork")) events.push(...page);
   restoreRunState(info, events, "fork"); // refuses a damaged record
-  const at = request.at ?? lastCompleteTurn(events);
+  const complete = lastCompleteTurn(events);
+  const at = request.at ?? complete;
   const prefix = copiedPrefix(events, at);
   const copied = restoreRunState({ ...info, eventCount: prefix.length }, prefix, "fork");
   const inDoubt = copied.state.earlyCalls !== undefined;
-  if (!Number.isInteger(at) || at < 0 || copied.state.turn !== undefined || inDoubt || copied.state.iteration < at) {
+  // Past the last complete turn, the prefix would hold a recorded model call (the final answer's, or
+  // a failed turn's) without its answer: the fork would ask the model for that turn again.
+  if (!Number.isInteger(at) || at < 0 || at > complete || copied.state.turn !== undefined || inDoubt || copied.state.iteration < at) {
     const why = inDoubt ? `: the agent call of iteration ${copied.state.earlyCalls?.iteration} has early tool calls in doubt and no recorded turn` : "";
     throw new InvalidArgumentError({
       argument: "at",
       value: request.at,
-      message: `AgentExecutor.fork: run "${sourceId}" has no complete turn boundary at iteration ${JSON.stringify(at)}${why} (its complete turns end before iteration ${lastCompleteTurn(events)}); pick an \`at\` between 0 and that.`,
+      message: `AgentExecutor.fork: run "${sourceId}" has no complete turn boundary at iteration ${JSON.stringify(at)}${why} (its complete turns end before iteration ${complete}); pick an \`at\` between 0 and that.`,
     });
   }
   const forkOf: ForkOf = { runId: sourceId, iteration: at };
