@@ -1,4 +1,4 @@
-import { STEP_METADATA_KEY, getStepMetadata } from "@agentrx/core";
+import { AbortError, STEP_METADATA_KEY, getStepMetadata } from "@agentrx/core";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { AgentExecutor, type AgentStreamEvent } from "@agentrx/executors";
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
@@ -240,6 +240,29 @@ describe("asRunnable", () => {
       if (event.type === "action") break;
     }
     expect(await aborted.promise).toBeDefined();
+  });
+
+  it("stream() aborted through config.signal fails with the executor's AbortError carrying the signal's reason, as invoke() does", async () => {
+    const hang = tool(async (_input: Record<string, never>, config) => new Promise<string>((_, reject) => config.signal?.addEventListener("abort", () => reject(new Error("stopped")))), {
+      name: "hang",
+      description: "h",
+      schema: z.object({}),
+    });
+    const { agent } = scriptedAgent([act("hang"), act("hang")]);
+    const runnable = new AgentExecutor({ agent, tools: [hang] }).asRunnable();
+    for (const reason of ["user pressed stop", undefined]) {
+      const controller = new AbortController();
+      const seen: string[] = [];
+      const failure = await (async () => {
+        for await (const event of await runnable.stream({ input: "go" }, { signal: controller.signal })) {
+          seen.push(event.type);
+          if (event.type === "action") controller.abort(reason);
+        }
+      })().catch((error: unknown) => error);
+      expect(seen).toEqual(["start", "action"]);
+      expect(AbortError.isInstance(failure)).toBe(true);
+      expect((failure as AbortError).reason).toBe(controller.signal.reason);
+    }
   });
 
   it("streams its events as the last step of a RunnableSequence, as a child run of the sequence", async () => {

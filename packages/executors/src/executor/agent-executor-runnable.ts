@@ -1,5 +1,5 @@
-import { Runnable, type RunnableConfig } from "@langchain/core/runnables";
-import type { IterableReadableStream } from "@langchain/core/utils/stream";
+import { Runnable, type RunnableConfig, ensureConfig } from "@langchain/core/runnables";
+import { IterableReadableStream } from "@langchain/core/utils/stream";
 import { lastValueFrom } from "rxjs";
 import type { AgentExecutor } from "./agent-executor";
 import type { AgentExecutorResult } from "./agent-executor-options";
@@ -85,6 +85,9 @@ export class AgentExecutorRunnable extends Runnable<Record<string, unknown>, Age
     input: Record<string, unknown>,
     options?: Partial<RunnableConfig>,
   ): Promise<IterableReadableStream<AgentExecutorResult | AgentStreamEvent>> {
-    return super.stream(input, options);
+    // Not `Runnable.stream`, which races each read against `config.signal` and fails with its own
+    // error: the run's cancellation comes through the iteration as its `AbortError` (with the
+    // signal's reason), as `invoke` rejects with it.
+    return Promise.resolve(IterableReadableStream.fromAsyncGenerator(this._streamIterator(input, ensureConfig(options))));
   }
 }
