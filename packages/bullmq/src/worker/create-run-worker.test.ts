@@ -2,7 +2,7 @@ import { type AddressInfo, type Socket, connect, createServer } from "node:net";
 import { RunBusyError } from "@agentrx/executors";
 import { MemoryRunStore } from "@agentrx/runs";
 import { Redis } from "ioredis";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { startJobId } from "../internal/queue-names";
 import { doublingExecutor } from "../test-helpers/doubling-agent";
 import { useQueueFixture } from "../test-helpers/queue-fixture";
@@ -102,6 +102,32 @@ describe.skipIf(servers.skip)("createRunWorker (Redis, PostgreSQL)", () => {
     const job = await fixture.queue().getJob("no-run-id");
     expect(await job?.getState()).toBe("failed");
     expect(job?.attemptsMade).toBe(1);
+  });
+
+  it.each(["throws", "rejects"])("an onError that %s crashes nothing: the error it was given, and its own failure, are logged", async (kind) => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      const onError = (): void => {
+        if (kind === "throws") throw new Error("log sink down");
+        return Promise.reject(new Error("log sink down")) as never;
+      };
+      fixture.worker({ double: () => doublingExecutor() }, { onError });
+      await fixture.queue().add("start", { schemaVersion: 1, kind: "start", executor: "double" }, { jobId: "no-run-id", attempts: 3 });
+      await until(() => logged.mock.calls.length > 0, "the failure of onError to be logged");
+      expect(logged.mock.calls[0]?.[0]).toBe(`@agentrx/bullmq worker: onError ${kind === "throws" ? "threw" : "rejected"} (log sink down) while reporting:`);
+      expect(String((logged.mock.calls[0]?.[1] as Error).message)).toMatch(/Job no-run-id of queue "worker-test-\d+" cannot be run: it has no runId\./);
+      const job = await fixture.queue().getJob("no-run-id");
+      await until(async () => (await job?.getState()) === "failed", "the job to fail");
+      expect(job?.attemptsMade).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(unhandled).toEqual([]);
+    } finally {
+      logged.mockRestore();
+      process.off("unhandledRejection", onUnhandled);
+    }
   });
 
   it("waits for the lease of a dead process to expire before resuming its run", async () => {

@@ -4,6 +4,7 @@ import { ChannelHub } from "../internal/channel-hub";
 import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, queueNames } from "../internal/queue-names";
 import { isRedisInstance, openRedisClients } from "../internal/redis-clients";
 import { RunWorkerCloseError } from "../errors/run-worker-close-error";
+import { guardOnError } from "./guard-on-error";
 import { WirePublisher } from "./wire-publisher";
 import { checkConnection } from "../internal/check-connection";
 import { checkInteger, checkName, checkObject, checkStore, fail } from "../internal/validate";
@@ -84,7 +85,7 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     maxAttempts = 3,
     lockDuration = 30_000,
     stalledInterval = 30_000,
-    onError = (error: unknown) => console.error("@agentrx/bullmq worker:", error),
+    onError: givenOnError = (error: unknown) => console.error("@agentrx/bullmq worker:", error),
   } = options;
   checkConnection(WHERE, connection);
   // A worker blocks on Redis (BRPOPLPUSH): BullMQ refuses an instance whose commands give up after
@@ -110,7 +111,9 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
   checkInteger(WHERE, "maxAttempts", maxAttempts, 1);
   checkInteger(WHERE, "lockDuration", lockDuration, 100);
   checkInteger(WHERE, "stalledInterval", stalledInterval, 100);
-  if (typeof onError !== "function") fail(WHERE, "onError", onError, "a function (error) => void");
+  if (typeof givenOnError !== "function") fail(WHERE, "onError", givenOnError, "a function (error) => void");
+  // Called from 'error' listeners, promises' catch and jobs: one that throws or rejects must crash nothing.
+  const onError = guardOnError(givenOnError);
 
   const names = queueNames(queueName, prefix);
   const redis = openRedisClients(connection);

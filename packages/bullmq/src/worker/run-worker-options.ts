@@ -62,7 +62,9 @@ export interface RunWorkerOptions {
   stalledInterval?: number;
   /**
    * Errors that belong to no run's record (Redis unreachable, a publish that failed, a job whose
-   * data is malformed). @default logs them with `console.error`
+   * data is malformed). It may be `async`; one that throws or rejects crashes nothing: the error
+   * it was given and its own failure are logged with `console.error`.
+   * @default logs them with `console.error`
    */
   onError?: (error: unknown) => void;
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { closeLoopback, stalledClient, startLoopback } from "./loopback-test-server";
 import { SseWriter, decodePathSegment, parseLastEventId } from "./sse-writer";
 
@@ -158,6 +158,42 @@ describe("SseWriter", () => {
     expect(text).toMatch(/x-protocol: ui/i);
     expect(text.slice(text.lastIndexOf("data: "))).toMatch(/^data: \{"type":"error","errorText":"the client did not read: more than 16384 bytes were waiting for it"\}\n\n/);
     await ended; // then the server closes the connection
+  });
+
+  describe.each([
+    ["throws", () => { throw new Error("boom"); }, /`droppedMessage` threw: boom/],
+    ["returns undefined", () => undefined, /`droppedMessage` must return a message .*got undefined/],
+    ["returns a number as data", () => ({ data: 42 }), /`droppedMessage` must return a message .*got \{"data":42\}/],
+    ["returns a promise", async () => ({ data: "late" }), /`droppedMessage` must return a message .*got a Promise/],
+  ])("when droppedMessage %s", (_name, droppedMessage, warning) => {
+    it.each(["send", "heartbeat"])("still ends a client dropped by %s, with the default last message, and warns naming the hook", async (via) => {
+      const warn = vi.spyOn(process, "emitWarning").mockImplementation(() => undefined);
+      let outcome: { dropped: boolean; error?: unknown } | undefined;
+      const origin = await startLoopback((_req, res) => {
+        const sse = new SseWriter(res, { maxBufferedBytes: 1024, heartbeatMs: via === "heartbeat" ? 20 : 0, droppedMessage: droppedMessage as never });
+        sse.open();
+        try {
+          // A frame larger than the bound goes to a client that read everything; the heartbeat after it drops the client.
+          if (via === "heartbeat") sse.send({ id: 1, data: "y".repeat(16_000_000) });
+          else for (let i = 1; i <= 200 && !sse.closed; i++) sse.send({ id: i, data: "x".repeat(200_000) });
+        } catch (error) {
+          outcome = { dropped: sse.dropped, error };
+        }
+        sse.onClose(() => (outcome ??= { dropped: sse.dropped }));
+      });
+      const socket = await stalledClient(origin);
+      await expect.poll(() => warn.mock.calls.length, { timeout: 5_000 }).toBe(1);
+      let tail = "";
+      socket.setEncoding("utf8");
+      socket.on("data", (data: string) => (tail = (tail + data).slice(-400)));
+      const ended = new Promise((resolve) => socket.once("end", resolve));
+      socket.resume();
+      await ended; // the connection closes
+      expect(outcome).toEqual({ dropped: true });
+      expect(tail).toMatch(/event: dropped\ndata: \{"reason":"the client did not read: more than 1024 bytes were waiting for it","lastEventId":"\d+"\}\n\n\r\n0\r\n\r\n$/);
+      expect(warn).toHaveBeenCalledWith(expect.stringMatching(warning), { code: "AGENTRX_SSE_DROPPED_MESSAGE" });
+      warn.mockRestore();
+    }, 20_000);
   });
 
   it("refuses options that cannot work", () => {

@@ -28,7 +28,10 @@ export interface SseWriterOptions {
   /**
    * The last message sent to a client dropped for not reading, from why (`reason`) and the last id
    * sent; for a protocol whose clients read only `data` (the AI SDK's UI message stream: an `error`
-   * chunk; A2A's JSON-RPC responses: an error response).
+   * chunk; A2A's JSON-RPC responses: an error response). Called synchronously; when it throws or
+   * returns no message (not an object with a string or number `id`, string `event` and string
+   * `data`, each optional; a Promise is not one), the client is still dropped, with the default
+   * frame, and the process is warned (`process.emitWarning`, code `AGENTRX_SSE_DROPPED_MESSAGE`).
    * @default an `event: dropped` frame, `data: { reason, lastEventId }`
    */
   droppedMessage?: (info: { reason: string; lastEventId: string | null }) => SseMessage;
@@ -227,7 +230,7 @@ export class SseWriter {
     this.stopHeartbeat();
     const reason = `the client did not read: more than ${this.maxBufferedBytes} bytes were waiting for it`;
     const socket = this.res.socket;
-    this.res.end(frame(this.droppedMessage({ reason, lastEventId: this.lastId ?? null })));
+    this.res.end(frame(this.lastMessage({ reason, lastEventId: this.lastId ?? null })));
     if (socket === null) return;
     // Not kept alive for another request: the kernel may have taken the frames the client never read.
     this.res.once("finish", () => socket.end());
@@ -237,6 +240,24 @@ export class SseWriter {
     }, GRACE_MS);
     timer.unref?.();
     socket.once("close", () => clearTimeout(timer));
+  }
+
+  /**
+   * What `droppedMessage` returns, or the default message when it throws or returns no message: the
+   * client is dropped either way (from `send` or from the heartbeat's timer, where a throw would
+   * crash the process), and the hook's fault is a process warning.
+   */
+  private lastMessage(info: { reason: string; lastEventId: string | null }): SseMessage {
+    let message: unknown;
+    try {
+      message = this.droppedMessage(info);
+    } catch (error) {
+      warnDroppedMessage(`threw: ${error instanceof Error ? error.message : String(error)}`);
+      return defaultDroppedMessage(info);
+    }
+    if (isSseMessage(message)) return message;
+    warnDroppedMessage(`must return a message ({ id?: string | number, event?: string, data?: string }, synchronously), got ${describeValue(message)}`);
+    return defaultDroppedMessage(info);
   }
 
   private stopHeartbeat(): void {
@@ -251,6 +272,25 @@ export class SseWriter {
 
 function defaultDroppedMessage(info: { reason: string; lastEventId: string | null }): SseMessage {
   return { event: "dropped", data: JSON.stringify(info) };
+}
+
+function isSseMessage(value: unknown): value is SseMessage {
+  if (typeof value !== "object" || value === null || typeof (value as { then?: unknown }).then === "function") return false;
+  const { id, event, data } = value as Record<string, unknown>;
+  return (id === undefined || typeof id === "string" || typeof id === "number") && (event === undefined || typeof event === "string") && (data === undefined || typeof data === "string");
+}
+
+function describeValue(value: unknown): string {
+  if (typeof (value as { then?: unknown } | null)?.then === "function") return "a Promise";
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+function warnDroppedMessage(problem: string): void {
+  process.emitWarning(`SseWriter: \`droppedMessage\` ${problem}; the dropped client got the default \`event: dropped\` frame instead.`, { code: "AGENTRX_SSE_DROPPED_MESSAGE" });
 }
 
 /**

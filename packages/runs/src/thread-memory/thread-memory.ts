@@ -20,7 +20,8 @@ export interface ThreadMemoryOptions {
   /**
    * Counts a message's tokens. Called once per message, when `addMessages` writes it; the count is
    * stored with the message and never recomputed (a different function later applies to new
-   * messages only). Must return a finite number >= 0 (rounded up to an integer).
+   * messages only). Must return a finite number >= 0 (rounded up to an integer), synchronously: a
+   * Promise is refused (`InvalidArgumentError` naming `countTokens`), its rejection handled.
    * @default estimateMessageTokens (offline; within a few percent of OpenAI's o200k_base on English)
    */
   countTokens?: (message: BaseMessage) => number;
@@ -198,13 +199,23 @@ export class ThreadMemory {
   }
 
   #count(message: BaseMessage, index: number): number {
-    const tokens = this.#countTokens(message);
+    const tokens: unknown = this.#countTokens(message);
     // A count beyond Number.MAX_SAFE_INTEGER is not a count: stores keep safe integers.
     if (typeof tokens !== "number" || !Number.isSafeInteger(Math.ceil(tokens)) || tokens < 0) {
+      const what = `for messages[${index}] (a ${message.type} message)`;
+      if (typeof (tokens as { then?: unknown } | null)?.then === "function") {
+        // Refused, not awaited: its rejection, if any, is seen here rather than crashing the process.
+        (tokens as PromiseLike<unknown>).then(undefined, () => undefined);
+        throw new InvalidArgumentError({
+          argument: "countTokens",
+          value: tokens,
+          message: `ThreadMemory: countTokens must return a finite number >= 0 (at most Number.MAX_SAFE_INTEGER), synchronously, got a Promise ${what}: count with a synchronous tokenizer, loaded before the ThreadMemory is created (docs/memory.md).`,
+        });
+      }
       throw new InvalidArgumentError({
         argument: "countTokens",
         value: tokens,
-        message: `ThreadMemory: countTokens must return a finite number >= 0 (at most Number.MAX_SAFE_INTEGER), got ${String(tokens)} for messages[${index}] (a ${message.type} message).`,
+        message: `ThreadMemory: countTokens must return a finite number >= 0 (at most Number.MAX_SAFE_INTEGER), got ${String(tokens)} ${what}.`,
       });
     }
     return Math.ceil(tokens);

@@ -81,7 +81,8 @@ export interface A2AHandlerOptions {
   /** Where tasks are kept (any `TaskStore` of the SDK). @default a new `InMemoryTaskStore` */
   taskStore?: A2ATaskStore;
   /**
-   * The run's inputs for a message.
+   * The run's inputs for a message, returned synchronously, as an object; anything else
+   * (`undefined`, an array, a Promise) fails the task naming `toInputs`.
    * @default `{ input: <the message's text> }` (its text parts, data parts as JSON, URL parts); a
    *   message with no text, or with a file's bytes (a `raw` part) the text would drop, is refused:
    *   its task fails naming why

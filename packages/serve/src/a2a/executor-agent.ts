@@ -5,6 +5,7 @@ import { InvalidArgumentError } from "@agentrx/core";
 import { HumanMessage } from "@langchain/core/messages";
 import type { Observable } from "rxjs";
 import { errorText } from "../internal/error-text";
+import { hookInputs } from "../internal/hook-inputs";
 import { isRunCancellation } from "../internal/run-cancellation";
 import { type Headers, TELEMETRY_CONTEXT_KEY, remoteContext } from "../internal/trace-context";
 import type { A2AMessage } from "./a2a-types";
@@ -111,7 +112,7 @@ export class ExecutorA2AAgent implements SdkAgentExecutor {
     let resuming: { interrupts: Interrupt[] } | undefined;
     if (task === undefined) {
       publish({ kind: "task", data: newTask(taskId, contextId, received) });
-      events = this.executor.stream(this.toInputs(received), { runId: taskId, threadId: contextId, ...traced });
+      events = this.executor.stream(hookInputs("createA2AHandler", "toInputs", this.toInputs(received)), { runId: taskId, threadId: contextId, ...traced });
     } else {
       if (task.status?.state !== TASK_STATE.inputRequired) return this.steerFromExecute(task, received, publish);
       const interrupts = pendingInterrupts(task);

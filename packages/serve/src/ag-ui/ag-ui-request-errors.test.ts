@@ -154,6 +154,37 @@ describe("createAGUIHandler, requests whose run cannot start", () => {
     expect(eventsOf(await (await running).text()).at(-1)).toMatchObject({ type: "RUN_FINISHED" });
   });
 
+  it("answers RUN_ERROR naming `inputs` when it returns no inputs object (undefined, a number, a Promise), leaving no rejection unhandled", async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const cases: [() => unknown, string][] = [
+        [() => undefined, "undefined"],
+        [() => 42, "42"],
+        [() => [{ input: "hi" }], "an array"],
+        [async () => ({ input: "hi" }), "a Promise"],
+        [() => Promise.reject(new Error("profile store down")), "a Promise"],
+      ];
+      for (const [inputs, shown] of cases) {
+        const url = `${await startLoopback(createAGUIHandler(weatherExecutor(), { inputs: inputs as never }))}/agent`;
+        const [status, , text] = await answer(await post(url, { threadId: "t", runId: "r", messages: question }));
+        expect([status, eventsOf(text).map((event) => [event.type, event.message])]).toEqual([
+          200,
+          [
+            ["RUN_STARTED", undefined],
+            ["RUN_ERROR", `createAGUIHandler: \`inputs\` must return the run's inputs, an object such as { input: "..." }, synchronously; got ${shown}.`],
+          ],
+        ]);
+        await closeLoopback();
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
+
   it("answers a valid request whose run fails before it starts with RUN_ERROR in a 200 stream, whatever fails: the store's check, the memory, inputs; HttpAgent hears it as a run error", async () => {
     class UnreachableStore extends MemoryRunStore {
       override async getRun(): Promise<never> {

@@ -5,6 +5,7 @@ import { SseWriter } from "@agentrx/runs";
 import { type Subscription, tap } from "rxjs";
 import { checkExecutor, checkFunction, checkPositiveInteger, checkTimerMs } from "../internal/check-options";
 import { errorText } from "../internal/error-text";
+import { hookInputs } from "../internal/hook-inputs";
 import { isJsonContentType, readBody } from "../internal/request-body";
 import type { AGUIResumeEntry, BaseEvent, RunAgentInput } from "./ag-ui-event";
 import { type AGUIRun, type Refusal, failedAGUIRun, isRefusal, newAGUIRun, resumedAGUIRun } from "./ag-ui-run";
@@ -24,7 +25,8 @@ export interface AGUIHandlerOptions {
   /**
    * The executor's inputs for a request (the whole `RunAgentInput`: its earlier `messages`,
    * `context`, `forwardedProps`, which the default leaves out). Given, it is the only reader of the
-   * messages: the default's checks below are not made.
+   * messages: the default's checks below are not made. It returns the inputs synchronously, as an
+   * object; anything else (`undefined`, an array, a Promise) fails the run (`RUN_ERROR`) naming `inputs`.
    * @default `{ input: <the text of the last message> }`; a request whose last message is not a
    *   user's text (no message, the assistant's, a tool's result, an image part, no text) gets 400
    */
@@ -132,7 +134,7 @@ export function createAGUIHandler(executor: AgentExecutor, options: AGUIHandlerO
       run =
         pausedRun !== undefined
           ? await resumedAGUIRun(executor, pausedRun, decisionsOf(input.resume ?? []))
-          : await newAGUIRun(executor, inputs(input), { runId: input.runId, threadId: input.threadId });
+          : await newAGUIRun(executor, hookInputs("createAGUIHandler", "inputs", inputs(input)), { runId: input.runId, threadId: input.threadId });
     } catch (error) {
       // The request is a valid one: what fails from here on (`inputs`, the executor, the store's
       // check) is the run failing, told as a run's error before its first event is (docs/serving.md).

@@ -158,6 +158,35 @@ describe("cachePolicy", () => {
     expect(() => cachePolicy({ maxEntries: 1.5 })).toThrow(/cachePolicy maxEntries must be an integer >= 1/);
   });
 
+  it("fails a call whose key is not a string, naming key, instead of sharing or missing an entry", async () => {
+    vi.useRealTimers();
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const bad: [() => unknown, string][] = [
+        [() => undefined, "undefined"],
+        [() => 42, "42"],
+        [() => ({ q: "a" }), '{"q":"a"}'],
+        [async () => "k", "a Promise"],
+        [() => Promise.reject(new Error("key store down")), "a Promise"],
+      ];
+      for (const [key, shown] of bad) {
+        const { lookup, calls } = countingTool();
+        const cached = withCache(lookup, { key: key as () => string });
+        const error = await cached.invoke({ q: "alice" }).then(() => undefined, (caught: unknown) => caught);
+        expect(InvalidArgumentError.isInstance(error)).toBe(true);
+        expect((error as InvalidArgumentError).argument).toBe("cachePolicy key");
+        expect((error as Error).message).toBe(`cachePolicy key must return a string (synchronously), got ${shown} for a call of tool "lookup".`);
+        expect(calls).toEqual([]);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
+
   it("hands every caller its own copy of a cached result, so changing one changes no other", async () => {
     let calls = 0;
     const report = tool(

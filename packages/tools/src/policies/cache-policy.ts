@@ -6,6 +6,7 @@ import { checkNumberOption } from "../internal/check-number-option";
 import { raceAbort } from "../internal/race-abort";
 import { withPolicies, type PolicyTool, type ToolPolicy } from "./with-policies";
 import { checkOptionsObject } from "../internal/check-options";
+import { ignoreRejection, isThenable, shownResult } from "../internal/hook-result";
 
 /** Options of {@link cachePolicy} and {@link withCache}. */
 export interface CachePolicyOptions {
@@ -14,7 +15,9 @@ export interface CachePolicyOptions {
   /** The most results kept; the least recently used one goes first (integer >= 1). @default 100 */
   maxEntries?: number;
   /**
-   * The cache key of a call, from the arguments after the schema's validation and transforms.
+   * The cache key of a call, from the arguments after the schema's validation and transforms. It
+   * must return a string, synchronously: anything else (`undefined`, a number, an object, a
+   * Promise) fails the call with an `InvalidArgumentError` naming `cachePolicy key`.
    * @default the tool name and the arguments as the caller sent them (before the schema's transforms), as JSON with sorted keys
    */
   key?: (toolName: string, args: unknown) => string;
@@ -99,7 +102,7 @@ export function cachePolicy(options: CachePolicyOptions = {}): ToolPolicy & Tool
   const policy: ToolPolicy = async ({ toolName, args, input, config, metadata }, next) => {
     // The default key reads the arguments as the caller sent them (JSON from a model): what a
     // schema's transform makes of them (a class instance with private fields) may not show in a key.
-    const cacheKey = key === defaultKey ? defaultKey(toolName, input) : key(toolName, args);
+    const cacheKey = key === defaultKey ? defaultKey(toolName, input) : ownKey(key, toolName, args);
     for (;;) {
       const hit = fresh(cacheKey);
       if (hit !== undefined) {
@@ -170,6 +173,22 @@ export function cachePolicy(options: CachePolicyOptions = {}): ToolPolicy & Tool
 
 function defaultKey(toolName: string, args: unknown): string {
   return `${toolName}\u0000${stableStringify(args)}`;
+}
+
+/**
+ * The key a `key` option of the user's gives a call. Anything but a string fails the call: keyed as
+ * it is, `undefined` or a number would make calls with other arguments share one entry (the wrong
+ * result), an object or a Promise would never hit.
+ */
+function ownKey(key: (toolName: string, args: unknown) => string, toolName: string, args: unknown): string {
+  const cacheKey: unknown = key(toolName, args);
+  if (typeof cacheKey === "string") return cacheKey;
+  if (isThenable(cacheKey)) ignoreRejection(cacheKey);
+  throw new InvalidArgumentError({
+    argument: "cachePolicy key",
+    value: cacheKey,
+    message: `cachePolicy key must return a string (synchronously), got ${shownResult(cacheKey)} for a call of tool "${toolName}".`,
+  });
 }
 
 /**

@@ -114,6 +114,41 @@ describe("retryPolicy", () => {
     await expect(retried).resolves.toBe("ok after 2");
   });
 
+  it("awaits an async isRetryable, and fails the call naming isRetryable when it says neither true nor false", async () => {
+    const permanent = failingTool([new Error("permanent")]);
+    await expect(withRetry(permanent.flaky, { isRetryable: async () => false, initialDelayMs: 1 }).invoke({})).rejects.toThrow("permanent");
+    expect(permanent.calls.count).toBe(1);
+
+    const transient = failingTool([new Error("ECONNRESET")]);
+    const retried = withRetry(transient.flaky, { isRetryable: async (error) => String(error).includes("ECONNRESET"), initialDelayMs: 1, jitter: false }).invoke({});
+    await vi.advanceTimersByTimeAsync(1);
+    await expect(retried).resolves.toBe("ok after 2");
+
+    for (const [answer, shown] of [[undefined, "undefined"], [1, "1"], [Promise.resolve("yes"), '"yes"']] as const) {
+      const { flaky, calls } = failingTool([new Error("boom")]);
+      const error = await withRetry(flaky, { isRetryable: (() => answer) as never, initialDelayMs: 1 }).invoke({}).then(() => undefined, (caught: unknown) => caught);
+      expect(InvalidArgumentError.isInstance(error)).toBe(true);
+      expect((error as InvalidArgumentError).argument).toBe("retryPolicy isRetryable");
+      expect((error as Error).message).toBe(`retryPolicy isRetryable must return true or false (or a Promise of one), got ${shown} for attempt 1 of tool "flaky", which failed with: boom`);
+      expect((error as Error).cause).toMatchObject({ message: "boom" });
+      expect(calls.count).toBe(1);
+    }
+
+    // A rejection is the call's error, not an unhandled one.
+    const rejecting = failingTool([new Error("boom")]);
+    await expect(withRetry(rejecting.flaky, { isRetryable: () => Promise.reject(new Error("breaker store down")) }).invoke({})).rejects.toThrow("breaker store down");
+  });
+
+  it("stops waiting for an async isRetryable when the caller aborts", async () => {
+    const { flaky } = failingTool([new Error("boom")]);
+    const controller = new AbortController();
+    const result = withRetry(flaky, { isRetryable: () => new Promise<boolean>(() => undefined) }).invoke({}, { signal: controller.signal });
+    const assertion = expect(result).rejects.toMatchObject({ name: "AbortError" });
+    await vi.advanceTimersByTimeAsync(10);
+    controller.abort();
+    await assertion;
+  });
+
   it("stops waiting when the caller aborts during the backoff", async () => {
     const { flaky, calls } = failingTool([new RetryableToolError({ message: "busy" })]);
     const controller = new AbortController();

@@ -6,6 +6,8 @@ import { abortableDelay } from "../internal/abortable-delay";
 import { checkNumberOption } from "../internal/check-number-option";
 import { withPolicies, type PolicyTool, type ToolPolicy } from "./with-policies";
 import { checkBooleanOption, checkOptionsObject } from "../internal/check-options";
+import { isThenable, shownResult } from "../internal/hook-result";
+import { raceAbort } from "../internal/race-abort";
 
 /** Options of {@link retryPolicy} and {@link withRetry}. */
 export interface RetryPolicyOptions {
@@ -20,10 +22,13 @@ export interface RetryPolicyOptions {
   /** Randomise each wait between half and all of it, so that many callers do not retry in step. @default true */
   jitter?: boolean;
   /**
-   * Decides whether an error is worth another attempt. Aborts by the caller are never retried.
+   * Decides whether an error is worth another attempt: true or false, or a Promise of one (awaited;
+   * the caller's abort ends the wait, and a rejection is the call's error). Any other answer
+   * (`undefined`, a number) fails the call with an `InvalidArgumentError` naming
+   * `retryPolicy isRetryable`, whose `cause` is the tool's error. Aborts by the caller are never retried.
    * @default isRetryableError: a RetryableToolError, or any error with `retryable: true`
    */
-  isRetryable?: (error: unknown, attempt: number) => boolean;
+  isRetryable?: (error: unknown, attempt: number) => boolean | PromiseLike<boolean>;
 }
 
 /** The options {@link retryPolicy} takes: a misspelt one would leave its default in place. */
@@ -73,9 +78,22 @@ export function retryPolicy(options: RetryPolicyOptions = {}): ToolPolicy {
     throw new InvalidArgumentError({
       argument: "retryPolicy isRetryable",
       value: isRetryable,
-      message: "retryPolicy isRetryable must be a function (error, attempt) => boolean.",
+      message: "retryPolicy isRetryable must be a function (error, attempt) => boolean (or a Promise of one).",
     });
   }
+
+  /** What `isRetryable` says of a failure: awaited when it returns a Promise (the caller's abort ends the wait), checked to be a boolean. */
+  const retryable = async (toolName: string, error: unknown, attempt: number, signal: AbortSignal | undefined): Promise<boolean> => {
+    let answer: unknown = isRetryable(error, attempt);
+    if (isThenable(answer)) answer = await raceAbort(Promise.resolve(answer), signal);
+    if (typeof answer === "boolean") return answer;
+    throw new InvalidArgumentError({
+      argument: "retryPolicy isRetryable",
+      value: answer,
+      message: `retryPolicy isRetryable must return true or false (or a Promise of one), got ${shownResult(answer)} for attempt ${attempt} of tool "${toolName}", which failed with: ${error instanceof Error ? error.message : String(error)}`,
+      cause: error,
+    });
+  };
 
   const waitBefore = (toolName: string, error: unknown, attempt: number): number => {
     const backoff = Math.min(maxDelayMs, initialDelayMs * factor ** (attempt - 1));
@@ -109,7 +127,7 @@ export function retryPolicy(options: RetryPolicyOptions = {}): ToolPolicy {
           delete metadata.error;
           let wait: number;
           try {
-            if (isAbortError(error) || !isRetryable(error, attempt)) throw error;
+            if (isAbortError(error) || !(await retryable(toolName, error, attempt, config.signal))) throw error;
             if (attempt >= maxAttempts) throw new ToolRetriesExhaustedError({ toolName, attempts: attempt, cause: error });
             wait = waitBefore(toolName, error, attempt);
           } catch (final) {

@@ -1,0 +1,25 @@
+import { describeThrown } from "@agentrx/core";
+
+/**
+ * The worker's `onError` made safe to call from anywhere (an `'error'` listener, a promise's
+ * `.catch`, a job's processor): one that throws, or returns a Promise that rejects, crashes nothing;
+ * the error it was given and its own failure go to `console.error` instead.
+ *
+ * @internal
+ */
+export function guardOnError(onError: (error: unknown) => unknown): (error: unknown) => void {
+  const failed = (how: "threw" | "rejected", error: unknown, failure: unknown) =>
+    console.error(`@agentrx/bullmq worker: onError ${how} (${describeThrown(failure, "onError")}) while reporting:`, error);
+  return (error) => {
+    let result: unknown;
+    try {
+      result = onError(error);
+    } catch (failure) {
+      failed("threw", error, failure);
+      return;
+    }
+    if (typeof (result as { then?: unknown } | null)?.then === "function") {
+      (result as PromiseLike<unknown>).then(undefined, (failure: unknown) => failed("rejected", error, failure));
+    }
+  };
+}
