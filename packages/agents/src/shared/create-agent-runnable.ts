@@ -30,9 +30,10 @@ export interface AgentOverrideOptions {
   parser?: (tools: readonly StructuredToolInterface[]) => BaseOutputParser<AgentOutput>;
   /**
    * Rewrites the prompt's values for a chat model (`llm`, or one swapped in), e.g. what it cannot
-   * take in its messages; undefined when that model needs nothing rewritten.
+   * take in its messages, at once or as a promise (what it needs to know is read first); undefined
+   * when that model needs nothing rewritten.
    */
-  promptValuesFor?: (llm: BaseChatModel) => ((values: Record<string, unknown>) => Record<string, unknown>) | undefined;
+  promptValuesFor?: (llm: BaseChatModel) => ((values: Record<string, unknown>) => Record<string, unknown> | Promise<Record<string, unknown>>) | undefined;
 }
 
 /** The parts of an agent built by {@link createAgentRunnable}. */

@@ -16,7 +16,8 @@ export class FormatScratchpadStep extends Runnable<AgentInput, Record<string, un
     return "FormatAgentScratchpad";
   }
 
-  constructor(private readonly format: (input: AgentInput) => Record<string, unknown>) {
+  /** `format` gives the prompt's values, at once or as a promise. */
+  constructor(private readonly format: (input: AgentInput) => Record<string, unknown> | Promise<Record<string, unknown>>) {
     super();
     this.name = "FormatAgentScratchpad";
   }

@@ -10,3 +10,19 @@ export function modelOf(type: string, responses?: boolean): BaseChatModel {
   if (responses !== undefined) model._useResponsesApi = () => responses;
   return model;
 }
+
+/**
+ * A model that replays a recording, as `RecordedChatModel` of `@agentrx/runs` does: its
+ * `nextRecordedReply()` resolves with `reply` (or rejects with it, when it is an `Error`), and
+ * `reads` counts its calls.
+ */
+export function replayingModelOf(reply: unknown): BaseChatModel & { nextRecordedReply(): Promise<unknown>; reads: number } {
+  const model = new ScriptedChatModel({ responses: [] }) as unknown as BaseChatModel & { nextRecordedReply(): Promise<unknown>; reads: number };
+  model.reads = 0;
+  model.nextRecordedReply = async () => {
+    model.reads++;
+    if (reply instanceof Error) throw reply;
+    return reply;
+  };
+  return model;
+}

@@ -4,7 +4,7 @@ import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { describe, expect, it } from "vitest";
 import { createToolCallingAgent } from "./create-tool-calling-agent";
-import { modelOf } from "./test-models";
+import { modelOf, replayingModelOf } from "./test-models";
 import { toolImagesFor } from "./tool-images";
 
 const image = { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" };
@@ -60,6 +60,49 @@ describe("toolImagesFor", () => {
     const prepare = toolImagesFor("text", modelOf("anthropic"));
     const prepared = prepare?.({ steps: [call("a"), result("a", [{ type: "text", text: "A:" }, image])] }) as { steps: ToolMessage[] };
     expect(prepared.steps[1]?.content).toBe("A:\n[image: image/png, 8 B; this agent reads text only]");
+  });
+});
+
+describe("toolImagesFor a model that replays a recorded run", () => {
+  const values = { steps: [call("a"), result("a", [{ type: "text", text: "A:" }, image])] };
+  const reply = (response_metadata: Record<string, unknown>, id?: string) => new AIMessage({ content: "", response_metadata, ...(id === undefined ? {} : { id }) });
+
+  it('"auto" places the images for the model that gave the recorded reply of the call, as its metadata says', async () => {
+    const placed = async (recorded: unknown, mode: "auto" | "tool-result" = "auto") => (await toolImagesFor(mode, replayingModelOf(recorded))?.(values)) as { steps: ToolMessage[] };
+    // OpenAI's Chat Completions: in a user message after the tool results.
+    const completions = await placed(reply({ model_provider: "openai", model_name: "gpt-4o" }, "chatcmpl-1"));
+    expect(completions.steps.map((message) => message.getType())).toEqual(["ai", "tool", "human"]);
+    expect(completions.steps[1]?.content).toBe("A:\n[image 1: in the user message after the tool results]");
+    // OpenAI's Responses API (a response's metadata, or its id): items of the function call's output.
+    for (const recorded of [reply({ model_provider: "openai", object: "response" }), reply({ model_provider: "openai" }, "resp_1")]) {
+      expect((await placed(recorded)).steps[1]?.content).toEqual([
+        { type: "input_text", text: "A:" },
+        { type: "input_image", image_url: url, detail: "auto" },
+      ]);
+      expect((await placed(recorded, "tool-result")).steps[1]?.content).toEqual([
+        { type: "input_text", text: "A:" },
+        { type: "input_image", image_url: url, detail: "auto" },
+      ]);
+    }
+    // Anthropic and the others, or a reply that does not say: in the tool result, as they are.
+    for (const recorded of [reply({ model_provider: "anthropic" }), reply({ model_provider: "google-genai" }), reply({}), undefined]) {
+      expect(await placed(recorded)).toBe(values);
+    }
+  });
+
+  it("for Anthropic's reply, what Anthropic takes no tool result of becomes a note, as it did", async () => {
+    const audio = { steps: [call("a"), result("a", [{ type: "audio", mimeType: "audio/wav", data: "UklGRg==" }])] };
+    const prepared = (await toolImagesFor("auto", replayingModelOf(reply({ model_provider: "anthropic" })))?.(audio)) as { steps: ToolMessage[] };
+    expect(JSON.stringify(prepared.steps[1]?.content)).toContain("Anthropic's API takes no audio in a tool result");
+  });
+
+  it("reads the recorded reply only when a tool result has more than text, and falls back to the model's own placement when it cannot", async () => {
+    const model = replayingModelOf(reply({ model_provider: "openai" }));
+    const plain = { steps: [call("a"), result("a", "text only")], input: "x" };
+    expect(toolImagesFor("auto", model)?.(plain)).toBe(plain);
+    expect(toolImagesFor("user-message", model)?.(values)).not.toBeInstanceOf(Promise);
+    expect(model.reads).toBe(0);
+    expect(await toolImagesFor("auto", replayingModelOf(new Error("connection reset")))?.(values)).toBe(values);
   });
 });
 

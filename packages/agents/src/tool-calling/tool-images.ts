@@ -21,7 +21,12 @@ import { HumanMessage, ToolMessage, type MessageContentComplex } from "@langchai
  *   (a model that reads text only); a plain-text document becomes its text.
  * - `"auto"`: `"user-message"` for an OpenAI chat model on Chat Completions (`ChatOpenAI`,
  *   `AzureChatOpenAI`, `OpenAIChatModel`), `"tool-result"` for every other model. Chosen for the
- *   model of each call, so a model swapped in by a middleware gets its own.
+ *   model of each call, so a model swapped in by a middleware gets its own. For a model that
+ *   answers from a recorded run (`RecordedChatModel` of `@agentrx/runs`, which has
+ *   `nextRecordedReply()`), chosen for the model that gave the recorded reply of the call, as its
+ *   metadata says (`response_metadata.model_provider`, and for OpenAI whether it came from the
+ *   Responses API): a re-run places them as the recorded run did (see docs/runs.md). `"tool-result"`
+ *   is chosen that way too, as it differs for OpenAI's Responses API and Anthropic.
  *
  * It applies to every message list the prompt receives (the scratchpad, and a history with tool
  * results in it, such as a thread's memory), and never to the run's steps or record.
@@ -33,6 +38,17 @@ export const TOOL_IMAGES: readonly ToolImages[] = ["auto", "tool-result", "user-
 
 /** How the images (and files and audio) of a tool's result reach one model: `ToolImages` resolved for it. */
 type ImagesFor = "blocks" | "anthropic" | "responses" | "user-message" | "text";
+
+/** What `"auto"` and `"tool-result"` go by: the API a model's calls reach. */
+type ModelApi = "chat-completions" | "responses" | "anthropic" | "other";
+
+/**
+ * A model that answers from a recorded run (`RecordedChatModel` of `@agentrx/runs`): the recorded
+ * reply its next call gets (undefined past the end of the recording), read from the record.
+ */
+interface ReplayingModel {
+  nextRecordedReply(): Promise<unknown>;
+}
 
 type Block = Record<string, unknown>;
 
@@ -50,41 +66,76 @@ export function assertToolImages(value: unknown, constructorName: string): asser
 /**
  * Rewrites the message lists among a prompt's values so that `model` can take the images, files
  * and audio of the tool results in them (see {@link ToolImages}); undefined when nothing needs
- * rewriting.
+ * rewriting. For a model that replays a recorded run, the rewrite waits for the recorded reply of
+ * the call (a promise), when there is a tool result to rewrite.
  *
  * @internal
  */
-export function toolImagesFor(mode: ToolImages, model: BaseChatModel): ((values: Record<string, unknown>) => Record<string, unknown>) | undefined {
-  const imagesFor = resolve(mode, model);
-  return (values) => {
-    let changed: Record<string, unknown> | undefined;
-    for (const key in values) {
-      const value = values[key];
-      if (!Array.isArray(value) || !value.some((message) => needsRewrite(message, imagesFor))) continue;
-      changed ??= { ...values };
-      changed[key] = rewrite(value as unknown[], imagesFor);
-    }
-    return changed ?? values;
-  };
+export function toolImagesFor(
+  mode: ToolImages,
+  model: BaseChatModel,
+): ((values: Record<string, unknown>) => Record<string, unknown> | Promise<Record<string, unknown>>) | undefined {
+  if ((mode === "auto" || mode === "tool-result") && isReplayingModel(model)) {
+    const own = resolve(mode, apiOf(model));
+    return (values) => {
+      // Most calls have no tool result with media: those need no recorded reply read.
+      if (!Object.values(values).some((value) => Array.isArray(value) && value.some((message) => needsRewrite(message, "responses")))) return values;
+      return model.nextRecordedReply().then(
+        (reply) => placed(values, resolve(mode, apiOfReply(reply) ?? apiOf(model))),
+        // The recording cannot be read: the model's call reads it again, and says why it failed.
+        () => placed(values, own),
+      );
+    };
+  }
+  const imagesFor = resolve(mode, apiOf(model));
+  return (values) => placed(values, imagesFor);
 }
 
-function resolve(mode: ToolImages, model: BaseChatModel): ImagesFor {
+/** `values` with each message list that has a tool result to rewrite for `imagesFor` rewritten. */
+function placed(values: Record<string, unknown>, imagesFor: ImagesFor): Record<string, unknown> {
+  let changed: Record<string, unknown> | undefined;
+  for (const key in values) {
+    const value = values[key];
+    if (!Array.isArray(value) || !value.some((message) => needsRewrite(message, imagesFor))) continue;
+    changed ??= { ...values };
+    changed[key] = rewrite(value as unknown[], imagesFor);
+  }
+  return changed ?? values;
+}
+
+function resolve(mode: ToolImages, api: ModelApi): ImagesFor {
   if (mode === "text" || mode === "user-message") return mode;
-  const openAI = isOpenAIChatModel(model);
-  if (mode === "tool-result") return openAI && usesResponsesApi(model) ? "responses" : blocksFor(model);
-  return openAI ? (usesResponsesApi(model) ? "responses" : "user-message") : blocksFor(model);
+  if (api === "responses" || api === "anthropic") return api;
+  return mode === "auto" && api === "chat-completions" ? "user-message" : "blocks";
 }
 
-/** How a model other than OpenAI's gets a tool result's blocks: `@langchain/anthropic` (`_llmType()` "anthropic") takes fewer kinds. */
-function blocksFor(model: BaseChatModel): "blocks" | "anthropic" {
+/**
+ * The API a model's calls reach: OpenAI's (`ChatOpenAI`, `AzureChatOpenAI`, `OpenAIChatModel`
+ * report `_llmType()` "openai" or "azure_openai") Chat Completions or Responses API, Anthropic's
+ * (`@langchain/anthropic`, "anthropic", whose tool results take fewer kinds), or another.
+ */
+function apiOf(model: BaseChatModel): ModelApi {
   const type = typeof model._llmType === "function" ? model._llmType() : undefined;
-  return type === "anthropic" ? "anthropic" : "blocks";
+  if (type === "openai" || type === "azure_openai") return usesResponsesApi(model) ? "responses" : "chat-completions";
+  return type === "anthropic" ? "anthropic" : "other";
 }
 
-/** `ChatOpenAI`, `AzureChatOpenAI` (from `@langchain/openai`) and `OpenAIChatModel` report these. */
-function isOpenAIChatModel(model: BaseChatModel): boolean {
-  const type = typeof model._llmType === "function" ? model._llmType() : undefined;
-  return type === "openai" || type === "azure_openai";
+/**
+ * The API that gave a recorded reply, as its metadata says: `response_metadata.model_provider`
+ * ("openai", "anthropic", ...), and for OpenAI the Responses API when the reply is a response
+ * (`response_metadata.object` "response", or an id `resp_...`); undefined when it does not say.
+ */
+function apiOfReply(reply: unknown): ModelApi | undefined {
+  const { response_metadata: metadata, id } = (reply ?? {}) as { response_metadata?: Record<string, unknown>; id?: unknown };
+  const provider = metadata?.["model_provider"];
+  if (typeof provider !== "string" || provider === "") return undefined;
+  if (provider === "openai") return metadata?.["object"] === "response" || (typeof id === "string" && id.startsWith("resp_")) ? "responses" : "chat-completions";
+  return provider === "anthropic" ? "anthropic" : "other";
+}
+
+/** Whether `model` answers from a recorded run (see {@link ReplayingModel}). */
+function isReplayingModel(model: BaseChatModel): model is BaseChatModel & ReplayingModel {
+  return typeof (model as Partial<ReplayingModel>).nextRecordedReply === "function";
 }
 
 /** Whether `ChatOpenAI` calls the Responses API for a plain call (its `useResponsesApi`, or a model that prefers it). */

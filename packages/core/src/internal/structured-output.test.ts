@@ -69,3 +69,21 @@ describe("withStructuredOutput names a JSON Schema after its title", () => {
     expect(() => model.withStructuredOutput(schema, { name: "City info" })).toThrow(InvalidArgumentError);
   });
 });
+
+describe("withStructuredOutput on a refusal", () => {
+  it.each(["functionCalling", "jsonSchema"] as const)("says the model refused, and quotes it, with method %s, streamed or not", async (method) => {
+    const refusal = { refusal: "I can't help with that." };
+    const { model } = await setup({ responses: [refusal, refusal] });
+    const { model: streamingModel } = await setup({ responses: [refusal] }, { streaming: true });
+    for (const run of [() => model.withStructuredOutput(City, { method }).invoke("x"), () => streamingModel.withStructuredOutput(City, { method }).invoke("x")]) {
+      const error = await failure(run());
+      expect(error).toBeInstanceOf(OutputParserException);
+      expect(error.message.split("\n")[0]).toBe("OpenAIChatModel: the model refused to answer: I can't help with that.");
+      expect((error as OutputParserException).llmOutput).toBe("I can't help with that.");
+    }
+    const { model: rawModel } = await setup({ responses: [refusal] });
+    const { parsed, raw } = await rawModel.withStructuredOutput(City, { method, includeRaw: true }).invoke("x");
+    expect(parsed).toBeNull();
+    expect(raw.additional_kwargs.refusal).toBe("I can't help with that.");
+  });
+});

@@ -82,6 +82,11 @@ export function structuredOutput(
       throw new OutputParserException(`${owner}: the model's output does not match the schema "${name}": ${(error as Error).message}`, text);
     }
   };
+  /** Throws an `OutputParserException` quoting the refusal when the model refused (OpenAI's `refusal`, kept in `additional_kwargs`). */
+  const throwIfRefused = (message: BaseMessage): void => {
+    const refusal = message.additional_kwargs?.refusal;
+    if (typeof refusal === "string" && refusal) throw new OutputParserException(`${owner}: the model refused to answer: ${refusal}`, refusal);
+  };
   let llm: Runnable<BaseLanguageModelInput, BaseMessage>;
   let parse: (message: BaseMessage) => Promise<unknown>;
   if (method === "functionCalling") {
@@ -97,6 +102,8 @@ export function structuredOutput(
       const { toolCalls, invalidToolCalls } = strictToolCalls(message);
       const call = toolCalls.find((candidate) => candidate.name === name);
       if (call) return validate(call.args, JSON.stringify(call.args));
+      // A refusal comes without the call: said as one, not as a reply that forgot the tool.
+      throwIfRefused(message);
       const invalid = invalidToolCalls.find((candidate) => candidate.name === name);
       if (invalid) {
         throw new OutputParserException(
@@ -113,8 +120,7 @@ export function structuredOutput(
         : { type: "json_object" };
     llm = target.bind({ response_format: responseFormat, ls_structured_output_format: format(method === "jsonSchema" ? "json_schema" : "json_mode") });
     parse = async (message) => {
-      const refusal = message.additional_kwargs?.refusal;
-      if (typeof refusal === "string" && refusal) throw new OutputParserException(`${owner}: the model refused to answer: ${refusal}`, refusal);
+      throwIfRefused(message);
       const text = message.text;
       let value: unknown;
       try {

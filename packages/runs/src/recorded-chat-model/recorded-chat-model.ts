@@ -1,18 +1,20 @@
 import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
-import { RunEventDecoder, digestMessages, leftOutOfMessage, type RecordedModelCall, type RunStore, corruptEventError as corrupt, errorMessageOf as messageOf, readRecordedEvents } from "@agentrx/executors";
-import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
+import { digestMessages, leftOutOfMessage, type RecordedModelCall, type RunStore } from "@agentrx/executors";
+import type { CallbackManagerForLLMRun, Callbacks } from "@langchain/core/callbacks/manager";
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
 import {
   BaseChatModel,
   type BaseChatModelCallOptions,
   type BaseChatModelParams,
   type BindToolsInput,
+  type LangSmithParams,
 } from "@langchain/core/language_models/chat_models";
-import { AIMessage, AIMessageChunk, type AIMessageFields, type BaseMessage } from "@langchain/core/messages";
-import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
+import { AIMessage, AIMessageChunk, type AIMessageFields, type BaseMessage, type BaseMessageLike } from "@langchain/core/messages";
+import { ChatGenerationChunk, type ChatResult, type LLMResult } from "@langchain/core/outputs";
 import type { Runnable } from "@langchain/core/runnables";
 import { checkRunReference } from "../replay/check-run-reference";
 import { asTracedMessages } from "./as-traced-messages";
+import { loadRecording, type Recording } from "./load-recording";
 import { ReplayDivergenceError } from "./replay-divergence-error";
 
 const OWNER = "RecordedChatModel";
@@ -77,7 +79,11 @@ export interface RecordedChatModelCallOptions extends BaseChatModelCallOptions {
  *
  * The recording is read on the first call (and kept). Replies come back as recorded: text, tool
  * calls, ids, metadata and `usage_metadata`; when streamed, as one chunk whose text reaches
- * `handleLLMNewToken` (the executor's `token` events). `bindTools` binds the tools as call options
+ * `handleLLMNewToken` (the executor's `token` events). Each call reports, as its LangSmith
+ * `ls_model_name` (see `getLsParams`), the model name its recorded call was priced by, so an
+ * executor's `prices` price the re-run as they priced the run, a reply that names no model
+ * included. A tool-calling agent places the images its tools returned as it did for the model that
+ * gave each recorded reply (see `nextRecordedReply`). `bindTools` binds the tools as call options
  * and changes nothing else. A run recorded through `stream()` can be re-run through `invoke()`
  * and the other way round.
  *
@@ -106,7 +112,9 @@ export class RecordedChatModel extends BaseChatModel<RecordedChatModelCallOption
   readonly runId: string;
 
   private readonly store: RunStore;
-  private recording: Promise<RecordedModelCall[]> | undefined;
+  private recording: Promise<Recording> | undefined;
+  /** The recording, once read: what `getLsParams` reports from, synchronously. */
+  private loaded: Recording | undefined;
   private nextCall = 0;
 
   static override lc_name(): string {
@@ -138,6 +146,54 @@ export class RecordedChatModel extends BaseChatModel<RecordedChatModelCallOption
   /** How many calls this model has answered (or refused): the 0-based index of its next call. */
   get callCount(): number {
     return this.nextCall;
+  }
+
+  /**
+   * The reply the recorded run got on the call this model's next call replays (a copy), or
+   * undefined past the end of the recording; whether the next call matches it is checked when it
+   * is made. Reads the recording as a call does, and rejects as a call would when it cannot
+   * (`RunNotFoundError`, `RunStoreError`). A tool-calling agent with `toolImages: "auto"` reads its
+   * metadata (`response_metadata.model_provider`) to place a tool's images as the recorded run
+   * placed them for that model (see docs/runs.md).
+   *
+   * @example
+   * ```ts
+   * import { MemoryRunStore, RecordedChatModel } from "@agentrx/runs";
+   * declare const store: MemoryRunStore; // holds run "run-1"
+   *
+   * const model = new RecordedChatModel({ store, runId: "run-1" });
+   * const reply = await model.nextRecordedReply();
+   * console.log(reply?.response_metadata["model_provider"]); // "openai", say
+   * ```
+   */
+  async nextRecordedReply(): Promise<AIMessage | undefined> {
+    const call = (await this.read()).calls[this.nextCall];
+    return call === undefined ? undefined : replyOf(call, AIMessage);
+  }
+
+  /**
+   * `@langchain/core`'s LangSmith parameters of a call, with `ls_model_name` the model name the
+   * recorded call it replays was priced by (the `model` of its `usage` event), else (past the end
+   * of the recording) the last name the recorded run priced a call by: an executor prices a reply
+   * that names no model by it, as it priced the recorded call. None until the recording is read
+   * (a call reads it before `@langchain/core` asks for these).
+   */
+  override getLsParams(options: this["ParsedCallOptions"]): LangSmithParams {
+    const params = super.getLsParams(options);
+    const model = this.loaded === undefined ? undefined : (this.loaded.models[this.nextCall] ?? this.loaded.lastModel);
+    return model === undefined ? params : { ...params, ls_model_name: model };
+  }
+
+  /** Reads the recording first, so that `getLsParams`, which `@langchain/core` reads as the call starts, can report from it. */
+  override async generate(messages: BaseMessageLike[][], options?: string[] | Partial<RecordedChatModelCallOptions>, callbacks?: Callbacks): Promise<LLMResult> {
+    await this.preload();
+    return super.generate(messages, options, callbacks);
+  }
+
+  /** Reads the recording first, as `generate` does. */
+  override async *_streamIterator(input: BaseLanguageModelInput, options?: Partial<RecordedChatModelCallOptions>): AsyncGenerator<AIMessageChunk> {
+    await this.preload();
+    yield* super._streamIterator(input, options);
   }
 
   /** Binds tools (and call options such as `tool_choice`) to the model; the recorded answers stay the same. */
@@ -172,7 +228,7 @@ export class RecordedChatModel extends BaseChatModel<RecordedChatModelCallOption
   private async answer(messages: BaseMessage[], options: this["ParsedCallOptions"]): Promise<RecordedModelCall> {
     // The call takes its position once the record is read: a read that failed (and is retried) or
     // an aborted call leaves it to the next call.
-    const recorded = await this.load();
+    const recorded = (await this.read()).calls;
     options.signal?.throwIfAborted();
     const call = this.nextCall++;
     // The recording digests the messages as callbacks saw them; those as sent differ only when
@@ -199,43 +255,36 @@ export class RecordedChatModel extends BaseChatModel<RecordedChatModelCallOption
     return expected;
   }
 
-  private load(): Promise<RecordedModelCall[]> {
+  /** The recording, read once and kept; a read that failed is forgotten, and the next one reads it again. */
+  private async read(): Promise<Recording> {
+    const loading = this.load();
+    try {
+      return await loading;
+    } catch (error) {
+      if (this.recording === loading) this.recording = undefined;
+      throw error;
+    }
+  }
+
+  /** The read of the recording, started unless it is under way or done (a failed one is kept until `read` forgets it). */
+  private load(): Promise<Recording> {
     if (this.recording === undefined) {
-      const loading = loadModelCalls(this.store, this.runId);
+      const loading = loadRecording(OWNER, this.store, this.runId);
       this.recording = loading;
-      loading.catch(() => {
-        if (this.recording === loading) this.recording = undefined; // the next call reads it again
-      });
+      loading.then((recording) => {
+        if (this.recording === loading) this.loaded = recording;
+      }, noop);
     }
     return this.recording;
   }
+
+  /** Reads the recording unless it is read; a failure is left to the call, whose `read` fails with it. */
+  private async preload(): Promise<void> {
+    if (this.loaded === undefined) await this.load().then(noop, noop);
+  }
 }
 
-/** The run's recorded model calls, in the order they were recorded (over every segment of a resumed run). */
-async function loadModelCalls(store: RunStore, runId: string): Promise<RecordedModelCall[]> {
-  const decoder = new RunEventDecoder(runId);
-  const calls: RecordedModelCall[] = [];
-  for await (const page of readRecordedEvents(store, runId, OWNER)) {
-    for (const stored of page) {
-      // A sub-run's model call (an executor called as a tool) is not one of this run's calls.
-      if (stored.data["type"] !== "model_call" || stored.data["subRun"] !== undefined) continue;
-      let call: RecordedModelCall;
-      try {
-        call = decoder.decode(stored) as RecordedModelCall;
-      } catch (cause) {
-        throw corrupt(OWNER, runId, stored.seq, `the model call cannot be decoded (${messageOf(cause)})`, cause);
-      }
-      if (!Number.isInteger(call.inputCount) || call.inputCount < 0 || call.inputDigest === "") {
-        throw corrupt(OWNER, runId, stored.seq, "the model call has no input count or digest");
-      }
-      if (call.message.getType() !== "ai") {
-        throw corrupt(OWNER, runId, stored.seq, `the model call's reply is a "${call.message.getType()}" message, not an AI message`);
-      }
-      calls.push(call);
-    }
-  }
-  return calls;
-}
+function noop(): void {}
 
 /**
  * The recorded reply as a new `Kind`, whose stored form (`toDict()`) is the recorded one: a later
