@@ -1,4 +1,5 @@
 import { InvalidArgumentError, nearMissOf } from "@agentrx/core";
+import { refusedPromise } from "../executor/refused-promise";
 import { showValue } from "../executor/show-value";
 import type { UsageMetadata } from "@langchain/core/messages";
 
@@ -323,7 +324,7 @@ function checkedPriceFunction(price: PriceFunction): PriceFunction {
     const fail = (message: string): never => {
       throw new InvalidArgumentError({ argument: "prices", value: cost, message: `AgentExecutor: ${message}` });
     };
-    if (typeof (cost as { then?: unknown } | null)?.then === "function") {
+    if (refusedPromise(cost)) {
       fail(`the \`prices\` function returned a Promise for model "${model}": it must return a Cost (or undefined) synchronously, as each call is priced when it ends. Look prices up before the run (or use "auto").`);
     }
     if (typeof cost !== "object" || cost === null || Array.isArray(cost)) {

@@ -4,6 +4,8 @@ import { ScriptedChatModel } from "@agentrx/core/testing";
 import { createAgentExecutor, priceUsage } from "@agentrx/executors";
 import { AIMessage } from "@langchain/core/messages";
 import { describe, expect, it, vi } from "vitest";
+import { InvalidArgumentError } from "@agentrx/core";
+import { unhandledDuring } from "../executor/test-helpers";
 import { priceTableFunction, resolvePrices } from "./cost";
 
 const million = 1_000_000;
@@ -149,6 +151,13 @@ describe("a prices function", () => {
     await expect(run(broken)).rejects.toThrow("price service down");
     await expect(streamed(broken)).rejects.toThrow("price service down");
     await expect(streamed(() => 0.5)).rejects.toThrow(/`prices` function must return a Cost/);
+  });
+
+  it("that returns a rejected promise (an async function that throws) fails the run naming `prices`, without an unhandled rejection", async () => {
+    const { unhandled, error } = await unhandledDuring(() => run(() => Promise.reject(new Error("price service down"))));
+    expect(InvalidArgumentError.isInstance(error) && error.argument).toBe("prices");
+    expect((error as Error).message).toMatch(/`prices` function returned a Promise for model "gpt-4o"/);
+    expect(unhandled).toEqual([]);
   });
 
   it("that returns a cost or undefined prices the run as it says", async () => {

@@ -1,6 +1,6 @@
 import { createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel } from "@agentrx/core/testing";
-import { getIdempotencyKey } from "@agentrx/core";
+import { InvalidArgumentError, getIdempotencyKey } from "@agentrx/core";
 import { AgentExecutor, type AgentStreamEvent, finalAnswerTool, toolCallBudget } from "@agentrx/executors";
 import { withApproval } from "@agentrx/tools";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
@@ -9,7 +9,7 @@ import { DynamicTool, tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { InProcessRunStore } from "../runs/in-process-run-store";
-import { collect } from "./test-helpers";
+import { collect, unhandledDuring } from "./test-helpers";
 
 const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
 
@@ -392,5 +392,52 @@ describe("eagerTools and a model call that fails after an early call finished", 
     expect(ran).toEqual(["a"]);
     const intents = (await store.readEvents("fallback-eager")).filter((event) => event.type === "tool_intent");
     expect(intents).toHaveLength(1);
+  });
+});
+
+describe("an eagerTools function", () => {
+  const ping = tool(async () => "pong", { name: "ping", description: "Pings.", schema: z.object({}) });
+  /** A run whose model streams `calls` calls of `ping` (usage 10 + 5 each model call), recorded as `runId`. */
+  async function eagerRun(eagerTools: unknown, runId: string, calls = 1) {
+    const store = new InProcessRunStore();
+    const llm = new ScriptedChatModel({
+      model: "m1",
+      responses: [{ toolCalls: Array.from({ length: calls }, () => ({ name: "ping", args: {} })), usage: { inputTokens: 10, outputTokens: 5 } }, "done"],
+    });
+    const agent = createToolCallingAgent({ llm, tools: [ping], prompt });
+    const { unhandled, error } = await unhandledDuring(() => new AgentExecutor({ agent, tools: [ping], store, eagerTools: eagerTools as never }).invoke({ input: "go" }, { runId }));
+    const types = (await store.readEvents(runId)).map((event) => event.type);
+    return { error, unhandled, types };
+  }
+
+  it.each([1, 2])("that throws fails the run naming `eagerTools` (its error as the cause), and the model call's usage and record are kept (%s calls)", async (calls) => {
+    const thrown = new Error("eager broke");
+    const { error, types } = await eagerRun(() => {
+      throw thrown;
+    }, `eager-throws-${calls}`, calls);
+    expect(InvalidArgumentError.isInstance(error) && error.argument).toBe("eagerTools");
+    expect((error as Error).message).toBe('AgentExecutor: the `eagerTools` function threw for tool "ping": eager broke');
+    expect((error as Error).cause).toBe(thrown);
+    expect(types.slice(0, 3)).toEqual(["start", "usage", "model_call"]);
+    expect(types).not.toContain("action");
+  });
+
+  it.each([
+    ["an async function", async () => true, "a Promise"],
+    ["one that rejects", () => Promise.reject(new Error("eager rejected")), "a Promise"],
+    ["one that returns nothing", () => undefined, "undefined"],
+    ["one that returns a string", () => "yes", '"yes"'],
+  ])("%s fails the run naming `eagerTools`, with no unhandled rejection", async (_, eagerTools, got) => {
+    const { error, unhandled, types } = await eagerRun(eagerTools, "eager-refused");
+    expect(InvalidArgumentError.isInstance(error) && error.argument).toBe("eagerTools");
+    expect((error as Error).message).toContain(`the \`eagerTools\` function must return a boolean (whether tool "ping" may start while the model streams), got ${got}`);
+    expect(unhandled).toEqual([]);
+    expect(types.slice(0, 3)).toEqual(["start", "usage", "model_call"]);
+  });
+
+  it("that returns a boolean decides, as ever", async () => {
+    const { error, types } = await eagerRun((candidate: { name: string }) => candidate.name === "ping", "eager-ok");
+    expect(error).toBeUndefined();
+    expect(types).toContain("output");
   });
 });

@@ -154,7 +154,9 @@ export interface AgentExecutorOptions {
   /**
    * Start each tool call as soon as the model has finished streaming it (the stream moved on to
    * the next call, or ended), instead of after the model's whole response: `true` for every tool,
-   * or a function of the tool. Such a call runs under its own signal, aborted if the model call
+   * or a function of the tool (called synchronously, it must return a boolean: one that throws or
+   * returns anything else, a Promise included, fails the run with an `InvalidArgumentError` naming
+   * `eagerTools`). Such a call runs under its own signal, aborted if the model call
    * fails, is retried or is cut short; its step is kept only if the agent's answer has the same
    * call. Tools that need approval never start early. Any agent whose chat model streams tool-call
    * chunks takes part (the built-in tool-calling agents do). See docs/executor-options.md.
@@ -178,7 +180,9 @@ export interface AgentExecutorOptions {
   maxObservationLength?: number;
   /**
    * The output of a run cut short with `earlyStoppingMethod: "force"` (and the fallback of
-   * `"generate"`): a sentence, or a function of the stop reason and, for a budget, what it emitted.
+   * `"generate"`): a sentence, or a function of the stop reason and, for a budget, what it emitted,
+   * called synchronously (one that returns a Promise or nothing fails the run with an
+   * `InvalidArgumentError` naming `earlyStopOutput`; another value that is not a string is written as JSON).
    * @default LangChain's "Agent stopped due to iteration limit or time limit." for the limits;
    * for a budget, which one was spent ("Agent stopped because its tool-call budget was spent (4 used of 3).")
    */

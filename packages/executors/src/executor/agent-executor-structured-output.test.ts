@@ -7,7 +7,7 @@ import { type StructuredToolInterface, tool } from "@langchain/core/tools";
 import { lastValueFrom, tap } from "rxjs";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
-import { collect } from "./test-helpers";
+import { collect, unhandledDuring } from "./test-helpers";
 
 const Weather = z.object({ city: z.string(), celsius: z.number() });
 const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
@@ -205,5 +205,43 @@ describe("outputSchema", () => {
     const llm = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "final_answer", args: { city: "Paris", celsius: 21 } }] }] });
     const agent = createToolCallingAgent({ llm, tools: [lookup, finalAnswerTool(Weather)], prompt });
     await expect(new AgentExecutor({ agent, tools: [lookup], outputSchema: Throwing }).invoke({ input: "Weather?" })).rejects.toThrow("lookup service down");
+  });
+
+  describe("with asynchronous refinements and transforms inside a field", () => {
+    const answers = (output: string) => RunnableLambda.from(() => ({ returnValues: { output }, log: "" }));
+
+    it("an async transform of a field is applied (the schema is checked with safeParseAsync alone)", async () => {
+      const Upper = z.object({ city: z.string().transform(async (city) => city.toUpperCase()) });
+      const result = await new AgentExecutor({ agent: answers('{"city":"Paris"}'), tools: [], outputSchema: Upper }).invoke({ input: "go" });
+      expect(result.structuredOutput).toEqual({ city: "PARIS" });
+    });
+
+    it("an async refinement runs once per check", async () => {
+      let calls = 0;
+      const Known = z.object({ city: z.string().refine(async (city) => (calls++, city === "Paris")) });
+      const result = await new AgentExecutor({ agent: answers('{"city":"Paris"}'), tools: [], outputSchema: Known }).invoke({ input: "go" });
+      expect(result.structuredOutput).toEqual({ city: "Paris" });
+      expect(calls).toBe(1);
+    });
+
+    it("an async refinement that rejects fails the run with its error, and leaves no unhandled rejection", async () => {
+      const Down = z.object({ city: z.string().refine(async () => Promise.reject(new Error("lookup service down"))) });
+      const { unhandled, error } = await unhandledDuring(() => new AgentExecutor({ agent: answers('{"city":"Paris"}'), tools: [], outputSchema: Down }).invoke({ input: "go" }));
+      expect((error as Error).message).toBe("lookup service down");
+      expect(unhandled).toEqual([]);
+    });
+  });
+
+  it("maxExecutionTime bounds a check that never settles: the run stops as for any other work", async () => {
+    const Stuck = z.object({ city: z.string().refine(() => new Promise<boolean>(() => undefined)) });
+    const agent = RunnableLambda.from(() => ({ returnValues: { output: '{"city":"Paris"}' }, log: "" }));
+    const result = await new AgentExecutor({ agent, tools: [], outputSchema: Stuck, maxExecutionTime: 50 }).invoke({ input: "go" });
+    expect(result.stopReason).toBe("max_execution_time");
+    expect(result.structuredOutput).toBeUndefined();
+    // A returnDirect tool's answer is checked under it too.
+    const report = tool(async () => '{"city":"Paris"}', { name: "report", description: "Report.", schema: z.object({}), returnDirect: true });
+    const direct = RunnableLambda.from(() => ({ tool: "report", toolInput: {}, log: "" }));
+    const directResult = await new AgentExecutor({ agent: direct, tools: [report], outputSchema: Stuck, maxExecutionTime: 50 }).invoke({ input: "go" });
+    expect(directResult.stopReason).toBe("max_execution_time");
   });
 });

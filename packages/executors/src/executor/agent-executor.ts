@@ -327,9 +327,9 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
    * What is left of the end of a resumed run whose answer is recorded but which did not end: its
    * messages for the conversation memory (see docs/memory.md); nothing without a memory.
    */
-  private completeEnding(): ((restored: RestoredRun, startedAt: number) => Promise<void>) | undefined {
+  private completeEnding(): ((restored: RestoredRun, startedAt: number, signal: AbortSignal | undefined) => Promise<void>) | undefined {
     const { memory } = this.options;
-    return memory === undefined ? undefined : (restored, startedAt) => rememberRecordedRun(memory, restored, startedAt);
+    return memory === undefined ? undefined : (restored, startedAt, signal) => rememberRecordedRun(memory, restored, startedAt, signal);
   }
 
   /** A recorded run (resumed, or a fork's copy) going on live here: opened by `open`, then run. */

@@ -9,7 +9,7 @@ import { isOutputParserException, isRefusedInput, parsingErrorStep } from "./obs
 import { OutputValidationError } from "./output-validation-error";
 import { actionEvent, agentCallInput, errorMessage, forced, missingPromptInput, stepEvent, toActions } from "./run-helpers";
 import { type RunState, type RunTransition, isEnded, pendingActions, stepsOfEndedTurn } from "./run-state";
-import { checkFinalAnswer, finalAnswerCall, invalidAnswerStep } from "./structured-output";
+import { type Checked, checkFinalAnswer, finalAnswerCall, invalidAnswerStep } from "./structured-output";
 import type { ToolRunner } from "./tool-runner";
 import type { MiddlewareRun } from "../middleware/middleware-run";
 import type { RunTurn } from "./run-state";
@@ -449,11 +449,32 @@ export class AgentLoop {
     // tool's and not the model's, cannot go back to the model: the run ends without it).
     const schema = run.options.outputSchema;
     if (schema !== undefined) {
-      const checked = await checkFinalAnswer(schema as never, finish);
+      const checked = await this.checkAnswer(finish, true);
+      if (checked === undefined) return isEnded(run.state) ? "done" : "stop";
       if (checked.ok) finish.returnValues["structuredOutput"] = checked.value;
     }
     await run.complete(finish, "return_direct");
     return "done";
+  }
+
+  /**
+   * Checks a final answer against `outputSchema` (see `checkFinalAnswer`) through the run's wait,
+   * so that a cancellation, or (`halts`) a halt such as `maxExecutionTime`, ends a check that takes
+   * long or never settles (an asynchronous refinement); undefined when it ended it. A check that
+   * throws or rejects rethrows.
+   */
+  private async checkAnswer(finish: AgentFinish, halts: boolean): Promise<Checked | undefined> {
+    const { run } = this;
+    const checking = checkFinalAnswer(run.options.outputSchema as never, finish);
+    if (!(checking instanceof Promise)) return checking;
+    let checked: Checked;
+    try {
+      checked = await run.wait(checking, halts);
+    } catch (error) {
+      if (halts ? run.interrupted : isEnded(run.state)) return undefined;
+      throw error;
+    }
+    return (halts ? run.interrupted : isEnded(run.state)) ? undefined : checked;
   }
 
   /**
@@ -464,7 +485,10 @@ export class AgentLoop {
    */
   private async finishTyped(finish: AgentFinish, stopReason: StopReason, iteration: number | undefined, inboxMode?: InboxMode): Promise<"done" | "retry" | "stopped"> {
     const { run } = this;
-    const checked = await checkFinalAnswer(run.options.outputSchema as never, finish);
+    // The loop's answer: a halt ends its check (the loop stops); the "generate" call's, after the
+    // halt: only a cancellation does.
+    const checked = await this.checkAnswer(finish, iteration !== undefined);
+    if (checked === undefined) return "stopped";
     if (checked.ok) {
       if (inboxMode !== undefined) {
         const inbox = await this.closeInbox(inboxMode);

@@ -1,12 +1,18 @@
 import type { AgentStep } from "@agentrx/core";
-import { isMessageStep, isToolAgentAction } from "@agentrx/core";
+import { AbortError, InvalidArgumentError, isMessageStep, isToolAgentAction } from "@agentrx/core";
 import { formatToToolMessages } from "@agentrx/agents";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage, isBaseMessage } from "@langchain/core/messages";
 import type { RestoredRun } from "../runs/restore-run-state";
+import { onAbort } from "./shared-abort-listener";
+import { showValue } from "./show-value";
 
 /**
  * What the executor needs of a conversation memory: `ThreadMemory` from `@agentrx/runs` is one
- * (token-bounded windows over any run store); any object with these two methods works.
+ * (token-bounded windows over any run store); any object with these two methods works. What a
+ * method gives back is checked (an `InvalidArgumentError` names the method); a method may return
+ * its value itself rather than a promise of it. A call that never settles does not hang the run:
+ * cancelling it (its `config.signal`, or unsubscribing) ends it, and `maxExecutionTime` ends the
+ * reading of the history (see docs/memory.md).
  *
  * @example
  * ```ts
@@ -145,16 +151,72 @@ function isContentBlock(value: unknown): boolean {
 }
 
 /**
- * Appends the messages of a recorded run whose answer is in its record but whose process stopped
- * before the thread had them (see `openResumedRun`): the run's input, steps and recorded answer,
- * unless the memory says it holds them already (`hasRunMessages`, from `startedAt`, the run's
- * start). Nothing for a run without a thread.
+ * The thread's history as `getMessages` gave it (a promise of it, or the value itself), checked:
+ * an array of `@langchain/core` messages, else an `InvalidArgumentError` naming the method, the
+ * thread, and what it gave.
  *
  * @internal
  */
-export async function rememberRecordedRun(memory: ResolvedMemory, restored: RestoredRun, startedAt: number): Promise<void> {
+export function checkedHistory(value: unknown, threadId: string): BaseMessage[] {
+  const refuse = (got: string) =>
+    new InvalidArgumentError({
+      argument: "memory.getMessages",
+      value,
+      message: `AgentExecutor: the conversation memory's getMessages(${JSON.stringify(threadId)}) must resolve with an array of @langchain/core messages (BaseMessage), got ${got}.`,
+    });
+  if (!Array.isArray(value)) throw refuse(showValue(value));
+  for (let i = 0; i < value.length; i++) if (!isBaseMessage(value[i])) throw refuse(`${showValue(value[i])} at index ${i}`);
+  return value;
+}
+
+/**
+ * Appends the messages of a recorded run whose answer is in its record but whose process stopped
+ * before the thread had them (see `openResumedRun`): the run's input, steps and recorded answer,
+ * unless the memory says it holds them already (`hasRunMessages`, from `startedAt`, the run's
+ * start; an answer other than true or false is refused with an `InvalidArgumentError` naming it).
+ * Nothing for a run without a thread. When `signal` aborts, rejects at once with an `AbortError`
+ * (a memory call that never settles is not waited for) and calls the memory no more.
+ *
+ * @internal
+ */
+export async function rememberRecordedRun(memory: ResolvedMemory, restored: RestoredRun, startedAt: number, signal?: AbortSignal): Promise<void> {
   const { state, output } = restored;
-  if (output === undefined || state.threadId === undefined) return;
-  if (typeof memory.memory.hasRunMessages === "function" && (await memory.memory.hasRunMessages(state.threadId, state.runId, { since: startedAt }))) return;
-  await memory.memory.addMessages(state.threadId, runMessages(state.inputs, memory.inputKey, state.steps, output.output, output.messages), { runId: state.runId });
+  const threadId = state.threadId;
+  if (output === undefined || threadId === undefined) return;
+  const conversation = memory.memory;
+  if (typeof conversation.hasRunMessages === "function") {
+    const has = await untilAborted(() => conversation.hasRunMessages?.(threadId, state.runId, { since: startedAt }), signal);
+    if (typeof has !== "boolean") {
+      throw new InvalidArgumentError({
+        argument: "memory.hasRunMessages",
+        value: has,
+        message: `AgentExecutor.resume: the conversation memory's hasRunMessages(${JSON.stringify(threadId)}, ${JSON.stringify(state.runId)}) must resolve with true or false, got ${showValue(has)}; the run's messages were not appended.`,
+      });
+    }
+    if (has) return;
+  }
+  await untilAborted(() => conversation.addMessages(threadId, runMessages(state.inputs, memory.inputKey, state.steps, output.output, output.messages), { runId: state.runId }), signal);
+}
+
+/**
+ * What `call` returns (a promise, or a value), unless `signal` aborts first: then an `AbortError`
+ * at once, without waiting for a call that ignores it (and without making it, when it had aborted).
+ */
+function untilAborted<T>(call: () => T | Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return Promise.resolve(call());
+  if (signal.aborted) return Promise.reject(new AbortError({ reason: signal.reason }));
+  const promise = Promise.resolve(call());
+  return new Promise<T>((resolve, reject) => {
+    const unwatch = onAbort(signal, () => reject(new AbortError({ reason: signal.reason })));
+    promise.then(
+      (value) => {
+        unwatch();
+        resolve(value);
+      },
+      (error: unknown) => {
+        unwatch();
+        reject(error);
+      },
+    );
+  });
 }

@@ -12,7 +12,7 @@ import type { AgentStreamEvent, Decision, InterruptEvent, StopReason, UsageEvent
 import type { SubRunInterruptedError } from "../handoff/sub-run-interrupted-error";
 import type { RunUsage } from "../cost/cost";
 import type { CallPricer } from "../cost/executor-prices";
-import { actionEvent, callConfigs, startChainRun } from "./run-helpers";
+import { actionEvent, callConfigs, forced, startChainRun } from "./run-helpers";
 import { RunEnding, type RunEndingContext, type RunSubscriber } from "./run-ending";
 import type { RunRequest } from "./run-request";
 import { type RunState, type RunTransition, isEnded, transition } from "./run-state";
@@ -26,6 +26,8 @@ import { lastInboxSeq } from "../steering/message-step-of";
 import { RunSteering } from "../steering/run-steering";
 import { TokenForwarder, type TokenSink } from "./token-forwarder";
 import { observedUsage } from "./model-params";
+import { type ResolvedMemory, checkedHistory } from "./conversation-memory";
+import { joinMessages } from "../steering/join-messages";
 import { type ToolRunContext, ToolRunner } from "./tool-runner";
 import type { ResolvedOptions } from "./validate-options";
 import type { RunTelemetry } from "../telemetry/run-telemetry";
@@ -194,8 +196,39 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     }
     this.begin().then(noop, (error: unknown) => this.fail(error));
     return () => {
-      if (!isEnded(this.state)) this.ending.cancel(new AbortError({ message: "The run was cancelled: its subscriber unsubscribed." }), false);
+      if (!isEnded(this.state)) this.ending.cancel(new AbortError({ message: UNSUBSCRIBED }), false);
+      else this.cancelledEnd?.(new AbortError({ message: UNSUBSCRIBED }), false);
     };
+  }
+
+  /** What `onCancel` was given, while the run's end watches for a cancellation. */
+  private cancelledEnd: ((error: AbortError, notify: boolean) => void) | undefined;
+
+  /**
+   * See `RunEndingContext.onCancel`: the caller's signal is watched again (the run's `cleanup`
+   * stopped watching it when its end began) and an unsubscribe is passed on, until `cancelled` is
+   * called (once) or the returned function is.
+   */
+  onCancel(cancelled: (error: AbortError, notify: boolean) => void): () => void {
+    const signal = this.config.signal;
+    if (signal?.aborted) {
+      cancelled(new AbortError({ reason: signal.reason }), true);
+      return noop;
+    }
+    if (this.subscriber.closed) {
+      cancelled(new AbortError({ message: UNSUBSCRIBED }), false);
+      return noop;
+    }
+    const unwatch = signal === undefined ? undefined : onAbort(signal, () => this.cancelledEnd?.(new AbortError({ reason: signal.reason }), true));
+    const stop = () => {
+      this.cancelledEnd = undefined;
+      unwatch?.();
+    };
+    this.cancelledEnd = (error, notify) => {
+      stop();
+      cancelled(error, notify);
+    };
+    return stop;
   }
 
   /** The one place the run's state changes. */
@@ -489,10 +522,13 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     const { streamTokens } = this.request;
     const config = this.config;
     const memory = this.options.memory;
+    // Halted (a time limit, a budget) while the thread's history was read: the run ends without it.
+    let historyMissing = false;
     if (memory && this.state.threadId !== undefined && !this.request.resumed && !(memory.historyKey in this.state.inputs)) {
       // The thread's history is part of the run's inputs (recorded with them: a resume sees the same).
-      const history = await this.wait(memory.memory.getMessages(this.state.threadId), false);
-      this.dispatch({ type: "inputAdded", key: memory.historyKey, value: history });
+      const history = await this.readHistory(memory, this.state.threadId);
+      if (history !== undefined) this.dispatch({ type: "inputAdded", key: memory.historyKey, value: history });
+      else historyMissing = true;
     }
     const { inputs, runId } = this.state;
     if (this.options.prices !== undefined) this.price = await this.wait(Promise.resolve(this.options.prices.forRun()), false);
@@ -538,6 +574,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
       this.chainRun = await chainStart;
       if (isEnded(this.state)) return;
     }
+    if (historyMissing) return this.stopWithoutHistory();
     // Watching the model through callbacks costs @langchain/core a run tree per runnable: only
     // when someone looks and the agent does not report its model calls itself.
     const eager = this.options.eager !== undefined;
@@ -575,6 +612,42 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     this.tools.configure(configs.tools);
     // Returned, not awaited: this frame (and what it holds) is not kept alive for the whole run.
     return this.loop.execute(configs.agent);
+  }
+
+  /**
+   * The thread's history (`getMessages`, checked), read under the run's limits: a halt (a time
+   * limit, a budget) while it is read ends the wait at once, and the run goes on without it
+   * (undefined). A run halted before it began (`maxExecutionTime: 0`) reads it for its "generate"
+   * call, which is made after a halt: only a cancellation ends that read, as it ends the call.
+   */
+  private async readHistory(memory: ResolvedMemory, threadId: string): Promise<unknown[] | undefined> {
+    const halts = this.state.stopReason === undefined;
+    let history: unknown;
+    try {
+      // (A memory written without `async` returns the messages themselves.)
+      history = await this.wait(Promise.resolve(memory.memory.getMessages(threadId)), halts);
+    } catch (error) {
+      if (halts && this.state.phase === "stopping") return undefined;
+      throw error;
+    }
+    return checkedHistory(history, threadId);
+  }
+
+  /**
+   * Ends a run halted while it read its thread's history, before its first agent call: with the
+   * "force" output whatever `earlyStoppingMethod` says (a "generate" call would answer without the
+   * history it was to see). Messages sent to the run meanwhile join as unanswered, as they do in
+   * the loop's forced stop (docs/steering.md).
+   */
+  private async stopWithoutHistory(): Promise<void> {
+    const steering = this.steering;
+    while (steering !== undefined && !(await this.wait(steering.closeInbox(), false))) {
+      await joinMessages(this, { unanswered: true, halts: false });
+      if (isEnded(this.state)) return;
+    }
+    if (isEnded(this.state)) return;
+    const reason = this.state.stopReason as StopReason;
+    return this.complete(forced(this.options.earlyStopOutput(reason, this.state.stoppedBy)), reason);
   }
 
   /** Aborts everything in flight and stops the timer, the signal watch and the stop conditions. */
@@ -642,6 +715,9 @@ class SubRunPort implements SubRunSink {
 }
 
 function noop(): void {}
+
+/** The message of the `AbortError` of a run whose subscriber unsubscribed. */
+const UNSUBSCRIBED = "The run was cancelled: its subscriber unsubscribed.";
 
 /** Whether an action before `index` in `actions` has the tool-call id `id`. */
 function repeatsEarlierId(actions: readonly AgentAction[], id: string, index: number): boolean {

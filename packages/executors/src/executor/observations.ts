@@ -4,6 +4,7 @@ import type { MessageContentComplex } from "@langchain/core/messages";
 import { OutputParserException } from "@langchain/core/output_parsers";
 import { ToolInputParsingException } from "@langchain/core/tools";
 import { Validator } from "@langchain/core/utils/json_schema";
+import { refusedPromise } from "./refused-promise";
 import type { ResolvedOptions } from "./validate-options";
 
 /**
@@ -165,7 +166,7 @@ export function toolErrorObservation(options: Pick<ResolvedOptions, "handleToolR
     const value: unknown = handle(asError, action);
     // A promise (an async handler) or nothing (a handler that forgot to return) is not what it
     // meant the model to read: the run fails naming the option, rather than sending "" or "{}".
-    if (value === undefined || typeof (value as { then?: unknown } | null)?.then === "function") {
+    if (value === undefined || refusedPromise(value)) {
       throw new InvalidArgumentError({
         argument: "handleToolRuntimeErrors",
         value,
@@ -209,7 +210,7 @@ export function parsingErrorStep(options: ResolvedOptions, error: OutputParserEx
     const value: unknown = handle(error);
     // A promise (an async handler) or nothing (a handler that forgot to return) is not what it
     // meant the model to read: the run fails naming the option, rather than sending "{}" or "undefined".
-    if (value === undefined || typeof (value as { then?: unknown } | null)?.then === "function") {
+    if (value === undefined || refusedPromise(value)) {
       throw new InvalidArgumentError({
         argument: "handleParsingErrors",
         value,

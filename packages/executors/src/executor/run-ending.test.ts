@@ -22,7 +22,9 @@ interface Options {
   returnIntermediateSteps?: boolean;
   chainRun?: "ok" | "refuses";
   recorder?: "ok" | "refuses";
-  memory?: "ok" | "refuses";
+  memory?: "ok" | "refuses" | "hangs";
+  /** When the run is cancelled, as `onCancel` hears of it: before the end began (`already`), or while the memory writes. */
+  cancel?: { when: "already" | "writing"; notify: boolean };
   threadId?: string;
 }
 
@@ -35,6 +37,7 @@ function fakeRun(options: Options = {}) {
   const remembered: { threadId: string; messages: BaseMessage[]; runId: string }[] = [];
   const chainEnds: unknown[] = [];
   const aborted: unknown[] = [];
+  let cancelled: ((error: AbortError, notify: boolean) => void) | undefined;
   const state: RunState = initialRunState("run-1", options.threadId, { input: "hello" });
   const subscriber = {
     closed: false as boolean,
@@ -94,6 +97,10 @@ function fakeRun(options: Options = {}) {
             addMessages(threadId: string, messages: BaseMessage[], context: { runId: string }) {
               log.push("addMessages");
               remembered.push({ threadId, messages, runId: context.runId });
+              if (options.memory === "hangs") {
+                if (options.cancel?.when === "writing") setTimeout(() => cancelled?.(new AbortError({ message: "stop it" }), options.cancel?.notify ?? false), 0);
+                return new Promise<void>(() => undefined);
+              }
               return options.memory === "refuses" ? Promise.reject(new Error("memory full")) : Promise.resolve();
             },
           } as unknown as ConversationMemory,
@@ -115,6 +122,17 @@ function fakeRun(options: Options = {}) {
     abortAll(error: unknown) {
       log.push("abortAll");
       aborted.push(error);
+    },
+    onCancel(callback: (error: AbortError, notify: boolean) => void) {
+      if (options.cancel?.when === "already") {
+        callback(new AbortError({ message: "stop it" }), options.cancel.notify);
+        return () => undefined;
+      }
+      cancelled = callback;
+      return () => {
+        log.push("unwatch");
+        cancelled = undefined;
+      };
     },
   } satisfies RunEndingContext;
   return { run, state, log, events, errors, recorded, flushes, remembered, chainEnds, aborted };
@@ -198,7 +216,8 @@ describe("RunEnding.complete", () => {
     fake.state.iteration = 2;
     await new RunEnding(fake.run).complete(finishWith("the answer"), "finish");
     // The answer is durable before the thread gets it (docs/memory.md): a resume completes a run stopped in between.
-    expect(fake.log).toEqual(["dispatch finished", "cleanup", "handleChainEnd", "record output", "flush", "addMessages", "flush", "recorder.stop", "next output", "complete"]);
+    // (The run is watched for a cancellation while the memory writes: see the tests of a cancelled end.)
+    expect(fake.log).toEqual(["dispatch finished", "cleanup", "handleChainEnd", "record output", "flush", "addMessages", "unwatch", "flush", "recorder.stop", "next output", "complete"]);
     expect(fake.chainEnds).toEqual([{ output: "the answer", stopReason: "finish" }]);
     expect(fake.remembered).toHaveLength(1);
     expect(fake.remembered[0]?.threadId).toBe("t-1");
@@ -235,6 +254,31 @@ describe("RunEnding.complete", () => {
     expect(fake.events).toEqual([]);
     expect((fake.errors[0] as Error).message).toBe("memory full");
     expect(fake.flushes).toEqual([undefined, { status: "failed", error: "the conversation memory refused the run's messages: Error: memory full", release: true }]);
+  });
+
+  it.each([true, false])(
+    "a run cancelled while its memory's write hangs (notify: %s) ends at once, cancelled: the record (which has the output) says why, the subscriber sees no output",
+    async (notify) => {
+      const fake = fakeRun({ memory: "hangs", recorder: "ok", threadId: "t-1", cancel: { when: "writing", notify } });
+      await new RunEnding(fake.run).complete(finishWith("x"), "finish");
+      expect(fake.log).toEqual(["dispatch finished", "cleanup", "record output", "flush", "addMessages", "dispatch endCancelled", "recorder.stop", "flush", ...(notify ? ["error"] : [])]);
+      expect(fake.state.phase).toBe("cancelled"); // the state agrees with the record
+      expect(fake.events).toEqual([]);
+      expect(fake.flushes).toEqual([
+        undefined,
+        { status: "cancelled", error: "stop it (while the conversation memory took the run's messages; the answer is recorded, and resuming the run appends them)", release: true },
+      ]);
+      expect(fake.errors.map((error) => (error as Error).message)).toEqual(notify ? ["stop it"] : []);
+    },
+  );
+
+  it("a run cancelled before its memory's write began: the memory is not called, the run is cancelled", async () => {
+    const fake = fakeRun({ memory: "ok", recorder: "ok", threadId: "t-1", cancel: { when: "already", notify: true } });
+    await new RunEnding(fake.run).complete(finishWith("x"), "finish");
+    expect(fake.remembered).toEqual([]);
+    expect(fake.state.phase).toBe("cancelled");
+    expect(fake.flushes.at(-1)).toMatchObject({ status: "cancelled" });
+    expect(fake.errors.map((error) => (error as Error).message)).toEqual(["stop it"]);
   });
 
   it("a recorder whose final write fails fails the run: the subscriber never sees an output that is not durable", async () => {

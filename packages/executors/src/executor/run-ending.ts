@@ -2,7 +2,8 @@ import type { AbortError, AgentFinish, AgentStep } from "@agentrx/core";
 import type { CallbackManagerForChainRun } from "@langchain/core/callbacks/manager";
 import type { RunRecorder } from "../runs/run-recorder";
 import type { RunTelemetry } from "../telemetry/run-telemetry";
-import { runMessages } from "./conversation-memory";
+import type { BaseMessage } from "@langchain/core/messages";
+import { type ConversationMemory, runMessages } from "./conversation-memory";
 import type { AgentStreamEvent, InterruptEvent, StopReason } from "./events";
 import { errorMessage, outputEvent, toOutputString } from "./run-helpers";
 import { type RunState, type RunTransition, isEnded } from "./run-state";
@@ -46,12 +47,27 @@ export interface RunEndingContext {
   cleanup(): void;
   /** Aborts everything in flight and stops the timer, the signal watch and the stop conditions. */
   abortAll(error: unknown): void;
+  /**
+   * Calls `cancelled` when the run is cancelled from now on, once its end began (its
+   * `config.signal` aborts: `notify`; its subscriber unsubscribes), or at once when it already
+   * was; returns what stops watching. What the end watches while the conversation memory takes
+   * the run's messages.
+   */
+  onCancel(cancelled: (error: AbortError, notify: boolean) => void): () => void;
+}
+
+/** A cancellation of the run while its end was under way (see `RunEndingContext.onCancel`). */
+interface Cancellation {
+  error: AbortError;
+  /** Whether the subscriber is told (its signal aborted; it did not unsubscribe). */
+  notify: boolean;
 }
 
 /**
  * The ways a run ends: with its output or a pause (`complete`: the callbacks, the conversation
  * memory and the recorder are told, then the subscriber; any of the first three that refuses fails
- * the run instead), with a failure (`fail`) or a cancellation (`cancel`).
+ * the run instead, and a cancellation while the memory takes the run's messages cancels it), with
+ * a failure (`fail`) or a cancellation (`cancel`).
  *
  * @internal
  */
@@ -104,15 +120,17 @@ export class RunEnding {
           return;
         }
       }
+      let cancelled: Cancellation | undefined;
       try {
         const messages = runMessages(run.state.inputs, memory.inputKey, run.state.steps, output, event.messages);
-        await memory.memory.addMessages(run.state.threadId, messages, { runId: run.state.runId });
+        cancelled = await this.remember(memory.memory, run.state.threadId, messages);
       } catch (error) {
         run.dispatch({ type: "endRefused" });
         await this.endRecording({ status: "failed", error: `the conversation memory refused the run's messages: ${errorMessage(error)}` });
         if (!run.subscriber.closed) run.subscriber.error(error);
         return;
       }
+      if (cancelled !== undefined) return this.cancelEnd(cancelled);
     }
     if (run.recorder) {
       try {
@@ -129,6 +147,55 @@ export class RunEnding {
     if (interrupt) run.subscriber.next(interrupt);
     run.subscriber.next(event);
     run.subscriber.complete();
+  }
+
+  /**
+   * Gives the memory the run's messages and awaits its write, unless the run is cancelled first
+   * (or was, before the write began: the memory is then not called): resolves with that
+   * cancellation at once, without waiting for a write that may never settle (the memory is given
+   * no signal: docs/memory.md).
+   */
+  private remember(memory: ConversationMemory, threadId: string, messages: BaseMessage[]): Promise<Cancellation | undefined> {
+    const { run } = this;
+    return new Promise<Cancellation | undefined>((resolve, reject) => {
+      let cancelled = false;
+      const unwatch = run.onCancel((error, notify) => {
+        cancelled = true;
+        resolve({ error, notify });
+      });
+      if (cancelled) return;
+      let writing: Promise<void>;
+      try {
+        // (A memory written without `async` returns nothing: that is a write done.)
+        writing = Promise.resolve(memory.addMessages(threadId, messages, { runId: run.state.runId }));
+      } catch (error) {
+        unwatch();
+        reject(error);
+        return;
+      }
+      writing.then(
+        () => {
+          unwatch();
+          resolve(undefined);
+        },
+        (error: unknown) => {
+          unwatch();
+          reject(error);
+        },
+      );
+    });
+  }
+
+  /**
+   * Ends a run cancelled while its memory took the messages of its answer: the run is `cancelled`
+   * (its answer stays in its record, and a resume appends its messages: docs/memory.md), the
+   * record says so, then (`notify`: its signal aborted) the subscriber errors.
+   */
+  private async cancelEnd({ error, notify }: Cancellation): Promise<void> {
+    const { run } = this;
+    run.dispatch({ type: "endCancelled" });
+    await this.endRecording({ status: "cancelled", error: `${error.message} (while the conversation memory took the run's messages; the answer is recorded, and resuming the run appends them)` });
+    if (notify && !run.subscriber.closed) run.subscriber.error(error);
   }
 
   /**

@@ -22,6 +22,23 @@ describe("transition", () => {
     }
   });
 
+  it("cancels a run cancelled while its memory took the messages of its answer; any other end stays as it is", () => {
+    const ends: [RunTransition, RunPhase][] = [
+      [{ type: "finished", stopReason: "finish" }, "cancelled"],
+      [{ type: "paused", interrupts: [] }, "interrupted"],
+      [{ type: "failed" }, "failed"],
+    ];
+    for (const [end, expected] of ends) {
+      const state = initialRunState("run", undefined, {});
+      transition(state, end);
+      transition(state, { type: "endCancelled" });
+      expect(state.phase).toBe(expected);
+    }
+    const running = initialRunState("run", undefined, {});
+    transition(running, { type: "endCancelled" });
+    expect(running.phase).toBe("agent");
+  });
+
   it("appends a turn's steps in action order once every tool finished, whatever order they finished in", () => {
     const state = initialRunState("r", undefined, { input: "x" });
     transition(state, { type: "agentCalled" });

@@ -142,7 +142,12 @@ export type RunTransition =
    * The run's end was refused after it finished or paused (a callback handler with `raiseError`,
    * the conversation memory, or the store would not take it): the run fails after all.
    */
-  | { type: "endRefused" };
+  | { type: "endRefused" }
+  /**
+   * The run was cancelled after it had its answer, while its conversation memory took its
+   * messages (see `RunEnding.complete`): it ends cancelled after all.
+   */
+  | { type: "endCancelled" };
 
 /** A fresh state for a new run. */
 export function initialRunState(runId: string, threadId: string | undefined, inputs: Record<string, unknown>): RunState {
@@ -290,6 +295,9 @@ export function transition(state: RunState, event: RunTransition): void {
       return;
     case "endRefused":
       if (!isEnded(state) || state.phase === "done" || state.phase === "interrupted") state.phase = "failed";
+      return;
+    case "endCancelled":
+      if (state.phase === "done") state.phase = "cancelled";
       return;
   }
 }

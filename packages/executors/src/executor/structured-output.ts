@@ -46,21 +46,14 @@ interface SafeParser {
 }
 
 /**
- * Whether `error` is what zod throws when a synchronous parse meets an asynchronous refinement or
- * transform (zod 4's `$ZodAsyncError`, zod 3's "Asynchronous refinement encountered ..."): both
- * tell the caller to use `parseAsync`.
- */
-function needsAsyncParse(error: unknown): boolean {
-  return error instanceof Error && error.message.includes("parseAsync");
-}
-
-/**
  * Checks a finish against the schema: its `returnValues.structuredOutput` (what the final-answer
  * tool was called with), else its output text as JSON (a fenced code block is accepted: the first
  * tagged `json`, in any case, else the first untagged one). When the text is not JSON, or its JSON
  * does not fit, the text itself is checked too, so a schema of a string (`z.string()`, `z.enum`)
- * takes a plain answer (`hello`, or `123` as the text "123"). A schema with asynchronous
- * refinements or transforms is checked with `safeParseAsync` (a promise then).
+ * takes a plain answer (`hello`, or `123` as the text "123"). A schema that has `safeParseAsync`
+ * (every zod schema) is checked with it alone, so asynchronous refinements and transforms work
+ * wherever they are and run once per check (a promise then); a refinement that throws or rejects
+ * rejects it.
  *
  * @internal
  */
@@ -83,16 +76,15 @@ function thenChecked(result: Checked | Promise<Checked>, f: (checked: Checked) =
   return result instanceof Promise ? result.then(f) : f(result);
 }
 
-/** Checks `candidate` against the schema (asynchronously when the schema needs it). */
+/**
+ * Checks `candidate` against the schema: with `safeParseAsync` when it has it. (A synchronous
+ * `safeParse` first would run every synchronous refinement twice, and zod 4 reports an
+ * asynchronous check inside an object with a plain `TypeError`, not one that says to parse
+ * asynchronously.)
+ */
 function checkValue(schema: SafeParser, candidate: unknown): Checked | Promise<Checked> {
-  let result: ParseResult;
-  try {
-    result = schema.safeParse(candidate);
-  } catch (error) {
-    if (!needsAsyncParse(error) || typeof schema.safeParseAsync !== "function") throw error;
-    return schema.safeParseAsync(candidate).then((parsed) => checked(parsed, candidate));
-  }
-  return checked(result, candidate);
+  if (typeof schema.safeParseAsync === "function") return schema.safeParseAsync(candidate).then((parsed) => checked(parsed, candidate));
+  return checked(schema.safeParse(candidate), candidate);
 }
 
 function checked(result: ParseResult, candidate: unknown): Checked {

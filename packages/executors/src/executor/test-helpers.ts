@@ -84,3 +84,20 @@ export function modelAgent(model: BaseChatModel) {
     }));
   });
 }
+
+/** The unhandled rejections while `run` runs (and a little after it settles), and what it threw. */
+export async function unhandledDuring(run: () => PromiseLike<unknown>): Promise<{ unhandled: unknown[]; error: unknown }> {
+  const unhandled: unknown[] = [];
+  const listener = (reason: unknown): void => void unhandled.push(reason);
+  process.on("unhandledRejection", listener);
+  try {
+    const error = await Promise.resolve(run()).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20)); // Node reports unhandled rejections after the microtasks
+    return { unhandled, error };
+  } finally {
+    process.off("unhandledRejection", listener);
+  }
+}

@@ -15,6 +15,12 @@ export interface TokenSink {
   onToolCallComplete?: (modelRun: string, call: { id: string | undefined; name: string; args: string }) => void;
   /** Set with eager dispatch: a model call failed (its early tool calls must stop). */
   onModelError?: (modelRun: string) => void;
+  /**
+   * Fails the run: with what `onToolCallComplete` threw (an `eagerTools` function that threw),
+   * once its model call ended and its usage and record went out. (A throw from a callback would
+   * only be logged by `@langchain/core`.)
+   */
+  fail(error: unknown): void;
 }
 
 /** A tool call being streamed: its chunks so far. */
@@ -96,6 +102,9 @@ export class TokenForwarder extends BaseCallbackHandler {
     }
   }
 
+  /** What `onToolCallComplete` threw, by model call (the first throw of each), until that call ends. */
+  private failures: Map<string, { error: unknown }> | undefined;
+
   private readonly calls = new Map<string, { input: BaseMessage[]; startedAt: number; start: unknown }>();
   /** The model name LangChain's tracing metadata gives each chat-model call (`ls_model_name`). */
   private readonly models = new Map<string, string>();
@@ -132,10 +141,13 @@ export class TokenForwarder extends BaseCallbackHandler {
     this.models.delete(runId);
     if (usage) this.sink.onUsage(usage, model);
     const call = this.calls.get(runId);
-    if (call === undefined) return;
-    this.calls.delete(runId);
-    const message = (output.generations[0]?.[0] as { message?: BaseMessage } | undefined)?.message;
-    if (message) this.sink.onModelCall?.(call.input, message, call.startedAt, call.start);
+    if (call !== undefined) {
+      this.calls.delete(runId);
+      const message = (output.generations[0]?.[0] as { message?: BaseMessage } | undefined)?.message;
+      if (message) this.sink.onModelCall?.(call.input, message, call.startedAt, call.start);
+    }
+    // The model call was made: its usage and record went out first, then the run fails.
+    if (this.failures !== undefined) this.failIfThrew(runId);
   }
 
   override handleLLMError(_error: unknown, runId: string): void {
@@ -143,6 +155,15 @@ export class TokenForwarder extends BaseCallbackHandler {
     this.calls.delete(runId);
     this.models.delete(runId);
     if (this.streaming.delete(runId)) this.sink.onModelError?.(runId);
+    if (this.failures !== undefined) this.failIfThrew(runId);
+  }
+
+  /** Fails the run with what `onToolCallComplete` threw during the model call `runId`, if anything. */
+  private failIfThrew(runId: string): void {
+    const failure = this.failures?.get(runId);
+    if (failure === undefined) return;
+    this.failures?.delete(runId);
+    this.sink.fail(failure.error);
   }
 
   /** A model call ended (answered or failed). */
@@ -153,7 +174,13 @@ export class TokenForwarder extends BaseCallbackHandler {
   private complete(runId: string, call: StreamingCall): void {
     if (call.done || call.name === "") return;
     call.done = true;
-    this.sink.onToolCallComplete?.(runId, { id: call.id, name: call.name, args: call.args });
+    try {
+      this.sink.onToolCallComplete?.(runId, { id: call.id, name: call.name, args: call.args });
+    } catch (error) {
+      // Held until the model call ends (`failIfThrew`): failing the run now would drop its usage and record.
+      const failures = (this.failures ??= new Map());
+      if (!failures.has(runId)) failures.set(runId, { error });
+    }
   }
 
   /** One shared instance per run: copying would detach it from the run's sink. */

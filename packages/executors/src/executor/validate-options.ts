@@ -1,5 +1,5 @@
 import { type ReservedToolName, assertTools, isAgentType } from "@agentrx/agents";
-import { EARLY_STOP_OUTPUT, InvalidArgumentError, checkOptionKeys, isInDoubtPolicy } from "@agentrx/core";
+import { EARLY_STOP_OUTPUT, InvalidArgumentError, checkOptionKeys, describeThrown, isInDoubtPolicy } from "@agentrx/core";
 import type { InDoubtPolicy } from "@agentrx/core";
 import type { AgentAction, AgentStep } from "@agentrx/core";
 import type { OutputParserException } from "@langchain/core/output_parsers";
@@ -23,6 +23,8 @@ import { FOLLOW_UPS, type FollowUp } from "../steering/follow-up";
 import { checkAgentPipeline } from "../pipeline/check-agent-pipeline";
 import { FINAL_ANSWER_TOOL, isFinalAnswerTool } from "./structured-output";
 import { EXECUTOR_OPTIONS } from "./option-keys";
+import { refusedPromise } from "./refused-promise";
+import { toOutputString } from "./run-helpers";
 
 /** Options after validation, with defaults applied. @internal */
 export interface ResolvedOptions {
@@ -126,13 +128,58 @@ function fail(argument: string, value: unknown, message: string): never {
 
 /**
  * A trim function whose result is checked: anything but an array (a function that forgot to
- * return) fails the run with an error naming the option, rather than reaching the agent as its steps.
+ * return, an async one) fails the run with an error naming the option, rather than reaching the
+ * agent as its steps.
  */
 function checkedTrim(trim: (steps: AgentStep[]) => AgentStep[]): (steps: AgentStep[]) => AgentStep[] {
   return (steps) => {
-    const kept = trim(steps);
-    if (!Array.isArray(kept)) fail("trimIntermediateSteps", kept, `\`trimIntermediateSteps\` must return an array of steps (the ones the agent sees), got ${show(kept)}.`);
-    return kept;
+    const kept: unknown = trim(steps);
+    if (!Array.isArray(kept)) {
+      const got = refusedPromise(kept) ? "a Promise (it is called synchronously, before each agent call)" : show(kept);
+      fail("trimIntermediateSteps", kept, `\`trimIntermediateSteps\` must return an array of steps (the ones the agent sees), got ${got}.`);
+    }
+    return kept as AgentStep[];
+  };
+}
+
+/**
+ * An `earlyStopOutput` function whose result is checked as `handleParsingErrors`' is: a promise
+ * (an async function) or nothing (one that forgot to return) fails the run with an error naming
+ * the option, rather than end it with "{}" or ""; a value that is not a string is written as JSON.
+ */
+function checkedEarlyStopOutput(output: (reason: StopReason, stoppedBy: unknown) => string): ResolvedOptions["earlyStopOutput"] {
+  return (reason, stoppedBy) => {
+    const text: unknown = output(reason, stoppedBy);
+    if (typeof text === "string") return text;
+    if (text === undefined || refusedPromise(text)) {
+      fail("earlyStopOutput", text, `\`earlyStopOutput\` must return the run's output text (synchronously), got ${text === undefined ? "undefined" : "a Promise"}.`);
+    }
+    return toOutputString(text);
+  };
+}
+
+/**
+ * An `eagerTools` function whose answer is checked: a boolean. One that throws, or answers
+ * anything else (a promise from an async function, nothing), throws an error naming the option
+ * (the thrown error as its `cause`), which fails the run: it is called from the model's callbacks
+ * as the model streams, where `@langchain/core` would only log the error.
+ */
+function checkedEager(eager: (tool: StructuredToolInterface) => boolean): (tool: StructuredToolInterface) => boolean {
+  return (tool) => {
+    let answer: unknown;
+    try {
+      answer = eager(tool);
+    } catch (error) {
+      throw new InvalidArgumentError({
+        argument: "eagerTools",
+        value: eager,
+        message: `AgentExecutor: the \`eagerTools\` function threw for tool "${tool.name}": ${describeThrown(error, "the function")}`,
+        cause: error,
+      });
+    }
+    if (typeof answer === "boolean") return answer;
+    const got = refusedPromise(answer) ? "a Promise (it is called synchronously, as the model streams)" : show(answer);
+    return fail("eagerTools", answer, `the \`eagerTools\` function must return a boolean (whether tool "${tool.name}" may start while the model streams), got ${got}.`);
   };
 }
 
@@ -316,12 +363,12 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
     recordTokens,
     recordPrompts: recordModelCalls ? recordPrompts : false,
     prices: keptPrices === undefined ? undefined : new ExecutorPrices(keptPrices),
-    eager: eagerTools === true ? () => true : typeof eagerTools === "function" ? eagerTools : undefined,
+    eager: eagerTools === true ? () => true : typeof eagerTools === "function" ? checkedEager(eagerTools) : undefined,
     approvalOption: needsApproval !== undefined,
     approval: approvalCheck(toolsByName, needsApproval),
     maxObservationLength,
     earlyStopOutput:
-      typeof earlyStopOutput === "string" ? () => earlyStopOutput : typeof earlyStopOutput === "function" ? earlyStopOutput : defaultEarlyStopOutput,
+      typeof earlyStopOutput === "string" ? () => earlyStopOutput : typeof earlyStopOutput === "function" ? checkedEarlyStopOutput(earlyStopOutput) : defaultEarlyStopOutput,
     verbose,
     memory: resolvedMemory,
     outputSchema: outputSchema as ResolvedOptions["outputSchema"],

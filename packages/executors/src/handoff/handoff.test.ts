@@ -6,7 +6,7 @@ import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts
 import { tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { collect } from "../executor/test-helpers";
+import { collect, unhandledDuring } from "../executor/test-helpers";
 import { InProcessRunStore } from "../runs/in-process-run-store";
 
 const prompt = ChatPromptTemplate.fromMessages([
@@ -65,6 +65,17 @@ describe("handoff", () => {
     await triage(handoff(second.executor, { name: "transfer_to_billing", description: "Refunds." }), { request: "Refund order 42." }).invoke({ input: "charged twice" });
     expect(second.llm.calls[0]?.messages.at(-1)?.text).toBe("Refund order 42.");
     expect(second.llm.calls[0]?.messages.map((message) => message.getType())).toEqual(["system", "human", "ai", "tool", "human"]);
+  });
+
+  it("an inputFilter that returns a promise fails the handoff call naming it, and its rejection is not left unhandled", async () => {
+    const billing = billingAgent();
+    const toBilling = handoff(billing.executor, { name: "transfer_to_billing", description: "Refunds.", inputFilter: (() => Promise.reject(new Error("filter broke"))) as never });
+    const { unhandled, error } = await unhandledDuring(() => triage(toBilling).invoke({ input: "charged twice" }));
+    expect(error).toBeUndefined();
+    expect(unhandled).toEqual([]);
+    const result = await triage(handoff(billing.executor, { name: "transfer_to_billing", description: "Refunds.", inputFilter: (async () => ({ input: "x" })) as never })).invoke({ input: "charged twice" });
+    expect(result.output).toBe('Tool "transfer_to_billing" failed with error: handoff "transfer_to_billing": `inputFilter` must return the other agent\'s inputs as an object (synchronously), got a Promise.');
+    expect(billing.llm.calls).toHaveLength(0);
   });
 
   it("an agent that pauses for approval fails the handoff call, naming its paused run, rather than answer \"\"", async () => {

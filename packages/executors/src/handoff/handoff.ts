@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { AgentExecutor } from "../executor/agent-executor";
 import { callSubRun } from "../executor/call-sub-run";
 import { withSubRunExecutor } from "../executor/executor-tool";
+import { refusedPromise } from "../executor/refused-promise";
 import { subRunSinkOf } from "../executor/sub-run";
 import type { SubRunInterruptedError } from "./sub-run-interrupted-error";
 
@@ -33,7 +34,8 @@ export interface HandoffOptions {
   description: string;
   /**
    * The other agent's inputs, from the conversation so far (drop tool calls, keep the last turns,
-   * redact...).
+   * redact...), returned synchronously: anything but an object (a Promise from an `async` filter
+   * included) fails the handoff call with an `InvalidArgumentError` naming `inputFilter`.
    * @default the caller's inputs with the conversation (`messages`) as `chat_history`, and as
    *   `input` the model's `request`, or the caller's input again when it gave none
    */
@@ -89,11 +91,14 @@ export function handoff(executor: AgentExecutor, options: HandoffOptions): Struc
     async ({ request }: { request?: string | undefined }, config?: RunnableConfig) => {
       const sink = subRunSinkOf(config);
       const conversation = conversationOf(sink?.conversation?.(), request);
-      const inputs = inputFilter ? inputFilter(conversation) : defaultInputs(conversation);
-      if (typeof inputs !== "object" || inputs === null || Array.isArray(inputs)) {
-        throw new InvalidArgumentError({ argument: "inputFilter", value: inputs, message: `handoff "${name}": \`inputFilter\` must return the other agent's inputs as an object, got ${Array.isArray(inputs) ? "an array" : typeof inputs}.` });
+      const inputs: unknown = inputFilter ? inputFilter(conversation) : defaultInputs(conversation);
+      // A promise (an async filter) is refused as the executor's other synchronous hooks' are.
+      const promise = refusedPromise(inputs);
+      if (promise || typeof inputs !== "object" || inputs === null || Array.isArray(inputs)) {
+        const got = promise ? "a Promise" : Array.isArray(inputs) ? "an array" : typeof inputs;
+        throw new InvalidArgumentError({ argument: "inputFilter", value: inputs, message: `handoff "${name}": \`inputFilter\` must return the other agent's inputs as an object (synchronously), got ${got}.` });
       }
-      return callSubRun(executor, inputs, config, { tool: name, label: `handoff "${name}"`, runIdPrefix: "handoff" });
+      return callSubRun(executor, inputs as Record<string, unknown>, config, { tool: name, label: `handoff "${name}"`, runIdPrefix: "handoff" });
     },
     { name, description, schema: SCHEMA },
   ) as unknown as StructuredToolInterface & { returnDirect: boolean };

@@ -69,8 +69,8 @@ export interface OpenedRun extends RestoredRun {
  * interrupts it waits for. A run whose answer is recorded but which did not end gets the rest of
  * its end (`completeEnding`: the conversation memory's messages) under the claim, then is given
  * back `finished`. A refused resume leaves the run as it was, and so does one whose
- * `signal` aborts while the claim is in flight: the claim is given back and the call rejects with
- * `AbortError` (see docs/runs.md, "Status and leases").
+ * `signal` aborts while the claim is in flight, or while the memory completes its end: the claim
+ * is given back and the call rejects with `AbortError` (see docs/runs.md, "Status and leases").
  */
 export async function openResumedRun(
   store: RunStore,
@@ -81,7 +81,7 @@ export async function openResumedRun(
   toolsByName: ReadonlyMap<string, StructuredToolInterface>,
   storeTimeoutMs = 10_000,
   signal?: AbortSignal,
-  completeEnding?: (restored: RestoredRun, startedAt: number) => Promise<void>,
+  completeEnding?: (restored: RestoredRun, startedAt: number, signal: AbortSignal | undefined) => Promise<void>,
 ): Promise<OpenedRun> {
   const guard = <T>(operation: string, id: string, call: () => Promise<T>): Promise<T> => guarded(operation, id, () => withStoreTimeout(call(), storeTimeoutMs, operation, id));
   const info = await guard("getRun", runId, () => store.getRun(runId));
@@ -133,8 +133,14 @@ export async function openResumedRun(
     // memory had its messages, or the memory refused them): what is left of its end is done under
     // this claim, with the recorded answer (docs/memory.md).
     try {
-      await completeEnding(restored, claimed.createdAt);
+      await completeEnding(restored, claimed.createdAt, signal);
     } catch (error) {
+      if (signal?.aborted) {
+        // Aborted while the memory was at it (a call of it that never settles is not waited for):
+        // the run is left as it was, free to resume at once; a later resume asks the memory again.
+        await giveBackAsBefore(abortedResume(signal.reason));
+        throw new AbortError({ reason: signal.reason });
+      }
       // Worded as a run's end refused by its memory is (`errorMessage`).
       await giveBack({ status: "failed", error: `the conversation memory refused the run's messages: ${errorMessage(error)}` }).catch(noop);
       throw error;

@@ -9,6 +9,7 @@ import type { Tracer } from "@opentelemetry/api";
 import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
+import { unhandledDuring } from "../executor/test-helpers";
 import { toolSpan } from "./gen-ai-spans";
 
 const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
@@ -29,6 +30,11 @@ function throwingOnEnd(prefix: string): SpanProcessor {
     forceFlush: async () => undefined,
     shutdown: async () => undefined,
   };
+}
+
+/** The texts of the AGENTRX_TELEMETRY_FAILED warnings `warn` (a spy on process.emitWarning) saw. */
+function telemetryWarnings(warn: { mock: { calls: unknown[][] } }): string[] {
+  return warn.mock.calls.filter(([, options]) => (options as { code?: string } | undefined)?.code === "AGENTRX_TELEMETRY_FAILED").map(([text]) => String(text));
 }
 
 const turns = () => [{ toolCalls: [{ name: "weather", args: { city: "Paris" } }] }, "Sunny."];
@@ -62,6 +68,34 @@ describe("a tracer that throws", () => {
     } as unknown as Tracer;
     expect((await executorWith(throwing, turns()).invoke({ input: "Weather?" })).output).toBe("Sunny.");
     await expect(executorWith(empty, [new Error("model down")]).invoke({ input: "Weather?" })).rejects.toThrow("model down");
+  });
+
+  it("whose span methods return rejected promises: no unhandled rejection, the run finishes, one warning names the method", async () => {
+    const warn = vi.spyOn(process, "emitWarning").mockImplementation(() => undefined);
+    const rejecting = new Proxy({}, { get: (_target, name) => (name === "then" ? undefined : () => Promise.reject(new Error(`span.${String(name)} rejected`))) });
+    const tracer = { startSpan: () => rejecting, startActiveSpan: () => undefined } as unknown as Tracer;
+    const { unhandled, error } = await unhandledDuring(async () => expect((await executorWith(tracer, turns()).invoke({ input: "Weather?" })).output).toBe("Sunny."));
+    expect(error).toBeUndefined();
+    expect(unhandled).toEqual([]);
+    const warnings = telemetryWarnings(warn);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/the telemetry tracer's span\.\w+ returned a promise that rejected \(Error: span\.\w+ rejected\); the run goes on/);
+  });
+
+  it.each([
+    ["a number", () => 42, "the telemetry tracer's startSpan returned 42, not a span"],
+    ["a promise", () => Promise.resolve({}), "the telemetry tracer's startSpan returned a promise, not a span (startSpan must return the span itself)"],
+    ["a rejected promise", () => Promise.reject(new Error("no span")), "the telemetry tracer's startSpan returned a promise, not a span (startSpan must return the span itself)"],
+    ["null", () => null, "the telemetry tracer's startSpan returned null, not a span"],
+  ])("whose startSpan returns %s: the run finishes untraced, one warning says so", async (_, startSpan, message) => {
+    const warn = vi.spyOn(process, "emitWarning").mockImplementation(() => undefined);
+    const tracer = { startSpan, startActiveSpan: () => undefined } as unknown as Tracer;
+    const { unhandled, error } = await unhandledDuring(async () => expect((await executorWith(tracer, turns()).invoke({ input: "Weather?" })).output).toBe("Sunny."));
+    expect(error).toBeUndefined();
+    expect(unhandled).toEqual([]);
+    const warnings = telemetryWarnings(warn);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(`${message}; the run goes on`);
   });
 
   it("a tool call's arguments that cannot be JSON (a BigInt) are recorded as text, not thrown", () => {

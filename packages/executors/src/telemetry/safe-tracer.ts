@@ -1,6 +1,7 @@
 // A tracer whose failures never reach the run: a span processor that throws in `onEnd`, an exporter
-// that throws, a tracer of the user's whose spans lack a method. Tracing is an observer of the run;
-// its failure is reported once, as a process warning, and the run goes on (docs/telemetry.md).
+// that throws, a tracer of the user's whose spans lack a method, whose methods return promises that
+// reject, or whose `startSpan` returns something that is not a span. Tracing is an observer of the
+// run; its failure is reported once, as a process warning, and the run goes on (docs/telemetry.md).
 import type { Attributes, AttributeValue, Exception, Link, Span, SpanContext, SpanStatus, TimeInput, Tracer } from "@opentelemetry/api";
 import { processWarning } from "../executor/process-warning";
 
@@ -24,19 +25,25 @@ export function safeTracer(tracer: Tracer): Tracer {
   const known = SAFE.get(tracer);
   if (known !== undefined) return known;
   let reported = false;
-  const report = (error: unknown): void => {
+  const report: Report = (error, what = `the telemetry tracer threw (${describe(error)})`) => {
     if (reported) return;
     reported = true;
-    processWarning(`AgentExecutor: the telemetry tracer threw (${describe(error)}); the run goes on, and its spans may be incomplete. This warning is given once per tracer.`, TELEMETRY_FAILED_WARNING);
+    processWarning(`AgentExecutor: ${what}; the run goes on, and its spans may be incomplete. This warning is given once per tracer.`, TELEMETRY_FAILED_WARNING);
   };
   const safe: Tracer = {
     startSpan(name, options, context) {
+      let span: unknown;
       try {
-        return new SafeSpan(tracer.startSpan(name, options, context), report);
+        span = tracer.startSpan(name, options, context);
       } catch (error) {
         report(error);
         return new SafeSpan(undefined, report);
       }
+      if (typeof span === "object" && span !== null && !isThenable(span)) return new SafeSpan(span as Span, report);
+      // Not a span: a number, null, or a promise (an async `startSpan`), whose rejection is handled here.
+      if (isThenable(span)) span.then(undefined, noop);
+      report(span, `the telemetry tracer's startSpan returned ${isThenable(span) ? "a promise, not a span (startSpan must return the span itself)" : `${describe(span)}, not a span`}`);
+      return new SafeSpan(undefined, report);
     },
     startActiveSpan: ((...args: unknown[]) => (tracer.startActiveSpan as (...given: unknown[]) => unknown)(...args)) as Tracer["startActiveSpan"],
   };
@@ -49,18 +56,26 @@ export function safeTracer(tracer: Tracer): Tracer {
 class SafeSpan implements Span {
   constructor(
     private readonly inner: Span | undefined,
-    private readonly report: (error: unknown) => void,
+    private readonly report: Report,
   ) {}
 
-  /** Calls the inner span's method `name` with `args`, if it has one; what throws is reported. */
+  /**
+   * Calls the inner span's method `name` with `args`, if it has one; what throws is reported, and
+   * so is the rejection of a promise it returns (span methods are synchronous: it is not awaited).
+   */
   private call(name: keyof Span, ...args: unknown[]): unknown {
+    let result: unknown;
     try {
       const method = (this.inner as unknown as Record<string, unknown> | undefined)?.[name];
-      return typeof method === "function" ? (method as (...given: unknown[]) => unknown).apply(this.inner, args) : undefined;
+      result = typeof method === "function" ? (method as (...given: unknown[]) => unknown).apply(this.inner, args) : undefined;
     } catch (error) {
       this.report(error);
       return undefined;
     }
+    if (isThenable(result)) {
+      result.then(undefined, (error: unknown) => this.report(error, `the telemetry tracer's span.${name} returned a promise that rejected (${describe(error)})`));
+    }
+    return result;
   }
 
   spanContext(): SpanContext {
@@ -105,6 +120,16 @@ class SafeSpan implements Span {
     this.call("recordException", exception, time);
   }
 }
+
+/** Reports a failure of the tracer: `error`, and what went wrong (by default, that the tracer threw it). */
+type Report = (error: unknown, what?: string) => void;
+
+/** Whether `value` is a promise (or any thenable). */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";
+}
+
+function noop(): void {}
 
 function describe(error: unknown): string {
   try {

@@ -85,6 +85,68 @@ describe.each([
   });
 });
 
+describe("a conversation memory that never settles, or answers what cannot be an answer", () => {
+  const never = <T>() => new Promise<T>(() => undefined);
+
+  it("a run cancelled by its signal while its memory's write hangs is recorded cancelled, with its answer: a resume appends that answer and finishes it", async () => {
+    const store = new MemoryRunStore();
+    const memory = new ThreadMemory({ store, maxTokens: 10_000 });
+    const hanging: ConversationMemory = { getMessages: (threadId) => memory.getMessages(threadId), addMessages: () => never() };
+    const first = executorWith(store, hanging, "first answer");
+    const controller = new AbortController();
+    const done = first.executor.invoke({ input: "hello" }, { runId: "r1", threadId: "t1", signal: controller.signal }).catch((caught: unknown) => caught);
+    for (let i = 0; i < 100 && (await store.readEvents("r1")).every((event) => event.type !== "output"); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort("user pressed stop");
+    expect((await done) as Error).toMatchObject({ name: "AbortError", reason: "user pressed stop" });
+    const cancelled = await store.getRun("r1");
+    expect(cancelled?.status).toBe("cancelled");
+    expect(cancelled?.error).toMatch(/^The run was aborted: user pressed stop \(while the conversation memory took the run's messages/);
+    expect(cancelled?.owner).toBeUndefined();
+
+    const second = executorWith(store, memory, "second answer");
+    expect(await second.executor.resume("r1")).toMatchObject({ output: "first answer", stopReason: "finish" });
+    expect(second.llm.calls).toHaveLength(0);
+    expect(texts(await memory.getMessages("t1"))).toEqual(["human: hello", "ai: first answer"]);
+    expect((await store.getRun("r1"))?.status).toBe("finished");
+  });
+
+  it("a resume whose memory's hasRunMessages hangs ends when its signal aborts: the run is given back as it was, and the next resume completes it", async () => {
+    const store = new MemoryRunStore();
+    const memory = new ThreadMemory({ store, maxTokens: 10_000 });
+    await expect(executorWith(store, failingOnce(memory), "first answer").executor.invoke({ input: "hello" }, { runId: "r1", threadId: "t1" })).rejects.toThrow();
+    const before = await store.getRun("r1");
+    let added = 0;
+    const hanging: ConversationMemory = { getMessages: async () => [], addMessages: async () => void added++, hasRunMessages: () => never() };
+    const controller = new AbortController();
+    const resuming = executorWith(store, hanging, "second answer").executor.resume("r1", { signal: controller.signal }).catch((caught: unknown) => caught);
+    for (let i = 0; i < 100 && (await store.getRun("r1"))?.owner === undefined; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort("gave up");
+    expect((await resuming) as Error).toMatchObject({ name: "AbortError", reason: "gave up" });
+    expect(added).toBe(0);
+    const after = await store.getRun("r1");
+    expect(after).toMatchObject({ status: "failed", error: before?.error });
+    expect(after?.owner).toBeUndefined();
+    expect(await executorWith(store, memory, "third answer").executor.resume("r1")).toMatchObject({ output: "first answer" });
+    expect(texts(await memory.getMessages("t1"))).toEqual(["human: hello", "ai: first answer"]);
+  });
+
+  it.each([
+    ["42", 42],
+    ["an object", {}],
+  ])("a hasRunMessages resolving %s is refused with an InvalidArgumentError naming it (a truthy value would skip the messages)", async (_, answer) => {
+    const store = new MemoryRunStore();
+    const memory = new ThreadMemory({ store, maxTokens: 10_000 });
+    await expect(executorWith(store, failingOnce(memory), "first answer").executor.invoke({ input: "hello" }, { runId: "r1", threadId: "t1" })).rejects.toThrow();
+    let added = 0;
+    const odd: ConversationMemory = { getMessages: async () => [], addMessages: async () => void added++, hasRunMessages: async () => answer as boolean };
+    const error = await executorWith(store, odd, "second answer").executor.resume("r1").catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ name: "InvalidArgumentError", argument: "memory.hasRunMessages" });
+    expect((error as Error).message).toContain(`the conversation memory's hasRunMessages("t1", "r1") must resolve with true or false, got ${JSON.stringify(answer)}`);
+    expect(added).toBe(0);
+    expect((await store.getRun("r1"))?.status).toBe("failed");
+  });
+});
+
 describe("ThreadMemory.hasRunMessages", () => {
   it("finds a run's messages among many, newest first, a page at a time, and stops at `since`", async () => {
     const store = new MemoryRunStore();
