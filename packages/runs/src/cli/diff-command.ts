@@ -9,7 +9,7 @@ import { shownRunId } from "./quote-value";
 import { readComparableRecord } from "./read-comparable-record";
 import { requireRun } from "./require-run";
 import { kilobytes } from "./trace-command";
-import { shownPath, writeOutputFile } from "./write-output-file";
+import { refuseStoreFile, shownPath, writeOutputFile } from "./write-output-file";
 import { jsonText, printable } from "./printable";
 
 /** What `agentrx diff` is asked for. */
@@ -19,6 +19,8 @@ export interface DiffCommandOptions {
   html?: string;
   /** How the store is named in messages. */
   label: string;
+  /** The SQLite store's file, which `html` must not name. */
+  storeFile?: string;
 }
 
 /**
@@ -26,7 +28,7 @@ export interface DiffCommandOptions {
  * model text and tool calls with observations, answers, usage and cost), what is equal said once,
  * what differs as `a:` and `b:` lines, and the first divergence marked. `--json` prints the
  * `RunDiff` of `diffRuns`; `--html <file>` writes the diff page (what `agentrx ui` serves at
- * `/diff`) as one self-contained HTML file.
+ * `/diff`) as one self-contained HTML file (never over the SQLite store it reads).
  *
  * A run whose record is damaged (an event that cannot be read or decoded) is not compared, in any
  * of these forms: the command fails (exit 1) with one line naming the run, its first damaged event
@@ -35,6 +37,7 @@ export interface DiffCommandOptions {
  * @internal
  */
 export async function diffCommand(store: RunStore, runA: string, runB: string, options: DiffCommandOptions, io: CliIo): Promise<void> {
+  if (options.html !== undefined && options.html !== "-") refuseStoreFile(resolve(io.cwd, options.html), options.storeFile, "--html", io.cwd);
   const [infoA, infoB] = [await requireRun(store, runA, options.label), await requireRun(store, runB, options.label)];
   const [a, b] = [await readComparableRecord(store, infoA), await readComparableRecord(store, infoB)];
   if (options.html !== undefined) return writeDiffPage(diffPageHtml(diffPageData(a, b, { mode: "file", source: options.label })), runA, runB, options.html, io);
@@ -124,7 +127,7 @@ function promptIdsText(promptIds: "ignored" | "uncompared", prompt: DiffPair<str
 }
 
 function runLine(run: RunDiff["a"]): string {
-  const parts = [printable(run.runId), `${run.status}${run.stopReason ? ` (${run.stopReason})` : ""}`];
+  const parts = [printable(run.runId), `${run.status}${run.stopReason ? ` (${printable(run.stopReason)})` : ""}`];
   if (run.usage) parts.push(usageText(run.usage));
   return parts.join(" · ");
 }

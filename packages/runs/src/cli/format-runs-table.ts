@@ -179,7 +179,7 @@ export function formatRunsTable(runs: readonly RunInfo[], style: CliStyle, now: 
     printable(run.runId),
     run.threadId === undefined ? "-" : printable(run.threadId),
     runStatusLabel(run, now),
-    runStopLabel(run) ?? "-",
+    printable(runStopLabel(run) ?? "-"),
     run.checkpoint !== undefined ? String(run.checkpoint.iteration) : "-",
     run.usage?.total_tokens !== undefined ? fmt.count(run.usage.total_tokens) : "-",
     runCost(run),

@@ -23,5 +23,8 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => (error.code === "EP
 
 const code = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), signal: controller.signal });
 process.exitCode = code;
+// Stopped by Ctrl-C: what the command left running (a query a lock holds on the server) is
+// abandoned as soon as "interrupted" is written out.
+if (controller.signal.aborted) process.stderr.write("", () => process.exit(code));
 // Handles a failed connection may leave open must not keep the process alive.
 setTimeout(() => process.exit(code), 1000).unref();

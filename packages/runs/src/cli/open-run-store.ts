@@ -6,6 +6,7 @@ import { NODE_SQLITE_HINT } from "../sqlite/better-sqlite3-errors";
 import { PostgresRunStore } from "../postgres/index";
 import { describeTarget, wrapPostgresError } from "../postgres/postgres-errors";
 import { SqliteRunStore } from "../sqlite/index";
+import { urlScheme } from "../internal/url-scheme";
 import { RunStoreError } from "@agentrx/executors";
 import { type SqliteConnection, type SqliteDriver, resolveSqliteDriver, sqliteErrorCode } from "../sqlite/sqlite-driver";
 import { CliError, usageError } from "./cli-error";
@@ -30,6 +31,8 @@ export interface OpenedRunStore {
   store: RunStore;
   /** E.g. `SQLite .agentrx/runs.db`, `PostgreSQL 127.0.0.1:5432/app, schema agentrx`. */
   label: string;
+  /** The SQLite store's file (absolute), which no output of the command may overwrite; absent for PostgreSQL. */
+  file?: string;
 }
 
 /** The default SQLite file, relative to the working directory. */
@@ -44,7 +47,8 @@ const POSTGRES_URL = /^postgres(?:ql)?:\/\//i;
  * Opens the run store the command works on: `--db`, else `AGENTRX_RUNS_DB` (what the examples
  * record into), else `DATABASE_URL` when it is a `postgres://` URL, else `.agentrx/runs.db`. A
  * `postgres://` or `postgresql://` URL opens a `PostgresRunStore` in `--schema` (or the URL's
- * `?schema=`; default `agentrx`); anything else is an SQLite file. A probe checks first that the
+ * `?schema=`; default `agentrx`); another URL (`mysql://`, `sqlite:///`, `file:`) is a usage
+ * error; anything else is an SQLite file. A probe checks first that the
  * store answers and holds AgentRx runs (an `agentrx_runs` table), so a wrong path, an unreachable
  * server or another application's database is one clear error, and nothing is created or migrated
  * in a database that is not a run store.
@@ -54,8 +58,16 @@ const POSTGRES_URL = /^postgres(?:ql)?:\/\//i;
 export async function openRunStore(location: RunStoreLocation): Promise<OpenedRunStore> {
   const { env, cwd } = location;
   const fromDatabaseUrl = env["DATABASE_URL"] !== undefined && POSTGRES_URL.test(env["DATABASE_URL"]) ? env["DATABASE_URL"] : undefined;
-  const db = location.db ?? nonEmpty(env["AGENTRX_RUNS_DB"]) ?? fromDatabaseUrl ?? DEFAULT_RUNS_DB;
-  return POSTGRES_URL.test(db) ? openPostgres(db, location.schema, location.connectTimeoutMs ?? CONNECT_TIMEOUT_MS) : openSqlite(db, location.schema, cwd);
+  const fromEnv = nonEmpty(env["AGENTRX_RUNS_DB"]);
+  const db = location.db ?? fromEnv ?? fromDatabaseUrl ?? DEFAULT_RUNS_DB;
+  if (POSTGRES_URL.test(db)) return openPostgres(db, location.schema, location.connectTimeoutMs ?? CONNECT_TIMEOUT_MS);
+  // Another database's URL (`mysql://`, `sqlite:///runs.db`, `file:runs.db?mode=ro`) is no file
+  // path: read as one, it would name a file that is not there.
+  const scheme = urlScheme(db);
+  if (scheme !== undefined) {
+    throw usageError(`${location.db === undefined && fromEnv !== undefined ? "AGENTRX_RUNS_DB" : "--db"} ${redact(db)} is a ${scheme}: URL; agentrx reads an SQLite file (give its path) or PostgreSQL (a postgres:// or postgresql:// URL)`);
+  }
+  return openSqlite(db, location.schema, cwd);
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -114,7 +126,7 @@ async function openSqlite(db: string, schema: string | undefined, cwd: string): 
   if (statSync(path).isDirectory()) throw new CliError({ message: `${shown} is a directory, not an SQLite run store; pass --db <file>` });
   // The store uses the driver the probe found (the default's fallback included), and the process is warned once at most.
   const driver = await probeSqlite(path, shown);
-  return { store: new SqliteRunStore({ path, driver }), label: `SQLite ${shown}` };
+  return { store: new SqliteRunStore({ path, driver }), label: `SQLite ${shown}`, file: path };
 }
 
 /**
@@ -168,7 +180,7 @@ async function probePostgres(connectionString: string, schema: string, label: st
   type Client = { connect(): Promise<void>; query(text: string, values: unknown[]): Promise<{ rows: { found: string | null }[] }>; end(): Promise<void>; on(event: "error", listener: () => void): void };
   type ClientConfig = { connectionString: string; connectionTimeoutMillis: number; query_timeout: number };
   const pg = await driverOf(loadDriver<{ Client: new (config: ClientConfig) => Client }>("agentrx", "pg", () => import("pg")));
-  const client = new pg.Client({ connectionString, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
+  const client = withoutSslModeWarning(() => new pg.Client({ connectionString, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs }));
   client.on("error", () => undefined); // a dropped connection fails the query below
   try {
     await client.connect();
@@ -184,5 +196,24 @@ async function probePostgres(connectionString: string, schema: string, label: st
   } finally {
     // Not awaited: ending a connection the server never answered can wait as long again.
     void client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * `create()` (which parses a connection string) without the process warning `pg` gives once per
+ * process for `sslmode=prefer`, `require` or `verify-ca`: nine lines on stderr before the command's
+ * answer. What it says matters when a certificate cannot be verified, and that error says it (see
+ * `wrapPostgresError`).
+ */
+function withoutSslModeWarning<T>(create: () => T): T {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = function (this: unknown, warning: string | Error, ...rest: unknown[]) {
+    if (/^SECURITY WARNING: The SSL modes /.test(typeof warning === "string" ? warning : warning.message)) return;
+    return (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
+  } as typeof process.emitWarning;
+  try {
+    return create();
+  } finally {
+    process.emitWarning = emitWarning;
   }
 }

@@ -1,8 +1,9 @@
 /**
- * `text` with the passwords of the connection strings in it replaced by `***`.
+ * `text` with the passwords of the connection strings in it (`postgres://app:secret@...`, any
+ * other scheme's too) replaced by `***`.
  *
  * @internal
  */
 export function redact(text: string): string {
-  return text.replace(/(postgres(?:ql)?:\/\/[^:/@\s]*:)[^@\s]*@/gi, "$1***@");
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:)[^@\s]*@/gi, "$1***@");
 }

@@ -103,26 +103,50 @@ async function run(argv: readonly string[], io: CliIo): Promise<void> {
   const { openRunStore } = await import("./open-run-store");
   // Ctrl-C stops any command at once (a server that does not answer, a long read); `ui` stops on
   // it too, after closing its server.
-  const { store, label } = await untilAborted(openRunStore({ db: values.db, schema: values.schema, env: io.env, cwd: io.cwd }), io.signal);
+  const { store, label, file } = await untilAborted(openRunStore({ db: values.db, schema: values.schema, env: io.env, cwd: io.cwd }), io.signal);
+  const out = afterAbortQuiet(io);
   const execute = async (): Promise<void> => {
     switch (command) {
       case "runs":
-        return (await import("./runs-command")).runsCommand(store, { ...(query as ReturnType<typeof runsQuery>), json: values.json === true, label }, io);
+        return (await import("./runs-command")).runsCommand(store, { ...(query as ReturnType<typeof runsQuery>), json: values.json === true, label }, out);
       case "show":
-        return (await import("./show-command")).showCommand(store, runId as string, { json: values.json === true, label }, io);
+        return (await import("./show-command")).showCommand(store, runId as string, { json: values.json === true, label }, out);
       case "diff":
-        return (await import("./diff-command")).diffCommand(store, runId as string, otherRunId as string, { json: values.json === true, label, ...(values.html === undefined ? {} : { html: values.html }) }, io);
+        return (await import("./diff-command")).diffCommand(store, runId as string, otherRunId as string, { json: values.json === true, label, storeFile: file, ...(values.html === undefined ? {} : { html: values.html }) }, out);
       case "trace":
-        return (await import("./trace-command")).traceCommand(store, runId as string, { output: values.output, label }, io);
+        return (await import("./trace-command")).traceCommand(store, runId as string, { output: values.output, label, storeFile: file }, out);
       case "ui":
-        return (await import("./ui-command")).uiCommand(store, { port, label }, io);
+        return (await import("./ui-command")).uiCommand(store, { port, label }, out);
     }
   };
   try {
-    await (command === "ui" ? execute() : untilAborted(execute(), io.signal));
+    if (command === "ui") {
+      // `ui` serves until Ctrl-C, then closes its server: stopped so, it ends as any command does.
+      await execute();
+      if (io.signal?.aborted) throw interrupted();
+    } else await untilAborted(execute(), io.signal);
   } finally {
-    await store.close().catch(() => undefined);
+    const closing = store.close().catch(() => undefined);
+    // After Ctrl-C, closing waits for the query it stopped (one a lock holds on the server, say):
+    // the store is left to the process's end.
+    if (io.signal?.aborted !== true) await closing;
   }
+}
+
+/**
+ * `io` whose output ends when `io.signal` aborts: a command stopped by Ctrl-C goes on until the
+ * process ends (a query the server answers late), and has nothing more to print.
+ */
+function afterAbortQuiet(io: CliIo): CliIo {
+  const { signal, stdout, stderr } = io;
+  if (signal === undefined) return io;
+  const quiet = (write: (text: string) => unknown) => (text: string) => (signal.aborted ? true : write(text));
+  return { ...io, stdout: { ...(stdout.isTTY === undefined ? {} : { isTTY: stdout.isTTY }), write: quiet((text) => stdout.write(text)) }, stderr: { write: quiet((text) => stderr.write(text)) } };
+}
+
+/** What a command stopped by Ctrl-C ends with: exit code 130 (128 + SIGINT, as a shell reports it). */
+function interrupted(): CliError {
+  return new CliError({ message: "interrupted", exitCode: 130 });
 }
 
 /** `work`, or a {@link CliError} with exit code 130 as soon as `signal` aborts (what it started is left to the process's end). */
@@ -130,7 +154,7 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Pro
   if (signal === undefined) return work;
   let onAbort = () => undefined as void;
   const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(new CliError({ message: "interrupted", exitCode: 130 }));
+    onAbort = () => reject(interrupted());
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });
   });
@@ -166,7 +190,8 @@ function parse(argv: readonly string[]) {
   } catch (error) {
     const code = (error as { code?: string }).code;
     const message = (error as Error).message;
-    const option = /'(-{1,2}[^' ]+)/.exec(message)?.[1];
+    // "Option '-o, --output <value>' argument missing": the first name, without the comma.
+    const option = /'(-{1,2}[^', ]+)/.exec(message)?.[1];
     if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
       // `-abc` is read as the short options -a, -b, -c: when it was meant as a run id, say how to pass one.
       const given = option !== undefined && !option.startsWith("--") ? argv.find((arg) => arg.startsWith(option) && !arg.startsWith("--")) : undefined;
@@ -181,9 +206,12 @@ function parse(argv: readonly string[]) {
 /**
  * What is wrong with the value of `option` (as `parseArgs` names it: `--json`, `-o`): a flag given
  * a value (`--json=false`), a value that starts with a dash (`--search -foo`, which `parseArgs`
- * reads as a forgotten value unless it is written `--search=-foo`), or no value at all.
+ * reads as a forgotten value unless it is written `--search=-foo`), or no value at all (a short
+ * option named with its long name too: `-o/--output needs a value`).
  */
 function valueMistake(option: string, message: string, argv: readonly string[]): string {
+  // A short option's long name: `-o` is `--output`.
+  const long = option.startsWith("--") ? option : `--${Object.entries(OPTIONS).find(([, spec]) => "short" in spec && `-${spec.short}` === option)?.[0] ?? option.slice(1)}`;
   if (/does not take an argument/.test(message)) {
     const given = argv.find((arg) => arg.startsWith(`${option}=`));
     return `${option} takes no value${given === undefined ? "" : `, got ${quoteValue(given)}`}; write ${option} alone`;
@@ -192,11 +220,10 @@ function valueMistake(option: string, message: string, argv: readonly string[]):
     const next = argv[argv.indexOf(option) + 1];
     // `--thread --json`: the value was forgotten; `--search -foo`: the value starts with a dash.
     if (next !== undefined && !isOption(next)) {
-      const long = option.startsWith("--") ? option : `--${Object.entries(OPTIONS).find(([, spec]) => "short" in spec && `-${spec.short}` === option)?.[0] ?? option.slice(1)}`;
       return `${option} ${quoteValue(next)}: a value that starts with "-" is written ${long}=${shellWord(next)}`;
     }
   }
-  return `${option} needs a value`;
+  return `${option === long ? option : `${option}/${long}`} needs a value`;
 }
 
 /** Whether `arg` is one of the options `agentrx` knows (`--json`, `--limit=5`, `-h`). */
@@ -275,6 +302,9 @@ function withoutPassword(db: string): string {
   return db.replace(/^(postgres(?:ql)?:\/\/[^:/@?#\s]*):[^/?#\s]*@/i, "$1@").replace(/([?&])password=[^&#]*(&?)/gi, (_, before: string, after: string) => (after === "" ? "" : before));
 }
 
+/** How far before 1970 a `Date` goes, in milliseconds: 100,000,000 days. */
+const EARLIEST_DATE_MS = 8.64e15;
+
 /** `2026-11-25`, `2026-11-25T10:00`, `2026-11-25 10:00:30.5`, with an optional `Z` or `+02:00`. */
 const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3})\d*)?)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 
@@ -297,13 +327,18 @@ function epochMilliseconds(value: string, wrong: (why?: string) => Error): numbe
  * A date (`2026-11-25`, `2026-11-25T10:00`: local time, as `agentrx runs` prints its times, unless
  * it ends with `Z` or an offset), epoch milliseconds (13 digits), or an age (`30m`, `2h`, `7d`:
  * that long ago). A day that does not exist (`2026-02-30`), a bare short number (`12`, which
- * `Date.parse` would read as December 2001) and a number of another length (epoch seconds,
- * microseconds) are refused.
+ * `Date.parse` would read as December 2001), a number of another length (epoch seconds,
+ * microseconds) and an age further back than a date goes are refused.
  */
 function parseTime(flag: string, value: string): number {
   const wrong = (why = "") => usageError(`${flag} must be a date (2026-11-25 or 2026-11-25T10:00), epoch milliseconds or an age such as 2h or 7d, got ${quoteValue(value)}${why}`);
   const age = /^(\d+)([smhd])$/.exec(value);
-  if (age) return Date.now() - Number(age[1]) * { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[age[2] as "s" | "m" | "h" | "d"];
+  if (age) {
+    const time = Date.now() - Number(age[1]) * { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[age[2] as "s" | "m" | "h" | "d"];
+    // No run is older than the earliest date (and `listRuns` refuses a time that far back).
+    if (!(time >= -EARLIEST_DATE_MS)) throw wrong(": that is further back than a date can go (100,000,000 days before 1970)");
+    return time;
+  }
   if (/^\d+$/.test(value)) return epochMilliseconds(value, wrong);
   const iso = ISO_TIME.exec(value);
   if (iso === null) {

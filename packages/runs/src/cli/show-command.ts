@@ -76,7 +76,7 @@ export async function showCommand(store: RunStore, runId: string, options: ShowC
     if (lineOpen) io.stdout.write("\n");
     skipBreak = lineOpen;
     lineOpen = false;
-    io.stdout.write(`${style.status("failed", `unreadable event ${event.seq}`)}: ${event.error}\n`);
+    io.stdout.write(`${style.status("failed", `unreadable event ${event.seq}`)}: ${printable(event.error)}\n`);
   };
   await lastValueFrom(readableRunEvents(store, runId, onUnreadable).pipe(renderTrace({ write, colors, usage: true })), { defaultValue: undefined });
   const now = Date.now();
@@ -108,7 +108,7 @@ function warn(io: CliIo, runId: string, unreadable: readonly UnreadableEvent[], 
 function summaryLine(run: RunInfo, style: ReturnType<typeof cliStyle>): string {
   const parts = [
     `${style.bold("Run")} ${printable(run.runId)}`,
-    style.status(run.status, runStatusLabel(run, Date.now())) + (run.stopReason !== undefined ? ` (${run.stopReason})` : ""),
+    style.status(run.status, runStatusLabel(run, Date.now())) + (run.stopReason !== undefined ? ` (${printable(run.stopReason)})` : ""),
     run.usage?.total_tokens !== undefined ? `${fmt.count(run.usage.total_tokens)} tokens` : undefined,
     runCostText(run),
     fmt.duration(runDurationMs(run)),

@@ -6,7 +6,7 @@ import type { CliIo } from "./cli-io";
 import { shownRunId } from "./quote-value";
 import { requireRun } from "./require-run";
 import { unreadableWarning } from "./unreadable-warning";
-import { shownPath, writeOutputFile } from "./write-output-file";
+import { refuseStoreFile, shownPath, writeOutputFile } from "./write-output-file";
 
 /** What `agentrx trace` is asked for. */
 export interface TraceCommandOptions {
@@ -14,6 +14,8 @@ export interface TraceCommandOptions {
   output?: string;
   /** How the store is named in the page and in messages. */
   label: string;
+  /** The SQLite store's file, which `output` must not name. */
+  storeFile?: string;
 }
 
 /**
@@ -22,22 +24,24 @@ export interface TraceCommandOptions {
  *
  * A damaged record still gives a page: each event that cannot be read is a row saying why, and
  * the page's header names them. The command succeeds (exit 0) and one warning line on stderr names
- * those events.
+ * those events. A page is never written over the SQLite store it reads (`-o runs.db`).
  *
  * @internal
  */
 export async function traceCommand(store: RunStore, runId: string, options: TraceCommandOptions, io: CliIo): Promise<void> {
+  // Where the page goes, checked before the run is read.
+  const path = options.output === "-" ? undefined : outputPath(runId, options.output, io.cwd);
+  if (path !== undefined) refuseStoreFile(path, options.storeFile, "-o", io.cwd);
   await requireRun(store, runId, options.label);
   const source = await readTracePage(store, runId, { mode: "file", source: options.label });
   const unreadable = source.events.flatMap((event) => (event.type === "other" && event.error !== undefined ? [event.seq] : []));
   const html = tracePageHtml(source);
   const warning = unreadableWarning(runId, unreadable, "each marked unreadable on the page");
-  if (options.output === "-") {
+  if (path === undefined) {
     io.stdout.write(html);
     if (warning !== undefined) io.stderr.write(warning);
     return;
   }
-  const path = outputPath(runId, options.output, io.cwd);
   writeOutputFile(path, html, "-o", io.cwd);
   io.stdout.write(`Wrote ${shownPath(io.cwd, path)} (${kilobytes(Buffer.byteLength(html))}): the trace of run ${shownRunId(runId)}. Open it in a browser.\n`);
   if (warning !== undefined) io.stderr.write(warning);

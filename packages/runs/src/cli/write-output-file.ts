@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { statSync, writeFileSync } from "node:fs";
 import { dirname, relative } from "node:path";
 import { CliError } from "./cli-error";
 
@@ -32,5 +32,31 @@ export function writeOutputFile(path: string, text: string, flag: string, cwd: s
       ENOSPC: "the disk is full",
     };
     throw new CliError({ message: `cannot write ${shown}: ${(code !== undefined && why[code]) || (error as Error).message}`, cause: error });
+  }
+}
+
+/**
+ * Fails with a {@link CliError} when `path` (absolute) is the SQLite run store the command reads,
+ * `storeFile`, or one of its journal files: the same path, or another name of the same file (a
+ * link). Writing a page there would destroy the store. Nothing to check without a `storeFile`
+ * (a PostgreSQL store).
+ *
+ * @internal
+ */
+export function refuseStoreFile(path: string, storeFile: string | undefined, flag: string, cwd: string): void {
+  if (storeFile === undefined) return;
+  const journals = ["", "-wal", "-shm", "-journal"].map((suffix) => `${storeFile}${suffix}`);
+  if (journals.includes(path) || sameFile(path, storeFile)) {
+    throw new CliError({ message: `cannot write ${shownPath(cwd, path)}: it is the run store this command reads; pick another file with ${flag}` });
+  }
+}
+
+/** Whether `a` and `b` name one existing file. */
+function sameFile(a: string, b: string): boolean {
+  try {
+    const [first, second] = [statSync(a, { throwIfNoEntry: false }), statSync(b, { throwIfNoEntry: false })];
+    return first !== undefined && second !== undefined && first.dev === second.dev && first.ino === second.ino;
+  } catch {
+    return false; // writing there fails, and says why
   }
 }

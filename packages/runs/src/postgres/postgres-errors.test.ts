@@ -41,4 +41,29 @@ describe("PostgreSQL errors", () => {
     }
     expect(wrapPostgresError("write", "r1", new Error("Connection terminated unexpectedly"), "h:1/d")).toMatchObject({ reason: "error" });
   });
+
+  it("refuses a cursor key the database cannot read as listRuns refuses a damaged cursor", () => {
+    const cause = Object.assign(new Error('invalid input syntax for type bigint: "abc"'), { code: "22P02" });
+    expect(wrapPostgresError("listRuns", undefined, cause, "h:5432/d")).toMatchObject({
+      name: "InvalidArgumentError",
+      argument: "options.cursor",
+      message: "RunStore.listRuns: options.cursor is not a cursor listRuns made (its position is damaged); pass the `cursor` of a row listed with the same sort and order.",
+      cause,
+    });
+    expect(wrapPostgresError("createRun", "r1", cause, "h").message).toBe('PostgresRunStore: createRun failed for run "r1": invalid input syntax for type bigint: "abc" (22P02)');
+  });
+
+  it("names the server that has no SSL, or whose certificate pg cannot verify, with what to change", () => {
+    const noSsl = wrapPostgresError("open", undefined, new Error("The server does not support SSL connections"), "h:5432/d");
+    expect(RunStoreError.isInstance(noSsl)).toBe(true);
+    expect(noSsl.message).toBe(
+      "PostgresRunStore: the database at h:5432/d does not support SSL connections, which the connection asks for (sslmode in the connection string, or the ssl option); connect without SSL, or enable SSL on the server.",
+    );
+    const selfSigned = Object.assign(new Error("self-signed certificate"), { code: "DEPTH_ZERO_SELF_SIGNED_CERT" });
+    expect(wrapPostgresError("open", undefined, selfSigned, "h:5432/d").message).toBe(
+      "PostgresRunStore: cannot verify the SSL certificate of the database at h:5432/d: self-signed certificate (DEPTH_ZERO_SELF_SIGNED_CERT). pg verifies it for sslmode=prefer, require and verify-ca too (as verify-full): give the server's CA with sslrootcert=<file>, or add uselibpqcompat=true for libpq's meaning of the sslmode (require: encrypted, not verified).",
+    );
+    const altName = Object.assign(new Error("Hostname/IP does not match certificate's altnames: Host: h. is not in the cert's altnames: DNS:other"), { code: "ERR_TLS_CERT_ALTNAME_INVALID" });
+    expect(wrapPostgresError("open", undefined, altName, "h:5432/d").message).toMatch(/^PostgresRunStore: cannot verify the SSL certificate of the database at h:5432\/d: Hostname\/IP does not match .* \(ERR_TLS_CERT_ALTNAME_INVALID\)\. /);
+  });
 });

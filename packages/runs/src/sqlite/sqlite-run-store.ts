@@ -1,4 +1,5 @@
 import { withCursors } from "../internal/run-list-query";
+import { urlScheme } from "../internal/url-scheme";
 import { mkdirSync, statSync, type Stats } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { checkOptionKeys, InvalidArgumentError } from "@agentrx/core";
@@ -250,8 +251,8 @@ export class SqliteRunStore implements RunStore {
     }
     // A URL (a database server's, or SQLite's `file:` form, which the driver is not given) would be
     // taken for a relative path: folders named `postgres:` or `file:` made in the working folder.
-    const scheme = /^([a-z][a-z0-9+.-]*):(?:\/\/|[^\\/]*\?)/i.exec(path)?.[1];
-    if (scheme !== undefined && scheme.length > 1) {
+    const scheme = urlScheme(path);
+    if (scheme !== undefined) {
       const hint = /^postgres(ql)?$/i.test(scheme) ? " For PostgreSQL, use PostgresRunStore({ connectionString })." : scheme.toLowerCase() === "file" ? " Give the file's path itself (without file: and its query)." : "";
       throw new InvalidArgumentError({ argument: "path", value: path, message: `SqliteRunStore: path must be a file path or ":memory:", not a URL (${scheme}:), got ${JSON.stringify(path)}.${hint}` });
     }
