@@ -1,6 +1,8 @@
 import { InvalidArgumentError } from "@agentrx/core";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { AgentExecutor, type AgentStreamEvent, type StopCondition } from "@agentrx/executors";
+import { HumanMessage } from "@langchain/core/messages";
+import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
 import { filter, scan } from "rxjs";
 import { describe, expect, it } from "vitest";
@@ -205,5 +207,26 @@ describe("stopWhen", () => {
     expect(InvalidArgumentError.isInstance(error) && error.argument).toBe("stopWhen");
     expect((error as Error).message).toBe("A `stopWhen` condition must return an Observable (events$) => Observable, emitting when the run should stop; got boolean.");
     expect(inputs).toHaveLength(0);
+  });
+});
+
+describe("tokens of a model call the run halted", () => {
+  it("never reach the \"generate\" call's stream, and its usage keeps its own iteration", async () => {
+    // The halted call's model ignores its signal (as a client that checks it only when it connects) and streams on.
+    const slow = new ScriptedChatModel({ streaming: true, tokenDelayMs: 20, responses: ["aaa bbb ccc ddd eee fff ggg hhh"] });
+    const final = new ScriptedChatModel({ streaming: true, tokenDelayMs: 40, responses: ["The final answer is here."] });
+    const agent = RunnableLambda.from(async (input: { forceFinalAnswer?: boolean }, config) => {
+      const model = input.forceFinalAnswer === true ? final : slow;
+      const message = await model.invoke([new HumanMessage("x")], input.forceFinalAnswer === true ? config : { ...config, signal: undefined });
+      return { returnValues: { output: message.text }, log: message.text };
+    });
+    const executor = new AgentExecutor({ agent, tools: [], maxExecutionTime: 50, earlyStoppingMethod: "generate" });
+    const events = await collect(executor.stream({ input: "x" }));
+    const tokens = events.filter((event): event is Extract<AgentStreamEvent, { type: "token" }> => event.type === "token");
+    expect(tokens.filter((event) => event.iteration === 1).map((event) => event.text).join("")).toBe("The final answer is here.");
+    expect(tokens.filter((event) => event.iteration !== 1).every((event) => event.iteration === 0 && "aaa bbb ccc ddd".includes(event.text.trim()))).toBe(true);
+    const usage = events.filter((event) => event.type === "usage").map((event) => event.iteration);
+    expect(usage).toContain(1);
+    expect(events.at(-1)).toMatchObject({ type: "output", output: "The final answer is here.", stopReason: "max_execution_time" });
   });
 });

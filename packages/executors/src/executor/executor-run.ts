@@ -263,9 +263,11 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     this.recorder?.record(event, index);
   }
 
-  onToken(text: string): void {
-    if (isEnded(this.state) || !this.request.streamTokens) return;
-    const event: AgentStreamEvent = { type: "token", iteration: this.iteration, text, at: Date.now() };
+  onToken(text: string, iteration = this.iteration): void {
+    // A model call of an agent call the run halted, that did not stop with its signal: its text is
+    // not the "generate" call's (and that agent call's answer is discarded).
+    if (isEnded(this.state) || !this.request.streamTokens || iteration !== this.iteration) return;
+    const event: AgentStreamEvent = { type: "token", iteration, text, at: Date.now() };
     if (this.heldTokens !== undefined) this.heldTokens.push(event);
     else this.emit(event);
   }
@@ -290,7 +292,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     for (const event of held) this.emit(event);
   }
 
-  onUsage(reported: UsageMetadata, model?: string): void {
+  onUsage(reported: UsageMetadata, model?: string, iteration = this.iteration): void {
     if (isEnded(this.state)) return;
     let usage: RunUsage = reported;
     if (this.price !== undefined) {
@@ -304,7 +306,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     }
     this.dispatch({ type: "usageReported", usage });
     if (!this.observed) return;
-    const event: UsageEvent = { type: "usage", iteration: this.iteration, usage, at: Date.now() };
+    const event: UsageEvent = { type: "usage", iteration, usage, at: Date.now() };
     if (model !== undefined) event.model = model;
     this.emit(event);
   }

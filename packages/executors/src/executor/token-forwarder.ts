@@ -5,10 +5,15 @@ import { replyModelName, replyUsage, wholeUsage } from "./model-params";
 
 /** Where the forwarder delivers what the agent's model reports. */
 export interface TokenSink {
-  /** A non-empty text delta of the agent's model. */
-  onToken(text: string): void;
-  /** The usage of one finished model call, and the model's name when it is known. */
-  onUsage(usage: UsageMetadata, model?: string): void;
+  /** The iteration of the agent call in progress (a model call belongs to the one it started in). */
+  readonly iteration: number;
+  /**
+   * A non-empty text delta of the agent's model; `iteration` is the one its model call started in
+   * (a call of an agent call the run halted may still stream during the "generate" call).
+   */
+  onToken(text: string, iteration?: number): void;
+  /** The usage of one finished model call, the model's name when it is known, and the iteration its call started in. */
+  onUsage(usage: UsageMetadata, model?: string, iteration?: number): void;
   /** Set when model calls are recorded: each finished chat-model call with what it was sent. */
   onModelCall?: (input: BaseMessage[], output: BaseMessage, startedAt: number, start: unknown) => void;
   /** Set with eager dispatch: a streamed tool call is complete (the stream moved on to the next one, or ended). */
@@ -79,7 +84,7 @@ export class TokenForwarder extends BaseCallbackHandler {
   override handleLLMNewToken(token: string, _idx: unknown, runId: string, _parent?: string, _tags?: string[], fields?: { chunk?: unknown }): void {
     if (this.chunkAt === undefined) this.chunkAt = Date.now();
     // Tool-call argument deltas arrive as empty tokens: they are not text.
-    if (token.length > 0 && this.lc_prefer_streaming) this.sink.onToken(token);
+    if (token.length > 0 && this.lc_prefer_streaming) this.sink.onToken(token, this.iterations.get(runId));
     if (this.sink.onToolCallComplete === undefined) return;
     const chunks = (fields?.chunk as { message?: { tool_call_chunks?: { index?: number; id?: string; name?: string; args?: string }[] } } | undefined)?.message
       ?.tool_call_chunks;
@@ -108,6 +113,8 @@ export class TokenForwarder extends BaseCallbackHandler {
   private readonly calls = new Map<string, { input: BaseMessage[]; startedAt: number; start: unknown }>();
   /** The model name LangChain's tracing metadata gives each chat-model call (`ls_model_name`). */
   private readonly models = new Map<string, string>();
+  /** The iteration each chat-model call started in. */
+  private readonly iterations = new Map<string, number>();
 
   override handleChatModelStart(
     _llm: unknown,
@@ -124,6 +131,7 @@ export class TokenForwarder extends BaseCallbackHandler {
     } else {
       this.overlapped = true;
     }
+    this.iterations.set(runId, this.sink.iteration);
     if (this.sink.onModelCall) this.calls.set(runId, { input: messages[0] ?? [], startedAt: Date.now(), start: extra });
     const model = metadata?.["ls_model_name"];
     if (typeof model === "string" && model !== "") this.models.set(runId, model);
@@ -139,7 +147,9 @@ export class TokenForwarder extends BaseCallbackHandler {
     const usage = usageOf(output);
     const model = modelOf(output) ?? this.models.get(runId);
     this.models.delete(runId);
-    if (usage) this.sink.onUsage(usage, model);
+    const iteration = this.iterations.get(runId);
+    this.iterations.delete(runId);
+    if (usage) this.sink.onUsage(usage, model, iteration);
     const call = this.calls.get(runId);
     if (call !== undefined) {
       this.calls.delete(runId);
@@ -154,6 +164,7 @@ export class TokenForwarder extends BaseCallbackHandler {
     this.ended();
     this.calls.delete(runId);
     this.models.delete(runId);
+    this.iterations.delete(runId);
     if (this.streaming.delete(runId)) this.sink.onModelError?.(runId);
     if (this.failures !== undefined) this.failIfThrew(runId);
   }
