@@ -4,7 +4,7 @@ import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
 import { SseWriter } from "@agentrx/runs";
 import { type Subscription, tap } from "rxjs";
 import { checkExecutor, checkFunction, checkPositiveInteger, checkTimerMs } from "../internal/check-options";
-import { errorText } from "../internal/error-text";
+import { clientErrorText } from "../internal/error-text";
 import { hookInputs } from "../internal/hook-inputs";
 import { isJsonContentType, readBody } from "../internal/request-body";
 import type { AGUIResumeEntry, BaseEvent, RunAgentInput } from "./ag-ui-event";
@@ -248,14 +248,9 @@ function streamRun(res: ServerResponse, run: AGUIRun, input: RunAgentInput, opti
  * error's text when nothing was sent yet and the client is still there).
  */
 function failed(res: ServerResponse, error: unknown, onError: ((error: unknown) => string) | undefined): void {
-  let text: string | undefined;
-  try {
-    text = onError?.(error);
-  } catch {
-    // The hook failed too: the response still ends.
-  }
+  const text = clientErrorText(onError, error); // the hook failing too still ends the response
   if (res.destroyed || res.writableEnded) return;
-  if (!res.headersSent && !res.socket?.destroyed) refuse(res, 500, text ?? errorText(error));
+  if (!res.headersSent && !res.socket?.destroyed) refuse(res, 500, text);
   else res.destroy();
 }
 

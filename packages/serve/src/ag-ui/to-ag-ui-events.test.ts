@@ -96,8 +96,11 @@ describe("toAGUIEvents", () => {
     expect(events).toEqual([expect.objectContaining({ type: "RUN_STARTED" }), { type: "RUN_ERROR", message: "quota exceeded", timestamp: expect.any(Number) }]);
   });
 
-  it("ends a failed run with RUN_ERROR even when onError throws or gives no text (the error's own text then)", async () => {
-    const hooks = [() => { throw new Error("hook broke"); }, () => undefined as unknown as string, () => ""];
+  it("ends a failed run with RUN_ERROR even when onError throws, gives no text or rejects (the error's own text then, and no unhandled rejection)", async () => {
+    const rejecting = (async () => {
+      throw new Error("hook broke");
+    }) as unknown as () => string;
+    const hooks = [() => { throw new Error("hook broke"); }, () => undefined as unknown as string, () => "", rejecting];
     for (const onError of hooks) {
       const events = validated(await lastValueFrom(toAGUIEvents(throwError(() => new TypeError("boom")), { threadId: "t", runId: "r", onError }).pipe(toArray())));
       expect(events).toMatchObject([{ type: "RUN_STARTED" }, { type: "RUN_ERROR", message: "boom", code: "TypeError" }]);

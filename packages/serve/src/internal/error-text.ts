@@ -14,14 +14,16 @@ export function errorText(error: unknown): string {
 
 /**
  * The text a client sees for `error`: the `onError` hook's, or {@link errorText}'s when there is no
- * hook, or when it throws or gives no text (a broken masking hook must not leave a stream open, or
+ * hook, or when it throws or gives no text, a Promise say (a broken masking hook must not leave a stream open, or
  * crash the server from an observable's error callback). It never throws. @internal
  */
 export function clientErrorText(onError: ((error: unknown) => string) | undefined, error: unknown): string {
   if (onError === undefined) return errorText(error);
   try {
-    const text = onError(error);
+    const text: unknown = onError(error);
     if (typeof text === "string" && text !== "") return text;
+    // An `async` hook: its text comes too late, and its rejection must not crash the process.
+    if (typeof (text as { then?: unknown } | null)?.then === "function") (text as PromiseLike<unknown>).then(undefined, () => undefined);
   } catch {
     // The hook failed too: the error's own text goes out.
   }
