@@ -16,10 +16,10 @@ import { SqliteRunStore } from "../sqlite/index";
 import { postgresTestDatabase } from "../testing/postgres-test-database";
 import { recordTripRun, writeDamagedRun, writeSyntheticRun } from "../../../viewer/src/trace/trace-test-fixtures";
 import type { CliIo } from "./cli-io";
-import { runCli } from "./run-cli";
 import { showCommand } from "./show-command";
 import { traceCommand } from "./trace-command";
 import { childScript } from "../../../../test/support/child-script";
+import { agentrxIn, type CliResult } from "./cli-test-helpers";
 
 const root = resolve(__dirname, "../../../..");
 // The CLI bundled from its sources, run as `node <bundle> ...` (a tsx boot per call costs seconds).
@@ -27,11 +27,7 @@ const CLI = await childScript(join(root, "packages/runs/src/cli/main.ts"));
 const dir = mkdtempSync(join(tmpdir(), "agentrx-cli-"));
 const db = join(dir, "runs.db");
 
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+type Result = CliResult;
 
 function agentrx(args: string[], env: Record<string, string> = {}): Promise<Result> {
   const { DATABASE_URL: _url, AGENTRX_RUNS_DB: _db, FORCE_COLOR: _force, ...rest } = process.env;
@@ -46,11 +42,8 @@ function agentrx(args: string[], env: Record<string, string> = {}): Promise<Resu
 }
 
 /** `agentrx args` in this process. */
-async function agentrxHere(args: string[], env: Record<string, string> = {}): Promise<Result> {
-  let stdout = "";
-  let stderr = "";
-  const code = await runCli(args, { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) }, env, cwd: root });
-  return { code, stdout, stderr };
+function agentrxHere(args: string[], env: Record<string, string> = {}): Promise<Result> {
+  return agentrxIn(root, args, { env });
 }
 
 /** A failure as it should be: one line on stderr, no stack trace, a non-zero exit. */

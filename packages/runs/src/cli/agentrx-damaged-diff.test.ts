@@ -1,41 +1,25 @@
 // `agentrx diff` (and `show --json`) on SQLite records damaged with SQL: a row that is not JSON, a
 // missing event (a gap in `seq`), an event that cannot be decoded.
-import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SqliteRunStore } from "../sqlite/index";
 import { writeSyntheticRun } from "../../../viewer/src/trace/trace-test-fixtures";
-import { childScript } from "../../../../test/support/child-script";
-import { runCli } from "./run-cli";
+import { agentrxChild, agentrxIn, type CliResult } from "./cli-test-helpers";
 
-const root = resolve(__dirname, "../../../..");
 const dir = mkdtempSync(join(tmpdir(), "agentrx-damaged-diff-"));
 const db = join(dir, "runs.db");
 
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
+type Result = CliResult;
+
+function agentrxHere(args: string[]): Promise<Result> {
+  return agentrxIn(dir, args);
 }
 
-async function agentrxHere(args: string[]): Promise<Result> {
-  let stdout = "";
-  let stderr = "";
-  const code = await runCli(args, { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) }, env: { NO_COLOR: "1" }, cwd: dir });
-  return { code, stdout, stderr };
-}
-
-async function agentrx(args: string[]): Promise<Result> {
-  const cli = await childScript(join(root, "packages/runs/src/cli/main.ts"));
-  const { DATABASE_URL: _url, AGENTRX_RUNS_DB: _db, FORCE_COLOR: _force, ...env } = process.env;
-  return new Promise((done) => {
-    execFile(process.execPath, [cli, ...args], { cwd: dir, env: { ...env, NO_COLOR: "1" }, timeout: 30_000 }, (error, stdout, stderr) =>
-      done({ code: error ? Number((error as { code?: unknown }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
+function agentrx(args: string[]): Promise<Result> {
+  return agentrxChild(dir, args);
 }
 
 // Each synthetic run (2 turns of 2 tool calls): 1 start, 2 usage, 3 model_call, 4-5 actions, 6-7

@@ -8,17 +8,14 @@ import type { StoredRunEvent } from "@agentrx/executors";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SqliteRunStore } from "../sqlite/index";
 import { writeSyntheticRun } from "../../../viewer/src/trace/trace-test-fixtures";
-import { runCli } from "./run-cli";
+import { agentrxIn, type CliResult } from "./cli-test-helpers";
 
 const dir = mkdtempSync(join(tmpdir(), "agentrx-diff-long-"));
 const db = join(dir, "runs.db");
 const BIG = "x".repeat(5_000_000);
 
-async function agentrxHere(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const code = await runCli([...args, "--db", db], { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) }, env: { NO_COLOR: "1" }, cwd: dir });
-  return { code, stdout, stderr };
+function agentrxHere(args: string[]): Promise<CliResult> {
+  return agentrxIn(dir, [...args, "--db", db]);
 }
 
 /** The run's first event starts it with `input`. */

@@ -1,11 +1,10 @@
 // The `agentrx` command line at its edges: a stop reason with an escape sequence, an age too far
 // back, a URL of another database, a damaged row between pages, an output file that is the store,
 // Ctrl-C on `ui` and on a query a lock holds, a server without SSL asked for SSL.
-import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,36 +12,20 @@ import { PostgresRunStore } from "../postgres/index";
 import { SqliteRunStore } from "../sqlite/index";
 import { postgresTestDatabase } from "../testing/postgres-test-database";
 import { writeSyntheticRun } from "../../../viewer/src/trace/trace-test-fixtures";
-import { childScript } from "../../../../test/support/child-script";
-import { runCli } from "./run-cli";
+import { agentrxChild, agentrxIn, type CliResult } from "./cli-test-helpers";
 
-const root = resolve(__dirname, "../../../..");
 const dir = mkdtempSync(join(tmpdir(), "agentrx-edges-"));
 const db = join(dir, "runs.db");
 const EVIL = "finish\u001b[2J\u001b]0;owned\u0007";
 
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
+type Result = CliResult;
+
+function agentrxHere(args: string[], options: { env?: Record<string, string>; signal?: AbortSignal; onStdout?: (text: string) => void } = {}): Promise<Result> {
+  return agentrxIn(dir, args, { ...options, env: { NO_COLOR: "1", ...options.env } });
 }
 
-async function agentrxHere(args: string[], options: { env?: Record<string, string>; signal?: AbortSignal; onStdout?: (text: string) => void } = {}): Promise<Result> {
-  let stdout = "";
-  let stderr = "";
-  const write = (text: string) => ((stdout += text), options.onStdout?.(stdout), true);
-  const code = await runCli(args, { stdout: { write }, stderr: { write: (text: string) => ((stderr += text), true) }, env: { NO_COLOR: "1", ...options.env }, cwd: dir, ...(options.signal ? { signal: options.signal } : {}) });
-  return { code, stdout, stderr };
-}
-
-async function agentrx(args: string[]): Promise<Result> {
-  const cli = await childScript(join(root, "packages/runs/src/cli/main.ts"));
-  const { DATABASE_URL: _url, AGENTRX_RUNS_DB: _db, FORCE_COLOR: _force, ...env } = process.env;
-  return new Promise((done) => {
-    execFile(process.execPath, [cli, ...args], { cwd: dir, env: { ...env, NO_COLOR: "1" }, timeout: 30_000 }, (error, stdout, stderr) =>
-      done({ code: error ? Number((error as { code?: unknown }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
+function agentrx(args: string[]): Promise<Result> {
+  return agentrxChild(dir, args);
 }
 
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 // The `agentrx` command line as a new user tries it: wrong values, unknown and huge run ids, an
 // output directory that does not exist, a PostgreSQL server that never answers, Ctrl-C, a pipe
 // closed early.
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
@@ -13,25 +13,17 @@ import { writeSyntheticRun } from "../../../viewer/src/trace/trace-test-fixtures
 import { childScript } from "../../../../test/support/child-script";
 import { CliError } from "./cli-error";
 import { openRunStore } from "./open-run-store";
-import { runCli } from "./run-cli";
+import { agentrxChild, agentrxIn, type CliResult } from "./cli-test-helpers";
 
 const root = resolve(__dirname, "../../../..");
 const dir = mkdtempSync(join(tmpdir(), "agentrx-probes-"));
 const db = join(dir, "runs.db");
 const LONG_ID = `run-${"x".repeat(296)}`;
 
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+type Result = CliResult;
 
-async function agentrxHere(args: string[], signal?: AbortSignal): Promise<Result> {
-  let stdout = "";
-  let stderr = "";
-  const io = { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) }, env: { NO_COLOR: "1" }, cwd: dir, ...(signal ? { signal } : {}) };
-  const code = await runCli(args, io);
-  return { code, stdout, stderr };
+function agentrxHere(args: string[], signal?: AbortSignal): Promise<Result> {
+  return agentrxIn(dir, args, signal ? { signal } : {});
 }
 
 function childEnv(extra: Record<string, string> = {}): Record<string, string | undefined> {
@@ -39,13 +31,8 @@ function childEnv(extra: Record<string, string> = {}): Record<string, string | u
   return { ...env, NO_COLOR: "1", ...extra };
 }
 
-async function agentrx(args: string[], env: Record<string, string> = {}): Promise<Result> {
-  const cli = await childScript(join(root, "packages/runs/src/cli/main.ts"));
-  return new Promise((done) => {
-    execFile(process.execPath, [cli, ...args], { cwd: dir, env: childEnv(env), timeout: 30_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
-      done({ code: error ? Number((error as { code?: unknown }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
+function agentrx(args: string[], env: Record<string, string> = {}): Promise<Result> {
+  return agentrxChild(dir, args, env);
 }
 
 /** A TCP server that accepts connections and never says a word: a PostgreSQL URL with the wrong port, say. */

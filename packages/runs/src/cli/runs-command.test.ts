@@ -6,17 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresRunStore } from "../postgres/index";
 import { SqliteRunStore } from "../sqlite/index";
 import { postgresTestDatabase } from "../testing/postgres-test-database";
-import { runCli } from "./run-cli";
+import { agentrxIn, type CliResult } from "./cli-test-helpers";
 
 const dir = mkdtempSync(join(tmpdir(), "agentrx-runs-"));
 const db = join(dir, "other.db");
 const START = Date.UTC(2023, 10, 14, 9, 0);
 
-async function agentrx(args: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const code = await runCli(args, { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) }, env: {}, cwd: dir });
-  return { code, stdout, stderr };
+function agentrx(args: string[]): Promise<CliResult> {
+  return agentrxIn(dir, args, { env: {} });
 }
 
 /** The cursor of a page's next-page hint, which must start with `command`. */

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { closeLoopback, stalledClient, startLoopback } from "../../../runs/src/sse/loopback-test-server";
 import { messageRequest, quickExecutor } from "../test-helpers/a2a-messages";
 import { chunkedUpload } from "../test-helpers/chunked-upload";
+import { BAD_INPUTS_HOOKS, unhandledRejectionsDuring } from "../test-helpers/bad-inputs-hooks";
 
 afterEach(closeLoopback);
 
@@ -173,20 +174,10 @@ describe("createA2AHandler's default toInputs", () => {
 
 describe("createA2AHandler's toInputs of the caller's", () => {
   it("fails the task, naming toInputs, when it returns no inputs object (undefined, a number, a Promise), leaving no rejection unhandled, and starts no run", async () => {
-    const unhandled: unknown[] = [];
-    const onUnhandled = (reason: unknown) => unhandled.push(reason);
-    process.on("unhandledRejection", onUnhandled);
-    try {
+    const unhandled = await unhandledRejectionsDuring(async () => {
       const started: unknown[] = [];
       const recording = { ...quickExecutor, stream: (inputs: unknown, config: { runId: string }) => (started.push(inputs), quickExecutor.stream(inputs as never, config)) } as unknown as AgentExecutor;
-      const cases: [() => unknown, string][] = [
-        [() => undefined, "undefined"],
-        [() => 42, "42"],
-        [() => [{ input: "hi" }], "an array"],
-        [async () => ({ input: "hi" }), "a Promise"],
-        [() => Promise.reject(new Error("profile store down")), "a Promise"],
-      ];
-      for (const [toInputs, shown] of cases) {
+      for (const [toInputs, shown] of BAD_INPUTS_HOOKS) {
         const url = await startLoopback(createA2AHandler(recording, { agentCard: card, toInputs: toInputs as never }));
         const answer = (await (await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: v03Send("hi") })).json()) as { result: { status: { state: string; message?: { parts: { text?: string }[] } } } };
         expect(answer.result.status.state).toBe("failed");
@@ -196,10 +187,7 @@ describe("createA2AHandler's toInputs of the caller's", () => {
         await closeLoopback();
       }
       expect(started).toEqual([]);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(unhandled).toEqual([]);
-    } finally {
-      process.off("unhandledRejection", onUnhandled);
-    }
+    });
+    expect(unhandled).toEqual([]);
   });
 });

@@ -9,6 +9,7 @@ import { closeLoopback, startLoopback } from "../../../runs/src/sse/loopback-tes
 import { ANSWER, weatherExecutor } from "../test-helpers/weather-executor";
 import { gatedWorkTool, workExecutor } from "../test-helpers/work-executor";
 import { createAGUIHandler } from "./create-ag-ui-handler";
+import { BAD_INPUTS_HOOKS, unhandledRejectionsDuring } from "../test-helpers/bad-inputs-hooks";
 
 afterEach(closeLoopback);
 
@@ -155,18 +156,8 @@ describe("createAGUIHandler, requests whose run cannot start", () => {
   });
 
   it("answers RUN_ERROR naming `inputs` when it returns no inputs object (undefined, a number, a Promise), leaving no rejection unhandled", async () => {
-    const unhandled: unknown[] = [];
-    const onUnhandled = (reason: unknown) => unhandled.push(reason);
-    process.on("unhandledRejection", onUnhandled);
-    try {
-      const cases: [() => unknown, string][] = [
-        [() => undefined, "undefined"],
-        [() => 42, "42"],
-        [() => [{ input: "hi" }], "an array"],
-        [async () => ({ input: "hi" }), "a Promise"],
-        [() => Promise.reject(new Error("profile store down")), "a Promise"],
-      ];
-      for (const [inputs, shown] of cases) {
+    const unhandled = await unhandledRejectionsDuring(async () => {
+      for (const [inputs, shown] of BAD_INPUTS_HOOKS) {
         const url = `${await startLoopback(createAGUIHandler(weatherExecutor(), { inputs: inputs as never }))}/agent`;
         const [status, , text] = await answer(await post(url, { threadId: "t", runId: "r", messages: question }));
         expect([status, eventsOf(text).map((event) => [event.type, event.message])]).toEqual([
@@ -178,11 +169,8 @@ describe("createAGUIHandler, requests whose run cannot start", () => {
         ]);
         await closeLoopback();
       }
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(unhandled).toEqual([]);
-    } finally {
-      process.off("unhandledRejection", onUnhandled);
-    }
+    });
+    expect(unhandled).toEqual([]);
   });
 
   it("answers a valid request whose run fails before it starts with RUN_ERROR in a 200 stream, whatever fails: the store's check, the memory, inputs; HttpAgent hears it as a run error", async () => {
