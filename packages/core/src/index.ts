@@ -30,6 +30,8 @@ export {
   InvalidToolArgumentsException,
   isAbortError,
   describeThrown,
+  isThenable,
+  refusePromise,
 } from "./errors/index";
 export type { AgentRxErrorOptions } from "./errors/index";
 export { fromRunnable } from "./observable/from-runnable";

@@ -1,4 +1,4 @@
-import { describeThrown } from "@agentrx/core";
+import { describeThrown, refusePromise } from "@agentrx/core";
 
 /**
  * The worker's `onError` made safe to call from anywhere (an `'error'` listener, a promise's
@@ -18,8 +18,6 @@ export function guardOnError(onError: (error: unknown) => unknown): (error: unkn
       failed("threw", error, failure);
       return;
     }
-    if (typeof (result as { then?: unknown } | null)?.then === "function") {
-      (result as PromiseLike<unknown>).then(undefined, (failure: unknown) => failed("rejected", error, failure));
-    }
+    refusePromise(result, (failure) => failed("rejected", error, failure));
   };
 }

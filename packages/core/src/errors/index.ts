@@ -4,3 +4,4 @@ export { InvalidArgumentError } from "./invalid-argument-error";
 export { AbortError, isAbortError } from "./abort-error";
 export { InvalidToolArgumentsException } from "./invalid-tool-arguments-exception";
 export { describeThrown } from "./describe-thrown";
+export { isThenable, refusePromise } from "./refuse-promise";

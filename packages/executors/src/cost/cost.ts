@@ -1,5 +1,4 @@
-import { InvalidArgumentError, nearMissOf } from "@agentrx/core";
-import { refusedPromise } from "../executor/refused-promise";
+import { InvalidArgumentError, nearMissOf, refusePromise } from "@agentrx/core";
 import { showValue } from "../executor/show-value";
 import type { UsageMetadata } from "@langchain/core/messages";
 
@@ -324,7 +323,7 @@ function checkedPriceFunction(price: PriceFunction): PriceFunction {
     const fail = (message: string): never => {
       throw new InvalidArgumentError({ argument: "prices", value: cost, message: `AgentExecutor: ${message}` });
     };
-    if (refusedPromise(cost)) {
+    if (refusePromise(cost)) {
       fail(`the \`prices\` function returned a Promise for model "${model}": it must return a Cost (or undefined) synchronously, as each call is priced when it ends. Look prices up before the run (or use "auto").`);
     }
     if (typeof cost !== "object" || cost === null || Array.isArray(cost)) {

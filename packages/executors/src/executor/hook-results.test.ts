@@ -4,7 +4,6 @@ import { OutputParserException } from "@langchain/core/output_parsers";
 import { tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { refusedPromise } from "./refused-promise";
 import { act, echoTool, finish, scriptedAgent, unhandledDuring } from "./test-helpers";
 
 const boom = tool(
@@ -14,20 +13,6 @@ const boom = tool(
   { name: "boom", description: "Fails.", schema: z.object({}) },
 );
 const rejecting = () => Promise.reject(new Error("hook rejected"));
-
-describe("refusedPromise", () => {
-  it("is true for a promise or a thenable, whose rejection it marks handled; false for anything else", async () => {
-    const { unhandled } = await unhandledDuring(async () => {
-      expect(refusedPromise(Promise.reject(new Error("x")))).toBe(true);
-      expect(refusedPromise({ then: (_: unknown, reject: (e: unknown) => void) => reject(new Error("y")) })).toBe(true);
-    });
-    expect(unhandled).toEqual([]);
-    for (const value of [undefined, null, "text", 42, {}, { then: 1 }, () => undefined]) expect(refusedPromise(value)).toBe(false);
-    const revoked = Proxy.revocable({}, {});
-    revoked.revoke();
-    expect(refusedPromise(revoked.proxy)).toBe(false);
-  });
-});
 
 describe("a hook that returns a rejected promise", () => {
   it("handleToolRuntimeErrors: the run fails naming the option, and the rejection is not left unhandled", async () => {

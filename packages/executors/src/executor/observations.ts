@@ -1,10 +1,9 @@
-import { EXCEPTION_TOOL_NAME, InvalidArgumentError, InvalidToolArgumentsException, contentBlockKind, cutText, describeThrown } from "@agentrx/core";
+import { EXCEPTION_TOOL_NAME, InvalidArgumentError, InvalidToolArgumentsException, contentBlockKind, cutText, describeThrown, refusePromise } from "@agentrx/core";
 import type { AgentAction, AgentStep, Observation } from "@agentrx/core";
 import type { MessageContentComplex } from "@langchain/core/messages";
 import { OutputParserException } from "@langchain/core/output_parsers";
 import { ToolInputParsingException } from "@langchain/core/tools";
 import { Validator } from "@langchain/core/utils/json_schema";
-import { refusedPromise } from "./refused-promise";
 import type { ResolvedOptions } from "./validate-options";
 
 /**
@@ -166,7 +165,7 @@ export function toolErrorObservation(options: Pick<ResolvedOptions, "handleToolR
     const value: unknown = handle(asError, action);
     // A promise (an async handler) or nothing (a handler that forgot to return) is not what it
     // meant the model to read: the run fails naming the option, rather than sending "" or "{}".
-    if (value === undefined || refusedPromise(value)) {
+    if (value === undefined || refusePromise(value)) {
       throw new InvalidArgumentError({
         argument: "handleToolRuntimeErrors",
         value,
@@ -210,7 +209,7 @@ export function parsingErrorStep(options: ResolvedOptions, error: OutputParserEx
     const value: unknown = handle(error);
     // A promise (an async handler) or nothing (a handler that forgot to return) is not what it
     // meant the model to read: the run fails naming the option, rather than sending "{}" or "undefined".
-    if (value === undefined || refusedPromise(value)) {
+    if (value === undefined || refusePromise(value)) {
       throw new InvalidArgumentError({
         argument: "handleParsingErrors",
         value,

@@ -1,5 +1,5 @@
 import type { AgentAction, AgentFinish, AgentStep } from "@agentrx/core";
-import { InvalidArgumentError, isAgentAction, isToolAgentAction, observationText, describeThrown } from "@agentrx/core";
+import { InvalidArgumentError, isAgentAction, isThenable, isToolAgentAction, observationText, describeThrown } from "@agentrx/core";
 import { AIMessage, type BaseMessage, FunctionMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { CallbackManager, type CallbackManagerForChainRun } from "@langchain/core/callbacks/manager";
 import type { SerializedNotImplemented } from "@langchain/core/load/serializable";
@@ -253,7 +253,7 @@ export function errorMessage(error: unknown): string {
 export function notAnInputsObject(inputs: unknown): string | undefined {
   if (typeof inputs !== "object" || inputs === null) return inputs === null ? "null" : typeof inputs;
   if (Array.isArray(inputs)) return "an array";
-  if (typeof (inputs as { then?: unknown }).then === "function") return "a Promise (did you forget to `await` the inputs?)";
+  if (isThenable(inputs)) return "a Promise (did you forget to `await` the inputs?)";
   if (inputs instanceof Map) return "a Map (pass Object.fromEntries(map))";
   if (inputs instanceof Set) return "a Set";
   return undefined;

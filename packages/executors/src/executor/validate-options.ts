@@ -1,5 +1,5 @@
 import { type ReservedToolName, assertTools, isAgentType } from "@agentrx/agents";
-import { EARLY_STOP_OUTPUT, InvalidArgumentError, checkOptionKeys, describeThrown, isInDoubtPolicy } from "@agentrx/core";
+import { EARLY_STOP_OUTPUT, InvalidArgumentError, checkOptionKeys, describeThrown, isInDoubtPolicy, refusePromise } from "@agentrx/core";
 import type { InDoubtPolicy } from "@agentrx/core";
 import type { AgentAction, AgentStep } from "@agentrx/core";
 import type { OutputParserException } from "@langchain/core/output_parsers";
@@ -23,7 +23,6 @@ import { FOLLOW_UPS, type FollowUp } from "../steering/follow-up";
 import { checkAgentPipeline } from "../pipeline/check-agent-pipeline";
 import { FINAL_ANSWER_TOOL, isFinalAnswerTool } from "./structured-output";
 import { EXECUTOR_OPTIONS } from "./option-keys";
-import { refusedPromise } from "./refused-promise";
 import { toOutputString } from "./run-helpers";
 
 /** Options after validation, with defaults applied. @internal */
@@ -135,7 +134,7 @@ function checkedTrim(trim: (steps: AgentStep[]) => AgentStep[]): (steps: AgentSt
   return (steps) => {
     const kept: unknown = trim(steps);
     if (!Array.isArray(kept)) {
-      const got = refusedPromise(kept) ? "a Promise (it is called synchronously, before each agent call)" : show(kept);
+      const got = refusePromise(kept) ? "a Promise (it is called synchronously, before each agent call)" : show(kept);
       fail("trimIntermediateSteps", kept, `\`trimIntermediateSteps\` must return an array of steps (the ones the agent sees), got ${got}.`);
     }
     return kept as AgentStep[];
@@ -151,7 +150,7 @@ function checkedEarlyStopOutput(output: (reason: StopReason, stoppedBy: unknown)
   return (reason, stoppedBy) => {
     const text: unknown = output(reason, stoppedBy);
     if (typeof text === "string") return text;
-    if (text === undefined || refusedPromise(text)) {
+    if (text === undefined || refusePromise(text)) {
       fail("earlyStopOutput", text, `\`earlyStopOutput\` must return the run's output text (synchronously), got ${text === undefined ? "undefined" : "a Promise"}.`);
     }
     return toOutputString(text);
@@ -178,7 +177,7 @@ function checkedEager(eager: (tool: StructuredToolInterface) => boolean): (tool:
       });
     }
     if (typeof answer === "boolean") return answer;
-    const got = refusedPromise(answer) ? "a Promise (it is called synchronously, as the model streams)" : show(answer);
+    const got = refusePromise(answer) ? "a Promise (it is called synchronously, as the model streams)" : show(answer);
     return fail("eagerTools", answer, `the \`eagerTools\` function must return a boolean (whether tool "${tool.name}" may start while the model streams), got ${got}.`);
   };
 }

@@ -1,4 +1,4 @@
-import { type AgentStep, InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
+import { type AgentStep, InvalidArgumentError, checkOptionKeys, refusePromise } from "@agentrx/core";
 import { formatToToolMessages } from "@agentrx/agents";
 import { type BaseMessage, HumanMessage, isBaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
@@ -7,7 +7,6 @@ import { z } from "zod";
 import type { AgentExecutor } from "../executor/agent-executor";
 import { callSubRun } from "../executor/call-sub-run";
 import { withSubRunExecutor } from "../executor/executor-tool";
-import { refusedPromise } from "../executor/refused-promise";
 import { subRunSinkOf } from "../executor/sub-run";
 import type { SubRunInterruptedError } from "./sub-run-interrupted-error";
 
@@ -93,7 +92,7 @@ export function handoff(executor: AgentExecutor, options: HandoffOptions): Struc
       const conversation = conversationOf(sink?.conversation?.(), request);
       const inputs: unknown = inputFilter ? inputFilter(conversation) : defaultInputs(conversation);
       // A promise (an async filter) is refused as the executor's other synchronous hooks' are.
-      const promise = refusedPromise(inputs);
+      const promise = refusePromise(inputs);
       if (promise || typeof inputs !== "object" || inputs === null || Array.isArray(inputs)) {
         const got = promise ? "a Promise" : Array.isArray(inputs) ? "an array" : typeof inputs;
         throw new InvalidArgumentError({ argument: "inputFilter", value: inputs, message: `handoff "${name}": \`inputFilter\` must return the other agent's inputs as an object (synchronously), got ${got}.` });

@@ -165,6 +165,8 @@ describe("SseWriter", () => {
     ["returns undefined", () => undefined, /`droppedMessage` must return a message .*got undefined/],
     ["returns a number as data", () => ({ data: 42 }), /`droppedMessage` must return a message .*got \{"data":42\}/],
     ["returns a promise", async () => ({ data: "late" }), /`droppedMessage` must return a message .*got a Promise/],
+    // Its rejection is handled (vitest fails a run on an unhandled one).
+    ["returns a promise that rejects", async () => Promise.reject(new Error("late boom")), /`droppedMessage` must return a message .*got a Promise/],
   ])("when droppedMessage %s", (_name, droppedMessage, warning) => {
     it.each(["send", "heartbeat"])("still ends a client dropped by %s, with the default last message, and warns naming the hook", async (via) => {
       const warn = vi.spyOn(process, "emitWarning").mockImplementation(() => undefined);

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { InvalidArgumentError, MAX_TIMER_DELAY_MS, checkOptionKeys } from "@agentrx/core";
+import { InvalidArgumentError, MAX_TIMER_DELAY_MS, checkOptionKeys, isThenable, refusePromise } from "@agentrx/core";
 
 /**
  * Options of {@link SseWriter}.
@@ -256,7 +256,9 @@ export class SseWriter {
       return defaultDroppedMessage(info);
     }
     if (isSseMessage(message)) return message;
-    warnDroppedMessage(`must return a message ({ id?: string | number, event?: string, data?: string }, synchronously), got ${describeValue(message)}`);
+    // An `async` hook: its message comes too late, and its rejection must not crash the process.
+    const got = refusePromise(message) ? "a Promise" : describeValue(message);
+    warnDroppedMessage(`must return a message ({ id?: string | number, event?: string, data?: string }, synchronously), got ${got}`);
     return defaultDroppedMessage(info);
   }
 
@@ -275,13 +277,12 @@ function defaultDroppedMessage(info: { reason: string; lastEventId: string | nul
 }
 
 function isSseMessage(value: unknown): value is SseMessage {
-  if (typeof value !== "object" || value === null || typeof (value as { then?: unknown }).then === "function") return false;
+  if (typeof value !== "object" || value === null || isThenable(value)) return false;
   const { id, event, data } = value as Record<string, unknown>;
   return (id === undefined || typeof id === "string" || typeof id === "number") && (event === undefined || typeof event === "string") && (data === undefined || typeof data === "string");
 }
 
 function describeValue(value: unknown): string {
-  if (typeof (value as { then?: unknown } | null)?.then === "function") return "a Promise";
   try {
     return JSON.stringify(value) ?? String(value);
   } catch {

@@ -1,4 +1,4 @@
-import { checkOptionKeys, InvalidArgumentError } from "@agentrx/core";
+import { checkOptionKeys, InvalidArgumentError, refusePromise } from "@agentrx/core";
 import { RunStoreError, runInboxId, type JsonObject, type NewThreadMessage, type RunStore, type StoredThreadMessage } from "@agentrx/executors";
 import { isBaseMessage, mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages, type BaseMessage, type StoredMessage } from "@langchain/core/messages";
 import { estimateMessageTokens } from "./estimate-message-tokens";
@@ -203,9 +203,8 @@ export class ThreadMemory {
     // A count beyond Number.MAX_SAFE_INTEGER is not a count: stores keep safe integers.
     if (typeof tokens !== "number" || !Number.isSafeInteger(Math.ceil(tokens)) || tokens < 0) {
       const what = `for messages[${index}] (a ${message.type} message)`;
-      if (typeof (tokens as { then?: unknown } | null)?.then === "function") {
-        // Refused, not awaited: its rejection, if any, is seen here rather than crashing the process.
-        (tokens as PromiseLike<unknown>).then(undefined, () => undefined);
+      // Refused, not awaited: its rejection, if any, is handled rather than left to crash the process.
+      if (refusePromise(tokens)) {
         throw new InvalidArgumentError({
           argument: "countTokens",
           value: tokens,

@@ -1,4 +1,4 @@
-import { describeThrown } from "@agentrx/core";
+import { describeThrown, refusePromise } from "@agentrx/core";
 
 /**
  * The default text of an error sent to a client (docs/serving.md): the first line of its message,
@@ -23,7 +23,7 @@ export function clientErrorText(onError: ((error: unknown) => string) | undefine
     const text: unknown = onError(error);
     if (typeof text === "string" && text !== "") return text;
     // An `async` hook: its text comes too late, and its rejection must not crash the process.
-    if (typeof (text as { then?: unknown } | null)?.then === "function") (text as PromiseLike<unknown>).then(undefined, () => undefined);
+    refusePromise(text);
   } catch {
     // The hook failed too: the error's own text goes out.
   }

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "@agentrx/core";
+import { InvalidArgumentError, isThenable, refusePromise } from "@agentrx/core";
 
 /**
  * What a handler's inputs hook (`inputs` of the AG-UI handler, `toInputs` of the A2A handler)
@@ -9,14 +9,12 @@ import { InvalidArgumentError } from "@agentrx/core";
  * @internal
  */
 export function hookInputs(where: string, hook: string, inputs: unknown): Record<string, unknown> {
-  if (typeof inputs === "object" && inputs !== null && !Array.isArray(inputs) && typeof (inputs as { then?: unknown }).then !== "function") {
+  if (typeof inputs === "object" && inputs !== null && !Array.isArray(inputs) && !isThenable(inputs)) {
     return inputs as Record<string, unknown>;
   }
   let shown: string;
-  if (typeof (inputs as { then?: unknown } | null)?.then === "function") {
-    (inputs as PromiseLike<unknown>).then(undefined, () => undefined);
-    shown = "a Promise";
-  } else if (Array.isArray(inputs)) shown = "an array";
+  if (refusePromise(inputs)) shown = "a Promise";
+  else if (Array.isArray(inputs)) shown = "an array";
   else if (typeof inputs === "function") shown = "a function";
   else shown = String(inputs);
   throw new InvalidArgumentError({

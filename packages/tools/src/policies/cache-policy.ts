@@ -1,4 +1,4 @@
-import { AbortError, InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
+import { AbortError, InvalidArgumentError, checkOptionKeys, refusePromise } from "@agentrx/core";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { copyPlainData } from "./copy-plain-data";
 import { stableStringify } from "./stable-stringify";
@@ -6,7 +6,7 @@ import { checkNumberOption } from "../internal/check-number-option";
 import { raceAbort } from "../internal/race-abort";
 import { withPolicies, type PolicyTool, type ToolPolicy } from "./with-policies";
 import { checkOptionsObject } from "../internal/check-options";
-import { ignoreRejection, isThenable, shownResult } from "../internal/hook-result";
+import { shownResult } from "../internal/hook-result";
 
 /** Options of {@link cachePolicy} and {@link withCache}. */
 export interface CachePolicyOptions {
@@ -183,11 +183,11 @@ function defaultKey(toolName: string, args: unknown): string {
 function ownKey(key: (toolName: string, args: unknown) => string, toolName: string, args: unknown): string {
   const cacheKey: unknown = key(toolName, args);
   if (typeof cacheKey === "string") return cacheKey;
-  if (isThenable(cacheKey)) ignoreRejection(cacheKey);
+  const got = refusePromise(cacheKey) ? "a Promise" : shownResult(cacheKey);
   throw new InvalidArgumentError({
     argument: "cachePolicy key",
     value: cacheKey,
-    message: `cachePolicy key must return a string (synchronously), got ${shownResult(cacheKey)} for a call of tool "${toolName}".`,
+    message: `cachePolicy key must return a string (synchronously), got ${got} for a call of tool "${toolName}".`,
   });
 }
 

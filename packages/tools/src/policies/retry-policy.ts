@@ -1,4 +1,4 @@
-import { InvalidArgumentError, MAX_TIMER_DELAY_MS, type StepMetadata, checkOptionKeys, isAbortError } from "@agentrx/core";
+import { InvalidArgumentError, MAX_TIMER_DELAY_MS, type StepMetadata, checkOptionKeys, isAbortError, isThenable } from "@agentrx/core";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { isRetryableError } from "../errors/retryable-tool-error";
 import { ToolRetriesExhaustedError } from "../errors/tool-retries-exhausted-error";
@@ -6,7 +6,7 @@ import { abortableDelay } from "../internal/abortable-delay";
 import { checkNumberOption } from "../internal/check-number-option";
 import { withPolicies, type PolicyTool, type ToolPolicy } from "./with-policies";
 import { checkBooleanOption, checkOptionsObject } from "../internal/check-options";
-import { isThenable, shownResult } from "../internal/hook-result";
+import { shownResult } from "../internal/hook-result";
 import { raceAbort } from "../internal/race-abort";
 
 /** Options of {@link retryPolicy} and {@link withRetry}. */

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
+import { InvalidArgumentError, checkOptionKeys, isThenable } from "@agentrx/core";
 import {
   type AgentStreamEvent,
   type DisplayRunOptions,
@@ -206,7 +206,7 @@ function checkDisplayArguments(run: unknown, options: unknown): void {
   };
   const kind = (value: unknown) => (value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : typeof value === "string" ? JSON.stringify(value) : String(value));
   if (typeof (run as { subscribe?: unknown } | null)?.subscribe !== "function") {
-    bad("run", run, `\`run\` must be a run: executor.invoke(...), stream(...) or resume(...), or an observable of run events; got ${typeof (run as { then?: unknown } | null)?.then === "function" ? "a promise (pass the run itself, not what awaiting it gives)" : kind(run)}.`);
+    bad("run", run, `\`run\` must be a run: executor.invoke(...), stream(...) or resume(...), or an observable of run events; got ${isThenable(run) ? "a promise (pass the run itself, not what awaiting it gives)" : kind(run)}.`);
   }
   if (typeof options !== "object" || options === null || Array.isArray(options)) bad("options", options, `\`options\` must be an object such as { live: false }, got ${kind(options)}.`);
   checkOptionKeys("displayRun", options, ["live", "store", "throttleMs", "traceHeight"] satisfies (keyof DisplayRunOptions)[]);
