@@ -337,6 +337,13 @@ describe("ScriptedChatModel", () => {
     expect((await new ScriptedChatModel({ responses: ["ok"] }).invoke(history)).usage_metadata).toEqual({ input_tokens: 7, output_tokens: 1, total_tokens: 8 });
   });
 
+  it("keeps estimated usage in a message's serialised form (what a run's record stores)", async () => {
+    const model = new ScriptedChatModel({ responses: ["two words", { toolCalls: [{ name: "t", args: {} }] }] });
+    const usageOf = (message: AIMessage) => (JSON.parse(JSON.stringify(message)) as { kwargs: { usage_metadata?: unknown } }).kwargs.usage_metadata;
+    expect(usageOf(await model.invoke("three words here"))).toEqual({ input_tokens: 3, output_tokens: 2, total_tokens: 5 });
+    expect(usageOf(await model.invoke("one"))).toEqual({ input_tokens: 1, output_tokens: 1, total_tokens: 2 });
+  });
+
   it.each([
     [{ responses: "nope" }, "responses"],
     [{ responses: [], latencyMs: -1 }, "latencyMs"],

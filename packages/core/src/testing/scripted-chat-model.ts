@@ -406,12 +406,10 @@ export class ScriptedChatModel extends BaseChatModel<ScriptedChatModelCallOption
       throw entry;
     }
     const scripted = toScriptedMessage(entry);
-    const message = buildMessage(scripted, index, options.stop);
+    // Without scripted usage, an estimate: a token per streamed chunk and per tool call.
+    const message = buildMessage(scripted, index, options.stop, (text, calls) => estimateUsage(messages, splitText(text, this.chunkSize).length + calls));
     const text = typeof message.content === "string" ? message.content : "";
     const textTokens = splitText(text, this.chunkSize);
-    if (!message.usage_metadata) {
-      message.usage_metadata = estimateUsage(messages, textTokens.length, message);
-    }
     return { message, textTokens, latencyMs: scripted.latencyMs ?? this.latencyMs };
   }
 

@@ -184,7 +184,12 @@ export function toScriptedMessage(entry: Exclude<ScriptedResponse, Function | Er
 }
 
 /** @internal */
-export function buildMessage(scripted: PreparedScriptedMessage, index: number, stop: string[] | undefined): AIMessage {
+export function buildMessage(
+  scripted: PreparedScriptedMessage,
+  index: number,
+  stop: string[] | undefined,
+  estimate?: (text: string, calls: number) => UsageMetadata,
+): AIMessage {
   let content: MessageContent = scripted.content ?? "";
   if (typeof content === "string" && stop?.length) content = truncateAtStop(content, stop);
   const toolCalls: ToolCall[] = [];
@@ -214,7 +219,9 @@ export function buildMessage(scripted: PreparedScriptedMessage, index: number, s
         output_tokens: scripted.usage.outputTokens,
         total_tokens: scripted.usage.inputTokens + scripted.usage.outputTokens,
       }
-    : undefined;
+    : // Estimated usage goes into the constructor too: a message's serialised form (what a run's
+      // record keeps) holds only what it was constructed with.
+      estimate?.(typeof content === "string" ? content : "", toolCalls.length + invalidToolCalls.length);
   return new AIMessage({
     content,
     id: `scripted-${index}`,
@@ -271,11 +278,10 @@ export function toToolCallChunks(message: AIMessage, size: number): ToolCallChun
 }
 
 /** @internal */
-export function estimateUsage(messages: BaseMessage[], outputTokens: number, message: AIMessage): UsageMetadata {
+export function estimateUsage(messages: BaseMessage[], output: number): UsageMetadata {
   let input = 0;
   // A string's words directly: `text` would build and translate the message's content blocks.
   for (const received of messages) input += countWords(typeof received.content === "string" ? received.content : received.text);
-  const output = outputTokens + (message.tool_calls?.length ?? 0) + (message.invalid_tool_calls?.length ?? 0);
   return { input_tokens: input, output_tokens: output, total_tokens: input + output };
 }
 

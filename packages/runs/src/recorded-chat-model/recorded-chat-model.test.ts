@@ -220,6 +220,17 @@ describe("RecordedChatModel", () => {
     expect(changed).toMatchObject({ name: "ReplayDivergenceError", call: 0, reason: "content" });
   });
 
+  it("replays the usage of a run whose model was called without streaming (estimated by ScriptedChatModel)", async () => {
+    const store = new MemoryRunStore();
+    const noop = tool(async () => "ok", { name: "noop", description: "Does nothing.", schema: z.object({}) });
+    const executorOf = (llm: BaseChatModel) => new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [noop], prompt: toolPrompt }), tools: [noop], store });
+    const live = new ScriptedChatModel({ responses: [{ toolCalls: [{ name: "noop", args: {} }] }, "all done here"] });
+    const recorded = await lastValueFrom(executorOf(live).invoke({ input: "go" }, { runId: "live" }));
+    const replayed = await lastValueFrom(executorOf(new RecordedChatModel({ store, runId: "live" })).invoke({ input: "go" }, { runId: "replay" }));
+    expect(recorded.usage?.output_tokens).toBeGreaterThan(0);
+    expect(replayed.usage).toEqual(recorded.usage);
+  });
+
   it("streams the recorded reply as one chunk that carries its text, tool calls and usage", async () => {
     const store = new MemoryRunStore();
     const { llm: scripted } = await recordWeatherRun(store, "run-1");
