@@ -90,14 +90,26 @@ function checkArguments(name: string | undefined, id: string | undefined, args: 
 
 /**
  * The `InvalidToolArgumentsException` for an unusable call: one without a name, or whose
- * arguments cannot be used. `noun` is how messages name what was called.
+ * arguments cannot be used. `noun` is how messages name what was called. `turn` is the number of
+ * calls in the message: when there are others, none of them gets a result either (the message is
+ * one turn), and the observation says so, so the model calls them again instead of taking them
+ * as done.
  */
-export function toolCallError(call: ReadToolCall, text: string, noun: "tool" | "function" = "tool"): InvalidToolArgumentsException {
+export function toolCallError(call: ReadToolCall, text: string, noun: "tool" | "function" = "tool", turn = 1): InvalidToolArgumentsException {
   const rawArguments = truncate(call.argsText);
+  const tool = call.name ? `${noun} "${call.name}"` : `a ${noun}`;
+  const problem = call.name ? (call.problem ?? "") : `the ${noun} call has no ${noun} name`;
   return new InvalidToolArgumentsException({
+    ...(turn > 1
+      ? {
+          observation:
+            `Your call to ${tool} could not be read: ${problem}. Your reply was refused whole: none of its ${turn} ${noun} calls has a result. ` +
+            `Call them all again, each with its arguments as one valid JSON object.`,
+        }
+      : {}),
     toolName: call.name,
     rawArguments,
-    problem: call.name ? (call.problem ?? "") : `the ${noun} call has no ${noun} name`,
+    problem,
     llmOutput: text || `Invoking "${call.name ?? ""}" with ${rawArguments}`,
     noun,
     ...(call.id ? { toolCallId: call.id } : {}),

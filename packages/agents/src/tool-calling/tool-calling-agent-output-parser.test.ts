@@ -120,6 +120,20 @@ describe("ToolCallingAgentOutputParser", () => {
     }
   });
 
+  it("says, when one of several calls cannot be read, that the whole reply has no result", async () => {
+    const message = new AIMessage({
+      content: "",
+      tool_calls: [{ id: "c1", name: "search", args: { q: "ok" } }],
+      invalid_tool_calls: [{ type: "invalid_tool_call", id: "c2", name: "search", args: "{bad" }],
+    });
+    const error = (await parser.invoke(message).catch((caught: unknown) => caught)) as InvalidToolArgumentsException;
+    expect(InvalidToolArgumentsException.isInstance(error)).toBe(true);
+    expect(error.observation).toMatch(/^Your call to tool "search" could not be read: .+\. Your reply was refused whole: none of its 2 tool calls has a result\. Call them all again/);
+    // A reply of one call keeps the one-call sentence.
+    const single = (await parser.invoke(new AIMessage({ content: "", invalid_tool_calls: [{ type: "invalid_tool_call", id: "c2", name: "search", args: "{bad" }] })).catch((caught: unknown) => caught)) as InvalidToolArgumentsException;
+    expect(single.observation).toMatch(/\. Call the tool again with its arguments as one valid JSON object\.$/);
+  });
+
   it("parses each tool call's argument text once", async () => {
     // Control characters to escape, and a trailing comma no escaping repairs.
     const args = `{"code": "${"\u0001\n".repeat(1_000)}",}`;

@@ -13,7 +13,8 @@ import { readToolCalls, toolCallError, type ReadToolCall } from "../shared/read-
  * Python accepts them). A tool call without a name, or whose arguments are not a valid JSON object
  * (truncated ones included) or are nested more than 100 levels deep, raises an
  * `InvalidToolArgumentsException` (an `OutputParserException`) that names the tool and the
- * problem, with `sendToLLM` set so the model can retry.
+ * problem, with `sendToLLM` set so the model can retry. The message is one turn: none of its
+ * calls gets a result then, and with several calls the observation says so.
  *
  * @example
  * ```ts
@@ -50,7 +51,7 @@ export class ToolCallingAgentOutputParser extends AgentOutputParser<ToolAgentAct
       return Object.defineProperty(this.parseText(text), "messageLog", { value: [message], enumerable: false });
     }
     const bad = calls.find((call) => call.problem !== undefined || !call.name);
-    if (bad) throw toolCallError(bad, text, "tool");
+    if (bad) throw toolCallError(bad, text, "tool", calls.length);
     const ids = toolCallIds(calls, message.id);
     const renamed = ids.some((id, index) => id !== calls[index]?.id);
     // A recovered call is among the message's invalid tool calls, and raw or malformed calls are
