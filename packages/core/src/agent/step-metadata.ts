@@ -33,6 +33,12 @@ export interface StepMetadata {
    */
   failed?: boolean;
   /**
+   * The tool never ran: its schema refused the call's input, or a string came for a tool that
+   * takes named arguments (set by the executor, with `failed`). A `returnDirect` tool's turn then
+   * goes back to the model, which can fix the call, instead of ending the run with the refusal.
+   */
+  refusedInput?: boolean;
+  /**
    * The observation is not what the tool returned but one a person gave (set by the executor): a
    * fork's `edit.observation` (the fork's copy of the step), or a result supplied on resume with a
    * `{ type: "result", observation }` decision. With middleware, it went through the

@@ -89,6 +89,14 @@ describe("earlyStoppingMethod: generate", () => {
       output: "Agent stopped due to iteration limit or time limit. A final response could not be generated (Error: model down).",
       generateError: "Error: model down",
     });
+    // `invoke`'s result carries it too; a generate call that answers leaves it out.
+    const failing = scriptedAgent([new Error("model down")]);
+    const result = await new AgentExecutor({ agent: failing.agent, tools: [], maxIterations: 0, earlyStoppingMethod: "generate" }).invoke({ input: "go" });
+    expect(result).toMatchObject({ stopReason: "max_iterations", generateError: "Error: model down" });
+    const answering = scriptedAgent([finish("late answer")]);
+    const answered = await new AgentExecutor({ agent: answering.agent, tools: [], maxIterations: 0, earlyStoppingMethod: "generate" }).invoke({ input: "go" });
+    expect(answered.output).toBe("late answer");
+    expect(answered).not.toHaveProperty("generateError");
   });
 
   it("checks maxExecutionTime before every agent call, so synchronous work cannot outrun it", async () => {

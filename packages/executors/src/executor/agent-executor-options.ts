@@ -358,6 +358,11 @@ type AgentExecutorResultFields<TStructured> = Record<string, unknown> & {
   stoppedBy?: unknown;
   /** When the run paused for approval (`output` is then ""): the tool calls waiting for decisions. */
   interrupts?: Interrupt[];
+  /**
+   * With `earlyStoppingMethod: "generate"`: why the final-answer call failed, when it did (the
+   * output then says so), as on the `output` event.
+   */
+  generateError?: string;
   /** Every step of the run; present only with `returnIntermediateSteps`. */
   intermediateSteps?: AgentStep[];
 };

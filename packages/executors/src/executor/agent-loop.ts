@@ -5,7 +5,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import type { ApprovalGate } from "./approvals";
 import type { AgentStreamEvent, StopReason } from "./events";
 import { InvalidAgentOutputError } from "./invalid-agent-output-error";
-import { isOutputParserException, isRefusedInput, parsingErrorStep } from "./observations";
+import { isOutputParserException, parsingErrorStep } from "./observations";
 import { OutputValidationError } from "./output-validation-error";
 import { actionEvent, agentCallInput, errorMessage, forced, missingPromptInput, stepEvent, toActions } from "./run-helpers";
 import { type RunState, type RunTransition, isEnded, pendingActions, stepsOfEndedTurn } from "./run-state";
@@ -329,6 +329,7 @@ export class AgentLoop {
   toolFinished(index: number, step: AgentStep, durationMs: number, metadata: StepMetadata | undefined): void {
     const { run } = this;
     const iteration = run.state.turn?.iteration ?? run.iteration;
+    if (metadata?.refusedInput === true) run.dispatch({ type: "inputRefused", iteration });
     run.dispatch({ type: "toolFinished", index, step });
     if (run.observed) {
       const event = stepEvent(step, iteration, durationMs);
@@ -434,9 +435,10 @@ export class AgentLoop {
    */
   private returnsDirectly(iteration: number, steps: readonly AgentStep[]): boolean {
     const { run } = this;
-    if (steps.length === 0 || run.approvals.rejectedInTurn(iteration) || run.state.partialIn === iteration) return false;
-    // A call whose input was refused never ran its tool: the model fixes it (see `isRefusedInput`).
-    for (const step of steps) if (!run.tools.returnsDirect(step.action) || isRefusedInput(step)) return false;
+    const { state } = run;
+    // A call whose input was refused never ran its tool: the model fixes it (`refusedInputIn`).
+    if (steps.length === 0 || run.approvals.rejectedInTurn(iteration) || state.partialIn === iteration || state.refusedInputIn === iteration) return false;
+    for (const step of steps) if (!run.tools.returnsDirect(step.action)) return false;
     return true;
   }
 

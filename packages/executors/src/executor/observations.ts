@@ -94,17 +94,6 @@ export function invalidInputObservation(tool: string, error: Error, schema?: unk
   return `Invalid input for tool "${tool}": ${message}${problems === undefined ? "" : `\n\n${problems}`}\nFix the arguments and call "${tool}" again.`;
 }
 
-/**
- * Whether a step's observation is the executor's refusal of the call's input (the tool's schema
- * refused it, or a string came for named arguments: {@link invalidInputObservation},
- * {@link stringInputObservation}): the tool never ran, so a `returnDirect` tool's turn goes back to
- * the model, which can fix the call, rather than end the run with the refusal as its answer.
- * Read from the observation, so a run resumed from its record decides the same. @internal
- */
-export function isRefusedInput(step: AgentStep): boolean {
-  return typeof step.observation === "string" && step.observation.startsWith(`Invalid input for tool "${step.action.tool}": `);
-}
-
 /** Errors of a JSON schema check that only say a child failed (the child's error says how). */
 const WRAPPING_KEYWORDS = new Set(["properties", "patternProperties", "items", "prefixItems", "additionalItems", "allOf", "$ref", "false", "contains", "dependentSchemas"]);
 

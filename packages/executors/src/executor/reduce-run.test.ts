@@ -71,6 +71,20 @@ describe("reduceRun: a rejection in recorded decisions", () => {
   });
 });
 
+describe("reduceRun: a step whose input was refused", () => {
+  it("puts its turn in the state (refusedInputIn), from the step's metadata and not its text; survives serialization", () => {
+    let state = fresh();
+    state = reduceRun(state, { type: "action", iteration: 0, index: 0, action: call("a", 1), messages: [], at: 1 });
+    state = reduceRun(state, { type: "action", iteration: 0, index: 1, action: call("b", 2), messages: [], at: 1 });
+    // A tool's own answer that reads like a refusal is no refusal.
+    const lookalike = reduceRun(state, { type: "step", iteration: 0, index: 0, step: { action: call("a", 1), observation: 'Invalid input for tool "charge": no' }, messages: [], durationMs: 1, at: 2 });
+    expect(lookalike.refusedInputIn).toBeUndefined();
+    const refused = reduceRun(lookalike, { type: "step", iteration: 0, index: 1, step: { action: call("b", 2), observation: "refused" }, messages: [], durationMs: 1, metadata: { failed: true, refusedInput: true }, at: 2 });
+    expect(refused.refusedInputIn).toBe(0);
+    expect(deserializeRunState(JSON.parse(JSON.stringify(serializeRunState(refused)))).refusedInputIn).toBe(0);
+  });
+});
+
 describe("reduceRun: a turn's actions as a record can hold them", () => {
   const action = (iteration: number, index: number, cents = 1) => ({ type: "action" as const, iteration, index, action: call(undefined, cents), messages: [], at: 0 });
   const step = (iteration: number, index: number) => ({ type: "step" as const, iteration, index, step: { action: call(undefined, 1), observation: "ok" }, messages: [], durationMs: 0, at: 0 });

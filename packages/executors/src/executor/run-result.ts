@@ -68,6 +68,7 @@ function toResult(inputs: Record<string, unknown>, event: OutputEvent): AgentExe
   if (event.intermediateSteps) result.intermediateSteps = event.intermediateSteps;
   if (event.usage) result.usage = event.usage;
   if (event.stoppedBy !== undefined) result.stoppedBy = event.stoppedBy;
+  if (event.generateError !== undefined) result.generateError = event.generateError;
   return result;
 }
 

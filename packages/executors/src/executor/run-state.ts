@@ -80,6 +80,11 @@ export interface RunState {
   /** The iteration of the turn in which a person rejected a tool call: that turn never returns directly. */
   rejectedIn?: number | undefined;
   /**
+   * The iteration of the turn in which a tool call's input was refused (its tool never ran, see
+   * `StepMetadata.refusedInput`): that turn never returns directly.
+   */
+  refusedInputIn?: number | undefined;
+  /**
    * The iteration of a turn made of early tool calls (`eagerTools`) rather than of a whole answer
    * of the model: the finished calls a halt kept, or calls in doubt a resume settled. The model
    * never asked for that turn as a whole, so it never returns directly.
@@ -103,6 +108,8 @@ export type RunTransition =
   | { type: "earlyCallStarted"; iteration: number; action: AgentAction; key?: string | undefined }
   /** A person rejected a tool call of the turn of `iteration`. */
   | { type: "callRejected"; iteration: number }
+  /** A tool call of the turn of `iteration` had its input refused: its tool never ran. */
+  | { type: "inputRefused"; iteration: number }
   /** The tool of `turn.actions[index]` finished with `step`; the last one ends the turn. */
   | { type: "toolFinished"; index: number; step: AgentStep }
   /** A message sent to the run joined it between turns: its step (see `messageStep`) is appended. */
@@ -215,6 +222,9 @@ export function transition(state: RunState, event: RunTransition): void {
     }
     case "callRejected":
       state.rejectedIn = event.iteration;
+      return;
+    case "inputRefused":
+      state.refusedInputIn = event.iteration;
       return;
     case "toolFinished": {
       const turn = state.turn;

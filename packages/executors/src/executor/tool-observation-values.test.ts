@@ -1,6 +1,7 @@
 // What the model reads of a tool's result or error, when it is not a string.
 import { AgentExecutor } from "@agentrx/executors";
 import { type StructuredToolInterface, tool } from "@langchain/core/tools";
+import { lastValueFrom, toArray } from "rxjs";
 import { z } from "zod";
 import { describe, expect, it } from "vitest";
 import { act, finish, scriptedAgent } from "./test-helpers";
@@ -63,5 +64,26 @@ describe("a returnDirect tool whose input is refused", () => {
       expect(inputs).toHaveLength(2);
       expect(ran).toEqual(["Rome"]);
     }
+  });
+
+  it("is told from the tool's own answer by the step's metadata, not by its text", async () => {
+    // The tool ran and answered with text that reads like the executor's refusal: that is its answer.
+    const lookalike = tool(async ({ sku }: { sku: string }) => `Invalid input for tool "lookup": ${sku} is not in our catalogue`, {
+      name: "lookup",
+      description: "Looks a product up.",
+      schema: z.object({ sku: z.string() }),
+      returnDirect: true,
+    });
+    const { agent, inputs } = scriptedAgent([act("lookup", { sku: "sku1" }), finish("never")]);
+    const events = await lastValueFrom(new AgentExecutor({ agent, tools: [lookalike] }).stream({ input: "go" }).pipe(toArray()));
+    const output = events.at(-1);
+    expect(output).toMatchObject({ type: "output", stopReason: "return_direct", output: 'Invalid input for tool "lookup": sku1 is not in our catalogue' });
+    expect(inputs).toHaveLength(1);
+    expect(events.find((event) => event.type === "step")).not.toHaveProperty("metadata.refusedInput");
+    // A refused input is marked in the step's metadata (with `failed`).
+    const refusedRun = scriptedAgent([act("lookup", { code: 1 } as never), finish("fixed")]);
+    const refused = await lastValueFrom(new AgentExecutor({ agent: refusedRun.agent, tools: [lookalike] }).stream({ input: "go" }).pipe(toArray()));
+    expect(refused.find((event) => event.type === "step")).toMatchObject({ metadata: { failed: true, refusedInput: true } });
+    expect(refused.at(-1)).toMatchObject({ type: "output", stopReason: "finish", output: "fixed" });
   });
 });

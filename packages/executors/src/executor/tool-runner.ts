@@ -586,10 +586,16 @@ export class ToolRunner {
     return this.run.recorded && !this.run.interrupted && SubRunInterruptedError.isInstance(error) && error.resumable && error.interrupts.length > 0;
   }
 
-  /** The observation of a call that failed, its step metadata marked `failed` (a UI shows it as an error). */
-  private failed(config: RunnableConfig, observation: Observation): Observation {
+  /**
+   * The observation of a call that failed, its step metadata marked `failed` (a UI shows it as an
+   * error), and `refusedInput` when its input was refused before the tool ran.
+   */
+  private failed(config: RunnableConfig, observation: Observation, refusedInput = false): Observation {
     const metadata = getStepMetadata(config);
-    if (metadata !== undefined) metadata.failed = true;
+    if (metadata !== undefined) {
+      metadata.failed = true;
+      if (refusedInput) metadata.refusedInput = true;
+    }
     return observation;
   }
 
@@ -603,11 +609,11 @@ export class ToolRunner {
     span?.fail(error);
     if (this.run.interrupted) throw error;
     if (!isToolInputParsingException(error)) return this.failed(config, toolErrorObservation(this.run.options, error, action));
-    if (typeof input !== "string") return this.failed(config, invalidInputObservation(action.tool, error, tool.schema, input));
+    if (typeof input !== "string") return this.failed(config, invalidInputObservation(action.tool, error, tool.schema, input), true);
     // A string given to a tool that takes named arguments: accept it when it is a JSON object.
     const parsed = parseObject(input);
-    if (typeof parsed === "string") return this.failed(config, stringInputObservation(action.tool, input, parsed));
-    if (parsed === undefined) return this.failed(config, stringInputObservation(action.tool, input));
+    if (typeof parsed === "string") return this.failed(config, stringInputObservation(action.tool, input, parsed), true);
+    if (parsed === undefined) return this.failed(config, stringInputObservation(action.tool, input), true);
     try {
       return toObservation(await this.run.timed(Promise.resolve(tool.invoke(parsed as never, config)), "tool", action.tool));
     } catch (retryError) {
@@ -615,6 +621,7 @@ export class ToolRunner {
       return this.failed(
         config,
         isToolInputParsingException(retryError) ? invalidInputObservation(action.tool, retryError, tool.schema, parsed) : toolErrorObservation(this.run.options, retryError, action),
+        isToolInputParsingException(retryError),
       );
     }
   }

@@ -25,6 +25,8 @@ export interface SerializedRunState {
   earlyCalls?: { iteration: number; actions: JsonObject[] };
   /** The iteration of the turn in which a person rejected a tool call. */
   rejectedIn?: number;
+  /** The iteration of the turn in which a tool call's input was refused (its tool never ran). */
+  refusedInputIn?: number;
   /** The iteration of a turn made of early tool calls, not of a whole answer of the model. */
   partialIn?: number;
   /** The last turn whose calls all have results, and where its steps are in `steps`. */
@@ -69,6 +71,7 @@ export function serializeRunState(state: RunState): SerializedRunState {
   if (state.compaction !== undefined) out.compaction = { steps: state.compaction.steps, summary: state.compaction.summary };
   if (state.earlyCalls !== undefined) out.earlyCalls = { iteration: state.earlyCalls.iteration, actions: state.earlyCalls.actions.map(encodeAction) };
   if (state.rejectedIn !== undefined) out.rejectedIn = state.rejectedIn;
+  if (state.refusedInputIn !== undefined) out.refusedInputIn = state.refusedInputIn;
   if (state.partialIn !== undefined) out.partialIn = state.partialIn;
   if (state.endedTurn !== undefined) out.endedTurn = { ...state.endedTurn };
   return out;
@@ -123,6 +126,7 @@ export function deserializeRunState(json: unknown): RunState {
     ...(data.compaction === undefined ? {} : { compaction: { steps: data.compaction.steps, summary: data.compaction.summary } }),
     ...(data.earlyCalls === undefined ? {} : { earlyCalls: { iteration: data.earlyCalls.iteration, actions: data.earlyCalls.actions.map(decodeAction) } }),
     ...(data.rejectedIn === undefined ? {} : { rejectedIn: data.rejectedIn }),
+    ...(data.refusedInputIn === undefined ? {} : { refusedInputIn: data.refusedInputIn }),
     ...(data.partialIn === undefined ? {} : { partialIn: data.partialIn }),
     ...(data.endedTurn === undefined ? {} : { endedTurn: { iteration: data.endedTurn.iteration, from: data.endedTurn.from, count: data.endedTurn.count } }),
   };
