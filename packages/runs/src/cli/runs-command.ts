@@ -59,9 +59,11 @@ export async function runsCommand(store: RunStore, options: RunsCommandOptions, 
 /**
  * The listing's total cost, as its COST column writes a run's (`, $0.0500 + 3 unpriced in all`:
  * the calls no `prices` could price, see docs/cost.md#calls-without-a-price); empty when no run was
- * priced nor has unpriced calls.
+ * priced nor has unpriced calls. A sub-run listed with its caller counts once, in its caller's
+ * (a caller's usage covers its sub-runs').
  */
-function totalCost(runs: readonly RunInfo[]): string {
+function totalCost(listed: readonly RunInfo[]): string {
+  const runs = withoutListedCallers(listed);
   const priced = runs.filter((run) => run.usage?.cost !== undefined);
   const total = priced.reduce((sum, run) => sum + (run.usage?.cost?.total ?? 0), 0);
   const unpriced = runs.reduce((sum, run) => sum + unpricedCallsOf(run), 0);
@@ -70,6 +72,24 @@ function totalCost(runs: readonly RunInfo[]): string {
   // A fork's cost counts its copied turns, which were paid for once, by the run it was forked from.
   const copiedCost = runs.some((run) => (run.forkOf?.iteration ?? 0) > 0 && (run.usage?.cost !== undefined || unpricedCallsOf(run) > 0));
   return `, ${text} in all${copiedCost ? " (forks' copied turns included)" : ""}`;
+}
+
+/** Sub-runs' id prefixes (`asTool`, `handoff`): `<prefix>:<the calling tool call's idempotency key>`. */
+const SUB_RUN_PREFIXES = ["as-tool:", "handoff:"] as const;
+
+/**
+ * `runs` without the sub-runs whose calling run is among them: a sub-run's id is its prefix and
+ * the calling tool call's idempotency key, which starts with the caller's run id and a colon.
+ */
+function withoutListedCallers(runs: readonly RunInfo[]): readonly RunInfo[] {
+  const ids = runs.map((run) => run.runId);
+  const callerListed = (runId: string): boolean => {
+    const prefix = SUB_RUN_PREFIXES.find((candidate) => runId.startsWith(candidate));
+    if (prefix === undefined) return false;
+    const key = runId.slice(prefix.length);
+    return ids.some((id) => id !== runId && key.startsWith(`${id}:`));
+  };
+  return runs.some((run) => callerListed(run.runId)) ? runs.filter((run) => !callerListed(run.runId)) : runs;
 }
 
 /** The run's unpriced calls (0 when none, or a count that is not one). */

@@ -117,6 +117,24 @@ describe("agentrx runs' COST column", () => {
     expect(out()).toMatch(/^2 runs in memory, \$0\.0200 \+ 3 unpriced in all\. /m);
     await store.close();
   });
+
+  it("counts a sub-run listed with its caller once, in its caller's (which covers it)", async () => {
+    const store = new MemoryRunStore();
+    const write = async (runId: string, usage: RunUsage) => {
+      await store.createRun({ runId, inputs: {}, status: "running", owner: "test", leaseMs: 60_000, at });
+      await store.write(runId, { owner: "test", leaseMs: 60_000, at: at + 1, events: [], update: { status: "finished", stopReason: "finish", usage, release: true } });
+    };
+    await write("main", { ...tokens, cost: cost(0.03), unpricedCalls: 1 });
+    await write("as-tool:main:1:call_1", { ...tokens, cost: cost(0.01), unpricedCalls: 1 });
+    await write("handoff:as-tool:main:1:call_1:0:call_2", { ...tokens, cost: cost(0.005) });
+    // A sub-run whose caller is not listed counts (its cost is in no listed row), as does a run named like a caller's prefix.
+    await write("as-tool:other:1:call_1", { ...tokens, cost: cost(0.002) });
+    await write("mai", { ...tokens, cost: cost(0.0001) });
+    const { io: cli, out } = io();
+    await runsCommand(store, { query: { limit: 10 }, flags: [], json: false, label: "memory" }, cli);
+    expect(out()).toMatch(/^5 runs in memory, \$0\.0321 \+ 1 unpriced in all\. /m);
+    await store.close();
+  });
 });
 
 describe("agentrx show's summary line", () => {

@@ -47,6 +47,7 @@ describe("the header of a fork's trace page", () => {
     };
     const call = (city: string) => ({ toolCalls: [{ name: "weather", args: { city }, id: `call-${city}` }] });
     await lastValueFrom(executorOf([call("Paris"), call("Rome"), "Sunny in both."]).stream({ input: "Paris, then Rome?" }, { runId: "source" }));
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the forks start later than their source
     await lastValueFrom(executorOf([call("Oslo"), "Sunny in all three."]).fork("source", { at: 2, runId: "forked" }));
     await lastValueFrom(executorOf(["Ask me again."]).fork("source", { at: 0, runId: "from-start" }));
   });
@@ -71,6 +72,17 @@ describe("the header of a fork's trace page", () => {
     expect(summary.copied).toMatchObject({ runId: "source", iteration: 2, iterations: 2, modelCalls: 2, toolCalls: 2 });
     expect(summary.copied?.tokens?.total).toBe(copied.tokens);
     expect(summary.copied?.cost).toBeCloseTo(copied.cost, 9);
+  });
+
+  it("starts when the fork was made, not when the run it copies started (its copied prefix keeps that run's times)", async () => {
+    for (const runId of ["forked", "from-start"]) {
+      const data = JSON.parse(JSON.stringify(await readTracePage(store, runId, { mode: "file", source: "test" }))) as TracePageData;
+      const model = runtime.createTrace(data.run);
+      runtime.applyEvents(model, data.events);
+      const createdAt = (await store.getRun(runId))?.createdAt ?? Number.NaN;
+      expect(model.segments[0]?.start).toBeLessThan(createdAt); // the source's start, copied
+      expect(layout.startedAt(model)).toBeGreaterThanOrEqual(createdAt);
+    }
   });
 
   it("copies nothing for a fork at the start: every figure is its own", async () => {

@@ -302,7 +302,7 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
           ["Status", model.run.status],
           ["Stop reason", model.output?.stopReason ?? model.run.stopReason],
           ["Thread", model.run.threadId],
-          ["Started", fmt.time(model.segments[0]?.start ?? model.run.createdAt)],
+          ["Started", fmt.time(layout.startedAt(model))],
           ["Last write", fmt.time(model.run.updatedAt)],
           ["Segments", resumes > 0 ? `${model.segments.length} (resumed ${resumes}×)` : undefined],
           ["Forked from", forkOf === undefined ? undefined : h("span", null, sourceOf(forkOf.runId, context), forkOf.iteration === 0 ? ", at its start" : `, after iteration ${forkOf.iteration}`)],

@@ -89,6 +89,15 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
   }
 
   /**
+   * When the run started: its first segment's start, except in a fork, whose copied prefix keeps
+   * the source run's times: there, its own part's (else its record's creation).
+   */
+  function startedAt(model: TraceModel): number {
+    const own = model.segments.find((segment) => segment.forkOf === undefined || segment.resumed);
+    return own?.start ?? model.run.createdAt;
+  }
+
+  /**
    * The run's usage (its row's, else its answer's, else the sum of its `usage` events), and for a
    * fork, that usage split into its copied prefix's (spent by the run it was forked from) and its
    * own (the rest).
@@ -368,5 +377,5 @@ export function traceLayoutRuntime(fmt: FormatRuntime) {
     return rowList.filter((row) => row.trace === undefined);
   }
 
-  return { rows, ownRows, textOf, toolState, isFailed, isLive, endOf, slowestTool, firstToken, copiedIterations, usageOf };
+  return { rows, ownRows, textOf, toolState, isFailed, isLive, endOf, slowestTool, firstToken, copiedIterations, startedAt, usageOf };
 }

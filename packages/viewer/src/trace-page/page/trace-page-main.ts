@@ -171,7 +171,7 @@ export function tracePageMain(parts: TracePageParts): void {
       h("code", null, data.run.runId),
       statusBadge(summary.status),
       trace.run.threadId ? h("span", { class: "muted" }, `thread ${trace.run.threadId}`) : null,
-      h("span", { class: "muted" }, `${data.source} · ${fmt.time(trace.segments[0]?.start ?? trace.run.createdAt)}`),
+      h("span", { class: "muted" }, `${data.source} · ${fmt.time(layout.startedAt(trace))}`),
     );
     const tokens = summary.tokens ? `${fmt.count(summary.tokens.total)}` : "–";
     const facts = h(
