@@ -1,8 +1,12 @@
 // Safe descriptions of values and errors for parser messages: whatever a model, a provider or a
 // test hands a parser, describing it must not throw (a symbol, an object whose toString throws, a
 // proxy whose every property read throws).
+import { isThenable } from "@agentrx/core";
 
-/** What kind of value `value` is, never its contents: "a number", "an array", "null", ... */
+/**
+ * What kind of value `value` is, never its contents: "a number", "an array", "null", ... A
+ * Promise says how it most likely came: "a Promise (did you forget to `await` it?)".
+ */
 export function describeValue(value: unknown): string {
   if (value === null) return "null";
   if (value === undefined) return "undefined";
@@ -11,6 +15,7 @@ export function describeValue(value: unknown): string {
   } catch {
     return "an object";
   }
+  if (isThenable(value)) return "a Promise (did you forget to `await` it?)";
   const type = typeof value;
   return type === "object" || type === "undefined" ? `an ${type}` : `a ${type}`;
 }

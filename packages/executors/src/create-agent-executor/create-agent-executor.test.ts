@@ -198,6 +198,10 @@ describe("createAgentExecutor", () => {
     expect(() => createAgentExecutor({ model: undefined as never, tools: [] })).toThrow(/`model` must be a @langchain\/core chat model/);
     expect(() => createAgentExecutor({ model: new ScriptedChatModel({ responses: [] }), tools: undefined as never })).toThrow(/`tools` must be an array/);
     expect(() => createAgentExecutor({ model: new ScriptedChatModel({ responses: [] }), tools: [], system: 1 as never })).toThrow(/`system` must be a string/);
+    // A Promise (a model or tools not awaited) says so.
+    const model = new ScriptedChatModel({ responses: [] });
+    expect(() => createAgentExecutor({ model: Promise.resolve(model) as never, tools: [] })).toThrow(/`model` must be a @langchain\/core chat model .*, got a Promise \(did you forget to `await` it\?\)\.$/);
+    expect(() => createAgentExecutor({ model, tools: Promise.resolve([]) as never })).toThrow(/`tools` must be an array of @langchain\/core tools \(use \[\] for none\), got a Promise \(did you forget to `await` it\?\)\.$/);
     expect(() => createAgentExecutor({ model: new ScriptedChatModel({ responses: [] }), tools: [], maxIterations: -1 })).toThrow(/maxIterations/);
     expect(() => createAgentExecutor({ model: new ScriptedChatModel({ responses: [] }), tools: [], toolCalling: "no" as never })).toThrow(/`toolCalling` must be true \(the tool-calling agent\), false \(ReAct\) or left out.*got "no"/);
   });

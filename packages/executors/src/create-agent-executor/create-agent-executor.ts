@@ -1,4 +1,4 @@
-import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
+import { InvalidArgumentError, checkOptionKeys, isThenable } from "@agentrx/core";
 import { UnsupportedModelError, assertTools, createReactAgent, createToolCallingAgent, selectAgentType } from "@agentrx/agents";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseLanguageModel } from "@langchain/core/language_models/base";
@@ -141,7 +141,7 @@ export function createAgentExecutor<TStructured = unknown, TSteps extends boolea
     throw new InvalidArgumentError({
       argument: "model",
       value: model,
-      message: "createAgentExecutor: `model` must be a @langchain/core chat model (for example OpenAIChatModel from @agentrx/core/openai, or ScriptedChatModel from @agentrx/core/testing).",
+      message: `createAgentExecutor: \`model\` must be a @langchain/core chat model (for example OpenAIChatModel from @agentrx/core/openai, or ScriptedChatModel from @agentrx/core/testing)${isThenable(model) ? ", got a Promise (did you forget to `await` it?)" : ""}.`,
     });
   }
   // A wrapped model (`bindTools`, `withConfig`, `withRetry`: a RunnableBinding or RunnableRetry) has

@@ -16,7 +16,7 @@ import { ExecutorRun } from "./executor-run";
 import type { RunSubscriber } from "./run-ending";
 import type { RunRequest } from "./run-request";
 import { type RunDisplaySource, RunObservable } from "./run-observable";
-import { newRunId, notAnInputsObject } from "./run-helpers";
+import { newRunId, notAnInputsObject, unusableInputs } from "./run-helpers";
 import { type AsToolOptions, executorTool } from "./executor-tool";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { z } from "zod";
@@ -285,7 +285,11 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
       throw new InvalidArgumentError({ argument: "inputs", value: inputs, message: `AgentExecutor.fork: \`inputs\` must be an object such as { input: "..." }, got ${notInputs}.` });
     }
     // Replacement inputs are a new run's: checked as invoke's are, before anything is copied.
-    if (inputs !== undefined) this.checkRunInputs(inputs, "fork");
+    if (inputs !== undefined) {
+      const unusable = unusableInputs(inputs, this.options.inputUnread, "AgentExecutor.fork");
+      if (unusable !== undefined) throw unusable;
+      this.checkRunInputs(inputs, "fork");
+    }
     if (edit !== undefined && (typeof edit !== "object" || edit === null || (edit.observation !== undefined && typeof edit.observation !== "string"))) {
       throw new InvalidArgumentError({ argument: "edit", value: edit, message: "AgentExecutor.fork: `edit` must be { observation?: string }." });
     }
@@ -491,6 +495,11 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
           message: `AgentExecutor: \`inputs\` must be an object such as { input: "..." }, got ${notInputs}.`,
         }),
       );
+      return;
+    }
+    const unusable = unusableInputs(inputs as Record<string, unknown>, this.options.inputUnread, "AgentExecutor");
+    if (unusable !== undefined) {
+      subscriber.error(unusable);
       return;
     }
     try {

@@ -246,6 +246,29 @@ export function errorMessage(error: unknown): string {
 }
 
 /**
+ * The error for a new run's inputs (`invoke`'s, `fork`'s replacement ones) that would not reach the
+ * model as given, else undefined: an input that is a Promise (not awaited: the prompt would write
+ * it as "{}"), or the user's message under a key the agent's prompt never reads (`unread`, see
+ * `ResolvedOptions.inputUnread`).
+ */
+export function unusableInputs(inputs: Record<string, unknown>, unread: { key: string; variables: ReadonlySet<string> } | undefined, where: string): InvalidArgumentError | undefined {
+  for (const key of Object.keys(inputs)) {
+    if (isThenable(inputs[key])) {
+      return new InvalidArgumentError({ argument: `inputs.${key}`, value: inputs[key], message: `${where}: \`inputs.${key}\` is a Promise (did you forget to \`await\` it?): pass its value.` });
+    }
+  }
+  if (unread === undefined || inputs[unread.key] === undefined) return undefined;
+  const variables = [...unread.variables].map((name) => JSON.stringify(name)).join(", ") || "none";
+  return new InvalidArgumentError({
+    argument: `inputs.${unread.key}`,
+    value: inputs[unread.key],
+    message:
+      `${where}: the agent's prompt never reads \`${unread.key}\` (its variables: ${variables}), so the user's message would not reach the model. ` +
+      `Add it to the prompt, e.g. ["human", "{${unread.key}}"], or pass the message under the name the prompt reads.`,
+  });
+}
+
+/**
  * What `inputs` is when it is not an object of named inputs (for the error that says so), else
  * undefined. A promise (inputs not awaited) and a `Map` or `Set` are objects whose entries the run
  * would never see.

@@ -20,7 +20,7 @@ import { showValue as show } from "./show-value";
 import { ExecutorPrices } from "../cost/executor-prices";
 import { type MiddlewareChain, resolveMiddleware } from "../middleware/resolve-middleware";
 import { FOLLOW_UPS, type FollowUp } from "../steering/follow-up";
-import { checkAgentPipeline } from "../pipeline/check-agent-pipeline";
+import { checkAgentPipeline, promptVariablesOf } from "../pipeline/check-agent-pipeline";
 import { FINAL_ANSWER_TOOL, isFinalAnswerTool } from "./structured-output";
 import { EXECUTOR_OPTIONS } from "./option-keys";
 import { toOutputString } from "./run-helpers";
@@ -28,6 +28,12 @@ import { toOutputString } from "./run-helpers";
 /** Options after validation, with defaults applied. @internal */
 export interface ResolvedOptions {
   agent: AgentExecutorOptions["agent"];
+  /**
+   * The user's message's input (`memory.inputKey`, else `input`) with the variables of the agent's
+   * prompt, when that prompt reads the run's inputs as given (see `promptVariablesOf`) and not that
+   * one: a run's message there would never reach the model.
+   */
+  inputUnread: { key: string; variables: ReadonlySet<string> } | undefined;
   tools: readonly StructuredToolInterface[];
   toolsByName: ReadonlyMap<string, StructuredToolInterface>;
   toolNames: readonly string[];
@@ -340,8 +346,11 @@ export function validateOptions(options: AgentExecutorOptions): ResolvedOptions 
   if (typeof recordModelCalls !== "boolean") {
     fail("recordModelCalls", recordModelCalls, `\`recordModelCalls\` must be a boolean, got ${show(recordModelCalls)}.`);
   }
+  const promptVariables = promptVariablesOf(agent);
+  const messageKey = resolvedMemory?.inputKey ?? "input";
   return {
     agent,
+    inputUnread: promptVariables !== undefined && !promptVariables.has(messageKey) ? { key: messageKey, variables: promptVariables } : undefined,
     tools,
     toolsByName,
     toolNames: [...toolsByName.keys()],

@@ -102,6 +102,42 @@ export function checkAgentPipeline(agent: unknown, toolNames: readonly string[],
   });
 }
 
+/**
+ * Steps that hand the prompt the run's inputs as they are, adding values: the built-in agents'
+ * scratchpad step and `RunnablePassthrough` (`.assign(...)`). Any other step may rename them.
+ */
+const PASSTHROUGH_STEPS = new Set(["FormatAgentScratchpad", "RunnableAssign", "RunnablePassthrough"]);
+
+function stepName(step: unknown): string | undefined {
+  try {
+    const type = (step as { constructor?: { lc_name?: () => unknown } } | null)?.constructor;
+    const name = typeof type?.lc_name === "function" ? type.lc_name() : undefined;
+    return typeof name === "string" ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The variables (input and partial) of the agent's prompt when it receives the run's inputs as
+ * they were given: the pipeline's first step, or one after steps that only add values (see
+ * `PASSTHROUGH_STEPS`); else undefined (an agent the executor cannot see into, or steps that may
+ * rename the inputs before the prompt reads them). @internal
+ */
+export function promptVariablesOf(agent: unknown): ReadonlySet<string> | undefined {
+  const steps = pipelineSteps(agent);
+  if (steps === undefined) return undefined;
+  for (const step of steps) {
+    if (isPromptTemplate(step)) {
+      const partial = (step as { partialVariables?: unknown }).partialVariables;
+      return new Set([...step.inputVariables, ...(typeof partial === "object" && partial !== null ? Object.keys(partial) : [])]);
+    }
+    const name = stepName(step);
+    if (name === undefined || !PASSTHROUGH_STEPS.has(name)) return undefined;
+  }
+  return undefined;
+}
+
 function list(names: readonly string[]): string {
   return names.map((name) => `"${name}"`).join(", ");
 }
