@@ -5,6 +5,7 @@ import { loadDriver } from "../internal/store-errors";
 import { NODE_SQLITE_HINT } from "../sqlite/better-sqlite3-errors";
 import { PostgresRunStore } from "../postgres/index";
 import { describeTarget, wrapPostgresError } from "../postgres/postgres-errors";
+import { parsePostgresUrl, POSTGRES_URL } from "../postgres/postgres-url";
 import { SqliteRunStore } from "../sqlite/index";
 import { urlScheme } from "../internal/url-scheme";
 import { RunStoreError } from "@agentrx/executors";
@@ -12,7 +13,7 @@ import { type SqliteConnection, type SqliteDriver, resolveSqliteDriver, sqliteEr
 import { CliError, usageError } from "./cli-error";
 import { nodeSqliteHint } from "./node-sqlite-hint";
 import { quoteValue } from "./quote-value";
-import { redact } from "./redact";
+import { redact } from "../internal/redact";
 
 /** Where the runs are, as the command line and the environment say. */
 export interface RunStoreLocation {
@@ -40,8 +41,6 @@ export const DEFAULT_RUNS_DB = ".agentrx/runs.db";
 
 /** How long connecting to PostgreSQL may take before the server counts as unreachable. */
 const CONNECT_TIMEOUT_MS = 5_000;
-
-const POSTGRES_URL = /^postgres(?:ql)?:\/\//i;
 
 /**
  * Opens the run store the command works on: `--db`, else `AGENTRX_RUNS_DB` (what the examples
@@ -74,44 +73,20 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === "" ? undefined : value;
 }
 
-/** Stands in for the host a URL's parser needs, where `pg` takes a URL without one. */
-const NO_HOST = "agentrx-no-host.invalid";
-
 async function openPostgres(db: string, schemaFlag: string | undefined, timeoutMs: number): Promise<OpenedRunStore> {
   const parsed = parsePostgresUrl(db);
   if (parsed === undefined) throw usageError(`--db ${redact(db)} is not a valid postgres:// URL`);
-  const { url, noHost } = parsed;
-  const fromUrl = url.searchParams.get("schema") ?? undefined;
+  const { url, noHost, schema: fromUrl, connectionString } = parsed;
   if (schemaFlag !== undefined && fromUrl !== undefined && schemaFlag !== fromUrl) {
     throw usageError(`--schema ${schemaFlag} and the URL's ?schema=${fromUrl} differ; give one`);
   }
-  url.searchParams.delete("schema");
   const schema = schemaFlag ?? fromUrl ?? "agentrx";
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(schema)) throw usageError(`--schema must be letters, digits and underscores, not starting with a digit; got ${quoteValue(schema)}`);
-  const connectionString = noHost ? url.toString().replace(`@${NO_HOST}/`, "@/") : url.toString();
   // Without a host in the URL, `pg` connects to its `?host=` (a Unix socket's directory, say).
   const target = noHost ? `${url.searchParams.get("host") ?? "localhost"}:${url.searchParams.get("port") ?? (url.port || "5432")}${url.pathname}` : describeTarget(connectionString, undefined);
   const label = `PostgreSQL ${target}, schema ${schema}`;
   await probePostgres(connectionString, schema, label, target, timeoutMs);
   return { store: new PostgresRunStore({ connectionString, schema }), label };
-}
-
-/**
- * `db` as a URL, or undefined when it is none. A URL whose host is empty
- * (`postgres://app@/runs?host=/var/run/postgresql`: a Unix socket, or a host given as `?host=`),
- * which `pg` accepts and the URL parser refuses, is parsed with a stand-in host (`noHost`).
- */
-function parsePostgresUrl(db: string): { url: URL; noHost: boolean } | undefined {
-  try {
-    return { url: new URL(db), noHost: false };
-  } catch {
-    if (!db.includes("@/")) return undefined;
-    try {
-      return { url: new URL(db.replace("@/", `@${NO_HOST}/`)), noHost: true };
-    } catch {
-      return undefined;
-    }
-  }
 }
 
 async function openSqlite(db: string, schema: string | undefined, cwd: string): Promise<OpenedRunStore> {

@@ -4,7 +4,7 @@ import { CliError, usageError } from "./cli-error";
 import type { CliIo } from "./cli-io";
 import { DEFAULT_RUNS_LIMIT, DEFAULT_UI_PORT, HELP_TEXT } from "./help-text";
 import { quoteValue, shellWord } from "./quote-value";
-import { redact } from "./redact";
+import { redact } from "../internal/redact";
 import { decodeCursor, searchTerms } from "../internal/run-list-query";
 import type { ListRunsOptions } from "@agentrx/executors";
 

@@ -2,13 +2,16 @@ import { InvalidArgumentError } from "@agentrx/core";
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
-/** `schema`, checked as a PostgreSQL identifier, double-quoted. */
-export function quoteSchema(schema: unknown, argument = "schema"): string {
+/**
+ * `schema`, checked as a PostgreSQL identifier, double-quoted. `named` is what the message calls it
+ * when it is not the `argument` itself (the `?schema=` of `connectionString`).
+ */
+export function quoteSchema(schema: unknown, argument = "schema", named = argument): string {
   if (typeof schema !== "string" || !IDENTIFIER.test(schema)) {
     throw new InvalidArgumentError({
       argument,
       value: schema,
-      message: `PostgresRunStore: ${argument} must be an identifier of letters, digits and underscores that does not start with a digit (at most 63 characters), got ${JSON.stringify(schema)}.`,
+      message: `PostgresRunStore: ${named} must be an identifier of letters, digits and underscores that does not start with a digit (at most 63 characters), got ${JSON.stringify(schema)}.`,
     });
   }
   return `"${schema}"`;

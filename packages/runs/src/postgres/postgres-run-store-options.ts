@@ -36,8 +36,10 @@ export interface PostgresPoolOptions {
   connectionTimeoutMs?: undefined;
   /**
    * The schema that holds the store's tables, created when missing: letters, digits and
-   * underscores, not starting with a digit.
-   * @default "agentrx"
+   * underscores, not starting with a digit. A `?schema=` in the pool's own `connectionString`
+   * (`new pg.Pool({ connectionString })`) picks it too, as for the store's `connectionString`; one
+   * that names another schema than this option is refused.
+   * @default the `?schema=` of the pool's `connectionString`, else "agentrx"
    */
   schema?: string;
 }
@@ -46,7 +48,9 @@ export interface PostgresPoolOptions {
 export interface PostgresConnectionStringOptions {
   /**
    * A connection string (`postgres://user:password@host:5432/database`): the store creates a
-   * `pg.Pool` for it and ends that pool on `close()`.
+   * `pg.Pool` for it and ends that pool on `close()`. A `?schema=<name>` in a `postgres://` or
+   * `postgresql://` URL picks the schema, as it does for `agentrx --db` (`pg` ignores the
+   * parameter), so an application and the CLI given the same `DATABASE_URL` use the same schema.
    */
   connectionString: string;
   pool?: undefined;
@@ -68,8 +72,9 @@ export interface PostgresConnectionStringOptions {
   connectionTimeoutMs?: number;
   /**
    * The schema that holds the store's tables, created when missing: letters, digits and
-   * underscores, not starting with a digit.
-   * @default "agentrx"
+   * underscores, not starting with a digit. A `?schema=` in `connectionString` that names another
+   * one is refused with an `InvalidArgumentError`: give it in one place.
+   * @default the `?schema=` of `connectionString`, else "agentrx"
    */
   schema?: string;
 }

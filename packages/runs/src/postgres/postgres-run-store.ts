@@ -41,6 +41,8 @@ import { backfillSearchVectors } from "./postgres-backfill";
 import { POSTGRES_SCHEMA_VERSION, postgresMigrationSql, quoteSchema } from "./postgres-migrations";
 import { MAX_MESSAGE_BYTES, valueBytesOver } from "./postgres-message-size";
 import { inTransaction } from "./postgres-transaction";
+import { parsePostgresUrl } from "./postgres-url";
+import { redact } from "../internal/redact";
 import {
   eventRowOf,
   MAX_VALUES_EVENTS,
@@ -81,16 +83,37 @@ type StatementKind = (typeof STATEMENT_KINDS)[number];
 function checkConnectionUrl(connectionString: string): void {
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(connectionString)?.[1]?.toLowerCase();
   if (scheme === undefined) return;
-  // The password is not shown.
-  const shown = connectionString.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):[^@/]*@/i, "$1:***@");
+  const shown = redact(connectionString);
   if (scheme !== "postgres" && scheme !== "postgresql" && scheme !== "socket") {
     throw new InvalidArgumentError({ argument: "connectionString", value: shown, message: `PostgresRunStore: connectionString must be a PostgreSQL URL (postgres://user@host:5432/database), got a ${scheme}: URL (${shown}).` });
   }
 }
 
 /**
+ * The store's schema: the `schema` option, else the `?schema=` of a `postgres://` connection string
+ * (the store's, or that of the pool it is given; as `agentrx --db` reads it: `pg` ignores the
+ * parameter), else `agentrx`. Both given and different
+ * is refused, naming both; the one used is checked as an identifier.
+ */
+function schemaOf(option: string | undefined, connectionString: string | undefined): string {
+  const fromUrl = connectionString === undefined ? undefined : parsePostgresUrl(connectionString)?.schema;
+  if (option !== undefined && fromUrl !== undefined && option !== fromUrl) {
+    throw new InvalidArgumentError({
+      argument: "schema",
+      value: option,
+      message: `PostgresRunStore: schema ${JSON.stringify(option)} and the ?schema=${encodeURIComponent(fromUrl)} of connectionString differ; give the schema in one of them, or the same in both.`,
+    });
+  }
+  // The option is checked by the caller, as it always was (a null one too).
+  if (option !== undefined || fromUrl === undefined) return option === undefined ? "agentrx" : option;
+  quoteSchema(fromUrl, "connectionString", "the ?schema= of connectionString");
+  return fromUrl;
+}
+
+/**
  * A run store in PostgreSQL, through the `pg` package (an optional peer dependency:
- * `npm install pg`). Its tables live in their own schema (`agentrx` by default), created and
+ * `npm install pg`). Its tables live in their own schema (`schema`, else the `?schema=` of a
+ * `postgres://` connection string as `agentrx --db` reads it, else `agentrx`), created and
  * migrated at the first call (or by hand: {@link PostgresRunStore.migrate},
  * `postgresMigrationSql`). JSON is kept in `text` columns, because `jsonb` cannot hold the NUL
  * character (`\u0000`) that model output and tool results may contain. A write is one statement,
@@ -130,7 +153,7 @@ export class PostgresRunStore implements RunStore {
       throw new InvalidArgumentError({ argument: "options", value: options, message: "PostgresRunStore: options must be an object with `pool` or `connectionString`." });
     }
     checkOptionKeys("PostgresRunStore", options, ["pool", "connectionString", "schema", "statementTimeoutMs", "connectionTimeoutMs"]);
-    const { pool, connectionString, schema = "agentrx", statementTimeoutMs = DEFAULT_TIMEOUT_MS, connectionTimeoutMs = DEFAULT_TIMEOUT_MS } = options;
+    const { pool, connectionString, schema: schemaOption, statementTimeoutMs = DEFAULT_TIMEOUT_MS, connectionTimeoutMs = DEFAULT_TIMEOUT_MS } = options;
     if ((pool === undefined) === (connectionString === undefined)) {
       throw new InvalidArgumentError({
         argument: pool === undefined ? "connectionString" : "pool",
@@ -154,6 +177,9 @@ export class PostgresRunStore implements RunStore {
       }
     }
     this.#timeouts = { statementTimeoutMs, connectionTimeoutMs };
+    // A pool of the caller's (`new pg.Pool({ connectionString })`) keeps its connection string in its options.
+    const poolUrl = (pool as { options?: { connectionString?: unknown } } | undefined)?.options?.connectionString;
+    const schema = schemaOf(schemaOption, connectionString ?? (typeof poolUrl === "string" ? poolUrl : undefined));
     const quoted = quoteSchema(schema);
     this.schema = schema;
     this.#pool = pool;

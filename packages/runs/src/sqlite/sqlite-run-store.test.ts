@@ -373,6 +373,18 @@ describe("SqliteRunStore", () => {
     expect(new SqliteRunStore({ path: join(tmpdir(), "a:b", "runs.db") }).path).toContain("a:b");
   });
 
+  it("does not repeat the password of a URL given as path, as PostgresRunStore and agentrx --db do not", () => {
+    let caught: unknown;
+    try {
+      new SqliteRunStore({ path: "postgres://u:secret@h/db" });
+    } catch (error) {
+      caught = error;
+    }
+    expect(InvalidArgumentError.isInstance(caught)).toBe(true);
+    expect((caught as Error).message).toBe('SqliteRunStore: path must be a file path or ":memory:", not a URL (postgres:), got "postgres://u:***@h/db". For PostgreSQL, use PostgresRunStore({ connectionString }).');
+    expect(caught).toMatchObject({ argument: "path", value: "postgres://u:***@h/db" });
+  });
+
   it("refuses a file that is not an SQLite database, naming it", async () => {
     const path = freshPath();
     writeFileSync(path, "this is a text file, not a database\n".repeat(200));

@@ -1,5 +1,6 @@
 import { withCursors } from "../internal/run-list-query";
 import { urlScheme } from "../internal/url-scheme";
+import { redact } from "../internal/redact";
 import { mkdirSync, statSync, type Stats } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { checkOptionKeys, InvalidArgumentError } from "@agentrx/core";
@@ -254,7 +255,9 @@ export class SqliteRunStore implements RunStore {
     const scheme = urlScheme(path);
     if (scheme !== undefined) {
       const hint = /^postgres(ql)?$/i.test(scheme) ? " For PostgreSQL, use PostgresRunStore({ connectionString })." : scheme.toLowerCase() === "file" ? " Give the file's path itself (without file: and its query)." : "";
-      throw new InvalidArgumentError({ argument: "path", value: path, message: `SqliteRunStore: path must be a file path or ":memory:", not a URL (${scheme}:), got ${JSON.stringify(path)}.${hint}` });
+      // Its password is not shown (a PostgreSQL URL's, given here by mistake).
+      const shown = redact(path);
+      throw new InvalidArgumentError({ argument: "path", value: shown, message: `SqliteRunStore: path must be a file path or ":memory:", not a URL (${scheme}:), got ${JSON.stringify(shown)}.${hint}` });
     }
     if (typeof busyTimeoutMs !== "number" || !Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
       throw new InvalidArgumentError({ argument: "busyTimeoutMs", value: busyTimeoutMs, message: `SqliteRunStore: busyTimeoutMs must be an integer >= 0 (milliseconds), got ${String(busyTimeoutMs)}.` });
