@@ -90,6 +90,12 @@ describe("agentrx diff", () => {
   });
 });
 
+/** Records a finished run of `usage` (no events) in `store`. */
+async function writeFinished(store: MemoryRunStore, runId: string, usage: RunUsage): Promise<void> {
+  await store.createRun({ runId, inputs: {}, status: "running", owner: "test", leaseMs: 60_000, at });
+  await store.write(runId, { owner: "test", leaseMs: 60_000, at: at + 1, events: [], update: { status: "finished", stopReason: "finish", usage, release: true } });
+}
+
 describe("agentrx runs' COST column", () => {
   it("adds the calls the cost leaves out, and shows them alone when no call was priced", () => {
     const table = formatRunsTable(
@@ -106,10 +112,7 @@ describe("agentrx runs' COST column", () => {
 
   it("counts them in the listing's total too", async () => {
     const store = new MemoryRunStore();
-    const write = async (runId: string, usage: RunUsage) => {
-      await store.createRun({ runId, inputs: {}, status: "running", owner: "test", leaseMs: 60_000, at });
-      await store.write(runId, { owner: "test", leaseMs: 60_000, at: at + 1, events: [], update: { status: "finished", stopReason: "finish", usage, release: true } });
-    };
+    const write = (runId: string, usage: RunUsage) => writeFinished(store, runId, usage);
     await write("partly", { ...tokens, cost: cost(0.02), unpricedCalls: 2 });
     await write("local", { ...tokens, unpricedCalls: 1 });
     const { io: cli, out } = io();
@@ -120,10 +123,7 @@ describe("agentrx runs' COST column", () => {
 
   it("counts a sub-run listed with its caller once, in its caller's (which covers it)", async () => {
     const store = new MemoryRunStore();
-    const write = async (runId: string, usage: RunUsage) => {
-      await store.createRun({ runId, inputs: {}, status: "running", owner: "test", leaseMs: 60_000, at });
-      await store.write(runId, { owner: "test", leaseMs: 60_000, at: at + 1, events: [], update: { status: "finished", stopReason: "finish", usage, release: true } });
-    };
+    const write = (runId: string, usage: RunUsage) => writeFinished(store, runId, usage);
     await write("main", { ...tokens, cost: cost(0.03), unpricedCalls: 1 });
     await write("as-tool:main:1:call_1", { ...tokens, cost: cost(0.01), unpricedCalls: 1 });
     await write("handoff:as-tool:main:1:call_1:0:call_2", { ...tokens, cost: cost(0.005) });
