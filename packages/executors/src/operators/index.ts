@@ -13,3 +13,4 @@ export { renderTrace } from "./render-trace";
 export type { RenderTraceOptions } from "./render-trace";
 export { printTrace } from "./print-trace";
 export type { PrintTraceOptions } from "./print-trace";
+export { checkRunEvent, checkRunEventStream } from "./check-run-event";

@@ -1,6 +1,7 @@
 import { AbortError, AgentRxError, InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
 import type { Observable } from "rxjs";
 import type { AgentStreamEvent, OutputEvent } from "../executor/events";
+import { checkRunEventStream } from "./check-run-event";
 import { renderTrace, resolveTraceOptions, type RenderTraceOptions } from "./render-trace";
 import { formatError } from "./trace-format";
 
@@ -47,13 +48,7 @@ export function printTrace(
   events: Observable<AgentStreamEvent>,
   options: PrintTraceOptions = {},
 ): Promise<OutputEvent> {
-  if (typeof (events as Partial<Observable<AgentStreamEvent>> | null)?.pipe !== "function" || typeof (events as Partial<Observable<AgentStreamEvent>>).subscribe !== "function") {
-    throw new InvalidArgumentError({
-      argument: "events",
-      value: events,
-      message: `printTrace: \`events\` must be a run's event stream, such as executor.stream({ input }), got ${events === null ? "null" : typeof events === "object" ? "an object that is not an Observable" : typeof events}.`,
-    });
-  }
+  checkRunEventStream("printTrace", "events", events);
   if (options === null || typeof options !== "object" || Array.isArray(options)) {
     throw new InvalidArgumentError({ argument: "options", value: options, message: `printTrace: \`options\` must be an object such as { colors: false }, got ${options === null ? "null" : Array.isArray(options) ? "an array" : typeof options}.` });
   }

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
-import { type AgentStreamEvent, type Interrupt, type OutputEvent, type RunUsage, addUsage } from "@agentrx/executors";
+import { type AgentStreamEvent, type Interrupt, type OutputEvent, type RunUsage, addUsage, checkRunEventStream } from "@agentrx/executors";
 import type { UsageMetadata } from "@langchain/core/messages";
 import { Observable } from "rxjs";
 import { clientErrorText, errorText } from "../internal/error-text";
@@ -50,7 +50,10 @@ const OPTION_KEYS = Object.keys({ threadId: true, runId: true, onError: true } s
  * output). A sub-run's events (`subRun`) are left out but for its usage; an interrupt of another
  * agent's call a paused handoff waits on (`Interrupt.subRun`) carries the handoff's `toolCallId`
  * and, in the state and its `metadata`, `subRun` (docs/serving.md). An option it does not
- * take (a misspelt `threadID`) throws an `InvalidArgumentError` naming it.
+ * take (a misspelt `threadID`) throws an `InvalidArgumentError` naming it, and so does an
+ * `events$` that is not an Observable (the executor, a Promise, an array); a value of `events$`
+ * that is not a run event (the result an `executor.invoke(...)` observable emits) errors the
+ * observable with one instead of being left out: pass `executor.stream(...)`.
  *
  * @example
  * ```ts
@@ -62,6 +65,7 @@ const OPTION_KEYS = Object.keys({ threadId: true, runId: true, onError: true } s
  * ```
  */
 export function toAGUIEvents(events$: Observable<AgentStreamEvent>, options: ToAGUIEventsOptions): Observable<BaseEvent> {
+  checkRunEventStream("toAGUIEvents", "events$", events$);
   if (typeof options !== "object" || options === null) {
     throw new InvalidArgumentError({ argument: "options", value: options, message: "toAGUIEvents: pass { threadId, runId } (the RunAgentInput's ids)." });
   }
@@ -223,7 +227,7 @@ export function toAGUIEvents(events$: Observable<AgentStreamEvent>, options: ToA
       }
     };
 
-    return followEvents(events$, subscriber, {
+    return followEvents(events$, subscriber, { caller: "toAGUIEvents", argument: "events$" }, {
       next,
       error: (error) => {
         start();

@@ -1,11 +1,11 @@
 import { type AgentAction, checkOptionKeys, observationText } from "@agentrx/core";
-import { type AgentStreamEvent, type Interrupt, type OutputEvent, type RunUsage, type StepEvent, type StopReason, type UsageEvent, addUsage } from "@agentrx/executors";
+import { type AgentStreamEvent, type Interrupt, type OutputEvent, type RunUsage, type StepEvent, type StopReason, type UsageEvent, addUsage, checkRunEventStream } from "@agentrx/executors";
 import { Observable, type OperatorFunction } from "rxjs";
 import { checkFunction, checkUsage } from "../internal/check-options";
 import { ResumedTurn } from "../internal/resumed-turn";
 import { SubRunAnswers } from "../internal/sub-run-answers";
 import { clientErrorText, errorText } from "../internal/error-text";
-import { followEvents } from "../internal/follow-events";
+import { type EventsSource, followEvents } from "../internal/follow-events";
 import { isRunCancellation } from "../internal/run-cancellation";
 import { ToolCallIds } from "../internal/tool-call-ids";
 import type { AgentUIMessageMetadata, UIFinishReason, UIMessageChunk } from "./ui-message-chunk";
@@ -81,7 +81,10 @@ const FINISH_REASONS: Record<StopReason, UIFinishReason> = {
  * finishes when the source completes (a replayed record with several segments is one message); an
  * error of the source becomes an `error` chunk, a cancelled run (an `AbortError`) an `abort`
  * chunk (what `useChat` takes as stopped, not failed), and the observable then completes. An
- * option it does not take (a misspelt `messageID`) throws an `InvalidArgumentError` naming it.
+ * option it does not take (a misspelt `messageID`) throws an `InvalidArgumentError` naming it. A
+ * value of the source that is not a run event (the result an `executor.invoke(...)` observable
+ * emits) errors the observable with an `InvalidArgumentError` instead of being left out: pipe
+ * `executor.stream(...)`.
  *
  * @example
  * ```ts
@@ -93,12 +96,21 @@ const FINISH_REASONS: Record<StopReason, UIFinishReason> = {
  * ```
  */
 export function toUIMessageChunks(options: UIMessageStreamOptions = {}): OperatorFunction<AgentStreamEvent, UIMessageChunk> {
+  return uiMessageChunks(options, { caller: "toUIMessageChunks", argument: "source" });
+}
+
+/**
+ * {@link toUIMessageChunks}, its errors about the events naming `source` (the public function they
+ * were given to and its parameter). @internal
+ */
+export function uiMessageChunks(options: UIMessageStreamOptions, source: EventsSource): OperatorFunction<AgentStreamEvent, UIMessageChunk> {
   checkOptionKeys("toUIMessageChunks", options, OPTION_KEYS);
   const { messageId, onError = errorText, earlierUsage } = options;
   checkFunction("toUIMessageChunks", "onError", onError, "(error) => string");
   if (earlierUsage !== undefined) checkUsage("toUIMessageChunks", "earlierUsage", earlierUsage);
-  return (source) =>
-    new Observable<UIMessageChunk>((subscriber) => {
+  return (events$) => {
+    checkRunEventStream(source.caller, source.argument, events$);
+    return new Observable<UIMessageChunk>((subscriber) => {
       const emit = (chunk: UIMessageChunk) => subscriber.next(chunk);
       const ids = new ToolCallIds();
       const openTools = new Map<string, true>();
@@ -275,7 +287,7 @@ export function toUIMessageChunks(options: UIMessageStreamOptions = {}): Operato
         }
       };
 
-      return followEvents(source, subscriber, {
+      return followEvents(events$, subscriber, source, {
         next,
         error: (error) => {
           pendingApprovals.clear(); // the calls end with the run's error instead
@@ -301,4 +313,5 @@ export function toUIMessageChunks(options: UIMessageStreamOptions = {}): Operato
         },
       });
     });
+  };
 }

@@ -1,7 +1,7 @@
 import { checkOptionKeys } from "@agentrx/core";
-import type { AgentStreamEvent } from "@agentrx/executors";
+import { type AgentStreamEvent, checkRunEventStream } from "@agentrx/executors";
 import type { Observable } from "rxjs";
-import { type ToUIMessageStreamOptions, toUIMessageStream } from "./to-ui-message-stream";
+import { type ToUIMessageStreamOptions, uiMessageStream } from "./to-ui-message-stream";
 import type { UIMessageChunk } from "./ui-message-chunk";
 
 /**
@@ -63,7 +63,10 @@ export const UI_MESSAGE_STREAM_HEADERS: Readonly<Record<string, string>> = {
  * `events$`, which cancels a run given as `executor.stream(...)`: give a subject that holds the run
  * to keep it going (docs/serving.md, "A client that goes away"). A key of `init` that is neither
  * a `ResponseInit` key nor an option of the stream (a misspelt `maxBufferedChunk`) throws an
- * `InvalidArgumentError` naming it.
+ * `InvalidArgumentError` naming it. So does an `events$` that is not an Observable (the executor,
+ * a Promise, an array); a value of `events$` that is not a run event (the result an
+ * `executor.invoke(...)` observable emits) errors the body with one instead of being left out:
+ * pass `executor.stream(...)`.
  *
  * @example
  * ```ts
@@ -79,14 +82,19 @@ export const UI_MESSAGE_STREAM_HEADERS: Readonly<Record<string, string>> = {
  * ```
  */
 export function toUIMessageStreamResponse(events$: Observable<AgentStreamEvent>, init: UIMessageStreamResponseInit = {}): Response {
+  checkRunEventStream("toUIMessageStreamResponse", "events$", events$);
   if (typeof init === "object" && init !== null) checkOptionKeys("toUIMessageStreamResponse", init, INIT_KEYS);
   const { messageId, onError, earlierUsage, maxBufferedChunks, headers, ...responseInit } = init;
-  const stream = toUIMessageStream(events$, {
-    ...(messageId === undefined ? {} : { messageId }),
-    ...(onError === undefined ? {} : { onError }),
-    ...(earlierUsage === undefined ? {} : { earlierUsage }),
-    ...(maxBufferedChunks === undefined ? {} : { maxBufferedChunks }),
-  });
+  const stream = uiMessageStream(
+    events$,
+    {
+      ...(messageId === undefined ? {} : { messageId }),
+      ...(onError === undefined ? {} : { onError }),
+      ...(earlierUsage === undefined ? {} : { earlierUsage }),
+      ...(maxBufferedChunks === undefined ? {} : { maxBufferedChunks }),
+    },
+    "toUIMessageStreamResponse",
+  );
   const merged = new Headers(UI_MESSAGE_STREAM_HEADERS);
   // Yours replace the stream's, but every cookie is kept (`set` would keep only the last).
   new Headers(headers).forEach((value, key) => (key === "set-cookie" ? merged.append(key, value) : merged.set(key, value)));

@@ -1,8 +1,9 @@
 import { checkOptionKeys } from "@agentrx/core";
-import type { AgentStreamEvent } from "@agentrx/executors";
+import { type AgentStreamEvent, checkRunEventStream } from "@agentrx/executors";
 import type { Observable, Subscription } from "rxjs";
 import { checkPositiveInteger } from "../internal/check-options";
-import { type UIMessageStreamOptions, toUIMessageChunks } from "./to-ui-message-chunks";
+import type { EventsSource } from "../internal/follow-events";
+import { type UIMessageStreamOptions, uiMessageChunks } from "./to-ui-message-chunks";
 import type { UIMessageChunk } from "./ui-message-chunk";
 
 /**
@@ -31,7 +32,10 @@ const OPTION_KEYS = Object.keys({ messageId: true, onError: true, maxBufferedChu
  * A run's events as the AI SDK's UI message stream: a web `ReadableStream` of UI message chunks
  * (see {@link toUIMessageChunks} for the mapping), for `createUIMessageStreamResponse`, a custom
  * transport or {@link toUIMessageStreamResponse}. Cancelling the stream unsubscribes from the run.
- * An option it does not take (a misspelt `maxBufferedChunk`) throws an `InvalidArgumentError`.
+ * An option it does not take (a misspelt `maxBufferedChunk`) throws an `InvalidArgumentError`, and
+ * so does an `events$` that is not an Observable (the executor, a Promise, an array); a value of
+ * `events$` that is not a run event (the result an `executor.invoke(...)` observable emits) errors
+ * the stream with one instead of being left out: pass `executor.stream(...)`.
  *
  * @example
  * ```ts
@@ -44,6 +48,16 @@ const OPTION_KEYS = Object.keys({ messageId: true, onError: true, maxBufferedChu
  * ```
  */
 export function toUIMessageStream(events$: Observable<AgentStreamEvent>, options: ToUIMessageStreamOptions = {}): ReadableStream<UIMessageChunk> {
+  return uiMessageStream(events$, options, "toUIMessageStream");
+}
+
+/**
+ * {@link toUIMessageStream}, its errors about `events$` naming `caller` (the public function it was
+ * given to). @internal
+ */
+export function uiMessageStream(events$: Observable<AgentStreamEvent>, options: ToUIMessageStreamOptions, caller: string): ReadableStream<UIMessageChunk> {
+  const source: EventsSource = { caller, argument: "events$" };
+  checkRunEventStream(caller, source.argument, events$);
   checkOptionKeys("toUIMessageStream", options, OPTION_KEYS);
   const { maxBufferedChunks = 10_000, ...chunkOptions } = options;
   checkPositiveInteger("toUIMessageStream", "maxBufferedChunks", maxBufferedChunks);
@@ -51,7 +65,7 @@ export function toUIMessageStream(events$: Observable<AgentStreamEvent>, options
   let done = false;
   return new ReadableStream<UIMessageChunk>({
     start(controller) {
-      subscription = events$.pipe(toUIMessageChunks(chunkOptions)).subscribe({
+      subscription = events$.pipe(uiMessageChunks(chunkOptions, source)).subscribe({
         next: (chunk) => {
           if (done) return;
           controller.enqueue(chunk);
