@@ -343,12 +343,18 @@ export class AgentLoop {
   /**
    * Runs the tool calls at `indexes` of the current turn. `continue`: the turn ended, go on;
    * `stop`: a limit halted it; `done`: the run ended (a cancellation, or a tool that returns directly).
+   * A resumed turn that the decisions ended (every call left rejected or given its result, no
+   * tool to run) ends as a restored one does (`endedTurnOutcome`): a supplied result of a
+   * `returnDirect` call returns directly, as if the tool had returned it, with or without middleware.
    * (The loop does the same inline for a new turn: one async call fewer per turn.)
    */
   private async runTurn(indexes: readonly number[]): Promise<TurnOutcome> {
     const { run } = this;
     const turn = run.state.turn;
-    if (turn === undefined) return "continue";
+    if (turn === undefined) {
+      if (run.interrupted) return isEnded(run.state) ? "done" : "stop";
+      return (await this.endedTurnOutcome()) ?? "continue";
+    }
     if (indexes.length > 0) {
       try {
         await run.waitCall(run.tools.runAll(turn.actions, indexes));

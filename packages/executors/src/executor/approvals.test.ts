@@ -216,6 +216,8 @@ describe("ApprovalGate.settleInDoubt", () => {
     expect(fake.finished[0]?.index).toBe(0);
     expect(String(fake.finished[0]?.step.observation)).toContain('The call to tool "a" could not run again on resume');
     expect(String(fake.finished[0]?.step.observation)).toContain(lost);
+    // The tool did not run: the step says so, and its turn does not return directly.
+    expect(fake.finished[0]?.metadata).toEqual({ failed: true, refusedInput: true });
     expect(fake.dispatched).toEqual([]);
     expect(pendingActions(fake.state)).toEqual([1]);
   });

@@ -354,9 +354,11 @@ export class ApprovalGate {
       const action = turn.actions[index] as AgentAction;
       const policy = this.run.inDoubtPolicy(action);
       if (policy === "retry") {
-        // The record does not hold all of its input (see MAX_RECORDED_DEPTH): it cannot run again as it was called.
+        // The record does not hold all of its input (see MAX_RECORDED_DEPTH): it cannot run again as it was
+        // called. Marked as a refused input: the model reads the observation (a `returnDirect` tool's turn
+        // does not end the run with it).
         const leftOut = leftOutPart(action.toolInput);
-        if (leftOut !== undefined) this.run.toolFinished(index, { action, observation: leftOutObservation(action.tool, leftOut) }, 0, undefined);
+        if (leftOut !== undefined) this.run.toolFinished(index, { action, observation: leftOutObservation(action.tool, leftOut) }, 0, { failed: true, refusedInput: true });
         continue;
       }
       if (policy === "fail") throw new InDoubtToolCallError({ runId: state.runId, tool: action.tool, iteration: turn.iteration, index });

@@ -354,11 +354,16 @@ export class RunEventDecoder {
           stopReason: data["stopReason"] as StopReason,
           at,
         };
-        if (data["withSteps"] === true) event.intermediateSteps = this.steps.slice();
+        // A pause's steps are the live output's: every finished step, with the paused turn's (its
+        // calls that ran, or were rejected or given a result) after them, though that turn stays pending.
+        if (data["withSteps"] === true) event.intermediateSteps = data["stopReason"] === "interrupted" ? this.stepsWithPending() : this.steps.slice();
         if (typeof data["iterations"] === "number") event.iterations = countOf(data, "iterations", stored.seq);
         if (data["stoppedBy"] !== undefined) event.stoppedBy = decodeValue(data["stoppedBy"]);
         if (typeof data["generateError"] === "string") event.generateError = data["generateError"];
         if (data["usage"] !== undefined) event.usage = decodeValue(data["usage"]) as UsageMetadata;
+        // Recorded in `returnValues` (where the live event's comes from): the event carries it too, as live.
+        const structuredOutput = event.returnValues["structuredOutput"];
+        if (structuredOutput !== undefined) event.structuredOutput = structuredOutput;
         return event;
       }
       case "message": {
@@ -451,6 +456,13 @@ export class RunEventDecoder {
     for (let i = 0; i < actions.length; i++) if (results[i] === undefined) return;
     this.pendingSteps.delete(iteration);
     this.steps.push(...(results as AgentStep[]));
+  }
+
+  /** Every completed step, then the finished results of the turns still pending (a paused turn's), in turn and call order. */
+  private stepsWithPending(): AgentStep[] {
+    const steps = this.steps.slice();
+    for (const [, results] of [...this.pendingSteps].sort((a, b) => a[0] - b[0])) for (const step of results) if (step !== undefined) steps.push(step);
+    return steps;
   }
 
   private flushPending(): void {

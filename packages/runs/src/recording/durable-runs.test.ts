@@ -554,4 +554,26 @@ describe("a call in doubt whose input the record does not hold all of", () => {
     expect(result.output).toContain("[action.toolInput.query.a.a.");
     expect((await store.getRun("cut"))?.status).toBe("finished");
   });
+
+  it("goes back to the model even when its tool is returnDirect: the observation is no answer for the user", async () => {
+    let value: unknown = "x";
+    for (let i = 0; i < 50_000; i++) value = { a: value };
+    const seen: unknown[] = [];
+    const send = tool(async (input) => (seen.push(input), "sent"), { name: "send", description: "Sends.", schema: z.object({ query: z.any() }), returnDirect: true });
+    const agent = RunnableLambda.from(async (input: { steps: AgentStep[] }) =>
+      input.steps.length === 0 ? { tool: "send", toolInput: { query: value }, log: "", toolCallId: "c1" } : { returnValues: { output: `model saw: ${String(input.steps[0]?.observation)}` }, log: "" },
+    );
+    const source = new MemoryRunStore();
+    await new AgentExecutor({ agent, tools: [send], store: source }).invoke({ input: "x" }, { runId: "src" });
+    const [start, action] = await source.readEvents("src");
+    const store = new MemoryRunStore();
+    await store.createRun({ runId: "cut", inputs: { input: "x" }, status: "running", owner: "o", leaseMs: 1, at: 0 });
+    await store.write("cut", { owner: "o", leaseMs: 1, epoch: 1, at: 0, events: [start as StoredRunEvent, action as StoredRunEvent], update: { checkpoint: { schemaVersion: 1, iteration: 1, elapsedMs: 0, phase: "tools" } } });
+    await new Promise((resolve) => setTimeout(resolve, 5)); // the lease ran out
+    seen.length = 0;
+    const result = await new AgentExecutor({ agent, tools: [send], store }).resume("cut");
+    expect(seen).toEqual([]);
+    expect(result.stopReason).toBe("finish");
+    expect(result.output).toMatch(/^model saw: The call to tool "send" could not run again on resume/);
+  });
 });
