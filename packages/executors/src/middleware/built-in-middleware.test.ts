@@ -170,6 +170,22 @@ describe("guardrail", () => {
     expect(judge.calls[1]?.messages.at(-1)?.content).toBe("Use Acme instead.");
   });
 
+  it("lets a model check pass only on PASS alone: a pass with a but trips, with the reply as its reason", async () => {
+    const verdicts: [string, string][] = [
+      ["pass", "finish"],
+      ["Pass.", "finish"],
+      ["PASS, but it names a competitor", "guardrail"],
+      ["Passable", "guardrail"],
+    ];
+    for (const [reply, stopReason] of verdicts) {
+      const judge = new ScriptedChatModel({ responses: [reply] });
+      const { agent } = scriptedAgent([finish("Use Acme instead.")]);
+      const result = await new AgentExecutor({ agent, tools: [], middleware: [guardrail({ name: "brand", on: "output", check: { model: judge, instructions: "Does the text recommend a competitor?" } })] }).invoke({ input: "a" });
+      expect([reply, result.stopReason]).toEqual([reply, stopReason]);
+      if (stopReason === "guardrail") expect(result.output).toBe(`Agent stopped: guardrail "brand" tripped on the final answer: ${reply}.`);
+    }
+  });
+
   it("blocking on tool calls: the tool never runs when its input trips the check", async () => {
     let ran = 0;
     const send = tool(async () => (ran++, "sent"), { name: "send", description: "s", schema: z.object({ to: z.string() }) });

@@ -55,10 +55,11 @@ const DEFAULT_INSTRUCTIONS =
  * import { z } from "zod";
  *
  * const read = tool(async ({ page }) => `page ${page}: ${"lorem ipsum ".repeat(50)}`, { name: "read", description: "Reads a page.", schema: z.object({ page: z.number() }) });
+ * let pages = 0; // the agent sees the compacted steps, so it counts its pages itself
  * let largest = 0;
  * const agent = RunnableLambda.from((input: { steps: { observation: unknown }[] }) => {
  *   largest = Math.max(largest, JSON.stringify(input.steps).length);
- *   return input.steps.length >= 12 ? { returnValues: { output: "done" }, log: "" } : { tool: "read", toolInput: { page: input.steps.length }, log: "" };
+ *   return pages >= 12 ? { returnValues: { output: "done" }, log: "" } : { tool: "read", toolInput: { page: pages++ }, log: "" };
  * });
  * const summarizer = new ScriptedChatModel({ responses: Array.from({ length: 20 }, () => "Read pages so far: nothing notable.") });
  * const executor = new AgentExecutor({ agent, tools: [read], maxIterations: 20, middleware: [compactSteps({ model: summarizer, maxTokens: 800, keep: 2 })] });

@@ -210,7 +210,8 @@ function checkFunction(check: GuardrailOptions["check"]): GuardrailCheck {
   const system = `${instructions}\n\nReply with exactly PASS when the text is acceptable. Otherwise reply TRIP: followed by a short reason.`;
   return async ({ text, signal }) => {
     const reply = replyText(await model.invoke([new SystemMessage(system), new HumanMessage(text)], { signal })).trim();
-    if (/^PASS\b/i.test(reply)) return false;
+    // PASS alone (any case, a full stop allowed): "PASS, but it names a competitor" is no pass.
+    if (/^PASS[.!]?$/i.test(reply)) return false;
     // Anything else trips: a guardrail that cannot read its model's answer does not let the run through.
     const reason = reply.replace(/^TRIP\b\s*:?\s*/i, "").trim();
     return reason === "" ? true : reason;
