@@ -7,7 +7,7 @@ import type { AgentStreamEvent, StopReason } from "./events";
 import { InvalidAgentOutputError } from "./invalid-agent-output-error";
 import { isOutputParserException, parsingErrorStep } from "./observations";
 import { OutputValidationError } from "./output-validation-error";
-import { actionEvent, agentCallInput, errorMessage, forced, missingPromptInput, stepEvent, toActions } from "./run-helpers";
+import { actionEvent, agentCallInput, errorMessage, forced, missingPromptInput, stepEvent, toActions, toOutputString } from "./run-helpers";
 import { type RunState, type RunTransition, isEnded, pendingActions, stepsOfEndedTurn } from "./run-state";
 import { type Checked, checkFinalAnswer, finalAnswerCall, invalidAnswerStep } from "./structured-output";
 import type { ToolRunner } from "./tool-runner";
@@ -53,10 +53,17 @@ export interface AgentLoopContext {
    * nothing can halt the run meanwhile: check `interrupted` after it settles.
    */
   waitCall<T>(promise: Promise<T>): Promise<T>;
-  /** An agent call begins: its tokens are held when a middleware checks its answer after it (an output guardrail). */
+  /**
+   * An agent call begins: its tokens are held when a middleware wraps the model call (it may try
+   * the model more than once, or check the answer after it: an output guardrail).
+   */
   holdTokens(): void;
-  /** The agent call returned (its output passed): the tokens held go out; with `drop`, they are left out. */
-  releaseTokens(drop?: boolean): void;
+  /**
+   * The agent call returned `output` (it passed the middleware): the held tokens of the model
+   * attempt that answered with it go out (also for the "generate" call of a halted run), the
+   * others' are dropped; without `output`, all are.
+   */
+  releaseTokens(output?: AgentOutput): void;
   /** `promise`, a call of the agent or of `tool`, under the call's `timeout` (past it the run fails with a `CallTimeoutError`). */
   timed<T>(promise: Promise<T>, call: "agent" | "tool", tool?: string): Promise<T>;
   /** Emits an event to the subscriber, the stop conditions and the recorder. */
@@ -161,9 +168,11 @@ export class AgentLoop {
         run.holdTokens();
         const call = run.middleware === undefined ? agent.invoke(agentCallInput(inputs, state.steps, trim), agentConfig) : run.middleware.callAgent(agentConfig, iteration);
         output = await run.waitCall(run.timed(call, "agent"));
-        run.releaseTokens();
+        // Held (middleware wraps the model call): only the text of the attempt that gave `output`,
+        // and none when the run was halted as it came (the answer is discarded).
+        run.releaseTokens(run.interrupted ? undefined : output);
       } catch (error) {
-        run.releaseTokens(true); // a call that failed (or a tripped answer): its text is not streamed
+        run.releaseTokens(); // a call that failed (or a tripped answer): its held text is not streamed
         // A call cut short by a halt keeps the early tool calls that finished before it (a partial turn).
         if (run.interrupted) this.keepFinishedEarly();
         else tools.dropEarly(); // the model call's early tool calls are not the turn's
@@ -185,10 +194,11 @@ export class AgentLoop {
       if (answer !== undefined) {
         tools.dropEarly(); // an answer has no turn: calls the model streamed with it never ran for it
         // A message sent while the agent answered joins the run, which goes on while an iteration
-        // is left; the inbox closes (atomically with the check) before the answer is the run's.
+        // is left (the answer, which may have streamed, becomes a step before it); the inbox closes
+        // (atomically with the check) before the answer is the run's.
         const mode = state.iteration < maxIterations ? "continue" : "unanswered";
         if (!options.outputSchema) {
-          const inbox = await this.closeInbox(mode);
+          const inbox = await this.closeInbox(mode, { finish: answer, iteration });
           if (inbox === "stopped") break;
           if (inbox === "continue") continue;
           return run.complete(answer, "finish");
@@ -499,7 +509,7 @@ export class AgentLoop {
     if (checked === undefined) return "stopped";
     if (checked.ok) {
       if (inboxMode !== undefined) {
-        const inbox = await this.closeInbox(inboxMode);
+        const inbox = await this.closeInbox(inboxMode, inboxMode === "continue" && iteration !== undefined ? { finish, iteration } : undefined);
         if (inbox === "stopped") return "stopped";
         if (inbox === "continue") return "retry";
       }
@@ -542,9 +552,9 @@ export class AgentLoop {
       run.holdTokens();
       const call = run.middleware === undefined ? options.agent.invoke(agentCallInput({ ...state.inputs, forceFinalAnswer: true }, state.steps), config) : run.middleware.callFinal(config, state.iteration - 1);
       output = await run.wait(run.timed(call, "agent"), false);
-      run.releaseTokens();
+      run.releaseTokens(output);
     } catch (error) {
-      run.releaseTokens(true);
+      run.releaseTokens();
       if (isEnded(state)) return;
       if (isOutputParserException(error)) return this.endGenerated(forced(error.llmOutput || stopped), reason);
       // A middleware stopped the call (a guardrail tripped on its answer): the run ends as that stop.
@@ -577,11 +587,13 @@ export class AgentLoop {
    * Before the run ends with an answer: closes its inbox (see docs/steering.md), atomically with
    * the store's check that no message waits in it, so that no message is accepted that the run
    * will not take. Messages that wait join first. `continue` (mode `"continue"`: an iteration is
-   * left): they joined and the agent is called again. Otherwise they join as steps the "generate"
-   * call sees (`"answered"`) or as unanswered (`"unanswered"`), and the inbox closes after them.
-   * `stopped`: the run was halted (mode `"continue"`) or ended meanwhile.
+   * left): they joined and the agent is called again; the `answer` they came during (of the agent
+   * call of its `iteration`) is then a step of the run before them (see `answerStep`), so the model
+   * sees what it said, as the user may have (it streamed). Otherwise they join as steps the
+   * "generate" call sees (`"answered"`) or as unanswered (`"unanswered"`), and the inbox closes
+   * after them. `stopped`: the run was halted (mode `"continue"`) or ended meanwhile.
    */
-  private async closeInbox(mode: InboxMode): Promise<"closed" | "continue" | "stopped"> {
+  private async closeInbox(mode: InboxMode, answer?: { finish: AgentFinish; iteration: number }): Promise<"closed" | "continue" | "stopped"> {
     const { run } = this;
     const steering = run.steering;
     if (steering === undefined) return "closed";
@@ -598,6 +610,13 @@ export class AgentLoop {
       }
       if (stopped()) return "stopped";
       if (closed) return "closed";
+      if (answer !== undefined && mode === "continue") {
+        // Recorded (a `step` event) before the messages, as a handled parsing error's step is: a resume has it too.
+        const step = answerStep(answer.finish);
+        run.dispatch({ type: "parsingErrorHandled", step });
+        if (run.observed) run.emit(stepEvent(step, answer.iteration, 0));
+        answer = undefined;
+      }
       const joined = (await joinMessages(run, { unanswered: mode === "unanswered", halts })) ?? 0;
       if (stopped()) return "stopped";
       if (mode === "continue" && joined > 0) return "continue";
@@ -626,6 +645,29 @@ export class AgentLoop {
     const usage = getOutputUsage(output);
     if (usage !== undefined) this.run.onUsage(usage);
   }
+}
+
+/**
+ * The tool name of the step of a final answer that a message sent to the run came during (see
+ * {@link answerStep}).
+ */
+const ANSWER_STEP_TOOL = "_Answer";
+
+/** What the model reads after its answer, before the message that came during it. */
+const ANSWERED_BEFORE_MESSAGE = "(A new message came while you were answering; it follows.)";
+
+/**
+ * The step of a final answer that a message sent to the run came during: the run went on with the
+ * message instead of ending with it (see docs/steering.md). Its `log` is the model's text (what the
+ * scratchpads show as the model's message: its answer may have streamed to the user, and the model
+ * must see what it said), its `toolInput` the answer's text, its observation a note that the
+ * message follows. It is recorded as a `step` event, as a handled parsing error's step is.
+ */
+function answerStep(finish: AgentFinish): AgentStep {
+  const { output, structuredOutput } = finish.returnValues;
+  const text = typeof output === "string" && output !== "" ? output : structuredOutput !== undefined ? (JSON.stringify(structuredOutput) ?? String(structuredOutput)) : toOutputString(output);
+  const log = typeof finish.log === "string" && finish.log !== "" ? finish.log : text;
+  return { action: { tool: ANSWER_STEP_TOOL, toolInput: text, log }, observation: ANSWERED_BEFORE_MESSAGE };
 }
 
 /** How a turn ends (see `AgentLoop.runTurn`). */

@@ -1,5 +1,5 @@
 import { AbortError, type InDoubtPolicy, MODEL_CALL_OBSERVER_KEY, getToolInDoubt, idempotencyKeyOf } from "@agentrx/core";
-import type { AgentAction, AgentFinish, AgentStep, ModelCallObserver, ObservedModelCall, StepMetadata } from "@agentrx/core";
+import type { AgentAction, AgentFinish, AgentOutput, AgentStep, ModelCallObserver, ObservedModelCall, StepMetadata } from "@agentrx/core";
 import { encodeAction } from "../runs/run-event-codec";
 import type { CallbackManagerForChainRun } from "@langchain/core/callbacks/manager";
 import type { UsageMetadata } from "@langchain/core/messages";
@@ -32,6 +32,7 @@ import { type ToolRunContext, ToolRunner } from "./tool-runner";
 import type { ResolvedOptions } from "./validate-options";
 import type { RunTelemetry } from "../telemetry/run-telemetry";
 import { type MiddlewareHost, MiddlewareRun } from "../middleware/middleware-run";
+import { AttemptTokens } from "../middleware/attempt-tokens";
 
 /**
  * A test seam: when `made` is set, it is called with each run as the run is made, so a test can
@@ -263,33 +264,43 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     this.recorder?.record(event, index);
   }
 
-  onToken(text: string, iteration = this.iteration): void {
+  onToken(text: string, iteration = this.iteration, attempt?: number): void {
     // A model call of an agent call the run halted, that did not stop with its signal: its text is
     // not the "generate" call's (and that agent call's answer is discarded).
     if (isEnded(this.state) || !this.request.streamTokens || iteration !== this.iteration) return;
+    const held = this.heldTokens;
+    // A model attempt's token once its agent call returned (an attempt the chain left running): not the answer's.
+    if (held === undefined && attempt !== undefined) return;
     const event: AgentStreamEvent = { type: "token", iteration, text, at: Date.now() };
-    if (this.heldTokens !== undefined) this.heldTokens.push(event);
+    if (held !== undefined) held.add(attempt, event);
     else this.emit(event);
   }
 
   /**
-   * The tokens of the agent call in progress, held until its output passed the middleware that
-   * checks the answer after the model call (an output guardrail): a tripped answer's text is never
-   * streamed. Undefined when nothing is held.
+   * The tokens of the agent call in progress, by model attempt, held until the `wrapModelCall`
+   * chain returned (see `MiddlewareRun.holdsTokens`): only the attempt whose output the chain
+   * returned (and which passed an output guardrail) streams its text; a failed attempt's, one the
+   * chain replaced (a fallback, a second `next`) and a tripped answer's are never streamed.
+   * Undefined when nothing is held (always without middleware that wraps the model call).
    */
-  private heldTokens: AgentStreamEvent[] | undefined;
+  heldTokens: AttemptTokens | undefined;
 
-  /** An agent call begins: with a middleware that checks its answer, its tokens are held (see `heldTokens`). */
+  /** An agent call begins: with a middleware that wraps the model call, its tokens are held (see `heldTokens`). */
   holdTokens(): void {
-    if (this.middleware?.holdsAnswerTokens === true && this.request.streamTokens) this.heldTokens = [];
+    if (this.middleware?.holdsTokens === true && this.request.streamTokens) this.heldTokens = new AttemptTokens();
   }
 
-  /** The agent call returned and its output passed: the tokens it held go out; `drop`, they are left out (it failed, or the run stopped). */
-  releaseTokens(drop = false): void {
+  /**
+   * The agent call returned `output` (it passed the chain): the tokens of the attempt that answered
+   * with it go out, the others' are dropped; without `output` (the call failed, its answer tripped,
+   * or the loop was halted as it came), all are. Nothing goes out once the run ended.
+   */
+  releaseTokens(output?: AgentOutput): void {
     const held = this.heldTokens;
     this.heldTokens = undefined;
-    if (held === undefined || drop || isEnded(this.state) || this.interrupted) return;
-    for (const event of held) this.emit(event);
+    if (held === undefined || output === undefined || isEnded(this.state)) return;
+    const tokens = held.of(output);
+    if (tokens !== undefined) for (const event of tokens) this.emit(event);
   }
 
   onUsage(reported: UsageMetadata, model?: string, iteration = this.iteration): void {

@@ -3,15 +3,25 @@ import type { BaseMessage, UsageMetadata } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
 import { replyModelName, replyUsage, wholeUsage } from "./model-params";
 
+/**
+ * The metadata key under which the run's middleware numbers each model attempt of an agent call
+ * (each call of the agent its `wrapModelCall` chain makes) while a streamed run holds tokens: the
+ * forwarder hands the number on with each token of the attempt's model calls.
+ *
+ * @internal
+ */
+export const MODEL_ATTEMPT_KEY = "agentrx_model_attempt";
+
 /** Where the forwarder delivers what the agent's model reports. */
 export interface TokenSink {
   /** The iteration of the agent call in progress (a model call belongs to the one it started in). */
   readonly iteration: number;
   /**
    * A non-empty text delta of the agent's model; `iteration` is the one its model call started in
-   * (a call of an agent call the run halted may still stream during the "generate" call).
+   * (a call of an agent call the run halted may still stream during the "generate" call);
+   * `attempt`, the model attempt its call was made for (see {@link MODEL_ATTEMPT_KEY}), when it has one.
    */
-  onToken(text: string, iteration?: number): void;
+  onToken(text: string, iteration?: number, attempt?: number): void;
   /** The usage of one finished model call, the model's name when it is known, and the iteration its call started in. */
   onUsage(usage: UsageMetadata, model?: string, iteration?: number): void;
   /** Set when model calls are recorded: each finished chat-model call with what it was sent. */
@@ -84,7 +94,7 @@ export class TokenForwarder extends BaseCallbackHandler {
   override handleLLMNewToken(token: string, _idx: unknown, runId: string, _parent?: string, _tags?: string[], fields?: { chunk?: unknown }): void {
     if (this.chunkAt === undefined) this.chunkAt = Date.now();
     // Tool-call argument deltas arrive as empty tokens: they are not text.
-    if (token.length > 0 && this.lc_prefer_streaming) this.sink.onToken(token, this.iterations.get(runId));
+    if (token.length > 0 && this.lc_prefer_streaming) this.sink.onToken(token, this.iterations.get(runId), this.attempts?.get(runId));
     if (this.sink.onToolCallComplete === undefined) return;
     const chunks = (fields?.chunk as { message?: { tool_call_chunks?: { index?: number; id?: string; name?: string; args?: string }[] } } | undefined)?.message
       ?.tool_call_chunks;
@@ -115,6 +125,8 @@ export class TokenForwarder extends BaseCallbackHandler {
   private readonly models = new Map<string, string>();
   /** The iteration each chat-model call started in. */
   private readonly iterations = new Map<string, number>();
+  /** The model attempt each chat-model call was made for (made when a call first has one: only under middleware). */
+  private attempts: Map<string, number> | undefined;
 
   override handleChatModelStart(
     _llm: unknown,
@@ -135,6 +147,8 @@ export class TokenForwarder extends BaseCallbackHandler {
     if (this.sink.onModelCall) this.calls.set(runId, { input: messages[0] ?? [], startedAt: Date.now(), start: extra });
     const model = metadata?.["ls_model_name"];
     if (typeof model === "string" && model !== "") this.models.set(runId, model);
+    const attempt = metadata?.[MODEL_ATTEMPT_KEY];
+    if (typeof attempt === "number") (this.attempts ??= new Map()).set(runId, attempt);
   }
 
   override handleLLMEnd(output: LLMResult, runId: string): void {
@@ -149,6 +163,7 @@ export class TokenForwarder extends BaseCallbackHandler {
     this.models.delete(runId);
     const iteration = this.iterations.get(runId);
     this.iterations.delete(runId);
+    this.attempts?.delete(runId);
     if (usage) this.sink.onUsage(usage, model, iteration);
     const call = this.calls.get(runId);
     if (call !== undefined) {
@@ -165,6 +180,7 @@ export class TokenForwarder extends BaseCallbackHandler {
     this.calls.delete(runId);
     this.models.delete(runId);
     this.iterations.delete(runId);
+    this.attempts?.delete(runId);
     if (this.streaming.delete(runId)) this.sink.onModelError?.(runId);
     if (this.failures !== undefined) this.failIfThrew(runId);
   }

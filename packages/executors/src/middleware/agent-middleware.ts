@@ -138,7 +138,12 @@ export interface AgentMiddleware {
   name?: string;
   /** Changes the next agent call only: its inputs, the steps it sees, the model, the tools offered. */
   prepareStep?(args: PrepareStepArgs): PrepareStepResult | void | Promise<PrepareStepResult | void>;
-  /** Wraps each agent call (retry, fall back, cache, redact, measure, check its answer). */
+  /**
+   * Wraps each agent call (retry, fall back, cache, redact, measure, check its answer). A streamed
+   * run's `token` events stream live, as the model writes them, every call of `next` included;
+   * with an output guardrail they are held until the chain returned, and only those of the model
+   * attempt (a call of `next`) whose output the chain returned, unchanged, are streamed.
+   */
   wrapModelCall?(request: ModelCallRequest, next: (request: ModelCallRequest) => Promise<AgentOutput>): Promise<AgentOutput>;
   /** Wraps each tool call (retry, cache, redact, measure, check its input or result). */
   wrapToolCall?(call: ToolCallRequest, next: (call: ToolCallRequest) => Promise<Observation>): Promise<Observation>;

@@ -5,8 +5,10 @@ import type { AgentStreamEvent, StepsCompaction, StopReason } from "../executor/
 import { type RunState, type RunTransition, type RunTurn, isEnded } from "../executor/run-state";
 import { onAbort } from "../executor/shared-abort-listener";
 import { agentCallInput } from "../executor/run-helpers";
+import { MODEL_ATTEMPT_KEY } from "../executor/token-forwarder";
 import type { ResolvedOptions } from "../executor/validate-options";
 import type { ModelCallRequest, PrepareStepArgs, PrepareStepResult, ToolCallRequest } from "./agent-middleware";
+import type { AttemptTokens } from "./attempt-tokens";
 import { MiddlewareError, type MiddlewareHook } from "./middleware-error";
 import type { MiddlewareChain, NamedMiddleware } from "./resolve-middleware";
 import { RunStop } from "./stop-run";
@@ -27,6 +29,8 @@ export interface MiddlewareHost {
   barrier(): Promise<void> | undefined;
   /** Ends the run gracefully with `reason` (a middleware called `stopRun`). */
   stop(reason: StopReason, stoppedBy: Record<string, unknown>): void;
+  /** The tokens of the agent call in progress, by model attempt, while the run holds them (see {@link MiddlewareRun.holdsTokens}). */
+  readonly heldTokens: Pick<AttemptTokens, "begin" | "answered"> | undefined;
 }
 
 type Execute = (action: AgentAction, config: RunnableConfig) => Promise<{ observation: Observation; metadata: StepMetadata | undefined }>;
@@ -44,6 +48,8 @@ export class MiddlewareRun {
   private readonly passed = new WeakSet<object>();
   private readonly modelChain: (request: ModelCallRequest) => Promise<AgentOutput>;
   private agentConfig: RunnableConfig = {};
+  /** The run's model attempts so far (each call of the agent the `wrapModelCall` chain made while tokens were held). */
+  private attempts = 0;
 
   constructor(
     private readonly chain: MiddlewareChain,
@@ -52,8 +58,15 @@ export class MiddlewareRun {
     this.modelChain = this.compose(chain.wrapModelCall, "wrapModelCall", (request: ModelCallRequest) => this.callAgentItself(request));
   }
 
-  /** Whether a middleware checks the answer after the model call: the run holds the call's tokens until it returns. */
-  get holdsAnswerTokens(): boolean {
+  /**
+   * Whether a streamed run holds each agent call's tokens until the `wrapModelCall` chain returned
+   * (see `AttemptTokens`): a middleware checks the answer after the model call (an output
+   * guardrail), so no text it has not passed may stream. Only the tokens of the model attempt whose
+   * output the chain returned are streamed then: not those of an attempt that failed (a fallback's
+   * primary), nor of one the chain replaced (a second `next`), which the guardrail never saw.
+   * Without one, tokens stream live, as the model writes them (see docs/middleware.md).
+   */
+  get holdsTokens(): boolean {
     return this.chain.holdsAnswerTokens;
   }
 
@@ -161,7 +174,13 @@ export class MiddlewareRun {
     }
   }
 
-  /** The agent itself, with the request's inputs, steps, signal, model and tools. */
+  /**
+   * The agent itself, with the request's inputs, steps, signal, model and tools. While the run
+   * holds tokens, the call is a model attempt of its own: its model calls carry the attempt's
+   * number in their metadata (the token forwarder hands it on with their tokens), and what it
+   * resolves to is noted, so that the run streams only the tokens of the attempt whose output the
+   * chain returned.
+   */
   private callAgentItself(request: ModelCallRequest, base: RunnableConfig = this.agentConfig, trims = true): Promise<AgentOutput> {
     const { agent } = this.host.options;
     const trim = trims ? this.host.options.trim : undefined;
@@ -172,7 +191,15 @@ export class MiddlewareRun {
       if (request.tools !== undefined) configurable[AGENT_TOOLS_KEY] = request.tools;
       config = { ...config, configurable };
     }
-    return agent.invoke(agentCallInput(request.inputs, request.steps, trim), config);
+    const held = this.host.heldTokens;
+    if (held === undefined) return agent.invoke(agentCallInput(request.inputs, request.steps, trim), config);
+    const attempt = ++this.attempts;
+    held.begin(attempt);
+    config.metadata = { ...config.metadata, [MODEL_ATTEMPT_KEY]: attempt };
+    return agent.invoke(agentCallInput(request.inputs, request.steps, trim), config).then((output) => {
+      held.answered(attempt, output);
+      return output;
+    });
   }
 
   /** The chain of `entries`' `hook` around `inner`: the first entry outermost. */
@@ -244,6 +271,8 @@ export class MiddlewareRun {
     const inputs = request["inputs"];
     if (typeof inputs !== "object" || inputs === null || Array.isArray(inputs)) wrong("inputs", "an object (the agent's inputs)");
     if (!Array.isArray(request["steps"])) wrong("steps", "an array of AgentSteps");
+    const problem = notAgentSteps(request["steps"] as unknown[]);
+    if (problem !== undefined) bad(`next() was given the request with \`steps\` that are not all AgentSteps ({ action: { tool, toolInput, log }, observation }): ${problem}.`);
   }
 
   /** Runs a hook: its errors are blamed on it, unless they passed through or stop the run. */
@@ -308,7 +337,11 @@ export class MiddlewareRun {
       );
     }
     if (result.inputs !== undefined && (typeof result.inputs !== "object" || result.inputs === null || Array.isArray(result.inputs))) bad("`inputs` must be an object.");
-    if (result.steps !== undefined && !Array.isArray(result.steps)) bad("`steps` must be an array of AgentSteps.");
+    if (result.steps !== undefined) {
+      if (!Array.isArray(result.steps)) bad("`steps` must be an array of AgentSteps.");
+      const problem = notAgentSteps(result.steps);
+      if (problem !== undefined) bad(`\`steps\` must be an array of AgentSteps ({ action: { tool, toolInput, log }, observation }), but ${problem}.`);
+    }
     const compaction = result.compaction;
     if (compaction !== undefined) {
       const count = this.host.state.steps.length;
@@ -377,6 +410,35 @@ function checkAnswer<T>(entry: NamedMiddleware, hook: "wrapModelCall" | "wrapToo
 function isAgentOutput(value: unknown): boolean {
   if (Array.isArray(value)) return value.length > 0 && value.every(isAgentAction);
   return isAgentFinish(value) || isAgentAction(value);
+}
+
+/**
+ * What is wrong with the first element of `steps` that is not an `AgentStep` (an object with an
+ * `action` whose `tool` is a string, and an `observation` that is a string or message content),
+ * for a hook's error ("steps[1] is a number"); undefined when every element is one. The agent's
+ * scratchpad would otherwise fail on it, blamed on the agent.
+ */
+function notAgentSteps(steps: readonly unknown[]): string | undefined {
+  for (let index = 0; index < steps.length; index++) {
+    const step = steps[index] as { action?: unknown; observation?: unknown } | null | undefined;
+    const at = `steps[${index}]`;
+    if (typeof step !== "object" || step === null || Array.isArray(step)) return `${at} is ${kindOf(step)}`;
+    const action = step.action as { tool?: unknown } | null | undefined;
+    if (typeof action !== "object" || action === null || Array.isArray(action)) return `${at}.action is ${kindOf(action)}`;
+    if (typeof action.tool !== "string") return `${at}.action.tool is ${kindOf(action.tool)}, not a tool name`;
+    const { observation } = step;
+    if (typeof observation !== "string" && !Array.isArray(observation)) return `${at}.observation is ${kindOf(observation)}, not a string or message content`;
+  }
+  return undefined;
+}
+
+/** What kind of value `value` is, for an error: "undefined", "null", "an array", "a number", "an object with keys a, b". */
+function kindOf(value: unknown): string {
+  if (value === undefined || value === null) return String(value);
+  if (Array.isArray(value)) return "an array";
+  if (typeof value !== "object") return `${/^[aeiou]/.test(typeof value) ? "an" : "a"} ${typeof value}`;
+  const keys = Object.keys(value);
+  return keys.length === 0 ? "an empty object" : `an object with keys ${keys.slice(0, 8).join(", ")}${keys.length > 8 ? ", ..." : ""}`;
 }
 
 /** A value a hook gave where another kind was wanted, for its error: "set to null", "set to a string". */

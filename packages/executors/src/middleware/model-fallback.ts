@@ -11,8 +11,9 @@ import { RunStop } from "./stop-run";
  * Falls back to other models when the agent's model fails. When an agent call fails with an error
  * that is not a cancellation (nor an unparseable answer, which `handleParsingErrors` deals with),
  * the call is made again with the first fallback model, then the next, until one answers; each
- * switch is recorded as a `middleware` event (`{ fallback, model, error }`). When every model
- * failed, the run fails with the last error. The agent must take a model per call: the built-in
+ * switch is recorded as a `middleware` event (`{ fallback, model, error }`). A streamed run's
+ * tokens stream live: the text a model wrote before it failed mid-answer, then that event, then
+ * the backup's (with an output guardrail, only the backup's: see docs/middleware.md). When every model failed, the run fails with the last error. The agent must take a model per call: the built-in
  * agents of `@agentrx/agents` do.
  *
  * @param models The chat models to fall back to, in order: a non-empty array with a chat model at

@@ -83,7 +83,8 @@ describe("executor.send (same process, no store)", () => {
     const result = await steered.invoke({ input: "x" }, { runId: "steer-2" });
     expect(result.output).toBe("with And Rome?");
     expect(inputs).toHaveLength(2);
-    expect(result.intermediateSteps?.map((step) => step.action.tool)).toEqual(["_Message"]);
+    // The answer the message came during stays in the conversation, before the message.
+    expect(result.intermediateSteps?.map((step) => step.action.tool)).toEqual(["_Answer", "_Message"]);
   });
 
   it("refuses a message for a run that is not going on here when there is no store, and a bad message", async () => {
