@@ -1,6 +1,6 @@
 import { type AgentStreamEvent, RunEventDecoder, type RunInfo, RunNotFoundError, RunStoreError, type RunStore, type StoredRunEvent } from "@agentrx/executors";
 import { Observable } from "rxjs";
-import { RunStoppedError } from "../errors/run-stopped-error";
+import { RunStoppedError, recordedExecutor } from "../errors/run-stopped-error";
 import type { ChannelHub } from "../internal/channel-hub";
 import { RECORD_ONLY_TYPES, type RecordOnlyStub, type WireItem, decodeWire, isEnd, isLive, isStored, isSubRun } from "../internal/wire";
 import { TokenMerger } from "./token-merger";
@@ -144,7 +144,7 @@ export function followRun(context: FollowContext, runId: string, after: number, 
       if (info.status !== "interrupted" && info.status !== "failed" && info.status !== "cancelled") return undefined;
       if (await context.resumePending(runId)) return undefined;
       if (info.status === "interrupted") return "done";
-      throw new RunStoppedError({ runId, status: info.status, ...(info.error ? { reason: info.error } : {}) });
+      throw new RunStoppedError({ runId, status: info.status, ...(info.error ? { reason: info.error } : {}), executor: recordedExecutor(info) });
     };
 
     /** Handles one channel item. */

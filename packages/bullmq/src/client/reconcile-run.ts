@@ -1,6 +1,6 @@
 import type { RunInfo, RunStore } from "@agentrx/executors";
 import { RunBusyError } from "@agentrx/executors";
-import { RunStoppedError } from "../errors/run-stopped-error";
+import { RunStoppedError, recordedExecutor } from "../errors/run-stopped-error";
 import type { RunJobData } from "../internal/run-job-data";
 import { cancelReason, settleRun } from "../internal/settle-run";
 
@@ -75,7 +75,7 @@ export async function reconcileRun(context: ReconcileRunContext, info: RunInfo, 
   const stranded = info.status === "queued" ? info.updatedAt + GRACE_MS <= now : info.status === "running" && (info.leaseExpiresAt ?? 0) < now;
   if (!stranded) return "waiting";
   if (await context.cancelPending(runId)) {
-    if (await context.settleCancel(info)) throw new RunStoppedError({ runId, status: "cancelled", reason: cancelReason(info) });
+    if (await context.settleCancel(info)) throw new RunStoppedError({ runId, status: "cancelled", reason: cancelReason(info), executor: recordedExecutor(info) });
     return "waiting"; // it ended, or a worker took it meanwhile (and sees the cancel): its record says
   }
   const job = await context.latestJob(runId);
@@ -117,5 +117,5 @@ export async function giveUpRun(store: RunStore, owner: string, runId: string, r
   }
   const info = await store.getRun(runId);
   const status = info?.status === "cancelled" ? "cancelled" : "failed";
-  throw new RunStoppedError({ runId, status, reason: info?.error ?? reason });
+  throw new RunStoppedError({ runId, status, reason: info?.error ?? reason, executor: recordedExecutor(info) });
 }

@@ -48,21 +48,19 @@ export function refuseIdleResume(where: string, info: RunInfo, now: number): voi
  * Refuses a resume without decisions of a `queued` run whose latest job will still run it (waiting,
  * delayed, or taken by a worker), or that was queued less than `GRACE_MS` before `now` and has no
  * such job yet (the call that queued it, `submit` or a resume with decisions, records the run
- * before it queues the job, and is queuing it: `reconcile` leaves such a run alone too): a second
- * job would have nothing to do. Such a resume is for a queued run whose job Redis lost.
+ * before it queues the job, and may be queuing it: `reconcile` leaves such a run alone too): a
+ * second job would have nothing to do. Such a resume is for a queued run with no job: one whose
+ * job Redis lost, or whose decisions `recordDecisions` recorded (it queues no job). Which of the
+ * two a run that has no job yet is cannot be told from its record, so the refusal names both.
  */
 export function refuseQueuedResume(where: string, info: RunInfo, job: LatestJob, now: number): void {
   if (info.status !== "queued") return;
   const pending = PENDING_STATES.has(job.state);
   if (!pending && info.updatedAt + GRACE_MS <= now) return;
-  const why = pending
-    ? `its job is ${job.state}: a worker ${job.state === "active" ? "has taken it" : "will take it"}`
-    : `it was queued less than a second ago and its job is being queued (the run is recorded first, then its job): a worker will take it`;
-  throw new InvalidArgumentError({
-    argument: "runId",
-    value: info.runId,
-    message: `${where}: run "${info.runId}" is queued, ${why}, so there is nothing to resume (a resume without decisions is for a queued run whose job Redis lost; cancel the run to stop it).`,
-  });
+  const message = pending
+    ? `${where}: run "${info.runId}" is queued, its job is ${job.state}: a worker ${job.state === "active" ? "has taken it" : "will take it"}, so there is nothing to resume (a resume without decisions is for a queued run whose job Redis lost; cancel the run to stop it).`
+    : `${where}: run "${info.runId}" was queued less than a second ago and has no job yet. If \`submit\` or a resume with decisions queued it, its job is being queued (the run is recorded first, then its job) and a worker will take it: there is nothing to resume. If its decisions were recorded with \`recordDecisions\`, which queues no job, call resume(runId) again once it has been queued for a second (\`reconcile()\`, or a follower of the run, queues it then too); a resume with decisions records them and queues the job in one call. Cancel the run to stop it.`;
+  throw new InvalidArgumentError({ argument: "runId", value: info.runId, message });
 }
 
 /**

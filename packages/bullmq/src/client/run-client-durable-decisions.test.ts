@@ -2,6 +2,7 @@
 // resume job Redis loses before a worker takes it (a restart without persistence, simulated by
 // deleting this queue's keys) is queued again by `reconcile()`, and the run goes on with them.
 import { InvalidArgumentError } from "@agentrx/core";
+import { recordDecisions } from "@agentrx/executors";
 import { lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { RESUME_JOB } from "../internal/run-job-data";
@@ -67,6 +68,24 @@ describe.skipIf(servers.skip)("RunClient.resume records decisions before it reso
     expect(calls).toEqual([]);
     const events = await lastValueFrom(client.events(runId, { after: pauseEnd }).pipe(toArray()));
     expect(events.filter((event) => event.type === "step")).toMatchObject([{ step: { observation: "Not five." }, metadata: { rejected: true } }]);
+  });
+
+  it("decisions recorded with recordDecisions queue no job: resume(runId) right after is refused saying so; once the run has been queued a second, it queues the run, and the approved call runs once", async () => {
+    const calls: string[] = [];
+    const { client, runId, executor, pauseEnd } = await pausedRun(7, calls);
+    fixture.worker({ approve: executor });
+    await recordDecisions(fixture.store, runId, { "call-0-0": "approve" }); // what a process with only the store does
+    expect(await fixture.store.getRun(runId)).toMatchObject({ status: "queued", eventCount: pauseEnd + 1 });
+    expect(await fixture.queue().getJobs(["waiting", "delayed", "active", "prioritized"])).toEqual([]); // no job: nothing moves it yet
+
+    const refused = await client.resume(runId).catch((caught: unknown) => caught);
+    expect(InvalidArgumentError.isInstance(refused) && refused.argument).toBe("runId");
+    expect((refused as Error).message).toMatch(/If its decisions were recorded with `recordDecisions`, which queues no job, call resume\(runId\) again once it has been queued for a second/);
+
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await client.resume(runId);
+    expect((await client.result(runId)).output).toBe("7 doubled is 14.");
+    expect(calls).toEqual(["start 7", "done 7"]);
   });
 
   it("bad decisions are refused at the call, before anything is recorded or queued", async () => {

@@ -196,7 +196,7 @@ describe.skipIf(servers.skip)("RunClient refuses what a queued job cannot carry 
     const runId = await client.submit("double", { input: "double 4" });
     expect(InvalidArgumentError.isInstance(refused) && refused.argument).toBe("runId");
     expect((refused as Error).message).toBe(
-      `RunClient.resume: run "${runId}" is queued, it was queued less than a second ago and its job is being queued (the run is recorded first, then its job): a worker will take it, so there is nothing to resume (a resume without decisions is for a queued run whose job Redis lost; cancel the run to stop it).`,
+      `RunClient.resume: run "${runId}" was queued less than a second ago and has no job yet. If \`submit\` or a resume with decisions queued it, its job is being queued (the run is recorded first, then its job) and a worker will take it: there is nothing to resume. If its decisions were recorded with \`recordDecisions\`, which queues no job, call resume(runId) again once it has been queued for a second (\`reconcile()\`, or a follower of the run, queues it then too); a resume with decisions records them and queues the job in one call. Cancel the run to stop it.`,
     );
     expect(await jobCount()).toBe(1);
     fixture.worker({ double: () => doublingExecutor() });

@@ -234,7 +234,7 @@ export class RunClient {
    *   delayed or active (a worker takes it without a resume) or that was queued less than a second
    *   ago and has no job yet (`submit`, or a resume with decisions, records the run first and is
    *   queuing its job; `reconcile()` leaves such a run alone too: resume it later if it still has
-   *   no job), it was not submitted through a `RunClient`, or it was submitted to another queue or
+   *   no job, as a run whose decisions `recordDecisions` recorded has none), it was not submitted through a `RunClient`, or it was submitted to another queue or
    *   under another prefix (its record's `metadata.queue` / `metadata.prefix`: another
    *   deployment's run, which this client's workers must not run)
    * @throws RunBusyError (rejects) when the run is running under a live lease (on a worker, or in a

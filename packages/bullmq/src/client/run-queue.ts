@@ -234,7 +234,21 @@ export class RunQueue {
     this.connected = undefined;
     if (connected === undefined) return;
     connected.hub.closeAll(error);
-    await connected.queue.close();
+    await closeQueue(connected.queue);
     await connected.redis.close();
   }
+}
+
+/**
+ * Closes BullMQ's connection of the queue: with QUIT while it is connected (the replies to what was
+ * sent come first), else at once. A QUIT on a connection that is down waits behind the commands
+ * queued for Redis, that is until Redis is back (BullMQ's `Queue.close()` does not resolve before
+ * then); dropping the connection abandons them, and the calls that queued them were rejected
+ * already (see `guard`). Before its connection was first ready, BullMQ's own close drops it.
+ */
+async function closeQueue(queue: Queue): Promise<void> {
+  const backend = queue.getBackend();
+  const { connection } = backend;
+  if (connection.status === "ready" && (await connection.client).status !== "ready") await backend.close(true);
+  await queue.close(); // after a forced close, resolves at once (BullMQ closes a backend once)
 }

@@ -18,10 +18,19 @@ function refusal(make: () => unknown): InvalidArgumentError {
 
 describe("RunStoppedError", () => {
   it("carries the run, how it ended and why", () => {
-    const error = new RunStoppedError({ runId: "r1", status: "cancelled", reason: "cancelled while queued." });
-    expect([error.runId, error.status, error.reason, RunStoppedError.isInstance(error)]).toEqual(["r1", "cancelled", "cancelled while queued.", true]);
+    const error = new RunStoppedError({ runId: "r1", status: "cancelled", reason: "cancelled while queued.", executor: "double" });
+    expect([error.runId, error.status, error.reason, error.executor, RunStoppedError.isInstance(error)]).toEqual(["r1", "cancelled", "cancelled while queued.", "double", true]);
     expect(error.message).toBe('Run "r1" was cancelled: cancelled while queued. It has no output; `RunClient.resume(runId)` continues it from its record.');
     expect(new RunStoppedError({ runId: "r2", status: "failed" }).reason).toBeUndefined();
+  });
+
+  it("sends a run whose record names no executor to the executor that recorded it: RunClient.resume refuses such a run", () => {
+    const error = new RunStoppedError({ runId: "r3", status: "cancelled", reason: "The client disconnected." });
+    expect(error.executor).toBeUndefined();
+    expect(error.message).toBe(
+      'Run "r3" was cancelled: The client disconnected. It has no output; `RunClient.resume` refuses it, as its record names no executor (it was not submitted through RunClient.submit): the executor that recorded it continues it, with `executor.resume(runId, { store })` on the same store.',
+    );
+    expect(error.message).not.toMatch(/RunClient.resume\(runId\)/);
   });
 
   it.each([
@@ -31,6 +40,8 @@ describe("RunStoppedError", () => {
     [{ runId: "r", status: "weird" }, "status", /`status` must be "failed" or "cancelled", got "weird"/],
     [{ runId: "r" }, "status", /`status` must be "failed" or "cancelled", got undefined/],
     [{ runId: "r", status: "failed", reason: 42 }, "reason", /`reason` must be a string or undefined, got 42/],
+    [{ runId: "r", status: "failed", executor: "" }, "executor", /`executor` must be a non-empty string or undefined, got ""/],
+    [{ runId: "r", status: "failed", executor: 7 }, "executor", /`executor` must be a non-empty string or undefined, got 7/],
   ])("refuses %j", (options, argument, message) => {
     const error = refusal(() => new RunStoppedError(options as never));
     expect(error.argument).toBe(argument);
