@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { type ApprovalCheck, type ApprovalGateContext, ApprovalGate, REJECTED_OBSERVATION } from "./approvals";
 import type { Decision, Interrupt, InterruptEvent, StopReason } from "./events";
 import { InDoubtToolCallError } from "./in-doubt-tool-call-error";
+import { SubRunInterruptedError } from "../handoff/sub-run-interrupted-error";
 import { type RunState, type RunTransition, initialRunState, pendingActions, transition } from "./run-state";
 import { leftOutText } from "../runs/json-value";
 
@@ -51,6 +52,23 @@ function pausedTurn(fake: ReturnType<typeof fakeRun>, actions: AgentAction[], wa
   fake.dispatched.length = 0;
   return interrupts;
 }
+
+describe("ApprovalGate.subRunPaused", () => {
+  it("keeps the turn's interrupts in call order, whichever parallel call's sub-run paused first", () => {
+    const fake = fakeRun({ approval: async () => true });
+    pausedTurn(fake, [act("billing"), act("refunds"), act("notify")], [2]);
+    const gate = new ApprovalGate(fake.run);
+    const pause = (runId: string) =>
+      new SubRunInterruptedError({ tool: runId, runId, waitingOn: ["refund"], interrupts: [{ id: "call-0-0", tool: "refund", toolInput: {}, iteration: 0, index: 0, reason: "approval" }], resumable: true });
+    gate.subRunPaused(1, pause("as-tool:r:0:b2")); // the second call's sub-run paused first
+    gate.subRunPaused(0, pause("as-tool:r:0:b1"));
+    expect(fake.state.interrupts.map((interrupt) => [interrupt.index, interrupt.subRun?.runId])).toEqual([
+      [0, "as-tool:r:0:b1"],
+      [1, "as-tool:r:0:b2"],
+      [2, undefined],
+    ]);
+  });
+});
 
 describe("ApprovalGate: which calls need approval", () => {
   it("is enabled only when the run has an approval check", () => {

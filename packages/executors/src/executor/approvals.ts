@@ -414,8 +414,10 @@ export class ApprovalGate {
       interrupt.subRun = { tool: error.tool, runId: error.runId, interruptId: inner.id };
       return interrupt;
     });
-    // (A call that runs waits on nothing: what it waited on before is replaced.)
-    this.run.dispatch({ type: "approvalRequested", interrupts: [...state.interrupts.filter((interrupt) => interrupt.index !== index), ...nested] });
+    // (A call that runs waits on nothing: what it waited on before is replaced.) In call order, as
+    // the turn's steps are, whichever of its parallel calls paused first.
+    const interrupts = [...state.interrupts.filter((interrupt) => interrupt.index !== index), ...nested].sort((a, b) => a.index - b.index);
+    this.run.dispatch({ type: "approvalRequested", interrupts });
   }
 
   /** Pauses the run for the interrupts of its turn: recorded first, then the `interrupt` and `output` events. */
