@@ -14,7 +14,9 @@ export interface ServeRunEventsOptions {
   heartbeatMs?: number;
   /**
    * The most bytes held for a client that does not read; past it the client is dropped with an
-   * `event: dropped` frame, and its `EventSource` reconnects with `Last-Event-ID`. @default 1048576
+   * `event: dropped` frame (its `lastEventId` is the seq of the last event it was given), and its
+   * `EventSource` reconnects with `Last-Event-ID`. An event larger than it still goes to a client
+   * that reads, once the socket has taken what came before it. @default 1048576
    */
   maxBufferedBytes?: number;
 }
@@ -47,8 +49,10 @@ function checkServeArguments(client: RunClient, options: ServeRunEventsOptions) 
  * unknown run gets `404`; a run id no store takes (empty, too long) and a `Last-Event-ID` that is
  * neither a seq nor an `end` id get `400`. A run that is queued or running gets its headers (and
  * the heartbeat starts) once its record is read, before its next event.
- * Replaying the record waits while the client's socket is full, so a slow reader of a long record
- * is not dropped; live events are not held back for it (past `maxBufferedBytes` it is dropped).
+ * Replaying the record waits while the client's socket is full or an event waits for room under
+ * `maxBufferedBytes` (one larger than it goes once the socket has taken everything before it), so
+ * a slow reader of a long record is not dropped; live events are not held back for it (past
+ * `maxBufferedBytes` beside the one event that waits, it is dropped, see `SseWriter`).
  *
  * Resolves once the response has ended (the run's output was sent, or the client went away).
  * Rejects with an `InvalidArgumentError` naming the option (it never throws) when `options` or
@@ -91,7 +95,7 @@ export function serveRunEvents(client: RunClient, runId: string, req: IncomingMe
     let subscription: Subscription | undefined;
     let full = false;
     let lastId = after; // the seq of the last event this client has
-    // The record's replay waits while the socket is full (live events rely on the bound instead).
+    // The record's replay waits while the socket is full or an event waits for room (live events rely on the bound instead).
     const pace = () => (full ? sse.ready().then(() => (full = false)) : undefined);
     const end = (status?: number, text?: string) => {
       if (ended) return;

@@ -175,7 +175,7 @@ describe("SseWriter", () => {
         const sse = new SseWriter(res, { maxBufferedBytes: 1024, heartbeatMs: via === "heartbeat" ? 20 : 0, droppedMessage: droppedMessage as never });
         sse.open();
         try {
-          // A frame larger than the bound goes to a client that read everything; the heartbeat after it drops the client.
+          // A frame larger than the bound goes to a client that read everything; the heartbeats after it drop the client once more than the bound waits beside it.
           if (via === "heartbeat") sse.send({ id: 1, data: "y".repeat(16_000_000) });
           else for (let i = 1; i <= 200 && !sse.closed; i++) sse.send({ id: i, data: "x".repeat(200_000) });
         } catch (error) {

@@ -1,5 +1,9 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
-import { InvalidArgumentError, MAX_TIMER_DELAY_MS, checkOptionKeys, isThenable, refusePromise } from "@agentrx/core";
+import type { ServerResponse } from "node:http";
+import { InvalidArgumentError, MAX_TIMER_DELAY_MS, checkOptionKeys, refusePromise } from "@agentrx/core";
+import { type SseMessage, defaultDroppedMessage, frame, isSseMessage, oneLine } from "./sse-frame";
+
+export type { SseMessage } from "./sse-frame";
+export { decodePathSegment, parseLastEventId } from "./sse-request";
 
 /**
  * Options of {@link SseWriter}.
@@ -16,8 +20,12 @@ export interface SseWriterOptions {
   heartbeatMs?: number;
   /**
    * The most bytes the server holds for one client that does not read (what `res.write` buffered
-   * beyond the socket). A client past it is dropped: the stream ends with an `event: dropped`
-   * frame (its data says why and the last id sent) and the connection is closed.
+   * beyond the socket). A frame that would pass it waits for room rather than drop the client: it
+   * is written once it fits, or, larger than the bound, once the socket has taken everything before
+   * it, so a client that reads gets every frame whole; frames that come meanwhile go after it. A
+   * client that lets more than the bound wait beside that one frame, or that has taken nothing for
+   * 5 s when a frame does not fit, is dropped: the stream ends with an `event: dropped` frame (its
+   * data says why and the id of the last message the client was given) and the connection is closed.
    * @default 1048576 (1 MiB)
    */
   maxBufferedBytes?: number;
@@ -26,9 +34,10 @@ export interface SseWriterOptions {
   /** Extra response headers (e.g. `x-vercel-ai-ui-message-stream`). */
   headers?: Record<string, string>;
   /**
-   * The last message sent to a client dropped for not reading, from why (`reason`) and the last id
-   * sent; for a protocol whose clients read only `data` (the AI SDK's UI message stream: an `error`
-   * chunk; A2A's JSON-RPC responses: an error response). Called synchronously; when it throws or
+   * The last message sent to a client dropped for not reading, from why (`reason`) and the id of
+   * the last message it was given (written to its socket; `null` when none had an id); for a
+   * protocol whose clients read only `data` (the AI SDK's UI message stream: an `error` chunk;
+   * A2A's JSON-RPC responses: an error response). Called synchronously; when it throws or
    * returns no message (not an object with a string or number `id`, string `event` and string
    * `data`, each optional; a Promise is not one), the client is still dropped, with the default
    * frame, and the process is warned (`process.emitWarning`, code `AGENTRX_SSE_DROPPED_MESSAGE`).
@@ -46,32 +55,24 @@ const SSE_WRITER_OPTION_KEYS = Object.keys({
   droppedMessage: true,
 } satisfies Record<keyof SseWriterOptions, true>);
 
-/**
- * One Server-Sent Events message.
- *
- * @example
- * ```ts
- * import type { SseMessage } from "@agentrx/runs";
- *
- * const message: SseMessage = { id: 3, event: "token", data: JSON.stringify({ text: "Hi" }) };
- * ```
- */
-export interface SseMessage {
-  /** The `id:` field (what the browser sends back as `Last-Event-ID`); a line break in it is sent as a space. */
-  id?: string | number;
-  /** The `event:` field; absent means `message`; a line break in it is sent as a space. */
-  event?: string;
-  /** The `data:` field (one line per line of it); absent for a frame that only moves the id. */
-  data?: string;
-}
-
 const GRACE_MS = 5_000;
+
+/**
+ * How long a client may take nothing of what waits for it (ms) before a frame that does not fit
+ * drops it, instead of waiting for room: it does not read (as `writeResponse` of `@agentrx/serve`
+ * waits for room for as long).
+ */
+const STALL_MS = 5_000;
 
 /**
  * Writes Server-Sent Events to a Node `http` response, with backpressure: {@link SseWriter.send}
  * says when the socket is full, {@link SseWriter.ready} waits until it drained (a source that can
- * pause awaits it), and a client that holds more than `maxBufferedBytes` unread is dropped, so a
- * client that never reads costs the server a bounded amount of memory.
+ * pause awaits it), a frame that does not fit under `maxBufferedBytes` beside what the client has
+ * not taken yet waits until it does (a frame larger than the bound, until the client took
+ * everything before it), and a client that lets more than `maxBufferedBytes` wait beside such a
+ * frame (or has taken nothing for 5 s when a frame does not fit) is dropped, so a client that never
+ * reads costs the server a bounded amount of memory (the bound and one frame) and a client that
+ * reads gets every frame.
  *
  * @example
  * ```ts
@@ -97,8 +98,31 @@ export class SseWriter {
   private opened = false;
   private heartbeat: ReturnType<typeof setInterval> | undefined;
   private waiters: ((open: boolean) => void)[] = [];
+  /** The id of the last message written to the response (what a dropped client is told it has). */
   private lastId: string | undefined;
   private closeListeners: (() => void)[] = [];
+  /**
+   * The size of the one frame the bound does not count (0 when none): a frame that did not fit
+   * beside what the socket had not taken, from when it comes until the socket has taken it.
+   */
+  private unbound = 0;
+  /** Frames that wait for room, in order: the first is the one the bound does not count. */
+  private waiting: Waiting[] = [];
+  private waitingBytes = 0;
+  /** `end()` was called while frames waited: the response ends once they are written. */
+  private ending = false;
+  /** When the socket last took a chunk, or was given one with nothing else waiting (ms since the epoch). */
+  private takenAt = Date.now();
+  /** Passed to every `res.write`: the socket took a chunk, so a frame that waits may fit now. */
+  private readonly taken = () => {
+    this.takenAt = Date.now();
+    this.flush();
+  };
+  /** Passed to the `res.write` of the frame the bound does not count: the socket took it. */
+  private readonly takenUnbound = () => {
+    this.unbound = 0;
+    this.taken();
+  };
   /** Whether the client was dropped for not reading. */
   dropped = false;
 
@@ -117,20 +141,21 @@ export class SseWriter {
     this.retryMs = retryMs;
     this.headers = headers;
     this.droppedMessage = droppedMessage;
-    res.on("drain", () => this.wake(true));
+    res.on("drain", () => this.flush());
     res.on("close", () => {
       this.stopHeartbeat();
+      this.discardWaiting();
       this.wake(false);
       for (const listener of this.closeListeners.splice(0)) listener();
     });
   }
 
-  /** Whether the response ended or the client went away. */
+  /** Whether the stream was ended ({@link SseWriter.end}, or the client dropped) or the client went away. */
   get closed(): boolean {
-    return this.res.destroyed || this.res.writableEnded;
+    return this.ending || this.res.destroyed || this.res.writableEnded;
   }
 
-  /** Bytes written but not yet taken by the socket. */
+  /** Bytes written to the response but not yet taken by the socket (not counting frames that wait for room). */
   get bufferedBytes(): number {
     return this.res.writableLength;
   }
@@ -157,21 +182,22 @@ export class SseWriter {
   }
 
   /**
-   * Sends one message. Returns false when the socket is full (await {@link SseWriter.ready} before
-   * the next one, if the source can wait) or the stream is closed; drops the client instead when
-   * this message would leave more than `maxBufferedBytes` unread.
+   * Sends one message. Returns false when the socket is full or the message waits for room (await
+   * {@link SseWriter.ready} before the next one, if the source can wait) or the stream is closed;
+   * drops the client instead when more than `maxBufferedBytes` would wait beside a frame that
+   * waits for room.
    */
   send(message: SseMessage): boolean {
     this.open();
-    if (message.id !== undefined) this.lastId = String(message.id);
-    return this.write(frame(message));
+    return this.write(frame(message), message.id === undefined ? undefined : String(message.id));
   }
 
   /**
    * Writes bytes that are already Server-Sent Events frames (e.g. a UI message stream's body),
-   * under the same bound as {@link SseWriter.send}: returns false when the socket is full or the
-   * stream is closed, and drops the client instead when they would leave more than
-   * `maxBufferedBytes` unread. Write whole frames, so the last message of a drop starts a frame.
+   * under the same bound as {@link SseWriter.send}: returns false when the socket is full, the
+   * bytes wait for room or the stream is closed, and drops the client instead when more than
+   * `maxBufferedBytes` would wait beside bytes that wait for room. Write whole frames, so the last
+   * message of a drop starts a frame.
    */
   sendFrames(frames: string | Uint8Array): boolean {
     this.open();
@@ -184,10 +210,13 @@ export class SseWriter {
     return this.write(`: ${oneLine(text)}\n\n`);
   }
 
-  /** Resolves with true once the socket drained (at once when it is not full), false once the stream closed. */
+  /**
+   * Resolves with true once the socket drained and no frame waits for room (at once when the socket
+   * is not full and none waits), false once the stream closed.
+   */
   ready(): Promise<boolean> {
     if (this.closed) return Promise.resolve(false);
-    if (!this.res.writableNeedDrain) return Promise.resolve(true);
+    if (this.waiting.length === 0 && !this.res.writableNeedDrain) return Promise.resolve(true);
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
@@ -197,28 +226,86 @@ export class SseWriter {
     else this.closeListeners.push(listener);
   }
 
-  /** Ends the stream, after `last` when given. */
+  /**
+   * Ends the stream, after `last` when given: at once, or once the frames that wait for room are
+   * written ({@link SseWriter.closed} is true from now on either way).
+   */
   end(last?: SseMessage): void {
     this.stopHeartbeat();
     if (this.closed) return;
     if (last !== undefined) this.send(last);
-    this.res.end();
+    if (this.closed) return; // `last` dropped the client
+    this.ending = true;
+    this.wake(false);
+    if (this.waiting.length === 0) this.res.end();
   }
 
   /**
-   * Writes `text` unless it would leave more than `maxBufferedBytes` unread: then the client is
-   * dropped instead. A frame larger than the bound by itself still goes to a client that has read
-   * everything before it (else it could never be sent), so what the server holds for one client is
-   * at most the larger of the bound and one frame.
+   * Writes `text` (a frame; `id` its message's id) when it fits under `maxBufferedBytes` beside
+   * what the socket has not taken. A frame that does not fit is the one frame the bound does not
+   * count: it is written once it fits, or once the socket has taken everything before it (a frame
+   * larger than the bound could never be sent else), and the frames that come until the socket has
+   * taken it go after it as long as they and the rest of what it has not taken stay within the
+   * bound: past it the client is dropped. So a client that reads is not dropped for a large frame
+   * that came while the socket was busy (bytes written in the same tick wait in the response until
+   * the next one; a large frame takes a while to send), and what the server holds for one client is
+   * at most the bound and one frame. A frame that does not fit while the socket has taken nothing
+   * for {@link STALL_MS} drops the client at once.
    */
-  private write(text: string | Uint8Array): boolean {
+  private write(text: string | Uint8Array, id?: string): boolean {
     if (this.closed) return false;
-    const waiting = this.res.writableLength;
-    if (waiting > 0 && waiting + (typeof text === "string" ? Buffer.byteLength(text) : text.byteLength) > this.maxBufferedBytes) {
+    const size = typeof text === "string" ? Buffer.byteLength(text) : text.byteLength;
+    const unread = this.res.writableLength;
+    if (this.unbound > 0) {
+      if (unread + this.waitingBytes - this.unbound + size > this.maxBufferedBytes) {
+        this.drop();
+        return false;
+      }
+      if (this.waiting.length === 0) return this.put(text, id, this.taken);
+    } else if (unread + size <= this.maxBufferedBytes) {
+      return this.put(text, id, this.taken);
+    } else if (unread > 0 && Date.now() - this.takenAt >= STALL_MS) {
       this.drop();
       return false;
+    } else {
+      this.unbound = size;
+      if (unread === 0) return this.put(text, id, this.takenUnbound);
     }
-    return this.res.write(text);
+    this.waiting.push({ text, size, id });
+    this.waitingBytes += size;
+    return false;
+  }
+
+  /** Writes a frame to the response: the client is given it (a dropped client is told its id). */
+  private put(text: string | Uint8Array, id: string | undefined, taken: () => void): boolean {
+    if (id !== undefined) this.lastId = id;
+    if (this.res.writableLength === 0) this.takenAt = Date.now();
+    return this.res.write(text, taken);
+  }
+
+  /**
+   * Writes the frames that wait once the first fits (or nothing else waits for the socket): the
+   * others came within the bound beside it. Then ends the response when {@link SseWriter.end} was
+   * called, else wakes {@link SseWriter.ready} once the socket is not full. Called whenever the
+   * socket took a chunk and on `'drain'`.
+   */
+  private flush(): void {
+    if (this.res.destroyed || this.res.writableEnded) return;
+    const [first, ...after] = this.waiting;
+    if (first !== undefined) {
+      const unread = this.res.writableLength;
+      if (unread > 0 && unread + first.size > this.maxBufferedBytes) return;
+      this.discardWaiting();
+      this.put(first.text, first.id, this.takenUnbound);
+      for (const next of after) this.put(next.text, next.id, this.taken);
+    }
+    if (this.ending) this.res.end();
+    else if (!this.res.writableNeedDrain) this.wake(true);
+  }
+
+  private discardWaiting(): void {
+    this.waiting = [];
+    this.waitingBytes = 0;
   }
 
   /**
@@ -228,6 +315,7 @@ export class SseWriter {
   private drop(): void {
     this.dropped = true;
     this.stopHeartbeat();
+    this.discardWaiting();
     const reason = `the client did not read: more than ${this.maxBufferedBytes} bytes were waiting for it`;
     const socket = this.res.socket;
     this.res.end(frame(this.lastMessage({ reason, lastEventId: this.lastId ?? null })));
@@ -272,14 +360,11 @@ export class SseWriter {
   }
 }
 
-function defaultDroppedMessage(info: { reason: string; lastEventId: string | null }): SseMessage {
-  return { event: "dropped", data: JSON.stringify(info) };
-}
-
-function isSseMessage(value: unknown): value is SseMessage {
-  if (typeof value !== "object" || value === null || isThenable(value)) return false;
-  const { id, event, data } = value as Record<string, unknown>;
-  return (id === undefined || typeof id === "string" || typeof id === "number") && (event === undefined || typeof event === "string") && (data === undefined || typeof data === "string");
+/** A frame that waits for room, with its message's id. */
+interface Waiting {
+  text: string | Uint8Array;
+  size: number;
+  id: string | undefined;
 }
 
 function describeValue(value: unknown): string {
@@ -292,62 +377,6 @@ function describeValue(value: unknown): string {
 
 function warnDroppedMessage(problem: string): void {
   process.emitWarning(`SseWriter: \`droppedMessage\` ${problem}; the dropped client got the default \`event: dropped\` frame instead.`, { code: "AGENTRX_SSE_DROPPED_MESSAGE" });
-}
-
-/**
- * A field's value on one line: a client ends a line at CR, LF or CRLF, so a break inside a comment,
- * an id or an event name would start a field of its own (a `data:` line, say: a message the server
- * never sent).
- */
-function oneLine(text: string): string {
-  return text.replace(/\r\n|\r|\n/g, " ");
-}
-
-/** One SSE frame. */
-function frame({ id, event, data }: SseMessage): string {
-  const head = `${id === undefined ? "" : `id: ${oneLine(String(id))}\n`}${event === undefined ? "" : `event: ${oneLine(event)}\n`}`;
-  const lines = data === undefined ? "" : data.split(/\r\n|\r|\n/).map((line) => `data: ${line}\n`).join("");
-  return `${head}${lines}\n`;
-}
-
-/**
- * The request's `Last-Event-ID` header as a number: `undefined` when absent or empty, `null` when it
- * is not a decimal integer (digits only, at most 15 of them: `1e308`, `0x10`, `-1`, `1.5` are refused).
- *
- * @example
- * ```ts
- * import { parseLastEventId } from "@agentrx/runs";
- * import type { IncomingMessage } from "node:http";
- * declare const req: IncomingMessage;
- *
- * const after = parseLastEventId(req);
- * if (after === null) console.log("400: Last-Event-ID must be a decimal integer");
- * ```
- */
-export function parseLastEventId(req: IncomingMessage): number | undefined | null {
-  const header = req.headers["last-event-id"];
-  const value = (Array.isArray(header) ? header[0] : header)?.trim();
-  if (value === undefined || value === "") return undefined;
-  return /^\d{1,15}$/.test(value) ? Number(value) : null;
-}
-
-/**
- * Decodes a percent-encoded URL path segment; `undefined` when it is malformed (a stray `%`), so a
- * server can answer `400` instead of failing with `URIError`.
- *
- * @example
- * ```ts
- * import { decodePathSegment } from "@agentrx/runs";
- *
- * console.log(decodePathSegment("run%201"), decodePathSegment("%E0%A4%A")); // "run 1" undefined
- * ```
- */
-export function decodePathSegment(segment: string): string | undefined {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return undefined;
-  }
 }
 
 function check(name: string, value: unknown, min: number, max = Number.MAX_VALUE): void {
