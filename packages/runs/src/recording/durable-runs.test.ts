@@ -531,24 +531,33 @@ describe("a tool input nested too deeply to record", () => {
 });
 
 describe("a call in doubt whose input the record does not hold all of", () => {
-  it("is not run again on resume: it gets an observation naming the left-out part, and the run goes on", async () => {
+  /**
+   * A run of `tool` (named `name`) called once with input nested 50,000 levels deep, whose process
+   * died after the call was recorded as started (its action), before its result; then resumed.
+   * The agent answers with `answer` of the step's observation.
+   */
+  async function resumedAfterDeepCall(name: string, returnDirect: boolean, answer: (observation: string) => string) {
     let value: unknown = "x";
     for (let i = 0; i < 50_000; i++) value = { a: value };
     const seen: unknown[] = [];
-    const search = tool(async (input) => (seen.push(input), "ok"), { name: "search", description: "Searches.", schema: z.object({ query: z.any() }) });
+    const called = tool(async (input) => (seen.push(input), "ok"), { name, description: "Does it.", schema: z.object({ query: z.any() }), returnDirect });
     const agent = RunnableLambda.from(async (input: { steps: AgentStep[] }) =>
-      input.steps.length === 0 ? { tool: "search", toolInput: { query: value }, log: "", toolCallId: "c1" } : { returnValues: { output: String(input.steps[0]?.observation) }, log: "" },
+      input.steps.length === 0 ? { tool: name, toolInput: { query: value }, log: "", toolCallId: "c1" } : { returnValues: { output: answer(String(input.steps[0]?.observation)) }, log: "" },
     );
     const source = new MemoryRunStore();
-    await new AgentExecutor({ agent, tools: [search], store: source }).invoke({ input: "x" }, { runId: "src" });
-    // The process died after the call was recorded as started (its action), before its result.
+    await new AgentExecutor({ agent, tools: [called], store: source }).invoke({ input: "x" }, { runId: "src" });
     const [start, action] = await source.readEvents("src");
     const store = new MemoryRunStore();
     await store.createRun({ runId: "cut", inputs: { input: "x" }, status: "running", owner: "o", leaseMs: 1, at: 0 });
     await store.write("cut", { owner: "o", leaseMs: 1, epoch: 1, at: 0, events: [start as StoredRunEvent, action as StoredRunEvent], update: { checkpoint: { schemaVersion: 1, iteration: 1, elapsedMs: 0, phase: "tools" } } });
     await new Promise((resolve) => setTimeout(resolve, 5)); // the lease ran out
     seen.length = 0;
-    const result = await new AgentExecutor({ agent, tools: [search], store }).resume("cut");
+    const result = await new AgentExecutor({ agent, tools: [called], store }).resume("cut");
+    return { result, seen, store };
+  }
+
+  it("is not run again on resume: it gets an observation naming the left-out part, and the run goes on", async () => {
+    const { result, seen, store } = await resumedAfterDeepCall("search", false, (observation) => observation);
     expect(seen).toEqual([]);
     expect(result.output).toContain('The call to tool "search" could not run again on resume');
     expect(result.output).toContain("[action.toolInput.query.a.a.");
@@ -556,22 +565,7 @@ describe("a call in doubt whose input the record does not hold all of", () => {
   });
 
   it("goes back to the model even when its tool is returnDirect: the observation is no answer for the user", async () => {
-    let value: unknown = "x";
-    for (let i = 0; i < 50_000; i++) value = { a: value };
-    const seen: unknown[] = [];
-    const send = tool(async (input) => (seen.push(input), "sent"), { name: "send", description: "Sends.", schema: z.object({ query: z.any() }), returnDirect: true });
-    const agent = RunnableLambda.from(async (input: { steps: AgentStep[] }) =>
-      input.steps.length === 0 ? { tool: "send", toolInput: { query: value }, log: "", toolCallId: "c1" } : { returnValues: { output: `model saw: ${String(input.steps[0]?.observation)}` }, log: "" },
-    );
-    const source = new MemoryRunStore();
-    await new AgentExecutor({ agent, tools: [send], store: source }).invoke({ input: "x" }, { runId: "src" });
-    const [start, action] = await source.readEvents("src");
-    const store = new MemoryRunStore();
-    await store.createRun({ runId: "cut", inputs: { input: "x" }, status: "running", owner: "o", leaseMs: 1, at: 0 });
-    await store.write("cut", { owner: "o", leaseMs: 1, epoch: 1, at: 0, events: [start as StoredRunEvent, action as StoredRunEvent], update: { checkpoint: { schemaVersion: 1, iteration: 1, elapsedMs: 0, phase: "tools" } } });
-    await new Promise((resolve) => setTimeout(resolve, 5)); // the lease ran out
-    seen.length = 0;
-    const result = await new AgentExecutor({ agent, tools: [send], store }).resume("cut");
+    const { result, seen } = await resumedAfterDeepCall("send", true, (observation) => `model saw: ${observation}`);
     expect(seen).toEqual([]);
     expect(result.stopReason).toBe("finish");
     expect(result.output).toMatch(/^model saw: The call to tool "send" could not run again on resume/);
