@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "@agentrx/core";
+import { InvalidArgumentError, isThenable } from "@agentrx/core";
 import type { Observable } from "rxjs";
 import type { AgentStreamEvent } from "../executor/events";
 
@@ -114,7 +114,7 @@ function notAnObservable(value: unknown): string {
     const name = typeof given.constructor === "function" && given.constructor.name !== "" && given.constructor.name !== "Object" ? given.constructor.name : "executor";
     return `${/^[aeiou]/i.test(name) ? "an" : "a"} ${name}: pass executor.stream(inputs), not the executor`;
   }
-  if (typeof given["then"] === "function") return "a Promise: pass executor.stream(inputs) itself (an awaited run gives its result, not its events)";
+  if (isThenable(value)) return "a Promise: pass executor.stream(inputs) itself (an awaited run gives its result, not its events)";
   if (isRunResult(value)) return "a run's result: pass executor.stream(inputs), not the result of executor.invoke(inputs)";
   return "an object that is not an Observable";
 }

@@ -461,15 +461,18 @@ export class RunEventDecoder {
   /** Every completed step, then the finished results of the turns still pending (a paused turn's), in turn and call order. */
   private stepsWithPending(): AgentStep[] {
     const steps = this.steps.slice();
-    for (const [, results] of [...this.pendingSteps].sort((a, b) => a[0] - b[0])) for (const step of results) if (step !== undefined) steps.push(step);
+    this.pendingInto(steps);
     return steps;
   }
 
   private flushPending(): void {
-    for (const [iteration, results] of [...this.pendingSteps].sort((a, b) => a[0] - b[0])) {
-      for (const step of results) if (step !== undefined) this.steps.push(step);
-      this.pendingSteps.delete(iteration);
-    }
+    this.pendingInto(this.steps);
+    this.pendingSteps.clear();
+  }
+
+  /** Appends the finished results of the pending turns to `steps`, in turn and call order. */
+  private pendingInto(steps: AgentStep[]): void {
+    for (const [, results] of [...this.pendingSteps].sort((a, b) => a[0] - b[0])) for (const step of results) if (step !== undefined) steps.push(step);
   }
 }
 

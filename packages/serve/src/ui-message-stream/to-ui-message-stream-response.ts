@@ -1,5 +1,5 @@
 import { checkOptionKeys } from "@agentrx/core";
-import { type AgentStreamEvent, checkRunEventStream } from "@agentrx/executors";
+import type { AgentStreamEvent } from "@agentrx/executors";
 import type { Observable } from "rxjs";
 import { type ToUIMessageStreamOptions, uiMessageStream } from "./to-ui-message-stream";
 import type { UIMessageChunk } from "./ui-message-chunk";
@@ -82,7 +82,6 @@ export const UI_MESSAGE_STREAM_HEADERS: Readonly<Record<string, string>> = {
  * ```
  */
 export function toUIMessageStreamResponse(events$: Observable<AgentStreamEvent>, init: UIMessageStreamResponseInit = {}): Response {
-  checkRunEventStream("toUIMessageStreamResponse", "events$", events$);
   if (typeof init === "object" && init !== null) checkOptionKeys("toUIMessageStreamResponse", init, INIT_KEYS);
   const { messageId, onError, earlierUsage, maxBufferedChunks, headers, ...responseInit } = init;
   const stream = uiMessageStream(
