@@ -22,7 +22,11 @@ export interface RunTableSummary {
   stopReason?: StopReason;
   /** The answer (`""` for a paused run); absent while running or after a failure. */
   output?: string;
-  /** Tool calls the agent asked for (`action` events; a resumed run counts the calls it resumed with). */
+  /**
+   * Tool calls the table shows: those the agent asked for (`action` events; a resumed run counts
+   * the calls it resumed with), and the calls a resumed run still waits for whose action came in
+   * an earlier segment.
+   */
   actions: number;
   /** Steps that came back (`step` events: tool calls that ran, and parse errors shown to the agent). */
   steps: number;

@@ -20,7 +20,15 @@ import { type Observable, from, lastValueFrom, toArray } from "rxjs";
 import { escapeHtml } from "../trace-page/page/page-shell";
 import { tracePageHtml } from "../trace-page/page/trace-page-html";
 import { readTracePage } from "../trace-page/read-trace-page";
-import { RunTable } from "./run-table";
+import { cutText } from "../trace-page/cut-text";
+import { ANSWER_LIMIT, RunTable } from "./run-table";
+
+/**
+ * The store each executor's run was recorded in for its display, when the run had none of its own
+ * (a `MemoryRunStore` made by `displayRun`): displayed again, the run shows its table and trace
+ * from it rather than its result alone.
+ */
+const displayStores = new WeakMap<object, RunStore>();
 
 /**
  * Runs a run for a notebook and shows it: a live table of its tool calls (action, observation,
@@ -34,9 +42,13 @@ import { RunTable } from "./run-table";
  * while it is shown) resolves with this run's result (or rejects with its error) without running
  * it again; a run that was awaited already is not run again either: the bundle's summary is its
  * result's (a paused run is `"interrupted"`, a failed one `"failed"` with its error), and its table
- * is replayed from the run's record, above its trace, when the store has it. A failed run shows
- * its error in the table and the bundle; the promise still resolves. It rejects when the live
- * display fails, after the run ended.
+ * is replayed from the run's record, above its trace, when the store has it. A run displayed a
+ * second time shows the same way, from the record its first display made when the executor has
+ * no store. A failed run shows its error in the table and the bundle; the promise still resolves.
+ * A stored run replayed (`replayRun(store, runId)` with `{ store }`) whose events end without an
+ * output ends as the store's record says (failed, cancelled, with its error). The table shows
+ * the first 10,000 characters of a longer answer; the JSON has it whole. It rejects when the
+ * live display fails, after the run ended.
  *
  * @param run a run from `executor.invoke`, `stream` or `resume`, or any observable of run events
  * @param options where the live table goes, the store of the run's record, update pacing
@@ -64,10 +76,14 @@ export async function displayRun(run: Observable<AgentStreamEvent> | RunObservab
   if (awaited !== undefined) {
     // An executors package from before `awaitedRunId` has no id of a failed run: its error alone is shown.
     const runId = typeof runObservable.awaitedRunId === "function" ? runObservable.awaitedRunId() : undefined;
-    return awaitedBundle(awaited, runId, options.store ?? source?.store, traceHeight);
+    return awaitedBundle(awaited, runId, options.store ?? source?.store ?? displayStores.get(runObservable), traceHeight);
   }
 
-  const store = options.store ?? source?.store ?? (source === undefined ? undefined : new MemoryRunStore());
+  let store = options.store ?? source?.store;
+  if (store === undefined && source !== undefined) {
+    store = new MemoryRunStore();
+    displayStores.set(runObservable, store);
+  }
   const events = source === undefined ? (run as Observable<AgentStreamEvent>) : source.events(store);
   const table = new RunTable();
   const updates = new LiveUpdates(live, table, throttleMs);
@@ -94,6 +110,9 @@ export async function displayRun(run: Observable<AgentStreamEvent> | RunObservab
     });
   });
   if (source !== undefined) settle?.(failure === undefined ? lastValueFrom(from(seen).pipe(source.result)) : Promise.reject(failure.error));
+  // Events that end without saying how the run ended (a stored run replayed: a failure or a
+  // cancellation is in the run's row, not in an event): the record says it.
+  if (failure === undefined && !table.hasEnded && store !== undefined && table.id !== undefined) await endAsRecorded(table, store, table.id);
   await updates.finish();
   const trace = table.id === undefined || store === undefined ? undefined : await traceFrame(store, table.id, traceHeight);
   const html = live === undefined ? table.html() + (trace ?? "") : (trace ?? table.html());
@@ -230,6 +249,22 @@ async function traceFrame(store: RunStore, runId: string, height: number): Promi
   return `<iframe class="agentrx-trace" title="Trace of run ${escapeHtml(runId)}" sandbox="allow-scripts" style="width:100%;height:${height}px;border:1px solid rgba(127,127,127,.35);border-radius:4px" srcdoc="${escapeHtml(page)}"></iframe>`;
 }
 
+/**
+ * Ends `table` as the record of run `runId` says the run ended (failed, cancelled; its error and
+ * running time). A run the record says is still running stays so. A record that cannot be read
+ * leaves it running too: the trace below the table says why it could not be read.
+ */
+async function endAsRecorded(table: RunTable, store: RunStore, runId: string): Promise<void> {
+  const info = await store.getRun(runId).catch(() => undefined);
+  if (info === undefined || info.status === "running" || info.status === "queued") return;
+  table.endAsRecorded({
+    status: info.status,
+    ...(info.stopReason === undefined ? {} : { stopReason: info.stopReason as StopReason }),
+    ...(info.error === undefined ? {} : { error: info.error }),
+    ...(info.checkpoint?.elapsedMs === undefined ? {} : { elapsedMs: info.checkpoint.elapsedMs }),
+  });
+}
+
 /** What awaiting an executor's run resolves with, as far as the display reads it. */
 interface AwaitedResult {
   runId?: string;
@@ -241,7 +276,7 @@ interface AwaitedResult {
 }
 
 /**
- * The bundle of a run that was awaited before it was displayed. Its summary is its result's (status,
+ * The bundle of a run that ran before this display (awaited, or displayed already). Its summary is its result's (status,
  * stop reason, pauses, usage); its table is the run's record replayed when `store` has it (the
  * segment the result ends: a resumed run shows its resumed part, as a live display of the resume
  * does), else a line with its answer; and its trace when recorded. A failed run shows the same
@@ -264,7 +299,7 @@ async function awaitedBundle(result: Promise<unknown>, runId: string | undefined
   const trace = runId === undefined || store === undefined ? undefined : await traceFrame(store, runId, height);
   if (table !== undefined) return bundleOf(table.html() + (trace ?? ""), table.text(), summary);
   const headline = summary.status === "interrupted" ? "paused" : `finished (${summary.stopReason ?? "finish"})`;
-  const text = `Run ${headline} ${runId ?? ""} (awaited before it was displayed): ${value.output ?? ""}`;
+  const text = `Run ${headline} ${runId ?? ""} (it ran before this display): ${cutAnswer(value.output ?? "")}`;
   return bundleOf(trace ?? `<div class="agentrx-run" data-status="${summary.status}"><pre>${escapeHtml(text)}</pre></div>`, text, summary);
 }
 
@@ -339,6 +374,11 @@ async function recordedSegments(store: RunStore, runId: string): Promise<AgentSt
     segments.at(-1)?.push(event);
   }
   return segments;
+}
+
+/** An answer as a line of text shows it: its first {@link ANSWER_LIMIT} characters, then its length (the JSON has it whole). */
+function cutAnswer(answer: string): string {
+  return answer.length <= ANSWER_LIMIT ? answer : `${cutText(answer, ANSWER_LIMIT)}… (${answer.length.toLocaleString("en-US")} characters: the run's JSON has the whole answer)`;
 }
 
 function bundleOf(html: string, text: string, summary: RunTableSummary): RunDisplayBundle {

@@ -27,6 +27,22 @@ const HTML_ROW_LIMIT = 100;
 const CELL_LIMIT = 400;
 
 /**
+ * How many characters of the answer the table shows (HTML and text, live and final): a notebook
+ * keeps every output in its file, and the run's JSON has the whole answer. See docs/notebooks.md.
+ */
+export const ANSWER_LIMIT = 10_000;
+
+/** How a run ended, as its record says, when its events end without saying it (a stored run that failed or was cancelled). */
+export interface RecordedEnd {
+  status: RunTableStatus;
+  stopReason?: StopReason;
+  /** Why it failed or was cancelled, as the record says. */
+  error?: string;
+  /** Its running time over every segment, as the record measures it (its checkpoint's `elapsedMs`). */
+  elapsedMs?: number;
+}
+
+/**
  * The live table of a run, for a notebook: its tool calls (action, then observation and duration),
  * what it paused for, and its answer as it streams. Fed the run's events one at a time; `html()`
  * and `text()` draw it as it stands. Every recorded text is escaped: it is data, never markup.
@@ -45,17 +61,31 @@ export class RunTable {
   private error: string | undefined;
   private cancelled = false;
   private finished = false;
-  private startedAt: number | undefined;
-  private endedAt: number | undefined;
+  private ended = false;
+  /** The running time of the segments that ended (from a `start` of the run to its `output`). */
+  private runningMs = 0;
+  /** When the segment under way started (its `start`), and the last event of the run so far. */
+  private segmentStart: number | undefined;
+  private lastAt: number | undefined;
+  /** The record's own measure of the running time, once the run ended by its record. */
+  private recordedElapsedMs: number | undefined;
+  /** How many segments of the run came (its top-level `start` events). */
+  private segments = 0;
 
   /** Takes one event of the run (sub-run events add their tool calls, prefixed with their path). */
   add(event: AgentStreamEvent): void {
     const prefix = event.subRun === undefined ? "" : `${event.subRun.join(" › ")} › `;
+    if (event.subRun === undefined && typeof event.at === "number") this.lastAt = event.at;
     switch (event.type) {
       case "start":
         if (event.subRun === undefined) {
           this.runId = event.runId;
-          this.startedAt ??= event.at;
+          this.closeSegment(this.lastAt); // a segment without its output (its process died): up to its last event
+          this.segmentStart = event.at;
+          this.segments += 1;
+          // A resumed run waits for nothing any more until it pauses again (a replay's earlier pause was decided).
+          if (event.resumed) this.interrupts = [];
+          this.finished = false;
         }
         break;
       case "action":
@@ -85,7 +115,8 @@ export class RunTable {
         this.stopReason = event.stopReason;
         this.usage = event.usage;
         this.finished = true;
-        this.endedAt = event.at;
+        if (event.stopReason !== "interrupted") this.interrupts = [];
+        this.closeSegment(event.at);
         break;
       default:
         break;
@@ -101,13 +132,45 @@ export class RunTable {
     // A thrown value that is not an Error (an HTTP client's `{ message, status }`): its message, else its JSON.
     this.error = error instanceof Error ? `${error.name}: ${error.message}` : errorMessageOf(error);
     if (isAbortError(error)) this.cancelled = true;
-    this.endedAt = Date.now();
+    this.ended = true;
+    this.closeSegment(Date.now());
   }
 
   /** The run was stopped before it ended (the display was torn down). */
   cancel(): void {
     this.cancelled = true;
-    this.endedAt = Date.now();
+    this.ended = true;
+    this.closeSegment(Date.now());
+  }
+
+  /**
+   * The run ended as its record says, its events having ended without saying so (a stored run
+   * replayed: its record keeps a failure or a cancellation in the run's row, not in an event). Its
+   * running time is the record's (as the trace page's header takes it), else up to its last event.
+   */
+  endAsRecorded(end: RecordedEnd): void {
+    if (end.status === "running") return;
+    this.closeSegment(this.lastAt);
+    this.ended = true;
+    if (end.elapsedMs !== undefined) this.recordedElapsedMs = end.elapsedMs;
+    if (end.status === "cancelled") this.cancelled = true;
+    if (end.status === "failed") this.error = end.error ?? "The run failed; its record gives no error.";
+    else if (end.error !== undefined) this.error = end.error;
+    if (end.status === "finished" || end.status === "interrupted") {
+      this.finished = true;
+      this.stopReason = end.stopReason ?? (end.status === "interrupted" ? "interrupted" : this.stopReason);
+    }
+  }
+
+  /** Whether the run's events said how it ended (an `output`, a failure, a cancellation). */
+  get hasEnded(): boolean {
+    return this.ended || this.finished;
+  }
+
+  /** Ends the segment under way at `at` (the time of its last event): its running time counts. */
+  private closeSegment(at: number | undefined): void {
+    if (this.segmentStart !== undefined && at !== undefined) this.runningMs += Math.max(0, at - this.segmentStart);
+    this.segmentStart = undefined;
   }
 
   /** The run's id, once its `start` or `output` event came. */
@@ -127,7 +190,7 @@ export class RunTable {
   summary(): RunTableSummary {
     const summary: RunTableSummary = {
       status: this.status,
-      actions: this.actions,
+      actions: this.calls(),
       steps: this.steps,
     };
     if (this.runId !== undefined) summary.runId = this.runId;
@@ -158,7 +221,7 @@ export class RunTable {
       body.push(`<tr class="agentrx-pause"><td>${pause.iteration + 1}</td><td><code>${escapeHtml(pause.tool)}</code></td><td><pre>${escapeHtml(cut(textOf(withoutImages(pause.toolInput))))}</pre></td><td><i>${pauseLabel(pause)} (<code>${escapeHtml(pause.id)}</code>)</i></td><td></td></tr>`);
     }
     const table = body.length === 0 ? '<p class="agentrx-empty">No tool calls yet.</p>' : `<table><thead><tr><th title="the agent call (iteration) that asked for it, from 1">#</th><th>tool</th><th>input</th><th>observation</th><th>time</th></tr></thead><tbody>${body.join("")}</tbody></table>`;
-    const answer = this.error !== undefined ? `<div class="agentrx-error">${escapeHtml(this.error)}</div>` : this.answer === "" ? "" : `<div class="agentrx-answer"><b>Answer</b><pre>${escapeHtml(this.answer)}</pre></div>`;
+    const answer = this.error !== undefined ? `<div class="agentrx-error">${escapeHtml(this.error)}</div>` : this.answer === "" ? "" : `<div class="agentrx-answer"><b>Answer</b><pre>${escapeHtml(this.shownAnswer())}</pre></div>`;
     return `<div class="agentrx-run" data-status="${this.status}"><style>${TABLE_STYLES}</style>${head}${table}${answer}</div>`;
   }
 
@@ -180,8 +243,26 @@ export class RunTable {
     }
     for (const pause of unmatched) lines.push(`  [${pause.iteration + 1}] ${oneLine(pause.tool)}(${oneLine(textOf(withoutImages(pause.toolInput)))}) ${pauseLabel(pause)} (${pause.id})`);
     if (this.error !== undefined) lines.push(`  ${this.error}`);
-    else if (this.answer !== "") lines.push(`  Answer: ${this.answer}`);
+    else if (this.answer !== "") lines.push(`  Answer: ${this.shownAnswer()}`);
     return printable(lines.join("\n"));
+  }
+
+  /**
+   * The answer as the table shows it: its first {@link ANSWER_LIMIT} characters, then its length
+   * (the run's JSON has it whole; the final one does, a streaming one not yet).
+   */
+  private shownAnswer(): string {
+    if (this.answer.length <= ANSWER_LIMIT) return this.answer;
+    const where = this.finished ? "the run's JSON has the whole answer" : "so far";
+    return `${cutText(this.answer, ANSWER_LIMIT)}… (${this.answer.length.toLocaleString("en-US")} characters: ${where})`;
+  }
+
+  /**
+   * The run's tool calls: those it asked for (a resumed run's, those it resumed with), and the calls
+   * it waits for whose action came in an earlier segment (a resume that decided none of them).
+   */
+  private calls(): number {
+    return this.actions + this.pauses().unmatched.length;
   }
 
   /** The rows a table shows: the latest {@link HTML_ROW_LIMIT}, and those that wait for a person. */
@@ -200,6 +281,8 @@ export class RunTable {
     const waiting = new Map<ToolRow, Interrupt>();
     const unmatched: Interrupt[] = [];
     for (const pause of this.interrupts) {
+      // A call that got its result is not waiting (a pause decided in a later segment).
+      if (pause.toolCallId !== undefined && this.rows.some((row) => row.toolCallId === pause.toolCallId && row.observation !== undefined)) continue;
       const row = this.rows.find(
         (candidate) =>
           candidate.observation === undefined &&
@@ -215,9 +298,12 @@ export class RunTable {
   }
 
   private headline(): string {
-    const elapsed = this.startedAt !== undefined && this.endedAt !== undefined ? `, ${Math.round(this.endedAt - this.startedAt)} ms` : "";
+    // Running time over the run's segments (a resumed run's pause is not in it), as the trace page's header counts it.
+    const elapsedMs = this.recordedElapsedMs ?? this.runningMs;
+    const elapsed = this.status === "running" || (this.segments === 0 && this.recordedElapsedMs === undefined) ? "" : `, ${Math.round(elapsedMs)} ms`;
     const tokens = this.usage?.total_tokens === undefined ? "" : `, ${this.usage.total_tokens} tokens`;
-    const calls = `${this.actions} tool call${this.actions === 1 ? "" : "s"}`;
+    const count = this.calls();
+    const calls = `${count} tool call${count === 1 ? "" : "s"}`;
     switch (this.status) {
       case "running":
         return `Run running: ${calls}`;
