@@ -150,7 +150,8 @@ const OPTION_KEYS = Object.keys({
  * its end; one the run cannot take (it has finished, or cannot be reached from this process; a
  * message with no text and no file) gets a JSON-RPC error saying why (`UnsupportedOperationError`
  * -32004, `RequestMalformedError`); one that finds the run's inbox full gets -32029 over HTTP
- * `429` with `Retry-After` (send it again later).
+ * `429` with `Retry-After` (send it again later). A message whose `taskId`, `contextId` or text
+ * part's text is not a string gets `RequestMalformedError` (-32602) naming the field.
  * A streamed task is saved to its end even when its client goes away. A request the SDK refuses
  * (an unknown task: `TaskNotFoundError`, -32001; cancelling a finished task:
  * `TaskNotCancelableError`, -32002; a message to a finished task: `UnsupportedOperationError`,

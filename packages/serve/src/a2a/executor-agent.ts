@@ -81,7 +81,11 @@ export class SteeringRefused extends Error {
  * cancelling the task unsubscribes from the run, which cancels it, or cancels the recorded run
  * (a paused one) in the executor's store. A resumed run cancelled while its record is being
  * claimed is stopped as soon as it starts (its record ends `cancelled`), and a resume refused
- * because its record was cancelled meanwhile leaves the task `canceled`. A request with a valid W3C `traceparent` header starts
+ * because its record was cancelled meanwhile leaves the task `canceled`. A new task in a context
+ * whose run is going on may join that run (the executor's `followUp: "interrupt"`): its metadata
+ * then names that run (a `working` update `{ agentrx: { runId, joined: true } }`), never one of its
+ * own. A message `toInputs` refuses fails its task here, as a failed run's does (`Name: message`),
+ * and leaves nothing behind. A request with a valid W3C `traceparent` header starts
  * (or resumes) the run under that remote span, so its spans join the caller's trace (when the
  * executor has `telemetry`). @internal
  */
@@ -106,13 +110,28 @@ export class ExecutorA2AAgent implements SdkAgentExecutor {
     const publish = (event: AgentExecutionEvent) => bus.publish(event);
     // The caller's span, from the request's `traceparent` (the SDK keeps the request's headers).
     const remote = await remoteContext(context.context?.state.get("headers") as Headers | undefined);
-    this.contexts.set(taskId, contextId);
     const traced = remote === undefined ? {} : { configurable: { [TELEMETRY_CONTEXT_KEY]: remote } };
     let events: Observable<AgentStreamEvent>;
     let resuming: { interrupts: Interrupt[] } | undefined;
+    /** The run of the context going on as a new task comes: with `followUp: "interrupt"`, the task joins it. */
+    let busy: string | undefined;
     if (task === undefined) {
-      publish({ kind: "task", data: newTask(taskId, contextId, received) });
-      events = this.executor.stream(hookInputs("createA2AHandler", "toInputs", this.toInputs(received)), { runId: taskId, threadId: contextId, ...traced });
+      let inputs: Record<string, unknown>;
+      try {
+        inputs = hookInputs("createA2AHandler", "toInputs", this.toInputs(received));
+      } catch (error) {
+        // The message is refused (by `toInputs`) before any run: the task fails here, as a failed
+        // run's does, and nothing of it is kept. (Were `execute` to reject, the SDK would log the
+        // error and word the task's failure its own way.)
+        publish({ kind: "task", data: newTask(taskId, contextId, received, undefined) });
+        publish({ kind: "statusUpdate", data: failedStatus(taskId, contextId, error) });
+        return;
+      }
+      busy = await this.runningRunOf(contextId, taskId);
+      // The task's run is its own (its id is the task's) unless the task joins the one going on.
+      publish({ kind: "task", data: newTask(taskId, contextId, received, busy === undefined ? taskId : undefined) });
+      events = this.executor.stream(inputs, { runId: taskId, threadId: contextId, ...traced });
+      this.contexts.set(taskId, contextId);
     } else {
       if (task.status?.state !== TASK_STATE.inputRequired) return this.steerFromExecute(task, received, publish);
       const interrupts = pendingInterrupts(task);
@@ -127,6 +146,7 @@ export class ExecutorA2AAgent implements SdkAgentExecutor {
       publish({ kind: "task", data: { ...task, status: { state: TASK_STATE.working, message: undefined, timestamp: new Date().toISOString() } } });
       resuming = { interrupts };
       events = this.executor.resume(taskId, { decisions, ...traced });
+      this.contexts.set(taskId, contextId);
     }
     let resolveDone!: () => void;
     const followed = new Promise<void>((resolve) => (resolveDone = resolve));
@@ -140,6 +160,7 @@ export class ExecutorA2AAgent implements SdkAgentExecutor {
         resolveDone();
       };
       let started = false;
+      let joined = false;
       // A cancel that came while a resumed run was being claimed: the run is stopped when it
       // starts (unsubscribing earlier would give the claim back, leaving the run paused).
       let cancelled = false;
@@ -159,6 +180,12 @@ export class ExecutorA2AAgent implements SdkAgentExecutor {
             return;
           }
           if (event.subRun !== undefined) return;
+          if (busy !== undefined && !started && !joined && event.type !== "start") {
+            // A new task whose run does not start, while a run of its context was going on: the
+            // task joined that run (the executor's `followUp: "interrupt"`), whose events these are.
+            joined = true;
+            publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, TASK_STATE.working, undefined, { agentrx: { runId: busy, joined: true } }) });
+          }
           // Streamed text goes out before whatever comes after it.
           if (event.type !== "token") answer.flush();
           switch (event.type) {
@@ -221,8 +248,7 @@ export class ExecutorA2AAgent implements SdkAgentExecutor {
             finish();
             return;
           }
-          const text = error instanceof Error ? `${error.name}: ${error.message}` : errorText(error); // a thrown object's `message` too
-          publish({ kind: "statusUpdate", data: statusUpdate(taskId, contextId, TASK_STATE.failed, message(ROLE_AGENT, [textPart(text)], { taskId, contextId })) });
+          publish({ kind: "statusUpdate", data: failedStatus(taskId, contextId, error) });
           finish();
         },
         complete: () => {
@@ -287,6 +313,24 @@ export class ExecutorA2AAgent implements SdkAgentExecutor {
   /** The store the executor resumes task `taskId`'s run from, if it records anywhere. */
   private recordStore(taskId: string): RunStore | undefined {
     return runDisplaySource(this.executor.resume(taskId))?.store;
+  }
+
+  /**
+   * The run of context `contextId` (the runs' thread) going on in the executor's store, other than
+   * task `taskId`'s, as the executor's `followUp` finds it (`running` under a lease that has not
+   * expired); undefined when there is none, no store, or the store cannot be read (the run, which
+   * reads the same store, then reports the store's failure).
+   */
+  private async runningRunOf(contextId: string, taskId: string): Promise<string | undefined> {
+    const store = this.recordStore(taskId);
+    if (store === undefined) return undefined;
+    try {
+      const now = Date.now();
+      const runs = await store.listRuns({ threadId: contextId, status: "running" });
+      return runs.find((run) => run.runId !== taskId && (run.leaseExpiresAt === undefined || run.leaseExpiresAt > now))?.runId;
+    } catch {
+      return undefined;
+    }
   }
 
   /** The status of task `taskId`'s recorded run; undefined when it is not recorded or cannot be read. */
@@ -378,18 +422,25 @@ function stateName(state: number | undefined): string {
   return state === TASK_STATE.submitted ? "submitted" : "working";
 }
 
+/** The `failed` status update of a task whose run failed, or whose message was refused: `Name: message` of the error. */
+function failedStatus(taskId: string, contextId: string, error: unknown) {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : errorText(error); // a thrown object's `message` too
+  return statusUpdate(taskId, contextId, TASK_STATE.failed, message(ROLE_AGENT, [textPart(text)], { taskId, contextId }));
+}
+
 /** The `canceled` status update of a cancelled task. */
 function cancelledStatus(taskId: string, contextId: string) {
   return statusUpdate(taskId, contextId, TASK_STATE.canceled, message(ROLE_AGENT, [textPart("The task was cancelled.")], { taskId, contextId }));
 }
 
-function newTask(taskId: string, contextId: string, received: Message): Task {
+/** A new task, `submitted`; its metadata names its run when it is known (`runId`: not when the task may join a run going on). */
+function newTask(taskId: string, contextId: string, received: Message, runId: string | undefined): Task {
   return {
     id: taskId,
     contextId,
     status: { state: TASK_STATE.submitted, message: undefined, timestamp: new Date().toISOString() },
     artifacts: [],
     history: [received],
-    metadata: { agentrx: { runId: taskId } },
+    metadata: { agentrx: runId === undefined ? {} : { runId } },
   };
 }

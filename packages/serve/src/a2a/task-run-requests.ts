@@ -28,6 +28,9 @@ export const INBOX_FULL_RETRY_AFTER_SECONDS = 1;
 /**
  * Wraps `handler`'s `sendMessage`, `sendMessageStream` and `cancelTask`, before the SDK sees them:
  *
+ * - a message with a field of the wrong type, which the SDK would misread (a `taskId` or `contextId`
+ *   that is not a string, a text part whose text is not), gets `RequestMalformedError` (-32602,
+ *   invalid params) naming the field;
  * - a message naming a task that is `submitted` or `working` (its run is going on) is sent to the
  *   run with `agent.steer` instead of reaching the SDK (which would run the executor a second time
  *   on the task's event bus, breaking the run's own stream). `SendMessage` is answered with the
@@ -51,6 +54,8 @@ export function answerTaskRunRequests(handler: DefaultRequestHandler, store: Tas
   /** The running task the message names, once the message was sent to its run; undefined for any other message. */
   const steered = async (params: SendMessageRequest, context: ServerCallContext): Promise<Task | undefined> => {
     const received: Message | undefined = params?.message;
+    const malformed = malformedField(received);
+    if (malformed !== undefined) throw new errors.RequestMalformedError(malformed);
     const taskId = received?.taskId;
     if (received === undefined || typeof taskId !== "string" || taskId.trim() === "") return undefined;
     const task = await store.load(taskId, context);
@@ -82,6 +87,35 @@ export function answerTaskRunRequests(handler: DefaultRequestHandler, store: Tas
     if (task !== undefined && !isTerminalState(task.status?.state)) await agent.cancelRun(task.id);
     return cancelTask(params, context);
   };
+}
+
+/**
+ * What is wrong with a message's fields the SDK reads without checking their type, if anything: a
+ * `taskId` or `contextId` that is not a string (the SDK would fail on it with an internal error),
+ * a text part whose text is not a string (the run would be given it as text).
+ */
+function malformedField(received: Message | undefined): string | undefined {
+  if (typeof received !== "object" || received === null) return undefined; // the SDK answers a missing message
+  for (const [field, what] of [["taskId", "a task's id"], ["contextId", "a context's id"]] as const) {
+    const value: unknown = received[field];
+    if (value !== undefined && value !== null && typeof value !== "string") return `message.${field} must be a string (${what}), got ${shown(value)}.`;
+  }
+  const parts: unknown = received.parts;
+  if (!Array.isArray(parts)) return undefined; // the SDK answers parts that are not a list
+  for (const [index, part] of parts.entries()) {
+    const content = (part as Message["parts"][number] | undefined)?.content;
+    if (content?.$case === "text" && typeof (content.value as unknown) !== "string") return `message.parts[${index}].text must be a string, got ${shown(content.value)}.`;
+  }
+  return undefined;
+}
+
+/** A value as an error message shows it: its JSON, else its string. */
+function shown(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
 }
 
 /** The SDK's JSON-RPC error for a refused steering message. */
