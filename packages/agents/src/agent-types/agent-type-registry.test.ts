@@ -67,6 +67,8 @@ describe("AgentTypeRegistry", () => {
     expect(AgentTypeRegistryError.isInstance(error)).toBe(true);
     expect((error as AgentTypeRegistryError).reason).toBe("duplicate");
     expect((error as Error).message).toContain('"acme/planner" is already registered (version 1.2.0)');
+    // Another version under the same name: most often a second install of the declaring package.
+    expect((error as Error).message).toContain("two copies of it are installed: deduplicate the installs (npm dedupe");
     expect(() => createAgentTypeRegistry().register(reactAgentType)).toThrow(/"react" is already registered/);
   });
 

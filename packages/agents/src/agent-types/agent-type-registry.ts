@@ -120,9 +120,14 @@ function describeDuplicate(existing: AnyAgentType, added: AnyAgentType): string 
   }
   const base = name.split("/").pop() ?? name;
   const suggestion = `your-scope/${base}` === name ? `your-scope/${base}-2` : `your-scope/${base}`;
+  // Two versions of one name are most often two installs of the package that declares it.
+  const versions =
+    existing.version === added.version
+      ? ""
+      : `If both are versions of one package, two copies of it are installed: deduplicate the installs (npm dedupe, or align the ranges that require it) and register the one left. `;
   return (
     `An agent type named "${name}" is already registered (version ${existing.version}); ` +
-    `refusing to register another agent type (version ${added.version}) under the same name. Names must be unique: ` +
+    `refusing to register another agent type (version ${added.version}) under the same name. Names must be unique: ${versions}` +
     `register one version of an agent type only, and publish a different agent type under a scoped name of your own (e.g. "${suggestion}").`
   );
 }
