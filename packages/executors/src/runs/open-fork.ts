@@ -156,18 +156,54 @@ async function removeHalfMadeFork(store: RunStore, sourceId: string, runId: stri
  * The source's events of iterations before `at`, numbered from 1 as the fork's record (the events
  * left out, such as a pause and the `start` of a resumed segment, leave no gap). A sub-run's (an
  * executor called as a tool) go with the caller's turn that ran them (its iteration is the
- * sub-run's own): the caller's latest before them.
+ * sub-run's own): the caller's latest before them; its pauses are left out as the caller's are
+ * (see {@link withoutSubRunPauses}).
  */
 function copiedPrefix(events: readonly StoredRunEvent[], at: number): StoredRunEvent[] {
   let current = 0;
-  return events
-    .filter((event) => {
-      if (event.data["subRun"] !== undefined) return current < at;
-      const iteration = event.data["iteration"];
-      if (typeof iteration === "number") current = iteration;
-      return isCopied(event, at);
-    })
-    .map((event, i) => ({ ...event, seq: i + 1 }));
+  const copied = events.filter((event) => {
+    if (event.data["subRun"] !== undefined) return current < at;
+    const iteration = event.data["iteration"];
+    if (typeof iteration === "number") current = iteration;
+    return isCopied(event, at);
+  });
+  return withoutSubRunPauses(copied).map((event, i) => ({ ...event, seq: i + 1 }));
+}
+
+/**
+ * The copied events with each sub-run's that paused and was resumed as a sub-run that never paused
+ * records them: its first `start` only, no `decisions`, and no `interrupt` or `output` of a segment
+ * that a later `start` of it resumed (its interrupted answer). A sub-run that stayed paused (its
+ * call failed in the caller) is copied as it was: its pause is its own run's, not the caller's.
+ * A sub-run is told by its path and run id (`subRun`, `runId`).
+ */
+function withoutSubRunPauses(events: readonly StoredRunEvent[]): StoredRunEvent[] {
+  const lastStart = new Map<string, number>();
+  events.forEach((event, i) => {
+    const key = subRunOf(event);
+    if (key !== undefined && event.data["type"] === "start") lastStart.set(key, i);
+  });
+  const started = new Set<string>();
+  return events.filter((event, i) => {
+    if (event.data["subRun"] === undefined) return true;
+    const type = event.data["type"];
+    if (type === "decisions") return false;
+    const key = subRunOf(event);
+    if (key === undefined) return true;
+    if (type === "start") {
+      if (started.has(key)) return false;
+      started.add(key);
+      return true;
+    }
+    if (type === "interrupt" || type === "output") return i > (lastStart.get(key) ?? -1);
+    return true;
+  });
+}
+
+/** The sub-run an event of one belongs to (its path and run id), for the events that name their run. */
+function subRunOf(event: StoredRunEvent): string | undefined {
+  const { subRun, runId } = event.data;
+  return subRun === undefined || typeof runId !== "string" ? undefined : JSON.stringify([subRun, runId]);
 }
 
 /** Whether a source event belongs to the copied prefix of iterations before `at`. */

@@ -2,13 +2,15 @@
 // and resumed (an approval, a call in doubt), a person's edit, messages sent to the run, and a
 // turn of parallel calls.
 import { type AgentAction, type AgentStep, getIdempotencyKey, isMessageStep } from "@agentrx/core";
-import { AgentExecutor, restoreRunState, type RunStore } from "@agentrx/executors";
+import { AgentExecutor, renderTrace, restoreRunState, type RunStore } from "@agentrx/executors";
 import { withApproval, withInDoubt } from "@agentrx/tools";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
+import { lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MemoryRunStore } from "../memory/index";
+import { replayRun } from "../replay/replay-run";
 import { SqliteRunStore } from "../sqlite/index";
 
 /** The run's state rebuilt from its record. */
@@ -175,5 +177,71 @@ describe("fork with edit.observation after a turn of parallel calls", () => {
     expect((await executor.invoke({ input: "go" }, { runId: "src" })).output).toBe("slept 30, slept 1");
     const fork = await executor.fork("src", { at: 1, edit: { observation: "woke early" }, runId: "fork" });
     expect(fork.output).toBe("slept 30, woke early");
+  });
+});
+
+describe("fork of a run whose sub-run paused and was resumed", () => {
+  /** A caller that hands "mail ana" to a sub-run (`asTool`), whose `send` needs approval. */
+  function mailingRun(store: RunStore) {
+    const sent: string[] = [];
+    const send = withApproval(tool(async ({ to }: { to: string }) => (sent.push(to), `sent ${to}`), { name: "send", description: "Sends.", schema: z.object({ to: z.string() }) }));
+    const mailerAgent = RunnableLambda.from((input: { steps: AgentStep[] }) =>
+      input.steps.length === 0 ? ({ tool: "send", toolInput: { to: "ana" }, log: "", toolCallId: "s1" } as AgentAction) : { returnValues: { output: `mailer: ${String(input.steps[0]?.observation)}` }, log: "" },
+    );
+    const mailer = new AgentExecutor({ agent: mailerAgent, tools: [send], store }).asTool({ name: "mailer", description: "Mails." });
+    const agent = RunnableLambda.from((input: { steps: AgentStep[] }) =>
+      input.steps.length === 0 ? ({ tool: "mailer", toolInput: { input: "mail ana" }, log: "", toolCallId: "m1" } as AgentAction) : { returnValues: { output: `done: ${String(input.steps[0]?.observation)}` }, log: "" },
+    );
+    return { executor: new AgentExecutor({ agent, tools: [mailer], store }), sent };
+  }
+
+  /** What `printTrace` shows of the run's record (`replayRun` of it, rendered). */
+  async function trace(store: RunStore, runId: string): Promise<string> {
+    let text = "";
+    await lastValueFrom(replayRun(store, runId).pipe(renderTrace({ write: (chunk) => (text += chunk), colors: false })), { defaultValue: undefined });
+    return text;
+  }
+
+  it.each([{}, { at: 1 }])("copies the sub-run as if it had never paused (fork %j): one start, no interrupt, no interrupted answer", async (request) => {
+    const store = new MemoryRunStore();
+    const { executor, sent } = mailingRun(store);
+    const paused = await executor.invoke({ input: "go" }, { runId: "src" });
+    expect(paused.stopReason).toBe("interrupted");
+    expect((await executor.resume("src", { decisions: { [paused.interrupts?.[0]?.id as string]: "approve" } })).output).toBe("done: mailer: sent ana");
+    const sourceTypes = (await store.readEvents("src")).filter((event) => event.data["subRun"] !== undefined).map((event) => event.data["type"]);
+    expect(sourceTypes.filter((type) => type === "start" || type === "interrupt" || type === "output")).toEqual(["start", "interrupt", "output", "start", "output"]);
+
+    const fork = await executor.fork("src", { ...request, runId: "fork" });
+    expect(fork.output).toBe("done: mailer: sent ana");
+    expect(sent).toEqual(["ana"]); // nothing of the copy ran again
+    expect(await gapless(store, "fork")).toBe(true);
+    const copied = (await store.readEvents("fork")).filter((event) => event.data["subRun"] !== undefined);
+    expect(copied.map((event) => event.data["type"]).filter((type) => type !== "usage" && type !== "model_call")).toEqual(["start", "action", "step", "output"]);
+    expect(copied.find((event) => event.data["type"] === "start")?.data).toMatchObject({ resumed: false, subRun: ["mailer"] });
+    expect(copied.find((event) => event.data["type"] === "output")?.data).toMatchObject({ output: "mailer: sent ana", stopReason: "finish" });
+    // replayRun and printTrace agree with the record: the sub-run answered once, never "(interrupted)".
+    const replayed = await lastValueFrom(replayRun(store, "fork").pipe(toArray()));
+    expect(replayed.filter((event) => event.subRun !== undefined && (event.type === "interrupt" || event.type === "start")).map((event) => event.type)).toEqual(["start"]);
+    const shown = await trace(store, "fork");
+    expect(shown).not.toContain("interrupted");
+    expect(shown).toContain("mailer: sent ana");
+    // The fork's state is the source's: the same steps, and a resume of it gives its answer again.
+    expect((await restored(store, "fork")).state.steps.map((step) => step.observation)).toEqual((await restored(store, "src")).state.steps.map((step) => step.observation));
+    expect((await executor.resume("fork")).output).toBe("done: mailer: sent ana");
+    expect(sent).toEqual(["ana"]);
+  });
+
+  it("does not copy a sub-run still paused at the fork point: its turn is not complete, so the fork runs it again", async () => {
+    const store = new MemoryRunStore();
+    const { executor, sent } = mailingRun(store);
+    expect((await executor.invoke({ input: "go" }, { runId: "src" })).stopReason).toBe("interrupted");
+    const refused = await executor.fork("src", { at: 1, runId: "late" }).catch((error: unknown) => error);
+    expect((refused as Error).message).toContain("has no complete turn boundary at iteration 1");
+    const fork = await executor.fork("src", { runId: "fork" });
+    expect(fork.stopReason).toBe("interrupted"); // the sub-run ran again, live, and paused again
+    const types = (await store.readEvents("fork")).filter((event) => event.data["subRun"] !== undefined).map((event) => event.data["type"]);
+    expect(types.filter((type) => type === "start")).toHaveLength(1);
+    expect((await executor.resume("fork", { decisions: { [fork.interrupts?.[0]?.id as string]: "approve" } })).output).toBe("done: mailer: sent ana");
+    expect(sent).toEqual(["ana"]);
   });
 });
