@@ -66,6 +66,20 @@ describe("formatToToolMessages", () => {
     expect((messages[2] as ToolMessage).name).toBe("calc");
   });
 
+  it("names a result after the tool the model called, when the executor answered the call itself (_Exception)", () => {
+    // A final answer that did not fit, or a call whose arguments could not be read: the step is an
+    // `_Exception` step answering the model's call, and a provider matching by name must see "calc".
+    const messages = formatToToolMessages([
+      { action: action("a", "search"), observation: "found" },
+      { action: action("b", "_Exception"), observation: "Your answer does not fit." },
+    ]);
+    const results = messages.filter((m): m is ToolMessage => m.getType() === "tool");
+    expect(results.map((m) => [m.tool_call_id, m.name, m.additional_kwargs["name"]])).toEqual([
+      ["a", "search", "search"],
+      ["b", "calc", "calc"],
+    ]);
+  });
+
   it("drops tool calls whose steps were trimmed away", () => {
     const messages = formatToToolMessages([{ action: action("b", "calc"), observation: "1" }]);
     expect((messages[0] as AIMessage).tool_calls?.map((call) => call.id)).toEqual(["b"]);

@@ -81,7 +81,7 @@ export function formatToToolMessages(steps: readonly AgentStep[]): BaseMessage[]
         messages.push(onlyAnsweredCalls(message, answered));
       });
       // Content with images (a chart, a screenshot) goes to the provider as content blocks.
-      messages.push(toolResultMessage(toolCallId, action.tool, Array.isArray(observation) ? observation : observationText(observation)));
+      messages.push(toolResultMessage(toolCallId, calledName(log, toolCallId) ?? action.tool, Array.isArray(observation) ? observation : observationText(observation)));
     } else {
       messages.push(new AIMessage(action.log));
       messages.push(new HumanMessage(observationText(observation)));
@@ -89,6 +89,23 @@ export function formatToToolMessages(steps: readonly AgentStep[]): BaseMessage[]
     }
   }
   return messages;
+}
+
+/**
+ * The name of the tool the model called under `toolCallId` in its message log: the step's own
+ * `action.tool` may be another (`_Exception`, a call the executor answered with a problem, such as
+ * a final answer that did not fit), and a provider that matches results by name (Gemini's
+ * `functionResponse`) must see the name the model used.
+ */
+function calledName(log: readonly BaseMessage[], toolCallId: string): string | undefined {
+  for (const message of log) {
+    const calls = (message as { tool_calls?: unknown }).tool_calls;
+    if (!Array.isArray(calls)) continue;
+    for (const call of calls as { id?: unknown; name?: unknown }[]) {
+      if (call?.id === toolCallId && typeof call.name === "string" && call.name !== "") return call.name;
+    }
+  }
+  return undefined;
 }
 
 /** @internal A tool's result for the scratchpad, named in `name` and `additional_kwargs.name`. */

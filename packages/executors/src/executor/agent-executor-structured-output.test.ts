@@ -1,12 +1,14 @@
-import { createReactAgent, createToolCallingAgent } from "@agentrx/agents";
+import { createReactAgent, createToolCallingAgent, formatToToolMessages } from "@agentrx/agents";
 import { ScriptedChatModel } from "@agentrx/core/testing";
-import { type AgentStreamEvent, AgentExecutor, OutputValidationError, finalAnswerTool } from "@agentrx/executors";
+import { type AgentStreamEvent, AgentExecutor, OutputValidationError, type RunInfo, finalAnswerTool, restoreRunState } from "@agentrx/executors";
+import { AIMessage, type ToolMessage } from "@langchain/core/messages";
 import { ChatPromptTemplate, PromptTemplate } from "@langchain/core/prompts";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { type StructuredToolInterface, tool } from "@langchain/core/tools";
 import { lastValueFrom, tap } from "rxjs";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
+import { InProcessRunStore } from "../runs/in-process-run-store";
 import { collect, unhandledDuring } from "./test-helpers";
 
 const Weather = z.object({ city: z.string(), celsius: z.number() });
@@ -57,6 +59,45 @@ describe("outputSchema", () => {
     expect(step?.type === "step" && step.step.observation).toMatch(/does not fit the required format: celsius: .*number/i);
     expect(events.at(-1)).toMatchObject({ type: "output", stopReason: "finish", structuredOutput: { city: "Paris", celsius: 21 } });
     expect(llm.calls).toHaveLength(2);
+  });
+
+  it("an answer that does not fit goes back as the answer to the model's own final_answer call: its message (reasoning and all) then a tool message with the problem", async () => {
+    const store = new InProcessRunStore();
+    const thinking = { type: "thinking", thinking: "Paris is warm today.", signature: "sig-1" };
+    const asked = new AIMessage({
+      content: [thinking, { type: "text", text: "Answering." }],
+      tool_calls: [
+        { id: "look-1", name: "lookup", args: { city: "Paris" } },
+        { id: "final-1", name: "final_answer", args: { city: "Paris", celsius: "hot" } },
+      ],
+    });
+    const llm = new ScriptedChatModel({ responses: [asked, { toolCalls: [{ id: "final-2", name: "final_answer", args: { city: "Paris", celsius: 21 } }] }] });
+    const executor = new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [lookup, finalAnswerTool(Weather)], prompt }), tools: [lookup], outputSchema: Weather, store });
+    const result = await executor.invoke({ input: "Weather in Paris?" }, { runId: "typed" });
+    expect(result.structuredOutput).toEqual({ city: "Paris", celsius: 21 });
+    const retry = llm.calls[1]?.messages ?? [];
+    expect(retry.map((message) => message.getType())).toEqual(["human", "ai", "tool"]);
+    const [, ai, answer] = retry as [unknown, AIMessage, ToolMessage];
+    // The model's message as it sent it, with only the call that is answered (lookup never ran).
+    expect(ai.content).toEqual([thinking, { type: "text", text: "Answering." }]);
+    expect(ai.tool_calls?.map((call) => [call.id, call.name, call.args])).toEqual([["final-1", "final_answer", { city: "Paris", celsius: "hot" }]]);
+    expect(answer.tool_call_id).toBe("final-1");
+    expect(answer.content).toMatch(/^Your final answer does not fit the required format: celsius: .*number.*Answer again, in that format\.$/i);
+    // The step is still the invalid answer's (a handled parsing error), and the record keeps the call: a restored run sends the same.
+    const step = (await store.readEvents("typed")).find((event) => event.type === "step");
+    expect(step?.data["index"]).toBeUndefined();
+    const restoredSteps = restoreRunState((await store.getRun("typed")) as RunInfo, await store.readEvents("typed")).state.steps;
+    expect(restoredSteps[0]?.action).toMatchObject({ tool: "_Exception", toolCallId: "final-1" });
+    expect(formatToToolMessages(restoredSteps).map((message) => message.getType())).toEqual(["ai", "tool"]);
+  });
+
+  it("a text agent's answer that does not fit goes back as before: the answer, then the problem", async () => {
+    const react = PromptTemplate.fromTemplate("Tools: {tools} ({tool_names})\nQuestion: {input}\n{agent_scratchpad}");
+    const llm = new ScriptedChatModel({ responses: ['Final Answer: {"city": "Rome", "celsius": "hot"}', 'Final Answer: {"city": "Rome", "celsius": 26}'] });
+    const executor = new AgentExecutor({ agent: createReactAgent({ llm, tools: [lookup], prompt: react }), tools: [lookup], outputSchema: Weather });
+    expect((await executor.invoke({ input: "Rome?" })).structuredOutput).toEqual({ city: "Rome", celsius: 26 });
+    const retry = llm.calls[1]?.messages.map((message) => message.text).join("\n") ?? "";
+    expect(retry).toContain('Question: Rome?\n{"city":"Rome","celsius":"hot"}\nObservation: Your final answer does not fit the required format: celsius:');
   });
 
   it("fails with an OutputValidationError naming the problem when no iteration is left", async () => {

@@ -1,4 +1,4 @@
-import { EXCEPTION_TOOL_NAME, isFinalAnswerTool as isMarkedFinalAnswerTool, markFinalAnswerTool, type AgentAction, type AgentFinish, type AgentStep } from "@agentrx/core";
+import { EXCEPTION_TOOL_NAME, isFinalAnswerTool as isMarkedFinalAnswerTool, isToolAgentAction, markFinalAnswerTool, type AgentAction, type AgentFinish, type AgentStep, type ToolAgentAction } from "@agentrx/core";
 import { tool, type StructuredToolInterface } from "@langchain/core/tools";
 import type { z } from "zod";
 
@@ -93,19 +93,42 @@ function checked(result: ParseResult, candidate: unknown): Checked {
   return { ok: false, issues: issues || result.error?.message || "invalid", given: candidate };
 }
 
+/**
+ * The final-answer tool calls by the answer they were made with (their `toolInput`, the value
+ * checked and given to {@link invalidAnswerStep}): a call of a tool-calling model, which has the
+ * model's message and its call id.
+ */
+const answerCalls = new WeakMap<object, Pick<ToolAgentAction, "toolCallId" | "messageLog">>();
+
 /** A finish from a call of the final-answer tool, if the actions contain one. @internal */
 export function finalAnswerCall(actions: readonly AgentAction[]): AgentFinish | undefined {
   const call = actions.find((action) => action.tool === FINAL_ANSWER_TOOL);
   if (call === undefined) return undefined;
-  const finish: AgentFinish & { messageLog?: unknown } = { returnValues: { output: "", structuredOutput: call.toolInput }, log: call.log };
-  return finish;
+  if (typeof call.toolInput === "object" && call.toolInput !== null && isToolAgentAction(call) && Array.isArray(call.messageLog)) {
+    answerCalls.set(call.toolInput, { toolCallId: call.toolCallId, messageLog: call.messageLog });
+  }
+  return { returnValues: { output: "", structuredOutput: call.toolInput }, log: call.log };
 }
 
-/** The step that sends an invalid final answer back to the model. @internal */
+/**
+ * The step that sends an invalid final answer back to the model: an `_Exception` step (a handled
+ * parsing error) whose observation names the problem. When the answer is a tool-calling model's
+ * call of the final-answer tool (`given` is its arguments, see {@link finalAnswerCall}), the step
+ * keeps that call's message and id (`messageLog`, `toolCallId`): the scratchpad then shows the model
+ * its own message (reasoning and all, with only that call) answered by a tool message with the
+ * problem, as a provider expects every tool call to be answered. Any other answer (a text agent's)
+ * goes back as its text followed by the problem.
+ *
+ * @internal
+ */
 export function invalidAnswerStep(issues: string, given: unknown): AgentStep {
   const observation = `Your final answer does not fit the required format: ${issues}. Answer again, in that format.`;
   const log = typeof given === "string" ? given : JSON.stringify(given) ?? String(given);
-  return { action: { tool: EXCEPTION_TOOL_NAME, toolInput: observation, log }, observation };
+  const call = typeof given === "object" && given !== null ? answerCalls.get(given) : undefined;
+  const action: AgentAction = { tool: EXCEPTION_TOOL_NAME, toolInput: observation, log };
+  if (call === undefined) return { action, observation };
+  const answered: ToolAgentAction = { ...action, toolCallId: call.toolCallId, messageLog: call.messageLog };
+  return { action: answered, observation };
 }
 
 function parseJsonAnswer(text: string): { ok: true; value: unknown } | { ok: false; problem: string } {
