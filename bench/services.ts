@@ -16,28 +16,43 @@ export interface WorkerArgs {
   concurrency: number;
 }
 
-/** Why PostgreSQL or Redis cannot be used (a sentence each), or nothing for those that answer. */
-export async function unreachable(): Promise<{ postgres?: string; redis?: string }> {
+/**
+ * Why PostgreSQL or Redis cannot be used (a sentence each, with the connection's own error, e.g.
+ * ECONNREFUSED), or nothing for those that answer. `urls` defaults to DATABASE_URL and REDIS_URL.
+ */
+export async function unreachable(urls: { databaseUrl?: string; redisUrl?: string } = {}): Promise<{ postgres?: string; redis?: string }> {
+  const { databaseUrl = DATABASE_URL, redisUrl = REDIS_URL } = urls;
   const problems: { postgres?: string; redis?: string } = {};
-  const client = new pg.Client({ connectionString: DATABASE_URL, connectionTimeoutMillis: 2000 });
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 2000 });
   try {
     await client.connect();
   } catch (error) {
-    problems.postgres = `PostgreSQL is not reachable (${(error as Error).message})`;
+    problems.postgres = `PostgreSQL is not reachable (${describe(error)})`;
   } finally {
-    await client.end().catch(() => undefined);
+    await client.end().catch(() => undefined); // it never connected: nothing to end
   }
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 2000 });
-  redis.on("error", () => undefined);
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 2000 });
+  // With no retries, connect() rejects with "Connection is closed."; the cause is this event's error.
+  let cause: unknown;
+  redis.on("error", (error: unknown) => (cause ??= error));
   try {
     await redis.connect();
     await redis.ping();
   } catch (error) {
-    problems.redis = `Redis is not reachable at ${REDIS_URL} (${(error as Error).message})`;
+    const message = describe(error);
+    const why = cause === undefined ? message : `${describe(cause)}; ${message}`;
+    problems.redis = `Redis is not reachable at ${redisUrl} (${why})`;
   } finally {
     redis.disconnect();
   }
   return problems;
+}
+
+/** An error's message, with its code when the message does not say it (pg's ECONNREFUSED may come as an AggregateError with no message). */
+function describe(error: unknown): string {
+  const { message, code, errors } = (error ?? {}) as { message?: string; code?: string; errors?: unknown[] };
+  const text = message || (errors ?? []).map(describe).join("; ") || String(error);
+  return code && !text.includes(code) ? `${code}: ${text}` : text;
 }
 
 /** Deletes every Redis key under `prefix` (BullMQ's queues and our channels' state). */
