@@ -10,7 +10,7 @@ const model = new ScriptedChatModel({ responses: ["summary"] });
 // Each of these would otherwise leave the option's default in place (or fail later, for another reason).
 describe("the executor's helpers refuse an option they do not take", () => {
   it.each([
-    ["handoff", () => handoff(executor, { name: "billing", description: "Billing questions.", inputfilter: () => ({}) } as never), /handoff: unknown option `inputfilter`; did you mean `inputFilter`\? Known options: name, description, inputFilter\./],
+    ["handoff", () => handoff(executor, { name: "billing", description: "Billing questions.", inputfilter: () => ({}) } as never), /handoff: unknown option `inputfilter`; did you mean `inputFilter`\? Known options: name, description, inputFilter, maxDepth\./],
     ["finalAnswerTokens", () => finalAnswerTokens({ prefix: "Final Answer:" } as never), /finalAnswerTokens: unknown option `prefix`\. Known options: answerPrefix\./],
     ["tokenBudget", () => tokenBudget(100, { counts: "output" } as never), /tokenBudget: unknown option `counts`; did you mean `count`\? Known options: count\./],
     ["timeBudget", () => timeBudget(100, { schedular: undefined } as never), /timeBudget: unknown option `schedular`; did you mean `scheduler`\? Known options: scheduler\./],
@@ -34,7 +34,7 @@ describe("the executor's helpers refuse an option they do not take", () => {
 
 describe("asTool, send and createAgentExecutor refuse an option they do not take", () => {
   it("asTool names the misspelt key", () => {
-    expect(() => executor.asTool({ name: "researcher", description: "Researches.", schemas: undefined } as never)).toThrow(/asTool: unknown option `schemas`; did you mean `schema`\? Known options: name, description, schema\./);
+    expect(() => executor.asTool({ name: "researcher", description: "Researches.", schemas: undefined } as never)).toThrow(/asTool: unknown option `schemas`; did you mean `schema`\? Known options: name, description, schema, maxDepth\./);
   });
 
   it("send rejects (it returns a promise) naming the misspelt key, and records nothing", async () => {

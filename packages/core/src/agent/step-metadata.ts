@@ -39,6 +39,13 @@ export interface StepMetadata {
    */
   refusedInput?: boolean;
   /**
+   * The call was a `handoff` whose other agent did not answer: its run failed, stopped at a limit
+   * of its own, or would have been nested too deep (set by the handoff, with `failed`). Its turn
+   * then goes back to the model, which reads why, instead of ending the run with that observation
+   * as its answer.
+   */
+  handoffFailed?: boolean;
+  /**
    * The observation is not what the tool returned but one a person gave (set by the executor): a
    * fork's `edit.observation` (the fork's copy of the step), or a result supplied on resume with a
    * `{ type: "result", observation }` decision. With middleware, it went through the

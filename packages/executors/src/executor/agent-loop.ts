@@ -339,7 +339,8 @@ export class AgentLoop {
   toolFinished(index: number, step: AgentStep, durationMs: number, metadata: StepMetadata | undefined): void {
     const { run } = this;
     const iteration = run.state.turn?.iteration ?? run.iteration;
-    if (metadata?.refusedInput === true) run.dispatch({ type: "inputRefused", iteration });
+    // A refused input, or a handoff whose other agent did not answer: the turn goes back to the model.
+    if (metadata?.refusedInput === true || metadata?.handoffFailed === true) run.dispatch({ type: "inputRefused", iteration });
     run.dispatch({ type: "toolFinished", index, step });
     if (run.observed) {
       const event = stepEvent(step, iteration, durationMs);
@@ -445,14 +446,15 @@ export class AgentLoop {
 
   /**
    * Whether a turn whose calls all ended returns directly: every one of its calls is of a
-   * `returnDirect` tool that ran (its input was not refused), no person rejected one, and the model
+   * `returnDirect` tool that ran (its input was not refused) and, for a handoff, whose other agent
+   * answered (`StepMetadata.handoffFailed`, read as a refused input), no person rejected one, and the model
    * asked for the turn whole (not a turn of early calls: `partialIn`). Its answer is one call's observation, or several joined by blank
    * lines.
    */
   private returnsDirectly(iteration: number, steps: readonly AgentStep[]): boolean {
     const { run } = this;
     const { state } = run;
-    // A call whose input was refused never ran its tool: the model fixes it (`refusedInputIn`).
+    // A call whose input was refused never ran its tool, a failed handoff has no answer: the model goes on (`refusedInputIn`).
     if (steps.length === 0 || run.approvals.rejectedInTurn(iteration) || state.partialIn === iteration || state.refusedInputIn === iteration) return false;
     for (const step of steps) if (!run.tools.returnsDirect(step.action)) return false;
     return true;

@@ -2,12 +2,13 @@ import { AbortError, InvalidArgumentError, STEP_METADATA_KEY, getIdempotencyKey 
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { Observable, catchError, from, fromEvent, lastValueFrom, map, race, switchMap, tap, throwError, timer } from "rxjs";
 import type { AgentExecutor } from "./agent-executor";
-import type { AgentStreamEvent, Decision, Interrupt } from "./events";
+import type { AgentStreamEvent, Decision, Interrupt, StopReason } from "./events";
+import { SubRunDepthError } from "../handoff/sub-run-depth-error";
 import { SubRunInterruptedError } from "../handoff/sub-run-interrupted-error";
 import type { RunStatus } from "../runs/run-store";
 import { RunBusyError, RunNotFoundError, RunStoreError } from "../runs/run-store-errors";
 import { type RunObservable, runDisplaySource } from "./run-observable";
-import { SUB_RUN_CALL_KEY, SUB_RUN_DECISIONS_KEY, SUB_RUN_KEY, SUB_RUN_MODEL_CALLS_KEY, type SubRunModelCalls, subRunLink } from "./sub-run";
+import { SUB_RUN_CALL_KEY, SUB_RUN_DECISIONS_KEY, SUB_RUN_KEY, SUB_RUN_MODEL_CALLS_KEY, SUB_RUN_PATH_KEY, type SubRunModelCalls, subRunLink, subRunPathOf } from "./sub-run";
 
 /** How a tool runs its executor as a sub-run (see {@link callSubRun}). @internal */
 export interface CallSubRunOptions {
@@ -20,40 +21,68 @@ export interface CallSubRunOptions {
    * `as-tool`): a retry of the call (same key) finds the same run.
    */
   runIdPrefix: string;
+  /** How deep the sub-run may be (the top run's own tools start sub-runs at depth 1): a deeper one is not started. */
+  maxDepth: number;
+}
+
+/** What a sub-run answered (see {@link callSubRun}). @internal */
+export interface SubRunAnswer {
+  /** Its answer ("" when it gave no `output` event). */
+  output: string;
+  /** Why it ended, when it gave an `output` event. */
+  stopReason: StopReason | undefined;
 }
 
 /**
  * Runs `executor` as the sub-run of the tool call `config` belongs to (`handoff`, `asTool`) and
- * gives its answer: its events go up to the calling run (`subRunLink`). With a tool-call key, the
- * sub-run's id is `<runIdPrefix>:<key>`, and a recorded run of that id (a resumed caller's retry)
- * is resumed rather than started again, with the decisions a person gave on its pause when the
- * calling run passes some (`SUB_RUN_DECISIONS_KEY`). A sub-run that pauses has no answer: the call
- * fails with a `SubRunInterruptedError`, `resumable` when a retry finds the run again (the
+ * gives its answer: its events go up to the calling run (`subRunLink`). A sub-run that would be
+ * nested deeper than `maxDepth` is not started: the call fails with a `SubRunDepthError`. Each
+ * start waits for the event loop to turn once, so that a caller's timers (an abort,
+ * `maxExecutionTime`) can fire between the sub-runs of a chain whose models answer at once. With a
+ * tool-call key, the sub-run's id is `<runIdPrefix>:<key>`, and a recorded run of that id (a
+ * resumed caller's retry) is resumed rather than started again, with the decisions a person gave
+ * on its pause when the calling run passes some (`SUB_RUN_DECISIONS_KEY`); a recorded run that
+ * had ended (finished, or paused and given no decisions) runs nothing and gives its recorded end,
+ * which is not sent up again: the calling run has it already. A sub-run that pauses has no answer:
+ * the call fails with a `SubRunInterruptedError`, `resumable` when a retry finds the run again (the
  * executor has a store, the call a key), which pauses a recorded calling run instead (see
  * docs/agent-types.md, "Pauses inside a handoff"). @internal
  */
-export async function callSubRun(executor: AgentExecutor, inputs: Record<string, unknown>, config: RunnableConfig | undefined, options: CallSubRunOptions): Promise<string> {
+export async function callSubRun(executor: AgentExecutor, inputs: Record<string, unknown>, config: RunnableConfig | undefined, options: CallSubRunOptions): Promise<SubRunAnswer> {
+  const path = [...subRunPathOf(config), options.tool];
+  if (path.length > options.maxDepth) throw new SubRunDepthError({ label: options.label, path, maxDepth: options.maxDepth });
+  await nextTurn();
   const link = subRunLink(config, options.tool);
   let output: Extract<AgentStreamEvent, { type: "output" }> | undefined;
   const waitingOn: string[] = [];
   const interrupts: Interrupt[] = [];
-  const run = subRun(executor, inputs, config, link.modelCalls, options);
+  // A run that runs (started, or resumed and claimed) begins with its `start`; a recorded one that
+  // had ended gives only its end again (its pause, its output): the calling run recorded it already.
+  let running = false;
+  const run = subRun(executor, inputs, config, link.modelCalls, path, options);
   await lastValueFrom(
     run.events.pipe(
       tap((event) => {
+        if (event.subRun === undefined && event.type === "start") running = true;
         if (event.subRun === undefined && event.type === "output") output = event;
         if (event.subRun === undefined && event.type === "interrupt") {
           waitingOn.push(...event.interrupts.map((interrupt) => interrupt.tool));
           interrupts.push(...event.interrupts);
         }
-        link.forward(event);
+        if (running) link.forward(event);
       }),
     ),
   );
   // A paused run has no answer: "" would let the caller go on as if it had answered. A recorded
   // calling run pauses with it instead (when the sub-run can be resumed: `resumable`).
   if (output?.stopReason === "interrupted") throw new SubRunInterruptedError({ tool: options.tool, runId: output.runId, waitingOn, interrupts, resumable: run.resumable() });
-  return output?.output ?? "";
+  return { output: output?.output ?? "", stopReason: output?.stopReason };
+}
+
+const immediate = (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate;
+/** Resolves once the event loop has turned: `setImmediate` where there is one (Node, Deno, Bun), else a zero timeout. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => (immediate ? immediate(resolve) : setTimeout(resolve, 0)));
 }
 
 /** How many times a retry waits for the lease of a sub-run another process holds (see {@link untilLeaseLapses}). */
@@ -77,9 +106,10 @@ function subRun(
   inputs: Record<string, unknown>,
   config: RunnableConfig | undefined,
   modelCalls: SubRunModelCalls | undefined,
+  path: readonly string[],
   { label, runIdPrefix }: CallSubRunOptions,
 ): { events: Observable<AgentStreamEvent>; resumable: () => boolean } {
-  const child = childConfig(config, modelCalls);
+  const child = childConfig(config, modelCalls, path);
   const key = getIdempotencyKey(config);
   if (key === undefined) return { events: executor.stream(inputs, child), resumable: () => false };
   const runId = `${runIdPrefix}:${key}`;
@@ -149,19 +179,21 @@ function untilLeaseLapses(busy: RunBusyError, waits: number, signal: AbortSignal
 
 /**
  * The sub-run's config: the call's signal and callbacks (so it nests), without the calling run's
- * own keys; with `modelCalls`, where the sub-run reports its model calls. @internal
+ * own keys; with `modelCalls`, where the sub-run reports its model calls, and with `path`, the
+ * sub-run's path from the top run (`SUB_RUN_PATH_KEY`). @internal
  */
-export function childConfig(config: RunnableConfig | undefined, modelCalls?: SubRunModelCalls): RunnableConfig {
+export function childConfig(config: RunnableConfig | undefined, modelCalls?: SubRunModelCalls, path?: readonly string[]): RunnableConfig {
   const out: RunnableConfig = {};
   if (config?.signal) out.signal = config.signal;
   if (config?.callbacks) out.callbacks = config.callbacks;
   if (config?.tags) out.tags = config.tags;
   if (config?.metadata) out.metadata = config.metadata;
   if (config?.configurable) {
-    const { [SUB_RUN_KEY]: _sink, [STEP_METADATA_KEY]: _metadata, [SUB_RUN_CALL_KEY]: _call, [SUB_RUN_MODEL_CALLS_KEY]: _calls, [SUB_RUN_DECISIONS_KEY]: _decisions, ...rest } = config.configurable;
+    const { [SUB_RUN_KEY]: _sink, [STEP_METADATA_KEY]: _metadata, [SUB_RUN_CALL_KEY]: _call, [SUB_RUN_MODEL_CALLS_KEY]: _calls, [SUB_RUN_DECISIONS_KEY]: _decisions, [SUB_RUN_PATH_KEY]: _path, ...rest } = config.configurable;
     if (Object.keys(rest).length > 0) out.configurable = rest;
   }
   if (modelCalls !== undefined) out.configurable = { ...out.configurable, [SUB_RUN_MODEL_CALLS_KEY]: modelCalls };
+  if (path !== undefined) out.configurable = { ...out.configurable, [SUB_RUN_PATH_KEY]: [...path] };
   return out;
 }
 

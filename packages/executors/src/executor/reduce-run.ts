@@ -122,8 +122,8 @@ export function applyRunEvent(state: RunState, event: RunEvent | RunTransition):
       if (turn.results[event.index] !== undefined) throw new RunEventOrderError(`action ${event.index} of iteration ${event.iteration} has two results`);
       // A rejected call's step says so: the turn never returns directly, also in a fork's copy (which holds no decisions).
       if (event.metadata?.["rejected"] === true) transition(state, { type: "callRejected", iteration: event.iteration });
-      // So does a call whose input was refused (its tool never ran).
-      if (event.metadata?.["refusedInput"] === true) transition(state, { type: "inputRefused", iteration: event.iteration });
+      // So does a call whose input was refused (its tool never ran), and a handoff whose other agent did not answer.
+      if (event.metadata?.["refusedInput"] === true || event.metadata?.["handoffFailed"] === true) transition(state, { type: "inputRefused", iteration: event.iteration });
       // The turn's action is the authority (a person may have edited its input before it ran).
       transition(state, { type: "toolFinished", index: event.index, step: { action: turn.actions[event.index] as AgentAction, observation: event.step.observation } });
       return;

@@ -81,7 +81,8 @@ export interface RunState {
   rejectedIn?: number | undefined;
   /**
    * The iteration of the turn in which a tool call's input was refused (its tool never ran, see
-   * `StepMetadata.refusedInput`): that turn never returns directly.
+   * `StepMetadata.refusedInput`), or a handoff's other agent did not answer
+   * (`StepMetadata.handoffFailed`): that turn never returns directly.
    */
   refusedInputIn?: number | undefined;
   /**
@@ -108,7 +109,7 @@ export type RunTransition =
   | { type: "earlyCallStarted"; iteration: number; action: AgentAction; key?: string | undefined }
   /** A person rejected a tool call of the turn of `iteration`. */
   | { type: "callRejected"; iteration: number }
-  /** A tool call of the turn of `iteration` had its input refused: its tool never ran. */
+  /** A tool call of the turn of `iteration` had its input refused (its tool never ran), or was a handoff whose other agent did not answer. */
   | { type: "inputRefused"; iteration: number }
   /** The tool of `turn.actions[index]` finished with `step`; the last one ends the turn. */
   | { type: "toolFinished"; index: number; step: AgentStep }

@@ -37,6 +37,24 @@ export const SUB_RUN_DECISIONS_KEY = "__agentrx_sub_run_decisions";
 export const SUB_RUN_MODEL_CALLS_KEY = "__agentrx_sub_run_model_calls";
 
 /**
+ * The `config.configurable` key under which a sub-run carries its path from the top run: the names
+ * of the tools that started it and the sub-runs above it (`["to_b", "to_a"]`), so that a `handoff`
+ * or `asTool` call knows how deep the sub-run it would start is (`maxDepth`).
+ *
+ * @internal
+ */
+export const SUB_RUN_PATH_KEY = "__agentrx_sub_run_path";
+
+/** How deep nested sub-runs go unless a tool's `maxDepth` says otherwise. @internal */
+export const DEFAULT_MAX_SUB_RUN_DEPTH = 10;
+
+/** The path of the sub-run `config` belongs to (see {@link SUB_RUN_PATH_KEY}); empty for a top run. @internal */
+export function subRunPathOf(config: RunnableConfig | undefined): string[] {
+  const path = config?.configurable?.[SUB_RUN_PATH_KEY] as unknown;
+  return Array.isArray(path) ? path.filter((name): name is string => typeof name === "string") : [];
+}
+
+/**
  * A finished model call of a sub-run, on its way up to the run that records it. `subRun` and
  * `subRunCallIds` are relative to the run it reaches (empty: that run's own sub-run itself).
  *

@@ -1,14 +1,17 @@
-import { type AgentStep, InvalidArgumentError, checkOptionKeys, refusePromise } from "@agentrx/core";
+import { AbortError, type AgentStep, InvalidArgumentError, checkOptionKeys, getStepMetadata, refusePromise } from "@agentrx/core";
 import { formatToToolMessages } from "@agentrx/agents";
 import { type BaseMessage, HumanMessage, isBaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { type StructuredToolInterface, tool } from "@langchain/core/tools";
 import { z } from "zod";
 import type { AgentExecutor } from "../executor/agent-executor";
-import { callSubRun } from "../executor/call-sub-run";
-import { withSubRunExecutor } from "../executor/executor-tool";
-import { subRunSinkOf } from "../executor/sub-run";
-import type { SubRunInterruptedError } from "./sub-run-interrupted-error";
+import { type SubRunAnswer, callSubRun } from "../executor/call-sub-run";
+import type { StopReason } from "../executor/events";
+import { checkMaxDepth, withSubRunExecutor } from "../executor/executor-tool";
+import { DEFAULT_MAX_SUB_RUN_DEPTH, subRunSinkOf } from "../executor/sub-run";
+import { HandoffFailedError } from "./handoff-failed-error";
+import { SubRunDepthError } from "./sub-run-depth-error";
+import { SubRunInterruptedError } from "./sub-run-interrupted-error";
 
 /** The conversation a handoff passes on, as `inputFilter` sees it. */
 export interface HandoffConversation {
@@ -39,7 +42,19 @@ export interface HandoffOptions {
    *   `input` the model's `request`, or the caller's input again when it gave none
    */
   inputFilter?: (conversation: HandoffConversation) => Record<string, unknown>;
+  /**
+   * How deeply nested the other agent's sub-run may be: a handoff that would start it deeper than
+   * this (counting every `handoff` and `asTool` sub-run from the top run, whose own tools start
+   * depth 1) fails with a `SubRunDepthError` naming the depth and the path of tool names, and the
+   * calling model reads it (the handoff does not end the run with it). It stops agents that hand
+   * off to each other in a loop. A whole number of at least 1.
+   * @default 10
+   */
+  maxDepth?: number;
 }
+
+/** The other agent's stop reasons that say it stopped at a limit of its own, without an answer of its choosing. */
+const LIMIT_STOPS: ReadonlySet<StopReason> = new Set<StopReason>(["max_iterations", "max_execution_time", "budget"]);
 
 const SCHEMA = z.object({
   request: z.string().optional().describe("What the other agent should do, if it is not plain from the conversation."),
@@ -50,7 +65,11 @@ const SCHEMA = z.object({
  * calling run's conversation (through `inputFilter`), its events reach the calling run's
  * subscribers as a sub-run (`subRun: [name]`, as `asTool` does), and its answer is the calling
  * run's answer (the tool returns directly: a handoff that is the only call of its turn ends the
- * run, `stopReason: "return_direct"`). The sub-run is recorded in the calling run's record; when the
+ * run, `stopReason: "return_direct"`). When the other agent does not answer (its run fails, it
+ * stops at a limit of its own), the call fails with a {@link HandoffFailedError} instead (a
+ * sub-run nested deeper than `maxDepth` is not started: `SubRunDepthError`), its step marked
+ * `failed` and `handoffFailed`: its observation goes back to the calling model, which can answer
+ * or try another route. The sub-run is recorded in the calling run's record; when the
  * other executor has a store, the sub-run is recorded there too under an id derived from the tool
  * call's idempotency key, so a resumed caller resumes the same sub-run (or takes its recorded
  * answer) instead of starting it again. When the other agent pauses for approval, a recorded calling
@@ -72,8 +91,8 @@ const SCHEMA = z.object({
  * ```
  */
 export function handoff(executor: AgentExecutor, options: HandoffOptions): StructuredToolInterface {
-  checkOptionKeys("handoff", options, ["name", "description", "inputFilter"] satisfies (keyof HandoffOptions)[]);
-  const { name, description, inputFilter } = (options ?? {}) as HandoffOptions;
+  checkOptionKeys("handoff", options, ["name", "description", "inputFilter", "maxDepth"] satisfies (keyof HandoffOptions)[]);
+  const { name, description, inputFilter, maxDepth = DEFAULT_MAX_SUB_RUN_DEPTH } = (options ?? {}) as HandoffOptions;
   if (typeof (executor as { stream?: unknown } | null)?.stream !== "function") {
     throw new InvalidArgumentError({ argument: "executor", value: executor, message: "handoff: `executor` must be an AgentExecutor (the agent to hand the conversation to)." });
   }
@@ -86,6 +105,7 @@ export function handoff(executor: AgentExecutor, options: HandoffOptions): Struc
   if (inputFilter !== undefined && typeof inputFilter !== "function") {
     throw new InvalidArgumentError({ argument: "inputFilter", value: inputFilter, message: "handoff: `inputFilter` must be a function (conversation) => inputs." });
   }
+  checkMaxDepth("handoff", maxDepth);
   const handoffTool = tool(
     async ({ request }: { request?: string | undefined }, config?: RunnableConfig) => {
       const sink = subRunSinkOf(config);
@@ -97,12 +117,33 @@ export function handoff(executor: AgentExecutor, options: HandoffOptions): Struc
         const got = promise ? "a Promise" : Array.isArray(inputs) ? "an array" : typeof inputs;
         throw new InvalidArgumentError({ argument: "inputFilter", value: inputs, message: `handoff "${name}": \`inputFilter\` must return the other agent's inputs as an object (synchronously), got ${got}.` });
       }
-      return callSubRun(executor, inputs as Record<string, unknown>, config, { tool: name, label: `handoff "${name}"`, runIdPrefix: "handoff" });
+      let answer: SubRunAnswer;
+      try {
+        answer = await callSubRun(executor, inputs as Record<string, unknown>, config, { tool: name, label: `handoff "${name}"`, runIdPrefix: "handoff", maxDepth });
+      } catch (error) {
+        // A pause is not a failure (it pauses a recorded caller), nor is a cancellation.
+        if (SubRunInterruptedError.isInstance(error) || AbortError.isInstance(error) || config?.signal?.aborted) throw error;
+        // Too deep: never started, its error says why and what to do.
+        throw failed(config, SubRunDepthError.isInstance(error) ? error : new HandoffFailedError({ tool: name, cause: error }));
+      }
+      const { output, stopReason } = answer;
+      if (stopReason !== undefined && LIMIT_STOPS.has(stopReason)) throw failed(config, new HandoffFailedError({ tool: name, stopped: { stopReason, output } }));
+      return output;
     },
     { name, description, schema: SCHEMA },
   ) as unknown as StructuredToolInterface & { returnDirect: boolean };
   handoffTool.returnDirect = true;
   return withSubRunExecutor(handoffTool, executor);
+}
+
+/**
+ * `error`, once the call's step metadata says the handoff failed (`handoffFailed`): its turn does
+ * not return directly, live or resumed (the flag is recorded with the step).
+ */
+function failed<E extends Error>(config: RunnableConfig | undefined, error: E): E {
+  const metadata = getStepMetadata(config);
+  if (metadata !== undefined) metadata.handoffFailed = true;
+  return error;
 }
 
 function conversationOf(given: { inputs: Record<string, unknown>; steps: readonly AgentStep[] } | undefined, request: string | undefined): HandoffConversation {
