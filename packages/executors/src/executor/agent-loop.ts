@@ -523,7 +523,7 @@ export class AgentLoop {
     if (iteration === undefined || run.state.iteration >= run.options.maxIterations) {
       throw new OutputValidationError({ output: checked.given, issues: checked.issues });
     }
-    const step = invalidAnswerStep(checked.issues, checked.given);
+    const step = invalidAnswerStep(checked.issues, checked.given, finish);
     run.dispatch({ type: "parsingErrorHandled", step });
     if (run.observed) run.emit(stepEvent(step, iteration, 0));
     run.schedule();

@@ -94,26 +94,25 @@ function checked(result: ParseResult, candidate: unknown): Checked {
 }
 
 /**
- * The final-answer tool calls by the answer they were made with (their `toolInput`, the value
- * checked and given to {@link invalidAnswerStep}): a call of a tool-calling model, which has the
- * model's message and its call id.
+ * The final-answer tool call each finish of {@link finalAnswerCall} was made from, when it is a
+ * tool-calling model's (it has the model's message and its call id), for {@link invalidAnswerStep}.
+ * Kept beside the finish rather than in it: a finish's fields go into the run's output.
  */
-const answerCalls = new WeakMap<object, Pick<ToolAgentAction, "toolCallId" | "messageLog">>();
+const answerCalls = new WeakMap<AgentFinish, Pick<ToolAgentAction, "toolCallId" | "messageLog">>();
 
 /** A finish from a call of the final-answer tool, if the actions contain one. @internal */
 export function finalAnswerCall(actions: readonly AgentAction[]): AgentFinish | undefined {
   const call = actions.find((action) => action.tool === FINAL_ANSWER_TOOL);
   if (call === undefined) return undefined;
-  if (typeof call.toolInput === "object" && call.toolInput !== null && isToolAgentAction(call) && Array.isArray(call.messageLog)) {
-    answerCalls.set(call.toolInput, { toolCallId: call.toolCallId, messageLog: call.messageLog });
-  }
-  return { returnValues: { output: "", structuredOutput: call.toolInput }, log: call.log };
+  const finish: AgentFinish = { returnValues: { output: "", structuredOutput: call.toolInput }, log: call.log };
+  if (isToolAgentAction(call) && Array.isArray(call.messageLog)) answerCalls.set(finish, { toolCallId: call.toolCallId, messageLog: call.messageLog });
+  return finish;
 }
 
 /**
  * The step that sends an invalid final answer back to the model: an `_Exception` step (a handled
- * parsing error) whose observation names the problem. When the answer is a tool-calling model's
- * call of the final-answer tool (`given` is its arguments, see {@link finalAnswerCall}), the step
+ * parsing error) whose observation names the problem. When the answer (`finish`) is a tool-calling
+ * model's call of the final-answer tool (see {@link finalAnswerCall}), the step
  * keeps that call's message and id (`messageLog`, `toolCallId`): the scratchpad then shows the model
  * its own message (reasoning and all, with only that call) answered by a tool message with the
  * problem, as a provider expects every tool call to be answered. Any other answer (a text agent's)
@@ -121,10 +120,10 @@ export function finalAnswerCall(actions: readonly AgentAction[]): AgentFinish | 
  *
  * @internal
  */
-export function invalidAnswerStep(issues: string, given: unknown): AgentStep {
+export function invalidAnswerStep(issues: string, given: unknown, finish?: AgentFinish): AgentStep {
   const observation = `Your final answer does not fit the required format: ${issues}. Answer again, in that format.`;
   const log = typeof given === "string" ? given : JSON.stringify(given) ?? String(given);
-  const call = typeof given === "object" && given !== null ? answerCalls.get(given) : undefined;
+  const call = finish === undefined ? undefined : answerCalls.get(finish);
   const action: AgentAction = { tool: EXCEPTION_TOOL_NAME, toolInput: observation, log };
   if (call === undefined) return { action, observation };
   const answered: ToolAgentAction = { ...action, toolCallId: call.toolCallId, messageLog: call.messageLog };
