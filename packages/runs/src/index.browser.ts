@@ -32,7 +32,7 @@ export type { RecordedPrompt } from "./prompts/index";
 export type { DiffPair, DiffToolCall, FirstDivergence, IterationDiff, RunDiff, RunRecord } from "./diff/index";
 export type { ReplayRunOptions, ReplayTiming } from "./replay/index";
 export { RecordedChatModel, ReplayDivergenceError } from "./recorded-chat-model/index";
-export type { ModelCallInput, RecordedChatModelCallOptions, RecordedChatModelOptions, ReplayDivergenceReason } from "./recorded-chat-model/index";
+export type { MessageDifference, ModelCallInput, RecordedChatModelCallOptions, RecordedChatModelOptions, ReplayDivergenceReason } from "./recorded-chat-model/index";
 export { ThreadMemory, estimateMessageTokens, estimateTextTokens } from "./thread-memory/index";
 export type { AddThreadMessagesOptions, ThreadMemoryOptions } from "./thread-memory/index";
 // Server-Sent Events on a Node-style `http` response (no Node built-in imported: it works on any

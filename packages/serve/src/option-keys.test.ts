@@ -70,7 +70,7 @@ describe("@agentrx/serve's options refuse a misspelt key instead of ignoring it"
     const error = await a2aTool({ url: "http://127.0.0.1:9", nmae: "weather" } as never).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(InvalidArgumentError);
     expect((error as InvalidArgumentError).argument).toBe("nmae");
-    expect((error as Error).message).toBe("a2aTool: unknown option `nmae`; did you mean `name`? Known options: url, name, description.");
+    expect((error as Error).message).toBe("a2aTool: unknown option `nmae`; did you mean `name`? Known options: url, name, description, timeoutMs.");
   });
 
   it("toAGUIEvents refuses ids every event needs that are missing or not strings", () => {

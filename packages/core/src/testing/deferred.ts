@@ -1,3 +1,5 @@
+import { InvalidArgumentError } from "../errors/invalid-argument-error";
+
 /** A promise with its `resolve` and `reject` exposed; see {@link deferred}. */
 export interface Deferred<T> {
   /** Settles when `resolve` or `reject` is called. */
@@ -44,6 +46,10 @@ export interface Latch {
  * without a stopwatch: two tools that both `await latch.arrive()` on a latch of 2 only finish if
  * they run at the same time.
  *
+ * `count` is a whole number >= 0 (a safe integer); a latch of 0 is open from the start. Anything
+ * else (`NaN`, `1.5`, `-1`, `Infinity`), which would make a latch that never opens or opens at
+ * once, throws an `InvalidArgumentError` naming it.
+ *
  * @example
  * ```ts
  * import { latch } from "@agentrx/core/testing";
@@ -54,6 +60,13 @@ export interface Latch {
  * ```
  */
 export function latch(count: number): Latch {
+  if (!Number.isSafeInteger(count) || count < 0) {
+    throw new InvalidArgumentError({
+      argument: "count",
+      value: count,
+      message: `latch: \`count\` must be a whole number of parties >= 0, got ${typeof count === "string" ? JSON.stringify(count) : String(count)}.`,
+    });
+  }
   let arrived = 0;
   const open = deferred();
   return {

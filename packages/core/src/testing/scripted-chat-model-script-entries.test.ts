@@ -23,7 +23,7 @@ describe("a malformed script", () => {
     [{ toolCalls: [{ name: "search", id: 3 }] }, /responses\[1\]\.toolCalls\[0\]\.id must be a string, got 3/],
     [{ content: "a", usage: { inputTokens: 3 } }, /responses\[1\]\.usage\.outputTokens must be a number >= 0, got undefined/],
     [{ content: "a", usage: { input_tokens: 3, output_tokens: 4 } }, /responses\[1\]\.usage has an unknown key `input_tokens`/],
-    [{ content: "a", latencyMs: -5 }, /responses\[1\]\.latencyMs must be a number >= 0, got -5/],
+    [{ content: "a", latencyMs: -5 }, /responses\[1\]\.latencyMs must be a number of milliseconds >= 0 \(Infinity: wait until the call is aborted\), got -5/],
   ])("refuses %j at construction, naming the entry and the problem", (entry, message) => {
     expect(build(entry)).toThrow(InvalidArgumentError);
     expect(build(entry)).toThrow(message);
@@ -70,6 +70,13 @@ describe("a scripted error", () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it("is thrown once, not retried, whatever maxRetries says (@langchain/core retries only inside a provider's client)", async () => {
+    const model = new ScriptedChatModel({ responses: [new Error("503 Service Unavailable"), "recovered"], maxRetries: 3 });
+    await expect(model.invoke("x")).rejects.toThrow("503 Service Unavailable");
+    expect(model.calls).toHaveLength(1);
+    expect((await model.invoke("x")).content).toBe("recovered");
   });
 
   it("is cut short by the call's signal", async () => {

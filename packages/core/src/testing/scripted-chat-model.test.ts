@@ -228,6 +228,17 @@ describe("ScriptedChatModel", () => {
     expect((error as Error).message).toContain("onExhausted");
   });
 
+  it("shares one script position between callers: calls made at the same time take the responses in the order they arrive", async () => {
+    const shared = new ScriptedChatModel({ responses: ["for A", "for B"], latencyMs: 0 });
+    // B's call arrives first, and gets the response scripted for A.
+    const [b, a] = await Promise.all([shared.invoke("B"), shared.invoke("A")]);
+    expect([a.content, b.content]).toEqual(["for B", "for A"]);
+    // A function entry played by every call answers from what each call is sent.
+    const byMessage = new ScriptedChatModel({ responses: [(messages) => `for ${messages.at(-1)?.text}`], onExhausted: "repeat-last" });
+    const [b2, a2] = await Promise.all([byMessage.invoke("B"), byMessage.invoke("A")]);
+    expect([a2.content, b2.content]).toEqual(["for A", "for B"]);
+  });
+
   it("repeats the last response or cycles when told to", async () => {
     const repeat = new ScriptedChatModel({ responses: ["a", "b"], onExhausted: "repeat-last" });
     const cycle = new ScriptedChatModel({ responses: ["a", "b"], onExhausted: "cycle" });

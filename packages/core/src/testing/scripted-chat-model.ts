@@ -20,8 +20,10 @@ import { InvalidArgumentError } from "../errors/invalid-argument-error";
 import { BASE_CHAT_MODEL_PARAMS } from "../internal/chat-model-param-keys";
 import { ScriptExhaustedError } from "./script-exhausted-error";
 import {
+  LATENCY_EXPECTED,
   buildMessage,
   estimateUsage,
+  isLatency,
   splitText,
   toAIMessage,
   toScriptedMessage,
@@ -38,18 +40,30 @@ export type { ScriptedCall, ScriptedMessage, ScriptedResponse, ScriptedToolCall 
 
 /**
  * Options of {@link ScriptedChatModel}: its own and `@langchain/core`'s `BaseChatModelParams`
- * (`callbacks`, `tags`, `metadata`, ...). Any other key (a misspelt `latency`) throws an
- * `InvalidArgumentError` naming it.
+ * (`callbacks`, `tags`, `metadata`, ...; `maxRetries` and `onFailedAttempt` are accepted but
+ * do nothing, as a scripted `Error` is never retried). Any other key (a misspelt `latency`) throws
+ * an `InvalidArgumentError` naming it.
  */
 export interface ScriptedChatModelOptions extends BaseChatModelParams {
-  /** The responses, played in order, one per call. */
+  /**
+   * The responses, played in order, one per call: one position shared by every caller, so runs
+   * made at the same time on this model take them in the order their calls arrive.
+   */
   responses: ScriptedResponse[];
   /**
    * Milliseconds to wait before each response, a scripted `Error` included (aborted by the call's
-   * signal). @default 0
+   * signal). Any number >= 0: a wait longer than a timer holds (2^31 - 1 ms) is waited in full, and
+   * `Infinity` scripts a model that never answers: each call waits until its signal aborts (to
+   * test timeouts and cancellation; without a signal it waits for ever, keeping the process alive
+   * as a pending timer does). `NaN` or a negative number throws an `InvalidArgumentError`.
+   * @default 0
    */
   latencyMs?: number;
-  /** Milliseconds to wait between streamed chunks. @default 0 */
+  /**
+   * Milliseconds to wait between streamed chunks; like `latencyMs`, any number >= 0, `Infinity`
+   * (the first chunk, then nothing until the call is aborted) included.
+   * @default 0
+   */
   tokenDelayMs?: number;
   /**
    * How `latencyMs` and `tokenDelayMs` are timed when streaming:
@@ -125,6 +139,17 @@ interface PreparedResponse {
  * `bindTools` (recording the tools and tool choice of every call), waits a given latency, fails
  * on cue, honours stop sequences and records every call in {@link ScriptedChatModel.calls}.
  *
+ * The script has one position, shared by every caller: each call takes the next response,
+ * whichever run makes it. Runs made at the same time on one model (`Promise.all` over
+ * `executor.invoke`, a batch) take their responses in the order their calls arrive, so one run may
+ * get the replies scripted for another. Script such runs with a function entry that answers from
+ * the messages it is sent (with `onExhausted: "repeat-last"`, every call plays it), or give each
+ * run a model of its own (see docs/testing.md#parallel-runs).
+ *
+ * A scripted `Error` is thrown once and never retried: `maxRetries` is accepted, as every
+ * `@langchain/core` chat model parameter is, but `@langchain/core` retries only inside a
+ * provider's client, which this model has not.
+ *
  * @example
  * ```ts
  * import { ScriptedChatModel } from "@agentrx/core/testing";
@@ -193,11 +218,11 @@ export class ScriptedChatModel extends BaseChatModel<ScriptedChatModelCallOption
       ["latencyMs", latencyMs],
       ["tokenDelayMs", tokenDelayMs],
     ] as const) {
-      if (typeof value !== "number" || !(value >= 0)) {
+      if (!isLatency(value)) {
         throw new InvalidArgumentError({
           argument: name,
           value,
-          message: `ScriptedChatModel: \`${name}\` must be a number >= 0, got ${String(value)}.`,
+          message: `ScriptedChatModel: \`${name}\` ${LATENCY_EXPECTED}, got ${String(value)}.`,
         });
       }
     }

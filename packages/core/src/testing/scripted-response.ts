@@ -36,7 +36,10 @@ export interface ScriptedMessage {
   toolCalls?: ScriptedToolCall[];
   /** Token usage to report. @default counted from the messages' words and the streamed tokens */
   usage?: { inputTokens: number; outputTokens: number };
-  /** Latency before this response, overriding the model's `latencyMs`. */
+  /**
+   * Latency before this response, in milliseconds, overriding the model's `latencyMs`: any number
+   * >= 0, `Infinity` (this call never answers until it is aborted) included, as there.
+   */
   latencyMs?: number;
 }
 
@@ -60,7 +63,8 @@ export interface ScriptedCall {
 
 /**
  * One entry of a script: text, a scripted message, an `AIMessage`, an `Error` to throw (failing
- * on cue), or a function of the messages received that returns any of these.
+ * on cue, once: it is not retried, whatever `maxRetries` says), or a function of the messages
+ * received that returns any of these.
  */
 export type ScriptedResponse =
   | string
@@ -79,6 +83,19 @@ export function toolName(tool: BindToolsInput): string {
   if (typeof candidate.function?.name === "string") return candidate.function.name;
   return "<unnamed>";
 }
+
+/**
+ * Whether `value` is a latency a script may give: a number of milliseconds >= 0, `Infinity`
+ * (a model that never answers until the call is aborted) included.
+ *
+ * @internal
+ */
+export function isLatency(value: unknown): value is number {
+  return typeof value === "number" && value >= 0;
+}
+
+/** What {@link isLatency} asks for, as an error message says it. @internal */
+export const LATENCY_EXPECTED = "must be a number of milliseconds >= 0 (Infinity: wait until the call is aborted)";
 
 const MESSAGE_KEYS = ["content", "toolCalls", "usage", "latencyMs"];
 const TOOL_CALL_KEYS = ["name", "args", "id"];
@@ -137,9 +154,7 @@ export function scriptedResponseProblem(entry: unknown, where: string): string |
       if (typeof value !== "number" || !Number.isFinite(value) || value < 0) return `${where}.usage.${key} must be a number >= 0, got ${shown(value)}.`;
     }
   }
-  if (latencyMs !== undefined && (typeof latencyMs !== "number" || !(latencyMs >= 0) || latencyMs === Infinity)) {
-    return `${where}.latencyMs must be a number >= 0, got ${shown(latencyMs)}.`;
-  }
+  if (latencyMs !== undefined && !isLatency(latencyMs)) return `${where}.latencyMs ${LATENCY_EXPECTED}, got ${shown(latencyMs)}.`;
   return undefined;
 }
 

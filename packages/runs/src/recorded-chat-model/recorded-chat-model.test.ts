@@ -371,3 +371,63 @@ describe("RecordedChatModel, a reply the record holds only in part", () => {
     expect(queries).toEqual([]); // the replay called no tool with the cut argument
   });
 });
+
+describe("RecordedChatModel, a refused call", () => {
+  it("takes no position: the same call again is checked against the same recorded call, and a retry of it with the recorded conversation is answered", async () => {
+    const store = new MemoryRunStore();
+    const { llm: scripted } = await recordWeatherRun(store, "run-1");
+    const llm = new RecordedChatModel({ store, runId: "run-1" });
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const error = await failure(llm.invoke([["human", INPUT]]));
+      expect(error).toMatchObject({ name: "ReplayDivergenceError", call: 0, reason: "count", expected: { inputCount: 2 }, actual: { inputCount: 1 } });
+      expect(llm.callCount).toBe(0);
+    }
+    const reply = await llm.invoke(scripted.calls[0]!.messages);
+    expect(reply.tool_calls?.map((call) => call.id)).toEqual(["call_0_0", "call_0_1"]);
+    expect(llm.callCount).toBe(1);
+  });
+
+  it("past the end of the recording takes no position either", async () => {
+    const store = new MemoryRunStore();
+    const { executor: recorder } = weatherExecutor(new ScriptedChatModel({ responses: ["Ask me later."] }), { store });
+    await lastValueFrom(recorder.invoke({ input: INPUT }, { runId: "short" }));
+    const llm = new RecordedChatModel({ store, runId: "short" });
+    const { executor } = weatherExecutor(llm);
+    await lastValueFrom(executor.invoke({ input: INPUT }));
+    for (let attempt = 0; attempt < 2; attempt++) {
+      expect(await failure(lastValueFrom(executor.invoke({ input: INPUT })))).toMatchObject({ call: 1, reason: "exhausted" });
+      expect(llm.callCount).toBe(1);
+    }
+  });
+});
+
+describe("RecordedChatModel, what a divergence says", () => {
+  it("names the first message that differs, its role and both texts, when the run was recorded with its prompts (stream())", async () => {
+    const store = new MemoryRunStore();
+    await recordWeatherRun(store, "run-1"); // through stream(): recordPrompts is on
+    const { executor } = weatherExecutor(new RecordedChatModel({ store, runId: "run-1" }), { weather: { Paris: "Cloudy, 17 °C", Lyon: "Rainy, 14 °C" } });
+    const error = (await failure(lastValueFrom(executor.invoke({ input: INPUT })))) as ReplayDivergenceError;
+    expect(error).toMatchObject({ call: 1, reason: "content" });
+    expect(error.firstDifference).toEqual({ index: 3, actual: { role: "tool", text: "Cloudy, 17 °C" }, recorded: { role: "tool", text: "Sunny, 21 °C" } });
+    expect(error.message).toContain('but their content differs: message 3 (tool) is "Cloudy, 17 °C", the recorded call\'s was "Sunny, 21 °C".');
+  });
+
+  it("names the first message that differs when a call was sent another number of messages", async () => {
+    const store = new MemoryRunStore();
+    await recordWeatherRun(store, "run-1");
+    const error = (await failure(new RecordedChatModel({ store, runId: "run-1" }).invoke([["human", INPUT]]))) as ReplayDivergenceError;
+    expect(error).toMatchObject({ call: 0, reason: "count" });
+    expect(error.firstDifference).toEqual({ index: 0, actual: { role: "human", text: INPUT }, recorded: { role: "system", text: "You are a weather assistant." } });
+    expect(error.message).toContain(`the recorded call was sent 2. The first message that differs: message 0 (human) is "${INPUT}", the recorded call's message 0 (system) was "You are a weather assistant.".`);
+  });
+
+  it("says how to see the difference when the record keeps only a digest of the messages (invoke(), without recordPrompts)", async () => {
+    const store = new MemoryRunStore();
+    const { executor: recorder } = weatherExecutor(new ScriptedChatModel({ responses: weatherScript() }), { store });
+    await lastValueFrom(recorder.invoke({ input: INPUT }, { runId: "digest-only" }));
+    const { executor } = weatherExecutor(new RecordedChatModel({ store, runId: "digest-only" }));
+    const error = (await failure(lastValueFrom(executor.invoke({ input: "Weather in Nice?" })))) as ReplayDivergenceError;
+    expect(error).toMatchObject({ call: 0, reason: "content", firstDifference: undefined });
+    expect(error.message).toMatch(/their content differs \(digest \w+, recorded \w+\)\. The record keeps only a digest of the messages sent: record the run with `recordPrompts: true` \(on by default for stream\(\), resume and fork\) for this error to name the message that differs, and readPrompts\(store, runId\) to read them\./);
+  });
+});

@@ -9,13 +9,21 @@ import {
   type BindToolsInput,
   type LangSmithParams,
 } from "@langchain/core/language_models/chat_models";
-import { AIMessage, AIMessageChunk, type AIMessageFields, type BaseMessage, type BaseMessageLike } from "@langchain/core/messages";
+import {
+  AIMessage,
+  AIMessageChunk,
+  type AIMessageFields,
+  type BaseMessage,
+  type BaseMessageLike,
+  type StoredMessage,
+  mapStoredMessagesToChatMessages,
+} from "@langchain/core/messages";
 import { ChatGenerationChunk, type ChatResult, type LLMResult } from "@langchain/core/outputs";
 import type { Runnable } from "@langchain/core/runnables";
 import { checkRunReference } from "../replay/check-run-reference";
 import { asTracedMessages } from "./as-traced-messages";
 import { loadRecording, type Recording } from "./load-recording";
-import { ReplayDivergenceError } from "./replay-divergence-error";
+import { ReplayDivergenceError, type MessageDifference } from "./replay-divergence-error";
 
 const OWNER = "RecordedChatModel";
 
@@ -75,7 +83,9 @@ export interface RecordedChatModelCallOptions extends BaseChatModelCallOptions {
  * can be re-run offline, deterministically, with live tools (to test a change to a tool, or to
  * reproduce a bug). It checks each call against the recording: the number of messages and their
  * digest (`digestMessages`) must be those the recorded call was sent, else the call throws a
- * {@link ReplayDivergenceError} naming it; so does a call past the end of the recording.
+ * {@link ReplayDivergenceError} naming it (and, when the run was recorded with `recordPrompts`, the
+ * first message that differs); so does a call past the end of the recording. A refused call takes
+ * no position: the next call is checked against the same recorded call.
  *
  * The recording is read on the first call (and kept). Replies come back as recorded: text, tool
  * calls, ids, metadata and `usage_metadata`; when streamed, as one chunk whose text reaches
@@ -143,7 +153,10 @@ export class RecordedChatModel extends BaseChatModel<RecordedChatModelCallOption
     return "agentrx-recorded";
   }
 
-  /** How many calls this model has answered (or refused): the 0-based index of its next call. */
+  /**
+   * How many calls this model has answered: the 0-based index of its next call. A refused call
+   * (a `ReplayDivergenceError`, a failed read of the record) takes no position.
+   */
   get callCount(): number {
     return this.nextCall;
   }
@@ -226,11 +239,13 @@ export class RecordedChatModel extends BaseChatModel<RecordedChatModelCallOption
 
   /** The recorded call that answers this call, once the conversation is checked against it. */
   private async answer(messages: BaseMessage[], options: this["ParsedCallOptions"]): Promise<RecordedModelCall> {
-    // The call takes its position once the record is read: a read that failed (and is retried) or
-    // an aborted call leaves it to the next call.
+    // The call takes its position once the record is read and the conversation matches: a read
+    // that failed (and is retried), an aborted call or a refused one leaves it to the next call
+    // (a retry of a refused call is checked against the same recorded call). From the read on,
+    // nothing waits, so calls made at the same time take their positions in turn.
     const recorded = (await this.read()).calls;
     options.signal?.throwIfAborted();
-    const call = this.nextCall++;
+    const call = this.nextCall;
     // The recording digests the messages as callbacks saw them; those as sent differ only when
     // they hold data blocks, and match too, should @langchain/core stop reformatting those.
     const traced = asTracedMessages(messages);
@@ -242,6 +257,8 @@ export class RecordedChatModel extends BaseChatModel<RecordedChatModelCallOption
     // A matching call whose recorded reply the record holds only in part cannot be answered either.
     const leftOut = diverged ? undefined : leftOutOfMessage(expected.message);
     if (diverged || leftOut !== undefined) {
+      const sent = diverged ? recordedPromptOf(recorded, call) : undefined;
+      const firstDifference = sent === undefined ? undefined : firstDifferenceOf(sent, messages, traced);
       throw new ReplayDivergenceError({
         runId: this.runId,
         call,
@@ -250,8 +267,11 @@ export class RecordedChatModel extends BaseChatModel<RecordedChatModelCallOption
         actual,
         recordedCalls: recorded.length,
         ...(leftOut === undefined ? {} : { leftOut }),
+        ...(diverged ? { promptRecorded: expected.prompt !== undefined } : {}),
+        ...(firstDifference === undefined ? {} : { firstDifference }),
       });
     }
+    this.nextCall++;
     return expected;
   }
 
@@ -285,6 +305,48 @@ export class RecordedChatModel extends BaseChatModel<RecordedChatModelCallOption
 }
 
 function noop(): void {}
+
+/**
+ * The messages recorded call `call` was sent, from the prompt it recorded with `recordPrompts`
+ * (its parts are in the `blobs` of the calls that first sent them); undefined when it recorded
+ * none, or a part is missing or cannot be read.
+ */
+function recordedPromptOf(calls: readonly RecordedModelCall[], call: number): BaseMessage[] | undefined {
+  const hashes = calls[call]?.prompt?.messages;
+  if (!Array.isArray(hashes)) return undefined;
+  const wanted = new Set(hashes);
+  const parts = new Map<string, unknown>();
+  for (const earlier of calls.slice(0, call + 1)) {
+    for (const [hash, value] of Object.entries(earlier.blobs ?? {})) if (wanted.has(hash)) parts.set(hash, value);
+  }
+  const stored = hashes.map((hash) => parts.get(hash));
+  if (stored.some((part) => part === undefined)) return undefined;
+  try {
+    return mapStoredMessagesToChatMessages(stored as StoredMessage[]);
+  } catch {
+    // A part that is not a stored message: the error says only what the digests say.
+    return undefined;
+  }
+}
+
+/** The first message where `sent` (as `messages`, or as callbacks saw them, `traced`) and the recorded ones differ. */
+function firstDifferenceOf(recorded: readonly BaseMessage[], messages: readonly BaseMessage[], traced: readonly BaseMessage[]): MessageDifference | undefined {
+  const length = Math.max(recorded.length, messages.length);
+  for (let index = 0; index < length; index++) {
+    const was = recorded[index];
+    const is = messages[index];
+    if (was !== undefined && is !== undefined) {
+      const digest = digestMessages([was]);
+      if (digest === digestMessages([traced[index] as BaseMessage]) || digest === digestMessages([is])) continue;
+    }
+    return { index, actual: is === undefined ? undefined : described(is), recorded: was === undefined ? undefined : described(was) };
+  }
+  return undefined;
+}
+
+function described(message: BaseMessage): { role: string; text: string } {
+  return { role: message.getType(), text: message.text };
+}
 
 /**
  * The recorded reply as a new `Kind`, whose stored form (`toDict()`) is the recorded one: a later
