@@ -10,6 +10,7 @@
 // the spans are also sent there.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { OpenAIChatModel } from "@agentrx/core/openai";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { createAgentExecutor } from "@agentrx/executors";
 import { a2aTool, createA2AHandler } from "@agentrx/serve";
@@ -40,8 +41,9 @@ console.log(`Weather agent served over A2A at ${url}`);
 // The trip planner: its one tool is the remote agent (named from its agent card).
 const askWeather = await a2aTool({ url, name: "ask_weather_agent" });
 const planner: BaseChatModel =
-  // The same endpoint as the weather agent when one is set (chooseModel printed which).
-  (process.env.OPENAI_API_KEY ? chooseModel() : undefined) ??
+  // The same endpoint as the weather agent when one is set (OPENAI_API_KEY and/or OPENAI_BASE_URL,
+  // read as chooseModel reads them; it printed which).
+  OpenAIChatModel.fromEnv({ streaming: true, temperature: 0 }) ??
   new ScriptedChatModel({
     responses: [
       { toolCalls: [{ name: "ask_weather_agent", args: { input: "What is the weather in Paris and in Rome?" } }] },
