@@ -4,6 +4,7 @@ import { ChannelHub } from "../internal/channel-hub";
 import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, queueNames } from "../internal/queue-names";
 import { isRedisInstance, openRedisClients } from "../internal/redis-clients";
 import { RunWorkerCloseError } from "../errors/run-worker-close-error";
+import { defaultOnError } from "./default-on-error";
 import { guardOnError } from "./guard-on-error";
 import { WirePublisher } from "./wire-publisher";
 import { checkConnection } from "../internal/check-connection";
@@ -85,7 +86,7 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     maxAttempts = 3,
     lockDuration = 30_000,
     stalledInterval = 30_000,
-    onError: givenOnError = (error: unknown) => console.error("@agentrx/bullmq worker:", error),
+    onError: givenOnError = defaultOnError(),
   } = options;
   checkConnection(WHERE, connection);
   // A worker blocks on Redis (BRPOPLPUSH): BullMQ refuses an instance whose commands give up after

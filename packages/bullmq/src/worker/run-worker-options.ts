@@ -64,7 +64,9 @@ export interface RunWorkerOptions {
    * Errors that belong to no run's record (Redis unreachable, a publish that failed, a job whose
    * data is malformed). It may be `async`; one that throws or rejects crashes nothing: the error
    * it was given and its own failure are logged with `console.error`.
-   * @default logs them with `console.error`
+   * @default logs them with `console.error`: a server that cannot be reached (`ECONNREFUSED`,
+   * `ENOTFOUND`, ...) as one line, the same line at most once in 30 s (with how many came
+   * meanwhile); any other error whole, every time
    */
   onError?: (error: unknown) => void;
 }
