@@ -21,14 +21,19 @@ export class ResponseTooLargeError extends AgentRxError {
   readonly url: string;
   /** The limit that was exceeded. */
   readonly maxResponseBytes: number;
+  /** The bytes of the body read before reading stopped: 0 when its content-length was past the limit, so none was read. */
+  readonly readBytes: number;
 
-  constructor({ url, maxResponseBytes }: { url: string; maxResponseBytes: number }) {
+  /** `readBytes` (default 0) is how much of the body was read before reading stopped, which the message says. */
+  constructor({ url, maxResponseBytes, readBytes = 0 }: { url: string; maxResponseBytes: number; readBytes?: number }) {
+    const what = readBytes === 0 ? " by its content-length; it was not read" : `; reading stopped after ${readBytes} bytes, and what was read is dropped`;
     super({
       name: "ResponseTooLargeError",
-      message: `The response from ${url} is larger than maxResponseBytes (${maxResponseBytes} bytes); it was not read. Ask for a smaller resource (a page, a filter), or raise maxResponseBytes.`,
+      message: `The response from ${url} is larger than maxResponseBytes (${maxResponseBytes} bytes)${what}. Ask for a smaller resource (a page, a filter), or raise maxResponseBytes.`,
     });
     this.url = url;
     this.maxResponseBytes = maxResponseBytes;
+    this.readBytes = readBytes;
   }
 
   /** Returns true when `error` is a {@link ResponseTooLargeError} (from any copy of the package). */

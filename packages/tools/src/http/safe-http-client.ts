@@ -371,7 +371,8 @@ function send(url: URL, address: string, method: string, headers: Record<string,
     signal.addEventListener("abort", onAbort, { once: true });
     request.on("error", fail);
     request.on("response", (response) => {
-      const tooLarge = () => fail(new ResponseTooLargeError({ url: url.toString(), maxResponseBytes: maxBytes }));
+      // `readBytes`: what was read before stopping (none when the content-length alone is past the limit).
+      const tooLarge = (readBytes = 0) => fail(new ResponseTooLargeError({ url: url.toString(), maxResponseBytes: maxBytes, readBytes }));
       // A HEAD's answer, a 204 and a 304 have no body, whatever their content-length says (for a HEAD,
       // the size of what a GET gets): nothing to limit, and nothing to read.
       const bodiless = method === "HEAD" || response.statusCode === 204 || response.statusCode === 304;
@@ -380,7 +381,7 @@ function send(url: URL, address: string, method: string, headers: Record<string,
       let size = 0;
       response.on("data", (chunk: Buffer) => {
         size += chunk.length;
-        if (size > maxBytes) tooLarge();
+        if (size > maxBytes) tooLarge(size);
         else chunks.push(chunk);
       });
       // The connection closed before the body was complete ("aborted"): say so, rather than pass

@@ -30,6 +30,61 @@ const MAX_DEPTH = 12;
 /** The most schema nodes converted for one parameter or body, so that a document whose schemas
  * fan out (a `$ref` used by many properties, recursively) cannot make the conversion exponential. */
 const MAX_NODES = 2000;
+/** The most schema nodes converted for one whole document (a reused `$ref` counts as one, since it
+ * is not converted again), so that a document with many operations cannot run the process out of
+ * memory: a node takes up to some 6 KB and 0.1 ms, so this bounds the build at about 300 MB and 5 s. */
+export const MAX_DOCUMENT_NODES = 50_000;
+
+/** A `$ref`'s zod schema and what building it took, so that reusing it gives what building it again would. */
+interface BuiltRef {
+  schema: z.ZodType;
+  /** The nodes its conversion counted against the budget (those of the `$ref`s it reused included). */
+  nodes: number;
+  /** How many levels below the `$ref` its deepest node is. */
+  height: number;
+}
+
+/**
+ * What the conversions of one document's schemas share: each `$ref` is converted once and its zod
+ * schema reused (zod schemas are immutable), and the nodes converted are counted against
+ * `MAX_DOCUMENT_NODES`.
+ */
+export interface SchemaCache {
+  /**
+   * The `$ref`s built, each where reusing it gives what building it again would: by reference for
+   * those no limit cut anything off in (reusable at any depth that leaves room for them); by depth
+   * and reference for those only the depth limit did (reusable at that depth only: deeper or
+   * shallower, it cuts elsewhere); and by depth, nodes left and reference for those the node limit
+   * did (a parameter whose schema is a large `$ref` starts it at the same depth and nodes each time).
+   */
+  readonly refs: Map<string, BuiltRef>;
+  /** The schema nodes converted so far; a reused `$ref` counts as one node, not as all of its own. */
+  built: number;
+  /** The most nodes `built` may reach; past it, converting throws a `DocumentTooLargeError`. */
+  readonly limit: number;
+}
+
+/** A new, empty `SchemaCache` for one document. */
+export function createSchemaCache(limit = MAX_DOCUMENT_NODES): SchemaCache {
+  return { refs: new Map(), built: 0, limit };
+}
+
+/** Thrown when a document's schemas need more than its `SchemaCache`'s limit of nodes. */
+export class DocumentTooLargeError extends Error {
+  constructor(readonly limit: number) {
+    super(`the document's schemas come to more than ${limit} schema nodes`);
+    this.name = "DocumentTooLargeError";
+  }
+}
+
+/** One parameter's or body's conversion: its node budget, how often each limit cut something off, and the deepest node reached. */
+interface Walk {
+  nodes: number;
+  depthCuts: number;
+  budgetCuts: number;
+  deepest: number;
+  cache: SchemaCache;
+}
 
 /**
  * Converts the JSON Schema subset OpenAPI 3.0 and 3.1 documents use (types, nullable, enum, const,
@@ -37,21 +92,68 @@ const MAX_NODES = 2000;
  * constraints of schema-constraints.ts: string lengths, `pattern` and `format`, number bounds
  * (exclusive ones in OpenAPI 3.0's and 3.1's spelling) and `multipleOf`, array lengths and
  * `uniqueItems`) into a zod schema for a request's parameters and body. Recursive schemas are cut
- * off as `unknown` past a fixed depth, and so is everything past a fixed number of nodes.
+ * off as `unknown` past a fixed depth, and so is everything past a fixed number of nodes (a reused
+ * `$ref`'s nodes count as if converted again, so the cut falls where it would without `cache`).
  *
  * Nothing the model gives is dropped that the schema allows: an object keeps the properties it does
  * not list unless `additionalProperties: false` (JSON Schema allows them by default), so a `oneOf`
  * option that matches first, or one part of an `allOf`, cannot strip the others' properties; and
  * the properties and `required` beside an `allOf`, `oneOf` or `anyOf` apply as well. `readOnly`
  * properties are left out: they belong to responses, and a request need not (should not) send them.
+ *
+ * Pass one `cache` for all of a document's schemas: a `$ref` converted without reaching a limit is
+ * then reused wherever reusing it gives the same schema, and the document's nodes are bounded
+ * (throws `DocumentTooLargeError` past the cache's limit).
  */
-export function jsonSchemaToZod(document: unknown, input: unknown, depth = 0, budget = { nodes: MAX_NODES }): z.ZodType {
-  if (depth > MAX_DEPTH || budget.nodes <= 0 || input === true || input === undefined) return z.unknown();
-  budget.nodes -= 1;
+export function jsonSchemaToZod(document: unknown, input: unknown, cache: SchemaCache = createSchemaCache()): z.ZodType {
+  return convertNode(document, input, 0, { nodes: MAX_NODES, depthCuts: 0, budgetCuts: 0, deepest: 0, cache });
+}
+
+function convertNode(document: unknown, input: unknown, depth: number, walk: Walk): z.ZodType {
+  if (input === true || input === undefined) return z.unknown();
+  if (depth > MAX_DEPTH) {
+    walk.depthCuts += 1;
+    return z.unknown();
+  }
+  if (walk.nodes <= 0) {
+    walk.budgetCuts += 1;
+    return z.unknown();
+  }
+  const ref = typeof input === "object" && input !== null && typeof (input as Schema).$ref === "string" ? ((input as Schema).$ref as string) : undefined;
+  // Reused only where building it again would reach the same limits: then it is what that would give.
+  const uncut = ref === undefined ? undefined : walk.cache.refs.get(ref);
+  const depthCut = ref === undefined ? undefined : walk.cache.refs.get(`${depth} ${ref}`);
+  const built = uncut && depth + uncut.height <= MAX_DEPTH ? uncut : depthCut ?? (ref === undefined ? undefined : walk.cache.refs.get(`${depth} ${walk.nodes} ${ref}`));
+  if (built && walk.nodes >= built.nodes) {
+    walk.nodes -= built.nodes;
+    countNode(walk.cache);
+    walk.deepest = Math.max(walk.deepest, depth + built.height);
+    return built.schema;
+  }
+  const before = { nodes: walk.nodes, depthCuts: walk.depthCuts, budgetCuts: walk.budgetCuts, deepest: walk.deepest };
+  walk.deepest = depth;
+  const result = convertOwn(document, input, depth, walk);
+  if (ref !== undefined) {
+    // A reference starts with "#" (no other is followed), so a key starting with a digit is none.
+    const key = walk.budgetCuts !== before.budgetCuts ? `${depth} ${before.nodes} ${ref}` : walk.depthCuts !== before.depthCuts ? `${depth} ${ref}` : ref;
+    walk.cache.refs.set(key, { schema: result, nodes: before.nodes - walk.nodes, height: walk.deepest - depth });
+  }
+  walk.deepest = Math.max(before.deepest, walk.deepest);
+  return result;
+}
+
+function countNode(cache: SchemaCache): void {
+  cache.built += 1;
+  if (cache.built > cache.limit) throw new DocumentTooLargeError(cache.limit);
+}
+
+function convertOwn(document: unknown, input: unknown, depth: number, walk: Walk): z.ZodType {
+  walk.nodes -= 1;
+  countNode(walk.cache);
   if (input === false) return z.never();
   const schema = deref(document, input);
   if (typeof schema !== "object" || schema === null) return z.unknown();
-  const next = (value: unknown) => jsonSchemaToZod(document, value, depth + 1, budget);
+  const next = (value: unknown) => convertNode(document, value, depth + 1, walk);
   let result = convert(schema, { next, readOnly: (value) => isReadOnly(document, value) });
   if (schema.nullable === true) result = result.nullable();
   const description = withConstraintNotes(typeof schema.description === "string" ? schema.description : undefined, schema);

@@ -4,8 +4,9 @@ import { parse as parseYaml } from "yaml";
 import { checkRetryableStatuses } from "../http/format-response";
 import { checkOptionsObject } from "../internal/check-options";
 import { SAFE_HTTP_OPTION_KEYS, createSafeHttpClient, portOf, type SafeHttpOptions } from "../http/safe-http-client";
+import { createSchemaCache, DocumentTooLargeError } from "./json-schema-to-zod";
 import { operationTool } from "./operation-request";
-import { checkSendable, invalid, type Operation, readFixedHeaders, readOperations } from "./read-operations";
+import { checkDistinctNames, checkSendable, invalid, type Operation, readFixedHeaders, readOperations } from "./read-operations";
 import { operationBaseUrls } from "./server-urls";
 
 /** Options of {@link createOpenApiToolkit}. */
@@ -132,15 +133,16 @@ export function createOpenApiToolkit(options: OpenApiToolkitOptions): OpenApiToo
   }
   if (only) {
     if (only.length === 0) {
-      throw invalid("operations", only, `operations is empty, so no tool would be built; name some of the document's operations (${operations.map((o) => o.toolName).join(", ")}), or leave it out for all of them.`);
+      throw invalid("operations", only, `operations is empty, so no tool would be built; name some of the document's operations (${[...new Set(operations.map((o) => o.toolName))].join(", ")}), or leave it out for all of them.`);
     }
     const wanted = new Set(only);
     const unknown = [...wanted].filter((name) => !operations.some((operation) => operation.toolName === name));
     if (unknown.length > 0) {
-      throw invalid("operations", unknown, `operations names ${unknown.map((name) => `"${name}"`).join(", ")}, which the document does not have; its operations are ${operations.map((o) => o.toolName).join(", ")}.`);
+      throw invalid("operations", unknown, `operations names ${unknown.map((name) => `"${name}"`).join(", ")}, which the document does not have; its operations are ${[...new Set(operations.map((o) => o.toolName))].join(", ")}.`);
     }
     operations = operations.filter((operation) => wanted.has(operation.toolName));
   }
+  checkDistinctNames(operations);
   checkSendable(operations);
   const baseUrls = operationBaseUrls(document, baseOption, operations);
   const client = createSafeHttpClient({
@@ -163,9 +165,18 @@ export function createOpenApiToolkit(options: OpenApiToolkitOptions): OpenApiToo
     const whose = operations[unreachable]!.servers === undefined ? "the base URL" : `the server of ${operations[unreachable]!.toolName}`;
     throw invalid("allowedPorts", allowedPorts, `allowedPorts (${allowedPorts.join(", ")}) leaves out the port of ${whose} ${baseUrl.origin} (${portOf(baseUrl)}), so every request${whose === "the base URL" ? "" : " of that tool"} would be refused; add it.`);
   }
+  // One for the whole document: each $ref's schema is built once, and the document's nodes are bounded.
+  const cache = createSchemaCache();
   try {
-    return new OpenApiToolkit(operations.map((operation, index) => operationTool(document, operation, baseUrls[index]!, client, { retryableStatuses, idempotencyKeyHeader: httpOptions.idempotencyKeyHeader })));
+    return new OpenApiToolkit(operations.map((operation, index) => operationTool(document, operation, baseUrls[index]!, client, { retryableStatuses, idempotencyKeyHeader: httpOptions.idempotencyKeyHeader }, cache)));
   } catch (error) {
+    if (error instanceof DocumentTooLargeError) {
+      throw invalid(
+        "document",
+        only ?? `${operations.length} operations`,
+        `the document is too large to build a tool for every ${only ? "kept " : ""}operation: their parameters' and bodies' schemas come to more than ${error.limit} schema nodes; pick the operations the agent needs with the \`operations\` option, which builds only those.`,
+      );
+    }
     return readFailed(error); // a schema with a broken $ref or a value zod cannot hold
   }
 }

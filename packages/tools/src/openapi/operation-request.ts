@@ -4,23 +4,26 @@ import { RequestRefusedError } from "../errors/request-refused-error";
 import { type ToolRequestSettings, toolRequest } from "../http/tool-request";
 import { type SafeHttpClient } from "../http/safe-http-client";
 import { encodePathParameter } from "./encode-path-parameter";
-import { deref, emptyShape, jsonSchemaToZod, objectOf, withConstraintNotes } from "./json-schema-to-zod";
+import { deref, emptyShape, jsonSchemaToZod, objectOf, type SchemaCache, withConstraintNotes } from "./json-schema-to-zod";
 import { cookiePairs, encodedQueryPairs, expandValue, UnserializableValueError } from "./parameter-style";
 import { encodeForm } from "./percent-encode";
 import { type Operation, type Parameter } from "./read-operations";
 import { formBody, multipartBody } from "./request-body";
 
-/** The tool of one operation: its arguments' zod schema, and a call that builds the request and sends it through `client`. */
-export function operationTool(document: unknown, operation: Operation, baseUrl: URL, client: SafeHttpClient, settings: ToolRequestSettings) {
+/**
+ * The tool of one operation: its arguments' zod schema, and a call that builds the request and sends
+ * it through `client`. `cache` is shared by all of the document's operations (see `jsonSchemaToZod`).
+ */
+export function operationTool(document: unknown, operation: Operation, baseUrl: URL, client: SafeHttpClient, settings: ToolRequestSettings, cache: SchemaCache) {
   const shape = emptyShape();
   for (const parameter of operation.parameters) {
-    let schema = jsonSchemaToZod(document, parameter.schema);
+    let schema = jsonSchemaToZod(document, parameter.schema, cache);
     // The parameter's description stands in for its schema's; what the schema asks that the JSON schema cannot carry stays.
     if (parameter.description) schema = schema.describe(withConstraintNotes(parameter.description, deref(document, parameter.schema))!);
     shape[parameter.name] = parameter.required ? schema : schema.optional();
   }
   if (operation.body) {
-    const body = jsonSchemaToZod(document, operation.body.schema).describe(withConstraintNotes(`The request body (${operation.body.contentType}).`, deref(document, operation.body.schema))!);
+    const body = jsonSchemaToZod(document, operation.body.schema, cache).describe(withConstraintNotes(`The request body (${operation.body.contentType}).`, deref(document, operation.body.schema))!);
     shape.body = operation.body.required ? body : body.optional();
   }
   return tool(

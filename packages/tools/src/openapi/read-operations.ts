@@ -89,11 +89,11 @@ export function readFixedHeaders(headers: Readonly<Record<string, string>> | und
  * give (docs/tools.md#openapi-toolkit), and so is one named like the `idempotencyKeyHeader`; so is
  * a cookie parameter whose cookie they send, and a
  * header parameter named `Cookie` when they send one. Header parameters named `Accept`,
- * `Content-Type` or `Authorization` are ignored, as OpenAPI says.
+ * `Content-Type` or `Authorization` are ignored, as OpenAPI says. Two operations may get one tool
+ * name here: `checkDistinctNames` refuses that among the operations kept.
  */
 export function readOperations(document: Record<string, unknown>, fixed: FixedHeaders): Operation[] {
   const operations: Operation[] = [];
-  const names = new Set<string>();
   for (const [path, rawItem] of Object.entries(document.paths as Record<string, unknown>)) {
     const item = deref<Record<string, unknown>>(document, rawItem);
     const shared = (item.parameters as unknown[] | undefined) ?? [];
@@ -101,8 +101,6 @@ export function readOperations(document: Record<string, unknown>, fixed: FixedHe
       const operation = item[method] as Record<string, unknown> | undefined;
       if (!operation) continue;
       const toolName = sanitizeName(typeof operation.operationId === "string" ? operation.operationId : `${method}_${path}`);
-      if (names.has(toolName)) throw invalid("document", toolName, `two operations would both be named "${toolName}"; give them distinct operationIds.`);
-      names.add(toolName);
       const byKey = new Map<string, Parameter>();
       let cookieHeader: string | undefined;
       for (const raw of [...shared, ...((operation.parameters as unknown[] | undefined) ?? [])]) {
@@ -237,6 +235,27 @@ export function checkSendable(operations: readonly Operation[]): void {
         `${where} has a header parameter named "${operation.cookieHeaderParameter}" beside cookie parameters, which would both set the Cookie header that the tool builds from the cookie parameters; declare each cookie as an \`in: cookie\` parameter only (percent-encoded, joined into that header), send the cookie with the fixed \`headers\` (then the parameter is left out), or leave the operation out with \`operations\`.`,
       );
     }
+  }
+}
+
+/**
+ * Refuses two operations with one tool name (an operationId cleaned to letters, digits, `_` and
+ * `-`, else the method and path; `operation` when nothing is left; cut at 64 characters), naming
+ * both. Run on the kept operations only: a clash among those `operations` leaves out does not matter.
+ */
+export function checkDistinctNames(operations: readonly Operation[]): void {
+  const byName = new Map<string, Operation>();
+  for (const operation of operations) {
+    const other = byName.get(operation.toolName);
+    if (other) {
+      const where = (o: Operation) => `${o.method} ${o.path}`;
+      throw invalid(
+        "document",
+        operation.toolName,
+        `two operations would both be named "${operation.toolName}": ${where(other)} and ${where(operation)} (a tool's name is the operationId, else the method and path, cleaned to letters, digits, _ and -, and cut at 64 characters); give one of them a distinct operationId, or leave them out with \`operations\`.`,
+      );
+    }
+    byName.set(operation.toolName, operation);
   }
 }
 
