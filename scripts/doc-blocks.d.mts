@@ -7,6 +7,8 @@ export interface DocBlock {
   runtimes: DocRuntime[] | undefined;
   /** The repository file the block shows whole (its fence's `file=`): checked against it, run by its own test. */
   file?: string | undefined;
+  /** The block uses vitest's own API (its fence says `vitest`): only the docs test, inside vitest, runs it. */
+  vitest?: boolean;
   code: string;
 }
 /** A runtime of the matrix. */

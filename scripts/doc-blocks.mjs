@@ -8,7 +8,9 @@
 //
 // A block runs under every runtime of the matrix unless its fence names the ones it needs, as in
 // ```ts runtime=node (or runtime=node,bun); its first line must then be a comment that names
-// those runtimes and says why, for readers: // Node.js only: <reason>.
+// those runtimes and says why, for readers: // Node.js only: <reason>. A block whose fence also
+// says `vitest` (```ts runtime=node vitest) uses vitest's own API (`vi`'s fake timers): it runs
+// in the docs test, inside vitest, and not in the runtime matrix's plain processes.
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -68,6 +70,7 @@ export function docBlocks(file) {
       fileName: `${name.replace(/[^\w]+/g, "_")}_${index + 1}.ts`,
       runtimes: blockRuntimes(match[1] ?? "", code, `${name} code block ${index + 1}`),
       file: /(?:^|\s)file=(\S+)/.exec(match[1] ?? "")?.[1],
+      vitest: /(?:^|\s)vitest(?:\s|$)/.test(match[1] ?? ""),
       code: `${code}\nexport {};\n`,
     };
   });

@@ -274,7 +274,8 @@ function describeDocBlocks(bin: RuntimeBin): void {
   // On a Node.js line better-sqlite3 was not built for, a block that opens an SQLite store cannot run.
   const sqliteMissing = betterSqliteUnavailable(bin);
   const needsBetterSqlite = (block: DocBlock) => sqliteMissing !== undefined && /SqliteRunStore|better-sqlite3/.test(block.code) && !/driver: "node:sqlite"/.test(block.code);
-  const runs = (block: DocBlock) => runsUnder(block, bin.runtime) && !needsBetterSqlite(block);
+  // A block that uses vitest's own API (`vi`) runs only inside vitest, in the docs test.
+  const runs = (block: DocBlock) => runsUnder(block, bin.runtime) && !needsBetterSqlite(block) && !block.vitest;
   const runnable = blocks.filter(runs);
   let results: Promise<Map<string, ChildRecord>> | undefined;
   // Inside the repository, so that the blocks' imports resolve through its node_modules.
@@ -300,7 +301,11 @@ function describeDocBlocks(bin: RuntimeBin): void {
     const sources = [...new Set(blocks.map((block) => block.source))];
     for (const source of sources) {
       for (const block of blocks.filter((each) => each.source === source)) {
-        const label = needsBetterSqlite(block) ? ` (skipped: it opens an SQLite store with better-sqlite3, and ${sqliteMissing})` : "";
+        const label = needsBetterSqlite(block)
+          ? ` (skipped: it opens an SQLite store with better-sqlite3, and ${sqliteMissing})`
+          : block.vitest && runsUnder(block, bin.runtime)
+            ? " (skipped here: it uses vitest's own API, and the docs test runs it inside vitest)"
+            : "";
         it.skipIf(!runs(block))(`${source} block ${block.index}${label}`, async () => {
           const result = (await results!).get(join(dir, block.fileName));
           expect(result, `no result for ${block.fileName}`).toBeDefined();
