@@ -37,6 +37,7 @@ export type { AgentRxErrorOptions } from "./errors/index";
 export { fromRunnable } from "./observable/from-runnable";
 export type { FromRunnableOptions } from "./observable/from-runnable";
 export { linkAbortSignal } from "./observable/link-abort-signal";
+export { nextTurn, onNextTurn } from "./scheduling/on-next-turn";
 export { MAX_TIMER_DELAY_MS } from "./openai/retry-delay";
 export { STEP_METADATA_KEY, getStepMetadata } from "./agent/step-metadata";
 export { AGENT_MODEL_KEY, AGENT_OVERRIDES, AGENT_TOOLS_KEY, acceptsOverrides, getAgentOverrides } from "./agent/agent-overrides";

@@ -1,4 +1,4 @@
-import { AbortError, InvalidArgumentError, STEP_METADATA_KEY, getIdempotencyKey } from "@agentrx/core";
+import { AbortError, InvalidArgumentError, STEP_METADATA_KEY, getIdempotencyKey, nextTurn } from "@agentrx/core";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { Observable, catchError, from, fromEvent, lastValueFrom, map, race, switchMap, tap, throwError, timer } from "rxjs";
 import type { AgentExecutor } from "./agent-executor";
@@ -77,12 +77,6 @@ export async function callSubRun(executor: AgentExecutor, inputs: Record<string,
   // calling run pauses with it instead (when the sub-run can be resumed: `resumable`).
   if (output?.stopReason === "interrupted") throw new SubRunInterruptedError({ tool: options.tool, runId: output.runId, waitingOn, interrupts, resumable: run.resumable() });
   return { output: output?.output ?? "", stopReason: output?.stopReason };
-}
-
-const immediate = (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate;
-/** Resolves once the event loop has turned: `setImmediate` where there is one (Node, Deno, Bun), else a zero timeout. */
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => (immediate ? immediate(resolve) : setTimeout(resolve, 0)));
 }
 
 /** How many times a retry waits for the lease of a sub-run another process holds (see {@link untilLeaseLapses}). */

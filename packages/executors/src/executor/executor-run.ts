@@ -1,4 +1,4 @@
-import { AbortError, type InDoubtPolicy, MODEL_CALL_OBSERVER_KEY, getToolInDoubt, idempotencyKeyOf } from "@agentrx/core";
+import { AbortError, type InDoubtPolicy, MODEL_CALL_OBSERVER_KEY, getToolInDoubt, idempotencyKeyOf, nextTurn } from "@agentrx/core";
 import type { AgentAction, AgentFinish, AgentOutput, AgentStep, ModelCallObserver, ObservedModelCall, StepMetadata } from "@agentrx/core";
 import { encodeAction } from "../runs/run-event-codec";
 import type { CallbackManagerForChainRun } from "@langchain/core/callbacks/manager";
@@ -441,7 +441,7 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
   stepsDurable(): Promise<boolean> | boolean {
     if (this.recorder === undefined) return !this.interrupted;
     // After the event loop turns: the calls that finish together go into one write.
-    return new Promise<void>((resolve) => defer(resolve)).then(() => this.durable());
+    return nextTurn().then(() => this.durable());
   }
 
   callId(action: AgentAction, index: number | undefined, early?: number): string {
@@ -736,13 +736,6 @@ const UNSUBSCRIBED = "The run was cancelled: its subscriber unsubscribed.";
 function repeatsEarlierId(actions: readonly AgentAction[], id: string, index: number): boolean {
   for (let i = 0; i < index && i < actions.length; i++) if ((actions[i] as { toolCallId?: unknown }).toolCallId === id) return true;
   return false;
-}
-
-const immediate = (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate;
-/** `setImmediate` where there is one (Node, Deno, Bun), else a zero timeout (browsers). */
-function defer(callback: () => void): void {
-  if (immediate) immediate(callback);
-  else setTimeout(callback, 0);
 }
 
 const RESOLVED = Promise.resolve();

@@ -1,4 +1,4 @@
-import { describeThrown } from "@agentrx/core";
+import { describeThrown, onNextTurn } from "@agentrx/core";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { AgentStreamEvent, Decision } from "../executor/events";
 import type { SubRunModelCall } from "../executor/sub-run";
@@ -271,7 +271,7 @@ export class RunRecorder {
   schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;
-    defer(() => {
+    onNextTurn(() => {
       this.scheduled = false;
       if (this.buffer.length === 0 && this.tokenText === "") return;
       this.flush().catch(noop); // a failure has reached onFailure
@@ -331,11 +331,6 @@ export class RunRecorder {
     }
   }
 }
-
-type Defer = (callback: () => void) => void;
-const immediate = (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate;
-/** `setImmediate` where there is one (Node, Deno, Bun), else a zero timeout (browsers). */
-const defer: Defer = immediate ? (callback) => void immediate(callback) : (callback) => void setTimeout(callback, 0);
 
 function noop(): void {}
 

@@ -3,7 +3,7 @@ import { urlScheme } from "../internal/url-scheme";
 import { redact } from "../internal/redact";
 import { mkdirSync, statSync, type Stats } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { checkOptionKeys, InvalidArgumentError } from "@agentrx/core";
+import { checkOptionKeys, InvalidArgumentError, onNextTurn } from "@agentrx/core";
 import {
   RunStoreError,
   type CancelRun,
@@ -47,13 +47,6 @@ const DRIVER_BUSY_MS = 50;
 /** The first delay before retrying a busy call, doubled up to {@link MAX_RETRY_DELAY_MS}. */
 const FIRST_RETRY_DELAY_MS = 5;
 const MAX_RETRY_DELAY_MS = 100;
-
-/**
- * `setImmediate` as it was when the module loaded (so tests that fake timers do not hold writes
- * back), or a zero timeout where the runtime has none.
- */
-const immediate = (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate;
-const defer = immediate ? (callback: () => void): void => void immediate(callback) : (callback: () => void): void => void setTimeout(callback, 0);
 
 /** A change waiting for the end of the turn: what it does alone (in a transaction of its own), and in a batch. */
 interface WaitingChange {
@@ -461,7 +454,7 @@ export class SqliteRunStore implements RunStore {
     if (this.#statements === undefined || this.#closed) return alone();
     // A run's next write in the same turn, with no other run's waiting, gains nothing by waiting.
     if (!this.#turnBusy || (this.#turnRunId === runId && this.#waiting.length === 0)) {
-      if (!this.#turnBusy) defer(this.#endTurn);
+      if (!this.#turnBusy) onNextTurn(this.#endTurn);
       this.#turnBusy = true;
       this.#turnRunId = runId;
       return this.#call(operation, runId, now, { changes: true });
