@@ -1,5 +1,6 @@
 import { InvalidArgumentError, getOutputUsage, isAgentAction, isAgentFinish, observationText } from "@agentrx/core";
 import type { AgentAction, AgentFinish, AgentOutput, AgentStep, Observation, StepMetadata } from "@agentrx/core";
+import type { CallbackManagerForChainRun } from "@langchain/core/callbacks/manager";
 import { AIMessage, type UsageMetadata } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { ApprovalGate } from "./approvals";
@@ -31,6 +32,11 @@ export interface AgentLoopContext {
   readonly state: RunState;
   /** Whether anyone sees `action`/`step` events (else they are not built). */
   readonly observed: boolean;
+  /**
+   * The run's chain run in the callbacks, once started; undefined without callbacks. It is told of
+   * each action the loop makes part of a turn (`handleAgentAction`) before the action's tool starts.
+   */
+  readonly chainRun?: CallbackManagerForChainRun | undefined;
   /** Whether usage comes from the agent's output (else callbacks or the model-call observer report each call's). */
   readonly usageFromOutput: boolean;
   /** `Date.now()` when this segment of the run started. */
@@ -112,7 +118,7 @@ export class AgentLoop {
     const { inputs } = state;
     // A resumed run whose last agent call died while it streamed, after some of its tool calls
     // started early (`eagerTools`): those calls are that turn's, in doubt (see docs/runs.md).
-    if (state.turn === undefined && state.earlyCalls !== undefined && !run.interrupted) this.earlyCallsInDoubt(state.earlyCalls.actions, state.earlyCalls.keys);
+    if (state.turn === undefined && state.earlyCalls !== undefined && !run.interrupted) await this.earlyCallsInDoubt(state.earlyCalls.actions, state.earlyCalls.keys);
     if (state.turn !== undefined && !run.interrupted) {
       // A resumed run whose last turn has tool calls without a result: run those (and the ones a
       // person decided on), then go on. Calls decided by this resume never started; every other
@@ -221,6 +227,9 @@ export class AgentLoop {
           run.emit(event, i);
         }
       }
+      // The callbacks hear of each action before its tool starts (those started early, as they started).
+      const chainRun = run.chainRun;
+      if (chainRun !== undefined) await this.tellActions(chainRun, actions, (index) => tools.earlyCall(index) !== undefined);
       tools.releaseEarly(); // their sub-runs' events follow the actions that asked for them
       if (run.interrupted) break; // a stop condition fired on an action event
       if (approvals.enabled) {
@@ -263,9 +272,27 @@ export class AgentLoop {
    * recorded, the turn of that agent call: its actions are recorded (and emitted) as the model's
    * tool calls, one message asking for all of them (the conversation the model sees next), and
    * each is then in doubt like a recorded turn's call. The model is asked again only after them.
+   * The callbacks hear of the actions (this segment's chain run never did), as of a new turn's.
    */
-  private earlyCallsInDoubt(early: readonly AgentAction[], keys: readonly (string | undefined)[] | undefined): void {
-    this.earlyTurn(early, keys, false);
+  private async earlyCallsInDoubt(early: readonly AgentAction[], keys: readonly (string | undefined)[] | undefined): Promise<void> {
+    const actions = this.earlyTurn(early, keys, false);
+    const chainRun = this.run.chainRun;
+    if (chainRun !== undefined) await this.tellActions(chainRun, actions);
+  }
+
+  /**
+   * Tells the callbacks' chain run of a turn's `actions` (`handleAgentAction`), in their order,
+   * each awaited before the next, as LangChain's classic executor does before an action's tool
+   * starts; `startedEarly` skips those told when their call started early (`eagerTools`, see
+   * `ExecutorRun.admitEarly`). A handler with `raiseError` that throws rejects with its error (the
+   * run fails with it); a cancellation ends the wait at once.
+   */
+  private async tellActions(chainRun: CallbackManagerForChainRun, actions: readonly AgentAction[], startedEarly?: (index: number) => boolean): Promise<void> {
+    const { run } = this;
+    for (let i = 0; i < actions.length; i++) {
+      if (isEnded(run.state)) return;
+      if (startedEarly?.(i) !== true) await run.wait(chainRun.handleAgentAction(actions[i] as AgentAction), false);
+    }
   }
 
   /**

@@ -417,9 +417,26 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     // In doubt from here until its turn is recorded (a resume settles it by its in-doubt policy).
     this.dispatch({ type: "earlyCallStarted", iteration: this.iteration, action, key });
     const recorder = this.recorder;
-    if (recorder === undefined) return RESOLVED;
     // Write-ahead: the early call is in the record before it starts.
-    return recorder.recordIntent({ type: "tool_intent", iteration: this.iteration, action: encodeAction(action), idempotencyKey: key });
+    const intent = recorder === undefined ? undefined : recorder.recordIntent({ type: "tool_intent", iteration: this.iteration, action: encodeAction(action), idempotencyKey: key });
+    const chainRun = this.chainRun;
+    if (chainRun === undefined) return intent ?? RESOLVED;
+    // The callbacks hear of the action before its call starts, once: not again with its turn (see `AgentLoop`).
+    return this.tellEarlyAction(chainRun, action, intent);
+  }
+
+  /**
+   * Tells the callbacks' chain run of an early call's `action` (`handleAgentAction`); resolves once
+   * the handlers and `intent` (the call's write-ahead, when recorded) are done. A handler with
+   * `raiseError` that throws fails the run with its error (the call then never starts: the promise
+   * rejects with it too).
+   */
+  private tellEarlyAction(chainRun: CallbackManagerForChainRun, action: AgentAction, intent: Promise<void> | undefined): Promise<void> {
+    const told = this.wait(chainRun.handleAgentAction(action), false).catch((error: unknown) => {
+      this.fail(error);
+      throw error;
+    });
+    return intent === undefined ? told : Promise.all([told, intent]).then(noop);
   }
 
   durable(): Promise<boolean> | boolean {

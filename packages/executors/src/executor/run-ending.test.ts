@@ -59,6 +59,10 @@ function fakeRun(options: Options = {}) {
     options.chainRun === undefined
       ? undefined
       : ({
+          handleAgentEnd() {
+            log.push("handleAgentEnd");
+            return Promise.resolve();
+          },
           handleChainEnd(outputs: unknown) {
             log.push("handleChainEnd");
             chainEnds.push(outputs);
@@ -217,7 +221,7 @@ describe("RunEnding.complete", () => {
     await new RunEnding(fake.run).complete(finishWith("the answer"), "finish");
     // The answer is durable before the thread gets it (docs/memory.md): a resume completes a run stopped in between.
     // (The run is watched for a cancellation while the memory writes: see the tests of a cancelled end.)
-    expect(fake.log).toEqual(["dispatch finished", "cleanup", "handleChainEnd", "record output", "flush", "addMessages", "unwatch", "flush", "recorder.stop", "next output", "complete"]);
+    expect(fake.log).toEqual(["dispatch finished", "cleanup", "handleAgentEnd", "handleChainEnd", "record output", "flush", "addMessages", "unwatch", "flush", "recorder.stop", "next output", "complete"]);
     expect(fake.chainEnds).toEqual([{ output: "the answer", stopReason: "finish" }]);
     expect(fake.remembered).toHaveLength(1);
     expect(fake.remembered[0]?.threadId).toBe("t-1");

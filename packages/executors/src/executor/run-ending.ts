@@ -74,7 +74,11 @@ interface Cancellation {
 export class RunEnding {
   constructor(private readonly run: RunEndingContext) {}
 
-  /** Ends the run with its output (after `interrupt`, for a pause), recorded before anyone sees it. */
+  /**
+   * Ends the run with its output (after `interrupt`, for a pause), recorded before anyone sees it.
+   * The callbacks' chain run hears of it first: `handleAgentEnd(finish)` (not for a pause), then
+   * `handleChainEnd`.
+   */
   async complete(finish: AgentFinish, stopReason: StopReason, interrupt?: InterruptEvent): Promise<void> {
     const { run } = this;
     if (isEnded(run.state)) return;
@@ -90,9 +94,12 @@ export class RunEnding {
     if (finish.returnValues["structuredOutput"] !== undefined) event.structuredOutput = finish.returnValues["structuredOutput"];
     if (run.chainRun) {
       try {
+        // A finished run (not a pause) tells the handlers of its finish first, as LangChain's
+        // classic executor does (also for a forced stop and a tool that returns directly).
+        if (!interrupt) await run.chainRun.handleAgentEnd(finish);
         await run.chainRun.handleChainEnd({ ...event.returnValues, stopReason });
       } catch (error) {
-        // A handler with `raiseError` refused the run's end: the run fails with its error.
+        // A handler with `raiseError` refused the run's finish or end: the run fails with its error.
         run.dispatch({ type: "endRefused" });
         await this.endRecording({ status: "failed", error: errorMessage(error) });
         run.subscriber.error(error);
