@@ -1,6 +1,7 @@
 import { messageStep, type AgentStep } from "@agentrx/core";
 import { formatToToolMessages } from "../tool-calling/format-to-tool-messages";
 import { formatToOpenAIFunctionMessages } from "../openai-functions/format-to-openai-function-messages";
+import type { BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { formatLogToMessages } from "./format-log-to-messages";
 import { formatLogToString } from "./format-log-to-string";
@@ -59,6 +60,98 @@ describe("formatLogToMessages", () => {
         /^formatLogToMessages: `templateUserMessage` must be a string containing "\{message\}", got /,
       );
     }
+  });
+});
+
+describe("the second argument of the scratchpad formatters", () => {
+  const oneStep = steps.slice(0, 1);
+  const classicFormatLogToString = formatLogToString as (steps: readonly AgentStep[], ...rest: unknown[]) => string;
+  const untypedFormatLogToMessages = formatLogToMessages as (steps: readonly AgentStep[], ...rest: unknown[]) => BaseMessage[];
+  const untypedFormatXml = formatXml as (steps: readonly AgentStep[], ...rest: unknown[]) => string;
+
+  it("formatLogToString takes LangChain classic's positional prefixes, the same text as the options", () => {
+    expect(formatLogToString(oneStep, "Obs: ", "Th: ")).toBe("Thought: a\nAction: search\nAction Input: Paris\nObs: Sunny\nTh: ");
+    expect(formatLogToString(oneStep, "Obs: ")).toBe(formatLogToString(oneStep, { observationPrefix: "Obs: " }));
+    expect(formatLogToString(oneStep, undefined, "Th: ")).toBe(formatLogToString(oneStep, { llmPrefix: "Th: " }));
+    expect(formatLogToString(steps, "\nIntermediate answer: ", "")).toBe(formatLogToString(steps, { observationPrefix: "\nIntermediate answer: ", llmPrefix: "" }));
+  });
+
+  it("formatLogToString refuses a second argument that is neither options nor a string, naming what was given", () => {
+    for (const [value, got] of [
+      [null, "null"],
+      [["Obs: "], "an array"],
+      [7, "a number"],
+      [() => "Obs: ", "a function"],
+      [true, "a boolean"],
+    ] as const) {
+      expectInvalidArgument(
+        () => classicFormatLogToString(oneStep, value),
+        "options",
+        new RegExp(`^formatLogToString: the second argument must be an options object \\{ observationPrefix\\?, llmPrefix\\? \\} or a string \\(the observation prefix.*\\), got ${got}\\.$`),
+      );
+    }
+  });
+
+  it("formatLogToString refuses an llmPrefix that is not a string, positional or in the options", () => {
+    expectInvalidArgument(() => classicFormatLogToString(oneStep, "Obs: ", 7), "llmPrefix", /^formatLogToString: `llmPrefix` must be a string, got a number\.$/);
+    expectInvalidArgument(() => classicFormatLogToString(oneStep, { llmPrefix: null }), "llmPrefix", /^formatLogToString: `llmPrefix` must be a string, got null\.$/);
+    expectInvalidArgument(() => classicFormatLogToString(oneStep, { observationPrefix: ["Obs: "] }), "observationPrefix", /^formatLogToString: `observationPrefix` must be a string, got an array\.$/);
+  });
+
+  it("formatLogToString refuses a third argument after an options object, and unknown option keys", () => {
+    expectInvalidArgument(
+      () => classicFormatLogToString(oneStep, { observationPrefix: "Obs: " }, "Th: "),
+      "llmPrefix",
+      /^formatLogToString: a third argument \(LangChain classic's `llmPrefix`\) is read only after a string observation prefix; with an options object, put `llmPrefix` in it\. Got "Th: "\.$/,
+    );
+    expectInvalidArgument(() => classicFormatLogToString(oneStep, { observation_prefix: "Obs: " }), "observation_prefix", /^formatLogToString: unknown option `observation_prefix`.*Known options: observationPrefix, llmPrefix\.$/);
+    expectInvalidArgument(() => classicFormatLogToString(oneStep, { prefix: "Obs: " }), "prefix", /^formatLogToString: unknown option `prefix`/);
+  });
+
+  it("formatLogToMessages takes LangChain classic's positional templateToolResponse, the same messages as the option", () => {
+    const positional = formatLogToMessages(steps, "Obs: {observation}");
+    expect(positional.map((m) => [m.getType(), m.text])).toEqual(formatLogToMessages(steps, { templateToolResponse: "Obs: {observation}" }).map((m) => [m.getType(), m.text]));
+    expect(positional[1]?.text).toBe("Obs: Sunny");
+    expectInvalidArgument(() => formatLogToMessages(steps, "Obs: {result}"), "templateToolResponse", /^formatLogToMessages: `templateToolResponse` must contain "\{observation\}", got "Obs: \{result\}"\.$/);
+  });
+
+  it("formatLogToMessages refuses a second argument that is neither options nor a string, a third argument, and unknown option keys", () => {
+    for (const [value, got] of [
+      [null, "null"],
+      [["{observation}"], "an array"],
+      [7, "a number"],
+      [() => "{observation}", "a function"],
+    ] as const) {
+      expectInvalidArgument(
+        () => untypedFormatLogToMessages(steps, value),
+        "options",
+        new RegExp(`^formatLogToMessages: the second argument must be an options object \\{ templateToolResponse\\?, templateUserMessage\\? \\} or a string \\(the templateToolResponse.*\\), got ${got}\\.$`),
+      );
+    }
+    expectInvalidArgument(
+      () => untypedFormatLogToMessages(steps, "Obs: {observation}", "User: {message}"),
+      "arguments[2]",
+      /^formatLogToMessages: takes no third argument \(pass `templateUserMessage` in an options object\), got "User: \{message\}"\.$/,
+    );
+    expectInvalidArgument(() => untypedFormatLogToMessages(steps, { template: "{observation}" }), "template", /^formatLogToMessages: unknown option `template`.*Known options: templateToolResponse, templateUserMessage\.$/);
+  });
+
+  it("formatXml refuses a second argument that is not an options object, and unknown option keys", () => {
+    for (const [value, got] of [
+      ["none", '"none"'],
+      [null, "null"],
+      [["none"], '\\["none"\\]'],
+      [0, "0"],
+      [() => "none", "a function"],
+    ] as const) {
+      expectInvalidArgument(
+        () => untypedFormatXml(steps, value),
+        "options",
+        new RegExp(`^formatXml: the second argument must be an options object such as \\{ escapeFormat: "none" \\}, got ${got}\\.$`),
+      );
+    }
+    expectInvalidArgument(() => untypedFormatXml(steps, { escape: "none" }), "escape", /^formatXml: unknown option `escape`.*Known options: escapeFormat\.$/);
+    expect(formatXml(steps, {})).toBe(formatXml(steps));
   });
 });
 

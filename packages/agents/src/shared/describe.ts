@@ -29,3 +29,17 @@ export function describeError(error: unknown): string {
   }
   return `${describeValue(error)} was thrown`;
 }
+
+/**
+ * A value as an error message shows what was given: its JSON when it can be written so in at
+ * most 200 characters (strings, numbers, small arrays and objects), else what kind it is.
+ */
+export function shownValue(value: unknown): string {
+  try {
+    const json = JSON.stringify(value);
+    if (typeof json === "string" && json.length <= 200) return json;
+  } catch {
+    // a BigInt, a cycle, a getter that throws
+  }
+  return describeValue(value);
+}

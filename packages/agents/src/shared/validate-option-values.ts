@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from "@agentrx/core";
-import { describeValue } from "./describe";
+import { shownValue } from "./describe";
 
 // Checks of option values, shared by the constructors and helpers of this package so that a bad
 // value fails where it is given, with an `InvalidArgumentError` naming the option, rather than
@@ -47,16 +47,6 @@ export function assertOneOf<T extends string>(owner: string, argument: string, v
 }
 
 function fail(owner: string, argument: string, value: unknown, expectation: string): never {
-  throw new InvalidArgumentError({ argument, value, message: `${owner}: \`${argument}\` ${expectation}, got ${shown(value)}.` });
+  throw new InvalidArgumentError({ argument, value, message: `${owner}: \`${argument}\` ${expectation}, got ${shownValue(value)}.` });
 }
 
-/** The value as JSON when it can be written so (strings, arrays of strings), else what kind it is. */
-function shown(value: unknown): string {
-  try {
-    const json = JSON.stringify(value);
-    if (typeof json === "string" && json.length <= 200) return json;
-  } catch {
-    // a BigInt, a cycle, a getter that throws
-  }
-  return describeValue(value);
-}

@@ -1,4 +1,5 @@
-import { EXCEPTION_TOOL_NAME, isMessageStep, type AgentStep } from "@agentrx/core";
+import { checkOptionKeys, EXCEPTION_TOOL_NAME, InvalidArgumentError, isMessageStep, type AgentStep } from "@agentrx/core";
+import { shownValue } from "../shared/describe";
 import { observationText, toolInputText } from "../shared/observation-text";
 import { escapeXmlTags } from "./xml-escape";
 import { assertOneOf } from "../shared/validate-option-values";
@@ -22,6 +23,10 @@ export interface FormatXmlOptions {
  * read (an `_Exception` step, with `handleParsingErrors`) is written with the model's own text as
  * its input and the fix, unescaped, as its observation.
  *
+ * A second argument that is not an options object (a string such as `"none"`, null, an array, a
+ * number, a function) or an unknown option key throws an `InvalidArgumentError` naming it;
+ * LangChain classic's `formatXml` takes no second argument.
+ *
  * @example
  * ```ts
  * import { formatXml } from "@agentrx/agents";
@@ -30,7 +35,17 @@ export interface FormatXmlOptions {
  * console.log(text); // "<tool>search</tool><tool_input>Paris</tool_input><observation>Sunny</observation>"
  * ```
  */
-export function formatXml(steps: readonly AgentStep[], { escapeFormat = "minimal" }: FormatXmlOptions = {}): string {
+export function formatXml(steps: readonly AgentStep[], options: FormatXmlOptions = {}): string {
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    const given: unknown = options;
+    throw new InvalidArgumentError({
+      argument: "options",
+      value: given,
+      message: `formatXml: the second argument must be an options object such as { escapeFormat: "none" }, got ${shownValue(given)}.`,
+    });
+  }
+  checkOptionKeys("formatXml", options, ["escapeFormat"]);
+  const { escapeFormat = "minimal" } = options;
   assertOneOf("formatXml", "escapeFormat", escapeFormat, ["minimal", "none"]);
   const escape = escapeFormat === "minimal" ? escapeXmlTags : (text: string) => text;
   let text = "";
