@@ -3,7 +3,7 @@ import { HumanMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { deserializeRunState, serializeRunState } from "../runs/serialize-run-state";
 import { RunEventOrderError, reduceRun } from "./reduce-run";
-import { type RunState, initialRunState } from "./run-state";
+import { type RunState, initialRunState, stepsOfEndedTurn } from "./run-state";
 
 const call = (id: string | undefined, cents: number): AgentAction => ({ tool: "charge", toolInput: { cents }, log: "", ...(id === undefined ? {} : { toolCallId: id }) });
 const intent = (iteration: number, action: AgentAction) => ({ type: "tool_intent" as const, iteration, at: 0, action });
@@ -112,8 +112,34 @@ describe("reduceRun: a turn's actions as a record can hold them", () => {
     expect(() => fold([action(0, 0), step(0, 0), action(7, 0)])).toThrow(/an action of iteration 7 comes after 1 agent call\(s\)/);
     expect(() => fold([{ type: "token", iteration: 5, text: "x", at: 0 }])).toThrow(/a token of iteration 5 comes after 0 agent call\(s\)/);
     expect(() => fold([{ type: "token", iteration: Number.NaN, text: "x", at: 0 }])).toThrow(/a token has an iteration that is not a whole number from 0 up: NaN/);
-    // One past: the "generate" call after a call a halt cut short, which left no entry.
-    expect(fold([action(0, 0), step(0, 0), { type: "token", iteration: 2, text: "x", at: 0 }]).iteration).toBe(3);
+    // One past: the "generate" call after a call a halt cut short, which left no entry (the cut call counts, the streaming one does not yet).
+    expect(fold([action(0, 0), step(0, 0), { type: "token", iteration: 2, text: "x", at: 0 }]).iteration).toBe(2);
+  });
+
+  it("counts an agent call by its recorded outcome, not by its streamed tokens or its model call (a call cut off mid-answer is made again)", () => {
+    const token = (iteration: number) => ({ type: "token" as const, iteration, text: "It is", at: 0 });
+    const modelCall = (iteration: number, call: number) => ({ type: "model_call" as const, call, iteration, at: 0, durationMs: 1, inputCount: 1, inputDigest: "d", message: new HumanMessage("x") });
+    const start = { type: "start" as const, runId: "r", inputs: { input: "x" }, resumed: true, at: 0 };
+    // Cut off while the answer of iteration 1 streamed (`stream()`), or after its model call (`recordModelCalls`):
+    // restored as the record of the same cut under `invoke()` (no tokens): iteration 1, right after the turn that ended.
+    const streamed = fold([action(0, 0), step(0, 0), token(1), token(1)]);
+    const invoked = fold([action(0, 0), step(0, 0)]);
+    const called = fold([action(0, 0), step(0, 0), modelCall(1, 1), token(1)]);
+    for (const state of [streamed, invoked, called]) {
+      expect(state.iteration).toBe(1);
+      expect(stepsOfEndedTurn(state)).toHaveLength(1);
+    }
+    // The resumed run calls the agent as iteration 1 again: its tokens, model call and turn follow.
+    const resumed = fold([action(0, 0), step(0, 0), token(1), start, token(1), modelCall(1, 1), action(1, 0)]);
+    expect(resumed.turn?.iteration).toBe(1);
+    expect(resumed.iteration).toBe(2);
+    // A finish, a handled parsing error, or an early tool call is the call's outcome: it counts.
+    expect(fold([action(0, 0), step(0, 0), token(1), { type: "step", iteration: 1, step: { action: { tool: "_Exception", toolInput: "", log: "" }, observation: "bad" }, messages: [], durationMs: 0, at: 0 }]).iteration).toBe(2);
+    expect(fold([action(0, 0), step(0, 0), token(1), intent(1, call("c1", 5))]).iteration).toBe(2);
+    // A record of an earlier release, whose resumes after such cuts called the agent one iteration on each time.
+    const older = fold([action(0, 0), step(0, 0), token(1), start, token(2), start, token(3), action(3, 0), step(3, 0)]);
+    expect(older.iteration).toBe(4);
+    expect(older.steps).toHaveLength(2);
   });
 
   it("counts the agent call whose answer a message sent back to the model (the message's iteration)", () => {

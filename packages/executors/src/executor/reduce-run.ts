@@ -134,7 +134,11 @@ export function applyRunEvent(state: RunState, event: RunEvent | RunTransition):
     case "model_call":
     case "token":
       refuseSkippedCalls(state, event.iteration, event.type === "token" ? "a token" : "a model call");
-      state.iteration = Math.max(state.iteration, event.iteration + 1);
+      // An agent call counts once its outcome is recorded (its turn, a parsing error, an early tool
+      // call, its answer), not by what its model streamed or answered: a call cut off before its
+      // outcome (a cancellation, a process that died) is made again, as the same iteration, as when
+      // the same cut leaves no tokens (`invoke`). Its entries show the calls before it were made.
+      state.iteration = Math.max(state.iteration, event.iteration);
       // A later agent call streams: the early calls of an earlier one were taken or dropped.
       if (state.earlyCalls !== undefined && state.earlyCalls.iteration < event.iteration) state.earlyCalls = undefined;
       return;
@@ -207,9 +211,10 @@ export function applyRunEvent(state: RunState, event: RunEvent | RunTransition):
 
 /**
  * Refuses an entry of the agent call of `iteration` when that is not a count, or when the record
- * has no entry of the calls before it. Every agent call leaves one (its turn, a parsing error, its model call or tokens, or
- * the message that sent its answer back), so `state.iteration` counts them, but for a call a
- * halt cut short while the model streamed: the "generate" call after it is one further on.
+ * has no entry of the calls before it. Every agent call whose outcome the run kept leaves one (its
+ * turn, a parsing error, an early tool call, or the message that sent its answer back), so
+ * `state.iteration` counts them; a call cut off before its outcome does not count (its tokens and
+ * model call do not), and the "generate" call after a call a halt cut short is one further on.
  */
 function refuseSkippedCalls(state: RunState, iteration: number, what: string): void {
   if (!Number.isSafeInteger(iteration) || iteration < 0) throw new RunEventOrderError(`${what} has an iteration that is not a whole number from 0 up: ${String(iteration)}`);

@@ -51,7 +51,11 @@ export interface RunState {
   inputs: Record<string, unknown>;
   /** Every completed step, in action order (a turn's steps are appended when the turn ends). */
   steps: AgentStep[];
-  /** Agent calls made so far: the 0-based iteration of the next agent call. */
+  /**
+   * Agent calls made so far: the 0-based iteration of the next agent call. A live run counts a call
+   * as it starts; a run restored from its record counts the calls whose outcome is recorded (a call
+   * cut off before its outcome, while its model streamed, is made again as the same iteration).
+   */
   iteration: number;
   /** The turn whose tools are running, if any. */
   turn: RunTurn | undefined;

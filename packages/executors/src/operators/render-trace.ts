@@ -146,6 +146,12 @@ export function renderTrace(options: RenderTraceOptions = {}): MonoTypeOperatorF
               write(`${INDENT}${style.dim(`[${event.subRun.map((name) => printableName(name, maxLength)).join(" > ")}]`)} ${line}`);
               return;
             }
+            if (event.type === "start") {
+              // A resume's segment (a replayed record): the text of a call cut off before it ends
+              // there; the resume makes that call again, as the same iteration, on a line of its own.
+              closeTokenLine();
+              tokenIteration = -1;
+            }
             if (event.type === "token") {
               if (!tokens || event.text === "") return;
               if (event.iteration !== tokenIteration) closeTokenLine();

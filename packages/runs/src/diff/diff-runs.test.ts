@@ -99,6 +99,35 @@ describe("diffRuns", () => {
     expect(diff.firstDivergence).toMatchObject({ field: "reply", iteration: 1 });
   });
 
+  it("takes a resumed run's retried text alone, not glued to the text of the call cut off before the resume", async () => {
+    const store = new MemoryRunStore();
+    const streaming = (responses: ScriptedResponse[]) => {
+      const search = tool(async ({ city }: { city: string }) => `Sunny in ${city}`, { name: "weather", description: "Weather.", schema: z.object({ city: z.string() }) });
+      const llm = new ScriptedChatModel({ responses, model: "gpt-4o", streaming: true, tokenDelayMs: 5 });
+      return new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [search], prompt }), tools: [search], store, recordModelCalls: false });
+    };
+    // Cut off on the first token of the answer (iteration 1), then resumed: the answer is made again.
+    await new Promise<void>((resolve) => {
+      const subscription = streaming([call("Paris"), answer("Sunny in Paris today.")])
+        .stream({ input: "Weather in Paris?" }, { runId: "cut" })
+        .subscribe({
+          next: (event) => {
+            if (event.type === "token" && event.iteration === 1) setTimeout(() => (subscription.unsubscribe(), resolve()), 0);
+          },
+          error: () => resolve(),
+          complete: () => resolve(),
+        });
+    });
+    await streaming([answer("Sunny in Paris today.")]).resume("cut");
+    await lastValueFrom(streaming([call("Paris"), answer("Sunny in Paris today.")]).stream({ input: "Weather in Paris?" }, { runId: "whole" }));
+    const events = await store.readEvents("cut");
+    expect(events.filter((event) => event.type === "start")).toHaveLength(2);
+    expect(events.findIndex((event) => event.type === "token")).toBeLessThan(events.findLastIndex((event) => event.type === "start"));
+    const diff = diffRuns(await readRunRecord(store, "cut"), await readRunRecord(store, "whole"));
+    expect(diff.iterations[1]?.reply).toEqual({ a: "Sunny in Paris today.", b: "Sunny in Paris today.", same: true });
+    expect(diff.firstDivergence).toBeUndefined();
+  });
+
   it.each([
     ["images", (data: string) => ({ type: "image", mimeType: "image/png", data }), /^The page:\n\[image: image\/png, 11 B; .*\] \(digest [0-9a-f]{16}\)$/],
     ["PDFs", (data: string) => ({ type: "file", mimeType: "application/pdf", data }), /^The page:\n\[file: application\/pdf, 11 B; .*\] \(digest [0-9a-f]{16}\)$/],

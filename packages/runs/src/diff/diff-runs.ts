@@ -220,6 +220,9 @@ function sideOf(record: RunRecord): Side {
     return entry;
   };
   let started = false;
+  // The iteration of the last token event, and the iterations whose outcome (a turn, a step) is recorded.
+  let tokenIteration: number | undefined;
+  const settled = new Set<number>();
   // The messages of each recorded prompt, by model call (none when a part of one is missing).
   let prompts: Map<number, JsonValue[]>;
   try {
@@ -241,6 +244,9 @@ function sideOf(record: RunRecord): Side {
       case "start":
         // A resume's start repeats the inputs; the first one is the run's.
         if (!started) side.inputs = event.inputs;
+        // Streamed text of an agent call cut off before its outcome (a cancellation, a process
+        // that died): the resume makes that call again, as the same iteration; its text is the retry's.
+        else if (tokenIteration !== undefined && !settled.has(tokenIteration)) delete at(tokenIteration).streamed;
         started = true;
         break;
       case "model_call": {
@@ -262,13 +268,16 @@ function sideOf(record: RunRecord): Side {
         // token event comes before its model_call): the tokens count only without them.
         const entry = at(event.iteration);
         entry.streamed = (entry.streamed ?? "") + event.text;
+        tokenIteration = event.iteration;
         break;
       }
       case "action":
+        settled.add(event.iteration);
         addId((event.action as { toolCallId?: unknown }).toolCallId);
         at(event.iteration).toolCalls[event.index ?? at(event.iteration).toolCalls.length] = { tool: event.action.tool, input: event.action.toolInput };
         break;
       case "step": {
+        settled.add(event.iteration);
         if (event.index === undefined) break;
         const call = at(event.iteration).toolCalls[event.index];
         if (call === undefined) break;

@@ -211,6 +211,13 @@ export function traceModelRuntime() {
     return created;
   }
 
+  /** Forgets the streamed tokens no model call of `iteration` claimed (yet). */
+  function dropPendingTokens(iteration: TraceIteration): void {
+    iteration.pendingFirstTokenAt = undefined;
+    iteration.pendingTokenChars = 0;
+    iteration.pendingText = undefined;
+  }
+
   function addUsage(total: TraceUsage, usage: TraceUsage): void {
     total.input += usage.input;
     total.output += usage.output;
@@ -263,6 +270,9 @@ export function traceModelRuntime() {
     if (event.type === "start") {
       const segment: TraceSegment = { seq: event.seq, start: event.at, end: event.at, resumed: event.resumed };
       if (event.forkOf !== undefined) segment.forkOf = { runId: event.forkOf.runId, iteration: event.forkOf.iteration };
+      // A later segment (a resume): tokens no model call claimed were a call's cut off with the
+      // segment before, which the resume makes again as the same iteration; its text is not the retry's.
+      if (model.segments.length > 0) for (const iteration of model.iterations) dropPendingTokens(iteration);
       model.segments.push(segment);
       if (model.inputs === undefined) {
         model.inputs = event.inputs;
@@ -328,9 +338,7 @@ export function traceModelRuntime() {
         if (event.request !== undefined) call.request = event.request;
         else if (event.requestRef !== undefined) call.requestRef = event.requestRef;
         iteration.pendingModel = undefined;
-        iteration.pendingFirstTokenAt = undefined;
-        iteration.pendingTokenChars = 0;
-        iteration.pendingText = undefined;
+        dropPendingTokens(iteration);
         iteration.pendingUsage = undefined;
         iteration.firstAt = Math.min(iteration.firstAt, start);
         iteration.modelCalls.push(call);

@@ -1,0 +1,78 @@
+// A run cancelled while the model streams its answer (Ctrl-C, or its process dies) leaves that
+// agent call's tokens in the record, and nothing else of it. The resume makes the call again as the
+// same iteration: the cut-off call used up none of `maxIterations`, under `stream()` (tokens
+// recorded) as under `invoke()` (none), and the run counts its turns as an uncut run does.
+import { createToolCallingAgent } from "@agentrx/agents";
+import { ScriptedChatModel } from "@agentrx/core/testing";
+import { AgentExecutor, type AgentStreamEvent } from "@agentrx/executors";
+import type { ChatGenerationChunk } from "@langchain/core/outputs";
+import { ChatPromptTemplate } from "@langchain/core/prompts";
+import { tool } from "@langchain/core/tools";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { InProcessRunStore } from "../runs/in-process-run-store";
+
+const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
+const search = tool(async ({ query }: { query: string }) => `Sunny in ${query}`, { name: "search", description: "Searches the web.", schema: z.object({ query: z.string() }) });
+const ANSWER = "It is sunny in Paris today.";
+
+/** A scripted model that runs `afterFirstChunk(call)` once the first chunk of each call streamed. */
+class Streaming extends ScriptedChatModel {
+  afterFirstChunk: ((call: number) => void) | undefined;
+
+  override async *_streamResponseChunks(...args: Parameters<ScriptedChatModel["_streamResponseChunks"]>): AsyncGenerator<ChatGenerationChunk> {
+    const call = this.calls.length;
+    let chunks = 0;
+    for await (const chunk of super._streamResponseChunks(...args)) {
+      yield chunk;
+      if (chunks++ === 0) this.afterFirstChunk?.(call);
+    }
+  }
+}
+
+function executorOn(llm: ScriptedChatModel, store: InProcessRunStore) {
+  return new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [search], prompt }), tools: [search], store, maxIterations: 2 });
+}
+
+type Recorded = { type: string; iteration?: number };
+
+describe("a run cancelled while the model streams its answer, then resumed", () => {
+  for (const how of ["stream", "invoke"] as const) {
+    it(`makes the cut-off agent call again as the same iteration, within maxIterations (${how})`, async () => {
+      const store = new InProcessRunStore();
+      const llm = new Streaming({ streaming: true, tokenDelayMs: 5, responses: [{ toolCalls: [{ name: "search", args: { query: "Paris" } }] }, ANSWER] });
+      const executor = executorOn(llm, store);
+      const controller = new AbortController();
+      if (how === "stream") {
+        // Ctrl-C on the first token of iteration 1: the subscriber goes away.
+        await new Promise<void>((resolve) => {
+          const subscription = executor.stream({ input: "Weather in Paris?" }, { runId: "cut" }).subscribe({
+            next: (event: AgentStreamEvent) => {
+              if (event.type === "token" && event.iteration === 1) setTimeout(() => (subscription.unsubscribe(), resolve()), 0);
+            },
+            error: () => resolve(),
+            complete: () => resolve(),
+          });
+        });
+      } else {
+        llm.afterFirstChunk = (call) => void (call === 1 && controller.abort());
+        const error = await executor.invoke({ input: "Weather in Paris?" }, { runId: "cut", signal: controller.signal }).catch((caught: unknown) => caught);
+        expect((error as Error).name).toBe("AbortError");
+      }
+      await expect.poll(async () => (await store.getRun("cut"))?.status).toBe("cancelled");
+      const cut = (await store.readEvents("cut")).map((event) => event.data as Recorded);
+      // Nothing of iteration 1 is recorded but its streamed tokens (under `stream()`).
+      expect(cut.filter((event) => event.iteration === 1).map((event) => event.type)).toEqual(how === "stream" ? expect.arrayContaining(["token"]) : []);
+      expect(cut.some((event) => event.iteration === 1 && event.type !== "token")).toBe(false);
+
+      const again = new ScriptedChatModel({ streaming: true, responses: [ANSWER] });
+      const result = await executorOn(again, store).resume("cut");
+      expect(result).toMatchObject({ output: ANSWER, stopReason: "finish" });
+      expect(again.calls).toHaveLength(1);
+      const events = (await store.readEvents("cut")).map((event) => event.data as Recorded);
+      const resumed = events.slice(events.map((event) => event.type).lastIndexOf("start"));
+      expect(resumed.filter((event) => event.type === "usage").map((event) => event.iteration)).toEqual([1]);
+      expect((await store.getRun("cut"))?.checkpoint?.iteration).toBe(2); // two turns, as the run uncut
+    });
+  }
+});
