@@ -11,33 +11,31 @@
 // `npx tsx examples/runs.ts resume <runId>` finishes it later.
 import { AgentRxError } from "@agentrx/core";
 import { printTrace } from "@agentrx/executors";
+import { cancelOnCtrlC, cancelledByCtrlC, sayCancelled } from "./lib/ctrl-c";
 import { RUNS_DB, runStore, weatherExecutor } from "./lib/weather-agent";
 
 const store = runStore();
 const executor = weatherExecutor(store);
 const runId = crypto.randomUUID();
 
-// Ctrl-C cancels the run: the store marks it "cancelled", and it can be resumed at once.
-const controller = new AbortController();
-process.once("SIGINT", () => controller.abort("Ctrl-C"));
+// Ctrl-C cancels the run through its signal: the store marks it "cancelled", with "Ctrl-C" as the
+// reason, and it can be resumed at once; the process exits with 130.
+const signal = cancelOnCtrlC();
 
 const started = Date.now();
 try {
-  const result = await printTrace(executor.stream({ input: "What's the weather in Paris and in Rome?" }, { runId }), { signal: controller.signal });
+  const result = await printTrace(executor.stream({ input: "What's the weather in Paris and in Rome?" }, { runId, signal }));
   console.log(`\nDone in ${Date.now() - started} ms: stopReason=${result.stopReason}`);
   console.log(`Recorded as run ${runId} in ${RUNS_DB}. See it again: npx agentrx show ${runId}, or in the browser: npx agentrx ui`);
 } catch (error) {
-  if (AgentRxError.isInstance(error) && error.name !== "AbortError") {
+  if (cancelledByCtrlC(error, signal)) await sayCancelled(store, runId);
+  else if (AgentRxError.isInstance(error)) {
     // A model that cannot be used (a rejected key, a model name the server does not know, a server
     // that is down): the message says what to change, so print it whole, without the stack.
     console.error(`\nThe run failed: ${error.message}`);
     console.error(`Recorded as run ${runId} in ${RUNS_DB}: npx agentrx show ${runId}`);
     process.exitCode = 1;
-  } else {
-    if ((error as Error).name !== "AbortError") throw error;
-    while ((await store.getRun(runId))?.status === "running") await new Promise((resolve) => setTimeout(resolve, 10));
-    console.log(`\nCancelled. Finish it with: npx tsx examples/runs.ts resume ${runId}`);
-  }
+  } else throw error;
 } finally {
   await store.close();
 }

@@ -4,24 +4,56 @@
 // With its extension: Deno's notebook kernel imports this file and resolves no extensionless path.
 import { endpointModel } from "./endpoint-model.ts";
 import { ScriptedChatModel } from "@agentrx/core/testing";
+import { InvalidArgumentError } from "@agentrx/core";
 import { type AgentExecutor, type RunStore, createAgentExecutor } from "@agentrx/executors";
-import { SqliteRunStore } from "@agentrx/runs";
+import { PostgresRunStore, SqliteRunStore } from "@agentrx/runs";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 
-/** Where the examples record their runs: `AGENTRX_RUNS_DB`, else `.agentrx/runs.db`. */
-export const RUNS_DB = process.env.AGENTRX_RUNS_DB ?? ".agentrx/runs.db";
+/** `AGENTRX_RUNS_DB`, where it is set and not empty (as the `agentrx` command reads it). */
+const RUNS_DB_SETTING = process.env.AGENTRX_RUNS_DB || undefined;
+
+/** A PostgreSQL connection string, which the `agentrx` command reads as such too. */
+const POSTGRES_URL = /^postgres(?:ql)?:\/\//i;
 
 /**
- * The embedded run store of the examples. `AGENTRX_SQLITE_DRIVER=node:sqlite` picks Node's built-in
- * SQLite (Node.js 22.13+) over better-sqlite3, as the runtime tests do on a Node.js line other than
- * the one `npm install` built better-sqlite3 for.
+ * Where the examples record their runs, as they print it: `AGENTRX_RUNS_DB` (an SQLite file, or
+ * PostgreSQL as `PostgreSQL host:port/database` for a `postgres://` URL, its password never
+ * printed), else `.agentrx/runs.db`. An empty `AGENTRX_RUNS_DB` counts as unset.
  */
-export function runStore(): SqliteRunStore {
+export const RUNS_DB = RUNS_DB_SETTING === undefined ? ".agentrx/runs.db" : POSTGRES_URL.test(RUNS_DB_SETTING) ? postgresLabel(RUNS_DB_SETTING) : RUNS_DB_SETTING;
+
+function postgresLabel(url: string): string {
+  try {
+    const { host, pathname } = new URL(url);
+    return `PostgreSQL ${host}${pathname}`;
+  } catch {
+    return "PostgreSQL";
+  }
+}
+
+/**
+ * The run store of the examples: `AGENTRX_RUNS_DB` or `.agentrx/runs.db` (see {@link RUNS_DB}),
+ * a `PostgresRunStore` for a `postgres://` URL (its `?schema=`, else `agentrx`, as `agentrx --db`
+ * reads it) and the embedded SQLite store otherwise. `AGENTRX_SQLITE_DRIVER=node:sqlite` picks
+ * Node's built-in SQLite (Node.js 22.13+) over better-sqlite3, as the runtime tests do on a Node.js
+ * line other than the one `npm install` built better-sqlite3 for. A value neither store takes (the
+ * URL of another database) is a usage mistake: one line on stderr says so, and the process exits
+ * with code 2. `driver` is the SQLite store's (absent for PostgreSQL).
+ */
+export function runStore(): RunStore & Partial<Pick<SqliteRunStore, "driver">> {
   const driver = process.env.AGENTRX_SQLITE_DRIVER === "node:sqlite" ? "node:sqlite" : undefined;
-  return new SqliteRunStore({ path: RUNS_DB, ...(driver ? { driver } : {}) });
+  try {
+    if (RUNS_DB_SETTING !== undefined && POSTGRES_URL.test(RUNS_DB_SETTING)) return new PostgresRunStore({ connectionString: RUNS_DB_SETTING });
+    return new SqliteRunStore({ path: RUNS_DB_SETTING ?? ".agentrx/runs.db", ...(driver ? { driver } : {}) });
+  } catch (error) {
+    if (!InvalidArgumentError.isInstance(error)) throw error;
+    // The store's message names the value without its password.
+    console.error(`AGENTRX_RUNS_DB cannot be used: the examples record into an SQLite file (its path) or PostgreSQL (a postgres:// URL). ${error.message}`);
+    process.exit(2);
+  }
 }
 
 /** The weather tool (a slow API), shared by the examples. */

@@ -27,7 +27,7 @@ Where the runs are (every command):
 Options:
   --thread <id>       only the runs of this conversation (thread id)
   --status <s[,s]>    only runs with these statuses: queued, running, interrupted,
-                      finished, failed, cancelled
+                      finished, failed, cancelled (comma-separated, or --status repeated)
   --search <words>    runs whose input or answer has words starting with these
   --since <when>      runs created at or after: a local date (2026-11-25, 2026-11-25T10:00),
                       epoch ms (13 digits) or an age (2h, 7d)

@@ -12,7 +12,8 @@ const OPTIONS = {
   db: { type: "string" },
   schema: { type: "string" },
   thread: { type: "string" },
-  status: { type: "string" },
+  // Several statuses: comma-separated, the option repeated, or both (as the `ui`'s `status=`).
+  status: { type: "string", multiple: true },
   limit: { type: "string" },
   search: { type: "string" },
   sort: { type: "string" },
@@ -184,9 +185,14 @@ function joinNegativeValues(argv: readonly string[]): string[] {
   return joined;
 }
 
+/**
+ * The command line's options and positionals. An option that takes one value and is given more
+ * than once is refused (`--db was given twice`), not read as its last value; `--status` adds up.
+ */
 function parse(argv: readonly string[]) {
+  let parsed;
   try {
-    return parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true, tokens: true });
   } catch (error) {
     const code = (error as { code?: string }).code;
     const message = (error as Error).message;
@@ -201,6 +207,18 @@ function parse(argv: readonly string[]) {
     if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") throw usageError(option === undefined ? (message.split("\n")[0] as string) : valueMistake(option, message, argv));
     throw usageError(message.split("\n")[0] as string);
   }
+  const counts = new Map<string, number>();
+  for (const token of parsed.tokens) {
+    if (token.kind !== "option") continue;
+    const spec: { type: string; multiple?: boolean } = OPTIONS[token.name as OptionName];
+    // A flag given twice says the same thing twice; a value given twice is a mistake.
+    if (spec.type !== "string" || spec.multiple === true) continue;
+    counts.set(token.name, (counts.get(token.name) ?? 0) + 1);
+  }
+  for (const [name, count] of counts) {
+    if (count > 1) throw usageError(`--${name} was given ${count === 2 ? "twice" : `${count} times`}; give it once`);
+  }
+  return { values: parsed.values, positionals: parsed.positionals };
 }
 
 /**
@@ -369,10 +387,11 @@ function parseDollars(flag: string, value: string): number {
   return amount;
 }
 
-function parseStatus(value: string): RunStatus[] {
-  const statuses = value.split(",").map((item) => item.trim()).filter((item) => item !== "");
+/** The statuses of every `--status` given (each comma-separated), each once, in the order given. */
+function parseStatus(values: readonly string[]): RunStatus[] {
+  const statuses = [...new Set(values.flatMap((value) => value.split(",")).map((item) => item.trim()).filter((item) => item !== ""))];
   const wrong = statuses.find((item) => !STATUSES.includes(item as RunStatus));
-  if (statuses.length === 0 || wrong !== undefined) throw usageError(`--status ${quoteValue(wrong ?? value)} is not a run status; use ${STATUSES.join(", ")} (or several, comma-separated)`);
+  if (statuses.length === 0 || wrong !== undefined) throw usageError(`--status ${quoteValue(wrong ?? values.join(","))} is not a run status; use ${STATUSES.join(", ")} (several comma-separated, or --status repeated)`);
   return statuses as RunStatus[];
 }
 
