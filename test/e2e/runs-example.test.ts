@@ -98,6 +98,11 @@ describe("Ctrl-C in the examples", { timeout: 60_000 }, () => {
     expect(ran.stdout).toContain(`Cancelled. Finish it with: npx tsx examples/runs.ts resume ${cancelled}`);
     const again = await example(runs, ["resume", cancelled]);
     expect(again.stderr).toBe("");
+    expect(again.stdout).toMatch(/answer\s+Paris is sunny/);
+    // The model answers from the conversation: the resumed run asks for nothing again, and each
+    // unfinished call runs once (the scripted model used to replay its script and ask for both again).
+    expect(again.stdout).not.toMatch(/action\s+get_weather/);
+    expect(again.stdout.match(/step\s+get_weather/g)?.length ?? 0).toBeLessThanOrEqual(2);
     expect(again.stdout).toContain("stopReason=finish");
     expect(again.code).toBe(0);
   });
