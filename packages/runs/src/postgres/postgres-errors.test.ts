@@ -31,8 +31,7 @@ describe("PostgreSQL errors", () => {
     const cases: [unknown, RegExp][] = [
       [cancelled, /write took longer than statementTimeoutMs at h:1\/d, and the server cancelled it/],
       [new Error("Query read timeout"), /did not answer write within statementTimeoutMs/],
-      [new Error("timeout exceeded when trying to connect"), /could not connect to the database at h:1\/d within connectionTimeoutMs/],
-      [new Error("Connection terminated due to connection timeout"), /within connectionTimeoutMs/],
+      [new Error("Connection terminated due to connection timeout"), /could not connect to the database at h:1\/d within connectionTimeoutMs/],
     ];
     for (const [cause, message] of cases) {
       const error = wrapPostgresError("write", "r1", cause, "h:1/d");
@@ -40,6 +39,73 @@ describe("PostgreSQL errors", () => {
       expect(error.message).toMatch(message);
     }
     expect(wrapPostgresError("write", "r1", new Error("Connection terminated unexpectedly"), "h:1/d")).toMatchObject({ reason: "error" });
+  });
+
+  it("tells a call that found no free connection in a full pool from one whose connection could not be made", () => {
+    const pool = { options: { max: 10 }, totalCount: 10, idleCount: 0, waitingCount: 20 };
+    const queued = new Error("timeout exceeded when trying to connect");
+    const error = wrapPostgresError("createRun", "r1", queued, "h:1/d", undefined, { pool, ownsPool: true });
+    expect(error).toMatchObject({ reason: "timeout", operation: "createRun", runId: "r1", cause: queued });
+    expect(error.message).toBe(
+      "PostgresRunStore: no connection of the pool's 10 to the database at h:1/d was free within connectionTimeoutMs: all were busy with other calls. Run fewer runs at once, raise connectionTimeoutMs, or pass a pg.Pool with a bigger `max` as `pool` (timeout exceeded when trying to connect).",
+    );
+    // A pool of the caller's: its own settings are named.
+    expect(wrapPostgresError("getRun", "r1", queued, "h:1/d", undefined, { pool: { ...pool, waitingCount: 0 }, ownsPool: false }).message).toBe(
+      "PostgresRunStore: no connection of the pool's 10 to the database at h:1/d was free within the pool's connectionTimeoutMillis: all were busy with other calls. Run fewer runs at once, give the pool a bigger `max`, or raise its connectionTimeoutMillis (timeout exceeded when trying to connect).",
+    );
+    // A pool whose size cannot be read.
+    expect(wrapPostgresError("getRun", "r1", queued, "h:1/d").message).toMatch(/^PostgresRunStore: no connection of the pool to the database at h:1\/d was free within connectionTimeoutMs: all were busy/);
+    const notMade = new Error("Connection terminated due to connection timeout");
+    expect(wrapPostgresError("getRun", "r1", notMade, "h:1/d", undefined, { pool, ownsPool: false })).toMatchObject({
+      reason: "timeout",
+      message: "PostgresRunStore: could not connect to the database at h:1/d within the pool's connectionTimeoutMillis (Connection terminated due to connection timeout).",
+    });
+  });
+
+  it("says the server closed the connection (57P01, 57P02) or is starting up or shutting down (57P03), not that it cannot be reached", () => {
+    const terminated = Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" });
+    const error = wrapPostgresError("write", "r1", terminated, "h:1/d");
+    expect(error).toMatchObject({ reason: "error", operation: "write", runId: "r1", cause: terminated });
+    expect(error.message).toBe(
+      "PostgresRunStore: the database at h:1/d closed the connection during write: it was terminated by an administrator (pg_terminate_backend) or a server restart (57P01: terminating connection due to administrator command). A later call connects again.",
+    );
+    const crashed = Object.assign(new Error("terminating connection because of crash of another server process"), { code: "57P02" });
+    expect(wrapPostgresError("getRun", "r1", crashed, "h:1/d").message).toMatch(/^PostgresRunStore: the database at h:1\/d closed the connection during getRun: .* \(57P02: terminating connection because of crash/);
+    const starting = Object.assign(new Error("the database system is starting up"), { code: "57P03" });
+    expect(wrapPostgresError("getRun", "r1", starting, "h:1/d")).toMatchObject({
+      reason: "error",
+      message: "PostgresRunStore: the database at h:1/d is starting up or shutting down and accepts no connections now (57P03: the database system is starting up); try again shortly.",
+    });
+    for (const cause of [terminated, crashed, starting]) expect(wrapPostgresError("getRun", "r1", cause, "h:1/d").message).not.toMatch(/cannot reach/);
+  });
+
+  it("names the limit that ran out: statementTimeoutMs only when the store set it, else the connection's own; and the migration when it was running", () => {
+    const cancelled = Object.assign(new Error("canceling statement due to statement timeout"), { code: "57014" });
+    const given = wrapPostgresError("claimRun", "r1", cancelled, "h:1/d", undefined, { ownsPool: false });
+    expect(given).toMatchObject({ reason: "timeout", operation: "claimRun", runId: "r1" });
+    expect(given.message).toBe(
+      "PostgresRunStore: claimRun took longer than the statement_timeout of its connection at h:1/d, and the server cancelled it (canceling statement due to statement timeout). The store sets none on a pool it is given: it is the pool's statement_timeout, the connection string's options (-c statement_timeout=...) or the database role's (ALTER ROLE ... SET statement_timeout).",
+    );
+    // A store's own pool with statementTimeoutMs: 0 sets none either.
+    expect(wrapPostgresError("claimRun", "r1", cancelled, "h:1/d", undefined, { ownsPool: true, statementTimeoutMs: 0 }).message).toMatch(
+      /claimRun took longer than the statement_timeout of its connection at h:1\/d, .* The store sets none with statementTimeoutMs: 0: it is the connection string's options \(-c statement_timeout=\.\.\.\) or the database role's/,
+    );
+    expect(wrapPostgresError("claimRun", "r1", cancelled, "h:1/d", undefined, { ownsPool: true, statementTimeoutMs: 300 }).message).toMatch(/^PostgresRunStore: claimRun took longer than statementTimeoutMs \(300 ms\) at h:1\/d/);
+    const silent = wrapPostgresError("getRun", "r1", new Error("Query read timeout"), "h:1/d", undefined, { ownsPool: false });
+    expect(silent).toMatchObject({ reason: "timeout", message: "PostgresRunStore: the database at h:1/d did not answer getRun within the query_timeout of the pool (Query read timeout)." });
+    // While preparing the tables: the migration is named, and the call it came before.
+    const migrating = wrapPostgresError("createRun", "r1", cancelled, "h:1/d", undefined, { ownsPool: false, migrating: true });
+    expect(migrating).toMatchObject({ reason: "timeout", operation: "createRun", runId: "r1" });
+    expect(migrating.message).toMatch(/^PostgresRunStore: the migration of its tables before createRun took longer than the statement_timeout of its connection/);
+    const denied = Object.assign(new Error("permission denied for database test"), { code: "42501" });
+    expect(wrapPostgresError("createRun", "r1", denied, "h:1/d", undefined, { migrating: true })).toMatchObject({
+      operation: "createRun",
+      runId: "r1",
+      reason: "error",
+      cause: denied,
+      message: 'PostgresRunStore: createRun failed for run "r1" while migrating its tables: permission denied for database test (42501)',
+    });
+    expect(wrapPostgresError("migrate", undefined, cancelled, "h:1/d", undefined, { migrating: true }).message).toMatch(/^PostgresRunStore: the migration of its tables took longer than statementTimeoutMs at h:1\/d/);
   });
 
   it("refuses a cursor key the database cannot read as listRuns refuses a damaged cursor", () => {

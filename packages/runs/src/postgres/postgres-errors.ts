@@ -3,7 +3,11 @@ import { damagedCursorError } from "../internal/run-list-query";
 import { wrapStoreError } from "../internal/store-errors";
 
 const STORE = "PostgresRunStore";
-const UNREACHABLE = new Set(["ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "ETIMEDOUT", "ECONNRESET", "EAI_AGAIN", "EPIPE", "57P01", "57P03"]);
+const UNREACHABLE = new Set(["ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "ETIMEDOUT", "ECONNRESET", "EAI_AGAIN", "EPIPE"]);
+/** The server ended the connection: 57P01 `admin_shutdown` (pg_terminate_backend, a fast shutdown), 57P02 `crash_shutdown`. */
+const TERMINATED = new Set(["57P01", "57P02"]);
+/** 57P03 `cannot_connect_now`: the server is starting up, shutting down or recovering. */
+const NOT_NOW = "57P03";
 const REFUSED_LOGIN = new Set(["28000", "28P01", "3D000"]);
 /** Node.js's codes for a server certificate it cannot verify. */
 const UNVERIFIED_CERTIFICATE = new Set([
@@ -42,13 +46,69 @@ function codeOf(error: unknown): string | undefined {
   return Array.isArray(inner) ? codeOf(inner[0]) : undefined;
 }
 
+/** What the store knows of a failed call, for messages that name the setting at fault. */
+export interface PostgresCallContext {
+  /** The pool the call used: of a `pg.Pool`, `options.max` is read (when present) to describe a call that found no free connection. */
+  pool?: unknown;
+  /**
+   * Whether the store created the pool from `connectionString`, and so set its timeouts
+   * (`statementTimeoutMs`, `connectionTimeoutMs`); false for a `pool` of the caller's, whose own
+   * settings the messages name instead.
+   * @default true
+   */
+  ownsPool?: boolean;
+  /** The `statementTimeoutMs` of a pool the store created (0: it set no statement timeout). */
+  statementTimeoutMs?: number;
+  /** True when the call failed while the store prepared its tables (the schema migration) before `operation`. */
+  migrating?: boolean;
+}
+
+/**
+ * The message of a call that waited `connectionTimeoutMillis` in the pool's queue: every
+ * connection of the pool was taken by other calls (`pg` says "timeout exceeded when trying to
+ * connect" for this only; a connection not made in time is "Connection terminated due to
+ * connection timeout").
+ */
+function poolFullMessage(target: string, context: PostgresCallContext, detail: string): string {
+  // Not how many calls wait (it changes from one failed call to the next): one message for all.
+  const max = (context.pool as { options?: { max?: unknown } } | null | undefined)?.options?.max;
+  const size = typeof max === "number" && Number.isSafeInteger(max) && max > 0 ? `'s ${max}` : "";
+  const owned = context.ownsPool !== false;
+  const limit = owned ? "connectionTimeoutMs" : "the pool's connectionTimeoutMillis";
+  const fix = owned ? "Run fewer runs at once, raise connectionTimeoutMs, or pass a pg.Pool with a bigger `max` as `pool`" : "Run fewer runs at once, give the pool a bigger `max`, or raise its connectionTimeoutMillis";
+  return `${STORE}: no connection of the pool${size} to the database at ${target} was free within ${limit}: all were busy with other calls. ${fix} (${detail}).`;
+}
+
+/**
+ * Where the `statement_timeout` that cancelled a statement comes from: `statementTimeoutMs` when
+ * the store set it, else the connection's own (the pool's, the connection string's, the role's).
+ */
+function statementLimit(context: PostgresCallContext): { limit: string; source: string } {
+  if (context.ownsPool === false) {
+    return {
+      limit: "the statement_timeout of its connection",
+      source: " The store sets none on a pool it is given: it is the pool's statement_timeout, the connection string's options (-c statement_timeout=...) or the database role's (ALTER ROLE ... SET statement_timeout).",
+    };
+  }
+  if (context.statementTimeoutMs === 0) {
+    return {
+      limit: "the statement_timeout of its connection",
+      source: " The store sets none with statementTimeoutMs: 0: it is the connection string's options (-c statement_timeout=...) or the database role's (ALTER ROLE ... SET statement_timeout).",
+    };
+  }
+  return { limit: `statementTimeoutMs${context.statementTimeoutMs === undefined ? "" : ` (${context.statementTimeoutMs} ms)`}`, source: "" };
+}
+
 /**
  * A `pg` error as a `RunStoreError`; connection failures say where the store tried to connect: an
  * unreachable server, a refused login, a server without the SSL the connection asks for, a
- * certificate that cannot be verified. A `listRuns` cursor whose key the database cannot read (a
- * damaged SQLite row's text) is the `InvalidArgumentError` of a damaged cursor instead.
+ * certificate that cannot be verified, a connection the server closed, no free connection in the
+ * pool. Timeouts name the limit that ran out (the store's option, or the setting of a pool it was
+ * given, per `context`), and the schema migration when it was running. A `listRuns` cursor whose
+ * key the database cannot read (a damaged SQLite row's text) is the `InvalidArgumentError` of a
+ * damaged cursor instead.
  */
-export function wrapPostgresError(operation: string, runId: string | undefined, error: unknown, target: string, subject?: string): Error {
+export function wrapPostgresError(operation: string, runId: string | undefined, error: unknown, target: string, subject?: string, context: PostgresCallContext = {}): Error {
   if (RunStoreError.isInstance(error) || RunFinishedError.isInstance(error)) return error;
   const code = codeOf(error);
   if (code !== undefined && (UNREACHABLE.has(code) || REFUSED_LOGIN.has(code))) {
@@ -56,6 +116,19 @@ export function wrapPostgresError(operation: string, runId: string | undefined, 
     return new RunStoreError({ operation, runId, message: `${STORE}: ${reason} (${code}).`, cause: error });
   }
   const message = (error as Error | null)?.message ?? "";
+  /** What the call was doing: `operation`, or the migration that came before it. */
+  const doing = !context.migrating ? operation : operation === "migrate" ? "the migration of its tables" : `the migration of its tables before ${operation}`;
+  if (code !== undefined && TERMINATED.has(code)) {
+    return new RunStoreError({
+      operation,
+      runId,
+      message: `${STORE}: the database at ${target} closed the connection during ${doing}: it was terminated by an administrator (pg_terminate_backend) or a server restart (${code}: ${message}). A later call connects again.`,
+      cause: error,
+    });
+  }
+  if (code === NOT_NOW) {
+    return new RunStoreError({ operation, runId, message: `${STORE}: the database at ${target} is starting up or shutting down and accepts no connections now (${code}: ${message}); try again shortly.`, cause: error });
+  }
   // The only value of listRuns the database parses is the cursor's key: a text one (a damaged
   // SQLite row's position, see decodeCursor) that no bigint or double is.
   if (operation === "listRuns" && code === "22P02") return damagedCursorError(error);
@@ -79,19 +152,31 @@ export function wrapPostgresError(operation: string, runId: string | undefined, 
   }
   if (code === "42P01" || code === "3F000") {
     // The tables (or their schema) were there when the store opened: someone dropped them since.
-    return new RunStoreError({ operation, runId, reason: "gone", message: `${STORE}: ${operation} found the store's tables gone at ${target}: ${message} (${code}); they were dropped after the store opened them. A new store on an empty schema creates them again.`, cause: error });
+    return new RunStoreError({ operation, runId, reason: "gone", message: `${STORE}: ${doing} found the store's tables gone at ${target}: ${message} (${code}); they were dropped after the store opened them. A new store on an empty schema creates them again.`, cause: error });
   }
   if (code === "57014" && /statement timeout/i.test(message)) {
-    return new RunStoreError({ operation, runId, reason: "timeout", message: `${STORE}: ${operation} took longer than statementTimeoutMs at ${target}, and the server cancelled it (${message}).`, cause: error });
+    const { limit, source } = statementLimit(context);
+    return new RunStoreError({ operation, runId, reason: "timeout", message: `${STORE}: ${doing} took longer than ${limit} at ${target}, and the server cancelled it (${message}).${source}`, cause: error });
   }
   if (/Query read timeout/i.test(message)) {
-    return new RunStoreError({ operation, runId, reason: "timeout", message: `${STORE}: the database at ${target} did not answer ${operation} within statementTimeoutMs (${message}).`, cause: error });
+    // The store sets query_timeout with statement_timeout; anything else is the pool's own.
+    const limit = context.ownsPool !== false && context.statementTimeoutMs !== 0 ? "statementTimeoutMs" : "the query_timeout of the pool";
+    return new RunStoreError({ operation, runId, reason: "timeout", message: `${STORE}: the database at ${target} did not answer ${doing} within ${limit} (${message}).`, cause: error });
   }
-  if (/timeout exceeded when trying to connect|connection timeout/i.test(message)) {
-    return new RunStoreError({ operation, runId, reason: "timeout", message: `${STORE}: could not connect to the database at ${target} within connectionTimeoutMs (${message}).`, cause: error });
+  if (/timeout exceeded when trying to connect/i.test(message)) {
+    return new RunStoreError({ operation, runId, reason: "timeout", message: poolFullMessage(target, context, message), cause: error });
+  }
+  if (/connection timeout/i.test(message)) {
+    const limit = context.ownsPool === false ? "the pool's connectionTimeoutMillis" : "connectionTimeoutMs";
+    return new RunStoreError({ operation, runId, reason: "timeout", message: `${STORE}: could not connect to the database at ${target} within ${limit} (${message}).`, cause: error });
   }
   if (/Connection terminated/i.test(message)) {
     return new RunStoreError({ operation, runId, message: `${STORE}: lost the connection to the database at ${target} (${message}).`, cause: error });
   }
-  return wrapStoreError(STORE, operation, runId, error, subject);
+  const wrapped = wrapStoreError(STORE, operation, runId, error, subject);
+  if (!context.migrating || !RunStoreError.isInstance(wrapped) || wrapped.cause !== error) return wrapped;
+  // Failed in the migration the call waited for: say so after what the call was.
+  const about = subject !== undefined ? ` for ${subject}` : runId === undefined ? "" : ` for run "${runId}"`;
+  const prefix = `${STORE}: ${operation} failed${about}`;
+  return new RunStoreError({ operation, runId, message: `${prefix} while migrating its tables${wrapped.message.slice(prefix.length)}`, cause: error });
 }

@@ -215,6 +215,12 @@ export class PostgresRunStore implements RunStore {
     return describeTarget(this.#connectionString, (this.#pool as { options?: Record<string, unknown> } | undefined)?.options);
   }
 
+  /** A driver's error of `operation` as the store reports it, naming the limits this store's pool has. */
+  #wrap(operation: string, runId: string | undefined, error: unknown, subject?: string, migrating?: boolean): Error {
+    const context = { pool: this.#pool, ownsPool: this.#ownsPool, statementTimeoutMs: this.#ownsPool ? this.#timeouts.statementTimeoutMs : undefined, migrating };
+    return wrapPostgresError(operation, runId, error, this.#target, subject, context);
+  }
+
   /**
    * Runs `work` with the pool (created and migrated at the first call) as one call of the store:
    * refused once `close()` was called; else `close()` waits for it, so a call made before
@@ -240,7 +246,8 @@ export class PostgresRunStore implements RunStore {
     try {
       return await this.#ready;
     } catch (error) {
-      throw wrapPostgresError(operation, runId, error, this.#target);
+      // The call waited for the store's tables: a statement that failed was the migration's.
+      throw this.#wrap(operation, runId, error, undefined, true);
     }
   }
 
@@ -301,7 +308,7 @@ export class PostgresRunStore implements RunStore {
     try {
       return await pool.query(query);
     } catch (error) {
-      throw wrapPostgresError(operation, runId, error, this.#target, subject);
+      throw this.#wrap(operation, runId, error, subject);
     }
   }
 
@@ -483,7 +490,7 @@ export class PostgresRunStore implements RunStore {
       try {
         return await inTransaction(pool, work);
       } catch (error) {
-        throw wrapPostgresError(operation, runId, error, this.#target, subject);
+        throw this.#wrap(operation, runId, error, subject);
       }
     });
   }
