@@ -40,7 +40,9 @@ export function ownerId(): string {
  * Writes one run's events to a store: buffered, in order, one write in flight at a time (events
  * that arrive meanwhile go into the next write, so a busy run writes in batches). Token events are
  * coalesced per model call. Every write carries the checkpoint and renews the run's lease; a
- * heartbeat renews it while nothing is written.
+ * heartbeat renews it within `leaseMs / 3` of the last write while nothing else is written, and a
+ * watchdog fails the run with `RunLeaseLostError` (aborting its tool calls) when the lease is about
+ * to run out with no newer write acknowledged, before another process may take the run over.
  *
  * @internal
  */
@@ -49,8 +51,16 @@ export class RunRecorder {
   private buffer: StoredRunEvent[] = [];
   private tail: Promise<void> = Promise.resolve();
   private failure: { error: unknown } | undefined;
-  private lastWrite = 0;
-  private heartbeat: ReturnType<typeof setInterval> | undefined;
+  /** When the last write (or the claim this recorder starts with) was sent (epoch ms). */
+  private lastWrite: number;
+  /** Renews the lease while the run is quiet; set from {@link startHeartbeat} until {@link stop}. */
+  private heartbeat: ReturnType<typeof setTimeout> | undefined;
+  /** Fails the run when its lease is about to run out (see {@link watch}); armed by the first tool start, until {@link stop}. */
+  private watchdog: ReturnType<typeof setTimeout> | undefined;
+  /** How long after the last write the heartbeat renews the lease. */
+  private readonly renewEvery: number;
+  /** How long before its lease runs out the watchdog stops the run, so its aborted tools have time to stop. */
+  private readonly leaseMargin: number;
   private tokenText = "";
   private tokenIteration = -1;
   private tokenAt = 0;
@@ -87,6 +97,9 @@ export class RunRecorder {
     this.seq = eventCount;
     this.modelCalls = modelCalls;
     this.leaseUntil = leaseTakenAt + leaseMs;
+    this.lastWrite = leaseTakenAt;
+    this.renewEvery = Math.max(10, Math.floor(leaseMs / 3));
+    this.leaseMargin = Math.min(Math.floor(leaseMs / 10), 1000);
   }
 
   /** Runs `step` (creating the record) before any write; its failure fails the run. */
@@ -102,9 +115,7 @@ export class RunRecorder {
         },
         (error: unknown) => {
           this.inFlight--;
-          this.failure = { error };
-          this.stop();
-          this.hooks.onFailure(error);
+          this.fail(error);
           throw error;
         },
       );
@@ -126,20 +137,18 @@ export class RunRecorder {
   }
 
   /**
-   * Throws `RunLeaseLostError` when this process cannot be sure it still holds the run's lease (no
-   * write was acknowledged for a whole lease): called before each tool starts, so a process that
-   * was cut off from its store never acts on a run that another process may have taken over.
+   * Throws `RunLeaseLostError` when this process cannot be sure it will hold the run's lease a while
+   * longer (no write acknowledged for its whole lease but the watchdog's margin): called before
+   * each tool starts, so a process that was cut off from its store never acts on a run that another
+   * process may take over. The first tool to start arms the lease watchdog (see {@link startHeartbeat}).
    */
   checkLease(): void {
     if (this.failure) throw this.failure.error;
-    if (Date.now() < this.leaseUntil) return;
-    const error = new RunLeaseLostError({
-      runId: this.runId,
-      owner: this.owner,
-      ...(this.epoch === undefined ? {} : { epoch: this.epoch }),
-      operation: "toolStart",
-      message: `Run "${this.runId}": this process (${this.owner}) has had no write acknowledged for its whole lease (${this.leaseMs} ms), so another process may have taken the run over; it starts nothing more.`,
-    });
+    if (Date.now() < this.leaseUntil - this.leaseMargin) {
+      if (this.watchdog === undefined) this.watch(); // the first tool to start arms the watchdog
+      return;
+    }
+    const error = this.leaseLost("toolStart");
     this.failure = { error };
     this.stop();
     throw error;
@@ -153,13 +162,59 @@ export class RunRecorder {
     return this.flush();
   }
 
-  /** Starts renewing the lease while the run is quiet. */
+  /**
+   * Starts keeping the lease: the heartbeat renews it within `leaseMs / 3` of the last write while
+   * the run is quiet. Once a tool has started ({@link checkLease}), a watchdog also fails the run
+   * with `RunLeaseLostError` through `onFailure` (which aborts its tool calls) when the lease is
+   * within `min(leaseMs / 10, 1000)` ms of running out with no newer write acknowledged: a process
+   * cut off from its store stops its tools before another process may take its run over (before a
+   * tool starts, the next write's fencing and `checkLease` suffice). Both timers are unref'd;
+   * {@link stop} clears them.
+   */
   startHeartbeat(): void {
-    const every = Math.max(10, Math.floor(this.leaseMs / 3));
-    this.heartbeat = setInterval(() => {
-      if (Date.now() - this.lastWrite >= every) this.flush().catch(noop);
-    }, every);
-    (this.heartbeat as { unref?: () => void }).unref?.();
+    if (this.heartbeat !== undefined || this.failure) return;
+    this.heartbeat = unref(setTimeout(this.beat, Math.max(0, this.lastWrite + this.renewEvery - Date.now())));
+  }
+
+  /**
+   * The heartbeat: renews the lease once `renewEvery` has passed since the last write, else waits
+   * until it has. One timer, re-armed when it fires, so a write costs no timer operation.
+   */
+  private readonly beat = (): void => {
+    if (this.heartbeat === undefined) return;
+    const now = Date.now();
+    const due = this.lastWrite + this.renewEvery;
+    if (now >= due) this.flush().catch(noop); // a failure has reached onFailure
+    if (this.heartbeat === undefined) return;
+    this.heartbeat = unref(setTimeout(this.beat, now >= due ? this.renewEvery : due - now));
+  };
+
+  /**
+   * The watchdog: fails the run once its lease is within `leaseMargin` of running out; re-armed for
+   * the lease's new end when a write acknowledged meanwhile moved it (so a write only moves a number).
+   */
+  private readonly watch = (): void => {
+    if (this.heartbeat === undefined) return; // not keeping the lease (not started, or stopped)
+    const left = this.leaseUntil - this.leaseMargin - Date.now();
+    if (left > 0) {
+      this.watchdog = unref(setTimeout(this.watch, left));
+      return;
+    }
+    this.fail(this.leaseLost("lease"));
+  };
+
+  /** The error of a run whose lease runs out (or has) with no write acknowledged: from the watchdog (`lease`) or before a tool starts. */
+  private leaseLost(operation: "lease" | "toolStart"): RunLeaseLostError {
+    const left = this.leaseUntil - Date.now();
+    const lapse = left > 0 ? `is about to have had no write acknowledged for its whole lease (${this.leaseMs} ms), which runs out in ${left} ms` : `has had no write acknowledged for its whole lease (${this.leaseMs} ms)`;
+    const stops = operation === "lease" ? "stops here and aborts its tool calls" : "starts nothing more";
+    return new RunLeaseLostError({
+      runId: this.runId,
+      owner: this.owner,
+      ...(this.epoch === undefined ? {} : { epoch: this.epoch }),
+      operation,
+      message: `Run "${this.runId}": this process (${this.owner}) ${lapse}, so another process may take the run over; the run ${stops}. Is the store reachable? Keep leaseMs well above storeTimeoutMs (${this.storeTimeoutMs} ms) plus the slowest write.`,
+    });
   }
 
   /** Records an event; `index` is the action's position in its turn (`action` and tool `step` events). */
@@ -243,6 +298,8 @@ export class RunRecorder {
    * Resolves when it is in the store; a failure also goes to `onFailure`.
    */
   flush(update?: RunUpdate): Promise<void> {
+    // After a failure nothing is written: reject at once rather than behind a write that hangs.
+    if (this.failure) return Promise.reject(this.failure.error);
     this.flushTokens();
     const write = this.tail.then(() => this.write(update));
     this.tail = write.catch(() => undefined);
@@ -278,12 +335,26 @@ export class RunRecorder {
     });
   }
 
-  /** Stops the heartbeat (and the pending write of streamed tokens). */
+  /** Stops the heartbeat and the lease watchdog (and the pending write of streamed tokens). */
   stop(): void {
-    if (this.heartbeat !== undefined) clearInterval(this.heartbeat);
+    if (this.heartbeat !== undefined) clearTimeout(this.heartbeat);
     this.heartbeat = undefined;
+    if (this.watchdog !== undefined) clearTimeout(this.watchdog);
+    this.watchdog = undefined;
     if (this.tokenTimer !== undefined) clearTimeout(this.tokenTimer);
     this.tokenTimer = undefined;
+  }
+
+  /**
+   * Fails the run with `error` (a write's failure, or the watchdog's `RunLeaseLostError`): nothing
+   * more is written, and `onFailure` fails the run, aborting everything in flight. Only the first
+   * failure counts: a write that hung when the watchdog fired changes nothing when it fails later.
+   */
+  private fail(error: unknown): void {
+    if (this.failure) return;
+    this.failure = { error };
+    this.stop();
+    this.hooks.onFailure(error);
   }
 
   private push(data: JsonObject, at: number): void {
@@ -322,10 +393,8 @@ export class RunRecorder {
       const error = RunStoreError.isInstance(cause)
         ? cause
         : new RunStoreError({ operation: "write", runId: this.runId, message: `Run "${this.runId}": recording failed: ${describeThrown(cause, "the store")}`, cause });
-      this.failure = { error };
-      this.stop();
-      this.hooks.onFailure(error);
-      throw error;
+      this.fail(error);
+      throw this.failure!.error;
     } finally {
       this.inFlight--;
     }
@@ -333,6 +402,12 @@ export class RunRecorder {
 }
 
 function noop(): void {}
+
+/** `timer`, no longer keeping the process alive (where timers can be unref'd). */
+function unref(timer: ReturnType<typeof setTimeout>): ReturnType<typeof setTimeout> {
+  (timer as { unref?: () => void }).unref?.();
+  return timer;
+}
 
 function sameValues(now: readonly unknown[], then: readonly unknown[]): boolean {
   if (now.length !== then.length) return false;

@@ -1,6 +1,6 @@
 import { createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel } from "@agentrx/core/testing";
-import { AgentExecutor, type AgentStreamEvent, RunBusyError, RunNotFoundError, RunStoreError, type RunStore, type RunWrite } from "@agentrx/executors";
+import { AgentExecutor, type AgentStreamEvent, RunBusyError, RunLeaseLostError, RunNotFoundError, RunStoreError, type RunStore, type RunWrite } from "@agentrx/executors";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
 import { lastValueFrom, toArray } from "rxjs";
@@ -257,7 +257,9 @@ describe("resume", () => {
     const model = twoTurnModel();
     const agent = createToolCallingAgent({ llm: model, tools: [weather], prompt });
     const crashed = new AgentExecutor({ agent, tools: [weather], store: dying, leaseMs: 100 });
-    const zombie = crashed.stream({ input: "Weather?" }, { runId: "r2" }).subscribe();
+    // Cut off from its store, the process stops acting once its lease runs out: it fails with RunLeaseLostError.
+    let zombieError: unknown;
+    const zombie = crashed.stream({ input: "Weather?" }, { runId: "r2" }).subscribe({ error: (error: unknown) => (zombieError = error) });
     await vi_waitFor(async () => dead);
 
     const live = weatherTool(log);
@@ -268,6 +270,7 @@ describe("resume", () => {
     expect(model.calls).toHaveLength(2);
     // Paris finished before the crash and is not repeated; Oslo was in flight and runs again.
     expect(log).toEqual(["Paris", "Oslo", "Oslo"]);
+    expect(RunLeaseLostError.isInstance(zombieError)).toBe(true);
     zombie.unsubscribe();
   });
 });
