@@ -2,8 +2,27 @@ import type { AgentAction, AgentStep } from "@agentrx/core";
 import { addUsage, type RunUsage } from "../cost/cost";
 import type { Interrupt, StepsCompaction, StopReason } from "./events";
 
-/** The version of {@link RunState}'s shape; serialized states and checkpoints carry it. */
-export const RUN_STATE_SCHEMA_VERSION = 1;
+/**
+ * The version of {@link RunState}'s meaning that this release writes: every checkpoint it records
+ * and every state `serializeRunState` returns carries it, and a release refuses a record or a
+ * state whose version it does not read (`RunStoreError` with reason `"unsupported"` for a newer
+ * one), rather than misread it.
+ *
+ * It moves when a record or a state would be misread by a release that reads only the versions
+ * before: when it may hold something an older release would take for something else, or fold
+ * into a different state. A change that older releases read right (a field they can safely
+ * ignore) does not move it.
+ *
+ * - `1`: what earlier releases wrote.
+ * - `2` (this release): a record may also hold interrupts of sub-runs (`subRun`), steps marked
+ *   `refusedInput` or `handoffFailed` and partial turns of early tool calls, and an agent call
+ *   whose outcome is not recorded (only its streamed tokens or its model call are) is made again
+ *   on resume, not counted as an iteration. A release that reads only `1` would misread such a
+ *   record (e.g. finish a run paused inside a sub-run without running the approved call).
+ *
+ * This release reads `1` and `2`; a `1` is read as before.
+ */
+export const RUN_STATE_SCHEMA_VERSION = 2;
 
 /**
  * Where the loop is: `agent` (calling the agent, or about to), `tools` (running the tool calls of
@@ -45,7 +64,13 @@ export interface RunTurn {
  * ```
  */
 export interface RunState {
-  schemaVersion: typeof RUN_STATE_SCHEMA_VERSION;
+  /**
+   * The version of the state's meaning ({@link RUN_STATE_SCHEMA_VERSION}): `2` in every state this
+   * release makes or reads (a version-1 state or record is read as a `2`, see there). `1` is
+   * allowed so that code that builds a state with `schemaVersion: 1` still compiles; it is
+   * serialized as `2`.
+   */
+  schemaVersion: 1 | 2;
   runId: string;
   threadId: string | undefined;
   inputs: Record<string, unknown>;

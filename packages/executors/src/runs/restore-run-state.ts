@@ -41,7 +41,9 @@ export interface RestoredRun {
  *
  * A record with a gap in its `seq`s, an unknown `schemaVersion`, or an event that cannot follow
  * from the state before it is refused, the same way `replayRun` refuses it: nothing runs from a
- * damaged record.
+ * damaged record. This release reads records whose checkpoint has `schemaVersion` 1 (an earlier
+ * release's, read as before) or 2 (`RUN_STATE_SCHEMA_VERSION`, its own); one above is a newer
+ * release's, refused with reason `"unsupported"`.
  *
  * @throws RunStoreError naming the run and the event when the record cannot be read or does not hold together
  *
@@ -199,8 +201,13 @@ export class RunRecordFold {
   }
 }
 
-/** The run state schema versions a record may carry: 1 (no change since). */
-const KNOWN_SCHEMA_VERSIONS: readonly number[] = [RUN_STATE_SCHEMA_VERSION];
+/**
+ * The run state schema versions this release reads (in records' checkpoints and serialized
+ * states): 1, folded as before, and {@link RUN_STATE_SCHEMA_VERSION}, the one it writes (see there).
+ *
+ * @internal
+ */
+export const KNOWN_SCHEMA_VERSIONS: readonly number[] = [1, RUN_STATE_SCHEMA_VERSION];
 
 function describeSeq(event: unknown): string {
   const seq = (event as { seq?: unknown } | null)?.seq;

@@ -104,9 +104,22 @@ describe("serializeRunState / deserializeRunState", () => {
     expect((action.messageLog[0] as AIMessage).usage_metadata?.total_tokens).toBe(15);
   });
 
+  it("writes schemaVersion 2 and reads a state an older release serialized with schemaVersion 1", () => {
+    const json = JSON.parse(JSON.stringify(serializeRunState(stateWith([{ tool: "t", toolInput: { a: 1 }, log: "" }]))));
+    expect(json.schemaVersion).toBe(2);
+    const older = deserializeRunState({ ...json, schemaVersion: 1 });
+    expect(older).toEqual(deserializeRunState(json));
+    expect(older.schemaVersion).toBe(2);
+    expect(deserializeRunState({ schemaVersion: 1, runId: "r1", inputs: { input: "hi" }, steps: [], iteration: 0, elapsedMs: 0, phase: "agent" })).toMatchObject({ runId: "r1", steps: [], phase: "agent" });
+    // Serialized again, it is this release's state.
+    expect(serializeRunState(older)).toEqual(json);
+  });
+
   it("refuses an unknown schemaVersion and a malformed state with a clear error", () => {
     const json = serializeRunState(stateWith([{ tool: "t", toolInput: {}, log: "" }]));
-    expect(() => deserializeRunState({ ...json, schemaVersion: 99 })).toThrow(/schemaVersion 99 is not supported/);
+    expect(() => deserializeRunState({ ...json, schemaVersion: 99 })).toThrow(/schemaVersion 99 is not supported \(this version of @agentrx\/executors reads 1, 2\)/);
+    expect(() => deserializeRunState({ ...json, schemaVersion: 3 })).toThrow(/schemaVersion 3 is not supported/);
+    expect(() => deserializeRunState({ ...json, schemaVersion: 0 })).toThrow(/schemaVersion 0 is not supported/);
     expect(() => deserializeRunState({ ...json, phase: "dancing" })).toThrow(/known phase/);
     expect(() => deserializeRunState(null)).toThrow(/expected a serialized run state/);
   });

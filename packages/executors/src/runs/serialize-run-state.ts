@@ -2,6 +2,7 @@ import type { AgentStep } from "@agentrx/core";
 import { RUN_STATE_SCHEMA_VERSION, type RunPhase, type RunState } from "../executor/run-state";
 import type { StopReason } from "../executor/events";
 import { decodeObservation, decodeValue, encodeObservation, encodeValue } from "./json-value";
+import { KNOWN_SCHEMA_VERSIONS } from "./restore-run-state";
 import { decodeAction, encodeAction } from "./run-event-codec";
 import type { JsonObject, JsonValue } from "./run-store";
 
@@ -36,7 +37,8 @@ export interface SerializedRunState {
 const PHASES: readonly RunPhase[] = ["agent", "tools", "stopping", "done", "interrupted", "cancelled", "failed"];
 
 /**
- * A run's state as plain JSON, with its `schemaVersion`: messages (a tool-calling action's
+ * A run's state as plain JSON, with the `schemaVersion` this release writes
+ * (`RUN_STATE_SCHEMA_VERSION`, whatever the state's own says): messages (a tool-calling action's
  * `messageLog`, messages in the inputs) in `@langchain/core`'s stored-message form.
  *
  * @example
@@ -49,7 +51,7 @@ const PHASES: readonly RunPhase[] = ["agent", "tools", "stopping", "done", "inte
  */
 export function serializeRunState(state: RunState): SerializedRunState {
   const out: SerializedRunState = {
-    schemaVersion: state.schemaVersion,
+    schemaVersion: RUN_STATE_SCHEMA_VERSION,
     runId: state.runId,
     inputs: encodeValue(state.inputs, "inputs"),
     steps: state.steps.map(encodeStep),
@@ -78,23 +80,24 @@ export function serializeRunState(state: RunState): SerializedRunState {
 }
 
 /**
- * The {@link RunState} that {@link serializeRunState} serialized.
+ * The {@link RunState} that {@link serializeRunState} serialized: by this release (`schemaVersion`
+ * 2) or an earlier one (1, read as before). The state has this release's `schemaVersion`.
  *
  * @example
  * ```ts
  * import { deserializeRunState } from "@agentrx/executors";
  *
- * const state = deserializeRunState({ schemaVersion: 1, runId: "r1", inputs: { input: "hi" }, steps: [], iteration: 0, elapsedMs: 0, phase: "agent" });
+ * const state = deserializeRunState({ schemaVersion: 2, runId: "r1", inputs: { input: "hi" }, steps: [], iteration: 0, elapsedMs: 0, phase: "agent" });
  * console.log(state.runId, state.steps.length); // "r1" 0
  * ```
  *
- * @throws TypeError saying what is wrong, e.g. an unknown `schemaVersion`
+ * @throws TypeError saying what is wrong, e.g. a `schemaVersion` this release does not read (one a newer release wrote)
  */
 export function deserializeRunState(json: unknown): RunState {
   if (typeof json !== "object" || json === null) throw new TypeError("deserializeRunState: expected a serialized run state object.");
   const data = json as SerializedRunState;
-  if (data.schemaVersion !== RUN_STATE_SCHEMA_VERSION) {
-    throw new TypeError(`deserializeRunState: schemaVersion ${JSON.stringify(data.schemaVersion)} is not supported (this version of @agentrx/executors reads ${RUN_STATE_SCHEMA_VERSION}).`);
+  if (!KNOWN_SCHEMA_VERSIONS.includes(data.schemaVersion)) {
+    throw new TypeError(`deserializeRunState: schemaVersion ${JSON.stringify(data.schemaVersion)} is not supported (this version of @agentrx/executors reads ${KNOWN_SCHEMA_VERSIONS.join(", ")}).`);
   }
   if (typeof data.runId !== "string" || !Array.isArray(data.steps) || !PHASES.includes(data.phase)) {
     throw new TypeError("deserializeRunState: the state has no runId, steps or known phase.");
