@@ -46,6 +46,10 @@ export interface RunJobResult {
 
 /** How long to wait before retrying a job whose run is busy and whose lease end is unknown. */
 const BUSY_RETRY_MS = 1000;
+/** How long a job whose run a newer release recorded waits before a worker looks at it again. */
+const NEWER_RELEASE_RETRY_MS = 5000;
+/** The runs each worker has said it leaves to a newer release (once per run, not once per retry). */
+const toldNewer = new WeakMap<WorkerContext, Set<string>>();
 
 /**
  * Runs one job: checks the run's record and the cancel flag, then runs the next segment of the run
@@ -82,6 +86,7 @@ export async function processRunJob(context: WorkerContext, job: Job, token: str
     return result;
   } catch (error) {
     if (RunBusyError.isInstance(error)) return retryLater(job, token, (error.leaseExpiresAt ?? Date.now() + BUSY_RETRY_MS) + 20);
+    if (recordedByNewerRelease(error)) return leaveToNewerRelease(context, job, token, runId, error);
     if (unreadable(error)) throw await failUnreadable(context, runId, error);
     throw error;
   } finally {
@@ -209,13 +214,35 @@ function unreadable(error: unknown): error is RunStoreError {
   return RunStoreError.isInstance(error) && error.reason === "corrupt";
 }
 
+/** Whether the store says a newer release recorded the run (`reason: "unsupported"`): this worker must not touch it. */
+function recordedByNewerRelease(error: unknown): error is RunStoreError {
+  return RunStoreError.isInstance(error) && error.reason === "unsupported";
+}
+
+/**
+ * A run a newer release recorded (a rolling deploy: a new worker checkpointed it, then handed it
+ * back or died): this worker leaves it untouched and delays its job by
+ * {@link NEWER_RELEASE_RETRY_MS}, which BullMQ does not count as an attempt, so the job waits for
+ * a worker of that release however long the deploy takes, and is never failed for it. The
+ * worker's `onError` is told once per run (a worker that keeps seeing it is one left behind).
+ */
+async function leaveToNewerRelease(context: WorkerContext, job: Job, token: string | undefined, runId: string, error: RunStoreError): Promise<never> {
+  let told = toldNewer.get(context);
+  if (told === undefined) toldNewer.set(context, (told = new Set()));
+  if (!told.has(runId)) {
+    told.add(runId);
+    context.onError(new Error(`Run "${runId}" was recorded by a newer release of AgentRx than this worker's, so this worker leaves it to a worker of that release: its job waits (retried every ${NEWER_RELEASE_RETRY_MS / 1000} s, not counted as an attempt). Upgrade this worker. (${error.message})`, { cause: error }));
+  }
+  return retryLater(job, token, Date.now() + NEWER_RELEASE_RETRY_MS);
+}
+
 /**
  * A run whose record cannot be read (a gap in its events, a `schemaVersion` no release wrote, a
  * row that does not decode) will not heal by retrying its job: it is recorded as failed, with the
  * store's reason, and the job fails at once (transient store failures, such as a timeout or an
- * unreachable database, are retried, and so is a record a newer release wrote, `reason:
- * "unsupported"`: in a rolling deploy, a worker of that release takes the retried job). A record that cannot be written either (its row does
- * not decode) stays as it is: reading it tells its followers the same.
+ * unreachable database, are retried; a record a newer release wrote, `reason: "unsupported"`, is
+ * left to a worker of that release, see {@link leaveToNewerRelease}). A record that cannot be
+ * written either (its row does not decode) stays as it is: reading it tells its followers the same.
  */
 async function failUnreadable(context: WorkerContext, runId: string, error: RunStoreError): Promise<UnrecoverableError> {
   const reason = `The run's record cannot be read, so no worker can run it (a retry would read the same record): ${error.message}`;

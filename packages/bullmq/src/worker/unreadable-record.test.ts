@@ -1,5 +1,6 @@
 // A run whose record cannot be read fails at once (retrying its job reads the same record), while a
-// store that fails for a while (a timeout), or a record a newer release wrote, has the job retried.
+// store that fails for a while (a timeout) has the job retried, and a record a newer release wrote
+// has the job wait for a worker of that release (delayed, not counted as an attempt).
 import { type RunStore, RunStoreError } from "@agentrx/executors";
 import { describe, expect, it } from "vitest";
 import { RunStoppedError } from "../errors/run-stopped-error";
@@ -51,20 +52,29 @@ describe.skipIf(servers.skip)("createRunWorker and a record it cannot read (Redi
     expect(job.attemptsMade).toBe(1);
   });
 
-  it("leaves a run recorded by a newer release to a worker of that release: the job is retried, the run is not failed", async () => {
+  it("leaves a run recorded by a newer release to a worker of that release: the job waits, not counted as an attempt, and the run is not failed", async () => {
     const client = fixture.client();
     const runId = await client.submit("double", { input: "double 3" });
     // A worker of a later release checkpointed the run and handed it back (a rolling deploy).
     await recordCheckpoint(runId, 999);
-    fixture.worker({ double: () => doublingExecutor() });
+    const errors: unknown[] = [];
+    fixture.worker({ double: () => doublingExecutor() }, { onError: (error: unknown) => errors.push(error) });
     const queue = fixture.queue();
-    await expect.poll(async () => (await queue.getJob(startJobId(runId)))?.attemptsMade, { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
+    const job = async () => (await queue.getJob(startJobId(runId)))!;
+    await expect.poll(async () => (await job()).getState(), { timeout: 10_000 }).toBe("delayed");
+    // Looked at again (promoted at once here, rather than after its delay): still left alone, and said once.
+    await (await job()).promote();
+    await expect.poll(async () => (await job()).getState(), { timeout: 10_000 }).toBe("delayed");
+    expect((await job()).attemptsMade).toBe(0);
     expect(await fixture.store.getRun(runId)).toMatchObject({ status: "queued" });
     expect((await fixture.store.getRun(runId))?.error).toBeUndefined();
-    // Once that release has gone on with it (here: its checkpoint is one this release reads), the retried job runs it.
+    expect(errors).toHaveLength(1);
+    expect((errors[0] as Error).message).toMatch(new RegExp(`^Run "${runId}" was recorded by a newer release of AgentRx than this worker's.*not counted as an attempt.*Upgrade this worker`));
+    // Once that release has gone on with it (here: its checkpoint is one this release reads), the job runs it.
     await recordCheckpoint(runId, 1);
+    await (await job()).promote();
     expect((await client.result(runId)).output).toBe("3 doubled is 6.");
-    expect((await fixture.settledJob(startJobId(runId))).attemptsMade).toBeGreaterThanOrEqual(2);
+    expect(errors).toHaveLength(1);
   });
 
   it("fails the job of a run whose row cannot be read at once; the run's followers get the reason", async () => {
