@@ -130,6 +130,7 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     owner: `worker:${process.pid}:${crypto.randomUUID().slice(0, 8)}`,
     active,
     onError,
+    toldNewerRelease: new Set(),
   };
   // Once a job ends, a closing worker with no run left may have only Redis to wait for (see close()).
   let worker: Worker;

@@ -36,6 +36,7 @@ function workerContext(store: MemoryRunStore) {
     owner: "worker:unit",
     active: new Map(),
     onError: (error) => errors.push(error),
+    toldNewerRelease: new Set(),
   };
   return { context, published, errors };
 }

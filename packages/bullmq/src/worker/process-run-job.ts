@@ -30,6 +30,11 @@ export interface WorkerContext {
   /** Runs in progress here, by run id. */
   active: Map<string, ActiveRun>;
   onError: (error: unknown) => void;
+  /**
+   * The runs this worker has said it leaves to a newer release (once per run, not once per retry;
+   * emptied past {@link MAX_TOLD_NEWER} so a worker left behind for days does not grow it forever).
+   */
+  toldNewerRelease: Set<string>;
 }
 
 /** What a job returns (BullMQ keeps it as the job's return value). */
@@ -48,8 +53,8 @@ export interface RunJobResult {
 const BUSY_RETRY_MS = 1000;
 /** How long a job whose run a newer release recorded waits before a worker looks at it again. */
 const NEWER_RELEASE_RETRY_MS = 5000;
-/** The runs each worker has said it leaves to a newer release (once per run, not once per retry). */
-const toldNewer = new WeakMap<WorkerContext, Set<string>>();
+/** How many runs {@link WorkerContext.toldNewerRelease} remembers before it starts again. */
+const MAX_TOLD_NEWER = 10_000;
 
 /**
  * Runs one job: checks the run's record and the cancel flag, then runs the next segment of the run
@@ -227,9 +232,9 @@ function recordedByNewerRelease(error: unknown): error is RunStoreError {
  * worker's `onError` is told once per run (a worker that keeps seeing it is one left behind).
  */
 async function leaveToNewerRelease(context: WorkerContext, job: Job, token: string | undefined, runId: string, error: RunStoreError): Promise<never> {
-  let told = toldNewer.get(context);
-  if (told === undefined) toldNewer.set(context, (told = new Set()));
+  const told = context.toldNewerRelease;
   if (!told.has(runId)) {
+    if (told.size >= MAX_TOLD_NEWER) told.clear();
     told.add(runId);
     context.onError(new Error(`Run "${runId}" was recorded by a newer release of AgentRx than this worker's, so this worker leaves it to a worker of that release: its job waits (retried every ${NEWER_RELEASE_RETRY_MS / 1000} s, not counted as an attempt). Upgrade this worker. (${error.message})`, { cause: error }));
   }
