@@ -188,8 +188,33 @@ describe("createKnowledgeBaseTool over LangChain sources", () => {
       }
       expect(thrown, argument).toBeInstanceOf(InvalidArgumentError);
       expect((thrown as InvalidArgumentError).argument).toBe(argument);
-      expect((thrown as Error).message).toBe(`createKnowledgeBaseTool ${argument} must be a string.`);
+      expect((thrown as Error).message).toMatch(new RegExp(`^createKnowledgeBaseTool ${argument.replace(/[[\]]/g, "\\$&")} must be a string, got .+\\.$`));
     }
+  });
+
+  it("refuses a null source under its own name, saying what was given", () => {
+    for (const argument of ["documents", "retriever", "vectorStore"] as const) {
+      let thrown: unknown;
+      try {
+        createKnowledgeBaseTool({ [argument]: null } as never);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown, argument).toBeInstanceOf(InvalidArgumentError);
+      expect((thrown as InvalidArgumentError).argument).toBe(argument);
+      expect((thrown as Error).message).toMatch(new RegExp(`^createKnowledgeBaseTool ${argument} must be .+, got null\\.$`));
+    }
+  });
+
+  it("names a passage by its title, else its number, when its source is empty", async () => {
+    const kb = createKnowledgeBaseTool({
+      documents: [
+        { source: "", title: "Leave policy", content: "Employees get 25 days of paid leave per year." },
+        { source: "", title: "", content: "Submit expenses within 30 days, with receipts." },
+      ],
+    });
+    expect(await kb.invoke({ query: "paid leave" })).toMatch(/^\[1\] source: Leave policy \(/);
+    expect(await kb.invoke({ query: "receipts" })).toMatch(/^\[1\] source: document 2 \(/);
   });
 
   it("fails a call whose retriever or vector store gives back something else than results, naming it", async () => {

@@ -161,9 +161,10 @@ function buildSearch(options: KnowledgeBaseToolOptions, topK: number, maxChars: 
       message: `createKnowledgeBaseTool needs exactly one of documents, retriever or vectorStore; got ${given}.`,
     });
   }
-  if (documents) return documentSearch(documents, maxChars);
-  if (retriever) {
-    if (typeof retriever.invoke !== "function") throw invalidSource("retriever", retriever, "a retriever with invoke(query)");
+  // Dispatched on what was given, not on truthiness: a `null` one is refused under its own name.
+  if (documents !== undefined) return documentSearch(documents, maxChars);
+  if (retriever !== undefined) {
+    if (typeof retriever?.invoke !== "function") throw invalidSource("retriever", retriever, "a retriever with invoke(query)");
     const method = "retriever.invoke(query)";
     return async (query, config) => {
       const docs = checkList(await retriever.invoke(query, config as never), method, "a list of documents");
@@ -200,7 +201,8 @@ function documentSearch(documents: readonly KnowledgeDocument[], maxChars: numbe
   });
   // A long document is searched and returned as passages: its matching part, not its beginning.
   const passages = documents.flatMap((doc, index) => {
-    const source = doc.source ?? doc.title ?? `document ${index + 1}`;
+    // An empty source or title (a loader's missing metadata) names nothing: the next one is used.
+    const source = doc.source || doc.title || `document ${index + 1}`;
     const parts = splitPassages(doc.content, maxChars);
     return parts.map((content, part) => ({ title: doc.title ?? "", content, source: parts.length === 1 ? source : `${source}, part ${part + 1} of ${parts.length}` }));
   });
@@ -343,5 +345,5 @@ function toResult(doc: DocumentInterface, score: number | undefined, index: numb
 }
 
 function invalidSource(argument: string, value: unknown, expected: string): InvalidArgumentError {
-  return new InvalidArgumentError({ argument, value, message: `createKnowledgeBaseTool ${argument} must be ${expected}.` });
+  return new InvalidArgumentError({ argument, value, message: `createKnowledgeBaseTool ${argument} must be ${expected}, got ${describeValue(value)}.` });
 }
