@@ -4,6 +4,26 @@ import { describe, expect, it } from "vitest";
 import type { AgentStreamEvent } from "../executor/events";
 import { RunRecorder } from "./run-recorder";
 import type { JsonObject, RunStore, RunWrite } from "./run-store";
+import { RunLeaseLostError, RunStoreError } from "./run-store-errors";
+
+/** A recorder over a store whose first write fails with `error`, and keeps the writes that come after. */
+function recorderFailingOnce(error: unknown): { recorder: RunRecorder; writes: RunWrite[]; failures: unknown[] } {
+  const writes: RunWrite[] = [];
+  const failures: unknown[] = [];
+  let failed = false;
+  const store = {
+    write: async (_runId: string, write: RunWrite) => {
+      if (!failed) {
+        failed = true;
+        throw error;
+      }
+      writes.push(write);
+    },
+  } as unknown as RunStore;
+  const recorder = new RunRecorder(store, "run-1", "owner-1", 30_000, 0, { checkpoint: () => ({ schemaVersion: 1, iteration: 1, elapsedMs: 0, phase: "tools" }), onFailure: (failure) => void failures.push(failure) });
+  recorder.epoch = 3;
+  return { recorder, writes, failures };
+}
 
 /** A recorder over a store that keeps what is written. */
 function recorderWithWrites(): { recorder: RunRecorder; writes: RunWrite[] } {
@@ -25,6 +45,30 @@ function actionOf(message: AIMessage): AgentStreamEvent {
 const dataOf = (write: RunWrite, type: string) => write.events.find((event) => event.type === type)!.data;
 
 describe("RunRecorder", () => {
+  it("after a write the store failed, writes the run's end (failed, lease released, no events) when the store answers again, and still rejects with the failure", async () => {
+    const lost = new RunStoreError({ operation: "write", runId: "run-1", message: "lost the connection" });
+    const { recorder, writes, failures } = recorderFailingOnce(lost);
+    recorder.recordIntent({ type: "note" }).catch(() => undefined);
+    await expect(recorder.flush()).rejects.toBe(lost);
+    expect(failures).toEqual([lost]);
+    await expect(recorder.flush({ status: "failed", error: "lost the connection", release: true })).rejects.toBe(lost);
+    expect(writes).toEqual([{ owner: "owner-1", leaseMs: 30_000, epoch: 3, events: [], update: { status: "failed", error: "lost the connection", release: true }, at: expect.any(Number) }]);
+    // Only once, and nothing else after the failure.
+    await expect(recorder.flush({ status: "failed", error: "again", release: true })).rejects.toBe(lost);
+    await expect(recorder.flush()).rejects.toBe(lost);
+    expect(writes).toHaveLength(1);
+  });
+
+  it("writes nothing after a lost lease or a store that timed out", async () => {
+    for (const error of [new RunLeaseLostError({ runId: "run-1", owner: "owner-1" }), new RunStoreError({ operation: "write", runId: "run-1", reason: "timeout", message: "slow" })]) {
+      const { recorder, writes } = recorderFailingOnce(error);
+      recorder.recordIntent({ type: "note" }).catch(() => undefined);
+      await expect(recorder.flush()).rejects.toBe(error);
+      await expect(recorder.flush({ status: "failed", error: "x", release: true })).rejects.toBe(error);
+      expect(writes).toEqual([]);
+    }
+  });
+
   it("serialises a model reply once: its actions' message log reuses the stored form its model_call entry has", async () => {
     const { recorder, writes } = recorderWithWrites();
     const message = reply();

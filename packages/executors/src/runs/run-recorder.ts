@@ -51,6 +51,8 @@ export class RunRecorder {
   private buffer: StoredRunEvent[] = [];
   private tail: Promise<void> = Promise.resolve();
   private failure: { error: unknown } | undefined;
+  /** Whether the run's end was written after a failure (see {@link endAfterFailure}). */
+  private ended = false;
   /** When the last write (or the claim this recorder starts with) was sent (epoch ms). */
   private lastWrite: number;
   /** Renews the lease while the run is quiet; set from {@link startHeartbeat} until {@link stop}. */
@@ -295,15 +297,40 @@ export class RunRecorder {
 
   /**
    * Writes what is buffered (with `update` applied to the run), after any write in flight.
-   * Resolves when it is in the store; a failure also goes to `onFailure`.
+   * Resolves when it is in the store; a failure also goes to `onFailure`. After a failure it
+   * rejects with it, having written only the run's end when `update` releases the lease (see
+   * {@link endAfterFailure}).
    */
   flush(update?: RunUpdate): Promise<void> {
-    // After a failure nothing is written: reject at once rather than behind a write that hangs.
-    if (this.failure) return Promise.reject(this.failure.error);
+    // After a failure nothing is written (but the run's end, see endAfterFailure): reject at once
+    // rather than behind a write that hangs.
+    if (this.failure) return update?.release === true ? this.endAfterFailure(update, this.failure.error) : Promise.reject(this.failure.error);
     this.flushTokens();
     const write = this.tail.then(() => this.write(update));
     this.tail = write.catch(() => undefined);
     return write;
+  }
+
+  /**
+   * After a write the store failed (it answered with an error: not a lost lease, not a timeout),
+   * writes the run's end once (`update`'s status and error, the lease released) with no events and
+   * no checkpoint, so the record stays as its last acknowledged write left it: a store that answers
+   * again then shows the run failed, free to resume at once rather than `running` until its lease
+   * runs out. Fenced by owner and epoch as every write; rejects with `error` whatever it does.
+   */
+  private endAfterFailure(update: RunUpdate, error: unknown): Promise<void> {
+    if (this.ended || RunLeaseLostError.isInstance(error) || !RunStoreError.isInstance(error) || error.reason === "timeout") return Promise.reject(error);
+    this.ended = true;
+    const end: RunUpdate = { release: true };
+    if (update.status !== undefined) end.status = update.status;
+    if (update.error !== undefined) end.error = update.error;
+    const write: RunWrite = { owner: this.owner, leaseMs: this.leaseMs, events: [], update: end, at: Date.now() };
+    if (this.epoch !== undefined) write.epoch = this.epoch;
+    const written = this.tail.then(() => withStoreTimeout(this.store.write(this.runId, write), this.storeTimeoutMs, "write", this.runId));
+    return written.then(
+      () => Promise.reject(error),
+      () => Promise.reject(error),
+    );
   }
 
   /**

@@ -1,6 +1,6 @@
 import { RunStoreError } from "@agentrx/executors";
 import { describe, expect, it } from "vitest";
-import { describeTarget, wrapPostgresError } from "./postgres-errors";
+import { describeTarget, isConnectionLost, wrapPostgresError } from "./postgres-errors";
 
 describe("PostgreSQL errors", () => {
   it("describes where the store connects without the password", () => {
@@ -77,6 +77,39 @@ describe("PostgreSQL errors", () => {
       message: "PostgresRunStore: the database at h:1/d is starting up or shutting down and accepts no connections now (57P03: the database system is starting up); try again shortly.",
     });
     for (const cause of [terminated, crashed, starting]) expect(wrapPostgresError("getRun", "r1", cause, "h:1/d").message).not.toMatch(/cannot reach/);
+  });
+
+  it("says a lock was not obtained within the connection's lock_timeout (55P03), with where it is set and what to do", () => {
+    const locked = Object.assign(new Error("canceling statement due to lock timeout"), { code: "55P03" });
+    const error = wrapPostgresError("write", "r1", locked, "h:1/d");
+    expect(error).toMatchObject({ reason: "timeout", operation: "write", runId: "r1", cause: locked });
+    expect(error.message).toBe(
+      "PostgresRunStore: write did not obtain a lock at h:1/d within the lock_timeout of its connection (55P03: canceling statement due to lock timeout): another transaction held a row or table it needs (a long transaction, a migration, a LOCK TABLE). The store sets no lock_timeout: it is the connection string's options (-c lock_timeout=...) or the database role's (ALTER ROLE ... SET lock_timeout); raise it, or find what holds the lock (pg_locks, pg_stat_activity). A later call tries again.",
+    );
+    expect(wrapPostgresError("getRun", "r1", locked, "h:1/d", undefined, { migrating: true }).message).toMatch(/^PostgresRunStore: the migration of its tables before getRun did not obtain a lock/);
+  });
+
+  it("tells a lost connection (worth one more try) from timeouts, refusals and a server that cannot be reached", () => {
+    const lost = [
+      Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" }),
+      Object.assign(new Error("terminating connection due to idle-session timeout"), { code: "57P05" }),
+      Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }),
+      new Error("Connection terminated unexpectedly"),
+      new Error("Client has encountered a connection error and is not queryable"),
+    ];
+    for (const error of lost) expect(isConnectionLost(error), error.message).toBe(true);
+    const other = [
+      Object.assign(new Error("duplicate key value violates unique constraint"), { code: "23505" }),
+      Object.assign(new Error("canceling statement due to statement timeout"), { code: "57014" }),
+      Object.assign(new Error("canceling statement due to lock timeout"), { code: "55P03" }),
+      Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" }),
+      Object.assign(new Error("the database system is starting up"), { code: "57P03" }),
+      new Error("Connection terminated due to connection timeout"),
+      new Error("Query read timeout"),
+      new Error("timeout exceeded when trying to connect"),
+      undefined,
+    ];
+    for (const error of other) expect(isConnectionLost(error), String(error?.message)).toBe(false);
   });
 
   it("names the limit that ran out: statementTimeoutMs only when the store set it, else the connection's own; and the migration when it was running", () => {

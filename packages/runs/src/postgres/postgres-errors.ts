@@ -8,6 +8,14 @@ const UNREACHABLE = new Set(["ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ENETU
 const TERMINATED = new Set(["57P01", "57P02"]);
 /** 57P03 `cannot_connect_now`: the server is starting up, shutting down or recovering. */
 const NOT_NOW = "57P03";
+/** 55P03 `lock_not_available`: a lock not obtained within `lock_timeout` (or a `NOWAIT` one). */
+const LOCK_NOT_AVAILABLE = "55P03";
+/**
+ * The codes of a connection lost before or during a call: the server ended it (57P01
+ * `admin_shutdown`, 57P02 `crash_shutdown`, 57P05 `idle_session_timeout`), it reports it gone
+ * (08003, 08006), or the socket was reset or closed under a write (ECONNRESET, EPIPE).
+ */
+const LOST = new Set(["57P01", "57P02", "57P05", "08003", "08006", "ECONNRESET", "EPIPE"]);
 const REFUSED_LOGIN = new Set(["28000", "28P01", "3D000"]);
 /** Node.js's codes for a server certificate it cannot verify. */
 const UNVERIFIED_CERTIFICATE = new Set([
@@ -44,6 +52,20 @@ function codeOf(error: unknown): string | undefined {
   // Node reports a refused connection to every address of a host name as an AggregateError.
   const inner = (error as { errors?: unknown } | null)?.errors;
   return Array.isArray(inner) ? codeOf(inner[0]) : undefined;
+}
+
+/**
+ * Whether `error` (of `pg`) says the connection was lost before or during the call: terminated by
+ * the server (`pg_terminate_backend`, a restart, an idle-session timeout), reset, or closed while
+ * idle in the pool ("Connection terminated unexpectedly" at its next use). Such a call may be tried
+ * again on another connection (the store's writes are fenced: a repeat of one that committed is
+ * refused); not a timeout, a constraint's error or a refusal of the write.
+ */
+export function isConnectionLost(error: unknown): boolean {
+  const code = codeOf(error);
+  if (code !== undefined && LOST.has(code)) return true;
+  const message = (error as Error | null)?.message ?? "";
+  return /^Connection terminated unexpectedly|^Client has encountered a connection error and is not queryable/.test(message);
 }
 
 /** What the store knows of a failed call, for messages that name the setting at fault. */
@@ -153,6 +175,15 @@ export function wrapPostgresError(operation: string, runId: string | undefined, 
   if (code === "42P01" || code === "3F000") {
     // The tables (or their schema) were there when the store opened: someone dropped them since.
     return new RunStoreError({ operation, runId, reason: "gone", message: `${STORE}: ${doing} found the store's tables gone at ${target}: ${message} (${code}); they were dropped after the store opened them. A new store on an empty schema creates them again.`, cause: error });
+  }
+  if (code === LOCK_NOT_AVAILABLE) {
+    return new RunStoreError({
+      operation,
+      runId,
+      reason: "timeout",
+      message: `${STORE}: ${doing} did not obtain a lock at ${target} within the lock_timeout of its connection (${code}: ${message}): another transaction held a row or table it needs (a long transaction, a migration, a LOCK TABLE). The store sets no lock_timeout: it is the connection string's options (-c lock_timeout=...) or the database role's (ALTER ROLE ... SET lock_timeout); raise it, or find what holds the lock (pg_locks, pg_stat_activity). A later call tries again.`,
+      cause: error,
+    });
   }
   if (code === "57014" && /statement timeout/i.test(message)) {
     const { limit, source } = statementLimit(context);

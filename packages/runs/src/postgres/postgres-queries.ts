@@ -33,6 +33,12 @@ export interface PostgresQueries {
    */
   write(count: number, closing: boolean): string;
   writeState: string;
+  /**
+   * What a write repeated after a lost connection reads when it is refused, to tell its own write
+   * that did commit from another's: the run's fencing columns, its inbox, and its last event.
+   * Parameter: run id.
+   */
+  writeLanded: string;
   /** Locks the run's row, for a delete that must see every send before it. Parameter: run id. */
   lockRun: string;
   /** Locks the run's row (shared) against a write that closes its inbox or a delete, and reads what a send checks. Parameter: run id. */
@@ -97,6 +103,11 @@ export function postgresQueries(s: string): PostgresQueries {
     lockRun: `SELECT 1 FROM ${runs} WHERE run_id = $1 FOR UPDATE`,
     runMessageState: `SELECT status, stop_reason, inbox_closed FROM ${runs} WHERE run_id = $1 FOR SHARE`,
     writeState: `SELECT owner, event_count, epoch, status FROM ${runs} WHERE run_id = $1`,
+    writeLanded: `SELECT r.owner, r.event_count, r.epoch, r.status, r.updated_at, r.inbox_closed,
+        coalesce((SELECT last_seq FROM ${threads} WHERE thread_id = '${runInboxId("").replace(/'/g, "''")}' || $1), 0) AS inbox_seq,
+        e.type AS last_type, e.at AS last_at, e.data AS last_data
+      FROM ${runs} AS r LEFT JOIN ${events} AS e ON e.run_id = r.run_id AND e.seq = r.event_count
+      WHERE r.run_id = $1`,
     readEvents: `SELECT seq, type, at, data FROM ${events} WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
     // A run's inbox is a thread named after it ($2 is runInboxId("")): it goes with the run.
     deleteRun: `WITH deleted AS (DELETE FROM ${runs} WHERE run_id = $1 RETURNING run_id),

@@ -63,7 +63,7 @@ describe.skipIf(database.skip)("PostgresRunStore errors of a database that is up
     }
   });
 
-  it("says the server closed the connection when its backend is terminated (57P01), not that the database is unreachable, and connects again after", { timeout: 30_000 }, async () => {
+  it("says the server closed the connection when its backend is terminated (57P01) again on the call's one retry, not that the database is unreachable, and connects again after", { timeout: 30_000 }, async () => {
     database.assertReachable();
     const name = newSchema();
     const app = `agentrx_kill_${Math.random().toString(36).slice(2, 8)}`;
@@ -74,8 +74,11 @@ describe.skipIf(database.skip)("PostgresRunStore errors of a database that is up
       await holder.query("BEGIN");
       await holder.query(`LOCK TABLE "${name}".agentrx_runs IN ACCESS EXCLUSIVE MODE`);
       const reading = rejectionOf(store.getRun("r1"));
-      await expect.poll(() => waitingOnLock(app), { timeout: 20_000 }).toBe(1);
-      await database.pool().query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", [app]);
+      // Terminated, the read is sent once more on another connection; terminated again, it fails.
+      for (let attempt = 0; attempt < 2; attempt++) {
+        await expect.poll(() => waitingOnLock(app), { timeout: 20_000 }).toBe(1);
+        await database.pool().query("SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE application_name = $1", [app]);
+      }
       const error = await reading;
       expect(RunStoreError.isInstance(error)).toBe(true);
       expect(error).toMatchObject({ reason: "error", operation: "getRun", runId: "r1" });
@@ -86,6 +89,31 @@ describe.skipIf(database.skip)("PostgresRunStore errors of a database that is up
       holder.release();
     }
     expect(await store.getRun("r1")).toMatchObject({ runId: "r1", status: "queued" });
+    await store.close();
+  });
+
+  it("records a write whose connection is terminated while it waits for a lock, on its retry, once", { timeout: 30_000 }, async () => {
+    database.assertReachable();
+    const name = newSchema();
+    const app = `agentrx_killw_${Math.random().toString(36).slice(2, 8)}`;
+    const store = new PostgresRunStore({ connectionString: withApp(app), schema: name });
+    await store.createRun({ runId: "r1", inputs: {}, status: "running", owner: "w1", leaseMs: 60_000, at: 1 });
+    const holder = await database.pool().connect();
+    let writing: Promise<unknown> | undefined;
+    try {
+      await holder.query("BEGIN");
+      await holder.query(`SELECT 1 FROM "${name}".agentrx_runs WHERE run_id = 'r1' FOR UPDATE`);
+      writing = store.write("r1", { owner: "w1", leaseMs: 60_000, at: 2, events: [{ seq: 1, type: "note", at: 2, data: { n: 1 } }] });
+      await expect.poll(() => waitingOnLock(app), { timeout: 20_000 }).toBe(1);
+      await database.pool().query("SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE application_name = $1", [app]);
+      // The write, sent again, waits for the lock on another connection.
+      await expect.poll(() => waitingOnLock(app), { timeout: 20_000 }).toBe(1);
+    } finally {
+      await holder.query("ROLLBACK");
+      holder.release();
+    }
+    expect(await writing).toEqual({ inboxSeq: 0 });
+    expect((await store.readEvents("r1")).map((event) => event.data)).toEqual([{ n: 1 }]);
     await store.close();
   });
 

@@ -1,5 +1,5 @@
 import { withCursors } from "../internal/run-list-query";
-import { checkOptionKeys, InvalidArgumentError } from "@agentrx/core";
+import { checkOptionKeys, InvalidArgumentError, nextTurn } from "@agentrx/core";
 import {
   RunBusyError,
   RunNotFoundError,
@@ -21,7 +21,7 @@ import {
   type StoredRunEvent,
   type StoredThreadMessage,
 } from "@agentrx/executors";
-import { eventRows, listedRunInfoOf, newRunRow, RUN_COLUMNS, runInfoOf, storedEventOf, writeColumns } from "../internal/run-record";
+import { eventRows, listedRunInfoOf, newRunRow, RUN_COLUMNS, runInfoOf, storedEventOf, writeColumns, type EventRow, type RunRow, type WriteColumns } from "../internal/run-record";
 import { closedStoreError, leaseLostError, loadDriver, seqError } from "../internal/store-errors";
 import { cancelPausedSubRunsAsync } from "../internal/sub-run-cancel";
 import { checkThreadRead, storedThreadMessageOf, threadMessageRows, threadSubject } from "../internal/thread-record";
@@ -36,7 +36,7 @@ import {
   checkReadOptions,
   checkWrite,
 } from "../internal/validate-run-arguments";
-import { describeTarget, wrapPostgresError } from "./postgres-errors";
+import { describeTarget, isConnectionLost, wrapPostgresError } from "./postgres-errors";
 import { backfillSearchVectors } from "./postgres-backfill";
 import { POSTGRES_SCHEMA_VERSION, postgresMigrationSql, quoteSchema } from "./postgres-migrations";
 import { MAX_MESSAGE_BYTES, valueBytesOver } from "./postgres-message-size";
@@ -70,6 +70,21 @@ const STORE = "PostgresRunStore";
 /** The default of `statementTimeoutMs` and `connectionTimeoutMs`. */
 const DEFAULT_TIMEOUT_MS = 10_000;
 type Rows = Record<string, unknown>[];
+type QueryResult = { rows: Rows; rowCount: number | null };
+
+/** How `#query` sends a statement. */
+interface QueryOptions {
+  /** What the call is about when not a run (e.g. `thread "t1"`), for messages. */
+  subject?: string;
+  /**
+   * Send the statement once more, on another connection, when its connection was lost (see
+   * `isConnectionLost`): for a statement whose repeat is harmless (a read), or whose caller
+   * recognises its own write that did commit (`retried` tells it).
+   */
+  retry?: boolean;
+  /** Told that the statement is sent a second time. */
+  retried?: () => void;
+}
 /** The statements prepared once per connection (by name). */
 const STATEMENT_KINDS = ["insertRun", "selectRun", "claim", "readEvents", "appendThreadMessages", "readThreadMessagesOldest", "readThreadMessagesNewest"] as const;
 type StatementKind = (typeof STATEMENT_KINDS)[number];
@@ -117,7 +132,9 @@ function schemaOf(option: string | undefined, connectionString: string | undefin
  * migrated at the first call (or by hand: {@link PostgresRunStore.migrate},
  * `postgresMigrationSql`). JSON is kept in `text` columns, because `jsonb` cannot hold the NUL
  * character (`\u0000`) that model output and tool results may contain. A write is one statement,
- * one round trip. A pool the store creates times statements and connections out after 10 seconds
+ * one round trip. A call whose connection the server terminated is sent once more on another
+ * connection (a write that did commit is recognised, never recorded twice; see docs/runs.md,
+ * "Store timeouts and busy files"). A pool the store creates times statements and connections out after 10 seconds
  * (`statementTimeoutMs`, `connectionTimeoutMs`): the call fails with a `RunStoreError` whose
  * `reason` is `"timeout"`.
  *
@@ -293,8 +310,11 @@ export class PostgresRunStore implements RunStore {
     return pool;
   }
 
-  /** One statement on `pool` (a call's, see `#call`); errors as the store reports them. */
-  async #query(pool: PostgresPool, operation: string, runId: string | undefined, query: PostgresQuery, subject?: string): Promise<{ rows: Rows; rowCount: number | null }> {
+  /**
+   * One statement on `pool` (a call's, see `#call`); errors as the store reports them. With
+   * `retry`, a statement whose connection was lost is sent once more (docs/runs.md, "PostgreSQL").
+   */
+  async #query(pool: PostgresPool, operation: string, runId: string | undefined, query: PostgresQuery, { subject, retry = false, retried }: QueryOptions = {}): Promise<QueryResult> {
     const bytes = valueBytesOver(query.values, MAX_MESSAGE_BYTES);
     if (bytes !== undefined) {
       // Sent, it would make the server drop the connection: an ECONNRESET, as if it were unreachable.
@@ -308,6 +328,13 @@ export class PostgresRunStore implements RunStore {
     try {
       return await pool.query(query);
     } catch (error) {
+      if (!retry || !isConnectionLost(error)) throw this.#wrap(operation, runId, error, subject);
+    }
+    retried?.();
+    await nextTurn();
+    try {
+      return await pool.query(query);
+    } catch (error) {
       throw this.#wrap(operation, runId, error, subject);
     }
   }
@@ -318,25 +345,56 @@ export class PostgresRunStore implements RunStore {
     const values: unknown[] = RUN_COLUMNS.split(", ").map((column) => (row as unknown as Record<string, unknown>)[column]);
     values.push(searchWordList(row.input_words));
     return this.#call("createRun", run.runId, async (pool) => {
-      const { rowCount } = await this.#query(pool, "createRun", run.runId, { name: this.#names.insertRun, text: this.#sql.insertRun, values });
+      let again = false;
+      const retried = () => (again = true);
+      const { rowCount } = await this.#query(pool, "createRun", run.runId, { name: this.#names.insertRun, text: this.#sql.insertRun, values }, { retry: true, retried });
+      // Sent again after a lost connection: the run found may be the one the first insert made.
+      if (rowCount === 0 && again && (await this.#createdBy(pool, row))) return;
       if (rowCount === 0) {
         throw new RunStoreError({ operation: "createRun", runId: run.runId, message: `${STORE}: run "${run.runId}" exists already; run ids must be unique.` });
       }
     });
   }
 
+  /** Whether the run `row` describes is in the store as that insert made it (a `createRun` sent twice). */
+  async #createdBy(pool: PostgresPool, row: RunRow): Promise<boolean> {
+    const { rows } = await this.#query(pool, "createRun", row.run_id, { name: this.#names.selectRun, text: this.#sql.selectRun, values: [row.run_id] }, { retry: true });
+    const found = rows[0];
+    if (found === undefined) return false;
+    const stored = runRowOf(found);
+    return (
+      stored.created_at === row.created_at &&
+      stored.inputs === row.inputs &&
+      stored.metadata === row.metadata &&
+      stored.thread_id === row.thread_id &&
+      stored.fork_of_run_id === row.fork_of_run_id &&
+      (stored.owner === row.owner || stored.epoch > row.epoch)
+    );
+  }
+
   async claimRun(runId: string, claim: ClaimRun): Promise<RunInfo> {
     checkClaim(runId, claim);
+    let again = false;
     const { rows } = await this.#call("claimRun", runId, (pool) =>
-      this.#query(pool, "claimRun", runId, {
-        name: this.#names.claim,
-        text: this.#sql.claim,
-        values: [runId, claim.owner, claim.at + claim.leaseMs, claim.at],
-      }),
+      this.#query(
+        pool,
+        "claimRun",
+        runId,
+        { name: this.#names.claim, text: this.#sql.claim, values: [runId, claim.owner, claim.at + claim.leaseMs, claim.at] },
+        { retry: true, retried: () => (again = true) },
+      ),
     );
     const row = rows[0];
     if (row === undefined) throw new RunNotFoundError({ operation: "claimRun", runId });
     const before = runRowOf(row);
+    if (again && before.status === "running" && before.owner === claim.owner && before.updated_at === claim.at && before.lease_expires_at === claim.at + claim.leaseMs) {
+      // The first claim committed, its answer lost: the run as it was before it is gone.
+      throw new RunStoreError({
+        operation: "claimRun",
+        runId,
+        message: `${STORE}: the connection to the database at ${this.#target} was lost while claimRun of run "${runId}" committed, so what the run was before the claim is unknown; the run is held by "${claim.owner}" until its lease (${claim.leaseMs} ms) runs out, then a resume can take it again.`,
+      });
+    }
     if (row.claimed_epoch === null || row.claimed_epoch === undefined) {
       throw new RunBusyError({ runId, owner: before.owner ?? undefined, leaseExpiresAt: before.lease_expires_at ?? undefined });
     }
@@ -382,10 +440,18 @@ export class PostgresRunStore implements RunStore {
     // statement waits for the sends in flight itself, see postgresQueries' write).
     const written = statement;
     const { row, state } = await this.#call("write", runId, async (pool) => {
-      const row = (await this.#query(pool, "write", runId, { ...written, values })).rows[0];
+      // A write whose connection was lost is sent again: fenced by its epoch and event count, it
+      // is refused if the first one committed, which the run's state then shows (see #landed).
+      let again = false;
+      const row = (await this.#query(pool, "write", runId, { ...written, values }, { retry: true, retried: () => (again = true) })).rows[0];
       if (row !== undefined && row.updated !== 0) return { row, state: undefined };
+      if (again) {
+        const landed = (await this.#query(pool, "write", runId, { text: this.#sql.writeLanded, values: [runId] }, { retry: true })).rows[0];
+        if (landed !== undefined && landedWrite(landed, write, c, events, expected)) return { row: landed, state: undefined };
+        return { row: undefined, state: landed };
+      }
       // Refused: why (the run's state), read in the same call, so close() waits for it too.
-      return { row: undefined, state: (await this.#query(pool, "write", runId, { text: this.#sql.writeState, values: [runId] })).rows[0] };
+      return { row: undefined, state: (await this.#query(pool, "write", runId, { text: this.#sql.writeState, values: [runId] }, { retry: true })).rows[0] };
     });
     if (row !== undefined) {
       const inboxSeq = Number(row.inbox_seq ?? 0);
@@ -400,14 +466,14 @@ export class PostgresRunStore implements RunStore {
 
   async getRun(runId: string): Promise<RunInfo | undefined> {
     checkKey("getRun", "runId", runId);
-    const { rows } = await this.#call("getRun", runId, (pool) => this.#query(pool, "getRun", runId, { name: this.#names.selectRun, text: this.#sql.selectRun, values: [runId] }));
+    const { rows } = await this.#call("getRun", runId, (pool) => this.#query(pool, "getRun", runId, { name: this.#names.selectRun, text: this.#sql.selectRun, values: [runId] }, { retry: true }));
     return rows[0] === undefined ? undefined : runInfoOf(runRowOf(rows[0]), STORE, "getRun");
   }
 
   async readEvents(runId: string, options?: { after?: number; limit?: number }): Promise<StoredRunEvent[]> {
     const { after, limit } = checkReadOptions(runId, options);
     const { rows } = await this.#call("readEvents", runId, (pool) =>
-      this.#query(pool, "readEvents", runId, { name: this.#names.readEvents, text: this.#sql.readEvents, values: [runId, after, limit ?? null] }),
+      this.#query(pool, "readEvents", runId, { name: this.#names.readEvents, text: this.#sql.readEvents, values: [runId, after, limit ?? null] }, { retry: true }),
     );
     return rows.map((row) => storedEventOf(runId, eventRowOf(row), STORE));
   }
@@ -415,7 +481,7 @@ export class PostgresRunStore implements RunStore {
   async listRuns(options?: ListRunsOptions): Promise<RunInfo[]> {
     const filter = checkListOptions(options);
     const query = this.#sql.list(filter);
-    const { rows } = await this.#call("listRuns", undefined, (pool) => this.#query(pool, "listRuns", undefined, { ...query, name: statementName("list", query.text) }));
+    const { rows } = await this.#call("listRuns", undefined, (pool) => this.#query(pool, "listRuns", undefined, { ...query, name: statementName("list", query.text) }, { retry: true }));
     const runRows = rows.map(runRowOf);
     return withCursors(runRows.map(listedRunInfoOf), runRows, filter);
   }
@@ -458,7 +524,8 @@ export class PostgresRunStore implements RunStore {
             rows.map((row) => row.run_id), rows.map((row) => row.tokens), rows.map((row) => row.at), rows.map((row) => row.message),
           ],
         },
-        threadSubject(threadId),
+        // Not sent again after a lost connection: nothing fences it, a repeat would append twice.
+        { subject: threadSubject(threadId) },
       ),
     );
     return inserted.map((row) => Number(row.seq)).sort((a, b) => a - b);
@@ -504,7 +571,7 @@ export class PostgresRunStore implements RunStore {
         "readThreadMessages",
         undefined,
         { name: this.#names[kind], text: this.#sql[kind], values: [threadId, read.after, read.before, read.limit ?? null] },
-        threadSubject(threadId),
+        { subject: threadSubject(threadId), retry: true },
       ),
     );
     return rows.map((row) => storedThreadMessageOf(threadId, threadMessageRowOf(row), STORE));
@@ -551,4 +618,19 @@ export class PostgresRunStore implements RunStore {
       await pool.end();
     }
   }
+}
+
+/**
+ * Whether the run's state (`writeLanded`'s row) shows that `write` committed, when the same write
+ * sent again after a lost connection was refused: the same writer (its owner, or none once the
+ * write released the lease; its epoch), the write's time, its status, and with events the run's
+ * last event is the write's last, at the count it leads to.
+ */
+function landedWrite(state: Record<string, unknown>, write: RunWrite, c: WriteColumns, events: readonly EventRow[], expected: number | undefined): boolean {
+  if (state.owner !== (c.release ? null : write.owner)) return false;
+  if (write.epoch !== undefined && Number(state.epoch) !== write.epoch) return false;
+  if (Number(state.updated_at) !== c.updated_at || (c.status !== null && state.status !== c.status)) return false;
+  const last = events[events.length - 1];
+  if (last === undefined) return true;
+  return Number(state.event_count) === (expected ?? 0) + events.length && state.last_type === last.type && Number(state.last_at) === last.at && state.last_data === last.data;
 }
