@@ -11,6 +11,8 @@ export { observationText } from "./agent/observation-text";
 export { type ContentBlockKind, contentBlockKind, imageBlockUrl, isImageBlock } from "./agent/content-blocks";
 export { type ChatCompletionsMediaPart, toChatCompletionsMediaPart } from "./openai/to-openai-user-content";
 export { cutText } from "./agent/cut-text";
+export { showValue } from "./agent/show-value";
+export { type ValueToTextOptions, valueToText } from "./agent/value-to-text";
 export { escapeControlCharacters } from "./agent/escape-control-characters";
 export type { EscapeControlCharactersOptions } from "./agent/escape-control-characters";
 export { type CheckOptionKeysOptions, checkOptionKeys } from "./agent/check-option-keys";

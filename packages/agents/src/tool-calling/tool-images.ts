@@ -1,4 +1,4 @@
-import { contentBlockKind, imageBlockUrl, InvalidArgumentError, observationText, toChatCompletionsMediaPart } from "@agentrx/core";
+import { contentBlockKind, imageBlockUrl, InvalidArgumentError, observationText, showValue, toChatCompletionsMediaPart } from "@agentrx/core";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { HumanMessage, ToolMessage, type MessageContentComplex } from "@langchain/core/messages";
 
@@ -58,7 +58,7 @@ export function assertToolImages(value: unknown, constructorName: string): asser
     throw new InvalidArgumentError({
       argument: "toolImages",
       value,
-      message: `${constructorName}: \`toolImages\` must be "auto", "tool-result", "user-message" or "text", got ${JSON.stringify(value) ?? String(value)}.`,
+      message: `${constructorName}: \`toolImages\` must be "auto", "tool-result", "user-message" or "text", got ${showValue(value)}.`,
     });
   }
 }

@@ -1,5 +1,6 @@
 import { contentBlockKind, describeMediaBlock, textDocumentText } from "./content-blocks";
 import type { Observation } from "./types";
+import { valueToText } from "./value-to-text";
 
 type Block = Record<string, unknown>;
 
@@ -42,10 +43,7 @@ function blockText(block: Block): string {
   return typeof block?.["text"] === "string" ? block["text"] : safeJson(block);
 }
 
+/** `value` as JSON (a string quoted), else its `String`; never throws. */
 function safeJson(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
+  return valueToText(value, { quoteStrings: true });
 }

@@ -11,6 +11,7 @@ import { interopParseAsync, isInteropZodSchema, type InteropZodType } from "@lan
 import { checkOptionKeys } from "../agent/check-option-keys";
 import { InvalidArgumentError } from "../errors/invalid-argument-error";
 import { strictToolCalls } from "../messages/strict-tool-calls";
+import { showValue } from "../agent/show-value";
 
 /** A schema `withStructuredOutput` takes: a zod schema, a JSON Schema, or an OpenAI function definition. */
 export type StructuredOutputSchema<T> = InteropZodType<T> | Record<string, any>;
@@ -60,7 +61,7 @@ export function structuredOutput(
   if (typeof includeRaw !== "boolean") fail("includeRaw", includeRaw, `\`includeRaw\` must be true or false, got ${JSON.stringify(includeRaw)}.`);
   const isZod = isInteropZodSchema(schema);
   if (!isZod && (typeof schema !== "object" || schema === null || Array.isArray(schema))) {
-    fail("schema", schema, `the schema must be a zod schema or a JSON Schema object, got ${JSON.stringify(schema) ?? String(schema)}.`);
+    fail("schema", schema, `the schema must be a zod schema or a JSON Schema object, got ${showValue(schema)}.`);
   }
   const definition = schema as Record<string, any>;
   // An OpenAI function definition ({ name, description, parameters }) brings its own name.

@@ -4,6 +4,7 @@ import { checkOptionKeys } from "../agent/check-option-keys";
 import { AbortError } from "../errors/abort-error";
 import { InvalidArgumentError } from "../errors/invalid-argument-error";
 import { linkAbortSignal } from "./link-abort-signal";
+import { showValue } from "../agent/show-value";
 
 /** Options for {@link fromRunnable}. */
 export interface FromRunnableOptions {
@@ -44,7 +45,7 @@ export function fromRunnable<RunInput, RunOutput>(
   checkOptionKeys("fromRunnable", options, OPTION_KEYS);
   const { mode = "stream" } = options;
   if (mode !== "stream" && mode !== "invoke") {
-    throw new InvalidArgumentError({ argument: "mode", value: mode, message: `fromRunnable: \`mode\` must be "stream" or "invoke", got ${JSON.stringify(mode) ?? String(mode)}.` });
+    throw new InvalidArgumentError({ argument: "mode", value: mode, message: `fromRunnable: \`mode\` must be "stream" or "invoke", got ${showValue(mode)}.` });
   }
   return new Observable<RunOutput>((subscriber) => {
     const controller = new AbortController();

@@ -1,6 +1,7 @@
 // Checks that what the server sent has the shape of a Chat Completions response before it is
 // read, so that a malformed reply fails with an OpenAIResponseError that says what was wrong
 // rather than with a TypeError (or as an empty answer).
+import { valueToText } from "../agent/value-to-text";
 import { OpenAIResponseError } from "./openai-chat-model-error";
 
 /**
@@ -41,12 +42,6 @@ export function responseError(problem: string, model: string, baseURL: string): 
 
 /** The start of a body, as text, for an error message. */
 function preview(value: unknown): string {
-  let text: string;
-  try {
-    text = typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
-  } catch {
-    text = Object.prototype.toString.call(value);
-  }
-  text = text.replace(/\s+/g, " ").trim();
+  const text = valueToText(value).replace(/\s+/g, " ").trim();
   return JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}…` : text);
 }

@@ -4,6 +4,7 @@ import { checkOptionKeys } from "../agent/check-option-keys";
 import { InvalidArgumentError } from "../errors/invalid-argument-error";
 import { BASE_CHAT_MODEL_PARAMS } from "../internal/chat-model-param-keys";
 import { DEFAULT_MAX_RETRY_DELAY_MS, MAX_TIMER_DELAY_MS } from "./retry-delay";
+import { showValue } from "../agent/show-value";
 
 /**
  * Options of `OpenAIChatModel`: its own and `@langchain/core`'s `BaseChatModelParams`
@@ -165,7 +166,7 @@ export function resolveOptions(options: OpenAIChatModelOptions): ResolvedOptions
     throw new InvalidArgumentError({
       argument,
       value,
-      message: `OpenAIChatModel: \`${argument}\` must be ${expected}, got ${JSON.stringify(value) ?? String(value)}.`,
+      message: `OpenAIChatModel: \`${argument}\` must be ${expected}, got ${showValue(value)}.`,
     });
   };
   if (typeof options !== "object" || options === null) fail("options", options, "an object such as { model: \"gpt-4o-mini\" }");

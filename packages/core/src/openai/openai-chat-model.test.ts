@@ -290,6 +290,15 @@ describe("OpenAIChatModel construction", () => {
     expect((error as Error).message).toContain(`\`${argument}\``);
   });
 
+  it("rejects a bad option JSON cannot write (a BigInt, a cycle) naming it, not with a TypeError", () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic["self"] = cyclic;
+    const make = (options: object) => () => new OpenAIChatModel({ model: "m", apiKey: "k", ...options } as OpenAIChatModelOptions);
+    expect(make({ maxRetries: 2n })).toThrow(InvalidArgumentError);
+    expect(make({ maxRetries: 2n })).toThrow(/^OpenAIChatModel: `maxRetries` must be an integer >= 0, got 2n\.$/);
+    expect(make({ timeout: cyclic })).toThrow(/^OpenAIChatModel: `timeout` must be a number of milliseconds from 1 to \d+, got an object\.$/);
+  });
+
   it("builds its client in a browser page only with dangerouslyAllowBrowser", () => {
     vi.stubGlobal("window", { document: {} });
     vi.stubGlobal("document", {});

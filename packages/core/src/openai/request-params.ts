@@ -2,6 +2,7 @@
 import type { ToolChoice } from "@langchain/core/language_models/chat_models";
 import type OpenAI from "openai";
 import { InvalidArgumentError } from "../errors/invalid-argument-error";
+import { showValue } from "../agent/show-value";
 
 /**
  * OpenAI's reasoning models (o1, o3, o4-mini, gpt-5 but not gpt-5-chat) take `max_completion_tokens`
@@ -35,7 +36,7 @@ export function checkCallOptions(options: object): void {
     throw new InvalidArgumentError({
       argument: "stop",
       value: stop,
-      message: `OpenAIChatModel: the \`stop\` call option must be an array of strings, such as ["\\nObservation:"]; got ${JSON.stringify(stop) ?? String(stop)}.`,
+      message: `OpenAIChatModel: the \`stop\` call option must be an array of strings, such as ["\\nObservation:"]; got ${showValue(stop)}.`,
     });
   }
   const { parallel_tool_calls: parallel, strict, seed, response_format: format } = options as Record<string, unknown>;
@@ -52,7 +53,7 @@ export function checkCallOptions(options: object): void {
 }
 
 function badCallOption(name: string, value: unknown, wanted: string): never {
-  throw new InvalidArgumentError({ argument: name, value, message: `OpenAIChatModel: the \`${name}\` call option must be ${wanted}; got ${JSON.stringify(value) ?? String(value)}.` });
+  throw new InvalidArgumentError({ argument: name, value, message: `OpenAIChatModel: the \`${name}\` call option must be ${wanted}; got ${showValue(value)}.` });
 }
 
 /** Throws for the camelCase call option `options` has (see {@link checkCallOptions}). */
@@ -85,7 +86,7 @@ function checkToolChoiceShape(choice: unknown): void {
     value: choice,
     message:
       `OpenAIChatModel: \`tool_choice\` must be "auto", "none", "required" (or "any"), a bound tool's name, or an ` +
-      `OpenAI tool choice such as { type: "function", function: { name: "weather" } }; got ${JSON.stringify(choice) ?? String(choice)}.`,
+      `OpenAI tool choice such as { type: "function", function: { name: "weather" } }; got ${showValue(choice)}.`,
   });
 }
 

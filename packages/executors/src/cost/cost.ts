@@ -1,5 +1,4 @@
-import { InvalidArgumentError, nearMissOf, refusePromise } from "@agentrx/core";
-import { showValue } from "../executor/show-value";
+import { InvalidArgumentError, nearMissOf, refusePromise, showValue } from "@agentrx/core";
 import type { UsageMetadata } from "@langchain/core/messages";
 
 /**

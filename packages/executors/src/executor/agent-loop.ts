@@ -1,4 +1,4 @@
-import { InvalidArgumentError, getOutputUsage, isAgentAction, isAgentFinish, observationText } from "@agentrx/core";
+import { InvalidArgumentError, getOutputUsage, isAgentAction, isAgentFinish, observationText, valueToText } from "@agentrx/core";
 import type { AgentAction, AgentFinish, AgentOutput, AgentStep, Observation, StepMetadata } from "@agentrx/core";
 import type { CallbackManagerForChainRun } from "@langchain/core/callbacks/manager";
 import { AIMessage, type UsageMetadata } from "@langchain/core/messages";
@@ -694,7 +694,7 @@ const ANSWERED_BEFORE_MESSAGE = "(A new message came while you were answering; i
  */
 function answerStep(finish: AgentFinish): AgentStep {
   const { output, structuredOutput } = finish.returnValues;
-  const text = typeof output === "string" && output !== "" ? output : structuredOutput !== undefined ? (JSON.stringify(structuredOutput) ?? String(structuredOutput)) : toOutputString(output);
+  const text = typeof output === "string" && output !== "" ? output : structuredOutput !== undefined ? valueToText(structuredOutput, { quoteStrings: true }) : toOutputString(output);
   const log = typeof finish.log === "string" && finish.log !== "" ? finish.log : text;
   return { action: { tool: ANSWER_STEP_TOOL, toolInput: text, log }, observation: ANSWERED_BEFORE_MESSAGE };
 }

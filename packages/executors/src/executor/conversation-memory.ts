@@ -1,10 +1,9 @@
 import type { AgentStep } from "@agentrx/core";
-import { AbortError, InvalidArgumentError, isMessageStep, isToolAgentAction } from "@agentrx/core";
+import { AbortError, InvalidArgumentError, isMessageStep, isToolAgentAction, showValue } from "@agentrx/core";
 import { formatToToolMessages } from "@agentrx/agents";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage, isBaseMessage } from "@langchain/core/messages";
 import type { RestoredRun } from "../runs/restore-run-state";
 import { onAbort } from "./shared-abort-listener";
-import { showValue } from "./show-value";
 
 /**
  * What the executor needs of a conversation memory: `ThreadMemory` from `@agentrx/runs` is one

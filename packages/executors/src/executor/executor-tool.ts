@@ -1,4 +1,4 @@
-import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
+import { InvalidArgumentError, checkOptionKeys, showValue } from "@agentrx/core";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { type StructuredToolInterface, tool } from "@langchain/core/tools";
 import { z } from "zod";
@@ -74,7 +74,7 @@ export function checkMaxDepth(where: string, maxDepth: unknown): void {
     throw new InvalidArgumentError({
       argument: "maxDepth",
       value: maxDepth,
-      message: `${where}: \`maxDepth\` must be a whole number of at least 1, got ${typeof maxDepth === "number" ? String(maxDepth) : JSON.stringify(maxDepth) ?? String(maxDepth)}: how deeply nested the tool's sub-run may be (10 by default).`,
+      message: `${where}: \`maxDepth\` must be a whole number of at least 1, got ${showValue(maxDepth)}: how deeply nested the tool's sub-run may be (10 by default).`,
     });
   }
 }

@@ -1,4 +1,4 @@
-import { EXCEPTION_TOOL_NAME, InvalidArgumentError, InvalidToolArgumentsException, contentBlockKind, cutText, describeThrown, refusePromise } from "@agentrx/core";
+import { EXCEPTION_TOOL_NAME, InvalidArgumentError, InvalidToolArgumentsException, contentBlockKind, cutText, describeThrown, refusePromise, valueToText } from "@agentrx/core";
 import type { AgentAction, AgentStep, Observation } from "@agentrx/core";
 import type { MessageContentComplex } from "@langchain/core/messages";
 import { OutputParserException } from "@langchain/core/output_parsers";
@@ -34,18 +34,21 @@ function isMessage(value: unknown): value is { content: unknown; _getType: () =>
 /**
  * `value` as JSON; a value JSON cannot hold as it is (a cycle, a `BigInt` inside an object) as JSON
  * with each cycle written `"[Circular]"` and each `BigInt` as its digits, rather than
- * `[object Object]`; else its `String`.
+ * `[object Object]`; else its `String` (see `valueToText`, which never throws).
  */
 function safeJson(value: unknown): string {
   try {
-    return JSON.stringify(value) ?? String(value);
+    const json = JSON.stringify(value);
+    if (json !== undefined) return json;
   } catch {
     try {
-      return JSON.stringify(value, cycleSafe()) ?? String(value);
+      const json = JSON.stringify(value, cycleSafe());
+      if (json !== undefined) return json;
     } catch {
-      return String(value);
+      // a getter or a `toJSON` that throws
     }
   }
+  return valueToText(value);
 }
 
 /** A `JSON.stringify` replacer that writes a reference to an object it is inside of as `"[Circular]"`, and a `BigInt` as its digits. */

@@ -1,5 +1,5 @@
 import type { AgentAction, AgentFinish, AgentStep } from "@agentrx/core";
-import { InvalidArgumentError, isAgentAction, isThenable, isToolAgentAction, observationText, describeThrown } from "@agentrx/core";
+import { InvalidArgumentError, isAgentAction, isThenable, isToolAgentAction, observationText, describeThrown, valueToText } from "@agentrx/core";
 import { AIMessage, type BaseMessage, FunctionMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { CallbackManager, type CallbackManagerForChainRun } from "@langchain/core/callbacks/manager";
 import type { SerializedNotImplemented } from "@langchain/core/load/serializable";
@@ -148,14 +148,10 @@ export function forced(output: string): AgentFinish {
   return { returnValues: { output }, log: output };
 }
 
+/** A run's output as text: a string as it is, nothing (`undefined`, `null`) as "", anything else as JSON (see `valueToText`); never throws. */
 export function toOutputString(value: unknown): string {
-  if (typeof value === "string") return value;
   if (value === undefined || value === null) return "";
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
+  return valueToText(value);
 }
 
 /** The `output` event; its `messages` are built on first read (`invoke` never reads them). */

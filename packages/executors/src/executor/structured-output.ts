@@ -1,4 +1,4 @@
-import { EXCEPTION_TOOL_NAME, isFinalAnswerTool as isMarkedFinalAnswerTool, isToolAgentAction, markFinalAnswerTool, type AgentAction, type AgentFinish, type AgentStep, type ToolAgentAction } from "@agentrx/core";
+import { EXCEPTION_TOOL_NAME, isFinalAnswerTool as isMarkedFinalAnswerTool, isToolAgentAction, markFinalAnswerTool, valueToText, type AgentAction, type AgentFinish, type AgentStep, type ToolAgentAction } from "@agentrx/core";
 import { tool, type StructuredToolInterface } from "@langchain/core/tools";
 import type { z } from "zod";
 
@@ -122,7 +122,7 @@ export function finalAnswerCall(actions: readonly AgentAction[]): AgentFinish | 
  */
 export function invalidAnswerStep(issues: string, given: unknown, finish?: AgentFinish): AgentStep {
   const observation = `Your final answer does not fit the required format: ${issues}. Answer again, in that format.`;
-  const log = typeof given === "string" ? given : JSON.stringify(given) ?? String(given);
+  const log = valueToText(given);
   const call = finish === undefined ? undefined : answerCalls.get(finish);
   const action: AgentAction = { tool: EXCEPTION_TOOL_NAME, toolInput: observation, log };
   if (call === undefined) return { action, observation };

@@ -1,5 +1,5 @@
 import { createToolCallingAgent } from "@agentrx/agents";
-import { AbortError } from "@agentrx/core";
+import { AbortError, InvalidArgumentError } from "@agentrx/core";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { AgentExecutor, type AgentStreamEvent, handoff } from "@agentrx/executors";
 import type { BaseMessage } from "@langchain/core/messages";
@@ -72,6 +72,15 @@ describe("nested sub-runs are bounded in depth", () => {
     const executor = pingPong("handoff");
     expect(() => handoff(executor, { name: "x", description: "x", maxDepth: 0 })).toThrow(/handoff: `maxDepth` must be a whole number of at least 1, got 0/);
     expect(() => executor.asTool({ name: "x", description: "x", maxDepth: 2.5 })).toThrow(/asTool: `maxDepth` must be a whole number of at least 1, got 2.5/);
+  });
+
+  it("refuses a maxDepth that JSON cannot write (a BigInt, a cycle) with the same error naming it, not a TypeError", () => {
+    const executor = pingPong("handoff");
+    const cyclic: Record<string, unknown> = {};
+    cyclic["self"] = cyclic;
+    expect(() => executor.asTool({ name: "x", description: "x", maxDepth: 10n as never })).toThrow(/^asTool: `maxDepth` must be a whole number of at least 1, got 10n: /);
+    expect(() => handoff(executor, { name: "x", description: "x", maxDepth: cyclic as never })).toThrow(/^handoff: `maxDepth` must be a whole number of at least 1, got an object: /);
+    expect(() => handoff(executor, { name: "x", description: "x", maxDepth: cyclic as never })).toThrow(InvalidArgumentError);
   });
 
   it("a chain of zero-latency sub-runs yields to the event loop as each starts, so the caller's abort timer fires", async () => {

@@ -1,5 +1,5 @@
 import { type ReservedToolName, assertTools, isAgentType } from "@agentrx/agents";
-import { EARLY_STOP_OUTPUT, InvalidArgumentError, checkOptionKeys, describeThrown, isInDoubtPolicy, refusePromise } from "@agentrx/core";
+import { EARLY_STOP_OUTPUT, InvalidArgumentError, checkOptionKeys, describeThrown, isInDoubtPolicy, refusePromise, showValue as show } from "@agentrx/core";
 import type { InDoubtPolicy } from "@agentrx/core";
 import type { AgentAction, AgentStep } from "@agentrx/core";
 import type { OutputParserException } from "@langchain/core/output_parsers";
@@ -16,7 +16,6 @@ import type { StopCondition } from "./stop-condition";
 import type { TelemetryOptions } from "../telemetry/telemetry-options";
 import { resolveTelemetry } from "../telemetry/with-telemetry";
 import { formatUsd, validatePrices } from "../cost/cost";
-import { showValue as show } from "./show-value";
 import { ExecutorPrices } from "../cost/executor-prices";
 import { type MiddlewareChain, resolveMiddleware } from "../middleware/resolve-middleware";
 import { FOLLOW_UPS, type FollowUp } from "../steering/follow-up";

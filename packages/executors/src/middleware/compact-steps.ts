@@ -1,5 +1,4 @@
-import { observationText, checkOptionKeys } from "@agentrx/core";
-import { showValue } from "../executor/show-value";
+import { observationText, checkOptionKeys, showValue } from "@agentrx/core";
 import type { AgentStep } from "@agentrx/core";
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
 import { HumanMessage, SystemMessage } from "@langchain/core/messages";

@@ -1,5 +1,4 @@
-import { isAgentFinish, checkOptionKeys } from "@agentrx/core";
-import { showValue } from "../executor/show-value";
+import { isAgentFinish, checkOptionKeys, showValue } from "@agentrx/core";
 import type { AgentAction, AgentStep } from "@agentrx/core";
 import type { AgentMiddleware } from "./agent-middleware";
 import { badOption, stableJson } from "./middleware-helpers";

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, isAgentFinish, isMessageStep, observationText, checkOptionKeys } from "@agentrx/core";
+import { InvalidArgumentError, isAgentFinish, isMessageStep, observationText, checkOptionKeys, showValue, valueToText } from "@agentrx/core";
 import { markHoldsAnswerTokens } from "./holds-answer-tokens";
 import type { AgentAction, AgentOutput, AgentStep, Observation } from "@agentrx/core";
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
@@ -195,7 +195,7 @@ function answerText(output: AgentOutput): string | undefined {
   const answer = finalAnswerCall(Array.isArray(output) ? output : [output]);
   if (answer === undefined) return undefined;
   const value = answer.returnValues["structuredOutput"];
-  return typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
+  return valueToText(value);
 }
 
 function checkFunction(check: GuardrailOptions["check"]): GuardrailCheck {
@@ -229,15 +229,9 @@ function toVerdict(verdict: GuardrailVerdict, name: string): { tripped: boolean;
   if (typeof verdict === "object" && typeof verdict.tripped === "boolean" && (verdict.reason === undefined || typeof verdict.reason === "string")) {
     return verdict.tripped ? { tripped: true, ...(verdict.reason === undefined ? {} : { reason: verdict.reason }) } : { tripped: false };
   }
-  let shown: string;
-  try {
-    shown = JSON.stringify(verdict) ?? String(verdict);
-  } catch {
-    shown = typeof verdict;
-  }
   throw new InvalidArgumentError({
     argument: "check",
     value: verdict,
-    message: `guardrail "${name}": its check returned ${shown}, which is not a verdict: return true, false, a reason (a string) or { tripped: boolean, reason?: string }.`,
+    message: `guardrail "${name}": its check returned ${showValue(verdict)}, which is not a verdict: return true, false, a reason (a string) or { tripped: boolean, reason?: string }.`,
   });
 }

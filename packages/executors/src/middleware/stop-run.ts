@@ -1,4 +1,4 @@
-import { AgentRxError, InvalidArgumentError } from "@agentrx/core";
+import { AgentRxError, InvalidArgumentError, showValue } from "@agentrx/core";
 import type { StopReason } from "../executor/events";
 
 const MARKER = "agentrx.error.RunStop";
@@ -70,11 +70,11 @@ function checkStopRun(options: StopRunOptions): StopRunOptions {
   if (typeof options !== "object" || options === null) fail("options", options, `pass { reason, message, details? }, got ${options === null ? "null" : typeof options}.`);
   const { reason, message, details } = options;
   if (!MIDDLEWARE_STOP_REASONS.includes(reason)) {
-    fail("reason", reason, `\`reason\` must be one of ${MIDDLEWARE_STOP_REASONS.join(", ")} (a run's other stop reasons are not a middleware's to give), got ${JSON.stringify(reason) ?? String(reason)}.`);
+    fail("reason", reason, `\`reason\` must be one of ${MIDDLEWARE_STOP_REASONS.join(", ")} (a run's other stop reasons are not a middleware's to give), got ${showValue(reason)}.`);
   }
-  if (typeof message !== "string" || message === "") fail("message", message, `\`message\` (the run's output) must be a non-empty string, got ${JSON.stringify(message) ?? String(message)}.`);
+  if (typeof message !== "string" || message === "") fail("message", message, `\`message\` (the run's output) must be a non-empty string, got ${showValue(message)}.`);
   if (details !== undefined && (typeof details !== "object" || details === null || Array.isArray(details))) {
-    fail("details", details, `\`details\` must be an object (what the output event's \`stoppedBy\` carries besides the middleware and message), got ${Array.isArray(details) ? "an array" : JSON.stringify(details) ?? String(details)}.`);
+    fail("details", details, `\`details\` must be an object (what the output event's \`stoppedBy\` carries besides the middleware and message), got ${Array.isArray(details) ? "an array" : showValue(details)}.`);
   }
   return options;
 }

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "@agentrx/core";
+import { InvalidArgumentError, showValue } from "@agentrx/core";
 import type { OperatorFunction } from "rxjs";
 import type { AgentStreamEvent } from "../executor/events";
 import type { BudgetSpent } from "./budget-spent";
@@ -30,7 +30,7 @@ export function costBudget(maxUsd: number): OperatorFunction<AgentStreamEvent, B
     throw new InvalidArgumentError({
       argument: "maxUsd",
       value: maxUsd,
-      message: `costBudget: \`maxUsd\` must be a positive number of US dollars, got ${typeof maxUsd === "number" ? String(maxUsd) : `${typeof maxUsd} ${JSON.stringify(maxUsd) ?? String(maxUsd)}`}.`,
+      message: `costBudget: \`maxUsd\` must be a positive number of US dollars, got ${typeof maxUsd === "number" ? String(maxUsd) : `${typeof maxUsd} ${showValue(maxUsd)}`}.`,
     });
   }
   return markPriced(

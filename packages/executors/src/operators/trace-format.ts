@@ -1,6 +1,6 @@
 // Formatting helpers of renderTrace and printTrace (internal: the package does not export them).
 import { formatUsd } from "../cost/cost";
-import { cutText, escapeControlCharacters, observationText } from "@agentrx/core";
+import { cutText, escapeControlCharacters, observationText, valueToText } from "@agentrx/core";
 import type { AgentStreamEvent, StopReason } from "../executor/events";
 import { errorMessage } from "../executor/run-helpers";
 
@@ -92,14 +92,9 @@ export function indentLines(text: string): string {
     .join("\n");
 }
 
-/** A tool input as text: strings as they are, anything else as JSON. */
+/** A tool input as text: strings as they are, anything else as JSON (see `valueToText`); never throws. */
 export function formatInput(input: unknown): string {
-  if (typeof input === "string") return input;
-  try {
-    return JSON.stringify(input) ?? String(input);
-  } catch {
-    return String(input);
-  }
+  return valueToText(input);
 }
 
 /** `850 ms`, `1.2 s`, `2 min 5 s`. */

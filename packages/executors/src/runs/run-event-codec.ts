@@ -1,5 +1,5 @@
 import type { RecordedPromptRef } from "./prompt-recorder";
-import type { AgentAction, AgentStep } from "@agentrx/core";
+import { type AgentAction, type AgentStep, valueToText } from "@agentrx/core";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage, type UsageMetadata } from "@langchain/core/messages";
 import type { ActionEvent, AgentStreamEvent, Decision, Interrupt, OutputEvent, StopReason, UsageEvent } from "../executor/events";
 import { decodeMessages, decodeObservation, decodeValue, encodeInputs, encodeMessages, encodeObservation, encodeValue } from "./json-value";
@@ -495,7 +495,7 @@ function countOf(data: JsonObject, field: string, seq: number): number {
 
 function describeValue(value: unknown): string {
   if (value === undefined) return "it is missing";
-  const text = JSON.stringify(value) ?? String(value);
+  const text = valueToText(value, { quoteStrings: true });
   return text.length > 40 ? `${text.slice(0, 40)}...` : text;
 }
 

@@ -1,3 +1,4 @@
+import { valueToText } from "@agentrx/core";
 import type { BaseMessage } from "@langchain/core/messages";
 
 // LangChain messages in the shape the GenAI semantic conventions give `gen_ai.input.messages` and
@@ -63,10 +64,5 @@ export function textMessageJson(role: string, text: string, finishReason?: strin
 
 /** A value as an attribute string: strings as they are, anything else as JSON. */
 export function attributeText(value: unknown): string {
-  if (typeof value === "string") return value;
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
+  return valueToText(value);
 }

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { valueToText } from "@agentrx/core";
 import type { RunStore, RunUsage } from "@agentrx/executors";
 import { diffPageData, diffPageHtml } from "@agentrx/viewer/trace-page";
 import { diffRuns, type DiffPair, type DiffToolCall, type RunDiff } from "../diff/diff-runs";
@@ -194,8 +195,9 @@ function usageText(usage: RunUsage | undefined): string {
   return `${usage.total_tokens} tokens${cost === undefined ? "" : ` · ${cost}`}`;
 }
 
+/** `value` as JSON (a string quoted), else its `String`; never throws (see `valueToText`). */
 function json(value: unknown): string {
-  return JSON.stringify(value) ?? String(value);
+  return valueToText(value, { quoteStrings: true });
 }
 
 /** `text` on one line: each run of whitespace one space. */

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "@agentrx/core";
+import { InvalidArgumentError, showValue } from "@agentrx/core";
 import { RunNotFoundError, RunStoreError, readRecordedEvents, type JsonObject, type JsonValue, type RunStore, type StoredRunEvent } from "@agentrx/executors";
 import { checkRunReference } from "../replay/check-run-reference";
 
@@ -45,7 +45,7 @@ export async function readPrompts(store: RunStore, runId: string): Promise<Recor
 /** The prompts of a run's recorded events (see {@link readPrompts}). */
 export function promptsOf(runId: string, events: readonly StoredRunEvent[]): RecordedPrompt[] {
   if (typeof runId !== "string" || runId === "") {
-    throw new InvalidArgumentError({ argument: "runId", value: runId, message: `promptsOf: \`runId\` must be the non-empty id of the run the events are of, got ${JSON.stringify(runId) ?? String(runId)}.` });
+    throw new InvalidArgumentError({ argument: "runId", value: runId, message: `promptsOf: \`runId\` must be the non-empty id of the run the events are of, got ${showValue(runId)}.` });
   }
   if (!Array.isArray(events)) {
     throw new InvalidArgumentError({ argument: "events", value: events, message: `promptsOf: \`events\` must be the run's recorded events (an array, as store.readEvents gives them), got ${events === null ? "null" : typeof events}.` });

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "@agentrx/core";
+import { InvalidArgumentError, showValue } from "@agentrx/core";
 import type { RunStore } from "@agentrx/executors";
 
 // What reading a recorded run needs of a store. Checked once, where the store and run id are given.
@@ -23,7 +23,7 @@ export function checkRunReference(owner: string, store: unknown, runId: unknown)
     throw new InvalidArgumentError({
       argument: "runId",
       value: runId,
-      message: `${owner}: \`runId\` must be the non-empty id of a recorded run, got ${JSON.stringify(runId) ?? String(runId)}.`,
+      message: `${owner}: \`runId\` must be the non-empty id of a recorded run, got ${showValue(runId)}.`,
     });
   }
 }

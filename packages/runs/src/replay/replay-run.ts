@@ -1,4 +1,4 @@
-import { checkOptionKeys, InvalidArgumentError } from "@agentrx/core";
+import { checkOptionKeys, InvalidArgumentError, showValue } from "@agentrx/core";
 import { RECORD_ONLY_EVENT_TYPES, REPLAY_PAGE_SIZE, RunRecordFold, type AgentStreamEvent, type RunStore, readRecordedEvents, recordedRunInfo } from "@agentrx/executors";
 import { Observable, timer, type Subscription } from "rxjs";
 import { checkRunReference } from "./check-run-reference";
@@ -135,7 +135,7 @@ function checkTiming(options: unknown): ReplayTiming {
     throw new InvalidArgumentError({
       argument: "timing",
       value: timing,
-      message: `replayRun: \`timing\` must be "instant" or "original", got ${JSON.stringify(timing) ?? String(timing)}.`,
+      message: `replayRun: \`timing\` must be "instant" or "original", got ${showValue(timing)}.`,
     });
   }
   return timing;

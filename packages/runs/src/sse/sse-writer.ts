@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import { InvalidArgumentError, MAX_TIMER_DELAY_MS, checkOptionKeys, refusePromise } from "@agentrx/core";
+import { InvalidArgumentError, MAX_TIMER_DELAY_MS, checkOptionKeys, refusePromise, valueToText } from "@agentrx/core";
 import { type SseMessage, defaultDroppedMessage, frame, isSseMessage, oneLine } from "./sse-frame";
 
 export type { SseMessage } from "./sse-frame";
@@ -368,11 +368,7 @@ interface Waiting {
 }
 
 function describeValue(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
+  return valueToText(value, { quoteStrings: true });
 }
 
 function warnDroppedMessage(problem: string): void {

@@ -2,6 +2,7 @@
 // createA2AHandler serves: a message on a task whose run is going on is sent to the run
 // (steering), and cancelling a task cancels its recorded run (see docs/serving-a2a.md). @internal
 import type { CancelTaskRequest, Message, SendMessageRequest, StreamResponse, Task } from "@a2a-js/sdk";
+import { valueToText } from "@agentrx/core";
 import type { DefaultRequestHandler, ServerCallContext, TaskStore } from "@a2a-js/sdk/server";
 import { type ExecutorA2AAgent, SteeringRefused, isTerminalState } from "./executor-agent";
 import { TASK_STATE } from "./a2a-parts";
@@ -109,13 +110,9 @@ function malformedField(received: Message | undefined): string | undefined {
   return undefined;
 }
 
-/** A value as an error message shows it: its JSON, else its string. */
+/** A value as an error message shows it: its JSON, else its string; never throws. */
 function shown(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
+  return valueToText(value, { quoteStrings: true });
 }
 
 /** The SDK's JSON-RPC error for a refused steering message. */

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AgentExecutor, Decision } from "@agentrx/executors";
-import { InvalidArgumentError, checkOptionKeys } from "@agentrx/core";
+import { InvalidArgumentError, checkOptionKeys, showValue } from "@agentrx/core";
 import { SseWriter } from "@agentrx/runs";
 import { type Subscription, tap } from "rxjs";
 import { checkExecutor, checkFunction, checkPositiveInteger, checkTimerMs } from "../internal/check-options";
@@ -102,7 +102,7 @@ const OPTION_KEYS = Object.keys({
 export function createAGUIHandler(executor: AgentExecutor, options: AGUIHandlerOptions = {}): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   checkExecutor("createAGUIHandler", executor, ["stream"]);
   if (typeof options !== "object" || options === null || Array.isArray(options)) {
-    throw new InvalidArgumentError({ argument: "options", value: options, message: `createAGUIHandler: \`options\` must be an object such as { onError }, got ${JSON.stringify(options) ?? String(options)}.` });
+    throw new InvalidArgumentError({ argument: "options", value: options, message: `createAGUIHandler: \`options\` must be an object such as { onError }, got ${showValue(options)}.` });
   }
   checkOptionKeys("createAGUIHandler", options, OPTION_KEYS);
   const { inputs = defaultInputs, onError, maxBodyBytes = 1_048_576, maxBufferedBytes = 1_048_576, heartbeatMs = 15_000 } = options;

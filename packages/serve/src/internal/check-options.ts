@@ -1,9 +1,9 @@
 // Checks of options, done once, when a function is called or a handler is made. @internal
-import { InvalidArgumentError, MAX_TIMER_DELAY_MS } from "@agentrx/core";
+import { InvalidArgumentError, MAX_TIMER_DELAY_MS, showValue } from "@agentrx/core";
 
 export function checkPositiveInteger(where: string, argument: string, value: unknown): asserts value is number {
   if (!(typeof value === "number" && Number.isSafeInteger(value) && value > 0)) {
-    throw new InvalidArgumentError({ argument, value, message: `${where}: \`${argument}\` must be an integer > 0, got ${JSON.stringify(value) ?? String(value)}.` });
+    throw new InvalidArgumentError({ argument, value, message: `${where}: \`${argument}\` must be an integer > 0, got ${showValue(value)}.` });
   }
 }
 
@@ -22,7 +22,7 @@ export function checkUsage(where: string, argument: string, value: unknown): voi
     throw new InvalidArgumentError({
       argument,
       value,
-      message: `${where}: \`${argument}\` must be a usage with numbers \`input_tokens\`, \`output_tokens\` and \`total_tokens\` (a run's \`usage\`), got ${JSON.stringify(value) ?? String(value)}.`,
+      message: `${where}: \`${argument}\` must be a usage with numbers \`input_tokens\`, \`output_tokens\` and \`total_tokens\` (a run's \`usage\`), got ${showValue(value)}.`,
     });
   }
 }

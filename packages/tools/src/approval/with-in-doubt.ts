@@ -1,4 +1,4 @@
-import { type InDoubtPolicy, InvalidArgumentError, isInDoubtPolicy, markToolInDoubt } from "@agentrx/core";
+import { type InDoubtPolicy, InvalidArgumentError, isInDoubtPolicy, markToolInDoubt, showValue } from "@agentrx/core";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 
 /**
@@ -30,7 +30,7 @@ export function withInDoubt<T extends StructuredToolInterface>(tool: T, policy: 
     throw new InvalidArgumentError({ argument: "tool", value: tool, message: "withInDoubt: `tool` must be a @langchain/core tool (with a name and an invoke method)." });
   }
   if (!isInDoubtPolicy(policy)) {
-    throw new InvalidArgumentError({ argument: "policy", value: policy, message: `withInDoubt: \`policy\` must be "retry", "interrupt" or "fail", got ${JSON.stringify(policy) ?? String(policy)}.` });
+    throw new InvalidArgumentError({ argument: "policy", value: policy, message: `withInDoubt: \`policy\` must be "retry", "interrupt" or "fail", got ${showValue(policy)}.` });
   }
   return markToolInDoubt(tool, policy);
 }

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "@agentrx/core";
+import { InvalidArgumentError, showValue } from "@agentrx/core";
 import { RetryableToolError } from "../errors/retryable-tool-error";
 import type { SafeHttpResponse } from "./safe-http-client";
 
@@ -79,7 +79,7 @@ export function checkRetryableStatuses(owner: string, statuses: unknown): readon
     throw new InvalidArgumentError({
       argument: "retryableStatuses",
       value: statuses,
-      message: `${owner}: retryableStatuses must be a list of HTTP statuses (integers from 100 to 599) such as [429, 503], got ${JSON.stringify(statuses) ?? String(statuses)}.`,
+      message: `${owner}: retryableStatuses must be a list of HTTP statuses (integers from 100 to 599) such as [429, 503], got ${showValue(statuses)}.`,
     });
   }
   return statuses as readonly number[];

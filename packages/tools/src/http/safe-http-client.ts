@@ -1,7 +1,7 @@
 import { lookup } from "node:dns/promises";
 import http from "node:http";
 import https from "node:https";
-import { AbortError, InvalidArgumentError, MAX_TIMER_DELAY_MS, checkOptionKeys } from "@agentrx/core";
+import { AbortError, InvalidArgumentError, MAX_TIMER_DELAY_MS, checkOptionKeys, showValue } from "@agentrx/core";
 import { RequestRefusedError, type RequestRefusedReason } from "../errors/request-refused-error";
 import { ResponseTooLargeError } from "../errors/response-too-large-error";
 import { RetryableToolError } from "../errors/retryable-tool-error";
@@ -222,11 +222,11 @@ function resolveOptions(options: SafeHttpOptions): Settings {
   }
   const allowedPorts = options.allowedPorts;
   if (allowedPorts !== undefined && (!Array.isArray(allowedPorts) || allowedPorts.length === 0 || !allowedPorts.every(isPort))) {
-    throw invalid("allowedPorts", allowedPorts, `allowedPorts must be a non-empty list of port numbers from 1 to 65535, such as [443] or [80, 443], got ${JSON.stringify(allowedPorts) ?? String(allowedPorts)}; leave it out to allow any port.`);
+    throw invalid("allowedPorts", allowedPorts, `allowedPorts must be a non-empty list of port numbers from 1 to 65535, such as [443] or [80, 443], got ${showValue(allowedPorts)}; leave it out to allow any port.`);
   }
   const allowedProtocols = options.allowedProtocols ?? ["https:", "http:"];
   if (!Array.isArray(allowedProtocols) || allowedProtocols.length === 0) {
-    throw invalid("allowedProtocols", allowedProtocols, `allowedProtocols must be a non-empty list of "http:" and "https:", such as ["https:"], got ${JSON.stringify(allowedProtocols) ?? String(allowedProtocols)}; leave it out to allow both.`);
+    throw invalid("allowedProtocols", allowedProtocols, `allowedProtocols must be a non-empty list of "http:" and "https:", such as ["https:"], got ${showValue(allowedProtocols)}; leave it out to allow both.`);
   }
   const badProtocol = allowedProtocols.find((p) => p !== "http:" && p !== "https:");
   if (badProtocol !== undefined) throw invalid("allowedProtocols", badProtocol, `allowedProtocols may only hold "http:" and "https:", got "${badProtocol}".`);
@@ -239,7 +239,7 @@ function resolveOptions(options: SafeHttpOptions): Settings {
   if (options.allowedRequestHeaders !== undefined) checkTokens("allowedRequestHeaders", options.allowedRequestHeaders, '["accept", "content-type"]', true);
   const fixed = options.headers;
   if (fixed !== undefined && (typeof fixed !== "object" || fixed === null || Array.isArray(fixed))) {
-    throw invalid("headers", fixed, `headers must be an object of header values such as { authorization: "Bearer <token>" }, got ${Array.isArray(fixed) ? "an array" : (JSON.stringify(fixed) ?? String(fixed))}.`);
+    throw invalid("headers", fixed, `headers must be an object of header values such as { authorization: "Bearer <token>" }, got ${Array.isArray(fixed) ? "an array" : showValue(fixed)}.`);
   }
   for (const [name, value] of Object.entries(fixed ?? {})) {
     if (!HTTP_TOKEN.test(name) || typeof value !== "string" || BAD_HEADER_VALUE.test(value)) {
@@ -252,7 +252,7 @@ function resolveOptions(options: SafeHttpOptions): Settings {
   }
   const keyHeader = options.idempotencyKeyHeader;
   if (keyHeader !== undefined && (typeof keyHeader !== "string" || !HTTP_TOKEN.test(keyHeader) || FORBIDDEN_HEADERS.has(keyHeader.toLowerCase()))) {
-    throw invalid("idempotencyKeyHeader", keyHeader, `idempotencyKeyHeader must be a header name (an HTTP token that is not a connection header) such as "Idempotency-Key", got ${JSON.stringify(keyHeader) ?? String(keyHeader)}.`);
+    throw invalid("idempotencyKeyHeader", keyHeader, `idempotencyKeyHeader must be a header name (an HTTP token that is not a connection header) such as "Idempotency-Key", got ${showValue(keyHeader)}.`);
   }
   const resolver = options.resolver ?? defaultResolver;
   if (typeof resolver !== "function") throw invalid("resolver", resolver, "resolver must be a function (hostname) => Promise<string[]>.");
@@ -333,7 +333,7 @@ async function sendOnce(request: SafeHttpRequest, sameOrigin: boolean, settings:
     return refuse("dns_failed", `the host "${hostname}" could not be resolved.`, error);
   }
   if (!Array.isArray(addresses) || !addresses.every((address) => typeof address === "string")) {
-    return refuse("dns_failed", `the resolver gave ${JSON.stringify(addresses) ?? String(addresses)} for "${hostname}", not a list of IP addresses.`);
+    return refuse("dns_failed", `the resolver gave ${showValue(addresses)} for "${hostname}", not a list of IP addresses.`);
   }
   if (addresses.length === 0) refuse("dns_failed", `the host "${hostname}" has no addresses.`);
   for (const address of addresses) {

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "@agentrx/core";
+import { InvalidArgumentError, showValue } from "@agentrx/core";
 
 /**
  * Throws an InvalidArgumentError naming `argument` unless `value` is a number within [min, max] (an
@@ -23,7 +23,7 @@ export function checkNumberOption(
     throw new InvalidArgumentError({
       argument,
       value,
-      message: `${argument} must be ${kind} ${range}, got ${typeof value === "number" ? String(value) : (JSON.stringify(value) ?? String(value))}.`,
+      message: `${argument} must be ${kind} ${range}, got ${showValue(value)}.`,
     });
   }
   return value;

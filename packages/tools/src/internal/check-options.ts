@@ -1,6 +1,6 @@
-import { InvalidArgumentError } from "@agentrx/core";
+import { InvalidArgumentError, showValue } from "@agentrx/core";
 
-const shown = (value: unknown) => (Array.isArray(value) ? "an array" : (JSON.stringify(value) ?? String(value)));
+const shown = (value: unknown) => (Array.isArray(value) ? "an array" : showValue(value));
 
 /** Throws an InvalidArgumentError unless `options` is an object (a plain one, not an array). */
 export function checkOptionsObject(owner: string, options: unknown, example: string): void {

@@ -1,12 +1,8 @@
-import { isThenable } from "@agentrx/core";
+import { isThenable, valueToText } from "@agentrx/core";
 
 /** A hook's result as error messages show it: `a Promise`, `a function`, else its JSON, else its string; never throws. */
 export function shownResult(value: unknown): string {
   if (isThenable(value)) return "a Promise";
   if (typeof value === "function") return "a function";
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return Object.prototype.toString.call(value);
-  }
+  return valueToText(value, { quoteStrings: true });
 }

@@ -4,6 +4,7 @@
  * spelled in each style. Pure code, so that it runs in a browser too.
  */
 
+import { showValue } from "@agentrx/core";
 import { encodeAllowingReserved, encodeForm, encodeStrict, UnencodableTextError } from "./percent-encode";
 
 /** Where a parameter goes. */
@@ -45,10 +46,10 @@ export function readStyle(raw: { style?: unknown; explode?: unknown }, place: Pa
   }
   if (typeof style !== "string" || !allowed.includes(style as ParameterStyle)) {
     const styles = allowed.length === 1 ? allowed[0] : `${allowed.slice(0, -1).join(", ")} or ${allowed.at(-1)}`;
-    throw new Error(`${what} has the style ${JSON.stringify(style) ?? String(style)}, which OpenAPI does not allow in a ${place}; a ${place} parameter's style is ${styles}`);
+    throw new Error(`${what} has the style ${showValue(style)}, which OpenAPI does not allow in a ${place}; a ${place} parameter's style is ${styles}`);
   }
   if (raw.explode !== undefined && typeof raw.explode !== "boolean") {
-    throw new Error(`${what} has explode ${JSON.stringify(raw.explode) ?? String(raw.explode)}; explode is true or false`);
+    throw new Error(`${what} has explode ${showValue(raw.explode)}; explode is true or false`);
   }
   if ((style === "spaceDelimited" || style === "pipeDelimited") && raw.explode === true) {
     throw new Error(`${what} has the style ${style} with explode: true, which OpenAPI leaves undefined; use explode: false, or the form style to repeat the name`);
@@ -66,7 +67,7 @@ export function readStyle(raw: { style?: unknown; explode?: unknown }, place: Pa
  */
 export function readAllowReserved(raw: { allowReserved?: unknown }, what: string): boolean {
   if (raw.allowReserved !== undefined && typeof raw.allowReserved !== "boolean") {
-    throw new Error(`${what} has allowReserved ${JSON.stringify(raw.allowReserved) ?? String(raw.allowReserved)}; allowReserved is true or false`);
+    throw new Error(`${what} has allowReserved ${showValue(raw.allowReserved)}; allowReserved is true or false`);
   }
   return raw.allowReserved === true;
 }

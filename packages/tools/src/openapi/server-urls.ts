@@ -1,3 +1,4 @@
+import { showValue } from "@agentrx/core";
 import { invalid, type Operation } from "./read-operations";
 
 /**
@@ -71,7 +72,7 @@ export function operationBaseUrls(document: Record<string, unknown>, baseOption:
     const label = `paths[${JSON.stringify(operation.path)}]${operation.servers.owner === "operation" ? `.${operation.method.toLowerCase()}` : ""}.servers[0]`;
     const leaveOut = `leave the operation out with \`operations\` (it is the tool ${operation.toolName})`;
     const url = serverUrl(operation.servers.list[0], label, `give the variable a default in the document, or ${leaveOut}`);
-    const problem = (message: string) => invalid("document", url, `${label}.url ${JSON.stringify(url) ?? String(url)} ${message}; fix the document, or ${leaveOut}.`);
+    const problem = (message: string) => invalid("document", url, `${label}.url ${showValue(url)} ${message}; fix the document, or ${leaveOut}.`);
     if (typeof url !== "string") throw problem("is not a string");
     if (URL.canParse(url)) return checkedBase(url, problem);
     // Relative: to where the document's servers point.

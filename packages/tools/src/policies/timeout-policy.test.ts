@@ -136,5 +136,13 @@ describe("timeoutPolicy", () => {
       expectRetries(await attempts(around(withInDoubt(charge, "interrupt"), { retryable: true })));
       expect(() => timeoutPolicy({ ms: 10, retryable: "no" as never })).toThrow(/timeoutPolicy retryable must be true or false, got "no"/);
     });
+
+    it("refuses a retryable that JSON cannot write (a BigInt, a cycle) naming the option, not with a TypeError", () => {
+      const cyclic: Record<string, unknown> = {};
+      cyclic["self"] = cyclic;
+      expect(() => timeoutPolicy({ ms: 10, retryable: 1n as never })).toThrow(/^timeoutPolicy retryable must be true or false, got 1n\.$/);
+      expect(() => timeoutPolicy({ ms: 10, retryable: cyclic as never })).toThrow(/^timeoutPolicy retryable must be true or false, got an object\.$/);
+      expect(() => timeoutPolicy({ ms: 10, retryable: 1n as never })).toThrow(InvalidArgumentError);
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, MAX_TIMER_DELAY_MS, checkOptionKeys, linkAbortSignal } from "@agentrx/core";
+import { InvalidArgumentError, MAX_TIMER_DELAY_MS, checkOptionKeys, linkAbortSignal, showValue } from "@agentrx/core";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { ToolTimeoutError } from "../errors/tool-timeout-error";
 import { raceAbort } from "../internal/race-abort";
@@ -46,7 +46,7 @@ export function timeoutPolicy(options: TimeoutPolicyOptions): ToolPolicy {
     throw new InvalidArgumentError({
       argument: "timeoutPolicy retryable",
       value: retryable,
-      message: `timeoutPolicy retryable must be true or false, got ${JSON.stringify(retryable) ?? String(retryable)}.`,
+      message: `timeoutPolicy retryable must be true or false, got ${showValue(retryable)}.`,
     });
   }
   return ({ toolName, config, metadata, inDoubt }, next) => {

@@ -77,7 +77,7 @@ export function diffPageMain(dom: DomRuntime, fmt: FormatRuntime, data: DiffPage
 
   // Inputs.
   const inputs = section("Inputs", "inputs");
-  inputs.appendChild(row("inputs", diff.inputs, (value) => pre(JSON.stringify(value, null, 2) ?? String(value))));
+  inputs.appendChild(row("inputs", diff.inputs, (value) => pre(json(value, 2))));
   if (first?.field === "inputs") markFirst(inputs);
   body.appendChild(inputs);
 
@@ -222,6 +222,21 @@ function leadingSame(iterations: IterationDiff[]): number {
   return count;
 }
 
-function json(value: unknown): string {
-  return JSON.stringify(value) ?? String(value);
+/**
+ * `value` as JSON (indented by `indent` spaces), else its `String`, else `[object]`; never throws
+ * (a cycle, a BigInt, a getter or `toJSON` that throws). The page's script is bundled apart from
+ * `@agentrx/core`, so this is `valueToText` with `quoteStrings` written again, with an indent.
+ */
+function json(value: unknown, indent?: number): string {
+  try {
+    const text = JSON.stringify(value, null, indent);
+    if (text !== undefined) return text;
+  } catch {
+    // its `String`, below
+  }
+  try {
+    return String(value);
+  } catch {
+    return "[object]"; // an object without a prototype, a `toString` that throws
+  }
 }

@@ -1,4 +1,4 @@
-import { type AgentAction, escapeControlCharacters, isAbortError, observationText } from "@agentrx/core";
+import { type AgentAction, escapeControlCharacters, isAbortError, observationText, valueToText } from "@agentrx/core";
 import type { UsageMetadata } from "@langchain/core/messages";
 import { type AgentStreamEvent, type Interrupt, type RunTableStatus, type RunTableSummary, type StopReason, errorMessageOf } from "@agentrx/executors";
 import { escapeHtml } from "../trace-page/page/page-shell";
@@ -361,12 +361,7 @@ function withoutImages(value: unknown): unknown {
 }
 
 function textOf(value: unknown): string {
-  if (typeof value === "string") return value;
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
+  return valueToText(value);
 }
 
 function cut(text: string): string {

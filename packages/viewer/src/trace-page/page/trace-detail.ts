@@ -157,11 +157,18 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
     return at === undefined || origin === undefined ? undefined : `+${fmt.duration(at - origin)}`;
   }
 
+  /** `value` as indented JSON, else its `String`, else `[object]`; never throws (the page's script is bundled apart from `@agentrx/core`'s `valueToText`). */
   function json(value: unknown): string {
     try {
-      return JSON.stringify(value, null, 2) ?? String(value);
+      const text = JSON.stringify(value, null, 2);
+      if (text !== undefined) return text;
     } catch {
+      // its `String`, below
+    }
+    try {
       return String(value);
+    } catch {
+      return "[object]"; // an object without a prototype, a `toString` that throws
     }
   }
 
