@@ -145,14 +145,14 @@ export class RunObservable<T, R = T> extends Observable<T> implements PromiseLik
    * Jupyter's display protocol: runs the run (unless it was awaited already), showing a live table,
    * and resolves with its final MIME bundle; awaiting the run afterwards gives this run's result.
    * The display is `@agentrx/viewer`'s, imported on the first display (never before); without it
-   * the bundle is a line of text saying to install it.
+   * the bundle is a line of text saying to install it (or why it could not be loaded).
    */
   async [JUPYTER_DISPLAY](): Promise<RunDisplayBundle | { "text/plain": string }> {
     let viewer: Awaited<ReturnType<typeof loadViewer>>;
     try {
       viewer = await loadViewer();
     } catch (error) {
-      return { "text/plain": (error as Error).message.replace(/ \(.*\)$/s, "") };
+      return { "text/plain": (error as Error).message };
     }
     return viewer.displayRun(this as unknown as Observable<never>);
   }
