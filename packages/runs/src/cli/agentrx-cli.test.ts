@@ -170,6 +170,7 @@ describe("agentrx on an SQLite file", () => {
     expect(result.stdout).toContain("agentrx runs [filters] [--sort S] [--limit N] [--json]");
     expect(result.stdout).toContain("agentrx diff <runA> <runB> [--json | --html diff.html]");
     expect(result.stdout).toContain("--db <file | postgres://...>");
+    expect(result.stdout).toContain("migrates an older store to this release's schema");
   });
 });
 

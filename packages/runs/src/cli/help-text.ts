@@ -23,6 +23,8 @@ Where the runs are (every command):
                                 when it is a postgres:// URL, else .agentrx/runs.db
   --schema <name>               the store's PostgreSQL schema (default agentrx; or ?schema=
                                 in the URL)
+  Every command, runs too (only to look), migrates an older store to this release's schema;
+  processes of an older release that restart then refuse it: upgrade those that write it first.
 
 Options:
   --thread <id>       only the runs of this conversation (thread id)

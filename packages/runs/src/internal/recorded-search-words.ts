@@ -2,7 +2,7 @@ import type { JsonObject } from "@agentrx/executors";
 import { inputWordsOf } from "./run-record";
 import { type RunSearchWords, searchWordsOf } from "./search-words";
 
-/** What a store's backfill reads of a run recorded before the store indexed its search words. */
+/** What a store's backfill reads of a run recorded without its search words (see {@link recordedSearchWords}). */
 export interface RecordedRunText {
   /** The input's text as the row keeps it (capped). */
   input_text: string;
@@ -15,10 +15,11 @@ export interface RecordedRunText {
 }
 
 /**
- * The search words of a run recorded before its store indexed words (a migration's backfill), as
- * the store computes them for a run it records now: from the inputs (their `input` when a string,
- * else what they say) and from the last output event's `output`. A row whose JSON cannot be read
- * gets the words of its text columns.
+ * The search words of a run recorded without them (before its store indexed words: a migration's
+ * backfill; or, in SQLite, by a process of an older release after the file was migrated: see
+ * `pendingSearchWords`), as the store computes them for a run it records now: from the inputs
+ * (their `input` when a string, else what they say) and from the last output event's `output`. A
+ * row whose JSON cannot be read gets the words of its text columns.
  */
 export function recordedSearchWords(row: RecordedRunText): RunSearchWords {
   const inputs = parsedObject(row.inputs);

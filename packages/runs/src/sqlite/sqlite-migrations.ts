@@ -1,6 +1,6 @@
 import { RunStoreError } from "@agentrx/executors";
-import { recordedSearchWords } from "../internal/recorded-search-words";
 import type { SqliteConnection } from "./sqlite-driver";
+import { backfillSearchWords } from "./sqlite-search-words";
 
 /** One step of the SQLite schema; applied once, in order, inside a transaction. */
 export interface SqliteMigration {
@@ -116,6 +116,30 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       ALTER TABLE agentrx_runs ADD COLUMN answer_words TEXT NOT NULL DEFAULT '';
     `,
   },
+  {
+    version: 7,
+    // A process of an older release that had the file open when a newer one migrated it goes on
+    // writing runs without their search words (it knows nothing of them): its INSERT leaves them
+    // empty, its UPDATE of a run's text leaves them as they were. These triggers, in the file, see
+    // its writes too, and mark such a run `words_pending`; a store of this release computes the
+    // words of the marked runs when it opens the file and before each search (see
+    // pendingSearchWords). A run this release writes gets its words with its text: its INSERT is
+    // marked only when its text has no words at all (computed once, then unmarked), and a step's
+    // UPDATE that does not name the text does not reach the trigger at all. On a file of version 6,
+    // the runs written since version 6 was applied are marked too (see WORDS_PENDING_SINCE_6).
+    up: `
+      ALTER TABLE agentrx_runs ADD COLUMN words_pending INTEGER;
+      CREATE INDEX agentrx_runs_words_pending ON agentrx_runs (words_pending) WHERE words_pending IS NOT NULL;
+      CREATE TRIGGER agentrx_runs_words_insert AFTER INSERT ON agentrx_runs
+      WHEN (new.input_words = '' AND new.input_text <> '') OR (new.answer_words = '' AND new.answer_text <> '') BEGIN
+        UPDATE agentrx_runs SET words_pending = 1 WHERE rowid = new.rowid;
+      END;
+      CREATE TRIGGER agentrx_runs_words_update AFTER UPDATE OF input_text, answer_text ON agentrx_runs
+      WHEN (old.input_text IS NOT new.input_text AND old.input_words IS new.input_words) OR (old.answer_text IS NOT new.answer_text AND old.answer_words IS new.answer_words) BEGIN
+        UPDATE agentrx_runs SET words_pending = 1 WHERE rowid = new.rowid;
+      END;
+    `,
+  },
 ];
 
 /**
@@ -179,30 +203,18 @@ const WORDS_FTS_SETUP = `
   END;
 `;
 
-/** How many runs {@link backfillSearchWords} reads at a time. */
-const BACKFILL_BATCH = 500;
-
-/** Sets the search words of the runs recorded before migration 6 (see `recordedSearchWords`). */
-function backfillSearchWords(db: SqliteConnection): void {
-  const read = db.prepare(`
-    SELECT r.rowid AS id, r.input_text, r.answer_text,
-      CASE WHEN json_valid(r.inputs) AND json_type(r.inputs, '$.input') IS NOT 'text' THEN r.inputs END AS inputs,
-      (SELECT e.data FROM agentrx_run_events e
-        WHERE e.run_id = r.run_id AND e.type = 'output' AND json_valid(e.data) AND json_type(e.data, '$.subRun') IS NULL
-        ORDER BY e.seq DESC LIMIT 1) AS output
-    FROM agentrx_runs r WHERE r.rowid > ? ORDER BY r.rowid LIMIT ?`);
-  const write = db.prepare("UPDATE agentrx_runs SET input_words = ?, answer_words = ? WHERE rowid = ?");
-  type Row = { id: number; input_text: string; answer_text: string; inputs: string | null; output: string | null };
-  for (let after = Number.MIN_SAFE_INTEGER; ; ) {
-    const rows = read.all(after, BACKFILL_BATCH) as Row[];
-    for (const row of rows) {
-      const words = recordedSearchWords(row);
-      write.run(words.input_words, words.answer_words, row.id);
-    }
-    if (rows.length < BACKFILL_BATCH) return;
-    after = rows[rows.length - 1]!.id;
-  }
-}
+/**
+ * Migration 7 applied to a file of version 6: marks the runs an older release's process may have
+ * written without their words while the file was at version 6: those whose words are empty while
+ * their text is not, and those written since version 6 was applied (a minute earlier, for the
+ * clocks of other processes; an older process that answered a run again left its former words).
+ * Not needed when version 6 is applied in the same migration: its backfill computed every run's words.
+ */
+const WORDS_PENDING_SINCE_6 = `
+  UPDATE agentrx_runs SET words_pending = 1
+  WHERE (input_words = '' AND input_text <> '') OR (answer_words = '' AND answer_text <> '')
+    OR updated_at >= (SELECT applied_at - 60000 FROM agentrx_schema_migrations WHERE version = 6);
+`;
 
 /** Whether the file has the full-text index of the runs list. */
 export function hasRunsFts(db: SqliteConnection): boolean {
@@ -228,9 +240,10 @@ function currentVersion(db: SqliteConnection): number {
 /**
  * Brings the file's schema up to date: creates `agentrx_schema_migrations` and applies the missing
  * steps in one `BEGIN IMMEDIATE` transaction, so two processes opening a new file at once do not
- * both apply them (the second waits for the first, then finds nothing to do).
+ * both apply them (the second waits for the first, then finds nothing to do). `upTo` stops at an
+ * earlier version (for tests: a file as an earlier release left it).
  */
-export function migrateSqlite(db: SqliteConnection, path: string, at: number = Date.now()): void {
+export function migrateSqlite(db: SqliteConnection, path: string, at: number = Date.now(), upTo: number = LATEST): void {
   if (hasTable(db, "agentrx_schema_migrations") && currentVersion(db) === LATEST) return;
   const migrate = db.immediate(() => {
     if (!hasTable(db, "agentrx_schema_migrations")) {
@@ -251,7 +264,7 @@ export function migrateSqlite(db: SqliteConnection, path: string, at: number = D
     }
     const record = db.prepare("INSERT INTO agentrx_schema_migrations (version, applied_at) VALUES (?, ?)");
     for (const migration of SQLITE_MIGRATIONS) {
-      if (migration.version <= current) continue;
+      if (migration.version <= current || migration.version > upTo) continue;
       db.exec(migration.up);
       if (migration.version === 4 && hasFts5(db)) db.exec(FTS_SETUP);
       if (migration.version === 5 && hasRunsFts(db)) db.exec(FTS_UPDATE_TRIGGER);
@@ -260,6 +273,7 @@ export function migrateSqlite(db: SqliteConnection, path: string, at: number = D
         backfillSearchWords(db);
         if (hasFts5(db)) db.exec(WORDS_FTS_SETUP);
       }
+      if (migration.version === 7 && current === 6) db.exec(WORDS_PENDING_SINCE_6);
       record.run(migration.version, at);
     }
   });

@@ -297,6 +297,8 @@ export class SqliteRunStore implements RunStore {
         migrateSqlite(db, this.path);
         const file = this.#fileId();
         const statements = new SqliteStatements(db);
+        // The runs an older release's process wrote without their search words (docs/deploying.md).
+        statements.indexPendingWords();
         if (journal === "wal" && file !== undefined && Worker !== undefined) {
           this.#checkpoints = new WalCheckpoints({ db, path: this.path, driver: this.#driver, file, busyTimeoutMs: this.#busyTimeoutMs, Worker });
           storeCheckpoints.set(this, this.#checkpoints);
@@ -504,9 +506,15 @@ export class SqliteRunStore implements RunStore {
     });
   }
 
+  /**
+   * Lists runs (see `RunStore.listRuns`). A search first computes the search words of the runs a
+   * process of an older release wrote into the file since (without them), so it finds those runs
+   * too (docs/deploying.md).
+   */
   listRuns(options?: ListRunsOptions): Promise<RunInfo[]> {
     return this.#call("listRuns", undefined, (statements) => {
       const filter = checkListOptions(options);
+      if (filter.terms !== undefined && statements.indexPendingWords() > 0) this.#checkpoints?.committed();
       const rows = statements.listRuns(filter);
       return withCursors(rows.map(listedRunInfoOf), rows, filter);
     });

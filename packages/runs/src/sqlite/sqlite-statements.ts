@@ -8,6 +8,7 @@ import type { RunFilter } from "../internal/validate-run-arguments";
 import { SORT_COLUMNS } from "../internal/run-list-query";
 import { hasRunsFts } from "./sqlite-migrations";
 import type { SqliteConnection, SqliteStatement } from "./sqlite-driver";
+import { pendingSearchWords } from "./sqlite-search-words";
 
 const STORE = "SqliteRunStore";
 /** Above this many search hits, a listing walks its sort's index instead of sorting the hits. */
@@ -84,6 +85,7 @@ export class SqliteStatements {
   readonly #appendRunMessage: (runId: string, row: NewThreadMessageRow) => RunMessageAppended;
   readonly #delete: (runId: string) => boolean;
   readonly #prune: (olderThan: number) => number;
+  readonly #pendingWords: () => number;
 
   /** Whether the file has the FTS5 index of the runs list (else search reads the text columns). */
   readonly #fts: boolean;
@@ -92,6 +94,7 @@ export class SqliteStatements {
   constructor(db: SqliteConnection) {
     this.#db = db;
     this.#fts = hasRunsFts(db);
+    this.#pendingWords = pendingSearchWords(db);
     this.#ftsCount = this.#fts ? db.prepare("SELECT count(*) AS n FROM agentrx_runs_fts WHERE agentrx_runs_fts MATCH ?") : db.prepare("SELECT 0 AS n");
     const params = RUN_COLUMNS.split(", ").map((column) => `@${column}`).join(", ");
     this.#insertRun = db.prepare(`INSERT INTO agentrx_runs (${RUN_COLUMNS}, input_words, answer_words) VALUES (${params}, @input_words, @answer_words) ON CONFLICT (run_id) DO NOTHING`);
@@ -293,6 +296,15 @@ export class SqliteStatements {
 
   readEvents(runId: string, after: number, limit: number | undefined): EventRow[] {
     return this.#readEvents.all(runId, after, limit ?? -1) as EventRow[];
+  }
+
+  /**
+   * Computes the search words of the runs an older release's process wrote without them (marked
+   * `words_pending`, see `pendingSearchWords`), a batch per `BEGIN IMMEDIATE` transaction; returns
+   * how many runs it updated. With none marked, one read of a partial index.
+   */
+  indexPendingWords(): number {
+    return this.#pendingWords();
   }
 
   listRuns(filter: RunFilter): RunRow[] {
