@@ -227,3 +227,88 @@ describe("RunRecorder lease keeping", () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 });
+
+describe("RunRecorder lease keeping under load", () => {
+  /** A recorder over a store whose writes answer only when told to (`ack`, `refuse`), or at once once `autoAck` is set. */
+  function recorderOverControlledStore() {
+    const writes: { write: RunWrite; ack(): void; refuse(error: unknown): void }[] = [];
+    const failures: unknown[] = [];
+    const control = { autoAck: false };
+    const store = {
+      write: (_runId: string, write: RunWrite) =>
+        new Promise<void>((resolve, reject) => {
+          writes.push({ write, ack: () => resolve(), refuse: reject });
+          if (control.autoAck) resolve();
+        }),
+    } as unknown as RunStore;
+    const recorder = new RunRecorder(store, "run-1", "owner-1", LEASE_MS, 0, { checkpoint: () => ({ schemaVersion: 1, iteration: 1, elapsedMs: 0, phase: "tools" }), onFailure: (error) => failures.push(error) }, 0, true, 10_000);
+    recorder.epoch = 7;
+    return { recorder, writes, failures, control };
+  }
+
+  it("queues no heartbeat behind a write in flight: the write renews the lease, and the heartbeat renews it when due after its acknowledgement", async () => {
+    const { recorder, writes } = recorderOverControlledStore();
+    const start = Date.now();
+    recorder.startHeartbeat();
+    await vi.advanceTimersByTimeAsync(10);
+    recorder.flush().catch(() => undefined); // a write of the run's own, which the store is slow to answer
+    await vi.advanceTimersByTimeAsync(240); // two heartbeats were due meanwhile (leaseMs / 3 after it was sent)
+    expect(writes).toHaveLength(1);
+    writes[0]!.ack();
+    await vi.advanceTimersByTimeAsync(0);
+    // It was sent long ago (240 ms): the heartbeat renews the lease right after its acknowledgement, once.
+    expect(writes.map((entry) => entry.write.at - start)).toEqual([10, 250]);
+    writes[1]!.ack();
+    await vi.advanceTimersByTimeAsync(LEASE_MS / 3 - 1);
+    expect(writes).toHaveLength(2); // no second heartbeat was waiting behind the first write
+    writes.at(-1)!.ack();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(writes.map((entry) => entry.write.at - start)).toEqual([10, 250, 350]); // leaseMs / 3 after the last write was sent
+    recorder.stop();
+  });
+
+  it("says a write has been in flight for so long when the store does not answer within the lease (a slow store, a saturated pool)", async () => {
+    const { recorder, writes, failures } = recorderOverControlledStore();
+    recorder.startHeartbeat();
+    recorder.checkLease(); // a tool starts: the watchdog keeps the lease
+    await vi.advanceTimersByTimeAsync(LEASE_MS * 2);
+    expect(writes).toHaveLength(1); // the heartbeat's write, never answered
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatchObject({ name: "RunLeaseLostError", op: "lease" });
+    expect((failures[0] as Error).message).toMatch(/a write has been in flight for 170 ms without an answer: the store is slow or its connection pool is saturated; raise leaseMs \(300 ms\) or the pool size, or run fewer runs at once/i);
+    expect((failures[0] as Error).message).not.toMatch(/event loop/);
+  });
+
+  it("says when the store has acknowledged none of the run's writes", async () => {
+    const { recorder, failures } = recorderOverControlledStore();
+    recorder.first(() => new Promise<void>(() => undefined)); // creating the record hangs
+    recorder.startHeartbeat();
+    recorder.checkLease();
+    await vi.advanceTimersByTimeAsync(LEASE_MS);
+    expect(failures).toHaveLength(1);
+    expect((failures[0] as Error).message).toMatch(/The store has acknowledged none of this run's writes from this process: is it reachable\?/);
+  });
+
+  it("after its watchdog failed the run, writes the run's end once (failed, lease released, no events, fenced by its epoch) without holding up the run's error", async () => {
+    const { recorder, writes, failures } = recorderOverControlledStore();
+    recorder.startHeartbeat();
+    recorder.checkLease();
+    await vi.advanceTimersByTimeAsync(LEASE_MS); // the heartbeat's write hangs; the watchdog fails the run
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatchObject({ name: "RunLeaseLostError", op: "lease" });
+    let rejected: unknown;
+    recorder.flush({ status: "failed", error: "lease lost", release: true }).catch((error: unknown) => (rejected = error));
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(rejected).toBe(failures[0]); // at once: the hung write is still in flight
+    expect(writes).toHaveLength(1);
+    writes[0]!.refuse(new Error("timed out")); // the hung write ends: the end goes after it
+    await vi.advanceTimersByTimeAsync(0);
+    expect(writes.map((entry) => entry.write)).toEqual([expect.anything(), { owner: "owner-1", leaseMs: LEASE_MS, epoch: 7, events: [], update: { status: "failed", error: "lease lost", release: true }, at: expect.any(Number) }]);
+    writes[1]!.refuse(new RunLeaseLostError({ runId: "run-1", owner: "owner-1", epoch: 7 })); // another process took it over: its failure is swallowed
+    await vi.advanceTimersByTimeAsync(0);
+    await expect(recorder.flush({ status: "failed", error: "again", release: true })).rejects.toBe(failures[0]);
+    expect(writes).toHaveLength(2);
+    expect(failures).toHaveLength(1);
+  });
+});

@@ -40,9 +40,10 @@ export function ownerId(): string {
  * Writes one run's events to a store: buffered, in order, one write in flight at a time (events
  * that arrive meanwhile go into the next write, so a busy run writes in batches). Token events are
  * coalesced per model call. Every write carries the checkpoint and renews the run's lease; a
- * heartbeat renews it within `leaseMs / 3` of the last write while nothing else is written, and a
- * watchdog fails the run with `RunLeaseLostError` (aborting its tool calls) when the lease is about
- * to run out with no newer write acknowledged, before another process may take the run over.
+ * heartbeat renews it within `leaseMs / 3` of the last write while nothing else is written (never
+ * behind a write pending: that write renews it), and a watchdog fails the run with
+ * `RunLeaseLostError` (aborting its tool calls) when the lease is about to run out with no newer
+ * write acknowledged, before another process may take the run over (see docs/runs.md, Fencing).
  *
  * @internal
  */
@@ -63,6 +64,26 @@ export class RunRecorder {
   private readonly renewEvery: number;
   /** How long before its lease runs out the watchdog stops the run, so its aborted tools have time to stop. */
   private readonly leaseMargin: number;
+  /** How late the lease's timers must run to tell that the event loop was blocked (half the margin). */
+  private readonly blockedAfter: number;
+  /** When the heartbeat's timer is due (epoch ms), while it is armed. */
+  private beatDue = 0;
+  /** When the watchdog's timer is due (epoch ms), while it is armed. */
+  private watchDue = 0;
+  /** Writes queued or in flight (`first`, `flush`, `closeInbox`): while there is one, no heartbeat is sent. */
+  private pending = 0;
+  /** Whether the heartbeat came due while a write was pending: it runs again once none is. */
+  private beatDeferred = false;
+  /** When the write in flight was sent (epoch ms); undefined when none is. */
+  private sentAt: number | undefined;
+  /** How late the lease's timers ran when the write in flight was sent (0 when on time): a block just before it. */
+  private sentLateMs = 0;
+  /** How late a lease timer ran since the last write was sent (ms): the next write is sent that late. */
+  private lateSeen = 0;
+  /** How many of this recorder's writes (the record's creation included) the store acknowledged. */
+  private acknowledged = 0;
+  /** How late the watchdog ran when it chose to wait for a write in flight until the lease's end (see {@link watch}). */
+  private stalledMs: number | undefined;
   private tokenText = "";
   private tokenIteration = -1;
   private tokenAt = 0;
@@ -102,26 +123,48 @@ export class RunRecorder {
     this.lastWrite = leaseTakenAt;
     this.renewEvery = Math.max(10, Math.floor(leaseMs / 3));
     this.leaseMargin = Math.min(Math.floor(leaseMs / 10), 1000);
+    this.blockedAfter = Math.max(1, Math.floor(this.leaseMargin / 2));
   }
 
   /** Runs `step` (creating the record) before any write; its failure fails the run. */
   first(step: () => Promise<void>): void {
     const sentAt = Date.now();
     this.inFlight++;
-    const write = this.tail
-      .then(() => withStoreTimeout(step(), this.storeTimeoutMs, "createRun", this.runId))
-      .then(
+    this.sentAt = sentAt;
+    this.enqueue(() =>
+      withStoreTimeout(step(), this.storeTimeoutMs, "createRun", this.runId).then(
         () => {
           this.inFlight--;
+          this.sentAt = undefined;
+          this.acknowledged++;
           this.leaseUntil = sentAt + this.leaseMs;
         },
         (error: unknown) => {
           this.inFlight--;
+          this.sentAt = undefined;
           this.fail(error);
           throw error;
         },
-      );
-    this.tail = write.catch(noop);
+      ),
+    ).catch(noop); // a failure has reached onFailure
+  }
+
+  /**
+   * Runs `send` (one store write) once every write before it has settled, counting it as pending
+   * until it settles; a heartbeat that came due meanwhile runs then (see {@link beat}).
+   */
+  private enqueue<T>(send: () => Promise<T>): Promise<T> {
+    this.pending++;
+    const write = this.tail.then(send);
+    const settled = (): void => {
+      if (--this.pending > 0 || !this.beatDeferred) return;
+      this.beatDeferred = false;
+      this.beatDue = Date.now(); // run now, on time: the wait was the write's, not a blocked event loop's
+      this.beat();
+    };
+    write.then(settled, settled);
+    this.tail = write.then(noop, noop);
+    return write;
   }
 
   /**
@@ -146,11 +189,12 @@ export class RunRecorder {
    */
   checkLease(): void {
     if (this.failure) throw this.failure.error;
-    if (Date.now() < this.leaseUntil - this.leaseMargin) {
-      if (this.watchdog === undefined) this.watch(); // the first tool to start arms the watchdog
+    const now = Date.now();
+    if (now < this.leaseUntil - this.leaseMargin) {
+      if (this.watchdog === undefined && this.heartbeat !== undefined) this.armWatch(this.leaseUntil - this.leaseMargin, now); // the first tool to start arms the watchdog
       return;
     }
-    const error = this.leaseLost("toolStart");
+    const error = this.leaseLost("toolStart", now);
     this.failure = { error };
     this.stop();
     throw error;
@@ -170,52 +214,118 @@ export class RunRecorder {
    * with `RunLeaseLostError` through `onFailure` (which aborts its tool calls) when the lease is
    * within `min(leaseMs / 10, 1000)` ms of running out with no newer write acknowledged: a process
    * cut off from its store stops its tools before another process may take its run over (before a
-   * tool starts, the next write's fencing and `checkLease` suffice). Both timers are unref'd;
-   * {@link stop} clears them.
+   * tool starts, the next write's fencing and `checkLease` suffice). After a blocked event loop it
+   * waits for a write in flight until the lease's end instead (see {@link watch}). Both timers are
+   * unref'd; {@link stop} clears them.
    */
   startHeartbeat(): void {
     if (this.heartbeat !== undefined || this.failure) return;
-    this.heartbeat = unref(setTimeout(this.beat, Math.max(0, this.lastWrite + this.renewEvery - Date.now())));
+    const now = Date.now();
+    this.beatDue = Math.max(now, this.lastWrite + this.renewEvery);
+    this.heartbeat = unref(setTimeout(this.beat, this.beatDue - now));
   }
 
   /**
    * The heartbeat: renews the lease once `renewEvery` has passed since the last write, else waits
-   * until it has. One timer, re-armed when it fires, so a write costs no timer operation.
+   * until it has. One timer, re-armed when it fires, so a write costs no timer operation. While a
+   * write is queued or in flight it sends nothing (that write renews the lease when acknowledged,
+   * and a heartbeat queued behind it would only load a busy store); it runs again once none is,
+   * renewing at once when the last write was sent `renewEvery` ago or more.
    */
   private readonly beat = (): void => {
     if (this.heartbeat === undefined) return;
+    if (this.pending > 0) {
+      this.beatDeferred = true; // the heartbeat keeps its (spent) timer: it is still started
+      return;
+    }
     const now = Date.now();
+    this.lateSeen = Math.max(this.lateSeen, now - this.beatDue);
     const due = this.lastWrite + this.renewEvery;
     if (now >= due) this.flush().catch(noop); // a failure has reached onFailure
     if (this.heartbeat === undefined) return;
-    this.heartbeat = unref(setTimeout(this.beat, now >= due ? this.renewEvery : due - now));
+    this.beatDue = now >= due ? now + this.renewEvery : due;
+    this.heartbeat = unref(setTimeout(this.beat, this.beatDue - now));
   };
+
+  /** Arms the watchdog to run at `at` (epoch ms). */
+  private armWatch(at: number, now: number): void {
+    this.watchDue = at;
+    this.watchdog = unref(setTimeout(this.watch, Math.max(0, at - now)));
+  }
 
   /**
    * The watchdog: fails the run once its lease is within `leaseMargin` of running out; re-armed for
    * the lease's new end when a write acknowledged meanwhile moved it (so a write only moves a number).
+   * After a blocked event loop (it ran late, or the write in flight was sent late: by a heartbeat
+   * that ran late, or once the margin had begun), a write in flight sent since the lease's last
+   * renewal may have been answered without the answer being read yet, or have had no fair time to
+   * be: it then waits for that write until the lease's end rather than failing at the margin. A
+   * lease already over fails the run at once.
    */
   private readonly watch = (): void => {
     if (this.heartbeat === undefined) return; // not keeping the lease (not started, or stopped)
-    const left = this.leaseUntil - this.leaseMargin - Date.now();
-    if (left > 0) {
-      this.watchdog = unref(setTimeout(this.watch, left));
+    const now = Date.now();
+    const late = now - this.watchDue;
+    this.lateSeen = Math.max(this.lateSeen, late);
+    const guard = this.leaseUntil - this.leaseMargin;
+    if (now < guard) {
+      this.stalledMs = undefined;
+      this.armWatch(guard, now);
       return;
     }
-    this.fail(this.leaseLost("lease"));
+    if (now < this.leaseUntil && this.mayBeAnswered(late)) {
+      this.stalledMs = Math.max(this.stalledMs ?? 0, late);
+      this.armWatch(this.leaseUntil, now);
+      return;
+    }
+    this.fail(this.leaseLost("lease", now, late));
   };
 
-  /** The error of a run whose lease runs out (or has) with no write acknowledged: from the watchdog (`lease`) or before a tool starts. */
-  private leaseLost(operation: "lease" | "toolStart"): RunLeaseLostError {
-    const left = this.leaseUntil - Date.now();
+  /**
+   * Whether the write in flight is late for a blocked event loop rather than for the store: it was
+   * sent after the lease's last renewal, and either only once the watchdog's margin had begun, or
+   * just after a block (the lease's timers ran `blockedAfter` late or more), or the watchdog itself
+   * ran that late (the answer may be there, unread).
+   */
+  private mayBeAnswered(late: number): boolean {
+    const sent = this.sentAt;
+    if (sent === undefined || sent <= this.leaseUntil - this.leaseMs) return false;
+    return sent >= this.leaseUntil - this.leaseMargin || this.sentLateMs >= this.blockedAfter || late >= this.blockedAfter || this.stalledMs !== undefined;
+  }
+
+  /** How late the lease's timers run now (ms): how long the event loop was blocked, at least. */
+  private overdue(now: number, late: number): number {
+    let overdue = Math.max(late, this.stalledMs ?? 0, this.sentAt === undefined ? 0 : this.sentLateMs);
+    if (this.watchdog !== undefined) overdue = Math.max(overdue, now - this.watchDue);
+    if (this.heartbeat !== undefined && !this.beatDeferred) overdue = Math.max(overdue, now - this.beatDue);
+    return overdue;
+  }
+
+  /**
+   * The error of a run whose lease runs out (or has) with no write acknowledged: from the watchdog
+   * (`lease`, which ran `late` ms late) or before a tool starts. Its message says what the recorder
+   * knows of why: a blocked event loop, a write in flight for so long, no write acknowledged at all.
+   */
+  private leaseLost(operation: "lease" | "toolStart", now: number, late = 0): RunLeaseLostError {
+    const left = this.leaseUntil - now;
     const lapse = left > 0 ? `is about to have had no write acknowledged for its whole lease (${this.leaseMs} ms), which runs out in ${left} ms` : `has had no write acknowledged for its whole lease (${this.leaseMs} ms)`;
     const stops = operation === "lease" ? "stops here and aborts its tool calls" : "starts nothing more";
+    const why: string[] = [];
+    const blocked = this.overdue(now, late);
+    if (blocked >= this.blockedAfter) {
+      why.push(`The event loop was blocked for about ${blocked} ms (the lease's timers ran ${blocked} ms late): a tool or other code blocked the process (a busy loop, a large JSON.parse, synchronous I/O); move such work off the event loop (a worker thread) or raise leaseMs.`);
+    }
+    if (this.sentAt !== undefined) {
+      why.push(`${why.length === 0 ? "A" : "Also, a"} write has been in flight for ${now - this.sentAt} ms without an answer: the store is slow or its connection pool is saturated; raise leaseMs (${this.leaseMs} ms) or the pool size, or run fewer runs at once (keep leaseMs well above the slowest write).`);
+    }
+    if (this.acknowledged === 0) why.push(`The store has acknowledged none of this run's writes from this process: is it reachable? Keep leaseMs well above storeTimeoutMs (${this.storeTimeoutMs} ms).`);
+    if (why.length === 0) why.push(`Is the store reachable? Keep leaseMs well above storeTimeoutMs (${this.storeTimeoutMs} ms) plus the slowest write.`);
     return new RunLeaseLostError({
       runId: this.runId,
       owner: this.owner,
       ...(this.epoch === undefined ? {} : { epoch: this.epoch }),
       operation,
-      message: `Run "${this.runId}": this process (${this.owner}) ${lapse}, so another process may take the run over; the run ${stops}. Is the store reachable? Keep leaseMs well above storeTimeoutMs (${this.storeTimeoutMs} ms) plus the slowest write.`,
+      message: `Run "${this.runId}": this process (${this.owner}) ${lapse}, so another process may take the run over; the run ${stops}. ${why.join(" ")}`,
     });
   }
 
@@ -306,9 +416,7 @@ export class RunRecorder {
     // rather than behind a write that hangs.
     if (this.failure) return update?.release === true ? this.endAfterFailure(update, this.failure.error) : Promise.reject(this.failure.error);
     this.flushTokens();
-    const write = this.tail.then(() => this.write(update));
-    this.tail = write.catch(() => undefined);
-    return write;
+    return this.enqueue(() => this.write(update));
   }
 
   /**
@@ -317,16 +425,29 @@ export class RunRecorder {
    * no checkpoint, so the record stays as its last acknowledged write left it: a store that answers
    * again then shows the run failed, free to resume at once rather than `running` until its lease
    * runs out. Fenced by owner and epoch as every write; rejects with `error` whatever it does.
+   *
+   * After this process judged its own lease lost (the watchdog's `RunLeaseLostError`, `op: "lease"`,
+   * or `"toolStart"`; not `"write"`, where the store said another process holds the run), it makes
+   * the same write once, best effort, after the write in flight: it rejects at once, not waiting for
+   * it, and the write's own failure is swallowed (the epoch makes it safe: a store whose run another
+   * process took over refuses it).
    */
   private endAfterFailure(update: RunUpdate, error: unknown): Promise<void> {
-    if (this.ended || RunLeaseLostError.isInstance(error) || !RunStoreError.isInstance(error) || error.reason === "timeout") return Promise.reject(error);
+    const judged = RunLeaseLostError.isInstance(error) && (error.operation === "lease" || error.operation === "toolStart");
+    if (this.ended || (!judged && (RunLeaseLostError.isInstance(error) || !RunStoreError.isInstance(error) || error.reason === "timeout"))) return Promise.reject(error);
     this.ended = true;
     const end: RunUpdate = { release: true };
     if (update.status !== undefined) end.status = update.status;
     if (update.error !== undefined) end.error = update.error;
-    const write: RunWrite = { owner: this.owner, leaseMs: this.leaseMs, events: [], update: end, at: Date.now() };
-    if (this.epoch !== undefined) write.epoch = this.epoch;
-    const written = this.tail.then(() => withStoreTimeout(this.store.write(this.runId, write), this.storeTimeoutMs, "write", this.runId));
+    const written = this.tail.then(() => {
+      const write: RunWrite = { owner: this.owner, leaseMs: this.leaseMs, events: [], update: end, at: Date.now() };
+      if (this.epoch !== undefined) write.epoch = this.epoch;
+      return withStoreTimeout(this.store.write(this.runId, write), this.storeTimeoutMs, "write", this.runId);
+    });
+    if (judged) {
+      written.catch(noop); // fire and forget: the run's error does not wait for it
+      return Promise.reject(error);
+    }
     return written.then(
       () => Promise.reject(error),
       () => Promise.reject(error),
@@ -340,9 +461,7 @@ export class RunRecorder {
   closeInbox(after: number): Promise<RunWriteResult | undefined> {
     this.flushTokens();
     let reported: RunWriteResult | undefined;
-    const write = this.tail.then(() => this.write({ closeInbox: after }, (result) => (reported = result)));
-    this.tail = write.catch(() => undefined);
-    return write.then(() => reported);
+    return this.enqueue(() => this.write({ closeInbox: after }, (result) => (reported = result))).then(() => reported);
   }
 
   /**
@@ -409,8 +528,12 @@ export class RunRecorder {
     const write: RunWrite = { owner: this.owner, leaseMs: this.leaseMs, events, update: change, at };
     if (this.epoch !== undefined) write.epoch = this.epoch;
     this.inFlight++;
+    this.sentAt = at;
+    this.sentLateMs = Math.max(this.lateSeen, this.overdue(at, 0));
+    this.lateSeen = 0;
     try {
       const result = await withStoreTimeout(this.store.write(this.runId, write), this.storeTimeoutMs, "write", this.runId);
+      this.acknowledged++;
       this.leaseUntil = at + this.leaseMs;
       if (typeof result === "object" && result !== null && typeof result.inboxSeq === "number") {
         onResult?.(result);
@@ -424,6 +547,7 @@ export class RunRecorder {
       throw this.failure!.error;
     } finally {
       this.inFlight--;
+      this.sentAt = undefined;
     }
   }
 }
