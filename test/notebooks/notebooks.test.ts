@@ -324,8 +324,8 @@ describe.skipIf(skip)("examples/notebooks on Deno's Jupyter kernel", () => {
   });
 
   // The contract of the run display: a cell whose last expression is a run shows a live
-  // `agentrx-run` table (display_data with a display_id, updated in place), then ends with an
-  // execute_result holding the trace page, a summary and the run as JSON.
+  // `agentrx-run` table (display_data with a display_id, updated in place, its last update with
+  // the trace page), then ends with an execute_result: one line, a summary and the run as JSON.
   describe("how a run displays itself", () => {
     interface RunJson {
       runId: string;
@@ -350,13 +350,15 @@ describe.skipIf(skip)("examples/notebooks on Deno's Jupyter kernel", () => {
       const html = joined(table?.data?.["text/html"] as string | string[] | undefined);
       expect(html, `cell ${cell.id}: the live display's root element has class agentrx-run`).toMatch(/^\s*<[a-z]+\b[^>]*\bclass=["'](?:[^"']*\s)?agentrx-run[\s"']/);
       expect(html).toContain("<table");
+      // Its last update carries the trace page too (a late cell value could land under the next cell).
+      expect(html, `cell ${cell.id}: the live display ends with the trace page`).toMatch(/<iframe\b[^>]*\bsrcdoc=/);
       for (const text of mentions) expect(html, `cell ${cell.id}: the live table shows ${text}`).toContain(text);
 
       const result = (cell.outputs ?? []).find((output) => output.output_type === "execute_result");
       expect(Object.keys(result?.data ?? {}).sort(), `cell ${cell.id}: the execute_result's MIME types`).toEqual(
         expect.arrayContaining(["application/vnd.agentrx.run+json", "text/html", "text/plain"]),
       );
-      expect(joined(result?.data?.["text/html"] as string | string[])).toMatch(/<iframe\b[^>]*\bsrcdoc=/);
+      expect(joined(result?.data?.["text/html"] as string | string[]), `cell ${cell.id}: the execute_result is one line, the trace is not stored twice`).not.toMatch(/<iframe\b/);
       const summary = joined(result?.data?.["text/plain"] as string | string[]).trim();
       expect(summary.length, `cell ${cell.id}: the text/plain summary`).toBeGreaterThan(0);
       expect(summary.split("\n")[0]?.length, "the text/plain summary starts with one short line").toBeLessThan(200);

@@ -19,8 +19,13 @@ function recordingDisplay() {
       show: (bundle: MimeBundle) => void shown.push({ kind: "show", bundle }),
       update: (bundle: MimeBundle) => void shown.push({ kind: "update", bundle }),
     },
-    html: () => shown.map(({ bundle }) => bundle["text/html"] as string),
+    html: () => shown.map(({ bundle }) => withoutInlineStyles(bundle["text/html"] as string)),
   };
+}
+
+/** `html` without its inline `style` attributes (the layout an untrusted notebook keeps), to read its structure. */
+function withoutInlineStyles(html: string): string {
+  return html.replace(/ style="[^"]*"/g, "");
 }
 
 function twoCallExecutor(observation = "sunny") {
@@ -51,7 +56,7 @@ describe("displayRun", () => {
     expect(display.shown.slice(1).every(({ kind }) => kind === "update")).toBe(true);
 
     expect(bundle[RUN_MIME_TYPE]).toMatchObject({ status: "finished", stopReason: "finish", output: "Sunny in Oslo.", actions: 2, steps: 2 });
-    expect(bundle["text/html"]).toMatch(/^<iframe class="agentrx-trace"[^>]* sandbox="allow-scripts"/);
+    expect(bundle["text/html"]).toMatch(/^<p class="agentrx-trace-note"[^>]*>.*<\/p><iframe class="agentrx-trace"[^>]* sandbox="allow-scripts"/);
     expect(bundle["text/html"]).toContain('srcdoc="&#60;!doctype html&#62;'); // the trace page, escaped into the attribute
     expect(bundle["text/plain"]).toContain("weather({\"city\":\"Oslo\"}) -> sunny");
   });

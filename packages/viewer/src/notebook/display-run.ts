@@ -36,7 +36,12 @@ const displayStores = new WeakMap<object, RunStore>();
  * final MIME bundle ({@link RunDisplayBundle}): the run's trace page in a frame, the table as
  * text, and a JSON summary (`application/vnd.agentrx.run+json`). A run left as a cell's last
  * expression in Deno's kernel does this by itself; call it to show a run elsewhere in a cell, or
- * with your own `live` target in another kernel (tslab: `newDisplay()`).
+ * with your own `live` target in another kernel (tslab: `newDisplay()`). In Deno's kernel the live
+ * display's last update is the final table with the trace (front ends place an update by its
+ * display id, so it stays in the cell that ran the run, even when the kernel sends the cell's
+ * result after the cell ended); the bundle's HTML is then one line saying so, which this update's
+ * style hides. Next to the frame, a plain line names the run and says how to see its trace in a
+ * notebook opened untrusted (which strips frames and `<style>`; the table keeps inline styles).
  *
  * For a run made by an executor (`invoke`, `stream`, `resume`), awaiting the run afterwards (or
  * while it is shown) resolves with this run's result (or rejects with its error) without running
@@ -112,11 +117,29 @@ export async function displayRun(run: Observable<AgentStreamEvent> | RunObservab
   if (source !== undefined) settle?.(failure === undefined ? lastValueFrom(from(seen).pipe(source.result)) : Promise.reject(failure.error));
   // Events that end without saying how the run ended (a stored run replayed: a failure or a
   // cancellation is in the run's row, not in an event): the record says it.
-  if (failure === undefined && !table.hasEnded && store !== undefined && table.id !== undefined) await endAsRecorded(table, store, table.id);
+  if (store !== undefined && table.id !== undefined) await endAsRecorded(table, store, table.id, failure === undefined && !table.hasEnded);
   await updates.finish();
   const trace = table.id === undefined || store === undefined ? undefined : await traceFrame(store, table.id, traceHeight);
-  const html = live === undefined ? table.html() + (trace ?? "") : (trace ?? table.html());
-  return bundleOf(html, table.text(), table.summary());
+  if (live === undefined) return bundleOf(table.html() + (trace ?? ""), table.text(), table.summary());
+  const displayId = (live as Partial<DenoLiveDisplay>).displayId;
+  if (displayId === undefined) return bundleOf(trace ?? table.html(), table.text(), table.summary());
+  // Deno's kernel can end a cell before its value is sent, and labels what it sends then with the
+  // next cell: the final table and trace go into the live display, which front ends place by its
+  // display id. The cell's value is one line (the trace is not stored twice in the notebook),
+  // hidden by the live display's style wherever it lands; shown where styles are stripped.
+  await updates.replace({ "text/html": table.html() + hideResultStyle(displayId) + (trace ?? ""), "text/plain": table.text() });
+  const line = `<p class="agentrx-result-line">${escapeHtml(table.text().split("\n")[0] ?? "")}: the table and the trace are in the display above.</p>`;
+  return bundleOf(`<div class="agentrx-result" data-agentrx-display="${escapeHtml(displayId)}">${line}</div>`, table.text(), table.summary());
+}
+
+/** A live display of Deno's kernel: its updates replace the output with this display id. */
+interface DenoLiveDisplay extends LiveRunDisplay {
+  displayId: string;
+}
+
+/** The style that hides a cell value's copy of what the live display `displayId` shows (see `displayRun`). */
+function hideResultStyle(displayId: string): string {
+  return `<style>div.agentrx-result[data-agentrx-display="${escapeHtml(displayId)}"]{display:none!important}</style>`;
 }
 
 /**
@@ -157,6 +180,22 @@ class LiveUpdates {
     else this.timer = setTimeout(() => this.send(), wait);
   }
 
+  /** Replaces what the live display shows with `bundle`, after every update; rejects as `finish` does. */
+  async replace(bundle: MimeBundle): Promise<void> {
+    const live = this.live;
+    if (live === undefined) return;
+    this.queue = this.queue.then(async () => {
+      if (this.failed !== undefined) return;
+      try {
+        await live.update(bundle);
+      } catch (error) {
+        this.failed = { error };
+      }
+    });
+    await this.queue;
+    if (this.failed !== undefined) throw this.failed.error;
+  }
+
   /** Sends the final table and waits for every update; rejects with the first update that failed. */
   async finish(): Promise<void> {
     if (this.live === undefined) return;
@@ -192,7 +231,7 @@ interface DenoJupyter {
 }
 
 /** The live display of Deno's Jupyter kernel (`display_data`, then `update_display_data` with the same id). */
-function denoLiveDisplay(): LiveRunDisplay | undefined {
+function denoLiveDisplay(): DenoLiveDisplay | undefined {
   let jupyter: DenoJupyter | undefined;
   try {
     jupyter = (globalThis as { Deno?: { jupyter?: DenoJupyter } }).Deno?.jupyter;
@@ -202,7 +241,7 @@ function denoLiveDisplay(): LiveRunDisplay | undefined {
   if (typeof jupyter?.broadcast !== "function") return undefined;
   const displayId = `agentrx-run-${randomUuid()}`;
   const send = (type: string, bundle: MimeBundle) => jupyter.broadcast(type, { data: bundle, metadata: {}, transient: { display_id: displayId } });
-  return { show: (bundle) => send("display_data", bundle), update: (bundle) => send("update_display_data", bundle) };
+  return { displayId, show: (bundle) => send("display_data", bundle), update: (bundle) => send("update_display_data", bundle) };
 }
 
 /**
@@ -213,7 +252,6 @@ function denoLiveDisplay(): LiveRunDisplay | undefined {
 const NOTEBOOK_TEXT_BUDGET = 400_000;
 const NOTEBOOK_REQUEST_BUDGET = 100_000;
 
-/** The run's trace page in a sandboxed frame (scripts only: the page needs nothing else). */
 /**
  * What `displayRun` was given, checked before the run starts: a run (an observable of its events),
  * and options of the right kinds. A `live` target without `show` and `update` would fail only once
@@ -238,7 +276,12 @@ function checkDisplayArguments(run: unknown, options: unknown): void {
   if (store !== undefined && typeof (store as { readEvents?: unknown } | null)?.readEvents !== "function") bad("store", store, `\`store\` must be a RunStore (e.g. new SqliteRunStore() from @agentrx/runs), got ${kind(store)}.`);
 }
 
-async function traceFrame(store: RunStore, runId: string, height: number): Promise<string | undefined> {
+/**
+ * The run's trace page in a sandboxed frame (scripts only: the page needs nothing else), under a
+ * line naming the run. A notebook opened untrusted strips the frame but keeps that line, which says
+ * how to see the trace (`note: false` leaves it out).
+ */
+async function traceFrame(store: RunStore, runId: string, height: number, { note = true }: { note?: boolean } = {}): Promise<string | undefined> {
   let page: string;
   try {
     page = tracePageHtml(await readTracePage(store, runId, { mode: "file", source: "notebook", textBudget: NOTEBOOK_TEXT_BUDGET, requestBudget: NOTEBOOK_REQUEST_BUDGET }));
@@ -246,22 +289,33 @@ async function traceFrame(store: RunStore, runId: string, height: number): Promi
     const why = error instanceof Error ? error.message : String(error);
     return `<p class="agentrx-trace-missing">The trace of run <code>${escapeHtml(runId)}</code> could not be read: ${escapeHtml(why)}</p>`;
   }
-  return `<iframe class="agentrx-trace" title="Trace of run ${escapeHtml(runId)}" sandbox="allow-scripts" style="width:100%;height:${height}px;border:1px solid rgba(127,127,127,.35);border-radius:4px" srcdoc="${escapeHtml(page)}"></iframe>`;
+  const id = escapeHtml(runId);
+  const line = note
+    ? `<p class="agentrx-trace-note" style="margin:6px 0 2px;font:12px/1.4 system-ui,sans-serif;opacity:.7">Trace of run <code>${id}</code>. Nothing below? The notebook is not trusted: File &gt; Trust Notebook shows the trace, or run <code>npx agentrx trace ${id}</code>.</p>`
+    : "";
+  return `${line}<iframe class="agentrx-trace" title="Trace of run ${escapeHtml(runId)}" sandbox="allow-scripts" style="width:100%;height:${height}px;border:1px solid rgba(127,127,127,.35);border-radius:4px" srcdoc="${escapeHtml(page)}"></iframe>`;
 }
 
 /**
- * Ends `table` as the record of run `runId` says the run ended (failed, cancelled; its error and
- * running time). A run the record says is still running stays so. A record that cannot be read
- * leaves it running too: the trace below the table says why it could not be read.
+ * Times `table` as the record of run `runId` does (its checkpoint's running time over every
+ * segment, which the trace page's header shows), once the record says the run is over; with `end`
+ * (the run's events ended without saying how), also ends it as the record says (failed,
+ * cancelled; its error). A run the record says is still running stays so. A record that cannot be
+ * read leaves it as it is: the trace below the table says why it could not be read.
  */
-async function endAsRecorded(table: RunTable, store: RunStore, runId: string): Promise<void> {
+async function endAsRecorded(table: RunTable, store: RunStore, runId: string, end = true): Promise<void> {
   const info = await store.getRun(runId).catch(() => undefined);
   if (info === undefined || info.status === "running" || info.status === "queued") return;
+  const elapsedMs = info.checkpoint?.elapsedMs;
+  if (!end) {
+    if (typeof elapsedMs === "number") table.useRecordedTime(elapsedMs);
+    return;
+  }
   table.endAsRecorded({
     status: info.status,
     ...(info.stopReason === undefined ? {} : { stopReason: info.stopReason as StopReason }),
     ...(info.error === undefined ? {} : { error: info.error }),
-    ...(info.checkpoint?.elapsedMs === undefined ? {} : { elapsedMs: info.checkpoint.elapsedMs }),
+    ...(elapsedMs === undefined ? {} : { elapsedMs }),
   });
 }
 
@@ -313,6 +367,7 @@ async function failedBundle(error: unknown, runId: string | undefined, store: Ru
   const table = new RunTable();
   for (const event of recorded?.at(-1) ?? []) table.add(event);
   table.fail(error);
+  if (recorded !== undefined) await endAsRecorded(table, store as RunStore, runId as string, false);
   const summary = table.summary();
   if (runId !== undefined) summary.runId = runId;
   const trace = recorded === undefined ? undefined : await traceFrame(store as RunStore, runId as string, height);
@@ -352,6 +407,7 @@ async function recordedSegment(store: RunStore, runId: string, value: AwaitedRes
     if (pauses(interrupt?.type === "interrupt" ? interrupt.interrupts : undefined) !== pauses(value.interrupts)) continue;
     const table = new RunTable();
     for (const event of segment) table.add(event);
+    await endAsRecorded(table, store, runId, false);
     return table;
   }
   return undefined;

@@ -162,6 +162,14 @@ export class RunTable {
     }
   }
 
+  /**
+   * Times the run as its record does (its checkpoint's `elapsedMs`: every segment's running time,
+   * measured by the executor), the time the trace page's header shows, once the run has ended.
+   */
+  useRecordedTime(elapsedMs: number): void {
+    this.recordedElapsedMs = elapsedMs;
+  }
+
   /** Whether the run's events said how it ended (an `output`, a failure, a cancellation). */
   get hasEnded(): boolean {
     return this.ended || this.finished;
@@ -213,16 +221,24 @@ export class RunTable {
       const pause = waiting.get(row);
       const state = pause !== undefined ? `${pauseLabel(pause)} (<code>${escapeHtml(pause.id)}</code>)` : row.observation === undefined ? this.openCall("running…") : "";
       const rowClass = pause !== undefined ? "agentrx-pause" : row.outcome === undefined ? undefined : `agentrx-${row.outcome}`;
-      const observation = row.observation === undefined ? `<i>${state}</i>` : `${row.outcome === undefined ? "" : `<b class="agentrx-outcome">${OUTCOME_LABELS[row.outcome]}</b>`}<pre>${escapeHtml(cut(row.observation))}</pre>`;
-      return `<tr${rowClass === undefined ? "" : ` class="${rowClass}"`}><td>${row.iteration + 1}</td><td><code>${escapeHtml(row.tool)}</code></td><td><pre>${escapeHtml(cut(row.input))}</pre></td><td>${observation}</td><td>${row.durationMs === undefined ? "" : `${Math.round(row.durationMs)} ms`}</td></tr>`;
+      const observation = row.observation === undefined ? `<i>${state}</i>` : `${row.outcome === undefined ? "" : `<b class="agentrx-outcome" style="${INLINE.outcome}">${OUTCOME_LABELS[row.outcome]}</b>`}<pre style="${INLINE.pre}">${escapeHtml(cut(row.observation))}</pre>`;
+      const tint = pause !== undefined ? PAUSE_TINT : row.outcome === "failed" ? FAILED_TINT : undefined;
+      const tr = rowClass === undefined ? `<tr style="${INLINE.tr}">` : `<tr class="${rowClass}" style="${INLINE.tr}">`;
+      return `${tr}${td(String(row.iteration + 1), tint)}${td(`<code>${escapeHtml(row.tool)}</code>`, tint)}${td(`<pre style="${INLINE.pre}">${escapeHtml(cut(row.input))}</pre>`, tint)}${td(observation, tint)}${td(timeCell(row), tint)}</tr>`;
     });
-    if (hidden > 0) body.unshift(`<tr class="agentrx-hidden"><td colspan="5"><i>… ${hidden} earlier tool call${hidden === 1 ? "" : "s"}, not shown here: the run's trace has every one</i></td></tr>`);
+    if (hidden > 0) body.unshift(`<tr class="agentrx-hidden" style="${INLINE.tr}"><td colspan="5" style="${INLINE.cell}"><i>… ${hidden} earlier tool call${hidden === 1 ? "" : "s"}, not shown here: the run's trace has every one</i></td></tr>`);
     for (const pause of unmatched) {
-      body.push(`<tr class="agentrx-pause"><td>${pause.iteration + 1}</td><td><code>${escapeHtml(pause.tool)}</code></td><td><pre>${escapeHtml(cut(textOf(withoutImages(pause.toolInput))))}</pre></td><td><i>${pauseLabel(pause)} (<code>${escapeHtml(pause.id)}</code>)</i></td><td></td></tr>`);
+      body.push(
+        `<tr class="agentrx-pause" style="${INLINE.tr}">${td(String(pause.iteration + 1), PAUSE_TINT)}${td(`<code>${escapeHtml(pause.tool)}</code>`, PAUSE_TINT)}${td(`<pre style="${INLINE.pre}">${escapeHtml(cut(textOf(withoutImages(pause.toolInput))))}</pre>`, PAUSE_TINT)}${td(`<i>${pauseLabel(pause)} (<code>${escapeHtml(pause.id)}</code>)</i>`, PAUSE_TINT)}${td("", PAUSE_TINT)}</tr>`,
+      );
     }
-    const table = body.length === 0 ? '<p class="agentrx-empty">No tool calls yet.</p>' : `<table><thead><tr><th title="the agent call (iteration) that asked for it, from 1">#</th><th>tool</th><th>input</th><th>observation</th><th>time</th></tr></thead><tbody>${body.join("")}</tbody></table>`;
-    const answer = this.error !== undefined ? `<div class="agentrx-error">${escapeHtml(this.error)}</div>` : this.answer === "" ? "" : `<div class="agentrx-answer"><b>Answer</b><pre>${escapeHtml(this.shownAnswer())}</pre></div>`;
-    return `<div class="agentrx-run" data-status="${this.status}"><style>${TABLE_STYLES}</style>${head}${table}${answer}</div>`;
+    const th = (label: string, title?: string) => `<th${title === undefined ? "" : ` title="${title}"`} style="${INLINE.cell}">${label}</th>`;
+    const table =
+      body.length === 0
+        ? '<p class="agentrx-empty">No tool calls yet.</p>'
+        : `<div class="agentrx-rows" style="${INLINE.rows}"><table style="${INLINE.table}"><thead><tr style="${INLINE.tr}">${th("#", "the agent call (iteration) that asked for it, from 1")}${th("tool")}${th("input")}${th("observation")}${th("time")}</tr></thead><tbody>${body.join("")}</tbody></table></div>`;
+    const answer = this.error !== undefined ? `<div class="agentrx-error" style="${INLINE.error}">${escapeHtml(this.error)}</div>` : this.answer === "" ? "" : `<div class="agentrx-answer" style="margin-top:4px"><b>Answer</b><pre style="${INLINE.pre}">${escapeHtml(this.shownAnswer())}</pre></div>`;
+    return `<div class="agentrx-run" data-status="${this.status}" style="${INLINE.root}"><style>${TABLE_STYLES}</style>${head}${table}${answer}</div>`;
   }
 
   /**
@@ -380,19 +396,57 @@ function oneLine(text: string): string {
   return flat.length <= 120 ? flat : `${cutText(flat, 120)}…`;
 }
 
-// Front ends style tables of their own (JupyterLab right-aligns cells and stripes rows): these
-// selectors are specific enough to win, and alignment is marked important.
+/** How long a call took, as its row says: a call a person rejected never ran (the trace page says so too). */
+function timeCell(row: ToolRow): string {
+  if (row.outcome === "rejected") return "not run";
+  return row.durationMs === undefined ? "" : `${Math.round(row.durationMs)} ms`;
+}
+
+/** The tints of a row that waits for a person, and of a call that failed (translucent: readable on light and dark themes). */
+const PAUSE_TINT = "rgba(255,191,0,.18)";
+const FAILED_TINT = "rgba(198,40,40,.1)";
+
+/** A cell, with its row's tint inline: a notebook opened untrusted drops the `<style>` element. */
+function td(content: string, tint: string | undefined): string {
+  return `<td style="${INLINE.cell}${tint === undefined ? "" : `;background:${tint}`}">${content}</td>`;
+}
+
+/**
+ * The table's essential layout as inline styles: a notebook opened untrusted (shared with its
+ * outputs) strips the `<style>` element but keeps these, so the table stays readable. The rows box
+ * is bounded: a run of many calls with long results scrolls in its box rather than making the
+ * output thousands of pixels tall.
+ */
+const INLINE = {
+  root: "font:13px/1.4 system-ui,sans-serif;max-width:100%;text-align:left",
+  rows: "max-height:480px;overflow:auto",
+  table: "border-collapse:collapse;margin:4px 0;width:100%",
+  tr: "background:transparent",
+  cell: "border:0;border-bottom:1px solid rgba(127,127,127,.3);padding:3px 6px;text-align:left;vertical-align:top",
+  pre: "margin:0;padding:0;background:transparent;white-space:pre-wrap;word-break:break-word;font:12px/1.35 ui-monospace,monospace;text-align:left",
+  outcome: "display:block;font-size:11px;font-weight:600",
+  error: "margin-top:4px;color:#d32f2f;font-weight:600",
+} as const;
+
+// Front ends style tables of their own: classic Notebook stripes rows with
+// `.rendered_html tbody tr:nth-child(odd)` (specificity 0,2,2) and JupyterLab with
+// `.jp-RenderedHTMLCommon tbody tr:nth-child(odd)` and a hover colour; both right-align cells.
+// Specificity alone loses to some of them, so row and cell backgrounds, colours and alignment are
+// marked important: a row's tint is the same on every row. The table takes the notebook's text
+// colour; the red of a failure is lighter in a dark colour scheme.
 const TABLE_STYLES = [
   "div.agentrx-run{font:13px/1.4 system-ui,sans-serif;max-width:100%;text-align:left}",
+  "div.agentrx-run div.agentrx-rows{max-height:480px;overflow:auto}",
   "div.agentrx-run table{border-collapse:collapse;margin:4px 0;width:100%;table-layout:auto}",
-  "div.agentrx-run table th,div.agentrx-run table td{border:0;border-bottom:1px solid rgba(127,127,127,.3);padding:3px 6px;text-align:left!important;vertical-align:top;background:none}",
-  "div.agentrx-run table tr{background:none}",
-  "div.agentrx-run pre{margin:0;padding:0;background:none;white-space:pre-wrap;word-break:break-word;font:12px/1.35 ui-monospace,monospace;text-align:left}",
-  "div.agentrx-run table tr.agentrx-pause td{background:rgba(255,191,0,.15)}",
-  "div.agentrx-run table tr.agentrx-failed td{background:rgba(198,40,40,.08)}",
+  "div.agentrx-run table tbody tr,div.agentrx-run table tbody tr:nth-child(odd),div.agentrx-run table tbody tr:nth-child(even),div.agentrx-run table tbody tr:hover,div.agentrx-run table thead tr{background:transparent!important}",
+  "div.agentrx-run table th,div.agentrx-run table td{border:0;border-bottom:1px solid rgba(127,127,127,.3);padding:3px 6px;text-align:left!important;vertical-align:top;background:transparent}",
+  "div.agentrx-run pre{margin:0;padding:0;background:transparent!important;white-space:pre-wrap;word-break:break-word;font:12px/1.35 ui-monospace,monospace;text-align:left}",
+  `div.agentrx-run table tr.agentrx-pause td{background:${PAUSE_TINT}!important}`,
+  `div.agentrx-run table tr.agentrx-failed td{background:${FAILED_TINT}!important}`,
   "div.agentrx-run .agentrx-outcome{display:block;font-size:11px;font-weight:600}",
-  "div.agentrx-run tr.agentrx-failed .agentrx-outcome{color:#c62828}",
+  "div.agentrx-run table tr.agentrx-failed .agentrx-outcome,div.agentrx-run .agentrx-error{color:#d32f2f!important}",
+  "@media (prefers-color-scheme:dark){div.agentrx-run table tr.agentrx-failed .agentrx-outcome,div.agentrx-run .agentrx-error{color:#ef9a9a!important}}",
   "div.agentrx-run .agentrx-answer{margin-top:4px}",
-  "div.agentrx-run .agentrx-error{margin-top:4px;color:#c62828;font-weight:600}",
+  "div.agentrx-run .agentrx-error{margin-top:4px;font-weight:600}",
   "div.agentrx-run[data-status=running] .agentrx-run-head b::after{content:' ⏳'}",
 ].join("");

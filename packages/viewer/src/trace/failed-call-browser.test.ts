@@ -38,6 +38,7 @@ describe.skipIf(skip)("a failed tool call's page in Chromium", () => {
     await page.click('[data-id="tool-1-0"] .label');
     expect(await page.locator('.detail [data-outcome="rejected"]').textContent()).toMatch(/^Rejected: a person rejected this call/);
     expect(await page.locator('.detail [data-outcome="failed"]').count()).toBe(0);
+    expect(await page.locator(".detail").textContent()).toContain("Durationnot run"); // as the notebook's table says
     await page.click('[data-id="tool-0-3"] .label');
     expect(await page.locator(".detail [data-outcome]").count()).toBe(0);
     expect(errors).toEqual([]);

@@ -191,7 +191,8 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
         ["Started", offset(model, tool.start ?? tool.actionAt)],
         ["Started early", tool.early === true ? "yes: while the model still streamed its answer (eagerTools)" : undefined],
         ["Edited", tool.askedInput !== undefined ? "yes: a person changed its input before it ran" : undefined],
-        ["Duration", tool.durationMs !== undefined ? fmt.duration(tool.durationMs) : layout.isLive(model) ? "running…" : "–"],
+        // A rejected call never ran: its recorded duration (0) is no running time.
+        ["Duration", metadata["rejected"] === true ? "not run" : tool.durationMs !== undefined ? fmt.duration(tool.durationMs) : layout.isLive(model) ? "running…" : "–"],
         ["Outcome", badges.length > 0 ? badges.join(", ") : "ok"],
         ["Attempts", typeof metadata["attempts"] === "number" ? String(metadata["attempts"]) : undefined],
         ["Timed out", metadata["timedOut"] === true ? "yes (at least one attempt)" : undefined],
