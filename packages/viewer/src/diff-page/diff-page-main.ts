@@ -3,6 +3,7 @@ import type { DiffPair, DiffToolCall, IterationDiff, RunDiff } from "@agentrx/ru
 import type { DomChild, DomRuntime } from "../trace-page/page/dom-runtime";
 import type { FormatRuntime } from "../trace-page/page/format-runtime";
 import type { DiffPageData, DiffPrompt, DiffPromptMessage } from "./diff-page-data";
+import { jsonText as json } from "../trace-page/json-text";
 import { runPagePath } from "../trace-page/run-route";
 
 type RunUsage = NonNullable<RunDiff["usage"]["a"]>;
@@ -220,23 +221,4 @@ function leadingSame(iterations: IterationDiff[]): number {
   let count = 0;
   while (count < iterations.length && (iterations[count] as IterationDiff).same) count++;
   return count;
-}
-
-/**
- * `value` as JSON (indented by `indent` spaces), else its `String`, else `[object]`; never throws
- * (a cycle, a BigInt, a getter or `toJSON` that throws). The page's script is bundled apart from
- * `@agentrx/core`, so this is `valueToText` with `quoteStrings` written again, with an indent.
- */
-function json(value: unknown, indent?: number): string {
-  try {
-    const text = JSON.stringify(value, null, indent);
-    if (text !== undefined) return text;
-  } catch {
-    // its `String`, below
-  }
-  try {
-    return String(value);
-  } catch {
-    return "[object]"; // an object without a prototype, a `toString` that throws
-  }
 }

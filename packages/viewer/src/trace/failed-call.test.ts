@@ -42,8 +42,8 @@ describe("a failed tool call", () => {
     const live: string[] = [];
     await displayRun(failingExecutor().invoke({ input: "go" }), { live: { show: (b) => void live.push(b["text/html"] as string), update: (b) => void live.push(b["text/html"] as string) } });
     const html = live.at(-1) as string;
-    expect(html.match(/<tr class="agentrx-failed">/g)).toHaveLength(3);
-    expect(html).toContain(`<pre>${APOLOGY}</pre>`);
+    expect(html.match(/<tr class="agentrx-failed"[\s>]/g)).toHaveLength(3);
+    expect(html).toMatch(new RegExp(`<pre\\b[^>]*>${APOLOGY.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}</pre>`));
     expect(html).toContain('data-status="interrupted"'); // the run paused; only its calls failed
   });
 });

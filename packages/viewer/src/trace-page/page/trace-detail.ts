@@ -4,6 +4,7 @@ import type { DomChild, DomRuntime } from "./dom-runtime";
 import type { FormatRuntime } from "./format-runtime";
 import type { TraceLayoutRuntime, TraceRow } from "./trace-layout";
 import { traceRequestOf, type TraceModel, type TraceModelCall, type TraceToolCall } from "./trace-model";
+import { jsonText } from "../json-text";
 import { runPagePath } from "../run-route";
 import { cutText, cutTextEnd } from "../cut-text";
 
@@ -157,19 +158,8 @@ export function traceDetailRuntime(dom: DomRuntime, fmt: FormatRuntime, layout: 
     return at === undefined || origin === undefined ? undefined : `+${fmt.duration(at - origin)}`;
   }
 
-  /** `value` as indented JSON, else its `String`, else `[object]`; never throws (the page's script is bundled apart from `@agentrx/core`'s `valueToText`). */
   function json(value: unknown): string {
-    try {
-      const text = JSON.stringify(value, null, 2);
-      if (text !== undefined) return text;
-    } catch {
-      // its `String`, below
-    }
-    try {
-      return String(value);
-    } catch {
-      return "[object]"; // an object without a prototype, a `toString` that throws
-    }
+    return jsonText(value, 2);
   }
 
   function toolSection(model: TraceModel, row: TraceRow, tool: TraceToolCall, context: TraceDetailContext): DomChild[] {
