@@ -121,8 +121,10 @@ export class RunEnding {
         try {
           await run.recorder.flush();
         } catch (error) {
-          run.recorder.stop();
           run.dispatch({ type: "endRefused" });
+          // The write failed: the run's end is recorded when the store answers (or not at all when
+          // another process holds the run), so it is not left `running` until its lease runs out.
+          await this.endRecording({ status: "failed", error: errorMessage(error) });
           if (!run.subscriber.closed) run.subscriber.error(error);
           return;
         }
@@ -144,6 +146,9 @@ export class RunEnding {
         await run.recorder.flush({ status: interrupt ? "interrupted" : "finished", stopReason, release: true });
       } catch (error) {
         run.dispatch({ type: "endRefused" });
+        // As above: a last write that failed leaves the run `failed`, its lease released, where it
+        // can (a last write that did land released the lease, so this one is refused).
+        await this.endRecording({ status: "failed", error: errorMessage(error) });
         if (!run.subscriber.closed) run.subscriber.error(error);
         return;
       } finally {

@@ -1,6 +1,6 @@
 import type { ToolAgentAction } from "@agentrx/core";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { AgentStreamEvent } from "../executor/events";
 import { RunRecorder } from "./run-recorder";
 import type { JsonObject, RunStore, RunWrite } from "./run-store";
@@ -57,6 +57,26 @@ describe("RunRecorder", () => {
     await expect(recorder.flush({ status: "failed", error: "again", release: true })).rejects.toBe(lost);
     await expect(recorder.flush()).rejects.toBe(lost);
     expect(writes).toHaveLength(1);
+  });
+
+  it("tries the run's end again in the background while the store still fails, until it lands", async () => {
+    const lost = new RunStoreError({ operation: "write", runId: "run-1", message: "lost the connection" });
+    const writes: RunWrite[] = [];
+    let failing = 3; // the run's write, then the end write twice
+    const store = {
+      write: async (_runId: string, write: RunWrite) => {
+        if (failing-- > 0) throw lost;
+        writes.push(write);
+      },
+    } as unknown as RunStore;
+    const recorder = new RunRecorder(store, "run-1", "owner-1", 30_000, Date.now(), { checkpoint: () => ({ schemaVersion: 1, iteration: 1, elapsedMs: 0, phase: "tools" }), onFailure: () => undefined });
+    recorder.recordIntent({ type: "note" }).catch(() => undefined);
+    await expect(recorder.flush()).rejects.toBe(lost);
+    // The first try of the end write fails too: the run's error is not held back by the tries after it.
+    await expect(recorder.flush({ status: "failed", error: "lost the connection", release: true })).rejects.toBe(lost);
+    expect(writes).toEqual([]);
+    await vi.waitFor(() => expect(writes).toHaveLength(1), { timeout: 2000, interval: 20 });
+    expect(writes[0]).toMatchObject({ owner: "owner-1", events: [], update: { status: "failed", error: "lost the connection", release: true } });
   });
 
   it("writes nothing after a lost lease or a store that timed out", async () => {

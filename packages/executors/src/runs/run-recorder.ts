@@ -13,6 +13,10 @@ import { withStoreTimeout } from "./with-store-timeout";
 
 /** With `recordTokens: "each"`: how soon streamed tokens are written, in milliseconds. */
 const TOKEN_WRITE_MS = 200;
+/** The first wait before the end write of a failed run is tried again (see `endAfterFailure`), in ms. */
+const END_RETRY_FIRST_MS = 50;
+/** The longest wait between tries of that end write, in ms. */
+const END_RETRY_MAX_MS = 2000;
 
 /** How a recorder reaches its run: the checkpoint to write, and where a store failure goes. */
 export interface RecorderHooks {
@@ -426,6 +430,10 @@ export class RunRecorder {
    * again then shows the run failed, free to resume at once rather than `running` until its lease
    * runs out. Fenced by owner and epoch as every write; rejects with `error` whatever it does.
    *
+   * A store that fails the end write too (still unreachable) is tried again in the background,
+   * waiting 50 ms, then twice as long each time (at most 2 s), until the lease this process held
+   * would have run out anyway.
+   *
    * After this process judged its own lease lost (the watchdog's `RunLeaseLostError`, `op: "lease"`,
    * or `"toolStart"`; not `"write"`, where the store said another process holds the run), it makes
    * the same write once, best effort, after the write in flight: it rejects at once, not waiting for
@@ -439,18 +447,33 @@ export class RunRecorder {
     const end: RunUpdate = { release: true };
     if (update.status !== undefined) end.status = update.status;
     if (update.error !== undefined) end.error = update.error;
-    const written = this.tail.then(() => {
+    const attempt = (): Promise<unknown> => {
       const write: RunWrite = { owner: this.owner, leaseMs: this.leaseMs, events: [], update: end, at: Date.now() };
       if (this.epoch !== undefined) write.epoch = this.epoch;
       return withStoreTimeout(this.store.write(this.runId, write), this.storeTimeoutMs, "write", this.runId);
-    });
-    if (judged) {
-      written.catch(noop); // fire and forget: the run's error does not wait for it
-      return Promise.reject(error);
-    }
+    };
+    const written = this.tail.then(attempt);
+    // A store that does not answer yet is tried again in the background (the run's error does not
+    // wait for it), until the lease would have run out anyway.
+    written.catch((failure: unknown) => this.endAgain(attempt, failure, END_RETRY_FIRST_MS));
+    if (judged) return Promise.reject(error); // the run's error does not wait for the first try either
     return written.then(
       () => Promise.reject(error),
       () => Promise.reject(error),
+    );
+  }
+
+  /**
+   * Tries the run's end write again after `wait` ms (doubling, at most {@link END_RETRY_MAX_MS}),
+   * while the lease this process held has not run out (after that, another process may take the
+   * run, and its lease no longer holds it) and the store has not said another process holds it.
+   */
+  private endAgain(attempt: () => Promise<unknown>, failure: unknown, wait: number): void {
+    if (RunLeaseLostError.isInstance(failure) || Date.now() + wait >= this.leaseUntil) return;
+    unref(
+      setTimeout(() => {
+        attempt().catch((again: unknown) => this.endAgain(attempt, again, Math.min(wait * 2, END_RETRY_MAX_MS)));
+      }, wait),
     );
   }
 
