@@ -36,6 +36,7 @@ export type { MessageDifference, ModelCallInput, RecordedChatModelCallOptions, R
 export { ThreadMemory, estimateMessageTokens, estimateTextTokens } from "./thread-memory/index";
 export type { AddThreadMessagesOptions, ThreadMemoryOptions } from "./thread-memory/index";
 // Server-Sent Events on a Node-style `http` response (no Node built-in imported: it works on any
-// runtime with `node:http`'s ServerResponse API).
+// runtime with `node:http`'s ServerResponse API). Their parameters are typed structurally
+// (`SseResponse`, `SseRequest`), so these declarations need no `@types/node` in a browser project.
 export { SseWriter, decodePathSegment, parseLastEventId } from "./sse/sse-writer";
-export type { SseMessage, SseWriterOptions } from "./sse/sse-writer";
+export type { SseMessage, SseRequest, SseResponse, SseSocket, SseWriterOptions } from "./sse/sse-writer";

@@ -1,8 +1,10 @@
+import type { BaseMessage } from "@langchain/core/messages";
 import { formatLogToString } from "../format-scratchpad/format-log-to-string";
-import { createJsonChatAgent, formatJsonChatScratchpad } from "../json-chat/create-json-chat-agent";
+import type { TextAgentOptions } from "../shared/create-text-agent";
+import { type CreateJsonChatAgentOptions, createJsonChatAgent, formatJsonChatScratchpad } from "../json-chat/create-json-chat-agent";
 import { createJsonChatPrompt } from "../json-chat/json-chat-prompt";
 import { ReActJsonSingleInputOutputParser } from "../json-chat/react-json-single-input-output-parser";
-import { createOpenAIFunctionsAgent } from "../openai-functions/create-openai-functions-agent";
+import { type CreateOpenAIFunctionsAgentOptions, createOpenAIFunctionsAgent } from "../openai-functions/create-openai-functions-agent";
 import { formatToOpenAIFunctionMessages } from "../openai-functions/format-to-openai-function-messages";
 import { OpenAIFunctionsAgentOutputParser } from "../openai-functions/openai-functions-agent-output-parser";
 import { createReactAgent } from "../react/create-react-agent";
@@ -14,7 +16,7 @@ import { SelfAskOutputParser } from "../self-ask/self-ask-output-parser";
 import { createStructuredChatAgent } from "../structured-chat/create-structured-chat-agent";
 import { createStructuredChatPrompt } from "../structured-chat/structured-chat-prompt";
 import { StructuredChatOutputParser } from "../structured-chat/structured-chat-output-parser";
-import { createOpenAIToolsAgent, createToolCallingAgent } from "../tool-calling/create-tool-calling-agent";
+import { type CreateToolCallingAgentOptions, createOpenAIToolsAgent, createToolCallingAgent } from "../tool-calling/create-tool-calling-agent";
 import { formatToToolMessages } from "../tool-calling/format-to-tool-messages";
 import { ToolCallingAgentOutputParser } from "../tool-calling/tool-calling-agent-output-parser";
 import { createToolCallingPrompt } from "../tool-calling/tool-calling-prompt";
@@ -22,7 +24,12 @@ import { createXmlAgent } from "../xml/create-xml-agent";
 import { formatXml } from "../xml/format-xml";
 import { XMLAgentOutputParser } from "../xml/xml-agent-output-parser";
 import { createXmlPrompt } from "../xml/xml-prompt";
-import { defineAgentType } from "./define-agent-type";
+import { type AgentType, defineAgentType } from "./define-agent-type";
+
+// Each constant's type is written out rather than inferred: an inferred one spells the scratchpad
+// messages with the generics of the @langchain/core the package was built with (1.4's
+// `BaseMessage<MessageStructure<...>>`), which earlier versions of the peer range (1.0, where
+// `MessageStructure` is not generic) cannot read. `BaseMessage[]` means the same in each.
 
 /**
  * The tool-calling agent type (`"tool-calling"`): native tool calls, several per turn.
@@ -36,7 +43,7 @@ import { defineAgentType } from "./define-agent-type";
  * console.log(await agent.invoke({ input: "Hello", steps: [] })); // { returnValues: { output: "Hi!" }, log: "Hi!" }
  * ```
  */
-export const toolCallingAgentType = /* @__PURE__ */ defineAgentType({
+export const toolCallingAgentType: AgentType<"tool-calling", CreateToolCallingAgentOptions, BaseMessage[], ToolCallingAgentOutputParser, "tool-calling"> = /* @__PURE__ */ defineAgentType({
   name: "tool-calling",
   version: "1.0.0",
   description: "Native tool calling through bindTools; several tool calls per turn run in parallel.",
@@ -48,7 +55,7 @@ export const toolCallingAgentType = /* @__PURE__ */ defineAgentType({
 });
 
 /** The `"openai-tools"` agent type: the tool-calling agent under its older LangChain name. */
-export const openAIToolsAgentType = /* @__PURE__ */ defineAgentType({
+export const openAIToolsAgentType: AgentType<"openai-tools", CreateToolCallingAgentOptions, BaseMessage[], ToolCallingAgentOutputParser, "tool-calling"> = /* @__PURE__ */ defineAgentType({
   name: "openai-tools",
   version: "1.0.0",
   description: "Alias of the tool-calling agent, for users migrating from LangChain's createOpenAIToolsAgent.",
@@ -60,7 +67,7 @@ export const openAIToolsAgentType = /* @__PURE__ */ defineAgentType({
 });
 
 /** The `"openai-functions"` agent type: function calling, one action per turn. */
-export const openAIFunctionsAgentType = /* @__PURE__ */ defineAgentType({
+export const openAIFunctionsAgentType: AgentType<"openai-functions", CreateOpenAIFunctionsAgentOptions, BaseMessage[], OpenAIFunctionsAgentOutputParser, "tool-calling"> = /* @__PURE__ */ defineAgentType({
   name: "openai-functions",
   version: "1.0.0",
   description: "Function calling with one action per turn, for prompts written for OpenAI functions.",
@@ -72,7 +79,7 @@ export const openAIFunctionsAgentType = /* @__PURE__ */ defineAgentType({
 });
 
 /** The `"react"` agent type: text ReAct for models without tool calling. */
-export const reactAgentType = /* @__PURE__ */ defineAgentType({
+export const reactAgentType: AgentType<"react", TextAgentOptions, string, ReActSingleInputOutputParser, "text"> = /* @__PURE__ */ defineAgentType({
   name: "react",
   version: "1.0.0",
   description: "Text ReAct (Thought / Action / Action Input / Observation) for any text model.",
@@ -84,7 +91,7 @@ export const reactAgentType = /* @__PURE__ */ defineAgentType({
 });
 
 /** The `"structured-chat"` agent type: a fenced JSON blob per turn, for multi-argument tools. */
-export const structuredChatAgentType = /* @__PURE__ */ defineAgentType({
+export const structuredChatAgentType: AgentType<"structured-chat", TextAgentOptions, string, StructuredChatOutputParser, "text"> = /* @__PURE__ */ defineAgentType({
   name: "structured-chat",
   version: "1.0.0",
   description: "A JSON blob {action, action_input} in a code fence per turn; tools may take several arguments.",
@@ -96,7 +103,7 @@ export const structuredChatAgentType = /* @__PURE__ */ defineAgentType({
 });
 
 /** The `"xml"` agent type: `<tool>` / `<tool_input>` / `<final_answer>` tags. */
-export const xmlAgentType = /* @__PURE__ */ defineAgentType({
+export const xmlAgentType: AgentType<"xml", TextAgentOptions, string, XMLAgentOutputParser, "text"> = /* @__PURE__ */ defineAgentType({
   name: "xml",
   version: "1.0.0",
   description: "XML tags <tool>, <tool_input> and <final_answer>, for models that follow XML prompts well.",
@@ -108,7 +115,7 @@ export const xmlAgentType = /* @__PURE__ */ defineAgentType({
 });
 
 /** The `"self-ask-with-search"` agent type: follow-up questions answered by one search tool. */
-export const selfAskWithSearchAgentType = /* @__PURE__ */ defineAgentType({
+export const selfAskWithSearchAgentType: AgentType<"self-ask-with-search", TextAgentOptions, string, SelfAskOutputParser, "text"> = /* @__PURE__ */ defineAgentType({
   name: "self-ask-with-search",
   version: "1.0.0",
   description: 'Self-ask: follow-up questions answered by one tool named "Intermediate Answer".',
@@ -132,7 +139,7 @@ export const selfAskWithSearchAgentType = /* @__PURE__ */ defineAgentType({
  * console.log(await agent.invoke({ input: "Hello", steps: [] })); // { returnValues: { output: "Hi!" }, log: "..." }
  * ```
  */
-export const jsonChatAgentType = /* @__PURE__ */ defineAgentType({
+export const jsonChatAgentType: AgentType<"json-chat", CreateJsonChatAgentOptions, BaseMessage[], ReActJsonSingleInputOutputParser, "text"> = /* @__PURE__ */ defineAgentType({
   name: "json-chat",
   version: "1.0.0",
   description: 'A JSON blob {action, action_input} per turn from a chat model, the steps as messages; "Final Answer:" text accepted.',
@@ -147,7 +154,16 @@ export const jsonChatAgentType = /* @__PURE__ */ defineAgentType({
  * Every built-in agent type, in the order `createAgentTypeRegistry` registers them. The array is
  * frozen: copy it (`[...builtInAgentTypes, myType]`) to build a list of your own.
  */
-export const builtInAgentTypes = /* @__PURE__ */ Object.freeze([
+export const builtInAgentTypes: readonly [
+  typeof toolCallingAgentType,
+  typeof openAIToolsAgentType,
+  typeof openAIFunctionsAgentType,
+  typeof reactAgentType,
+  typeof structuredChatAgentType,
+  typeof xmlAgentType,
+  typeof selfAskWithSearchAgentType,
+  typeof jsonChatAgentType,
+] = /* @__PURE__ */ Object.freeze([
   toolCallingAgentType,
   openAIToolsAgentType,
   openAIFunctionsAgentType,

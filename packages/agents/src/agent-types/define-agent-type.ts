@@ -42,7 +42,7 @@ export interface AgentTypeDefinition<
 
 /** The options of an agent type's `create`, where `prompt` may be omitted. */
 export type AgentTypeCreateOptions<Options extends { prompt: BasePromptTemplate }> = Omit<Options, "prompt"> & {
-  prompt?: Options["prompt"];
+  prompt?: Options["prompt"] | undefined;
 };
 
 /** A named, versioned agent type, as returned by {@link defineAgentType}. */

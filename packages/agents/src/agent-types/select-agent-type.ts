@@ -17,7 +17,7 @@ export interface SelectAgentTypeOptions {
    * Whether the model supports tool calling. By default this is read from the model: its
    * `profile.toolCalling` when the profile says, else whether it has `bindTools`.
    */
-  toolCalling?: boolean;
+  toolCalling?: boolean | undefined;
 }
 
 /**
@@ -75,9 +75,9 @@ export interface CreateAgentForModelOptions {
   /** The tools. */
   tools: StructuredToolInterface[];
   /** Prompts per strategy; each defaults to its agent type's default prompt. */
-  prompts?: { toolCalling?: BasePromptTemplate; react?: BasePromptTemplate };
+  prompts?: { toolCalling?: BasePromptTemplate | undefined; react?: BasePromptTemplate | undefined } | undefined;
   /** Overrides the detection of tool-calling support. */
-  toolCalling?: boolean;
+  toolCalling?: boolean | undefined;
 }
 
 /**

@@ -29,12 +29,12 @@ export interface CreateJsonChatAgentOptions {
    * `[]` binds none (for models that reject stop sequences).
    * @default ["\nObservation"]
    */
-  stop?: string[];
+  stop?: string[] | undefined;
   /**
    * Renders the tools for the prompt's `tools` variable.
    * @default renderTextDescription (one `name: description` line per tool)
    */
-  toolsRenderer?: (tools: StructuredToolInterface[]) => string;
+  toolsRenderer?: ((tools: StructuredToolInterface[]) => string) | undefined;
 }
 
 /** The stop sequences bound to a JSON chat agent's model by default. */

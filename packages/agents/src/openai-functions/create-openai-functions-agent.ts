@@ -19,7 +19,7 @@ export interface CreateOpenAIFunctionsAgentOptions {
    * How tools are withheld on the `forceFinalAnswer` turn (see `createToolCallingAgent`).
    * @default "without-tools"
    */
-  forceFinalAnswerMode?: ForceFinalAnswerMode;
+  forceFinalAnswerMode?: ForceFinalAnswerMode | undefined;
 }
 
 const CONTEXT = { agentType: "openai-functions", constructorName: "createOpenAIFunctionsAgent" };

@@ -31,7 +31,7 @@ export interface TextAgentOptions {
    * The stop sequences bound to the model, so it stops before writing an observation itself.
    * `[]` binds none. Each agent documents its default.
    */
-  stop?: string[];
+  stop?: string[] | undefined;
 }
 
 /** @internal What differs between the text agents. */

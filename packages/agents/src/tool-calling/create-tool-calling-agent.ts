@@ -43,7 +43,7 @@ export interface CreateToolCallingAgentOptions {
    * How tools are withheld on the `forceFinalAnswer` turn.
    * @default "without-tools"
    */
-  forceFinalAnswerMode?: ForceFinalAnswerMode;
+  forceFinalAnswerMode?: ForceFinalAnswerMode | undefined;
   /**
    * Where the images a tool returned go, and with them its files (a PDF) and audio, for the model
    * to see them (see {@link ToolImages}): `"auto"` sends them in a user message after the tool
@@ -51,7 +51,7 @@ export interface CreateToolCallingAgentOptions {
    * and in the tool result to every other model.
    * @default "auto"
    */
-  toolImages?: ToolImages;
+  toolImages?: ToolImages | undefined;
 }
 
 const MODES: readonly ForceFinalAnswerMode[] = ["without-tools", "tool-choice-none"];

@@ -46,22 +46,22 @@ export interface CreateAgentExecutorOptions<TStructured = unknown, TSteps extend
    * The system message.
    * @default "You are a helpful assistant. Use the tools when they help you answer."
    */
-  system?: string;
+  system?: string | undefined;
   /**
    * Overrides the detection of tool calling: `true` for the tool-calling agent, `false` for ReAct
    * (any other value is refused).
    * @default whether the model supports tool calling
    */
-  toolCalling?: boolean;
+  toolCalling?: boolean | undefined;
   /** A zod schema for the final answer: the result gains `structuredOutput` (see `AgentExecutorOptions.outputSchema`). */
-  outputSchema?: z.ZodType<TStructured & Record<string, unknown>>;
+  outputSchema?: z.ZodType<TStructured & Record<string, unknown>> | undefined;
   /** Include `intermediateSteps` in the result (typed as present when you write `true`). @default false */
-  returnIntermediateSteps?: TSteps;
+  returnIntermediateSteps?: TSteps | undefined;
   /**
    * Conversation memory (see `AgentExecutorOptions.memory`); its `inputKey` is where the prompt
    * reads the user's message, and which input `invoke` and `stream` then require.
    */
-  memory?: ExecutorMemoryOptions & { inputKey?: TInputKey };
+  memory?: (ExecutorMemoryOptions & { inputKey?: TInputKey | undefined }) | undefined;
 }
 
 /**

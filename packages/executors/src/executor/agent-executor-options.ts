@@ -39,70 +39,70 @@ export interface AgentExecutorOptions {
    * call plus the tools it asked for; a handled parsing error counts as one. `0` never calls the agent.
    * @default 15
    */
-  maxIterations?: number;
+  maxIterations?: number | undefined;
   /**
    * Wall-clock budget of the whole run in milliseconds (a number >= 0). When it passes, the model
    * call and tools in flight are aborted through their `AbortSignal`, completed steps are kept and
    * the run ends through `earlyStoppingMethod` with `stopReason: "max_execution_time"`.
    * @default undefined (no limit)
    */
-  maxExecutionTime?: number;
+  maxExecutionTime?: number | undefined;
   /**
    * What a run cut short by a limit outputs: `"force"` returns `EARLY_STOP_OUTPUT`; `"generate"`
    * makes one more agent call with `forceFinalAnswer: true` and every step.
    * @default "force"
    */
-  earlyStoppingMethod?: "force" | "generate";
+  earlyStoppingMethod?: "force" | "generate" | undefined;
   /**
    * What to do when the agent throws an `OutputParserException`: `false` fails the run; `true`
    * sends the exception's `observation` (when `sendToLLM`) or `"Invalid or incomplete response"`
    * back to the agent; a string is sent as is; a function's return value is sent.
    * @default false
    */
-  handleParsingErrors?: boolean | string | ((error: OutputParserException) => string);
+  handleParsingErrors?: boolean | string | ((error: OutputParserException) => string) | undefined;
   /**
    * What to do when a tool throws: `true` makes an observation naming the tool and the error;
    * a function's return value becomes the observation; `false` fails the run and cancels the
    * other tools of the turn.
    * @default true
    */
-  handleToolRuntimeErrors?: boolean | ((error: Error, action: AgentAction) => string);
+  handleToolRuntimeErrors?: boolean | ((error: Error, action: AgentAction) => string) | undefined;
   /**
    * What the agent sees of the steps so far: a number N > 0 keeps the last N (N <= 0 keeps all),
    * a function maps all steps to the ones to show. Results, events and "generate" see every step.
    * @default -1
    */
-  trimIntermediateSteps?: number | ((steps: AgentStep[]) => AgentStep[]);
+  trimIntermediateSteps?: number | ((steps: AgentStep[]) => AgentStep[]) | undefined;
   /** Include `intermediateSteps` in the result and the `output` event. @default false */
-  returnIntermediateSteps?: boolean;
+  returnIntermediateSteps?: boolean | undefined;
   /** Tool calls of one turn that run at once (an integer >= 1). @default Infinity */
-  maxConcurrency?: number;
+  maxConcurrency?: number | undefined;
   /**
    * Conditions that end a run gracefully (budgets). The executor pipes its own events into each;
    * the first value any of them emits stops the run through `earlyStoppingMethod` with
    * `stopReason: "budget"`. Per-call conditions (`config.stopWhen`) are added to these.
    */
-  stopWhen?: StopCondition | readonly StopCondition[];
+  stopWhen?: StopCondition | readonly StopCondition[] | undefined;
   /**
    * Records every run in this store (`SqliteRunStore`, `PostgresRunStore`, `MemoryRunStore` from
    * `@agentrx/runs`, or your own `RunStore`), so it can be resumed with `resume` and replayed later.
    * A call's `config.store` overrides it. See docs/runs.md.
    * @default undefined (runs are not recorded)
    */
-  store?: RunStore;
+  store?: RunStore | undefined;
   /**
    * How long a recorded run's lease lasts, in milliseconds. A running process renews it while the
    * run goes on; when the process dies, `resume` may take the run over once the lease has expired.
    * @default 30000
    */
-  leaseMs?: number;
+  leaseMs?: number | undefined;
   /**
    * With a `store`: how long one store call (a write, a claim, a read) may take, in milliseconds.
    * A call that takes longer fails the run with a `RunStoreError` whose `reason` is `"timeout"`,
    * and nothing more starts: a run never goes on acting while its record is stuck.
    * @default 10000
    */
-  storeTimeoutMs?: number;
+  storeTimeoutMs?: number | undefined;
   /**
    * With a `store`: what `resume` does with a tool call that is *in doubt*: recorded as started,
    * with no recorded result (the process died, or the run was cancelled, while it ran). `"retry"`
@@ -112,7 +112,7 @@ export interface AgentExecutorOptions {
    * (`withInDoubt` in `@agentrx/tools`) wins. See docs/runs.md.
    * @default "retry"
    */
-  inDoubt?: InDoubtPolicy;
+  inDoubt?: InDoubtPolicy | undefined;
   /**
    * With a `store`: also record each model call (its reply and a digest of the conversation it
    * was sent), which `RecordedChatModel` replays. Watching the model costs `@langchain/core`'s
@@ -120,7 +120,7 @@ export interface AgentExecutorOptions {
    * off when you will not re-run recorded runs. Usage is recorded either way.
    * @default true
    */
-  recordModelCalls?: boolean;
+  recordModelCalls?: boolean | undefined;
   /**
    * With a `store`: also record each model call's full request (the messages sent, the tool
    * definitions and the call's settings), so a trace can show the exact prompt (`readPrompts` in
@@ -130,13 +130,13 @@ export interface AgentExecutorOptions {
    * Needs `recordModelCalls`.
    * @default true for `stream()`, `resume` and `fork`; false for `invoke()`
    */
-  recordPrompts?: boolean;
+  recordPrompts?: boolean | undefined;
   /**
    * With a `store`: how `token` events are recorded. `"coalesced"` keeps one event per model call
    * with its whole text (what a replay or a late reader needs); `"each"` keeps every token event.
    * @default "coalesced"
    */
-  recordTokens?: "coalesced" | "each";
+  recordTokens?: "coalesced" | "each" | undefined;
   /**
    * Prices each model call: its `usage` events and the run's total usage carry `usage.cost` (US
    * dollars). `"auto"` uses the `@pydantic/genai-prices` list (an optional peer dependency,
@@ -150,7 +150,7 @@ export interface AgentExecutorOptions {
    * callbacks for them (as a `stream` run always is). See docs/cost.md.
    * @default undefined (no prices)
    */
-  prices?: Prices;
+  prices?: Prices | undefined;
   /**
    * Start each tool call as soon as the model has finished streaming it (the stream moved on to
    * the next call, or ended), instead of after the model's whole response: `true` for every tool,
@@ -162,14 +162,14 @@ export interface AgentExecutorOptions {
    * chunks takes part (the built-in tool-calling agents do). See docs/executor-options.md.
    * @default false
    */
-  eagerTools?: boolean | ((tool: StructuredToolInterface) => boolean);
+  eagerTools?: boolean | ((tool: StructuredToolInterface) => boolean) | undefined;
   /**
    * Which tool calls need a person's approval before they run (besides tools marked with
    * `withApproval` from `@agentrx/tools`). When the agent asks for such calls, the run runs the
    * turn's other calls, then pauses: an `interrupt` event, then the `output` event with
    * `stopReason: "interrupted"`. `resume(runId, { decisions })` continues it. See docs/approval.md.
    */
-  needsApproval?: (action: AgentAction) => boolean | Promise<boolean>;
+  needsApproval?: ((action: AgentAction) => boolean | Promise<boolean>) | undefined;
   /**
    * Observations longer than this many characters are truncated, with a note the model can read
    * ("[Observation truncated: the tool returned N characters; ...]"); the step's `metadata` keeps
@@ -177,7 +177,7 @@ export interface AgentExecutorOptions {
    * tool's observation is the run's answer and is kept whole.
    * @default 100000 (about 25,000 tokens)
    */
-  maxObservationLength?: number;
+  maxObservationLength?: number | undefined;
   /**
    * The output of a run cut short with `earlyStoppingMethod: "force"` (and the fallback of
    * `"generate"`): a sentence, or a function of the stop reason and, for a budget, what it emitted,
@@ -186,13 +186,13 @@ export interface AgentExecutorOptions {
    * @default LangChain's "Agent stopped due to iteration limit or time limit." for the limits;
    * for a budget, which one was spent ("Agent stopped because its tool-call budget was spent (4 used of 3).")
    */
-  earlyStopOutput?: string | ((reason: StopReason, stoppedBy: unknown) => string);
+  earlyStopOutput?: string | ((reason: StopReason, stoppedBy: unknown) => string) | undefined;
   /**
    * Print every run's trace to the terminal (what `printTrace` prints), for `invoke` and `stream`
    * alike: the option LangChain users copy from the classic executor.
    * @default false
    */
-  verbose?: boolean;
+  verbose?: boolean | undefined;
   /**
    * Conversation memory for runs with a `threadId` (`config.threadId`): before the run, the
    * thread's history fills the input `historyKey` (`chat_history`, a prompt's messages
@@ -200,17 +200,18 @@ export interface AgentExecutorOptions {
    * memory keeps them, the answer) are appended. Give it a `ThreadMemory` from `@agentrx/runs`.
    * See docs/memory.md.
    */
-  memory?: ExecutorMemoryOptions;
+  memory?: ExecutorMemoryOptions | undefined;
   /**
    * A zod schema the final answer must fit: `invoke`'s result and the `output` event then carry the
-   * parsed value as `structuredOutput` (typed from the schema), next to the text. A tool-calling
+   * parsed value as `structuredOutput`, next to the text (typed from the schema on the result; the
+   * event's is `unknown`, as a stream also carries sub-runs' `output` events). A tool-calling
    * agent answers through `finalAnswerTool(schema)` (bind it with the agent's tools); a text agent
    * answers with JSON (a fenced block is fine). An answer that does not fit goes back to the model as
    * an observation naming the problem while iterations are left; then the run fails with an
    * `OutputValidationError`. Asynchronous refinements and transforms are checked with zod's
    * `safeParseAsync`. See docs/structured-output.md.
    */
-  outputSchema?: z.ZodType<Record<string, unknown>>;
+  outputSchema?: z.ZodType<Record<string, unknown>> | undefined;
   /**
    * OpenTelemetry spans for every run (`invoke_agent`), model call (`chat {model}`) and tool call
    * (`execute_tool {name}`), with the GenAI semantic conventions' `gen_ai.*` attributes; sub-runs
@@ -219,7 +220,7 @@ export interface AgentExecutorOptions {
    * `recordInputs` / `recordOutputs`. See docs/telemetry.md.
    * @default undefined (no spans)
    */
-  telemetry?: TelemetryOptions;
+  telemetry?: TelemetryOptions | undefined;
   /**
    * Middleware of the loop: `prepareStep` changes the next agent call (inputs, steps, model, tools),
    * `wrapModelCall` / `wrapToolCall` wrap each call, `afterTurn` sees each turn's end. The first is
@@ -227,7 +228,7 @@ export interface AgentExecutorOptions {
    * Without middleware the loop runs no middleware code. See docs/middleware.md.
    * @default undefined (none)
    */
-  middleware?: readonly AgentMiddleware[];
+  middleware?: readonly AgentMiddleware[] | undefined;
   /**
    * What a new input on a thread (`config.threadId`) does while a run of that thread is still going
    * on (found in the `store`): `"queue"` waits for it to end, then runs; `"interrupt"` sends the
@@ -235,8 +236,15 @@ export interface AgentExecutorOptions {
    * fails with `ThreadBusyError`. Needs a `store`. See docs/steering.md.
    * @default undefined (runs of one thread do not look for each other)
    */
-  followUp?: FollowUp;
+  followUp?: FollowUp | undefined;
 }
+
+/**
+ * `@langchain/core`'s `RunnableConfig` settings (`signal`, `tags`, `callbacks`, ...), each of which
+ * may also be given as `undefined`, which the executor reads as not given: a project compiled with
+ * `exactOptionalPropertyTypes` can pass `{ signal: req.signal }` where `req.signal` may be missing.
+ */
+type RunnableConfigInput<Config> = { [Key in keyof Config]?: Config[Key] | undefined };
 
 /**
  * The config of one `invoke`/`stream` call: a `RunnableConfig` plus per-call stop conditions.
@@ -251,19 +259,19 @@ export interface AgentExecutorOptions {
  * const config: AgentExecutorCallConfig = { signal: controller.signal, tags: ["support"], runName: "support-bot" };
  * ```
  */
-export interface AgentExecutorCallConfig extends RunnableConfig {
+export interface AgentExecutorCallConfig extends RunnableConfigInput<RunnableConfig> {
   /** Stop conditions for this call only, in addition to the executor's own `stopWhen`. */
-  stopWhen?: StopCondition | readonly StopCondition[];
+  stopWhen?: StopCondition | readonly StopCondition[] | undefined;
   /** The conversation this run belongs to (also read from `configurable.thread_id`). */
-  threadId?: string;
+  threadId?: string | undefined;
   /** Records this run in this store (overrides the executor's `store`). */
-  store?: RunStore;
+  store?: RunStore | undefined;
   /**
    * How many of a turn's tool calls run at once in this run: the lower of this and the executor's
    * `maxConcurrency` holds (it is passed on to the agent and the tools too, as LangChain's is).
    * The same in `resume`'s and `fork`'s options.
    */
-  maxConcurrency?: number;
+  maxConcurrency?: number | undefined;
 }
 
 /**
@@ -276,13 +284,13 @@ export interface AgentExecutorCallConfig extends RunnableConfig {
  * const options: ResumeOptions = { tags: ["resumed"] };
  * ```
  */
-export interface ResumeOptions extends Omit<RunnableConfig, "runId"> {
+export interface ResumeOptions extends RunnableConfigInput<Omit<RunnableConfig, "runId">> {
   /** Decisions on a paused run's interrupts, by interrupt id (only some of them pauses again for the rest). */
-  decisions?: Record<string, Decision>;
+  decisions?: Record<string, Decision> | undefined;
   /** The store the run is recorded in (defaults to the executor's `store`). */
-  store?: RunStore;
+  store?: RunStore | undefined;
   /** Stop conditions for the resumed segment (budgets count from the resume on). */
-  stopWhen?: StopCondition | readonly StopCondition[];
+  stopWhen?: StopCondition | readonly StopCondition[] | undefined;
 }
 
 /**
@@ -296,19 +304,19 @@ export interface ResumeOptions extends Omit<RunnableConfig, "runId"> {
  * const options: ForkOptions = { at: 1, edit: { observation: "rain, 12°C" } };
  * ```
  */
-export interface ForkOptions extends Omit<RunnableConfig, "runId"> {
+export interface ForkOptions extends RunnableConfigInput<Omit<RunnableConfig, "runId">> {
   /** The copied prefix holds the source's iterations `0 .. at - 1` (complete turns). @default every complete turn */
-  at?: number;
+  at?: number | undefined;
   /** Inputs for the fork, merged over the source's. */
-  inputs?: Record<string, unknown>;
+  inputs?: Record<string, unknown> | undefined;
   /** `observation` replaces the last copied step's observation. */
-  edit?: { observation?: string };
+  edit?: { observation?: string | undefined } | undefined;
   /** The new run's id. @default a fresh UUID */
-  runId?: string;
+  runId?: string | undefined;
   /** The store the source is recorded in, and the fork is recorded to (defaults to the executor's `store`). */
-  store?: RunStore;
+  store?: RunStore | undefined;
   /** Stop conditions for the fork's live part. */
-  stopWhen?: StopCondition | readonly StopCondition[];
+  stopWhen?: StopCondition | readonly StopCondition[] | undefined;
 }
 
 /**

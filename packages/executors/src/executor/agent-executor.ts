@@ -67,7 +67,7 @@ export class AgentExecutor<out TStructured = unknown, out TSteps extends boolean
   private inProcessStore: InProcessRunStore | undefined;
 
   /** @throws InvalidArgumentError naming the option when an option has a value that cannot work. */
-  constructor(options: AgentExecutorOptions & { outputSchema?: z.ZodType<TStructured & Record<string, unknown>>; returnIntermediateSteps?: TSteps }) {
+  constructor(options: AgentExecutorOptions & { outputSchema?: z.ZodType<TStructured & Record<string, unknown>> | undefined; returnIntermediateSteps?: TSteps | undefined }) {
     this.options = validateOptions(options);
   }
 

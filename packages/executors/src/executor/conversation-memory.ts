@@ -56,9 +56,9 @@ export interface ConversationMemory {
 export interface ExecutorMemoryOptions {
   memory: ConversationMemory;
   /** The input (prompt variable) the history fills. @default "chat_history" */
-  historyKey?: string;
+  historyKey?: string | undefined;
   /** The input that holds the user's message, appended to the thread as a `HumanMessage`. @default "input" */
-  inputKey?: string;
+  inputKey?: string | undefined;
 }
 
 /** Resolved memory option. @internal */

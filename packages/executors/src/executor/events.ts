@@ -265,7 +265,12 @@ export interface OutputEvent {
   stoppedBy?: unknown;
   /** The run's total usage, summed over its model calls (over every segment of a resumed run); absent when no model reported usage. */
   usage?: RunUsage;
-  /** With the executor's `outputSchema`: the final answer, parsed and validated. */
+  /**
+   * With the executor's `outputSchema`: the final answer, parsed and validated. Typed `unknown`: a
+   * run's stream also carries its sub-runs' `output` events (`subRun` set), whose answers follow
+   * their own executors' schemas. The awaited result of `stream()` has it typed from the schema
+   * (see docs/structured-output.md).
+   */
   structuredOutput?: unknown;
   /** With `earlyStoppingMethod: "generate"`: why the final-answer call failed, when it did (the output then says so). */
   generateError?: string;

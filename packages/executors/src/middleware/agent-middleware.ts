@@ -30,21 +30,25 @@ export interface PrepareStepArgs {
 /** What `prepareStep` may change, for the next agent call only (every field optional). */
 export interface PrepareStepResult {
   /** The inputs to call the agent with instead. */
-  inputs?: Record<string, unknown>;
-  /** The steps the agent sees instead (the run keeps every step: results and events are unchanged). */
-  steps?: AgentStep[];
+  inputs?: Record<string, unknown> | undefined;
+  /**
+   * The steps the agent sees instead (the run keeps every step: results and events are unchanged).
+   * Read-only: the steps given (`args.steps`) may be returned as they are, or a filtered copy; the
+   * executor never changes the list.
+   */
+  steps?: readonly AgentStep[] | undefined;
   /**
    * Another chat model for this call. The agent must take one: the built-in agents of
    * `@agentrx/agents` do (their model is a swappable stage); others are refused with a clear error.
    */
-  model?: BaseChatModel;
+  model?: BaseChatModel | undefined;
   /** The tools offered to the model for this call: some of the executor's tools (by name). */
-  tools?: readonly StructuredToolInterface[];
+  tools?: readonly StructuredToolInterface[] | undefined;
   /**
    * Records a compaction: the first `compaction.steps` steps of the run are summarized by
    * `compaction.summary` (a `compaction` event, which resume and replay read instead of summarizing again).
    */
-  compaction?: StepsCompaction;
+  compaction?: StepsCompaction | undefined;
 }
 
 /** One agent call as middleware sees it; `wrapModelCall` may pass `next` a changed copy. */

@@ -122,61 +122,61 @@ export interface ForkOf {
  * `listRuns({ ...same, cursor: page.at(-1)!.cursor })`.
  */
 export interface ListRunsOptions {
-  threadId?: string;
-  status?: RunStatus | readonly RunStatus[];
+  threadId?: string | undefined;
+  status?: RunStatus | readonly RunStatus[] | undefined;
   /** Only runs created at or after this time (epoch ms or Date). */
-  since?: number | Date;
+  since?: number | Date | undefined;
   /** Only runs created before this time (epoch ms or Date). */
-  before?: number | Date;
+  before?: number | Date | undefined;
   /** At most this many runs (an integer >= 1). @default 100 */
-  limit?: number;
+  limit?: number | undefined;
   /**
    * Full-text search over each run's input and final answer: every word must start a word of the
    * run's text (case-insensitive; `"par wea"` finds "Weather in Paris"). Words are runs of letters
    * and digits; other characters only separate them.
    */
-  search?: string;
+  search?: string | undefined;
   /** `true`: only runs with an `error` (failed, or cancelled with a reason); `false`: only runs without. */
-  hasError?: boolean;
+  hasError?: boolean | undefined;
   /** Only runs that cost at least this many US dollars (a run without a priced call costs 0). */
-  minCost?: number;
+  minCost?: number | undefined;
   /** Only runs that cost at most this many US dollars. */
-  maxCost?: number;
+  maxCost?: number | undefined;
   /** What the runs are sorted by (ties by `runId`). @default "createdAt" */
-  sort?: "createdAt" | "updatedAt" | "cost";
+  sort?: "createdAt" | "updatedAt" | "cost" | undefined;
   /** Sort direction. @default "desc" */
-  order?: "asc" | "desc";
+  order?: "asc" | "desc" | undefined;
   /** The `cursor` of the last row of the previous page: the runs after it. */
-  cursor?: string;
+  cursor?: string | undefined;
 }
 
 /** A run to create. */
 export interface NewRun {
   runId: string;
-  threadId?: string;
+  threadId?: string | undefined;
   inputs: JsonObject;
   /** `running` (with `owner` and `leaseMs`) or `queued`. */
   status: "running" | "queued";
   /** The process-unique id that takes the lease (with status `running`). */
-  owner?: string;
+  owner?: string | undefined;
   /** Lease length in milliseconds (with status `running`). */
-  leaseMs?: number;
-  metadata?: JsonObject;
+  leaseMs?: number | undefined;
+  metadata?: JsonObject | undefined;
   /** The run this one is a fork of (shown by `listRuns` and `getRun`). */
-  forkOf?: ForkOf;
+  forkOf?: ForkOf | undefined;
   /** Creation time, epoch ms. */
   at: number;
 }
 
 /** Changes a write makes to the run's row, next to the events it appends. */
 export interface RunUpdate {
-  status?: RunStatus;
-  stopReason?: string;
-  usage?: RunUsage;
-  error?: string;
-  checkpoint?: RunCheckpoint;
+  status?: RunStatus | undefined;
+  stopReason?: string | undefined;
+  usage?: RunUsage | undefined;
+  error?: string | undefined;
+  checkpoint?: RunCheckpoint | undefined;
   /** Gives up the lease (with a status other than `running`). */
-  release?: boolean;
+  release?: boolean | undefined;
   /**
    * Closes the run's inbox (see docs/steering.md) when it holds no message after this position
    * (the last one the run took), in the same atomic step as the rest of the write: from then on
@@ -185,7 +185,7 @@ export interface RunUpdate {
    * applied all the same; the write's result says which (`inboxClosed`). What a run writes just
    * before it ends with an answer, so that no message is accepted that it would not take.
    */
-  closeInbox?: number;
+  closeInbox?: number | undefined;
 }
 
 /** What a store's `write` reports (the stores of `@agentrx/runs` do; `void` from a store that does not). */
@@ -215,10 +215,10 @@ export interface RunWrite {
    * refuses the write with `RunLeaseLostError` unless it equals the run's current epoch, in the
    * same statement that appends (compare-and-set): a process that lost the run cannot write to it.
    */
-  epoch?: number;
+  epoch?: number | undefined;
   /** Events to append, `seq` consecutive after the last recorded one. */
   events: readonly StoredRunEvent[];
-  update?: RunUpdate;
+  update?: RunUpdate | undefined;
   /** Time of the write, epoch ms. */
   at: number;
 }
@@ -248,7 +248,7 @@ export interface NewThreadMessage {
   /** Its token count, computed once by the writer (an integer >= 0), so reading a window never recounts. */
   tokens: number;
   /** The run that produced it, if any. */
-  runId?: string;
+  runId?: string | undefined;
   /** When it was written, epoch ms. */
   at: number;
 }
@@ -275,13 +275,13 @@ export interface StoredThreadMessage {
  */
 export interface ReadThreadMessagesOptions {
   /** Only messages with a `seq` greater than this (an integer >= 0). @default 0 */
-  after?: number;
+  after?: number | undefined;
   /** Only messages with a `seq` smaller than this (an integer >= 1). @default no bound */
-  before?: number;
+  before?: number | undefined;
   /** At most this many messages (an integer >= 1). @default no limit */
-  limit?: number;
+  limit?: number | undefined;
   /** Newest (highest `seq`) first, and `limit` counts from the newest. @default false */
-  newestFirst?: boolean;
+  newestFirst?: boolean | undefined;
 }
 
 /**
@@ -338,7 +338,7 @@ export interface RunStore {
   /** The run, or `undefined` when unknown. */
   getRun(runId: string): Promise<RunInfo | undefined>;
   /** The run's events with `seq > after` (default 0), in order; at most `limit`. */
-  readEvents(runId: string, options?: { after?: number; limit?: number }): Promise<StoredRunEvent[]>;
+  readEvents(runId: string, options?: { after?: number | undefined; limit?: number | undefined }): Promise<StoredRunEvent[]>;
   /** Runs matching the filters, newest first. A corrupt row is listed with `error` set, never thrown. */
   listRuns(options?: ListRunsOptions): Promise<RunInfo[]>;
   /** Deletes a run, its events and its inbox (the thread `runInboxId(runId)`); resolves with whether it existed. */

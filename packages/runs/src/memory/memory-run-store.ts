@@ -164,7 +164,7 @@ export class MemoryRunStore implements RunStore {
     return row === undefined ? undefined : runInfoOf(row, STORE, "getRun");
   }
 
-  async readEvents(runId: string, options?: { after?: number; limit?: number }): Promise<StoredRunEvent[]> {
+  async readEvents(runId: string, options?: { after?: number | undefined; limit?: number | undefined }): Promise<StoredRunEvent[]> {
     this.#open("readEvents", runId);
     const { after, limit } = checkReadOptions(runId, options);
     const events = this.#events.get(runId) ?? [];

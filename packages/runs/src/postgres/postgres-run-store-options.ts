@@ -41,7 +41,7 @@ export interface PostgresPoolOptions {
    * that names another schema than this option is refused.
    * @default the `?schema=` of the pool's `connectionString`, else "agentrx"
    */
-  schema?: string;
+  schema?: string | undefined;
 }
 
 /** Where a {@link PostgresRunStore} connects: a connection string. */
@@ -62,21 +62,21 @@ export interface PostgresConnectionStringOptions {
    * off. With `pool`, configure your pool instead.
    * @default 10000
    */
-  statementTimeoutMs?: number;
+  statementTimeoutMs?: number | undefined;
   /**
    * How long opening a connection may take, in milliseconds, before the call fails with a
    * `RunStoreError` whose `reason` is `"timeout"` (the pool's `connectionTimeoutMillis`). 0 waits
    * as long as the operating system does.
    * @default 10000
    */
-  connectionTimeoutMs?: number;
+  connectionTimeoutMs?: number | undefined;
   /**
    * The schema that holds the store's tables, created when missing: letters, digits and
    * underscores, not starting with a digit. A `?schema=` in `connectionString` that names another
    * one is refused with an `InvalidArgumentError`: give it in one place.
    * @default the `?schema=` of `connectionString`, else "agentrx"
    */
-  schema?: string;
+  schema?: string | undefined;
 }
 
 /** Options of {@link PostgresRunStore}: exactly one of `pool` or `connectionString`, and a `schema`. */

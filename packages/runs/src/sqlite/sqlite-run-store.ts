@@ -162,7 +162,7 @@ export interface SqliteRunStoreOptions {
    * (gone with the store). Several processes may share one file.
    * @default ".agentrx/runs.db"
    */
-  path?: string;
+  path?: string | undefined;
   /**
    * How long a call waits in all for another connection's write lock (another process writing the
    * same file) before it fails with a `RunStoreError` whose `reason` is `"timeout"`, in
@@ -171,7 +171,7 @@ export interface SqliteRunStoreOptions {
    * 100 ms) until this much time has passed.
    * @default 5000
    */
-  busyTimeoutMs?: number;
+  busyTimeoutMs?: number | undefined;
   /**
    * The SQLite binding: `"better-sqlite3"` (the npm package, a native addon for Node.js) or
    * `"node:sqlite"` (the runtime's built-in module: Deno 2, Bun 1, Node.js 22.13 and later). Both
@@ -182,7 +182,7 @@ export interface SqliteRunStoreOptions {
    * given here is never replaced.
    * @default "node:sqlite" under Deno and Bun (they cannot load `better-sqlite3` 12; 13 loads there when asked for), else "better-sqlite3"
    */
-  driver?: SqliteDriver;
+  driver?: SqliteDriver | undefined;
 }
 
 /**

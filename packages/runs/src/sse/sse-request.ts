@@ -1,10 +1,11 @@
 // What a Server-Sent Events request carries that a server must check: its `Last-Event-ID`, and
 // percent-encoded path segments.
-import type { IncomingMessage } from "node:http";
+import type { SseRequest } from "./sse-response";
 
 /**
  * The request's `Last-Event-ID` header as a number: `undefined` when absent or empty, `null` when it
  * is not a decimal integer (digits only, at most 15 of them: `1e308`, `0x10`, `-1`, `1.5` are refused).
+ * `req` is a `node:http` `IncomingMessage`, or anything with its `headers` ({@link SseRequest}).
  *
  * @example
  * ```ts
@@ -16,7 +17,7 @@ import type { IncomingMessage } from "node:http";
  * if (after === null) console.log("400: Last-Event-ID must be a decimal integer");
  * ```
  */
-export function parseLastEventId(req: IncomingMessage): number | undefined | null {
+export function parseLastEventId(req: SseRequest): number | undefined | null {
   const header = req.headers["last-event-id"];
   const value = (Array.isArray(header) ? header[0] : header)?.trim();
   if (value === undefined || value === "") return undefined;

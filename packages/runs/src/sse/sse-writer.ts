@@ -1,9 +1,10 @@
-import type { ServerResponse } from "node:http";
 import { InvalidArgumentError, MAX_TIMER_DELAY_MS, checkOptionKeys, refusePromise, valueToText } from "@agentrx/core";
 import { type SseMessage, defaultDroppedMessage, frame, isSseMessage, oneLine } from "./sse-frame";
+import type { SseResponse } from "./sse-response";
 
 export type { SseMessage } from "./sse-frame";
 export { decodePathSegment, parseLastEventId } from "./sse-request";
+export type { SseRequest, SseResponse, SseSocket } from "./sse-response";
 
 /**
  * Options of {@link SseWriter}.
@@ -72,7 +73,8 @@ const STALL_MS = 5_000;
  * everything before it), and a client that lets more than `maxBufferedBytes` wait beside such a
  * frame (or has taken nothing for 5 s when a frame does not fit) is dropped, so a client that never
  * reads costs the server a bounded amount of memory (the bound and one frame) and a client that
- * reads gets every frame.
+ * reads gets every frame. The response is a `node:http` `ServerResponse` (or anything with the
+ * part of its API that {@link SseResponse} names).
  *
  * @example
  * ```ts
@@ -89,7 +91,7 @@ const STALL_MS = 5_000;
  * ```
  */
 export class SseWriter {
-  private readonly res: ServerResponse;
+  private readonly res: SseResponse;
   private readonly maxBufferedBytes: number;
   private readonly heartbeatMs: number;
   private readonly retryMs: number | undefined;
@@ -126,7 +128,7 @@ export class SseWriter {
   /** Whether the client was dropped for not reading. */
   dropped = false;
 
-  constructor(res: ServerResponse, options: SseWriterOptions = {}) {
+  constructor(res: SseResponse, options: SseWriterOptions = {}) {
     checkOptionKeys("SseWriter", options, SSE_WRITER_OPTION_KEYS);
     const { heartbeatMs = 15_000, maxBufferedBytes = 1_048_576, retryMs, headers = {}, droppedMessage = defaultDroppedMessage } = options;
     check("heartbeatMs", heartbeatMs, 0, MAX_TIMER_DELAY_MS);
