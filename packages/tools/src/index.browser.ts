@@ -11,3 +11,4 @@ export * from "./knowledge-base/index";
 export { encodePathParameter } from "./openapi/encode-path-parameter";
 export type { ParameterStyle, StyleSerialization } from "./openapi/parameter-style";
 export * from "./approval/index";
+export * from "./typed-tool/index";

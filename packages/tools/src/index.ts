@@ -5,3 +5,4 @@ export * from "./http/index";
 export * from "./knowledge-base/index";
 export * from "./openapi/index";
 export * from "./approval/index";
+export * from "./typed-tool/index";

@@ -5,6 +5,7 @@ import { checkRetryableStatuses } from "./format-response";
 import { toolRequest } from "./tool-request";
 import { SAFE_HTTP_OPTION_KEYS, createSafeHttpClient, type SafeHttpOptions } from "./safe-http-client";
 import { checkOptionsObject, checkToolName } from "../internal/check-options";
+import type { TypedTool } from "../typed-tool/typed-tool";
 
 /** Options of {@link createHttpRequestTool}: the safe HTTP options plus the tool's own. */
 export interface HttpRequestToolOptions extends SafeHttpOptions {
@@ -22,11 +23,33 @@ export interface HttpRequestToolOptions extends SafeHttpOptions {
 }
 
 /**
+ * What the HTTP request tool takes: one request, as the model writes it.
+ *
+ * @example
+ * ```ts
+ * import type { HttpRequestToolInput } from "@agentrx/tools";
+ *
+ * const input: HttpRequestToolInput = { url: "https://api.example.com/orders/7", method: "GET" };
+ * ```
+ */
+export interface HttpRequestToolInput {
+  /** The absolute URL, e.g. `https://host/path?query`. */
+  url: string;
+  /** The HTTP method, one of the tool's `allowedMethods`. @default "GET" */
+  method?: string | undefined;
+  /** Extra request headers. */
+  headers?: Record<string, string> | undefined;
+  /** The request body, e.g. JSON text. */
+  body?: string | undefined;
+}
+
+/**
  * An HTTP request tool for a model, on the safe HTTP layer ({@link createSafeHttpClient}): only
  * allowed hosts, only public addresses unless allowed, the address pinned for the connection, limits
  * on size and time, allowed methods and headers. The observation is the status line, the
  * content type and the body; a refused request fails with a {@link RequestRefusedError} saying why.
  * Options that are not an object, or that hold a bad value, throw an `InvalidArgumentError` naming it.
+ * Its type is a {@link TypedTool} (input {@link HttpRequestToolInput}, output the observation as text).
  *
  * @example
  * ```ts
@@ -40,7 +63,7 @@ export interface HttpRequestToolOptions extends SafeHttpOptions {
  * console.log(http.name); // http_request
  * ```
  */
-export function createHttpRequestTool(options: HttpRequestToolOptions) {
+export function createHttpRequestTool(options: HttpRequestToolOptions): TypedTool<HttpRequestToolInput> {
   checkOptionsObject("createHttpRequestTool", options, '{ allowedHosts: ["api.example.com"] }');
   checkOptionKeys("createHttpRequestTool", options, [...SAFE_HTTP_OPTION_KEYS, "name", "description", "retryableStatuses"]);
   const { name = "http_request", description, retryableStatuses = [429, 502, 503, 504], ...httpOptions } = options;

@@ -1,2 +1,2 @@
 export { createKnowledgeBaseTool } from "./knowledge-base-tool";
-export type { KnowledgeBaseToolOptions, KnowledgeDocument, KnowledgeResult } from "./knowledge-base-tool";
+export type { KnowledgeBaseToolInput, KnowledgeBaseToolOptions, KnowledgeDocument, KnowledgeResult } from "./knowledge-base-tool";

@@ -7,6 +7,7 @@ import MiniSearch from "minisearch";
 import { z } from "zod";
 import { checkNumberOption } from "../internal/check-number-option";
 import { checkOptionsObject, checkToolName } from "../internal/check-options";
+import type { TypedTool } from "../typed-tool/typed-tool";
 
 /** A local document for the built-in full-text index. */
 export interface KnowledgeDocument {
@@ -16,6 +17,21 @@ export interface KnowledgeDocument {
   source?: string;
   /** A title, searched with a higher weight than the content. */
   title?: string;
+}
+
+/**
+ * What the knowledge-base tool takes: the query.
+ *
+ * @example
+ * ```ts
+ * import type { KnowledgeBaseToolInput } from "@agentrx/tools";
+ *
+ * const input: KnowledgeBaseToolInput = { query: "paid leave days" };
+ * ```
+ */
+export interface KnowledgeBaseToolInput {
+  /** What to look for, in a few keywords or a question (not empty). */
+  query: string;
 }
 
 /** Options of {@link createKnowledgeBaseTool}: give exactly one of `documents`, `retriever`, `vectorStore`. */
@@ -97,7 +113,8 @@ const QUOTED_QUERY_CHARS = 80;
  * search of local documents uses at most the query's first 1000 characters and first 32 distinct
  * terms, and says so in its answer when it did not use them all. A call whose retriever or vector
  * store gives back something other than documents (and numeric scores) fails with a `TypeError`
- * naming the method, what it should give back and what it gave.
+ * naming the method, what it should give back and what it gave. Its type is a {@link TypedTool}
+ * (input {@link KnowledgeBaseToolInput}, output the passages as text).
  *
  * @example
  * ```ts
@@ -114,7 +131,7 @@ const QUOTED_QUERY_CHARS = 80;
  * console.log(await handbook.invoke({ query: "paid leave days" }));
  * ```
  */
-export function createKnowledgeBaseTool(options: KnowledgeBaseToolOptions) {
+export function createKnowledgeBaseTool(options: KnowledgeBaseToolOptions): TypedTool<KnowledgeBaseToolInput> {
   checkOptionsObject("createKnowledgeBaseTool", options, '{ documents: [{ source: "faq.md", content: "..." }] }');
   checkOptionKeys("createKnowledgeBaseTool", options, KNOWLEDGE_BASE_OPTION_KEYS);
   const { name = "knowledge_base", description, topK = 4, scoreThreshold, maxCharsPerResult = 2000 } = options;

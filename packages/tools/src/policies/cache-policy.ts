@@ -4,7 +4,7 @@ import { copyPlainData } from "./copy-plain-data";
 import { stableStringify } from "./stable-stringify";
 import { checkNumberOption } from "../internal/check-number-option";
 import { raceAbort } from "../internal/race-abort";
-import { withPolicies, type PolicyTool, type ToolPolicy } from "./with-policies";
+import { withPolicies, type PolicyToolOf, type ToolPolicy } from "./with-policies";
 import { checkOptionsObject } from "../internal/check-options";
 import { shownResult } from "../internal/hook-result";
 
@@ -212,6 +212,6 @@ function ownKey(key: (toolName: string, args: unknown) => string, toolName: stri
  * console.log(calls); // 1
  * ```
  */
-export function withCache(tool: StructuredToolInterface, options?: CachePolicyOptions): PolicyTool {
+export function withCache<T extends StructuredToolInterface>(tool: T, options?: CachePolicyOptions): PolicyToolOf<T> {
   return withPolicies(tool, [cachePolicy(options)]);
 }

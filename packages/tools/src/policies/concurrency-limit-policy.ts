@@ -2,7 +2,7 @@ import { AbortError, checkOptionKeys } from "@agentrx/core";
 import { raceAbort } from "../internal/race-abort";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { checkNumberOption } from "../internal/check-number-option";
-import { withPolicies, type PolicyTool, type ToolPolicy } from "./with-policies";
+import { withPolicies, type PolicyToolOf, type ToolPolicy } from "./with-policies";
 
 /** Options of {@link concurrencyLimitPolicy} and {@link withConcurrencyLimit}. */
 export interface ConcurrencyLimitPolicyOptions {
@@ -119,6 +119,6 @@ export function concurrencyLimitPolicy(options: ConcurrencyLimitPolicyOptions): 
  * console.log(await Promise.all([limited.invoke({ page: 1 }), limited.invoke({ page: 2 })]));
  * ```
  */
-export function withConcurrencyLimit(tool: StructuredToolInterface, options: ConcurrencyLimitPolicyOptions): PolicyTool {
+export function withConcurrencyLimit<T extends StructuredToolInterface>(tool: T, options: ConcurrencyLimitPolicyOptions): PolicyToolOf<T> {
   return withPolicies(tool, [concurrencyLimitPolicy(options)]);
 }

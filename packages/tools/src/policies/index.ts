@@ -1,5 +1,5 @@
 export { PolicyTool, withPolicies } from "./with-policies";
-export type { ToolPolicy, ToolPolicyContext } from "./with-policies";
+export type { PolicyToolOf, ToolPolicy, ToolPolicyContext } from "./with-policies";
 export { timeoutPolicy, withTimeout } from "./timeout-policy";
 export type { TimeoutPolicyOptions } from "./timeout-policy";
 export { retryPolicy, withRetry } from "./retry-policy";

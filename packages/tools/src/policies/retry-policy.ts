@@ -4,7 +4,7 @@ import { isRetryableError } from "../errors/retryable-tool-error";
 import { ToolRetriesExhaustedError } from "../errors/tool-retries-exhausted-error";
 import { abortableDelay } from "../internal/abortable-delay";
 import { checkNumberOption } from "../internal/check-number-option";
-import { withPolicies, type PolicyTool, type ToolPolicy } from "./with-policies";
+import { withPolicies, type PolicyToolOf, type ToolPolicy } from "./with-policies";
 import { checkBooleanOption, checkOptionsObject } from "../internal/check-options";
 import { shownResult } from "../internal/hook-result";
 import { raceAbort } from "../internal/race-abort";
@@ -164,7 +164,7 @@ export function retryPolicy(options: RetryPolicyOptions = {}): ToolPolicy {
  * console.log(await withRetry(flaky, { initialDelayMs: 1 }).invoke({})); // ok
  * ```
  */
-export function withRetry(tool: StructuredToolInterface, options?: RetryPolicyOptions): PolicyTool {
+export function withRetry<T extends StructuredToolInterface>(tool: T, options?: RetryPolicyOptions): PolicyToolOf<T> {
   return withPolicies(tool, [retryPolicy(options)]);
 }
 

@@ -3,7 +3,7 @@ import type { StructuredToolInterface } from "@langchain/core/tools";
 import { ToolTimeoutError } from "../errors/tool-timeout-error";
 import { raceAbort } from "../internal/race-abort";
 import { checkNumberOption } from "../internal/check-number-option";
-import { withPolicies, type PolicyTool, type ToolPolicy } from "./with-policies";
+import { withPolicies, type PolicyToolOf, type ToolPolicy } from "./with-policies";
 
 /** Options of {@link timeoutPolicy} and {@link withTimeout}. */
 export interface TimeoutPolicyOptions {
@@ -79,6 +79,6 @@ export function timeoutPolicy(options: TimeoutPolicyOptions): ToolPolicy {
  * console.log(await limited.invoke({})); // done
  * ```
  */
-export function withTimeout(tool: StructuredToolInterface, options: TimeoutPolicyOptions): PolicyTool {
+export function withTimeout<T extends StructuredToolInterface>(tool: T, options: TimeoutPolicyOptions): PolicyToolOf<T> {
   return withPolicies(tool, [timeoutPolicy(options)]);
 }

@@ -1,9 +1,18 @@
 import { AbortError, type InDoubtPolicy, InvalidArgumentError, getStepMetadata, getToolApproval, getToolInDoubt, markToolApproval, markToolInDoubt, type StepMetadata } from "@agentrx/core";
 import { parseCallbackConfigArg, type CallbackManagerForToolRun } from "@langchain/core/callbacks/manager";
-import { isToolMessage } from "@langchain/core/messages";
+import { isToolMessage, type ToolMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { raceAbort } from "../internal/race-abort";
-import { StructuredTool, Tool, type StructuredToolInterface, type ToolRunnableConfig } from "@langchain/core/tools";
+import {
+  StructuredTool,
+  Tool,
+  type StructuredToolCallInput,
+  type StructuredToolInterface,
+  type ToolReturnType,
+  type ToolRunnableConfig,
+  type ToolSchemaBase,
+} from "@langchain/core/tools";
+import type { InferInteropZodInput, InteropZodType } from "@langchain/core/utils/types";
 
 /**
  * What a {@link ToolPolicy} sees of one tool call.
@@ -57,6 +66,12 @@ export interface ToolPolicyContext {
  */
 export type ToolPolicy = (context: ToolPolicyContext, next: (config: RunnableConfig) => Promise<unknown>) => Promise<unknown>;
 
+/**
+ * The input type of a tool's schema, as @langchain/core's tools type it: the zod schema's input, or
+ * `unknown` for a JSON Schema. Written here because @langchain/core 1.0 does not export its own.
+ */
+type SchemaInputOf<SchemaT> = SchemaT extends InteropZodType ? InferInteropZodInput<SchemaT> : unknown;
+
 const RAW_INPUT = Symbol("agentrx.tools.rawInput");
 
 function isToolCallShaped(value: unknown): value is { type: "tool_call"; args: unknown; id?: string } {
@@ -65,11 +80,14 @@ function isToolCallShaped(value: unknown): value is { type: "tool_call"; args: u
 
 /**
  * A tool wrapped in policies. It has the wrapped tool's name, description, schema and
- * `returnDirect`, so it drops into any agent in its place. Wrapping a `PolicyTool` again adds the
- * new policies outside the existing ones without a second wrapper; a tool's `withApproval` and
- * `withInDoubt` marks stay on the wrapper, whichever is applied first. A call whose signal has
- * already aborted fails with an `AbortError` without starting the tool. Create one with
- * {@link withPolicies} or the `withTimeout` / `withRetry` / `withCache` / `withConcurrencyLimit` helpers.
+ * `returnDirect`, so it drops into any agent in its place, and its types: `invoke` takes the
+ * tool's input and returns its output (the type parameters are those of @langchain/core's
+ * `StructuredToolInterface`; {@link PolicyToolOf} spells them out for a given tool). Wrapping a
+ * `PolicyTool` again adds the new policies outside the existing ones without a second wrapper; a
+ * tool's `withApproval` and `withInDoubt` marks stay on the wrapper, whichever is applied first.
+ * A call whose signal has already aborted fails with an `AbortError` without starting the tool.
+ * Create one with {@link withPolicies} or the `withTimeout` / `withRetry` / `withCache` /
+ * `withConcurrencyLimit` helpers.
  *
  * @example
  * ```ts
@@ -79,17 +97,22 @@ function isToolCallShaped(value: unknown): value is { type: "tool_call"; args: u
  * console.log(calculator.inner.name, calculator.policies.length); // calculator 1
  * ```
  */
-export class PolicyTool extends StructuredTool {
+export class PolicyTool<
+  SchemaT = ToolSchemaBase,
+  SchemaInputT = SchemaInputOf<SchemaT>,
+  // Untyped by default, as @langchain/core's own tools are.
+  ToolOutputT = any,
+> extends StructuredTool<SchemaT, unknown, SchemaInputT, ToolOutputT> {
   name: string;
   description: string;
-  schema: StructuredToolInterface["schema"];
+  schema: SchemaT;
   /** The tool that does the work. */
-  readonly inner: StructuredToolInterface;
+  readonly inner: StructuredToolInterface<SchemaT, SchemaInputT, ToolOutputT>;
   /** The policies, outermost first. */
   readonly policies: readonly ToolPolicy[];
 
-  constructor(inner: StructuredToolInterface, policies: readonly ToolPolicy[]) {
-    const { responseFormat, verboseParsingErrors } = inner as Partial<StructuredTool>;
+  constructor(inner: StructuredToolInterface<SchemaT, SchemaInputT, ToolOutputT>, policies: readonly ToolPolicy[]) {
+    const { responseFormat, verboseParsingErrors } = inner as Partial<Pick<StructuredTool, "responseFormat" | "verboseParsingErrors">>;
     super({ responseFormat, verboseParsingErrors });
     this.name = inner.name;
     this.description = inner.description;
@@ -104,11 +127,15 @@ export class PolicyTool extends StructuredTool {
   }
 
   // Keeps the caller's raw input so the inner tool validates (and transforms) it itself.
-  override async call(arg: any, configArg?: any, tags?: string[]): Promise<any> {
-    const raw = isToolCallShaped(arg) ? arg.args : arg;
+  override async call<TArg extends StructuredToolCallInput<SchemaT, SchemaInputT>, TConfig extends ToolRunnableConfig | undefined>(
+    arg: TArg,
+    configArg?: TConfig,
+    tags?: string[],
+  ): Promise<ToolReturnType<TArg, TConfig, ToolOutputT>> {
+    const raw: unknown = isToolCallShaped(arg) ? arg.args : arg;
     const wrapsStringTool = this.inner instanceof Tool && (typeof arg === "string" || arg == null);
     const config = { ...parseCallbackConfigArg(configArg) };
-    return super.call(wrapsStringTool ? { input: arg } : arg, { ...config, [RAW_INPUT]: raw } as any, tags);
+    return super.call((wrapsStringTool ? { input: arg } : arg) as TArg, { ...config, [RAW_INPUT]: raw } as unknown as TConfig, tags);
   }
 
   protected async _call(parsed: unknown, runManager?: CallbackManagerForToolRun, parentConfig?: ToolRunnableConfig): Promise<any> {
@@ -144,9 +171,46 @@ export class PolicyTool extends StructuredTool {
 }
 
 /**
+ * The type of `tool` wrapped in policies: a {@link PolicyTool} with the schema, input and output
+ * types of `T`, so that `invoke` checks its argument and types its result as the tool's own does.
+ * What `withPolicies`, `withTimeout`, `withRetry`, `withCache` and `withConcurrencyLimit` return.
+ *
+ * @example
+ * ```ts
+ * import { tool } from "@langchain/core/tools";
+ * import { z } from "zod";
+ * import { withTimeout, type PolicyToolOf } from "@agentrx/tools";
+ *
+ * const multiply = tool(async ({ a, b }) => a * b, {
+ *   name: "multiply",
+ *   description: "Multiplies two numbers.",
+ *   schema: z.object({ a: z.number(), b: z.number() }),
+ * });
+ * const limited: PolicyToolOf<typeof multiply> = withTimeout(multiply, { ms: 1000 });
+ * const product: number = await limited.invoke({ a: 6, b: 7 });
+ * ```
+ */
+export type PolicyToolOf<T> = 0 extends 1 & T
+  ? PolicyTool // a tool typed `any` (from an untyped module) wraps into an untyped PolicyTool
+  : T extends StructuredToolInterface<infer SchemaT, infer SchemaInputT, infer ToolOutputT>
+    ? PolicyTool<SchemaT, SchemaInputT, WithoutToolMessage<ToolOutputT>>
+    : PolicyTool;
+
+/**
+ * A tool's output type as inferred from its interface, which unions it with the `ToolMessage` a
+ * tool call gets: the output alone (or `ToolMessage` for a tool that returns one itself).
+ */
+type WithoutToolMessage<ToolOutputT> = 0 extends 1 & ToolOutputT
+  ? ToolOutputT
+  : [Exclude<ToolOutputT, ToolMessage>] extends [never]
+    ? ToolOutputT
+    : Exclude<ToolOutputT, ToolMessage>;
+
+/**
  * Wraps `tool` in `policies`, listed from the outermost to the innermost:
  * `withPolicies(tool, [retryPolicy(), timeoutPolicy({ ms: 1000 })])` retries, and times out
- * each attempt separately. The result keeps the tool's name, description and schema.
+ * each attempt separately. The result keeps the tool's name, description and schema, and its
+ * types: `invoke` takes the tool's input and returns its output (see {@link PolicyToolOf}).
  *
  * @example
  * ```ts
@@ -163,7 +227,7 @@ export class PolicyTool extends StructuredTool {
  * console.log(await robust.invoke({ id: "7" })); // item 7
  * ```
  */
-export function withPolicies(tool: StructuredToolInterface, policies: readonly ToolPolicy[]): PolicyTool {
+export function withPolicies<T extends StructuredToolInterface>(tool: T, policies: readonly ToolPolicy[]): PolicyToolOf<T> {
   if (typeof tool?.invoke !== "function" || typeof tool.name !== "string") {
     throw new InvalidArgumentError({ argument: "tool", value: tool, message: "withPolicies needs a @langchain/core tool (with a name and invoke) as its first argument." });
   }
@@ -176,7 +240,7 @@ export function withPolicies(tool: StructuredToolInterface, policies: readonly T
     });
   }
   const wrapped = tool instanceof PolicyTool ? new PolicyTool(tool.inner, [...policies, ...tool.policies]) : new PolicyTool(tool, policies);
-  return keepMarks(tool, wrapped);
+  return keepMarks(tool, wrapped) as PolicyToolOf<T>;
 }
 
 /**
@@ -184,7 +248,7 @@ export function withPolicies(tool: StructuredToolInterface, policies: readonly T
  * wrapper carries those of the tool it wraps (a marked `PolicyTool` wrapped again included), so
  * wrapping a marked tool never drops its approval or its in-doubt policy.
  */
-function keepMarks(tool: StructuredToolInterface, wrapped: PolicyTool): PolicyTool {
+function keepMarks<W extends StructuredToolInterface>(tool: StructuredToolInterface, wrapped: W): W {
   const approval = getToolApproval(tool);
   const inDoubt = getToolInDoubt(tool);
   const approved = approval === undefined ? wrapped : markToolApproval(wrapped, approval);

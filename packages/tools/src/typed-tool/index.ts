@@ -1,0 +1,1 @@
+export type { TypedTool, TypedToolSchema } from "./typed-tool";
