@@ -24,6 +24,12 @@ describe("PostgreSQL errors", () => {
     expect(wrapPostgresError("listRuns", undefined, new Error("Connection terminated unexpectedly"), "h:1/d").message).toBe(
       "PostgresRunStore: lost the connection to the database at h:1/d (Connection terminated unexpectedly).",
     );
+    // A statement pg refused unsent, its connection failed before: the same words.
+    const unsent = new Error("Client has encountered a connection error and is not queryable");
+    expect(wrapPostgresError("cancelRun", "r1", unsent, "h:1/d").message).toBe(
+      "PostgresRunStore: lost the connection to the database at h:1/d (Client has encountered a connection error and is not queryable).",
+    );
+    expect(isConnectionLost(unsent)).toBe(true);
   });
 
   it("reports timeouts with reason \"timeout\": a statement the server cancelled, a silent server, a connection not made in time", () => {

@@ -68,6 +68,15 @@ export function isConnectionLost(error: unknown): boolean {
   return /^Connection terminated unexpectedly|^Client has encountered a connection error and is not queryable/.test(message);
 }
 
+/**
+ * Whether `error` (of `pg`) says a statement was not sent at all, because its connection had failed
+ * before ("Client has encountered a connection error and is not queryable"): a statement refused
+ * so did not run. Any other lost connection leaves unknown whether it ran.
+ */
+export function wasNotSent(error: unknown): boolean {
+  return /^Client has encountered a connection error and is not queryable/.test((error as Error | null)?.message ?? "");
+}
+
 /** What the store knows of a failed call, for messages that name the setting at fault. */
 export interface PostgresCallContext {
   /** The pool the call used: of a `pg.Pool`, `options.max` is read (when present) to describe a call that found no free connection. */
@@ -201,7 +210,8 @@ export function wrapPostgresError(operation: string, runId: string | undefined, 
     const limit = context.ownsPool === false ? "the pool's connectionTimeoutMillis" : "connectionTimeoutMs";
     return new RunStoreError({ operation, runId, reason: "timeout", message: `${STORE}: could not connect to the database at ${target} within ${limit} (${message}).`, cause: error });
   }
-  if (/Connection terminated/i.test(message)) {
+  // pg's words for a connection that ended under a statement, or before it (one not sent).
+  if (/Connection terminated/i.test(message) || wasNotSent(error)) {
     return new RunStoreError({ operation, runId, message: `${STORE}: lost the connection to the database at ${target} (${message}).`, cause: error });
   }
   const wrapped = wrapStoreError(STORE, operation, runId, error, subject);

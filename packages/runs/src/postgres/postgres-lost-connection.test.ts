@@ -1,6 +1,6 @@
 // A write (or a read) that went out on a pooled connection the server had just terminated
 // (pg_terminate_backend: 57P01, or "Connection terminated unexpectedly" on a connection killed
-// while idle) is tried once more on another connection. Writes are fenced, so a repeat of one that
+// while idle) is tried again on another connection, a few times. Writes are fenced, so a repeat of one that
 // did commit is refused; the store recognises its own landed write and reports it as written.
 import { createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel } from "@agentrx/core/testing";
@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { rejectionOf } from "../testing/conformance/conformance-context";
 import { postgresTestDatabase } from "../testing/postgres-test-database";
+import { LOST_CONNECTION_ATTEMPTS } from "./postgres-retry";
 import { PostgresRunStore } from "./postgres-run-store";
 import type { PostgresPool } from "./postgres-run-store-options";
 
@@ -172,7 +173,7 @@ describe.skipIf(database.skip)("PostgresRunStore on a connection the server term
     await store.close();
   });
 
-  it("still refuses a write the retry finds outdated by another write, and tries a lost one only once", async () => {
+  it(`still refuses a write the retry finds outdated by another write, and tries a lost one at most ${LOST_CONNECTION_ATTEMPTS} times`, async () => {
     database.assertReachable();
     let faults = 0;
     const pool = faultyPool(appPool("agentrx_lost_refused"), (text) => (isWrite(text) && faults-- > 0 ? "before" : undefined));
@@ -190,21 +191,21 @@ describe.skipIf(database.skip)("PostgresRunStore on a connection the server term
     faults = 1;
     const lost = await rejectionOf(store.write("r1", { owner: "w1", epoch, leaseMs: 60_000, at: 4000, events: [event(2, "b")] }));
     expect(RunLeaseLostError.isInstance(lost)).toBe(true);
-    // Lost twice: the second failure is reported, nothing more is tried.
-    faults = 2;
+    // Lost every time: the last failure is reported, nothing more is tried.
+    faults = LOST_CONNECTION_ATTEMPTS;
     const before = pool.sent.length;
     const twice = await rejectionOf(store.write("r1", { owner: "w2", epoch: epoch! + 1, leaseMs: 60_000, at: 5000, events: [event(2, "b")] }));
     expect(twice.message).toMatch(/lost the connection to the database .*Connection terminated unexpectedly/);
-    expect(pool.sent.length - before).toBe(2);
+    expect(pool.sent.length - before).toBe(LOST_CONNECTION_ATTEMPTS);
     expect((await recordOf(store, "r1")).map((e) => e.data.text)).toEqual(["a"]);
     await store.close();
   });
 
-  it("records a run whose write lost its connection twice as failed, its lease released, so it resumes at once and finishes", { timeout: 30_000 }, async () => {
+  it("records a run whose write lost its connection every time as failed, its lease released, so it resumes at once and finishes", { timeout: 30_000 }, async () => {
     database.assertReachable();
     let writes = 0;
-    // The third write and its one retry both lose their connection.
-    const pool = faultyPool(appPool("agentrx_lost_twice"), (text) => (isWrite(text) && (++writes === 3 || writes === 4) ? "before" : undefined));
+    // The third write and each of its retries lose their connection.
+    const pool = faultyPool(appPool("agentrx_lost_twice"), (text) => (isWrite(text) && ++writes >= 3 && writes < 3 + LOST_CONNECTION_ATTEMPTS ? "before" : undefined));
     const store = new PostgresRunStore({ pool, schema: newSchema() });
     const failure = await rejectionOf(Promise.resolve(adder(store, 3).invoke({ input: "add" }, { runId: "r1" })));
     expect(failure.message).toMatch(/lost the connection to the database .*Connection terminated unexpectedly/);

@@ -35,7 +35,8 @@ export interface PostgresQueries {
   writeState: string;
   /**
    * What a write repeated after a lost connection reads when it is refused, to tell its own write
-   * that did commit from another's: the run's fencing columns, its inbox, and its last event.
+   * that did commit from another's: the run's fencing columns, what a write sets (status, error,
+   * stop reason, usage, checkpoint), its inbox, and its last event.
    * Parameter: run id.
    */
   writeLanded: string;
@@ -103,7 +104,7 @@ export function postgresQueries(s: string): PostgresQueries {
     lockRun: `SELECT 1 FROM ${runs} WHERE run_id = $1 FOR UPDATE`,
     runMessageState: `SELECT status, stop_reason, inbox_closed FROM ${runs} WHERE run_id = $1 FOR SHARE`,
     writeState: `SELECT owner, event_count, epoch, status FROM ${runs} WHERE run_id = $1`,
-    writeLanded: `SELECT r.owner, r.event_count, r.epoch, r.status, r.updated_at, r.inbox_closed,
+    writeLanded: `SELECT r.owner, r.event_count, r.epoch, r.status, r.updated_at, r.inbox_closed, r.error, r.stop_reason, r.usage, r.checkpoint,
         coalesce((SELECT last_seq FROM ${threads} WHERE thread_id = '${runInboxId("").replace(/'/g, "''")}' || $1), 0) AS inbox_seq,
         e.type AS last_type, e.at AS last_at, e.data AS last_data
       FROM ${runs} AS r LEFT JOIN ${events} AS e ON e.run_id = r.run_id AND e.seq = r.event_count

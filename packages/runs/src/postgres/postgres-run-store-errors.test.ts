@@ -3,6 +3,7 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { rejectionOf } from "../testing/conformance/conformance-context";
 import { postgresTestDatabase } from "../testing/postgres-test-database";
+import { LOST_CONNECTION_ATTEMPTS } from "./postgres-retry";
 import { PostgresRunStore } from "./postgres-run-store";
 
 const database = await postgresTestDatabase("PostgresRunStore errors");
@@ -63,7 +64,7 @@ describe.skipIf(database.skip)("PostgresRunStore errors of a database that is up
     }
   });
 
-  it("says the server closed the connection when its backend is terminated (57P01) again on the call's one retry, not that the database is unreachable, and connects again after", { timeout: 30_000 }, async () => {
+  it("says the server closed the connection when its backend is terminated (57P01) on each of the call's tries, not that the database is unreachable, and connects again after", { timeout: 30_000 }, async () => {
     database.assertReachable();
     const name = newSchema();
     const app = `agentrx_kill_${Math.random().toString(36).slice(2, 8)}`;
@@ -74,8 +75,8 @@ describe.skipIf(database.skip)("PostgresRunStore errors of a database that is up
       await holder.query("BEGIN");
       await holder.query(`LOCK TABLE "${name}".agentrx_runs IN ACCESS EXCLUSIVE MODE`);
       const reading = rejectionOf(store.getRun("r1"));
-      // Terminated, the read is sent once more on another connection; terminated again, it fails.
-      for (let attempt = 0; attempt < 2; attempt++) {
+      // Terminated, the read is sent again on another connection; terminated every time, it fails.
+      for (let attempt = 0; attempt < LOST_CONNECTION_ATTEMPTS; attempt++) {
         await expect.poll(() => waitingOnLock(app), { timeout: 20_000 }).toBe(1);
         await database.pool().query("SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE application_name = $1", [app]);
       }

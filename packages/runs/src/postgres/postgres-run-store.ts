@@ -1,5 +1,5 @@
 import { withCursors } from "../internal/run-list-query";
-import { checkOptionKeys, InvalidArgumentError, nextTurn } from "@agentrx/core";
+import { checkOptionKeys, InvalidArgumentError } from "@agentrx/core";
 import {
   RunBusyError,
   RunNotFoundError,
@@ -36,11 +36,12 @@ import {
   checkReadOptions,
   checkWrite,
 } from "../internal/validate-run-arguments";
-import { describeTarget, isConnectionLost, wrapPostgresError } from "./postgres-errors";
+import { describeTarget, isConnectionLost, wasNotSent, wrapPostgresError } from "./postgres-errors";
 import { backfillSearchVectors } from "./postgres-backfill";
 import { POSTGRES_SCHEMA_VERSION, postgresMigrationSql, quoteSchema } from "./postgres-migrations";
 import { MAX_MESSAGE_BYTES, valueBytesOver } from "./postgres-message-size";
-import { inTransaction } from "./postgres-transaction";
+import { retryLostConnection } from "./postgres-retry";
+import { inTransaction, withClient, type PostgresStatementClient } from "./postgres-transaction";
 import { parsePostgresUrl } from "./postgres-url";
 import { redact } from "../internal/redact";
 import {
@@ -55,7 +56,7 @@ import {
   type PostgresQueries,
   type PostgresQuery,
 } from "./postgres-queries";
-import type { PostgresPool, PostgresPoolClient, PostgresRunStoreOptions } from "./postgres-run-store-options";
+import type { PostgresPool, PostgresRunStoreOptions } from "./postgres-run-store-options";
 
 export type {
   PostgresConnectionStringOptions,
@@ -77,12 +78,13 @@ interface QueryOptions {
   /** What the call is about when not a run (e.g. `thread "t1"`), for messages. */
   subject?: string;
   /**
-   * Send the statement once more, on another connection, when its connection was lost (see
-   * `isConnectionLost`): for a statement whose repeat is harmless (a read), or whose caller
-   * recognises its own write that did commit (`retried` tells it).
+   * Send the statement again, on another connection, when its connection was lost (see
+   * `isConnectionLost`; up to `LOST_CONNECTION_ATTEMPTS` times in all): for a statement whose
+   * repeat is harmless (a read), or whose caller recognises its own write that did commit
+   * (`retried` tells it).
    */
   retry?: boolean;
-  /** Told that the statement is sent a second time. */
+  /** Told before each retry of the statement. */
   retried?: () => void;
 }
 /** The statements prepared once per connection (by name). */
@@ -132,9 +134,9 @@ function schemaOf(option: string | undefined, connectionString: string | undefin
  * migrated at the first call (or by hand: {@link PostgresRunStore.migrate},
  * `postgresMigrationSql`). JSON is kept in `text` columns, because `jsonb` cannot hold the NUL
  * character (`\u0000`) that model output and tool results may contain. A write is one statement,
- * one round trip. A call whose connection the server terminated is sent once more on another
- * connection (a write that did commit is recognised, never recorded twice; see docs/runs.md,
- * "Store timeouts and busy files"). A pool the store creates times statements and connections out after 10 seconds
+ * one round trip. A call whose connection the server terminated is sent again on another
+ * connection, a few times after short pauses (a write that did commit is recognised, never
+ * recorded twice; see docs/runs.md, "Store timeouts and busy files"). A pool the store creates times statements and connections out after 10 seconds
  * (`statementTimeoutMs`, `connectionTimeoutMs`): the call fails with a `RunStoreError` whose
  * `reason` is `"timeout"`.
  *
@@ -296,23 +298,16 @@ export class PostgresRunStore implements RunStore {
       // 42P01: no migrations table yet; 3F000: no schema yet.
       if (code !== "42P01" && code !== "3F000") throw error;
     }
-    const client = await pool.connect();
-    let failed = false;
-    try {
-      await client.query(postgresMigrationSql(this.schema));
-    } catch (error) {
-      failed = true;
-      throw error;
-    } finally {
-      client.release(failed || undefined);
-    }
+    // On a connection of its own (see withClient: one the server ends meanwhile fails the migration, not the process).
+    await withClient(pool, (client) => client.query(postgresMigrationSql(this.schema)));
     await backfillSearchVectors(pool, quoteSchema(this.schema));
     return pool;
   }
 
   /**
    * One statement on `pool` (a call's, see `#call`); errors as the store reports them. With
-   * `retry`, a statement whose connection was lost is sent once more (docs/runs.md, "PostgreSQL").
+   * `retry`, a statement whose connection was lost is sent again, a few times, within the call's
+   * budget (see `retryLostConnection`; docs/runs.md, "Store timeouts and busy files").
    */
   async #query(pool: PostgresPool, operation: string, runId: string | undefined, query: PostgresQuery, { subject, retry = false, retried }: QueryOptions = {}): Promise<QueryResult> {
     const bytes = valueBytesOver(query.values, MAX_MESSAGE_BYTES);
@@ -326,17 +321,15 @@ export class PostgresRunStore implements RunStore {
       });
     }
     try {
-      return await pool.query(query);
-    } catch (error) {
-      if (!retry || !isConnectionLost(error)) throw this.#wrap(operation, runId, error, subject);
-    }
-    retried?.();
-    await nextTurn();
-    try {
-      return await pool.query(query);
+      return await retryLostConnection(() => pool.query(query), { retryable: (error) => retry && isConnectionLost(error), onRetry: retried, budgetMs: this.#budgetMs });
     } catch (error) {
       throw this.#wrap(operation, runId, error, subject);
     }
+  }
+
+  /** How long the retries of one call may take: the `statementTimeoutMs` of a pool the store created (none for a pool of the caller's). */
+  get #budgetMs(): number | undefined {
+    return this.#ownsPool && this.#timeouts.statementTimeoutMs > 0 ? this.#timeouts.statementTimeoutMs : undefined;
   }
 
   async createRun(run: NewRun): Promise<void> {
@@ -392,7 +385,7 @@ export class PostgresRunStore implements RunStore {
       throw new RunStoreError({
         operation: "claimRun",
         runId,
-        message: `${STORE}: the connection to the database at ${this.#target} was lost while claimRun of run "${runId}" committed, so what the run was before the claim is unknown; the run is held by "${claim.owner}" until its lease (${claim.leaseMs} ms) runs out, then a resume can take it again.`,
+        message: `${STORE}: the connection to the database at ${this.#target} was lost while claimRun of run "${runId}" committed, so what the run was before the claim is unknown. That claim holds the run: "${claim.owner}" may claim it again at once; another owner after its lease (${claim.leaseMs} ms) runs out.`,
       });
     }
     if (row.claimed_epoch === null || row.claimed_epoch === undefined) {
@@ -511,24 +504,32 @@ export class PostgresRunStore implements RunStore {
   async appendThreadMessages(threadId: string, messages: readonly NewThreadMessage[]): Promise<number[]> {
     const rows = threadMessageRows(threadId, messages);
     if (rows.length === 0) return [];
-    const { rows: inserted } = await this.#call("appendThreadMessages", undefined, (pool) =>
-      this.#query(
-        pool,
-        "appendThreadMessages",
-        undefined,
-        {
-          name: this.#names.appendThreadMessages,
-          text: this.#sql.appendThreadMessages,
-          values: [
-            threadId, rows.length, rows[rows.length - 1]!.at,
-            rows.map((row) => row.run_id), rows.map((row) => row.tokens), rows.map((row) => row.at), rows.map((row) => row.message),
-          ],
-        },
-        // Not sent again after a lost connection: nothing fences it, a repeat would append twice.
-        { subject: threadSubject(threadId) },
-      ),
-    );
+    const { rows: inserted } = await this.#call("appendThreadMessages", undefined, (pool) => this.#appendThreadMessages(pool, threadId, rows));
     return inserted.map((row) => Number(row.seq)).sort((a, b) => a - b);
+  }
+
+  /**
+   * The append's one statement, not sent again after a lost connection (nothing fences it: a
+   * repeat would append twice); its error says whether the messages may have been appended.
+   */
+  async #appendThreadMessages(pool: PostgresPool, threadId: string, rows: ReturnType<typeof threadMessageRows>): Promise<QueryResult> {
+    const subject = threadSubject(threadId);
+    const values = [
+      threadId, rows.length, rows[rows.length - 1]!.at,
+      rows.map((row) => row.run_id), rows.map((row) => row.tokens), rows.map((row) => row.at), rows.map((row) => row.message),
+    ];
+    try {
+      return await this.#query(pool, "appendThreadMessages", undefined, { name: this.#names.appendThreadMessages, text: this.#sql.appendThreadMessages, values }, { subject });
+    } catch (error) {
+      const cause = RunStoreError.isInstance(error) ? error.cause : undefined;
+      if (!isConnectionLost(cause)) throw error;
+      const code = (cause as { code?: unknown }).code;
+      const detail = `${typeof code === "string" ? `${code}: ` : ""}${(cause as Error).message}`;
+      const message = wasNotSent(cause)
+        ? `${STORE}: lost the connection to the database at ${this.#target} before the statement of appendThreadMessages of ${subject} was sent (${detail}): none of the messages was appended; appending them again is safe.`
+        : `${STORE}: lost the connection to the database at ${this.#target} after the statement of appendThreadMessages of ${subject} was sent (${detail}): the messages may have been appended: read the thread before appending them again.`;
+      throw new RunStoreError({ operation: "appendThreadMessages", message, cause });
+    }
   }
 
   async appendRunMessage(runId: string, message: NewThreadMessage): Promise<RunMessageAppended> {
@@ -552,10 +553,10 @@ export class PostgresRunStore implements RunStore {
   }
 
   /** Runs `work` in one transaction on one connection; errors as the store reports them. */
-  #transaction<T>(operation: string, runId: string | undefined, work: (client: PostgresPoolClient) => Promise<T>, subject?: string): Promise<T> {
+  #transaction<T>(operation: string, runId: string | undefined, work: (client: PostgresStatementClient) => Promise<T>, subject?: string): Promise<T> {
     return this.#call(operation, runId, async (pool) => {
       try {
-        return await inTransaction(pool, work);
+        return await inTransaction(pool, work, { budgetMs: this.#budgetMs });
       } catch (error) {
         throw this.#wrap(operation, runId, error, subject);
       }
@@ -623,13 +624,18 @@ export class PostgresRunStore implements RunStore {
 /**
  * Whether the run's state (`writeLanded`'s row) shows that `write` committed, when the same write
  * sent again after a lost connection was refused: the same writer (its owner, or none once the
- * write released the lease; its epoch), the write's time, its status, and with events the run's
+ * write released the lease; its epoch), the write's time, what it sets that the row keeps (its
+ * status, error, stop reason, usage and checkpoint, when it sets them), and with events the run's
  * last event is the write's last, at the count it leads to.
  */
 function landedWrite(state: Record<string, unknown>, write: RunWrite, c: WriteColumns, events: readonly EventRow[], expected: number | undefined): boolean {
   if (state.owner !== (c.release ? null : write.owner)) return false;
   if (write.epoch !== undefined && Number(state.epoch) !== write.epoch) return false;
-  if (Number(state.updated_at) !== c.updated_at || (c.status !== null && state.status !== c.status)) return false;
+  if (Number(state.updated_at) !== c.updated_at) return false;
+  // The write sets each of these when given (coalesce keeps the row's otherwise).
+  for (const column of ["status", "error", "stop_reason", "usage", "checkpoint"] as const) {
+    if (c[column] !== null && state[column] !== c[column]) return false;
+  }
   const last = events[events.length - 1];
   if (last === undefined) return true;
   return Number(state.event_count) === (expected ?? 0) + events.length && state.last_type === last.type && Number(state.last_at) === last.at && state.last_data === last.data;
