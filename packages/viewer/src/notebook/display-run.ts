@@ -182,17 +182,8 @@ class LiveUpdates {
 
   /** Replaces what the live display shows with `bundle`, after every update; rejects as `finish` does. */
   async replace(bundle: MimeBundle): Promise<void> {
-    const live = this.live;
-    if (live === undefined) return;
-    this.queue = this.queue.then(async () => {
-      if (this.failed !== undefined) return;
-      try {
-        await live.update(bundle);
-      } catch (error) {
-        this.failed = { error };
-      }
-    });
-    await this.queue;
+    if (this.live === undefined) return;
+    await this.update(bundle);
     if (this.failed !== undefined) throw this.failed.error;
   }
 
@@ -209,7 +200,11 @@ class LiveUpdates {
   private send(): void {
     this.timer = undefined;
     this.last = Date.now();
-    const bundle = this.bundle();
+    void this.update(this.bundle());
+  }
+
+  /** Queues `bundle` as the live display's next update (none after one failed); resolves once it is sent. */
+  private update(bundle: MimeBundle): Promise<void> {
     const live = this.live as LiveRunDisplay;
     this.queue = this.queue.then(async () => {
       if (this.failed !== undefined) return;
@@ -219,6 +214,7 @@ class LiveUpdates {
         this.failed = { error };
       }
     });
+    return this.queue;
   }
 
   private bundle(): MimeBundle {
