@@ -7,27 +7,15 @@ import { RunLeaseLostError, RunStoreError } from "@agentrx/executors";
 import pg from "pg";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { rejectionOf } from "../testing/conformance/conformance-context";
+import { faultyPool, isWrite } from "../testing/postgres-faults";
 import { postgresTestDatabase } from "../testing/postgres-test-database";
 import { LOST_CONNECTION_ATTEMPTS } from "./postgres-retry";
 import { PostgresRunStore } from "./postgres-run-store";
 import type { PostgresPool, PostgresPoolClient } from "./postgres-run-store-options";
 
 const database = await postgresTestDatabase("PostgresRunStore connection retry");
-const { connectionString } = database;
 
-const schemas: string[] = [];
-const pools: pg.Pool[] = [];
-const newSchema = () => {
-  const name = `${database.schema}_${schemas.length + 1}`;
-  schemas.push(name);
-  return name;
-};
-
-afterAll(async () => {
-  await Promise.all(pools.map((pool) => pool.end()));
-  if (!database.skip) for (const name of schemas) await database.pool().query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`);
-  await database.drop();
-});
+afterAll(() => database.drop());
 
 /** Errors no listener handled (pg's 'error' event of a client nobody listens to), collected rather than crashing the worker. */
 let uncaught: unknown[] = [];
@@ -39,16 +27,6 @@ beforeEach(() => {
 afterEach(() => {
   process.off("uncaughtException", onUncaught);
 });
-
-/** A pool of its own, its connections named `app`. */
-function appPool(app: string): pg.Pool {
-  const url = new URL(connectionString);
-  url.searchParams.set("application_name", app);
-  const pool = new pg.Pool({ connectionString: url.toString(), max: 4 });
-  pool.on("error", () => undefined);
-  pools.push(pool);
-  return pool;
-}
 
 const appName = (label: string) => `agentrx_${label}_${Math.random().toString(36).slice(2, 8)}`;
 
@@ -86,30 +64,6 @@ function killingPool(pool: pg.Pool, kills: () => boolean): PostgresPool {
   };
 }
 
-/** A lost connection as `pg` reports one killed while idle in the pool. */
-const lostError = () => new Error("Connection terminated unexpectedly");
-
-/** `pool`, but `plan` says, per query, whether it fails with a lost connection before it is sent or after it ran. */
-function faultyPool(pool: pg.Pool, plan: (text: string) => "before" | "after" | "unsent" | undefined): PostgresPool & { sent: string[] } {
-  const sent: string[] = [];
-  return {
-    sent,
-    query: async (config) => {
-      const fault = plan(config.text);
-      sent.push(config.text);
-      if (fault === "before") throw lostError();
-      if (fault === "unsent") throw new Error("Client has encountered a connection error and is not queryable");
-      const result = await pool.query(config);
-      if (fault === "after") throw lostError();
-      return result;
-    },
-    connect: () => pool.connect(),
-    end: () => pool.end(),
-    on: (event, listener) => pool.on(event, listener),
-  };
-}
-
-const isWrite = (text: string) => /^WITH .*run AS \(UPDATE/s.test(text);
 const claim = { leaseMs: 60_000, at: 1000 };
 
 describe.skipIf(database.skip)("PostgresRunStore on a connection lost in the middle of a call", () => {
@@ -124,7 +78,7 @@ describe.skipIf(database.skip)("PostgresRunStore on a connection lost in the mid
   it.each(operations)("does not crash when %s's connection is terminated between two statements, and runs it again", async (_, call, expected) => {
     database.assertReachable();
     let kills = 0;
-    const store = new PostgresRunStore({ pool: killingPool(appPool(appName("between")), () => kills-- > 0), schema: newSchema() });
+    const store = new PostgresRunStore({ pool: killingPool(database.appPool(appName("between")), () => kills-- > 0), schema: database.newSchema() });
     await store.createRun({ runId: "r1", inputs: {}, status: "queued", at: 1000 });
     kills = 1;
     expect(await call(store)).toEqual(expected);
@@ -135,7 +89,7 @@ describe.skipIf(database.skip)("PostgresRunStore on a connection lost in the mid
 
   it("does not crash when a new connection fails in the same read as its first answer, before a promise could listen to it", async () => {
     database.assertReachable();
-    const pool = appPool(appName("handout"));
+    const pool = database.appPool(appName("handout"));
     let failures = 0;
     // As pg does when one read of the socket holds the connection's ReadyForQuery and the server's
     // FATAL after it: the error is emitted right after the pool's callback, in the same tick.
@@ -153,7 +107,7 @@ describe.skipIf(database.skip)("PostgresRunStore on a connection lost in the mid
       end: () => pool.end(),
       on: (event: "error", listener: (error: Error) => void) => pool.on(event, listener),
     };
-    const store = new PostgresRunStore({ pool: handingOut as unknown as PostgresPool, schema: newSchema() });
+    const store = new PostgresRunStore({ pool: handingOut as unknown as PostgresPool, schema: database.newSchema() });
     await store.createRun({ runId: "r1", inputs: {}, status: "queued", at: 1000 });
     failures = 1;
     expect(await store.cancelRun("r1", { reason: "stop", at: 2000 })).toBe(true);
@@ -165,10 +119,8 @@ describe.skipIf(database.skip)("PostgresRunStore on a connection lost in the mid
   it("does not crash when a transaction's statement waiting on a lock loses its connection, and runs it again", { timeout: 30_000 }, async () => {
     database.assertReachable();
     const app = appName("waiting");
-    const name = newSchema();
-    const url = new URL(connectionString);
-    url.searchParams.set("application_name", app);
-    const store = new PostgresRunStore({ connectionString: url.toString(), schema: name });
+    const name = database.newSchema();
+    const store = new PostgresRunStore({ connectionString: database.urlOf(app), schema: name });
     await store.createRun({ runId: "r1", inputs: {}, status: "queued", at: 1000 });
     const holder = await database.pool().connect();
     try {
@@ -193,7 +145,7 @@ describe.skipIf(database.skip)("PostgresRunStore on a connection lost in the mid
 
   it("says a transaction whose connection was terminated every time closed the connection, not that the client is not queryable", async () => {
     database.assertReachable();
-    const store = new PostgresRunStore({ pool: killingPool(appPool(appName("always")), () => true), schema: newSchema() });
+    const store = new PostgresRunStore({ pool: killingPool(database.appPool(appName("always")), () => true), schema: database.newSchema() });
     const error = await rejectionOf(store.cancelRun("r1", { reason: "stop", at: 2000 }));
     expect(RunStoreError.isInstance(error)).toBe(true);
     expect(error.message).toMatch(/^PostgresRunStore: the database at .* closed the connection during cancelRun/);
@@ -205,8 +157,8 @@ describe.skipIf(database.skip)("PostgresRunStore on a connection lost in the mid
   it(`tries a read, a write and a createRun up to ${LOST_CONNECTION_ATTEMPTS} times when their connection is lost each time before`, async () => {
     database.assertReachable();
     let faults = 0;
-    const pool = faultyPool(appPool(appName("again")), () => (faults-- > 0 ? "before" : undefined));
-    const store = new PostgresRunStore({ pool, schema: newSchema() });
+    const pool = faultyPool(database.appPool(appName("again")), () => (faults-- > 0 ? "before" : undefined));
+    const store = new PostgresRunStore({ pool, schema: database.newSchema() });
     await store.getRun("nothing");
     const lostTimes = LOST_CONNECTION_ATTEMPTS - 1;
     faults = lostTimes;
@@ -229,7 +181,7 @@ describe.skipIf(database.skip)("PostgresRunStore on a connection lost in the mid
   it(`runs a transaction again up to ${LOST_CONNECTION_ATTEMPTS} times when its connection is terminated before its COMMIT`, async () => {
     database.assertReachable();
     let kills = 0;
-    const store = new PostgresRunStore({ pool: killingPool(appPool(appName("txagain")), () => kills-- > 0), schema: newSchema() });
+    const store = new PostgresRunStore({ pool: killingPool(database.appPool(appName("txagain")), () => kills-- > 0), schema: database.newSchema() });
     await store.createRun({ runId: "r1", inputs: {}, status: "queued", at: 1000 });
     kills = LOST_CONNECTION_ATTEMPTS - 1;
     expect(await store.cancelRun("r1", { reason: "stop", at: 2000 })).toBe(true);
@@ -242,7 +194,7 @@ describe.skipIf(database.skip)("PostgresRunStore on a connection lost in the mid
     database.assertReachable();
     // The first try commits (its answer lost), the second is lost before it is sent, the third is refused.
     const faults: ("before" | "after")[] = [];
-    const store = new PostgresRunStore({ pool: faultyPool(appPool(appName("landed3")), (text) => (isWrite(text) ? faults.shift() : undefined)), schema: newSchema() });
+    const store = new PostgresRunStore({ pool: faultyPool(database.appPool(appName("landed3")), (text) => (isWrite(text) ? faults.shift() : undefined)), schema: database.newSchema() });
     await store.createRun({ runId: "r1", inputs: {}, status: "running", owner: "w1", leaseMs: 60_000, at: 1000 });
     const { epoch } = await store.claimRun("r1", { owner: "w1", ...claim });
     faults.push("after", "before");
@@ -257,7 +209,7 @@ describe.skipIf(database.skip)("PostgresRunStore on a connection lost in the mid
   it("does not take for its own a write at the same time by the same writer that set another error, stop reason or checkpoint", async () => {
     database.assertReachable();
     let faults = 0;
-    const store = new PostgresRunStore({ pool: faultyPool(appPool(appName("landedcols")), (text) => (isWrite(text) && faults-- > 0 ? "before" : undefined)), schema: newSchema() });
+    const store = new PostgresRunStore({ pool: faultyPool(database.appPool(appName("landedcols")), (text) => (isWrite(text) && faults-- > 0 ? "before" : undefined)), schema: database.newSchema() });
     const checkpoint = (iteration: number) => ({ schemaVersion: 1, iteration, elapsedMs: 0, phase: "tools" as const });
     const event = { seq: 1, type: "note", at: 2000, data: { text: "a" } };
     // Each pair: the same writer, time, status and events; only what `update` sets differs.
@@ -284,7 +236,7 @@ describe.skipIf(database.skip)("PostgresRunStore on a connection lost in the mid
   it("says the messages of an append whose connection was lost after it was sent may have been appended", async () => {
     database.assertReachable();
     let fault: "before" | "after" | "unsent" | undefined;
-    const store = new PostgresRunStore({ pool: faultyPool(appPool(appName("append")), (text) => (/agentrx_thread_messages/.test(text) ? fault : undefined)), schema: newSchema() });
+    const store = new PostgresRunStore({ pool: faultyPool(database.appPool(appName("append")), (text) => (/agentrx_thread_messages/.test(text) ? fault : undefined)), schema: database.newSchema() });
     const messages = [{ message: { type: "human", content: "m1" }, tokens: 1, at: 1000 }] as never;
     fault = "after";
     const landed = await rejectionOf(store.appendThreadMessages("t1", messages));
@@ -301,7 +253,7 @@ describe.skipIf(database.skip)("PostgresRunStore on a connection lost in the mid
   it("says a claim whose answer was lost leaves the run to the same owner at once, to others after the lease", async () => {
     database.assertReachable();
     let faults = 0;
-    const store = new PostgresRunStore({ pool: faultyPool(appPool(appName("claim")), (text) => (/^WITH before AS/.test(text) && faults-- > 0 ? "after" : undefined)), schema: newSchema() });
+    const store = new PostgresRunStore({ pool: faultyPool(database.appPool(appName("claim")), (text) => (/^WITH before AS/.test(text) && faults-- > 0 ? "after" : undefined)), schema: database.newSchema() });
     await store.createRun({ runId: "r1", inputs: {}, status: "queued", at: 1000 });
     faults = 1;
     const error = await rejectionOf(store.claimRun("r1", { owner: "w1", leaseMs: 5000, at: 2000 }));

@@ -8,10 +8,10 @@ import { AgentExecutor, RunLeaseLostError, RunStoreError, type StoredRunEvent } 
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
 import { execFileSync } from "node:child_process";
-import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { rejectionOf } from "../testing/conformance/conformance-context";
+import { faultyPool, isWrite } from "../testing/postgres-faults";
 import { postgresTestDatabase } from "../testing/postgres-test-database";
 import { LOST_CONNECTION_ATTEMPTS } from "./postgres-retry";
 import { PostgresRunStore } from "./postgres-run-store";
@@ -20,30 +20,7 @@ import type { PostgresPool } from "./postgres-run-store-options";
 const database = await postgresTestDatabase("PostgresRunStore lost connections");
 const { connectionString } = database;
 
-/** Schemas and pools the tests create; dropped and ended at the end. */
-const schemas: string[] = [];
-const pools: pg.Pool[] = [];
-const newSchema = () => {
-  const name = `${database.schema}_${schemas.length + 1}`;
-  schemas.push(name);
-  return name;
-};
-
-afterAll(async () => {
-  await Promise.all(pools.map((pool) => pool.end()));
-  if (!database.skip) for (const name of schemas) await database.pool().query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`);
-  await database.drop();
-});
-
-/** A pool of its own, its connections named `app` (to find their backends). */
-function appPool(app: string): pg.Pool {
-  const url = new URL(connectionString);
-  url.searchParams.set("application_name", app);
-  const pool = new pg.Pool({ connectionString: url.toString(), max: 4 });
-  pool.on("error", () => undefined);
-  pools.push(pool);
-  return pool;
-}
+afterAll(() => database.drop());
 
 /**
  * Terminates every backend of `app` and waits until they have exited, blocking the event loop
@@ -53,35 +30,6 @@ function appPool(app: string): pg.Pool {
 function terminateBackendsNow(app: string): number {
   const out = execFileSync("psql", [connectionString, "-Atc", `SELECT count(pg_terminate_backend(pid, 5000)) FROM pg_stat_activity WHERE application_name = '${app}'`], { encoding: "utf8" });
   return Number(out.trim());
-}
-
-/** Whether a statement is the store's write (one statement that updates the run and inserts its events). */
-const isWrite = (text: string) => /^WITH .*run AS \(UPDATE/s.test(text);
-
-/** A lost connection as `pg` reports one killed while idle in the pool. */
-const lostError = () => new Error("Connection terminated unexpectedly");
-
-/**
- * `pool`, but `plan` says, per query, whether it fails with a lost connection: `"before"` (not
- * sent), `"after"` (sent, and it ran; its answer lost), or nothing (as it is). Counts the queries.
- */
-function faultyPool(pool: pg.Pool, plan: (text: string) => "before" | "after" | "error" | undefined): PostgresPool & { sent: string[] } {
-  const sent: string[] = [];
-  return {
-    sent,
-    query: async (config) => {
-      const fault = plan(config.text);
-      sent.push(config.text);
-      if (fault === "before") throw lostError();
-      if (fault === "error") throw Object.assign(new Error('duplicate key value violates unique constraint "x"'), { code: "23505" });
-      const result = await pool.query(config);
-      if (fault === "after") throw lostError();
-      return result;
-    },
-    connect: () => pool.connect(),
-    end: () => pool.end(),
-    on: (event, listener) => pool.on(event, listener),
-  };
 }
 
 /** An executor whose model calls `add` `turns` times, then answers: one write per step or so. */
@@ -107,7 +55,7 @@ describe.skipIf(database.skip)("PostgresRunStore on a connection the server term
   it("records every run in full when the pool's connections are terminated between writes (pg_terminate_backend)", { timeout: 60_000 }, async () => {
     database.assertReachable();
     const app = `agentrx_lost_${Math.random().toString(36).slice(2, 8)}`;
-    const pool = appPool(app);
+    const pool = database.appPool(app);
     let writes = 0;
     let terminated = 0;
     // Before every third write: the pool's connections are killed, as the probe's admin did.
@@ -120,7 +68,7 @@ describe.skipIf(database.skip)("PostgresRunStore on a connection the server term
       end: () => pool.end(),
       on: (event, listener) => pool.on(event, listener),
     };
-    const store = new PostgresRunStore({ pool: killing, schema: newSchema() });
+    const store = new PostgresRunStore({ pool: killing, schema: database.newSchema() });
     for (let index = 0; index < 6; index++) {
       const result = await adder(store, 3).invoke({ input: `add ${index}` }, { runId: `run-${index}` });
       expect(result.output).toBe("done");
@@ -140,7 +88,7 @@ describe.skipIf(database.skip)("PostgresRunStore on a connection the server term
   it("takes a write whose commit landed but whose answer was lost as written, once: events, checkpoint, release and a closed inbox", async () => {
     database.assertReachable();
     let faults = 0;
-    const store = new PostgresRunStore({ pool: faultyPool(appPool("agentrx_lost_after"), (text) => (isWrite(text) && faults-- > 0 ? "after" : undefined)), schema: newSchema() });
+    const store = new PostgresRunStore({ pool: faultyPool(database.appPool("agentrx_lost_after"), (text) => (isWrite(text) && faults-- > 0 ? "after" : undefined)), schema: database.newSchema() });
     await store.createRun({ runId: "r1", inputs: { input: "x" }, status: "running", owner: "w1", leaseMs: 60_000, at: 1000 });
     const { epoch } = await store.claimRun("r1", { owner: "w1", ...claim });
     faults = 1;
@@ -159,7 +107,7 @@ describe.skipIf(database.skip)("PostgresRunStore on a connection the server term
   it("takes a createRun whose insert landed but whose answer was lost as done, and a read is tried again", async () => {
     database.assertReachable();
     let faults = 0;
-    const store = new PostgresRunStore({ pool: faultyPool(appPool("agentrx_lost_create"), (text) => (faults-- > 0 ? (text.startsWith("INSERT") ? "after" : "before") : undefined)), schema: newSchema() });
+    const store = new PostgresRunStore({ pool: faultyPool(database.appPool("agentrx_lost_create"), (text) => (faults-- > 0 ? (text.startsWith("INSERT") ? "after" : "before") : undefined)), schema: database.newSchema() });
     await store.getRun("nothing");
     faults = 1;
     await store.createRun({ runId: "r1", inputs: { input: "x" }, status: "running", owner: "w1", leaseMs: 60_000, at: 1000 });
@@ -176,8 +124,8 @@ describe.skipIf(database.skip)("PostgresRunStore on a connection the server term
   it(`still refuses a write the retry finds outdated by another write, and tries a lost one at most ${LOST_CONNECTION_ATTEMPTS} times`, async () => {
     database.assertReachable();
     let faults = 0;
-    const pool = faultyPool(appPool("agentrx_lost_refused"), (text) => (isWrite(text) && faults-- > 0 ? "before" : undefined));
-    const store = new PostgresRunStore({ pool, schema: newSchema() });
+    const pool = faultyPool(database.appPool("agentrx_lost_refused"), (text) => (isWrite(text) && faults-- > 0 ? "before" : undefined));
+    const store = new PostgresRunStore({ pool, schema: database.newSchema() });
     await store.createRun({ runId: "r1", inputs: {}, status: "running", owner: "w1", leaseMs: 60_000, at: 1000 });
     const { epoch } = await store.claimRun("r1", { owner: "w1", ...claim });
     await store.write("r1", { owner: "w1", epoch, leaseMs: 60_000, at: 2000, events: [event(1, "a")] });
@@ -205,8 +153,8 @@ describe.skipIf(database.skip)("PostgresRunStore on a connection the server term
     database.assertReachable();
     let writes = 0;
     // The third write and each of its retries lose their connection.
-    const pool = faultyPool(appPool("agentrx_lost_twice"), (text) => (isWrite(text) && ++writes >= 3 && writes < 3 + LOST_CONNECTION_ATTEMPTS ? "before" : undefined));
-    const store = new PostgresRunStore({ pool, schema: newSchema() });
+    const pool = faultyPool(database.appPool("agentrx_lost_twice"), (text) => (isWrite(text) && ++writes >= 3 && writes < 3 + LOST_CONNECTION_ATTEMPTS ? "before" : undefined));
+    const store = new PostgresRunStore({ pool, schema: database.newSchema() });
     const failure = await rejectionOf(Promise.resolve(adder(store, 3).invoke({ input: "add" }, { runId: "r1" })));
     expect(failure.message).toMatch(/lost the connection to the database .*Connection terminated unexpectedly/);
     const failed = await store.getRun("r1");
@@ -225,8 +173,8 @@ describe.skipIf(database.skip)("PostgresRunStore on a connection the server term
   it("does not try again a write that failed for another reason than a lost connection", async () => {
     database.assertReachable();
     let faults = 0;
-    const pool = faultyPool(appPool("agentrx_lost_other"), (text) => (isWrite(text) && faults-- > 0 ? "error" : undefined));
-    const store = new PostgresRunStore({ pool, schema: newSchema() });
+    const pool = faultyPool(database.appPool("agentrx_lost_other"), (text) => (isWrite(text) && faults-- > 0 ? "error" : undefined));
+    const store = new PostgresRunStore({ pool, schema: database.newSchema() });
     await store.createRun({ runId: "r1", inputs: {}, status: "running", owner: "w1", leaseMs: 60_000, at: 1000 });
     faults = 1;
     const before = pool.sent.length;

@@ -9,35 +9,19 @@ import { PostgresRunStore } from "./postgres-run-store";
 const database = await postgresTestDatabase("PostgresRunStore errors");
 const { connectionString } = database;
 
-/** Schemas the tests create (one each); dropped at the end. */
-const schemas: string[] = [];
-const newSchema = () => {
-  const name = `${database.schema}_${schemas.length + 1}`;
-  schemas.push(name);
-  return name;
-};
+afterAll(() => database.drop());
+
 
 /** How many connections of `application_name` `app` wait for a lock. */
 const waitingOnLock = async (app: string) =>
   Number((await database.pool().query("SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'", [app])).rows[0].n);
 
-const withApp = (app: string) => {
-  const url = new URL(connectionString);
-  url.searchParams.set("application_name", app);
-  return url.toString();
-};
-
-afterAll(async () => {
-  if (!database.skip) for (const name of schemas) await database.pool().query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`);
-  await database.drop();
-});
-
 describe.skipIf(database.skip)("PostgresRunStore errors of a database that is up", () => {
   it("says a call found no free connection when all of the pool's are busy, not that it could not connect", { timeout: 30_000 }, async () => {
     database.assertReachable();
-    const name = newSchema();
+    const name = database.newSchema();
     const app = `agentrx_full_${Math.random().toString(36).slice(2, 8)}`;
-    const store = new PostgresRunStore({ connectionString: withApp(app), schema: name, connectionTimeoutMs: 2_000 });
+    const store = new PostgresRunStore({ connectionString: database.urlOf(app), schema: name, connectionTimeoutMs: 2_000 });
     await store.createRun({ runId: "r1", inputs: {}, status: "queued", at: 1 });
     const holder = await database.pool().connect();
     try {
@@ -66,9 +50,9 @@ describe.skipIf(database.skip)("PostgresRunStore errors of a database that is up
 
   it("says the server closed the connection when its backend is terminated (57P01) on each of the call's tries, not that the database is unreachable, and connects again after", { timeout: 30_000 }, async () => {
     database.assertReachable();
-    const name = newSchema();
+    const name = database.newSchema();
     const app = `agentrx_kill_${Math.random().toString(36).slice(2, 8)}`;
-    const store = new PostgresRunStore({ connectionString: withApp(app), schema: name });
+    const store = new PostgresRunStore({ connectionString: database.urlOf(app), schema: name });
     await store.createRun({ runId: "r1", inputs: {}, status: "queued", at: 1 });
     const holder = await database.pool().connect();
     try {
@@ -95,9 +79,9 @@ describe.skipIf(database.skip)("PostgresRunStore errors of a database that is up
 
   it("records a write whose connection is terminated while it waits for a lock, on its retry, once", { timeout: 30_000 }, async () => {
     database.assertReachable();
-    const name = newSchema();
+    const name = database.newSchema();
     const app = `agentrx_killw_${Math.random().toString(36).slice(2, 8)}`;
-    const store = new PostgresRunStore({ connectionString: withApp(app), schema: name });
+    const store = new PostgresRunStore({ connectionString: database.urlOf(app), schema: name });
     await store.createRun({ runId: "r1", inputs: {}, status: "running", owner: "w1", leaseMs: 60_000, at: 1 });
     const holder = await database.pool().connect();
     let writing: Promise<unknown> | undefined;
@@ -120,7 +104,7 @@ describe.skipIf(database.skip)("PostgresRunStore errors of a database that is up
 
   it("names the pool's own statement_timeout, not statementTimeoutMs, and the migration when it is the statement that ran out", { timeout: 30_000 }, async () => {
     database.assertReachable();
-    const name = newSchema();
+    const name = database.newSchema();
     const pool = new pg.Pool({ connectionString, statement_timeout: 300, max: 2 });
     const holder = await database.pool().connect();
     try {
@@ -151,7 +135,7 @@ describe.skipIf(database.skip)("PostgresRunStore errors of a database that is up
 
   it("names statementTimeoutMs, with the migration, when the migration of a store's own pool runs out of it", { timeout: 30_000 }, async () => {
     database.assertReachable();
-    const name = newSchema();
+    const name = database.newSchema();
     const holder = await database.pool().connect();
     const store = new PostgresRunStore({ connectionString, schema: name, statementTimeoutMs: 300 });
     try {

@@ -14,7 +14,13 @@ export interface PostgresTestDatabase {
   assertReachable(): void;
   /** A pool on the database for the tests' own queries (created on first use). */
   pool(): pg.Pool;
-  /** Drops the schema and ends the pool. */
+  /** Another fresh schema for one test (`<schema>_<n>`), dropped by `drop()`. */
+  newSchema(): string;
+  /** The connection string with `application_name` set to `app` (to find its backends in `pg_stat_activity`). */
+  urlOf(app: string): string;
+  /** A pool of its own whose connections are named `app` (errors of idle connections ignored), ended by `drop()`. */
+  appPool(app: string): pg.Pool;
+  /** Ends the pools of `appPool`, drops the schemas of `newSchema` and the schema, and ends the pool. */
   drop(): Promise<void>;
 }
 
@@ -40,6 +46,13 @@ export async function postgresTestDatabase(label: string): Promise<PostgresTestD
   if (skip) console.warn(`Skipping the ${label} tests: ${unreachable} (with CI set, this fails instead).`);
   let pool: pg.Pool | undefined;
   const poolOf = () => (pool ??= new pg.Pool({ connectionString: TEST_DATABASE_URL, max: 4 }));
+  const schemas = [schema];
+  const appPools: pg.Pool[] = [];
+  const urlOf = (app: string) => {
+    const url = new URL(TEST_DATABASE_URL);
+    url.searchParams.set("application_name", app);
+    return url.toString();
+  };
   return {
     connectionString: TEST_DATABASE_URL,
     schema,
@@ -48,8 +61,21 @@ export async function postgresTestDatabase(label: string): Promise<PostgresTestD
       if (unreachable !== undefined) throw new Error(`The ${label} tests need PostgreSQL: ${unreachable}.`);
     },
     pool: poolOf,
+    newSchema() {
+      const name = `${schema}_${schemas.length}`;
+      schemas.push(name);
+      return name;
+    },
+    urlOf,
+    appPool(app) {
+      const appPool = new pg.Pool({ connectionString: urlOf(app), max: 4 });
+      appPool.on("error", () => undefined);
+      appPools.push(appPool);
+      return appPool;
+    },
     async drop() {
-      if (unreachable === undefined) await poolOf().query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await Promise.all(appPools.splice(0).map((appPool) => appPool.end()));
+      if (unreachable === undefined) for (const name of schemas) await poolOf().query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`);
       await pool?.end();
       pool = undefined;
     },
