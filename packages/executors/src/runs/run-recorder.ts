@@ -74,7 +74,7 @@ export class RunRecorder {
   private beatDue = 0;
   /** When the watchdog's timer is due (epoch ms), while it is armed. */
   private watchDue = 0;
-  /** Writes queued or in flight (`first`, `flush`, `closeInbox`): while there is one, no heartbeat is sent. */
+  /** Writes queued or in flight (`first`, `flush`, `closeInbox`): while there is one, no heartbeat is sent and `barrier` waits for them. */
   private pending = 0;
   /** Whether the heartbeat came due while a write was pending: it runs again once none is. */
   private beatDeferred = false;
@@ -95,8 +95,6 @@ export class RunRecorder {
   private scheduled = false;
   /** With `recordTokens: "each"`: the timer that writes the tokens streamed since the last write. */
   private tokenTimer: ReturnType<typeof setTimeout> | undefined;
-  /** Writes handed to the store and not acknowledged yet. */
-  private inFlight = 0;
   /** Until when the lease is surely ours: when the last acknowledged write was sent, plus `leaseMs`. */
   private leaseUntil: number;
   /** The run's fencing token, once known (the store's `createRun` or `claimRun` gives it). */
@@ -133,18 +131,15 @@ export class RunRecorder {
   /** Runs `step` (creating the record) before any write; its failure fails the run. */
   first(step: () => Promise<void>): void {
     const sentAt = Date.now();
-    this.inFlight++;
     this.sentAt = sentAt;
     this.enqueue(() =>
       withStoreTimeout(step(), this.storeTimeoutMs, "createRun", this.runId).then(
         () => {
-          this.inFlight--;
           this.sentAt = undefined;
           this.acknowledged++;
           this.leaseUntil = sentAt + this.leaseMs;
         },
         (error: unknown) => {
-          this.inFlight--;
           this.sentAt = undefined;
           this.fail(error);
           throw error;
@@ -179,7 +174,7 @@ export class RunRecorder {
   barrier(): Promise<void> | undefined {
     if (this.failure) return Promise.reject(this.failure.error);
     if (this.buffer.length > 0 || this.tokenText !== "") return this.flush();
-    if (this.inFlight === 0) return undefined;
+    if (this.pending === 0) return undefined;
     return this.tail.then(() => {
       if (this.failure) throw this.failure.error;
     });
@@ -550,7 +545,6 @@ export class RunRecorder {
     if (checkpoint.usage !== undefined && change.usage === undefined) change.usage = checkpoint.usage;
     const write: RunWrite = { owner: this.owner, leaseMs: this.leaseMs, events, update: change, at };
     if (this.epoch !== undefined) write.epoch = this.epoch;
-    this.inFlight++;
     this.sentAt = at;
     this.sentLateMs = Math.max(this.lateSeen, this.overdue(at, 0));
     this.lateSeen = 0;
@@ -569,7 +563,6 @@ export class RunRecorder {
       this.fail(error);
       throw this.failure!.error;
     } finally {
-      this.inFlight--;
       this.sentAt = undefined;
     }
   }
