@@ -115,16 +115,12 @@ function poolFullMessage(target: string, context: PostgresCallContext, detail: s
  * the store set it, else the connection's own (the pool's, the connection string's, the role's).
  */
 function statementLimit(context: PostgresCallContext): { limit: string; source: string } {
-  if (context.ownsPool === false) {
+  if (context.ownsPool === false || context.statementTimeoutMs === 0) {
+    // The connection's own statement_timeout ran out: the store set none, and says where it came from.
+    const none = context.ownsPool === false ? "on a pool it is given: it is the pool's statement_timeout, " : "with statementTimeoutMs: 0: it is ";
     return {
       limit: "the statement_timeout of its connection",
-      source: " The store sets none on a pool it is given: it is the pool's statement_timeout, the connection string's options (-c statement_timeout=...) or the database role's (ALTER ROLE ... SET statement_timeout).",
-    };
-  }
-  if (context.statementTimeoutMs === 0) {
-    return {
-      limit: "the statement_timeout of its connection",
-      source: " The store sets none with statementTimeoutMs: 0: it is the connection string's options (-c statement_timeout=...) or the database role's (ALTER ROLE ... SET statement_timeout).",
+      source: ` The store sets none ${none}the connection string's options (-c statement_timeout=...) or the database role's (ALTER ROLE ... SET statement_timeout).`,
     };
   }
   return { limit: `statementTimeoutMs${context.statementTimeoutMs === undefined ? "" : ` (${context.statementTimeoutMs} ms)`}`, source: "" };
