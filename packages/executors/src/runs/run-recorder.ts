@@ -8,6 +8,7 @@ import { randomUuid } from "./random-uuid";
 import type { JsonValue } from "./run-store";
 import { type RecordedModelCall, encodeDecisions, encodeMessage, encodeModelCall, encodeRunEventWith } from "./run-event-codec";
 import type { JsonObject, RunCheckpoint, RunStore, RunUpdate, RunWrite, RunWriteResult, StoredRunEvent } from "./run-store";
+import { RunLease, unref } from "./run-lease";
 import { RunLeaseLostError, RunStoreError } from "./run-store-errors";
 import { withStoreTimeout } from "./with-store-timeout";
 
@@ -43,11 +44,11 @@ export function ownerId(): string {
 /**
  * Writes one run's events to a store: buffered, in order, one write in flight at a time (events
  * that arrive meanwhile go into the next write, so a busy run writes in batches). Token events are
- * coalesced per model call. Every write carries the checkpoint and renews the run's lease; a
- * heartbeat renews it within `leaseMs / 3` of the last write while nothing else is written (never
- * behind a write pending: that write renews it), and a watchdog fails the run with
- * `RunLeaseLostError` (aborting its tool calls) when the lease is about to run out with no newer
- * write acknowledged, before another process may take the run over (see docs/runs.md, Fencing).
+ * coalesced per model call. Every write carries the checkpoint and renews the run's lease, which a
+ * `RunLease` keeps (run-lease.ts): a heartbeat renews it while nothing else is written, and a
+ * watchdog fails the run with `RunLeaseLostError` (aborting its tool calls) when the lease is about
+ * to run out with no newer write acknowledged, before another process may take the run over (see
+ * docs/runs.md, Fencing). The recorder tells it of each write, and renews or fails for it.
  *
  * @internal
  */
@@ -58,36 +59,10 @@ export class RunRecorder {
   private failure: { error: unknown } | undefined;
   /** Whether the run's end was written after a failure (see {@link endAfterFailure}). */
   private ended = false;
-  /** When the last write (or the claim this recorder starts with) was sent (epoch ms). */
-  private lastWrite: number;
-  /** Renews the lease while the run is quiet; set from {@link startHeartbeat} until {@link stop}. */
-  private heartbeat: ReturnType<typeof setTimeout> | undefined;
-  /** Fails the run when its lease is about to run out (see {@link watch}); armed by the first tool start, until {@link stop}. */
-  private watchdog: ReturnType<typeof setTimeout> | undefined;
-  /** How long after the last write the heartbeat renews the lease. */
-  private readonly renewEvery: number;
-  /** How long before its lease runs out the watchdog stops the run, so its aborted tools have time to stop. */
-  private readonly leaseMargin: number;
-  /** How late the lease's timers must run to tell that the event loop was blocked (half the margin). */
-  private readonly blockedAfter: number;
-  /** When the heartbeat's timer is due (epoch ms), while it is armed. */
-  private beatDue = 0;
-  /** When the watchdog's timer is due (epoch ms), while it is armed. */
-  private watchDue = 0;
+  /** The run's lease: its heartbeat and watchdog, told of every write (see run-lease.ts). */
+  private readonly lease: RunLease;
   /** Writes queued or in flight (`first`, `flush`, `closeInbox`): while there is one, no heartbeat is sent and `barrier` waits for them. */
   private pending = 0;
-  /** Whether the heartbeat came due while a write was pending: it runs again once none is. */
-  private beatDeferred = false;
-  /** When the write in flight was sent (epoch ms); undefined when none is. */
-  private sentAt: number | undefined;
-  /** How late the lease's timers ran when the write in flight was sent (0 when on time): a block just before it. */
-  private sentLateMs = 0;
-  /** How late a lease timer ran since the last write was sent (ms): the next write is sent that late. */
-  private lateSeen = 0;
-  /** How many of this recorder's writes (the record's creation included) the store acknowledged. */
-  private acknowledged = 0;
-  /** How late the watchdog ran when it chose to wait for a write in flight until the lease's end (see {@link watch}). */
-  private stalledMs: number | undefined;
   private tokenText = "";
   private tokenIteration = -1;
   private tokenAt = 0;
@@ -95,8 +70,6 @@ export class RunRecorder {
   private scheduled = false;
   /** With `recordTokens: "each"`: the timer that writes the tokens streamed since the last write. */
   private tokenTimer: ReturnType<typeof setTimeout> | undefined;
-  /** Until when the lease is surely ours: when the last acknowledged write was sent, plus `leaseMs`. */
-  private leaseUntil: number;
   /** The run's fencing token, once known (the store's `createRun` or `claimRun` gives it). */
   epoch: number | undefined;
   /**
@@ -121,26 +94,31 @@ export class RunRecorder {
   ) {
     this.seq = eventCount;
     this.modelCalls = modelCalls;
-    this.leaseUntil = leaseTakenAt + leaseMs;
-    this.lastWrite = leaseTakenAt;
-    this.renewEvery = Math.max(10, Math.floor(leaseMs / 3));
-    this.leaseMargin = Math.min(Math.floor(leaseMs / 10), 1000);
-    this.blockedAfter = Math.max(1, Math.floor(this.leaseMargin / 2));
+    this.lease = new RunLease(
+      { runId, owner, leaseMs, storeTimeoutMs, takenAt: leaseTakenAt },
+      {
+        pending: () => this.pending,
+        renew: () => {
+          this.flush().catch(noop); // a failure has reached onFailure
+        },
+        fail: (error) => this.fail(error),
+        epoch: () => this.epoch,
+      },
+    );
   }
 
   /** Runs `step` (creating the record) before any write; its failure fails the run. */
   first(step: () => Promise<void>): void {
     const sentAt = Date.now();
-    this.sentAt = sentAt;
+    this.lease.creating(sentAt);
     this.enqueue(() =>
       withStoreTimeout(step(), this.storeTimeoutMs, "createRun", this.runId).then(
         () => {
-          this.sentAt = undefined;
-          this.acknowledged++;
-          this.leaseUntil = sentAt + this.leaseMs;
+          this.lease.settled();
+          this.lease.acknowledged(sentAt);
         },
         (error: unknown) => {
-          this.sentAt = undefined;
+          this.lease.settled();
           this.fail(error);
           throw error;
         },
@@ -150,16 +128,14 @@ export class RunRecorder {
 
   /**
    * Runs `send` (one store write) once every write before it has settled, counting it as pending
-   * until it settles; a heartbeat that came due meanwhile runs then (see {@link beat}).
+   * until it settles; a heartbeat that came due meanwhile runs once none is (see `RunLease.idle`).
    */
   private enqueue<T>(send: () => Promise<T>): Promise<T> {
     this.pending++;
     const write = this.tail.then(send);
     const settled = (): void => {
-      if (--this.pending > 0 || !this.beatDeferred) return;
-      this.beatDeferred = false;
-      this.beatDue = Date.now(); // run now, on time: the wait was the write's, not a blocked event loop's
-      this.beat();
+      if (--this.pending > 0) return;
+      this.lease.idle();
     };
     write.then(settled, settled);
     this.tail = write.then(noop, noop);
@@ -188,12 +164,8 @@ export class RunRecorder {
    */
   checkLease(): void {
     if (this.failure) throw this.failure.error;
-    const now = Date.now();
-    if (now < this.leaseUntil - this.leaseMargin) {
-      if (this.watchdog === undefined && this.heartbeat !== undefined) this.armWatch(this.leaseUntil - this.leaseMargin, now); // the first tool to start arms the watchdog
-      return;
-    }
-    const error = this.leaseLost("toolStart", now);
+    const error = this.lease.check();
+    if (error === undefined) return;
     this.failure = { error };
     this.stop();
     throw error;
@@ -214,118 +186,12 @@ export class RunRecorder {
    * within `min(leaseMs / 10, 1000)` ms of running out with no newer write acknowledged: a process
    * cut off from its store stops its tools before another process may take its run over (before a
    * tool starts, the next write's fencing and `checkLease` suffice). After a blocked event loop it
-   * waits for a write in flight until the lease's end instead (see {@link watch}). Both timers are
+   * waits for a write in flight until the lease's end instead (see `RunLease`). Both timers are
    * unref'd; {@link stop} clears them.
    */
   startHeartbeat(): void {
-    if (this.heartbeat !== undefined || this.failure) return;
-    const now = Date.now();
-    this.beatDue = Math.max(now, this.lastWrite + this.renewEvery);
-    this.heartbeat = unref(setTimeout(this.beat, this.beatDue - now));
-  }
-
-  /**
-   * The heartbeat: renews the lease once `renewEvery` has passed since the last write, else waits
-   * until it has. One timer, re-armed when it fires, so a write costs no timer operation. While a
-   * write is queued or in flight it sends nothing (that write renews the lease when acknowledged,
-   * and a heartbeat queued behind it would only load a busy store); it runs again once none is,
-   * renewing at once when the last write was sent `renewEvery` ago or more.
-   */
-  private readonly beat = (): void => {
-    if (this.heartbeat === undefined) return;
-    if (this.pending > 0) {
-      this.beatDeferred = true; // the heartbeat keeps its (spent) timer: it is still started
-      return;
-    }
-    const now = Date.now();
-    this.lateSeen = Math.max(this.lateSeen, now - this.beatDue);
-    const due = this.lastWrite + this.renewEvery;
-    if (now >= due) this.flush().catch(noop); // a failure has reached onFailure
-    if (this.heartbeat === undefined) return;
-    this.beatDue = now >= due ? now + this.renewEvery : due;
-    this.heartbeat = unref(setTimeout(this.beat, this.beatDue - now));
-  };
-
-  /** Arms the watchdog to run at `at` (epoch ms). */
-  private armWatch(at: number, now: number): void {
-    this.watchDue = at;
-    this.watchdog = unref(setTimeout(this.watch, Math.max(0, at - now)));
-  }
-
-  /**
-   * The watchdog: fails the run once its lease is within `leaseMargin` of running out; re-armed for
-   * the lease's new end when a write acknowledged meanwhile moved it (so a write only moves a number).
-   * After a blocked event loop (it ran late, or the write in flight was sent late: by a heartbeat
-   * that ran late, or once the margin had begun), a write in flight sent since the lease's last
-   * renewal may have been answered without the answer being read yet, or have had no fair time to
-   * be: it then waits for that write until the lease's end rather than failing at the margin. A
-   * lease already over fails the run at once.
-   */
-  private readonly watch = (): void => {
-    if (this.heartbeat === undefined) return; // not keeping the lease (not started, or stopped)
-    const now = Date.now();
-    const late = now - this.watchDue;
-    this.lateSeen = Math.max(this.lateSeen, late);
-    const guard = this.leaseUntil - this.leaseMargin;
-    if (now < guard) {
-      this.stalledMs = undefined;
-      this.armWatch(guard, now);
-      return;
-    }
-    if (now < this.leaseUntil && this.mayBeAnswered(late)) {
-      this.stalledMs = Math.max(this.stalledMs ?? 0, late);
-      this.armWatch(this.leaseUntil, now);
-      return;
-    }
-    this.fail(this.leaseLost("lease", now, late));
-  };
-
-  /**
-   * Whether the write in flight is late for a blocked event loop rather than for the store: it was
-   * sent after the lease's last renewal, and either only once the watchdog's margin had begun, or
-   * just after a block (the lease's timers ran `blockedAfter` late or more), or the watchdog itself
-   * ran that late (the answer may be there, unread).
-   */
-  private mayBeAnswered(late: number): boolean {
-    const sent = this.sentAt;
-    if (sent === undefined || sent <= this.leaseUntil - this.leaseMs) return false;
-    return sent >= this.leaseUntil - this.leaseMargin || this.sentLateMs >= this.blockedAfter || late >= this.blockedAfter || this.stalledMs !== undefined;
-  }
-
-  /** How late the lease's timers run now (ms): how long the event loop was blocked, at least. */
-  private overdue(now: number, late: number): number {
-    let overdue = Math.max(late, this.stalledMs ?? 0, this.sentAt === undefined ? 0 : this.sentLateMs);
-    if (this.watchdog !== undefined) overdue = Math.max(overdue, now - this.watchDue);
-    if (this.heartbeat !== undefined && !this.beatDeferred) overdue = Math.max(overdue, now - this.beatDue);
-    return overdue;
-  }
-
-  /**
-   * The error of a run whose lease runs out (or has) with no write acknowledged: from the watchdog
-   * (`lease`, which ran `late` ms late) or before a tool starts. Its message says what the recorder
-   * knows of why: a blocked event loop, a write in flight for so long, no write acknowledged at all.
-   */
-  private leaseLost(operation: "lease" | "toolStart", now: number, late = 0): RunLeaseLostError {
-    const left = this.leaseUntil - now;
-    const lapse = left > 0 ? `is about to have had no write acknowledged for its whole lease (${this.leaseMs} ms), which runs out in ${left} ms` : `has had no write acknowledged for its whole lease (${this.leaseMs} ms)`;
-    const stops = operation === "lease" ? "stops here and aborts its tool calls" : "starts nothing more";
-    const why: string[] = [];
-    const blocked = this.overdue(now, late);
-    if (blocked >= this.blockedAfter) {
-      why.push(`The event loop was blocked for about ${blocked} ms (the lease's timers ran ${blocked} ms late): a tool or other code blocked the process (a busy loop, a large JSON.parse, synchronous I/O); move such work off the event loop (a worker thread) or raise leaseMs.`);
-    }
-    if (this.sentAt !== undefined) {
-      why.push(`${why.length === 0 ? "A" : "Also, a"} write has been in flight for ${now - this.sentAt} ms without an answer: the store is slow or its connection pool is saturated; raise leaseMs (${this.leaseMs} ms) or the pool size, or run fewer runs at once (keep leaseMs well above the slowest write).`);
-    }
-    if (this.acknowledged === 0) why.push(`The store has acknowledged none of this run's writes from this process: is it reachable? Keep leaseMs well above storeTimeoutMs (${this.storeTimeoutMs} ms).`);
-    if (why.length === 0) why.push(`Is the store reachable? Keep leaseMs well above storeTimeoutMs (${this.storeTimeoutMs} ms) plus the slowest write.`);
-    return new RunLeaseLostError({
-      runId: this.runId,
-      owner: this.owner,
-      ...(this.epoch === undefined ? {} : { epoch: this.epoch }),
-      operation,
-      message: `Run "${this.runId}": this process (${this.owner}) ${lapse}, so another process may take the run over; the run ${stops}. ${why.join(" ")}`,
-    });
+    if (this.failure) return;
+    this.lease.start();
   }
 
   /** Records an event; `index` is the action's position in its turn (`action` and tool `step` events). */
@@ -348,10 +214,10 @@ export class RunRecorder {
    * in a few writes a second at most.
    */
   private scheduleTokens(): void {
-    if (this.tokenTimer !== undefined || this.heartbeat === undefined) return;
+    if (this.tokenTimer !== undefined || !this.lease.started) return;
     this.tokenTimer = setTimeout(() => {
       this.tokenTimer = undefined;
-      if (this.buffer.length > 0 && this.heartbeat !== undefined) this.flush().catch(noop); // a failure has reached onFailure
+      if (this.buffer.length > 0 && this.lease.started) this.flush().catch(noop); // a failure has reached onFailure
     }, TOKEN_WRITE_MS);
     (this.tokenTimer as { unref?: () => void }).unref?.();
   }
@@ -464,7 +330,7 @@ export class RunRecorder {
    * run, and its lease no longer holds it) and the store has not said another process holds it.
    */
   private endAgain(attempt: () => Promise<unknown>, failure: unknown, wait: number): void {
-    if (RunLeaseLostError.isInstance(failure) || Date.now() + wait >= this.leaseUntil) return;
+    if (RunLeaseLostError.isInstance(failure) || Date.now() + wait >= this.lease.until) return;
     unref(
       setTimeout(() => {
         attempt().catch((again: unknown) => this.endAgain(attempt, again, Math.min(wait * 2, END_RETRY_MAX_MS)));
@@ -501,10 +367,7 @@ export class RunRecorder {
 
   /** Stops the heartbeat and the lease watchdog (and the pending write of streamed tokens). */
   stop(): void {
-    if (this.heartbeat !== undefined) clearTimeout(this.heartbeat);
-    this.heartbeat = undefined;
-    if (this.watchdog !== undefined) clearTimeout(this.watchdog);
-    this.watchdog = undefined;
+    this.lease.stop();
     if (this.tokenTimer !== undefined) clearTimeout(this.tokenTimer);
     this.tokenTimer = undefined;
   }
@@ -539,19 +402,16 @@ export class RunRecorder {
     // The reply's stored form goes with this write: a run waiting on its next model call keeps none.
     this.reply = undefined;
     const at = Date.now();
-    this.lastWrite = at;
+    this.lease.writing(at);
     const checkpoint = this.hooks.checkpoint();
     const change: RunUpdate = update ? { ...update, checkpoint } : { checkpoint };
     if (checkpoint.usage !== undefined && change.usage === undefined) change.usage = checkpoint.usage;
     const write: RunWrite = { owner: this.owner, leaseMs: this.leaseMs, events, update: change, at };
     if (this.epoch !== undefined) write.epoch = this.epoch;
-    this.sentAt = at;
-    this.sentLateMs = Math.max(this.lateSeen, this.overdue(at, 0));
-    this.lateSeen = 0;
+    this.lease.sent(at);
     try {
       const result = await withStoreTimeout(this.store.write(this.runId, write), this.storeTimeoutMs, "write", this.runId);
-      this.acknowledged++;
-      this.leaseUntil = at + this.leaseMs;
+      this.lease.acknowledged(at);
       if (typeof result === "object" && result !== null && typeof result.inboxSeq === "number") {
         onResult?.(result);
         this.hooks.onWritten?.(result);
@@ -563,18 +423,12 @@ export class RunRecorder {
       this.fail(error);
       throw this.failure!.error;
     } finally {
-      this.sentAt = undefined;
+      this.lease.settled();
     }
   }
 }
 
 function noop(): void {}
-
-/** `timer`, no longer keeping the process alive (where timers can be unref'd). */
-function unref(timer: ReturnType<typeof setTimeout>): ReturnType<typeof setTimeout> {
-  (timer as { unref?: () => void }).unref?.();
-  return timer;
-}
 
 function sameValues(now: readonly unknown[], then: readonly unknown[]): boolean {
   if (now.length !== then.length) return false;
