@@ -19,8 +19,12 @@ const dir = mkdtempSync(join(tmpdir(), "agentrx-nested-pause-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let files = 0;
 
-/** One "process": a store instance on `path`, the billing agent (its refunds need approval) and the triage agent that hands off to it. */
-function startProcess(path: string, refunded: number[], stores: { caller?: RunStore; billing?: RunStore } = {}, billingLeaseMs = 100) {
+/**
+ * One "process": a store instance on `path`, the billing agent (its refunds need approval) and the
+ * triage agent that hands off to it. The caller's lease is 2 s unless a test needs it to lapse
+ * quickly: a shorter one fails the caller itself when a loaded machine delays its heartbeat.
+ */
+function startProcess(path: string, refunded: number[], stores: { caller?: RunStore; billing?: RunStore } = {}, billingLeaseMs = 100, callerLeaseMs = 2_000) {
   const store = new SqliteRunStore({ path });
   const refund = tool(
     async ({ amount }: { amount: number }) => {
@@ -37,7 +41,7 @@ function startProcess(path: string, refunded: number[], stores: { caller?: RunSt
   const triageAgent = RunnableLambda.from((input: { steps: AgentStep[] }) =>
     input.steps.length === 0 ? { tool: "transfer_to_billing", toolInput: {}, log: "", toolCallId: "h1" } : { returnValues: { output: `the caller's model was asked again, after: ${input.steps[0]?.observation}` }, log: "" },
   );
-  const triage = new AgentExecutor({ agent: triageAgent, tools: [toBilling], store: stores.caller ?? store, leaseMs: 100 });
+  const triage = new AgentExecutor({ agent: triageAgent, tools: [toBilling], store: stores.caller ?? store, leaseMs: callerLeaseMs });
   return { store, triage, tools: [toBilling] };
 }
 
@@ -130,7 +134,7 @@ describe("handoff: a nested pause answered from another process", () => {
         throw new Error("the process stopped");
       }
     };
-    const live = startProcess(path, refunded, { caller: dying, billing: dying }, 1_000);
+    const live = startProcess(path, refunded, { caller: dying, billing: dying }, 1_000, 100);
     await expect(live.triage.resume("caller", { decisions: { "call-0-0/call-0-0": "approve" } })).rejects.toThrow(/the process stopped/);
     expect(refunded).toEqual([]);
     expect(await inner.getRun("handoff:caller:0:h1")).toMatchObject({ status: "running", leaseExpiresAt: expect.any(Number) });
