@@ -121,6 +121,13 @@ describe("options given values that may be undefined (exactOptionalPropertyTypes
     await store.readThreadMessages("t", { after: req.number, before: req.number, limit: req.number, newestFirst: req.flag });
   });
 
+  it("readEvents on each store's own class, not only through RunStore", async () => {
+    const read = { after: req.number, limit: req.number };
+    await new MemoryRunStore().readEvents("r1", read);
+    await new SqliteRunStore({ path: ":memory:" }).readEvents("r1", read);
+    await new PostgresRunStore({ connectionString: "postgres://localhost/agentrx" }).readEvents("r1", read);
+  });
+
   it("a write after claimRun passes the claim's epoch (docs/runs.md)", async () => {
     const store = new MemoryRunStore();
     await store.createRun({ runId: "r1", inputs: {}, status: "queued", at: 0 });

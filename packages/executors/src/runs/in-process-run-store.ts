@@ -146,7 +146,7 @@ export class InProcessRunStore implements RunStore {
     return record === undefined ? undefined : { ...record.info };
   }
 
-  async readEvents(runId: string, options: { after?: number; limit?: number } = {}): Promise<StoredRunEvent[]> {
+  async readEvents(runId: string, options: { after?: number | undefined; limit?: number | undefined } = {}): Promise<StoredRunEvent[]> {
     const events = this.runs.get(runId)?.events ?? [];
     const after = options.after ?? 0;
     return events.slice(after, options.limit === undefined ? undefined : after + options.limit);

@@ -299,7 +299,7 @@ export function checkListOptions(options: ListRunsOptions | undefined): RunFilte
   return filter;
 }
 
-export function checkReadOptions(runId: string, options: { after?: number; limit?: number } | undefined): { after: number; limit: number | undefined } {
+export function checkReadOptions(runId: string, options: { after?: number | undefined; limit?: number | undefined } | undefined): { after: number; limit: number | undefined } {
   checkKey("readEvents", "runId", runId);
   if (options === undefined) return { after: 0, limit: undefined };
   if (options === null || typeof options !== "object") throw invalid("readEvents", "options", options, "an object");

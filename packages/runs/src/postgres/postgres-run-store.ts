@@ -463,7 +463,7 @@ export class PostgresRunStore implements RunStore {
     return rows[0] === undefined ? undefined : runInfoOf(runRowOf(rows[0]), STORE, "getRun");
   }
 
-  async readEvents(runId: string, options?: { after?: number; limit?: number }): Promise<StoredRunEvent[]> {
+  async readEvents(runId: string, options?: { after?: number | undefined; limit?: number | undefined }): Promise<StoredRunEvent[]> {
     const { after, limit } = checkReadOptions(runId, options);
     const { rows } = await this.#call("readEvents", runId, (pool) =>
       this.#query(pool, "readEvents", runId, { name: this.#names.readEvents, text: this.#sql.readEvents, values: [runId, after, limit ?? null] }, { retry: true }),

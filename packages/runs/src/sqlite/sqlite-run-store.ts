@@ -499,7 +499,7 @@ export class SqliteRunStore implements RunStore {
     });
   }
 
-  readEvents(runId: string, options?: { after?: number; limit?: number }): Promise<StoredRunEvent[]> {
+  readEvents(runId: string, options?: { after?: number | undefined; limit?: number | undefined }): Promise<StoredRunEvent[]> {
     return this.#call("readEvents", runId, (statements) => {
       const { after, limit } = checkReadOptions(runId, options);
       return statements.readEvents(runId, after, limit).map((row) => storedEventOf(runId, row, STORE));
