@@ -133,6 +133,13 @@ describe("finalAnswerTokens (buffered)", () => {
     ).resolves.toEqual(["Sunny, ", "I think."]);
   });
 
+  it("drops what a call cut off at the end of a segment streamed: the next segment makes it again (replayRun of a resumed run)", async () => {
+    const start = (resumed: boolean): AgentStreamEvent => ({ type: "start", runId: "r", inputs: {}, resumed, at: 0 });
+    await expect(
+      collect([start(false), tokenEvent(0, "It is sun"), start(true), tokenEvent(0, "It is "), tokenEvent(0, "sunny."), outputEvent("It is sunny.")]),
+    ).resolves.toEqual(["It is ", "sunny."]);
+  });
+
   it("emits nothing for an empty answer and completes without an output event", async () => {
     await expect(collect([outputEvent("")])).resolves.toEqual([]);
     await expect(collect([tokenEvent(0, "half")])).resolves.toEqual([]);
@@ -229,6 +236,20 @@ describe("finalAnswerTokens (answerPrefix)", () => {
         answerPrefix: "Final Answer:",
       }),
     ).resolves.toEqual(["It is", "Sunny."]);
+  });
+
+  it("starts over at a later segment's start: a call cut off and made again as the same iteration (replayRun of a resumed run)", async () => {
+    const start = (resumed: boolean): AgentStreamEvent => ({ type: "start", runId: "r", inputs: {}, resumed, at: 0 });
+    // The retry streams its answer again: its prefix is found anew, nothing of its own text leaks.
+    await expect(
+      collect([start(false), tokenEvent(0, "Final Answer: It is"), start(true), tokenEvent(0, "Thought: done. Final Answer: Sunny."), outputEvent("Sunny.")], {
+        answerPrefix: "Final Answer:",
+      }),
+    ).resolves.toEqual(["It is", "Sunny."]);
+    // The retry does not stream (resumed under invoke): the output goes on from what was streamed.
+    await expect(
+      collect([start(false), tokenEvent(0, "Final Answer: It is"), start(true), outputEvent("It is sunny.")], { answerPrefix: "Final Answer:" }),
+    ).resolves.toEqual(["It is", " sunny."]);
   });
 
   it("validates answerPrefix", () => {

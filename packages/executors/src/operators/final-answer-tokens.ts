@@ -45,6 +45,10 @@ export interface FinalAnswerTokensOptions {
  * budget while the answer streamed), the real output follows them, whole. So the values joined
  * end with the output, and equal it whenever the streamed answer was the final one.
  *
+ * Each `start` event begins a segment afresh (`replayRun` plays a resumed run back as segments):
+ * a model call cut off at a segment's end is made again in the next as the same iteration, so its
+ * streamed text is not taken for the start of the retry's.
+ *
  * Unsubscribing from the result unsubscribes from the run (and so cancels it).
  *
  * @example
@@ -81,6 +85,9 @@ export function finalAnswerTokens(
         next: (event) => {
           if (event.subRun !== undefined) return; // a sub-run's answer is a tool result, not the run's
           switch (event.type) {
+            case "start":
+              tracker.segment();
+              break;
             case "token":
               tracker.token(event.iteration, event.text, (text) => subscriber.next(text));
               break;
@@ -105,6 +112,12 @@ export function finalAnswerTokens(
 }
 
 interface Tracker {
+  /**
+   * A segment of the run starts (a recorded run played back by `replayRun` has one per resume): a
+   * model call cut off at the end of the last one is made again as the same iteration, so what it
+   * streamed is not the start of the retry's text.
+   */
+  segment(): void;
   token(iteration: number, text: string, emit: (text: string) => void): void;
   notFinal(iteration: number): void;
   output(event: OutputEvent): string[];
@@ -116,6 +129,10 @@ function bufferedTracker(): Tracker {
   let tokens: string[] = [];
   const notFinal = new Set<number>();
   return {
+    segment() {
+      iteration = -1;
+      tokens = [];
+    },
     token(at, text) {
       if (notFinal.has(at)) return;
       if (at !== iteration) {
@@ -167,6 +184,15 @@ function prefixTracker(prefix: string): Tracker {
     emit(body);
   };
   return {
+    segment() {
+      // What the cut-off call streamed stays `streamed`: a retry that streams again starts a new
+      // answer at its prefix, and one that does not (a resume under `invoke`) is followed by the
+      // rest of the output.
+      iteration = -1;
+      seen = "";
+      live = -1;
+      trailing = "";
+    },
     token(at, text, emit) {
       if (notFinal.has(at)) return;
       if (at === live) {
