@@ -261,7 +261,7 @@ function nodeSqliteConnection(db: NodeSqliteDatabase): SqliteConnection {
   };
 }
 
-const RESULT_CODES: Record<number, string> = { 5: "SQLITE_BUSY", 26: "SQLITE_NOTADB" };
+const RESULT_CODES: Record<number, string> = { 5: "SQLITE_BUSY", 8: "SQLITE_READONLY", 26: "SQLITE_NOTADB" };
 
 /**
  * The SQLite result code of a driver's error as `better-sqlite3` names it (`"SQLITE_BUSY"`), also

@@ -509,7 +509,8 @@ export class SqliteRunStore implements RunStore {
   /**
    * Lists runs (see `RunStore.listRuns`). A search first computes the search words of the runs a
    * process of an older release wrote into the file since (without them), so it finds those runs
-   * too (docs/deploying.md).
+   * too (docs/deploying.md). A store that may not write the file (the process may read it, not
+   * write it) computes those words in memory for each search instead.
    */
   listRuns(options?: ListRunsOptions): Promise<RunInfo[]> {
     return this.#call("listRuns", undefined, (statements) => {

@@ -1,5 +1,6 @@
 import { type RecordedRunText, recordedSearchWords } from "../internal/recorded-search-words";
-import type { SqliteConnection } from "./sqlite-driver";
+import { searchHaystack } from "../internal/search-words";
+import { type SqliteConnection, sqliteErrorCode } from "./sqlite-driver";
 
 /** How many runs a backfill reads at a time. */
 const BACKFILL_BATCH = 500;
@@ -35,18 +36,44 @@ export function backfillSearchWords(db: SqliteConnection): void {
   }
 }
 
+/** What a store does with the runs marked `words_pending` (see {@link pendingSearchWords}). */
+export interface PendingSearchWords {
+  /**
+   * Computes and writes the words of the marked runs and clears their mark; returns how many runs
+   * it updated. On a file the process may not write (the write fails with `SQLITE_READONLY`) it
+   * writes nothing, returns 0 and sets {@link readOnly}.
+   */
+  index(): number;
+  /** Set once the file refused {@link index}'s write: from then on it writes nothing, and a search matches the marked runs with {@link matching}. */
+  readonly readOnly: boolean;
+  /**
+   * The rowids of the marked runs whose words, computed now as {@link index} does (and written
+   * nowhere), include every one of `terms` as the start of a word (as MemoryRunStore matches, see
+   * `searchHaystack`); undefined when no run is marked.
+   */
+  matching(terms: readonly string[]): number[] | undefined;
+}
+
+/** Whether `error` says the file cannot be written (`SQLITE_READONLY`, or one of its extended codes such as `SQLITE_READONLY_DIRECTORY`). */
+function isReadOnlyError(error: unknown): boolean {
+  return sqliteErrorCode(error)?.startsWith("SQLITE_READONLY") === true;
+}
+
 /**
- * Makes the function that computes the search words of the runs marked `words_pending` (from
- * schema version 7: a process of an older release, which knows nothing of the words, wrote their
- * text; see the triggers of migration 7), as {@link backfillSearchWords} does, and clears the mark.
- * Each batch of 500 runs is one `BEGIN IMMEDIATE` transaction, so no writer changes a run between
- * its read and its update; the function returns how many runs it updated. When no run is marked it
- * reads one entry of a partial index and writes nothing. A run whose text has no words
- * (punctuation only) is computed once, and stays unmarked until its text changes.
+ * Makes what computes the search words of the runs marked `words_pending` (from schema version 7:
+ * a process of an older release, which knows nothing of the words, wrote their text; see the
+ * triggers of migration 7), as {@link backfillSearchWords} does, and clears the mark. Each batch
+ * of 500 runs is one `BEGIN IMMEDIATE` transaction, so no writer changes a run between its read
+ * and its update. When no run is marked it reads one entry of a partial index and writes nothing.
+ * A run whose text has no words (punctuation only) is computed once, and stays unmarked until its
+ * text changes. A store that may only read the file cannot write the words: the first refused
+ * write (rolled back, nothing changed) is remembered, and each search then computes the marked
+ * runs' words in memory ({@link PendingSearchWords.matching}), so it still finds them.
  */
-export function pendingSearchWords(db: SqliteConnection): () => number {
+export function pendingSearchWords(db: SqliteConnection): PendingSearchWords {
   const anyPending = db.prepare("SELECT 1 AS pending FROM agentrx_runs WHERE words_pending IS NOT NULL LIMIT 1");
   const read = db.prepare(`SELECT ${RECORDED_RUN_TEXT} FROM agentrx_runs r WHERE r.words_pending IS NOT NULL LIMIT ${BACKFILL_BATCH}`);
+  const readAfter = db.prepare(`SELECT ${RECORDED_RUN_TEXT} FROM agentrx_runs r WHERE r.words_pending IS NOT NULL AND r.rowid > ? ORDER BY r.rowid LIMIT ${BACKFILL_BATCH}`);
   const write = db.prepare("UPDATE agentrx_runs SET input_words = ?, answer_words = ?, words_pending = NULL WHERE rowid = ?");
   const batch = db.immediate((): number => {
     const rows = read.all() as RecordedRow[];
@@ -56,13 +83,39 @@ export function pendingSearchWords(db: SqliteConnection): () => number {
     }
     return rows.length;
   });
-  return () => {
-    if (anyPending.get() === undefined) return 0;
-    let updated = 0;
-    for (;;) {
-      const count = batch();
-      updated += count;
-      if (count < BACKFILL_BATCH) return updated;
-    }
+  let readOnly = false;
+  return {
+    get readOnly() {
+      return readOnly;
+    },
+    index: () => {
+      if (readOnly || anyPending.get() === undefined) return 0;
+      let updated = 0;
+      for (;;) {
+        let count: number;
+        try {
+          count = batch();
+        } catch (error) {
+          if (!isReadOnlyError(error)) throw error;
+          readOnly = true;
+          return updated;
+        }
+        updated += count;
+        if (count < BACKFILL_BATCH) return updated;
+      }
+    },
+    matching: (terms) => {
+      if (anyPending.get() === undefined) return undefined;
+      const found: number[] = [];
+      for (let after = Number.MIN_SAFE_INTEGER; ; ) {
+        const rows = readAfter.all(after) as RecordedRow[];
+        for (const row of rows) {
+          const words = searchHaystack(recordedSearchWords(row));
+          if (terms.every((term) => words.includes(` ${term}`))) found.push(row.id);
+        }
+        if (rows.length < BACKFILL_BATCH) return found;
+        after = rows[rows.length - 1]!.id;
+      }
+    },
   };
 }

@@ -8,7 +8,7 @@ import type { RunFilter } from "../internal/validate-run-arguments";
 import { SORT_COLUMNS } from "../internal/run-list-query";
 import { hasRunsFts } from "./sqlite-migrations";
 import type { SqliteConnection, SqliteStatement } from "./sqlite-driver";
-import { pendingSearchWords } from "./sqlite-search-words";
+import { pendingSearchWords, type PendingSearchWords } from "./sqlite-search-words";
 
 const STORE = "SqliteRunStore";
 /** Above this many search hits, a listing walks its sort's index instead of sorting the hits. */
@@ -85,7 +85,7 @@ export class SqliteStatements {
   readonly #appendRunMessage: (runId: string, row: NewThreadMessageRow) => RunMessageAppended;
   readonly #delete: (runId: string) => boolean;
   readonly #prune: (olderThan: number) => number;
-  readonly #pendingWords: () => number;
+  readonly #pendingWords: PendingSearchWords;
 
   /** Whether the file has the FTS5 index of the runs list (else search reads the text columns). */
   readonly #fts: boolean;
@@ -301,10 +301,12 @@ export class SqliteStatements {
   /**
    * Computes the search words of the runs an older release's process wrote without them (marked
    * `words_pending`, see `pendingSearchWords`), a batch per `BEGIN IMMEDIATE` transaction; returns
-   * how many runs it updated. With none marked, one read of a partial index.
+   * how many runs it updated. With none marked, one read of a partial index. On a file the process
+   * may not write it writes nothing and returns 0; {@link listRuns} then matches the marked runs
+   * on words computed for each search.
    */
   indexPendingWords(): number {
-    return this.#pendingWords();
+    return this.#pendingWords.index();
   }
 
   listRuns(filter: RunFilter): RunRow[] {
@@ -325,25 +327,37 @@ export class SqliteStatements {
       values.push(filter.after.key, filter.after.runId);
     }
     if (filter.terms !== undefined) {
+      // A store that may not write the file cannot compute the marked runs' words into their rows
+      // (see indexPendingWords): they are matched on words computed now, not on the words their
+      // row holds (none, or those of their former text).
+      const pending = this.#pendingWords.readOnly ? this.#pendingWords.matching(filter.terms) : undefined;
+      let search: string;
+      let searchValue: string;
       if (this.#fts) {
         // Each word a quoted prefix query: nothing the user types is read as FTS5 syntax. The index
         // holds the search words (its "ascii" tokenizer splits them at the spaces only).
-        const match = filter.terms.map((term) => `"${term}"*`).join(" AND ");
+        searchValue = filter.terms.map((term) => `"${term}"*`).join(" AND ");
         // Few hits: fetch them by rowid and sort them. Many: walk the sort's index and keep the
         // hits (`+rowid` stops SQLite from fetching every hit first), which stops at the limit.
         // Measured at 100,000 runs (docs/runs.md): a common word 90 ms -> 13 ms, a rare one 0.1 ms either way.
-        const hits = (this.#ftsCount.get(match) as { n: number }).n;
+        const hits = (this.#ftsCount.get(searchValue) as { n: number }).n + (pending?.length ?? 0);
         if (hits > MANY_HITS) {
-          where.push("+rowid IN (SELECT rowid FROM agentrx_runs_fts WHERE agentrx_runs_fts MATCH ?)");
+          search = "+rowid IN (SELECT rowid FROM agentrx_runs_fts WHERE agentrx_runs_fts MATCH ?)";
           if (filter.threadId === undefined && filter.statuses === undefined) from = `agentrx_runs INDEXED BY agentrx_runs_${SORT_INDEXES[filter.sort]}_id`;
-        } else where.push("rowid IN (SELECT rowid FROM agentrx_runs_fts WHERE agentrx_runs_fts MATCH ?)");
-        values.push(match);
+        } else search = "rowid IN (SELECT rowid FROM agentrx_runs_fts WHERE agentrx_runs_fts MATCH ?)";
       } else {
         // As MemoryRunStore searches (see searchHaystack): a word starts where a space precedes it.
         // One condition over the words as a JSON array, however many they are (a condition per
         // word would pass SQLite's expression depth limit at 1,000 words).
-        where.push("NOT EXISTS (SELECT 1 FROM json_each(?) AS term WHERE instr(' ' || input_words || ' ' || answer_words, ' ' || term.value) = 0)");
-        values.push(JSON.stringify(filter.terms));
+        search = "NOT EXISTS (SELECT 1 FROM json_each(?) AS term WHERE instr(' ' || input_words || ' ' || answer_words, ' ' || term.value) = 0)";
+        searchValue = JSON.stringify(filter.terms);
+      }
+      if (pending === undefined) {
+        where.push(search);
+        values.push(searchValue);
+      } else {
+        where.push(`((${search} AND words_pending IS NULL) OR rowid IN (SELECT value FROM json_each(?)))`);
+        values.push(searchValue, JSON.stringify(pending));
       }
     }
     const sql = `SELECT ${RUN_COLUMNS} FROM ${from}${where.length ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY ${column} ${direction}, run_id ${direction} LIMIT ?`;
