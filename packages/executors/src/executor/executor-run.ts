@@ -692,13 +692,21 @@ export class ExecutorRun implements TokenSink, ToolRunContext, AgentLoopContext,
     this.ending.fail(error);
   }
 
-  /** What a recorder needs of this run: its checkpoint, and where a store failure goes. */
+  /**
+   * What a recorder needs of this run: its checkpoint, where a store failure goes, and the agent
+   * calls its record counts already (made when the record opens, before any agent call: a resumed
+   * run's or a fork's restored count, 0 for a new run).
+   */
   recorderHooks(): RecorderHooks {
     return {
-      checkpoint: () => {
+      iteration: this.state.iteration,
+      // The iterations the record counts (the recorder's), not the live count: a call under way
+      // (cut off, should the run be cancelled or its process die now) is not counted, as a resume
+      // does not count it (docs/runs.md, Resume).
+      checkpoint: (iteration) => {
         const checkpoint: RunCheckpoint = {
           schemaVersion: this.state.schemaVersion,
-          iteration: this.state.iteration,
+          iteration,
           elapsedMs: this.state.elapsedMs + (Date.now() - this.startedAt),
           ...(this.state.usage === undefined ? {} : { usage: this.state.usage }),
           phase: this.state.phase,

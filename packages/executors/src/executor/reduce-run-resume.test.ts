@@ -5,30 +5,9 @@
 import { createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel } from "@agentrx/core/testing";
 import { AgentExecutor, type AgentStreamEvent } from "@agentrx/executors";
-import type { ChatGenerationChunk } from "@langchain/core/outputs";
-import { ChatPromptTemplate } from "@langchain/core/prompts";
-import { tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import { InProcessRunStore } from "../runs/in-process-run-store";
-
-const prompt = ChatPromptTemplate.fromMessages([["human", "{input}"], ["placeholder", "{agent_scratchpad}"]]);
-const search = tool(async ({ query }: { query: string }) => `Sunny in ${query}`, { name: "search", description: "Searches the web.", schema: z.object({ query: z.string() }) });
-const ANSWER = "It is sunny in Paris today.";
-
-/** A scripted model that runs `afterFirstChunk(call)` once the first chunk of each call streamed. */
-class Streaming extends ScriptedChatModel {
-  afterFirstChunk: ((call: number) => void) | undefined;
-
-  override async *_streamResponseChunks(...args: Parameters<ScriptedChatModel["_streamResponseChunks"]>): AsyncGenerator<ChatGenerationChunk> {
-    const call = this.calls.length;
-    let chunks = 0;
-    for await (const chunk of super._streamResponseChunks(...args)) {
-      yield chunk;
-      if (chunks++ === 0) this.afterFirstChunk?.(call);
-    }
-  }
-}
+import { ANSWER, Streaming, prompt, search } from "./cut-stream-fixture";
 
 function executorOn(llm: ScriptedChatModel, store: InProcessRunStore) {
   return new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [search], prompt }), tools: [search], store, maxIterations: 2 });

@@ -138,6 +138,8 @@ export function applyRunEvent(state: RunState, event: RunEvent | RunTransition):
       // call, its answer), not by what its model streamed or answered: a call cut off before its
       // outcome (a cancellation, a process that died) is made again, as the same iteration, as when
       // the same cut leaves no tokens (`invoke`). Its entries show the calls before it were made.
+      // (The checkpoint each write carries counts by the same rule, from the entries as they are
+      // recorded: `callsShown` in runs/run-recorder.ts. Change both together.)
       state.iteration = Math.max(state.iteration, event.iteration);
       // A later agent call streams: the early calls of an earlier one were taken or dropped.
       if (state.earlyCalls !== undefined && state.earlyCalls.iteration < event.iteration) state.earlyCalls = undefined;

@@ -19,10 +19,22 @@ const END_RETRY_FIRST_MS = 50;
 /** The longest wait between tries of that end write, in ms. */
 const END_RETRY_MAX_MS = 2000;
 
-/** How a recorder reaches its run: the checkpoint to write, and where a store failure goes. */
+/**
+ * How a recorder reaches its run: the checkpoint to write, where a store failure goes, and how
+ * many agent calls the run's record already counts.
+ */
 export interface RecorderHooks {
-  /** The run's checkpoint now (small and fixed-size). */
-  checkpoint(): RunCheckpoint;
+  /**
+   * The run's checkpoint now (small and fixed-size), with `iteration`: the agent calls the record
+   * counts as made, this write's entries included (see {@link RunRecorder}), which is what a
+   * resume will count, rather than the live run's count (which includes a call under way).
+   */
+  checkpoint(iteration: number): RunCheckpoint;
+  /**
+   * The agent calls the run's record counts when the recorder starts: a resumed run's or a fork's
+   * restored `iteration`. Absent: 0 (a new run).
+   */
+  readonly iteration?: number;
   /** A write failed: the run must fail with this error. */
   onFailure(error: unknown): void;
   /** A write was applied; the store reported its run's inbox (see `RunWriteResult`). */
@@ -44,7 +56,9 @@ export function ownerId(): string {
 /**
  * Writes one run's events to a store: buffered, in order, one write in flight at a time (events
  * that arrive meanwhile go into the next write, so a busy run writes in batches). Token events are
- * coalesced per model call. Every write carries the checkpoint and renews the run's lease, which a
+ * coalesced per model call. Every write carries the checkpoint, whose `iteration` counts the agent
+ * calls as a resume folds the record (see {@link callsShown}): a call cut off before its outcome
+ * was recorded is not counted. Every write also renews the run's lease, which a
  * `RunLease` keeps (run-lease.ts): a heartbeat renews it while nothing else is written, and a
  * watchdog fails the run with `RunLeaseLostError` (aborting its tool calls) when the lease is about
  * to run out with no newer write acknowledged, before another process may take the run over (see
@@ -67,6 +81,8 @@ export class RunRecorder {
   private tokenIteration = -1;
   private tokenAt = 0;
   private modelCalls = 0;
+  /** The agent calls the entries recorded so far count as made (see {@link callsShown}). */
+  private iterations: number;
   private scheduled = false;
   /** With `recordTokens: "each"`: the timer that writes the tokens streamed since the last write. */
   private tokenTimer: ReturnType<typeof setTimeout> | undefined;
@@ -94,6 +110,7 @@ export class RunRecorder {
   ) {
     this.seq = eventCount;
     this.modelCalls = modelCalls;
+    this.iterations = hooks.iteration ?? 0;
     this.lease = new RunLease(
       { runId, owner, leaseMs, storeTimeoutMs, takenAt: leaseTakenAt },
       {
@@ -386,6 +403,8 @@ export class RunRecorder {
 
   private push(data: JsonObject, at: number): void {
     this.buffer.push({ seq: ++this.seq, type: data["type"] as string, at, data });
+    const calls = callsShown(data);
+    if (calls > this.iterations) this.iterations = calls;
   }
 
   private flushTokens(): void {
@@ -403,7 +422,7 @@ export class RunRecorder {
     this.reply = undefined;
     const at = Date.now();
     this.lease.writing(at);
-    const checkpoint = this.hooks.checkpoint();
+    const checkpoint = this.hooks.checkpoint(this.iterations);
     const change: RunUpdate = update ? { ...update, checkpoint } : { checkpoint };
     if (checkpoint.usage !== undefined && change.usage === undefined) change.usage = checkpoint.usage;
     const write: RunWrite = { owner: this.owner, leaseMs: this.leaseMs, events, update: change, at };
@@ -429,6 +448,35 @@ export class RunRecorder {
 }
 
 function noop(): void {}
+
+/**
+ * How many agent calls an entry of the run's own record shows were made, as a resume counts them
+ * when it folds the record (`applyRunEvent`, docs/runs.md, Resume): an agent call counts once its
+ * outcome is recorded. Its turn's actions, a handled parsing error (a step without an index), an
+ * early tool call (`tool_intent`) and its answer (the output's `iterations`) count it; a message
+ * counts the calls made before it joined; its streamed tokens and its model call count only the
+ * calls before it (a call cut off while its model streamed is made again, as the same iteration).
+ * A sub-run's entries count none of this run's calls.
+ */
+function callsShown(data: JsonObject): number {
+  if (data["subRun"] !== undefined) return 0;
+  const iteration = data["iteration"];
+  switch (data["type"]) {
+    case "action":
+    case "tool_intent":
+      return typeof iteration === "number" ? iteration + 1 : 0;
+    case "step":
+      return typeof iteration === "number" && data["index"] === undefined ? iteration + 1 : 0;
+    case "token":
+    case "model_call":
+    case "message":
+      return typeof iteration === "number" ? iteration : 0;
+    case "output":
+      return typeof data["iterations"] === "number" ? data["iterations"] : 0;
+    default:
+      return 0;
+  }
+}
 
 function sameValues(now: readonly unknown[], then: readonly unknown[]): boolean {
   if (now.length !== then.length) return false;

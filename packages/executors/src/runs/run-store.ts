@@ -36,7 +36,11 @@ export interface StoredRunEvent {
 export interface RunCheckpoint {
   /** The schema of the run state this checkpoint belongs to. */
   schemaVersion: number;
-  /** Agent calls made so far (iterations), over every segment of the run. */
+  /**
+   * Agent calls made so far (iterations), over every segment of the run, counted as a resume counts
+   * them: once their outcome is recorded (a call under way, or cut off while its model answered,
+   * is not counted; see docs/runs.md, Resume).
+   */
   iteration: number;
   /** Wall time spent running, in milliseconds, over every segment so far. */
   elapsedMs: number;
