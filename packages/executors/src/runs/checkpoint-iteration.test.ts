@@ -9,7 +9,6 @@ import { AgentExecutor, type AgentExecutorOptions, type AgentStreamEvent, type R
 import { MemoryRunStore } from "@agentrx/runs";
 import { OutputParserException } from "@langchain/core/output_parsers";
 import { RunnableLambda } from "@langchain/core/runnables";
-import { tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
 import { InProcessRunStore } from "./in-process-run-store";
 import { ANSWER, Streaming, prompt, search } from "../executor/cut-stream-fixture";
