@@ -69,6 +69,8 @@ export class RunLease {
   private acknowledgedWrites = 0;
   /** How late the watchdog ran when it chose to wait for a write in flight until the lease's end (see {@link watch}). */
   private stalledMs: number | undefined;
+  /** How long the last acknowledged write took, from its sending to its answer being read (ms). */
+  private lastRoundTripMs = 0;
 
   constructor(
     private readonly options: RunLeaseOptions,
@@ -150,6 +152,7 @@ export class RunLease {
   /** The store acknowledged the write (or the record's creation) sent at `sentAt`: the lease runs until `sentAt + leaseMs`. */
   acknowledged(sentAt: number): void {
     this.acknowledgedWrites++;
+    this.lastRoundTripMs = Date.now() - sentAt;
     this.leaseUntil = sentAt + this.options.leaseMs;
   }
 
@@ -258,8 +261,15 @@ export class RunLease {
     if (blocked >= this.blockedAfter) {
       why.push(`The event loop was blocked for about ${blocked} ms (the lease's timers ran ${blocked} ms late): a tool or other code blocked the process (a busy loop, a large JSON.parse, synchronous I/O); move such work off the event loop (a worker thread) or raise leaseMs.`);
     }
-    if (this.sentAt !== undefined) {
+    // A write sent a moment ago is not why the lease ran out: one that waited on the store at least
+    // as long as a block is told is.
+    if (this.sentAt !== undefined && now - this.sentAt >= this.blockedAfter) {
       why.push(`${why.length === 0 ? "A" : "Also, a"} write has been in flight for ${now - this.sentAt} ms without an answer: the store is slow or its connection pool is saturated; raise leaseMs (${leaseMs} ms) or the pool size, or run fewer runs at once (keep leaseMs well above the slowest write).`);
+    }
+    if (why.length === 0 && this.acknowledgedWrites > 0 && this.lastRoundTripMs >= this.options.leaseMs - this.leaseMargin) {
+      // The answer came when the lease it renewed was (nearly) over: from the process's own view a
+      // store that slow and a process frozen while it waited (no timer ran to tell) look the same.
+      why.push(`The last write acknowledged took ${this.lastRoundTripMs} ms to be answered, so the lease it renewed had run out by then: the store was that slow, or this process was paused (SIGSTOP, a virtual machine or laptop asleep) or its event loop blocked while it waited. Raise leaseMs (${leaseMs} ms) above the longest such pause; move blocking work off the event loop (a worker thread).`);
     }
     if (this.acknowledgedWrites === 0) why.push(`The store has acknowledged none of this run's writes from this process: is it reachable? Keep leaseMs well above storeTimeoutMs (${storeTimeoutMs} ms).`);
     if (why.length === 0) why.push(`Is the store reachable? Keep leaseMs well above storeTimeoutMs (${storeTimeoutMs} ms) plus the slowest write.`);

@@ -279,6 +279,28 @@ describe("RunRecorder lease keeping under load", () => {
     expect((failures[0] as Error).message).not.toMatch(/event loop/);
   });
 
+  it("does not blame a write sent a moment ago: after a process was frozen while a write waited, it says that write's answer came after the lease it renewed ran out", async () => {
+    const { recorder, writes } = recorderOverControlledStore();
+    recorder.flush().catch(() => undefined); // a write waits on the store ...
+    await vi.advanceTimersByTimeAsync(0);
+    vi.setSystemTime(Date.now() + LEASE_MS * 2); // ... while the process is frozen (SIGSTOP): no timer runs
+    writes[0]!.ack(); // its answer is read on waking, the lease it renewed already over
+    await vi.advanceTimersByTimeAsync(0);
+    recorder.flush().catch(() => undefined); // the next write goes at once
+    await vi.advanceTimersByTimeAsync(0);
+    expect(writes).toHaveLength(2);
+    let error: unknown;
+    try {
+      recorder.checkLease(); // a tool would start
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(error).toMatchObject({ name: "RunLeaseLostError", op: "toolStart" });
+    const message = (error as Error).message;
+    expect(message).not.toMatch(/in flight for 0 ms/);
+    expect(message).toMatch(/The last write acknowledged took 600 ms to be answered, so the lease it renewed had run out by then: the store was that slow, or this process was paused \(SIGSTOP/);
+  });
+
   it("says when the store has acknowledged none of the run's writes", async () => {
     const { recorder, failures } = recorderOverControlledStore();
     recorder.first(() => new Promise<void>(() => undefined)); // creating the record hangs

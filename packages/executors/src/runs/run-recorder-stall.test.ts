@@ -116,7 +116,8 @@ describe("RunRecorder after a blocked event loop", () => {
     expect(failures[0]).toMatchObject({ name: "RunLeaseLostError", op: "lease" });
     expect((failures[0] as Error).message).toMatch(/has had no write acknowledged for its whole lease \(300 ms\)/);
     expect((failures[0] as Error).message).toMatch(/The event loop was blocked for about 190 ms \(the lease's timers ran 190 ms late\): a tool or other code blocked the process/);
-    expect((failures[0] as Error).message).toMatch(/a write has been in flight for 10 ms/);
+    // The write sent after the block waited 10 ms: not long enough to blame the store for.
+    expect((failures[0] as Error).message).not.toMatch(/in flight/);
   });
 
   it("fails the run at once when the block outlasted the lease", async () => {
