@@ -259,7 +259,7 @@ export class RunLease {
     const why: string[] = [];
     const blocked = this.overdue(now, late);
     if (blocked >= this.blockedAfter) {
-      why.push(`The event loop was blocked for about ${blocked} ms (the lease's timers ran ${blocked} ms late): a tool or other code blocked the process (a busy loop, a large JSON.parse, synchronous I/O); move such work off the event loop (a worker thread) or raise leaseMs.`);
+      why.push(`The event loop was blocked for at least ${blocked} ms (the lease's timers ran that late; a block that began before they were due lasted longer): a tool or other code blocked the process (a busy loop, a large JSON.parse, synchronous I/O); move such work off the event loop (a worker thread) or raise leaseMs.`);
     }
     // A write sent a moment ago is not why the lease ran out: one that waited on the store at least
     // as long as a block is told is.
