@@ -57,6 +57,25 @@ describe.skipIf(servers.skip)("a tool call in flight on a killed worker (Redis, 
     expect(lines().filter((line) => line.startsWith("start "))).toHaveLength(2);
   }, 20_000);
 
+  it("a worker frozen past its lease while a tool ran (SIGSTOP) hands the run back instead of failing it: the job is retried, the call in doubt runs again, the run finishes", async () => {
+    const client = fixture.client();
+    const runId = await client.submit("double", { input: "double 6" });
+    // One worker (no other could take the run: BullMQ's lock outlasts the freeze); its tool takes 1 s.
+    const worker = await startWorkerProcess(args({ toolMs: 1000, lockDuration: 10_000, stalledInterval: 10_000 }));
+    workers.push(worker);
+    await expect.poll(() => lines().length, { timeout: 10_000, interval: 10 }).toBe(1); // the tool started
+    process.kill(worker.pid, "SIGSTOP");
+    await new Promise((resolve) => setTimeout(resolve, 1500)); // three leases (500 ms)
+    process.kill(worker.pid, "SIGCONT");
+    expect((await client.result(runId)).output).toBe("6 doubled is 12.");
+    const starts = lines().filter((line) => line.startsWith("start "));
+    expect(starts).toHaveLength(2); // the aborted call, then its retry (in doubt: "retry")
+    const events = await fixture.store.readEvents(runId);
+    expect(events.filter((event) => event.type === "start")).toHaveLength(2); // a second segment resumed the record
+    expect(await fixture.store.getRun(runId)).toMatchObject({ status: "finished" });
+    await stopWorkerProcess(worker);
+  }, 20_000);
+
   it("a cancel sent while the dead worker's lease still holds ends the run when another worker takes it: the call in doubt is not run again", async () => {
     const client = fixture.client();
     const runId = await client.submit("double", { input: "double 9" });

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from "@agentrx/core";
-import { type AgentExecutor, type Decision, RunBusyError, type RunInfo, RunNotFoundError, type RunStore, RunStoreError } from "@agentrx/executors";
+import { type AgentExecutor, type Decision, RunBusyError, type RunInfo, RunLeaseLostError, RunNotFoundError, type RunStore, RunStoreError } from "@agentrx/executors";
 import { DelayedError, type Job, UnrecoverableError } from "bullmq";
 import type { Redis } from "ioredis";
 import type { QueueNames } from "../internal/queue-names";
@@ -153,14 +153,14 @@ async function processRun(
     throw new UnrecoverableError(reason);
   }
   const run = (decisions: Record<string, Decision> | undefined, known?: RunInfo) =>
-    runSegment({ executor, store, runId, decisions, signal: active.controller.signal, handingOff: () => active.handOff, send, ...(known === undefined ? {} : { known }) });
+    runSegment({ executor, store, runId, decisions, signal: active.controller.signal, handingOff: () => active.handOff, handBackOnLeaseLost: () => attemptsLeft(job), send, ...(known === undefined ? {} : { known }) });
   // The first segment starts from the run as read above (one read of it per job, not two).
   let outcome = await run(decisionsFor(data, info), info);
   if (outcome.kind === "replayed" && outcome.status === "interrupted" && data.decisions !== undefined && info.status !== "interrupted") {
     // A resume whose worker died before it recorded the decisions: the run is paused again.
     outcome = await run(data.decisions);
   }
-  const status = await finish(outcome, job, token, active);
+  const status = await finish(context, runId, outcome, job, token, active);
   if (status === "interrupted" && (await cancelledWhilePausing(context, runId))) return "cancelled";
   return status;
 }
@@ -197,7 +197,7 @@ function decisionsFor(data: RunJobData, info: RunInfo): Record<string, Decision>
   return info.status === "interrupted" ? data.decisions : undefined;
 }
 
-async function finish(outcome: SegmentOutcome, job: Job, token: string | undefined, active: ActiveRun): Promise<string> {
+async function finish(context: WorkerContext, runId: string, outcome: SegmentOutcome, job: Job, token: string | undefined, active: ActiveRun): Promise<string> {
   if (outcome.kind !== "error") return outcome.status;
   const { error } = outcome;
   if (active.handOff) {
@@ -210,8 +210,41 @@ async function finish(outcome: SegmentOutcome, job: Job, token: string | undefin
     // Refused (decisions for a run that is not paused, ...): the record is unchanged.
     throw new UnrecoverableError(error.message);
   }
+  if (judgedLeaseLost(error)) return handBackAfterLeaseLost(context, runId, job, error);
   if (!outcome.started) throw error; // the store failed before the run started: BullMQ retries the job
   throw new UnrecoverableError((error as Error)?.message ?? String(error)); // the run failed: its record says why
+}
+
+/**
+ * Whether this process stopped the run because it judged its own lease lost (`operation` "lease":
+ * the watchdog; "toolStart": the check before a tool): its event loop was blocked, or the process
+ * frozen, about as long as the lease, and no other process need have taken the run. ("write": the
+ * store said another process holds it.)
+ */
+function judgedLeaseLost(error: unknown): error is RunLeaseLostError {
+  return RunLeaseLostError.isInstance(error) && (error.operation === "lease" || error.operation === "toolStart");
+}
+
+/** Whether the job will be tried again if this attempt fails (BullMQ's `attempts`, 5 for a `RunClient`'s jobs). */
+function attemptsLeft(job: Job): boolean {
+  return job.attemptsMade + 1 < (job.opts.attempts ?? 1);
+}
+
+/**
+ * A run this worker stopped on a lease it judged lost (see {@link judgedLeaseLost}) is handed back
+ * as a crashed worker's is, rather than failed for good: while the job has attempts left, the
+ * executor's end write records it `queued` (see `runSegment`), and the job is retried (an attempt,
+ * after its backoff), so a worker resumes the run from its record: the tool calls it aborted are
+ * in doubt, and the executor's `inDoubt` policy applies (docs/deploying.md). A run another process
+ * took over meanwhile (its epoch moved on) is left to it: the job ends with the run's status. On
+ * the job's last attempt the run stays `failed` with the error, and the job fails.
+ */
+async function handBackAfterLeaseLost(context: WorkerContext, runId: string, job: Job, error: RunLeaseLostError): Promise<string> {
+  const info = await context.store.getRun(runId);
+  if (info !== undefined && info.epoch !== error.epoch) return info.status; // claimed since: the run is another process's
+  if (!attemptsLeft(job) || info === undefined) throw new UnrecoverableError(error.message);
+  // `queued` (the end write landed) or still `running` (it did not: resumed once its lease lapsed).
+  throw error; // BullMQ retries the job
 }
 
 /** Whether the store says the run's record cannot be read (a retry would read the same record). */

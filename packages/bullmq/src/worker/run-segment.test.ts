@@ -34,7 +34,7 @@ async function stoppedWhileClaiming(handOff: boolean): Promise<{ status: string 
   let tools = 0;
   const executor = doublingExecutor({ onTool: (phase) => void (phase === "start" && tools++) });
   const controller = new AbortController();
-  const segment = runSegment({ executor, store, runId: "r1", decisions: undefined, signal: controller.signal, handingOff: () => handOff, send: () => undefined });
+  const segment = runSegment({ executor, store, runId: "r1", decisions: undefined, signal: controller.signal, handingOff: () => handOff, handBackOnLeaseLost: () => false, send: () => undefined });
   await claimed;
   controller.abort(new Error(handOff ? "The worker is closing." : "Cancelled by the user."));
   release();

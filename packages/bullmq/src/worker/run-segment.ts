@@ -24,6 +24,12 @@ export interface SegmentRequest {
   signal: AbortSignal;
   /** Whether a stop of this run is a hand-off (then its record says `queued`, not `cancelled`). */
   handingOff: () => boolean;
+  /**
+   * Whether a run this process stops on a lease it judged lost (its event loop blocked, or the
+   * process frozen, past the lease) is handed back `queued` rather than recorded `failed`: the job
+   * has attempts left to resume it.
+   */
+  handBackOnLeaseLost: () => boolean;
   /** Publishes on the run's channel. */
   send: (items: WireItem[]) => void;
   /** The run as the worker has just read it (`resume` then does not read it again). */
@@ -45,6 +51,7 @@ export async function runSegment(request: SegmentRequest): Promise<SegmentOutcom
     written: (events) => publisher.written(events),
     rewrite: (update, found) => {
       if (request.handingOff()) return update.status === "cancelled" ? handedBack(update) : update;
+      if (started && leaseLostEnd(update) && request.handBackOnLeaseLost()) return handedBack(update);
       if (!started && update.release === true) {
         // A cancel that landed while `resume` claimed the run: the executor gives the claim back as
         // it found the run (queued, paused); the person who cancelled it wants it cancelled.
@@ -91,6 +98,16 @@ export async function runSegment(request: SegmentRequest): Promise<SegmentOutcom
 function reasonOf(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
   return reason instanceof Error ? reason.message : String(reason ?? "the signal aborted");
+}
+
+/**
+ * Whether `update` is the end the executor writes after this process judged its own lease lost:
+ * `failed` with the lease released, no checkpoint, and the `RunLeaseLostError` as its error (the
+ * executor writes no end after a lease the store said another process holds, so this error in an
+ * end write is always the process's own judgement).
+ */
+function leaseLostEnd(update: RunUpdate): boolean {
+  return update.status === "failed" && update.release === true && update.checkpoint === undefined && typeof update.error === "string" && update.error.startsWith("RunLeaseLostError: ");
 }
 
 function handedBack(update: RunUpdate): RunUpdate {
