@@ -2,6 +2,7 @@
 // runs/checkpoint-iteration.test.ts): a prompt, a search tool, an answer, and a scripted model that
 // says when each call's first chunk streamed. Not part of the package's exports.
 import { ScriptedChatModel } from "@agentrx/core/testing";
+import type { AgentExecutor, AgentStreamEvent } from "@agentrx/executors";
 import type { ChatGenerationChunk } from "@langchain/core/outputs";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { tool } from "@langchain/core/tools";
@@ -23,4 +24,20 @@ export class Streaming extends ScriptedChatModel {
       if (chunks++ === 0) this.afterFirstChunk?.(call);
     }
   }
+}
+
+/**
+ * Streams a run and unsubscribes (Ctrl-C) once the first token of agent call `iteration` arrived;
+ * resolves then, or when the run ends first.
+ */
+export function unsubscribeOnFirstToken(executor: AgentExecutor, runId: string, iteration: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const subscription = executor.stream({ input: "Weather in Paris?" }, { runId }).subscribe({
+      next: (event: AgentStreamEvent) => {
+        if (event.type === "token" && event.iteration === iteration) setTimeout(() => (subscription.unsubscribe(), resolve()), 0);
+      },
+      error: () => resolve(),
+      complete: () => resolve(),
+    });
+  });
 }

@@ -4,10 +4,10 @@
 // recorded) as under `invoke()` (none), and the run counts its turns as an uncut run does.
 import { createToolCallingAgent } from "@agentrx/agents";
 import { ScriptedChatModel } from "@agentrx/core/testing";
-import { AgentExecutor, type AgentStreamEvent } from "@agentrx/executors";
+import { AgentExecutor } from "@agentrx/executors";
 import { describe, expect, it } from "vitest";
 import { InProcessRunStore } from "../runs/in-process-run-store";
-import { ANSWER, Streaming, prompt, search } from "./cut-stream-fixture";
+import { ANSWER, Streaming, prompt, search, unsubscribeOnFirstToken } from "./cut-stream-fixture";
 
 function executorOn(llm: ScriptedChatModel, store: InProcessRunStore) {
   return new AgentExecutor({ agent: createToolCallingAgent({ llm, tools: [search], prompt }), tools: [search], store, maxIterations: 2 });
@@ -24,15 +24,7 @@ describe("a run cancelled while the model streams its answer, then resumed", () 
       const controller = new AbortController();
       if (how === "stream") {
         // Ctrl-C on the first token of iteration 1: the subscriber goes away.
-        await new Promise<void>((resolve) => {
-          const subscription = executor.stream({ input: "Weather in Paris?" }, { runId: "cut" }).subscribe({
-            next: (event: AgentStreamEvent) => {
-              if (event.type === "token" && event.iteration === 1) setTimeout(() => (subscription.unsubscribe(), resolve()), 0);
-            },
-            error: () => resolve(),
-            complete: () => resolve(),
-          });
-        });
+        await unsubscribeOnFirstToken(executor, "cut", 1);
       } else {
         llm.afterFirstChunk = (call) => void (call === 1 && controller.abort());
         const error = await executor.invoke({ input: "Weather in Paris?" }, { runId: "cut", signal: controller.signal }).catch((caught: unknown) => caught);

@@ -11,7 +11,7 @@ import { OutputParserException } from "@langchain/core/output_parsers";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { describe, expect, it } from "vitest";
 import { InProcessRunStore } from "./in-process-run-store";
-import { ANSWER, Streaming, prompt, search } from "../executor/cut-stream-fixture";
+import { ANSWER, Streaming, prompt, search, unsubscribeOnFirstToken } from "../executor/cut-stream-fixture";
 
 /** One turn asking for `search`, then a streamed answer (slow enough to be cut). */
 function twoTurns(tokenDelayMs = 5, answer = ANSWER) {
@@ -33,15 +33,7 @@ describe("the checkpoint of a run cancelled while the model streams", () => {
   it("counts the turns whose outcome is recorded (stream, unsubscribed on iteration 1's first token)", async () => {
     const store = new InProcessRunStore();
     const executor = executorOn(twoTurns(), store);
-    await new Promise<void>((resolve) => {
-      const subscription = executor.stream({ input: "Weather in Paris?" }, { runId: "cut" }).subscribe({
-        next: (event: AgentStreamEvent) => {
-          if (event.type === "token" && event.iteration === 1) setTimeout(() => (subscription.unsubscribe(), resolve()), 0);
-        },
-        error: () => resolve(),
-        complete: () => resolve(),
-      });
-    });
+    await unsubscribeOnFirstToken(executor, "cut", 1);
     await expect.poll(async () => (await store.getRun("cut"))?.status).toBe("cancelled");
     // Iteration 1's tokens are recorded, not its outcome: one turn, as the resume counts it.
     expect(await counts(store, "cut")).toEqual({ checkpoint: 1, restored: 1 });
@@ -122,15 +114,7 @@ describe("the checkpoint of a run halted while the model streamed", () => {
   it("cancelled during the generate call: the calls before it count, not the generate call", async () => {
     const store = new InProcessRunStore();
     const executor = halting(store);
-    await new Promise<void>((resolve) => {
-      const subscription = executor.stream({ input: "Weather in Paris?" }, { runId: "halted" }).subscribe({
-        next: (event: AgentStreamEvent) => {
-          if (event.type === "token" && event.iteration === 2) setTimeout(() => (subscription.unsubscribe(), resolve()), 0);
-        },
-        error: () => resolve(),
-        complete: () => resolve(),
-      });
-    });
+    await unsubscribeOnFirstToken(executor, "halted", 2);
     await expect.poll(async () => (await store.getRun("halted"))?.status).toBe("cancelled");
     expect(await counts(store, "halted")).toEqual({ checkpoint: 2, restored: 2 });
   });

@@ -236,7 +236,7 @@ export class RunRecorder {
       this.tokenTimer = undefined;
       if (this.buffer.length > 0 && this.lease.started) this.flush().catch(noop); // a failure has reached onFailure
     }, TOKEN_WRITE_MS);
-    (this.tokenTimer as { unref?: () => void }).unref?.();
+    unref(this.tokenTimer);
   }
 
   /** Records the decisions a resume brought (before their tool calls run). */
